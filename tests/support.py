@@ -1,0 +1,105 @@
+"""Shared test tools: rewrite a snippet, run code before/after on tensors, read ONNX ops."""
+
+from __future__ import annotations
+
+import io
+import textwrap
+import warnings
+from typing import Any, Callable
+
+from trtcodemod.engine import Options, check_source, fix_source
+
+
+def rewrite(code: str, *, unsafe: bool = False, select: tuple[str, ...] = ("ALL",), target: str = "8.6") -> str:
+    """Apply every selected fix to ``code`` (dedented) and return the new text."""
+    source = textwrap.dedent(code).encode()
+    result = fix_source(source, "snippet.py", Options(select=select, unsafe=unsafe, target=target))
+    return result.source.decode()
+
+
+def rules_found(code: str, *, target: str = "8.6") -> list[str]:
+    """Rule IDs reported for ``code``, in source order."""
+    findings = check_source(textwrap.dedent(code).encode(), "snippet.py", Options(target=target))
+    return [f.rule for f in findings]
+
+
+def load(code: str, name: str) -> Callable[..., Any]:
+    """Execute module source and return the object called ``name``."""
+    namespace: dict[str, Any] = {"__name__": "snippet"}
+    exec(compile(textwrap.dedent(code), "snippet.py", "exec"), namespace)
+    return namespace[name]
+
+
+def assert_same(expected: Any, actual: Any, *, atol: float = 0.0, rtol: float = 0.0) -> None:
+    """Equal shapes, dtypes and values; NaN equals NaN, inf must match inf of the same sign."""
+    import torch
+
+    if isinstance(expected, (tuple, list)):
+        assert isinstance(actual, (tuple, list)) and len(expected) == len(actual), (expected, actual)
+        for e, a in zip(expected, actual):
+            assert_same(e, a, atol=atol, rtol=rtol)
+        return
+    if not isinstance(expected, torch.Tensor):
+        assert expected == actual, (expected, actual)
+        return
+    assert isinstance(actual, torch.Tensor), type(actual)
+    assert expected.shape == actual.shape, (expected.shape, actual.shape)
+    assert expected.dtype == actual.dtype, (expected.dtype, actual.dtype)
+    torch.testing.assert_close(actual, expected, atol=atol, rtol=rtol, equal_nan=True)
+    if expected.is_floating_point():
+        # assert_close treats -0.0 == 0.0; sign of zero matters for atan2-like results.
+        both_zero = (expected == 0) & (actual == 0)
+        assert torch.equal(torch.signbit(expected[both_zero]), torch.signbit(actual[both_zero])), "signed zero differs"
+
+
+def onnx_ops(model: Any, args: tuple, *, dynamic_axes: dict | None = None, input_names: list[str] | None = None,
+             opset: int = 17) -> list[str]:
+    """Op types of the TorchScript-exported ONNX graph of ``model`` (subgraphs included)."""
+    import onnx
+    import torch
+
+    buffer = io.BytesIO()
+    names = input_names or [f"input_{i}" for i in range(len(args))]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, args, buffer, dynamo=False, opset_version=opset,
+                          input_names=names, dynamic_axes=dynamic_axes or {})
+    graph = onnx.load_from_string(buffer.getvalue()).graph
+    ops: list[str] = []
+
+    def walk(g: Any) -> None:
+        for node in g.node:
+            ops.append(node.op_type)
+            for attr in node.attribute:
+                if attr.type == onnx.AttributeProto.GRAPH:
+                    walk(attr.g)
+
+    walk(graph)
+    return ops
+
+
+def strip_helpers(code: str) -> str:
+    """``code`` without the helper block trtcodemod inserts (to compare call sites only)."""
+    import libcst as cst
+
+    from trtcodemod.helpers import is_reserved
+
+    module = cst.parse_module(code)
+    body = []
+    after_helper = False
+    for stmt in module.body:
+        if is_reserved(stmt):
+            after_helper = True
+            continue
+        if after_helper and hasattr(stmt, "leading_lines"):
+            # The engine puts two blank lines between the helpers and the code after them;
+            # examples are written without them.
+            lead = list(stmt.leading_lines)
+            for _ in range(2):
+                if lead and lead[0].comment is None:
+                    lead.pop(0)
+            stmt = stmt.with_changes(leading_lines=lead)
+        after_helper = False
+        body.append(stmt)
+    stripped = module.with_changes(body=body).code
+    return stripped

@@ -1,0 +1,91 @@
+"""TRT401/402/403: squeeze and unsqueeze as indexing — rewrite, run, export."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from support import assert_same, load, onnx_ops, rewrite, rules_found
+
+MODEL = """
+import torch
+from torch import nn
+
+
+class Head(nn.Module):
+    def forward(self, logits, boxes):
+        scores = logits.squeeze(1)          # (N, 1, A) -> (N, A)
+        last = torch.squeeze(boxes, -1)     # (N, A, 4, 1) -> (N, A, 4)
+        return scores[..., None] * last, boxes.unsqueeze(0).unsqueeze(-2)
+"""
+
+EDGE_INPUTS = [
+    (torch.randn(2, 1, 5), torch.randn(2, 5, 4, 1)),
+    (torch.zeros(1, 1, 3), -torch.ones(1, 3, 4, 1)),
+    (torch.full((3, 1, 2), float("inf")), torch.full((3, 2, 4, 1), float("nan"))),
+    (torch.empty(0, 1, 7), torch.empty(0, 7, 4, 1)),
+]
+
+
+def test_rewrite_text() -> None:
+    after = rewrite(MODEL, unsafe=True)
+    assert "scores = logits[:, 0]" in after
+    assert "last = boxes[..., 0]" in after
+    assert "boxes[None][..., None, :]" in after
+    assert "squeeze" not in after.replace("# (N, 1, A)", "")
+    # Comments and layout survive.
+    assert "# (N, 1, A) -> (N, A)" in after
+
+
+def test_squeeze_needs_unsafe() -> None:
+    safe = rewrite(MODEL)
+    assert "logits.squeeze(1)" in safe and "torch.squeeze(boxes, -1)" in safe
+    assert "boxes.unsqueeze" not in safe  # unsqueeze is safe and applied
+
+
+@pytest.mark.parametrize("inputs", EDGE_INPUTS, ids=["random", "zeros-neg", "inf-nan", "empty"])
+def test_same_results(inputs) -> None:
+    before = load(MODEL, "Head")()
+    after = load(rewrite(MODEL, unsafe=True), "Head")()
+    assert_same(before(*inputs), after(*inputs))
+
+
+def test_unsafe_assumption_is_real() -> None:
+    """On an axis of size 2 squeeze is a no-op but indexing drops data: why TRT401 is unsafe."""
+    before = load("def f(x):\n    return x.squeeze(1)\n", "f")
+    after = load(rewrite("def f(x):\n    return x.squeeze(1)\n", unsafe=True), "f")
+    x = torch.randn(3, 2)
+    assert before(x).shape != after(x).shape
+
+
+@pytest.mark.parametrize("dim", [0, 1, 2, -1, -2, -3])
+def test_unsqueeze_every_axis(dim: int) -> None:
+    code = f"def f(x):\n    return x.unsqueeze({dim})\n"
+    after = rewrite(code)
+    assert "unsqueeze" not in after
+    for x in (torch.randn(2, 3), torch.tensor([[float("nan"), -0.0, 1.0]]), torch.empty(0, 3)):
+        assert_same(load(code, "f")(x), load(after, "f")(x))
+
+
+def test_export_has_no_if_after_rewrite() -> None:
+    args = (torch.randn(2, 1, 5), torch.randn(2, 5, 4, 1))
+    axes = {"logits": {0: "n", 1: "one", 2: "a"}, "boxes": {0: "n", 1: "a", 3: "one2"}}
+    names = ["logits", "boxes"]
+    before_ops = onnx_ops(load(MODEL, "Head")(), args, dynamic_axes=axes, input_names=names)
+    after_ops = onnx_ops(load(rewrite(MODEL, unsafe=True), "Head")(), args, dynamic_axes=axes, input_names=names)
+    assert "If" in before_ops
+    assert "If" not in after_ops and "Squeeze" not in after_ops
+
+
+def test_not_matched() -> None:
+    code = """
+    import numpy as np
+    def f(a, x, d):
+        np.squeeze(a, 1)
+        x.squeeze(d)
+        x.squeeze()
+        x.squeeze_(0)
+        x.unsqueeze(d)
+    """
+    assert rules_found(code) == ["TRT401", "TRT403", "TRT403"]
+    assert rewrite(code, unsafe=True) == __import__("textwrap").dedent(code)

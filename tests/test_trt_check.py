@@ -1,0 +1,383 @@
+"""Static TensorRT check: hand-built graphs (exact) and real torch exports (what users have)."""
+
+from __future__ import annotations
+
+import io
+import warnings
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from trtcodemod.trt.check import RULES, TrtIssue, check_graph
+from trtcodemod.trt.inspect import summarize_graph
+from trtcodemod.trt.source_map import Frame, node_source, parse_doc_string, parse_stack_trace, pick_frame, record_sources
+
+F = TensorProto.FLOAT
+
+
+# -- helpers ---------------------------------------------------------------------
+def make_model(nodes, inputs, outputs, initializers=(), opset=17, value_info=()) -> onnx.ModelProto:
+    graph = helper.make_graph(nodes, "g", inputs, outputs, initializer=list(initializers), value_info=list(value_info))
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def vi(name: str, dtype: int = F, shape=None) -> onnx.ValueInfoProto:
+    return helper.make_tensor_value_info(name, dtype, shape)
+
+
+def const(name: str, values, dtype=np.int64) -> onnx.TensorProto:
+    return numpy_helper.from_array(np.array(values, dtype=dtype), name)
+
+
+def by_op(issues: list[TrtIssue], op: str) -> list[TrtIssue]:
+    return [i for i in issues if i.op == op]
+
+
+def line_of(marker: str) -> int:
+    """Line number of the model line tagged ``# LINE: marker`` in this file."""
+    for number, text in enumerate(Path(__file__).read_text().splitlines(), start=1):
+        if text.rstrip().endswith(f"# LINE: {marker}"):
+            return number
+    raise AssertionError(marker)
+
+
+# -- the support table through the checker ------------------------------------------
+def test_gelu_unsupported_before_10() -> None:
+    model = make_model([helper.make_node("Gelu", ["x"], ["y"], name="gelu")], [vi("x", F, [2])], [vi("y", F, [2])], opset=20)
+    (issue,) = check_graph(model, "8.6")
+    assert (issue.op, issue.node, issue.severity) == ("Gelu", "gelu", "error")
+    assert "8.6" in issue.reason and "supported from TensorRT 10.0" in issue.reason
+    assert check_graph(model, "10.0") == []
+    assert check_graph(model, "10.x") == []
+
+
+def test_nonzero_error_on_84_warning_on_86() -> None:
+    nodes = [helper.make_node("NonZero", ["x"], ["idx"], name="nz")]
+    model = make_model(nodes, [vi("x", F, [4])], [vi("idx", TensorProto.INT64, None)])
+    (old,) = check_graph(model, "8.4")
+    assert old.severity == "error" and "not supported by the TensorRT 8.4" in old.reason
+    assert old.rule == "TRT103"  # not feeding a gather: one-argument torch.where
+    (new,) = check_graph(model, "8.6")
+    assert new.severity == "warning" and "depends on the data" in new.reason
+    assert "not supported" not in new.reason
+
+
+def test_nonzero_feeding_gather_is_mask_indexing() -> None:
+    nodes = [
+        helper.make_node("NonZero", ["m"], ["nz"], name="nz"),
+        helper.make_node("Transpose", ["nz"], ["t"], perm=[1, 0]),
+        helper.make_node("GatherND", ["x", "t"], ["y"]),
+    ]
+    model = make_model(nodes, [vi("x", F, [4]), vi("m", TensorProto.BOOL, [4])], [vi("y", F, None)])
+    (issue,) = by_op(check_graph(model, "8.6"), "NonZero")
+    assert issue.rule == "TRT201"
+
+
+def test_unknown_and_custom_domain_ops() -> None:
+    nodes = [
+        helper.make_node("FancyOp", ["x"], ["a"], name="fancy"),
+        helper.make_node("MyPlugin", ["a"], ["y"], name="plug", domain="com.example"),
+    ]
+    graph = helper.make_graph(nodes, "g", [vi("x", F, [2])], [vi("y", F, [2])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.example", 1)])
+    issues = check_graph(model, "10.x")
+    assert [i.node for i in issues] == ["fancy", "plug"]
+    assert "not in TensorRT's ONNX operator list" in issues[0].reason
+    assert issues[1].op == "com.example::MyPlugin" and "plugin" in issues[1].reason
+
+
+def test_aten_fallback_maps_to_rule() -> None:
+    node = helper.make_node("ATen", ["x"], ["y"], name="pool", domain="org.pytorch.aten", operator="adaptive_avg_pool2d")
+    graph = helper.make_graph([node], "g", [vi("x", F, [1, 3, 7, 7])], [vi("y", F, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("org.pytorch.aten", 1)])
+    (issue,) = check_graph(model)
+    assert issue.op == "ATen::adaptive_avg_pool2d" and issue.rule == "TRT601"
+
+
+def test_rule_table_covers_the_brief() -> None:
+    assert RULES["If"] == ("TRT101", "TRT401")
+    assert RULES["Unique"][0] == "TRT302" and RULES["Pad"][0] == "TRT501"
+    assert set(RULES["NonZero"]) == {"TRT201", "TRT103"} and RULES["Where"] == ("TRT102",)
+
+
+# -- constructs the table cannot see -------------------------------------------------
+def _if_model(then_shape, else_shape, same_name: bool = False) -> onnx.ModelProto:
+    then_out = "x" if same_name else "t_out"
+    then_nodes = [] if same_name else [helper.make_node("Identity", ["x"], ["t_out"])]
+    then_g = helper.make_graph(then_nodes, "then", [], [vi(then_out, F, then_shape)])
+    else_g = helper.make_graph([], "else", [], [vi("x", F, else_shape)]) if same_name else helper.make_graph(
+        [helper.make_node("Identity", ["x"], ["e_out"])], "else", [], [vi("e_out", F, else_shape)])
+    node = helper.make_node("If", ["c"], ["y"], name="branch", then_branch=then_g, else_branch=else_g)
+    return make_model([node], [vi("c", TensorProto.BOOL, []), vi("x", F, [2, 3])], [vi("y", F, None)])
+
+
+def test_if_with_branch_ranks_differing_is_error() -> None:
+    (issue,) = check_graph(_if_model([2, 3], [2, 3, 1]))
+    assert issue.severity == "error" and issue.rule == "TRT101"
+    assert "rank 2 in the then-branch and 3 in the else-branch" in issue.reason
+
+
+def test_if_same_rank_is_still_a_warning() -> None:
+    (issue,) = check_graph(_if_model([2, 3], [2, 3]))
+    assert issue.severity == "warning" and "data-dependent branch" in issue.reason
+
+
+def test_if_branches_returning_same_name() -> None:
+    (issue,) = check_graph(_if_model([2, 3], [2, 3], same_name=True))
+    assert issue.severity == "error" and "same tensor 'x'" in issue.reason
+
+
+def test_subgraphs_are_walked() -> None:
+    inner = helper.make_graph([helper.make_node("Unique", ["x"], ["u"], name="inner_unique")], "then", [], [vi("u", F, None)])
+    other = helper.make_graph([helper.make_node("Identity", ["x"], ["e"])], "else", [], [vi("e", F, None)])
+    node = helper.make_node("If", ["c"], ["y"], name="if0", then_branch=inner, else_branch=other)
+    model = make_model([node], [vi("c", TensorProto.BOOL, []), vi("x", F, [3])], [vi("y", F, None)])
+    (unique,) = by_op(check_graph(model), "Unique")
+    assert unique.node == "inner_unique" and unique.rule == "TRT302"
+
+
+def _loop_model(trip_from_input: bool, scan_output: bool) -> onnx.ModelProto:
+    body_out = [vi("cond_out", TensorProto.BOOL, []), vi("acc_out", F, [2])]
+    body_nodes = [helper.make_node("Identity", ["cond_in"], ["cond_out"]), helper.make_node("Add", ["acc_in", "acc_in"], ["acc_out"])]
+    if scan_output:
+        body_nodes.append(helper.make_node("Identity", ["acc_out"], ["scan"]))
+        body_out.append(vi("scan", F, [2]))
+    body = helper.make_graph(body_nodes, "body",
+                             [vi("i", TensorProto.INT64, []), vi("cond_in", TensorProto.BOOL, []), vi("acc_in", F, [2])], body_out)
+    outputs = ["acc"] + (["scans"] if scan_output else [])
+    loop = helper.make_node("Loop", ["n", "keep", "x"], outputs, name="loop", body=body)
+    inputs = [vi("x", F, [2]), vi("keep", TensorProto.BOOL, [])]
+    inits = [const("keep_c", True, np.bool_)]
+    if trip_from_input:
+        inputs.append(vi("n", TensorProto.INT64, []))
+    else:
+        inits.append(const("n", 5))
+    return make_model([loop], inputs, [vi(o, F, None) for o in outputs], inits)
+
+
+def test_loop_trip_counts() -> None:
+    assert check_graph(_loop_model(trip_from_input=False, scan_output=True)) == []
+    (warn,) = check_graph(_loop_model(trip_from_input=True, scan_output=False))
+    assert warn.severity == "warning" and "trip count is computed from data" in warn.reason
+    (err,) = check_graph(_loop_model(trip_from_input=True, scan_output=True))
+    assert err.severity == "error" and "scan output" in err.reason
+
+
+def test_bad_dtypes_reported_where_they_enter() -> None:
+    nodes = [
+        helper.make_node("Cast", ["x"], ["xd"], name="to_double", to=TensorProto.DOUBLE),
+        helper.make_node("Mul", ["xd", "xd"], ["sq"], name="mul"),  # float64 flows on: not reported again
+        helper.make_node("Cast", ["sq"], ["y"], name="back", to=F),
+        helper.make_node("Add", ["s", "s"], ["s2"], name="add16"),
+    ]
+    model = make_model(nodes, [vi("x", F, [2]), vi("s", TensorProto.INT16, [2])], [vi("y", F, [2]), vi("s2", TensorProto.INT16, [2])],
+                       initializers=[const("w", [1.0], np.float64)])
+    issues = check_graph(model)
+    where = {(i.op, i.node) for i in issues}
+    assert ("Cast", "to_double") in where
+    assert ("graph-input", "s") in where and ("graph-output", "s2") in where
+    assert not any(i.node == "mul" for i in issues)
+    cast = next(i for i in issues if i.node == "to_double")
+    assert "float64" in cast.reason and cast.severity == "error"
+    assert ("initializer", "w") not in where  # unused initializer: nothing reaches TensorRT
+
+
+def test_uint8_input_is_a_warning() -> None:
+    nodes = [helper.make_node("Cast", ["img"], ["f"], to=F, name="c")]
+    (issue,) = check_graph(make_model(nodes, [vi("img", TensorProto.UINT8, [3])], [vi("f", F, [3])]))
+    assert issue.op == "graph-input" and issue.severity == "warning" and "uint8" in issue.reason
+
+
+def test_resize_cubic_and_antialias() -> None:
+    nodes = [
+        helper.make_node("Resize", ["x", "", "scales"], ["a"], name="cubic", mode="cubic"),
+        helper.make_node("Resize", ["x", "", "scales"], ["b"], name="aa", mode="linear", antialias=1),
+        helper.make_node("Resize", ["x", "", "scales"], ["c"], name="ok", mode="linear"),
+    ]
+    model = make_model(nodes, [vi("x", F, [1, 1, 2, 2])], [vi(o, F, None) for o in "abc"],
+                       [const("scales", [1, 1, 2, 2], np.float32)], opset=18)
+    issues = by_op(check_graph(model), "Resize")
+    assert [i.node for i in issues] == ["cubic", "aa"]
+    assert "'cubic'" in issues[0].reason and "antialias" in issues[1].reason
+
+
+def test_pad_modes_by_version() -> None:
+    nodes = [
+        helper.make_node("Pad", ["x", "pads"], ["a"], name="reflect", mode="reflect"),
+        helper.make_node("Pad", ["x", "pads", "val"], ["b"], name="nonzero"),
+        helper.make_node("Pad", ["x", "pads"], ["c"], name="zero"),
+    ]
+    model = make_model(nodes, [vi("x", F, [2, 2])], [vi(o, F, None) for o in "abc"],
+                       [const("pads", [1, 1, 1, 1]), const("val", 3.0, np.float32)])
+    old = check_graph(model, "8.5")
+    assert [(i.node, i.rule) for i in old] == [("reflect", "TRT502"), ("nonzero", "TRT502")]
+    assert "3.0" in old[1].reason
+    assert check_graph(model, "8.6") == []
+
+
+def test_einsum_ellipsis_only_for_old_targets() -> None:
+    node = helper.make_node("Einsum", ["a", "b"], ["y"], name="es", equation="...ij,...jk->...ik")
+    model = make_model([node], [vi("a", F, [2, 2, 2]), vi("b", F, [2, 2, 2])], [vi("y", F, None)])
+    (issue,) = check_graph(model, "8.6")
+    assert issue.op == "Einsum" and "ellipsis" in issue.reason
+    assert check_graph(model, "10.0") == []
+
+
+def test_scatternd_reduction_and_topk_limit() -> None:
+    nodes = [
+        helper.make_node("ScatterND", ["x", "idx", "upd"], ["s"], name="scat", reduction="add"),
+        helper.make_node("TopK", ["v", "k"], ["vals", "inds"], name="topk"),
+        helper.make_node("TopK", ["v", "k_small"], ["v2", "i2"], name="topk_ok"),
+    ]
+    model = make_model(
+        nodes,
+        [vi("x", F, [4]), vi("idx", TensorProto.INT64, [1, 1]), vi("upd", F, [1]), vi("v", F, [5000])],
+        [vi("s", F, [4]), vi("vals", F, None), vi("inds", TensorProto.INT64, None), vi("v2", F, None), vi("i2", TensorProto.INT64, None)],
+        [const("k", [4000]), const("k_small", [10])], opset=18,
+    )
+    issues = check_graph(model, "10.x")
+    assert [(i.op, i.node) for i in issues] == [("ScatterND", "scat"), ("TopK", "topk")]
+    assert "'add'" in issues[0].reason and "4000" in issues[1].reason
+
+
+def test_squeeze_axes_from_runtime_value() -> None:
+    node = helper.make_node("Squeeze", ["x", "axes"], ["y"], name="sq")
+    model = make_model([node], [vi("x", F, [1, 2]), vi("axes", TensorProto.INT64, [1])], [vi("y", F, None)])
+    (issue,) = check_graph(model)
+    assert issue.rule == "TRT401" and "axes" in issue.reason
+
+
+def test_sources_argument_fills_in_cleaned_graphs() -> None:
+    node = helper.make_node("Unique", ["x"], ["y"], name="/Unique")
+    model = make_model([node], [vi("x", F, [3])], [vi("y", F, None)])
+    (issue,) = check_graph(model, sources={"/Unique": "model.py:12"})
+    assert issue.source == "model.py:12"
+
+
+def test_summarize_graph_shape() -> None:
+    node = helper.make_node("Unique", ["x"], ["y"], name="u")
+    summary = summarize_graph(make_model([node], [vi("x", F, [3])], [vi("y", F, None)]), "7.0")
+    assert summary["nodes"] == 1 and summary["ops"] == {"Unique": 1} and summary["opset"] == 17
+    assert summary["target"] == "7.0" and summary["checked_against"] == "8.4"
+    assert summary["notes"] and "8.4" in summary["notes"][0]
+    (issue,) = summary["trt_issues"]
+    assert set(issue) == {"op", "node", "reason", "source", "rule", "severity"}
+
+
+# -- source map ----------------------------------------------------------------------
+def test_source_map_parsers_pick_innermost_user_frame() -> None:
+    doc = (
+        "/venv/lib/python3.11/site-packages/torch/nn/functional.py(5823): pad\n"
+        "/home/me/model.py(15): forward\n"
+        "/venv/lib/python3.11/site-packages/torch/nn/modules/module.py(1768): _slow_forward\n"
+        "/home/me/run.py(3): <module>\n"
+    )
+    assert str(pick_frame(parse_doc_string(doc))) == "/home/me/model.py:15"
+    trace = 'File "/home/me/run.py", line 3, in main\n    m(x)\nFile "/home/me/model.py", line 9, in forward\n    return x[m]'
+    assert str(pick_frame(parse_stack_trace(trace))) == "/home/me/model.py:9"
+    # model code installed as a package still beats torch internals
+    frames = [Frame("/venv/lib/python3.11/site-packages/torch/functional.py", 1),
+              Frame("/venv/lib/python3.11/site-packages/timm/layers/x.py", 7)]
+    assert str(pick_frame(frames)) == "/venv/lib/python3.11/site-packages/timm/layers/x.py:7"
+    assert pick_frame([Frame("<frozen runpy>", 1)]) is None
+
+
+def test_dynamo_metadata_wins_over_doc_string() -> None:
+    node = helper.make_node("Relu", ["x"], ["y"], name="r", doc_string="/a/old.py(1): forward")
+    entry = node.metadata_props.add()
+    entry.key, entry.value = "pkg.torch.onnx.stack_trace", 'File "/a/new.py", line 4, in forward\n    y = x.relu()'
+    assert node_source(node) == "/a/new.py:4"
+
+
+# -- real exports ----------------------------------------------------------------------
+torch = pytest.importorskip("torch")
+nn = torch.nn
+Fn = torch.nn.functional
+
+
+class SqueezeModel(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        return y.squeeze(1)  # LINE: squeeze
+
+
+class UniqueModel(nn.Module):
+    def forward(self, x):
+        return torch.unique(x)  # LINE: unique
+
+
+class PadModel(nn.Module):
+    def forward(self, x):
+        return Fn.pad(x, (1, 1))  # LINE: pad
+
+
+class DoubleModel(nn.Module):
+    def forward(self, x):
+        return (x.double() * 2).float()  # LINE: double
+
+
+class MaskModel(nn.Module):
+    def forward(self, x):
+        return x[x > 0]  # LINE: mask
+
+
+def torchscript_export(model, x, dynamic_axes=None) -> onnx.ModelProto:
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, (x,), buffer, dynamo=False, verbose=True, input_names=["x"], output_names=["y"],
+                          dynamic_axes=dynamic_axes, opset_version=17)
+    return onnx.load_from_string(buffer.getvalue())
+
+
+def test_export_squeeze_on_dynamic_axis() -> None:
+    model = torchscript_export(SqueezeModel(), torch.randn(2, 1, 3), {"x": {0: "b", 1: "c"}})
+    (issue,) = check_graph(model, "8.6")
+    assert issue.op == "If" and issue.rule == "TRT401" and issue.severity == "error"
+    assert "squeeze on a dynamic axis" in issue.reason and "rank 2" in issue.reason
+    assert issue.source == f"{__file__}:{line_of('squeeze')}"
+
+
+def test_export_unique_pad_double_mask() -> None:
+    (unique,) = check_graph(torchscript_export(UniqueModel(), torch.tensor([1.0, 2.0, 2.0])), "10.x")
+    assert (unique.op, unique.rule) == ("Unique", "TRT302")
+    # the innermost frame is torch/functional.py; the user's line is the one reported
+    assert unique.source == f"{__file__}:{line_of('unique')}"
+
+    (pad,) = check_graph(torchscript_export(PadModel(), torch.randn(1, 2, 3)))
+    assert (pad.op, pad.rule, pad.severity) == ("Pad", "TRT501", "warning")
+    assert pad.source == f"{__file__}:{line_of('pad')}"
+
+    issues = check_graph(torchscript_export(DoubleModel(), torch.randn(2)))
+    cast = next(i for i in issues if i.op == "Cast")
+    assert "float64" in cast.reason and cast.severity == "error"
+    assert cast.source == f"{__file__}:{line_of('double')}"
+
+    mask = torchscript_export(MaskModel(), torch.randn(4))
+    (old,) = check_graph(mask, "8.4")
+    assert (old.op, old.rule, old.severity) == ("NonZero", "TRT201", "error")
+    (new,) = check_graph(mask, "8.6")
+    assert new.severity == "warning"
+
+
+def test_record_sources_survives_metadata_loss() -> None:
+    model = torchscript_export(UniqueModel(), torch.tensor([1.0, 2.0, 2.0]))
+    sources = record_sources(model)
+    assert sources["/Unique"] == f"{__file__}:{line_of('unique')}"
+    for node in model.graph.node:  # what a clean-up pass does to node metadata
+        node.doc_string = ""
+    assert check_graph(model)[0].source is None
+    assert check_graph(model, sources=sources)[0].source == f"{__file__}:{line_of('unique')}"
+
+
+def test_dynamo_export_sources() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        program = torch.onnx.export(MaskModel(), (torch.randn(4),), dynamo=True, verbose=False)
+    model = program.model_proto
+    (issue,) = check_graph(model, "8.4")
+    assert issue.op == "NonZero" and issue.source == f"{__file__}:{line_of('mask')}"
+    assert set(record_sources(model).values()) == {f"{__file__}:{line_of('mask')}"}

@@ -1,0 +1,1 @@
+"""The rules, one module per rule family; the registry is trtcodemod.registry."""

@@ -1,0 +1,186 @@
+"""``squeeze`` / ``unsqueeze`` → indexing (TRT401, TRT402, TRT403).
+
+Why: the TorchScript exporter turns ``x.squeeze(d)`` on an axis whose size is not
+known at export time into an ONNX ``If`` (squeeze only when the size is 1, else
+return the input). The two branches have different ranks, which TensorRT rejects
+("IIfConditionalOutputLayer inputs must have the same shape"). Indexing with a
+constant (``x[:, 0]``) or inserting ``None`` exports as Gather/Unsqueeze with no
+branch.
+
+Matching: the function forms (``torch.squeeze(x, 1)``) go through the file's
+imports; the method form (``x.squeeze(1)``) cannot be resolved by name, so it
+matches any receiver that is not an imported module (``np.squeeze(a, 1)`` is
+NumPy's function and is left alone). Indexing means the same for NumPy arrays, so
+a NumPy receiver would still be rewritten correctly.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from trtcodemod.astutil import argument, has_star_args, index_expr, int_value, method_call, parenthesize
+from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
+
+_REFERENCES = (
+    "https://pytorch.org/docs/stable/generated/torch.squeeze.html",
+    "https://github.com/onnx/onnx-tensorrt/blob/main/docs/operators.md",
+)
+
+
+def _axis_items(dim: int, inserted: str) -> list[str]:
+    """Index items that put ``inserted`` at axis ``dim`` (``0`` picks, ``None`` adds)."""
+    if dim >= 0:
+        return [":"] * dim + [inserted]
+    return ["...", inserted] + [":"] * (-dim - 1)
+
+
+class _ShapeCall:
+    """A squeeze/unsqueeze call split into tensor, dim argument and form."""
+
+    def __init__(self, tensor: cst.BaseExpression, dim_arg: cst.Arg | None, extra_args: bool) -> None:
+        self.tensor = tensor
+        self.dim_arg = dim_arg
+        self.extra_args = extra_args
+
+
+def _match(rule: Rule, call: cst.Call, method: str) -> _ShapeCall | None:
+    """``x.<method>(d)`` or ``torch.<method>(x, d)``; None for anything else."""
+    if has_star_args(call):
+        return None
+    if rule.context.refers_to(call.func, f"torch.{method}"):
+        tensor = argument(call, 0, "input")
+        if tensor is None:
+            return None
+        dim = argument(call, 1, "dim")
+        return _ShapeCall(tensor.value, dim, len(call.args) > (2 if dim else 1))
+    parts = method_call(call)
+    if parts is None or parts[1] != method:
+        return None
+    receiver = parts[0]
+    if rule.context.qualified_names(receiver) or _is_module_like(receiver):
+        return None  # np.squeeze(...), some_module.squeeze(...): not a tensor method
+    dim = argument(call, 0, "dim")
+    return _ShapeCall(receiver, dim, len(call.args) > (1 if dim else 0))
+
+
+def _is_module_like(receiver: cst.BaseExpression) -> bool:
+    return isinstance(receiver, cst.Name) and receiver.value in {"torch", "np", "numpy", "self", "cls"}
+
+
+class SqueezeDim(Rule):
+    info = RuleInfo(
+        id="TRT401",
+        name="squeeze-dim",
+        summary="`x.squeeze(d)` exports as an ONNX `If` on a dynamic axis; index with `x[..., 0, ...]` instead",
+        doc="""\
+What it finds: `x.squeeze(d)` and `torch.squeeze(x, d)` with a literal axis `d`.
+
+Why it hurts: ONNX's Squeeze fails on an axis whose size is not 1, so the TorchScript
+exporter guards a squeeze on a dynamic axis with an `If` node: one branch squeezes, the
+other returns the tensor unchanged. The branches have different ranks and TensorRT
+refuses such a conditional.
+
+The rewrite: index the axis with 0 (`x.squeeze(1)` → `x[:, 0]`, `x.squeeze(-1)` →
+`x[..., 0]`). This exports as a Gather, with no branch.
+
+Fix safety: unsafe. `squeeze(d)` leaves a tensor unchanged when axis `d` is not of size 1,
+while `x[:, 0]` then silently takes the first slice. The rewrite assumes axis `d` always
+has size 1, which is usually why the code squeezes it. A non-literal axis is reported
+without a fix.""",
+        fix=Safety.UNSAFE,
+        examples=(
+            Example("scores = logits.squeeze(1)\n", "scores = logits[:, 0]\n", unsafe=True),
+            Example("y = torch.squeeze(x, -1)\n", "y = x[..., 0]\n", unsafe=True),
+            Example("y = (a + b).squeeze(dim=-2)\n", "y = (a + b)[..., 0, :]\n", unsafe=True),
+        ),
+        references=_REFERENCES,
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        call = _match(self, node, "squeeze")
+        if call is None or call.dim_arg is None:
+            return
+        dim = int_value(call.dim_arg.value)
+        if dim is None or call.extra_args:
+            self.report(node, "squeeze with a computed axis exports as an `If` when the axis is dynamic; "
+                        "use a literal axis and index it")
+            return
+        replacement = index_expr(parenthesize(call.tensor), _axis_items(dim, "0"))
+        self.report(
+            node,
+            f"squeeze({dim}) exports as an ONNX `If` on a dynamic axis; index the size-1 axis instead",
+            Fix({node: replacement}, safety=Safety.UNSAFE),
+        )
+
+
+class Unsqueeze(Rule):
+    info = RuleInfo(
+        id="TRT402",
+        name="unsqueeze",
+        summary="`x.unsqueeze(d)` → `x[..., None, ...]`",
+        doc="""\
+What it finds: `x.unsqueeze(d)` and `torch.unsqueeze(x, d)` with a literal axis `d`.
+
+Why: the guidance for TensorRT export replaces both squeeze and unsqueeze by explicit
+indexing, so that the exported graph carries no shape-dependent Squeeze/Unsqueeze
+logic and reads the same as its squeeze counterparts. Inserting `None` in an index is
+the same operation written as indexing.
+
+The rewrite: `x.unsqueeze(0)` → `x[None]`, `x.unsqueeze(2)` → `x[:, :, None]`,
+`x.unsqueeze(-1)` → `x[..., None]`, `x.unsqueeze(-2)` → `x[..., None, :]`.
+
+Fix safety: safe. Adding an axis of size 1 at a given position is exactly what indexing
+with `None` does, for every shape (0-d tensors included).""",
+        fix=Safety.SAFE,
+        examples=(
+            Example("y = x.unsqueeze(0)\n", "y = x[None]\n"),
+            Example("y = x.unsqueeze(-1)\n", "y = x[..., None]\n"),
+            Example("y = torch.unsqueeze(boxes, 2)\n", "y = boxes[:, :, None]\n"),
+        ),
+        references=_REFERENCES,
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        call = _match(self, node, "unsqueeze")
+        if call is None or call.dim_arg is None:
+            return
+        dim = int_value(call.dim_arg.value)
+        if dim is None or call.extra_args:
+            return  # a computed axis exports as a plain Unsqueeze: nothing to warn about
+        replacement = index_expr(parenthesize(call.tensor), _axis_items(dim, "None"))
+        self.report(node, f"unsqueeze({dim}) written as indexing", Fix({node: replacement}))
+
+
+class SqueezeAll(Rule):
+    info = RuleInfo(
+        id="TRT403",
+        name="squeeze-all",
+        summary="`squeeze()` without an axis, or in-place `squeeze_()`: shape depends on the data",
+        doc="""\
+What it finds: `x.squeeze()` / `torch.squeeze(x)` with no axis, and the in-place
+`x.squeeze_(...)`.
+
+Why it hurts: with no axis, squeeze drops every axis that happens to have size 1, so the
+rank of the result depends on the input's shape; with a dynamic batch of 1 the batch axis
+disappears too. The exporter emits an `If` per dynamic axis. `squeeze_()` also changes the
+caller's tensor in place, which the exported graph cannot express.
+
+What to do: name the axis you mean and index it (`x[:, 0]`), or `reshape` to the shape you
+expect. Not rewritten automatically: which axes are size 1 is not visible in the code.""",
+        fix=Safety.NONE,
+        examples=(Example("y = x.squeeze()\n"), Example("x.squeeze_(1)\n")),
+        references=_REFERENCES,
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        call = _match(self, node, "squeeze")
+        if call is not None and call.dim_arg is None and not call.extra_args:
+            self.report(node, "squeeze() without an axis drops every size-1 axis, so the rank depends on the input; "
+                        "name the axis and index it")
+            return
+        parts = method_call(node)
+        if parts and parts[1] in ("squeeze_", "unsqueeze_") and not self.context.qualified_names(parts[0]):
+            self.report(node, f"in-place {parts[1]}() changes the caller's tensor; use indexing and assign the result")
+
+
+RULES = (SqueezeDim, Unsqueeze, SqueezeAll)

@@ -1,0 +1,221 @@
+"""The ``trtcodemod`` command line (DESIGN.md §3)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from trtcodemod import __version__
+from trtcodemod.config import ConfigError, Settings, load_settings, split_codes
+from trtcodemod.errors import InputError
+from trtcodemod.files import discover
+from trtcodemod.registry import all_rules, rule_by_id, unknown_codes
+from trtcodemod.report import FORMATS, render, unified_diff
+from trtcodemod.runner import FileOutcome, run_batch, write_changes
+from trtcodemod.versions import VersionError, format_version, parse_target
+
+app = typer.Typer(
+    name="trtcodemod",
+    help="Find PyTorch code that exports badly to ONNX/TensorRT, rewrite it, and verify the rewrite.",
+    no_args_is_help=True,
+    add_completion=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+SelectOpt = typer.Option(None, "--select", help="Rule IDs, ID prefixes (TRT4) or names to enable; ALL for every rule. Comma-separated or repeated.")
+IgnoreOpt = typer.Option(None, "--ignore", help="Rule IDs, prefixes or names to disable.")
+TargetOpt = typer.Option(None, "--target", help="The TensorRT version you deploy on (e.g. 8.6, 10.x). Default 8.6.")
+ConfigOpt = typer.Option(None, "--config", help="A pyproject.toml or TOML file with a [tool.trtcodemod] table.")
+PathsArg = typer.Argument(None, help="Files or folders (folders are walked for *.py). Default: the current folder.")
+
+
+def _color(stream) -> bool:
+    return stream.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
+
+
+def _fail(message: str) -> None:
+    typer.echo(f"trtcodemod: error: {message}", err=True)
+    raise typer.Exit(EXIT_ERROR)
+
+
+def _settings(paths: List[str], config: Optional[Path], select, ignore, target, unsafe: Optional[bool]) -> Settings:
+    """Configuration file values, overridden by whatever the command line gives."""
+    try:
+        settings = load_settings(config, paths)
+    except ConfigError as exc:
+        _fail(str(exc).removeprefix(f"{exc.path}: error: ") + f" ({exc.path})")
+    selected, ignored = split_codes(select), split_codes(ignore)
+    if selected is not None:
+        settings.select = selected
+    if ignored is not None:
+        settings.ignore = ignored
+    if target is not None:
+        settings.target = target
+    if unsafe:
+        settings.unsafe = True
+    try:
+        parse_target(settings.target)
+    except VersionError as exc:
+        _fail(str(exc))
+    bad = unknown_codes([*settings.select, *settings.ignore])
+    if bad:
+        _fail(f"unknown rule code(s): {', '.join(bad)} (see `trtcodemod rules`)")
+    return settings
+
+
+def _collect(paths: List[str], settings: Settings) -> tuple[list, list[InputError]]:
+    files, errors = discover(paths, settings.exclude)
+    return files, errors
+
+
+def _all_findings(outcomes: List[FileOutcome]):
+    return [f for o in outcomes for f in o.findings]
+
+
+def _all_errors(outcomes: List[FileOutcome], extra: List[InputError]) -> List[InputError]:
+    return extra + [o.error for o in outcomes if o.error is not None]
+
+
+@app.command()
+def check(
+    paths: Optional[List[str]] = PathsArg,
+    select: Optional[List[str]] = SelectOpt,
+    ignore: Optional[List[str]] = IgnoreOpt,
+    target: Optional[str] = TargetOpt,
+    output_format: str = typer.Option("text", "--format", help="text, json, sarif or github."),
+    config: Optional[Path] = ConfigOpt,
+    jobs: int = typer.Option(1, "--jobs", "-j", help="Worker processes (0: one per core)."),
+) -> None:
+    """Report what would hurt on ONNX/TensorRT. Exit 0: clean, 1: findings, 2: some input could not be processed."""
+    if output_format not in FORMATS:
+        _fail(f"unknown format {output_format!r}; choose from {', '.join(FORMATS)}")
+    paths = paths or ["."]
+    settings = _settings(paths, config, select, ignore, target, None)
+    files, missing = _collect(paths, settings)
+    outcomes = run_batch(files, settings, fix=False, unsafe=settings.unsafe, jobs=jobs)
+    findings, errors = _all_findings(outcomes), _all_errors(outcomes, missing)
+    sys.stdout.write(render(output_format, findings, errors, color=_color(sys.stdout), unsafe=settings.unsafe))
+    raise typer.Exit(EXIT_ERROR if errors else EXIT_FINDINGS if findings else EXIT_OK)
+
+
+@app.command()
+def apply(
+    paths: Optional[List[str]] = PathsArg,
+    dry_run: bool = typer.Option(False, "--dry-run", "--diff", help="Print a unified diff; write nothing."),
+    check_only: bool = typer.Option(False, "--check", help="Write nothing; exit 1 when some file would change."),
+    unsafe: bool = typer.Option(False, "--unsafe", help="Also apply fixes that hold only under a stated assumption."),
+    select: Optional[List[str]] = SelectOpt,
+    ignore: Optional[List[str]] = IgnoreOpt,
+    target: Optional[str] = TargetOpt,
+    config: Optional[Path] = ConfigOpt,
+    jobs: int = typer.Option(1, "--jobs", "-j", help="Worker processes (0: one per core)."),
+) -> None:
+    """Rewrite files in place into TensorRT-safe form (atomic writes; untouched bytes stay untouched)."""
+    paths = paths or ["."]
+    settings = _settings(paths, config, select, ignore, target, unsafe)
+    files, missing = _collect(paths, settings)
+    outcomes = run_batch(files, settings, fix=True, unsafe=settings.unsafe, jobs=jobs)
+    changed = [o for o in outcomes if o.changed and o.error is None]
+    if dry_run:
+        for outcome in changed:
+            sys.stdout.write(unified_diff(outcome.file.display, outcome.original or b"", outcome.new_source or b""))
+    elif not check_only:
+        write_changes(outcomes)
+        changed = [o for o in outcomes if o.changed and o.error is None]
+    errors = _all_errors(outcomes, missing)
+    _apply_summary(outcomes, changed, errors, settings, written=not (dry_run or check_only))
+    if errors:
+        raise typer.Exit(EXIT_ERROR)
+    raise typer.Exit(EXIT_FINDINGS if check_only and changed else EXIT_OK)
+
+
+def _apply_summary(outcomes, changed, errors, settings: Settings, written: bool) -> None:
+    """Remaining findings and a one-line account, on stderr (stdout carries the diff)."""
+    stream = sys.stderr
+    remaining = _all_findings(outcomes)
+    fixed = sum(len(o.fixed) for o in changed)
+    text = render("text", remaining, errors, color=_color(stream), unsafe=settings.unsafe)
+    lines = text.rstrip("\n").split("\n")[:-1]  # drop the check-style summary line
+    verb = "Fixed" if written else "Would fix"
+    account = f"{verb} {fixed} finding{'s' * (fixed != 1)} in {len(changed)} file{'s' * (len(changed) != 1)}"
+    account += f"; {len(remaining)} remaining" if remaining else ""
+    unsafe_left = sum(1 for f in remaining if f.fix.value == "unsafe")
+    if unsafe_left and not settings.unsafe:
+        account += f" ({unsafe_left} fixable with --unsafe)"
+    if errors:
+        account += f"; {len(errors)} file{'s' * (len(errors) != 1)} could not be processed"
+    lines.append(account + ".")
+    stream.write("\n".join(lines) + "\n")
+
+
+@app.command()
+def rules(output_format: str = typer.Option("text", "--format", help="text or json.")) -> None:
+    """List every rule: ID, name, fix safety, the TensorRT versions it matters for, summary."""
+    infos = all_rules()
+    if output_format == "json":
+        data = [
+            {
+                "id": i.id,
+                "name": i.name,
+                "fix": i.fix.value,
+                "summary": i.summary,
+                "needed_before": format_version(i.needed_before) if i.needed_before else None,
+            }
+            for i in infos
+        ]
+        typer.echo(json.dumps(data, indent=2))
+        return
+    if output_format != "text":
+        _fail(f"unknown format {output_format!r}; choose text or json")
+    width = max(len(i.name) for i in infos)
+    for i in infos:
+        typer.echo(f"{i.id}  {i.name:<{width}}  {i.fix.value:<6}  {i.summary}")
+
+
+@app.command()
+def explain(rule: str = typer.Argument(..., help="A rule ID (TRT401) or name (squeeze-dim).")) -> None:
+    """Show a rule's documentation and examples."""
+    info = rule_by_id(rule)
+    if info is None:
+        _fail(f"no rule {rule!r} (see `trtcodemod rules`)")
+    typer.echo(f"{info.id} {info.name}: {info.summary}\n")
+    typer.echo(f"Fix safety: {info.fix.value}")
+    if info.needed_before:
+        typer.echo(f"Matters for TensorRT older than {format_version(info.needed_before)}")
+    typer.echo("\n" + info.doc.strip() + "\n")
+    for number, example in enumerate(info.examples, 1):
+        typer.echo(f"Example {number}:\n" + _indent(example.before))
+        if example.after is not None:
+            flag = " (with --unsafe)" if example.unsafe else ""
+            typer.echo(f"becomes{flag}:\n" + _indent(example.after))
+    if info.references:
+        typer.echo("References:\n" + "\n".join(f"  {ref}" for ref in info.references))
+
+
+def _indent(code: str) -> str:
+    return "".join(f"    {line}\n" for line in code.rstrip("\n").split("\n"))
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        typer.echo(f"trtcodemod {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: bool = typer.Option(False, "--version", callback=_version_callback, is_eager=True,
+                                 help="Show the version and exit."),
+) -> None:
+    """trtcodemod: TensorRT-safe rewrites for PyTorch model code."""
+
+
+def main() -> None:
+    app()

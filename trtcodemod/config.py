@@ -1,0 +1,156 @@
+"""``[tool.trtcodemod]`` in ``pyproject.toml``, merged with command-line flags.
+
+```toml
+[tool.trtcodemod]
+select = ["ALL"]            # rule IDs, prefixes or names
+ignore = ["TRT402"]
+unsafe = false
+target = "8.6"              # the TensorRT you deploy on
+exclude = ["third_party/", "*_pb2.py"]
+
+[tool.trtcodemod.per-file-ignores]
+"tests/*" = ["TRT1"]
+```
+Flags given on the command line override these values.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from trtcodemod.versions import DEFAULT_TARGET, VersionError, parse_target
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+_KNOWN_KEYS = {"select", "ignore", "unsafe", "target", "exclude", "per-file-ignores", "models"}
+
+
+class ConfigError(Exception):
+    """A configuration file that is malformed or holds values of the wrong type."""
+
+    def __init__(self, path: Path, message: str) -> None:
+        super().__init__(f"{path}: error: {message}")
+        self.path = path
+
+
+@dataclass
+class Settings:
+    """The effective settings for one run."""
+
+    select: tuple[str, ...] = ("ALL",)
+    ignore: tuple[str, ...] = ()
+    unsafe: bool = False
+    target: str = DEFAULT_TARGET
+    exclude: tuple[str, ...] = ()
+    per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: Where the settings came from (None: defaults only).
+    source: Path | None = None
+    root: Path = field(default_factory=Path.cwd)
+
+    def ignores_for(self, path: Path) -> tuple[str, ...]:
+        """The ignore list for one file: global ignores plus matching per-file ignores."""
+        extra: list[str] = []
+        try:
+            relative = path.resolve().relative_to(self.root.resolve()).as_posix()
+        except ValueError:
+            relative = path.as_posix()
+        for pattern, codes in self.per_file_ignores.items():
+            if fnmatch.fnmatch(relative, pattern) or fnmatch.fnmatch(path.name, pattern):
+                extra.extend(codes)
+        return self.ignore + tuple(extra)
+
+
+def find_pyproject(start: Path) -> Path | None:
+    """The nearest ``pyproject.toml`` at or above ``start`` that has a ``[tool.trtcodemod]`` table."""
+    here = start.resolve()
+    if here.is_file():
+        here = here.parent
+    for folder in (here, *here.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            try:
+                data = tomllib.loads(candidate.read_text(encoding="utf-8"))
+            except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+                continue
+            if "trtcodemod" in data.get("tool", {}):
+                return candidate
+    return None
+
+
+def load_table(path: Path) -> dict[str, Any]:
+    """The ``[tool.trtcodemod]`` table of a pyproject file (a plain trtcodemod.toml is the table itself)."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(path, f"cannot read: {exc.strerror or exc}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(path, f"not valid TOML: {exc}") from None
+    if path.name == "pyproject.toml":
+        return data.get("tool", {}).get("trtcodemod", {})
+    return data.get("tool", {}).get("trtcodemod", data)
+
+
+def load_settings(config: Path | None, paths: Iterable[str]) -> Settings:
+    """Settings from ``config`` or the pyproject.toml nearest to the first path (or the cwd)."""
+    if config is None:
+        first = next(iter(paths), ".")
+        config = find_pyproject(Path(first)) or find_pyproject(Path.cwd())
+    if config is None:
+        return Settings()
+    table = load_table(config)
+    unknown = sorted(set(table) - _KNOWN_KEYS)
+    if unknown:
+        raise ConfigError(config, f"unknown key(s) in [tool.trtcodemod]: {', '.join(unknown)}")
+    settings = Settings(source=config, root=config.parent)
+    settings.select = _codes(config, table, "select", settings.select)
+    settings.ignore = _codes(config, table, "ignore", settings.ignore)
+    settings.exclude = _codes(config, table, "exclude", settings.exclude)
+    if "unsafe" in table:
+        if not isinstance(table["unsafe"], bool):
+            raise ConfigError(config, "'unsafe' must be true or false")
+        settings.unsafe = table["unsafe"]
+    if "target" in table:
+        target = str(table["target"])
+        try:
+            parse_target(target)
+        except VersionError as exc:
+            raise ConfigError(config, str(exc)) from None
+        settings.target = target
+    per_file = table.get("per-file-ignores", {})
+    if not isinstance(per_file, dict):
+        raise ConfigError(config, "'per-file-ignores' must be a table of pattern = [codes]")
+    settings.per_file_ignores = {
+        str(pattern): _as_codes(config, f"per-file-ignores.{pattern}", codes) for pattern, codes in per_file.items()
+    }
+    return settings
+
+
+def _codes(path: Path, table: dict[str, Any], key: str, default: tuple[str, ...]) -> tuple[str, ...]:
+    if key not in table:
+        return default
+    return _as_codes(path, key, table[key])
+
+
+def _as_codes(path: Path, key: str, value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(path, f"'{key}' must be a list of strings")
+    return tuple(value)
+
+
+def split_codes(values: Iterable[str] | None) -> tuple[str, ...] | None:
+    """``["TRT1,TRT401", "TRT5"]`` → ``("TRT1", "TRT401", "TRT5")``; None when not given."""
+    if not values:
+        return None
+    codes: list[str] = []
+    for value in values:
+        codes.extend(part.strip() for part in value.split(",") if part.strip())
+    return tuple(codes)

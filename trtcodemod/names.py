@@ -1,0 +1,133 @@
+"""Qualified names from a file's imports, without a full scope analysis.
+
+LibCST's ``QualifiedNameProvider`` costs several times the parse itself on large
+model libraries (see shared/STYLE.md: 97 s against 17 s on timm + torchvision).
+Rules only need to know which imported object a dotted name refers to, so this
+module reads the import statements and resolves ``F.pad`` → ``torch.nn.functional.pad``.
+
+Limits, stated so rules can stay conservative:
+- a name imported in one function is visible to the whole file once seen;
+- a local variable that shadows an imported name (``def f(F): F.pad(...)``) is
+  still resolved through the import. Rules that rewrite check argument shapes too.
+- a name imported in two ways (``try: from torch import vmap`` / ``except:
+  from functorch import vmap``) resolves to both, in sorted order, so results are
+  the same from run to run.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import libcst as cst
+
+
+def dotted_name(node: cst.BaseExpression) -> str | None:
+    """``a.b.c`` as text for a Name/Attribute chain, else None."""
+    parts: list[str] = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if not isinstance(node, cst.Name):
+        return None
+    parts.append(node.value)
+    return ".".join(reversed(parts))
+
+
+class ImportTable:
+    """Local name → the qualified names it may be bound to by imports."""
+
+    def __init__(self) -> None:
+        self._bindings: dict[str, set[str]] = {}
+
+    def add_import(self, node: cst.Import | cst.ImportFrom) -> None:
+        """Record the names an import statement binds."""
+        if isinstance(node, cst.Import):
+            for alias in node.names:
+                full = dotted_name(alias.name)
+                if full is None:
+                    continue
+                if alias.asname is not None:
+                    local = _asname(alias)
+                    if local:
+                        self._bind(local, full)
+                else:
+                    # `import torch.nn.functional` binds only `torch`.
+                    head = full.split(".", 1)[0]
+                    self._bind(head, head)
+            return
+        if node.relative or node.module is None:
+            return  # project-relative imports never name torch
+        module = dotted_name(node.module)
+        if module is None or isinstance(node.names, cst.ImportStar):
+            return
+        for alias in node.names:
+            name = dotted_name(alias.name)
+            if name is None:
+                continue
+            local = _asname(alias) if alias.asname is not None else name
+            if local:
+                self._bind(local, f"{module}.{name}")
+
+    def add_imports_from(self, statements: Iterable[cst.CSTNode]) -> None:
+        """Record the imports among module-level statements, also inside if/try/with."""
+        for statement in statements:
+            if isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    if isinstance(small, (cst.Import, cst.ImportFrom)):
+                        self.add_import(small)
+            elif isinstance(statement, (cst.If, cst.Try, cst.With, cst.TryStar)):
+                for block in _blocks_of(statement):
+                    self.add_imports_from(block)
+
+    def _bind(self, local: str, qualified: str) -> None:
+        self._bindings.setdefault(local, set()).add(qualified)
+
+    def resolve(self, node: cst.BaseExpression) -> tuple[str, ...]:
+        """Qualified names a Name/Attribute expression may refer to (sorted, maybe empty)."""
+        dotted = dotted_name(node)
+        if dotted is None:
+            return ()
+        head, _, rest = dotted.partition(".")
+        bound = self._bindings.get(head)
+        if not bound:
+            return ()
+        suffix = f".{rest}" if rest else ""
+        return tuple(sorted(f"{q}{suffix}" for q in bound))
+
+    def matches(self, node: cst.BaseExpression, qualified: Iterable[str]) -> str | None:
+        """The first of ``qualified`` that ``node`` refers to, or None."""
+        wanted = set(qualified)
+        for name in self.resolve(node):
+            if name in wanted:
+                return name
+        return None
+
+    def local_names_for(self, qualified: str) -> list[str]:
+        """Local names bound directly to ``qualified`` (e.g. ``th`` for ``torch``), sorted."""
+        return sorted(n for n, q in self._bindings.items() if qualified in q)
+
+
+def _asname(alias: cst.ImportAlias) -> str | None:
+    asname = alias.asname
+    if asname is not None and isinstance(asname.name, cst.Name):
+        return asname.name.value
+    return None
+
+
+def _blocks_of(statement: cst.CSTNode) -> list[Iterable[cst.CSTNode]]:
+    blocks: list[Iterable[cst.CSTNode]] = []
+    body = getattr(statement, "body", None)
+    if isinstance(body, cst.IndentedBlock):
+        blocks.append(body.body)
+    for handler in getattr(statement, "handlers", ()) or ():
+        if isinstance(handler.body, cst.IndentedBlock):
+            blocks.append(handler.body.body)
+    for attr in ("orelse", "finalbody"):
+        extra = getattr(statement, attr, None)
+        if extra is None:
+            continue
+        if isinstance(extra, cst.If):
+            blocks.extend(_blocks_of(extra))
+        elif isinstance(getattr(extra, "body", None), cst.IndentedBlock):
+            blocks.append(extra.body.body)
+    return blocks

@@ -1,0 +1,83 @@
+"""The one place rules are registered.
+
+Each module in :data:`RULE_MODULES` lives in ``transforms/`` (installed as
+``trtcodemod.transforms``) and exports ``RULES``: a tuple of :class:`Rule` subclasses.
+"""
+
+from __future__ import annotations
+
+import importlib
+from functools import lru_cache
+from typing import Iterable
+
+from trtcodemod.rules import Rule, RuleInfo
+
+RULE_MODULES: tuple[str, ...] = (
+    "control_flow",
+    "where",
+    "indexing",
+    "ops",
+    "shapes",
+    "padding",
+    "pooling",
+)
+
+
+@lru_cache(maxsize=None)
+def rule_classes() -> tuple[type[Rule], ...]:
+    """Every registered rule class, sorted by ID; IDs and names are checked unique."""
+    found: list[type[Rule]] = []
+    for module_name in RULE_MODULES:
+        module = importlib.import_module(f"trtcodemod.transforms.{module_name}")
+        found.extend(module.RULES)
+    found.sort(key=lambda cls: cls.info.id)
+    ids = [cls.info.id for cls in found]
+    names = [cls.info.name for cls in found]
+    if len(set(ids)) != len(ids) or len(set(names)) != len(names):
+        raise RuntimeError(f"duplicate rule id or name in {ids} / {names}")
+    return tuple(found)
+
+
+def all_rules() -> list[RuleInfo]:
+    """Metadata of every rule, sorted by ID."""
+    return [cls.info for cls in rule_classes()]
+
+
+def rule_by_id(rule_id: str) -> RuleInfo | None:
+    for info in all_rules():
+        if info.id == rule_id.upper() or info.name == rule_id:
+            return info
+    return None
+
+
+def select_rules(select: Iterable[str], ignore: Iterable[str]) -> tuple[type[Rule], ...]:
+    """Rules whose ID matches a selected code or prefix and no ignored one.
+
+    ``ALL`` selects everything; ``TRT4`` selects TRT401, TRT402...; a rule's name works too.
+    """
+    chosen = []
+    select = [s.strip().upper() for s in select if s.strip()]
+    ignore = [s.strip().upper() for s in ignore if s.strip()]
+    for cls in rule_classes():
+        if _matches(cls.info, select) and not _matches(cls.info, ignore):
+            chosen.append(cls)
+    return tuple(chosen)
+
+
+def unknown_codes(codes: Iterable[str]) -> list[str]:
+    """Codes that name no rule and prefix none: a typo the user should hear about."""
+    infos = all_rules()
+    bad = []
+    for code in codes:
+        code = code.strip().upper()
+        if code and code != "ALL" and not any(
+            i.id.startswith(code) or i.name.upper() == code for i in infos
+        ):
+            bad.append(code)
+    return bad
+
+
+def _matches(info: RuleInfo, codes: list[str]) -> bool:
+    return any(
+        code == "ALL" or info.id.startswith(code) or info.name.upper() == code for code in codes
+    )

@@ -1,0 +1,665 @@
+"""Static TensorRT check of an ONNX graph.
+
+Two sources of truth: the parser's support table (``support.py``) and what the
+table cannot say, found by looking at the graph itself: conditionals whose branches
+disagree in rank, loops that run a data-dependent number of times, ops whose output
+shape depends on values, dtypes TensorRT has no kernels for, and the attribute or
+input restrictions that can be read off a node. Each issue names the node, the
+Python line behind it (when the export recorded one) and the trtcodemod rule that
+rewrites the construct away, where one exists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+from trtcodemod.trt import support
+from trtcodemod.trt.source_map import node_source
+from trtcodemod.versions import Version
+
+ERROR = "error"
+WARNING = "warning"
+
+#: ONNX op (or ATen fallback name) -> trtcodemod rules that remove it. The first is
+#: the default; checks pick another where the graph tells which construct it was.
+RULES: dict[str, tuple[str, ...]] = {
+    "If": ("TRT101", "TRT401"),  # data-dependent branch / squeeze on a dynamic axis
+    "Squeeze": ("TRT401", "TRT403"),
+    "Unsqueeze": ("TRT402",),
+    "Unique": ("TRT302",),
+    "Pad": ("TRT501", "TRT502"),  # zero padding via cat / non-zero or non-constant padding
+    "NonZero": ("TRT201", "TRT103"),  # boolean-mask indexing / one-argument torch.where
+    "Where": ("TRT102",),
+    "atan2": ("TRT301",),
+    "unique": ("TRT302",),
+    "_unique2": ("TRT302",),
+    "nonzero": ("TRT103",),
+    "adaptive_avg_pool1d": ("TRT601",),
+    "adaptive_avg_pool2d": ("TRT601",),
+    "adaptive_avg_pool3d": ("TRT601",),
+}
+
+#: Tensor dtypes TensorRT has no kernels for, by ONNX type code.
+_BAD_DTYPES: dict[int, str] = {
+    TensorProto.DOUBLE: "float64",
+    TensorProto.INT16: "int16",
+    TensorProto.UINT8: "uint8",
+    TensorProto.UINT16: "uint16",
+    TensorProto.UINT32: "uint32",
+    TensorProto.UINT64: "uint64",
+    TensorProto.STRING: "string",
+    TensorProto.COMPLEX64: "complex64",
+    TensorProto.COMPLEX128: "complex128",
+}
+_DTYPE_HINT = {
+    "float64": "cast to float32 (mind values that need float64's precision, e.g. absolute timestamps)",
+    "uint8": "convert to int32 or float32 before the graph",
+    "int16": "use int32",
+}
+
+_DEFAULT_DOMAINS = ("", "ai.onnx")
+_ATEN_DOMAIN = "org.pytorch.aten"
+_TOPK_LIMIT = 3840
+_RESIZE_COORD_MODES = {"half_pixel", "pytorch_half_pixel", "tf_half_pixel_for_nn", "asymmetric", "align_corners"}
+_RESIZE_NEAREST_MODES = {"floor", "ceil", "round_prefer_floor", "round_prefer_ceil"}
+_REDUCE_OPS = {
+    "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceMax",
+    "ReduceMean", "ReduceMin", "ReduceProd", "ReduceSum", "ReduceSumSquare",
+}
+# Ops a constant can flow through and stay constant; enough for what exporters emit
+# around pads, axes and K (e.g. torch's F.pad builds pads with a Slice chain).
+_FOLDABLE = {"Identity", "Cast", "Concat", "Unsqueeze", "Squeeze", "Reshape", "Transpose", "Slice", "ConstantOfShape"}
+
+
+@dataclass
+class TrtIssue:
+    """One reason TensorRT may reject or mishandle a node."""
+
+    op: str
+    node: str
+    reason: str
+    source: str | None = None
+    rule: str | None = None
+    severity: str = ERROR
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "op": self.op, "node": self.node, "reason": self.reason,
+            "source": self.source, "rule": self.rule, "severity": self.severity,
+        }
+
+
+def _op_label(node: onnx.NodeProto) -> str:
+    if node.domain in _DEFAULT_DOMAINS:
+        return node.op_type
+    return f"{node.domain}::{node.op_type}"
+
+
+@dataclass
+class _Graphs:
+    """Everything the checks look up by tensor name, across the main graph and subgraphs."""
+
+    producers: dict[str, onnx.NodeProto] = field(default_factory=dict)
+    consumers: dict[str, list[onnx.NodeProto]] = field(default_factory=dict)
+    initializers: dict[str, onnx.TensorProto] = field(default_factory=dict)
+    types: dict[str, onnx.TypeProto] = field(default_factory=dict)
+    _consts: dict[str, np.ndarray | None] = field(default_factory=dict)
+
+    def add_graph(self, graph: onnx.GraphProto) -> None:
+        for init in graph.initializer:
+            self.initializers[init.name] = init
+        for info in (*graph.input, *graph.value_info, *graph.output):
+            if info.type.HasField("tensor_type"):
+                self.types.setdefault(info.name, info.type)
+        for node in graph.node:
+            for out in node.output:
+                if out:
+                    self.producers[out] = node
+            for inp in node.input:
+                if inp:
+                    self.consumers.setdefault(inp, []).append(node)
+
+    def elem_type(self, name: str) -> int | None:
+        if name in self.initializers:
+            return self.initializers[name].data_type
+        tp = self.types.get(name)
+        if tp is not None and tp.tensor_type.elem_type:
+            return tp.tensor_type.elem_type
+        return None
+
+    def rank(self, name: str) -> int | None:
+        if name in self.initializers:
+            return len(self.initializers[name].dims)
+        tp = self.types.get(name)
+        if tp is not None and tp.tensor_type.HasField("shape"):
+            return len(tp.tensor_type.shape.dim)
+        return None
+
+    def const(self, name: str) -> np.ndarray | None:
+        """The value of ``name`` when it is known without running the model."""
+        if not name:
+            return None
+        if name not in self._consts:
+            self._consts[name] = None  # guards against cycles
+            self._consts[name] = self._fold(name)
+        return self._consts[name]
+
+    def _fold(self, name: str) -> np.ndarray | None:
+        if name in self.initializers:
+            return numpy_helper.to_array(self.initializers[name])
+        node = self.producers.get(name)
+        if node is None or node.domain not in _DEFAULT_DOMAINS:
+            return None
+        if node.op_type == "Constant":
+            return _constant_value(node)
+        if node.op_type not in _FOLDABLE:
+            return None
+        args = [self.const(i) if i else None for i in node.input]
+        if not args or args[0] is None:
+            return None
+        try:
+            return _fold_op(node, args)
+        except Exception:  # an odd constant must never break the check
+            return None
+
+
+def _attr(node: onnx.NodeProto, name: str, default: Any = None) -> Any:
+    for attr in node.attribute:
+        if attr.name == name:
+            value = helper.get_attribute_value(attr)
+            return value.decode() if isinstance(value, bytes) else value
+    return default
+
+
+def _constant_value(node: onnx.NodeProto) -> np.ndarray | None:
+    for attr in node.attribute:
+        if attr.name == "value":
+            return numpy_helper.to_array(attr.t)
+        if attr.name in ("value_int", "value_ints"):
+            return np.array(helper.get_attribute_value(attr), dtype=np.int64)
+        if attr.name in ("value_float", "value_floats"):
+            return np.array(helper.get_attribute_value(attr), dtype=np.float32)
+    return None
+
+
+def _fold_op(node: onnx.NodeProto, args: list[np.ndarray | None]) -> np.ndarray | None:
+    op, x = node.op_type, args[0]
+    assert x is not None
+    if op == "Identity":
+        return x
+    if op == "Cast":
+        return x.astype(helper.tensor_dtype_to_np_dtype(_attr(node, "to")))
+    if op == "Concat":
+        if any(a is None for a in args):
+            return None
+        return np.concatenate(args, axis=_attr(node, "axis", 0))  # type: ignore[arg-type]
+    if op in ("Unsqueeze", "Squeeze"):
+        axes = _attr(node, "axes") if len(args) < 2 else args[1]
+        if axes is None:
+            return np.squeeze(x) if op == "Squeeze" else None
+        axes = [int(a) for a in np.asarray(axes).ravel()]
+        if op == "Squeeze":
+            return np.squeeze(x, axis=tuple(axes))
+        out = x
+        rank = x.ndim + len(axes)
+        for a in sorted(a % rank for a in axes):
+            out = np.expand_dims(out, a)
+        return out
+    if op == "Reshape":
+        shape = args[1] if len(args) > 1 else None
+        if shape is None:
+            return None
+        shape = [int(s) if s != 0 else x.shape[i] for i, s in enumerate(shape)]
+        return x.reshape(shape)
+    if op == "Transpose":
+        return np.transpose(x, _attr(node, "perm"))
+    if op == "ConstantOfShape":
+        value = _attr(node, "value")
+        fill = numpy_helper.to_array(value) if value is not None else np.zeros(1, np.float32)
+        return np.full([int(s) for s in x], fill.ravel()[0], dtype=fill.dtype)
+    if op == "Slice":
+        starts, ends = args[1], args[2]
+        if starts is None or ends is None:
+            return None
+        axes = args[3] if len(args) > 3 and args[3] is not None else range(len(starts))
+        steps = args[4] if len(args) > 4 and args[4] is not None else [1] * len(starts)
+        index = [slice(None)] * x.ndim
+        for s, e, a, st in zip(starts, ends, axes, steps):
+            index[int(a)] = slice(int(s), int(e), int(st))
+        return x[tuple(index)]
+    return None
+
+
+def _walk(graph: onnx.GraphProto, prefix: str = "") -> Iterator[tuple[onnx.NodeProto, str]]:
+    """(node, display name) for the graph and every subgraph, in file order."""
+    for index, node in enumerate(graph.node):
+        name = node.name or f"{prefix}{node.op_type}#{index}"
+        yield node, name
+        for attr in node.attribute:
+            subs = [attr.g] if attr.HasField("g") else list(attr.graphs)
+            for sub in subs:
+                yield from _walk(sub, f"{name}/{attr.name}/")
+
+
+def _all_graphs(graph: onnx.GraphProto) -> Iterator[onnx.GraphProto]:
+    yield graph
+    for node in graph.node:
+        for attr in node.attribute:
+            for sub in ([attr.g] if attr.HasField("g") else list(attr.graphs)):
+                yield from _all_graphs(sub)
+
+
+def _infer(model: onnx.ModelProto) -> onnx.ModelProto:
+    """Shape-inferred copy of the model; the original when inference fails (it is best effort)."""
+    try:
+        return onnx.shape_inference.infer_shapes(model, check_type=False, strict_mode=False, data_prop=True)
+    except Exception:
+        return model
+
+
+class _Checker:
+    def __init__(self, model: onnx.ModelProto, version: Version, sources: Mapping[str, str] | None) -> None:
+        self.model = _infer(model)
+        self.version = version
+        self.label = support.resolve_target(version).label
+        self.sources = dict(sources or {})
+        self.graphs = _Graphs()
+        for graph in _all_graphs(self.model.graph):
+            self.graphs.add_graph(graph)
+        self.functions = {(f.domain, f.name): f for f in self.model.functions}
+        for function in self.model.functions:
+            for node in function.node:
+                for out in node.output:
+                    self.graphs.producers.setdefault(out, node)
+        self.issues: list[TrtIssue] = []
+
+    # -- reporting ---------------------------------------------------------------
+    def report(self, node: onnx.NodeProto | None, name: str, op: str, reason: str,
+               rule: str | None = None, severity: str = ERROR) -> None:
+        source = None
+        if node is not None:
+            source = self.sources.get(node.name) if node.name else None
+            source = source or node_source(node)
+        self.issues.append(TrtIssue(op=op, node=name, reason=reason, source=source, rule=rule, severity=severity))
+
+    def older_than(self, major: int, minor: int) -> bool:
+        return self.version < (major, minor)
+
+    # -- driver ------------------------------------------------------------------
+    def run(self) -> list[TrtIssue]:
+        self.check_io_dtypes(self.model.graph)
+        seen_functions: set[tuple[str, str]] = set()
+        nodes = list(_walk(self.model.graph))
+        index = 0
+        while index < len(nodes):
+            node, name = nodes[index]
+            index += 1
+            key = (node.domain, node.op_type)
+            if key in self.functions:
+                # A model-local function is inlined by the parser: check its body instead.
+                if key not in seen_functions:
+                    seen_functions.add(key)
+                    nodes.extend((n, f"{node.op_type}/{n.name or n.op_type}") for n in self.functions[key].node)
+                continue
+            self.check_node(node, name)
+        return self.issues
+
+    def check_node(self, node: onnx.NodeProto, name: str) -> None:
+        if node.domain == _ATEN_DOMAIN or node.op_type == "ATen":
+            self.check_aten(node, name)
+            return
+        if node.domain not in _DEFAULT_DOMAINS:
+            self.report(node, name, _op_label(node),
+                        f"op {node.op_type!r} of custom domain {node.domain!r}: TensorRT parses it only "
+                        "through a registered plugin of that name")
+            return
+        self.check_table(node, name)
+        self.check_node_dtypes(node, name)
+        specific = getattr(self, f"check_{node.op_type}", None)
+        if specific is not None:
+            specific(node, name)
+
+    # -- the support table -------------------------------------------------------
+    def check_table(self, node: onnx.NodeProto, name: str) -> None:
+        op = node.op_type
+        row = support.lookup(op)
+        if row is None:
+            self.report(node, name, op, f"{op} is not in TensorRT's ONNX operator list; assume the parser rejects it")
+            return
+        if row.supported_in(self.version):
+            return
+        first = row.first_supported
+        since = f" (supported from TensorRT {first[0]}.{first[1]})" if first else " (no TensorRT release parses it)"
+        reason = f"{op} is not supported by the TensorRT {self.label} ONNX parser{since}"
+        extra = {
+            "NonZero": ": its output shape depends on the data (boolean-mask indexing or one-argument torch.where)",
+            "Unique": ": its output size depends on the data",
+        }.get(op, "")
+        rule = self.nonzero_rule(node) if op == "NonZero" else RULES.get(op, (None,))[0]
+        self.report(node, name, op, reason + extra, rule)
+
+    # -- dtypes ------------------------------------------------------------------
+    def check_io_dtypes(self, graph: onnx.GraphProto) -> None:
+        for kind, infos in (("graph input", graph.input), ("graph output", graph.output)):
+            for info in infos:
+                if info.name in self.graphs.initializers:
+                    continue  # old-style models list initializers as inputs
+                code = info.type.tensor_type.elem_type
+                dtype = _BAD_DTYPES.get(code)
+                if dtype:
+                    severity = WARNING if dtype == "uint8" else ERROR
+                    hint = _DTYPE_HINT.get(dtype, "use a dtype TensorRT supports")
+                    self.report(None, info.name, kind.replace(" ", "-"),
+                                f"{kind} {info.name!r} is {dtype}, which TensorRT does not support as a "
+                                f"network tensor{' (only around a Cast at the boundary)' if dtype == 'uint8' else ''}; {hint}",
+                                severity=severity)
+        for init in graph.initializer:
+            dtype = _BAD_DTYPES.get(init.data_type)
+            if dtype and self.graphs.consumers.get(init.name):
+                self.report(None, init.name, "initializer",
+                            f"initializer {init.name!r} is {dtype}; "
+                            + ("the parser casts float64 weights down to float32 (values clamp, precision drops)"
+                               if dtype == "float64" else "TensorRT does not support it"),
+                            severity=WARNING if dtype == "float64" else ERROR)
+
+    def check_node_dtypes(self, node: onnx.NodeProto, name: str) -> None:
+        """Report where an unsupported dtype enters the graph, not every node it flows through."""
+        if node.op_type == "Cast":
+            dtype = _BAD_DTYPES.get(_attr(node, "to", 0))
+            if dtype:
+                # uint8 exists in TensorRT only at the network boundary, next to a Cast.
+                self.report(node, name, "Cast", f"casts to {dtype}, which TensorRT does not support"
+                            f"{' inside the network' if dtype == 'uint8' else ''}; "
+                            f"{_DTYPE_HINT.get(dtype, 'use a supported dtype')}",
+                            severity=WARNING if dtype == "uint8" else ERROR)
+            return
+        inputs = {self.graphs.elem_type(i) for i in node.input if i}
+        for out in node.output:
+            code = self.graphs.elem_type(out) if out else None
+            dtype = _BAD_DTYPES.get(code) if code else None
+            if dtype and code not in inputs:
+                if node.op_type == "Constant" and dtype == "float64":
+                    # Constants are weights to the parser: downcast like float64 initializers.
+                    self.report(node, name, "Constant", f"float64 constant ({out!r}); the parser casts it down "
+                                "to float32 (values clamp, precision drops)", severity=WARNING)
+                    return
+                self.report(node, name, node.op_type,
+                            f"produces a {dtype} tensor ({out!r}), which TensorRT does not support; "
+                            f"{_DTYPE_HINT.get(dtype, 'use a supported dtype')}")
+                return
+
+    # -- ATen fallbacks ----------------------------------------------------------
+    def check_aten(self, node: onnx.NodeProto, name: str) -> None:
+        aten = _attr(node, "operator", node.op_type)
+        rule = RULES.get(aten, (None,))[0]
+        self.report(node, name, f"ATen::{aten}",
+                    f"ATen fallback op {aten!r}: the exporter had no ONNX equivalent and TensorRT cannot parse it",
+                    rule)
+
+    # -- the constructs the table does not describe -------------------------------
+    def check_If(self, node: onnx.NodeProto, name: str) -> None:
+        then_g, else_g = _attr(node, "then_branch"), _attr(node, "else_branch")
+        if then_g is None or else_g is None:
+            return
+        squeeze = _is_squeeze_if(then_g, else_g)
+        rule = "TRT401" if squeeze else "TRT101"
+        what = ("squeeze on a dynamic axis (the exporter checks the size at run time)" if squeeze
+                else "a data-dependent branch (or a squeeze on a dynamic axis)")
+        for i, (a, b) in enumerate(zip(then_g.output, else_g.output)):
+            ra, rb = self.branch_rank(then_g, a), self.branch_rank(else_g, b)
+            if ra is not None and rb is not None and ra != rb:
+                self.report(node, name, "If",
+                            f"{what}: output {i} has rank {ra} in the then-branch and {rb} in the else-branch; "
+                            "TensorRT needs both branches to give the same rank", rule)
+                return
+            if a.name == b.name:
+                self.report(node, name, "If",
+                            f"{what}: both branches return the same tensor {a.name!r}; TensorRT needs distinct names",
+                            rule)
+                return
+        self.report(node, name, "If",
+                    f"{what}: TensorRT builds a conditional layer; it is slow and breaks on rank or shape "
+                    "mismatches between branches", rule, WARNING)
+
+    def branch_rank(self, branch: onnx.GraphProto, out: onnx.ValueInfoProto) -> int | None:
+        if out.type.tensor_type.HasField("shape"):
+            return len(out.type.tensor_type.shape.dim)
+        return self.graphs.rank(out.name)
+
+    def check_Loop(self, node: onnx.NodeProto, name: str) -> None:
+        body = _attr(node, "body")
+        trip = node.input[0] if node.input else ""
+        fixed = bool(trip) and self.graphs.const(trip) is not None
+        cond_out = body.output[0].name if body is not None and body.output else ""
+        producer = next((n for n in body.node if cond_out in n.output), None) if body is not None else None
+        stops_on_data = producer is not None and producer.op_type not in ("Identity", "Constant")
+        if fixed and not stops_on_data:
+            return
+        carried = max(len(node.input) - 2, 0)
+        scans = len(body.output) - 1 - carried if body is not None else 0
+        why = "its trip count is computed from data" if not fixed else "it stops on a data-dependent condition"
+        if scans > 0:
+            self.report(node, name, "Loop",
+                        f"loop with a data-dependent iteration count ({why}) and {scans} scan output(s): "
+                        "TensorRT needs scan outputs of a fixed length")
+        else:
+            self.report(node, name, "Loop",
+                        f"loop with a data-dependent iteration count ({why}): TensorRT runs it sequentially; "
+                        "vectorize it if iterations are independent", severity=WARNING)
+
+    def nonzero_rule(self, node: onnx.NodeProto) -> str:
+        """TRT201 when the indices feed a gather (mask indexing), else TRT103 (torch.where(c))."""
+        frontier, seen = list(node.output), set()
+        for _ in range(6):  # dynamo puts Transpose, Squeeze, Expand... between them
+            nxt = []
+            for tensor in frontier:
+                for consumer in self.graphs.consumers.get(tensor, []):
+                    if consumer.op_type in ("GatherND", "Gather", "ScatterND") :
+                        return "TRT201"
+                    if id(consumer) not in seen:
+                        seen.add(id(consumer))
+                        nxt.extend(consumer.output)
+            frontier = nxt
+        return "TRT103"
+
+    def check_NonZero(self, node: onnx.NodeProto, name: str) -> None:
+        if not support.lookup("NonZero").supported_in(self.version):  # type: ignore[union-attr]
+            return  # already reported by the table check
+        self.report(node, name, "NonZero",
+                    "output shape depends on the data: TensorRT builds it, but every shape downstream is "
+                    "only known at run time (slow, and shape-tensor ops may fail)",
+                    self.nonzero_rule(node), WARNING)
+
+    def check_Resize(self, node: onnx.NodeProto, name: str) -> None:
+        problems = []
+        mode = _attr(node, "mode", "nearest")
+        if mode not in ("nearest", "linear"):
+            problems.append(f"mode {mode!r} (only nearest and linear)")
+        if _attr(node, "antialias", 0):
+            problems.append("antialias")
+        coord = _attr(node, "coordinate_transformation_mode", "half_pixel")
+        if coord not in _RESIZE_COORD_MODES:
+            problems.append(f"coordinate_transformation_mode {coord!r}")
+        if mode == "nearest" and _attr(node, "nearest_mode", "round_prefer_floor") not in _RESIZE_NEAREST_MODES:
+            problems.append(f"nearest_mode {_attr(node, 'nearest_mode')!r}")
+        policy = _attr(node, "keep_aspect_ratio_policy", "stretch")
+        if policy != "stretch":
+            problems.append(f"keep_aspect_ratio_policy {policy!r}")
+        if problems:
+            self.report(node, name, "Resize", "TensorRT's Resize does not support " + ", ".join(problems)
+                        + "; use bilinear or nearest interpolation without antialiasing")
+
+    def check_Pad(self, node: onnx.NodeProto, name: str) -> None:
+        mode = _attr(node, "mode", "constant")
+        old = self.older_than(8, 6)  # older parsers pad with zeros in constant mode only
+        value_name = node.input[2] if len(node.input) > 2 else ""
+        value = self.graphs.const(value_name) if value_name else np.zeros(1)
+        if mode != "constant" and old:
+            self.report(node, name, "Pad", f"{mode!r} padding is not supported by TensorRT {self.label} "
+                        "(constant padding only)", "TRT502")
+        elif value is None and old:
+            self.report(node, name, "Pad", "pad value is computed at run time; TensorRT "
+                        f"{self.label} needs a constant", "TRT502")
+        elif value is not None and np.any(value != 0) and old:
+            self.report(node, name, "Pad", f"non-zero pad value {value.ravel()[0]!r} is not supported by TensorRT "
+                        f"{self.label}", "TRT502")
+        elif len(node.input) > 1 and node.input[1] not in self.graphs.initializers \
+                and getattr(self.graphs.producers.get(node.input[1]), "op_type", "") != "Constant":
+            # torch's TorchScript F.pad builds pads through a Slice chain the exporter fails to fold.
+            folded = self.graphs.const(node.input[1]) is not None
+            how = "a chain of constant ops the exporter did not fold" if folded else "values computed at run time"
+            rule = "TRT501" if mode == "constant" and value is not None and not np.any(value != 0) else "TRT502"
+            self.report(node, name, "Pad", f"pads come from {how}, not a constant; TensorRT falls back to "
+                        "dynamic slicing (rewrite the padding as a concatenation)", rule, WARNING)
+
+    def check_Einsum(self, node: onnx.NodeProto, name: str) -> None:
+        if not self.older_than(10, 0):
+            return
+        equation = str(_attr(node, "equation", "")).replace(" ", "")
+        lhs = equation.split("->")[0]
+        problems = []
+        if "..." in equation:
+            problems.append("ellipsis")
+        if any(len(set(term)) != len(term) for term in lhs.replace("...", "").split(",")):
+            problems.append("a repeated index (diagonal)")
+        if problems:
+            self.report(node, name, "Einsum", f"equation {equation!r} uses {' and '.join(problems)}, which "
+                        f"TensorRT {self.label} does not support in Einsum; write it with matmul/transpose")
+
+    def check_ScatterND(self, node: onnx.NodeProto, name: str) -> None:
+        reduction = _attr(node, "reduction", "none")
+        if reduction != "none":
+            self.report(node, name, "ScatterND", f"reduction {reduction!r}: TensorRT only overwrites "
+                        "(reduction 'none'); accumulate with index_add/scatter_add on a dense tensor instead")
+
+    def check_TopK(self, node: onnx.NodeProto, name: str) -> None:
+        if _attr(node, "sorted", 1) != 1:
+            self.report(node, name, "TopK", "sorted=0: TensorRT always returns TopK sorted")
+        k = self.graphs.const(node.input[1]) if len(node.input) > 1 else None
+        if k is None and len(node.input) > 1 and self.older_than(10, 0):
+            self.report(node, name, "TopK", f"K is computed at run time; TensorRT {self.label} needs a constant K")
+        elif k is not None and k.size and int(k.ravel()[0]) >= _TOPK_LIMIT:
+            self.report(node, name, "TopK", f"K={int(k.ravel()[0])}: TensorRT's TopK takes K below {_TOPK_LIMIT}")
+
+    def check_Unique(self, node: onnx.NodeProto, name: str) -> None:
+        pass  # never parsed: the table check reports it with TRT302
+
+    def _needs_const_input(self, node: onnx.NodeProto, name: str, index: int, what: str,
+                           rule: str | None = None) -> None:
+        if len(node.input) > index and node.input[index] and self.graphs.const(node.input[index]) is None:
+            self.report(node, name, node.op_type, f"{what} is computed at run time; TensorRT needs it constant", rule)
+
+    def check_Squeeze(self, node: onnx.NodeProto, name: str) -> None:
+        self._needs_const_input(node, name, 1, "axes", "TRT401")
+
+    def check_Unsqueeze(self, node: onnx.NodeProto, name: str) -> None:
+        self._needs_const_input(node, name, 1, "axes", "TRT402")
+
+    def check_CumSum(self, node: onnx.NodeProto, name: str) -> None:
+        self._needs_const_input(node, name, 1, "axis")
+
+    def check_OneHot(self, node: onnx.NodeProto, name: str) -> None:
+        self._needs_const_input(node, name, 1, "depth")
+
+    def check_MaxPool(self, node: onnx.NodeProto, name: str) -> None:
+        self._check_pool(node, name)
+        if len(node.output) > 1 and node.output[1] and self.graphs.consumers.get(node.output[1]):
+            self.report(node, name, "MaxPool", "the Indices output is used; TensorRT's MaxPool does not produce it")
+
+    def check_AveragePool(self, node: onnx.NodeProto, name: str) -> None:
+        self._check_pool(node, name)
+
+    def check_LpPool(self, node: onnx.NodeProto, name: str) -> None:
+        if any(d != 1 for d in _attr(node, "dilations", []) or []):
+            self.report(node, name, node.op_type, "dilated pooling is not supported by TensorRT")
+
+    def _check_pool(self, node: onnx.NodeProto, name: str) -> None:
+        kernel = _attr(node, "kernel_shape", []) or []
+        if len(kernel) not in (2, 3):
+            self.report(node, name, node.op_type, f"{len(kernel)}-D pooling: TensorRT pools 2-D or 3-D windows only",
+                        "TRT601" if node.op_type == "AveragePool" else None)
+        self.check_LpPool(node, name)
+
+    def check_Dropout(self, node: onnx.NodeProto, name: str) -> None:
+        if len(node.input) > 2 and node.input[2]:
+            value = self.graphs.const(node.input[2])
+            if value is None or bool(np.any(value)):
+                self.report(node, name, "Dropout", "training_mode must be a constant False for TensorRT")
+
+    def check_LayerNormalization(self, node: onnx.NodeProto, name: str) -> None:
+        if any(o and self.graphs.consumers.get(o) for o in node.output[1:]):
+            self.report(node, name, "LayerNormalization", "Mean/InvStdDev outputs are used; TensorRT only gives Y")
+
+    def check_LSTM(self, node: onnx.NodeProto, name: str) -> None:
+        if _attr(node, "layout", 0) != 0:
+            self.report(node, name, "LSTM", "layout=1 (batch first) is not supported by TensorRT")
+        if _attr(node, "input_forget", 0) != 0:
+            self.report(node, name, "LSTM", "input_forget=1 is not supported by TensorRT")
+        self._check_rnn_activations(node, name)
+
+    def check_GRU(self, node: onnx.NodeProto, name: str) -> None:
+        self._check_rnn_activations(node, name)
+
+    def check_RNN(self, node: onnx.NodeProto, name: str) -> None:
+        self._check_rnn_activations(node, name)
+
+    def _check_rnn_activations(self, node: onnx.NodeProto, name: str) -> None:
+        acts = [a.decode() if isinstance(a, bytes) else a for a in (_attr(node, "activations", []) or [])]
+        if _attr(node, "direction", "forward") == "bidirectional" and acts:
+            half = len(acts) // 2
+            if acts[:half] != acts[half:]:
+                self.report(node, name, node.op_type, "bidirectional with different activations per direction; "
+                            "TensorRT needs the same ones")
+
+    def check_GridSample(self, node: onnx.NodeProto, name: str) -> None:
+        rank = self.graphs.rank(node.input[0]) if node.input else None
+        if rank is not None and rank != 4:
+            self.report(node, name, "GridSample", f"{rank}-D input: TensorRT's GridSample takes 4-D input only")
+
+    def check_Constant(self, node: onnx.NodeProto, name: str) -> None:
+        for attr in node.attribute:
+            if attr.name in ("sparse_value", "value_string", "value_strings"):
+                self.report(node, name, "Constant", f"{attr.name} constants are not supported by TensorRT")
+
+    def check_QuantizeLinear(self, node: onnx.NodeProto, name: str) -> None:
+        self._zero_point(node, name)
+
+    def check_DequantizeLinear(self, node: onnx.NodeProto, name: str) -> None:
+        self._zero_point(node, name)
+
+    def _zero_point(self, node: onnx.NodeProto, name: str) -> None:
+        if len(node.input) > 2 and node.input[2]:
+            value = self.graphs.const(node.input[2])
+            if value is not None and np.any(value != 0):
+                self.report(node, name, node.op_type, "non-zero zero point: TensorRT quantizes symmetrically only")
+
+
+for _op in _REDUCE_OPS:
+    # opset 18 moved axes from an attribute to an input; TensorRT needs it constant.
+    setattr(_Checker, f"check_{_op}",
+            lambda self, node, name: self._needs_const_input(node, name, 1, "axes"))
+
+
+def _is_squeeze_if(then_g: onnx.GraphProto, else_g: onnx.GraphProto) -> bool:
+    """The TorchScript exporter's squeeze on a dynamic axis: Squeeze in one branch, Identity in the other."""
+    def ops(g: onnx.GraphProto) -> set[str]:
+        return {n.op_type for n in g.node} - {"Constant"}
+    pair = (ops(then_g), ops(else_g))
+    return pair in (({"Squeeze"}, {"Identity"}), ({"Identity"}, {"Squeeze"}))
+
+
+def check_graph(model: onnx.ModelProto, target: str | tuple[int, int] = "8.6", *,
+                sources: Mapping[str, str] | None = None) -> list[TrtIssue]:
+    """Every reason TensorRT ``target`` may reject or mishandle ``model``, in graph order.
+
+    ``sources`` (node name -> ``file:line``, from ``source_map.record_sources``) fills in
+    source lines for graphs whose stacks a clean-up pass has dropped.
+    """
+    version = support.resolve_target(target).version
+    return _Checker(model, version, sources).run()

@@ -1,0 +1,138 @@
+"""Input sets: the traced example plus different ones to catch what tracing baked in.
+
+Set 1 is what the exporter traces with. Set 2 has other values with the same shapes
+(catches baked values: a Python ``if`` on a tensor). Set 3 also changes the size of
+every dynamic axis (catches baked shapes: ``range(int(n))``, loops over a size).
+Runs inside a worker process: imports torch.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+import torch
+
+from .spec import InputsSpec
+
+#: How many input sets every model is checked on (the issue asks for at least two).
+SET_COUNT = 3
+
+
+@dataclass
+class InputSets:
+    names: list[str]
+    sets: list[dict[str, torch.Tensor]]
+    notes: list[str] = field(default_factory=list)
+
+
+def forward_parameters(model: torch.nn.Module) -> list[str]:
+    """The forward's parameter names, which are also the ONNX input names."""
+    params = inspect.signature(model.forward).parameters.values()
+    return [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+
+
+def _accepts_argument(fn: Callable[..., Any]) -> bool:
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    return any(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL) for p in params)
+
+
+def _bind(value: Any, params: list[str], origin: str) -> dict[str, torch.Tensor]:
+    """A tensor, a tuple of tensors or a dict of keyword tensors -> ``{param: tensor}``."""
+    if isinstance(value, torch.Tensor):
+        value = (value,)
+    if isinstance(value, Mapping):
+        unknown = [k for k in value if k not in params]
+        if unknown:
+            raise TypeError(f"{origin} returned keywords the forward does not take: {unknown}")
+        bound = {p: value[p] for p in params if p in value}
+    elif isinstance(value, (tuple, list)):
+        if len(value) > len(params):
+            raise TypeError(f"{origin} returned {len(value)} inputs; forward takes {len(params)}")
+        bound = dict(zip(params, value))
+    else:
+        raise TypeError(f"{origin} must return a tensor, a tuple of tensors or a dict; got {type(value).__name__}")
+    for name, tensor in bound.items():
+        if not isinstance(tensor, torch.Tensor):
+            raise TypeError(f"{origin}: input {name!r} is {type(tensor).__name__}, not a tensor")
+    return bound
+
+
+def _perturb(t: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+    """Other values of the same kind: float tensors are scaled and get noise; others stay."""
+    if not t.is_floating_point() or t.numel() == 0:
+        return t.clone()
+    finite = t[torch.isfinite(t)]
+    scale = float(finite.std()) if finite.numel() > 1 else 1.0
+    noise = torch.randn(t.shape, generator=generator, dtype=torch.float32).to(t.dtype)
+    return t * 1.1 + noise * (0.1 * (scale or 1.0))
+
+
+def _resize(t: torch.Tensor, axis: int, size: int, generator: torch.Generator) -> torch.Tensor:
+    """Grow or shrink one axis by repeating slices; float copies get fresh noise."""
+    index = torch.arange(size) % t.shape[axis]
+    out = t.index_select(axis, index)
+    return _perturb(out, generator) if out.is_floating_point() else out
+
+
+def _resize_dynamic(
+    sample: dict[str, torch.Tensor], reference: dict[str, torch.Tensor],
+    dynamic_axes: Mapping[str, Mapping[int, str]], generator: torch.Generator,
+) -> tuple[dict[str, torch.Tensor], list[str]]:
+    """Give every dynamic axis a size other than the traced one (one size per axis name)."""
+    traced: dict[str, int] = {}
+    for name, axes in dynamic_axes.items():
+        for axis, dim in axes.items():
+            if name in reference and axis < reference[name].dim():
+                traced.setdefault(dim, reference[name].shape[axis])
+    # +1 keeps tensors small; a traced size of 1 becomes 2 (1 is where squeeze bakes in).
+    new_size = {dim: size + 1 for dim, size in traced.items() if size > 0}
+    out, changed = dict(sample), []
+    for name, axes in dynamic_axes.items():
+        for axis, dim in axes.items():
+            t = out.get(name)
+            if t is None or axis >= t.dim() or dim not in new_size or t.shape[axis] != traced[dim]:
+                continue
+            out[name] = _resize(t, axis, new_size[dim], generator)
+            changed.append(f"{name}[{axis}] ({dim}) {traced[dim]}->{new_size[dim]}")
+    return out, changed
+
+
+def make_input_sets(
+    module: Any, spec: InputsSpec, model: torch.nn.Module,
+    dynamic_axes: Mapping[str, Mapping[int, str]], seed: int, count: int = SET_COUNT,
+) -> InputSets:
+    """Build ``count`` input sets for ``model`` from the user's function or shapes."""
+    params = forward_parameters(model)
+    notes: list[str] = []
+    sets: list[dict[str, torch.Tensor]] = []
+    generators = [torch.Generator().manual_seed(seed + k) for k in range(count)]
+    if spec.shapes:
+        unknown = [n for n, _ in spec.shapes if n not in params]
+        if unknown:
+            raise TypeError(f"--input-shape names {unknown} are not parameters of forward{tuple(params)}")
+        for g in generators:
+            sets.append({n: torch.randn(shape, generator=g) for n, shape in spec.shapes})
+        notes.append("random float32 inputs (--input-shape), a different seed per set")
+    else:
+        fn = getattr(module, spec.function or "", None)
+        if not callable(fn):
+            raise AttributeError(f"the model file has no function {spec.function!r} for --inputs")
+        origin = f"{spec.function}()"
+        if _accepts_argument(fn):
+            sets = [_bind(fn(g), params, origin) for g in generators]
+            notes.append(f"{origin} called with a torch.Generator seeded {seed}..{seed + count - 1}")
+        else:
+            first = _bind(fn(), params, origin)
+            sets = [first] + [{k: _perturb(v, g) for k, v in first.items()} for g in generators[1:]]
+            notes.append(f"{origin} takes no generator: sets 2..{count} are its output with float inputs scaled and noised")
+    if dynamic_axes and count > 2:
+        sets[-1], changed = _resize_dynamic(sets[-1], sets[0], dynamic_axes, generators[-1])
+        if changed:
+            notes.append(f"set {count} resizes dynamic axes: " + ", ".join(changed))
+    order = [p for p in params if p in sets[0]]
+    return InputSets(names=order, sets=[{n: s[n] for n in order} for s in sets], notes=notes)

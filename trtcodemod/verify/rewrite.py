@@ -1,0 +1,167 @@
+"""Produce the "after" model: copy the model's package to a folder and rewrite every file.
+
+A model file inside a package may use relative imports, and a fix may touch several
+files of that package, so the whole top-level package is copied and each ``.py`` in it
+goes through the same rewrite ``trtcodemod apply`` would do. A lone file is copied alone
+(its neighbours stay importable from their original folder).
+
+Locations in the copy (exporter doc strings, tracer warnings) map back to the user's
+files: the path by prefix, the line through a diff of the two sources.
+"""
+
+from __future__ import annotations
+
+import bisect
+import difflib
+import re
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from .spec import RewriteOptions
+
+#: ``fixer(source_bytes, user_path, options) -> (new_source_bytes, [(rule, line, message)])``
+Fixer = Callable[[bytes, str, RewriteOptions], tuple[bytes, list[tuple[str, int, str]]]]
+_SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", ".git", ".hg", ".mypy_cache", ".pytest_cache")
+
+
+@dataclass(frozen=True)
+class SourceLayout:
+    """Where the model file lives and how to import it."""
+
+    model_file: Path
+    package_dir: Path | None  # the top-level package folder, if any
+    import_root: Path  # the folder that goes on sys.path
+    module: str  # dotted module name under import_root
+
+    @property
+    def user_roots(self) -> tuple[str, ...]:
+        return (str(self.package_dir or self.model_file.parent),)
+
+
+def locate(model_file: Path) -> SourceLayout:
+    """Find the top-level package around ``model_file`` (folders with ``__init__.py``)."""
+    model_file = model_file.resolve()
+    top = None
+    folder = model_file.parent
+    while (folder / "__init__.py").is_file():
+        top = folder
+        if folder.parent == folder:
+            break
+        folder = folder.parent
+    if top is None:
+        return SourceLayout(model_file, None, model_file.parent, model_file.stem)
+    rel = model_file.relative_to(top.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return SourceLayout(model_file, top, top.parent, ".".join(parts))
+
+
+class LineMap:
+    """Rewritten line number -> original line number (1-based), from a line diff."""
+
+    def __init__(self, before: str, after: str) -> None:
+        ops = difflib.SequenceMatcher(None, before.splitlines(), after.splitlines(), autojunk=False).get_opcodes()
+        self._starts = [j1 for _, _, _, j1, _ in ops]
+        self._ops = ops
+
+    def __call__(self, line: int) -> int:
+        k = bisect.bisect_right(self._starts, line - 1) - 1
+        if k < 0:
+            return line
+        tag, i1, i2, j1, _ = self._ops[k]
+        if tag == "equal":
+            return i1 + (line - 1 - j1) + 1
+        return min(i1, max(i2 - 1, i1)) + 1  # a changed or inserted block: its first original line
+
+
+@dataclass
+class Fix:
+    rule: str
+    path: str
+    line: int
+    message: str
+
+
+@dataclass
+class RewrittenTree:
+    layout: SourceLayout  # of the copy: import it from here
+    fixes: list[Fix] = field(default_factory=list)
+    changed_files: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    #: copy path -> (user path, line map)
+    maps: dict[str, tuple[str, LineMap]] = field(default_factory=dict)
+    extra_paths: list[str] = field(default_factory=list)
+
+    @property
+    def rules(self) -> list[str]:
+        return sorted({f.rule for f in self.fixes})
+
+    def map_path(self, path: str | None, line: int | None) -> tuple[str | None, int | None]:
+        """A location in the copy -> the user's file and line (unchanged if not in the copy)."""
+        if path is None:
+            return path, line
+        entry = self.maps.get(str(Path(path).resolve())) if Path(path).is_absolute() else None
+        if entry is None:
+            return path, line
+        user_path, line_map = entry
+        return user_path, (line_map(line) if line is not None else None)
+
+    def map_location(self, text: str | None) -> str | None:
+        """``"/tmp/…/after_src/pkg/head.py:12"`` -> ``"/home/…/pkg/head.py:10"``."""
+        if not text:
+            return text
+        match = re.match(r"^(.*?):(\d+)(.*)$", text)
+        if not match:
+            return text
+        path, line = self.map_path(match.group(1), int(match.group(2)))
+        return f"{path}:{line}{match.group(3)}"
+
+
+def engine_fixer(source: bytes, path: str, options: RewriteOptions) -> tuple[bytes, list[tuple[str, int, str]]]:
+    """The real rewrite: ``trtcodemod.engine.fix_source`` with the ``apply`` options."""
+    from trtcodemod.engine import Options, fix_source
+
+    opts = Options(select=tuple(options.select), ignore=tuple(options.ignore), unsafe=options.unsafe,
+                   target=options.target)
+    result = fix_source(source, path, opts)
+    return result.source, [(f.rule, int(f.line), str(f.message)) for f in result.fixed]
+
+
+def rewrite_copy(layout: SourceLayout, dest: Path, options: RewriteOptions, fixer: Fixer | None = None) -> RewrittenTree:
+    """Copy the model's package (or file) under ``dest`` and rewrite every Python file in it."""
+    fixer = fixer or engine_fixer
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.mkdir(parents=True)
+    if layout.package_dir is not None:
+        target_pkg = dest / layout.package_dir.name
+        shutil.copytree(layout.package_dir, target_pkg, ignore=_SKIP)
+        pairs = [(target_pkg / p.relative_to(layout.package_dir), p)
+                 for p in sorted(layout.package_dir.rglob("*.py")) if "__pycache__" not in p.parts]
+        copy_file = target_pkg / layout.model_file.relative_to(layout.package_dir)
+        tree = RewrittenTree(SourceLayout(copy_file, target_pkg, dest, layout.module))
+    else:
+        copy_file = dest / layout.model_file.name
+        shutil.copy2(layout.model_file, copy_file)
+        pairs = [(copy_file, layout.model_file)]
+        tree = RewrittenTree(SourceLayout(copy_file, None, dest, layout.module),
+                             extra_paths=[str(layout.model_file.parent)])
+    for copy_path, user_path in pairs:
+        original = user_path.read_bytes()
+        try:
+            new, fixed = fixer(original, str(user_path), options)
+        except Exception as exc:  # noqa: BLE001 - InputError or an engine bug: report, keep the original
+            tree.errors.append(f"{user_path}: {exc}")
+            continue
+        tree.fixes.extend(Fix(rule, str(user_path), line, msg) for rule, line, msg in fixed)
+        if new != original:
+            copy_path.write_bytes(new)
+            tree.changed_files.append(str(user_path))
+            tree.maps[str(copy_path.resolve())] = (
+                str(user_path), LineMap(original.decode("utf-8", "replace"), new.decode("utf-8", "replace")))
+        else:
+            tree.maps[str(copy_path.resolve())] = (str(user_path), LineMap("", ""))
+    return tree

@@ -1,0 +1,395 @@
+"""Orchestration: rewrite, build both models in workers, export, run backends, compare, check.
+
+Nothing here imports torch: models, exporters and backends run in worker processes
+(``worker.py``); this process only moves numpy arrays and files around, so whatever
+a model or backend does (raise, segfault, hang) becomes a line in the report.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from . import static
+from .backends import EAGER_BACKENDS, FAILED, GRAPH_BACKENDS, OK, SKIPPED, BackendRun, availability
+from .compare import OutputComparison, compare_outputs, finite_or_none, worst
+from .culprits import find_culprits
+from .rewrite import Fixer, RewrittenTree, SourceLayout, locate, rewrite_copy
+from .spec import VerifySpec
+from .worker import BACKEND_TASK, MODEL_TASK, TaskOutcome, run_task
+
+Progress = Callable[[str], None]
+REPORT_VERSION = 1
+
+
+@dataclass
+class _Ctx:
+    """State shared by the steps of one verification."""
+
+    spec: VerifySpec
+    work: Path  # task folders (always temporary)
+    out: Path  # ONNX files and the rewritten sources (``--save DIR`` or temporary)
+    progress: Progress
+    probe: dict[str, Any] = field(default_factory=dict)
+    input_names: list[str] = field(default_factory=list)
+    input_sets: list[dict[str, Any]] = field(default_factory=list)
+    counter: int = 0
+
+    def folder(self, label: str) -> Path:
+        self.counter += 1
+        return self.work / f"{self.counter:02d}-{label}"
+
+
+@dataclass
+class SideResult:
+    """One model (before, after or a culprit probe) through build, eager, export and graphs."""
+
+    role: str
+    outcome: TaskOutcome
+    graph_runs: dict[tuple[str, str], TaskOutcome] = field(default_factory=dict)
+
+    @property
+    def eager(self) -> dict[str, BackendRun]:
+        return self.outcome.data.get("eager", {})
+
+    @property
+    def built(self) -> bool:
+        run = self.eager.get("cpu")
+        return run is not None and run.status == OK
+
+    def export(self, exporter: str) -> dict[str, Any] | None:
+        return self.outcome.data.get("exports", {}).get(exporter)
+
+    def onnx_path(self, exporter: str) -> str | None:
+        exp = self.export(exporter)
+        return exp.get("path") if exp else None
+
+    def graph_run(self, backend: str, exporter: str) -> BackendRun | None:
+        task = self.graph_runs.get((backend, exporter))
+        if task is None:
+            return None
+        run = task.data.get("run")
+        if task.status != "ok" or run is None:
+            return BackendRun(status=FAILED, error=f"{backend} worker {task.message}")
+        return run
+
+    def failure(self) -> str | None:
+        """Why this model produced no eager output, or None."""
+        if self.built:
+            return None
+        if self.outcome.status != "ok":
+            return self.outcome.message
+        run = self.eager.get("cpu")
+        return f"eager run failed: {run.error}" if run else "no eager output"
+
+
+# --- steps ----------------------------------------------------------------------------------
+
+
+def _run_model(ctx: _Ctx, role: str, layout: SourceLayout, *, extra_paths: list[str] | None = None,
+               exporters: tuple[str, ...] | None = None, state_dict: Path | None = None,
+               out_dir: Path | None = None, timing: bool = True) -> SideResult:
+    spec = ctx.spec
+    devices = ["cpu"] + (["cuda"] if "torch-cuda" in spec.backends and ctx.probe.get("cuda") else [])
+    request = {
+        "task": MODEL_TASK, "role": role, "probe": role == "before",
+        "model_file": str(layout.model_file), "import_root": str(layout.import_root), "module": layout.module,
+        "extra_paths": extra_paths or [], "user_roots": [*layout.user_roots, *(extra_paths or [])],
+        "model": spec.model, "inputs": spec.inputs, "dynamic_axes": {k: dict(v) for k, v in spec.dynamic_axes.items()},
+        "seed": spec.seed, "exporters": list(spec.exporters if exporters is None else exporters),
+        "opset": spec.opset, "out_dir": str(out_dir or ctx.out), "eager_devices": devices,
+        "runs": spec.runs if timing else 0, "warmup": spec.warmup if timing else 0,
+    }
+    if role == "before":
+        request["save_state_dict"] = str(ctx.work / "state_dict.pt")
+    else:
+        request.update(state_dict_path=str(state_dict or ctx.work / "state_dict.pt"),
+                       input_names=ctx.input_names, input_sets=ctx.input_sets)
+    return SideResult(role, run_task(request, ctx.folder(f"{role}-model"), spec.timeout))
+
+
+def _run_graphs(ctx: _Ctx, side: SideResult, backends: tuple[str, ...], exporters: tuple[str, ...],
+                timing: bool = True) -> None:
+    for exporter in exporters:
+        path = side.onnx_path(exporter)
+        if not path:
+            continue
+        for backend in backends:
+            if backend not in GRAPH_BACKENDS or availability(backend, ctx.probe):
+                continue
+            ctx.progress(f"{side.role}: {backend} ({exporter})")
+            request = {"task": BACKEND_TASK, "backend": backend, "onnx_path": path, "input_sets": ctx.input_sets,
+                       "runs": ctx.spec.runs if timing else 0, "warmup": ctx.spec.warmup if timing else 0}
+            side.graph_runs[(backend, exporter)] = run_task(
+                request, ctx.folder(f"{side.role}-{backend}-{exporter}"), ctx.spec.timeout)
+
+
+# --- comparisons -------------------------------------------------------------------------------
+
+
+def _compare_run(ctx: _Ctx, names: list[str], reference: BackendRun, run: BackendRun
+                 ) -> tuple[list[OutputComparison], list[list[OutputComparison]]]:
+    """Per input set comparisons of ``run`` against ``reference``; also the per-output worst."""
+    spec = ctx.spec
+    per_set: list[list[OutputComparison]] = []
+    for k, (ref, got) in enumerate(zip(reference.outputs, run.outputs)):
+        if ref is None:
+            continue  # the reference itself failed on this set: nothing to compare against
+        if got is None:
+            err = run.set_errors[k] if k < len(run.set_errors) else "no output"
+            per_set.append([OutputComparison(name="(run)", shape=(), dtype="", expected_shape=(), expected_dtype="",
+                                             max_abs_err=None, max_rel_err=None, passed=False,
+                                             problem=f"set {k + 1}: {err}")])
+            continue
+        comps = compare_outputs(names or [f"output.{i}" for i in range(len(ref))], ref, got, spec.atol, spec.rtol)
+        for c in comps:
+            if c.problem:
+                c.problem = f"set {k + 1}: {c.problem}"
+        per_set.append(comps)
+    merged: dict[str, OutputComparison] = {}
+    for comps in per_set:
+        for c in comps:
+            old = merged.get(c.name)
+            if old is None or (old.passed and not c.passed) or (
+                    old.passed == c.passed and (c.max_abs_err or 0) > (old.max_abs_err or 0)):
+                merged[c.name] = c
+    return list(merged.values()), per_set
+
+
+def _faithfulness(ctx: _Ctx, side: SideResult, exporter: str, tree: RewrittenTree | None) -> dict[str, Any]:
+    """Does this side's graph (ONNX Runtime CPU) reproduce this side's own eager outputs?"""
+    exp = side.export(exporter)
+    entry: dict[str, Any] = {"side": side.role, "exporter": exporter, "faithful": None, "baked": False,
+                             "failing_sets": [], "detail": "", "warnings": []}
+    if exp is None:
+        entry["detail"] = f"not exported: {side.failure() or side.outcome.message or 'model failed'}"
+        return entry
+    for w in exp.get("warnings", []):
+        if w.get("category") == "traceback":
+            continue
+        path, line = (tree.map_path(w.get("file"), w.get("line")) if tree else (w.get("file"), w.get("line")))
+        entry["warnings"].append({"category": w["category"], "message": w["message"],
+                                  "source": f"{path}:{line}" if path else None})
+    if exp.get("error"):
+        entry["detail"] = f"export failed: {exp['error']}"
+        return entry
+    run = side.graph_run("onnxruntime-cpu", exporter)
+    cpu = side.eager.get("cpu")
+    if run is None or cpu is None:
+        entry["detail"] = "ONNX Runtime CPU did not run"
+        return entry
+    if run.status != OK:
+        entry.update(faithful=False, detail=f"ONNX Runtime CPU failed: {run.error}")
+        return entry
+    _, per_set = _compare_run(ctx, side.outcome.data.get("output_names", []), cpu, run)
+    failing = [k + 1 for k, comps in enumerate(per_set) if not all(c.passed for c in comps)]
+    entry["failing_sets"] = failing
+    entry["faithful"] = not failing
+    if failing:
+        first_problem = next(c.problem for c in per_set[failing[0] - 1] if not c.passed)
+        entry["baked"] = 1 not in failing
+        if entry["baked"]:
+            entry["detail"] = (f"the graph matches eager on the traced input set but not on set(s) "
+                               f"{', '.join(map(str, failing))}: the export baked something in ({first_problem})")
+        else:
+            entry["detail"] = f"the graph differs from eager even on the traced inputs ({first_problem})"
+    return entry
+
+
+def _backend_row(ctx: _Ctx, backend: str, exporter: str | None, before: SideResult, after: SideResult,
+                 names: list[str]) -> dict[str, Any]:
+    row: dict[str, Any] = {"name": backend, "exporter": exporter, "status": SKIPPED, "reason": None,
+                           "max_abs_err": None, "max_rel_err": None, "passed": None,
+                           "latency_ms": {"before": None, "after": None},
+                           "before": {"status": None, "reason": None}, "outputs": []}
+    reason = availability(backend, ctx.probe)
+    if reason:
+        row["reason"] = reason
+        return row
+    reference = before.eager.get("cpu")
+    if exporter is None:
+        device = backend.split("-", 1)[1]
+        b_run, a_run = before.eager.get(device), after.eager.get(device)
+        a_missing = after.failure() if a_run is None else None
+    else:
+        b_run, a_run = before.graph_run(backend, exporter), after.graph_run(backend, exporter)
+        a_missing = None
+        if a_run is None:
+            exp = after.export(exporter)
+            a_missing = (f"export failed: {exp['error']}" if exp and exp.get("error")
+                         else after.failure() or after.outcome.message or "not exported")
+    row["before"] = {"status": b_run.status if b_run else FAILED,
+                     "reason": (b_run.error if b_run else "the original was not run here")}
+    row["latency_ms"]["before"] = b_run.latency_ms if b_run else None
+    if a_run is None:
+        row.update(status=FAILED, reason=f"rewritten model: {a_missing}")
+        return row
+    row["latency_ms"]["after"] = a_run.latency_ms
+    if a_run.status != OK:
+        row.update(status=FAILED, reason=a_run.error)
+        return row
+    merged, per_set = _compare_run(ctx, names, reference, a_run)
+    all_comps = [c for comps in per_set for c in comps]
+    max_abs, max_rel, passed = worst(all_comps)
+    row.update(status=OK, max_abs_err=finite_or_none(max_abs), max_rel_err=finite_or_none(max_rel), passed=passed,
+               outputs=[c.to_json() for c in merged])
+    return row
+
+
+# --- the run ----------------------------------------------------------------------------------
+
+
+def verify(spec: VerifySpec, *, progress: Progress | None = None, fixer: Fixer | None = None) -> dict[str, Any]:
+    """Verify one model; returns the report (``report.py`` renders it). Never raises for model faults."""
+    progress = progress or (lambda _msg: None)
+    work = Path(tempfile.mkdtemp(prefix="trtcodemod-verify-"))
+    out = spec.save_dir or work / "out"
+    out.mkdir(parents=True, exist_ok=True)
+    ctx = _Ctx(spec=spec, work=work, out=out, progress=progress)
+    try:
+        return _verify(ctx, fixer)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _empty_report(spec: VerifySpec) -> dict[str, Any]:
+    return {
+        "version": REPORT_VERSION, "name": spec.label,
+        "model": {"file": str(spec.model_file), "model": spec.model, "inputs": spec.inputs.describe(),
+                  "dynamic_axes": {k: {str(a): d for a, d in v.items()} for k, v in spec.dynamic_axes.items()},
+                  "exporters": list(spec.exporters), "opset": spec.opset, "target": spec.rewrite.target,
+                  "unsafe": spec.rewrite.unsafe, "atol": spec.atol, "rtol": spec.rtol},
+        "exit_code": 2, "error": None, "equivalent": False, "problems": [],
+        "export_faithful": {"before": None, "after": None}, "export_checks": [],
+        "models": {}, "inputs": {}, "backends": [], "graphs": {"before": None, "after": None},
+        "graphs_by_exporter": {}, "rules_applied": [], "fixes": [], "rewrite_errors": [],
+        "culprit_rules": [], "culprits": [], "environment": {}, "saved": None,
+    }
+
+
+def _model_summary(side: SideResult) -> dict[str, Any]:
+    o = side.outcome
+    return {"status": "ok" if side.built else o.status if o.status != "ok" else "failed",
+            "message": side.failure() or "", "stage": o.stage, "seconds": round(o.seconds, 2),
+            "log_tail": o.log[-1500:] if not side.built else ""}
+
+
+def _verify(ctx: _Ctx, fixer: Fixer | None) -> dict[str, Any]:
+    spec = ctx.spec
+    report = _empty_report(spec)
+    layout = locate(spec.model_file)
+
+    ctx.progress("rewriting")
+    tree = rewrite_copy(layout, ctx.out / "after_src", spec.rewrite, fixer)
+    report["rules_applied"] = tree.rules
+    report["fixes"] = [vars(f) for f in tree.fixes]
+    report["rewrite_errors"] = tree.errors
+    if spec.save_dir:
+        report["saved"] = str(spec.save_dir)
+
+    ctx.progress("original: build, eager, export")
+    before = _run_model(ctx, "before", layout)
+    ctx.probe = before.outcome.data.get("probe", {})
+    report["environment"] = ctx.probe
+    report["models"]["before"] = _model_summary(before)
+    if not before.built:
+        report["error"] = f"the original model could not run: {before.failure()}"
+        return report
+    ctx.input_names = before.outcome.data["input_names"]
+    ctx.input_sets = before.outcome.data["input_sets"]
+    report["inputs"] = {"names": ctx.input_names, "notes": before.outcome.data.get("input_notes", []),
+                        "sets": [{k: list(v.shape) for k, v in s.items()} for s in ctx.input_sets]}
+
+    ctx.progress("rewritten: build, eager, export")
+    after = _run_model(ctx, "after", tree.layout, extra_paths=tree.extra_paths)
+    report["models"]["after"] = _model_summary(after)
+    # The original's exports may still be missing if its worker died while exporting.
+    for exporter in spec.exporters:
+        if before.export(exporter) is None and before.outcome.status != "ok":
+            before.outcome.data.setdefault("exports", {})[exporter] = {
+                "exporter": exporter, "path": None, "error": before.outcome.message, "warnings": []}
+    _run_graphs(ctx, before, spec.backends, spec.exporters)
+    _run_graphs(ctx, after, spec.backends, spec.exporters)
+
+    names = before.outcome.data.get("output_names", [])
+    for exporter in spec.exporters:
+        for side, t in ((before, None), (after, tree)):
+            report["export_checks"].append(_faithfulness(ctx, side, exporter, t))
+    for role in ("before", "after"):
+        values = [c["faithful"] for c in report["export_checks"] if c["side"] == role]
+        report["export_faithful"][role] = None if any(v is None for v in values) or not values else all(values)
+
+    rows = [_backend_row(ctx, b, None, before, after, names) for b in spec.backends if b in EAGER_BACKENDS]
+    for exporter in spec.exporters:
+        rows += [_backend_row(ctx, b, exporter, before, after, names) for b in spec.backends if b in GRAPH_BACKENDS]
+    report["backends"] = rows
+
+    ctx.progress("static TensorRT check")
+    for exporter in spec.exporters:
+        graphs = {}
+        for side, mapper in ((before, None), (after, tree.map_location)):
+            path = side.onnx_path(exporter)
+            graphs[side.role] = static.check_onnx(path, spec.rewrite.target, mapper) if path else None
+        report["graphs_by_exporter"][exporter] = graphs
+    report["graphs"] = report["graphs_by_exporter"][spec.exporters[0]]
+
+    # Verdict.
+    problems = report["problems"]
+    if not after.built:
+        problems.append(f"the rewritten model could not run: {after.failure()}")
+    for row in rows:
+        label = row["name"] + (f" ({row['exporter']})" if row["exporter"] else "")
+        if row["status"] == OK and not row["passed"]:
+            bad = next((o for o in row["outputs"] if not o["passed"]), None)
+            problems.append(f"{label}: outputs differ from the original" + (f" ({bad['problem']})" if bad else ""))
+        elif row["status"] == FAILED and row["before"]["status"] == OK:
+            problems.append(f"{label}: the original ran but the rewritten model failed: {row['reason']}")
+    report["equivalent"] = not problems
+    if not any(before.onnx_path(e) and not (before.export(e) or {}).get("error") for e in spec.exporters):
+        report["error"] = "the original model could not be exported: " + "; ".join(
+            f"{e}: {(before.export(e) or {}).get('error') or before.outcome.message}" for e in spec.exporters)
+        return report
+    trt_errors = [i for e in spec.exporters for i in static.errors(report["graphs_by_exporter"][e]["after"])]
+    failed_after = [r for r in rows if r["status"] == FAILED]
+    report["exit_code"] = 0 if report["equivalent"] and not trt_errors and not failed_after else 1
+
+    if not report["equivalent"] and tree.rules:
+        ctx.progress("looking for the culprit rule(s)")
+        failing_exporters = tuple(sorted({r["exporter"] for r in rows if r["exporter"] and r["status"] != SKIPPED and not r["passed"]}))
+        report["culprits"] = find_culprits(
+            tree.rules, lambda rule: _check_single_rule(ctx, layout, rule, fixer, before, names, failing_exporters))
+        report["culprit_rules"] = [c["rule"] for c in report["culprits"] if c["reproduces"]]
+    return report
+
+
+def _check_single_rule(ctx: _Ctx, layout: SourceLayout, rule: str, fixer: Fixer | None, before: SideResult,
+                       names: list[str], exporters: tuple[str, ...]) -> tuple[bool, str]:
+    """Rewrite with ``select = (rule,)`` only; does that alone break equivalence?"""
+    spec = ctx.spec
+    options = type(spec.rewrite)(select=(rule,), ignore=spec.rewrite.ignore, unsafe=spec.rewrite.unsafe,
+                                 target=spec.rewrite.target)
+    probe_dir = ctx.work / f"culprit-{rule}"
+    tree = rewrite_copy(layout, probe_dir / "src", options, fixer)
+    if not tree.fixes:
+        return False, "applies no fix on its own"
+    side = _run_model(ctx, f"culprit-{rule}", tree.layout, extra_paths=tree.extra_paths, exporters=exporters,
+                      out_dir=probe_dir, timing=False)
+    if not side.built:
+        return True, f"the model rewritten with {rule} alone does not run: {side.failure()}"
+    _, per_set = _compare_run(ctx, names, before.eager["cpu"], side.eager["cpu"])
+    bad = [c for comps in per_set for c in comps if not c.passed]
+    if bad:
+        return True, f"eager outputs differ with {rule} alone: {bad[0].name}: {bad[0].problem}"
+    _run_graphs(ctx, side, ("onnxruntime-cpu",), exporters, timing=False)
+    for exporter in exporters:
+        run = side.graph_run("onnxruntime-cpu", exporter)
+        if run is None or run.status != OK:
+            return True, f"{exporter} graph with {rule} alone fails: {run.error if run else 'not exported'}"
+        _, per_set = _compare_run(ctx, names, before.eager["cpu"], run)
+        bad = [c for comps in per_set for c in comps if not c.passed]
+        if bad:
+            return True, f"{exporter} graph with {rule} alone differs: {bad[0].name}: {bad[0].problem}"
+    return False, f"{rule} alone keeps the outputs equal"

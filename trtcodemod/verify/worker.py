@@ -1,0 +1,269 @@
+"""The child process: load a model, build it, make inputs, run eager, export; or run a backend.
+
+The parent writes ``request.pkl`` into a task folder and starts
+``python -m trtcodemod.verify.worker FOLDER``; the child writes ``result.pkl`` (plain
+dicts, numpy arrays, no torch objects) after every stage, so a segfault or a hang
+still leaves what was done and names the stage it died in.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import pickle
+import sys
+import signal
+import subprocess
+import time
+import traceback
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+MODEL_TASK, BACKEND_TASK = "model", "backend"
+
+
+class _Checkpoint:
+    """The result so far, written atomically after each stage."""
+
+    def __init__(self, folder: Path) -> None:
+        self.path = folder / "result.pkl"
+        self.data: dict[str, Any] = {"stage": "start", "done": False}
+
+    def stage(self, name: str) -> None:
+        self.data["stage"] = name
+        self.save()
+
+    def save(self) -> None:
+        tmp = self.path.with_suffix(".tmp")
+        with open(tmp, "wb") as fh:
+            pickle.dump(self.data, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, self.path)
+
+
+# --- loading user code ------------------------------------------------------------------
+
+
+def import_user_module(model_file: str, import_root: str, module: str, extra_paths: list[str]) -> Any:
+    """Import the model file as ``module`` with ``import_root`` first on ``sys.path``.
+
+    Files inside a package import by dotted name so their relative imports work;
+    a lone file is loaded from its path (its name may shadow nothing).
+    """
+    for path in reversed([import_root, *extra_paths]):
+        sys.path.insert(0, path)
+    if "." in module or (Path(import_root) / module / "__init__.py").exists():
+        return importlib.import_module(module)
+    spec = importlib.util.spec_from_file_location(module, model_file)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {model_file}")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[module] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def build_model(module: Any, name: str) -> Any:
+    """``name`` is an ``nn.Module`` subclass taking no arguments, or a callable returning a module."""
+    import torch
+
+    obj = getattr(module, name, None)
+    if obj is None:
+        raise AttributeError(f"{module.__name__} has no attribute {name!r} (--model)")
+    if not callable(obj):
+        raise TypeError(f"--model {name}: not callable")
+    model = obj()
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(f"--model {name}() returned {type(model).__name__}, not a torch.nn.Module")
+    return model.eval()
+
+
+def flatten_outputs(value: Any, prefix: str = "output") -> list[tuple[str, Any]]:
+    """Tensors of a (nested) output in the exporters' order, with readable names."""
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return [(prefix, value)]
+    if isinstance(value, dict):
+        return [item for k, v in value.items() for item in flatten_outputs(v, f"{prefix}.{k}")]
+    if isinstance(value, (tuple, list)):
+        return [item for i, v in enumerate(value) for item in flatten_outputs(v, f"{prefix}.{i}")]
+    return []  # None and Python scalars are not graph outputs
+
+
+# --- tasks ----------------------------------------------------------------------------------
+
+
+def _model_task(req: dict[str, Any], cp: _Checkpoint) -> None:
+    import numpy as np
+    import torch
+
+    from .backends import probe_environment, run_eager
+    from .export import export_model
+    from .inputs import make_input_sets
+
+    if req.get("probe"):
+        cp.stage("probe")
+        cp.data["probe"] = probe_environment()
+    seed = req["seed"]
+    torch.manual_seed(seed)
+    np.random.seed(seed)
+    # Deterministic, comparable numerics: no TF32 on GPUs.
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+
+    cp.stage("import")
+    module = import_user_module(req["model_file"], req["import_root"], req["module"], req.get("extra_paths", []))
+    cp.stage("build")
+    torch.manual_seed(seed)
+    model = build_model(module, req["model"])
+    if req.get("state_dict_path"):
+        cp.stage("load_state_dict")
+        state = torch.load(req["state_dict_path"], map_location="cpu", weights_only=True)
+        model.load_state_dict(state)
+    if req.get("save_state_dict"):
+        torch.save(model.state_dict(), req["save_state_dict"])
+
+    cp.stage("inputs")
+    if req.get("input_sets") is None:
+        made = make_input_sets(module, req["inputs"], model, req["dynamic_axes"], seed)
+        names, sets, notes = made.names, made.sets, made.notes
+        cp.data["input_names"] = names
+        cp.data["input_sets"] = [{k: v.detach().cpu().numpy() for k, v in s.items()} for s in sets]
+        cp.data["input_notes"] = notes
+    else:
+        names = list(req["input_names"])
+        sets = [{k: torch.from_numpy(np.array(v)) for k, v in s.items()} for s in req["input_sets"]]
+
+    cp.data["eager"] = {}
+    output_names: list[str] = []
+    for device in req.get("eager_devices", ["cpu"]):
+        cp.stage(f"eager ({device})")
+        run, names_here = run_eager(model, sets, device, req["runs"], req["warmup"], flatten_outputs)
+        output_names = output_names or names_here
+        cp.data["eager"][device] = run
+        model = model.to("cpu")
+    cp.data["output_names"] = output_names
+
+    cp.data["exports"] = {}
+    args = tuple(sets[0][n] for n in names)
+    for exporter in req.get("exporters", []):
+        cp.stage(f"export ({exporter})")
+        torch.manual_seed(seed)
+        path = Path(req["out_dir"]) / f"{req['role']}.{exporter}.onnx"
+        cp.data["exports"][exporter] = asdict(export_model(
+            model, args, path, exporter=exporter, input_names=names,
+            output_names=output_names or ["output"], dynamic_axes=req["dynamic_axes"],
+            opset=req["opset"], user_roots=tuple(req.get("user_roots", ())),
+        ))
+
+
+def _backend_task(req: dict[str, Any], cp: _Checkpoint) -> None:
+    from .backends import run_graph_backend
+
+    cp.stage(f"run ({req['backend']})")
+    cp.data["run"] = run_graph_backend(req["backend"], req["onnx_path"], req["input_sets"], req["runs"], req["warmup"])
+
+
+def main(argv: list[str] | None = None) -> int:
+    folder = Path((argv or sys.argv[1:])[0])
+    with open(folder / "request.pkl", "rb") as fh:
+        req = pickle.load(fh)
+    cp = _Checkpoint(folder)
+    try:
+        if req["task"] == MODEL_TASK:
+            _model_task(req, cp)
+        elif req["task"] == BACKEND_TASK:
+            _backend_task(req, cp)
+        else:
+            raise ValueError(f"unknown task {req['task']!r}")
+    except BaseException as exc:  # noqa: BLE001 - every failure goes back to the parent as data
+        cp.data["error"] = f"{type(exc).__name__}: {str(exc).strip()[:1000]}"
+        cp.data["traceback"] = traceback.format_exc()[-6000:]
+        cp.save()
+        return 3
+    cp.data["done"] = True
+    cp.save()
+    return 0
+
+
+# --- the parent's side ------------------------------------------------------------------
+
+
+@dataclass
+class TaskOutcome:
+    """How a worker ended: ``ok``, ``error`` (an exception), ``crashed`` or ``timeout``."""
+
+    status: str
+    data: dict[str, Any]
+    message: str = ""
+    seconds: float = 0.0
+    log: str = ""
+
+    @property
+    def stage(self) -> str:
+        return str(self.data.get("stage", "start"))
+
+
+def _signal_name(code: int) -> str:
+    try:
+        return signal.Signals(-code).name
+    except ValueError:
+        return f"signal {-code}"
+
+
+def run_task(request: dict[str, Any], folder: Path, timeout: float) -> TaskOutcome:
+    """Run one task in a fresh interpreter; never raises for what happens inside it."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / "request.pkl", "wb") as fh:
+        pickle.dump(request, fh, protocol=pickle.HIGHEST_PROTOCOL)
+    log_path = folder / "worker.log"
+    env = {**os.environ, "PYTHONFAULTHANDLER": "1", "PYTHONUNBUFFERED": "1"}
+    start = time.perf_counter()
+    with open(log_path, "wb") as log:
+        # A new session so a timeout can end the worker and anything it started.
+        proc = subprocess.Popen([sys.executable, "-m", "trtcodemod.verify.worker", str(folder)],
+                                stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                env=env, start_new_session=True)
+        try:
+            code = proc.wait(timeout=timeout)
+            timed_out = False
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            code = proc.wait()
+    seconds = time.perf_counter() - start
+    data: dict[str, Any] = {}
+    try:
+        with open(folder / "result.pkl", "rb") as fh:
+            data = pickle.load(fh)
+    except (OSError, EOFError, pickle.UnpicklingError):
+        pass
+    log_text = _tail(log_path)
+    stage = data.get("stage", "start")
+    if timed_out:
+        return TaskOutcome("timeout", data, f"timed out after {timeout:g} s during {stage}", seconds, log_text)
+    if code < 0:
+        return TaskOutcome("crashed", data, f"crashed with {_signal_name(code)} during {stage}", seconds, log_text)
+    if data.get("error"):
+        return TaskOutcome("error", data, f"{data['error']} (during {stage})", seconds, log_text)
+    if code != 0 or not data.get("done"):
+        return TaskOutcome("crashed", data, f"exited with code {code} during {stage}", seconds, log_text)
+    return TaskOutcome("ok", data, "", seconds, log_text)
+
+
+def _tail(path: Path, limit: int = 4000) -> str:
+    try:
+        text = path.read_bytes()[-200_000:].decode("utf-8", "replace")
+    except OSError:
+        return ""
+    # The TorchScript exporter's verbose graph dump is noise here; keep the end (tracebacks).
+    return text[-limit:]
+
+
+if __name__ == "__main__":
+    sys.exit(main())
