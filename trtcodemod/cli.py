@@ -17,6 +17,7 @@ from trtcodemod.files import discover
 from trtcodemod.registry import all_rules, rule_by_id, unknown_codes
 from trtcodemod.report import FORMATS, render, unified_diff
 from trtcodemod.runner import FileOutcome, run_batch, write_changes
+from trtcodemod.trt.inspect import inspect_command
 from trtcodemod.versions import VersionError, format_version, parse_target
 
 app = typer.Typer(
@@ -156,7 +157,7 @@ def _apply_summary(outcomes, changed, errors, settings: Settings, written: bool)
 
 
 @app.command()
-def rules(output_format: str = typer.Option("text", "--format", help="text or json.")) -> None:
+def rules(output_format: str = typer.Option("text", "--format", help="text, json or markdown (the README's table).")) -> None:
     """List every rule: ID, name, fix safety, the TensorRT versions it matters for, summary."""
     infos = all_rules()
     if output_format == "json":
@@ -172,8 +173,11 @@ def rules(output_format: str = typer.Option("text", "--format", help="text or js
         ]
         typer.echo(json.dumps(data, indent=2))
         return
+    if output_format == "markdown":
+        typer.echo(rule_table_markdown(), nl=False)
+        return
     if output_format != "text":
-        _fail(f"unknown format {output_format!r}; choose text or json")
+        _fail(f"unknown format {output_format!r}; choose text, json or markdown")
     width = max(len(i.name) for i in infos)
     for i in infos:
         typer.echo(f"{i.id}  {i.name:<{width}}  {i.fix.value:<6}  {i.summary}")
@@ -199,8 +203,21 @@ def explain(rule: str = typer.Argument(..., help="A rule ID (TRT401) or name (sq
         typer.echo("References:\n" + "\n".join(f"  {ref}" for ref in info.references))
 
 
+def rule_table_markdown() -> str:
+    """The README's rule table, generated from the rules' metadata."""
+    rows = ["| ID | name | fix | TensorRT | what it does |", "| --- | --- | --- | --- | --- |"]
+    for i in all_rules():
+        versions = f"< {format_version(i.needed_before)}" if i.needed_before else "all"
+        summary = i.summary.replace("|", "\\|")
+        rows.append(f"| {i.id} | `{i.name}` | {i.fix.value} | {versions} | {summary} |")
+    return "\n".join(rows) + "\n"
+
+
 def _indent(code: str) -> str:
     return "".join(f"    {line}\n" for line in code.rstrip("\n").split("\n"))
+
+
+app.command("inspect")(inspect_command)
 
 
 def _version_callback(value: bool) -> None:

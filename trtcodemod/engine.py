@@ -11,6 +11,7 @@ The engine knows nothing about particular rules. For a file it:
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
@@ -60,7 +61,7 @@ def parse(source: bytes, path: str) -> cst.Module:
     try:
         return cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
-        return _raise_syntax(path, exc)
+        return _raise_syntax(path, exc, source)
     except (UnicodeDecodeError, LookupError, SyntaxError) as exc:
         raise InputError(path, f"cannot decode: {exc}", getattr(exc, "lineno", None)) from None
     except RecursionError:
@@ -70,8 +71,15 @@ def parse(source: bytes, path: str) -> cst.Module:
 _LIBCST_WHERE = re.compile(r"^(?:parser|tokenizer) error: (?:error at (\d+):(\d+): )?")
 
 
-def _raise_syntax(path: str, exc: cst.ParserSyntaxError) -> cst.Module:
-    """Turn LibCST's message ("parser error: error at 2:2: expected ...") into ours."""
+def _raise_syntax(path: str, exc: cst.ParserSyntaxError, source: bytes) -> cst.Module:
+    """Name the line and the reason; CPython's own parser words both best when it agrees."""
+    try:
+        compile(source, path, "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as python_error:
+        if python_error.lineno is not None:
+            raise InputError(path, f"syntax error: {python_error.msg}", python_error.lineno) from None
+    except (ValueError, RecursionError, MemoryError):
+        pass
     message = str(exc.message).split("\n", 1)[0]
     line = exc.raw_line
     match = _LIBCST_WHERE.match(message)

@@ -33,7 +33,7 @@ def discover(paths: Iterable[str], exclude: Iterable[str] = ()) -> tuple[list[So
     ``.gitignore`` files met on the way ignore, and the ``exclude`` patterns
     (gitignore syntax). A file named explicitly is always taken.
     """
-    excluded = pathspec.PathSpec.from_lines("gitwildmatch", list(exclude))
+    excluded = pathspec.GitIgnoreSpec.from_lines(list(exclude))
     found: dict[Path, SourceFile] = {}
     errors: list[InputError] = []
     for given in paths:
@@ -56,7 +56,7 @@ def _walk(root: Path, excluded: pathspec.PathSpec) -> Iterator[Path]:
         if gitignore.is_file():
             try:
                 lines = gitignore.read_text(encoding="utf-8", errors="replace").splitlines()
-                ignores.append((here, pathspec.PathSpec.from_lines("gitwildmatch", lines)))
+                ignores.append((here, pathspec.GitIgnoreSpec.from_lines(lines)))
             except OSError:
                 pass
         kept = []

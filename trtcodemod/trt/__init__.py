@@ -1,1 +1,1 @@
-"""trt."""
+"""TensorRT knowledge: the ONNX-parser support table, the static graph check, source mapping."""

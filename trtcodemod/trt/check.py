@@ -150,9 +150,16 @@ class _Graphs:
             self._consts[name] = self._fold(name)
         return self._consts[name]
 
+    def is_const(self, name: str) -> bool:
+        """Known at build time (an initializer counts even when its data lives in another file)."""
+        return bool(name) and (name in self.initializers or self.const(name) is not None)
+
     def _fold(self, name: str) -> np.ndarray | None:
         if name in self.initializers:
-            return numpy_helper.to_array(self.initializers[name])
+            try:
+                return numpy_helper.to_array(self.initializers[name])
+            except Exception:  # external data that was not loaded
+                return None
         node = self.producers.get(name)
         if node is None or node.domain not in _DEFAULT_DOMAINS:
             return None
@@ -435,7 +442,7 @@ class _Checker:
     def check_Loop(self, node: onnx.NodeProto, name: str) -> None:
         body = _attr(node, "body")
         trip = node.input[0] if node.input else ""
-        fixed = bool(trip) and self.graphs.const(trip) is not None
+        fixed = self.graphs.is_const(trip)
         cond_out = body.output[0].name if body is not None and body.output else ""
         producer = next((n for n in body.node if cond_out in n.output), None) if body is not None else None
         stops_on_data = producer is not None and producer.op_type not in ("Identity", "Constant")
@@ -542,7 +549,7 @@ class _Checker:
         if _attr(node, "sorted", 1) != 1:
             self.report(node, name, "TopK", "sorted=0: TensorRT always returns TopK sorted")
         k = self.graphs.const(node.input[1]) if len(node.input) > 1 else None
-        if k is None and len(node.input) > 1 and self.older_than(10, 0):
+        if len(node.input) > 1 and not self.graphs.is_const(node.input[1]) and self.older_than(10, 0):
             self.report(node, name, "TopK", f"K is computed at run time; TensorRT {self.label} needs a constant K")
         elif k is not None and k.size and int(k.ravel()[0]) >= _TOPK_LIMIT:
             self.report(node, name, "TopK", f"K={int(k.ravel()[0])}: TensorRT's TopK takes K below {_TOPK_LIMIT}")
@@ -552,7 +559,7 @@ class _Checker:
 
     def _needs_const_input(self, node: onnx.NodeProto, name: str, index: int, what: str,
                            rule: str | None = None) -> None:
-        if len(node.input) > index and node.input[index] and self.graphs.const(node.input[index]) is None:
+        if len(node.input) > index and node.input[index] and not self.graphs.is_const(node.input[index]):
             self.report(node, name, node.op_type, f"{what} is computed at run time; TensorRT needs it constant", rule)
 
     def check_Squeeze(self, node: onnx.NodeProto, name: str) -> None:

@@ -1,0 +1,127 @@
+"""Engine: byte fidelity, suppressions, selection, targets, helpers insertion, fixed point."""
+
+from __future__ import annotations
+
+import pytest
+
+from trtcodemod.engine import Options, check_source, fix_source
+from trtcodemod.errors import InputError
+
+SQUEEZE = b"import torch\n\n\ndef f(x):\n    return x.squeeze(1)  # note\n"
+
+
+def test_untouched_file_is_byte_identical() -> None:
+    source = b"\xef\xbb\xbf# comment\r\nimport torch\r\n\r\nx = 'a'  # keep\r\n"
+    result = fix_source(source, "f.py", Options(unsafe=True))
+    assert not result.changed and result.source is source
+
+
+@pytest.mark.parametrize("newline", [b"\n", b"\r\n"])
+@pytest.mark.parametrize("bom", [b"", b"\xef\xbb\xbf"])
+def test_rewrite_keeps_bom_newlines_comments(newline: bytes, bom: bytes) -> None:
+    source = bom + SQUEEZE.replace(b"\n", newline)
+    result = fix_source(source, "f.py", Options(unsafe=True))
+    assert result.changed
+    expected = bom + b"import torch\n\n\ndef f(x):\n    return x[:, 0]  # note\n".replace(b"\n", newline)
+    assert result.source == expected
+
+
+def test_latin1_file_keeps_its_encoding() -> None:
+    source = "# -*- coding: latin-1 -*-\nimport torch\nname = 'café'\ny = x.unsqueeze(0)\n".encode("latin-1")
+    result = fix_source(source, "f.py")
+    assert result.source == source.replace(b"x.unsqueeze(0)", b"x[None]")
+
+
+def test_apply_twice_equals_once() -> None:
+    once = fix_source(SQUEEZE, "f.py", Options(unsafe=True)).source
+    twice = fix_source(once, "f.py", Options(unsafe=True))
+    assert not twice.changed
+
+
+def test_unsafe_fix_needs_unsafe() -> None:
+    result = fix_source(SQUEEZE, "f.py")
+    assert not result.changed
+    assert [f.rule for f in result.findings] == ["TRT401"]
+    assert result.findings[0].fix.value == "unsafe"
+
+
+def test_nested_fixes_all_land() -> None:
+    source = b"y = x.unsqueeze(0).unsqueeze(0).unsqueeze(-1)\n"
+    assert fix_source(source, "f.py").source == b"y = x[None][None][..., None]\n"
+
+
+def test_torch_import_added_only_when_needed() -> None:
+    # The rewrite itself needs no torch name: nothing is imported.
+    assert fix_source(b"y = x.unsqueeze(0)\n", "f.py").source == b"y = x[None]\n"
+
+
+@pytest.mark.parametrize(
+    "comment,expected",
+    [
+        ("# trtcodemod: ignore", []),
+        ("# trtcodemod: ignore[TRT401]", []),
+        ("# trtcodemod: ignore[TRT4]", []),
+        ("#trtcodemod:ignore[squeeze-dim]", []),
+        ("# trtcodemod: ignore[TRT101, TRT5]", ["TRT401"]),
+        ("# some other comment", ["TRT401"]),
+    ],
+)
+def test_suppression_comments(comment: str, expected: list[str]) -> None:
+    source = f"y = x.squeeze(1)  {comment}\n".encode()
+    assert [f.rule for f in check_source(source, "f.py")] == expected
+    if not expected:
+        assert not fix_source(source, "f.py", Options(unsafe=True)).changed
+
+
+def test_select_and_ignore_by_prefix() -> None:
+    source = b"y = x.squeeze(1).unsqueeze(0)\nz = w.squeeze()\n"
+    assert [f.rule for f in check_source(source, "f.py", Options(select=("TRT40",)))] == ["TRT401", "TRT402", "TRT403"]
+    assert [f.rule for f in check_source(source, "f.py", Options(ignore=("TRT401", "unsqueeze")))] == ["TRT403"]
+    assert [f.rule for f in check_source(source, "f.py", Options(select=("TRT403",)))] == ["TRT403"]
+
+
+def test_positions_are_one_based_and_span_the_node() -> None:
+    (finding,) = check_source(b"import torch\nif True:\n    y = torch.squeeze(a, 1)\n", "f.py")
+    assert (finding.line, finding.column, finding.end_line, finding.end_column) == (3, 9, 3, 28)
+    assert finding.as_dict()["path"] == "f.py"
+
+
+@pytest.mark.parametrize(
+    "source,line,fragment",
+    [
+        (b"def f(:\n    pass\n", 1, "syntax error"),
+        (b"x = 1\nif x\n    y = 2\n", 2, "syntax error"),
+        (b"x = '\xff\xfe'\n", None, "decode"),
+        (b"x = 1\x00\n", None, "NUL"),
+    ],
+)
+def test_bad_input_names_file_and_line(source: bytes, line, fragment: str) -> None:
+    with pytest.raises(InputError) as info:
+        fix_source(source, "pkg/bad.py")
+    assert info.value.path == "pkg/bad.py"
+    assert fragment in info.value.message
+    if line is not None:
+        assert info.value.line == line
+        assert str(info.value).startswith(f"pkg/bad.py:{line}: error: ")
+
+
+def test_results_do_not_depend_on_hash_seed(tmp_path) -> None:
+    """Ambiguous names (try/except imports) resolve the same way on every run (DESIGN §8.11)."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "try:\n    from torch import squeeze as sq\nexcept ImportError:\n    from numpy import squeeze as sq\n"
+        "y = sq(x, 1)\n"
+    )
+    script = (
+        "from trtcodemod.engine import check_source\n"
+        f"print([f.rule for f in check_source({code.encode()!r}, 'f.py')])\n"
+    )
+    outputs = set()
+    for seed in ("0", "1", "2", "3"):
+        env = dict(os.environ, PYTHONHASHSEED=seed)
+        outputs.add(subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
+                                   check=True).stdout)
+    assert outputs == {"['TRT401']\n"}

@@ -1,0 +1,82 @@
+"""Exact adaptive average pooling without the ONNX export's size restrictions.
+
+``F.adaptive_avg_pool2d(x, s)`` exports (TorchScript exporter) only when ``s`` is 1
+or divides the input size *and* the input size is static; with a dynamic spatial
+axis, a ``None`` entry or a non-dividing size the export fails. These helpers
+compute PyTorch's bins directly: bin ``i`` of ``o`` over an axis of length ``n``
+spans ``[floor(i*n/o), ceil((i+1)*n/o))``, with the bin limits computed as tensors
+from the input's shape, so a traced export stays correct for every size.
+
+Each bin gathers its own elements and masks the unused slots with ``torch.where``
+before summing, so an inf or NaN stays inside the bins that contain it (an
+averaging matrix or a cumulative-sum difference would spread ``0*inf`` and
+``inf-inf`` NaNs to other bins). Like PyTorch, it sums first and divides by the
+bin size last, accumulating float16/bfloat16 in float32.
+"""
+
+from __future__ import annotations
+
+import torch
+
+
+def _trt_adaptive_bin_sum(x: torch.Tensor, dim: int, bins: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Sums of ``x`` over the ``bins`` adaptive-pooling bins of axis ``dim``, and each bin's size."""
+    n = x.shape[dim]  # a traced value, not a constant, when exporting with dynamic axes
+    i = torch.arange(bins, device=x.device)
+    start = torch.div(i * n, bins, rounding_mode="floor")
+    end = torch.div((i + 1) * n + bins - 1, bins, rounding_mode="floor")
+    if bins == 1:
+        return x.sum(dim, keepdim=True), end - start
+    # No bin is longer than n // bins + 2; slots past a bin's end are masked out.
+    slots = start[:, None] + torch.arange(n // bins + 2, device=x.device)
+    inside = slots < end[:, None]
+    index = torch.minimum(slots, end[:, None] - 1)
+    values = x.movedim(dim, -1)[..., index]  # (..., bins, slots)
+    sums = torch.where(inside, values, torch.zeros((), dtype=x.dtype, device=x.device)).sum(-1)
+    return sums.movedim(-1, dim), end - start
+
+
+def _trt_adaptive_avg_pool1d(input: torch.Tensor, output_size) -> torch.Tensor:
+    """``F.adaptive_avg_pool1d`` for any input and output length, exportable with dynamic axes."""
+    if input.dim() not in (2, 3):
+        raise ValueError(f"adaptive_avg_pool1d: expected a 2-D or 3-D input, got {input.dim()}-D")
+    if not input.is_floating_point():
+        raise RuntimeError(f"adaptive_avg_pool1d: not implemented for {input.dtype}")
+    size = output_size[0] if isinstance(output_size, (tuple, list)) else output_size
+    acc = input.float() if input.dtype in (torch.float16, torch.bfloat16) else input
+    sums, counts = _trt_adaptive_bin_sum(acc, -1, int(size))
+    return (sums / counts.to(acc.dtype)).to(input.dtype)
+
+
+def _trt_adaptive_avg_pool2d(input: torch.Tensor, output_size) -> torch.Tensor:
+    """``F.adaptive_avg_pool2d`` for any input and output size (``None`` keeps an axis), exportable
+    with dynamic axes."""
+    if input.dim() not in (3, 4):
+        raise ValueError(f"adaptive_avg_pool2d: expected a 3-D or 4-D input, got {input.dim()}-D")
+    if not input.is_floating_point():
+        raise RuntimeError(f"adaptive_avg_pool2d: not implemented for {input.dtype}")
+    sizes = tuple(output_size) if isinstance(output_size, (tuple, list)) else (output_size, output_size)
+    acc = input.float() if input.dtype in (torch.float16, torch.bfloat16) else input
+    total = acc
+    count = torch.ones((1, 1), dtype=acc.dtype, device=acc.device)
+    if sizes[1] is not None:  # pool the width first, then the height
+        total, counts_w = _trt_adaptive_bin_sum(total, -1, int(sizes[1]))
+        count = count * counts_w.to(acc.dtype)[None, :]
+    if sizes[0] is not None:
+        total, counts_h = _trt_adaptive_bin_sum(total, -2, int(sizes[0]))
+        count = count * counts_h.to(acc.dtype)[:, None]
+    return (total / count).to(input.dtype)
+
+
+class _TrtAdaptiveAvgPool1d(torch.nn.AdaptiveAvgPool1d):
+    """``nn.AdaptiveAvgPool1d`` that exports with dynamic lengths (same arguments, no parameters)."""
+
+    def forward(self, input: torch.Tensor) -> torch.Tensor:
+        return _trt_adaptive_avg_pool1d(input, self.output_size)
+
+
+class _TrtAdaptiveAvgPool2d(torch.nn.AdaptiveAvgPool2d):
+    """``nn.AdaptiveAvgPool2d`` that exports with dynamic sizes (same arguments, no parameters)."""
+
+    def forward(self, input: torch.Tensor) -> torch.Tensor:
+        return _trt_adaptive_avg_pool2d(input, self.output_size)
