@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
+from functools import lru_cache
+from typing import Iterator
+
 import libcst as cst
 
 ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float, cst.SimpleString)
@@ -97,3 +101,72 @@ def index_expr(base: cst.BaseExpression, items: list[str]) -> cst.Subscript:
             sl = cst.Index(value=cst.parse_expression(item))
         elements.append(cst.SubscriptElement(slice=sl, comma=comma))
     return cst.Subscript(value=parenthesize(base), slice=elements)
+
+
+# --- fast read-only traversal ---------------------------------------------------
+# ``CSTNode.children`` and ``CSTNode.visit`` rebuild nodes as they go; on large files
+# that costs more than parsing. Rules that look inside a subtree use these instead.
+
+#: Pure syntax with nothing inside a rule could care about: never descended into.
+_SKIPPED_TYPES: tuple[type, ...] = (
+    cst.BaseParenthesizableWhitespace,
+    cst.EmptyLine,
+    cst.Newline,
+    cst.Comment,
+    cst.TrailingWhitespace,
+    cst.LeftParen,
+    cst.RightParen,
+    cst.Comma,
+    cst.Dot,
+    cst.LeftSquareBracket,
+    cst.RightSquareBracket,
+    cst.LeftCurlyBrace,
+    cst.RightCurlyBrace,
+    cst.Semicolon,
+    cst.AssignEqual,
+    cst.Colon,
+)
+
+
+@lru_cache(maxsize=None)
+def _child_fields(node_type: type) -> tuple[str, ...]:
+    """Fields of a node type that can hold child nodes, in declaration order."""
+    return tuple(f.name for f in dataclasses.fields(node_type) if not f.name.startswith("whitespace"))
+
+
+#: type → 1: a node to descend into, 2: a node to skip, 3: a sequence, 0: anything else.
+#: (isinstance against LibCST's abstract classes is slow; the answer depends on the type only.)
+_KINDS: dict[type, int] = {}
+
+
+def _kind(value_type: type) -> int:
+    kind = _KINDS.get(value_type)
+    if kind is None:
+        if issubclass(value_type, cst.CSTNode):
+            kind = 2 if issubclass(value_type, _SKIPPED_TYPES) else 1
+        else:
+            kind = 3 if value_type in (tuple, list) else 0
+        _KINDS[value_type] = kind
+    return kind
+
+
+def children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """The meaningful child nodes of ``node`` (no whitespace, commas or brackets)."""
+    found: list[cst.CSTNode] = []
+    for name in _child_fields(type(node)):
+        value = getattr(node, name)
+        kind = _kind(type(value))
+        if kind == 1:
+            found.append(value)
+        elif kind == 3:
+            found.extend(v for v in value if _kind(type(v)) == 1)
+    return found
+
+
+def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """``node`` and everything below it, depth first, in source order."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(children(current)))

@@ -14,14 +14,17 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Iterable, Sequence
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange
 
+from trtcodemod.astutil import children
 from trtcodemod.context import FileContext, ScopeTracker
 from trtcodemod.errors import InputError
 from trtcodemod.helpers import helper_definitions, is_reserved
+from trtcodemod.positions import node_ranges
 from trtcodemod.registry import select_rules
 from trtcodemod.rules import Finding, Fix, PendingFinding, Safety
 from trtcodemod.versions import DEFAULT_TARGET, parse_target
@@ -134,10 +137,15 @@ def _analyze(
     rules = [rule for rule in rules if rule.info.applies_to(target)]
     if not rules:
         return [], []
-    module.visit(_Batch([ScopeTracker(context), *rules]))
+    _Batch([ScopeTracker(context), *rules]).run(module)
     if not context.findings:
         return [], []
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    wanted: list[cst.CSTNode] = []
+    for pending in context.findings:
+        wanted.append(pending.node)
+        if pending.edit is not None:
+            wanted.extend(pending.edit.replacements)
+    positions = node_ranges(module, wanted)
     lines = _source_lines(module)
     findings: list[Finding] = []
     fixable: list[tuple[Finding, list[CodeRange]]] = []
@@ -153,28 +161,55 @@ def _analyze(
     return findings, _non_overlapping(fixable)
 
 
-class _Batch(cst.CSTVisitor):
-    """Runs several batchable visitors in one traversal, in list order."""
+@lru_cache(maxsize=None)
+def _hook_names(visitor_type: type) -> tuple[str, ...]:
+    """The visit_/leave_ methods a visitor class really defines.
+
+    LibCST's base classes declare a no-op hook for every node type; calling those
+    for every node of every file would cost more than the rules themselves.
+    """
+    base = cst.BatchableCSTVisitor
+    return tuple(
+        name
+        for name in dir(visitor_type)
+        if name.startswith(("visit_", "leave_"))
+        and name != "visit_batched"
+        and getattr(visitor_type, name) is not getattr(base, name, None)
+    )
+
+
+class _Batch:
+    """Runs several batchable visitors in one read-only traversal, in list order.
+
+    LibCST's own ``visit`` rebuilds every node on the way back up, even for a
+    read-only visitor; walking the dataclass fields directly costs a fraction of that.
+    """
 
     def __init__(self, visitors: Sequence[cst.BatchableCSTVisitor]) -> None:
-        super().__init__()
         self._visit: dict[str, list] = {}
         self._leave: dict[str, list] = {}
         for visitor in visitors:
-            for name, method in visitor.get_visitors().items():
+            for name in _hook_names(type(visitor)):
                 table = self._visit if name.startswith("visit_") else self._leave
-                table.setdefault(name.split("_", 1)[1], []).append(method)
+                table.setdefault(name.split("_", 1)[1], []).append(getattr(visitor, name))
         for methods in self._leave.values():
             methods.reverse()  # leave in reverse order, so the tracker pops last
 
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        for method in self._visit.get(type(node).__name__, ()):
-            method(node)
-        return True
-
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        for method in self._leave.get(type(original_node).__name__, ()):
-            method(original_node)
+    def run(self, module: cst.Module) -> None:
+        visit, leave = self._visit, self._leave
+        # An explicit stack: deeply nested expressions must not hit the recursion limit.
+        stack: list[tuple[cst.CSTNode, bool]] = [(module, False)]
+        while stack:
+            node, leaving = stack.pop()
+            kind = type(node).__name__
+            if leaving:
+                for method in leave.get(kind, ()):
+                    method(node)
+                continue
+            for method in visit.get(kind, ()):
+                method(node)
+            stack.append((node, True))
+            stack.extend((child, False) for child in reversed(children(node)))
 
 
 def _finalize(

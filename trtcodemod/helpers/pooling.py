@@ -21,19 +21,23 @@ import torch
 
 def _trt_adaptive_bin_sum(x: torch.Tensor, dim: int, bins: int) -> tuple[torch.Tensor, torch.Tensor]:
     """Sums of ``x`` over the ``bins`` adaptive-pooling bins of axis ``dim``, and each bin's size."""
+    dim, last = dim % x.dim(), x.dim() - 1  # the exporter mishandles negative axes in movedim
     n = x.shape[dim]  # a traced value, not a constant, when exporting with dynamic axes
     i = torch.arange(bins, device=x.device)
-    start = torch.div(i * n, bins, rounding_mode="floor")
-    end = torch.div((i + 1) * n + bins - 1, bins, rounding_mode="floor")
+    step = max(bins, 1)  # bins == 0 gives an empty result; never divide by zero
+    # Bin i spans [floor(i*n/bins), ceil((i+1)*n/bins)); all terms are >= 0, so the
+    # truncating division (a plain ONNX Div) is the floor.
+    start = torch.div(i * n, step, rounding_mode="trunc")
+    end = torch.div((i + 1) * n + step - 1, step, rounding_mode="trunc")
     if bins == 1:
         return x.sum(dim, keepdim=True), end - start
     # No bin is longer than n // bins + 2; slots past a bin's end are masked out.
-    slots = start[:, None] + torch.arange(n // bins + 2, device=x.device)
+    slots = start[:, None] + torch.arange(n // step + 2, device=x.device)
     inside = slots < end[:, None]
     index = torch.minimum(slots, end[:, None] - 1)
-    values = x.movedim(dim, -1)[..., index]  # (..., bins, slots)
+    values = x.movedim(dim, last)[..., index]  # (..., bins, slots)
     sums = torch.where(inside, values, torch.zeros((), dtype=x.dtype, device=x.device)).sum(-1)
-    return sums.movedim(-1, dim), end - start
+    return sums.movedim(last, dim), end - start
 
 
 def _trt_adaptive_avg_pool1d(input: torch.Tensor, output_size) -> torch.Tensor:
@@ -43,6 +47,8 @@ def _trt_adaptive_avg_pool1d(input: torch.Tensor, output_size) -> torch.Tensor:
     if not input.is_floating_point():
         raise RuntimeError(f"adaptive_avg_pool1d: not implemented for {input.dtype}")
     size = output_size[0] if isinstance(output_size, (tuple, list)) else output_size
+    if size == 1:
+        return input.mean(-1, keepdim=True)
     acc = input.float() if input.dtype in (torch.float16, torch.bfloat16) else input
     sums, counts = _trt_adaptive_bin_sum(acc, -1, int(size))
     return (sums / counts.to(acc.dtype)).to(input.dtype)
@@ -56,6 +62,9 @@ def _trt_adaptive_avg_pool2d(input: torch.Tensor, output_size) -> torch.Tensor:
     if not input.is_floating_point():
         raise RuntimeError(f"adaptive_avg_pool2d: not implemented for {input.dtype}")
     sizes = tuple(output_size) if isinstance(output_size, (tuple, list)) else (output_size, output_size)
+    if all(size in (1, None) for size in sizes) and sizes != (None, None):
+        # One bin per pooled axis: the mean, which exports as a single ReduceMean.
+        return input.mean(tuple(d for d, size in zip((-2, -1), sizes) if size == 1), keepdim=True)
     acc = input.float() if input.dtype in (torch.float16, torch.bfloat16) else input
     total = acc
     count = torch.ones((1, 1), dtype=acc.dtype, device=acc.device)

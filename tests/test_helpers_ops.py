@@ -1,0 +1,253 @@
+"""Property tests: each helper against the torch operation it replaces.
+
+Seeded random tensors of many shapes and dtypes, plus exhaustive grids of edge values.
+The helpers are imported from the package; the engine injects the same source.
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+import warnings
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+import torch
+
+from support import assert_same
+from trtcodemod.helpers import helper_definitions, trt_atan2
+from trtcodemod.helpers.atan2 import _trt_atan2
+from trtcodemod.helpers.indexing import _trt_bool_to_index
+from trtcodemod.helpers.unique import _trt_unique
+
+INF, NAN = float("inf"), float("nan")
+FLOATS = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+
+
+def _same_bits(expected: torch.Tensor, actual: torch.Tensor) -> None:
+    """Identical values, NaN where NaN, and the same sign on every zero."""
+    assert expected.dtype == actual.dtype and expected.shape == actual.shape
+    both_nan = torch.isnan(expected) & torch.isnan(actual)
+    equal = (expected == actual) & (torch.signbit(expected) == torch.signbit(actual))
+    bad = ~(both_nan | equal)
+    assert not bad.any(), (expected[bad][:8], actual[bad][:8])
+
+
+# --- atan2 -----------------------------------------------------------------------------
+
+
+def _edge_values(dtype: torch.dtype) -> list[float]:
+    info = torch.finfo(dtype)
+    return [0.0, -0.0, INF, -INF, NAN, 1.0, -1.0, info.tiny, -info.tiny, info.max, -info.max,
+            info.tiny * info.eps, -info.tiny * info.eps]  # the last two are subnormal
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_atan2_edge_grid(dtype: torch.dtype) -> None:
+    """Every pair of edge values: exact where the answer is a special value, rounding-level elsewhere."""
+    values = _edge_values(dtype)
+    y, x = (torch.tensor(v, dtype=dtype) for v in zip(*itertools.product(values, values)))
+    expected, actual = torch.atan2(y, x), _trt_atan2(y, x)
+    special = ~torch.isfinite(y) | ~torch.isfinite(x) | (y == 0) | (x == 0)
+    _same_bits(expected[special], actual[special])
+    assert_same(expected, actual, rtol=2 * torch.finfo(dtype).eps, atol=0.0)
+
+
+def test_atan2_named_edge_values() -> None:
+    pi = torch.tensor(torch.pi)
+    cases = {
+        (0.0, 0.0): 0.0, (-0.0, 0.0): -0.0, (0.0, -0.0): pi, (-0.0, -0.0): -pi,
+        (0.0, -1.0): pi, (-0.0, -1.0): -pi, (1.0, 0.0): pi / 2, (-1.0, -0.0): -pi / 2,
+        (INF, INF): pi / 4, (INF, -INF): 3 * pi / 4, (-INF, INF): -pi / 4, (-INF, -INF): -3 * pi / 4,
+        (1.0, INF): 0.0, (-1.0, INF): -0.0, (1.0, -INF): pi, (-1.0, -INF): -pi, (INF, 1.0): pi / 2,
+        (NAN, 1.0): NAN, (1.0, NAN): NAN, (NAN, NAN): NAN, (0.0, NAN): NAN, (INF, NAN): NAN,
+    }
+    for (y, x), want in cases.items():
+        got = _trt_atan2(torch.tensor([y]), torch.tensor([x]))
+        _same_bits(torch.tensor([float(want)]), got)
+        _same_bits(torch.atan2(torch.tensor([y]), torch.tensor([x])), got)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_atan2_random(dtype: torch.dtype) -> None:
+    g = torch.Generator().manual_seed(1234)
+    eps = torch.finfo(dtype).eps
+    for scale_y, scale_x in itertools.product((1e-20, 1e-3, 1.0, 1e3, 1e20), repeat=2):
+        y = (torch.randn(4000, generator=g, dtype=torch.float64) * scale_y).to(dtype)
+        x = (torch.randn(4000, generator=g, dtype=torch.float64) * scale_x).to(dtype)
+        expected, actual = torch.atan2(y, x), _trt_atan2(y, x)
+        assert expected.dtype == actual.dtype
+        # Relative to the result: about one unit in the last place (float32: ~1e-7).
+        torch.testing.assert_close(actual, expected, rtol=2 * eps, atol=0.0, equal_nan=True)
+
+
+def test_atan2_near_axes_is_accurate() -> None:
+    """Where |y/x| is huge or tiny, atan(y/x) loses accuracy; the min/max form does not."""
+    y = torch.tensor([1.0, 1e-30, 1e30, -1e-38, 3.0e38, 1.0], dtype=torch.float32)
+    x = torch.tensor([1e-30, 1.0, -1.0, -1.0, 1e-38, -3.0e38], dtype=torch.float32)
+    reference = torch.atan2(y.double(), x.double()).float()
+    torch.testing.assert_close(_trt_atan2(y, x), reference, rtol=1.2e-7, atol=0.0)
+
+
+@pytest.mark.parametrize(
+    "shape_y,shape_x",
+    [((), ()), ((5,), ()), ((), (5,)), ((3, 1), (4,)), ((2, 1, 3), (1, 4, 1)), ((0, 3), (1, 3)), ((0,), (0,))],
+)
+def test_atan2_broadcasting(shape_y, shape_x) -> None:
+    g = torch.Generator().manual_seed(7)
+    y, x = torch.randn(shape_y, generator=g), torch.randn(shape_x, generator=g)
+    assert_same(torch.atan2(y, x), _trt_atan2(y, x), rtol=3e-7, atol=0.0)
+
+
+@pytest.mark.parametrize(
+    "dtype_y,dtype_x",
+    [(torch.int64, torch.int64), (torch.int32, torch.int8), (torch.bool, torch.bool), (torch.int64, torch.float16),
+     (torch.float16, torch.float32), (torch.bfloat16, torch.float16), (torch.uint8, torch.float64)],
+)
+def test_atan2_dtype_promotion(dtype_y, dtype_x) -> None:
+    y = torch.tensor([0, 1, 1, 0, 1]).to(dtype_y)
+    x = torch.tensor([0, 0, 1, 1, 1]).to(dtype_x)
+    expected, actual = torch.atan2(y, x), _trt_atan2(y, x)
+    assert_same(expected, actual, rtol=2 * torch.finfo(expected.dtype).eps, atol=0.0)
+
+
+def test_atan2_zero_dim_tensor_keeps_the_dimensioned_dtype() -> None:
+    y = torch.tensor(1.0, dtype=torch.float64)
+    x = torch.tensor([-1.0, 0.0, -0.0], dtype=torch.float16)
+    assert_same(torch.atan2(y, x), _trt_atan2(y, x))
+
+
+def test_atan2_public_alias_and_errors() -> None:
+    assert trt_atan2 is _trt_atan2
+    for bad in ((torch.ones(2), 1.0), (1.0, torch.ones(2))):
+        with pytest.raises(TypeError):
+            torch.atan2(*bad)
+        with pytest.raises(TypeError):
+            _trt_atan2(*bad)
+    c = torch.ones(2, dtype=torch.complex64)
+    with pytest.raises(RuntimeError):
+        torch.atan2(c, c)
+    with pytest.raises(RuntimeError):
+        _trt_atan2(c, c)
+
+
+# --- unique ----------------------------------------------------------------------------
+
+
+def _unique_cases() -> list[torch.Tensor]:
+    g = torch.Generator().manual_seed(99)
+    cases = [
+        torch.empty(0), torch.empty(0, 3, dtype=torch.long), torch.tensor(5.0), torch.tensor(-3),
+        torch.full((7,), 2), torch.full((2, 3), -0.5), torch.tensor([NAN]), torch.tensor([NAN, NAN, NAN]),
+        torch.tensor([INF, -INF, NAN, 1.0, INF, NAN, -INF]), torch.tensor([True, False, True]),
+        torch.tensor([False, False]), torch.zeros(2, 0, 4, dtype=torch.bool),
+    ]
+    for dtype in (torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64):
+        low = 0 if dtype == torch.uint8 else -5
+        for shape in ((1,), (17,), (4, 5), (2, 3, 4), (300,)):
+            cases.append(torch.randint(low, 6, shape, generator=g, dtype=dtype))
+    for dtype in FLOATS:
+        for shape in ((1,), (17,), (4, 5), (2, 3, 4), (300,)):
+            x = torch.randint(-4, 5, shape, generator=g).to(dtype) / 2  # many duplicates
+            x = x.masked_fill(x == 0, 1.5)  # no mixed +-0 here: see the test below
+            x = x.masked_fill(torch.rand(shape, generator=g) < 0.1, NAN)
+            cases.append(x)
+            cases.append(torch.randn(shape, generator=g).to(dtype))  # mostly distinct
+    return cases
+
+
+@pytest.mark.parametrize("x", _unique_cases(), ids=lambda t: f"{str(t.dtype)[6:]}{list(t.shape)}")
+def test_unique_matches_torch(x: torch.Tensor) -> None:
+    expected, actual = torch.unique(x), _trt_unique(x)
+    if x.is_floating_point():
+        _same_bits(expected, actual)
+    else:
+        assert_same(expected, actual)
+
+
+def test_unique_mixed_signed_zeros() -> None:
+    """torch picks 0.0 or -0.0 by its sort (unspecified); values and length agree."""
+    x = torch.tensor([0.0, -0.0, 1.0, -0.0, 0.0])
+    expected, actual = torch.unique(x), _trt_unique(x)
+    assert_same(expected.abs(), actual.abs())
+
+
+def test_unique_non_tensor_uses_its_own_method() -> None:
+    class Column:
+        def unique(self):
+            return "own"
+
+    assert _trt_unique(Column()) == "own"
+
+
+# --- bool_to_index ---------------------------------------------------------------------
+
+
+def test_bool_to_index_random_masks() -> None:
+    g = torch.Generator().manual_seed(5)
+    for n in list(range(0, 12)) + [100, 1000]:
+        for p in (0.0, 0.1, 0.5, 0.9, 1.0):
+            mask = torch.rand(n, generator=g) < p
+            index = _trt_bool_to_index(mask)
+            assert_same(mask.nonzero()[:, 0], index)
+            for t in (torch.randn(n, generator=g), torch.randn(n, 3, 2, generator=g),
+                      torch.randint(0, 9, (n, 4), generator=g)):
+                assert_same(t[mask], t[index])
+
+
+def test_bool_to_index_passes_everything_else_through() -> None:
+    long_index = torch.tensor([3, 0, 3])
+    assert _trt_bool_to_index(long_index) is long_index
+    for other in (torch.tensor([1, 0, 1], dtype=torch.uint8), torch.tensor(True), torch.ones(2, 3, dtype=torch.bool),
+                  np.array([True, False]), [True, False], 3, slice(None), None):
+        assert _trt_bool_to_index(other) is other
+
+
+# --- the injected source is self-contained and exports ------------------------------
+
+
+def test_injected_helpers_run_on_their_own() -> None:
+    import libcst as cst
+
+    module = cst.Module(body=[*helper_definitions(["_trt_atan2", "_trt_unique", "_trt_bool_to_index"])])
+    namespace: dict = {}
+    exec(compile("import torch\n" + module.code, "injected.py", "exec"), namespace)
+    y, x = torch.tensor([0.0, -0.0, 1.0]), torch.tensor([-1.0, -0.0, INF])
+    _same_bits(torch.atan2(y, x), namespace["_trt_atan2"](y, x))
+    _same_bits(torch.unique(torch.tensor([2.0, NAN, 2.0])), namespace["_trt_unique"](torch.tensor([2.0, NAN, 2.0])))
+
+
+def _ops_and_session(fn, args, names):
+    class Wrap(torch.nn.Module):
+        def forward(self, *a):
+            return fn(*a)
+
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(Wrap(), args, buffer, dynamo=False, opset_version=17, input_names=names,
+                          dynamic_axes={name: {0: f"n{i}"} for i, name in enumerate(names)})
+    model = onnx.load_from_string(buffer.getvalue())
+    return [node.op_type for node in model.graph.node], ort.InferenceSession(buffer.getvalue())
+
+
+def test_helpers_export_and_run_in_onnxruntime() -> None:
+    ops, session = _ops_and_session(_trt_unique, (torch.tensor([3.0, 1.0, 3.0]),), ["x"])
+    assert "Unique" not in ops and "TopK" in ops
+    for x in (torch.tensor([NAN, 2.0, -INF, 2.0, NAN]), torch.empty(0), torch.full((9,), 4.0)):
+        _same_bits(torch.unique(x), torch.from_numpy(session.run(None, {"x": x.numpy()})[0]))
+
+    ops, session = _ops_and_session(lambda s: _trt_bool_to_index(s > 0.5), (torch.rand(4),), ["s"])
+    assert ops.index("Cast") < ops.index("NonZero") and "GatherND" not in ops
+    for s in (torch.rand(50), torch.zeros(3), torch.empty(0)):
+        assert_same((s > 0.5).nonzero()[:, 0], torch.from_numpy(session.run(None, {"s": s.numpy()})[0]))
+
+    ops, session = _ops_and_session(_trt_atan2, (torch.randn(3), torch.randn(3)), ["y", "x"])
+    assert "Atan" in ops and not {"If", "Loop"} & set(ops)
+    values = _edge_values(torch.float32)
+    y, x = (torch.tensor(v) for v in zip(*itertools.product(values, values)))
+    got = torch.from_numpy(session.run(None, {"y": y.numpy(), "x": x.numpy()})[0])
+    special = ~torch.isfinite(y) | ~torch.isfinite(x) | (y == 0) | (x == 0)
+    _same_bits(torch.atan2(y, x)[special], got[special])

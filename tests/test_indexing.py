@@ -1,0 +1,258 @@
+"""TRT201/TRT202: boolean-mask indexing — evidence, rewrite, run, export."""
+
+from __future__ import annotations
+
+import io
+import textwrap
+import warnings
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+import torch
+
+from support import assert_same, load, onnx_ops, rewrite, rules_found
+
+MODEL = """
+import torch
+from torch import nn
+
+
+class Select(nn.Module):
+    def forward(self, boxes, scores, labels):
+        keep = scores > 0.3                      # a visible comparison
+        kept = boxes[keep]
+        finite = boxes[torch.isfinite(scores) & (labels != 2)]
+        mask = scores.isnan().logical_not()
+        mask = mask & (labels >= 0)
+        return kept, scores[keep], finite, labels[mask]
+"""
+
+
+def _model_inputs(n: int, generator: torch.Generator) -> tuple[torch.Tensor, ...]:
+    return (torch.randn(n, 4, generator=generator), torch.rand(n, generator=generator),
+            torch.randint(-1, 3, (n,), generator=generator))
+
+
+def _edge_inputs() -> list[tuple[torch.Tensor, ...]]:
+    g = torch.Generator().manual_seed(0)
+    nan_scores = torch.tensor([float("nan"), 0.9, float("inf"), -float("inf"), 0.3, -0.0])
+    return [
+        _model_inputs(7, g),
+        (torch.randn(5, 4, generator=g), torch.zeros(5), torch.zeros(5, dtype=torch.long)),  # all False
+        (torch.randn(5, 4, generator=g), torch.ones(5), torch.full((5,), 2)),  # all True / mixed
+        (torch.empty(0, 4), torch.empty(0), torch.empty(0, dtype=torch.long)),  # empty
+        (torch.full((6, 4), float("nan")), nan_scores, torch.tensor([0, 1, 2, -1, 0, 1])),  # NaN / inf
+        (-torch.zeros(1, 4), torch.tensor([0.31]), torch.tensor([0])),  # one row, -0.0 values
+    ]
+
+
+def test_rewrite_text() -> None:
+    after = rewrite(MODEL)
+    assert "kept = boxes[_trt_bool_to_index(keep)]" in after
+    assert "scores[_trt_bool_to_index(keep)]" in after
+    assert "boxes[_trt_bool_to_index(torch.isfinite(scores) & (labels != 2))]" in after
+    assert "labels[_trt_bool_to_index(mask)]" in after
+    assert after.count("def _trt_bool_to_index(") == 1
+    assert "# a visible comparison" in after
+    assert rewrite(after) == after  # idempotent
+
+
+@pytest.mark.parametrize("inputs", _edge_inputs(), ids=["random", "all-false", "all-true", "empty", "nan-inf", "neg-zero"])
+def test_same_results(inputs) -> None:
+    before = load(MODEL, "Select")()
+    after = load(rewrite(MODEL), "Select")()
+    assert_same(before(*inputs), after(*inputs))
+
+
+def test_helper_leaves_non_masks_alone() -> None:
+    """With only a name as evidence the fix is opt-in, but never picks wrong rows: long indices,
+    uint8 masks, 0-d masks, 2-D masks and NumPy arrays index exactly as before."""
+    code = "def pick(t, valid_mask):\n    return t[valid_mask]\n"
+    assert rewrite(code) == code  # weak evidence: needs --unsafe
+    after = rewrite("import torch\n" + code, unsafe=True)
+    assert "t[_trt_bool_to_index(valid_mask)]" in after
+    before_f, after_f = load(code, "pick"), load(after, "pick")
+    t = torch.arange(24.0).reshape(6, 4)
+    cases = [
+        torch.tensor([4, 0, 0, 2]),  # long indices (NMS keep), repeated, unordered
+        torch.tensor([True, False, True, False, False, True]),
+        torch.tensor([1, 0, 1, 0, 0, 1], dtype=torch.uint8),  # legacy byte mask
+        torch.tensor(True), torch.tensor(False),  # 0-d masks add an axis
+        t > 10,  # 2-D mask
+        torch.zeros(6, dtype=torch.bool),
+    ]
+    for index in cases:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # uint8 indexing is deprecated
+            assert_same(before_f(t, index), after_f(t, index))
+    array = np.arange(6.0)
+    assert np.array_equal(before_f(array, array > 2), after_f(array, array > 2))
+
+
+def test_export_uses_cast_nonzero_gather() -> None:
+    g = torch.Generator().manual_seed(1)
+    args = _model_inputs(9, g)
+    names = ["boxes", "scores", "labels"]
+    axes = {name: {0: "n"} for name in names}
+    before_ops = onnx_ops(load(MODEL, "Select")(), args, dynamic_axes=axes, input_names=names)
+    after_ops = onnx_ops(load(rewrite(MODEL), "Select")(), args, dynamic_axes=axes, input_names=names)
+    assert "GatherND" in before_ops
+    assert "GatherND" not in after_ops and after_ops.count("NonZero") == 3
+
+    # Every NonZero of the rewritten graph reads a float32 Cast, not the bool mask.
+    model = _export(load(rewrite(MODEL), "Select")(), args, names, axes)
+    producers = {out: node for node in model.graph.node for out in node.output}
+    for node in model.graph.node:
+        if node.op_type == "NonZero":
+            cast = producers[node.input[0]]
+            assert cast.op_type == "Cast" and cast.attribute[0].i == onnx.TensorProto.FLOAT
+
+    # The exported graph selects the same rows as eager, on other sizes than traced.
+    session = ort.InferenceSession(model.SerializeToString())
+    eager = load(MODEL, "Select")()
+    for inputs in [_model_inputs(23, g), _edge_inputs()[1], _edge_inputs()[4]]:
+        got = session.run(None, {n: t.numpy() for n, t in zip(names, inputs)})
+        for e, a in zip(eager(*inputs), got):
+            assert_same(e, torch.from_numpy(a))
+
+
+def _export(module, args, names, axes) -> onnx.ModelProto:
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(module, args, buffer, dynamo=False, opset_version=17, input_names=names, dynamic_axes=axes)
+    return onnx.load_from_string(buffer.getvalue())
+
+
+def test_evidence_from_the_same_function_only() -> None:
+    code = """
+    import torch
+
+    def f(t, scores, keep, idx, masks):
+        a = t[keep]                    # no evidence: NMS indices are long
+        m = scores > 0
+        m = idx                        # reassigned: no longer evidence
+        b = t[m]
+        n = scores > 0
+        c = [t[n] for n in masks]      # comprehension rebinds n
+        d = t[scores is None]          # `is` gives a Python bool
+        e = t[0 < scores < 1]          # chained: Python `and`
+        keep2 = scores.gt(0.5)
+        f = t[keep2]                   # method evidence
+        def inner(u):
+            return u[keep2]            # closure: no local evidence, name not mask-like
+        return a, b, c, d, e, f, inner
+    """
+    after = rewrite(code, unsafe=True)
+    assert rules_found(code) == ["TRT201"]
+    assert "f = t[_trt_bool_to_index(keep2)]" in after
+    for untouched in ("t[keep]", "t[m]", "[t[n] for n in masks]", "t[scores is None]", "t[0 < scores < 1]",
+                      "u[keep2]"):
+        assert untouched in after
+
+
+def test_augmented_bitwise_assignment_keeps_evidence() -> None:
+    code = """
+    import torch
+
+    def f(t, scores, labels, other):
+        m = scores > 0
+        m &= labels == 1
+        n = scores > 0
+        n |= other
+        k = scores > 0
+        k += 1
+        return t[m], t[n], t[k]
+    """
+    after = rewrite(code)
+    assert "t[_trt_bool_to_index(m)], t[n], t[k]" in after
+
+
+def test_weak_evidence_from_reassigned_mask_name() -> None:
+    code = """
+    import torch
+
+    def f(t, scores, idx):
+        mask = scores > 0
+        mask = idx
+        return t[mask]
+    """
+    assert rewrite(code) == textwrap.dedent(code)
+    assert "t[_trt_bool_to_index(mask)]" in rewrite(code, unsafe=True)
+
+
+def test_aliases_and_lookalikes() -> None:
+    code = """
+    import torch as th
+    import numpy as np
+    from torch import isnan as nan_of
+
+    def isfinite(x):
+        return x
+
+    def f(t, s, a):
+        return t[th.isfinite(s)], t[nan_of(s)], t[isfinite(s)], a[np.isnan(a)], t[s.to(th.bool)]
+    """
+    after = rewrite(code)
+    assert "t[_trt_bool_to_index(th.isfinite(s))]" in after
+    assert "t[_trt_bool_to_index(nan_of(s))]" in after
+    assert "t[_trt_bool_to_index(s.to(th.bool))]" in after
+    assert "t[isfinite(s)]" in after and "a[np.isnan(a)]" in after  # user's function, NumPy's
+    assert "th.isfinite(s)" in after  # the call site keeps the user's alias
+
+
+def test_files_without_torch_are_not_checked() -> None:
+    code = "import numpy as np\n\ndef f(a):\n    a[a < 0] = np.zeros(3)\n    return a[a > 0]\n"
+    assert rules_found(code) == []
+
+
+def test_mask_with_other_indices_is_reported_not_rewritten() -> None:
+    code = """
+    import torch
+
+    def f(boxes, scores):
+        return boxes[scores > 0.05, :4], boxes[:, scores > 0]
+    """
+    assert rules_found(code) == ["TRT201", "TRT201"]
+    assert rewrite(code, unsafe=True) == textwrap.dedent(code)
+
+
+def test_assignments_are_reported_not_rewritten() -> None:
+    code = """
+    import torch
+
+    def f(boxes, scores, labels, fallback):
+        boxes[scores < 0.05] = fallback      # TRT202
+        scores[labels == 0] += 1.0           # TRT202
+        scores[labels == 1] = 0.0            # a masked fill: exports as one Where
+        scores[scores.isnan()] = float("-inf")
+        keep = scores > 0
+        scores[keep, 0:1] = labels[:, None]  # TRT202 (mixed indices)
+        boxes[keep][0] = 1.0                 # a read of a copy, then a write: TRT201 on the read
+        return boxes, scores
+    """
+    assert rules_found(code) == ["TRT202", "TRT202", "TRT202", "TRT201"]
+    after = rewrite(code, unsafe=True)
+    assert "boxes[scores < 0.05] = fallback" in after and "scores[labels == 0] += 1.0" in after
+    assert "boxes[_trt_bool_to_index(keep)][0] = 1.0" in after
+
+
+def test_star_index_and_helper_bodies_are_left_alone() -> None:
+    code = """
+    import torch
+
+    def _trt_custom(t, s):
+        return t[s > 0]
+
+    def f(t, s, rest):
+        return t[*rest]
+    """
+    assert rules_found(code) == []
+
+
+def test_suppression_comment() -> None:
+    code = "import torch\n\ndef f(t, s):\n    return t[s > 0]  # trtcodemod: ignore[TRT201]\n"
+    assert rules_found(code) == []
+    assert rewrite(code) == code

@@ -1,0 +1,171 @@
+"""TRT501/502: zero F.pad as torch.cat, other padding modes reported — rewrite, run, export."""
+
+from __future__ import annotations
+
+import io
+import textwrap
+import warnings
+
+import pytest
+import torch
+
+from support import assert_same, load, onnx_ops, rewrite, rules_found, strip_helpers
+from trtcodemod.helpers.padding import _TrtZeroPad2d, _trt_zero_pad
+
+MODEL = """
+import torch
+import torch.nn.functional as F
+from torch import nn
+from torch.nn.functional import pad as p
+
+
+class Neck(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.pre = nn.Sequential(nn.ZeroPad2d((0, 1, 0, 1)), nn.Identity())
+        self.edge = nn.ZeroPad2d(2)
+
+    def forward(self, x):
+        a = F.pad(x, (1, 2, 0, 3))                              # W and H
+        b = torch.nn.functional.pad(x, [0, 0, 2, 0], mode="constant", value=0.0)
+        c = p(x, (1, 1), "constant", 0)                         # from-import alias
+        d = F.pad(x, (0, 1, 1, 0, 1, 1))                        # three axes
+        return a, b, c, d, self.pre(x), self.edge(x)
+"""
+
+EDGE_INPUTS = {
+    "random": torch.randn(2, 3, 4, 5),
+    "zeros-neg": -torch.zeros(1, 2, 3, 3),
+    "inf-nan": torch.tensor([[[[float("inf"), float("nan")], [-float("inf"), -0.0]]]]),
+    "empty-batch": torch.empty(0, 3, 4, 5),
+    "empty-width": torch.empty(2, 3, 4, 0),
+    "float16": torch.randn(1, 2, 3, 3).half(),
+    "float64": torch.randn(1, 2, 3, 1, dtype=torch.float64),
+    "int64": torch.randint(-5, 5, (2, 1, 3, 3)),
+    "bool": torch.rand(1, 2, 3, 3) > 0.5,
+}
+
+
+def test_rewrite_text() -> None:
+    after = rewrite(MODEL)
+    assert "a = _trt_zero_pad(x, (1, 2, 0, 3))" in after
+    assert "b = _trt_zero_pad(x, [0, 0, 2, 0])" in after
+    assert "c = _trt_zero_pad(x, (1, 1))" in after
+    assert "d = _trt_zero_pad(x, (0, 1, 1, 0, 1, 1))" in after
+    assert "nn.Sequential(_TrtZeroPad2d((0, 1, 0, 1)), nn.Identity())" in after
+    assert "self.edge = _TrtZeroPad2d(2)" in after
+    call_sites = strip_helpers(after)
+    assert "F.pad(" not in call_sites and " p(x" not in call_sites and "nn.ZeroPad2d(" not in call_sites
+    assert after.count("def _trt_zero_pad(") == 1 and after.count("class _TrtZeroPad2d(") == 1
+    assert "# W and H" in after and "# from-import alias" in after
+    assert rewrite(after) == after
+
+
+@pytest.mark.parametrize("name", list(EDGE_INPUTS))
+def test_same_results(name: str) -> None:
+    x = EDGE_INPUTS[name]
+    before = load(MODEL, "Neck")()
+    after = load(rewrite(MODEL), "Neck")()
+    after.load_state_dict(before.state_dict())  # same (empty) state dict, same module indices
+    assert list(before.state_dict()) == list(after.state_dict())
+    assert_same(before(x), after(x))
+
+
+@pytest.mark.parametrize("pads", [(0, 0), (3, 0), (0, 2), (1, 1, 0, 0), (0, 0, 0, 0, 1, 0)])
+@pytest.mark.parametrize("shape", [(4,), (2, 3), (2, 0, 3), (1, 2, 3, 4)])
+def test_helper_matches_f_pad(pads, shape) -> None:
+    x = torch.randn(shape)
+    if len(pads) // 2 > x.dim():
+        with pytest.raises((RuntimeError, ValueError)):
+            torch.nn.functional.pad(x, pads)
+        with pytest.raises(ValueError):
+            _trt_zero_pad(x, pads)
+        return
+    expected, actual = torch.nn.functional.pad(x, pads), _trt_zero_pad(x, pads)
+    assert_same(expected, actual)
+    if x.numel():
+        assert actual.data_ptr() != x.data_ptr(), "F.pad never returns its input; nor may the helper"
+
+
+def test_module_is_a_zero_pad() -> None:
+    module = _TrtZeroPad2d((1, 0, 2, 3))
+    assert isinstance(module, torch.nn.ZeroPad2d) and module.padding == (1, 0, 2, 3)
+    assert not list(module.state_dict())
+    x = torch.randn(2, 3, 4, 5)
+    assert_same(torch.nn.ZeroPad2d((1, 0, 2, 3))(x), module(x))
+
+
+def _export(model, x, axes):
+    import onnx
+
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, (x,), buffer, dynamo=False, opset_version=17,
+                          input_names=["x"], dynamic_axes={"x": axes})
+    return buffer.getvalue(), onnx
+
+
+def test_export_has_no_pad_and_dynamic_shapes_work() -> None:
+    import onnxruntime
+
+    code = "import torch.nn.functional as F\nfrom torch import nn\n" \
+           "class M(nn.Module):\n    def forward(self, x):\n        return F.pad(x, (1, 2, 0, 3))\n"
+    axes = {0: "n", 2: "h", 3: "w"}
+    assert "Pad" in onnx_ops(load(code, "M")(), (torch.randn(2, 3, 5, 6),), input_names=["x"],
+                             dynamic_axes={"x": axes})
+    model = load(rewrite(code), "M")()
+    ops = onnx_ops(model, (torch.randn(2, 3, 5, 6),), input_names=["x"], dynamic_axes={"x": axes})
+    assert "Pad" not in ops and "Concat" in ops
+    blob, _ = _export(model, torch.randn(2, 3, 5, 6), axes)
+    session = onnxruntime.InferenceSession(blob, providers=["CPUExecutionProvider"])
+    for shape in [(1, 3, 2, 9), (3, 3, 7, 1), (0, 3, 4, 4)]:  # other sizes than the traced one
+        x = torch.randn(shape)
+        assert_same(torch.nn.functional.pad(x, (1, 2, 0, 3)), torch.from_numpy(session.run(None, {"x": x.numpy()})[0]))
+
+
+def test_not_rewritten() -> None:
+    code = """
+    import torch.nn.functional as F
+    from torch import nn
+
+    def pad(x, p):
+        return x
+
+    def f(x, pad_w, pads, kw, fill):
+        a = pad(x, (1, 1))                        # the user's own pad
+        b = F.pad(x, (0, pad_w, 0, 1))            # computed pads: may be negative
+        c = F.pad(x, pads)
+        d = F.pad(x, (-1, -1))                    # cropping
+        e = F.pad(x, (1, 1), **kw)                # may pass mode/value
+        g = F.pad(x, (1, 1), value=-0.0)          # negative-zero fill
+        h = F.pad(x, (1, 1), value=fill)          # computed fill: TRT502 (before 8.2)
+        i = F.pad(x, (1, 1), mode="reflect")      # TRT502 (before 8.6)
+        m = nn.ZeroPad2d(-1)                      # cropping module
+        n = nn.ConstantPad2d(1, 0.0)              # reported, not rewritten
+        o = nn.ConstantPad2d(1, 0.5)              # TRT502 (before 8.2)
+        return a, b, c, d, e, g, h, i, m, n, o
+    """
+    assert rules_found(code) == ["TRT501"] * 5 + ["TRT501", "TRT501"]
+    assert rewrite(code, unsafe=True) == textwrap.dedent(code)
+    assert rules_found(code, target="8.0") == ["TRT501"] * 5 + ["TRT502", "TRT502", "TRT501", "TRT501", "TRT502"]
+
+
+@pytest.mark.parametrize(
+    "call,targets_reported",
+    [
+        ("F.pad(x, (1, 1), mode='circular')", {"8.6": True, "10.0": False}),
+        ("F.pad(x, (1, 1), mode='replicate')", {"8.4": True, "8.6": False}),
+        ("F.pad(x, (1, 1), 'reflect')", {"8.4": True, "8.6": False}),
+        ("F.pad(x, (1, 1), value=1.0)", {"8.0": True, "8.2": False}),
+        ("F.pad(x, (1, 1), mode=m)", {"8.6": True, "10.0": False}),
+        ("nn.ReplicationPad2d(1)", {"8.4": True, "8.6": False}),
+        ("nn.CircularPad1d(2)", {"8.6": True, "10.x": False}),
+    ],
+)
+def test_other_modes_reported_by_target(call: str, targets_reported: dict) -> None:
+    code = f"import torch.nn.functional as F\nfrom torch import nn\ndef f(x, m):\n    return {call}\n"
+    for target, reported in targets_reported.items():
+        assert ("TRT502" in rules_found(code, target=target)) is reported, target
+        assert "TRT501" not in rules_found(code, target=target)
+    assert rewrite(code, unsafe=True, target="7.1") == code

@@ -1,0 +1,208 @@
+"""TRT601: adaptive average pooling as exact bins or a mean — rewrite, run, export."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import textwrap
+import warnings
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from support import assert_same, load, onnx_ops, rewrite, rules_found, strip_helpers
+from trtcodemod.helpers.pooling import (
+    _TrtAdaptiveAvgPool1d,
+    _TrtAdaptiveAvgPool2d,
+    _trt_adaptive_avg_pool1d,
+    _trt_adaptive_avg_pool2d,
+)
+
+MODEL = """
+import torch.nn.functional as F
+from torch import nn
+from torch.nn.functional import adaptive_avg_pool2d as aap
+
+
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 1)
+        self.pool = nn.AdaptiveAvgPool2d(7)
+        self.cls = nn.Sequential(nn.Conv2d(4, 4, 1), nn.AdaptiveAvgPool2d((1, 1)), nn.Flatten(), nn.Linear(4, 2))
+        self.rows = nn.AdaptiveAvgPool2d((3, None))
+
+    def forward(self, x):
+        feat = self.conv(x)
+        glob = F.adaptive_avg_pool2d(feat, 1)              # global context
+        strip = aap(feat, (1, None))
+        grid = F.adaptive_avg_pool2d(feat, output_size=(2, 5))
+        seq = F.adaptive_avg_pool1d(feat.flatten(2), 6)
+        return self.pool(feat), self.cls(feat), self.rows(feat), glob, strip, grid, seq
+"""
+
+# Rounding-level tolerances (a different summation order than PyTorch's kernel).
+TOL = {torch.float64: 1e-12, torch.float32: 1e-5, torch.float16: 1e-3, torch.bfloat16: 8e-3}
+
+
+def _close(expected: torch.Tensor, actual: torch.Tensor) -> None:
+    tol = TOL[expected.dtype]
+    assert_same(expected, actual, atol=tol, rtol=tol)
+
+
+def test_rewrite_text() -> None:
+    after = rewrite(MODEL)
+    sites = strip_helpers(after)
+    assert "self.pool = _TrtAdaptiveAvgPool2d(7)" in sites
+    assert "nn.Sequential(nn.Conv2d(4, 4, 1), _TrtAdaptiveAvgPool2d((1, 1)), nn.Flatten(), nn.Linear(4, 2))" in sites
+    assert "self.rows = _TrtAdaptiveAvgPool2d((3, None))" in sites
+    assert "glob = feat.mean((-2, -1), keepdim=True)              # global context" in sites
+    assert "strip = feat.mean(-2, keepdim=True)" in sites
+    assert "grid = _trt_adaptive_avg_pool2d(feat, output_size=(2, 5))" in sites
+    assert "seq = _trt_adaptive_avg_pool1d(feat.flatten(2), 6)" in sites
+    assert after.count("def _trt_adaptive_bin_sum(") == 1 and after.count("class _TrtAdaptiveAvgPool2d(") == 1
+    assert rewrite(after) == after
+
+
+INPUTS = {
+    "random": torch.randn(2, 3, 9, 11),
+    "small": torch.randn(1, 3, 2, 3),          # n < o: bins overlap and repeat
+    "exact": torch.randn(1, 3, 7, 7),          # n == o
+    "empty-batch": torch.empty(0, 3, 8, 8),
+    "zeros-neg": -torch.zeros(1, 3, 5, 5),
+}
+
+
+@pytest.mark.parametrize("name", list(INPUTS))
+def test_same_results(name: str) -> None:
+    torch.manual_seed(0)
+    before = load(MODEL, "Head")()
+    after = load(rewrite(MODEL), "Head")()
+    after.load_state_dict(before.state_dict())  # identical keys: Sequential indices did not shift
+    assert list(before.state_dict()) == list(after.state_dict())
+    x = INPUTS[name]
+    for expected, actual in zip(before(x), after(x)):
+        _close(expected, actual)
+
+
+@pytest.mark.parametrize("dtype", list(TOL))
+def test_helper_matches_torch_on_many_sizes(dtype) -> None:
+    generator = torch.Generator().manual_seed(1)
+    for n_h, n_w, o_h, o_w in itertools.product([1, 3, 14], [2, 5, 10], [1, 2, 5, None], [1, 3, 4, None]):
+        x = torch.randn(2, 3, n_h, n_w, generator=generator).to(dtype)
+        _close(F.adaptive_avg_pool2d(x, (o_h, o_w)), _trt_adaptive_avg_pool2d(x, (o_h, o_w)))
+        _close(F.adaptive_avg_pool2d(x[0], (o_h, o_w)), _trt_adaptive_avg_pool2d(x[0], (o_h, o_w)))  # (C, H, W)
+    for n, o in itertools.product([1, 3, 8, 13], [1, 2, 5, 8, 20]):
+        x = torch.randn(2, 3, n, generator=generator).to(dtype)
+        _close(F.adaptive_avg_pool1d(x, o), _trt_adaptive_avg_pool1d(x, o))
+        _close(F.adaptive_avg_pool1d(x[0], o), _trt_adaptive_avg_pool1d(x[0], o))
+
+
+def test_inf_and_nan_stay_in_their_bins() -> None:
+    x = torch.randn(1, 2, 9, 10, dtype=torch.float64)
+    x[0, 0, 1, 1] = float("inf")
+    x[0, 0, 8, 9] = float("nan")
+    x[0, 1, 4, 4] = -float("inf")
+    for size in [(4, 3), (2, 2), (9, 10), (12, 15), (3, None)]:
+        expected, actual = F.adaptive_avg_pool2d(x, size), _trt_adaptive_avg_pool2d(x, size)
+        _close(expected, actual)
+        assert torch.isfinite(actual).sum() == torch.isfinite(expected).sum() > 0
+    x = torch.tensor([[[1.0, float("inf"), 2.0, -float("inf"), 3.0]]])
+    _close(F.adaptive_avg_pool1d(x, 3), _trt_adaptive_avg_pool1d(x, 3))
+
+
+def test_half_precision_sums_do_not_overflow() -> None:
+    x = torch.full((1, 1, 6, 6), 60000.0, dtype=torch.float16)  # a bin's sum exceeds float16's range
+    _close(F.adaptive_avg_pool2d(x, (2, 4)), _trt_adaptive_avg_pool2d(x, (2, 4)))
+    assert torch.isfinite(_trt_adaptive_avg_pool2d(x, (2, 4))).all()
+
+
+def test_rejects_what_torch_rejects() -> None:
+    for bad in (torch.ones(2, 4, 4, dtype=torch.long), torch.randn(4, 4), torch.randn(1, 1, 1, 4, 4)):
+        with pytest.raises((RuntimeError, ValueError)):
+            F.adaptive_avg_pool2d(bad, 3)
+        with pytest.raises((RuntimeError, ValueError)):
+            _trt_adaptive_avg_pool2d(bad, 3)
+
+
+def test_modules_keep_the_torch_interface() -> None:
+    pool = _TrtAdaptiveAvgPool2d((7, None))
+    assert isinstance(pool, torch.nn.AdaptiveAvgPool2d) and pool.output_size == (7, None)
+    assert not list(pool.state_dict())
+    x = torch.randn(2, 3, 15, 6)
+    _close(torch.nn.AdaptiveAvgPool2d((7, None))(x), pool(x))
+    pool1d = _TrtAdaptiveAvgPool1d(4)
+    assert isinstance(pool1d, torch.nn.AdaptiveAvgPool1d)
+    _close(torch.nn.AdaptiveAvgPool1d(4)(x[:, :, 0]), pool1d(x[:, :, 0]))
+
+
+def _export(model: torch.nn.Module, x: torch.Tensor, axes: dict) -> bytes:
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, (x,), buffer, dynamo=False, opset_version=17,
+                          input_names=["x"], dynamic_axes={"x": axes})
+    return buffer.getvalue()
+
+
+POOL = "import torch.nn.functional as F\nfrom torch import nn\n" \
+       "class M(nn.Module):\n    def forward(self, x):\n        return F.adaptive_avg_pool2d(x, {size})\n"
+
+
+@pytest.mark.parametrize("size", ["7", "(2, 3)", "(5, None)"])
+def test_export_with_dynamic_spatial_axes(size: str) -> None:
+    """The exporter refuses these with dynamic H/W; the rewrite exports and stays exact at other sizes."""
+    import onnxruntime
+
+    code = POOL.format(size=size)
+    axes = {0: "n", 2: "h", 3: "w"}
+    x = torch.randn(2, 3, 14, 14)
+    with pytest.raises(Exception, match="adaptive"):
+        _export(load(code, "M")(), x, axes)
+    model = load(rewrite(code), "M")()
+    session = onnxruntime.InferenceSession(_export(model, x, axes), providers=["CPUExecutionProvider"])
+    for shape in [(1, 3, 5, 9), (3, 3, 20, 6), (1, 3, 1, 1), (0, 3, 4, 4)]:
+        x = torch.randn(shape)
+        x[..., 0, 0] = float("inf")
+        expected = F.adaptive_avg_pool2d(x, eval(size))
+        _close(expected, torch.from_numpy(session.run(None, {"x": x.numpy()})[0]))
+
+
+def test_size_one_exports_as_a_single_mean() -> None:
+    code = POOL.format(size="(1, 1)")
+    ops = onnx_ops(load(rewrite(code), "M")(), (torch.randn(2, 3, 5, 6),), input_names=["x"],
+                   dynamic_axes={"x": {0: "n", 2: "h", 3: "w"}})
+    assert ops == ["ReduceMean"]
+    module_ops = onnx_ops(_TrtAdaptiveAvgPool2d(1), (torch.randn(2, 3, 5, 6),), input_names=["x"],
+                          dynamic_axes={"x": {2: "h", 3: "w"}})
+    assert module_ops == ["ReduceMean"]
+
+
+def test_not_rewritten() -> None:
+    code = """
+    import torch.nn.functional as F
+    from torch import nn
+
+    def adaptive_avg_pool2d(x, s):
+        return x
+
+    class MyPool(nn.AdaptiveAvgPool2d):                # subclass: reported
+        pass
+
+    def build(x, args, kw, layer):
+        a = adaptive_avg_pool2d(x, 7)                   # the user's own function
+        b = F.adaptive_avg_pool2d(*args)                # star-args: reported
+        c = nn.AdaptiveAvgPool2d(**kw)
+        d = dict(pool=nn.AdaptiveAvgPool2d)             # passed as a value: reported
+        e = isinstance(layer, (nn.AdaptiveAvgPool2d, nn.Conv2d))
+        f = F.adaptive_max_pool2d(x, 7)
+        return a, b, c, d, e, f
+    """
+    assert rules_found(code) == ["TRT601"] * 4
+    assert rewrite(code, unsafe=True) == textwrap.dedent(code)
+
+
+def test_inserted_helpers_are_not_flagged() -> None:
+    after = rewrite(MODEL)
+    assert "TRT601" not in rules_found(after)

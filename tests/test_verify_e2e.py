@@ -1,0 +1,300 @@
+"""End to end on CPU: real worker processes, real exports, ONNX Runtime; small models, few runs.
+
+Each test asserts the specific fault it exists for. Tests that need a rule not written yet
+are skipped with the rule named (they turn on when the rule lands).
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from trtcodemod.registry import all_rules
+from trtcodemod.verify.command import verify_command
+from trtcodemod.verify.report import render
+from trtcodemod.verify.run import verify
+from trtcodemod.verify.spec import RewriteOptions, build_spec
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "verify"
+FAST = ["--runs", "2", "--warmup", "0"]
+RULES = {r.id for r in all_rules()}
+
+app = typer.Typer()
+app.command("verify")(verify_command)
+app.command("unused")(lambda: None)  # two commands, so "verify" stays a subcommand as in the real CLI
+
+
+def run_cli(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(app, ["verify", *args])
+    if result.exception and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result.exit_code, result.stdout
+
+
+def run_json(*args: str) -> tuple[int, dict[str, Any]]:
+    code, out = run_cli(*args, "--format", "json", *FAST)
+    return code, json.loads(out)
+
+
+def _line_of(path: Path, text: str) -> int:
+    return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if text in line)
+
+
+def ops(report: dict[str, Any], role: str) -> dict[str, int]:
+    return report["graphs"][role]["ops"]
+
+
+# --- (a) a rewrite that fixes the model ----------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def squeeze(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, dict[str, Any], Path]:
+    save = tmp_path_factory.mktemp("saved")
+    code, report = run_json(str(EXAMPLES / "squeeze_head.py"), "--model", "build", "--inputs", "inputs", "--unsafe",
+                            "--dynamic-axes", '{"feats": {"0": "batch", "2": "height", "3": "width"}}',
+                            "--save", str(save))
+    return code, report, save
+
+
+def test_squeeze_head_is_fixed_equivalent_and_exits_0(squeeze: tuple) -> None:
+    code, report, _ = squeeze
+    assert report["rules_applied"] == ["TRT401"]
+    assert ops(report, "before").get("If") == 1
+    assert "If" not in ops(report, "after")
+    assert report["equivalent"] is True
+    assert report["export_faithful"] == {"before": True, "after": True}
+    assert [i["op"] for i in report["graphs"]["before"]["trt_issues"]] == ["If"]
+    squeeze_line = _line_of(EXAMPLES / "squeeze_head.py", "scores = logits.squeeze(1)")
+    assert report["graphs"]["before"]["trt_issues"][0]["source"].endswith(f"squeeze_head.py:{squeeze_line}")
+    assert report["graphs"]["after"]["trt_issues"] == []
+    assert code == 0 and report["exit_code"] == 0
+
+
+def test_the_last_input_set_changes_the_dynamic_axes(squeeze: tuple) -> None:
+    sets = squeeze[1]["inputs"]["sets"]
+    assert sets[0]["feats"] == [2, 16, 8, 8] and sets[-1]["feats"] == [3, 16, 9, 9]
+
+
+def test_missing_backends_are_skipped_with_the_reason(squeeze: tuple) -> None:
+    rows = {(r["name"], r["exporter"]): r for r in squeeze[1]["backends"]}
+    trt = rows[("tensorrt", "torchscript")]
+    assert trt["status"] == "skipped" and trt["reason"] == "tensorrt is not installed"
+    cuda = rows[("torch-cuda", None)]
+    assert cuda["status"] == "skipped" and cuda["reason"] == "no CUDA device (torch.cuda.is_available() is False)"
+    ort_cuda = rows[("onnxruntime-cuda", "torchscript")]
+    assert ort_cuda["status"] == "skipped"
+    assert ort_cuda["reason"].startswith("onnxruntime has no CUDAExecutionProvider")
+    assert rows[("onnxruntime-cpu", "torchscript")]["status"] == "ok"
+
+
+def test_json_shape(squeeze: tuple) -> None:
+    report = squeeze[1]
+    assert report["version"] == 1
+    for key in ("equivalent", "export_faithful", "backends", "graphs", "rules_applied", "culprit_rules"):
+        assert key in report
+    row = next(r for r in report["backends"] if r["name"] == "onnxruntime-cpu")
+    assert set(row) >= {"name", "status", "reason", "max_abs_err", "max_rel_err", "passed", "latency_ms"}
+    assert set(row["latency_ms"]["before"]) >= {"median", "p90"} and set(row["latency_ms"]["after"]) >= {"median", "p90"}
+    assert row["passed"] is True and row["max_abs_err"] < 1e-4
+    for role in ("before", "after"):
+        assert set(report["graphs"][role]) >= {"nodes", "ops", "trt_issues"}
+    issue = report["graphs"]["before"]["trt_issues"][0]
+    assert set(issue) >= {"op", "node", "reason", "source", "rule"}
+
+
+def test_save_keeps_the_onnx_files_and_the_rewritten_source(squeeze: tuple) -> None:
+    save = squeeze[2]
+    assert (save / "before.torchscript.onnx").is_file() and (save / "after.torchscript.onnx").is_file()
+    assert "logits[:, 0]" in (save / "after_src" / "squeeze_head.py").read_text()
+
+
+def test_text_and_markdown_reports(squeeze: tuple) -> None:
+    text = render([squeeze[1]], "text")
+    assert "tensorrt (torchscript)" in text and "tensorrt is not installed" in text
+    assert "Result: EQUIVALENT, no TensorRT issue left -- exit 0" in text
+    md = render([squeeze[1]], "markdown")
+    assert md.startswith("### ✅ trtcodemod verify") and "| backend | status |" in md
+
+
+# --- (b) the original export bakes a branch -----------------------------------------------------
+
+
+def test_baked_branch_is_detected_as_not_export_faithful() -> None:
+    code, report = run_json(str(EXAMPLES / "baked_branch.py"), "--model", "build", "--inputs", "inputs")
+    assert report["export_faithful"]["before"] is False
+    check = next(c for c in report["export_checks"] if c["side"] == "before")
+    assert check["baked"] is True and check["failing_sets"] == [2, 3]
+    assert "baked something in" in check["detail"]
+    tracer = [w for w in check["warnings"] if w["category"] == "TracerWarning"]
+    if_line = _line_of(EXAMPLES / "baked_branch.py", "if x.mean() > 0")
+    assert tracer and tracer[0]["source"].endswith(f"baked_branch.py:{if_line}")
+    assert report["rules_applied"] == []  # TRT101's rewrite of this branch is unsafe
+    assert code == 1 and report["equivalent"] is False
+
+
+@pytest.mark.skipif("TRT101" not in RULES, reason="awaits rule TRT101 (data-dependent if/else)")
+def test_baked_branch_rewritten_by_trt101_exports_faithfully() -> None:
+    code, report = run_json(str(EXAMPLES / "baked_branch.py"), "--model", "build", "--inputs", "inputs", "--unsafe")
+    assert "TRT101" in report["rules_applied"]
+    assert report["export_faithful"] == {"before": False, "after": True}
+    after = next(c for c in report["export_checks"] if c["side"] == "after")
+    assert not [w for w in after["warnings"] if "Python boolean" in w["message"]]  # the branch is gone
+    assert report["equivalent"] is True and code == 0
+
+
+# --- (c) an unsafe rewrite that breaks numerics ---------------------------------------------------
+
+
+@pytest.mark.skipif("TRT102" not in RULES, reason="awaits rule TRT102 (torch.where -> arithmetic blend)")
+def test_where_blend_breaks_numerics_and_names_trt102() -> None:
+    code, report = run_json(str(EXAMPLES / "where_iou.py"), "--model", "build", "--inputs", "inputs", "--unsafe")
+    assert "TRT102" in report["rules_applied"]
+    assert report["equivalent"] is False
+    eager = next(r for r in report["backends"] if r["name"] == "torch-cpu")
+    assert eager["passed"] is False
+    assert any("NaN" in o["problem"] for o in eager["outputs"])
+    assert report["culprit_rules"] == ["TRT102"]
+    assert code == 1
+
+
+def test_where_without_unsafe_changes_nothing() -> None:
+    code, report = run_json(str(EXAMPLES / "where_iou.py"), "--model", "build", "--inputs", "inputs",
+                            "--backends", "torch-cpu")
+    assert "TRT102" not in report["rules_applied"]
+    assert report["equivalent"] is True
+
+
+def test_culprit_search_applies_rules_one_at_a_time(tmp_path: Path) -> None:
+    model = tmp_path / "lin.py"
+    model.write_text(textwrap.dedent("""\
+        import torch
+
+        class Lin(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lin = torch.nn.Linear(4, 4)
+
+            def forward(self, x):
+                y = self.lin(x)
+                return y * 2
+        """))
+
+    def fixer(source: bytes, path: str, options: RewriteOptions) -> tuple[bytes, list[tuple[str, int, str]]]:
+        fixes = []
+        if {"ALL", "TRTA01"} & set(options.select):  # harmless
+            source, fixes = source.replace(b"self.lin(x)", b"self.lin(x)  # a"), fixes + [("TRTA01", 9, "a")]
+        if {"ALL", "TRTB02"} & set(options.select):  # changes the result
+            source, fixes = source.replace(b"y * 2", b"y * 2.5"), fixes + [("TRTB02", 10, "b")]
+        return source, fixes
+
+    spec = build_spec({"model_file": str(model), "model": "Lin", "input_shape": ["x:3x4"], "runs": 1, "warmup": 0,
+                       "backends": "torch-cpu"})
+    report = verify(spec, fixer=fixer)
+    assert report["equivalent"] is False and report["exit_code"] == 1
+    assert {c["rule"]: c["reproduces"] for c in report["culprits"]} == {"TRTA01": False, "TRTB02": True}
+    assert report["culprit_rules"] == ["TRTB02"]
+
+
+# --- (d) a package with relative imports, two files rewritten ---------------------------------------
+
+
+def test_package_with_relative_imports_rewrites_two_files() -> None:
+    code, report = run_json(str(EXAMPLES / "pkg_detector" / "model.py"), "--model", "build", "--inputs", "inputs",
+                            "--unsafe", "--dynamic-axes", '{"image": {"0": "batch", "1": "height", "2": "width"}}')
+    files = sorted({Path(f["path"]).name for f in report["fixes"]})
+    assert files == ["backbone.py", "heads.py"]
+    assert "If" in ops(report, "before") and "If" not in ops(report, "after")
+    assert report["equivalent"] is True and code == 0
+
+
+# --- faults: crash, hang, a batch that goes on ------------------------------------------------------
+
+
+def _write(path: Path, body: str) -> Path:
+    path.write_text(textwrap.dedent(body))
+    return path
+
+
+def test_a_model_that_aborts_at_import_is_reported_exit_2(tmp_path: Path) -> None:
+    model = _write(tmp_path / "boom.py", """\
+        import os
+        os.abort()
+        """)
+    code, report = run_json(str(model), "--model", "build", "--input-shape", "x:2x3")
+    before = report["models"]["before"]
+    assert before["status"] == "crashed"
+    assert "SIGABRT" in before["message"] and "during import" in before["message"]
+    assert code == 2 and report["exit_code"] == 2
+
+
+def test_a_rewritten_model_that_segfaults_is_a_result(tmp_path: Path) -> None:
+    model = _write(tmp_path / "ok.py", """\
+        import torch
+
+        class Double(torch.nn.Module):
+            def forward(self, x):
+                return x * 2
+        """)
+
+    def crashing_fixer(source: bytes, path: str, options: RewriteOptions) -> tuple[bytes, list]:
+        crash = b"import ctypes\nctypes.string_at(0)\n"  # a real segfault at import of the rewritten file
+        return crash + source, [("TRT999", 1, "crash")]
+
+    spec = build_spec({"model_file": str(model), "model": "Double", "input_shape": ["x:2x3"], "runs": 1,
+                       "warmup": 0})
+    report = verify(spec, fixer=crashing_fixer)
+    after = report["models"]["after"]
+    assert after["status"] == "crashed" and "SIGSEGV" in after["message"]
+    assert report["export_faithful"]["before"] is True  # the original was still exported and checked
+    assert report["equivalent"] is False and report["exit_code"] == 1
+    assert report["culprit_rules"] == ["TRT999"]
+    ort = next(r for r in report["backends"] if r["name"] == "onnxruntime-cpu")
+    assert ort["status"] == "failed" and ort["before"]["status"] == "ok"
+
+
+def test_a_hanging_model_times_out(tmp_path: Path) -> None:
+    model = _write(tmp_path / "slow.py", """\
+        import time
+        import torch
+
+        def build():
+            time.sleep(600)
+            return torch.nn.Identity()
+        """)
+    code, report = run_json(str(model), "--model", "build", "--input-shape", "x:2", "--timeout", "20")
+    before = report["models"]["before"]
+    assert before["status"] == "timeout"
+    assert before["message"] == "timed out after 20 s during build"
+    assert code == 2
+
+
+def test_a_config_batch_goes_on_past_a_failing_model(tmp_path: Path) -> None:
+    _write(tmp_path / "boom.py", """\
+        raise ImportError("no such dependency: fancy_ops")
+        """)
+    config = _write(tmp_path / "models.toml", f"""\
+        [models.broken]
+        model_file = "boom.py"
+        model = "build"
+        input_shape = ["x:2x3"]
+
+        [models.baked]
+        model_file = "{EXAMPLES / 'baked_branch.py'}"
+        model = "build"
+        inputs = "inputs"
+        backends = "torch-cpu"
+        """)
+    code, out = run_cli("--config", str(config), *FAST)
+    assert "trtcodemod verify: 2 model(s)" in out
+    assert "ImportError: no such dependency: fancy_ops" in out
+    code_json, data = run_json("--config", str(config))
+    by_name = {m["name"]: m for m in data["models"]}
+    assert by_name["broken"]["exit_code"] == 2
+    assert by_name["baked"]["export_faithful"]["before"] is False  # it still ran
+    assert code == code_json == 2

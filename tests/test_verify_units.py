@@ -1,0 +1,164 @@
+"""Unit tests of the verifier's pure parts: comparison, spec parsing, rewriting a copy, reasons."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from trtcodemod.verify.backends import availability
+from trtcodemod.verify.compare import compare_array, worst
+from trtcodemod.verify.culprits import find_culprits
+from trtcodemod.verify.rewrite import LineMap, locate, rewrite_copy
+from trtcodemod.verify.spec import (
+    RewriteOptions, SpecError, build_spec, load_model_tables, parse_backends, parse_dynamic_axes, parse_input_shape,
+)
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "verify"
+
+
+# --- compare ------------------------------------------------------------------------------
+
+
+def test_nan_in_the_same_places_is_equal() -> None:
+    a = np.array([1.0, np.nan, 3.0], dtype=np.float32)
+    c = compare_array("y", a, a.copy(), 1e-4, 1e-3)
+    assert c.passed and c.max_abs_err == 0.0
+
+
+def test_nan_where_the_original_is_finite_fails() -> None:
+    c = compare_array("y", np.array([0.0, 1.0]), np.array([np.nan, 1.0]), 1e-4, 1e-3)
+    assert not c.passed
+    assert "NaN at 1 position(s) where the original is finite" in c.problem
+    assert c.to_json()["max_abs_err"] is None  # JSON has no inf
+
+
+def test_inf_must_match_inf_of_the_same_sign() -> None:
+    assert compare_array("y", np.array([np.inf, -np.inf]), np.array([np.inf, -np.inf]), 0, 0).passed
+    c = compare_array("y", np.array([np.inf]), np.array([-np.inf]), 1e-4, 1e-3)
+    assert not c.passed and "inf mismatch" in c.problem
+
+
+def test_tolerances_and_errors() -> None:
+    e = np.array([1.0, 2.0, 0.0], dtype=np.float32)
+    ok = compare_array("y", e, e + np.float32(5e-5), 1e-4, 1e-3)
+    assert ok.passed and ok.max_abs_err == pytest.approx(5e-5, rel=1e-2)
+    bad = compare_array("y", e, e + np.float32(0.01), 1e-4, 1e-3)
+    assert not bad.passed and bad.max_rel_err == pytest.approx(0.01, rel=1e-2)
+    assert worst([ok, bad])[2] is False
+
+
+def test_shape_and_dtype_mismatch_fail() -> None:
+    assert "shape [2, 1] != expected [2]" in compare_array("y", np.zeros(2), np.zeros((2, 1)), 1, 1).problem
+    assert "dtype" in compare_array("y", np.zeros(2, np.float32), np.zeros(2, np.float64), 1, 1).problem
+
+
+# --- spec -------------------------------------------------------------------------------------
+
+
+def test_parse_input_shape_and_dynamic_axes() -> None:
+    assert parse_input_shape("x:1x3x224x224") == ("x", (1, 3, 224, 224))
+    with pytest.raises(SpecError):
+        parse_input_shape("1x3")
+    assert parse_dynamic_axes('{"x": {"0": "batch"}, "y": [1]}') == {"x": {0: "batch"}, "y": {1: "y_dim1"}}
+    with pytest.raises(SpecError, match="not valid JSON"):
+        parse_dynamic_axes("{x")
+
+
+def test_backends_always_include_the_reference_and_the_faithfulness_runner() -> None:
+    assert parse_backends("trt") == ("torch-cpu", "onnxruntime-cpu", "tensorrt")
+    with pytest.raises(SpecError, match="unknown backend"):
+        parse_backends("tpu")
+
+
+def test_build_spec_errors_are_spec_errors(tmp_path: Path) -> None:
+    model = tmp_path / "m.py"
+    model.write_text("")
+    with pytest.raises(SpecError, match="no inputs"):
+        build_spec({"model_file": str(model), "model": "build"})
+    with pytest.raises(SpecError, match="either --inputs or --input-shape"):
+        build_spec({"model_file": str(model), "model": "build", "inputs": "f", "input_shape": ["x:1"]})
+    with pytest.raises(SpecError, match="no such file"):
+        build_spec({"model_file": str(tmp_path / "nope.py"), "model": "m", "inputs": "f"})
+
+
+def test_example_config_loads() -> None:
+    path, tables = load_model_tables(EXAMPLES / "models.toml", Path.cwd())
+    assert set(tables) == {"squeeze_head", "baked_branch", "where_iou", "pkg_detector"}
+    spec = build_spec(tables["squeeze_head"], base_dir=path.parent, name="squeeze_head")
+    assert spec.dynamic_axes == {"feats": {0: "batch", 2: "height", 3: "width"}} and spec.rewrite.unsafe
+
+
+# --- rewriting a copy -------------------------------------------------------------------------
+
+
+def test_locate_finds_the_top_package() -> None:
+    layout = locate(EXAMPLES / "pkg_detector" / "model.py")
+    assert layout.module == "pkg_detector.model"
+    assert layout.import_root == EXAMPLES
+
+
+def test_line_map_follows_inserted_and_changed_lines() -> None:
+    m = LineMap("a\nb\nc\nd\n", "h1\nh2\na\nb\nC\nd\n")
+    assert [m(i) for i in (3, 4, 5, 6)] == [1, 2, 3, 4]
+
+
+def test_rewrite_copy_rewrites_every_file_and_maps_locations_back(tmp_path: Path) -> None:
+    def fixer(source: bytes, path: str, options: RewriteOptions) -> tuple[bytes, list[tuple[str, int, str]]]:
+        if b"unsqueeze(1)" in source or b".squeeze(1)" in source:
+            return b"# helper\n" + source, [("TRT999", 1, "fake")]
+        return source, []
+
+    tree = rewrite_copy(locate(EXAMPLES / "pkg_detector" / "model.py"), tmp_path / "after", RewriteOptions(), fixer)
+    assert sorted(Path(p).name for p in tree.changed_files) == ["backbone.py", "heads.py"]
+    copy = tmp_path / "after" / "pkg_detector" / "heads.py"
+    assert copy.read_text().startswith("# helper\n")
+    assert tree.map_location(f"{copy}:14") == f"{EXAMPLES / 'pkg_detector' / 'heads.py'}:13"
+    assert tree.layout.module == "pkg_detector.model"
+
+
+def test_an_unparsable_file_is_reported_not_fatal(tmp_path: Path) -> None:
+    src = tmp_path / "m.py"
+    src.write_text("x = 1\n")
+
+    def broken(source: bytes, path: str, options: RewriteOptions) -> tuple[bytes, list]:
+        raise ValueError("cannot parse")
+
+    tree = rewrite_copy(locate(src), tmp_path / "after", RewriteOptions(), broken)
+    assert tree.errors and "cannot parse" in tree.errors[0]
+    assert (tmp_path / "after" / "m.py").read_text() == "x = 1\n"
+
+
+# --- reasons and culprits -------------------------------------------------------------------------
+
+
+def test_skip_reasons_name_what_is_missing() -> None:
+    probe = {"cuda": False, "ort_providers": ["CPUExecutionProvider"], "tensorrt_error": "tensorrt is not installed"}
+    assert availability("onnxruntime-cpu", probe) is None
+    assert availability("torch-cuda", probe) == "no CUDA device (torch.cuda.is_available() is False)"
+    assert availability("onnxruntime-cuda", probe).startswith("onnxruntime has no CUDAExecutionProvider")
+    assert availability("tensorrt", probe) == "tensorrt is not installed"
+    assert availability("tensorrt", {"cuda": False, "tensorrt": "10.0"}) == "no CUDA device"
+
+
+def test_culprits_one_rule_at_a_time() -> None:
+    checked = []
+
+    def check(rule: str) -> tuple[bool, str]:
+        checked.append(rule)
+        return rule == "TRT102", "differs" if rule == "TRT102" else "equal"
+
+    result = find_culprits(["TRT102", "TRT401"], check)
+    assert checked == ["TRT102", "TRT401"]
+    assert [r["rule"] for r in result if r["reproduces"]] == ["TRT102"]
+    combined = find_culprits(["TRT1", "TRT2"], lambda rule: (False, "equal"))
+    assert "rules combined" in combined[-1]["detail"]
+
+
+def test_the_command_module_does_not_import_torch() -> None:
+    code = "import sys, trtcodemod.verify.command; print('torch' in sys.modules, 'onnx' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "False"]

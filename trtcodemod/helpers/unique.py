@@ -1,0 +1,32 @@
+"""``torch.unique`` (sorted values only) without the ONNX ``Unique`` op.
+
+TensorRT has never parsed ``Unique`` (reference/trt_onnx_ops_history.csv). The helper
+sorts and keeps the first value of each run of equal values: Sort exports as ``TopK``,
+the selection as ``NonZero`` + ``Gather``. The result's length still depends on the
+data, so TensorRT needs a version with ``NonZero`` (8.5 or newer).
+"""
+
+import torch
+
+
+def _trt_unique(x):
+    """``torch.unique(x)``: the sorted distinct values of ``x``, flattened.
+
+    Same values, length and dtype as ``torch.unique`` (sorted=True, no inverse, no
+    counts, dim=None) for every dtype and shape, empty and 0-d tensors included.
+    NaN compares unequal to itself, so every NaN is kept, after all numbers, as
+    torch does. When both 0.0 and -0.0 occur, which one stands for zero is
+    unspecified in torch itself (its sort is not stable); the helper may pick the
+    other one.
+    """
+    if not isinstance(x, torch.Tensor):
+        return x.unique()  # not a tensor (e.g. a pandas Series): its own method
+    flat = x.reshape(-1)
+    if flat.dtype == torch.bool:
+        # ONNX TopK has no bool kernel: sort 0/1 as int32 and convert back.
+        return _trt_unique(flat.to(torch.int32)).to(torch.bool)
+    values = torch.sort(flat).values
+    # A value is kept when it differs from its predecessor; the first one always is.
+    first = torch.ones_like(values[:1], dtype=torch.bool)
+    keep = torch.cat([first, values[1:] != values[:-1]])
+    return values[torch.nonzero(keep.to(torch.float32)).reshape(-1)]

@@ -1,0 +1,141 @@
+"""``trtcodemod verify``: the typer command. Imports neither torch nor onnx at import time."""
+
+from __future__ import annotations
+
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+
+from .report import FORMATS, error_report, exit_code, render
+from .spec import SpecError, VerifySpec, build_spec, load_model_tables, load_project_defaults
+
+
+class _Progress:
+    """One self-overwriting status line on stderr, only when stderr is a terminal."""
+
+    def __init__(self) -> None:
+        self.enabled = sys.stderr.isatty()
+        self.label = ""
+        self.start = time.monotonic()
+
+    def __call__(self, message: str) -> None:
+        if self.enabled:
+            sys.stderr.write(f"\r\x1b[K[{time.monotonic() - self.start:5.1f}s] {self.label}: {message}")
+            sys.stderr.flush()
+
+    def done(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.echo(f"trtcodemod verify: error: {message}", err=True)
+    return typer.Exit(2)
+
+
+def _run_one(spec: VerifySpec, progress: _Progress) -> dict[str, Any]:
+    from .run import verify  # not at import time: keeps `trtcodemod check` fast
+
+    progress.label = spec.label
+    try:
+        return verify(spec, progress=progress)
+    except Exception as exc:  # noqa: BLE001 - a bug here must not stop a batch
+        report = error_report(spec.label, f"internal error: {type(exc).__name__}: {exc}")
+        report["traceback"] = traceback.format_exc()
+        return report
+
+
+def _config_specs(config: Optional[Path], names: Optional[str], cli: dict[str, Any]
+                  ) -> tuple[list[VerifySpec], list[dict[str, Any]]]:
+    """Specs for the config's models (all, or those named by ``--model``); bad tables become error reports."""
+    path, tables = load_model_tables(config, Path.cwd())
+    wanted = [n.strip() for n in names.split(",")] if names else list(tables)
+    unknown = [n for n in wanted if n not in tables]
+    if unknown:
+        raise SpecError(f"{path}: no model(s) {', '.join(unknown)} (known: {', '.join(tables)})")
+    defaults = load_project_defaults(path.parent)
+    specs, errors = [], []
+    for name in wanted:
+        settings = {**defaults, **tables[name], **cli}
+        if cli.get("save"):
+            settings["save"] = str(Path(cli["save"]) / name)
+        try:
+            specs.append(build_spec(settings, base_dir=path.parent, name=name))
+        except SpecError as exc:
+            errors.append(error_report(name, str(exc)))
+    return specs, errors
+
+
+def verify_command(
+    model_file: Annotated[Optional[Path], typer.Argument(
+        help="Python file defining the model (may sit in a package). Omit to verify the models of a config.",
+        show_default=False)] = None,
+    model: Annotated[Optional[str], typer.Option(
+        "--model", help="Callable returning an nn.Module, or an nn.Module class taking no arguments. "
+                        "With a config: the model table name(s), comma-separated (default: all).")] = None,
+    inputs: Annotated[Optional[str], typer.Option(
+        "--inputs", help="Function in MODEL_FILE returning a tuple (or dict) of tensors; "
+                         "given a torch.Generator when it takes one argument.")] = None,
+    input_shape: Annotated[Optional[list[str]], typer.Option(
+        "--input-shape", help="NAME:1x3x224x224 random float input (repeatable).")] = None,
+    dynamic_axes: Annotated[Optional[str], typer.Option(
+        "--dynamic-axes", help='JSON {"input": {"0": "batch"}} for the exporter; '
+                               "the last input set changes these sizes.")] = None,
+    unsafe: Annotated[Optional[bool], typer.Option(
+        "--unsafe/--no-unsafe", help="Apply unsafe fixes too, as `apply --unsafe`.", show_default=False)] = None,
+    select: Annotated[Optional[str], typer.Option("--select", help="Rule IDs or prefixes to apply.")] = None,
+    ignore: Annotated[Optional[str], typer.Option("--ignore", help="Rule IDs or prefixes to skip.")] = None,
+    target: Annotated[Optional[str], typer.Option("--target", help="TensorRT version deployed on (default 8.6).")] = None,
+    exporter: Annotated[Optional[str], typer.Option(
+        "--exporter", help="torchscript (default), dynamo or both.")] = None,
+    opset: Annotated[Optional[int], typer.Option("--opset", help="ONNX opset (default 17).")] = None,
+    backends: Annotated[Optional[str], typer.Option(
+        "--backends", help="Comma list of torch-cpu, torch-cuda, onnxruntime-cpu, onnxruntime-cuda, "
+                           "onnxruntime-tensorrt, tensorrt (aliases: torch, onnxruntime, trt); default all.")] = None,
+    atol: Annotated[Optional[float], typer.Option("--atol", help="Absolute tolerance (default 1e-4).")] = None,
+    rtol: Annotated[Optional[float], typer.Option("--rtol", help="Relative tolerance (default 1e-3).")] = None,
+    runs: Annotated[Optional[int], typer.Option("--runs", help="Timed runs per backend (default 20).")] = None,
+    warmup: Annotated[Optional[int], typer.Option("--warmup", help="Warm-up runs (default 3).")] = None,
+    save: Annotated[Optional[Path], typer.Option(
+        "--save", help="Keep the ONNX files and the rewritten sources in this folder.")] = None,
+    format: Annotated[str, typer.Option("--format", help="text, json or markdown.")] = "text",  # noqa: A002
+    timeout: Annotated[Optional[float], typer.Option(
+        "--timeout", help="Seconds per worker process (build, export, one backend) (default 300).")] = None,
+    seed: Annotated[Optional[int], typer.Option("--seed", help="Seed for weights and inputs (default 0).")] = None,
+    config: Annotated[Optional[Path], typer.Option(
+        "--config", help="TOML file with [models.NAME] tables (default: [tool.trtcodemod.models.NAME] "
+                         "in pyproject.toml when MODEL_FILE is omitted).")] = None,
+) -> None:
+    """Rewrite a model, then prove the rewrite: export, run on every backend, compare, check for TensorRT."""
+    if format not in FORMATS:
+        raise _fail(f"--format must be one of {', '.join(FORMATS)}")
+    cli = {
+        "inputs": inputs, "input_shape": input_shape or None, "dynamic_axes": dynamic_axes, "unsafe": unsafe,
+        "select": select, "ignore": ignore, "target": target, "exporter": exporter, "opset": opset,
+        "backends": backends, "atol": atol, "rtol": rtol, "runs": runs, "warmup": warmup,
+        "save": str(save) if save else None, "timeout": timeout, "seed": seed,
+    }
+    cli = {k: v for k, v in cli.items() if v is not None}
+    try:
+        if model_file is not None and config is not None:
+            raise SpecError("give MODEL_FILE or --config, not both")
+        if model_file is None:
+            specs, reports = _config_specs(config, model, cli)
+            multi = True
+        else:
+            settings = {**load_project_defaults(Path.cwd()), **cli, "model_file": str(model_file), "model": model}
+            specs, reports, multi = [build_spec(settings)], [], False
+    except SpecError as exc:
+        raise _fail(str(exc)) from None
+
+    progress = _Progress()
+    for spec in specs:
+        reports.append(_run_one(spec, progress))
+    progress.done()
+    typer.echo(render(reports, format, multi=multi), nl=False)
+    raise typer.Exit(exit_code(reports))
