@@ -9,30 +9,16 @@ from pathlib import Path
 
 import onnx
 import pytest
-import typer
 from onnx import TensorProto, helper
 from typer.testing import CliRunner
 
-import trtcodemod
-from trtcodemod.trt.inspect import inspect_command
+from trtcodemod.cli import app
 
 F = TensorProto.FLOAT
-HAS_MAIN = (Path(trtcodemod.__file__).parent / "__main__.py").exists()
-
-
-def _app() -> typer.Typer:
-    app = typer.Typer()
-
-    @app.callback()
-    def main() -> None:  # a group, so that "inspect" stays a sub-command as in the real CLI
-        """test app"""
-
-    app.command("inspect")(inspect_command)
-    return app
 
 
 def run(*args: str):
-    return CliRunner().invoke(_app(), ["inspect", *args])
+    return CliRunner().invoke(app, ["inspect", *args])
 
 
 def _save(tmp_path: Path, nodes, name: str = "m.onnx", out_type: int = F, opset: int = 17) -> Path:
@@ -132,7 +118,6 @@ def test_inspect_module_does_not_import_onnx_or_torch() -> None:
     assert out.stdout.strip() == "False"
 
 
-@pytest.mark.skipif(not HAS_MAIN, reason="trtcodemod/__main__.py not there yet")
 def test_python_m_trtcodemod_inspect(unique: Path) -> None:
     out = subprocess.run([sys.executable, "-m", "trtcodemod", "inspect", str(unique), "--format", "json"],
                          capture_output=True, text=True)

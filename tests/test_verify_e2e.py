@@ -12,11 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import typer
 from typer.testing import CliRunner
 
 from trtcodemod.registry import all_rules
-from trtcodemod.verify.command import verify_command
+from trtcodemod.cli import app
 from trtcodemod.verify.report import render
 from trtcodemod.verify.run import verify
 from trtcodemod.verify.spec import RewriteOptions, build_spec
@@ -25,9 +24,6 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "verify"
 FAST = ["--runs", "2", "--warmup", "0"]
 RULES = {r.id for r in all_rules()}
 
-app = typer.Typer()
-app.command("verify")(verify_command)
-app.command("unused")(lambda: None)  # two commands, so "verify" stays a subcommand as in the real CLI
 
 
 def run_cli(*args: str) -> tuple[int, str]:

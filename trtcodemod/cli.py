@@ -18,6 +18,7 @@ from trtcodemod.registry import all_rules, rule_by_id, unknown_codes
 from trtcodemod.report import FORMATS, render, unified_diff
 from trtcodemod.runner import FileOutcome, run_batch, write_changes
 from trtcodemod.trt.inspect import inspect_command
+from trtcodemod.verify.command import verify_command
 from trtcodemod.versions import VersionError, format_version, parse_target
 
 app = typer.Typer(
@@ -218,6 +219,7 @@ def _indent(code: str) -> str:
 
 
 app.command("inspect")(inspect_command)
+app.command("verify")(verify_command)
 
 
 def _version_callback(value: bool) -> None:

@@ -20,6 +20,7 @@ RULE_MODULES: tuple[str, ...] = (
     "shapes",
     "padding",
     "pooling",
+    "deployment",
 )
 
 

@@ -3,9 +3,10 @@
 Tracing evaluates ``x.mean() > 0`` once, on the example input, and records only the
 branch it took: the exported graph always runs that branch. The export succeeds (with a
 TracerWarning) and matches eager on the traced input, and is wrong on inputs that would
-take the other branch. The verifier's second input sets catch it.
+take the other branch. The verifier's second input sets catch it. ``--unsafe`` lets
+TRT101 compute both branches and blend them, and the rewritten export is faithful.
 
-    trtcodemod verify examples/verify/baked_branch.py --model build --inputs inputs
+    trtcodemod verify examples/verify/baked_branch.py --model build --inputs inputs [--unsafe]
 """
 
 import torch
@@ -20,8 +21,10 @@ class AdaptiveStem(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if x.mean() > 0:  # data-dependent: baked in by tracing
-            return torch.relu(self.bright(x))
-        return torch.tanh(self.dark(x))
+            y = torch.relu(self.bright(x))
+        else:
+            y = torch.tanh(self.dark(x))
+        return y
 
 
 def build() -> nn.Module:

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
 
+from trtcodemod.config import ConfigError, find_pyproject, load_table
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on 3.10 only
@@ -258,15 +260,6 @@ def build_spec(settings: Mapping[str, Any], *, base_dir: Path | None = None, nam
 # --- configuration files -------------------------------------------------------------
 
 
-def find_pyproject(start: Path) -> Path | None:
-    """The nearest ``pyproject.toml`` at or above ``start``."""
-    for folder in [start, *start.parents]:
-        candidate = folder / "pyproject.toml"
-        if candidate.is_file():
-            return candidate
-    return None
-
-
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
@@ -279,7 +272,10 @@ def load_project_defaults(start: Path) -> dict[str, Any]:
     path = find_pyproject(start)
     if path is None:
         return {}
-    table = _read_toml(path).get("tool", {}).get("trtcodemod", {})
+    try:
+        table = load_table(path)
+    except ConfigError as exc:
+        raise SpecError(str(exc)) from None
     return {k: table[k] for k in ("select", "ignore", "unsafe", "target") if k in table}
 
 

@@ -8,10 +8,8 @@ Mapper = Callable[[str | None], str | None]
 
 
 def _summarizer() -> Callable[..., dict[str, Any]]:
-    try:
-        from trtcodemod.trt.check import summarize_graph  # the contract's home
-    except ImportError:
-        from trtcodemod.trt.inspect import summarize_graph  # where it landed
+    from trtcodemod.trt.inspect import summarize_graph
+
     return summarize_graph
 
 
