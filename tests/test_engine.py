@@ -125,3 +125,15 @@ def test_results_do_not_depend_on_hash_seed(tmp_path) -> None:
         outputs.add(subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
                                    check=True).stdout)
     assert outputs == {"['TRT401']\n"}
+
+
+def test_inserted_helpers_are_not_analysed() -> None:
+    """Rules never touch trtcodemod's own helper definitions (their torch.where is deliberate)."""
+    source = (
+        b"import torch\n\n\ndef _trt_example(x, m):\n    return torch.where(m, x.squeeze(1), 0.0)\n\n\n"
+        b"def user(x, m):\n    return torch.where(m, x.squeeze(1), 0.0)\n"
+    )
+    findings = check_source(source, "f.py")
+    assert findings and all(f.line == 9 for f in findings)
+    result = fix_source(source, "f.py", Options(unsafe=True))
+    assert b"def _trt_example(x, m):\n    return torch.where(m, x.squeeze(1), 0.0)\n" in result.source

@@ -206,6 +206,8 @@ class _Batch:
                 for method in leave.get(kind, ()):
                     method(node)
                 continue
+            if is_reserved(node):
+                continue  # our own inserted helpers are TensorRT-safe by construction
             for method in visit.get(kind, ()):
                 method(node)
             stack.append((node, True))

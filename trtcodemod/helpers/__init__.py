@@ -22,7 +22,7 @@ from pathlib import Path
 import libcst as cst
 
 #: Modules of this package holding helpers; each function named ``_trt_*`` is one.
-HELPER_MODULES: tuple[str, ...] = ("atan2", "unique", "indexing", "pooling")
+HELPER_MODULES: tuple[str, ...] = ("atan2", "unique", "indexing", "padding", "pooling")
 
 RESERVED_PREFIX = "_trt_"
 RESERVED_CLASS_PREFIX = "_Trt"
