@@ -231,14 +231,15 @@ def test_truthiness_condition_and_parameter_alias() -> None:
     import torch as th
     class Gate:
         def f(self, n, x):
-            if n:
+            count = n.sum()
+            if count:
                 x = x * 2
             return x
     """
     after = rewrite(code, unsafe=True, select=("TRT101",))
-    assert "_trt_cond = th.as_tensor(n).bool()" in after and "x = th.where(_trt_cond, x * 2, x)" in after
+    assert "_trt_cond = th.as_tensor(count).bool()" in after and "x = th.where(_trt_cond, x * 2, x)" in after
     before_f, after_f = load(code, "Gate")(), load(after, "Gate")()
-    for n in (torch.tensor(0), torch.tensor(3), torch.tensor(float("nan")), 0, 2):
+    for n in (torch.tensor([0, 0]), torch.tensor([3, 0]), torch.tensor([float("nan")]), torch.tensor([-1, 1])):
         assert_same(before_f.f(n, torch.ones(2)), after_f.f(n, torch.ones(2)))
 
 
@@ -280,7 +281,11 @@ class Block(nn.Module):
         if cfg.depth > 50:
             return cls(1, 1, 2)
 
-    def forward(self, x, mask=None, mode="bilinear", k: int = 3, flag: bool = False):
+    def forward(self, x, mask=None, mode="bilinear", k: int = 3, flag: bool = False, return_loss=None, state=None):
+        if return_loss or not state.valid:
+            x = x + 1
+        if "boxes" in state or mode not in ("a", "b"):
+            x = x + 1
         if self.training:
             x = x + 1
         if x.dim() == 4 and x.shape[0] > 1 and len(x.shape) == 4 and x.size(1) > 2 and x.ndim == 4:
@@ -468,3 +473,22 @@ def test_example_model_tracker_update() -> None:
             assert_same(before(*args), rewritten(*args))
     ops = onnx_ops(rewritten, before_ns["inputs"](torch.Generator().manual_seed(0)))
     assert "If" not in ops and "Where" not in ops
+
+
+def test_guarded_condition_and_string_branches_not_fixed() -> None:
+    code = """
+    import torch
+    class Gate:
+        def f(self, x, mask, note):
+            if mask is not None and mask.any():
+                x = x * 2
+            label = note.lower()
+            if x.sum() > 0:
+                label = "positive"
+            return x, label
+    """
+    assert rules_found(code) == ["TRT101", "TRT101"]
+    assert rewrite(code, unsafe=True) == textwrap.dedent(code)
+    # Evaluated eagerly, the guarded operand would crash on None:
+    before = load(code, "Gate")()
+    assert before.f(torch.ones(2), None, "n")[1] == "positive"

@@ -137,3 +137,18 @@ def test_inserted_helpers_are_not_analysed() -> None:
     assert findings and all(f.line == 9 for f in findings)
     result = fix_source(source, "f.py", Options(unsafe=True))
     assert b"def _trt_example(x, m):\n    return torch.where(m, x.squeeze(1), 0.0)\n" in result.source
+
+
+def test_replacement_in_tighter_context_gets_parentheses() -> None:
+    """A blend `a * m + b * ~m` that lands inside `x * (...)` on a later pass keeps its meaning."""
+    source = b"import torch\ny = torch.where(c1, a, torch.where(c2, b, d)) * 2\nz = torch.where(c2, b, d)\n"
+    result = fix_source(source, "f.py", Options(select=("TRT102",), unsafe=True)).source.decode()
+    import torch
+
+    c1 = torch.tensor([True, False, False])
+    c2 = torch.tensor([False, True, False])
+    a, b, d = torch.tensor([1.0, 2, 3]), torch.tensor([4.0, 5, 6]), torch.tensor([7.0, 8, 9])
+    scope = {"c1": c1, "c2": c2, "a": a, "b": b, "d": d}
+    exec(result, scope)
+    assert torch.equal(scope["y"], torch.where(c1, a, torch.where(c2, b, d)) * 2), result
+    assert "\nz = b * c2 + d * c2.logical_not()\n" in result  # no parentheses where none are needed

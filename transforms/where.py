@@ -13,7 +13,7 @@ import math
 
 import libcst as cst
 
-from trtcodemod.astutil import argument, float_value, has_star_args, keywords, method_call, parenthesize
+from trtcodemod.astutil import argument, children, float_value, has_star_args, keywords, method_call, parenthesize
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
 
 _REFERENCES = (
@@ -51,7 +51,7 @@ def _is_nonfinite_literal(rule: Rule, node: cst.CSTNode) -> bool:
         value = float_value(node)
         if value is not None and math.isinf(value):
             return True  # 1e400
-    return any(_is_nonfinite_literal(rule, child) for child in node.children)
+    return any(_is_nonfinite_literal(rule, child) for child in children(node))
 
 
 def _number(node: cst.BaseExpression) -> float | None:
@@ -163,8 +163,10 @@ The rewrite:
   branch's own dtype (int stays int, half stays half), and the sum promotes like
   `torch.where` does; unlike the common `c.float() * a + (1 - c.float()) * b`, integer
   results stay integers and half precision is not widened to float32;
-- a zero literal branch: `torch.where(m, x, 0)` → `x * m`;
-- another number: `torch.where(m, x, -1)` → `x * m + (~m).to(x.dtype) * -1`, so the fill
+- a zero literal branch: `torch.where(m, x, 0.0)` → `x * m + 0.0`: adding the number as
+  written gives the dtype `torch.where` gives (an int tensor with `0.0` is float32) and
+  turns the `-0.0` of a masked negative value into the `+0.0` `torch.where` writes;
+- another number: `torch.where(m, x, -1)` → `x * m + (~m).to(x.dtype) * (-1)`, so the fill
   takes the tensor's dtype as in `torch.where` (only when `x` is a plain name or
   attribute, which can be repeated for free);
 - the condition appears twice, so it is rewritten only when it is cheap and pure to
@@ -177,11 +179,13 @@ Fix safety: unsafe. The blend evaluates and multiplies both branches, so it equa
 `nan * 0` are NaN, so an `inf`/NaN in the unused branch (a `0/0` IoU, a `-inf` fill, a
 `log(0)`) leaks into the result. In float16, any value above 65504 is `inf`: a large
 fill such as `-1e9` overflows, so fills that are infinite or beyond the float16 range are
-reported without a fix. Signed zeros may change (`-0.0 * 1 + 5 * 0` is `+0.0`; an
-unselected negative value contributes `-0.0`). Dtype promotion differs in corner cases:
-a 0-d tensor branch joined with a dimensioned one of the same kind (`torch.where` keeps
-the dimensioned one's dtype, the sum may widen), an int tensor with a float `0.0` fill,
-a bool branch with a number, a Python-number variable branch (it becomes float32/int64),
+reported without a fix, and a branch that divides or takes a `log`/`sqrt` (the classic
+`torch.where(union > 0, inter / union, 0)` guard) is rewritten with a warning in the
+message: the guard no longer protects anything. Signed zeros may change
+(a selected `-0.0` plus the other branch's `+0.0` is `+0.0`; an unselected negative
+value times 0 is `-0.0`). Dtype promotion differs in corner cases: a 0-d tensor branch
+joined with a dimensioned one of the same kind (`torch.where` keeps the dimensioned one's
+dtype, the sum may widen), a Python-number variable branch (it becomes float32/int64),
 and uint8 masks holding values other than 0 and 1.
 
 Which TensorRT versions: `Where` is parsed by every TensorRT in the support table
@@ -196,7 +200,7 @@ it.""",
             ),
             Example(
                 "scores = torch.where(scores > thresh, scores, 0.0)\n",
-                "scores = scores * (scores > thresh)\n",
+                "scores = scores * (scores > thresh) + 0.0\n",
                 unsafe=True,
             ),
             Example(
@@ -240,8 +244,13 @@ it.""",
             self.report(node, message + "; a number branch needs the other branch's dtype: assign that branch "
                         "to a name first")
             return
-        self.report(node, message + "; blend the branches with the mask instead",
-                    Fix({node: replacement}, safety=Safety.UNSAFE))
+        risky = _may_be_nonfinite(a) or _may_be_nonfinite(b)
+        if risky:
+            message += (f"; blend the branches with the mask instead, but check the guard: a branch uses "
+                        f"`{risky}`, and an inf/NaN it produces where not selected leaks into the blend")
+        else:
+            message += "; blend the branches with the mask instead"
+        self.report(node, message, Fix({node: replacement}, safety=Safety.UNSAFE))
 
     def _blend(self, cond: cst.BaseExpression, a: cst.BaseExpression, b: cst.BaseExpression) -> cst.BaseExpression | None:
         na, nb = _number(a), _number(b)
@@ -259,10 +268,35 @@ it.""",
         # One tensor branch, one number.
         tensor, number, mask, other_mask = (a, b, cond, not_cond) if nb is not None else (b, a, not_cond, cond)
         if float_value(number) == 0 and not _negative_zero(number):
-            return _mul(tensor, mask)
+            # Adding the zero as written promotes like torch.where does with a number
+            # (int tensor + 0.0 is float) and turns the -0.0 of a masked negative into +0.0.
+            return _add(_mul(tensor, mask), number)
         if not isinstance(tensor, (cst.Name, cst.Attribute)) or not _cheap(tensor):
             return None
         return _add(_mul(tensor, mask), _mul(_mask_as(other_mask, tensor), number))
+
+
+_NONFINITE_OPS = frozenset({
+    "div", "divide", "true_divide", "floor_divide", "remainder", "fmod", "log", "log2", "log10", "log1p",
+    "sqrt", "rsqrt", "reciprocal", "exp", "exp2", "expm1", "pow", "acos", "asin", "atanh", "acosh", "tan",
+})
+_NONFINITE_OPERATORS = {cst.Divide: "/", cst.FloorDivide: "//", cst.Modulo: "%", cst.Power: "**"}
+
+
+def _may_be_nonfinite(node: cst.CSTNode) -> str | None:
+    """An operation in ``node`` that can turn finite inputs into inf/NaN (``/``, ``log``...)."""
+    if isinstance(node, cst.BinaryOperation) and type(node.operator) in _NONFINITE_OPERATORS:
+        return _NONFINITE_OPERATORS[type(node.operator)]
+    if isinstance(node, cst.Call):
+        func = node.func
+        name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+        if name in _NONFINITE_OPS:
+            return name
+    for child in children(node):
+        found = _may_be_nonfinite(child)
+        if found:
+            return found
+    return None
 
 
 def _negative_zero(node: cst.BaseExpression) -> bool:

@@ -290,13 +290,45 @@ def _overlap(a: CodeRange, b: CodeRange) -> bool:
 # --- rewriting -----------------------------------------------------------------
 
 
+#: Parents in which any expression may stand without parentheses.
+_LOOSE_PARENTS = (
+    cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Return, cst.Expr, cst.Arg, cst.Element,
+    cst.DictElement, cst.Index, cst.Param, cst.AssignTarget, cst.Tuple, cst.List, cst.Set,
+)
+_ATOMIC = (
+    cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float, cst.Imaginary,
+    cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.List, cst.Dict, cst.Set,
+    cst.ListComp, cst.SetComp, cst.DictComp, cst.Ellipsis,
+)
+
+
 class _Replacer(cst.CSTTransformer):
+    """Swaps nodes by identity; a compound expression dropped into a tighter context gets parentheses."""
+
     def __init__(self, replacements: dict[cst.CSTNode, object]) -> None:
         super().__init__()
         self.replacements = replacements
+        self._parents: list[cst.CSTNode] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self._parents.append(node)
+        return True
 
     def on_leave(self, original_node, updated_node):  # type: ignore[override]
-        return self.replacements.get(original_node, updated_node)
+        self._parents.pop()
+        replacement = self.replacements.get(original_node)
+        if replacement is None:
+            return updated_node
+        parent = self._parents[-1] if self._parents else None
+        if (
+            isinstance(replacement, cst.BaseExpression)
+            and not isinstance(replacement, _ATOMIC)
+            and not replacement.lpar
+            and parent is not None
+            and not isinstance(parent, _LOOSE_PARENTS)
+        ):
+            replacement = replacement.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        return replacement
 
 
 def _apply(module: cst.Module, fixes: Iterable[Fix]) -> cst.Module:
