@@ -170,6 +170,34 @@ def test_augmented_bitwise_assignment_keeps_evidence() -> None:
     assert "t[_trt_bool_to_index(m)], t[n], t[k]" in after
 
 
+def test_nms_indices_are_not_masks() -> None:
+    """`keep` first a mask, then NMS's long indices: no evidence, no finding (DESIGN §8.3)."""
+    code = """
+    import torch
+    from torchvision.ops import nms
+
+    def postprocess(boxes, scores):
+        keep = scores > 0.05
+        boxes, scores = boxes[keep], scores[keep]
+        keep = nms(boxes, scores, 0.5)
+        return boxes[keep], scores[keep]
+    """
+    assert rules_found(code) == []
+    renamed = """
+    import torch
+    from torchvision.ops import nms
+
+    def postprocess(boxes, scores):
+        keep = scores > 0.05
+        boxes, scores = boxes[keep], scores[keep]
+        keep2 = nms(boxes, scores, 0.5)
+        return boxes[keep2], scores[keep2]
+    """
+    after = rewrite(renamed)
+    assert "boxes[_trt_bool_to_index(keep)], scores[_trt_bool_to_index(keep)]" in after
+    assert "return boxes[keep2], scores[keep2]" in after
+
+
 def test_weak_evidence_from_reassigned_mask_name() -> None:
     code = """
     import torch
@@ -256,3 +284,33 @@ def test_suppression_comment() -> None:
     code = "import torch\n\ndef f(t, s):\n    return t[s > 0]  # trtcodemod: ignore[TRT201]\n"
     assert rules_found(code) == []
     assert rewrite(code) == code
+
+
+def _import_file(path, name: str):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return getattr(module, name)
+
+
+def test_rewrite_inside_torchscript_still_compiles(tmp_path) -> None:
+    """The inserted helper is scriptable, so a scripted function keeps compiling."""
+    code = """
+    import torch
+
+    @torch.jit.script
+    def confident(boxes, scores):
+        return boxes[scores > 0.5]
+    """
+    after = rewrite(code)
+    assert "boxes[_trt_bool_to_index(scores > 0.5)]" in after
+    (tmp_path / "scripted_before.py").write_text(textwrap.dedent(code))
+    (tmp_path / "scripted_after.py").write_text(after)  # torch.jit.script reads the source file
+    before_f = _import_file(tmp_path / "scripted_before.py", "confident")
+    after_f = _import_file(tmp_path / "scripted_after.py", "confident")
+    assert isinstance(after_f, torch.jit.ScriptFunction)
+    for n in (0, 1, 6):
+        boxes, scores = torch.randn(n, 4), torch.rand(n)
+        assert_same(before_f(boxes, scores), after_f(boxes, scores))

@@ -7,7 +7,6 @@ import itertools
 import textwrap
 import warnings
 
-import onnx
 import onnxruntime as ort
 import pytest
 import torch
@@ -234,4 +233,17 @@ def test_unique_method_on_non_tensors_still_works() -> None:
             return ["a", "b"]
 
     assert load(after, "classes")(Column()) == ["a", "b"]
-    assert textwrap.dedent(rewrite("def f(self):\n    return self.unique()\n")) == "def f(self):\n    return self.unique()\n"
+    own = "import torch\n\nclass Table:\n    def labels(self):\n        return self.unique()\n"
+    assert rules_found(own) == [] and rewrite(own) == own
+
+
+def test_torchscript_functions_are_reported_not_rewritten() -> None:
+    code = """
+    import torch
+
+    @torch.jit.script
+    def heading(s, c):
+        return torch.atan2(s, c), torch.unique(s)
+    """
+    assert rules_found(code) == ["TRT301", "TRT302"]
+    assert rewrite(code, unsafe=True) == textwrap.dedent(code)

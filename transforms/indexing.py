@@ -1,2 +1,485 @@
-"""(being written)."""
-RULES: tuple = ()
+"""Boolean-mask indexing (TRT201 reads, TRT202 assignments).
+
+``t[mask]`` with a boolean mask exports as ``NonZero`` (whose output size depends on the
+data) followed by ``Transpose`` + ``GatherND``; the NonZero reads the bool mask directly.
+TRT201 rewrites reads into explicit integer indices through the helper
+``_trt_bool_to_index``; TRT202 reports assignments through a mask, which are not
+rewritten (DESIGN §8.4).
+
+Whether an index is a boolean mask is decided from evidence in the code (DESIGN §8.3):
+a comparison, a bool-valued torch function or method, a ``torch.bool`` conversion, or a
+local name every assignment of which in the same function is such an expression. A name
+alone (``mask``, ``valid``) is weak evidence; a name like ``keep`` (often long indices
+from NMS) is none. The helper itself checks the dtype at run time and leaves anything
+but a 1-D bool tensor untouched, so a wrong guess never picks wrong rows.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+import libcst as cst
+
+from trtcodemod.astutil import method_call, strip_parens, visit_readonly
+from trtcodemod.helpers import RESERVED_PREFIX
+from trtcodemod.names import dotted_name
+from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
+
+_REFERENCES = (
+    "https://pytorch.org/docs/stable/generated/torch.nonzero.html",
+    "https://github.com/onnx/onnx-tensorrt/blob/main/docs/operators.md",
+    "https://github.com/NVIDIA/TensorRT/issues/2285",
+)
+
+HELPER = "_trt_bool_to_index"
+
+NONE, WEAK, STRONG = 0, 1, 2
+
+#: Comparison operators whose result on tensors is a bool tensor (not ``is``/``in``).
+_COMPARISONS = (
+    cst.LessThan, cst.GreaterThan, cst.LessThanEqual, cst.GreaterThanEqual, cst.Equal, cst.NotEqual,
+)
+
+_BOOL_FUNCTIONS = tuple(
+    f"torch.{name}"
+    for name in (
+        "isnan", "isinf", "isfinite", "isposinf", "isneginf", "isin", "isclose", "signbit",
+        "logical_and", "logical_or", "logical_not", "logical_xor",
+        "gt", "ge", "lt", "le", "eq", "ne", "greater", "greater_equal", "less", "less_equal", "not_equal",
+        "any", "all",
+    )
+)
+
+_BOOL_METHODS = frozenset(
+    {
+        "bool", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "isclose", "signbit",
+        "logical_and", "logical_or", "logical_not", "logical_xor",
+        "gt", "ge", "lt", "le", "eq", "ne", "greater", "greater_equal", "less", "less_equal", "not_equal",
+        "any", "all",
+    }
+)
+
+_MODULE_LIKE = frozenset({"torch", "np", "numpy", "self", "cls", "math", "F", "nn"})
+
+#: Names that suggest a boolean mask, and names that suggest integer indices.
+_MASKISH = re.compile(r"mask|(^|_)(valid|invalid|visible|inside|is|has)(_|$)")
+_INDEXISH = re.compile(r"(^|_)(idx|idxs|ind|inds|index|indices|ids|keep|order|perm)(_|$)")
+
+_BITWISE = (cst.BitAnd, cst.BitOr, cst.BitXor)
+_BITWISE_AUG = (cst.BitAndAssign, cst.BitOrAssign, cst.BitXorAssign)
+
+
+def _maskish(name: str) -> bool:
+    lowered = name.lower()
+    return bool(_MASKISH.search(lowered)) and not _INDEXISH.search(lowered)
+
+
+class _Bindings(cst.CSTVisitor):
+    """Every binding of a name in one scope: name → assigned expressions (None: unknown)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.names: dict[str, list[cst.BaseExpression | None]] = {}
+
+    def bind(self, name: str, value: cst.BaseExpression | None) -> None:
+        self.names.setdefault(name, []).append(value)
+
+    def target(self, node: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
+        if isinstance(node, cst.Name):
+            self.bind(node.value, value)
+        elif isinstance(node, (cst.Tuple, cst.List)):
+            for element in node.elements:
+                self.target(element.value, None)
+        elif isinstance(node, cst.StarredElement):
+            self.target(node.value, None)
+
+    # Nested scopes bind their own name here and nothing else.
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self.bind(node.name.value, None)
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        self.bind(node.name.value, None)
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self.target(target.target, node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self.target(node.target, node.value)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if isinstance(node.target, cst.Name):
+            # `m &= other` keeps a bool mask bool when `other` is one; anything else is unknown.
+            keeps = isinstance(node.operator, _BITWISE_AUG)
+            self.bind(node.target.value, node.value if keeps else None)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self.target(node.target, node.value)
+
+    def visit_For(self, node: cst.For) -> None:
+        self.target(node.target, None)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self.target(node.target, None)
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None:
+            self.target(node.asname.name, None)
+
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        if node.name is not None:
+            self.target(node.name.name, None)
+
+    def visit_Global(self, node: cst.Global) -> None:
+        for item in node.names:
+            self.bind(item.name.value, None)
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+        for item in node.names:
+            self.bind(item.name.value, None)
+
+    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
+        if node.asname is not None and isinstance(node.asname.name, cst.Name):
+            self.bind(node.asname.name.value, None)
+        else:
+            dotted = dotted_name(node.name)
+            if dotted:
+                self.bind(dotted.split(".", 1)[0], None)
+
+
+def _scope_bindings(scope: cst.FunctionDef | cst.Module) -> dict[str, list[cst.BaseExpression | None]]:
+    visitor = _Bindings()
+    if isinstance(scope, cst.FunctionDef):
+        params = scope.params
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+            visitor.bind(param.name.value, None)
+        for star in (params.star_arg, params.star_kwarg):
+            if isinstance(star, cst.Param):
+                visitor.bind(star.name.value, None)
+        visit_readonly(scope.body, visitor)
+    else:
+        for statement in scope.body:
+            visit_readonly(statement, visitor)
+    return visitor.names
+
+
+def _imports_torch(module: cst.Module) -> bool:
+    """Whether the file imports torch at all (numpy-only files are left alone)."""
+
+    def names(statements: Iterable[cst.CSTNode]) -> Iterable[str]:
+        for statement in statements:
+            if isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    if isinstance(small, cst.Import):
+                        yield from (dotted_name(alias.name) or "" for alias in small.names)
+                    elif isinstance(small, cst.ImportFrom) and small.module is not None and not small.relative:
+                        yield dotted_name(small.module) or ""
+            elif isinstance(statement, (cst.If, cst.Try, cst.With)):
+                body = getattr(statement, "body", None)
+                if isinstance(body, cst.IndentedBlock):
+                    yield from names(body.body)
+                for handler in getattr(statement, "handlers", ()) or ():
+                    if isinstance(handler.body, cst.IndentedBlock):
+                        yield from names(handler.body.body)
+
+    return any(name == "torch" or name.startswith("torch.") for name in names(module.body))
+
+
+class _MaskRule(Rule):
+    """Shared evidence analysis: is an index expression a boolean mask?"""
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._bindings_cache: dict[int, dict[str, list[cst.BaseExpression | None]]] = {}
+        self._torch_file: bool | None = None
+
+    # --- where rules may act ---------------------------------------------------
+    def _active(self) -> bool:
+        if any(f.name.value.startswith(RESERVED_PREFIX) for f in self.context.functions):
+            return False  # never inside inserted helpers
+        if self._torch_file is None:
+            self._torch_file = _imports_torch(self.context.module)
+        return self._torch_file
+
+    def _bindings(self) -> dict[str, list[cst.BaseExpression | None]]:
+        scope = self.context.function or self.context.module
+        cached = self._bindings_cache.get(id(scope))
+        if cached is None:
+            cached = self._bindings_cache[id(scope)] = _scope_bindings(scope)
+        return cached
+
+    # --- evidence --------------------------------------------------------------
+    def evidence(self, node: cst.BaseExpression, seen: frozenset[str] = frozenset()) -> int:
+        """STRONG: visibly bool; WEAK: only the name says so; NONE: no reason to think so."""
+        if isinstance(node, cst.Comparison):
+            comparisons = node.comparisons
+            return STRONG if len(comparisons) == 1 and isinstance(comparisons[0].operator, _COMPARISONS) else NONE
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.BitInvert):
+            return self.evidence(node.expression, seen)
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _BITWISE):
+            return max(self.evidence(node.left, seen), self.evidence(node.right, seen))
+        if isinstance(node, cst.Call):
+            return STRONG if self._bool_call(node) else NONE
+        if isinstance(node, cst.Name):
+            return self._name_evidence(node.value, seen)
+        if isinstance(node, cst.Attribute):
+            return WEAK if _maskish(node.attr.value) and not self.context.qualified_names(node) else NONE
+        return NONE
+
+    def _name_evidence(self, name: str, seen: frozenset[str]) -> int:
+        if name in seen or len(seen) > 8:
+            return NONE
+        values = self._bindings().get(name)
+        if values and all(value is not None for value in values):
+            if all(self.evidence(value, seen | {name}) == STRONG for value in values if value is not None):
+                return STRONG
+        return WEAK if _maskish(name) else NONE
+
+    def _bool_call(self, call: cst.Call) -> bool:
+        for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value == "dtype" and self._is_torch_bool(arg.value):
+                return True  # torch.zeros(..., dtype=torch.bool), x.to(dtype=torch.bool)
+        if self.context.refers_to(call.func, *_BOOL_FUNCTIONS):
+            return True
+        parts = method_call(call)
+        if parts is None:
+            return False
+        receiver, name = parts
+        if self.context.qualified_names(receiver) or (
+            isinstance(receiver, cst.Name) and receiver.value in _MODULE_LIKE
+        ):
+            return False  # np.isnan(...), math.isnan(...): not a tensor method
+        if name in _BOOL_METHODS:
+            return True
+        if name in ("to", "type") and call.args and call.args[0].keyword is None:
+            return self._is_torch_bool(call.args[0].value)
+        return False
+
+    def _is_torch_bool(self, node: cst.BaseExpression) -> bool:
+        return self.context.refers_to(node, "torch.bool") is not None
+
+
+def _sole_index(node: cst.Subscript) -> cst.Index | None:
+    """The index of ``t[i]`` when it is a single plain expression (no slice, no star)."""
+    if len(node.slice) != 1:
+        return None
+    index = node.slice[0].slice
+    if isinstance(index, cst.Index) and index.star is None:
+        return index
+    return None
+
+
+def _described(node: cst.BaseExpression) -> str:
+    text = cst.Module(body=[]).code_for_node(node)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+class BoolMaskIndex(_MaskRule):
+    info = RuleInfo(
+        id="TRT201",
+        name="bool-mask-index",
+        summary="`t[mask]` with a boolean mask exports as NonZero on a bool tensor + GatherND; index with integer positions",
+        doc="""\
+What it finds: reads of a tensor through a boolean mask, `t[mask]`, where the code shows
+that `mask` is boolean: a comparison (`scores > thr`, `labels == c`), a bool-valued
+function or method (`torch.isfinite(x)`, `x.isnan()`, `m.logical_and(n)`, `x.any(1)`), a
+conversion (`.bool()`, `.to(torch.bool)`, `dtype=torch.bool`), `~`, `&`, `|`, `^` of those,
+or a local name that every assignment in the same function sets to such an expression.
+Assignments through a mask are TRT202. A mask used together with other indices
+(`t[mask, :4]`, `t[:, mask]`) is reported without a fix.
+
+Why it hurts: boolean indexing exports as `NonZero` + `Transpose` + `GatherND`. NonZero's
+output size depends on the data; TensorRT has no NonZero before 8.5, so the selection
+cannot be built at all there (the guidance's alternative, a fixed-size `topk`, changes the
+result and is not automatic). From 8.5 on NonZero parses, but the ONNX-TensorRT operator
+table documents its input types as FP32/FP16 only, while the exported graph feeds it the
+bool mask directly; the guidance reports parser errors for boolean indices.
+
+The rewrite: `t[mask]` → `t[_trt_bool_to_index(mask)]`. The inserted helper turns a 1-D
+bool mask into the positions of its True entries, in order, exactly `mask.nonzero()[:, 0]`,
+via a float32 cast; the graph becomes `Cast` → `NonZero` → `Transpose` → `Reshape` →
+`Gather`. To be honest about what this buys on current TensorRT: the data-dependent
+NonZero is still there (nothing can remove it while the result's length depends on the
+data); the gain is a documented NonZero input type, a plain Gather on axis 0 instead of
+GatherND, and an index tensor you can see and replace.
+
+Fix safety: safe when the code shows the mask is boolean; unsafe (needs `--unsafe`) when
+only its name says so (`valid`, `fg_mask`). Results are the same on every input either
+way: the helper checks the dtype at run time and returns anything that is not a 1-D bool
+tensor unchanged, so a long index tensor (`keep` from NMS), a legacy uint8 mask, a 0-d
+mask (which adds an axis), a mask of rank 2 or more (exported as before) or a NumPy array
+index exactly as before. The name-only case is opt-in because the evidence is weak and the
+edit may be pointless. Names such as `keep`, `idx`, `inds` are never treated as masks.
+Files that do not import torch are not checked. One difference: a mask whose length does
+not match the indexed axis raises IndexError before the rewrite and may select rows after
+it.
+
+TensorRT versions: all. Before 8.5 neither form builds (no NonZero); the rule still marks
+the places to rework.""",
+        fix=Safety.SAFE,
+        examples=(
+            Example(
+                "def select(boxes, scores, thr):\n    keep = scores > thr\n    return boxes[keep], scores[keep]\n",
+                "def select(boxes, scores, thr):\n    keep = scores > thr\n"
+                "    return boxes[_trt_bool_to_index(keep)], scores[_trt_bool_to_index(keep)]\n",
+            ),
+            Example(
+                "finite = boxes[torch.isfinite(boxes).all(1)]\n",
+                "finite = boxes[_trt_bool_to_index(torch.isfinite(boxes).all(1))]\n",
+            ),
+            Example(
+                "def crop(points, valid_mask):\n    return points[valid_mask]\n",
+                "def crop(points, valid_mask):\n    return points[_trt_bool_to_index(valid_mask)]\n",
+                unsafe=True,
+            ),
+            Example("def head(boxes, scores):\n    return boxes[scores > 0.05, :4]\n"),
+        ),
+        references=_REFERENCES,
+    )
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._targets: set[int] = set()
+
+    def _skip_target(self, node: cst.BaseExpression) -> None:
+        if isinstance(node, cst.Subscript):
+            self._targets.add(id(node))
+        elif isinstance(node, (cst.Tuple, cst.List)):
+            for element in node.elements:
+                self._skip_target(element.value)
+        elif isinstance(node, cst.StarredElement):
+            self._skip_target(node.value)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._skip_target(target.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._skip_target(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._skip_target(node.target)
+
+    def visit_Del(self, node: cst.Del) -> None:
+        self._skip_target(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._skip_target(node.target)
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if id(node) in self._targets or not self._active():
+            return
+        index = _sole_index(node)
+        if index is None:
+            self._report_mixed(node)
+            return
+        level = self.evidence(index.value)
+        if level == NONE:
+            return
+        mask = strip_parens(index.value)
+        call = cst.Call(func=cst.Name(HELPER), args=[cst.Arg(value=mask)])
+        element = node.slice[0]
+        replacement = node.with_changes(slice=[element.with_changes(slice=index.with_changes(value=call))])
+        if level == STRONG:
+            message = ("boolean-mask indexing exports as NonZero on a bool tensor + GatherND; "
+                       "index with the mask's integer positions")
+            safety = Safety.SAFE
+        else:
+            message = (f"`{_described(mask)}` looks like a boolean mask by its name only; boolean-mask indexing "
+                       "exports as NonZero on a bool tensor + GatherND (fix needs --unsafe)")
+            safety = Safety.UNSAFE
+        self.report(node, message, Fix({node: replacement}, safety=safety, helpers=(HELPER,)))
+
+    def _report_mixed(self, node: cst.Subscript) -> None:
+        for element in node.slice:
+            index = element.slice
+            if isinstance(index, cst.Index) and index.star is None and self.evidence(index.value) == STRONG:
+                self.report(
+                    node,
+                    f"boolean mask `{_described(index.value)}` used with other indices exports as NonZero + GatherND; "
+                    "index the masked axis on its own with integer positions (`_trt_bool_to_index`), then the rest",
+                )
+                return
+
+
+def _is_plain_scalar(node: cst.BaseExpression) -> bool:
+    """A number literal (``0``, ``-1.5``, ``True``, ``float("inf")``): a masked fill."""
+    if isinstance(node, (cst.Integer, cst.Float)):
+        return True
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+        return _is_plain_scalar(node.expression)
+    if isinstance(node, cst.Name) and node.value in ("True", "False"):
+        return True
+    if (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in ("float", "int")
+            and len(node.args) == 1 and isinstance(node.args[0].value, (cst.SimpleString, cst.Integer, cst.Float))):
+        return True
+    return False
+
+
+class BoolMaskAssign(_MaskRule):
+    info = RuleInfo(
+        id="TRT202",
+        name="bool-mask-assign",
+        summary="`t[mask] = value` with a tensor value exports as NonZero + ScatterND; build the result with `torch.where`",
+        doc="""\
+What it finds: assignments through a boolean mask, `t[mask] = value` and `t[mask] += value`
+(also with other indices, `t[mask, 2] = v`), with the same evidence that the index is a
+mask as TRT201 (a comparison, a bool-valued call, or a local name assigned from one; a
+mask-like name alone counts too here, since nothing is rewritten). Filling with a number
+literal (`t[mask] = 0`, `t[mask] = float("-inf")`) is not reported: it exports as a
+single `Where`.
+
+Why it hurts: with a tensor value, or with an augmented assignment, the exporter emits
+`NonZero` + `GatherND` + `ScatterND`: a data-dependent scatter that TensorRT before 8.5
+cannot build and that later versions run as a slow, serialized scatter.
+
+What to do (by hand): compute the new tensor instead of writing into the old one, e.g.
+`t = torch.where(mask[:, None], value, t)` with `value` broadcast to `t`'s shape, or
+`t = t + torch.where(mask[:, None], delta, 0)` for `+=`. Not rewritten automatically:
+`t[mask] = v` changes the tensor object that every alias sees, while `t = torch.where(...)`
+only rebinds a local name; when `t` is an attribute, a view (`boxes[:, 2][mask] = 0`) or
+shared state, the rebinding silently changes nothing (DESIGN §8.4). The value's shape
+(`v` is `t[mask]`-shaped, not `t`-shaped) also has to be rearranged.
+
+TensorRT versions: all.""",
+        fix=Safety.NONE,
+        examples=(
+            Example("def clip(boxes, scores, fallback):\n    boxes[scores < 0.05] = fallback\n    return boxes\n"),
+            Example("def bump(scores, labels):\n    scores[labels == 0] += 1.0\n    return scores\n"),
+        ),
+        references=_REFERENCES,
+    )
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if _is_plain_scalar(node.value):
+            return
+        for target in node.targets:
+            self._check(target.target, augmented=False)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._check(node.target, augmented=True)
+
+    def _check(self, target: cst.BaseExpression, augmented: bool) -> None:
+        if not isinstance(target, cst.Subscript) or not self._active():
+            return
+        for element in target.slice:
+            index = element.slice
+            if isinstance(index, cst.Index) and index.star is None and self.evidence(index.value) != NONE:
+                kind = "augmented assignment" if augmented else "assignment"
+                self.report(
+                    target,
+                    f"{kind} through boolean mask `{_described(index.value)}` exports as NonZero + ScatterND; "
+                    "compute the new tensor with torch.where (mind views and attributes: rebinding a name "
+                    "does not update them)",
+                )
+                return
+
+
+RULES = (BoolMaskIndex, BoolMaskAssign)

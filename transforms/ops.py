@@ -1,2 +1,266 @@
-"""(being written)."""
-RULES: tuple = ()
+"""Operators with no TensorRT-parsable ONNX form: ``atan2`` (TRT301), ``unique`` (TRT302).
+
+Both are replaced by helpers built from operators TensorRT parses, inserted into the
+rewritten file (``trtcodemod/helpers/atan2.py``, ``trtcodemod/helpers/unique.py``).
+
+Matching: the function forms (``torch.atan2``, ``torch.arctan2``, ``torch.unique``) go
+through the file's imports. The method forms (``y.atan2(x)``, ``x.unique()``) cannot be
+resolved by name; they match any receiver that is not an imported module or ``self``.
+Both helpers hand a non-tensor receiver back to its own method or to torch, so a
+``Series.unique()`` from pandas keeps working after the rewrite.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from trtcodemod.astutil import argument, has_star_args, method_call
+from trtcodemod.helpers import RESERVED_PREFIX
+from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
+
+_MODULE_LIKE = frozenset({"torch", "np", "numpy", "pd", "pandas", "math", "self", "cls", "F", "nn"})
+
+ATAN2_HELPER = "_trt_atan2"
+UNIQUE_HELPER = "_trt_unique"
+
+
+def _in_helper(rule: Rule) -> bool:
+    """Inside an inserted ``_trt_*`` helper: never rewrite (the helpers call the originals)."""
+    return any(f.name.value.startswith(RESERVED_PREFIX) for f in rule.context.functions)
+
+
+def _in_torchscript(rule: Rule) -> bool:
+    """Inside a ``@torch.jit.script`` function: the helpers are plain Python, not scriptable."""
+    for function in rule.context.functions:
+        for decorator in function.decorators:
+            target = decorator.decorator
+            if isinstance(target, cst.Call):
+                target = target.func
+            if rule.context.refers_to(target, "torch.jit.script", "torch.jit.script_method"):
+                return True
+    return False
+
+
+def _tensor_method(rule: Rule, call: cst.Call, names: tuple[str, ...]) -> cst.BaseExpression | None:
+    """The receiver of ``receiver.<name>(...)`` when it may be a tensor, else None."""
+    parts = method_call(call)
+    if parts is None or parts[1] not in names:
+        return None
+    receiver = parts[0]
+    if rule.context.qualified_names(receiver):
+        return None  # np.unique(a), torch.Tensor.unique(...): a module's function
+    if isinstance(receiver, cst.Name) and receiver.value in _MODULE_LIKE:
+        return None
+    return receiver
+
+
+def _helper_call(name: str, *values: cst.BaseExpression) -> cst.Call:
+    """``name(value, value...)`` with the arguments' own source kept."""
+    comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    args = [cst.Arg(value=value, comma=comma) for value in values[:-1]]
+    args.append(cst.Arg(value=values[-1]))
+    return cst.Call(func=cst.Name(name), args=args)
+
+
+class Atan2(Rule):
+    info = RuleInfo(
+        id="TRT301",
+        name="atan2",
+        summary="`torch.atan2` has no ONNX op and exports with wrong edge values; use the exact Atan-based helper",
+        doc="""\
+What it finds: `torch.atan2(y, x)`, `torch.arctan2(y, x)` and the methods `y.atan2(x)`,
+`y.arctan2(x)`. The in-place `y.atan2_(x)`, calls with `out=` and calls inside
+`@torch.jit.script` functions (the helper is plain Python) are reported without a fix.
+A method call cannot be resolved by name: any receiver that is not an imported module
+(`np`, `math`) or `self` matches; the helper hands non-tensors back to `torch.atan2`.
+
+Why it hurts: ONNX has no Atan2 operator. Old exporters fail on it; current ones (torch
+2.13, both the TorchScript and the dynamo exporter) emit `Atan(y / x)` plus a quadrant
+correction with `Where`, and that graph is wrong at the edges (checked with ONNX Runtime):
+`atan2(0, -1)` is -pi instead of pi, `atan2(1, -0.)` is -pi/2 instead of pi/2,
+`atan2(0, 0)` and `atan2(inf, inf)` are NaN (TorchScript) or 0 (dynamo), and the dynamo
+graph maps NaN inputs to 0. Headings of objects pointing exactly backwards (y = 0, x < 0)
+are ordinary data in detection and tracking, so these are not curiosities.
+
+The rewrite: `torch.atan2(y, x)` → `_trt_atan2(y, x)`, an inserted helper made of Abs,
+Min/Max, Div, Atan, Mul/Sub, comparisons, Reciprocal, IsNaN and Where, all parsed by every
+TensorRT version in the support table (no IsInf, which 8.4/8.5 lack). It
+takes `atan(min(|y|,|x|) / max(|y|,|x|))`, whose argument stays in [0, 1] where Atan is
+accurate (no `y / x` overflow or loss near |y/x| huge), and reflects it into the right
+octant and quadrant; signed zeros are told apart with `1 / x < 0`.
+
+Fix safety: safe. Same results as torch on every input: signed zeros in both arguments,
+every infinity combination, NaN in either argument, broadcasting, dtype promotion
+(integers give the default float dtype; float16 and bfloat16 are computed in float32 and
+rounded back). Finite values may differ from torch's by rounding, within about one unit
+in the last place (torch's own float32 kernel is not correctly rounded either: its
+`atan2(1, 1)` is one ulp below pi/4, the helper's is pi/4 rounded to nearest).
+
+TensorRT versions: all. The exported form of `torch.atan2` is wrong on every version,
+so the rule is not limited to old targets.""",
+        fix=Safety.SAFE,
+        examples=(
+            Example(
+                "def heading(boxes):\n    return torch.atan2(boxes[:, 6], boxes[:, 7])\n",
+                "def heading(boxes):\n    return _trt_atan2(boxes[:, 6], boxes[:, 7])\n",
+            ),
+            Example("yaw = rot_sin.atan2(rot_cos)\n", "yaw = _trt_atan2(rot_sin, rot_cos)\n"),
+            Example("angle = torch.arctan2(dy, dx)\n", "angle = _trt_atan2(dy, dx)\n"),
+            Example("yaw.atan2_(cos)\n"),
+        ),
+        references=(
+            "https://pytorch.org/docs/stable/generated/torch.atan2.html",
+            "https://en.wikipedia.org/wiki/Atan2",
+            "https://github.com/onnx/onnx-tensorrt/blob/main/docs/operators.md",
+        ),
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if _in_helper(self):
+            return
+        if self.context.refers_to(node.func, "torch.atan2", "torch.arctan2"):
+            receiver = None
+        else:
+            receiver = _tensor_method(self, node, ("atan2", "arctan2", "atan2_", "arctan2_"))
+            if receiver is None:
+                return
+            name = method_call(node)[1]  # type: ignore[index]
+            if name.endswith("_"):
+                self.report(node, f"in-place {name}() exports as Atan with wrong edge values; "
+                            f"assign the result of _trt_atan2 instead")
+                return
+        if has_star_args(node):
+            self.report(node, "atan2 has no ONNX op and exports with wrong edge values; "
+                        "call _trt_atan2(y, x) (not rewritten: unpacked arguments)")
+            return
+        if receiver is None:
+            y = argument(node, 0, "input")
+            x = argument(node, 1, "other")
+            expected = 2
+        else:
+            y = cst.Arg(value=receiver)
+            x = argument(node, 0, "other")
+            expected = 1
+        if y is None or x is None:
+            return
+        if len(node.args) != expected:
+            self.report(node, "atan2 has no ONNX op and exports with wrong edge values; "
+                        "call _trt_atan2(y, x) (not rewritten: extra arguments such as out=)")
+            return
+        if _in_torchscript(self):
+            self.report(node, "atan2 has no ONNX op and exports with wrong edge values (not rewritten inside "
+                        "a TorchScript function: the helper is not scriptable)")
+            return
+        replacement = _helper_call(ATAN2_HELPER, y.value, x.value)
+        self.report(
+            node,
+            "atan2 has no ONNX op; the exported Atan/Where chain gets y = 0 with x < 0, x = -0.0, 0/0 and "
+            "inf/inf wrong; use the exact helper",
+            Fix({node: replacement}, helpers=(ATAN2_HELPER,)),
+        )
+
+
+#: unique's optional arguments: (function position, method position, keyword, the value the helper assumes).
+_UNIQUE_OPTIONS = (
+    (1, 0, "sorted", "True"),
+    (2, 1, "return_inverse", "False"),
+    (3, 2, "return_counts", "False"),
+    (4, 3, "dim", "None"),
+)
+
+
+class Unique(Rule):
+    info = RuleInfo(
+        id="TRT302",
+        name="unique",
+        summary="`torch.unique` exports as ONNX `Unique`, which TensorRT never supports; use a sort-based helper",
+        doc="""\
+What it finds: `torch.unique(x)` and `x.unique()`. The plain sorted form (no
+`return_inverse`, no `return_counts`, `dim=None`, `sorted` absent or `True`) is rewritten;
+the other forms, and calls inside `@torch.jit.script` functions (the helper is plain
+Python), are reported without a fix. A method call cannot be resolved by name: any
+receiver that is not an imported module or `self` matches (`np.unique(a)` does not); the
+helper calls a non-tensor's own `.unique()`, so a pandas `Series.unique()` still works.
+
+Why it hurts: it exports as the ONNX `Unique` op, which no TensorRT version parses.
+
+The rewrite: `torch.unique(x)` → `_trt_unique(x)`, an inserted helper that flattens `x`,
+sorts it and keeps the first value of each run of equal values. The exported graph holds
+`TopK` (the sort), `Slice`/`Equal`/`Not`/`Concat` (the run starts), and `Cast` → `NonZero`
+→ `Gather` (the selection); no `Unique`. The result's length still depends on the data, so
+the graph keeps a `NonZero`: it needs TensorRT 8.5 or newer, and ONNX-TensorRT documents
+TopK's K as below 3840, so inputs of more elements than that will not build (class ids or
+per-image labels fit; whole feature maps do not).
+
+Fix safety: safe. Same values, order, length and dtype as `torch.unique` for every dtype
+(bool included, sorted through int32) and shape, empty and 0-d tensors included. NaN is
+unequal to itself, so every NaN is kept, after all numbers, as torch does. One
+unspecified detail: when both 0.0 and -0.0 occur, torch returns one of them depending on
+its sort algorithm and the input size, and the helper may return the other.
+`sorted=False` is not rewritten: torch's order is then implementation-defined, and a
+sorted result is not the same function.
+
+TensorRT versions: all (Unique is unsupported in every version); the rewritten graph
+needs 8.5 or newer.""",
+        fix=Safety.SAFE,
+        examples=(
+            Example("classes = torch.unique(labels)\n", "classes = _trt_unique(labels)\n"),
+            Example(
+                "def present(det):\n    return det[:, 5].unique(sorted=True)\n",
+                "def present(det):\n    return _trt_unique(det[:, 5])\n",
+            ),
+            Example("ids, counts = torch.unique(labels, return_counts=True)\n"),
+        ),
+        references=(
+            "https://pytorch.org/docs/stable/generated/torch.unique.html",
+            "https://github.com/onnx/onnx-tensorrt/blob/main/docs/operators.md",
+        ),
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if _in_helper(self):
+            return
+        if self.context.refers_to(node.func, "torch.unique"):
+            tensor = argument(node, 0, "input")
+            method = False
+        else:
+            receiver = _tensor_method(self, node, ("unique",))
+            if receiver is None:
+                return
+            tensor = cst.Arg(value=receiver)
+            method = True
+        problem = self._unsupported(node, method)
+        if tensor is None and problem is None:
+            return
+        if problem is None and _in_torchscript(self):
+            problem = "not rewritten inside a TorchScript function: the helper is not scriptable"
+        if problem or tensor is None:
+            self.report(node, f"unique exports as ONNX Unique, which TensorRT never supports; {problem}")
+            return
+        self.report(
+            node,
+            "unique exports as ONNX Unique, which TensorRT never supports; use the sort-based helper",
+            Fix({node: _helper_call(UNIQUE_HELPER, tensor.value)}, helpers=(UNIQUE_HELPER,)),
+        )
+
+    @staticmethod
+    def _unsupported(node: cst.Call, method: bool) -> str | None:
+        """Why this call cannot be rewritten, or None."""
+        if has_star_args(node):
+            return "not rewritten: unpacked arguments"
+        known = 0 if method else 1
+        for function_position, method_position, keyword, assumed in _UNIQUE_OPTIONS:
+            arg = argument(node, method_position if method else function_position, keyword)
+            if arg is None:
+                continue
+            known += 1
+            value = arg.value
+            if not (isinstance(value, cst.Name) and value.value == assumed):
+                return (f"not rewritten: `{keyword}=` must be {assumed} for the helper "
+                        "(inverse indices, counts, `dim` and unsorted output need a hand-written sort-based version)")
+        if len(node.args) != known:
+            return "not rewritten: unexpected arguments"
+        return None
+
+
+RULES = (Atan2, Unique)
