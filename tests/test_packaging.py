@@ -19,7 +19,9 @@ def test_wheel_layout(tmp_path: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     top_level = {name.split("/", 1)[0] for name in names}
     assert {n for n in top_level if not n.endswith(".dist-info")} == {"trtcodemod"}
-    for module in ("shapes", "control_flow", "where", "indexing", "ops", "padding", "pooling"):
+    from trtcodemod.registry import RULE_MODULES
+
+    for module in ("shapes", *RULE_MODULES):
         assert f"trtcodemod/transforms/{module}.py" in names, module
     assert "trtcodemod/trt/onnx_ops.csv" in names
     # Every package the code imports is in the wheel (the package list in pyproject is by hand).
