@@ -333,15 +333,18 @@ class _DataFlowRule(Rule):
 
     def __init__(self, context) -> None:
         super().__init__(context)
-        self._skipped: set[cst.FunctionDef] = set()
+        self._construction: dict[cst.ClassDef, set[cst.FunctionDef]] = {}
         self._facts: dict[cst.FunctionDef, _Facts] = {}
 
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._skipped |= _construction_methods(node)
-
     def current_facts(self) -> _Facts | None:
-        func = self.context.function
-        if func is None or self.context.enclosing_class is None or func in self._skipped:
+        func, cls = self.context.function, self.context.enclosing_class
+        if func is None or cls is None:
+            return None
+        # Computed on first need only: most classes never reach a data-dependent branch.
+        skipped = self._construction.get(cls)
+        if skipped is None:
+            skipped = self._construction[cls] = _construction_methods(cls)
+        if func in skipped:
             return None
         facts = self._facts.get(func)
         if facts is None:

@@ -195,11 +195,11 @@ Range/Gather/Where/ReduceSum/Div, all supported since TensorRT 8.4.""",
     def _value_reference(self, node: cst.Name | cst.Attribute) -> None:
         if id(node) in self._not_values or self._import_depth:
             return
-        if any(is_reserved(scope) for scope in (*self.context.classes, *self.context.functions)):
-            return  # inside an inserted helper
         name = self.context.refers_to(node, *_FUNCTIONS, *_MODULES)
         if name is None:
             return
+        if any(is_reserved(scope) for scope in (*self.context.classes, *self.context.functions)):
+            return  # inside an inserted helper
         self.report(node, f"{name.rsplit('.', 1)[1]} is used as a value (passed, stored or subclassed), "
                     "so trtcodemod cannot rewrite where it is called; it fails to export with dynamic or "
                     "non-dividing sizes")

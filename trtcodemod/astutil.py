@@ -128,10 +128,22 @@ _SKIPPED_TYPES: tuple[type, ...] = (
 )
 
 
+#: Fields that only ever hold punctuation, whitespace or operator tokens.
+_SYNTAX_FIELDS = frozenset({
+    "lpar", "rpar", "comma", "semicolon", "leading_lines", "lines_after_decorators",
+    "trailing_whitespace", "header", "footer", "operator", "equal", "colon", "dot",
+    "lbracket", "rbracket", "lbrace", "rbrace", "newline", "asynchronous", "star_tok",
+})
+
+
 @lru_cache(maxsize=None)
 def _child_fields(node_type: type) -> tuple[str, ...]:
-    """Fields of a node type that can hold child nodes, in declaration order."""
-    return tuple(f.name for f in dataclasses.fields(node_type) if not f.name.startswith("whitespace"))
+    """Fields of a node type that can hold meaningful child nodes, in declaration order."""
+    return tuple(
+        f.name
+        for f in dataclasses.fields(node_type)
+        if not f.name.startswith("whitespace") and f.name not in _SYNTAX_FIELDS
+    )
 
 
 #: type → 1: a node to descend into, 2: a node to skip, 3: a sequence, 0: anything else.

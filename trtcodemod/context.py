@@ -27,9 +27,12 @@ class FileContext:
     imports: ImportTable = field(default_factory=ImportTable)
     classes: list[cst.ClassDef] = field(default_factory=list)
     functions: list[cst.FunctionDef] = field(default_factory=list)
+    #: Enclosing classes and functions in nesting order.
+    scopes: list[cst.CSTNode] = field(default_factory=list)
     findings: list[PendingFinding] = field(default_factory=list)
 
     def add_finding(self, finding: PendingFinding) -> None:
+        finding.scopes = tuple(self.scopes)
         self.findings.append(finding)
 
     # --- names -------------------------------------------------------------
@@ -84,17 +87,21 @@ class ScopeTracker(cst.BatchableCSTVisitor):
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self.context.classes.append(node)
+        self.context.scopes.append(node)
         self.context._class_function_depth.append(len(self.context.functions))
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
         self.context.classes.pop()
+        self.context.scopes.pop()
         self.context._class_function_depth.pop()
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.context.functions.append(node)
+        self.context.scopes.append(node)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self.context.functions.pop()
+        self.context.scopes.pop()
 
     def visit_Import(self, node: cst.Import) -> None:
         self.context.imports.add_import(node)

@@ -24,7 +24,7 @@ from trtcodemod.astutil import children
 from trtcodemod.context import FileContext, ScopeTracker
 from trtcodemod.errors import InputError
 from trtcodemod.helpers import helper_definitions, is_reserved
-from trtcodemod.positions import node_ranges
+from trtcodemod.positions import scoped_ranges
 from trtcodemod.registry import select_rules
 from trtcodemod.rules import Finding, Fix, PendingFinding, Safety
 from trtcodemod.versions import DEFAULT_TARGET, parse_target
@@ -96,28 +96,27 @@ def _raise_syntax(path: str, exc: cst.ParserSyntaxError, source: bytes) -> cst.M
 def check_source(source: bytes, path: str, options: Options = Options()) -> list[Finding]:
     """Findings for one file, without changing it."""
     module = parse(source, path)
-    return _analyze(module, path, options)[0]
+    return _analyze(module, source, path, options)[0]
 
 
 def fix_source(source: bytes, path: str, options: Options = Options()) -> FileResult:
     """Findings for one file and the source with every allowed fix applied."""
-    module = parse(source, path)
+    current = source
+    module = parse(current, path)
     first: list[Finding] | None = None
     fixed: list[Finding] = []
     for _ in range(MAX_PASSES):
-        findings, chosen = _analyze(module, path, options)
+        findings, chosen = _analyze(module, current, path, options)
         if first is None:
             first = findings
         if not chosen:
             break
-        module = _apply(module, [f.edit for f in chosen if f.edit is not None])
         fixed.extend(chosen)
-        new_source = module.bytes
-        module = parse(new_source, path)
-    new_bytes = module.bytes
+        current = _apply(module, [f.edit for f in chosen if f.edit is not None]).bytes
+        module = parse(current, path)
     return FileResult(
-        source=new_bytes if new_bytes != source else source,
-        changed=new_bytes != source,
+        source=current if current != source else source,
+        changed=current != source,
         findings=first or [],
         fixed=fixed,
     )
@@ -127,7 +126,7 @@ def fix_source(source: bytes, path: str, options: Options = Options()) -> FileRe
 
 
 def _analyze(
-    module: cst.Module, path: str, options: Options
+    module: cst.Module, source: bytes, path: str, options: Options
 ) -> tuple[list[Finding], list[Finding]]:
     """All findings of one pass, and those whose fixes to apply now (non-overlapping)."""
     target = parse_target(options.target)
@@ -140,13 +139,14 @@ def _analyze(
     _Batch([ScopeTracker(context), *rules]).run(module)
     if not context.findings:
         return [], []
-    wanted: list[cst.CSTNode] = []
+    groups: dict[tuple[cst.CSTNode, ...], list[cst.CSTNode]] = {}
     for pending in context.findings:
+        wanted = groups.setdefault(pending.scopes, [])
         wanted.append(pending.node)
         if pending.edit is not None:
             wanted.extend(pending.edit.replacements)
-    positions = node_ranges(module, wanted)
-    lines = _source_lines(module)
+    positions = scoped_ranges(module, source, groups.items())
+    lines = _source_lines(module, source)
     findings: list[Finding] = []
     fixable: list[tuple[Finding, list[CodeRange]]] = []
     for pending in context.findings:
@@ -240,8 +240,9 @@ def _allowed(safety: Safety, options: Options) -> bool:
     return safety is Safety.SAFE or (safety is Safety.UNSAFE and options.unsafe)
 
 
-def _source_lines(module: cst.Module) -> list[str]:
-    return module.code.splitlines()
+def _source_lines(module: cst.Module, source: bytes) -> list[str]:
+    """The file's lines, for suppression comments (decoding is far cheaper than code generation)."""
+    return source.decode(module.encoding, errors="replace").splitlines()
 
 
 def _suppressed(finding: Finding, lines: list[str]) -> bool:

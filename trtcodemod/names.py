@@ -84,6 +84,11 @@ class ImportTable:
 
     def resolve(self, node: cst.BaseExpression) -> tuple[str, ...]:
         """Qualified names a Name/Attribute expression may refer to (sorted, maybe empty)."""
+        head = node
+        while isinstance(head, cst.Attribute):
+            head = head.value
+        if not isinstance(head, cst.Name) or head.value not in self._bindings:
+            return ()  # the common case, answered without building the dotted name
         dotted = dotted_name(node)
         if dotted is None:
             return ()

@@ -9,10 +9,11 @@ code once, keeps no text, and records just those. The ranges follow the same rul
 
 from __future__ import annotations
 
+import ast
 import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, Optional
+from typing import Iterable, Iterator, Optional, Sequence
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
@@ -89,3 +90,97 @@ def node_ranges(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> dict[cst.CS
     )
     module._codegen(state)
     return state.found
+
+
+def scoped_ranges(
+    module: cst.Module,
+    source: bytes,
+    groups: Iterable[tuple[tuple[cst.CSTNode, ...], Iterable[cst.CSTNode]]],
+) -> dict[cst.CSTNode, CodeRange]:
+    """Ranges of nodes grouped by their enclosing classes/functions (outermost first).
+
+    Generating a whole file to position a few nodes is the dominant cost on large model
+    files. Here each group's innermost class or function alone is generated, starting at
+    the line CPython's ``ast`` gives for it (``ast`` parses in C, far faster than any
+    code generation). A node that cannot be placed this way falls back to the whole file.
+    """
+    found: dict[cst.CSTNode, CodeRange] = {}
+    leftovers: list[cst.CSTNode] = []
+    tree: ast.Module | None | bool = None
+    for scopes, nodes in groups:
+        nodes = list(nodes)
+        start = None
+        if scopes:
+            if tree is None:
+                tree = _parse_ast(source)
+            if tree:
+                start = _scope_start(module, tree, scopes)
+        if start is None:
+            leftovers.extend(nodes)
+            continue
+        line, indents = start
+        scope = scopes[-1]
+        state = _PositionState(
+            default_indent=module.default_indent,
+            default_newline=module.default_newline,
+            wanted=set(nodes),
+            line=line,
+            indent_tokens=list(indents),
+        )
+        scope._codegen(state)
+        found.update(state.found)
+        leftovers.extend(node for node in nodes if node not in state.found)
+    if leftovers:
+        found.update(node_ranges(module, leftovers))
+    return found
+
+
+def _parse_ast(source: bytes) -> ast.Module | bool:
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False  # LibCST accepted what CPython did not: use the slow path
+
+
+def _scope_start(
+    module: cst.Module, tree: ast.Module, scopes: tuple[cst.CSTNode, ...]
+) -> tuple[int, list[str]] | None:
+    """First line of the innermost scope's generated code, and the indentation around it."""
+    cst_body: Sequence[cst.CSTNode] = module.body
+    ast_body: list[ast.stmt] = tree.body
+    indents: list[str] = []
+    for depth, scope in enumerate(scopes):
+        position = _ast_index(cst_body, scope)
+        if position is None or position >= len(ast_body):
+            return None
+        counterpart = ast_body[position]
+        if not isinstance(counterpart, _AST_TWIN[type(scope)]):
+            return None
+        if depth == len(scopes) - 1:
+            decorators = getattr(scope, "decorators", ())
+            first = counterpart.decorator_list[0].lineno if counterpart.decorator_list else counterpart.lineno
+            if decorators:
+                first -= len(decorators[0].leading_lines)
+            return first - len(scope.leading_lines), indents
+        block = scope.body
+        if not isinstance(block, cst.IndentedBlock):
+            return None
+        indents.append(block.indent if block.indent is not None else module.default_indent)
+        cst_body, ast_body = block.body, counterpart.body
+    return None
+
+
+_AST_TWIN: dict[type, tuple[type, ...]] = {
+    cst.ClassDef: (ast.ClassDef,),
+    cst.FunctionDef: (ast.FunctionDef, ast.AsyncFunctionDef),
+}
+
+
+def _ast_index(body: Sequence[cst.CSTNode], statement: cst.CSTNode) -> int | None:
+    """Index in ``ast``'s statement list of a LibCST body statement (``a; b`` is two there)."""
+    index = 0
+    for item in body:
+        if item is statement:
+            return index
+        index += len(item.body) if isinstance(item, cst.SimpleStatementLine) else 1
+    return None

@@ -117,6 +117,8 @@ class PendingFinding:
     node: cst.CSTNode
     message: str
     edit: Fix | None
+    #: The classes/functions around the node, outermost first (to find its position cheaply).
+    scopes: tuple[cst.CSTNode, ...] = ()
 
 
 class Rule(cst.BatchableCSTVisitor):
