@@ -35,7 +35,7 @@ from typing import Iterable
 
 import libcst as cst
 
-from trtcodemod.astutil import children, code_of, method_call, parenthesize, walk
+from trtcodemod.astutil import bound_names, children, code_of, method_call, parenthesize, walk
 from trtcodemod.names import dotted_name
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
 
@@ -102,20 +102,6 @@ def _read_names(node: cst.CSTNode) -> set[str]:
 
     visit(node)
     return found
-
-
-def _target_names(target: cst.BaseExpression) -> list[str]:
-    """Plain names bound by an assignment target (``a``, ``a, (b, *c)``)."""
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        names: list[str] = []
-        for element in target.elements:
-            names.extend(_target_names(element.value))
-        return names
-    if isinstance(target, cst.StarredElement):
-        return _target_names(target.value)
-    return []
 
 
 def _is_string(node: cst.BaseExpression) -> bool:
@@ -283,7 +269,7 @@ def _analyze(rule: Rule, func: cst.FunctionDef, is_method: bool) -> _Facts:
     while changed:
         changed = False
         for target, value in pairs:
-            names = [n for n in _target_names(target) if n not in facts.tainted]
+            names = [n for n in bound_names(target) if n not in facts.tainted]
             if names and facts.depends(value):
                 facts.tainted.update(names)
                 changed = True
@@ -529,7 +515,7 @@ class Head(nn.Module):
                 unbound = sorted(missing - (bound or set()))
                 return None, f"`{unbound[0]}` is assigned in only some branches and not bound before the `if`"
         used = _read_names(self.context.function) | {
-            n for t, _ in _assignment_pairs(self.context.function) for n in _target_names(t)
+            n for t, _ in _assignment_pairs(self.context.function) for n in bound_names(t)
         }
         cond_names = _fresh_names(used, len(conditions))
         where = self.context.torch_attr("where")
@@ -740,12 +726,12 @@ def _inner_blocks(statement: cst.CSTNode) -> list[tuple[list, set[str]]]:
             else:
                 blocks.append((_body_statements(statement.orelse.body), set()))
     elif isinstance(statement, (cst.For, cst.While)):
-        header = set(_target_names(statement.target)) if isinstance(statement, cst.For) else set()
+        header = set(bound_names(statement.target)) if isinstance(statement, cst.For) else set()
         blocks.append((_body_statements(statement.body), header))
         if statement.orelse is not None:
             blocks.append((_body_statements(statement.orelse.body), set()))
     elif isinstance(statement, cst.With):
-        header = {n for item in statement.items if item.asname for n in _target_names(item.asname.name)}
+        header = {n for item in statement.items if item.asname for n in bound_names(item.asname.name)}
         blocks.append((_body_statements(statement.body), header))
     elif isinstance(statement, (cst.Try, cst.TryStar)):
         blocks.append((_body_statements(statement.body), set()))
@@ -765,11 +751,11 @@ def _names_bound_by(statement: cst.CSTNode) -> set[str]:
         for small in statement.body:
             if isinstance(small, cst.Assign):
                 for target in small.targets:
-                    names.update(_target_names(target.target))
+                    names.update(bound_names(target.target))
             elif isinstance(small, cst.AnnAssign) and small.value is not None:
-                names.update(_target_names(small.target))
+                names.update(bound_names(small.target))
             elif isinstance(small, cst.AugAssign):
-                names.update(_target_names(small.target))
+                names.update(bound_names(small.target))
             elif isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
                 for alias in small.names:
                     local = alias.asname.name if alias.asname else alias.name
@@ -777,7 +763,7 @@ def _names_bound_by(statement: cst.CSTNode) -> set[str]:
                     if text:
                         names.add(text.split(".", 1)[0])
     elif isinstance(statement, cst.With):
-        names |= {n for item in statement.items if item.asname for n in _target_names(item.asname.name)}
+        names |= {n for item in statement.items if item.asname for n in bound_names(item.asname.name)}
         for inner in _body_statements(statement.body):
             names |= _names_bound_by(inner)
     return names

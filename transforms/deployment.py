@@ -35,7 +35,7 @@ from typing import ClassVar
 
 import libcst as cst
 
-from trtcodemod.astutil import argument, code_of, has_star_args, method_call
+from trtcodemod.astutil import argument, bound_names, code_of, has_star_args, method_call
 from trtcodemod.names import dotted_name
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
 from trtcodemod.versions import Version, format_version
@@ -357,7 +357,7 @@ class _DeploymentRule(Rule):
         names: set[str] = set()
         comp = getattr(node, "for_in", None)
         while comp is not None:
-            names.update(_bound_names(comp.target))
+            names.update(bound_names(comp.target))
             comp = comp.inner_for_in
         self._shadows.append(names)
 
@@ -430,20 +430,6 @@ class _DeploymentRule(Rule):
             where[0].pending.append((where[1], node, message, fix))
         elif scope == "runtime" and any(isinstance(s, cst.FunctionDef) for s in self._scopes):
             self.report(node, message, fix)
-
-
-def _bound_names(target: cst.BaseExpression) -> list[str]:
-    """Plain names bound by an assignment/loop target (``a``, ``a, (b, *c)``)."""
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        names: list[str] = []
-        for element in target.elements:
-            names.extend(_bound_names(element.value))
-        return names
-    if isinstance(target, cst.StarredElement):
-        return _bound_names(target.value)
-    return []
 
 
 def _is_tensor_annotation(rule: Rule, annotation: cst.Annotation | None) -> bool:
@@ -667,7 +653,7 @@ every TensorRT version.""",
             if isinstance(target.target, cst.Name):
                 (self._tensors[-1].add if tensor else self._tensors[-1].discard)(target.target.value)
             else:
-                for name in _bound_names(target.target):
+                for name in bound_names(target.target):
                     self._tensors[-1].discard(name)
 
     def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
@@ -681,7 +667,7 @@ every TensorRT version.""",
 
     def visit_For(self, node: cst.For) -> None:
         if self._tensors:
-            for name in _bound_names(node.target):
+            for name in bound_names(node.target):
                 self._tensors[-1].discard(name)
 
     def check_call(self, node: cst.Call) -> None:
@@ -959,7 +945,7 @@ TensorRT version.""",
             frame.rebound[name] = frame.rebound.get(name, True) and keeps_tensor
 
     def _rebind_target(self, target: cst.BaseExpression, keeps_tensor: bool = False) -> None:
-        for name in _bound_names(target):
+        for name in bound_names(target):
             self._rebind(name, keeps_tensor)
 
     def visit_Assign(self, node: cst.Assign) -> None:

@@ -119,7 +119,26 @@ def _drop_args(call: cst.Call, keep: list[cst.Arg]) -> list[cst.Arg]:
     return kept
 
 
-class ZeroPadCat(Rule):
+class _PadRule(Rule):
+    """Dispatches F.pad calls and padding-module constructions to the concrete rule."""
+
+    def visit_Call(self, node: cst.Call) -> None:
+        call = _match_pad(self, node)
+        if call is not None:
+            self._pad_call(node, call)
+            return
+        module = self.context.refers_to(node.func, *_MODULES)
+        if module is not None:
+            self._pad_module(node, module)
+
+    def _pad_call(self, node: cst.Call, call: _PadCall) -> None:
+        raise NotImplementedError
+
+    def _pad_module(self, node: cst.Call, module: str) -> None:
+        raise NotImplementedError
+
+
+class ZeroPadCat(_PadRule):
     info = RuleInfo(
         id="TRT501",
         name="zero-pad-cat",
@@ -166,15 +185,6 @@ produced by every PyTorch version.""",
         ),
         references=_REFERENCES,
     )
-
-    def visit_Call(self, node: cst.Call) -> None:
-        call = _match_pad(self, node)
-        if call is not None:
-            self._pad_call(node, call)
-            return
-        module = self.context.refers_to(node.func, *_MODULES)
-        if module is not None:
-            self._pad_module(node, module)
 
     def _pad_call(self, node: cst.Call, call: _PadCall) -> None:
         if call.mode != "constant" or call.pad is None or call.input is None:
@@ -241,7 +251,7 @@ produced by every PyTorch version.""",
         )
 
 
-class NonZeroPad(Rule):
+class NonZeroPad(_PadRule):
     info = RuleInfo(
         id="TRT502",
         name="nonzero-pad",
@@ -271,15 +281,6 @@ as Slice/Expand/Concat. Replacing the mode by zero padding changes the model's r
         ),
         references=_REFERENCES,
     )
-
-    def visit_Call(self, node: cst.Call) -> None:
-        call = _match_pad(self, node)
-        if call is not None:
-            self._pad_call(node, call)
-            return
-        module = self.context.refers_to(node.func, *_MODULES)
-        if module is not None:
-            self._pad_module(node, module)
 
     def _report_mode(self, node: cst.Call, mode: str, what: str) -> None:
         if self.context.target >= _MODE_NEEDED_BEFORE[mode]:

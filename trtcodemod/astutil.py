@@ -81,6 +81,20 @@ def strip_parens(node: cst.BaseExpression) -> cst.BaseExpression:
     return node
 
 
+def bound_names(target: cst.BaseExpression) -> list[str]:
+    """Plain names bound by an assignment or loop target (``a``, ``a, (b, *c)``)."""
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        names: list[str] = []
+        for element in target.elements:
+            names.extend(bound_names(element.value))
+        return names
+    if isinstance(target, cst.StarredElement):
+        return bound_names(target.value)
+    return []
+
+
 def code_of(node: cst.CSTNode) -> str:
     """Source text of a node (without its leading/trailing whitespace owners)."""
     return cst.Module(body=[]).code_for_node(node)
