@@ -85,6 +85,16 @@ def test_build_spec_errors_are_spec_errors(tmp_path: Path) -> None:
         build_spec({"model_file": str(tmp_path / "nope.py"), "model": "m", "inputs": "f"})
 
 
+def test_threads_default_to_one_and_are_checked(tmp_path: Path) -> None:
+    model = tmp_path / "m.py"
+    model.write_text("def build():\n    pass\n")
+    base = {"model_file": str(model), "model": "build", "inputs": "f"}
+    assert build_spec(base).threads == 1
+    assert build_spec({**base, "threads": 0}).threads == 0
+    with pytest.raises(SpecError, match="--threads"):
+        build_spec({**base, "threads": -2})
+
+
 def test_example_config_loads() -> None:
     path, tables = load_model_tables(EXAMPLES / "models.toml", Path.cwd())
     assert set(tables) == {"squeeze_head", "baked_branch", "where_iou", "pkg_detector"}

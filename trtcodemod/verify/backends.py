@@ -10,6 +10,7 @@ Runners execute inside worker processes, so a segfaulting backend cannot take th
 from __future__ import annotations
 
 import importlib.util
+import os
 import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
@@ -133,6 +134,10 @@ def run_onnxruntime(backend: str, onnx_path: str, input_sets: Sequence[dict[str,
     try:
         options = ort.SessionOptions()
         options.log_severity_level = 3
+        threads = int(os.environ.get("TRTCODEMOD_THREADS", "0"))
+        if threads:
+            options.intra_op_num_threads = threads
+            options.inter_op_num_threads = threads
         session = ort.InferenceSession(onnx_path, sess_options=options, providers=providers)
     except Exception as exc:  # noqa: BLE001
         return BackendRun(status=FAILED, error=f"session creation failed: {type(exc).__name__}: {str(exc)[:800]}")

@@ -101,6 +101,9 @@ def verify_command(
     rtol: Annotated[Optional[float], typer.Option("--rtol", help="Relative tolerance (default 1e-3).")] = None,
     runs: Annotated[Optional[int], typer.Option("--runs", help="Timed runs per backend (default 20).")] = None,
     warmup: Annotated[Optional[int], typer.Option("--warmup", help="Warm-up runs (default 3).")] = None,
+    threads: Annotated[Optional[int], typer.Option(
+        "--threads", help="CPU threads for torch and ONNX Runtime in the workers (default 1, steady timings; "
+                          "0: the libraries' own default).")] = None,
     save: Annotated[Optional[Path], typer.Option(
         "--save", help="Keep the ONNX files and the rewritten sources in this folder.")] = None,
     format: Annotated[str, typer.Option("--format", help="text, json or markdown.")] = "text",  # noqa: A002
@@ -118,7 +121,7 @@ def verify_command(
         "inputs": inputs, "input_shape": input_shape or None, "dynamic_axes": dynamic_axes, "unsafe": unsafe,
         "select": select, "ignore": ignore, "target": target, "exporter": exporter, "opset": opset,
         "backends": backends, "atol": atol, "rtol": rtol, "runs": runs, "warmup": warmup,
-        "save": str(save) if save else None, "timeout": timeout, "seed": seed,
+        "threads": threads, "save": str(save) if save else None, "timeout": timeout, "seed": seed,
     }
     cli = {k: v for k, v in cli.items() if v is not None}
     try:

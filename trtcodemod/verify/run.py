@@ -101,7 +101,7 @@ def _run_model(ctx: _Ctx, role: str, layout: SourceLayout, *, extra_paths: list[
         "model": spec.model, "inputs": spec.inputs, "dynamic_axes": {k: dict(v) for k, v in spec.dynamic_axes.items()},
         "seed": spec.seed, "exporters": list(spec.exporters if exporters is None else exporters),
         "opset": spec.opset, "out_dir": str(out_dir or ctx.out), "eager_devices": devices,
-        "runs": spec.runs if timing else 0, "warmup": spec.warmup if timing else 0,
+        "runs": spec.runs if timing else 0, "warmup": spec.warmup if timing else 0, "threads": spec.threads,
     }
     if role == "before":
         request["save_state_dict"] = str(ctx.work / "state_dict.pt")
@@ -122,7 +122,8 @@ def _run_graphs(ctx: _Ctx, side: SideResult, backends: tuple[str, ...], exporter
                 continue
             ctx.progress(f"{side.role}: {backend} ({exporter})")
             request = {"task": BACKEND_TASK, "backend": backend, "onnx_path": path, "input_sets": ctx.input_sets,
-                       "runs": ctx.spec.runs if timing else 0, "warmup": ctx.spec.warmup if timing else 0}
+                       "runs": ctx.spec.runs if timing else 0, "warmup": ctx.spec.warmup if timing else 0,
+                       "threads": ctx.spec.threads}
             side.graph_runs[(backend, exporter)] = run_task(
                 request, ctx.folder(f"{side.role}-{backend}-{exporter}"), ctx.spec.timeout)
 

@@ -38,6 +38,8 @@ DEFAULTS: dict[str, Any] = {
     "rtol": 1e-3,
     "runs": 20,
     "warmup": 3,
+    # One thread: timings on a shared machine stay comparable between before and after.
+    "threads": 1,
     "timeout": 300.0,
     "seed": 0,
     "select": ("ALL",),
@@ -92,6 +94,7 @@ class VerifySpec:
     rtol: float = 1e-3
     runs: int = 20
     warmup: int = 3
+    threads: int = 1
     timeout: float = 300.0
     seed: int = 0
     save_dir: Path | None = None
@@ -225,11 +228,11 @@ def build_spec(settings: Mapping[str, Any], *, base_dir: Path | None = None, nam
 
     try:
         numbers = {k: float(s[k]) for k in ("atol", "rtol", "timeout")}
-        ints = {k: int(s[k]) for k in ("opset", "runs", "warmup", "seed")}
+        ints = {k: int(s[k]) for k in ("opset", "runs", "warmup", "seed", "threads")}
     except (TypeError, ValueError) as exc:
         raise SpecError(f"bad number: {exc}") from None
-    if ints["runs"] < 1 or ints["warmup"] < 0 or numbers["timeout"] <= 0:
-        raise SpecError("--runs must be >= 1, --warmup >= 0 and --timeout > 0")
+    if ints["runs"] < 1 or ints["warmup"] < 0 or ints["threads"] < 0 or numbers["timeout"] <= 0:
+        raise SpecError("--runs must be >= 1, --warmup >= 0, --threads >= 0 and --timeout > 0")
 
     save_dir = s.get("save")
     return VerifySpec(
@@ -251,6 +254,7 @@ def build_spec(settings: Mapping[str, Any], *, base_dir: Path | None = None, nam
         rtol=numbers["rtol"],
         runs=ints["runs"],
         warmup=ints["warmup"],
+        threads=ints["threads"],
         timeout=numbers["timeout"],
         seed=ints["seed"],
         save_dir=Path(save_dir).resolve() if save_dir else None,

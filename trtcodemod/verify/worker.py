@@ -171,6 +171,10 @@ def main(argv: list[str] | None = None) -> int:
     with open(folder / "request.pkl", "rb") as fh:
         req = pickle.load(fh)
     cp = _Checkpoint(folder)
+    if req.get("threads"):
+        # Before torch or onnxruntime load: both read these when they start their pools.
+        for variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "TRTCODEMOD_THREADS"):
+            os.environ[variable] = str(req["threads"])
     try:
         if req["task"] == MODEL_TASK:
             _model_task(req, cp)
