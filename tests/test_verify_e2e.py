@@ -1,7 +1,6 @@
 """End to end on CPU: real worker processes, real exports, ONNX Runtime; small models, few runs.
 
-Each test asserts the specific fault it exists for. Tests that need a rule not written yet
-are skipped with the rule named (they turn on when the rule lands).
+Each test asserts the specific fault it exists for.
 """
 
 from __future__ import annotations
@@ -14,7 +13,6 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from trtcodemod.registry import all_rules
 from trtcodemod.cli import app
 from trtcodemod.verify.report import render
 from trtcodemod.verify.run import verify
@@ -22,7 +20,6 @@ from trtcodemod.verify.spec import RewriteOptions, build_spec
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "verify"
 FAST = ["--runs", "2", "--warmup", "0"]
-RULES = {r.id for r in all_rules()}
 
 
 
@@ -78,14 +75,30 @@ def test_the_last_input_set_changes_the_dynamic_axes(squeeze: tuple) -> None:
 
 
 def test_missing_backends_are_skipped_with_the_reason(squeeze: tuple) -> None:
+    """Where a backend is absent the report says so and why; where present it must have run."""
+    import importlib.util
+
+    import onnxruntime
+    import torch
+
     rows = {(r["name"], r["exporter"]): r for r in squeeze[1]["backends"]}
+    has_cuda = torch.cuda.is_available()
     trt = rows[("tensorrt", "torchscript")]
-    assert trt["status"] == "skipped" and trt["reason"] == "tensorrt is not installed"
+    if importlib.util.find_spec("tensorrt") is None:
+        assert trt["status"] == "skipped" and trt["reason"] == "tensorrt is not installed"
+    elif not has_cuda:
+        assert trt["status"] == "skipped" and trt["reason"]
+    else:  # a real run, or the PyPI stub that fails to import (said so)
+        assert trt["status"] in ("ok", "failed") or trt["reason"].startswith("tensorrt does not import")
     cuda = rows[("torch-cuda", None)]
-    assert cuda["status"] == "skipped" and cuda["reason"] == "no CUDA device (torch.cuda.is_available() is False)"
+    if has_cuda:
+        assert cuda["status"] == "ok"
+    else:
+        assert cuda["status"] == "skipped" and cuda["reason"] == "no CUDA device (torch.cuda.is_available() is False)"
     ort_cuda = rows[("onnxruntime-cuda", "torchscript")]
-    assert ort_cuda["status"] == "skipped"
-    assert ort_cuda["reason"].startswith("onnxruntime has no CUDAExecutionProvider")
+    if "CUDAExecutionProvider" not in onnxruntime.get_available_providers():
+        assert ort_cuda["status"] == "skipped"
+        assert ort_cuda["reason"].startswith("onnxruntime has no CUDAExecutionProvider")
     assert rows[("onnxruntime-cpu", "torchscript")]["status"] == "ok"
 
 
@@ -134,7 +147,6 @@ def test_baked_branch_is_detected_as_not_export_faithful() -> None:
     assert code == 1 and report["equivalent"] is False
 
 
-@pytest.mark.skipif("TRT101" not in RULES, reason="awaits rule TRT101 (data-dependent if/else)")
 def test_baked_branch_rewritten_by_trt101_exports_faithfully() -> None:
     code, report = run_json(str(EXAMPLES / "baked_branch.py"), "--model", "build", "--inputs", "inputs", "--unsafe")
     assert "TRT101" in report["rules_applied"]
@@ -147,7 +159,6 @@ def test_baked_branch_rewritten_by_trt101_exports_faithfully() -> None:
 # --- (c) an unsafe rewrite that breaks numerics ---------------------------------------------------
 
 
-@pytest.mark.skipif("TRT102" not in RULES, reason="awaits rule TRT102 (torch.where -> arithmetic blend)")
 def test_where_blend_breaks_numerics_and_names_trt102() -> None:
     code, report = run_json(str(EXAMPLES / "where_iou.py"), "--model", "build", "--inputs", "inputs", "--unsafe")
     assert "TRT102" in report["rules_applied"]
