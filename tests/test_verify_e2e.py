@@ -305,3 +305,38 @@ def test_a_config_batch_goes_on_past_a_failing_model(tmp_path: Path) -> None:
     assert by_name["broken"]["exit_code"] == 2
     assert by_name["baked"]["export_faithful"]["before"] is False  # it still ran
     assert code == code_json == 2
+
+
+POOL_MODEL = '''
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class Pool(nn.Module):
+    def forward(self, x):
+        return F.adaptive_avg_pool2d(x, 3)
+
+
+def inputs(generator):
+    return (torch.randn(1, 2, 8, 7, generator=generator),)
+'''
+
+
+def test_rewrite_that_makes_an_unexportable_model_export(tmp_path: Path) -> None:
+    """Adaptive pooling on dynamic H/W does not export; TRT601's rewrite does, and is equivalent."""
+    model = tmp_path / "pool.py"
+    model.write_text(POOL_MODEL)
+    code, report = run_json(str(model), "--model", "Pool", "--inputs", "inputs",
+                            "--dynamic-axes", '{"x": {"2": "h", "3": "w"}}')
+    assert "adaptive_avg_pool2d" in report["original_export_error"]
+    assert report["rules_applied"] == ["TRT601"]
+    assert report["export_faithful"]["after"] is True and report["equivalent"] is True
+    assert code == 0
+
+
+def test_dynamic_axes_naming_no_input_is_an_error(tmp_path: Path) -> None:
+    model = tmp_path / "pool.py"
+    model.write_text(POOL_MODEL)
+    code, report = run_json(str(model), "--model", "Pool", "--inputs", "inputs", "--dynamic-axes", '{"input": {"0": "b"}}')
+    assert code == 2 and "--dynamic-axes names ['input']" in report["error"]

@@ -190,7 +190,10 @@ sorts it and keeps the first value of each run of equal values. The exported gra
 → `Gather` (the selection); no `Unique`. The result's length still depends on the data, so
 the graph keeps a `NonZero`: it needs TensorRT 8.5 or newer, and ONNX-TensorRT documents
 TopK's K as below 3840, so inputs of more elements than that will not build (class ids or
-per-image labels fit; whole feature maps do not).
+per-image labels fit; whole feature maps do not). Before TensorRT 10, TopK's K must also
+be a build-time constant, so the input's size must be static there (a unique of a masked,
+data-dependent selection will not build on 8.x; `trtcodemod verify` and `inspect` flag the
+computed K).
 
 Fix safety: safe. Same values, order, length and dtype as `torch.unique` for every dtype
 (bool included, sorted through int32) and shape, empty and 0-d tensors included. NaN is

@@ -130,6 +130,10 @@ def make_input_sets(
             first = _bind(fn(), params, origin)
             sets = [first] + [{k: _perturb(v, g) for k, v in first.items()} for g in generators[1:]]
             notes.append(f"{origin} takes no generator: sets 2..{count} are its output with float inputs scaled and noised")
+    unknown = [n for n in dynamic_axes if n not in params and not n.startswith("output")]
+    if unknown:
+        # A typo here would silently export a static graph and skip the resized input set.
+        raise TypeError(f"--dynamic-axes names {unknown}, which are not parameters of forward{tuple(params)}")
     if dynamic_axes and count > 2:
         sets[-1], changed = _resize_dynamic(sets[-1], sets[0], dynamic_axes, generators[-1])
         if changed:

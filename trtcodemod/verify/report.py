@@ -76,6 +76,8 @@ def verdict(r: dict[str, Any]) -> str:
         return f"equivalent, but {issues} TensorRT issue(s) remain in the rewritten graph"
     if failed:
         return f"equivalent where it ran, but failed on {', '.join(failed)}"
+    if r.get("original_export_error"):
+        return "EQUIVALENT, and the rewrite makes the model exportable; no TensorRT issue left"
     return "EQUIVALENT, no TensorRT issue left"
 
 
@@ -178,6 +180,9 @@ def render_text(r: dict[str, Any]) -> str:
                            f"{rule}: {i['reason'][:120]}")
         out.append(f"          ops changed: {_op_changes(before, after)}")
 
+    if r.get("original_export_error"):
+        out += ["", "The original model does not export; the rewritten one does (compared with the original's eager "
+                    "outputs above):", f"  {r['original_export_error'][:300]}"]
     if r["problems"]:
         out += ["", "Not equivalent:"] + [f"  - {p}" for p in r["problems"]]
         if not r["fixes"]:
