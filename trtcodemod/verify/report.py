@@ -77,7 +77,7 @@ def verdict(r: dict[str, Any]) -> str:
     if failed:
         return f"equivalent where it ran, but failed on {', '.join(failed)}"
     if r.get("original_export_error"):
-        return "EQUIVALENT, and the rewrite makes the model exportable; no TensorRT issue left"
+        return "EQUIVALENT, now exportable, no TensorRT issue left"
     return "EQUIVALENT, no TensorRT issue left"
 
 
