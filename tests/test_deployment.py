@@ -17,7 +17,7 @@ import torch.nn.functional as F
 
 from support import assert_same, load, onnx_ops, rewrite, rules_found
 from trtcodemod.engine import Options, check_source
-from trtcodemod.transforms.deployment import UNSUPPORTED_OPS
+from trtcodemod.transforms.unsupported_ops import UNSUPPORTED_OPS
 from trtcodemod.trt.support import is_supported
 
 HEADER = "import numpy as np\nimport torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"

@@ -35,7 +35,7 @@ from typing import Iterable
 
 import libcst as cst
 
-from trtcodemod.astutil import bound_names, children, code_of, method_call, parenthesize, walk
+from trtcodemod.astutil import bound_names, children, code_of, decorator_names, method_call, parenthesize, walk
 from trtcodemod.names import dotted_name
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
 
@@ -126,16 +126,6 @@ def _static_param(param: cst.Param) -> bool:
     if isinstance(default, cst.Name):
         return default.value in ("True", "False")
     return isinstance(default, (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString))
-
-
-def _decorator_names(func: cst.FunctionDef) -> set[str]:
-    names = set()
-    for decorator in func.decorators:
-        name = dotted_name(decorator.decorator) if not isinstance(decorator.decorator, cst.Call) else \
-            dotted_name(decorator.decorator.func)
-        if name:
-            names.add(name.rsplit(".", 1)[-1])
-    return names
 
 
 def _body_statements(body: cst.BaseSuite) -> list[cst.CSTNode]:
@@ -254,7 +244,7 @@ class _Facts:
 def _analyze(rule: Rule, func: cst.FunctionDef, is_method: bool) -> _Facts:
     facts = _Facts(rule)
     params = [*func.params.posonly_params, *func.params.params]
-    if is_method and "staticmethod" not in _decorator_names(func) and params:
+    if is_method and "staticmethod" not in decorator_names(func) and params:
         params = params[1:]  # self / cls
     params += list(func.params.kwonly_params)
     for star in (func.params.star_arg, func.params.star_kwarg):
@@ -305,7 +295,7 @@ def _construction_methods(cls: cst.ClassDef) -> set[cst.FunctionDef]:
         return seen
 
     dunders = {n for n in methods if n.startswith("__") and n.endswith("__") and n != "__call__"}
-    classmethods = {n for n, f in methods.items() if "classmethod" in _decorator_names(f)}
+    classmethods = {n for n, f in methods.items() if "classmethod" in decorator_names(f)}
     at_build = closure(dunders | classmethods)
     at_run = closure(set(methods) - at_build)
     return {methods[name] for name in at_build - at_run}

@@ -17,7 +17,6 @@ but a 1-D bool tensor untouched, so a wrong guess never picks wrong rows.
 from __future__ import annotations
 
 import re
-from typing import Iterable
 
 import libcst as cst
 
@@ -170,42 +169,22 @@ def _scope_bindings(scope: cst.FunctionDef | cst.Module) -> dict[str, list[cst.B
     return visitor.names
 
 
-def _imports_torch(module: cst.Module) -> bool:
-    """Whether the file imports torch at all (numpy-only files are left alone)."""
-
-    def names(statements: Iterable[cst.CSTNode]) -> Iterable[str]:
-        for statement in statements:
-            if isinstance(statement, cst.SimpleStatementLine):
-                for small in statement.body:
-                    if isinstance(small, cst.Import):
-                        yield from (dotted_name(alias.name) or "" for alias in small.names)
-                    elif isinstance(small, cst.ImportFrom) and small.module is not None and not small.relative:
-                        yield dotted_name(small.module) or ""
-            elif isinstance(statement, (cst.If, cst.Try, cst.With)):
-                body = getattr(statement, "body", None)
-                if isinstance(body, cst.IndentedBlock):
-                    yield from names(body.body)
-                for handler in getattr(statement, "handlers", ()) or ():
-                    if isinstance(handler.body, cst.IndentedBlock):
-                        yield from names(handler.body.body)
-
-    return any(name == "torch" or name.startswith("torch.") for name in names(module.body))
-
-
 class _MaskRule(Rule):
     """Shared evidence analysis: is an index expression a boolean mask?"""
 
     def __init__(self, context) -> None:
         super().__init__(context)
         self._bindings_cache: dict[int, dict[str, list[cst.BaseExpression | None]]] = {}
-        self._torch_file: bool | None = None
+        self._torch_file = False
+
+    def visit_Module(self, node: cst.Module) -> None:
+        # Module-level imports only: the table has not seen the functions' imports yet.
+        self._torch_file = self.context.imports.imports_module("torch")
 
     # --- where rules may act ---------------------------------------------------
     def _active(self) -> bool:
         if any(f.name.value.startswith(RESERVED_PREFIX) for f in self.context.functions):
             return False  # never inside inserted helpers
-        if self._torch_file is None:
-            self._torch_file = _imports_torch(self.context.module)
         return self._torch_file
 
     def _bindings(self) -> dict[str, list[cst.BaseExpression | None]]:

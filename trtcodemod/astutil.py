@@ -8,6 +8,8 @@ from typing import Iterator
 
 import libcst as cst
 
+from trtcodemod.names import dotted_name
+
 ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float, cst.SimpleString)
 
 
@@ -98,6 +100,23 @@ def bound_names(target: cst.BaseExpression) -> list[str]:
 def code_of(node: cst.CSTNode) -> str:
     """Source text of a node (without its leading/trailing whitespace owners)."""
     return cst.Module(body=[]).code_for_node(node)
+
+
+def short_code(node: cst.CSTNode, limit: int = 48) -> str:
+    """The node's source on one line (whitespace runs collapsed), cut to ``limit`` characters for messages."""
+    text = " ".join(code_of(node).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def decorator_names(func: cst.FunctionDef) -> set[str]:
+    """Last parts of the decorators' dotted names (``@torch.jit.script`` → ``script``, calls too)."""
+    names = set()
+    for decorator in func.decorators:
+        target = decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator
+        name = dotted_name(target)
+        if name:
+            names.add(name.rsplit(".", 1)[-1])
+    return names
 
 
 def expr(text: str) -> cst.BaseExpression:

@@ -161,6 +161,9 @@ def _analyze(
     return findings, _non_overlapping(fixable)
 
 
+_DEFINITIONS = frozenset({"FunctionDef", "ClassDef"})
+
+
 @lru_cache(maxsize=None)
 def _hook_names(visitor_type: type) -> tuple[str, ...]:
     """The visit_/leave_ methods a visitor class really defines.
@@ -206,7 +209,7 @@ class _Batch:
                 for method in leave.get(kind, ()):
                     method(node)
                 continue
-            if is_reserved(node):
+            if kind in _DEFINITIONS and is_reserved(node):
                 continue  # our own inserted helpers are TensorRT-safe by construction
             for method in visit.get(kind, ()):
                 method(node)

@@ -38,6 +38,8 @@ class ImportTable:
 
     def __init__(self) -> None:
         self._bindings: dict[str, set[str]] = {}
+        #: Every module an import statement named (``import a.b``, ``from a.b import *``).
+        self._modules: set[str] = set()
 
     def add_import(self, node: cst.Import | cst.ImportFrom) -> None:
         """Record the names an import statement binds."""
@@ -46,6 +48,7 @@ class ImportTable:
                 full = dotted_name(alias.name)
                 if full is None:
                     continue
+                self._modules.add(full)
                 if alias.asname is not None:
                     local = _asname(alias)
                     if local:
@@ -58,7 +61,10 @@ class ImportTable:
         if node.relative or node.module is None:
             return  # project-relative imports never name torch
         module = dotted_name(node.module)
-        if module is None or isinstance(node.names, cst.ImportStar):
+        if module is None:
+            return
+        self._modules.add(module)
+        if isinstance(node.names, cst.ImportStar):
             return
         for alias in node.names:
             name = dotted_name(alias.name)
@@ -78,6 +84,16 @@ class ImportTable:
             elif isinstance(statement, (cst.If, cst.Try, cst.With, cst.TryStar)):
                 for block in _blocks_of(statement):
                     self.add_imports_from(block)
+
+    def imports_module(self, module: str) -> bool:
+        """Whether an import seen so far names ``module`` or a submodule (``import torch.nn``,
+        ``from torch import *``); project-relative imports never count.
+
+        Before the traversal the table holds the module-level imports (also inside
+        if/try/with), so asking from ``visit_Module`` ignores imports inside functions.
+        """
+        prefix = module + "."
+        return any(name == module or name.startswith(prefix) for name in self._modules)
 
     def _bind(self, local: str, qualified: str) -> None:
         self._bindings.setdefault(local, set()).add(qualified)

@@ -20,7 +20,11 @@ RULE_MODULES: tuple[str, ...] = (
     "shapes",
     "padding",
     "pooling",
-    "deployment",
+    "dtypes",
+    "python_values",
+    "module_state",
+    "dynamic_shapes",
+    "unsupported_ops",
 )
 
 

@@ -1,0 +1,126 @@
+"""Tensors of a dtype TensorRT lacks: float64, int16, uint8 (TRT701).
+
+Reported in run-time code only (see :mod:`trtcodemod.transforms._runtime_scope`): a float64
+table built in ``__init__`` and cast down before use is fine. Detect only: which dtype keeps
+the meaning depends on the values.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from trtcodemod.astutil import argument, code_of
+from trtcodemod.rules import Example, RuleInfo, Safety
+from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
+
+_OPERATORS = "https://github.com/onnx/onnx-tensorrt/blob/main/docs/operators.md"
+
+
+#: dtype → (what it is, what to do).
+_DTYPES: dict[str, tuple[str, str]] = {
+    "torch.float64": ("float64", "float64"),
+    "torch.double": ("float64", "float64"),
+    "torch.int16": ("int16", "int16"),
+    "torch.short": ("int16", "int16"),
+    "torch.uint8": ("uint8", "uint8"),
+}
+_LEGACY_TYPES = {
+    "torch.DoubleTensor": "float64", "torch.cuda.DoubleTensor": "float64",
+    "torch.ShortTensor": "int16", "torch.cuda.ShortTensor": "int16",
+    "torch.ByteTensor": "uint8", "torch.cuda.ByteTensor": "uint8",
+}
+_CAST_METHODS = {"double": "float64", "short": "int16", "byte": "uint8"}
+_DTYPE_ADVICE = {
+    "float64": ("TensorRT has no float64 tensors, and casting to float32 loses what float64 was for "
+                "(float32 values near 1.5e9, Unix time in seconds, are 128 apart): subtract a reference "
+                "(the first frame's timestamp) before casting to float32, or do this arithmetic outside "
+                "the exported graph"),
+    "int16": "TensorRT has no int16 tensors: use int32",
+    "uint8": ("TensorRT takes uint8 only at a Cast (and quantization layers): use int32 for numbers, "
+              "`.bool()`/`torch.bool` for masks"),
+}
+
+
+class UnsupportedDtype(RuntimeScopeRule):
+    info = RuleInfo(
+        id="TRT701",
+        name="unsupported-dtype",
+        summary="float64, int16 or uint8 tensors created or cast to in run-time code: TensorRT lacks them",
+        doc="""\
+What it finds: tensors of a dtype TensorRT does not have, made in run-time code (methods of
+modules and other classes except construction-time ones, and plain functions):
+`dtype=torch.float64` / `torch.double` / `torch.int16` / `torch.short` / `torch.uint8` passed to
+any call, those dtypes as a positional argument of `.to(...)`, `.type(...)` or `.view(...)`,
+`.double()`, `.short()`, `.byte()`, and the legacy `torch.DoubleTensor(...)`-style
+constructors. The dtype names go through the file's imports: `np.float64` is NumPy's and is
+not reported, nor is a comparison such as `x.dtype == torch.uint8`, nor `torch.finfo(...)`.
+
+Why it hurts: the TensorRT ONNX parser has no float64 or int16 tensors (no operator in its
+support table lists them) and takes uint8 only at a Cast and in quantization layers. An
+intermediate of such a dtype makes the engine build fail or, where a tool casts it down
+silently, changes the numbers. NumPy float64 arrays fed to `torch.from_numpy` or
+`torch.as_tensor` also become float64 tensors; those cannot be seen by name and are not
+reported.
+
+What to do (not rewritten automatically):
+- float64: casting to float32 is not a neutral change: float64 is usually there for
+  precision. Absolute timestamps around 1.5e9 s have a float32 spacing of 128 s, so the
+  frame-to-frame differences a temporal model needs vanish. Subtract a reference time
+  (e.g. the first frame's timestamp, in float64, outside the graph) and pass the small
+  offsets as float32, or keep the computation outside the exported graph.
+- int16: use int32.
+- uint8: for masks use `.bool()` / `torch.bool` (`.byte()` masks are a pre-1.2 PyTorch idiom;
+  indexing with them is deprecated); for numbers use int32. uint8 images should be converted
+  to float before they enter the model.
+
+Fix safety: none (detect only): which replacement dtype keeps the meaning depends on the
+values. Applies to every TensorRT version.""",
+        fix=Safety.NONE,
+        examples=(
+            Example("def age(stamps):\n    return stamps.to(torch.float64) - stamps[0].double()\n"),
+            Example("def empty_mask(n):\n    return torch.zeros(n, dtype=torch.uint8)\n"),
+            Example("def keep(scores):\n    return (scores > 0.5).byte()\n"),
+        ),
+        references=(_OPERATORS, "https://pytorch.org/docs/stable/tensor_attributes.html#torch-dtype"),
+    )
+
+    def _dtype_of(self, expr: cst.BaseExpression) -> str | None:
+        name = self.context.refers_to(expr, *_DTYPES, *_LEGACY_TYPES)
+        if name is None:
+            return None
+        return _DTYPES[name][0] if name in _DTYPES else _LEGACY_TYPES[name]
+
+    def _flag(self, node: cst.CSTNode, dtype: str, what: str) -> None:
+        advice = _DTYPE_ADVICE[dtype]
+        if what == ".byte()":
+            advice = "TensorRT takes uint8 only at a Cast; for a mask use `.bool()`, for numbers int32"
+        self.found(node, f"`{what}` makes a {dtype} tensor: {advice}")
+
+    def check_call(self, node: cst.Call) -> None:
+        if self.context.refers_to(node.func, "torch.finfo", "torch.iinfo", "torch.set_default_dtype"):
+            return
+        legacy = self.context.refers_to(node.func, *_LEGACY_TYPES)
+        if legacy is not None:
+            self._flag(node, _LEGACY_TYPES[legacy], legacy.rsplit(".", 1)[-1] + "(...)")
+            return
+        dtype_arg = argument(node, None, "dtype")
+        if dtype_arg is not None:
+            dtype = self._dtype_of(dtype_arg.value)
+            if dtype is not None:
+                self._flag(node, dtype, f"dtype={code_of(dtype_arg.value)}")
+                return
+        method = self.tensor_method(node, "to", "type", "view", *_CAST_METHODS)
+        if method in _CAST_METHODS:
+            if not node.args:
+                self._flag(node, _CAST_METHODS[method], f".{method}()")
+            return
+        if method is not None:
+            for arg in node.args:
+                if arg.keyword is None and not arg.star:
+                    dtype = self._dtype_of(arg.value)
+                    if dtype is not None:
+                        self._flag(node, dtype, f".{method}({code_of(arg.value)})")
+                        return
+
+
+RULES = (UnsupportedDtype,)

@@ -1,0 +1,450 @@
+"""Tensors turned into Python values while tracing (TRT702, TRT704).
+
+A traced export records tensor operations only: a Python number read from a tensor
+(``t.item()``, ``int(t)``, ``len(t)``) is a constant to the tracer, and the exported graph
+repeats the example input's value for every other input.
+
+- TRT702 reports ``.item()`` / ``.tolist()`` / ``.numpy()`` and ``int(t)``-style conversions
+  in forward code (detect only).
+- TRT704 rewrites ``len(x)`` → ``x.shape[0]`` where an annotation proves ``x`` is a tensor,
+  and reports it for unannotated ``forward`` parameters.
+
+Where they look is shared with the other deployment rules: see
+:mod:`trtcodemod.transforms._runtime_scope`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from trtcodemod.astutil import bound_names, decorator_names, has_star_args, method_call, short_code
+from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
+from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
+
+_AVOIDING_PITFALLS = "https://pytorch.org/docs/stable/onnx_torchscript.html#avoiding-pitfalls"
+
+
+#: Methods that only describe a tensor (shape, dtype...): their results are not tensors.
+_STATIC_METHODS = frozenset({
+    "size", "dim", "ndimension", "numel", "nelement", "element_size", "stride", "is_floating_point",
+    "is_complex", "is_contiguous", "is_signed", "get_device", "data_ptr", "storage_offset", "__len__",
+    "item", "tolist", "numpy", "type", "has_names", "is_set_to", "equal",
+})
+#: torch functions whose results are not tensors (or are only static facts).
+_NON_TENSOR_TORCH = frozenset({
+    "torch.Size", "torch.finfo", "torch.iinfo", "torch.device", "torch.dtype", "torch.numel",
+    "torch.is_tensor", "torch.is_floating_point", "torch.is_complex", "torch.is_nonzero",
+    "torch.get_default_dtype", "torch.is_grad_enabled", "torch.no_grad", "torch.enable_grad",
+    "torch.set_grad_enabled", "torch.inference_mode", "torch.is_inference_mode_enabled",
+    "torch.manual_seed", "torch.initial_seed", "torch.equal", "torch.is_storage",
+})
+_NON_TENSOR_TORCH_PREFIXES = (
+    "torch.nn.", "torch.jit.", "torch.cuda.", "torch.onnx.", "torch.distributed.", "torch.backends.",
+    "torch.utils.", "torch.testing.", "torch.autograd.", "torch.fx.", "torch._", "torch.compiler.",
+    "torch.distributions.", "torch.hub.", "torch.optim.", "torch.overrides.",
+)
+#: Tensor methods that always return a single tensor: `x = x.view(...)` keeps `x` a tensor.
+_TENSOR_METHODS = frozenset({
+    "float", "half", "double", "bfloat16", "int", "long", "short", "bool", "byte", "to", "cuda", "cpu",
+    "view", "view_as", "reshape", "reshape_as", "permute", "transpose", "contiguous", "flatten",
+    "unflatten", "unsqueeze", "squeeze", "clone", "detach", "expand", "expand_as", "repeat", "type_as",
+    "narrow", "sigmoid", "softmax", "log_softmax", "relu", "abs", "exp", "log", "clamp", "clamp_min",
+    "clamp_max", "neg", "sqrt", "pow", "mul", "add", "sub", "div", "matmul", "flip", "roll",
+})
+_CONVERSIONS = frozenset({"int", "float", "bool", "complex"})
+
+
+def _root_name(node: cst.BaseExpression) -> tuple[str | None, bool]:
+    """The name an Attribute/Subscript/Call chain starts from, and whether an attribute was crossed."""
+    crossed = False
+    while True:
+        if isinstance(node, cst.Attribute):
+            crossed = True
+            node = node.value
+        elif isinstance(node, cst.Subscript):
+            node = node.value
+        elif isinstance(node, cst.Call):
+            node = node.func
+        else:
+            break
+    return (node.value if isinstance(node, cst.Name) else None), crossed
+
+
+def _is_tensor_annotation(rule: Rule, annotation: cst.Annotation | None) -> bool:
+    if annotation is None:
+        return False
+    return rule.context.refers_to(annotation.annotation, "torch.Tensor") is not None
+
+
+
+# --- TRT702 ------------------------------------------------------------------------
+
+
+class TensorToPython(RuntimeScopeRule):
+    scope = "forward"
+    info = RuleInfo(
+        id="TRT702",
+        name="tensor-to-python",
+        summary="`.item()`, `.tolist()`, `.numpy()`, `int(t)` in forward: the export bakes the value in",
+        doc="""\
+What it finds, in forward code of `nn.Module` subclasses (`forward` and the methods it calls):
+`t.item()`, `t.tolist()`, `t.numpy()` (except on attributes of `self`: parameters and
+buffers are constants of the export anyway), and `int(t)`, `float(t)`, `bool(t)`,
+`complex(t)` where `t` is evidently a tensor: a parameter of `forward` (not annotated as a
+non-tensor type, without a number or string default), a parameter annotated `Tensor`, or
+a local assigned from a torch call, a tensor method, indexing or arithmetic on one of
+those. `int(x.shape[0])`, `int(len(xs))` and `float(self.scale)` are not reported.
+
+Why it hurts: tracing records tensor operations only. A Python number taken out of a tensor
+is a constant to the tracer (PyTorch warns with a `TracerWarning`, easy to miss in a long
+log): the exported graph repeats the example input's value for every other input and gives
+silently wrong results. `.numpy()` leaves the graph the same way.
+
+What to do: keep the value a tensor (`t.sum()` instead of `t.sum().item()`, `t.clamp(min=1)`
+instead of `max(1, int(t))`, broadcasting instead of a Python loop bound), or compute the
+number outside the model and pass it in as an input.
+
+Fix safety: none (detect only). Code under `if self.training:` or
+`if not torch.jit.is_tracing():` is not reported: the export does not run it. Applies to
+every TensorRT version.""",
+        fix=Safety.NONE,
+        examples=(
+            Example(
+                "class Head(nn.Module):\n"
+                "    def forward(self, logits):\n"
+                "        scale = logits.abs().max().item()\n"
+                "        return logits / scale\n"
+            ),
+            Example(
+                "class Sampler(nn.Module):\n"
+                "    def forward(self, x, num):\n"
+                "        k = int(num)\n"
+                "        return x[:, :k]\n"
+            ),
+        ),
+        references=(_AVOIDING_PITFALLS, "https://pytorch.org/docs/stable/generated/torch.Tensor.item.html"),
+    )
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._tensors: list[set[str]] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        super().visit_FunctionDef(node)
+        names: set[str] = set()
+        where = self.current_method()
+        in_forward = (
+            where is not None and where[1] is node and where[0].is_module and node.name.value == "forward"
+        )
+        params = node.params
+        listed = [*params.posonly_params, *params.params]
+        if where is not None and where[1] is node and listed and "staticmethod" not in decorator_names(node):
+            listed = listed[1:]
+        for param in (*listed, *params.kwonly_params):
+            if _is_tensor_annotation(self, param.annotation):
+                names.add(param.name.value)
+            elif in_forward and param.annotation is None and not _literal_default(param):
+                names.add(param.name.value)
+        self._tensors.append(names)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._tensors.pop()
+        super().leave_FunctionDef(original_node)
+
+    def _is_tensor(self, expr: cst.BaseExpression) -> bool:
+        if not self._tensors:
+            return False
+        if isinstance(expr, cst.Name):
+            return expr.value in self._tensors[-1] and not self.shadowed(expr.value)
+        if isinstance(expr, cst.Call):
+            torch_names = [q for q in self.context.qualified_names(expr.func) if q.startswith("torch.")]
+            if torch_names:
+                name = torch_names[0]
+                return name not in _NON_TENSOR_TORCH and (
+                    name.startswith("torch.nn.functional.") or not name.startswith(_NON_TENSOR_TORCH_PREFIXES)
+                )
+            parts = method_call(expr)
+            return parts is not None and parts[1] not in _STATIC_METHODS and self._is_tensor(parts[0])
+        if isinstance(expr, cst.Subscript):
+            return self._is_tensor(expr.value)
+        if isinstance(expr, cst.Attribute):
+            return expr.attr.value in ("T", "mT", "data") and self._is_tensor(expr.value)
+        if isinstance(expr, cst.BinaryOperation):
+            return self._is_tensor(expr.left) or self._is_tensor(expr.right)
+        if isinstance(expr, cst.UnaryOperation):
+            return not isinstance(expr.operator, cst.Not) and self._is_tensor(expr.expression)
+        return False
+
+    def leave_Assign(self, original_node: cst.Assign) -> None:
+        if not self._tensors:
+            return
+        tensor = self._is_tensor(original_node.value)
+        for target in original_node.targets:
+            if isinstance(target.target, cst.Name):
+                (self._tensors[-1].add if tensor else self._tensors[-1].discard)(target.target.value)
+            else:
+                for name in bound_names(target.target):
+                    self._tensors[-1].discard(name)
+
+    def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
+        if self._tensors and isinstance(original_node.target, cst.Name):
+            name = original_node.target.value
+            value = original_node.value
+            if _is_tensor_annotation(self, original_node.annotation) or (value is not None and self._is_tensor(value)):
+                self._tensors[-1].add(name)
+            else:
+                self._tensors[-1].discard(name)
+
+    def visit_For(self, node: cst.For) -> None:
+        if self._tensors:
+            for name in bound_names(node.target):
+                self._tensors[-1].discard(name)
+
+    def check_call(self, node: cst.Call) -> None:
+        method = self.tensor_method(node, "item", "tolist", "numpy")
+        if method is not None:
+            root, _ = _root_name(method_call(node)[0])  # type: ignore[index]
+            if root == "self" or (method != "numpy" and node.args):
+                return
+            self.found(node, f"`.{method}()` turns a tensor into a Python value: the traced export keeps the "
+                       "example's value as a constant; keep it a tensor or pass it in as an input")
+            return
+        func = node.func
+        if (
+            isinstance(func, cst.Name) and func.value in _CONVERSIONS and len(node.args) == 1
+            and not has_star_args(node) and node.args[0].keyword is None
+            and not self.context.qualified_names(func) and self._is_tensor(node.args[0].value)
+        ):
+            self.found(node, f"`{short_code(node)}` reads a tensor value into Python: the traced export keeps the "
+                       "example's value as a constant; keep it a tensor or pass it in as an input")
+
+
+def _literal_default(param: cst.Param) -> bool:
+    default = param.default
+    if default is None:
+        return False
+    if isinstance(default, cst.UnaryOperation):
+        default = default.expression
+    if isinstance(default, (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString, cst.Tuple,
+                            cst.List, cst.Dict)):
+        return True
+    return isinstance(default, cst.Name) and default.value in ("True", "False")
+
+# --- TRT704 ------------------------------------------------------------------------
+
+
+@dataclass
+class _LenFrame:
+    function: cst.FunctionDef
+    tensor_params: set[str]
+    forward_params: set[str]
+    #: name → whether every rebinding keeps it a tensor
+    rebound: dict[str, bool] = field(default_factory=dict)
+    candidates: list[tuple[cst.Call, str, bool]] = field(default_factory=list)  # call, name, inside try
+
+
+class LenOfTensor(RuntimeScopeRule):
+    scope = "anywhere"
+    info = RuleInfo(
+        id="TRT704",
+        name="len-of-tensor",
+        summary="`len(x)` of a tensor is traced as a constant; `x.shape[0]` stays symbolic",
+        doc="""\
+What it finds: `len(x)` where `x` is a parameter annotated `torch.Tensor` (rewritten), and
+`len(x)` of an unannotated parameter of a module's `forward` (reported only).
+
+Why it hurts: the tracer sees `len(x)` as a Python int, so the exported graph carries the
+example's first dimension as a constant: exported with a dynamic batch axis, a Reshape or an
+`arange` built from it is wrong, or fails, for every other batch size. `x.shape[0]` is
+recorded as `Shape` → `Gather` and follows the input.
+
+The rewrite: `len(x)` → `x.shape[0]`.
+
+Fix safety: safe, given the annotation. For a tensor, `len(x)` is defined as its first
+dimension, and the two agree on every shape, empty tensors included. One difference: on a
+0-d tensor `len(x)` raises `TypeError` and `x.shape[0]` raises `IndexError`; both fail, so
+`len` calls inside a `try` statement are reported without a fix. The fix trusts the
+`Tensor` annotation (Python does not enforce it) and is withheld when the parameter is
+reassigned in the function by anything but `x = x.<tensor method>(...)`, `x = x[...]` or an
+augmented assignment. Without an annotation `x` may be a list, a tuple or another
+container with `__len__` (DESIGN §8.5), so `len(x)` is only reported. Applies to every
+TensorRT version.""",
+        fix=Safety.SAFE,
+        examples=(
+            Example(
+                "def flatten_rois(rois: torch.Tensor):\n    return rois.reshape(len(rois), -1)\n",
+                "def flatten_rois(rois: torch.Tensor):\n    return rois.reshape(rois.shape[0], -1)\n",
+            ),
+            Example(
+                "class Head(nn.Module):\n"
+                "    def forward(self, x: torch.Tensor):\n"
+                "        x = x.flatten(1)\n"
+                "        return torch.arange(len(x))[:, None] + x\n",
+                "class Head(nn.Module):\n"
+                "    def forward(self, x: torch.Tensor):\n"
+                "        x = x.flatten(1)\n"
+                "        return torch.arange(x.shape[0])[:, None] + x\n",
+            ),
+            Example(
+                "class Head(nn.Module):\n"
+                "    def forward(self, boxes):\n"
+                "        return boxes.new_zeros(len(boxes))\n"
+            ),
+        ),
+        references=(_AVOIDING_PITFALLS, "https://pytorch.org/docs/stable/generated/torch.Tensor.size.html"),
+    )
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._frames: list[_LenFrame] = []
+        self._try = 0
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        # A nested def binds its name in the enclosing function.
+        self._rebind(node.name.value, False)
+        super().visit_FunctionDef(node)
+        where = self.current_method()
+        is_method = where is not None and where[1] is node
+        params = node.params
+        listed = [*params.posonly_params, *params.params]
+        if is_method and listed and "staticmethod" not in decorator_names(node):
+            listed = listed[1:]
+        listed += list(params.kwonly_params)
+        tensors = {p.name.value for p in listed if _is_tensor_annotation(self, p.annotation)}
+        forward = set()
+        if is_method and where[0].is_module and node.name.value == "forward":  # type: ignore[index]
+            forward = {p.name.value for p in listed if p.annotation is None and not _literal_default(p)}
+        self._frames.append(_LenFrame(node, tensors, forward))
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        frame = self._frames.pop()
+        super().leave_FunctionDef(original_node)
+        for call, name, in_try in frame.candidates:
+            if name in frame.tensor_params:
+                keeps = frame.rebound.get(name, True)
+                if keeps and not in_try:
+                    fix = Fix({call: _shape0(call.args[0].value)})
+                    self.report(call, f"len({name}) is traced as a constant; `{name}.shape[0]` follows the input",
+                                fix)
+                else:
+                    why = "it is reassigned in this function" if not keeps else "it is inside a `try`"
+                    self.report(call, f"len({name}) is traced as a constant; use `{name}.shape[0]` "
+                                f"(not rewritten: {why})")
+            elif name in frame.forward_params:
+                self.report(call, f"len({name}) is traced as a constant if `{name}` is a tensor; use "
+                            f"`{name}.shape[0]` (not rewritten: `{name}` is not annotated as a Tensor)")
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._rebind(node.name.value, False)
+        super().visit_ClassDef(node)
+
+    def visit_Try(self, node: cst.Try) -> None:
+        self._try += 1
+
+    def leave_Try(self, original_node: cst.Try) -> None:
+        self._try -= 1
+
+    def visit_TryStar(self, node: cst.TryStar) -> None:
+        self._try += 1
+
+    def leave_TryStar(self, original_node: cst.TryStar) -> None:
+        self._try -= 1
+
+    def _rebind(self, name: str, keeps_tensor: bool) -> None:
+        if self._frames and not self.shadowed(name):
+            frame = self._frames[-1]
+            frame.rebound[name] = frame.rebound.get(name, True) and keeps_tensor
+
+    def _rebind_target(self, target: cst.BaseExpression, keeps_tensor: bool = False) -> None:
+        for name in bound_names(target):
+            self._rebind(name, keeps_tensor)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            if isinstance(target.target, cst.Name):
+                self._rebind(target.target.value, _keeps_tensor(target.target.value, node.value))
+            else:
+                self._rebind_target(target.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if isinstance(node.target, cst.Name):
+            self._rebind(node.target.value, node.value is None or _keeps_tensor(node.target.value, node.value))
+
+    def visit_For(self, node: cst.For) -> None:
+        self._rebind_target(node.target)
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None:
+            self._rebind_target(node.asname.name)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        if isinstance(node.target, cst.Name) and self._frames:
+            self._frames[-1].rebound[node.target.value] = False  # binds in the function even in a comprehension
+
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        if node.name is not None:
+            self._rebind_target(node.name.name)
+
+    def visit_Del(self, node: cst.Del) -> None:
+        self._rebind_target(node.target)
+
+    def visit_Global(self, node: cst.Global) -> None:
+        for item in node.names:
+            self._rebind(item.name.value, False)
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+        for item in node.names:
+            self._rebind(item.name.value, False)
+        # The enclosing function's variable can change from here too.
+        for frame in self._frames[:-1]:
+            for item in node.names:
+                frame.rebound[item.name.value] = False
+
+    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
+        name = node.asname.name if node.asname is not None else node.name
+        if isinstance(name, cst.Name):
+            self._rebind(name.value, False)
+        elif isinstance(name, cst.Attribute):
+            root, _ = _root_name(name)
+            if root:
+                self._rebind(root, False)
+
+    def check_call(self, node: cst.Call) -> None:
+        if not self._frames or not self.active():
+            return
+        func = node.func
+        if not (isinstance(func, cst.Name) and func.value == "len") or self.context.qualified_names(func):
+            return
+        if len(node.args) != 1 or node.args[0].keyword is not None or node.args[0].star:
+            return
+        arg = node.args[0].value
+        if not isinstance(arg, cst.Name) or self.shadowed(arg.value):
+            return
+        self._frames[-1].candidates.append((node, arg.value, self._try > 0))
+
+
+def _keeps_tensor(name: str, value: cst.BaseExpression) -> bool:
+    """``x = x.view(...)``, ``x = x[...]``: a tensor ``x`` stays a tensor."""
+    if isinstance(value, cst.Subscript):
+        return isinstance(value.value, cst.Name) and value.value.value == name
+    if isinstance(value, cst.Call):
+        parts = method_call(value)
+        if parts is None or parts[1] not in _TENSOR_METHODS:
+            return False
+        receiver = parts[0]
+        while isinstance(receiver, cst.Call) and method_call(receiver) and method_call(receiver)[1] in _TENSOR_METHODS:
+            receiver = method_call(receiver)[0]  # type: ignore[index]
+        return isinstance(receiver, cst.Name) and receiver.value == name
+    return False
+
+
+def _shape0(tensor: cst.Name) -> cst.Subscript:
+    return cst.Subscript(
+        value=cst.Attribute(value=tensor, attr=cst.Name("shape")),
+        slice=[cst.SubscriptElement(slice=cst.Index(value=cst.Integer("0")))],
+    )
+
+
+RULES = (TensorToPython, LenOfTensor)

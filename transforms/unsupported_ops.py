@@ -1,0 +1,181 @@
+"""Operations with no TensorRT path (TRT706, TRT707).
+
+- TRT706 looks calls up in :data:`UNSUPPORTED_OPS`, a table of torch functions and module
+  classes whose export fails or yields an ONNX op TensorRT's parser rejects; each row is
+  backed by an export in tests/test_deployment.py.
+- TRT707 reports ``.rsample()`` in forward code: random sampling TensorRT cannot build.
+
+Both are detect only; where they look is shared with the other deployment rules: see
+:mod:`trtcodemod.transforms._runtime_scope`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from trtcodemod.rules import Example, RuleInfo, Safety
+from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
+from trtcodemod.versions import Version
+
+_OPERATORS = "https://github.com/onnx/onnx-tensorrt/blob/main/docs/operators.md"
+_SUPPORTED_ATEN = "https://pytorch.org/docs/stable/onnx_torchscript_supported_aten_ops.html"
+
+
+# --- TRT706 ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class UnsupportedOp:
+    """One row of TRT706's table."""
+
+    #: Qualified names of the functions / module classes.
+    names: tuple[str, ...]
+    #: The ONNX op the TorchScript exporter emits (None: it cannot export the call at all).
+    onnx_op: str | None
+    #: What goes wrong, in a few words (the finding's message).
+    message: str
+    #: Only a problem on TensorRT older than this (None: every version in the table).
+    needed_before: Version | None = None
+    #: Opset the exporter needs before it emits ``onnx_op`` (it fails below).
+    opset: int = 17
+
+
+_FFT = tuple(f"torch.fft.{n}" for n in (
+    "fft", "ifft", "rfft", "irfft", "fft2", "ifft2", "rfft2", "irfft2", "fftn", "ifftn", "rfftn", "irfftn",
+    "hfft", "ihfft",
+))
+_NO_EXPORT = "the TorchScript exporter has no ONNX symbolic for it"
+
+#: Each row is backed by an export in tests/test_deployment.py (opset 17, dynamo=False) and by
+#: TensorRT's operator table (trtcodemod/trt/onnx_ops.csv).
+UNSUPPORTED_OPS: tuple[UnsupportedOp, ...] = (
+    UnsupportedOp(("torch.nn.functional.fold", "torch.nn.Fold", "torch.nn.modules.fold.Fold"), "Col2Im",
+                  "exports only from opset 18, as ONNX Col2Im, which no TensorRT release parses", opset=18),
+    UnsupportedOp(_FFT, None, f"{_NO_EXPORT} (aten::fft_*), and ONNX DFT is not parsed by any TensorRT release"),
+    UnsupportedOp(("torch.stft",), "STFT",
+                  "complex output does not export; with return_complex=False it exports as ONNX STFT, which "
+                  "TensorRT parses only from 10.15 (window and frame step as initializers)"),
+    UnsupportedOp(("torch.nn.functional.grid_sample",), "GridSample",
+                  "exports as ONNX GridSample, which TensorRT parses from 8.5 (4-D input only)", needed_before=(8, 5)),
+    UnsupportedOp(("torch.tril", "torch.triu"), "Trilu",
+                  "exports as ONNX Trilu, which TensorRT parses from 8.5", needed_before=(8, 5)),
+    UnsupportedOp(("torch.det", "torch.linalg.det", "torch.logdet"), "Det",
+                  "exports as ONNX Det, which no TensorRT release parses"),
+    UnsupportedOp(("torch.multinomial",), "Multinomial", "exports as ONNX Multinomial, which TensorRT does not parse"),
+    UnsupportedOp(("torch.bernoulli",), "Bernoulli", "exports as ONNX Bernoulli, which TensorRT does not parse"),
+    UnsupportedOp(("torch.nn.functional.max_unpool1d", "torch.nn.functional.max_unpool2d",
+                   "torch.nn.functional.max_unpool3d", "torch.nn.MaxUnpool1d", "torch.nn.MaxUnpool2d",
+                   "torch.nn.MaxUnpool3d"), None,
+                  "the TorchScript exporter fails on it, and ONNX MaxUnpool is not parsed by TensorRT"),
+    UnsupportedOp(("torch.nn.functional.affine_grid",), None,
+                  "exports only from opset 20, as ONNX AffineGrid, which TensorRT does not parse"),
+    UnsupportedOp(("torch.cumprod", "torch.cummax", "torch.cummin", "torch.logcumsumexp"), None, _NO_EXPORT),
+    UnsupportedOp(("torch.searchsorted", "torch.histc", "torch.bincount"), None, _NO_EXPORT),
+    UnsupportedOp(("torch.inverse", "torch.linalg.inv", "torch.linalg.pinv", "torch.linalg.solve",
+                   "torch.slogdet", "torch.linalg.slogdet"), None, _NO_EXPORT),
+    UnsupportedOp(("torch.erfinv", "torch.special.erfinv"), None, _NO_EXPORT),
+    UnsupportedOp(("torch.median", "torch.nanmedian", "torch.kthvalue", "torch.mode"), None, _NO_EXPORT),
+    UnsupportedOp(("torch.diag", "torch.renorm", "torch.unique_consecutive"), None, _NO_EXPORT),
+)
+_BY_NAME: dict[str, UnsupportedOp] = {name: row for row in UNSUPPORTED_OPS for name in row.names}
+
+
+class UnsupportedOperator(RuntimeScopeRule):
+    info = RuleInfo(
+        id="TRT706",
+        name="unsupported-op",
+        summary="a torch function or module with no TensorRT path (fold, fft, det, grid_sample < 8.5...)",
+        doc="""\
+What it finds: calls of torch functions and module classes from a table, each backed by an
+export with `torch.onnx.export(dynamo=False, opset_version=17)` and by TensorRT's ONNX
+operator table: `F.fold` / `nn.Fold` (ONNX Col2Im, opset 18), `torch.fft.*` and `torch.stft`
+(DFT / STFT), `torch.det` / `torch.linalg.det` / `torch.logdet` (Det), `torch.multinomial`,
+`torch.bernoulli`, `F.max_unpool*` / `nn.MaxUnpool*`, `F.affine_grid`, and functions the
+TorchScript exporter cannot export at all (`torch.cumprod`, `torch.searchsorted`,
+`torch.histc`, `torch.linalg.inv`, `torch.erfinv`, `torch.median`, `torch.kthvalue`, ...).
+For older targets also `F.grid_sample` and `torch.tril`/`torch.triu` (parsed from
+TensorRT 8.5). Functions are reported in run-time code; module classes where they are
+built (usually `__init__`).
+
+Not listed, because they export to ops TensorRT parses: `F.unfold` (Gather/Pad/Reshape),
+`torch.bucketize` (comparisons and a ReduceSum), `torch.cumsum`, `torch.einsum`,
+`torch.roll`, `torch.cdist`. Tensor methods (`x.cumprod(1)`, `x.median()`) cannot be
+resolved by name and are not matched.
+
+Why it hurts: the export fails, or the ONNX file holds an op TensorRT's parser rejects, so
+no engine can be built (or the layer falls back to a plugin you have to write).
+
+What to do: compute it outside the network (pre/post-processing), precompute it when its
+inputs are constant (an inverse of a fixed matrix in `__init__`), rewrite it with supported
+ops (`cumprod` as `exp(cumsum(log(x)))` for positive inputs; `median` with `sort` and a fixed
+index), or provide a TensorRT plugin.
+
+Fix safety: none (detect only).""",
+        fix=Safety.NONE,
+        examples=(
+            Example("def merge_patches(cols):\n    return F.fold(cols, (32, 32), kernel_size=4, stride=4)\n"),
+            Example("def spectrum(x):\n    return torch.fft.rfft(x).abs()\n"),
+            Example("def jacobian_scale(m):\n    return torch.linalg.det(m).abs()\n"),
+        ),
+        references=(_OPERATORS, _SUPPORTED_ATEN, "https://pytorch.org/docs/stable/generated/torch.nn.Fold.html"),
+    )
+
+    def check_call(self, node: cst.Call) -> None:
+        name = self.context.refers_to(node.func, *_BY_NAME)
+        if name is None:
+            return
+        row = _BY_NAME[name]
+        if row.needed_before is not None and not self.context.target < row.needed_before:
+            return
+        short = name.replace("torch.nn.functional.", "F.").replace("torch.nn.", "nn.")
+        is_class = name.rsplit(".", 1)[-1][:1].isupper()
+        self.found(node, f"`{short}` has no TensorRT path: {row.message}", scope="anywhere" if is_class else None)
+
+
+# --- TRT707 ------------------------------------------------------------------------
+
+
+class DistributionRsample(RuntimeScopeRule):
+    scope = "forward"
+    info = RuleInfo(
+        id="TRT707",
+        name="distribution-rsample",
+        summary="`dist.rsample()` in forward: TensorRT rejects the graph; use the mean or mode at inference",
+        doc="""\
+What it finds: `.rsample(...)` calls in forward code of `nn.Module` subclasses (typically a
+`torch.distributions` object built from predicted parameters: VAEs, stochastic policies).
+
+Why it hurts: the reparameterised sample draws random noise during tracing; the export ends
+up with the noise frozen as a constant or with random ops TensorRT does not build. The
+cheatsheet this project follows reports TensorRT failing with "Network must have at least
+one output" on such graphs.
+
+What to do: at inference, use a deterministic statistic (`dist.mean`, `dist.mode`, or the
+location parameter directly), for example under `if self.training:` (code there is not
+reported), or draw the noise outside and pass it in as an input
+(`loc + scale * eps`).
+
+Fix safety: none (detect only): which statistic to use is a modelling choice.""",
+        fix=Safety.NONE,
+        examples=(
+            Example(
+                "class Policy(nn.Module):\n"
+                "    def forward(self, obs):\n"
+                "        loc, log_std = self.net(obs).chunk(2, dim=-1)\n"
+                "        dist = torch.distributions.Normal(loc, log_std.exp())\n"
+                "        return dist.rsample()\n"
+            ),
+        ),
+        references=("https://pytorch.org/docs/stable/distributions.html", _OPERATORS),
+    )
+
+    def check_call(self, node: cst.Call) -> None:
+        if self.tensor_method(node, "rsample") is not None:
+            self.found(node, "`rsample()` draws random noise in forward: TensorRT cannot build it (\"Network must "
+                       "have at least one output\"); use the distribution's mean/mode for inference or pass "
+                       "the noise in as an input")
+
+
+RULES = (UnsupportedOperator, DistributionRsample)
