@@ -116,6 +116,15 @@ def test_line_map_follows_inserted_and_changed_lines() -> None:
     assert [m(i) for i in (3, 4, 5, 6)] == [1, 2, 3, 4]
 
 
+def test_line_map_names_the_inserted_helper() -> None:
+    before = "import torch\n\ndef f(x):\n    return torch.unique(x)\n"
+    after = ("import torch\n\n\n# Inserted by trtcodemod\ndef _trt_unique(x):\n    s = x.sort()\n    return s\n\n\n"
+             "def f(x):\n    return _trt_unique(x)\n")
+    m = LineMap(before, after)
+    assert m.inserted_helper(6) == "_trt_unique" and m.inserted_helper(7) == "_trt_unique"
+    assert m.inserted_helper(11) is None and m.inserted_helper(1) is None
+
+
 def test_rewrite_copy_rewrites_every_file_and_maps_locations_back(tmp_path: Path) -> None:
     def fixer(source: bytes, path: str, options: RewriteOptions) -> tuple[bytes, list[tuple[str, int, str]]]:
         if b"unsqueeze(1)" in source or b".squeeze(1)" in source:

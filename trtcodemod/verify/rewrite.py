@@ -63,9 +63,23 @@ class LineMap:
     """Rewritten line number -> original line number (1-based), from a line diff."""
 
     def __init__(self, before: str, after: str) -> None:
-        ops = difflib.SequenceMatcher(None, before.splitlines(), after.splitlines(), autojunk=False).get_opcodes()
+        self._after = after.splitlines()
+        ops = difflib.SequenceMatcher(None, before.splitlines(), self._after, autojunk=False).get_opcodes()
         self._starts = [j1 for _, _, _, j1, _ in ops]
         self._ops = ops
+
+    def inserted_helper(self, line: int) -> str | None:
+        """The trtcodemod helper whose inserted definition holds rewritten ``line``, if any."""
+        k = bisect.bisect_right(self._starts, line - 1) - 1
+        if k < 0 or self._ops[k][0] != "insert":
+            return None
+        for text in reversed(self._after[: line]):
+            match = re.match(r"^(?:def|class) (_trt_\w+|_Trt\w+)", text)
+            if match:
+                return match.group(1)
+            if text and not text[0].isspace() and not text.startswith(("#", "@")):
+                return None  # left the helper block without meeting its definition
+        return None
 
     def __call__(self, line: int) -> int:
         k = bisect.bisect_right(self._starts, line - 1) - 1
@@ -116,8 +130,12 @@ class RewrittenTree:
         match = re.match(r"^(.*?):(\d+)(.*)$", text)
         if not match:
             return text
-        path, line = self.map_path(match.group(1), int(match.group(2)))
-        return f"{path}:{line}{match.group(3)}"
+        copy_path, copy_line = match.group(1), int(match.group(2))
+        path, line = self.map_path(copy_path, copy_line)
+        entry = self.maps.get(str(Path(copy_path).resolve())) if Path(copy_path).is_absolute() else None
+        helper = entry[1].inserted_helper(copy_line) if entry else None
+        where = f" (in {helper}, inserted by trtcodemod)" if helper else ""
+        return f"{path}:{line}{where}{match.group(3)}"
 
 
 def engine_fixer(source: bytes, path: str, options: RewriteOptions) -> tuple[bytes, list[tuple[str, int, str]]]:
