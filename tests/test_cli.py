@@ -190,3 +190,23 @@ def test_installed_entry_point(tree: Path) -> None:
     result = subprocess.run([sys.executable, "-m", "trtcodemod", "check", str(tree / "pkg")],
                             capture_output=True, text=True)
     assert result.returncode == 1 and "TRT401" in result.stdout
+
+
+def test_a_rule_crash_is_reported_and_the_batch_goes_on(tree: Path, monkeypatch) -> None:
+    """A bug in one rule on one file: that file is reported and left as it was; the others are fixed."""
+    from trtcodemod.transforms.shapes import Unsqueeze
+
+    original = Unsqueeze.visit_Call
+
+    def flaky(self, node):
+        if self.context.path.endswith("crash.py"):
+            raise RuntimeError("rule bug")
+        return original(self, node)
+
+    monkeypatch.setattr(Unsqueeze, "visit_Call", flaky)
+    (tree / "pkg" / "crash.py").write_text(MODEL)
+    result = run("apply", str(tree / "pkg"))
+    assert result.exit_code == 2
+    assert "crash.py: error: internal error, file left unchanged: RuntimeError: rule bug" in result.output
+    assert (tree / "pkg" / "crash.py").read_text() == MODEL
+    assert "x.squeeze(1)[None]" in (tree / "pkg" / "model.py").read_text()

@@ -53,6 +53,17 @@ def test_nested_fixes_all_land() -> None:
 def test_torch_import_added_only_when_needed() -> None:
     # The rewrite itself needs no torch name: nothing is imported.
     assert fix_source(b"y = x.unsqueeze(0)\n", "f.py").source == b"y = x[None]\n"
+    # A helper needs `torch`; the file only imported a name from it, so `import torch` is added, once.
+    source = b"from torch import atan2\n\n\ndef yaw(s, c):\n    return atan2(s, c)\n"
+    result = fix_source(source, "f.py").source.decode()
+    assert result.startswith("from torch import atan2\nimport torch\n\n\n# Inserted by trtcodemod")
+    assert result.count("import torch\n") == 1 and result.count("def _trt_atan2(") == 1
+    namespace: dict = {}
+    exec(compile(result, "f.py", "exec"), namespace)  # the rewritten module runs on its own
+    import torch
+
+    s, c = torch.tensor([0.0, -0.0, 1.0]), torch.tensor([-1.0, -1.0, 0.0])
+    assert torch.equal(namespace["yaw"](s, c), torch.atan2(s, c))
 
 
 @pytest.mark.parametrize(
