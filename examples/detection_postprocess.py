@@ -6,13 +6,15 @@ down-weights one class, decodes the heading and lists the classes present. It sh
 the constructs trtcodemod's indexing and operator rules handle, in context:
 
 - TRT201 ``bool-mask-index``: ``box_preds[keep]`` with ``keep = scores > thresh``
-  becomes ``box_preds[_trt_bool_to_index(keep)]`` (explicit integer positions; the
-  exported NonZero reads a float tensor, the selection is a plain Gather).
+  becomes ``_trt_mask_index(box_preds, keep)``: the same indexing in eager mode, and
+  explicit integer positions in the exported graph (the NonZero reads a float tensor,
+  the selection is a plain Gather).
 - TRT202 ``bool-mask-assign``: ``scores[labels == 0] *= ...`` is reported (it exports
   as NonZero + ScatterND); rewriting it is left to the author.
 - TRT301 ``atan2``: the heading ``torch.atan2(sin, cos)``. Objects pointing straight
   backwards have sin = 0 and cos = -1; torch's exported Atan/Where graph returns -pi
-  for them instead of pi. The inserted ``_trt_atan2`` is exact on such edges.
+  for them instead of pi. The inserted ``_trt_atan2`` is ``torch.atan2`` in eager mode
+  and exports a graph that is exact on such edges.
 - TRT302 ``unique``: ``torch.unique(labels)`` exports as ONNX ``Unique``, which no
   TensorRT parses; ``_trt_unique`` sorts (TopK) and keeps the first of each run.
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import importlib
 import io
 import textwrap
 import warnings
-from typing import Any, Callable
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
 
 from trtcodemod.engine import Options, check_source, fix_source
 
@@ -17,9 +19,9 @@ def rewrite(code: str, *, unsafe: bool = False, select: tuple[str, ...] = ("ALL"
     return result.source.decode()
 
 
-def rules_found(code: str, *, target: str = "8.6") -> list[str]:
+def rules_found(code: str, *, target: str = "8.6", select: tuple[str, ...] = ("ALL",)) -> list[str]:
     """Rule IDs reported for ``code``, in source order."""
-    findings = check_source(textwrap.dedent(code).encode(), "snippet.py", Options(target=target))
+    findings = check_source(textwrap.dedent(code).encode(), "snippet.py", Options(select=select, target=target))
     return [f.rule for f in findings]
 
 
@@ -103,3 +105,25 @@ def strip_helpers(code: str) -> str:
         body.append(stmt)
     stripped = module.with_changes(body=body).code
     return stripped
+
+
+@contextmanager
+def export_formulation(*namespaces: dict) -> Iterator[None]:
+    """Make the helpers take their ``torch.onnx.export`` formulation in eager mode.
+
+    Patches ``_trt_onnx_exporting`` in the package's helper modules and in the given
+    namespaces (rewritten snippets carry their own copy), so the formulation that the
+    exported graph computes can be compared with the torch operation on real tensors.
+    """
+    from trtcodemod.helpers import HELPER_MODULES
+
+    holders = [importlib.import_module(f"trtcodemod.helpers.{name}").__dict__ for name in HELPER_MODULES]
+    holders += list(namespaces)
+    saved = [(holder, holder["_trt_onnx_exporting"]) for holder in holders if "_trt_onnx_exporting" in holder]
+    for holder, _ in saved:
+        holder["_trt_onnx_exporting"] = lambda: True
+    try:
+        yield
+    finally:
+        for holder, original in saved:
+            holder["_trt_onnx_exporting"] = original

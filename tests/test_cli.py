@@ -14,7 +14,8 @@ from typer.testing import CliRunner
 
 from trtcodemod.cli import app
 
-MODEL = "import torch\n\n\ndef head(x):\n    return x.squeeze(1).unsqueeze(0)\n"
+# TRT401 (unsafe fix) at 5:12 and TRT704 (safe fix) at 5:26.
+MODEL = "import torch\n\n\ndef head(x: torch.Tensor):\n    return x.squeeze(1), len(x)\n"
 CLEAN = "import torch\n\n\ndef head(x):\n    return x + 1\n"
 
 
@@ -57,7 +58,7 @@ def test_check_json_shape(tree: Path) -> None:
     assert {tuple(sorted(f)) for f in data["findings"]} == {
         ("column", "end_column", "end_line", "fix", "line", "message", "name", "path", "rule")
     }
-    assert [(f["rule"], f["fix"]) for f in data["findings"]] == [("TRT401", "unsafe"), ("TRT402", "safe")]
+    assert [(f["rule"], f["fix"]) for f in data["findings"]] == [("TRT401", "unsafe"), ("TRT704", "safe")]
     (error,) = data["errors"]
     assert error["path"].endswith("bad.py") and error["line"] == 1 and "syntax error" in error["message"]
 
@@ -65,7 +66,7 @@ def test_check_json_shape(tree: Path) -> None:
 def test_sarif_and_github_formats(tree: Path) -> None:
     sarif = json.loads(run("check", "--format", "sarif", str(tree / "pkg")).output)
     results = sarif["runs"][0]["results"]
-    assert sarif["version"] == "2.1.0" and [r["ruleId"] for r in results] == ["TRT401", "TRT402"]
+    assert sarif["version"] == "2.1.0" and [r["ruleId"] for r in results] == ["TRT401", "TRT704"]
     assert results[0]["locations"][0]["physicalLocation"]["region"]["startLine"] == 5
     github = run("check", "--format", "github", str(tree / "pkg")).output.splitlines()
     assert github[0].startswith("::warning file=") and ",line=5,col=12," in github[0]
@@ -76,19 +77,19 @@ def test_apply_rewrites_in_place_keeping_mode(tree: Path) -> None:
     target.chmod(0o751)
     result = run("apply", str(tree / "pkg"))
     assert result.exit_code == 0, result.output
-    assert target.read_text() == MODEL.replace("x.squeeze(1).unsqueeze(0)", "x.squeeze(1)[None]")
+    assert target.read_text() == MODEL.replace("len(x)", "x.shape[0]")
     assert stat.S_IMODE(target.stat().st_mode) == 0o751
     assert "Fixed 1 finding in 1 file; 1 remaining (1 fixable with --unsafe)" in result.output
     assert (tree / "pkg" / "clean.py").read_text() == CLEAN
     assert not [p for p in (tree / "pkg").iterdir() if p.name.startswith(".")], "temporary file left behind"
     run("apply", "--unsafe", str(tree / "pkg"))
-    assert "x[:, 0][None]" in target.read_text()
+    assert "x[:, 0], x.shape[0]" in target.read_text()
 
 
 def test_dry_run_prints_diff_and_writes_nothing(tree: Path) -> None:
     result = run("apply", "--dry-run", "--unsafe", str(tree / "pkg"))
     assert result.exit_code == 0
-    assert "-    return x.squeeze(1).unsqueeze(0)\n+    return x[:, 0][None]\n" in result.output
+    assert "-    return x.squeeze(1), len(x)\n+    return x[:, 0], x.shape[0]\n" in result.output
     assert (tree / "pkg" / "model.py").read_text() == MODEL
     assert run("apply", "--diff", str(tree / "pkg")).exit_code == 0
 
@@ -105,7 +106,7 @@ def test_batch_goes_on_past_bad_file(tree: Path) -> None:
     result = run("apply", "--unsafe", str(tree / "pkg"))
     assert result.exit_code == 2
     assert bad.read_bytes() == b"x = '\xff'\n"
-    assert "x[:, 0][None]" in (tree / "pkg" / "model.py").read_text()
+    assert "x[:, 0], x.shape[0]" in (tree / "pkg" / "model.py").read_text()
 
 
 def test_failed_write_reports_and_loses_nothing(tree: Path, monkeypatch) -> None:
@@ -131,16 +132,16 @@ def test_missing_path_and_unknown_codes(tree: Path) -> None:
 
 
 def test_select_ignore_flags(tree: Path) -> None:
-    data = json.loads(run("check", "--format", "json", "--select", "TRT4", "--ignore", "TRT401", str(tree)).output)
-    assert [f["rule"] for f in data["findings"]] == ["TRT402"]
-    data = json.loads(run("check", "--format", "json", "--select", "TRT401,unsqueeze", str(tree)).output)
-    assert [f["rule"] for f in data["findings"]] == ["TRT401", "TRT402"]
+    data = json.loads(run("check", "--format", "json", "--select", "TRT4,TRT7", "--ignore", "TRT401", str(tree)).output)
+    assert [f["rule"] for f in data["findings"]] == ["TRT704"]
+    data = json.loads(run("check", "--format", "json", "--select", "TRT401,len-of-tensor", str(tree)).output)
+    assert [f["rule"] for f in data["findings"]] == ["TRT401", "TRT704"]
 
 
 def test_pyproject_configuration(tree: Path) -> None:
     (tree / "pyproject.toml").write_text(
-        '[tool.trtcodemod]\nignore = ["TRT402"]\nexclude = ["skipped/"]\n'
-        '[tool.trtcodemod.per-file-ignores]\n"pkg/other.py" = ["TRT4"]\n'
+        '[tool.trtcodemod]\nignore = ["TRT704"]\nexclude = ["skipped/"]\n'
+        '[tool.trtcodemod.per-file-ignores]\n"pkg/other.py" = ["TRT4", "TRT7"]\n'
     )
     (tree / "pkg" / "other.py").write_text(MODEL)
     (tree / "skipped").mkdir()
@@ -149,7 +150,7 @@ def test_pyproject_configuration(tree: Path) -> None:
     assert [(Path(f["path"]).name, f["rule"]) for f in data["findings"]] == [("model.py", "TRT401")]
     # Flags override the file.
     data = json.loads(run("check", "--format", "json", "--ignore", "TRT401", ".", cwd=tree).output)
-    assert {f["rule"] for f in data["findings"]} == {"TRT402"}
+    assert {f["rule"] for f in data["findings"]} == {"TRT704"}
     (tree / "pyproject.toml").write_text('[tool.trtcodemod]\nunsafe = "yes"\n')
     result = run("check", ".", cwd=tree)
     assert result.exit_code == 2 and "'unsafe' must be true or false" in result.output
@@ -194,19 +195,19 @@ def test_installed_entry_point(tree: Path) -> None:
 
 def test_a_rule_crash_is_reported_and_the_batch_goes_on(tree: Path, monkeypatch) -> None:
     """A bug in one rule on one file: that file is reported and left as it was; the others are fixed."""
-    from trtcodemod.transforms.shapes import Unsqueeze
+    from trtcodemod.transforms.python_values import LenOfTensor
 
-    original = Unsqueeze.visit_Call
+    original = LenOfTensor.visit_FunctionDef
 
     def flaky(self, node):
         if self.context.path.endswith("crash.py"):
             raise RuntimeError("rule bug")
         return original(self, node)
 
-    monkeypatch.setattr(Unsqueeze, "visit_Call", flaky)
+    monkeypatch.setattr(LenOfTensor, "visit_FunctionDef", flaky)
     (tree / "pkg" / "crash.py").write_text(MODEL)
     result = run("apply", str(tree / "pkg"))
     assert result.exit_code == 2
     assert "crash.py: error: internal error, file left unchanged: RuntimeError: rule bug" in result.output
     assert (tree / "pkg" / "crash.py").read_text() == MODEL
-    assert "x.squeeze(1)[None]" in (tree / "pkg" / "model.py").read_text()
+    assert "x.squeeze(1), x.shape[0]" in (tree / "pkg" / "model.py").read_text()

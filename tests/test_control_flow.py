@@ -492,3 +492,295 @@ def test_guarded_condition_and_string_branches_not_fixed() -> None:
     # Evaluated eagerly, the guarded operand would crash on None:
     before = load(code, "Gate")()
     assert before.f(torch.ones(2), None, "n")[1] == "positive"
+
+
+# --- the stated assumptions: values, dtype, gradients, aliasing, exceptions ---------------
+
+CLIP = """
+import torch
+from torch import nn
+
+
+class Clip(nn.Module):
+    def forward(self, x, limit):
+        if x.abs().sum() > limit:
+            y = x.clamp(-limit, limit)
+        else:
+            y = x
+        return y
+"""
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.float64])
+@pytest.mark.parametrize("values", [
+    [0.0, 0.0, 0.0], [-3.0, 0.5, -0.0], [4.0, -5.0, 2.0], [float("inf"), 1.0, -1.0], [float("nan"), 2.0, 3.0],
+    [float("-inf"), float("inf"), 0.0], [],
+], ids=["zeros", "small", "large", "inf", "nan", "infs", "empty"])
+def test_rewrite_keeps_values_dtype_shape_on_edge_inputs(dtype: torch.dtype, values: list) -> None:
+    after = rewrite(CLIP, unsafe=True, select=("TRT101",))
+    assert "y = torch.where(_trt_cond, x.clamp(-limit, limit), x)" in after
+    before_m, after_m = load(CLIP, "Clip")(), load(after, "Clip")()
+    for shape in ((len(values),), (1, len(values))):
+        x = torch.tensor(values, dtype=dtype).reshape(shape)
+        for limit in (1.0, 100.0):
+            assert_same(before_m(x, limit), after_m(x, limit))
+
+
+def test_branches_of_different_dtypes_promote() -> None:
+    """The documented dtype assumption: an int input takes the else branch as int, torch.where promotes."""
+    after = rewrite(CLIP, unsafe=True, select=("TRT101",))
+    x = torch.tensor([0, 1, -1])
+    assert load(CLIP, "Clip")()(x, 100.0).dtype == torch.int64
+    assert load(after, "Clip")()(x, 100.0).dtype == torch.float32
+    assert "promoted dtype" in _doc()
+
+
+def _doc() -> str:
+    from transforms.control_flow import DataDependentIf
+
+    return " ".join(DataDependentIf.info.doc.split())  # its wrapping is no part of what it says
+
+
+def test_doc_states_the_contract() -> None:
+    doc = _doc()
+    for part in ("Values:", "Dtype and shape:", "Gradients:", "Aliasing:", "Exceptions:", "Toolchains:",
+                 "NaN gradients", "zero `.grad`", "new tensor", "never a view", "now raises", "cost time",
+                 "TRT102"):
+        assert part in doc, part
+
+
+ROOT = """
+import torch
+from torch import nn
+
+
+class Root(nn.Module):
+    def forward(self, x):
+        if x.min() > 0:
+            y = x.sqrt()
+        else:
+            y = x * 2
+        return y
+"""
+
+
+def test_gradient_is_nan_from_the_branch_not_taken() -> None:
+    """The stated gradient assumption is real: sqrt runs where the `if` skipped it, and 0 * inf is NaN."""
+    after = rewrite(ROOT, unsafe=True, select=("TRT101",))
+    assert "y = torch.where(_trt_cond, x.sqrt(), x * 2)" in after
+    for values in ([0.0, 4.0], [-1.0, 4.0], [-0.0, -3.0]):  # the else branch is taken
+        runs = []
+        for source in (ROOT, after):
+            x = torch.tensor(values, requires_grad=True)
+            y = load(source, "Root")()(x)
+            y.sum().backward()
+            runs.append((y.detach(), x.grad))
+        assert_same(runs[0][0], runs[1][0])  # the forward values agree
+        assert torch.equal(runs[0][1], torch.tensor([2.0, 2.0]))
+        # NaN exactly where sqrt' is inf (x = 0) or NaN (x < 0); 0 * finite elsewhere adds nothing.
+        not_finite = torch.tensor(values) <= 0
+        assert torch.equal(torch.isnan(runs[1][1]), not_finite)
+        assert torch.equal(runs[1][1][~not_finite], runs[0][1][~not_finite])
+    # Where the branch with sqrt is the one taken, the gradients agree.
+    runs = []
+    for source in (ROOT, after):
+        x = torch.tensor([1.0, 4.0], requires_grad=True)
+        load(source, "Root")()(x).sum().backward()
+        runs.append(x.grad)
+    assert_same(runs[0], runs[1])
+    assert "NaN gradients" in _doc()
+
+
+PICK = """
+import torch
+from torch import nn
+
+
+class Pick(nn.Module):
+    def forward(self, score, a, b):
+        if score > 0:
+            out = a * 2
+        else:
+            out = b
+        return out
+"""
+
+
+def test_branch_not_taken_gets_zero_gradient_instead_of_none() -> None:
+    after = rewrite(PICK, unsafe=True, select=("TRT101",))
+    grads = []
+    for source in (PICK, after):
+        a = torch.tensor([1.0, -2.0], requires_grad=True)
+        b = torch.tensor([3.0, 0.0], requires_grad=True)
+        out = load(source, "Pick")()(torch.tensor(1.0), a, b)
+        out.sum().backward()
+        grads.append((a.grad, b.grad))
+    assert_same(grads[0][0], grads[1][0])
+    assert grads[0][1] is None
+    assert torch.equal(grads[1][1], torch.zeros(2))
+    # requires_grad follows either branch: `b` alone requires grad, the `if` returned `a * 2`.
+    a, b = torch.tensor([1.0, 2.0]), torch.tensor([3.0, 4.0], requires_grad=True)
+    assert not load(PICK, "Pick")()(torch.tensor(1.0), a, b).requires_grad
+    assert load(after, "Pick")()(torch.tensor(1.0), a, b).requires_grad
+
+
+def test_branch_exception_now_raises() -> None:
+    """A branch the `if` skipped runs: its shape error raises."""
+    after = rewrite(PICK, unsafe=True, select=("TRT101",))
+    a, b = torch.ones(2), torch.ones(3)
+    assert load(PICK, "Pick")()(torch.tensor(1.0), a, b).shape == (2,)
+    with pytest.raises(RuntimeError):
+        load(after, "Pick")()(torch.tensor(1.0), a, b)
+
+
+def test_with_trt102_the_branch_not_taken_leaks_nan() -> None:
+    """Both unsafe rules: the torch.where TRT101 writes becomes a blend, and log(-1) = NaN leaks."""
+    code = """
+    import torch
+    from torch import nn
+    class Log(nn.Module):
+        def forward(self, x):
+            if x.min() > 0:
+                y = x.log()
+            else:
+                y = x
+            return y
+    """
+    only_101 = rewrite(code, unsafe=True, select=("TRT101",))
+    both = rewrite(code, unsafe=True, select=("TRT101", "TRT102"))
+    assert "y = x.log() * _trt_cond + x * torch.logical_not(_trt_cond)" in both
+    x = torch.tensor([-1.0, 2.0])
+    expected = load(code, "Log")()(x)
+    assert_same(expected, load(only_101, "Log")()(x))
+    assert torch.isnan(load(both, "Log")()(x)[0])
+
+
+ALIASED = {
+    "method": """
+        if x.sum() > 0:
+            out = x
+        else:
+            out = y * 2
+        out.add_(1)
+        return out
+    """,
+    "source": """
+        if x.sum() > 0:
+            out = x
+        else:
+            out = y
+        x.mul_(2)
+        return out
+    """,
+    "view": """
+        if x.sum() > 0:
+            out = x.view(-1)
+        else:
+            out = y
+        torch.relu_(x)
+        return out
+    """,
+    "item": """
+        if x.sum() > 0:
+            out = x[0]
+        else:
+            out = y[0]
+        out[0] = 5.0
+        return x, y
+    """,
+    "augmented": """
+        if x.sum() > 0:
+            out = y
+        else:
+            out = x
+        out += 1
+        return out
+    """,
+    "out_argument": """
+        if x.sum() > 0:
+            out = x
+        else:
+            out = y
+        torch.add(y, 1, out=out)
+        return out
+    """,
+    "one_sided": """
+        if x.sum() > 0:
+            x = y * 2
+        x.clamp_(min=0)
+        return x
+    """,
+    "loop": """
+        for _ in range(2):
+            y.mul_(2)
+            if x.sum() > 0:
+                out = y
+            else:
+                out = x
+        return out
+    """,
+    "attribute": """
+        if x.sum() > 0:
+            out = self.state
+        else:
+            out = y
+        self.state[0] = 1.0
+        return out
+    """,
+}
+
+
+def _aliased_module(body: str) -> str:
+    return ("import torch\nfrom torch import nn\n\n\nclass M(nn.Module):\n    def forward(self, x, y):\n"
+            + textwrap.indent(textwrap.dedent(body).strip("\n"), " " * 8) + "\n")
+
+
+@pytest.mark.parametrize("case", list(ALIASED))
+def test_alias_changed_in_place_later_is_reported_not_fixed(case: str) -> None:
+    code = _aliased_module(ALIASED[case])
+    assert rewrite(code, unsafe=True, select=("TRT101",)) == code
+    from trtcodemod.engine import Options, check_source
+
+    (finding,) = check_source(code.encode(), "s.py", Options(select=("TRT101",), unsafe=True))
+    assert "later changes it in place" in finding.message and finding.edit is None
+
+
+def test_why_the_alias_check_exists() -> None:
+    """Without the check, `out = x` then `out.add_(1)` would stop changing x (shown on the rewrite of a
+    version whose mutation the check cannot see: it happens inside a called method)."""
+    code = """
+    import torch
+    from torch import nn
+    class M(nn.Module):
+        def bump(self, t):
+            t.add_(1)
+        def forward(self, x, y):
+            if x.sum() > 0:
+                out = x
+            else:
+                out = y
+            self.bump(out)
+            return x
+    """
+    after = rewrite(code, unsafe=True, select=("TRT101",))
+    assert "out = torch.where(_trt_cond, x, y)" in after  # not seen: a documented limit
+    x, y = torch.ones(2), torch.zeros(2)
+    assert torch.equal(load(code, "M")()(x.clone(), y), torch.full((2,), 2.0))
+    assert torch.equal(load(after, "M")()(x.clone(), y), torch.ones(2))
+    assert "inside a called function is" in _doc()
+
+
+def test_alias_changed_before_the_if_is_fixed() -> None:
+    code = _aliased_module("""
+        x.add_(1)
+        if x.sum() > 0:
+            out = x
+        else:
+            out = y
+        return out * 2
+    """)
+    after = rewrite(code, unsafe=True, select=("TRT101",))
+    assert "out = torch.where(_trt_cond, x, y)" in after
+    for x in (torch.tensor([1.0, -0.5]), torch.tensor([-3.0, 0.0]), torch.zeros(0)):
+        y = torch.tensor([4.0, -4.0])[: x.numel()]
+        assert_same(load(code, "M")()(x.clone(), y), load(after, "M")()(x.clone(), y))

@@ -405,14 +405,14 @@ def test_nonzero_message_follows_target() -> None:
 
 
 def test_nonzero_not_reported_in_inserted_helpers() -> None:
-    """TRT201's inserted `_trt_bool_to_index` uses nonzero on purpose; it must not be reported."""
+    """TRT201's inserted `_trt_mask_index` uses nonzero on purpose; it must not be reported."""
     from trtcodemod.astutil import code_of
     from trtcodemod.helpers import helper_definitions
 
-    helper = code_of(helper_definitions(["_trt_bool_to_index"])[0])
+    helper = "\n\n".join(code_of(d) for d in helper_definitions(["_trt_mask_index"]))
     assert "nonzero" in helper
     assert found(helper, "TRT705") == []
-    assert found(helper.replace("def _trt_bool_to_index", "def bool_to_index"), "TRT705") == ["TRT705"]
+    assert found(helper.replace("def _trt_mask_index", "def mask_index"), "TRT705") == ["TRT705"]
 
 
 def test_nonzero_premise_exports_nonzero() -> None:

@@ -28,7 +28,7 @@ def test_rewrite_keeps_bom_newlines_comments(newline: bytes, bom: bytes) -> None
 
 def test_latin1_file_keeps_its_encoding() -> None:
     source = "# -*- coding: latin-1 -*-\nimport torch\nname = 'café'\ny = x.unsqueeze(0)\n".encode("latin-1")
-    result = fix_source(source, "f.py")
+    result = fix_source(source, "f.py", Options(select=("TRT402",), unsafe=True))
     assert result.source == source.replace(b"x.unsqueeze(0)", b"x[None]")
 
 
@@ -47,12 +47,13 @@ def test_unsafe_fix_needs_unsafe() -> None:
 
 def test_nested_fixes_all_land() -> None:
     source = b"y = x.unsqueeze(0).unsqueeze(0).unsqueeze(-1)\n"
-    assert fix_source(source, "f.py").source == b"y = x[None][None][..., None]\n"
+    assert fix_source(source, "f.py", Options(select=("TRT402",), unsafe=True)).source == b"y = x[None][None][..., None]\n"
 
 
 def test_torch_import_added_only_when_needed() -> None:
     # The rewrite itself needs no torch name: nothing is imported.
-    assert fix_source(b"y = x.unsqueeze(0)\n", "f.py").source == b"y = x[None]\n"
+    unsqueeze = Options(select=("TRT402",), unsafe=True)
+    assert fix_source(b"y = x.unsqueeze(0)\n", "f.py", unsqueeze).source == b"y = x[None]\n"
     # A helper needs `torch`; the file only imported a name from it, so `import torch` is added, once.
     source = b"from torch import atan2\n\n\ndef yaw(s, c):\n    return atan2(s, c)\n"
     result = fix_source(source, "f.py").source.decode()
@@ -139,15 +140,19 @@ def test_results_do_not_depend_on_hash_seed(tmp_path) -> None:
 
 
 def test_inserted_helpers_are_not_analysed() -> None:
-    """Rules never touch trtcodemod's own helper definitions (their torch.where is deliberate)."""
-    source = (
-        b"import torch\n\n\ndef _trt_example(x, m):\n    return torch.where(m, x.squeeze(1), 0.0)\n\n\n"
-        b"def user(x, m):\n    return torch.where(m, x.squeeze(1), 0.0)\n"
-    )
+    """Rules never touch trtcodemod's own helper definitions, but a user's `_trt_*` function is user code."""
+    from trtcodemod.astutil import code_of
+    from trtcodemod.helpers import helper_definitions
+
+    ours = "\n\n".join(code_of(d) for d in helper_definitions(["_trt_mask_index"]))
+    assert "nonzero" in ours and "values[mask]" in ours
+    user = "def _trt_example(x, m):\n    return torch.where(m, x.squeeze(1), 0.0)\n"
+    source = f"import torch\n\n\n{ours}\n\n{user}".encode()
     findings = check_source(source, "f.py")
-    assert findings and all(f.line == 9 for f in findings)
+    first_user_line = source.decode().splitlines().index("def _trt_example(x, m):") + 1
+    assert findings and all(f.line > first_user_line for f in findings)
     result = fix_source(source, "f.py", Options(unsafe=True))
-    assert b"def _trt_example(x, m):\n    return torch.where(m, x.squeeze(1), 0.0)\n" in result.source
+    assert ours.encode() in result.source
 
 
 def test_replacement_in_tighter_context_gets_parentheses() -> None:
@@ -162,4 +167,4 @@ def test_replacement_in_tighter_context_gets_parentheses() -> None:
     scope = {"c1": c1, "c2": c2, "a": a, "b": b, "d": d}
     exec(result, scope)
     assert torch.equal(scope["y"], torch.where(c1, a, torch.where(c2, b, d)) * 2), result
-    assert "\nz = b * c2 + d * c2.logical_not()\n" in result  # no parentheses where none are needed
+    assert "\nz = b * c2 + d * torch.logical_not(c2)\n" in result  # no parentheses where none are needed

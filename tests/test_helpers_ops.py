@@ -1,6 +1,8 @@
-"""Property tests: each helper against the torch operation it replaces.
+"""Property tests: each helper's export formulation against the torch operation it replaces.
 
-Seeded random tensors of many shapes and dtypes, plus exhaustive grids of edge values.
+The helpers run the torch operation itself outside ``torch.onnx.export`` (tests/test_safety.py
+checks that); what they export is the ``*_onnx`` formulation tested here, on seeded random
+tensors of many shapes and dtypes, plus exhaustive grids of edge values.
 The helpers are imported from the package; the engine injects the same source.
 """
 
@@ -19,9 +21,9 @@ import torch
 
 from support import assert_same
 from trtcodemod.helpers import helper_definitions, trt_atan2
-from trtcodemod.helpers.atan2 import _trt_atan2
-from trtcodemod.helpers.indexing import _trt_bool_to_index
-from trtcodemod.helpers.unique import _trt_unique
+from trtcodemod.helpers.atan2 import _trt_atan2, _trt_atan2_onnx
+from trtcodemod.helpers.indexing import _trt_mask_index
+from trtcodemod.helpers.unique import _trt_unique, _trt_unique_onnx
 
 INF, NAN = float("inf"), float("nan")
 FLOATS = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
@@ -50,7 +52,7 @@ def test_atan2_edge_grid(dtype: torch.dtype) -> None:
     """Every pair of edge values: exact where the answer is a special value, rounding-level elsewhere."""
     values = _edge_values(dtype)
     y, x = (torch.tensor(v, dtype=dtype) for v in zip(*itertools.product(values, values)))
-    expected, actual = torch.atan2(y, x), _trt_atan2(y, x)
+    expected, actual = torch.atan2(y, x), _trt_atan2_onnx(y, x)
     special = ~torch.isfinite(y) | ~torch.isfinite(x) | (y == 0) | (x == 0)
     _same_bits(expected[special], actual[special])
     assert_same(expected, actual, rtol=2 * torch.finfo(dtype).eps, atol=0.0)
@@ -67,7 +69,7 @@ def test_atan2_named_edge_values() -> None:
         (NAN, 1.0, NAN), (1.0, NAN, NAN), (NAN, NAN, NAN), (0.0, NAN, NAN), (INF, NAN, NAN),
     ]
     for y, x, want in cases:
-        got = _trt_atan2(torch.tensor([y]), torch.tensor([x]))
+        got = _trt_atan2_onnx(torch.tensor([y]), torch.tensor([x]))
         _same_bits(torch.tensor([want]), got)
         _same_bits(torch.atan2(torch.tensor([y]), torch.tensor([x])), got)
 
@@ -79,7 +81,7 @@ def test_atan2_random(dtype: torch.dtype) -> None:
     for scale_y, scale_x in itertools.product((1e-20, 1e-3, 1.0, 1e3, 1e20), repeat=2):
         y = (torch.randn(4000, generator=g, dtype=torch.float64) * scale_y).to(dtype)
         x = (torch.randn(4000, generator=g, dtype=torch.float64) * scale_x).to(dtype)
-        expected, actual = torch.atan2(y, x), _trt_atan2(y, x)
+        expected, actual = torch.atan2(y, x), _trt_atan2_onnx(y, x)
         assert expected.dtype == actual.dtype
         # Relative to the result: about one unit in the last place (float32: ~1e-7); for
         # subnormal results, one unit of the smallest subnormal.
@@ -92,7 +94,7 @@ def test_atan2_near_axes_is_accurate() -> None:
     y = torch.tensor([1.0, 1e-30, 1e30, -1e-38, 3.0e38, 1.0], dtype=torch.float32)
     x = torch.tensor([1e-30, 1.0, -1.0, -1.0, 1e-38, -3.0e38], dtype=torch.float32)
     reference = torch.atan2(y.double(), x.double()).float()
-    torch.testing.assert_close(_trt_atan2(y, x), reference, rtol=1.2e-7, atol=0.0)
+    torch.testing.assert_close(_trt_atan2_onnx(y, x), reference, rtol=1.2e-7, atol=0.0)
 
 
 @pytest.mark.parametrize(
@@ -102,7 +104,7 @@ def test_atan2_near_axes_is_accurate() -> None:
 def test_atan2_broadcasting(shape_y, shape_x) -> None:
     g = torch.Generator().manual_seed(7)
     y, x = torch.randn(shape_y, generator=g), torch.randn(shape_x, generator=g)
-    assert_same(torch.atan2(y, x), _trt_atan2(y, x), rtol=3e-7, atol=0.0)
+    assert_same(torch.atan2(y, x), _trt_atan2_onnx(y, x), rtol=3e-7, atol=0.0)
 
 
 @pytest.mark.parametrize(
@@ -113,14 +115,14 @@ def test_atan2_broadcasting(shape_y, shape_x) -> None:
 def test_atan2_dtype_promotion(dtype_y, dtype_x) -> None:
     y = torch.tensor([0, 1, 1, 0, 1]).to(dtype_y)
     x = torch.tensor([0, 0, 1, 1, 1]).to(dtype_x)
-    expected, actual = torch.atan2(y, x), _trt_atan2(y, x)
+    expected, actual = torch.atan2(y, x), _trt_atan2_onnx(y, x)
     assert_same(expected, actual, rtol=2 * torch.finfo(expected.dtype).eps, atol=0.0)
 
 
 def test_atan2_zero_dim_tensor_keeps_the_dimensioned_dtype() -> None:
     y = torch.tensor(1.0, dtype=torch.float64)
     x = torch.tensor([-1.0, 0.0, -0.0], dtype=torch.float16)
-    assert_same(torch.atan2(y, x), _trt_atan2(y, x))
+    assert_same(torch.atan2(y, x), _trt_atan2_onnx(y, x))
 
 
 def test_atan2_public_alias_and_errors() -> None:
@@ -130,11 +132,15 @@ def test_atan2_public_alias_and_errors() -> None:
             torch.atan2(*bad)
         with pytest.raises(TypeError):
             _trt_atan2(*bad)
+        with pytest.raises(TypeError):
+            _trt_atan2_onnx(*bad)
     c = torch.ones(2, dtype=torch.complex64)
     with pytest.raises(RuntimeError):
         torch.atan2(c, c)
     with pytest.raises(RuntimeError):
         _trt_atan2(c, c)
+    with pytest.raises(RuntimeError):
+        _trt_atan2_onnx(c, c)
 
 
 # --- unique ----------------------------------------------------------------------------
@@ -164,7 +170,7 @@ def _unique_cases() -> list[torch.Tensor]:
 
 @pytest.mark.parametrize("x", _unique_cases(), ids=lambda t: f"{str(t.dtype)[6:]}{list(t.shape)}")
 def test_unique_matches_torch(x: torch.Tensor) -> None:
-    expected, actual = torch.unique(x), _trt_unique(x)
+    expected, actual = torch.unique(x), _trt_unique_onnx(x)
     if x.is_floating_point():
         _same_bits(expected, actual)
     else:
@@ -174,7 +180,7 @@ def test_unique_matches_torch(x: torch.Tensor) -> None:
 def test_unique_mixed_signed_zeros() -> None:
     """torch picks 0.0 or -0.0 by its sort (unspecified); values and length agree."""
     x = torch.tensor([0.0, -0.0, 1.0, -0.0, 0.0])
-    expected, actual = torch.unique(x), _trt_unique(x)
+    expected, actual = torch.unique(x), _trt_unique_onnx(x)
     assert_same(expected.abs(), actual.abs())
 
 
@@ -186,27 +192,52 @@ def test_unique_non_tensor_uses_its_own_method() -> None:
     assert _trt_unique(Column()) == "own"
 
 
-# --- bool_to_index ---------------------------------------------------------------------
+# --- mask_index ------------------------------------------------------------------------
 
 
-def test_bool_to_index_random_masks() -> None:
+class _OnlyMasks:
+    """A user container whose ``__getitem__`` accepts boolean masks only."""
+
+    def __getitem__(self, index):
+        if not (isinstance(index, torch.Tensor) and index.dtype == torch.bool):
+            raise TypeError("masks only")
+        return int(index.sum())
+
+
+def _index_cases():
     g = torch.Generator().manual_seed(5)
-    for n in list(range(0, 12)) + [100, 1000]:
-        for p in (0.0, 0.1, 0.5, 0.9, 1.0):
-            mask = torch.rand(n, generator=g) < p
-            index = _trt_bool_to_index(mask)
-            assert_same(mask.nonzero()[:, 0], index)
-            for t in (torch.randn(n, generator=g), torch.randn(n, 3, 2, generator=g),
-                      torch.randint(0, 9, (n, 4), generator=g)):
-                assert_same(t[mask], t[index])
+    t = torch.randn(4, 3, generator=g)
+    return [
+        (t, torch.tensor([True, False, True, True])),
+        (t, torch.zeros(4, dtype=torch.bool)),
+        (t, torch.tensor([3, 0, 3])),  # long indices from NMS
+        (t, torch.tensor([1, 0, 1, 0], dtype=torch.uint8)),
+        (t, torch.tensor(True)),  # 0-d mask adds an axis
+        (t, torch.ones(4, 3, dtype=torch.bool)),
+        (t, torch.tensor([True, False])),  # shorter mask: IndexError, before and after
+        (torch.empty(0, 2), torch.empty(0, dtype=torch.bool)),
+        (["car", "person"], torch.tensor([True])),  # a list indexed by a one-element mask
+        (np.arange(4), np.array([True, False, True, False])),
+        (_OnlyMasks(), torch.tensor([True, True, False])),
+        (_OnlyMasks(), torch.tensor([0, 1])),
+    ]
 
 
-def test_bool_to_index_passes_everything_else_through() -> None:
-    long_index = torch.tensor([3, 0, 3])
-    assert _trt_bool_to_index(long_index) is long_index
-    for other in (torch.tensor([1, 0, 1], dtype=torch.uint8), torch.tensor(True), torch.ones(2, 3, dtype=torch.bool),
-                  np.array([True, False]), [True, False], 3, slice(None), None):
-        assert _trt_bool_to_index(other) is other
+@pytest.mark.parametrize("values,mask", _index_cases())
+def test_mask_index_is_plain_indexing_outside_export(values, mask) -> None:
+    try:
+        expected = values[mask]
+    except Exception as error:  # noqa: BLE001 - the same exception type must come back
+        with pytest.raises(type(error)):
+            _trt_mask_index(values, mask)
+        return
+    actual = _trt_mask_index(values, mask)
+    if isinstance(expected, torch.Tensor):
+        assert_same(expected, actual)
+    elif isinstance(expected, np.ndarray):
+        assert np.array_equal(expected, actual)
+    else:
+        assert expected == actual
 
 
 # --- the injected source is self-contained and exports ------------------------------
@@ -215,7 +246,7 @@ def test_bool_to_index_passes_everything_else_through() -> None:
 def test_injected_helpers_run_on_their_own() -> None:
     import libcst as cst
 
-    module = cst.Module(body=[*helper_definitions(["_trt_atan2", "_trt_unique", "_trt_bool_to_index"])])
+    module = cst.Module(body=[*helper_definitions(["_trt_atan2", "_trt_unique", "_trt_mask_index"])])
     namespace: dict = {}
     exec(compile("import torch\n" + module.code, "injected.py", "exec"), namespace)
     y, x = torch.tensor([0.0, -0.0, 1.0]), torch.tensor([-1.0, -0.0, INF])
@@ -243,10 +274,10 @@ def test_helpers_export_and_run_in_onnxruntime() -> None:
     for x in (torch.tensor([NAN, 2.0, -INF, 2.0, NAN]), torch.empty(0), torch.full((9,), 4.0)):
         _same_bits(torch.unique(x), torch.from_numpy(session.run(None, {"x": x.numpy()})[0]))
 
-    ops, session = _ops_and_session(lambda s: _trt_bool_to_index(s > 0.5), (torch.rand(4),), ["s"])
+    ops, session = _ops_and_session(lambda s: _trt_mask_index(s * 2, s > 0.5), (torch.rand(4),), ["s"])
     assert ops.index("Cast") < ops.index("NonZero") and "GatherND" not in ops
     for s in (torch.rand(50), torch.zeros(3), torch.empty(0)):
-        assert_same((s > 0.5).nonzero()[:, 0], torch.from_numpy(session.run(None, {"s": s.numpy()})[0]))
+        assert_same((s * 2)[s > 0.5], torch.from_numpy(session.run(None, {"s": s.numpy()})[0]))
 
     ops, session = _ops_and_session(_trt_atan2, (torch.randn(3), torch.randn(3)), ["y", "x"])
     assert "Atan" in ops and not {"If", "Loop"} & set(ops)

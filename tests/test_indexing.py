@@ -50,11 +50,11 @@ def _edge_inputs() -> list[tuple[torch.Tensor, ...]]:
 
 def test_rewrite_text() -> None:
     after = rewrite(MODEL)
-    assert "kept = boxes[_trt_bool_to_index(keep)]" in after
-    assert "scores[_trt_bool_to_index(keep)]" in after
-    assert "boxes[_trt_bool_to_index(torch.isfinite(scores) & (labels != 2))]" in after
-    assert "labels[_trt_bool_to_index(mask)]" in after
-    assert after.count("def _trt_bool_to_index(") == 1
+    assert "kept = _trt_mask_index(boxes, keep)" in after
+    assert "_trt_mask_index(scores, keep)" in after
+    assert "_trt_mask_index(boxes, torch.isfinite(scores) & (labels != 2))" in after
+    assert "_trt_mask_index(labels, mask)" in after
+    assert after.count("def _trt_mask_index(") == 1
     assert "# a visible comparison" in after
     assert rewrite(after) == after  # idempotent
 
@@ -72,7 +72,7 @@ def test_helper_leaves_non_masks_alone() -> None:
     code = "def pick(t, valid_mask):\n    return t[valid_mask]\n"
     assert rewrite(code) == code  # weak evidence: needs --unsafe
     after = rewrite("import torch\n" + code, unsafe=True)
-    assert "t[_trt_bool_to_index(valid_mask)]" in after
+    assert "_trt_mask_index(t, valid_mask)" in after
     before_f, after_f = load(code, "pick"), load(after, "pick")
     t = torch.arange(24.0).reshape(6, 4)
     cases = [
@@ -147,7 +147,7 @@ def test_evidence_from_the_same_function_only() -> None:
     """
     after = rewrite(code, unsafe=True)
     assert rules_found(code) == ["TRT201"]
-    assert "f = t[_trt_bool_to_index(keep2)]" in after
+    assert "f = _trt_mask_index(t, keep2)" in after
     for untouched in ("t[keep]", "t[m]", "[t[n] for n in masks]", "t[scores is None]", "t[0 < scores < 1]",
                       "u[keep2]"):
         assert untouched in after
@@ -167,7 +167,7 @@ def test_augmented_bitwise_assignment_keeps_evidence() -> None:
         return t[m], t[n], t[k]
     """
     after = rewrite(code)
-    assert "t[_trt_bool_to_index(m)], t[n], t[k]" in after
+    assert "_trt_mask_index(t, m), t[n], t[k]" in after
 
 
 def test_nms_indices_are_not_masks() -> None:
@@ -194,7 +194,7 @@ def test_nms_indices_are_not_masks() -> None:
         return boxes[keep2], scores[keep2]
     """
     after = rewrite(renamed)
-    assert "boxes[_trt_bool_to_index(keep)], scores[_trt_bool_to_index(keep)]" in after
+    assert "_trt_mask_index(boxes, keep), _trt_mask_index(scores, keep)" in after
     assert "return boxes[keep2], scores[keep2]" in after
 
 
@@ -208,7 +208,7 @@ def test_weak_evidence_from_reassigned_mask_name() -> None:
         return t[mask]
     """
     assert rewrite(code) == textwrap.dedent(code)
-    assert "t[_trt_bool_to_index(mask)]" in rewrite(code, unsafe=True)
+    assert "_trt_mask_index(t, mask)" in rewrite(code, unsafe=True)
 
 
 def test_aliases_and_lookalikes() -> None:
@@ -224,9 +224,9 @@ def test_aliases_and_lookalikes() -> None:
         return t[th.isfinite(s)], t[nan_of(s)], t[isfinite(s)], a[np.isnan(a)], t[s.to(th.bool)]
     """
     after = rewrite(code)
-    assert "t[_trt_bool_to_index(th.isfinite(s))]" in after
-    assert "t[_trt_bool_to_index(nan_of(s))]" in after
-    assert "t[_trt_bool_to_index(s.to(th.bool))]" in after
+    assert "_trt_mask_index(t, th.isfinite(s))" in after
+    assert "_trt_mask_index(t, nan_of(s))" in after
+    assert "_trt_mask_index(t, s.to(th.bool))" in after
     assert "t[isfinite(s)]" in after and "a[np.isnan(a)]" in after  # user's function, NumPy's
     assert "th.isfinite(s)" in after  # the call site keeps the user's alias
 
@@ -264,7 +264,7 @@ def test_assignments_are_reported_not_rewritten() -> None:
     assert rules_found(code) == ["TRT202", "TRT202", "TRT202", "TRT201"]
     after = rewrite(code, unsafe=True)
     assert "boxes[scores < 0.05] = fallback" in after and "scores[labels == 0] += 1.0" in after
-    assert "boxes[_trt_bool_to_index(keep)][0] = 1.0" in after
+    assert "_trt_mask_index(boxes, keep)[0] = 1.0" in after
 
 
 def test_star_index_and_helper_bodies_are_left_alone() -> None:
@@ -305,7 +305,7 @@ def test_rewrite_inside_torchscript_still_compiles(tmp_path) -> None:
         return boxes[scores > 0.5]
     """
     after = rewrite(code)
-    assert "boxes[_trt_bool_to_index(scores > 0.5)]" in after
+    assert "_trt_mask_index(boxes, scores > 0.5)" in after
     (tmp_path / "scripted_before.py").write_text(textwrap.dedent(code))
     (tmp_path / "scripted_after.py").write_text(after)  # torch.jit.script reads the source file
     before_f = _import_file(tmp_path / "scripted_before.py", "confident")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import itertools
 import textwrap
@@ -218,7 +219,7 @@ def test_unique_other_forms_are_reported_not_rewritten() -> None:
     assert rules_found(code) == ["TRT302"] * 8
     after = rewrite(code, unsafe=True)
     assert "r8 = _trt_unique(x)" in after
-    assert after.count("_trt_unique(") == 3  # the call, the definition, its bool branch
+    assert after.count("_trt_unique(") == 2  # the call and the definition
     assert "np.unique(a)" in after and "torch.unique(x, **opts)" in after
 
 
@@ -237,7 +238,8 @@ def test_unique_method_on_non_tensors_still_works() -> None:
     assert rules_found(own) == [] and rewrite(own) == own
 
 
-def test_torchscript_functions_are_reported_not_rewritten() -> None:
+def test_torchscript_functions_are_rewritten_and_still_compile(tmp_path) -> None:
+    """The helpers are scriptable: under TorchScript they are the torch operations themselves."""
     code = """
     import torch
 
@@ -246,4 +248,14 @@ def test_torchscript_functions_are_reported_not_rewritten() -> None:
         return torch.atan2(s, c), torch.unique(s)
     """
     assert rules_found(code) == ["TRT301", "TRT302"]
-    assert rewrite(code, unsafe=True) == textwrap.dedent(code)
+    after = rewrite(code)
+    assert "_trt_atan2(s, c), _trt_unique(s)" in after
+    path = tmp_path / "scripted_heading.py"
+    path.write_text(after)  # TorchScript reads the function's source from its file
+    spec = importlib.util.spec_from_file_location("scripted_heading", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert isinstance(module.heading, torch.jit.ScriptFunction)
+    s, c = torch.tensor([0.0, -0.0, 1.0, 1.0]), torch.tensor([-1.0, -1.0, 0.0, 1.0])
+    for expected, actual in zip((torch.atan2(s, c), torch.unique(s)), module.heading(s, c)):
+        assert torch.equal(expected, actual)

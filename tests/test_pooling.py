@@ -11,7 +11,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from support import assert_same, load, onnx_ops, rewrite, rules_found, strip_helpers
+from support import assert_same, export_formulation, load, onnx_ops, rewrite, rules_found, strip_helpers
 from trtcodemod.helpers.pooling import (
     _TrtAdaptiveAvgPool1d,
     _TrtAdaptiveAvgPool2d,
@@ -52,17 +52,18 @@ def _close(expected: torch.Tensor, actual: torch.Tensor) -> None:
 
 
 def test_rewrite_text() -> None:
-    after = rewrite(MODEL)
+    after = rewrite(MODEL, unsafe=True)
     sites = strip_helpers(after)
     assert "self.pool = _TrtAdaptiveAvgPool2d(7)" in sites
-    assert "nn.Sequential(nn.Conv2d(4, 4, 1), _TrtAdaptiveAvgPool2d((1, 1)), nn.Flatten(), nn.Linear(4, 2))" in sites
+    # Output size 1 exports as GlobalAveragePool for any input size: left alone.
+    assert "nn.Sequential(nn.Conv2d(4, 4, 1), nn.AdaptiveAvgPool2d((1, 1)), nn.Flatten(), nn.Linear(4, 2))" in sites
     assert "self.rows = _TrtAdaptiveAvgPool2d((3, None))" in sites
-    assert "glob = feat.mean((-2, -1), keepdim=True)              # global context" in sites
-    assert "strip = feat.mean(-2, keepdim=True)" in sites
+    assert "glob = F.adaptive_avg_pool2d(feat, 1)              # global context" in sites
+    assert "strip = _trt_adaptive_avg_pool2d(feat, (1, None))" in sites
     assert "grid = _trt_adaptive_avg_pool2d(feat, output_size=(2, 5))" in sites
     assert "seq = _trt_adaptive_avg_pool1d(feat.flatten(2), 6)" in sites
     assert after.count("def _trt_adaptive_bin_sum(") == 1 and after.count("class _TrtAdaptiveAvgPool2d(") == 1
-    assert rewrite(after) == after
+    assert rewrite(after, unsafe=True) == after
 
 
 INPUTS = {
@@ -78,7 +79,7 @@ INPUTS = {
 def test_same_results(name: str) -> None:
     torch.manual_seed(0)
     before = load(MODEL, "Head")()
-    after = load(rewrite(MODEL), "Head")()
+    after = load(rewrite(MODEL, unsafe=True), "Head")()
     after.load_state_dict(before.state_dict())  # identical keys: Sequential indices did not shift
     assert list(before.state_dict()) == list(after.state_dict())
     x = INPUTS[name]
@@ -86,17 +87,28 @@ def test_same_results(name: str) -> None:
         _close(expected, actual)
 
 
+def _pool2d_export(x: torch.Tensor, size) -> torch.Tensor:
+    """What ``_trt_adaptive_avg_pool2d`` computes inside ``torch.onnx.export``."""
+    with export_formulation():
+        return _trt_adaptive_avg_pool2d(x, size)
+
+
+def _pool1d_export(x: torch.Tensor, size) -> torch.Tensor:
+    with export_formulation():
+        return _trt_adaptive_avg_pool1d(x, size)
+
+
 @pytest.mark.parametrize("dtype", list(TOL))
 def test_helper_matches_torch_on_many_sizes(dtype) -> None:
     generator = torch.Generator().manual_seed(1)
     for n_h, n_w, o_h, o_w in itertools.product([1, 3, 14], [2, 5, 10], [1, 2, 5, None], [1, 3, 4, None]):
         x = torch.randn(2, 3, n_h, n_w, generator=generator).to(dtype)
-        _close(F.adaptive_avg_pool2d(x, (o_h, o_w)), _trt_adaptive_avg_pool2d(x, (o_h, o_w)))
-        _close(F.adaptive_avg_pool2d(x[0], (o_h, o_w)), _trt_adaptive_avg_pool2d(x[0], (o_h, o_w)))  # (C, H, W)
+        _close(F.adaptive_avg_pool2d(x, (o_h, o_w)), _pool2d_export(x, (o_h, o_w)))
+        _close(F.adaptive_avg_pool2d(x[0], (o_h, o_w)), _pool2d_export(x[0], (o_h, o_w)))  # (C, H, W)
     for n, o in itertools.product([1, 3, 8, 13], [1, 2, 5, 8, 20]):
         x = torch.randn(2, 3, n, generator=generator).to(dtype)
-        _close(F.adaptive_avg_pool1d(x, o), _trt_adaptive_avg_pool1d(x, o))
-        _close(F.adaptive_avg_pool1d(x[0], o), _trt_adaptive_avg_pool1d(x[0], o))
+        _close(F.adaptive_avg_pool1d(x, o), _pool1d_export(x, o))
+        _close(F.adaptive_avg_pool1d(x[0], o), _pool1d_export(x[0], o))
 
 
 def test_inf_and_nan_stay_in_their_bins() -> None:
@@ -105,17 +117,17 @@ def test_inf_and_nan_stay_in_their_bins() -> None:
     x[0, 0, 8, 9] = float("nan")
     x[0, 1, 4, 4] = -float("inf")
     for size in [(4, 3), (2, 2), (9, 10), (12, 15), (3, None)]:
-        expected, actual = F.adaptive_avg_pool2d(x, size), _trt_adaptive_avg_pool2d(x, size)
+        expected, actual = F.adaptive_avg_pool2d(x, size), _pool2d_export(x, size)
         _close(expected, actual)
         assert torch.isfinite(actual).sum() == torch.isfinite(expected).sum() > 0
     x = torch.tensor([[[1.0, float("inf"), 2.0, -float("inf"), 3.0]]])
-    _close(F.adaptive_avg_pool1d(x, 3), _trt_adaptive_avg_pool1d(x, 3))
+    _close(F.adaptive_avg_pool1d(x, 3), _pool1d_export(x, 3))
 
 
 def test_half_precision_sums_do_not_overflow() -> None:
     x = torch.full((1, 1, 6, 6), 60000.0, dtype=torch.float16)  # a bin's sum exceeds float16's range
-    _close(F.adaptive_avg_pool2d(x, (2, 4)), _trt_adaptive_avg_pool2d(x, (2, 4)))
-    assert torch.isfinite(_trt_adaptive_avg_pool2d(x, (2, 4))).all()
+    _close(F.adaptive_avg_pool2d(x, (2, 4)), _pool2d_export(x, (2, 4)))
+    assert torch.isfinite(_pool2d_export(x, (2, 4))).all()
 
 
 def test_rejects_what_torch_rejects() -> None:
@@ -123,7 +135,7 @@ def test_rejects_what_torch_rejects() -> None:
         with pytest.raises((RuntimeError, ValueError)):
             F.adaptive_avg_pool2d(bad, 3)
         with pytest.raises((RuntimeError, ValueError)):
-            _trt_adaptive_avg_pool2d(bad, 3)
+            _pool2d_export(bad, 3)
 
 
 def test_modules_keep_the_torch_interface() -> None:
@@ -131,10 +143,14 @@ def test_modules_keep_the_torch_interface() -> None:
     assert isinstance(pool, torch.nn.AdaptiveAvgPool2d) and pool.output_size == (7, None)
     assert not list(pool.state_dict())
     x = torch.randn(2, 3, 15, 6)
-    _close(torch.nn.AdaptiveAvgPool2d((7, None))(x), pool(x))
+    assert_same(torch.nn.AdaptiveAvgPool2d((7, None))(x), pool(x))
+    with export_formulation():
+        _close(torch.nn.AdaptiveAvgPool2d((7, None))(x), pool(x))
     pool1d = _TrtAdaptiveAvgPool1d(4)
     assert isinstance(pool1d, torch.nn.AdaptiveAvgPool1d)
-    _close(torch.nn.AdaptiveAvgPool1d(4)(x[:, :, 0]), pool1d(x[:, :, 0]))
+    assert_same(torch.nn.AdaptiveAvgPool1d(4)(x[:, :, 0]), pool1d(x[:, :, 0]))
+    with export_formulation():
+        _close(torch.nn.AdaptiveAvgPool1d(4)(x[:, :, 0]), pool1d(x[:, :, 0]))
 
 
 def _export(model: torch.nn.Module, x: torch.Tensor, axes: dict) -> bytes:
@@ -160,7 +176,7 @@ def test_export_with_dynamic_spatial_axes(size: str) -> None:
     x = torch.randn(2, 3, 14, 14)
     with pytest.raises(Exception, match="adaptive"):
         _export(load(code, "M")(), x, axes)
-    model = load(rewrite(code), "M")()
+    model = load(rewrite(code, unsafe=True), "M")()
     session = onnxruntime.InferenceSession(_export(model, x, axes), providers=["CPUExecutionProvider"])
     for shape in [(1, 3, 5, 9), (3, 3, 20, 6), (1, 3, 1, 1), (0, 3, 4, 4)]:
         x = torch.randn(shape)
@@ -169,14 +185,12 @@ def test_export_with_dynamic_spatial_axes(size: str) -> None:
         _close(expected, torch.from_numpy(session.run(None, {"x": x.numpy()})[0]))
 
 
-def test_size_one_exports_as_a_single_mean() -> None:
+def test_size_one_is_left_alone_and_exports_as_global_pool() -> None:
     code = POOL.format(size="(1, 1)")
-    ops = onnx_ops(load(rewrite(code), "M")(), (torch.randn(2, 3, 5, 6),), input_names=["x"],
+    assert "TRT601" not in rules_found(code)
+    ops = onnx_ops(load(code, "M")(), (torch.randn(2, 3, 5, 6),), input_names=["x"],
                    dynamic_axes={"x": {0: "n", 2: "h", 3: "w"}})
-    assert ops == ["ReduceMean"]
-    module_ops = onnx_ops(_TrtAdaptiveAvgPool2d(1), (torch.randn(2, 3, 5, 6),), input_names=["x"],
-                          dynamic_axes={"x": {2: "h", 3: "w"}})
-    assert module_ops == ["ReduceMean"]
+    assert ops == ["GlobalAveragePool"]
 
 
 def test_not_rewritten() -> None:
@@ -204,5 +218,5 @@ def test_not_rewritten() -> None:
 
 
 def test_inserted_helpers_are_not_flagged() -> None:
-    after = rewrite(MODEL)
+    after = rewrite(MODEL, unsafe=True)
     assert "TRT601" not in rules_found(after)

@@ -28,7 +28,7 @@ EDGE_INPUTS = [
 
 
 def test_rewrite_text() -> None:
-    after = rewrite(MODEL, unsafe=True)
+    after = rewrite(MODEL, unsafe=True, select=("TRT401", "TRT402"))
     assert "scores = logits[:, 0]" in after
     assert "last = boxes[..., 0]" in after
     assert "boxes[None][..., None, :]" in after
@@ -38,15 +38,25 @@ def test_rewrite_text() -> None:
 
 
 def test_squeeze_needs_unsafe() -> None:
-    safe = rewrite(MODEL)
+    safe = rewrite(MODEL, select=("TRT401", "TRT402"))
     assert "logits.squeeze(1)" in safe and "torch.squeeze(boxes, -1)" in safe
-    assert "boxes.unsqueeze" not in safe  # unsqueeze is safe and applied
+    assert "boxes.unsqueeze(0).unsqueeze(-2)" in safe  # TRT402's fix is unsafe too
+
+
+def test_unsqueeze_is_opt_in() -> None:
+    """ALL leaves TRT402 out: its rewrite never changes the exported graph."""
+    assert "TRT402" not in rules_found(MODEL)
+    assert "TRT402" in rules_found(MODEL, select=("TRT402",))
+    assert "TRT402" in rules_found(MODEL, select=("TRT4",))
+    code = "def f(x):\n    return x.unsqueeze(1) + x[:, None]\n"
+    ops = onnx_ops(_Wrap(load(code, "f")), (torch.randn(2, 3),))
+    assert ops.count("Unsqueeze") == 2, ops  # both spellings export the same node
 
 
 @pytest.mark.parametrize("inputs", EDGE_INPUTS, ids=["random", "zeros-neg", "inf-nan", "empty"])
 def test_same_results(inputs) -> None:
     before = load(MODEL, "Head")()
-    after = load(rewrite(MODEL, unsafe=True), "Head")()
+    after = load(rewrite(MODEL, unsafe=True, select=("TRT401", "TRT402")), "Head")()
     assert_same(before(*inputs), after(*inputs))
 
 
@@ -61,7 +71,7 @@ def test_unsafe_assumption_is_real() -> None:
 @pytest.mark.parametrize("dim", [0, 1, 2, -1, -2, -3])
 def test_unsqueeze_every_axis(dim: int) -> None:
     code = f"def f(x):\n    return x.unsqueeze({dim})\n"
-    after = rewrite(code)
+    after = rewrite(code, unsafe=True, select=("TRT402",))
     assert "unsqueeze" not in after
     for x in (torch.randn(2, 3), torch.tensor([[float("nan"), -0.0, 1.0]]), torch.empty(0, 3)):
         assert_same(load(code, "f")(x), load(after, "f")(x))
@@ -72,9 +82,19 @@ def test_export_has_no_if_after_rewrite() -> None:
     axes = {"logits": {0: "n", 1: "one", 2: "a"}, "boxes": {0: "n", 1: "a", 3: "one2"}}
     names = ["logits", "boxes"]
     before_ops = onnx_ops(load(MODEL, "Head")(), args, dynamic_axes=axes, input_names=names)
-    after_ops = onnx_ops(load(rewrite(MODEL, unsafe=True), "Head")(), args, dynamic_axes=axes, input_names=names)
+    after_ops = onnx_ops(load(rewrite(MODEL, unsafe=True, select=("TRT401", "TRT402")), "Head")(), args,
+                         dynamic_axes=axes, input_names=names)
     assert "If" in before_ops
     assert "If" not in after_ops and "Squeeze" not in after_ops
+
+
+class _Wrap(torch.nn.Module):
+    def __init__(self, fn) -> None:
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, x):
+        return self.fn(x)
 
 
 def test_not_matched() -> None:

@@ -212,8 +212,10 @@ def test_culprit_search_applies_rules_one_at_a_time(tmp_path: Path) -> None:
 
 
 def test_package_with_relative_imports_rewrites_two_files() -> None:
+    # TRT402 (unsqueeze) is an opt-in rule now: select it by ID so backbone.py has a fix too.
     code, report = run_json(str(EXAMPLES / "pkg_detector" / "model.py"), "--model", "build", "--inputs", "inputs",
-                            "--unsafe", "--dynamic-axes", '{"image": {"0": "batch", "1": "height", "2": "width"}}')
+                            "--unsafe", "--select", "ALL", "--select", "TRT402",
+                            "--dynamic-axes", '{"image": {"0": "batch", "1": "height", "2": "width"}}')
     files = sorted({Path(f["path"]).name for f in report["fixes"]})
     assert files == ["backbone.py", "heads.py"]
     assert "If" in ops(report, "before") and "If" not in ops(report, "after")
@@ -327,7 +329,8 @@ def test_rewrite_that_makes_an_unexportable_model_export(tmp_path: Path) -> None
     """Adaptive pooling on dynamic H/W does not export; TRT601's rewrite does, and is equivalent."""
     model = tmp_path / "pool.py"
     model.write_text(POOL_MODEL)
-    code, report = run_json(str(model), "--model", "Pool", "--inputs", "inputs",
+    # TRT601 is an unsafe fix now (slower where the pooling already exports): --unsafe.
+    code, report = run_json(str(model), "--model", "Pool", "--inputs", "inputs", "--unsafe",
                             "--dynamic-axes", '{"x": {"2": "h", "3": "w"}}')
     assert "adaptive_avg_pool2d" in report["original_export_error"]
     assert report["rules_applied"] == ["TRT601"]
@@ -340,3 +343,27 @@ def test_dynamic_axes_naming_no_input_is_an_error(tmp_path: Path) -> None:
     model.write_text(POOL_MODEL)
     code, report = run_json(str(model), "--model", "Pool", "--inputs", "inputs", "--dynamic-axes", '{"input": {"0": "b"}}')
     assert code == 2 and "--dynamic-axes names ['input']" in report["error"]
+
+
+def test_no_culprit_for_a_difference_the_original_already_had() -> None:
+    """baked_branch's export is wrong before any rewrite; a harmless rule must not be blamed."""
+
+    def fixer(source: bytes, path: str, options: RewriteOptions) -> tuple[bytes, list[tuple[str, int, str]]]:
+        if {"ALL", "TRTA01"} & set(options.select):
+            return source.replace(b"        return y\n", b"        return y  # a\n"), [("TRTA01", 27, "a")]
+        return source, []
+
+    spec = build_spec({"model_file": str(EXAMPLES / "baked_branch.py"), "model": "build", "inputs": "inputs",
+                       "runs": 1, "warmup": 0, "backends": "torch-cpu,onnxruntime-cpu"})
+    report = verify(spec, fixer=fixer)
+    assert report["rules_applied"] == ["TRTA01"] and report["equivalent"] is False
+    assert report["culprit_rules"] == [] and "did not introduce" in report["culprits"][0]["detail"]
+
+
+def test_wrapper_model_file_gets_its_imported_module_rewritten() -> None:
+    """The model lives in a sibling module of the model file: it is rewritten, not skipped silently."""
+    wrapper = EXAMPLES.parent / "migrate" / "wrapper.py"
+    code, report = run_json(str(wrapper), "--model", "build", "--inputs", "inputs", "--unsafe",
+                            "--dynamic-axes", '{"feats": {"0": "batch", "2": "height", "3": "width"}}')
+    assert [(Path(f["path"]).name, f["rule"]) for f in report["fixes"]] == [("anchor_head.py", "TRT401")]
+    assert report["graphs"]["after"]["trt_issues"] == [] and code == 0

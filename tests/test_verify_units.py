@@ -181,3 +181,120 @@ def test_the_command_module_does_not_import_torch() -> None:
     code = "import sys, trtcodemod.verify.command; print('torch' in sys.modules, 'onnx' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]
+
+
+# --- verifier fixes that migrate depends on (issue 7) -----------------------------------------
+
+
+def test_model_constructor_arguments_from_the_model_text_or_the_config(tmp_path: Path) -> None:
+    from trtcodemod.verify.spec import parse_model
+
+    assert parse_model("Net") == ("Net", (), {})
+    assert parse_model("Net(3, 8)") == ("Net", (3, 8), {})
+    assert parse_model("heads.Net(3, width=8, names=('a', 'b'))") == ("heads.Net", (3,), {"width": 8, "names": ("a", "b")})
+    for bad in ("Net(x)", "Net(**cfg)", "1 + 2", "Net("):
+        with pytest.raises(SpecError):
+            parse_model(bad)
+    model = tmp_path / "m.py"
+    model.write_text("x = 1\n")
+    spec = build_spec({"model_file": str(model), "model": "Net(3, width=8)", "input_shape": ["x:1x3"]})
+    assert (spec.model, spec.model_args, dict(spec.model_kwargs)) == ("Net", (3,), {"width": 8})
+    assert spec.model_call == "Net(3, width=8)"
+    spec = build_spec({"model_file": str(model), "model": "Net", "args": [3], "kwargs": {"width": 8},
+                       "input_shape": ["x:1x3"]})
+    assert (spec.model_args, dict(spec.model_kwargs)) == ((3,), {"width": 8})
+    with pytest.raises(SpecError):
+        build_spec({"model_file": str(model), "model": "Net(1)", "args": [3], "input_shape": ["x:1x3"]})
+
+
+def test_build_model_passes_constructor_arguments() -> None:
+    import types
+
+    import torch
+
+    from trtcodemod.verify.worker import build_model
+
+    module = types.SimpleNamespace(__name__="m", Net=lambda c, width=1: torch.nn.Linear(c, width))
+    model = build_model(module, "Net", (3,), {"width": 8})
+    assert (model.in_features, model.out_features, model.training) == (3, 8, False)
+
+
+def test_repeated_select_keeps_every_value(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from trtcodemod.cli import app
+    from trtcodemod.verify import command
+    from trtcodemod.verify.report import error_report
+
+    seen = []
+
+    def fake_run(spec, progress):  # noqa: ANN001, ANN202 - records the spec instead of verifying
+        seen.append(spec)
+        return error_report(spec.label, "not run")
+
+    monkeypatch.setattr(command, "_run_one", fake_run)
+    model = tmp_path / "m.py"
+    model.write_text("x = 1\n")
+    CliRunner().invoke(app, ["verify", str(model), "--model", "Net", "--input-shape", "x:1x3",
+                             "--select", "TRT401", "--select", "TRT201,TRT3", "--unordered", "output.0"])
+    assert seen[0].rewrite.select == ("TRT401", "TRT201", "TRT3") and seen[0].unordered == ("output.0",)
+
+
+def test_order_insensitive_outputs_compare_sorted_rows() -> None:
+    from trtcodemod.verify.compare import compare_outputs, order_rows
+
+    dets = np.array([[0.9, 1.0, 2.0], [0.9, 0.0, 1.0], [0.5, 3.0, 3.0]], dtype=np.float32)
+    swapped = dets[[1, 0, 2]]  # tied scores, rows swapped
+    assert not compare_outputs(["output.0"], [dets], [swapped], 1e-4, 1e-3)[0].passed
+    assert compare_outputs(["output.0"], [order_rows(dets)], [order_rows(swapped)], 1e-4, 1e-3)[0].passed
+    assert order_rows(np.float32(3.0)) == np.float32(3.0)
+
+
+def test_ops_changed_says_when_there_is_no_graph() -> None:
+    from trtcodemod.verify.report import _op_changes
+
+    assert _op_changes({"ops": {"Conv": 2}}, None) == "no rewritten graph"
+    assert _op_changes({"ops": {"Conv": 2}}, {"ops": {"Conv": 1}}) == "Conv 2->1"
+
+
+def test_exporter_failure_names_the_users_line(tmp_path: Path) -> None:
+    from trtcodemod.verify.export import _user_line_of
+
+    model = tmp_path / "m.py"
+    model.write_text("x = 1\n")
+    error = RuntimeError('Could not guard on data-dependent expression u0 < 3\n\nfrom user code:\n'
+                         f'   File "{model}", line 7, in forward\n    if n < 3:\n')
+    assert _user_line_of(error, (str(tmp_path),)) == (str(model.resolve()), 7)
+    assert _user_line_of(RuntimeError("no frames"), (str(tmp_path),)) is None
+
+
+def test_tracer_warnings_point_at_the_users_line_not_torch(tmp_path: Path) -> None:
+    import importlib.util
+
+    import torch
+
+    from trtcodemod.verify.export import export_model
+
+    # A library outside the user's folder warns from its own frame, as torch/_tensor.py does.
+    lib, user = tmp_path / "lib", tmp_path / "user"
+    lib.mkdir()
+    user.mkdir()
+    (lib / "fakelib.py").write_text("import warnings, torch\n\ndef scale(x):\n"
+                                    "    warnings.warn('Converting a tensor to a Python number', torch.jit.TracerWarning)\n"
+                                    "    return x * 2\n")
+    model_file = user / "model.py"
+    model_file.write_text("import torch\nimport fakelib\n\nclass M(torch.nn.Module):\n    def forward(self, x):\n"
+                          "        return fakelib.scale(x)\n")
+    sys.path.insert(0, str(lib))
+    try:
+        spec = importlib.util.spec_from_file_location("usermodel", model_file)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        result = export_model(module.M(), (torch.ones(3),), tmp_path / "m.onnx", exporter="torchscript",
+                              input_names=["x"], output_names=["y"], dynamic_axes={}, opset=17,
+                              user_roots=(str(user),))
+    finally:
+        sys.path.remove(str(lib))
+    [tracer] = [w for w in result.warnings if w["category"] == "TracerWarning"]
+    assert (tracer["file"], tracer["line"]) == (str(model_file.resolve()), 6)
+    assert tracer["origin"].endswith("fakelib.py:4")  # where the library raised it, kept for reference

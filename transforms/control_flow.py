@@ -35,7 +35,9 @@ from typing import Iterable
 
 import libcst as cst
 
-from trtcodemod.astutil import bound_names, children, code_of, decorator_names, method_call, parenthesize, walk
+from trtcodemod.astutil import (
+    bound_names, children, code_of, decorator_names, method_call, parenthesize, short_code, walk,
+)
 from trtcodemod.names import dotted_name
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
 
@@ -368,18 +370,52 @@ branch statements that read each other's results, string or `None` values, a con
 built with `.item()`,
 `int()` or `float()`, which stays a Python value) is reported with guidance instead.
 
-Fix safety: unsafe. The vectorized code evaluates every branch and every condition:
-- a branch that would raise, reduce over an empty selection (`mean` of nothing is NaN),
-  or do heavy work now always runs; a later `elif` condition is evaluated even when an
-  earlier one holds;
-- `torch.where` broadcasts and promotes: branches of different shapes or dtypes give a
-  result of the broadcast shape and promoted dtype, where the `if` kept either one;
-- a Python number or list assigned in a branch becomes a tensor;
-- a condition with several elements raises in `if` but is broadcast by `torch.where`;
-- `a += e` on a tensor is in place in eager: other references to that tensor saw the
-  change, after the rewrite they do not.
-The rewrite assumes both branches compute values of the same shape and dtype, cheaply and
-without raising, which is what a data-dependent selection in model code usually is.
+Fix safety: unsafe. The vectorized code evaluates every branch and every condition and
+selects with `torch.where`. It assumes the branches compute values of the same shape and
+dtype, cheaply, without raising and without NaN gradients where they are not taken, and
+that no alias of a branch value is changed in place later. In the contract's terms:
+- Values: each assigned name gets the value of the branch the `if` would take, but: a
+  branch that reduces over an empty selection (`mean` of nothing is NaN) or makes inf/NaN
+  where it is not taken (`sqrt` of a negative, `log(0)`, `0 / 0`) computes it anyway;
+  `torch.where` hides it, but with TRT102 also selected the `torch.where` becomes an
+  arithmetic blend and that inf/NaN becomes NaN in the result (see `trtcodemod explain
+  TRT102`). Side effects of both branches happen (calls known to have effects, in-place
+  methods and `print`/logging are refused, but a user function with effects is not known),
+  and both branches cost time: a heavy branch runs on every input. A later `elif`
+  condition is evaluated even when an earlier one holds. A Python number or list assigned
+  in a branch becomes a tensor.
+- Dtype and shape: `torch.where` broadcasts and promotes: branches of different shapes or
+  dtypes give one result of the broadcast shape and promoted dtype (a float32 branch and a
+  float64 one give float64 whichever is taken), where the `if` kept the chosen branch's
+  own; a name assigned in only one branch is selected against its value from before the
+  `if`.
+- Gradients: `torch.where` sends the upstream gradient to the branch that is selected and
+  zeros to the other, so the inputs of both branches get gradients: one that only the
+  branch not taken uses gets a zero `.grad` where it had `None`, and `requires_grad` of
+  the result is set when either branch requires grad. A branch that is not taken but has
+  an infinite derivative there gives NaN gradients: `torch.where(c, x.sqrt(), x)` where
+  `x` is 0 or negative, `log`, or division by zero backpropagate `0 * inf = NaN` into
+  `x.grad`, where the `if` gave a finite gradient. Guard the argument too
+  (`x.clamp(min=eps).sqrt()`) when training through such a branch.
+- Aliasing: the result is always a new tensor, never a view of a branch value or the same
+  object: after `out = x` in a branch, `out is x` no longer holds, and an in-place change
+  of one (`out.add_(1)`, `x[0] = 0`, `out += 1`) no longer reaches the other. When the
+  rewrite can see such a change after the `if` (`out = x` or a view such as `x[0]`, or a
+  name only some branches assign, then an in-place method, item assignment or augmented
+  assignment on one of them), it reports instead of rewriting; a change made through
+  another name or inside a called function is not seen. `a += e` in a branch is in place
+  on a tensor in eager: other references to that tensor saw the change, after the rewrite
+  they do not.
+- Exceptions: an exception a branch raises (a shape mismatch, an index out of range, an
+  `assert`-like check in a called function) now raises whether or not the branch would
+  have been taken, and so does one from an `elif` condition after a true one. A condition
+  with several elements raises in `if` (`RuntimeError`: ambiguous truth value) but is
+  broadcast by `torch.where`, which raises nothing.
+- Toolchains: the result uses only `torch.as_tensor`, `torch.where` and
+  `torch.logical_and/or/not`: it scripts, compiles (`fullgraph=True` too, where the `if`
+  broke the graph) and exports with a `Where` node (TRT102 turns it into a blend for
+  TensorRT releases that need one). `torch.fx.symbolic_trace` fails on `torch.as_tensor`
+  of a traced value, as it failed on the `if`.
 
 Which TensorRT versions: all (the baked-in branch is an export problem, not a parser one).""",
         fix=Safety.UNSAFE,
@@ -498,6 +534,9 @@ class Head(nn.Module):
             for name, value in branch.items():
                 if (_read_names(value) & set(targets)) - {name}:
                     return None, "a branch reads a name another assignment of this `if` sets"
+        aliasing = _aliasing_mutated(self.context.function, node, branches)
+        if aliasing:
+            return None, aliasing
         missing = {name for branch in branches for name in targets if name not in branch}
         if missing:
             bound = _bound_before(self.context.function, node)
@@ -635,6 +674,130 @@ def _branch_assignments(body: cst.BaseSuite) -> dict[str, cst.BaseExpression] | 
             return "a branch assigns a string or None, which torch.where cannot select"
         assigned[name] = value
     return assigned
+
+
+#: Methods whose result may share storage with the receiver (a view, or the receiver
+#: itself when nothing changes: ``x.to(x.dtype)``, ``x.contiguous()``, ``x.float()`` of a float).
+_ALIASING_METHODS = frozenset({
+    "view", "view_as", "reshape", "reshape_as", "flatten", "unflatten", "squeeze", "unsqueeze", "transpose",
+    "permute", "t", "expand", "expand_as", "narrow", "select", "unfold", "diagonal", "movedim", "moveaxis",
+    "swapaxes", "swapdims", "as_strided", "detach", "contiguous", "to", "type", "type_as", "float", "double",
+    "half", "bfloat16", "int", "long", "short", "bool", "cpu", "cuda", "view_as_real", "view_as_complex",
+    "requires_grad_",
+})
+_ALIASING_ATTRS = frozenset({"T", "mT", "H", "mH", "real", "imag", "data"})
+
+
+def _storage_root(node: cst.BaseExpression) -> str | None:
+    """The dotted name whose tensor ``node`` may be, or be a view of (``x``, ``x[0]``, ``self.buf.t()``)."""
+    while True:
+        if isinstance(node, cst.Subscript):
+            node = node.value
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+                and node.func.attr.value in _ALIASING_METHODS:
+            node = node.func.value
+        elif isinstance(node, cst.Attribute) and node.attr.value in _ALIASING_ATTRS:
+            node = node.value
+        else:
+            return dotted_name(node) if isinstance(node, (cst.Name, cst.Attribute)) else None
+
+
+def _aliasing_mutated(func: cst.FunctionDef | None, node: cst.If, branches: list[dict]) -> str | None:
+    """Why the rewrite would break an alias, or None.
+
+    ``out = x`` in a branch makes ``out`` the very tensor ``x`` (``out = x[0]`` a view of
+    it), and a name a branch leaves alone keeps its own tensor: an in-place change after
+    the ``if`` shows through every name for that tensor. The
+    rewrite's ``torch.where`` is always a new tensor, so that change would no longer
+    reach the other name. Only a syntactic check: a mutation through another name or
+    inside a called function is not seen (the rule's doc says so).
+    """
+    if func is None:
+        return None
+    tracked: dict[str, str] = {}  # dotted name -> how it shares a tensor with a name the `if` sets
+    for branch in branches:
+        for target, value in branch.items():
+            source = _storage_root(value)
+            if source is None:
+                continue
+            how = f"`{target} = {short_code(value)}` makes both names one tensor"
+            tracked.setdefault(target, how)
+            tracked.setdefault(source, how)
+    assigned = list(dict.fromkeys(name for branch in branches for name in branch))  # source order
+    for target in assigned:
+        if any(target not in branch for branch in branches):
+            # Not assigned on some path: there eager keeps the very tensor the name had.
+            tracked.setdefault(target, f"`{target}` keeps its own tensor where a branch does not assign it")
+    if not tracked:
+        return None
+    loop = _outermost_loop(func, node)
+    start = loop if loop is not None else node
+    # The branches' own `a += e` is the documented in-place difference, not an alias one.
+    inside = {id(n) for n in walk(node)}
+    started = False
+    for current in walk(func.body):
+        if current is start:
+            started = True
+        if not started or id(current) in inside:
+            continue
+        for root, change in _mutations(current):
+            for name, how in tracked.items():
+                if root == name or root.startswith(name + "."):
+                    return (f"{how}, and `{change}` later changes it in place; torch.where would give a new "
+                            "tensor the change does not reach")
+    return None
+
+
+def _outermost_loop(func: cst.FunctionDef, target: cst.CSTNode) -> cst.CSTNode | None:
+    """The outermost ``for``/``while`` of ``func`` around ``target`` (the ``if`` runs again after code below it)."""
+
+    def search(current: cst.CSTNode, loop: cst.CSTNode | None) -> tuple[bool, cst.CSTNode | None]:
+        if current is target:
+            return True, loop
+        if isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) and current is not func:
+            return False, None
+        if loop is None and isinstance(current, (cst.For, cst.While)):
+            loop = current
+        for child in children(current):
+            found, outer = search(child, loop)
+            if found:
+                return True, outer
+        return False, None
+
+    return search(func.body, None)[1]
+
+
+def _mutations(node: cst.CSTNode) -> list[tuple[str, str]]:
+    """(a dotted name a statement or call may change in place, how) for each such name."""
+    if isinstance(node, cst.AugAssign):
+        root = _storage_root(node.target)
+        return [(root, short_code(node))] if root else []  # `t += 1` is in place for a tensor
+    if isinstance(node, cst.Assign):
+        found = []
+        for target in node.targets:
+            if isinstance(target.target, (cst.Subscript, cst.Attribute)):
+                root = _storage_root(target.target.value)
+                if root:
+                    found.append((root, short_code(target.target) + " = ..."))
+        return found
+    if not isinstance(node, cst.Call):
+        return []
+    func = node.func
+    last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    candidates: list[cst.BaseExpression] = []
+    if last.endswith("_") and not last.startswith("_"):
+        if isinstance(func, cst.Attribute):
+            candidates.append(func.value)  # `out.add_(1)`, `out[0].zero_()`
+        if node.args and node.args[0].keyword is None:
+            candidates.append(node.args[0].value)  # `torch.relu_(out)`, `nn.init.zeros_(out)`
+    for arg in node.args:
+        if arg.keyword is not None and arg.keyword.value == "out":
+            candidates.append(arg.value)
+        if arg.keyword is not None and arg.keyword.value == "inplace" \
+                and not (isinstance(arg.value, cst.Name) and arg.value.value in ("False", "None")):
+            candidates.extend(a.value for a in node.args if a.keyword is None)
+    roots = (_storage_root(candidate) for candidate in candidates)
+    return [(root, short_code(node)) for root in roots if root]
 
 
 def _impure(node: cst.CSTNode) -> str | None:

@@ -2,8 +2,8 @@
 
 ``t[mask]`` with a boolean mask exports as ``NonZero`` (whose output size depends on the
 data) followed by ``Transpose`` + ``GatherND``; the NonZero reads the bool mask directly.
-TRT201 rewrites reads into explicit integer indices through the helper
-``_trt_bool_to_index``; TRT202 reports assignments through a mask, which are not
+TRT201 rewrites reads into a call of the helper ``_trt_mask_index``, which is the
+same indexing in eager mode and explicit integer positions while exporting; TRT202 reports assignments through a mask, which are not
 rewritten (DESIGN §8.4).
 
 Whether an index is a boolean mask is decided from evidence in the code (DESIGN §8.3):
@@ -20,10 +20,10 @@ import re
 
 import libcst as cst
 
-from trtcodemod.astutil import method_call, strip_parens, visit_readonly
+from trtcodemod.astutil import method_call, strip_parens
 from trtcodemod.helpers import RESERVED_PREFIX
-from trtcodemod.names import dotted_name
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
+from trtcodemod.scopes import scope_bindings as _scope_bindings
 
 _REFERENCES = (
     "https://pytorch.org/docs/stable/generated/torch.nonzero.html",
@@ -31,7 +31,7 @@ _REFERENCES = (
     "https://github.com/NVIDIA/TensorRT/issues/2285",
 )
 
-HELPER = "_trt_bool_to_index"
+HELPER = "_trt_mask_index"
 
 NONE, WEAK, STRONG = 0, 1, 2
 
@@ -66,107 +66,11 @@ _MASKISH = re.compile(r"mask|(^|_)(valid|invalid|visible|inside|is|has)(_|$)")
 _INDEXISH = re.compile(r"(^|_)(idx|idxs|ind|inds|index|indices|ids|keep|order|perm)(_|$)")
 
 _BITWISE = (cst.BitAnd, cst.BitOr, cst.BitXor)
-_BITWISE_AUG = (cst.BitAndAssign, cst.BitOrAssign, cst.BitXorAssign)
 
 
 def _maskish(name: str) -> bool:
     lowered = name.lower()
     return bool(_MASKISH.search(lowered)) and not _INDEXISH.search(lowered)
-
-
-class _Bindings(cst.CSTVisitor):
-    """Every binding of a name in one scope: name → assigned expressions (None: unknown)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.names: dict[str, list[cst.BaseExpression | None]] = {}
-
-    def bind(self, name: str, value: cst.BaseExpression | None) -> None:
-        self.names.setdefault(name, []).append(value)
-
-    def target(self, node: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
-        if isinstance(node, cst.Name):
-            self.bind(node.value, value)
-        elif isinstance(node, (cst.Tuple, cst.List)):
-            for element in node.elements:
-                self.target(element.value, None)
-        elif isinstance(node, cst.StarredElement):
-            self.target(node.value, None)
-
-    # Nested scopes bind their own name here and nothing else.
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        self.bind(node.name.value, None)
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        self.bind(node.name.value, None)
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for target in node.targets:
-            self.target(target.target, node.value)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        if node.value is not None:
-            self.target(node.target, node.value)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        if isinstance(node.target, cst.Name):
-            # `m &= other` keeps a bool mask bool when `other` is one; anything else is unknown.
-            keeps = isinstance(node.operator, _BITWISE_AUG)
-            self.bind(node.target.value, node.value if keeps else None)
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self.target(node.target, node.value)
-
-    def visit_For(self, node: cst.For) -> None:
-        self.target(node.target, None)
-
-    def visit_CompFor(self, node: cst.CompFor) -> None:
-        self.target(node.target, None)
-
-    def visit_WithItem(self, node: cst.WithItem) -> None:
-        if node.asname is not None:
-            self.target(node.asname.name, None)
-
-    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
-        if node.name is not None:
-            self.target(node.name.name, None)
-
-    def visit_Global(self, node: cst.Global) -> None:
-        for item in node.names:
-            self.bind(item.name.value, None)
-
-    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
-        for item in node.names:
-            self.bind(item.name.value, None)
-
-    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
-        if node.asname is not None and isinstance(node.asname.name, cst.Name):
-            self.bind(node.asname.name.value, None)
-        else:
-            dotted = dotted_name(node.name)
-            if dotted:
-                self.bind(dotted.split(".", 1)[0], None)
-
-
-def _scope_bindings(scope: cst.FunctionDef | cst.Module) -> dict[str, list[cst.BaseExpression | None]]:
-    visitor = _Bindings()
-    if isinstance(scope, cst.FunctionDef):
-        params = scope.params
-        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
-            visitor.bind(param.name.value, None)
-        for star in (params.star_arg, params.star_kwarg):
-            if isinstance(star, cst.Param):
-                visitor.bind(star.name.value, None)
-        visit_readonly(scope.body, visitor)
-    else:
-        for statement in scope.body:
-            visit_readonly(statement, visitor)
-    return visitor.names
 
 
 class _MaskRule(Rule):
@@ -281,24 +185,26 @@ result and is not automatic). From 8.5 on NonZero parses, but the ONNX-TensorRT 
 table documents its input types as FP32/FP16 only, while the exported graph feeds it the
 bool mask directly; the guidance reports parser errors for boolean indices.
 
-The rewrite: `t[mask]` → `t[_trt_bool_to_index(mask)]`. The inserted helper turns a 1-D
-bool mask into the positions of its True entries, in order, exactly `mask.nonzero()[:, 0]`,
-via a float32 cast; the graph becomes `Cast` → `NonZero` → `Transpose` → `Reshape` →
-`Gather`. To be honest about what this buys on current TensorRT: the data-dependent
-NonZero is still there (nothing can remove it while the result's length depends on the
-data); the gain is a documented NonZero input type, a plain Gather on axis 0 instead of
-GatherND, and an index tensor you can see and replace.
+The rewrite: `t[mask]` → `_trt_mask_index(t, mask)`, an inserted helper. Outside
+`torch.onnx.export` it is `t[mask]` itself. While exporting, a tensor indexed by a 1-D bool
+tensor becomes `t[positions]` with the positions of the True entries in order, exactly
+`mask.nonzero()[:, 0]`, via a float32 cast; the graph becomes `Cast` → `NonZero` →
+`Transpose` → `Reshape` → `Gather`. To be honest about what this buys on current TensorRT:
+the data-dependent NonZero is still there (nothing can remove it while the result's length
+depends on the data); the gain is a documented NonZero input type and a plain Gather on
+axis 0 instead of GatherND.
 
-Fix safety: safe when the code shows the mask is boolean; unsafe (needs `--unsafe`) when
-only its name says so (`valid`, `fg_mask`). Results are the same on every input either
-way: the helper checks the dtype at run time and returns anything that is not a 1-D bool
-tensor unchanged, so a long index tensor (`keep` from NMS), a legacy uint8 mask, a 0-d
-mask (which adds an axis), a mask of rank 2 or more (exported as before) or a NumPy array
-index exactly as before. The name-only case is opt-in because the evidence is weak and the
-edit may be pointless. Names such as `keep`, `idx`, `inds` are never treated as masks.
-Files that do not import torch are not checked. One difference: a mask whose length does
-not match the indexed axis raises IndexError before the rewrite and may select rows after
-it.
+Fix safety: safe when the code shows the mask is boolean. Eager, `torch.jit.script`,
+`torch.fx`, `torch.compile` and `torch.export` run `t[mask]` itself, whatever `t` and
+`mask` are: a Python list indexed by a one-element bool tensor (`CLASSES[p > 0.5]`), a
+class with its own `__getitem__`, a long index tensor (`keep` from NMS), a mask of the
+wrong length (still an IndexError): same values, dtype, gradients, errors, and a copy as
+before. While exporting only a tensor indexed by a 1-D bool tensor changes form; a mask
+whose length does not match the axis is not checked in the exported graph (the export of
+the original does not check it either). When only a mask-like name says the index is a mask
+(`valid`, `fg_mask`), the fix needs `--unsafe`: not because results could differ but
+because the evidence is weak and the edit may be pointless. Names such as `keep`, `idx`,
+`inds` are never treated as masks. Files that do not import torch are not checked.
 
 TensorRT versions: all. Before 8.5 neither form builds (no NonZero); the rule still marks
 the places to rework.""",
@@ -307,15 +213,15 @@ the places to rework.""",
             Example(
                 "def select(boxes, scores, thr):\n    keep = scores > thr\n    return boxes[keep], scores[keep]\n",
                 "def select(boxes, scores, thr):\n    keep = scores > thr\n"
-                "    return boxes[_trt_bool_to_index(keep)], scores[_trt_bool_to_index(keep)]\n",
+                "    return _trt_mask_index(boxes, keep), _trt_mask_index(scores, keep)\n",
             ),
             Example(
                 "finite = boxes[torch.isfinite(boxes).all(1)]\n",
-                "finite = boxes[_trt_bool_to_index(torch.isfinite(boxes).all(1))]\n",
+                "finite = _trt_mask_index(boxes, torch.isfinite(boxes).all(1))\n",
             ),
             Example(
                 "def crop(points, valid_mask):\n    return points[valid_mask]\n",
-                "def crop(points, valid_mask):\n    return points[_trt_bool_to_index(valid_mask)]\n",
+                "def crop(points, valid_mask):\n    return _trt_mask_index(points, valid_mask)\n",
                 unsafe=True,
             ),
             Example("def head(boxes, scores):\n    return boxes[scores > 0.05, :4]\n"),
@@ -363,9 +269,13 @@ the places to rework.""",
         if level == NONE:
             return
         mask = strip_parens(index.value)
-        call = cst.Call(func=cst.Name(HELPER), args=[cst.Arg(value=mask)])
-        element = node.slice[0]
-        replacement = node.with_changes(slice=[element.with_changes(slice=index.with_changes(value=call))])
+        comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        replacement = cst.Call(
+            func=cst.Name(HELPER),
+            args=[cst.Arg(value=strip_parens(node.value), comma=comma), cst.Arg(value=mask)],
+            lpar=node.lpar,
+            rpar=node.rpar,
+        )
         if level == STRONG:
             message = ("boolean-mask indexing exports as NonZero on a bool tensor + GatherND; "
                        "index with the mask's integer positions")
@@ -383,7 +293,7 @@ the places to rework.""",
                 self.report(
                     node,
                     f"boolean mask `{_described(index.value)}` used with other indices exports as NonZero + GatherND; "
-                    "index the masked axis on its own with integer positions (`_trt_bool_to_index`), then the rest",
+                    "index the masked axis on its own (`_trt_mask_index(t, mask)`), then the rest",
                 )
                 return
 

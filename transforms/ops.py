@@ -29,18 +29,6 @@ def _in_helper(rule: Rule) -> bool:
     return any(f.name.value.startswith(RESERVED_PREFIX) for f in rule.context.functions)
 
 
-def _in_torchscript(rule: Rule) -> bool:
-    """Inside a ``@torch.jit.script`` function: the helpers are plain Python, not scriptable."""
-    for function in rule.context.functions:
-        for decorator in function.decorators:
-            target = decorator.decorator
-            if isinstance(target, cst.Call):
-                target = target.func
-            if rule.context.refers_to(target, "torch.jit.script", "torch.jit.script_method"):
-                return True
-    return False
-
-
 def _tensor_method(rule: Rule, call: cst.Call, names: tuple[str, ...]) -> cst.BaseExpression | None:
     """The receiver of ``receiver.<name>(...)`` when it may be a tensor, else None."""
     parts = method_call(call)
@@ -69,10 +57,10 @@ class Atan2(Rule):
         summary="`torch.atan2` has no ONNX op and exports with wrong edge values; use the exact Atan-based helper",
         doc="""\
 What it finds: `torch.atan2(y, x)`, `torch.arctan2(y, x)` and the methods `y.atan2(x)`,
-`y.arctan2(x)`. The in-place `y.atan2_(x)`, calls with `out=` and calls inside
-`@torch.jit.script` functions (the helper is plain Python) are reported without a fix.
-A method call cannot be resolved by name: any receiver that is not an imported module
-(`np`, `math`) or `self` matches; the helper hands non-tensors back to `torch.atan2`.
+`y.arctan2(x)`. The in-place `y.atan2_(x)` and calls with `out=` are reported without a
+fix. A method call cannot be resolved by name: any receiver that is not an imported module
+(`np`, `math`) or `self` matches; the helper hands a non-tensor receiver that has its own
+`atan2` method back to that method.
 
 Why it hurts: ONNX has no Atan2 operator. Old exporters fail on it; current ones (torch
 2.13, both the TorchScript and the dynamo exporter) emit `Atan(y / x)` plus a quadrant
@@ -82,19 +70,24 @@ correction with `Where`, and that graph is wrong at the edges (checked with ONNX
 graph maps NaN inputs to 0. Headings of objects pointing exactly backwards (y = 0, x < 0)
 are ordinary data in detection and tracking, so these are not curiosities.
 
-The rewrite: `torch.atan2(y, x)` → `_trt_atan2(y, x)`, an inserted helper made of Abs,
-Min/Max, Div, Atan, Mul/Sub, comparisons, Reciprocal, IsNaN and Where, all parsed by every
-TensorRT version in the support table (no IsInf, which 8.4/8.5 lack). It
-takes `atan(min(|y|,|x|) / max(|y|,|x|))`, whose argument stays in [0, 1] where Atan is
-accurate (no `y / x` overflow or loss near |y/x| huge), and reflects it into the right
-octant and quadrant; signed zeros are told apart with `1 / x < 0`.
+The rewrite: `torch.atan2(y, x)` → `_trt_atan2(y, x)`, an inserted helper. Outside
+`torch.onnx.export` it is `torch.atan2` itself. While exporting it takes a formulation made
+of Abs, Min/Max, Div, Atan, Mul/Sub, comparisons, Reciprocal, IsNaN and Where, all parsed by
+every TensorRT version in the support table (no IsInf, which 8.4/8.5 lack): it takes
+`atan(min(|y|,|x|) / max(|y|,|x|))`, whose argument stays in [0, 1] where Atan is accurate
+(no `y / x` overflow or loss near |y/x| huge), and reflects it into the right octant and
+quadrant; signed zeros are told apart with `1 / x < 0`.
 
-Fix safety: safe. Same results as torch on every input: signed zeros in both arguments,
-every infinity combination, NaN in either argument, broadcasting, dtype promotion
-(integers give the default float dtype; float16 and bfloat16 are computed in float32 and
-rounded back). Finite values may differ from torch's by rounding, within about one unit
-in the last place (torch's own float32 kernel is not correctly rounded either: its
-`atan2(1, 1)` is one ulp below pi/4, the helper's is pi/4 rounded to nearest).
+Fix safety: safe. Eager, `torch.jit.script` (scripted modules and `@torch.jit.script`
+functions), `torch.fx`, `torch.compile(fullgraph=True)` and `torch.export` run
+`torch.atan2` itself: the same values bit for bit, dtype, gradients (also at |y| == |x|
+and at (0, 0)), and errors, for one Python call and a few flag checks more. The exported
+graph gives torch's results on every input: signed zeros in both arguments, every infinity
+combination, NaN in either argument, broadcasting, dtype promotion (integers give the
+default float dtype; float16 and bfloat16 are computed in float32 and rounded back).
+Finite values may differ from torch's by rounding, within about one unit in the last place
+(torch's own float32 kernel is not correctly rounded either: its `atan2(1, 1)` is one ulp
+below pi/4, the helper's is pi/4 rounded to nearest).
 
 TensorRT versions: all. The exported form of `torch.atan2` is wrong on every version,
 so the rule is not limited to old targets.""",
@@ -147,10 +140,6 @@ so the rule is not limited to old targets.""",
             self.report(node, "atan2 has no ONNX op and exports with wrong edge values; "
                         "call _trt_atan2(y, x) (not rewritten: extra arguments such as out=)")
             return
-        if _in_torchscript(self):
-            self.report(node, "atan2 has no ONNX op and exports with wrong edge values (not rewritten inside "
-                        "a TorchScript function: the helper is not scriptable)")
-            return
         replacement = _helper_call(ATAN2_HELPER, y.value, x.value)
         self.report(
             node,
@@ -177,17 +166,17 @@ class Unique(Rule):
         doc="""\
 What it finds: `torch.unique(x)` and `x.unique()`. The plain sorted form (no
 `return_inverse`, no `return_counts`, `dim=None`, `sorted` absent or `True`) is rewritten;
-the other forms, and calls inside `@torch.jit.script` functions (the helper is plain
-Python), are reported without a fix. A method call cannot be resolved by name: any
+the other forms are reported without a fix. A method call cannot be resolved by name: any
 receiver that is not an imported module or `self` matches (`np.unique(a)` does not); the
 helper calls a non-tensor's own `.unique()`, so a pandas `Series.unique()` still works.
 
 Why it hurts: it exports as the ONNX `Unique` op, which no TensorRT version parses.
 
-The rewrite: `torch.unique(x)` → `_trt_unique(x)`, an inserted helper that flattens `x`,
-sorts it and keeps the first value of each run of equal values. The exported graph holds
-`TopK` (the sort), `Slice`/`Equal`/`Not`/`Concat` (the run starts), and `Cast` → `NonZero`
-→ `Gather` (the selection); no `Unique`. The result's length still depends on the data, so
+The rewrite: `torch.unique(x)` → `_trt_unique(x)`, an inserted helper. Outside
+`torch.onnx.export` it is `torch.unique` itself. While exporting it flattens `x`, sorts it
+and keeps the first value of each run of equal values. The exported graph holds `TopK`
+(the sort), `Slice`/`Equal`/`Not`/`Concat` (the run starts), and `Cast` → `NonZero` →
+`Gather` (the selection); no `Unique`. The result's length still depends on the data, so
 the graph keeps a `NonZero`: it needs TensorRT 8.5 or newer, and ONNX-TensorRT documents
 TopK's K as below 3840, so inputs of more elements than that will not build (class ids or
 per-image labels fit; whole feature maps do not). Before TensorRT 10, TopK's K must also
@@ -195,13 +184,14 @@ be a build-time constant, so the input's size must be static there (a unique of 
 data-dependent selection will not build on 8.x; `trtcodemod verify` and `inspect` flag the
 computed K).
 
-Fix safety: safe. Same values, order, length and dtype as `torch.unique` for every dtype
-(bool included, sorted through int32) and shape, empty and 0-d tensors included. NaN is
-unequal to itself, so every NaN is kept, after all numbers, as torch does. One
-unspecified detail: when both 0.0 and -0.0 occur, torch returns one of them depending on
-its sort algorithm and the input size, and the helper may return the other.
-`sorted=False` is not rewritten: torch's order is then implementation-defined, and a
-sorted result is not the same function.
+Fix safety: safe. Eager, `torch.jit.script`, `torch.fx`, `torch.compile` and `torch.export`
+run `torch.unique` itself (same values, dtype, device and errors). The exported graph gives
+the same values, order, length and dtype as `torch.unique` for every dtype (bool included,
+sorted through int32) and shape, empty and 0-d tensors included; NaN is unequal to itself,
+so every NaN is kept, after all numbers, as torch does. One unspecified detail: when both
+0.0 and -0.0 occur, torch returns one of them depending on its sort algorithm and the input
+size, and the exported graph may return the other. `sorted=False` is not rewritten: torch's
+order is then implementation-defined, and a sorted result is not the same function.
 
 TensorRT versions: all (Unique is unsupported in every version); the rewritten graph
 needs 8.5 or newer.""",
@@ -235,8 +225,6 @@ needs 8.5 or newer.""",
         problem = self._unsupported(node, method)
         if tensor is None and problem is None:
             return
-        if problem is None and _in_torchscript(self):
-            problem = "not rewritten inside a TorchScript function: the helper is not scriptable"
         if problem or tensor is None:
             self.report(node, f"unique exports as ONNX Unique, which TensorRT never supports; {problem}")
             return

@@ -156,23 +156,30 @@ takes no bool tensors in TensorRT, and has no native DLA implementation. `Concat
 supported by every version, for every type.
 
 The rewrite: `F.pad(x, (l, r, t, b))` → `_trt_zero_pad(x, (l, r, t, b))`, an inserted
-helper that concatenates `x` with zero blocks (`x.new_zeros`, so shape, dtype and device
-follow `x`, also with dynamic axes), last axis first as F.pad does; sides padded by 0 get
-no block. `nn.ZeroPad2d(p)` with literal non-negative padding becomes `_TrtZeroPad2d(p)`,
-a subclass of `nn.ZeroPad2d` (same arguments, `padding` attribute, no parameters, so
-`state_dict` and `nn.Sequential` indices are unchanged) whose forward uses the helper.
+helper. Outside `torch.onnx.export` it is `F.pad` itself. While exporting it concatenates
+`x` with zero blocks (`x.new_zeros`, so shape, dtype and device follow `x`, also with
+dynamic axes), last axis first as F.pad does; sides padded by 0 get no block.
+`nn.ZeroPad2d(p)` with literal non-negative padding becomes `_TrtZeroPad2d(p)`, a subclass
+of `nn.ZeroPad2d` (same arguments, `padding` attribute, no parameters, so `state_dict` and
+`nn.Sequential` indices are unchanged) whose forward uses the helper.
 
-Fix safety: safe. The result equals F.pad's for every input (values, NaN/inf, signed zeros,
-every dtype including bool and integers, empty tensors), and like F.pad it is always a new
-tensor. Only literal, non-negative pads are rewritten: negative pads crop, a `-0.0` fill
-value is kept, and computed pads may be negative, so those are reported without a fix (for
-a computed size that is never negative, call `_trt_zero_pad` yourself). Other modules
-(`ZeroPad1d/3d`, `ConstantPad*d(p, 0)`) are reported.
+Fix safety: safe. Eager, `torch.jit.script`, `torch.fx`, `torch.compile` and `torch.export`
+run `F.pad` itself: the same values, dtype, strides (a channels_last input stays
+channels_last), gradients, quantized inputs and errors, for one Python call and a few flag
+checks more. The exported concatenation equals F.pad's result exactly (NaN/inf, signed
+zeros, every dtype including bool and integers, empty tensors); the helper takes it only
+for non-negative Python int pads and otherwise exports `F.pad` as before. Only literal,
+non-negative pads are rewritten: negative pads crop, a `-0.0` fill value is kept, and
+computed pads are reported without a fix (for a computed size, call `_trt_zero_pad`
+yourself). Other modules (`ZeroPad1d/3d`, `ConstantPad*d(p, 0)`) are reported.
 
-TensorRT versions: every Pad limit above is gone from TensorRT 8.2 on, except DLA and bool
-inputs; the rule still applies to every target because the unfolded `pads` subgraph is
-produced by every PyTorch version.""",
+TensorRT versions: before 8.2 only. From TensorRT 8.2 on the parser takes this Pad (the
+computed `pads` and constant 0 included), and the concatenation only costs time: up to 2x
+in ONNX Runtime on large feature maps (`benchmarks/helpers.py`). The rule stays quiet for
+newer targets; select an older target (`--target 8.0`) for TensorRT 7.x, or where a DLA core
+or a bool input needs the concatenation.""",
         fix=Safety.SAFE,
+        needed_before=(8, 2),
         examples=(
             Example("y = F.pad(x, (0, 1, 0, 1))\n", "y = _trt_zero_pad(x, (0, 1, 0, 1))\n"),
             Example(

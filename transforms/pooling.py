@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import argument, has_star_args, int_value, parenthesize
+from trtcodemod.astutil import argument, has_star_args, int_value
 from trtcodemod.helpers import is_reserved
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
 
@@ -60,18 +60,9 @@ def _output_sizes(node: cst.BaseExpression, dims: str) -> list[int | None] | Non
     return sizes
 
 
-def _mean_axes(sizes: list[int | None] | None) -> list[int] | None:
-    """Axes to average when every pooled axis has output size 1, else None."""
-    if sizes is None or any(size not in (1, None) for size in sizes) or 1 not in sizes:
-        return None
-    return [axis for axis, size in zip(range(-len(sizes), 0), sizes) if size == 1]
-
-
-def _mean_call(tensor: cst.BaseExpression, axes: list[int]) -> cst.Call:
-    axes_text = str(axes[0]) if len(axes) == 1 else "(" + ", ".join(map(str, axes)) + ")"
-    call = cst.parse_expression(f"_.mean({axes_text}, keepdim=True)")
-    assert isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
-    return call.with_changes(func=call.func.with_changes(value=parenthesize(tensor)))
+def _global(sizes: list[int | None] | None) -> bool:
+    """Output size 1 on every axis: the exporter emits GlobalAveragePool for any input size."""
+    return sizes is not None and all(size == 1 for size in sizes)
 
 
 class AdaptiveAvgPool(Rule):
@@ -91,36 +82,44 @@ otherwise it stops: "input size not accessible" when the spatial axes are dynami
 entry. Replacing the layer by an `AvgPool2d` whose kernel and stride come from one input
 size (the usual advice) silently computes something else for every other size.
 
-The rewrite: output size 1 on every pooled axis becomes a mean with kept dimensions
-(`F.adaptive_avg_pool2d(x, 1)` → `x.mean((-2, -1), keepdim=True)`, `(1, None)` →
-`x.mean(-2, keepdim=True)`), one ReduceMean. Other sizes, and sizes that are not literal,
-call an inserted helper, `_trt_adaptive_avg_pool2d(x, s)` / `_trt_adaptive_avg_pool1d(x, s)`,
-that computes PyTorch's bins exactly (bin i of o over n spans [floor(i*n/o), ceil((i+1)*n/o)),
-any n and o, overlapping bins when n < o, `None` keeps an axis) from the input's shape, so
-the export stays correct when the spatial axes are dynamic. Each bin gathers its elements
-and masks the unused slots with `torch.where` before summing, so inf and NaN stay in their
-own bins; it sums first and divides by the bin size, accumulating float16/bfloat16 in
-float32, as PyTorch does. Modules become `_TrtAdaptiveAvgPool2d(s)` / `_TrtAdaptiveAvgPool1d(s)`,
-inserted subclasses of the torch modules whose forward calls the helper: same arguments,
-`output_size` attribute and `isinstance` checks, no parameters, so `state_dict` and the
-indices of an `nn.Sequential` are unchanged.
+Output size 1 on every axis (`nn.AdaptiveAvgPool2d(1)`, `(1, 1)`) is not reported: the
+exporter turns it into GlobalAveragePool for any input size, which TensorRT parses.
 
-Fix safety: safe. Results equal PyTorch's up to rounding (a different summation order:
-about one unit in the last place), for every shape, float dtype, empty batches, inf and
-NaN. Inputs PyTorch rejects (integer dtypes, wrong rank) still raise; an empty spatial
-axis, which PyTorch rejects, gives NaN in the size-1 mean. A module passed around as a
-class (`pool_layer=nn.AdaptiveAvgPool2d`, subclasses) is reported without a fix.
+The rewrite: `F.adaptive_avg_pool2d(x, s)` → `_trt_adaptive_avg_pool2d(x, s)` (and the 1-D
+form), an inserted helper. Outside `torch.onnx.export` it is `F.adaptive_avg_pool2d` itself.
+While exporting it computes PyTorch's bins exactly from the input's shape (bin i of o over n
+spans [floor(i*n/o), ceil((i+1)*n/o)), any n and o, overlapping bins when n < o, `None`
+keeps an axis), so the graph stays correct when the spatial axes are dynamic: each bin
+gathers its elements and masks the unused slots with `torch.where` before summing, so inf
+and NaN stay in their own bins, and it sums first and divides by the bin size, accumulating
+float16/bfloat16 in float32, as PyTorch does. Modules become `_TrtAdaptiveAvgPool2d(s)` /
+`_TrtAdaptiveAvgPool1d(s)`, inserted subclasses of the torch modules whose forward calls
+the helper: same arguments, `output_size` attribute and `isinstance` checks, no
+parameters, so `state_dict` and the indices of an `nn.Sequential` are unchanged.
+
+Fix safety: unsafe, for speed alone. Eager, `torch.jit.script`, `torch.fx`, `torch.compile`
+and `torch.export` run PyTorch's own operator: the same values bit for bit, dtype, strides
+(`x.view(n, -1)` after the pool keeps working), gradients, aliasing, quantized inputs and
+errors, for one Python call and a few flag checks more. The exported graph equals PyTorch's
+values up to rounding (a different summation order: about one unit in the last place) for
+every shape, float dtype, empty batch, inf and NaN. The assumption is about cost: where the
+input size is static and divisible the original already exports, as one AveragePool, and
+the bins run 15 to 80 times slower than it in ONNX Runtime (`benchmarks/helpers.py`). So the
+fix is for models whose spatial axes are dynamic or do not divide, where the original does
+not export at all: it runs with `--unsafe`, or when `trtcodemod migrate` sees that the
+export fails at that line. A module passed around as a class
+(`pool_layer=nn.AdaptiveAvgPool2d`, subclasses) is reported without a fix.
 
 TensorRT versions: all; the failure is in the exporter. The new graph uses ReduceMean, or
 Range/Gather/Where/ReduceSum/Div, all supported since TensorRT 8.4.""",
-        fix=Safety.SAFE,
+        fix=Safety.UNSAFE,
         examples=(
-            Example("y = F.adaptive_avg_pool2d(x, 1)\n", "y = x.mean((-2, -1), keepdim=True)\n"),
-            Example("y = F.adaptive_avg_pool2d(x, (7, 7))\n", "y = _trt_adaptive_avg_pool2d(x, (7, 7))\n"),
+            Example("y = F.adaptive_avg_pool2d(x, (7, 7))\n", "y = _trt_adaptive_avg_pool2d(x, (7, 7))\n",
+                    unsafe=True),
             Example("self.pool = nn.AdaptiveAvgPool2d((7, None))\n",
-                    "self.pool = _TrtAdaptiveAvgPool2d((7, None))\n"),
-            Example("head = nn.Sequential(nn.AdaptiveAvgPool2d((1, 1)), nn.Flatten())\n",
-                    "head = nn.Sequential(_TrtAdaptiveAvgPool2d((1, 1)), nn.Flatten())\n"),
+                    "self.pool = _TrtAdaptiveAvgPool2d((7, None))\n", unsafe=True),
+            Example("head = nn.Sequential(nn.AdaptiveAvgPool2d((6, 6)), nn.Flatten())\n",
+                    "head = nn.Sequential(_TrtAdaptiveAvgPool2d((6, 6)), nn.Flatten())\n", unsafe=True),
             Example("pool_layer = nn.AdaptiveAvgPool2d\n"),
         ),
         references=_REFERENCES,
@@ -153,24 +152,25 @@ Range/Gather/Where/ReduceSum/Div, all supported since TensorRT 8.4.""",
             self.report(node, f"{name} fails to export with dynamic or non-dividing sizes; "
                         "not rewritten because its arguments are not all visible")
             return
-        axes = _mean_axes(_output_sizes(size.value, dims))
-        if axes is not None:
-            self.report(node, f"{name} to size 1 is a mean over the pooled axes",
-                        Fix({node: _mean_call(tensor.value, axes)}))
-            return
+        if _global(_output_sizes(size.value, dims)):
+            return  # GlobalAveragePool: exports for any input size
         new_call = node.with_changes(func=cst.Name(helper))
         self.report(node, f"{name} fails to export with dynamic or non-dividing sizes; "
-                    "compute the exact bins instead", Fix({node: new_call}, helpers=(helper,)))
+                    "compute the exact bins instead (slower where sizes are static and divide)",
+                    Fix({node: new_call}, safety=Safety.UNSAFE, helpers=(helper,)))
 
     def _module_call(self, node: cst.Call, dims: str, helper: str) -> None:
         name = f"nn.AdaptiveAvgPool{dims}"
-        if has_star_args(node) or len(node.args) != 1 or argument(node, 0, "output_size") is None:
+        size = argument(node, 0, "output_size")
+        if size is not None and not has_star_args(node) and _global(_output_sizes(size.value, dims)):
+            return  # GlobalAveragePool: exports for any input size
+        if has_star_args(node) or len(node.args) != 1 or size is None:
             self.report(node, f"{name} fails to export with dynamic or non-dividing sizes; "
                         "not rewritten because its arguments are not all visible")
             return
         self.report(node, f"{name} fails to export with dynamic or non-dividing sizes; "
-                    "use a subclass that computes the exact bins",
-                    Fix({node: node.with_changes(func=cst.Name(helper))}, helpers=(helper,)))
+                    "use a subclass that computes the exact bins (slower where sizes are static and divide)",
+                    Fix({node: node.with_changes(func=cst.Name(helper))}, safety=Safety.UNSAFE, helpers=(helper,)))
 
     # --- the classes and functions named as values --------------------------------
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:

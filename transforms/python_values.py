@@ -21,6 +21,10 @@ import libcst as cst
 
 from trtcodemod.astutil import bound_names, decorator_names, has_star_args, method_call, short_code
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
+from trtcodemod.scopes import (
+    ANNOTATION, ASSIGN, AUGASSIGN, CLASS, DEF, DEL, EXCEPT, FOR, GLOBAL, IMPORT, MATCH, NESTED_NONLOCAL, NONLOCAL,
+    PARAM, TYPE, WALRUS, WITH,
+)
 from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
 
 _AVOIDING_PITFALLS = "https://pytorch.org/docs/stable/onnx_torchscript.html#avoiding-pitfalls"
@@ -238,11 +242,18 @@ def _literal_default(param: cst.Param) -> bool:
 @dataclass
 class _LenFrame:
     function: cst.FunctionDef
-    tensor_params: set[str]
+    tensor_params: dict[str, cst.Param]
     forward_params: set[str]
-    #: name → whether every rebinding keeps it a tensor
-    rebound: dict[str, bool] = field(default_factory=dict)
     candidates: list[tuple[cst.Call, str, bool]] = field(default_factory=list)  # call, name, inside try
+
+
+#: How a parameter can be rebound in its function (for the message that withholds the fix).
+_REBINDINGS = {
+    ASSIGN: "an assignment", FOR: "a `for` target", WITH: "`with ... as`", EXCEPT: "`except ... as`",
+    MATCH: "a `match` capture", WALRUS: "`:=`", DEL: "`del`", GLOBAL: "`global`", NONLOCAL: "`nonlocal`",
+    NESTED_NONLOCAL: "`nonlocal` in a nested function", IMPORT: "an import", DEF: "a nested `def`",
+    CLASS: "a nested `class`", TYPE: "a `type` statement",
+}
 
 
 class LenOfTensor(RuntimeScopeRule):
@@ -266,9 +277,16 @@ Fix safety: safe, given the annotation. For a tensor, `len(x)` is defined as its
 dimension, and the two agree on every shape, empty tensors included. One difference: on a
 0-d tensor `len(x)` raises `TypeError` and `x.shape[0]` raises `IndexError`; both fail, so
 `len` calls inside a `try` statement are reported without a fix. The fix trusts the
-`Tensor` annotation (Python does not enforce it) and is withheld when the parameter is
-reassigned in the function by anything but `x = x.<tensor method>(...)`, `x = x[...]` or an
-augmented assignment. Without an annotation `x` may be a list, a tuple or another
+`Tensor` annotation (Python does not enforce it) and is withheld when the parameter has a
+default other than `None` (`x: Tensor = ()` is a tuple whenever the caller leaves it out),
+or is rebound anywhere in the function by anything but `x = x.<tensor method>(...)`,
+`x = x[...]` or an augmented assignment: another assignment, a `for`, `with ... as` or
+`except ... as` target, `:=`, a `match` capture, `del`, `global`/`nonlocal` (also in a
+nested function), an import, a nested `def` or `class` of that name. A `len(x)` inside a
+lambda or a comprehension that binds its own `x` is not about the parameter and is left
+alone. With a `None` default (`x: Tensor = None`) the fix is applied: when `x` is None,
+`len(None)` raises `TypeError` and `None.shape` raises `AttributeError`; both fail, with
+different exception types. Without an annotation `x` may be a list, a tuple or another
 container with `__len__` (DESIGN §8.5), so `len(x)` is only reported. Applies to every
 TensorRT version.""",
         fix=Safety.SAFE,
@@ -302,8 +320,6 @@ TensorRT version.""",
         self._try = 0
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        # A nested def binds its name in the enclosing function.
-        self._rebind(node.name.value, False)
         super().visit_FunctionDef(node)
         where = self.current_method()
         is_method = where is not None and where[1] is node
@@ -312,7 +328,7 @@ TensorRT version.""",
         if is_method and listed and "staticmethod" not in decorator_names(node):
             listed = listed[1:]
         listed += list(params.kwonly_params)
-        tensors = {p.name.value for p in listed if _is_tensor_annotation(self, p.annotation)}
+        tensors = {p.name.value: p for p in listed if _is_tensor_annotation(self, p.annotation)}
         forward = set()
         if is_method and where[0].is_module and node.name.value == "forward":  # type: ignore[index]
             forward = {p.name.value for p in listed if p.annotation is None and not _literal_default(p)}
@@ -322,23 +338,36 @@ TensorRT version.""",
         frame = self._frames.pop()
         super().leave_FunctionDef(original_node)
         for call, name, in_try in frame.candidates:
-            if name in frame.tensor_params:
-                keeps = frame.rebound.get(name, True)
-                if keeps and not in_try:
+            param = frame.tensor_params.get(name)
+            if param is not None:
+                why = self._why_not_rewritten(frame.function, param) or ("it is inside a `try`" if in_try else None)
+                if why is None:
                     fix = Fix({call: _shape0(call.args[0].value)})
                     self.report(call, f"len({name}) is traced as a constant; `{name}.shape[0]` follows the input",
                                 fix)
                 else:
-                    why = "it is reassigned in this function" if not keeps else "it is inside a `try`"
                     self.report(call, f"len({name}) is traced as a constant; use `{name}.shape[0]` "
                                 f"(not rewritten: {why})")
             elif name in frame.forward_params:
                 self.report(call, f"len({name}) is traced as a constant if `{name}` is a tensor; use "
                             f"`{name}.shape[0]` (not rewritten: `{name}` is not annotated as a Tensor)")
 
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._rebind(node.name.value, False)
-        super().visit_ClassDef(node)
+    def _why_not_rewritten(self, function: cst.FunctionDef, param: cst.Param) -> str | None:
+        """Why the annotation alone does not prove ``param`` is still a tensor at every ``len``, if so."""
+        default = param.default
+        if default is not None and not (isinstance(default, cst.Name) and default.value == "None"):
+            return "its default value may not be a tensor"
+        name = param.name.value
+        resolver = self.context.resolver
+        for kind, value in resolver.bindings(function).sites.get(name, ()):
+            if kind in (PARAM, AUGASSIGN, ANNOTATION):
+                continue  # `x += 1` and `x: Tensor` keep a tensor a tensor
+            if kind == ASSIGN and value is not None and _keeps_tensor(name, value):
+                continue
+            return f"it is reassigned in this function ({_REBINDINGS.get(kind, kind)})"
+        if name in resolver.walrus(function):
+            return f"it is reassigned in this function ({_REBINDINGS[WALRUS]})"
+        return None
 
     def visit_Try(self, node: cst.Try) -> None:
         self._try += 1
@@ -352,71 +381,14 @@ TensorRT version.""",
     def leave_TryStar(self, original_node: cst.TryStar) -> None:
         self._try -= 1
 
-    def _rebind(self, name: str, keeps_tensor: bool) -> None:
-        if self._frames and not self.shadowed(name):
-            frame = self._frames[-1]
-            frame.rebound[name] = frame.rebound.get(name, True) and keeps_tensor
-
-    def _rebind_target(self, target: cst.BaseExpression, keeps_tensor: bool = False) -> None:
-        for name in bound_names(target):
-            self._rebind(name, keeps_tensor)
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for target in node.targets:
-            if isinstance(target.target, cst.Name):
-                self._rebind(target.target.value, _keeps_tensor(target.target.value, node.value))
-            else:
-                self._rebind_target(target.target)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        if isinstance(node.target, cst.Name):
-            self._rebind(node.target.value, node.value is None or _keeps_tensor(node.target.value, node.value))
-
-    def visit_For(self, node: cst.For) -> None:
-        self._rebind_target(node.target)
-
-    def visit_WithItem(self, node: cst.WithItem) -> None:
-        if node.asname is not None:
-            self._rebind_target(node.asname.name)
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        if isinstance(node.target, cst.Name) and self._frames:
-            self._frames[-1].rebound[node.target.value] = False  # binds in the function even in a comprehension
-
-    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
-        if node.name is not None:
-            self._rebind_target(node.name.name)
-
-    def visit_Del(self, node: cst.Del) -> None:
-        self._rebind_target(node.target)
-
-    def visit_Global(self, node: cst.Global) -> None:
-        for item in node.names:
-            self._rebind(item.name.value, False)
-
-    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
-        for item in node.names:
-            self._rebind(item.name.value, False)
-        # The enclosing function's variable can change from here too.
-        for frame in self._frames[:-1]:
-            for item in node.names:
-                frame.rebound[item.name.value] = False
-
-    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
-        name = node.asname.name if node.asname is not None else node.name
-        if isinstance(name, cst.Name):
-            self._rebind(name.value, False)
-        elif isinstance(name, cst.Attribute):
-            root, _ = _root_name(name)
-            if root:
-                self._rebind(root, False)
-
     def check_call(self, node: cst.Call) -> None:
         if not self._frames or not self.active():
             return
         func = node.func
-        if not (isinstance(func, cst.Name) and func.value == "len") or self.context.qualified_names(func):
+        if not (isinstance(func, cst.Name) and func.value == "len"):
             return
+        if self.context.resolver.binds("len"):
+            return  # an import, a definition or a local named `len`: not the builtin
         if len(node.args) != 1 or node.args[0].keyword is not None or node.args[0].star:
             return
         arg = node.args[0].value

@@ -117,25 +117,31 @@ class Unsqueeze(Rule):
     info = RuleInfo(
         id="TRT402",
         name="unsqueeze",
-        summary="`x.unsqueeze(d)` → `x[..., None, ...]`",
+        summary="`x.unsqueeze(d)` → `x[..., None, ...]` (opt-in: the exported graph is the same)",
         doc="""\
 What it finds: `x.unsqueeze(d)` and `torch.unsqueeze(x, d)` with a literal axis `d`.
+Opt-in: selected only by its ID, its name or the prefix `TRT4`, never by `ALL`.
 
 Why: the guidance for TensorRT export replaces both squeeze and unsqueeze by explicit
-indexing, so that the exported graph carries no shape-dependent Squeeze/Unsqueeze
-logic and reads the same as its squeeze counterparts. Inserting `None` in an index is
-the same operation written as indexing.
+indexing. Measured with torch 2.13, both exporters emit the same ONNX `Unsqueeze` for
+`x.unsqueeze(d)` and for `x[:, None]`, which every TensorRT version parses: the rewrite
+does not change the graph TensorRT sees, so the rule is off by default. It stays for
+codebases that want one indexing style next to TRT401's squeeze rewrite.
 
 The rewrite: `x.unsqueeze(0)` → `x[None]`, `x.unsqueeze(2)` → `x[:, :, None]`,
 `x.unsqueeze(-1)` → `x[..., None]`, `x.unsqueeze(-2)` → `x[..., None, :]`.
 
-Fix safety: safe. Adding an axis of size 1 at a given position is exactly what indexing
-with `None` does, for every shape (0-d tensors included).""",
-        fix=Safety.SAFE,
+Fix safety: unsafe. For a dense strided tensor the two are the same view (values, shape,
+strides, gradients, aliasing). The method form cannot be resolved by name, so the receiver
+is assumed to be such a tensor: a nested, sparse or quantized tensor, a NumPy array
+(indexing works, but a computed axis differs), or an object with its own `unsqueeze`
+behaves differently after the rewrite.""",
+        fix=Safety.UNSAFE,
+        opt_in=True,
         examples=(
-            Example("y = x.unsqueeze(0)\n", "y = x[None]\n"),
-            Example("y = x.unsqueeze(-1)\n", "y = x[..., None]\n"),
-            Example("y = torch.unsqueeze(boxes, 2)\n", "y = boxes[:, :, None]\n"),
+            Example("y = x.unsqueeze(0)\n", "y = x[None]\n", unsafe=True),
+            Example("y = x.unsqueeze(-1)\n", "y = x[..., None]\n", unsafe=True),
+            Example("y = torch.unsqueeze(boxes, 2)\n", "y = boxes[:, :, None]\n", unsafe=True),
         ),
         references=_REFERENCES,
     )
@@ -148,7 +154,8 @@ with `None` does, for every shape (0-d tensors included).""",
         if dim is None or call.extra_args:
             return  # a computed axis exports as a plain Unsqueeze: nothing to warn about
         replacement = index_expr(parenthesize(call.tensor), _axis_items(dim, "None"))
-        self.report(node, f"unsqueeze({dim}) written as indexing", Fix({node: replacement}))
+        self.report(node, f"unsqueeze({dim}) written as indexing (same exported graph; opt-in style rule)",
+                    Fix({node: replacement}, safety=Safety.UNSAFE))
 
 
 class SqueezeAll(Rule):

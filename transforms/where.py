@@ -9,7 +9,9 @@ form ``x.where(c, y)`` is not matched: its receiver cannot be resolved by name
 
 from __future__ import annotations
 
+import ast
 import math
+import operator
 
 import libcst as cst
 
@@ -54,15 +56,63 @@ def _is_nonfinite_literal(rule: Rule, node: cst.CSTNode) -> bool:
     return any(_is_nonfinite_literal(rule, child) for child in children(node))
 
 
-def _number(node: cst.BaseExpression) -> float | None:
-    """The value of a numeric literal (``2``, ``-1.5``), else None."""
-    return float_value(node)
+#: Python number types a literal branch can have, as ``type(value)``.
+_Number = bool | int | float | complex
+
+_ARITHMETIC = {
+    cst.Add: operator.add, cst.Subtract: operator.sub, cst.Multiply: operator.mul, cst.Divide: operator.truediv,
+    cst.FloorDivide: operator.floordiv, cst.Modulo: operator.mod, cst.Power: operator.pow,
+}
 
 
-def _is_float_literal(node: cst.BaseExpression) -> bool:
-    while isinstance(node, cst.UnaryOperation):
-        node = node.expression
-    return isinstance(node, cst.Float)
+def _number(node: cst.BaseExpression) -> _Number | None:
+    """The Python number a literal branch is (``2``, ``-1.5``, ``True``, ``1j``, ``2 ** 8``), else None.
+
+    Its Python type matters as much as its value: ``torch.where`` promotes a bool, int,
+    float or complex scalar by its kind, so ``2`` and ``2.0`` give different dtypes.
+    """
+    if isinstance(node, cst.Integer):
+        return _evaluated(node)
+    if isinstance(node, (cst.Float, cst.Imaginary)):
+        return _evaluated(node)
+    if isinstance(node, cst.Name) and node.value in ("True", "False"):
+        return node.value == "True"  # keywords: they cannot be rebound
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+        inner = _number(node.expression)
+        if inner is None:
+            return None
+        return -inner if isinstance(node.operator, cst.Minus) else +inner
+    if isinstance(node, cst.BinaryOperation) and type(node.operator) in _ARITHMETIC:
+        left, right = _number(node.left), _number(node.right)
+        if left is None or right is None:
+            return None
+        if isinstance(node.operator, cst.Power) and (not isinstance(right, (bool, int)) or abs(right) > 64
+                                                      or abs(left) > 2 ** 16):
+            return None  # keep the evaluation cheap: `10 ** 10 ** 10` is not a fill value
+        try:
+            return _ARITHMETIC[type(node.operator)](left, right)
+        except (ArithmeticError, ValueError, TypeError):
+            return None  # 1 / 0, 2 ** -1.5j...: leave it to run time
+    return None
+
+
+def _evaluated(node: cst.Integer | cst.Float | cst.Imaginary) -> _Number | None:
+    try:
+        value = ast.literal_eval(node.value)
+    except (ValueError, SyntaxError):
+        return None
+    return value if isinstance(value, (int, float, complex)) else None
+
+
+def _zero(value: _Number) -> bool:
+    """A zero that adds nothing to any value's sign: ``0``, ``0.0``, ``False`` (never ``-0.0``)."""
+    if isinstance(value, complex):
+        return value == 0 and not math.copysign(1.0, value.real) < 0 and not math.copysign(1.0, value.imag) < 0
+    return value == 0 and not math.copysign(1.0, float(value)) < 0
+
+
+def _magnitude(value: _Number) -> float:
+    return abs(value) if not isinstance(value, complex) else max(abs(value.real), abs(value.imag))
 
 
 def _cheap(node: cst.BaseExpression) -> bool:
@@ -104,27 +154,6 @@ def _cheap(node: cst.BaseExpression) -> bool:
     return False
 
 
-def _evidently_bool(node: cst.BaseExpression) -> bool:
-    """The expression is a bool tensor by construction (comparison, ``~m``, ``isnan``...)."""
-    if isinstance(node, cst.Comparison):
-        return all(not isinstance(c.operator, (cst.In, cst.NotIn, cst.Is, cst.IsNot)) for c in node.comparisons)
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.BitInvert):
-        return _evidently_bool(node.expression)
-    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)):
-        return _evidently_bool(node.left) and _evidently_bool(node.right)
-    if isinstance(node, cst.Call):
-        parts = method_call(node)
-        return parts is not None and parts[1] in _BOOL_METHODS
-    return False
-
-
-def _negated(cond: cst.BaseExpression) -> cst.BaseExpression:
-    """``~c`` for a bool condition; ``c.logical_not()`` when it may be a (deprecated) uint8 mask."""
-    if _evidently_bool(cond):
-        return cst.UnaryOperation(operator=cst.BitInvert(), expression=parenthesize(cond))
-    return cst.Call(func=cst.Attribute(value=parenthesize(cond), attr=cst.Name("logical_not")))
-
-
 def _mul(left: cst.BaseExpression, right: cst.BaseExpression) -> cst.BinaryOperation:
     return cst.BinaryOperation(
         left=parenthesize(left), operator=cst.Multiply(), right=parenthesize(right)
@@ -158,35 +187,68 @@ operands. A multiply-and-add blend uses only Cast, Not, Mul and Add, which every
 supports. TensorRT 8.4 and later parse `Where` (see the support table), so on a current
 release keep `torch.where` unless an engine build fails on it: this rewrite is a fallback.
 
-The rewrite:
-- two tensor branches: `a * c + b * ~c`. Multiplying by the bool mask keeps each
-  branch's own dtype (int stays int, half stays half), and the sum promotes like
-  `torch.where` does; unlike the common `c.float() * a + (1 - c.float()) * b`, integer
-  results stay integers and half precision is not widened to float32;
-- a zero literal branch: `torch.where(m, x, 0.0)` → `x * m + 0.0`: adding the number as
-  written gives the dtype `torch.where` gives (an int tensor with `0.0` is float32) and
-  turns the `-0.0` of a masked negative value into the `+0.0` `torch.where` writes;
-- another number: `torch.where(m, x, -1)` → `x * m + (~m).to(x.dtype) * (-1)`, so the fill
-  takes the tensor's dtype as in `torch.where` (only when `x` is a plain name or
-  attribute, which can be repeated for free);
-- the condition appears twice, so it is rewritten only when it is cheap and pure to
-  repeat (a name, an attribute, a comparison of those, `.bool()`/`.isnan()`...); otherwise
-  assign it to a name first. `~c` is written `c.logical_not()` when nothing shows `c` is a
-  bool tensor (a deprecated uint8 mask would turn `~` into a bitwise not).
+The rewrite (`~c` below is written `torch.logical_not(c)`):
+- two tensor branches: `a * c + b * ~c`. Multiplying by the bool mask keeps each branch's
+  own dtype (int stays int, half stays half), and the sum promotes like `torch.where`
+  does; unlike the common `c.float() * a + (1 - c.float()) * b`, integer results stay
+  integers and half precision is not widened to float32;
+- a number written in the call (`0.0`, `-1`, `True`, `1j`, `2 ** 8`) and a tensor held in
+  a name or attribute: `torch.where(m, x, -1)` → `x * m + (~m).to(x.dtype) * (-1)`; the
+  mask cast to the tensor's dtype meets the number exactly as the tensor does, so the
+  dtype is `torch.where`'s (`torch.result_type(x, -1)`: an int tensor with `2.5` gives the
+  default float, a half tensor with `2.5` stays half, a bool tensor with `1` is int64);
+- a zero selected by `~c` and any tensor expression: `torch.where(m, 0.0, x)` →
+  `x * ~m + 0.0` (adding the number as written promotes as `torch.where` does);
+- two numbers: `torch.where(m, 2.5, -1)` → `m * 2.5 + ~m * (-1)`: a bool tensor times a
+  Python number has that number's default dtype (bool, int64, the default float or complex
+  dtype) and the condition's shape, and the sum is what `torch.where` gives for two
+  scalars (the default float for `2.5` and `-1`, int64 for `1` and `0`, bool for `True`
+  and `False`);
+- the condition appears twice, so it is rewritten only when it is cheap and pure to repeat
+  (a name, an attribute, a comparison of those, `.bool()`/`.isnan()`...); otherwise assign
+  it to a name first. A number with a tensor branch that is not a name (`x * 2`) is
+  reported too (its dtype is needed): assign the branch to a name first.
 
-Fix safety: unsafe. The blend evaluates and multiplies both branches, so it equals
-`torch.where` only when the branch that is not selected is finite: `inf * 0` and
-`nan * 0` are NaN, so an `inf`/NaN in the unused branch (a `0/0` IoU, a `-inf` fill, a
-`log(0)`) leaks into the result. In float16, any value above 65504 is `inf`: a large
-fill such as `-1e9` overflows, so fills that are infinite or beyond the float16 range are
-reported without a fix, and a branch that divides or takes a `log`/`sqrt` (the classic
-`torch.where(union > 0, inter / union, 0)` guard) is rewritten with a warning in the
-message: the guard no longer protects anything. Signed zeros may change
-(a selected `-0.0` plus the other branch's `+0.0` is `+0.0`; an unselected negative
-value times 0 is `-0.0`). Dtype promotion differs in corner cases: a 0-d tensor branch
-joined with a dimensioned one of the same kind (`torch.where` keeps the dimensioned one's
-dtype, the sum may widen), a Python-number variable branch (it becomes float32/int64),
-and uint8 masks holding values other than 0 and 1.
+Fix safety: unsafe. What the rewritten code keeps and where it differs from `torch.where`:
+- Values: the same wherever the branch that is not selected is finite. The blend evaluates
+  and multiplies both branches, and `inf * 0` and `nan * 0` are NaN, so an inf/NaN in the
+  unselected branch (a `0/0` IoU, a `-inf` fill, a `log(0)`) becomes NaN in the result. In
+  float16, any value above 65504 is `inf`: fills that are infinite or beyond the float16
+  range are reported without a fix, and a branch that divides or takes a `log`/`sqrt` (the
+  classic `torch.where(union > 0, inter / union, 0)` guard) is rewritten with a warning in
+  the message: the guard no longer protects anything. Signed zeros: a selected `-0.0` (a
+  value or a `-0.0` fill) comes out as `+0.0` unless the value not selected is negative
+  (`-0.0 + 0.0` is `+0.0`). An int number out of an integer tensor's range
+  (`torch.where(m, int8_x, 1000)`) raises in `torch.where` and wraps around in the blend.
+  A uint8 condition (deprecated, accepted by `torch.where`) holding values other than 0
+  and 1 scales the selected branch. Cost: 3 to 5 elementwise operations instead of one,
+  and the condition is computed twice.
+- Dtype and shape: the shape is the broadcast of the condition and both branches, as in
+  `torch.where`, and so is the dtype for number literals (above) and for two tensors of
+  the same dimensionality. It differs for a 0-d tensor branch joined with a dimensioned
+  one of the same kind (`torch.where` keeps the dimensioned one's dtype: int32 with a 0-d
+  int64 tensor is int32, the sum is int64); for a branch that is a Python number held in a
+  name or made by a call (`fill`, `math.pi`, `float(s)`), which the rewrite cannot tell
+  from a tensor (`fill * c` is a float32 or int64 tensor, so a float16, bfloat16 or
+  narrower int tensor on the other side is widened; `torch.where` would keep it); and for
+  a uint8 condition with an integer or bool branch (int8 with uint8 gives int16).
+- Gradients: the same as `torch.where`'s: each branch receives the upstream gradient where
+  it is selected and zeros where it is not, and `requires_grad` is the same. A `sqrt`,
+  `log` or division inside a branch gives NaN gradients where it is not selected with
+  `torch.where` too (`0 * inf` in its backward); the blend adds two differences: where the
+  forward value became NaN (above) the loss does, and an inf/NaN upstream gradient gives
+  the unselected branch NaN (`inf * 0`) where `torch.where` gives it 0.
+- Aliasing: none to keep: `torch.where` always returns a new tensor, and so does the
+  blend.
+- Exceptions: a Python bool or int condition raises `TypeError` as in `torch.where` (from
+  `torch.logical_not`). A float or integer tensor condition raises `RuntimeError` in
+  `torch.where`; the blend multiplies by its values and raises nothing. Branch shapes that
+  do not broadcast raise in both. Both branches are evaluated in both (they are
+  arguments).
+- Toolchains: only tensor operators, `.to` and `torch.logical_not`: the rewritten
+  expression scripts, fx-traces, compiles and exports wherever `torch.where` did. A bool
+  number (`torch.where(m, x, True)`) fails the TorchScript ONNX exporter before and after
+  (it has no `where` or `mul` taking a Python bool); the dynamo exporter takes both.
 
 Which TensorRT versions: `Where` is parsed by every TensorRT in the support table
 (8.4 to 10.x); the rewrite is for older releases and for engine builds that still fail on
@@ -195,19 +257,26 @@ it.""",
         examples=(
             Example(
                 "boxes = torch.where(keep[:, None], refined, anchors)\n",
-                "boxes = refined * keep[:, None] + anchors * keep[:, None].logical_not()\n",
+                "boxes = refined * keep[:, None] + anchors * torch.logical_not(keep[:, None])\n",
                 unsafe=True,
             ),
             Example(
                 "scores = torch.where(scores > thresh, scores, 0.0)\n",
-                "scores = scores * (scores > thresh) + 0.0\n",
+                "scores = scores * (scores > thresh) + torch.logical_not(scores > thresh).to(scores.dtype) * 0.0\n",
                 unsafe=True,
             ),
             Example(
                 "ids = torch.where(matched, track_ids, -1)\n",
-                "ids = track_ids * matched + matched.logical_not().to(track_ids.dtype) * (-1)\n",
+                "ids = track_ids * matched + torch.logical_not(matched).to(track_ids.dtype) * (-1)\n",
                 unsafe=True,
             ),
+            Example(
+                "level = torch.where(near, 2.5, -1)\n",
+                "level = near * 2.5 + torch.logical_not(near) * (-1)\n",
+                unsafe=True,
+            ),
+            # The number needs the dtype of `logits * 2`, which is not a name: assign it first.
+            Example("logits = torch.where(valid, logits * 2, -1.5)\n"),
             # The fill is -inf: the blend would be NaN everywhere, so no fix.
             Example("logits = torch.where(valid, logits, float('-inf'))\n"),
         ),
@@ -232,7 +301,11 @@ it.""",
                         "(inf * 0 is NaN)")
             return
         for value in (_number(a), _number(b)):
-            if value is not None and abs(value) > _FP16_MAX:
+            if value is not None and not _finite(value):
+                self.report(node, message + "; not rewritten: an infinite or NaN branch turns the blend into NaN "
+                            "(inf * 0 is NaN)")
+                return
+            if value is not None and _magnitude(value) > _FP16_MAX:
                 self.report(node, message + "; not rewritten: the fill value overflows float16 (inf), and "
                             "inf * 0 is NaN in the blend")
                 return
@@ -253,27 +326,51 @@ it.""",
         self.report(node, message, Fix({node: replacement}, safety=Safety.UNSAFE))
 
     def _blend(self, cond: cst.BaseExpression, a: cst.BaseExpression, b: cst.BaseExpression) -> cst.BaseExpression | None:
+        """The blend, or None when a number branch would need a tensor branch's dtype it cannot read.
+
+        Every form multiplies by ``torch.logical_not(cond)`` somewhere: it raises the
+        ``TypeError`` that ``torch.where`` raises for a Python bool/int condition, where
+        ``~cond`` or ``cond.logical_not()`` would compute garbage or raise another error.
+        """
         na, nb = _number(a), _number(b)
         cond = parenthesize(cond)
-        not_cond = _negated(cond)
+        not_cond = cst.Call(func=self.context.torch_attr("logical_not"), args=[cst.Arg(_bare(cond))])
         if na is None and nb is None:
+            # The sum promotes like torch.where (but for the 0-d corner in the doc).
             return _add(_mul(a, cond), _mul(b, not_cond))
         if na is not None and nb is not None:
-            # Both numbers: bool * number is int64 or the default float, as in torch.where.
-            if nb == 0 and (not _is_float_literal(b) or _is_float_literal(a)) and not _negative_zero(b):
-                return _mul(a, cond)
-            if na == 0 and (not _is_float_literal(a) or _is_float_literal(b)) and not _negative_zero(a):
-                return _mul(b, not_cond)
-            return _add(_mul(a, cond), _mul(b, not_cond))
-        # One tensor branch, one number.
-        tensor, number, mask, other_mask = (a, b, cond, not_cond) if nb is not None else (b, a, not_cond, cond)
-        if float_value(number) == 0 and not _negative_zero(number):
-            # Adding the zero as written promotes like torch.where does with a number
-            # (int tensor + 0.0 is float) and turns the -0.0 of a masked negative into +0.0.
+            # `bool tensor * number` has the number's default dtype (bool, int64, the default
+            # float or complex), and the sum of two such is torch.where's result_type of the
+            # two scalars; the shape is the condition's. The tensor goes first: TorchScript
+            # reads `True * m` as a Python bool times a number and fails.
+            return _add(_mul(cond, a), _mul(not_cond, b))
+        if nb is not None:
+            tensor, number, mask, other_mask = a, b, cond, not_cond
+        else:
+            tensor, number, mask, other_mask = b, a, not_cond, cond
+        if mask is not_cond and _zero(nb if nb is not None else na):
+            # `t * ~c + 0`: adding the number as written promotes like torch.where does with
+            # a number (an int tensor and 0.0 give the default float), and turns the -0.0 of
+            # a masked negative value into the +0.0 torch.where writes.
             return _add(_mul(tensor, mask), number)
-        if not isinstance(tensor, (cst.Name, cst.Attribute)) or not _cheap(tensor):
-            return None
-        return _add(_mul(tensor, mask), _mul(_mask_as(other_mask, tensor), number))
+        if isinstance(tensor, (cst.Name, cst.Attribute)) and _cheap(tensor):
+            # `mask.to(t.dtype) * number` is exactly torch.result_type(t, number): a tensor
+            # of t's dtype meets the Python number as t does, whatever t's shape.
+            return _add(_mul(tensor, mask), _mul(_mask_as(other_mask, tensor), number))
+        return None
+
+
+def _bare(node: cst.BaseExpression) -> cst.BaseExpression:
+    """``node`` without its parentheses (it is a call argument)."""
+    while getattr(node, "lpar", ()):
+        node = node.with_changes(lpar=[], rpar=[])
+    return node
+
+
+def _finite(value: _Number) -> bool:
+    if isinstance(value, complex):
+        return math.isfinite(value.real) and math.isfinite(value.imag)
+    return math.isfinite(value)
 
 
 _NONFINITE_OPS = frozenset({
@@ -297,10 +394,6 @@ def _may_be_nonfinite(node: cst.CSTNode) -> str | None:
         if found:
             return found
     return None
-
-
-def _negative_zero(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and float_value(node) == 0
 
 
 class WhereNonzero(Rule):

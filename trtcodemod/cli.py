@@ -2,22 +2,27 @@
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import json
 import os
 import sys
+import time
 from pathlib import Path
 from typing import List, Optional
 
 import typer
 
 from trtcodemod import __version__
-from trtcodemod.config import ConfigError, Settings, load_settings, split_codes
-from trtcodemod.errors import InputError
-from trtcodemod.files import discover
+from trtcodemod.config import ConfigError, Settings, load_settings, parse_size, split_codes
+from trtcodemod.errors import InputError, InternalError
+from trtcodemod.files import discover, remove_stale_temps
+from trtcodemod.interrupt import Interrupted, SignalGuard
 from trtcodemod.registry import all_rules, rule_by_id, unknown_codes
 from trtcodemod.report import FORMATS, render, unified_diff
 from trtcodemod.runner import FileOutcome, run_batch, write_changes
 from trtcodemod.trt.inspect import inspect_command
+from trtcodemod.migrate.command import migrate_command
 from trtcodemod.verify.command import verify_command
 from trtcodemod.versions import VersionError, format_version, parse_target
 
@@ -27,6 +32,8 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     context_settings={"help_option_names": ["-h", "--help"]},
+    # Plain help text: Rich markup would eat every bracketed word ("[tool.trtcodemod]").
+    rich_markup_mode=None,
 )
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -36,6 +43,10 @@ IgnoreOpt = typer.Option(None, "--ignore", help="Rule IDs, prefixes or names to 
 TargetOpt = typer.Option(None, "--target", help="The TensorRT version you deploy on (e.g. 8.6, 10.x). Default 8.6.")
 ConfigOpt = typer.Option(None, "--config", help="A pyproject.toml or TOML file with a [tool.trtcodemod] table.")
 PathsArg = typer.Argument(None, help="Files or folders (folders are walked for *.py). Default: the current folder.")
+JobsOpt = typer.Option(1, "--jobs", "-j", min=0, help="Worker processes (0: one per core).")
+MaxSizeOpt = typer.Option(
+    None, "--max-file-size", metavar="SIZE",
+    help="Report larger files instead of parsing them: bytes, or e.g. 4MiB, 500KB; 0 for no limit. Default 2MiB.")
 
 
 def _color(stream) -> bool:
@@ -47,8 +58,14 @@ def _fail(message: str) -> None:
     raise typer.Exit(EXIT_ERROR)
 
 
-def _settings(paths: List[str], config: Optional[Path], select, ignore, target, unsafe: Optional[bool]) -> Settings:
-    """Configuration file values, overridden by whatever the command line gives."""
+def _settings(paths: List[str], config: Optional[Path], select, ignore, target, unsafe: Optional[bool],
+              max_file_size: Optional[str] = None) -> Settings:
+    """Configuration file values, overridden by whatever the command line gives.
+
+    ``--select`` replaces the file's ``select`` *and* ``ignore`` (as a later layer does
+    in Ruff), so that it can turn on a rule the configuration ignores; ``--ignore``
+    replaces the file's ``ignore``; ``--unsafe`` / ``--no-unsafe`` replace ``unsafe``.
+    """
     try:
         settings = load_settings(config, paths)
     except ConfigError as exc:
@@ -56,17 +73,24 @@ def _settings(paths: List[str], config: Optional[Path], select, ignore, target, 
     selected, ignored = split_codes(select), split_codes(ignore)
     if selected is not None:
         settings.select = selected
+        settings.ignore = ()
     if ignored is not None:
         settings.ignore = ignored
     if target is not None:
         settings.target = target
-    if unsafe:
-        settings.unsafe = True
+    if unsafe is not None:
+        settings.unsafe = unsafe
+    if max_file_size is not None:
+        try:
+            settings.max_file_size = parse_size(max_file_size)
+        except ValueError as exc:
+            _fail(f"--max-file-size: {exc}")
     try:
         parse_target(settings.target)
     except VersionError as exc:
         _fail(str(exc))
-    bad = unknown_codes([*settings.select, *settings.ignore])
+    # Echo each bad code as the user typed it (``foo-bar``, not ``FOO-BAR``).
+    bad = [code for code in (*settings.select, *settings.ignore) if unknown_codes([code])]
     if bad:
         _fail(f"unknown rule code(s): {', '.join(bad)} (see `trtcodemod rules`)")
     return settings
@@ -77,12 +101,34 @@ def _collect(paths: List[str], settings: Settings) -> tuple[list, list[InputErro
     return files, errors
 
 
+def _warn_no_files(paths: List[str]) -> None:
+    """Nothing to check is not "All checks passed": say so on stderr (exit 0, as Ruff does)."""
+    typer.echo(f"trtcodemod: warning: no Python files found under {', '.join(paths)}", err=True)
+
+
+def _print_warnings(outcomes: List[FileOutcome]) -> None:
+    for outcome in outcomes:
+        for warning in outcome.warnings:
+            typer.echo(warning, err=True)
+
+
+def _interrupted(exc: Interrupted, detail: str) -> None:
+    """Ctrl-C or SIGTERM: one line on what happened to the files, then 130 / 143."""
+    typer.echo(f"trtcodemod: interrupted by {exc.name}: {detail}", err=True)
+    raise typer.Exit(exc.exit_code)
+
+
 def _all_findings(outcomes: List[FileOutcome]):
     return [f for o in outcomes for f in o.findings]
 
 
 def _all_errors(outcomes: List[FileOutcome], extra: List[InputError]) -> List[InputError]:
-    return extra + [o.error for o in outcomes if o.error is not None]
+    """Files that could not be processed, then fixes of ours that failed (the file was still fixed)."""
+    return (
+        extra
+        + [o.error for o in outcomes if o.error is not None]
+        + [e for o in outcomes if o.error is None for e in o.internal_errors]
+    )
 
 
 @app.command()
@@ -93,15 +139,25 @@ def check(
     target: Optional[str] = TargetOpt,
     output_format: str = typer.Option("text", "--format", help="text, json, sarif or github."),
     config: Optional[Path] = ConfigOpt,
-    jobs: int = typer.Option(1, "--jobs", "-j", help="Worker processes (0: one per core)."),
+    jobs: int = JobsOpt,
+    max_file_size: Optional[str] = MaxSizeOpt,
 ) -> None:
     """Report what would hurt on ONNX/TensorRT. Exit 0: clean, 1: findings, 2: some input could not be processed."""
     if output_format not in FORMATS:
         _fail(f"unknown format {output_format!r}; choose from {', '.join(FORMATS)}")
     paths = paths or ["."]
-    settings = _settings(paths, config, select, ignore, target, None)
-    files, missing = _collect(paths, settings)
-    outcomes = run_batch(files, settings, fix=False, unsafe=settings.unsafe, jobs=jobs)
+    settings = _settings(paths, config, select, ignore, target, None, max_file_size)
+    with SignalGuard():
+        try:
+            files, missing = _collect(paths, settings)
+            if not files and not missing:
+                _warn_no_files(paths)
+                if output_format == "text":
+                    raise typer.Exit(EXIT_OK)
+            outcomes = run_batch(files, settings, fix=False, unsafe=settings.unsafe, jobs=jobs)
+        except Interrupted as exc:
+            _interrupted(exc, "nothing was written.")
+    _print_warnings(outcomes)
     findings, errors = _all_findings(outcomes), _all_errors(outcomes, missing)
     sys.stdout.write(render(output_format, findings, errors, color=_color(sys.stdout), unsafe=settings.unsafe))
     raise typer.Exit(EXIT_ERROR if errors else EXIT_FINDINGS if findings else EXIT_OK)
@@ -112,25 +168,55 @@ def apply(
     paths: Optional[List[str]] = PathsArg,
     dry_run: bool = typer.Option(False, "--dry-run", "--diff", help="Print a unified diff; write nothing."),
     check_only: bool = typer.Option(False, "--check", help="Write nothing; exit 1 when some file would change."),
-    unsafe: bool = typer.Option(False, "--unsafe", help="Also apply fixes that hold only under a stated assumption."),
+    unsafe: Optional[bool] = typer.Option(
+        None, "--unsafe/--no-unsafe",
+        help="Also apply fixes that hold only under a stated assumption (--no-unsafe: not even when the configuration says unsafe = true)."),
     select: Optional[List[str]] = SelectOpt,
     ignore: Optional[List[str]] = IgnoreOpt,
     target: Optional[str] = TargetOpt,
     config: Optional[Path] = ConfigOpt,
-    jobs: int = typer.Option(1, "--jobs", "-j", help="Worker processes (0: one per core)."),
+    jobs: int = JobsOpt,
+    max_file_size: Optional[str] = MaxSizeOpt,
 ) -> None:
-    """Rewrite files in place into TensorRT-safe form (atomic writes; untouched bytes stay untouched)."""
+    """Rewrite files in place into TensorRT-safe form (atomic writes; untouched bytes stay untouched).
+
+    SIGINT (Ctrl-C) or SIGTERM never leaves a file half-written: the file being written
+    is finished, the others are left as they were, and the exit code is 130 / 143.
+    """
+    started = time.time()
     paths = paths or ["."]
-    settings = _settings(paths, config, select, ignore, target, unsafe)
-    files, missing = _collect(paths, settings)
-    outcomes = run_batch(files, settings, fix=True, unsafe=settings.unsafe, jobs=jobs)
-    changed = [o for o in outcomes if o.changed and o.error is None]
-    if dry_run:
-        for outcome in changed:
-            sys.stdout.write(unified_diff(outcome.file.display, outcome.original or b"", outcome.new_source or b""))
-    elif not check_only:
-        write_changes(outcomes)
-        changed = [o for o in outcomes if o.changed and o.error is None]
+    settings = _settings(paths, config, select, ignore, target, unsafe, max_file_size)
+    writing = not (dry_run or check_only)
+    to_write: Optional[int] = None  # set when writing begins
+    written = 0
+    with SignalGuard() as guard:
+        try:
+            files, missing = _collect(paths, settings)
+            if not files and not missing:
+                _warn_no_files(paths)
+                raise typer.Exit(EXIT_OK)
+            if writing:
+                # Temporary files of ours that a killed run left next to these files.
+                stale = remove_stale_temps([f.path for f in files], older_than=started)
+                if stale:
+                    typer.echo(f"trtcodemod: removed {len(stale)} temporary file{'s' * (len(stale) != 1)} "
+                               "left by an interrupted run", err=True)
+            outcomes = run_batch(files, settings, fix=True, unsafe=settings.unsafe, jobs=jobs)
+            changed = [o for o in outcomes if o.changed and o.error is None]
+            if dry_run:
+                for outcome in changed:
+                    sys.stdout.write(unified_diff(outcome.file.display, outcome.original or b"", outcome.new_source or b""))
+            elif not check_only:
+                to_write = len(changed)
+                written = write_changes(outcomes, guard)
+                guard.check()
+                changed = [o for o in outcomes if o.changed and o.error is None]
+        except Interrupted as exc:
+            if to_write is None:
+                _interrupted(exc, "no file was written.")
+            _interrupted(exc, f"wrote {written} of {to_write} changed file{'s' * (to_write != 1)}; "
+                              "the other files are untouched.")
+    _print_warnings(outcomes)
     errors = _all_errors(outcomes, missing)
     _apply_summary(outcomes, changed, errors, settings, written=not (dry_run or check_only))
     if errors:
@@ -151,8 +237,12 @@ def _apply_summary(outcomes, changed, errors, settings: Settings, written: bool)
     unsafe_left = sum(1 for f in remaining if f.fix.value == "unsafe")
     if unsafe_left and not settings.unsafe:
         account += f" ({unsafe_left} fixable with --unsafe)"
-    if errors:
-        account += f"; {len(errors)} file{'s' * (len(errors) != 1)} could not be processed"
+    internal = sum(1 for e in errors if isinstance(e, InternalError))
+    unprocessed = len(errors) - internal
+    if unprocessed:
+        account += f"; {unprocessed} file{'s' * (unprocessed != 1)} could not be processed"
+    if internal:
+        account += f"; {internal} fix{'es' * (internal != 1)} left out by an internal error"
     lines.append(account + ".")
     stream.write("\n".join(lines) + "\n")
 
@@ -169,6 +259,7 @@ def rules(output_format: str = typer.Option("text", "--format", help="text, json
                 "fix": i.fix.value,
                 "summary": i.summary,
                 "needed_before": format_version(i.needed_before) if i.needed_before else None,
+                "opt_in": i.opt_in,
             }
             for i in infos
         ]
@@ -181,7 +272,8 @@ def rules(output_format: str = typer.Option("text", "--format", help="text, json
         _fail(f"unknown format {output_format!r}; choose text, json or markdown")
     width = max(len(i.name) for i in infos)
     for i in infos:
-        typer.echo(f"{i.id}  {i.name:<{width}}  {i.fix.value:<6}  {i.summary}")
+        opt_in = "  (opt-in)" if i.opt_in else ""
+        typer.echo(f"{i.id}  {i.name:<{width}}  {i.fix.value:<6}  {i.summary}{opt_in}")
 
 
 @app.command()
@@ -192,6 +284,8 @@ def explain(rule: str = typer.Argument(..., help="A rule ID (TRT401) or name (sq
         _fail(f"no rule {rule!r} (see `trtcodemod rules`)")
     typer.echo(f"{info.id} {info.name}: {info.summary}\n")
     typer.echo(f"Fix safety: {info.fix.value}")
+    if info.opt_in:
+        typer.echo("Opt-in: runs only when selected by its ID, its name or an ID prefix, never by ALL")
     if info.needed_before:
         typer.echo(f"Matters for TensorRT older than {format_version(info.needed_before)}")
     typer.echo("\n" + info.doc.strip() + "\n")
@@ -210,7 +304,8 @@ def rule_table_markdown() -> str:
     for i in all_rules():
         versions = f"< {format_version(i.needed_before)}" if i.needed_before else "all"
         summary = i.summary.replace("|", "\\|")
-        rows.append(f"| {i.id} | `{i.name}` | {i.fix.value} | {versions} | {summary} |")
+        name = f"`{i.name}` (opt-in)" if i.opt_in else f"`{i.name}`"
+        rows.append(f"| {i.id} | {name} | {i.fix.value} | {versions} | {summary} |")
     return "\n".join(rows) + "\n"
 
 
@@ -218,8 +313,38 @@ def _indent(code: str) -> str:
     return "".join(f"    {line}\n" for line in code.rstrip("\n").split("\n"))
 
 
-app.command("inspect")(inspect_command)
-app.command("verify")(verify_command)
+#: What ``pip install 'trtcodemod[verify]'`` brings that these commands import.
+_VERIFY_MODULES = {
+    "inspect": ("numpy", "onnx"),
+    "verify": ("torch", "numpy", "onnx", "onnxruntime"),
+    "migrate": ("torch", "numpy", "onnx", "onnxruntime"),
+}
+
+
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _needs_verify_extra(name: str, command):
+    """``command``, first checking that the ``[verify]`` extra is installed (else: what to install, exit 2)."""
+
+    @functools.wraps(command)
+    def checked(*args, **kwargs):
+        missing = [m for m in _VERIFY_MODULES[name] if not _installed(m)]
+        if missing:
+            _fail(f"`trtcodemod {name}` needs {', '.join(missing)}, not installed here; "
+                  "install the verify extra: pip install 'trtcodemod[verify]'")
+        return command(*args, **kwargs)
+
+    return checked
+
+
+app.command("inspect")(_needs_verify_extra("inspect", inspect_command))
+app.command("verify")(_needs_verify_extra("verify", verify_command))
+app.command("migrate")(_needs_verify_extra("migrate", migrate_command))
 
 
 def _version_callback(value: bool) -> None:

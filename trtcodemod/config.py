@@ -7,16 +7,22 @@ ignore = ["TRT402"]
 unsafe = false
 target = "8.6"              # the TensorRT you deploy on
 exclude = ["third_party/", "*_pb2.py"]
+max-file-size = "2 MiB"     # larger files are reported, not parsed (0: no limit)
 
 [tool.trtcodemod.per-file-ignores]
 "tests/*" = ["TRT1"]
 ```
-Flags given on the command line override these values.
+Flags given on the command line override these values: ``--select`` replaces both
+``select`` and ``ignore`` (so it can turn on a rule the file ignores), ``--ignore``
+replaces ``ignore``, ``--unsafe`` / ``--no-unsafe`` replace ``unsafe``. The
+per-file ignores always apply.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import os
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +35,33 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-_KNOWN_KEYS = {"select", "ignore", "unsafe", "target", "exclude", "per-file-ignores", "models"}
+_KNOWN_KEYS = {"select", "ignore", "unsafe", "target", "exclude", "per-file-ignores", "models", "max-file-size"}
+
+#: Files larger than this are reported instead of parsed. LibCST needs about 0.6-1 GB of
+#: memory per MB of source; the largest hand-written file in torch is 1.4 MB.
+DEFAULT_MAX_FILE_SIZE = 2 << 20
+
+_SIZE = re.compile(r"\A\s*(\d+)\s*([kmg]i?b?|b)?\s*\Z", re.IGNORECASE)
+_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kib": 1 << 10, "kb": 10**3, "m": 1 << 20, "mib": 1 << 20,
+          "mb": 10**6, "g": 1 << 30, "gib": 1 << 30, "gb": 10**9}
+
+
+def parse_size(value: object) -> int:
+    """``2097152``, ``"2MiB"``, ``"2 MB"``, ``"512k"`` → bytes (``K``/``M``/``G`` alone are binary).
+
+    Raises ValueError for anything else; ``0`` means no limit.
+    """
+    if isinstance(value, bool):
+        raise ValueError(f"not a size: {value!r}")
+    if isinstance(value, int):
+        if value < 0:
+            raise ValueError(f"not a size: {value!r}")
+        return value
+    match = _SIZE.match(str(value))
+    unit = (match.group(2) or "").lower() if match else None
+    if match is None or unit not in _UNITS:
+        raise ValueError(f"not a size: {value!r} (write bytes, or a number with KiB, MiB, GiB, KB, MB or GB)")
+    return int(match.group(1)) * _UNITS[unit]
 
 
 class ConfigError(Exception):
@@ -49,6 +81,8 @@ class Settings:
     unsafe: bool = False
     target: str = DEFAULT_TARGET
     exclude: tuple[str, ...] = ()
+    #: Bytes; 0 for no limit.
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE
     per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)
     #: Where the settings came from (None: defaults only).
     source: Path | None = None
@@ -58,7 +92,7 @@ class Settings:
         """The ignore list for one file: global ignores plus matching per-file ignores."""
         extra: list[str] = []
         try:
-            relative = path.resolve().relative_to(self.root.resolve()).as_posix()
+            relative = Path(os.path.realpath(path)).relative_to(os.path.realpath(self.root)).as_posix()
         except ValueError:
             relative = path.as_posix()
         for pattern, codes in self.per_file_ignores.items():
@@ -69,7 +103,8 @@ class Settings:
 
 def find_pyproject(start: Path) -> Path | None:
     """The nearest ``pyproject.toml`` at or above ``start`` that has a ``[tool.trtcodemod]`` table."""
-    here = start.resolve()
+    # realpath, not Path.resolve: the latter raises RuntimeError on a symlink loop.
+    here = Path(os.path.realpath(start))
     if here.is_file():
         here = here.parent
     for folder in (here, *here.parents):
@@ -123,6 +158,11 @@ def load_settings(config: Path | None, paths: Iterable[str]) -> Settings:
         except VersionError as exc:
             raise ConfigError(config, str(exc)) from None
         settings.target = target
+    if "max-file-size" in table:
+        try:
+            settings.max_file_size = parse_size(table["max-file-size"])
+        except ValueError as exc:
+            raise ConfigError(config, f"'max-file-size': {exc}") from None
     per_file = table.get("per-file-ignores", {})
     if not isinstance(per_file, dict):
         raise ConfigError(config, "'per-file-ignores' must be a table of pattern = [codes]")

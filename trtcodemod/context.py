@@ -3,6 +3,7 @@
 One :class:`FileContext` is made per parse. The engine's :class:`ScopeTracker`
 runs first in the batch of visitors and keeps the enclosing classes and functions
 up to date, so every rule sees the same view without walking the tree itself.
+Names are resolved for the scope the traversal is in (:mod:`trtcodemod.scopes`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import libcst as cst
 
 from trtcodemod.names import ImportTable
 from trtcodemod.rules import PendingFinding
+from trtcodemod.scopes import ScopeResolver
 from trtcodemod.versions import Version
 
 
@@ -30,6 +32,11 @@ class FileContext:
     #: Enclosing classes and functions in nesting order.
     scopes: list[cst.CSTNode] = field(default_factory=list)
     findings: list[PendingFinding] = field(default_factory=list)
+    #: What names mean where the traversal is (kept current by :class:`ScopeTracker`).
+    resolver: ScopeResolver = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.resolver = ScopeResolver(self.module, self.imports)
 
     def add_finding(self, finding: PendingFinding) -> None:
         finding.scopes = tuple(self.scopes)
@@ -37,21 +44,34 @@ class FileContext:
 
     # --- names -------------------------------------------------------------
     def qualified_names(self, node: cst.BaseExpression) -> tuple[str, ...]:
-        return self.imports.resolve(node)
+        """The imported objects a Name/Attribute expression refers to in the current scope
+        (sorted; empty when nothing is imported under its first name, or a local binding,
+        a parameter, a later definition... shadows the import)."""
+        return self.resolver.resolve(node)
 
     def refers_to(self, node: cst.BaseExpression, *qualified: str) -> str | None:
-        """Which of ``qualified`` the expression names, if any."""
-        return self.imports.matches(node, qualified)
+        """Which of ``qualified`` the expression names in the current scope, if any."""
+        for name in self.resolver.resolve(node):
+            if name in qualified:
+                return name
+        return None
 
     def torch_name(self) -> str:
-        """The module-level name bound to ``torch`` that generated code should use.
+        """The name bound to ``torch`` that generated code in the current scope should use.
 
-        Keeps the user's alias (``import torch as th`` → ``th``). When the file binds
-        no such name, returns ``torch`` and the engine adds ``import torch``.
+        Keeps the user's alias (``import torch as th`` → ``th``), unless a local name,
+        a parameter or a later assignment shadows it here. When no such name is usable,
+        returns ``torch`` and the engine adds ``import torch`` if the module binds none.
         """
-        names = self.imports.local_names_for("torch")
-        if "torch" in names:
-            return "torch"
+        names = sorted(self.imports.local_names_for("torch"), key=lambda n: (n != "torch", n))
+        for name in names:
+            if "torch" in (self.resolver.lookup(name) or ()):
+                return name
+        if self.resolver.lookup("torch") == ():
+            return "torch"  # nothing binds `torch` here: the engine imports it
+        # Every alias and `torch` itself are shadowed here (`def f(torch): ...`): no name
+        # reaches the module from this scope. Generated code keeps using the module-level
+        # name, as before scopes were tracked; the rules that generate code are rare there.
         return names[0] if names else "torch"
 
     def torch_attr(self, dotted: str) -> cst.BaseExpression:
@@ -79,7 +99,8 @@ class FileContext:
 
 
 class ScopeTracker(cst.BatchableCSTVisitor):
-    """Keeps :class:`FileContext`'s class/function stacks and nested imports current."""
+    """Keeps :class:`FileContext`'s class/function stacks, its name-resolution scopes
+    (:class:`~trtcodemod.scopes.ScopeResolver`) and its import table current."""
 
     def __init__(self, context: FileContext) -> None:
         super().__init__()
@@ -89,21 +110,60 @@ class ScopeTracker(cst.BatchableCSTVisitor):
         self.context.classes.append(node)
         self.context.scopes.append(node)
         self.context._class_function_depth.append(len(self.context.functions))
+        self.context.resolver.statement(node)
+        self.context.resolver.open_definition(node)
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
         self.context.classes.pop()
         self.context.scopes.pop()
         self.context._class_function_depth.pop()
+        self.context.resolver.close_definition(original_node)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.context.functions.append(node)
         self.context.scopes.append(node)
+        self.context.resolver.statement(node)
+        self.context.resolver.open_definition(node)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self.context.functions.pop()
         self.context.scopes.pop()
+        self.context.resolver.close_definition(original_node)
+
+    # A function's or class's own scope starts with its body: decorators, defaults,
+    # annotations and bases are evaluated in the enclosing scope.
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self.context.resolver.enter_block(node)
+
+    def visit_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> None:
+        self.context.resolver.enter_block(node)
+
+    # Lambdas and comprehensions are scopes of their own (their parameters and targets).
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        self.context.resolver.push(node)
+
+    def leave_Lambda(self, original_node: cst.Lambda) -> None:
+        self.context.resolver.pop()
+
+    def visit_ListComp(self, node: cst.CSTNode) -> None:
+        self.context.resolver.push(node)
+
+    def leave_ListComp(self, original_node: cst.CSTNode) -> None:
+        self.context.resolver.pop()
+
+    visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_ListComp
+    leave_SetComp = leave_DictComp = leave_GeneratorExp = leave_ListComp
+
+    # Which top-level statement the traversal is in: module-level code runs in order.
+    def visit_SimpleStatementLine(self, node: cst.CSTNode) -> None:
+        self.context.resolver.statement(node)
+
+    visit_If = visit_For = visit_While = visit_Try = visit_TryStar = visit_With = visit_Match = (
+        visit_SimpleStatementLine
+    )
 
     def visit_Import(self, node: cst.Import) -> None:
+        # Also imports inside functions: the table is the cheap first filter of every lookup.
         self.context.imports.add_import(node)
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:

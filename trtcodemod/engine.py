@@ -7,23 +7,34 @@ The engine knows nothing about particular rules. For a file it:
 4. for ``fix_source``, applies the non-overlapping fixes, inserts helpers and
    ``import torch`` when the new code needs them, re-parses, and repeats until
    nothing more changes (a fix inside another fix's code lands on the next pass).
+   Code of ours that does not re-parse is an internal error naming the rule; the
+   pass is redone without that fix, so the file's other fixes still land.
 """
 
 from __future__ import annotations
 
 import ast
+import difflib
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Iterable, Sequence
+from typing import Callable, Collection, Iterable, Iterator, Sequence
 
 import libcst as cst
 from libcst.metadata import CodeRange
 
-from trtcodemod.astutil import children
+from trtcodemod.astutil import children, walk
 from trtcodemod.context import FileContext, ScopeTracker
-from trtcodemod.errors import InputError
-from trtcodemod.helpers import helper_definitions, is_reserved
+from trtcodemod.errors import InputError, InternalError
+from trtcodemod.helpers import (
+    InsertedHelper,
+    fresh_name,
+    helper_closure,
+    helper_definitions,
+    helper_names,
+    inserted_helper,
+    is_reserved,
+)
 from trtcodemod.positions import scoped_ranges
 from trtcodemod.registry import select_rules
 from trtcodemod.rules import Finding, Fix, PendingFinding, Safety
@@ -43,6 +54,9 @@ class Options:
     ignore: tuple[str, ...] = ()
     unsafe: bool = False
     target: str = DEFAULT_TARGET
+    #: When given, decides alone which findings' fixes are applied, whatever their safety
+    #: (``migrate`` applies exactly the fixes its plan proved, unsafe ones included).
+    allow: Callable[[Finding], bool] | None = None
 
 
 @dataclass
@@ -55,6 +69,8 @@ class FileResult:
     findings: list[Finding] = field(default_factory=list)
     #: Findings whose fix was applied (later passes: positions in intermediate code).
     fixed: list[Finding] = field(default_factory=list)
+    #: Fixes that produced code which does not parse (a bug of ours); they were left out.
+    internal_errors: list[InternalError] = field(default_factory=list)
 
 
 def parse(source: bytes, path: str) -> cst.Module:
@@ -62,13 +78,17 @@ def parse(source: bytes, path: str) -> cst.Module:
     if b"\x00" in source:
         raise InputError(path, "file contains NUL bytes; not Python source")
     try:
-        return cst.parse_module(source)
+        module = cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
         return _raise_syntax(path, exc, source)
     except (UnicodeDecodeError, LookupError, SyntaxError) as exc:
         raise InputError(path, f"cannot decode: {exc}", getattr(exc, "lineno", None)) from None
     except RecursionError:
         raise InputError(path, "source nests too deeply to parse") from None
+    if module.default_newline == "\r" and not module.has_trailing_newline and source.endswith(b"\r"):
+        # LibCST only looks for a final "\n": without this a CR-only file loses its last CR.
+        module = module.with_changes(has_trailing_newline=True)
+    return module
 
 
 _LIBCST_WHERE = re.compile(r"^(?:parser|tokenizer) error: (?:error at (\d+):(\d+): )?")
@@ -105,30 +125,129 @@ def fix_source(source: bytes, path: str, options: Options = Options()) -> FileRe
     module = parse(current, path)
     first: list[Finding] | None = None
     fixed: list[Finding] = []
+    failed: list[InternalError] = []
+    blocked: set[tuple[str, str]] = set()
     for _ in range(MAX_PASSES):
-        findings, chosen = _analyze(module, current, path, options)
+        # A fix that produced invalid code once would do it again on every pass.
+        findings, chosen = _analyze(module, current, path, options, blocked)
         if first is None:
             first = findings
         if not chosen:
             break
-        fixed.extend(chosen)
-        current = _apply(module, [f.edit for f in chosen if f.edit is not None]).bytes
-        module = parse(current, path)
+        applied, new_module, new_source, bad = _apply_checked(module, chosen, current)
+        for group, reason in bad:
+            blocked.update((f.rule, f.message) for f in group)
+            failed.append(_internal_error(path, group, reason, source, current))
+        if not applied:
+            break
+        fixed.extend(applied)
+        current, module = new_source, new_module
     return FileResult(
         source=current if current != source else source,
         changed=current != source,
         findings=first or [],
         fixed=fixed,
+        internal_errors=failed,
     )
+
+
+def _apply_checked(
+    module: cst.Module, chosen: list[Finding], source: bytes
+) -> tuple[list[Finding], cst.Module, bytes, list[tuple[list[Finding], str]]]:
+    """Apply ``chosen`` and re-parse; fixes whose code does not parse are left out.
+
+    Returns the fixes applied, the new module and its bytes, and each left-out group
+    of fixes with the parser's reason. Only the failing case costs more than one pass:
+    halving finds the culprits in a few extra applications.
+    """
+    attempt = _try_apply(module, chosen, source)
+    if not isinstance(attempt, str):
+        return chosen, attempt[0], attempt[1], []
+    bad: list[tuple[list[Finding], str]] = []
+    good = _without_culprits(module, chosen, source, attempt, bad)
+    attempt = _try_apply(module, good, source) if good else attempt
+    if good and isinstance(attempt, str):
+        # Each fix parses alone but not together: keep the largest prefix that does.
+        kept: list[Finding] = []
+        for finding in good:
+            trial = _try_apply(module, [*kept, finding], source)
+            if isinstance(trial, str):
+                bad.append(([finding], trial))
+            else:
+                kept.append(finding)
+        good = kept
+        attempt = _try_apply(module, good, source) if good else attempt
+    if not good or isinstance(attempt, str):
+        return [], module, source, bad
+    return good, attempt[0], attempt[1], bad
+
+
+def _without_culprits(
+    module: cst.Module, fixes: list[Finding], source: bytes, reason: str,
+    bad: list[tuple[list[Finding], str]],
+) -> list[Finding]:
+    """``fixes`` minus those that fail on their own (``reason``: why ``fixes`` failed together)."""
+    if len(fixes) == 1:
+        bad.append((fixes, reason))
+        return []
+    half = len(fixes) // 2
+    good: list[Finding] = []
+    for part in (fixes[:half], fixes[half:]):
+        attempt = _try_apply(module, part, source)
+        if isinstance(attempt, str):
+            good.extend(_without_culprits(module, part, source, attempt, bad))
+        else:
+            good.extend(part)
+    return good
+
+
+def _try_apply(module: cst.Module, fixes: list[Finding], source: bytes) -> tuple[cst.Module, bytes] | str:
+    """The fixed module and its bytes, or why the generated code does not parse."""
+    try:
+        code = _apply(module, [f.edit for f in fixes if f.edit is not None], source).bytes
+    except Exception as exc:  # a replacement LibCST cannot even build or print
+        return f"{type(exc).__name__}: {exc}"
+    try:
+        return cst.parse_module(code), code
+    except cst.ParserSyntaxError as exc:
+        return str(exc.message).split("\n", 1)[0]
+    except (SyntaxError, RecursionError) as exc:  # whatever else the parser may raise on our output
+        return f"{type(exc).__name__}: {exc}"
+
+
+def _internal_error(path: str, group: list[Finding], reason: str, original: bytes, current: bytes) -> InternalError:
+    """The error for fixes left out, at the finding's line in the user's file."""
+    line = group[0].line if current is original else _original_line(original, current, group[0].line)
+    rules = sorted({f.rule for f in group})
+    names = ", ".join(rules)
+    return InternalError(
+        path,
+        f"rule{'s' * (len(rules) > 1)} {names} produced invalid code ({reason}); "
+        "that fix was left out, the file's other fixes were applied",
+        line,
+        rules=tuple(rules),
+    )
+
+
+def _original_line(original: bytes, current: bytes, line: int) -> int:
+    """Line ``line`` of the rewritten ``current`` mapped back to ``original`` (1-based)."""
+    before, after = original.splitlines(), current.splitlines()
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes():
+        if j1 <= line - 1 < j2 or (j1 == j2 == line - 1):
+            return i1 + (line - 1 - j1) + 1 if tag == "equal" else min(i1, max(i2 - 1, i1)) + 1
+    return line
 
 
 # --- analysis ----------------------------------------------------------------
 
 
 def _analyze(
-    module: cst.Module, source: bytes, path: str, options: Options
+    module: cst.Module, source: bytes, path: str, options: Options, blocked: Collection[tuple[str, str]] = ()
 ) -> tuple[list[Finding], list[Finding]]:
-    """All findings of one pass, and those whose fixes to apply now (non-overlapping)."""
+    """All findings of one pass, and those whose fixes to apply now (non-overlapping).
+
+    Fixes of findings whose (rule, message) is in ``blocked`` are never applied.
+    """
     target = parse_target(options.target)
     context = FileContext(path=path, module=module, target=target, unsafe=options.unsafe)
     context.imports.add_imports_from(module.body)
@@ -154,7 +273,8 @@ def _analyze(
         if _suppressed(finding, lines):
             continue
         findings.append(finding)
-        if finding.edit is not None and _allowed(finding.edit.safety, options):
+        if finding.edit is not None and (finding.rule, finding.message) not in blocked and (
+                options.allow(finding) if options.allow is not None else _allowed(finding.edit.safety, options)):
             ranges = [positions[node] for node in finding.edit.replacements if node in positions]
             fixable.append((finding, ranges))
     findings.sort(key=lambda f: (f.line, f.column, f.rule))
@@ -200,6 +320,9 @@ class _Batch:
 
     def run(self, module: cst.Module) -> None:
         visit, leave = self._visit, self._leave
+        # Our own inserted helpers are TensorRT-safe by construction; a user's function
+        # that merely has a helper's name is analysed like any other.
+        ours = {id(stmt) for stmt in module.body if is_reserved(stmt) and inserted_helper(stmt) is not None}
         # An explicit stack: deeply nested expressions must not hit the recursion limit.
         stack: list[tuple[cst.CSTNode, bool]] = [(module, False)]
         while stack:
@@ -209,8 +332,8 @@ class _Batch:
                 for method in leave.get(kind, ()):
                     method(node)
                 continue
-            if kind in _DEFINITIONS and is_reserved(node):
-                continue  # our own inserted helpers are TensorRT-safe by construction
+            if kind in _DEFINITIONS and id(node) in ours:
+                continue
             for method in visit.get(kind, ()):
                 method(node)
             stack.append((node, True))
@@ -304,15 +427,27 @@ _ATOMIC = (
     cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.List, cst.Dict, cst.Set,
     cst.ListComp, cst.SetComp, cst.DictComp, cst.Ellipsis,
 )
+#: Ancestors whose brackets enclose their children, so a line break inside is legal there.
+_BRACKETED_PARENTS = (
+    cst.Arg, cst.SubscriptElement, cst.List, cst.Set, cst.Dict, cst.ListComp, cst.SetComp, cst.DictComp,
+)
 
 
 class _Replacer(cst.CSTTransformer):
-    """Swaps nodes by identity; a compound expression dropped into a tighter context gets parentheses."""
+    """Swaps nodes by identity, keeping the syntax each replacement needs where it lands.
+
+    - The replaced expression's own parentheses (and the whitespace inside them) go to
+      the replacement: a chain spread over lines may be legal only inside them.
+    - A compound expression dropped into a tighter context gets parentheses.
+    - A replacement spanning lines outside any brackets gets parentheses.
+    """
 
     def __init__(self, replacements: dict[cst.CSTNode, object]) -> None:
         super().__init__()
         self.replacements = replacements
         self._parents: list[cst.CSTNode] = []
+        #: Module-level statements holding a replaced node (original nodes).
+        self.touched: set[int] = set()
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         self._parents.append(node)
@@ -323,27 +458,70 @@ class _Replacer(cst.CSTTransformer):
         replacement = self.replacements.get(original_node)
         if replacement is None:
             return updated_node
+        self.touched.add(id(self._parents[1] if len(self._parents) > 1 else original_node))
+        if not isinstance(replacement, cst.BaseExpression) or isinstance(replacement, cst.StarredElement):
+            return replacement
         parent = self._parents[-1] if self._parents else None
-        if (
-            isinstance(replacement, cst.BaseExpression)
-            and not isinstance(replacement, _ATOMIC)
-            and not replacement.lpar
-            and parent is not None
-            and not isinstance(parent, _LOOSE_PARENTS)
+        own = getattr(original_node, "lpar", ())
+        if replacement.lpar:
+            pass  # the rule wrapped it (or kept the original's parentheses) itself
+        elif own:
+            replacement = replacement.with_changes(lpar=own, rpar=original_node.rpar)
+        elif (
+            (
+                not isinstance(replacement, _ATOMIC)
+                and parent is not None
+                and not isinstance(parent, _LOOSE_PARENTS)
+            )
+            or (not self._bracketed() and _spans_lines(replacement))
         ):
             replacement = replacement.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
         return replacement
 
+    def _bracketed(self) -> bool:
+        return any(
+            isinstance(node, _BRACKETED_PARENTS) or (isinstance(node, cst.BaseExpression) and node.lpar)
+            for node in reversed(self._parents)
+        )
 
-def _apply(module: cst.Module, fixes: Iterable[Fix]) -> cst.Module:
+
+def _spans_lines(expression: cst.BaseExpression) -> bool:
+    """Whether the expression's code breaks lines outside its own brackets (illegal on its own)."""
+    code = _EMPTY_MODULE.code_for_node(expression)
+    if "\n" not in code and "\r" not in code:
+        return False
+    try:
+        ast.parse(code, mode="eval")
+    except SyntaxError:
+        return True
+    return False
+
+
+_EMPTY_MODULE = cst.Module(body=[])
+
+
+def _apply(module: cst.Module, fixes: Iterable[Fix], source: bytes = b"") -> cst.Module:
+    """``module`` with ``fixes`` applied and the helpers and imports they need inserted.
+
+    ``source`` is the module's text; it only lets a file with no helper name in it
+    skip the search for names it already uses.
+    """
     replacements: dict[cst.CSTNode, object] = {}
     helpers: list[str] = []
     for fix in fixes:
         replacements.update(fix.replacements)
         helpers.extend(h for h in fix.helpers if h not in helpers)
-    new_module = module.visit(_Replacer(replacements))
+    plan = _plan_helpers(module, helpers, source) if helpers else None
+    if plan is not None and plan.renames:
+        renamer = _Rename(plan.renames, plan.keep)
+        replacements = {node: _renamed(value, renamer) for node, value in replacements.items()}
+    replacer = _Replacer(replacements)
+    new_module = module.visit(replacer)
     needs_torch = bool(helpers) or any(_uses_name(node, "torch") for node in replacements.values())
-    return _insert_support(new_module, helpers, needs_torch)
+    if plan is None and not needs_torch:
+        return new_module
+    limit = next((i for i, stmt in enumerate(module.body) if id(stmt) in replacer.touched), len(module.body))
+    return _insert_support(module, new_module, plan, needs_torch, limit)
 
 
 def _uses_name(node: object, name: str) -> bool:
@@ -356,45 +534,355 @@ def _uses_name(node: object, name: str) -> bool:
     return any(_uses_name(child, name) for child in node.children)
 
 
-def _insert_support(module: cst.Module, helpers: list[str], needs_torch: bool) -> cst.Module:
-    """Add ``import torch`` and helper definitions after the leading imports, once."""
-    defined = {stmt.name.value for stmt in module.body if is_reserved(stmt)}
-    missing = [h for h in helpers if h not in defined]
-    new_defs = [d for d in helper_definitions(missing) if d.name.value not in defined]
-    add_import = needs_torch and not _binds_torch(module)
-    if not new_defs and not add_import:
-        return module
-    body = list(module.body)
-    index = _after_leading_imports(body)
+# --- helper names ---------------------------------------------------------------
+
+
+@dataclass
+class _HelperPlan:
+    """Which helpers a pass needs, under which names, and which to insert."""
+
+    #: Canonical name → the name the module uses for it, for every helper needed.
+    names: dict[str, str]
+    #: Canonical names of the helpers to insert, dependencies first.
+    insert: list[str]
+    #: Canonical name → new name, where they differ.
+    renames: dict[str, str]
+    #: Name nodes of the original module that must keep their name (the user's own code).
+    keep: set[int]
+
+
+def _plan_helpers(module: cst.Module, helpers: list[str], source: bytes) -> _HelperPlan:
+    """Reuse the module's own copies of our helpers; insert the rest under free names.
+
+    A copy counts as ours only when its content is ours (``inserted_helper``), its name
+    is bound by nothing else in the module, and the helpers it calls are ours too. A
+    helper name the user's code binds is never taken over: ours gets a fresh name.
+    """
+    needed = helper_closure(helpers)
+    relevant = tuple(name for name in needed if name.encode() in source)
+    if not relevant:
+        # The common case: no name of ours occurs anywhere in the file.
+        return _HelperPlan({name: name for name in needed}, needed, {}, set())
+    ours: dict[str, InsertedHelper] = {}
+    ours_ids: set[int] = set()
+    for stmt in module.body:
+        if is_reserved(stmt):
+            info = inserted_helper(stmt)
+            if info is not None:
+                ours.setdefault(stmt.name.value, info)  # type: ignore[attr-defined]
+                ours_ids.add(id(stmt))
+    mentioned, bound, keep = _scan_names(module, relevant, ours_ids)
+    usable: dict[str, bool] = {}
+
+    def is_usable(name: str) -> bool:
+        """A copy of ours whose name only it binds, calling copies of ours that are usable."""
+        if name not in usable:
+            usable[name] = False  # a cycle through a broken copy stays broken
+            info = ours.get(name)
+            usable[name] = info is not None and name not in bound and all(
+                dep == info.canonical
+                or (dep_name in ours and ours[dep_name].canonical == dep and is_usable(dep_name))
+                for dep, dep_name in info.names.items()
+            )
+        return usable[name]
+
+    existing: dict[str, str] = {}
+    for name, info in ours.items():
+        if is_usable(name):
+            existing.setdefault(info.canonical, name)
+    reserved = helper_names()
+    chosen: set[str] = set()
+    names: dict[str, str] = {}
+    insert: list[str] = []
+    for canonical in needed:
+        if canonical in existing:
+            names[canonical] = existing[canonical]
+            continue
+        name = canonical
+        number = 0
+        while name in bound or name in ours or name in chosen or (name != canonical and (
+            name in mentioned or name in reserved
+        )):
+            number += 1
+            name = fresh_name(canonical, number)
+        chosen.add(name)
+        names[canonical] = name
+        insert.append(canonical)
+    renames = {canonical: name for canonical, name in names.items() if canonical != name}
+    return _HelperPlan(names, insert, renames, keep)
+
+
+def _scan_names(
+    module: cst.Module, prefixes: tuple[str, ...], ours: set[int]
+) -> tuple[set[str], set[str], set[int]]:
+    """Names starting with one of ``prefixes``: every one the module mentions, those the
+    module binds outside our helper definitions (ids in ``ours``), and the ids of the
+    Name nodes that spell them (the user's code, never renamed)."""
+    mentioned: set[str] = set()
+    bound: set[str] = set()
+    keep: set[int] = set()
+    for stmt in module.body:
+        mine = id(stmt) in ours
+        for node in walk(stmt):
+            if isinstance(node, cst.Name):
+                if node.value.startswith(prefixes):
+                    mentioned.add(node.value)
+                    keep.add(id(node))
+            elif not mine:
+                bound.update(name for name in _binds(node) if name.startswith(prefixes))
+    return mentioned, bound, keep
+
+
+def _binds(node: cst.CSTNode) -> Iterator[str]:
+    """The names ``node`` itself binds (or deletes) in its scope."""
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Param)):
+        yield node.name.value
+    elif isinstance(node, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor, cst.NamedExpr)):
+        yield from _target_names(node.target)
+    elif isinstance(node, cst.Del):
+        yield from _target_names(node.target)
+    elif isinstance(node, cst.AsName):
+        yield from _target_names(node.name)  # import ... as, with ... as, except ... as
+    elif isinstance(node, cst.ImportAlias) and node.asname is None:
+        head = node.name
+        while isinstance(head, cst.Attribute):
+            head = head.value
+        if isinstance(head, cst.Name):
+            yield head.value
+    elif isinstance(node, cst.NameItem):  # global / nonlocal
+        yield node.name.value
+    elif isinstance(node, (cst.MatchAs, cst.MatchStar)) and node.name is not None:
+        yield node.name.value
+    elif isinstance(node, cst.MatchMapping) and node.rest is not None:
+        yield node.rest.value
+
+
+def _target_names(target: cst.CSTNode) -> Iterator[str]:
+    if isinstance(target, cst.Name):
+        yield target.value
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from _target_names(element.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from _target_names(target.value)
+
+
+class _Rename(cst.CSTTransformer):
+    """Renames helper names in code we build (never an attribute, never a node in ``keep``)."""
+
+    def __init__(self, renames: dict[str, str], keep: Collection[int] = ()) -> None:
+        super().__init__()
+        self.renames = renames
+        self.keep = keep
+
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.Name:
+        new = self.renames.get(original_node.value)
+        if new is None or id(original_node) in self.keep:
+            return updated_node
+        return updated_node.with_changes(value=new)
+
+    def leave_Attribute(self, original_node: cst.Attribute, updated_node: cst.Attribute) -> cst.Attribute:
+        return updated_node.with_changes(attr=original_node.attr)
+
+
+def _renamed(value: object, renamer: _Rename) -> object:
+    if isinstance(value, cst.FlattenSentinel):
+        return cst.FlattenSentinel([node.visit(renamer) for node in value.nodes])
+    if isinstance(value, cst.CSTNode):
+        return value.visit(renamer)
+    return value
+
+
+# --- inserting helpers and imports ---------------------------------------------
+
+INSERTED_COMMENT = "# Inserted by trtcodemod: TensorRT-safe helpers."
+
+
+def _insert_support(
+    module: cst.Module, new_module: cst.Module, plan: _HelperPlan | None, needs_torch: bool, limit: int
+) -> cst.Module:
+    """Add ``import torch`` and the planned helper definitions to ``new_module``.
+
+    ``module`` is the module before the fixes; its first ``limit`` statements hold no
+    replaced node and are the same in ``new_module``. Helpers go right after the first
+    of them that binds ``torch``; without one, ``import torch`` and the helpers go after
+    the first statement that imports from torch, else after the docstring, ``__future__``
+    and leading imports; in each case after the import lines that follow it. Never later
+    than ``limit``: the new code may run at import time.
+    """
+    definitions = _definitions(plan, new_module.default_newline) if plan is not None else []
+    binding = next((i for i in range(limit) if _binds_torch(module.body[i])), None)
+    add_import = needs_torch and binding is None
+    if not definitions and not add_import:
+        return new_module
+    if binding is not None:
+        index = binding + 1
+    else:
+        importing = next((i for i in range(limit) if _imports_torch(module.body[i])), None)
+        index = importing + 1 if importing is not None else min(_after_leading_imports(module.body), limit)
+    # The rest of that import block too: an import never needs a helper.
+    while index < limit and _is_import_line(module.body[index]):
+        index += 1
+    body = list(new_module.body)
+    follower = body[index] if index < len(body) else None
+    follower_lines = list(getattr(follower, "leading_lines", ()))
+    blank_prefix = []
+    for line in follower_lines:
+        if line.comment is not None:
+            break
+        blank_prefix.append(line)
     inserted: list[cst.BaseStatement] = []
     if add_import:
-        inserted.append(cst.parse_statement("import torch\n"))
-    for number, definition in enumerate(new_defs):
-        blank = [cst.EmptyLine(), cst.EmptyLine()]
+        after_import = index > 0 and _is_import_line(body[index - 1])
+        inserted.append(
+            cst.SimpleStatementLine(
+                body=[cst.Import(names=[cst.ImportAlias(name=cst.Name("torch"))])],
+                # Inside an import block it joins the block; elsewhere it keeps the spacing
+                # the file had at that point (after a docstring, a blank line).
+                leading_lines=[] if after_import else blank_prefix,
+            )
+        )
+    for number, definition in enumerate(definitions):
+        lines = [cst.EmptyLine(), cst.EmptyLine()]
         if number == 0:
-            blank.append(cst.EmptyLine(comment=cst.Comment("# Inserted by trtcodemod: TensorRT-safe helpers.")))
-        inserted.append(definition.with_changes(leading_lines=blank))
-    if new_defs and index < len(body):
-        # Keep two blank lines between the helpers and the code that follows.
-        follower = body[index]
-        lead = list(getattr(follower, "leading_lines", ()))
-        if hasattr(follower, "leading_lines") and len(lead) < 2:
+            lines.append(cst.EmptyLine(comment=cst.Comment(INSERTED_COMMENT)))
+        inserted.append(definition.with_changes(leading_lines=lines))
+    if definitions and follower is not None and hasattr(follower, "leading_lines"):
+        # Two blank lines between the helpers and the code that follows them.
+        if len(blank_prefix) < 2:
             body[index] = follower.with_changes(
-                leading_lines=[cst.EmptyLine()] * (2 - len(lead)) + lead
+                leading_lines=[cst.EmptyLine()] * (2 - len(blank_prefix)) + follower_lines
             )
     body[index:index] = inserted
-    return module.with_changes(body=body)
+    return new_module.with_changes(body=body)
 
 
-def _binds_torch(module: cst.Module) -> bool:
-    from trtcodemod.names import ImportTable
+def _definitions(plan: _HelperPlan, newline: str) -> list[cst.BaseStatement]:
+    """The definitions to insert, under their planned names, written with ``newline``."""
+    definitions = helper_definitions(plan.insert)
+    if plan.renames:
+        # The inserted helpers call each other (and copies already in the module) by these names.
+        renamer = _Rename(plan.renames)
+        definitions = [d.visit(renamer) for d in definitions]
+    if newline != "\n":
+        converter = _LineEndings(newline)
+        definitions = [d.visit(converter) for d in definitions]
+    return definitions  # type: ignore[return-value]
 
-    table = ImportTable()
-    table.add_imports_from(module.body)
-    return "torch" in table.local_names_for("torch")
+
+class _LineEndings(cst.CSTTransformer):
+    """Writes the line breaks inside string literals and whitespace with ``newline``.
+
+    LibCST already writes statement ends with the module's newline; what it cannot know
+    is the text of a multi-line string (a docstring) or a backslash continuation.
+    """
+
+    def __init__(self, newline: str) -> None:
+        super().__init__()
+        self.newline = newline
+
+    def _convert(self, text: str) -> str:
+        return text.replace("\r\n", "\n").replace("\r", "\n").replace("\n", self.newline)
+
+    def leave_SimpleString(self, original_node: cst.SimpleString, updated_node: cst.SimpleString) -> cst.SimpleString:
+        return updated_node.with_changes(value=self._convert(updated_node.value))
+
+    def leave_FormattedStringText(
+        self, original_node: cst.FormattedStringText, updated_node: cst.FormattedStringText
+    ) -> cst.FormattedStringText:
+        return updated_node.with_changes(value=self._convert(updated_node.value))
+
+    def leave_SimpleWhitespace(
+        self, original_node: cst.SimpleWhitespace, updated_node: cst.SimpleWhitespace
+    ) -> cst.SimpleWhitespace:
+        return updated_node.with_changes(value=self._convert(updated_node.value))
 
 
-def _after_leading_imports(body: list[cst.BaseStatement]) -> int:
+def _binds_torch(statement: cst.CSTNode) -> bool:
+    """Whether ``torch`` is bound to the torch module once ``statement`` completes normally.
+
+    ``import torch``, ``import torch.nn`` and ``import torch as torch`` bind it;
+    ``import torch as th`` does not. A compound statement binds it when every way
+    through it does: ``if`` needs an ``else`` (``if TYPE_CHECKING:`` alone never
+    counts), ``try`` needs every handler to bind it or to end in ``raise``.
+    """
+    if isinstance(statement, cst.SimpleStatementLine):
+        return any(isinstance(small, cst.Import) and _import_binds_torch(small) for small in statement.body)
+    if isinstance(statement, cst.If):
+        return _block_binds_torch(statement.body) and statement.orelse is not None and (
+            _binds_torch(statement.orelse) if isinstance(statement.orelse, cst.If)
+            else _block_binds_torch(statement.orelse.body)
+        )
+    if isinstance(statement, (cst.Try, cst.TryStar)):
+        if statement.finalbody is not None and _block_binds_torch(statement.finalbody.body):
+            return True
+        normal = _block_binds_torch(statement.body) or (
+            statement.orelse is not None and _block_binds_torch(statement.orelse.body)
+        )
+        return normal and all(
+            _block_binds_torch(handler.body) or _block_raises(handler.body) for handler in statement.handlers
+        )
+    if isinstance(statement, cst.With):
+        return _block_binds_torch(statement.body)
+    return False
+
+
+def _import_binds_torch(node: cst.Import) -> bool:
+    for alias in node.names:
+        name = _dotted(alias.name)
+        if alias.asname is None:
+            if name == "torch" or name.startswith("torch."):
+                return True
+        elif name == "torch" and isinstance(alias.asname.name, cst.Name) and alias.asname.name.value == "torch":
+            return True
+    return False
+
+
+def _block_binds_torch(block: cst.BaseSuite) -> bool:
+    if isinstance(block, cst.SimpleStatementSuite):
+        return any(isinstance(small, cst.Import) and _import_binds_torch(small) for small in block.body)
+    return any(_binds_torch(statement) for statement in block.body)  # type: ignore[attr-defined]
+
+
+def _block_raises(block: cst.BaseSuite) -> bool:
+    statements = list(getattr(block, "body", ()))
+    last = statements[-1] if statements else None
+    if isinstance(last, cst.SimpleStatementLine):
+        return isinstance(last.body[-1], cst.Raise)
+    return isinstance(last, cst.Raise)
+
+
+def _imports_torch(statement: cst.CSTNode) -> bool:
+    """Whether ``statement`` imports anything from torch, under any name, at any depth of
+    its blocks (``import torch as th``, ``from torch.nn import functional as F``)."""
+    if isinstance(statement, cst.Import):
+        return any(_is_torch(_dotted(alias.name)) for alias in statement.names)
+    if isinstance(statement, cst.ImportFrom):
+        return not statement.relative and statement.module is not None and _is_torch(_dotted(statement.module))
+    if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite, cst.IndentedBlock)):
+        return any(_imports_torch(small) for small in statement.body)
+    if isinstance(statement, (cst.If, cst.Try, cst.TryStar, cst.With, cst.Else, cst.Finally)):
+        parts = [statement.body, *(handler.body for handler in getattr(statement, "handlers", ()))]
+        parts.extend(getattr(statement, extra, None) for extra in ("orelse", "finalbody"))
+        return any(part is not None and _imports_torch(part) for part in parts)
+    return False
+
+
+def _is_torch(name: str) -> bool:
+    return name == "torch" or name.startswith("torch.")
+
+
+def _dotted(node: cst.BaseExpression) -> str:
+    parts: list[str] = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if isinstance(node, cst.Name):
+        parts.append(node.value)
+    return ".".join(reversed(parts))
+
+
+def _after_leading_imports(body: Sequence[cst.BaseStatement]) -> int:
     """Index after the module docstring, ``__future__`` and the leading import block."""
     index = 0
     if body and _is_docstring(body[0]):

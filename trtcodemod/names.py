@@ -1,17 +1,20 @@
-"""Qualified names from a file's imports, without a full scope analysis.
+"""Qualified names from a file's imports.
 
 LibCST's ``QualifiedNameProvider`` costs several times the parse itself on large
 model libraries (see shared/STYLE.md: 97 s against 17 s on timm + torchvision).
 Rules only need to know which imported object a dotted name refers to, so this
 module reads the import statements and resolves ``F.pad`` → ``torch.nn.functional.pad``.
 
-Limits, stated so rules can stay conservative:
-- a name imported in one function is visible to the whole file once seen;
-- a local variable that shadows an imported name (``def f(F): F.pad(...)``) is
-  still resolved through the import. Rules that rewrite check argument shapes too.
-- a name imported in two ways (``try: from torch import vmap`` / ``except:
-  from functorch import vmap``) resolves to both, in sorted order, so results are
-  the same from run to run.
+:class:`ImportTable` is flow- and scope-insensitive: it records every import seen,
+wherever it is. Rules do not ask it directly: :class:`~trtcodemod.context.FileContext`
+answers through :mod:`trtcodemod.scopes`, which uses the table only as a cheap first
+filter (a name no import binds is never torch's) and then applies Python's scope rules,
+so that a parameter, a local or a later definition that shadows an imported name is
+not taken for it.
+
+A name imported in two ways (``try: from torch import vmap`` / ``except:
+from functorch import vmap``) resolves to both, in sorted order, so results are
+the same from run to run.
 """
 
 from __future__ import annotations
@@ -33,6 +36,42 @@ def dotted_name(node: cst.BaseExpression) -> str | None:
     return ".".join(reversed(parts))
 
 
+def import_bindings(node: cst.Import | cst.ImportFrom) -> list[tuple[str, str | None]]:
+    """The local names an import statement binds, each with the qualified name it binds.
+
+    ``import a.b`` binds ``a`` to ``a``; ``import a.b as c`` binds ``c`` to ``a.b``;
+    ``from a import b as c`` binds ``c`` to ``a.b``. Names bound by a project-relative
+    import (``from .m import x``) come with None: they never name torch, but they still
+    bind the name. ``from m import *`` binds names that cannot be known here: none listed.
+    """
+    bound: list[tuple[str, str | None]] = []
+    if isinstance(node, cst.Import):
+        for alias in node.names:
+            full = dotted_name(alias.name)
+            if full is None:
+                continue
+            if alias.asname is not None:
+                local = _asname(alias)
+                if local:
+                    bound.append((local, full))
+            else:
+                # `import torch.nn.functional` binds only `torch`.
+                head = full.split(".", 1)[0]
+                bound.append((head, head))
+        return bound
+    if isinstance(node.names, cst.ImportStar):
+        return bound
+    module = None if node.relative or node.module is None else dotted_name(node.module)
+    for alias in node.names:
+        name = dotted_name(alias.name)
+        if name is None:
+            continue
+        local = _asname(alias) if alias.asname is not None else name
+        if local:
+            bound.append((local, f"{module}.{name}" if module else None))
+    return bound
+
+
 class ImportTable:
     """Local name → the qualified names it may be bound to by imports."""
 
@@ -46,33 +85,15 @@ class ImportTable:
         if isinstance(node, cst.Import):
             for alias in node.names:
                 full = dotted_name(alias.name)
-                if full is None:
-                    continue
-                self._modules.add(full)
-                if alias.asname is not None:
-                    local = _asname(alias)
-                    if local:
-                        self._bind(local, full)
-                else:
-                    # `import torch.nn.functional` binds only `torch`.
-                    head = full.split(".", 1)[0]
-                    self._bind(head, head)
-            return
-        if node.relative or node.module is None:
-            return  # project-relative imports never name torch
-        module = dotted_name(node.module)
-        if module is None:
-            return
-        self._modules.add(module)
-        if isinstance(node.names, cst.ImportStar):
-            return
-        for alias in node.names:
-            name = dotted_name(alias.name)
-            if name is None:
-                continue
-            local = _asname(alias) if alias.asname is not None else name
-            if local:
-                self._bind(local, f"{module}.{name}")
+                if full is not None:
+                    self._modules.add(full)
+        elif not node.relative and node.module is not None:
+            module = dotted_name(node.module)
+            if module is not None:
+                self._modules.add(module)
+        for local, qualified in import_bindings(node):
+            if qualified is not None:  # project-relative imports never name torch
+                self._bind(local, qualified)
 
     def add_imports_from(self, statements: Iterable[cst.CSTNode]) -> None:
         """Record the imports among module-level statements, also inside if/try/with."""
@@ -95,11 +116,16 @@ class ImportTable:
         prefix = module + "."
         return any(name == module or name.startswith(prefix) for name in self._modules)
 
+    def binds(self, local: str) -> bool:
+        """Whether some import seen so far binds ``local`` (the cheap test before any scope work)."""
+        return local in self._bindings
+
     def _bind(self, local: str, qualified: str) -> None:
         self._bindings.setdefault(local, set()).add(qualified)
 
     def resolve(self, node: cst.BaseExpression) -> tuple[str, ...]:
-        """Qualified names a Name/Attribute expression may refer to (sorted, maybe empty)."""
+        """Qualified names a Name/Attribute expression may refer to through any import (sorted,
+        maybe empty), ignoring scopes: see :meth:`FileContext.qualified_names` for what rules use."""
         head = node
         while isinstance(head, cst.Attribute):
             head = head.value

@@ -58,13 +58,15 @@ def rule_by_id(rule_id: str) -> RuleInfo | None:
 def select_rules(select: Iterable[str], ignore: Iterable[str]) -> tuple[type[Rule], ...]:
     """Rules whose ID matches a selected code or prefix and no ignored one.
 
-    ``ALL`` selects everything; ``TRT4`` selects TRT401, TRT402...; a rule's name works too.
+    ``ALL`` selects every rule that is not opt-in; ``TRT4`` selects TRT401, TRT402...;
+    a rule's name works too. An opt-in rule needs its ID, name or a prefix like ``TRT4``.
     """
     chosen = []
     select = [s.strip().upper() for s in select if s.strip()]
     ignore = [s.strip().upper() for s in ignore if s.strip()]
     for cls in rule_classes():
-        if _matches(cls.info, select) and not _matches(cls.info, ignore):
+        wanted = [c for c in select if c != "ALL"] if cls.info.opt_in else select
+        if _matches(cls.info, wanted) and not _matches(cls.info, ignore):
             chosen.append(cls)
     return tuple(chosen)
 

@@ -57,6 +57,9 @@ class RuleInfo:
     needed_before: Version | None = None
     #: Public sources the documentation leans on.
     references: Sequence[str] = ()
+    #: Runs only when selected by its ID, an ID prefix of at least four characters or its
+    #: name; ``ALL`` leaves it out (a rule whose findings rarely change the exported graph).
+    opt_in: bool = False
 
     def applies_to(self, target: Version) -> bool:
         return self.needed_before is None or target < self.needed_before

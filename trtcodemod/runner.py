@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import os
+import signal
+import sys
 import traceback
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field, replace
-from typing import Sequence
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import nullcontext
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, Sequence
 
 from trtcodemod.config import Settings
-from trtcodemod.engine import Options, check_source, fix_source
-from trtcodemod.errors import InputError
+from trtcodemod import errors as _errors
+from trtcodemod.engine import _SUPPRESS_RE, Options, check_source, fix_source
+from trtcodemod.errors import InputError, InternalError
 from trtcodemod.files import SourceFile, read, write_atomic
+from trtcodemod.interrupt import SignalGuard
+from trtcodemod.registry import unknown_codes
 from trtcodemod.rules import Finding
 
 
@@ -25,6 +33,10 @@ class FileOutcome:
     original: bytes | None = None
     new_source: bytes | None = None  # set when a fix changed the file
     error: InputError | None = None
+    #: Fixes left out because they produced invalid code (the file's other fixes stand).
+    internal_errors: list[InternalError] = field(default_factory=list)
+    #: ``path:line: warning: ...`` lines (unknown codes in suppression comments).
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -44,7 +56,7 @@ def process(file: SourceFile, settings: Settings, fix: bool, unsafe: bool) -> Fi
     """Check (``fix=False``) or fix one file in memory; never raises."""
     outcome = FileOutcome(file)
     try:
-        source = read(file)
+        source = read(file, settings.max_file_size)
         outcome.original = source
         options = options_for(file, settings, unsafe)
         if not fix:
@@ -52,12 +64,14 @@ def process(file: SourceFile, settings: Settings, fix: bool, unsafe: bool) -> Fi
         else:
             result = fix_source(source, file.display, options)
             outcome.fixed = result.fixed
+            outcome.internal_errors = result.internal_errors
             if result.changed:
                 outcome.new_source = result.source
                 # What is left, with positions in the rewritten file.
                 outcome.findings = check_source(result.source, file.display, options)
             else:
                 outcome.findings = result.findings
+        outcome.warnings = suppression_warnings(source, file.display)
     except InputError as exc:
         outcome.error = exc
     except Exception as exc:  # a bug in a rule must not end the batch
@@ -68,30 +82,246 @@ def process(file: SourceFile, settings: Settings, fix: bool, unsafe: bool) -> Fi
     return outcome
 
 
-def _process_args(args: tuple[SourceFile, Settings, bool, bool]) -> FileOutcome:
-    return process(*args)
+def suppression_warnings(source: bytes, path: str) -> list[str]:
+    """A warning for each code in ``# trtcodemod: ignore[...]`` that names no rule (once per file).
+
+    Such a comment suppresses nothing (the engine matches codes as rule-ID prefixes or
+    names), so a typo would silently keep a finding or, worse, look like it is handled.
+    The engine's own pattern is used, so this agrees with what it suppresses.
+    """
+    if b"trtcodemod" not in source.lower():
+        return []
+    first_line: dict[str, int] = {}
+    # bytes.splitlines splits on \n, \r and \r\n only: Python's own line numbers.
+    for number, raw in enumerate(source.splitlines(), 1):
+        if b"trtcodemod" not in raw.lower():
+            continue
+        for match in _SUPPRESS_RE.finditer(raw.decode("utf-8", errors="replace")):
+            for code in (match.group("codes") or "").split(","):
+                code = code.strip()
+                if code and code not in first_line and (code.upper() == "ALL" or unknown_codes([code])):
+                    first_line[code] = number
+    warnings = []
+    for code, number in first_line.items():
+        if code.upper() == "ALL":
+            reason = f"`ignore[{code}]` suppresses nothing; write `# trtcodemod: ignore` to suppress every rule"
+        else:
+            reason = f"unknown rule code {code!r} in a `# trtcodemod: ignore[...]` comment suppresses nothing"
+        warnings.append(f"{path}:{number}: warning: {reason} (see `trtcodemod rules`)")
+    return warnings
 
 
 def run_batch(
     files: Sequence[SourceFile], settings: Settings, *, fix: bool, unsafe: bool, jobs: int = 1
 ) -> list[FileOutcome]:
-    """Process every file, in parallel when ``jobs`` > 1; results keep the input order."""
+    """Process every file, in parallel when ``jobs`` > 1 (0: one per core); results keep the input order.
+
+    A worker process that dies on one file (a crash in native code, the OOM killer)
+    makes that file an error; the other files are still processed.
+    """
     work = [(file, settings, fix, unsafe) for file in files]
     if jobs == 0:
-        jobs = os.cpu_count() or 1
+        jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     if jobs <= 1 or len(files) < 2:
-        return [_process_args(item) for item in work]
-    with ProcessPoolExecutor(max_workers=min(jobs, len(files))) as pool:
-        return list(pool.map(_process_args, work, chunksize=max(1, len(work) // (jobs * 8))))
+        return [process(*item) for item in work]
+    return _run_parallel(work, jobs)
 
 
-def write_changes(outcomes: Sequence[FileOutcome]) -> None:
-    """Write every changed file atomically; a file that fails to write becomes an error."""
-    for outcome in outcomes:
-        if outcome.new_source is None or outcome.error is not None:
-            continue
+# --- parallel runs -------------------------------------------------------------------------
+#
+# Workers send back plain data (:func:`_to_plain`): an exception object whose class cannot
+# be rebuilt in the parent used to break the whole pool. A shared byte per file says which
+# files a worker had started and not finished, so when a worker dies the culprit is found
+# by re-running only those, each alone in a fresh process.
+
+_NOT_STARTED, _RUNNING, _DONE = 0, 1, 2
+_worker_state: Any = None
+
+_Work = tuple[SourceFile, Settings, bool, bool]
+
+
+def _init_worker(state: Any) -> None:
+    global _worker_state
+    _worker_state = state
+    # Ctrl-C reaches the whole process group; the parent decides what happens.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent()
+
+
+def _die_with_parent() -> None:
+    """On Linux, have the kernel kill this worker when the parent dies (even by SIGKILL).
+
+    Otherwise idle workers of a killed run would wait for work forever.
+    """
+    if sys.platform.startswith("linux"):
         try:
-            write_atomic(outcome.file.path, outcome.new_source)
-        except OSError as exc:
-            outcome.error = InputError(outcome.file.display, f"cannot write: {exc.strerror or exc}")
-            outcome.new_source = None
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            pr_set_pdeathsig = 1
+            libc.prctl(pr_set_pdeathsig, signal.SIGKILL)
+        except (OSError, AttributeError):
+            pass
+
+
+def _work_item(index: int, item: _Work) -> dict[str, Any]:
+    _worker_state[index] = _RUNNING
+    try:
+        outcome = process(*item)
+    except BaseException as exc:  # SystemExit from a rule must not reach the parent as its own
+        file = item[0]
+        detail = traceback.format_exception_only(type(exc), exc)[-1].strip()
+        outcome = FileOutcome(file, error=InputError(file.display, f"internal error, file left unchanged: {detail}"))
+    plain = _to_plain(outcome)
+    _worker_state[index] = _DONE
+    return plain
+
+
+def _to_plain(outcome: FileOutcome) -> dict[str, Any]:
+    """The outcome as builtins and plain dataclasses; errors become ``("error", class, fields)``."""
+    return {f.name: _plain(getattr(outcome, f.name)) for f in fields(outcome)}
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, InputError):
+        state = {k: v for k, v in vars(value).items() if isinstance(v, (str, int, tuple, type(None)))}
+        return ("error", type(value).__name__, state)
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _from_plain(data: dict[str, Any]) -> FileOutcome:
+    return FileOutcome(**{name: _unplain(value) for name, value in data.items()})
+
+
+def _unplain(value: Any) -> Any:
+    if isinstance(value, tuple) and len(value) == 3 and value[0] == "error":
+        cls = getattr(_errors, value[1], None)
+        if not (isinstance(cls, type) and issubclass(cls, InputError)):
+            cls = InputError
+        error = cls.__new__(cls)
+        Exception.__init__(error, value[2].get("message", ""))
+        error.__dict__.update(value[2])
+        return error
+    if isinstance(value, list):
+        return [_unplain(v) for v in value]
+    return value
+
+
+def _run_parallel(work: list[_Work], jobs: int) -> list[FileOutcome]:
+    context = multiprocessing.get_context()
+    results: list[FileOutcome | None] = [None] * len(work)
+    pending = list(range(len(work)))
+    while pending:
+        state = context.RawArray("b", len(work))
+        broken = _run_pool(work, pending, jobs, context, state, results)
+        # Files a worker had started when the pool broke: run each alone to find the culprit.
+        suspects = [i for i in broken if state[i] == _RUNNING] or broken[:1]
+        for index in suspects:
+            results[index] = _run_isolated(work[index], context)
+        pending = [i for i in broken if i not in suspects]
+    return [r for r in results if r is not None]
+
+
+def _run_pool(work: list[_Work], indices: list[int], jobs: int, context: Any, state: Any,
+              results: list[FileOutcome | None]) -> list[int]:
+    """Run ``indices`` in a pool, filling ``results``; return the files lost to a broken pool."""
+    pool = ProcessPoolExecutor(max_workers=min(jobs, len(indices)), mp_context=context,
+                               initializer=_init_worker, initargs=(state,))
+    broken: list[int] = []
+    finished = False
+    try:
+        futures: dict[Future[dict[str, Any]], int] = {}
+        for position, index in enumerate(indices):
+            try:
+                futures[pool.submit(_work_item, index, work[index])] = index
+            except BrokenProcessPool:
+                broken.extend(indices[position:])
+                break
+        for future in as_completed(futures):
+            index = futures[future]
+            try:
+                results[index] = _from_plain(future.result())
+            except BrokenProcessPool:
+                broken.append(index)
+            except Exception as exc:  # e.g. the work item could not be sent to the worker
+                detail = traceback.format_exception_only(type(exc), exc)[-1].strip()
+                file = work[index][0]
+                results[index] = FileOutcome(file, error=InputError(
+                    file.display, f"internal error, file left unchanged: {detail}"))
+        finished = True
+    finally:
+        _stop_pool(pool, wait=finished and not broken)
+    return sorted(broken)
+
+
+def _stop_pool(pool: ProcessPoolExecutor, wait: bool) -> None:
+    """Shut the pool down; unless ``wait``, kill its workers (interrupted or broken: nothing to wait for)."""
+    if wait:
+        pool.shutdown(wait=True)
+        return
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process_ in processes:
+        if process_.is_alive():
+            process_.terminate()
+    for process_ in processes:
+        process_.join()
+
+
+def _isolated_main(item: _Work, connection: Any) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent()
+    connection.send(_to_plain(process(*item)))
+    connection.close()
+
+
+def _run_isolated(item: _Work, context: Any) -> FileOutcome:
+    """Process one file in a process of its own; its death becomes the file's error."""
+    reader, writer = context.Pipe(duplex=False)
+    worker = context.Process(target=_isolated_main, args=(item, writer), daemon=True)
+    worker.start()
+    writer.close()
+    try:
+        try:
+            data = reader.recv()
+        except EOFError:
+            data = None
+        worker.join()
+    finally:
+        if worker.is_alive():
+            worker.terminate()
+            worker.join()
+        reader.close()
+    if data is not None:
+        return _from_plain(data)
+    code = worker.exitcode
+    how = f"killed by {signal.Signals(-code).name}" if code is not None and code < 0 else f"exit code {code}"
+    file = item[0]
+    return FileOutcome(file, error=InputError(
+        file.display, f"internal error, file left unchanged: the worker process died ({how}) on this file"))
+
+
+def write_changes(outcomes: Sequence[FileOutcome], guard: SignalGuard | None = None) -> int:
+    """Write every changed file atomically; return how many were written.
+
+    A file that fails to write becomes an error. With a ``guard``, SIGINT/SIGTERM never
+    cut a file short: the file being written is finished, and the files after it are left
+    as they are (the caller reads ``guard.signum`` to tell the user).
+    """
+    written = 0
+    with guard.deferred() if guard is not None else nullcontext():
+        for outcome in outcomes:
+            if outcome.new_source is None or outcome.error is not None:
+                continue
+            if guard is not None and guard.signum is not None:
+                break
+            try:
+                write_atomic(outcome.file.path, outcome.new_source)
+            except OSError as exc:
+                outcome.error = InputError(outcome.file.display, f"cannot write: {exc.strerror or exc}")
+                outcome.new_source = None
+            else:
+                written += 1
+    return written

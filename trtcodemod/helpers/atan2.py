@@ -1,16 +1,35 @@
-"""``torch.atan2`` from operations TensorRT parses (Atan, Div, Abs, Min/Max, Where, comparisons).
+"""``torch.atan2``, exported from operations TensorRT parses (Atan, Div, Abs, Min/Max, Where, comparisons).
 
 ONNX has no ``Atan2``. Both PyTorch exporters (torch 2.13) lower ``torch.atan2`` to
 ``Atan(y / x)`` plus a quadrant correction that is wrong on edge inputs: ``atan2(0, -1)``
 comes out as -pi instead of pi, ``atan2(0, 0)`` and ``atan2(inf, inf)`` as NaN (TorchScript
-exporter) or 0 (dynamo exporter, which also turns NaN inputs into 0). The helper below
-gives torch's answer on every input, edge values included.
+exporter) or 0 (dynamo exporter, which also turns NaN inputs into 0). ``_trt_atan2`` is
+``torch.atan2`` itself everywhere except inside ``torch.onnx.export``, where it
+takes ``_trt_atan2_onnx``: torch's answer on every input, edge values included.
 """
 
 import torch
 
+from trtcodemod.helpers.onnx_export import _trt_onnx_exporting
+
 
 def _trt_atan2(y, x):
+    """``torch.atan2(y, x)``; while exporting to ONNX, the exact form TensorRT parses.
+
+    Eager, scripted, fx-traced, compiled and ``torch.export``-ed code runs
+    ``torch.atan2`` itself (same values, gradients and speed). A receiver of the method
+    form that is not a tensor but has its own ``atan2`` keeps its method.
+    """
+    if torch.jit.is_scripting():
+        return torch.atan2(y, x)
+    if not isinstance(y, torch.Tensor) and hasattr(y, "atan2"):
+        return y.atan2(x)
+    if _trt_onnx_exporting():
+        return _trt_atan2_onnx(y, x)
+    return torch.atan2(y, x)
+
+
+def _trt_atan2_onnx(y, x):
     """``torch.atan2(y, x)`` built from Atan, Div, Abs, Min/Max, comparisons and Where.
 
     Same results as ``torch.atan2`` on every input: signed zeros (``atan2(-0., 1.)``

@@ -1,23 +1,33 @@
-"""Boolean-mask indexing written as explicit integer indices."""
+"""Boolean-mask indexing, exported with explicit integer positions."""
 
 import torch
 
+from trtcodemod.helpers.onnx_export import _trt_onnx_exporting
 
-def _trt_bool_to_index(mask):
-    """Integer indices with ``t[_trt_bool_to_index(mask)]`` equal to ``t[mask]``.
 
-    For a 1-D bool mask: the positions of its True entries in increasing order,
-    exactly ``mask.nonzero()[:, 0]`` (empty for an all-False or empty mask). The mask
-    is cast to float32 first, so the exported ``NonZero`` reads a type TensorRT's
-    parser documents (FP32/FP16), and the selection exports as a plain ``Gather``
-    instead of ``Transpose`` + ``GatherND``.
+def _trt_mask_index(values, mask):
+    """``values[mask]``; while exporting to ONNX, a 1-D bool mask is turned into positions.
 
-    Anything else is returned unchanged, because indexing with it already means the
-    right thing and a conversion could only break it: long or int index tensors
-    (``keep`` from NMS), legacy uint8 masks, 0-d masks (``t[mask]`` with a 0-d mask
-    adds an axis rather than selecting rows), masks of rank 2 or more (``t[mask]``
-    with a 2-D mask already exports as one NonZero + GatherND), and non-tensors.
+    Outside ``torch.onnx.export`` this is ``values[mask]`` itself, whatever ``values``
+    and ``mask`` are (a Python list indexed by a one-element mask, a user class's
+    ``__getitem__``, a long index from NMS, a mask of the wrong length that raises).
+
+    While exporting, a tensor indexed by a 1-D bool tensor becomes
+    ``index_select(values, 0, positions)`` with the positions of the True entries in increasing order,
+    exactly ``mask.nonzero()[:, 0]``. The mask is cast to float32 first, so the exported
+    ``NonZero`` reads a type TensorRT's parser documents (FP32/FP16), and the selection
+    exports as a plain ``Gather`` instead of ``Transpose`` + ``GatherND``.
     """
-    if not isinstance(mask, torch.Tensor) or mask.dtype != torch.bool or mask.dim() != 1:
-        return mask
-    return torch.nonzero(mask.to(torch.float32)).reshape(-1)
+    if torch.jit.is_scripting():
+        return values[mask]
+    if (
+        _trt_onnx_exporting()
+        and isinstance(values, torch.Tensor)
+        and isinstance(mask, torch.Tensor)
+        and mask.dtype == torch.bool
+        and mask.dim() == 1
+        and values.dim() >= 1
+    ):
+        # index_select: a plain Gather from both exporters (dynamo turns `values[index]` into GatherND).
+        return torch.index_select(values, 0, torch.nonzero(mask.to(torch.float32)).reshape(-1))
+    return values[mask]

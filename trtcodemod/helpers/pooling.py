@@ -12,11 +12,17 @@ before summing, so an inf or NaN stays inside the bins that contain it (an
 averaging matrix or a cumulative-sum difference would spread ``0*inf`` and
 ``inf-inf`` NaNs to other bins). Like PyTorch, it sums first and divides by the
 bin size last, accumulating float16/bfloat16 in float32.
+
+Outside ``torch.onnx.export`` the helpers are ``F.adaptive_avg_pool1d/2d`` themselves,
+so eager results, strides (``x.view(n, -1)`` after the pool keeps working), gradients,
+quantized inputs and speed are torch's own.
 """
 
 from __future__ import annotations
 
 import torch
+
+from trtcodemod.helpers.onnx_export import _trt_onnx_exporting
 
 
 def _trt_adaptive_bin_sum(x: torch.Tensor, dim: int, bins: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -40,28 +46,42 @@ def _trt_adaptive_bin_sum(x: torch.Tensor, dim: int, bins: int) -> tuple[torch.T
     return sums.movedim(last, dim), end - start
 
 
-def _trt_adaptive_avg_pool1d(input: torch.Tensor, output_size) -> torch.Tensor:
-    """``F.adaptive_avg_pool1d`` for any input and output length, exportable with dynamic axes."""
-    if input.dim() not in (2, 3):
-        raise ValueError(f"adaptive_avg_pool1d: expected a 2-D or 3-D input, got {input.dim()}-D")
-    if not input.is_floating_point():
-        raise RuntimeError(f"adaptive_avg_pool1d: not implemented for {input.dtype}")
-    size = output_size[0] if isinstance(output_size, (tuple, list)) else output_size
+def _trt_adaptive_avg_pool1d(input: torch.Tensor, output_size: list[int]) -> torch.Tensor:
+    """``F.adaptive_avg_pool1d``; while exporting to ONNX, exact bins that follow dynamic lengths."""
+    if torch.jit.is_scripting():
+        return torch.nn.functional.adaptive_avg_pool1d(input, output_size)
+    if _trt_onnx_exporting() and isinstance(input, torch.Tensor) and input.dim() in (2, 3) and input.is_floating_point():
+        size = output_size[0] if isinstance(output_size, (tuple, list)) else output_size
+        if type(size) is int and size >= 0:
+            return _trt_adaptive_avg_pool1d_onnx(input, size)
+    return torch.nn.functional.adaptive_avg_pool1d(input, output_size)
+
+
+def _trt_adaptive_avg_pool1d_onnx(input: torch.Tensor, size: int) -> torch.Tensor:
+    """Adaptive average pooling of the last axis of a floating 2-D/3-D ``input`` into ``size`` bins."""
     if size == 1:
         return input.mean(-1, keepdim=True)
     acc = input.float() if input.dtype in (torch.float16, torch.bfloat16) else input
-    sums, counts = _trt_adaptive_bin_sum(acc, -1, int(size))
+    sums, counts = _trt_adaptive_bin_sum(acc, -1, size)
     return (sums / counts.to(acc.dtype)).to(input.dtype)
 
 
-def _trt_adaptive_avg_pool2d(input: torch.Tensor, output_size) -> torch.Tensor:
-    """``F.adaptive_avg_pool2d`` for any input and output size (``None`` keeps an axis), exportable
-    with dynamic axes."""
-    if input.dim() not in (3, 4):
-        raise ValueError(f"adaptive_avg_pool2d: expected a 3-D or 4-D input, got {input.dim()}-D")
-    if not input.is_floating_point():
-        raise RuntimeError(f"adaptive_avg_pool2d: not implemented for {input.dtype}")
-    sizes = tuple(output_size) if isinstance(output_size, (tuple, list)) else (output_size, output_size)
+def _trt_adaptive_avg_pool2d(input: torch.Tensor, output_size: list[int]) -> torch.Tensor:
+    """``F.adaptive_avg_pool2d``; while exporting to ONNX, exact bins that follow dynamic sizes."""
+    if torch.jit.is_scripting():
+        # TorchScript passes an int as a one-element list; F.adaptive_avg_pool2d wants two.
+        sizes = output_size * 2 if len(output_size) == 1 else output_size
+        return torch.nn.functional.adaptive_avg_pool2d(input, sizes)
+    if _trt_onnx_exporting() and isinstance(input, torch.Tensor) and input.dim() in (3, 4) and input.is_floating_point():
+        sizes = tuple(output_size) if isinstance(output_size, (tuple, list)) else (output_size, output_size)
+        if len(sizes) == 2 and all(size is None or (type(size) is int and size >= 0) for size in sizes):
+            return _trt_adaptive_avg_pool2d_onnx(input, sizes)
+    return torch.nn.functional.adaptive_avg_pool2d(input, output_size)
+
+
+def _trt_adaptive_avg_pool2d_onnx(input: torch.Tensor, sizes: tuple) -> torch.Tensor:
+    """Adaptive average pooling of a floating 3-D/4-D ``input``; ``sizes`` is (height, width),
+    ``None`` keeping an axis."""
     if all(size in (1, None) for size in sizes) and sizes != (None, None):
         # One bin per pooled axis: the mean, which exports as a single ReduceMean.
         return input.mean(tuple(d for d, size in zip((-2, -1), sizes) if size == 1), keepdim=True)
@@ -69,10 +89,10 @@ def _trt_adaptive_avg_pool2d(input: torch.Tensor, output_size) -> torch.Tensor:
     total = acc
     count = torch.ones((1, 1), dtype=acc.dtype, device=acc.device)
     if sizes[1] is not None:  # pool the width first, then the height
-        total, counts_w = _trt_adaptive_bin_sum(total, -1, int(sizes[1]))
+        total, counts_w = _trt_adaptive_bin_sum(total, -1, sizes[1])
         count = count * counts_w.to(acc.dtype)[None, :]
     if sizes[0] is not None:
-        total, counts_h = _trt_adaptive_bin_sum(total, -2, int(sizes[0]))
+        total, counts_h = _trt_adaptive_bin_sum(total, -2, sizes[0])
         count = count * counts_h.to(acc.dtype)[:, None]
     return (total / count).to(input.dtype)
 

@@ -3,13 +3,31 @@
 TensorRT has never parsed ``Unique`` (reference/trt_onnx_ops_history.csv). The helper
 sorts and keeps the first value of each run of equal values: Sort exports as ``TopK``,
 the selection as ``NonZero`` + ``Gather``. The result's length still depends on the
-data, so TensorRT needs a version with ``NonZero`` (8.5 or newer).
+data, so TensorRT needs a version with ``NonZero`` (8.5 or newer). Outside
+``torch.onnx.export``, ``_trt_unique`` is ``torch.unique`` itself.
 """
 
 import torch
 
+from trtcodemod.helpers.onnx_export import _trt_onnx_exporting
+
 
 def _trt_unique(x):
+    """``torch.unique(x)``; while exporting to ONNX, a sort-based form without ``Unique``.
+
+    A receiver of the method form that is not a tensor (a pandas ``Series``) keeps
+    its own ``unique`` method.
+    """
+    if torch.jit.is_scripting():
+        return torch.unique(x)
+    if not isinstance(x, torch.Tensor) and hasattr(x, "unique"):
+        return x.unique()
+    if _trt_onnx_exporting():
+        return _trt_unique_onnx(x)
+    return torch.unique(x)
+
+
+def _trt_unique_onnx(x):
     """``torch.unique(x)``: the sorted distinct values of ``x``, flattened.
 
     Same values, length and dtype as ``torch.unique`` (sorted=True, no inverse, no
@@ -19,12 +37,10 @@ def _trt_unique(x):
     unspecified in torch itself (its sort is not stable); the helper may pick the
     other one.
     """
-    if not isinstance(x, torch.Tensor):
-        return x.unique()  # not a tensor (e.g. a pandas Series): its own method
     flat = x.reshape(-1)
     if flat.dtype == torch.bool:
         # ONNX TopK has no bool kernel: sort 0/1 as int32 and convert back.
-        return _trt_unique(flat.to(torch.int32)).to(torch.bool)
+        return _trt_unique_onnx(flat.to(torch.int32)).to(torch.bool)
     values = torch.sort(flat).values
     # A value is kept when it differs from its predecessor; the first one always is.
     first = torch.ones_like(values[:1], dtype=torch.bool)

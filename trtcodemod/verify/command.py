@@ -6,7 +6,7 @@ import sys
 import time
 import traceback
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any, Callable, Optional
 
 import typer
 
@@ -50,9 +50,14 @@ def _run_one(spec: VerifySpec, progress: _Progress) -> dict[str, Any]:
         return report
 
 
-def _config_specs(config: Optional[Path], names: Optional[str], cli: dict[str, Any]
+def _config_specs(config: Optional[Path], names: Optional[str], cli: dict[str, Any],
+                  on_error: Callable[[str, str], dict[str, Any]] = error_report,
                   ) -> tuple[list[VerifySpec], list[dict[str, Any]]]:
-    """Specs for the config's models (all, or those named by ``--model``); bad tables become error reports."""
+    """Specs for the config's models (all, or those named by ``--model``); bad tables become error reports.
+
+    ``on_error(name, message)`` makes the report of a model whose table is bad (``migrate``
+    passes its own, so both commands read configs the same way).
+    """
     path, tables = load_model_tables(config, Path.cwd())
     wanted = [n.strip() for n in names.split(",")] if names else list(tables)
     unknown = [n for n in wanted if n not in tables]
@@ -67,7 +72,7 @@ def _config_specs(config: Optional[Path], names: Optional[str], cli: dict[str, A
         try:
             specs.append(build_spec(settings, base_dir=path.parent, name=name))
         except SpecError as exc:
-            errors.append(error_report(name, str(exc)))
+            errors.append(on_error(name, str(exc)))
     return specs, errors
 
 
@@ -76,7 +81,8 @@ def verify_command(
         help="Python file defining the model (may sit in a package). Omit to verify the models of a config.",
         show_default=False)] = None,
     model: Annotated[Optional[str], typer.Option(
-        "--model", help="Callable returning an nn.Module, or an nn.Module class taking no arguments. "
+        "--model", help="Callable returning an nn.Module, or an nn.Module class; constructor arguments as Python "
+                        "literals: 'Net(3, 8)' or 'Net(3, width=8)'. "
                         "With a config: the model table name(s), comma-separated (default: all).")] = None,
     inputs: Annotated[Optional[str], typer.Option(
         "--inputs", help="Function in MODEL_FILE returning a tuple (or dict) of tensors; "
@@ -88,8 +94,13 @@ def verify_command(
                                "the last input set changes these sizes.")] = None,
     unsafe: Annotated[Optional[bool], typer.Option(
         "--unsafe/--no-unsafe", help="Apply unsafe fixes too, as `apply --unsafe`.", show_default=False)] = None,
-    select: Annotated[Optional[str], typer.Option("--select", help="Rule IDs or prefixes to apply.")] = None,
-    ignore: Annotated[Optional[str], typer.Option("--ignore", help="Rule IDs or prefixes to skip.")] = None,
+    select: Annotated[Optional[list[str]], typer.Option(
+        "--select", help="Rule IDs or prefixes to apply (comma-separated or repeated).")] = None,
+    ignore: Annotated[Optional[list[str]], typer.Option(
+        "--ignore", help="Rule IDs or prefixes to skip (comma-separated or repeated).")] = None,
+    unordered: Annotated[Optional[list[str]], typer.Option(
+        "--unordered", help="Output name (output.0, ...) whose row order is not part of the contract: "
+                            "compared with rows sorted (repeatable).")] = None,
     target: Annotated[Optional[str], typer.Option("--target", help="TensorRT version deployed on (default 8.6).")] = None,
     exporter: Annotated[Optional[str], typer.Option(
         "--exporter", help="torchscript (default), dynamo or both.")] = None,
@@ -119,7 +130,8 @@ def verify_command(
         raise _fail(f"--format must be one of {', '.join(FORMATS)}")
     cli = {
         "inputs": inputs, "input_shape": input_shape or None, "dynamic_axes": dynamic_axes, "unsafe": unsafe,
-        "select": select, "ignore": ignore, "target": target, "exporter": exporter, "opset": opset,
+        "select": ",".join(select) if select else None, "ignore": ",".join(ignore) if ignore else None,
+        "unordered": list(unordered) if unordered else None, "target": target, "exporter": exporter, "opset": opset,
         "backends": backends, "atol": atol, "rtol": rtol, "runs": runs, "warmup": warmup,
         "threads": threads, "save": str(save) if save else None, "timeout": timeout, "seed": seed,
     }

@@ -10,6 +10,9 @@ Runs inside a worker process: imports torch.
 from __future__ import annotations
 
 import contextlib
+import os
+import re
+import sys
 import time
 import traceback
 import warnings
@@ -53,8 +56,16 @@ def export_model(
     start = time.perf_counter()
     result = ExportResult(exporter=exporter, path=None)
     axes = {k: dict(v) for k, v in dynamic_axes.items()}
-    with warnings.catch_warnings(record=True) as caught:
+    caught: list[tuple[warnings.WarningMessage, tuple[str, int] | None]] = []
+
+    def record(message: Any, category: type, filename: str, lineno: int, file: Any = None, line: Any = None) -> None:
+        # Called synchronously by warnings.warn: the user's frames are still on the stack.
+        caught.append((warnings.WarningMessage(message, category, filename, lineno, file, line),
+                       _user_frame(user_roots)))
+
+    with warnings.catch_warnings():
         warnings.simplefilter("always")
+        warnings.showwarning = record
         try:
             with torch.no_grad():
                 if exporter == "torchscript":
@@ -76,20 +87,80 @@ def export_model(
             result.path = str(path)
         except Exception as exc:  # the exporter's own failure is a result to report
             result.error = f"{type(exc).__name__}: {_first_lines(str(exc))}"
+            where = _user_line_of(exc, user_roots)
+            if where:
+                # Dynamo and torch.export errors are long; the user's line is what to look at.
+                result.error += f" [at {where[0]}:{where[1]}]"
             result.warnings.append({"category": "traceback", "message": traceback.format_exc()[-4000:],
                                     "file": None, "line": None})
     seen = set()
-    for w in caught:
+    for w, user in caught:
         if not _keep_warning(w, user_roots):
             continue
-        key = (w.category.__name__, str(w.message), w.filename, w.lineno)
+        # A TracerWarning is issued from torch's own code (torch/_tensor.py); the line to
+        # show is the user's line that called it.
+        file, line = user if user else (str(w.filename), int(w.lineno))
+        key = (w.category.__name__, str(w.message), file, line)
         if key in seen:
             continue
         seen.add(key)
         result.warnings.append({"category": w.category.__name__, "message": _first_lines(str(w.message), 1),
-                                "file": str(w.filename), "line": int(w.lineno)})
+                                "file": file, "line": line, "origin": f"{w.filename}:{w.lineno}"})
     result.seconds = time.perf_counter() - start
     return result
+
+
+def _user_frame(user_roots: tuple[str, ...]) -> tuple[str, int] | None:
+    """The innermost frame of the user's code on the current stack, as ``(file, line)``."""
+    from trtcodemod.trt.source_map import Frame, is_user_frame
+
+    ours = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    roots = tuple(os.path.realpath(r) + os.sep for r in user_roots if r)
+    fallback = None
+    frame = sys._getframe(2)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        real = os.path.realpath(filename) if not filename.startswith("<") else filename
+        if real.startswith(ours + os.sep):
+            pass  # the verifier's own frames (export_model, the worker)
+        elif roots and real.startswith(roots):
+            return real, frame.f_lineno
+        elif fallback is None and is_user_frame(Frame(filename, frame.f_lineno)):
+            fallback = (real, frame.f_lineno)
+        frame = frame.f_back
+    return fallback
+
+
+_FRAME_TEXT = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
+
+
+def _user_line_of(exc: BaseException, user_roots: tuple[str, ...]) -> tuple[str, int] | None:
+    """The innermost line of the user's code behind an exporter failure, if any names one.
+
+    The Python traceback has it when tracing ran the user's code; dynamo and ``torch.export``
+    errors (a data-dependent guard) quote it in their message ("from user code: File ...").
+    """
+    roots = tuple(os.path.realpath(r) + os.sep for r in user_roots if r)
+    if not roots:
+        return None
+    candidates = [(f.filename, f.lineno) for f in traceback.extract_tb(exc.__traceback__)]
+    text = "\n".join(str(e) for e in _chain(exc))
+    candidates += [(m["file"], int(m["line"])) for m in _FRAME_TEXT.finditer(text)]
+    found = None
+    for file, line in candidates:
+        real = os.path.realpath(file)
+        if real.startswith(roots) and line:
+            found = (real, int(line))  # keep the last, i.e. the innermost
+    return found
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    out, seen = [], set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        out.append(exc)
+        exc = exc.__cause__ or exc.__context__
+    return out
 
 
 def _first_lines(text: str, n: int = 3) -> str:

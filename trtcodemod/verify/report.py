@@ -94,6 +94,9 @@ def _faithful_word(check: dict[str, Any]) -> str:
 
 
 def _op_changes(before: dict[str, Any] | None, after: dict[str, Any] | None) -> str:
+    if not before or not after:
+        # One side has no graph: there is nothing to diff (never "every op N->0").
+        return "no original graph to compare with" if after else "no rewritten graph"
     b, a = (before or {}).get("ops", {}), (after or {}).get("ops", {})
     changes = [f"{op} {b.get(op, 0)}->{a.get(op, 0)}" for op in sorted(set(b) | set(a)) if b.get(op, 0) != a.get(op, 0)]
     return ", ".join(changes) or "none"
@@ -101,7 +104,15 @@ def _op_changes(before: dict[str, Any] | None, after: dict[str, Any] | None) -> 
 
 def _rules_line(r: dict[str, Any]) -> str:
     if not r["fixes"]:
-        return "no fix applied" + (" (the rewritten model is the original)" if not r["rewrite_errors"] else "")
+        if r["rewrite_errors"]:
+            return "no fix applied"
+        why = []
+        if not r["model"].get("unsafe"):
+            why.append("no safe fix applies; unsafe fixes need --unsafe")
+        if not r["model"].get("dynamic_axes"):
+            why.append("no --dynamic-axes, so shape-dependent fixes have nothing to show")
+        return ("nothing was rewritten, the rewritten model is the original"
+                + (f" ({'; '.join(why)})" if why else ""))
     by_rule: dict[str, list[str]] = {}
     for f in r["fixes"]:
         by_rule.setdefault(f["rule"], []).append(f"{_rel(f['path'])}:{f['line']}")

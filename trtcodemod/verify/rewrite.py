@@ -148,25 +148,53 @@ def engine_fixer(source: bytes, path: str, options: RewriteOptions) -> tuple[byt
     return result.source, [(f.rule, int(f.line), str(f.message)) for f in result.fixed]
 
 
-def rewrite_copy(layout: SourceLayout, dest: Path, options: RewriteOptions, fixer: Fixer | None = None) -> RewrittenTree:
-    """Copy the model's package (or file) under ``dest`` and rewrite every Python file in it."""
+def _package_pairs(package_dir: Path, dest: Path) -> list[tuple[Path, Path]]:
+    """Copy ``package_dir`` to ``dest/<name>``; ``(copy, original)`` for each of its ``.py`` files."""
+    target_pkg = dest / package_dir.name
+    shutil.copytree(package_dir, target_pkg, ignore=_SKIP)
+    return [(target_pkg / p.relative_to(package_dir), p)
+            for p in sorted(package_dir.rglob("*.py")) if "__pycache__" not in p.parts]
+
+
+def rewrite_copy(layout: SourceLayout, dest: Path, options: RewriteOptions, fixer: Fixer | None = None,
+                 *, extra_files: tuple[Path, ...] | list[Path] = ()) -> RewrittenTree:
+    """Copy the model's package (or file) under ``dest`` and rewrite every Python file in it.
+
+    ``extra_files`` are other files the model's code comes from (``migrate``'s observer knows
+    them: a model file that is a wrapper importing the model from a sibling module or another
+    package). Each is copied next to the model's copy (its whole top-level package when it sits
+    in one) and rewritten too; the copy comes first on ``sys.path``, so imports find the copies.
+    """
     fixer = fixer or engine_fixer
     if dest.exists():
         shutil.rmtree(dest)
     dest.mkdir(parents=True)
     if layout.package_dir is not None:
-        target_pkg = dest / layout.package_dir.name
-        shutil.copytree(layout.package_dir, target_pkg, ignore=_SKIP)
-        pairs = [(target_pkg / p.relative_to(layout.package_dir), p)
-                 for p in sorted(layout.package_dir.rglob("*.py")) if "__pycache__" not in p.parts]
-        copy_file = target_pkg / layout.model_file.relative_to(layout.package_dir)
-        tree = RewrittenTree(SourceLayout(copy_file, target_pkg, dest, layout.module))
+        pairs = _package_pairs(layout.package_dir, dest)
+        copy_file = dest / layout.package_dir.name / layout.model_file.relative_to(layout.package_dir)
+        tree = RewrittenTree(SourceLayout(copy_file, dest / layout.package_dir.name, dest, layout.module))
     else:
         copy_file = dest / layout.model_file.name
         shutil.copy2(layout.model_file, copy_file)
         pairs = [(copy_file, layout.model_file)]
         tree = RewrittenTree(SourceLayout(copy_file, None, dest, layout.module),
                              extra_paths=[str(layout.model_file.parent)])
+    copied = {original.resolve() for _, original in pairs}
+    for extra in sorted({Path(p).resolve() for p in extra_files}):
+        if extra in copied or not extra.is_file() or extra.suffix != ".py":
+            continue
+        where = locate(extra)
+        if where.package_dir is not None:
+            if (dest / where.package_dir.name).exists():
+                continue  # a package of the same name is already there: never shadow it
+            new_pairs = _package_pairs(where.package_dir, dest)
+        elif (dest / extra.name).exists():
+            continue
+        else:
+            shutil.copy2(extra, dest / extra.name)
+            new_pairs = [(dest / extra.name, extra)]
+        pairs += new_pairs
+        copied.update(original.resolve() for _, original in new_pairs)
     for copy_path, user_path in pairs:
         original = user_path.read_bytes()
         try:

@@ -7,6 +7,7 @@ a model or backend does (raise, segfault, hang) becomes a line in the report.
 
 from __future__ import annotations
 
+import copy
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -15,7 +16,7 @@ from typing import Any, Callable
 
 from . import static
 from .backends import EAGER_BACKENDS, FAILED, GRAPH_BACKENDS, OK, SKIPPED, BackendRun, availability
-from .compare import OutputComparison, compare_outputs, finite_or_none, worst
+from .compare import OutputComparison, compare_outputs, finite_or_none, order_rows, worst
 from .culprits import find_culprits
 from .rewrite import Fixer, RewrittenTree, SourceLayout, locate, rewrite_copy
 from .spec import VerifySpec
@@ -98,7 +99,8 @@ def _run_model(ctx: _Ctx, role: str, layout: SourceLayout, *, extra_paths: list[
         "task": MODEL_TASK, "role": role, "probe": role == "before",
         "model_file": str(layout.model_file), "import_root": str(layout.import_root), "module": layout.module,
         "extra_paths": extra_paths or [], "user_roots": [*layout.user_roots, *(extra_paths or [])],
-        "model": spec.model, "inputs": spec.inputs, "dynamic_axes": {k: dict(v) for k, v in spec.dynamic_axes.items()},
+        "model": spec.model, "model_args": spec.model_args, "model_kwargs": dict(spec.model_kwargs),
+        "inputs": spec.inputs, "dynamic_axes": {k: dict(v) for k, v in spec.dynamic_axes.items()},
         "seed": spec.seed, "exporters": list(spec.exporters if exporters is None else exporters),
         "opset": spec.opset, "out_dir": str(out_dir or ctx.out), "eager_devices": devices,
         "runs": spec.runs if timing else 0, "warmup": spec.warmup if timing else 0, "threads": spec.threads,
@@ -145,7 +147,12 @@ def _compare_run(ctx: _Ctx, names: list[str], reference: BackendRun, run: Backen
                                              max_abs_err=None, max_rel_err=None, passed=False,
                                              problem=f"set {k + 1}: {err}")])
             continue
-        comps = compare_outputs(names or [f"output.{i}" for i in range(len(ref))], ref, got, spec.atol, spec.rtol)
+        labels = names or [f"output.{i}" for i in range(len(ref))]
+        if spec.unordered:
+            # Rows of these outputs may come in any order (tied scores): compare them sorted.
+            ref = [order_rows(a) if n in spec.unordered else a for n, a in zip(labels, ref)]
+            got = [order_rows(a) if n in spec.unordered else a for n, a in zip(labels, got)]
+        comps = compare_outputs(labels, ref, got, spec.atol, spec.rtol)
         for c in comps:
             if c.problem:
                 c.problem = f"set {k + 1}: {c.problem}"
@@ -223,7 +230,12 @@ def _backend_row(ctx: _Ctx, backend: str, exporter: str | None, before: SideResu
             a_missing = (f"export failed: {exp['error']}" if exp and exp.get("error")
                          else after.failure() or after.outcome.message or "not exported")
     row["before"] = {"status": b_run.status if b_run else FAILED,
-                     "reason": (b_run.error if b_run else "the original was not run here")}
+                     "reason": (b_run.error if b_run else "the original was not run here"), "passed": None}
+    if b_run is not None and b_run.status == OK and reference is not None and exporter is not None:
+        # Does the original's own graph match the original's eager outputs here? When it does
+        # not, a difference of the rewritten graph may be one the rewrite did not introduce.
+        _, b_sets = _compare_run(ctx, names, reference, b_run)
+        row["before"]["passed"] = all(c.passed for comps in b_sets for c in comps)
     row["latency_ms"]["before"] = b_run.latency_ms if b_run else None
     if a_run is None:
         row.update(status=FAILED, reason=f"rewritten model: {a_missing}")
@@ -245,21 +257,53 @@ def _backend_row(ctx: _Ctx, backend: str, exporter: str | None, before: SideResu
 
 def verify(spec: VerifySpec, *, progress: Progress | None = None, fixer: Fixer | None = None) -> dict[str, Any]:
     """Verify one model; returns the report (``report.py`` renders it). Never raises for model faults."""
-    progress = progress or (lambda _msg: None)
-    work = Path(tempfile.mkdtemp(prefix="trtcodemod-verify-"))
-    out = spec.save_dir or work / "out"
-    out.mkdir(parents=True, exist_ok=True)
-    ctx = _Ctx(spec=spec, work=work, out=out, progress=progress)
-    try:
-        return _verify(ctx, fixer)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+    with Verification(spec, progress=progress) as session:
+        return session.verify(fixer)
+
+
+class Verification:
+    """One model's original, built, exported and checked once, against any number of rewrites.
+
+    ``verify(fixer)`` is the whole verification of one rewrite; ``original()`` is the
+    original's side alone (what ``migrate`` locates problems in before it plans a rewrite).
+    """
+
+    def __init__(self, spec: VerifySpec, *, progress: Progress | None = None) -> None:
+        work = Path(tempfile.mkdtemp(prefix="trtcodemod-verify-"))
+        out = spec.save_dir or work / "out"
+        out.mkdir(parents=True, exist_ok=True)
+        self.ctx = _Ctx(spec=spec, work=work, out=out, progress=progress or (lambda _msg: None))
+        self.layout = locate(spec.model_file)
+        self._before: SideResult | None = None
+        self._base: dict[str, Any] | None = None
+
+    def __enter__(self) -> "Verification":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def close(self) -> None:
+        shutil.rmtree(self.ctx.work, ignore_errors=True)
+
+    def original(self) -> dict[str, Any]:
+        """The report with the original's side filled in (``exit_code`` 2 and ``error`` if it failed)."""
+        if self._base is None:
+            self._base = _original(self.ctx, self)
+        return copy.deepcopy(self._base)
+
+    def verify(self, fixer: Fixer | None = None, *, extra_files: tuple[Path, ...] = ()) -> dict[str, Any]:
+        """Rewrite (``fixer``, default the engine with the spec's options) and verify against the original."""
+        report = self.original()
+        if self._before is None or not self._before.built:
+            return report
+        return _rewritten(self.ctx, report, self._before, self.layout, fixer, extra_files)
 
 
 def _empty_report(spec: VerifySpec) -> dict[str, Any]:
     return {
         "version": REPORT_VERSION, "name": spec.label,
-        "model": {"file": str(spec.model_file), "model": spec.model, "inputs": spec.inputs.describe(),
+        "model": {"file": str(spec.model_file), "model": spec.model_call, "inputs": spec.inputs.describe(),
                   "dynamic_axes": {k: {str(a): d for a, d in v.items()} for k, v in spec.dynamic_axes.items()},
                   "exporters": list(spec.exporters), "opset": spec.opset, "target": spec.rewrite.target,
                   "unsafe": spec.rewrite.unsafe, "atol": spec.atol, "rtol": spec.rtol},
@@ -278,21 +322,19 @@ def _model_summary(side: SideResult) -> dict[str, Any]:
             "log_tail": o.log[-1500:] if not side.built else ""}
 
 
-def _verify(ctx: _Ctx, fixer: Fixer | None) -> dict[str, Any]:
+def _exported(spec: VerifySpec, side: SideResult) -> bool:
+    return any(side.onnx_path(e) and not (side.export(e) or {}).get("error") for e in spec.exporters)
+
+
+def _original(ctx: _Ctx, session: Verification) -> dict[str, Any]:
+    """Build, run, export and check the original model: the half every rewrite is compared with."""
     spec = ctx.spec
     report = _empty_report(spec)
-    layout = locate(spec.model_file)
-
-    ctx.progress("rewriting")
-    tree = rewrite_copy(layout, ctx.out / "after_src", spec.rewrite, fixer)
-    report["rules_applied"] = tree.rules
-    report["fixes"] = [vars(f) for f in tree.fixes]
-    report["rewrite_errors"] = tree.errors
     if spec.save_dir:
         report["saved"] = str(spec.save_dir)
-
     ctx.progress("original: build, eager, export")
-    before = _run_model(ctx, "before", layout)
+    before = _run_model(ctx, "before", session.layout)
+    session._before = before
     ctx.probe = before.outcome.data.get("probe", {})
     report["environment"] = ctx.probe
     report["models"]["before"] = _model_summary(before)
@@ -303,25 +345,63 @@ def _verify(ctx: _Ctx, fixer: Fixer | None) -> dict[str, Any]:
     ctx.input_sets = before.outcome.data["input_sets"]
     report["inputs"] = {"names": ctx.input_names, "notes": before.outcome.data.get("input_notes", []),
                         "sets": [{k: list(v.shape) for k, v in s.items()} for s in ctx.input_sets]}
-
-    ctx.progress("rewritten: build, eager, export")
-    after = _run_model(ctx, "after", tree.layout, extra_paths=tree.extra_paths)
-    report["models"]["after"] = _model_summary(after)
     # The original's exports may still be missing if its worker died while exporting.
     for exporter in spec.exporters:
         if before.export(exporter) is None and before.outcome.status != "ok":
             before.outcome.data.setdefault("exports", {})[exporter] = {
                 "exporter": exporter, "path": None, "error": before.outcome.message, "warnings": []}
     _run_graphs(ctx, before, spec.backends, spec.exporters)
+    for exporter in spec.exporters:
+        report["export_checks"].append(_faithfulness(ctx, before, exporter, None))
+    values = [c["faithful"] for c in report["export_checks"]]
+    report["export_faithful"]["before"] = None if any(v is None for v in values) or not values else all(values)
+    ctx.progress("static TensorRT check (original)")
+    for exporter in spec.exporters:
+        path = before.onnx_path(exporter)
+        report["graphs_by_exporter"][exporter] = {
+            "before": static.check_onnx(path, spec.rewrite.target) if path else None, "after": None}
+    report["graphs"] = report["graphs_by_exporter"][spec.exporters[0]]
+    report["original_exported"] = _exported(spec, before)
+    report["export_errors"] = {"before": {e: (before.export(e) or {}).get("error") or (
+        None if before.onnx_path(e) else before.outcome.message or "not exported") for e in spec.exporters}}
+    report["export_tracebacks"] = {e: [w["message"] for w in (before.export(e) or {}).get("warnings", [])
+                                       if w.get("category") == "traceback"] for e in spec.exporters}
+    latency: dict[str, dict[str, float] | None] = {}
+    cpu = before.eager.get("cpu")
+    if cpu is not None and cpu.latency_ms:
+        latency["torch-cpu"] = cpu.latency_ms.get("median")
+    for backend, exporter in before.graph_runs:
+        run = before.graph_run(backend, exporter)
+        if run is not None and run.latency_ms:
+            latency[f"{backend} ({exporter})"] = run.latency_ms.get("median")
+    report["latency_before"] = latency
+    report["exit_code"] = 1  # until a rewrite has been verified
+    return report
+
+
+def _rewritten(ctx: _Ctx, report: dict[str, Any], before: SideResult, layout: SourceLayout,
+               fixer: Fixer | None, extra_files: tuple[Path, ...] = ()) -> dict[str, Any]:
+    """Rewrite, build, export and check the rewritten model; compare it with the original."""
+    spec = ctx.spec
+    ctx.progress("rewriting")
+    extra_files = (*extra_files, *(Path(f) for f in before.outcome.data.get("user_files", [])))
+    tree = rewrite_copy(layout, ctx.out / "after_src", spec.rewrite, fixer, extra_files=extra_files)
+    report["rules_applied"] = tree.rules
+    report["fixes"] = [vars(f) for f in tree.fixes]
+    report["rewrite_errors"] = tree.errors
+
+    ctx.progress("rewritten: build, eager, export")
+    after = _run_model(ctx, "after", tree.layout, extra_paths=tree.extra_paths)
+    report["models"]["after"] = _model_summary(after)
     _run_graphs(ctx, after, spec.backends, spec.exporters)
 
     names = before.outcome.data.get("output_names", [])
     for exporter in spec.exporters:
-        for side, t in ((before, None), (after, tree)):
-            report["export_checks"].append(_faithfulness(ctx, side, exporter, t))
-    for role in ("before", "after"):
-        values = [c["faithful"] for c in report["export_checks"] if c["side"] == role]
-        report["export_faithful"][role] = None if any(v is None for v in values) or not values else all(values)
+        report["export_checks"].append(_faithfulness(ctx, after, exporter, tree))
+    order = {e: k for k, e in enumerate(spec.exporters)}
+    report["export_checks"].sort(key=lambda c: (order.get(c["exporter"], 0), c["side"] != "before"))
+    values = [c["faithful"] for c in report["export_checks"] if c["side"] == "after"]
+    report["export_faithful"]["after"] = None if any(v is None for v in values) or not values else all(values)
 
     rows = [_backend_row(ctx, b, None, before, after, names) for b in spec.backends if b in EAGER_BACKENDS]
     for exporter in spec.exporters:
@@ -330,12 +410,13 @@ def _verify(ctx: _Ctx, fixer: Fixer | None) -> dict[str, Any]:
 
     ctx.progress("static TensorRT check")
     for exporter in spec.exporters:
-        graphs = {}
-        for side, mapper in ((before, None), (after, tree.map_location)):
-            path = side.onnx_path(exporter)
-            graphs[side.role] = static.check_onnx(path, spec.rewrite.target, mapper) if path else None
-        report["graphs_by_exporter"][exporter] = graphs
+        path = after.onnx_path(exporter)
+        report["graphs_by_exporter"][exporter]["after"] = (
+            static.check_onnx(path, spec.rewrite.target, tree.map_location) if path else None)
     report["graphs"] = report["graphs_by_exporter"][spec.exporters[0]]
+    report["export_errors"]["after"] = {e: (after.export(e) or {}).get("error") or (
+        None if after.onnx_path(e) else after.failure() or after.outcome.message or "not exported")
+        for e in spec.exporters}
 
     # Verdict.
     problems = report["problems"]
@@ -349,11 +430,11 @@ def _verify(ctx: _Ctx, fixer: Fixer | None) -> dict[str, Any]:
         elif row["status"] == FAILED and row["before"]["status"] == OK:
             problems.append(f"{label}: the original ran but the rewritten model failed: {row['reason']}")
     report["equivalent"] = not problems
-    exported = lambda side: any(side.onnx_path(e) and not (side.export(e) or {}).get("error") for e in spec.exporters)  # noqa: E731
-    if not exported(before):
+    if not _exported(spec, before):
         why = "; ".join(f"{e}: {(before.export(e) or {}).get('error') or before.outcome.message}" for e in spec.exporters)
-        if not exported(after):
+        if not _exported(spec, after):
             report["error"] = "the original model could not be exported: " + why
+            report["exit_code"] = 2
             return report
         # What the rewrite is for: the rewritten model exports where the original could not. Its
         # graphs are still compared with the original's eager outputs, so the verdict stands.
@@ -362,23 +443,35 @@ def _verify(ctx: _Ctx, fixer: Fixer | None) -> dict[str, Any]:
     failed_after = [r for r in rows if r["status"] == FAILED]
     report["exit_code"] = 0 if report["equivalent"] and not trt_errors and not failed_after else 1
 
-    if not report["equivalent"] and tree.rules:
+    introduced = [r for r in rows if r["status"] == OK and not r["passed"] and r["before"].get("passed") is not False]
+    introduced += [r for r in rows if r["status"] == FAILED and r["before"]["status"] == OK]
+    if not after.built:
+        introduced.append({"name": "build"})
+    if not report["equivalent"] and tree.rules and not introduced:
+        # The original's graph is already wrong the same way (a value baked in before and after):
+        # the rewrite did not introduce the difference, so no rule is to blame.
+        report["culprits"] = [{"rule": "-", "reproduces": False,
+                               "detail": "the original's own graph differs from its eager outputs where the "
+                                         "rewritten one does: the rewrite did not introduce the difference"}]
+    if not report["equivalent"] and tree.rules and introduced:
         ctx.progress("looking for the culprit rule(s)")
-        failing_exporters = tuple(sorted({r["exporter"] for r in rows if r["exporter"] and r["status"] != SKIPPED and not r["passed"]}))
+        failing_exporters = tuple(sorted({r["exporter"] for r in introduced if r.get("exporter")}))
         report["culprits"] = find_culprits(
-            tree.rules, lambda rule: _check_single_rule(ctx, layout, rule, fixer, before, names, failing_exporters))
+            tree.rules, lambda rule: _check_single_rule(ctx, layout, rule, fixer, before, names, failing_exporters,
+                                                        extra_files))
         report["culprit_rules"] = [c["rule"] for c in report["culprits"] if c["reproduces"]]
     return report
 
 
 def _check_single_rule(ctx: _Ctx, layout: SourceLayout, rule: str, fixer: Fixer | None, before: SideResult,
-                       names: list[str], exporters: tuple[str, ...]) -> tuple[bool, str]:
+                       names: list[str], exporters: tuple[str, ...],
+                       extra_files: tuple[Path, ...] = ()) -> tuple[bool, str]:
     """Rewrite with ``select = (rule,)`` only; does that alone break equivalence?"""
     spec = ctx.spec
     options = type(spec.rewrite)(select=(rule,), ignore=spec.rewrite.ignore, unsafe=spec.rewrite.unsafe,
                                  target=spec.rewrite.target)
     probe_dir = ctx.work / f"culprit-{rule}"
-    tree = rewrite_copy(layout, probe_dir / "src", options, fixer)
+    tree = rewrite_copy(layout, probe_dir / "src", options, fixer, extra_files=extra_files)
     if not tree.fixes:
         return False, "applies no fix on its own"
     side = _run_model(ctx, f"culprit-{rule}", tree.layout, extra_paths=tree.extra_paths, exporters=exporters,

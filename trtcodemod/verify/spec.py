@@ -6,6 +6,7 @@ without importing torch and worker processes can receive parts of it.
 
 from __future__ import annotations
 
+import ast
 import json
 import sys
 from dataclasses import dataclass, field, replace
@@ -98,6 +99,19 @@ class VerifySpec:
     timeout: float = 300.0
     seed: int = 0
     save_dir: Path | None = None
+    #: Output names whose row order is not part of the contract (compared with rows sorted).
+    unordered: tuple[str, ...] = ()
+    #: Constructor arguments: ``--model 'Net(3, width=8)'`` or config ``args``/``kwargs``.
+    model_args: tuple[Any, ...] = ()
+    model_kwargs: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def model_call(self) -> str:
+        """``Net`` or ``Net(3, width=8)``, as the user wrote it."""
+        if not self.model_args and not self.model_kwargs:
+            return self.model
+        parts = [repr(a) for a in self.model_args] + [f"{k}={v!r}" for k, v in self.model_kwargs.items()]
+        return f"{self.model}({', '.join(parts)})"
 
     @property
     def label(self) -> str:
@@ -197,6 +211,31 @@ def parse_exporter(value: str | None) -> tuple[str, ...]:
     return (value,)
 
 
+def parse_model(text: str) -> tuple[str, tuple[Any, ...], dict[str, Any]]:
+    """``"Net(3, width=8)"`` -> ``("Net", (3,), {"width": 8})``; a bare name has no arguments.
+
+    Arguments must be Python literals (numbers, strings, tuples, lists, dicts, None, booleans):
+    the text is parsed, never evaluated.
+    """
+    text = text.strip()
+    try:
+        tree = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        raise SpecError(f"--model {text!r}: expected NAME or NAME(literal arguments)") from None
+    if isinstance(tree, (ast.Name, ast.Attribute)):
+        return text, (), {}
+    if not isinstance(tree, ast.Call) or not isinstance(tree.func, (ast.Name, ast.Attribute)):
+        raise SpecError(f"--model {text!r}: expected NAME or NAME(literal arguments)")
+    try:
+        args = tuple(ast.literal_eval(a) for a in tree.args)
+        kwargs = {k.arg: ast.literal_eval(k.value) for k in tree.keywords if k.arg is not None}
+    except ValueError:
+        raise SpecError(f"--model {text!r}: constructor arguments must be Python literals") from None
+    if len(kwargs) != len(tree.keywords):
+        raise SpecError(f"--model {text!r}: **kwargs is not supported; name each argument")
+    return ast.unparse(tree.func), args, kwargs
+
+
 # --- building specs ------------------------------------------------------------------
 
 
@@ -235,9 +274,22 @@ def build_spec(settings: Mapping[str, Any], *, base_dir: Path | None = None, nam
         raise SpecError("--runs must be >= 1, --warmup >= 0, --threads >= 0 and --timeout > 0")
 
     save_dir = s.get("save")
+    model, model_args, model_kwargs = parse_model(str(s["model"]))
+    if s.get("args") is not None or s.get("kwargs") is not None:
+        if model_args or model_kwargs:
+            raise SpecError(f"{name or 'verify'}: give constructor arguments in --model or in args/kwargs, not both")
+        raw_args, raw_kwargs = s.get("args") or [], s.get("kwargs") or {}
+        if not isinstance(raw_args, (list, tuple)) or not isinstance(raw_kwargs, Mapping):
+            raise SpecError(f"{name or 'verify'}: args must be a list and kwargs a table")
+        model_args, model_kwargs = tuple(raw_args), dict(raw_kwargs)
+    unordered = s.get("unordered") or ()
+    unordered = tuple(unordered.split(",") if isinstance(unordered, str) else unordered)
     return VerifySpec(
         model_file=model_file,
-        model=str(s["model"]),
+        model=model,
+        model_args=model_args,
+        model_kwargs=model_kwargs,
+        unordered=tuple(u.strip() for u in unordered if str(u).strip()),
         inputs=InputsSpec(function=s.get("inputs") or None, shapes=shapes),
         name=name,
         dynamic_axes=parse_dynamic_axes(s.get("dynamic_axes")),

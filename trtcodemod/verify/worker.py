@@ -64,16 +64,19 @@ def import_user_module(model_file: str, import_root: str, module: str, extra_pat
     return mod
 
 
-def build_model(module: Any, name: str) -> Any:
-    """``name`` is an ``nn.Module`` subclass taking no arguments, or a callable returning a module."""
+def build_model(module: Any, name: str, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None) -> Any:
+    """``name`` (dotted within the module) is an ``nn.Module`` class or a callable returning a module,
+    called with ``args``/``kwargs`` (``--model 'Net(3, 8)'``, config ``args``/``kwargs``)."""
     import torch
 
-    obj = getattr(module, name, None)
-    if obj is None:
-        raise AttributeError(f"{module.__name__} has no attribute {name!r} (--model)")
+    obj = module
+    for part in name.split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            raise AttributeError(f"{module.__name__} has no attribute {name!r} (--model)")
     if not callable(obj):
         raise TypeError(f"--model {name}: not callable")
-    model = obj()
+    model = obj(*args, **(kwargs or {}))
     if not isinstance(model, torch.nn.Module):
         raise TypeError(f"--model {name}() returned {type(model).__name__}, not a torch.nn.Module")
     return model.eval()
@@ -117,13 +120,19 @@ def _model_task(req: dict[str, Any], cp: _Checkpoint) -> None:
     module = import_user_module(req["model_file"], req["import_root"], req["module"], req.get("extra_paths", []))
     cp.stage("build")
     torch.manual_seed(seed)
-    model = build_model(module, req["model"])
+    model = build_model(module, req["model"], tuple(req.get("model_args", ())), dict(req.get("model_kwargs", {})))
     if req.get("state_dict_path"):
         cp.stage("load_state_dict")
         state = torch.load(req["state_dict_path"], map_location="cpu", weights_only=True)
         model.load_state_dict(state)
     if req.get("save_state_dict"):
         torch.save(model.state_dict(), req["save_state_dict"])
+    if req.get("probe"):
+        from .userfiles import imported_user_files
+
+        # The user's modules the model file imported (a wrapper's model lives in one): the
+        # rewrite covers them too, instead of leaving them silently untouched.
+        cp.data["user_files"] = imported_user_files(sys.modules.values(), list(req.get("user_roots", ())))
 
     cp.stage("inputs")
     if req.get("input_sets") is None:
@@ -167,6 +176,11 @@ def _backend_task(req: dict[str, Any], cp: _Checkpoint) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    return worker_main({MODEL_TASK: _model_task, BACKEND_TASK: _backend_task}, argv)
+
+
+def worker_main(tasks: dict[str, Any], argv: list[str] | None = None) -> int:
+    """Run the task named in ``request.pkl`` (one of ``tasks``); failures go back as data."""
     folder = Path((argv or sys.argv[1:])[0])
     with open(folder / "request.pkl", "rb") as fh:
         req = pickle.load(fh)
@@ -176,12 +190,10 @@ def main(argv: list[str] | None = None) -> int:
         for variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "TRTCODEMOD_THREADS"):
             os.environ[variable] = str(req["threads"])
     try:
-        if req["task"] == MODEL_TASK:
-            _model_task(req, cp)
-        elif req["task"] == BACKEND_TASK:
-            _backend_task(req, cp)
-        else:
+        task = tasks.get(req["task"])
+        if task is None:
             raise ValueError(f"unknown task {req['task']!r}")
+        task(req, cp)
     except BaseException as exc:  # noqa: BLE001 - every failure goes back to the parent as data
         cp.data["error"] = f"{type(exc).__name__}: {str(exc).strip()[:1000]}"
         cp.data["traceback"] = traceback.format_exc()[-6000:]
@@ -217,8 +229,13 @@ def _signal_name(code: int) -> str:
         return f"signal {-code}"
 
 
-def run_task(request: dict[str, Any], folder: Path, timeout: float) -> TaskOutcome:
-    """Run one task in a fresh interpreter; never raises for what happens inside it."""
+def run_task(request: dict[str, Any], folder: Path, timeout: float,
+             module: str = "trtcodemod.verify.worker") -> TaskOutcome:
+    """Run one task in a fresh interpreter; never raises for what happens inside it.
+
+    ``module`` is the entry point run with ``python -m``; it reads ``request.pkl`` and
+    writes ``result.pkl`` through ``worker_main`` (``trtcodemod.migrate.observe`` is another).
+    """
     folder.mkdir(parents=True, exist_ok=True)
     with open(folder / "request.pkl", "wb") as fh:
         pickle.dump(request, fh, protocol=pickle.HIGHEST_PROTOCOL)
@@ -227,7 +244,7 @@ def run_task(request: dict[str, Any], folder: Path, timeout: float) -> TaskOutco
     start = time.perf_counter()
     with open(log_path, "wb") as log:
         # A new session so a timeout can end the worker and anything it started.
-        proc = subprocess.Popen([sys.executable, "-m", "trtcodemod.verify.worker", str(folder)],
+        proc = subprocess.Popen([sys.executable, "-m", module, str(folder)],
                                 stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                 env=env, start_new_session=True)
         try:

@@ -1,0 +1,255 @@
+"""``trtcodemod migrate``: real models, real worker processes, real exports, on CPU.
+
+Four end-to-end migrations (a value baked in, a model that does not export before, a clean
+graph, a wrapper whose model lives in a sibling module and needs a proof from facts), and
+fast unit tests of the facts, the plan and the engine's ``allow`` filter.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from trtcodemod.cli import app
+from trtcodemod.engine import Options, check_source, fix_source
+from trtcodemod.migrate.facts import Facts, Span
+from trtcodemod.migrate.locate import Problem, export_failures
+from trtcodemod.migrate.observe import UserFiles
+from trtcodemod.migrate.plan import APPLY, INFO, REMAINS, Plan, decide
+from trtcodemod.migrate.report import render
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "migrate"
+#: One timed run, and only the backends this machine has: the tests check results, not speed.
+FAST = ["--runs", "1", "--warmup", "0", "--backends", "torch-cpu,onnxruntime-cpu"]
+
+
+def run_cli(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(app, ["migrate", *args])
+    if result.exception and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result.exit_code, result.stdout
+
+
+def run_json(*args: str) -> tuple[int, dict[str, Any]]:
+    code, out = run_cli(*args, "--format", "json", *FAST)
+    data = json.loads(out)
+    assert data["version"] == 1 and len(data["models"]) == 1
+    return code, data["models"][0]
+
+
+def line_of(path: Path, text: str) -> int:
+    return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if text in line)
+
+
+# --- end to end ------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def baked() -> tuple[int, dict[str, Any]]:
+    return run_json(str(EXAMPLES / "baked_scale.py"), "--model", "build", "--inputs", "inputs", "--unsafe")
+
+
+def test_baked_value_is_observed_located_and_fixed(baked: tuple[int, dict[str, Any]]) -> None:
+    code, r = baked
+    path = EXAMPLES / "baked_scale.py"
+    line = line_of(path, "if x.mean() > 0:")
+    assert r["before"]["faithful"] is False and r["before"]["exported"] is True
+    assert [(a["rule"], a["line"]) for a in r["applied"]] == [("TRT101", line)]
+    assert "--unsafe" in r["applied"][0]["proof"] and "baked in" in r["applied"][0]["proof"]
+    assert r["after"] == {"exported": True, "faithful": True, "trt_errors": 0, "trt_errors_by_op": {}}
+    assert r["equivalent"] is True and r["remaining"] == [] and code == 0 and r["exit_code"] == 0
+
+
+def test_dry_run_shows_the_diff_and_writes_nothing(baked: tuple[int, dict[str, Any]]) -> None:
+    _, r = baked
+    path = EXAMPLES / "baked_scale.py"
+    assert "if x.mean() > 0:" in path.read_text()  # untouched
+    assert "-        if x.mean() > 0:" in r["diff"] and "torch.where" in r["diff"]
+    assert r["changed_files"] == [str(path)]
+
+
+def test_model_that_does_not_export_before_exports_after() -> None:
+    path = EXAMPLES / "pooled_head.py"
+    code, r = run_json(str(path), "--model", "build", "--inputs", "inputs",
+                       "--dynamic-axes", '{"x": {"2": "height", "3": "width"}}')
+    assert r["before"]["exported"] is False and r["before"]["trt_errors"] is None
+    assert [(a["rule"], a["line"]) for a in r["applied"]] == [("TRT601", line_of(path, "nn.AdaptiveAvgPool2d"))]
+    # TRT601 is unsafe (for speed, where pooling already exports); the failed export proves it.
+    assert r["applied"][0]["proof"].startswith("observed: the torchscript export fails on adaptive pooling")
+    assert r["after"]["exported"] is True and r["after"]["faithful"] is True and r["after"]["trt_errors"] == 0
+    assert r["equivalent"] is True and code == 0
+
+
+def test_clean_graph_applies_nothing_and_exits_0() -> None:
+    path = EXAMPLES / "clean_net.py"
+    code, r = run_json(str(path), "--model", "build", "--inputs", "inputs")
+    assert code == 0 and r["exit_code"] == 0
+    assert r["applied"] == [] and r["changed_files"] == [] and r["diff"] == "" and r["rounds"] == []
+    assert r["before"] == r["after"] and r["before"]["trt_errors"] == 0 and r["equivalent"] is True
+    # check's TRT102 finding makes no hostile node (TensorRT takes Where): information, not a fix.
+    assert [(i["rule"], i["action"]) for i in r["info"]] == [("TRT102", "info")]
+    assert "no hostile node" in r["info"][0]["reason"]
+
+
+@pytest.fixture(scope="module")
+def wrapped(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, dict[str, Any], Path]:
+    folder = tmp_path_factory.mktemp("wrapped")
+    for name in ("wrapper.py", "anchor_head.py"):
+        shutil.copy(EXAMPLES / name, folder / name)
+    code, r = run_json(str(folder / "wrapper.py"), "--model", "build", "--inputs", "inputs", "--write",
+                       "--dynamic-axes", '{"feats": {"0": "batch", "2": "height", "3": "width"}}')
+    return code, r, folder
+
+
+def test_wrapper_model_file_rewrites_the_module_the_model_came_from(wrapped: tuple) -> None:
+    code, r, folder = wrapped
+    head = folder / "anchor_head.py"
+    assert code == 0, r
+    assert str(head.resolve()) in r["files"] and r["changed_files"] == [str(head.resolve())]
+    assert "logits[:, 0].sigmoid()" in head.read_text()  # --write wrote the sibling module
+    assert (folder / "wrapper.py").read_text() == (EXAMPLES / "wrapper.py").read_text()
+    assert r["before"]["trt_errors_by_op"] == {"If": 1} and r["after"]["trt_errors"] == 0
+
+
+def test_unsafe_fix_is_proved_by_facts_without_unsafe(wrapped: tuple) -> None:
+    _, r, folder = wrapped
+    assert r["unsafe"] is False
+    [fix] = r["applied"]
+    assert (fix["rule"], fix["line"]) == ("TRT401", line_of(EXAMPLES / "anchor_head.py", "squeeze(1)"))
+    assert fix["proof"].startswith("observed: the squeezed axis had size 1 in all 3 call(s) over 3 input set(s)")
+    assert "proof: observed: the squeezed axis had size 1" in render([r], "text", written=True)
+
+
+def test_mask_by_name_is_proved_by_the_observed_bool_index() -> None:
+    path = EXAMPLES / "mask_crop.py"
+    code, r = run_json(str(path), "--model", "build", "--inputs", "inputs")
+    proofs = {a["rule"]: a for a in r["applied"]}
+    assert proofs["TRT201"]["line"] == line_of(path, "return points[valid_mask]")
+    assert proofs["TRT201"]["proof"].startswith("observed: the index was a 1-D bool tensor in all 3 call(s)")
+    assert proofs["TRT704"]["line"] == line_of(path, "n = len(points)") and "baked in" in proofs["TRT704"]["proof"]
+    assert r["unsafe"] is False and r["equivalent"] is True and code == 0
+
+
+def test_json_keeps_the_issue_names(wrapped: tuple) -> None:
+    _, r, _ = wrapped
+    for key in ("name", "applied", "before", "after", "equivalent", "remaining"):
+        assert key in r
+    assert set(r["applied"][0]) >= {"rule", "path", "line", "proof"}
+    assert set(r["before"]) >= {"exported", "faithful", "trt_errors"}
+
+
+def test_bad_arguments_exit_2(tmp_path: Path) -> None:
+    code, _ = run_cli(str(tmp_path / "missing.py"), "--model", "build", "--inputs", "inputs")
+    assert code == 2
+
+
+# --- units: facts, plan, locate, engine filter -------------------------------------------------
+
+
+SOURCE = b"import torch\n\ndef f(x):\n    y = x.squeeze(1)\n    keep = x > 0\n    return y[keep]\n"
+
+
+def _findings(tmp_path: Path) -> tuple[str, dict[str, Any]]:
+    path = tmp_path / "m.py"
+    path.write_bytes(SOURCE)
+    found = {f.rule: f for f in check_source(SOURCE, str(path), Options())}
+    return str(path.resolve()), found
+
+
+def _facts(path: str, sizes: list[int], ran: set[int] | None = None) -> Facts:
+    return Facts.from_json({"version": 1, "runs": 2, "lines": {path: sorted(ran or {3, 4, 5, 6})}, "events": [
+        {"kind": "squeeze", "path": path, "line": 4, "column": 9, "end_line": 4, "end_column": 21, "direct": True,
+         "count": 1, "sizes": [s]} for s in sizes], "inputs": {}})
+
+
+def test_facts_round_trip_through_json(tmp_path: Path) -> None:
+    path, _ = _findings(tmp_path)
+    facts = _facts(path, [1, 1])
+    facts.save(tmp_path / "facts.json")
+    again = Facts.load(tmp_path / "facts.json")
+    assert again.to_json() == facts.to_json() and again.ran(path, 4) and not again.ran(path, 1)
+    assert len(again.at("squeeze", Span(path, 4, 9, 4, 21))) == 2
+
+
+def test_squeeze_is_proved_only_when_the_axis_was_always_1(tmp_path: Path) -> None:
+    path, found = _findings(tmp_path)
+    hostile = [Problem("hostile", path, 4, "If", "TRT401", "squeeze on a dynamic axis")]
+    proved = decide(found["TRT401"], hostile, _facts(path, [1, 1]), unsafe=False)
+    assert proved.action == APPLY and proved.proof.startswith("observed: the squeezed axis had size 1")
+    not_proved = decide(found["TRT401"], hostile, _facts(path, [1, 3]), unsafe=False)
+    assert not_proved.action == REMAINS and "--unsafe applies it" in not_proved.reason
+    assert decide(found["TRT401"], hostile, _facts(path, [1, 3]), unsafe=True).action == APPLY
+
+
+def test_findings_without_a_problem_or_that_never_ran_are_information(tmp_path: Path) -> None:
+    path, found = _findings(tmp_path)
+    assert decide(found["TRT201"], [], _facts(path, [1]), unsafe=True).action == INFO
+    never = decide(found["TRT201"], [Problem("hostile", path, 6, "NonZero", "TRT201", "")],
+                   _facts(path, [1], ran={3, 4}), unsafe=True)
+    assert never.action == INFO and "never ran" in never.reason
+
+
+def test_plan_applies_exactly_its_fixes_through_the_engine_filter(tmp_path: Path) -> None:
+    path, found = _findings(tmp_path)
+    plan = Plan()
+    plan.update(found.values(), [Problem("hostile", path, 4, "If", "TRT401", "")], _facts(path, [1]), unsafe=False)
+    result = fix_source(SOURCE, path, Options(allow=plan.allows()))
+    assert [f.rule for f in result.fixed] == ["TRT401"]  # unsafe, proved; the safe TRT201 is not planned
+    assert b"x[:, 0]" in result.source and b"y[keep]" in result.source
+    assert fix_source(SOURCE, path, Options(allow=lambda f: False)).changed is False
+    plan.revert(["TRT401"], "breaks equivalence")
+    assert plan.applied == [] and fix_source(SOURCE, path, Options(allow=plan.allows())).changed is False
+
+
+def test_export_failure_names_the_rule_and_the_user_line(tmp_path: Path) -> None:
+    path, _ = _findings(tmp_path)
+    facts = _facts(path, [1])
+    report = {"export_errors": {"before": {"torchscript": "SymbolicValueError: Unsupported: ONNX export of operator "
+                                                          "adaptive_avg_pool2d, input size not accessible."}}}
+    [problem] = export_failures(report, "before", facts)
+    assert problem.rule == "TRT601" and problem.path is None
+    report = {"export_errors": {"before": {"dynamo": "GuardOnDataDependentSymNode: Could not guard"}}}
+    tracebacks = {"dynamo": [f'Traceback:\n  File "/usr/lib/torch/x.py", line 9, in g\n  File "{path}", line 5, in f\n']}
+    [problem] = export_failures(report, "before", facts, tracebacks)
+    assert (problem.path, problem.line) == (path, 5)
+
+
+def test_observer_counts_only_the_users_files(tmp_path: Path) -> None:
+    import torch
+
+    user = UserFiles([str(tmp_path)])
+    (tmp_path / "m.py").write_text("x = 1\n")
+    assert user(str(tmp_path / "m.py"))
+    assert not user(torch.__file__) and not user("<frozen importlib._bootstrap>")
+    assert not user(json.__file__)  # the standard library
+
+
+def test_the_command_module_does_not_import_torch() -> None:
+    import subprocess
+    import sys
+
+    code = "import sys, trtcodemod.cli; print('torch' in sys.modules, 'onnx' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "False"]
+
+
+def test_a_fix_that_breaks_equivalence_is_reverted_and_named(tmp_path: Path) -> None:
+    from trtcodemod.migrate.run import _revert_culprits
+
+    path, found = _findings(tmp_path)
+    plan = Plan()
+    plan.update(found.values(), [Problem("hostile", path, 4, "If", "TRT401", ""),
+                                 Problem("hostile", path, 6, "NonZero", "TRT201", "")], _facts(path, [1]), unsafe=False)
+    assert sorted(d.finding.rule for d in plan.applied) == ["TRT201", "TRT401"]
+    report = {"equivalent": False, "culprits": [{"rule": "TRT401", "reproduces": True, "detail": "differs alone"},
+                                                {"rule": "TRT201", "reproduces": False, "detail": "keeps outputs"}]}
+    assert _revert_culprits(report, plan)
+    assert [d.finding.rule for d in plan.applied] == ["TRT201"]
+    assert list(plan.reverted.values()) == ["breaks equivalence: differs alone"]
+    # A difference the original already had reverts nothing.
+    assert not _revert_culprits({"equivalent": False, "culprits": [{"rule": "-", "reproduces": False}]}, plan)

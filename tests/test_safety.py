@@ -1,0 +1,342 @@
+"""Property tests of the safety contract, one block per helper-based rule (README: "What safe means").
+
+Each program below is rewritten by the real engine; hypothesis then draws tensors (float,
+half, bfloat16, integer, bool and, where the operation accepts them, quantized; 0-d,
+empty, channels_last, non-contiguous, with and without ``requires_grad``) and every
+property of the contract is compared before and after (tests/safety.py). Each program is
+also run under ``torch.jit.script``, ``torch.fx``, ``torch.compile`` and ``torch.export``:
+wherever the original works, the rewrite must work and give the same result. The ONNX
+side (the node is gone, ONNX Runtime matches torch) is checked per rule with both
+exporters.
+
+A final block shows the suite catches a broken helper: forcing the export formulation
+into eager mode (the design the safe rules used to have) fails these checks.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import hypothesis.strategies as st
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+import torch
+from hypothesis import HealthCheck, given, settings
+
+from safety import Run, assert_same_run, import_source, run_once, toolchain_outcomes
+from support import export_formulation, rewrite
+
+HEADER = "import torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n"
+
+#: Where the drawn tensors live: ``TRTCODEMOD_TEST_DEVICE=cuda`` runs the eager and toolchain
+#: checks on a GPU (quantized tensors, CPU-only in torch, are then not drawn).
+DEVICE = torch.device(os.environ.get("TRTCODEMOD_TEST_DEVICE", "cpu"))
+
+SETTINGS = settings(max_examples=40, deadline=None, derandomize=True,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+
+
+@dataclass
+class Program:
+    """A module ``M`` whose forward holds one construct a safe rule rewrites."""
+
+    rule: str
+    body: str
+    #: Builds the forward's inputs from one drawn tensor description.
+    inputs: Callable[[st.DataObject], list[Any]]
+    #: Exception types the rule's documentation says may change (TRT704 on 0-d tensors).
+    exception_types: bool = True
+    #: Not in every toolchain's grammar (strings, lists): skip the toolchain comparison.
+    toolchains: bool = True
+    #: How ``apply`` is run: TRT501 matters for TensorRT before 8.2 only; TRT601's fix is
+    #: unsafe for speed alone (its eager side must still keep the whole contract).
+    target: str = "8.6"
+    unsafe: bool = False
+    tags: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def source(self) -> str:
+        return HEADER + self.body
+
+
+# --- tensors --------------------------------------------------------------------------------
+
+FLOATS = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
+INTEGERS = (torch.int64, torch.int32, torch.uint8)
+SPECIALS = (0.0, -0.0, float("inf"), -float("inf"), float("nan"), 1.0, -1.0)
+
+
+@st.composite
+def tensors(draw, *, dtypes=FLOATS + INTEGERS + (torch.bool,), min_dim: int = 0, max_dim: int = 4,
+            grad: bool = True, quantized: bool = False, shape: tuple[int, ...] | None = None) -> torch.Tensor:
+    """A tensor of a drawn dtype, shape, layout and values, edge values included."""
+    if shape is None:
+        rank = draw(st.integers(min_dim, max_dim))
+        shape = tuple(draw(st.lists(st.integers(0, 5), min_size=rank, max_size=rank)))
+    dtype = draw(st.sampled_from(dtypes))
+    generator = torch.Generator().manual_seed(draw(st.integers(0, 2**16)))
+    base = torch.randn(shape, generator=generator, dtype=torch.float64) * 3
+    if base.numel() and draw(st.booleans()):
+        picks = torch.randint(len(SPECIALS), shape, generator=generator)
+        where = torch.rand(shape, generator=generator) < 0.3
+        base = torch.where(where, torch.tensor(SPECIALS, dtype=torch.float64)[picks], base)
+    if dtype == torch.bool:
+        tensor = base > 0
+    elif dtype.is_floating_point:
+        tensor = base.to(dtype)
+    else:
+        tensor = torch.nan_to_num(base, nan=0.0, posinf=7, neginf=-7).round().clamp(-8, 250)
+        tensor = tensor.clamp_min(0).to(dtype) if dtype == torch.uint8 else tensor.to(dtype)
+    layout = draw(st.sampled_from(["contiguous", "transposed", "channels_last"]))
+    if layout == "transposed" and tensor.dim() >= 2:
+        tensor = tensor.transpose(-1, -2).contiguous().transpose(-1, -2)
+    elif layout == "channels_last" and tensor.dim() == 4:
+        tensor = tensor.contiguous(memory_format=torch.channels_last)
+    tensor = tensor.to(DEVICE)
+    if quantized and DEVICE.type == "cpu" and draw(st.integers(0, 5)) == 0 and tensor.dim() >= 3:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return torch.quantize_per_tensor(torch.nan_to_num(base.float()), 0.1, 3, torch.quint8)
+    if grad and tensor.is_floating_point() and draw(st.booleans()):
+        tensor.requires_grad_(True)
+    return tensor
+
+
+def one(strategy) -> Callable[[st.DataObject], list[Any]]:
+    return lambda data: [data.draw(strategy)]
+
+
+def pair(first, second) -> Callable[[st.DataObject], list[Any]]:
+    return lambda data: [data.draw(first), data.draw(second)]
+
+
+def broadcast_pair(data: st.DataObject) -> list[Any]:
+    """Two tensors of broadcastable shapes (one may be 0-d)."""
+    y = data.draw(tensors())
+    shape = data.draw(st.sampled_from([tuple(y.shape), tuple(y.shape[1:]), ()]))
+    return [y, data.draw(tensors(shape=shape))]
+
+
+def masked(data: st.DataObject) -> list[Any]:
+    """A tensor and a score vector whose comparison masks its first axis (sometimes of the wrong length)."""
+    values = data.draw(tensors(min_dim=1))
+    length = values.shape[0] if data.draw(st.integers(0, 4)) else values.shape[0] + 1
+    scores = data.draw(tensors(dtypes=(torch.float32, torch.float16, torch.int64), shape=(length,), grad=False))
+    return [values, scores]
+
+
+# --- the programs -----------------------------------------------------------------------------
+
+PROGRAMS = [
+    # TRT301 atan2: function, alias, method.
+    Program("TRT301", "class M(nn.Module):\n    def forward(self, y, x):\n        return torch.atan2(y, x)\n",
+            broadcast_pair),
+    Program("TRT301", "class M(nn.Module):\n    def forward(self, y, x):\n        return y.arctan2(x) * 2\n",
+            broadcast_pair),
+    # TRT302 unique.
+    Program("TRT302", "class M(nn.Module):\n    def forward(self, x):\n        return torch.unique(x)\n",
+            one(tensors(grad=False))),
+    Program("TRT302", "class M(nn.Module):\n    def forward(self, x):\n        return x.unique(sorted=True)\n",
+            one(tensors(grad=False))),
+    # TRT201 mask reads, also on a Python list indexed by a one-element mask.
+    Program("TRT201", "class M(nn.Module):\n    def forward(self, t, s):\n        keep = s > 0\n"
+                      "        return t[keep]\n", masked),
+    Program("TRT201", "class M(nn.Module):\n    def forward(self, t, s):\n"
+                      "        return t[torch.isfinite(s) & ~(s < -1)] + 1\n", masked),
+    Program("TRT201", "class M(nn.Module):\n    def forward(self, s):\n        names = ['car', 'person']\n"
+                      "        return names[s.sigmoid() > 0.5]\n",
+            one(tensors(dtypes=(torch.float32,), shape=(1,), grad=False)), toolchains=False),
+    # TRT501 zero padding: literal pads, keyword forms, the module.
+    Program("TRT501", "class M(nn.Module):\n    def forward(self, x):\n        return F.pad(x, (1, 2))\n",
+            one(tensors(quantized=True)), target="8.0"),
+    Program("TRT501", "class M(nn.Module):\n    def forward(self, x):\n"
+                      "        return torch.nn.functional.pad(x, [0, 1, 2, 0], mode='constant', value=0)\n",
+            one(tensors(min_dim=2, quantized=True)), target="8.0"),
+    Program("TRT501", "class M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                      "        self.pad = nn.ZeroPad2d((1, 0, 2, 1))\n"
+                      "    def forward(self, x):\n        return self.pad(x)\n",
+            one(tensors(min_dim=3, quantized=True)), target="8.0"),
+    # TRT601 adaptive pooling: the classic head (view after the pool), None axes, modules, 1-D.
+    Program("TRT601", "class M(nn.Module):\n    def forward(self, x):\n"
+                      "        x = F.adaptive_avg_pool2d(x, (7, 7))\n        return x.view(x.size(0), -1)\n",
+            one(tensors(dtypes=FLOATS, min_dim=4, quantized=True)), unsafe=True),
+    Program("TRT601", "class M(nn.Module):\n    def forward(self, x):\n"
+                      "        return F.adaptive_avg_pool2d(x, (3, None))\n",
+            one(tensors(dtypes=FLOATS + (torch.int64,), min_dim=3, quantized=True)), unsafe=True),
+    Program("TRT601", "class M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                      "        self.pool = nn.AdaptiveAvgPool2d(5)\n"
+                      "    def forward(self, x):\n        return self.pool(x)\n",
+            one(tensors(dtypes=FLOATS, min_dim=3, quantized=True)), unsafe=True),
+    Program("TRT601", "class M(nn.Module):\n    def forward(self, x):\n"
+                      "        return F.adaptive_avg_pool1d(x, 4)\n",
+            one(tensors(dtypes=FLOATS, min_dim=2, max_dim=3)), unsafe=True),
+    # TRT704 len of an annotated tensor: 0-d raises IndexError instead of TypeError (documented).
+    Program("TRT704", "class M(nn.Module):\n    def forward(self, x: torch.Tensor):\n"
+                      "        return x.new_zeros(len(x)) + x.sum()\n",
+            one(tensors(grad=True)), exception_types=False),
+]
+
+PROGRAM_IDS = [f"{p.rule}-{n}" for n, p in enumerate(PROGRAMS)]
+
+
+class _Loaded:
+    """Each program before and after its rewrite (``apply`` with default options: safe fixes only).
+
+    A plain object rather than a dict: hypothesis prints its test's arguments on failure.
+    """
+
+    def __init__(self, folder) -> None:
+        self.table: dict[int, tuple[type, type, dict]] = {}
+        for number, program in enumerate(PROGRAMS):
+            after = rewrite(program.source, unsafe=program.unsafe, target=program.target)
+            assert after != program.source, f"{PROGRAM_IDS[number]}: the fix did not apply"
+            before_ns = import_source(program.source, folder)
+            after_ns = import_source(after, folder)
+            self.table[number] = (before_ns["M"], after_ns["M"], after_ns)
+
+    def __getitem__(self, number: int) -> tuple[type, type, dict]:
+        return self.table[number]
+
+    def __repr__(self) -> str:
+        return "<rewritten programs>"
+
+
+@pytest.fixture(scope="module")
+def loaded(tmp_path_factory) -> _Loaded:
+    return _Loaded(tmp_path_factory.mktemp("safety"))
+
+
+@pytest.mark.parametrize("number", range(len(PROGRAMS)), ids=PROGRAM_IDS)
+@SETTINGS
+@given(data=st.data())
+def test_eager_contract(loaded, number: int, data: st.DataObject) -> None:
+    """Values, dtype, shape, strides, device, requires_grad, gradients, aliasing, exceptions."""
+    program = PROGRAMS[number]
+    before_type, after_type, _ = loaded[number]
+    inputs = program.inputs(data)
+    torch.manual_seed(0)
+    before = run_once(before_type(), inputs)
+    after = run_once(after_type(), inputs)
+    assert_same_run(before, after, exception_types=program.exception_types)
+
+
+def _representative(program: Program, original: type) -> list[Any]:
+    """An ordinary input for the toolchain comparison: non-empty, accepted by the original."""
+    found: list[list[Any]] = []
+
+    @given(data=st.data())
+    @settings(max_examples=60, database=None, derandomize=True)
+    def draw(data):
+        inputs = program.inputs(data)
+        if found or any(isinstance(v, torch.Tensor) and (v.numel() < 2 or v.is_quantized) for v in inputs):
+            return
+        for value in inputs:  # toolchains take tensors that need no gradient more often than not
+            if isinstance(value, torch.Tensor):
+                value.requires_grad_(False)
+        if run_once(original(), inputs).error is None:
+            found.append(inputs)
+
+    draw()
+    assert found, "no ordinary input drawn"
+    return found[0]
+
+
+@pytest.mark.parametrize("number", range(len(PROGRAMS)), ids=PROGRAM_IDS)
+def test_toolchains(loaded, tmp_path, number: int) -> None:
+    """Wherever the original scripts, fx-traces, compiles or exports, so does the rewrite, with the same result."""
+    program = PROGRAMS[number]
+    if not program.toolchains:
+        pytest.skip("a Python list indexed by a tensor is outside TorchScript's and torch.export's language")
+    before_type, after_type, _ = loaded[number]
+    inputs = _representative(program, before_type)
+    before = toolchain_outcomes(before_type, inputs, tmp_path)
+    after = toolchain_outcomes(after_type, inputs, tmp_path)
+    worked = [name for name, result in before.items() if not isinstance(result, Exception)]
+    assert worked, f"the original works under no toolchain: {before}"
+    for name in worked:
+        assert not isinstance(after[name], Exception), f"{name}: the rewrite fails where the original works: {after[name]!r}"
+        assert_same_run(Run(inputs, before[name]), Run(inputs, after[name]), context=name)
+
+
+# --- the exported graphs -----------------------------------------------------------------------
+
+#: Per rule: a program, an input, dynamic axes, and the op the rewritten graph must not hold.
+ONNX_CASES = [
+    ("TRT301", 0, [torch.tensor([0.0, -0.0, 1.0, -1.0, float("inf"), float("nan")]),
+                   torch.tensor([-1.0, -0.0, 0.0, -float("inf"), float("inf"), 1.0])], None),
+    ("TRT302", 2, [torch.tensor([3.0, 1.0, float("nan"), 3.0, -0.5])], "Unique"),
+    ("TRT201", 4, [torch.randn(6, 3), torch.tensor([0.5, -1.0, 2.0, 0.0, -0.0, 3.0])], "GatherND"),
+    ("TRT501", 7, [torch.randn(2, 3, 5)], "Pad"),
+    ("TRT601", 11, [torch.randn(2, 3, 9, 11)], "AveragePool"),
+]
+
+
+def _export(model: torch.nn.Module, inputs: list[torch.Tensor], dynamo: bool) -> bytes:
+    names = [f"input_{i}" for i in range(len(inputs))]
+    axes = {name: {0: f"n{i}"} for i, name in enumerate(names)}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if dynamo:
+            program = torch.onnx.export(model, tuple(inputs), dynamo=True, input_names=names,
+                                        dynamic_shapes=tuple({0: torch.export.Dim.AUTO} for _ in inputs),
+                                        verbose=False)
+            return program.model_proto.SerializeToString()
+        buffer = io.BytesIO()
+        torch.onnx.export(model, tuple(inputs), buffer, dynamo=False, opset_version=17, input_names=names,
+                          dynamic_axes=axes)
+        return buffer.getvalue()
+
+
+def _ops(model_bytes: bytes) -> list[str]:
+    graph = onnx.load_from_string(model_bytes).graph
+    return [node.op_type for node in graph.node]
+
+
+@pytest.mark.parametrize("dynamo", [False, True], ids=["torchscript", "dynamo"])
+@pytest.mark.parametrize("rule,number,inputs,gone", ONNX_CASES, ids=[case[0] for case in ONNX_CASES])
+def test_exported_graph(loaded, rule: str, number: int, inputs: list[torch.Tensor], gone: str | None,
+                        dynamo: bool) -> None:
+    """The rewritten graph lacks the rule's node and computes the original operation's values."""
+    assert PROGRAMS[number].rule == rule
+    _, after_type, _ = loaded[number]
+    model_bytes = _export(after_type(), inputs, dynamo)
+    if gone is not None:
+        assert gone not in _ops(model_bytes)
+    session = ort.InferenceSession(model_bytes, providers=["CPUExecutionProvider"])
+    feed = {arg.name: value.numpy() for arg, value in zip(session.get_inputs(), inputs)}
+    got = torch.from_numpy(np.asarray(session.run(None, feed)[0]))
+    expected = loaded[number][0]()(*inputs)
+    assert got.shape == expected.shape
+    torch.testing.assert_close(got, expected.detach(), rtol=1e-6, atol=1e-6, equal_nan=True)
+
+
+# --- the suite can fail ----------------------------------------------------------------------------
+
+
+def _breaks_contract(number: int, loaded, inputs: list[Any]) -> bool:
+    """Whether forcing the export formulation into eager mode is caught on ``inputs``."""
+    before_type, after_type, namespace = loaded[number]
+    before = run_once(before_type(), inputs)
+    with export_formulation(namespace):
+        after = run_once(after_type(), inputs)
+    try:
+        assert_same_run(before, after)
+    except AssertionError:
+        return True
+    return False
+
+
+def test_a_broken_helper_is_caught(loaded) -> None:
+    """The helpers used to compute the TensorRT form in eager mode too; each such break is caught."""
+    zero = torch.zeros(3, requires_grad=True)
+    assert _breaks_contract(0, loaded, [zero, torch.zeros(3)]), "atan2: the NaN gradient at (0, 0)"
+    image = torch.randn(2, 3, 14, 14)
+    assert _breaks_contract(10, loaded, [image]), "pooling: `x.view(n, -1)` after the pool"
+    assert _breaks_contract(7, loaded, [image.contiguous(memory_format=torch.channels_last)]), \
+        "padding: channels_last lost"

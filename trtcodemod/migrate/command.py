@@ -1,0 +1,137 @@
+"""``trtcodemod migrate``: the typer command. Imports neither torch nor onnx at import time."""
+
+from __future__ import annotations
+
+import traceback
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+
+from trtcodemod.verify.command import _config_specs, _Progress
+from trtcodemod.verify.spec import SpecError, VerifySpec, build_spec, load_project_defaults
+
+from .report import FORMATS, empty_report, exit_code, render
+
+
+def error_report(name: str, message: str) -> dict[str, Any]:
+    """A model that could not be set up (a bad config table): still a row of the summary (exit 2)."""
+    report = empty_report(name)
+    report["error"] = message
+    return report
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.echo(f"trtcodemod migrate: error: {message}", err=True)
+    return typer.Exit(2)
+
+
+def _run_one(spec: VerifySpec, progress: _Progress, facts_out: Path | None
+             ) -> tuple[dict[str, Any], dict[str, tuple[bytes, bytes]]]:
+    from .run import migrate  # not at import time: keeps `trtcodemod check` fast
+
+    progress.label = spec.label
+    try:
+        return migrate(spec, progress=progress, facts_out=facts_out)
+    except Exception as exc:  # noqa: BLE001 - a bug here must not stop a batch
+        report = error_report(spec.label, f"internal error: {type(exc).__name__}: {exc}")
+        report["traceback"] = traceback.format_exc()
+        return report, {}
+
+
+def write_sources(reports: list[dict[str, Any]], sources: list[dict[str, tuple[bytes, bytes]]]) -> None:
+    """Write every model's rewritten files atomically (``files.write_atomic``, as ``apply`` does).
+
+    A file is written only if it still holds the bytes the migration read, and never with two
+    different rewrites (two models sharing a file but planning different fixes): those are errors.
+    """
+    from trtcodemod.files import write_atomic
+
+    planned: dict[str, bytes] = {}
+    for report, files in zip(reports, sources):
+        for path, (original, new) in sorted(files.items()):
+            if planned.get(path, new) != new:
+                report["rewrite_errors"].append(f"{path}: not written: another model rewrites it differently")
+                report["exit_code"] = max(report["exit_code"], 1)
+                continue
+            if path in planned:
+                continue
+            try:
+                if Path(path).read_bytes() != original:
+                    raise OSError("the file changed since it was read")
+                write_atomic(Path(path), new)
+                planned[path] = new
+            except OSError as exc:
+                report["rewrite_errors"].append(f"{path}: cannot write: {exc.strerror or exc}")
+                report["exit_code"] = 2
+
+
+def migrate_command(
+    model_file: Annotated[Optional[Path], typer.Argument(
+        help="Python file defining the model (may be a wrapper importing it). Omit with --config.",
+        show_default=False)] = None,
+    model: Annotated[Optional[str], typer.Option(
+        "--model", help="Callable returning an nn.Module, or an nn.Module class. "
+                        "With --config: the model table name(s), comma-separated (default: all).")] = None,
+    inputs: Annotated[Optional[str], typer.Option(
+        "--inputs", help="Function in MODEL_FILE returning a tuple (or dict) of tensors.")] = None,
+    input_shape: Annotated[Optional[list[str]], typer.Option(
+        "--input-shape", help="NAME:1x3x224x224 random float input (repeatable).")] = None,
+    dynamic_axes: Annotated[Optional[str], typer.Option(
+        "--dynamic-axes", help='JSON {"input": {"0": "batch"}}; the last input set changes these sizes.')] = None,
+    target: Annotated[Optional[str], typer.Option("--target", help="TensorRT version deployed on (default 8.6).")] = None,
+    exporter: Annotated[Optional[str], typer.Option("--exporter", help="torchscript (default), dynamo or both.")] = None,
+    unsafe: Annotated[Optional[bool], typer.Option(
+        "--unsafe/--no-unsafe", help="Also apply unsafe fixes no observation proves.", show_default=False)] = None,
+    write: Annotated[bool, typer.Option("--write", help="Write the verified rewrite to your files.")] = False,
+    format: Annotated[str, typer.Option("--format", help="text, json or markdown.")] = "text",  # noqa: A002
+    select: Annotated[Optional[list[str]], typer.Option(
+        "--select", help="Rule IDs or prefixes to consider (comma-separated or repeated).")] = None,
+    ignore: Annotated[Optional[list[str]], typer.Option(
+        "--ignore", help="Rule IDs or prefixes to skip (comma-separated or repeated).")] = None,
+    unordered: Annotated[Optional[list[str]], typer.Option(
+        "--unordered", help="Output whose row order is not part of the contract (repeatable).")] = None,
+    opset: Annotated[Optional[int], typer.Option("--opset", help="ONNX opset (default 17).")] = None,
+    backends: Annotated[Optional[str], typer.Option("--backends", help="As for verify (default all).")] = None,
+    runs: Annotated[Optional[int], typer.Option("--runs", help="Timed runs per backend (default 20).")] = None,
+    warmup: Annotated[Optional[int], typer.Option("--warmup", help="Warm-up runs (default 3).")] = None,
+    timeout: Annotated[Optional[float], typer.Option("--timeout", help="Seconds per worker (default 300).")] = None,
+    seed: Annotated[Optional[int], typer.Option("--seed", help="Seed for weights and inputs (default 0).")] = None,
+    save_facts: Annotated[Optional[Path], typer.Option(
+        "--save-facts", help="Write the observed facts (JSON) to this file (one model only).")] = None,
+    config: Annotated[Optional[Path], typer.Option(
+        "--config", help="TOML file with [models.NAME] tables, as for verify.")] = None,
+) -> None:
+    """Observe a model, locate what blocks TensorRT, rewrite only that, prove it, report (dry run unless --write)."""
+    if format not in FORMATS:
+        raise _fail(f"--format must be one of {', '.join(FORMATS)}")
+    cli = {"inputs": inputs, "input_shape": input_shape or None, "dynamic_axes": dynamic_axes, "unsafe": unsafe,
+           "select": ",".join(select) if select else None, "ignore": ",".join(ignore) if ignore else None,
+           "unordered": list(unordered) if unordered else None, "target": target, "exporter": exporter, "opset": opset,
+           "backends": backends, "runs": runs, "warmup": warmup, "timeout": timeout, "seed": seed}
+    cli = {k: v for k, v in cli.items() if v is not None}
+    try:
+        if model_file is not None and config is not None:
+            raise SpecError("give MODEL_FILE or --config, not both")
+        if model_file is None:
+            specs, reports = _config_specs(config, model, cli, on_error=error_report)
+            multi = True
+            if save_facts is not None:
+                raise SpecError("--save-facts takes one model, not a config")
+        else:
+            settings = {**load_project_defaults(Path.cwd()), **cli, "model_file": str(model_file), "model": model}
+            specs, reports, multi = [build_spec(settings)], [], False
+    except SpecError as exc:
+        raise _fail(str(exc)) from None
+
+    progress = _Progress()
+    sources: list[dict[str, tuple[bytes, bytes]]] = [{} for _ in reports]
+    for spec in specs:
+        report, files = _run_one(spec, progress, save_facts)
+        reports.append(report)
+        sources.append(files)
+    progress.done()
+    if write:
+        write_sources(reports, sources)
+    typer.echo(render(reports, format, multi=multi, written=write), nl=False)
+    raise typer.Exit(exit_code(reports))

@@ -1,0 +1,138 @@
+"""Locate: every problem of one side of a verification, at a file and line of the user's code.
+
+Three kinds, from the verifier's report and the observer's facts:
+
+* ``hostile``: a node of the exported graph that the static TensorRT check flags (its
+  ``source`` comes from the exporter's stack traces, mapped back to the user's files);
+* ``baked``: a value Python read out of a tensor during a forward (observed), or a
+  ``TracerWarning`` (the export's own word for it), at the user's line;
+* ``export_failure``: an exporter that failed, at the innermost user frame of its traceback
+  when it has one, and with the rules the error names (``adaptive_avg_pool2d`` → TRT601).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+from typing import Any, Iterable
+
+from .facts import Facts, norm
+
+_TRACEBACK_FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
+_PLAIN_FRAME = re.compile(r"(?P<file>/[^\s:'\"()]+\.py):(?P<line>\d+)")
+
+
+@dataclass
+class Problem:
+    """One located problem; ``path``/``line`` are None when nothing points at a line."""
+
+    kind: str  # hostile | baked | export_failure | unfaithful
+    path: str | None
+    line: int | None
+    op: str
+    rule: str | None
+    message: str
+    severity: str = "error"
+    exporter: str | None = None
+
+    @property
+    def source(self) -> str | None:
+        return f"{self.path}:{self.line}" if self.path else None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _split(source: str | None) -> tuple[str | None, int | None]:
+    if not source:
+        return None, None
+    match = re.match(r"^(.*?):(\d+)", source)
+    if not match:
+        return None, None
+    return norm(match.group(1)), int(match.group(2))
+
+
+def hostile_nodes(report: dict[str, Any], side: str) -> list[Problem]:
+    """The static TensorRT check's issues of ``side``'s graphs (errors and warnings)."""
+    out = []
+    for exporter, graphs in (report.get("graphs_by_exporter") or {}).items():
+        for issue in ((graphs or {}).get(side) or {}).get("trt_issues", []):
+            path, line = _split(issue.get("source"))
+            helper = re.search(r"\(in (\w+), inserted by trtcodemod\)", issue.get("source") or "")
+            reason = issue.get("reason", "") + (f" (inside {helper.group(1)}, a helper trtcodemod inserted)"
+                                                 if helper else "")
+            out.append(Problem("hostile", path, line, issue.get("op", "?"), issue.get("rule"),
+                               reason, issue.get("severity", "error"), exporter))
+    return out
+
+
+def baked_values(report: dict[str, Any], side: str, facts: Facts | None) -> list[Problem]:
+    """Observed value reads (the original only) and the export's TracerWarnings."""
+    out: list[Problem] = []
+    if facts is not None and side == "before":
+        for (path, line), methods in sorted(facts.baked_lines().items()):
+            out.append(Problem("baked", path, line, "(baked value)", None,
+                               f"Python reads a tensor's value here ({', '.join(methods)}): the export bakes it in",
+                               "error"))
+    for check in report.get("export_checks", []):
+        if check.get("side") != side or (side == "after" and check.get("faithful") is True):
+            continue  # a rewritten graph proven faithful on every input set bakes nothing that matters
+        for warning in check.get("warnings", []):
+            if warning.get("category") != "TracerWarning":
+                continue
+            path, line = _split(warning.get("source"))
+            out.append(Problem("baked", path, line, "(traced constant)", None, warning.get("message", ""),
+                               "error", check.get("exporter")))
+    return out
+
+
+def _user_frames(text: str, user_files: set[str]) -> list[tuple[str, int]]:
+    frames = [(m["file"], int(m["line"])) for m in _TRACEBACK_FRAME.finditer(text)]
+    frames += [(m["file"], int(m["line"])) for m in _PLAIN_FRAME.finditer(text)]
+    return [(norm(f), n) for f, n in frames if norm(f) in user_files]
+
+
+def _rules_named(text: str) -> list[str]:
+    from trtcodemod.trt.check import RULES
+
+    found = []
+    for name, rules in RULES.items():
+        if len(name) > 3 and re.search(rf"\b{re.escape(name)}\b", text):
+            found.extend(r for r in rules[:1] if r not in found)
+    return found
+
+
+def export_failures(report: dict[str, Any], side: str, facts: Facts | None,
+                    tracebacks: dict[str, list[str]] | None = None) -> list[Problem]:
+    """Each exporter that failed on ``side``: where (innermost user frame) and which rule it names."""
+    user_files = set(facts.files) if facts else set()
+    out = []
+    for exporter, error in ((report.get("export_errors") or {}).get(side) or {}).items():
+        if not error:
+            continue
+        texts = [error, *((tracebacks or {}).get(exporter, []) if side == "before" else [])]
+        frames = [f for text in texts for f in reversed(_user_frames(text, user_files))]
+        path, line = frames[0] if frames else (None, None)
+        rules = _rules_named(error)
+        for rule in rules or [None]:
+            out.append(Problem("export_failure", path, line, "(export)", rule, error[:300], "error", exporter))
+    return out
+
+
+def unfaithful_graphs(report: dict[str, Any], side: str) -> list[Problem]:
+    """A graph that differs from its own model even on the traced inputs: wrong values, no line known."""
+    return [Problem("unfaithful", None, None, "(wrong values)", None, check.get("detail", ""), "error",
+                    check.get("exporter"))
+            for check in report.get("export_checks", [])
+            if check.get("side") == side and check.get("faithful") is False and not check.get("baked")]
+
+
+def locate(report: dict[str, Any], side: str, facts: Facts | None) -> list[Problem]:
+    """Every problem of ``side`` (``before`` or ``after``) of a verification report."""
+    return [*hostile_nodes(report, side), *baked_values(report, side, facts),
+            *export_failures(report, side, facts, report.get("export_tracebacks")),
+            *unfaithful_graphs(report, side)]
+
+
+def errors(problems: Iterable[Problem]) -> list[Problem]:
+    return [p for p in problems if p.severity == "error"]

@@ -1,0 +1,254 @@
+"""The observer: build the model, run it on the input sets, record facts per line of the user's code.
+
+Runs in a worker process (``python -m trtcodemod.migrate.observe FOLDER``), like the
+verifier's model task, so whatever the model does stays a reported result. It records,
+for the user's files only (never torch's frames, never ours):
+
+* which files and lines ran at all (``sys.settrace``, with a local tracer only in user files);
+* every place Python reads a tensor's value (``__bool__``, ``.item()``, ``.tolist()``,
+  ``__int__``, ``__index__``, ``__float__``, ``__len__``, ``.numpy()``): what an export bakes in;
+* at each ``t[index]``, the dtype and rank of a tensor index;
+* at each ``len(x)``, whether ``x`` was a tensor;
+* at each ``squeeze(d)``, the size of axis ``d``;
+* which axes of each input vary across the input sets.
+
+Sites carry the position of the calling bytecode instruction (``co_positions``), which is
+the call or subscript expression itself, so a fact can be matched to one finding on a line
+that holds several. The observer knows nothing about rules: ``plan.py`` reads the facts.
+One forward per input set; the wrappers are installed only for those forwards.
+"""
+
+from __future__ import annotations
+
+import builtins
+import os
+import sys
+from typing import Any, Callable
+
+from trtcodemod.verify.userfiles import OURS, UserFiles
+from trtcodemod.verify.worker import _Checkpoint, build_model, import_user_module, worker_main
+
+OBSERVE_TASK = "observe"
+#: Tensor methods through which Python reads a value out of a tensor.
+VALUE_READS = ("__bool__", "item", "tolist", "__int__", "__index__", "__float__", "__len__", "numpy")
+
+
+class Recorder:
+    """Aggregated observations, keyed by site and kind; JSON-ready through ``facts()``."""
+
+    def __init__(self, user: UserFiles) -> None:
+        self.user = user
+        self.lines: dict[str, set[int]] = {}
+        self.events: dict[tuple, dict[str, Any]] = {}
+        self.recording = False  # value reads count only during the forwards, not while building
+        self._busy = False
+        self._positions: dict[Any, list] = {}
+
+    # --- where was this called from ------------------------------------------------------
+    def site(self, depth: int = 2) -> tuple[tuple[str, int, int, int, int] | None, bool]:
+        """The first user frame above the caller: ``(path, line, col, end_line, end_col)``.
+
+        ``direct`` is False when a frame that is neither ours nor the user's sits between
+        (torch's own code read the value on the user's behalf).
+        """
+        frame = sys._getframe(depth)
+        direct = True
+        while frame is not None:
+            filename = frame.f_code.co_filename
+            if self.user(filename):
+                return self._position(frame), direct
+            if not os.path.realpath(filename).startswith(OURS + os.sep):
+                direct = False
+            frame = frame.f_back
+        return None, direct
+
+    def _position(self, frame: Any) -> tuple[str, int, int, int, int]:
+        code = frame.f_code
+        positions = self._positions.get(code)
+        if positions is None:
+            positions = self._positions[code] = list(code.co_positions())
+        index = frame.f_lasti // 2
+        line, end_line, col, end_col = positions[index] if 0 <= index < len(positions) else (None,) * 4
+        line = line or frame.f_lineno
+        return (os.path.realpath(code.co_filename), int(line), int(col or 0) + 1,
+                int(end_line or line), int(end_col or 0) + 1)
+
+    def add(self, kind: str, site: tuple, direct: bool, **fields: Any) -> None:
+        key = (kind, site, direct, tuple(sorted((k, repr(v)) for k, v in fields.items())))
+        entry = self.events.get(key)
+        if entry is None:
+            path, line, col, end_line, end_col = site
+            entry = self.events[key] = {"kind": kind, "path": path, "line": line, "column": col,
+                                        "end_line": end_line, "end_column": end_col, "direct": direct,
+                                        "count": 0, **fields}
+        entry["count"] += 1
+
+    # --- line tracing -------------------------------------------------------------------------
+    def trace(self, frame: Any, event: str, arg: Any) -> Callable | None:
+        if event != "call" or not self.user(frame.f_code.co_filename):
+            return None
+        lines = self.lines.setdefault(os.path.realpath(frame.f_code.co_filename), set())
+        lines.add(frame.f_lineno)
+
+        def local(frame: Any, event: str, arg: Any) -> Callable:
+            if event == "line":
+                lines.add(frame.f_lineno)
+            return local
+
+        return local
+
+
+def _index_kind(index: Any) -> str:
+    """``bool:1`` for a 1-D bool tensor, ``int64:1``..., ``tuple`` or ``basic`` otherwise."""
+    import torch
+
+    if isinstance(index, torch.Tensor):
+        return f"{str(index.dtype).replace('torch.', '')}:{index.dim()}"
+    if isinstance(index, tuple):
+        return "tuple(" + ",".join(_index_kind(i) for i in index) + ")"
+    if isinstance(index, list):
+        return "list"
+    return "basic"
+
+
+class Wrappers:
+    """Tensor methods, ``torch.squeeze`` and ``builtins.len`` wrapped while the forwards run."""
+
+    def __init__(self, rec: Recorder) -> None:
+        self.rec = rec
+        self.saved: list[tuple[Any, str, Any]] = []
+
+    def _patch(self, owner: Any, name: str, make: Callable[[Any], Any]) -> None:
+        original = getattr(owner, name)
+        self.saved.append((owner, name, original))
+        setattr(owner, name, make(original))
+
+    def __enter__(self) -> "Wrappers":
+        import torch
+
+        rec = self.rec
+
+        def guarded(record: Callable[..., None], original: Any) -> Any:
+            def wrapper(*args: Any, **kwargs: Any) -> Any:
+                if rec.recording and not rec._busy:
+                    rec._busy = True  # a wrapped call inside a wrapped call is torch's, not the user's
+                    try:
+                        record(*args, **kwargs)
+                    except Exception:  # noqa: BLE001 - observing must never change what the model does
+                        pass
+                    finally:
+                        rec._busy = False
+                return original(*args, **kwargs)
+
+            return wrapper
+
+        for name in VALUE_READS:
+            def record_read(*args: Any, _name: str = name, **kwargs: Any) -> None:
+                site, direct = rec.site(1)
+                if site:
+                    rec.add("value_read", site, direct, method=_name)
+
+            self._patch(torch.Tensor, name, lambda orig, r=record_read: guarded(r, orig))
+
+        def record_index(tensor: Any, index: Any, *rest: Any) -> None:
+            site, direct = rec.site(1)
+            if site:
+                rec.add("index", site, direct, index=_index_kind(index), rank=tensor.dim())
+
+        self._patch(torch.Tensor, "__getitem__", lambda orig: guarded(record_index, orig))
+
+        def record_squeeze(tensor: Any, *args: Any, **kwargs: Any) -> None:
+            dims = args[0] if args else kwargs.get("dim")
+            if dims is None or not isinstance(tensor, torch.Tensor):
+                return
+            dims = dims if isinstance(dims, (tuple, list)) else (dims,)
+            site, direct = rec.site(1)
+            if site:
+                sizes = [int(tensor.shape[int(d)]) if tensor.dim() else 1 for d in dims]
+                rec.add("squeeze", site, direct, sizes=sizes)
+
+        self._patch(torch.Tensor, "squeeze", lambda orig: guarded(record_squeeze, orig))
+        self._patch(torch, "squeeze", lambda orig: guarded(record_squeeze, orig))
+
+        def record_len(obj: Any) -> None:
+            # Only calls written in the user's code: torch calls len() all the time.
+            if not rec.user(sys._getframe(2).f_code.co_filename):
+                return
+            site, direct = rec.site(1)
+            if site:
+                rec.add("len", site, direct, tensor=isinstance(obj, torch.Tensor))
+
+        self._patch(builtins, "len", lambda orig: guarded(record_len, orig))
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        for owner, name, original in reversed(self.saved):
+            setattr(owner, name, original)
+        self.saved.clear()
+
+
+def _varying_axes(names: list[str], sets: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per input: the shapes seen, the axes whose size changes, and the axes always of size 1."""
+    out: dict[str, dict[str, Any]] = {}
+    for name in names:
+        shapes = [list(s[name].shape) for s in sets if name in s]
+        if not shapes or len({len(shape) for shape in shapes}) != 1:
+            out[name] = {"shapes": shapes, "varying": [], "always_one": []}  # rank changes: nothing to say
+            continue
+        axes = range(len(shapes[0]))
+        out[name] = {"shapes": shapes,
+                     "varying": [a for a in axes if len({shape[a] for shape in shapes}) > 1],
+                     "always_one": [a for a in axes if all(shape[a] == 1 for shape in shapes)]}
+    return out
+
+
+def _observe_task(req: dict[str, Any], cp: _Checkpoint) -> None:
+    import numpy as np
+    import torch
+
+    from trtcodemod.verify.inputs import make_input_sets
+
+    seed = req["seed"]
+    torch.manual_seed(seed)
+    np.random.seed(seed)
+    user = UserFiles(list(req.get("user_roots", ())))
+    rec = Recorder(user)
+    cp.data["facts"] = None
+    sys.settrace(rec.trace)
+    try:
+        cp.stage("import")
+        module = import_user_module(req["model_file"], req["import_root"], req["module"], req.get("extra_paths", []))
+        cp.stage("build")
+        torch.manual_seed(seed)
+        model = build_model(module, req["model"], tuple(req.get("model_args", ())), dict(req.get("model_kwargs", {})))
+        cp.stage("inputs")
+        made = make_input_sets(module, req["inputs"], model, req["dynamic_axes"], seed)
+        errors: list[str] = []
+        cp.stage("observe")
+        with torch.no_grad(), Wrappers(rec):
+            for k, inputs in enumerate(made.sets):
+                rec.recording = True
+                try:
+                    model(**inputs)
+                except Exception as exc:  # noqa: BLE001 - a failing set is a fact too
+                    errors.append(f"set {k + 1}: {type(exc).__name__}: {exc}")
+                finally:
+                    rec.recording = False
+    finally:
+        sys.settrace(None)
+    cp.data["facts"] = {
+        "version": 1,
+        "runs": len(made.sets),
+        "run_errors": errors,
+        "lines": {path: sorted(lines) for path, lines in sorted(rec.lines.items())},
+        "events": sorted(rec.events.values(), key=lambda e: (e["path"], e["line"], e["column"], e["kind"])),
+        "inputs": _varying_axes(made.names, made.sets),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    return worker_main({OBSERVE_TASK: _observe_task}, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

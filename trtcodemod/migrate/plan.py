@@ -1,0 +1,203 @@
+"""Plan: which findings of the static check to apply, and the proof for each.
+
+A finding is applied only where a located problem is: a hostile node, a baked value or an
+exporter failure on its lines (or an exporter failure that names its rule). A fix that is
+unsafe in general is applied without ``--unsafe`` when an observed fact covers its
+assumption, and the proof names the fact. Everything else is information, or what remains.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+from .facts import Facts, Span, norm, summarize
+from .locate import Problem
+
+#: Rules whose fix removes a value baked in by the export (a value read at the line).
+BAKED_RULES = frozenset({"TRT101", "TRT104", "TRT702", "TRT704"})
+
+#: Rules whose construct exports without error but computes other values (``atan2``'s edges):
+#: the suspects when a graph differs from its model even on the inputs it was traced with.
+WRONG_VALUE_RULES = frozenset({"TRT301"})
+
+APPLY, REMAINS, INFO = "apply", "remains", "info"
+
+
+@dataclass
+class Decision:
+    """What the plan does with one finding, and why."""
+
+    finding: Any  # trtcodemod.rules.Finding
+    action: str  # apply | remains | info
+    proof: str = ""
+    reason: str = ""
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def key(self) -> tuple[str, str, int, int]:
+        f = self.finding
+        return norm(f.path), f.rule, f.line, f.column
+
+    def to_json(self) -> dict[str, Any]:
+        f = self.finding
+        return {"rule": f.rule, "path": f.path, "line": f.line, "column": f.column, "message": f.message,
+                "fix": f.fix.value, "action": self.action, "proof": self.proof, "reason": self.reason}
+
+
+# --- proofs from facts ---------------------------------------------------------------------
+
+
+def _span(finding: Any) -> Span:
+    return Span(norm(finding.path), finding.line, finding.column, finding.end_line, finding.end_column)
+
+
+def _prove_squeeze(facts: Facts, finding: Any, hits: list[Problem]) -> str | None:
+    seen = facts.at("squeeze", _span(finding))
+    if not seen or not all(all(size == 1 for size in e.get("sizes", [])) for e in seen):
+        return None
+    return (f"observed: the squeezed axis had size 1 in all {summarize(seen)} call(s) over "
+            f"{facts.runs} input set(s)")
+
+
+def _prove_mask(facts: Facts, finding: Any, hits: list[Problem]) -> str | None:
+    seen = facts.at("index", _span(finding))
+    if not seen or not all(e.get("index") == "bool:1" for e in seen):
+        return None
+    return f"observed: the index was a 1-D bool tensor in all {summarize(seen)} call(s) over {facts.runs} input set(s)"
+
+
+def _prove_len(facts: Facts, finding: Any, hits: list[Problem]) -> str | None:
+    seen = facts.at("len", _span(finding))
+    if not seen or not all(e.get("tensor") for e in seen):
+        return None
+    return f"observed: the argument of len() was a tensor in all {summarize(seen)} call(s)"
+
+
+def _prove_pool(facts: Facts, finding: Any, hits: list[Problem]) -> str | None:
+    # TRT601 is unsafe for speed alone: where the pooling already exports (static, dividing
+    # sizes) the exact bins are slower. An export that fails on it is the opposite case.
+    failed = sorted({p.exporter or "the" for p in hits if p.kind == "export_failure" and p.rule == finding.rule})
+    if not failed:
+        return None
+    return f"observed: the {', '.join(failed)} export fails on adaptive pooling, so it does not already export"
+
+
+#: rule -> a function naming the observed fact that covers the fix's assumption (or None).
+PROVERS: dict[str, Callable[[Facts, Any, list[Problem]], str | None]] = {
+    "TRT401": _prove_squeeze,
+    "TRT201": _prove_mask,
+    "TRT704": _prove_len,
+    "TRT601": _prove_pool,
+}
+
+
+# --- matching findings with problems -------------------------------------------------------
+
+
+def _rules_of_op(op: str) -> tuple[str, ...]:
+    from trtcodemod.trt.check import RULES
+
+    return RULES.get(op, ())
+
+
+def matches(problem: Problem, finding: Any) -> bool:
+    """Does fixing ``finding`` address ``problem``?"""
+    if problem.kind == "unfaithful":
+        return finding.rule in WRONG_VALUE_RULES
+    if problem.kind == "export_failure" and problem.rule:
+        # The error names the op: a module built in __init__ fails where forward calls it,
+        # so the rule, not the line, says which finding fixes it.
+        return problem.rule == finding.rule
+    if problem.path is None or not _span(finding).has_line(problem.path, problem.line or 0):
+        return False
+    if problem.kind == "baked":
+        return finding.rule in BAKED_RULES
+    if problem.kind == "export_failure":
+        return problem.rule in (None, finding.rule)
+    # A hostile node: its rule, another rule that removes the same op, or any rule when untagged.
+    return problem.rule is None or finding.rule == problem.rule or finding.rule in _rules_of_op(problem.op)
+
+
+def _describe(problems: list[Problem]) -> str:
+    parts: list[str] = []
+    for p in problems:
+        where = f" at line {p.line}" if p.line else ""
+        if p.kind == "hostile":
+            parts.append(f"{p.op} node{where} ({p.severity})")
+        elif p.kind == "baked":
+            parts.append(f"value baked in{where}")
+        elif p.kind == "unfaithful":
+            parts.append(f"the {p.exporter or ''} graph computes other values than the model".replace("  ", " "))
+        else:
+            parts.append(f"{p.exporter or 'the'} export failed{where}")
+    unique = list(dict.fromkeys(parts))
+    return "; ".join(unique[:3]) + ("; ..." if len(unique) > 3 else "")
+
+
+def decide(finding: Any, problems: Iterable[Problem], facts: Facts, unsafe: bool) -> Decision:
+    """One finding's decision, with the located problems it addresses and the proof."""
+    if not facts.ran(finding.path, finding.line, finding.end_line):
+        return Decision(finding, INFO, reason="never ran in the observed forwards (not on the exported path)")
+    hits = [p for p in problems if matches(p, finding)]
+    if not hits:
+        return Decision(finding, INFO, reason="no hostile node, baked value or export failure comes from this line")
+    located = _describe(hits)
+    safety = finding.fix.value
+    if safety == "none":
+        return Decision(finding, REMAINS, reason=f"{located}; no automatic fix: {finding.message}", problems=hits)
+    if safety == "safe":
+        return Decision(finding, APPLY, proof=f"safe fix; fixes {located}", problems=hits)
+    prover = PROVERS.get(finding.rule)
+    fact = prover(facts, finding, hits) if prover else None
+    if fact:
+        return Decision(finding, APPLY, proof=f"{fact}; fixes {located}", problems=hits)
+    if unsafe:
+        return Decision(finding, APPLY, proof=f"--unsafe (assumption not observed: see `trtcodemod explain "
+                                              f"{finding.rule}`); fixes {located}", problems=hits)
+    why = "no observation covers its assumption" if prover else "its assumption cannot be observed"
+    return Decision(finding, REMAINS, reason=f"{located}; unsafe fix not applied ({why}; --unsafe applies it)",
+                    problems=hits)
+
+
+@dataclass
+class Plan:
+    """Decisions for every finding, and the fixes reverted because they broke equivalence."""
+
+    decisions: dict[tuple[str, str, int, int], Decision] = field(default_factory=dict)
+    reverted: dict[tuple[str, str, int, int], str] = field(default_factory=dict)
+
+    def update(self, findings: Iterable[Any], problems: list[Problem], facts: Facts, unsafe: bool) -> bool:
+        """Decide again with more located problems; True when a new fix is planned."""
+        changed = False
+        rank = {INFO: 0, REMAINS: 1, APPLY: 2}
+        for finding in findings:
+            decision = decide(finding, problems, facts, unsafe)
+            if decision.key in self.reverted:
+                continue
+            old = self.decisions.get(decision.key)
+            if old is not None and rank[old.action] >= rank[decision.action]:
+                continue  # an applied fix stays applied; what a later round no longer sees stays known
+            self.decisions[decision.key] = decision
+            changed = changed or decision.action == APPLY
+        return changed
+
+    @property
+    def applied(self) -> list[Decision]:
+        return [d for d in self.decisions.values() if d.action == APPLY and d.key not in self.reverted]
+
+    def by_action(self, action: str) -> list[Decision]:
+        return [d for d in self.decisions.values() if d.action == action and d.key not in self.reverted]
+
+    def revert(self, rules: Iterable[str], why: str) -> bool:
+        """Take back every applied fix of ``rules``; True when something was taken back."""
+        wanted = set(rules)
+        hit = [d for d in self.applied if d.finding.rule in wanted]
+        for d in hit:
+            self.reverted[d.key] = why
+        return bool(hit)
+
+    def allows(self) -> Callable[[Any], bool]:
+        """The engine's ``Options.allow``: exactly the planned fixes (first-pass positions)."""
+        keys = {d.key for d in self.applied}
+        return lambda f: (norm(f.path), f.rule, f.line, f.column) in keys

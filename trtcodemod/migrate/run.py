@@ -1,0 +1,288 @@
+"""The migration loop: observe → locate → plan → rewrite → verify → (repeat) → report.
+
+Nothing here imports torch: the observer and the models run in worker processes
+(``observe.py`` and the verifier's workers). The original is built, exported and checked
+once (``Verification.original``); each round verifies one rewrite against it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any, Callable
+
+from trtcodemod.report.diff import unified_diff
+from trtcodemod.verify.rewrite import Fixer, locate as locate_layout
+from trtcodemod.verify.run import Verification
+from trtcodemod.verify.spec import RewriteOptions, VerifySpec
+from trtcodemod.verify.worker import run_task
+
+from .facts import Facts, norm
+from .locate import Problem, locate
+from .observe import OBSERVE_TASK
+from .plan import APPLY, INFO, REMAINS, Plan
+from .report import empty_report
+
+Progress = Callable[[str], None]
+MAX_ROUNDS = 4
+
+
+def observe(spec: VerifySpec, work: Path) -> tuple[Facts | None, str | None]:
+    """Run the observer in a worker; the facts, or why there are none."""
+    layout = locate_layout(spec.model_file)
+    request = {
+        "task": OBSERVE_TASK, "model_file": str(layout.model_file), "import_root": str(layout.import_root),
+        "module": layout.module, "extra_paths": [], "user_roots": list(layout.user_roots),
+        "model": spec.model, "model_args": spec.model_args, "model_kwargs": dict(spec.model_kwargs),
+        "inputs": spec.inputs, "seed": spec.seed, "threads": spec.threads,
+        "dynamic_axes": {k: dict(v) for k, v in spec.dynamic_axes.items()},
+    }
+    outcome = run_task(request, work / "observe", spec.timeout, module="trtcodemod.migrate.observe")
+    data = outcome.data.get("facts")
+    if outcome.status != "ok" or not data:
+        return None, outcome.message or "the observer produced no facts"
+    return Facts.from_json(data), None
+
+
+def _engine_options(options: RewriteOptions, allow: Callable[[Any], bool] | None = None) -> Any:
+    from trtcodemod.engine import Options
+
+    return Options(select=tuple(options.select), ignore=tuple(options.ignore), unsafe=options.unsafe,
+                   target=options.target, allow=allow)
+
+
+def plan_fixer(plan: Plan) -> Fixer:
+    """A verifier ``Fixer`` that applies exactly the plan's fixes (and honours ``select`` for culprits)."""
+    allow = plan.allows()
+
+    def fixer(source: bytes, path: str, options: RewriteOptions) -> tuple[bytes, list[tuple[str, int, str]]]:
+        from trtcodemod.engine import fix_source
+
+        result = fix_source(source, path, _engine_options(options, allow))
+        return result.source, [(f.rule, int(f.line), str(f.message)) for f in result.fixed]
+
+    return fixer
+
+
+def _findings(files: list[str], options: RewriteOptions) -> tuple[list[Any], list[str]]:
+    """The static check on the files the model's code came from."""
+    from trtcodemod.engine import check_source
+    from trtcodemod.errors import InputError
+
+    findings, errors = [], []
+    for path in files:
+        try:
+            findings += check_source(Path(path).read_bytes(), path, _engine_options(options))
+        except (OSError, InputError) as exc:
+            errors.append(f"{path}: {exc}")
+    return findings, errors
+
+
+def side_state(report: dict[str, Any], side: str) -> dict[str, Any]:
+    """``{"exported", "faithful", "trt_errors", "trt_errors_by_op"}`` of one side; None where not measured."""
+    errors_by_exporter = (report.get("export_errors") or {}).get(side) or {}
+    exported = bool(errors_by_exporter) and any(v is None for v in errors_by_exporter.values())
+    graphs = [(g or {}).get(side) for g in (report.get("graphs_by_exporter") or {}).values()]
+    by_op: dict[str, int] | None = None
+    if any(g for g in graphs):
+        by_op = {}
+        for graph in graphs:
+            for issue in (graph or {}).get("trt_issues", []):
+                if issue.get("severity", "error") == "error":
+                    by_op[issue["op"]] = by_op.get(issue["op"], 0) + 1
+    return {"exported": exported, "faithful": (report.get("export_faithful") or {}).get(side),
+            "trt_errors": None if by_op is None else sum(by_op.values()), "trt_errors_by_op": by_op}
+
+
+def _latency(report: dict[str, Any]) -> dict[str, dict[str, float | None]]:
+    out = {}
+    for row in report.get("backends", []):
+        lat = row.get("latency_ms") or {}
+        if lat.get("before") or lat.get("after"):
+            label = row["name"] + (f" ({row['exporter']})" if row.get("exporter") else "")
+            out[label] = {k: (v or {}).get("median") if v else None for k, v in lat.items()}
+    return out
+
+
+def _remaining(problems: list[Problem], plan: Plan) -> list[dict[str, Any]]:
+    """What still blocks TensorRT, with the rule that addresses it or the manual step."""
+    from .plan import matches
+
+    out = []
+    for p in problems:
+        if p.severity != "error":
+            continue
+        decision = next((d for d in plan.decisions.values() if d.action != APPLY and matches(p, d.finding)), None)
+        reverted = next((d for d in plan.decisions.values() if d.key in plan.reverted and matches(p, d.finding)), None)
+        if reverted is not None:
+            rule, message = reverted.finding.rule, f"fix reverted: {plan.reverted[reverted.key]}"
+        elif decision is not None:
+            rule, message = decision.finding.rule, decision.reason
+        else:
+            rule, message = p.rule, p.message
+        entry = {"op": p.op, "source": p.source, "rule": rule, "message": message, "kind": p.kind,
+                 "exporter": p.exporter}
+        # An observed value read and the exporter's TracerWarning on one line are one problem.
+        if not any(o["source"] == entry["source"] and o["rule"] == rule and o["kind"] == p.kind == "baked"
+                   for o in out):
+            out.append(entry)
+    return out
+
+
+def _new_sources(plan: Plan, files: list[str], options: RewriteOptions) -> dict[str, tuple[bytes, bytes]]:
+    """``path -> (original, rewritten)`` for each file the plan changes (the same rewrite as verified)."""
+    fixer = plan_fixer(plan)
+    out = {}
+    for path in files:
+        original = Path(path).read_bytes()
+        try:
+            new, _ = fixer(original, path, options)
+        except Exception:  # noqa: BLE001 - reported by the verification's rewrite errors already
+            continue
+        if new != original:
+            out[path] = (original, new)
+    return out
+
+
+def _base(spec: VerifySpec) -> dict[str, Any]:
+    report = empty_report(spec.label)
+    report.update(model_file=str(spec.model_file), model=spec.model, inputs=spec.inputs.describe(),
+                  target=spec.rewrite.target, unsafe=spec.rewrite.unsafe, exporters=list(spec.exporters))
+    return report
+
+
+def migrate(spec: VerifySpec, *, progress: Progress | None = None,
+            facts_out: Path | None = None) -> tuple[dict[str, Any], dict[str, tuple[bytes, bytes]]]:
+    """Migrate one model: the report and ``path -> (original, new)`` of the files to write."""
+    progress = progress or (lambda _msg: None)
+    report = _base(spec)
+    work = Path(tempfile.mkdtemp(prefix="trtcodemod-migrate-"))
+    try:
+        progress("observing a run")
+        facts, why = observe(spec, work)
+        if facts is None:
+            report["error"] = f"the model could not be observed: {why}"
+            return report, {}
+        if facts_out is not None:
+            facts.save(facts_out)
+        files = [f for f in facts.files if f.endswith(".py")]
+        report["files"] = files
+        report["facts"] = {"runs": facts.runs, "files": len(files), "lines_ran": sum(len(v) for v in facts.lines.values()),
+                           "value_reads": len(facts.value_reads()), "run_errors": facts.run_errors,
+                           "inputs": facts.inputs}
+        with Verification(spec, progress=progress) as session:
+            return _loop(spec, session, facts, files, report, progress)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _loop(spec: VerifySpec, session: Verification, facts: Facts, files: list[str], report: dict[str, Any],
+          progress: Progress) -> tuple[dict[str, Any], dict[str, tuple[bytes, bytes]]]:
+    original = session.original()
+    if original.get("exit_code") == 2:
+        report["error"] = original.get("error") or "the original model could not run"
+        return report, {}
+    report["before"] = side_state(original, "before")
+    findings, errors = _findings(files, spec.rewrite)
+    report["rewrite_errors"] = errors
+    problems = locate(original, "before", facts)
+    plan = Plan()
+    plan.update(findings, problems, facts, spec.rewrite.unsafe)
+
+    final: dict[str, Any] | None = None
+    verified: list[Any] = []
+    extra = tuple(Path(f) for f in files)
+    for round_no in range(1, MAX_ROUNDS + 1):
+        if not plan.applied:
+            break
+        progress(f"round {round_no}: rewrite and verify")
+        verified = list(plan.applied)
+        final = session.verify(plan_fixer(plan), extra_files=extra)
+        report["rounds"].append({"round": round_no, "fixes": len(final.get("fixes", [])),
+                                 "equivalent": final.get("equivalent"), "exit_code": final.get("exit_code"),
+                                 "after": side_state(final, "after"), "culprits": final.get("culprit_rules", [])})
+        if final.get("exit_code") == 2:
+            break
+        if _revert_culprits(final, plan):
+            continue
+        if not plan.update(findings, locate(final, "after", None), facts, spec.rewrite.unsafe):
+            break
+    applied, done = {d.key for d in plan.applied}, {d.key for d in verified}
+    if final is not None and applied != done:
+        if not applied:
+            final = None  # every fix was reverted: the model stays the original
+        elif applied < done:
+            # Only reverts since the last verification (round limit): verify what is left, once more.
+            progress("rewrite and verify without the reverted fixes")
+            final = session.verify(plan_fixer(plan), extra_files=extra)
+        else:
+            plan = _restrict(plan, verified)  # new fixes planned too late: report what was verified
+    return _finish(spec, report, original, final, plan, facts, files)
+
+
+def _revert_culprits(final: dict[str, Any], plan: Plan) -> bool:
+    """Take back the fixes that broke equivalence; True when the plan changed."""
+    if final.get("equivalent") or not final.get("culprits"):
+        return False
+    culprits = {c["rule"]: c["detail"] for c in final["culprits"] if c.get("reproduces")}
+    if culprits:
+        return any([plan.revert([rule], f"breaks equivalence: {detail}") for rule, detail in culprits.items()])
+    if any(c["rule"] == "-" for c in final["culprits"]):
+        return False  # the original differs the same way: the rewrite did not introduce it
+    # No single rule reproduces the difference: the fixes break it together; take them all back.
+    rules = {d.finding.rule for d in plan.applied}
+    return plan.revert(rules, "breaks equivalence together with " + ", ".join(sorted(rules)))
+
+
+def _restrict(plan: Plan, verified: list[Any]) -> Plan:
+    keys = {d.key for d in verified}
+    for d in plan.decisions.values():
+        if d.action == APPLY and d.key not in keys and d.key not in plan.reverted:
+            d.action, d.reason = REMAINS, "planned in the last round; not verified (round limit)"
+    return plan
+
+
+def _finish(spec: VerifySpec, report: dict[str, Any], original: dict[str, Any], final: dict[str, Any] | None,
+            plan: Plan, facts: Facts, files: list[str]) -> tuple[dict[str, Any], dict[str, tuple[bytes, bytes]]]:
+    applied_rules = {(norm(f["path"]), f["rule"], int(f["line"])) for f in (final or {}).get("fixes", [])}
+    report["applied"] = [{"rule": d.finding.rule, "path": d.finding.path, "line": d.finding.line,
+                          "proof": d.proof, "message": d.finding.message,
+                          "landed": (norm(d.finding.path), d.finding.rule, d.finding.line) in applied_rules}
+                         for d in sorted(plan.applied, key=lambda d: d.key)]
+    report["reverted"] = [{"rule": d.finding.rule, "path": d.finding.path, "line": d.finding.line, "why": why}
+                          for key, why in plan.reverted.items() for d in [plan.decisions[key]]]
+    report["info"] = [d.to_json() for d in sorted(plan.by_action(INFO), key=lambda d: d.key)]
+    side, source = ("after", final) if final is not None else ("before", original)
+    report["after"] = side_state(source, side)
+    report["remaining"] = _remaining(locate(source, side, facts if side == "before" else None), plan)
+    report["remaining"] += [{"op": d.problems[0].op if d.problems else "-",
+                             "source": f"{d.finding.path}:{d.finding.line}", "rule": d.finding.rule,
+                             "message": d.reason, "kind": "finding", "exporter": None}
+                            for d in plan.by_action(REMAINS)
+                            if not any(r["rule"] == d.finding.rule and r["source"] and r["source"].endswith(
+                                f":{d.finding.line}") for r in report["remaining"])]
+    if final is None:
+        report["equivalent"] = True  # nothing was rewritten: the model is the original
+        report["latency_ms"] = {k: {"before": v, "after": v} for k, v in original.get("latency_before", {}).items()}
+    else:
+        report["equivalent"] = bool(final.get("equivalent"))
+        report["latency_ms"] = _latency(final)
+        report["rewrite_errors"] += final.get("rewrite_errors", [])
+        report["verification"] = {k: final.get(k) for k in ("problems", "culprits", "backends", "export_checks",
+                                                             "original_export_error")}
+    after = report["after"]
+    clean = after["exported"] and after["faithful"] is True and after["trt_errors"] == 0
+    report["exit_code"] = 0 if clean and report["equivalent"] else 1
+    if final is not None and final.get("exit_code") == 2 and not after["exported"]:
+        report["exit_code"] = 1  # the model runs; what blocks its export is in `remaining`
+    sources = _new_sources(plan, files, spec.rewrite) if plan.applied and final is not None else {}
+    report["changed_files"] = sorted(sources)
+    report["diff"] = "".join(unified_diff(_display(p), old, new) for p, (old, new) in sorted(sources.items()))
+    return report, sources
+
+
+def _display(path: str) -> str:
+    rel = os.path.relpath(path)
+    return rel if not rel.startswith("..") else path
