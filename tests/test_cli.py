@@ -211,3 +211,140 @@ def test_a_rule_crash_is_reported_and_the_batch_goes_on(tree: Path, monkeypatch)
     assert "crash.py: error: internal error, file left unchanged: RuntimeError: rule bug" in result.output
     assert (tree / "pkg" / "crash.py").read_text() == MODEL
     assert "x.squeeze(1), x.shape[0]" in (tree / "pkg" / "model.py").read_text()
+
+
+# --- what a new user runs into ----------------------------------------------------------------
+
+
+def _squash(text: str) -> str:
+    return "".join(text.split())
+
+
+def test_every_help_text_is_shown_whole() -> None:
+    """Rich markup used to eat bracketed words: "[tool.trtcodemod] table" rendered as "a  table"."""
+    import typer.main
+
+    group = typer.main.get_command(app)
+    top = run("--help").output
+    assert "Find PyTorch code" in top
+    for name, command in group.commands.items():
+        shown = _squash(run(name, "--help").output)
+        texts = [command.help or ""] + [getattr(p, "help", None) or "" for p in command.params]
+        for text in texts:
+            # The first paragraph of a docstring; click may re-wrap, so whitespace is ignored.
+            first = _squash(text.split("\n\n")[0].replace("\b", ""))
+            assert first in shown, (name, text)
+    assert "[tool.trtcodemod]" in run("check", "--help").output
+
+
+def test_command_line_select_turns_on_a_rule_the_configuration_ignores(tree: Path) -> None:
+    (tree / "pyproject.toml").write_text('[tool.trtcodemod]\nignore = ["TRT704"]\n')
+    rules = lambda *args: [f["rule"] for f in json.loads(run("check", "--format", "json", *args, ".", cwd=tree).output)["findings"]]  # noqa: E731
+    assert rules() == ["TRT401"]
+    assert rules("--select", "TRT704") == ["TRT704"]
+    assert rules("--select", "ALL") == ["TRT401", "TRT704"]
+    assert rules("--select", "ALL", "--ignore", "TRT401") == ["TRT704"]
+    assert rules("--ignore", "TRT401") == ["TRT704"]  # --ignore replaces the file's ignore list
+
+
+def test_no_unsafe_overrides_unsafe_true_in_the_configuration(tree: Path) -> None:
+    (tree / "pyproject.toml").write_text("[tool.trtcodemod]\nunsafe = true\n")
+    unsafe = run("apply", "--dry-run", ".", cwd=tree).output
+    assert "+    return x[:, 0], x.shape[0]" in unsafe
+    safe = run("apply", "--dry-run", "--no-unsafe", ".", cwd=tree).output
+    assert "+    return x.squeeze(1), x.shape[0]" in safe and "(1 fixable with --unsafe)" in safe
+    assert run("apply", "--no-unsafe", ".", cwd=tree).exit_code == 0
+    assert (tree / "pkg" / "model.py").read_text() == MODEL.replace("len(x)", "x.shape[0]")
+
+
+def test_no_python_files_is_a_warning_not_a_pass(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "readme.md").write_text("# not python\n")
+    for folder in ("empty", "docs"):
+        for args in (("check",), ("apply",), ("apply", "--check")):
+            result = run(*args, str(tmp_path / folder))
+            assert result.exit_code == 0, result.output
+            assert result.stderr.startswith(f"trtcodemod: warning: no Python files found under {tmp_path / folder}")
+            assert "All checks passed" not in result.output and "Fixed" not in result.output
+    as_json = run("check", "--format", "json", str(tmp_path / "empty"))
+    assert json.loads(as_json.stdout) == {"version": 1, "findings": [], "errors": []}
+    assert "no Python files found" in as_json.stderr
+
+
+def test_unknown_codes_are_echoed_as_typed(tree: Path) -> None:
+    for flag, code in (("--select", "foo-bar"), ("--ignore", "Trt999")):
+        result = run("check", flag, code, str(tree))
+        assert result.exit_code == 2 and f"unknown rule code(s): {code} (see" in result.output
+
+
+def test_unknown_code_in_a_suppression_comment_warns_once(tree: Path) -> None:
+    model = tree / "pkg" / "model.py"
+    model.write_text(
+        "import torch\n\n\ndef head(x: torch.Tensor):\n"
+        "    a = x.squeeze(1)  # trtcodemod: ignore[TRT999]\n"
+        "    b = x.squeeze(2)  # trtcodemod: ignore[TRT999, squeeze-dim]\n"
+        "    c = x.squeeze(3)  # TRTCODEMOD: IGNORE[all]\n"
+        "    d = len(x)  # trtcodemod: ignore[TRT7, len-of-tensor]\n"
+        "    return a, b, c, d\n"
+    )
+    result = run("check", "--format", "json", str(tree / "pkg"))
+    data = json.loads(result.stdout)  # warnings never reach stdout
+    assert [(f["line"], f["rule"]) for f in data["findings"]] == [(5, "TRT401"), (7, "TRT401")]
+    warnings = result.stderr.splitlines()
+    assert warnings == [
+        f"{model}:5: warning: unknown rule code 'TRT999' in a `# trtcodemod: ignore[...]` comment suppresses "
+        "nothing (see `trtcodemod rules`)",
+        f"{model}:7: warning: `ignore[all]` suppresses nothing; write `# trtcodemod: ignore` to suppress every "
+        "rule (see `trtcodemod rules`)",
+    ]
+    assert warnings[0] in run("apply", "--dry-run", str(tree / "pkg")).stderr
+
+
+def test_jobs_must_be_zero_or_more(tree: Path) -> None:
+    for bad in ("-1", "-8"):
+        result = run("check", "-j", bad, str(tree))
+        assert result.exit_code == 2 and "--jobs" in result.output
+    assert run("apply", "--jobs", "-1", str(tree)).exit_code == 2
+    assert (tree / "pkg" / "model.py").read_text() == MODEL
+    zero = run("check", "--format", "json", "-j", "0", str(tree))  # 0: one worker per core
+    assert zero.exit_code == 1 and zero.stdout == run("check", "--format", "json", str(tree)).stdout
+
+
+_WITHOUT = """
+import sys
+
+BLOCKED = set(sys.argv[1].split(","))
+
+
+class NotInstalled:
+    '''What Python sees when a package is not installed.'''
+
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in BLOCKED:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+
+sys.meta_path.insert(0, NotInstalled())
+sys.argv = ["trtcodemod", *sys.argv[2:]]
+from trtcodemod.cli import main
+
+main()
+"""
+
+
+@pytest.mark.parametrize("blocked, args", [
+    ("onnx", ["inspect", "model.onnx"]),
+    ("onnx", ["verify", "model.py", "--model", "build"]),
+    ("torch,onnxruntime", ["verify", "model.py", "--model", "build"]),
+])
+def test_verify_and_inspect_without_the_verify_extra(tmp_path: Path, blocked: str, args: list[str]) -> None:
+    (tmp_path / "model.onnx").write_bytes(b"not really")
+    (tmp_path / "model.py").write_text("def build():\n    return None\n")
+    result = subprocess.run([sys.executable, "-c", _WITHOUT, blocked, *args], capture_output=True, text=True,
+                            cwd=tmp_path, timeout=120)
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    assert "pip install 'trtcodemod[verify]'" in result.stderr
+    assert f"`trtcodemod {args[0]}` needs {blocked.replace(',', ', ')}, not installed" in result.stderr

@@ -160,8 +160,9 @@ def test_scripted_branch_exports_if() -> None:
 def test_unsafe_assumption_is_real() -> None:
     """Branches of different shapes: `if` keeps one, torch.where broadcasts to both."""
     code = """
+    import torch
     class Pool:
-        def pick(self, x):
+        def pick(self, x: torch.Tensor):
             if x.sum() > 1e9:
                 y = x
             else:
@@ -179,7 +180,7 @@ def test_one_sided_and_augmented_assignment() -> None:
     code = """
     import torch
     class Counter:
-        def step(self, score, misses, best):
+        def step(self, score: torch.Tensor, misses: torch.Tensor, best: torch.Tensor):
             if score < 0.3:
                 misses += 1
             if not (score < best):
@@ -208,7 +209,7 @@ def test_boolean_operators_become_logical() -> None:
     code = """
     import torch
     class Gate:
-        def f(self, a, b, x, y):
+        def f(self, a: torch.Tensor, b: torch.Tensor, x, y):
             if a.any() and not b.all() or a.sum() > 2:
                 z = x
             else:
@@ -230,7 +231,7 @@ def test_truthiness_condition_and_parameter_alias() -> None:
     code = """
     import torch as th
     class Gate:
-        def f(self, n, x):
+        def f(self, n: th.Tensor, x: th.Tensor):
             count = n.sum()
             if count:
                 x = x * 2
@@ -247,7 +248,7 @@ def test_fresh_name_does_not_collide() -> None:
     code = """
     import torch
     class Gate:
-        def f(self, x, _trt_cond):
+        def f(self, x: torch.Tensor, _trt_cond):
             if x.sum() > 0:
                 y = x
             else:
@@ -328,7 +329,7 @@ import torch
 
 
 class Tracker:
-    def update(self, x, y, boxes):
+    def update(self, x: torch.Tensor, y, boxes):
         if x.sum() > 0:
             self.hits += 1
         if x.sum() > 1:
@@ -377,9 +378,10 @@ def test_not_fixed_messages_say_why() -> None:
 
 def test_static_then_dynamic_elif_not_fixed() -> None:
     code = """
+    from typing import Optional
     import torch
     class Gate:
-        def f(self, x, y):
+        def f(self, x: Optional[torch.Tensor], y):
             if x is None:
                 y = y
             elif x.sum() > 0:
@@ -394,7 +396,7 @@ def test_taint_flows_through_locals_and_helpers() -> None:
     code = """
     import torch
     class Coder:
-        def decode(self, deltas, anchors):
+        def decode(self, deltas: torch.Tensor, anchors: torch.Tensor):
             scale = deltas.abs()
             peak = scale.max()
             if peak > 4:
@@ -408,7 +410,7 @@ def test_suppression_comment() -> None:
     code = """
     import torch
     class Gate:
-        def f(self, x, y):
+        def f(self, x: torch.Tensor, y):
             if x.sum() > 0:  # trtcodemod: ignore[TRT101]
                 y = x
             return y
@@ -420,7 +422,7 @@ def test_data_dependent_loops_reported() -> None:
     code = """
     import torch
     class Refiner:
-        def run(self, x, steps, scores):
+        def run(self, x: torch.Tensor, steps: torch.Tensor, scores: torch.Tensor):
             for _ in range(int(steps)):
                 x = x + 1
             for _ in range(steps.item()):
@@ -477,9 +479,10 @@ def test_example_model_tracker_update() -> None:
 
 def test_guarded_condition_and_string_branches_not_fixed() -> None:
     code = """
+    from typing import Optional
     import torch
     class Gate:
-        def f(self, x, mask, note):
+        def f(self, x: torch.Tensor, mask: Optional[torch.Tensor], note: str):
             if mask is not None and mask.any():
                 x = x * 2
             label = note.lower()
@@ -784,3 +787,212 @@ def test_alias_changed_before_the_if_is_fixed() -> None:
     for x in (torch.tensor([1.0, -0.5]), torch.tensor([-3.0, 0.0]), torch.zeros(0)):
         y = torch.tensor([4.0, -4.0])[: x.numel()]
         assert_same(load(code, "M")()(x.clone(), y), load(after, "M")()(x.clone(), y))
+
+
+# --- precision: only conditions that are evidently tensor values ------------------------
+
+LOOK_ALIKES = """
+import math
+import os
+
+import numpy as np
+import torch
+from torch import nn
+
+
+class Loader(nn.Module):
+    def __init__(self, cfg, path="weights.pt"):
+        super().__init__()
+        self.cfg = cfg
+        self.use_fp16 = cfg.fp16
+        self.path = path
+        self.proj = nn.Linear(4, 4)
+        self.stats = np.zeros(3)
+
+    def load(self, path):
+        if path.endswith(".npy"):
+            state = np.load(path)
+        else:
+            state = torch.load(path)
+        return state
+
+    def forward(self, x, meta):
+        name = os.path.basename(self.path)
+        if name.startswith("ckpt"):
+            x = x + 1
+        arr = np.asarray(self.stats)
+        if arr.max() > 0 or np.any(arr < 0) or math.isfinite(arr.sum()):
+            x = x + 1
+        if self.use_fp16 and self.cfg.head.norm == "bn" or self.cfg.scale > 1:
+            x = x + 1
+        if x.size(0) > 2 and x.numel() > 0 and x.dim() == 2 and len(x) > 1 and x.shape[-1] == 4:
+            x = x + 1
+        n = x.shape[0]
+        total = n * 2 + len(meta)
+        if total > 10:
+            x = x + 1
+        if meta["flip"] or meta.get("scale", 1.0) > 1:
+            x = x + 1
+        if isinstance(meta, dict) and "boxes" in meta and meta is not None:
+            x = x + 1
+        count = helper(x)
+        if count > 3:
+            x = x + 1
+        return x
+
+
+def helper(x):
+    if x.sum() > 0:
+        return 1
+    return 0
+
+
+class Stats:
+    def summarize(self, values, threshold=0.5):
+        if values.mean() > threshold:
+            return "high"
+        return "low"
+
+
+def read_config(text: str, depth: int):
+    if text.strip() == "" or depth > 3:
+        return None
+    return text
+"""
+
+
+def test_look_alikes_are_not_flagged() -> None:
+    """Strings, NumPy, math, shapes, configuration, file loaders and unknown values: no TRT101."""
+    assert rules_found(LOOK_ALIKES, select=("TRT101", "TRT104")) == []
+    assert rewrite(LOOK_ALIKES, unsafe=True, select=("TRT101", "TRT104")) == textwrap.dedent(LOOK_ALIKES)
+
+
+def test_file_loader_branches_not_merged() -> None:
+    """The loader `--unsafe` used to turn into torch.where, running both branches: it now runs one."""
+    code = """
+    import numpy as np
+    import torch
+    class Checkpoint:
+        def load(self, path):
+            if path.endswith(".npy"):
+                state = np.load(path)
+            else:
+                state = torch.load(path)
+            return state
+    """
+    assert rules_found(code) == []
+    assert rewrite(code, unsafe=True) == textwrap.dedent(code)
+
+
+POSITIVES = """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+        self.blocks = nn.ModuleList([nn.Linear(4, 4)])
+        self.scale = nn.Parameter(torch.ones(1))
+        self.register_buffer("running", torch.zeros(4))
+
+    def forward(self, x, mask=None):
+        logits = self.proj(x)
+        if logits.max() > 0:  # submodule output, tensor method
+            x = x * 2
+        probs = F.softmax(logits, dim=-1)
+        if (probs > 0.5).any():  # torch op on an input
+            x = x * 3
+        if self.scale > 1:  # module parameter
+            x = x * 4
+        if self.running.sum() == 0:  # module buffer
+            x = x * 5
+        y = self.blocks[0](x)
+        if y.mean() < 0:  # a ModuleList entry
+            x = x * 6
+        if x.max().item() > 1:  # a value read out of a tensor
+            x = x * 7
+        return self.refine(x, 2)
+
+    def refine(self, feat, steps: int):
+        # A helper called from forward with a tensor: its parameter is a tensor too.
+        if feat.abs().sum() > steps:
+            feat = feat / 2
+        return feat
+
+
+def gate(score: torch.Tensor, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    if score > 0:
+        out = a
+    else:
+        out = b
+    return out
+"""
+
+
+def test_tensor_conditions_flagged() -> None:
+    from trtcodemod.engine import Options, check_source
+
+    findings = check_source(textwrap.dedent(POSITIVES).encode(), "p.py", Options(select=("TRT101",)))
+    lines = textwrap.dedent(POSITIVES).splitlines()
+    flagged = [lines[f.line - 1].strip() for f in findings]
+    assert flagged == [
+        "if logits.max() > 0:  # submodule output, tensor method",
+        "if (probs > 0.5).any():  # torch op on an input",
+        "if self.scale > 1:  # module parameter",
+        "if self.running.sum() == 0:  # module buffer",
+        "if y.mean() < 0:  # a ModuleList entry",
+        "if x.max().item() > 1:  # a value read out of a tensor",
+        "if feat.abs().sum() > steps:",
+        "if score > 0:",
+    ]
+
+
+def test_annotated_free_function_is_rewritten_and_matches() -> None:
+    code = """
+    import torch
+    def gate(score: torch.Tensor, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+        if score > 0:
+            out = a
+        else:
+            out = b
+        return out
+    """
+    after = rewrite(code, unsafe=True, select=("TRT101",))
+    assert "out = torch.where(_trt_cond, a, b)" in after
+    ns_before, ns_after = {}, {}
+    exec(textwrap.dedent(code), ns_before)
+    exec(after, ns_after)
+    a, b = torch.ones(2), torch.zeros(2)
+    for score in (1.0, -1.0):
+        assert_same(ns_before["gate"](torch.tensor(score), a, b), ns_after["gate"](torch.tensor(score), a, b))
+
+
+def test_loops_use_the_same_evidence() -> None:
+    """TRT104: a trip count from a forward input is data; from a shape, a config or a list, it is not."""
+    code = """
+    import torch
+    from torch import nn
+    class Decoder(nn.Module):
+        def __init__(self, cfg):
+            super().__init__()
+            self.cfg = cfg
+        def forward(self, x, steps, names):
+            for _ in range(int(steps)):
+                x = x + 1
+            for _ in range(len(names)):
+                x = x + 1
+            for _ in range(self.cfg.steps):
+                x = x + 1
+            for _ in range(x.size(0)):
+                x = x + 1
+            k = 0
+            while k < self.cfg.steps:
+                k += 1
+            while x.sum() > 1:
+                x = x / 2
+            return x
+    """
+    assert rules_found(code, select=("TRT104",)) == ["TRT104", "TRT104"]

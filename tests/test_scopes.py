@@ -14,7 +14,7 @@ import torch
 
 from support import load, rewrite, rules_found
 from trtcodemod.context import FileContext, ScopeTracker
-from trtcodemod.engine import Options, _Batch, check_source
+from trtcodemod.engine import Options, check_source
 from trtcodemod.scopes import ScopeResolver, scope_bindings, statement_bindings
 from trtcodemod.versions import parse_target
 
@@ -396,7 +396,7 @@ def _names_at(code: str, name: str) -> list[tuple[str, ...]]:
             if isinstance(node.func, cst.Name) and node.func.value == name:
                 seen.append(context.qualified_names(node.func))
 
-    _Batch([ScopeTracker(context), Probe()]).run(module)
+    cst.visit_batched(module, [ScopeTracker(context), Probe()])
     assert isinstance(context.resolver, ScopeResolver)
     return seen
 

@@ -76,6 +76,18 @@ def test_nonzero_feeding_gather_is_mask_indexing() -> None:
     assert issue.rule == "TRT201"
 
 
+def test_nonzero_rows_picked_by_a_gather_are_one_argument_where() -> None:
+    """`torch.where(c)[0]`: the positions are the Gather's data, not its indices (TRT103, as `check` says)."""
+    nodes = [
+        helper.make_node("NonZero", ["m"], ["nz"], name="nz"),
+        helper.make_node("Constant", [], ["zero"], value=helper.make_tensor("zero", TensorProto.INT64, [], [0])),
+        helper.make_node("Gather", ["nz", "zero"], ["rows"], axis=0),
+    ]
+    model = make_model(nodes, [vi("m", TensorProto.BOOL, [4])], [vi("rows", TensorProto.INT64, None)])
+    (issue,) = by_op(check_graph(model, "8.6"), "NonZero")
+    assert issue.rule == "TRT103"
+
+
 def test_unknown_and_custom_domain_ops() -> None:
     nodes = [
         helper.make_node("FancyOp", ["x"], ["a"], name="fancy"),

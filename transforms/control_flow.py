@@ -7,25 +7,38 @@ at best). A loop whose trip count comes from tensor data is unrolled with the
 example's count. Scripting instead exports ONNX ``If``/``Loop`` nodes, which TensorRT
 handles poorly (branches must agree in rank; loops with dynamic trip counts).
 
-What counts as data-dependent, decided per function without type information:
-- a parameter of the function (not ``self``/``cls``), unless it is annotated ``bool``,
-  ``int``, ``float`` or ``str`` or has a bool/number/string literal default (a
-  configuration switch such as ``return_loss=False``);
-- a local assigned, directly or through other locals, from an expression that reads one;
-- but not through a static view of a tensor: ``.shape``, ``.size()``, ``.dim()``,
-  ``.ndim``, ``.dtype``, ``.device``, ``.is_cuda``, ``.numel()``, ``len()``,
-  ``isinstance()``, ``is None`` comparisons, string comparisons, and
-  ``torch.jit.is_tracing()``-style queries; membership tests (``key in state``) are
-  about containers and static too;
+What counts as data-dependent: only what is *evidently* a tensor value (real code
+branches far more often on strings, NumPy arrays, ints and shapes than on tensors, and
+vectorizing those breaks working code). Decided per class without type information:
+- tensors to start from: the inputs of an ``nn.Module``'s ``forward`` (parameters without
+  a ``bool``/``int``/``float``/``str`` annotation or a literal default), parameters
+  annotated ``Tensor`` in any method or function, the parameters of a helper method that
+  a method calls with a tensor (``self.refine(feat)``), and module tensors: ``self.<name>``
+  assigned from ``torch.*``/``nn.Parameter`` or registered with ``register_buffer`` in
+  construction code;
+- what torch computes from them: a ``torch.*``/``torchvision.*`` call with such an
+  argument, a tensor method on one (``.max()``, ``.any()``, ``.sum()``), a submodule built
+  in ``__init__`` (``self.proj(x)``, ``self.blocks[i](x)``), indexing, arithmetic and
+  comparisons of one; ``.item()``, ``int()``, ``float()`` of one read a Python value out of
+  the tensor, which is data too;
+- tracked through local assignments of the same function (one tensor assignment of a
+  name is enough);
+- never: sizes and static views (``.shape``, ``.size()``, ``.dim()``, ``.numel()``,
+  ``len()``, ``.dtype``, ``.device``), Python and NumPy values (``np.*``, ``math.*``,
+  numbers, strings, calls of functions we cannot see into), ``isinstance``, ``is None``,
+  membership (``key in state``), string-keyed lookups and dict/str methods
+  (``meta["flip"]``, ``meta.get(...)``), attributes of ``self`` that are not module tensors
+  (``self.training``, ``self.cfg.x``) and names nothing above reaches;
 - a parameter tested for truth as it is (``if flag:``, ``if not ctx.needs_grad``) is a
   switch, not tensor data (a multi-element tensor would raise there); a local computed
   from tensors and tested for truth (``has = mask.any()``; ``if has:``) is data.
 
-Only methods of classes are looked at (``forward``, the helpers it calls, and the
-methods of tracker/coder classes that are not modules). Construction-time code is
-skipped: ``__init__`` and other dunder methods, the methods only they call
-(``_make_layer``), and class methods. Attributes of ``self`` are not followed:
-per-frame state kept on ``self`` (DESIGN §8.8) is not seen by this analysis.
+Methods of classes are looked at (``forward``, the helpers it calls, and the methods of
+tracker/coder classes that are not modules), and plain functions with ``Tensor``
+parameters. Construction-time code is skipped: ``__init__`` and other dunder methods, the
+methods only they call (``_make_layer``), and class methods. Per-frame state kept on
+``self`` (DESIGN §8.8) is not seen by this analysis. Facts observed by ``migrate``
+(``--facts``) add what syntax cannot show: see :meth:`_DataFlowRule.observed`.
 """
 
 from __future__ import annotations
@@ -50,12 +63,15 @@ _REFERENCES = (
 #: Attributes that describe a tensor without reading its values.
 _STATIC_ATTRS = frozenset({
     "shape", "ndim", "dtype", "device", "is_cuda", "is_cpu", "is_mps", "requires_grad", "layout",
-    "is_sparse", "is_quantized", "is_meta", "training",
+    "is_sparse", "is_quantized", "is_meta", "training", "is_nested", "is_leaf", "is_mkldnn", "is_xpu",
+    "names", "itemsize", "nbytes",
 })
 #: Methods that describe a tensor without reading its values (their arguments don't matter).
 _STATIC_METHODS = frozenset({
     "size", "dim", "ndimension", "numel", "nelement", "element_size", "stride", "is_floating_point",
     "is_complex", "is_contiguous", "is_signed", "get_device", "__len__", "has_names",
+    "data_ptr", "storage_offset", "is_inference", "is_pinned", "is_shared", "is_set_to", "untyped_storage",
+    "storage", "is_same_size", "is_coalesced", "type",
 })
 #: Builtins whose result says nothing about tensor values.
 _STATIC_BUILTINS = frozenset({"len", "isinstance", "issubclass", "type", "hasattr", "callable", "id"})
@@ -72,6 +88,13 @@ _STATIC_ANNOTATIONS = frozenset({"bool", "int", "float", "str"})
 #: stays a Python bool, so vectorizing it would not reach the graph.
 _PY_VALUE_METHODS = frozenset({"item", "tolist", "numpy", "__bool__", "__int__", "__float__"})
 _PY_VALUE_BUILTINS = frozenset({"int", "float", "bool", "round", "abs", "min", "max", "sum", "any", "all"})
+#: Methods of dicts, lists and strings that tensors lack: a receiver that has them is no tensor
+#: (``meta.get("scale")`` on a forward input that is a dict of image metadata).
+_CONTAINER_METHODS = frozenset({
+    "get", "keys", "values", "items", "setdefault", "update", "append", "extend", "insert", "pop",
+    "startswith", "endswith", "strip", "lstrip", "rstrip", "lower", "upper", "format", "join", "replace",
+    "encode", "decode", "index", "count", "find", "splitlines", "copy",
+})
 #: Calls with side effects a vectorized branch must not run unconditionally.
 _IMPURE_BUILTINS = frozenset({"print", "input", "exec", "eval", "setattr", "delattr", "next", "open"})
 _IMPURE_MODULES = ("logging", "logger", "log", "warnings", "_logger", "LOGGER")
@@ -177,13 +200,78 @@ def _pair_up(target: cst.BaseExpression, value: cst.BaseExpression, pairs: list)
 
 # --- the per-function analysis -----------------------------------------------------
 
+#: Evidence levels of an expression: nothing known, a Python value read out of tensor
+#: data (``x.max().item()``, ``int(n)``), or a tensor computed from the inputs.
+_NONE, _VALUE, _TENSOR = 0, 1, 2
+
+#: Qualified-name prefixes of libraries whose functions compute tensors from tensors.
+_TORCH_PREFIXES = ("torch.", "torchvision.")
+#: torch names that build descriptions or containers, not tensors from data.
+_TORCH_NOT_OPS = ("torch.Size", "torch.device", "torch.dtype", "torch.finfo", "torch.iinfo",
+                  "torch.nn.Module", "torch.nn.ModuleList", "torch.nn.ModuleDict", "torch.nn.Sequential")
+#: torch namespaces of queries, dispatch and runtime state, not tensor computation.
+_TORCH_NOT_OP_MODULES = (
+    "torch.overrides.", "torch._C.", "torch.jit.", "torch.cuda.", "torch.backends.", "torch.distributed.",
+    "torch.onnx.", "torch.compiler.", "torch._dynamo.", "torch.fx.", "torch.utils.", "torch._utils.",
+    "torch.autograd.", "torch.testing.", "torch.nn.utils.", "torch.nn.init.",
+)
+#: Name prefixes of torch functions that answer questions (``is_tensor``, ``has_torch_function``).
+_TORCH_QUERY_PREFIXES = ("is_", "has_", "are_", "get_", "_")
+#: Constructors in ``__init__`` whose result is a tensor attribute (not a submodule).
+_PARAMETER_CTORS = ("torch.nn.Parameter", "torch.nn.parameter.Parameter")
+
+
+def _torch_query(name: str) -> bool:
+    """A torch name that builds no tensor from data: a type, a query, dispatch or runtime state."""
+    parts = name.split(".")
+    return name.startswith(_TORCH_NOT_OPS) or name.startswith(_TORCH_NOT_OP_MODULES) \
+        or parts[-1].startswith(_TORCH_QUERY_PREFIXES) \
+        or any(part.startswith("_") for part in parts[1:])  # torch internals (`torch._prims_common`)
+
+
+def _is_tensor_annotation(annotation: cst.Annotation | None) -> bool:
+    """``Tensor``, ``torch.Tensor``, ``Optional[Tensor]``, ``Tensor | None``, ``"torch.Tensor"``."""
+    if annotation is None:
+        return False
+    text = code_of(annotation.annotation).replace(" ", "").replace("typing.", "").strip("'\"")
+    if text.startswith("Optional[") and text.endswith("]"):
+        text = text[len("Optional["):-1]
+    text = text.replace("|None", "").replace("None|", "")
+    return "[" not in text and "|" not in text and text.rsplit(".", 1)[-1].endswith("Tensor")
+
+
+def _method_params(func: cst.FunctionDef, is_method: bool) -> list[cst.Param]:
+    """Parameters a caller passes (``self``/``cls`` dropped for methods), in order."""
+    params = [*func.params.posonly_params, *func.params.params]
+    if is_method and "staticmethod" not in decorator_names(func) and params:
+        params = params[1:]
+    return params + list(func.params.kwonly_params)
+
+
+@dataclass
+class _ClassEvidence:
+    """What a class's construction code says: which ``self.<name>`` are tensors or submodules."""
+
+    is_module: bool = False
+    tensor_attrs: set[str] = field(default_factory=set)
+    submodules: set[str] = field(default_factory=set)
+    #: method name -> parameter name -> evidence level (forward inputs, annotations, helper calls)
+    seeds: dict[str, dict[str, int]] = field(default_factory=dict)
+    functions: dict[cst.FunctionDef, "_Facts"] = field(default_factory=dict)
+
 
 @dataclass
 class _Facts:
-    """What one function's code says about which names carry tensor data."""
+    """What one function's code says about which names hold tensor data.
+
+    ``levels`` maps a local name to the strongest evidence of any assignment to it
+    (flow-insensitive: one tensor assignment is enough). ``params`` are all the
+    function's parameters, for the truth-test rule in :meth:`condition_depends`.
+    """
 
     rule: "Rule"
-    tainted: set[str] = field(default_factory=set)
+    owner: _ClassEvidence | None = None
+    levels: dict[str, int] = field(default_factory=dict)
     params: set[str] = field(default_factory=set)
 
     def condition_depends(self, test: cst.BaseExpression) -> bool:
@@ -205,32 +293,94 @@ class _Facts:
         return self.depends(test)
 
     def depends(self, node: cst.CSTNode) -> bool:
-        """Does the value of ``node`` depend on tensor data from the parameters?"""
+        """Is ``node`` evidently computed from tensor values of the inputs or module tensors?"""
+        return self.level(node) >= _VALUE
+
+    def level(self, node: cst.CSTNode) -> int:
+        """The evidence that ``node`` is a tensor (``_TENSOR``) or a value read from one (``_VALUE``)."""
         if isinstance(node, cst.Name):
-            return node.value in self.tainted
+            return self.levels.get(node.value, _NONE)
         if isinstance(node, cst.Attribute):
             if node.attr.value in _STATIC_ATTRS:
-                return False
-            return self.depends(node.value)
+                return _NONE
+            if isinstance(node.value, cst.Name) and node.value.value == "self":
+                # Module tensors only: other attributes of self are configuration or state.
+                owner = self.owner
+                return _TENSOR if owner is not None and node.attr.value in owner.tensor_attrs else _NONE
+            return self.level(node.value)  # `x.T`, `x.data`, `boxes.tensor`
         if isinstance(node, cst.Call):
-            if self._static_call(node):
-                return False
-            return self.depends(node.func) or any(self.depends(arg.value) for arg in node.args)
+            return self._call_level(node)
+        if isinstance(node, cst.Subscript):
+            base = self.level(node.value)
+            if base and any(_is_string(e.slice.value) for e in node.slice if isinstance(e.slice, cst.Index)):
+                return _NONE  # `data["img_metas"]`: a container, not tensor indexing
+            return base
         if isinstance(node, cst.Comparison):
             for comparison in node.comparisons:
                 if isinstance(comparison.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)):
                     # identity (`x is None`) and membership (`key in state`) are about
                     # objects and containers, not tensor values
-                    return False
+                    return _NONE
             parts = [node.left, *(c.comparator for c in node.comparisons)]
             if any(_is_string(p) for p in parts):
-                return False
-            return any(self.depends(p) for p in parts)
-        if isinstance(node, cst.Lambda):
-            return False
+                return _NONE
+            return max(self.level(p) for p in parts)
+        if isinstance(node, cst.BinaryOperation):
+            if _is_string(node.left) or _is_string(node.right):
+                return _NONE  # `"%s" % x`
+            return max(self.level(node.left), self.level(node.right))
+        if isinstance(node, cst.UnaryOperation):
+            inner = self.level(node.expression)
+            return min(inner, _VALUE) if isinstance(node.operator, cst.Not) else inner
+        if isinstance(node, cst.BooleanOperation):
+            return max(self.level(node.left), self.level(node.right))
+        if isinstance(node, cst.IfExp):
+            return max(self.level(node.body), self.level(node.orelse))
+        if isinstance(node, (cst.Tuple, cst.List)):
+            # A container of tensors is no tensor, but what is taken out of it is.
+            return max((min(self.level(e.value), _VALUE) for e in node.elements), default=_NONE)
+        if isinstance(node, cst.NamedExpr):
+            return self.level(node.value)
         if isinstance(node, cst.Arg):
-            return self.depends(node.value)
-        return any(self.depends(child) for child in children(node))
+            return self.level(node.value)
+        return _NONE  # literals, strings, lambdas, comprehensions, awaits...
+
+    def _args_level(self, call: cst.Call) -> int:
+        return max((self.level(arg.value) for arg in call.args), default=_NONE)
+
+    def _call_level(self, call: cst.Call) -> int:
+        if self._static_call(call):
+            return _NONE
+        func = call.func
+        context = self.rule.context
+        names = context.qualified_names(func) if isinstance(func, (cst.Name, cst.Attribute)) else ()
+        if any(n.startswith(_TORCH_PREFIXES) for n in names):
+            if any(_torch_query(n) for n in names):
+                return _NONE
+            # A torch op makes a tensor; from the inputs only when an argument comes from them.
+            return _TENSOR if self._args_level(call) else _NONE
+        if isinstance(func, cst.Name):
+            if func.value in _PY_VALUE_BUILTINS and not names:
+                return min(self._args_level(call), _VALUE)  # `int(n)`, `max(a, b)`: Python values
+            return _NONE  # an unknown function: no evidence of what it returns
+        if self._submodule_call(func):
+            return _TENSOR if self._args_level(call) else _NONE
+        if isinstance(func, cst.Attribute):
+            if func.attr.value in _CONTAINER_METHODS or func.attr.value.startswith("_"):
+                return _NONE  # dict/str methods; private methods (`x._nnz()`, `x._is_view()`) are internals
+            receiver = self.level(func.value)
+            if func.attr.value in _PY_VALUE_METHODS:
+                return min(receiver, _VALUE)  # `.item()`: a Python value read from the tensor
+            return receiver  # a tensor method keeps tensors; a method of a Python value keeps values
+        return _NONE
+
+    def _submodule_call(self, func: cst.BaseExpression) -> bool:
+        """``self.proj(...)``, ``self.layers[i](...)``: a submodule built in ``__init__``."""
+        while isinstance(func, cst.Subscript):
+            func = func.value
+        owner = self.owner
+        return (owner is not None and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                and func.value.value == "self" and func.attr.value in owner.submodules)
 
     def _static_call(self, call: cst.Call) -> bool:
         func = call.func
@@ -243,28 +393,29 @@ class _Facts:
         return False
 
 
-def _analyze(rule: Rule, func: cst.FunctionDef, is_method: bool) -> _Facts:
-    facts = _Facts(rule)
-    params = [*func.params.posonly_params, *func.params.params]
-    if is_method and "staticmethod" not in decorator_names(func) and params:
-        params = params[1:]  # self / cls
-    params += list(func.params.kwonly_params)
+def _analyze(rule: Rule, func: cst.FunctionDef, seeds: dict[str, int], owner: _ClassEvidence | None,
+             is_method: bool) -> _Facts:
+    """Evidence for ``func``'s locals, starting from the parameters in ``seeds``."""
+    facts = _Facts(rule, owner)
+    facts.params = {p.name.value for p in _method_params(func, is_method)}
     for star in (func.params.star_arg, func.params.star_kwarg):
         if isinstance(star, cst.Param):
-            facts.tainted.add(star.name.value)
-    for param in params:
-        if not _static_param(param) and param.name.value != "ctx":  # autograd.Function's context
-            facts.tainted.add(param.name.value)
-    facts.params = set(facts.tainted)
+            facts.params.add(star.name.value)
+    facts.levels = dict(seeds)
+    if not seeds and (owner is None or not (owner.tensor_attrs or owner.submodules)):
+        return facts  # nothing to start from: no name can be shown to hold tensor data
     pairs = _assignment_pairs(func)
     changed = True
     while changed:
         changed = False
         for target, value in pairs:
-            names = [n for n in bound_names(target) if n not in facts.tainted]
-            if names and facts.depends(value):
-                facts.tainted.update(names)
-                changed = True
+            level = facts.level(value)
+            if not level:
+                continue
+            for name in bound_names(target):
+                if facts.levels.get(name, _NONE) < level:
+                    facts.levels[name] = level
+                    changed = True
     return facts
 
 
@@ -307,27 +458,179 @@ def _construction_methods(cls: cst.ClassDef) -> set[cst.FunctionDef]:
 
 
 class _DataFlowRule(Rule):
-    """Shared: which function we are in, whether to look at it, and its facts."""
+    """Shared: which function we are in, whether to look at it, and its evidence."""
 
     def __init__(self, context) -> None:
         super().__init__(context)
         self._construction: dict[cst.ClassDef, set[cst.FunctionDef]] = {}
-        self._facts: dict[cst.FunctionDef, _Facts] = {}
+        self._classes: dict[cst.ClassDef, _ClassEvidence] = {}
+        self._functions: dict[cst.FunctionDef, _Facts] = {}
+        self._module_classes: set[str] | None = None
 
     def current_facts(self) -> _Facts | None:
         func, cls = self.context.function, self.context.enclosing_class
-        if func is None or cls is None:
+        if func is None:
             return None
+        if cls is None:
+            # A plain function: only parameters annotated as tensors are evidence.
+            facts = self._functions.get(func)
+            if facts is None:
+                seeds = {p.name.value: _TENSOR for p in _method_params(func, False)
+                         if _is_tensor_annotation(p.annotation)}
+                facts = self._functions[func] = _analyze(self, func, seeds, None, is_method=False)
+            return facts
         # Computed on first need only: most classes never reach a data-dependent branch.
         skipped = self._construction.get(cls)
         if skipped is None:
             skipped = self._construction[cls] = _construction_methods(cls)
         if func in skipped:
             return None
-        facts = self._facts.get(func)
+        evidence = self._classes.get(cls)
+        if evidence is None:
+            evidence = self._classes[cls] = self._class_evidence(cls, skipped)
+        return evidence.functions.get(func)
+
+    def observed(self, node: cst.CSTNode) -> bool | None:
+        """What facts from a recorded run (``--facts``) say about ``node``, a condition or trip count.
+
+        True: Python read a tensor's value inside it (``__bool__``, ``.item()``...), so an
+        export bakes it in whatever the syntax shows; False: it ran and read none, so it is
+        static on the observed inputs; None: no facts, or it never ran.
+        """
+        facts = self.context.facts
         if facts is None:
-            facts = self._facts[func] = _analyze(self, func, is_method=True)
-        return facts
+            return None
+        where = self.context.position(node)
+        if where is None:
+            return None
+        reads = facts.value_reads(where.start.line, where.start.column + 1, where.end.line, where.end.column + 1)
+        return None if reads is None else bool(reads)
+
+    def evident(self, facts: "_Facts | None", test: cst.BaseExpression) -> tuple[bool, bool]:
+        """(does ``test`` depend on tensor values, did observed facts decide it)."""
+        seen = self.observed(test)
+        if seen is not None:
+            return seen, True
+        return facts is not None and facts.condition_depends(test), False
+
+    # --- per class -----------------------------------------------------------------
+
+    def _is_module_base(self, base: cst.BaseExpression) -> bool:
+        if not isinstance(base, (cst.Name, cst.Attribute)):
+            return False
+        if any(n.startswith("torch.nn.") for n in self.context.qualified_names(base)):
+            return True
+        name = dotted_name(base) or ""
+        # `BaseModule` (mmcv), `LightningModule`, or a module class of this file.
+        return name.rsplit(".", 1)[-1].endswith("Module") or name in self._file_module_classes()
+
+    def _file_module_classes(self) -> set[str]:
+        """Names of this file's top-level classes that derive from ``nn.Module`` (through each other too)."""
+        if self._module_classes is None:
+            classes = [s for s in self.context.module.body if isinstance(s, cst.ClassDef)]
+            found: set[str] = set()
+            self._module_classes = found
+            changed = True
+            while changed:
+                changed = False
+                for cls in classes:
+                    if cls.name.value not in found and any(self._is_module_base(b.value) for b in cls.bases):
+                        found.add(cls.name.value)
+                        changed = True
+        return self._module_classes
+
+    def _class_evidence(self, cls: cst.ClassDef, construction: set[cst.FunctionDef]) -> _ClassEvidence:
+        evidence = _ClassEvidence(is_module=any(self._is_module_base(b.value) for b in cls.bases))
+        body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
+        methods = {s.name.value: s for s in body if isinstance(s, cst.FunctionDef)}
+        for func in construction | {m for n, m in methods.items() if n == "__init__"}:
+            self._collect_attributes(func, evidence)
+        runtime = {n: m for n, m in methods.items() if m not in construction}
+        for name, func in runtime.items():
+            seeds = evidence.seeds.setdefault(name, {})
+            for param in _method_params(func, "staticmethod" not in decorator_names(func)):
+                if _is_tensor_annotation(param.annotation):
+                    seeds[param.name.value] = _TENSOR
+                elif evidence.is_module and name == "forward" and param.annotation is None \
+                        and not _static_param(param):
+                    seeds[param.name.value] = _TENSOR  # forward inputs
+        # Helpers called from forward get the evidence of their arguments (DESIGN §8.10).
+        changed = True
+        while changed:
+            changed = False
+            for name, func in runtime.items():
+                facts = _analyze(self, func, evidence.seeds[name], evidence, is_method=True)
+                evidence.functions[func] = facts
+                changed |= self._propagate_calls(func, facts, runtime, evidence)
+        return evidence
+
+    def _propagate_calls(self, func: cst.FunctionDef, facts: _Facts, runtime: dict[str, cst.FunctionDef],
+                         evidence: _ClassEvidence) -> bool:
+        changed = False
+        for node in walk(func.body):
+            if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+                    and isinstance(node.func.value, cst.Name) and node.func.value.value == "self"):
+                continue
+            callee = runtime.get(node.func.attr.value)
+            if callee is None:
+                continue
+            params = _method_params(callee, True)
+            seeds = evidence.seeds[callee.name.value]
+            static = {p.name.value for p in params if _static_param(p)}
+            position = 0
+            for arg in node.args:
+                if arg.star:
+                    break  # `*args`: which parameter gets what is unknown from here on
+                if arg.keyword is not None:
+                    name = arg.keyword.value
+                elif position < len(params):
+                    name = params[position].name.value
+                    position += 1
+                else:
+                    continue
+                if name in static:
+                    continue  # `k: int`, `mode="bilinear"`: configuration whatever is passed
+                level = facts.level(arg.value)
+                if level > seeds.get(name, _NONE):
+                    seeds[name] = level
+                    changed = True
+        return changed
+
+    def _collect_attributes(self, func: cst.FunctionDef, evidence: _ClassEvidence) -> None:
+        """``self.w = nn.Parameter(...)``, ``self.register_buffer("w", ...)``, ``self.proj = nn.Linear(...)``."""
+        file_modules = self._file_module_classes()
+        for node in walk(func.body):
+            if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call):
+                for target in node.targets:
+                    t = target.target
+                    if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
+                        kind = self._constructed(node.value, file_modules)
+                        if kind == "tensor":
+                            evidence.tensor_attrs.add(t.attr.value)
+                        elif kind == "module":
+                            evidence.submodules.add(t.attr.value)
+            elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+                    and node.func.attr.value in ("register_buffer", "register_parameter") \
+                    and node.args and isinstance(node.args[0].value, cst.SimpleString):
+                name = node.args[0].value.evaluated_value
+                if isinstance(name, str):
+                    evidence.tensor_attrs.add(name)
+
+    def _constructed(self, call: cst.Call, file_modules: set[str]) -> str | None:
+        """``"tensor"``, ``"module"`` or None for the value an ``__init__`` assignment builds."""
+        func = call.func
+        if not isinstance(func, (cst.Name, cst.Attribute)):
+            return None
+        names = self.context.qualified_names(func)
+        if any(n in _PARAMETER_CTORS for n in names):
+            return "tensor"
+        if any(n.startswith("torch.nn.") and not n.startswith("torch.nn.functional.") for n in names):
+            return "module"  # nn.Linear, nn.Sequential, nn.ModuleList...
+        if any(n.startswith(_TORCH_PREFIXES) for n in names):
+            return "tensor" if not any(_torch_query(n) for n in names) else None
+        if isinstance(func, cst.Name) and func.value in file_modules:
+            return "module"
+        return None
 
 
 _GUIDANCE = ("move the decision out of the graph and pass an indicator tensor as an input, compute both "
@@ -340,16 +643,24 @@ class DataDependentIf(_DataFlowRule):
         name="data-dependent-if",
         summary="`if` on tensor values: tracing bakes in one branch; vectorize assignments with `torch.where`",
         doc="""\
-What it finds: an `if`/`elif`/`else` in a method whose condition depends on tensor
-values flowing from the function's parameters (`if score.max() > thresh:`,
-`if n > 0:` for a parameter `n`, or a local computed from them). Static conditions are
-not reported: `self.training`, configuration attributes, shapes and sizes
-(`x.shape[0] > 1`, `x.dim() == 4`, `len(x.shape)`), `isinstance`, `is None`,
-`torch.cuda.is_available()`, `x.is_cuda`, `torch.jit.is_tracing()`, string comparisons,
-membership tests (`key in state`) and literals. Parameters annotated
-`bool`/`int`/`float`/`str` or with such a literal default, and parameters tested for truth
-as they are (`if return_loss:`), count as configuration. Construction code (`__init__`,
-what only it calls, class methods) is not looked at.
+What it finds: an `if`/`elif`/`else` whose condition is evidently a tensor value: computed
+by torch operations or tensor methods (`.max()`, `.any()`, `.sum()`, comparisons of such)
+from the inputs of an `nn.Module`'s `forward`, from parameters annotated `Tensor` (also in
+plain functions and tracker/coder classes), from what a helper method is passed by them,
+or from module tensors (`self.w` built by `nn.Parameter`, `torch.*` or `register_buffer`
+in `__init__`), directly or through locals; `.item()`/`int()` of such a value count too
+(`if score.max() > thresh:`, `if self.scale > 1:`). Anything else is not reported:
+`self.training` and other configuration attributes, shapes and sizes (`x.shape[0] > 1`,
+`x.dim() == 4`, `len(x)`, `x.numel()`), NumPy and `math` values, strings, numbers,
+`isinstance`, `is None`, `torch.cuda.is_available()`, `x.is_cuda`,
+`torch.jit.is_tracing()`, membership tests (`key in state`), dict lookups
+(`meta["flip"]`), results of functions the rule cannot see into, and names it cannot
+trace. Parameters annotated `bool`/`int`/`float`/`str` or with such a literal default, and
+parameters tested for truth as they are (`if return_loss:`), count as configuration.
+Construction code (`__init__`, what only it calls, class methods) is not looked at. With
+`--facts` (saved by `migrate --save-facts`), a line where the observed run read a tensor
+value with `__bool__` is reported even without such evidence, and a line that ran without
+one is not.
 
 Why it hurts: a traced export runs Python once, so the condition is evaluated on the
 example input and the graph keeps only the branch it took (a `TracerWarning` at best): on
@@ -442,14 +753,14 @@ class Gate(nn.Module):
             Example(
                 """\
 class Tracker:
-    def step(self, score, age):
+    def step(self, score: torch.Tensor, age: torch.Tensor):
         if score < 0.3:
             age += 1
         return age
 """,
                 """\
 class Tracker:
-    def step(self, score, age):
+    def step(self, score: torch.Tensor, age: torch.Tensor):
         _trt_cond = torch.as_tensor(score < 0.3)
         age = torch.where(_trt_cond, age + 1, age)
         return age
@@ -488,17 +799,23 @@ class Head(nn.Module):
             else:
                 else_body = orelse.body if orelse is not None else None
                 current = None
+        if self.context.function is None:
+            return  # module-level code is not what a model's forward runs
         facts = self.current_facts()
-        if facts is None:
+        if facts is None and self.context.facts is None:
             return
-        dependent = [facts.condition_depends(test) for test in tests]
+        decided = [self.evident(facts, test) for test in tests]
+        dependent = [depends for depends, _ in decided]
         if not any(dependent):
             return
-        first = code_of(tests[dependent.index(True)]).strip()
+        index = dependent.index(True)
+        first = code_of(tests[index]).strip()
         if len(first) > 60:
             first = first[:57] + "..."
         message = (f"`if {first}` depends on tensor values: a traced export keeps only the branch the example "
                    "input takes")
+        if decided[index][1]:
+            message += " (observed: the recorded run read a tensor value in this condition)"
         fix, reason = None, "not every condition is data-dependent" if not all(dependent) else None
         if reason is None:
             fix, reason = self._vectorize(node, tests, bodies, else_body)
@@ -930,8 +1247,9 @@ class DataDependentLoop(_DataFlowRule):
         doc="""\
 What it finds: a `while` loop whose condition depends on tensor values, and a
 `for ... in range(...)` whose bound does (`range(int(n))`, `range(x.sum())`,
-`range(n.item())`), in methods, with the same data-flow analysis as TRT101 (loops over
-`range(x.shape[0])` or a configuration value are static and not reported).
+`range(n.item())`), with the same evidence as TRT101: the trip count must evidently come
+from tensor values (loops over `range(x.shape[0])`, `range(len(names))` or a
+configuration value are static and not reported).
 
 Why it hurts: a traced export runs the loop once, with the example's trip count, and
 unrolls it: the graph repeats the body exactly that many times, whatever the input says
@@ -958,7 +1276,7 @@ class Refiner(nn.Module):
             Example(
                 """\
 class Decoder:
-    def decode(self, scores):
+    def decode(self, scores: torch.Tensor):
         n = 0
         while scores[n] > 0.5:
             n += 1
@@ -970,8 +1288,9 @@ class Decoder:
     )
 
     def visit_While(self, node: cst.While) -> None:
-        facts = self.current_facts()
-        if facts is not None and facts.condition_depends(node.test):
+        if self.context.function is None:
+            return
+        if self.evident(self.current_facts(), node.test)[0]:
             self.report(node, "`while` condition depends on tensor values: a traced export unrolls the loop with the "
                         "example's trip count; vectorize with a fixed maximum and a mask, or script the loop")
 
@@ -981,8 +1300,11 @@ class Decoder:
             return
         if self.context.qualified_names(call.func):
             return  # someone's own `range`
+        if self.context.function is None:
+            return
         facts = self.current_facts()
-        if facts is not None and any(facts.depends(arg.value) for arg in call.args):
+        seen = self.observed(call)
+        if seen if seen is not None else facts is not None and any(facts.depends(arg.value) for arg in call.args):
             self.report(node, "`range(...)` bound depends on tensor values: a traced export unrolls the loop with the "
                         "example's trip count; vectorize with a fixed maximum and a mask, or script the loop")
 

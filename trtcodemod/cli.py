@@ -47,6 +47,10 @@ JobsOpt = typer.Option(1, "--jobs", "-j", min=0, help="Worker processes (0: one 
 MaxSizeOpt = typer.Option(
     None, "--max-file-size", metavar="SIZE",
     help="Report larger files instead of parsing them: bytes, or e.g. 4MiB, 500KB; 0 for no limit. Default 2MiB.")
+FactsOpt = typer.Option(
+    None, "--facts",
+    help="Facts saved by `trtcodemod migrate --save-facts` (JSON): check by what the recorded run observed, "
+         "and apply unsafe fixes whose assumption it proves. Config: facts = \"path\".")
 
 
 def _color(stream) -> bool:
@@ -96,6 +100,24 @@ def _settings(paths: List[str], config: Optional[Path], select, ignore, target, 
     return settings
 
 
+def _load_facts(settings: Settings, facts: Optional[Path]) -> None:
+    """Read the facts file (``--facts`` over the config's ``facts``) once, before any file is checked.
+
+    A missing or malformed file is a usage error (exit 2): checking without the facts the
+    user asked for would silently check differently.
+    """
+    from trtcodemod.migrate.facts import Facts, FactsError
+
+    if facts is not None:
+        settings.facts_path = facts
+    if settings.facts_path is None:
+        return
+    try:
+        settings.facts = Facts.read(settings.facts_path)
+    except FactsError as exc:
+        _fail(f"--facts: {exc}")
+
+
 def _collect(paths: List[str], settings: Settings) -> tuple[list, list[InputError]]:
     files, errors = discover(paths, settings.exclude)
     return files, errors
@@ -141,14 +163,16 @@ def check(
     config: Optional[Path] = ConfigOpt,
     jobs: int = JobsOpt,
     max_file_size: Optional[str] = MaxSizeOpt,
+    facts: Optional[Path] = FactsOpt,
 ) -> None:
     """Report what would hurt on ONNX/TensorRT. Exit 0: clean, 1: findings, 2: some input could not be processed."""
     if output_format not in FORMATS:
         _fail(f"unknown format {output_format!r}; choose from {', '.join(FORMATS)}")
     paths = paths or ["."]
-    settings = _settings(paths, config, select, ignore, target, None, max_file_size)
-    with SignalGuard():
+    with SignalGuard():  # from the start: Ctrl-C at any point is "interrupted", exit 130
         try:
+            settings = _settings(paths, config, select, ignore, target, None, max_file_size)
+            _load_facts(settings, facts)
             files, missing = _collect(paths, settings)
             if not files and not missing:
                 _warn_no_files(paths)
@@ -177,6 +201,7 @@ def apply(
     config: Optional[Path] = ConfigOpt,
     jobs: int = JobsOpt,
     max_file_size: Optional[str] = MaxSizeOpt,
+    facts: Optional[Path] = FactsOpt,
 ) -> None:
     """Rewrite files in place into TensorRT-safe form (atomic writes; untouched bytes stay untouched).
 
@@ -185,12 +210,13 @@ def apply(
     """
     started = time.time()
     paths = paths or ["."]
-    settings = _settings(paths, config, select, ignore, target, unsafe, max_file_size)
     writing = not (dry_run or check_only)
     to_write: Optional[int] = None  # set when writing begins
     written = 0
     with SignalGuard() as guard:
         try:
+            settings = _settings(paths, config, select, ignore, target, unsafe, max_file_size)
+            _load_facts(settings, facts)
             files, missing = _collect(paths, settings)
             if not files and not missing:
                 _warn_no_files(paths)

@@ -8,14 +8,15 @@ unsafe = false
 target = "8.6"              # the TensorRT you deploy on
 exclude = ["third_party/", "*_pb2.py"]
 max-file-size = "2 MiB"     # larger files are reported, not parsed (0: no limit)
+facts = "build/facts.json"  # saved by `migrate --save-facts` (relative to this file)
 
 [tool.trtcodemod.per-file-ignores]
 "tests/*" = ["TRT1"]
 ```
 Flags given on the command line override these values: ``--select`` replaces both
 ``select`` and ``ignore`` (so it can turn on a rule the file ignores), ``--ignore``
-replaces ``ignore``, ``--unsafe`` / ``--no-unsafe`` replace ``unsafe``. The
-per-file ignores always apply.
+replaces ``ignore``, ``--unsafe`` / ``--no-unsafe`` replace ``unsafe``, ``--facts``
+replaces ``facts``. The per-file ignores always apply.
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-_KNOWN_KEYS = {"select", "ignore", "unsafe", "target", "exclude", "per-file-ignores", "models", "max-file-size"}
+_KNOWN_KEYS = {"select", "ignore", "unsafe", "target", "exclude", "per-file-ignores", "models", "max-file-size",
+               "facts"}
 
 #: Files larger than this are reported instead of parsed. LibCST needs about 0.6-1 GB of
 #: memory per MB of source; the largest hand-written file in torch is 1.4 MB.
@@ -84,6 +86,10 @@ class Settings:
     #: Bytes; 0 for no limit.
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: A facts file (``migrate --save-facts``) for ``check``/``apply``, and its loaded
+    #: :class:`~trtcodemod.migrate.facts.Facts` once the command has read it.
+    facts_path: Path | None = None
+    facts: Any = None
     #: Where the settings came from (None: defaults only).
     source: Path | None = None
     root: Path = field(default_factory=Path.cwd)
@@ -163,6 +169,10 @@ def load_settings(config: Path | None, paths: Iterable[str]) -> Settings:
             settings.max_file_size = parse_size(table["max-file-size"])
         except ValueError as exc:
             raise ConfigError(config, f"'max-file-size': {exc}") from None
+    if "facts" in table:
+        if not isinstance(table["facts"], str) or not table["facts"]:
+            raise ConfigError(config, "'facts' must be a path (a string)")
+        settings.facts_path = config.parent / table["facts"]  # relative to the file that names it
     per_file = table.get("per-file-ignores", {})
     if not isinstance(per_file, dict):
         raise ConfigError(config, "'per-file-ignores' must be a table of pattern = [codes]")

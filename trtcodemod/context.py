@@ -9,13 +9,18 @@ Names are resolved for the scope the traversal is in (:mod:`trtcodemod.scopes`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from trtcodemod.names import ImportTable
 from trtcodemod.rules import PendingFinding
 from trtcodemod.scopes import ScopeResolver
 from trtcodemod.versions import Version
+
+if TYPE_CHECKING:
+    from trtcodemod.migrate.facts import FileFacts
 
 
 @dataclass
@@ -32,8 +37,13 @@ class FileContext:
     #: Enclosing classes and functions in nesting order.
     scopes: list[cst.CSTNode] = field(default_factory=list)
     findings: list[PendingFinding] = field(default_factory=list)
+    #: What a recorded run (``migrate --save-facts``, given as ``--facts``) observed in this
+    #: file: per-line answers (ran? tensor values read? an unsafe fix's assumption proved?).
+    #: None without facts or when they say nothing about this file.
+    facts: "FileFacts | None" = None
     #: What names mean where the traversal is (kept current by :class:`ScopeTracker`).
     resolver: ScopeResolver = field(init=False)
+    _positions: "dict[cst.CSTNode, CodeRange] | None" = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.resolver = ScopeResolver(self.module, self.imports)
@@ -41,6 +51,17 @@ class FileContext:
     def add_finding(self, finding: PendingFinding) -> None:
         finding.scopes = tuple(self.scopes)
         self.findings.append(finding)
+
+    def position(self, node: cst.CSTNode) -> CodeRange | None:
+        """Where ``node`` is (1-based lines, 0-based columns), for matching ``facts``.
+
+        Costs one position pass over the module on first use: only rules that consult
+        facts call it, and only when there are facts for this file.
+        """
+        if self._positions is None:
+            wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)  # keep our node identities
+            self._positions = dict(wrapper.resolve(PositionProvider))
+        return self._positions.get(node)
 
     # --- names -------------------------------------------------------------
     def qualified_names(self, node: cst.BaseExpression) -> tuple[str, ...]:

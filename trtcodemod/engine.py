@@ -16,9 +16,9 @@ from __future__ import annotations
 import ast
 import difflib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import Callable, Collection, Iterable, Iterator, Sequence
+from typing import Any, Callable, Collection, Iterable, Iterator, Sequence
 
 import libcst as cst
 from libcst.metadata import CodeRange
@@ -57,6 +57,10 @@ class Options:
     #: When given, decides alone which findings' fixes are applied, whatever their safety
     #: (``migrate`` applies exactly the fixes its plan proved, unsafe ones included).
     allow: Callable[[Finding], bool] | None = None
+    #: Facts observed by ``migrate --save-facts`` (a :class:`~trtcodemod.migrate.facts.Facts`),
+    #: given as ``--facts``: rules see this file's part as ``FileContext.facts``, and an unsafe
+    #: fix whose assumption they prove is applied without ``unsafe``.
+    facts: Any = field(default=None, compare=False)
 
 
 @dataclass
@@ -113,10 +117,14 @@ def _raise_syntax(path: str, exc: cst.ParserSyntaxError, source: bytes) -> cst.M
     raise InputError(path, f"syntax error: {message}", line) from None
 
 
-def check_source(source: bytes, path: str, options: Options = Options()) -> list[Finding]:
-    """Findings for one file, without changing it."""
+def check_source(source: bytes, path: str, options: Options = Options(), original: bytes | None = None) -> list[Finding]:
+    """Findings for one file, without changing it.
+
+    ``original``: the file as it was before fixes made ``source`` (``apply`` checks what
+    remains), so that ``options.facts``, observed on the original, meet the right lines.
+    """
     module = parse(source, path)
-    return _analyze(module, source, path, options)[0]
+    return _analyze(module, source, path, options, original=original)[0]
 
 
 def fix_source(source: bytes, path: str, options: Options = Options()) -> FileResult:
@@ -129,7 +137,7 @@ def fix_source(source: bytes, path: str, options: Options = Options()) -> FileRe
     blocked: set[tuple[str, str]] = set()
     for _ in range(MAX_PASSES):
         # A fix that produced invalid code once would do it again on every pass.
-        findings, chosen = _analyze(module, current, path, options, blocked)
+        findings, chosen = _analyze(module, current, path, options, blocked, original=source)
         if first is None:
             first = findings
         if not chosen:
@@ -229,6 +237,17 @@ def _internal_error(path: str, group: list[Finding], reason: str, original: byte
     )
 
 
+def _line_map(original: bytes, current: bytes) -> Callable[[int], int | None]:
+    """Lines of ``current`` → the same, unchanged lines of ``original`` (None inside changed code)."""
+    before, after = original.splitlines(), current.splitlines()
+    mapping: dict[int, int] = {}
+    for tag, i1, _i2, j1, j2 in difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes():
+        if tag == "equal":
+            for offset in range(j2 - j1):
+                mapping[j1 + offset + 1] = i1 + offset + 1
+    return mapping.get
+
+
 def _original_line(original: bytes, current: bytes, line: int) -> int:
     """Line ``line`` of the rewritten ``current`` mapped back to ``original`` (1-based)."""
     before, after = original.splitlines(), current.splitlines()
@@ -242,14 +261,20 @@ def _original_line(original: bytes, current: bytes, line: int) -> int:
 
 
 def _analyze(
-    module: cst.Module, source: bytes, path: str, options: Options, blocked: Collection[tuple[str, str]] = ()
+    module: cst.Module, source: bytes, path: str, options: Options, blocked: Collection[tuple[str, str]] = (),
+    original: bytes | None = None,
 ) -> tuple[list[Finding], list[Finding]]:
     """All findings of one pass, and those whose fixes to apply now (non-overlapping).
 
     Fixes of findings whose (rule, message) is in ``blocked`` are never applied.
+    ``original``: the file before earlier passes changed it into ``source`` (for facts).
     """
     target = parse_target(options.target)
-    context = FileContext(path=path, module=module, target=target, unsafe=options.unsafe)
+    facts = None
+    if options.facts is not None:
+        moved = original is not None and original != source
+        facts = options.facts.for_file(path, _line_map(original, source) if moved else None)
+    context = FileContext(path=path, module=module, target=target, unsafe=options.unsafe, facts=facts)
     context.imports.add_imports_from(module.body)
     rules = [cls(context) for cls in select_rules(options.select, options.ignore)]
     rules = [rule for rule in rules if rule.info.applies_to(target)]
@@ -272,9 +297,17 @@ def _analyze(
         finding = _finalize(pending, positions, path, options)
         if _suppressed(finding, lines):
             continue
+        proved = False
+        if facts is not None and finding.edit is not None and finding.edit.safety is Safety.UNSAFE:
+            proof = facts.prove(finding.rule, finding.line, finding.column, finding.end_line, finding.end_column)
+            if proof:
+                # The observation covers the fix's assumption: applied without --unsafe, and says why.
+                finding = replace(finding, message=f"{finding.message} (assumption proved by facts: {proof})")
+                proved = True
         findings.append(finding)
         if finding.edit is not None and (finding.rule, finding.message) not in blocked and (
-                options.allow(finding) if options.allow is not None else _allowed(finding.edit.safety, options)):
+                options.allow(finding) if options.allow is not None
+                else proved or _allowed(finding.edit.safety, options)):
             ranges = [positions[node] for node in finding.edit.replacements if node in positions]
             fixable.append((finding, ranges))
     findings.sort(key=lambda f: (f.line, f.column, f.rule))

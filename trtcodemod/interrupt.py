@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
 from contextlib import contextmanager
@@ -37,6 +38,7 @@ class SignalGuard:
 
     def __init__(self) -> None:
         self.signum: int | None = None
+        self._owner = os.getpid()
         self._deferring = False
         self._previous: dict[int, object] = {}
 
@@ -53,6 +55,14 @@ class SignalGuard:
         self._previous.clear()
 
     def _handle(self, signum: int, frame: FrameType | None) -> None:
+        if os.getpid() != self._owner:
+            # A forked worker inherited this handler before resetting its own. Raising
+            # here could leave a pool lock held and hang the parent's shutdown: behave as
+            # a worker should instead (Ctrl-C is the parent's to handle; SIGTERM kills).
+            if signum != signal.SIGINT:
+                signal.signal(signum, signal.SIG_DFL)
+                os.kill(os.getpid(), signum)
+            return
         if self.signum is None:
             self.signum = signum
         if not self._deferring:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import re
 import signal
 import sys
 import traceback
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import nullcontext
 from dataclasses import dataclass, field, fields, replace
@@ -49,6 +50,7 @@ def options_for(file: SourceFile, settings: Settings, unsafe: bool) -> Options:
         ignore=settings.ignores_for(file.path),
         unsafe=unsafe,
         target=settings.target,
+        facts=settings.facts,
     )
 
 
@@ -68,7 +70,7 @@ def process(file: SourceFile, settings: Settings, fix: bool, unsafe: bool) -> Fi
             if result.changed:
                 outcome.new_source = result.source
                 # What is left, with positions in the rewritten file.
-                outcome.findings = check_source(result.source, file.display, options)
+                outcome.findings = check_source(result.source, file.display, options, original=source)
             else:
                 outcome.findings = result.findings
         outcome.warnings = suppression_warnings(source, file.display)
@@ -80,6 +82,9 @@ def process(file: SourceFile, settings: Settings, fix: bool, unsafe: bool) -> Fi
     outcome.findings = [replace(f, edit=None) for f in outcome.findings]
     outcome.fixed = [replace(f, edit=None) for f in outcome.fixed]
     return outcome
+
+
+_CODE_LIKE = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
 
 
 def suppression_warnings(source: bytes, path: str) -> list[str]:
@@ -99,7 +104,10 @@ def suppression_warnings(source: bytes, path: str) -> list[str]:
         for match in _SUPPRESS_RE.finditer(raw.decode("utf-8", errors="replace")):
             for code in (match.group("codes") or "").split(","):
                 code = code.strip()
-                if code and code not in first_line and (code.upper() == "ALL" or unknown_codes([code])):
+                # Only what looks like a code: prose such as ``ignore[...]`` in a docstring is not one.
+                if not _CODE_LIKE.fullmatch(code) or code in first_line:
+                    continue
+                if code.upper() == "ALL" or unknown_codes([code]):
                     first_line[code] = number
     warnings = []
     for code, number in first_line.items():
@@ -143,8 +151,15 @@ _Work = tuple[SourceFile, Settings, bool, bool]
 def _init_worker(state: Any) -> None:
     global _worker_state
     _worker_state = state
-    # Ctrl-C reaches the whole process group; the parent decides what happens.
+    _worker_signals()
+
+
+def _worker_signals() -> None:
+    """Ctrl-C reaches the whole process group, but the parent decides what happens; SIGTERM
+    (the parent stopping the pool) kills at once. Forked workers inherit the parent's
+    handlers, which must not run here."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _die_with_parent()
 
 
@@ -226,53 +241,63 @@ def _run_parallel(work: list[_Work], jobs: int) -> list[FileOutcome]:
 
 def _run_pool(work: list[_Work], indices: list[int], jobs: int, context: Any, state: Any,
               results: list[FileOutcome | None]) -> list[int]:
-    """Run ``indices`` in a pool, filling ``results``; return the files lost to a broken pool."""
-    pool = ProcessPoolExecutor(max_workers=min(jobs, len(indices)), mp_context=context,
+    """Run ``indices`` in a pool, filling ``results``; return the files lost to a broken pool.
+
+    At most a few items per worker are in flight: submitting thousands at once can
+    fill the executor's wake-up pipe and deadlock it (CPython gh-105829, 3.11).
+    """
+    workers = min(jobs, len(indices))
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context,
                                initializer=_init_worker, initargs=(state,))
     broken: list[int] = []
     finished = False
     try:
-        futures: dict[Future[dict[str, Any]], int] = {}
-        for position, index in enumerate(indices):
-            try:
-                futures[pool.submit(_work_item, index, work[index])] = index
-            except BrokenProcessPool:
-                broken.extend(indices[position:])
-                break
-        for future in as_completed(futures):
-            index = futures[future]
-            try:
-                results[index] = _from_plain(future.result())
-            except BrokenProcessPool:
-                broken.append(index)
-            except Exception as exc:  # e.g. the work item could not be sent to the worker
-                detail = traceback.format_exception_only(type(exc), exc)[-1].strip()
-                file = work[index][0]
-                results[index] = FileOutcome(file, error=InputError(
-                    file.display, f"internal error, file left unchanged: {detail}"))
+        queue = list(reversed(indices))
+        running: dict[Future[dict[str, Any]], int] = {}
+        while queue or running:
+            while queue and len(running) < 4 * workers and not broken:
+                index = queue.pop()
+                try:
+                    running[pool.submit(_work_item, index, work[index])] = index
+                except BrokenProcessPool:
+                    broken.append(index)
+            if broken:  # the pool is gone: collect what it still answers, hand the rest back
+                broken.extend(reversed(queue))
+                queue.clear()
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                index = running.pop(future)
+                try:
+                    results[index] = _from_plain(future.result())
+                except BrokenProcessPool:
+                    broken.append(index)
+                except Exception as exc:  # e.g. the work item could not be sent to the worker
+                    detail = traceback.format_exception_only(type(exc), exc)[-1].strip()
+                    file = work[index][0]
+                    results[index] = FileOutcome(file, error=InputError(
+                        file.display, f"internal error, file left unchanged: {detail}"))
         finished = True
     finally:
-        _stop_pool(pool, wait=finished and not broken)
+        _stop_pool(pool, kill=not finished or bool(broken))
     return sorted(broken)
 
 
-def _stop_pool(pool: ProcessPoolExecutor, wait: bool) -> None:
-    """Shut the pool down; unless ``wait``, kill its workers (interrupted or broken: nothing to wait for)."""
-    if wait:
-        pool.shutdown(wait=True)
-        return
-    processes = list((getattr(pool, "_processes", None) or {}).values())
-    pool.shutdown(wait=False, cancel_futures=True)
-    for process_ in processes:
-        if process_.is_alive():
-            process_.terminate()
-    for process_ in processes:
-        process_.join()
+def _stop_pool(pool: ProcessPoolExecutor, kill: bool) -> None:
+    """Shut the pool down and wait for its threads; with ``kill``, terminate its workers first.
+
+    Waiting matters: the isolated re-runs fork next, and forking while the executor's
+    threads hold locks can leave the child blocked forever.
+    """
+    if kill:
+        processes = list((getattr(pool, "_processes", None) or {}).values())
+        for process_ in processes:
+            if process_.is_alive():
+                process_.terminate()
+    pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _isolated_main(item: _Work, connection: Any) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _die_with_parent()
+    _worker_signals()
     connection.send(_to_plain(process(*item)))
     connection.close()
 

@@ -13,8 +13,8 @@ def _trt_mask_index(values, mask):
     ``__getitem__``, a long index from NMS, a mask of the wrong length that raises).
 
     While exporting, a tensor indexed by a 1-D bool tensor becomes
-    ``index_select(values, 0, positions)`` with the positions of the True entries in increasing order,
-    exactly ``mask.nonzero()[:, 0]``. The mask is cast to float32 first, so the exported
+    ``index_select(values, 0, positions)``, the positions of the True entries in
+    increasing order being exactly ``mask.nonzero()[:, 0]``. The mask is cast to float32 first, so the exported
     ``NonZero`` reads a type TensorRT's parser documents (FP32/FP16), and the selection
     exports as a plain ``Gather`` instead of ``Transpose`` + ``GatherND``.
     """

@@ -11,9 +11,15 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 FACTS_VERSION = 1
+#: The fields every event has (``observe.py`` writes them; a facts file without them is malformed).
+_EVENT_FIELDS = ("kind", "path", "line", "column", "end_line", "end_column")
+
+
+class FactsError(ValueError):
+    """A facts file that cannot be read or is not what ``migrate --save-facts`` writes."""
 
 
 @dataclass(frozen=True)
@@ -58,8 +64,15 @@ class Facts:
     # --- JSON ------------------------------------------------------------------------------
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "Facts":
+        if not isinstance(data, dict):
+            raise FactsError("not a JSON object")
         if int(data.get("version", FACTS_VERSION)) != FACTS_VERSION:
-            raise ValueError(f"facts version {data.get('version')} is not {FACTS_VERSION}")
+            raise FactsError(f"facts version {data.get('version')} is not {FACTS_VERSION}")
+        if not isinstance(data.get("lines", {}), dict) or not isinstance(data.get("events", []), list):
+            raise FactsError("'lines' must be an object and 'events' a list")
+        for number, event in enumerate(data.get("events", [])):
+            if not isinstance(event, dict) or any(k not in event for k in _EVENT_FIELDS):
+                raise FactsError(f"event {number} lacks one of {', '.join(_EVENT_FIELDS)}")
         return cls(runs=int(data.get("runs", 0)),
                    lines={norm(p): set(v) for p, v in data.get("lines", {}).items()},
                    events=[dict(e, path=norm(e["path"])) for e in data.get("events", [])],
@@ -73,6 +86,25 @@ class Facts:
     @classmethod
     def load(cls, path: Path) -> "Facts":
         return cls.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
+
+    @classmethod
+    def read(cls, path: Path) -> "Facts":
+        """:meth:`load`, with every way it can fail turned into one :class:`FactsError` message."""
+        try:
+            return cls.load(path)
+        except FactsError as exc:
+            raise FactsError(f"{path}: not a facts file from `migrate --save-facts`: {exc}") from None
+        except FileNotFoundError:
+            raise FactsError(f"{path}: no such file") from None
+        except OSError as exc:
+            raise FactsError(f"{path}: cannot read it: {exc.strerror or exc}") from None
+        except UnicodeDecodeError:
+            raise FactsError(f"{path}: not a facts file from `migrate --save-facts`: not UTF-8 text") from None
+        except json.JSONDecodeError as exc:
+            raise FactsError(f"{path}: not a facts file from `migrate --save-facts`: invalid JSON "
+                             f"(line {exc.lineno}: {exc.msg})") from None
+        except (TypeError, ValueError, KeyError, AttributeError) as exc:
+            raise FactsError(f"{path}: not a facts file from `migrate --save-facts`: {exc!r}") from None
 
     def save(self, path: Path) -> None:
         Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n", encoding="utf-8")
@@ -109,6 +141,74 @@ class Facts:
 
     def varying_axes(self) -> dict[str, list[int]]:
         return {name: list(info.get("varying", [])) for name, info in self.inputs.items()}
+
+    # --- one file, for check / apply --facts -----------------------------------------------------
+    def resolve(self, path: str) -> str | None:
+        """The facts' spelling of ``path``, or None when the facts say nothing about it.
+
+        Facts hold real absolute paths of where ``migrate`` ran. The same file checked
+        there matches exactly; a checkout elsewhere (CI) matches when exactly one file of
+        the facts ends with the path as given (``src/model.py``), compared part by part.
+        """
+        real = norm(path)
+        known = set(self.lines) | {e["path"] for e in self.events}
+        if real in known:
+            return real
+        parts = Path(os.path.normpath(path)).parts
+        parts = tuple(p for p in parts if p not in ("", ".", os.sep))
+        if not parts or ".." in parts or os.path.isabs(path):
+            return None
+        hits = [k for k in known if Path(k).parts[-len(parts):] == parts]
+        return hits[0] if len(hits) == 1 else None
+
+    def for_file(self, path: str, line_map: Callable[[int], int | None] | None = None) -> "FileFacts | None":
+        """What the facts say about one file (None when nothing), for a rule's context."""
+        resolved = self.resolve(path)
+        return FileFacts(self, resolved, line_map) if resolved is not None else None
+
+
+@dataclass
+class FileFacts:
+    """Per-(path, line) answers about one file: what rules see as ``context.facts``.
+
+    ``line_map`` maps a line of the source being analysed to the line the facts were
+    observed on (None: that line was changed by an earlier fix pass, so nothing is known).
+    """
+
+    facts: Facts
+    path: str
+    line_map: Callable[[int], int | None] | None = None
+
+    def _span(self, line: int, column: int, end_line: int, end_column: int) -> Span | None:
+        if self.line_map is None:
+            return Span(self.path, line, column, end_line, end_column)
+        start, end = self.line_map(line), self.line_map(end_line)
+        if start is None or end is None or end - start != end_line - line:
+            return None
+        return Span(self.path, start, column, end, end_column)
+
+    def ran(self, line: int, end_line: int | None = None) -> bool:
+        """Did any of these lines run in the observed forwards (or while building the model)?"""
+        span = self._span(line, 1, end_line or line, 1)
+        return span is not None and self.facts.ran(span.path, span.line, span.end_line)
+
+    def value_reads(self, line: int, column: int, end_line: int, end_column: int) -> list[dict[str, Any]] | None:
+        """The tensor value reads observed inside this span; None when the span never ran (or moved)."""
+        span = self._span(line, column, end_line, end_column)
+        if span is None or not self.facts.ran(span.path, span.line, span.end_line):
+            return None
+        return [e for e in self.facts.value_reads() if e["path"] == span.path
+                and Span(e["path"], e["line"], e["column"], e["end_line"], e["end_column"]).overlaps(span)]
+
+    def prove(self, rule: str, line: int, column: int, end_line: int, end_column: int) -> str | None:
+        """The observation that covers the assumption of ``rule``'s unsafe fix here, or None."""
+        from .proofs import SPAN_PROVERS  # proofs imports this module
+
+        prover = SPAN_PROVERS.get(rule)
+        span = self._span(line, column, end_line, end_column)
+        if prover is None or span is None:
+            return None
+        return prover(self.facts, span)
 
 
 def summarize(events: Iterable[dict[str, Any]]) -> int:

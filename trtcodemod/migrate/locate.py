@@ -121,8 +121,9 @@ def export_failures(report: dict[str, Any], side: str, facts: Facts | None,
 
 def unfaithful_graphs(report: dict[str, Any], side: str) -> list[Problem]:
     """A graph that differs from its own model even on the traced inputs: wrong values, no line known."""
-    return [Problem("unfaithful", None, None, "(wrong values)", None, check.get("detail", ""), "error",
-                    check.get("exporter"))
+    return [Problem("unfaithful", None, None,
+                    "(graph fails to run)" if "failed" in check.get("detail", "") else "(wrong values)",
+                    None, check.get("detail", ""), "error", check.get("exporter"))
             for check in report.get("export_checks", [])
             if check.get("side") == side and check.get("faithful") is False and not check.get("baked")]
 

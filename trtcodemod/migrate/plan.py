@@ -11,8 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
-from .facts import Facts, Span, norm, summarize
+from .facts import Facts, Span, norm
 from .locate import Problem
+from .proofs import SPAN_PROVERS
 
 #: Rules whose fix removes a value baked in by the export (a value read at the line).
 BAKED_RULES = frozenset({"TRT101", "TRT104", "TRT702", "TRT704"})
@@ -52,28 +53,6 @@ def _span(finding: Any) -> Span:
     return Span(norm(finding.path), finding.line, finding.column, finding.end_line, finding.end_column)
 
 
-def _prove_squeeze(facts: Facts, finding: Any, hits: list[Problem]) -> str | None:
-    seen = facts.at("squeeze", _span(finding))
-    if not seen or not all(all(size == 1 for size in e.get("sizes", [])) for e in seen):
-        return None
-    return (f"observed: the squeezed axis had size 1 in all {summarize(seen)} call(s) over "
-            f"{facts.runs} input set(s)")
-
-
-def _prove_mask(facts: Facts, finding: Any, hits: list[Problem]) -> str | None:
-    seen = facts.at("index", _span(finding))
-    if not seen or not all(e.get("index") == "bool:1" for e in seen):
-        return None
-    return f"observed: the index was a 1-D bool tensor in all {summarize(seen)} call(s) over {facts.runs} input set(s)"
-
-
-def _prove_len(facts: Facts, finding: Any, hits: list[Problem]) -> str | None:
-    seen = facts.at("len", _span(finding))
-    if not seen or not all(e.get("tensor") for e in seen):
-        return None
-    return f"observed: the argument of len() was a tensor in all {summarize(seen)} call(s)"
-
-
 def _prove_pool(facts: Facts, finding: Any, hits: list[Problem]) -> str | None:
     # TRT601 is unsafe for speed alone: where the pooling already exports (static, dividing
     # sizes) the exact bins are slower. An export that fails on it is the opposite case.
@@ -85,9 +64,9 @@ def _prove_pool(facts: Facts, finding: Any, hits: list[Problem]) -> str | None:
 
 #: rule -> a function naming the observed fact that covers the fix's assumption (or None).
 PROVERS: dict[str, Callable[[Facts, Any, list[Problem]], str | None]] = {
-    "TRT401": _prove_squeeze,
-    "TRT201": _prove_mask,
-    "TRT704": _prove_len,
+    # The span provers are shared with `check`/`apply --facts` (proofs.py).
+    **{rule: (lambda prove: lambda facts, finding, hits: prove(facts, _span(finding)))(prove)
+       for rule, prove in SPAN_PROVERS.items()},
     "TRT601": _prove_pool,
 }
 

@@ -157,8 +157,8 @@ def _summary_rows(reports: Sequence[dict[str, Any]]) -> list[list[str]]:
         rules = sorted({f["rule"] for f in r.get("applied", [])})
         rows.append([r["name"], f"{_yes(b.get('exported'))}/{_yes(a.get('exported'))}",
                      f"{_yes(b.get('faithful'))}/{_yes(a.get('faithful'))}",
-                     f"{b.get('trt_errors', '-') if b.get('trt_errors') is not None else '-'}->"
-                     f"{a.get('trt_errors') if a.get('trt_errors') is not None else '-'}",
+                     f"{'?' if b.get('trt_errors') is None else b['trt_errors']}->"
+                     f"{'?' if a.get('trt_errors') is None else a['trt_errors']}",
                      _yes(r.get("equivalent")) if r["exit_code"] != 2 else "-",
                      ",".join(rules) or "-", str(len(r.get("remaining", []))), str(r["exit_code"])])
     return rows

@@ -83,7 +83,7 @@ def _findings(files: list[str], options: RewriteOptions) -> tuple[list[Any], lis
 def side_state(report: dict[str, Any], side: str) -> dict[str, Any]:
     """``{"exported", "faithful", "trt_errors", "trt_errors_by_op"}`` of one side; None where not measured."""
     errors_by_exporter = (report.get("export_errors") or {}).get(side) or {}
-    exported = bool(errors_by_exporter) and any(v is None for v in errors_by_exporter.values())
+    exported = bool(errors_by_exporter) and all(v is None for v in errors_by_exporter.values())
     graphs = [(g or {}).get(side) for g in (report.get("graphs_by_exporter") or {}).values()]
     by_op: dict[str, int] | None = None
     if any(g for g in graphs):
@@ -124,10 +124,14 @@ def _remaining(problems: list[Problem], plan: Plan) -> list[dict[str, Any]]:
             rule, message = p.rule, p.message
         entry = {"op": p.op, "source": p.source, "rule": rule, "message": message, "kind": p.kind,
                  "exporter": p.exporter}
-        # An observed value read and the exporter's TracerWarning on one line are one problem.
-        if not any(o["source"] == entry["source"] and o["rule"] == rule and o["kind"] == p.kind == "baked"
-                   for o in out):
+        # A value read, the exporter's TracerWarning and its failure on one line, all with the
+        # same remedy, are one problem to the reader.
+        same = next((o for o in out if (o["source"], o["rule"], o["message"]) == (entry["source"], rule, message)
+                     and entry["source"]), None)
+        if same is None:
             out.append(entry)
+        elif p.op not in same["op"]:
+            same["op"] += f", {p.op}"
     return out
 
 

@@ -461,14 +461,18 @@ class _Checker:
                         "vectorize it if iterations are independent", severity=WARNING)
 
     def nonzero_rule(self, node: onnx.NodeProto) -> str:
-        """TRT201 when the indices feed a gather (mask indexing), else TRT103 (torch.where(c))."""
+        """TRT201 when the positions index another tensor (mask indexing), else TRT103 (torch.where(c)).
+
+        The positions reaching a Gather as its *data* (``torch.where(c)[0]`` picks a row of
+        them) is the one-argument where; reaching one as its *indices* is ``t[mask]``.
+        """
         frontier, seen = list(node.output), set()
         for _ in range(6):  # dynamo puts Transpose, Squeeze, Expand... between them
             nxt = []
             for tensor in frontier:
                 for consumer in self.graphs.consumers.get(tensor, []):
-                    if consumer.op_type in ("GatherND", "Gather", "ScatterND") :
-                        return "TRT201"
+                    if consumer.op_type in ("GatherND", "Gather", "ScatterND"):
+                        return "TRT103" if consumer.input and consumer.input[0] == tensor else "TRT201"
                     if id(consumer) not in seen:
                         seen.add(id(consumer))
                         nxt.extend(consumer.output)

@@ -94,7 +94,10 @@ def _run_model(ctx: _Ctx, role: str, layout: SourceLayout, *, extra_paths: list[
                exporters: tuple[str, ...] | None = None, state_dict: Path | None = None,
                out_dir: Path | None = None, timing: bool = True) -> SideResult:
     spec = ctx.spec
-    devices = ["cpu"] + (["cuda"] if "torch-cuda" in spec.backends and ctx.probe.get("cuda") else [])
+    # The "before" run is the one that probes the machine, so it cannot ask ctx.probe yet;
+    # its worker drops "cuda" itself when no CUDA device is there.
+    cuda = ctx.probe.get("cuda") if role != "before" else True
+    devices = ["cpu"] + (["cuda"] if "torch-cuda" in spec.backends and cuda else [])
     request = {
         "task": MODEL_TASK, "role": role, "probe": role == "before",
         "model_file": str(layout.model_file), "import_root": str(layout.import_root), "module": layout.module,

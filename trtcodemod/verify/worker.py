@@ -148,6 +148,8 @@ def _model_task(req: dict[str, Any], cp: _Checkpoint) -> None:
     cp.data["eager"] = {}
     output_names: list[str] = []
     for device in req.get("eager_devices", ["cpu"]):
+        if device == "cuda" and not torch.cuda.is_available():
+            continue
         cp.stage(f"eager ({device})")
         run, names_here = run_eager(model, sets, device, req["runs"], req["warmup"], flatten_outputs)
         output_names = output_names or names_here

@@ -1,0 +1,47 @@
+"""Proofs from observed facts: which fact covers an unsafe fix's assumption.
+
+One place for both consumers: ``migrate``'s plan (``plan.py``) and ``check``/``apply
+--facts`` (the engine, through :class:`~trtcodemod.migrate.facts.FileFacts`). A prover
+takes the facts and the finding's span and returns the observation, in words, or None.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from .facts import Facts, Span, summarize
+
+
+def prove_squeeze(facts: Facts, span: Span) -> str | None:
+    """TRT401: the squeezed axis had size 1 on every observed call."""
+    seen = facts.at("squeeze", span)
+    if not seen or not all(all(size == 1 for size in e.get("sizes", [])) for e in seen):
+        return None
+    return (f"observed: the squeezed axis had size 1 in all {summarize(seen)} call(s) over "
+            f"{facts.runs} input set(s)")
+
+
+def prove_mask(facts: Facts, span: Span) -> str | None:
+    """TRT201: the index was a 1-D bool tensor on every observed call."""
+    seen = facts.at("index", span)
+    if not seen or not all(e.get("index") == "bool:1" for e in seen):
+        return None
+    return f"observed: the index was a 1-D bool tensor in all {summarize(seen)} call(s) over {facts.runs} input set(s)"
+
+
+def prove_len(facts: Facts, span: Span) -> str | None:
+    """TRT704: the argument of ``len()`` was a tensor on every observed call."""
+    seen = facts.at("len", span)
+    if not seen or not all(e.get("tensor") for e in seen):
+        return None
+    return f"observed: the argument of len() was a tensor in all {summarize(seen)} call(s)"
+
+
+#: rule -> a function naming the observed fact that covers the fix's assumption (or None).
+#: Only facts about values seen at the finding's own span: what needs an export
+#: (``migrate``'s TRT601 proof) stays in ``plan.py``.
+SPAN_PROVERS: dict[str, Callable[[Facts, Span], str | None]] = {
+    "TRT401": prove_squeeze,
+    "TRT201": prove_mask,
+    "TRT704": prove_len,
+}
