@@ -838,6 +838,17 @@ class Loader(nn.Module):
         count = helper(x)
         if count > 3:
             x = x + 1
+        if torch.is_grad_enabled() or torch.overrides.has_torch_function((x,)) or x.is_nested:
+            x = x + 1
+        fmt = x.dtype
+        if fmt == torch.float16 or x.data_ptr() % 16 or meta.flip:
+            x = x + 1
+        return self.crop(x, n, meta["scale"])
+
+    def crop(self, x, size, scale):
+        # called with a shape and a dict value: neither parameter is a tensor
+        if size > 4 or scale > 1.5:
+            x = x[:4]
         return x
 
 

@@ -100,13 +100,10 @@ def test_check_with_facts_follows_the_observed_reads_and_shows_the_proof(saved: 
     assert squeeze["fix"] == "unsafe"
 
 
-def test_apply_with_facts_applies_the_proved_fix_without_unsafe(saved: tuple[Path, Path], tmp_path: Path) -> None:
+def test_apply_with_facts_applies_the_proved_fix_without_unsafe(saved: tuple[Path, Path]) -> None:
     model, facts = saved
-    copy = tmp_path / "model.py"
-    shutil.copy(model, copy)
-    plain = invoke("apply", "--dry-run", "--select", "TRT401", str(copy))
-    assert plain.exit_code == 0 and plain.stdout == ""  # unsafe, nothing proves it
-    # The copy is another file: facts meet it only through the path as given, relative to the cwd.
+    plain = invoke("apply", "--dry-run", "--select", "TRT401", str(model))
+    assert plain.exit_code == 0 and plain.stdout == ""  # without facts: unsafe, nothing proves it
     result = invoke("apply", "--select", "TRT101,TRT401", "--facts", str(facts), str(model))
     assert result.exit_code == 0, result.stderr
     after = model.read_text()

@@ -5,7 +5,6 @@ from __future__ import annotations
 import importlib.util
 import io
 import itertools
-import textwrap
 import warnings
 
 import onnxruntime as ort

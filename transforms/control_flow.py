@@ -209,6 +209,10 @@ _TORCH_PREFIXES = ("torch.", "torchvision.")
 #: torch names that build descriptions or containers, not tensors from data.
 _TORCH_NOT_OPS = ("torch.Size", "torch.device", "torch.dtype", "torch.finfo", "torch.iinfo",
                   "torch.nn.Module", "torch.nn.ModuleList", "torch.nn.ModuleDict", "torch.nn.Sequential")
+#: Attributes of a tensor that are tensors.
+_TENSOR_ATTRS = frozenset({"T", "mT", "H", "mH", "data", "grad", "real", "imag"})
+#: torch constants that are numbers (compared with tensor values like any number).
+_TORCH_NUMBERS = frozenset({"torch.inf", "torch.nan", "torch.pi", "torch.e"})
 #: torch namespaces of queries, dispatch and runtime state, not tensor computation.
 _TORCH_NOT_OP_MODULES = (
     "torch.overrides.", "torch._C.", "torch.jit.", "torch.cuda.", "torch.backends.", "torch.distributed.",
@@ -307,7 +311,8 @@ class _Facts:
                 # Module tensors only: other attributes of self are configuration or state.
                 owner = self.owner
                 return _TENSOR if owner is not None and node.attr.value in owner.tensor_attrs else _NONE
-            return self.level(node.value)  # `x.T`, `x.data`, `boxes.tensor`
+            # `x.T`, `x.grad` are tensors; other attributes (`batch.meta`, `t.placements`) are not evidently.
+            return self.level(node.value) if node.attr.value in _TENSOR_ATTRS else _NONE
         if isinstance(node, cst.Call):
             return self._call_level(node)
         if isinstance(node, cst.Subscript):
@@ -322,8 +327,8 @@ class _Facts:
                     # objects and containers, not tensor values
                     return _NONE
             parts = [node.left, *(c.comparator for c in node.comparisons)]
-            if any(_is_string(p) for p in parts):
-                return _NONE
+            if any(_is_string(p) or self._torch_constant(p) for p in parts):
+                return _NONE  # `mode == "nearest"`, `qscheme == torch.per_channel_affine`
             return max(self.level(p) for p in parts)
         if isinstance(node, cst.BinaryOperation):
             if _is_string(node.left) or _is_string(node.right):
@@ -344,6 +349,13 @@ class _Facts:
         if isinstance(node, cst.Arg):
             return self.level(node.value)
         return _NONE  # literals, strings, lambdas, comprehensions, awaits...
+
+    def _torch_constant(self, node: cst.BaseExpression) -> bool:
+        """``torch.float16``, ``torch.contiguous_format``: a dtype, layout or scheme, not a number."""
+        if not isinstance(node, cst.Attribute):
+            return False
+        names = self.rule.context.qualified_names(node)
+        return any(n.startswith("torch.") and n not in _TORCH_NUMBERS for n in names)
 
     def _args_level(self, call: cst.Call) -> int:
         return max((self.level(arg.value) for arg in call.args), default=_NONE)

@@ -8,8 +8,8 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from trtcodemod.verify.command import _config_specs, _Progress
-from trtcodemod.verify.spec import SpecError, VerifySpec, build_spec, load_project_defaults
+from trtcodemod.verify.command import _Progress, collect_specs
+from trtcodemod.verify.spec import SpecError, VerifySpec
 
 from .report import FORMATS, empty_report, exit_code, render
 
@@ -111,16 +111,9 @@ def migrate_command(
            "backends": backends, "runs": runs, "warmup": warmup, "timeout": timeout, "seed": seed}
     cli = {k: v for k, v in cli.items() if v is not None}
     try:
-        if model_file is not None and config is not None:
-            raise SpecError("give MODEL_FILE or --config, not both")
-        if model_file is None:
-            specs, reports = _config_specs(config, model, cli, on_error=error_report)
-            multi = True
-            if save_facts is not None:
-                raise SpecError("--save-facts takes one model, not a config")
-        else:
-            settings = {**load_project_defaults(Path.cwd()), **cli, "model_file": str(model_file), "model": model}
-            specs, reports, multi = [build_spec(settings)], [], False
+        specs, reports, multi = collect_specs(model_file, config, model, cli, on_error=error_report)
+        if multi and save_facts is not None:
+            raise SpecError("--save-facts takes one model, not a config")
     except SpecError as exc:
         raise _fail(str(exc)) from None
 

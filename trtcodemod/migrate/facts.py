@@ -1,8 +1,10 @@
 """What one observed run established, per source site; JSON in and out.
 
 ``observe.py`` produces the raw dict in a worker; this module is the read side that
-``locate`` and ``plan`` use. A site is ``(path, line, column, end_line, end_column)`` of
-the expression Python was evaluating (1-based columns, like a finding's).
+``locate`` and ``plan`` use, and, through :class:`FileFacts` (one file's part, with the
+proofs of ``proofs.py``), what ``check``/``apply --facts`` hand to rules as
+``context.facts``. A site is ``(path, line, column, end_line, end_column)`` of the
+expression Python was evaluating (1-based columns, like a finding's).
 """
 
 from __future__ import annotations

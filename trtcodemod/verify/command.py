@@ -50,6 +50,20 @@ def _run_one(spec: VerifySpec, progress: _Progress) -> dict[str, Any]:
         return report
 
 
+def collect_specs(model_file: Optional[Path], config: Optional[Path], model: Optional[str], cli: dict[str, Any],
+                  on_error: Callable[[str, str], dict[str, Any]] = error_report,
+                  ) -> tuple[list[VerifySpec], list[dict[str, Any]], bool]:
+    """Specs from MODEL_FILE or ``--config`` (not both), error reports of bad config tables, and
+    whether it is a zoo run; ``verify`` and ``migrate`` share it."""
+    if model_file is not None and config is not None:
+        raise SpecError("give MODEL_FILE or --config, not both")
+    if model_file is None:
+        specs, reports = _config_specs(config, model, cli, on_error=on_error)
+        return specs, reports, True
+    settings = {**load_project_defaults(Path.cwd()), **cli, "model_file": str(model_file), "model": model}
+    return [build_spec(settings)], [], False
+
+
 def _config_specs(config: Optional[Path], names: Optional[str], cli: dict[str, Any],
                   on_error: Callable[[str, str], dict[str, Any]] = error_report,
                   ) -> tuple[list[VerifySpec], list[dict[str, Any]]]:
@@ -137,14 +151,7 @@ def verify_command(
     }
     cli = {k: v for k, v in cli.items() if v is not None}
     try:
-        if model_file is not None and config is not None:
-            raise SpecError("give MODEL_FILE or --config, not both")
-        if model_file is None:
-            specs, reports = _config_specs(config, model, cli)
-            multi = True
-        else:
-            settings = {**load_project_defaults(Path.cwd()), **cli, "model_file": str(model_file), "model": model}
-            specs, reports, multi = [build_spec(settings)], [], False
+        specs, reports, multi = collect_specs(model_file, config, model, cli)
     except SpecError as exc:
         raise _fail(str(exc)) from None
 
