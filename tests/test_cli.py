@@ -94,6 +94,19 @@ def test_dry_run_prints_diff_and_writes_nothing(tree: Path) -> None:
     assert run("apply", "--diff", str(tree / "pkg")).exit_code == 0
 
 
+def test_remaining_findings_carry_the_lines_on_disk(tmp_path: Path) -> None:
+    """A dry run reports what remains at the original file's lines; a real apply at the new file's."""
+    code = "import torch\n\n\ndef yaw(s, c, m, v):\n    s[m > 0] += v\n    return torch.atan2(s, c)\n"
+    path = tmp_path / "head.py"
+    path.write_text(code)
+    dry = run("apply", "--dry-run", str(path))
+    assert f"{path}:5:5: TRT202" in dry.output  # the helper inserted above would have moved it
+    assert path.read_text() == code
+    done = run("apply", str(path))
+    new_line = path.read_text().splitlines().index("    s[m > 0] += v") + 1
+    assert new_line > 5 and f"{path}:{new_line}:5: TRT202" in done.output
+
+
 def test_apply_check_mode(tree: Path) -> None:
     assert run("apply", "--check", str(tree / "pkg")).exit_code == 1
     assert (tree / "pkg" / "model.py").read_text() == MODEL
@@ -175,6 +188,14 @@ def test_jobs_give_the_same_result(tree: Path) -> None:
     serial = run("check", "--format", "json", str(tree)).output
     parallel = run("check", "--format", "json", "--jobs", "2", str(tree)).output
     assert serial == parallel and len(json.loads(serial)["findings"]) == 14
+
+
+def test_version_flags() -> None:
+    from trtcodemod import __version__
+
+    for flag in ("--version", "-V"):
+        result = run(flag)
+        assert result.exit_code == 0 and result.output.strip() == f"trtcodemod {__version__}"
 
 
 def test_rules_and_explain() -> None:

@@ -253,7 +253,7 @@ def apply(
 def _apply_summary(outcomes, changed, errors, settings: Settings, written: bool) -> None:
     """Remaining findings and a one-line account, on stderr (stdout carries the diff)."""
     stream = sys.stderr
-    remaining = _all_findings(outcomes)
+    remaining = [f for o in outcomes for f in o.findings_on_disk(written)]
     fixed = sum(len(o.fixed) for o in changed)
     text = render("text", remaining, errors, color=_color(stream), unsafe=settings.unsafe)
     lines = text.rstrip("\n").split("\n")[:-1]  # drop the check-style summary line
@@ -381,7 +381,7 @@ def _version_callback(value: bool) -> None:
 
 @app.callback()
 def _main(
-    version: bool = typer.Option(False, "--version", callback=_version_callback, is_eager=True,
+    version: bool = typer.Option(False, "--version", "-V", callback=_version_callback, is_eager=True,
                                  help="Show the version and exit."),
 ) -> None:
     """trtcodemod: TensorRT-safe rewrites for PyTorch model code."""

@@ -14,6 +14,7 @@ The engine knows nothing about particular rules. For a file it:
 from __future__ import annotations
 
 import ast
+import dataclasses
 import difflib
 import re
 from dataclasses import dataclass, field, replace
@@ -255,6 +256,21 @@ def _original_line(original: bytes, current: bytes, line: int) -> int:
         if j1 <= line - 1 < j2 or (j1 == j2 == line - 1):
             return i1 + (line - 1 - j1) + 1 if tag == "equal" else min(i1, max(i2 - 1, i1)) + 1
     return line
+
+
+def findings_in_original(findings: list[Finding], original: bytes, current: bytes) -> list[Finding]:
+    """Findings of the rewritten ``current``, their lines moved to where they stand in ``original``
+    (what a user sees on disk after ``apply --dry-run`` or ``--check``, which write nothing)."""
+    if original == current:
+        return findings
+    return [
+        dataclasses.replace(
+            finding,
+            line=_original_line(original, current, finding.line),
+            end_line=_original_line(original, current, finding.end_line),
+        )
+        for finding in findings
+    ]
 
 
 # --- analysis ----------------------------------------------------------------

@@ -16,7 +16,7 @@ from typing import Any, Sequence
 
 from trtcodemod.config import Settings
 from trtcodemod import errors as _errors
-from trtcodemod.engine import _SUPPRESS_RE, Options, check_source, fix_source
+from trtcodemod.engine import _SUPPRESS_RE, Options, check_source, findings_in_original, fix_source
 from trtcodemod.errors import InputError, InternalError
 from trtcodemod.files import SourceFile, read, write_atomic
 from trtcodemod.interrupt import SignalGuard
@@ -42,6 +42,13 @@ class FileOutcome:
     @property
     def changed(self) -> bool:
         return self.new_source is not None
+
+    def findings_on_disk(self, written: bool) -> list[Finding]:
+        """Remaining findings with the line numbers of the file as it is on disk: the rewritten
+        file once written, the original one after a dry run."""
+        if written or self.new_source is None or self.original is None:
+            return self.findings
+        return findings_in_original(self.findings, self.original, self.new_source)
 
 
 def options_for(file: SourceFile, settings: Settings, unsafe: bool) -> Options:
