@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import warnings
 from pathlib import Path
@@ -295,6 +296,36 @@ def test_source_map_parsers_pick_innermost_user_frame() -> None:
               Frame("/venv/lib/python3.11/site-packages/timm/layers/x.py", 7)]
     assert str(pick_frame(frames)) == "/venv/lib/python3.11/site-packages/timm/layers/x.py:7"
     assert pick_frame([Frame("<frozen runpy>", 1)]) is None
+
+
+def test_nodes_of_scripted_functions_map_to_their_line() -> None:
+    """`@torch.jit.script` code exports with TorchScript source ranges, not traced frames."""
+    doc = ('  File "/home/me/heads.py", line 7\n@torch.jit.script\ndef pick(x):\n    if x.sum() > 0:\n'
+           '       ~~~~~ <--- HERE\n        return x.squeeze(1)\n')
+    assert str(pick_frame(parse_doc_string(doc))) == "/home/me/heads.py:7"
+
+
+def test_scripted_function_in_a_real_export(tmp_path) -> None:
+    import torch
+
+    path = tmp_path / "scripted_head.py"
+    path.write_text("import torch\n\n\n@torch.jit.script\ndef pick(x: torch.Tensor) -> torch.Tensor:\n"
+                    "    if x.sum() > 0:\n        return x.squeeze(1)\n    return x[:, 0]\n")
+    spec = importlib.util.spec_from_file_location("scripted_head", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+
+    class Net(torch.nn.Module):
+        def forward(self, x):
+            return module.pick(x) * 2
+
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(Net(), (torch.randn(2, 1, 3),), buffer, dynamo=False, verbose=True,
+                          input_names=["x"], dynamic_axes={"x": {0: "b"}})
+    (branch,) = [n for n in onnx.load_from_string(buffer.getvalue()).graph.node if n.op_type == "If"]
+    assert node_source(branch) == f"{path}:6"
 
 
 def test_dynamo_metadata_wins_over_doc_string() -> None:

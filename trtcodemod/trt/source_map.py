@@ -47,12 +47,23 @@ class Frame:
 
 
 def parse_doc_string(text: str) -> list[Frame]:
-    """Frames of a TorchScript export's ``doc_string``, innermost first."""
+    """Frames of a TorchScript export's ``doc_string``, innermost first.
+
+    Traced nodes carry ``file(line): func`` lines; nodes from a scripted function
+    (``@torch.jit.script``) carry TorchScript source ranges, ``File "file", line N``
+    followed by the source, innermost first too.
+    """
     frames = []
     for raw in text.splitlines():
         match = _SCRIPT_FRAME.match(raw)
         if match:
             frames.append(Frame(match["file"], int(match["line"]), match["func"]))
+    if frames:
+        return frames
+    for raw in text.splitlines():
+        match = _DYNAMO_FRAME.match(raw)
+        if match:
+            frames.append(Frame(match["file"], int(match["line"]), match["func"] or ""))
     return frames
 
 
