@@ -107,6 +107,23 @@ def test_remaining_findings_carry_the_lines_on_disk(tmp_path: Path) -> None:
     assert new_line > 5 and f"{path}:{new_line}:5: TRT202" in done.output
 
 
+def test_check_reads_standard_input_and_writes_an_output_file(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["check", "-", "--stdin-filename", "pkg/head.py", "--format", "json"],
+                                input=MODEL)
+    assert result.exit_code == 1
+    report = json.loads(result.stdout)
+    assert {f["path"] for f in report["findings"]} == {"pkg/head.py"}
+    assert {f["rule"] for f in report["findings"]} == {"TRT401", "TRT704"}
+    bad = CliRunner().invoke(app, ["check", "-"], input="def f(:\n")
+    assert bad.exit_code == 2 and "-:1: error: syntax error" in bad.output
+    assert run("check", "-", str(tmp_path)).exit_code == 2  # '-' cannot be mixed with paths
+    target = tmp_path / "report.json"
+    (tmp_path / "m.py").write_text(MODEL)
+    written = run("check", str(tmp_path / "m.py"), "--format", "json", "--output", str(target))
+    assert written.exit_code == 1 and written.stdout == ""
+    assert [f["rule"] for f in json.loads(target.read_text())["findings"]] == ["TRT401", "TRT704"]
+
+
 def test_apply_check_mode(tree: Path) -> None:
     assert run("apply", "--check", str(tree / "pkg")).exit_code == 1
     assert (tree / "pkg" / "model.py").read_text() == MODEL
@@ -196,6 +213,19 @@ def test_version_flags() -> None:
     for flag in ("--version", "-V"):
         result = run(flag)
         assert result.exit_code == 0 and result.output.strip() == f"trtcodemod {__version__}"
+
+
+def test_pre_commit_hooks_name_real_commands(tree: Path) -> None:
+    """Each hook's entry, given the staged file names as pre-commit does, runs and answers."""
+    yaml = pytest.importorskip("yaml", reason="PyYAML reads the pre-commit manifest")
+    hooks = yaml.safe_load((Path(__file__).parent.parent / ".pre-commit-hooks.yaml").read_text())
+    assert {hook["id"] for hook in hooks} == {"trtcodemod-check", "trtcodemod-apply"}
+    for hook in hooks:
+        assert hook["language"] == "python" and hook["types"] == ["python"]
+        program, command = hook["entry"].split()
+        assert program == "trtcodemod"
+        result = run(command, str(tree / "pkg" / "clean.py"))
+        assert result.exit_code == 0, (hook["id"], result.output)
 
 
 def test_rules_and_explain() -> None:

@@ -16,11 +16,11 @@ import typer
 from trtcodemod import __version__
 from trtcodemod.config import ConfigError, Settings, load_settings, parse_size, split_codes
 from trtcodemod.errors import InputError, InternalError
-from trtcodemod.files import discover, remove_stale_temps
+from trtcodemod.files import SourceFile, discover, remove_stale_temps, write_atomic
 from trtcodemod.interrupt import Interrupted, SignalGuard
 from trtcodemod.registry import all_rules, rule_by_id, unknown_codes
 from trtcodemod.report import FORMATS, render, unified_diff
-from trtcodemod.runner import FileOutcome, run_batch, write_changes
+from trtcodemod.runner import FileOutcome, process, run_batch, write_changes
 from trtcodemod.trt.inspect import inspect_command
 from trtcodemod.migrate.command import migrate_command
 from trtcodemod.verify.command import verify_command
@@ -164,26 +164,50 @@ def check(
     jobs: int = JobsOpt,
     max_file_size: Optional[str] = MaxSizeOpt,
     facts: Optional[Path] = FactsOpt,
+    output: Optional[Path] = typer.Option(
+        None, "--output", "-o", help="Write the report to this file (atomically) instead of standard output."),
+    stdin_filename: Optional[str] = typer.Option(
+        None, "--stdin-filename",
+        help="With PATH '-' (code read from standard input): the name to report it under and to match per-file ignores."),
 ) -> None:
-    """Report what would hurt on ONNX/TensorRT. Exit 0: clean, 1: findings, 2: some input could not be processed."""
+    """Report what would hurt on ONNX/TensorRT. Exit 0: clean, 1: findings, 2: some input could not be processed.
+
+    PATH '-' reads the code from standard input (editors and pre-commit pipes).
+    """
     if output_format not in FORMATS:
         _fail(f"unknown format {output_format!r}; choose from {', '.join(FORMATS)}")
     paths = paths or ["."]
+    if "-" in paths and paths != ["-"]:
+        _fail("'-' (standard input) cannot be mixed with other paths")
+    missing: list[InputError] = []
     with SignalGuard():  # from the start: Ctrl-C at any point is "interrupted", exit 130
         try:
             settings = _settings(paths, config, select, ignore, target, None, max_file_size)
             _load_facts(settings, facts)
-            files, missing = _collect(paths, settings)
-            if not files and not missing:
-                _warn_no_files(paths)
-                if output_format == "text":
-                    raise typer.Exit(EXIT_OK)
-            outcomes = run_batch(files, settings, fix=False, unsafe=settings.unsafe, jobs=jobs)
+            if paths == ["-"]:
+                name = stdin_filename or "-"
+                stdin = SourceFile(display=name, path=Path(name))
+                outcomes = [process(stdin, settings, fix=False, unsafe=settings.unsafe,
+                                    source=sys.stdin.buffer.read())]
+            else:
+                files, missing = _collect(paths, settings)
+                if not files and not missing:
+                    _warn_no_files(paths)
+                    if output_format == "text" and output is None:
+                        raise typer.Exit(EXIT_OK)
+                outcomes = run_batch(files, settings, fix=False, unsafe=settings.unsafe, jobs=jobs)
         except Interrupted as exc:
             _interrupted(exc, "nothing was written.")
     _print_warnings(outcomes)
     findings, errors = _all_findings(outcomes), _all_errors(outcomes, missing)
-    sys.stdout.write(render(output_format, findings, errors, color=_color(sys.stdout), unsafe=settings.unsafe))
+    if output is None:
+        sys.stdout.write(render(output_format, findings, errors, color=_color(sys.stdout), unsafe=settings.unsafe))
+    else:
+        report = render(output_format, findings, errors, color=False, unsafe=settings.unsafe)
+        try:
+            write_atomic(output, report.encode("utf-8"))
+        except OSError as exc:
+            _fail(f"--output: cannot write {output}: {exc.strerror or exc}")
     raise typer.Exit(EXIT_ERROR if errors else EXIT_FINDINGS if findings else EXIT_OK)
 
 

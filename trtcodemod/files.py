@@ -191,10 +191,16 @@ def write_atomic(path: Path, data: bytes) -> None:
     says), are flushed to disk, and the temporary file is renamed over the original
     (atomic on POSIX and Windows). On any exception the temporary file is removed; one
     left by a killed process is removed by a later ``apply`` (:func:`remove_stale_temps`).
-    Symbolic links are followed, so the link stays and its target is updated.
+    Symbolic links are followed, so the link stays and its target is updated. A file that
+    does not exist yet (a report) gets the permissions the umask gives a new file.
     """
     target = Path(os.path.realpath(path))
-    mode = stat.S_IMODE(target.stat().st_mode)
+    try:
+        mode = stat.S_IMODE(target.stat().st_mode)
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
     for _ in range(100):
         temp = temp_path(target)

@@ -61,11 +61,15 @@ def options_for(file: SourceFile, settings: Settings, unsafe: bool) -> Options:
     )
 
 
-def process(file: SourceFile, settings: Settings, fix: bool, unsafe: bool) -> FileOutcome:
-    """Check (``fix=False``) or fix one file in memory; never raises."""
+def process(file: SourceFile, settings: Settings, fix: bool, unsafe: bool, source: bytes | None = None) -> FileOutcome:
+    """Check (``fix=False``) or fix one file in memory; never raises.
+
+    ``source``: the code itself, when it does not come from ``file`` (standard input).
+    """
     outcome = FileOutcome(file)
     try:
-        source = read(file, settings.max_file_size)
+        if source is None:
+            source = read(file, settings.max_file_size)
         outcome.original = source
         options = options_for(file, settings, unsafe)
         if not fix:
