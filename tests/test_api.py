@@ -54,3 +54,10 @@ def test_bad_input_raises_input_error_with_the_line() -> None:
     assert error.value.path == "bad.py" and error.value.line == 1
     with pytest.raises(TypeError):
         trtcodemod.apply_source(42)  # type: ignore[arg-type]
+
+
+def test_pathological_nesting_is_an_input_error_not_a_crash() -> None:
+    code = "x = " + "(" * 6000 + "1" + ")" * 6000 + "\n"
+    with pytest.raises(trtcodemod.InputError) as raised:
+        trtcodemod.check_source(code, path="deep.py")
+    assert str(raised.value).startswith("deep.py:1: error:") and "nest" in str(raised.value)

@@ -125,7 +125,7 @@ def test_parser_crash_on_deep_nesting_is_reported_with_jobs(tmp_path: Path) -> N
     result = subprocess.run([sys.executable, "-m", "trtcodemod", "check", "-j", "2", str(tmp_path)],
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 2, result.stderr
-    assert f"{tmp_path / 'deep.py'}: error:" in result.stdout
+    assert f"{tmp_path / 'deep.py'}:1: error: source nests too deeply to parse" in result.stdout
     assert result.stdout.count(": TRT704 ") == 3
 
 
@@ -561,3 +561,30 @@ def _gone(pid: str) -> bool:
         return "State:\tZ" in Path(f"/proc/{pid}/status").read_text()
     except OSError:
         return True
+
+
+# --- parallel speed: same report, every file once, largest first -------------------------------
+
+
+def test_jobs_2_gives_the_same_report_in_input_order_and_reports_progress(tmp_path: Path) -> None:
+    from trtcodemod.config import Settings
+    from trtcodemod.files import discover
+
+    src = tmp_path / "src"
+    src.mkdir()
+    rng = random.Random(7)
+    for number in range(24):
+        padding = "".join(f"\ndef f{k}(y: torch.Tensor):\n    return len(y) + {k}\n" for k in range(rng.randint(0, 40)))
+        (src / f"m{number:02d}.py").write_text(GOOD + padding)
+    (src / "bad.py").write_text("def f(:\n")
+    serial = run("check", "--no-cache", "--quiet", str(src))
+    parallel = run("check", "--no-cache", "--quiet", "-j", "2", str(src))
+    assert parallel.exit_code == serial.exit_code == 2
+    assert parallel.stdout == serial.stdout and parallel.stdout.count(": TRT704 ") > 24
+    files, _ = discover([str(src)])
+    seen: list[str] = []
+    outcomes = runner.run_batch(files, Settings(root=tmp_path), fix=False, unsafe=False, jobs=2,
+                                progress=lambda outcome: seen.append(outcome.file.display))
+    assert [o.file for o in outcomes] == files  # input order, whatever order they finished in
+    assert sorted(seen) == sorted(f.display for f in files)  # each file reported once, in this process
+    assert all(o.original is None for o in outcomes)  # a check sends no copy of the file back

@@ -56,7 +56,7 @@ def test_check_json_shape(tree: Path) -> None:
     data = json.loads(result.output)
     assert data["version"] == 1
     assert {tuple(sorted(f)) for f in data["findings"]} == {
-        ("column", "end_column", "end_line", "fix", "line", "message", "name", "path", "rule")
+        ("column", "edits", "end_column", "end_line", "fix", "line", "message", "name", "path", "rule")
     }
     assert [(f["rule"], f["fix"]) for f in data["findings"]] == [("TRT401", "unsafe"), ("TRT704", "safe")]
     (error,) = data["errors"]
@@ -96,7 +96,7 @@ def test_dry_run_prints_diff_and_writes_nothing(tree: Path) -> None:
 
 def test_remaining_findings_carry_the_lines_on_disk(tmp_path: Path) -> None:
     """A dry run reports what remains at the original file's lines; a real apply at the new file's."""
-    code = "import torch\n\n\ndef yaw(s, c, m, v):\n    s[m > 0] += v\n    return torch.atan2(s, c)\n"
+    code = "import torch\n\n\ndef yaw(s: torch.Tensor, c, m, v):\n    s[m > 0] += v\n    return torch.atan2(s, c)\n"
     path = tmp_path / "head.py"
     path.write_text(code)
     dry = run("apply", "--dry-run", str(path))

@@ -586,7 +586,7 @@ def test_rsample() -> None:
 def test_example_model() -> None:
     path = Path(__file__).parent.parent / "examples" / "legacy_ops.py"
     source = path.read_text()
-    assert sorted(set(rules_found(source))) == ["TRT701", "TRT702", "TRT703", "TRT704", "TRT705"]
+    assert sorted(set(rules_found(source))) == ["TRT701", "TRT702", "TRT703", "TRT704", "TRT705", "TRT801"]
     after = rewrite(source)
     assert "torch.arange(queries.shape[0]" in after
 

@@ -158,7 +158,7 @@ def test_inserted_helpers_are_not_analysed() -> None:
 def test_replacement_in_tighter_context_gets_parentheses() -> None:
     """A blend `a * m + b * ~m` that lands inside `x * (...)` on a later pass keeps its meaning."""
     source = b"import torch\ny = torch.where(c1, a, torch.where(c2, b, d)) * 2\nz = torch.where(c2, b, d)\n"
-    result = fix_source(source, "f.py", Options(select=("TRT102",), unsafe=True)).source.decode()
+    result = fix_source(source, "f.py", Options(select=("TRT102",), unsafe=True, target="8.0")).source.decode()
     import torch
 
     c1 = torch.tensor([True, False, False])

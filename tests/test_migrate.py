@@ -91,9 +91,13 @@ def test_clean_graph_applies_nothing_and_exits_0() -> None:
     assert code == 0 and r["exit_code"] == 0
     assert r["applied"] == [] and r["changed_files"] == [] and r["diff"] == "" and r["rounds"] == []
     assert r["before"] == r["after"] and r["before"]["trt_errors"] == 0 and r["equivalent"] is True
-    # check's TRT102 finding makes no hostile node (TensorRT takes Where): information, not a fix.
+    # Its torch.where is no finding for 8.6 (TRT102 matters below 8.4): nothing to say.
+    assert r["info"] == []
+    # For 8.0, check's TRT102 finding makes no hostile node (the table's parsers take Where):
+    # information, not a fix.
+    code, r = run_json(str(path), "--model", "build", "--inputs", "inputs", "--target", "8.0")
     assert [(i["rule"], i["action"]) for i in r["info"]] == [("TRT102", "info")]
-    assert "no hostile node" in r["info"][0]["reason"]
+    assert "no hostile node" in r["info"][0]["reason"] and r["applied"] == []
 
 
 @pytest.fixture(scope="module")
@@ -151,7 +155,7 @@ def test_bad_arguments_exit_2(tmp_path: Path) -> None:
 # --- units: facts, plan, locate, engine filter -------------------------------------------------
 
 
-SOURCE = b"import torch\n\ndef f(x):\n    y = x.squeeze(1)\n    keep = x > 0\n    return y[keep]\n"
+SOURCE = b"import torch\n\ndef f(x: torch.Tensor):\n    y = x.squeeze(1)\n    keep = x > 0\n    return y[keep]\n"
 
 
 def _findings(tmp_path: Path) -> tuple[str, dict[str, Any]]:
@@ -253,3 +257,35 @@ def test_a_fix_that_breaks_equivalence_is_reverted_and_named(tmp_path: Path) -> 
     assert list(plan.reverted.values()) == ["breaks equivalence: differs alone"]
     # A difference the original already had reverts nothing.
     assert not _revert_culprits({"equivalent": False, "culprits": [{"rule": "-", "reproduces": False}]}, plan)
+
+
+# --- the real-blocker rules inside migrate ---------------------------------------------------
+
+
+def test_topk_with_a_run_time_k_comes_out_clean_for_an_old_target() -> None:
+    path = EXAMPLES / "topk_cap.py"
+    args = (str(path), "--model", "build", "--inputs", "inputs", "--dynamic-axes", '{"scores": {"1": "n"}}',
+            "--target", "8.5")
+    code, before = run_json(*args)
+    # Without --unsafe the fix's assumption is unproved: nothing applied, the TopK remains.
+    assert before["before"]["trt_errors_by_op"] == {"TopK": 1}
+    assert before["applied"] == [] and code == 1
+    assert "TRT803" in json.dumps(before["remaining"])
+    code, r = run_json(*args, "--unsafe")
+    assert [(a["rule"], a["line"]) for a in r["applied"]] == [("TRT803", line_of(path, "scores.topk("))]
+    assert r["after"]["trt_errors"] == 0 and r["after"]["faithful"] is True
+    assert r["equivalent"] is True and code == 0
+    # The same model deployed on 8.6 (dynamic K supported) needs nothing.
+    code, r = run_json(*args[:-1], "8.6")
+    assert r["applied"] == [] and r["before"]["trt_errors"] == 0 and code == 0
+
+
+def test_size_baked_through_math_ceil_is_rewritten_and_equivalent() -> None:
+    path = EXAMPLES / "ceil_size.py"
+    code, r = run_json(str(path), "--model", "build", "--inputs", "inputs", "--dynamic-axes", '{"x": {"1": "n"}}',
+                       "--unsafe")
+    assert [(a["rule"], a["line"]) for a in r["applied"]] == [("TRT712", line_of(path, "n = math.ceil("))]
+    assert "baked in" in r["applied"][0]["proof"]
+    assert "(x.shape[1] + 3) // 4" in r["diff"]
+    assert r["after"]["exported"] is True and r["after"]["trt_errors"] == 0
+    assert r["equivalent"] is True and code == 0

@@ -174,3 +174,84 @@ def test_other_modes_reported_by_target(call: str, targets_reported: dict) -> No
         assert ("TRT502" in rules_found(code, target=target)) is reported, target
         assert "TRT501" not in rules_found(code, target=target)
     assert rewrite(code, unsafe=True, target="7.1") == code
+
+
+# --- pads computed from the input's size (window padding) ---------------------------------
+
+WINDOW = """
+import torch.nn.functional as F
+from torch import nn
+
+
+class Window(nn.Module):
+    def forward(self, x):
+        ws = 7
+        H, W = x.shape[2], x.shape[3]
+        pad_r = (ws - W % ws) % ws
+        pad_b = (ws - H % ws) % ws
+        return F.pad(x, (0, pad_r, 0, pad_b))
+"""
+
+
+def test_window_padding_reported_before_8_2_only() -> None:
+    assert rules_found(WINDOW, target="8.0") == ["TRT501"]
+    assert rules_found(WINDOW, target="8.2") == [] and rules_found(WINDOW) == []
+    assert rewrite(WINDOW, unsafe=True, target="8.0") == textwrap.dedent(WINDOW)  # nothing sound to rewrite
+    assert check_message(WINDOW).startswith("zero F.pad with computed pads")
+
+
+def check_message(code: str) -> str:
+    from trtcodemod.engine import Options, check_source
+
+    findings = check_source(textwrap.dedent(code).encode(), "snippet.py", Options(select=("TRT501",), target="8.0"))
+    return findings[0].message
+
+
+def _pads_source(model_proto) -> list[bool]:
+    """For each Pad node: is its `pads` input an initializer or a Constant (known when parsing)?"""
+    constants = {init.name for init in model_proto.graph.initializer}
+    constants |= {out for node in model_proto.graph.node if node.op_type == "Constant" for out in node.output}
+    return [node.input[1] in constants for node in model_proto.graph.node if node.op_type == "Pad"]
+
+
+@pytest.mark.parametrize("dynamic", [False, True], ids=["static", "dynamic"])
+def test_window_padding_exports_run_time_pads(dynamic: bool) -> None:
+    """What TensorRT 8.0 rejects: the Pad's `pads` are computed in the graph (both exporters, dynamic shapes)."""
+    import onnx
+    import onnxruntime
+
+    model = load(WINDOW, "Window")()
+    x = torch.randn(1, 2, 10, 12)
+    axes = {2: "h", 3: "w"}
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, (x,), buffer, dynamo=False, opset_version=17, input_names=["x"],
+                          dynamic_axes={"x": axes} if dynamic else {})
+    proto = onnx.load_from_string(buffer.getvalue())
+    assert _pads_source(proto) == [False]  # TorchScript exporter: never an initializer, even for static shapes
+    session = onnxruntime.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
+    for shape in ([(1, 2, 10, 12), (1, 2, 14, 8), (1, 2, 7, 1)] if dynamic else [(1, 2, 10, 12)]):
+        y = torch.randn(shape)
+        assert_same(model(y), torch.from_numpy(session.run(None, {"x": y.numpy()})[0]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        shapes = ({2: torch.export.Dim.AUTO, 3: torch.export.Dim.AUTO},) if dynamic else None
+        program = torch.onnx.export(model, (x,), dynamo=True, dynamic_shapes=shapes, verbose=False)
+    # dynamo exporter: folded to an initializer for static shapes only
+    assert _pads_source(program.model_proto) == [not dynamic]
+
+
+def test_helper_does_not_bake_traced_sizes() -> None:
+    """`_trt_zero_pad` with sizes computed while tracing exports F.pad, which stays right for other sizes."""
+    import onnxruntime
+
+    code = WINDOW.replace("return F.pad(x, (0, pad_r, 0, pad_b))", "return _trt_zero_pad(x, (0, pad_r, 0, pad_b))")
+    namespace = {"_trt_zero_pad": _trt_zero_pad}
+    exec(compile(textwrap.dedent(code), "snippet.py", "exec"), namespace)
+    model = namespace["Window"]()
+    blob, _ = _export(model, torch.randn(1, 2, 10, 12), {2: "h", 3: "w"})
+    session = onnxruntime.InferenceSession(blob, providers=["CPUExecutionProvider"])
+    for shape in [(1, 2, 10, 12), (1, 2, 14, 3)]:
+        y = torch.randn(shape)
+        assert_same(load(WINDOW, "Window")()(y), torch.from_numpy(session.run(None, {"x": y.numpy()})[0]))

@@ -73,3 +73,94 @@ def test_torch_nn_sources_rewrite_and_compile() -> None:
             again = fix_source(result.source, str(path), Options(unsafe=True))
             assert not again.changed, f"{path}: second apply changed the file"
     assert rewritten > 0
+
+
+# --- huge and pathological files ---------------------------------------------------------------
+
+import random  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+
+from libcst.metadata import CodePosition, CodeRange  # noqa: E402
+
+from trtcodemod import engine  # noqa: E402
+
+
+def _quadratic_reference(fixable):
+    """The definition: greedy by first position, a fix is taken when no range of it overlaps a taken one."""
+    chosen, taken = [], []
+    for finding, ranges in sorted(fixable, key=lambda item: engine._range_key(item[1])):
+        if any(engine._overlap(a, b) for a in ranges for b in taken):
+            continue
+        chosen.append(finding)
+        taken.extend(ranges)
+    return chosen
+
+
+def _range(line: int, column: int, end_line: int, end_column: int) -> CodeRange:
+    return CodeRange(CodePosition(line, column), CodePosition(end_line, end_column))
+
+
+def test_overlap_resolution_matches_the_definition() -> None:
+    rng = random.Random(20261123)
+    for _ in range(2000):
+        fixable = []
+        for number in range(rng.randint(0, 12)):
+            ranges = []
+            for _ in range(rng.randint(0, 3)):  # nested, touching, empty and multi-line ranges
+                line, column = rng.randint(1, 4), rng.randint(0, 6)
+                end_line = line + rng.choice((0, 0, 1))
+                end_column = rng.randint(0, 8) if end_line > line else column + rng.randint(0, 4)
+                ranges.append(_range(line, column, end_line, end_column))
+            fixable.append((number, ranges))
+        assert engine._non_overlapping(fixable) == _quadratic_reference(fixable), fixable
+
+
+def test_overlap_resolution_is_n_log_n() -> None:
+    """40,000 fixes (the issue's 38,000-finding file): the pairwise version took minutes."""
+    fixable = [(n, [_range(n + 1, 4, n + 1, 10), _range(n + 1, 12, n + 1, 14)]) for n in range(40_000)]
+    fixable += [(-n - 1, [_range(n + 1, 6, n + 1, 8)]) for n in range(0, 40_000, 2)]  # overlapping: wait
+    rng = random.Random(1)
+    rng.shuffle(fixable)
+    start = time.perf_counter()
+    chosen = engine._non_overlapping(fixable)
+    assert time.perf_counter() - start < 5.0
+    assert sorted(chosen) == list(range(40_000))
+
+
+def test_many_findings_in_one_file_stay_fast() -> None:
+    body = "".join(f"    a{n} = len(x) + len(y)\n" for n in range(3000))
+    source = f"import torch\n\n\ndef head(x: torch.Tensor, y: torch.Tensor):\n{body}    return x\n".encode()
+    start = time.perf_counter()
+    result = fix_source(source, "many.py", Options(select=("TRT704",)))
+    assert time.perf_counter() - start < 60.0
+    assert len(result.fixed) == 6000 and b"len(" not in result.source.split(b"def head", 1)[1]
+
+
+#: name -> (source, the error after "path"). Each would overflow LibCST's native parser's stack
+#: (a segmentation fault, ending the whole batch) or Python's recursion limit.
+DEEP = {
+    "parens.py": ("x = " + "(" * 5000 + "1" + ")" * 5000 + "\n", ":1: error: syntax error: too many nested parentheses"),
+    "lists.py": ("x = " + "[" * 3000 + "]" * 3000 + "\n", ":1: error: syntax error: too many nested parentheses"),
+    "calls.py": ("import torch\nx = " + "f(" * 2000 + "1" + ")" * 2000 + "\n",
+                 ":2: error: syntax error: too many nested parentheses"),
+    "unary.py": ("x = " + "-" * 100_000 + "1\n", ":1: error: source nests too deeply to parse"),
+    "unary_short.py": ("y = 2\nx = " + "~" * 5000 + "1\n", ":2: error: source nests too deeply to parse"),
+}
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_pathological_nesting_is_a_clear_error_not_a_crash(tmp_path: Path, jobs: str) -> None:
+    """Run in a child process: a regression would be a segmentation fault."""
+    for name, (source, _) in DEEP.items():
+        (tmp_path / name).write_text(source)
+    (tmp_path / "fine.py").write_text("x = " + "(" * 200 + "1" + ")" * 200 + "\nimport torch\n"
+                                      "def f(t: torch.Tensor):\n    return len(t)\n")
+    result = subprocess.run([sys.executable, "-m", "trtcodemod", "check", "--no-cache", "-j", jobs, str(tmp_path)],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 2, (result.returncode, result.stderr[-2000:])
+    for name, (_, error) in DEEP.items():
+        assert f"{tmp_path / name}{error}" in result.stdout, (name, result.stdout)
+    assert f"{tmp_path / 'fine.py'}:4:12: TRT704" in result.stdout  # 200 levels: CPython's limit, still checked
+    assert f"{len(DEEP)} files could not be processed" in result.stdout

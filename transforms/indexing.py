@@ -22,6 +22,7 @@ import libcst as cst
 
 from trtcodemod.astutil import method_call, strip_parens
 from trtcodemod.helpers import RESERVED_PREFIX
+from trtcodemod.transforms._tensor_evidence import WrittenSubscripts, evident_in_scope
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
 from trtcodemod.scopes import scope_bindings as _scope_bindings
 
@@ -99,6 +100,14 @@ class _MaskRule(Rule):
         return cached
 
     # --- evidence --------------------------------------------------------------
+    def _tensor_involved(self, indexed: cst.BaseExpression, mask: cst.BaseExpression) -> bool:
+        """The indexed value or the mask is visibly a tensor: NumPy code (`a[a > 0]`) looks the same."""
+        parts = [indexed, mask]
+        mask = strip_parens(mask)
+        if isinstance(mask, cst.Comparison):
+            parts += [mask.left, *(c.comparator for c in mask.comparisons)]
+        return any(evident_in_scope(self.context, part, self._bindings) for part in parts)
+
     def evidence(self, node: cst.BaseExpression, seen: frozenset[str] = frozenset()) -> int:
         """STRONG: visibly bool; WEAK: only the name says so; NONE: no reason to think so."""
         if isinstance(node, cst.Comparison):
@@ -164,7 +173,7 @@ def _described(node: cst.BaseExpression) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-class BoolMaskIndex(_MaskRule):
+class BoolMaskIndex(WrittenSubscripts, _MaskRule):
     info = RuleInfo(
         id="TRT201",
         name="bool-mask-index",
@@ -211,8 +220,9 @@ the places to rework.""",
         fix=Safety.SAFE,
         examples=(
             Example(
-                "def select(boxes, scores, thr):\n    keep = scores > thr\n    return boxes[keep], scores[keep]\n",
-                "def select(boxes, scores, thr):\n    keep = scores > thr\n"
+                "def select(boxes: torch.Tensor, scores: torch.Tensor, thr):\n    keep = scores > thr\n"
+                "    return boxes[keep], scores[keep]\n",
+                "def select(boxes: torch.Tensor, scores: torch.Tensor, thr):\n    keep = scores > thr\n"
                 "    return _trt_mask_index(boxes, keep), _trt_mask_index(scores, keep)\n",
             ),
             Example(
@@ -220,53 +230,24 @@ the places to rework.""",
                 "finite = _trt_mask_index(boxes, torch.isfinite(boxes).all(1))\n",
             ),
             Example(
-                "def crop(points, valid_mask):\n    return points[valid_mask]\n",
-                "def crop(points, valid_mask):\n    return _trt_mask_index(points, valid_mask)\n",
+                "def crop(points: torch.Tensor, valid_mask):\n    return points[valid_mask]\n",
+                "def crop(points: torch.Tensor, valid_mask):\n    return _trt_mask_index(points, valid_mask)\n",
                 unsafe=True,
             ),
-            Example("def head(boxes, scores):\n    return boxes[scores > 0.05, :4]\n"),
+            Example("def head(boxes: torch.Tensor, scores):\n    return boxes[scores > 0.05, :4]\n"),
         ),
         references=_REFERENCES,
     )
 
-    def __init__(self, context) -> None:
-        super().__init__(context)
-        self._targets: set[int] = set()
-
-    def _skip_target(self, node: cst.BaseExpression) -> None:
-        if isinstance(node, cst.Subscript):
-            self._targets.add(id(node))
-        elif isinstance(node, (cst.Tuple, cst.List)):
-            for element in node.elements:
-                self._skip_target(element.value)
-        elif isinstance(node, cst.StarredElement):
-            self._skip_target(node.value)
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for target in node.targets:
-            self._skip_target(target.target)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._skip_target(node.target)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._skip_target(node.target)
-
-    def visit_Del(self, node: cst.Del) -> None:
-        self._skip_target(node.target)
-
-    def visit_For(self, node: cst.For) -> None:
-        self._skip_target(node.target)
-
     def visit_Subscript(self, node: cst.Subscript) -> None:
-        if id(node) in self._targets or not self._active():
+        if self.is_written(node) or not self._active():
             return
         index = _sole_index(node)
         if index is None:
             self._report_mixed(node)
             return
         level = self.evidence(index.value)
-        if level == NONE:
+        if level == NONE or not self._tensor_involved(node.value, index.value):
             return
         mask = strip_parens(index.value)
         comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
@@ -340,8 +321,9 @@ shared state, the rebinding silently changes nothing (DESIGN §8.4). The value's
 TensorRT versions: all.""",
         fix=Safety.NONE,
         examples=(
-            Example("def clip(boxes, scores, fallback):\n    boxes[scores < 0.05] = fallback\n    return boxes\n"),
-            Example("def bump(scores, labels):\n    scores[labels == 0] += 1.0\n    return scores\n"),
+            Example("def clip(boxes: torch.Tensor, scores, fallback):\n    boxes[scores < 0.05] = fallback\n"
+                    "    return boxes\n"),
+            Example("def bump(scores: torch.Tensor, labels):\n    scores[labels == 0] += 1.0\n    return scores\n"),
         ),
         references=_REFERENCES,
     )
@@ -360,7 +342,8 @@ TensorRT versions: all.""",
             return
         for element in target.slice:
             index = element.slice
-            if isinstance(index, cst.Index) and index.star is None and self.evidence(index.value) != NONE:
+            if isinstance(index, cst.Index) and index.star is None and self.evidence(index.value) != NONE \
+                    and self._tensor_involved(target.value, index.value):
                 kind = "augmented assignment" if augmented else "assignment"
                 self.report(
                     target,

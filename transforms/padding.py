@@ -170,8 +170,20 @@ checks more. The exported concatenation equals F.pad's result exactly (NaN/inf, 
 zeros, every dtype including bool and integers, empty tensors); the helper takes it only
 for non-negative Python int pads and otherwise exports `F.pad` as before. Only literal,
 non-negative pads are rewritten: negative pads crop, a `-0.0` fill value is kept, and
-computed pads are reported without a fix (for a computed size, call `_trt_zero_pad`
-yourself). Other modules (`ZeroPad1d/3d`, `ConstantPad*d(p, 0)`) are reported.
+computed pads are reported without a fix. Other modules (`ZeroPad1d/3d`,
+`ConstantPad*d(p, 0)`) are reported.
+
+Pads computed from the input's size (window padding: `pad_r = (ws - W % ws) % ws`,
+`F.pad(x, (0, 0, 0, pad_r, 0, pad_b))`): while tracing, `W` is a 0-d tensor (TorchScript
+exporter) or a symbolic size (dynamo exporter), so both exporters emit a Pad whose `pads`
+come from Shape/Mod/Sub/Concat nodes at run time; the dynamo exporter folds them to an
+initializer only for static shapes. TensorRT 8.0's parser requires `pads` to be an
+initializer ("The input pads is required to be an initializer"); from 8.2 it reads them
+from a run-time tensor. `_trt_zero_pad` cannot help there: it builds the concatenation
+only for Python int pads and exports `F.pad` for traced sizes (baking one trace's sizes
+into zero blocks would be wrong for every other input size). What to do on TensorRT
+before 8.2: export with input sizes that are multiples of the window, so no padding is
+needed, and drop the pad from the deployed code path; or deploy on 8.2 or newer.
 
 TensorRT versions: before 8.2 only. From TensorRT 8.2 on the parser takes this Pad (the
 computed `pads` and constant 0 included), and the concatenation only costs time: up to 2x
@@ -209,8 +221,10 @@ or a bool input needs the concatenation.""",
             return  # F.pad itself rejects a single number
         pads = _literal_ints(call.pad.value)
         if pads is None:
-            self.report(node, "zero F.pad exports as ONNX Pad with a computed `pads` input; "
-                        "not rewritten because the pads are not literal (a negative pad crops)")
+            self.report(node, "zero F.pad with computed pads exports as ONNX Pad whose `pads` are computed at "
+                        "run time, which TensorRT before 8.2 rejects (it needs an initializer); not rewritten "
+                        "(a computed pad may be negative, and traced sizes cannot be baked into zero blocks): "
+                        "export with sizes that need no padding, or deploy on TensorRT >= 8.2")
             return
         if any(p < 0 for p in pads):
             self.report(node, "F.pad with negative pads crops; write the crop as slicing (`x[..., 1:-1]`), "

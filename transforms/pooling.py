@@ -205,4 +205,93 @@ Range/Gather/Where/ReduceSum/Div, all supported since TensorRT 8.4.""",
                     "non-dividing sizes")
 
 
-RULES = (AdaptiveAvgPool,)
+_MAX_FUNCTIONS = {
+    **{f"torch.nn.functional.adaptive_max_pool{d}": d for d in ("1d", "2d", "3d")},
+    "torch.adaptive_max_pool1d": "1d",
+}
+_MAX_MODULES = {
+    f"{prefix}AdaptiveMaxPool{d}": d
+    for prefix in ("torch.nn.", "torch.nn.modules.", "torch.nn.modules.pooling.")
+    for d in ("1d", "2d", "3d")
+}
+
+
+def _max_sizes(node: cst.BaseExpression, dims: str) -> list[int | None] | None:
+    if dims == "3d":
+        single = int_value(node)
+        if single is not None:
+            return [single] * 3
+        if isinstance(node, (cst.Tuple, cst.List)) and len(node.elements) == 3:
+            values = [int_value(e.value) if not isinstance(e, cst.StarredElement) else None for e in node.elements]
+            return values if all(v is not None for v in values) else None
+        return None
+    return _output_sizes(node, dims)
+
+
+class AdaptiveMaxPool(Rule):
+    info = RuleInfo(
+        id="TRT602",
+        name="adaptive-max-pool",
+        summary="adaptive max pooling fails to export with dynamic or non-dividing sizes "
+                "(and the dynamo exporter bakes the kernel in)",
+        doc="""\
+What it finds: `F.adaptive_max_pool1d/2d/3d(x, s)` calls and `nn.AdaptiveMaxPool1d/2d/3d(s)`
+where they are built (`__init__`, `nn.Sequential(...)`, anywhere), under any import alias,
+unless every output size is a literal 1.
+
+Why it hurts: ONNX has no adaptive pooling; exporters emit a fixed `MaxPool` computed from
+the example input's size. Measured with torch 2.13: the TorchScript exporter stops with
+"input size not accessible" when a pooled axis is dynamic and with "output size that are
+not factor of input size" when the size does not divide; the dynamo exporter also fails
+on a non-dividing size, and with dynamic spatial axes (`dynamic_shapes`) it silently
+exports the kernel and stride of the example input: exported at 8x8 with output 4, the
+graph returns 8x8 (not 4x4) for a 16x16 input, with no error. Output size 1 on every axis
+(`nn.AdaptiveMaxPool2d(1)`, `(1, 1)`) exports as GlobalMaxPool / ReduceMax for any input
+size and is not reported.
+
+What to do: where the input's pooled sizes are static and a multiple of the output size,
+nothing is needed (the exporters emit an exact MaxPool). Where they are dynamic but always
+a multiple, reshape and reduce, which is exact for every such size:
+`x.reshape(n, c, o_h, h // o_h, o_w, w // o_w).amax(dim=(3, 5))` (h, w read from
+`x.shape`). Where they do not divide, compute each bin's bounds (PyTorch's bins span
+[floor(i*n/o), ceil((i+1)*n/o))), or use output size 1 and a learned layer after it.
+
+Fix safety: none (detect only): the reshape form changes the result (it raises) for sizes
+that do not divide, and `return_indices=True` has no such form. TensorRT versions: all (the
+failure is in the exporters; MaxPool, GlobalMaxPool and ReduceMax parse everywhere).""",
+        fix=Safety.NONE,
+        examples=(
+            Example("y = F.adaptive_max_pool2d(feat, (7, 7))\n"),
+            Example("self.pool = nn.AdaptiveMaxPool2d((4, None))\n"),
+            Example("head = nn.Sequential(nn.AdaptiveMaxPool1d(8), nn.Flatten())\n"),
+        ),
+        references=(
+            "https://pytorch.org/docs/stable/generated/torch.nn.AdaptiveMaxPool2d.html",
+            "https://github.com/pytorch/pytorch/blob/main/torch/onnx/_internal/torchscript_exporter/symbolic_opset9.py",
+            "https://github.com/onnx/onnx-tensorrt/blob/main/docs/operators.md",
+        ),
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        function = self.context.refers_to(node.func, *_MAX_FUNCTIONS)
+        if function is not None:
+            dims = _MAX_FUNCTIONS[function]
+            size, name = argument(node, 1, "output_size"), f"adaptive_max_pool{dims}"
+        else:
+            module = self.context.refers_to(node.func, *_MAX_MODULES)
+            if module is None:
+                return
+            dims = _MAX_MODULES[module]
+            size, name = argument(node, 0, "output_size"), f"nn.AdaptiveMaxPool{dims}"
+        if any(is_reserved(scope) for scope in (*self.context.classes, *self.context.functions)):
+            return
+        if size is not None and not has_star_args(node):
+            sizes = _max_sizes(size.value, dims)
+            if sizes is not None and all(s == 1 for s in sizes):
+                return  # GlobalMaxPool / ReduceMax: exports for any input size
+        self.report(node, f"{name}: the TorchScript exporter fails when a pooled axis is dynamic or the output "
+                    "size does not divide it, and the dynamo exporter bakes the example's kernel in; reshape and "
+                    "`amax` when sizes always divide, or compute the bins")
+
+
+RULES = (AdaptiveAvgPool, AdaptiveMaxPool)

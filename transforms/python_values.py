@@ -7,7 +7,7 @@ repeats the example input's value for every other input.
 - TRT702 reports ``.item()`` / ``.tolist()`` / ``.numpy()`` and ``int(t)``-style conversions
   in forward code (detect only).
 - TRT704 rewrites ``len(x)`` → ``x.shape[0]`` where an annotation proves ``x`` is a tensor,
-  and reports it for unannotated ``forward`` parameters.
+  and reports it for unannotated ``forward`` parameters the method uses as tensors.
 
 Where they look is shared with the other deployment rules: see
 :mod:`trtcodemod.transforms._runtime_scope`.
@@ -19,36 +19,37 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from trtcodemod.astutil import bound_names, decorator_names, has_star_args, method_call, short_code
+from trtcodemod.astutil import bound_names, decorator_names, has_star_args, method_call, short_code, walk
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
 from trtcodemod.scopes import (
     ANNOTATION, ASSIGN, AUGASSIGN, CLASS, DEF, DEL, EXCEPT, FOR, GLOBAL, IMPORT, MATCH, NESTED_NONLOCAL, NONLOCAL,
     PARAM, TYPE, WALRUS, WITH,
 )
 from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
+from trtcodemod.transforms._tensor_evidence import (
+    TENSOR_ONLY_METHODS, literal_default, tensor_expression, tensor_parameters,
+)
 
 _AVOIDING_PITFALLS = "https://pytorch.org/docs/stable/onnx_torchscript.html#avoiding-pitfalls"
 
+#: Attributes a list or tuple lacks: reading one shows a forward input is a tensor.
+_TENSOR_ATTRIBUTES = TENSOR_ONLY_METHODS | {"shape", "dtype", "device", "is_cuda", "ndim"}
+
+
+def _used_as_tensor(function: cst.FunctionDef, name: str) -> bool:
+    """Does ``function`` read a tensor attribute of ``name`` (``x.shape``, ``x.sigmoid()``)?
+
+    An unannotated ``forward`` input may as well be a list (``attn_masks``, ``mlvl_feats``),
+    whose ``len`` is no traced size.
+    """
+    return any(
+        isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == name
+        and node.attr.value in _TENSOR_ATTRIBUTES
+        for node in walk(function.body)
+    )
+
 
 #: Methods that only describe a tensor (shape, dtype...): their results are not tensors.
-_STATIC_METHODS = frozenset({
-    "size", "dim", "ndimension", "numel", "nelement", "element_size", "stride", "is_floating_point",
-    "is_complex", "is_contiguous", "is_signed", "get_device", "data_ptr", "storage_offset", "__len__",
-    "item", "tolist", "numpy", "type", "has_names", "is_set_to", "equal",
-})
-#: torch functions whose results are not tensors (or are only static facts).
-_NON_TENSOR_TORCH = frozenset({
-    "torch.Size", "torch.finfo", "torch.iinfo", "torch.device", "torch.dtype", "torch.numel",
-    "torch.is_tensor", "torch.is_floating_point", "torch.is_complex", "torch.is_nonzero",
-    "torch.get_default_dtype", "torch.is_grad_enabled", "torch.no_grad", "torch.enable_grad",
-    "torch.set_grad_enabled", "torch.inference_mode", "torch.is_inference_mode_enabled",
-    "torch.manual_seed", "torch.initial_seed", "torch.equal", "torch.is_storage",
-})
-_NON_TENSOR_TORCH_PREFIXES = (
-    "torch.nn.", "torch.jit.", "torch.cuda.", "torch.onnx.", "torch.distributed.", "torch.backends.",
-    "torch.utils.", "torch.testing.", "torch.autograd.", "torch.fx.", "torch._", "torch.compiler.",
-    "torch.distributions.", "torch.hub.", "torch.optim.", "torch.overrides.",
-)
 #: Tensor methods that always return a single tensor: `x = x.view(...)` keeps `x` a tensor.
 _TENSOR_METHODS = frozenset({
     "float", "half", "double", "bfloat16", "int", "long", "short", "bool", "byte", "to", "cuda", "cpu",
@@ -142,15 +143,8 @@ every TensorRT version.""",
         in_forward = (
             where is not None and where[1] is node and where[0].is_module and node.name.value == "forward"
         )
-        params = node.params
-        listed = [*params.posonly_params, *params.params]
-        if where is not None and where[1] is node and listed and "staticmethod" not in decorator_names(node):
-            listed = listed[1:]
-        for param in (*listed, *params.kwonly_params):
-            if _is_tensor_annotation(self, param.annotation):
-                names.add(param.name.value)
-            elif in_forward and param.annotation is None and not _literal_default(param):
-                names.add(param.name.value)
+        names |= tensor_parameters(self.context, node, where is not None and where[1] is node, in_forward,
+                                   none_is_literal=False)
         self._tensors.append(names)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
@@ -160,26 +154,11 @@ every TensorRT version.""",
     def _is_tensor(self, expr: cst.BaseExpression) -> bool:
         if not self._tensors:
             return False
-        if isinstance(expr, cst.Name):
-            return expr.value in self._tensors[-1] and not self.shadowed(expr.value)
-        if isinstance(expr, cst.Call):
-            torch_names = [q for q in self.context.qualified_names(expr.func) if q.startswith("torch.")]
-            if torch_names:
-                name = torch_names[0]
-                return name not in _NON_TENSOR_TORCH and (
-                    name.startswith("torch.nn.functional.") or not name.startswith(_NON_TENSOR_TORCH_PREFIXES)
-                )
-            parts = method_call(expr)
-            return parts is not None and parts[1] not in _STATIC_METHODS and self._is_tensor(parts[0])
-        if isinstance(expr, cst.Subscript):
-            return self._is_tensor(expr.value)
-        if isinstance(expr, cst.Attribute):
-            return expr.attr.value in ("T", "mT", "data") and self._is_tensor(expr.value)
-        if isinstance(expr, cst.BinaryOperation):
-            return self._is_tensor(expr.left) or self._is_tensor(expr.right)
-        if isinstance(expr, cst.UnaryOperation):
-            return not isinstance(expr.operator, cst.Not) and self._is_tensor(expr.expression)
-        return False
+        return tensor_expression(
+            expr,
+            lambda func: next((q for q in self.context.qualified_names(func) if q.startswith("torch.")), None),
+            lambda name: name in self._tensors[-1] and not self.shadowed(name),
+        )
 
     def leave_Assign(self, original_node: cst.Assign) -> None:
         if not self._tensors:
@@ -225,20 +204,6 @@ every TensorRT version.""",
                        "example's value as a constant; keep it a tensor or pass it in as an input")
 
 
-def _literal_default(param: cst.Param) -> bool:
-    default = param.default
-    if default is None:
-        return False
-    if isinstance(default, cst.UnaryOperation):
-        default = default.expression
-    if isinstance(default, (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString, cst.Tuple,
-                            cst.List, cst.Dict)):
-        return True
-    return isinstance(default, cst.Name) and default.value in ("True", "False")
-
-# --- TRT704 ------------------------------------------------------------------------
-
-
 @dataclass
 class _LenFrame:
     function: cst.FunctionDef
@@ -264,7 +229,9 @@ class LenOfTensor(RuntimeScopeRule):
         summary="`len(x)` of a tensor is traced as a constant; `x.shape[0]` stays symbolic",
         doc="""\
 What it finds: `len(x)` where `x` is a parameter annotated `torch.Tensor` (rewritten), and
-`len(x)` of an unannotated parameter of a module's `forward` (reported only).
+`len(x)` of an unannotated parameter of a module's `forward` that the method also uses as a
+tensor (`x.shape`, `x.sigmoid()`...; reported only: an input that may be a list of masks,
+`attn_masks`, is left alone).
 
 Why it hurts: the tracer sees `len(x)` as a Python int, so the exported graph carries the
 example's first dimension as a constant: exported with a dynamic batch axis, a Reshape or an
@@ -331,7 +298,7 @@ TensorRT version.""",
         tensors = {p.name.value: p for p in listed if _is_tensor_annotation(self, p.annotation)}
         forward = set()
         if is_method and where[0].is_module and node.name.value == "forward":  # type: ignore[index]
-            forward = {p.name.value for p in listed if p.annotation is None and not _literal_default(p)}
+            forward = {p.name.value for p in listed if p.annotation is None and not literal_default(p)}
         self._frames.append(_LenFrame(node, tensors, forward))
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
@@ -348,7 +315,7 @@ TensorRT version.""",
                 else:
                     self.report(call, f"len({name}) is traced as a constant; use `{name}.shape[0]` "
                                 f"(not rewritten: {why})")
-            elif name in frame.forward_params:
+            elif name in frame.forward_params and _used_as_tensor(frame.function, name):
                 self.report(call, f"len({name}) is traced as a constant if `{name}` is a tensor; use "
                             f"`{name}.shape[0]` (not rewritten: `{name}` is not annotated as a Tensor)")
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Union
 
 from trtcodemod.engine import Options, check_source as _check_bytes, fix_source as _fix_bytes
+from trtcodemod.model_code import SCOPES
 from trtcodemod.rules import Finding
 from trtcodemod.versions import DEFAULT_TARGET
 
@@ -33,8 +34,10 @@ class ApplyResult:
     fixed: list[Finding] = field(default_factory=list)
 
 
-def _options(select: Iterable[str], ignore: Iterable[str], unsafe: bool, target: str) -> Options:
-    return Options(select=tuple(select), ignore=tuple(ignore), unsafe=unsafe, target=target)
+def _options(select: Iterable[str], ignore: Iterable[str], unsafe: bool, target: str, scope: str) -> Options:
+    if scope not in SCOPES:
+        raise ValueError(f"scope must be one of {SCOPES}, not {scope!r}")
+    return Options(select=tuple(select), ignore=tuple(ignore), unsafe=unsafe, target=target, scope=scope)
 
 
 def _encoding(text: str) -> str:
@@ -55,15 +58,17 @@ def _as_bytes(code: Source) -> bytes:
 
 
 def check_source(code: Source, *, path: str = "<source>", select: Iterable[str] = ("ALL",),
-                 ignore: Iterable[str] = (), target: str = DEFAULT_TARGET) -> list[Finding]:
-    """Findings for ``code`` (``path`` only names it in findings and errors)."""
-    return _check_bytes(_as_bytes(code), path, _options(select, ignore, False, target))
+                 ignore: Iterable[str] = (), target: str = DEFAULT_TARGET, scope: str = "model") -> list[Finding]:
+    """Findings for ``code``; ``path`` names it in findings and errors, and says whether it is
+    model code (``scope="model"``, the default; ``"all"`` looks at every line)."""
+    return _check_bytes(_as_bytes(code), path, _options(select, ignore, False, target, scope))
 
 
 def apply_source(code: Source, *, path: str = "<source>", select: Iterable[str] = ("ALL",),
-                 ignore: Iterable[str] = (), unsafe: bool = False, target: str = DEFAULT_TARGET) -> ApplyResult:
+                 ignore: Iterable[str] = (), unsafe: bool = False, target: str = DEFAULT_TARGET,
+                 scope: str = "model") -> ApplyResult:
     """``code`` with every allowed fix applied (safe ones, and unsafe ones with ``unsafe=True``)."""
-    result = _fix_bytes(_as_bytes(code), path, _options(select, ignore, unsafe, target))
+    result = _fix_bytes(_as_bytes(code), path, _options(select, ignore, unsafe, target, scope))
     new: Source = result.source if isinstance(code, bytes) else result.source.decode(_encoding(code))
     return ApplyResult(code=new if result.changed else code, changed=result.changed,
                        findings=result.findings, fixed=result.fixed)

@@ -19,10 +19,15 @@ from trtcodemod.errors import InputError, InternalError
 from trtcodemod.files import SourceFile, discover, remove_stale_temps, write_atomic
 from trtcodemod.interrupt import Interrupted, SignalGuard
 from trtcodemod.registry import all_rules, rule_by_id, unknown_codes
-from trtcodemod.report import FORMATS, render, unified_diff
+from trtcodemod.report import FORMATS, render
+from trtcodemod.report.diff import review_diff
+from trtcodemod.report.formats import EDIT_FORMATS
+from trtcodemod.report.progress import Progress
+from trtcodemod.cache import Cache, default_location
 from trtcodemod.runner import FileOutcome, process, run_batch, write_changes
 from trtcodemod.trt.inspect import inspect_command
 from trtcodemod.migrate.command import migrate_command
+from trtcodemod.model_code import SCOPES
 from trtcodemod.verify.command import verify_command
 from trtcodemod.versions import VersionError, format_version, parse_target
 
@@ -30,7 +35,7 @@ app = typer.Typer(
     name="trtcodemod",
     help="Find PyTorch code that exports badly to ONNX/TensorRT, rewrite it, and verify the rewrite.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,  # --install-completion / --show-completion (bash, zsh, fish, PowerShell)
     context_settings={"help_option_names": ["-h", "--help"]},
     # Plain help text: Rich markup would eat every bracketed word ("[tool.trtcodemod]").
     rich_markup_mode=None,
@@ -47,6 +52,15 @@ JobsOpt = typer.Option(1, "--jobs", "-j", min=0, help="Worker processes (0: one 
 MaxSizeOpt = typer.Option(
     None, "--max-file-size", metavar="SIZE",
     help="Report larger files instead of parsing them: bytes, or e.g. 4MiB, 500KB; 0 for no limit. Default 2MiB.")
+ScopeOpt = typer.Option(
+    None, "--scope",
+    help="model (default): only model code, not tests, tools, data loading, training, losses or "
+         "__main__ blocks (README: Model code); all: every line. Config: scope = \"all\".")
+CacheOpt = typer.Option(
+    None, "--cache/--no-cache",
+    help="Reuse the results of files whose bytes and settings did not change (default: on inside a project; "
+         "stored in .trtcodemod_cache/ at the project root or $TRTCODEMOD_CACHE_DIR). Config: cache = false.")
+QuietOpt = typer.Option(False, "--quiet", "-q", help="No progress bar and no end-of-run summary on standard error.")
 FactsOpt = typer.Option(
     None, "--facts",
     help="Facts saved by `trtcodemod migrate --save-facts` (JSON): check by what the recorded run observed, "
@@ -63,7 +77,7 @@ def _fail(message: str) -> None:
 
 
 def _settings(paths: List[str], config: Optional[Path], select, ignore, target, unsafe: Optional[bool],
-              max_file_size: Optional[str] = None) -> Settings:
+              max_file_size: Optional[str] = None, scope: Optional[str] = None) -> Settings:
     """Configuration file values, overridden by whatever the command line gives.
 
     ``--select`` replaces the file's ``select`` *and* ``ignore`` (as a later layer does
@@ -84,6 +98,10 @@ def _settings(paths: List[str], config: Optional[Path], select, ignore, target, 
         settings.target = target
     if unsafe is not None:
         settings.unsafe = unsafe
+    if scope is not None:
+        if scope not in SCOPES:
+            _fail(f"--scope: choose from {', '.join(SCOPES)}, not {scope!r}")
+        settings.scope = scope
     if max_file_size is not None:
         try:
             settings.max_file_size = parse_size(max_file_size)
@@ -164,6 +182,9 @@ def check(
     jobs: int = JobsOpt,
     max_file_size: Optional[str] = MaxSizeOpt,
     facts: Optional[Path] = FactsOpt,
+    scope: Optional[str] = ScopeOpt,
+    cache: Optional[bool] = CacheOpt,
+    quiet: bool = QuietOpt,
     output: Optional[Path] = typer.Option(
         None, "--output", "-o", help="Write the report to this file (atomically) instead of standard output."),
     stdin_filename: Optional[str] = typer.Option(
@@ -180,35 +201,85 @@ def check(
     if "-" in paths and paths != ["-"]:
         _fail("'-' (standard input) cannot be mixed with other paths")
     missing: list[InputError] = []
+    started = time.perf_counter()
+    edits = output_format in EDIT_FORMATS
     with SignalGuard():  # from the start: Ctrl-C at any point is "interrupted", exit 130
         try:
-            settings = _settings(paths, config, select, ignore, target, None, max_file_size)
+            settings = _settings(paths, config, select, ignore, target, None, max_file_size, scope)
             _load_facts(settings, facts)
             if paths == ["-"]:
                 name = stdin_filename or "-"
                 stdin = SourceFile(display=name, path=Path(name))
                 outcomes = [process(stdin, settings, fix=False, unsafe=settings.unsafe,
-                                    source=sys.stdin.buffer.read())]
+                                    source=sys.stdin.buffer.read(), edits=edits)]
             else:
                 files, missing = _collect(paths, settings)
                 if not files and not missing:
                     _warn_no_files(paths)
                     if output_format == "text" and output is None:
                         raise typer.Exit(EXIT_OK)
-                outcomes = run_batch(files, settings, fix=False, unsafe=settings.unsafe, jobs=jobs)
+                with Progress(len(files), enabled=not quiet, label="checking") as progress:
+                    outcomes = run_batch(files, settings, fix=False, unsafe=settings.unsafe, jobs=jobs,
+                                         cache=_cache(paths, settings, cache, fix=False, edits=edits),
+                                         progress=progress, edits=edits)
         except Interrupted as exc:
             _interrupted(exc, "nothing was written.")
     _print_warnings(outcomes)
     findings, errors = _all_findings(outcomes), _all_errors(outcomes, missing)
+    fix_edits = _edits_by_finding(outcomes) if edits else None
     if output is None:
-        sys.stdout.write(render(output_format, findings, errors, color=_color(sys.stdout), unsafe=settings.unsafe))
+        sys.stdout.write(render(output_format, findings, errors, color=_color(sys.stdout), unsafe=settings.unsafe,
+                                edits=fix_edits))
     else:
-        report = render(output_format, findings, errors, color=False, unsafe=settings.unsafe)
+        report = render(output_format, findings, errors, color=False, unsafe=settings.unsafe, edits=fix_edits)
         try:
             write_atomic(output, report.encode("utf-8"))
         except OSError as exc:
             _fail(f"--output: cannot write {output}: {exc.strerror or exc}")
+    if not quiet and output_format == "text" and paths != ["-"]:
+        typer.echo(_run_account("Checked", outcomes, missing, time.perf_counter() - started), err=True)
     raise typer.Exit(EXIT_ERROR if errors else EXIT_FINDINGS if findings else EXIT_OK)
+
+
+def _cache(paths: List[str], settings: Settings, enabled: Optional[bool], fix: bool, edits: bool = False
+           ) -> Optional[Cache]:
+    """The run's cache: ``--cache/--no-cache`` over the config's ``cache``; its folder from
+    ``$TRTCODEMOD_CACHE_DIR``, the config's ``cache-dir``, or the project root (None: no cache)."""
+    if not (settings.cache if enabled is None else enabled):
+        return None
+    folder = settings.cache_dir if settings.cache_dir is not None and "TRTCODEMOD_CACHE_DIR" not in os.environ \
+        else default_location(paths[0] if paths else ".")
+    if folder is None:
+        return None
+    return Cache.for_run(folder, settings, fix=fix, unsafe=settings.unsafe, edits=edits)
+
+
+def _edits_by_finding(outcomes: List[FileOutcome]) -> dict:
+    """``id(finding)`` -> its fix's replacements, for the JSON and SARIF renderers."""
+    found = {}
+    for outcome in outcomes:
+        if outcome.edits is None:
+            continue
+        for finding, replacements in zip(outcome.findings, outcome.edits):
+            if replacements:
+                found[id(finding)] = replacements
+    return found
+
+
+def _run_account(verb: str, outcomes: List[FileOutcome], missing: List[InputError], seconds: float,
+                 changed: Optional[int] = None) -> str:
+    """``Checked 489 files in 3.2 s (412 from cache); 2 could not be processed.``"""
+    scanned = len(outcomes)
+    cached = sum(1 for o in outcomes if o.cached)
+    failed = sum(1 for o in outcomes if o.error is not None) + len(missing)
+    text = f"{verb} {scanned} file{'s' * (scanned != 1)} in {seconds:.1f} s"
+    if cached:
+        text += f" ({cached} from the cache)"
+    if changed is not None:
+        text += f"; {changed} changed"
+    if failed:
+        text += f"; {failed} could not be processed"
+    return text + "."
 
 
 @app.command()
@@ -226,6 +297,9 @@ def apply(
     jobs: int = JobsOpt,
     max_file_size: Optional[str] = MaxSizeOpt,
     facts: Optional[Path] = FactsOpt,
+    scope: Optional[str] = ScopeOpt,
+    cache: Optional[bool] = CacheOpt,
+    quiet: bool = QuietOpt,
 ) -> None:
     """Rewrite files in place into TensorRT-safe form (atomic writes; untouched bytes stay untouched).
 
@@ -239,7 +313,7 @@ def apply(
     written = 0
     with SignalGuard() as guard:
         try:
-            settings = _settings(paths, config, select, ignore, target, unsafe, max_file_size)
+            settings = _settings(paths, config, select, ignore, target, unsafe, max_file_size, scope)
             _load_facts(settings, facts)
             files, missing = _collect(paths, settings)
             if not files and not missing:
@@ -251,11 +325,13 @@ def apply(
                 if stale:
                     typer.echo(f"trtcodemod: removed {len(stale)} temporary file{'s' * (len(stale) != 1)} "
                                "left by an interrupted run", err=True)
-            outcomes = run_batch(files, settings, fix=True, unsafe=settings.unsafe, jobs=jobs)
+            with Progress(len(files), enabled=not quiet, label="fixing") as progress:
+                outcomes = run_batch(files, settings, fix=True, unsafe=settings.unsafe, jobs=jobs,
+                                     cache=_cache(paths, settings, cache, fix=True), progress=progress)
             changed = [o for o in outcomes if o.changed and o.error is None]
             if dry_run:
                 for outcome in changed:
-                    sys.stdout.write(unified_diff(outcome.file.display, outcome.original or b"", outcome.new_source or b""))
+                    sys.stdout.write(review_diff(outcome.file.display, outcome.original or b"", outcome.new_source or b""))
             elif not check_only:
                 to_write = len(changed)
                 written = write_changes(outcomes, guard)
@@ -269,9 +345,27 @@ def apply(
     _print_warnings(outcomes)
     errors = _all_errors(outcomes, missing)
     _apply_summary(outcomes, changed, errors, settings, written=not (dry_run or check_only))
+    if not quiet:
+        _per_rule_account(outcomes, changed, not (dry_run or check_only))
+        typer.echo(_run_account("Scanned", outcomes, missing, time.time() - started, changed=len(changed)), err=True)
     if errors:
         raise typer.Exit(EXIT_ERROR)
     raise typer.Exit(EXIT_FINDINGS if check_only and changed else EXIT_OK)
+
+
+def _per_rule_account(outcomes: List[FileOutcome], changed: List[FileOutcome], written: bool) -> None:
+    """One stderr line per rule: fixes made and findings left (nothing when there are neither)."""
+    fixed: dict[str, int] = {}
+    left: dict[str, int] = {}
+    for outcome in changed:
+        for finding in outcome.fixed:
+            fixed[finding.rule] = fixed.get(finding.rule, 0) + 1
+    for outcome in outcomes:
+        for finding in outcome.findings:
+            left[finding.rule] = left.get(finding.rule, 0) + 1
+    verb = "fixed" if written else "would fix"
+    for rule in sorted(set(fixed) | set(left)):
+        typer.echo(f"  {rule}: {verb} {fixed.get(rule, 0)}, {left.get(rule, 0)} remaining", err=True)
 
 
 def _apply_summary(outcomes, changed, errors, settings: Settings, written: bool) -> None:
@@ -298,9 +392,21 @@ def _apply_summary(outcomes, changed, errors, settings: Settings, written: bool)
 
 
 @app.command()
-def rules(output_format: str = typer.Option("text", "--format", help="text, json or markdown (the README's table).")) -> None:
+def rules(
+    output_format: str = typer.Option("text", "--format", help="text, json or markdown (the README's table)."),
+    target: Optional[str] = typer.Option(
+        None, "--target", help="Only the rules that matter for this TensorRT version (e.g. 8.4, 10.x)."),
+) -> None:
     """List every rule: ID, name, fix safety, the TensorRT versions it matters for, summary."""
     infos = all_rules()
+    if target is not None:
+        try:
+            version = parse_target(target)
+        except VersionError as exc:
+            _fail(str(exc))
+        infos = [i for i in infos if i.applies_to(version)]
+        if output_format == "text":
+            typer.echo(f"{len(infos)} of {len(all_rules())} rules matter for TensorRT {format_version(version)}:")
     if output_format == "json":
         data = [
             {
@@ -316,7 +422,7 @@ def rules(output_format: str = typer.Option("text", "--format", help="text, json
         typer.echo(json.dumps(data, indent=2))
         return
     if output_format == "markdown":
-        typer.echo(rule_table_markdown(), nl=False)
+        typer.echo(rule_table_markdown(infos), nl=False)
         return
     if output_format != "text":
         _fail(f"unknown format {output_format!r}; choose text, json or markdown")
@@ -338,6 +444,8 @@ def explain(rule: str = typer.Argument(..., help="A rule ID (TRT401) or name (sq
         typer.echo("Opt-in: runs only when selected by its ID, its name or an ID prefix, never by ALL")
     if info.needed_before:
         typer.echo(f"Matters for TensorRT older than {format_version(info.needed_before)}")
+    typer.echo("Looks at model code only (not tests, tools, data loading, training steps, losses, "
+               "weight loading, plotting, `if self.training:` or `__main__` blocks); --scope all looks everywhere.")
     typer.echo("\n" + info.doc.strip() + "\n")
     for number, example in enumerate(info.examples, 1):
         typer.echo(f"Example {number}:\n" + _indent(example.before))
@@ -348,10 +456,10 @@ def explain(rule: str = typer.Argument(..., help="A rule ID (TRT401) or name (sq
         typer.echo("References:\n" + "\n".join(f"  {ref}" for ref in info.references))
 
 
-def rule_table_markdown() -> str:
+def rule_table_markdown(infos: "list | None" = None) -> str:
     """The README's rule table, generated from the rules' metadata."""
     rows = ["| ID | name | fix | TensorRT | what it does |", "| --- | --- | --- | --- | --- |"]
-    for i in all_rules():
+    for i in all_rules() if infos is None else infos:
         versions = f"< {format_version(i.needed_before)}" if i.needed_before else "all"
         summary = i.summary.replace("|", "\\|")
         name = f"`{i.name}` (opt-in)" if i.opt_in else f"`{i.name}`"

@@ -9,6 +9,8 @@ target = "8.6"              # the TensorRT you deploy on
 exclude = ["third_party/", "*_pb2.py"]
 max-file-size = "2 MiB"     # larger files are reported, not parsed (0: no limit)
 facts = "build/facts.json"  # saved by `migrate --save-facts` (relative to this file)
+cache = true                # reuse results of unchanged files (--no-cache)
+cache-dir = ".trtcodemod_cache"  # relative to this file; default: the project root
 
 [tool.trtcodemod.per-file-ignores]
 "tests/*" = ["TRT1"]
@@ -37,7 +39,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 _KNOWN_KEYS = {"select", "ignore", "unsafe", "target", "exclude", "per-file-ignores", "models", "max-file-size",
-               "facts"}
+               "facts", "scope", "cache", "cache-dir"}
 
 #: Files larger than this are reported instead of parsed. LibCST needs about 0.6-1 GB of
 #: memory per MB of source; the largest hand-written file in torch is 1.4 MB.
@@ -83,8 +85,13 @@ class Settings:
     unsafe: bool = False
     target: str = DEFAULT_TARGET
     exclude: tuple[str, ...] = ()
+    #: ``"model"`` (model code only) or ``"all"``; see :mod:`trtcodemod.model_code`.
+    scope: str = "model"
     #: Bytes; 0 for no limit.
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
+    #: The content cache (:mod:`trtcodemod.cache`): on or off, and where (None: the default place).
+    cache: bool = True
+    cache_dir: Path | None = None
     per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)
     #: A facts file (``migrate --save-facts``) for ``check``/``apply``, and its loaded
     #: :class:`~trtcodemod.migrate.facts.Facts` once the command has read it.
@@ -93,6 +100,13 @@ class Settings:
     #: Where the settings came from (None: defaults only).
     source: Path | None = None
     root: Path = field(default_factory=Path.cwd)
+
+    def relative(self, path: Path) -> str | None:
+        """``path`` relative to the project root (posix), or None when it lies outside it."""
+        try:
+            return Path(os.path.realpath(path)).relative_to(os.path.realpath(self.root)).as_posix()
+        except ValueError:
+            return None
 
     def ignores_for(self, path: Path) -> tuple[str, ...]:
         """The ignore list for one file: global ignores plus matching per-file ignores."""
@@ -169,6 +183,18 @@ def load_settings(config: Path | None, paths: Iterable[str]) -> Settings:
             settings.max_file_size = parse_size(table["max-file-size"])
         except ValueError as exc:
             raise ConfigError(config, f"'max-file-size': {exc}") from None
+    if "scope" in table:
+        if table["scope"] not in ("model", "all"):
+            raise ConfigError(config, "'scope' must be \"model\" or \"all\"")
+        settings.scope = table["scope"]
+    if "cache" in table:
+        if not isinstance(table["cache"], bool):
+            raise ConfigError(config, "'cache' must be true or false")
+        settings.cache = table["cache"]
+    if "cache-dir" in table:
+        if not isinstance(table["cache-dir"], str) or not table["cache-dir"]:
+            raise ConfigError(config, "'cache-dir' must be a path (a string)")
+        settings.cache_dir = config.parent / table["cache-dir"]  # relative to the file that names it
     if "facts" in table:
         if not isinstance(table["facts"], str) or not table["facts"]:
             raise ConfigError(config, "'facts' must be a path (a string)")

@@ -14,6 +14,7 @@ The engine knows nothing about particular rules. For a file it:
 from __future__ import annotations
 
 import ast
+import bisect
 import dataclasses
 import difflib
 import re
@@ -27,8 +28,10 @@ from libcst.metadata import CodeRange
 from trtcodemod.astutil import children
 from trtcodemod.context import FileContext, ScopeTracker
 from trtcodemod.errors import InputError, InternalError
+from trtcodemod.files import nesting_problem
 from trtcodemod.helpers import inserted_helper, is_reserved
 from trtcodemod.insertion import Rename, insert_support, plan_helpers, renamed
+from trtcodemod.model_code import build_time_functions, definition_is_model_code, path_reason, skipped_in
 from trtcodemod.positions import scoped_ranges
 from trtcodemod.registry import select_rules
 from trtcodemod.rules import Finding, Fix, PendingFinding, Safety
@@ -55,6 +58,11 @@ class Options:
     #: given as ``--facts``: rules see this file's part as ``FileContext.facts``, and an unsafe
     #: fix whose assumption they prove is applied without ``unsafe``.
     facts: Any = field(default=None, compare=False)
+    #: ``"model"``: only model code (see :mod:`trtcodemod.model_code`); ``"all"``: every line.
+    scope: str = "model"
+    #: The path judged for model code: the file relative to the project root (None: ``path``),
+    #: so that the folders above the project (``/home/me/tools/repo``) never count.
+    scope_path: str | None = None
 
 
 @dataclass
@@ -75,6 +83,9 @@ def parse(source: bytes, path: str) -> cst.Module:
     """Parse ``source`` or raise :class:`InputError` naming the line."""
     if b"\x00" in source:
         raise InputError(path, "file contains NUL bytes; not Python source")
+    too_deep = nesting_problem(source)  # LibCST's native parser would crash the process on it
+    if too_deep is not None:
+        raise InputError(path, too_deep.message, too_deep.line)
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
@@ -279,6 +290,9 @@ def _analyze(
     ``original``: the file before earlier passes changed it into ``source`` (for facts).
     """
     target = parse_target(options.target)
+    model_only = options.scope == "model"
+    if model_only and path_reason(options.scope_path or path) is not None:
+        return [], []
     facts = None
     if options.facts is not None:
         moved = original is not None and original != source
@@ -289,7 +303,9 @@ def _analyze(
     rules = [rule for rule in rules if rule.info.applies_to(target)]
     if not rules:
         return [], []
-    _Batch([ScopeTracker(context), *rules]).run(module)
+    _Batch([ScopeTracker(context), *rules], model_only=model_only).run(module)
+    if model_only and context.findings:
+        context.findings = _without_build_time(module, context.findings)
     if not context.findings:
         return [], []
     groups: dict[tuple[cst.CSTNode, ...], list[cst.CSTNode]] = {}
@@ -323,6 +339,23 @@ def _analyze(
     return findings, _non_overlapping(fixable)
 
 
+def _without_build_time(module: cst.Module, pending: list[PendingFinding]) -> list[PendingFinding]:
+    """Drop findings in top-level functions that only construction or non-model code calls."""
+    top = {id(statement) for statement in module.body}
+    candidates = {
+        p.scopes[0].name.value: p.scopes[0] for p in pending
+        if p.scopes and isinstance(p.scopes[0], cst.FunctionDef) and id(p.scopes[0]) in top
+    }
+    if not candidates:
+        return pending
+    excluded = build_time_functions(module, candidates)
+    if not excluded:
+        return pending
+    return [p for p in pending if not (p.scopes and id(p.scopes[0]) in top
+                                       and getattr(p.scopes[0], "name", None) is not None
+                                       and p.scopes[0].name.value in excluded)]
+
+
 _DEFINITIONS = frozenset({"FunctionDef", "ClassDef"})
 
 
@@ -350,7 +383,8 @@ class _Batch:
     read-only visitor; walking the dataclass fields directly costs a fraction of that.
     """
 
-    def __init__(self, visitors: Sequence[cst.BatchableCSTVisitor]) -> None:
+    def __init__(self, visitors: Sequence[cst.BatchableCSTVisitor], model_only: bool = False) -> None:
+        self._model_only = model_only
         self._visit: dict[str, list] = {}
         self._leave: dict[str, list] = {}
         for visitor in visitors:
@@ -361,7 +395,7 @@ class _Batch:
             methods.reverse()  # leave in reverse order, so the tracker pops last
 
     def run(self, module: cst.Module) -> None:
-        visit, leave = self._visit, self._leave
+        visit, leave, model_only = self._visit, self._leave, self._model_only
         # Our own inserted helpers are TensorRT-safe by construction; a user's function
         # that merely has a helper's name is analysed like any other.
         ours = {id(stmt) for stmt in module.body if is_reserved(stmt) and inserted_helper(stmt) is not None}
@@ -374,12 +408,17 @@ class _Batch:
                 for method in leave.get(kind, ()):
                     method(node)
                 continue
-            if kind in _DEFINITIONS and id(node) in ours:
+            if kind in _DEFINITIONS and (id(node) in ours or model_only and not definition_is_model_code(node)):
                 continue
             for method in visit.get(kind, ()):
                 method(node)
             stack.append((node, True))
-            stack.extend((child, False) for child in reversed(children(node)))
+            below = children(node)
+            if model_only and (kind == "If" or kind == "IndentedBlock"):
+                skipped = skipped_in(node)
+                if skipped:
+                    below = [child for child in below if not any(child is s for s in skipped)]
+            stack.extend((child, False) for child in reversed(below))
 
 
 def _finalize(
@@ -432,15 +471,44 @@ def _suppressed(finding: Finding, lines: list[str]) -> bool:
 
 
 def _non_overlapping(fixable: list[tuple[Finding, list[CodeRange]]]) -> list[Finding]:
-    """Greedy by position: a fix overlapping an earlier chosen one waits for the next pass."""
+    """Greedy by position: a fix overlapping an earlier chosen one waits for the next pass.
+
+    O(n log n) in the number of ranges: the chosen ranges are kept as sorted, pairwise
+    disjoint intervals, so one binary search answers whether a new range overlaps any.
+    """
     chosen: list[Finding] = []
-    taken: list[CodeRange] = []
+    taken: list[_Span] = []  # the chosen ranges, sorted, pairwise disjoint
     for finding, ranges in sorted(fixable, key=lambda item: _range_key(item[1])):
-        if any(_overlap(a, b) for a in ranges for b in taken):
+        spans = [((r.start.line, r.start.column), (r.end.line, r.end.column)) for r in ranges]
+        if any(_overlaps_taken(span, taken) for span in spans):
             continue
         chosen.append(finding)
-        taken.extend(ranges)
+        for span in _merged(spans):
+            bisect.insort(taken, span)
     return chosen
+
+
+_Span = tuple[tuple[int, int], tuple[int, int]]
+
+
+def _overlaps_taken(span: _Span, taken: list[_Span]) -> bool:
+    """Whether ``span`` overlaps one of the disjoint sorted intervals ``taken``: only the last
+    one starting before ``span`` ends can (each one before it ends where the next starts, or
+    earlier). Same test as :func:`_overlap`."""
+    start, end = span
+    index = bisect.bisect_left(taken, (end,)) - 1
+    return index >= 0 and start < taken[index][1] and taken[index][0] < end
+
+
+def _merged(spans: list[_Span]) -> list[_Span]:
+    """One fix's own ranges, overlapping ones joined (they may nest)."""
+    out: list[list[tuple[int, int]]] = []
+    for start, end in sorted(spans):
+        if out and start < out[-1][1]:
+            out[-1][1] = max(out[-1][1], end)
+        else:
+            out.append([start, end])
+    return [(start, end) for start, end in out]
 
 
 def _range_key(ranges: list[CodeRange]) -> tuple[int, int]:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import errno
+import itertools
 import os
 import re
 import secrets
@@ -165,6 +167,49 @@ def read(file: SourceFile, max_size: int | None = None) -> bytes:
     if max_size and len(data) > max_size:  # it grew since the stat
         raise InputError(file.display, size_message(len(data), max_size))
     return data
+
+
+#: CPython's tokenizer refuses more than this many nested brackets ("too many nested
+#: parentheses"), so no Python file holds more. LibCST's native parser has no such check
+#: and overflows its stack (a segmentation fault) at about 1,500 levels.
+MAX_BRACKET_DEPTH = 200
+#: Unary operators chained this deep make CPython's parser give up (RecursionError from
+#: about 3,000) and crash LibCST's further on.
+_UNARY_RUN = re.compile(rb"[-+~]{1000}")
+_NOT_BRACKETS = bytes(sorted(set(range(256)) - set(b"()[]{}")))
+_BRACKET_STEP = [0] * 256
+for _char in b"([{":
+    _BRACKET_STEP[_char] = 1
+for _char in b")]}":
+    _BRACKET_STEP[_char] = -1
+
+
+def nesting_problem(source: bytes) -> InputError | None:
+    """Why ``source`` nests too deeply to hand to LibCST (None: it does not); path left empty.
+
+    A pathological file (thousands of nested brackets or unary operators, usually
+    generated) would crash the process in LibCST's native parser, taking the whole batch
+    with it. A cheap scan finds the candidates (bracket depth ignoring strings, long runs
+    of ``-``/``+``/``~``); CPython's parser then decides, and its own error is reported.
+    Files CPython parses are left to the engine.
+    """
+    deep_unary = _UNARY_RUN.search(source)
+    if deep_unary is None:
+        if source.count(b"(") + source.count(b"[") + source.count(b"{") <= MAX_BRACKET_DEPTH:
+            return None
+        brackets = source.translate(None, _NOT_BRACKETS)
+        if max(itertools.accumulate(map(_BRACKET_STEP.__getitem__, brackets)), default=0) <= MAX_BRACKET_DEPTH:
+            return None
+    try:
+        compile(source, "<source>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as exc:
+        return InputError("", f"syntax error: {exc.msg}", exc.lineno)
+    except (RecursionError, MemoryError):
+        line = source.count(b"\n", 0, deep_unary.start()) + 1 if deep_unary is not None else None
+        return InputError("", "source nests too deeply to parse (Python's own parser gives up too)", line)
+    except ValueError:  # NUL bytes: the engine reports those
+        return None
+    return None
 
 
 def size_message(size: int, limit: int) -> str:

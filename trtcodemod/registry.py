@@ -25,6 +25,16 @@ RULE_MODULES: tuple[str, ...] = (
     "module_state",
     "dynamic_shapes",
     "unsupported_ops",
+    "assignment",
+    "baked_shapes",
+    "value_shapes",
+    "detection",
+    "einsum",
+    "repeat",
+    "comprehensions",
+    "scripted",
+    "optional_state",
+    "layers",
 )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import re
@@ -12,13 +13,14 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import nullcontext
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
+from trtcodemod.cache import Cache
 from trtcodemod.config import Settings
 from trtcodemod import errors as _errors
 from trtcodemod.engine import _SUPPRESS_RE, Options, check_source, findings_in_original, fix_source
 from trtcodemod.errors import InputError, InternalError
-from trtcodemod.files import SourceFile, read, write_atomic
+from trtcodemod.files import SourceFile, nesting_problem, read, write_atomic
 from trtcodemod.interrupt import SignalGuard
 from trtcodemod.registry import unknown_codes
 from trtcodemod.rules import Finding
@@ -38,6 +40,11 @@ class FileOutcome:
     internal_errors: list[InternalError] = field(default_factory=list)
     #: ``path:line: warning: ...`` lines (unknown codes in suppression comments).
     warnings: list[str] = field(default_factory=list)
+    #: With ``edits``: for each finding, its fix as text replacements (None: no fix); see
+    #: :mod:`trtcodemod.report.edits`.
+    edits: list[list[dict[str, Any]] | None] | None = None
+    #: Whether the outcome came from the cache.
+    cached: bool = False
 
     @property
     def changed(self) -> bool:
@@ -58,21 +65,33 @@ def options_for(file: SourceFile, settings: Settings, unsafe: bool) -> Options:
         unsafe=unsafe,
         target=settings.target,
         facts=settings.facts,
+        scope=settings.scope,
+        scope_path=settings.relative(file.path),
     )
 
 
-def process(file: SourceFile, settings: Settings, fix: bool, unsafe: bool, source: bytes | None = None) -> FileOutcome:
+def process(file: SourceFile, settings: Settings, fix: bool, unsafe: bool, source: bytes | None = None,
+            edits: bool = False) -> FileOutcome:
     """Check (``fix=False``) or fix one file in memory; never raises.
 
-    ``source``: the code itself, when it does not come from ``file`` (standard input).
+    ``source``: the code itself, when it does not come from ``file`` (standard input, or
+    bytes the caller already read). ``edits``: when checking, also give each fix as text
+    replacements (:attr:`FileOutcome.edits`).
     """
     outcome = FileOutcome(file)
     try:
         if source is None:
             source = read(file, settings.max_file_size)
         outcome.original = source
+        deep = nesting_problem(source)
+        if deep is not None:
+            raise InputError(file.display, deep.message, deep.line)
         options = options_for(file, settings, unsafe)
-        if not fix:
+        if not fix and edits:
+            from trtcodemod.report.edits import check_with_edits
+
+            outcome.findings, outcome.edits = check_with_edits(source, file.display, options)
+        elif not fix:
             outcome.findings = check_source(source, file.display, options)
         else:
             result = fix_source(source, file.display, options)
@@ -131,19 +150,86 @@ def suppression_warnings(source: bytes, path: str) -> list[str]:
 
 
 def run_batch(
-    files: Sequence[SourceFile], settings: Settings, *, fix: bool, unsafe: bool, jobs: int = 1
+    files: Sequence[SourceFile], settings: Settings, *, fix: bool, unsafe: bool, jobs: int = 1,
+    cache: Cache | None = None, progress: Callable[[FileOutcome], None] | None = None, edits: bool = False,
 ) -> list[FileOutcome]:
     """Process every file, in parallel when ``jobs`` > 1 (0: one per core); results keep the input order.
+
+    With a ``cache`` (:mod:`trtcodemod.cache`), this process reads each file and looks its
+    bytes up first; only the misses are processed (by the workers, which read the file
+    again, key what they read and store what they compute: no source travels between
+    processes, and a file changed in between is never stored under its old bytes' key).
+    ``progress`` is called here, in this process, once per finished file.
 
     A worker process that dies on one file (a crash in native code, the OOM killer)
     makes that file an error; the other files are still processed.
     """
-    work = [(file, settings, fix, unsafe) for file in files]
     if jobs == 0:
         jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    if jobs <= 1 or len(files) < 2:
-        return [process(*item) for item in work]
-    return _run_parallel(work, jobs)
+    results: list[FileOutcome | None] = [None] * len(files)
+    work: dict[int, _Work] = {}
+    sizes: dict[int, int] = {}
+    for index, file in enumerate(files):
+        item: _Work = (file, settings, fix, unsafe, edits, cache)
+        if cache is not None:
+            try:
+                source = read(file, settings.max_file_size)
+            except InputError as exc:
+                results[index] = _done(FileOutcome(file, error=exc), progress)
+                continue
+            key = cache.key(options_for(file, settings, unsafe), file.display, source)
+            hit = cache.load(key, file, source)
+            if hit is not None:
+                hit.cached = True
+                results[index] = _done(hit, progress)
+                continue
+            if jobs <= 1:  # process it now, with the bytes in hand
+                results[index] = _done(_process_item(item, source, key), progress)
+                continue
+            sizes[index] = len(source)
+        work[index] = item
+    if jobs <= 1 or len(work) < 2:
+        for index, item in work.items():
+            results[index] = _done(_process_item(item), progress)
+    else:
+        # Largest first: the last file to finish should be a small one, or one worker idles
+        # while the other parses a big file at the end.
+        for index in work:
+            if index not in sizes:
+                try:
+                    sizes[index] = os.stat(files[index].path).st_size
+                except OSError:
+                    sizes[index] = 0
+        order = sorted(work, key=lambda i: -sizes[i])
+        _run_parallel(work, order, jobs, results, progress)
+    if cache is not None and any(r is not None and not r.cached for r in results):
+        cache.prune()  # something may have been written
+    return [r for r in results if r is not None]
+
+
+def _done(outcome: FileOutcome, progress: Callable[[FileOutcome], None] | None) -> FileOutcome:
+    if progress is not None:
+        progress(outcome)
+    return outcome
+
+
+def _process_item(item: _Work, source: bytes | None = None, key: str | None = None) -> FileOutcome:
+    """:func:`process` one work item; with a cache, key the bytes processed and store the outcome."""
+    file, settings, fix, unsafe, edits, cache = item
+    if cache is not None and source is None:
+        try:
+            source = read(file, settings.max_file_size)
+        except InputError as exc:
+            return FileOutcome(file, error=exc)
+    if source is None and not edits:
+        outcome = process(file, settings, fix, unsafe)
+    else:
+        outcome = process(file, settings, fix, unsafe, source, edits=edits)
+    if cache is not None and source is not None:
+        if key is None:
+            key = cache.key(options_for(file, settings, unsafe), file.display, source)
+        cache.store(key, outcome)
+    return outcome
 
 
 # --- parallel runs -------------------------------------------------------------------------
@@ -156,12 +242,16 @@ def run_batch(
 _NOT_STARTED, _RUNNING, _DONE = 0, 1, 2
 _worker_state: Any = None
 
-_Work = tuple[SourceFile, Settings, bool, bool]
+#: file, settings, fix, unsafe, edits, cache.
+_Work = tuple[SourceFile, Settings, bool, bool, bool, "Cache | None"]
+#: In a worker: the batch's work items (given once, when the worker starts).
+_worker_work: dict[int, _Work] = {}
 
 
-def _init_worker(state: Any) -> None:
-    global _worker_state
+def _init_worker(state: Any, work: dict[int, _Work]) -> None:
+    global _worker_state, _worker_work
     _worker_state = state
+    _worker_work = work
     _worker_signals()
 
 
@@ -190,10 +280,15 @@ def _die_with_parent() -> None:
             pass
 
 
-def _work_item(index: int, item: _Work) -> dict[str, Any]:
+def _work_item(index: int) -> dict[str, Any]:
+    """Process work item ``index``; only the index and the plain outcome cross the process
+    boundary (the settings, facts included, reach each worker once, at its start)."""
+    item = _worker_work[index]
     _worker_state[index] = _RUNNING
     try:
-        outcome = process(*item)
+        outcome = _process_item(item)
+        if not item[2]:
+            outcome.original = None  # a check needs no copy of the file back
     except BaseException as exc:  # SystemExit from a rule must not reach the parent as its own
         file = item[0]
         detail = traceback.format_exception_only(type(exc), exc)[-1].strip()
@@ -235,23 +330,47 @@ def _unplain(value: Any) -> Any:
     return value
 
 
-def _run_parallel(work: list[_Work], jobs: int) -> list[FileOutcome]:
+def _run_parallel(work: dict[int, _Work], order: list[int], jobs: int, results: list[FileOutcome | None],
+                  progress: Callable[[FileOutcome], None] | None) -> None:
+    """Fill ``results[i]`` for each ``i`` in ``order`` (the order work is handed out)."""
     context = multiprocessing.get_context()
-    results: list[FileOutcome | None] = [None] * len(work)
-    pending = list(range(len(work)))
+    if context.get_start_method() == "fork":
+        _warm_up(work)
+        # Forked workers share this process's memory until they write to it; the cyclic GC
+        # writes to every object it scans, copying pages into each worker. Frozen objects
+        # (everything imported so far: LibCST, the rules) are never scanned.
+        gc.freeze()
+    try:
+        _run_rounds(work, order, jobs, results, progress, context)
+    finally:
+        gc.unfreeze()
+
+
+def _warm_up(work: dict[int, _Work]) -> None:
+    """Import the selected rules and fill the engine's caches here, once, rather than in each worker."""
+    file, settings, fix, unsafe, _edits, _cache = next(iter(work.values()))
+    try:
+        check_source(b"import torch\n\n\ndef f(x: torch.Tensor):\n    return len(x)\n", file.display,
+                     options_for(file, settings, unsafe))
+    except Exception:  # warming up is only an optimisation
+        pass
+
+
+def _run_rounds(work: dict[int, _Work], order: list[int], jobs: int, results: list[FileOutcome | None],
+                progress: Callable[[FileOutcome], None] | None, context: Any) -> None:
+    pending = order
     while pending:
-        state = context.RawArray("b", len(work))
-        broken = _run_pool(work, pending, jobs, context, state, results)
+        state = context.RawArray("b", len(results))
+        broken = _run_pool(work, pending, jobs, context, state, results, progress)
         # Files a worker had started when the pool broke: run each alone to find the culprit.
         suspects = [i for i in broken if state[i] == _RUNNING] or broken[:1]
         for index in suspects:
-            results[index] = _run_isolated(work[index], context)
+            results[index] = _done(_run_isolated(work[index], context), progress)
         pending = [i for i in broken if i not in suspects]
-    return [r for r in results if r is not None]
 
 
-def _run_pool(work: list[_Work], indices: list[int], jobs: int, context: Any, state: Any,
-              results: list[FileOutcome | None]) -> list[int]:
+def _run_pool(work: dict[int, _Work], indices: list[int], jobs: int, context: Any, state: Any,
+              results: list[FileOutcome | None], progress: Callable[[FileOutcome], None] | None) -> list[int]:
     """Run ``indices`` in a pool, filling ``results``; return the files lost to a broken pool.
 
     At most a few items per worker are in flight: submitting thousands at once can
@@ -259,7 +378,7 @@ def _run_pool(work: list[_Work], indices: list[int], jobs: int, context: Any, st
     """
     workers = min(jobs, len(indices))
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=context,
-                               initializer=_init_worker, initargs=(state,))
+                               initializer=_init_worker, initargs=(state, work))
     broken: list[int] = []
     finished = False
     try:
@@ -269,24 +388,26 @@ def _run_pool(work: list[_Work], indices: list[int], jobs: int, context: Any, st
             while queue and len(running) < 4 * workers and not broken:
                 index = queue.pop()
                 try:
-                    running[pool.submit(_work_item, index, work[index])] = index
+                    running[pool.submit(_work_item, index)] = index
                 except BrokenProcessPool:
                     broken.append(index)
             if broken:  # the pool is gone: collect what it still answers, hand the rest back
                 broken.extend(reversed(queue))
                 queue.clear()
+                if not running:
+                    break
             done, _ = wait(running, return_when=FIRST_COMPLETED)
             for future in done:
                 index = running.pop(future)
                 try:
-                    results[index] = _from_plain(future.result())
+                    results[index] = _done(_from_plain(future.result()), progress)
                 except BrokenProcessPool:
                     broken.append(index)
                 except Exception as exc:  # e.g. the work item could not be sent to the worker
                     detail = traceback.format_exception_only(type(exc), exc)[-1].strip()
                     file = work[index][0]
-                    results[index] = FileOutcome(file, error=InputError(
-                        file.display, f"internal error, file left unchanged: {detail}"))
+                    results[index] = _done(FileOutcome(file, error=InputError(
+                        file.display, f"internal error, file left unchanged: {detail}")), progress)
         finished = True
     finally:
         _stop_pool(pool, kill=not finished or bool(broken))
@@ -309,7 +430,7 @@ def _stop_pool(pool: ProcessPoolExecutor, kill: bool) -> None:
 
 def _isolated_main(item: _Work, connection: Any) -> None:
     _worker_signals()
-    connection.send(_to_plain(process(*item)))
+    connection.send(_to_plain(_process_item(item)))
     connection.close()
 
 

@@ -16,7 +16,9 @@ from .locate import Problem
 from .proofs import SPAN_PROVERS
 
 #: Rules whose fix removes a value baked in by the export (a value read at the line).
-BAKED_RULES = frozenset({"TRT101", "TRT104", "TRT702", "TRT704"})
+BAKED_RULES = frozenset({
+    "TRT101", "TRT104", "TRT702", "TRT704", "TRT711", "TRT712", "TRT713", "TRT721", "TRT722", "TRT803",
+})
 
 #: Rules whose construct exports without error but computes other values (``atan2``'s edges):
 #: the suspects when a graph differs from its model even on the inputs it was traced with.

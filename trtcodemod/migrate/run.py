@@ -50,7 +50,7 @@ def _engine_options(options: RewriteOptions, allow: Callable[[Any], bool] | None
     from trtcodemod.engine import Options
 
     return Options(select=tuple(options.select), ignore=tuple(options.ignore), unsafe=options.unsafe,
-                   target=options.target, allow=allow)
+                   target=options.target, allow=allow, scope="all")  # the observed run decides, not names
 
 
 def plan_fixer(plan: Plan) -> Fixer:

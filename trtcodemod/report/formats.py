@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from typing import Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from trtcodemod import __version__
 from trtcodemod.errors import InputError
@@ -74,10 +74,24 @@ def summary(findings: Sequence[Finding], errors: Sequence[InputError], unsafe: b
     return "\n".join(parts)
 
 
-def render_json(findings: Sequence[Finding], errors: Sequence[InputError], **_: object) -> str:
+#: ``id(finding)`` -> its fix as text replacements (:mod:`trtcodemod.report.edits`).
+Edits = Mapping[int, Sequence[Mapping[str, Any]]]
+
+
+def _with_edits(finding: Finding, edits: Edits | None) -> dict[str, object]:
+    data = finding.as_dict()
+    if edits is not None:
+        data["edits"] = [dict(e) for e in edits.get(id(finding), ())]
+    return data
+
+
+def render_json(findings: Sequence[Finding], errors: Sequence[InputError], edits: Edits | None = None,
+                **_: object) -> str:
+    """``findings`` (each with an ``edits`` list when fixes were computed: the fix as
+    replacements of the original text, empty when there is none) and ``errors``."""
     data = {
         "version": 1,
-        "findings": [f.as_dict() for f in findings],
+        "findings": [_with_edits(f, edits) for f in findings],
         "errors": [_error_dict(e) for e in errors],
     }
     return json.dumps(data, indent=2) + "\n"
@@ -90,8 +104,37 @@ def _error_dict(error: InputError) -> dict[str, object]:
     return data
 
 
-def render_sarif(findings: Sequence[Finding], errors: Sequence[InputError], **_: object) -> str:
-    """SARIF 2.1.0, one run, the rules described from their metadata."""
+def _sarif_fix(finding: Finding, replacements: Sequence[Mapping[str, Any]]) -> dict[str, object]:
+    """A SARIF ``fix``: one artifact change whose replacements all refer to the original file."""
+    safety = "unsafe fix (needs --unsafe; see `trtcodemod explain`)" if finding.fix is Safety.UNSAFE else "safe fix"
+    return {
+        "description": {"text": f"{finding.rule} {finding.name}: {safety}"},
+        "artifactChanges": [
+            {
+                "artifactLocation": {"uri": finding.path.replace("\\", "/")},
+                "replacements": [
+                    {
+                        "deletedRegion": {
+                            "startLine": r["line"],
+                            "startColumn": r["column"],
+                            "endLine": r["end_line"],
+                            "endColumn": r["end_column"],
+                            "charOffset": r["offset"],
+                            "charLength": r["length"],
+                        },
+                        "insertedContent": {"text": r["content"]},
+                    }
+                    for r in replacements
+                ],
+            }
+        ],
+    }
+
+
+def render_sarif(findings: Sequence[Finding], errors: Sequence[InputError], edits: Edits | None = None,
+                 **_: object) -> str:
+    """SARIF 2.1.0, one run, the rules described from their metadata; each fixable result
+    carries its ``fixes`` (columns count Unicode code points: ``columnKind``)."""
     from trtcodemod.registry import all_rules
 
     rules = [
@@ -126,6 +169,11 @@ def render_sarif(findings: Sequence[Finding], errors: Sequence[InputError], **_:
         }
         for f in findings
     ]
+    if edits is not None:
+        for finding, result in zip(findings, results):
+            replacements = edits.get(id(finding))
+            if replacements:
+                result["fixes"] = [_sarif_fix(finding, replacements)]
     notifications = [
         {
             "level": "error",
@@ -140,6 +188,7 @@ def render_sarif(findings: Sequence[Finding], errors: Sequence[InputError], **_:
         "runs": [
             {
                 "tool": {"driver": {"name": "trtcodemod", "version": __version__, "rules": rules}},
+                "columnKind": "unicodeCodePoints",
                 "results": results,
                 "invocations": [{"executionSuccessful": not errors, "toolExecutionNotifications": notifications}],
             }
@@ -179,7 +228,12 @@ FORMATS: dict[str, Callable[..., str]] = {
 
 
 def render(fmt: str, findings: Sequence[Finding], errors: Sequence[InputError], *, color: bool = False,
-           unsafe: bool = False) -> str:
+           unsafe: bool = False, edits: Edits | None = None) -> str:
     if fmt == "text":
         return render_text(findings, errors, color=color, unsafe=unsafe)
+    if fmt in ("json", "sarif"):
+        return FORMATS[fmt](findings, errors, edits=edits)
     return FORMATS[fmt](findings, errors)
+
+#: The formats whose findings carry their fixes' edits.
+EDIT_FORMATS = ("json", "sarif")

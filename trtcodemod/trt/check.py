@@ -33,9 +33,13 @@ RULES: dict[str, tuple[str, ...]] = {
     "Squeeze": ("TRT401", "TRT403"),
     "Unsqueeze": ("TRT402",),
     "Unique": ("TRT302",),
+    "Einsum": ("TRT303", "TRT304"),  # two-operand matrix product / one-operand permutation
     "Pad": ("TRT501", "TRT502"),  # zero padding via cat / non-zero or non-constant padding
-    "NonZero": ("TRT201", "TRT103"),  # boolean-mask indexing / one-argument torch.where
+    "NonZero": ("TRT201", "TRT103", "TRT801"),  # boolean-mask indexing / one-argument torch.where
+    "TopK": ("TRT803", "TRT802"),  # K = min(cap, size) / K computed from a size
     "Where": ("TRT102",),
+    "ScatterND": ("TRT203", "TRT204", "TRT202"),  # slice/index assignment / number through a mask
+    "ScatterElements": ("TRT203", "TRT204"),
     "atan2": ("TRT301",),
     "unique": ("TRT302",),
     "_unique2": ("TRT302",),
@@ -43,6 +47,15 @@ RULES: dict[str, tuple[str, ...]] = {
     "adaptive_avg_pool1d": ("TRT601",),
     "adaptive_avg_pool2d": ("TRT601",),
     "adaptive_avg_pool3d": ("TRT601",),
+    "adaptive_max_pool1d": ("TRT602",),
+    "adaptive_max_pool2d": ("TRT602",),
+    "adaptive_max_pool3d": ("TRT602",),
+    "Gelu": ("TRT723",),  # opset 20+ on TensorRT < 10
+    "_upsample_bilinear2d_aa": ("TRT725",),
+    "_upsample_bicubic2d_aa": ("TRT725",),
+    "SequenceEmpty": ("TRT105",),  # list appends inside a scripted loop
+    "SequenceInsert": ("TRT105",),
+    "ConcatFromSequence": ("TRT105",),
 }
 
 #: Tensor dtypes TensorRT has no kernels for, by ONNX type code.
@@ -530,7 +543,7 @@ class _Checker:
                         "dynamic slicing (rewrite the padding as a concatenation)", rule, WARNING)
 
     def check_Einsum(self, node: onnx.NodeProto, name: str) -> None:
-        if not self.older_than(10, 0):
+        if not self.older_than(9, 1):  # onnx-tensorrt lifts the Einsum restrictions in 9.1
             return
         equation = str(_attr(node, "equation", "")).replace(" ", "")
         lhs = equation.split("->")[0]
@@ -553,8 +566,10 @@ class _Checker:
         if _attr(node, "sorted", 1) != 1:
             self.report(node, name, "TopK", "sorted=0: TensorRT always returns TopK sorted")
         k = self.graphs.const(node.input[1]) if len(node.input) > 1 else None
-        if len(node.input) > 1 and not self.graphs.is_const(node.input[1]) and self.older_than(10, 0):
-            self.report(node, name, "TopK", f"K is computed at run time; TensorRT {self.label} needs a constant K")
+        if len(node.input) > 1 and not self.graphs.is_const(node.input[1]) and self.older_than(8, 6):
+            # onnx-tensorrt 8.5 requires K as an initializer; 8.6 added dynamic K.
+            self.report(node, name, "TopK", f"K is computed at run time; TensorRT {self.label} needs a constant K",
+                        "TRT803")
         elif k is not None and k.size and int(k.ravel()[0]) >= _TOPK_LIMIT:
             self.report(node, name, "TopK", f"K={int(k.ravel()[0])}: TensorRT's TopK takes K below {_TOPK_LIMIT}")
 

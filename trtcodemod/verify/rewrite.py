@@ -142,8 +142,9 @@ def engine_fixer(source: bytes, path: str, options: RewriteOptions) -> tuple[byt
     """The real rewrite: ``trtcodemod.engine.fix_source`` with the ``apply`` options."""
     from trtcodemod.engine import Options, fix_source
 
+    # The user named this model: its file is model code wherever it lives.
     opts = Options(select=tuple(options.select), ignore=tuple(options.ignore), unsafe=options.unsafe,
-                   target=options.target)
+                   target=options.target, scope="all")
     result = fix_source(source, path, opts)
     return result.source, [(f.rule, int(f.line), str(f.message)) for f in result.fixed]
 

@@ -1,0 +1,345 @@
+"""TRT203 (slice / index assignment → torch.cat) and TRT204 (masked number fill → helper).
+
+Rewrites are run before/after on real tensors (broadcast values, other dtypes, empty
+slices, bounds past the end, negative bounds, NaN/inf); the exported graphs (TorchScript
+and dynamo exporters, static and dynamic shapes) lose their ScatterND / NonZero and
+ONNX Runtime gives the original's values.
+"""
+
+from __future__ import annotations
+
+import io
+import warnings
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+import torch
+
+from support import assert_same, export_formulation, load, rewrite, rules_found
+
+HEADER = "import torch\nimport numpy as np\nfrom torch import nn\n\n"
+BOTH = ("TRT203", "TRT204")
+
+
+def found(body: str) -> list[str]:
+    return rules_found(HEADER + body, select=BOTH)
+
+
+def fixed(body: str, unsafe: bool = True) -> str:
+    return rewrite(HEADER + body, unsafe=unsafe, select=BOTH)
+
+
+# --- detection -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("body", [
+    "def f(y):\n    out = torch.zeros(4, 6)\n    out[:, 1:3] = y\n    return out\n",
+    "def f(x: torch.Tensor, y):\n    x[..., 0] = y\n    return x\n",
+    "def f(x, idx, y):\n    out = x.new_zeros(5, 3)\n    out[idx] = y\n    return out\n",
+    "def f(x):\n    m = x.float()\n    m[:, 0] += 1\n    return m\n",
+    "def f(hs, ws):\n    img_mask = torch.zeros((1, 8, 8, 1))\n    cnt = 0\n    for h in hs:\n"
+    "        for w in ws:\n            img_mask[:, h, w, :] = cnt\n            cnt += 1\n    return img_mask\n",
+    "class M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+    "        self.register_buffer('buf', torch.zeros(3, 4))\n"
+    "    def forward(self, y):\n        self.buf[:, 0:2] = y\n        return self.buf\n",
+])
+def test_slice_assign_found(body: str) -> None:
+    assert found(body) == ["TRT203"]
+
+
+@pytest.mark.parametrize("body", [
+    # dicts, lists, NumPy arrays, unknown objects, Python numbers
+    "def f(b):\n    out = {}\n    out['boxes'] = b\n    return out\n",
+    "def f(xs, v):\n    xs[0:2] = [v, v]\n    return xs\n",
+    "def f():\n    a = np.zeros((3, 4))\n    a[:, 0:2] = 1\n    return a\n",
+    "def f(x, y):\n    x[:, 1:3] = y\n    return x\n",  # an unannotated parameter: no evidence
+    "def f(cfg, y):\n    cfg.table[:, 0] = y\n    return cfg\n",
+    "def f():\n    sizes = [1, 2, 3]\n    sizes[1:] = [4, 5]\n    return sizes\n",
+    # construction-time code
+    "class M(nn.Module):\n    def __init__(self):\n        super().__init__()\n        w = torch.zeros(3, 4)\n"
+    "        w[:, 0] = 1\n        self.register_buffer('w', w)\n",
+    # masks are TRT202 / TRT204's
+    "def f(x):\n    out = x.clone()\n    out[out > 0] = x.sum()\n    return out\n",
+    # reads are not writes
+    "def f(x):\n    out = torch.zeros(4, 6)\n    y = out[:, 1:3]\n    return y\n",
+    # module-level code is not run-time code
+    "table = torch.zeros(3, 4)\ntable[:, 0] = 1\n",
+])
+def test_slice_assign_not_found(body: str) -> None:
+    assert "TRT203" not in found(body)
+
+
+@pytest.mark.parametrize("body,fires", [
+    ("def f(s, t):\n    s[s < t] = 0.0\n    return s\n", True),
+    ("def f(x):\n    x[torch.isnan(x)] = float('-inf')\n    return x\n", True),
+    ("def f(x, valid_mask):\n    x[valid_mask] = 1\n    return x\n", True),
+    ("def f(x, keep):\n    x[keep] = 0\n    return x\n", False),     # long indices from NMS, probably
+    ("def f(x, m, v):\n    x[x > 0] = v\n    return x\n", False),     # a variable value: TRT202's if a tensor
+    ("def f(x, y):\n    x[x > 0] = y\n    return x\n", False),
+    ("def f(d, k):\n    d[k] = 0\n    return d\n", False),
+])
+def test_mask_fill_found(body: str, fires: bool) -> None:
+    assert ("TRT204" in found(body)) is fires
+    # Never reported twice: TRT202 leaves number literals to TRT204.
+    all_ids = rules_found(HEADER + body, select=("TRT202", "TRT204"))
+    assert len(all_ids) == (1 if fires else all_ids.count("TRT202"))
+
+
+def test_file_without_torch_is_ignored() -> None:
+    body = "def f(y):\n    out = torch.zeros(4, 6)\n    out[:, 1:3] = y\n    return out\n"
+    assert rules_found("import numpy as np\n" + body, select=BOTH) == []
+
+
+# --- when TRT203's rebinding fix is withheld --------------------------------------------------
+
+
+@pytest.mark.parametrize("body", [
+    # a parameter: the caller holds the tensor
+    "def f(x: torch.Tensor, y):\n    x[:, 1:3] = y\n    return x\n",
+    # an attribute
+    "class M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+    "        self.register_buffer('buf', torch.zeros(3, 4))\n"
+    "    def forward(self, y):\n        self.buf[:, 0:2] = y\n        return self.buf\n",
+    # a subscript of a subscript (a view)
+    "def f(y):\n    out = torch.zeros(2, 4, 6)\n    out[0][:, 1:3] = y\n    return out\n",
+    # a view taken before the write
+    "def f(y):\n    out = torch.zeros(4, 6)\n    first = out[:, 1]\n    out[:, 1:3] = y\n    return out, first\n",
+    # another name for the same tensor
+    "def f(y):\n    out = torch.zeros(4, 6)\n    alias = out\n    out[:, 1:3] = y\n    return alias\n",
+    # passed to a call that may keep it
+    "def f(y, keep):\n    out = torch.zeros(4, 6)\n    keep.append(out)\n    out[:, 1:3] = y\n    return out\n",
+    # bound from something that may be a view
+    "def f(x, y):\n    out = x.view(4, 6)\n    out[:, 1:3] = y\n    return out\n",
+    # a leaf that requires grad: the in-place write raises, the rebinding would not
+    "def f(y):\n    out = torch.zeros(4, 6, requires_grad=True)\n    out[:, 1:3] = y\n    return out\n",
+    # read in the loop that writes
+    "def f(ys, acc):\n    out = torch.zeros(4, 6)\n    for y in ys:\n        out[:, 1:3] = y\n"
+    "        acc.append(out)\n    return acc\n",
+    # used in a nested function
+    "def f(y):\n    out = torch.zeros(4, 6)\n    g = lambda: out\n    out[:, 1:3] = y\n    return g\n",
+    # forms that are not rewritten
+    "def f(y):\n    out = torch.zeros(4, 6)\n    out[:, 1:-1] = y\n    return out\n",
+    "def f(y):\n    out = torch.zeros(4, 6)\n    out[:, ::2] = y\n    return out\n",
+    "def f(y):\n    out = torch.zeros(4, 6)\n    out[:, 4:2] = y\n    return out\n",
+    "def f(y, a):\n    out = torch.zeros(4, 6)\n    out[:, a:3] = y\n    return out\n",
+    "def f(y):\n    out = torch.zeros(4, 6)\n    out[1:2, 1:3] = y\n    return out\n",
+    "def f(y):\n    out = torch.zeros(4, 6)\n    out[:, 1:3] += y\n    return out\n",
+    "def f(y):\n    out = torch.zeros(4, 6)\n    a = out[:, 1:3] = y\n    return out, a\n",
+])
+def test_slice_fix_withheld(body: str) -> None:
+    assert found(body) == ["TRT203"]
+    assert fixed(body) == HEADER + body
+
+
+def test_slice_fix_needs_unsafe() -> None:
+    body = "def f(y):\n    out = torch.zeros(4, 6)\n    out[:, 1:3] = y\n    return out\n"
+    assert fixed(body, unsafe=False) == HEADER + body
+    after = fixed(body)
+    assert "torch.cat" in after and fixed(after[len(HEADER):]) == after  # idempotent
+
+
+def test_torch_alias_is_kept() -> None:
+    code = "import torch as th\n\ndef f(y):\n    out = th.zeros(4, 6)\n    out[:, 1:3] = y\n    return out\n"
+    after = rewrite(code, unsafe=True, select=("TRT203",))
+    assert "th.cat([" in after and "th.as_tensor(" in after and "torch" not in after.replace("import torch as th", "")
+
+
+# --- TRT203: the same values on real tensors ---------------------------------------------------
+
+#: (index text, value expression over `v`), each run on several shapes and value kinds.
+SLICE_FORMS = [
+    ":, 1:3", ":, 2:", ":, :2", ":, -2:", ":, -3:-1", ":, :-1", ":, 5:9", ":, 0:0",
+    "..., 0", "..., -1", "..., 1, :", ":, 0", ":, -2", "1:3", "..., 1:4",
+]
+
+
+def _program(index: str) -> str:
+    return ("def f(x, v):\n    out = x.clone()\n"
+            f"    out[{index}] = v\n    return out\n")
+
+
+def _values_for(x: torch.Tensor, index: str) -> list:
+    target = x[eval(f"np.s_[{index}]", {"np": np})]
+    shape = tuple(target.shape)
+    values: list = [0, -1, 2.75, float("nan"), float("-inf"), torch.tensor(3.5)]
+    values.append(torch.randn(shape, dtype=torch.float64))            # another dtype
+    if shape:
+        values.append(torch.randn(shape[-1:]))                          # broadcast from the last axis
+        values.append(torch.randn((1,) * len(shape)))                   # size-1 axes
+    return values
+
+
+@pytest.mark.parametrize("index", SLICE_FORMS)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.int64, torch.uint8, torch.bool])
+def test_slice_rewrite_same_values(index: str, dtype: torch.dtype) -> None:
+    before_src = HEADER + _program(index)
+    after_src = rewrite(before_src, unsafe=True, select=("TRT203",))
+    assert "torch.cat" in after_src, after_src
+    before, after = load(before_src, "f"), load(after_src, "f")
+    for shape in [(3, 5, 4), (2, 4), (4, 0, 3), (1, 6, 1)]:
+        base = torch.randn(shape) * 4
+        x = base.to(dtype) if dtype != torch.bool else base > 0
+        try:
+            values = _values_for(x, index)
+        except IndexError:
+            values = [1.0]
+        for value in values:
+            if isinstance(value, torch.Tensor) and dtype == torch.uint8:
+                value = value.abs()
+            if isinstance(value, float) and value != value and not dtype.is_floating_point:
+                continue  # NaN into an integer tensor is undefined in torch itself
+            if isinstance(value, float) and abs(value) == float("inf") and not dtype.is_floating_point:
+                continue
+            if value == -1 if not isinstance(value, torch.Tensor) else False:
+                if dtype == torch.uint8:
+                    continue  # both wrap to 255 or both fail, platform-defined in torch itself
+            outcome = []
+            for fn in (before, after):
+                try:
+                    outcome.append(fn(x.clone(), value))
+                except (IndexError, RuntimeError) as error:
+                    outcome.append(type(error))
+            if isinstance(outcome[0], type):
+                assert isinstance(outcome[1], type), (index, shape, value, outcome)
+                continue
+            assert not isinstance(outcome[1], type), (index, shape, value, outcome)
+            assert_same(outcome[0], outcome[1])
+
+
+def test_slice_rewrite_gradients() -> None:
+    src = HEADER + _program(":, 1:3")
+    before, after = load(src, "f"), load(rewrite(src, unsafe=True, select=("TRT203",)), "f")
+    grads = []
+    for fn in (before, after):
+        x = torch.randn(3, 5, requires_grad=True)
+        v = torch.randn(3, 1, requires_grad=True)
+        (fn(x, v) * torch.arange(15.0).reshape(3, 5)).sum().backward()
+        grads.append((x.grad, v.grad))
+    assert_same(grads[0][0], grads[1][0])
+    assert_same(grads[0][1], grads[1][1])
+
+
+# --- exported graphs ------------------------------------------------------------------------------
+
+
+def _export(model: torch.nn.Module, inputs: tuple, dynamo: bool, dynamic: bool) -> onnx.ModelProto:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if dynamo:
+            shapes = tuple({0: torch.export.Dim.AUTO} for _ in inputs) if dynamic else None
+            return torch.onnx.export(model, inputs, dynamo=True, dynamic_shapes=shapes, verbose=False).model_proto
+        buffer = io.BytesIO()
+        names = [f"i{n}" for n in range(len(inputs))]
+        torch.onnx.export(model, inputs, buffer, dynamo=False, opset_version=17, input_names=names,
+                          dynamic_axes={name: {0: "n"} for name in names} if dynamic else {})
+        return onnx.load_from_string(buffer.getvalue())
+
+
+def _ops(model: onnx.ModelProto) -> set[str]:
+    return {node.op_type for node in model.graph.node}
+
+
+def _run(model: onnx.ModelProto, inputs: tuple) -> torch.Tensor:
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    feed = {arg.name: value.numpy() for arg, value in zip(session.get_inputs(), inputs)}
+    return torch.from_numpy(np.asarray(session.run(None, feed)[0]))
+
+
+MODULE = ("class M(nn.Module):\n    def forward(self, x, y):\n"
+          "        out = (x * 2).clone()\n        out[:, 1:3] = y\n        out[..., -1] = 0.5\n        return out\n")
+
+
+@pytest.mark.parametrize("dynamo", [False, True], ids=["torchscript", "dynamo"])
+@pytest.mark.parametrize("dynamic", [False, True], ids=["static", "dynamic"])
+def test_slice_rewrite_export(dynamo: bool, dynamic: bool) -> None:
+    before = load(HEADER + MODULE, "M")()
+    after_src = rewrite(HEADER + MODULE, unsafe=True, select=("TRT203",))
+    assert after_src.count("torch.cat") == 2
+    after = load(after_src, "M")()
+    inputs = (torch.randn(3, 5, 4), torch.randn(3, 2, 1))
+    assert _ops(_export(before, inputs, dynamo, dynamic)) & {"ScatterND", "ScatterElements"}
+    model = _export(after, inputs, dynamo, dynamic)
+    assert not _ops(model) & {"ScatterND", "ScatterElements"}, _ops(model)
+    other = (torch.randn(5 if dynamic else 3, 5, 4), torch.randn(5 if dynamic else 3, 2, 1))
+    for feed in (inputs, other):
+        assert_same(before(*feed), _run(model, feed))
+
+
+# --- TRT204: the helper ----------------------------------------------------------------------------
+
+
+def test_mask_fill_rewrite_text() -> None:
+    body = ("class M(nn.Module):\n    def forward(self, boxes, scores):\n"
+            "        boxes[scores < 0.5] = 0\n        scores[scores.isnan()] = -1.5\n        return boxes, scores\n")
+    after = fixed(body, unsafe=False)
+    assert "_trt_mask_fill_int(boxes, scores < 0.5, 0)" in after
+    assert "_trt_mask_fill_float(scores, scores.isnan(), -1.5)" in after
+    assert fixed(after[len(HEADER):], unsafe=False) == after
+
+
+PROGRAM = ("class M(nn.Module):\n    def forward(self, boxes, scores):\n        boxes = boxes.clone()\n"
+           "        boxes[scores < 0.5] = 0\n        scores = scores.clone()\n        scores[scores > 0.9] = -1.5\n"
+           "        return boxes, scores\n")
+
+
+def _mask_inputs() -> list[tuple[torch.Tensor, torch.Tensor]]:
+    scores = torch.tensor([0.2, 0.95, float("nan"), 0.7, -0.0, float("inf")])
+    return [
+        (torch.randn(6, 4), scores),
+        (torch.randn(6), scores),
+        (torch.randn(0, 4), torch.randn(0)),
+        (torch.randn(6, 4).to(torch.int64), scores),
+    ]
+
+
+def test_mask_fill_export_formulation_same_values() -> None:
+    """The masked_fill_ taken while exporting is the assignment itself on leading-axis masks."""
+    before = load(HEADER + PROGRAM, "M")()
+    namespace: dict = {"__name__": "snippet"}
+    exec(compile(rewrite(HEADER + PROGRAM, select=("TRT204",)), "snippet.py", "exec"), namespace)
+    after = namespace["M"]()
+    for boxes, scores in _mask_inputs():
+        with export_formulation(namespace):
+            got = after(boxes.clone(), scores.clone())
+        assert_same(before(boxes.clone(), scores.clone()), got)
+    # a mask that does not match the leading axes: the assignment's error, not masked_fill_'s broadcast
+    with export_formulation(namespace), pytest.raises(IndexError):
+        after(torch.randn(4, 6), torch.randn(6))
+
+
+@pytest.mark.parametrize("dynamo", [False, True], ids=["torchscript", "dynamo"])
+@pytest.mark.parametrize("dynamic", [False, True], ids=["static", "dynamic"])
+def test_mask_fill_export(dynamo: bool, dynamic: bool) -> None:
+    before = load(HEADER + PROGRAM, "M")()
+    after = load(rewrite(HEADER + PROGRAM, select=("TRT204",)), "M")()
+    inputs = (torch.randn(6, 4), torch.tensor([0.2, 0.95, 0.1, 0.7, -0.0, 0.6]))
+    if dynamo:  # the TorchScript exporter already writes a Where
+        assert {"NonZero", "ScatterND"} <= _ops(_export(before, inputs, dynamo, dynamic))
+    model = _export(after, inputs, dynamo, dynamic)
+    assert not _ops(model) & {"NonZero", "ScatterND"}, _ops(model)
+    assert "Where" in _ops(model)
+    session_inputs = [inputs] + ([(torch.randn(3, 4), torch.tensor([0.6, 0.1, 0.99]))] if dynamic else [])
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    for feed in session_inputs:
+        names = [arg.name for arg in session.get_inputs()]
+        got = session.run(None, {name: value.numpy() for name, value in zip(names, feed)})
+        expected = before(*[t.clone() for t in feed])
+        for e, g in zip(expected, got):
+            assert_same(e, torch.from_numpy(np.asarray(g)))
+
+
+def test_mask_fill_scripts_with_int_and_float_literals() -> None:
+    before = load(HEADER + PROGRAM, "M")
+    after_src = rewrite(HEADER + PROGRAM, select=("TRT204",))
+    import tempfile, importlib.util, pathlib
+    with tempfile.TemporaryDirectory() as folder:
+        path = pathlib.Path(folder) / "scripted_mask_fill.py"
+        path.write_text(after_src)
+        spec = importlib.util.spec_from_file_location("scripted_mask_fill", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        scripted = torch.jit.script(module.M())
+        for boxes, scores in _mask_inputs():
+            assert_same(before()(boxes.clone(), scores.clone()), scripted(boxes.clone(), scores.clone()))

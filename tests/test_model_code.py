@@ -1,0 +1,271 @@
+"""Rules look at model code by default; ``scope = "all"`` looks everywhere."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from trtcodemod.engine import Options, check_source
+from trtcodemod.model_code import path_reason
+
+#: One construct every scope test uses: TRT301 fires on any call of torch.atan2.
+ATAN2 = "torch.atan2(y, x)"
+
+
+def found(code: str, path: str = "model.py", scope: str = "model") -> list[tuple[str, int]]:
+    source = ("import torch\nimport torch.nn as nn\n" + textwrap.dedent(code)).encode()
+    return [(f.rule, f.line) for f in check_source(source, path, Options(select=("TRT301",), scope=scope))]
+
+
+@pytest.mark.parametrize("path", [
+    "tests/test_model.py", "repo/tests/helpers.py", "tools/export.py", "scripts/run.py", "demo/app.py",
+    "docs/conf.py", "mmdet/datasets/coco.py", "timm/data/mixup.py", "torchvision/transforms/functional.py",
+    "timm/optim/lamb.py", "yolov5/train.py", "yolov5/val.py", "utils/loss.py", "utils/plots.py",
+    "pkg/model_test.py", "conftest.py", "setup.py", "evaluate_coco.py", "utils/dataloaders.py",
+])
+def test_files_that_are_not_model_code(path: str) -> None:
+    assert path_reason(path) is not None
+    code = f"def f(y, x):\n    return {ATAN2}\n"
+    assert found(code, path) == []
+    assert found(code, path, scope="all") == [("TRT301", 4)]
+
+
+@pytest.mark.parametrize("path", [
+    "model.py", "models/yolo.py", "mmdet/models/dense_heads/head.py", "timm/layers/attention.py",
+    "torchvision/models/detection/roi_heads.py", "projects/bevformer/modules/encoder.py",
+    "utils/general.py", "contest/testing_model.py", "lossy/attest.py", "examples/detector.py",
+])
+def test_files_that_may_be_model_code(path: str) -> None:
+    assert path_reason(path) is None
+    assert found(f"def f(y, x):\n    return {ATAN2}\n", path) == [("TRT301", 4)]
+
+
+def test_module_methods_and_plain_functions_are_model_code() -> None:
+    code = f"""\
+    def decode(y, x):
+        return {ATAN2}
+
+    class Head(nn.Module):
+        def forward(self, y, x):
+            return {ATAN2}
+    """
+    assert found(code) == [("TRT301", 4), ("TRT301", 8)]
+
+
+@pytest.mark.parametrize("definition", [
+    f"def main():\n    y = x = torch.ones(1)\n    print({ATAN2})\n",
+    f"def train_one_epoch(model, y, x):\n    return {ATAN2}\n",
+    f"def loss_by_feat(y, x):\n    return {ATAN2}\n",
+    f"def get_targets(y, x):\n    return {ATAN2}\n",
+    f"def _get_target_single(y, x):\n    return {ATAN2}\n",
+    f"def init_weights(m, y, x):\n    return {ATAN2}\n",
+    f"def checkpoint_filter_fn(state_dict, y, x):\n    return {ATAN2}\n",
+    f"def plot_boxes(y, x):\n    return {ATAN2}\n",
+    f"def collate_fn(y, x):\n    return {ATAN2}\n",
+    f"def test_atan2():\n    y = x = torch.ones(1)\n    assert {ATAN2}\n",
+    f"class FocalLoss(nn.Module):\n    def forward(self, y, x):\n        return {ATAN2}\n",
+    f"class CocoDataset:\n    def __getitem__(self, y, x):\n        return {ATAN2}\n",
+    f"class Points(torch.utils.data.Dataset):\n    def __getitem__(self, y, x):\n        return {ATAN2}\n",
+    f"class MaxIoUAssigner:\n    def assign(self, y, x):\n        return {ATAN2}\n",
+    f"class TestHead:\n    def check(self, y, x):\n        return {ATAN2}\n",
+    f"class Cases(unittest.TestCase):\n    def check(self, y, x):\n        return {ATAN2}\n",
+    f"class Head(nn.Module):\n    def loss(self, y, x):\n        return {ATAN2}\n",
+    f"if __name__ == '__main__':\n    y = x = torch.ones(1)\n    print({ATAN2})\n",
+])
+def test_code_that_is_not_model_code(definition: str) -> None:
+    assert found(definition) == []
+    assert [rule for rule, _ in found(definition, scope="all")] == ["TRT301"]
+
+
+def test_training_branches_are_skipped_but_not_their_else() -> None:
+    code = f"""\
+    class Head(nn.Module):
+        def forward(self, y, x):
+            if self.training:
+                a = {ATAN2}
+            else:
+                a = {ATAN2}
+            if not self.training:
+                b = {ATAN2}
+            else:
+                b = {ATAN2}
+            if self.training and y.numel():
+                c = {ATAN2}
+            return a, b, c
+    """
+    assert found(code) == [("TRT301", 8), ("TRT301", 10)]
+    assert len(found(code, scope="all")) == 5
+
+
+def test_look_alike_names_stay_model_code() -> None:
+    code = f"""\
+    class PointSampler(nn.Module):
+        def forward(self, y, x):
+            return {ATAN2}
+
+    def maintain(y, x):
+        return {ATAN2}
+
+    def lossless_decode(y, x):
+        return {ATAN2}
+
+    def attention(y, x):
+        return {ATAN2}
+
+    if __name__ != "__main__":
+        z = {ATAN2}
+    """
+    assert [line for _, line in found(code)] == [5, 8, 11, 14, 17]
+
+
+def test_cli_scope_flag_and_configuration(tmp_path) -> None:
+    from test_cli import run as run_cli
+
+    tool = tmp_path / "tools" / "export.py"
+    tool.parent.mkdir()
+    tool.write_text(f"import torch\n\ndef f(y, x):\n    return {ATAN2}\n")
+    assert run_cli("check", str(tool)).exit_code == 0
+    result = run_cli("check", "--scope", "all", str(tool))
+    assert result.exit_code == 1 and "TRT301" in result.output
+    assert run_cli("check", "--scope", "everything", str(tool)).exit_code == 2
+    (tmp_path / "pyproject.toml").write_text('[tool.trtcodemod]\nscope = "all"\n')
+    assert run_cli("check", str(tool)).exit_code == 1
+    assert run_cli("check", "--scope", "model", str(tool)).exit_code == 0
+    (tmp_path / "pyproject.toml").write_text('[tool.trtcodemod]\nscope = "some"\n')
+    assert run_cli("check", str(tool)).exit_code == 2
+
+
+def test_folders_above_the_project_root_do_not_count(tmp_path) -> None:
+    from test_cli import run as run_cli
+
+    project = tmp_path / "tools" / "repo"
+    (project / "models").mkdir(parents=True)
+    (project / "pyproject.toml").write_text("[tool.trtcodemod]\n")
+    (project / "models" / "head.py").write_text(f"import torch\n\ndef f(y, x):\n    return {ATAN2}\n")
+    (project / "tests").mkdir()
+    (project / "tests" / "head.py").write_text(f"import torch\n\ndef f(y, x):\n    return {ATAN2}\n")
+    result = run_cli("check", str(project))
+    assert result.exit_code == 1
+    assert "models/head.py:4" in result.output and "tests/head.py" not in result.output
+
+
+def test_python_api_takes_the_scope() -> None:
+    import trtcodemod
+
+    code = f"import torch\n\ndef f(y, x):\n    return {ATAN2}\n"
+    assert trtcodemod.check_source(code, path="tools/run.py") == []
+    assert [f.rule for f in trtcodemod.check_source(code, path="tools/run.py", scope="all")] == ["TRT301"]
+    assert trtcodemod.apply_source(code, path="tools/run.py").changed is False
+    assert trtcodemod.apply_source(code, path="tools/run.py", scope="all").changed is True
+    with pytest.raises(ValueError):
+        trtcodemod.check_source(code, scope="everything")
+
+
+def test_functions_only_construction_calls_are_skipped() -> None:
+    code = f"""\
+    def gen_index(y, x):
+        return {ATAN2}
+
+    def helper(y, x):
+        return {ATAN2}
+
+    def keypoints_to_heatmap(y, x):
+        return {ATAN2}
+
+    def loss_fn(y, x):
+        return keypoints_to_heatmap(y, x)
+
+    def decode(y, x):
+        return {ATAN2}
+
+    def used_as_value(y, x):
+        return {ATAN2}
+
+    TABLE = helper(1, 2)
+
+    class Head(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("index", gen_index(torch.ones(1), torch.ones(1)))
+            self.fn = list(map(used_as_value, [1]))
+
+        def forward(self, y, x):
+            return decode(y, x)
+
+    def api(y, x):
+        return {ATAN2}
+    """
+    # gen_index (only __init__), helper (only module level), keypoints_to_heatmap (only a loss)
+    # are construction or training code; decode (forward), used_as_value and api stay.
+    assert [line for _, line in found(code)] == [16, 19, 33]
+    assert len(found(code, scope="all")) == 6
+
+
+def test_code_after_an_early_return_outside_training_is_skipped() -> None:
+    code = f"""\
+    class DropBlock(nn.Module):
+        def forward(self, y, x):
+            a = {ATAN2}
+            if not self.training:
+                return x
+            return {ATAN2}
+
+    def drop_block(y, x, p: float, training: bool):
+        if not training or p == 0.0:
+            return x
+        return {ATAN2}
+
+    def kept(y, x, training: bool):
+        if not training:
+            y = x
+        return {ATAN2}
+    """
+    assert [line for _, line in found(code)] == [5, 18]
+    assert len(found(code, scope="all")) == 4
+
+
+@pytest.mark.parametrize("definition", [
+    f"def fuse_conv_and_bn(y, x):\n    return {ATAN2}\n",
+    f"class Block(nn.Module):\n    def reparameterize(self, y, x):\n        return {ATAN2}\n",
+    f"def compute_targets_for_locations(y, x):\n    return {ATAN2}\n",
+    f"class HungarianMatcher(nn.Module):\n    def forward(self, y, x):\n        return {ATAN2}\n",
+])
+def test_model_surgery_and_target_code_is_not_model_code(definition: str) -> None:
+    assert found(definition) == []
+
+
+def test_functions_called_only_from_training_branches_are_skipped() -> None:
+    code = f"""\
+    def drop_block(y, x):
+        return {ATAN2}
+
+    class DropBlock(nn.Module):
+        def forward(self, y, x):
+            if not self.training:
+                return x
+            return drop_block(y, x)
+    """
+    assert found(code) == []
+    assert len(found(code, scope="all")) == 1
+
+
+@pytest.mark.parametrize("definition,model", [
+    (f"class BalancedPositiveNegativeSampler:\n    def __call__(self, y, x):\n        return {ATAN2}\n", False),
+    (f"class PointSampler(nn.Module):\n    def forward(self, y, x):\n        return {ATAN2}\n", True),
+    (f"class HungarianAssigner3D:\n    def assign(self, y, x):\n        return {ATAN2}\n", False),
+])
+def test_samplers_and_assigners(definition: str, model: bool) -> None:
+    assert bool(found(definition)) is model
+
+
+@pytest.mark.parametrize("definition", [
+    f"class DetectMultiBackend(nn.Module):\n    def forward(self, y, x):\n        return {ATAN2}\n",
+    f"class AutoShape(nn.Module):\n    def forward(self, y, x):\n        return {ATAN2}\n",
+    f"class DefaultPredictor:\n    def __call__(self, y, x):\n        return {ATAN2}\n",
+    f"def all_gather(y, x):\n    return {ATAN2}\n",
+    f"def make_grid(y, x):\n    return {ATAN2}\n",
+    f"def flow_to_image(y, x):\n    return {ATAN2}\n",
+])
+def test_runners_results_and_utilities_are_not_model_code(definition: str) -> None:
+    assert found(definition) == []

@@ -1,0 +1,346 @@
+"""What is a tensor, a size of one, or a value read from one (shared by TRT711–TRT715).
+
+:class:`SizeRule` is the base of the rules in ``baked_shapes`` (TRT711–TRT713) and
+``value_shapes`` (TRT714, TRT715). It follows, per function, which local names hold
+
+- tensors: a parameter annotated ``Tensor``, an unannotated parameter of a module's
+  ``forward`` without a literal default, or a local assigned from a torch call, a tensor
+  method, indexing or arithmetic on one of those (as TRT702 decides);
+- sizes: ``t.shape[i]``, ``t.size(i)``, ``t.numel()``, ``torch.numel(t)``, ``len(t)`` of such a
+  tensor, and locals assigned from them (``h, w = x.shape[2:]``, ``b, c, h, w = x.size()``),
+  and arithmetic on sizes with non-tensors (``w - 1``, ``h * scale``);
+- 0-d values computed from tensor data: reductions without a dim (``m.sum()``,
+  ``torch.count_nonzero(m)``), their ``.long()``/``.clamp()``, arithmetic on them;
+- tensors whose size depends on the data (``x[mask]``, ``nonzero``, ``unique``).
+
+A name rebound to anything else is forgotten. Where the rules look is
+:mod:`trtcodemod.transforms._runtime_scope`'s ``runtime`` scope. This module defines no
+rule and is not registered.
+"""
+
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from trtcodemod.astutil import has_star_args, method_call
+from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
+from trtcodemod.transforms._tensor_evidence import STATIC_METHODS as _STATIC_METHODS
+from trtcodemod.transforms._tensor_evidence import tensor_expression, tensor_parameters
+
+TS_PITFALLS = "https://pytorch.org/docs/stable/onnx_torchscript.html#avoiding-pitfalls"
+TRT_SHAPE_TENSORS = (
+    "https://docs.nvidia.com/deeplearning/tensorrt/latest/inference-library/work-with-dynamic-shapes.html"
+)
+OPERATORS = "https://github.com/onnx/onnx-tensorrt/blob/main/docs/operators.md"
+
+#: Reductions whose result (without a dim) is a 0-d tensor holding a count or a value.
+_REDUCTIONS = frozenset({"sum", "max", "min", "amax", "amin", "count_nonzero", "argmax", "argmin", "prod"})
+_TORCH_REDUCTIONS = frozenset(f"torch.{name}" for name in _REDUCTIONS)
+#: Methods that keep a 0-d value a 0-d value.
+_VALUE_KEEPING = frozenset({"long", "int", "short", "to", "clamp", "clamp_min", "clamp_max", "cpu", "cuda",
+                            "detach", "squeeze", "type_as", "float", "double"})
+#: Operations whose output size depends on the data.
+_DATA_DEPENDENT_TORCH = frozenset({"torch.nonzero", "torch.masked_select", "torch.argwhere", "torch.unique",
+                                   "torch.unique_consecutive"})
+_DATA_DEPENDENT_METHODS = frozenset({"nonzero", "masked_select", "argwhere", "unique", "unique_consecutive"})
+_FACTORY_MATH = frozenset({"ceil", "floor", "trunc", "sqrt", "log", "log2", "log10", "exp", "pow", "prod",
+                           "isqrt", "gcd", "lcm", "fabs", "copysign", "fmod", "hypot", "dist", "comb", "perm"})
+
+
+def _names(target: cst.BaseExpression) -> list[cst.Name]:
+    if isinstance(target, cst.Name):
+        return [target]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        found: list[cst.Name] = []
+        for element in target.elements:
+            found.extend(_names(element.value))
+        return found
+    if isinstance(target, cst.StarredElement):
+        return _names(target.value)
+    return []
+
+
+@dataclass
+class _Frame:
+    tensors: set[str] = field(default_factory=set)
+    #: Size names → True when the size is a count (``numel``, or of a data-dependent tensor).
+    sizes: dict[str, bool] = field(default_factory=dict)
+    #: Names holding arithmetic on sizes (``n = x.shape[1] - 1``).
+    derived: set[str] = field(default_factory=set)
+    #: Names holding 0-d values computed from tensor data (``n = mask.sum()``).
+    values: set[str] = field(default_factory=set)
+    #: Tensors whose size depends on the data (``keep = x[score > t]``).
+    dynamic: set[str] = field(default_factory=set)
+    #: Boolean masks (comparisons of tensors).
+    masks: set[str] = field(default_factory=set)
+
+    def forget(self, name: str) -> None:
+        self.tensors.discard(name)
+        self.sizes.pop(name, None)
+        self.derived.discard(name)
+        self.values.discard(name)
+        self.dynamic.discard(name)
+        self.masks.discard(name)
+
+
+class SizeRule(RuntimeScopeRule):
+    """What is a tensor, a size of one, or a value read from one, in the function being visited."""
+
+    scope = "runtime"
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._frames: list[_Frame] = []
+
+    # --- frames ------------------------------------------------------------------
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        super().visit_FunctionDef(node)
+        frame = _Frame()
+        where = self.current_method()
+        is_method = where is not None and where[1] is node
+        in_forward = is_method and where[0].is_module and node.name.value == "forward"  # type: ignore[index]
+        frame.tensors |= tensor_parameters(self.context, node, is_method, in_forward, none_is_literal=True)
+        self._frames.append(frame)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._frames.pop()
+        super().leave_FunctionDef(original_node)
+
+    def _frame(self) -> _Frame | None:
+        return self._frames[-1] if self._frames else None
+
+    def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
+        frame = self._frame()
+        if frame is None:
+            return
+        names = [name.value for name in _names(target)]
+        # Classify the value before the names it rebinds are forgotten (`x = x[:n]`).
+        kind: str | None = None
+        count = False
+        if value is not None and isinstance(target, cst.Name):
+            size = self.size_of(value)
+            if size is not None:
+                kind, count = "size", size
+            elif self.size_derived(value):
+                kind = "derived"
+            elif self.is_value(value):
+                kind = "value"
+            elif self.is_tensor(value):
+                kind = "tensor"
+                dynamic, mask = self.is_data_dependent(value), self.is_mask(value)
+        elif value is not None and isinstance(target, (cst.Tuple, cst.List)) and self._is_shape_tuple(value):
+            kind, count = "size", self._is_count_tensor(self._shape_owner(value))
+        for name in names:
+            frame.forget(name)
+        for name in names:
+            if kind == "size":
+                frame.sizes[name] = count
+            elif kind == "derived":
+                frame.derived.add(name)
+            elif kind == "value":
+                frame.values.add(name)
+                frame.tensors.add(name)
+            elif kind == "tensor":
+                frame.tensors.add(name)
+                if dynamic:
+                    frame.dynamic.add(name)
+                if mask:
+                    frame.masks.add(name)
+
+    def leave_Assign(self, original_node: cst.Assign) -> None:
+        for target in original_node.targets:
+            self._bind(target.target, original_node.value)
+
+    def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
+        self._bind(original_node.target, original_node.value)
+
+    def leave_AugAssign(self, original_node: cst.AugAssign) -> None:
+        frame = self._frame()
+        if frame is not None and isinstance(original_node.target, cst.Name):
+            name = original_node.target.value
+            if (name in frame.sizes or name in frame.derived) and not self.is_tensor(original_node.value):
+                frame.sizes.pop(name, None)
+                frame.derived.add(name)  # `n += 1`: still computed from sizes, maybe no longer one
+                return
+            if name in frame.tensors and name not in frame.values:
+                return
+            frame.forget(name)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._bind(node.target, None)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._bind(node.target, None)
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None:
+            self._bind(node.asname.name, None)
+
+    # --- what an expression is ---------------------------------------------------
+    def _local(self, name: str) -> bool:
+        return not self.shadowed(name)
+
+    def _torch_function(self, func: cst.BaseExpression) -> str | None:
+        for qualified in self.context.qualified_names(func):
+            if qualified.startswith("torch."):
+                return qualified
+        return None
+
+    def is_tensor(self, expr: cst.BaseExpression) -> bool:
+        frame = self._frame()
+        if frame is None:
+            return False
+        return tensor_expression(expr, self._torch_function,
+                                 lambda name: name in frame.tensors and self._local(name))
+
+    def is_mask(self, expr: cst.BaseExpression) -> bool:
+        frame = self._frame()
+        if frame is None:
+            return False
+        if isinstance(expr, cst.Name):
+            return expr.value in frame.masks and self._local(expr.value)
+        if isinstance(expr, cst.Comparison):
+            return self.is_tensor(expr.left) or any(self.is_tensor(c.comparator) for c in expr.comparisons)
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.BitInvert):
+            return self.is_mask(expr.expression)
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)):
+            return self.is_mask(expr.left) or self.is_mask(expr.right)
+        if isinstance(expr, cst.Call):
+            parts = method_call(expr)
+            return parts is not None and parts[1] == "bool" and self.is_tensor(parts[0])
+        return False
+
+    def is_data_dependent(self, expr: cst.BaseExpression) -> bool:
+        """A tensor whose size depends on the data (``x[mask]``, ``nonzero``, ``unique``)."""
+        frame = self._frame()
+        if frame is None:
+            return False
+        if isinstance(expr, cst.Name):
+            return expr.value in frame.dynamic and self._local(expr.value)
+        if isinstance(expr, cst.Call):
+            name = self._torch_function(expr.func)
+            if name in _DATA_DEPENDENT_TORCH:
+                return True
+            if name == "torch.where" and len(expr.args) == 1:
+                return True
+            parts = method_call(expr)
+            if parts is not None and self.is_tensor(parts[0]):
+                return parts[1] in _DATA_DEPENDENT_METHODS or (
+                    parts[1] not in _STATIC_METHODS and self.is_data_dependent(parts[0])
+                )
+            return False
+        if isinstance(expr, cst.Subscript):
+            if self.is_data_dependent(expr.value):
+                return True
+            return self.is_tensor(expr.value) and any(
+                isinstance(e.slice, cst.Index) and self.is_mask(e.slice.value) for e in expr.slice
+            )
+        if isinstance(expr, cst.BinaryOperation):
+            return self.is_data_dependent(expr.left) or self.is_data_dependent(expr.right)
+        return False
+
+    def _is_count_tensor(self, tensor: cst.BaseExpression | None) -> bool:
+        return tensor is not None and self.is_data_dependent(tensor)
+
+    def _shape_owner(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
+        """``x`` for ``x.shape``, ``x.shape[a:b]``, ``x.size()`` (the whole shape), if ``x`` is a tensor."""
+        if isinstance(expr, cst.Subscript) and all(isinstance(e.slice, cst.Slice) for e in expr.slice):
+            expr = expr.value
+        if isinstance(expr, cst.Attribute) and expr.attr.value == "shape":
+            return expr.value if self.is_tensor(expr.value) else None
+        if isinstance(expr, cst.Call) and not expr.args:
+            parts = method_call(expr)
+            if parts is not None and parts[1] == "size" and self.is_tensor(parts[0]):
+                return parts[0]
+        return None
+
+    def _is_shape_tuple(self, expr: cst.BaseExpression) -> bool:
+        return self._shape_owner(expr) is not None
+
+    def size_of(self, expr: cst.BaseExpression) -> bool | None:
+        """None unless ``expr`` is one size of a tensor; then whether it is a count
+        (``numel``, or any size of a data-dependent tensor)."""
+        frame = self._frame()
+        if frame is None:
+            return None
+        if isinstance(expr, cst.Name):
+            if expr.value in frame.sizes and self._local(expr.value):
+                return frame.sizes[expr.value]
+            return None
+        if isinstance(expr, cst.Subscript):
+            if len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
+                owner = self._shape_owner(expr.value)
+                if owner is not None:
+                    return self._is_count_tensor(owner)
+            return None
+        if not isinstance(expr, cst.Call) or has_star_args(expr):
+            return None
+        parts = method_call(expr)
+        if parts is not None and self.is_tensor(parts[0]) and not self.context.qualified_names(parts[0]):
+            if parts[1] == "size" and len(expr.args) == 1 and (
+                expr.args[0].keyword is None or expr.args[0].keyword.value == "dim"
+            ):
+                return self._is_count_tensor(parts[0])
+            if parts[1] in ("numel", "nelement") and not expr.args:
+                return True
+            return None
+        func = expr.func
+        if len(expr.args) == 1 and expr.args[0].keyword is None:
+            if self.context.refers_to(func, "torch.numel") and self.is_tensor(expr.args[0].value):
+                return True
+            if isinstance(func, cst.Name) and func.value == "len" and not self.context.resolver.binds("len") \
+                    and self.is_tensor(expr.args[0].value):
+                return self._is_count_tensor(expr.args[0].value)
+        return None
+
+    def size_derived(self, expr: cst.BaseExpression) -> bool:
+        """A size, or arithmetic on sizes with numbers and other non-tensors (``h * scale``, ``w - 1``)."""
+        if self.size_of(expr) is not None:
+            return True
+        if isinstance(expr, cst.Name):
+            frame = self._frame()
+            return frame is not None and expr.value in frame.derived and self._local(expr.value)
+        if isinstance(expr, cst.BinaryOperation):
+            left, right = self.size_derived(expr.left), self.size_derived(expr.right)
+            if left and right:
+                return True
+            if left:
+                return not self.is_tensor(expr.right)
+            if right:
+                return not self.is_tensor(expr.left)
+            return False
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
+            return self.size_derived(expr.expression)
+        return False
+
+    def is_value(self, expr: cst.BaseExpression) -> bool:
+        """A 0-d tensor computed from tensor data (``mask.sum()``, ``torch.count_nonzero(m)``, ``n.long()``)."""
+        frame = self._frame()
+        if frame is None:
+            return False
+        if isinstance(expr, cst.Name):
+            return expr.value in frame.values and self._local(expr.value)
+        if isinstance(expr, cst.Call):
+            name = self._torch_function(expr.func)
+            if name is not None:
+                if name in _TORCH_REDUCTIONS and len(expr.args) == 1 and expr.args[0].keyword is None:
+                    return self.is_tensor(expr.args[0].value)
+                return False
+            parts = method_call(expr)
+            if parts is None:
+                return False
+            positional = [a for a in expr.args if a.keyword is None]
+            if parts[1] in _REDUCTIONS and not positional and "dim" not in {
+                a.keyword.value for a in expr.args if a.keyword is not None
+            }:
+                return self.is_tensor(parts[0]) and not self.context.qualified_names(parts[0])
+            if parts[1] in _VALUE_KEEPING:
+                return self.is_value(parts[0])
+            return False
+        if isinstance(expr, cst.BinaryOperation):
+            return (self.is_value(expr.left) and not self.is_tensor(expr.right) or self.is_value(expr.right)
+                    and not self.is_tensor(expr.left) or self.is_value(expr.left) and self.is_value(expr.right))
+        return False

@@ -1,0 +1,619 @@
+"""Writes into part of a tensor: slice / index assignment (TRT203), masked fill (TRT204).
+
+``x[:, a:b] = y``, ``x[..., 0] = v`` and ``x[idx] = y`` export as ``ScatterND`` (or
+``ScatterElements``) with both exporters, static or dynamic shapes. ``x[mask] = 0.0``
+exports as a ``Where`` with the TorchScript exporter but as ``NonZero`` + ``ScatterND``
+with the dynamo exporter (torch 2.13).
+
+TRT203 only knows a subscript target is a tensor from evidence in the same function (a
+torch factory, ``.clone()``, ``.new_zeros(...)``, a ``torch.Tensor`` annotation) or in the
+class (an attribute registered as a buffer or assigned from torch); dict and list stores
+never fire. Its rewrite rebinds a name and is offered only where nothing else can see the
+tensor. TRT204 reuses the boolean-mask evidence of ``indexing`` (TRT202 reports masked
+assignments of tensor values; TRT204 the number literals TRT202 leaves alone).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from trtcodemod.astutil import children, int_value, short_code, strip_parens, visit_readonly, walk
+from trtcodemod.rules import Example, Fix, RuleInfo, Safety
+from trtcodemod.scopes import PARAM, Bindings
+from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
+from trtcodemod.transforms.indexing import NONE, STRONG, _is_plain_scalar, _MaskRule
+
+_OPERATORS = "https://github.com/onnx/onnx-tensorrt/blob/main/docs/operators.md"
+_REFERENCES = (
+    "https://pytorch.org/docs/stable/generated/torch.cat.html",
+    "https://pytorch.org/docs/stable/generated/torch.Tensor.index_put_.html",
+    "https://onnx.ai/onnx/operators/onnx__ScatterND.html",
+    _OPERATORS,
+)
+
+#: torch functions whose result is a new tensor that nothing else refers to.
+_FRESH_FUNCTIONS = tuple(
+    f"torch.{name}"
+    for name in (
+        "zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like", "empty_like",
+        "arange", "linspace", "eye", "tensor", "cat", "concat", "stack", "rand", "randn", "randint",
+    )
+)
+#: Tensor methods whose result is a new tensor.
+_FRESH_METHODS = frozenset({"clone", "new_zeros", "new_ones", "new_full", "new_empty", "new_tensor"})
+#: Further evidence that a value is a tensor (it may be a view of another one).
+_TENSOR_FUNCTION_PREFIXES = ("torch.", )
+_NOT_TENSOR_FUNCTIONS = frozenset({
+    "torch.Size", "torch.device", "torch.dtype", "torch.no_grad", "torch.is_tensor", "torch.numel",
+    "torch.get_default_dtype", "torch.Generator",
+})
+#: Namespaces whose callables build modules, parameters' containers or utilities, not tensors
+#: (`self.classifier = nn.Sequential(...)` then `self.classifier[-1] = nn.Linear(...)`).
+_NOT_TENSOR_PREFIXES = ("torch.nn.", "torch.jit.", "torch.cuda.", "torch.utils.", "torch.distributed.",
+                        "torch.optim.", "torch.backends.", "torch.onnx.")
+_TENSOR_METHODS = _FRESH_METHODS | {
+    "contiguous", "float", "half", "double", "long", "int", "bool", "to", "view", "reshape", "permute",
+    "transpose", "flatten", "detach", "sigmoid", "softmax", "expand", "repeat", "squeeze", "unsqueeze",
+}
+#: Reading these from the tensor creates no alias.
+_HARMLESS_ATTRIBUTES = frozenset({"shape", "size", "dtype", "device", "dim", "ndim", "numel", "is_cuda", "ndimension"})
+
+_LOOPS = (cst.For, cst.While)
+
+
+def _is_bare_colon(element: cst.SubscriptElement) -> bool:
+    sl = element.slice
+    return isinstance(sl, cst.Slice) and sl.lower is None and sl.upper is None and sl.step is None
+
+
+def _is_ellipsis(element: cst.SubscriptElement) -> bool:
+    return isinstance(element.slice, cst.Index) and isinstance(element.slice.value, cst.Ellipsis)
+
+
+def _has_slicing(subscript: cst.Subscript) -> bool:
+    """A slice, an ellipsis or several indices: never a dict key or a list position."""
+    return len(subscript.slice) > 1 or any(
+        isinstance(e.slice, cst.Slice) or _is_ellipsis(e) for e in subscript.slice
+    )
+
+
+class _Active:
+    """The one indexed axis of ``x[:, a:b]`` / ``x[..., k]`` and where it is."""
+
+    def __init__(self, dim: int, start: int | None, stop: int | None, index: int | None) -> None:
+        self.dim = dim
+        self.start = start
+        self.stop = stop
+        self.index = index  # an integer index instead of a slice
+
+
+def _bound(node: cst.BaseExpression | None) -> tuple[bool, int | None]:
+    if node is None or (isinstance(node, cst.Name) and node.value == "None"):
+        return True, None
+    value = int_value(node)
+    return value is not None, value
+
+
+def _active_axis(subscript: cst.Subscript) -> tuple[_Active | None, str]:
+    """The rewritable form, or None with the reason it is not."""
+    elements = list(subscript.slice)
+    active = [n for n, e in enumerate(elements) if not _is_bare_colon(e) and not _is_ellipsis(e)]
+    if len(active) != 1:
+        return None, "several indexed axes" if active else "no indexed axis"
+    position = active[0]
+    ellipses = [n for n, e in enumerate(elements) if _is_ellipsis(e)]
+    if ellipses and ellipses != [0]:
+        return None, "an ellipsis not in first place"
+    dim = position if not ellipses else position - len(elements)
+    element = elements[position].slice
+    if isinstance(element, cst.Index):
+        if element.star is not None:
+            return None, "a starred index"
+        value = int_value(element.value)
+        if value is None:
+            return None, "an index that is not an integer literal"
+        return _Active(dim, None, None, value), ""
+    assert isinstance(element, cst.Slice)
+    ok_start, start = _bound(element.lower)
+    ok_stop, stop = _bound(element.upper)
+    ok_step, step = _bound(element.step)
+    if not (ok_start and ok_stop and ok_step):
+        return None, "slice bounds that are not integer literals"
+    if step not in (None, 1):
+        return None, "a slice with a step"
+    if start is not None and stop is not None and (start < 0) != (stop < 0):
+        return None, "slice bounds of different signs (their order depends on the axis size)"
+    if start is not None and stop is not None and start > stop:
+        return None, "an empty slice (start after stop)"
+    if start is None and stop is None:
+        return None, "no indexed axis"
+    return _Active(dim, start, stop, None), ""
+
+
+def _index_text(dim: int, item: str) -> str:
+    if dim >= 0:
+        return ", ".join([":"] * dim + [item])
+    return ", ".join(["..."] + [item] + [":"] * (-dim - 1))
+
+
+class SliceAssign(RuntimeScopeRule):
+    info = RuleInfo(
+        id="TRT203",
+        name="slice-assign",
+        summary="`x[:, a:b] = y` / `x[..., k] = v` / `x[idx] = y` on a tensor exports as ScatterND; build it with `torch.cat`",
+        doc="""\
+What it finds: assignments into part of a tensor in run-time code: `x[:, a:b] = y`,
+`x[..., 0] = v`, `img_mask[:, h, w, :] = cnt`, `x[idx] = y`, and their augmented forms
+(`x[:, 0] += 1`). Only where the code shows that `x` is a tensor: every assignment of the
+name in the function is a torch call (`torch.zeros(...)`, `torch.cat(...)`) or a tensor
+method (`.clone()`, `.new_zeros(...)`, `.view(...)`), the parameter is annotated
+`torch.Tensor`, or `self.x` is registered as a buffer (or assigned from torch) in the
+class. Dict and list stores (`out["boxes"] = b`, `xs[i] = v`) never match. A boolean-mask
+index is TRT202's (a tensor value) or TRT204's (a number).
+
+Why it hurts: both exporters (torch 2.13, static and dynamic shapes) turn a write into
+part of a tensor into `ScatterND` (dynamo: `ScatterElements` for some integer indices),
+fed by a Shape/Range/Expand index subgraph. TensorRT's parser has no ScatterND or
+ScatterElements before 8.2; later versions run it as a scatter kernel that serializes the
+writes and keeps the index tensors alive, and the guidance reports crashes on such slice
+writes. The in-place write is also why the exporter has to model aliasing: a view of `x`
+taken earlier sees the change.
+
+What to do: compute the new tensor from pieces, e.g. `x = torch.cat([x[:, :a], y, x[:, b:]], 1)`
+(exports as Slice + Expand + Concat), `torch.where` with a mask for scattered positions,
+or build the tensor in one go instead of filling a buffer.
+
+The rewrite (unsafe): for one indexed axis with integer-literal bounds and no step,
+`x[:, a:b] = y` becomes
+`x = torch.cat([x[:, :a], torch.as_tensor(y, dtype=x.dtype, device=x.device).expand_as(x[:, a:b]), x[:, b:]], dim=1)`
+and `x[..., k] = v` the same with `x[..., k:k + 1]` and the value unsqueezed at that axis.
+The value is converted to `x`'s dtype and broadcast to the slice, as the assignment does;
+an empty slice, bounds past the end and negative bounds give the same result.
+It rebinds the name instead of writing into the tensor, so it is offered only when:
+the target is a plain local name (not a parameter, attribute, or a subscript of a
+subscript), every assignment of it in the function creates a new tensor (a torch factory,
+`torch.cat`, `.clone()`, `.new_*`), without `requires_grad=`, it is not read between its
+creation and the last rewritten write other than through `.shape`/`.size()`/`.dtype`/
+`.device` (no view, no `y = x`, no call that may keep it), not read at all in a loop that
+rewrites it, and not used in a nested function. Bounds of different signs (`1:-1`, whose
+order depends on the axis size), steps, computed bounds, several indexed axes and index
+tensors are reported without a fix.
+
+Fix safety: unsafe. Assumptions: `x` is a strided tensor; nothing else holds it (the
+conditions above cannot see a reference kept by a function the tensor was passed to
+before, such as a list `append`); the value broadcasts to the slice without leading extra
+axes (the assignment drops leading size-1 axes of the value, `expand_as` rejects them); the
+result's strides are those of `torch.cat` (contiguous), not the original's memory format.
+Values, dtype, shape and gradients of the value are otherwise the same.
+
+TensorRT versions: all. ScatterND does not parse before 8.2 and is slow after it.""",
+        fix=Safety.UNSAFE,
+        examples=(
+            Example(
+                "def heads(x, y):\n    out = torch.zeros(4, 6)\n    out[:, 1:3] = y\n    return out\n",
+                "def heads(x, y):\n    out = torch.zeros(4, 6)\n"
+                "    out = torch.cat([out[:, :1], torch.as_tensor(y, dtype=out.dtype, device=out.device)"
+                ".expand_as(out[:, 1:3]), out[:, 3:]], dim=1)\n    return out\n",
+                unsafe=True,
+            ),
+            Example(
+                "def head(x):\n    boxes = x.clone()\n    boxes[..., 0] = 0.5\n    return boxes\n",
+                "def head(x):\n    boxes = x.clone()\n"
+                "    boxes = torch.cat([torch.as_tensor(0.5, dtype=boxes.dtype, device=boxes.device)"
+                ".expand_as(boxes[..., 0]).unsqueeze(-1), boxes[..., 1:]], dim=-1)\n    return boxes\n",
+                unsafe=True,
+            ),
+            Example(
+                "def window_mask(h_slices, w_slices):\n    img_mask = torch.zeros((1, 8, 8, 1))\n"
+                "    cnt = 0\n    for h in h_slices:\n        for w in w_slices:\n"
+                "            img_mask[:, h, w, :] = cnt\n            cnt += 1\n    return img_mask\n"
+            ),
+            Example("def embed(x: torch.Tensor, idx, y):\n    x[idx] = y\n    return x\n"),
+        ),
+        references=_REFERENCES,
+    )
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._bindings: dict[int, Bindings] = {}
+        self._class_tensors: dict[int, set[str]] = {}
+
+    # --- evidence -----------------------------------------------------------------------
+    def _function_bindings(self) -> Bindings | None:
+        function = self.context.function
+        if function is None:
+            return None
+        found = self._bindings.get(id(function))
+        if found is None:
+            found = Bindings(comprehension_targets=False)
+            found.bind_params(function.params)
+            visit_readonly(function.body, found)
+            self._bindings[id(function)] = found
+        return found
+
+    def _annotated_tensor(self, name: str) -> bool:
+        function = self.context.function
+        if function is None:
+            return False
+        params = function.params
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+            if param.name.value == name and param.annotation is not None:
+                annotation = param.annotation.annotation
+                if self.context.refers_to(annotation, "torch.Tensor"):
+                    return True
+        return False
+
+    def _is_tensor_value(self, value: cst.BaseExpression, fresh_only: bool) -> bool:
+        value = strip_parens(value)
+        if not isinstance(value, cst.Call):
+            return False
+        names = self.context.qualified_names(value.func)
+        if names:
+            if fresh_only:
+                if not any(n in _FRESH_FUNCTIONS for n in names):
+                    return False
+                return not any(a.keyword is not None and a.keyword.value == "requires_grad" for a in value.args) \
+                    and not any(a.star for a in value.args)
+            return any(n.startswith(_TENSOR_FUNCTION_PREFIXES) and n not in _NOT_TENSOR_FUNCTIONS
+                       and (not n.startswith(_NOT_TENSOR_PREFIXES) or n.startswith("torch.nn.functional."))
+                       for n in names)
+        func = value.func
+        if isinstance(func, cst.Attribute):
+            if isinstance(func.value, cst.Name) and func.value.value in ("np", "numpy", "self", "cls", "math"):
+                return False
+            if self.context.qualified_names(func.value):
+                return False  # a module's function (np.zeros...), not a tensor method
+            method = func.attr.value
+            if fresh_only:
+                return method in _FRESH_METHODS and not any(
+                    a.keyword is not None and a.keyword.value == "requires_grad" for a in value.args)
+            return method in _TENSOR_METHODS
+        return False
+
+    def _name_is_tensor(self, name: str) -> bool:
+        bindings = self._function_bindings()
+        if bindings is None:
+            return False
+        sites = bindings.sites.get(name)
+        if not sites:
+            return False
+        annotated = any(kind == PARAM for kind, _ in sites) and self._annotated_tensor(name)
+        return all(
+            (kind == PARAM and annotated) or (value is not None and self._is_tensor_value(value, False))
+            for kind, value in sites
+        )
+
+    def _attribute_is_tensor(self, node: cst.Attribute) -> bool:
+        if not (isinstance(node.value, cst.Name) and node.value.value == "self"):
+            return False
+        cls = self.context.enclosing_class
+        if cls is None:
+            return False
+        names = self._class_tensors.get(id(cls))
+        if names is None:
+            names = self._class_tensors[id(cls)] = self._tensor_attributes(cls)
+        return node.attr.value in names
+
+    def _tensor_attributes(self, cls: cst.ClassDef) -> set[str]:
+        names: set[str] = set()
+        for node in walk(cls):
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+                    and node.func.attr.value == "register_buffer" and node.args:
+                first = node.args[0].value
+                if isinstance(first, cst.SimpleString) and isinstance(first.evaluated_value, str):
+                    names.add(first.evaluated_value)
+            elif isinstance(node, cst.Assign) and len(node.targets) == 1:
+                target = node.targets[0].target
+                if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) \
+                        and target.value.value == "self" and self._is_tensor_value(node.value, False):
+                    names.add(target.attr.value)
+        return names
+
+    def _base_is_tensor(self, base: cst.BaseExpression) -> bool:
+        while isinstance(base, cst.Subscript):
+            base = base.value
+        if isinstance(base, cst.Name):
+            return self._name_is_tensor(base.value)
+        if isinstance(base, cst.Attribute):
+            return self._attribute_is_tensor(base)
+        return False
+
+    # --- findings -------------------------------------------------------------------------
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if not self._torch:
+            return
+        for target in node.targets:
+            self._check(node, target.target, node.value, rewritable=len(node.targets) == 1)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if self._torch:
+            self._check(node, node.target, None, rewritable=False)
+
+    def _check(self, statement: cst.CSTNode, target: cst.BaseExpression, value: cst.BaseExpression | None,
+               rewritable: bool) -> None:
+        if not isinstance(target, cst.Subscript) or not self._base_is_tensor(target.value):
+            return
+        if self._mask_index(target):
+            return  # TRT202 / TRT204
+        what = "augmented assignment" if value is None else "assignment"
+        sliced = _has_slicing(target)
+        problem = (f"{what} into part of tensor `{short_code(target.value, 24)}` exports as ScatterND "
+                   f"(TensorRT parses it from 8.2 only, and runs it as a slow scatter)")
+        if not sliced:
+            self.found(target, f"{problem}; index tensors cannot be rewritten automatically: build the result "
+                       "with torch.cat / torch.where / scatter instead of writing into it")
+            return
+        active, why = _active_axis(target)
+        fix = None
+        if active is None:
+            reason = f"not rewritten: {why}"
+        elif not rewritable or value is None:
+            reason = "not rewritten: only a plain `x[...] = value` is"
+        elif not isinstance(target.value, cst.Name):
+            reason = ("not rewritten: the target is an attribute or a view, which a rebinding would not "
+                      "update; build the new tensor and assign it where it belongs")
+        else:
+            blocker = self._alias_blocker(target.value.value)
+            if blocker:
+                reason = f"not rewritten: {blocker}"
+            else:
+                reason = "rebuild it with torch.cat (fix needs --unsafe: it rebinds the name)"
+                fix = Fix({statement: self._replacement(statement, target.value, active, value)},
+                          safety=Safety.UNSAFE)
+        self.found(target, f"{problem}; {reason}", fix)
+
+    def _mask_index(self, target: cst.Subscript) -> bool:
+        probe = _MaskProbe(self.context)
+        for element in target.slice:
+            index = element.slice
+            if isinstance(index, cst.Index) and index.star is None and probe.evidence(index.value) != NONE:
+                return True
+        return False
+
+    # --- may the name be rebound? -----------------------------------------------------------
+    def _alias_blocker(self, name: str) -> str | None:
+        bindings = self._function_bindings()
+        function = self.context.function
+        if bindings is None or function is None:
+            return "it is not inside a function"
+        sites = bindings.sites.get(name, [])
+        if any(kind != "assign" for kind, _ in sites):
+            return f"`{name}` is a parameter or bound other than by a plain assignment (the caller may hold it)"
+        if not all(value is not None and self._is_tensor_value(value, True) for _, value in sites):
+            return (f"`{name}` is not always a new tensor here (a view or another object may share it); "
+                    "rebinding would leave that one unchanged")
+        return _use_blocker(function, name)
+
+    def _replacement(self, statement: cst.Assign, name: cst.Name, active: _Active,
+                     value: cst.BaseExpression) -> cst.Assign:
+        x = name.value
+        torch_name = self.context.torch_name()
+        value_code = self._code(strip_parens(value))
+        converted = f"{torch_name}.as_tensor({value_code}, dtype={x}.dtype, device={x}.device)"
+        dim = active.dim
+        if active.index is not None:
+            k = active.index
+            start, stop = k, (k + 1 if k != -1 else None)
+            middle = f"{converted}.expand_as({x}[{_index_text(dim, str(k))}]).unsqueeze({dim})"
+        else:
+            start, stop = active.start, active.stop
+            bounds = f"{'' if start is None else start}:{'' if stop is None else stop}"
+            middle = f"{converted}.expand_as({x}[{_index_text(dim, bounds)}])"
+        pieces = []
+        if start is not None and start != 0:
+            pieces.append(f"{x}[{_index_text(dim, f':{start}')}]")
+        pieces.append(middle)
+        if stop is not None:
+            pieces.append(f"{x}[{_index_text(dim, f'{stop}:')}]")
+        new_value = cst.parse_expression(f"{torch_name}.cat([{', '.join(pieces)}], dim={dim})")
+        return statement.with_changes(targets=[cst.AssignTarget(target=cst.Name(x))], value=new_value)
+
+    @staticmethod
+    def _code(node: cst.CSTNode) -> str:
+        return cst.Module(body=[]).code_for_node(node)
+
+
+def _use_blocker(function: cst.FunctionDef, name: str) -> str | None:
+    """Why ``name`` may be seen by something else between its writes, or None."""
+    writes: list[int] = []       # positions of `name[...] = ...` statements
+    loads: list[int] = []        # positions of other reads that may alias
+    loop_stack: list[cst.CSTNode] = []
+    loops_with_writes: set[int] = set()
+    loops_with_loads: set[int] = set()
+    position = 0
+
+    def visit(node: cst.CSTNode, in_write: bool) -> str | None:
+        nonlocal position
+        position += 1
+        if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)) and node is not function:
+            if any(isinstance(n, cst.Name) and n.value == name for n in walk(node)):
+                return f"`{name}` is used in a nested function, which may keep it"
+            return None
+        is_loop = isinstance(node, _LOOPS)
+        if is_loop:
+            loop_stack.append(node)
+        try:
+            if isinstance(node, (cst.Assign, cst.AugAssign)) and not in_write:
+                targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+                if any(isinstance(t, cst.Subscript) and isinstance(t.value, cst.Name) and t.value.value == name
+                       for t in targets):
+                    writes.append(position)
+                    loops_with_writes.update(id(loop) for loop in loop_stack)
+                    for child in _children(node):
+                        problem = visit(child, True)
+                        if problem:
+                            return problem
+                    return None
+            if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == name \
+                    and node.attr.value in _HARMLESS_ATTRIBUTES:
+                return None
+            if isinstance(node, cst.Name) and node.value == name and not in_write:
+                loads.append(position)
+                loops_with_loads.update(id(loop) for loop in loop_stack)
+                return None
+            for child in _children(node):
+                problem = visit(child, in_write)
+                if problem:
+                    return problem
+            return None
+        finally:
+            if is_loop:
+                loop_stack.pop()
+
+    for statement in function.body.body:
+        problem = visit(statement, False)
+        if problem:
+            return problem
+    if writes and any(load < writes[-1] for load in loads):
+        return (f"`{name}` is read before its last partial write (a view or another reference taken there "
+                "would not see the new tensor)")
+    if loops_with_writes & loops_with_loads:
+        return f"`{name}` is read in the loop that writes into it"
+    return None
+
+
+def _children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    found = children(node)
+    if isinstance(node, cst.Assign):
+        # the binding targets `x = ...` are not reads
+        found = [c for c in found if not (isinstance(c, cst.AssignTarget) and isinstance(c.target, cst.Name))]
+    return found
+
+
+class _MaskProbe(_MaskRule):
+    """The boolean-mask evidence of ``indexing``, usable from another rule."""
+
+    info = None  # type: ignore[assignment]
+
+
+class MaskFillAssign(_MaskRule):
+    info = RuleInfo(
+        id="TRT204",
+        name="mask-fill-assign",
+        summary="`t[mask] = 0.0` exports as NonZero + ScatterND (dynamo exporter); fill through a helper that exports as Where",
+        doc="""\
+What it finds: a number literal written through a boolean mask, `t[mask] = 0`,
+`scores[scores < thr] = 0.0`, `x[torch.isnan(x)] = float("-inf")`, with the same evidence
+that the index is a mask as TRT201/TRT202 (a comparison, a bool-valued call, a local name
+assigned from one; a mask-like name alone makes the fix unsafe). A tensor value is
+TRT202's.
+
+Why it hurts: measured with torch 2.13, the TorchScript exporter already turns this into a
+single `Where`, but the dynamo exporter emits `NonZero` + `ScatterND` (plus Transpose,
+ReduceSum, Expand): a data-dependent scatter that TensorRT before 8.5 cannot build
+(NonZero) and later versions run slowly. `t.masked_fill_(mask, v)` exports as one `Where`
+with both exporters, but it is not the same operation: `t[mask]` indexes `t`'s leading
+axes (a mask of shape (N,) on boxes (N, 4) fills rows), while `masked_fill_` broadcasts the
+mask from the trailing axes (a different result, or an error).
+
+The rewrite: `t[mask] = 0.0` → `_trt_mask_fill_float(t, mask, 0.0)` (`_trt_mask_fill_int`
+for int literals), an inserted helper. Outside `torch.onnx.export` it runs `t[mask] = v`
+itself. While exporting, when `t` is a tensor, `mask` a bool tensor whose shape is that of
+`t`'s leading axes and the value fits `t`'s dtype, it calls
+`t.masked_fill_(mask[..., None, ...], v)`: the same in-place write, which exports as
+`Where`. The target is not rebound, so attributes (`self.buf[m] = 0`) and views
+(`gt[..., 2][m] = 0`) are written exactly as before. `True`/`False` values are reported
+without a fix.
+
+Fix safety: safe when the code shows the index is a mask: eager, `torch.jit.script`,
+`torch.fx`, `torch.compile` and `torch.export` run the assignment itself (same values,
+dtype, aliasing, gradients, errors; NumPy arrays too). The exported graph computes the
+same values. With only a mask-like name as evidence the fix needs `--unsafe`.
+
+TensorRT versions: all, when exporting with the dynamo exporter (the TorchScript
+exporter's graph is unchanged: a `Where` either way).""",
+        fix=Safety.SAFE,
+        examples=(
+            Example(
+                "def clean(scores, thr):\n    scores[scores < thr] = 0.0\n    return scores\n",
+                "def clean(scores, thr):\n    _trt_mask_fill_float(scores, scores < thr, 0.0)\n    return scores\n",
+            ),
+            Example(
+                "def clip(boxes, labels):\n    ignore = labels == -1\n    boxes[ignore] = 0\n    return boxes\n",
+                "def clip(boxes, labels):\n    ignore = labels == -1\n    _trt_mask_fill_int(boxes, ignore, 0)\n    return boxes\n",
+            ),
+            Example(
+                "def drop(x, valid_mask):\n    x[valid_mask] = -1.0\n    return x\n",
+                "def drop(x, valid_mask):\n    _trt_mask_fill_float(x, valid_mask, -1.0)\n    return x\n",
+                unsafe=True,
+            ),
+            Example("def flags(x):\n    x[x > 0] = True\n    return x\n"),
+        ),
+        references=(
+            "https://pytorch.org/docs/stable/generated/torch.Tensor.masked_fill_.html",
+            "https://onnx.ai/onnx/operators/onnx__Where.html",
+            _OPERATORS,
+        ),
+    )
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if not _is_plain_scalar(node.value) or not self._active():
+            return
+        for target in node.targets:
+            target = target.target
+            if not isinstance(target, cst.Subscript):
+                continue
+            index = _sole_mask(target)
+            if index is None:
+                continue
+            level = self.evidence(index)
+            if level == NONE:
+                continue
+            self._report(node, target, index, level)
+
+    def _report(self, node: cst.Assign, target: cst.Subscript, mask: cst.BaseExpression, level: int) -> None:
+        message = ("a number written through a boolean mask exports as NonZero + ScatterND with the dynamo "
+                   "exporter")
+        helper = _helper_for(node.value)
+        if helper is None or len(node.targets) != 1:
+            self.report(target, f"{message}; use `t.masked_fill_(mask, v)` when the mask has t's shape "
+                        "(not rewritten: a bool value or a chained assignment)")
+            return
+        value = node.value
+        call = cst.Call(
+            func=cst.Name(helper),
+            args=[
+                cst.Arg(value=strip_parens(target.value), comma=_comma()),
+                cst.Arg(value=strip_parens(mask), comma=_comma()),
+                cst.Arg(value=value),
+            ],
+        )
+        replacement = cst.Expr(value=call, semicolon=node.semicolon)
+        if level == STRONG:
+            safety = Safety.SAFE
+            text = f"{message}; fill through `{helper}` (a single Where in the exported graph)"
+        else:
+            safety = Safety.UNSAFE
+            text = (f"{message}; `{short_code(mask, 40)}` looks like a mask by its name only "
+                    f"(fix with `{helper}` needs --unsafe)")
+        self.report(target, text, Fix({node: replacement}, safety=safety, helpers=(helper,)))
+
+
+def _comma() -> cst.Comma:
+    return cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+
+
+def _sole_mask(target: cst.Subscript) -> cst.BaseExpression | None:
+    if len(target.slice) != 1:
+        return None
+    index = target.slice[0].slice
+    if isinstance(index, cst.Index) and index.star is None:
+        return index.value
+    return None
+
+
+def _helper_for(value: cst.BaseExpression) -> str | None:
+    """Which helper takes the literal: float or int (TorchScript types the value); None for bools."""
+    node = value
+    while isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+        node = node.expression
+    if isinstance(node, cst.Float):
+        return "_trt_mask_fill_float"
+    if isinstance(node, cst.Integer):
+        return "_trt_mask_fill_int"
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+        return {"float": "_trt_mask_fill_float", "int": "_trt_mask_fill_int"}.get(node.func.value)
+    return None
+
+
+RULES = (SliceAssign, MaskFillAssign)

@@ -1,0 +1,423 @@
+"""Sizes the TorchScript trace turns into constants (TRT711–TRT713).
+
+Under the TorchScript exporter (``torch.onnx.export(..., dynamo=False)``), ``x.shape[i]``
+and ``x.size(i)`` are traced 0-d tensors: arithmetic on them stays in the graph, but any
+Python code that needs a real number (NumPy, ``min``/``max``, ``int()``, ``math.*``, an
+``if``) reads the example's value and the graph keeps it as a constant. The rules report
+those places in run-time code (every function but construction code, see
+:mod:`trtcodemod.transforms._runtime_scope`):
+
+- TRT711 ``numpy-on-size``: NumPy called on tensor sizes (a YOLO grid built with
+  ``np.meshgrid(np.arange(w), ...)``): detect only, with the torch form.
+- TRT712 ``python-math-on-size``: ``min``/``max``/``int``/``float``/``round``/``math.*``
+  on sizes; ``int(s)``, ``math.ceil(s / k)``, ``math.floor(s / k)``, ``int(s / k)`` are
+  rewritten to integer arithmetic (unsafe: the value is assumed to be a tensor).
+- TRT713 ``size-guard``: ``if`` on an emptiness test or a count of a tensor: detect only.
+
+The opposite mistake, shapes computed from tensor values, is in ``value_shapes``
+(TRT714, TRT715). What counts as a tensor and as a size is decided in
+:mod:`trtcodemod.transforms._size_facts`. ``.item()`` and ``int(t)`` on tensor values are
+TRT702's; ``len(t)`` itself is TRT704's.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from trtcodemod.astutil import children, code_of, has_star_args, int_value, method_call, short_code
+from trtcodemod.rules import Example, Fix, RuleInfo, Safety
+from trtcodemod.transforms._size_facts import TS_PITFALLS as _TS_PITFALLS
+from trtcodemod.transforms._size_facts import SizeRule as _SizeRule
+
+# --- TRT711 ------------------------------------------------------------------------------
+
+
+_NUMPY_FORMS = {
+    "arange": "torch.arange(...) (int64 for integer arguments, like NumPy)",
+    "linspace": "torch.linspace(..., dtype=torch.float64) (NumPy computes in float64; pass float32 if that is "
+                "what the model uses)",
+    "meshgrid": "torch.meshgrid(..., indexing=\"xy\") (NumPy's default order is \"xy\", torch's is \"ij\")",
+    "zeros": "torch.zeros(...)",
+    "ones": "torch.ones(...)",
+    "full": "torch.full(...)",
+    "prod": "math.prod is no better: multiply the sizes (`h * w`) or use `x.numel()`",
+    "indices": "torch.meshgrid(torch.arange(h), torch.arange(w), indexing=\"ij\")",
+}
+
+
+class NumpyOnSize(_SizeRule):
+    info = RuleInfo(
+        id="TRT711",
+        name="numpy-on-size",
+        summary="NumPy called on tensor sizes in forward: the export bakes the array for the traced size",
+        doc="""\
+What it finds: a NumPy function (`np.arange`, `np.linspace`, `np.meshgrid`, `np.zeros`,
+`np.prod`...) called in forward code with a tensor's size among its arguments: `x.shape[i]`,
+`x.size(i)`, `x.numel()`, `len(x)` of a tensor, a local assigned from them
+(`h, w = x.shape[2:]`), or arithmetic on those (`w - 1`). Typical: a YOLO-style grid,
+`torch.from_numpy(np.stack(np.meshgrid(np.arange(w), np.arange(h)), -1))`.
+
+Why it hurts: the TorchScript exporter traces tensor operations only. NumPy needs real
+numbers, so the traced size is read as a Python value and the array is computed once; the
+exported graph holds it as a constant of the example's size. With a dynamic height or
+width, ONNX Runtime and TensorRT fail to broadcast at the first other size, or the grid
+is silently wrong where the shapes happen to broadcast. Measured with torch 2.13: a
+`np.meshgrid`/`np.arange` grid exported with dynamic H and W becomes a `Constant` and the
+model fails on a second input size; the same grid written with `torch.arange` /
+`torch.meshgrid` exports as `Shape` → `Range` and matches on every size. The dynamo
+exporter (`dynamo=True`, strict mode) can trace some NumPy code into torch operations, but
+it is not a reliable fallback (its non-strict mode, tried first, fails on the same code).
+
+What to do: build the array with torch on the size itself: `torch.arange(w)`,
+`torch.linspace(0, w - 1, w)`, `torch.meshgrid(..., indexing="xy")` (NumPy's default index
+order), then `torch.stack`. Mind the dtypes: NumPy's integer ranges are int64 and its
+`linspace` is float64, and `torch.tensor`/`torch.from_numpy` keep them; torch's float
+default is float32. Create it on the input's device (`device=x.device`): a NumPy array is
+always on the CPU.
+
+Fix safety: none (detect only): the torch form depends on what the array is for, and
+NumPy and torch differ in dtypes, index order and in what they accept (`np.arange(-1)` is
+empty, `torch.arange(-1)` raises). Matters for the TorchScript exporter, on every TensorRT
+version.""",
+        fix=Safety.NONE,
+        examples=(
+            Example(
+                "import numpy as np\n\n"
+                "class Detect(nn.Module):\n"
+                "    def forward(self, p):\n"
+                "        ny, nx = p.shape[2:]\n"
+                "        yv, xv = np.meshgrid(np.arange(ny), np.arange(nx), indexing=\"ij\")\n"
+                "        grid = torch.from_numpy(np.stack((xv, yv), 2)).float()\n"
+                "        return p.permute(0, 2, 3, 1)[..., :2] + grid\n"
+            ),
+            Example(
+                "import numpy as np\n\n"
+                "class Ramp(nn.Module):\n"
+                "    def forward(self, x):\n"
+                "        w = x.size(-1)\n"
+                "        return x * torch.tensor(np.linspace(0, w - 1, w), dtype=x.dtype)\n"
+            ),
+        ),
+        references=(_TS_PITFALLS, "https://pytorch.org/docs/stable/generated/torch.meshgrid.html",
+                    "https://pytorch.org/docs/stable/generated/torch.arange.html"),
+    )
+
+    def _numpy_name(self, func: cst.BaseExpression) -> str | None:
+        for qualified in self.context.qualified_names(func):
+            if qualified.startswith("numpy."):
+                return qualified
+        return None
+
+    def _mentions_size(self, expr: cst.CSTNode) -> bool:
+        stack: list[cst.CSTNode] = [expr]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (cst.Lambda, cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)):
+                continue
+            if isinstance(node, cst.Call) and self._numpy_name(node.func):
+                continue  # a NumPy call inside is reported on its own
+            if isinstance(node, cst.BaseExpression) and self.size_of(node) is not None:
+                return True
+            stack.extend(children(node))
+        return False
+
+    def check_call(self, node: cst.Call) -> None:
+        if not self._frames or not self.active():
+            return
+        name = self._numpy_name(node.func)
+        if name is None:
+            return
+        if not any(self._mentions_size(arg.value) for arg in node.args):
+            return
+        short = name.rsplit(".", 1)[-1]
+        form = _NUMPY_FORMS.get(short, "the torch function of the same name, on the size itself")
+        self.found(node, f"`{short_code(node)}` computes with a tensor size in NumPy: the TorchScript export "
+                   f"keeps the array for the traced size as a constant; use {form}")
+
+
+# --- TRT712 ------------------------------------------------------------------------------
+
+
+class PythonMathOnSize(_SizeRule):
+    info = RuleInfo(
+        id="TRT712",
+        name="python-math-on-size",
+        summary="`min`/`max`/`int`/`math.ceil`... on tensor sizes: the TorchScript export bakes the result",
+        doc="""\
+What it finds, in forward code: the built-ins `min(...)`, `max(...)`, `int(...)`,
+`float(...)`, `round(...)` and `math.*` functions (`math.ceil`, `math.floor`,
+`math.sqrt`...) applied to a tensor size: `x.shape[i]`, `x.size(i)`, `x.numel()`,
+`len(x)` of a tensor, a local assigned from one (`h, w = x.shape[2:]`), or arithmetic on
+those with numbers (`int(h * scale)`, `math.ceil(w / stride)`, `min(k, x.shape[1])`).
+Built-ins on tensor *values* (`int(t)`) are TRT702's.
+
+Why it hurts: under the TorchScript exporter `x.shape[i]` is a traced 0-d tensor, so
+`h // 2` or `h - 1` stay in the graph, but `min`/`max` compare it into a Python `bool`
+and `int()`/`float()`/`math.*` read it into a Python number: the result is a constant of
+the example input (a `TracerWarning` says so). Measured with torch 2.13 and a dynamic
+axis: `x.topk(min(4, x.shape[1]))` exports `TopK` with a constant k = 4 and fails on a
+row of 2; `x.new_zeros(math.ceil(x.shape[1] / 3))` exports a single constant. The dynamo
+exporter (`dynamo=True`) keeps `min`, `max` and `math.ceil` of sizes symbolic (`Min`,
+`Ceil` nodes), so for those the rule matters with the TorchScript exporter only; but it
+specializes `int(x.shape[1] * 0.5)` to the example's value too (measured: a constant
+slice end); `int(x.shape[0])` alone stays symbolic there.
+
+The rewrite (only where the result is the same integer): `int(s)` → `s` (a size is
+already an `int`), `math.floor(s / k)` and `int(s / k)` → `s // k`, `math.ceil(s / k)` →
+`(s + k - 1) // k`, for a size `s` and a positive integer literal `k`. Integer floor
+division of a non-negative size exports as ONNX `Div` (which truncates: the same for
+non-negative operands), so the result follows the input. Note that the common
+`-(-s // k)` ceiling is *wrong* in both exporters: the negative operand meets `Div`'s
+truncation (measured: 0 instead of 1 for s = 2, k = 3). Other uses are reported with the
+manual step: `min(k, s)` → `torch.clamp(torch.as_tensor(s), max=k)` (a tensor in eager
+too, so the code after it must accept one), `int(s * 0.5)` → `s // 2` where the factor is
+a reciprocal of an integer, or compute the number outside the model and pass it in.
+
+Fix safety: unsafe. The rewrite assumes the value is a `torch.Tensor`, so that its size
+is a Python `int` (the tensor is only evidenced by `forward`'s parameters, a `Tensor`
+annotation or a torch call: a NumPy array or another object with a `.shape` gives ints
+too, but a custom `.shape` may not). `math.ceil(s / k)` and `math.floor(s / k)` go
+through a float: they equal the integer forms for every size below 2**53 (larger sizes
+exist only for expanded, stride-0 tensors; there the integer form is the exact one). In
+eager mode, `torch.jit.script` and `torch.export` the rewritten expression is the same
+`int`. Applies to every TensorRT version.""",
+        fix=Safety.UNSAFE,
+        examples=(
+            Example(
+                "import math\n\n"
+                "class Pool(nn.Module):\n"
+                "    def forward(self, x):\n"
+                "        n = math.ceil(x.shape[1] / 4)\n"
+                "        return x.new_zeros(x.shape[0], n)\n",
+                "import math\n\n"
+                "class Pool(nn.Module):\n"
+                "    def forward(self, x):\n"
+                "        n = (x.shape[1] + 3) // 4\n"
+                "        return x.new_zeros(x.shape[0], n)\n",
+                unsafe=True,
+            ),
+            Example(
+                "class Head(nn.Module):\n"
+                "    def forward(self, x):\n"
+                "        b = int(x.shape[0])\n"
+                "        return x.reshape(b, -1)\n",
+                "class Head(nn.Module):\n"
+                "    def forward(self, x):\n"
+                "        b = x.shape[0]\n"
+                "        return x.reshape(b, -1)\n",
+                unsafe=True,
+            ),
+            Example(
+                "class TopK(nn.Module):\n"
+                "    def forward(self, scores):\n"
+                "        k = min(100, scores.shape[1])\n"
+                "        return scores.topk(k, dim=1)\n"
+            ),
+        ),
+        references=(_TS_PITFALLS, "https://pytorch.org/docs/stable/generated/torch.clamp.html",
+                    "https://onnx.ai/onnx/operators/onnx__Div.html"),
+    )
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._topk_arguments: set[int] = set()
+
+    def _builtin(self, func: cst.BaseExpression) -> str | None:
+        if isinstance(func, cst.Name) and func.value in ("min", "max", "int", "float", "round"):
+            if not self.context.resolver.binds(func.value):
+                return func.value
+        return None
+
+    def _math(self, func: cst.BaseExpression) -> str | None:
+        for qualified in self.context.qualified_names(func):
+            if qualified.startswith("math.") and qualified.count(".") == 1:
+                return qualified[5:]
+        return None
+
+    def check_call(self, node: cst.Call) -> None:
+        if not self._frames or not self.active() or has_star_args(node):
+            return
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "topk" or \
+                isinstance(func, cst.Name) and func.value in ("topk", "_trt_topk_capped"):
+            # A top-k's K built with min()/max() of a size is TRT802/TRT803's (one finding per construct).
+            self._topk_arguments.update(id(arg.value) for arg in node.args)
+            return
+        if id(node) in self._topk_arguments:
+            return
+        builtin = self._builtin(node.func)
+        name = builtin or self._math(node.func)
+        if name is None:
+            return
+        positional = [a.value for a in node.args if a.keyword is None]
+        if builtin in ("min", "max"):
+            if len(positional) < 2 or len(positional) != len(node.args):
+                return  # `max(sizes)` of a list, `key=`: not about one size
+            if not any(self.size_derived(v) for v in positional):
+                return
+        elif builtin is not None:
+            if not positional or not self.size_derived(positional[0]) or self.is_tensor(positional[0]):
+                return
+        elif not any(self.size_derived(v) for v in positional):
+            return
+        fix = self._fix(node, name, builtin is not None, positional)
+        text = short_code(node)
+        if fix is not None:
+            message = (f"`{text}` turns a traced size into a Python number: the TorchScript export keeps the "
+                       "example's value; integer arithmetic on the size stays in the graph")
+        elif builtin in ("min", "max"):
+            other = "torch.clamp(torch.as_tensor(s), max=k)" if builtin == "min" else \
+                "torch.clamp(torch.as_tensor(s), min=k)"
+            message = (f"`{text}` compares a traced size in Python: the TorchScript export keeps the example's "
+                       f"choice as a constant; keep it in the graph ({other}, a tensor in eager mode too) or pass "
+                       "the number in as an input")
+        else:
+            message = (f"`{text}` turns a traced size into a Python number: the TorchScript export keeps the "
+                       "example's value; use integer arithmetic on the size (`s // k`, `(s + k - 1) // k`) or "
+                       "pass the number in as an input")
+        self.found(node, message, fix)
+
+    def _fix(self, node: cst.Call, name: str, builtin: bool, positional: list[cst.BaseExpression]) -> Fix | None:
+        if len(node.args) != 1 or node.args[0].keyword is not None:
+            return None
+        arg = positional[0]
+        if builtin and name == "int" and self.size_of(arg) is not None:
+            return Fix({node: arg}, safety=Safety.UNSAFE)
+        if (builtin and name != "int") or (not builtin and name not in ("ceil", "floor")):
+            return None
+        if not (isinstance(arg, cst.BinaryOperation) and isinstance(arg.operator, cst.Divide)):
+            return None
+        if self.size_of(arg.left) is None or arg.lpar:
+            return None
+        k = int_value(arg.right)
+        if k is None or k <= 0 or not isinstance(arg.right, cst.Integer):
+            return None
+        size = code_of(arg.left)
+        if name == "ceil" and k > 1:
+            replacement = cst.parse_expression(f"({size} + {k - 1}) // {k}")
+        else:
+            replacement = cst.parse_expression(f"{size} // {k}")
+        return Fix({node: replacement}, safety=Safety.UNSAFE)
+
+
+# --- TRT713 ------------------------------------------------------------------------------
+
+
+class SizeGuard(_SizeRule):
+    info = RuleInfo(
+        id="TRT713",
+        name="size-guard",
+        summary="`if` on a tensor's emptiness or element count: the export keeps one branch",
+        doc="""\
+What it finds, in forward code: an `if` (or `elif`) whose condition tests a tensor size
+for emptiness (`if x.shape[0] == 0:`, `if not len(dets):`, `if boxes.numel():`,
+`> 0`, `< 1`...), compares an element count (`if boxes.numel() > 4000:`), or compares any
+size of a tensor whose size depends on the data (`keep = boxes[scores > t]` then
+`if keep.shape[0] > max_det:`; also after `nonzero`, `masked_select`, `unique`). Sizes
+that describe the layout (`if x.shape[1] == 3:`, `if x.dim() == 4:`) are not reported,
+nor tests on tensor values (TRT101's).
+
+Why it hurts: a size is known when tracing, so the TorchScript exporter keeps the branch
+the example took (a `TracerWarning`), and the dynamo exporter does the same for a dynamic
+axis: `torch.export` assumes a dynamic dimension is at least 2, so `x.shape[0] == 0` is
+decided as False (measured with torch 2.13: both exporters dropped the empty-input branch,
+and the graph gave a different result on an empty input). When the size comes from the
+data (a boolean mask, `nonzero`), `torch.export` cannot decide the test at all and stops
+with a data-dependent-guard error. In TensorRT the branch would need an `If` layer on a
+shape computed from data.
+
+What to do: make both branches one computation that also works on an empty tensor
+(`amax` over an empty axis raises, but a `topk` with a fixed k after padding, a masked
+`sum`, or `torch.where` do not); for `torch.export`, state what the code assumes with
+`torch._check(keep.shape[0] <= max_det)` or `torch._check_is_size(n)` so the guard is not
+needed; or move the decision out of the exported graph (return the full result and let
+the caller drop empty outputs).
+
+Fix safety: none (detect only): the branch-free form depends on what each branch does.
+Matters for both exporters and every TensorRT version.""",
+        fix=Safety.NONE,
+        examples=(
+            Example(
+                "class Post(nn.Module):\n"
+                "    def forward(self, boxes, scores):\n"
+                "        keep = boxes[scores > 0.5]\n"
+                "        if keep.shape[0] == 0:\n"
+                "            return keep.new_zeros(0, 4)\n"
+                "        return keep\n"
+            ),
+            Example(
+                "class Nms(nn.Module):\n"
+                "    def forward(self, boxes):\n"
+                "        if boxes.numel() > 4000:\n"
+                "            boxes = boxes[:1000]\n"
+                "        return boxes\n"
+            ),
+        ),
+        references=("https://pytorch.org/docs/stable/export.html#data-dependent-errors",
+                    "https://pytorch.org/docs/stable/generated/torch._check.html", _TS_PITFALLS),
+    )
+
+    def visit_If(self, node: cst.If) -> None:
+        super().visit_If(node)
+        if not self._frames or not self.active():
+            return
+        if self._value_when_exporting(node.test) is not None:
+            return
+        found = self._guard(node.test, truth=True)
+        if found is not None:
+            self.found(node.test, f"`{short_code(node.test)}` branches on {found}: a traced export keeps only "
+                       "the branch the example took (torch.export stops on it when the size comes from data); "
+                       "make both branches one computation, state the assumption with torch._check, or take "
+                       "the decision outside the graph")
+
+    def _guard(self, test: cst.BaseExpression, *, truth: bool) -> str | None:
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            return self._guard(test.expression, truth=True)
+        if isinstance(test, cst.BooleanOperation):
+            return self._guard(test.left, truth=True) or self._guard(test.right, truth=True)
+        if truth and self.size_of(test) is not None:
+            return "whether a tensor is empty"
+        if isinstance(test, cst.Comparison):
+            operands = [test.left, *(c.comparator for c in test.comparisons)]
+            for index, operand in enumerate(operands):
+                count = self.size_of(operand)
+                if count is None:
+                    continue
+                if count or self._is_numel(operand):
+                    return "an element count that changes with the input"
+                if _tests_emptiness(test, index):
+                    return "whether a tensor is empty"
+        return None
+
+    def _is_numel(self, expr: cst.BaseExpression) -> bool:
+        if isinstance(expr, cst.Call):
+            parts = method_call(expr)
+            if parts is not None and parts[1] in ("numel", "nelement"):
+                return True
+            return self.context.refers_to(expr.func, "torch.numel") is not None
+        return False
+
+
+#: (operator, constant) pairs that ask "is the size zero?" with the size on the left;
+#: `n == 1` or `n > 1` ask about the layout (one image, a batch) and are not emptiness tests.
+_EMPTINESS = {("Equal", 0), ("NotEqual", 0), ("GreaterThan", 0), ("LessThanEqual", 0), ("LessThan", 1),
+              ("GreaterThanEqual", 1)}
+_MIRRORED = {"LessThan": "GreaterThan", "GreaterThan": "LessThan", "LessThanEqual": "GreaterThanEqual",
+             "GreaterThanEqual": "LessThanEqual", "Equal": "Equal", "NotEqual": "NotEqual"}
+
+
+def _tests_emptiness(test: cst.Comparison, index: int) -> bool:
+    """Does the comparison ask whether operand ``index`` (a size) is zero?"""
+    operands = [test.left, *(c.comparator for c in test.comparisons)]
+    if index + 1 < len(operands):  # `n <op> constant`
+        operator = type(test.comparisons[index].operator).__name__
+        if (operator, int_value(operands[index + 1])) in _EMPTINESS:
+            return True
+    if index > 0:  # `constant <op> n`
+        operator = _MIRRORED.get(type(test.comparisons[index - 1].operator).__name__)
+        if (operator, int_value(operands[index - 1])) in _EMPTINESS:
+            return True
+    return False
+
+
+RULES = (NumpyOnSize, PythonMathOnSize, SizeGuard)

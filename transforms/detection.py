@@ -1,0 +1,620 @@
+"""Detection post-processing: selections by a score threshold (TRT801) and top-k whose K comes
+from a tensor's shape (TRT802, TRT803).
+
+Typical post-processing keeps the boxes whose score passes a threshold (``boxes[scores >
+thr]``) and the best ``min(max_det, n)`` candidates (``scores.topk(min(max_det,
+scores.shape[1]))``). The first exports as a data-dependent ``NonZero``; the second as a
+``TopK`` whose K is computed at run time (rejected by TensorRT before 8.6) and, with the
+TorchScript exporter, as whichever branch of Python's ``min`` the example took.
+
+Where they look is shared with the other deployment rules (see
+:mod:`trtcodemod.transforms._runtime_scope`): run-time code, not construction-time methods
+nor code the export skips (``if self.training:``). Files that do not import torch are not
+checked. Method calls (``x.topk(k)``, ``m.nonzero()``) are matched by name on receivers that
+are not imported modules (``np.nonzero`` is NumPy's).
+"""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from trtcodemod.astutil import (
+    argument, children, code_of, float_value, has_star_args, int_value, keywords, method_call, short_code,
+)
+from trtcodemod.rules import Example, Fix, RuleInfo, Safety
+from trtcodemod.scopes import scope_bindings
+from trtcodemod.transforms._tensor_evidence import WrittenSubscripts, evident_tensor, tensor_parameter
+from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
+from trtcodemod.versions import Version, format_version
+
+_OPERATORS = "https://github.com/onnx/onnx-tensorrt/blob/main/docs/operators.md"
+_CHANGELOG = "https://github.com/onnx/onnx-tensorrt/blob/main/docs/Changelog.md"
+_ONNX_TOPK = "https://onnx.ai/onnx/operators/onnx__TopK.html"
+_TORCH_TOPK = "https://pytorch.org/docs/stable/generated/torch.topk.html"
+
+#: TensorRT parses ONNX ``NonZero`` from 8.5 and a TopK with a run-time K from 8.6 (onnx-tensorrt changelog).
+_NONZERO_SINCE: Version = (8, 5)
+_DYNAMIC_K_SINCE: Version = (8, 6)
+#: TensorRT's TopK takes K below this (operators.md).
+_TOPK_LIMIT = 3840
+
+HELPER = "_trt_topk_capped"
+
+_ORDERING = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)
+_BITWISE = (cst.BitAnd, cst.BitOr, cst.BitXor)
+#: A name that holds a threshold: ``thr``, ``score_thresh``, ``self.conf``, ``cfg.min_score``...
+_THRESHOLD_NAME = re.compile(r"thr|thresh|conf|cutoff|min_score|score_min|min_prob", re.IGNORECASE)
+#: Names that usually hold counts, sizes or loop positions (Python numbers), not scores.
+_COUNT_NAME = re.compile(
+    r"^(n|m|k|i|j|b|num|count|total|length|size|step|epoch|iteration|iter|idx|index|level|depth)$"
+    r"|^(num|n|len|count|max|min)_|_(num|count|len|size|length|idx|index|step|iter)$",
+    re.IGNORECASE,
+)
+#: Methods of a tensor that describe its size: their results are Python ints, never scores.
+_SIZE_METHODS = frozenset({"size", "numel", "nelement", "__len__"})
+
+
+# --- small syntax helpers ----------------------------------------------------------------
+
+
+def _number_literal(node: cst.BaseExpression) -> bool:
+    """``0.3``, ``-1``, ``1e-3``, ``+2`` (not a name: a name may hold a tensor)."""
+    if isinstance(node, (cst.Integer, cst.Float)):
+        return True
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+        return _number_literal(node.expression)
+    return False
+
+
+def _last_name(node: cst.BaseExpression) -> str | None:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    return None
+
+
+def _pure_ref(node: cst.BaseExpression) -> bool:
+    """A name or an attribute chain on a name (``x``, ``self.max_det``): cheap to evaluate twice."""
+    if isinstance(node, cst.Name):
+        return True
+    return isinstance(node, cst.Attribute) and _pure_ref(node.value)
+
+
+def _reads_size(node: cst.CSTNode) -> bool:
+    """Whether ``node`` reads a size: ``x.shape``, ``x.size(...)``, ``x.numel()``, ``len(...)``."""
+    if isinstance(node, cst.Attribute) and node.attr.value == "shape":
+        return True
+    if isinstance(node, cst.Call):
+        parts = method_call(node)
+        if parts is not None and parts[1] in _SIZE_METHODS:
+            return True
+        if isinstance(node.func, cst.Name) and node.func.value == "len":
+            return True
+    return any(_reads_size(child) for child in children(node))
+
+
+def _size_of(node: cst.BaseExpression) -> tuple[cst.BaseExpression, int] | None:
+    """``x.shape[d]``, ``x.size(d)``, ``x.size()[d]``, ``x.shape[d]`` → (x, d) for an int literal d."""
+    if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+        index = int_value(node.slice[0].slice.value)
+        base = node.value
+        if index is None:
+            return None
+        if isinstance(base, cst.Attribute) and base.attr.value == "shape":
+            return base.value, index
+        if isinstance(base, cst.Call) and not base.args:
+            parts = method_call(base)
+            if parts is not None and parts[1] == "size":
+                return parts[0], index
+        return None
+    if isinstance(node, cst.Call) and len(node.args) == 1 and not has_star_args(node):
+        parts = method_call(node)
+        arg = node.args[0]
+        if parts is not None and parts[1] == "size" and (arg.keyword is None or arg.keyword.value == "dim"):
+            index = int_value(arg.value)
+            if index is not None:
+                return parts[0], index
+    return None
+
+
+def _is_builtin_call(rule: RuntimeScopeRule, node: cst.CSTNode, *names: str) -> bool:
+    """``min(...)`` etc. where the name is the builtin (no import, no local binding of it)."""
+    return (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Name)
+        and node.func.value in names
+        and not rule.context.resolver.binds(node.func.value)
+        and not rule.shadowed(node.func.value)
+    )
+
+
+def _contains_builtin(rule: RuntimeScopeRule, node: cst.CSTNode, *names: str) -> bool:
+    if _is_builtin_call(rule, node, *names):
+        return True
+    return any(_contains_builtin(rule, child, *names) for child in children(node))
+
+
+class _DetectionRule(RuntimeScopeRule):
+    """Shared: a function's local bindings (for ``k = ...; x.topk(k)`` and ``keep = s > t; b[keep]``)."""
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._bindings_cache: dict[int, dict[str, list[cst.BaseExpression | None]]] = {}
+        self._reported: set[int] = set()
+
+    def local_values(self) -> dict[str, list[cst.BaseExpression | None]]:
+        scope = self.context.function or self.context.module
+        cached = self._bindings_cache.get(id(scope))
+        if cached is None:
+            cached = self._bindings_cache[id(scope)] = scope_bindings(scope)
+        return cached
+
+    def sole_value(self, name: cst.Name) -> cst.BaseExpression | None:
+        """The one value a local name is assigned in this function (None when not exactly one)."""
+        if self.shadowed(name.value):
+            return None
+        values = self.local_values().get(name.value)
+        if not values or len(values) != 1 or values[0] is None:
+            return None
+        return values[0]
+
+    def found_once(self, node: cst.CSTNode, message: str, fix: Fix | None = None) -> None:
+        if id(node) in self._reported:
+            return
+        self._reported.add(id(node))
+        self.found(node, message, fix)
+
+
+# --- TRT801 ------------------------------------------------------------------------------
+
+
+class ThresholdSelect(WrittenSubscripts, _DetectionRule):
+    info = RuleInfo(
+        id="TRT801",
+        name="threshold-select",
+        summary="a score threshold (`scores > thr`) selects a data-dependent number of rows (ONNX NonZero); "
+                "keep a fixed top-k and mask",
+        doc="""\
+What it finds: a comparison of a tensor with a threshold, `scores > thr` (`>`, `>=`, `<`,
+`<=` against a number written in the code or a name that says it is a threshold: `thr`,
+`score_thresh`, `self.conf`, `cfg.min_score`), whose result selects elements: it indexes a
+tensor (`boxes[scores > thr]`), or is passed to `torch.where(c)`, `nonzero`,
+`masked_select` or `argwhere`, directly or through a local name assigned once
+(`keep = scores > thr` ... `boxes[keep]`), also combined with `&`, `|`, `~`. The finding is
+on the comparison; the selection itself is reported by TRT201 (`t[mask]`), TRT103
+(`torch.where(c)`) and TRT705 (`nonzero`, `masked_select`). Comparisons used as numbers
+(`scores * (scores > thr)`, `torch.where(scores > thr, scores, 0)`) select nothing and are
+not reported, nor are equality tests (`labels == c`) or NumPy's `np.where(a > t)`. An index
+counts only where the code shows a tensor (NumPy code looks the same): a torch function's
+result, a method NumPy arrays lack (`.sigmoid()`, `.float()`), a parameter annotated `Tensor`
+or an input of a module's `forward`, directly or through a local assigned once.
+
+Why it hurts: how many scores pass a threshold depends on the values, so the selection
+exports as ONNX `NonZero` and every tensor after it has a size known only at run time.
+TensorRT has no `NonZero` before 8.5. From 8.5 on it builds, but the output size is
+data-dependent: the engine must size its output buffers at run time, shape-based
+optimisations stop at that point, and the model's outputs change length from image to
+image, which a fixed-size deployment (a batch of images, a DeepStream or Triton output
+binding) cannot take.
+
+What to do (by hand, and the code after it must follow): keep a fixed number K of
+candidates, sorted by score, and carry the threshold as a mask:
+
+    top, idx = scores.topk(K)         # K: a constant, at least the most detections kept
+    boxes = boxes[idx]                # a Gather of fixed size K
+    valid = top > score_thr           # which of the K rows are real detections
+    top = top * valid                 # or keep `valid` as an output beside the K rows
+
+`topk` needs at least K scores; when there may be fewer, append K entries of `-inf` first
+(`torch.cat([scores, scores.new_full((K,), float('-inf'))])`) or use TRT803's helper. The
+rows come out in score order, not in their original order, and the output has K rows with
+the invalid ones masked instead of a variable number: whoever reads the result (NMS, the
+caller, the deployment's output parser) must accept that. Where the original order matters
+and a data-dependent size is acceptable (TensorRT 8.5 and newer), keep the selection and
+let TRT201 turn the mask into long indices (`_trt_mask_index`), which keeps the order.
+
+Fix safety: none (detect only). The fixed-size form changes the number, order and meaning of
+the output rows: no rewrite can keep the program's results, and no assumption about the
+inputs makes it do so.
+
+Which TensorRT versions: all (before 8.5 the selection cannot be built; from 8.5 on it is
+data-dependent); both exporters emit `NonZero`.""",
+        fix=Safety.NONE,
+        examples=(
+            Example("def select(boxes: torch.Tensor, scores, score_thr):\n    keep = scores > score_thr\n"
+                    "    return boxes[keep], scores[keep]\n"),
+            Example("def positives(scores):\n    return torch.where(scores >= 0.05)[0]\n"),
+            Example("def candidates(logits, valid):\n"
+                    "    return (logits.sigmoid() > 0.3).logical_and(valid).nonzero()\n"),
+        ),
+        references=(
+            "https://pytorch.org/docs/stable/generated/torch.nonzero.html",
+            _TORCH_TOPK,
+            _OPERATORS,
+        ),
+    )
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if not self._torch or self.is_written(node):
+            return
+        for element in node.slice:
+            index = element.slice
+            if isinstance(index, cst.Index) and index.star is None:
+                # `a[a > t]` is as common on NumPy arrays: index positions only count on a visible tensor.
+                self._check_mask(index.value, f"indexes `{short_code(node.value, 24)}`", evidence=node.value)
+
+    def check_call(self, node: cst.Call) -> None:
+        if not self._torch or has_star_args(node):
+            return
+        name = self.context.refers_to(node.func, "torch.where", "torch.nonzero", "torch.argwhere",
+                                      "torch.masked_select")
+        if name == "torch.where":
+            if len(node.args) == 1 and argument(node, 0, "condition") is not None:
+                self._check_mask(node.args[0].value, "goes to one-argument `torch.where`")
+            return
+        if name in ("torch.nonzero", "torch.argwhere"):
+            arg = argument(node, 0, "input")
+            if arg is not None:
+                self._check_mask(arg.value, f"goes to `{name}`")
+            return
+        if name == "torch.masked_select":
+            arg = argument(node, 1, "mask")
+            if arg is not None:
+                self._check_mask(arg.value, "goes to `masked_select`")
+            return
+        method = self.tensor_method(node, "nonzero", "argwhere", "masked_select")
+        if method in ("nonzero", "argwhere"):
+            self._check_mask(node.func.value, f"goes to `.{method}()`")  # type: ignore[attr-defined]
+        elif method == "masked_select":
+            arg = argument(node, 0, "mask")
+            if arg is not None:
+                self._check_mask(arg.value, "goes to `masked_select`")
+
+    def _evident(self, expr: cst.BaseExpression) -> bool:
+        where = self.current_method()
+        forward = where is not None and where[0].is_module and where[1].name.value == "forward" \
+            and where[1] is self.context.function
+
+        def parameter(name: cst.Name) -> bool:
+            return self.local_values().get(name.value) == [None] and not self.shadowed(name.value) \
+                and tensor_parameter(self.context.function, name.value, forward)
+
+        return evident_tensor(expr, self.context.qualified_names, self.sole_value, parameter)
+
+    def _check_mask(self, mask: cst.BaseExpression, use: str, evidence: cst.BaseExpression | None = None) -> None:
+        for comparison in self._thresholds(mask, depth=0):
+            if evidence is not None and not (self._evident(evidence) or self._evident(comparison.left)
+                                             or self._evident(comparison.comparisons[0].comparator)):
+                continue
+            size = "not supported by TensorRT %s (NonZero arrives in 8.5)" % format_version(self.context.target) \
+                if self.context.target < _NONZERO_SINCE else "a data-dependent size"
+            self.found_once(
+                comparison,
+                f"threshold `{short_code(comparison, 40)}` {use}: the number of rows kept depends on the data "
+                f"(ONNX NonZero: {size}); keep a fixed K instead: `top, idx = scores.topk(K)`, gather with `idx`, "
+                "and mask with `top > thr` (changes the output to K rows in score order)",
+            )
+
+    def _thresholds(self, node: cst.BaseExpression, depth: int) -> list[cst.Comparison]:
+        """Threshold comparisons that ``node`` (a mask expression) is built from."""
+        if depth > 4:
+            return []
+        if isinstance(node, cst.Comparison):
+            return [node] if self._is_threshold(node) else []
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.BitInvert):
+            return self._thresholds(node.expression, depth + 1)
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _BITWISE):
+            return self._thresholds(node.left, depth + 1) + self._thresholds(node.right, depth + 1)
+        if isinstance(node, cst.Call) and not has_star_args(node):
+            parts = method_call(node)
+            if self.context.refers_to(node.func, "torch.logical_and", "torch.logical_or", "torch.logical_not"):
+                return [c for arg in node.args for c in self._thresholds(arg.value, depth + 1)]
+            if parts is not None and parts[1] in ("logical_and", "logical_or", "logical_not", "bool") \
+                    and not self.context.qualified_names(parts[0]):
+                found = self._thresholds(parts[0], depth + 1)
+                for arg in node.args:
+                    found += self._thresholds(arg.value, depth + 1)
+                return found
+            return []
+        if isinstance(node, cst.Name):
+            value = self.sole_value(node)
+            return self._thresholds(value, depth + 1) if value is not None else []
+        return []
+
+    def _is_threshold(self, node: cst.Comparison) -> bool:
+        if len(node.comparisons) != 1 or not isinstance(node.comparisons[0].operator, _ORDERING):
+            return False
+        left, right = node.left, node.comparisons[0].comparator
+        for score, limit in ((left, right), (right, left)):
+            if self._threshold_value(limit) and self._score_tensor(score):
+                return True
+        return False
+
+    def _threshold_value(self, node: cst.BaseExpression) -> bool:
+        if _number_literal(node):
+            # `x > 0` is a sign test (`sqrt` of the positive part), not a score threshold.
+            return float_value(node) != 0.0
+        name = _last_name(node)
+        return name is not None and _pure_ref(node) and bool(_THRESHOLD_NAME.search(name)) \
+            and not self.context.qualified_names(node)
+
+    def _score_tensor(self, node: cst.BaseExpression) -> bool:
+        """An expression that can be a score tensor: not a number, a string, a size or a one-hot."""
+        if isinstance(node, cst.Call) and self.context.refers_to(node.func, "torch.nn.functional.one_hot"):
+            return False  # `one_hot(i) > 0.5` picks one element per row: a fixed count
+        if _number_literal(node) or isinstance(node, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)):
+            return False
+        if not isinstance(node, (cst.Name, cst.Attribute, cst.Subscript, cst.Call, cst.BinaryOperation)):
+            return False
+        name = _last_name(node)
+        if name is not None and _COUNT_NAME.search(name):
+            return False  # `n > 3`, `self.num_classes > 1`: a count, not a score
+        if _reads_size(node):
+            return False
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in (
+            "len", "int", "float", "round", "abs", "min", "max", "sum"
+        ):
+            return False
+        # np.max(a), math.exp(t): a module's function, not a tensor method / torch call.
+        qualified = self.context.qualified_names(node.func) if isinstance(node, cst.Call) else ()
+        if qualified and not any(q.startswith("torch.") for q in qualified):
+            return False
+        parts = method_call(node) if isinstance(node, cst.Call) else None
+        if parts is not None and self.context.qualified_names(parts[0]) and not self.context.refers_to(
+            node.func, *qualified
+        ):
+            return False
+        return True
+
+
+# --- TRT802 / TRT803 ---------------------------------------------------------------------
+
+
+class _TopkRule(_DetectionRule):
+    """Finds ``torch.topk(x, k, ...)`` / ``x.topk(k, ...)`` calls and their parts."""
+
+    def topk_call(self, node: cst.Call) -> tuple[cst.BaseExpression, cst.Arg, bool] | None:
+        """(input, k argument, method form) of a top-k call, else None."""
+        if not self._torch or has_star_args(node) or "out" in keywords(node):
+            return None
+        if self.context.refers_to(node.func, "torch.topk"):
+            source, k = argument(node, 0, "input"), argument(node, 1, "k")
+            if source is None or k is None:
+                return None
+            return source.value, k, False
+        if self.tensor_method(node, "topk"):
+            k = argument(node, 0, "k")
+            if k is None:
+                return None
+            return node.func.value, k, True  # type: ignore[attr-defined]
+        return None
+
+    def k_expression(self, k: cst.BaseExpression) -> tuple[cst.BaseExpression, bool]:
+        """K's expression, through one local assignment (``k = ...``): (expression, inline?)."""
+        if isinstance(k, cst.Name):
+            value = self.sole_value(k)
+            if value is not None:
+                return value, False
+        return k, True
+
+
+class TopkShapeK(_TopkRule):
+    info = RuleInfo(
+        id="TRT802",
+        name="topk-shape-k",
+        summary="`topk` with a K computed from a shape (`x.shape[1] // 4`) is a run-time K: TensorRT before 8.6 "
+                "needs a constant",
+        doc="""\
+What it finds: `torch.topk(x, k)` / `x.topk(k)` where `k` is computed from a tensor's size
+(`x.shape[1] // 2`, `x.size(0) - 1`, `scores.numel() // 8`), written in the call or
+assigned once to a local name (`k = ...; x.topk(k)`). A `min`/`max` of a size is TRT803's
+(the TorchScript exporter records only one branch of it); a K turned into a Python number
+with `int(...)`, `round(...)` is a constant to the exporter (the tracer bakes it: TRT712).
+
+Why it hurts: both exporters carry a size read as a graph computation (`Shape` → `Gather`
+→ arithmetic), so the ONNX `TopK` gets its K from a tensor computed at run time. The
+TensorRT ONNX parser before 8.6 accepts K only as an initializer (a constant) and fails on
+this node ("This version of TensorRT only supports input K as an initializer"); 8.6 added
+TopK with a run-time K.
+
+What to do (by hand): give TopK a constant K. Either export with a static size on that axis,
+so the computation folds to a constant, or pick a constant bound C (at least the largest K,
+below 3840) and select from the input padded with C entries of `-inf`, then keep the first
+`k` results (a slice with a run-time end is fine for TensorRT):
+
+    fill = x.new_full((x.shape[0], C), float('-inf'))
+    values, indices = torch.cat([x, fill], 1).topk(C, dim=1)
+    values, indices = values[:, :k], indices[:, :k]
+
+ONNX's TopK puts the lower index first among equal values, so an input `-inf` comes before
+an appended one, and indices below `x.shape[1]` come out as long as the input has at least
+`k` entries. `F.pad(x, (0, C), value=float('-inf'))` computes the same but exports a Pad
+with a non-zero value, which TensorRT 8.4 rejects (see TRT502).
+
+Fix safety: none (detect only): the bound C is a choice only the author can make.
+
+Which TensorRT versions: before 8.6 (`needed_before` 8.6); quiet for 8.6 and newer.""",
+        fix=Safety.NONE,
+        needed_before=_DYNAMIC_K_SINCE,
+        examples=(
+            Example("def half(scores):\n    return scores.topk(scores.shape[1] // 2, dim=1)\n"),
+            Example("def pick(x):\n    k = x.size(0) - 1\n    return torch.topk(x, k, dim=0)\n"),
+        ),
+        references=(_TORCH_TOPK, _ONNX_TOPK, _OPERATORS, _CHANGELOG),
+    )
+
+    def check_call(self, node: cst.Call) -> None:
+        found = self.topk_call(node)
+        if found is None:
+            return
+        k_expr, inline = self.k_expression(found[1].value)
+        if not _reads_size(k_expr) or _contains_builtin(self, k_expr, "min", "max", "int", "round", "float", "len"):
+            return
+        where = "" if inline else f" (`{short_code(k_expr, 32)}`)"
+        self.found_once(
+            node,
+            f"top-k's K{where} is computed from a tensor size at run time; TensorRT "
+            f"{format_version(self.context.target)} needs K as a constant (a run-time K is parsed from 8.6): "
+            "pad the input with a constant C entries of -inf, `topk(C)`, keep the first k",
+        )
+
+
+class TopkMinK(_TopkRule):
+    info = RuleInfo(
+        id="TRT803",
+        name="topk-min-k",
+        summary="`topk(x, min(C, x.shape[d]))`: the TorchScript export keeps one branch of `min`; export a "
+                "constant K instead",
+        doc="""\
+What it finds: a top-k whose K is Python's `min` of a cap and the size of the input along
+the top-k axis, the usual "at most `max_det`" idiom: `scores.topk(min(max_det,
+scores.shape[1]))`, `torch.topk(x, min(100, x.size(0)), dim=0)`, written in the call or
+assigned once to a local name (`k = min(self.max_det, scores.shape[1])`). TRT712 reports
+the `min` of a size in general; this rule is about the top-k and rewrites it.
+
+Why it hurts: Python evaluates `min` while the TorchScript exporter traces, and the graph
+keeps only the branch the example input took. Traced with fewer entries than the cap, K is
+the axis size (`Shape` → `Gather`): the exported model returns every entry for larger
+inputs, not the cap (measured: an input of 30 gives 30 results where the model gives 10).
+Traced with more, K is the cap as a constant: a smaller input fails in the TopK ("k
+argument [10] should not be greater than ... [4]" in ONNX Runtime). The dynamo exporter
+keeps the `min` (`Shape` → `Min` → TopK), which is a run-time K: TensorRT before 8.6 needs
+K as a constant (8.6 added the run-time K).
+
+The rewrite: `x.topk(min(C, x.shape[1]))` → `_trt_topk_capped(x, min(C, x.shape[1]), C, 1)`
+(an inserted helper; `dim=`, `largest=`, `sorted=` pass through). Outside `torch.onnx.export`
+it is `torch.topk(x, min(C, x.shape[1]), ...)` itself. While exporting, for a floating-point
+input, an int cap between 1 and 3839, `largest=True`, and the size read along the top-k
+axis, it appends C entries of `-inf` along the axis (a constant block expanded to the
+input's other sizes: `Expand` + `Concat`), takes `topk(C)` (K is a constant) and cuts
+both results to the axis size (`Slice`), which leaves `min(C, n)` entries for every size n.
+Otherwise it exports the original.
+
+Fix safety: unsafe. Eager, `torch.jit.script`, `torch.fx`, `torch.compile` and `torch.export`
+run `torch.topk` with the caller's K: same values, indices, gradients and errors. The exported
+graph gives the same values, and the same number of them for every input size (the original
+TorchScript export did not). Its indices assume that equal values are ordered by index,
+lower first: ONNX specifies that for TopK and ONNX Runtime does it, so an input `-inf` is
+always taken before an appended one. TensorRT does not document its order among equal values:
+when the input holds `-inf` scores (masked classes, padding) and has fewer entries than the
+cap, TensorRT may return an index of an appended entry (at least the axis size) for a `-inf`
+score; a gather with it would read out of range. Keep masked scores finite (a large negative
+number instead of `-inf`) or check the indices before using them. With `largest=False`, a
+non-literal cap, a cap of 3840 or more, or a size read on another tensor than the input, the
+finding comes without a fix.
+
+Which TensorRT versions: all: the TorchScript export is wrong for other input sizes whatever
+the TensorRT version, and the dynamo export's run-time K fails before 8.6.""",
+        fix=Safety.UNSAFE,
+        examples=(
+            Example(
+                "def top_candidates(scores, max_det):\n"
+                "    return scores.topk(min(max_det, scores.shape[1]), dim=1)\n",
+                "def top_candidates(scores, max_det):\n"
+                "    return _trt_topk_capped(scores, min(max_det, scores.shape[1]), max_det, 1, dim=1)\n",
+                unsafe=True,
+            ),
+            Example(
+                "def best(scores):\n    values, order = torch.topk(scores, min(1000, scores.size(0)))\n"
+                "    return values, order\n",
+                "def best(scores):\n    values, order = _trt_topk_capped(scores, min(1000, scores.size(0)), 1000, 0)\n"
+                "    return values, order\n",
+                unsafe=True,
+            ),
+            # Through a local name: reported, not rewritten (the cap may change in between).
+            Example("def keep(scores):\n    k = min(100, scores.shape[-1])\n    return scores.topk(k)\n"),
+        ),
+        references=(_TORCH_TOPK, _ONNX_TOPK, _OPERATORS, _CHANGELOG,
+                    "https://pytorch.org/docs/stable/onnx_torchscript.html#avoiding-pitfalls"),
+    )
+
+    def check_call(self, node: cst.Call) -> None:
+        found = self.topk_call(node)
+        if found is None:
+            return
+        source, k_arg, method = found
+        k_expr, inline = self.k_expression(k_arg.value)
+        capped = self._capped(k_expr)
+        if capped is None:
+            return
+        cap, receiver, size_dim = capped
+        message = (f"top-k's K `{short_code(k_expr, 40)}` is Python's min: the TorchScript export keeps the branch "
+                   "the example took (all entries for larger inputs, or an error for smaller ones)")
+        if self.context.target < _DYNAMIC_K_SINCE:
+            message += (f", and the dynamo export's run-time K is rejected by TensorRT "
+                        f"{format_version(self.context.target)} (before 8.6)")
+        why_not = self._why_no_fix(node, source, receiver, cap, size_dim, method, inline)
+        if why_not:
+            self.found_once(node, f"{message}; export a constant K: append {short_code(cap, 16)} entries of -inf "
+                                  f"along the axis, topk({short_code(cap, 16)}), keep the first "
+                                  f"`{short_code(receiver, 16)}.shape[{size_dim}]` ({why_not})")
+            return
+        self.found_once(node, message + "; export it with a constant K (fix: -inf padding to the cap, then a slice; "
+                                        "needs --unsafe: indices among -inf ties follow ONNX's lower-index order)",
+                        Fix({node: self._replacement(node, source, k_arg, cap, size_dim, method)},
+                            safety=Safety.UNSAFE, helpers=(HELPER,)))
+
+    def _capped(self, k: cst.BaseExpression) -> tuple[cst.BaseExpression, cst.BaseExpression, int] | None:
+        """``min(cap, x.shape[d])`` (either order) → (cap, x, d)."""
+        if not _is_builtin_call(self, k, "min") or has_star_args(k) or len(k.args) != 2:  # type: ignore[attr-defined]
+            return None
+        args = k.args  # type: ignore[attr-defined]
+        if any(arg.keyword is not None for arg in args):
+            return None
+        first, second = args[0].value, args[1].value
+        for cap, size in ((first, second), (second, first)):
+            read = _size_of(size)
+            if read is not None and not _reads_size(cap):
+                return cap, read[0], read[1]
+        return None
+
+    def _why_no_fix(self, node: cst.Call, source: cst.BaseExpression, receiver: cst.BaseExpression,
+                    cap: cst.BaseExpression, size_dim: int, method: bool, inline: bool) -> str | None:
+        if not inline:
+            return "K is assigned to a name first: write the min in the call to get the fix"
+        if not _pure_ref(source) or code_of(source) != code_of(receiver):
+            return "the size is read on another expression than the top-k input"
+        cap_value = int_value(cap)
+        if cap_value is None and not _pure_ref(cap):
+            return "the cap is not a number or a name"
+        if cap_value is not None and not 0 < cap_value < _TOPK_LIMIT:
+            return f"the cap is outside TensorRT's TopK range 1..{_TOPK_LIMIT - 1}"
+        offset = 0 if method else 1
+        dim = argument(node, 1 + offset, "dim")
+        largest = argument(node, 2 + offset, "largest")
+        if largest is not None and not (isinstance(largest.value, cst.Name) and largest.value.value == "True"):
+            return "only `largest=True` has a -inf padding"
+        if dim is not None:
+            dim_value = int_value(dim.value)
+            if dim_value is None:
+                return "the top-k axis is not a number"
+        else:
+            dim_value = -1
+        if (dim_value >= 0) == (size_dim >= 0) and dim_value != size_dim:
+            return "the size is read along another axis than the top-k axis"
+        return None
+
+    def _replacement(self, node: cst.Call, source: cst.BaseExpression, k_arg: cst.Arg, cap: cst.BaseExpression,
+                     size_dim: int, method: bool) -> cst.Call:
+        comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        args = [
+            cst.Arg(value=source, comma=comma),
+            cst.Arg(value=k_arg.value, comma=comma),
+            cst.Arg(value=cap, comma=comma),
+            cst.Arg(value=cst.Integer(str(size_dim)) if size_dim >= 0 else cst.parse_expression(str(size_dim))),
+        ]
+        offset = 0 if method else 1
+        for position, keyword in ((1 + offset, "dim"), (2 + offset, "largest"), (3 + offset, "sorted")):
+            given = argument(node, position, keyword)
+            if given is not None:
+                args[-1] = args[-1].with_changes(comma=comma)
+                args.append(cst.Arg(value=given.value, keyword=cst.Name(keyword),
+                                    equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                                          whitespace_after=cst.SimpleWhitespace(""))))
+        return cst.Call(func=cst.Name(HELPER), args=args, lpar=node.lpar, rpar=node.rpar)
+
+
+RULES = (ThresholdSelect, TopkShapeK, TopkMinK)

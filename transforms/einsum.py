@@ -1,0 +1,385 @@
+"""``torch.einsum`` for TensorRT versions whose ONNX parser lacks or limits ``Einsum`` (TRT303, TRT304).
+
+Facts (onnx-tensorrt ``docs/operators.md`` at each release; see the rule docs):
+
+- TensorRT before 8.2 has no ONNX ``Einsum`` importer at all (the 8.0 parser reports
+  "No importer registered for op: Einsum").
+- TensorRT 8.2 to 9.0 parse ``Einsum`` for FP32/FP16 only, without ellipsis, without
+  diagonals (a label repeated within one operand) and without broadcasting between inputs.
+- TensorRT 9.1 and later document no restriction.
+
+Both exporters of torch 2.13 emit one ONNX ``Einsum`` node for ``torch.einsum`` (opset 12+).
+
+TRT303 rewrites the two-operand equations that are one matrix product
+(``bij,bjk->bik``, ``bhqd,bhkd->bhqk``, ``...ij,...jk->...ik``) into ``torch.matmul`` with
+``transpose(-1, -2)`` where an operand's last two labels are swapped; TRT304 rewrites the
+one-operand equations that only reorder axes (``bchw->bhwc``) into ``permute``.
+
+Matching goes through the file's imports (``torch.einsum``, ``from torch import einsum``);
+the equation must be a string literal to be understood.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from trtcodemod.astutil import has_star_args, parenthesize
+from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
+from trtcodemod.versions import Version, format_version
+
+_EINSUM = ("torch.einsum", "torch.functional.einsum")
+
+#: The ONNX parser has no Einsum importer before this version.
+EINSUM_SINCE: Version = (8, 2)
+#: Ellipsis, diagonals and broadcasting between inputs are documented as unsupported before this.
+EINSUM_FULL_SINCE: Version = (9, 1)
+
+_REFERENCES = (
+    "https://pytorch.org/docs/stable/generated/torch.einsum.html",
+    "https://pytorch.org/docs/stable/generated/torch.matmul.html",
+    "https://onnx.ai/onnx/operators/onnx__Einsum.html",
+    "https://github.com/onnx/onnx-tensorrt/blob/main/docs/operators.md",
+    "https://github.com/NVIDIA/TensorRT/issues/1617",
+)
+
+
+# --- the equation ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Equation:
+    """An einsum equation split into operand terms and the output term.
+
+    ``ellipsis`` records which terms start with ``...``; the terms themselves hold the
+    letters only. ``None`` from :func:`parse_equation` means the text is not one we
+    understand (then nothing is rewritten).
+    """
+
+    inputs: tuple[str, ...]
+    output: str
+    input_ellipsis: tuple[bool, ...]
+    output_ellipsis: bool
+
+    @property
+    def has_ellipsis(self) -> bool:
+        return any(self.input_ellipsis) or self.output_ellipsis
+
+    @property
+    def has_diagonal(self) -> bool:
+        return any(len(set(term)) != len(term) for term in self.inputs)
+
+
+def _split_term(term: str) -> tuple[str, bool] | None:
+    """``'...ij'`` → (``'ij'``, True); None when ``...`` is not leading or a character is not a letter."""
+    ellipsis = term.startswith("...")
+    letters = term[3:] if ellipsis else term
+    if not all(ch.isascii() and ch.isalpha() for ch in letters):
+        return None
+    return letters, ellipsis
+
+
+def parse_equation(text: str) -> Equation | None:
+    """Parse explicit (``ij,jk->ik``) and implicit (``ij,jk``) equations; None for anything odd."""
+    text = "".join(text.split())
+    if text.count("->") > 1:
+        return None
+    lhs, arrow, rhs = text.partition("->")
+    terms = []
+    for term in lhs.split(","):
+        split = _split_term(term)
+        if split is None:
+            return None
+        terms.append(split)
+    if arrow:
+        out = _split_term(rhs)
+        if out is None or len(set(out[0])) != len(out[0]):
+            return None
+        output, output_ellipsis = out
+        if any(label not in "".join(t for t, _ in terms) for label in output):
+            return None
+    else:
+        # Implicit mode: the labels seen exactly once, in alphabetical order, after the ellipsis dims.
+        letters = "".join(t for t, _ in terms)
+        output = "".join(sorted(ch for ch in set(letters) if letters.count(ch) == 1))
+        output_ellipsis = any(e for _, e in terms)
+    return Equation(tuple(t for t, _ in terms), output, tuple(e for _, e in terms), output_ellipsis)
+
+
+@dataclass(frozen=True)
+class MatmulForm:
+    """``a @ b`` after optionally swapping the last two axes of each operand (and the operands)."""
+
+    swap_operands: bool
+    transpose_first: bool
+    transpose_second: bool
+
+
+def matmul_form(eq: Equation) -> MatmulForm | None:
+    """How a two-operand equation is one (batched) matrix product, or None.
+
+    Accepted: the same leading batch labels, in the same order, in both operands and the
+    output (or ``...`` leading all three), then two labels per operand: one contracted
+    label ``j`` present in both operands and absent from the output, one free label per
+    operand. The output's last two labels are the two free labels in either order.
+    """
+    if len(eq.inputs) != 2 or eq.has_diagonal:
+        return None
+    (a, b), out = eq.inputs, eq.output
+    if len(set(eq.input_ellipsis + (eq.output_ellipsis,))) != 1:
+        return None
+    if len(a) < 2 or len(b) < 2 or len(out) < 2:
+        return None
+    batch = a[:-2]
+    if b[:-2] != batch or out[:-2] != batch:
+        return None
+    tail_a, tail_b, tail_out = a[-2:], b[-2:], out[-2:]
+    shared = set(tail_a) & set(tail_b)
+    if len(shared) != 1:
+        return None
+    (j,) = shared
+    if j in out or j in batch:
+        return None
+    (i,) = set(tail_a) - {j}
+    (k,) = set(tail_b) - {j}
+    if i in batch or k in batch or set(tail_out) != {i, k}:
+        return None
+    if tail_out == i + k:  # out = A(i, j) @ B(j, k)
+        return MatmulForm(False, tail_a != i + j, tail_b != j + k)
+    # out = B(k, j) @ A(j, i)
+    return MatmulForm(True, tail_b != k + j, tail_a != j + i)
+
+
+def permutation(eq: Equation) -> tuple[int, ...] | None:
+    """The axis order of a one-operand equation that only reorders its axes, or None."""
+    if len(eq.inputs) != 1 or eq.has_ellipsis or eq.has_diagonal:
+        return None
+    (term,) = eq.inputs
+    if not term or len(eq.output) != len(term) or set(eq.output) != set(term):
+        return None
+    return tuple(term.index(label) for label in eq.output)
+
+
+# --- call matching ------------------------------------------------------------------------
+
+
+def _string_value(node: cst.BaseExpression) -> str | None:
+    """The value of a plain string literal (no f-string, no implicit concatenation of f-strings)."""
+    if isinstance(node, cst.SimpleString):
+        value = node.evaluated_value
+        return value if isinstance(value, str) else None
+    if isinstance(node, cst.ConcatenatedString):
+        value = node.evaluated_value
+        return value if isinstance(value, str) else None
+    return None
+
+
+@dataclass
+class _EinsumCall:
+    equation: Equation | None  # None: not a literal or not understood
+    text: str | None  # the literal's value
+    operands: list[cst.BaseExpression] | None  # None: passed as a list, unpacked...
+
+
+def _match(rule: Rule, node: cst.Call) -> _EinsumCall | None:
+    if not rule.context.refers_to(node.func, *_EINSUM):
+        return None
+    if has_star_args(node) or any(arg.keyword is not None for arg in node.args) or not node.args:
+        return _EinsumCall(None, None, None)
+    text = _string_value(node.args[0].value)
+    equation = parse_equation(text) if text is not None else None
+    operands = [arg.value for arg in node.args[1:]]
+    if len(operands) == 1 and isinstance(operands[0], (cst.List, cst.Tuple)):
+        operands = None  # torch.einsum(eq, [a, b]): the older list form; reported, not rewritten
+    return _EinsumCall(equation, text, operands)
+
+
+def _transposed(node: cst.BaseExpression) -> cst.BaseExpression:
+    """``node.transpose(-1, -2)``."""
+    comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    return cst.Call(
+        func=cst.Attribute(value=parenthesize(node), attr=cst.Name("transpose")),
+        args=[cst.Arg(cst.parse_expression("-1"), comma=comma), cst.Arg(cst.parse_expression("-2"))],
+    )
+
+
+# --- TRT303 ----------------------------------------------------------------------------------
+
+
+class EinsumMatmul(Rule):
+    info = RuleInfo(
+        id="TRT303",
+        name="einsum-matmul",
+        summary="`torch.einsum` exports as ONNX `Einsum`, which TensorRT < 8.2 lacks and < 9.1 limits; "
+        "write matrix products with `torch.matmul`",
+        doc="""\
+What it finds: `torch.einsum(equation, ...)` calls whose exported `Einsum` node the target
+TensorRT cannot build:
+- TensorRT before 8.2: every call (its ONNX parser has no Einsum importer). Calls whose
+  equation is not a string literal are reported too.
+- TensorRT 8.2 to 9.0: literal equations using an ellipsis (`...ij,...jk->...ik`) or a
+  diagonal (a label repeated within one operand, `ii->i`); these versions also reject
+  broadcasting between inputs and non-float types, which the code does not show.
+- TensorRT 9.1 and later: nothing.
+One-operand equations that only reorder axes are TRT304's.
+
+Why it hurts: with torch 2.13 both the TorchScript exporter (opset 12 or later) and the
+dynamo exporter emit a single ONNX `Einsum` node. The ONNX-TensorRT support table (docs/
+operators.md) lists Einsum as unsupported up to the 8.0 release, then supported for FP32
+and FP16 "without ellipsis, diagonal operations or broadcasting between inputs" from 8.2
+to 9.0, and without those restrictions from 9.1.
+
+The rewrite (two-operand equations that are one matrix product): the leading labels are
+shared batch labels in the same order in both operands and the output (or `...` leads all
+three); each operand then ends in one contracted label and one free label. The call
+becomes `torch.matmul`, with `.transpose(-1, -2)` on an operand whose last two labels are
+the other way round, and the operands swapped when the output lists the second operand's
+free label first:
+`einsum('bij,bjk->bik', a, b)` → `torch.matmul(a, b)`,
+`einsum('bhqd,bhkd->bhqk', q, k)` → `torch.matmul(q, k.transpose(-1, -2))`,
+`einsum('ij,kj->ik', x, w)` → `torch.matmul(x, w.transpose(-1, -2))`. The graph then holds
+MatMul (and Transpose), parsed by every TensorRT version. Other equations (sums,
+outer products, three operands, diagonals) are reported without a fix: write them with
+`matmul`, `permute`, `reshape`, `sum` and broadcasting by hand.
+
+Fix safety: unsafe. What changes:
+- Values: einsum and matmul reach different CPU kernels (einsum always goes through a
+  batched product after its own reshapes; matmul uses the 2-D kernel for 2-D operands), so
+  results can differ in the last bits: measured with torch 2.13 on CPU for float32 and
+  float64, never more than the rounding of a dot product of that length (K * eps * sum of
+  |a||b|); 3-D and 4-D float32/16 products were bit-identical in our runs except with a
+  contracted axis of size 1.
+- Shapes einsum accepts and matmul does not: einsum broadcasts any label of size 1 against
+  the other operand (a contracted axis of size 1 is summed out first); matmul broadcasts
+  only batch axes and raises on a contracted-size mismatch. The rewrite assumes the
+  contracted sizes match.
+- Ranks: einsum raises when an operand's rank differs from its term; matmul accepts other
+  ranks (for example 3-D operands for `ij,jk->ik`). The rewrite assumes the ranks the
+  equation states.
+- Strides: with a contracted or free axis of size 1, einsum sometimes returns a permuted
+  view (seen for `ij,jk->ki` and `bji,bjk->bik`); the matmul result is contiguous.
+Gradients agree to the same rounding.
+
+TensorRT versions: before 9.1 (see above); from 8.2 only for ellipsis and diagonal
+equations.""",
+        fix=Safety.UNSAFE,
+        needed_before=EINSUM_FULL_SINCE,
+        examples=(
+            Example(
+                "attn = torch.einsum('bhqd,bhkd->bhqk', q, k)\n",
+                "attn = torch.matmul(q, k.transpose(-1, -2))\n",
+                unsafe=True,
+            ),
+            Example("y = torch.einsum('bij,bjk->bik', a, b)\n", "y = torch.matmul(a, b)\n", unsafe=True),
+            Example("y = torch.einsum('...ij,...jk->...ik', a, b)\n", "y = torch.matmul(a, b)\n", unsafe=True),
+            Example("outer = torch.einsum('bi,bj->bij', u, v)\n"),
+        ),
+        references=_REFERENCES,
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        call = _match(self, node)
+        if call is None:
+            return
+        target = self.context.target
+        eq = call.equation
+        if eq is not None and permutation(eq) is not None:
+            return  # TRT304
+        version = format_version(target)
+        if target < EINSUM_SINCE:
+            why = f"TensorRT {version} has no ONNX Einsum importer (added in 8.2)"
+        elif eq is not None and (eq.has_ellipsis or eq.has_diagonal):
+            what = " and ".join(
+                part for part, used in (("an ellipsis", eq.has_ellipsis), ("a diagonal", eq.has_diagonal)) if used
+            )
+            why = f"TensorRT {version} does not support Einsum with {what} (supported from 9.1)"
+        else:
+            return  # a plain equation TensorRT 8.2+ parses, or one we cannot read on 8.2+
+        if call.text is None or call.operands is None:
+            self.report(node, f"einsum exports as ONNX Einsum: {why}; write it with matmul/permute/reshape "
+                        "(not rewritten: the equation or the operands are not literal)")
+            return
+        form = matmul_form(eq) if eq is not None else None
+        if form is None or len(call.operands) != 2:
+            self.report(node, f"einsum {call.text!r} exports as ONNX Einsum: {why}; write it with "
+                        "matmul/permute/reshape/sum by hand (not one matrix product)")
+            return
+        first, second = call.operands
+        if form.swap_operands:
+            first, second = second, first
+        if form.transpose_first:
+            first = _transposed(first)
+        if form.transpose_second:
+            second = _transposed(second)
+        comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        replacement = cst.Call(
+            func=self.context.torch_attr("matmul"),
+            args=[cst.Arg(first, comma=comma), cst.Arg(second)],
+        )
+        self.report(
+            node,
+            f"einsum {call.text!r} exports as ONNX Einsum: {why}; it is one matrix product, use torch.matmul "
+            "(assumes the operands' ranks match the equation and their contracted sizes match)",
+            Fix({node: replacement}, safety=Safety.UNSAFE),
+        )
+
+
+# --- TRT304 ----------------------------------------------------------------------------------
+
+
+class EinsumPermute(Rule):
+    info = RuleInfo(
+        id="TRT304",
+        name="einsum-permute",
+        summary="one-operand `torch.einsum` that only reorders axes: TensorRT < 8.2 has no Einsum; use `permute`",
+        doc="""\
+What it finds: `torch.einsum(equation, x)` with a literal equation that names every axis
+of `x` once, no ellipsis, and lists the same labels in another (or the same) order on the
+right (`'bchw->bhwc'`, `'ij->ji'`).
+
+Why it hurts: both torch 2.13 exporters emit it as an ONNX `Einsum` node, and TensorRT's
+ONNX parser has no Einsum importer before 8.2. From 8.2 on, such an equation (no ellipsis,
+no diagonal, one input) is parsed, so the rule is quiet for those targets.
+
+The rewrite: `torch.einsum('bchw->bhwc', x)` → `x.permute(0, 2, 3, 1)`, which exports as
+an ONNX `Transpose`.
+
+Fix safety: safe. torch's einsum computes a one-operand pure reordering as that very
+`permute`: the result is the same view of `x` (values, dtype, shape, strides, aliasing,
+`PermuteBackward` gradients), and an operand of another rank raises a RuntimeError in both
+forms. The method call works wherever the function call did (TorchScript, fx, compile,
+export).
+
+TensorRT versions: before 8.2.""",
+        fix=Safety.SAFE,
+        needed_before=EINSUM_SINCE,
+        examples=(
+            Example("y = torch.einsum('bchw->bhwc', x)\n", "y = x.permute(0, 2, 3, 1)\n"),
+            Example("wt = torch.einsum('ij -> ji', w)\n", "wt = w.permute(1, 0)\n"),
+        ),
+        references=_REFERENCES,
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        call = _match(self, node)
+        if call is None or call.equation is None or call.operands is None or len(call.operands) != 1:
+            return
+        order = permutation(call.equation)
+        if order is None or not self.info.applies_to(self.context.target):
+            return
+        comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        args = [cst.Arg(cst.Integer(str(axis)), comma=comma) for axis in order]
+        args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        replacement = cst.Call(
+            func=cst.Attribute(value=parenthesize(call.operands[0]), attr=cst.Name("permute")), args=args
+        )
+        self.report(
+            node,
+            f"einsum {call.text!r} only reorders axes and exports as ONNX Einsum, which TensorRT "
+            f"{format_version(self.context.target)} lacks (added in 8.2); use permute",
+            Fix({node: replacement}),
+        )
+
+
+RULES = (EinsumMatmul, EinsumPermute)

@@ -1,0 +1,445 @@
+"""Layers and calls whose export TensorRT cannot take, or that the trace cuts off (TRT722–TRT725).
+
+- TRT722 ``tensor-copy``: ``copy.deepcopy`` / ``copy.copy`` in forward code; the traced
+  graph loses the copied tensors' link to the inputs.
+- TRT723 ``gelu-op``: GELU exports as the ONNX ``Gelu`` op at opset 20+ (torch 2.13's
+  default), which TensorRT parses only from 10.0.
+- TRT724 ``conv-dynamic-weight``: ``F.conv*`` with a kernel computed from forward's inputs;
+  TensorRT before 8.5 builds Conv only from constant weights.
+- TRT725 ``antialias-resize``: antialiased resizing (``F.interpolate(antialias=True)``,
+  torchvision's ``Resize``); no exporter gives TensorRT something it parses.
+
+All detect only. Checked with torch 2.13 (TorchScript exporter and dynamo exporter) against
+TensorRT's ONNX operator table (``shared/reference``). Other constructs of the same
+guidance were checked and need no rule: ``nn.Flatten`` / ``torch.flatten`` export as
+Flatten or Reshape (parsed by every TensorRT version); ``nn.UpsamplingBilinear2d``,
+``nn.UpsamplingNearest2d``, ``F.upsample*`` export as the same ``Resize`` as the equivalent
+``F.interpolate`` call; ``cumsum`` exports as CumSum, parsed from TensorRT 8.4 on.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from trtcodemod.astutil import argument, bound_names, walk
+from trtcodemod.rules import Example, RuleInfo, Safety
+from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
+from trtcodemod.versions import format_version
+
+_OPERATORS = "https://github.com/onnx/onnx-tensorrt/blob/main/docs/operators.md"
+
+
+# --- TRT722 ----------------------------------------------------------------------------
+
+_LITERALS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+
+
+def _literal(node: cst.BaseExpression) -> bool:
+    """A constant made of literals only (numbers, strings, None/True/False, containers of them)."""
+    if isinstance(node, _LITERALS):
+        return True
+    if isinstance(node, cst.Name):
+        return node.value in ("None", "True", "False")
+    if isinstance(node, cst.UnaryOperation):
+        return _literal(node.expression)
+    if isinstance(node, (cst.List, cst.Tuple, cst.Set)):
+        return all(not isinstance(e, cst.StarredElement) and _literal(e.value) for e in node.elements)
+    if isinstance(node, cst.Dict):
+        return all(
+            isinstance(e, cst.DictElement) and _literal(e.key) and _literal(e.value) for e in node.elements
+        )
+    return False
+
+
+class TensorCopy(RuntimeScopeRule):
+    scope = "forward"
+    info = RuleInfo(
+        id="TRT722",
+        name="tensor-copy",
+        summary="`copy.deepcopy` / `copy.copy` in forward: the traced graph turns the copied tensors into constants",
+        doc="""\
+What it finds: `copy.deepcopy(x)` and `copy.copy(x)` (under any import alias) in forward code of
+`nn.Module` subclasses (`forward` and the methods it calls). Copies of literal constants
+(`copy.deepcopy({"a": 1})`) are not reported.
+
+Why it hurts: the tracer does not see through Python's copy protocol. Measured with torch
+2.13: `y = copy.deepcopy(x); return y + 1` exports (TorchScript exporter) as a graph with no
+input at all, whose output is a constant of the traced shape; `copy.copy(x)` likewise
+becomes a constant. No error is raised, so the ONNX file silently computes something else.
+The dynamo exporter (`torch.export`) refuses the model. Copies of lists or dicts of tensors
+(`feats = copy.deepcopy(feats_in)`) copy the tensors inside them in the same way.
+
+What to do: copy tensors with `x.clone()` (recorded as an Identity/no-op in the graph); copy
+a list with `list(xs)` or `[x.clone() for x in xs]`, a dict with `dict(d)` or
+`{k: v.clone() for k, v in d.items()}`; or drop the copy when nothing writes to it in place.
+
+Fix safety: none (detect only): what the argument holds (tensors, modules, configuration) is
+not visible. Applies to every TensorRT version: the problem is in the exported graph.""",
+        fix=Safety.NONE,
+        examples=(
+            Example(
+                "import copy\n"
+                "class Head(nn.Module):\n"
+                "    def forward(self, feats):\n"
+                "        outs = copy.deepcopy(feats)\n"
+                "        outs[0] = outs[0] * 2\n"
+                "        return outs\n"
+            ),
+        ),
+        references=(
+            "https://docs.python.org/3/library/copy.html",
+            "https://pytorch.org/docs/stable/generated/torch.clone.html",
+            "https://pytorch.org/docs/stable/onnx_torchscript.html#avoiding-pitfalls",
+        ),
+    )
+
+    def check_call(self, node: cst.Call) -> None:
+        name = self.context.refers_to(node.func, "copy.deepcopy", "copy.copy")
+        if name is None or not node.args:
+            return
+        first = node.args[0]
+        if first.star or _literal(first.value):
+            return
+        short = name.rsplit(".", 1)[-1]
+        self.found(node, f"`copy.{short}` in forward code: the tracer does not follow the copy, so copied tensors "
+                   "become constants cut off from the inputs (the dynamo exporter refuses it); use `.clone()` for "
+                   "tensors, `list(...)` / `dict(...)` for containers")
+
+
+# --- TRT723 ----------------------------------------------------------------------------
+
+_GELU = ("torch.nn.functional.gelu", "torch.nn.GELU", "torch.nn.modules.GELU", "torch.nn.modules.activation.GELU")
+_GELU_SINCE = (10, 0)
+
+
+class GeluOp(RuntimeScopeRule):
+    scope = "anywhere"
+    info = RuleInfo(
+        id="TRT723",
+        name="gelu-op",
+        summary="GELU exports as ONNX `Gelu` at opset 20+ (torch 2.13's default), which TensorRT parses from 10.0",
+        doc="""\
+What it finds: `F.gelu(...)` calls, `nn.GELU(...)` modules where they are built, and `nn.GELU` /
+`F.gelu` used as values (`act_layer=nn.GELU`, `activation=F.gelu`), under any import alias.
+Only for TensorRT targets before 10.0. GELU named by a configuration string
+(`dict(type="GELU")`) is not matched.
+
+Why it hurts: ONNX added a `Gelu` operator in opset 20, and torch 2.13's default opset is 20
+for both exporters: measured, `F.gelu(x)` (exact or `approximate="tanh"`) exports as a single
+`Gelu` node at opset 20 and 21, and as Erf (or Tanh) arithmetic at opset 17 to 19.
+TensorRT's ONNX parser has `Gelu` only from 10.0; 8.x and 9.x have no importer for it
+and reject the model.
+
+What to do: for TensorRT before 10.0, export with an older opset:
+`torch.onnx.export(..., opset_version=17)` (TorchScript exporter) or 18/19 (the dynamo
+exporter starts at 18). GELU then becomes Div/Erf/Add/Mul (Tanh/Pow for the tanh form),
+which every TensorRT version parses and fuses. The model code need not change.
+
+Fix safety: none (detect only): the fix is an export option, not a code change.
+
+Opt-in: every transformer uses GELU (140 findings in timm alone), and what decides the
+graph is the `opset_version` of the export call, not the model code; `trtcodemod verify`
+and `migrate` export at opset 17. Select it (`--select TRT723`) to list the sites when you
+must export at opset 20 or later for a TensorRT before 10.0.""",
+        fix=Safety.NONE,
+        needed_before=_GELU_SINCE,
+        opt_in=True,
+        examples=(
+            Example("def ffn(x, w1, w2):\n    return F.gelu(x @ w1) @ w2\n"),
+            Example("self.act = nn.GELU(approximate='tanh')\n"),
+            Example("block = Mlp(dim, hidden, act_layer=nn.GELU)\n"),
+        ),
+        references=(
+            "https://onnx.ai/onnx/operators/onnx__Gelu.html",
+            "https://pytorch.org/docs/stable/generated/torch.nn.GELU.html",
+            _OPERATORS,
+        ),
+    )
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._not_values: set[int] = set()
+        self._imports = 0
+
+    def _message(self, what: str) -> str:
+        return (f"{what} exports as the ONNX `Gelu` op at opset 20 and later (torch 2.13's default), which TensorRT "
+                f"{format_version(self.context.target)} lacks (added in 10.0); export with opset_version=17 "
+                "(18 or 19 with dynamo=True) to get Erf arithmetic instead")
+
+    def check_call(self, node: cst.Call) -> None:
+        self._not_values.add(id(node.func))
+        if isinstance(node.func, cst.Name) and node.func.value in ("isinstance", "issubclass"):
+            for arg in node.args[1:]:
+                self._not_values.add(id(arg.value))
+                if isinstance(arg.value, (cst.Tuple, cst.List)):
+                    self._not_values.update(id(e.value) for e in arg.value.elements)
+        name = self.context.refers_to(node.func, *_GELU)
+        if name is not None:
+            self.found(node, self._message("`nn.GELU`" if name.endswith("GELU") else "`F.gelu`"))
+
+    def visit_Import(self, node: cst.Import) -> None:
+        self._imports += 1
+
+    def leave_Import(self, original_node: cst.Import) -> None:
+        self._imports -= 1
+
+    visit_ImportFrom = visit_Import
+    leave_ImportFrom = leave_Import
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self._not_values.add(id(node.attr))
+        self._value(node)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self._value(node)
+
+    def _value(self, node: cst.Name | cst.Attribute) -> None:
+        if self._imports or id(node) in self._not_values:
+            return
+        name = self.context.refers_to(node, *_GELU)
+        if name is not None:
+            what = "`nn.GELU`" if name.endswith("GELU") else "`F.gelu`"
+            self.found(node, self._message(f"{what} (passed as a value)"))
+
+
+# --- TRT724 ----------------------------------------------------------------------------
+
+_CONV = tuple(
+    f"{prefix}{kind}{dims}"
+    for prefix in ("torch.nn.functional.", "torch.")
+    for kind in ("conv", "conv_transpose")
+    for dims in ("1d", "2d", "3d")
+)
+_DYNAMIC_CONV_SINCE = (8, 5)
+
+
+def _names_used(node: cst.CSTNode) -> set[str]:
+    """Plain names an expression reads (not attribute names, not keyword names)."""
+    skip: set[int] = set()
+    found: set[str] = set()
+    for sub in walk(node):
+        if isinstance(sub, cst.Attribute):
+            skip.add(id(sub.attr))
+        elif isinstance(sub, cst.Arg) and sub.keyword is not None:
+            skip.add(id(sub.keyword))
+        elif isinstance(sub, cst.Name) and id(sub) not in skip:
+            found.add(sub.value)
+    return found
+
+
+def _data_names(func: cst.FunctionDef) -> dict[str, str]:
+    """Names in ``forward`` whose value depends on its inputs → the input they come from."""
+    params = [*func.params.posonly_params, *func.params.params, *func.params.kwonly_params]
+    for star in (func.params.star_arg, func.params.star_kwarg):
+        if isinstance(star, cst.Param):
+            params.append(star)
+    tainted = {p.name.value: p.name.value for p in params[1:]}  # params[0] is self
+    flows: list[tuple[list[str], cst.CSTNode]] = []
+    for node in walk(func.body):
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                flows.append((bound_names(target.target), node.value))
+        elif isinstance(node, (cst.AnnAssign, cst.AugAssign)) and node.value is not None:
+            flows.append((bound_names(node.target), node.value))
+        elif isinstance(node, cst.For):
+            flows.append((bound_names(node.target), node.iter))
+        elif isinstance(node, cst.NamedExpr):
+            flows.append((bound_names(node.target), node.value))
+    used = [(targets, _names_used(value)) for targets, value in flows]
+    changed = True
+    while changed:
+        changed = False
+        for targets, names in used:
+            sources = [tainted[n] for n in sorted(names) if n in tainted]
+            if not sources:
+                continue
+            for target in targets:
+                if target not in tainted:
+                    tainted[target] = sources[0]
+                    changed = True
+    return tainted
+
+
+class ConvDynamicWeight(RuntimeScopeRule):
+    scope = "forward"
+    info = RuleInfo(
+        id="TRT724",
+        name="conv-dynamic-weight",
+        summary="`F.conv2d` with a kernel computed from forward's inputs: TensorRT before 8.5 needs constant weights",
+        doc="""\
+What it finds: `F.conv1d/2d/3d` and `F.conv_transpose1d/2d/3d` (and the `torch.conv*`
+functions) in `forward` of `nn.Module` subclasses whose weight depends on forward's inputs:
+an input itself, or a local computed from one (`w = self.weight * style`,
+`k = self.kernel_net(x)`). Only for TensorRT targets before 8.5. A weight computed from
+parameters alone (`self.weight * self.scale`, weight standardisation) is not reported: both
+exporters fold it into a constant initializer (checked with torch 2.13). Helper functions
+that receive the weight as an argument are not analysed (the caller may pass a parameter).
+
+Why it hurts: the exported Conv then takes its weight from another node instead of an
+initializer. TensorRT's ONNX parser builds such a Conv only from 8.5 on (before it asks for
+constant weights); from 8.5 the weight can be a run-time tensor. Independently of the
+TensorRT version, the TorchScript exporter stops with "ONNX export of convolution for kernel
+of unknown shape" when the kernel's shape depends on a dynamic axis (per-sample kernels
+folded into the batch, as in dynamic or modulated convolutions exported with a dynamic
+batch); the dynamo exporter exports it.
+
+What to do: for TensorRT before 8.5, keep the weight constant and move the input-dependent
+part to the activations where the algebra allows (modulated convolution: scale the input
+channels by `style` instead of the weight, then demodulate the output), or upgrade to
+TensorRT 8.5+. With the TorchScript exporter, keep the kernel's shape static (no dynamic
+batch in it).
+
+Fix safety: none (detect only).""",
+        fix=Safety.NONE,
+        needed_before=_DYNAMIC_CONV_SINCE,
+        examples=(
+            Example(
+                "class ModulatedConv(nn.Module):\n"
+                "    def forward(self, x, style):\n"
+                "        w = self.weight * style.view(1, -1, 1, 1)\n"
+                "        return F.conv2d(x, w, padding=1)\n"
+            ),
+        ),
+        references=(
+            "https://pytorch.org/docs/stable/generated/torch.nn.functional.conv2d.html",
+            "https://github.com/onnx/onnx-tensorrt/issues/609",
+            _OPERATORS,
+        ),
+    )
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._data: dict[int, dict[str, str]] = {}
+
+    def check_call(self, node: cst.Call) -> None:
+        name = self.context.refers_to(node.func, *_CONV)
+        if name is None:
+            return
+        where = self.current_method()
+        if where is None or not where[0].is_module or where[1].name.value != "forward":
+            return
+        func = where[1]
+        if self._scopes[-1] is not func or not func.params.params:
+            return
+        weight = argument(node, 1, "weight")
+        if weight is None:
+            return
+        data = self._data.get(id(func))
+        if data is None:
+            data = self._data[id(func)] = _data_names(func)
+        sources = sorted({data[n] for n in _names_used(weight.value) if n in data})
+        if not sources:
+            return
+        short = name.replace("torch.nn.functional.", "F.")
+        inputs = ", ".join(f"`{s}`" for s in sources)
+        self.found(node, f"`{short}` takes a weight computed from forward's input {inputs}: TensorRT "
+                   f"{format_version(self.context.target)} builds Conv only from constant weights (run-time "
+                   "weights from 8.5); keep the weight constant and apply the input-dependent part to the activations")
+
+
+# --- TRT725 ----------------------------------------------------------------------------
+
+_TV_RESIZE_CLASSES = ("torchvision.transforms.Resize", "torchvision.transforms.v2.Resize")
+_TV_RESIZE_FUNCTIONS = ("torchvision.transforms.functional.resize", "torchvision.transforms.v2.functional.resize")
+
+
+def _nearest(node: cst.BaseExpression) -> bool:
+    """``InterpolationMode.NEAREST`` / ``NEAREST_EXACT`` (antialias does not apply), or a "nearest" string."""
+    if isinstance(node, cst.Attribute):
+        return node.attr.value in ("NEAREST", "NEAREST_EXACT")
+    if isinstance(node, cst.SimpleString):
+        return "nearest" in node.evaluated_value
+    return False
+
+
+class AntialiasResize(RuntimeScopeRule):
+    scope = "anywhere"
+    info = RuleInfo(
+        id="TRT725",
+        name="antialias-resize",
+        summary="antialiased resize (`antialias=True`, torchvision `Resize`): "
+                "no exporter gives TensorRT a Resize it parses",
+        doc="""\
+What it finds: `F.interpolate(..., antialias=True)` in run-time code, and inside `nn.Module`
+subclasses torchvision's `transforms.Resize(...)` / `transforms.v2.Resize(...)` and
+`transforms.functional.resize(...)`, whose tensor path interpolates with antialiasing by
+default (torchvision 0.17 and later). Not reported: `antialias=False`, and nearest
+interpolation (antialiasing does not apply). torchvision transforms outside modules (data
+pipelines) are not reported: they are not part of the exported graph.
+
+Why it hurts: measured with torch 2.13, the TorchScript exporter has no symbolic for the
+antialiased kernels ("Exporting the operator 'aten::_upsample_bilinear2d_aa' to ONNX ...
+is not supported", bicubic likewise); the dynamo exporter emits `Resize` with
+`antialias=1` (opset 18+), and TensorRT's Resize does not support antialiasing in any
+version of its ONNX parser. The seed guidance's older worries about bilinear and nearest
+`nn.Upsampling*` modules no longer apply: they export as the same Resize as `F.interpolate`.
+
+What to do: inside the model, resize with `F.interpolate(x, size, mode="bilinear",
+align_corners=False)` (antialias off; when downscaling by a large factor this aliases, so
+blur first with a fixed depthwise convolution, or pool with `F.avg_pool2d` for integer
+factors), or pass `antialias=False` to torchvision. Better still, resize in preprocessing,
+outside the engine.
+
+Fix safety: none (detect only): turning antialiasing off changes the values when
+downscaling. Applies to every TensorRT version.""",
+        fix=Safety.NONE,
+        examples=(
+            Example("def shrink(x):\n    return F.interpolate(x, size=(56, 56), mode='bilinear', antialias=True)\n"),
+            Example(
+                "from torchvision import transforms as T\n"
+                "class Preprocess(nn.Module):\n"
+                "    def __init__(self):\n"
+                "        super().__init__()\n"
+                "        self.resize = T.Resize((224, 224))\n"
+            ),
+        ),
+        references=(
+            "https://pytorch.org/docs/stable/generated/torch.nn.functional.interpolate.html",
+            "https://pytorch.org/vision/stable/generated/torchvision.transforms.Resize.html",
+            "https://onnx.ai/onnx/operators/onnx__Resize.html",
+            _OPERATORS,
+        ),
+    )
+
+    def check_call(self, node: cst.Call) -> None:
+        if self.context.refers_to(node.func, "torch.nn.functional.interpolate"):
+            antialias = argument(node, 6, "antialias")
+            if antialias is not None and isinstance(antialias.value, cst.Name) and antialias.value.value == "True":
+                mode = argument(node, 3, "mode")
+                kind = "bicubic" if mode is not None and "cubic" in _text(mode.value) else "bilinear"
+                self.found(node, "`F.interpolate(..., antialias=True)`: the TorchScript exporter cannot export "
+                           f"the antialiased {kind} kernel and the dynamo exporter emits a Resize with "
+                           "antialias=1, which TensorRT does not support; resize without antialiasing inside the "
+                           "model, or in preprocessing", scope="runtime")
+            return
+        tv = self.context.refers_to(node.func, *_TV_RESIZE_CLASSES, *_TV_RESIZE_FUNCTIONS)
+        if tv is None:
+            return
+        where = self.current_method()
+        if where is None or not where[0].is_module:
+            return  # a data pipeline, not the model
+        is_class = tv in _TV_RESIZE_CLASSES
+        antialias = argument(node, 3 if is_class else 4, "antialias")
+        interpolation = argument(node, 1 if is_class else 2, "interpolation")
+        if antialias is not None and not _is_true(antialias.value):
+            return  # antialias=False, or a value we cannot read
+        if interpolation is not None and _nearest(interpolation.value):
+            return
+        what = "`Resize`" if is_class else "`resize`"
+        self.found(node, f"torchvision {what} inside a module antialiases tensors by default: the TorchScript "
+                   "exporter cannot export it and the dynamo exporter emits a Resize with antialias=1, which "
+                   "TensorRT does not support; pass antialias=False (values change when downscaling) or resize "
+                   "in preprocessing")
+
+
+def _is_true(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "True"
+
+
+def _text(node: cst.BaseExpression) -> str:
+    return node.evaluated_value if isinstance(node, cst.SimpleString) else ""
+
+
+RULES = (TensorCopy, GeluOp, ConvDynamicWeight, AntialiasResize)

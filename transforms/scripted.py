@@ -1,0 +1,173 @@
+"""Scripted islands in a traced export: ``@torch.jit.script`` functions with control flow (TRT105).
+
+A function compiled with ``torch.jit.script`` (decorated, or wrapped by a
+``torch.jit.script(fn)`` call, or marked ``@torch.jit._script_if_tracing``) keeps its Python
+control flow when a traced model calls it: the TorchScript exporter turns its loops into
+ONNX ``Loop`` and its branches into ``If``, and its list appends into ``Sequence*`` ops.
+The dynamo exporter (``torch.export``) cannot trace into a scripted function with control
+flow at all. Detect only: whether the dynamic loop is wanted is the author's decision.
+
+Only functions whose body the file shows are judged: a ``torch.jit.script(fn)`` call on an
+imported function or on a module (scripting a whole model) is not reported.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from trtcodemod.astutil import children, method_call
+from trtcodemod.rules import Example, Rule, RuleInfo, Safety
+
+_SCRIPT = ("torch.jit.script",)
+_SCRIPT_IF_TRACING = ("torch.jit._script_if_tracing", "torch.jit.script_if_tracing")
+
+_TORCHSCRIPT = "https://pytorch.org/docs/stable/onnx_torchscript.html#tracing-vs-scripting"
+_OPERATORS = "https://github.com/onnx/onnx-tensorrt/blob/main/docs/operators.md"
+
+
+def _control_flow(func: cst.FunctionDef) -> tuple[bool, bool, bool]:
+    """(has a loop, has a branch, appends to a list inside a loop) in ``func``'s own body."""
+    loop = branch = appends = False
+    stack: list[tuple[cst.CSTNode, bool]] = [(statement, False) for statement in func.body.body]
+    while stack:
+        node, in_loop = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue  # nested definitions are compiled (or not) on their own
+        if isinstance(node, (cst.For, cst.While)):
+            loop = True
+            in_loop = True
+        elif isinstance(node, (cst.If, cst.IfExp)):
+            branch = True
+        elif in_loop and isinstance(node, cst.Call):
+            parts = method_call(node)
+            if parts is not None and parts[1] in ("append", "extend", "insert"):
+                appends = True
+        stack.extend((child, in_loop) for child in children(node))
+    return loop, branch, appends
+
+
+class ScriptedIsland(Rule):
+    info = RuleInfo(
+        id="TRT105",
+        name="scripted-island",
+        summary="a `torch.jit.script` function with loops or branches exports as ONNX `Loop`/`If` "
+                "(and fails with the dynamo exporter)",
+        doc="""\
+What it finds: functions compiled with TorchScript inside a model file whose body has a
+loop or a branch: functions decorated with `@torch.jit.script` or
+`@torch.jit._script_if_tracing` (`script_if_tracing`), and `torch.jit.script(fn)` calls on a
+function `fn` defined in the same file. The message names the function. Scripted functions
+without control flow export as plain operators and are not reported; neither are
+`torch.jit.script(...)` calls on imported functions or on modules (scripting the whole model).
+
+Why it hurts: a traced export (`torch.onnx.export(..., dynamo=False)`) records the scripted
+function as TorchScript, with its control flow: each `for`/`while` becomes an ONNX `Loop`
+whose trip count is computed at run time, each `if` an ONNX `If`, and appending to a list
+inside a loop becomes `SequenceEmpty`/`SequenceInsert`/`ConcatFromSequence` (checked with
+torch 2.13). TensorRT (8.4 to 10.x) parses `Loop` and `If` with restrictions: the two
+branches of an `If` must give tensors of the same rank, a loop-carried tensor must keep its
+shape across iterations, and a scan output's length cannot be dynamic; it parses no
+`Sequence*` op at all. Loops also run iteration by iteration on the GPU, which is slow next
+to the unrolled or vectorised form. The dynamo exporter (`dynamo=True`, torch 2.9's default)
+does not export it at all: `torch.export` cannot trace into a scripted function with
+control flow (`@torch.jit._script_if_tracing` functions are traced as plain Python there, so
+their loops are unrolled for the example input).
+
+What to do: when the number of iterations is really data-dependent, scripting is the
+documented way to keep it: then keep the loop body free of list appends (write into a
+preallocated tensor), give both branches of every `if` the same rank, and export with the
+TorchScript exporter; `trtcodemod verify` shows whether TensorRT builds the result. When the
+trip count is fixed for a deployment (a number of layers, queries, a static size), drop the
+decorator so the trace unrolls the loop, or vectorise it (a batched op instead of the loop).
+
+Fix safety: none (detect only). TensorRT versions: all (the restrictions above hold in every
+version; Sequence ops are parsed by none).""",
+        fix=Safety.NONE,
+        examples=(
+            Example(
+                "@torch.jit.script\n"
+                "def decode_steps(x, steps: int):\n"
+                "    for _ in range(steps):\n"
+                "        x = torch.relu(x) * 0.5\n"
+                "    return x\n"
+            ),
+            Example(
+                "def gather_valid(x):\n"
+                "    out = []\n"
+                "    for i in range(x.shape[0]):\n"
+                "        if bool(x[i].sum() > 0):\n"
+                "            out.append(x[i])\n"
+                "    return torch.stack(out)\n"
+                "\n"
+                "gather_valid_scripted = torch.jit.script(gather_valid)\n"
+            ),
+        ),
+        references=(
+            _TORCHSCRIPT,
+            "https://pytorch.org/docs/stable/generated/torch.jit.script.html",
+            _OPERATORS,
+        ),
+    )
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._functions: dict[str, list[cst.FunctionDef]] = {}
+
+    def visit_Module(self, node: cst.Module) -> None:
+        for statement in node.body:
+            if isinstance(statement, cst.FunctionDef):
+                self._functions.setdefault(statement.name.value, []).append(statement)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        for decorator in node.decorators:
+            target = decorator.decorator
+            if isinstance(target, cst.Call):
+                target = target.func
+            how = self._script_kind(target)
+            if how is not None:
+                self._judge(decorator, node, how)
+                return
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.context.refers_to(node.func, *_SCRIPT) is None or len(node.args) != 1:
+            return
+        arg = node.args[0]
+        if arg.star or (arg.keyword is not None and arg.keyword.value != "obj"):
+            return
+        if not isinstance(arg.value, cst.Name) or self.context.resolver.lookup(arg.value.value):
+            return  # an expression, or an imported function whose body we cannot read
+        defs = self._functions.get(arg.value.value, [])
+        if len(defs) == 1:
+            self._judge(node, defs[0], "torch.jit.script(...)")
+
+    def _script_kind(self, target: cst.BaseExpression) -> str | None:
+        if self.context.refers_to(target, *_SCRIPT):
+            return "@torch.jit.script"
+        if self.context.refers_to(target, *_SCRIPT_IF_TRACING):
+            return "@torch.jit._script_if_tracing"
+        return None
+
+    def _judge(self, where: cst.CSTNode, func: cst.FunctionDef, how: str) -> None:
+        loop, branch, appends = _control_flow(func)
+        if not (loop or branch):
+            return
+        name = func.name.value
+        kinds = " and ".join(k for k, present in (("loops", loop), ("branches", branch)) if present)
+        exported = " / ".join(op for op, present in (("Loop", loop), ("If", branch)) if present)
+        if how == "@torch.jit._script_if_tracing":
+            dynamo = "the dynamo exporter unrolls it for the example input instead"
+        else:
+            dynamo = "the dynamo exporter cannot export it"
+        needs = " and ".join(n for n, present in (("loop state of a fixed shape", loop),
+                                                  ("branches of the same rank", branch)) if present)
+        message = (f"`{name}` is scripted ({how}) and has {kinds}: a traced export emits ONNX {exported} "
+                   f"(TensorRT needs {needs}) and {dynamo}")
+        if appends:
+            message += ("; its list appends in a loop become Sequence ops, which no TensorRT version parses "
+                        "(write into a preallocated tensor)")
+        else:
+            message += "; unroll or vectorise it if the trip count is fixed at deployment"
+        self.report(where, message)
+
+
+RULES = (ScriptedIsland,)

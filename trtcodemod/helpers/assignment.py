@@ -1,0 +1,63 @@
+"""A number written through a boolean mask, exported as ``Where`` instead of a scatter.
+
+``t[mask] = 0.0`` exports (dynamo exporter) as ``NonZero`` + ``ScatterND``;
+``t.masked_fill_(mask, 0.0)`` exports as a single ``Where`` with both exporters. The two
+agree only when the mask covers ``t``'s leading axes exactly (``t[mask]`` indexes leading
+axes, while ``masked_fill_`` broadcasts from the trailing ones), so the helpers take
+``masked_fill_`` only then, and only while ``torch.onnx.export`` runs. Everywhere else they
+are the assignment itself. There are two helpers because TorchScript needs the value's
+type: ``_trt_mask_fill_float`` for float literals, ``_trt_mask_fill_int`` for int literals.
+"""
+
+import torch
+
+from trtcodemod.helpers.onnx_export import _trt_onnx_exporting
+
+
+def _trt_mask_fill_float(target, mask, value: float) -> None:
+    """``target[mask] = value`` for a float ``value``; a ``Where`` in the exported graph.
+
+    Outside ``torch.onnx.export`` this is the assignment itself, whatever ``target`` and
+    ``mask`` are (a NumPy array, a long index, a mask of the wrong shape that raises).
+    """
+    if torch.jit.is_scripting():
+        target[mask] = value
+        return
+    if _trt_onnx_exporting() and _trt_mask_fill_covers(target, mask, value):
+        target.masked_fill_(mask.reshape(mask.shape + (1,) * (target.dim() - mask.dim())), value)
+        return
+    target[mask] = value
+
+
+def _trt_mask_fill_int(target, mask, value: int) -> None:
+    """``target[mask] = value`` for an int ``value``; a ``Where`` in the exported graph."""
+    if torch.jit.is_scripting():
+        target[mask] = value
+        return
+    if _trt_onnx_exporting() and _trt_mask_fill_covers(target, mask, value):
+        target.masked_fill_(mask.reshape(mask.shape + (1,) * (target.dim() - mask.dim())), value)
+        return
+    target[mask] = value
+
+
+def _trt_mask_fill_covers(target, mask, value) -> bool:
+    """Whether ``target.masked_fill_`` computes exactly ``target[mask] = value``.
+
+    It does for a bool tensor ``mask`` whose shape is that of ``target``'s leading axes, and
+    a number ``value`` that the target's dtype holds without overflow (``masked_fill_``
+    raises where the assignment writes inf into float16).
+    """
+    if not (isinstance(target, torch.Tensor) and isinstance(mask, torch.Tensor)):
+        return False
+    if mask.dtype != torch.bool or mask.dim() > target.dim() or target.is_quantized:
+        return False
+    if tuple(mask.shape) != tuple(target.shape[: mask.dim()]):
+        return False
+    if target.dtype == torch.bool:
+        return value == 0 or value == 1
+    if target.is_floating_point():
+        return value != value or abs(value) == float("inf") or abs(value) <= torch.finfo(target.dtype).max
+    if target.is_complex():
+        return False
+    info = torch.iinfo(target.dtype)
+    return isinstance(value, int) and info.min <= value <= info.max
