@@ -94,7 +94,7 @@ def dying(file, *args):
     return original(file, *args)
 
 runner.process = dying
-sys.argv = ["trtcodemod", "apply", "-j", "2", sys.argv[1]]
+sys.argv = ["trtcodemod", "apply", "-j", "2", "--select", "ALL,TRT401", sys.argv[1]]
 main()
 """
 
@@ -177,7 +177,8 @@ def test_files_over_the_size_limit_are_reported_not_parsed(tmp_path: Path) -> No
     size = len(GOOD_FIXED)
     assert small.exit_code == 2 and f"file is {size} bytes, over the 50 bytes limit (--max-file-size)" in small.output
     for lifted in ("0", "81", "3MB", "1KiB"):
-        assert run("check", "--max-file-size", lifted, str(tmp_path / "good.py")).exit_code == 1
+        assert run("check", "--max-file-size", lifted, "--select", "ALL,TRT401",
+                   str(tmp_path / "good.py")).exit_code == 1
     bad = run("check", "--max-file-size", "lots", str(big))
     assert bad.exit_code == 2 and "--max-file-size: not a size: 'lots'" in bad.output
     (tmp_path / "pyproject.toml").write_text('[tool.trtcodemod]\nmax-file-size = "1KiB"\n')

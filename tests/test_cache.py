@@ -31,7 +31,7 @@ def _no_cache_env(monkeypatch) -> None:
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     """A project (pyproject.toml at its root) with a few model files."""
-    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n\n[tool.trtcodemod]\nselect = ['ALL', 'TRT401']\n")
     src = tmp_path / "src"
     src.mkdir()
     for number in range(3):

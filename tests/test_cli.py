@@ -29,8 +29,13 @@ def run(*args: str, cwd: Path | None = None):
         os.chdir(old)
 
 
+#: MODEL's squeeze is TRT401's, an opt-in rule: the trees these tests check select it.
+SELECT_TRT401 = '[tool.trtcodemod]\nselect = ["ALL", "TRT401"]\n'
+
+
 @pytest.fixture
 def tree(tmp_path: Path) -> Path:
+    (tmp_path / "pyproject.toml").write_text(SELECT_TRT401)
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "model.py").write_text(MODEL)
     (tmp_path / "pkg" / "clean.py").write_text(CLEAN)
@@ -108,8 +113,8 @@ def test_remaining_findings_carry_the_lines_on_disk(tmp_path: Path) -> None:
 
 
 def test_check_reads_standard_input_and_writes_an_output_file(tmp_path: Path) -> None:
-    result = CliRunner().invoke(app, ["check", "-", "--stdin-filename", "pkg/head.py", "--format", "json"],
-                                input=MODEL)
+    result = CliRunner().invoke(app, ["check", "-", "--stdin-filename", "pkg/head.py", "--format", "json",
+                                      "--select", "ALL,TRT401"], input=MODEL)
     assert result.exit_code == 1
     report = json.loads(result.stdout)
     assert {f["path"] for f in report["findings"]} == {"pkg/head.py"}
@@ -119,7 +124,8 @@ def test_check_reads_standard_input_and_writes_an_output_file(tmp_path: Path) ->
     assert run("check", "-", str(tmp_path)).exit_code == 2  # '-' cannot be mixed with paths
     target = tmp_path / "report.json"
     (tmp_path / "m.py").write_text(MODEL)
-    written = run("check", str(tmp_path / "m.py"), "--format", "json", "--output", str(target))
+    written = run("check", str(tmp_path / "m.py"), "--format", "json", "--output", str(target),
+                  "--select", "ALL,TRT401")
     assert written.exit_code == 1 and written.stdout == ""
     assert [f["rule"] for f in json.loads(target.read_text())["findings"]] == ["TRT401", "TRT704"]
 
@@ -170,7 +176,7 @@ def test_select_ignore_flags(tree: Path) -> None:
 
 def test_pyproject_configuration(tree: Path) -> None:
     (tree / "pyproject.toml").write_text(
-        '[tool.trtcodemod]\nignore = ["TRT704"]\nexclude = ["skipped/"]\n'
+        '[tool.trtcodemod]\nselect = ["ALL", "TRT401"]\nignore = ["TRT704"]\nexclude = ["skipped/"]\n'
         '[tool.trtcodemod.per-file-ignores]\n"pkg/other.py" = ["TRT4", "TRT7"]\n'
     )
     (tree / "pkg" / "other.py").write_text(MODEL)
@@ -289,17 +295,18 @@ def test_every_help_text_is_shown_whole() -> None:
 
 
 def test_command_line_select_turns_on_a_rule_the_configuration_ignores(tree: Path) -> None:
-    (tree / "pyproject.toml").write_text('[tool.trtcodemod]\nignore = ["TRT704"]\n')
+    (tree / "pyproject.toml").write_text('[tool.trtcodemod]\nselect = ["ALL", "TRT401"]\nignore = ["TRT704"]\n')
     rules = lambda *args: [f["rule"] for f in json.loads(run("check", "--format", "json", *args, ".", cwd=tree).output)["findings"]]  # noqa: E731
     assert rules() == ["TRT401"]
     assert rules("--select", "TRT704") == ["TRT704"]
-    assert rules("--select", "ALL") == ["TRT401", "TRT704"]
-    assert rules("--select", "ALL", "--ignore", "TRT401") == ["TRT704"]
+    assert rules("--select", "ALL") == ["TRT704"]  # TRT401 is opt-in: ALL leaves it out
+    assert rules("--select", "ALL,TRT401") == ["TRT401", "TRT704"]
+    assert rules("--select", "ALL,TRT401", "--ignore", "TRT401") == ["TRT704"]
     assert rules("--ignore", "TRT401") == ["TRT704"]  # --ignore replaces the file's ignore list
 
 
 def test_no_unsafe_overrides_unsafe_true_in_the_configuration(tree: Path) -> None:
-    (tree / "pyproject.toml").write_text("[tool.trtcodemod]\nunsafe = true\n")
+    (tree / "pyproject.toml").write_text('[tool.trtcodemod]\nunsafe = true\nselect = ["ALL", "TRT401"]\n')
     unsafe = run("apply", "--dry-run", ".", cwd=tree).output
     assert "+    return x[:, 0], x.shape[0]" in unsafe
     safe = run("apply", "--dry-run", "--no-unsafe", ".", cwd=tree).output

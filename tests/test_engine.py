@@ -8,6 +8,8 @@ from trtcodemod.engine import Options, check_source, fix_source
 from trtcodemod.errors import InputError
 
 SQUEEZE = b"import torch\n\n\ndef f(x):\n    return x.squeeze(1)  # note\n"
+#: The default selection plus the opt-in TRT401, whose squeeze these tests use as a typical fix.
+WITH_SQUEEZE = ("ALL", "TRT401")
 
 
 def test_untouched_file_is_byte_identical() -> None:
@@ -20,7 +22,7 @@ def test_untouched_file_is_byte_identical() -> None:
 @pytest.mark.parametrize("bom", [b"", b"\xef\xbb\xbf"])
 def test_rewrite_keeps_bom_newlines_comments(newline: bytes, bom: bytes) -> None:
     source = bom + SQUEEZE.replace(b"\n", newline)
-    result = fix_source(source, "f.py", Options(unsafe=True))
+    result = fix_source(source, "f.py", Options(unsafe=True, select=WITH_SQUEEZE))
     assert result.changed
     expected = bom + b"import torch\n\n\ndef f(x):\n    return x[:, 0]  # note\n".replace(b"\n", newline)
     assert result.source == expected
@@ -39,7 +41,7 @@ def test_apply_twice_equals_once() -> None:
 
 
 def test_unsafe_fix_needs_unsafe() -> None:
-    result = fix_source(SQUEEZE, "f.py")
+    result = fix_source(SQUEEZE, "f.py", Options(select=WITH_SQUEEZE))
     assert not result.changed
     assert [f.rule for f in result.findings] == ["TRT401"]
     assert result.findings[0].fix.value == "unsafe"
@@ -80,9 +82,9 @@ def test_torch_import_added_only_when_needed() -> None:
 )
 def test_suppression_comments(comment: str, expected: list[str]) -> None:
     source = f"y = x.squeeze(1)  {comment}\n".encode()
-    assert [f.rule for f in check_source(source, "f.py")] == expected
+    assert [f.rule for f in check_source(source, "f.py", Options(select=WITH_SQUEEZE))] == expected
     if not expected:
-        assert not fix_source(source, "f.py", Options(unsafe=True)).changed
+        assert not fix_source(source, "f.py", Options(unsafe=True, select=WITH_SQUEEZE)).changed
 
 
 def test_select_and_ignore_by_prefix() -> None:
@@ -93,7 +95,8 @@ def test_select_and_ignore_by_prefix() -> None:
 
 
 def test_positions_are_one_based_and_span_the_node() -> None:
-    (finding,) = check_source(b"import torch\nif True:\n    y = torch.squeeze(a, 1)\n", "f.py")
+    (finding,) = check_source(b"import torch\nif True:\n    y = torch.squeeze(a, 1)\n", "f.py",
+                              Options(select=("TRT401",)))
     assert (finding.line, finding.column, finding.end_line, finding.end_column) == (3, 9, 3, 28)
     assert finding.as_dict()["path"] == "f.py"
 
@@ -128,8 +131,8 @@ def test_results_do_not_depend_on_hash_seed(tmp_path) -> None:
         "y = sq(x, 1)\n"
     )
     script = (
-        "from trtcodemod.engine import check_source\n"
-        f"print([f.rule for f in check_source({code.encode()!r}, 'f.py')])\n"
+        "from trtcodemod.engine import Options, check_source\n"
+        f"print([f.rule for f in check_source({code.encode()!r}, 'f.py', Options(select=('TRT401',)))])\n"
     )
     outputs = set()
     for seed in ("0", "1", "2", "3"):
@@ -148,10 +151,10 @@ def test_inserted_helpers_are_not_analysed() -> None:
     assert "nonzero" in ours and "values[mask]" in ours
     user = "def _trt_example(x, m):\n    return torch.where(m, x.squeeze(1), 0.0)\n"
     source = f"import torch\n\n\n{ours}\n\n{user}".encode()
-    findings = check_source(source, "f.py")
+    findings = check_source(source, "f.py", Options(select=WITH_SQUEEZE))
     first_user_line = source.decode().splitlines().index("def _trt_example(x, m):") + 1
     assert findings and all(f.line > first_user_line for f in findings)
-    result = fix_source(source, "f.py", Options(unsafe=True))
+    result = fix_source(source, "f.py", Options(unsafe=True, select=WITH_SQUEEZE))
     assert ours.encode() in result.source
 
 

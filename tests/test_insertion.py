@@ -444,12 +444,12 @@ def test_only_our_own_helpers_are_skipped_by_the_analysis() -> None:
     ours = cst.Module(body=helper_definitions(sorted(helper_names()))).code
     user = "\n\ndef _trt_example(x):\n    return x.squeeze(1)\n"
     source = "import torch\nimport torch.nn.functional as F\n\n\n" + ours + user
-    findings = check_source(source.encode(), "f.py", Options(unsafe=True))
+    findings = check_source(source.encode(), "f.py", Options(unsafe=True, select=("ALL", "TRT401")))
     example_line = source.splitlines().index("def _trt_example(x):") + 1
     assert findings and all(f.line > example_line for f in findings), findings
     # The same code under names that are not reserved is full of findings: the skip matters.
     plain = re.sub(r"\b_trt_", "user_", re.sub(r"\b_Trt", "User", source))
-    assert any(f.line < example_line for f in check_source(plain.encode(), "f.py", Options(unsafe=True)))
+    assert any(f.line < example_line for f in check_source(plain.encode(), "f.py", Options(unsafe=True, select=("ALL", "TRT401"))))
 
 
 # --- parentheses of multi-line chains --------------------------------------------
@@ -544,7 +544,7 @@ BROKEN_FILE = "import torch\n\n\ndef f(x):\n    y = broken(x)\n    return x.sque
 
 def test_invalid_fix_is_an_internal_error_and_the_other_fixes_land(extra_rules) -> None:
     extra_rules(_Broken)
-    result = _fix(BROKEN_FILE, unsafe=True)
+    result = _fix(BROKEN_FILE, unsafe=True, select=("ALL", "TRT401"))
     assert [e.rules for e in result.internal_errors] == [("TRT999",)]
     error = result.internal_errors[0]
     assert isinstance(error, InternalError) and error.line == 5 and error.path == "snippet.py"
@@ -572,7 +572,7 @@ def test_cli_prints_the_internal_error_and_writes_the_other_fixes(extra_rules, t
     extra_rules(_Broken)
     path = tmp_path / "model.py"
     path.write_text(BROKEN_FILE)
-    result = CliRunner().invoke(app, ["apply", "--unsafe", str(path)])
+    result = CliRunner().invoke(app, ["apply", "--unsafe", "--select", "ALL,TRT401", str(path)])
     assert result.exit_code == 2, result.output
     assert f"{path}:5: internal error: rule TRT999 produced invalid code" in result.output
     assert "syntax error" not in result.output
@@ -606,5 +606,5 @@ def test_inserted_code_uses_the_files_line_endings(code: str, newline: bytes) ->
 
 
 def test_cr_only_file_keeps_its_last_newline() -> None:
-    result = _fix(b"import torch\ry = x.squeeze(1)\r", unsafe=True)
+    result = _fix(b"import torch\ry = x.squeeze(1)\r", unsafe=True, select=("TRT401",))
     assert result.source == b"import torch\ry = x[:, 0]\r"

@@ -161,7 +161,7 @@ SOURCE = b"import torch\n\ndef f(x: torch.Tensor):\n    y = x.squeeze(1)\n    ke
 def _findings(tmp_path: Path) -> tuple[str, dict[str, Any]]:
     path = tmp_path / "m.py"
     path.write_bytes(SOURCE)
-    found = {f.rule: f for f in check_source(SOURCE, str(path), Options())}
+    found = {f.rule: f for f in check_source(SOURCE, str(path), Options(select=("ALL", "TRT401")))}
     return str(path.resolve()), found
 
 
@@ -202,12 +202,12 @@ def test_plan_applies_exactly_its_fixes_through_the_engine_filter(tmp_path: Path
     path, found = _findings(tmp_path)
     plan = Plan()
     plan.update(found.values(), [Problem("hostile", path, 4, "If", "TRT401", "")], _facts(path, [1]), unsafe=False)
-    result = fix_source(SOURCE, path, Options(allow=plan.allows()))
+    result = fix_source(SOURCE, path, Options(select=("ALL", "TRT401"), allow=plan.allows()))
     assert [f.rule for f in result.fixed] == ["TRT401"]  # unsafe, proved; the safe TRT201 is not planned
     assert b"x[:, 0]" in result.source and b"y[keep]" in result.source
-    assert fix_source(SOURCE, path, Options(allow=lambda f: False)).changed is False
+    assert fix_source(SOURCE, path, Options(select=("ALL", "TRT401"), allow=lambda f: False)).changed is False
     plan.revert(["TRT401"], "breaks equivalence")
-    assert plan.applied == [] and fix_source(SOURCE, path, Options(allow=plan.allows())).changed is False
+    assert plan.applied == [] and fix_source(SOURCE, path, Options(select=("ALL", "TRT401"), allow=plan.allows())).changed is False
 
 
 def test_export_failure_names_the_rule_and_the_user_line(tmp_path: Path) -> None:

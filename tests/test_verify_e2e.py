@@ -49,7 +49,9 @@ def ops(report: dict[str, Any], role: str) -> dict[str, int]:
 @pytest.fixture(scope="module")
 def squeeze(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, dict[str, Any], Path]:
     save = tmp_path_factory.mktemp("saved")
+    # TRT401 is opt-in: verify checks the rewrite `apply --select ALL,TRT401 --unsafe` would make.
     code, report = run_json(str(EXAMPLES / "squeeze_head.py"), "--model", "build", "--inputs", "inputs", "--unsafe",
+                            "--select", "ALL,TRT401",
                             "--dynamic-axes", '{"feats": {"0": "batch", "2": "height", "3": "width"}}',
                             "--save", str(save))
     return code, report, save
@@ -214,9 +216,9 @@ def test_culprit_search_applies_rules_one_at_a_time(tmp_path: Path) -> None:
 
 
 def test_package_with_relative_imports_rewrites_two_files() -> None:
-    # TRT402 (unsqueeze) is an opt-in rule now: select it by ID so backbone.py has a fix too.
+    # TRT401 and TRT402 are opt-in rules: select them by ID so both files have a fix.
     code, report = run_json(str(EXAMPLES / "pkg_detector" / "model.py"), "--model", "build", "--inputs", "inputs",
-                            "--unsafe", "--select", "ALL", "--select", "TRT402",
+                            "--unsafe", "--select", "ALL", "--select", "TRT401,TRT402",
                             "--dynamic-axes", '{"image": {"0": "batch", "1": "height", "2": "width"}}')
     files = sorted({Path(f["path"]).name for f in report["fixes"]})
     assert files == ["backbone.py", "heads.py"]
@@ -366,6 +368,7 @@ def test_wrapper_model_file_gets_its_imported_module_rewritten() -> None:
     """The model lives in a sibling module of the model file: it is rewritten, not skipped silently."""
     wrapper = EXAMPLES.parent / "migrate" / "wrapper.py"
     code, report = run_json(str(wrapper), "--model", "build", "--inputs", "inputs", "--unsafe",
+                            "--select", "ALL,TRT401",
                             "--dynamic-axes", '{"feats": {"0": "batch", "2": "height", "3": "width"}}')
     assert [(Path(f["path"]).name, f["rule"]) for f in report["fixes"]] == [("anchor_head.py", "TRT401")]
     assert report["graphs"]["after"]["trt_issues"] == [] and code == 0

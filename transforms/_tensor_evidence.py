@@ -12,7 +12,7 @@ from typing import Callable
 
 import libcst as cst
 
-from trtcodemod.astutil import decorator_names, method_call
+from trtcodemod.astutil import bound_names, decorator_names, method_call, walk
 
 #: Methods that torch tensors have and NumPy arrays do not (``reshape``, ``sum``, ``max``,
 #: ``transpose``, ``view`` and ``T`` exist on both and prove nothing).
@@ -43,6 +43,8 @@ def evident_tensor(
     if isinstance(expr, cst.Name) and tensor_name(expr):
         return True
     if isinstance(expr, cst.Call):
+        if isinstance(expr.func, cst.Name) and expr.func.value.startswith("_trt_"):
+            return True  # a helper trtcodemod inserted in place of a torch operation
         names = qualified(expr.func)
         if names:
             return any(n.startswith("torch.") and is_tensor_function(n) for n in names)
@@ -112,15 +114,70 @@ def evident_in_scope(
         values = bindings().get(name.value)
         return values[0] if values and len(values) == 1 else None
 
-    def parameter(name: cst.Name) -> bool:
-        values = bindings().get(name.value)
-        if not values or values[0] is not None:
-            return False
-        # An annotated parameter stays a tensor when rebound (`boxes = boxes[keep]`); an
-        # unannotated forward input counts only while it is never rebound.
-        return tensor_parameter(func, name.value, forward and len(values) == 1)
+    def sole_or_none(name: cst.Name) -> cst.BaseExpression | None:
+        return None
 
-    return evident_tensor(expr, context.qualified_names, sole_value, parameter)
+    def evident_alone(value: cst.BaseExpression) -> bool:
+        return evident_tensor(value, context.qualified_names, sole_or_none)
+
+    def tensor_name(name: cst.Name) -> bool:
+        """Every binding of the name keeps it a tensor, and one of them shows it is one.
+
+        A binding is the parameter (annotated ``Tensor``, a module's ``forward`` input), a
+        tuple unpacking of a visible tensor (``scores, labels = logits.max(1)``), a value that
+        is visibly a tensor, or the name refined from itself (``boxes = boxes[keep]``).
+        """
+        values = bindings().get(name.value)
+        if not values or func is None:
+            return False
+        anchored = False
+        for value in values:
+            if value is None:
+                if name.value in _parameter_names(func):
+                    if not tensor_parameter(func, name.value, forward and len(values) == 1) and \
+                            not tensor_parameter(func, name.value, False):
+                        return False
+                elif not any(evident_alone(rhs) for rhs in _unpacked_from(func, name.value)):
+                    return False
+                anchored = True
+            elif _refines(value, name.value):
+                continue
+            elif evident_alone(value):
+                anchored = True
+            else:
+                return False
+        return anchored
+
+    return evident_tensor(expr, context.qualified_names, sole_value, tensor_name)
+
+
+def _parameter_names(func: cst.FunctionDef) -> set[str]:
+    params = func.params
+    return {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+
+
+def _refines(value: cst.BaseExpression, name: str) -> bool:
+    """``name[...]`` or ``name.method(...)``: a tensor stays a tensor (``boxes = boxes[keep]``)."""
+    while True:
+        if isinstance(value, cst.Subscript):
+            value = value.value
+        elif isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and \
+                value.func.attr.value not in STATIC_METHODS:
+            value = value.func.value
+        else:
+            break
+    return isinstance(value, cst.Name) and value.value == name
+
+
+def _unpacked_from(func: cst.FunctionDef, name: str) -> list[cst.BaseExpression]:
+    """Right-hand sides of tuple assignments in ``func`` that bind ``name``."""
+    found = []
+    for node in walk(func.body):
+        if isinstance(node, cst.Assign) and node.targets:
+            for target in node.targets:
+                if isinstance(target.target, (cst.Tuple, cst.List)) and name in bound_names(target.target):
+                    found.append(node.value)
+    return found
 
 
 #: Methods that describe a tensor rather than compute one (their result is no tensor).

@@ -86,8 +86,17 @@ The rewrite: index the axis with 0 (`x.squeeze(1)` → `x[:, 0]`, `x.squeeze(-1)
 Fix safety: unsafe. `squeeze(d)` leaves a tensor unchanged when axis `d` is not of size 1,
 while `x[:, 0]` then silently takes the first slice. The rewrite assumes axis `d` always
 has size 1, which is usually why the code squeezes it. A non-literal axis is reported
-without a fix.""",
+without a fix.
+
+Opt-in: the `If` appears only when axis `d` is dynamic in the export (a batch axis, a slice
+of a dynamic axis). Most squeezed axes are static there: after `unsqueeze(d)`, a
+`keepdim=True` reduction, `nonzero(...)`'s columns or a size-1 channel the export emits a
+plain Squeeze (measured with torch 2.13), and the source cannot tell the two apart. Select
+it (`--select TRT401`) to review every squeeze; `trtcodemod migrate` considers it anyway
+and applies it exactly where the exported graph has the `If`, with the size-1 assumption
+proved from the observed run.""",
         fix=Safety.UNSAFE,
+        opt_in=True,
         examples=(
             Example("scores = logits.squeeze(1)\n", "scores = logits[:, 0]\n", unsafe=True),
             Example("y = torch.squeeze(x, -1)\n", "y = x[..., 0]\n", unsafe=True),

@@ -64,7 +64,7 @@ _NON_MODEL_FILE = re.compile(
       | demo(?:_.*)? | .*_demo
       | loss(?:es)? | .*_loss(?:es)? | metrics? | .*_metrics?
       | plots? | plotting | visuali[sz](?:e|er|ation)(?:_.*)? | vis
-      | dataloaders? | datasets? | .*_dataset | augment(?:ation|ations|s)?
+      | dataloaders? | .*dataset.* | augment(?:ation|ations|s)?
       | (?:prepare|build|compute|assign)_targets? | targets?
     )$""",
     re.VERBOSE,
@@ -96,7 +96,7 @@ _NON_MODEL_FUNCTION = re.compile(
       | visuali[sz]e(?:_.*)? | vis_.* | plot(?:_.*)? | show_.* | draw_.* | save_.*
       | collate(?:_.*)? | .*_collate(?:_fn)? | build_dataloader.* | worker_init_fn
       | make_grid | save_image | .*_to_image
-      | all_gather | all_reduce | reduce_dict | synchronize | get_world_size | get_rank | is_main_process
+      | all_gather | all_reduce | reduce_dict | synchronize.* | get_world_size | get_rank | is_main_process
       | save_on_master | init_distributed_mode | setup_for_distributed | is_dist_avail_and_initialized
     )$""",
     re.VERBOSE,

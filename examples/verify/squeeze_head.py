@@ -4,7 +4,7 @@ With the anchor axis dynamic, the TorchScript exporter guards ``logits.squeeze(1
 ONNX ``If`` (squeeze if the axis is 1, else pass through): branches of different rank, which
 TensorRT rejects. ``trtcodemod apply --unsafe`` (TRT401) indexes the axis instead.
 
-    trtcodemod verify examples/verify/squeeze_head.py --model build --inputs inputs --unsafe \\
+    trtcodemod verify examples/verify/squeeze_head.py --model build --inputs inputs --unsafe --select ALL,TRT401 \\
         --dynamic-axes '{"feats": {"0": "batch", "2": "height", "3": "width"}}'
 """
 

@@ -49,8 +49,19 @@ def observe(spec: VerifySpec, work: Path) -> tuple[Facts | None, str | None]:
 def _engine_options(options: RewriteOptions, allow: Callable[[Any], bool] | None = None) -> Any:
     from trtcodemod.engine import Options
 
-    return Options(select=tuple(options.select), ignore=tuple(options.ignore), unsafe=options.unsafe,
-                   target=options.target, allow=allow, scope="all")  # the observed run decides, not names
+    # The observed run decides, not names: every line (scope "all") and the opt-in rules too,
+    # since the plan applies a fix only where the exported graph shows its problem.
+    return Options(select=_with_opt_in(tuple(options.select)), ignore=tuple(options.ignore), unsafe=options.unsafe,
+                   target=options.target, allow=allow, scope="all")
+
+
+def _with_opt_in(select: tuple[str, ...]) -> tuple[str, ...]:
+    """``ALL`` widened with the opt-in rules' IDs (check's default leaves them out)."""
+    if "ALL" not in (code.strip().upper() for code in select):
+        return select
+    from trtcodemod.registry import all_rules
+
+    return select + tuple(info.id for info in all_rules() if info.opt_in)
 
 
 def plan_fixer(plan: Plan) -> Fixer:

@@ -1,6 +1,6 @@
 """The detector: backbone and head from sibling modules.
 
-    trtcodemod verify examples/verify/pkg_detector/model.py --model build --inputs inputs --unsafe \\
+    trtcodemod verify examples/verify/pkg_detector/model.py --model build --inputs inputs --unsafe --select ALL,TRT401 \\
         --dynamic-axes '{"image": {"0": "batch", "1": "height", "2": "width"}}'
 """
 
