@@ -72,9 +72,11 @@ def test_slice_assign_not_found(body: str) -> None:
 
 
 @pytest.mark.parametrize("body,fires", [
-    ("def f(s, t):\n    s[s < t] = 0.0\n    return s\n", True),
+    ("def f(s: torch.Tensor, t):\n    s[s < t] = 0.0\n    return s\n", True),
     ("def f(x):\n    x[torch.isnan(x)] = float('-inf')\n    return x\n", True),
-    ("def f(x, valid_mask):\n    x[valid_mask] = 1\n    return x\n", True),
+    ("def f(x: torch.Tensor, valid_mask):\n    x[valid_mask] = 1\n    return x\n", True),
+    ("def f(s, t):\n    s[s < t] = 0.0\n    return s\n", False),  # no sign of a tensor: NumPy looks the same
+    ("def f(w):\n    w = np.bincount(w)\n    w[w == 0] = 1\n    return w\n", False),
     ("def f(x, keep):\n    x[keep] = 0\n    return x\n", False),     # long indices from NMS, probably
     ("def f(x, m, v):\n    x[x > 0] = v\n    return x\n", False),     # a variable value: TRT202's if a tensor
     ("def f(x, y):\n    x[x > 0] = y\n    return x\n", False),

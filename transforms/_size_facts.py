@@ -86,6 +86,12 @@ class _Frame:
         self.masks.discard(name)
 
 
+@dataclass
+class _SharedFrames:
+    frames: list[_Frame] = field(default_factory=list)
+    last: tuple[int, str] | None = None
+
+
 class SizeRule(RuntimeScopeRule):
     """What is a tensor, a size of one, or a value read from one, in the function being visited."""
 
@@ -93,11 +99,25 @@ class SizeRule(RuntimeScopeRule):
 
     def __init__(self, context) -> None:
         super().__init__(context)
-        self._frames: list[_Frame] = []
+        # The five size rules of a file share one set of frames: the first rule the traversal
+        # calls for a node updates them, the others see the result (the analysis is the same).
+        shared = context.__dict__.setdefault("_size_rule_frames", _SharedFrames())
+        self._shared: _SharedFrames = shared
+        self._frames: list[_Frame] = shared.frames
+
+    def _first(self, node: cst.CSTNode, hook: str) -> bool:
+        """True for the first rule that handles ``hook`` on ``node`` (hooks of one node run back to back)."""
+        key = (id(node), hook)
+        if self._shared.last == key:
+            return False
+        self._shared.last = key
+        return True
 
     # --- frames ------------------------------------------------------------------
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         super().visit_FunctionDef(node)
+        if not self._first(node, "visit_FunctionDef"):
+            return
         frame = _Frame()
         where = self.current_method()
         is_method = where is not None and where[1] is node
@@ -106,7 +126,8 @@ class SizeRule(RuntimeScopeRule):
         self._frames.append(frame)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self._frames.pop()
+        if self._first(original_node, "leave_FunctionDef"):
+            self._frames.pop()
         super().leave_FunctionDef(original_node)
 
     def _frame(self) -> _Frame | None:
@@ -151,13 +172,19 @@ class SizeRule(RuntimeScopeRule):
                     frame.masks.add(name)
 
     def leave_Assign(self, original_node: cst.Assign) -> None:
+        if not self._first(original_node, "leave_Assign"):
+            return
         for target in original_node.targets:
             self._bind(target.target, original_node.value)
 
     def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
+        if not self._first(original_node, "leave_AnnAssign"):
+            return
         self._bind(original_node.target, original_node.value)
 
     def leave_AugAssign(self, original_node: cst.AugAssign) -> None:
+        if not self._first(original_node, "leave_AugAssign"):
+            return
         frame = self._frame()
         if frame is not None and isinstance(original_node.target, cst.Name):
             name = original_node.target.value
@@ -170,13 +197,15 @@ class SizeRule(RuntimeScopeRule):
             frame.forget(name)
 
     def visit_For(self, node: cst.For) -> None:
-        self._bind(node.target, None)
+        if self._first(node, "visit_For"):
+            self._bind(node.target, None)
 
     def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self._bind(node.target, None)
+        if self._first(node, "visit_NamedExpr"):
+            self._bind(node.target, None)
 
     def visit_WithItem(self, node: cst.WithItem) -> None:
-        if node.asname is not None:
+        if node.asname is not None and self._first(node, "visit_WithItem"):
             self._bind(node.asname.name, None)
 
     # --- what an expression is ---------------------------------------------------

@@ -134,8 +134,9 @@ def evident_in_scope(
         for value in values:
             if value is None:
                 if name.value in _parameter_names(func):
-                    if not tensor_parameter(func, name.value, forward and len(values) == 1) and \
-                            not tensor_parameter(func, name.value, False):
+                    # An unannotated forward input counts while it is only refined (`x = x.clone()`).
+                    refined_only = all(v is None or _refines(v, name.value) for v in values)
+                    if not tensor_parameter(func, name.value, forward and refined_only):
                         return False
                 elif not any(evident_alone(rhs) for rhs in _unpacked_from(func, name.value)):
                     return False

@@ -525,19 +525,19 @@ exporter's graph is unchanged: a `Where` either way).""",
         fix=Safety.SAFE,
         examples=(
             Example(
-                "def clean(scores, thr):\n    scores[scores < thr] = 0.0\n    return scores\n",
-                "def clean(scores, thr):\n    _trt_mask_fill_float(scores, scores < thr, 0.0)\n    return scores\n",
+                "def clean(scores: torch.Tensor, thr):\n    scores[scores < thr] = 0.0\n    return scores\n",
+                "def clean(scores: torch.Tensor, thr):\n    _trt_mask_fill_float(scores, scores < thr, 0.0)\n    return scores\n",
             ),
             Example(
-                "def clip(boxes, labels):\n    ignore = labels == -1\n    boxes[ignore] = 0\n    return boxes\n",
-                "def clip(boxes, labels):\n    ignore = labels == -1\n    _trt_mask_fill_int(boxes, ignore, 0)\n    return boxes\n",
+                "def clip(boxes: torch.Tensor, labels):\n    ignore = labels == -1\n    boxes[ignore] = 0\n    return boxes\n",
+                "def clip(boxes: torch.Tensor, labels):\n    ignore = labels == -1\n    _trt_mask_fill_int(boxes, ignore, 0)\n    return boxes\n",
             ),
             Example(
-                "def drop(x, valid_mask):\n    x[valid_mask] = -1.0\n    return x\n",
-                "def drop(x, valid_mask):\n    _trt_mask_fill_float(x, valid_mask, -1.0)\n    return x\n",
+                "def drop(x: torch.Tensor, valid_mask):\n    x[valid_mask] = -1.0\n    return x\n",
+                "def drop(x: torch.Tensor, valid_mask):\n    _trt_mask_fill_float(x, valid_mask, -1.0)\n    return x\n",
                 unsafe=True,
             ),
-            Example("def flags(x):\n    x[x > 0] = True\n    return x\n"),
+            Example("def flags(x: torch.Tensor):\n    x[x > 0] = True\n    return x\n"),
         ),
         references=(
             "https://pytorch.org/docs/stable/generated/torch.Tensor.masked_fill_.html",
@@ -557,8 +557,8 @@ exporter's graph is unchanged: a `Where` either way).""",
             if index is None:
                 continue
             level = self.evidence(index)
-            if level == NONE:
-                continue
+            if level == NONE or not self._tensor_involved(target.value, index):
+                continue  # `weights[weights == 0] = 1` on a NumPy array looks the same
             self._report(node, target, index, level)
 
     def _report(self, node: cst.Assign, target: cst.Subscript, mask: cst.BaseExpression, level: int) -> None:

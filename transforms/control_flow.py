@@ -474,9 +474,11 @@ class _DataFlowRule(Rule):
 
     def __init__(self, context) -> None:
         super().__init__(context)
-        self._construction: dict[cst.ClassDef, set[cst.FunctionDef]] = {}
-        self._classes: dict[cst.ClassDef, _ClassEvidence] = {}
-        self._functions: dict[cst.FunctionDef, _Facts] = {}
+        # TRT101 and TRT104 read the same per-class analysis: computed once per file for both.
+        shared = context.__dict__.setdefault("_dataflow_caches", ({}, {}, {}))
+        self._construction: dict[cst.ClassDef, set[cst.FunctionDef]] = shared[0]
+        self._classes: dict[cst.ClassDef, _ClassEvidence] = shared[1]
+        self._functions: dict[cst.FunctionDef, _Facts] = shared[2]
         self._module_classes: set[str] | None = None
 
     def current_facts(self) -> _Facts | None:
