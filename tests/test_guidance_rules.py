@@ -464,3 +464,17 @@ def test_old_upsampling_modules_export_like_interpolate() -> None:
     assert resize_nodes(Up(nn.UpsamplingBilinear2d(scale_factor=2))) == resize_nodes(Interp())
     x = torch.randn(1, 3, 8, 8)
     assert torch.equal(nn.UpsamplingBilinear2d(scale_factor=2)(x), Interp()(x))
+
+
+@pytest.mark.parametrize("code", [
+    # a container of tensors and a size option are no tensors
+    "class M(nn.Module):\n    def forward(self, x, targets: Optional[list[dict[str, torch.Tensor]]] = None):\n"
+    "        if targets is not None:\n            x = x + 1\n        return x\n",
+    "class M(nn.Module):\n    def forward(self, x, patch_size=None):\n        if patch_size is None:\n"
+    "            patch_size = 4\n        return F.interpolate(x, size=patch_size)\n",
+])
+def test_none_checks_on_non_tensors_stay_quiet(code: str) -> None:
+    from trtcodemod.engine import Options, check_source
+
+    source = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\nfrom typing import Optional\n" + code
+    assert check_source(source.encode(), "m.py", Options(select=("TRT721",))) == []

@@ -269,3 +269,34 @@ def test_samplers_and_assigners(definition: str, model: bool) -> None:
 ])
 def test_runners_results_and_utilities_are_not_model_code(definition: str) -> None:
     assert found(definition) == []
+
+
+def test_methods_only_training_or_construction_code_calls_are_skipped() -> None:
+    code = f"""\
+    class Heads(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fill_buffer(torch.ones(1), torch.ones(1))
+
+        def fill_buffer(self, y, x):
+            return {ATAN2}
+
+        def subsample(self, y, x):
+            return {ATAN2}
+
+        def select_training_samples(self, y, x):
+            return self.subsample(y, x)
+
+        def postprocess(self, y, x):
+            return {ATAN2}
+
+        def forward(self, y, x):
+            return self.postprocess(y, x)
+
+        def unused_helper(self, y, x):
+            return {ATAN2}
+    """
+    # fill_buffer (only __init__) and subsample (only a training step) are skipped;
+    # postprocess (forward calls it) and a method nothing here calls stay.
+    assert [line for _, line in found(code)] == [18, 24]
+    assert len(found(code, scope="all")) == 4

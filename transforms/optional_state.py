@@ -75,11 +75,12 @@ def _default_none_params(func: cst.FunctionDef) -> dict[str, cst.Param]:
 
 
 def _annotated_tensor(param: cst.Param) -> bool:
+    """``Tensor`` / ``Optional[Tensor]``; not a container of tensors (``list[dict[str, Tensor]]``)."""
     if param.annotation is None:
         return False
-    return any(
-        isinstance(n, (cst.Name, cst.Attribute)) and _last(n) == "Tensor" for n in walk(param.annotation.annotation)
-    )
+    names = [_last(n) for n in walk(param.annotation.annotation) if isinstance(n, (cst.Name, cst.Attribute))]
+    containers = {"list", "List", "dict", "Dict", "tuple", "Tuple", "Sequence", "Mapping", "Iterable"}
+    return "Tensor" in names and not containers & set(names)
 
 
 def _last(node: cst.Name | cst.Attribute) -> str:
@@ -282,6 +283,8 @@ TensorRT version and both exporters.""",
                     tensors.add(parts[0].value)
                 if any(q.startswith("torch.") for q in self.context.qualified_names(node.func)):
                     for arg in node.args:  # torch.f(m, ...), torch.cat([q, m])
+                        if arg.keyword is not None:
+                            continue  # `size=patch_size`, `dim=axis`: options, not tensors
                         values = arg.value.elements if isinstance(arg.value, (cst.List, cst.Tuple)) else [arg]
                         tensors.update(v.value.value for v in values if isinstance(v.value, cst.Name))
             for target in targets:

@@ -31,7 +31,9 @@ from trtcodemod.errors import InputError, InternalError
 from trtcodemod.files import nesting_problem
 from trtcodemod.helpers import inserted_helper, is_reserved
 from trtcodemod.insertion import Rename, insert_support, plan_helpers, renamed
-from trtcodemod.model_code import build_time_functions, definition_is_model_code, path_reason, skipped_in
+from trtcodemod.model_code import (
+    build_time_functions, build_time_methods, definition_is_model_code, path_reason, skipped_in,
+)
 from trtcodemod.positions import scoped_ranges
 from trtcodemod.registry import select_rules
 from trtcodemod.rules import Finding, Fix, PendingFinding, Safety
@@ -340,20 +342,27 @@ def _analyze(
 
 
 def _without_build_time(module: cst.Module, pending: list[PendingFinding]) -> list[PendingFinding]:
-    """Drop findings in top-level functions that only construction or non-model code calls."""
+    """Drop findings in functions and methods that only construction or non-model code calls."""
     top = {id(statement) for statement in module.body}
     candidates = {
         p.scopes[0].name.value: p.scopes[0] for p in pending
         if p.scopes and isinstance(p.scopes[0], cst.FunctionDef) and id(p.scopes[0]) in top
     }
-    if not candidates:
+    dropped: set[int] = set()
+    if candidates:
+        excluded = build_time_functions(module, candidates)
+        dropped |= {id(node) for name, node in candidates.items() if name in excluded}
+    methods: dict[int, tuple[cst.ClassDef, set[str]]] = {}
+    for p in pending:
+        if len(p.scopes) > 1 and isinstance(p.scopes[0], cst.ClassDef) and isinstance(p.scopes[1], cst.FunctionDef):
+            methods.setdefault(id(p.scopes[0]), (p.scopes[0], set()))[1].add(p.scopes[1].name.value)
+    for cls, names in methods.values():
+        excluded = build_time_methods(cls, names)
+        dropped |= {id(item) for item in cls.body.body
+                    if isinstance(item, cst.FunctionDef) and item.name.value in excluded}
+    if not dropped:
         return pending
-    excluded = build_time_functions(module, candidates)
-    if not excluded:
-        return pending
-    return [p for p in pending if not (p.scopes and id(p.scopes[0]) in top
-                                       and getattr(p.scopes[0], "name", None) is not None
-                                       and p.scopes[0].name.value in excluded)]
+    return [p for p in pending if not any(id(scope) in dropped for scope in p.scopes[:2])]
 
 
 _DEFINITIONS = frozenset({"FunctionDef", "ClassDef"})

@@ -84,12 +84,12 @@ _NON_MODEL_CLASS = re.compile(
 _NON_MODEL_FUNCTION = re.compile(
     r"""^_*(?:
         main | parse_args | parse_opt | get_args | get_parser | cli
-      | train(?:_.*)? | .*_train | fit | training_step | training_epoch_end
+      | train(?:_.*)? | .*_train | fit | .*training.*
       | evaluate(?:_.*)? | eval_.* | validate(?:_.*)? | validation_step | test_step | test_.* | predict_step
       | configure_optimizers | optimizer_step
       | loss | loss_.* | .*_loss | .*_losses | get_targets? | get_targets?_.* | .*_targets?_single
       | init_weights? | _?init_weights? | reset_parameters | weight_init | init_.*_weights?
-      | fuse(?:_.*)? | .*_fuse | reparameteri[sz]e(?:_.*)? | switch_to_deploy | prune_.* | reset_classifier
+      | (?:init|reset)_.*buffers? | fuse(?:_.*)? | .*_fuse | reparameteri[sz]e(?:_.*)? | switch_to_deploy | prune_.* | reset_classifier
       | (?:get|compute|prepare|build|assign|match|sample|encode)_.*targets?(?:_.*)? | .*_targets?_for_.*
       | load_state_dict | _load_from_state_dict | load_pretrained | load_checkpoint | load_weights
       | .*_filter_fn | convert_.*_checkpoint | remap_.*_state_dict
@@ -262,3 +262,39 @@ def build_time_functions(module: cst.Module, candidates: dict[str, cst.FunctionD
                 excluded.add(name)
                 changed = True
     return excluded
+
+
+def build_time_methods(cls: cst.ClassDef, candidates: set[str]) -> set[str]:
+    """The ``candidates`` (methods of ``cls``) that only construction or non-model methods
+    call as ``self.<name>(...)``, directly or through each other (``subsample`` called only
+    by ``select_training_samples``; a buffer filler called only by ``__init__``)."""
+    callers: dict[str, set[object]] = {name: set() for name in candidates if name not in ("forward", "__call__")}
+    if not callers:
+        return set()
+    for item in cls.body.body:
+        if not isinstance(item, cst.FunctionDef):
+            continue
+        method = item.name.value
+        where: object = _BUILD if _BUILD_METHOD.match(method) or not function_is_model_code(method) \
+            else ("method", method)
+        for node in _walk(item.body):
+            if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self" \
+                    and node.attr.value in callers:
+                callers[node.attr.value].add(where)
+    excluded: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for name, seen in callers.items():
+            if name in excluded or not seen:
+                continue
+            if all(c == _BUILD or (isinstance(c, tuple) and (c[1] in excluded or c[1] == name)) for c in seen):
+                excluded.add(name)
+                changed = True
+    return excluded
+
+
+def _walk(node: cst.CSTNode):
+    from trtcodemod.astutil import walk
+
+    return walk(node)
