@@ -210,6 +210,21 @@ _BUILD_METHOD = re.compile(r"^(?:__init__|__post_init__|__new__|__setstate__|__i
 _BUILD, _RUN = "build", "run"
 
 
+def _called_only_while_building(callers: dict[str, set[object]]) -> set[str]:
+    """Names whose every caller is build-time code or another such name (a fixed point)."""
+    excluded: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for name, seen in callers.items():
+            if name in excluded or not seen:
+                continue
+            if all(c == _BUILD or (isinstance(c, tuple) and (c[1] in excluded or c[1] == name)) for c in seen):
+                excluded.add(name)
+                changed = True
+    return excluded
+
+
 def build_time_functions(module: cst.Module, candidates: dict[str, cst.FunctionDef]) -> set[str]:
     """The ``candidates`` (top-level functions, by name) that run only while things are built.
 
@@ -251,17 +266,7 @@ def build_time_functions(module: cst.Module, candidates: dict[str, cst.FunctionD
         else:
             scan(statement, _BUILD)
 
-    excluded: set[str] = set()
-    changed = True
-    while changed:
-        changed = False
-        for name, seen in callers.items():
-            if name in excluded or not seen:
-                continue
-            if all(c == _BUILD or (isinstance(c, tuple) and (c[1] in excluded or c[1] == name)) for c in seen):
-                excluded.add(name)
-                changed = True
-    return excluded
+    return _called_only_while_building(callers)
 
 
 def build_time_methods(cls: cst.ClassDef, candidates: set[str]) -> set[str]:
@@ -281,17 +286,7 @@ def build_time_methods(cls: cst.ClassDef, candidates: set[str]) -> set[str]:
             if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self" \
                     and node.attr.value in callers:
                 callers[node.attr.value].add(where)
-    excluded: set[str] = set()
-    changed = True
-    while changed:
-        changed = False
-        for name, seen in callers.items():
-            if name in excluded or not seen:
-                continue
-            if all(c == _BUILD or (isinstance(c, tuple) and (c[1] in excluded or c[1] == name)) for c in seen):
-                excluded.add(name)
-                changed = True
-    return excluded
+    return _called_only_while_building(callers)
 
 
 def _walk(node: cst.CSTNode):
