@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from trtcodemod.astutil import has_star_args, method_call
+from trtcodemod.astutil import bound_names, has_star_args, method_call
 from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
 from trtcodemod.transforms._tensor_evidence import STATIC_METHODS as _STATIC_METHODS
 from trtcodemod.transforms._tensor_evidence import tensor_expression, tensor_parameters
@@ -48,19 +48,6 @@ _DATA_DEPENDENT_TORCH = frozenset({"torch.nonzero", "torch.masked_select", "torc
 _DATA_DEPENDENT_METHODS = frozenset({"nonzero", "masked_select", "argwhere", "unique", "unique_consecutive"})
 _FACTORY_MATH = frozenset({"ceil", "floor", "trunc", "sqrt", "log", "log2", "log10", "exp", "pow", "prod",
                            "isqrt", "gcd", "lcm", "fabs", "copysign", "fmod", "hypot", "dist", "comb", "perm"})
-
-
-def _names(target: cst.BaseExpression) -> list[cst.Name]:
-    if isinstance(target, cst.Name):
-        return [target]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        found: list[cst.Name] = []
-        for element in target.elements:
-            found.extend(_names(element.value))
-        return found
-    if isinstance(target, cst.StarredElement):
-        return _names(target.value)
-    return []
 
 
 @dataclass
@@ -137,7 +124,7 @@ class SizeRule(RuntimeScopeRule):
         frame = self._frame()
         if frame is None:
             return
-        names = [name.value for name in _names(target)]
+        names = bound_names(target)
         # Classify the value before the names it rebinds are forgotten (`x = x[:n]`).
         kind: str | None = None
         count = False

@@ -40,6 +40,7 @@ from pathlib import PurePath
 
 import libcst as cst
 
+from trtcodemod.astutil import children, walk
 from trtcodemod.names import dotted_name
 
 SCOPES = ("model", "all")
@@ -233,8 +234,6 @@ def build_time_functions(module: cst.Module, candidates: dict[str, cst.FunctionD
     that qualifies. Used as a value (``fn=gen``), or never called in the file (an API other
     files may call), a function stays model code.
     """
-    from trtcodemod.astutil import children
-
     callers: dict[str, set[object]] = {name: set() for name in candidates}
 
     def scan(node: cst.CSTNode, context: object) -> None:
@@ -282,14 +281,9 @@ def build_time_methods(cls: cst.ClassDef, candidates: set[str]) -> set[str]:
         method = item.name.value
         where: object = _BUILD if _BUILD_METHOD.match(method) or not function_is_model_code(method) \
             else ("method", method)
-        for node in _walk(item.body):
+        for node in walk(item.body):
             if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self" \
                     and node.attr.value in callers:
                 callers[node.attr.value].add(where)
     return _called_only_while_building(callers)
 
-
-def _walk(node: cst.CSTNode):
-    from trtcodemod.astutil import walk
-
-    return walk(node)
