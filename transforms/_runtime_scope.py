@@ -59,78 +59,87 @@ class ClassRecord:
     is_module: bool
     methods: dict[str, list[cst.FunctionDef]] = field(default_factory=dict)
     calls: dict[str, set[str]] = field(default_factory=dict)
-    pending: list[tuple[cst.FunctionDef, cst.CSTNode, str, Fix | None]] = field(default_factory=list)
+    _kept: dict[str, set[str]] = field(default_factory=dict, repr=False)
+
+    def kept(self, scope: str) -> set[str]:
+        """The methods whose findings count for rules of ``scope`` (asked once the class is read)."""
+        found = self._kept.get(scope)
+        if found is None:
+            if scope == "forward":
+                found = _closure({"forward"} & set(self.methods), self.calls) if self.is_module else set()
+            else:
+                build_roots = {
+                    name for name, defs in self.methods.items()
+                    if (name.startswith("__") and name.endswith("__") and name != "__call__")
+                    or any("classmethod" in decorator_names(d) for d in defs)
+                }
+                at_build = _closure(build_roots, self.calls)
+                at_run = _closure(set(self.methods) - at_build, self.calls)
+                found = set(self.methods) - (at_build - at_run)
+            self._kept[scope] = found
+        return found
 
 
-class RuntimeScopeRule(Rule):
-    """Shared bookkeeping: where we are, whether the code is traced, deferred findings.
+class RuntimeScope(cst.BatchableCSTVisitor):
+    """Where the traversal is, for all the :class:`RuntimeScopeRule` rules of a file at once.
 
-    ``scope`` says where findings are kept: ``"forward"`` (forward code of modules),
-    ``"runtime"`` (functions, except construction-time methods) or ``"anywhere"``.
-    Findings inside a class are held until the class ends, when the methods ``forward``
-    reaches (or the construction-only ones) are known from the ``self.<m>(...)`` calls
-    collected on the way: no method body is walked twice.
+    One per file (``context.companion(RuntimeScope)``); the engine runs it before the
+    rules, so when a rule's ``visit_*`` runs the node is already entered here, and when its
+    ``leave_*`` runs the node is not yet left.
     """
 
-    scope: ClassVar[str] = "runtime"
-
     def __init__(self, context) -> None:
-        super().__init__(context)
-        self._torch = False
-        self._scopes: list[cst.CSTNode] = []  # ClassDef / FunctionDef, outermost first
-        self._classes: list[ClassRecord] = []
+        super().__init__()
+        self.context = context
+        #: Whether the file imports torch (module-level imports).
+        self.torch = False
+        self.scopes: list[cst.CSTNode] = []  # ClassDef / FunctionDef, outermost first
+        self.classes: list[ClassRecord] = []
+        #: Per scope: the innermost class and its method the scope is in (None: not in a method).
+        self._methods: list[tuple[ClassRecord, cst.FunctionDef] | None] = []
         self._module_names: set[str] = set()
-        self._untraced_nodes: set[cst.CSTNode] = set()
-        self._untraced = 0
-        self._reserved = 0
-        self._shadows: list[set[str]] = []
+        self._untraced_ids: set[int] = set()
+        #: Depth of code a traced export does not run, and of our own inserted helpers.
+        self.untraced = 0
+        self.reserved = 0
+        self._shadows: list[tuple[cst.CSTNode, set[str]]] = []
 
     # --- file and scopes --------------------------------------------------------
     def visit_Module(self, node: cst.Module) -> None:
-        self._torch = self.context.imports.imports_module("torch")
+        self.torch = self.context.imports.imports_module("torch")
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         if node.name.value.startswith("_Trt"):
-            self._reserved += 1
+            self.reserved += 1
         record = ClassRecord(node, self._is_module_class(node))
         if record.is_module:
             self._module_names.add(node.name.value)
-        self._classes.append(record)
-        self._scopes.append(node)
+        self.classes.append(record)
+        self.scopes.append(node)
+        self._methods.append(None)
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
-        self._scopes.pop()
-        record = self._classes.pop()
+        self.scopes.pop()
+        self._methods.pop()
+        self.classes.pop()
         if original_node.name.value.startswith("_Trt"):
-            self._reserved -= 1
-        if not record.pending:
-            return
-        if self.scope == "forward":
-            keep = _closure({"forward"} & set(record.methods), record.calls) if record.is_module else set()
-        else:
-            build_roots = {
-                name for name, defs in record.methods.items()
-                if (name.startswith("__") and name.endswith("__") and name != "__call__")
-                or any("classmethod" in decorator_names(d) for d in defs)
-            }
-            at_build = _closure(build_roots, record.calls)
-            at_run = _closure(set(record.methods) - at_build, record.calls)
-            keep = set(record.methods) - (at_build - at_run)
-        for method, node, message, fix in record.pending:
-            if method.name.value in keep:
-                self.report(node, message, fix)
+            self.reserved -= 1
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         if node.name.value.startswith("_trt_"):
-            self._reserved += 1
-        if self._scopes and isinstance(self._scopes[-1], cst.ClassDef) and self._classes:
-            self._classes[-1].methods.setdefault(node.name.value, []).append(node)
-        self._scopes.append(node)
+            self.reserved += 1
+        if self.scopes and type(self.scopes[-1]) is cst.ClassDef and self.classes:
+            self.classes[-1].methods.setdefault(node.name.value, []).append(node)
+            self._methods.append((self.classes[-1], node))
+        else:
+            self._methods.append(self._methods[-1] if self._methods else None)
+        self.scopes.append(node)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self._scopes.pop()
+        self.scopes.pop()
+        self._methods.pop()
         if original_node.name.value.startswith("_trt_"):
-            self._reserved -= 1
+            self.reserved -= 1
 
     def _is_module_class(self, node: cst.ClassDef) -> bool:
         for base in node.bases:
@@ -150,53 +159,52 @@ class RuntimeScopeRule(Rule):
 
     def current_method(self) -> tuple[ClassRecord, cst.FunctionDef] | None:
         """The innermost class and its method we are in (also inside nested functions)."""
-        for index in range(len(self._scopes) - 1, -1, -1):
-            if isinstance(self._scopes[index], cst.ClassDef):
-                if index + 1 < len(self._scopes):
-                    return self._classes[-1], self._scopes[index + 1]  # type: ignore[return-value]
-                return None
-        return None
+        return self._methods[-1] if self._methods else None
+
+    def in_function(self) -> bool:
+        return any(type(s) is cst.FunctionDef for s in self.scopes)
 
     # --- code a traced export does not run ------------------------------------
     def visit_If(self, node: cst.If) -> None:
-        if node in self._untraced_nodes:
-            self._untraced += 1
-        value = self._value_when_exporting(node.test)
+        if id(node) in self._untraced_ids:
+            self.untraced += 1
+        value = self.value_when_exporting(node.test)
         if value is False:
-            self._untraced_nodes.add(node.body)
+            self._untraced_ids.add(id(node.body))
         elif value is True and node.orelse is not None:
-            self._untraced_nodes.add(node.orelse)
+            self._untraced_ids.add(id(node.orelse))
 
     def leave_If(self, original_node: cst.If) -> None:
-        if original_node in self._untraced_nodes:
-            self._untraced -= 1
+        if id(original_node) in self._untraced_ids:
+            self.untraced -= 1
 
     # A suite (block, one-line suite, ``else``) that a traced export skips, marked by visit_If.
     def visit_IndentedBlock(self, node: cst.CSTNode) -> None:
-        if node in self._untraced_nodes:
-            self._untraced += 1
+        if id(node) in self._untraced_ids:
+            self.untraced += 1
 
     def leave_IndentedBlock(self, original_node: cst.CSTNode) -> None:
-        if original_node in self._untraced_nodes:
-            self._untraced -= 1
+        if id(original_node) in self._untraced_ids:
+            self.untraced -= 1
 
     visit_SimpleStatementSuite = visit_Else = visit_IndentedBlock
     leave_SimpleStatementSuite = leave_Else = leave_IndentedBlock
 
-    def _value_when_exporting(self, test: cst.BaseExpression) -> bool | None:
+    def value_when_exporting(self, test: cst.BaseExpression) -> bool | None:
         """What ``test`` evaluates to during ``torch.onnx.export`` (eval mode, tracing), if known."""
-        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-            inner = self._value_when_exporting(test.expression)
+        kind = type(test)
+        if kind is cst.UnaryOperation and type(test.operator) is cst.Not:
+            inner = self.value_when_exporting(test.expression)
             return None if inner is None else not inner
-        if isinstance(test, cst.BooleanOperation):
-            left = self._value_when_exporting(test.left)
-            right = self._value_when_exporting(test.right)
-            if isinstance(test.operator, cst.And):
+        if kind is cst.BooleanOperation:
+            left = self.value_when_exporting(test.left)
+            right = self.value_when_exporting(test.right)
+            if type(test.operator) is cst.And:
                 return False if False in (left, right) else (True if left is True and right is True else None)
             return True if True in (left, right) else (False if left is False and right is False else None)
-        if isinstance(test, cst.Attribute) and test.attr.value == "training":
-            return False if isinstance(test.value, cst.Name) and test.value.value == "self" else None
-        if isinstance(test, cst.Call) and not test.args:
+        if kind is cst.Attribute and test.attr.value == "training":
+            return False if type(test.value) is cst.Name and test.value.value == "self" else None
+        if kind is cst.Call and not test.args:
             name = self.context.refers_to(
                 test.func, "torch.jit.is_scripting", "torch.jit.is_tracing", "torch.onnx.is_in_onnx_export",
                 "torch._C._get_tracing_state",
@@ -214,7 +222,7 @@ class RuntimeScopeRule(Rule):
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
                 names.add(star.name.value)
-        self._shadows.append(names)
+        self._shadows.append((node, names))
 
     def leave_Lambda(self, original_node: cst.Lambda) -> None:
         self._shadows.pop()
@@ -225,7 +233,7 @@ class RuntimeScopeRule(Rule):
         while comp is not None:
             names.update(bound_names(comp.target))
             comp = comp.inner_for_in
-        self._shadows.append(names)
+        self._shadows.append((node, names))
 
     def leave_ListComp(self, original_node: cst.CSTNode) -> None:
         self._shadows.pop()
@@ -233,22 +241,77 @@ class RuntimeScopeRule(Rule):
     visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_ListComp
     leave_SetComp = leave_DictComp = leave_GeneratorExp = leave_ListComp
 
-    def shadowed(self, name: str) -> bool:
-        return any(name in names for names in self._shadows)
+    def shadowed(self, name: str, outside: cst.CSTNode | None = None) -> bool:
+        """Whether a lambda parameter or comprehension target named ``name`` is in scope here
+        (``outside``: as seen from just outside that lambda or comprehension)."""
+        return any(name in names for node, names in self._shadows if node is not outside)
 
-    # --- calls and findings ----------------------------------------------------
+    # --- the call graph ----------------------------------------------------------
     def visit_Call(self, node: cst.Call) -> None:
-        if self.scope != "anywhere" and self._classes and not self._untraced:
+        if self.classes and not self.untraced:
             # A method called only where the export does not go (`if self.training:`) is not reached.
             func = node.func
-            if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+            if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self":
                 where = self.current_method()
                 if where is not None:
                     where[0].calls.setdefault(where[1].name.value, set()).add(func.attr.value)
-        self.check_call(node)
 
-    def check_call(self, node: cst.Call) -> None:
-        """Rules that look at calls override this (``visit_Call`` keeps the call graph)."""
+
+class RuntimeScopeRule(Rule):
+    """Where a deployment rule looks, and findings held until their class is read.
+
+    ``scope`` says where findings are kept: ``"forward"`` (forward code of modules),
+    ``"runtime"`` (functions, except construction-time methods) or ``"anywhere"``.
+    Findings inside a class are held until the class ends, when the methods ``forward``
+    reaches (or the construction-only ones) are known from the ``self.<m>(...)`` calls
+    collected on the way: no method body is walked twice. The bookkeeping itself is the
+    file's one :class:`RuntimeScope`, shared by all these rules.
+    """
+
+    scope: ClassVar[str] = "runtime"
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self.runtime: RuntimeScope = context.companion(RuntimeScope)
+        #: id(class record) → findings held in its methods: (method, node, message, fix).
+        self._pending: dict[int, list[tuple[cst.FunctionDef, cst.CSTNode, str, Fix | None]]] = {}
+
+    # Read-only views of the shared state, under the names the rules use.
+    @property
+    def _torch(self) -> bool:
+        return self.runtime.torch
+
+    @property
+    def _scopes(self) -> list[cst.CSTNode]:
+        return self.runtime.scopes
+
+    @property
+    def _classes(self) -> list[ClassRecord]:
+        return self.runtime.classes
+
+    def current_method(self) -> tuple[ClassRecord, cst.FunctionDef] | None:
+        return self.runtime.current_method()
+
+    def shadowed(self, name: str) -> bool:
+        return self.runtime.shadowed(name)
+
+    def _value_when_exporting(self, test: cst.BaseExpression) -> bool | None:
+        return self.runtime.value_when_exporting(test)
+
+    def hold(self, record: ClassRecord, method: cst.FunctionDef, node: cst.CSTNode, message: str,
+             fix: Fix | None = None) -> None:
+        """Keep a finding in ``method`` of ``record`` until the class shows whether the method counts."""
+        self._pending.setdefault(id(record), []).append((method, node, message, fix))
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        record = self.runtime.classes[-1] if self.runtime.classes else None
+        pending = self._pending.pop(id(record), None) if record is not None else None
+        if not pending:
+            return
+        keep = record.kept(self.scope)
+        for method, node, message, fix in pending:
+            if method.name.value in keep:
+                self.report(node, message, fix)
 
     def tensor_method(self, node: cst.Call, *names: str) -> str | None:
         """``<receiver>.<name>(...)`` for one of ``names`` on a receiver that may be a tensor."""
@@ -263,7 +326,7 @@ class RuntimeScopeRule(Rule):
         return parts[1]
 
     def active(self) -> bool:
-        return not self._untraced and not self._reserved
+        return not self.runtime.untraced and not self.runtime.reserved
 
     def found(self, node: cst.CSTNode, message: str, fix: Fix | None = None, *, scope: str | None = None) -> None:
         """Report now, or hold the finding until the class shows whether its method counts."""
@@ -275,6 +338,6 @@ class RuntimeScopeRule(Rule):
             return
         where = self.current_method()
         if where is not None:
-            where[0].pending.append((where[1], node, message, fix))
-        elif scope == "runtime" and any(isinstance(s, cst.FunctionDef) for s in self._scopes):
+            self.hold(where[0], where[1], node, message, fix)
+        elif scope == "runtime" and self.runtime.in_function():
             self.report(node, message, fix)

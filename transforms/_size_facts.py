@@ -88,7 +88,7 @@ class SizeRule(RuntimeScopeRule):
         super().__init__(context)
         # The five size rules of a file share one set of frames: the first rule the traversal
         # calls for a node updates them, the others see the result (the analysis is the same).
-        shared = context.__dict__.setdefault("_size_rule_frames", _SharedFrames())
+        shared = context.shared("size-rule frames", _SharedFrames)
         self._shared: _SharedFrames = shared
         self._frames: list[_Frame] = shared.frames
 
@@ -102,7 +102,6 @@ class SizeRule(RuntimeScopeRule):
 
     # --- frames ------------------------------------------------------------------
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        super().visit_FunctionDef(node)
         if not self._first(node, "visit_FunctionDef"):
             return
         frame = _Frame()
@@ -115,7 +114,6 @@ class SizeRule(RuntimeScopeRule):
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         if self._first(original_node, "leave_FunctionDef"):
             self._frames.pop()
-        super().leave_FunctionDef(original_node)
 
     def _frame(self) -> _Frame | None:
         return self._frames[-1] if self._frames else None

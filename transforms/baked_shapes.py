@@ -121,7 +121,7 @@ version.""",
             stack.extend(children(node))
         return False
 
-    def check_call(self, node: cst.Call) -> None:
+    def visit_Call(self, node: cst.Call) -> None:
         if not self._frames or not self.active():
             return
         name = self._numpy_name(node.func)
@@ -234,7 +234,7 @@ eager mode, `torch.jit.script` and `torch.export` the rewritten expression is th
                 return qualified[5:]
         return None
 
-    def check_call(self, node: cst.Call) -> None:
+    def visit_Call(self, node: cst.Call) -> None:
         if not self._frames or not self.active() or has_star_args(node):
             return
         func = node.func
@@ -358,7 +358,6 @@ Matters for both exporters and every TensorRT version.""",
     )
 
     def visit_If(self, node: cst.If) -> None:
-        super().visit_If(node)
         if not self._frames or not self.active():
             return
         if self._value_when_exporting(node.test) is not None:

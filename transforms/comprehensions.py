@@ -96,10 +96,10 @@ TensorRT versions: all (the count is baked in before TensorRT sees the graph).""
         #: Per function: names bound to a tensor size, names bound to a tensor.
         self._sizes: list[set[str]] = [set()]
         self._tensors: list[set[str]] = [set()]
+        self._checking: cst.CSTNode | None = None
 
     # --- what names hold -------------------------------------------------------------
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        super().visit_FunctionDef(node)
         tensors = set()
         params = node.params
         for param in (*params.posonly_params, *params.params, *params.kwonly_params):
@@ -110,7 +110,6 @@ TensorRT versions: all (the count is baked in before TensorRT sees the graph).""
         self._tensors.append(tensors)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        super().leave_FunctionDef(original_node)
         self._sizes.pop()
         self._tensors.pop()
 
@@ -193,20 +192,26 @@ TensorRT versions: all (the count is baked in before TensorRT sees the graph).""
     def _check(self, node: cst.CSTNode) -> None:
         if not self._torch:
             return
-        comp = getattr(node, "for_in", None)
-        while comp is not None:
-            why = self._over_tensor(comp.iter)
-            if why:
-                self.found(node, f"comprehension over {why}: a traced export unrolls it with the example's size, "
-                           "so the count is baked into the graph (a Split/Gather per element); compute on the whole "
-                           "tensor")
-                return
-            comp = comp.inner_for_in
+        self._checking = node
+        try:
+            comp = getattr(node, "for_in", None)
+            while comp is not None:
+                why = self._over_tensor(comp.iter)
+                if why:
+                    self.found(node, f"comprehension over {why}: a traced export unrolls it with the example's "
+                               "size, so the count is baked into the graph (a Split/Gather per element); compute "
+                               "on the whole tensor")
+                    return
+                comp = comp.inner_for_in
+        finally:
+            self._checking = None
+
+    def shadowed(self, name: str) -> bool:
+        # The comprehension being checked is not in scope yet: its iterable is read from outside it.
+        return self.runtime.shadowed(name, outside=self._checking)
 
     def visit_ListComp(self, node: cst.CSTNode) -> None:
-        # The comprehension's own iterable is evaluated outside its scope: check before shadowing.
         self._check(node)
-        super().visit_ListComp(node)
 
     visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_ListComp
 

@@ -44,7 +44,7 @@ methods only they call (``_make_layer``), and class methods. Per-frame state kep
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Callable, Iterable
 
 import libcst as cst
 
@@ -157,31 +157,53 @@ def _body_statements(body: cst.BaseSuite) -> list[cst.CSTNode]:
     return list(body.body)
 
 
-def _assignment_pairs(func: cst.FunctionDef) -> list[tuple[cst.BaseExpression, cst.CSTNode]]:
-    """(target, value) for every binding in ``func``, nested functions and classes excluded."""
-    pairs: list[tuple[cst.BaseExpression, cst.CSTNode]] = []
+@dataclass
+class _FunctionIndex:
+    """What the analyses read from one function's body, collected in one walk."""
 
-    def visit(node: cst.CSTNode) -> None:
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) and node is not func:
-            return
-        if isinstance(node, cst.Assign):
-            for target in node.targets:
-                _pair_up(target.target, node.value, pairs)
-        elif isinstance(node, cst.AnnAssign) and node.value is not None:
-            pairs.append((node.target, node.value))
-        elif isinstance(node, cst.AugAssign):
-            pairs.append((node.target, node.value))
-        elif isinstance(node, (cst.For, cst.CompFor)):
-            pairs.append((node.target, node.iter))
-        elif isinstance(node, cst.WithItem) and node.asname is not None:
-            pairs.append((node.asname.name, node.item))
-        elif isinstance(node, cst.NamedExpr):
-            pairs.append((node.target, node.value))
-        for child in children(node):
-            visit(child)
+    #: (target, value) of every binding, nested functions, classes and lambdas excluded.
+    pairs: list[tuple[cst.BaseExpression, cst.CSTNode]]
+    #: ``self.<name>(...)`` calls anywhere in the body, nested functions included.
+    self_calls: list[cst.Call]
 
-    visit(func.body)
-    return pairs
+    @staticmethod
+    def of(func: cst.FunctionDef) -> "_FunctionIndex":
+        pairs: list[tuple[cst.BaseExpression, cst.CSTNode]] = []
+        self_calls: list[cst.Call] = []
+        # (node, inside a nested definition): nested code has no bindings of ours but its
+        # `self.m(...)` calls still count as calls of this method.
+        stack: list[tuple[cst.CSTNode, bool]] = [(func.body, False)]
+        while stack:
+            node, nested = stack.pop()
+            kind = type(node)
+            if kind is cst.Call:
+                callee = node.func
+                if type(callee) is cst.Attribute and type(callee.value) is cst.Name and callee.value.value == "self":
+                    self_calls.append(node)
+            elif kind in _DEFINITION_TYPES:
+                nested = True
+            elif nested:
+                pass
+            elif kind is cst.Assign:
+                for target in node.targets:
+                    _pair_up(target.target, node.value, pairs)
+            elif kind is cst.AnnAssign:
+                if node.value is not None:
+                    pairs.append((node.target, node.value))
+            elif kind is cst.AugAssign:
+                pairs.append((node.target, node.value))
+            elif kind is cst.For or kind is cst.CompFor:
+                pairs.append((node.target, node.iter))
+            elif kind is cst.WithItem:
+                if node.asname is not None:
+                    pairs.append((node.asname.name, node.item))
+            elif kind is cst.NamedExpr:
+                pairs.append((node.target, node.value))
+            stack.extend((child, nested) for child in reversed(children(node)))
+        return _FunctionIndex(pairs, self_calls)
+
+
+_DEFINITION_TYPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 
 
 def _pair_up(target: cst.BaseExpression, value: cst.BaseExpression, pairs: list) -> None:
@@ -416,7 +438,7 @@ def _analyze(rule: Rule, func: cst.FunctionDef, seeds: dict[str, int], owner: _C
     facts.levels = dict(seeds)
     if not seeds and (owner is None or not (owner.tensor_attrs or owner.submodules)):
         return facts  # nothing to start from: no name can be shown to hold tensor data
-    pairs = _assignment_pairs(func)
+    pairs = rule.index(func).pairs
     changed = True
     while changed:
         changed = False
@@ -431,22 +453,13 @@ def _analyze(rule: Rule, func: cst.FunctionDef, seeds: dict[str, int], owner: _C
     return facts
 
 
-def _self_calls(func: cst.FunctionDef) -> set[str]:
-    """Names of methods called as ``self.name(...)`` inside ``func``."""
-    called = set()
-    for node in walk(func.body):
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
-            if isinstance(node.func.value, cst.Name) and node.func.value.value == "self":
-                called.add(node.func.attr.value)
-    return called
-
-
-def _construction_methods(cls: cst.ClassDef) -> set[cst.FunctionDef]:
+def _construction_methods(cls: cst.ClassDef, index: "Callable[[cst.FunctionDef], _FunctionIndex]") -> set[cst.FunctionDef]:
     """Methods that run only while building the object (``__init__`` and what only it calls)."""
     if not isinstance(cls.body, cst.IndentedBlock):
         return set()
     methods = {stmt.name.value: stmt for stmt in cls.body.body if isinstance(stmt, cst.FunctionDef)}
-    calls = {name: _self_calls(func) & set(methods) for name, func in methods.items()}
+    calls = {name: {call.func.attr.value for call in index(func).self_calls} & set(methods)
+             for name, func in methods.items()}
 
     def closure(roots: Iterable[str]) -> set[str]:
         seen: set[str] = set()
@@ -475,11 +488,19 @@ class _DataFlowRule(Rule):
     def __init__(self, context) -> None:
         super().__init__(context)
         # TRT101 and TRT104 read the same per-class analysis: computed once per file for both.
-        shared = context.__dict__.setdefault("_dataflow_caches", ({}, {}, {}))
+        shared = context.shared("dataflow per class and function", lambda: ({}, {}, {}, {}))
         self._construction: dict[cst.ClassDef, set[cst.FunctionDef]] = shared[0]
         self._classes: dict[cst.ClassDef, _ClassEvidence] = shared[1]
         self._functions: dict[cst.FunctionDef, _Facts] = shared[2]
+        self._indexes: dict[cst.FunctionDef, _FunctionIndex] = shared[3]
         self._module_classes: set[str] | None = None
+
+    def index(self, func: cst.FunctionDef) -> _FunctionIndex:
+        """``func``'s bindings and ``self`` calls (one walk per function and file)."""
+        found = self._indexes.get(func)
+        if found is None:
+            found = self._indexes[func] = _FunctionIndex.of(func)
+        return found
 
     def current_facts(self) -> _Facts | None:
         func, cls = self.context.function, self.context.enclosing_class
@@ -496,7 +517,7 @@ class _DataFlowRule(Rule):
         # Computed on first need only: most classes never reach a data-dependent branch.
         skipped = self._construction.get(cls)
         if skipped is None:
-            skipped = self._construction[cls] = _construction_methods(cls)
+            skipped = self._construction[cls] = _construction_methods(cls, self.index)
         if func in skipped:
             return None
         evidence = self._classes.get(cls)
@@ -568,23 +589,27 @@ class _DataFlowRule(Rule):
                 elif evidence.is_module and name == "forward" and param.annotation is None \
                         and not _static_param(param):
                     seeds[param.name.value] = _TENSOR  # forward inputs
-        # Helpers called from forward get the evidence of their arguments (DESIGN §8.10).
-        changed = True
-        while changed:
-            changed = False
-            for name, func in runtime.items():
-                facts = _analyze(self, func, evidence.seeds[name], evidence, is_method=True)
-                evidence.functions[func] = facts
-                changed |= self._propagate_calls(func, facts, runtime, evidence)
+        # Helpers called from forward get the evidence of their arguments (DESIGN §8.10):
+        # a method is analysed again only when a call gave its parameters more evidence.
+        todo = list(runtime)
+        waiting = set(todo)
+        while todo:
+            name = todo.pop(0)
+            waiting.discard(name)
+            func = runtime[name]
+            facts = _analyze(self, func, evidence.seeds[name], evidence, is_method=True)
+            evidence.functions[func] = facts
+            for callee in self._propagate_calls(func, facts, runtime, evidence):
+                if callee not in waiting:
+                    waiting.add(callee)
+                    todo.append(callee)
         return evidence
 
     def _propagate_calls(self, func: cst.FunctionDef, facts: _Facts, runtime: dict[str, cst.FunctionDef],
-                         evidence: _ClassEvidence) -> bool:
-        changed = False
-        for node in walk(func.body):
-            if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
-                    and isinstance(node.func.value, cst.Name) and node.func.value.value == "self"):
-                continue
+                         evidence: _ClassEvidence) -> set[str]:
+        """Give the methods ``func`` calls the evidence of their arguments; the names of those that got more."""
+        changed: set[str] = set()
+        for node in self.index(func).self_calls:
             callee = runtime.get(node.func.attr.value)
             if callee is None:
                 continue
@@ -607,7 +632,7 @@ class _DataFlowRule(Rule):
                 level = facts.level(arg.value)
                 if level > seeds.get(name, _NONE):
                     seeds[name] = level
-                    changed = True
+                    changed.add(callee.name.value)
         return changed
 
     def _collect_attributes(self, func: cst.FunctionDef, evidence: _ClassEvidence) -> None:
@@ -875,7 +900,7 @@ class Head(nn.Module):
                 unbound = sorted(missing - (bound or set()))
                 return None, f"`{unbound[0]}` is assigned in only some branches and not bound before the `if`"
         used = _read_names(self.context.function) | {
-            n for t, _ in _assignment_pairs(self.context.function) for n in bound_names(t)
+            n for t, _ in self.index(self.context.function).pairs for n in bound_names(t)
         }
         cond_names = _fresh_names(used, len(conditions))
         where = self.context.torch_attr("where")

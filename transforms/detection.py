@@ -24,7 +24,6 @@ from trtcodemod.astutil import (
     argument, children, code_of, float_value, has_star_args, int_value, keywords, method_call, short_code,
 )
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
-from trtcodemod.scopes import scope_bindings
 from trtcodemod.transforms._tensor_evidence import WrittenSubscripts, evident_tensor, tensor_parameter
 from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
 from trtcodemod.versions import Version, format_version
@@ -142,15 +141,10 @@ class _DetectionRule(RuntimeScopeRule):
 
     def __init__(self, context) -> None:
         super().__init__(context)
-        self._bindings_cache: dict[int, dict[str, list[cst.BaseExpression | None]]] = {}
         self._reported: set[int] = set()
 
     def local_values(self) -> dict[str, list[cst.BaseExpression | None]]:
-        scope = self.context.function or self.context.module
-        cached = self._bindings_cache.get(id(scope))
-        if cached is None:
-            cached = self._bindings_cache[id(scope)] = scope_bindings(scope)
-        return cached
+        return self.context.assigned_values()
 
     def sole_value(self, name: cst.Name) -> cst.BaseExpression | None:
         """The one value a local name is assigned in this function (None when not exactly one)."""
@@ -246,7 +240,7 @@ data-dependent); both exporters emit `NonZero`.""",
                 # `a[a > t]` is as common on NumPy arrays: index positions only count on a visible tensor.
                 self._check_mask(index.value, f"indexes `{short_code(node.value, 24)}`", evidence=node.value)
 
-    def check_call(self, node: cst.Call) -> None:
+    def visit_Call(self, node: cst.Call) -> None:
         if not self._torch or has_star_args(node):
             return
         name = self.context.refers_to(node.func, "torch.where", "torch.nonzero", "torch.argwhere",
@@ -446,7 +440,7 @@ Which TensorRT versions: before 8.6 (`needed_before` 8.6); quiet for 8.6 and new
         references=(_TORCH_TOPK, _ONNX_TOPK, _OPERATORS, _CHANGELOG),
     )
 
-    def check_call(self, node: cst.Call) -> None:
+    def visit_Call(self, node: cst.Call) -> None:
         found = self.topk_call(node)
         if found is None:
             return
@@ -531,7 +525,7 @@ the TensorRT version, and the dynamo export's run-time K fails before 8.6.""",
                     "https://pytorch.org/docs/stable/onnx_torchscript.html#avoiding-pitfalls"),
     )
 
-    def check_call(self, node: cst.Call) -> None:
+    def visit_Call(self, node: cst.Call) -> None:
         found = self.topk_call(node)
         if found is None:
             return

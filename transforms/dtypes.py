@@ -96,7 +96,7 @@ values. Applies to every TensorRT version.""",
             advice = "TensorRT takes uint8 only at a Cast; for a mask use `.bool()`, for numbers int32"
         self.found(node, f"`{what}` makes a {dtype} tensor: {advice}")
 
-    def check_call(self, node: cst.Call) -> None:
+    def visit_Call(self, node: cst.Call) -> None:
         if self.context.refers_to(node.func, "torch.finfo", "torch.iinfo", "torch.set_default_dtype"):
             return
         legacy = self.context.refers_to(node.func, *_LEGACY_TYPES)

@@ -56,7 +56,7 @@ the code after it must expect.""",
         ),
     )
 
-    def check_call(self, node: cst.Call) -> None:
+    def visit_Call(self, node: cst.Call) -> None:
         name = self.context.refers_to(node.func, *_NONZERO_FUNCS)
         if name is not None:
             name = name.rsplit(".", 1)[-1]

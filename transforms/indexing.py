@@ -24,7 +24,6 @@ from trtcodemod.astutil import method_call, strip_parens
 from trtcodemod.helpers import RESERVED_PREFIX
 from trtcodemod.transforms._tensor_evidence import WrittenSubscripts, evident_in_scope
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
-from trtcodemod.scopes import scope_bindings as _scope_bindings
 
 _REFERENCES = (
     "https://pytorch.org/docs/stable/generated/torch.nonzero.html",
@@ -79,7 +78,6 @@ class _MaskRule(Rule):
 
     def __init__(self, context) -> None:
         super().__init__(context)
-        self._bindings_cache: dict[int, dict[str, list[cst.BaseExpression | None]]] = {}
         self._torch_file = False
 
     def visit_Module(self, node: cst.Module) -> None:
@@ -93,11 +91,7 @@ class _MaskRule(Rule):
         return self._torch_file
 
     def _bindings(self) -> dict[str, list[cst.BaseExpression | None]]:
-        scope = self.context.function or self.context.module
-        cached = self._bindings_cache.get(id(scope))
-        if cached is None:
-            cached = self._bindings_cache[id(scope)] = _scope_bindings(scope)
-        return cached
+        return self.context.assigned_values()
 
     # --- evidence --------------------------------------------------------------
     def _tensor_involved(self, indexed: cst.BaseExpression, mask: cst.BaseExpression) -> bool:

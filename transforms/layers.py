@@ -93,7 +93,7 @@ not visible. Applies to every TensorRT version: the problem is in the exported g
         ),
     )
 
-    def check_call(self, node: cst.Call) -> None:
+    def visit_Call(self, node: cst.Call) -> None:
         name = self.context.refers_to(node.func, "copy.deepcopy", "copy.copy")
         if name is None or not node.args:
             return
@@ -166,7 +166,7 @@ must export at opset 20 or later for a TensorRT before 10.0.""",
                 f"{format_version(self.context.target)} lacks (added in 10.0); export with opset_version=17 "
                 "(18 or 19 with dynamo=True) to get Erf arithmetic instead")
 
-    def check_call(self, node: cst.Call) -> None:
+    def visit_Call(self, node: cst.Call) -> None:
         self._not_values.add(id(node.func))
         if isinstance(node.func, cst.Name) and node.func.value in ("isinstance", "issubclass"):
             for arg in node.args[1:]:
@@ -313,7 +313,7 @@ Fix safety: none (detect only).""",
         super().__init__(context)
         self._data: dict[int, dict[str, str]] = {}
 
-    def check_call(self, node: cst.Call) -> None:
+    def visit_Call(self, node: cst.Call) -> None:
         name = self.context.refers_to(node.func, *_CONV)
         if name is None:
             return
@@ -403,7 +403,7 @@ downscaling. Applies to every TensorRT version.""",
         ),
     )
 
-    def check_call(self, node: cst.Call) -> None:
+    def visit_Call(self, node: cst.Call) -> None:
         if self.context.refers_to(node.func, "torch.nn.functional.interpolate"):
             antialias = argument(node, 6, "antialias")
             if antialias is not None and isinstance(antialias.value, cst.Name) and antialias.value.value == "True":

@@ -130,7 +130,7 @@ mode. Applies to every TensorRT version.""",
             if _self_state(element):
                 self._flag(element, element, f"`del {short_code(element)}`")
 
-    def check_call(self, node: cst.Call) -> None:
+    def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         if isinstance(func, cst.Name) and func.value in ("setattr", "delattr") and node.args:
             first = node.args[0].value

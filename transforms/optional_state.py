@@ -157,7 +157,6 @@ TensorRT version and both exporters.""",
 
     # --- classes ----------------------------------------------------------------
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        super().visit_ClassDef(node)
         self._assigned.append({})
         self._candidates.append([])
 
@@ -179,7 +178,7 @@ TensorRT version and both exporters.""",
                 writers = sorted(assigned.get(attr, set()) & runtime)
                 if writers:
                     where = ", ".join(f"`{w}`" for w in writers[:3])
-                    record.pending.append((method, node, message.format(where=where), None))
+                    self.hold(record, method, node, message.format(where=where))
         super().leave_ClassDef(original_node)
 
     # --- assignments to self ----------------------------------------------------
@@ -201,7 +200,7 @@ TensorRT version and both exporters.""",
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         self._record(node.target)
 
-    def check_call(self, node: cst.Call) -> None:
+    def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         if isinstance(func, cst.Name) and func.value == "setattr" and len(node.args) >= 2:
             first, name = node.args[0].value, node.args[1].value

@@ -137,7 +137,6 @@ every TensorRT version.""",
         self._tensors: list[set[str]] = []
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        super().visit_FunctionDef(node)
         names: set[str] = set()
         where = self.current_method()
         in_forward = (
@@ -149,7 +148,6 @@ every TensorRT version.""",
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self._tensors.pop()
-        super().leave_FunctionDef(original_node)
 
     def _is_tensor(self, expr: cst.BaseExpression) -> bool:
         if not self._tensors:
@@ -185,7 +183,7 @@ every TensorRT version.""",
             for name in bound_names(node.target):
                 self._tensors[-1].discard(name)
 
-    def check_call(self, node: cst.Call) -> None:
+    def visit_Call(self, node: cst.Call) -> None:
         method = self.tensor_method(node, "item", "tolist", "numpy")
         if method is not None:
             root, _ = _root_name(method_call(node)[0])  # type: ignore[index]
@@ -287,7 +285,6 @@ TensorRT version.""",
         self._try = 0
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        super().visit_FunctionDef(node)
         where = self.current_method()
         is_method = where is not None and where[1] is node
         params = node.params
@@ -303,7 +300,6 @@ TensorRT version.""",
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         frame = self._frames.pop()
-        super().leave_FunctionDef(original_node)
         for call, name, in_try in frame.candidates:
             param = frame.tensor_params.get(name)
             if param is not None:
@@ -348,7 +344,7 @@ TensorRT version.""",
     def leave_TryStar(self, original_node: cst.TryStar) -> None:
         self._try -= 1
 
-    def check_call(self, node: cst.Call) -> None:
+    def visit_Call(self, node: cst.Call) -> None:
         if not self._frames or not self.active():
             return
         func = node.func

@@ -122,7 +122,7 @@ Fix safety: none (detect only).""",
         references=(_OPERATORS, _SUPPORTED_ATEN, "https://pytorch.org/docs/stable/generated/torch.nn.Fold.html"),
     )
 
-    def check_call(self, node: cst.Call) -> None:
+    def visit_Call(self, node: cst.Call) -> None:
         name = self.context.refers_to(node.func, *_BY_NAME)
         if name is None:
             return
@@ -171,7 +171,7 @@ Fix safety: none (detect only): which statistic to use is a modelling choice."""
         references=("https://pytorch.org/docs/stable/distributions.html", _OPERATORS),
     )
 
-    def check_call(self, node: cst.Call) -> None:
+    def visit_Call(self, node: cst.Call) -> None:
         if self.tensor_method(node, "rsample") is not None:
             self.found(node, "`rsample()` draws random noise in forward: TensorRT cannot build it (\"Network must "
                        "have at least one output\"); use the distribution's mean/mode for inference or pass "

@@ -58,7 +58,7 @@ Based on TensorRT's shape-tensor rules; not measured on a TensorRT build here.""
         references=(_TRT_SHAPE_TENSORS, "https://onnx.ai/onnx/operators/onnx__Range.html", _OPERATORS),
     )
 
-    def check_call(self, node: cst.Call) -> None:
+    def visit_Call(self, node: cst.Call) -> None:
         if not self._frames or not self.active() or has_star_args(node):
             return
         name = self.context.refers_to(node.func, "torch.arange", "torch.range")

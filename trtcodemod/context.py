@@ -9,18 +9,30 @@ Names are resolved for the scope the traversal is in (:mod:`trtcodemod.scopes`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, Callable, Hashable, TypeVar
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from trtcodemod.names import ImportTable
 from trtcodemod.rules import PendingFinding
-from trtcodemod.scopes import ScopeResolver
+from trtcodemod.scopes import ScopeResolver, Value, scope_bindings
 from trtcodemod.versions import Version
 
 if TYPE_CHECKING:
     from trtcodemod.migrate.facts import FileFacts
+
+
+T = TypeVar("T")
+V = TypeVar("V", bound=cst.BatchableCSTVisitor)
+_MISSING = object()
+
+
+@lru_cache(maxsize=1024)
+def _last_parts(qualified: tuple[str, ...]) -> frozenset[str]:
+    """The last dotted part of each name (``torch.nn.GELU`` → ``GELU``)."""
+    return frozenset(name.rsplit(".", 1)[-1] for name in qualified)
 
 
 @dataclass
@@ -44,9 +56,40 @@ class FileContext:
     #: What names mean where the traversal is (kept current by :class:`ScopeTracker`).
     resolver: ScopeResolver = field(init=False)
     _positions: "dict[cst.CSTNode, CodeRange] | None" = field(default=None, init=False, repr=False)
+    _shared: dict[Hashable, Any] = field(default_factory=dict, init=False, repr=False)
+    #: Visitors the rules share (see :meth:`companion`), in the order they were asked for.
+    companions: list[cst.BatchableCSTVisitor] = field(default_factory=list, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.resolver = ScopeResolver(self.module, self.imports)
+
+    def shared(self, key: Hashable, make: Callable[[], T]) -> T:
+        """One object per file for everything ``key`` names: rules that run the same
+        analysis keep its results here, so the file pays for it once, not once per rule."""
+        found = self._shared.get(key, _MISSING)
+        if found is _MISSING:
+            found = self._shared[key] = make()
+        return found
+
+    def companion(self, kind: "type[V]") -> "V":
+        """The file's one ``kind(self)`` visitor: bookkeeping several rules need (where the
+        traversal is, which code an export runs) kept once per node instead of once per rule.
+        The engine runs companions right after the scope tracker and before the rules."""
+        def make() -> V:
+            made = kind(self)
+            self.companions.append(made)
+            return made
+        return self.shared(kind, make)
+
+    def assigned_values(self) -> "dict[str, list[Value]]":
+        """name → every value assigned to it in the current function (the module outside
+        functions), from a walk of all of it: see :func:`~trtcodemod.scopes.scope_bindings`."""
+        scope = self.function or self.module
+        table = self.shared("assigned_values", dict)
+        found = table.get(id(scope))
+        if found is None:
+            found = table[id(scope)] = scope_bindings(scope)
+        return found
 
     def add_finding(self, finding: PendingFinding) -> None:
         finding.scopes = tuple(self.scopes)
@@ -72,6 +115,10 @@ class FileContext:
 
     def refers_to(self, node: cst.BaseExpression, *qualified: str) -> str | None:
         """Which of ``qualified`` the expression names in the current scope, if any."""
+        # `a.b.attr` can only name something whose last part is `attr` (an import renames
+        # only the head): most calls are answered here, without resolving anything.
+        if type(node) is cst.Attribute and node.attr.value not in _last_parts(qualified):
+            return None
         for name in self.resolver.resolve(node):
             if name in qualified:
                 return name

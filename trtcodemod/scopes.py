@@ -444,6 +444,7 @@ class ScopeResolver:
         self._bindings: dict[int, Bindings] = {}
         self._walrus: dict[int, dict[str, int]] = {}
         self._cache: dict[tuple[int, str, int], tuple[str, ...] | None] = {}
+        self._attributes: dict[tuple[int, tuple[str, ...]], tuple[str, ...]] = {}
 
     # --- kept current by the tracker ---------------------------------------------------
     def statement(self, node: cst.CSTNode) -> None:
@@ -513,11 +514,19 @@ class ScopeResolver:
             return ()
         if head is node:
             return bound
-        dotted = dotted_name(node)
-        if dotted is None:
-            return ()
-        suffix = dotted[dotted.index("."):]
-        return tuple(sorted(f"{qualified}{suffix}" for qualified in bound))
+        # Many rules ask about the same call: what the attribute path adds to the head is
+        # the same from every scope, so its answer is kept per node and head meaning.
+        key = (id(node), bound)
+        found = self._attributes.get(key)
+        if found is None:
+            dotted = dotted_name(node)
+            if dotted is None:
+                found = ()
+            else:
+                suffix = dotted[dotted.index("."):]
+                found = tuple(sorted(f"{qualified}{suffix}" for qualified in bound))
+            self._attributes[key] = found
+        return found
 
     def _lookup(self, name: str) -> tuple[str, ...] | None:
         stack = self.stack
