@@ -33,7 +33,7 @@ This module defines no rule and is not registered.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Callable, ClassVar, Union
 
 import libcst as cst
 
@@ -51,6 +51,11 @@ def _closure(roots: set[str], calls: dict[str, set[str]]) -> set[str]:
             seen.add(name)
             todo.extend(calls.get(name, ()))
     return seen
+
+
+#: A finding's message, or a function that makes it (code generation costs; most held
+#: findings are dropped when their method turns out to run only at construction).
+Message = Union[str, Callable[[], str]]
 
 
 @dataclass
@@ -274,7 +279,7 @@ class RuntimeScopeRule(Rule):
         super().__init__(context)
         self.runtime: RuntimeScope = context.companion(RuntimeScope)
         #: id(class record) → findings held in its methods: (method, node, message, fix).
-        self._pending: dict[int, list[tuple[cst.FunctionDef, cst.CSTNode, str, Fix | None]]] = {}
+        self._pending: dict[int, list[tuple[cst.FunctionDef, cst.CSTNode, Message, Fix | None]]] = {}
 
     # Read-only views of the shared state, under the names the rules use.
     @property
@@ -298,7 +303,7 @@ class RuntimeScopeRule(Rule):
     def _value_when_exporting(self, test: cst.BaseExpression) -> bool | None:
         return self.runtime.value_when_exporting(test)
 
-    def hold(self, record: ClassRecord, method: cst.FunctionDef, node: cst.CSTNode, message: str,
+    def hold(self, record: ClassRecord, method: cst.FunctionDef, node: cst.CSTNode, message: Message,
              fix: Fix | None = None) -> None:
         """Keep a finding in ``method`` of ``record`` until the class shows whether the method counts."""
         self._pending.setdefault(id(record), []).append((method, node, message, fix))
@@ -311,7 +316,7 @@ class RuntimeScopeRule(Rule):
         keep = record.kept(self.scope)
         for method, node, message, fix in pending:
             if method.name.value in keep:
-                self.report(node, message, fix)
+                self.report(node, message() if callable(message) else message, fix)
 
     def tensor_method(self, node: cst.Call, *names: str) -> str | None:
         """``<receiver>.<name>(...)`` for one of ``names`` on a receiver that may be a tensor."""
@@ -328,16 +333,19 @@ class RuntimeScopeRule(Rule):
     def active(self) -> bool:
         return not self.runtime.untraced and not self.runtime.reserved
 
-    def found(self, node: cst.CSTNode, message: str, fix: Fix | None = None, *, scope: str | None = None) -> None:
-        """Report now, or hold the finding until the class shows whether its method counts."""
+    def found(self, node: cst.CSTNode, message: Message, fix: Fix | None = None, *, scope: str | None = None) -> None:
+        """Report now, or hold the finding until the class shows whether its method counts.
+
+        ``message`` may be a function making it: called only for a finding that is kept.
+        """
         if not self.active():
             return
         scope = scope or self.scope
         if scope == "anywhere":
-            self.report(node, message, fix)
+            self.report(node, message() if callable(message) else message, fix)
             return
         where = self.current_method()
         if where is not None:
             self.hold(where[0], where[1], node, message, fix)
         elif scope == "runtime" and self.runtime.in_function():
-            self.report(node, message, fix)
+            self.report(node, message() if callable(message) else message, fix)

@@ -17,6 +17,7 @@ are not imported modules (``np.nonzero`` is NumPy's).
 from __future__ import annotations
 
 import re
+from typing import Callable
 
 import libcst as cst
 
@@ -238,7 +239,7 @@ data-dependent); both exporters emit `NonZero`.""",
             index = element.slice
             if isinstance(index, cst.Index) and index.star is None:
                 # `a[a > t]` is as common on NumPy arrays: index positions only count on a visible tensor.
-                self._check_mask(index.value, f"indexes `{short_code(node.value, 24)}`", evidence=node.value)
+                self._check_mask(index.value, lambda: f"indexes `{short_code(node.value, 24)}`", evidence=node.value)
 
     def visit_Call(self, node: cst.Call) -> None:
         if not self._torch or has_star_args(node):
@@ -278,7 +279,9 @@ data-dependent); both exporters emit `NonZero`.""",
 
         return evident_tensor(expr, self.context.qualified_names, self.sole_value, parameter)
 
-    def _check_mask(self, mask: cst.BaseExpression, use: str, evidence: cst.BaseExpression | None = None) -> None:
+    def _check_mask(self, mask: cst.BaseExpression, use: str | Callable[[], str],
+                    evidence: cst.BaseExpression | None = None) -> None:
+        """``use``: how the mask is used, for the message (a function when it costs code generation)."""
         for comparison in self._thresholds(mask, depth=0):
             if evidence is not None and not (self._evident(evidence) or self._evident(comparison.left)
                                              or self._evident(comparison.comparisons[0].comparator)):
@@ -287,7 +290,7 @@ data-dependent); both exporters emit `NonZero`.""",
                 if self.context.target < _NONZERO_SINCE else "a data-dependent size"
             self.found_once(
                 comparison,
-                f"threshold `{short_code(comparison, 40)}` {use}: the number of rows kept depends on the data "
+                f"threshold `{short_code(comparison, 40)}` {use() if callable(use) else use}: the number of rows kept depends on the data "
                 f"(ONNX NonZero: {size}); keep a fixed K instead: `top, idx = scores.topk(K)`, gather with `idx`, "
                 "and mask with `top > thr` (changes the output to K rows in score order)",
             )

@@ -22,6 +22,7 @@ from __future__ import annotations
 import libcst as cst
 
 from trtcodemod.astutil import argument, bound_names, walk
+from trtcodemod.context import NameSet
 from trtcodemod.rules import Example, RuleInfo, Safety
 from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
 from trtcodemod.versions import format_version
@@ -109,6 +110,7 @@ not visible. Applies to every TensorRT version: the problem is in the exported g
 # --- TRT723 ----------------------------------------------------------------------------
 
 _GELU = ("torch.nn.functional.gelu", "torch.nn.GELU", "torch.nn.modules.GELU", "torch.nn.modules.activation.GELU")
+_GELU_NAMES = NameSet(_GELU)
 _GELU_SINCE = (10, 0)
 
 
@@ -196,7 +198,7 @@ must export at opset 20 or later for a TensorRT before 10.0.""",
     def _value(self, node: cst.Name | cst.Attribute) -> None:
         if self._imports or id(node) in self._not_values:
             return
-        name = self.context.refers_to(node, *_GELU)
+        name = self.context.refers_to_any(node, _GELU_NAMES)
         if name is not None:
             what = "`nn.GELU`" if name.endswith("GELU") else "`F.gelu`"
             self.found(node, self._message(f"{what} (passed as a value)"))

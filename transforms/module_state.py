@@ -7,6 +7,8 @@ updates to ``self`` during the traced call are frozen as constants. Detect only;
 
 from __future__ import annotations
 
+from typing import Callable
+
 import libcst as cst
 
 from trtcodemod.astutil import code_of, method_call, short_code
@@ -105,30 +107,30 @@ mode. Applies to every TensorRT version.""",
         references=(_TORCHSCRIPT, "https://pytorch.org/docs/stable/generated/torch.nn.Module.html"),
     )
 
-    def _flag(self, node: cst.CSTNode, target: cst.BaseExpression, what: str) -> None:
+    def _flag(self, node: cst.CSTNode, target: cst.BaseExpression, what: Callable[[], str]) -> None:
         attr = _state_attr(target)
-        self.found(node, f"{what} changes module state in forward: the exported graph keeps `{attr}` as a "
-                   f"constant and never updates it; pass `{attr}` in as an input and return its new value")
+        self.found(node, lambda: f"{what()} changes module state in forward: the exported graph keeps `{attr}` "
+                   f"as a constant and never updates it; pass `{attr}` in as an input and return its new value")
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
             for element in _target_elements(target.target):
                 if _self_state(element):
-                    self._flag(element, element, f"`{short_code(element)} = ...`")
+                    self._flag(element, element, lambda element=element: f"`{short_code(element)} = ...`")
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is not None and _self_state(node.target):
-            self._flag(node.target, node.target, f"`{short_code(node.target)} = ...`")
+            self._flag(node.target, node.target, lambda: f"`{short_code(node.target)} = ...`")
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if _self_state(node.target):
-            op = code_of(node.operator).strip()
-            self._flag(node, node.target, f"`{short_code(node.target)} {op} ...`")
+            self._flag(node, node.target,
+                       lambda: f"`{short_code(node.target)} {code_of(node.operator).strip()} ...`")
 
     def visit_Del(self, node: cst.Del) -> None:
         for element in _target_elements(node.target):
             if _self_state(element):
-                self._flag(element, element, f"`del {short_code(element)}`")
+                self._flag(element, element, lambda element=element: f"`del {short_code(element)}`")
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -150,7 +152,7 @@ mode. Applies to every TensorRT version.""",
             return
         in_place = name.endswith("_") and not name.startswith("_")
         if (in_place or name in _CONTAINER_MUTATORS) and _self_state(receiver):
-            self._flag(node, receiver, f"`{short_code(receiver)}.{name}(...)`")
+            self._flag(node, receiver, lambda: f"`{short_code(receiver)}.{name}(...)`")
 
 
 def _target_elements(target: cst.BaseExpression) -> list[cst.BaseExpression]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import libcst as cst
 
 from trtcodemod.astutil import argument, has_star_args, int_value
+from trtcodemod.context import NameSet
 from trtcodemod.helpers import is_reserved
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
 
@@ -195,7 +196,7 @@ Range/Gather/Where/ReduceSum/Div, all supported since TensorRT 8.4.""",
     def _value_reference(self, node: cst.Name | cst.Attribute) -> None:
         if id(node) in self._not_values or self._import_depth:
             return
-        name = self.context.refers_to(node, *_FUNCTIONS, *_MODULES)
+        name = self.context.refers_to_any(node, _VALUE_NAMES)
         if name is None:
             return
         if any(is_reserved(scope) for scope in (*self.context.classes, *self.context.functions)):
@@ -204,6 +205,9 @@ Range/Gather/Where/ReduceSum/Div, all supported since TensorRT 8.4.""",
                     "so trtcodemod cannot rewrite where it is called; it fails to export with dynamic or "
                     "non-dividing sizes")
 
+
+#: Every name TRT601 looks for where it is used as a value.
+_VALUE_NAMES = NameSet([*_FUNCTIONS, *_MODULES])
 
 _MAX_FUNCTIONS = {
     **{f"torch.nn.functional.adaptive_max_pool{d}": d for d in ("1d", "2d", "3d")},

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Callable, Hashable, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterable, TypeVar
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
@@ -29,6 +29,15 @@ V = TypeVar("V", bound=cst.BatchableCSTVisitor)
 _MISSING = object()
 
 
+class NameSet(frozenset):
+    """Qualified names to match expressions against, built once (for rules that ask about
+    every name of a file): see :meth:`FileContext.refers_to_any`."""
+
+    def __init__(self, names: "Iterable[str]") -> None:
+        super().__init__()
+        self.last_parts = frozenset(name.rsplit(".", 1)[-1] for name in self)
+
+
 @lru_cache(maxsize=1024)
 def _last_parts(qualified: tuple[str, ...]) -> frozenset[str]:
     """The last dotted part of each name (``torch.nn.GELU`` → ``GELU``)."""
@@ -44,6 +53,8 @@ class FileContext:
     target: Version
     unsafe: bool
     imports: ImportTable = field(default_factory=ImportTable)
+    #: The bytes ``module`` was parsed from, when known (cheap checks before tree walks).
+    source: bytes | None = None
     classes: list[cst.ClassDef] = field(default_factory=list)
     functions: list[cst.FunctionDef] = field(default_factory=list)
     #: Enclosing classes and functions in nesting order.
@@ -61,7 +72,7 @@ class FileContext:
     companions: list[cst.BatchableCSTVisitor] = field(default_factory=list, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self.resolver = ScopeResolver(self.module, self.imports)
+        self.resolver = ScopeResolver(self.module, self.imports, self.source)
 
     def shared(self, key: Hashable, make: Callable[[], T]) -> T:
         """One object per file for everything ``key`` names: rules that run the same
@@ -121,6 +132,15 @@ class FileContext:
             return None
         for name in self.resolver.resolve(node):
             if name in qualified:
+                return name
+        return None
+
+    def refers_to_any(self, node: cst.BaseExpression, names: NameSet) -> str | None:
+        """:meth:`refers_to` for a prepared set of names (the first match in sorted order)."""
+        if type(node) is cst.Attribute and node.attr.value not in names.last_parts:
+            return None
+        for name in self.resolver.resolve(node):
+            if name in names:
                 return name
         return None
 

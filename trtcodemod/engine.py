@@ -299,7 +299,8 @@ def _analyze(
     if options.facts is not None:
         moved = original is not None and original != source
         facts = options.facts.for_file(path, _line_map(original, source) if moved else None)
-    context = FileContext(path=path, module=module, target=target, unsafe=options.unsafe, facts=facts)
+    context = FileContext(path=path, module=module, target=target, unsafe=options.unsafe, facts=facts,
+                          source=source)
     context.imports.add_imports_from(module.body)
     rules = [cls(context) for cls in select_rules(options.select, options.ignore)]
     rules = [rule for rule in rules if rule.info.applies_to(target)]
@@ -365,9 +366,6 @@ def _without_build_time(module: cst.Module, pending: list[PendingFinding]) -> li
     return [p for p in pending if not any(id(scope) in dropped for scope in p.scopes[:2])]
 
 
-_DEFINITIONS = frozenset({"FunctionDef", "ClassDef"})
-
-
 @lru_cache(maxsize=None)
 def _hook_names(visitor_type: type) -> tuple[str, ...]:
     """The visit_/leave_ methods a visitor class really defines.
@@ -394,12 +392,16 @@ class _Batch:
 
     def __init__(self, visitors: Sequence[cst.BatchableCSTVisitor], model_only: bool = False) -> None:
         self._model_only = model_only
-        self._visit: dict[str, list] = {}
-        self._leave: dict[str, list] = {}
+        # Keyed by node class: the hot loop asks `type(node)`, never its name.
+        self._visit: dict[type, list] = {}
+        self._leave: dict[type, list] = {}
         for visitor in visitors:
             for name in _hook_names(type(visitor)):
+                kind = getattr(cst, name.split("_", 1)[1], None)
+                if kind is None:
+                    continue
                 table = self._visit if name.startswith("visit_") else self._leave
-                table.setdefault(name.split("_", 1)[1], []).append(getattr(visitor, name))
+                table.setdefault(kind, []).append(getattr(visitor, name))
         for methods in self._leave.values():
             methods.reverse()  # leave in reverse order, so the tracker pops last
 
@@ -408,26 +410,41 @@ class _Batch:
         # Our own inserted helpers are TensorRT-safe by construction; a user's function
         # that merely has a helper's name is analysed like any other.
         ours = {id(stmt) for stmt in module.body if is_reserved(stmt) and inserted_helper(stmt) is not None}
-        # An explicit stack: deeply nested expressions must not hit the recursion limit.
-        stack: list[tuple[cst.CSTNode, bool]] = [(module, False)]
+        # An explicit stack (deeply nested expressions must not hit the recursion limit) of
+        # nodes to enter, and of `_Leaving` marks for the nodes some visitor leaves.
+        stack: list = [module]
         while stack:
-            node, leaving = stack.pop()
-            kind = type(node).__name__
-            if leaving:
-                for method in leave.get(kind, ()):
+            node = stack.pop()
+            kind = type(node)
+            if kind is _Leaving:
+                for method in leave[type(node.node)]:
+                    method(node.node)
+                continue
+            if (kind is cst.FunctionDef or kind is cst.ClassDef) and (
+                    id(node) in ours or model_only and not definition_is_model_code(node)):
+                continue
+            methods = visit.get(kind)
+            if methods is not None:
+                for method in methods:
                     method(node)
-                continue
-            if kind in _DEFINITIONS and (id(node) in ours or model_only and not definition_is_model_code(node)):
-                continue
-            for method in visit.get(kind, ()):
-                method(node)
-            stack.append((node, True))
+            if kind in leave:
+                stack.append(_Leaving(node))
             below = children(node)
-            if model_only and (kind == "If" or kind == "IndentedBlock"):
+            if model_only and (kind is cst.If or kind is cst.IndentedBlock):
                 skipped = skipped_in(node)
                 if skipped:
                     below = [child for child in below if not any(child is s for s in skipped)]
-            stack.extend((child, False) for child in reversed(below))
+            below.reverse()
+            stack.extend(below)
+
+
+class _Leaving:
+    """A node whose ``leave_*`` hooks are due once everything below it has been visited."""
+
+    __slots__ = ("node",)
+
+    def __init__(self, node: cst.CSTNode) -> None:
+        self.node = node
 
 
 def _finalize(

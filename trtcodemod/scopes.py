@@ -418,6 +418,8 @@ def walrus_targets(scope: cst.CSTNode) -> dict[str, int]:
 
 _FUNCTION_LIKE = (cst.FunctionDef, cst.Lambda)
 
+_NO_WALRUS: dict[str, int] = {}
+
 #: ``lookup`` result for a name some scope binds other than by an absolute import.
 SHADOWED = None
 
@@ -431,9 +433,11 @@ class ScopeResolver:
     (lambdas and comprehensions) and :meth:`statement` (module-level position).
     """
 
-    def __init__(self, module: cst.Module, imports: ImportTable) -> None:
+    def __init__(self, module: cst.Module, imports: ImportTable, source: bytes | None = None) -> None:
+        """``source``: the module's bytes, when known (no ``:=`` in them: no walrus to look for)."""
         self.module = module
         self.imports = imports
+        self._walrus_possible = source is None or b":=" in source
         #: Scopes the traversal is in, outermost first (the module is implicit).
         self.stack: list[cst.CSTNode] = []
         self._pending: list[cst.CSTNode] = []  # functions/classes whose body has not begun
@@ -486,6 +490,8 @@ class ScopeResolver:
 
     def walrus(self, scope: cst.CSTNode) -> dict[str, int]:
         """Names a walrus binds in ``scope`` (see :func:`walrus_targets`)."""
+        if not self._walrus_possible:
+            return _NO_WALRUS
         found = self._walrus.get(id(scope))
         if found is None:
             found = self._walrus[id(scope)] = walrus_targets(scope)
