@@ -1009,3 +1009,40 @@ def test_loops_use_the_same_evidence() -> None:
             return x
     """
     assert rules_found(code, select=("TRT104",)) == ["TRT104", "TRT104"]
+
+
+def test_evidence_reaches_a_helper_defined_before_its_caller() -> None:
+    """forward → refine → gate, defined in reverse: the class analysis must come back to
+    `gate` and `refine` once their callers have shown their arguments are tensors."""
+    from trtcodemod.engine import Options, check_source
+
+    code = textwrap.dedent("""\
+        import torch
+        from torch import nn
+
+        class Head(nn.Module):
+            def gate(self, score):
+                if score.sum() > 0:
+                    score = score * 2
+                return score
+
+            def refine(self, feat):
+                return self.gate(feat.abs())
+
+            def forward(self, x):
+                return self.refine(x)
+
+            def unused(self, y):
+                if y.sum() > 0:
+                    y = y * 2
+                return y
+        """)
+    findings = check_source(code.encode(), "head.py", Options(select=("TRT101",)))
+    assert [(f.rule, f.line) for f in findings] == [("TRT101", 6)]
+
+    before: dict = {}
+    after: dict = {}
+    exec(code, before)
+    exec(rewrite(code, select=("TRT101",), unsafe=True), after)
+    for x in (torch.tensor([[1.0, -2.0]]), torch.zeros(1, 2), torch.tensor([[-0.0, 0.0]]), torch.empty(0, 2)):
+        assert torch.equal(after["Head"]()(x), before["Head"]()(x))

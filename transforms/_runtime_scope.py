@@ -58,6 +58,10 @@ def _closure(roots: set[str], calls: dict[str, set[str]]) -> set[str]:
 Message = Union[str, Callable[[], str]]
 
 
+def _text(message: Message) -> str:
+    return message() if callable(message) else message
+
+
 @dataclass
 class ClassRecord:
     node: cst.ClassDef
@@ -316,7 +320,7 @@ class RuntimeScopeRule(Rule):
         keep = record.kept(self.scope)
         for method, node, message, fix in pending:
             if method.name.value in keep:
-                self.report(node, message() if callable(message) else message, fix)
+                self.report(node, _text(message), fix)
 
     def tensor_method(self, node: cst.Call, *names: str) -> str | None:
         """``<receiver>.<name>(...)`` for one of ``names`` on a receiver that may be a tensor."""
@@ -342,10 +346,10 @@ class RuntimeScopeRule(Rule):
             return
         scope = scope or self.scope
         if scope == "anywhere":
-            self.report(node, message() if callable(message) else message, fix)
+            self.report(node, _text(message), fix)
             return
         where = self.current_method()
         if where is not None:
             self.hold(where[0], where[1], node, message, fix)
         elif scope == "runtime" and self.runtime.in_function():
-            self.report(node, message() if callable(message) else message, fix)
+            self.report(node, _text(message), fix)

@@ -453,7 +453,9 @@ def _analyze(rule: Rule, func: cst.FunctionDef, seeds: dict[str, int], owner: _C
     return facts
 
 
-def _construction_methods(cls: cst.ClassDef, index: "Callable[[cst.FunctionDef], _FunctionIndex]") -> set[cst.FunctionDef]:
+def _construction_methods(
+    cls: cst.ClassDef, index: Callable[[cst.FunctionDef], _FunctionIndex]
+) -> set[cst.FunctionDef]:
     """Methods that run only while building the object (``__init__`` and what only it calls)."""
     if not isinstance(cls.body, cst.IndentedBlock):
         return set()

@@ -290,7 +290,8 @@ data-dependent); both exporters emit `NonZero`.""",
                 if self.context.target < _NONZERO_SINCE else "a data-dependent size"
             self.found_once(
                 comparison,
-                f"threshold `{short_code(comparison, 40)}` {use() if callable(use) else use}: the number of rows kept depends on the data "
+                f"threshold `{short_code(comparison, 40)}` {use() if callable(use) else use}: the number of rows "
+                "kept depends on the data "
                 f"(ONNX NonZero: {size}); keep a fixed K instead: `top, idx = scores.topk(K)`, gather with `idx`, "
                 "and mask with `top > thr` (changes the output to K rows in score order)",
             )

@@ -39,9 +39,8 @@ class NameSet(frozenset):
 
 
 @lru_cache(maxsize=1024)
-def _last_parts(qualified: tuple[str, ...]) -> frozenset[str]:
-    """The last dotted part of each name (``torch.nn.GELU`` → ``GELU``)."""
-    return frozenset(name.rsplit(".", 1)[-1] for name in qualified)
+def _name_set(qualified: tuple[str, ...]) -> NameSet:
+    return NameSet(qualified)
 
 
 @dataclass
@@ -126,17 +125,12 @@ class FileContext:
 
     def refers_to(self, node: cst.BaseExpression, *qualified: str) -> str | None:
         """Which of ``qualified`` the expression names in the current scope, if any."""
-        # `a.b.attr` can only name something whose last part is `attr` (an import renames
-        # only the head): most calls are answered here, without resolving anything.
-        if type(node) is cst.Attribute and node.attr.value not in _last_parts(qualified):
-            return None
-        for name in self.resolver.resolve(node):
-            if name in qualified:
-                return name
-        return None
+        return self.refers_to_any(node, _name_set(qualified))
 
     def refers_to_any(self, node: cst.BaseExpression, names: NameSet) -> str | None:
         """:meth:`refers_to` for a prepared set of names (the first match in sorted order)."""
+        # `a.b.attr` can only name something whose last part is `attr` (an import renames
+        # only the head): most calls are answered here, without resolving anything.
         if type(node) is cst.Attribute and node.attr.value not in names.last_parts:
             return None
         for name in self.resolver.resolve(node):
