@@ -300,3 +300,31 @@ def test_methods_only_training_or_construction_code_calls_are_skipped() -> None:
     # postprocess (forward calls it) and a method nothing here calls stay.
     assert [line for _, line in found(code)] == [18, 24]
     assert len(found(code, scope="all")) == 4
+
+
+def test_a_method_stored_while_building_is_model_code() -> None:
+    """`self.forward = self.forward_slicing` in __init__ (timm's FasterNet) picks the method
+    that runs; only a *call* from construction code makes a method construction-only."""
+    code = f"""\
+    class Partial(nn.Module):
+        def __init__(self, mode):
+            super().__init__()
+            self.ready = self.prepare(torch.ones(1), torch.ones(1))
+            self.forward = self.forward_slicing if mode else self.forward_plain
+            self.hooks = [self.hook]
+
+        def prepare(self, y, x):
+            return {ATAN2}
+
+        def forward_slicing(self, y, x):
+            return {ATAN2}
+
+        def forward_plain(self, y, x):
+            return {ATAN2}
+
+        def hook(self, y, x):
+            return {ATAN2}
+    """
+    # prepare (called by __init__) is skipped; the stored methods stay.
+    assert [line for _, line in found(code)] == [14, 17, 20]
+    assert len(found(code, scope="all")) == 4

@@ -25,6 +25,16 @@ class Head(nn.Module):
         act = G
         gelu = nn.GELU
         return torch.nn.functional.gelu(a) + b, act, gelu, x.gelu, F.relu(x)
+
+    def shadowed(self, G, x):
+        from torch.nn.functional import relu as gelu_like, gelu as late
+        nn = x
+        return G(x), nn.GELU, gelu_like(x), late(x)
+
+
+def later():
+    from torch.nn.functional import gelu as gelu_like
+    return gelu_like
 """
 
 
@@ -58,8 +68,10 @@ def test_prepared_name_set_answers_like_refers_to() -> None:
             self.ask(node)
 
         def ask(self, node: cst.BaseExpression) -> None:
-            answers.append((context.module.code_for_node(node), context.refers_to(node, *wanted),
-                            context.refers_to_any(node, names)))
+            # The full answer, from every qualified name the scopes give, with no shortcut.
+            full = next((name for name in context.qualified_names(node) if name in names), None)
+            answers.append((context.module.code_for_node(node), full, context.refers_to_any(node, names)))
+            assert context.refers_to(node, *wanted) == full
 
     cst.visit_batched(context.module, [ScopeTracker(context), Probe()])
     assert len(answers) > 20
@@ -71,6 +83,8 @@ def test_prepared_name_set_answers_like_refers_to() -> None:
         "G": "torch.nn.GELU",
         "nn.GELU": "torch.nn.GELU",
         "torch.nn.functional.gelu": "torch.nn.functional.gelu",
+        "late": "torch.nn.functional.gelu",
+        "gelu_like": "torch.nn.functional.gelu",  # in `later` only: `shadowed` binds it to relu
     }
 
 

@@ -310,7 +310,9 @@ class RuntimeScopeRule(Rule):
     def hold(self, record: ClassRecord, method: cst.FunctionDef, node: cst.CSTNode, message: Message,
              fix: Fix | None = None) -> None:
         """Keep a finding in ``method`` of ``record`` until the class shows whether the method counts."""
-        self._pending.setdefault(id(record), []).append((method, node, message, fix))
+        # The scopes go with it: positions are found by generating the innermost one's code,
+        # and the method is far less code than the class it is reported from.
+        self._pending.setdefault(id(record), []).append((method, node, message, fix, tuple(self.context.scopes)))
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
         record = self.runtime.classes[-1] if self.runtime.classes else None
@@ -318,9 +320,9 @@ class RuntimeScopeRule(Rule):
         if not pending:
             return
         keep = record.kept(self.scope)
-        for method, node, message, fix in pending:
+        for method, node, message, fix, scopes in pending:
             if method.name.value in keep:
-                self.report(node, _text(message), fix)
+                self.report(node, _text(message), fix, scopes)
 
     def tensor_method(self, node: cst.Call, *names: str) -> str | None:
         """``<receiver>.<name>(...)`` for one of ``names`` on a receiver that may be a tensor."""

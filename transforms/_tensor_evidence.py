@@ -222,26 +222,36 @@ def tensor_expression(
     ``torch_function`` gives the torch function an expression names (None when it names none);
     ``tensor_name`` says whether a local name currently holds a tensor.
     """
-    def walk(node: cst.BaseExpression) -> bool:
-        if isinstance(node, cst.Name):
-            return tensor_name(node.value)
-        if isinstance(node, cst.Call):
-            name = torch_function(node.func)
-            if name is not None:
-                return is_tensor_function(name)
-            parts = method_call(node)
-            return parts is not None and parts[1] not in STATIC_METHODS and walk(parts[0])
-        if isinstance(node, cst.Subscript):
-            return walk(node.value)
-        if isinstance(node, cst.Attribute):
-            return node.attr.value in ("T", "mT", "data") and walk(node.value)
-        if isinstance(node, cst.BinaryOperation):
-            return walk(node.left) or walk(node.right)
-        if isinstance(node, cst.UnaryOperation):
-            return not isinstance(node.operator, cst.Not) and walk(node.expression)
-        return False
+    # A module-level recursion, not a nested one: a closure that calls itself is a reference
+    # cycle, which keeps the rule (and through it the parsed module) alive until the garbage
+    # collector's next full pass.
+    return _built_from_tensors(expr, torch_function, tensor_name)
 
-    return walk(expr)
+
+def _built_from_tensors(
+    node: cst.BaseExpression,
+    torch_function: Callable[[cst.BaseExpression], str | None],
+    tensor_name: Callable[[str], bool],
+) -> bool:
+    if isinstance(node, cst.Name):
+        return tensor_name(node.value)
+    if isinstance(node, cst.Call):
+        name = torch_function(node.func)
+        if name is not None:
+            return is_tensor_function(name)
+        parts = method_call(node)
+        return (parts is not None and parts[1] not in STATIC_METHODS
+                and _built_from_tensors(parts[0], torch_function, tensor_name))
+    if isinstance(node, cst.Subscript):
+        return _built_from_tensors(node.value, torch_function, tensor_name)
+    if isinstance(node, cst.Attribute):
+        return node.attr.value in ("T", "mT", "data") and _built_from_tensors(node.value, torch_function, tensor_name)
+    if isinstance(node, cst.BinaryOperation):
+        return (_built_from_tensors(node.left, torch_function, tensor_name)
+                or _built_from_tensors(node.right, torch_function, tensor_name))
+    if isinstance(node, cst.UnaryOperation):
+        return not isinstance(node.operator, cst.Not) and _built_from_tensors(node.expression, torch_function, tensor_name)
+    return False
 
 
 class WrittenSubscripts:

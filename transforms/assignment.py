@@ -419,32 +419,55 @@ TensorRT (no TensorRT on our machines): the finding is about the construct, and
 
 def _use_blocker(function: cst.FunctionDef, name: str) -> str | None:
     """Why ``name`` may be seen by something else between its writes, or None."""
-    writes: list[int] = []       # positions of `name[...] = ...` statements
-    loads: list[int] = []        # positions of other reads that may alias
-    loop_stack: list[cst.CSTNode] = []
-    loops_with_writes: set[int] = set()
-    loops_with_loads: set[int] = set()
-    position = 0
+    return _UseScan(function, name).blocker()
 
-    def visit(node: cst.CSTNode, in_write: bool) -> str | None:
-        nonlocal position
-        position += 1
-        if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)) and node is not function:
+
+class _UseScan:
+    """One walk over a function recording where ``name`` is written through a subscript
+    and where it is read (a class, not a closure that calls itself: that would be a
+    reference cycle keeping the parsed module alive until a full garbage collection)."""
+
+    def __init__(self, function: cst.FunctionDef, name: str) -> None:
+        self.function, self.name = function, name
+        self.writes: list[int] = []       # positions of `name[...] = ...` statements
+        self.loads: list[int] = []        # positions of other reads that may alias
+        self.loop_stack: list[cst.CSTNode] = []
+        self.loops_with_writes: set[int] = set()
+        self.loops_with_loads: set[int] = set()
+        self.position = 0
+
+    def blocker(self) -> str | None:
+        name = self.name
+        for statement in self.function.body.body:
+            problem = self.visit(statement, False)
+            if problem:
+                return problem
+        if self.writes and any(load < self.writes[-1] for load in self.loads):
+            return (f"`{name}` is read before its last partial write (a view or another reference taken there "
+                    "would not see the new tensor)")
+        if self.loops_with_writes & self.loops_with_loads:
+            return f"`{name}` is read in the loop that writes into it"
+        return None
+
+    def visit(self, node: cst.CSTNode, in_write: bool) -> str | None:
+        name = self.name
+        self.position += 1
+        if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)) and node is not self.function:
             if any(isinstance(n, cst.Name) and n.value == name for n in walk(node)):
                 return f"`{name}` is used in a nested function, which may keep it"
             return None
         is_loop = isinstance(node, _LOOPS)
         if is_loop:
-            loop_stack.append(node)
+            self.loop_stack.append(node)
         try:
             if isinstance(node, (cst.Assign, cst.AugAssign)) and not in_write:
                 targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
                 if any(isinstance(t, cst.Subscript) and isinstance(t.value, cst.Name) and t.value.value == name
                        for t in targets):
-                    writes.append(position)
-                    loops_with_writes.update(id(loop) for loop in loop_stack)
+                    self.writes.append(self.position)
+                    self.loops_with_writes.update(id(loop) for loop in self.loop_stack)
                     for child in _children(node):
-                        problem = visit(child, True)
+                        problem = self.visit(child, True)
                         if problem:
                             return problem
                     return None
@@ -452,28 +475,17 @@ def _use_blocker(function: cst.FunctionDef, name: str) -> str | None:
                     and node.attr.value in _HARMLESS_ATTRIBUTES:
                 return None
             if isinstance(node, cst.Name) and node.value == name and not in_write:
-                loads.append(position)
-                loops_with_loads.update(id(loop) for loop in loop_stack)
+                self.loads.append(self.position)
+                self.loops_with_loads.update(id(loop) for loop in self.loop_stack)
                 return None
             for child in _children(node):
-                problem = visit(child, in_write)
+                problem = self.visit(child, in_write)
                 if problem:
                     return problem
             return None
         finally:
             if is_loop:
-                loop_stack.pop()
-
-    for statement in function.body.body:
-        problem = visit(statement, False)
-        if problem:
-            return problem
-    if writes and any(load < writes[-1] for load in loads):
-        return (f"`{name}` is read before its last partial write (a view or another reference taken there "
-                "would not see the new tensor)")
-    if loops_with_writes & loops_with_loads:
-        return f"`{name}` is read in the loop that writes into it"
-    return None
+                self.loop_stack.pop()
 
 
 def _children(node: cst.CSTNode) -> list[cst.CSTNode]:

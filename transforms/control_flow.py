@@ -51,6 +51,7 @@ import libcst as cst
 from trtcodemod.astutil import (
     bound_names, children, code_of, decorator_names, method_call, parenthesize, short_code, walk,
 )
+from trtcodemod.context import FileContext
 from trtcodemod.names import dotted_name
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
 
@@ -111,21 +112,15 @@ _BOOL_METHODS = frozenset({
 def _read_names(node: cst.CSTNode) -> set[str]:
     """Names an expression reads (attribute names and keyword names excluded)."""
     found: set[str] = set()
-
-    def visit(n: cst.CSTNode) -> None:
+    todo = [node]
+    while todo:
+        n = todo.pop()
         if isinstance(n, cst.Name):
             found.add(n.value)
-            return
-        if isinstance(n, cst.Attribute):
-            visit(n.value)
-            return
-        if isinstance(n, cst.Arg):
-            visit(n.value)
-            return
-        for child in children(n):
-            visit(child)
-
-    visit(node)
+        elif isinstance(n, (cst.Attribute, cst.Arg)):
+            todo.append(n.value)
+        else:
+            todo.extend(children(n))
     return found
 
 
@@ -283,7 +278,6 @@ class _ClassEvidence:
     submodules: set[str] = field(default_factory=set)
     #: method name -> parameter name -> evidence level (forward inputs, annotations, helper calls)
     seeds: dict[str, dict[str, int]] = field(default_factory=dict)
-    functions: dict[cst.FunctionDef, "_Facts"] = field(default_factory=dict)
 
 
 @dataclass
@@ -295,7 +289,7 @@ class _Facts:
     function's parameters, for the truth-test rule in :meth:`condition_depends`.
     """
 
-    rule: "Rule"
+    context: FileContext
     owner: _ClassEvidence | None = None
     levels: dict[str, int] = field(default_factory=dict)
     params: set[str] = field(default_factory=set)
@@ -376,7 +370,7 @@ class _Facts:
         """``torch.float16``, ``torch.contiguous_format``: a dtype, layout or scheme, not a number."""
         if not isinstance(node, cst.Attribute):
             return False
-        names = self.rule.context.qualified_names(node)
+        names = self.context.qualified_names(node)
         return any(n.startswith("torch.") and n not in _TORCH_NUMBERS for n in names)
 
     def _args_level(self, call: cst.Call) -> int:
@@ -386,7 +380,7 @@ class _Facts:
         if self._static_call(call):
             return _NONE
         func = call.func
-        context = self.rule.context
+        context = self.context
         names = context.qualified_names(func) if isinstance(func, (cst.Name, cst.Attribute)) else ()
         if any(n.startswith(_TORCH_PREFIXES) for n in names):
             if any(_torch_query(n) for n in names):
@@ -420,9 +414,9 @@ class _Facts:
         func = call.func
         if isinstance(func, cst.Attribute) and func.attr.value in _STATIC_METHODS:
             return True
-        if isinstance(func, cst.Name) and func.value in _STATIC_BUILTINS and not self.rule.context.qualified_names(func):
+        if isinstance(func, cst.Name) and func.value in _STATIC_BUILTINS and not self.context.qualified_names(func):
             return True
-        if self.rule.context.refers_to(func, *_STATIC_TORCH):
+        if self.context.refers_to(func, *_STATIC_TORCH):
             return True
         return False
 
@@ -430,7 +424,7 @@ class _Facts:
 def _analyze(rule: Rule, func: cst.FunctionDef, seeds: dict[str, int], owner: _ClassEvidence | None,
              is_method: bool) -> _Facts:
     """Evidence for ``func``'s locals, starting from the parameters in ``seeds``."""
-    facts = _Facts(rule, owner)
+    facts = _Facts(rule.context, owner)
     facts.params = {p.name.value for p in _method_params(func, is_method)}
     for star in (func.params.star_arg, func.params.star_kwarg):
         if isinstance(star, cst.Param):
@@ -524,8 +518,8 @@ class _DataFlowRule(Rule):
             return None
         evidence = self._classes.get(cls)
         if evidence is None:
-            evidence = self._classes[cls] = self._class_evidence(cls, skipped)
-        return evidence.functions.get(func)
+            self._classes[cls] = self._class_evidence(cls, skipped)
+        return self._functions.get(func)
 
     def observed(self, node: cst.CSTNode) -> bool | None:
         """What facts from a recorded run (``--facts``) say about ``node``, a condition or trip count.
@@ -600,7 +594,8 @@ class _DataFlowRule(Rule):
             waiting.discard(name)
             func = runtime[name]
             facts = _analyze(self, func, evidence.seeds[name], evidence, is_method=True)
-            evidence.functions[func] = facts
+            # Kept apart from the class evidence: each facts object points at its owner.
+            self._functions[func] = facts
             for callee in self._propagate_calls(func, facts, runtime, evidence):
                 if callee not in waiting:
                     waiting.add(callee)
@@ -1108,21 +1103,23 @@ def _aliasing_mutated(func: cst.FunctionDef | None, node: cst.If, branches: list
 
 def _outermost_loop(func: cst.FunctionDef, target: cst.CSTNode) -> cst.CSTNode | None:
     """The outermost ``for``/``while`` of ``func`` around ``target`` (the ``if`` runs again after code below it)."""
+    return _loop_around(func, target, func.body, None)[1]
 
-    def search(current: cst.CSTNode, loop: cst.CSTNode | None) -> tuple[bool, cst.CSTNode | None]:
-        if current is target:
-            return True, loop
-        if isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) and current is not func:
-            return False, None
-        if loop is None and isinstance(current, (cst.For, cst.While)):
-            loop = current
-        for child in children(current):
-            found, outer = search(child, loop)
-            if found:
-                return True, outer
+
+def _loop_around(func: cst.FunctionDef, target: cst.CSTNode, current: cst.CSTNode,
+                 loop: cst.CSTNode | None) -> tuple[bool, cst.CSTNode | None]:
+    """(is ``target`` at or below ``current``, the outermost loop around it, ``loop`` if none below)."""
+    if current is target:
+        return True, loop
+    if isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) and current is not func:
         return False, None
-
-    return search(func.body, None)[1]
+    if loop is None and isinstance(current, (cst.For, cst.While)):
+        loop = current
+    for child in children(current):
+        found, outer = _loop_around(func, target, child, loop)
+        if found:
+            return True, outer
+    return False, None
 
 
 def _mutations(node: cst.CSTNode) -> list[tuple[str, str]]:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import collections.abc
 import dataclasses
-import operator
+import types
+import typing
 from functools import lru_cache
 from typing import Callable, Iterator
 
@@ -196,42 +198,101 @@ def _kind(value_type: type) -> int:
     return kind
 
 
-#: type → a function returning the values of its child fields as a tuple.
-_GETTERS: dict[type, Callable[[cst.CSTNode], tuple]] = {}
+def _field_children(value: object) -> list[cst.CSTNode]:
+    """The meaningful nodes held by one field, whatever it holds (the general case)."""
+    kind = _KINDS.get(type(value))
+    if kind is None:
+        kind = _kind(type(value))
+    if kind == 1:
+        return [value]  # type: ignore[list-item]
+    if kind == 3:
+        return [item for item in value if _kind(type(item)) == 1]  # type: ignore[attr-defined]
+    return []
 
 
-def _getter(node_type: type) -> Callable[[cst.CSTNode], tuple]:
-    names = _child_fields(node_type)
-    if not names:
-        get: Callable[[cst.CSTNode], tuple] = lambda node: ()
-    elif len(names) == 1:
-        one = operator.attrgetter(names[0])
-        get = lambda node: (one(node),)
-    else:
-        get = operator.attrgetter(*names)
-    _GETTERS[node_type] = get
-    return get
+def _alternatives(annotation: object) -> list[object]:
+    """The members of a ``Union`` (also written ``A | B``), or the annotation itself."""
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        return [part for arg in typing.get_args(annotation) for part in _alternatives(arg)]
+    return [annotation]
+
+
+def _meaningful_classes(annotations: list[object]) -> bool:
+    """Whether every alternative is a node class whose instances are all descended into."""
+    return all(
+        isinstance(a, type) and issubclass(a, cst.CSTNode) and not issubclass(a, _SKIPPED_TYPES)
+        and not any(issubclass(skipped, a) for skipped in _SKIPPED_TYPES)
+        for a in annotations
+    )
+
+
+def _may_hold_node(annotation: object) -> bool:
+    """Whether a value of this type can be, or contain, a node to descend into."""
+    for part in _alternatives(annotation):
+        if typing.get_origin(part) in (collections.abc.Sequence, list, tuple):
+            if any(_may_hold_node(arg) for arg in typing.get_args(part)):
+                return True
+        elif isinstance(part, type) and issubclass(part, cst.CSTNode) and not issubclass(part, _SKIPPED_TYPES):
+            return True
+        elif not isinstance(part, type) and typing.get_origin(part) is not typing.Literal:
+            return True  # something this reading does not understand: look at the value
+    return False
+
+
+def _children_function(node_type: type) -> Callable[[cst.CSTNode], list[cst.CSTNode]]:
+    """Straight-line code listing the meaningful children of ``node_type``, from its field types.
+
+    A field typed as one node class (or a sequence of them) is read directly, with a None
+    test when it is ``Optional``; anything looser (unions with sentinels, syntax tokens or
+    other types) goes through :func:`_field_children`, which asks each value what it is.
+    Fields that can hold no meaningful node (strings, punctuation) are never read.
+    """
+    hints = typing.get_type_hints(node_type)
+    lines = ["def children(node):", "    found = []"]
+    for name in _child_fields(node_type):
+        annotation = hints[name]
+        if not _may_hold_node(annotation):
+            continue
+        parts = _alternatives(annotation)
+        optional = type(None) in parts
+        present = [part for part in parts if part is not type(None)]
+        single = present[0] if len(present) == 1 else None
+        if _meaningful_classes(present):
+            if optional:
+                lines += [f"    value = node.{name}", "    if value is not None:", "        found.append(value)"]
+            else:
+                lines.append(f"    found.append(node.{name})")
+        elif (single is not None and not optional and typing.get_origin(single) is collections.abc.Sequence
+              and _meaningful_classes(_alternatives(typing.get_args(single)[0]))):
+            lines.append(f"    found.extend(node.{name})")
+        else:
+            lines.append(f"    found.extend(_field_children(node.{name}))")
+    lines.append("    return found")
+    namespace: dict[str, object] = {"_field_children": _field_children}
+    exec("\n".join(lines), namespace)  # noqa: S102 - code built above from field names only
+    function = namespace["children"]
+    _CHILDREN[node_type] = function  # type: ignore[assignment]
+    return function  # type: ignore[return-value]
+
+
+#: node type → the generated function listing its meaningful children.
+_CHILDREN: dict[type, Callable[[cst.CSTNode], list[cst.CSTNode]]] = {}
 
 
 def children(node: cst.CSTNode) -> list[cst.CSTNode]:
-    """The meaningful child nodes of ``node`` (no whitespace, commas or brackets)."""
-    # The hottest function of a check: every node of every file passes here once.
-    node_type = type(node)
-    get = _GETTERS.get(node_type) or _getter(node_type)
-    kinds = _KINDS
+    """The meaningful child nodes of ``node`` (no whitespace, commas or brackets), in a new list."""
+    # The hottest function of a check: every node of every file passes here at least once.
+    function = _CHILDREN.get(type(node))
+    if function is None:
+        function = _children_function(type(node))
+    return function(node)
+
+
+def reference_children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """What :func:`children` must answer, computed the slow, obvious way (for the tests)."""
     found: list[cst.CSTNode] = []
-    for value in get(node):
-        value_type = type(value)
-        kind = kinds.get(value_type)
-        if kind is None:
-            kind = _kind(value_type)
-        if kind == 1:
-            found.append(value)
-        elif kind == 3:
-            for item in value:
-                item_kind = kinds.get(type(item))
-                if item_kind == 1 or item_kind is None and _kind(type(item)) == 1:
-                    found.append(item)
+    for name in _child_fields(type(node)):
+        found.extend(_field_children(getattr(node, name)))
     return found
 
 
@@ -249,10 +310,23 @@ def visit_readonly(node: cst.CSTNode, visitor: object) -> None:
 
     The cheap counterpart of ``node.visit(visitor)`` for visitors that only collect.
     """
+    hooks = _HOOKS.get(type(visitor))
+    if hooks is None:
+        hooks = _HOOKS[type(visitor)] = {}
     stack = [node]
     while stack:
         current = stack.pop()
-        method = getattr(visitor, "visit_" + type(current).__name__, None)
-        if method is not None and method(current) is False:
+        kind = type(current)
+        try:
+            hook = hooks[kind]
+        except KeyError:
+            hook = hooks[kind] = getattr(type(visitor), "visit_" + kind.__name__, None)
+        if hook is not None and hook(visitor, current) is False:
             continue
-        stack.extend(reversed(children(current)))
+        below = children(current)
+        below.reverse()
+        stack.extend(below)
+
+
+#: visitor class → node class → its unbound ``visit_<Node>`` hook (None: it has none).
+_HOOKS: dict[type, dict[type, Callable[..., object] | None]] = {}

@@ -91,6 +91,13 @@ class FileContext:
             return made
         return self.shared(kind, make)
 
+    def release(self) -> None:
+        """Drop what the rules shared once the pass is over. Companions and shared analyses
+        point back at this context; without this the whole parsed module would wait for the
+        garbage collector's next full pass instead of being freed with the last reference."""
+        self.companions.clear()
+        self._shared.clear()
+
     def assigned_values(self) -> "dict[str, list[Value]]":
         """name → every value assigned to it in the current function (the module outside
         functions), from a walk of all of it: see :func:`~trtcodemod.scopes.scope_bindings`."""
@@ -101,8 +108,8 @@ class FileContext:
             found = table[id(scope)] = scope_bindings(scope)
         return found
 
-    def add_finding(self, finding: PendingFinding) -> None:
-        finding.scopes = tuple(self.scopes)
+    def add_finding(self, finding: PendingFinding, scopes: tuple[cst.CSTNode, ...] | None = None) -> None:
+        finding.scopes = tuple(self.scopes) if scopes is None else scopes
         self.findings.append(finding)
 
     def position(self, node: cst.CSTNode) -> CodeRange | None:
@@ -131,7 +138,12 @@ class FileContext:
         """:meth:`refers_to` for a prepared set of names (the first match in sorted order)."""
         # `a.b.attr` can only name something whose last part is `attr` (an import renames
         # only the head): most calls are answered here, without resolving anything.
-        if type(node) is cst.Attribute and node.attr.value not in names.last_parts:
+        kind = type(node)
+        if kind is cst.Attribute:
+            if node.attr.value not in names.last_parts:
+                return None
+        elif kind is cst.Name and not self.imports.may_bind(node.value, names):
+            # A name means at most what the file's imports bind it to (scopes only narrow that).
             return None
         for name in self.resolver.resolve(node):
             if name in names:

@@ -306,7 +306,10 @@ def _analyze(
     rules = [rule for rule in rules if rule.info.applies_to(target)]
     if not rules:
         return [], []
-    _Batch([ScopeTracker(context), *context.companions, *rules], model_only=model_only).run(module)
+    try:
+        _Batch([ScopeTracker(context), *context.companions, *rules], model_only=model_only).run(module)
+    finally:
+        context.release()
     if model_only and context.findings:
         context.findings = _without_build_time(module, context.findings)
     if not context.findings:

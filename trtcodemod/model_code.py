@@ -271,7 +271,9 @@ def build_time_functions(module: cst.Module, candidates: dict[str, cst.FunctionD
 def build_time_methods(cls: cst.ClassDef, candidates: set[str]) -> set[str]:
     """The ``candidates`` (methods of ``cls``) that only construction or non-model methods
     call as ``self.<name>(...)``, directly or through each other (``subsample`` called only
-    by ``select_training_samples``; a buffer filler called only by ``__init__``)."""
+    by ``select_training_samples``; a buffer filler called only by ``__init__``). A method
+    named without being called (``self.forward = self.forward_fast`` in ``__init__``) is
+    stored to run later, and stays model code."""
     callers: dict[str, set[object]] = {name: set() for name in candidates if name not in ("forward", "__call__")}
     if not callers:
         return set()
@@ -281,9 +283,13 @@ def build_time_methods(cls: cst.ClassDef, candidates: set[str]) -> set[str]:
         method = item.name.value
         where: object = _BUILD if _BUILD_METHOD.match(method) or not function_is_model_code(method) \
             else ("method", method)
+        called: set[int] = set()
         for node in walk(item.body):
-            if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self" \
+            if isinstance(node, cst.Call):
+                called.add(id(node.func))
+            elif isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self" \
                     and node.attr.value in callers:
-                callers[node.attr.value].add(where)
+                # `self.forward = self.forward_fast` in __init__ stores the method to run later.
+                callers[node.attr.value].add(where if id(node) in called else _RUN)
     return _called_only_while_building(callers)
 

@@ -19,7 +19,7 @@ the same from run to run.
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Collection, Iterable
 
 import libcst as cst
 
@@ -119,6 +119,12 @@ class ImportTable:
     def binds(self, local: str) -> bool:
         """Whether some import seen so far binds ``local`` (the cheap test before any scope work)."""
         return local in self._bindings
+
+    def may_bind(self, local: str, qualified: Collection[str]) -> bool:
+        """Whether some import seen so far binds ``local`` to one of ``qualified`` (where the
+        traversal is, ``local`` can only mean less: scopes shadow imports, never add any)."""
+        bound = self._bindings.get(local)
+        return bound is not None and not bound.isdisjoint(qualified)
 
     def _bind(self, local: str, qualified: str) -> None:
         self._bindings.setdefault(local, set()).add(qualified)

@@ -137,6 +137,11 @@ class Rule(cst.BatchableCSTVisitor):
         super().__init__()
         self.context = context
 
-    def report(self, node: cst.CSTNode, message: str, fix: Fix | None = None) -> None:
-        """Record a finding at ``node``; ``fix`` is kept only if its safety is allowed."""
-        self.context.add_finding(PendingFinding(self.info, node, message, fix))
+    def report(self, node: cst.CSTNode, message: str, fix: Fix | None = None,
+               scopes: tuple[cst.CSTNode, ...] | None = None) -> None:
+        """Record a finding at ``node``; ``fix`` is kept only if its safety is allowed.
+
+        ``scopes``: the classes and functions around ``node`` when the traversal is no longer
+        there (a finding held until its class ends); by default, where the traversal is.
+        """
+        self.context.add_finding(PendingFinding(self.info, node, message, fix), scopes)

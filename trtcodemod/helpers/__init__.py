@@ -96,19 +96,19 @@ def helper_closure(names: Iterable[str]) -> list[str]:
     """``names`` and the helpers they need, dependencies first, each once."""
     table = _helper_nodes()
     ordered: list[str] = []
-
-    def add(name: str) -> None:
-        if name in ordered:
-            return
-        if name not in table:
-            raise KeyError(f"unknown helper {name!r}")
-        for dep in table[name][1]:
-            add(dep)
-        ordered.append(name)
-
     for name in names:
-        add(name)
+        _add_with_dependencies(name, table, ordered)
     return ordered
+
+
+def _add_with_dependencies(name: str, table: dict, ordered: list[str]) -> None:
+    if name in ordered:
+        return
+    if name not in table:
+        raise KeyError(f"unknown helper {name!r}")
+    for dep in table[name][1]:
+        _add_with_dependencies(dep, table, ordered)
+    ordered.append(name)
 
 
 def helper_definitions(names: list[str] | tuple[str, ...]) -> list[Definition]:
