@@ -304,7 +304,8 @@ def test_methods_only_training_or_construction_code_calls_are_skipped() -> None:
 
 def test_a_method_stored_while_building_is_model_code() -> None:
     """`self.forward = self.forward_slicing` in __init__ (timm's FasterNet) picks the method
-    that runs; only a *call* from construction code makes a method construction-only."""
+    that runs. Calling a method, or handing it to a call (mmdet's `multi_apply(self.loss_single,
+    ...)`), from construction or training code still makes it construction-only."""
     code = f"""\
     class Partial(nn.Module):
         def __init__(self, mode):
@@ -324,7 +325,14 @@ def test_a_method_stored_while_building_is_model_code() -> None:
 
         def hook(self, y, x):
             return {ATAN2}
+
+        def loss_single(self, y, x):
+            return {ATAN2}
+
+        def loss(self, y, x):
+            return multi_apply(self.loss_single, y, x)
     """
-    # prepare (called by __init__) is skipped; the stored methods stay.
+    # prepare (called by __init__) and loss_single (handed to a call in the loss) are skipped;
+    # the stored methods stay.
     assert [line for _, line in found(code)] == [14, 17, 20]
-    assert len(found(code, scope="all")) == 4
+    assert len(found(code, scope="all")) == 5

@@ -229,7 +229,7 @@ class RuntimeScope(cst.BatchableCSTVisitor):
         params = node.params
         names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
         for star in (params.star_arg, params.star_kwarg):
-            if isinstance(star, cst.Param):
+            if type(star) is cst.Param:
                 names.add(star.name.value)
         self._shadows.append((node, names))
 

@@ -126,7 +126,7 @@ class SizeRule(RuntimeScopeRule):
         # Classify the value before the names it rebinds are forgotten (`x = x[:n]`).
         kind: str | None = None
         count = False
-        if value is not None and isinstance(target, cst.Name):
+        if value is not None and type(target) is cst.Name:
             size = self.size_of(value)
             if size is not None:
                 kind, count = "size", size
@@ -137,7 +137,7 @@ class SizeRule(RuntimeScopeRule):
             elif self.is_tensor(value):
                 kind = "tensor"
                 dynamic, mask = self.is_data_dependent(value), self.is_mask(value)
-        elif value is not None and isinstance(target, (cst.Tuple, cst.List)) and self._is_shape_tuple(value):
+        elif value is not None and type(target) in (cst.Tuple, cst.List) and self._is_shape_tuple(value):
             kind, count = "size", self._is_count_tensor(self._shape_owner(value))
         for name in names:
             frame.forget(name)
@@ -171,7 +171,7 @@ class SizeRule(RuntimeScopeRule):
         if not self._first(original_node, "leave_AugAssign"):
             return
         frame = self._frame()
-        if frame is not None and isinstance(original_node.target, cst.Name):
+        if frame is not None and type(original_node.target) is cst.Name:
             name = original_node.target.value
             if (name in frame.sizes or name in frame.derived) and not self.is_tensor(original_node.value):
                 frame.sizes.pop(name, None)
@@ -214,15 +214,15 @@ class SizeRule(RuntimeScopeRule):
         frame = self._frame()
         if frame is None:
             return False
-        if isinstance(expr, cst.Name):
+        if type(expr) is cst.Name:
             return expr.value in frame.masks and self._local(expr.value)
-        if isinstance(expr, cst.Comparison):
+        if type(expr) is cst.Comparison:
             return self.is_tensor(expr.left) or any(self.is_tensor(c.comparator) for c in expr.comparisons)
-        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.BitInvert):
+        if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.BitInvert:
             return self.is_mask(expr.expression)
-        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)):
+        if type(expr) is cst.BinaryOperation and type(expr.operator) in (cst.BitAnd, cst.BitOr, cst.BitXor):
             return self.is_mask(expr.left) or self.is_mask(expr.right)
-        if isinstance(expr, cst.Call):
+        if type(expr) is cst.Call:
             parts = method_call(expr)
             return parts is not None and parts[1] == "bool" and self.is_tensor(parts[0])
         return False
@@ -232,9 +232,9 @@ class SizeRule(RuntimeScopeRule):
         frame = self._frame()
         if frame is None:
             return False
-        if isinstance(expr, cst.Name):
+        if type(expr) is cst.Name:
             return expr.value in frame.dynamic and self._local(expr.value)
-        if isinstance(expr, cst.Call):
+        if type(expr) is cst.Call:
             name = self._torch_function(expr.func)
             if name in _DATA_DEPENDENT_TORCH:
                 return True
@@ -246,13 +246,13 @@ class SizeRule(RuntimeScopeRule):
                     parts[1] not in _STATIC_METHODS and self.is_data_dependent(parts[0])
                 )
             return False
-        if isinstance(expr, cst.Subscript):
+        if type(expr) is cst.Subscript:
             if self.is_data_dependent(expr.value):
                 return True
             return self.is_tensor(expr.value) and any(
-                isinstance(e.slice, cst.Index) and self.is_mask(e.slice.value) for e in expr.slice
+                type(e.slice) is cst.Index and self.is_mask(e.slice.value) for e in expr.slice
             )
-        if isinstance(expr, cst.BinaryOperation):
+        if type(expr) is cst.BinaryOperation:
             return self.is_data_dependent(expr.left) or self.is_data_dependent(expr.right)
         return False
 
@@ -261,11 +261,11 @@ class SizeRule(RuntimeScopeRule):
 
     def _shape_owner(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
         """``x`` for ``x.shape``, ``x.shape[a:b]``, ``x.size()`` (the whole shape), if ``x`` is a tensor."""
-        if isinstance(expr, cst.Subscript) and all(isinstance(e.slice, cst.Slice) for e in expr.slice):
+        if type(expr) is cst.Subscript and all(type(e.slice) is cst.Slice for e in expr.slice):
             expr = expr.value
-        if isinstance(expr, cst.Attribute) and expr.attr.value == "shape":
+        if type(expr) is cst.Attribute and expr.attr.value == "shape":
             return expr.value if self.is_tensor(expr.value) else None
-        if isinstance(expr, cst.Call) and not expr.args:
+        if type(expr) is cst.Call and not expr.args:
             parts = method_call(expr)
             if parts is not None and parts[1] == "size" and self.is_tensor(parts[0]):
                 return parts[0]
@@ -280,17 +280,17 @@ class SizeRule(RuntimeScopeRule):
         frame = self._frame()
         if frame is None:
             return None
-        if isinstance(expr, cst.Name):
+        if type(expr) is cst.Name:
             if expr.value in frame.sizes and self._local(expr.value):
                 return frame.sizes[expr.value]
             return None
-        if isinstance(expr, cst.Subscript):
-            if len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
+        if type(expr) is cst.Subscript:
+            if len(expr.slice) == 1 and type(expr.slice[0].slice) is cst.Index:
                 owner = self._shape_owner(expr.value)
                 if owner is not None:
                     return self._is_count_tensor(owner)
             return None
-        if not isinstance(expr, cst.Call) or has_star_args(expr):
+        if type(expr) is not cst.Call or has_star_args(expr):
             return None
         parts = method_call(expr)
         if parts is not None and self.is_tensor(parts[0]) and not self.context.qualified_names(parts[0]):
@@ -305,7 +305,7 @@ class SizeRule(RuntimeScopeRule):
         if len(expr.args) == 1 and expr.args[0].keyword is None:
             if self.context.refers_to(func, "torch.numel") and self.is_tensor(expr.args[0].value):
                 return True
-            if isinstance(func, cst.Name) and func.value == "len" and not self.context.resolver.binds("len") \
+            if type(func) is cst.Name and func.value == "len" and not self.context.resolver.binds("len") \
                     and self.is_tensor(expr.args[0].value):
                 return self._is_count_tensor(expr.args[0].value)
         return None
@@ -314,10 +314,10 @@ class SizeRule(RuntimeScopeRule):
         """A size, or arithmetic on sizes with numbers and other non-tensors (``h * scale``, ``w - 1``)."""
         if self.size_of(expr) is not None:
             return True
-        if isinstance(expr, cst.Name):
+        if type(expr) is cst.Name:
             frame = self._frame()
             return frame is not None and expr.value in frame.derived and self._local(expr.value)
-        if isinstance(expr, cst.BinaryOperation):
+        if type(expr) is cst.BinaryOperation:
             left, right = self.size_derived(expr.left), self.size_derived(expr.right)
             if left and right:
                 return True
@@ -326,7 +326,7 @@ class SizeRule(RuntimeScopeRule):
             if right:
                 return not self.is_tensor(expr.left)
             return False
-        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
+        if type(expr) is cst.UnaryOperation and type(expr.operator) in (cst.Minus, cst.Plus):
             return self.size_derived(expr.expression)
         return False
 
@@ -335,9 +335,9 @@ class SizeRule(RuntimeScopeRule):
         frame = self._frame()
         if frame is None:
             return False
-        if isinstance(expr, cst.Name):
+        if type(expr) is cst.Name:
             return expr.value in frame.values and self._local(expr.value)
-        if isinstance(expr, cst.Call):
+        if type(expr) is cst.Call:
             name = self._torch_function(expr.func)
             if name is not None:
                 if name in _TORCH_REDUCTIONS and len(expr.args) == 1 and expr.args[0].keyword is None:
@@ -354,7 +354,7 @@ class SizeRule(RuntimeScopeRule):
             if parts[1] in _VALUE_KEEPING:
                 return self.is_value(parts[0])
             return False
-        if isinstance(expr, cst.BinaryOperation):
+        if type(expr) is cst.BinaryOperation:
             return (self.is_value(expr.left) and not self.is_tensor(expr.right) or self.is_value(expr.right)
                     and not self.is_tensor(expr.left) or self.is_value(expr.left) and self.is_value(expr.right))
         return False

@@ -40,10 +40,10 @@ def evident_tensor(
     """
     if depth > 6:
         return False
-    if isinstance(expr, cst.Name) and tensor_name(expr):
+    if type(expr) is cst.Name and tensor_name(expr):
         return True
-    if isinstance(expr, cst.Call):
-        if isinstance(expr.func, cst.Name) and expr.func.value.startswith("_trt_"):
+    if type(expr) is cst.Call:
+        if type(expr.func) is cst.Name and expr.func.value.startswith("_trt_"):
             return True  # a helper trtcodemod inserted in place of a torch operation
         names = qualified(expr.func)
         if names:
@@ -52,18 +52,18 @@ def evident_tensor(
         if parts is None:
             return False
         return parts[1] in TENSOR_ONLY_METHODS or evident_tensor(parts[0], qualified, sole_value, tensor_name, depth + 1)
-    if isinstance(expr, cst.Name):
+    if type(expr) is cst.Name:
         value = sole_value(expr)
         return value is not None and evident_tensor(value, qualified, sole_value, tensor_name, depth + 1)
-    if isinstance(expr, cst.Subscript):
+    if type(expr) is cst.Subscript:
         return evident_tensor(expr.value, qualified, sole_value, tensor_name, depth + 1)
-    if isinstance(expr, cst.BinaryOperation):
+    if type(expr) is cst.BinaryOperation:
         return evident_tensor(expr.left, qualified, sole_value, tensor_name, depth + 1) or \
             evident_tensor(expr.right, qualified, sole_value, tensor_name, depth + 1)
-    if isinstance(expr, cst.Comparison):  # comparing tensors makes a bool tensor
+    if type(expr) is cst.Comparison:  # comparing tensors makes a bool tensor
         return any(evident_tensor(operand, qualified, sole_value, tensor_name, depth + 1)
                    for operand in (expr.left, *(c.comparator for c in expr.comparisons)))
-    if isinstance(expr, cst.UnaryOperation) and not isinstance(expr.operator, cst.Not):
+    if type(expr) is cst.UnaryOperation and type(expr.operator) is not cst.Not:
         return evident_tensor(expr.expression, qualified, sole_value, tensor_name, depth + 1)
     return False
 
@@ -160,23 +160,23 @@ def _parameter_names(func: cst.FunctionDef) -> set[str]:
 def _refines(value: cst.BaseExpression, name: str) -> bool:
     """``name[...]`` or ``name.method(...)``: a tensor stays a tensor (``boxes = boxes[keep]``)."""
     while True:
-        if isinstance(value, cst.Subscript):
+        if type(value) is cst.Subscript:
             value = value.value
-        elif isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and \
+        elif type(value) is cst.Call and type(value.func) is cst.Attribute and \
                 value.func.attr.value not in STATIC_METHODS:
             value = value.func.value
         else:
             break
-    return isinstance(value, cst.Name) and value.value == name
+    return type(value) is cst.Name and value.value == name
 
 
 def _unpacked_from(func: cst.FunctionDef, name: str) -> list[cst.BaseExpression]:
     """Right-hand sides of tuple assignments in ``func`` that bind ``name``."""
     found = []
     for node in walk(func.body):
-        if isinstance(node, cst.Assign) and node.targets:
+        if type(node) is cst.Assign and node.targets:
             for target in node.targets:
-                if isinstance(target.target, (cst.Tuple, cst.List)) and name in bound_names(target.target):
+                if type(target.target) in (cst.Tuple, cst.List) and name in bound_names(target.target):
                     found.append(node.value)
     return found
 
@@ -233,24 +233,24 @@ def _built_from_tensors(
     torch_function: Callable[[cst.BaseExpression], str | None],
     tensor_name: Callable[[str], bool],
 ) -> bool:
-    if isinstance(node, cst.Name):
+    if type(node) is cst.Name:
         return tensor_name(node.value)
-    if isinstance(node, cst.Call):
+    if type(node) is cst.Call:
         name = torch_function(node.func)
         if name is not None:
             return is_tensor_function(name)
         parts = method_call(node)
         return (parts is not None and parts[1] not in STATIC_METHODS
                 and _built_from_tensors(parts[0], torch_function, tensor_name))
-    if isinstance(node, cst.Subscript):
+    if type(node) is cst.Subscript:
         return _built_from_tensors(node.value, torch_function, tensor_name)
-    if isinstance(node, cst.Attribute):
+    if type(node) is cst.Attribute:
         return node.attr.value in ("T", "mT", "data") and _built_from_tensors(node.value, torch_function, tensor_name)
-    if isinstance(node, cst.BinaryOperation):
+    if type(node) is cst.BinaryOperation:
         return (_built_from_tensors(node.left, torch_function, tensor_name)
                 or _built_from_tensors(node.right, torch_function, tensor_name))
-    if isinstance(node, cst.UnaryOperation):
-        return not isinstance(node.operator, cst.Not) and _built_from_tensors(node.expression, torch_function, tensor_name)
+    if type(node) is cst.UnaryOperation:
+        return type(node.operator) is not cst.Not and _built_from_tensors(node.expression, torch_function, tensor_name)
     return False
 
 
@@ -266,12 +266,12 @@ class WrittenSubscripts:
         return id(node) in self._targets
 
     def _skip_target(self, node: cst.BaseExpression) -> None:
-        if isinstance(node, cst.Subscript):
+        if type(node) is cst.Subscript:
             self._targets.add(id(node))
-        elif isinstance(node, (cst.Tuple, cst.List)):
+        elif type(node) in (cst.Tuple, cst.List):
             for element in node.elements:
                 self._skip_target(element.value)
-        elif isinstance(node, cst.StarredElement):
+        elif type(node) is cst.StarredElement:
             self._skip_target(node.value)
 
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -296,13 +296,13 @@ def literal_default(param: cst.Param, none_is_literal: bool = False) -> bool:
     default = param.default
     if default is None:
         return False
-    if isinstance(default, cst.UnaryOperation):
+    if type(default) is cst.UnaryOperation:
         default = default.expression
-    if isinstance(default, (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString, cst.Tuple,
-                            cst.List, cst.Dict)):
+    if type(default) in (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString, cst.Tuple,
+                            cst.List, cst.Dict):
         return True
     literals = ("True", "False", "None") if none_is_literal else ("True", "False")
-    return isinstance(default, cst.Name) and default.value in literals
+    return type(default) is cst.Name and default.value in literals
 
 
 def tensor_parameters(context, func: cst.FunctionDef, is_method: bool, in_forward: bool,

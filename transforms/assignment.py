@@ -63,17 +63,17 @@ _LOOPS = (cst.For, cst.While)
 
 def _is_bare_colon(element: cst.SubscriptElement) -> bool:
     sl = element.slice
-    return isinstance(sl, cst.Slice) and sl.lower is None and sl.upper is None and sl.step is None
+    return type(sl) is cst.Slice and sl.lower is None and sl.upper is None and sl.step is None
 
 
 def _is_ellipsis(element: cst.SubscriptElement) -> bool:
-    return isinstance(element.slice, cst.Index) and isinstance(element.slice.value, cst.Ellipsis)
+    return type(element.slice) is cst.Index and type(element.slice.value) is cst.Ellipsis
 
 
 def _has_slicing(subscript: cst.Subscript) -> bool:
     """A slice, an ellipsis or several indices: never a dict key or a list position."""
     return len(subscript.slice) > 1 or any(
-        isinstance(e.slice, cst.Slice) or _is_ellipsis(e) for e in subscript.slice
+        type(e.slice) is cst.Slice or _is_ellipsis(e) for e in subscript.slice
     )
 
 
@@ -88,7 +88,7 @@ class _Active:
 
 
 def _bound(node: cst.BaseExpression | None) -> tuple[bool, int | None]:
-    if node is None or (isinstance(node, cst.Name) and node.value == "None"):
+    if node is None or (type(node) is cst.Name and node.value == "None"):
         return True, None
     value = int_value(node)
     return value is not None, value
@@ -106,14 +106,14 @@ def _active_axis(subscript: cst.Subscript) -> tuple[_Active | None, str]:
         return None, "an ellipsis not in first place"
     dim = position if not ellipses else position - len(elements)
     element = elements[position].slice
-    if isinstance(element, cst.Index):
+    if type(element) is cst.Index:
         if element.star is not None:
             return None, "a starred index"
         value = int_value(element.value)
         if value is None:
             return None, "an index that is not an integer literal"
         return _Active(dim, None, None, value), ""
-    assert isinstance(element, cst.Slice)
+    assert type(element) is cst.Slice
     ok_start, start = _bound(element.lower)
     ok_stop, stop = _bound(element.upper)
     ok_step, step = _bound(element.step)
@@ -249,7 +249,7 @@ TensorRT (no TensorRT on our machines): the finding is about the construct, and
 
     def _is_tensor_value(self, value: cst.BaseExpression, fresh_only: bool) -> bool:
         value = strip_parens(value)
-        if not isinstance(value, cst.Call):
+        if type(value) is not cst.Call:
             return False
         names = self.context.qualified_names(value.func)
         if names:
@@ -262,8 +262,8 @@ TensorRT (no TensorRT on our machines): the finding is about the construct, and
                        and (not n.startswith(_NOT_TENSOR_PREFIXES) or n.startswith("torch.nn.functional."))
                        for n in names)
         func = value.func
-        if isinstance(func, cst.Attribute):
-            if isinstance(func.value, cst.Name) and func.value.value in ("np", "numpy", "self", "cls", "math"):
+        if type(func) is cst.Attribute:
+            if type(func.value) is cst.Name and func.value.value in ("np", "numpy", "self", "cls", "math"):
                 return False
             if self.context.qualified_names(func.value):
                 return False  # a module's function (np.zeros...), not a tensor method
@@ -288,7 +288,7 @@ TensorRT (no TensorRT on our machines): the finding is about the construct, and
         )
 
     def _attribute_is_tensor(self, node: cst.Attribute) -> bool:
-        if not (isinstance(node.value, cst.Name) and node.value.value == "self"):
+        if not (type(node.value) is cst.Name and node.value.value == "self"):
             return False
         cls = self.context.enclosing_class
         if cls is None:
@@ -301,24 +301,24 @@ TensorRT (no TensorRT on our machines): the finding is about the construct, and
     def _tensor_attributes(self, cls: cst.ClassDef) -> set[str]:
         names: set[str] = set()
         for node in walk(cls):
-            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+            if type(node) is cst.Call and type(node.func) is cst.Attribute \
                     and node.func.attr.value == "register_buffer" and node.args:
                 first = node.args[0].value
-                if isinstance(first, cst.SimpleString) and isinstance(first.evaluated_value, str):
+                if type(first) is cst.SimpleString and isinstance(first.evaluated_value, str):
                     names.add(first.evaluated_value)
-            elif isinstance(node, cst.Assign) and len(node.targets) == 1:
+            elif type(node) is cst.Assign and len(node.targets) == 1:
                 target = node.targets[0].target
-                if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) \
+                if type(target) is cst.Attribute and type(target.value) is cst.Name \
                         and target.value.value == "self" and self._is_tensor_value(node.value, False):
                     names.add(target.attr.value)
         return names
 
     def _base_is_tensor(self, base: cst.BaseExpression) -> bool:
-        while isinstance(base, cst.Subscript):
+        while type(base) is cst.Subscript:
             base = base.value
-        if isinstance(base, cst.Name):
+        if type(base) is cst.Name:
             return self._name_is_tensor(base.value)
-        if isinstance(base, cst.Attribute):
+        if type(base) is cst.Attribute:
             return self._attribute_is_tensor(base)
         return False
 
@@ -335,7 +335,7 @@ TensorRT (no TensorRT on our machines): the finding is about the construct, and
 
     def _check(self, statement: cst.CSTNode, target: cst.BaseExpression, value: cst.BaseExpression | None,
                rewritable: bool) -> None:
-        if not isinstance(target, cst.Subscript) or not self._base_is_tensor(target.value):
+        if type(target) is not cst.Subscript or not self._base_is_tensor(target.value):
             return
         if self._mask_index(target):
             return  # TRT202 / TRT204
@@ -353,7 +353,7 @@ TensorRT (no TensorRT on our machines): the finding is about the construct, and
             reason = f"not rewritten: {why}"
         elif not rewritable or value is None:
             reason = "not rewritten: only a plain `x[...] = value` is"
-        elif not isinstance(target.value, cst.Name):
+        elif type(target.value) is not cst.Name:
             reason = ("not rewritten: the target is an attribute or a view, which a rebinding would not "
                       "update; build the new tensor and assign it where it belongs")
         else:
@@ -370,7 +370,7 @@ TensorRT (no TensorRT on our machines): the finding is about the construct, and
         probe = _MaskProbe(self.context)
         for element in target.slice:
             index = element.slice
-            if isinstance(index, cst.Index) and index.star is None and probe.evidence(index.value) != NONE:
+            if type(index) is cst.Index and index.star is None and probe.evidence(index.value) != NONE:
                 return True
         return False
 
@@ -452,17 +452,17 @@ class _UseScan:
     def visit(self, node: cst.CSTNode, in_write: bool) -> str | None:
         name = self.name
         self.position += 1
-        if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)) and node is not self.function:
-            if any(isinstance(n, cst.Name) and n.value == name for n in walk(node)):
+        if type(node) in (cst.FunctionDef, cst.Lambda, cst.ClassDef) and node is not self.function:
+            if any(type(n) is cst.Name and n.value == name for n in walk(node)):
                 return f"`{name}` is used in a nested function, which may keep it"
             return None
         is_loop = isinstance(node, _LOOPS)
         if is_loop:
             self.loop_stack.append(node)
         try:
-            if isinstance(node, (cst.Assign, cst.AugAssign)) and not in_write:
-                targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
-                if any(isinstance(t, cst.Subscript) and isinstance(t.value, cst.Name) and t.value.value == name
+            if type(node) in (cst.Assign, cst.AugAssign) and not in_write:
+                targets = [t.target for t in node.targets] if type(node) is cst.Assign else [node.target]
+                if any(type(t) is cst.Subscript and type(t.value) is cst.Name and t.value.value == name
                        for t in targets):
                     self.writes.append(self.position)
                     self.loops_with_writes.update(id(loop) for loop in self.loop_stack)
@@ -471,10 +471,10 @@ class _UseScan:
                         if problem:
                             return problem
                     return None
-            if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == name \
+            if type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == name \
                     and node.attr.value in _HARMLESS_ATTRIBUTES:
                 return None
-            if isinstance(node, cst.Name) and node.value == name and not in_write:
+            if type(node) is cst.Name and node.value == name and not in_write:
                 self.loads.append(self.position)
                 self.loops_with_loads.update(id(loop) for loop in self.loop_stack)
                 return None
@@ -490,9 +490,9 @@ class _UseScan:
 
 def _children(node: cst.CSTNode) -> list[cst.CSTNode]:
     found = children(node)
-    if isinstance(node, cst.Assign):
+    if type(node) is cst.Assign:
         # the binding targets `x = ...` are not reads
-        found = [c for c in found if not (isinstance(c, cst.AssignTarget) and isinstance(c.target, cst.Name))]
+        found = [c for c in found if not (type(c) is cst.AssignTarget and type(c.target) is cst.Name)]
     return found
 
 
@@ -567,7 +567,7 @@ exporter's graph is unchanged: a `Where` either way).""",
             return
         for target in node.targets:
             target = target.target
-            if not isinstance(target, cst.Subscript):
+            if type(target) is not cst.Subscript:
                 continue
             index = _sole_mask(target)
             if index is None:
@@ -613,7 +613,7 @@ def _sole_mask(target: cst.Subscript) -> cst.BaseExpression | None:
     if len(target.slice) != 1:
         return None
     index = target.slice[0].slice
-    if isinstance(index, cst.Index) and index.star is None:
+    if type(index) is cst.Index and index.star is None:
         return index.value
     return None
 
@@ -621,13 +621,13 @@ def _sole_mask(target: cst.Subscript) -> cst.BaseExpression | None:
 def _helper_for(value: cst.BaseExpression) -> str | None:
     """Which helper takes the literal: float or int (TorchScript types the value); None for bools."""
     node = value
-    while isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+    while type(node) is cst.UnaryOperation and type(node.operator) in (cst.Minus, cst.Plus):
         node = node.expression
-    if isinstance(node, cst.Float):
+    if type(node) is cst.Float:
         return "_trt_mask_fill_float"
-    if isinstance(node, cst.Integer):
+    if type(node) is cst.Integer:
         return "_trt_mask_fill_int"
-    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+    if type(node) is cst.Call and type(node.func) is cst.Name:
         return {"float": "_trt_mask_fill_float", "int": "_trt_mask_fill_int"}.get(node.func.value)
     return None
 

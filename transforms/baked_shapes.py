@@ -46,6 +46,7 @@ _NUMPY_FORMS = {
 
 
 class NumpyOnSize(_SizeRule):
+    needs_text = (b"numpy",)
     info = RuleInfo(
         id="TRT711",
         name="numpy-on-size",
@@ -112,9 +113,9 @@ version.""",
         stack: list[cst.CSTNode] = [expr]
         while stack:
             node = stack.pop()
-            if isinstance(node, (cst.Lambda, cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)):
+            if type(node) in (cst.Lambda, cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp):
                 continue
-            if isinstance(node, cst.Call) and self._numpy_name(node.func):
+            if type(node) is cst.Call and self._numpy_name(node.func):
                 continue  # a NumPy call inside is reported on its own
             if isinstance(node, cst.BaseExpression) and self.size_of(node) is not None:
                 return True
@@ -223,7 +224,7 @@ eager mode, `torch.jit.script` and `torch.export` the rewritten expression is th
         self._topk_arguments: set[int] = set()
 
     def _builtin(self, func: cst.BaseExpression) -> str | None:
-        if isinstance(func, cst.Name) and func.value in ("min", "max", "int", "float", "round"):
+        if type(func) is cst.Name and func.value in ("min", "max", "int", "float", "round"):
             if not self.context.resolver.binds(func.value):
                 return func.value
         return None
@@ -238,8 +239,8 @@ eager mode, `torch.jit.script` and `torch.export` the rewritten expression is th
         if not self._frames or not self.active() or has_star_args(node):
             return
         func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value == "topk" or \
-                isinstance(func, cst.Name) and func.value in ("topk", "_trt_topk_capped"):
+        if type(func) is cst.Attribute and func.attr.value == "topk" or \
+                type(func) is cst.Name and func.value in ("topk", "_trt_topk_capped"):
             # A top-k's K built with min()/max() of a size is TRT802/TRT803's (one finding per construct).
             self._topk_arguments.update(id(arg.value) for arg in node.args)
             return
@@ -285,12 +286,12 @@ eager mode, `torch.jit.script` and `torch.export` the rewritten expression is th
             return Fix({node: arg}, safety=Safety.UNSAFE)
         if (builtin and name != "int") or (not builtin and name not in ("ceil", "floor")):
             return None
-        if not (isinstance(arg, cst.BinaryOperation) and isinstance(arg.operator, cst.Divide)):
+        if not (type(arg) is cst.BinaryOperation and type(arg.operator) is cst.Divide):
             return None
         if self.size_of(arg.left) is None or arg.lpar:
             return None
         k = int_value(arg.right)
-        if k is None or k <= 0 or not isinstance(arg.right, cst.Integer):
+        if k is None or k <= 0 or type(arg.right) is not cst.Integer:
             return None
         size = code_of(arg.left)
         if name == "ceil" and k > 1:
@@ -370,13 +371,13 @@ Matters for both exporters and every TensorRT version.""",
                        "the decision outside the graph")
 
     def _guard(self, test: cst.BaseExpression, *, truth: bool) -> str | None:
-        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
             return self._guard(test.expression, truth=True)
-        if isinstance(test, cst.BooleanOperation):
+        if type(test) is cst.BooleanOperation:
             return self._guard(test.left, truth=True) or self._guard(test.right, truth=True)
         if truth and self.size_of(test) is not None:
             return "whether a tensor is empty"
-        if isinstance(test, cst.Comparison):
+        if type(test) is cst.Comparison:
             operands = [test.left, *(c.comparator for c in test.comparisons)]
             for index, operand in enumerate(operands):
                 count = self.size_of(operand)
@@ -389,7 +390,7 @@ Matters for both exporters and every TensorRT version.""",
         return None
 
     def _is_numel(self, expr: cst.BaseExpression) -> bool:
-        if isinstance(expr, cst.Call):
+        if type(expr) is cst.Call:
             parts = method_call(expr)
             if parts is not None and parts[1] in ("numel", "nelement"):
                 return True

@@ -116,13 +116,13 @@ TensorRT versions: all (the count is baked in before TensorRT sees the graph).""
     def _is_tensor_annotation(self, node: cst.BaseExpression) -> bool:
         if any(q in _TENSOR_ANNOTATIONS for q in self.context.qualified_names(node)):
             return True
-        return isinstance(node, cst.Name) and node.value == "Tensor" and not self.context.qualified_names(node)
+        return type(node) is cst.Name and node.value == "Tensor" and not self.context.qualified_names(node)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if len(node.targets) != 1:
             return
         target = node.targets[0].target
-        if isinstance(target, cst.Name):
+        if type(target) is cst.Name:
             name = target.value
             self._sizes[-1].discard(name)
             self._tensors[-1].discard(name)
@@ -130,40 +130,40 @@ TensorRT versions: all (the count is baked in before TensorRT sees the graph).""
                 self._sizes[-1].add(name)
             elif self._is_tensor(node.value):
                 self._tensors[-1].add(name)
-        elif isinstance(target, (cst.Tuple, cst.List)) and self._is_shape(node.value):
+        elif type(target) in (cst.Tuple, cst.List) and self._is_shape(node.value):
             for element in target.elements:
-                if isinstance(element.value, cst.Name):
+                if type(element.value) is cst.Name:
                     self._sizes[-1].add(element.value.value)
 
     # --- evidence --------------------------------------------------------------------
     def _is_shape(self, node: cst.BaseExpression) -> bool:
         """``x.shape`` or ``x.size()``."""
-        if isinstance(node, cst.Attribute) and node.attr.value == "shape":
+        if type(node) is cst.Attribute and node.attr.value == "shape":
             return not self.context.qualified_names(node.value)
-        if isinstance(node, cst.Call) and not node.args:
+        if type(node) is cst.Call and not node.args:
             parts = method_call(node)
             return parts is not None and parts[1] == "size" and not self.context.qualified_names(parts[0])
         return False
 
     def _is_size(self, node: cst.BaseExpression) -> bool:
         """A size of a tensor: ``x.shape[i]``, ``x.size(i)``, ``x.size()[i]``, ``len(x)`` of a tensor, a size name."""
-        if isinstance(node, cst.Name):
+        if type(node) is cst.Name:
             return node.value in self._sizes[-1] and not self.shadowed(node.value)
-        if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+        if type(node) is cst.Subscript and len(node.slice) == 1 and type(node.slice[0].slice) is cst.Index:
             return self._is_shape(node.value) and int_value(node.slice[0].slice.value) is not None
-        if isinstance(node, cst.Call):
+        if type(node) is cst.Call:
             parts = method_call(node)
             if parts is not None and parts[1] == "size" and len(node.args) == 1 and node.args[0].keyword is None:
                 return not self.context.qualified_names(parts[0])
-            if isinstance(node.func, cst.Name) and node.func.value == "len" and len(node.args) == 1:
+            if type(node.func) is cst.Name and node.func.value == "len" and len(node.args) == 1:
                 return not self.context.qualified_names(node.func) and self._is_tensor(node.args[0].value)
         return False
 
     def _is_tensor(self, node: cst.BaseExpression) -> bool:
         """Evidently a tensor (or a tuple of tensors whose count is a tensor's size)."""
-        if isinstance(node, cst.Name):
+        if type(node) is cst.Name:
             return node.value in self._tensors[-1] and not self.shadowed(node.value)
-        if isinstance(node, cst.Call):
+        if type(node) is cst.Call:
             for name in self.context.qualified_names(node.func):
                 if name.startswith("torch.") and not name.startswith(("torch.nn.", "torch.jit.", "torch.onnx.")):
                     return name not in _FIXED_COUNT and name.rsplit(".", 1)[-1][:1].islower()
@@ -173,7 +173,7 @@ TensorRT versions: all (the count is baked in before TensorRT sees the graph).""
 
     def _over_tensor(self, iterable: cst.BaseExpression) -> str | None:
         """Why ``iterable`` runs over a tensor (for the message), or None."""
-        if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and \
+        if type(iterable) is cst.Call and type(iterable.func) is cst.Name and \
                 not self.context.qualified_names(iterable.func):
             name = iterable.func.value
             args = [arg.value for arg in iterable.args if arg.keyword is None and not arg.star]

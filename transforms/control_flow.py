@@ -115,9 +115,9 @@ def _read_names(node: cst.CSTNode) -> set[str]:
     todo = [node]
     while todo:
         n = todo.pop()
-        if isinstance(n, cst.Name):
+        if type(n) is cst.Name:
             found.add(n.value)
-        elif isinstance(n, (cst.Attribute, cst.Arg)):
+        elif type(n) in (cst.Attribute, cst.Arg):
             todo.append(n.value)
         else:
             todo.extend(children(n))
@@ -125,7 +125,7 @@ def _read_names(node: cst.CSTNode) -> set[str]:
 
 
 def _is_string(node: cst.BaseExpression) -> bool:
-    return isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))
+    return type(node) in (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 
 
 def _static_param(param: cst.Param) -> bool:
@@ -141,11 +141,11 @@ def _static_param(param: cst.Param) -> bool:
     default = param.default
     if default is None:
         return False
-    while isinstance(default, cst.UnaryOperation):
+    while type(default) is cst.UnaryOperation:
         default = default.expression
-    if isinstance(default, cst.Name):
+    if type(default) is cst.Name:
         return default.value in ("True", "False")
-    return isinstance(default, (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString))
+    return type(default) in (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString)
 
 
 def _body_statements(body: cst.BaseSuite) -> list[cst.CSTNode]:
@@ -204,10 +204,10 @@ _DEFINITION_TYPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 def _pair_up(target: cst.BaseExpression, value: cst.BaseExpression, pairs: list) -> None:
     """``a, b = x, y`` pairs element-wise; anything else pairs the whole value."""
     if (
-        isinstance(target, (cst.Tuple, cst.List))
-        and isinstance(value, (cst.Tuple, cst.List))
+        type(target) in (cst.Tuple, cst.List)
+        and type(value) in (cst.Tuple, cst.List)
         and len(target.elements) == len(value.elements)
-        and not any(isinstance(e, cst.StarredElement) for e in (*target.elements, *value.elements))
+        and not any(type(e) is cst.StarredElement for e in (*target.elements, *value.elements))
     ):
         for t, v in zip(target.elements, value.elements):
             _pair_up(t.value, v.value, pairs)
@@ -301,14 +301,14 @@ class _Facts:
         ``if not ctx.needs_grad``) is taken as a switch: a multi-element tensor would
         raise there, and flags passed in are far more common than 1-element masks.
         """
-        if isinstance(test, cst.BooleanOperation):
+        if type(test) is cst.BooleanOperation:
             return self.condition_depends(test.left) or self.condition_depends(test.right)
-        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
             return self.condition_depends(test.expression)
         root = test
-        while isinstance(root, cst.Attribute):
+        while type(root) is cst.Attribute:
             root = root.value
-        if isinstance(root, cst.Name) and root.value in self.params and isinstance(test, (cst.Name, cst.Attribute)):
+        if type(root) is cst.Name and root.value in self.params and type(test) in (cst.Name, cst.Attribute):
             return False
         return self.depends(test)
 
@@ -318,27 +318,27 @@ class _Facts:
 
     def level(self, node: cst.CSTNode) -> int:
         """The evidence that ``node`` is a tensor (``_TENSOR``) or a value read from one (``_VALUE``)."""
-        if isinstance(node, cst.Name):
+        if type(node) is cst.Name:
             return self.levels.get(node.value, _NONE)
-        if isinstance(node, cst.Attribute):
+        if type(node) is cst.Attribute:
             if node.attr.value in _STATIC_ATTRS:
                 return _NONE
-            if isinstance(node.value, cst.Name) and node.value.value == "self":
+            if type(node.value) is cst.Name and node.value.value == "self":
                 # Module tensors only: other attributes of self are configuration or state.
                 owner = self.owner
                 return _TENSOR if owner is not None and node.attr.value in owner.tensor_attrs else _NONE
             # `x.T`, `x.grad` are tensors; other attributes (`batch.meta`, `t.placements`) are not evidently.
             return self.level(node.value) if node.attr.value in _TENSOR_ATTRS else _NONE
-        if isinstance(node, cst.Call):
+        if type(node) is cst.Call:
             return self._call_level(node)
-        if isinstance(node, cst.Subscript):
+        if type(node) is cst.Subscript:
             base = self.level(node.value)
-            if base and any(_is_string(e.slice.value) for e in node.slice if isinstance(e.slice, cst.Index)):
+            if base and any(_is_string(e.slice.value) for e in node.slice if type(e.slice) is cst.Index):
                 return _NONE  # `data["img_metas"]`: a container, not tensor indexing
             return base
-        if isinstance(node, cst.Comparison):
+        if type(node) is cst.Comparison:
             for comparison in node.comparisons:
-                if isinstance(comparison.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)):
+                if type(comparison.operator) in (cst.Is, cst.IsNot, cst.In, cst.NotIn):
                     # identity (`x is None`) and membership (`key in state`) are about
                     # objects and containers, not tensor values
                     return _NONE
@@ -346,29 +346,29 @@ class _Facts:
             if any(_is_string(p) or self._torch_constant(p) for p in parts):
                 return _NONE  # `mode == "nearest"`, `qscheme == torch.per_channel_affine`
             return max(self.level(p) for p in parts)
-        if isinstance(node, cst.BinaryOperation):
+        if type(node) is cst.BinaryOperation:
             if _is_string(node.left) or _is_string(node.right):
                 return _NONE  # `"%s" % x`
             return max(self.level(node.left), self.level(node.right))
-        if isinstance(node, cst.UnaryOperation):
+        if type(node) is cst.UnaryOperation:
             inner = self.level(node.expression)
-            return min(inner, _VALUE) if isinstance(node.operator, cst.Not) else inner
-        if isinstance(node, cst.BooleanOperation):
+            return min(inner, _VALUE) if type(node.operator) is cst.Not else inner
+        if type(node) is cst.BooleanOperation:
             return max(self.level(node.left), self.level(node.right))
-        if isinstance(node, cst.IfExp):
+        if type(node) is cst.IfExp:
             return max(self.level(node.body), self.level(node.orelse))
-        if isinstance(node, (cst.Tuple, cst.List)):
+        if type(node) in (cst.Tuple, cst.List):
             # A container of tensors is no tensor, but what is taken out of it is.
             return max((min(self.level(e.value), _VALUE) for e in node.elements), default=_NONE)
-        if isinstance(node, cst.NamedExpr):
+        if type(node) is cst.NamedExpr:
             return self.level(node.value)
-        if isinstance(node, cst.Arg):
+        if type(node) is cst.Arg:
             return self.level(node.value)
         return _NONE  # literals, strings, lambdas, comprehensions, awaits...
 
     def _torch_constant(self, node: cst.BaseExpression) -> bool:
         """``torch.float16``, ``torch.contiguous_format``: a dtype, layout or scheme, not a number."""
-        if not isinstance(node, cst.Attribute):
+        if type(node) is not cst.Attribute:
             return False
         names = self.context.qualified_names(node)
         return any(n.startswith("torch.") and n not in _TORCH_NUMBERS for n in names)
@@ -381,19 +381,19 @@ class _Facts:
             return _NONE
         func = call.func
         context = self.context
-        names = context.qualified_names(func) if isinstance(func, (cst.Name, cst.Attribute)) else ()
+        names = context.qualified_names(func) if type(func) in (cst.Name, cst.Attribute) else ()
         if any(n.startswith(_TORCH_PREFIXES) for n in names):
             if any(_torch_query(n) for n in names):
                 return _NONE
             # A torch op makes a tensor; from the inputs only when an argument comes from them.
             return _TENSOR if self._args_level(call) else _NONE
-        if isinstance(func, cst.Name):
+        if type(func) is cst.Name:
             if func.value in _PY_VALUE_BUILTINS and not names:
                 return min(self._args_level(call), _VALUE)  # `int(n)`, `max(a, b)`: Python values
             return _NONE  # an unknown function: no evidence of what it returns
         if self._submodule_call(func):
             return _TENSOR if self._args_level(call) else _NONE
-        if isinstance(func, cst.Attribute):
+        if type(func) is cst.Attribute:
             if func.attr.value in _CONTAINER_METHODS or func.attr.value.startswith("_"):
                 return _NONE  # dict/str methods; private methods (`x._nnz()`, `x._is_view()`) are internals
             receiver = self.level(func.value)
@@ -404,17 +404,17 @@ class _Facts:
 
     def _submodule_call(self, func: cst.BaseExpression) -> bool:
         """``self.proj(...)``, ``self.layers[i](...)``: a submodule built in ``__init__``."""
-        while isinstance(func, cst.Subscript):
+        while type(func) is cst.Subscript:
             func = func.value
         owner = self.owner
-        return (owner is not None and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+        return (owner is not None and type(func) is cst.Attribute and type(func.value) is cst.Name
                 and func.value.value == "self" and func.attr.value in owner.submodules)
 
     def _static_call(self, call: cst.Call) -> bool:
         func = call.func
-        if isinstance(func, cst.Attribute) and func.attr.value in _STATIC_METHODS:
+        if type(func) is cst.Attribute and func.attr.value in _STATIC_METHODS:
             return True
-        if isinstance(func, cst.Name) and func.value in _STATIC_BUILTINS and not self.context.qualified_names(func):
+        if type(func) is cst.Name and func.value in _STATIC_BUILTINS and not self.context.qualified_names(func):
             return True
         if self.context.refers_to(func, *_STATIC_TORCH):
             return True
@@ -427,7 +427,7 @@ def _analyze(rule: Rule, func: cst.FunctionDef, seeds: dict[str, int], owner: _C
     facts = _Facts(rule.context, owner)
     facts.params = {p.name.value for p in _method_params(func, is_method)}
     for star in (func.params.star_arg, func.params.star_kwarg):
-        if isinstance(star, cst.Param):
+        if type(star) is cst.Param:
             facts.params.add(star.name.value)
     facts.levels = dict(seeds)
     if not seeds and (owner is None or not (owner.tensor_attrs or owner.submodules)):
@@ -451,9 +451,9 @@ def _construction_methods(
     cls: cst.ClassDef, index: Callable[[cst.FunctionDef], _FunctionIndex]
 ) -> set[cst.FunctionDef]:
     """Methods that run only while building the object (``__init__`` and what only it calls)."""
-    if not isinstance(cls.body, cst.IndentedBlock):
+    if type(cls.body) is not cst.IndentedBlock:
         return set()
-    methods = {stmt.name.value: stmt for stmt in cls.body.body if isinstance(stmt, cst.FunctionDef)}
+    methods = {stmt.name.value: stmt for stmt in cls.body.body if type(stmt) is cst.FunctionDef}
     calls = {name: {call.func.attr.value for call in index(func).self_calls} & set(methods)
              for name, func in methods.items()}
 
@@ -547,7 +547,7 @@ class _DataFlowRule(Rule):
     # --- per class -----------------------------------------------------------------
 
     def _is_module_base(self, base: cst.BaseExpression) -> bool:
-        if not isinstance(base, (cst.Name, cst.Attribute)):
+        if type(base) not in (cst.Name, cst.Attribute):
             return False
         if any(n.startswith("torch.nn.") for n in self.context.qualified_names(base)):
             return True
@@ -558,7 +558,7 @@ class _DataFlowRule(Rule):
     def _file_module_classes(self) -> set[str]:
         """Names of this file's top-level classes that derive from ``nn.Module`` (through each other too)."""
         if self._module_classes is None:
-            classes = [s for s in self.context.module.body if isinstance(s, cst.ClassDef)]
+            classes = [s for s in self.context.module.body if type(s) is cst.ClassDef]
             found: set[str] = set()
             self._module_classes = found
             changed = True
@@ -572,8 +572,8 @@ class _DataFlowRule(Rule):
 
     def _class_evidence(self, cls: cst.ClassDef, construction: set[cst.FunctionDef]) -> _ClassEvidence:
         evidence = _ClassEvidence(is_module=any(self._is_module_base(b.value) for b in cls.bases))
-        body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
-        methods = {s.name.value: s for s in body if isinstance(s, cst.FunctionDef)}
+        body = cls.body.body if type(cls.body) is cst.IndentedBlock else ()
+        methods = {s.name.value: s for s in body if type(s) is cst.FunctionDef}
         for func in construction | {m for n, m in methods.items() if n == "__init__"}:
             self._collect_attributes(func, evidence)
         runtime = {n: m for n, m in methods.items() if m not in construction}
@@ -636,18 +636,18 @@ class _DataFlowRule(Rule):
         """``self.w = nn.Parameter(...)``, ``self.register_buffer("w", ...)``, ``self.proj = nn.Linear(...)``."""
         file_modules = self._file_module_classes()
         for node in walk(func.body):
-            if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call):
+            if type(node) is cst.Assign and type(node.value) is cst.Call:
                 for target in node.targets:
                     t = target.target
-                    if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
+                    if type(t) is cst.Attribute and type(t.value) is cst.Name and t.value.value == "self":
                         kind = self._constructed(node.value, file_modules)
                         if kind == "tensor":
                             evidence.tensor_attrs.add(t.attr.value)
                         elif kind == "module":
                             evidence.submodules.add(t.attr.value)
-            elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+            elif type(node) is cst.Call and type(node.func) is cst.Attribute \
                     and node.func.attr.value in ("register_buffer", "register_parameter") \
-                    and node.args and isinstance(node.args[0].value, cst.SimpleString):
+                    and node.args and type(node.args[0].value) is cst.SimpleString:
                 name = node.args[0].value.evaluated_value
                 if isinstance(name, str):
                     evidence.tensor_attrs.add(name)
@@ -655,7 +655,7 @@ class _DataFlowRule(Rule):
     def _constructed(self, call: cst.Call, file_modules: set[str]) -> str | None:
         """``"tensor"``, ``"module"`` or None for the value an ``__init__`` assignment builds."""
         func = call.func
-        if not isinstance(func, (cst.Name, cst.Attribute)):
+        if type(func) not in (cst.Name, cst.Attribute):
             return None
         names = self.context.qualified_names(func)
         if any(n in _PARAMETER_CTORS for n in names):
@@ -664,7 +664,7 @@ class _DataFlowRule(Rule):
             return "module"  # nn.Linear, nn.Sequential, nn.ModuleList...
         if any(n.startswith(_TORCH_PREFIXES) for n in names):
             return "tensor" if not any(_torch_query(n) for n in names) else None
-        if isinstance(func, cst.Name) and func.value in file_modules:
+        if type(func) is cst.Name and func.value in file_modules:
             return "module"
         return None
 
@@ -829,7 +829,7 @@ class Head(nn.Module):
             tests.append(current.test)
             bodies.append(current.body)
             orelse = current.orelse
-            if isinstance(orelse, cst.If):
+            if type(orelse) is cst.If:
                 self._chain_members.add(orelse)
                 current = orelse
             else:
@@ -916,7 +916,7 @@ class Head(nn.Module):
 
     def _condition(self, test: cst.BaseExpression) -> cst.BaseExpression | None:
         """The condition as a bool tensor expression, or None when it stays a Python value."""
-        if isinstance(test, cst.BooleanOperation):
+        if type(test) is cst.BooleanOperation:
             facts = self.current_facts()
             if facts is None or not (facts.condition_depends(test.left) and facts.condition_depends(test.right)):
                 # `x is not None and x.sum() > 0`: the static operand guards the other one;
@@ -925,30 +925,28 @@ class Head(nn.Module):
             left, right = self._condition(test.left), self._condition(test.right)
             if left is None or right is None:
                 return None
-            name = "logical_and" if isinstance(test.operator, cst.And) else "logical_or"
+            name = "logical_and" if type(test.operator) is cst.And else "logical_or"
             return cst.Call(func=self.context.torch_attr(name), args=_args(left, right))
-        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
             inner = self._condition(test.expression)
             if inner is None:
                 return None
             return cst.Call(func=self.context.torch_attr("logical_not"), args=_args(inner))
         for n in walk(test):
-            if isinstance(n, cst.Call):
+            if type(n) is cst.Call:
                 parts = method_call(n)
                 if parts and parts[1] in _PY_VALUE_METHODS:
                     return None
-                if isinstance(n.func, cst.Name) and n.func.value in _PY_VALUE_BUILTINS:
+                if type(n.func) is cst.Name and n.func.value in _PY_VALUE_BUILTINS:
                     return None
-            if isinstance(n, (cst.Await, cst.Yield, cst.NamedExpr)):
+            if type(n) in (cst.Await, cst.Yield, cst.NamedExpr):
                 return None
-        if isinstance(test, cst.Comparison):
-            if len(test.comparisons) != 1 or isinstance(
-                test.comparisons[0].operator, (cst.In, cst.NotIn, cst.Is, cst.IsNot)
-            ):
+        if type(test) is cst.Comparison:
+            if len(test.comparisons) != 1 or type(test.comparisons[0].operator) in (cst.In, cst.NotIn, cst.Is, cst.IsNot):
                 return None
             return cst.Call(func=self.context.torch_attr("as_tensor"), args=_args(_unwrap(test)))
         as_tensor = cst.Call(func=self.context.torch_attr("as_tensor"), args=_args(_unwrap(test)))
-        parts = method_call(test) if isinstance(test, cst.Call) else None
+        parts = method_call(test) if type(test) is cst.Call else None
         if parts is not None and parts[1] in _BOOL_METHODS:
             return as_tensor
         return cst.Call(func=cst.Attribute(value=as_tensor, attr=cst.Name("bool")))
@@ -995,22 +993,22 @@ _AUG_TO_BINARY = {
 def _branch_assignments(body: cst.BaseSuite) -> dict[str, cst.BaseExpression] | str:
     """Name → value for a branch made only of plain assignments, or why not."""
     smalls: list[cst.BaseSmallStatement] = []
-    if isinstance(body, cst.SimpleStatementSuite):
+    if type(body) is cst.SimpleStatementSuite:
         smalls = list(body.body)
     else:
         for statement in body.body:
-            if not isinstance(statement, cst.SimpleStatementLine):
+            if type(statement) is not cst.SimpleStatementLine:
                 return "a branch holds a compound statement"
             smalls.extend(statement.body)
     assigned: dict[str, cst.BaseExpression] = {}
     for small in smalls:
-        if isinstance(small, cst.Pass):
+        if type(small) is cst.Pass:
             continue
-        if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+        if type(small) is cst.Assign and len(small.targets) == 1 and type(small.targets[0].target) is cst.Name:
             name, value = small.targets[0].target.value, small.value
-        elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
+        elif type(small) is cst.AnnAssign and type(small.target) is cst.Name and small.value is not None:
             name, value = small.target.value, small.value
-        elif isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name):
+        elif type(small) is cst.AugAssign and type(small.target) is cst.Name:
             name = small.target.value
             value = cst.BinaryOperation(
                 left=cst.Name(name), operator=_AUG_TO_BINARY[type(small.operator)](), right=parenthesize(small.value)
@@ -1022,8 +1020,8 @@ def _branch_assignments(body: cst.BaseSuite) -> dict[str, cst.BaseExpression] | 
         problem = _impure(value)
         if problem:
             return problem
-        if any(isinstance(n, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)) for n in walk(value)) \
-                or (isinstance(value, cst.Name) and value.value == "None"):
+        if any(type(n) in (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString) for n in walk(value)) \
+                or (type(value) is cst.Name and value.value == "None"):
             return "a branch assigns a string or None, which torch.where cannot select"
         assigned[name] = value
     return assigned
@@ -1044,15 +1042,15 @@ _ALIASING_ATTRS = frozenset({"T", "mT", "H", "mH", "real", "imag", "data"})
 def _storage_root(node: cst.BaseExpression) -> str | None:
     """The dotted name whose tensor ``node`` may be, or be a view of (``x``, ``x[0]``, ``self.buf.t()``)."""
     while True:
-        if isinstance(node, cst.Subscript):
+        if type(node) is cst.Subscript:
             node = node.value
-        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+        elif type(node) is cst.Call and type(node.func) is cst.Attribute \
                 and node.func.attr.value in _ALIASING_METHODS:
             node = node.func.value
-        elif isinstance(node, cst.Attribute) and node.attr.value in _ALIASING_ATTRS:
+        elif type(node) is cst.Attribute and node.attr.value in _ALIASING_ATTRS:
             node = node.value
         else:
-            return dotted_name(node) if isinstance(node, (cst.Name, cst.Attribute)) else None
+            return dotted_name(node) if type(node) in (cst.Name, cst.Attribute) else None
 
 
 def _aliasing_mutated(func: cst.FunctionDef | None, node: cst.If, branches: list[dict]) -> str | None:
@@ -1111,9 +1109,9 @@ def _loop_around(func: cst.FunctionDef, target: cst.CSTNode, current: cst.CSTNod
     """(is ``target`` at or below ``current``, the outermost loop around it, ``loop`` if none below)."""
     if current is target:
         return True, loop
-    if isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) and current is not func:
+    if type(current) in (cst.FunctionDef, cst.ClassDef, cst.Lambda) and current is not func:
         return False, None
-    if loop is None and isinstance(current, (cst.For, cst.While)):
+    if loop is None and type(current) in (cst.For, cst.While):
         loop = current
     for child in children(current):
         found, outer = _loop_around(func, target, child, loop)
@@ -1124,24 +1122,24 @@ def _loop_around(func: cst.FunctionDef, target: cst.CSTNode, current: cst.CSTNod
 
 def _mutations(node: cst.CSTNode) -> list[tuple[str, str]]:
     """(a dotted name a statement or call may change in place, how) for each such name."""
-    if isinstance(node, cst.AugAssign):
+    if type(node) is cst.AugAssign:
         root = _storage_root(node.target)
         return [(root, short_code(node))] if root else []  # `t += 1` is in place for a tensor
-    if isinstance(node, cst.Assign):
+    if type(node) is cst.Assign:
         found = []
         for target in node.targets:
-            if isinstance(target.target, (cst.Subscript, cst.Attribute)):
+            if type(target.target) in (cst.Subscript, cst.Attribute):
                 root = _storage_root(target.target.value)
                 if root:
                     found.append((root, short_code(target.target) + " = ..."))
         return found
-    if not isinstance(node, cst.Call):
+    if type(node) is not cst.Call:
         return []
     func = node.func
-    last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    last = func.attr.value if type(func) is cst.Attribute else func.value if type(func) is cst.Name else ""
     candidates: list[cst.BaseExpression] = []
     if last.endswith("_") and not last.startswith("_"):
-        if isinstance(func, cst.Attribute):
+        if type(func) is cst.Attribute:
             candidates.append(func.value)  # `out.add_(1)`, `out[0].zero_()`
         if node.args and node.args[0].keyword is None:
             candidates.append(node.args[0].value)  # `torch.relu_(out)`, `nn.init.zeros_(out)`
@@ -1149,7 +1147,7 @@ def _mutations(node: cst.CSTNode) -> list[tuple[str, str]]:
         if arg.keyword is not None and arg.keyword.value == "out":
             candidates.append(arg.value)
         if arg.keyword is not None and arg.keyword.value == "inplace" \
-                and not (isinstance(arg.value, cst.Name) and arg.value.value in ("False", "None")):
+                and not (type(arg.value) is cst.Name and arg.value.value in ("False", "None")):
             candidates.extend(a.value for a in node.args if a.keyword is None)
     roots = (_storage_root(candidate) for candidate in candidates)
     return [(root, short_code(node)) for root in roots if root]
@@ -1158,12 +1156,12 @@ def _mutations(node: cst.CSTNode) -> list[tuple[str, str]]:
 def _impure(node: cst.CSTNode) -> str | None:
     """Why evaluating ``node`` unconditionally could have effects, or None."""
     for n in walk(node):
-        if isinstance(n, (cst.Yield, cst.Await, cst.NamedExpr)):
+        if type(n) in (cst.Yield, cst.Await, cst.NamedExpr):
             return "a branch expression has side effects"
-        if not isinstance(n, cst.Call):
+        if type(n) is not cst.Call:
             continue
         func = n.func
-        if isinstance(func, cst.Attribute):
+        if type(func) is cst.Attribute:
             attr = func.attr.value
             if attr.endswith("_") and not attr.startswith("_"):
                 return f"a branch calls the in-place `{attr}`"
@@ -1190,9 +1188,9 @@ def _comments_inside(node: cst.If) -> list[cst.EmptyLine]:
     for n in _walk_with_syntax(node):
         if n is node or id(n) in own:
             continue
-        if isinstance(n, cst.EmptyLine) and n.comment is not None:
+        if type(n) is cst.EmptyLine and n.comment is not None:
             comments.append(cst.EmptyLine(comment=n.comment))
-        elif isinstance(n, cst.TrailingWhitespace) and n.comment is not None:
+        elif type(n) is cst.TrailingWhitespace and n.comment is not None:
             comments.append(cst.EmptyLine(comment=n.comment))
     return comments
 
@@ -1204,7 +1202,7 @@ def _bound_before(func: cst.FunctionDef | None, target: cst.CSTNode) -> set[str]
     params = func.params
     bound = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
     for star in (params.star_arg, params.star_kwarg):
-        if isinstance(star, cst.Param):
+        if type(star) is cst.Param:
             bound.add(star.name.value)
     found = _search_block(_body_statements(func.body), target)
     return None if found is None else bound | found
@@ -1226,25 +1224,25 @@ def _search_block(statements: list, target: cst.CSTNode) -> set[str] | None:
 def _inner_blocks(statement: cst.CSTNode) -> list[tuple[list, set[str]]]:
     """Statement lists nested in a compound statement, with the names its header binds there."""
     blocks: list[tuple[list, set[str]]] = []
-    if isinstance(statement, cst.If):
+    if type(statement) is cst.If:
         blocks.append((_body_statements(statement.body), set()))
         if statement.orelse is not None:
-            if isinstance(statement.orelse, cst.If):
+            if type(statement.orelse) is cst.If:
                 blocks.extend(_inner_blocks(statement.orelse))
             else:
                 blocks.append((_body_statements(statement.orelse.body), set()))
-    elif isinstance(statement, (cst.For, cst.While)):
-        header = set(bound_names(statement.target)) if isinstance(statement, cst.For) else set()
+    elif type(statement) in (cst.For, cst.While):
+        header = set(bound_names(statement.target)) if type(statement) is cst.For else set()
         blocks.append((_body_statements(statement.body), header))
         if statement.orelse is not None:
             blocks.append((_body_statements(statement.orelse.body), set()))
-    elif isinstance(statement, cst.With):
+    elif type(statement) is cst.With:
         header = {n for item in statement.items if item.asname for n in bound_names(item.asname.name)}
         blocks.append((_body_statements(statement.body), header))
-    elif isinstance(statement, (cst.Try, cst.TryStar)):
+    elif type(statement) in (cst.Try, cst.TryStar):
         blocks.append((_body_statements(statement.body), set()))
         for handler in statement.handlers:
-            name = {handler.name.name.value} if handler.name and isinstance(handler.name.name, cst.Name) else set()
+            name = {handler.name.name.value} if handler.name and type(handler.name.name) is cst.Name else set()
             blocks.append((_body_statements(handler.body), name))
         for extra in (statement.orelse, statement.finalbody):
             if extra is not None:
@@ -1255,22 +1253,22 @@ def _inner_blocks(statement: cst.CSTNode) -> list[tuple[list, set[str]]]:
 def _names_bound_by(statement: cst.CSTNode) -> set[str]:
     """Names a statement binds on every path through it (straight-line code and `with` bodies)."""
     names: set[str] = set()
-    if isinstance(statement, cst.SimpleStatementLine):
+    if type(statement) is cst.SimpleStatementLine:
         for small in statement.body:
-            if isinstance(small, cst.Assign):
+            if type(small) is cst.Assign:
                 for target in small.targets:
                     names.update(bound_names(target.target))
-            elif isinstance(small, cst.AnnAssign) and small.value is not None:
+            elif type(small) is cst.AnnAssign and small.value is not None:
                 names.update(bound_names(small.target))
-            elif isinstance(small, cst.AugAssign):
+            elif type(small) is cst.AugAssign:
                 names.update(bound_names(small.target))
-            elif isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
+            elif type(small) in (cst.Import, cst.ImportFrom) and type(small.names) is not cst.ImportStar:
                 for alias in small.names:
                     local = alias.asname.name if alias.asname else alias.name
-                    text = dotted_name(local) if isinstance(local, (cst.Name, cst.Attribute)) else None
+                    text = dotted_name(local) if type(local) in (cst.Name, cst.Attribute) else None
                     if text:
                         names.add(text.split(".", 1)[0])
-    elif isinstance(statement, cst.With):
+    elif type(statement) is cst.With:
         names |= {n for item in statement.items if item.asname for n in bound_names(item.asname.name)}
         for inner in _body_statements(statement.body):
             names |= _names_bound_by(inner)
@@ -1334,7 +1332,7 @@ class Decoder:
 
     def visit_For(self, node: cst.For) -> None:
         call = node.iter
-        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "range"):
+        if not (type(call) is cst.Call and type(call.func) is cst.Name and call.func.value == "range"):
             return
         if self.context.qualified_names(call.func):
             return  # someone's own `range`

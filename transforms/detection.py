@@ -61,56 +61,56 @@ _SIZE_METHODS = frozenset({"size", "numel", "nelement", "__len__"})
 
 def _number_literal(node: cst.BaseExpression) -> bool:
     """``0.3``, ``-1``, ``1e-3``, ``+2`` (not a name: a name may hold a tensor)."""
-    if isinstance(node, (cst.Integer, cst.Float)):
+    if type(node) in (cst.Integer, cst.Float):
         return True
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+    if type(node) is cst.UnaryOperation and type(node.operator) in (cst.Minus, cst.Plus):
         return _number_literal(node.expression)
     return False
 
 
 def _last_name(node: cst.BaseExpression) -> str | None:
-    if isinstance(node, cst.Name):
+    if type(node) is cst.Name:
         return node.value
-    if isinstance(node, cst.Attribute):
+    if type(node) is cst.Attribute:
         return node.attr.value
     return None
 
 
 def _pure_ref(node: cst.BaseExpression) -> bool:
     """A name or an attribute chain on a name (``x``, ``self.max_det``): cheap to evaluate twice."""
-    if isinstance(node, cst.Name):
+    if type(node) is cst.Name:
         return True
-    return isinstance(node, cst.Attribute) and _pure_ref(node.value)
+    return type(node) is cst.Attribute and _pure_ref(node.value)
 
 
 def _reads_size(node: cst.CSTNode) -> bool:
     """Whether ``node`` reads a size: ``x.shape``, ``x.size(...)``, ``x.numel()``, ``len(...)``."""
-    if isinstance(node, cst.Attribute) and node.attr.value == "shape":
+    if type(node) is cst.Attribute and node.attr.value == "shape":
         return True
-    if isinstance(node, cst.Call):
+    if type(node) is cst.Call:
         parts = method_call(node)
         if parts is not None and parts[1] in _SIZE_METHODS:
             return True
-        if isinstance(node.func, cst.Name) and node.func.value == "len":
+        if type(node.func) is cst.Name and node.func.value == "len":
             return True
     return any(_reads_size(child) for child in children(node))
 
 
 def _size_of(node: cst.BaseExpression) -> tuple[cst.BaseExpression, int] | None:
     """``x.shape[d]``, ``x.size(d)``, ``x.size()[d]``, ``x.shape[d]`` → (x, d) for an int literal d."""
-    if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+    if type(node) is cst.Subscript and len(node.slice) == 1 and type(node.slice[0].slice) is cst.Index:
         index = int_value(node.slice[0].slice.value)
         base = node.value
         if index is None:
             return None
-        if isinstance(base, cst.Attribute) and base.attr.value == "shape":
+        if type(base) is cst.Attribute and base.attr.value == "shape":
             return base.value, index
-        if isinstance(base, cst.Call) and not base.args:
+        if type(base) is cst.Call and not base.args:
             parts = method_call(base)
             if parts is not None and parts[1] == "size":
                 return parts[0], index
         return None
-    if isinstance(node, cst.Call) and len(node.args) == 1 and not has_star_args(node):
+    if type(node) is cst.Call and len(node.args) == 1 and not has_star_args(node):
         parts = method_call(node)
         arg = node.args[0]
         if parts is not None and parts[1] == "size" and (arg.keyword is None or arg.keyword.value == "dim"):
@@ -123,8 +123,8 @@ def _size_of(node: cst.BaseExpression) -> tuple[cst.BaseExpression, int] | None:
 def _is_builtin_call(rule: RuntimeScopeRule, node: cst.CSTNode, *names: str) -> bool:
     """``min(...)`` etc. where the name is the builtin (no import, no local binding of it)."""
     return (
-        isinstance(node, cst.Call)
-        and isinstance(node.func, cst.Name)
+        type(node) is cst.Call
+        and type(node.func) is cst.Name
         and node.func.value in names
         and not rule.context.resolver.binds(node.func.value)
         and not rule.shadowed(node.func.value)
@@ -237,7 +237,7 @@ data-dependent); both exporters emit `NonZero`.""",
             return
         for element in node.slice:
             index = element.slice
-            if isinstance(index, cst.Index) and index.star is None:
+            if type(index) is cst.Index and index.star is None:
                 # `a[a > t]` is as common on NumPy arrays: index positions only count on a visible tensor.
                 self._check_mask(index.value, lambda: f"indexes `{short_code(node.value, 24)}`", evidence=node.value)
 
@@ -300,13 +300,13 @@ data-dependent); both exporters emit `NonZero`.""",
         """Threshold comparisons that ``node`` (a mask expression) is built from."""
         if depth > 4:
             return []
-        if isinstance(node, cst.Comparison):
+        if type(node) is cst.Comparison:
             return [node] if self._is_threshold(node) else []
-        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.BitInvert):
+        if type(node) is cst.UnaryOperation and type(node.operator) is cst.BitInvert:
             return self._thresholds(node.expression, depth + 1)
-        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _BITWISE):
+        if type(node) is cst.BinaryOperation and isinstance(node.operator, _BITWISE):
             return self._thresholds(node.left, depth + 1) + self._thresholds(node.right, depth + 1)
-        if isinstance(node, cst.Call) and not has_star_args(node):
+        if type(node) is cst.Call and not has_star_args(node):
             parts = method_call(node)
             if self.context.refers_to(node.func, "torch.logical_and", "torch.logical_or", "torch.logical_not"):
                 return [c for arg in node.args for c in self._thresholds(arg.value, depth + 1)]
@@ -317,7 +317,7 @@ data-dependent); both exporters emit `NonZero`.""",
                     found += self._thresholds(arg.value, depth + 1)
                 return found
             return []
-        if isinstance(node, cst.Name):
+        if type(node) is cst.Name:
             value = self.sole_value(node)
             return self._thresholds(value, depth + 1) if value is not None else []
         return []
@@ -341,26 +341,26 @@ data-dependent); both exporters emit `NonZero`.""",
 
     def _score_tensor(self, node: cst.BaseExpression) -> bool:
         """An expression that can be a score tensor: not a number, a string, a size or a one-hot."""
-        if isinstance(node, cst.Call) and self.context.refers_to(node.func, "torch.nn.functional.one_hot"):
+        if type(node) is cst.Call and self.context.refers_to(node.func, "torch.nn.functional.one_hot"):
             return False  # `one_hot(i) > 0.5` picks one element per row: a fixed count
-        if _number_literal(node) or isinstance(node, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)):
+        if _number_literal(node) or type(node) in (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString):
             return False
-        if not isinstance(node, (cst.Name, cst.Attribute, cst.Subscript, cst.Call, cst.BinaryOperation)):
+        if type(node) not in (cst.Name, cst.Attribute, cst.Subscript, cst.Call, cst.BinaryOperation):
             return False
         name = _last_name(node)
         if name is not None and _COUNT_NAME.search(name):
             return False  # `n > 3`, `self.num_classes > 1`: a count, not a score
         if _reads_size(node):
             return False
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in (
+        if type(node) is cst.Call and type(node.func) is cst.Name and node.func.value in (
             "len", "int", "float", "round", "abs", "min", "max", "sum"
         ):
             return False
         # np.max(a), math.exp(t): a module's function, not a tensor method / torch call.
-        qualified = self.context.qualified_names(node.func) if isinstance(node, cst.Call) else ()
+        qualified = self.context.qualified_names(node.func) if type(node) is cst.Call else ()
         if qualified and not any(q.startswith("torch.") for q in qualified):
             return False
-        parts = method_call(node) if isinstance(node, cst.Call) else None
+        parts = method_call(node) if type(node) is cst.Call else None
         if parts is not None and self.context.qualified_names(parts[0]) and not self.context.refers_to(
             node.func, *qualified
         ):
@@ -373,6 +373,7 @@ data-dependent); both exporters emit `NonZero`.""",
 
 class _TopkRule(_DetectionRule):
     """Finds ``torch.topk(x, k, ...)`` / ``x.topk(k, ...)`` calls and their parts."""
+    needs_text = (b"topk",)
 
     def topk_call(self, node: cst.Call) -> tuple[cst.BaseExpression, cst.Arg, bool] | None:
         """(input, k argument, method form) of a top-k call, else None."""
@@ -392,7 +393,7 @@ class _TopkRule(_DetectionRule):
 
     def k_expression(self, k: cst.BaseExpression) -> tuple[cst.BaseExpression, bool]:
         """K's expression, through one local assignment (``k = ...``): (expression, inline?)."""
-        if isinstance(k, cst.Name):
+        if type(k) is cst.Name:
             value = self.sole_value(k)
             if value is not None:
                 return value, False
@@ -583,7 +584,7 @@ the TensorRT version, and the dynamo export's run-time K fails before 8.6.""",
         offset = 0 if method else 1
         dim = argument(node, 1 + offset, "dim")
         largest = argument(node, 2 + offset, "largest")
-        if largest is not None and not (isinstance(largest.value, cst.Name) and largest.value.value == "True"):
+        if largest is not None and not (type(largest.value) is cst.Name and largest.value.value == "True"):
             return "only `largest=True` has a -inf padding"
         if dim is not None:
             dim_value = int_value(dim.value)

@@ -42,6 +42,7 @@ _DTYPE_ADVICE = {
 
 
 class UnsupportedDtype(RuntimeScopeRule):
+    needs_text = (b"float64", b"double", b"Double", b"int16", b"short", b"Short", b"uint8", b"byte", b"Byte")
     info = RuleInfo(
         id="TRT701",
         name="unsupported-dtype",

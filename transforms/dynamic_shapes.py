@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.rules import Example, RuleInfo, Safety
+from trtcodemod.rules import Example, RuleInfo, Safety, spelled
 from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
 from trtcodemod.versions import Version, format_version
 
@@ -20,6 +20,7 @@ _NONZERO_SINCE: Version = (8, 5)
 
 
 class NonZero(RuntimeScopeRule):
+    needs_text = spelled(*_NONZERO_FUNCS)
     info = RuleInfo(
         id="TRT705",
         name="nonzero",

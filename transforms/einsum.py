@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from trtcodemod.astutil import has_star_args, parenthesize
-from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
+from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety, spelled
 from trtcodemod.versions import Version, format_version
 
 _EINSUM = ("torch.einsum", "torch.functional.einsum")
@@ -166,10 +166,10 @@ def permutation(eq: Equation) -> tuple[int, ...] | None:
 
 def _string_value(node: cst.BaseExpression) -> str | None:
     """The value of a plain string literal (no f-string, no implicit concatenation of f-strings)."""
-    if isinstance(node, cst.SimpleString):
+    if type(node) is cst.SimpleString:
         value = node.evaluated_value
         return value if isinstance(value, str) else None
-    if isinstance(node, cst.ConcatenatedString):
+    if type(node) is cst.ConcatenatedString:
         value = node.evaluated_value
         return value if isinstance(value, str) else None
     return None
@@ -190,7 +190,7 @@ def _match(rule: Rule, node: cst.Call) -> _EinsumCall | None:
     text = _string_value(node.args[0].value)
     equation = parse_equation(text) if text is not None else None
     operands = [arg.value for arg in node.args[1:]]
-    if len(operands) == 1 and isinstance(operands[0], (cst.List, cst.Tuple)):
+    if len(operands) == 1 and type(operands[0]) in (cst.List, cst.Tuple):
         operands = None  # torch.einsum(eq, [a, b]): the older list form; reported, not rewritten
     return _EinsumCall(equation, text, operands)
 
@@ -208,6 +208,7 @@ def _transposed(node: cst.BaseExpression) -> cst.BaseExpression:
 
 
 class EinsumMatmul(Rule):
+    needs_text = spelled(*_EINSUM)
     info = RuleInfo(
         id="TRT303",
         name="einsum-matmul",
@@ -329,6 +330,7 @@ equations.""",
 
 
 class EinsumPermute(Rule):
+    needs_text = spelled(*_EINSUM)
     info = RuleInfo(
         id="TRT304",
         name="einsum-permute",

@@ -98,24 +98,24 @@ class _MaskRule(Rule):
         """The indexed value or the mask is visibly a tensor: NumPy code (`a[a > 0]`) looks the same."""
         parts = [indexed, mask]
         mask = strip_parens(mask)
-        if isinstance(mask, cst.Comparison):
+        if type(mask) is cst.Comparison:
             parts += [mask.left, *(c.comparator for c in mask.comparisons)]
         return any(evident_in_scope(self.context, part, self._bindings) for part in parts)
 
     def evidence(self, node: cst.BaseExpression, seen: frozenset[str] = frozenset()) -> int:
         """STRONG: visibly bool; WEAK: only the name says so; NONE: no reason to think so."""
-        if isinstance(node, cst.Comparison):
+        if type(node) is cst.Comparison:
             comparisons = node.comparisons
             return STRONG if len(comparisons) == 1 and isinstance(comparisons[0].operator, _COMPARISONS) else NONE
-        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.BitInvert):
+        if type(node) is cst.UnaryOperation and type(node.operator) is cst.BitInvert:
             return self.evidence(node.expression, seen)
-        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _BITWISE):
+        if type(node) is cst.BinaryOperation and isinstance(node.operator, _BITWISE):
             return max(self.evidence(node.left, seen), self.evidence(node.right, seen))
-        if isinstance(node, cst.Call):
+        if type(node) is cst.Call:
             return STRONG if self._bool_call(node) else NONE
-        if isinstance(node, cst.Name):
+        if type(node) is cst.Name:
             return self._name_evidence(node.value, seen)
-        if isinstance(node, cst.Attribute):
+        if type(node) is cst.Attribute:
             return WEAK if _maskish(node.attr.value) and not self.context.qualified_names(node) else NONE
         return NONE
 
@@ -139,7 +139,7 @@ class _MaskRule(Rule):
             return False
         receiver, name = parts
         if self.context.qualified_names(receiver) or (
-            isinstance(receiver, cst.Name) and receiver.value in _MODULE_LIKE
+            type(receiver) is cst.Name and receiver.value in _MODULE_LIKE
         ):
             return False  # np.isnan(...), math.isnan(...): not a tensor method
         if name in _BOOL_METHODS:
@@ -157,7 +157,7 @@ def _sole_index(node: cst.Subscript) -> cst.Index | None:
     if len(node.slice) != 1:
         return None
     index = node.slice[0].slice
-    if isinstance(index, cst.Index) and index.star is None:
+    if type(index) is cst.Index and index.star is None:
         return index
     return None
 
@@ -264,7 +264,7 @@ the places to rework.""",
     def _report_mixed(self, node: cst.Subscript) -> None:
         for element in node.slice:
             index = element.slice
-            if isinstance(index, cst.Index) and index.star is None and self.evidence(index.value) == STRONG:
+            if type(index) is cst.Index and index.star is None and self.evidence(index.value) == STRONG:
                 self.report(
                     node,
                     f"boolean mask `{_described(index.value)}` used with other indices exports as NonZero + GatherND; "
@@ -275,14 +275,14 @@ the places to rework.""",
 
 def _is_plain_scalar(node: cst.BaseExpression) -> bool:
     """A number literal (``0``, ``-1.5``, ``True``, ``float("inf")``): a masked fill."""
-    if isinstance(node, (cst.Integer, cst.Float)):
+    if type(node) in (cst.Integer, cst.Float):
         return True
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+    if type(node) is cst.UnaryOperation and type(node.operator) in (cst.Minus, cst.Plus):
         return _is_plain_scalar(node.expression)
-    if isinstance(node, cst.Name) and node.value in ("True", "False"):
+    if type(node) is cst.Name and node.value in ("True", "False"):
         return True
-    if (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in ("float", "int")
-            and len(node.args) == 1 and isinstance(node.args[0].value, (cst.SimpleString, cst.Integer, cst.Float))):
+    if (type(node) is cst.Call and type(node.func) is cst.Name and node.func.value in ("float", "int")
+            and len(node.args) == 1 and type(node.args[0].value) in (cst.SimpleString, cst.Integer, cst.Float)):
         return True
     return False
 
@@ -332,11 +332,11 @@ TensorRT versions: all.""",
         self._check(node.target, augmented=True)
 
     def _check(self, target: cst.BaseExpression, augmented: bool) -> None:
-        if not isinstance(target, cst.Subscript) or not self._active():
+        if type(target) is not cst.Subscript or not self._active():
             return
         for element in target.slice:
             index = element.slice
-            if isinstance(index, cst.Index) and index.star is None and self.evidence(index.value) != NONE \
+            if type(index) is cst.Index and index.star is None and self.evidence(index.value) != NONE \
                     and self._tensor_involved(target.value, index.value):
                 kind = "augmented assignment" if augmented else "assignment"
                 self.report(

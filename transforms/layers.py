@@ -23,7 +23,7 @@ import libcst as cst
 
 from trtcodemod.astutil import argument, bound_names, walk
 from trtcodemod.context import NameSet
-from trtcodemod.rules import Example, RuleInfo, Safety
+from trtcodemod.rules import Example, RuleInfo, Safety, spelled
 from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
 from trtcodemod.versions import format_version
 
@@ -39,21 +39,22 @@ def _literal(node: cst.BaseExpression) -> bool:
     """A constant made of literals only (numbers, strings, None/True/False, containers of them)."""
     if isinstance(node, _LITERALS):
         return True
-    if isinstance(node, cst.Name):
+    if type(node) is cst.Name:
         return node.value in ("None", "True", "False")
-    if isinstance(node, cst.UnaryOperation):
+    if type(node) is cst.UnaryOperation:
         return _literal(node.expression)
-    if isinstance(node, (cst.List, cst.Tuple, cst.Set)):
-        return all(not isinstance(e, cst.StarredElement) and _literal(e.value) for e in node.elements)
-    if isinstance(node, cst.Dict):
+    if type(node) in (cst.List, cst.Tuple, cst.Set):
+        return all(type(e) is not cst.StarredElement and _literal(e.value) for e in node.elements)
+    if type(node) is cst.Dict:
         return all(
-            isinstance(e, cst.DictElement) and _literal(e.key) and _literal(e.value) for e in node.elements
+            type(e) is cst.DictElement and _literal(e.key) and _literal(e.value) for e in node.elements
         )
     return False
 
 
 class TensorCopy(RuntimeScopeRule):
     scope = "forward"
+    needs_text = spelled("copy.deepcopy", "copy.copy")
     info = RuleInfo(
         id="TRT722",
         name="tensor-copy",
@@ -116,6 +117,7 @@ _GELU_SINCE = (10, 0)
 
 class GeluOp(RuntimeScopeRule):
     scope = "anywhere"
+    needs_text = spelled(*_GELU)
     info = RuleInfo(
         id="TRT723",
         name="gelu-op",
@@ -170,10 +172,10 @@ must export at opset 20 or later for a TensorRT before 10.0.""",
 
     def visit_Call(self, node: cst.Call) -> None:
         self._not_values.add(id(node.func))
-        if isinstance(node.func, cst.Name) and node.func.value in ("isinstance", "issubclass"):
+        if type(node.func) is cst.Name and node.func.value in ("isinstance", "issubclass"):
             for arg in node.args[1:]:
                 self._not_values.add(id(arg.value))
-                if isinstance(arg.value, (cst.Tuple, cst.List)):
+                if type(arg.value) in (cst.Tuple, cst.List):
                     self._not_values.update(id(e.value) for e in arg.value.elements)
         name = self.context.refers_to(node.func, *_GELU)
         if name is not None:
@@ -220,11 +222,11 @@ def _names_used(node: cst.CSTNode) -> set[str]:
     skip: set[int] = set()
     found: set[str] = set()
     for sub in walk(node):
-        if isinstance(sub, cst.Attribute):
+        if type(sub) is cst.Attribute:
             skip.add(id(sub.attr))
-        elif isinstance(sub, cst.Arg) and sub.keyword is not None:
+        elif type(sub) is cst.Arg and sub.keyword is not None:
             skip.add(id(sub.keyword))
-        elif isinstance(sub, cst.Name) and id(sub) not in skip:
+        elif type(sub) is cst.Name and id(sub) not in skip:
             found.add(sub.value)
     return found
 
@@ -233,21 +235,21 @@ def _data_names(func: cst.FunctionDef) -> dict[str, str]:
     """Names in ``forward`` whose value depends on its inputs → the input they come from."""
     params = [*func.params.posonly_params, *func.params.params, *func.params.kwonly_params]
     for star in (func.params.star_arg, func.params.star_kwarg):
-        if isinstance(star, cst.Param):
+        if type(star) is cst.Param:
             params.append(star)
     tainted = {p.name.value: p.name.value for p in params[1:]}  # params[0] is self
     flows: list[tuple[list[str], cst.CSTNode]] = []
     for node in walk(func.body):
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+        if type(node) in (cst.FunctionDef, cst.ClassDef):
             continue
-        if isinstance(node, cst.Assign):
+        if type(node) is cst.Assign:
             for target in node.targets:
                 flows.append((bound_names(target.target), node.value))
-        elif isinstance(node, (cst.AnnAssign, cst.AugAssign)) and node.value is not None:
+        elif type(node) in (cst.AnnAssign, cst.AugAssign) and node.value is not None:
             flows.append((bound_names(node.target), node.value))
-        elif isinstance(node, cst.For):
+        elif type(node) is cst.For:
             flows.append((bound_names(node.target), node.iter))
-        elif isinstance(node, cst.NamedExpr):
+        elif type(node) is cst.NamedExpr:
             flows.append((bound_names(node.target), node.value))
     used = [(targets, _names_used(value)) for targets, value in flows]
     changed = True
@@ -266,6 +268,7 @@ def _data_names(func: cst.FunctionDef) -> dict[str, str]:
 
 class ConvDynamicWeight(RuntimeScopeRule):
     scope = "forward"
+    needs_text = spelled(*_CONV)
     info = RuleInfo(
         id="TRT724",
         name="conv-dynamic-weight",
@@ -349,15 +352,16 @@ _TV_RESIZE_FUNCTIONS = ("torchvision.transforms.functional.resize", "torchvision
 
 def _nearest(node: cst.BaseExpression) -> bool:
     """``InterpolationMode.NEAREST`` / ``NEAREST_EXACT`` (antialias does not apply), or a "nearest" string."""
-    if isinstance(node, cst.Attribute):
+    if type(node) is cst.Attribute:
         return node.attr.value in ("NEAREST", "NEAREST_EXACT")
-    if isinstance(node, cst.SimpleString):
+    if type(node) is cst.SimpleString:
         return "nearest" in node.evaluated_value
     return False
 
 
 class AntialiasResize(RuntimeScopeRule):
     scope = "anywhere"
+    needs_text = spelled("torch.nn.functional.interpolate", *_TV_RESIZE_CLASSES, *_TV_RESIZE_FUNCTIONS)
     info = RuleInfo(
         id="TRT725",
         name="antialias-resize",
@@ -408,7 +412,7 @@ downscaling. Applies to every TensorRT version.""",
     def visit_Call(self, node: cst.Call) -> None:
         if self.context.refers_to(node.func, "torch.nn.functional.interpolate"):
             antialias = argument(node, 6, "antialias")
-            if antialias is not None and isinstance(antialias.value, cst.Name) and antialias.value.value == "True":
+            if antialias is not None and type(antialias.value) is cst.Name and antialias.value.value == "True":
                 mode = argument(node, 3, "mode")
                 kind = "bicubic" if mode is not None and "cubic" in _text(mode.value) else "bilinear"
                 self.found(node, "`F.interpolate(..., antialias=True)`: the TorchScript exporter cannot export "
@@ -437,11 +441,11 @@ downscaling. Applies to every TensorRT version.""",
 
 
 def _is_true(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Name) and node.value == "True"
+    return type(node) is cst.Name and node.value == "True"
 
 
 def _text(node: cst.BaseExpression) -> str:
-    return node.evaluated_value if isinstance(node, cst.SimpleString) else ""
+    return node.evaluated_value if type(node) is cst.SimpleString else ""
 
 
 RULES = (TensorCopy, GeluOp, ConvDynamicWeight, AntialiasResize)

@@ -27,22 +27,22 @@ _CONTAINER_MUTATORS = frozenset({
 
 def _self_state(target: cst.BaseExpression) -> bool:
     """``self.x``, ``self.x[i]``, ``self.a.b``: a target that writes to the module."""
-    if not isinstance(target, (cst.Attribute, cst.Subscript)):
+    if type(target) not in (cst.Attribute, cst.Subscript):
         return False
     node = target
     crossed = False
-    while isinstance(node, (cst.Attribute, cst.Subscript)):
-        crossed = crossed or isinstance(node, cst.Attribute)
+    while type(node) in (cst.Attribute, cst.Subscript):
+        crossed = crossed or type(node) is cst.Attribute
         node = node.value
-    return crossed and isinstance(node, cst.Name) and node.value == "self"
+    return crossed and type(node) is cst.Name and node.value == "self"
 
 
 def _state_attr(target: cst.BaseExpression) -> str:
     """The first attribute after ``self`` in a state target (``self.buf[0]`` → ``buf``)."""
     node = target
     attr = "state"
-    while isinstance(node, (cst.Attribute, cst.Subscript)):
-        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
+    while type(node) in (cst.Attribute, cst.Subscript):
+        if type(node) is cst.Attribute and type(node.value) is cst.Name:
             attr = node.attr.value
         node = node.value
     return attr
@@ -134,9 +134,9 @@ mode. Applies to every TensorRT version.""",
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        if isinstance(func, cst.Name) and func.value in ("setattr", "delattr") and node.args:
+        if type(func) is cst.Name and func.value in ("setattr", "delattr") and node.args:
             first = node.args[0].value
-            if isinstance(first, cst.Name) and first.value == "self" and not self.context.qualified_names(func):
+            if type(first) is cst.Name and first.value == "self" and not self.context.qualified_names(func):
                 self.found(node, f"`{func.value}(self, ...)` changes module state in forward: the exported graph "
                            "keeps no state; pass the value in as an input and return its new value")
             return
@@ -144,7 +144,7 @@ mode. Applies to every TensorRT version.""",
         if parts is None:
             return
         receiver, name = parts
-        if isinstance(receiver, cst.Name) and receiver.value == "self" and name in (
+        if type(receiver) is cst.Name and receiver.value == "self" and name in (
             "register_buffer", "register_parameter", "register_module", "add_module"
         ):
             self.found(node, f"`self.{name}(...)` in forward changes module state: the exported graph keeps "
@@ -156,12 +156,12 @@ mode. Applies to every TensorRT version.""",
 
 
 def _target_elements(target: cst.BaseExpression) -> list[cst.BaseExpression]:
-    if isinstance(target, (cst.Tuple, cst.List)):
+    if type(target) in (cst.Tuple, cst.List):
         found: list[cst.BaseExpression] = []
         for element in target.elements:
             found.extend(_target_elements(element.value))
         return found
-    if isinstance(target, cst.StarredElement):
+    if type(target) is cst.StarredElement:
         return _target_elements(target.value)
     return [target]
 

@@ -37,7 +37,7 @@ def _tensor_method(rule: Rule, call: cst.Call, names: tuple[str, ...]) -> cst.Ba
     receiver = parts[0]
     if rule.context.qualified_names(receiver):
         return None  # np.unique(a), torch.Tensor.unique(...): a module's function
-    if isinstance(receiver, cst.Name) and receiver.value in _MODULE_LIKE:
+    if type(receiver) is cst.Name and receiver.value in _MODULE_LIKE:
         return None
     return receiver
 
@@ -51,6 +51,7 @@ def _helper_call(name: str, *values: cst.BaseExpression) -> cst.Call:
 
 
 class Atan2(Rule):
+    needs_text = (b"atan2", b"arctan2")
     info = RuleInfo(
         id="TRT301",
         name="atan2",
@@ -159,6 +160,7 @@ _UNIQUE_OPTIONS = (
 
 
 class Unique(Rule):
+    needs_text = (b"unique",)
     info = RuleInfo(
         id="TRT302",
         name="unique",
@@ -246,7 +248,7 @@ needs 8.5 or newer.""",
                 continue
             known += 1
             value = arg.value
-            if not (isinstance(value, cst.Name) and value.value == assumed):
+            if not (type(value) is cst.Name and value.value == assumed):
                 return (f"not rewritten: `{keyword}=` must be {assumed} for the helper "
                         "(inverse indices, counts, `dim` and unsorted output need a hand-written sort-based version)")
         if len(node.args) != known:

@@ -30,37 +30,37 @@ def _none_test(node: cst.Comparison) -> tuple[cst.BaseExpression, bool] | None:
     if len(node.comparisons) != 1:
         return None
     target = node.comparisons[0]
-    if not isinstance(target.operator, (cst.Is, cst.IsNot)):
+    if type(target.operator) not in (cst.Is, cst.IsNot):
         return None
     left, right = node.left, target.comparator
-    if isinstance(right, cst.Name) and right.value == "None":
+    if type(right) is cst.Name and right.value == "None":
         subject = left
-    elif isinstance(left, cst.Name) and left.value == "None":
+    elif type(left) is cst.Name and left.value == "None":
         subject = right
     else:
         return None
-    return subject, isinstance(target.operator, cst.Is)
+    return subject, type(target.operator) is cst.Is
 
 
 def _self_attr(node: cst.BaseExpression) -> str | None:
     """``self.x`` → ``x`` (only a direct attribute of ``self``)."""
-    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+    if type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == "self":
         return node.attr.value
     return None
 
 
 def _assigned_self_attrs(target: cst.BaseExpression) -> list[str]:
     """First attributes after ``self`` that an assignment target writes (``self.a``, ``self.a[i]``, tuples)."""
-    if isinstance(target, (cst.Tuple, cst.List)):
+    if type(target) in (cst.Tuple, cst.List):
         found: list[str] = []
         for element in target.elements:
             found.extend(_assigned_self_attrs(element.value))
         return found
-    if isinstance(target, cst.StarredElement):
+    if type(target) is cst.StarredElement:
         return _assigned_self_attrs(target.value)
     node = target
-    while isinstance(node, (cst.Attribute, cst.Subscript)):
-        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+    while type(node) in (cst.Attribute, cst.Subscript):
+        if type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == "self":
             return [node.attr.value]
         node = node.value
     return []
@@ -70,7 +70,7 @@ def _default_none_params(func: cst.FunctionDef) -> dict[str, cst.Param]:
     params = (*func.params.posonly_params, *func.params.params, *func.params.kwonly_params)
     return {
         p.name.value: p for p in params
-        if isinstance(p.default, cst.Name) and p.default.value == "None"
+        if type(p.default) is cst.Name and p.default.value == "None"
     }
 
 
@@ -78,13 +78,13 @@ def _annotated_tensor(param: cst.Param) -> bool:
     """``Tensor`` / ``Optional[Tensor]``; not a container of tensors (``list[dict[str, Tensor]]``)."""
     if param.annotation is None:
         return False
-    names = [_last(n) for n in walk(param.annotation.annotation) if isinstance(n, (cst.Name, cst.Attribute))]
+    names = [_last(n) for n in walk(param.annotation.annotation) if type(n) in (cst.Name, cst.Attribute)]
     containers = {"list", "List", "dict", "Dict", "tuple", "Tuple", "Sequence", "Mapping", "Iterable"}
     return "Tensor" in names and not containers & set(names)
 
 
 def _last(node: cst.Name | cst.Attribute) -> str:
-    return node.value if isinstance(node, cst.Name) else node.attr.value
+    return node.value if type(node) is cst.Name else node.attr.value
 
 
 class NoneCheck(RuntimeScopeRule):
@@ -202,9 +202,9 @@ TensorRT version and both exporters.""",
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        if isinstance(func, cst.Name) and func.value == "setattr" and len(node.args) >= 2:
+        if type(func) is cst.Name and func.value == "setattr" and len(node.args) >= 2:
             first, name = node.args[0].value, node.args[1].value
-            if isinstance(first, cst.Name) and first.value == "self" and isinstance(name, cst.SimpleString):
+            if type(first) is cst.Name and first.value == "self" and type(name) is cst.SimpleString:
                 where = self.current_method()
                 if where is not None and self._assigned:
                     self._assigned[-1].setdefault(name.evaluated_value, set()).add(where[1].name.value)
@@ -239,7 +239,7 @@ TensorRT version and both exporters.""",
                 "input and blend both branches",
             ))
             return
-        if not isinstance(subject, cst.Name) or method.name.value != "forward" or self._scopes[-1] is not method:
+        if type(subject) is not cst.Name or method.name.value != "forward" or self._scopes[-1] is not method:
             return
         params = _default_none_params(method)
         param = params.get(subject.value)
@@ -266,26 +266,26 @@ TensorRT version and both exporters.""",
         order: dict[int, int] = {}
         for index, node in enumerate(walk(func.body)):
             targets: list[cst.BaseExpression] = []
-            if isinstance(node, cst.Assign):
+            if type(node) is cst.Assign:
                 targets = [t.target for t in node.targets]
-            elif isinstance(node, (cst.AnnAssign, cst.AugAssign)) and getattr(node, "value", None) is not None:
+            elif type(node) in (cst.AnnAssign, cst.AugAssign) and getattr(node, "value", None) is not None:
                 targets = [node.target]
-            elif isinstance(node, (cst.For, cst.CompFor)):
+            elif type(node) in (cst.For, cst.CompFor):
                 targets = [node.target]
-            elif isinstance(node, cst.NamedExpr):
+            elif type(node) is cst.NamedExpr:
                 targets = [node.target]
-            elif isinstance(node, cst.Comparison):
+            elif type(node) is cst.Comparison:
                 order[id(node)] = index
-            elif isinstance(node, cst.Call):
+            elif type(node) is cst.Call:
                 parts = method_call(node)
-                if parts and isinstance(parts[0], cst.Name) and parts[1] in _TENSOR_METHODS:
+                if parts and type(parts[0]) is cst.Name and parts[1] in _TENSOR_METHODS:
                     tensors.add(parts[0].value)
                 if any(q.startswith("torch.") for q in self.context.qualified_names(node.func)):
                     for arg in node.args:  # torch.f(m, ...), torch.cat([q, m])
                         if arg.keyword is not None:
                             continue  # `size=patch_size`, `dim=axis`: options, not tensors
-                        values = arg.value.elements if isinstance(arg.value, (cst.List, cst.Tuple)) else [arg]
-                        tensors.update(v.value.value for v in values if isinstance(v.value, cst.Name))
+                        values = arg.value.elements if type(arg.value) in (cst.List, cst.Tuple) else [arg]
+                        tensors.update(v.value.value for v in values if type(v.value) is cst.Name)
             for target in targets:
                 for bound in bound_names(target):
                     rebound.setdefault(bound, index)

@@ -65,11 +65,11 @@ def _literal_ints(node: cst.BaseExpression) -> list[int] | None:
     single = int_value(node)
     if single is not None:
         return [single]
-    if not isinstance(node, (cst.Tuple, cst.List)):
+    if type(node) not in (cst.Tuple, cst.List):
         return None
     values = []
     for element in node.elements:
-        if isinstance(element, cst.StarredElement):
+        if type(element) is cst.StarredElement:
             return None
         value = int_value(element.value)
         if value is None:
@@ -79,18 +79,18 @@ def _literal_ints(node: cst.BaseExpression) -> list[int] | None:
 
 
 def _string(node: cst.BaseExpression | None) -> str | None:
-    if isinstance(node, cst.SimpleString):
+    if type(node) is cst.SimpleString:
         return node.evaluated_value if isinstance(node.evaluated_value, str) else None
     return None
 
 
 def _is_positive_zero(node: cst.BaseExpression | None) -> bool:
     """``0``, ``0.0``, ``None``; not ``-0.0`` (F.pad would fill with negative zero)."""
-    if node is None or (isinstance(node, cst.Name) and node.value == "None"):
+    if node is None or (type(node) is cst.Name and node.value == "None"):
         return True
     if float_value(node) != 0.0:
         return False
-    return not (isinstance(node, cst.UnaryOperation) and isinstance(node.expression, cst.Float))
+    return not (type(node) is cst.UnaryOperation and type(node.expression) is cst.Float)
 
 
 class _PadCall:
@@ -121,6 +121,7 @@ def _drop_args(call: cst.Call, keep: list[cst.Arg]) -> list[cst.Arg]:
 
 class _PadRule(Rule):
     """Dispatches F.pad calls and padding-module constructions to the concrete rule."""
+    needs_text = (b"pad", b"Pad")
 
     def visit_Call(self, node: cst.Call) -> None:
         call = _match_pad(self, node)
@@ -217,7 +218,7 @@ or a bool input needs the concatenation.""",
             self.report(node, "zero F.pad exports as ONNX Pad with a computed `pads` input; "
                         "not rewritten because its arguments are not all visible")
             return
-        if isinstance(call.pad.value, (cst.Integer, cst.UnaryOperation)):
+        if type(call.pad.value) in (cst.Integer, cst.UnaryOperation):
             return  # F.pad itself rejects a single number
         pads = _literal_ints(call.pad.value)
         if pads is None:

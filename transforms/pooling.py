@@ -19,7 +19,7 @@ import libcst as cst
 from trtcodemod.astutil import argument, has_star_args, int_value
 from trtcodemod.context import NameSet
 from trtcodemod.helpers import is_reserved
-from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
+from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety, spelled
 
 _FUNCTIONS = {
     "torch.nn.functional.adaptive_avg_pool2d": ("2d", "_trt_adaptive_avg_pool2d"),
@@ -45,13 +45,13 @@ def _output_sizes(node: cst.BaseExpression, dims: str) -> list[int | None] | Non
     single = int_value(node)
     if single is not None:
         return [single] * count
-    if not isinstance(node, (cst.Tuple, cst.List)) or len(node.elements) != count:
+    if type(node) not in (cst.Tuple, cst.List) or len(node.elements) != count:
         return None
     sizes: list[int | None] = []
     for element in node.elements:
-        if isinstance(element, cst.StarredElement):
+        if type(element) is cst.StarredElement:
             return None
-        if isinstance(element.value, cst.Name) and element.value.value == "None":
+        if type(element.value) is cst.Name and element.value.value == "None":
             sizes.append(None)
             continue
         value = int_value(element.value)
@@ -67,6 +67,7 @@ def _global(sizes: list[int | None] | None) -> bool:
 
 
 class AdaptiveAvgPool(Rule):
+    needs_text = spelled(*_FUNCTIONS, *_MODULES)
     info = RuleInfo(
         id="TRT601",
         name="adaptive-avg-pool",
@@ -134,7 +135,7 @@ Range/Gather/Where/ReduceSum/Div, all supported since TensorRT 8.4.""",
     # --- calls ---------------------------------------------------------------
     def visit_Call(self, node: cst.Call) -> None:
         self._not_values.add(id(node.func))
-        if isinstance(node.func, cst.Name) and node.func.value in ("isinstance", "issubclass"):
+        if type(node.func) is cst.Name and node.func.value in ("isinstance", "issubclass"):
             for arg in node.args[1:]:
                 self._mark_not_values(arg.value)
         function = self.context.refers_to(node.func, *_FUNCTIONS)
@@ -189,7 +190,7 @@ Range/Gather/Where/ReduceSum/Div, all supported since TensorRT 8.4.""",
 
     def _mark_not_values(self, node: cst.BaseExpression) -> None:
         self._not_values.add(id(node))
-        if isinstance(node, (cst.Tuple, cst.List)):
+        if type(node) in (cst.Tuple, cst.List):
             for element in node.elements:
                 self._mark_not_values(element.value)
 
@@ -225,14 +226,15 @@ def _max_sizes(node: cst.BaseExpression, dims: str) -> list[int | None] | None:
         single = int_value(node)
         if single is not None:
             return [single] * 3
-        if isinstance(node, (cst.Tuple, cst.List)) and len(node.elements) == 3:
-            values = [int_value(e.value) if not isinstance(e, cst.StarredElement) else None for e in node.elements]
+        if type(node) in (cst.Tuple, cst.List) and len(node.elements) == 3:
+            values = [int_value(e.value) if type(e) is not cst.StarredElement else None for e in node.elements]
             return values if all(v is not None for v in values) else None
         return None
     return _output_sizes(node, dims)
 
 
 class AdaptiveMaxPool(Rule):
+    needs_text = spelled(*_MAX_FUNCTIONS, *_MAX_MODULES)
     info = RuleInfo(
         id="TRT602",
         name="adaptive-max-pool",

@@ -43,7 +43,7 @@ def _used_as_tensor(function: cst.FunctionDef, name: str) -> bool:
     whose ``len`` is no traced size.
     """
     return any(
-        isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == name
+        type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == name
         and node.attr.value in _TENSOR_ATTRIBUTES
         for node in walk(function.body)
     )
@@ -65,16 +65,16 @@ def _root_name(node: cst.BaseExpression) -> tuple[str | None, bool]:
     """The name an Attribute/Subscript/Call chain starts from, and whether an attribute was crossed."""
     crossed = False
     while True:
-        if isinstance(node, cst.Attribute):
+        if type(node) is cst.Attribute:
             crossed = True
             node = node.value
-        elif isinstance(node, cst.Subscript):
+        elif type(node) is cst.Subscript:
             node = node.value
-        elif isinstance(node, cst.Call):
+        elif type(node) is cst.Call:
             node = node.func
         else:
             break
-    return (node.value if isinstance(node, cst.Name) else None), crossed
+    return (node.value if type(node) is cst.Name else None), crossed
 
 
 def _is_tensor_annotation(rule: Rule, annotation: cst.Annotation | None) -> bool:
@@ -163,14 +163,14 @@ every TensorRT version.""",
             return
         tensor = self._is_tensor(original_node.value)
         for target in original_node.targets:
-            if isinstance(target.target, cst.Name):
+            if type(target.target) is cst.Name:
                 (self._tensors[-1].add if tensor else self._tensors[-1].discard)(target.target.value)
             else:
                 for name in bound_names(target.target):
                     self._tensors[-1].discard(name)
 
     def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
-        if self._tensors and isinstance(original_node.target, cst.Name):
+        if self._tensors and type(original_node.target) is cst.Name:
             name = original_node.target.value
             value = original_node.value
             if _is_tensor_annotation(self, original_node.annotation) or (value is not None and self._is_tensor(value)):
@@ -194,7 +194,7 @@ every TensorRT version.""",
             return
         func = node.func
         if (
-            isinstance(func, cst.Name) and func.value in _CONVERSIONS and len(node.args) == 1
+            type(func) is cst.Name and func.value in _CONVERSIONS and len(node.args) == 1
             and not has_star_args(node) and node.args[0].keyword is None
             and not self.context.qualified_names(func) and self._is_tensor(node.args[0].value)
         ):
@@ -221,6 +221,7 @@ _REBINDINGS = {
 
 class LenOfTensor(RuntimeScopeRule):
     scope = "anywhere"
+    needs_text = (b"len",)
     info = RuleInfo(
         id="TRT704",
         name="len-of-tensor",
@@ -318,7 +319,7 @@ TensorRT version.""",
     def _why_not_rewritten(self, function: cst.FunctionDef, param: cst.Param) -> str | None:
         """Why the annotation alone does not prove ``param`` is still a tensor at every ``len``, if so."""
         default = param.default
-        if default is not None and not (isinstance(default, cst.Name) and default.value == "None"):
+        if default is not None and not (type(default) is cst.Name and default.value == "None"):
             return "its default value may not be a tensor"
         name = param.name.value
         resolver = self.context.resolver
@@ -348,30 +349,30 @@ TensorRT version.""",
         if not self._frames or not self.active():
             return
         func = node.func
-        if not (isinstance(func, cst.Name) and func.value == "len"):
+        if not (type(func) is cst.Name and func.value == "len"):
             return
         if self.context.resolver.binds("len"):
             return  # an import, a definition or a local named `len`: not the builtin
         if len(node.args) != 1 or node.args[0].keyword is not None or node.args[0].star:
             return
         arg = node.args[0].value
-        if not isinstance(arg, cst.Name) or self.shadowed(arg.value):
+        if type(arg) is not cst.Name or self.shadowed(arg.value):
             return
         self._frames[-1].candidates.append((node, arg.value, self._try > 0))
 
 
 def _keeps_tensor(name: str, value: cst.BaseExpression) -> bool:
     """``x = x.view(...)``, ``x = x[...]``: a tensor ``x`` stays a tensor."""
-    if isinstance(value, cst.Subscript):
-        return isinstance(value.value, cst.Name) and value.value.value == name
-    if isinstance(value, cst.Call):
+    if type(value) is cst.Subscript:
+        return type(value.value) is cst.Name and value.value.value == name
+    if type(value) is cst.Call:
         parts = method_call(value)
         if parts is None or parts[1] not in _TENSOR_METHODS:
             return False
         receiver = parts[0]
-        while isinstance(receiver, cst.Call) and method_call(receiver) and method_call(receiver)[1] in _TENSOR_METHODS:
+        while type(receiver) is cst.Call and method_call(receiver) and method_call(receiver)[1] in _TENSOR_METHODS:
             receiver = method_call(receiver)[0]  # type: ignore[index]
-        return isinstance(receiver, cst.Name) and receiver.value == name
+        return type(receiver) is cst.Name and receiver.value == name
     return False
 
 

@@ -21,7 +21,7 @@ from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
 
 def _new_axis(rule: "RepeatExpand", receiver: cst.BaseExpression) -> tuple[cst.BaseExpression, int] | None:
     """(tensor, d) when ``receiver`` inserts a size-1 axis at ``d`` (0, or negative from the end)."""
-    if isinstance(receiver, cst.Call) and not has_star_args(receiver):
+    if type(receiver) is cst.Call and not has_star_args(receiver):
         if rule.context.refers_to(receiver.func, "torch.unsqueeze"):
             tensor, dim = argument(receiver, 0, "input"), argument(receiver, 1, "dim")
             base = tensor.value if tensor is not None else None
@@ -36,15 +36,15 @@ def _new_axis(rule: "RepeatExpand", receiver: cst.BaseExpression) -> tuple[cst.B
             return None
         d = int_value(dim.value)
         return (base, d) if d is not None and d <= 0 else None
-    if isinstance(receiver, cst.Subscript) and not rule.numpy_value(receiver.value):
+    if type(receiver) is cst.Subscript and not rule.numpy_value(receiver.value):
         items = []
         for element in receiver.slice:
             sl = element.slice
-            if not isinstance(sl, cst.Index) or sl.star is not None:
+            if type(sl) is not cst.Index or sl.star is not None:
                 return None
-            if isinstance(sl.value, cst.Name) and sl.value.value == "None":
+            if type(sl.value) is cst.Name and sl.value.value == "None":
                 items.append("None")
-            elif isinstance(sl.value, cst.Ellipsis):
+            elif type(sl.value) is cst.Ellipsis:
                 items.append("...")
             else:
                 return None
@@ -56,6 +56,7 @@ def _new_axis(rule: "RepeatExpand", receiver: cst.BaseExpression) -> tuple[cst.B
 
 
 class RepeatExpand(Rule):
+    needs_text = (b"repeat",)
     info = RuleInfo(
         id="TRT404",
         name="repeat-singleton-expand",
@@ -132,14 +133,14 @@ Gradients are the same sums over the copies.""",
     def visit_Assign(self, node: cst.Assign) -> None:
         if self.numpy_value(node.value):
             for target in node.targets:
-                if isinstance(target.target, cst.Name):
+                if type(target.target) is cst.Name:
                     self._numpy_names[-1].add(target.target.value)
 
     def numpy_value(self, node: cst.BaseExpression) -> bool:
         """Evidently a NumPy value: ``np.f(...)``, ``x.numpy()``, or a name bound to one here."""
-        if isinstance(node, cst.Name):
+        if type(node) is cst.Name:
             return node.value in self._numpy_names[-1]
-        if isinstance(node, cst.Call):
+        if type(node) is cst.Call:
             if any(q == "numpy" or q.startswith("numpy.") for q in self.context.qualified_names(node.func)):
                 return True
             parts = method_call(node)
@@ -159,9 +160,9 @@ Gradients are the same sums over the copies.""",
             return
         _, d = found
         counts = [arg.value for arg in node.args]
-        if len(counts) == 1 and isinstance(counts[0], (cst.Tuple, cst.List)):
+        if len(counts) == 1 and type(counts[0]) in (cst.Tuple, cst.List):
             counts = [element.value for element in counts[0].elements]
-            if any(isinstance(element, cst.StarredElement) for element in node.args[0].value.elements):
+            if any(type(element) is cst.StarredElement for element in node.args[0].value.elements):
                 return
         position = d if d >= 0 else len(counts) + d
         if not 0 <= position < len(counts):

@@ -31,14 +31,14 @@ def _control_flow(func: cst.FunctionDef) -> tuple[bool, bool, bool]:
     stack: list[tuple[cst.CSTNode, bool]] = [(statement, False) for statement in func.body.body]
     while stack:
         node, in_loop = stack.pop()
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        if type(node) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
             continue  # nested definitions are compiled (or not) on their own
-        if isinstance(node, (cst.For, cst.While)):
+        if type(node) in (cst.For, cst.While):
             loop = True
             in_loop = True
-        elif isinstance(node, (cst.If, cst.IfExp)):
+        elif type(node) in (cst.If, cst.IfExp):
             branch = True
-        elif in_loop and isinstance(node, cst.Call):
+        elif in_loop and type(node) is cst.Call:
             parts = method_call(node)
             if parts is not None and parts[1] in ("append", "extend", "insert"):
                 appends = True
@@ -47,6 +47,7 @@ def _control_flow(func: cst.FunctionDef) -> tuple[bool, bool, bool]:
 
 
 class ScriptedIsland(Rule):
+    needs_text = (b"script",)
     info = RuleInfo(
         id="TRT105",
         name="scripted-island",
@@ -115,13 +116,13 @@ version; Sequence ops are parsed by none).""",
 
     def visit_Module(self, node: cst.Module) -> None:
         for statement in node.body:
-            if isinstance(statement, cst.FunctionDef):
+            if type(statement) is cst.FunctionDef:
                 self._functions.setdefault(statement.name.value, []).append(statement)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         for decorator in node.decorators:
             target = decorator.decorator
-            if isinstance(target, cst.Call):
+            if type(target) is cst.Call:
                 target = target.func
             how = self._script_kind(target)
             if how is not None:
@@ -134,7 +135,7 @@ version; Sequence ops are parsed by none).""",
         arg = node.args[0]
         if arg.star or (arg.keyword is not None and arg.keyword.value != "obj"):
             return
-        if not isinstance(arg.value, cst.Name) or self.context.resolver.lookup(arg.value.value):
+        if type(arg.value) is not cst.Name or self.context.resolver.lookup(arg.value.value):
             return  # an expression, or an imported function whose body we cannot read
         defs = self._functions.get(arg.value.value, [])
         if len(defs) == 1:

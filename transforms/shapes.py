@@ -64,10 +64,11 @@ def _match(rule: Rule, call: cst.Call, method: str) -> _ShapeCall | None:
 
 
 def _is_module_like(receiver: cst.BaseExpression) -> bool:
-    return isinstance(receiver, cst.Name) and receiver.value in {"torch", "np", "numpy", "self", "cls"}
+    return type(receiver) is cst.Name and receiver.value in {"torch", "np", "numpy", "self", "cls"}
 
 
 class SqueezeDim(Rule):
+    needs_text = (b"squeeze",)
     info = RuleInfo(
         id="TRT401",
         name="squeeze-dim",
@@ -123,6 +124,7 @@ proved from the observed run.""",
 
 
 class Unsqueeze(Rule):
+    needs_text = (b"squeeze",)
     info = RuleInfo(
         id="TRT402",
         name="unsqueeze",
@@ -168,6 +170,7 @@ behaves differently after the rewrite.""",
 
 
 class SqueezeAll(Rule):
+    needs_text = (b"squeeze",)
     info = RuleInfo(
         id="TRT403",
         name="squeeze-all",

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from trtcodemod.rules import Example, RuleInfo, Safety
+from trtcodemod.rules import Example, RuleInfo, Safety, spelled
 from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
 from trtcodemod.versions import Version
 
@@ -83,6 +83,7 @@ _BY_NAME: dict[str, UnsupportedOp] = {name: row for row in UNSUPPORTED_OPS for n
 
 
 class UnsupportedOperator(RuntimeScopeRule):
+    needs_text = spelled(*_BY_NAME)
     info = RuleInfo(
         id="TRT706",
         name="unsupported-op",
@@ -139,6 +140,7 @@ Fix safety: none (detect only).""",
 
 class DistributionRsample(RuntimeScopeRule):
     scope = "forward"
+    needs_text = (b"rsample",)
     info = RuleInfo(
         id="TRT707",
         name="distribution-rsample",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import libcst as cst
 
 from trtcodemod.astutil import argument, has_star_args, short_code
-from trtcodemod.rules import Example, RuleInfo, Safety
+from trtcodemod.rules import Example, RuleInfo, Safety, spelled
 from trtcodemod.transforms._size_facts import OPERATORS as _OPERATORS
 from trtcodemod.transforms._size_facts import TRT_SHAPE_TENSORS as _TRT_SHAPE_TENSORS
 from trtcodemod.transforms._size_facts import SizeRule as _SizeRule
@@ -19,6 +19,7 @@ from trtcodemod.transforms._size_facts import SizeRule as _SizeRule
 
 
 class ArangeFromValues(_SizeRule):
+    needs_text = spelled("torch.arange", "torch.range")
     info = RuleInfo(
         id="TRT714",
         name="arange-from-values",
@@ -120,7 +121,7 @@ Based on TensorRT's shape-tensor rules; not measured on a TensorRT build here.""
             return
         for element in node.slice:
             sl = element.slice
-            if not isinstance(sl, cst.Slice):
+            if type(sl) is not cst.Slice:
                 continue
             for bound in (sl.lower, sl.upper, sl.step):
                 if bound is not None and self.is_value(bound):

@@ -16,7 +16,7 @@ import operator
 import libcst as cst
 
 from trtcodemod.astutil import argument, children, float_value, has_star_args, keywords, method_call, parenthesize
-from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
+from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety, spelled
 
 _REFERENCES = (
     "https://pytorch.org/docs/stable/generated/torch.where.html",
@@ -39,17 +39,17 @@ _CHEAP_METHODS = _BOOL_METHODS | {"float", "half", "int", "long", "double", "abs
 
 def _is_nonfinite_literal(rule: Rule, node: cst.CSTNode) -> bool:
     """``float('inf')``, ``math.inf``, ``torch.nan``, ``np.inf``... anywhere inside ``node``."""
-    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "float":
-        if node.args and isinstance(node.args[0].value, cst.SimpleString):
+    if type(node) is cst.Call and type(node.func) is cst.Name and node.func.value == "float":
+        if node.args and type(node.args[0].value) is cst.SimpleString:
             text = node.args[0].value.evaluated_value
             if isinstance(text, str) and text.strip().lower().lstrip("+-") in ("inf", "infinity", "nan"):
                 return True
-    if isinstance(node, cst.Attribute) and node.attr.value in ("inf", "nan", "NINF", "PINF", "NAN", "Inf", "NaN"):
+    if type(node) is cst.Attribute and node.attr.value in ("inf", "nan", "NINF", "PINF", "NAN", "Inf", "NaN"):
         if rule.context.qualified_names(node) or (
-            isinstance(node.value, cst.Name) and node.value.value in ("math", "np", "numpy", "torch")
+            type(node.value) is cst.Name and node.value.value in ("math", "np", "numpy", "torch")
         ):
             return True
-    if isinstance(node, cst.Float):
+    if type(node) is cst.Float:
         value = float_value(node)
         if value is not None and math.isinf(value):
             return True  # 1e400
@@ -71,22 +71,22 @@ def _number(node: cst.BaseExpression) -> _Number | None:
     Its Python type matters as much as its value: ``torch.where`` promotes a bool, int,
     float or complex scalar by its kind, so ``2`` and ``2.0`` give different dtypes.
     """
-    if isinstance(node, cst.Integer):
+    if type(node) is cst.Integer:
         return _evaluated(node)
-    if isinstance(node, (cst.Float, cst.Imaginary)):
+    if type(node) in (cst.Float, cst.Imaginary):
         return _evaluated(node)
-    if isinstance(node, cst.Name) and node.value in ("True", "False"):
+    if type(node) is cst.Name and node.value in ("True", "False"):
         return node.value == "True"  # keywords: they cannot be rebound
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+    if type(node) is cst.UnaryOperation and type(node.operator) in (cst.Minus, cst.Plus):
         inner = _number(node.expression)
         if inner is None:
             return None
-        return -inner if isinstance(node.operator, cst.Minus) else +inner
-    if isinstance(node, cst.BinaryOperation) and type(node.operator) in _ARITHMETIC:
+        return -inner if type(node.operator) is cst.Minus else +inner
+    if type(node) is cst.BinaryOperation and type(node.operator) in _ARITHMETIC:
         left, right = _number(node.left), _number(node.right)
         if left is None or right is None:
             return None
-        if isinstance(node.operator, cst.Power) and (not isinstance(right, (bool, int)) or abs(right) > 64
+        if type(node.operator) is cst.Power and (not isinstance(right, (bool, int)) or abs(right) > 64
                                                       or abs(left) > 2 ** 16):
             return None  # keep the evaluation cheap: `10 ** 10 ** 10` is not a fill value
         try:
@@ -117,32 +117,32 @@ def _magnitude(value: _Number) -> float:
 
 def _cheap(node: cst.BaseExpression) -> bool:
     """Pure and cheap to evaluate twice: names, attributes, constant subscripts, comparisons."""
-    if isinstance(node, (cst.Name, cst.Integer, cst.Float, cst.SimpleString)):
+    if type(node) in (cst.Name, cst.Integer, cst.Float, cst.SimpleString):
         return True
-    if isinstance(node, cst.Attribute):
+    if type(node) is cst.Attribute:
         return _cheap(node.value)
-    if isinstance(node, cst.Subscript):
+    if type(node) is cst.Subscript:
         if not _cheap(node.value):
             return False
         for element in node.slice:
             sl = element.slice
-            if isinstance(sl, cst.Index):
+            if type(sl) is cst.Index:
                 if not _cheap(sl.value):
                     return False
-            elif isinstance(sl, cst.Slice):
+            elif type(sl) is cst.Slice:
                 if any(part is not None and not _cheap(part) for part in (sl.lower, sl.upper, sl.step)):
                     return False
         return True
-    if isinstance(node, cst.UnaryOperation):
-        return not isinstance(node.operator, cst.Not) and _cheap(node.expression)
-    if isinstance(node, cst.BinaryOperation):
+    if type(node) is cst.UnaryOperation:
+        return type(node.operator) is not cst.Not and _cheap(node.expression)
+    if type(node) is cst.BinaryOperation:
         return _cheap(node.left) and _cheap(node.right)
-    if isinstance(node, cst.Comparison):
+    if type(node) is cst.Comparison:
         return _cheap(node.left) and all(
-            _cheap(c.comparator) and not isinstance(c.operator, (cst.In, cst.NotIn, cst.Is, cst.IsNot))
+            _cheap(c.comparator) and type(c.operator) not in (cst.In, cst.NotIn, cst.Is, cst.IsNot)
             for c in node.comparisons
         )
-    if isinstance(node, cst.Call):
+    if type(node) is cst.Call:
         parts = method_call(node)
         return (
             parts is not None
@@ -173,6 +173,7 @@ def _mask_as(mask: cst.BaseExpression, like: cst.BaseExpression) -> cst.Call:
 
 
 class WhereToBlend(Rule):
+    needs_text = spelled("torch.where")
     info = RuleInfo(
         id="TRT102",
         name="where-to-blend",
@@ -356,7 +357,7 @@ it.""",
             # a number (an int tensor and 0.0 give the default float), and turns the -0.0 of
             # a masked negative value into the +0.0 torch.where writes.
             return _add(_mul(tensor, mask), number)
-        if isinstance(tensor, (cst.Name, cst.Attribute)) and _cheap(tensor):
+        if type(tensor) in (cst.Name, cst.Attribute) and _cheap(tensor):
             # `mask.to(t.dtype) * number` is exactly torch.result_type(t, number): a tensor
             # of t's dtype meets the Python number as t does, whatever t's shape.
             return _add(_mul(tensor, mask), _mul(_mask_as(other_mask, tensor), number))
@@ -385,11 +386,11 @@ _NONFINITE_OPERATORS = {cst.Divide: "/", cst.FloorDivide: "//", cst.Modulo: "%",
 
 def _may_be_nonfinite(node: cst.CSTNode) -> str | None:
     """An operation in ``node`` that can turn finite inputs into inf/NaN (``/``, ``log``...)."""
-    if isinstance(node, cst.BinaryOperation) and type(node.operator) in _NONFINITE_OPERATORS:
+    if type(node) is cst.BinaryOperation and type(node.operator) in _NONFINITE_OPERATORS:
         return _NONFINITE_OPERATORS[type(node.operator)]
-    if isinstance(node, cst.Call):
+    if type(node) is cst.Call:
         func = node.func
-        name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+        name = func.attr.value if type(func) is cst.Attribute else func.value if type(func) is cst.Name else None
         if name in _NONFINITE_OPS:
             return name
     for child in children(node):
@@ -400,6 +401,7 @@ def _may_be_nonfinite(node: cst.CSTNode) -> str | None:
 
 
 class WhereNonzero(Rule):
+    needs_text = spelled("torch.where")
     info = RuleInfo(
         id="TRT103",
         name="where-nonzero",

@@ -302,8 +302,8 @@ def _analyze(
     context = FileContext(path=path, module=module, target=target, unsafe=options.unsafe, facts=facts,
                           source=source)
     context.imports.add_imports_from(module.body)
-    rules = [cls(context) for cls in select_rules(options.select, options.ignore)]
-    rules = [rule for rule in rules if rule.info.applies_to(target)]
+    rules = [cls(context) for cls in select_rules(options.select, options.ignore)
+             if cls.info.applies_to(target) and cls.may_find(source)]
     if not rules:
         return [], []
     try:
@@ -350,7 +350,7 @@ def _without_build_time(module: cst.Module, pending: list[PendingFinding]) -> li
     top = {id(statement) for statement in module.body}
     candidates = {
         p.scopes[0].name.value: p.scopes[0] for p in pending
-        if p.scopes and isinstance(p.scopes[0], cst.FunctionDef) and id(p.scopes[0]) in top
+        if p.scopes and type(p.scopes[0]) is cst.FunctionDef and id(p.scopes[0]) in top
     }
     dropped: set[int] = set()
     if candidates:
@@ -358,12 +358,12 @@ def _without_build_time(module: cst.Module, pending: list[PendingFinding]) -> li
         dropped |= {id(node) for name, node in candidates.items() if name in excluded}
     methods: dict[int, tuple[cst.ClassDef, set[str]]] = {}
     for p in pending:
-        if len(p.scopes) > 1 and isinstance(p.scopes[0], cst.ClassDef) and isinstance(p.scopes[1], cst.FunctionDef):
+        if len(p.scopes) > 1 and type(p.scopes[0]) is cst.ClassDef and type(p.scopes[1]) is cst.FunctionDef:
             methods.setdefault(id(p.scopes[0]), (p.scopes[0], set()))[1].add(p.scopes[1].name.value)
     for cls, names in methods.values():
         excluded = build_time_methods(cls, names)
         dropped |= {id(item) for item in cls.body.body
-                    if isinstance(item, cst.FunctionDef) and item.name.value in excluded}
+                    if type(item) is cst.FunctionDef and item.name.value in excluded}
     if not dropped:
         return pending
     return [p for p in pending if not any(id(scope) in dropped for scope in p.scopes[:2])]
@@ -598,7 +598,7 @@ class _Replacer(cst.CSTTransformer):
         if replacement is None:
             return updated_node
         self.touched.add(id(self._parents[1] if len(self._parents) > 1 else original_node))
-        if not isinstance(replacement, cst.BaseExpression) or isinstance(replacement, cst.StarredElement):
+        if not isinstance(replacement, cst.BaseExpression) or type(replacement) is cst.StarredElement:
             return replacement
         parent = self._parents[-1] if self._parents else None
         own = getattr(original_node, "lpar", ())
@@ -668,6 +668,6 @@ def _uses_name(node: object, name: str) -> bool:
         return any(_uses_name(n, name) for n in node.nodes)
     if not isinstance(node, cst.CSTNode):
         return False
-    if isinstance(node, cst.Name) and node.value == name:
+    if type(node) is cst.Name and node.value == name:
         return True
     return any(_uses_name(child, name) for child in node.children)

@@ -116,7 +116,7 @@ def _scan_names(
     for stmt in module.body:
         mine = id(stmt) in ours
         for node in walk(stmt):
-            if isinstance(node, cst.Name):
+            if type(node) is cst.Name:
                 if node.value.startswith(prefixes):
                     mentioned.add(node.value)
                     keep.add(id(node))
@@ -127,35 +127,35 @@ def _scan_names(
 
 def _binds(node: cst.CSTNode) -> Iterator[str]:
     """The names ``node`` itself binds (or deletes) in its scope."""
-    if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Param)):
+    if type(node) in (cst.FunctionDef, cst.ClassDef, cst.Param):
         yield node.name.value
-    elif isinstance(node, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor, cst.NamedExpr)):
+    elif type(node) in (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor, cst.NamedExpr):
         yield from _target_names(node.target)
-    elif isinstance(node, cst.Del):
+    elif type(node) is cst.Del:
         yield from _target_names(node.target)
-    elif isinstance(node, cst.AsName):
+    elif type(node) is cst.AsName:
         yield from _target_names(node.name)  # import ... as, with ... as, except ... as
-    elif isinstance(node, cst.ImportAlias) and node.asname is None:
+    elif type(node) is cst.ImportAlias and node.asname is None:
         head = node.name
-        while isinstance(head, cst.Attribute):
+        while type(head) is cst.Attribute:
             head = head.value
-        if isinstance(head, cst.Name):
+        if type(head) is cst.Name:
             yield head.value
-    elif isinstance(node, cst.NameItem):  # global / nonlocal
+    elif type(node) is cst.NameItem:  # global / nonlocal
         yield node.name.value
-    elif isinstance(node, (cst.MatchAs, cst.MatchStar)) and node.name is not None:
+    elif type(node) in (cst.MatchAs, cst.MatchStar) and node.name is not None:
         yield node.name.value
-    elif isinstance(node, cst.MatchMapping) and node.rest is not None:
+    elif type(node) is cst.MatchMapping and node.rest is not None:
         yield node.rest.value
 
 
 def _target_names(target: cst.CSTNode) -> Iterator[str]:
-    if isinstance(target, cst.Name):
+    if type(target) is cst.Name:
         yield target.value
-    elif isinstance(target, (cst.Tuple, cst.List)):
+    elif type(target) in (cst.Tuple, cst.List):
         for element in target.elements:
             yield from _target_names(element.value)
-    elif isinstance(target, cst.StarredElement):
+    elif type(target) is cst.StarredElement:
         yield from _target_names(target.value)
 
 
@@ -298,14 +298,14 @@ def _binds_torch(statement: cst.CSTNode) -> bool:
     through it does: ``if`` needs an ``else`` (``if TYPE_CHECKING:`` alone never
     counts), ``try`` needs every handler to bind it or to end in ``raise``.
     """
-    if isinstance(statement, cst.SimpleStatementLine):
-        return any(isinstance(small, cst.Import) and _import_binds_torch(small) for small in statement.body)
-    if isinstance(statement, cst.If):
+    if type(statement) is cst.SimpleStatementLine:
+        return any(type(small) is cst.Import and _import_binds_torch(small) for small in statement.body)
+    if type(statement) is cst.If:
         return _block_binds_torch(statement.body) and statement.orelse is not None and (
-            _binds_torch(statement.orelse) if isinstance(statement.orelse, cst.If)
+            _binds_torch(statement.orelse) if type(statement.orelse) is cst.If
             else _block_binds_torch(statement.orelse.body)
         )
-    if isinstance(statement, (cst.Try, cst.TryStar)):
+    if type(statement) in (cst.Try, cst.TryStar):
         if statement.finalbody is not None and _block_binds_torch(statement.finalbody.body):
             return True
         normal = _block_binds_torch(statement.body) or (
@@ -314,7 +314,7 @@ def _binds_torch(statement: cst.CSTNode) -> bool:
         return normal and all(
             _block_binds_torch(handler.body) or _block_raises(handler.body) for handler in statement.handlers
         )
-    if isinstance(statement, cst.With):
+    if type(statement) is cst.With:
         return _block_binds_torch(statement.body)
     return False
 
@@ -325,35 +325,35 @@ def _import_binds_torch(node: cst.Import) -> bool:
         if alias.asname is None:
             if name == "torch" or name.startswith("torch."):
                 return True
-        elif name == "torch" and isinstance(alias.asname.name, cst.Name) and alias.asname.name.value == "torch":
+        elif name == "torch" and type(alias.asname.name) is cst.Name and alias.asname.name.value == "torch":
             return True
     return False
 
 
 def _block_binds_torch(block: cst.BaseSuite) -> bool:
-    if isinstance(block, cst.SimpleStatementSuite):
-        return any(isinstance(small, cst.Import) and _import_binds_torch(small) for small in block.body)
+    if type(block) is cst.SimpleStatementSuite:
+        return any(type(small) is cst.Import and _import_binds_torch(small) for small in block.body)
     return any(_binds_torch(statement) for statement in block.body)  # type: ignore[attr-defined]
 
 
 def _block_raises(block: cst.BaseSuite) -> bool:
     statements = list(getattr(block, "body", ()))
     last = statements[-1] if statements else None
-    if isinstance(last, cst.SimpleStatementLine):
-        return isinstance(last.body[-1], cst.Raise)
-    return isinstance(last, cst.Raise)
+    if type(last) is cst.SimpleStatementLine:
+        return type(last.body[-1]) is cst.Raise
+    return type(last) is cst.Raise
 
 
 def _imports_torch(statement: cst.CSTNode) -> bool:
     """Whether ``statement`` imports anything from torch, under any name, at any depth of
     its blocks (``import torch as th``, ``from torch.nn import functional as F``)."""
-    if isinstance(statement, cst.Import):
+    if type(statement) is cst.Import:
         return any(_is_torch(_dotted(alias.name)) for alias in statement.names)
-    if isinstance(statement, cst.ImportFrom):
+    if type(statement) is cst.ImportFrom:
         return not statement.relative and statement.module is not None and _is_torch(_dotted(statement.module))
-    if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite, cst.IndentedBlock)):
+    if type(statement) in (cst.SimpleStatementLine, cst.SimpleStatementSuite, cst.IndentedBlock):
         return any(_imports_torch(small) for small in statement.body)
-    if isinstance(statement, (cst.If, cst.Try, cst.TryStar, cst.With, cst.Else, cst.Finally)):
+    if type(statement) in (cst.If, cst.Try, cst.TryStar, cst.With, cst.Else, cst.Finally):
         parts = [statement.body, *(handler.body for handler in getattr(statement, "handlers", ()))]
         parts.extend(getattr(statement, extra, None) for extra in ("orelse", "finalbody"))
         return any(part is not None and _imports_torch(part) for part in parts)
@@ -366,10 +366,10 @@ def _is_torch(name: str) -> bool:
 
 def _dotted(node: cst.BaseExpression) -> str:
     parts: list[str] = []
-    while isinstance(node, cst.Attribute):
+    while type(node) is cst.Attribute:
         parts.append(node.attr.value)
         node = node.value
-    if isinstance(node, cst.Name):
+    if type(node) is cst.Name:
         parts.append(node.value)
     return ".".join(reversed(parts))
 
@@ -386,14 +386,14 @@ def _after_leading_imports(body: Sequence[cst.BaseStatement]) -> int:
 
 def _is_docstring(statement: cst.BaseStatement) -> bool:
     return (
-        isinstance(statement, cst.SimpleStatementLine)
+        type(statement) is cst.SimpleStatementLine
         and len(statement.body) == 1
-        and isinstance(statement.body[0], cst.Expr)
-        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+        and type(statement.body[0]) is cst.Expr
+        and type(statement.body[0].value) in (cst.SimpleString, cst.ConcatenatedString)
     )
 
 
 def _is_import_line(statement: cst.BaseStatement) -> bool:
-    return isinstance(statement, cst.SimpleStatementLine) and all(
-        isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body
+    return type(statement) is cst.SimpleStatementLine and all(
+        type(small) in (cst.Import, cst.ImportFrom) for small in statement.body
     )

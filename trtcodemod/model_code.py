@@ -139,39 +139,39 @@ def class_is_model_code(node: cst.ClassDef) -> bool:
 
 
 def _is_main_guard(test: cst.BaseExpression) -> bool:
-    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+    if type(test) is not cst.Comparison or len(test.comparisons) != 1:
         return False
     sides = (test.left, test.comparisons[0].comparator)
-    names = {s.value for s in sides if isinstance(s, cst.Name)}
-    strings = {s.evaluated_value for s in sides if isinstance(s, cst.SimpleString)}
-    return names == {"__name__"} and strings == {"__main__"} and isinstance(test.comparisons[0].operator, cst.Equal)
+    names = {s.value for s in sides if type(s) is cst.Name}
+    strings = {s.evaluated_value for s in sides if type(s) is cst.SimpleString}
+    return names == {"__name__"} and strings == {"__main__"} and type(test.comparisons[0].operator) is cst.Equal
 
 
 def _training_test(test: cst.BaseExpression) -> bool | None:
     """True for ``self.training`` (or ``self.training and ...``), False for ``not self.training``."""
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
         return False if _training_test(test.expression) is True else None
-    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+    if type(test) is cst.BooleanOperation and type(test.operator) is cst.And:
         return True if _training_test(test.left) is True or _training_test(test.right) is True else None
     return True if dotted_name(test) == "self.training" else None
 
 
 def _not_training(test: cst.BaseExpression) -> bool:
     """``not self.training`` / ``not training``, alone or as one side of an ``or``."""
-    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or):
+    if type(test) is cst.BooleanOperation and type(test.operator) is cst.Or:
         return _not_training(test.left) or _not_training(test.right)
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
         return dotted_name(test.expression) in ("self.training", "training")
     return False
 
 
 def _returns_early_unless_training(statement: cst.CSTNode) -> bool:
     """``if not self.training: return x`` (no ``else``): what follows runs only in training."""
-    if not isinstance(statement, cst.If) or statement.orelse is not None or not _not_training(statement.test):
+    if type(statement) is not cst.If or statement.orelse is not None or not _not_training(statement.test):
         return False
     body = statement.body.body
-    return len(body) == 1 and isinstance(body[0], cst.SimpleStatementLine) and \
-        any(isinstance(small, (cst.Return, cst.Raise)) for small in body[0].body)
+    return len(body) == 1 and type(body[0]) is cst.SimpleStatementLine and \
+        any(type(small) in (cst.Return, cst.Raise) for small in body[0].body)
 
 
 def skipped_in(node: cst.CSTNode) -> list[cst.CSTNode]:
@@ -180,12 +180,12 @@ def skipped_in(node: cst.CSTNode) -> list[cst.CSTNode]:
     Called for ``If`` and ``IndentedBlock`` nodes; the traversal skips what it returns (an
     ``if``'s body or ``else``, or the statements after ``if not self.training: return``).
     """
-    if isinstance(node, cst.IndentedBlock):
+    if type(node) is cst.IndentedBlock:
         for index, statement in enumerate(node.body):
             if type(statement) is cst.If and _returns_early_unless_training(statement):
                 return list(node.body[index + 1:])
         return []
-    if isinstance(node, cst.If):
+    if type(node) is cst.If:
         if _is_main_guard(node.test):
             return [node.body] + ([node.orelse] if node.orelse is not None else [])
         training = _training_test(node.test)
@@ -198,9 +198,9 @@ def skipped_in(node: cst.CSTNode) -> list[cst.CSTNode]:
 
 
 def definition_is_model_code(node: cst.CSTNode) -> bool:
-    if isinstance(node, cst.ClassDef):
+    if type(node) is cst.ClassDef:
         return class_is_model_code(node)
-    if isinstance(node, cst.FunctionDef):
+    if type(node) is cst.FunctionDef:
         return function_is_model_code(node.name.value)
     return True
 
@@ -241,22 +241,22 @@ def build_time_functions(module: cst.Module, candidates: dict[str, cst.FunctionD
         stack: list[tuple[cst.CSTNode, object]] = [(node, context)]
         while stack:
             sub, where = stack.pop()
-            if isinstance(sub, cst.Call) and isinstance(sub.func, cst.Name) and sub.func.value in callers:
+            if type(sub) is cst.Call and type(sub.func) is cst.Name and sub.func.value in callers:
                 callers[sub.func.value].add(where)
-            elif isinstance(sub, cst.Arg) and isinstance(sub.value, cst.Name) and sub.value.value in callers:
+            elif type(sub) is cst.Arg and type(sub.value) is cst.Name and sub.value.value in callers:
                 callers[sub.value.value].add(_RUN)  # passed as a value: it may be stored and run later
-            skipped = skipped_in(sub) if isinstance(sub, (cst.If, cst.IndentedBlock)) else []
+            skipped = skipped_in(sub) if type(sub) in (cst.If, cst.IndentedBlock) else []
             for child in children(sub):
                 stack.append((child, _BUILD if any(child is s for s in skipped) else where))
 
     for statement in module.body:
-        if isinstance(statement, cst.FunctionDef):
+        if type(statement) is cst.FunctionDef:
             name = statement.name.value
             scan(statement.body, ("function", name) if function_is_model_code(name) else _BUILD)
-        elif isinstance(statement, cst.ClassDef):
+        elif type(statement) is cst.ClassDef:
             model_class = class_is_model_code(statement)
             for item in statement.body.body:
-                if isinstance(item, cst.FunctionDef):
+                if type(item) is cst.FunctionDef:
                     method = item.name.value
                     run = model_class and function_is_model_code(method) and not _BUILD_METHOD.match(method)
                     scan(item.body, _RUN if run else _BUILD)
@@ -272,22 +272,24 @@ def build_time_methods(cls: cst.ClassDef, candidates: set[str]) -> set[str]:
     """The ``candidates`` (methods of ``cls``) that only construction or non-model methods
     call as ``self.<name>(...)``, directly or through each other (``subsample`` called only
     by ``select_training_samples``; a buffer filler called only by ``__init__``). A method
-    named without being called (``self.forward = self.forward_fast`` in ``__init__``) is
-    stored to run later, and stays model code."""
+    handed to a call (``multi_apply(self.loss_single, ...)``) runs where that call does; one
+    stored (``self.forward = self.forward_fast`` in ``__init__``) runs later, and stays
+    model code."""
     callers: dict[str, set[object]] = {name: set() for name in candidates if name not in ("forward", "__call__")}
     if not callers:
         return set()
     for item in cls.body.body:
-        if not isinstance(item, cst.FunctionDef):
+        if type(item) is not cst.FunctionDef:
             continue
         method = item.name.value
         where: object = _BUILD if _BUILD_METHOD.match(method) or not function_is_model_code(method) \
             else ("method", method)
-        called: set[int] = set()
+        called: set[int] = set()  # callees, and methods handed to a call (`multi_apply(self.m, ...)`)
         for node in walk(item.body):
-            if isinstance(node, cst.Call):
+            if type(node) is cst.Call:
                 called.add(id(node.func))
-            elif isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self" \
+                called.update(id(arg.value) for arg in node.args)
+            elif type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == "self" \
                     and node.attr.value in callers:
                 # `self.forward = self.forward_fast` in __init__ stores the method to run later.
                 callers[node.attr.value].add(where if id(node) in called else _RUN)

@@ -27,10 +27,10 @@ import libcst as cst
 def dotted_name(node: cst.BaseExpression) -> str | None:
     """``a.b.c`` as text for a Name/Attribute chain, else None."""
     parts: list[str] = []
-    while isinstance(node, cst.Attribute):
+    while type(node) is cst.Attribute:
         parts.append(node.attr.value)
         node = node.value
-    if not isinstance(node, cst.Name):
+    if type(node) is not cst.Name:
         return None
     parts.append(node.value)
     return ".".join(reversed(parts))
@@ -45,7 +45,7 @@ def import_bindings(node: cst.Import | cst.ImportFrom) -> list[tuple[str, str | 
     bind the name. ``from m import *`` binds names that cannot be known here: none listed.
     """
     bound: list[tuple[str, str | None]] = []
-    if isinstance(node, cst.Import):
+    if type(node) is cst.Import:
         for alias in node.names:
             full = dotted_name(alias.name)
             if full is None:
@@ -59,7 +59,7 @@ def import_bindings(node: cst.Import | cst.ImportFrom) -> list[tuple[str, str | 
                 head = full.split(".", 1)[0]
                 bound.append((head, head))
         return bound
-    if isinstance(node.names, cst.ImportStar):
+    if type(node.names) is cst.ImportStar:
         return bound
     module = None if node.relative or node.module is None else dotted_name(node.module)
     for alias in node.names:
@@ -82,7 +82,7 @@ class ImportTable:
 
     def add_import(self, node: cst.Import | cst.ImportFrom) -> None:
         """Record the names an import statement binds."""
-        if isinstance(node, cst.Import):
+        if type(node) is cst.Import:
             for alias in node.names:
                 full = dotted_name(alias.name)
                 if full is not None:
@@ -98,11 +98,11 @@ class ImportTable:
     def add_imports_from(self, statements: Iterable[cst.CSTNode]) -> None:
         """Record the imports among module-level statements, also inside if/try/with."""
         for statement in statements:
-            if isinstance(statement, cst.SimpleStatementLine):
+            if type(statement) is cst.SimpleStatementLine:
                 for small in statement.body:
-                    if isinstance(small, (cst.Import, cst.ImportFrom)):
+                    if type(small) in (cst.Import, cst.ImportFrom):
                         self.add_import(small)
-            elif isinstance(statement, (cst.If, cst.Try, cst.With, cst.TryStar)):
+            elif type(statement) in (cst.If, cst.Try, cst.With, cst.TryStar):
                 for block in _blocks_of(statement):
                     self.add_imports_from(block)
 
@@ -133,9 +133,9 @@ class ImportTable:
         """Qualified names a Name/Attribute expression may refer to through any import (sorted,
         maybe empty), ignoring scopes: see :meth:`FileContext.qualified_names` for what rules use."""
         head = node
-        while isinstance(head, cst.Attribute):
+        while type(head) is cst.Attribute:
             head = head.value
-        if not isinstance(head, cst.Name) or head.value not in self._bindings:
+        if type(head) is not cst.Name or head.value not in self._bindings:
             return ()  # the common case, answered without building the dotted name
         dotted = dotted_name(node)
         if dotted is None:
@@ -162,7 +162,7 @@ class ImportTable:
 
 def _asname(alias: cst.ImportAlias) -> str | None:
     asname = alias.asname
-    if asname is not None and isinstance(asname.name, cst.Name):
+    if asname is not None and type(asname.name) is cst.Name:
         return asname.name.value
     return None
 
@@ -170,17 +170,17 @@ def _asname(alias: cst.ImportAlias) -> str | None:
 def _blocks_of(statement: cst.CSTNode) -> list[Iterable[cst.CSTNode]]:
     blocks: list[Iterable[cst.CSTNode]] = []
     body = getattr(statement, "body", None)
-    if isinstance(body, cst.IndentedBlock):
+    if type(body) is cst.IndentedBlock:
         blocks.append(body.body)
     for handler in getattr(statement, "handlers", ()) or ():
-        if isinstance(handler.body, cst.IndentedBlock):
+        if type(handler.body) is cst.IndentedBlock:
             blocks.append(handler.body.body)
     for attr in ("orelse", "finalbody"):
         extra = getattr(statement, attr, None)
         if extra is None:
             continue
-        if isinstance(extra, cst.If):
+        if type(extra) is cst.If:
             blocks.extend(_blocks_of(extra))
-        elif isinstance(getattr(extra, "body", None), cst.IndentedBlock):
+        elif type(getattr(extra, "body", None)) is cst.IndentedBlock:
             blocks.append(extra.body.body)
     return blocks

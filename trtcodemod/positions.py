@@ -163,7 +163,7 @@ def _scope_start(
                 first -= len(decorators[0].leading_lines)
             return first - len(scope.leading_lines), indents
         block = scope.body
-        if not isinstance(block, cst.IndentedBlock):
+        if type(block) is not cst.IndentedBlock:
             return None
         indents.append(block.indent if block.indent is not None else module.default_indent)
         cst_body, ast_body = block.body, counterpart.body
@@ -182,5 +182,5 @@ def _ast_index(body: Sequence[cst.CSTNode], statement: cst.CSTNode) -> int | Non
     for item in body:
         if item is statement:
             return index
-        index += len(item.body) if isinstance(item, cst.SimpleStatementLine) else 1
+        index += len(item.body) if type(item) is cst.SimpleStatementLine else 1
     return None

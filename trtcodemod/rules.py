@@ -132,10 +132,20 @@ class Rule(cst.BatchableCSTVisitor):
     """
 
     info: ClassVar[RuleInfo]
+    #: Byte strings of which a file must contain at least one for this rule to find anything
+    #: in it: every construct the rule reports spells one (the function, method or class it
+    #: matches, in the call or in the import that binds it). Files with none skip the rule,
+    #: which changes no finding. Empty: the rule runs on every file.
+    needs_text: ClassVar[tuple[bytes, ...]] = ()
 
     def __init__(self, context: "FileContext") -> None:
         super().__init__()
         self.context = context
+
+    @classmethod
+    def may_find(cls, source: bytes | None) -> bool:
+        """Whether the rule can find anything in ``source`` (None: unknown, so it may)."""
+        return source is None or not cls.needs_text or any(text in source for text in cls.needs_text)
 
     def report(self, node: cst.CSTNode, message: str, fix: Fix | None = None,
                scopes: tuple[cst.CSTNode, ...] | None = None) -> None:
@@ -145,3 +155,10 @@ class Rule(cst.BatchableCSTVisitor):
         there (a finding held until its class ends); by default, where the traversal is.
         """
         self.context.add_finding(PendingFinding(self.info, node, message, fix), scopes)
+
+
+def spelled(*names: str) -> tuple[bytes, ...]:
+    """What a file that refers to one of the qualified ``names`` must contain: each name's
+    last part. An import renames only the head of a dotted path, and a name imported under
+    an alias is spelled in full in its import, so the last part is always written somewhere."""
+    return tuple(sorted({name.rsplit(".", 1)[-1].encode() for name in names}))

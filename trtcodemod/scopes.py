@@ -107,7 +107,7 @@ class Bindings:
 
     def target(self, node: cst.BaseExpression, kind: str, value: Value = None) -> None:
         """The names an assignment-like target binds (``a``, ``a, (b, *c)``; not ``a.b``/``a[i]``)."""
-        if isinstance(node, cst.Name):
+        if type(node) is cst.Name:
             self.bind(node.value, kind, value)
         else:
             for name in bound_names(node):
@@ -117,7 +117,7 @@ class Bindings:
         for param in (*params.posonly_params, *params.params, *params.kwonly_params):
             self.bind(param.name.value, PARAM)
         for star in (params.star_arg, params.star_kwarg):
-            if isinstance(star, cst.Param):
+            if type(star) is cst.Param:
                 self.bind(star.name.value, PARAM)
 
     @property
@@ -149,11 +149,11 @@ class Bindings:
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is not None:
             self.target(node.target, ASSIGN, node.value)
-        elif isinstance(node.target, cst.Name):
+        elif type(node.target) is cst.Name:
             self.bind(node.target.value, ANNOTATION)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        if isinstance(node.target, cst.Name):
+        if type(node.target) is cst.Name:
             # `m &= other` keeps a bool mask bool when `other` is one; anything else is unknown.
             keeps = isinstance(node.operator, _BITWISE_AUG)
             self.bind(node.target.value, AUGASSIGN, node.value if keeps else None)
@@ -200,7 +200,7 @@ class Bindings:
 
     def visit_TypeAlias(self, node: cst.CSTNode) -> None:
         name = getattr(node, "name", None)
-        if isinstance(name, cst.Name):
+        if type(name) is cst.Name:
             self.bind(name.value, TYPE)
 
     # `match` captures: `case F:`, `case [F, *rest]:`, `case {"k": F, **rest}:`, `case P(x=F) as G:`.
@@ -224,7 +224,7 @@ def scope_bindings(scope: cst.FunctionDef | cst.Module) -> dict[str, list[Value]
     ``indexing`` relies on that: a name also used as a loop variable is unknown).
     """
     collector = Bindings()
-    if isinstance(scope, cst.FunctionDef):
+    if type(scope) is cst.FunctionDef:
         collector.bind_params(scope.params)
         visit_readonly(scope.body, collector)
     else:
@@ -290,7 +290,7 @@ def _scan_blocks(statement: cst.CSTNode, collector: Bindings, nested: str | None
     if isinstance(body, cst.BaseSuite):
         _scan(_suite_statements(body), collector, nested)
     orelse = getattr(statement, "orelse", None)
-    if isinstance(orelse, cst.If):
+    if type(orelse) is cst.If:
         _scan((orelse,), collector, nested)
     elif orelse is not None:
         _scan(_suite_statements(orelse.body), collector, nested)
@@ -311,7 +311,7 @@ def _all_statements(statements: Iterable[cst.CSTNode]) -> Iterator[cst.CSTNode]:
         elif isinstance(statement, cst.BaseCompoundStatement):
             stack.extend(_suite_statements(getattr(statement, "body", None)))  # `match` has none
             orelse = getattr(statement, "orelse", None)
-            if isinstance(orelse, cst.If):
+            if type(orelse) is cst.If:
                 stack.append(orelse)
             elif orelse is not None:
                 stack.extend(_suite_statements(orelse.body))
