@@ -6,6 +6,8 @@ LibCST-based tool. Then the command line itself, each run in a fresh child proce
 included), with its peak memory (`ru_maxrss` of the child and of its largest worker):
 
 - `check --select ALL --no-cache --jobs 1` and `--jobs 2` (same output required);
+  the parse, `check_source` and `--jobs 1` are timed in turn, round after round, so that
+  a machine whose speed drifts during the run weighs on the baseline and on `check` alike;
 - `check --select ALL` with an empty cache (cold: it also writes the cache), then again
   (warm: every file from the cache);
 - a pure-Python CPU loop in 1 and 2 processes: the speed-up the machine itself gives at
@@ -76,43 +78,75 @@ def fetch_corpus(corpus: Path) -> list[Path]:
     return sorted(corpus.rglob("*.py"))
 
 
-def timed(label: str, files: list[tuple[Path, bytes]], work, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
+class Pass:
+    """Wall times of one in-process pass over the corpus, one sample per call of :meth:`run`."""
+
+    def __init__(self, label: str, files: list[tuple[Path, bytes]], work) -> None:
+        self.label, self.files, self.work = label, files, work
+        self.times: list[float] = []
+
+    def run(self) -> None:
         start = time.perf_counter()
-        for path, data in files:
-            work(path, data)
-        times.append(time.perf_counter() - start)
-    best = min(times)
-    print(f"{label:<44} {best:8.2f} s   (median {statistics.median(times):.2f} s over {repeat})", flush=True)
-    return best
+        for path, data in self.files:
+            self.work(path, data)
+        self.times.append(time.perf_counter() - start)
+
+    @property
+    def seconds(self) -> float:
+        return min(self.times)
+
+    def show(self) -> None:
+        print(f"{self.label:<44} {self.seconds:8.2f} s   (median {statistics.median(self.times):.2f} s "
+              f"over {len(self.times)})", flush=True)
 
 
 class CliRun:
-    """Best wall time, peak memory (MiB) and the report of a `trtcodemod` command in a child process."""
+    """Wall times, peak memory (MiB) and the report of a `trtcodemod` command in a child process."""
 
-    def __init__(self, label: str, args: list[str], repeat: int, env: dict[str, str] | None = None,
-                 before=None) -> None:
-        self.label = label
-        times, peaks = [], []
-        for _ in range(repeat):
-            if before is not None:
-                before()
-            start = time.perf_counter()
-            done = subprocess.run([sys.executable, "-c", _CHILD, *args], capture_output=True, text=True,
-                                  env={**os.environ, **(env or {})})
-            times.append(time.perf_counter() - start)
-            if done.returncode not in (0, 1, 2) or "RUSAGE" not in done.stderr:
-                raise SystemExit(f"{label}: exit {done.returncode}\n{done.stderr[-2000:]}")
-            usage = json.loads(done.stderr.rsplit("RUSAGE ", 1)[1].split("\n", 1)[0])
-            peaks.append(usage)
-            self.stdout = done.stdout
-        self.seconds = min(times)
-        self.main_mib = max(p[0] for p in peaks) / 1024
-        self.worker_mib = max(p[1] for p in peaks) / 1024
+    def __init__(self, label: str, args: list[str], env: dict[str, str] | None = None, before=None) -> None:
+        self.label, self.args, self.env, self.before = label, args, env, before
+        self.times: list[float] = []
+        self.peaks: list[list[int]] = []
+        self.stdout = ""
+
+    def run(self) -> None:
+        if self.before is not None:
+            self.before()
+        start = time.perf_counter()
+        done = subprocess.run([sys.executable, "-c", _CHILD, *self.args], capture_output=True, text=True,
+                              env={**os.environ, **(self.env or {})})
+        self.times.append(time.perf_counter() - start)
+        if done.returncode not in (0, 1, 2) or "RUSAGE" not in done.stderr:
+            raise SystemExit(f"{self.label}: exit {done.returncode}\n{done.stderr[-2000:]}")
+        self.peaks.append(json.loads(done.stderr.rsplit("RUSAGE ", 1)[1].split("\n", 1)[0]))
+        self.stdout = done.stdout
+
+    @property
+    def seconds(self) -> float:
+        return min(self.times)
+
+    @property
+    def main_mib(self) -> float:
+        return max(p[0] for p in self.peaks) / 1024
+
+    @property
+    def worker_mib(self) -> float:
+        return max(p[1] for p in self.peaks) / 1024
+
+    def show(self) -> None:
         workers = f", largest worker {self.worker_mib:.0f} MiB" if self.worker_mib > 1 else ""
-        print(f"{label:<44} {self.seconds:8.2f} s   peak {self.main_mib:.0f} MiB{workers}"
-              f"   (median {statistics.median(times):.2f} s over {repeat})", flush=True)
+        print(f"{self.label:<44} {self.seconds:8.2f} s   peak {self.main_mib:.0f} MiB{workers}"
+              f"   (median {statistics.median(self.times):.2f} s over {len(self.times)})", flush=True)
+
+
+def interleaved(runs: list, repeat: int) -> None:
+    """Run each measurement once per round, round after round, so that a machine that
+    slows down or speeds up mid-benchmark weighs on all of them alike."""
+    for _ in range(repeat):
+        for measured in runs:
+            measured.run()
+    for measured in runs:
+        measured.show()
 
 
 def show_difference(first: str, second: str) -> None:
@@ -177,7 +211,6 @@ def main() -> None:
     corpus = f"{len(files)} files, {lines} lines ({', '.join(PACKAGES)} wheels)"
     print(f"corpus: {corpus}\nmachine: {machine()}\n", flush=True)
 
-    parse_time = timed("baseline: libcst.parse_module (in process)", files, lambda p, d: cst.parse_module(d), repeat)
     options = Options(select=("ALL",))
     found: list[int] = []
 
@@ -187,14 +220,19 @@ def main() -> None:
         except InputError:
             found.append(0)
 
-    check_time = timed("check_source, all rules (in process)", files, check, repeat)
-    print(f"ratio check / parse-only: {check_time / parse_time:.2f}x; findings: {sum(found) // repeat}\n", flush=True)
-
     target = str(args.corpus)
     base = ["check", "--select", "ALL", "--quiet", target]
+    parse = Pass("baseline: libcst.parse_module (in process)", files, lambda p, d: cst.parse_module(d))
+    rules = Pass("check_source, all rules (in process)", files, check)
+    serial = CliRun("trtcodemod check --no-cache --jobs 1", [*base, "--no-cache", "--jobs", "1"])
+    interleaved([parse, rules, serial], repeat)
+    parse_time, check_time = parse.seconds, rules.seconds
+    print(f"ratio check / parse-only: {check_time / parse_time:.2f}x in process, "
+          f"{serial.seconds / parse_time:.2f}x the command; findings: {sum(found) // repeat}\n", flush=True)
+
     spin_before = machine_speedup()
-    serial = CliRun("trtcodemod check --no-cache --jobs 1", [*base, "--no-cache", "--jobs", "1"], repeat)
-    parallel = CliRun("trtcodemod check --no-cache --jobs 2", [*base, "--no-cache", "--jobs", "2"], repeat)
+    parallel = CliRun("trtcodemod check --no-cache --jobs 2", [*base, "--no-cache", "--jobs", "2"])
+    interleaved([parallel], repeat)
     spin_after = machine_speedup()
     same = serial.stdout == parallel.stdout
     if not same:
@@ -209,8 +247,9 @@ def main() -> None:
             for item in Path(cache_dir).iterdir():
                 shutil.rmtree(item) if item.is_dir() else item.unlink()
 
-        cold = CliRun("trtcodemod check (cold cache: fills it)", base, repeat, env, before=empty_cache)
-        warm = CliRun("trtcodemod check (warm cache: unchanged tree)", base, repeat, env)
+        cold = CliRun("trtcodemod check (cold cache: fills it)", base, env, before=empty_cache)
+        warm = CliRun("trtcodemod check (warm cache: unchanged tree)", base, env)
+        interleaved([cold, warm], repeat)
         cache_size = sum(p.stat().st_size for p in Path(cache_dir).rglob("*") if p.is_file())
     if not warm.stdout == cold.stdout == serial.stdout:
         show_difference(serial.stdout, cold.stdout)

@@ -9,8 +9,8 @@ code once, keeps no text, and records just those. The ranges follow the same rul
 
 from __future__ import annotations
 
-import ast
 import re
+import symtable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Optional, Sequence
@@ -100,87 +100,84 @@ def scoped_ranges(
     """Ranges of nodes grouped by their enclosing classes/functions (outermost first).
 
     Generating a whole file to position a few nodes is the dominant cost on large model
-    files. Here each group's innermost class or function alone is generated, starting at
-    the line CPython's ``ast`` gives for it (``ast`` parses in C, far faster than any
-    code generation). A node that cannot be placed this way falls back to the whole file.
+    files. Here each group's innermost class or function alone is generated, and its
+    ranges are shifted so that its ``def``/``class`` keyword lands on the line CPython
+    gives for it. That line comes from the symbol table (:mod:`symtable`), which CPython
+    builds in C with one object per scope: cheaper than :func:`ast.parse`, which makes an
+    object of every node. A node that cannot be placed this way falls back to the whole file.
     """
     found: dict[cst.CSTNode, CodeRange] = {}
     leftovers: list[cst.CSTNode] = []
-    tree: ast.Module | None | bool = None
+    table: symtable.SymbolTable | None | bool = None
     for scopes, nodes in groups:
         nodes = list(nodes)
-        start = None
+        keyword_line = indents = None
         if scopes:
-            if tree is None:
-                tree = _parse_ast(source)
-            if tree:
-                start = _scope_start(module, tree, scopes)
-        if start is None:
+            if table is None:
+                table = _symbol_table(source)
+            if table:
+                keyword_line, indents = _scope_line(module, table, scopes)
+        if keyword_line is None:
             leftovers.extend(nodes)
             continue
-        line, indents = start
         scope = scopes[-1]
         state = _PositionState(
             default_indent=module.default_indent,
             default_newline=module.default_newline,
-            wanted=set(nodes),
-            line=line,
+            wanted={*nodes, scope},
             indent_tokens=list(indents),
         )
         scope._codegen(state)
-        found.update(state.found)
-        leftovers.extend(node for node in nodes if node not in state.found)
+        shift = keyword_line - state.found[scope].start.line
+        for node in nodes:
+            where = state.found.get(node)
+            if where is None:
+                leftovers.append(node)
+            else:
+                found[node] = CodeRange(CodePosition(where.start.line + shift, where.start.column),
+                                        CodePosition(where.end.line + shift, where.end.column))
     if leftovers:
         found.update(node_ranges(module, leftovers))
     return found
 
 
-def _parse_ast(source: bytes) -> ast.Module | bool:
+def _symbol_table(source: bytes) -> symtable.SymbolTable | bool:
     try:
-        return ast.parse(source)
+        return symtable.symtable(source, "<source>", "exec")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False  # LibCST accepted what CPython did not: use the slow path
 
 
-def _scope_start(
-    module: cst.Module, tree: ast.Module, scopes: tuple[cst.CSTNode, ...]
-) -> tuple[int, list[str]] | None:
-    """First line of the innermost scope's generated code, and the indentation around it."""
-    cst_body: Sequence[cst.CSTNode] = module.body
-    ast_body: list[ast.stmt] = tree.body
+def _scope_line(
+    module: cst.Module, table: symtable.SymbolTable, scopes: tuple[cst.CSTNode, ...]
+) -> tuple[int | None, list[str]]:
+    """Line of the innermost scope's ``def``/``class`` keyword, and the indentation around it.
+
+    Scopes are matched to symbol tables by kind and name; among several of the same name,
+    by order, which is safe only when all of them are direct statements of the enclosing
+    body (one nested in an ``if`` has a table too but no place in that body): otherwise
+    ``None``.
+    """
+    body: Sequence[cst.CSTNode] = module.body
     indents: list[str] = []
     for depth, scope in enumerate(scopes):
-        position = _ast_index(cst_body, scope)
-        if position is None or position >= len(ast_body):
-            return None
-        counterpart = ast_body[position]
-        if not isinstance(counterpart, _AST_TWIN[type(scope)]):
-            return None
+        kind = type(scope)
+        if kind not in _TABLE_KIND:
+            return None, indents
+        name = scope.name.value
+        namesakes = [s for s in body if type(s) is kind and s.name.value == name]
+        tables = [t for t in table.get_children() if t.get_type() == _TABLE_KIND[kind] and t.get_name() == name]
+        if len(tables) != len(namesakes) or not any(s is scope for s in namesakes):
+            return None, indents
+        table = tables[next(i for i, s in enumerate(namesakes) if s is scope)]
         if depth == len(scopes) - 1:
-            decorators = getattr(scope, "decorators", ())
-            first = counterpart.decorator_list[0].lineno if counterpart.decorator_list else counterpart.lineno
-            if decorators:
-                first -= len(decorators[0].leading_lines)
-            return first - len(scope.leading_lines), indents
+            return table.get_lineno(), indents
         block = scope.body
         if type(block) is not cst.IndentedBlock:
-            return None
+            return None, indents
         indents.append(block.indent if block.indent is not None else module.default_indent)
-        cst_body, ast_body = block.body, counterpart.body
-    return None
+        body = block.body
+    return None, indents
 
 
-_AST_TWIN: dict[type, tuple[type, ...]] = {
-    cst.ClassDef: (ast.ClassDef,),
-    cst.FunctionDef: (ast.FunctionDef, ast.AsyncFunctionDef),
-}
-
-
-def _ast_index(body: Sequence[cst.CSTNode], statement: cst.CSTNode) -> int | None:
-    """Index in ``ast``'s statement list of a LibCST body statement (``a; b`` is two there)."""
-    index = 0
-    for item in body:
-        if item is statement:
-            return index
-        index += len(item.body) if type(item) is cst.SimpleStatementLine else 1
-    return None
+_TABLE_KIND: dict[type, str] = {cst.ClassDef: "class", cst.FunctionDef: "function"}
