@@ -50,12 +50,14 @@ HERE = Path(__file__).parent
 DEFAULT_CORPUS = HERE / ".corpus"
 PACKAGES = ("timm", "torchvision")
 
-#: Runs the command line in this child and reports its peak memory (KiB) and its workers'.
+#: Runs the command line in this child and reports its peak memory (KiB) and its workers',
+#: and the CPU time (user + system seconds) of the child and its workers together.
 _CHILD = """
 import atexit, json, resource, sys
 def _report():
     self_, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    sys.stderr.write("\\nRUSAGE " + json.dumps([self_.ru_maxrss, kids.ru_maxrss]) + "\\n")
+    cpu = self_.ru_utime + self_.ru_stime + kids.ru_utime + kids.ru_stime
+    sys.stderr.write("\\nRUSAGE " + json.dumps([self_.ru_maxrss, kids.ru_maxrss, cpu]) + "\\n")
 atexit.register(_report)
 sys.argv = ["trtcodemod", *sys.argv[1:]]
 from trtcodemod.cli import main
@@ -84,20 +86,26 @@ class Pass:
     def __init__(self, label: str, files: list[tuple[Path, bytes]], work) -> None:
         self.label, self.files, self.work = label, files, work
         self.times: list[float] = []
+        self.cpu_times: list[float] = []
 
     def run(self) -> None:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         for path, data in self.files:
             self.work(path, data)
         self.times.append(time.perf_counter() - start)
+        self.cpu_times.append(time.process_time() - cpu)
 
     @property
     def seconds(self) -> float:
         return min(self.times)
 
+    @property
+    def cpu_seconds(self) -> float:
+        return min(self.cpu_times)
+
     def show(self) -> None:
-        print(f"{self.label:<44} {self.seconds:8.2f} s   (median {statistics.median(self.times):.2f} s "
-              f"over {len(self.times)})", flush=True)
+        print(f"{self.label:<44} {self.seconds:8.2f} s   CPU {self.cpu_seconds:.2f} s   "
+              f"(median {statistics.median(self.times):.2f} s over {len(self.times)})", flush=True)
 
 
 class CliRun:
@@ -106,7 +114,7 @@ class CliRun:
     def __init__(self, label: str, args: list[str], env: dict[str, str] | None = None, before=None) -> None:
         self.label, self.args, self.env, self.before = label, args, env, before
         self.times: list[float] = []
-        self.peaks: list[list[int]] = []
+        self.usage: list[list[float]] = []  # [peak KiB, largest worker's peak KiB, CPU seconds]
         self.stdout = ""
 
     def run(self) -> None:
@@ -118,7 +126,7 @@ class CliRun:
         self.times.append(time.perf_counter() - start)
         if done.returncode not in (0, 1, 2) or "RUSAGE" not in done.stderr:
             raise SystemExit(f"{self.label}: exit {done.returncode}\n{done.stderr[-2000:]}")
-        self.peaks.append(json.loads(done.stderr.rsplit("RUSAGE ", 1)[1].split("\n", 1)[0]))
+        self.usage.append(json.loads(done.stderr.rsplit("RUSAGE ", 1)[1].split("\n", 1)[0]))
         self.stdout = done.stdout
 
     @property
@@ -126,16 +134,20 @@ class CliRun:
         return min(self.times)
 
     @property
+    def cpu_seconds(self) -> float:
+        return min(p[2] for p in self.usage)
+
+    @property
     def main_mib(self) -> float:
-        return max(p[0] for p in self.peaks) / 1024
+        return max(p[0] for p in self.usage) / 1024
 
     @property
     def worker_mib(self) -> float:
-        return max(p[1] for p in self.peaks) / 1024
+        return max(p[1] for p in self.usage) / 1024
 
     def show(self) -> None:
         workers = f", largest worker {self.worker_mib:.0f} MiB" if self.worker_mib > 1 else ""
-        print(f"{self.label:<44} {self.seconds:8.2f} s   peak {self.main_mib:.0f} MiB{workers}"
+        print(f"{self.label:<44} {self.seconds:8.2f} s   CPU {self.cpu_seconds:.2f} s   peak {self.main_mib:.0f} MiB{workers}"
               f"   (median {statistics.median(self.times):.2f} s over {len(self.times)})", flush=True)
 
 
@@ -228,7 +240,8 @@ def main() -> None:
     interleaved([parse, rules, serial], repeat)
     parse_time, check_time = parse.seconds, rules.seconds
     print(f"ratio check / parse-only: {check_time / parse_time:.2f}x in process, "
-          f"{serial.seconds / parse_time:.2f}x the command; findings: {sum(found) // repeat}\n", flush=True)
+          f"{serial.seconds / parse_time:.2f}x the command (CPU time: {rules.cpu_seconds / parse.cpu_seconds:.2f}x, "
+          f"{serial.cpu_seconds / parse.cpu_seconds:.2f}x); findings: {sum(found) // repeat}\n", flush=True)
 
     spin_before = machine_speedup()
     parallel = CliRun("trtcodemod check --no-cache --jobs 2", [*base, "--no-cache", "--jobs", "2"])
@@ -277,23 +290,24 @@ def main() -> None:
         print(f"apply --unsafe: {changed} files rewritten, {broken} do not compile, {errors} unreadable "
               f"({time.perf_counter() - start:.1f} s)\n", flush=True)
 
-    def row(what: str, seconds: float, versus: str, memory: str) -> str:
-        return f"| {what} | {seconds:.1f} s | {versus} | {memory} |"
+    def row(what: str, measured, versus: str, memory: str) -> str:
+        return f"| {what} | {measured.seconds:.1f} s | {measured.cpu_seconds:.1f} s | {versus} | {memory} |"
 
     print(f"Measured on {machine()}; corpus: {corpus}; best of {repeat}.\n")
-    print("| run | time | compared with | peak memory |")
-    print("| --- | --- | --- | --- |")
-    print(row("LibCST parse only (baseline, in process)", parse_time, "1.00x", "-"))
-    print(row("`check --select ALL`, rules only (in process)", check_time, f"{check_time / parse_time:.2f}x parse only", "-"))
-    print(row("`check --select ALL --no-cache --jobs 1`", serial.seconds, f"{serial.seconds / parse_time:.2f}x parse only",
+    print("| run | time | CPU time | compared with | peak memory |")
+    print("| --- | --- | --- | --- | --- |")
+    print(row("LibCST parse only (baseline, in process)", parse, "1.00x", "-"))
+    print(row("`check --select ALL`, rules only (in process)", rules,
+              f"{check_time / parse_time:.2f}x parse only (CPU: {rules.cpu_seconds / parse.cpu_seconds:.2f}x)", "-"))
+    print(row("`check --select ALL --no-cache --jobs 1`", serial,
+              f"{serial.seconds / parse_time:.2f}x parse only (CPU: {serial.cpu_seconds / parse.cpu_seconds:.2f}x)",
               f"{serial.main_mib:.0f} MiB"))
-    print(row("`check --select ALL --no-cache --jobs 2`", parallel.seconds,
+    print(row("`check --select ALL --no-cache --jobs 2`", parallel,
               f"{serial.seconds / parallel.seconds:.2f}x faster than `--jobs 1` (machine: {min(spin_before, spin_after):.2f}x)",
               f"{parallel.main_mib:.0f} MiB + {parallel.worker_mib:.0f} MiB per worker"))
-    print(row("`check --select ALL`, cold cache", cold.seconds, "fills the cache", f"{cold.main_mib:.0f} MiB"))
-    print(row("`check --select ALL`, warm cache", warm.seconds, f"{warm.seconds / cold.seconds:.1%} of cold",
+    print(row("`check --select ALL`, cold cache", cold, "fills the cache", f"{cold.main_mib:.0f} MiB"))
+    print(row("`check --select ALL`, warm cache", warm, f"{warm.seconds / cold.seconds:.1%} of cold",
               f"{warm.main_mib:.0f} MiB"))
-
 
 if __name__ == "__main__":
     main()

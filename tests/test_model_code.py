@@ -23,6 +23,7 @@ def found(code: str, path: str = "model.py", scope: str = "model") -> list[tuple
     "docs/conf.py", "mmdet/datasets/coco.py", "timm/data/mixup.py", "torchvision/transforms/functional.py",
     "timm/optim/lamb.py", "yolov5/train.py", "yolov5/val.py", "utils/loss.py", "utils/plots.py",
     "pkg/model_test.py", "conftest.py", "setup.py", "evaluate_coco.py", "utils/dataloaders.py",
+    "util/motdet_eval.py", "yolox/utils/dist.py", "ByteTrack/tutorials/qdtrack/byte_tracker.py",
 ])
 def test_files_that_are_not_model_code(path: str) -> None:
     assert path_reason(path) is not None
@@ -35,6 +36,7 @@ def test_files_that_are_not_model_code(path: str) -> None:
     "model.py", "models/yolo.py", "mmdet/models/dense_heads/head.py", "timm/layers/attention.py",
     "torchvision/models/detection/roi_heads.py", "projects/bevformer/modules/encoder.py",
     "utils/general.py", "contest/testing_model.py", "lossy/attest.py", "examples/detector.py",
+    "ops/distance.py", "models/evaluator_head.py", "models/retrieval.py",
 ])
 def test_files_that_may_be_model_code(path: str) -> None:
     assert path_reason(path) is None
@@ -336,3 +338,67 @@ def test_a_method_stored_while_building_is_model_code() -> None:
     # the stored methods stay.
     assert [line for _, line in found(code)] == [14, 17, 20]
     assert len(found(code, scope="all")) == 5
+
+
+def test_training_only_call_chains_are_skipped_through_methods_without_findings() -> None:
+    """YOLOX's head: forward calls `get_losses` under `if self.training:`; the assignment
+    methods below it (`get_assignments` → `get_in_boxes_info`, `dynamic_k_matching`) have
+    findings, the methods between them need not. A method the eval path also calls stays."""
+    code = f"""\
+    class Head(nn.Module):
+        def forward(self, y, x, labels=None):
+            if self.training:
+                return self.get_losses(y, x)
+            return self.decode(y, x)
+
+        def get_losses(self, y, x):
+            return self.get_assignments(y, x)
+
+        def get_assignments(self, y, x):
+            return self.dynamic_k_matching(y, x) + self.shared(y, x)
+
+        def dynamic_k_matching(self, y, x):
+            return {ATAN2}
+
+        def decode(self, y, x):
+            return self.shared(y, x)
+
+        def shared(self, y, x):
+            return {ATAN2}
+
+        def assign_by_training_branch(self, y, x):
+            return {ATAN2}
+
+        def step(self, y, x):
+            if self.training:
+                z = self.assign_by_training_branch(y, x)
+            return x
+    """
+    # dynamic_k_matching (line 16) and assign_by_training_branch (line 25) are training-only;
+    # shared (line 22) is reached from decode too.
+    assert [line for _, line in found(code)] == [22]
+    assert [line for _, line in found(code, scope="all")] == [16, 22, 25]
+
+
+def test_construction_only_call_chains_are_skipped_through_functions_without_findings() -> None:
+    code = f"""\
+    def build_table(y, x):
+        return expand(y, x)
+
+    def expand(y, x):
+        return {ATAN2}
+
+    def decode(y, x):
+        return {ATAN2}
+
+    class Head(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("table", build_table(torch.ones(1), torch.ones(1)))
+
+        def forward(self, y, x):
+            return decode(y, x)
+    """
+    # expand runs only through build_table, which only __init__ calls.
+    assert [line for _, line in found(code)] == [10]
+    assert [line for _, line in found(code, scope="all")] == [7, 10]

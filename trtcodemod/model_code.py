@@ -7,10 +7,11 @@ a finding there is noise, however correct the rule.
 
 What is *not* model code, recognised from the path and the file's own structure:
 
-- files under a folder named like test, tool, script, demo, doc, dataset, augmentation,
-  optimizer, loss, metric or visualisation code
+- files under a folder named like test, tool, script, demo, tutorial, doc, dataset,
+  augmentation, optimizer, loss, metric or visualisation code
   (:data:`NON_MODEL_DIRS`), and files named like tests, training or evaluation entry
-  points, losses, metrics, plotting or data loading (:data:`_NON_MODEL_FILE`);
+  points (``motdet_eval.py``), losses, metrics, plotting, data loading or distributed
+  training utilities (``dist.py``) (:data:`_NON_MODEL_FILE`);
 - the body of ``if __name__ == "__main__":``;
 - classes for data, training and evaluation: a base named like a dataset, sampler,
   data loader or test case, or a class name ending in ``Dataset``, ``Loss``,
@@ -40,7 +41,7 @@ from pathlib import PurePath
 
 import libcst as cst
 
-from trtcodemod.astutil import children, walk
+from trtcodemod.astutil import children
 from trtcodemod.names import dotted_name
 
 SCOPES = ("model", "all")
@@ -49,7 +50,7 @@ SCOPES = ("model", "all")
 NON_MODEL_DIRS = frozenset({
     "test", "tests", "testing", "unittest", "unittests",
     "tool", "tools", "script", "scripts",
-    "demo", "demos", "doc", "docs",
+    "demo", "demos", "doc", "docs", "tutorial", "tutorials",
     "data", "dataset", "datasets", "dataloader", "dataloaders", "io",
     "transforms", "augmentation", "augmentations",  # data augmentation (torchvision.transforms)
     "optim", "optimizer", "optimizers", "scheduler", "schedulers", "lr_scheduler",
@@ -61,7 +62,8 @@ _NON_MODEL_FILE = re.compile(
     r"""^(?:
         test_.* | .*_tests? | tests? | conftest | setup
       | train(?:_.*)? | .*_train | trainer | engine_train
-      | eval(?:uate|uation)?(?:_.*)? | val(?:idate)?
+      | eval(?:uate|uation)?(?:_.*)? | .*_eval(?:uate|uation|uator)? | val(?:idate)?
+      | dist(?:_utils?)? | distributed(?:_utils?)?
       | demo(?:_.*)? | .*_demo
       | loss(?:es)? | .*_loss(?:es)? | metrics? | .*_metrics?
       | plots? | plotting | visuali[sz](?:e|er|ation)(?:_.*)? | vis
@@ -226,72 +228,103 @@ def _called_only_while_building(callers: dict[str, set[object]]) -> set[str]:
     return excluded
 
 
+def _record_callers(body: cst.CSTNode, where: object, callers: dict[str, set[object]], reference,
+                    bare_names: bool) -> None:
+    """Add ``where`` to ``callers[name]`` for each reference to a tracked name in ``body``.
+
+    ``reference(node)`` gives the tracked name ``node`` refers to (None: none). A called
+    reference runs where the call does. For ``self.<method>`` references, one handed to a
+    call (``multi_apply(self.loss_single, ...)``) does too, and any other use (stored,
+    returned) may run it later, anywhere, so it counts as model code. With ``bare_names``
+    (functions referred to by a plain name), one handed to a call counts as model code (the
+    callee may keep it: ``fn=gen``), and any other use is taken for a local variable of the
+    same name and not counted. Code the traversal skips (``if self.training:`` bodies, what
+    follows ``if not self.training: return``) calls as non-model code.
+    """
+    called: set[int] = set()
+    passed: set[int] = set()
+    stack: list[tuple[cst.CSTNode, object]] = [(body, where)]
+    while stack:
+        node, context = stack.pop()
+        kind = type(node)
+        if kind is cst.Call:
+            called.add(id(node.func))
+            passed.update(id(arg.value) for arg in node.args)
+        else:
+            name = reference(node)
+            if name is not None:
+                if id(node) in called:
+                    callers[name].add(context)
+                elif id(node) in passed:
+                    callers[name].add(_RUN if bare_names else context)
+                elif not bare_names:
+                    callers[name].add(_RUN)
+        skipped = skipped_in(node) if kind in (cst.If, cst.IndentedBlock) else ()
+        for child in children(node):
+            stack.append((child, _BUILD if any(child is s for s in skipped) else context))
+
+
 def build_time_functions(module: cst.Module, candidates: dict[str, cst.FunctionDef]) -> set[str]:
     """The ``candidates`` (top-level functions, by name) that run only while things are built.
 
     A candidate qualifies when something in the file calls it and every caller is code that
     is not model code, ``__init__``-like construction, module-level code, or another function
-    that qualifies. Used as a value (``fn=gen``), or never called in the file (an API other
-    files may call), a function stays model code.
+    of the file that qualifies (whether or not it is a candidate itself). Used as a value
+    (``fn=gen``), or never called in the file (an API other files may call), a function
+    stays model code.
     """
     callers: dict[str, set[object]] = {name: set() for name in candidates}
+    callers.update((statement.name.value, set()) for statement in module.body if type(statement) is cst.FunctionDef)
 
-    def scan(node: cst.CSTNode, context: object) -> None:
-        # Code the traversal skips (`if self.training:` bodies...) calls as non-model code.
-        stack: list[tuple[cst.CSTNode, object]] = [(node, context)]
-        while stack:
-            sub, where = stack.pop()
-            if type(sub) is cst.Call and type(sub.func) is cst.Name and sub.func.value in callers:
-                callers[sub.func.value].add(where)
-            elif type(sub) is cst.Arg and type(sub.value) is cst.Name and sub.value.value in callers:
-                callers[sub.value.value].add(_RUN)  # passed as a value: it may be stored and run later
-            skipped = skipped_in(sub) if type(sub) in (cst.If, cst.IndentedBlock) else []
-            for child in children(sub):
-                stack.append((child, _BUILD if any(child is s for s in skipped) else where))
+    def function_named(node: cst.CSTNode) -> str | None:
+        return node.value if type(node) is cst.Name and node.value in callers else None
 
     for statement in module.body:
         if type(statement) is cst.FunctionDef:
             name = statement.name.value
-            scan(statement.body, ("function", name) if function_is_model_code(name) else _BUILD)
+            where = ("function", name) if function_is_model_code(name) else _BUILD
+            _record_callers(statement.body, where, callers, function_named, True)
         elif type(statement) is cst.ClassDef:
             model_class = class_is_model_code(statement)
             for item in statement.body.body:
                 if type(item) is cst.FunctionDef:
                     method = item.name.value
                     run = model_class and function_is_model_code(method) and not _BUILD_METHOD.match(method)
-                    scan(item.body, _RUN if run else _BUILD)
+                    _record_callers(item.body, _RUN if run else _BUILD, callers, function_named, True)
                 else:
-                    scan(item, _BUILD)
+                    _record_callers(item, _BUILD, callers, function_named, True)
         else:
-            scan(statement, _BUILD)
+            _record_callers(statement, _BUILD, callers, function_named, True)
 
-    return _called_only_while_building(callers)
+    return _called_only_while_building(callers) & candidates.keys()
 
 
 def build_time_methods(cls: cst.ClassDef, candidates: set[str]) -> set[str]:
     """The ``candidates`` (methods of ``cls``) that only construction or non-model methods
-    call as ``self.<name>(...)``, directly or through each other (``subsample`` called only
-    by ``select_training_samples``; a buffer filler called only by ``__init__``). A method
-    handed to a call (``multi_apply(self.loss_single, ...)``) runs where that call does; one
-    stored (``self.forward = self.forward_fast`` in ``__init__``) runs later, and stays
-    model code."""
-    callers: dict[str, set[object]] = {name: set() for name in candidates if name not in ("forward", "__call__")}
-    if not callers:
+    call as ``self.<name>(...)``, directly or through other methods of the class that
+    qualify (``subsample`` called only by ``select_training_samples``; ``dynamic_k_matching``
+    called only by ``get_assignments``, called only by ``get_losses``; a buffer filler
+    called only by ``__init__``), or that only code under ``if self.training:`` calls. A
+    method handed to a call (``multi_apply(self.loss_single, ...)``) runs where that call
+    does; one stored (``self.forward = self.forward_fast`` in ``__init__``) runs later, and
+    stays model code."""
+    entry_points = ("forward", "__call__")
+    methods = [item for item in cls.body.body if type(item) is cst.FunctionDef]
+    callers: dict[str, set[object]] = {
+        name: set() for name in {*candidates, *(m.name.value for m in methods)} if name not in entry_points
+    }
+    if not candidates.intersection(callers):
         return set()
-    for item in cls.body.body:
-        if type(item) is not cst.FunctionDef:
-            continue
+
+    def method_named(node: cst.CSTNode) -> str | None:
+        if type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == "self" \
+                and node.attr.value in callers:
+            return node.attr.value
+        return None
+
+    for item in methods:
         method = item.name.value
         where: object = _BUILD if _BUILD_METHOD.match(method) or not function_is_model_code(method) \
             else ("method", method)
-        called: set[int] = set()  # callees, and methods handed to a call (`multi_apply(self.m, ...)`)
-        for node in walk(item.body):
-            if type(node) is cst.Call:
-                called.add(id(node.func))
-                called.update(id(arg.value) for arg in node.args)
-            elif type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == "self" \
-                    and node.attr.value in callers:
-                # `self.forward = self.forward_fast` in __init__ stores the method to run later.
-                callers[node.attr.value].add(where if id(node) in called else _RUN)
-    return _called_only_while_building(callers)
-
+        _record_callers(item.body, where, callers, method_named, False)
+    return _called_only_while_building(callers) & candidates
