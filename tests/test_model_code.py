@@ -24,6 +24,7 @@ def found(code: str, path: str = "model.py", scope: str = "model") -> list[tuple
     "timm/optim/lamb.py", "yolov5/train.py", "yolov5/val.py", "utils/loss.py", "utils/plots.py",
     "pkg/model_test.py", "conftest.py", "setup.py", "evaluate_coco.py", "utils/dataloaders.py",
     "util/motdet_eval.py", "yolox/utils/dist.py", "ByteTrack/tutorials/qdtrack/byte_tracker.py",
+    "mmdet3d/core/visualizer/image_vis.py", "utils/image_vis.py",
 ])
 def test_files_that_are_not_model_code(path: str) -> None:
     assert path_reason(path) is not None
@@ -36,7 +37,8 @@ def test_files_that_are_not_model_code(path: str) -> None:
     "model.py", "models/yolo.py", "mmdet/models/dense_heads/head.py", "timm/layers/attention.py",
     "torchvision/models/detection/roi_heads.py", "projects/bevformer/modules/encoder.py",
     "utils/general.py", "contest/testing_model.py", "lossy/attest.py", "examples/detector.py",
-    "ops/distance.py", "models/evaluator_head.py", "models/retrieval.py",
+    "ops/distance.py", "models/evaluator_head.py", "models/retrieval.py", "models/vision.py",
+    "models/revision_vit.py",
 ])
 def test_files_that_may_be_model_code(path: str) -> None:
     assert path_reason(path) is None
@@ -402,3 +404,44 @@ def test_construction_only_call_chains_are_skipped_through_functions_without_fin
     # expand runs only through build_table, which only __init__ calls.
     assert [line for _, line in found(code)] == [10]
     assert [line for _, line in found(code, scope="all")] == [7, 10]
+
+
+def test_a_box_coders_encode_is_training_target_code() -> None:
+    """`encode` turns ground truth into targets (the heads' `get_targets` call it from other
+    files); `decode` runs at inference. Only classes named like coders qualify."""
+    code = f"""\
+    class DeltaBBoxCoder:
+        def encode(self, y, x):
+            return {ATAN2}
+
+        def encode_single(self, y, x):
+            return {ATAN2}
+
+        def decode(self, y, x):
+            return {ATAN2}
+
+    class TextEncoder(nn.Module):
+        def encode(self, y, x):
+            return {ATAN2}
+    """
+    assert [line for _, line in found(code)] == [11, 15]
+    assert len(found(code, scope="all")) == 4
+
+
+def test_code_after_an_early_return_in_test_mode_is_skipped() -> None:
+    """mmdet's `if test_mode: return ...`: what follows builds the training-only auxiliary outputs."""
+    code = f"""\
+    class SparseEncoder(nn.Module):
+        def forward(self, y, x, test_mode=False):
+            a = {ATAN2}
+            if test_mode:
+                return a
+            return {ATAN2}
+
+        def other(self, y, x, test_mode=False):
+            if test_mode:
+                y = x
+            return {ATAN2}
+    """
+    assert [line for _, line in found(code)] == [5, 13]
+    assert len(found(code, scope="all")) == 3

@@ -22,9 +22,11 @@ What is *not* model code, recognised from the path and the file's own structure:
   and target assignment, weight initialisation and checkpoint loading, plotting
   (:data:`_NON_MODEL_FUNCTION`): ``main``, ``train_one_epoch``, ``loss_by_feat``,
   ``get_targets``, ``init_weights``, ``checkpoint_filter_fn``, ``plot_boxes``...;
+- a box coder's ``encode`` (a ``...Coder`` class: it turns ground truth into training
+  targets; ``decode`` is what inference runs);
 - the body of ``if self.training:`` (and the ``else`` of ``if not self.training:``), and what
-  follows ``if not self.training: return x`` (or ``if not training or p == 0: return x``):
-  ``torch.onnx.export`` runs the model in eval mode;
+  follows ``if not self.training: return x`` (or ``if not training or p == 0: return x``,
+  or mmdet's ``if test_mode: return x``): ``torch.onnx.export`` runs the model in eval mode;
 - functions of the file that only code which is not model code calls, or only ``__init__``
   and module-level code (``gen_relative_position_index()`` building a buffer), directly or
   through each other.
@@ -54,7 +56,7 @@ NON_MODEL_DIRS = frozenset({
     "data", "dataset", "datasets", "dataloader", "dataloaders", "io",
     "transforms", "augmentation", "augmentations",  # data augmentation (torchvision.transforms)
     "optim", "optimizer", "optimizers", "scheduler", "schedulers", "lr_scheduler",
-    "loss", "losses", "metrics", "evaluation", "visualization", "visualisation", "vis",
+    "loss", "losses", "metrics", "evaluation", "visualization", "visualisation", "vis", "visualizer", "visualizers",
     "assigners", "samplers", "match_costs",  # training-time target assignment (mmdet layout)
 })
 
@@ -66,7 +68,7 @@ _NON_MODEL_FILE = re.compile(
       | dist(?:_utils?)? | distributed(?:_utils?)?
       | demo(?:_.*)? | .*_demo
       | loss(?:es)? | .*_loss(?:es)? | metrics? | .*_metrics?
-      | plots? | plotting | visuali[sz](?:e|er|ation)(?:_.*)? | vis
+      | plots? | plotting | visuali[sz](?:e|er|ation)(?:_.*)? | vis | .*_vis
       | dataloaders? | .*dataset.* | augment(?:ation|ations|s)?
       | (?:prepare|build|compute|assign)_targets? | targets?
     )$""",
@@ -159,16 +161,18 @@ def _training_test(test: cst.BaseExpression) -> bool | None:
 
 
 def _not_training(test: cst.BaseExpression) -> bool:
-    """``not self.training`` / ``not training``, alone or as one side of an ``or``."""
+    """``not self.training`` / ``not training`` / ``test_mode`` (mmdet's flag for inference),
+    alone or as one side of an ``or``."""
     if type(test) is cst.BooleanOperation and type(test.operator) is cst.Or:
         return _not_training(test.left) or _not_training(test.right)
     if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
         return dotted_name(test.expression) in ("self.training", "training")
-    return False
+    return dotted_name(test) in ("test_mode", "self.test_mode")
 
 
 def _returns_early_unless_training(statement: cst.CSTNode) -> bool:
-    """``if not self.training: return x`` (no ``else``): what follows runs only in training."""
+    """``if not self.training: return x`` or ``if test_mode: return x`` (no ``else``): what
+    follows runs only in training."""
     if type(statement) is not cst.If or statement.orelse is not None or not _not_training(statement.test):
         return False
     body = statement.body.body
@@ -205,6 +209,20 @@ def definition_is_model_code(node: cst.CSTNode) -> bool:
     if type(node) is cst.FunctionDef:
         return function_is_model_code(node.name.value)
     return True
+
+
+#: Box coders (``DeltaXYWHBBoxCoder``, torchvision's ``BoxCoder``) ``encode`` ground truth into
+#: training targets; only their ``decode`` runs at inference.
+_CODER_CLASS = re.compile(r"^.*Coder$")
+_TARGET_ENCODER = re.compile(r"^encode(?:_.*)?$")
+
+
+def method_is_model_code(cls: cst.ClassDef, name: str) -> bool:
+    """Whether method ``name`` of ``cls`` can run in an export, by the two names alone
+    (a box coder's ``encode`` cannot), on top of :func:`function_is_model_code`."""
+    if _TARGET_ENCODER.match(name) and _CODER_CLASS.match(cls.name.value):
+        return False
+    return function_is_model_code(name)
 
 
 #: Methods that run while an object is built, not when the model runs.
@@ -289,7 +307,7 @@ def build_time_functions(module: cst.Module, candidates: dict[str, cst.FunctionD
             for item in statement.body.body:
                 if type(item) is cst.FunctionDef:
                     method = item.name.value
-                    run = model_class and function_is_model_code(method) and not _BUILD_METHOD.match(method)
+                    run = model_class and method_is_model_code(statement, method) and not _BUILD_METHOD.match(method)
                     _record_callers(item.body, _RUN if run else _BUILD, callers, function_named, True)
                 else:
                     _record_callers(item, _BUILD, callers, function_named, True)
@@ -322,9 +340,9 @@ def build_time_methods(cls: cst.ClassDef, candidates: set[str]) -> set[str]:
             return node.attr.value
         return None
 
+    not_model = {m.name.value for m in methods if not method_is_model_code(cls, m.name.value)}
     for item in methods:
         method = item.name.value
-        where: object = _BUILD if _BUILD_METHOD.match(method) or not function_is_model_code(method) \
-            else ("method", method)
+        where: object = _BUILD if _BUILD_METHOD.match(method) or method in not_model else ("method", method)
         _record_callers(item.body, where, callers, method_named, False)
-    return _called_only_while_building(callers) & candidates
+    return (_called_only_while_building(callers) | not_model) & candidates
