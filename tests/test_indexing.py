@@ -26,7 +26,8 @@ class Select(nn.Module):
         finite = boxes[torch.isfinite(scores) & (labels != 2)]
         mask = scores.isnan().logical_not()
         mask = mask & (labels >= 0)
-        return kept, scores[keep], finite, labels[mask]
+        wide = (scores.unsqueeze(1) > 0.5).squeeze(1)   # a comparison reshaped: still a mask
+        return kept, scores[keep], finite, labels[mask], boxes[wide.flatten()], scores[(scores < 0.2).view(-1)]
 """
 
 
@@ -54,6 +55,8 @@ def test_rewrite_text() -> None:
     assert "_trt_mask_index(scores, keep)" in after
     assert "_trt_mask_index(boxes, torch.isfinite(scores) & (labels != 2))" in after
     assert "_trt_mask_index(labels, mask)" in after
+    assert "_trt_mask_index(boxes, wide.flatten())" in after
+    assert "_trt_mask_index(scores, (scores < 0.2).view(-1))" in after
     assert after.count("def _trt_mask_index(") == 1
     assert "# a visible comparison" in after
     assert rewrite(after) == after  # idempotent
@@ -99,7 +102,7 @@ def test_export_uses_cast_nonzero_gather() -> None:
     before_ops = onnx_ops(load(MODEL, "Select")(), args, dynamic_axes=axes, input_names=names)
     after_ops = onnx_ops(load(rewrite(MODEL), "Select")(), args, dynamic_axes=axes, input_names=names)
     assert "GatherND" in before_ops
-    assert "GatherND" not in after_ops and after_ops.count("NonZero") == 3
+    assert "GatherND" not in after_ops and after_ops.count("NonZero") == 5  # one per mask
 
     # Every NonZero of the rewritten graph reads a float32 Cast, not the bool mask.
     model = _export(load(rewrite(MODEL), "Select")(), args, names, axes)
@@ -143,13 +146,16 @@ def test_evidence_from_the_same_function_only() -> None:
         f = t[keep2]                   # method evidence
         def inner(u):
             return u[keep2]            # closure: no local evidence, name not mask-like
-        return a, b, c, d, e, f, inner
+        g = t[(scores > 0).to(idx)]    # `to` another tensor may change the dtype
+        h = t[(scores > 0).view(idx.dtype)]  # so may `view`
+        i = t[torch.flatten(idx)]      # a function on indices, not a mask method
+        return a, b, c, d, e, f, inner, g, h, i
     """
     after = rewrite(code, unsafe=True)
     assert rules_found(code) == ["TRT201"]
     assert "f = _trt_mask_index(t, keep2)" in after
     for untouched in ("t[keep]", "t[m]", "[t[n] for n in masks]", "t[scores is None]", "t[0 < scores < 1]",
-                      "u[keep2]"):
+                      "u[keep2]", "t[(scores > 0).to(idx)]", "t[(scores > 0).view(idx.dtype)]", "t[torch.flatten(idx)]"):
         assert untouched in after
 
 

@@ -112,7 +112,10 @@ class _MaskRule(Rule):
         if type(node) is cst.BinaryOperation and isinstance(node.operator, _BITWISE):
             return max(self.evidence(node.left, seen), self.evidence(node.right, seen))
         if type(node) is cst.Call:
-            return STRONG if self._bool_call(node) else NONE
+            if self._bool_call(node):
+                return STRONG
+            receiver = self._layout_receiver(node)
+            return NONE if receiver is None else self.evidence(receiver, seen)
         if type(node) is cst.Name:
             return self._name_evidence(node.value, seen)
         if type(node) is cst.Attribute:
@@ -148,8 +151,40 @@ class _MaskRule(Rule):
             return self._is_torch_bool(call.args[0].value)
         return False
 
+    def _layout_receiver(self, call: cst.Call) -> cst.BaseExpression | None:
+        """``m`` of ``m.squeeze(1)``, ``m.flatten()``...: methods that keep the dtype, so the
+        result is a mask exactly when ``m`` is (``(s >= t).squeeze()`` in YOLOX's post-processing)."""
+        parts = method_call(call)
+        if parts is None or not (parts[1] in _DTYPE_KEEPING_METHODS or parts[1] == "view" and _shape_view(call)):
+            return None
+        receiver = parts[0]
+        if self.context.qualified_names(receiver) or (type(receiver) is cst.Name and receiver.value in _MODULE_LIKE):
+            return None  # torch.flatten(...) / np.squeeze(...): a function, not a method of the mask
+        return strip_parens(receiver)
+
     def _is_torch_bool(self, node: cst.BaseExpression) -> bool:
         return self.context.refers_to(node, "torch.bool") is not None
+
+
+#: Tensor methods whose result has the receiver's dtype whatever their arguments (not ``view``,
+#: which also takes a dtype: see :func:`_shape_view`; nor ``to``/``type``).
+_DTYPE_KEEPING_METHODS = frozenset({
+    "squeeze", "unsqueeze", "flatten", "reshape", "contiguous", "clone", "detach", "permute",
+    "transpose", "t", "expand", "expand_as", "cpu",
+})
+
+
+def _shape_view(call: cst.Call) -> bool:
+    """``m.view(-1)``, ``m.view(b, n)``: a view by shape (``m.view(torch.uint8)`` reinterprets the dtype)."""
+    args = call.args
+    if not args or any(arg.star or arg.keyword is not None for arg in args):
+        return False
+    if len(args) > 1:
+        return True
+    value = args[0].value
+    if type(value) is cst.UnaryOperation and type(value.operator) is cst.Minus:
+        value = value.expression
+    return type(value) is cst.Integer
 
 
 def _sole_index(node: cst.Subscript) -> cst.Index | None:
@@ -177,7 +212,9 @@ What it finds: reads of a tensor through a boolean mask, `t[mask]`, where the co
 that `mask` is boolean: a comparison (`scores > thr`, `labels == c`), a bool-valued
 function or method (`torch.isfinite(x)`, `x.isnan()`, `m.logical_and(n)`, `x.any(1)`), a
 conversion (`.bool()`, `.to(torch.bool)`, `dtype=torch.bool`), `~`, `&`, `|`, `^` of those,
-or a local name that every assignment in the same function sets to such an expression.
+one of those reshaped by a method that keeps the dtype (`(s >= thr).squeeze()`,
+`m.flatten()`, `m.view(-1)`; not `m.view(dtype)` or `m.to(other)`), or a local name that
+every assignment in the same function sets to such an expression.
 Assignments through a mask are TRT202. A mask used together with other indices
 (`t[mask, :4]`, `t[:, mask]`) is reported without a fix.
 
