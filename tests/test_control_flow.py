@@ -871,6 +871,20 @@ def read_config(text: str, depth: int):
     if text.strip() == "" or depth > 3:
         return None
     return text
+
+
+def per_class(scores: torch.Tensor, thr: float):
+    # mmdet3d's box3d_multiclass_nms: a list, tested for emptiness, then rebound to a tensor
+    kept = []
+    for i in range(scores.shape[1]):
+        kept.append(scores[:, i] * thr)
+    if kept:
+        kept = torch.cat(kept)
+    else:
+        kept = scores.new_zeros(0)
+    if not kept.numel():
+        kept = scores
+    return kept
 """
 
 

@@ -200,6 +200,8 @@ class _FunctionIndex:
 
 _DEFINITION_TYPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 
+_CONTAINER_DISPLAYS = (cst.List, cst.Tuple, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)
+
 
 def _pair_up(target: cst.BaseExpression, value: cst.BaseExpression, pairs: list) -> None:
     """``a, b = x, y`` pairs element-wise; anything else pairs the whole value."""
@@ -293,13 +295,17 @@ class _Facts:
     owner: _ClassEvidence | None = None
     levels: dict[str, int] = field(default_factory=dict)
     params: set[str] = field(default_factory=set)
+    #: Locals some assignment binds to a list, tuple, dict or set (display or comprehension).
+    containers: set[str] = field(default_factory=set)
 
     def condition_depends(self, test: cst.BaseExpression) -> bool:
         """Like :meth:`depends`, for an ``if``/``while`` test.
 
         A parameter (or its attribute) tested for truth as it is (``if flag:``,
         ``if not ctx.needs_grad``) is taken as a switch: a multi-element tensor would
-        raise there, and flags passed in are far more common than 1-element masks.
+        raise there, and flags passed in are far more common than 1-element masks. So is
+        a local that is somewhere a container (``boxes = []`` ... ``if boxes:`` ...
+        ``boxes = torch.cat(boxes)``): the test is about the container's length.
         """
         if type(test) is cst.BooleanOperation:
             return self.condition_depends(test.left) or self.condition_depends(test.right)
@@ -309,6 +315,8 @@ class _Facts:
         while type(root) is cst.Attribute:
             root = root.value
         if type(root) is cst.Name and root.value in self.params and type(test) in (cst.Name, cst.Attribute):
+            return False
+        if type(test) is cst.Name and test.value in self.containers:
             return False
         return self.depends(test)
 
@@ -433,6 +441,8 @@ def _analyze(rule: Rule, func: cst.FunctionDef, seeds: dict[str, int], owner: _C
     if not seeds and (owner is None or not (owner.tensor_attrs or owner.submodules)):
         return facts  # nothing to start from: no name can be shown to hold tensor data
     pairs = rule.index(func).pairs
+    facts.containers = {name for target, value in pairs if type(value) in _CONTAINER_DISPLAYS
+                        for name in bound_names(target)}
     changed = True
     while changed:
         changed = False

@@ -14,8 +14,9 @@ What is *not* model code, recognised from the path and the file's own structure:
   training utilities (``dist.py``) (:data:`_NON_MODEL_FILE`);
 - the body of ``if __name__ == "__main__":``;
 - classes for data, training and evaluation: a base named like a dataset, sampler,
-  data loader or test case, or a class name ending in ``Dataset``, ``Loss``,
-  ``Criterion``, ``Assigner``, ``Trainer``, and the runners and result holders around a
+  data loader, data-pipeline transform (mmcv's ``BaseTransform``) or test case, or a
+  class name ending in ``Dataset``, ``Loss``, ``Criterion``, ``Assigner``, ``Trainer``,
+  and the runners and result holders around a
   model (``...Backend``, ``...Predictor``, ``...Runner``, ``AutoShape``, ``Results``)
   (:data:`_NON_MODEL_CLASS`);
 - functions and methods named like entry points, training and evaluation steps, losses
@@ -76,14 +77,18 @@ _NON_MODEL_FILE = re.compile(
 )
 
 _NON_MODEL_BASE = re.compile(
-    r"^(?:.*Dataset|Sampler|.*DataLoader|.*DataModule|TestCase|_Loss|_WeightedLoss)$"
+    # BaseTransform: mmcv's base of data-pipeline transforms (`ResizeCropFlipImage(BaseTransform)`)
+    r"^(?:.*Dataset|Sampler|.*DataLoader|.*DataModule|TestCase|_Loss|_WeightedLoss|BaseTransform)$"
 )
 
 _NON_MODEL_CLASS = re.compile(
     r"^(?:Test[A-Z_].*|.*(?:Dataset|DataModule|Loss|Criterion|Assigner(?:\d*D)?|Matcher(?:\d*D)?|Trainer|Evaluator"
     r"|Visualizer|Visualiser|Logger|Callback|Hook|Test|Tests"
     # inference runners and result holders around a model (they call other runtimes, print, plot)
-    r"|Backend|Predictor|Runner|Exporter)|AutoShape|Detections|Results)$"
+    r"|Backend|Predictor|Runner|Exporter)|AutoShape|Detections|Results"
+    # GridMask (BEVFormer, PETR, DETR3D, TPVFormer): a random input-masking augmentation that
+    # returns its input unchanged outside training
+    r"|GridMask)$"
 )
 
 _NON_MODEL_FUNCTION = re.compile(
@@ -157,7 +162,13 @@ def _training_test(test: cst.BaseExpression) -> bool | None:
         return False if _training_test(test.expression) is True else None
     if type(test) is cst.BooleanOperation and type(test.operator) is cst.And:
         return True if _training_test(test.left) is True or _training_test(test.right) is True else None
-    return True if dotted_name(test) == "self.training" else None
+    return True if _is_training_flag(dotted_name(test)) else None
+
+
+def _is_training_flag(name: str | None) -> bool:
+    """``self.training``, or a submodule's (``self.hm_head.training``): the export puts every
+    module of the model in eval mode."""
+    return name is not None and name.startswith("self.") and name.endswith(".training")
 
 
 def _not_training(test: cst.BaseExpression) -> bool:
@@ -166,7 +177,8 @@ def _not_training(test: cst.BaseExpression) -> bool:
     if type(test) is cst.BooleanOperation and type(test.operator) is cst.Or:
         return _not_training(test.left) or _not_training(test.right)
     if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
-        return dotted_name(test.expression) in ("self.training", "training")
+        name = dotted_name(test.expression)
+        return name == "training" or _is_training_flag(name)
     return dotted_name(test) in ("test_mode", "self.test_mode")
 
 
