@@ -141,9 +141,7 @@ class _MaskRule(Rule):
         if parts is None:
             return False
         receiver, name = parts
-        if self.context.qualified_names(receiver) or (
-            type(receiver) is cst.Name and receiver.value in _MODULE_LIKE
-        ):
+        if self._module_receiver(receiver):
             return False  # np.isnan(...), math.isnan(...): not a tensor method
         if name in _BOOL_METHODS:
             return True
@@ -155,12 +153,20 @@ class _MaskRule(Rule):
         """``m`` of ``m.squeeze(1)``, ``m.flatten()``...: methods that keep the dtype, so the
         result is a mask exactly when ``m`` is (``(s >= t).squeeze()`` in YOLOX's post-processing)."""
         parts = method_call(call)
-        if parts is None or not (parts[1] in _DTYPE_KEEPING_METHODS or parts[1] == "view" and _shape_view(call)):
+        if parts is None:
+            return None
+        if parts[1] not in _DTYPE_KEEPING_METHODS and not (parts[1] == "view" and _shape_view(call)):
             return None
         receiver = parts[0]
-        if self.context.qualified_names(receiver) or (type(receiver) is cst.Name and receiver.value in _MODULE_LIKE):
+        if self._module_receiver(receiver):
             return None  # torch.flatten(...) / np.squeeze(...): a function, not a method of the mask
         return strip_parens(receiver)
+
+    def _module_receiver(self, receiver: cst.BaseExpression) -> bool:
+        """``torch``, ``np``, an imported module: ``receiver.f(...)`` is a function call, not a method."""
+        return bool(self.context.qualified_names(receiver)) or (
+            type(receiver) is cst.Name and receiver.value in _MODULE_LIKE
+        )
 
     def _is_torch_bool(self, node: cst.BaseExpression) -> bool:
         return self.context.refers_to(node, "torch.bool") is not None

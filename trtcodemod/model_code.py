@@ -57,7 +57,8 @@ NON_MODEL_DIRS = frozenset({
     "data", "dataset", "datasets", "dataloader", "dataloaders", "io",
     "transforms", "augmentation", "augmentations",  # data augmentation (torchvision.transforms)
     "optim", "optimizer", "optimizers", "scheduler", "schedulers", "lr_scheduler",
-    "loss", "losses", "metrics", "evaluation", "visualization", "visualisation", "vis", "visualizer", "visualizers",
+    "loss", "losses", "metrics", "evaluation",
+    "visualization", "visualisation", "vis", "visualizer", "visualizers",
     "assigners", "samplers", "match_costs",  # training-time target assignment (mmdet layout)
 })
 
@@ -304,7 +305,8 @@ def build_time_functions(module: cst.Module, candidates: dict[str, cst.FunctionD
     stays model code.
     """
     callers: dict[str, set[object]] = {name: set() for name in candidates}
-    callers.update((statement.name.value, set()) for statement in module.body if type(statement) is cst.FunctionDef)
+    callers.update((statement.name.value, set()) for statement in module.body
+                   if type(statement) is cst.FunctionDef)
 
     def function_named(node: cst.CSTNode) -> str | None:
         return node.value if type(node) is cst.Name and node.value in callers else None
@@ -319,7 +321,8 @@ def build_time_functions(module: cst.Module, candidates: dict[str, cst.FunctionD
             for item in statement.body.body:
                 if type(item) is cst.FunctionDef:
                     method = item.name.value
-                    run = model_class and method_is_model_code(statement, method) and not _BUILD_METHOD.match(method)
+                    run = (model_class and method_is_model_code(statement, method)
+                           and not _BUILD_METHOD.match(method))
                     _record_callers(item.body, _RUN if run else _BUILD, callers, function_named, True)
                 else:
                     _record_callers(item, _BUILD, callers, function_named, True)
