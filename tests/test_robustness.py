@@ -164,3 +164,62 @@ def test_pathological_nesting_is_a_clear_error_not_a_crash(tmp_path: Path, jobs:
         assert f"{tmp_path / name}{error}" in result.stdout, (name, result.stdout)
     assert f"{tmp_path / 'fine.py'}:4:12: TRT704" in result.stdout  # 200 levels: CPython's limit, still checked
     assert f"{len(DEEP)} files could not be processed" in result.stdout
+
+
+# --- a rule that fails costs its own findings, never the file's or the batch's ---------------------
+
+_EMPTY_TUPLE_STATE = '''\
+import torch
+from torch import nn
+
+
+class Cache(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stack = ()
+        self.buf = torch.zeros(4)
+
+    def forward(self, v: torch.Tensor):
+        self.buf[0] = v.sum()
+        return torch.where(v > 0, v, 0.0), (v, ())
+'''
+
+
+def test_an_empty_tuple_assigned_to_an_attribute_is_analysed() -> None:
+    # TRT203's attribute evidence stripped the parentheses of `()`, which LibCST refuses to build
+    # (seen on transformers' tokenization_utils_base.py inside a migration: exit 2 for the model).
+    findings = check_source(_EMPTY_TUPLE_STATE.encode(), "cache.py", Options(select=("ALL",), scope="all"))
+    assert "TRT203" in {f.rule for f in findings}
+
+
+def test_strip_parens_keeps_the_parentheses_a_tuple_or_generator_needs() -> None:
+    import libcst as cst
+
+    from trtcodemod.astutil import strip_parens
+
+    for code, expected in (("(())", "()"), ("((1, 2))", "(1, 2)"), ("((x for x in y))", "(x for x in y)"),
+                           ("((a + b))", "a + b")):
+        node = strip_parens(cst.parse_expression(code))
+        assert cst.Module([]).code_for_node(node) == expected
+
+
+def test_a_rule_that_raises_is_named_and_the_other_rules_still_report(monkeypatch: pytest.MonkeyPatch) -> None:
+    from trtcodemod.errors import InternalError
+    from trtcodemod.registry import rule_classes
+
+    boom = next(cls for cls in rule_classes() if cls.info.id == "TRT203")
+
+    def explode(self, node):  # a bug of ours, standing in for any rule's
+        raise ValueError("rule bug")
+
+    monkeypatch.setattr(boom, "visit_Assign", explode, raising=False)
+    source = _EMPTY_TUPLE_STATE.encode()
+    options = Options(select=("ALL",), scope="all")
+    with pytest.raises(InternalError, match="rule TRT203 failed"):
+        check_source(source, "cache.py", options)  # no place to name it: raised, never silent
+    crashes: list[InternalError] = []
+    findings = check_source(source, "cache.py", options, crashes=crashes)
+    assert [c.rules for c in crashes] == [("TRT203",)] and "ValueError: rule bug" in str(crashes[0])
+    assert "TRT203" not in {f.rule for f in findings} and "TRT703" in {f.rule for f in findings}
+    result = fix_source(source, "cache.py", options)
+    assert any("rule TRT203 failed" in str(e) for e in result.internal_errors)

@@ -49,7 +49,7 @@ from typing import Callable, Iterable
 import libcst as cst
 
 from trtcodemod.astutil import (
-    bound_names, children, code_of, decorator_names, method_call, parenthesize, short_code, walk,
+    bound_names, children, code_of, decorator_names, method_call, parenthesize, short_code, strip_parens, walk,
 )
 from trtcodemod.context import FileContext
 from trtcodemod.names import dotted_name
@@ -954,25 +954,20 @@ class Head(nn.Module):
         if type(test) is cst.Comparison:
             if len(test.comparisons) != 1 or type(test.comparisons[0].operator) in (cst.In, cst.NotIn, cst.Is, cst.IsNot):
                 return None
-            return cst.Call(func=self.context.torch_attr("as_tensor"), args=_args(_unwrap(test)))
-        as_tensor = cst.Call(func=self.context.torch_attr("as_tensor"), args=_args(_unwrap(test)))
+            return cst.Call(func=self.context.torch_attr("as_tensor"), args=_args(strip_parens(test)))
+        as_tensor = cst.Call(func=self.context.torch_attr("as_tensor"), args=_args(strip_parens(test)))
         parts = method_call(test) if type(test) is cst.Call else None
         if parts is not None and parts[1] in _BOOL_METHODS:
             return as_tensor
         return cst.Call(func=cst.Attribute(value=as_tensor, attr=cst.Name("bool")))
 
 
-def _unwrap(node: cst.BaseExpression) -> cst.BaseExpression:
-    while getattr(node, "lpar", ()):
-        node = node.with_changes(lpar=[], rpar=[])
-    return node
-
 
 def _args(*values: cst.BaseExpression) -> list[cst.Arg]:
     args = []
     for number, value in enumerate(values):
         comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")) if number < len(values) - 1 else cst.MaybeSentinel.DEFAULT
-        args.append(cst.Arg(value=_unwrap(value), comma=comma))
+        args.append(cst.Arg(value=strip_parens(value), comma=comma))
     return args
 
 

@@ -15,7 +15,9 @@ import operator
 
 import libcst as cst
 
-from trtcodemod.astutil import argument, children, float_value, has_star_args, keywords, method_call, parenthesize
+from trtcodemod.astutil import (
+    argument, children, float_value, has_star_args, keywords, method_call, parenthesize, strip_parens,
+)
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety, spelled
 
 _REFERENCES = (
@@ -338,7 +340,7 @@ it.""",
         """
         na, nb = _number(a), _number(b)
         cond = parenthesize(cond)
-        not_cond = cst.Call(func=self.context.torch_attr("logical_not"), args=[cst.Arg(_bare(cond))])
+        not_cond = cst.Call(func=self.context.torch_attr("logical_not"), args=[cst.Arg(strip_parens(cond))])
         if na is None and nb is None:
             # The sum promotes like torch.where (but for the 0-d corner in the doc).
             return _add(_mul(a, cond), _mul(b, not_cond))
@@ -363,12 +365,6 @@ it.""",
             return _add(_mul(tensor, mask), _mul(_mask_as(other_mask, tensor), number))
         return None
 
-
-def _bare(node: cst.BaseExpression) -> cst.BaseExpression:
-    """``node`` without its parentheses (it is a call argument)."""
-    while getattr(node, "lpar", ()):
-        node = node.with_changes(lpar=[], rpar=[])
-    return node
 
 
 def _finite(value: _Number) -> bool:

@@ -87,10 +87,20 @@ def parenthesize(node: cst.BaseExpression) -> cst.BaseExpression:
     return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
 
+#: Expressions whose parentheses are part of their meaning: ``()`` is only a tuple with them,
+#: ``f((a, b))`` is not ``f(a, b)``, and ``f((x for x in y), 1)`` is a syntax error without.
+_OWN_PARENS = (cst.Tuple, cst.GeneratorExp)
+
+
 def strip_parens(node: cst.BaseExpression) -> cst.BaseExpression:
-    if getattr(node, "lpar", ()):
-        return node.with_changes(lpar=[], rpar=[])
-    return node
+    """``node`` without the parentheses around it, except those a tuple or generator needs."""
+    lpar = getattr(node, "lpar", ())
+    if not lpar:
+        return node
+    if type(node) in _OWN_PARENS:
+        # The innermost pair stays: it is the last opening and the first closing parenthesis.
+        return node.with_changes(lpar=lpar[-1:], rpar=node.rpar[:1]) if len(lpar) > 1 else node
+    return node.with_changes(lpar=[], rpar=[])
 
 
 def bound_names(target: cst.BaseExpression) -> list[str]:

@@ -124,14 +124,23 @@ def _raise_syntax(path: str, exc: cst.ParserSyntaxError, source: bytes) -> cst.M
     raise InputError(path, f"syntax error: {message}", line) from None
 
 
-def check_source(source: bytes, path: str, options: Options = Options(), original: bytes | None = None) -> list[Finding]:
+def check_source(source: bytes, path: str, options: Options = Options(), original: bytes | None = None,
+                 crashes: list[InternalError] | None = None) -> list[Finding]:
     """Findings for one file, without changing it.
 
     ``original``: the file as it was before fixes made ``source`` (``apply`` checks what
     remains), so that ``options.facts``, observed on the original, meet the right lines.
+    ``crashes``: where a rule that raised is named (its findings are left out, the other
+    rules' kept); without it, such a rule's error is raised.
     """
     module = parse(source, path)
-    return _analyze(module, source, path, options, original=original)[0]
+    own: list[InternalError] = []
+    findings = _analyze(module, source, path, options, original=original, crashes=own)[0]
+    if own and crashes is None:
+        raise own[0]
+    if crashes is not None:
+        crashes.extend(own)
+    return findings
 
 
 def fix_source(source: bytes, path: str, options: Options = Options()) -> FileResult:
@@ -144,7 +153,9 @@ def fix_source(source: bytes, path: str, options: Options = Options()) -> FileRe
     blocked: set[tuple[str, str]] = set()
     for _ in range(MAX_PASSES):
         # A fix that produced invalid code once would do it again on every pass.
-        findings, chosen = _analyze(module, current, path, options, blocked, original=source)
+        crashed: list[InternalError] = []
+        findings, chosen = _analyze(module, current, path, options, blocked, original=source, crashes=crashed)
+        failed += [c for c in crashed if all(c.message != f.message for f in failed)]
         if first is None:
             first = findings
         if not chosen:
@@ -282,14 +293,31 @@ def findings_in_original(findings: list[Finding], original: bytes, current: byte
 # --- analysis ----------------------------------------------------------------
 
 
+def _crashed_rule(exc: BaseException, rules: Sequence[Any]) -> Any | None:
+    """The rule whose hook raised ``exc`` (the innermost rule frame of its traceback), if any."""
+    ids = {id(rule) for rule in rules}
+    culprit = None
+    tb = exc.__traceback__
+    while tb is not None:
+        owner = tb.tb_frame.f_locals.get("self")
+        if id(owner) in ids:
+            culprit = owner
+        tb = tb.tb_next
+    return culprit
+
+
 def _analyze(
     module: cst.Module, source: bytes, path: str, options: Options, blocked: Collection[tuple[str, str]] = (),
-    original: bytes | None = None,
+    original: bytes | None = None, crashes: list[InternalError] | None = None,
+    excluded: frozenset[str] = frozenset(),
 ) -> tuple[list[Finding], list[Finding]]:
     """All findings of one pass, and those whose fixes to apply now (non-overlapping).
 
     Fixes of findings whose (rule, message) is in ``blocked`` are never applied.
     ``original``: the file before earlier passes changed it into ``source`` (for facts).
+    A rule that raises is left out of the pass and named in ``crashes`` (a bug of ours must
+    cost that rule's findings in that file, never the file's other findings or a batch);
+    without ``crashes`` its error propagates. ``excluded``: rule IDs already left out.
     """
     target = parse_target(options.target)
     model_only = options.scope == "model"
@@ -303,11 +331,20 @@ def _analyze(
                           source=source)
     context.imports.add_imports_from(module.body)
     rules = [cls(context) for cls in select_rules(options.select, options.ignore)
-             if cls.info.applies_to(target) and cls.may_find(source)]
+             if cls.info.applies_to(target) and cls.may_find(source) and cls.info.id not in excluded]
     if not rules:
         return [], []
     try:
         _Batch([ScopeTracker(context), *context.companions, *rules], model_only=model_only).run(module)
+    except Exception as exc:
+        culprit = _crashed_rule(exc, rules) if crashes is not None else None
+        if culprit is None:
+            raise
+        rule = culprit.info.id
+        detail = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
+        crashes.append(InternalError(path, f"rule {rule} failed on this file ({detail}); its findings here "
+                                           "were left out, the other rules' kept", rules=(rule,)))
+        return _analyze(module, source, path, options, blocked, original, crashes, excluded | {rule})
     finally:
         context.release()
     if model_only and context.findings:

@@ -92,7 +92,7 @@ def process(file: SourceFile, settings: Settings, fix: bool, unsafe: bool, sourc
 
             outcome.findings, outcome.edits = check_with_edits(source, file.display, options)
         elif not fix:
-            outcome.findings = check_source(source, file.display, options)
+            outcome.findings = check_source(source, file.display, options, crashes=outcome.internal_errors)
         else:
             result = fix_source(source, file.display, options)
             outcome.fixed = result.fixed
@@ -100,7 +100,8 @@ def process(file: SourceFile, settings: Settings, fix: bool, unsafe: bool, sourc
             if result.changed:
                 outcome.new_source = result.source
                 # What is left, with positions in the rewritten file.
-                outcome.findings = check_source(result.source, file.display, options, original=source)
+                outcome.findings = check_source(result.source, file.display, options, original=source,
+                                                crashes=outcome.internal_errors)
             else:
                 outcome.findings = result.findings
         outcome.warnings = suppression_warnings(source, file.display)

@@ -46,13 +46,15 @@ def observe(spec: VerifySpec, work: Path) -> tuple[Facts | None, str | None]:
     return Facts.from_json(data), None
 
 
-def _engine_options(options: RewriteOptions, allow: Callable[[Any], bool] | None = None) -> Any:
+def _engine_options(options: RewriteOptions, facts: Facts | None,
+                    allow: Callable[[Any], bool] | None = None) -> Any:
     from trtcodemod.engine import Options
 
     # The observed run decides, not names: every line (scope "all") and the opt-in rules too,
-    # since the plan applies a fix only where the exported graph shows its problem.
+    # since the plan applies a fix only where the exported graph shows its problem. The facts
+    # are the rules' evidence, as with `check --facts`: a value seen to be a tensor is one.
     return Options(select=_with_opt_in(tuple(options.select)), ignore=tuple(options.ignore), unsafe=options.unsafe,
-                   target=options.target, allow=allow, scope="all")
+                   target=options.target, allow=allow, scope="all", facts=facts)
 
 
 def _with_opt_in(select: tuple[str, ...]) -> tuple[str, ...]:
@@ -64,30 +66,34 @@ def _with_opt_in(select: tuple[str, ...]) -> tuple[str, ...]:
     return select + tuple(info.id for info in all_rules() if info.opt_in)
 
 
-def plan_fixer(plan: Plan) -> Fixer:
+def plan_fixer(plan: Plan, facts: Facts | None = None) -> Fixer:
     """A verifier ``Fixer`` that applies exactly the plan's fixes (and honours ``select`` for culprits)."""
     allow = plan.allows()
 
     def fixer(source: bytes, path: str, options: RewriteOptions) -> tuple[bytes, list[tuple[str, int, str]]]:
         from trtcodemod.engine import fix_source
 
-        result = fix_source(source, path, _engine_options(options, allow))
+        result = fix_source(source, path, _engine_options(options, facts, allow))
         return result.source, [(f.rule, int(f.line), str(f.message)) for f in result.fixed]
 
     return fixer
 
 
-def _findings(files: list[str], options: RewriteOptions) -> tuple[list[Any], list[str]]:
+def _findings(files: list[str], options: RewriteOptions, facts: Facts | None) -> tuple[list[Any], list[str]]:
     """The static check on the files the model's code came from."""
     from trtcodemod.engine import check_source
     from trtcodemod.errors import InputError
 
     findings, errors = [], []
     for path in files:
+        crashes: list[InputError] = []
         try:
-            findings += check_source(Path(path).read_bytes(), path, _engine_options(options))
+            findings += check_source(Path(path).read_bytes(), path, _engine_options(options, facts), crashes=crashes)
         except (OSError, InputError) as exc:
             errors.append(f"{path}: {exc}")
+        except Exception as exc:  # noqa: BLE001 - a bug of ours in one file must not end the migration
+            errors.append(f"{path}: internal error, its findings left out: {type(exc).__name__}: {exc}")
+        errors += [str(crash) for crash in crashes]
     return findings, errors
 
 
@@ -146,9 +152,10 @@ def _remaining(problems: list[Problem], plan: Plan) -> list[dict[str, Any]]:
     return out
 
 
-def _new_sources(plan: Plan, files: list[str], options: RewriteOptions) -> dict[str, tuple[bytes, bytes]]:
+def _new_sources(plan: Plan, files: list[str], options: RewriteOptions,
+                 facts: Facts | None) -> dict[str, tuple[bytes, bytes]]:
     """``path -> (original, rewritten)`` for each file the plan changes (the same rewrite as verified)."""
-    fixer = plan_fixer(plan)
+    fixer = plan_fixer(plan, facts)
     out = {}
     for path in files:
         original = Path(path).read_bytes()
@@ -200,7 +207,7 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, files: list[str
         report["error"] = original.get("error") or "the original model could not run"
         return report, {}
     report["before"] = side_state(original, "before")
-    findings, errors = _findings(files, spec.rewrite)
+    findings, errors = _findings(files, spec.rewrite, facts)
     report["rewrite_errors"] = errors
     problems = locate(original, "before", facts)
     plan = Plan()
@@ -214,7 +221,7 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, files: list[str
             break
         progress(f"round {round_no}: rewrite and verify")
         verified = list(plan.applied)
-        final = session.verify(plan_fixer(plan), extra_files=extra)
+        final = session.verify(plan_fixer(plan, facts), extra_files=extra)
         report["rounds"].append({"round": round_no, "fixes": len(final.get("fixes", [])),
                                  "equivalent": final.get("equivalent"), "exit_code": final.get("exit_code"),
                                  "after": side_state(final, "after"), "culprits": final.get("culprit_rules", [])})
@@ -231,7 +238,7 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, files: list[str
         elif applied < done:
             # Only reverts since the last verification (round limit): verify what is left, once more.
             progress("rewrite and verify without the reverted fixes")
-            final = session.verify(plan_fixer(plan), extra_files=extra)
+            final = session.verify(plan_fixer(plan, facts), extra_files=extra)
         else:
             plan = _restrict(plan, verified)  # new fixes planned too late: report what was verified
     return _finish(spec, report, original, final, plan, facts, files)
@@ -292,7 +299,7 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: dict[str, Any], 
     report["exit_code"] = 0 if clean and report["equivalent"] else 1
     if final is not None and final.get("exit_code") == 2 and not after["exported"]:
         report["exit_code"] = 1  # the model runs; what blocks its export is in `remaining`
-    sources = _new_sources(plan, files, spec.rewrite) if plan.applied and final is not None else {}
+    sources = _new_sources(plan, files, spec.rewrite, facts) if plan.applied and final is not None else {}
     report["changed_files"] = sorted(sources)
     report["diff"] = "".join(unified_diff(_display(p), old, new) for p, (old, new) in sorted(sources.items()))
     return report, sources
