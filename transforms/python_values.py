@@ -253,8 +253,11 @@ lambda or a comprehension that binds its own `x` is not about the parameter and 
 alone. With a `None` default (`x: Tensor = None`) the fix is applied: when `x` is None,
 `len(None)` raises `TypeError` and `None.shape` raises `AttributeError`; both fail, with
 different exception types. Without an annotation `x` may be a list, a tuple or another
-container with `__len__` (DESIGN §8.5), so `len(x)` is only reported. Applies to every
-TensorRT version.""",
+container with `__len__` (DESIGN §8.5), so `len(x)` is only reported, unless a recorded run
+(`check/apply --facts`, or `migrate`'s own observation) saw a tensor there on every call: then
+the rewrite is offered as an unsafe fix whose assumption (`x` is always a tensor at that call)
+the observation proves, and it applies without `--unsafe`, in any function, not only in
+`forward`. Applies to every TensorRT version.""",
         fix=Safety.SAFE,
         examples=(
             Example(
@@ -312,9 +315,22 @@ TensorRT version.""",
                 else:
                     self.report(call, f"len({name}) is traced as a constant; use `{name}.shape[0]` "
                                 f"(not rewritten: {why})")
+            elif self._observed_tensor(call):
+                fix = Fix({call: _shape0(call.args[0].value)}, safety=Safety.UNSAFE)
+                self.report(call, f"len({name}) is traced as a constant; `{name}` was a tensor in every observed "
+                            f"call, and `{name}.shape[0]` follows the input", fix)
             elif name in frame.forward_params and _used_as_tensor(frame.function, name):
                 self.report(call, f"len({name}) is traced as a constant if `{name}` is a tensor; use "
                             f"`{name}.shape[0]` (not rewritten: `{name}` is not annotated as a Tensor)")
+
+    def _observed_tensor(self, call: cst.Call) -> bool:
+        """A recorded run (``--facts``, or inside ``migrate``) saw a tensor at this ``len`` each time."""
+        facts = self.context.facts
+        if facts is None:
+            return False
+        where = self.context.position(call)
+        return where is not None and facts.prove(self.info.id, where.start.line, where.start.column + 1,
+                                                 where.end.line, where.end.column + 1) is not None
 
     def _why_not_rewritten(self, function: cst.FunctionDef, param: cst.Param) -> str | None:
         """Why the annotation alone does not prove ``param`` is still a tensor at every ``len``, if so."""

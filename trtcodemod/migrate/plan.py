@@ -3,7 +3,9 @@
 A finding is applied only where a located problem is: a hostile node, a baked value or an
 exporter failure on its lines (or an exporter failure that names its rule). A fix that is
 unsafe in general is applied without ``--unsafe`` when an observed fact covers its
-assumption, and the proof names the fact. Everything else is information, or what remains.
+assumption, and the proof names the fact; when no observation can speak to its assumption,
+it is a candidate, kept only if the verification finds the rewritten model equivalent on
+every input set. Everything else is information, or what remains.
 """
 
 from __future__ import annotations
@@ -36,6 +38,9 @@ class Decision:
     proof: str = ""
     reason: str = ""
     problems: list[Problem] = field(default_factory=list)
+    #: An unsafe fix whose assumption no observation can cover, tried because a problem is
+    #: located at it: kept only when the verification shows the rewrite equivalent.
+    candidate: bool = False
 
     @property
     def key(self) -> tuple[str, str, int, int]:
@@ -100,7 +105,7 @@ def matches(problem: Problem, finding: Any) -> bool:
     return problem.rule is None or finding.rule == problem.rule or finding.rule in _rules_of_op(problem.op)
 
 
-def _describe(problems: list[Problem]) -> str:
+def describe(problems: list[Problem]) -> str:
     parts: list[str] = []
     for p in problems:
         where = f" at line {p.line}" if p.line else ""
@@ -123,7 +128,7 @@ def decide(finding: Any, problems: Iterable[Problem], facts: Facts, unsafe: bool
     hits = [p for p in problems if matches(p, finding)]
     if not hits:
         return Decision(finding, INFO, reason="no hostile node, baked value or export failure comes from this line")
-    located = _describe(hits)
+    located = describe(hits)
     safety = finding.fix.value
     if safety == "none":
         return Decision(finding, REMAINS, reason=f"{located}; no automatic fix: {finding.message}", problems=hits)
@@ -136,9 +141,14 @@ def decide(finding: Any, problems: Iterable[Problem], facts: Facts, unsafe: bool
     if unsafe:
         return Decision(finding, APPLY, proof=f"--unsafe (assumption not observed: see `trtcodemod explain "
                                               f"{finding.rule}`); fixes {located}", problems=hits)
-    why = "no observation covers its assumption" if prover else "its assumption cannot be observed"
-    return Decision(finding, REMAINS, reason=f"{located}; unsafe fix not applied ({why}; --unsafe applies it)",
-                    problems=hits)
+    if prover is None:
+        # Nothing observable decides the assumption, but the verification can test it on every
+        # input set: a candidate, reverted (and named) when the rewritten model differs.
+        return Decision(finding, APPLY, proof=f"candidate: kept only if verified equivalent (its assumption cannot "
+                                              f"be observed: see `trtcodemod explain {finding.rule}`); fixes {located}",
+                        problems=hits, candidate=True)
+    return Decision(finding, REMAINS, reason=f"{located}; unsafe fix not applied (no observation covers its "
+                                             f"assumption; --unsafe applies it)", problems=hits)
 
 
 @dataclass

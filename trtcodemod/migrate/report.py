@@ -85,6 +85,8 @@ def verdict(r: dict[str, Any]) -> str:
         why.append(f"{after['trt_errors']} TensorRT error(s)")
     if r.get("equivalent") is False:
         why.append("rewrite NOT EQUIVALENT")
+    if r.get("remaining"):
+        why.append(f"{len(r['remaining'])} problem(s) located and not fixed")
     return "something remains: " + (", ".join(why) or "see below")
 
 

@@ -270,7 +270,7 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: dict[str, Any], 
             plan: Plan, facts: Facts, files: list[str]) -> tuple[dict[str, Any], dict[str, tuple[bytes, bytes]]]:
     applied_rules = {(norm(f["path"]), f["rule"], int(f["line"])) for f in (final or {}).get("fixes", [])}
     report["applied"] = [{"rule": d.finding.rule, "path": d.finding.path, "line": d.finding.line,
-                          "proof": d.proof, "message": d.finding.message,
+                          "proof": _proof(d, final, facts), "message": d.finding.message,
                           "landed": (norm(d.finding.path), d.finding.rule, d.finding.line) in applied_rules}
                          for d in sorted(plan.applied, key=lambda d: d.key)]
     report["reverted"] = [{"rule": d.finding.rule, "path": d.finding.path, "line": d.finding.line, "why": why}
@@ -296,13 +296,29 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: dict[str, Any], 
                                                              "original_export_error")}
     after = report["after"]
     clean = after["exported"] and after["faithful"] is True and after["trt_errors"] == 0
-    report["exit_code"] = 0 if clean and report["equivalent"] else 1
+    # A problem still located at a line (a baked value the input sets happen not to expose
+    # included) is not a migrated model, whatever the other checks say.
+    report["exit_code"] = 0 if clean and report["equivalent"] and not report["remaining"] else 1
     if final is not None and final.get("exit_code") == 2 and not after["exported"]:
         report["exit_code"] = 1  # the model runs; what blocks its export is in `remaining`
     sources = _new_sources(plan, files, spec.rewrite, facts) if plan.applied and final is not None else {}
     report["changed_files"] = sorted(sources)
     report["diff"] = "".join(unified_diff(_display(p), old, new) for p, (old, new) in sorted(sources.items()))
     return report, sources
+
+
+def _proof(decision: Any, final: dict[str, Any] | None, facts: Facts) -> str:
+    """What proved a kept fix; for a candidate, the verification that kept it."""
+    if not decision.candidate or final is None:
+        return decision.proof
+    from .plan import describe
+
+    rule, located = decision.finding.rule, describe(decision.problems)
+    if final.get("equivalent"):
+        return (f"verified: the rewritten model is equivalent to the original on all {facts.runs} input set(s); "
+                f"its assumption held on them (see `trtcodemod explain {rule}`); fixes {located}")
+    return (f"kept: the remaining difference is the original model's own, not this fix's (see the culprits); "
+            f"its assumption is not proved (see `trtcodemod explain {rule}`); fixes {located}")
 
 
 def _display(path: str) -> str:
