@@ -9,7 +9,8 @@
 - TRT725 ``antialias-resize``: antialiased resizing (``F.interpolate(antialias=True)``,
   torchvision's ``Resize``); no exporter gives TensorRT something it parses.
 
-All detect only. Checked with torch 2.13 (TorchScript exporter and dynamo exporter) against
+All detect only, except TRT722's `copy.deepcopy` (a safe fix through an inserted helper).
+Checked with torch 2.13 (TorchScript exporter and dynamo exporter) against
 TensorRT's ONNX operator table (``shared/reference``). Other constructs of the same
 guidance were checked and need no rule: ``nn.Flatten`` / ``torch.flatten`` export as
 Flatten or Reshape (parsed by every TensorRT version); ``nn.UpsamplingBilinear2d``,
@@ -21,9 +22,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import argument, bound_names, walk
+from trtcodemod.astutil import argument, bound_names, helper_call, walk
 from trtcodemod.context import NameSet
-from trtcodemod.rules import Example, RuleInfo, Safety, spelled
+from trtcodemod.rules import Example, Fix, RuleInfo, Safety, spelled
 from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
 from trtcodemod.versions import format_version
 
@@ -31,6 +32,8 @@ _OPERATORS = "https://github.com/onnx/onnx-tensorrt/blob/main/docs/operators.md"
 
 
 # --- TRT722 ----------------------------------------------------------------------------
+
+DEEPCOPY_HELPER = "_trt_deepcopy"
 
 _LITERALS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 
@@ -75,9 +78,20 @@ What to do: copy tensors with `x.clone()` (recorded as an Identity/no-op in the 
 a list with `list(xs)` or `[x.clone() for x in xs]`, a dict with `dict(d)` or
 `{k: v.clone() for k, v in d.items()}`; or drop the copy when nothing writes to it in place.
 
-Fix safety: none (detect only): what the argument holds (tensors, modules, configuration) is
-not visible. Applies to every TensorRT version: the problem is in the exported graph.""",
-        fix=Safety.NONE,
+The rewrite (`copy.deepcopy(x)` with one argument): `_trt_deepcopy(copy.deepcopy, x)`, an
+inserted helper that calls the same `deepcopy` outside `torch.onnx.export`. While exporting,
+it copies tensors with `clone()` and rebuilds exact lists, tuples and dicts around them,
+an object met twice being copied once (deepcopy's memo), so the graph keeps the copies'
+link to the inputs; everything else (modules, `nn.Parameter`s,
+container subclasses, a non-leaf tensor that requires grad) still goes to `deepcopy`.
+
+Fix safety: safe. Eager, scripted, fx-traced, compiled and `torch.export`-ed code runs the
+original call. While exporting to ONNX the copies hold the same values, dtypes and shapes;
+what differs is only what no ONNX graph can show (a copy is laid out densely by `clone()`,
+so an expanded tensor's copy is no longer a view of one row). `copy.copy(x)`, and `deepcopy`
+with a memo argument, are reported only. Applies to every TensorRT version: the problem is
+in the exported graph.""",
+        fix=Safety.SAFE,
         examples=(
             Example(
                 "import copy\n"
@@ -85,7 +99,19 @@ not visible. Applies to every TensorRT version: the problem is in the exported g
                 "    def forward(self, feats):\n"
                 "        outs = copy.deepcopy(feats)\n"
                 "        outs[0] = outs[0] * 2\n"
-                "        return outs\n"
+                "        return outs\n",
+                "import copy\n"
+                "class Head(nn.Module):\n"
+                "    def forward(self, feats):\n"
+                "        outs = _trt_deepcopy(copy.deepcopy, feats)\n"
+                "        outs[0] = outs[0] * 2\n"
+                "        return outs\n",
+            ),
+            Example(
+                "import copy\n"
+                "class Head(nn.Module):\n"
+                "    def forward(self, feats):\n"
+                "        return copy.copy(feats)\n"
             ),
         ),
         references=(
@@ -103,9 +129,13 @@ not visible. Applies to every TensorRT version: the problem is in the exported g
         if first.star or _literal(first.value):
             return
         short = name.rsplit(".", 1)[-1]
-        self.found(node, f"`copy.{short}` in forward code: the tracer does not follow the copy, so copied tensors "
-                   "become constants cut off from the inputs (the dynamo exporter refuses it); use `.clone()` for "
-                   "tensors, `list(...)` / `dict(...)` for containers")
+        message = (f"`copy.{short}` in forward code: the tracer does not follow the copy, so copied tensors "
+                   "become constants cut off from the inputs (the dynamo exporter refuses it)")
+        if short == "deepcopy" and len(node.args) == 1 and first.keyword is None:
+            fix = Fix({node: helper_call(DEEPCOPY_HELPER, node.func, first.value)}, helpers=(DEEPCOPY_HELPER,))
+            self.found(node, message + "; copy with a helper the export follows", fix)
+            return
+        self.found(node, message + "; use `.clone()` for tensors, `list(...)` / `dict(...)` for containers")
 
 
 # --- TRT723 ----------------------------------------------------------------------------

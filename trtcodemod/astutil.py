@@ -347,3 +347,11 @@ def visit_readonly(node: cst.CSTNode, visitor: object) -> None:
 
 #: visitor class → node class → its unbound ``visit_<Node>`` hook (None: it has none).
 _HOOKS: dict[type, dict[type, Callable[..., object] | None]] = {}
+
+
+def helper_call(name: str, *values: cst.BaseExpression) -> cst.Call:
+    """``name(value, value...)``: a call of an inserted helper, the arguments' own source kept."""
+    comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    args = [cst.Arg(value=value, comma=comma) for value in values[:-1]]
+    args.append(cst.Arg(value=values[-1]))
+    return cst.Call(func=cst.Name(name), args=args)

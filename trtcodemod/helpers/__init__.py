@@ -30,7 +30,9 @@ from typing import Iterable, Mapping, Sequence
 import libcst as cst
 
 #: Modules of this package holding helpers; each function named ``_trt_*`` is one.
-HELPER_MODULES: tuple[str, ...] = ("onnx_export", "atan2", "unique", "indexing", "padding", "pooling", "assignment", "detection")
+HELPER_MODULES: tuple[str, ...] = (
+    "onnx_export", "atan2", "unique", "indexing", "padding", "pooling", "assignment", "detection", "copying",
+)
 
 RESERVED_PREFIX = "_trt_"
 RESERVED_CLASS_PREFIX = "_Trt"

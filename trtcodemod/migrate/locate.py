@@ -7,7 +7,9 @@ Three kinds, from the verifier's report and the observer's facts:
 * ``baked``: a value Python read out of a tensor during a forward (observed), or a
   ``TracerWarning`` (the export's own word for it), at the user's line;
 * ``export_failure``: an exporter that failed, at the innermost user frame of its traceback
-  when it has one, and with the rules the error names (``adaptive_avg_pool2d`` → TRT601).
+  when it has one, and with the rules the error names (``adaptive_avg_pool2d`` → TRT601);
+* ``state``: where a graph computes other values than its model, the lines of forward that
+  wrote module attributes or deep-copied (observed): what the trace froze.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ _PLAIN_FRAME = re.compile(r"(?P<file>/[^\s:'\"()]+\.py):(?P<line>\d+)")
 class Problem:
     """One located problem; ``path``/``line`` are None when nothing points at a line."""
 
-    kind: str  # hostile | baked | export_failure | unfaithful
+    kind: str  # hostile | baked | export_failure | state | unfaithful
     path: str | None
     line: int | None
     op: str
@@ -128,11 +130,40 @@ def unfaithful_graphs(report: dict[str, Any], side: str) -> list[Problem]:
             if check.get("side") == side and check.get("faithful") is False and not check.get("baked")]
 
 
+#: Observed events that an export freezes: the kind, the rule that names the construct, and why.
+_FROZEN_EVENTS = {
+    "state_write": ("TRT703", "(module state)", "forward writes `self.{attribute}`: the exported graph keeps its "
+                                                "value from the traced call and never updates it"),
+    "deepcopy": ("TRT722", "(deepcopy)", "forward calls copy.deepcopy ({type}): the trace records the copy's "
+                                         "values, not the copying"),
+}
+
+
+def frozen_state(report: dict[str, Any], side: str, facts: Facts | None) -> list[Problem]:
+    """What forward did to Python state (attribute writes, deep copies), at its lines, where a
+    graph of ``side`` computes other values than its model: the likely reasons, with no node."""
+    if facts is None or side != "before":
+        return []
+    if not any(c.get("side") == side and c.get("faithful") is False for c in report.get("export_checks", [])):
+        return []
+    out: dict[tuple[str, int, str], Problem] = {}
+    for event in facts.events:
+        known = _FROZEN_EVENTS.get(event["kind"])
+        if known is None:
+            continue
+        rule, op, why = known
+        key = (event["path"], event["line"], op)
+        if key not in out:
+            out[key] = Problem("state", event["path"], event["line"], op, rule,
+                               why.format(attribute=event.get("attribute", "?"), type=event.get("type", "?")))
+    return list(out.values())
+
+
 def locate(report: dict[str, Any], side: str, facts: Facts | None) -> list[Problem]:
     """Every problem of ``side`` (``before`` or ``after``) of a verification report."""
     return [*hostile_nodes(report, side), *baked_values(report, side, facts),
             *export_failures(report, side, facts, report.get("export_tracebacks")),
-            *unfaithful_graphs(report, side)]
+            *frozen_state(report, side, facts), *unfaithful_graphs(report, side)]
 
 
 def errors(problems: Iterable[Problem]) -> list[Problem]:

@@ -10,6 +10,8 @@ for the user's files only (never torch's frames, never ours):
 * at each ``t[index]``, the dtype and rank of a tensor index;
 * at each ``len(x)``, whether ``x`` was a tensor;
 * at each ``squeeze(d)``, the size of axis ``d``;
+* each attribute a line of the user's writes on a module during a forward (state kept between
+  calls), and each ``copy.deepcopy`` it calls;
 * which axes of each input vary across the input sets.
 
 Sites carry the position of the calling bytecode instruction (``co_positions``), which is
@@ -21,6 +23,7 @@ One forward per input set; the wrappers are installed only for those forwards.
 from __future__ import annotations
 
 import builtins
+import copy
 import os
 import sys
 from typing import Any, Callable
@@ -179,6 +182,22 @@ class Wrappers:
                 rec.add("len", site, direct, tensor=isinstance(obj, torch.Tensor))
 
         self._patch(builtins, "len", lambda orig: guarded(record_len, orig))
+
+        def record_state(module: Any, name: str, value: Any) -> None:
+            # Written by the user's own line (torch's internals set attributes too): state kept on
+            # the module between calls, which an export turns into a constant.
+            site, direct = rec.site(1)
+            if site and direct and not name.startswith("_"):
+                rec.add("state_write", site, direct, attribute=name, tensor=isinstance(value, torch.Tensor))
+
+        self._patch(torch.nn.Module, "__setattr__", lambda orig: guarded(record_state, orig))
+
+        def record_deepcopy(obj: Any, *rest: Any, **kwargs: Any) -> None:
+            site, direct = rec.site(1)
+            if site and direct:
+                rec.add("deepcopy", site, direct, type=type(obj).__name__)
+
+        self._patch(copy, "deepcopy", lambda orig: guarded(record_deepcopy, orig))
         return self
 
     def __exit__(self, *exc: Any) -> None:

@@ -99,6 +99,8 @@ def matches(problem: Problem, finding: Any) -> bool:
         return False
     if problem.kind == "baked":
         return finding.rule in BAKED_RULES
+    if problem.kind == "state":
+        return finding.rule == problem.rule
     if problem.kind == "export_failure":
         return problem.rule in (None, finding.rule)
     # A hostile node: its rule, another rule that removes the same op, or any rule when untagged.
@@ -113,6 +115,8 @@ def describe(problems: list[Problem]) -> str:
             parts.append(f"{p.op} node{where} ({p.severity})")
         elif p.kind == "baked":
             parts.append(f"value baked in{where}")
+        elif p.kind == "state":
+            parts.append(f"{p.message}{where}")
         elif p.kind == "unfaithful":
             parts.append(f"the {p.exporter or ''} graph computes other values than the model".replace("  ", " "))
         else:
