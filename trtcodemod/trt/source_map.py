@@ -17,7 +17,7 @@ import re
 import sysconfig
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 if TYPE_CHECKING:  # onnx is only needed by callers that already have a model
     import onnx
@@ -137,10 +137,31 @@ def node_frames(node: onnx.NodeProto) -> list[Frame]:
     return []
 
 
-def node_source(node: onnx.NodeProto) -> str | None:
-    """``file:line`` of the user code that produced ``node``, or None when unknown."""
-    frame = pick_frame(node_frames(node))
-    return str(frame) if frame else None
+#: ``helper_at(frame)``: the name of the inserted helper whose code ``frame`` runs, or None.
+HelperAt = Callable[[Frame], Optional[str]]
+
+
+def node_source(node: onnx.NodeProto, helper_at: HelperAt | None = None) -> str | None:
+    """``file:line`` of the user code that produced ``node``, or None when unknown.
+
+    With ``helper_at``, frames inside helpers trtcodemod inserted are passed over: the line is
+    the user's call of the helper, and the helper is named after it.
+    """
+    frames = node_frames(node)
+    helper = None
+    if helper_at is not None:
+        kept = []
+        for frame in frames:
+            name = helper_at(frame)
+            if name is None:
+                kept.append(frame)
+            elif not kept and helper is None:
+                helper = name  # the innermost helper: the one whose code made the node
+        frames = kept or frames
+    frame = pick_frame(frames)
+    if frame is None:
+        return None
+    return f"{frame} (in {helper}, inserted by trtcodemod)" if helper else str(frame)
 
 
 def iter_nodes(graph: onnx.GraphProto) -> Iterator[onnx.NodeProto]:
@@ -159,7 +180,7 @@ def subgraphs(node: onnx.NodeProto) -> Iterator[onnx.GraphProto]:
         yield from attr.graphs
 
 
-def record_sources(model: Any) -> dict[str, str]:
+def record_sources(model: Any, helper_at: HelperAt | None = None) -> dict[str, str]:
     """Node name -> ``file:line`` for every named node that carries a stack.
 
     Call it before any clean-up pass (constant folding, sanitizing): those drop the
@@ -170,13 +191,13 @@ def record_sources(model: Any) -> dict[str, str]:
     sources: dict[str, str] = {}
     for node in iter_nodes(graph):
         if node.name and node.name not in sources:
-            source = node_source(node)
+            source = node_source(node, helper_at)
             if source:
                 sources[node.name] = source
     for function in getattr(model, "functions", ()):
         for node in function.node:
             if node.name and node.name not in sources:
-                source = node_source(node)
+                source = node_source(node, helper_at)
                 if source:
                     sources[node.name] = source
     return sources

@@ -17,7 +17,7 @@ import re
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from .spec import RewriteOptions
 
@@ -122,6 +122,11 @@ class RewrittenTree:
             return path, line
         user_path, line_map = entry
         return user_path, (line_map(line) if line is not None else None)
+
+    def helper_at(self, frame: Any) -> str | None:
+        """The inserted helper whose definition holds ``frame`` (a ``source_map.Frame`` of the copy)."""
+        entry = self.maps.get(str(Path(frame.file).resolve())) if Path(frame.file).is_absolute() else None
+        return entry[1].inserted_helper(frame.line) if entry else None
 
     def map_location(self, text: str | None) -> str | None:
         """``"/tmp/…/after_src/pkg/head.py:12"`` -> ``"/home/…/pkg/head.py:10"``."""

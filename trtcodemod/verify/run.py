@@ -415,7 +415,7 @@ def _rewritten(ctx: _Ctx, report: dict[str, Any], before: SideResult, layout: So
     for exporter in spec.exporters:
         path = after.onnx_path(exporter)
         report["graphs_by_exporter"][exporter]["after"] = (
-            static.check_onnx(path, spec.rewrite.target, tree.map_location) if path else None)
+            static.check_onnx(path, spec.rewrite.target, tree.map_location, tree.helper_at) if path else None)
     report["graphs"] = report["graphs_by_exporter"][spec.exporters[0]]
     report["export_errors"]["after"] = {e: (after.export(e) or {}).get("error") or (
         None if after.onnx_path(e) else after.failure() or after.outcome.message or "not exported")

@@ -13,8 +13,13 @@ def _summarizer() -> Callable[..., dict[str, Any]]:
     return summarize_graph
 
 
-def check_onnx(path: str, target: str, map_location: Mapper | None = None) -> dict[str, Any]:
-    """``{"nodes", "ops", "trt_issues": [...], ...}`` for one ONNX file; ``error`` if the check failed."""
+def check_onnx(path: str, target: str, map_location: Mapper | None = None,
+               helper_at: Callable[[Any], str | None] | None = None) -> dict[str, Any]:
+    """``{"nodes", "ops", "trt_issues": [...], ...}`` for one ONNX file; ``error`` if the check failed.
+
+    ``helper_at`` names the inserted helper a frame runs in (a rewritten model): a node made
+    inside one is placed at the user's line that called it (``source_map.node_source``).
+    """
     import onnx
 
     try:
@@ -24,7 +29,7 @@ def check_onnx(path: str, target: str, map_location: Mapper | None = None) -> di
     try:
         from trtcodemod.trt.source_map import record_sources
 
-        sources = record_sources(model)
+        sources = record_sources(model, helper_at)
         summary = dict(_summarizer()(model, target, sources=sources))
     except Exception as exc:  # noqa: BLE001 - a checker bug must not hide the numeric result
         return {"nodes": len(model.graph.node), "ops": _ops(model), "trt_issues": [],
