@@ -85,8 +85,9 @@ def verdict(r: dict[str, Any]) -> str:
         why.append(f"{after['trt_errors']} TensorRT error(s)")
     if r.get("equivalent") is False:
         why.append("rewrite NOT EQUIVALENT")
-    if r.get("remaining"):
-        why.append(f"{len(r['remaining'])} problem(s) located and not fixed")
+    errors_left = [x for x in r.get("remaining", []) if x.get("severity", "error") == "error"]
+    if errors_left:
+        why.append(f"{len(errors_left)} problem(s) located and not fixed")
     return "something remains: " + (", ".join(why) or "see below")
 
 

@@ -140,7 +140,7 @@ def _remaining(problems: list[Problem], plan: Plan) -> list[dict[str, Any]]:
         else:
             rule, message = p.rule, p.message
         entry = {"op": p.op, "source": p.source, "rule": rule, "message": message, "kind": p.kind,
-                 "exporter": p.exporter}
+                 "exporter": p.exporter, "severity": "error"}
         # A value read, the exporter's TracerWarning and its failure on one line, all with the
         # same remedy, are one problem to the reader.
         same = next((o for o in out if (o["source"], o["rule"], o["message"]) == (entry["source"], rule, message)
@@ -281,7 +281,8 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: dict[str, Any], 
     report["remaining"] = _remaining(locate(source, side, facts if side == "before" else None), plan)
     report["remaining"] += [{"op": d.problems[0].op if d.problems else "-",
                              "source": f"{d.finding.path}:{d.finding.line}", "rule": d.finding.rule,
-                             "message": d.reason, "kind": "finding", "exporter": None}
+                             "message": d.reason, "kind": "finding", "exporter": None,
+                             "severity": "error" if any(p.severity == "error" for p in d.problems) else "warning"}
                             for d in plan.by_action(REMAINS)
                             if not any(r["rule"] == d.finding.rule and r["source"] and r["source"].endswith(
                                 f":{d.finding.line}") for r in report["remaining"])]
@@ -298,7 +299,8 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: dict[str, Any], 
     clean = after["exported"] and after["faithful"] is True and after["trt_errors"] == 0
     # A problem still located at a line (a baked value the input sets happen not to expose
     # included) is not a migrated model, whatever the other checks say.
-    report["exit_code"] = 0 if clean and report["equivalent"] and not report["remaining"] else 1
+    errors_left = [r for r in report["remaining"] if r["severity"] == "error"]
+    report["exit_code"] = 0 if clean and report["equivalent"] and not errors_left else 1
     if final is not None and final.get("exit_code") == 2 and not after["exported"]:
         report["exit_code"] = 1  # the model runs; what blocks its export is in `remaining`
     sources = _new_sources(plan, files, spec.rewrite, facts) if plan.applied and final is not None else {}
