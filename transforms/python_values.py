@@ -19,7 +19,9 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from trtcodemod.astutil import bound_names, decorator_names, has_star_args, method_call, short_code, walk
+from trtcodemod.astutil import (
+    bound_names, decorator_names, has_star_args, method_call, short_code, strip_parens, walk,
+)
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
 from trtcodemod.scopes import (
     ANNOTATION, ASSIGN, AUGASSIGN, CLASS, DEF, DEL, EXCEPT, FOR, GLOBAL, IMPORT, MATCH, NESTED_NONLOCAL, NONLOCAL,
@@ -111,15 +113,38 @@ What to do: keep the value a tensor (`t.sum()` instead of `t.sum().item()`, `t.c
 instead of `max(1, int(t))`, broadcasting instead of a Python loop bound), or compute the
 number outside the model and pass it in as an input.
 
-Fix safety: none (detect only). Code under `if self.training:` or
-`if not torch.jit.is_tracing():` is not reported: the export does not run it. Applies to
+The rewrite (`.item()` only): drop the `.item()` where the number is only arithmetic's
+operand: `t.max().item() + 1`, or `peak = t.max().item()` when every later use of `peak` in
+the function is an operand of `+ - * / // % **` and nothing else assigns it. The 0-d tensor
+then stands where the number stood, and the export keeps computing it.
+
+Fix safety: unsafe. Assumption: a 0-d tensor behaves as the Python number did in that
+arithmetic. Values can differ in the last bits (a Python float is a double; the tensor keeps
+its dtype, float32 say), the results become 0-d tensors instead of numbers (whatever later
+reads them as numbers, `range(n)` or an f-string, sees a tensor), and the result dtype
+follows tensor promotion. `migrate` tries it as a candidate where the export bakes the value
+and keeps it only when the rewritten model is equivalent on every input set. `.tolist()`,
+`.numpy()` and `int(t)`-style conversions are reported only. Code under `if self.training:`
+or `if not torch.jit.is_tracing():` is not reported: the export does not run it. Applies to
 every TensorRT version.""",
-        fix=Safety.NONE,
+        fix=Safety.UNSAFE,
         examples=(
             Example(
                 "class Head(nn.Module):\n"
                 "    def forward(self, logits):\n"
                 "        scale = logits.abs().max().item()\n"
+                "        return logits / scale\n",
+                "class Head(nn.Module):\n"
+                "    def forward(self, logits):\n"
+                "        scale = logits.abs().max()\n"
+                "        return logits / scale\n",
+                unsafe=True,
+            ),
+            Example(
+                "class Head(nn.Module):\n"
+                "    def forward(self, logits):\n"
+                "        scale = logits.abs().max().item()\n"
+                "        print(f'{scale:.3f}')\n"
                 "        return logits / scale\n"
             ),
             Example(
@@ -135,8 +160,32 @@ every TensorRT version.""",
     def __init__(self, context) -> None:
         super().__init__(context)
         self._tensors: list[set[str]] = []
+        self._functions: list[cst.FunctionDef] = []
+        #: ``.item()`` calls that are an arithmetic operand, and those assigned to a plain name.
+        self._operands: set[int] = set()
+        self._assigned: dict[int, str] = {}
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        if type(node.operator) in _ARITHMETIC:
+            self._operands.update(id(strip_parens(side)) for side in (node.left, node.right))
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if len(node.targets) == 1 and type(node.targets[0].target) is cst.Name:
+            self._assigned[id(node.value)] = node.targets[0].target.value
+
+    def _item_fix(self, node: cst.Call) -> Fix | None:
+        """Drop ``.item()`` where its number only feeds arithmetic (see the rule's doc)."""
+        if not self._functions:
+            return None
+        name = self._assigned.get(id(node))
+        if id(node) not in self._operands and (name is None or not _arithmetic_only(self._functions[-1], name)):
+            return None
+        if name is not None and len(self.context.resolver.bindings(self._functions[-1]).sites.get(name, ())) != 1:
+            return None  # assigned elsewhere too: another value may reach the same uses
+        return Fix({node: method_call(node)[0]}, safety=Safety.UNSAFE)  # type: ignore[index]
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._functions.append(node)
         names: set[str] = set()
         where = self.current_method()
         in_forward = (
@@ -148,6 +197,7 @@ every TensorRT version.""",
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self._tensors.pop()
+        self._functions.pop()
 
     def _is_tensor(self, expr: cst.BaseExpression) -> bool:
         if not self._tensors:
@@ -189,8 +239,9 @@ every TensorRT version.""",
             root, _ = _root_name(method_call(node)[0])  # type: ignore[index]
             if root == "self" or (method != "numpy" and node.args):
                 return
+            fix = self._item_fix(node) if method == "item" else None
             self.found(node, f"`.{method}()` turns a tensor into a Python value: the traced export keeps the "
-                       "example's value as a constant; keep it a tensor or pass it in as an input")
+                       "example's value as a constant; keep it a tensor or pass it in as an input", fix)
             return
         func = node.func
         if (
@@ -375,6 +426,31 @@ the observation proves, and it applies without `--unsafe`, in any function, not 
         if type(arg) is not cst.Name or self.shadowed(arg.value):
             return
         self._frames[-1].candidates.append((node, arg.value, self._try > 0))
+
+
+_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power)
+
+
+def _arithmetic_only(function: cst.FunctionDef, name: str) -> bool:
+    """Is every read of ``name`` in ``function`` an operand of ``+ - * / // % **`` (at least one)?"""
+    operands: set[int] = set()
+    not_reads: set[int] = set()  # attribute names, keywords and the assignment targets
+    reads = 0
+    for node in walk(function.body):
+        kind = type(node)
+        if kind is cst.BinaryOperation and type(node.operator) in _ARITHMETIC:
+            operands.update(id(strip_parens(side)) for side in (node.left, node.right))
+        elif kind is cst.Attribute:
+            not_reads.add(id(node.attr))
+        elif kind is cst.Arg and node.keyword is not None:
+            not_reads.add(id(node.keyword))
+        elif kind is cst.AssignTarget:
+            not_reads.update(id(n) for n in walk(node.target) if type(n) is cst.Name)
+        elif kind is cst.Name and node.value == name and id(node) not in not_reads:
+            if id(node) not in operands:
+                return False
+            reads += 1
+    return reads > 0
 
 
 def _keeps_tensor(name: str, value: cst.BaseExpression) -> bool:

@@ -1,6 +1,8 @@
 """Miscellaneous 1, ``.item()``: a tensor's value turned into a Python number feeds arithmetic.
 
-The trace keeps the example's number. The guidance: keep it a tensor.
+The trace keeps the example's number. The guidance: keep it a tensor. ``peak`` only feeds
+arithmetic, so TRT702 drops the ``.item()`` (unsafe: a 0-d tensor stands for the number);
+migrate keeps it as a candidate the verification finds equivalent.
 """
 
 import torch

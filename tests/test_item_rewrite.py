@@ -1,0 +1,85 @@
+"""TRT702's unsafe rewrite: ``.item()`` dropped where its number only feeds arithmetic.
+
+Shown as a rewrite, then run before and after on real tensors (ordinary values, zeros,
+negatives, inf/NaN, float16, an empty tensor that raises in both) and compared: the same
+values to rounding and the same dtype, while the exported graph now follows the input.
+"""
+
+from __future__ import annotations
+
+import io
+import warnings
+from pathlib import Path
+
+import onnxruntime as ort
+import pytest
+import torch
+
+from safety import import_source
+from support import rewrite
+
+BEFORE = '''\
+import torch
+from torch import nn
+
+
+class M(nn.Module):
+    def forward(self, x):
+        peak = x.abs().max().item()
+        shifted = x - x.mean().item() * 0.5
+        return shifted / (peak + 1.0)
+'''
+
+KEPT = [
+    # The number is read by something other than arithmetic: not rewritten.
+    "peak = x.abs().max().item()\n        print(f'{peak:.3f}')\n        return x / peak\n",
+    "peak = x.abs().max().item()\n        return x[: int(peak)] / peak\n",
+    "peak = x.abs().max().item()\n        peak = 2.0\n        return x / peak\n",
+    "return torch.full((2,), x.sum().item())\n",
+]
+
+
+def test_the_rewrite_drops_item_only_before_arithmetic() -> None:
+    after = rewrite(BEFORE, unsafe=True, select=("TRT702",))
+    assert "peak = x.abs().max()\n" in after and "x - x.mean() * 0.5" in after
+    assert rewrite(BEFORE, select=("TRT702",)) == BEFORE  # unsafe: not without --unsafe
+    head = "import torch\nfrom torch import nn\n\n\nclass M(nn.Module):\n    def forward(self, x):\n        "
+    for body in KEPT:
+        assert rewrite(head + body, unsafe=True, select=("TRT702",)) == head + body, body
+
+
+INPUTS = [torch.randn(3, 4), torch.zeros(2, 2), -torch.rand(5), torch.tensor([1.0, float("inf"), -2.0]),
+          torch.tensor([float("nan"), 1.0]), torch.randn(4, 4).half()]
+
+
+@pytest.mark.parametrize("x", INPUTS, ids=["random", "zeros", "negative", "inf", "nan", "float16"])
+def test_before_and_after_agree_on_values_and_dtype(tmp_path: Path, x: torch.Tensor) -> None:
+    before = import_source(BEFORE, tmp_path)["M"]()
+    after = import_source(rewrite(BEFORE, unsafe=True, select=("TRT702",)), tmp_path)["M"]()
+    expected, got = before(x.clone()), after(x.clone())
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    tolerance = {"rtol": 1e-3, "atol": 1e-3} if x.dtype == torch.float16 else {"rtol": 1e-6, "atol": 1e-7}
+    torch.testing.assert_close(got, expected, equal_nan=True, **tolerance)
+
+
+def test_an_empty_input_raises_in_both(tmp_path: Path) -> None:
+    before = import_source(BEFORE, tmp_path)["M"]()
+    after = import_source(rewrite(BEFORE, unsafe=True, select=("TRT702",)), tmp_path)["M"]()
+    for model in (before, after):
+        with pytest.raises(RuntimeError):
+            model(torch.zeros(0))
+
+
+def test_the_rewritten_export_follows_the_input(tmp_path: Path) -> None:
+    after = import_source(rewrite(BEFORE, unsafe=True, select=("TRT702",)), tmp_path)["M"]()
+    before = import_source(BEFORE, tmp_path)["M"]()
+    feeds = [torch.randn(6) * 10, torch.randn(6) * 0.1]
+    for model, follows in ((after, True), (before, False)):
+        buffer = io.BytesIO()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(model, (torch.randn(6),), buffer, dynamo=False, input_names=["x"])
+        session = ort.InferenceSession(buffer.getvalue())
+        same = [torch.allclose(torch.from_numpy(session.run(None, {"x": f.numpy()})[0]), model(f), atol=1e-5)
+                for f in feeds]
+        assert all(same) is follows
