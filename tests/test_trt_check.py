@@ -424,3 +424,20 @@ def test_dynamo_export_sources() -> None:
     (issue,) = check_graph(model, "8.4")
     assert issue.op == "NonZero" and issue.source == f"{__file__}:{line_of('mask')}"
     assert set(record_sources(model).values()) == {f"{__file__}:{line_of('mask')}"}
+
+
+def test_below_the_table_the_rules_version_facts_speak() -> None:
+    # The table starts at 8.4; `check --target 8.0` reports TRT102/TRT304/TRT501, so must the graph check.
+    cases = [
+        ("Where", [helper.make_node("Where", ["c", "x", "x"], ["y"], name="w")],
+         [vi("c", TensorProto.BOOL, [4]), vi("x", F, [4])], [4], "TRT102", "8.4"),
+        ("Pad", [helper.make_node("Pad", ["x", "pads"], ["y"], name="p")],
+         [vi("x", F, [4]), vi("pads", TensorProto.INT64, [2])], [6], "TRT501", "8.2"),
+    ]
+    for op, nodes, inputs, out_shape, rule, before in cases:
+        model = make_model(nodes, inputs, [vi("y", F, out_shape)])
+        old = [i for i in check_graph(model, "8.0") if i.op == op and i.severity == "error"]
+        assert [(i.rule, i.severity) for i in old] == [(rule, "error")], op
+        assert f"before {before}" in old[0].reason
+        assert [i for i in check_graph(model, before) if i.op == op and i.rule == rule] == [], op
+        assert [i for i in check_graph(model, "8.6") if i.op == op and i.rule == rule] == [], op

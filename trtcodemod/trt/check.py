@@ -284,9 +284,12 @@ def _infer(model: onnx.ModelProto) -> onnx.ModelProto:
 
 
 class _Checker:
-    def __init__(self, model: onnx.ModelProto, version: Version, sources: Mapping[str, str] | None) -> None:
+    def __init__(self, model: onnx.ModelProto, version: Version, sources: Mapping[str, str] | None,
+                 requested: Version | None = None) -> None:
         self.model = _infer(model)
         self.version = version
+        #: The user's target, which can be older than ``version`` (the table's release used).
+        self.requested = requested or version
         self.label = support.resolve_target(version).label
         self.sources = dict(sources or {})
         self.graphs = _Graphs()
@@ -353,6 +356,7 @@ class _Checker:
             self.report(node, name, op, f"{op} is not in TensorRT's ONNX operator list; assume the parser rejects it")
             return
         if row.supported_in(self.version):
+            self.check_before_table(node, name)
             return
         first = row.first_supported
         since = f" (supported from TensorRT {first[0]}.{first[1]})" if first else " (no TensorRT release parses it)"
@@ -363,6 +367,26 @@ class _Checker:
         }.get(op, "")
         rule = self.nonzero_rule(node) if op == "NonZero" else RULES.get(op, (None,))[0]
         self.report(node, name, op, reason + extra, rule)
+
+    def check_before_table(self, node: onnx.NodeProto, name: str) -> None:
+        """Below the table's oldest release, the rules' version facts say what that parser refuses.
+
+        The table starts at 8.4; a rule's ``needed_before`` (``Where`` before 8.4, ``Pad`` and
+        one-operand ``Einsum`` before 8.2) is the one record of the older releases, so ``check``
+        and the graph check agree at ``--target 8.0``.
+        """
+        oldest = support.listed_versions()[0]
+        if self.requested >= oldest:
+            return
+        from trtcodemod.registry import rule_by_id  # the rules' metadata, only for such old targets
+
+        for rule_id in RULES.get(node.op_type, ()):
+            info = rule_by_id(rule_id)
+            if info is not None and info.needed_before is not None and self.requested < info.needed_before <= oldest:
+                before = ".".join(str(part) for part in info.needed_before)
+                self.report(node, name, node.op_type, f"{node.op_type}: TensorRT before {before} does not parse it "
+                            f"as exported here ({rule_id}: {info.summary})", rule_id)
+                return
 
     # -- dtypes ------------------------------------------------------------------
     def check_io_dtypes(self, graph: onnx.GraphProto) -> None:
@@ -687,5 +711,5 @@ def check_graph(model: onnx.ModelProto, target: str | tuple[int, int] = "8.6", *
     ``sources`` (node name -> ``file:line``, from ``source_map.record_sources``) fills in
     source lines for graphs whose stacks a clean-up pass has dropped.
     """
-    version = support.resolve_target(target).version
-    return _Checker(model, version, sources).run()
+    resolved = support.resolve_target(target)
+    return _Checker(model, resolved.version, sources, resolved.requested).run()
