@@ -4,6 +4,7 @@ assumption was observed are applied without ``--unsafe``, with the proof in the 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -177,3 +178,21 @@ def test_malformed_facts_in_config_exit_2(tmp_path: Path) -> None:
 def test_facts_read_error_is_one_message(tmp_path: Path) -> None:
     with pytest.raises(FactsError, match="no such file"):
         Facts.read(tmp_path / "none.json")
+
+
+def test_facts_about_a_changed_file_prove_nothing_and_say_so(saved: tuple[Path, Path]) -> None:
+    """Facts observed before a configuration change must not prove a fix on the new code."""
+    model, facts = saved
+    assert json.loads(facts.read_text())["hashes"] == {str(model.resolve()): hashlib.sha256(MODEL.encode()).hexdigest()}
+    changed = MODEL.replace("nn.Linear(4, 1)", "nn.Linear(4, 3)")  # the squeezed axis is no longer 1
+    model.write_text(changed)
+    try:
+        result = invoke("check", "--format", "json", "--select", "TRT101,TRT401", "--facts", str(facts), str(model))
+        findings = {(f["rule"], f["line"]): f for f in json.loads(result.stdout)["findings"]}
+        assert "proved" not in findings["TRT401", _line(SQUEEZE)]["message"]
+        assert ("TRT101", _line(HIDDEN_IF)) not in findings  # the observed read is not evidence either
+        assert "facts were observed on other contents of this file; they prove nothing here" in result.stderr
+        applied = invoke("apply", "--select", "TRT401", "--facts", str(facts), str(model))
+        assert applied.exit_code == 0 and model.read_text() == changed
+    finally:
+        model.write_text(MODEL)

@@ -296,3 +296,21 @@ def test_size_baked_through_math_ceil_is_rewritten_and_equivalent() -> None:
     assert "(x.shape[1] + 3) // 4" in r["diff"]
     assert r["after"]["exported"] is True and r["after"]["trt_errors"] == 0
     assert r["equivalent"] is True and code == 0
+
+
+def test_a_size_that_only_happens_to_be_1_proves_nothing() -> None:
+    """Heights 8 and 9 both pool to 1; the observer's stretched set (17) pools to 2."""
+    path = EXAMPLES / "derived_one.py"
+    code, r = run_json(str(path), "--model", "build", "--inputs", "inputs", "--select", "ALL,TRT401",
+                       "--dynamic-axes", '{"x": {"2": "height"}}')
+    assert r["facts"]["runs"] == 4 and r["applied"] == [] and code == 1
+    [left] = [x for x in r["remaining"] if x["rule"] == "TRT401"]
+    assert left["source"].endswith(f":{line_of(path, 'pooled.squeeze(2)')}") and "--unsafe applies it" in left["message"]
+
+
+def test_a_squeeze_proof_names_the_stretched_axes(tmp_path: Path) -> None:
+    path, found = _findings(tmp_path)
+    facts = _facts(path, [1, 1])
+    facts.stretched = ["x[2] (height) 8->17"]
+    proof = decide(found["TRT401"], [Problem("hostile", path, 4, "If", "TRT401", "")], facts, unsafe=False).proof
+    assert "one with the dynamic axes stretched (x[2] (height) 8->17)" in proof

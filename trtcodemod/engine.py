@@ -326,7 +326,8 @@ def _analyze(
     facts = None
     if options.facts is not None:
         moved = original is not None and original != source
-        facts = options.facts.for_file(path, _line_map(original, source) if moved else None)
+        facts = options.facts.for_file(path, _line_map(original, source) if moved else None,
+                                       source=original if original is not None else source)
     context = FileContext(path=path, module=module, target=target, unsafe=options.unsafe, facts=facts,
                           source=source)
     context.imports.add_imports_from(module.body)

@@ -105,6 +105,9 @@ def process(file: SourceFile, settings: Settings, fix: bool, unsafe: bool, sourc
             else:
                 outcome.findings = result.findings
         outcome.warnings = suppression_warnings(source, file.display)
+        if settings.facts is not None and settings.facts.stale(file.display, source):
+            outcome.warnings.append(f"{file.display}: warning: the facts were observed on other contents of this "
+                                    "file; they prove nothing here (run `trtcodemod migrate --save-facts` again)")
     except InputError as exc:
         outcome.error = exc
     except Exception as exc:  # a bug in a rule must not end the batch

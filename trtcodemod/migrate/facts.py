@@ -9,6 +9,7 @@ expression Python was evaluating (1-based columns, like a finding's).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from dataclasses import dataclass, field
@@ -53,6 +54,11 @@ def norm(path: str) -> str:
     return os.path.realpath(path)
 
 
+def source_hash(source: bytes) -> str:
+    """What facts remember of a file's contents: facts prove nothing about other contents."""
+    return hashlib.sha256(source).hexdigest()
+
+
 @dataclass
 class Facts:
     """Lines that ran, and events (value reads, indices, len, squeeze) at sites."""
@@ -62,6 +68,11 @@ class Facts:
     events: list[dict[str, Any]] = field(default_factory=list)
     inputs: dict[str, dict[str, Any]] = field(default_factory=dict)
     run_errors: list[str] = field(default_factory=list)
+    #: path -> :func:`source_hash` of the file the run executed (facts files from before
+    #: hashes were kept have none, and are taken as they are).
+    hashes: dict[str, str] = field(default_factory=dict)
+    #: The dynamic axes the observer's extra set stretched (``x[2] (height) 8->17``), if any.
+    stretched: list[str] = field(default_factory=list)
 
     # --- JSON ------------------------------------------------------------------------------
     @classmethod
@@ -78,12 +89,15 @@ class Facts:
         return cls(runs=int(data.get("runs", 0)),
                    lines={norm(p): set(v) for p, v in data.get("lines", {}).items()},
                    events=[dict(e, path=norm(e["path"])) for e in data.get("events", [])],
-                   inputs=dict(data.get("inputs", {})), run_errors=list(data.get("run_errors", [])))
+                   inputs=dict(data.get("inputs", {})), run_errors=list(data.get("run_errors", [])),
+                   hashes={norm(p): str(h) for p, h in dict(data.get("hashes", {})).items()},
+                   stretched=[str(c) for c in data.get("stretched", [])])
 
     def to_json(self) -> dict[str, Any]:
         return {"version": FACTS_VERSION, "runs": self.runs, "run_errors": self.run_errors,
                 "lines": {p: sorted(v) for p, v in sorted(self.lines.items())},
-                "events": self.events, "inputs": self.inputs}
+                "events": self.events, "inputs": self.inputs,
+                "hashes": dict(sorted(self.hashes.items())), "stretched": self.stretched}
 
     @classmethod
     def load(cls, path: Path) -> "Facts":
@@ -163,10 +177,24 @@ class Facts:
         hits = [k for k in known if Path(k).parts[-len(parts):] == parts]
         return hits[0] if len(hits) == 1 else None
 
-    def for_file(self, path: str, line_map: Callable[[int], int | None] | None = None) -> "FileFacts | None":
-        """What the facts say about one file (None when nothing), for a rule's context."""
+    def stale(self, path: str, source: bytes) -> bool:
+        """Were the facts about ``path`` observed on other contents than ``source``?"""
         resolved = self.resolve(path)
-        return FileFacts(self, resolved, line_map) if resolved is not None else None
+        known = self.hashes.get(resolved) if resolved is not None else None
+        return known is not None and known != source_hash(source)
+
+    def for_file(self, path: str, line_map: Callable[[int], int | None] | None = None,
+                 source: bytes | None = None) -> "FileFacts | None":
+        """What the facts say about one file (None when nothing), for a rule's context.
+
+        ``source``: the contents the facts must have been observed on; facts about a file
+        that changed since say nothing (a changed configuration line can make a proved
+        assumption false).
+        """
+        resolved = self.resolve(path)
+        if resolved is None or (source is not None and self.stale(path, source)):
+            return None
+        return FileFacts(self, resolved, line_map)
 
 
 @dataclass

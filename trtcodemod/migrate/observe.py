@@ -14,6 +14,10 @@ for the user's files only (never torch's frames, never ours):
   calls), and each ``copy.deepcopy`` it calls;
 * which axes of each input vary across the input sets.
 
+With dynamic axes, one more set than the verifier's is run: every dynamic axis at ``2n + 1``
+(``verify.inputs.stretched_set``), so that a size derived from one (``h // 8``) changes
+somewhere and no proof rests on a size that only happened to be 1.
+
 Sites carry the position of the calling bytecode instruction (``co_positions``), which is
 the call or subscript expression itself, so a fact can be matched to one finding on a line
 that holds several. The observer knows nothing about rules: ``plan.py`` reads the facts.
@@ -225,7 +229,7 @@ def _observe_task(req: dict[str, Any], cp: _Checkpoint) -> None:
     import numpy as np
     import torch
 
-    from trtcodemod.verify.inputs import make_input_sets
+    from trtcodemod.verify.inputs import make_input_sets, stretched_set
 
     seed = req["seed"]
     torch.manual_seed(seed)
@@ -242,10 +246,14 @@ def _observe_task(req: dict[str, Any], cp: _Checkpoint) -> None:
         model = build_model(module, req["model"], tuple(req.get("model_args", ())), dict(req.get("model_kwargs", {})))
         cp.stage("inputs")
         made = make_input_sets(module, req["inputs"], model, req["dynamic_axes"], seed)
+        sets = list(made.sets)
+        stretched, changed = stretched_set(sets[0], req["dynamic_axes"], seed) if req["dynamic_axes"] else ({}, [])
+        if changed:
+            sets.append(stretched)  # sizes derived from a dynamic axis must change somewhere
         errors: list[str] = []
         cp.stage("observe")
         with torch.no_grad(), Wrappers(rec):
-            for k, inputs in enumerate(made.sets):
+            for k, inputs in enumerate(sets):
                 rec.recording = True
                 try:
                     model(**inputs)
@@ -257,12 +265,28 @@ def _observe_task(req: dict[str, Any], cp: _Checkpoint) -> None:
         sys.settrace(None)
     cp.data["facts"] = {
         "version": 1,
-        "runs": len(made.sets),
+        "runs": len(sets),
+        "stretched": changed,
         "run_errors": errors,
         "lines": {path: sorted(lines) for path, lines in sorted(rec.lines.items())},
         "events": sorted(rec.events.values(), key=lambda e: (e["path"], e["line"], e["column"], e["kind"])),
-        "inputs": _varying_axes(made.names, made.sets),
+        "inputs": _varying_axes(made.names, sets),
+        "hashes": _hashes(rec.lines),
     }
+
+
+def _hashes(lines: dict[str, set[int]]) -> dict[str, str]:
+    """The contents each file ran from, as facts remember them (``facts.source_hash``)."""
+    from trtcodemod.migrate.facts import source_hash
+
+    out = {}
+    for path in sorted(lines):
+        try:
+            with open(path, "rb") as handle:
+                out[path] = source_hash(handle.read())
+        except OSError:
+            continue  # gone since it ran: nothing to compare later
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:

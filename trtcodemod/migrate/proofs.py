@@ -12,13 +12,18 @@ from typing import Callable
 from .facts import Facts, Span, summarize
 
 
+def _sets(facts: Facts) -> str:
+    """``N input set(s)``, naming the stretched dynamic axes a proof held across."""
+    text = f"{facts.runs} input set(s)"
+    return text + (f", one with the dynamic axes stretched ({'; '.join(facts.stretched)})" if facts.stretched else "")
+
+
 def prove_squeeze(facts: Facts, span: Span) -> str | None:
-    """TRT401: the squeezed axis had size 1 on every observed call."""
+    """TRT401: the squeezed axis had size 1 on every observed call (the stretched set's too)."""
     seen = facts.at("squeeze", span)
     if not seen or not all(all(size == 1 for size in e.get("sizes", [])) for e in seen):
         return None
-    return (f"observed: the squeezed axis had size 1 in all {summarize(seen)} call(s) over "
-            f"{facts.runs} input set(s)")
+    return f"observed: the squeezed axis had size 1 in all {summarize(seen)} call(s) over {_sets(facts)}"
 
 
 def prove_mask(facts: Facts, span: Span) -> str | None:

@@ -82,6 +82,7 @@ def _resize(t: torch.Tensor, axis: int, size: int, generator: torch.Generator) -
 def _resize_dynamic(
     sample: dict[str, torch.Tensor], reference: dict[str, torch.Tensor],
     dynamic_axes: Mapping[str, Mapping[int, str]], generator: torch.Generator,
+    grow: Callable[[int], int] = lambda size: size + 1,
 ) -> tuple[dict[str, torch.Tensor], list[str]]:
     """Give every dynamic axis a size other than the traced one (one size per axis name)."""
     traced: dict[str, int] = {}
@@ -90,7 +91,7 @@ def _resize_dynamic(
             if name in reference and axis < reference[name].dim():
                 traced.setdefault(dim, reference[name].shape[axis])
     # +1 keeps tensors small; a traced size of 1 becomes 2 (1 is where squeeze bakes in).
-    new_size = {dim: size + 1 for dim, size in traced.items() if size > 0}
+    new_size = {dim: grow(size) for dim, size in traced.items() if size > 0}
     out, changed = dict(sample), []
     for name, axes in dynamic_axes.items():
         for axis, dim in axes.items():
@@ -100,6 +101,19 @@ def _resize_dynamic(
             out[name] = _resize(t, axis, new_size[dim], generator)
             changed.append(f"{name}[{axis}] ({dim}) {traced[dim]}->{new_size[dim]}")
     return out, changed
+
+
+def stretched_set(
+    reference: dict[str, torch.Tensor], dynamic_axes: Mapping[str, Mapping[int, str]], seed: int,
+) -> tuple[dict[str, torch.Tensor], list[str]]:
+    """``reference`` with every dynamic axis at ``2n + 1``: for the observer, not the verifier.
+
+    ``+1`` leaves sizes derived by a division (``h // 8`` of 8 and of 9) where they were, so a
+    squeeze of such an axis looks proved; ``2n + 1`` changes every size a division by up to
+    ``n`` derives, so a proof from the observed runs cannot rest on one that only happened to be 1.
+    """
+    generator = torch.Generator().manual_seed(seed + 7919)
+    return _resize_dynamic(reference, reference, dynamic_axes, generator, lambda size: 2 * size + 1)
 
 
 def make_input_sets(
