@@ -1,7 +1,8 @@
 """A model whose graph is already TensorRT-clean: ``migrate`` changes nothing and exits 0.
 
-``check`` reports the ``torch.where`` (TRT102), but TensorRT takes the ``Where`` node it
-exports, so the migration lists the finding as information and leaves the file alone.
+The ``torch.where`` exports as a ``Where`` node, which every TensorRT from 8.4 parses; for 8.6
+nothing is reported. At ``--target 8.0`` both ``check`` (TRT102) and the graph check flag it,
+and migrate blends the branches.
 
     trtcodemod migrate examples/migrate/clean_net.py --model build --inputs inputs
 """
