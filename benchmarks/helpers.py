@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import copy
 import io
 import os
 import platform
@@ -45,6 +46,7 @@ from trtcodemod.helpers.pooling import (
     _trt_adaptive_avg_pool1d,
     _trt_adaptive_avg_pool2d,
 )
+from trtcodemod.helpers.copying import _trt_deepcopy
 from trtcodemod.helpers.unique import _trt_unique
 
 Inputs = Callable[[str], dict[str, torch.Tensor]]
@@ -53,6 +55,8 @@ Inputs = Callable[[str], dict[str, torch.Tensor]]
 NAMESPACE: dict[str, Any] = {
     "torch": torch,
     "F": F,
+    "copy": copy,
+    "_trt_deepcopy": _trt_deepcopy,
     "_trt_atan2": _trt_atan2,
     "_trt_unique": _trt_unique,
     "_trt_mask_index": _trt_mask_index,
@@ -159,8 +163,12 @@ def cases() -> list[Case]:
     pool_module = ("_TrtAdaptiveAvgPool2d", "nn.AdaptiveAvgPool2d(7)(x)", "pool_module(x)", "trt_pool_module(x)")
     pool1d = ("_trt_adaptive_avg_pool1d", "F.adaptive_avg_pool1d(x, 7)", "F.adaptive_avg_pool1d(x, 7)",
               "_trt_adaptive_avg_pool1d(x, 7)")
+    deepcopy = ("_trt_deepcopy", "copy.deepcopy(x)", "copy.deepcopy(x)", "_trt_deepcopy(copy.deepcopy, x)")
     hw = {"x": {2: "H", 3: "W"}}
     return [
+        # The original exports a frozen constant (or not at all): eager cost only.
+        Case(*deepcopy[:2], "300x4", randn("x", 300, 4), *deepcopy[2:], ort=False),
+        Case(*deepcopy[:2], "8x256x56x56", randn("x", 8, 256, 56, 56), *deepcopy[2:], ort=False, quick=False),
         Case(*atan2[:2], "300", randn2(300), *atan2[2:], grad=("y", "x")),
         Case(*atan2[:2], "8400", randn2(8400), *atan2[2:], grad=("y", "x"), quick=False),
         Case(*atan2[:2], "1e6", randn2(1_000_000), *atan2[2:], grad=("y", "x")),

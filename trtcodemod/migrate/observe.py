@@ -258,7 +258,8 @@ def _observe_task(req: dict[str, Any], cp: _Checkpoint) -> None:
                 try:
                     model(**inputs)
                 except Exception as exc:  # noqa: BLE001 - a failing set is a fact too
-                    errors.append(f"set {k + 1}: {type(exc).__name__}: {exc}")
+                    which = "the stretched set" if k >= len(made.sets) else f"set {k + 1}"
+                    errors.append(f"{which}: {type(exc).__name__}: {exc}")
                 finally:
                     rec.recording = False
     finally:
