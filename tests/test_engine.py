@@ -171,3 +171,42 @@ def test_replacement_in_tighter_context_gets_parentheses() -> None:
     exec(result, scope)
     assert torch.equal(scope["y"], torch.where(c1, a, torch.where(c2, b, d)) * 2), result
     assert "\nz = b * c2 + d * torch.logical_not(c2)\n" in result  # no parentheses where none are needed
+
+
+# --- self-documenting f-strings print their own source -----------------------------------------
+
+_DEBUG_FSTRINGS = '''\
+import torch
+from torch import nn
+
+
+class M(nn.Module):
+    def forward(self, boxes: torch.Tensor, scores: torch.Tensor):
+        print(f"{len(boxes)=}")
+        print(f"{boxes[scores > 0].tolist()=!r:>10}")
+        print(f"{len(boxes)}")
+        return boxes[scores > 0]
+'''
+
+
+def test_no_fix_inside_a_self_documenting_fstring(tmp_path, capsys) -> None:
+    import torch
+
+    from safety import import_source
+    from support import rewrite
+
+    after = rewrite(_DEBUG_FSTRINGS, select=("ALL",))
+    assert 'print(f"{len(boxes)=}")' in after and 'print(f"{boxes[scores > 0].tolist()=!r:>10}")' in after
+    assert 'print(f"{boxes.shape[0]}")' in after and "return _trt_mask_index(boxes, scores > 0)" in after
+    findings = check_source(_DEBUG_FSTRINGS.encode(), "m.py", Options(select=("ALL",)))
+    quoted = [f for f in findings if f.line in (7, 8)]
+    assert quoted and all(f.fix.value == "none" for f in quoted)
+    assert {f.rule for f in quoted if "self-documenting f-string" in f.message} == {"TRT704", "TRT201"}
+    outputs = []
+    inputs = ((torch.randn(3, 4), torch.tensor([1.0, -1.0, 0.5])), (torch.zeros(0, 4), torch.zeros(0)))
+    for code in (_DEBUG_FSTRINGS, after):
+        model = import_source(code, tmp_path)["M"]()
+        for boxes, scores in inputs:
+            model(boxes, scores)
+        outputs.append(capsys.readouterr().out)
+    assert outputs[0] == outputs[1] and "len(boxes)=3" in outputs[0]

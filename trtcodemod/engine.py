@@ -25,7 +25,7 @@ from typing import Any, Callable, Collection, Iterable, Sequence
 import libcst as cst
 from libcst.metadata import CodeRange
 
-from trtcodemod.astutil import children
+from trtcodemod.astutil import children, walk
 from trtcodemod.context import FileContext, ScopeTracker
 from trtcodemod.errors import InputError, InternalError
 from trtcodemod.files import nesting_problem
@@ -352,6 +352,7 @@ def _analyze(
         context.findings = _without_build_time(module, context.findings)
     if not context.findings:
         return [], []
+    _keep_debug_fstrings(module, source, context.findings)
     groups: dict[tuple[cst.CSTNode, ...], list[cst.CSTNode]] = {}
     for pending in context.findings:
         wanted = groups.setdefault(pending.scopes, [])
@@ -381,6 +382,28 @@ def _analyze(
             fixable.append((finding, ranges))
     findings.sort(key=lambda f: (f.line, f.column, f.rule))
     return findings, _non_overlapping(fixable)
+
+
+def _keep_debug_fstrings(module: cst.Module, source: bytes, pending: list[PendingFinding]) -> None:
+    """No fix inside a self-documenting f-string expression (``f"{len(x)=}"``).
+
+    Python prints such an expression's source text before its value, so any rewrite there
+    changes the program's output; the finding stays, without its fix.
+    """
+    if b"=}" not in source and b"=!" not in source and b"=:" not in source:
+        return  # every `{expr=}` spells one of these
+    quoted: set[int] = set()
+    for node in walk(module):
+        if type(node) is cst.FormattedStringExpression and node.equal is not None:
+            quoted.update(id(inner) for inner in walk(node.expression))
+    if not quoted:
+        return
+    for finding in pending:
+        if finding.edit is not None and (id(finding.node) in quoted
+                                         or any(id(n) in quoted for n in finding.edit.replacements)):
+            finding.edit = None
+            finding.message = (f"{finding.message} (not rewritten: it stands inside a self-documenting f-string, "
+                               "`{expr=}`, which prints the expression's own text)")
 
 
 def _without_build_time(module: cst.Module, pending: list[PendingFinding]) -> list[PendingFinding]:
