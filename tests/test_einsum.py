@@ -121,9 +121,25 @@ def test_rewrite_is_unsafe_and_keeps_aliases() -> None:
     assert rewrite(code, target="8.0") == code
     assert rewrite(code, unsafe=True, target="8.0") == \
         "import torch as th\ndef f(q, k):\n    return th.matmul(q * 2, k.transpose(-1, -2))\n"
-    chained = "import torch\ndef f(x):\n    return torch.einsum('bchw->bhwc', x + 1).softmax(-1)\n"
+    chained = "import torch\ndef f(x: torch.Tensor):\n    return torch.einsum('bchw->bhwc', x + 1).softmax(-1)\n"
     assert rewrite(chained, target="8.0") == \
-        "import torch\ndef f(x):\n    return (x + 1).permute(0, 2, 3, 1).softmax(-1)\n"
+        "import torch\ndef f(x: torch.Tensor):\n    return (x + 1).permute(0, 2, 3, 1).softmax(-1)\n"
+
+
+def test_permute_needs_a_tensor_operand_to_be_safe() -> None:
+    """`torch.einsum(eq, ops)` takes a list or tuple argument as its operands; `ops.permute` does not."""
+    listed = "import torch\ndef f(a):\n    ops = [a]\n    return torch.einsum('nchw->nhwc', ops)\n"
+    assert "TRT304" in rules_found(listed, target="8.0")
+    assert rewrite(listed, unsafe=True, target="8.0") == listed
+    a = torch.randn(1, 2, 3, 4)
+    assert torch.equal(torch.einsum("nchw->nhwc", [a]), a.permute(0, 2, 3, 1))  # what the original computes
+    with pytest.raises(AttributeError):
+        [a].permute(0, 2, 3, 1)  # what a rewrite would have run
+    unknown = "import torch\ndef f(ops):\n    return torch.einsum('nchw->nhwc', ops)\n"
+    assert rewrite(unknown, target="8.0") == unknown  # unsafe: ops may be a list
+    assert "ops.permute(0, 2, 3, 1)" in rewrite(unknown, unsafe=True, target="8.0")
+    local = "import torch\ndef f(a):\n    x = torch.relu(a)\n    return torch.einsum('ij->ji', x)\n"
+    assert "x.permute(1, 0)" in rewrite(local, target="8.0")  # a torch call's result: safe
 
 
 # --- the rewrite on real tensors ------------------------------------------------------------

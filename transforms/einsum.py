@@ -27,7 +27,11 @@ import libcst as cst
 
 from trtcodemod.astutil import has_star_args, parenthesize
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety, spelled
+from trtcodemod.transforms._tensor_evidence import tensor_expression
 from trtcodemod.versions import Version, format_version
+
+#: Displays whose value ``torch.einsum`` takes as its list of operands.
+_SEQUENCES = (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp)
 
 _EINSUM = ("torch.einsum", "torch.functional.einsum")
 
@@ -347,21 +351,66 @@ no diagonal, one input) is parsed, so the rule is quiet for those targets.
 The rewrite: `torch.einsum('bchw->bhwc', x)` → `x.permute(0, 2, 3, 1)`, which exports as
 an ONNX `Transpose`.
 
-Fix safety: safe. torch's einsum computes a one-operand pure reordering as that very
+Fix safety: safe where `x` is evidently a tensor (a parameter annotated `torch.Tensor`, a
+local assigned only from torch calls or tensor arithmetic, such an expression itself);
+unsafe otherwise. torch's einsum computes a one-operand pure reordering as that very
 `permute`: the result is the same view of `x` (values, dtype, shape, strides, aliasing,
 `PermuteBackward` gradients), and an operand of another rank raises a RuntimeError in both
 forms. The method call works wherever the function call did (TorchScript, fx, compile,
-export).
+export). The unsafe case's assumption: `x` is a tensor. `torch.einsum(eq, ops)` with one
+list or tuple argument takes it as the list of operands, and `ops.permute` raises
+AttributeError; a name assigned a list or tuple display, a comprehension, `list(...)` or
+`tuple(...)` in the function is reported without a fix.
 
 TensorRT versions: before 8.2.""",
-        fix=Safety.SAFE,
+        fix=Safety.SAFE,  # unsafe where the operand may not be a tensor (see the doc)
         needed_before=EINSUM_SINCE,
         examples=(
-            Example("y = torch.einsum('bchw->bhwc', x)\n", "y = x.permute(0, 2, 3, 1)\n"),
-            Example("wt = torch.einsum('ij -> ji', w)\n", "wt = w.permute(1, 0)\n"),
+            Example("def f(x: torch.Tensor):\n    return torch.einsum('bchw->bhwc', x)\n",
+                    "def f(x: torch.Tensor):\n    return x.permute(0, 2, 3, 1)\n"),
+            Example("wt = torch.einsum('ij -> ji', w)\n", "wt = w.permute(1, 0)\n", unsafe=True),
+            Example("def f(a, b):\n    ops = [a * b]\n    return torch.einsum('ij->ji', ops)\n"),
         ),
         references=_REFERENCES,
     )
+
+    def _operand_kind(self, operand: cst.BaseExpression) -> bool | None:
+        """True: a tensor; False: may be a list or tuple of operands; None: unknown.
+
+        ``torch.einsum(eq, ops)`` with one argument that is a list or tuple takes it as the
+        operand list, which ``ops.permute`` would not.
+        """
+        if type(operand) is not cst.Name:
+            return True if tensor_expression(operand, self._torch_function, self._annotated_tensor) else None
+        values = self.context.assigned_values().get(operand.value)
+        if not values:
+            return None  # a global or a name from outside: unknown
+        kinds = []
+        for value in values:
+            if value is None:
+                kinds.append(self._tensor_parameter(operand.value))
+            elif type(value) in _SEQUENCES or (type(value) is cst.Call and type(value.func) is cst.Name
+                                               and value.func.value in ("list", "tuple")):
+                return False
+            else:
+                kinds.append(True if tensor_expression(value, self._torch_function, self._annotated_tensor) else None)
+        return True if all(kinds) else None
+
+    def _torch_function(self, func: cst.BaseExpression) -> str | None:
+        return next((q for q in self.context.qualified_names(func) if q.startswith("torch.")), None)
+
+    def _annotated_tensor(self, name: str) -> bool:
+        return self._tensor_parameter(name) is True and len(self.context.assigned_values().get(name, ())) == 1
+
+    def _tensor_parameter(self, name: str) -> bool | None:
+        function = self.context.function
+        if function is None:
+            return None
+        params = function.params
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+            if param.name.value == name and param.annotation is not None:
+                return True if self.context.refers_to(param.annotation.annotation, "torch.Tensor") else None
+        return None
 
     def visit_Call(self, node: cst.Call) -> None:
         call = _match(self, node)
@@ -370,18 +419,20 @@ TensorRT versions: before 8.2.""",
         order = permutation(call.equation)
         if order is None or not self.info.applies_to(self.context.target):
             return
+        kind = self._operand_kind(call.operands[0])
+        message = (f"einsum {call.text!r} only reorders axes and exports as ONNX Einsum, which TensorRT "
+                   f"{format_version(self.context.target)} lacks (added in 8.2); use permute")
+        if kind is False:
+            self.report(node, message + " (not rewritten: the operand may be a list of operands, which "
+                        "`.permute` would not take)")
+            return
         comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
         args = [cst.Arg(cst.Integer(str(axis)), comma=comma) for axis in order]
         args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
         replacement = cst.Call(
             func=cst.Attribute(value=parenthesize(call.operands[0]), attr=cst.Name("permute")), args=args
         )
-        self.report(
-            node,
-            f"einsum {call.text!r} only reorders axes and exports as ONNX Einsum, which TensorRT "
-            f"{format_version(self.context.target)} lacks (added in 8.2); use permute",
-            Fix({node: replacement}),
-        )
+        self.report(node, message, Fix({node: replacement}, safety=Safety.SAFE if kind else Safety.UNSAFE))
 
 
 RULES = (EinsumMatmul, EinsumPermute)
