@@ -345,3 +345,21 @@ def test_mask_fill_scripts_with_int_and_float_literals() -> None:
         scripted = torch.jit.script(module.M())
         for boxes, scores in _mask_inputs():
             assert_same(before()(boxes.clone(), scores.clone()), scripted(boxes.clone(), scores.clone()))
+
+
+def test_a_value_that_reads_the_written_tensor_is_not_rebuilt() -> None:
+    """`hist[1:] = hist[:-1]` overlaps: torch raises or copies in its own order, unlike torch.cat."""
+    from trtcodemod.engine import Options, check_source, fix_source
+
+    code = ("import torch\ndef shift(x):\n    hist = torch.zeros(5)\n    hist[0] = x\n"
+            "    hist[1:] = hist[:-1]\n    return hist\n")
+    found = check_source(code.encode(), "m.py", Options(select=("TRT203",)))
+    overlap = [f for f in found if f.line == 5]
+    assert overlap and overlap[0].fix.value == "none" and "reads `hist` itself" in overlap[0].message
+    assert "hist[1:] = hist[:-1]" in fix_source(code.encode(), "m.py", Options(select=("TRT203",), unsafe=True)).source.decode()
+    hist = torch.arange(5.0)
+    with pytest.raises(RuntimeError):
+        hist[1:] = hist[:-1]  # what the original does; a concatenation would have returned values
+    # Reading only the metadata keeps the fix.
+    meta = "import torch\ndef f(y):\n    out = torch.zeros(4, 6)\n    out[:, 1:3] = y * out.shape[0]\n    return out\n"
+    assert "torch.cat" in fix_source(meta.encode(), "m.py", Options(select=("TRT203",), unsafe=True)).source.decode()
