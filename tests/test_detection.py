@@ -462,3 +462,25 @@ def test_padding_with_f_pad_would_not_parse_on_8_4() -> None:
 
     model = _export(Pad(), (torch.randn(2, 5),), {"x": {0: "b", 1: "n"}}, names=["x"])
     assert any(issue.op == "Pad" for issue in check_graph(model, "8.4"))
+
+
+@pytest.mark.parametrize("dynamo", [False, True], ids=["torchscript", "dynamo"])
+def test_unsorted_topk_keeps_the_inputs_entries_in_the_export(dynamo: bool) -> None:
+    """`sorted=False`: an unsorted TopK over the padded row let -inf entries (index past the end) in."""
+    source = ("import torch\nfrom torch import nn\n\nclass M(nn.Module):\n    def forward(self, scores):\n"
+              "        values, index = scores.topk(min(10, scores.shape[1]), dim=1, sorted=False)\n"
+              "        return values, index\n")
+    after = rewrite(source, unsafe=True, select=("TRT803",))
+    assert "_trt_topk_capped(scores, min(10, scores.shape[1]), 10, 1, dim=1, sorted=False)" in after
+    namespace: dict = {"__name__": "unsorted"}
+    exec(compile(after, "unsorted.py", "exec"), namespace)
+    model = namespace["M"]()
+    exported = _export(model, (torch.randn(2, 6),), {"scores": {0: "batch", 1: "n"}}, names=["scores"], dynamo=dynamo)
+    session = ort.InferenceSession(exported.SerializeToString(), providers=["CPUExecutionProvider"])
+    for size in (3, 6, 10, 25):
+        x = torch.randn(2, size)
+        values, indices = session.run(None, {session.get_inputs()[0].name: x.numpy()})
+        expected = torch.topk(x, min(10, size), dim=1).values
+        assert values.shape == tuple(expected.shape) and (indices < size).all()
+        assert np.isfinite(values).all()
+        assert np.array_equal(np.sort(values, axis=1), np.sort(expected.numpy(), axis=1))  # the same entries

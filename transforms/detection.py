@@ -484,13 +484,17 @@ keeps the `min` (`Shape` → `Min` → TopK), which is a run-time K: TensorRT be
 K as a constant (8.6 added the run-time K).
 
 The rewrite: `x.topk(min(C, x.shape[1]))` → `_trt_topk_capped(x, min(C, x.shape[1]), C, 1)`
-(an inserted helper; `dim=`, `largest=`, `sorted=` pass through). Outside `torch.onnx.export`
+(an inserted helper; `dim=`, `largest=`, `sorted=` pass through to eager code). Outside `torch.onnx.export`
 it is `torch.topk(x, min(C, x.shape[1]), ...)` itself. While exporting, for a floating-point
 input, an int cap between 1 and 3839, `largest=True`, and the size read along the top-k
 axis, it appends C entries of `-inf` along the axis (a constant block expanded to the
 input's other sizes: `Expand` + `Concat`), takes `topk(C)` (K is a constant) and cuts
 both results to the axis size (`Slice`), which leaves `min(C, n)` entries for every size n.
-Otherwise it exports the original.
+That top-k is always sorted, also for `sorted=False`: the cut keeps the first n of C results,
+which are the input's only when the appended `-inf` entries come last (with an unsorted TopK,
+ONNX Runtime returned appended entries, `-inf` with an index past the end, in their place),
+and an unsorted order is one the caller said it does not need (TensorRT's parser takes only
+`sorted=1` anyway). Otherwise it exports the original.
 
 Fix safety: unsafe. Eager, `torch.jit.script`, `torch.fx`, `torch.compile` and `torch.export`
 run `torch.topk` with the caller's K: same values, indices, gradients and errors. The exported

@@ -20,7 +20,8 @@ def _trt_topk_capped(input: torch.Tensor, k: int, cap: int, size_dim: int, dim: 
     which is what ``k`` is, instead of the one branch of ``min`` a trace records.
     Appended entries sort after every input entry except ``-inf`` ones, and ONNX's TopK
     puts the lower index first among equal values: an input ``-inf`` is kept before an
-    appended one.
+    appended one. That top-k is sorted also for ``sorted=False``, whose order is unspecified:
+    unsorted, the appended entries could take the input's places before the cut.
     """
     if torch.jit.is_scripting():
         return torch.topk(input, k, dim=dim, largest=largest, sorted=sorted)
@@ -45,7 +46,9 @@ def _trt_topk_capped(input: torch.Tensor, k: int, cap: int, size_dim: int, dim: 
         block[axis] = cap
         fill = torch.full(block, float("-inf"), dtype=input.dtype, device=input.device)
         fill = fill.expand(input.shape[:axis] + (cap,) + input.shape[axis + 1:])
-        values, indices = torch.topk(torch.cat([input, fill], axis), cap, dim=axis, largest=True, sorted=sorted)
+        # Sorted whatever the caller asked: the cut below keeps the first `size` results, which are
+        # the input's only if the appended -inf entries come last (and TensorRT parses sorted=1 only).
+        values, indices = torch.topk(torch.cat([input, fill], axis), cap, dim=axis, largest=True, sorted=True)
         keep = (slice(None),) * axis + (slice(0, size),)
         return torch.return_types.topk((values[keep], indices[keep]))
     if not isinstance(input, torch.Tensor):
