@@ -50,13 +50,15 @@ def run_zoo(command: str, specs: Sequence[VerifySpec], *, jobs: int, inline: Inl
         progress(result[0])
 
     jobs = jobs or os.cpu_count() or 1
-    if ray is not None:
+    if not todo:
+        pass  # every result came from the cache: no process, no cluster
+    elif ray is not None:
         from .cluster import run_ray
 
         wanted = [resources[i] if i < len(resources) else (1.0, 0.0) for i in todo]
         tasks = [Task(command, specs[i], max(1, int(cpus)), facts_out) for i, (cpus, _) in zip(todo, wanted)]
         run_ray(tasks, ray, wanted, done, on_error)
-    elif jobs == 1 or len(todo) <= 1:
+    elif jobs == 1:
         for position, index in enumerate(todo):
             done(position, inline(specs[index]))
     else:

@@ -19,9 +19,10 @@ JobsOpt = typer.Option(1, "--jobs", "-j", min=0, help="With a config: models at 
                                                         "processes (0: one per core; default 1).")
 CacheOpt = typer.Option(True, "--cache/--no-cache", help="With a config: reuse a model's result when its files, "
                                                           "table, trtcodemod and library versions are unchanged.")
-RayOpt = typer.Option(None, "--ray", flag_value="local", is_flag=False, metavar="[ADDRESS]",
-                      help="With a config: run the models as Ray tasks (pip install 'trtcodemod[cluster]'); "
-                           "ADDRESS of a running cluster (auto, ray://host:10001), none: a local instance.")
+RayOpt = typer.Option(None, "--ray", metavar="ADDRESS",
+                      help="With a config: run the models as Ray tasks (pip install 'trtcodemod[cluster]'): "
+                           "local (a Ray instance on this machine for the run), auto (the running cluster) "
+                           "or ray://HOST:10001.")
 QuietOpt = typer.Option(False, "--quiet", "-q", help="No line per finished model on standard error.")
 
 
@@ -67,9 +68,12 @@ def run_models(command: str, specs: list[VerifySpec], *, multi: bool, config: Op
 
 
 def zoo_only(multi: bool, jobs: int, ray: Optional[str]) -> None:
-    """``--jobs``/``--ray`` are for zoos: with one model they are an error, not silently ignored."""
+    """``--jobs``/``--ray`` are for zoos: with one model they are an error, not silently ignored;
+    and ``--ray`` took an option for its address."""
     if not multi and (jobs != 1 or ray is not None):
         raise SpecError("--jobs and --ray run the models of a config; give --config (or no MODEL_FILE)")
+    if ray is not None and ray.startswith("-"):  # `--ray --no-cache`: the option took the next one as its value
+        raise SpecError(f"--ray: {ray!r} is not an address; write `--ray local` for a local instance")
 
 
 def render_junit(reports: list[dict[str, Any]], command: str, verdict: Verdict, render_text: Any) -> str:
