@@ -10,6 +10,8 @@ machine (a shared checkout or the same image); a task that cannot is a failure r
 
 from __future__ import annotations
 
+import contextlib
+import sys
 from typing import Any
 
 from .local import Done, ErrorReport
@@ -41,7 +43,19 @@ def connect(address: str) -> Any:
 def run_ray(tasks: list[Task], address: str, resources: list[tuple[float, float]], on_done: Done,
             on_error: ErrorReport) -> None:
     """Submit every task with its ``(num_cpus, num_gpus)``; ``on_done`` gets results as they finish."""
-    ray = connect(address)
+    # Ray prints its workers' and raylet's messages to sys.stdout, where the report goes
+    # (`--format json > zoo.json`): while the zoo runs they go to stderr instead.
+    with contextlib.redirect_stdout(sys.stderr):
+        ray = connect(address)
+        try:
+            _submit_and_wait(ray, tasks, resources, on_done, on_error)
+        finally:
+            if address == LOCAL:  # the instance this run started; a cluster's stays up
+                ray.shutdown()
+
+
+def _submit_and_wait(ray: Any, tasks: list[Task], resources: list[tuple[float, float]], on_done: Done,
+                     on_error: ErrorReport) -> None:
     remote = ray.remote(max_calls=1, max_retries=0)(run_task)
     pending: dict[Any, int] = {}
     for index, (task, (cpus, gpus)) in enumerate(zip(tasks, resources)):
@@ -66,12 +80,4 @@ def _result(ray: Any, ref: Any, task: Task, on_error: ErrorReport) -> Any:
         message = str(exc).strip().splitlines()
         return on_error(task.spec.label, f"the model's Ray task failed: {type(exc).__name__}: "
                                          f"{message[-1] if message else ''}"), {}
-
-
-def shutdown_if_local(address: str | None) -> None:
-    """Stop the instance ``--ray`` started (an existing cluster is left running)."""
-    if address == LOCAL:
-        import ray
-
-        ray.shutdown()
 

@@ -57,14 +57,8 @@ def run_models(command: str, specs: list[VerifySpec], *, multi: bool, config: Op
     store = ModelCache.for_config(config) if cache and not saved else None  # saved files are not cached
     progress = ZooProgress(len(specs), verdict, enabled=not quiet)
     wanted = resources(config, specs) if ray is not None else []
-    try:
-        return run_zoo(command, specs, jobs=jobs, inline=inline, on_error=on_error, progress=progress,
-                       cache=store, ray=ray, resources=wanted, facts_out=facts_out)
-    finally:
-        if ray is not None:
-            from .cluster import shutdown_if_local
-
-            shutdown_if_local(ray)
+    return run_zoo(command, specs, jobs=jobs, inline=inline, on_error=on_error, progress=progress,
+                   cache=store, ray=ray, resources=wanted, facts_out=facts_out)
 
 
 def zoo_only(multi: bool, jobs: int, ray: Optional[str]) -> None:
