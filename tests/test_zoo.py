@@ -80,6 +80,14 @@ BROKEN = LOGGING + 'raise ImportError("no such dependency: fancy_ops")\n'
 # Kills the process that runs its migration (the parent of the model's worker), as the
 # kernel's out-of-memory killer would.
 KILLER = LOGGING + "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n"
+# The same, and then the model's worker lingers on (an orphan, as after an out-of-memory kill).
+LINGERING_KILLER = LOGGING + """\
+import os, signal, time
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "killer.pid"), "w") as _pid:
+    _pid.write(str(os.getpid()))
+os.kill(os.getppid(), signal.SIGKILL)
+time.sleep(30)
+"""
 
 TABLE = """\
 [models.{name}]
@@ -218,19 +226,32 @@ def test_a_corrupted_entry_is_a_miss_and_results_that_failed_are_not_stored(tmp_
     store._entry(key).write_bytes(b"not zlib")
     assert store.load(key) is None
     assert not store.store(key, spec, ({"name": "m", "exit_code": 2}, {}))
+    # A worker that timed out or was killed for memory: the machine's load, not the model.
+    assert not store.store(key, spec, ({**report, "exit_code": 1, "models": {"after": {"status": "timeout"}}}, {}))
+    assert not store.store(key, spec, ({**report, "error": "crashed with SIGKILL during export"}, {}))
     assert store.load(key) is None
     (tmp_path / "m.py").unlink()  # a dependency that disappeared: a miss
     assert store.store(spec_key("verify", spec), spec, (report, {})) is False
 
 
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
 def test_a_model_whose_process_is_killed_is_that_models_result(tmp_path: Path) -> None:
-    config = make_zoo(tmp_path, {"plain": PLAIN, "killer": KILLER})
+    config = make_zoo(tmp_path, {"plain": PLAIN, "killer": LINGERING_KILLER})
     code, out, err = invoke("migrate", config, "--format", "json", "--jobs", "2")
     by_name = {m["name"]: m for m in json.loads(out)["models"]}
     assert by_name["plain"]["exit_code"] == 0
     assert by_name["killer"]["exit_code"] == 2
     assert "SIGKILL (killed: out of memory?)" in by_name["killer"]["error"]
     assert code == 2
+    # The killed model's own worker does not outlive the batch.
+    assert not _alive(int((tmp_path / "killer.pid").read_text()))
     # A killed model is retried next time, not cached.
     before = len(runs(tmp_path))
     invoke("migrate", config, "--format", "json", "--jobs", "2")

@@ -18,8 +18,9 @@ missing or unreadable file is a miss, so touching a file re-runs exactly the mod
 used it. Files other than Python sources the model reads at run time (weights, YAML)
 are not tracked: change the table (or pass ``--no-cache``) when those change.
 
-**What is stored.** Reports a run decided: exit code 0 or 1. A model that could not run
-(exit 2: a bad table, a crash, a timeout, an out-of-memory kill) is retried next time.
+**What is stored.** Reports a run decided: exit code 0 or 1, with no worker that timed out or
+was killed by SIGKILL (an out-of-memory kill): those depend on the machine's load. A model that
+could not run (exit 2: a bad table, a crash, a timeout, a kill) is retried next time.
 
 **Where.** ``models/`` inside the ``check`` cache folder (``$TRTCODEMOD_CACHE_DIR``, else
 ``.trtcodemod_cache/`` in the project root of the config file).
@@ -84,8 +85,12 @@ def dependencies(spec: VerifySpec, report: dict[str, Any]) -> list[str]:
 
 
 def cacheable(report: dict[str, Any]) -> bool:
-    """Only decided results: exit 0 or 1 and no internal error."""
-    return report.get("exit_code") in (0, 1) and not report.get("traceback")
+    """Only decided results: exit 0 or 1, no internal error, and no worker that timed out or
+    was killed (SIGKILL: out of memory), since those depend on the machine's load, not the model."""
+    if report.get("exit_code") not in (0, 1) or report.get("traceback"):
+        return False
+    text = json.dumps(report, default=str)
+    return '"status": "timeout"' not in text and "SIGKILL" not in text
 
 
 class ModelCache:

@@ -6,6 +6,7 @@ leaves no result is that model's failure report; the other models go on.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import shutil
@@ -63,10 +64,13 @@ def run_local(tasks: list[Task], jobs: int, on_done: Done, on_error: ErrorReport
                 continue
             for index in finished:
                 proc = running.pop(index)
+                with contextlib.suppress(OSError):  # a killed model's workers outlive it: end them
+                    os.killpg(proc.pid, signal.SIGKILL)
                 on_done(index, _collect(tasks[index], proc, work / str(index), on_error))
     finally:
-        for proc in running.values():  # interrupted: no orphan keeps running the model
-            proc.kill()
+        for proc in running.values():  # interrupted: nothing of the model keeps running
+            with contextlib.suppress(OSError):
+                os.killpg(proc.pid, signal.SIGKILL)  # its own group: the model's workers too
             proc.wait()
         shutil.rmtree(work, ignore_errors=True)
 
@@ -78,7 +82,7 @@ def _start(task: Task, folder: Path) -> subprocess.Popen:
     with open(folder / "stderr", "wb") as stderr:
         return subprocess.Popen([sys.executable, "-m", "trtcodemod.zoo.worker", str(folder / "task"),
                                  str(folder / "result")], stdin=subprocess.DEVNULL, stdout=stderr,
-                                stderr=stderr, env=env)
+                                stderr=stderr, env=env, start_new_session=True)
 
 
 def _collect(task: Task, proc: subprocess.Popen, folder: Path, on_error: ErrorReport) -> Result:

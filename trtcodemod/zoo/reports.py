@@ -42,7 +42,9 @@ class ZooProgress:
         estimate = f", about {_duration(elapsed / self.ran * left)} left" if self.ran and left else ""
         how = "cached" if cached else self.verdict(report)
         width = len(str(self.total))
-        self.stream.write(f"[{self.finished:>{width}}/{self.total}] {report.get('name', '?')}: "
+        # On a terminal, first erase the command's own status line (``--jobs 1`` draws one).
+        erase = "\r\x1b[K" if getattr(self.stream, "isatty", lambda: False)() else ""
+        self.stream.write(f"{erase}[{self.finished:>{width}}/{self.total}] {report.get('name', '?')}: "
                           f"exit {report.get('exit_code', 2)} ({how}) | {_duration(elapsed)} elapsed{estimate}\n")
         self.stream.flush()
 
