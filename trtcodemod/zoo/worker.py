@@ -1,8 +1,8 @@
-"""One model of a zoo, in a process of its own: ``python -m trtcodemod.zoo.worker IN OUT``.
+"""A zoo's model run away from the command's process: ``python -m trtcodemod.zoo.worker``.
 
-``IN`` is a pickled :class:`Task`; the result ``(report, sources)`` is pickled to ``OUT``
-(renamed into place, so a process that dies leaves no half-written result). Ray runs the
-same :func:`run_task` in its own fresh worker process.
+A local ``--jobs`` slot (:func:`serve`) gets pickled :class:`Task` files and pickles each
+result ``(report, sources)`` to a file (renamed into place, so a process that dies leaves no
+half-written result). Ray runs the same :func:`run_task` in its own fresh worker process.
 """
 
 from __future__ import annotations
@@ -60,15 +60,26 @@ def run_task(task: Task) -> Result:
     return run_verify(task.spec, _Silent()), {}  # type: ignore[arg-type]
 
 
-def main(argv: list[str] | None = None) -> int:
-    source, target = (argv if argv is not None else sys.argv[1:])[:2]
-    task = pickle.loads(Path(source).read_bytes())
-    result = run_task(task)
-    temp = Path(target + ".tmp")
-    temp.write_bytes(pickle.dumps(result))
-    os.replace(temp, target)
+def serve() -> int:
+    """Run tasks one after another: read ``TASK<tab>RESULT`` lines on stdin, answer ``done`` on stdout.
+
+    One process serves a ``--jobs`` slot for many models, so torch and ONNX are imported once
+    per slot, not once per model (as ``--jobs 1`` imports them once); each model still runs in
+    its own worker processes, and a slot that dies is replaced.
+    """
+    # The protocol keeps the real stdout; anything else printed to it goes to stderr.
+    protocol = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
+    for line in sys.stdin:
+        source, target = line.rstrip("\n").split("\t")
+        result = run_task(pickle.loads(Path(source).read_bytes()))
+        temp = Path(target + ".tmp")
+        temp.write_bytes(pickle.dumps(result))
+        os.replace(temp, target)
+        protocol.write("done\n")
+        protocol.flush()
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(serve())
