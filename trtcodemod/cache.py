@@ -176,32 +176,37 @@ class Cache:
 
     def prune(self, max_bytes: int = MAX_BYTES) -> int:
         """Remove least recently used entries while the cache holds more than ``max_bytes``."""
-        entries: list[tuple[float, int, str]] = []
-        total = 0
-        root = self.folder / f"v{FORMAT}"
+        return prune_entries(self.folder / f"v{FORMAT}", max_bytes)
+
+
+def prune_entries(root: Path, max_bytes: int = MAX_BYTES) -> int:
+    """Remove the least recently used ``root/xx/entry`` files while they hold more than
+    ``max_bytes``, down to three quarters of it (the model cache shares this rule)."""
+    entries: list[tuple[float, int, str]] = []
+    total = 0
+    try:
+        buckets = list(os.scandir(root))
+    except OSError:
+        return 0
+    for bucket in buckets:
         try:
-            buckets = list(os.scandir(root))
+            for item in os.scandir(bucket.path):
+                info = item.stat(follow_symlinks=False)
+                entries.append((info.st_mtime, info.st_size, item.path))
+                total += info.st_size
         except OSError:
-            return 0
-        for bucket in buckets:
-            try:
-                for item in os.scandir(bucket.path):
-                    info = item.stat(follow_symlinks=False)
-                    entries.append((info.st_mtime, info.st_size, item.path))
-                    total += info.st_size
-            except OSError:
-                continue
-        if total <= max_bytes:
-            return 0
-        removed = 0
-        for _mtime, size, path in sorted(entries):
-            if total <= max_bytes * 3 // 4:
-                break
-            with contextlib.suppress(OSError):
-                os.unlink(path)
-                total -= size
-                removed += 1
-        return removed
+            continue
+    if total <= max_bytes:
+        return 0
+    removed = 0
+    for _mtime, size, path in sorted(entries):
+        if total <= max_bytes * 3 // 4:
+            break
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+            total -= size
+            removed += 1
+    return removed
 
 
 def run_key(settings: "Settings", fix: bool, unsafe: bool, edits: bool) -> str:

@@ -10,8 +10,9 @@ import typer
 
 from trtcodemod.verify.command import _Progress, collect_specs
 from trtcodemod.verify.spec import SpecError, VerifySpec
+from trtcodemod.zoo import options as zoo
 
-from .report import FORMATS, empty_report, exit_code, render
+from .report import FORMATS, empty_report, exit_code, render, render_text, verdict
 
 
 def error_report(name: str, message: str) -> dict[str, Any]:
@@ -84,7 +85,8 @@ def migrate_command(
     unsafe: Annotated[Optional[bool], typer.Option(
         "--unsafe/--no-unsafe", help="Also apply unsafe fixes no observation proves.", show_default=False)] = None,
     write: Annotated[bool, typer.Option("--write", help="Write the verified rewrite to your files.")] = False,
-    format: Annotated[str, typer.Option("--format", help="text, json or markdown.")] = "text",  # noqa: A002
+    format: Annotated[str, typer.Option(  # noqa: A002
+        "--format", help="text, json, markdown or junit (JUnit XML, a test case per model).")] = "text",
     select: Annotated[Optional[list[str]], typer.Option(
         "--select", help="Rule IDs or prefixes to consider (comma-separated or repeated).")] = None,
     ignore: Annotated[Optional[list[str]], typer.Option(
@@ -101,10 +103,14 @@ def migrate_command(
         "--save-facts", help="Write the observed facts (JSON) to this file (one model only).")] = None,
     config: Annotated[Optional[Path], typer.Option(
         "--config", help="TOML file with [models.NAME] tables, as for verify.")] = None,
+    jobs: int = zoo.JobsOpt,
+    cache: bool = zoo.CacheOpt,
+    ray: Optional[str] = zoo.RayOpt,
+    quiet: bool = zoo.QuietOpt,
 ) -> None:
     """Observe a model, locate what blocks TensorRT, rewrite only that, prove it, report (dry run unless --write)."""
-    if format not in FORMATS:
-        raise _fail(f"--format must be one of {', '.join(FORMATS)}")
+    if format not in (*FORMATS, "junit"):
+        raise _fail(f"--format must be one of {', '.join(FORMATS)} or junit")
     cli = {"inputs": inputs, "input_shape": input_shape or None, "dynamic_axes": dynamic_axes, "unsafe": unsafe,
            "select": ",".join(select) if select else None, "ignore": ",".join(ignore) if ignore else None,
            "unordered": list(unordered) if unordered else None, "target": target, "exporter": exporter, "opset": opset,
@@ -114,17 +120,27 @@ def migrate_command(
         specs, reports, multi = collect_specs(model_file, config, model, cli, on_error=error_report)
         if multi and save_facts is not None:
             raise SpecError("--save-facts takes one model, not a config")
+        zoo.zoo_only(multi, jobs, ray)
     except SpecError as exc:
         raise _fail(str(exc)) from None
 
     progress = _Progress()
     sources: list[dict[str, tuple[bytes, bytes]]] = [{} for _ in reports]
-    for spec in specs:
-        report, files = _run_one(spec, progress, save_facts)
+    try:
+        results = zoo.run_models("migrate", specs, multi=multi, config=config, jobs=jobs, cache=cache, ray=ray,
+                                 quiet=quiet, inline=lambda spec: _run_one(spec, progress, save_facts),
+                                 on_error=error_report, verdict=verdict, facts_out=save_facts)
+    except (SpecError, zoo.ClusterError) as exc:
+        raise _fail(str(exc)) from None
+    finally:
+        progress.done()
+    for report, files in results:
         reports.append(report)
         sources.append(files)
-    progress.done()
     if write:
         write_sources(reports, sources)
-    typer.echo(render(reports, format, multi=multi, written=write), nl=False)
+    if format == "junit":
+        typer.echo(zoo.render_junit(reports, "migrate", verdict, lambda r: render_text(r, write)), nl=False)
+    else:
+        typer.echo(render(reports, format, multi=multi, written=write), nl=False)
     raise typer.Exit(exit_code(reports))

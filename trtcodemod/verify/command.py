@@ -10,7 +10,9 @@ from typing import Annotated, Any, Callable, Optional
 
 import typer
 
-from .report import FORMATS, error_report, exit_code, render
+from trtcodemod.zoo import options as zoo
+
+from .report import FORMATS, error_report, exit_code, render, render_text, verdict
 from .spec import SpecError, VerifySpec, build_spec, load_model_tables, load_project_defaults
 
 
@@ -131,17 +133,22 @@ def verify_command(
                           "0: the libraries' own default).")] = None,
     save: Annotated[Optional[Path], typer.Option(
         "--save", help="Keep the ONNX files and the rewritten sources in this folder.")] = None,
-    format: Annotated[str, typer.Option("--format", help="text, json or markdown.")] = "text",  # noqa: A002
+    format: Annotated[str, typer.Option(  # noqa: A002
+        "--format", help="text, json, markdown or junit (JUnit XML, a test case per model).")] = "text",
     timeout: Annotated[Optional[float], typer.Option(
         "--timeout", help="Seconds per worker process (build, export, one backend) (default 300).")] = None,
     seed: Annotated[Optional[int], typer.Option("--seed", help="Seed for weights and inputs (default 0).")] = None,
     config: Annotated[Optional[Path], typer.Option(
         "--config", help="TOML file with [models.NAME] tables (default: [tool.trtcodemod.models.NAME] "
                          "in pyproject.toml when MODEL_FILE is omitted).")] = None,
+    jobs: int = zoo.JobsOpt,
+    cache: bool = zoo.CacheOpt,
+    ray: Optional[str] = zoo.RayOpt,
+    quiet: bool = zoo.QuietOpt,
 ) -> None:
     """Rewrite a model, then prove the rewrite: export, run on every backend, compare, check for TensorRT."""
-    if format not in FORMATS:
-        raise _fail(f"--format must be one of {', '.join(FORMATS)}")
+    if format not in (*FORMATS, "junit"):
+        raise _fail(f"--format must be one of {', '.join(FORMATS)} or junit")
     cli = {
         "inputs": inputs, "input_shape": input_shape or None, "dynamic_axes": dynamic_axes, "unsafe": unsafe,
         "select": ",".join(select) if select else None, "ignore": ",".join(ignore) if ignore else None,
@@ -152,12 +159,22 @@ def verify_command(
     cli = {k: v for k, v in cli.items() if v is not None}
     try:
         specs, reports, multi = collect_specs(model_file, config, model, cli)
+        zoo.zoo_only(multi, jobs, ray)
     except SpecError as exc:
         raise _fail(str(exc)) from None
 
     progress = _Progress()
-    for spec in specs:
-        reports.append(_run_one(spec, progress))
-    progress.done()
-    typer.echo(render(reports, format, multi=multi), nl=False)
+    try:
+        results = zoo.run_models("verify", specs, multi=multi, config=config, jobs=jobs, cache=cache, ray=ray,
+                                      quiet=quiet, inline=lambda spec: (_run_one(spec, progress), {}),
+                                      on_error=error_report, verdict=verdict)
+    except (SpecError, zoo.ClusterError) as exc:
+        raise _fail(str(exc)) from None
+    finally:
+        progress.done()
+    reports.extend(report for report, _ in results)
+    if format == "junit":
+        typer.echo(zoo.render_junit(reports, "verify", verdict, render_text), nl=False)
+    else:
+        typer.echo(render(reports, format, multi=multi), nl=False)
     raise typer.Exit(exit_code(reports))

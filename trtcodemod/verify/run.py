@@ -341,6 +341,8 @@ def _original(ctx: _Ctx, session: Verification) -> dict[str, Any]:
     ctx.probe = before.outcome.data.get("probe", {})
     report["environment"] = ctx.probe
     report["models"]["before"] = _model_summary(before)
+    # The user's files the model's code came from: what a zoo's result cache depends on.
+    report["user_files"] = sorted(before.outcome.data.get("user_files", []))
     if not before.built:
         report["error"] = f"the original model could not run: {before.failure()}"
         return report

@@ -181,8 +181,29 @@ def main(argv: list[str] | None = None) -> int:
     return worker_main({MODEL_TASK: _model_task, BACKEND_TASK: _backend_task}, argv)
 
 
+def _end_with_parent() -> None:
+    """On Linux, have the kernel kill this worker when the process that started it dies.
+
+    Workers run in a session of their own (so a timeout ends all they started); without this,
+    a parent killed from outside (a zoo's model process hit by the out-of-memory killer, a
+    Ctrl-C'd command) would leave them running as orphans.
+    """
+    parent = os.environ.get("TRTCODEMOD_PARENT_PID")
+    if not sys.platform.startswith("linux") or not parent:
+        return
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != int(parent):  # it died before the call above
+        os._exit(1)
+
+
 def worker_main(tasks: dict[str, Any], argv: list[str] | None = None) -> int:
     """Run the task named in ``request.pkl`` (one of ``tasks``); failures go back as data."""
+    _end_with_parent()
     folder = Path((argv or sys.argv[1:])[0])
     with open(folder / "request.pkl", "rb") as fh:
         req = pickle.load(fh)
@@ -242,7 +263,7 @@ def run_task(request: dict[str, Any], folder: Path, timeout: float,
     with open(folder / "request.pkl", "wb") as fh:
         pickle.dump(request, fh, protocol=pickle.HIGHEST_PROTOCOL)
     log_path = folder / "worker.log"
-    env = {**os.environ, "PYTHONFAULTHANDLER": "1", "PYTHONUNBUFFERED": "1"}
+    env = {**os.environ, "PYTHONFAULTHANDLER": "1", "PYTHONUNBUFFERED": "1", "TRTCODEMOD_PARENT_PID": str(os.getpid())}
     start = time.perf_counter()
     with open(log_path, "wb") as log:
         # A new session so a timeout can end the worker and anything it started.
