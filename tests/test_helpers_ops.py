@@ -286,3 +286,24 @@ def test_helpers_export_and_run_in_onnxruntime() -> None:
     got = torch.from_numpy(session.run(None, {"y": y.numpy(), "x": x.numpy()})[0])
     special = ~torch.isfinite(y) | ~torch.isfinite(x) | (y == 0) | (x == 0)
     _same_bits(torch.atan2(y, x)[special], got[special])
+
+
+def test_fx_records_the_torch_functions_and_the_graph_still_scripts() -> None:
+    """An fx Proxy is not a foreign object with its own method: the helpers record torch.atan2 / torch.unique."""
+    import torch.fx
+
+    class Angles(torch.nn.Module):
+        def forward(self, y, x):
+            return _trt_atan2(y, x)
+
+    class Classes(torch.nn.Module):
+        def forward(self, labels):
+            return _trt_unique(labels)
+
+    for module, target, args in ((Angles(), torch.atan2, (torch.randn(5), torch.randn(5))),
+                                 (Classes(), torch.unique, (torch.tensor([3, 1, 3, 0]),))):
+        traced = torch.fx.symbolic_trace(module)
+        calls = [(n.op, n.target) for n in traced.graph.nodes if n.op.startswith("call")]
+        assert calls == [("call_function", target)]
+        scripted = torch.jit.script(traced)
+        assert torch.equal(scripted(*args), module(*args))

@@ -35,11 +35,12 @@ def _pair(code: str, folder, **options) -> tuple[type, type]:
 
 # --- TRT304: safe ---------------------------------------------------------------------------
 
+# Annotated: the fix is safe only where the operand is evidently a tensor (see its doc).
 PERMUTE_PROGRAMS = [
-    ("class M(nn.Module):\n    def forward(self, x):\n        return torch.einsum('bchw->bhwc', x)\n", 4),
-    ("class M(nn.Module):\n    def forward(self, x):\n        return torch.einsum('ij->ji', x) * 2\n", 2),
-    ("class M(nn.Module):\n    def forward(self, x):\n        return torch.einsum('abc->abc', x)\n", 3),
-    ("class M(nn.Module):\n    def forward(self, x):\n        return torch.einsum('i->i', x)\n", 1),
+    ("class M(nn.Module):\n    def forward(self, x: torch.Tensor):\n        return torch.einsum('bchw->bhwc', x)\n", 4),
+    ("class M(nn.Module):\n    def forward(self, x: torch.Tensor):\n        return torch.einsum('ij->ji', x) * 2\n", 2),
+    ("class M(nn.Module):\n    def forward(self, x: torch.Tensor):\n        return torch.einsum('abc->abc', x)\n", 3),
+    ("class M(nn.Module):\n    def forward(self, x: torch.Tensor):\n        return torch.einsum('i->i', x)\n", 1),
 ]
 
 

@@ -22,7 +22,8 @@ def _trt_atan2(y, x):
     """
     if torch.jit.is_scripting():
         return torch.atan2(y, x)
-    if not isinstance(y, torch.Tensor) and hasattr(y, "atan2"):
+    # An fx Proxy has every method, yet stands for a tensor: it must record torch.atan2.
+    if not isinstance(y, (torch.Tensor, torch.fx.Proxy)) and hasattr(y, "atan2"):
         return y.atan2(x)
     if _trt_onnx_exporting():
         return _trt_atan2_onnx(y, x)

@@ -20,7 +20,8 @@ def _trt_unique(x):
     """
     if torch.jit.is_scripting():
         return torch.unique(x)
-    if not isinstance(x, torch.Tensor) and hasattr(x, "unique"):
+    # An fx Proxy has every method, yet stands for a tensor: it must record torch.unique.
+    if not isinstance(x, (torch.Tensor, torch.fx.Proxy)) and hasattr(x, "unique"):
         return x.unique()
     if _trt_onnx_exporting():
         return _trt_unique_onnx(x)
