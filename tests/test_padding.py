@@ -47,7 +47,10 @@ EDGE_INPUTS = {
 
 
 def test_rewrite_text() -> None:
-    after = rewrite(MODEL, target="8.0")
+    safe_only = rewrite(MODEL, target="8.0")
+    assert "nn.ZeroPad2d((0, 1, 0, 1))" in safe_only and "self.edge = nn.ZeroPad2d(2)" in safe_only
+    assert "a = _trt_zero_pad(x, (1, 2, 0, 3))" in safe_only
+    after = rewrite(MODEL, target="8.0", unsafe=True)
     assert "a = _trt_zero_pad(x, (1, 2, 0, 3))" in after
     assert "b = _trt_zero_pad(x, [0, 0, 2, 0])" in after
     assert "c = _trt_zero_pad(x, (1, 1))" in after
@@ -255,3 +258,24 @@ def test_helper_does_not_bake_traced_sizes() -> None:
     for shape in [(1, 2, 10, 12), (1, 2, 14, 3)]:
         y = torch.randn(shape)
         assert_same(load(WINDOW, "Window")()(y), torch.from_numpy(session.run(None, {"x": y.numpy()})[0]))
+
+
+def test_the_module_replacement_is_another_class_to_fx_and_repr() -> None:
+    """Why the ZeroPad2d replacement is unsafe: fx traces into it, and it prints its own name."""
+    import torch.fx
+
+    class Net(torch.nn.Module):
+        def __init__(self, pad_type) -> None:
+            super().__init__()
+            self.pad = pad_type((0, 1, 0, 1))
+
+        def forward(self, x):
+            return self.pad(x)
+
+    calls = {}
+    for pad_type in (torch.nn.ZeroPad2d, _TrtZeroPad2d):
+        graph = torch.fx.symbolic_trace(Net(pad_type)).graph
+        calls[pad_type] = [n.op for n in graph.nodes if n.op.startswith("call")]
+    assert calls[torch.nn.ZeroPad2d] == ["call_module"] and calls[_TrtZeroPad2d] == ["call_function"]
+    assert repr(_TrtZeroPad2d(1)) != repr(torch.nn.ZeroPad2d(1))
+

@@ -164,8 +164,12 @@ dynamic axes), last axis first as F.pad does; sides padded by 0 get no block.
 of `nn.ZeroPad2d` (same arguments, `padding` attribute, no parameters, so `state_dict` and
 `nn.Sequential` indices are unchanged) whose forward uses the helper.
 
-Fix safety: safe. Eager, `torch.jit.script`, `torch.fx`, `torch.compile` and `torch.export`
-run `F.pad` itself: the same values, dtype, strides (a channels_last input stays
+Fix safety: safe for `F.pad`; unsafe for `nn.ZeroPad2d`. The module form assumes nothing
+tells the two classes apart: the model prints `_TrtZeroPad2d(...)`, `type(m) is
+nn.ZeroPad2d` is false, and `torch.fx` no longer keeps the module as one leaf call (torch's
+own modules are leaves, a class of the user's file is traced into), so code that walks or
+matches modules by type, repr or fx graph sees another model. For `F.pad`: eager,
+`torch.jit.script`, `torch.fx`, `torch.compile` and `torch.export` run `F.pad` itself: the same values, dtype, strides (a channels_last input stays
 channels_last), gradients, quantized inputs and errors, for one Python call and a few flag
 checks more. The exported concatenation equals F.pad's result exactly (NaN/inf, signed
 zeros, every dtype including bool and integers, empty tensors); the helper takes it only
@@ -199,7 +203,8 @@ or a bool input needs the concatenation.""",
                 "out = F.pad(feat, [2, 2], mode='constant', value=0.0)\n",
                 "out = _trt_zero_pad(feat, [2, 2])\n",
             ),
-            Example("self.pad = nn.ZeroPad2d((0, 1, 0, 1))\n", "self.pad = _TrtZeroPad2d((0, 1, 0, 1))\n"),
+            Example("self.pad = nn.ZeroPad2d((0, 1, 0, 1))\n", "self.pad = _TrtZeroPad2d((0, 1, 0, 1))\n",
+                    unsafe=True),
             Example("y = F.pad(x, (0, pad_w, 0, pad_h))\n"),
             Example("y = F.pad(x, (-1, -1))\n"),
         ),
@@ -269,7 +274,8 @@ or a bool input needs the concatenation.""",
         self.report(
             node,
             f"{message}; use a ZeroPad2d that concatenates zero blocks",
-            Fix({node: node.with_changes(func=cst.Name("_TrtZeroPad2d"))}, helpers=("_TrtZeroPad2d",)),
+            Fix({node: node.with_changes(func=cst.Name("_TrtZeroPad2d"))}, helpers=("_TrtZeroPad2d",),
+                safety=Safety.UNSAFE),
         )
 
 
