@@ -462,3 +462,26 @@ def test_padding_with_f_pad_would_not_parse_on_8_4() -> None:
 
     model = _export(Pad(), (torch.randn(2, 5),), {"x": {0: "b", 1: "n"}}, names=["x"])
     assert any(issue.op == "Pad" for issue in check_graph(model, "8.4"))
+
+
+@pytest.mark.parametrize("dynamo", [False, True], ids=["torchscript", "dynamo"])
+def test_unsorted_capped_topk_keeps_the_top_entries(dynamo: bool) -> None:
+    """Issue 19.7: with `sorted=False` the padded TopK must still keep every input entry (and no appended one)."""
+
+    class Unsorted(torch.nn.Module):
+        def forward(self, scores):
+            return tuple(_trt_topk_capped(scores, min(10, scores.shape[1]), 10, 1, dim=1, sorted=False))
+
+    model = _export(Unsorted(), (torch.randn(2, 50),), {"scores": {0: "batch", 1: "n"}}, names=["scores"],
+                    dynamo=dynamo)
+    assert _k_is_constant(model)
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    for size in (1, 4, 10, 30):
+        for x in _edge_inputs(size):
+            values, indices = session.run(None, {session.get_inputs()[0].name: x.numpy()})
+            expected = torch.topk(x, min(10, size), dim=1).values.numpy()
+            assert values.shape == expected.shape
+            # The order is unspecified with sorted=False: compare each row as a sorted set of values.
+            assert np.array_equal(np.sort(values, axis=1), np.sort(expected, axis=1), equal_nan=True)
+            assert (indices < size).all()
+            assert np.array_equal(np.take_along_axis(x.numpy(), indices, axis=1), values, equal_nan=True)

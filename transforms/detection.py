@@ -490,6 +490,9 @@ input, an int cap between 1 and 3839, `largest=True`, and the size read along th
 axis, it appends C entries of `-inf` along the axis (a constant block expanded to the
 input's other sizes: `Expand` + `Concat`), takes `topk(C)` (K is a constant) and cuts
 both results to the axis size (`Slice`), which leaves `min(C, n)` entries for every size n.
+That padded TopK is always sorted, also for `sorted=False` (whose order is unspecified, so
+sorted is one of its orders): an unsorted TopK may put an appended `-inf` before an input
+entry, and the cut would drop it (measured in ONNX Runtime with both exporters).
 Otherwise it exports the original.
 
 Fix safety: unsafe. Eager, `torch.jit.script`, `torch.fx`, `torch.compile` and `torch.export`

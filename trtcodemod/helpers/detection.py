@@ -20,7 +20,8 @@ def _trt_topk_capped(input: torch.Tensor, k: int, cap: int, size_dim: int, dim: 
     which is what ``k`` is, instead of the one branch of ``min`` a trace records.
     Appended entries sort after every input entry except ``-inf`` ones, and ONNX's TopK
     puts the lower index first among equal values: an input ``-inf`` is kept before an
-    appended one.
+    appended one. The padded TopK is always sorted: the cut needs the input entries first,
+    and ``sorted=False`` leaves the order unspecified, so sorted is one of its orders.
     """
     if torch.jit.is_scripting():
         return torch.topk(input, k, dim=dim, largest=largest, sorted=sorted)
@@ -45,7 +46,9 @@ def _trt_topk_capped(input: torch.Tensor, k: int, cap: int, size_dim: int, dim: 
         block[axis] = cap
         fill = torch.full(block, float("-inf"), dtype=input.dtype, device=input.device)
         fill = fill.expand(input.shape[:axis] + (cap,) + input.shape[axis + 1:])
-        values, indices = torch.topk(torch.cat([input, fill], axis), cap, dim=axis, largest=True, sorted=sorted)
+        # sorted=True whatever the caller asked: an unsorted TopK (ONNX Runtime's) may put an
+        # appended -inf before an input entry, and the cut would drop that entry.
+        values, indices = torch.topk(torch.cat([input, fill], axis), cap, dim=axis, largest=True, sorted=True)
         keep = (slice(None),) * axis + (slice(0, size),)
         return torch.return_types.topk((values[keep], indices[keep]))
     if not isinstance(input, torch.Tensor):
