@@ -345,3 +345,36 @@ def test_mask_fill_scripts_with_int_and_float_literals() -> None:
         scripted = torch.jit.script(module.M())
         for boxes, scores in _mask_inputs():
             assert_same(before()(boxes.clone(), scores.clone()), scripted(boxes.clone(), scores.clone()))
+
+
+@pytest.mark.parametrize("value", ["hist[0:2]", "hist[2:4]", "hist[3:5]", "hist[0]", "hist[0:2] * 2"])
+def test_slice_fix_withheld_when_the_value_reads_the_target(value: str) -> None:
+    """Issue 19.8: the value may be a view of the tensor written (`hist[1:3] = hist[0:2]`): not rewritten."""
+    body = f"def f(x):\n    hist = x.clone()\n    hist[1:3] = {value}\n    return hist\n"
+    assert found(body) == ["TRT203"]
+    after = fixed(body)
+    assert after == HEADER + body
+    # The rewrite it used to get, run on real tensors: it does not raise where the original does.
+    rebuilt = body.replace(f"hist[1:3] = {value}", f"hist = torch.cat([hist[:1], torch.as_tensor({value}, "
+                           "dtype=hist.dtype, device=hist.device).expand_as(hist[1:3]), hist[3:]], dim=0)")
+    before_ns: dict = {}
+    old_ns: dict = {}
+    exec(compile(HEADER + body, "before.py", "exec"), before_ns)
+    exec(compile(HEADER + rebuilt, "old.py", "exec"), old_ns)
+    inputs = (torch.tensor([[1.0, -0.0, float("nan")]]).expand(5, 3), torch.zeros(5, 3),
+              torch.tensor([float("inf"), -2.0, 3.0]).repeat(5, 1), torch.randn(5, 3))
+    for x in inputs:
+        try:
+            before_ns["f"](x)
+        except RuntimeError as error:
+            assert "memory location" in str(error)
+            assert old_ns["f"](x).shape == (5, 3)  # the concatenation would have returned a result
+
+
+def test_overlapping_slice_write_is_not_a_concatenation() -> None:
+    """Why: the in-place copy of an overlapping view raises, where the concatenation would not."""
+    hist = torch.arange(5.0)
+    with pytest.raises(RuntimeError, match="memory location"):
+        hist[1:] = hist[:-1]
+    other = torch.arange(5.0)
+    assert torch.equal(torch.cat([other[:1], other[:-1]]), torch.tensor([0.0, 0.0, 1.0, 2.0, 3.0]))
