@@ -424,3 +424,90 @@ def test_dynamo_export_sources() -> None:
     (issue,) = check_graph(model, "8.4")
     assert issue.op == "NonZero" and issue.source == f"{__file__}:{line_of('mask')}"
     assert set(record_sources(model).values()) == {f"{__file__}:{line_of('mask')}"}
+
+
+# -- TopK: sorted=0 and a K computed from sizes (issue 20) ----------------------------------
+class CappedTopK(torch.nn.Module):
+    def forward(self, x):
+        return x.topk(min(5000, x.shape[1]), dim=1)  # LINE: capped-topk
+
+
+class SmallCapTopK(torch.nn.Module):
+    def forward(self, x):
+        return x.topk(min(100, x.shape[1]), dim=1)
+
+
+class SortAll(torch.nn.Module):
+    def forward(self, x):
+        return torch.sort(x, dim=1)  # LINE: sort-all
+
+
+class UnsortedTopK(torch.nn.Module):
+    def forward(self, x):
+        return x.topk(10, dim=1, sorted=False)  # LINE: unsorted
+
+
+def _dynamo_export(model, x, axes) -> onnx.ModelProto:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        program = torch.onnx.export(model, (x,), dynamo=True, input_names=["x"], verbose=False,
+                                    dynamic_shapes=({a: torch.export.Dim.AUTO for a in axes},))
+    return program.model_proto
+
+
+def _topk_issues(model: onnx.ModelProto) -> list[TrtIssue]:
+    return by_op(check_graph(model, "10.x"), "TopK")
+
+
+@pytest.mark.parametrize("dynamo", [False, True], ids=["torchscript", "dynamo"])
+def test_topk_k_from_sizes_that_can_reach_the_limit(dynamo: bool) -> None:
+    x = torch.randn(2, 200)
+    export = (lambda m, axes: _dynamo_export(m, x, axes)) if dynamo else \
+        (lambda m, axes: torchscript_export(m, x, {"x": {a: f"d{a}" for a in axes}}))
+    (capped,) = _topk_issues(export(CappedTopK(), [0, 1]))
+    # dynamo keeps min(5000, n): K reaches 5000; TorchScript keeps the traced branch, K = n: any size.
+    assert ("up to 5000" if dynamo else "any size") in capped.reason and "3840" in capped.reason
+    assert capped.source == f"{__file__}:{line_of('capped-topk')}"
+    # A Min in the graph is TRT803's construct; the traced size alone names no rule (any finding at the line fixes it).
+    assert capped.rule == ("TRT803" if dynamo else None)
+    (whole,) = _topk_issues(export(SortAll(), [0, 1]))
+    assert "any size" in whole.reason and whole.source == f"{__file__}:{line_of('sort-all')}"
+    # Bounded below the limit: a small cap, or the axis declared static.
+    assert _topk_issues(export(SmallCapTopK(), [0, 1])) == []
+    assert _topk_issues(export(CappedTopK(), [0])) == []
+    assert _topk_issues(export(SortAll(), [0])) == []
+
+
+@pytest.mark.parametrize("dynamo", [False, True], ids=["torchscript", "dynamo"])
+def test_topk_sorted_zero_at_its_line(dynamo: bool) -> None:
+    x = torch.randn(2, 50)
+    model = _dynamo_export(UnsortedTopK(), x, [0]) if dynamo else torchscript_export(UnsortedTopK(), x)
+    (issue,) = _topk_issues(model)
+    assert "sorted=0" in issue.reason and issue.source == f"{__file__}:{line_of('unsorted')}"
+
+
+def test_topk_constant_k_over_the_limit_names_trt804() -> None:
+    node = helper.make_node("TopK", ["v", "k"], ["vals", "inds"], name="topk")
+    model = make_model([node], [vi("v", F, [2, 9000])], [vi("vals", F, None), vi("inds", TensorProto.INT64, None)],
+                       [const("k", [5000])])
+    (issue,) = check_graph(model, "10.x")
+    assert issue.rule == "TRT804" and "TRT804" in RULES["TopK"]
+
+
+def test_topk_bounds_through_shape_arithmetic() -> None:
+    """Min(Shape[1] of a dynamic axis, 4000) reaches 4000; Div by 2 of a static 6000 reaches 3000."""
+    nodes = [
+        helper.make_node("Shape", ["v"], ["s"]),
+        helper.make_node("Gather", ["s", "one"], ["n"], axis=0),
+        helper.make_node("Min", ["n", "cap"], ["k"]),
+        helper.make_node("TopK", ["v", "k"], ["a", "b"], name="dynamic"),
+        helper.make_node("Shape", ["w"], ["ws"]),
+        helper.make_node("Gather", ["ws", "one"], ["wn"], axis=0),
+        helper.make_node("Div", ["wn", "two"], ["half"]),
+        helper.make_node("TopK", ["w", "half"], ["c", "d"], name="static"),
+    ]
+    model = make_model(nodes, [vi("v", F, [2, "n"]), vi("w", F, [2, 6000])],
+                       [vi(o, F, None) for o in ("a", "b", "c", "d")],
+                       [const("one", [1]), const("cap", [4000]), const("two", [2])])
+    (issue,) = check_graph(model, "10.x")
+    assert issue.node == "dynamic" and "up to 4000" in issue.reason and issue.rule == "TRT803"

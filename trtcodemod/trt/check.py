@@ -36,7 +36,7 @@ RULES: dict[str, tuple[str, ...]] = {
     "Einsum": ("TRT303", "TRT304"),  # two-operand matrix product / one-operand permutation
     "Pad": ("TRT501", "TRT502"),  # zero padding via cat / non-zero or non-constant padding
     "NonZero": ("TRT201", "TRT103", "TRT801"),  # boolean-mask indexing / one-argument torch.where
-    "TopK": ("TRT803", "TRT802"),  # K = min(cap, size) / K computed from a size
+    "TopK": ("TRT803", "TRT802", "TRT804"),  # K = min(cap, size) / K computed from a size / K over the limit
     "Where": ("TRT102",),
     "ScatterND": ("TRT203", "TRT204", "TRT202"),  # slice/index assignment / number through a mask
     "ScatterElements": ("TRT203", "TRT204"),
@@ -564,14 +564,35 @@ class _Checker:
 
     def check_TopK(self, node: onnx.NodeProto, name: str) -> None:
         if _attr(node, "sorted", 1) != 1:
-            self.report(node, name, "TopK", "sorted=0: TensorRT always returns TopK sorted")
-        k = self.graphs.const(node.input[1]) if len(node.input) > 1 else None
-        if len(node.input) > 1 and not self.graphs.is_const(node.input[1]) and self.older_than(8, 6):
+            self.report(node, name, "TopK", "sorted=0: TensorRT's parser takes sorted=1 only (it always sorts); "
+                        "ask for sorted=True where the order does not matter")
+        k_name = node.input[1] if len(node.input) > 1 else ""
+        k = self.graphs.const(k_name) if k_name else None
+        if k_name and not self.graphs.is_const(k_name) and self.older_than(8, 6):
             # onnx-tensorrt 8.5 requires K as an initializer; 8.6 added dynamic K.
             self.report(node, name, "TopK", f"K is computed at run time; TensorRT {self.label} needs a constant K",
                         "TRT803")
         elif k is not None and k.size and int(k.ravel()[0]) >= _TOPK_LIMIT:
-            self.report(node, name, "TopK", f"K={int(k.ravel()[0])}: TensorRT's TopK takes K below {_TOPK_LIMIT}")
+            self.report(node, name, "TopK", f"K={int(k.ravel()[0])}: TensorRT's TopK takes K below {_TOPK_LIMIT} "
+                        "(take it in rounds: TRT804)", "TRT804")
+        elif k is None and k_name:
+            bound = _SizeBounds(self.graphs).upper(k_name)
+            if bound is not None and bound >= _TOPK_LIMIT:
+                reach = "any size" if bound == np.inf else f"up to {int(bound)}"
+                self.report(node, name, "TopK", f"K is computed from sizes and reaches {reach} under the declared "
+                            f"dynamic axes: TensorRT's TopK takes K below {_TOPK_LIMIT} (cap it below the limit, "
+                            "or take it in rounds: TRT803 for min(cap, size))",
+                            "TRT803" if self._is_min(k_name) else None)
+
+    def _is_min(self, name: str) -> bool:
+        for _ in range(4):  # through the casts and reshapes exporters put around K
+            node = self.graphs.producers.get(name)
+            if node is None or not node.input:
+                return False
+            if node.op_type == "Min":
+                return True
+            name = node.input[0]
+        return False
 
     def check_Unique(self, node: onnx.NodeProto, name: str) -> None:
         pass  # never parsed: the table check reports it with TRT302
@@ -670,6 +691,74 @@ for _op in _REDUCE_OPS:
     # opset 18 moved axes from an attribute to an input; TensorRT needs it constant.
     setattr(_Checker, f"check_{_op}",
             lambda self, node, name: self._needs_const_input(node, name, 1, "axes"))
+
+
+class _SizeBounds:
+    """The largest value a tensor computed from sizes can take under the declared dynamic axes.
+
+    A dynamic axis (a ``dim_param`` or no value) can be any size, so it bounds nothing; a
+    static one and constants are exact. ``upper`` gives ``inf`` for "any size", None where
+    the computation is not one of sizes and constants.
+    """
+
+    _PASS = {"Cast", "Identity", "Unsqueeze", "Squeeze", "Reshape", "Flatten", "Expand"}
+
+    def __init__(self, graphs: _Graphs) -> None:
+        self.graphs = graphs
+
+    def upper(self, name: str, depth: int = 0) -> float | None:
+        values = self.values(name, depth)
+        return None if values is None or not values.size else float(values.max())
+
+    def values(self, name: str, depth: int = 0) -> np.ndarray | None:
+        """Elementwise upper bounds of ``name`` (float; ``inf`` where unbounded)."""
+        const = self.graphs.const(name)
+        if const is not None:
+            return np.asarray(const, dtype=np.float64).ravel()
+        node = self.graphs.producers.get(name)
+        if node is None or depth > 12 or node.domain not in _DEFAULT_DOMAINS:
+            return None
+        op = node.op_type
+        if op == "Shape":
+            return self._shape(node)
+        args = [self.values(i, depth + 1) if i else None for i in node.input]
+        if op in self._PASS:
+            return args[0] if args else None
+        if op == "Gather" and args[0] is not None:
+            index = self.graphs.const(node.input[1]) if len(node.input) > 1 else None
+            return None if index is None else args[0][np.asarray(index, dtype=np.int64).ravel()]
+        if op == "Slice" and args[0] is not None:
+            return self._slice(node, args[0])
+        if op == "Concat" and all(a is not None for a in args):
+            return np.concatenate(args)  # type: ignore[arg-type]
+        if op in ("Min", "Max", "Add", "Mul") and all(a is not None for a in args):
+            combine = {"Min": np.minimum, "Max": np.maximum, "Add": np.add, "Mul": np.multiply}[op]
+            out = args[0]
+            for other in args[1:]:
+                out = combine(out, other)  # type: ignore[operator]
+            return out
+        if op in ("Div", "Sub") and len(args) == 2 and args[0] is not None:
+            # Sizes are non-negative: x / c and x - c (c >= 0 constant) are at most x.
+            divisor = self.graphs.const(node.input[1])
+            if divisor is not None and np.all(np.asarray(divisor) >= (1 if op == "Div" else 0)):
+                return args[0] if op == "Sub" else args[0] / np.asarray(divisor, dtype=np.float64).ravel()
+        return None
+
+    def _shape(self, node: onnx.NodeProto) -> np.ndarray | None:
+        tp = self.graphs.types.get(node.input[0])
+        if tp is None or not tp.tensor_type.HasField("shape"):
+            return None
+        dims = [float(d.dim_value) if d.HasField("dim_value") else np.inf for d in tp.tensor_type.shape.dim]
+        start, end = _attr(node, "start", 0), _attr(node, "end", None)
+        return np.array(dims[start:end] if end is not None else dims[start:], dtype=np.float64)
+
+    def _slice(self, node: onnx.NodeProto, data: np.ndarray) -> np.ndarray | None:
+        inputs = [*node.input, "", "", "", ""]
+        starts, ends = self.graphs.const(inputs[1]), self.graphs.const(inputs[2])
+        steps = self.graphs.const(inputs[4]) if inputs[4] else np.ones(1)
+        if starts is None or ends is None or steps is None or np.any(np.asarray(steps) != 1):
+            return None
+        return data[int(np.ravel(starts)[0]):int(np.ravel(ends)[0])]
 
 
 def _is_squeeze_if(then_g: onnx.GraphProto, else_g: onnx.GraphProto) -> bool:
