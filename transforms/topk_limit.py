@@ -133,7 +133,7 @@ of every release lists it).""",
 
     def _parameter_default(self, name: str) -> int | None:
         function = self.context.function
-        if function is None or name in self.local_values():
+        if function is None or self.local_values().get(name) != [None]:  # bound only as the parameter
             return None
         for param in (*function.params.params, *function.params.kwonly_params):
             if param.name.value == name and type(param.default) is cst.Integer:
