@@ -467,7 +467,7 @@ def test_topk_k_from_sizes_that_can_reach_the_limit(dynamo: bool) -> None:
     (capped,) = _topk_issues(export(CappedTopK(), [0, 1]))
     # dynamo keeps min(5000, n): K reaches 5000; TorchScript keeps the traced branch, K = n: any size.
     assert ("up to 5000" if dynamo else "any size") in capped.reason and "3840" in capped.reason
-    assert capped.source == f"{__file__}:{line_of('capped-topk')}"
+    assert capped.source == f"{__file__}:{line_of('capped-topk')}" and capped.severity == "warning"
     # A Min in the graph is TRT803's construct; the traced size alone names no rule (any finding at the line fixes it).
     assert capped.rule == ("TRT803" if dynamo else None)
     (whole,) = _topk_issues(export(SortAll(), [0, 1]))

@@ -579,10 +579,11 @@ class _Checker:
             bound = _SizeBounds(self.graphs).upper(k_name)
             if bound is not None and bound >= _TOPK_LIMIT:
                 reach = "any size" if bound == np.inf else f"up to {int(bound)}"
+                # A warning: the engine builds, and fails only for inputs (profile sizes) where K reaches it.
                 self.report(node, name, "TopK", f"K is computed from sizes and reaches {reach} under the declared "
-                            f"dynamic axes: TensorRT's TopK takes K below {_TOPK_LIMIT} (cap it below the limit, "
-                            "or take it in rounds: TRT803 for min(cap, size))",
-                            "TRT803" if self._is_min(k_name) else None)
+                            f"dynamic axes: TensorRT's TopK takes K below {_TOPK_LIMIT}, so inputs where it gets "
+                            "there fail (cap it below the limit, or take it in rounds: TRT803 for min(cap, size))",
+                            "TRT803" if self._is_min(k_name) else None, WARNING)
 
     def _is_min(self, name: str) -> bool:
         for _ in range(4):  # through the casts and reshapes exporters put around K
