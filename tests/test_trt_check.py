@@ -235,8 +235,10 @@ def test_einsum_ellipsis_only_for_old_targets() -> None:
     node = helper.make_node("Einsum", ["a", "b"], ["y"], name="es", equation="...ij,...jk->...ik")
     model = make_model([node], [vi("a", F, [2, 2, 2]), vi("b", F, [2, 2, 2])], [vi("y", F, None)])
     (issue,) = check_graph(model, "8.6")
-    assert issue.op == "Einsum" and "ellipsis" in issue.reason
-    assert check_graph(model, "10.0") == []
+    assert issue.op == "Einsum" and "ellipsis" in issue.reason and "10.12" in issue.reason
+    # onnx-tensorrt's changelog dates ellipsis/diagonal/broadcasting support at 10.12 (versions.FACTS)
+    assert len(check_graph(model, "10.11")) == 1
+    assert check_graph(model, "10.12") == [] and check_graph(model, "11.2") == []
 
 
 def test_scatternd_reduction_and_topk_limit() -> None:
@@ -511,3 +513,54 @@ def test_topk_bounds_through_shape_arithmetic() -> None:
                        [const("one", [1]), const("cap", [4000]), const("two", [2])])
     (issue,) = check_graph(model, "10.x")
     assert issue.node == "dynamic" and "up to 4000" in issue.reason and issue.rule == "TRT803"
+
+
+# -- version boundaries from versions.FACTS (issue 20) -----------------------------------------
+def _runtime_input_model(op: str, index: int, **attrs) -> onnx.ModelProto:
+    """``op`` whose input ``index`` is a graph input (computed at run time), the others constants."""
+    data = vi("x", F, [2, 1, 3])
+    inputs = {"Squeeze": ["x", "axes"], "Unsqueeze": ["x", "axes"], "CumSum": ["x", "axes"],
+              "Slice": ["x", "starts", "ends", "axes"], "Pad": ["x", "pads", "", "axes"]}[op]
+    consts = {"starts": [0], "ends": [1], "pads": [0, 1]}
+    node = helper.make_node(op, inputs, ["y"], name=op.lower(), **attrs)
+    runtime = inputs[index]
+    initializers = [const(n, consts[n]) for n in inputs if n in consts and n != runtime]
+    return make_model([node], [data, vi(runtime, TensorProto.INT64, [1])], [vi("y", F, None)], initializers,
+                      opset=18)
+
+
+@pytest.mark.parametrize("op,index,last_old,first_new", [
+    ("Squeeze", 1, "10.6", "10.7"),
+    ("Unsqueeze", 1, "10.6", "10.7"),
+    ("CumSum", 1, "10.7", "10.8"),
+    ("Slice", 3, "10.2", "10.3"),
+    ("Pad", 3, "10.3", "10.4"),
+])
+def test_run_time_axes_boundaries(op: str, index: int, last_old: str, first_new: str) -> None:
+    model = _runtime_input_model(op, index)
+    for target in ("8.6", "10.0", last_old):
+        issues = [i for i in check_graph(model, target) if i.op == op]
+        assert len(issues) == 1, (target, issues)
+        assert "run time" in issues[0].reason and f"from {first_new}" in issues[0].reason
+    for target in (first_new, "10.x", "11.2"):
+        assert [i for i in check_graph(model, target) if i.op == op] == [], target
+
+
+def test_grid_sample_5d_from_11_2() -> None:
+    node = helper.make_node("GridSample", ["x", "grid"], ["y"], name="gs")
+    model = make_model([node], [vi("x", F, [1, 2, 4, 4, 4]), vi("grid", F, [1, 3, 3, 3, 3])], [vi("y", F, None)],
+                       opset=20)
+    for target in ("8.6", "10.15", "11.1"):
+        (issue,) = check_graph(model, target)
+        assert "5-D" in issue.reason and "11.2" in issue.reason
+    assert check_graph(model, "11.2") == [] and check_graph(model, "11.x") == []
+    four = make_model([node], [vi("x", F, [1, 2, 4, 4]), vi("grid", F, [1, 3, 3, 2])], [vi("y", F, None)], opset=20)
+    assert check_graph(four, "10.15") == []
+
+
+def test_version_facts_carry_sources() -> None:
+    from trtcodemod.versions import DTYPE_FACTS, FACTS
+
+    assert [f.since for f in FACTS.values()] == sorted(f.since for f in FACTS.values())
+    assert all("Changelog" in f.source or "release notes" in f.source for f in FACTS.values())
+    assert "clamping" in DTYPE_FACTS["float64"] and "input or output" in DTYPE_FACTS["uint8"]

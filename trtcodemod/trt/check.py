@@ -21,7 +21,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 from trtcodemod.trt import support
 from trtcodemod.trt.source_map import node_source
-from trtcodemod.versions import Version
+from trtcodemod.versions import FACTS, Version, format_version, since
 
 ERROR = "error"
 WARNING = "warning"
@@ -284,9 +284,12 @@ def _infer(model: onnx.ModelProto) -> onnx.ModelProto:
 
 
 class _Checker:
-    def __init__(self, model: onnx.ModelProto, version: Version, sources: Mapping[str, str] | None) -> None:
+    def __init__(self, model: onnx.ModelProto, version: Version, sources: Mapping[str, str] | None,
+                 requested: Version | None = None) -> None:
         self.model = _infer(model)
         self.version = version
+        #: The release the user named: the dated facts (versions.FACTS) fall between table columns.
+        self.requested = requested or version
         self.label = support.resolve_target(version).label
         self.sources = dict(sources or {})
         self.graphs = _Graphs()
@@ -309,7 +312,7 @@ class _Checker:
         self.issues.append(TrtIssue(op=op, node=name, reason=reason, source=source, rule=rule, severity=severity))
 
     def older_than(self, major: int, minor: int) -> bool:
-        return self.version < (major, minor)
+        return self.requested < (major, minor)
 
     # -- driver ------------------------------------------------------------------
     def run(self) -> list[TrtIssue]:
@@ -520,6 +523,7 @@ class _Checker:
                         + "; use bilinear or nearest interpolation without antialiasing")
 
     def check_Pad(self, node: onnx.NodeProto, name: str) -> None:
+        self._needs_const_input(node, name, 3, "axes", "TRT502", "pad_tensor_axes")
         mode = _attr(node, "mode", "constant")
         old = self.older_than(8, 6)  # older parsers pad with zeros in constant mode only
         value_name = node.input[2] if len(node.input) > 2 else ""
@@ -543,7 +547,7 @@ class _Checker:
                         "dynamic slicing (rewrite the padding as a concatenation)", rule, WARNING)
 
     def check_Einsum(self, node: onnx.NodeProto, name: str) -> None:
-        if not self.older_than(9, 1):  # onnx-tensorrt lifts the Einsum restrictions in 9.1
+        if not self.older_than(*since("einsum_full")):
             return
         equation = str(_attr(node, "equation", "")).replace(" ", "")
         lhs = equation.split("->")[0]
@@ -554,7 +558,8 @@ class _Checker:
             problems.append("a repeated index (diagonal)")
         if problems:
             self.report(node, name, "Einsum", f"equation {equation!r} uses {' and '.join(problems)}, which "
-                        f"TensorRT {self.label} does not support in Einsum; write it with matmul/transpose")
+                        f"TensorRT {format_version(self.requested)} does not support in Einsum (supported from "
+                        f"{format_version(since('einsum_full'))}); write it with matmul/transpose")
 
     def check_ScatterND(self, node: onnx.NodeProto, name: str) -> None:
         reduction = _attr(node, "reduction", "none")
@@ -599,18 +604,27 @@ class _Checker:
         pass  # never parsed: the table check reports it with TRT302
 
     def _needs_const_input(self, node: onnx.NodeProto, name: str, index: int, what: str,
-                           rule: str | None = None) -> None:
+                           rule: str | None = None, fact: str | None = None) -> None:
+        """Report input ``index`` computed at run time, unless the target parses that (``fact``)."""
+        if fact is not None and not self.older_than(*since(fact)):
+            return
         if len(node.input) > index and node.input[index] and not self.graphs.is_const(node.input[index]):
-            self.report(node, name, node.op_type, f"{what} is computed at run time; TensorRT needs it constant", rule)
+            newer = f" (taken at run time from {format_version(since(fact))})" if fact else ""
+            self.report(node, name, node.op_type,
+                        f"{what} is computed at run time; TensorRT {format_version(self.requested)} needs it "
+                        f"constant{newer}", rule)
 
     def check_Squeeze(self, node: onnx.NodeProto, name: str) -> None:
-        self._needs_const_input(node, name, 1, "axes", "TRT401")
+        self._needs_const_input(node, name, 1, "axes", "TRT401", "squeeze_dynamic_axes")
 
     def check_Unsqueeze(self, node: onnx.NodeProto, name: str) -> None:
-        self._needs_const_input(node, name, 1, "axes", "TRT402")
+        self._needs_const_input(node, name, 1, "axes", "TRT402", "squeeze_dynamic_axes")
 
     def check_CumSum(self, node: onnx.NodeProto, name: str) -> None:
-        self._needs_const_input(node, name, 1, "axis")
+        self._needs_const_input(node, name, 1, "axis", fact="cumsum_dynamic_axis")
+
+    def check_Slice(self, node: onnx.NodeProto, name: str) -> None:
+        self._needs_const_input(node, name, 3, "axes", fact="slice_tensor_axes")
 
     def check_OneHot(self, node: onnx.NodeProto, name: str) -> None:
         self._needs_const_input(node, name, 1, "depth")
@@ -667,8 +681,11 @@ class _Checker:
 
     def check_GridSample(self, node: onnx.NodeProto, name: str) -> None:
         rank = self.graphs.rank(node.input[0]) if node.input else None
-        if rank is not None and rank != 4:
-            self.report(node, name, "GridSample", f"{rank}-D input: TensorRT's GridSample takes 4-D input only")
+        ranks = (4,) if self.older_than(*since("gridsample_3d")) else (4, 5)
+        if rank is not None and rank not in ranks:
+            what = " and 5-D" if 5 in ranks else f" only (5-D from {format_version(since('gridsample_3d'))})"
+            self.report(node, name, "GridSample", f"{rank}-D input: TensorRT {format_version(self.requested)}'s GridSample takes "
+                        f"4-D{what} input")
 
     def check_Constant(self, node: onnx.NodeProto, name: str) -> None:
         for attr in node.attribute:
@@ -777,5 +794,5 @@ def check_graph(model: onnx.ModelProto, target: str | tuple[int, int] = "8.6", *
     ``sources`` (node name -> ``file:line``, from ``source_map.record_sources``) fills in
     source lines for graphs whose stacks a clean-up pass has dropped.
     """
-    version = support.resolve_target(target).version
-    return _Checker(model, version, sources).run()
+    resolved = support.resolve_target(target)
+    return _Checker(model, resolved.version, sources, resolved.requested).run()
