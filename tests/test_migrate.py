@@ -289,6 +289,20 @@ def test_topk_with_a_run_time_k_comes_out_clean_for_an_old_target() -> None:
     assert r["remaining"] == [] and code == 0
 
 
+def test_pre_nms_topk_over_the_limit_is_taken_in_rounds() -> None:
+    """Issue 20: a pre-NMS top-k of 5000 (a config default) migrates to TopK rounds below the limit."""
+    path = EXAMPLES / "topk_large.py"
+    args = (str(path), "--model", "build", "--inputs", "inputs", "--exporter", "both")
+    code, before = run_json(*args)
+    assert before["before"]["trt_errors_by_op"] == {"TopK": 2} and before["applied"] == [] and code == 1  # 2 exporters
+    assert "TRT804" in json.dumps(before["remaining"])
+    for target in ("8.4", "10.x"):
+        code, r = run_json(*args, "--unsafe", "--target", target)
+        assert [(a["rule"], a["line"]) for a in r["applied"]] == [("TRT804", line_of(path, "scores.topk("))]
+        assert r["after"]["trt_errors"] == 0 and r["after"]["faithful"] is True
+        assert r["equivalent"] is True and code == 0
+
+
 def test_size_baked_through_math_ceil_is_rewritten_and_equivalent() -> None:
     path = EXAMPLES / "ceil_size.py"
     code, r = run_json(str(path), "--model", "build", "--inputs", "inputs", "--dynamic-axes", '{"x": {"1": "n"}}',

@@ -235,8 +235,10 @@ def test_einsum_ellipsis_only_for_old_targets() -> None:
     node = helper.make_node("Einsum", ["a", "b"], ["y"], name="es", equation="...ij,...jk->...ik")
     model = make_model([node], [vi("a", F, [2, 2, 2]), vi("b", F, [2, 2, 2])], [vi("y", F, None)])
     (issue,) = check_graph(model, "8.6")
-    assert issue.op == "Einsum" and "ellipsis" in issue.reason
-    assert check_graph(model, "10.0") == []
+    assert issue.op == "Einsum" and "ellipsis" in issue.reason and "10.12" in issue.reason
+    # onnx-tensorrt's changelog dates ellipsis/diagonal/broadcasting support at 10.12 (versions.FACTS)
+    assert len(check_graph(model, "10.11")) == 1
+    assert check_graph(model, "10.12") == [] and check_graph(model, "11.2") == []
 
 
 def test_scatternd_reduction_and_topk_limit() -> None:
@@ -441,3 +443,141 @@ def test_below_the_table_the_rules_version_facts_speak() -> None:
         assert f"before {before}" in old[0].reason
         assert [i for i in check_graph(model, before) if i.op == op and i.severity == "error"] == [], op
         assert [i for i in check_graph(model, "8.6") if i.op == op and i.severity == "error"] == [], op
+
+
+# -- TopK: sorted=0 and a K computed from sizes (issue 20) ----------------------------------
+class CappedTopK(torch.nn.Module):
+    def forward(self, x):
+        return x.topk(min(5000, x.shape[1]), dim=1)  # LINE: capped-topk
+
+
+class SmallCapTopK(torch.nn.Module):
+    def forward(self, x):
+        return x.topk(min(100, x.shape[1]), dim=1)
+
+
+class SortAll(torch.nn.Module):
+    def forward(self, x):
+        return torch.sort(x, dim=1)  # LINE: sort-all
+
+
+class UnsortedTopK(torch.nn.Module):
+    def forward(self, x):
+        return x.topk(10, dim=1, sorted=False)  # LINE: unsorted
+
+
+def _dynamo_export(model, x, axes) -> onnx.ModelProto:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        program = torch.onnx.export(model, (x,), dynamo=True, input_names=["x"], verbose=False,
+                                    dynamic_shapes=({a: torch.export.Dim.AUTO for a in axes},))
+    return program.model_proto
+
+
+def _topk_issues(model: onnx.ModelProto) -> list[TrtIssue]:
+    return by_op(check_graph(model, "10.x"), "TopK")
+
+
+@pytest.mark.parametrize("dynamo", [False, True], ids=["torchscript", "dynamo"])
+def test_topk_k_from_sizes_that_can_reach_the_limit(dynamo: bool) -> None:
+    x = torch.randn(2, 200)
+    export = (lambda m, axes: _dynamo_export(m, x, axes)) if dynamo else \
+        (lambda m, axes: torchscript_export(m, x, {"x": {a: f"d{a}" for a in axes}}))
+    (capped,) = _topk_issues(export(CappedTopK(), [0, 1]))
+    # dynamo keeps min(5000, n): K reaches 5000; TorchScript keeps the traced branch, K = n: any size.
+    assert ("up to 5000" if dynamo else "any size") in capped.reason and "3840" in capped.reason
+    assert capped.source == f"{__file__}:{line_of('capped-topk')}" and capped.severity == "warning"
+    # A Min in the graph is TRT803's construct; the traced size alone names no rule (any finding at the line fixes it).
+    assert capped.rule == ("TRT803" if dynamo else None)
+    (whole,) = _topk_issues(export(SortAll(), [0, 1]))
+    assert "any size" in whole.reason and whole.source == f"{__file__}:{line_of('sort-all')}"
+    # Bounded below the limit: a small cap, or the axis declared static.
+    assert _topk_issues(export(SmallCapTopK(), [0, 1])) == []
+    assert _topk_issues(export(CappedTopK(), [0])) == []
+    assert _topk_issues(export(SortAll(), [0])) == []
+
+
+@pytest.mark.parametrize("dynamo", [False, True], ids=["torchscript", "dynamo"])
+def test_topk_sorted_zero_at_its_line(dynamo: bool) -> None:
+    x = torch.randn(2, 50)
+    model = _dynamo_export(UnsortedTopK(), x, [0]) if dynamo else torchscript_export(UnsortedTopK(), x)
+    (issue,) = _topk_issues(model)
+    assert "sorted=0" in issue.reason and issue.source == f"{__file__}:{line_of('unsorted')}"
+
+
+def test_topk_constant_k_over_the_limit_names_trt804() -> None:
+    node = helper.make_node("TopK", ["v", "k"], ["vals", "inds"], name="topk")
+    model = make_model([node], [vi("v", F, [2, 9000])], [vi("vals", F, None), vi("inds", TensorProto.INT64, None)],
+                       [const("k", [5000])])
+    (issue,) = check_graph(model, "10.x")
+    assert issue.rule == "TRT804" and "TRT804" in RULES["TopK"]
+
+
+def test_topk_bounds_through_shape_arithmetic() -> None:
+    """Min(Shape[1] of a dynamic axis, 4000) reaches 4000; Div by 2 of a static 6000 reaches 3000."""
+    nodes = [
+        helper.make_node("Shape", ["v"], ["s"]),
+        helper.make_node("Gather", ["s", "one"], ["n"], axis=0),
+        helper.make_node("Min", ["n", "cap"], ["k"]),
+        helper.make_node("TopK", ["v", "k"], ["a", "b"], name="dynamic"),
+        helper.make_node("Shape", ["w"], ["ws"]),
+        helper.make_node("Gather", ["ws", "one"], ["wn"], axis=0),
+        helper.make_node("Div", ["wn", "two"], ["half"]),
+        helper.make_node("TopK", ["w", "half"], ["c", "d"], name="static"),
+    ]
+    model = make_model(nodes, [vi("v", F, [2, "n"]), vi("w", F, [2, 6000])],
+                       [vi(o, F, None) for o in ("a", "b", "c", "d")],
+                       [const("one", [1]), const("cap", [4000]), const("two", [2])])
+    (issue,) = check_graph(model, "10.x")
+    assert issue.node == "dynamic" and "up to 4000" in issue.reason and issue.rule == "TRT803"
+
+
+# -- version boundaries from versions.FACTS (issue 20) -----------------------------------------
+def _runtime_input_model(op: str, index: int, **attrs) -> onnx.ModelProto:
+    """``op`` whose input ``index`` is a graph input (computed at run time), the others constants."""
+    data = vi("x", F, [2, 1, 3])
+    inputs = {"Squeeze": ["x", "axes"], "Unsqueeze": ["x", "axes"], "CumSum": ["x", "axes"],
+              "Slice": ["x", "starts", "ends", "axes"], "Pad": ["x", "pads", "", "axes"]}[op]
+    consts = {"starts": [0], "ends": [1], "pads": [0, 1]}
+    node = helper.make_node(op, inputs, ["y"], name=op.lower(), **attrs)
+    runtime = inputs[index]
+    initializers = [const(n, consts[n]) for n in inputs if n in consts and n != runtime]
+    return make_model([node], [data, vi(runtime, TensorProto.INT64, [1])], [vi("y", F, None)], initializers,
+                      opset=18)
+
+
+@pytest.mark.parametrize("op,index,last_old,first_new", [
+    ("Squeeze", 1, "10.6", "10.7"),
+    ("Unsqueeze", 1, "10.6", "10.7"),
+    ("CumSum", 1, "10.7", "10.8"),
+    ("Slice", 3, "10.2", "10.3"),
+    ("Pad", 3, "10.3", "10.4"),
+])
+def test_run_time_axes_boundaries(op: str, index: int, last_old: str, first_new: str) -> None:
+    model = _runtime_input_model(op, index)
+    for target in ("8.6", "10.0", last_old):
+        issues = [i for i in check_graph(model, target) if i.op == op]
+        assert len(issues) == 1, (target, issues)
+        assert "run time" in issues[0].reason and f"from {first_new}" in issues[0].reason
+    for target in (first_new, "10.x", "11.2"):
+        assert [i for i in check_graph(model, target) if i.op == op] == [], target
+
+
+def test_grid_sample_5d_from_11_2() -> None:
+    node = helper.make_node("GridSample", ["x", "grid"], ["y"], name="gs")
+    model = make_model([node], [vi("x", F, [1, 2, 4, 4, 4]), vi("grid", F, [1, 3, 3, 3, 3])], [vi("y", F, None)],
+                       opset=20)
+    for target in ("8.6", "10.15", "11.1"):
+        (issue,) = check_graph(model, target)
+        assert "5-D" in issue.reason and "11.2" in issue.reason
+    assert check_graph(model, "11.2") == [] and check_graph(model, "11.x") == []
+    four = make_model([node], [vi("x", F, [1, 2, 4, 4]), vi("grid", F, [1, 3, 3, 2])], [vi("y", F, None)], opset=20)
+    assert check_graph(four, "10.15") == []
+
+
+def test_version_facts_carry_sources() -> None:
+    from trtcodemod.versions import DTYPE_FACTS, FACTS
+
+    assert [f.since for f in FACTS.values()] == sorted(f.since for f in FACTS.values())
+    assert all("Changelog" in f.source or "release notes" in f.source for f in FACTS.values())
+    assert "clamping" in DTYPE_FACTS["float64"] and "input or output" in DTYPE_FACTS["uint8"]

@@ -175,9 +175,9 @@ subscript), every assignment of it in the function creates a new tensor (a torch
 `torch.cat`, `.clone()`, `.new_*`), without `requires_grad=`, it is not read between its
 creation and the last rewritten write other than through `.shape`/`.size()`/`.dtype`/
 `.device` (no view, no `y = x`, no call that may keep it), not read at all in a loop that
-rewrites it, and not used in a nested function, and the value does not read `x` itself
-(`hist[1:] = hist[:-1]` writes slices that overlap what it reads: the assignment raises or
-copies in its own order; reading `x.shape` or `x.dtype` is fine). Bounds of different signs (`1:-1`, whose
+rewrites it, not used in a nested function, and not read by the value written (`hist[1:3] =
+hist[0:2]` copies from a view that overlaps the target: the original raises or reads the
+values being written; any mention of the name withholds the fix). Bounds of different signs (`1:-1`, whose
 order depends on the axis size), steps, computed bounds, several indexed axes and index
 tensors are reported without a fix.
 
@@ -358,8 +358,12 @@ TensorRT (no TensorRT on our machines): the finding is about the construct, and
         elif type(target.value) is not cst.Name:
             reason = ("not rewritten: the target is an attribute or a view, which a rebinding would not "
                       "update; build the new tensor and assign it where it belongs")
+        elif _mentions_name(value, target.value.value):
+            reason = (f"not rewritten: the value reads `{target.value.value}` itself and may be a view of it "
+                      "(an overlapping in-place copy raises or reads the values being written; the "
+                      "concatenation would not)")
         else:
-            blocker = self._alias_blocker(target.value.value) or _reads_itself(target.value.value, value)
+            blocker = self._alias_blocker(target.value.value)
             if blocker:
                 reason = f"not rewritten: {blocker}"
             else:
@@ -417,6 +421,15 @@ TensorRT (no TensorRT on our machines): the finding is about the construct, and
     @staticmethod
     def _code(node: cst.CSTNode) -> str:
         return cst.Module(body=[]).code_for_node(node)
+
+
+def _mentions_name(node: cst.CSTNode, name: str) -> bool:
+    """Whether ``name`` appears as a name anywhere in ``node`` (an attribute's ``.name`` does not count)."""
+    if type(node) is cst.Name:
+        return node.value == name
+    if type(node) is cst.Attribute:
+        return _mentions_name(node.value, name)
+    return any(_mentions_name(child, name) for child in node.children)
 
 
 def _use_blocker(function: cst.FunctionDef, name: str) -> str | None:
@@ -633,28 +646,5 @@ def _helper_for(value: cst.BaseExpression) -> str | None:
         return {"float": "_trt_mask_fill_float", "int": "_trt_mask_fill_int"}.get(node.func.value)
     return None
 
-
-
-#: Reads of a tensor that see only its metadata, never the values a write changes.
-_METADATA = frozenset({"shape", "dtype", "device", "size", "dim", "ndim"})
-
-
-def _reads_itself(name: str, value: cst.BaseExpression) -> str | None:
-    """Why a write of ``value`` into ``name`` cannot become ``torch.cat`` of ``name``'s slices, if so.
-
-    ``hist[1:] = hist[:-1]`` copies from the tensor it writes: the overlap raises
-    (``unsupported operation: some elements of the input tensor and the written-to tensor
-    refer to a single memory location``) or copies in an order the concatenation does not
-    follow. Reading only the metadata (``x.shape``, ``x.size(0)``, ``x.dtype``) is fine.
-    """
-    metadata: set[int] = set()
-    for node in walk(value):
-        if type(node) is cst.Attribute and node.attr.value in _METADATA:
-            metadata.add(id(node.value))
-        elif type(node) is cst.Attribute:
-            metadata.add(id(node.attr))
-        elif type(node) is cst.Name and node.value == name and id(node) not in metadata:
-            return f"the value reads `{name}` itself, which the write changes (overlapping slices)"
-    return None
 
 RULES = (SliceAssign, MaskFillAssign)

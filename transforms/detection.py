@@ -484,17 +484,18 @@ keeps the `min` (`Shape` → `Min` → TopK), which is a run-time K: TensorRT be
 K as a constant (8.6 added the run-time K).
 
 The rewrite: `x.topk(min(C, x.shape[1]))` → `_trt_topk_capped(x, min(C, x.shape[1]), C, 1)`
-(an inserted helper; `dim=`, `largest=`, `sorted=` pass through to eager code). Outside `torch.onnx.export`
+(an inserted helper; `dim=`, `largest=`, `sorted=` pass through). Outside `torch.onnx.export`
 it is `torch.topk(x, min(C, x.shape[1]), ...)` itself. While exporting, for a floating-point
 input, an int cap between 1 and 3839, `largest=True`, and the size read along the top-k
 axis, it appends C entries of `-inf` along the axis (a constant block expanded to the
 input's other sizes: `Expand` + `Concat`), takes `topk(C)` (K is a constant) and cuts
 both results to the axis size (`Slice`), which leaves `min(C, n)` entries for every size n.
-That top-k is always sorted, also for `sorted=False`: the cut keeps the first n of C results,
-which are the input's only when the appended `-inf` entries come last (with an unsorted TopK,
-ONNX Runtime returned appended entries, `-inf` with an index past the end, in their place),
-and an unsorted order is one the caller said it does not need (TensorRT's parser takes only
-`sorted=1` anyway). Otherwise it exports the original.
+A cap of 3840 or more (TensorRT's TopK takes K below 3840) is taken in rounds of 3839, as
+TRT804 does (its documentation says how, and what it assumes).
+That padded TopK is always sorted, also for `sorted=False` (whose order is unspecified, so
+sorted is one of its orders): an unsorted TopK may put an appended `-inf` before an input
+entry, and the cut would drop it (measured in ONNX Runtime with both exporters).
+Otherwise it exports the original.
 
 Fix safety: unsafe. Eager, `torch.jit.script`, `torch.fx`, `torch.compile` and `torch.export`
 run `torch.topk` with the caller's K: same values, indices, gradients and errors. The exported
@@ -506,7 +507,7 @@ when the input holds `-inf` scores (masked classes, padding) and has fewer entri
 cap, TensorRT may return an index of an appended entry (at least the axis size) for a `-inf`
 score; a gather with it would read out of range. Keep masked scores finite (a large negative
 number instead of `-inf`) or check the indices before using them. With `largest=False`, a
-non-literal cap, a cap of 3840 or more, or a size read on another tensor than the input, the
+cap that is not a positive number or a name, or a size read on another tensor than the input, the
 finding comes without a fix.
 
 Which TensorRT versions: all: the TorchScript export is wrong for other input sizes whatever
@@ -583,8 +584,8 @@ the TensorRT version, and the dynamo export's run-time K fails before 8.6.""",
         cap_value = int_value(cap)
         if cap_value is None and not _pure_ref(cap):
             return "the cap is not a number or a name"
-        if cap_value is not None and not 0 < cap_value < _TOPK_LIMIT:
-            return f"the cap is outside TensorRT's TopK range 1..{_TOPK_LIMIT - 1}"
+        if cap_value is not None and cap_value <= 0:
+            return "the cap is not positive"
         offset = 0 if method else 1
         dim = argument(node, 1 + offset, "dim")
         largest = argument(node, 2 + offset, "largest")

@@ -31,12 +31,13 @@ _LEGACY_TYPES = {
 }
 _CAST_METHODS = {"double": "float64", "short": "int16", "byte": "uint8"}
 _DTYPE_ADVICE = {
-    "float64": ("TensorRT has no float64 tensors, and casting to float32 loses what float64 was for "
+    "float64": ("TensorRT narrows float64 to float32 in every version (clamping to +-FLT_MAX), which loses "
+                "what float64 was for "
                 "(float32 values near 1.5e9, Unix time in seconds, are 128 apart): subtract a reference "
                 "(the first frame's timestamp) before casting to float32, or do this arithmetic outside "
                 "the exported graph"),
-    "int16": "TensorRT has no int16 tensors: use int32",
-    "uint8": ("TensorRT takes uint8 only at a Cast (and quantization layers): use int32 for numbers, "
+    "int16": "no TensorRT version has int16 tensors: use int32",
+    "uint8": ("TensorRT takes uint8 only as an engine input or output (from 8.5): use int32 for numbers, "
               "`.bool()`/`torch.bool` for masks"),
 }
 
@@ -56,10 +57,19 @@ any call, those dtypes as a positional argument of `.to(...)`, `.type(...)` or `
 constructors. The dtype names go through the file's imports: `np.float64` is NumPy's and is
 not reported, nor is a comparison such as `x.dtype == torch.uint8`, nor `torch.finfo(...)`.
 
-Why it hurts: the TensorRT ONNX parser has no float64 or int16 tensors (no operator in its
-support table lists them) and takes uint8 only at a Cast and in quantization layers. An
-intermediate of such a dtype makes the engine build fail or, where a tool casts it down
-silently, changes the numbers. NumPy float64 arrays fed to `torch.from_numpy` or
+Why it hurts, per TensorRT version (onnx-tensorrt operators.md and changelog; see
+`trtcodemod.versions.DTYPE_FACTS`):
+- float64, every version (8.x to 11.x): the parser has no DOUBLE tensors and attempts to
+  cast them down to float32, clamping values to +-FLT_MAX (3.4e38). Where that works,
+  every float64 intermediate is computed in float32: magnitudes past 3.4e38 become +-FLT_MAX
+  (not inf) and float64's precision is gone. TensorRT 11.x builds strongly typed networks
+  only (the ONNX dtypes decide each layer's precision), so there is no builder flag that
+  brings the precision back.
+- uint8: before 8.5 not at all; from 8.5 only as a network input or output tensor (and
+  in quantization layers), never as an intermediate.
+- int16: never: INT16 is not among the data types any release's parser supports.
+
+NumPy float64 arrays fed to `torch.from_numpy` or
 `torch.as_tensor` also become float64 tensors; those cannot be seen by name and are not
 reported.
 
@@ -75,14 +85,15 @@ What to do (not rewritten automatically):
   to float before they enter the model.
 
 Fix safety: none (detect only): which replacement dtype keeps the meaning depends on the
-values. Applies to every TensorRT version.""",
+values. Applies to every TensorRT version (what happens differs, see above).""",
         fix=Safety.NONE,
         examples=(
             Example("def age(stamps):\n    return stamps.to(torch.float64) - stamps[0].double()\n"),
             Example("def empty_mask(n):\n    return torch.zeros(n, dtype=torch.uint8)\n"),
             Example("def keep(scores):\n    return (scores > 0.5).byte()\n"),
         ),
-        references=(_OPERATORS, "https://pytorch.org/docs/stable/tensor_attributes.html#torch-dtype"),
+        references=(_OPERATORS, "https://github.com/onnx/onnx-tensorrt/blob/main/docs/Changelog.md",
+                    "https://pytorch.org/docs/stable/tensor_attributes.html#torch-dtype"),
     )
 
     def _dtype_of(self, expr: cst.BaseExpression) -> str | None:

@@ -6,7 +6,9 @@ Facts (onnx-tensorrt ``docs/operators.md`` at each release; see the rule docs):
   "No importer registered for op: Einsum").
 - TensorRT 8.2 to 9.0 parse ``Einsum`` for FP32/FP16 only, without ellipsis, without
   diagonals (a label repeated within one operand) and without broadcasting between inputs.
-- TensorRT 9.1 and later document no restriction.
+- operators.md stops listing the restriction from 9.1, but the onnx-tensorrt changelog
+  adds ellipsis, diagonal and broadcasting support in 10.12 (``versions.FACTS``): 10.12
+  is the boundary.
 
 Both exporters of torch 2.13 emit one ONNX ``Einsum`` node for ``torch.einsum`` (opset 12+).
 
@@ -28,7 +30,7 @@ import libcst as cst
 from trtcodemod.astutil import has_star_args, parenthesize
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety, spelled
 from trtcodemod.transforms._tensor_evidence import tensor_expression
-from trtcodemod.versions import Version, format_version
+from trtcodemod.versions import Version, format_version, since
 
 #: Displays whose value ``torch.einsum`` takes as its list of operands.
 _SEQUENCES = (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp)
@@ -37,14 +39,15 @@ _EINSUM = ("torch.einsum", "torch.functional.einsum")
 
 #: The ONNX parser has no Einsum importer before this version.
 EINSUM_SINCE: Version = (8, 2)
-#: Ellipsis, diagonals and broadcasting between inputs are documented as unsupported before this.
-EINSUM_FULL_SINCE: Version = (9, 1)
+#: Ellipsis, diagonals and broadcasting between inputs: onnx-tensorrt's changelog adds them in 10.12.
+EINSUM_FULL_SINCE: Version = since("einsum_full")
 
 _REFERENCES = (
     "https://pytorch.org/docs/stable/generated/torch.einsum.html",
     "https://pytorch.org/docs/stable/generated/torch.matmul.html",
     "https://onnx.ai/onnx/operators/onnx__Einsum.html",
     "https://github.com/onnx/onnx-tensorrt/blob/main/docs/operators.md",
+    "https://github.com/onnx/onnx-tensorrt/blob/main/docs/Changelog.md",
     "https://github.com/NVIDIA/TensorRT/issues/1617",
 )
 
@@ -216,24 +219,25 @@ class EinsumMatmul(Rule):
     info = RuleInfo(
         id="TRT303",
         name="einsum-matmul",
-        summary="`torch.einsum` exports as ONNX `Einsum`, which TensorRT < 8.2 lacks and < 9.1 limits; "
+        summary="`torch.einsum` exports as ONNX `Einsum`, which TensorRT < 8.2 lacks and < 10.12 limits; "
         "write matrix products with `torch.matmul`",
         doc="""\
 What it finds: `torch.einsum(equation, ...)` calls whose exported `Einsum` node the target
 TensorRT cannot build:
 - TensorRT before 8.2: every call (its ONNX parser has no Einsum importer). Calls whose
   equation is not a string literal are reported too.
-- TensorRT 8.2 to 9.0: literal equations using an ellipsis (`...ij,...jk->...ik`) or a
+- TensorRT 8.2 to 10.11: literal equations using an ellipsis (`...ij,...jk->...ik`) or a
   diagonal (a label repeated within one operand, `ii->i`); these versions also reject
   broadcasting between inputs and non-float types, which the code does not show.
-- TensorRT 9.1 and later: nothing.
+- TensorRT 10.12 and later: nothing.
 One-operand equations that only reorder axes are TRT304's.
 
 Why it hurts: with torch 2.13 both the TorchScript exporter (opset 12 or later) and the
 dynamo exporter emit a single ONNX `Einsum` node. The ONNX-TensorRT support table (docs/
 operators.md) lists Einsum as unsupported up to the 8.0 release, then supported for FP32
 and FP16 "without ellipsis, diagonal operations or broadcasting between inputs" from 8.2
-to 9.0, and without those restrictions from 9.1.
+to 9.0; from 9.1 it lists no restriction, but the onnx-tensorrt changelog adds "support for
+ellipses, diagonal, and broadcasting in Einsum operations" only in 10.12 (the date we use).
 
 The rewrite (two-operand equations that are one matrix product): the leading labels are
 shared batch labels in the same order in both operands and the output (or `...` leads all
@@ -266,7 +270,7 @@ Fix safety: unsafe. What changes:
   view (seen for `ij,jk->ki` and `bji,bjk->bik`); the matmul result is contiguous.
 Gradients agree to the same rounding.
 
-TensorRT versions: before 9.1 (see above); from 8.2 only for ellipsis and diagonal
+TensorRT versions: before 10.12 (see above); from 8.2 only for ellipsis and diagonal
 equations.""",
         fix=Safety.UNSAFE,
         needed_before=EINSUM_FULL_SINCE,
@@ -298,7 +302,7 @@ equations.""",
             what = " and ".join(
                 part for part, used in (("an ellipsis", eq.has_ellipsis), ("a diagonal", eq.has_diagonal)) if used
             )
-            why = f"TensorRT {version} does not support Einsum with {what} (supported from 9.1)"
+            why = f"TensorRT {version} does not support Einsum with {what} (supported from {format_version(EINSUM_FULL_SINCE)})"
         else:
             return  # a plain equation TensorRT 8.2+ parses, or one we cannot read on 8.2+
         if call.text is None or call.operands is None:

@@ -456,14 +456,21 @@ def explain(rule: str = typer.Argument(..., help="A rule ID (TRT401) or name (sq
         typer.echo("References:\n" + "\n".join(f"  {ref}" for ref in info.references))
 
 
+#: Releases the README's rule table has a column for: where the version facts change.
+TABLE_RELEASES = ((8, 4), (8, 6), (9, 0), (10, 0), (10, 12), (11, 2))
+
+
 def rule_table_markdown(infos: "list | None" = None) -> str:
-    """The README's rule table, generated from the rules' metadata."""
-    rows = ["| ID | name | fix | TensorRT | what it does |", "| --- | --- | --- | --- | --- |"]
+    """The README's rule table, generated from the rules' metadata (x: the rule matters there)."""
+    releases = " | ".join(format_version(v) for v in TABLE_RELEASES)
+    rows = [f"| ID | name | fix | TensorRT | {releases} | what it does |",
+            "| --- | --- | --- | --- | " + "--- | " * len(TABLE_RELEASES) + "--- |"]
     for i in all_rules() if infos is None else infos:
         versions = f"< {format_version(i.needed_before)}" if i.needed_before else "all"
+        marks = " | ".join("x" if i.applies_to(v) else "" for v in TABLE_RELEASES)
         summary = i.summary.replace("|", "\\|")
         name = f"`{i.name}` (opt-in)" if i.opt_in else f"`{i.name}`"
-        rows.append(f"| {i.id} | {name} | {i.fix.value} | {versions} | {summary} |")
+        rows.append(f"| {i.id} | {name} | {i.fix.value} | {versions} | {marks} | {summary} |")
     return "\n".join(rows) + "\n"
 
 

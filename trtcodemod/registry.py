@@ -29,6 +29,7 @@ RULE_MODULES: tuple[str, ...] = (
     "baked_shapes",
     "value_shapes",
     "detection",
+    "topk_limit",
     "einsum",
     "repeat",
     "comprehensions",

@@ -8,6 +8,7 @@ minor release of that major line, so they compare above every ``10.N``.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 Version = tuple[int, int]
 
@@ -40,3 +41,56 @@ def format_version(version: Version) -> str:
     """Render a parsed version the way users write it."""
     major, minor = version
     return f"{major}.x" if minor == ANY_MINOR else f"{major}.{minor}"
+
+
+# --- what changed between releases ----------------------------------------------------------------
+
+_CHANGELOG = "onnx/onnx-tensorrt docs/Changelog.md"
+_OPERATORS = "onnx/onnx-tensorrt docs/operators.md"
+
+
+@dataclass(frozen=True)
+class VersionFact:
+    """A parser capability and the first release that has it, with where that is written."""
+
+    since: Version
+    what: str
+    source: str
+
+
+#: TensorRT 9.0 to 11.x, as the sources say them (read for issue 20). The checks and the rules'
+#: ``needed_before`` take their boundaries from here, so a boundary has one place to change.
+FACTS: dict[str, VersionFact] = {
+    "int64": VersionFact((9, 0), "INT64 is a native type (the parser no longer casts INT64 to INT32, "
+                         "clamping to +-INT_MAX)", f"{_CHANGELOG}, TensorRT 9.0 EA"),
+    "slice_tensor_axes": VersionFact((10, 3), "Slice takes its axes as a tensor input",
+                                     f"{_CHANGELOG}, TensorRT 10.3 GA"),
+    "pad_tensor_axes": VersionFact((10, 4), "Pad takes its axes as a tensor input", f"{_CHANGELOG}, TensorRT 10.4 GA"),
+    "squeeze_dynamic_axes": VersionFact((10, 7), "Squeeze and Unsqueeze take axes computed at run time",
+                                        f"{_CHANGELOG}, TensorRT 10.7 GA"),
+    "cumsum_dynamic_axis": VersionFact((10, 8), "CumSum takes an axis computed at run time",
+                                       f"{_CHANGELOG}, TensorRT 10.8 GA"),
+    "einsum_full": VersionFact((10, 12), "Einsum with ellipsis, diagonals and broadcasting between inputs",
+                               f"{_CHANGELOG}, TensorRT 10.12 GA (operators.md stops listing the restriction "
+                               "earlier, from 9.x; the changelog dates the support)"),
+    "strongly_typed": VersionFact((11, 0), "networks are strongly typed only: the ONNX dtypes decide each "
+                                  "layer's precision (no FP16 builder flag)",
+                                  "TensorRT 11.0.0 release notes (strongly typed networks are the default; "
+                                  "weak typing is no longer supported)"),
+    "gridsample_3d": VersionFact((11, 2), "GridSample takes 5-D input (3-D sampling)",
+                                 "TensorRT 11.2.1 release notes; NVIDIA/TensorRT v11.2 release (parsers: 5D "
+                                 "GridSample)"),
+}
+
+#: What holds in every release: the dtype facts of operators.md (8.x to 10.x).
+DTYPE_FACTS: dict[str, str] = {
+    "float64": (f"DOUBLE is cast down to FLOAT, clamping values to +-FLT_MAX ({_OPERATORS}, every release): "
+                "magnitudes above 3.4e38 become +-FLT_MAX and float64's precision is lost"),
+    "uint8": f"UINT8 only as a network input or output tensor (from 8.5; {_OPERATORS} 9.x and 10.x)",
+    "int16": f"INT16 is not among the ONNX data types TensorRT supports ({_OPERATORS}, every release)",
+}
+
+
+def since(fact: str) -> Version:
+    """The first release with ``fact`` (a key of :data:`FACTS`)."""
+    return FACTS[fact].since

@@ -21,7 +21,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 from trtcodemod.trt import support
 from trtcodemod.trt.source_map import node_source
-from trtcodemod.versions import Version
+from trtcodemod.versions import FACTS, Version, format_version, since
 
 ERROR = "error"
 WARNING = "warning"
@@ -36,7 +36,7 @@ RULES: dict[str, tuple[str, ...]] = {
     "Einsum": ("TRT303", "TRT304"),  # two-operand matrix product / one-operand permutation
     "Pad": ("TRT501", "TRT502"),  # zero padding via cat / non-zero or non-constant padding
     "NonZero": ("TRT201", "TRT103", "TRT801"),  # boolean-mask indexing / one-argument torch.where
-    "TopK": ("TRT803", "TRT802"),  # K = min(cap, size) / K computed from a size
+    "TopK": ("TRT803", "TRT802", "TRT804"),  # K = min(cap, size) / K computed from a size / K over the limit
     "Where": ("TRT102",),
     "ScatterND": ("TRT203", "TRT204", "TRT202"),  # slice/index assignment / number through a mask
     "ScatterElements": ("TRT203", "TRT204"),
@@ -288,7 +288,7 @@ class _Checker:
                  requested: Version | None = None) -> None:
         self.model = _infer(model)
         self.version = version
-        #: The user's target, which can be older than ``version`` (the table's release used).
+        #: The release the user named: the dated facts (versions.FACTS) fall between table columns.
         self.requested = requested or version
         self.label = support.resolve_target(version).label
         self.sources = dict(sources or {})
@@ -312,7 +312,7 @@ class _Checker:
         self.issues.append(TrtIssue(op=op, node=name, reason=reason, source=source, rule=rule, severity=severity))
 
     def older_than(self, major: int, minor: int) -> bool:
-        return self.version < (major, minor)
+        return self.requested < (major, minor)
 
     # -- driver ------------------------------------------------------------------
     def run(self) -> list[TrtIssue]:
@@ -544,6 +544,7 @@ class _Checker:
                         + "; use bilinear or nearest interpolation without antialiasing")
 
     def check_Pad(self, node: onnx.NodeProto, name: str) -> None:
+        self._needs_const_input(node, name, 3, "axes", "TRT502", "pad_tensor_axes")
         mode = _attr(node, "mode", "constant")
         old = self.older_than(8, 6)  # older parsers pad with zeros in constant mode only
         value_name = node.input[2] if len(node.input) > 2 else ""
@@ -567,7 +568,7 @@ class _Checker:
                         "dynamic slicing (rewrite the padding as a concatenation)", rule, WARNING)
 
     def check_Einsum(self, node: onnx.NodeProto, name: str) -> None:
-        if not self.older_than(9, 1):  # onnx-tensorrt lifts the Einsum restrictions in 9.1
+        if not self.older_than(*since("einsum_full")):
             return
         equation = str(_attr(node, "equation", "")).replace(" ", "")
         lhs = equation.split("->")[0]
@@ -578,7 +579,8 @@ class _Checker:
             problems.append("a repeated index (diagonal)")
         if problems:
             self.report(node, name, "Einsum", f"equation {equation!r} uses {' and '.join(problems)}, which "
-                        f"TensorRT {self.label} does not support in Einsum; write it with matmul/transpose")
+                        f"TensorRT {format_version(self.requested)} does not support in Einsum (supported from "
+                        f"{format_version(since('einsum_full'))}); write it with matmul/transpose")
 
     def check_ScatterND(self, node: onnx.NodeProto, name: str) -> None:
         reduction = _attr(node, "reduction", "none")
@@ -588,31 +590,62 @@ class _Checker:
 
     def check_TopK(self, node: onnx.NodeProto, name: str) -> None:
         if _attr(node, "sorted", 1) != 1:
-            self.report(node, name, "TopK", "sorted=0: TensorRT always returns TopK sorted")
-        k = self.graphs.const(node.input[1]) if len(node.input) > 1 else None
-        if len(node.input) > 1 and not self.graphs.is_const(node.input[1]) and self.older_than(8, 6):
+            self.report(node, name, "TopK", "sorted=0: TensorRT's parser takes sorted=1 only (it always sorts); "
+                        "ask for sorted=True where the order does not matter")
+        k_name = node.input[1] if len(node.input) > 1 else ""
+        k = self.graphs.const(k_name) if k_name else None
+        if k_name and not self.graphs.is_const(k_name) and self.older_than(8, 6):
             # onnx-tensorrt 8.5 requires K as an initializer; 8.6 added dynamic K.
             self.report(node, name, "TopK", f"K is computed at run time; TensorRT {self.label} needs a constant K",
                         "TRT803")
         elif k is not None and k.size and int(k.ravel()[0]) >= _TOPK_LIMIT:
-            self.report(node, name, "TopK", f"K={int(k.ravel()[0])}: TensorRT's TopK takes K below {_TOPK_LIMIT}")
+            self.report(node, name, "TopK", f"K={int(k.ravel()[0])}: TensorRT's TopK takes K below {_TOPK_LIMIT} "
+                        "(take it in rounds: TRT804)", "TRT804")
+        elif k is None and k_name:
+            bound = _SizeBounds(self.graphs).upper(k_name)
+            if bound is not None and bound >= _TOPK_LIMIT:
+                reach = "any size" if bound == np.inf else f"up to {int(bound)}"
+                # A warning: the engine builds, and fails only for inputs (profile sizes) where K reaches it.
+                self.report(node, name, "TopK", f"K is computed from sizes and reaches {reach} under the declared "
+                            f"dynamic axes: TensorRT's TopK takes K below {_TOPK_LIMIT}, so inputs where it gets "
+                            "there fail (cap it below the limit, or take it in rounds: TRT803 for min(cap, size))",
+                            "TRT803" if self._is_min(k_name) else None, WARNING)
+
+    def _is_min(self, name: str) -> bool:
+        for _ in range(4):  # through the casts and reshapes exporters put around K
+            node = self.graphs.producers.get(name)
+            if node is None or not node.input:
+                return False
+            if node.op_type == "Min":
+                return True
+            name = node.input[0]
+        return False
 
     def check_Unique(self, node: onnx.NodeProto, name: str) -> None:
         pass  # never parsed: the table check reports it with TRT302
 
     def _needs_const_input(self, node: onnx.NodeProto, name: str, index: int, what: str,
-                           rule: str | None = None) -> None:
+                           rule: str | None = None, fact: str | None = None) -> None:
+        """Report input ``index`` computed at run time, unless the target parses that (``fact``)."""
+        if fact is not None and not self.older_than(*since(fact)):
+            return
         if len(node.input) > index and node.input[index] and not self.graphs.is_const(node.input[index]):
-            self.report(node, name, node.op_type, f"{what} is computed at run time; TensorRT needs it constant", rule)
+            newer = f" (taken at run time from {format_version(since(fact))})" if fact else ""
+            self.report(node, name, node.op_type,
+                        f"{what} is computed at run time; TensorRT {format_version(self.requested)} needs it "
+                        f"constant{newer}", rule)
 
     def check_Squeeze(self, node: onnx.NodeProto, name: str) -> None:
-        self._needs_const_input(node, name, 1, "axes", "TRT401")
+        self._needs_const_input(node, name, 1, "axes", "TRT401", "squeeze_dynamic_axes")
 
     def check_Unsqueeze(self, node: onnx.NodeProto, name: str) -> None:
-        self._needs_const_input(node, name, 1, "axes", "TRT402")
+        self._needs_const_input(node, name, 1, "axes", "TRT402", "squeeze_dynamic_axes")
 
     def check_CumSum(self, node: onnx.NodeProto, name: str) -> None:
-        self._needs_const_input(node, name, 1, "axis")
+        self._needs_const_input(node, name, 1, "axis", fact="cumsum_dynamic_axis")
+
+    def check_Slice(self, node: onnx.NodeProto, name: str) -> None:
+        self._needs_const_input(node, name, 3, "axes", fact="slice_tensor_axes")
 
     def check_OneHot(self, node: onnx.NodeProto, name: str) -> None:
         self._needs_const_input(node, name, 1, "depth")
@@ -669,8 +702,11 @@ class _Checker:
 
     def check_GridSample(self, node: onnx.NodeProto, name: str) -> None:
         rank = self.graphs.rank(node.input[0]) if node.input else None
-        if rank is not None and rank != 4:
-            self.report(node, name, "GridSample", f"{rank}-D input: TensorRT's GridSample takes 4-D input only")
+        ranks = (4,) if self.older_than(*since("gridsample_3d")) else (4, 5)
+        if rank is not None and rank not in ranks:
+            what = " and 5-D" if 5 in ranks else f" only (5-D from {format_version(since('gridsample_3d'))})"
+            self.report(node, name, "GridSample", f"{rank}-D input: TensorRT {format_version(self.requested)}'s GridSample takes "
+                        f"4-D{what} input")
 
     def check_Constant(self, node: onnx.NodeProto, name: str) -> None:
         for attr in node.attribute:
@@ -694,6 +730,74 @@ for _op in _REDUCE_OPS:
     # opset 18 moved axes from an attribute to an input; TensorRT needs it constant.
     setattr(_Checker, f"check_{_op}",
             lambda self, node, name: self._needs_const_input(node, name, 1, "axes"))
+
+
+class _SizeBounds:
+    """The largest value a tensor computed from sizes can take under the declared dynamic axes.
+
+    A dynamic axis (a ``dim_param`` or no value) can be any size, so it bounds nothing; a
+    static one and constants are exact. ``upper`` gives ``inf`` for "any size", None where
+    the computation is not one of sizes and constants.
+    """
+
+    _PASS = {"Cast", "Identity", "Unsqueeze", "Squeeze", "Reshape", "Flatten", "Expand"}
+
+    def __init__(self, graphs: _Graphs) -> None:
+        self.graphs = graphs
+
+    def upper(self, name: str, depth: int = 0) -> float | None:
+        values = self.values(name, depth)
+        return None if values is None or not values.size else float(values.max())
+
+    def values(self, name: str, depth: int = 0) -> np.ndarray | None:
+        """Elementwise upper bounds of ``name`` (float; ``inf`` where unbounded)."""
+        const = self.graphs.const(name)
+        if const is not None:
+            return np.asarray(const, dtype=np.float64).ravel()
+        node = self.graphs.producers.get(name)
+        if node is None or depth > 12 or node.domain not in _DEFAULT_DOMAINS:
+            return None
+        op = node.op_type
+        if op == "Shape":
+            return self._shape(node)
+        args = [self.values(i, depth + 1) if i else None for i in node.input]
+        if op in self._PASS:
+            return args[0] if args else None
+        if op == "Gather" and args[0] is not None:
+            index = self.graphs.const(node.input[1]) if len(node.input) > 1 else None
+            return None if index is None else args[0][np.asarray(index, dtype=np.int64).ravel()]
+        if op == "Slice" and args[0] is not None:
+            return self._slice(node, args[0])
+        if op == "Concat" and all(a is not None for a in args):
+            return np.concatenate(args)  # type: ignore[arg-type]
+        if op in ("Min", "Max", "Add", "Mul") and all(a is not None for a in args):
+            combine = {"Min": np.minimum, "Max": np.maximum, "Add": np.add, "Mul": np.multiply}[op]
+            out = args[0]
+            for other in args[1:]:
+                out = combine(out, other)  # type: ignore[operator]
+            return out
+        if op in ("Div", "Sub") and len(args) == 2 and args[0] is not None:
+            # Sizes are non-negative: x / c and x - c (c >= 0 constant) are at most x.
+            divisor = self.graphs.const(node.input[1])
+            if divisor is not None and np.all(np.asarray(divisor) >= (1 if op == "Div" else 0)):
+                return args[0] if op == "Sub" else args[0] / np.asarray(divisor, dtype=np.float64).ravel()
+        return None
+
+    def _shape(self, node: onnx.NodeProto) -> np.ndarray | None:
+        tp = self.graphs.types.get(node.input[0])
+        if tp is None or not tp.tensor_type.HasField("shape"):
+            return None
+        dims = [float(d.dim_value) if d.HasField("dim_value") else np.inf for d in tp.tensor_type.shape.dim]
+        start, end = _attr(node, "start", 0), _attr(node, "end", None)
+        return np.array(dims[start:end] if end is not None else dims[start:], dtype=np.float64)
+
+    def _slice(self, node: onnx.NodeProto, data: np.ndarray) -> np.ndarray | None:
+        inputs = [*node.input, "", "", "", ""]
+        starts, ends = self.graphs.const(inputs[1]), self.graphs.const(inputs[2])
+        steps = self.graphs.const(inputs[4]) if inputs[4] else np.ones(1)
+        if starts is None or ends is None or steps is None or np.any(np.asarray(steps) != 1):
+            return None
+        return data[int(np.ravel(starts)[0]):int(np.ravel(ends)[0])]
 
 
 def _is_squeeze_if(then_g: onnx.GraphProto, else_g: onnx.GraphProto) -> bool:
