@@ -293,9 +293,12 @@ def test_pre_nms_topk_over_the_limit_is_taken_in_rounds() -> None:
     """Issue 20: a pre-NMS top-k of 5000 (a config default) migrates to TopK rounds below the limit."""
     path = EXAMPLES / "topk_large.py"
     args = (str(path), "--model", "build", "--inputs", "inputs", "--exporter", "both")
-    code, before = run_json(*args)
-    assert before["before"]["trt_errors_by_op"] == {"TopK": 2} and before["applied"] == [] and code == 1  # 2 exporters
-    assert "TRT804" in json.dumps(before["remaining"])
+    code, r = run_json(*args)
+    # Without --unsafe the rounds are a candidate (their tie order is unobservable), kept because
+    # the verification finds the rewritten model equivalent.
+    assert r["before"]["trt_errors_by_op"] == {"TopK": 2}  # one per exporter
+    assert [(a["rule"], a["proof"].startswith("verified:")) for a in r["applied"]] == [("TRT804", True)]
+    assert r["after"]["trt_errors"] == 0 and r["equivalent"] is True and code == 0
     for target in ("8.4", "10.x"):
         code, r = run_json(*args, "--unsafe", "--target", target)
         assert [(a["rule"], a["line"]) for a in r["applied"]] == [("TRT804", line_of(path, "scores.topk("))]
