@@ -321,3 +321,15 @@ def tensor_parameters(context, func: cst.FunctionDef, is_method: bool, in_forwar
         elif in_forward and annotation is None and not literal_default(param, none_is_literal):
             names.add(param.name.value)
     return names
+
+
+def annotated_tensor_parameter(context, name: str) -> bool:
+    """Is ``name`` a parameter of the current function annotated ``torch.Tensor``?"""
+    function = context.function
+    if function is None:
+        return False
+    params = function.params
+    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+        if param.name.value == name and param.annotation is not None:
+            return context.refers_to(param.annotation.annotation, "torch.Tensor") is not None
+    return False

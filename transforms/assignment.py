@@ -21,6 +21,7 @@ from trtcodemod.astutil import children, int_value, short_code, strip_parens, vi
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.scopes import PARAM, Bindings
 from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
+from trtcodemod.transforms._tensor_evidence import annotated_tensor_parameter
 from trtcodemod.transforms.indexing import NONE, STRONG, _is_plain_scalar, _MaskRule
 
 _OPERATORS = "https://github.com/onnx/onnx-tensorrt/blob/main/docs/operators.md"
@@ -238,16 +239,7 @@ TensorRT (no TensorRT on our machines): the finding is about the construct, and
         return found
 
     def _annotated_tensor(self, name: str) -> bool:
-        function = self.context.function
-        if function is None:
-            return False
-        params = function.params
-        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
-            if param.name.value == name and param.annotation is not None:
-                annotation = param.annotation.annotation
-                if self.context.refers_to(annotation, "torch.Tensor"):
-                    return True
-        return False
+        return annotated_tensor_parameter(self.context, name)
 
     def _is_tensor_value(self, value: cst.BaseExpression, fresh_only: bool) -> bool:
         value = strip_parens(value)

@@ -29,7 +29,7 @@ import libcst as cst
 
 from trtcodemod.astutil import has_star_args, parenthesize
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety, spelled
-from trtcodemod.transforms._tensor_evidence import tensor_expression
+from trtcodemod.transforms._tensor_evidence import annotated_tensor_parameter, tensor_expression
 from trtcodemod.versions import Version, format_version, since
 
 #: Displays whose value ``torch.einsum`` takes as its list of operands.
@@ -392,7 +392,7 @@ TensorRT versions: before 8.2.""",
         kinds = []
         for value in values:
             if value is None:
-                kinds.append(self._tensor_parameter(operand.value))
+                kinds.append(True if annotated_tensor_parameter(self.context, operand.value) else None)
             elif type(value) in _SEQUENCES or (type(value) is cst.Call and type(value.func) is cst.Name
                                                and value.func.value in ("list", "tuple")):
                 return False
@@ -404,17 +404,9 @@ TensorRT versions: before 8.2.""",
         return next((q for q in self.context.qualified_names(func) if q.startswith("torch.")), None)
 
     def _annotated_tensor(self, name: str) -> bool:
-        return self._tensor_parameter(name) is True and len(self.context.assigned_values().get(name, ())) == 1
-
-    def _tensor_parameter(self, name: str) -> bool | None:
-        function = self.context.function
-        if function is None:
-            return None
-        params = function.params
-        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
-            if param.name.value == name and param.annotation is not None:
-                return True if self.context.refers_to(param.annotation.annotation, "torch.Tensor") else None
-        return None
+        """An annotated ``torch.Tensor`` parameter that nothing in the function rebinds."""
+        bindings = self.context.assigned_values().get(name, ())
+        return annotated_tensor_parameter(self.context, name) and len(bindings) == 1
 
     def visit_Call(self, node: cst.Call) -> None:
         call = _match(self, node)

@@ -156,23 +156,8 @@ class Cache:
         """Write the entry atomically; False when it was not written (never raises OSError)."""
         if not cacheable(outcome):
             return False
-        entry = self._entry(key)
         payload = zlib.compress(json.dumps({"key": key, "outcome": _plain(outcome)}).encode(), 1)
-        try:
-            entry.parent.mkdir(parents=True, exist_ok=True)
-            _mark(self.folder)
-            temp = entry.with_name(f".{entry.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
-            try:
-                with open(temp, "wb") as handle:
-                    handle.write(payload)
-                os.replace(temp, entry)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(temp)
-                raise
-        except OSError:
-            return False
-        return True
+        return write_entry(self._entry(key), payload, self.folder)
 
     def prune(self, max_bytes: int = MAX_BYTES) -> int:
         """Remove least recently used entries while the cache holds more than ``max_bytes``."""
@@ -222,6 +207,26 @@ def run_key(settings: "Settings", fix: bool, unsafe: bool, edits: bool) -> str:
         "facts": hashlib.sha256(facts).hexdigest() if settings.facts is not None else None,
     }
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+
+
+def write_entry(entry: Path, payload: bytes, folder: Path) -> bool:
+    """Write one cache entry atomically (a temporary file renamed over it); False when it was not
+    written. ``folder`` is the cache's own, marked as a cache for backup tools on first use."""
+    try:
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        _mark(folder)
+        temp = entry.with_name(f".{entry.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+        try:
+            with open(temp, "wb") as handle:
+                handle.write(payload)
+            os.replace(temp, entry)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+            raise
+    except OSError:
+        return False
+    return True
 
 
 def _mark(folder: Path) -> None:

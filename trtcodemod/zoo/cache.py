@@ -35,7 +35,6 @@ import hashlib
 import importlib.metadata
 import json
 import os
-import secrets
 import zlib
 from pathlib import Path
 from typing import Any
@@ -141,19 +140,7 @@ class ModelCache:
                                               for p, (o, n) in sources.items()}})
         except (TypeError, ValueError):
             return False  # a report that is not plain JSON is not cached
-        entry = self._entry(key)
-        try:
-            entry.parent.mkdir(parents=True, exist_ok=True)
-            file_cache._mark(self.root)
-            temp = entry.with_name(f".{entry.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
-            try:
-                temp.write_bytes(zlib.compress(payload.encode(), 1))
-                os.replace(temp, entry)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(temp)
-                raise
-        except OSError:
+        if not file_cache.write_entry(self._entry(key), zlib.compress(payload.encode(), 1), self.root):
             return False
         self.stored += 1
         return True
