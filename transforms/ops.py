@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import argument, has_star_args, method_call
+from trtcodemod.astutil import argument, has_star_args, helper_call, method_call
 from trtcodemod.helpers import RESERVED_PREFIX
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
 
@@ -40,14 +40,6 @@ def _tensor_method(rule: Rule, call: cst.Call, names: tuple[str, ...]) -> cst.Ba
     if type(receiver) is cst.Name and receiver.value in _MODULE_LIKE:
         return None
     return receiver
-
-
-def _helper_call(name: str, *values: cst.BaseExpression) -> cst.Call:
-    """``name(value, value...)`` with the arguments' own source kept."""
-    comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-    args = [cst.Arg(value=value, comma=comma) for value in values[:-1]]
-    args.append(cst.Arg(value=values[-1]))
-    return cst.Call(func=cst.Name(name), args=args)
 
 
 class Atan2(Rule):
@@ -141,7 +133,7 @@ so the rule is not limited to old targets.""",
             self.report(node, "atan2 has no ONNX op and exports with wrong edge values; "
                         "call _trt_atan2(y, x) (not rewritten: extra arguments such as out=)")
             return
-        replacement = _helper_call(ATAN2_HELPER, y.value, x.value)
+        replacement = helper_call(ATAN2_HELPER, y.value, x.value)
         self.report(
             node,
             "atan2 has no ONNX op; the exported Atan/Where chain gets y = 0 with x < 0, x = -0.0, 0/0 and "
@@ -233,7 +225,7 @@ needs 8.5 or newer.""",
         self.report(
             node,
             "unique exports as ONNX Unique, which TensorRT never supports; use the sort-based helper",
-            Fix({node: _helper_call(UNIQUE_HELPER, tensor.value)}, helpers=(UNIQUE_HELPER,)),
+            Fix({node: helper_call(UNIQUE_HELPER, tensor.value)}, helpers=(UNIQUE_HELPER,)),
         )
 
     @staticmethod
