@@ -8,12 +8,14 @@ import warnings
 
 import pytest
 import torch
+from torch import nn
 
 from support import assert_same, export_formulation, load, onnx_ops, rewrite, rules_found, strip_helpers
 from trtcodemod.helpers.padding import _TrtZeroPad2d, _trt_zero_pad
 
 MODEL = """
 import torch
+from torch import nn
 import torch.nn.functional as F
 from torch import nn
 from torch.nn.functional import pad as p
@@ -47,7 +49,10 @@ EDGE_INPUTS = {
 
 
 def test_rewrite_text() -> None:
-    after = rewrite(MODEL, target="8.0")
+    safe_only = rewrite(MODEL, target="8.0")
+    assert "nn.Sequential(nn.ZeroPad2d((0, 1, 0, 1)), nn.Identity())" in safe_only
+    assert "_TrtZeroPad2d" not in safe_only and "a = _trt_zero_pad(x, (1, 2, 0, 3))" in safe_only
+    after = rewrite(MODEL, target="8.0", unsafe=True)
     assert "a = _trt_zero_pad(x, (1, 2, 0, 3))" in after
     assert "b = _trt_zero_pad(x, [0, 0, 2, 0])" in after
     assert "c = _trt_zero_pad(x, (1, 1))" in after
@@ -58,14 +63,33 @@ def test_rewrite_text() -> None:
     assert "F.pad(" not in call_sites and " p(x" not in call_sites and "nn.ZeroPad2d(" not in call_sites
     assert after.count("def _trt_zero_pad(") == 1 and after.count("class _TrtZeroPad2d(") == 1
     assert "# W and H" in after and "# from-import alias" in after
-    assert rewrite(after, target="8.0") == after
+    assert rewrite(after, target="8.0", unsafe=True) == after
+
+
+def test_module_form_is_unsafe_another_class_is_seen() -> None:
+    """Safe fixes leave `nn.ZeroPad2d` alone: its replacement changes what module walkers see."""
+    code = ("import torch\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self):\n"
+            "        super().__init__()\n        self.pad = nn.ZeroPad2d((1, 0, 2, 1))\n"
+            "    def forward(self, x):\n        return self.pad(x)\n")
+    before, safe = load(code, "M")(), load(rewrite(code, target="8.0"), "M")()
+    assert repr(safe) == repr(before) and type(safe.pad) is nn.ZeroPad2d
+    traced = torch.fx.symbolic_trace(safe)
+    assert [n.op for n in traced.graph.nodes] == ["placeholder", "call_module", "output"]
+    assert isinstance(traced.get_submodule("pad"), nn.ZeroPad2d)
+    x = torch.tensor([[[[0.0, -0.0], [float("inf"), float("nan")]]]])
+    assert_same(before(x), safe(x))
+    # What --unsafe accepts: the class, the printout and the fx graph differ; the values do not.
+    unsafe = load(rewrite(code, target="8.0", unsafe=True), "M")()
+    assert repr(unsafe) != repr(before) and type(unsafe.pad) is not nn.ZeroPad2d
+    assert "call_module" not in [n.op for n in torch.fx.symbolic_trace(unsafe).graph.nodes]
+    assert_same(before(x), unsafe(x))
 
 
 @pytest.mark.parametrize("name", list(EDGE_INPUTS))
 def test_same_results(name: str) -> None:
     x = EDGE_INPUTS[name]
     before = load(MODEL, "Neck")()
-    after = load(rewrite(MODEL, target="8.0"), "Neck")()
+    after = load(rewrite(MODEL, target="8.0", unsafe=True), "Neck")()
     after.load_state_dict(before.state_dict())  # same (empty) state dict, same module indices
     assert list(before.state_dict()) == list(after.state_dict())
     assert_same(before(x), after(x))

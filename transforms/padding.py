@@ -164,7 +164,15 @@ dynamic axes), last axis first as F.pad does; sides padded by 0 get no block.
 of `nn.ZeroPad2d` (same arguments, `padding` attribute, no parameters, so `state_dict` and
 `nn.Sequential` indices are unchanged) whose forward uses the helper.
 
-Fix safety: safe. Eager, `torch.jit.script`, `torch.fx`, `torch.compile` and `torch.export`
+Fix safety of the module form: unsafe. The model holds another class, which code that
+walks modules sees: `type(m) is nn.ZeroPad2d` is False, `print(model)` shows
+`_TrtZeroPad2d`, and `torch.fx` traces into it (only torch's own modules are leaves), so
+the fx graph holds the helper's `F.pad` call instead of a `call_module` node and a
+module-level `get_submodule` on the traced graph no longer finds the pad. The assumption:
+nothing inspects the padding module's class, name or fx node. Its computation is the
+function form's.
+
+Fix safety of the function form: safe. Eager, `torch.jit.script`, `torch.fx`, `torch.compile` and `torch.export`
 run `F.pad` itself: the same values, dtype, strides (a channels_last input stays
 channels_last), gradients, quantized inputs and errors, for one Python call and a few flag
 checks more. The exported concatenation equals F.pad's result exactly (NaN/inf, signed
@@ -199,7 +207,8 @@ or a bool input needs the concatenation.""",
                 "out = F.pad(feat, [2, 2], mode='constant', value=0.0)\n",
                 "out = _trt_zero_pad(feat, [2, 2])\n",
             ),
-            Example("self.pad = nn.ZeroPad2d((0, 1, 0, 1))\n", "self.pad = _TrtZeroPad2d((0, 1, 0, 1))\n"),
+            Example("self.pad = nn.ZeroPad2d((0, 1, 0, 1))\n", "self.pad = _TrtZeroPad2d((0, 1, 0, 1))\n",
+                    unsafe=True),
             Example("y = F.pad(x, (0, pad_w, 0, pad_h))\n"),
             Example("y = F.pad(x, (-1, -1))\n"),
         ),
@@ -268,8 +277,10 @@ or a bool input needs the concatenation.""",
             return
         self.report(
             node,
-            f"{message}; use a ZeroPad2d that concatenates zero blocks",
-            Fix({node: node.with_changes(func=cst.Name("_TrtZeroPad2d"))}, helpers=("_TrtZeroPad2d",)),
+            f"{message}; use a ZeroPad2d that concatenates zero blocks (another module class: fix needs "
+            "--unsafe)",
+            Fix({node: node.with_changes(func=cst.Name("_TrtZeroPad2d"))}, helpers=("_TrtZeroPad2d",),
+                safety=Safety.UNSAFE),
         )
 
 
