@@ -17,7 +17,7 @@ import onnxruntime as ort
 import pytest
 import torch
 
-from support import load, onnx_ops, rewrite, rules_found
+from support import assert_same, load, onnx_ops, rewrite, rules_found
 from trtcodemod.transforms.einsum import matmul_form, parse_equation, permutation
 
 HEADER = "import torch\n"
@@ -121,9 +121,25 @@ def test_rewrite_is_unsafe_and_keeps_aliases() -> None:
     assert rewrite(code, target="8.0") == code
     assert rewrite(code, unsafe=True, target="8.0") == \
         "import torch as th\ndef f(q, k):\n    return th.matmul(q * 2, k.transpose(-1, -2))\n"
-    chained = "import torch\ndef f(x):\n    return torch.einsum('bchw->bhwc', x + 1).softmax(-1)\n"
+    chained = "import torch\ndef f(x: torch.Tensor):\n    return torch.einsum('bchw->bhwc', x + 1).softmax(-1)\n"
     assert rewrite(chained, target="8.0") == \
-        "import torch\ndef f(x):\n    return (x + 1).permute(0, 2, 3, 1).softmax(-1)\n"
+        "import torch\ndef f(x: torch.Tensor):\n    return (x + 1).permute(0, 2, 3, 1).softmax(-1)\n"
+
+
+def test_a_name_that_may_hold_a_list_is_not_rewritten_safely() -> None:
+    """einsum(eq, operands) takes a list too: `operands.permute` would be an AttributeError."""
+    code = ("import torch\ndef f(x):\n    operands = [x.float()]\n"
+            "    return torch.einsum('nchw->nhwc', operands)\n")
+    assert rules_found(code, target="8.0") == ["TRT304"]
+    assert rewrite(code, target="8.0") == code
+    original, rewritten = load(code, "f"), load(rewrite(code, target="8.0", unsafe=True), "f")
+    x = torch.tensor([[[[0.0, -0.0]], [[float("inf"), float("nan")]]]])
+    assert_same(original(x), x.permute(0, 2, 3, 1))
+    with pytest.raises(AttributeError):
+        rewritten(x)
+    for literal in ("[x]", "(x,)", "*operands"):
+        listed = code.replace("operands)", f"{literal})")
+        assert rewrite(listed, target="8.0", unsafe=True) == listed, literal
 
 
 # --- the rewrite on real tensors ------------------------------------------------------------

@@ -25,8 +25,9 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from trtcodemod.astutil import has_star_args, parenthesize
+from trtcodemod.astutil import has_star_args, parenthesize, short_code
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety, spelled
+from trtcodemod.transforms._tensor_evidence import evident_in_scope
 from trtcodemod.versions import Version, format_version
 
 _EINSUM = ("torch.einsum", "torch.functional.einsum")
@@ -347,18 +348,26 @@ no diagonal, one input) is parsed, so the rule is quiet for those targets.
 The rewrite: `torch.einsum('bchw->bhwc', x)` → `x.permute(0, 2, 3, 1)`, which exports as
 an ONNX `Transpose`.
 
-Fix safety: safe. torch's einsum computes a one-operand pure reordering as that very
-`permute`: the result is the same view of `x` (values, dtype, shape, strides, aliasing,
-`PermuteBackward` gradients), and an operand of another rank raises a RuntimeError in both
-forms. The method call works wherever the function call did (TorchScript, fx, compile,
-export).
+Fix safety: safe when the code shows the single operand is a tensor (an annotated
+`torch.Tensor` parameter, a module's `forward` input, a torch function's result, a
+tensor-only method such as `x.float()`). torch's einsum computes a one-operand pure
+reordering as that very `permute`: the result is the same view of `x` (values, dtype,
+shape, strides, aliasing, `PermuteBackward` gradients), and an operand of another rank
+raises a RuntimeError in both forms. The method call works wherever the function call did
+(TorchScript, fx, compile, export). Unsafe otherwise: `torch.einsum(eq, operands)` also
+takes a list of tensors as its one argument, and `operands.permute(...)` on a list is an
+AttributeError; the fix assumes the name holds a tensor. A literal list or tuple, or a
+starred argument, is never rewritten.
 
 TensorRT versions: before 8.2.""",
         fix=Safety.SAFE,
         needed_before=EINSUM_SINCE,
         examples=(
-            Example("y = torch.einsum('bchw->bhwc', x)\n", "y = x.permute(0, 2, 3, 1)\n"),
-            Example("wt = torch.einsum('ij -> ji', w)\n", "wt = w.permute(1, 0)\n"),
+            Example("def f(x: torch.Tensor):\n    return torch.einsum('bchw->bhwc', x)\n",
+                    "def f(x: torch.Tensor):\n    return x.permute(0, 2, 3, 1)\n"),
+            Example("wt = torch.einsum('ij -> ji', w.float())\n", "wt = w.float().permute(1, 0)\n"),
+            Example("y = torch.einsum('bchw->bhwc', operands)\n", "y = operands.permute(0, 2, 3, 1)\n",
+                    unsafe=True),
         ),
         references=_REFERENCES,
     )
@@ -373,15 +382,16 @@ TensorRT versions: before 8.2.""",
         comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
         args = [cst.Arg(cst.Integer(str(axis)), comma=comma) for axis in order]
         args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-        replacement = cst.Call(
-            func=cst.Attribute(value=parenthesize(call.operands[0]), attr=cst.Name("permute")), args=args
-        )
-        self.report(
-            node,
-            f"einsum {call.text!r} only reorders axes and exports as ONNX Einsum, which TensorRT "
-            f"{format_version(self.context.target)} lacks (added in 8.2); use permute",
-            Fix({node: replacement}),
-        )
+        operand = call.operands[0]
+        replacement = cst.Call(func=cst.Attribute(value=parenthesize(operand), attr=cst.Name("permute")), args=args)
+        message = (f"einsum {call.text!r} only reorders axes and exports as ONNX Einsum, which TensorRT "
+                   f"{format_version(self.context.target)} lacks (added in 8.2); use permute")
+        # einsum(eq, operands) also takes a list of tensors: only a visible tensor is safe.
+        if evident_in_scope(self.context, operand, self.context.assigned_values):
+            self.report(node, message, Fix({node: replacement}))
+        else:
+            self.report(node, f"{message} (assumes `{short_code(operand, 30)}` is a tensor, not a list of "
+                        "tensors: fix needs --unsafe)", Fix({node: replacement}, safety=Safety.UNSAFE))
 
 
 RULES = (EinsumMatmul, EinsumPermute)
