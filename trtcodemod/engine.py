@@ -25,7 +25,7 @@ from typing import Any, Callable, Collection, Iterable, Sequence
 import libcst as cst
 from libcst.metadata import CodeRange
 
-from trtcodemod.astutil import children
+from trtcodemod.astutil import children, walk
 from trtcodemod.context import FileContext, ScopeTracker
 from trtcodemod.errors import InputError, InternalError
 from trtcodemod.files import nesting_problem
@@ -41,6 +41,11 @@ from trtcodemod.versions import DEFAULT_TARGET, parse_target
 
 #: A fix whose output is fixed again forever would loop; real chains are short.
 MAX_PASSES = 8
+
+#: What a self-documenting f-string field (`{expr=}`, `{expr = !r}`, `{expr=:.2f}`) needs in the bytes.
+_DEBUG_FIELD_RE = re.compile(rb"=\s*[}!:]")
+_DEBUG_FIELD_NOTE = (" (not rewritten: inside a self-documenting f-string field `{expr=}`, which prints "
+                     "the expression's own text)")
 
 _SUPPRESS_RE = re.compile(r"#\s*trtcodemod:\s*ignore(?:\[(?P<codes>[^\]]*)\])?", re.IGNORECASE)
 
@@ -314,6 +319,8 @@ def _analyze(
         context.findings = _without_build_time(module, context.findings)
     if not context.findings:
         return [], []
+    if _DEBUG_FIELD_RE.search(source):
+        context.findings = _outside_debug_fields(module, context.findings)
     groups: dict[tuple[cst.CSTNode, ...], list[cst.CSTNode]] = {}
     for pending in context.findings:
         wanted = groups.setdefault(pending.scopes, [])
@@ -343,6 +350,26 @@ def _analyze(
             fixable.append((finding, ranges))
     findings.sort(key=lambda f: (f.line, f.column, f.rule))
     return findings, _non_overlapping(fixable)
+
+
+def _outside_debug_fields(module: cst.Module, pending: list[PendingFinding]) -> list[PendingFinding]:
+    """The findings, with no fix that edits inside a self-documenting f-string field.
+
+    ``f"{len(boxes)=}"`` prints ``len(boxes)=3``: the field's source text is part of the
+    output, so any rewrite inside it changes what the program prints. Decided here, once,
+    for every rule: such a finding keeps its message and loses its fix.
+    """
+    inside: set[int] = set()
+    for node in walk(module):
+        if type(node) is cst.FormattedStringExpression and node.equal is not None:
+            inside.update(id(part) for part in walk(node.expression))
+    if not inside:
+        return pending
+    return [
+        replace(p, message=p.message + _DEBUG_FIELD_NOTE, edit=None)
+        if p.edit is not None and any(id(target) in inside for target in p.edit.replacements) else p
+        for p in pending
+    ]
 
 
 def _without_build_time(module: cst.Module, pending: list[PendingFinding]) -> list[PendingFinding]:
