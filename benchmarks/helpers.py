@@ -12,7 +12,10 @@ what that costs, against the original as the baseline:
   pooling also dynamic H/W axes (the original does not export there). For atan2 also
   the error of each graph against torch eager, on random values and on an edge grid.
 
-    python benchmarks/helpers.py [--quick] [--device cpu|cuda] [--output FILE]
+    python benchmarks/helpers.py [--quick] [--device cpu|cuda] [--no-onnx] [--match TEXT] [--output FILE]
+
+Small inputs (0-d, a few elements) show the helpers' fixed cost; ``--match 'small'
+--no-onnx`` times only those, eagerly.
 
 Times are medians over interleaved rounds, one thread (``torch.set_num_threads(1)``).
 Prints one markdown table; the numbers go into the README, never into a test.
@@ -37,6 +40,7 @@ import torch
 import torch.nn.functional as F
 from torch.utils.benchmark import Timer
 
+from trtcodemod.helpers.assignment import _trt_mask_fill_float
 from trtcodemod.helpers.atan2 import _trt_atan2
 from trtcodemod.helpers.indexing import _trt_mask_index
 from trtcodemod.helpers.onnx_export import _trt_onnx_exporting
@@ -51,6 +55,17 @@ from trtcodemod.helpers.unique import _trt_unique
 
 Inputs = Callable[[str], dict[str, torch.Tensor]]
 
+
+class _Forward(torch.nn.Module):
+    """One call in a module's forward: how rewritten model code meets the helpers."""
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *inputs: torch.Tensor) -> Any:
+        return self.fn(*inputs)
+
 #: What the timed expressions see: torch, F, the helpers and the module instances.
 NAMESPACE: dict[str, Any] = {
     "torch": torch,
@@ -58,11 +73,14 @@ NAMESPACE: dict[str, Any] = {
     "copy": copy,
     "_trt_deepcopy": _trt_deepcopy,
     "_trt_atan2": _trt_atan2,
+    "_trt_mask_fill_float": _trt_mask_fill_float,
     "_trt_unique": _trt_unique,
     "_trt_mask_index": _trt_mask_index,
     "_trt_zero_pad": _trt_zero_pad,
     "_trt_adaptive_avg_pool1d": _trt_adaptive_avg_pool1d,
     "_trt_adaptive_avg_pool2d": _trt_adaptive_avg_pool2d,
+    "atan2_forward": _Forward(torch.atan2),
+    "trt_atan2_forward": _Forward(_trt_atan2),
     "pad_module": torch.nn.ZeroPad2d((0, 1, 0, 1)),
     "trt_pad_module": _TrtZeroPad2d((0, 1, 0, 1)),
     "pool_module": torch.nn.AdaptiveAvgPool2d(7),
@@ -130,8 +148,8 @@ def randn(name: str, *shape: int) -> Inputs:
 def randn2(*shape: int) -> Inputs:
     """Random float32 ``y`` and ``x`` of ``shape`` (atan2's arguments)."""
     return lambda device: {
-        "y": torch.randn(*shape, generator=_seeded(0)).to(device),
-        "x": torch.randn(*shape, generator=_seeded(1)).to(device),
+        "y": torch.randn(shape, generator=_seeded(0)).to(device),
+        "x": torch.randn(shape, generator=_seeded(1)).to(device),
     }
 
 
@@ -154,6 +172,7 @@ def cases() -> list[Case]:
     atan2 = ("_trt_atan2", "torch.atan2(y, x)", "torch.atan2(y, x)", "_trt_atan2(y, x)")
     unique = ("_trt_unique", "torch.unique(labels)", "torch.unique(labels)", "_trt_unique(labels)")
     mask = ("_trt_mask_index", "t[mask], ~50% kept", "t[mask]", "_trt_mask_index(t, mask)")
+    fill = ("_trt_mask_fill_float", "t[mask] = 0.0", "t[mask] = 0.0", "_trt_mask_fill_float(t, mask, 0.0)")
     pad = ("_trt_zero_pad", "F.pad(x, (0,1,0,1))", "F.pad(x, (0, 1, 0, 1))", "_trt_zero_pad(x, (0, 1, 0, 1))")
     pad_module = ("_TrtZeroPad2d", "nn.ZeroPad2d((0,1,0,1))(x)", "pad_module(x)", "trt_pad_module(x)")
     pool7 = ("_trt_adaptive_avg_pool2d", "F.adaptive_avg_pool2d(x, (7,7))", "F.adaptive_avg_pool2d(x, (7, 7))",
@@ -169,6 +188,13 @@ def cases() -> list[Case]:
         # The original exports a frozen constant (or not at all): eager cost only.
         Case(*deepcopy[:2], "300x4", randn("x", 300, 4), *deepcopy[2:], ort=False),
         Case(*deepcopy[:2], "8x256x56x56", randn("x", 8, 256, 56, 56), *deepcopy[2:], ort=False, quick=False),
+        # Small inputs: the helpers' fixed cost (a call and two flag checks) against a fast op.
+        Case(*atan2[:2], "0-d (small)", randn2(), *atan2[2:], ort=False),
+        Case(*unique[:2], "8 of 4 (small)", labels(8, 4), *unique[2:], ort=False),
+        Case(*fill[:2], "8x1 (small)", masked(8, 1, 0.5), *fill[2:], ort=False),
+        Case("_trt_atan2", "module forward calling atan2", "0-d (small)", randn2(), "atan2_forward(y, x)",
+             "trt_atan2_forward(y, x)", ort=False),
+        Case(*fill[:2], "300x4", masked(300, 4, 0.5), *fill[2:], ort=False),
         Case(*atan2[:2], "300", randn2(300), *atan2[2:], grad=("y", "x")),
         Case(*atan2[:2], "8400", randn2(8400), *atan2[2:], grad=("y", "x"), quick=False),
         Case(*atan2[:2], "1e6", randn2(1_000_000), *atan2[2:], grad=("y", "x")),
@@ -426,6 +452,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer sizes and shorter measurements (~30 s)")
     parser.add_argument("--no-onnx", action="store_true", help="skip the ONNX Runtime comparisons")
     parser.add_argument("--output", type=str, help="also write the report (markdown) to this file")
+    parser.add_argument("--match", type=str, default="", help="only the cases whose size or case holds this text")
     args = parser.parse_args()
     if args.device.startswith("cuda") and not torch.cuda.is_available():
         parser.error("--device cuda: no CUDA device visible to torch")
@@ -437,7 +464,8 @@ def main() -> None:
     start = time.perf_counter()
     rows: list[Row] = []
     notes: list[str] = []
-    selected = [case for case in cases() if case.quick or not args.quick]
+    selected = [case for case in cases() if (case.quick or not args.quick)
+                and (args.match in case.size or args.match in case.case or args.match in case.helper)]
     for case in selected:
         rows += eager_rows(case, settings)
     if not args.no_onnx:

@@ -4,8 +4,9 @@ A fix called safe must keep, for every input the original accepts: values (bit f
 in eager mode), dtype, shape, strides, device, ``requires_grad`` and gradients, aliasing
 (a view stays a view of the same input, a copy stays a copy), and the exception raised
 where the original raised. It must also keep working under ``torch.jit.script``,
-``torch.fx``, ``torch.compile``, ``torch.export`` and both ONNX exporters wherever the
-original did. :func:`assert_same_run` and :func:`toolchain_outcomes` check those.
+``torch.fx`` (and scripting the traced graph), ``torch.compile``, ``torch.export`` and both
+ONNX exporters wherever the original did. :func:`assert_same_run` and
+:func:`toolchain_outcomes` check those.
 
 Programs are modules with a class ``M``; they are written to files and imported, because
 TorchScript reads a function's source from its file.
@@ -194,6 +195,8 @@ def toolchain_outcomes(module_type: type, inputs: list[Any], folder: Path) -> di
 
     attempt("script", lambda: torch.jit.script(module_type()))
     attempt("fx", lambda: torch.fx.symbolic_trace(module_type()))
+    # A traced graph that scripted before must still script: fx must record what the original did.
+    attempt("fx+script", lambda: torch.jit.script(torch.fx.symbolic_trace(module_type())))
     attempt("compile", lambda: torch.compile(module_type(), fullgraph=True, backend="eager"))
     attempt("export", lambda: torch.export.export(module_type(), tuple(clone_input(v) for v in inputs)).module())
     return results

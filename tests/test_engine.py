@@ -210,3 +210,43 @@ def test_no_fix_inside_a_self_documenting_fstring(tmp_path, capsys) -> None:
             model(boxes, scores)
         outputs.append(capsys.readouterr().out)
     assert outputs[0] == outputs[1] and "len(boxes)=3" in outputs[0]
+
+
+DEBUG_FSTRINGS = '''\
+import torch
+
+
+def report(boxes: torch.Tensor, scores: torch.Tensor):
+    print(f"{len(boxes)=}")
+    print(f"{boxes[scores > 0].tolist() = }")
+    print(f"{len(boxes)=:>4}|{len(boxes)}")
+    return boxes[scores > 0]
+'''
+
+
+def test_no_fix_inside_a_self_documenting_fstring_field() -> None:
+    """`f"{len(boxes)=}"` prints the expression's text: a fix there changes the output."""
+    import contextlib
+    import io
+
+    import torch
+
+    from support import load
+
+    result = fix_source(DEBUG_FSTRINGS.encode(), "m.py").source.decode()
+    assert 'print(f"{len(boxes)=}")' in result and "{boxes[scores > 0].tolist() = }" in result
+    assert "{len(boxes)=:>4}|{boxes.shape[0]}" in result  # the plain field beside it is fixed
+    findings = check_source(DEBUG_FSTRINGS.encode(), "m.py")
+    inside = [f for f in findings if f.line in (5, 6) or (f.line == 7 and f.column < 20)]
+    assert {f.rule for f in inside} == {"TRT704", "TRT201"}
+    assert all(f.edit is None and "self-documenting" in f.message for f in inside)
+    for boxes, scores in [(torch.tensor([[0.0, -0.0], [float("inf"), float("nan")]]), torch.tensor([1.0, -1.0])),
+                          (torch.zeros(0, 2), torch.zeros(0))]:
+        printed = []
+        for code in (DEBUG_FSTRINGS, result):
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                value = load(code, "report")(boxes, scores)
+            printed.append((out.getvalue(), value))
+        assert printed[0][0] == printed[1][0]
+        assert torch.equal(printed[0][1].nan_to_num(), printed[1][1].nan_to_num())

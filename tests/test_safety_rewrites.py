@@ -83,7 +83,7 @@ def test_trt304_toolchains(permute_programs, tmp_path, number: int) -> None:
     before = toolchain_outcomes(before_type, [x], tmp_path)
     after = toolchain_outcomes(after_type, [x], tmp_path)
     worked = [name for name, result in before.items() if not isinstance(result, Exception)]
-    assert set(worked) == {"script", "fx", "compile", "export"}, before
+    assert set(worked) == {"script", "fx", "fx+script", "compile", "export"}, before
     for name in worked:
         assert not isinstance(after[name], Exception), f"{name}: {after[name]!r}"
         assert_same_run(Run([x], before[name]), Run([x], after[name]), context=name)

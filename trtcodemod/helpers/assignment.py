@@ -7,6 +7,13 @@ axes, while ``masked_fill_`` broadcasts from the trailing ones), so the helpers 
 ``masked_fill_`` only then, and only while ``torch.onnx.export`` runs. Everywhere else they
 are the assignment itself. There are two helpers because TorchScript needs the value's
 type: ``_trt_mask_fill_float`` for float literals, ``_trt_mask_fill_int`` for int literals.
+
+Where ``masked_fill_`` would export another program, the helpers keep the assignment while
+exporting too (measured with torch 2.13 and ONNX Runtime 1.23): dtypes ONNX Runtime has no
+``Where`` kernel for (bool, int16, bfloat16), and a ``-0.0`` fill (the dynamo exporter's
+constant loses its sign). A write through an indexed view (``b[..., 2][m] = 0``) is kept by
+the TorchScript exporter only when the view and the write are one expression, so TRT204
+leaves such targets alone; no helper can write through them.
 """
 
 import torch
@@ -45,7 +52,8 @@ def _trt_mask_fill_covers(target, mask, value) -> bool:
 
     It does for a bool tensor ``mask`` whose shape is that of ``target``'s leading axes, and
     a number ``value`` that the target's dtype holds without overflow (``masked_fill_``
-    raises where the assignment writes inf into float16).
+    raises where the assignment writes inf into float16). The exported graph computes it
+    too only for a dtype with an ONNX Runtime ``Where`` kernel and a value other than ``-0.0``.
     """
     if not (isinstance(target, torch.Tensor) and isinstance(mask, torch.Tensor)):
         return False
@@ -53,11 +61,12 @@ def _trt_mask_fill_covers(target, mask, value) -> bool:
         return False
     if tuple(mask.shape) != tuple(target.shape[: mask.dim()]):
         return False
-    if target.dtype == torch.bool:
-        return value == 0 or value == 1
-    if target.is_floating_point():
-        return value != value or abs(value) == float("inf") or abs(value) <= torch.finfo(target.dtype).max
-    if target.is_complex():
+    if target.dtype not in (torch.float32, torch.float64, torch.float16, torch.int64, torch.int32,
+                            torch.int8, torch.uint8):
         return False
+    if target.is_floating_point():
+        if value == 0 and str(float(value)).startswith("-"):
+            return False
+        return value != value or abs(value) == float("inf") or abs(value) <= torch.finfo(target.dtype).max
     info = torch.iinfo(target.dtype)
     return isinstance(value, int) and info.min <= value <= info.max

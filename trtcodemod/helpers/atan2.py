@@ -17,8 +17,10 @@ def _trt_atan2(y, x):
     """``torch.atan2(y, x)``; while exporting to ONNX, the exact form TensorRT parses.
 
     Eager, scripted, fx-traced, compiled and ``torch.export``-ed code runs
-    ``torch.atan2`` itself (same values, gradients and speed). A receiver of the method
-    form that is not a tensor but has its own ``atan2`` keeps its method.
+    ``torch.atan2`` itself (same values, gradients and, tensors first, nearly the same
+    speed). An fx ``Proxy`` records ``torch.atan2`` as the original call would, so the
+    traced graph still scripts. A receiver of the method form that is not a tensor but
+    has its own ``atan2`` keeps its method.
     """
     if torch.jit.is_scripting():
         return torch.atan2(y, x)

@@ -15,8 +15,8 @@ from trtcodemod.helpers.onnx_export import _trt_onnx_exporting
 def _trt_unique(x):
     """``torch.unique(x)``; while exporting to ONNX, a sort-based form without ``Unique``.
 
-    A receiver of the method form that is not a tensor (a pandas ``Series``) keeps
-    its own ``unique`` method.
+    An fx ``Proxy`` records ``torch.unique`` as the original call would. A receiver of
+    the method form that is not a tensor (a pandas ``Series``) keeps its own ``unique``.
     """
     if torch.jit.is_scripting():
         return torch.unique(x)
@@ -43,7 +43,12 @@ def _trt_unique_onnx(x):
         # ONNX TopK has no bool kernel: sort 0/1 as int32 and convert back.
         return _trt_unique_onnx(flat.to(torch.int32)).to(torch.bool)
     values = torch.sort(flat).values
-    # A value is kept when it differs from its predecessor; the first one always is.
-    first = torch.ones_like(values[:1], dtype=torch.bool)
-    keep = torch.cat([first, values[1:] != values[:-1]])
-    return values[torch.nonzero(keep.to(torch.float32)).reshape(-1)]
+    # A value is kept when it differs from its predecessor; the first one always is. Every
+    # size here follows the input's length, 0 included: a slice like values[:1] would be
+    # traced as length 1 (torch.export assumes a dynamic length of 2 or more) and break
+    # on an empty input.
+    previous = torch.cat([values[-1:], values[:-1]])
+    first = torch.arange(values.shape[0], device=values.device) == 0
+    keep = (values != previous) | first
+    # index_select: a plain Gather (indexing by a tensor exports as GatherND with dynamo).
+    return torch.index_select(values, 0, torch.nonzero(keep.to(torch.float32)).reshape(-1))
