@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import children, code_of, has_star_args, int_value, method_call, short_code
+from trtcodemod.astutil import children, code_of, has_star_args, helper_call, int_value, method_call, short_code
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.transforms._size_facts import TS_PITFALLS as _TS_PITFALLS
 from trtcodemod.transforms._size_facts import SizeRule as _SizeRule
@@ -139,6 +139,12 @@ version.""",
 # --- TRT712 ------------------------------------------------------------------------------
 
 
+SIZE_MIN_HELPER = "_trt_size_min"
+SIZE_MAX_HELPER = "_trt_size_max"
+#: Operators that keep integers integers (``/`` gives a float, ``**`` may).
+_INTEGER_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide)
+
+
 class PythonMathOnSize(_SizeRule):
     info = RuleInfo(
         id="TRT712",
@@ -169,10 +175,17 @@ already an `int`), `math.floor(s / k)` and `int(s / k)` → `s // k`, `math.ceil
 division of a non-negative size exports as ONNX `Div` (which truncates: the same for
 non-negative operands), so the result follows the input. Note that the common
 `-(-s // k)` ceiling is *wrong* in both exporters: the negative operand meets `Div`'s
-truncation (measured: 0 instead of 1 for s = 2, k = 3). Other uses are reported with the
-manual step: `min(k, s)` → `torch.clamp(torch.as_tensor(s), max=k)` (a tensor in eager
-too, so the code after it must accept one), `int(s * 0.5)` → `s // 2` where the factor is
-a reciprocal of an integer, or compute the number outside the model and pass it in.
+truncation (measured: 0 instead of 1 for s = 2, k = 3). `min(a, b)` and `max(a, b)` of two
+integers built from sizes and integer literals with `+ - * //` (`max(x.shape[1] // 2, 1)`)
+become `_trt_size_min(a, b)` / `_trt_size_max(a, b)`: the built-in itself in eager mode,
+`torch.jit.script`, fx, `torch.compile`, `torch.export` and the dynamo exporter (which keeps
+`min`/`max` of symbolic sizes on its own), and only while a trace passes a size as a 0-d
+tensor a `clamp`/`maximum` that the graph keeps. Measured with torch 2.13, exported at
+width 8: the original's top-k of `max(w // 2, 1)` gives no value at width 1 (the trace kept
+"the size wins") and its `x[:, :min(w - 2, 3)]` keeps 3 columns at width 3 (the trace kept
+"3 wins"); the rewritten graph gives 1 value and 1 column, as eager does. Other uses are reported with the manual step:
+`int(s * 0.5)` → `s // 2` where the factor is a reciprocal of an integer, or compute the
+number outside the model and pass it in.
 
 Fix safety: unsafe. The rewrite assumes the value is a `torch.Tensor`, so that its size
 is a Python `int` (the tensor is only evidenced by `forward`'s parameters, a `Tensor`
@@ -181,7 +194,11 @@ too, but a custom `.shape` may not). `math.ceil(s / k)` and `math.floor(s / k)` 
 through a float: they equal the integer forms for every size below 2**53 (larger sizes
 exist only for expanded, stride-0 tensors; there the integer form is the exact one). In
 eager mode, `torch.jit.script` and `torch.export` the rewritten expression is the same
-`int`. Applies to every TensorRT version.""",
+`int`. The `min`/`max` helpers also assume that, while the TorchScript exporter traces, the
+code after them accepts a 0-d tensor where it got the number (a top-k's K, a slice bound,
+a shape do; `range(k)` reads it back into a number as before, with the same TracerWarning).
+`migrate` applies them as verified candidates (an input set with the axis stretched shows the
+baked choice). Applies to every TensorRT version.""",
         fix=Safety.UNSAFE,
         examples=(
             Example(
@@ -209,10 +226,15 @@ eager mode, `torch.jit.script` and `torch.export` the rewritten expression is th
                 unsafe=True,
             ),
             Example(
-                "class TopK(nn.Module):\n"
-                "    def forward(self, scores):\n"
-                "        k = min(100, scores.shape[1])\n"
-                "        return scores.topk(k, dim=1)\n"
+                "class Half(nn.Module):\n"
+                "    def forward(self, x):\n"
+                "        k = max(x.shape[1] // 2, 1)\n"
+                "        return x[:, :k]\n",
+                "class Half(nn.Module):\n"
+                "    def forward(self, x):\n"
+                "        k = _trt_size_max(x.shape[1] // 2, 1)\n"
+                "        return x[:, :k]\n",
+                unsafe=True,
             ),
         ),
         references=(_TS_PITFALLS, "https://pytorch.org/docs/stable/generated/torch.clamp.html",
@@ -263,7 +285,12 @@ eager mode, `torch.jit.script` and `torch.export` the rewritten expression is th
             return
         fix = self._fix(node, name, builtin is not None, positional)
         text = short_code(node)
-        if fix is not None:
+        if builtin in ("min", "max") and len(positional) == 2 and all(map(self._integer_size, positional)):
+            helper = SIZE_MIN_HELPER if builtin == "min" else SIZE_MAX_HELPER
+            fix = Fix({node: helper_call(helper, *positional)}, safety=Safety.UNSAFE, helpers=(helper,))
+            message = (f"`{text}` compares a traced size in Python: the TorchScript export keeps the example's "
+                       f"choice as a constant; {helper} keeps the choice in the graph while tracing")
+        elif fix is not None:
             message = (f"`{text}` turns a traced size into a Python number: the TorchScript export keeps the "
                        "example's value; integer arithmetic on the size stays in the graph")
         elif builtin in ("min", "max"):
@@ -277,6 +304,16 @@ eager mode, `torch.jit.script` and `torch.export` the rewritten expression is th
                        "example's value; use integer arithmetic on the size (`s // k`, `(s + k - 1) // k`) or "
                        "pass the number in as an input")
         self.found(node, message, fix)
+
+    def _integer_size(self, expr: cst.BaseExpression) -> bool:
+        """An integer literal, a size, or ``+ - * //`` of those: an ``int`` in eager mode."""
+        if type(expr) is cst.Integer or self.size_of(expr) is not None:
+            return True
+        if type(expr) is cst.BinaryOperation and type(expr.operator) in _INTEGER_OPERATORS:
+            return self._integer_size(expr.left) and self._integer_size(expr.right)
+        if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Minus:
+            return self._integer_size(expr.expression)
+        return False
 
     def _fix(self, node: cst.Call, name: str, builtin: bool, positional: list[cst.BaseExpression]) -> Fix | None:
         if len(node.args) != 1 or node.args[0].keyword is not None:

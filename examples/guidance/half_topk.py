@@ -1,7 +1,8 @@
 """Dynamic data shape: a K computed in Python from a size, ``max(x.shape[1] // 2, 1)``.
 
-Python's ``max`` picks while tracing; the width going 8 → 9 gives 4 both times, so no input set
-exposes it, but the TracerWarning locates it (TRT712) and migrate reports it (exit 1).
+Python's ``max`` picks while tracing: the graph keeps "the size wins", wrong only at width 1.
+The width going 8 → 9 does not expose it, but the TracerWarning locates it (TRT712), and migrate
+applies ``_trt_size_max`` as a verified candidate.
 """
 
 import torch

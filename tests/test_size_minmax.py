@@ -1,0 +1,132 @@
+"""TRT712's `min`/`max` of sizes: the helpers keep the choice in the TorchScript export.
+
+The rewrite text, the helpers against the built-ins on ints, scripting, fx, and both ONNX
+exporters run in ONNX Runtime at sizes other than the example's.
+"""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+
+import onnxruntime as ort
+import pytest
+import torch
+from support import rewrite
+
+from trtcodemod.helpers.sizes import _trt_size_max, _trt_size_min
+
+HALF = """\
+import torch
+from torch import nn
+
+
+class Half(nn.Module):
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        k = max(x.shape[1] // 2, 1)
+        n = min(x.shape[1] - 2, 3)
+        return torch.topk(x, k, dim=1).values, x[:, :n]
+"""
+
+
+def _load(code: str, tmp_path, name: str) -> torch.nn.Module:
+    # A real file: TorchScript needs the source of the helpers inserted into it.
+    path = tmp_path / f"{name}.py"
+    path.write_text(code)
+    namespace: dict = {"__name__": name, "__file__": str(path)}
+    exec(compile(code, str(path), "exec"), namespace)
+    return namespace["Half"]()
+
+
+def test_rewrite_text() -> None:
+    assert rewrite(HALF) == HALF  # unsafe: applied with --unsafe or by migrate as a verified candidate
+    after = rewrite(HALF, unsafe=True)
+    assert "k = _trt_size_max(x.shape[1] // 2, 1)" in after and "n = _trt_size_min(x.shape[1] - 2, 3)" in after
+    assert "def _trt_size_traced(" in after
+
+
+@pytest.mark.parametrize("call", [
+    "max(x.shape[1] * 0.5, 1)",  # a float: the traced form would change the type
+    "max(x.shape[1] / 2, 1)",
+    "max(x.shape[0], x.shape[1], 2)",  # three operands
+    "max(x.shape[0], x.shape[1], key=abs)",
+    "min(n, x.shape[1])",  # a name the rule cannot see is an int
+])
+def test_only_two_integer_operands_are_rewritten(call: str) -> None:
+    code = f"import torch\nclass M(torch.nn.Module):\n    def forward(self, x, n):\n        return {call}\n"
+    assert "_trt_size" not in rewrite(code, unsafe=True)
+
+
+def test_helpers_are_the_builtins_on_ints() -> None:
+    values = (-3, -1, 0, 1, 2, 7, 2**62)
+    for a, b in itertools.product(values, values):
+        for helper, builtin in ((_trt_size_max, max), (_trt_size_min, min)):
+            result = helper(a, b)
+            assert result == builtin(a, b) and type(result) is int
+
+
+def _compare_eager(original, rewritten, widths) -> None:
+    for width in widths:
+        x = torch.randn(2, width)
+        x[0, 0] = -0.0
+        for got, want in zip(rewritten(x), original(x)):
+            assert torch.equal(got, want) and got.dtype == want.dtype and got.stride() == want.stride()
+
+
+def test_eager_and_script_are_the_original(tmp_path) -> None:
+    original = _load(HALF, tmp_path, "half_before")
+    rewritten = _load(rewrite(HALF, unsafe=True), tmp_path, "half_after")
+    _compare_eager(original, rewritten, (1, 2, 3, 8, 17))
+    _compare_eager(torch.jit.script(original), torch.jit.script(rewritten), (1, 2, 3, 8, 17))
+
+
+def test_fx_fails_as_the_original_does(tmp_path) -> None:
+    """fx makes sizes Proxies; comparing one in Python raises in both."""
+    errors = []
+    for code, name in ((HALF, "fx_before"), (rewrite(HALF, unsafe=True), "fx_after")):
+        with pytest.raises(Exception) as caught:
+            torch.fx.symbolic_trace(_load(code, tmp_path, name))
+        errors.append(type(caught.value))
+    assert errors[0] is errors[1]
+
+
+def _onnx_outputs(model, path, widths, dynamo: bool) -> dict[int, list]:
+    example = (torch.randn(2, 8),)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if dynamo:
+            torch.onnx.export(model, example, str(path), dynamo=True, input_names=["x"],
+                              dynamic_shapes={"x": {1: torch.export.Dim.AUTO}})
+        else:
+            torch.onnx.export(model, example, str(path), dynamo=False, input_names=["x"],
+                              dynamic_axes={"x": {1: "width"}})
+    session = ort.InferenceSession(str(path))
+    return {w: session.run(None, {"x": torch.arange(2.0 * w).reshape(2, w).numpy()}) for w in widths}
+
+
+def test_torchscript_export_keeps_the_choice(tmp_path) -> None:
+    widths = (1, 2, 3, 8, 9, 17)
+    original = _load(HALF, tmp_path, "ts_before")
+    rewritten = _load(rewrite(HALF, unsafe=True), tmp_path, "ts_after")
+    before = _onnx_outputs(original, tmp_path / "before.onnx", widths, dynamo=False)
+    after = _onnx_outputs(rewritten, tmp_path / "after.onnx", widths, dynamo=False)
+    for width in widths:
+        expected = rewritten(torch.arange(2.0 * width).reshape(2, width))
+        for got, want in zip(after[width], expected):
+            assert got.shape == tuple(want.shape) and (got == want.numpy()).all(), width
+    # The original's graph kept the example's choices: max picked the size (so k = 0 at width 1,
+    # where max gives 1) and min picked 3 (so 3 columns at width 3, where min gives 1).
+    assert before[1][0].shape == (2, 0) and before[3][1].shape == (2, 3)
+    assert before[17][0].shape == (2, 8)  # where the choice does not flip, the size was traced
+
+
+def test_dynamo_export_is_unchanged(tmp_path) -> None:
+    """The dynamo exporter keeps min/max of symbolic sizes itself; the helpers leave it alone."""
+    widths = (3, 8, 9, 17)
+    original = _load(HALF, tmp_path, "dy_before")
+    rewritten = _load(rewrite(HALF, unsafe=True), tmp_path, "dy_after")
+    before = _onnx_outputs(original, tmp_path / "before.onnx", widths, dynamo=True)
+    after = _onnx_outputs(rewritten, tmp_path / "after.onnx", widths, dynamo=True)
+    for width in widths:
+        for got, want in zip(after[width], before[width]):
+            assert got.shape == want.shape and (got == want).all()
