@@ -83,3 +83,76 @@ def test_the_rewritten_export_follows_the_input(tmp_path: Path) -> None:
         same = [torch.allclose(torch.from_numpy(session.run(None, {"x": f.numpy()})[0]), model(f), atol=1e-5)
                 for f in feeds]
         assert all(same) is follows
+
+
+# --- an item inside a math function torch has too ----------------------------------------------
+
+MATH = '''\
+import math
+
+import torch
+from torch import nn
+
+
+class Decay(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.tau = 2.0
+
+    def forward(self, x, stamps):
+        gap = (stamps[1] - stamps[0]).abs()
+        weight = math.exp(-gap.item() / self.tau)
+        spread = math.sqrt(gap.item())
+        whole = math.floor(gap.item())
+        nested = math.exp(math.log(gap.item() + 1.0))
+        return x * weight + spread + whole + nested
+'''
+
+
+def test_math_of_an_item_becomes_the_torch_function() -> None:
+    after = rewrite(MATH, unsafe=True, select=("TRT702",))
+    assert "weight = torch.exp(-gap / self.tau)" in after and "spread = torch.sqrt(gap)" in after
+    # math.floor gives an int (torch.floor a float tensor); a nested math call would read the
+    # inner tensor back: both stay, reported.
+    assert "whole = math.floor(gap.item())" in after and "math.exp(math.log(gap.item() + 1.0))" in after
+    assert rewrite(MATH, select=("TRT702",)) == MATH
+    aliased = MATH.replace("import torch\n", "import torch as th\n").replace("torch.Tensor", "th.Tensor")
+    assert "weight = th.exp(-gap / self.tau)" in rewrite(aliased, unsafe=True, select=("TRT702",))
+
+
+STAMPS = [torch.tensor([1.7e9, 1.7e9 + 0.25], dtype=torch.float64), torch.tensor([5.0, 5.0], dtype=torch.float64),
+          torch.tensor([3.0, -1.0], dtype=torch.float64), torch.tensor([0.0, -0.0], dtype=torch.float64)]
+
+
+@pytest.mark.parametrize("stamps", STAMPS, ids=["epoch", "zero-gap", "negative", "signed-zero"])
+def test_math_rewrite_agrees_on_values_and_dtype(tmp_path: Path, stamps: torch.Tensor) -> None:
+    before = import_source(MATH, tmp_path)["Decay"]()
+    after = import_source(rewrite(MATH, unsafe=True, select=("TRT702",)), tmp_path)["Decay"]()
+    x = torch.tensor([0.0, -1.5, 2.0, float("inf")])
+    if stamps[0] > stamps[1]:
+        stamps = stamps.flip(0)  # math.log of a negative gap + 1 raises; torch would give NaN
+    expected, got = before(x, stamps), after(x, stamps)
+    assert got.dtype == expected.dtype == torch.float32  # a 0-d float64 does not promote x
+    torch.testing.assert_close(got, expected, rtol=1e-6, atol=0, equal_nan=True)
+
+
+def test_math_rewrite_export_follows_the_stamps(tmp_path: Path) -> None:
+    code = (MATH.replace("        whole = math.floor(gap.item())\n", "")
+            .replace("        nested = math.exp(math.log(gap.item() + 1.0))\n", "")
+            .replace(" + whole + nested", ""))
+    before = import_source(code, tmp_path)["Decay"]()
+    after = import_source(rewrite(code, unsafe=True, select=("TRT702",)), tmp_path)["Decay"]()
+    x = torch.tensor([1.0, -2.0, 0.0])
+    results = []
+    for model in (before, after):
+        buffer = io.BytesIO()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(model, (x, STAMPS[0]), buffer, dynamo=False, input_names=["x", "stamps"])
+        session = ort.InferenceSession(buffer.getvalue())
+        other = STAMPS[2]
+        feeds = {"x": x.numpy(), "stamps": other.numpy()}
+        # The original's graph may not even take the stamps: the trace folded them into a constant.
+        graph = session.run(None, {i.name: feeds[i.name] for i in session.get_inputs()})[0]
+        results.append(torch.allclose(torch.from_numpy(graph), model(x, other), rtol=1e-5))
+    assert results == [False, True]  # the original's graph kept the example's weight

@@ -212,6 +212,44 @@ def test_plan_applies_exactly_its_fixes_through_the_engine_filter(tmp_path: Path
     assert plan.applied == [] and fix_source(SOURCE, path, Options(select=("ALL", "TRT401"), allow=plan.allows())).changed is False
 
 
+BRANCH = (b"import torch\n\ndef f(x: torch.Tensor, t: torch.Tensor):\n    if x.max() > 0.5:\n        t = t + 1\n"
+          b"    return t\n")
+
+
+def test_a_node_in_code_another_fix_wrote_gets_that_rule_as_a_follow_up(tmp_path: Path) -> None:
+    """Below TensorRT 8.4, TRT101's torch.where is itself a Where the parser rejects: once the
+    graph check locates it at the `if` line, the plan adds TRT102 there, applied in the pass after."""
+    path = tmp_path / "m.py"
+    path.write_bytes(BRANCH)
+    options = Options(select=("ALL",), target="8.0")
+    findings = check_source(BRANCH, str(path), options)
+    assert [f.rule for f in findings] == ["TRT101"]  # no torch.where in the original
+    where = str(path.resolve())
+    facts = Facts.from_json({"version": 1, "runs": 2, "lines": {where: [3, 4, 5, 6]}, "events": [], "inputs": {}})
+    plan = Plan()
+    assert plan.update(findings, [Problem("baked", where, 4, "If", None, "")], facts, unsafe=True)
+    first = fix_source(BRANCH, where, Options(select=("ALL",), target="8.0", allow=plan.allows(),
+                                              follow_up=plan.follow_ups()))
+    assert b"torch.where(_trt_cond" in first.source and [f.rule for f in first.fixed] == ["TRT101"]
+    # The round's graph check: a Where at line 4 (the rewritten `if`), which no finding covers.
+    assert plan.update(findings, [Problem("hostile", where, 4, "Where", "TRT102", "")], facts, unsafe=True)
+    follow = [d for d in plan.applied if d.follow_up]
+    assert [(d.finding.rule, d.finding.line) for d in follow] == [("TRT102", 4)]
+    second = fix_source(BRANCH, where, Options(select=("ALL",), target="8.0", allow=plan.allows(),
+                                               follow_up=plan.follow_ups()))
+    assert b"torch.where" not in second.source and b"torch.logical_not(_trt_cond)" in second.source
+    assert [(f.rule, f.line) for f in second.fixed] == [("TRT101", 4), ("TRT102", 4)]  # lines of the original
+    run = {}
+    for name, code in (("before", BRANCH), ("after", second.source)):
+        exec(compile(code, name, "exec"), run.setdefault(name, {}))
+    import torch
+    for x, t in ((torch.tensor([0.9, -1.0]), torch.tensor([2, 3])), (torch.tensor([0.1]), torch.tensor([-4]))):
+        assert torch.equal(run["before"]["f"](x, t), run["after"]["f"](x, t))
+    # Without follow-ups the engine leaves the Where alone (the plan decides every fix).
+    kept = fix_source(BRANCH, where, Options(select=("ALL",), target="8.0", allow=plan.allows()))
+    assert b"torch.where(_trt_cond" in kept.source
+
+
 def test_export_failure_names_the_rule_and_the_user_line(tmp_path: Path) -> None:
     path, _ = _findings(tmp_path)
     facts = _facts(path, [1])
@@ -333,3 +371,18 @@ def test_a_squeeze_proof_names_the_stretched_axes(tmp_path: Path) -> None:
     facts.stretched = ["x[2] (height) 8->17"]
     proof = decide(found["TRT401"], [Problem("hostile", path, 4, "If", "TRT401", "")], facts, unsafe=False).proof
     assert "one with the dynamic axes stretched (x[2] (height) 8->17)" in proof
+
+
+def test_a_reverted_candidate_leaves_its_baked_value_remaining_and_exit_1() -> None:
+    """legacy_ops: TRT702's `torch.exp(-gap / tau)` is tried and reverted (the TorchScript exporter
+    casts the float64 stamps to float32 before subtracting them); the value baked in at that line
+    is still there, though no input set of the rewritten side exposes it."""
+    config = EXAMPLES.parent / "models.toml"
+    code, report = run_json("--config", str(config), "--model", "legacy_ops", "--no-cache")
+    assert [r["rule"] for r in report["reverted"]] == ["TRT702"]
+    line = next(i for i, text in enumerate((EXAMPLES.parent / "legacy_ops.py").read_text().splitlines(), 1)
+                if "math.exp(-gap.item()" in text)
+    left = [r for r in report["remaining"] if r["rule"] == "TRT702"]
+    assert [r["source"].rsplit(":", 1)[1] for r in left] == [str(line)]
+    assert left[0]["message"].startswith("fix reverted: breaks equivalence") and left[0]["severity"] == "error"
+    assert code == 1 and report["exit_code"] == 1

@@ -115,14 +115,18 @@ number outside the model and pass it in as an input.
 
 The rewrite (`.item()` only): drop the `.item()` where the number is only arithmetic's
 operand: `t.max().item() + 1`, or `peak = t.max().item()` when every later use of `peak` in
-the function is an operand of `+ - * / // % **` and nothing else assigns it. The 0-d tensor
-then stands where the number stood, and the export keeps computing it.
+the function is an operand of `+ - * / // % **` (or of a unary `-`) and nothing else assigns
+it. The 0-d tensor then stands where the number stood, and the export keeps computing it.
+Where that arithmetic is the one argument of a `math` function that torch has too
+(`math.exp(-gap.item() / tau)`), the call becomes the torch function on the tensor
+(`torch.exp(-gap / tau)`): `math.exp` would read the tensor back into a number.
 
 Fix safety: unsafe. Assumption: a 0-d tensor behaves as the Python number did in that
 arithmetic. Values can differ in the last bits (a Python float is a double; the tensor keeps
 its dtype, float32 say), the results become 0-d tensors instead of numbers (whatever later
 reads them as numbers, `range(n)` or an f-string, sees a tensor), and the result dtype
-follows tensor promotion. `migrate` tries it as a candidate where the export bakes the value
+follows tensor promotion; where `math` raises (`math.log(0)`, `math.sqrt(-1)`, an overflow
+in `math.exp`), torch returns -inf, NaN or inf. `migrate` tries it as a candidate where the export bakes the value
 and keeps it only when the rewritten model is equivalent on every input set. `.tolist()`,
 `.numpy()` and `int(t)`-style conversions are reported only. Code under `if self.training:`
 or `if not torch.jit.is_tracing():` is not reported: the export does not run it. Applies to
@@ -164,10 +168,42 @@ every TensorRT version.""",
         #: ``.item()`` calls that are an arithmetic operand, and those assigned to a plain name.
         self._operands: set[int] = set()
         self._assigned: dict[int, str] = {}
+        #: Enclosing one-argument ``math.<fn>(...)`` calls that torch has a function for.
+        self._math_calls: list[tuple[cst.Call, str]] = []
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
         if type(node.operator) in _ARITHMETIC:
             self._operands.update(id(strip_parens(side)) for side in (node.left, node.right))
+
+    def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
+        if type(node.operator) in (cst.Minus, cst.Plus):
+            self._operands.add(id(strip_parens(node.expression)))
+
+    def _math_function(self, node: cst.Call) -> str | None:
+        """For a ``math.<fn>(...)`` call: the torch function of the same value (``exp`` for
+        ``math.exp(x)`` with one positional argument), or "" where torch has none; else None."""
+        for qualified in self.context.qualified_names(node.func):
+            if qualified.startswith("math."):
+                if len(node.args) != 1 or node.args[0].keyword is not None or node.args[0].star:
+                    return ""
+                return _MATH_IN_TORCH.get(qualified[5:], "")
+        return None
+
+    def leave_Call(self, original_node: cst.Call) -> None:
+        if self._math_calls and self._math_calls[-1][0] is original_node:
+            self._math_calls.pop()
+
+    def _math_fix(self, node: cst.Call) -> Fix | None:
+        """``math.exp(-t.item() / k)`` → ``torch.exp(-t / k)``: the item in the call's arithmetic."""
+        call, function = self._math_calls[-1]
+        argument = call.args[0].value if call.args else None
+        if len(self._math_calls) != 1 or not function or not _arithmetic_path(argument, node):
+            # `math.floor(...)` (an int), `math.exp(math.log(...))`: some math call would read
+            # the tensor back into a number, so dropping the item only hides the baked value.
+            return None
+        inner = argument.deep_replace(node, method_call(node)[0])  # type: ignore[index]
+        replacement = cst.Call(func=self.context.torch_attr(function), args=[cst.Arg(inner)])  # type: ignore[arg-type]
+        return Fix({call: replacement}, safety=Safety.UNSAFE)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if len(node.targets) == 1 and type(node.targets[0].target) is cst.Name:
@@ -177,6 +213,8 @@ every TensorRT version.""",
         """Drop ``.item()`` where its number only feeds arithmetic (see the rule's doc)."""
         if not self._functions:
             return None
+        if self._math_calls:
+            return self._math_fix(node)
         name = self._assigned.get(id(node))
         if id(node) not in self._operands and (name is None or not _arithmetic_only(self._functions[-1], name)):
             return None
@@ -234,6 +272,9 @@ every TensorRT version.""",
                 self._tensors[-1].discard(name)
 
     def visit_Call(self, node: cst.Call) -> None:
+        function = self._math_function(node)
+        if function is not None:
+            self._math_calls.append((node, function))
         method = self.tensor_method(node, "item", "tolist", "numpy")
         if method is not None:
             root, _ = _root_name(method_call(node)[0])  # type: ignore[index]
@@ -429,6 +470,24 @@ the observation proves, and it applies without `--unsafe`, in any function, not 
 
 
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power)
+
+#: ``math`` functions of one number → the torch function of the same value on a 0-d tensor.
+_MATH_IN_TORCH = {
+    "exp": "exp", "expm1": "expm1", "log": "log", "log2": "log2", "log10": "log10", "log1p": "log1p",
+    "sqrt": "sqrt", "sin": "sin", "cos": "cos", "tan": "tan", "asin": "asin", "acos": "acos", "atan": "atan",
+    "sinh": "sinh", "cosh": "cosh", "tanh": "tanh", "erf": "erf", "erfc": "erfc", "fabs": "abs",
+}
+
+
+def _arithmetic_path(root: cst.BaseExpression, target: cst.CSTNode) -> bool:
+    """Is ``target`` reached from ``root`` through arithmetic operands only (parentheses allowed)?"""
+    if root is target:
+        return True
+    if type(root) is cst.BinaryOperation and type(root.operator) in _ARITHMETIC:
+        return _arithmetic_path(root.left, target) or _arithmetic_path(root.right, target)
+    if type(root) is cst.UnaryOperation and type(root.operator) in (cst.Minus, cst.Plus):
+        return _arithmetic_path(root.expression, target)
+    return False
 
 
 def _arithmetic_only(function: cst.FunctionDef, name: str) -> bool:

@@ -59,6 +59,10 @@ class Options:
     #: When given, decides alone which findings' fixes are applied, whatever their safety
     #: (``migrate`` applies exactly the fixes its plan proved, unsafe ones included).
     allow: Callable[[Finding], bool] | None = None
+    #: With ``allow``: decides for a finding in code that an earlier pass wrote (a ``torch.where``
+    #: that TRT101's fix made), given with its lines in the file as it was before any fix
+    #: (the first line of the rewritten block), which is where ``migrate`` located it.
+    follow_up: Callable[[Finding], bool] | None = None
     #: Facts observed by ``migrate --save-facts`` (a :class:`~trtcodemod.migrate.facts.Facts`),
     #: given as ``--facts``: rules see this file's part as ``FileContext.facts``, and an unsafe
     #: fix whose assumption they prove is applied without ``unsafe``.
@@ -169,7 +173,8 @@ def fix_source(source: bytes, path: str, options: Options = Options()) -> FileRe
             failed.append(_internal_error(path, group, reason, source, current))
         if not applied:
             break
-        fixed.extend(applied)
+        # Reported at their lines in the file as it was (a later pass sees rewritten lines).
+        fixed.extend(findings_in_original(applied, source, current))
         current, module = new_source, new_module
     return FileResult(
         source=current if current != source else source,
@@ -258,11 +263,17 @@ def _internal_error(path: str, group: list[Finding], reason: str, original: byte
     )
 
 
+@lru_cache(maxsize=4)
+def _line_ops(original: bytes, current: bytes) -> tuple[tuple[str, int, int, int, int], ...]:
+    """The line diff of two versions of a file (one per pass, asked for by many findings)."""
+    matcher = difflib.SequenceMatcher(None, original.splitlines(), current.splitlines(), autojunk=False)
+    return tuple(matcher.get_opcodes())
+
+
 def _line_map(original: bytes, current: bytes) -> Callable[[int], int | None]:
     """Lines of ``current`` → the same, unchanged lines of ``original`` (None inside changed code)."""
-    before, after = original.splitlines(), current.splitlines()
     mapping: dict[int, int] = {}
-    for tag, i1, _i2, j1, j2 in difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes():
+    for tag, i1, _i2, j1, j2 in _line_ops(original, current):
         if tag == "equal":
             for offset in range(j2 - j1):
                 mapping[j1 + offset + 1] = i1 + offset + 1
@@ -271,8 +282,7 @@ def _line_map(original: bytes, current: bytes) -> Callable[[int], int | None]:
 
 def _original_line(original: bytes, current: bytes, line: int) -> int:
     """Line ``line`` of the rewritten ``current`` mapped back to ``original`` (1-based)."""
-    before, after = original.splitlines(), current.splitlines()
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes():
+    for tag, i1, i2, j1, j2 in _line_ops(original, current):
         if j1 <= line - 1 < j2 or (j1 == j2 == line - 1):
             return i1 + (line - 1 - j1) + 1 if tag == "equal" else min(i1, max(i2 - 1, i1)) + 1
     return line
@@ -379,12 +389,23 @@ def _analyze(
                 proved = True
         findings.append(finding)
         if finding.edit is not None and (finding.rule, finding.message) not in blocked and (
-                options.allow(finding) if options.allow is not None
+                _permitted(finding, options, original, source) if options.allow is not None
                 else proved or _allowed(finding.edit.safety, options)):
             ranges = [positions[node] for node in finding.edit.replacements if node in positions]
             fixable.append((finding, ranges))
     findings.sort(key=lambda f: (f.line, f.column, f.rule))
     return findings, _non_overlapping(fixable)
+
+
+def _permitted(finding: Finding, options: Options, original: bytes | None, source: bytes) -> bool:
+    """``options.allow``, then ``options.follow_up`` for a finding in code an earlier pass wrote."""
+    if options.allow is None or options.allow(finding):
+        return True
+    if options.follow_up is None or original is None or original == source:
+        return False
+    if _line_map(original, source)(finding.line) is not None:
+        return False  # an unchanged line of the original: the plan decided it in the first pass
+    return options.follow_up(findings_in_original([finding], original, source)[0])
 
 
 def _keep_debug_fstrings(module: cst.Module, source: bytes, pending: list[PendingFinding]) -> None:

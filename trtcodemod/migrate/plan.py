@@ -41,6 +41,9 @@ class Decision:
     #: An unsafe fix whose assumption no observation can cover, tried because a problem is
     #: located at it: kept only when the verification shows the rewrite equivalent.
     candidate: bool = False
+    #: A fix of code another fix wrote (TRT101's ``torch.where`` below TensorRT 8.4): its
+    #: finding exists only in the rewritten file, at the line the first fix replaced.
+    follow_up: bool = False
 
     @property
     def key(self) -> tuple[str, str, int, int]:
@@ -166,8 +169,11 @@ class Plan:
         """Decide again with more located problems; True when a new fix is planned."""
         changed = False
         rank = {INFO: 0, REMAINS: 1, APPLY: 2}
-        for finding in findings:
+        findings = list(findings)
+        follow_ups = self._follow_ups(findings, problems)
+        for finding in [*findings, *follow_ups]:
             decision = decide(finding, problems, facts, unsafe)
+            decision.follow_up = any(finding is f for f in follow_ups)
             if decision.key in self.reverted:
                 continue
             old = self.decisions.get(decision.key)
@@ -176,6 +182,29 @@ class Plan:
             self.decisions[decision.key] = decision
             changed = changed or decision.action == APPLY
         return changed
+
+    def _follow_ups(self, findings: list[Any], problems: list[Problem]) -> list[Any]:
+        """Findings for hostile nodes located in code a planned fix wrote, which no finding
+        of the original file addresses: the rule the graph check names, at that line."""
+        from trtcodemod.registry import rule_by_id
+        from trtcodemod.rules import Finding
+
+        out: list[Any] = []
+        for problem in problems:
+            if problem.kind != "hostile" or not problem.rule or problem.path is None or problem.line is None:
+                continue
+            if any(matches(problem, f) for f in findings):
+                continue
+            owner = next((d for d in self.applied if not d.follow_up
+                          and _span(d.finding).has_line(problem.path, problem.line)), None)
+            info = rule_by_id(problem.rule)
+            if owner is None or info is None or info.fix.value == "none":
+                continue
+            message = (f"{problem.op} in the code that {owner.finding.rule}'s fix wrote at this line: "
+                       f"{info.summary}")
+            out.append(Finding(info.id, info.name, message, owner.finding.path, problem.line, 0, problem.line, 0,
+                               info.fix))
+        return out
 
     @property
     def applied(self) -> list[Decision]:
@@ -196,3 +225,9 @@ class Plan:
         """The engine's ``Options.allow``: exactly the planned fixes (first-pass positions)."""
         keys = {d.key for d in self.applied}
         return lambda f: (norm(f.path), f.rule, f.line, f.column) in keys
+
+    def follow_ups(self) -> Callable[[Any], bool]:
+        """The engine's ``Options.follow_up``: the planned fixes of code other fixes wrote, by the
+        line of the original file the rewritten code stands at."""
+        lines = {d.key[:3] for d in self.applied if d.follow_up}
+        return lambda f: any((norm(f.path), f.rule, line) in lines for line in range(f.line, f.end_line + 1))

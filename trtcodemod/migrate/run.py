@@ -47,14 +47,15 @@ def observe(spec: VerifySpec, work: Path) -> tuple[Facts | None, str | None]:
 
 
 def _engine_options(options: RewriteOptions, facts: Facts | None,
-                    allow: Callable[[Any], bool] | None = None) -> Any:
+                    allow: Callable[[Any], bool] | None = None,
+                    follow_up: Callable[[Any], bool] | None = None) -> Any:
     from trtcodemod.engine import Options
 
     # The observed run decides, not names: every line (scope "all") and the opt-in rules too,
     # since the plan applies a fix only where the exported graph shows its problem. The facts
     # are the rules' evidence, as with `check --facts`: a value seen to be a tensor is one.
     return Options(select=_with_opt_in(tuple(options.select)), ignore=tuple(options.ignore), unsafe=options.unsafe,
-                   target=options.target, allow=allow, scope="all", facts=facts)
+                   target=options.target, allow=allow, follow_up=follow_up, scope="all", facts=facts)
 
 
 def _with_opt_in(select: tuple[str, ...]) -> tuple[str, ...]:
@@ -68,12 +69,12 @@ def _with_opt_in(select: tuple[str, ...]) -> tuple[str, ...]:
 
 def plan_fixer(plan: Plan, facts: Facts | None = None) -> Fixer:
     """A verifier ``Fixer`` that applies exactly the plan's fixes (and honours ``select`` for culprits)."""
-    allow = plan.allows()
+    allow, follow_up = plan.allows(), plan.follow_ups()
 
     def fixer(source: bytes, path: str, options: RewriteOptions) -> tuple[bytes, list[tuple[str, int, str]]]:
         from trtcodemod.engine import fix_source
 
-        result = fix_source(source, path, _engine_options(options, facts, allow))
+        result = fix_source(source, path, _engine_options(options, facts, allow, follow_up))
         return result.source, [(f.rule, int(f.line), str(f.message)) for f in result.fixed]
 
     return fixer
@@ -284,6 +285,15 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: dict[str, Any], 
                              "message": d.reason, "kind": "finding", "exporter": None,
                              "severity": "error" if any(p.severity == "error" for p in d.problems) else "warning"}
                             for d in plan.by_action(REMAINS)
+                            if not any(r["rule"] == d.finding.rule and r["source"] and r["source"].endswith(
+                                f":{d.finding.line}") for r in report["remaining"])]
+    # A reverted fix leaves its problem where it was, even one the rewritten side cannot show
+    # (a value baked in that no input set exposes is seen by the observer, on the original).
+    report["remaining"] += [{"op": d.problems[0].op if d.problems else "-",
+                             "source": f"{d.finding.path}:{d.finding.line}", "rule": d.finding.rule,
+                             "message": f"fix reverted: {why}", "kind": "finding", "exporter": None,
+                             "severity": "error" if any(p.severity == "error" for p in d.problems) else "warning"}
+                            for key, why in plan.reverted.items() for d in [plan.decisions[key]]
                             if not any(r["rule"] == d.finding.rule and r["source"] and r["source"].endswith(
                                 f":{d.finding.line}") for r in report["remaining"])]
     if final is None:
