@@ -47,13 +47,13 @@ from typing import TYPE_CHECKING, Any
 
 from trtcodemod import __version__
 from trtcodemod.errors import InputError, InternalError
+from trtcodemod.outcome import FileOutcome, suppression_warnings
 from trtcodemod.rules import Finding, Safety
 
 if TYPE_CHECKING:
     from trtcodemod.config import Settings
     from trtcodemod.engine import Options
     from trtcodemod.files import SourceFile
-    from trtcodemod.runner import FileOutcome
 
 CACHE_DIR_NAME = ".trtcodemod_cache"
 ENV_VAR = "TRTCODEMOD_CACHE_DIR"
@@ -277,8 +277,6 @@ def _from_finding(data: dict[str, Any], path: str) -> Finding:
 
 
 def _outcome(data: dict[str, Any], file: "SourceFile", source: bytes) -> "FileOutcome":
-    from trtcodemod.runner import FileOutcome, suppression_warnings
-
     path = file.display
     outcome = FileOutcome(file, original=source)
     outcome.findings = [_from_finding(f, path) for f in data["findings"]]

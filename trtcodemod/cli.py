@@ -24,7 +24,8 @@ from trtcodemod.report.diff import review_diff
 from trtcodemod.report.formats import EDIT_FORMATS
 from trtcodemod.report.progress import Progress
 from trtcodemod.cache import Cache, default_location
-from trtcodemod.runner import FileOutcome, process, run_batch, write_changes
+from trtcodemod.outcome import FileOutcome
+from trtcodemod.runner import process, run_batch, write_changes
 from trtcodemod.trt.inspect import inspect_command
 from trtcodemod.migrate.command import migrate_command
 from trtcodemod.model_code import SCOPES
