@@ -4,6 +4,7 @@ the wrappers' typical mistakes, each caught at the frame where it shows."""
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 
 import numpy as np
@@ -343,3 +344,88 @@ def test_a_contract_naming_an_unknown_input_is_refused() -> None:
     wrong = DeploymentContract("m", "w", ("image",), ("y",))
     with pytest.raises(ValueError, match="image"):
         make_frame_plan(HERE, InputsSpec(function="counter_inputs"), FrameCounter(), wrong, {})
+
+
+# --- the command line --------------------------------------------------------------------------
+
+MODEL_FILE = '''
+import torch
+from torch import nn
+
+
+class Fusion(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+        self.prev = None
+
+    def reset(self):
+        self.prev = None
+
+    def forward(self, feat):
+        cur = self.proj(feat)
+        fused = cur if self.prev is None else 0.5 * cur + 0.5 * self.prev
+        self.prev = fused
+        return fused
+
+
+def frame(g):
+    x = torch.randn(2, 4, generator=g)
+    x[0, 0], x[1, 3] = 0.0, -4.0
+    return (x,)
+'''
+
+WRAPPER_FILE = '''
+import torch
+from torch import nn
+
+
+class FusionExport(nn.Module):
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, feat, prev, use_prev):
+        cur = self.model.proj(feat)
+        fused = torch.where(use_prev, 0.5 * cur + 0.5 * prev, cur)
+        return fused, fused
+
+
+class TracedOriginal(FusionExport):
+    def forward(self, feat, prev, use_prev):
+        cur = self.model.proj(feat)
+        return cur, cur
+'''
+
+
+def _cli(tmp_path, wrapper: str, *extra: str):
+    from typer.testing import CliRunner
+
+    from trtcodemod.cli import app
+
+    (tmp_path / "fusion_model.py").write_text(MODEL_FILE)
+    (tmp_path / "fusion_export.py").write_text(WRAPPER_FILE)
+    contract = DeploymentContract("fusion_model:Fusion", f"fusion_export.py:{wrapper}", ("feat",), ("fused",),
+                                  FUSION.states, reset="reset")
+    contract.write_json(tmp_path / "contract.json")
+    result = CliRunner().invoke(app, ["verify", str(tmp_path / "fusion_model.py"), "--model", "Fusion",
+                                      "--inputs", "frame", "--dynamic-axes", '{"feat": {"0": "batch"}}',
+                                      "--contract", str(tmp_path / "contract.json"), *extra])
+    return result.exit_code, result.stdout
+
+
+def test_verify_contract_on_the_command_line(tmp_path) -> None:
+    code, out = _cli(tmp_path, "FusionExport", "--frames", "4")
+    assert code == 0, out
+    assert "verdict: EQUIVALENT over 8 frames" in out
+    _cli(tmp_path, "TracedOriginal")
+    # A real process: the exporters print their graphs to fd 1, which must not reach the JSON.
+    done = subprocess.run([sys.executable, "-m", "trtcodemod", "verify", str(tmp_path / "fusion_model.py"),
+                           "--model", "Fusion", "--inputs", "frame", "--contract", str(tmp_path / "contract.json"),
+                           "--format", "json"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1, done.stderr[-2000:]
+    report = json.loads(done.stdout)
+    run = _run(report, "onnxruntime-cpu (torchscript)")
+    assert _failing(run) == (1, NEXT, [("output", "fused"), ("state", "prev_out")])
+    code, out = _cli(tmp_path, "Missing")
+    assert code == 2 and "COULD NOT RUN" in out and "Missing" in out

@@ -33,6 +33,8 @@ def failure_text(run: dict[str, Any]) -> str:
 
 
 def render_text(report: dict[str, Any]) -> str:
+    if not report.get("contract"):  # it could not start: there is no contract or frame to show
+        return f"trtcodemod verify over frames: {report['name']}\n\nverdict: {verdict(report)}\n"
     contract = report["contract"]
     out = [f"trtcodemod verify over frames: {report['name']}",
            f"  wrapper  {contract['wrapper']}  engine inputs: {', '.join(DeploymentContract.from_dict(contract).engine_inputs())}",

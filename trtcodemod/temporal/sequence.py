@@ -11,9 +11,12 @@ after it, a reset and a resize are where that shows. Imports torch.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
 import tempfile
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import torch
 
@@ -118,8 +121,9 @@ def verify_sequence(
     example = feeds[1] if len(feeds) > 1 else feeds[0]
     axes = export_axes(contract, dynamic_axes or {})
     probe = probe_environment() if "tensorrt" in backends else {}
-    with tempfile.TemporaryDirectory(prefix="trtcodemod-frames-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="trtcodemod-frames-") as tmp, _stdout_to_stderr():
         folder = Path(workdir or tmp)
+        folder.mkdir(parents=True, exist_ok=True)
         for exporter in exporters:
             path = folder / f"wrapper.{exporter}.onnx"
             args = tuple(torch.from_numpy(example[n].copy()) for n in contract.engine_inputs())
@@ -143,6 +147,20 @@ def verify_sequence(
     report["equivalent"] = all(r["passed"] for r in ran)
     report["exit_code"] = 0 if report["equivalent"] else 1
     return report
+
+
+@contextlib.contextmanager
+def _stdout_to_stderr() -> Iterator[None]:
+    """The exporters and TensorRT's builder print to the process's stdout, where the JSON report goes."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        os.dup2(2, 1)
+        yield
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
 
 
 def _graph_run(label: str, backend: str, exporter: str, path: str, feeds: list[dict[str, Any]],
