@@ -238,6 +238,7 @@ def test_the_growing_memory_is_compared_at_every_size() -> None:
     run = _run(report, "onnxruntime-cpu (torchscript)")
     sizes = [next(c["shape"] for c in f["checks"] if c["role"] == "state") for f in run["frames"]]
     assert sizes[:4] == [[2, 3], [4, 3], [4, 3], [4, 3]]  # grows from empty, then capped
+    assert any("'mem'" in note and "starts empty" in note for note in report["notes"])
     assert run["passed"]
 
 
@@ -429,3 +430,10 @@ def test_verify_contract_on_the_command_line(tmp_path) -> None:
     assert _failing(run) == (1, NEXT, [("output", "fused"), ("state", "prev_out")])
     code, out = _cli(tmp_path, "Missing")
     assert code == 2 and "COULD NOT RUN" in out and "Missing" in out
+
+
+def test_a_contract_that_does_not_fit_the_model_could_not_run() -> None:
+    two_outputs = DeploymentContract("m", "w", ("x",), ("y", "extra"), COUNTER.states, reset="reset")
+    report = _verify(FrameCounter(), FrameCounterExport(), two_outputs, "counter_inputs")
+    assert report["exit_code"] == 2 and "returns 1 tensor(s)" in report["error"]
+    assert report["runs"] == [] and "COULD NOT RUN" in render_text(report)

@@ -92,6 +92,10 @@ def make_frame_plan(
     missing = [name for name in contract.inputs if name not in plan.frames[0].inputs]
     if missing:
         raise ValueError(f"the contract's inputs {missing} are not among the inputs function's {list(sets.names)}")
+    for dim in sorted(_state_dims(contract) - set(plan.dims)):
+        # Said in the report: a wrong guess here shows as a shape error on the first frame.
+        plan.notes.append(f"state dim {dim!r} is on no input's dynamic axis: it starts empty (size 0) on a "
+                          "scene's first frame, as a memory that grows")
     return plan
 
 
@@ -100,20 +104,20 @@ def _resized_frames(
     dynamic_axes: Mapping[str, Mapping[int, str]], seed: int, start: int,
 ) -> list[Frame]:
     """Two frames at other sizes. A state-shaped dim changes with a new scene; others mid-scene."""
+    resized_dims = {dim for axes in dynamic_axes.values() for dim in axes.values()}
+    first_kind = NEW_SCENE if _state_dims(contract) & resized_dims else RESIZED
     out = []
     for offset, sample in enumerate(samples):
         generator = torch.Generator().manual_seed(seed + 104729 + offset)
         # The same sizes on both frames: the second one carries the first one's state.
         resized, changed = _resize_dynamic(sample, reference, dynamic_axes, generator)
         if not changed:
-            continue
-        touches_state = bool(_state_dims(contract) & {dim for axes in dynamic_axes.values() for dim in axes.values()})
-        if offset == 0:
-            kind = NEW_SCENE if touches_state else RESIZED
+            out.append(Frame(start + offset, NEXT, sample, "no dynamic axis of these inputs could be resized"))
+        elif offset == 0:
+            note = "resized: " + ", ".join(changed)
+            if first_kind == NEW_SCENE:
+                note += "; the state's shape changes with it, so a new scene starts"
+            out.append(Frame(start + offset, first_kind, resized, note))
         else:
-            kind = NEXT
-        note = ("resized: " + ", ".join(changed)) if offset == 0 else "same sizes, state carried"
-        if kind == NEW_SCENE:
-            note += "; the state's shape changes with it, so a new scene starts"
-        out.append(Frame(start + offset, kind, resized, note))
+            out.append(Frame(start + offset, NEXT, resized, "same sizes, state carried"))
     return out

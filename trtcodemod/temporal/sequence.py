@@ -47,13 +47,11 @@ def export_axes(contract: DeploymentContract, dynamic_axes: dict[str, dict[int, 
 def compare_frame(contract: DeploymentContract, expected: FrameResult, actual: FrameResult,
                   atol: float, rtol: float) -> dict[str, Any]:
     """One frame: every output, then every state output against the module's attribute."""
-    row: dict[str, Any] = {"error": actual.error or (f"the eager model failed: {expected.error}" if expected.error else None)}
+    row: dict[str, Any] = {"error": actual.error}
     checks: list[tuple[str, OutputComparison]] = []
-    if not row["error"]:
+    if not actual.error:
         for name, e, a in zip(contract.outputs, expected.outputs, actual.outputs):
             checks.append(("output", compare_array(name, e, a, atol, rtol)))
-        if len(expected.outputs) != len(contract.outputs):
-            row["error"] = f"the eager model returned {len(expected.outputs)} output(s); the contract names {len(contract.outputs)}"
         for slot, e, a in zip(contract.states, expected.states, actual.states):
             if e is None:
                 continue  # the module holds None after this frame: there is no value to compare
@@ -107,6 +105,10 @@ def verify_sequence(
     broken = next((r.error for r in reference if r.error), None)
     if broken:
         report["error"] = f"the original model fails in eager mode: {broken}"
+        return report
+    if len(reference[0].outputs) != len(contract.outputs):
+        report["error"] = (f"the original model returns {len(reference[0].outputs)} tensor(s); the contract names "
+                           f"{len(contract.outputs)} output(s): {', '.join(contract.outputs)}")
         return report
     wrapper = wrapper.eval()
     eager = carry(eager_step(wrapper, contract), plan, contract)
