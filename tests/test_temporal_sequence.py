@@ -437,3 +437,17 @@ def test_a_contract_that_does_not_fit_the_model_could_not_run() -> None:
     report = _verify(FrameCounter(), FrameCounterExport(), two_outputs, "counter_inputs")
     assert report["exit_code"] == 2 and "returns 1 tensor(s)" in report["error"]
     assert report["runs"] == [] and "COULD NOT RUN" in render_text(report)
+
+
+class WrongArity(nn.Module):
+    def forward(self, x):  # forgot the state input
+        return x, x
+
+
+def test_a_wrapper_that_fails_in_eager_mode_is_not_equivalent_and_not_exported() -> None:
+    report = _verify(FrameCounter(), WrongArity(), COUNTER, "counter_inputs")
+    assert report["exit_code"] == 1 and [r["name"] for r in report["runs"]] == [
+        "wrapper (torch eager, state carried by the caller)"]
+    first = report["runs"][0]["first_failure"]
+    assert first["frame"] == 0 and "TypeError" in first["error"]
+    assert "NOT EQUIVALENT" in verdict(report)

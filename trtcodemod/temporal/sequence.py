@@ -116,7 +116,9 @@ def verify_sequence(
                                    plan, contract, reference, eager, atol, rtol))
     feeds = [r.feed for r in eager if r.feed is not None and r.error is None]
     if not feeds:
-        report["error"] = "the wrapper fails on every frame in eager mode: " + str(eager[0].error)
+        # The wrapper's own failure is a finding (exit 1), and there is no frame to trace it on.
+        report["notes"].append("not exported: the wrapper fails on every frame in eager mode")
+        report["exit_code"] = 1
         return report
     # Trace on a later frame where there is one: its state is real, and a first frame's 0/1
     # sizes would make torch.export specialise them.
