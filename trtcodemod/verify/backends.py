@@ -9,11 +9,12 @@ Runners execute inside worker processes, so a segfaulting backend cannot take th
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import traceback
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -124,9 +125,9 @@ def _run_sets(
     return run
 
 
-def run_onnxruntime(backend: str, onnx_path: str, input_sets: Sequence[dict[str, np.ndarray]],
-                    runs: int, warmup: int) -> BackendRun:
-    """Run an ONNX file with one ONNX Runtime execution provider (CPU as the fallback for GPU EPs)."""
+def open_onnxruntime(backend: str, onnx_path: str) -> Callable[[dict[str, np.ndarray]], list[np.ndarray]]:
+    """An ONNX Runtime session for one execution provider (CPU as the fallback for GPU EPs), as a
+    function from a feed to the outputs in graph order; raises RuntimeError when it cannot start."""
     import onnxruntime as ort
 
     provider = ORT_PROVIDERS[backend]
@@ -140,9 +141,9 @@ def run_onnxruntime(backend: str, onnx_path: str, input_sets: Sequence[dict[str,
             options.inter_op_num_threads = threads
         session = ort.InferenceSession(onnx_path, sess_options=options, providers=providers)
     except Exception as exc:  # noqa: BLE001
-        return BackendRun(status=FAILED, error=f"session creation failed: {type(exc).__name__}: {str(exc)[:800]}")
+        raise RuntimeError(f"session creation failed: {type(exc).__name__}: {str(exc)[:800]}") from exc
     if provider not in session.get_providers():
-        return BackendRun(status=FAILED, error=f"{provider} was not used (session providers: {session.get_providers()})")
+        raise RuntimeError(f"{provider} was not used (session providers: {session.get_providers()})")
     wanted = [i.name for i in session.get_inputs()]
     out_names = [o.name for o in session.get_outputs()]
 
@@ -152,6 +153,16 @@ def run_onnxruntime(backend: str, onnx_path: str, input_sets: Sequence[dict[str,
             raise KeyError(f"graph input(s) {missing} not among the model inputs {list(feed)}")
         return session.run(out_names, {n: feed[n] for n in wanted})
 
+    return infer
+
+
+def run_onnxruntime(backend: str, onnx_path: str, input_sets: Sequence[dict[str, np.ndarray]],
+                    runs: int, warmup: int) -> BackendRun:
+    """Run an ONNX file with one ONNX Runtime execution provider on every input set."""
+    try:
+        infer = open_onnxruntime(backend, onnx_path)
+    except RuntimeError as exc:
+        return BackendRun(status=FAILED, error=str(exc))
     return _run_sets(infer, input_sets, runs, warmup)
 
 
@@ -168,8 +179,11 @@ def _trt_profile(input_sets: Sequence[dict[str, np.ndarray]], names: Sequence[st
     return profile
 
 
-def run_tensorrt(onnx_path: str, input_sets: Sequence[dict[str, np.ndarray]], runs: int, warmup: int) -> BackendRun:
-    """Build a TensorRT engine with polygraphy (FP32, TF32 off) and run every input set."""
+@contextlib.contextmanager
+def open_tensorrt(onnx_path: str, input_sets: Sequence[dict[str, np.ndarray]]
+                  ) -> Iterator[Callable[[dict[str, np.ndarray]], list[np.ndarray]]]:
+    """A TensorRT engine built with polygraphy (FP32, TF32 off, one profile covering every input
+    set's shapes), as a function from a feed to the outputs in graph order."""
     from polygraphy.backend.trt import CreateConfig, EngineFromNetwork, NetworkFromOnnxPath, TrtRunner
 
     import onnx
@@ -177,19 +191,23 @@ def run_tensorrt(onnx_path: str, input_sets: Sequence[dict[str, np.ndarray]], ru
     graph = onnx.load(onnx_path, load_external_data=False).graph
     initializers = {i.name for i in graph.initializer}
     names = [i.name for i in graph.input if i.name not in initializers]
+    config = CreateConfig(tf32=False, profiles=[_trt_profile(input_sets, names)])
+    build_engine = EngineFromNetwork(NetworkFromOnnxPath(onnx_path), config=config)
+    with TrtRunner(build_engine) as runner:
+        out_names = [o.name for o in graph.output]
+
+        def infer(feed: dict[str, np.ndarray]) -> list[np.ndarray]:
+            result = runner.infer(feed_dict={n: np.ascontiguousarray(feed[n]) for n in names})
+            # Copy: polygraphy may reuse its host buffers on the next call.
+            return [np.array(result[n]) for n in out_names]
+
+        yield infer
+
+
+def run_tensorrt(onnx_path: str, input_sets: Sequence[dict[str, np.ndarray]], runs: int, warmup: int) -> BackendRun:
+    """Build a TensorRT engine and run every input set."""
     try:
-        config = CreateConfig(tf32=False, profiles=[_trt_profile(input_sets, names)])
-        build_engine = EngineFromNetwork(NetworkFromOnnxPath(onnx_path), config=config)
-        with TrtRunner(build_engine) as runner:
-            out_names = None
-
-            def infer(feed: dict[str, np.ndarray]) -> list[np.ndarray]:
-                nonlocal out_names
-                result = runner.infer(feed_dict={n: np.ascontiguousarray(feed[n]) for n in names})
-                out_names = out_names or [o.name for o in graph.output]
-                # Copy: polygraphy may reuse its host buffers on the next call.
-                return [np.array(result[n]) for n in out_names]
-
+        with open_tensorrt(onnx_path, input_sets) as infer:
             return _run_sets(infer, input_sets, runs, warmup)
     except Exception as exc:  # noqa: BLE001 - parser/builder errors are the finding
         return BackendRun(status=FAILED, error=f"{type(exc).__name__}: {str(exc).strip()[:800]}",

@@ -141,6 +141,10 @@ def verify_command(
     config: Annotated[Optional[Path], typer.Option(
         "--config", help="TOML file with [models.NAME] tables (default: [tool.trtcodemod.models.NAME] "
                          "in pyproject.toml when MODEL_FILE is omitted).")] = None,
+    contract: Annotated[Optional[Path], typer.Option(
+        "--contract", help="A temporal model's deployment contract (JSON): verify its export wrapper over a "
+                           "sequence of frames, the state carried by the caller, instead of rewriting.")] = None,
+    frames: Annotated[int, typer.Option("--frames", help="Frames per sequence with --contract (at least 4).")] = 6,
     jobs: int = zoo.JobsOpt,
     cache: bool = zoo.CacheOpt,
     ray: Optional[str] = zoo.RayOpt,
@@ -163,6 +167,8 @@ def verify_command(
     except SpecError as exc:
         raise _fail(str(exc)) from None
 
+    if contract is not None:
+        raise typer.Exit(_frames(specs, reports, contract, frames, format))
     progress = _Progress()
     try:
         results = zoo.run_models("verify", specs, multi=multi, config=config, jobs=jobs, cache=cache, ray=ray,
@@ -178,3 +184,27 @@ def verify_command(
     else:
         typer.echo(render(reports, format, multi=multi), nl=False)
     raise typer.Exit(exit_code(reports))
+
+
+def _frames(specs: list[VerifySpec], reports: list[dict[str, Any]], contract: Path, frames: int, format: str) -> int:
+    """``--contract``: each model's wrapper over frames; the exit code is the worst model's."""
+    import json
+
+    from trtcodemod.temporal.command import verify_frames
+    from trtcodemod.temporal.report import render_text as render_frames
+
+    if format not in ("text", "json"):
+        raise _fail("--contract reports as text or json")
+    if not contract.is_file():
+        raise _fail(f"{contract}: no such contract file")
+    for spec in specs:
+        try:
+            reports.append(verify_frames(spec, contract, frames))
+        except Exception as exc:  # noqa: BLE001 - a model that cannot start is a report, not a crash
+            reports.append({**error_report(spec.label, f"{type(exc).__name__}: {exc}"), "runs": [], "frames": [],
+                            "contract": None})
+    if format == "json":
+        typer.echo(json.dumps(reports[0] if len(reports) == 1 else reports, indent=2))
+    else:
+        typer.echo("\n".join(render_frames(r) for r in reports), nl=False)
+    return exit_code(reports)
