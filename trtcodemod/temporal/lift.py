@@ -154,8 +154,9 @@ def _check(module: cst.Module, cls: cst.ClassDef, forward: cst.FunctionDef, stat
         for node, target in _writes(methods[name]):
             attr = _state_attr(target) if type(target) in (cst.Attribute, cst.Subscript) else None
             if attr in names and code_of(target).startswith("self."):
-                refusals.append(Refusal(pos.line(node), f"`{code_of(target)}` is written in `{name}`, a helper "
-                                        "that forward calls: inline the helper into forward to lift it"))
+                how = " in place through an index" if type(target) is cst.Subscript else ""
+                refusals.append(Refusal(pos.line(node), f"`{code_of(target)}` is written{how} in `{name}`, a "
+                                        "helper that forward calls: inline the helper into forward to lift it"))
     # Inside forward: writes the rewrite can turn into locals are plain `self.s = v` / `self.s op= v`.
     for node, target in _writes(forward.body):
         if type(target) not in (cst.Attribute, cst.Subscript) or not code_of(target).startswith("self."):
@@ -333,7 +334,7 @@ def lift(source: str, cls_name: str, states: Sequence[LiftState], step: str = "f
                 for a in n.names if a.asname is None}
     if "torch" not in imported:
         return LiftResult(None, [Refusal(0, "the file does not `import torch`, which the rewrite uses")], step)
-    refusals = _check(module, cls, forward, states, pos)
+    refusals = sorted(set(_check(module, cls, forward, states, pos)), key=lambda r: (r.line, r.message))
     inputs = tuple(_param_names(forward)[1:])
     taken = _all_names(cls)
     state_params: dict[str, str] = {}

@@ -21,22 +21,33 @@ from .lift import LiftState, _functions, _self_attr, _writes
 
 
 def state_attributes(source: str, cls_name: str) -> list[str]:
-    """Attributes ``cls_name.forward`` both writes (``self.x = ...``, ``self.x op= ...``) and reads."""
+    """Attributes that ``cls_name.forward`` (or a method it calls as ``self.m(...)``) both writes
+    (``self.x = ...``, ``self.x op= ...``, ``self.x[i] = ...``) and reads."""
     module = cst.parse_module(source)
     cls = next((s for s in module.body if type(s) is cst.ClassDef and s.name.value == cls_name), None)
-    forward = _functions(cls.body).get("forward") if cls is not None else None
+    methods = _functions(cls.body) if cls is not None else {}
+    forward = methods.get("forward")
     if forward is None:
         return []
+    called = [methods[name] for name in dict.fromkeys(
+        n.func.attr.value for n in walk(forward) if type(n) is cst.Call and type(n.func) is cst.Attribute
+        and _self_attr(n.func) is not None) if name in methods and name != "forward"]
     written: list[str] = []
     targets: set[int] = set()
-    for node, target in _writes(forward.body):
-        attr = _self_attr(target)
-        if attr is not None:
-            if type(node) is not cst.AugAssign:
+    for func in (forward, *called):
+        for node, target in _writes(func.body):
+            base = target
+            while type(base) is cst.Subscript:
+                base = base.value
+            attr = _self_attr(base)
+            if attr is None:
+                continue
+            if type(node) is not cst.AugAssign and base is target:
                 targets.add(id(target))  # a plain store is no read; `self.x += 1` reads it too
             if attr not in written:
                 written.append(attr)
-    read = {_self_attr(n) for n in walk(forward.body) if type(n) is cst.Attribute and id(n) not in targets}
+    read = {_self_attr(n) for func in (forward, *called) for n in walk(func.body)
+            if type(n) is cst.Attribute and id(n) not in targets}
     return [attr for attr in written if attr in read]
 
 
@@ -59,8 +70,10 @@ class ObservedState:
 _PY_DTYPES = {bool: ("bool", "bool"), int: ("int", "int64"), float: ("float", "float64")}
 
 
-def observe_states(model: Any, frames: Sequence[dict[str, Any]], attributes: Sequence[str]) -> dict[str, ObservedState]:
-    """Run ``frames`` (keyword inputs) through ``model`` and describe each of ``attributes``.
+def observe_states(model: Any, frames: Sequence[dict[str, Any]], attributes: Sequence[str],
+                   reset: str | None = None, reset_at: Sequence[int] = ()) -> dict[str, ObservedState]:
+    """Run ``frames`` (keyword inputs) through ``model`` and describe each of ``attributes``;
+    ``model.<reset>()`` is called before the frames numbered in ``reset_at`` (from 0).
 
     Runs under ``torch.no_grad`` on the model it is given: pass a fresh one.
     """
@@ -69,7 +82,9 @@ def observe_states(model: Any, frames: Sequence[dict[str, Any]], attributes: Seq
     first = {a: getattr(model, a, None) for a in attributes}
     seen: dict[str, list[Any]] = {a: [] for a in attributes}
     with torch.no_grad():
-        for inputs in frames:
+        for k, inputs in enumerate(frames):
+            if reset and k in reset_at:
+                getattr(model, reset)()
             model(**inputs)
             for a in attributes:
                 seen[a].append(getattr(model, a, None))

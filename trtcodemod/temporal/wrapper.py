@@ -87,13 +87,17 @@ class {cls_name}Export(nn.Module):
 '''
 
 
-def write_export_files(model_path: Path, cls_name: str, result: LiftResult, contract: DeploymentContract,
-                       observed: Mapping[str, ObservedState]) -> list[Path]:
-    """Write ``<model>_export.py``, ``<model>_contract.json`` and ``<model>_contract.md`` next to the model."""
+def export_texts(model_path: Path, cls_name: str, result: LiftResult, contract: DeploymentContract,
+                 observed: Mapping[str, ObservedState]) -> dict[str, str]:
+    """``<model>_export.py``, ``<model>_contract.json`` and ``<model>_contract.md`` next to the model."""
     stem = model_path.with_suffix("")
-    paths = [Path(f"{stem}_export.py"), Path(f"{stem}_contract.json"), Path(f"{stem}_contract.md")]
-    texts = [wrapper_source(cls_name, model_path.name, result, contract, observed),
-             json.dumps(contract.to_dict(), indent=2) + "\n", contract.to_markdown()]
-    for path, text in zip(paths, texts):
-        write_atomic(path, text.encode("utf-8"))
-    return paths
+    return {f"{stem}_export.py": wrapper_source(cls_name, model_path.name, result, contract, observed),
+            f"{stem}_contract.json": json.dumps(contract.to_dict(), indent=2) + "\n",
+            f"{stem}_contract.md": contract.to_markdown()}
+
+
+def write_files(files: Mapping[str, str]) -> list[Path]:
+    """Write each file atomically (the project's writer: a temporary file, then a rename)."""
+    for path, text in files.items():
+        write_atomic(Path(path), text.encode("utf-8"))
+    return [Path(p) for p in files]
