@@ -128,6 +128,7 @@ def render_text(r: dict[str, Any], written: bool = False) -> str:
     out += ["", f"Applied ({len(r['applied'])}):" if r["applied"] else "Applied: none"]
     for f in r["applied"]:
         out.append(f"  {f['rule']}  {_rel(f['path'])}:{f['line']}  proof: {f['proof']}")
+    out += _lift_text(r.get("lift"))
     if r.get("reverted"):
         out += ["", f"Reverted ({len(r['reverted'])}):"]
         out += [f"  {f['rule']}  {_rel(f['path'])}:{f['line']}  {f['why']}" for f in r["reverted"]]
@@ -142,6 +143,22 @@ def render_text(r: dict[str, Any], written: bool = False) -> str:
         out += ["", r["diff"].rstrip()]
     out += ["", f"Result: {verdict(r)} -- exit {r['exit_code']} ({_write_note(r, written)})"]
     return "\n".join(out)
+
+
+def _lift_text(lift: dict[str, Any] | None) -> list[str]:
+    """The lifted per-frame state (TRT703): the files, the contract, or why not."""
+    if not lift:
+        return []
+    out = ["", f"Per-frame state of {lift.get('class') or '?'}: " + (", ".join(f"self.{s}" for s in lift["states"])
+                                                                   or "none found")]
+    if lift.get("files"):
+        out.append(f"  lifted: forward_step + adapter forward, equal to the original on {lift['frames']} frames")
+        out += [f"  file    {_rel(path)}" for path in lift["files"]]
+        out += ["  " + line for line in (lift.get("contract_markdown") or "").splitlines() if line]
+    else:
+        reasons = lift.get("refusals") or [lift.get("mismatch") or lift.get("error") or "not lifted"]
+        out += [f"  not lifted: {reason}" for reason in reasons]
+    return out
 
 
 def _table(rows: list[list[str]], header: list[str]) -> list[str]:
