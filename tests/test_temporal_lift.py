@@ -296,3 +296,23 @@ def test_streampetr_as_written_is_refused_at_its_helpers_and_its_slice_write(tmp
     assert any(r.startswith("line 40: ") and "in place through an index in `pre_update_memory`" in r
                for r in reasons), reasons
     assert any(r.startswith("line 47: ") and "`post_update_memory`" in r for r in reasons), reasons
+
+
+def test_lift_state_command_writes_the_model_wrapper_and_contract(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from trtcodemod.cli import app
+
+    shutil.copy(EXAMPLES / "frame_clock.py", tmp_path / "frame_clock.py")
+    result = CliRunner().invoke(app, ["lift-state", str(tmp_path / "frame_clock.py"), "--cls", "FrameClock",
+                                      "--model", "build", "--inputs", "inputs", "--write"])
+    assert result.exit_code == 0, result.output
+    assert "lifted self.frame of FrameClock: equal to the original on 4 frames" in result.output
+    assert "def forward_step(self, x: torch.Tensor, frame):" in (tmp_path / "frame_clock.py").read_text()
+    contract = DeploymentContract.read_json(tmp_path / "frame_clock_contract.json")
+    assert contract.engine_inputs() == ("x", "frame") and contract.engine_outputs() == ("output", "next_frame")
+    assert "class FrameClockExport(nn.Module):" in (tmp_path / "frame_clock_export.py").read_text()
+    shutil.copy(EXAMPLES / "streampetr_memory.py", tmp_path / "streampetr_memory.py")
+    refused = CliRunner().invoke(app, ["lift-state", str(tmp_path / "streampetr_memory.py"), "--cls",
+                                       "StreamMemoryHead", "--model", "build", "--inputs", "inputs"])
+    assert refused.exit_code == 1 and "not lifted: line 40:" in refused.output
