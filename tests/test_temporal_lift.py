@@ -8,7 +8,7 @@ import inspect
 import shutil
 import sys
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 import torch

@@ -18,7 +18,7 @@ from typing import Any, Callable, Sequence
 import libcst as cst
 
 from .contract import DeploymentContract
-from .lift import LiftResult, LiftState, Refusal, _functions, _self_attr, _writes, lift
+from .lift import LiftResult, Refusal, _functions, _self_attr, _writes, lift
 from .observe import ObservedState, observe_states, state_attributes
 
 
@@ -110,7 +110,7 @@ def load_source(source: str, path: Path, name: str) -> types.ModuleType:
     module.__file__ = str(path)
     sys.modules[name] = module  # dataclasses and pickling look the module up by name
     # dont_inherit: this file's `from __future__ import annotations` must not leak into the model
-    exec(compile(source, str(path), "exec", dont_inherit=True), module.__dict__)  # noqa: S102 - the user's own model code
+    exec(compile(source, str(path), "exec", dont_inherit=True), module.__dict__)
     return module
 
 
