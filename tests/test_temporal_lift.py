@@ -316,3 +316,24 @@ def test_lift_state_command_writes_the_model_wrapper_and_contract(tmp_path: Path
     refused = CliRunner().invoke(app, ["lift-state", str(tmp_path / "streampetr_memory.py"), "--cls",
                                        "StreamMemoryHead", "--model", "build", "--inputs", "inputs"])
     assert refused.exit_code == 1 and "not lifted: line 40:" in refused.output
+
+
+def test_migrate_writes_the_lifted_model_and_the_new_wrapper_files(tmp_path: Path) -> None:
+    """migrate --write: the lift's rewrite and its new files (wrapper, contract) land on disk."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from trtcodemod.cli import app
+
+    shutil.copy(EXAMPLES / "bev_fusion.py", tmp_path / "bev_fusion.py")
+    result = CliRunner().invoke(app, ["migrate", str(tmp_path / "bev_fusion.py"), "--model", "build", "--inputs",
+                                      "inputs", "--format", "json", "--write"])
+    model = json.loads(result.stdout)["models"][0]
+    assert model["lift"]["states"] == ["prev_bev"] and model["lift"]["mismatch"] is None, model["lift"]
+    assert [a["line"] for a in model["applied"] if a["rule"] == "TRT703"] == [33]
+    assert not model["rewrite_errors"], model["rewrite_errors"]
+    assert "def forward_step(" in (tmp_path / "bev_fusion.py").read_text()
+    contract = DeploymentContract.read_json(tmp_path / "bev_fusion_contract.json")
+    assert contract.engine_inputs() == ("image", "shift", "prev_bev", "has_prev_bev")
+    assert (tmp_path / "bev_fusion_export.py").exists() and (tmp_path / "bev_fusion_contract.md").exists()
