@@ -79,9 +79,31 @@ What to do: make the state explicit. Pass it in as an input and return the updat
 (`def forward(self, x, count): ...; return y, count + 1`); the caller keeps it between frames
 (outside the engine) and feeds it back on the next call.
 
-Fix safety: none (detect only): the signature change reaches every caller. Updates under
-`if self.training:` (such as running statistics) are not reported: the export runs in eval
-mode. Applies to every TensorRT version.""",
+Fix safety: none in `check`/`apply` (detect only): the signature change reaches every caller.
+Updates under `if self.training:` (such as running statistics) are not reported: the export
+runs in eval mode. Applies to every TensorRT version.
+
+`migrate` lifts the state (docs/temporal.md) where it locates the write and sees the graph
+differ: forward's body moves to `forward_step(self, <inputs>, <state>..., <indicators>...)`
+returning `(outputs, <new state>...)`, `forward` keeps its signature as an adapter that reads
+and stores the state on `self`, and `<model>_export.py` plus a deployment contract are
+written. That fix is unsafe by label, kept only when the adapter equals the original on the
+observed frames (outputs and state, bit for bit). Its assumptions:
+- An `if self.<s> is None:` becomes both branches and `torch.where` on the indicator: both
+  branches run on every frame (the state branch on zeros on the first frame) and must not
+  raise there; they must give values of one shape and dtype (`torch.where` broadcasts and
+  promotes); gradients through the branch not taken are zero unless its backward is inf/NaN
+  (as with `torch.where` in TRT102); both branches cost time.
+- The first frame's zero state has the shape seen in the frames, its axes following the
+  input axes they matched (`image.shape[0]`); forward writes every None-initial state on
+  every call.
+- The adapter stores the new state when forward returns: a forward that raises midway no
+  longer leaves a partial update on `self`. `self.<s> op= v` on a tensor stays in place,
+  so the exported wrapper, called eagerly, updates its state input in place.
+Not lifted, at the line with the manual step: state written outside the class or in a helper
+method forward calls, changed in place through an index or view (`self.mem[:, 0] = x`,
+`self.mem.copy_(x)`), grown as a container (`self.frames.append(x)`), set to None in forward,
+or tested for None inside a larger condition.""",
         fix=Safety.NONE,
         examples=(
             Example(

@@ -28,6 +28,7 @@ from trtcodemod.outcome import FileOutcome
 from trtcodemod.runner import process, run_batch, write_changes
 from trtcodemod.trt.inspect import inspect_command
 from trtcodemod.migrate.command import migrate_command
+from trtcodemod.temporal.lift_command import lift_state_command
 from trtcodemod.model_code import SCOPES
 from trtcodemod.verify.command import verify_command
 from trtcodemod.versions import VersionError, format_version, parse_target
@@ -484,6 +485,7 @@ _VERIFY_MODULES = {
     "inspect": ("numpy", "onnx"),
     "verify": ("torch", "numpy", "onnx", "onnxruntime"),
     "migrate": ("torch", "numpy", "onnx", "onnxruntime"),
+    "lift-state": ("torch",),
 }
 
 
@@ -511,6 +513,7 @@ def _needs_verify_extra(name: str, command):
 app.command("inspect")(_needs_verify_extra("inspect", inspect_command))
 app.command("verify")(_needs_verify_extra("verify", verify_command))
 app.command("migrate")(_needs_verify_extra("migrate", migrate_command))
+app.command("lift-state")(_needs_verify_extra("lift-state", lift_state_command))
 
 
 def _version_callback(value: bool) -> None:

@@ -61,6 +61,14 @@ def _yes(value: bool | None) -> str:
     return "?" if value is None else "yes" if value else "NO"
 
 
+def _faithful(state: dict[str, Any]) -> str:
+    """``yes``/``NO``/``?``; ``wrapper`` where the model keeps per-frame state on ``self`` by design
+    and its lifted export wrapper is what follows it, over frames (TRT703's lift)."""
+    if state.get("faithful") is not True and state.get("wrapper_faithful"):
+        return "wrapper"
+    return _yes(state.get("faithful"))
+
+
 def _trt(state: dict[str, Any] | None) -> str:
     if not state or state.get("trt_errors") is None:
         return "-"
@@ -75,6 +83,8 @@ def verdict(r: dict[str, Any]) -> str:
     after = r.get("after") or {}
     if r["exit_code"] == 0:
         done = "migrated" if r["applied"] else "nothing to migrate"
+        if after.get("wrapper_faithful") and after.get("faithful") is not True:
+            return f"{done}: exports, its export wrapper follows it over frames, equivalent, no TensorRT error"
         return f"{done}: exports, faithful, equivalent, no TensorRT error"
     why = []
     if not after.get("exported"):
@@ -117,7 +127,7 @@ def render_text(r: dict[str, Any], written: bool = False) -> str:
         return "\n".join(out + ["", f"Result: {verdict(r)} -- exit 2"])
     b, a = r.get("before") or {}, r.get("after") or {}
     rows = [["exported", _yes(b.get("exported")), _yes(a.get("exported"))],
-            ["faithful", _yes(b.get("faithful")), _yes(a.get("faithful"))],
+            ["faithful", _yes(b.get("faithful")), _faithful(a)],
             ["TensorRT errors", _trt(b), _trt(a)],
             ["equivalent", "", _yes(r.get("equivalent")) + ("" if r["applied"] else " (nothing rewritten)")]]
     for label, lat in r.get("latency_ms", {}).items():
@@ -128,6 +138,7 @@ def render_text(r: dict[str, Any], written: bool = False) -> str:
     out += ["", f"Applied ({len(r['applied'])}):" if r["applied"] else "Applied: none"]
     for f in r["applied"]:
         out.append(f"  {f['rule']}  {_rel(f['path'])}:{f['line']}  proof: {f['proof']}")
+    out += _lift_text(r.get("lift"))
     if r.get("reverted"):
         out += ["", f"Reverted ({len(r['reverted'])}):"]
         out += [f"  {f['rule']}  {_rel(f['path'])}:{f['line']}  {f['why']}" for f in r["reverted"]]
@@ -142,6 +153,22 @@ def render_text(r: dict[str, Any], written: bool = False) -> str:
         out += ["", r["diff"].rstrip()]
     out += ["", f"Result: {verdict(r)} -- exit {r['exit_code']} ({_write_note(r, written)})"]
     return "\n".join(out)
+
+
+def _lift_text(lift: dict[str, Any] | None) -> list[str]:
+    """The lifted per-frame state (TRT703): the files, the contract, or why not."""
+    if not lift:
+        return []
+    out = ["", f"Per-frame state of {lift.get('class') or '?'}: " + (", ".join(f"self.{s}" for s in lift["states"])
+                                                                   or "none found")]
+    if lift.get("files"):
+        out.append(f"  lifted: forward_step + adapter forward, equal to the original on {lift['frames']} frames")
+        out += [f"  file    {_rel(path)}" for path in lift["files"]]
+        out += ["  " + line for line in (lift.get("contract_markdown") or "").splitlines() if line]
+    else:
+        reasons = lift.get("refusals") or [lift.get("mismatch") or lift.get("error") or "not lifted"]
+        out += [f"  not lifted: {reason}" for reason in reasons]
+    return out
 
 
 def _table(rows: list[list[str]], header: list[str]) -> list[str]:
@@ -159,7 +186,7 @@ def _summary_rows(reports: Sequence[dict[str, Any]]) -> list[list[str]]:
         b, a = r.get("before") or {}, r.get("after") or {}
         rules = sorted({f["rule"] for f in r.get("applied", [])})
         rows.append([r["name"], f"{_yes(b.get('exported'))}/{_yes(a.get('exported'))}",
-                     f"{_yes(b.get('faithful'))}/{_yes(a.get('faithful'))}",
+                     f"{_yes(b.get('faithful'))}/{_faithful(a)}",
                      f"{'?' if b.get('trt_errors') is None else b['trt_errors']}->"
                      f"{'?' if a.get('trt_errors') is None else a['trt_errors']}",
                      _yes(r.get("equivalent")) if r["exit_code"] != 2 else "-",
@@ -195,7 +222,7 @@ def render_markdown(r: dict[str, Any], written: bool = False) -> str:
     if r.get("before") is not None:
         b, a = r["before"], r.get("after") or {}
         out += _md_table([["exported", _yes(b.get("exported")), _yes(a.get("exported"))],
-                          ["faithful", _yes(b.get("faithful")), _yes(a.get("faithful"))],
+                          ["faithful", _yes(b.get("faithful")), _faithful(a)],
                           ["TensorRT errors", _trt(b), _trt(a)],
                           ["equivalent", "", _yes(r.get("equivalent"))]], ["", "before", "after"])
     if r["applied"]:

@@ -196,7 +196,12 @@ def migrate(spec: VerifySpec, *, progress: Progress | None = None,
                            "value_reads": len(facts.value_reads()), "run_errors": facts.run_errors,
                            "inputs": facts.inputs}
         with Verification(spec, progress=progress) as session:
-            return _loop(spec, session, facts, files, report, progress)
+            report, sources = _loop(spec, session, facts, files, report, progress)
+            if report.get("before") is not None:
+                from .lift import add_lift  # per-frame state (TRT703): forward_step, adapter, wrapper
+
+                sources = add_lift(spec, report, sources, session.original(), facts, work, progress)
+            return report, sources
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -13,6 +13,8 @@ Frame inputs come from the model config's inputs function, one seeded generator 
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -54,6 +56,10 @@ class FramePlan:
     notes: list[str] = field(default_factory=list)
 
 
+#: A dim spelled as code over a frame input: ``image.shape[0]``.
+_SHAPE_OF_INPUT = re.compile(r"(\w+)\.shape\[(\d+)\]")
+
+
 def _state_dims(contract: DeploymentContract) -> set[str]:
     return {dim for slot in contract.states for dim in slot.shape if isinstance(dim, str)}
 
@@ -92,6 +98,11 @@ def make_frame_plan(
     missing = [name for name in contract.inputs if name not in plan.frames[0].inputs]
     if missing:
         raise ValueError(f"the contract's inputs {missing} are not among the inputs function's {list(sets.names)}")
+    for dim in _state_dims(contract) - set(plan.dims):
+        # The lift writes a dim as the code that sizes it on a frame (`image.shape[0]`).
+        match = _SHAPE_OF_INPUT.fullmatch(dim)
+        if match and match.group(1) in contract.inputs:
+            plan.dims[dim] = (match.group(1), int(match.group(2)))
     for dim in sorted(_state_dims(contract) - set(plan.dims)):
         # Said in the report: a wrong guess here shows as a shape error on the first frame.
         plan.notes.append(f"state dim {dim!r} is on no input's dynamic axis: it starts empty (size 0) on a "

@@ -1,0 +1,135 @@
+"""migrate's "lift state" fix for TRT703: per-frame state located at its lines becomes explicit.
+
+Where the original's graph computes other values than its model and the observer saw forward
+write module attributes (``locate.frozen_state``), the lift runs in a worker
+(``trtcodemod.temporal.task``): the model's class gets ``forward_step`` and an adapter
+``forward``, and ``<model>_export.py`` plus the deployment contract are written next to it.
+The fix is unsafe by label (TRT703's ``explain`` names its assumptions); it is kept only when
+the rewritten model equals the original frame by frame (outputs and state attributes, bit for
+bit) on the worker's frames.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+from trtcodemod.verify.rewrite import locate as locate_layout
+from trtcodemod.verify.spec import VerifySpec
+from trtcodemod.verify.worker import run_task
+
+from .facts import Facts, norm
+from .locate import locate
+
+
+def state_problems(report: dict[str, Any], facts: Facts | None) -> list[Any]:
+    """TRT703 problems of the original (forward wrote module state and the graph differs)."""
+    return [p for p in locate(report, "before", facts) if p.kind == "state" and p.rule == "TRT703"]
+
+
+def run_lift(spec: VerifySpec, work: Path) -> dict[str, Any] | None:
+    """The worker's lift data, or None when it failed (its message under ``error``)."""
+    from trtcodemod.temporal.task import LIFT_TASK
+
+    layout = locate_layout(spec.model_file)
+    request = {
+        "task": LIFT_TASK, "model_file": str(layout.model_file), "import_root": str(layout.import_root),
+        "module": layout.module, "extra_paths": [], "model": spec.model, "model_args": spec.model_args,
+        "model_kwargs": dict(spec.model_kwargs), "inputs": spec.inputs, "seed": spec.seed, "threads": spec.threads,
+        # The wrapper is proved over frames with the model's own export settings.
+        "exporters": list(spec.exporters), "target": spec.rewrite.target,
+        "dynamic_axes": {k: dict(v) for k, v in spec.dynamic_axes.items()},
+    }
+    outcome = run_task(request, work / "lift", spec.timeout, module="trtcodemod.temporal.task")
+    data = outcome.data.get("lift")
+    if outcome.status != "ok" or not data:
+        return {"error": outcome.message or "the lift produced nothing"}
+    return data
+
+
+def add_lift(spec: VerifySpec, report: dict[str, Any], sources: dict[str, tuple[bytes, bytes]],
+             original: dict[str, Any], facts: Facts, work: Path, progress: Callable[[str], None],
+             ) -> dict[str, tuple[bytes, bytes]]:
+    """Plan, apply and report the lift where TRT703 state is located; the files to write."""
+    problems = state_problems(original, facts)
+    if not problems:
+        return sources
+    progress("lifting per-frame state (TRT703)")
+    data = run_lift(spec, work) or {}
+    lines = sorted({(p.path, p.line) for p in problems if p.path})
+    entry: dict[str, Any] = {"class": data.get("class"), "states": data.get("states", []),
+                             "frames": data.get("frames", 0), "mismatch": data.get("mismatch"),
+                             "refusals": list(data.get("refusals", [])), "files": [], "contract": data.get("contract"),
+                             "contract_markdown": data.get("contract_md"), "error": data.get("error")}
+    report["lift"] = entry
+    files: dict[str, str] = data.get("files") or {}
+    model_path = next((p for p in files if p.endswith(".py") and not p.endswith("_export.py")), None)
+    if model_path and any(norm(p) == norm(model_path) for p in sources):
+        entry["refusals"].append(f"{model_path}: other fixes rewrite this file too; write them, then run migrate "
+                                 "again to lift the state")
+        files = {}
+    if not files:
+        return sources
+    from trtcodemod.report.diff import unified_diff
+
+    new_sources = dict(sources)
+    for path, text in files.items():
+        old = Path(path).read_bytes() if Path(path).exists() else b""
+        new_sources[path] = (old, text.encode("utf-8"))
+        report["diff"] += unified_diff(path, old, text.encode("utf-8"))
+    entry["files"] = sorted(files)
+    report["changed_files"] = sorted({*report.get("changed_files", []), *files})
+    wrapper = next((Path(p).name for p in files if p.endswith("_export.py")), "the wrapper")
+    proved = data.get("proof") or {}
+    entry["proof"] = proved or None
+    verdict = _wrapper_verdict(proved, wrapper)
+    proof = (f"lift-state (unsafe by label: see `trtcodemod explain TRT703`): the adapter equals the original on "
+             f"{entry['frames']} frames, outputs and `self.{', self.'.join(entry['states'])}` bit for bit; {verdict}")
+    for path, line in lines:
+        report["applied"].append({"rule": "TRT703", "path": path, "line": line, "proof": proof,
+                                  "message": "per-frame state lifted into inputs and outputs", "landed": True})
+    report["remaining"] = [r for r in report["remaining"]
+                           if not (r.get("rule") == "TRT703" and r.get("kind") in ("state", "finding"))]
+    if _wrapper_proved(proved):
+        # The model's own forward keeps its state on self by design (its export still freezes it);
+        # the wrapper is what is exported, and it follows the original over every frame.
+        entry["superseded"] = [r["message"] for r in report["remaining"] if r.get("kind") == "unfaithful"]
+        report.setdefault("after", {})["wrapper_faithful"] = True
+        report["remaining"] = [r for r in report["remaining"] if r.get("kind") != "unfaithful"]
+    else:
+        for item in report["remaining"]:
+            if item.get("kind") == "unfaithful":
+                item["message"] += f"; the model's forward keeps its state on self by design; {verdict}"
+        report["remaining"].append({"op": "(export wrapper)", "source": f"{wrapper}", "rule": "TRT703",
+                                    "message": verdict, "kind": "state", "exporter": None, "severity": "error"})
+    after = report.get("after") or {}
+    errors_left = [r for r in report["remaining"] if r.get("severity") == "error"]
+    deployable = after.get("exported") and after.get("trt_errors") == 0 and report.get("equivalent")
+    report["exit_code"] = 0 if deployable and not errors_left else max(report.get("exit_code", 1), 1)
+    return new_sources
+
+
+def _wrapper_proved(proof: dict[str, Any]) -> bool:
+    """Equivalent over the frames on every run, and no TensorRT error in any exported graph."""
+    return bool(proof) and proof.get("equivalent") is True and not any(proof.get("trt_errors", {}).values())
+
+
+def _wrapper_verdict(proof: dict[str, Any], wrapper: str) -> str:
+    """One sentence on the exported wrapper's frame-sequence proof, for the report."""
+    if not proof:
+        return f"{wrapper} was not verified over frames"
+    if proof.get("error"):
+        return f"{wrapper} could not be verified over frames: {proof['error']}"
+    ran = [r for r in proof.get("runs", []) if r["status"] != "skipped"]
+    frames = len(proof.get("frames", []))
+    failed = next((r for r in ran if not r["passed"]), None)
+    if failed is not None:
+        first = failed.get("first_failure") or {}
+        names = ", ".join(f["name"] for f in first.get("failing", [])) or failed.get("reason") or "-"
+        return f"{wrapper} differs from the original in {failed['name']}: {failed['verdict']} ({names})"
+    errors = {exp: issues for exp, issues in proof.get("trt_errors", {}).items() if issues}
+    if errors:
+        ops = sorted({i["op"] for issues in errors.values() for i in issues})
+        return f"{wrapper} follows the original over {frames} frames, but its graph has TensorRT errors: {', '.join(ops)}"
+    return (f"{wrapper} follows the original over {frames} frames (state carried by the caller) in "
+            + ", ".join(r["name"] for r in ran) + "; no TensorRT error in its graph")

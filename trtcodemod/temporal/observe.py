@@ -1,0 +1,155 @@
+"""Which attributes are per-frame state, and what they look like: static reads/writes plus a run.
+
+State is an attribute that forward writes and also reads, so a later call sees the value an
+earlier one left (``self.prev_bev``, ``self.frame += 1``). The run over a few frames gives each
+state's first-frame value (None, a number, a tensor), its dtype, and its shape as code over
+forward's inputs: an axis whose size follows an input axis that varied between the frames is
+written ``image.shape[0]``, any other axis is the size seen.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import libcst as cst
+
+from trtcodemod.astutil import walk
+
+from .contract import Dim
+from .lift import LiftState, _functions, _self_attr, _writes
+
+
+def state_attributes(source: str, cls_name: str) -> list[str]:
+    """Attributes that ``cls_name.forward`` (or a method it calls as ``self.m(...)``) both writes
+    (``self.x = ...``, ``self.x op= ...``, ``self.x[i] = ...``) and reads."""
+    module = cst.parse_module(source)
+    cls = next((s for s in module.body if type(s) is cst.ClassDef and s.name.value == cls_name), None)
+    methods = _functions(cls.body) if cls is not None else {}
+    forward = methods.get("forward")
+    if forward is None:
+        return []
+    called = [methods[name] for name in dict.fromkeys(
+        n.func.attr.value for n in walk(forward) if type(n) is cst.Call and type(n.func) is cst.Attribute
+        and _self_attr(n.func) is not None) if name in methods and name != "forward"]
+    written: list[str] = []
+    targets: set[int] = set()
+    for func in (forward, *called):
+        for node, target in _writes(func.body):
+            base = target
+            while type(base) is cst.Subscript:
+                base = base.value
+            attr = _self_attr(base)
+            if attr is None:
+                continue
+            if type(node) is not cst.AugAssign and base is target:
+                targets.add(id(target))  # a plain store is no read; `self.x += 1` reads it too
+            if attr not in written:
+                written.append(attr)
+    read = {_self_attr(n) for func in (forward, *called) for n in walk(func.body)
+            if type(n) is cst.Attribute and id(n) not in targets}
+    return [attr for attr in written if attr in read]
+
+
+@dataclass(frozen=True)
+class ObservedState:
+    """One state as the frames showed it."""
+
+    attribute: str
+    kind: str  # tensor | int | float | bool
+    dtype: str  # torch dtype name without the prefix
+    shape: tuple[Dim, ...]
+    initial_none: bool
+    initial_value: float | int | bool
+    zeros: str | None  # the first-frame tensor as code over forward's inputs (tensor states)
+
+    def lift_state(self) -> LiftState:
+        return LiftState(self.attribute, self.initial_none, self.zeros)
+
+
+_PY_DTYPES = {bool: ("bool", "bool"), int: ("int", "int64"), float: ("float", "float64")}
+
+
+def observe_states(model: Any, frames: Sequence[dict[str, Any]], attributes: Sequence[str],
+                   reset: str | None = None, reset_at: Sequence[int] = ()) -> dict[str, ObservedState]:
+    """Run ``frames`` (keyword inputs) through ``model`` and describe each of ``attributes``;
+    ``model.<reset>()`` is called before the frames numbered in ``reset_at`` (from 0).
+
+    Runs under ``torch.no_grad`` on the model it is given: pass a fresh one.
+    """
+    import torch
+
+    first = {a: getattr(model, a, None) for a in attributes}
+    seen: dict[str, list[Any]] = {a: [] for a in attributes}
+    with torch.no_grad():
+        for k, inputs in enumerate(frames):
+            if reset and k in reset_at:
+                getattr(model, reset)()
+            model(**inputs)
+            for a in attributes:
+                seen[a].append(getattr(model, a, None))
+    out = {}
+    for attr in attributes:
+        values = [v for v in seen[attr] if v is not None]
+        if not values:
+            continue
+        value = values[0]
+        initial_none = first[attr] is None
+        if isinstance(value, torch.Tensor):
+            axes = _shape_code(values, frames)
+            shape = None if axes is None else [code for code, _ in axes]
+            dtype = str(value.dtype).replace("torch.", "")
+            device = next((f"{name}.device" for name, v in frames[0].items() if isinstance(v, torch.Tensor)), None)
+            zeros = None if shape is None else (
+                f"torch.zeros(({', '.join(shape)}{',' if len(shape) == 1 else ''}), dtype=torch.{dtype}"
+                + (f", device={device})" if device else ")"))
+            # The contract names an axis only where it varied between the frames; else the size seen.
+            dims: tuple[Dim, ...] = tuple(code if varies else int(size) for (code, varies), size
+                                          in zip(axes or (), value.shape))
+            initial = 0 if initial_none or first[attr] is None else _fill(first[attr])
+            out[attr] = ObservedState(attr, "tensor", dtype, dims, initial_none, initial, zeros)
+        elif type(value) in _PY_DTYPES:
+            kind, dtype = _PY_DTYPES[type(value)]
+            start = first[attr] if first[attr] is not None else type(value)()
+            out[attr] = ObservedState(attr, kind, dtype, (), initial_none, start, None)
+    return out
+
+
+def _fill(value: Any) -> float | int | bool:
+    """A tensor's first-frame value as one number, when it is uniform (else 0)."""
+    flat = value.flatten()
+    if flat.numel() and bool((flat == flat[0]).all()):
+        return flat[0].item()
+    return 0
+
+
+def _shape_code(values: list[Any], frames: Sequence[dict[str, Any]]) -> list[tuple[str, bool]] | None:
+    """Each axis of the state as code: ``name.shape[i]`` where it follows an input axis that varied
+    between the frames, or else the same axis of an input with the same size; the size seen otherwise."""
+    import torch
+
+    ranks = {v.dim() for v in values}
+    if len(ranks) != 1:
+        return None
+    # Pair each later value with the frame that produced it (values may skip None frames).
+    count = min(len(values), len(frames))
+    inputs = [{n: v for n, v in frame.items() if isinstance(v, torch.Tensor)} for frame in frames[:count]]
+    code = []
+    for axis in range(values[0].dim()):
+        sizes = [int(v.shape[axis]) for v in values[:count]]
+        varying, same_axis = None, None
+        for name, tensor in inputs[0].items():
+            for k in range(tensor.dim()):
+                follows = all(name in f and f[name].dim() > k and int(f[name].shape[k]) == s
+                              for f, s in zip(inputs, sizes))
+                varies = len({int(f[name].shape[k]) for f in inputs if name in f and f[name].dim() > k}) > 1
+                if follows and varies and varying is None:
+                    varying = f"{name}.shape[{k}]"
+                if follows and k == axis and same_axis is None:
+                    # the same axis of an input, of the same size: most likely the same axis (batch, H, W)
+                    same_axis = f"{name}.shape[{k}]"
+        match = varying or same_axis
+        if match is None and len(set(sizes)) > 1:
+            return None  # grows from frame to frame with no input to follow: no fixed input shape
+        code.append((match or str(sizes[0]), varying is not None))
+    return code
