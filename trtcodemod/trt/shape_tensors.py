@@ -57,6 +57,9 @@ _SHAPE_ARITHMETIC = frozenset({
     "Greater", "GreaterOrEqual", "Not", "And", "Or", "Xor", "Where", "ReduceSum", "ReduceProd", "ReduceMin",
     "ReduceMax", "Range", "ConstantOfShape",
 })
+#: Ops that move or retype values without computing new ones: never "where a value was made".
+_TRANSPARENT = frozenset({"Identity", "Cast", "CastLike", "Unsqueeze", "Squeeze", "Reshape", "Flatten",
+                          "Expand", "Transpose"})
 #: Ops whose output is a shape tensor whatever their input holds.
 _SHAPE_SOURCES = frozenset({"Shape", "Size"})
 _INTEGER_INPUTS = frozenset({TensorProto.INT32, TensorProto.INT64})
@@ -132,7 +135,7 @@ class ShapeFlow:
         if execution is not None:
             # The first node that reads device data is where the value was made: keep the
             # innermost origin, so the message names the `ReduceSum`, not the `Cast` after it.
-            if execution.node is not None:
+            if execution.node is not None or op in _TRANSPARENT:
                 return execution
             return Origin(Kind.EXECUTION, node, execution.graph_input)
         if op in _SHAPE_ARITHMETIC and all(a.kind is Kind.SHAPE for a in args):
