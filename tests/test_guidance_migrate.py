@@ -43,6 +43,7 @@ FIXED = [  # model, rule, the line's text, what proved it
     ("list_copy", "TRT722", "copy.deepcopy(feats)", "safe fix"),
     ("masked_assign", "TRT201", "a[m] = b[m]", "safe fix"),
     ("item_scale", "TRT702", "peak = x.abs().max().item()", "verified: the rewritten model is equivalent"),
+    ("track_numbering", "TRT714", "torch.arange(cond.sum().long()", "verified: the rewritten model is equivalent"),
 ]
 
 
@@ -59,6 +60,7 @@ def test_a_recipe_with_a_rewrite_ends_fixed_faithful_and_equivalent(zoo, name, r
 NAMED = [  # model, rule, the line's text: located, named, left to the user
     ("frame_counter", "TRT703", "self.frame += 1"),
     ("half_topk", "TRT712", "k = max(x.shape[1] // 2, 1)"),
+    ("mask_head", "TRT715", "return x[:n] * 2"),
 ]
 
 
@@ -75,6 +77,20 @@ def test_a_frozen_state_write_gets_its_line_where_the_graph_is_wrong(zoo) -> Non
     assert report["before"]["faithful"] is False
     [state] = [r for r in report["remaining"] if r["op"] == "(module state)"]
     assert "self.frame" in state["message"] and "no automatic fix" in state["message"]
+
+
+def test_a_range_sized_from_values_is_located_by_the_graph_check_and_fixed_from_a_shape(zoo) -> None:
+    # Nothing is baked here (the export is faithful): only the shape-tensor check sees the Range.
+    report = zoo[1]["track_numbering"]
+    line = line_of("track_numbering.py", "torch.arange(cond.sum().long()")
+    assert report["before"]["faithful"] is True
+    assert f"fixes Range node at line {line} (warning)" in report["applied"][0]["proof"]
+    assert "cond.nonzero().shape[0]" in report["diff"]
+
+
+def test_a_slice_sized_from_values_is_named_with_the_manual_step(zoo) -> None:
+    [slice_] = [r for r in zoo[1]["mask_head"]["remaining"] if r["op"] == "Slice"]
+    assert "mask at a fixed size" in slice_["message"]
 
 
 def test_the_zoo_exit_code_says_something_remains(zoo) -> None:
