@@ -44,6 +44,7 @@ FIXED = [  # model, rule, the line's text, what proved it
     ("masked_assign", "TRT201", "a[m] = b[m]", "safe fix"),
     ("item_scale", "TRT702", "peak = x.abs().max().item()", "verified: the rewritten model is equivalent"),
     ("track_numbering", "TRT714", "torch.arange(cond.sum().long()", "verified: the rewritten model is equivalent"),
+    ("mask_head", "TRT715", "return x[:n] * 2", "verified: the rewritten model is equivalent"),
 ]
 
 
@@ -60,7 +61,6 @@ def test_a_recipe_with_a_rewrite_ends_fixed_faithful_and_equivalent(zoo, name, r
 NAMED = [  # model, rule, the line's text: located, named, left to the user
     ("frame_counter", "TRT703", "self.frame += 1"),
     ("half_topk", "TRT712", "k = max(x.shape[1] // 2, 1)"),
-    ("mask_head", "TRT715", "return x[:n] * 2"),
 ]
 
 
@@ -79,18 +79,17 @@ def test_a_frozen_state_write_gets_its_line_where_the_graph_is_wrong(zoo) -> Non
     assert "self.frame" in state["message"] and "no automatic fix" in state["message"]
 
 
-def test_a_range_sized_from_values_is_located_by_the_graph_check_and_fixed_from_a_shape(zoo) -> None:
-    # Nothing is baked here (the export is faithful): only the shape-tensor check sees the Range.
-    report = zoo[1]["track_numbering"]
-    line = line_of("track_numbering.py", "torch.arange(cond.sum().long()")
+@pytest.mark.parametrize("name,op,text,after", [
+    ("track_numbering", "Range", "torch.arange(cond.sum().long()", "cond.nonzero().shape[0]"),
+    ("mask_head", "Slice", "return x[:n] * 2", "x[torch.arange(x.shape[0], device=x.device) < n]"),
+])
+def test_a_shape_sized_from_values_is_located_by_the_graph_check_and_fixed(zoo, name, op, text, after) -> None:
+    # Nothing is baked here (the export is faithful): only the shape-tensor check sees the node.
+    report = zoo[1][name]
+    line = line_of(f"{name}.py", text)
     assert report["before"]["faithful"] is True
-    assert f"fixes Range node at line {line} (warning)" in report["applied"][0]["proof"]
-    assert "cond.nonzero().shape[0]" in report["diff"]
-
-
-def test_a_slice_sized_from_values_is_named_with_the_manual_step(zoo) -> None:
-    [slice_] = [r for r in zoo[1]["mask_head"]["remaining"] if r["op"] == "Slice"]
-    assert "mask at a fixed size" in slice_["message"]
+    assert f"fixes {op} node at line {line} (warning)" in report["applied"][0]["proof"]
+    assert after in report["diff"]
 
 
 def test_the_zoo_exit_code_says_something_remains(zoo) -> None:

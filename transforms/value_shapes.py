@@ -3,15 +3,15 @@
 Both exporters keep such bounds in the graph, but TensorRT needs a range length or a
 slice bound as a shape tensor, and a value computed from the data is an execution tensor
 (the graph check's side: :mod:`trtcodemod.trt.shape_tensors`). TRT714 takes a mask's count
-from a shape (unsafe); TRT715 is detect only. What counts as a value is decided in
-:mod:`trtcodemod.transforms._size_facts`.
+from a shape, TRT715 turns a slice's end into a bool index (both unsafe). What counts as a
+value is decided in :mod:`trtcodemod.transforms._size_facts`.
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import argument, has_star_args, method_call, short_code
+from trtcodemod.astutil import argument, has_star_args, method_call, parenthesize, short_code
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety, spelled
 from trtcodemod.transforms._size_facts import OPERATORS as _OPERATORS
 from trtcodemod.transforms._size_facts import TRT_SHAPE_TENSORS as _TRT_SHAPE_TENSORS
@@ -140,27 +140,55 @@ reported.
 Why it hurts: both exporters keep the bound in the graph (ONNX `ReduceSum` → `Slice`,
 measured with torch 2.13; with `.item()` the TorchScript exporter bakes it instead), but
 the bound decides the output's shape, which TensorRT wants as a shape tensor; a value
-computed on the device is an execution tensor, so the slice and everything after it get a
-data-dependent shape, or the engine fails to build.
+computed on the device is an execution tensor. Before TensorRT 8.5 the engine does not
+build; from 8.5 the slice gets a data-dependent shape (the engine copies the bound to the
+host mid-run). The graph check reports the `Slice` at this line, per target version.
 
-What to do: keep the shape fixed and mask instead (`x * (torch.arange(x.shape[0]) <
-n)[:, None]`), or select with an index tensor (`x[torch.arange(x.shape[0])[:n]]`), or
-compute the bound outside the model and pass it as an input (then it is a shape input of
-the engine).
+The rewrite (the guidance's "slice with a dynamic dim": turn the bound into a bool index),
+for `x[:n]` read from a plain name `x`: `x[torch.arange(x.shape[0], device=x.device) < n]`.
+The `Range` is sized by a shape, the comparison runs on the device, and the rows are
+selected by a mask (`NonZero`, TensorRT's own data-dependent-shape layer, 8.5 and later).
+Other slices (a start or step, another axis, an assignment target) are reported with the
+manual step: mask at a fixed size (`x * (torch.arange(x.shape[0]) < n)[:, None]`) or
+compute the bound outside the model and pass it in (a shape input of the engine).
 
-Fix safety: none (detect only): the fixed-size forms change the shape of the result.
-Based on TensorRT's shape-tensor rules; not measured on a TensorRT build here.""",
-        fix=Safety.NONE,
+Fix safety: unsafe. The same rows only for `n >= 0` (a count always is; `x[:-2]` drops
+rows where the mask keeps none); the result is a copy, not a view of `x` (writes to it no
+longer reach `x`, and its strides are contiguous); a float `n` made `x[:n]` raise and
+no longer does. `migrate` tries it as a candidate where the graph check locates the
+`Slice`, and keeps it only when the verification finds the model equivalent. Based on
+TensorRT's shape-tensor rules; not measured on a TensorRT build here.""",
+        fix=Safety.UNSAFE,
         examples=(
             Example(
                 "class Select(nn.Module):\n"
                 "    def forward(self, x, mask):\n"
                 "        n = mask.sum()\n"
-                "        return x[:n]\n"
+                "        return x[:n]\n",
+                "class Select(nn.Module):\n"
+                "    def forward(self, x, mask):\n"
+                "        n = mask.sum()\n"
+                "        return x[torch.arange(x.shape[0], device=x.device) < n]\n",
+                unsafe=True,
+            ),
+            Example(
+                "class Select(nn.Module):\n"
+                "    def forward(self, x, scores):\n"
+                "        return x[:, : scores.argmax() + 1]\n"
             ),
         ),
         references=(_TRT_SHAPE_TENSORS, "https://onnx.ai/onnx/operators/onnx__Slice.html", _OPERATORS),
     )
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._targets: set[int] = set()
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        self._targets.update(id(t.target) for t in node.targets)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._targets.add(id(node.target))
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         if not self._frames or not self.active() or not self.is_tensor(node.value):
@@ -171,9 +199,29 @@ Based on TensorRT's shape-tensor rules; not measured on a TensorRT build here.""
                 continue
             for bound in (sl.lower, sl.upper, sl.step):
                 if bound is not None and self.is_value(bound):
+                    fix = self._mask_fix(node)
+                    how = ("it becomes a bool index (`arange(len) < n`)" if fix else
+                           "mask at a fixed size, or turn it into a bool index (`x[torch.arange(x.shape[0]) < n]`)")
                     self.found(node, f"slice bound `{short_code(bound)}` is computed from tensor values: TensorRT "
-                               "needs it as a shape tensor; mask at a fixed size or index with `torch.arange`")
+                               f"needs it as a shape tensor; {how}", fix)
                     return
+
+    def _mask_fix(self, node: cst.Subscript) -> Fix | None:
+        """``x[:n]`` → ``x[torch.arange(x.shape[0], device=x.device) < n]``; None for other slices."""
+        if len(node.slice) != 1 or id(node) in self._targets or type(node.value) is not cst.Name:
+            return None
+        sl = node.slice[0].slice
+        if type(sl) is not cst.Slice or sl.lower is not None or sl.step is not None or sl.upper is None:
+            return None
+        x = node.value.value
+        bound = parenthesize(sl.upper) if type(sl.upper) in (cst.BooleanOperation, cst.Comparison,
+                                                             cst.IfExp, cst.Lambda, cst.NamedExpr,
+                                                             cst.UnaryOperation) else sl.upper
+        mask = cst.parse_expression(f"{self.context.torch_name()}.arange({x}.shape[0], device={x}.device) < 0")
+        assert isinstance(mask, cst.Comparison)
+        mask = mask.with_changes(comparisons=[mask.comparisons[0].with_changes(comparator=bound)])
+        index = cst.SubscriptElement(slice=cst.Index(value=mask))
+        return Fix({node: node.with_changes(slice=[index])}, safety=Safety.UNSAFE)
 
 
 RULES = (ArangeFromValues, SliceFromValues)

@@ -1,9 +1,11 @@
-"""Shape tensors and execution tensors (Misc. 2, dynamic slices): keep the first ``mask.sum()`` rows.
+"""Shape tensors and execution tensors (Misc. 2, slice with a dynamic dim): keep the first
+``mask.sum()`` rows.
 
 The slice's end is a sum over the mask: an execution tensor where TensorRT needs a shape
-tensor. The graph check reports the ``Slice`` at its line with TRT715; there is no mechanical
-rewrite (a fixed-size form changes the output's shape), so migrate names it with the manual
-step: mask at a fixed size, or pass the count in as an input.
+tensor (the graph check reports the ``Slice`` at its line). The guidance: turn the bound
+into an index. TRT715 rewrites ``x[:n]`` to ``x[torch.arange(x.shape[0]) < n]`` (unsafe: the
+same rows for ``n >= 0``, and a copy instead of a view); migrate keeps it as a candidate the
+verification finds equivalent.
 """
 
 import torch
