@@ -44,6 +44,8 @@ FIXED = [  # model, rule, the line's text, what proved it
     ("masked_assign", "TRT201", "a[m] = b[m]", "safe fix"),
     ("item_scale", "TRT702", "peak = x.abs().max().item()", "verified: the rewritten model is equivalent"),
     ("half_topk", "TRT712", "k = max(x.shape[1] // 2, 1)", "verified: the rewritten model is equivalent"),
+    ("track_numbering", "TRT714", "torch.arange(cond.sum().long()", "verified: the rewritten model is equivalent"),
+    ("mask_head", "TRT715", "return x[:n] * 2", "verified: the rewritten model is equivalent"),
 ]
 
 
@@ -86,6 +88,19 @@ def test_a_frozen_state_write_is_located_then_lifted_into_the_wrapper(zoo) -> No
     assert [Path(p).name for p in lift["files"]] == ["frame_counter.py", "frame_counter_contract.json",
                                                       "frame_counter_contract.md", "frame_counter_export.py"]
     assert lift["contract"]["states"][0]["written_at"] == f"frame_counter.py:{line}"
+
+
+@pytest.mark.parametrize("name,op,text,after", [
+    ("track_numbering", "Range", "torch.arange(cond.sum().long()", "cond.nonzero().shape[0]"),
+    ("mask_head", "Slice", "return x[:n] * 2", "x[torch.arange(x.shape[0], device=x.device) < n]"),
+])
+def test_a_shape_sized_from_values_is_located_by_the_graph_check_and_fixed(zoo, name, op, text, after) -> None:
+    # Nothing is baked here (the export is faithful): only the shape-tensor check sees the node.
+    report = zoo[1][name]
+    line = line_of(f"{name}.py", text)
+    assert report["before"]["faithful"] is True
+    assert f"fixes {op} node at line {line} (warning)" in report["applied"][0]["proof"]
+    assert after in report["diff"]
 
 
 def test_the_zoo_exit_code_says_something_remains(zoo) -> None:

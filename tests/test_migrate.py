@@ -235,6 +235,9 @@ def test_a_node_in_code_another_fix_wrote_gets_that_rule_as_a_follow_up(tmp_path
     assert plan.update(findings, [Problem("hostile", where, 4, "Where", "TRT102", "")], facts, unsafe=True)
     follow = [d for d in plan.applied if d.follow_up]
     assert [(d.finding.rule, d.finding.line) for d in follow] == [("TRT102", 4)]
+    # A warning the fix's own code brings (a NonZero, say) is its stated cost, not a follow-up.
+    assert not plan.update(findings, [Problem("hostile", where, 4, "NonZero", "TRT201", "", severity="warning")],
+                           facts, unsafe=True)
     second = fix_source(BRANCH, where, Options(select=("ALL",), target="8.0", allow=plan.allows(),
                                                follow_up=plan.follow_ups()))
     assert b"torch.where" not in second.source and b"torch.logical_not(_trt_cond)" in second.source

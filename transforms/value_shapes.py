@@ -1,16 +1,18 @@
 """Shapes computed from tensor values: ``torch.arange(m.sum())``, ``x[:m.sum()]`` (TRT714, TRT715).
 
 Both exporters keep such bounds in the graph, but TensorRT needs a range length or a
-slice bound as a shape tensor, and a value computed from the data is an execution tensor.
-Detect only; what counts as a value is decided in :mod:`trtcodemod.transforms._size_facts`.
+slice bound as a shape tensor, and a value computed from the data is an execution tensor
+(the graph check's side: :mod:`trtcodemod.trt.shape_tensors`). TRT714 takes a mask's count
+from a shape, TRT715 turns a slice's end into a bool index (both unsafe). What counts as a
+value is decided in :mod:`trtcodemod.transforms._size_facts`.
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import argument, has_star_args, short_code
-from trtcodemod.rules import Example, RuleInfo, Safety, spelled
+from trtcodemod.astutil import argument, has_star_args, method_call, parenthesize, short_code
+from trtcodemod.rules import Example, Fix, RuleInfo, Safety, spelled
 from trtcodemod.transforms._size_facts import OPERATORS as _OPERATORS
 from trtcodemod.transforms._size_facts import TRT_SHAPE_TENSORS as _TRT_SHAPE_TENSORS
 from trtcodemod.transforms._size_facts import SizeRule as _SizeRule
@@ -32,27 +34,51 @@ arithmetic on it, or a local holding one. Bounds read with `.item()` are TRT702'
 
 Why it hurts: both exporters keep the bound in the graph (ONNX `ReduceSum` → `Range`,
 measured with torch 2.13, and ONNX Runtime gives the right result), but TensorRT
-distinguishes shape tensors, computed on the host while the engine is set up, from
-execution tensors, computed on the device by the layers. The length of a `Range` defines
-an output shape, so TensorRT needs it as a shape tensor; a sum over the data is an
-execution tensor. TensorRT either rejects the layer or has to treat every shape after it
-as data-dependent, which costs memory planning and optimisation.
+distinguishes shape tensors, computed on the host from shapes and constants, from
+execution tensors, computed on the device by the layers. The length of a `Range` sizes
+its output, so TensorRT needs the bound as a shape tensor; a sum over the data is an
+execution tensor. TensorRT before 8.5 cannot build such a network; from 8.5 it builds a
+data-dependent shape: the engine stops to copy the value to the host and sizes every
+tensor after it at run time. The graph check (`verify`, `migrate`, `inspect`) reports the
+`Range` at this line for the same reason, per target version.
 
-What to do: derive the count from a shape instead of a value. When the range numbers the
-selected elements (`ids[cond] = torch.arange(cond.sum())`), compute the numbers at a fixed
-size, `cond.long().cumsum(0) - 1` (right where `cond` is true), and blend them
-(`torch.where(cond, numbers, ids)`); where a variable-length range is really needed,
-`torch.arange(cond.nonzero().shape[0])` takes the count from a shape (the `NonZero`
-output), at the cost of a data-dependent shape (TRT705).
+The rewrite (the guidance's recipe), for a range whose only bound is `m.sum()` (or its
+`.long()`/`.int()`): `torch.arange(m.sum())` → `torch.arange(m.nonzero().shape[0])`. The
+count now comes from the shape of `NonZero`'s output, a shape tensor TensorRT computes
+itself (8.5 and later; `NonZero` itself is TRT705's data-dependent shape). Other bounds
+(a local, `x.max()`, arithmetic) are reported with the manual step. Where the range only
+numbers the selected elements (`ids[cond] = torch.arange(cond.sum())`), a fixed-size form
+avoids the data-dependent shape altogether: `ids = torch.where(cond, cond.long().cumsum(0)
+- 1, ids)` (not applied automatically: it rebinds `ids`, which is wrong when `ids` is an
+attribute or a view another object sees).
 
-Fix safety: none (detect only): the fixed-size form changes the shape of the result.
-Based on TensorRT's shape-tensor rules; not measured on a TensorRT build here.""",
-        fix=Safety.NONE,
+Fix safety: unsafe. The count of non-zero elements equals the sum only when `m` holds 0
+and 1 (a bool mask, or 0/1 integers); for a float `m` the range's dtype also changes
+(float32 from a float sum, int64 from a count) unless `dtype=` is given. A negative sum
+raised before and gives an empty range after. `nonzero` costs more than `sum` in eager
+mode (it compacts the positions). `migrate` tries it as a candidate where the graph check
+locates the `Range`, and keeps it only when the verification finds the model equivalent.
+Applies to every TensorRT version (before 8.5 `NonZero` does not parse either: there,
+use the fixed-size form). Based on TensorRT's shape-tensor rules; not measured on a
+TensorRT build here.""",
+        fix=Safety.UNSAFE,
         examples=(
             Example(
                 "class Track(nn.Module):\n"
                 "    def forward(self, ids, cond):\n"
                 "        ids[cond] = torch.arange(cond.sum().long(), dtype=ids.dtype)\n"
+                "        return ids\n",
+                "class Track(nn.Module):\n"
+                "    def forward(self, ids, cond):\n"
+                "        ids[cond] = torch.arange(cond.nonzero().shape[0], dtype=ids.dtype)\n"
+                "        return ids\n",
+                unsafe=True,
+            ),
+            Example(
+                "class Track(nn.Module):\n"
+                "    def forward(self, ids, cond):\n"
+                "        n = cond.sum()\n"
+                "        ids[cond] = torch.arange(n, dtype=ids.dtype)\n"
                 "        return ids\n"
             ),
         ),
@@ -70,10 +96,30 @@ Based on TensorRT's shape-tensor rules; not measured on a TensorRT build here.""
             bounds = [argument(node, 0, "end"), argument(node, None, "start"), argument(node, None, "step")]
         for bound in bounds:
             if bound is not None and self.is_value(bound.value):
+                fix = self._count_fix(bound.value) if name == "torch.arange" and bound is bounds[0] \
+                    and all(b is None for b in bounds[1:]) else None
+                how = ("the count is taken from `nonzero()`'s shape (equal for a 0/1 mask)" if fix else
+                       "number selected elements with a fixed-size `cumsum` instead, or take the count from a "
+                       "shape (`m.nonzero().shape[0]`)")
                 self.found(node, f"`{short_code(bound.value)}` is computed from tensor values: TensorRT needs a "
-                           "range length as a shape tensor; number selected elements with a fixed-size "
-                           "`cumsum` instead, or take the count from a shape")
+                           f"range length as a shape tensor; {how}", fix)
                 return
+
+    def _count_fix(self, bound: cst.BaseExpression) -> Fix | None:
+        """``m.sum()`` (or its ``.long()``/``.int()``) → ``m.nonzero().shape[0]``; None for other bounds."""
+        call = bound
+        parts = method_call(call) if type(call) is cst.Call else None
+        if parts is not None and parts[1] in ("long", "int") and not call.args:  # type: ignore[union-attr]
+            call = parts[0]
+            parts = method_call(call) if type(call) is cst.Call else None
+        if parts is None or parts[1] != "sum" or call.args or not (self.is_tensor(parts[0]) or self.is_mask(parts[0])):  # type: ignore[union-attr]
+            return None
+        receiver = parts[0]
+        count = cst.Subscript(
+            value=cst.Attribute(value=cst.Call(func=cst.Attribute(value=receiver, attr=cst.Name("nonzero"))),
+                                attr=cst.Name("shape")),
+            slice=[cst.SubscriptElement(slice=cst.Index(value=cst.Integer("0")))])
+        return Fix({bound: count}, safety=Safety.UNSAFE)
 
 
 # --- TRT715 ------------------------------------------------------------------------------
@@ -94,27 +140,55 @@ reported.
 Why it hurts: both exporters keep the bound in the graph (ONNX `ReduceSum` → `Slice`,
 measured with torch 2.13; with `.item()` the TorchScript exporter bakes it instead), but
 the bound decides the output's shape, which TensorRT wants as a shape tensor; a value
-computed on the device is an execution tensor, so the slice and everything after it get a
-data-dependent shape, or the engine fails to build.
+computed on the device is an execution tensor. Before TensorRT 8.5 the engine does not
+build; from 8.5 the slice gets a data-dependent shape (the engine copies the bound to the
+host mid-run). The graph check reports the `Slice` at this line, per target version.
 
-What to do: keep the shape fixed and mask instead (`x * (torch.arange(x.shape[0]) <
-n)[:, None]`), or select with an index tensor (`x[torch.arange(x.shape[0])[:n]]`), or
-compute the bound outside the model and pass it as an input (then it is a shape input of
-the engine).
+The rewrite (the guidance's "slice with a dynamic dim": turn the bound into a bool index),
+for `x[:n]` read from a plain name `x`: `x[torch.arange(x.shape[0], device=x.device) < n]`.
+The `Range` is sized by a shape, the comparison runs on the device, and the rows are
+selected by a mask (`NonZero`, TensorRT's own data-dependent-shape layer, 8.5 and later).
+Other slices (a start or step, another axis, an assignment target) are reported with the
+manual step: mask at a fixed size (`x * (torch.arange(x.shape[0]) < n)[:, None]`) or
+compute the bound outside the model and pass it in (a shape input of the engine).
 
-Fix safety: none (detect only): the fixed-size forms change the shape of the result.
-Based on TensorRT's shape-tensor rules; not measured on a TensorRT build here.""",
-        fix=Safety.NONE,
+Fix safety: unsafe. The same rows only for `n >= 0` (a count always is; `x[:-2]` drops
+rows where the mask keeps none); the result is a copy, not a view of `x` (writes to it no
+longer reach `x`, and its strides are contiguous); a float `n` made `x[:n]` raise and
+no longer does. `migrate` tries it as a candidate where the graph check locates the
+`Slice`, and keeps it only when the verification finds the model equivalent. Based on
+TensorRT's shape-tensor rules; not measured on a TensorRT build here.""",
+        fix=Safety.UNSAFE,
         examples=(
             Example(
                 "class Select(nn.Module):\n"
                 "    def forward(self, x, mask):\n"
                 "        n = mask.sum()\n"
-                "        return x[:n]\n"
+                "        return x[:n]\n",
+                "class Select(nn.Module):\n"
+                "    def forward(self, x, mask):\n"
+                "        n = mask.sum()\n"
+                "        return x[torch.arange(x.shape[0], device=x.device) < n]\n",
+                unsafe=True,
+            ),
+            Example(
+                "class Select(nn.Module):\n"
+                "    def forward(self, x, scores):\n"
+                "        return x[:, : scores.argmax() + 1]\n"
             ),
         ),
         references=(_TRT_SHAPE_TENSORS, "https://onnx.ai/onnx/operators/onnx__Slice.html", _OPERATORS),
     )
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._targets: set[int] = set()
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        self._targets.update(id(t.target) for t in node.targets)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._targets.add(id(node.target))
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         if not self._frames or not self.active() or not self.is_tensor(node.value):
@@ -125,9 +199,29 @@ Based on TensorRT's shape-tensor rules; not measured on a TensorRT build here.""
                 continue
             for bound in (sl.lower, sl.upper, sl.step):
                 if bound is not None and self.is_value(bound):
+                    fix = self._mask_fix(node)
+                    how = ("it becomes a bool index (`arange(len) < n`)" if fix else
+                           "mask at a fixed size, or turn it into a bool index (`x[torch.arange(x.shape[0]) < n]`)")
                     self.found(node, f"slice bound `{short_code(bound)}` is computed from tensor values: TensorRT "
-                               "needs it as a shape tensor; mask at a fixed size or index with `torch.arange`")
+                               f"needs it as a shape tensor; {how}", fix)
                     return
+
+    def _mask_fix(self, node: cst.Subscript) -> Fix | None:
+        """``x[:n]`` → ``x[torch.arange(x.shape[0], device=x.device) < n]``; None for other slices."""
+        if len(node.slice) != 1 or id(node) in self._targets or type(node.value) is not cst.Name:
+            return None
+        sl = node.slice[0].slice
+        if type(sl) is not cst.Slice or sl.lower is not None or sl.step is not None or sl.upper is None:
+            return None
+        x = node.value.value
+        bound = parenthesize(sl.upper) if type(sl.upper) in (cst.BooleanOperation, cst.Comparison,
+                                                             cst.IfExp, cst.Lambda, cst.NamedExpr,
+                                                             cst.UnaryOperation) else sl.upper
+        mask = cst.parse_expression(f"{self.context.torch_name()}.arange({x}.shape[0], device={x}.device) < 0")
+        assert isinstance(mask, cst.Comparison)
+        mask = mask.with_changes(comparisons=[mask.comparisons[0].with_changes(comparator=bound)])
+        index = cst.SubscriptElement(slice=cst.Index(value=mask))
+        return Fix({node: node.with_changes(slice=[index])}, safety=Safety.UNSAFE)
 
 
 RULES = (ArangeFromValues, SliceFromValues)

@@ -58,9 +58,18 @@ class VersionFact:
     source: str
 
 
-#: TensorRT 9.0 to 11.x, as the sources say them (read for issue 20). The checks and the rules'
+#: TensorRT 8.5 to 11.x, as the sources say them (read for issues 20 and 21). The checks and the rules'
 #: ``needed_before`` take their boundaries from here, so a boundary has one place to change.
 FACTS: dict[str, VersionFact] = {
+    "data_dependent_shapes": VersionFact(
+        (8, 5), "an input TensorRT needs as a shape tensor (a reshape's shape, a slice's bounds, a range's "
+        "limit...) may be computed from device values: the engine builds, stops to copy the value to the host, "
+        "and sizes what follows at run time (before, shape tensors come from shapes, constants and shape inputs "
+        "only, and such a network does not build)",
+        "TensorRT 8.5 developer guide, 'Execution Tensors vs. Shape Tensors' and 'Dynamically Shaped Output' "
+        "(data-dependent shapes, INonZeroLayer and IOutputAllocator are new in 8.5; the 8.5.1 release notes "
+        "list them); onnx/onnx-tensorrt docs/operators.md gains NonZero in 8.5. Not verified on a TensorRT "
+        "build here: no TensorRT on this machine"),
     "int64": VersionFact((9, 0), "INT64 is a native type (the parser no longer casts INT64 to INT32, "
                          "clamping to +-INT_MAX)", f"{_CHANGELOG}, TensorRT 9.0 EA"),
     "slice_tensor_axes": VersionFact((10, 3), "Slice takes its axes as a tensor input",

@@ -191,8 +191,9 @@ class Plan:
 
         out: list[Any] = []
         for problem in problems:
-            if problem.kind != "hostile" or not problem.rule or problem.path is None or problem.line is None:
-                continue
+            if problem.kind != "hostile" or problem.severity != "error" or not problem.rule or problem.path is None \
+                    or problem.line is None:
+                continue  # a warning the fix's own code brings (its NonZero) is the fix's stated cost
             if any(matches(problem, f) for f in findings):
                 continue
             owner = next((d for d in self.applied if not d.follow_up

@@ -22,7 +22,7 @@ from trtcodemod.verify.worker import run_task
 from .facts import Facts, norm
 from .locate import Problem, locate
 from .observe import OBSERVE_TASK
-from .plan import APPLY, INFO, REMAINS, Plan
+from .plan import APPLY, INFO, REMAINS, Plan, describe
 from .report import empty_report
 
 Progress = Callable[[str], None]
@@ -275,6 +275,11 @@ def _restrict(plan: Plan, verified: list[Any]) -> Plan:
 def _finish(spec: VerifySpec, report: dict[str, Any], original: dict[str, Any], final: dict[str, Any] | None,
             plan: Plan, facts: Facts, files: list[str]) -> tuple[dict[str, Any], dict[str, tuple[bytes, bytes]]]:
     applied_rules = {(norm(f["path"]), f["rule"], int(f["line"])) for f in (final or {}).get("fixes", [])}
+    for d in plan.applied:
+        if d.follow_up and (norm(d.finding.path), d.finding.rule, d.finding.line) not in applied_rules:
+            # Planned for code another fix wrote, but no such fix applies there: it stays located.
+            d.action, d.reason = REMAINS, f"{describe(d.problems)}; no {d.finding.rule} fix applies to the code " \
+                                          "another fix wrote here"
     report["applied"] = [{"rule": d.finding.rule, "path": d.finding.path, "line": d.finding.line,
                           "proof": _proof(d, final, facts), "message": d.finding.message,
                           "landed": (norm(d.finding.path), d.finding.rule, d.finding.line) in applied_rules}
@@ -328,8 +333,6 @@ def _proof(decision: Any, final: dict[str, Any] | None, facts: Facts) -> str:
     """What proved a kept fix; for a candidate, the verification that kept it."""
     if not decision.candidate or final is None:
         return decision.proof
-    from .plan import describe
-
     rule, located = decision.finding.rule, describe(decision.problems)
     if final.get("equivalent"):
         return (f"verified: the rewritten model is equivalent to the original on all {facts.runs} input set(s); "

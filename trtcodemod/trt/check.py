@@ -20,6 +20,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from trtcodemod.trt import support
+from trtcodemod.trt.shape_tensors import ShapeFlow, shape_inputs
 from trtcodemod.trt.source_map import node_source
 from trtcodemod.versions import FACTS, Version, format_version, since
 
@@ -56,6 +57,16 @@ RULES: dict[str, tuple[str, ...]] = {
     "SequenceEmpty": ("TRT105",),  # list appends inside a scripted loop
     "SequenceInsert": ("TRT105",),
     "ConcatFromSequence": ("TRT105",),
+}
+
+#: The rule that knows the construct behind a shape-tensor input computed from values.
+_SHAPE_RULES = {"Range": "TRT714", "Slice": "TRT715"}
+_SHAPE_HINT = "Compute it from `x.shape`/`x.size()` and constants, or pass it in as an input of the model"
+_SHAPE_HINTS = {
+    "Range": ("Take the count from a shape (`torch.arange(cond.nonzero().shape[0])` for a 0/1 mask), or number "
+              "the selected elements at a fixed size (`cond.long().cumsum(0) - 1`) and blend"),
+    "Slice": ("Keep the shape fixed and mask (`x * (torch.arange(x.shape[0]) < n)[:, None]`), or compute the "
+              "bound outside the model and pass it in as an input"),
 }
 
 #: Tensor dtypes TensorRT has no kernels for, by ONNX type code.
@@ -301,6 +312,11 @@ class _Checker:
                 for out in node.output:
                     self.graphs.producers.setdefault(out, node)
         self.issues: list[TrtIssue] = []
+        engine_inputs = {i.name: i.type for i in self.model.graph.input
+                         if i.name not in self.graphs.initializers and i.type.HasField("tensor_type")}
+        self.shapes = ShapeFlow(self.graphs, engine_inputs)
+        #: (node, input index) a check already reported as "must be constant": said once.
+        self.const_reported: set[tuple[int, int]] = set()
 
     # -- reporting ---------------------------------------------------------------
     def report(self, node: onnx.NodeProto | None, name: str, op: str, reason: str,
@@ -347,6 +363,7 @@ class _Checker:
         specific = getattr(self, f"check_{node.op_type}", None)
         if specific is not None:
             specific(node, name)
+        self.check_shape_inputs(node, name)
 
     # -- the support table -------------------------------------------------------
     def check_table(self, node: onnx.NodeProto, name: str) -> None:
@@ -564,8 +581,40 @@ class _Checker:
             folded = self.graphs.const(node.input[1]) is not None
             how = "a chain of constant ops the exporter did not fold" if folded else "values computed at run time"
             rule = "TRT501" if mode == "constant" and value is not None and not np.any(value != 0) else "TRT502"
+            self.const_reported.add((id(node), 1))
             self.report(node, name, "Pad", f"pads come from {how}, not a constant; TensorRT falls back to "
                         "dynamic slicing (rewrite the padding as a concatenation)", rule, WARNING)
+
+    def check_shape_inputs(self, node: onnx.NodeProto, name: str) -> None:
+        """An execution tensor (computed from device values) where TensorRT needs a shape tensor."""
+        for index, role in shape_inputs(node).items():
+            if (id(node), index) in self.const_reported:
+                continue
+            origin = self.shapes.execution_source(node.input[index])
+            if origin is None:
+                continue
+            self.report(node, name, node.op_type, self._shape_reason(node, role, origin),
+                        _SHAPE_RULES.get(node.op_type),
+                        ERROR if self.older_than(*since("data_dependent_shapes")) else WARNING)
+            return  # one issue a node: the first input says it
+
+    def _shape_reason(self, node: onnx.NodeProto, role: str, origin: Any) -> str:
+        if origin.node is not None:
+            where = node_source(origin.node)
+            made = f"`{origin.node.op_type}`{f' at {where}' if where else ''}"
+            made += f" from graph input {origin.graph_input!r}" if origin.graph_input else ""
+        else:
+            made = f"graph input {origin.graph_input!r}"
+        head = (f"{role} of {node.op_type} is an execution tensor (device values, computed by {made}); TensorRT "
+                "needs it as a shape tensor (host values computed from shapes and constants)")
+        first = format_version(since("data_dependent_shapes"))
+        if self.older_than(*since("data_dependent_shapes")):
+            how = (f"TensorRT {format_version(self.requested)} cannot build it (data-dependent shapes arrive in "
+                   f"{first})")
+        else:
+            how = (f"TensorRT {format_version(self.requested)} builds it as a data-dependent shape: the engine "
+                   "stops to copy the value to the host and sizes everything after it at run time")
+        return f"{head}; {how}. {_SHAPE_HINTS.get(node.op_type, _SHAPE_HINT)}"
 
     def check_Einsum(self, node: onnx.NodeProto, name: str) -> None:
         if not self.older_than(*since("einsum_full")):
@@ -596,6 +645,7 @@ class _Checker:
         k = self.graphs.const(k_name) if k_name else None
         if k_name and not self.graphs.is_const(k_name) and self.older_than(8, 6):
             # onnx-tensorrt 8.5 requires K as an initializer; 8.6 added dynamic K.
+            self.const_reported.add((id(node), 1))
             self.report(node, name, "TopK", f"K is computed at run time; TensorRT {self.label} needs a constant K",
                         "TRT803")
         elif k is not None and k.size and int(k.ravel()[0]) >= _TOPK_LIMIT:
@@ -630,6 +680,7 @@ class _Checker:
         if fact is not None and not self.older_than(*since(fact)):
             return
         if len(node.input) > index and node.input[index] and not self.graphs.is_const(node.input[index]):
+            self.const_reported.add((id(node), index))
             newer = f" (taken at run time from {format_version(since(fact))})" if fact else ""
             self.report(node, name, node.op_type,
                         f"{what} is computed at run time; TensorRT {format_version(self.requested)} needs it "
