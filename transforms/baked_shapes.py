@@ -22,10 +22,16 @@ TRT702's; ``len(t)`` itself is TRT704's.
 
 from __future__ import annotations
 
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
 import libcst as cst
 
-from trtcodemod.astutil import children, code_of, has_star_args, int_value, method_call, short_code
+from trtcodemod.astutil import bound_names, children, code_of, has_star_args, int_value, method_call, short_code
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
+from trtcodemod.scopes import scope_bindings
+from trtcodemod.transforms._numpy_torch import CONSUMERS, Array, Converter
 from trtcodemod.transforms._size_facts import TS_PITFALLS as _TS_PITFALLS
 from trtcodemod.transforms._size_facts import SizeRule as _SizeRule
 
@@ -103,37 +109,235 @@ version.""",
                     "https://pytorch.org/docs/stable/generated/torch.arange.html"),
     )
 
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._scopes_np: list[_Function] = []
+
     def _numpy_name(self, func: cst.BaseExpression) -> str | None:
         for qualified in self.context.qualified_names(func):
             if qualified.startswith("numpy."):
                 return qualified
         return None
 
-    def _mentions_size(self, expr: cst.CSTNode) -> bool:
-        stack: list[cst.CSTNode] = [expr]
+    def _short_numpy(self, expr: cst.BaseExpression) -> str | None:
+        name = self._numpy_name(expr)
+        return name.rsplit(".", 1)[-1] if name is not None and name.count(".") == 1 else None
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        super().visit_FunctionDef(node)
+        self._scopes_np.append(_Function(node, self.context.torch_name()))
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        function = self._scopes_np.pop()
+        self._report(function)
+        super().leave_FunctionDef(original_node)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if self._scopes_np and len(node.targets) == 1 and self.active():
+            self._scopes_np[-1].assigns.append(node)
+
+    def _sizes_in(self, call: cst.Call) -> dict[int, bool]:
+        """The size nodes among ``call``'s arguments (nested NumPy calls count on their own):
+        id → True. A size of an object not shown to be a tensor counts where the observed
+        export warned at this line that a traced value became a Python or NumPy one."""
+        found: dict[int, bool] = {}
+        traced: bool | None = None
+        stack: list[cst.CSTNode] = [arg.value for arg in call.args]
         while stack:
             node = stack.pop()
             if type(node) in (cst.Lambda, cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp):
                 continue
             if type(node) is cst.Call and self._numpy_name(node.func):
-                continue  # a NumPy call inside is reported on its own
-            if isinstance(node, cst.BaseExpression) and self.size_of(node) is not None:
-                return True
+                continue  # a NumPy call inside is visited on its own
+            if isinstance(node, cst.BaseExpression):
+                if self.size_of(node) is not None:
+                    found[id(node)] = True
+                    continue
+                if self._loose_size(node):
+                    traced = self.traced_at(call) if traced is None else traced
+                    if traced:
+                        found[id(node)] = True
+                        continue
             stack.extend(children(node))
-        return False
+        return found
 
     def visit_Call(self, node: cst.Call) -> None:
-        if not self._frames or not self.active():
+        if not self._frames or not self._scopes_np or not self.active():
             return
-        name = self._numpy_name(node.func)
-        if name is None:
+        function = self._scopes_np[-1]
+        wrapper = self.context.refers_to(node.func, *CONSUMERS)
+        if wrapper is not None:
+            function.consumers.append((node, wrapper))
             return
-        if not any(self._mentions_size(arg.value) for arg in node.args):
+        if self._numpy_name(node.func) is None:
             return
-        short = name.rsplit(".", 1)[-1]
-        form = _NUMPY_FORMS.get(short, "the torch function of the same name, on the size itself")
-        self.found(node, f"`{short_code(node)}` computes with a tensor size in NumPy: the TorchScript export "
-                   f"keeps the array for the traced size as a constant; use {form}")
+        sizes = self._sizes_in(node)
+        if sizes:
+            function.sizes.update(sizes)
+            function.found.append((node, self.current_method(), self.runtime.in_function()))
+
+    # --- the rewrite: whole NumPy computations that end as tensors ----------------------------
+    def _converter(self, function: _Function, arrays: dict[str, Array]) -> Converter:
+        return Converter(function.torch, self._short_numpy, lambda e: id(e) in function.sizes, arrays)
+
+    def _roots(self, function: _Function, excluded: set[str]) -> tuple[list[_Root], dict[str, Array]]:
+        """Converted NumPy locals (assignments) and wrappers, with the names each reads."""
+        roots: list[_Root] = []
+        arrays: dict[str, Array] = {}
+        for assign in function.assigns:
+            target = assign.targets[0].target
+            names = bound_names(target)
+            if not names or any(n in excluded or len(function.bindings.get(n, ())) != 1 for n in names):
+                continue
+            convert = self._converter(function, dict(arrays))
+            if type(target) is cst.Name:
+                made = convert.array(assign.value)
+                if made is None:
+                    continue
+                text, outputs = made.text, {target.value: Array(target.value, made.dtype, made.ndim, made.fresh)}
+            elif type(target) in (cst.Tuple, cst.List) and all(type(e.value) is cst.Name for e in target.elements):
+                grid = convert.grid(assign.value)
+                if grid is None or len(grid[1]) != len(names):
+                    continue
+                text = grid[0]
+                outputs = {n: Array(n, item.dtype, item.ndim, fresh=False) for n, item in zip(names, grid[1])}
+            else:
+                continue
+            arrays.update(outputs)
+            roots.append(_Root(assign.value, text, set(outputs), convert.used, convert.calls))
+        for call, wrapper in function.consumers:
+            convert = self._converter(function, arrays)
+            text = convert.consumer(call, wrapper)
+            if text is not None:
+                roots.append(_Root(call, text, set(), convert.used, convert.calls))
+        return roots, arrays
+
+    def _fixes(self, function: _Function) -> dict[int, Fix]:
+        """id(first NumPy call fed by a size of a rewritten computation) → its fix."""
+        function.bindings = scope_bindings(function.node)
+        excluded: set[str] = set()
+        while True:
+            roots, arrays = self._roots(function, excluded)
+            read = Counter(name.value for root in roots for name in root.reads)
+            # A NumPy local rewritten into a tensor must be read exactly once, and only by code
+            # that is rewritten too: anywhere else it would now be a tensor, or be shared.
+            escaping = {n for n in arrays if read[n] != 1 or _loads(function.node, n) != 1}
+            if not escaping:
+                break
+            excluded |= escaping
+        groups = _groups(roots)
+        found = {id(call): call for call, _, _ in function.found}
+        fixes: dict[int, Fix] = {}
+        for group in groups:
+            if not any(not root.binds for root in group):
+                continue  # never reaches torch: nothing to rewrite
+            fed = [c for root in group for c in root.calls if id(c) in found]
+            if not fed:
+                continue
+            replacements = {root.node: _expression(root) for root in group}
+            fix = Fix(replacements, safety=Safety.UNSAFE)
+            first = min(fed, key=lambda c: function.order(c))
+            fixes[id(first)] = fix
+            for other in fed:
+                if other is not first:
+                    fixes.setdefault(id(other), _COVERED)
+        return fixes
+
+    def _report(self, function: _Function) -> None:
+        if not function.found:
+            return
+        fixes = self._fixes(function)
+        for call, method, in_function in function.found:
+            fix = fixes.get(id(call))
+            if fix is _COVERED:
+                continue  # rewritten together with the finding reported for the computation
+            name = self._numpy_name(call.func) or "numpy"
+            short = name.rsplit(".", 1)[-1]
+            text = (f"`{short_code(call)}` computes with a tensor size in NumPy: the TorchScript export keeps the "
+                    "array for the traced size as a constant; ")
+            if fix is not None:
+                text += ("rewritten with torch on the size (NumPy's dtypes kept, on the CPU like the NumPy array; "
+                         "assumes the sizes given to arange/zeros... are not negative)")
+            else:
+                form = _NUMPY_FORMS.get(short, "the torch function of the same name, on the size itself")
+                text += (f"use {form} (not rewritten: the array does not end as a tensor through torch.from_numpy/"
+                         "torch.tensor/torch.as_tensor in this function, or part of it has no exact torch form)")
+            if method is not None:
+                self.hold(method[0], method[1], call, text, fix)
+            elif in_function:
+                self.report(call, text, fix)
+
+
+#: Marks a finding whose construct another finding's fix rewrites (reported once, with the fix).
+_COVERED = Fix({}, safety=Safety.UNSAFE)
+
+
+@dataclass
+class _Function:
+    """What TRT711 gathers in one function: NumPy calls fed by sizes, assignments, wrappers."""
+
+    node: cst.FunctionDef
+    torch: str
+    sizes: dict[int, bool] = field(default_factory=dict)
+    found: list[tuple[cst.Call, Any, bool]] = field(default_factory=list)
+    assigns: list[cst.Assign] = field(default_factory=list)
+    consumers: list[tuple[cst.Call, str]] = field(default_factory=list)
+    bindings: dict[str, list[Any]] = field(default_factory=dict)
+
+    def order(self, call: cst.Call) -> int:
+        return next(i for i, (c, _, _) in enumerate(self.found) if c is call)
+
+
+@dataclass
+class _Root:
+    """One expression the rewrite replaces: a NumPy local's value, or a torch wrapper call."""
+
+    node: cst.BaseExpression
+    text: str
+    binds: set[str]
+    reads: list[cst.Name]
+    calls: list[cst.Call]
+
+
+def _expression(root: _Root) -> cst.BaseExpression:
+    made = cst.parse_expression(root.text)
+    # The value of an assignment needs no parentheses of its own; a wrapper call's place might.
+    return made.with_changes(lpar=[], rpar=[]) if root.binds and made.lpar else made
+
+
+def _groups(roots: list[_Root]) -> list[list[_Root]]:
+    """Roots joined by the locals they bind and read: each group is one computation."""
+    groups: list[list[_Root]] = []
+    for root in roots:
+        names = root.binds | {n.value for n in root.reads}
+        joined = [g for g in groups if any(names & (r.binds | {n.value for n in r.reads}) for r in g)]
+        merged = [r for g in joined for r in g] + [root]
+        groups = [g for g in groups if all(g is not j for j in joined)] + [merged]
+    return groups
+
+
+def _loads(function: cst.FunctionDef, name: str) -> int:
+    """How many times ``name`` is read in ``function`` (attribute and keyword names aside)."""
+    count = 0
+    stack: list[cst.CSTNode] = [function.body]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.Name and node.value == name:
+            count += 1
+        elif type(node) is cst.Attribute:
+            stack.append(node.value)
+            continue
+        elif type(node) is cst.Arg and node.keyword is not None:
+            stack.append(node.value)
+            continue
+        elif type(node) is cst.Assign:
+            # The binding itself is no read (only a single target is rewritten).
+            stack.append(node.value)
+            stack.extend(t.target for t in node.targets if bound_names(t.target) == [] or
+                         type(t.target) not in (cst.Name, cst.Tuple, cst.List))
+            continue
+        stack.extend(children(node))
+    return count
 
 
 # --- TRT712 ------------------------------------------------------------------------------
