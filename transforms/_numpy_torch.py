@@ -71,6 +71,19 @@ class Converter:
             return code_of(expr) if ok else None
         return None
 
+    def dimension(self, expr: cst.BaseExpression) -> str | None:
+        """An integer where NumPy requires one (a shape's entry): also a configuration value
+        such as ``self.num_queries``, assumed an int (NumPy raises on anything else)."""
+        found = self.integer(expr)
+        if found is not None:
+            return found
+        root = expr
+        while type(root) is cst.Attribute:
+            root = root.value
+        if type(expr) is cst.Attribute and type(root) is cst.Name and root.value == "self":
+            return code_of(expr)
+        return None
+
     def _number(self, expr: cst.BaseExpression) -> str | None:
         if type(expr) is cst.Float or (type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Minus
                                        and type(expr.expression) is cst.Float):
@@ -107,6 +120,8 @@ class Converter:
             return known
         if type(expr) is cst.BinaryOperation and type(expr.operator) in _ARITHMETIC:
             return self._arithmetic(expr)
+        if type(expr) is cst.Subscript:
+            return self._item(expr)
         if type(expr) is not cst.Call:
             return None
         parts = method_call(expr)
@@ -155,12 +170,12 @@ class Converter:
             return None
         shape = args[0]
         if type(shape) in (cst.Tuple, cst.List):
-            sizes = [self.integer(e.value) if type(e) is cst.Element else None for e in shape.elements]
+            sizes = [self.dimension(e.value) if type(e) is cst.Element else None for e in shape.elements]
             if None in sizes:
                 return None
             text, ndim = f"({', '.join(sizes)}{',' if len(sizes) == 1 else ''})", len(sizes)  # type: ignore[arg-type]
         else:
-            text, ndim = self.integer(shape), 1  # type: ignore[assignment]
+            text, ndim = self.dimension(shape), 1  # type: ignore[assignment]
         dtype = self._dtype_keyword(keywords, "float64")
         if text is None or dtype is None:
             return None
@@ -171,7 +186,7 @@ class Converter:
         if len(call.args) != 1 or len(args) != 1 or type(args[0]) not in (cst.Tuple, cst.List):
             return None
         elements = args[0].elements  # type: ignore[attr-defined]
-        sizes = [self.integer(e.value) if type(e) is cst.Element else None for e in elements]
+        sizes = [self.dimension(e.value) if type(e) is cst.Element else None for e in elements]
         if not sizes or None in sizes:
             return None
         ranges = ", ".join(f"{self.torch}.arange({s})" for s in sizes)
@@ -220,6 +235,16 @@ class Converter:
         if len({i.dtype for i in items}) != 1 or len({i.ndim for i in items}) != 1:
             return None  # NumPy promotes mixed dtypes its own way; not rewritten
         return Array(f"{self.torch}.stack({text}, {dim})", items[0].dtype, items[0].ndim + 1)
+
+    def _item(self, expr: cst.Subscript) -> Array | None:
+        """``a[k]`` for an integer literal ``k``: a view in both (of a C-contiguous array)."""
+        if len(expr.slice) != 1 or type(expr.slice[0].slice) is not cst.Index:
+            return None
+        index = int_value(expr.slice[0].slice.value)  # type: ignore[union-attr]
+        base = self.array(expr.value)
+        if index is None or base is None or base.ndim < 1:
+            return None
+        return Array(f"{base.text}[{index}]", base.dtype, base.ndim - 1, base.fresh)
 
     def _astype(self, call: cst.Call, receiver: cst.BaseExpression) -> Array | None:
         if len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star:

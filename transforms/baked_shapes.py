@@ -8,7 +8,8 @@ those places in run-time code (every function but construction code, see
 :mod:`trtcodemod.transforms._runtime_scope`):
 
 - TRT711 ``numpy-on-size``: NumPy called on tensor sizes (a YOLO grid built with
-  ``np.meshgrid(np.arange(w), ...)``): detect only, with the torch form.
+  ``np.meshgrid(np.arange(w), ...)``); a whole computation that ends as a tensor is
+  rewritten into torch (unsafe: sizes assumed non-negative; :mod:`._numpy_torch`).
 - TRT712 ``python-math-on-size``: ``min``/``max``/``int``/``float``/``round``/``math.*``
   on sizes; ``int(s)``, ``math.ceil(s / k)``, ``math.floor(s / k)``, ``int(s / k)`` are
   rewritten to integer arithmetic (unsafe: the value is assumed to be a tensor).
@@ -79,14 +80,38 @@ What to do: build the array with torch on the size itself: `torch.arange(w)`,
 `torch.linspace(0, w - 1, w)`, `torch.meshgrid(..., indexing="xy")` (NumPy's default index
 order), then `torch.stack`. Mind the dtypes: NumPy's integer ranges are int64 and its
 `linspace` is float64, and `torch.tensor`/`torch.from_numpy` keep them; torch's float
-default is float32. Create it on the input's device (`device=x.device`): a NumPy array is
-always on the CPU.
+default is float32.
 
-Fix safety: none (detect only): the torch form depends on what the array is for, and
-NumPy and torch differ in dtypes, index order and in what they accept (`np.arange(-1)` is
-empty, `torch.arange(-1)` raises). Matters for the TorchScript exporter, on every TensorRT
-version.""",
-        fix=Safety.NONE,
+The rewrite: a whole NumPy computation whose result becomes a tensor in the same function
+(through `torch.from_numpy`, `torch.tensor(..., dtype=)` or `torch.as_tensor(..., dtype=)`)
+is rewritten into torch, the wrapper dropped, when every step has an exact torch form:
+`np.arange` (integer arguments; int64), `np.linspace` (float64 unless a float `dtype=`),
+`np.meshgrid` (its `indexing`, "xy" by default, written out), `np.stack` (same dtypes),
+`np.zeros`/`np.ones` (float64), `np.indices` (int64), `.astype(t)` → `.to(torch.t)`, and
+`+`/`-`/`*` with integers (and floats on float arrays). NumPy locals of the function
+(`yv, xv = np.meshgrid(...)`) are rewritten with it when the computation is their only
+reader. Scalars must be integers: sizes, integer literals and arithmetic on them. The rest
+(an array returned or printed as NumPy, a float with an integer array, `np.prod`, a
+`device=`) is named, not rewritten. A size is a tensor's as described above; inside
+`migrate` or with `--facts`, also `o.size(i)`/`o.shape[i]` of an unannotated `o` (a helper's
+parameter, as in YOLO's `make_grid(output)`) where the export's `TracerWarning` was raised at
+the NumPy call's line.
+
+Device: the torch form is created on the CPU, where the NumPy array was, so the program
+is the same; the guidance's `device=x.device` (no copy in the graph on a GPU) is a manual
+step after review.
+
+Fix safety: unsafe. Assumptions: (1) the arguments of `arange`, `zeros`, `ones`, `indices`
+and `linspace`'s count are not negative, and `arange(a, b)` has `b >= a`: NumPy returns an
+empty array there, torch raises. A bare size is never negative, but arithmetic on one
+(`np.arange(w - 1)` at `w = 0`) can be. (2) `linspace` values: torch computes the upper half
+from the end point, so where the step is inexact a value can differ from NumPy's in the last
+bit (measured identical for `linspace(0, n - 1, n)`, n < 200). (3) The size is a tensor's,
+as the evidence says. dtypes, shapes and the CPU placement are kept; a rewritten local now
+holds a tensor (it has no other reader). `migrate` tries the fix where a baked value is
+located at its line and keeps it only when the rewritten model is verified equivalent on
+every input set. Matters for the TorchScript exporter, on every TensorRT version.""",
+        fix=Safety.UNSAFE,
         examples=(
             Example(
                 "import numpy as np\n\n"
@@ -95,14 +120,34 @@ version.""",
                 "        ny, nx = p.shape[2:]\n"
                 "        yv, xv = np.meshgrid(np.arange(ny), np.arange(nx), indexing=\"ij\")\n"
                 "        grid = torch.from_numpy(np.stack((xv, yv), 2)).float()\n"
-                "        return p.permute(0, 2, 3, 1)[..., :2] + grid\n"
+                "        return p.permute(0, 2, 3, 1)[..., :2] + grid\n",
+                "import numpy as np\n\n"
+                "class Detect(nn.Module):\n"
+                "    def forward(self, p):\n"
+                "        ny, nx = p.shape[2:]\n"
+                "        yv, xv = torch.meshgrid(torch.arange(ny), torch.arange(nx), indexing=\"ij\")\n"
+                "        grid = torch.stack((xv, yv), 2).float()\n"
+                "        return p.permute(0, 2, 3, 1)[..., :2] + grid\n",
+                unsafe=True,
             ),
             Example(
                 "import numpy as np\n\n"
                 "class Ramp(nn.Module):\n"
                 "    def forward(self, x):\n"
                 "        w = x.size(-1)\n"
-                "        return x * torch.tensor(np.linspace(0, w - 1, w), dtype=x.dtype)\n"
+                "        return x * torch.tensor(np.linspace(0, w - 1, w), dtype=x.dtype)\n",
+                "import numpy as np\n\n"
+                "class Ramp(nn.Module):\n"
+                "    def forward(self, x):\n"
+                "        w = x.size(-1)\n"
+                "        return x * torch.linspace(0, w - 1, w, dtype=torch.float64).to(x.dtype)\n",
+                unsafe=True,
+            ),
+            Example(
+                "import numpy as np\n\n"
+                "class Prior(nn.Module):\n"
+                "    def forward(self, x):\n"
+                "        return np.zeros((x.shape[0], 4))\n"
             ),
         ),
         references=(_TS_PITFALLS, "https://pytorch.org/docs/stable/generated/torch.meshgrid.html",
@@ -238,6 +283,7 @@ version.""",
             fix = Fix(replacements, safety=Safety.UNSAFE)
             first = min(fed, key=lambda c: function.order(c))
             fixes[id(first)] = fix
+            function.texts[id(first)] = next(root.text for root in group if any(c is first for c in root.calls))
             for other in fed:
                 if other is not first:
                     fixes.setdefault(id(other), _COVERED)
@@ -256,8 +302,10 @@ version.""",
             text = (f"`{short_code(call)}` computes with a tensor size in NumPy: the TorchScript export keeps the "
                     "array for the traced size as a constant; ")
             if fix is not None:
-                text += ("rewritten with torch on the size (NumPy's dtypes kept, on the CPU like the NumPy array; "
-                         "assumes the sizes given to arange/zeros... are not negative)")
+                new = function.texts[id(call)]
+                new = new if len(new) <= 90 else new[:87] + "..."
+                text += (f"rewritten with torch on the size, `{new}` (NumPy's dtypes kept, on the CPU like the NumPy "
+                         "array; assumes the sizes given to arange/zeros... are not negative)")
             else:
                 form = _NUMPY_FORMS.get(short, "the torch function of the same name, on the size itself")
                 text += (f"use {form} (not rewritten: the array does not end as a tensor through torch.from_numpy/"
@@ -283,6 +331,8 @@ class _Function:
     assigns: list[cst.Assign] = field(default_factory=list)
     consumers: list[tuple[cst.Call, str]] = field(default_factory=list)
     bindings: dict[str, list[Any]] = field(default_factory=dict)
+    #: id(finding's call) → the torch text that replaces the expression holding it.
+    texts: dict[int, str] = field(default_factory=dict)
 
     def order(self, call: cst.Call) -> int:
         return next(i for i, (c, _, _) in enumerate(self.found) if c is call)
