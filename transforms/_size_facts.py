@@ -11,7 +11,12 @@
   and arithmetic on sizes with non-tensors (``w - 1``, ``h * scale``);
 - 0-d values computed from tensor data: reductions without a dim (``m.sum()``,
   ``torch.count_nonzero(m)``), their ``.long()``/``.clamp()``, arithmetic on them;
-- tensors whose size depends on the data (``x[mask]``, ``nonzero``, ``unique``).
+- tensors whose size depends on the data (``x[mask]``, ``nonzero``, ``unique``);
+- "loose" sizes: ``o.size(i)``/``o.shape[i]`` of a local ``o`` not shown to be a tensor, and
+  names bound to them; a rule counts them only where :meth:`SizeRule.traced_at` says the
+  observed export warned at the line (``--facts``, or inside ``migrate``).
+
+``a, b = p, q`` binds each name from its own value.
 
 A name rebound to anything else is forgotten. Where the rules look is
 :mod:`trtcodemod.transforms._runtime_scope`'s ``runtime`` scope. This module defines no
