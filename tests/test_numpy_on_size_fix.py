@@ -242,3 +242,14 @@ def test_the_rewritten_grid_exports_for_every_size(tmp_path, dynamo) -> None:
         # The TorchScript exporter keeps the NumPy grid of the traced size: wrong elsewhere.
         before = _exported(original, example, tmp_path / "old.onnx", dynamo)
         assert _matches(before, original, example) and not any(_matches(before, original, x) for x in others)
+
+
+def test_the_users_torch_alias_is_kept_and_a_missing_import_added() -> None:
+    aliased = ("import numpy\nimport torch as th\nfrom torch import nn\n\nclass M(nn.Module):\n"
+               "    def forward(self, x):\n        return th.from_numpy(numpy.arange(x.shape[1]))\n")
+    assert fixed(aliased).endswith("        return th.arange(x.shape[1])\n")
+    bare = aliased.replace("import torch as th\nfrom torch import nn", "from torch import nn, from_numpy").replace(
+        "th.from_numpy", "from_numpy")
+    new = fixed(bare)
+    assert "import torch\n" in new and new.endswith("        return torch.arange(x.shape[1])\n")
+    assert_same(load(bare, "M")()(torch.zeros(2, 5)), load(new, "M")()(torch.zeros(2, 5)))

@@ -181,11 +181,11 @@ every input set. Matters for the TorchScript exporter, on every TensorRT version
         if self._scopes_np and len(node.targets) == 1 and self.active():
             self._scopes_np[-1].assigns.append(node)
 
-    def _sizes_in(self, call: cst.Call) -> dict[int, bool]:
-        """The size nodes among ``call``'s arguments (nested NumPy calls count on their own):
-        id → True. A size of an object not shown to be a tensor counts where the observed
+    def _sizes_in(self, call: cst.Call) -> set[int]:
+        """The ids of the size nodes among ``call``'s arguments (nested NumPy calls count on
+        their own). A size of an object not shown to be a tensor counts where the observed
         export warned at this line that a traced value became a Python or NumPy one."""
-        found: dict[int, bool] = {}
+        found: set[int] = set()
         traced: bool | None = None
         stack: list[cst.CSTNode] = [arg.value for arg in call.args]
         while stack:
@@ -196,12 +196,12 @@ every input set. Matters for the TorchScript exporter, on every TensorRT version
                 continue  # a NumPy call inside is visited on its own
             if isinstance(node, cst.BaseExpression):
                 if self.size_of(node) is not None:
-                    found[id(node)] = True
+                    found.add(id(node))
                     continue
                 if self._loose_size(node):
                     traced = self.traced_at(call) if traced is None else traced
                     if traced:
-                        found[id(node)] = True
+                        found.add(id(node))
                         continue
             stack.extend(children(node))
         return found
@@ -326,7 +326,7 @@ class _Function:
 
     node: cst.FunctionDef
     torch: str
-    sizes: dict[int, bool] = field(default_factory=dict)
+    sizes: set[int] = field(default_factory=set)
     found: list[tuple[cst.Call, Any, bool]] = field(default_factory=list)
     assigns: list[cst.Assign] = field(default_factory=list)
     consumers: list[tuple[cst.Call, str]] = field(default_factory=list)
