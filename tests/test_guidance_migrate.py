@@ -46,6 +46,8 @@ FIXED = [  # model, rule, the line's text, what proved it
     ("half_topk", "TRT712", "k = max(x.shape[1] // 2, 1)", "verified: the rewritten model is equivalent"),
     ("track_numbering", "TRT714", "torch.arange(cond.sum().long()", "verified: the rewritten model is equivalent"),
     ("mask_head", "TRT715", "return x[:n] * 2", "verified: the rewritten model is equivalent"),
+    # `output` of the helper has no annotation: the export's TracerWarning at the line is the evidence.
+    ("numpy_grid", "TRT711", "yv, xv = np.meshgrid(", "verified: the rewritten model is equivalent"),
 ]
 
 
@@ -57,18 +59,6 @@ def test_a_recipe_with_a_rewrite_ends_fixed_faithful_and_equivalent(zoo, name, r
     assert report["applied"][0]["proof"].startswith(proof) and report["applied"][0]["landed"]
     assert report["after"]["exported"] and report["after"]["faithful"] is True and report["after"]["trt_errors"] == 0
     assert report["equivalent"] is True and report["remaining"] == [] and report["exit_code"] == 0
-
-
-NAMED = [  # model, rule, the line's text: located, named, left to the user
-]
-
-
-@pytest.mark.parametrize("name,rule,text", NAMED, ids=[n[0] for n in NAMED])
-def test_a_recipe_without_a_rewrite_is_named_at_its_line_and_exits_1(zoo, name, rule, text) -> None:
-    report = zoo[1][name]
-    source = f"{GUIDANCE / name}.py:{line_of(f'{name}.py', text)}"
-    assert report["applied"] == [] and report["exit_code"] == 1
-    assert any(r["rule"] == rule and r["source"] == source for r in report["remaining"]), report["remaining"]
 
 
 def test_a_frozen_state_write_is_located_then_lifted_into_the_wrapper(zoo) -> None:
@@ -103,10 +93,12 @@ def test_a_shape_sized_from_values_is_located_by_the_graph_check_and_fixed(zoo, 
     assert after in report["diff"]
 
 
-def test_the_zoo_exit_code_says_something_remains(zoo) -> None:
+def test_every_recipe_ends_migrated_and_the_zoo_exits_0(zoo) -> None:
+    """Every recipe of the guidance with a mechanical rewrite ends fixed (a located problem left
+    over would make its model, and the zoo, exit 1: see test_migrate's reverted candidate)."""
     code, models = zoo
-    assert code == 1 and max(m["exit_code"] for m in models.values()) == 1
-    assert models["numpy_grid"]["exit_code"] == 1 and models["numpy_grid"]["remaining"]
+    assert {name: m["exit_code"] for name, m in models.items()} == dict.fromkeys(models, 0)
+    assert code == 0 and len(models) == 11
 
 
 def test_a_node_made_inside_an_inserted_helper_is_placed_at_the_users_call() -> None:

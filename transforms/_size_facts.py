@@ -11,7 +11,12 @@
   and arithmetic on sizes with non-tensors (``w - 1``, ``h * scale``);
 - 0-d values computed from tensor data: reductions without a dim (``m.sum()``,
   ``torch.count_nonzero(m)``), their ``.long()``/``.clamp()``, arithmetic on them;
-- tensors whose size depends on the data (``x[mask]``, ``nonzero``, ``unique``).
+- tensors whose size depends on the data (``x[mask]``, ``nonzero``, ``unique``);
+- "loose" sizes: ``o.size(i)``/``o.shape[i]`` of a local ``o`` not shown to be a tensor, and
+  names bound to them; a rule counts them only where :meth:`SizeRule.traced_at` says the
+  observed export warned at the line (``--facts``, or inside ``migrate``).
+
+``a, b = p, q`` binds each name from its own value.
 
 A name rebound to anything else is forgotten. Where the rules look is
 :mod:`trtcodemod.transforms._runtime_scope`'s ``runtime`` scope. This module defines no
@@ -63,6 +68,9 @@ class _Frame:
     dynamic: set[str] = field(default_factory=set)
     #: Boolean masks (comparisons of tensors).
     masks: set[str] = field(default_factory=set)
+    #: Names holding ``o.size(i)`` / ``o.shape[i]`` of an ``o`` not shown to be a tensor: a size
+    #: only where observed facts say a traced tensor met Python there (see ``traced_at``).
+    loose: set[str] = field(default_factory=set)
 
     def forget(self, name: str) -> None:
         self.tensors.discard(name)
@@ -71,6 +79,7 @@ class _Frame:
         self.values.discard(name)
         self.dynamic.discard(name)
         self.masks.discard(name)
+        self.loose.discard(name)
 
 
 @dataclass
@@ -122,39 +131,45 @@ class SizeRule(RuntimeScopeRule):
         frame = self._frame()
         if frame is None:
             return
-        names = bound_names(target)
-        # Classify the value before the names it rebinds are forgotten (`x = x[:n]`).
-        kind: str | None = None
-        count = False
-        if value is not None and type(target) is cst.Name:
+        if value is not None and _pairwise(target, value):
+            # `ny, nx = x.size(2), x.size(3)`: each name from its own value.
+            pairs = [(e.value, v.value) for e, v in zip(target.elements, value.elements)]  # type: ignore[union-attr]
+        else:
+            pairs = [(target, value)]
+        # Classify the values before the names they rebind are forgotten (`x = x[:n]`).
+        kinds = [(bound_names(t), self._classify(t, v)) for t, v in pairs]
+        for names, _ in kinds:
+            for name in names:
+                frame.forget(name)
+        for names, kind in kinds:
+            for name in names:
+                _record(frame, name, kind)
+
+    def _classify(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> tuple[str | None, bool]:
+        """What ``target = value`` binds: (kind, flag); the flag is "a count" for sizes and
+        "data dependent" / "a mask" packed for tensors (see :func:`_record`)."""
+        if value is None:
+            return None, False
+        if type(target) is cst.Name:
             size = self.size_of(value)
             if size is not None:
-                kind, count = "size", size
-            elif self.size_derived(value):
-                kind = "derived"
-            elif self.is_value(value):
-                kind = "value"
-            elif self.is_tensor(value):
-                kind = "tensor"
-                dynamic, mask = self.is_data_dependent(value), self.is_mask(value)
-        elif value is not None and type(target) in (cst.Tuple, cst.List) and self._is_shape_tuple(value):
-            kind, count = "size", self._is_count_tensor(self._shape_owner(value))
-        for name in names:
-            frame.forget(name)
-        for name in names:
-            if kind == "size":
-                frame.sizes[name] = count
-            elif kind == "derived":
-                frame.derived.add(name)
-            elif kind == "value":
-                frame.values.add(name)
-                frame.tensors.add(name)
-            elif kind == "tensor":
-                frame.tensors.add(name)
-                if dynamic:
-                    frame.dynamic.add(name)
-                if mask:
-                    frame.masks.add(name)
+                return "size", size
+            if self.size_derived(value):
+                return "derived", False
+            if self.is_value(value):
+                return "value", False
+            if self.is_tensor(value):
+                return ("tensor" + (":dynamic" if self.is_data_dependent(value) else "")
+                        + (":mask" if self.is_mask(value) else "")), False
+            if self._loose_size(value):
+                return "loose", False
+            return None, False
+        if type(target) in (cst.Tuple, cst.List):
+            if self._is_shape_tuple(value):
+                return "size", self._is_count_tensor(self._shape_owner(value))
+            if self._loose_owner(value) is not None:
+                return "loose", False
+        return None, False
 
     def leave_Assign(self, original_node: cst.Assign) -> None:
         if not self._first(original_node, "leave_Assign"):
@@ -310,6 +325,47 @@ class SizeRule(RuntimeScopeRule):
                 return self._is_count_tensor(expr.args[0].value)
         return None
 
+    def _loose_owner(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
+        """``o`` for ``o.shape``, ``o.shape[a:b]``, ``o.size()``, with ``o`` a plain local name
+        not shown to be a tensor (an unannotated helper's parameter)."""
+        if type(expr) is cst.Subscript and all(type(e.slice) is cst.Slice for e in expr.slice):
+            expr = expr.value
+        owner: cst.BaseExpression | None = None
+        if type(expr) is cst.Attribute and expr.attr.value == "shape":
+            owner = expr.value
+        elif type(expr) is cst.Call and not expr.args:
+            parts = method_call(expr)
+            owner = parts[0] if parts is not None and parts[1] == "size" else None
+        if type(owner) is not cst.Name or self.context.qualified_names(owner) or not self._local(owner.value):
+            return None
+        return owner
+
+    def _loose_size(self, expr: cst.BaseExpression) -> bool:
+        """``o.size(i)``, ``o.shape[i]`` or a name bound to one, where ``o`` is not shown to be a
+        tensor: a size only with observed evidence (:meth:`traced_at`)."""
+        frame = self._frame()
+        if frame is None:
+            return False
+        if type(expr) is cst.Name:
+            return expr.value in frame.loose and self._local(expr.value)
+        if type(expr) is cst.Subscript:
+            return (len(expr.slice) == 1 and type(expr.slice[0].slice) is cst.Index
+                    and self._loose_owner(expr.value) is not None)
+        if type(expr) is cst.Call and len(expr.args) == 1 and expr.args[0].keyword is None:
+            parts = method_call(expr)
+            return parts is not None and parts[1] == "size" and type(parts[0]) is cst.Name and \
+                not self.context.qualified_names(parts[0]) and self._local(parts[0].value)
+        return False
+
+    def traced_at(self, node: cst.CSTNode) -> bool:
+        """Did the observed export (``migrate``, or ``--facts``) warn that a traced tensor was
+        turned into a Python or NumPy value on ``node``'s lines (a ``TracerWarning``)?"""
+        facts = self.context.facts
+        if facts is None:
+            return False
+        where = self.context.position(node)
+        return where is not None and bool(facts.traced(where.start.line, where.end.line))
+
     def size_derived(self, expr: cst.BaseExpression) -> bool:
         """A size, or arithmetic on sizes with numbers and other non-tensors (``h * scale``, ``w - 1``)."""
         if self.size_of(expr) is not None:
@@ -358,3 +414,31 @@ class SizeRule(RuntimeScopeRule):
             return (self.is_value(expr.left) and not self.is_tensor(expr.right) or self.is_value(expr.right)
                     and not self.is_tensor(expr.left) or self.is_value(expr.left) and self.is_value(expr.right))
         return False
+
+
+def _pairwise(target: cst.BaseExpression, value: cst.BaseExpression) -> bool:
+    """``a, b = p, q``: a tuple of plain targets bound element by element (no starred items)."""
+    if type(target) not in (cst.Tuple, cst.List) or type(value) not in (cst.Tuple, cst.List):
+        return False
+    elements = [*target.elements, *value.elements]  # type: ignore[union-attr]
+    return len(target.elements) == len(value.elements) and not any(  # type: ignore[union-attr]
+        type(e) is cst.StarredElement for e in elements)
+
+
+def _record(frame: _Frame, name: str, kind: tuple[str | None, bool]) -> None:
+    what, flag = kind
+    if what == "size":
+        frame.sizes[name] = flag
+    elif what == "derived":
+        frame.derived.add(name)
+    elif what == "value":
+        frame.values.add(name)
+        frame.tensors.add(name)
+    elif what == "loose":
+        frame.loose.add(name)
+    elif what is not None and what.startswith("tensor"):
+        frame.tensors.add(name)
+        if ":dynamic" in what:
+            frame.dynamic.add(name)
+        if ":mask" in what:
+            frame.masks.add(name)

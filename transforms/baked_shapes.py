@@ -8,7 +8,8 @@ those places in run-time code (every function but construction code, see
 :mod:`trtcodemod.transforms._runtime_scope`):
 
 - TRT711 ``numpy-on-size``: NumPy called on tensor sizes (a YOLO grid built with
-  ``np.meshgrid(np.arange(w), ...)``): detect only, with the torch form.
+  ``np.meshgrid(np.arange(w), ...)``); a whole computation that ends as a tensor is
+  rewritten into torch (unsafe: sizes assumed non-negative; :mod:`._numpy_torch`).
 - TRT712 ``python-math-on-size``: ``min``/``max``/``int``/``float``/``round``/``math.*``
   on sizes; ``int(s)``, ``math.ceil(s / k)``, ``math.floor(s / k)``, ``int(s / k)`` are
   rewritten to integer arithmetic (unsafe: the value is assumed to be a tensor).
@@ -22,10 +23,18 @@ TRT702's; ``len(t)`` itself is TRT704's.
 
 from __future__ import annotations
 
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
 import libcst as cst
 
-from trtcodemod.astutil import children, code_of, has_star_args, helper_call, int_value, method_call, short_code
+from trtcodemod.astutil import (
+    bound_names, children, code_of, has_star_args, helper_call, int_value, method_call, short_code,
+)
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
+from trtcodemod.scopes import scope_bindings
+from trtcodemod.transforms._numpy_torch import CONSUMERS, Array, Converter
 from trtcodemod.transforms._size_facts import TS_PITFALLS as _TS_PITFALLS
 from trtcodemod.transforms._size_facts import SizeRule as _SizeRule
 
@@ -73,14 +82,38 @@ What to do: build the array with torch on the size itself: `torch.arange(w)`,
 `torch.linspace(0, w - 1, w)`, `torch.meshgrid(..., indexing="xy")` (NumPy's default index
 order), then `torch.stack`. Mind the dtypes: NumPy's integer ranges are int64 and its
 `linspace` is float64, and `torch.tensor`/`torch.from_numpy` keep them; torch's float
-default is float32. Create it on the input's device (`device=x.device`): a NumPy array is
-always on the CPU.
+default is float32.
 
-Fix safety: none (detect only): the torch form depends on what the array is for, and
-NumPy and torch differ in dtypes, index order and in what they accept (`np.arange(-1)` is
-empty, `torch.arange(-1)` raises). Matters for the TorchScript exporter, on every TensorRT
-version.""",
-        fix=Safety.NONE,
+The rewrite: a whole NumPy computation whose result becomes a tensor in the same function
+(through `torch.from_numpy`, `torch.tensor(..., dtype=)` or `torch.as_tensor(..., dtype=)`)
+is rewritten into torch, the wrapper dropped, when every step has an exact torch form:
+`np.arange` (integer arguments; int64), `np.linspace` (float64 unless a float `dtype=`),
+`np.meshgrid` (its `indexing`, "xy" by default, written out), `np.stack` (same dtypes),
+`np.zeros`/`np.ones` (float64), `np.indices` (int64), `.astype(t)` → `.to(torch.t)`, and
+`+`/`-`/`*` with integers (and floats on float arrays). NumPy locals of the function
+(`yv, xv = np.meshgrid(...)`) are rewritten with it when the computation is their only
+reader. Scalars must be integers: sizes, integer literals and arithmetic on them. The rest
+(an array returned or printed as NumPy, a float with an integer array, `np.prod`, a
+`device=`) is named, not rewritten. A size is a tensor's as described above; inside
+`migrate` or with `--facts`, also `o.size(i)`/`o.shape[i]` of an unannotated `o` (a helper's
+parameter, as in YOLO's `make_grid(output)`) where the export's `TracerWarning` was raised at
+the NumPy call's line.
+
+Device: the torch form is created on the CPU, where the NumPy array was, so the program
+is the same; the guidance's `device=x.device` (no copy in the graph on a GPU) is a manual
+step after review.
+
+Fix safety: unsafe. Assumptions: (1) the arguments of `arange`, `zeros`, `ones`, `indices`
+and `linspace`'s count are not negative, and `arange(a, b)` has `b >= a`: NumPy returns an
+empty array there, torch raises. A bare size is never negative, but arithmetic on one
+(`np.arange(w - 1)` at `w = 0`) can be. (2) `linspace` values: torch computes the upper half
+from the end point, so where the step is inexact a value can differ from NumPy's in the last
+bit (measured identical for `linspace(0, n - 1, n)`, n < 200). (3) The size is a tensor's,
+as the evidence says. dtypes, shapes and the CPU placement are kept; a rewritten local now
+holds a tensor (it has no other reader). `migrate` tries the fix where a baked value is
+located at its line and keeps it only when the rewritten model is verified equivalent on
+every input set. Matters for the TorchScript exporter, on every TensorRT version.""",
+        fix=Safety.UNSAFE,
         examples=(
             Example(
                 "import numpy as np\n\n"
@@ -89,19 +122,43 @@ version.""",
                 "        ny, nx = p.shape[2:]\n"
                 "        yv, xv = np.meshgrid(np.arange(ny), np.arange(nx), indexing=\"ij\")\n"
                 "        grid = torch.from_numpy(np.stack((xv, yv), 2)).float()\n"
-                "        return p.permute(0, 2, 3, 1)[..., :2] + grid\n"
+                "        return p.permute(0, 2, 3, 1)[..., :2] + grid\n",
+                "import numpy as np\n\n"
+                "class Detect(nn.Module):\n"
+                "    def forward(self, p):\n"
+                "        ny, nx = p.shape[2:]\n"
+                "        yv, xv = torch.meshgrid(torch.arange(ny), torch.arange(nx), indexing=\"ij\")\n"
+                "        grid = torch.stack((xv, yv), 2).float()\n"
+                "        return p.permute(0, 2, 3, 1)[..., :2] + grid\n",
+                unsafe=True,
             ),
             Example(
                 "import numpy as np\n\n"
                 "class Ramp(nn.Module):\n"
                 "    def forward(self, x):\n"
                 "        w = x.size(-1)\n"
-                "        return x * torch.tensor(np.linspace(0, w - 1, w), dtype=x.dtype)\n"
+                "        return x * torch.tensor(np.linspace(0, w - 1, w), dtype=x.dtype)\n",
+                "import numpy as np\n\n"
+                "class Ramp(nn.Module):\n"
+                "    def forward(self, x):\n"
+                "        w = x.size(-1)\n"
+                "        return x * torch.linspace(0, w - 1, w, dtype=torch.float64).to(x.dtype)\n",
+                unsafe=True,
+            ),
+            Example(
+                "import numpy as np\n\n"
+                "class Prior(nn.Module):\n"
+                "    def forward(self, x):\n"
+                "        return np.zeros((x.shape[0], 4))\n"
             ),
         ),
         references=(_TS_PITFALLS, "https://pytorch.org/docs/stable/generated/torch.meshgrid.html",
                     "https://pytorch.org/docs/stable/generated/torch.arange.html"),
     )
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._scopes_np: list[_Function] = []
 
     def _numpy_name(self, func: cst.BaseExpression) -> str | None:
         for qualified in self.context.qualified_names(func):
@@ -109,31 +166,230 @@ version.""",
                 return qualified
         return None
 
-    def _mentions_size(self, expr: cst.CSTNode) -> bool:
-        stack: list[cst.CSTNode] = [expr]
+    def _short_numpy(self, expr: cst.BaseExpression) -> str | None:
+        name = self._numpy_name(expr)
+        return name.rsplit(".", 1)[-1] if name is not None and name.count(".") == 1 else None
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        super().visit_FunctionDef(node)
+        self._scopes_np.append(_Function(node, self.context.torch_name()))
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        function = self._scopes_np.pop()
+        self._report(function)
+        super().leave_FunctionDef(original_node)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if self._scopes_np and len(node.targets) == 1 and self.active():
+            self._scopes_np[-1].assigns.append(node)
+
+    def _sizes_in(self, call: cst.Call) -> set[int]:
+        """The ids of the size nodes among ``call``'s arguments (nested NumPy calls count on
+        their own). A size of an object not shown to be a tensor counts where the observed
+        export warned at this line that a traced value became a Python or NumPy one."""
+        found: set[int] = set()
+        traced: bool | None = None
+        stack: list[cst.CSTNode] = [arg.value for arg in call.args]
         while stack:
             node = stack.pop()
             if type(node) in (cst.Lambda, cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp):
                 continue
             if type(node) is cst.Call and self._numpy_name(node.func):
-                continue  # a NumPy call inside is reported on its own
-            if isinstance(node, cst.BaseExpression) and self.size_of(node) is not None:
-                return True
+                continue  # a NumPy call inside is visited on its own
+            if isinstance(node, cst.BaseExpression):
+                if self.size_of(node) is not None:
+                    found.add(id(node))
+                    continue
+                if self._loose_size(node):
+                    traced = self.traced_at(call) if traced is None else traced
+                    if traced:
+                        found.add(id(node))
+                        continue
             stack.extend(children(node))
-        return False
+        return found
 
     def visit_Call(self, node: cst.Call) -> None:
-        if not self._frames or not self.active():
+        if not self._frames or not self._scopes_np or not self.active():
             return
-        name = self._numpy_name(node.func)
-        if name is None:
+        function = self._scopes_np[-1]
+        wrapper = self.context.refers_to(node.func, *CONSUMERS)
+        if wrapper is not None:
+            function.consumers.append((node, wrapper))
             return
-        if not any(self._mentions_size(arg.value) for arg in node.args):
+        if self._numpy_name(node.func) is None:
             return
-        short = name.rsplit(".", 1)[-1]
-        form = _NUMPY_FORMS.get(short, "the torch function of the same name, on the size itself")
-        self.found(node, f"`{short_code(node)}` computes with a tensor size in NumPy: the TorchScript export "
-                   f"keeps the array for the traced size as a constant; use {form}")
+        sizes = self._sizes_in(node)
+        if sizes:
+            function.sizes.update(sizes)
+            function.found.append((node, self.current_method(), self.runtime.in_function()))
+
+    # --- the rewrite: whole NumPy computations that end as tensors ----------------------------
+    def _converter(self, function: _Function, arrays: dict[str, Array]) -> Converter:
+        return Converter(function.torch, self._short_numpy, lambda e: id(e) in function.sizes, arrays)
+
+    def _roots(self, function: _Function, excluded: set[str]) -> tuple[list[_Root], dict[str, Array]]:
+        """Converted NumPy locals (assignments) and wrappers, with the names each reads."""
+        roots: list[_Root] = []
+        arrays: dict[str, Array] = {}
+        for assign in function.assigns:
+            target = assign.targets[0].target
+            names = bound_names(target)
+            if not names or any(n in excluded or len(function.bindings.get(n, ())) != 1 for n in names):
+                continue
+            convert = self._converter(function, dict(arrays))
+            if type(target) is cst.Name:
+                made = convert.array(assign.value)
+                if made is None:
+                    continue
+                text, outputs = made.text, {target.value: Array(target.value, made.dtype, made.ndim, made.fresh)}
+            elif type(target) in (cst.Tuple, cst.List) and all(type(e.value) is cst.Name for e in target.elements):
+                grid = convert.grid(assign.value)
+                if grid is None or len(grid[1]) != len(names):
+                    continue
+                text = grid[0]
+                outputs = {n: Array(n, item.dtype, item.ndim, fresh=False) for n, item in zip(names, grid[1])}
+            else:
+                continue
+            arrays.update(outputs)
+            roots.append(_Root(assign.value, text, set(outputs), convert.used, convert.calls))
+        for call, wrapper in function.consumers:
+            convert = self._converter(function, arrays)
+            text = convert.consumer(call, wrapper)
+            if text is not None:
+                roots.append(_Root(call, text, set(), convert.used, convert.calls))
+        return roots, arrays
+
+    def _fixes(self, function: _Function) -> dict[int, Fix]:
+        """id(first NumPy call fed by a size of a rewritten computation) → its fix."""
+        function.bindings = scope_bindings(function.node)
+        excluded: set[str] = set()
+        while True:
+            roots, arrays = self._roots(function, excluded)
+            read = Counter(name.value for root in roots for name in root.reads)
+            # A NumPy local rewritten into a tensor must be read exactly once, and only by code
+            # that is rewritten too: anywhere else it would now be a tensor, or be shared.
+            escaping = {n for n in arrays if read[n] != 1 or _loads(function.node, n) != 1}
+            if not escaping:
+                break
+            excluded |= escaping
+        groups = _groups(roots)
+        found = {id(call): call for call, _, _ in function.found}
+        fixes: dict[int, Fix] = {}
+        for group in groups:
+            if not any(not root.binds for root in group):
+                continue  # never reaches torch: nothing to rewrite
+            fed = [c for root in group for c in root.calls if id(c) in found]
+            if not fed:
+                continue
+            replacements = {root.node: _expression(root) for root in group}
+            fix = Fix(replacements, safety=Safety.UNSAFE)
+            first = min(fed, key=lambda c: function.order(c))
+            fixes[id(first)] = fix
+            function.texts[id(first)] = next(root.text for root in group if any(c is first for c in root.calls))
+            for other in fed:
+                if other is not first:
+                    fixes.setdefault(id(other), _COVERED)
+        return fixes
+
+    def _report(self, function: _Function) -> None:
+        if not function.found:
+            return
+        fixes = self._fixes(function)
+        for call, method, in_function in function.found:
+            fix = fixes.get(id(call))
+            if fix is _COVERED:
+                continue  # rewritten together with the finding reported for the computation
+            name = self._numpy_name(call.func) or "numpy"
+            short = name.rsplit(".", 1)[-1]
+            text = (f"`{short_code(call)}` computes with a tensor size in NumPy: the TorchScript export keeps the "
+                    "array for the traced size as a constant; ")
+            if fix is not None:
+                new = function.texts[id(call)]
+                new = new if len(new) <= 90 else new[:87] + "..."
+                text += (f"rewritten with torch on the size, `{new}` (NumPy's dtypes kept, on the CPU like the NumPy "
+                         "array; assumes the sizes given to arange/zeros... are not negative)")
+            else:
+                form = _NUMPY_FORMS.get(short, "the torch function of the same name, on the size itself")
+                text += (f"use {form} (not rewritten: the array does not end as a tensor through torch.from_numpy/"
+                         "torch.tensor/torch.as_tensor in this function, or part of it has no exact torch form)")
+            if method is not None:
+                self.hold(method[0], method[1], call, text, fix)
+            elif in_function:
+                self.report(call, text, fix)
+
+
+#: Marks a finding whose construct another finding's fix rewrites (reported once, with the fix).
+_COVERED = Fix({}, safety=Safety.UNSAFE)
+
+
+@dataclass
+class _Function:
+    """What TRT711 gathers in one function: NumPy calls fed by sizes, assignments, wrappers."""
+
+    node: cst.FunctionDef
+    torch: str
+    sizes: set[int] = field(default_factory=set)
+    found: list[tuple[cst.Call, Any, bool]] = field(default_factory=list)
+    assigns: list[cst.Assign] = field(default_factory=list)
+    consumers: list[tuple[cst.Call, str]] = field(default_factory=list)
+    bindings: dict[str, list[Any]] = field(default_factory=dict)
+    #: id(finding's call) → the torch text that replaces the expression holding it.
+    texts: dict[int, str] = field(default_factory=dict)
+
+    def order(self, call: cst.Call) -> int:
+        return next(i for i, (c, _, _) in enumerate(self.found) if c is call)
+
+
+@dataclass
+class _Root:
+    """One expression the rewrite replaces: a NumPy local's value, or a torch wrapper call."""
+
+    node: cst.BaseExpression
+    text: str
+    binds: set[str]
+    reads: list[cst.Name]
+    calls: list[cst.Call]
+
+
+def _expression(root: _Root) -> cst.BaseExpression:
+    made = cst.parse_expression(root.text)
+    # The value of an assignment needs no parentheses of its own; a wrapper call's place might.
+    return made.with_changes(lpar=[], rpar=[]) if root.binds and made.lpar else made
+
+
+def _groups(roots: list[_Root]) -> list[list[_Root]]:
+    """Roots joined by the locals they bind and read: each group is one computation."""
+    groups: list[list[_Root]] = []
+    for root in roots:
+        names = root.binds | {n.value for n in root.reads}
+        joined = [g for g in groups if any(names & (r.binds | {n.value for n in r.reads}) for r in g)]
+        merged = [r for g in joined for r in g] + [root]
+        groups = [g for g in groups if all(g is not j for j in joined)] + [merged]
+    return groups
+
+
+def _loads(function: cst.FunctionDef, name: str) -> int:
+    """How many times ``name`` is read in ``function`` (attribute and keyword names aside)."""
+    count = 0
+    stack: list[cst.CSTNode] = [function.body]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.Name and node.value == name:
+            count += 1
+        elif type(node) is cst.Attribute:
+            stack.append(node.value)
+            continue
+        elif type(node) is cst.Arg and node.keyword is not None:
+            stack.append(node.value)
+            continue
+        elif type(node) is cst.Assign:
+            # The binding itself is no read (only a single target is rewritten).
+            stack.append(node.value)
+            stack.extend(t.target for t in node.targets if bound_names(t.target) == [] or
+                         type(t.target) not in (cst.Name, cst.Tuple, cst.List))
+            continue
+        stack.extend(children(node))
+    return count
 
 
 # --- TRT712 ------------------------------------------------------------------------------

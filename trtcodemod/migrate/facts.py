@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 FACTS_VERSION = 1
+#: The end column of an event that covers its whole line (a warning knows only the line).
+_WHOLE_LINE = 1 << 20
 #: The fields every event has (``observe.py`` writes them; a facts file without them is malformed).
 _EVENT_FIELDS = ("kind", "path", "line", "column", "end_line", "end_column")
 
@@ -155,6 +157,16 @@ class Facts:
                 methods.append(e["method"])
         return out
 
+    def note_traced(self, warnings: Iterable[tuple[str, int, str]]) -> None:
+        """Keep the export's ``TracerWarning``s, ``(path, line, message)``, as events of kind
+        ``traced``: a traced tensor became a Python or NumPy value at that line, which rules
+        take as evidence that what the line reads there is a tensor (or one's size)."""
+        for path, line, message in warnings:
+            event = {"kind": "traced", "path": norm(path), "line": line, "column": 1, "end_line": line,
+                     "end_column": _WHOLE_LINE, "direct": True, "count": 1, "message": message}
+            if event not in self.events:
+                self.events.append(event)
+
     def varying_axes(self) -> dict[str, list[int]]:
         return {name: list(info.get("varying", [])) for name, info in self.inputs.items()}
 
@@ -229,6 +241,14 @@ class FileFacts:
             return None
         return [e for e in self.facts.value_reads() if e["path"] == span.path
                 and Span(e["path"], e["line"], e["column"], e["end_line"], e["end_column"]).overlaps(span)]
+
+    def traced(self, line: int, end_line: int) -> list[str]:
+        """The export's ``TracerWarning`` messages on these lines (see :meth:`Facts.note_traced`)."""
+        span = self._span(line, 1, end_line, 1)
+        if span is None:
+            return []
+        return [e.get("message", "") for e in self.facts.events if e["kind"] == "traced"
+                and e["path"] == span.path and span.line <= e["line"] <= span.end_line]
 
     def prove(self, rule: str, line: int, column: int, end_line: int, end_column: int) -> str | None:
         """The observation that covers the assumption of ``rule``'s unsafe fix here, or None."""

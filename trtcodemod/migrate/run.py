@@ -196,7 +196,7 @@ def migrate(spec: VerifySpec, *, progress: Progress | None = None,
                            "value_reads": len(facts.value_reads()), "run_errors": facts.run_errors,
                            "inputs": facts.inputs}
         with Verification(spec, progress=progress) as session:
-            report, sources = _loop(spec, session, facts, files, report, progress)
+            report, sources = _loop(spec, session, facts, files, report, progress, facts_out)
             if report.get("before") is not None:
                 from .lift import add_lift  # per-frame state (TRT703): forward_step, adapter, wrapper
 
@@ -207,15 +207,21 @@ def migrate(spec: VerifySpec, *, progress: Progress | None = None,
 
 
 def _loop(spec: VerifySpec, session: Verification, facts: Facts, files: list[str], report: dict[str, Any],
-          progress: Progress) -> tuple[dict[str, Any], dict[str, tuple[bytes, bytes]]]:
+          progress: Progress, facts_out: Path | None = None) -> tuple[dict[str, Any], dict[str, tuple[bytes, bytes]]]:
     original = session.original()
     if original.get("exit_code") == 2:
         report["error"] = original.get("error") or "the original model could not run"
         return report, {}
     report["before"] = side_state(original, "before")
+    problems = locate(original, "before", facts)
+    # The export's TracerWarnings are facts too: a rule that needs to know a value is a tensor
+    # (or a size of one) takes a warning at its line as that evidence (TRT711 in a helper).
+    facts.note_traced((p.path, p.line, p.message) for p in problems
+                      if p.kind == "baked" and p.op == "(traced constant)" and p.path and p.line)
+    if facts_out is not None:
+        facts.save(facts_out)  # with the warnings, for `check`/`apply --facts`
     findings, errors = _findings(files, spec.rewrite, facts)
     report["rewrite_errors"] = errors
-    problems = locate(original, "before", facts)
     plan = Plan()
     plan.update(findings, problems, facts, spec.rewrite.unsafe)
 
