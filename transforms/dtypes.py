@@ -10,7 +10,7 @@ from __future__ import annotations
 import libcst as cst
 
 from trtcodemod.astutil import argument, code_of
-from trtcodemod.rules import Example, RuleInfo, Safety
+from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
 
 _OPERATORS = "https://github.com/onnx/onnx-tensorrt/blob/main/docs/operators.md"
@@ -30,6 +30,9 @@ _LEGACY_TYPES = {
     "torch.ByteTensor": "uint8", "torch.cuda.ByteTensor": "uint8",
 }
 _CAST_METHODS = {"double": "float64", "short": "int16", "byte": "uint8"}
+#: What the fix writes instead: the nearest dtype TensorRT has (uint8 has none that fits every use).
+_REPLACEMENTS = {"float64": "float32", "int16": "int32"}
+_CAST_REPLACEMENTS = {"double": "float", "short": "int"}
 _DTYPE_ADVICE = {
     "float64": ("TensorRT narrows float64 to float32 in every version (clamping to +-FLT_MAX), which loses "
                 "what float64 was for "
@@ -73,7 +76,7 @@ NumPy float64 arrays fed to `torch.from_numpy` or
 `torch.as_tensor` also become float64 tensors; those cannot be seen by name and are not
 reported.
 
-What to do (not rewritten automatically):
+What to do:
 - float64: casting to float32 is not a neutral change: float64 is usually there for
   precision. Absolute timestamps around 1.5e9 s have a float32 spacing of 128 s, so the
   frame-to-frame differences a temporal model needs vanish. Subtract a reference time
@@ -84,11 +87,24 @@ What to do (not rewritten automatically):
   indexing with them is deprecated); for numbers use int32. uint8 images should be converted
   to float before they enter the model.
 
-Fix safety: none (detect only): which replacement dtype keeps the meaning depends on the
-values. Applies to every TensorRT version (what happens differs, see above).""",
-        fix=Safety.NONE,
+The rewrite (float64 and int16; uint8 stays a finding, since a mask wants `bool` and a
+number `int32`): `.double()` → `.float()`, `.short()` → `.int()`, and the dtype itself in
+`dtype=...`, `.to(...)` and `.type(...)`: `torch.float64`/`torch.double` → `torch.float32`,
+`torch.int16`/`torch.short` → `torch.int32`. `.view(dtype)` reinterprets bytes and is never
+rewritten, nor are the legacy constructors.
+
+Fix safety: unsafe. Which dtype keeps the meaning depends on the values, so the fix assumes:
+for float64, that float32's precision and range (about 7 digits, +-3.4e38) are enough for
+every value on that path (absolute timestamps are not: `migrate` tries the fix as a
+candidate where the graph check locates the cast, and reverts it when the verification finds
+the outputs outside the tolerances); for
+int16, that the values stay within int16's range (int16 arithmetic wraps at +-32768, int32
+does not). Either way the tensor's dtype changes, which code that checks `x.dtype` sees.
+Applies to every TensorRT version (what happens differs, see above).""",
+        fix=Safety.UNSAFE,
         examples=(
-            Example("def age(stamps):\n    return stamps.to(torch.float64) - stamps[0].double()\n"),
+            Example("def age(stamps):\n    return stamps.to(torch.float64) - stamps[0].double()\n",
+                    "def age(stamps):\n    return stamps.to(torch.float32) - stamps[0].float()\n", unsafe=True),
             Example("def empty_mask(n):\n    return torch.zeros(n, dtype=torch.uint8)\n"),
             Example("def keep(scores):\n    return (scores > 0.5).byte()\n"),
         ),
@@ -102,11 +118,17 @@ values. Applies to every TensorRT version (what happens differs, see above).""",
             return None
         return _DTYPES[name][0] if name in _DTYPES else _LEGACY_TYPES[name]
 
-    def _flag(self, node: cst.CSTNode, dtype: str, what: str) -> None:
+    def _flag(self, node: cst.CSTNode, dtype: str, what: str, fix: Fix | None = None) -> None:
         advice = _DTYPE_ADVICE[dtype]
         if what == ".byte()":
             advice = "TensorRT takes uint8 only at a Cast; for a mask use `.bool()`, for numbers int32"
-        self.found(node, f"`{what}` makes a {dtype} tensor: {advice}")
+        self.found(node, f"`{what}` makes a {dtype} tensor: {advice}", fix)
+
+    def _wider(self, expr: cst.BaseExpression, dtype: str) -> Fix | None:
+        """The dtype expression replaced by the one TensorRT has (float64 → float32, int16 → int32)."""
+        if dtype not in _REPLACEMENTS:
+            return None
+        return Fix({expr: self.context.torch_attr(_REPLACEMENTS[dtype])}, safety=Safety.UNSAFE)
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.context.refers_to(node.func, "torch.finfo", "torch.iinfo", "torch.set_default_dtype"):
@@ -119,19 +141,25 @@ values. Applies to every TensorRT version (what happens differs, see above).""",
         if dtype_arg is not None:
             dtype = self._dtype_of(dtype_arg.value)
             if dtype is not None:
-                self._flag(node, dtype, f"dtype={code_of(dtype_arg.value)}")
+                self._flag(node, dtype, f"dtype={code_of(dtype_arg.value)}", self._wider(dtype_arg.value, dtype))
                 return
         method = self.tensor_method(node, "to", "type", "view", *_CAST_METHODS)
         if method in _CAST_METHODS:
             if not node.args:
-                self._flag(node, _CAST_METHODS[method], f".{method}()")
+                dtype = _CAST_METHODS[method]
+                fix = None
+                if dtype in _REPLACEMENTS and type(node.func) is cst.Attribute:
+                    fix = Fix({node.func.attr: cst.Name(_CAST_REPLACEMENTS[method])}, safety=Safety.UNSAFE)
+                self._flag(node, dtype, f".{method}()", fix)
             return
         if method is not None:
             for arg in node.args:
                 if arg.keyword is None and not arg.star:
                     dtype = self._dtype_of(arg.value)
                     if dtype is not None:
-                        self._flag(node, dtype, f".{method}({code_of(arg.value)})")
+                        # .view(dtype) reinterprets the bytes: another dtype is another shape.
+                        fix = self._wider(arg.value, dtype) if method != "view" else None
+                        self._flag(node, dtype, f".{method}({code_of(arg.value)})", fix)
                         return
 
 

@@ -1,0 +1,89 @@
+"""TRT701's unsafe rewrite: float64 → float32 and int16 → int32 where TensorRT lacks the dtype.
+
+The rewrite text (what is rewritten, what never is), then the code run before and after on
+real tensors: equal within float32's rounding where float32 suffices, exactly equal for
+int16 values in range, and the assumption's failures shown (timestamps, int16 wrap-around).
+The rewritten export has no DOUBLE or INT16 tensor left for the graph check to report.
+"""
+
+from __future__ import annotations
+
+import io
+import warnings
+
+import onnx
+import pytest
+import torch
+from support import load, rewrite
+
+from trtcodemod.trt.check import check_graph
+
+CODE = '''\
+import torch
+import torch as th
+
+
+def scale(boxes, counts):
+    sizes = (boxes[:, 2:] - boxes[:, :2]).double()
+    norm = sizes.pow(2).sum(-1).sqrt().to(torch.float64)
+    bias = torch.zeros(boxes.shape[0], dtype=th.double)
+    total = counts.short() + counts.to(torch.int16)
+    return norm + bias, total
+'''
+
+NEVER = [
+    "def f(x):\n    return x.view(torch.float64)\n",  # reinterprets bytes: another shape
+    "def f(x):\n    return (x > 0).byte()\n",  # uint8: a mask wants bool, a number int32
+    "def f(x):\n    return torch.DoubleTensor(x.tolist())\n",
+    "def f(x):\n    return x.dtype == torch.float64\n",  # a comparison makes no tensor
+]
+
+
+def test_rewrite_text() -> None:
+    after = rewrite(CODE, unsafe=True, select=("TRT701",))
+    assert "sizes = (boxes[:, 2:] - boxes[:, :2]).float()" in after
+    assert "sqrt().to(torch.float32)" in after and "dtype=torch.float32)" in after
+    assert "total = counts.int() + counts.to(torch.int32)" in after
+    assert rewrite(CODE, select=("TRT701",)) == CODE  # unsafe: never without --unsafe (or migrate's proof)
+    for code in NEVER:
+        code = "import torch\n" + code
+        assert rewrite(code, unsafe=True, select=("TRT701",)) == code, code
+
+
+BOXES = [torch.tensor([[0.0, 0.0, 3.0, 4.0], [-5.0, -5.0, -2.0, -1.0], [1e3, 1e3, 1e3, 1e3]]),
+         torch.zeros(2, 4), torch.empty(0, 4), torch.tensor([[0.0, 0.0, float("inf"), 1.0]])]
+
+
+@pytest.mark.parametrize("boxes", BOXES, ids=["values", "zeros", "empty", "inf"])
+def test_float32_is_enough_here_and_int16_values_in_range_are_exact(boxes: torch.Tensor) -> None:
+    before, after = load(CODE, "scale"), load(rewrite(CODE, unsafe=True, select=("TRT701",)), "scale")
+    counts = torch.arange(boxes.shape[0], dtype=torch.int64) * 1000 - 7
+    (norm_b, total_b), (norm_a, total_a) = before(boxes, counts), after(boxes, counts)
+    assert (norm_b.dtype, total_b.dtype, norm_a.dtype, total_a.dtype) == (
+        torch.float64, torch.int16, torch.float32, torch.int32)  # the dtype changes: part of the assumption
+    torch.testing.assert_close(norm_a.double(), norm_b, rtol=1e-6, atol=0, equal_nan=True)
+    assert torch.equal(total_a, total_b.to(torch.int32))
+
+
+def test_the_assumption_fails_where_float64_or_int16_mattered() -> None:
+    before, after = load(CODE, "scale"), load(rewrite(CODE, unsafe=True, select=("TRT701",)), "scale")
+    stamps = torch.tensor([[1.7e9, 0.0, 1.7e9 + 0.25, 0.0]], dtype=torch.float64)
+    # Seconds since 1970 in float32 are 128 apart: the quarter second is lost.
+    assert before(stamps, torch.zeros(1, dtype=torch.int64))[0].item() == 0.25
+    assert after(stamps.float(), torch.zeros(1, dtype=torch.int64))[0].item() == 0.0
+    big = torch.tensor([20000])  # int16 wraps at 32768: 20000 + 20000 does not fit
+    assert before(BOXES[0][:1], big)[1].item() != after(BOXES[0][:1], big)[1].item() == 40000
+
+
+def test_the_rewritten_export_has_no_float64_or_int16_tensor(tmp_path) -> None:
+    module = f"{CODE}\n\nclass M(torch.nn.Module):\n    def forward(self, boxes, counts):\n        return scale(boxes, counts)\n"
+    errors = []
+    for code in (module, rewrite(module, unsafe=True, select=("TRT701",))):
+        buffer = io.BytesIO()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(load(code, "M")(), (BOXES[0], torch.tensor([1, 2, 3])), buffer, dynamo=False)
+        issues = check_graph(onnx.load_from_string(buffer.getvalue()), "8.6")
+        errors.append(sorted({i.op for i in issues if i.severity == "error"}))
+    assert errors[0] and "Cast" in errors[0]  # the original's casts to DOUBLE and INT16
+    assert errors[1] == []
