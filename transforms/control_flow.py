@@ -1297,13 +1297,25 @@ unrolls it: the graph repeats the body exactly that many times, whatever the inp
 at run time. Scripting keeps an ONNX `Loop`, whose dynamic trip count TensorRT handles
 slowly and with restrictions (loop-carried values must keep one shape).
 
-What to do (not rewritten): when the iterations are independent, vectorize them (compute
-all candidates at once with a fixed maximum count and mask the unused ones); when they are
-not, move the loop into a `torch.jit.script` function, or run it outside the exported
-graph and pass its result in.
+What to do: when the iterations are independent, vectorize them (compute all candidates at
+once with a fixed maximum count and mask the unused ones); when they are not, move the loop
+into a `torch.jit.script` function, or run it outside the exported graph and pass its result
+in.
+
+The rewrite (a loop in a module-level function without decorators, the guidance's recipe):
+`@torch.jit.script` on that function. The TorchScript exporter then keeps the loop as an ONNX
+`Loop` whose trip count follows the input; TensorRT parses `Loop`.
+
+Fix safety: unsafe. It assumes the function compiles with TorchScript as written
+(parameters without annotations are taken as Tensors, and Python features TorchScript lacks
+fail at import), that eager callers accept the compiled function (same values, but another
+call overhead and no Python debugging inside), and that the model is exported with the
+TorchScript exporter: the dynamo exporter refuses scripted functions (TRT105). `migrate`
+tries it as a candidate where the export bakes the trip count; a function that does not
+compile, or a model that no longer matches, is reverted.
 
 Which TensorRT versions: all.""",
-        fix=Safety.NONE,
+        fix=Safety.UNSAFE,
         examples=(
             Example(
                 """\
@@ -1313,6 +1325,22 @@ class Refiner(nn.Module):
             x = self.block(x)
         return x
 """,
+            ),
+            Example(
+                """\
+def refine(x: torch.Tensor, steps: torch.Tensor) -> torch.Tensor:
+    for _ in range(int(steps)):
+        x = x * 0.5 + 1.0
+    return x
+""",
+                """\
+@torch.jit.script
+def refine(x: torch.Tensor, steps: torch.Tensor) -> torch.Tensor:
+    for _ in range(int(steps)):
+        x = x * 0.5 + 1.0
+    return x
+""",
+                unsafe=True,
             ),
             Example(
                 """\
@@ -1333,7 +1361,19 @@ class Decoder:
             return
         if self.evident(self.current_facts(), node.test)[0]:
             self.report(node, "`while` condition depends on tensor values: a traced export unrolls the loop with the "
-                        "example's trip count; vectorize with a fixed maximum and a mask, or script the loop")
+                        "example's trip count; vectorize with a fixed maximum and a mask, or script the loop",
+                        self._script_fix())
+
+    def _script_fix(self) -> Fix | None:
+        """``@torch.jit.script`` on the module-level function that holds the loop, if it is one."""
+        context = self.context
+        if len(context.functions) != 1 or context.classes:
+            return None
+        function = context.functions[0]
+        if function.decorators or function.asynchronous is not None:
+            return None
+        decorator = cst.Decorator(decorator=context.torch_attr("jit.script"))
+        return Fix({function: function.with_changes(decorators=[decorator])}, safety=Safety.UNSAFE)
 
     def visit_For(self, node: cst.For) -> None:
         call = node.iter
@@ -1347,7 +1387,8 @@ class Decoder:
         seen = self.observed(call)
         if seen if seen is not None else facts is not None and any(facts.depends(arg.value) for arg in call.args):
             self.report(node, "`range(...)` bound depends on tensor values: a traced export unrolls the loop with the "
-                        "example's trip count; vectorize with a fixed maximum and a mask, or script the loop")
+                        "example's trip count; vectorize with a fixed maximum and a mask, or script the loop",
+                        self._script_fix())
 
 
 RULES = (DataDependentIf, DataDependentLoop)

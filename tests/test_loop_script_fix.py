@@ -1,0 +1,110 @@
+"""TRT104's unsafe rewrite: `@torch.jit.script` on the module-level function holding a loop whose
+trip count comes from tensor values (the guidance's recipe for dependent iterations).
+
+The rewrite text and where it never applies; eager before/after on trip counts 0, 1 and more
+with edge values; the TorchScript export, whose ONNX `Loop` now follows the count where the
+trace had unrolled the example's; and the assumption (the function must compile) shown.
+"""
+
+from __future__ import annotations
+
+import io
+import warnings
+from pathlib import Path
+
+import onnx
+import onnxruntime as ort
+import pytest
+import torch
+from safety import import_source
+from support import rewrite
+
+CODE = '''\
+import torch
+
+
+def refine(x: torch.Tensor, steps: torch.Tensor) -> torch.Tensor:
+    for _ in range(int(steps)):
+        x = torch.tanh(x) * 0.5 + x
+    return x
+
+
+def settle(x: torch.Tensor) -> torch.Tensor:
+    while x.abs().max() > 1.0:
+        x = x * 0.5
+    return x
+
+
+class Refiner(torch.nn.Module):
+    def forward(self, x: torch.Tensor, steps: torch.Tensor) -> torch.Tensor:
+        return settle(refine(x, steps))
+'''
+
+NEVER = [
+    # a method: scripting it would script the module's other code too
+    "class M(torch.nn.Module):\n    def forward(self, x, n: torch.Tensor):\n"
+    "        for _ in range(int(n)):\n            x = x + 1\n        return x\n",
+    # already decorated: another decorator's meaning is not ours to change
+    "import functools\n\n@functools.lru_cache\ndef f(x: torch.Tensor, n: torch.Tensor):\n"
+    "    for _ in range(int(n)):\n        x = x + 1\n    return x\n",
+    # a nested function: its closure is not TorchScript's
+    "def outer(x: torch.Tensor, n: torch.Tensor):\n    def inner(y):\n"
+    "        for _ in range(int(n)):\n            y = y + 1\n        return y\n    return inner(x)\n",
+]
+
+
+def test_rewrite_text() -> None:
+    after = rewrite(CODE, unsafe=True, select=("TRT104",))
+    assert "@torch.jit.script\ndef refine(" in after and "@torch.jit.script\ndef settle(" in after
+    assert rewrite(CODE, select=("TRT104",)) == CODE  # unsafe
+    for code in NEVER:
+        code = "import torch\n\n" + code
+        assert "jit.script" not in rewrite(code, unsafe=True, select=("TRT104",)), code
+
+
+@pytest.mark.parametrize("steps", [0, 1, 3, 6])
+def test_eager_values_are_the_same(tmp_path: Path, steps: int) -> None:
+    # refine alone: settle's `while` never ends on an inf, in the original as in the rewrite.
+    code = CODE.replace("settle(refine(x, steps))", "refine(x, steps)")
+    before = import_source(code, tmp_path)["Refiner"]()
+    after = import_source(rewrite(code, unsafe=True, select=("TRT104",)), tmp_path)["Refiner"]()
+    for x in (torch.randn(2, 4), torch.zeros(3), torch.tensor([-0.0, float("inf"), -3.0]), torch.empty(0, 4)):
+        expected, got = before(x.clone(), torch.tensor(steps)), after(x.clone(), torch.tensor(steps))
+        assert got.dtype == expected.dtype and got.shape == expected.shape
+        torch.testing.assert_close(got, expected, equal_nan=True, rtol=1e-6, atol=1e-6)
+
+
+def _export(model: torch.nn.Module) -> ort.InferenceSession:
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, (torch.randn(2, 4), torch.tensor(2)), buffer, dynamo=False,
+                          input_names=["x", "steps"])
+    graph = onnx.load_from_string(buffer.getvalue())
+    assert ("Loop" in {n.op_type for n in graph.graph.node}) is hasattr(model, "scripted")
+    return ort.InferenceSession(buffer.getvalue())
+
+
+def test_the_scripted_loop_follows_the_trip_count_in_onnx_runtime(tmp_path: Path) -> None:
+    code = CODE.replace("settle(refine(x, steps))", "refine(x, steps)")
+    before = import_source(code, tmp_path)["Refiner"]()
+    after = import_source(rewrite(code, unsafe=True, select=("TRT104",)), tmp_path)["Refiner"]()
+    after.scripted = True
+    results = []
+    for model in (before, after):
+        session = _export(model)
+        x = torch.randn(2, 4)
+        feeds = {"x": x.numpy(), "steps": torch.tensor(5).numpy()}
+        got = session.run(None, {i.name: feeds[i.name] for i in session.get_inputs()})[0]
+        results.append(torch.allclose(torch.from_numpy(got), model(x, torch.tensor(5)), atol=1e-5))
+    assert results == [False, True]  # the trace unrolled 2 steps; the Loop runs 5
+
+
+def test_the_assumption_a_function_torchscript_cannot_compile_fails_at_import(tmp_path: Path) -> None:
+    code = ("import torch\n\ndef grow(x, n: torch.Tensor):\n    for _ in range(int(n)):\n"
+            "        x = x + sum(v for v in (x, x))\n    return x\n")  # TorchScript has no generators
+    after = rewrite(code, unsafe=True, select=("TRT104",))
+    assert "@torch.jit.script" in after
+    import_source(code, tmp_path)  # the original imports
+    with pytest.raises(Exception):
+        import_source(after, tmp_path)
