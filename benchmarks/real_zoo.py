@@ -275,6 +275,27 @@ def model_seconds(run: Run) -> dict[str, float]:
     return times
 
 
+def outcome(report: dict[str, Any]) -> list[Any]:
+    """What a model's result says (verdicts, errors by op, fixes, what remains), without measurements."""
+    def side(value: dict[str, Any] | None) -> Any:
+        return value and {k: value.get(k) for k in ("exported", "faithful", "trt_errors_by_op")}
+
+    return [(m["name"], m.get("exit_code"), side(m.get("before")), side(m.get("after")), m.get("equivalent"),
+             sorted((f["rule"], f.get("path"), f.get("line")) for f in m.get("applied", [])),
+             sorted((r.get("rule") or "", r.get("op") or "", r.get("source") or "") for r in m.get("remaining", [])))
+            for m in report.get("models", [])]
+
+
+def differences(one: Any, two: Any, path: str = "") -> list[str]:
+    """The paths of the leaves where two reports differ (timings aside)."""
+    if isinstance(one, dict) and isinstance(two, dict):
+        return [d for k in sorted(set(one) | set(two), key=str)
+                for d in differences(one.get(k), two.get(k), f"{path}.{k}")]
+    if isinstance(one, list) and isinstance(two, list) and len(one) == len(two):
+        return [d for i, (a, b) in enumerate(zip(one, two)) for d in differences(a, b, f"{path}[{i}]")]
+    return [] if one == two else [path]
+
+
 def _flag(before: Any, after: Any) -> str:
     word = {True: "yes", False: "no", None: "?"}
     return word[before] if before == after else f"{word[before]} → {word[after]}"
@@ -347,6 +368,11 @@ def model_rows(data: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _others(timing: dict[str, Any]) -> str:
+    others = timing.get("other_differences") or []
+    return f" (other fields that differ: {', '.join(others)})" if others else ""
+
+
 def timing_rows(data: dict[str, Any]) -> list[str]:
     """The wall-time table (--jobs, cold/warm cache, one file touched) from the benchmark's JSON."""
     t = data["timing"]
@@ -358,7 +384,7 @@ def timing_rows(data: dict[str, Any]) -> list[str]:
             f"| `--jobs 2 --no-cache` | {t['jobs2']:.0f} s | {t['jobs1'] / t['jobs2']:.2f}x faster than `--jobs 1` "
             f"(the machine's own 2-process speed-up: {low:.2f}x-{high:.2f}x; load average {t['load'][0]:.1f} "
             f"before, {t['load'][1]:.1f} after); peak memory {t['jobs2_peak_mib']:.0f} MiB; "
-            f"same results: {'yes' if t['same'] else 'NO'} |",
+            f"same results: {'yes' if t['same'] else 'NO'}{_others(t)} |",
             f"| `--jobs 2`, cold cache | {t['cold']:.0f} s | |",
             f"| `--jobs 2`, warm cache | {t['warm']:.1f} s | {100 * t['warm'] / t['cold']:.1f}% of cold; "
             f"{t['cached_warm']}/{count} from the cache (exit-2 models always re-run) |",
@@ -386,6 +412,7 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=HERE / ".real_zoo", help="wheels and unpacked sources (cached)")
     parser.add_argument("--output", type=Path, default=None, help="the Markdown file (default WORK/real_zoo.md)")
     parser.add_argument("--no-timing-rows", action="store_true", help="only the --jobs 1 run and the per-model table")
+    parser.add_argument("--models", default="", help="comma-separated model names (default: the mode's set)")
     parser.add_argument("--render", type=Path, default=None, help="only render the tables of a saved JSON")
     args = parser.parse_args()
     output = args.output or args.work / ("real_zoo_quick.md" if args.quick else "real_zoo.md")
@@ -395,7 +422,8 @@ def main() -> None:
     import onnxruntime
     import torch
 
-    models = [spec for spec in MODELS if spec.quick or not args.quick]
+    wanted = set(filter(None, args.models.split(",")))
+    models = [spec for spec in MODELS if (spec.name in wanted if wanted else spec.quick or not args.quick)]
     names = [spec.name for spec in models]
     src = fetch_sources(args.work)
     command = "python benchmarks/real_zoo.py" + (" --quick" if args.quick else "")
@@ -409,6 +437,8 @@ def main() -> None:
         one = run_zoo(config, names, "--no-cache", "--jobs", "1")
         print(f"--jobs 1: {one.seconds:.0f} s", file=sys.stderr, flush=True)
         data.update(report=one.report, seconds=model_seconds(one), peak_mib=one.peak_mib)
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.with_suffix(".json").write_text(json.dumps(data, indent=1))  # kept if a later run is stopped
         if not args.no_timing_rows:
             two = run_zoo(config, names, "--no-cache", "--jobs", "2")
             speedup_after = machine_speedup()
@@ -424,7 +454,8 @@ def main() -> None:
                 "jobs1": one.seconds, "jobs2": two.seconds, "cold": cold.seconds, "warm": warm.seconds,
                 "touched": touched.seconds, "jobs1_peak_mib": one.run_peak_mib, "jobs2_peak_mib": two.run_peak_mib,
                 "machine_speedup": [speedup_before, speedup_after], "load": [load_before, load_after],
-                "same": stable(one.report) == stable(two.report),
+                "same": outcome(one.report) == outcome(two.report),
+                "other_differences": differences(stable(one.report), stable(two.report))[:20],
                 "cached_warm": sum("(cached)" in line for _, line in warm.progress),
                 "touched_file": str(TOUCHED), "reran": _rerun(touched)}
     text = render(data)
