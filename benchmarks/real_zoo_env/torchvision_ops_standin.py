@@ -48,8 +48,12 @@ def _nms(dets: torch.Tensor, scores: torch.Tensor, iou_threshold: float) -> torc
 
 def _roi_align(input: torch.Tensor, rois: torch.Tensor, spatial_scale: float, pooled_height: int,
                pooled_width: int, sampling_ratio: int, aligned: bool) -> torch.Tensor:
-    from torchvision.ops.roi_align import _roi_align as pure_roi_align
+    import inspect
 
+    from torchvision.ops.roi_align import _roi_align
+
+    # torchvision wraps its pure version in a lazy torch.compile, which torch.jit.trace refuses to run.
+    pure_roi_align = inspect.unwrap(_roi_align)
     return pure_roi_align(input, rois, spatial_scale, pooled_height, pooled_width, sampling_ratio, aligned)
 
 
@@ -66,6 +70,13 @@ torch.library.register_fake("torchvision::roi_align", _roi_align_fake, lib=_LIB)
 import torchvision.extension  # noqa: E402  (after the definitions: torchvision registers fakes for them)
 import torchvision.ops.roi_align  # noqa: E402
 
+
+
+def _has_ops() -> bool:
+    """A plain function, not a lambda: torch.jit compiles it when a traced export scripts a caller."""
+    return True
+
+
 # torchvision decides at import whether its extension loaded; these ops now exist.
-torchvision.extension._has_ops = lambda: True
-torchvision.ops.roi_align._has_ops = lambda: True
+torchvision.extension._has_ops = _has_ops
+torchvision.ops.roi_align._has_ops = _has_ops
