@@ -67,8 +67,9 @@ _LIB.impl("qnms", _nms, "CompositeExplicitAutograd")
 _LIB.impl("roi_align", _roi_align, "CompositeExplicitAutograd")
 torch.library.register_fake("torchvision::roi_align", _roi_align_fake, lib=_LIB)
 
+import importlib  # noqa: E402
+
 import torchvision.extension  # noqa: E402  (after the definitions: torchvision registers fakes for them)
-import torchvision.ops.roi_align  # noqa: E402
 
 
 
@@ -79,4 +80,5 @@ def _has_ops() -> bool:
 
 # torchvision decides at import whether its extension loaded; these ops now exist.
 torchvision.extension._has_ops = _has_ops
-torchvision.ops.roi_align._has_ops = _has_ops
+# (the module, not the function of the same name that torchvision.ops exports)
+importlib.import_module("torchvision.ops.roi_align")._has_ops = _has_ops
