@@ -316,9 +316,12 @@ def _where(source: str, root: str) -> str:
 
 def _remaining(model: dict[str, Any], root: str, limit: int = 4) -> str:
     seen: list[str] = []
-    for item in model.get("remaining", []):
+    # What a rule names first, then hostile nodes and failures, then the values baked in without a rule.
+    items = sorted(model.get("remaining", []), key=lambda r: (r.get("rule") is None, r.get("kind") == "baked"))
+    for item in items:
         label = item.get("rule") or item.get("op") or item.get("kind") or "?"
-        entry = f"{label} @ {_where(str(item.get('source') or '?'), root)}"
+        where = item.get("source")
+        entry = f"{label} @ {_where(where, root)}" if where else f"{label} {item.get('op') or ''}".strip()
         if entry not in seen:
             seen.append(entry)
     if not seen:

@@ -36,7 +36,8 @@ def _data() -> dict[str, Any]:
              "reverted": [{"rule": "TRT101"}],
              "remaining": [{"rule": None, "op": "(traced constant)", "source": f"{root}/tv/anchor.py:12"},
                            {"rule": None, "op": "(traced constant)", "source": f"{root}/tv/anchor.py:12"},
-                           {"rule": "TRT704", "op": "(traced constant)", "source": f"{root}/tv/pool.py:7"}]}
+                           {"rule": "TRT704", "op": "(traced constant)", "source": f"{root}/tv/pool.py:7"},
+                           {"rule": "TRT301", "op": "(wrong values)", "source": None, "kind": "unfaithful"}]}
     broken = {"name": "rtdetr", "exit_code": 2, "error": "could not build the model: boom\ntraceback",
               "before": None, "after": None, "applied": [], "remaining": []}
     return {"machine": "test box", "pins": {"timm": "1"}, "command": "python benchmarks/real_zoo.py",
@@ -50,8 +51,9 @@ def test_rows_show_before_after_fixes_and_what_remains(real_zoo: Any) -> None:
     yolo, ssd, rtdetr, total = lines[2:]
     assert yolo == ("| yolo | yes | no → yes | Resize 2 → 0 | yes | TRT601, TRT704×2 | none | 0 | 10 s | 500 MiB |")
     # Repeated remaining entries are listed once, relative to the zoo's root; a reverted fix is counted.
-    assert ssd == ("| ssd | yes | no | 0 | no | none (1 reverted) | (traced constant) @ tv/anchor.py:12; "
-                   "TRT704 @ tv/pool.py:7 | 1 | 20 s | 900 MiB |")
+    # What a rule names comes first; an entry without a place shows its op.
+    assert ssd == ("| ssd | yes | no | 0 | no | none (1 reverted) | TRT704 @ tv/pool.py:7; TRT301 (wrong values); "
+                   "(traced constant) @ tv/anchor.py:12 | 1 | 20 s | 900 MiB |")
     assert rtdetr.startswith("| rtdetr | — |") and "could not run: could not build the model: boom |" in rtdetr
     assert "traceback" not in rtdetr
     assert total == ("| **total (3)** | 2 after | 1 after | | 1 | 3 | | 1× exit 0, 1× exit 1, 1× exit 2 | 31 s | "
