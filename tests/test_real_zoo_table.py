@@ -1,0 +1,80 @@
+"""The real-zoo benchmark's tables, rendered from a saved report (no model is run here)."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+
+
+@pytest.fixture(scope="module")
+def real_zoo() -> Any:
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        return importlib.import_module("real_zoo")
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+
+
+def _side(exported: bool, faithful: bool, by_op: dict[str, int]) -> dict[str, Any]:
+    return {"exported": exported, "faithful": faithful, "trt_errors": sum(by_op.values()), "trt_errors_by_op": by_op}
+
+
+def _data() -> dict[str, Any]:
+    root = "/tmp/zoo"
+    fixed = {"name": "yolo", "exit_code": 0, "error": None, "equivalent": True,
+             "before": _side(True, False, {"Resize": 2}), "after": _side(True, True, {}),
+             "applied": [{"rule": "TRT704"}, {"rule": "TRT704"}, {"rule": "TRT601"}], "reverted": [],
+             "remaining": []}
+    stuck = {"name": "ssd", "exit_code": 1, "error": None, "equivalent": False,
+             "before": _side(True, False, {}), "after": _side(True, False, {}), "applied": [],
+             "reverted": [{"rule": "TRT101"}],
+             "remaining": [{"rule": None, "op": "(traced constant)", "source": f"{root}/tv/anchor.py:12"},
+                           {"rule": None, "op": "(traced constant)", "source": f"{root}/tv/anchor.py:12"},
+                           {"rule": "TRT704", "op": "(traced constant)", "source": f"{root}/tv/pool.py:7"},
+                           {"rule": "TRT301", "op": "(wrong values)", "source": None, "kind": "unfaithful"}]}
+    broken = {"name": "rtdetr", "exit_code": 2, "error": "could not build the model: boom\ntraceback",
+              "before": None, "after": None, "applied": [], "remaining": []}
+    return {"machine": "test box", "pins": {"timm": "1"}, "command": "python benchmarks/real_zoo.py",
+            "versions": {"torch": "2", "onnxruntime": "1"}, "zoo_root": root,
+            "report": {"models": [fixed, stuck, broken]},
+            "seconds": {"yolo": 10.0, "ssd": 20.0, "rtdetr": 1.0}, "peak_mib": {"yolo": 500.0, "ssd": 900.0}}
+
+
+def test_rows_show_before_after_fixes_and_what_remains(real_zoo: Any) -> None:
+    lines = real_zoo.model_rows(_data())
+    yolo, ssd, rtdetr, total = lines[2:]
+    assert yolo == ("| yolo | yes | no → yes | Resize 2 → 0 | yes | TRT601, TRT704×2 | none | 0 | 10 s | 500 MiB |")
+    # Repeated remaining entries are listed once, relative to the zoo's root; a reverted fix is counted.
+    # What a rule names comes first; an entry without a place shows its op.
+    assert ssd == ("| ssd | yes | no | 0 | no | none (1 reverted) | TRT704 @ tv/pool.py:7; TRT301 (wrong values); "
+                   "(traced constant) @ tv/anchor.py:12 | 1 | 20 s | 900 MiB |")
+    assert rtdetr.startswith("| rtdetr | — |") and "could not run: could not build the model: boom |" in rtdetr
+    assert "traceback" not in rtdetr
+    assert total == ("| **total (3)** | 2 after | 1 after | | 1 | 3 | | 1× exit 0, 1× exit 1, 1× exit 2 | 31 s | "
+                     "max 900 MiB |")
+
+
+def test_model_seconds_are_the_gaps_between_progress_lines(real_zoo: Any) -> None:
+    run = real_zoo.Run(seconds=40.0, report={}, peak_mib={}, run_peak_mib=0.0, progress=[
+        (2.0, "some warning"), (12.5, "[1/2] yolo: exit 0 (migrated) | 12s elapsed, about 12s left"),
+        (30.0, "[2/2] ssd: exit 1 (not faithful) | 30s elapsed")])
+    assert real_zoo.model_seconds(run) == {"yolo": 12.5, "ssd": 17.5}
+
+
+def test_timing_table_names_the_machine_speedup_and_reruns(real_zoo: Any) -> None:
+    data = _data()
+    data["timing"] = {"jobs1": 100.0, "jobs2": 60.0, "cold": 62.0, "warm": 1.24, "touched": 20.0,
+                      "jobs1_peak_mib": 900.0, "jobs2_peak_mib": 1500.0, "machine_speedup": [1.9, 1.2],
+                      "load": [3.0, 4.5], "same": True, "cached_warm": 2, "touched_file": "x/head.py",
+                      "reran": ["yolo"]}
+    text = real_zoo.render(data)
+    assert "| `--jobs 2 --no-cache` | 60 s | 1.67x faster than `--jobs 1` (the machine's own 2-process " \
+           "speed-up: 1.20x-1.90x; load average 3.0 before, 4.5 after)" in text
+    assert "| `--jobs 2`, warm cache | 1.2 s | 2.0% of cold; 2/3 from the cache" in text
+    assert "| `--jobs 2` after touching `x/head.py` | 20 s | re-ran: yolo |" in text
