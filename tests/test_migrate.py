@@ -389,3 +389,26 @@ def test_a_reverted_candidate_leaves_its_baked_value_remaining_and_exit_1() -> N
     assert [r["source"].rsplit(":", 1)[1] for r in left] == [str(line)]
     assert left[0]["message"].startswith("fix reverted: breaks equivalence") and left[0]["severity"] == "error"
     assert code == 1 and report["exit_code"] == 1
+
+
+def test_a_bake_inside_a_check_that_raises_is_a_warning_not_a_wrong_value(tmp_path: Path) -> None:
+    """timm's `_assert(H == self.img_size[0])`, transformers' `if channels != n: raise`: the trace
+    drops the check (a TracerWarning there), the graph computes no wrong value: a warning, listed."""
+    from trtcodemod.migrate.locate import baked_values
+    from trtcodemod.migrate.run import _remaining
+
+    source = tmp_path / "m.py"
+    source.write_text("def f(x, n):\n    assert x.shape[1] == n\n    if x.shape[0] != 3:\n"
+                      "        raise ValueError('rgb')\n    _assert(x.shape[2] == 4, 'w')\n    k = int(x.shape[0] > 2)\n"
+                      "    return x * k\n")
+    path = str(source)
+    warnings = [{"category": "TracerWarning", "source": f"{path}:{line}", "message": "Converting a tensor"}
+                for line in (2, 3, 5, 6)]
+    report = {"export_checks": [{"side": "before", "exporter": "torchscript", "faithful": True,
+                                 "warnings": warnings}]}
+    problems = baked_values(report, "before", None)
+    assert {p.line: p.severity for p in problems} == {2: "warning", 3: "warning", 5: "warning", 6: "error"}
+    assert all("drops the check" in p.message for p in problems if p.severity == "warning")
+    listed = _remaining(problems, Plan())
+    assert sorted((int(r["source"].rsplit(":", 1)[1]), r["severity"]) for r in listed) == [
+        (2, "warning"), (3, "warning"), (5, "warning"), (6, "error")]

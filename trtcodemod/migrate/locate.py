@@ -14,8 +14,11 @@ Three kinds, from the verifier's report and the observer's facts:
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import asdict, dataclass
+from functools import lru_cache
+from pathlib import Path
 from typing import Any, Iterable
 
 from .facts import Facts, norm
@@ -68,14 +71,56 @@ def hostile_nodes(report: dict[str, Any], side: str) -> list[Problem]:
     return out
 
 
+#: What a bake inside a check that raises means: not a wrong value, a check the graph drops.
+GUARD_NOTE = ("; it stands in a check that raises (an assert, `if ...: raise`): the exported graph drops the "
+              "check, so the engine computes where eager mode would raise")
+
+
+@lru_cache(maxsize=64)
+def _guard_lines(path: str, mtime: float) -> frozenset[int]:
+    """Lines of ``path`` inside a check that only raises: ``assert``, ``if cond: raise ...``,
+    ``_assert(...)``/``torch._assert(...)``/``torch._check(...)`` calls."""
+    try:
+        tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+        return frozenset()
+    lines: set[int] = set()
+    for node in ast.walk(tree):
+        test: ast.AST | None = None
+        if isinstance(node, ast.Assert):
+            test = node
+        elif isinstance(node, ast.If) and not node.orelse and all(isinstance(s, ast.Raise) for s in node.body):
+            test = node.test
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            func = node.value.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if name.endswith("assert") or name.startswith("_check"):
+                test = node
+        if test is not None:
+            lines.update(range(test.lineno, (test.end_lineno or test.lineno) + 1))
+    return frozenset(lines)
+
+
+def _in_guard(path: str | None, line: int | None) -> bool:
+    if not path or not line:
+        return False
+    try:
+        mtime = Path(path).stat().st_mtime
+    except OSError:
+        return False
+    return line in _guard_lines(path, mtime)
+
+
 def baked_values(report: dict[str, Any], side: str, facts: Facts | None) -> list[Problem]:
-    """Observed value reads (the original only) and the export's TracerWarnings."""
+    """Observed value reads (the original only) and the export's TracerWarnings. One inside a
+    check that only raises is a warning: the graph drops a check, it computes no wrong value."""
     out: list[Problem] = []
     if facts is not None and side == "before":
         for (path, line), methods in sorted(facts.baked_lines().items()):
+            guard = _in_guard(path, line)
             out.append(Problem("baked", path, line, "(baked value)", None,
-                               f"Python reads a tensor's value here ({', '.join(methods)}): the export bakes it in",
-                               "error"))
+                               f"Python reads a tensor's value here ({', '.join(methods)}): the export bakes it in"
+                               + (GUARD_NOTE if guard else ""), "warning" if guard else "error"))
     for check in report.get("export_checks", []):
         if check.get("side") != side or (side == "after" and check.get("faithful") is True):
             continue  # a rewritten graph proven faithful on every input set bakes nothing that matters
@@ -83,8 +128,10 @@ def baked_values(report: dict[str, Any], side: str, facts: Facts | None) -> list
             if warning.get("category") != "TracerWarning":
                 continue
             path, line = _split(warning.get("source"))
-            out.append(Problem("baked", path, line, "(traced constant)", None, warning.get("message", ""),
-                               "error", check.get("exporter")))
+            guard = _in_guard(path, line)
+            out.append(Problem("baked", path, line, "(traced constant)", None,
+                               warning.get("message", "") + (GUARD_NOTE if guard else ""),
+                               "warning" if guard else "error", check.get("exporter")))
     return out
 
 

@@ -130,8 +130,8 @@ def _remaining(problems: list[Problem], plan: Plan) -> list[dict[str, Any]]:
 
     out = []
     for p in problems:
-        if p.severity != "error":
-            continue
+        if p.severity != "error" and p.kind != "baked":
+            continue  # a warning node is the report's detail; a dropped check is worth a line
         decision = next((d for d in plan.decisions.values() if d.action != APPLY and matches(p, d.finding)), None)
         reverted = next((d for d in plan.decisions.values() if d.key in plan.reverted and matches(p, d.finding)), None)
         if reverted is not None:
@@ -141,7 +141,7 @@ def _remaining(problems: list[Problem], plan: Plan) -> list[dict[str, Any]]:
         else:
             rule, message = p.rule, p.message
         entry = {"op": p.op, "source": p.source, "rule": rule, "message": message, "kind": p.kind,
-                 "exporter": p.exporter, "severity": "error"}
+                 "exporter": p.exporter, "severity": p.severity}
         # A value read, the exporter's TracerWarning and its failure on one line, all with the
         # same remedy, are one problem to the reader.
         same = next((o for o in out if (o["source"], o["rule"], o["message"]) == (entry["source"], rule, message)
