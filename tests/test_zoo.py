@@ -21,6 +21,7 @@ from trtcodemod.verify.spec import build_spec
 from trtcodemod.zoo.batch import threads_per_model
 from trtcodemod.zoo.cache import ModelCache, spec_key
 from trtcodemod.zoo.local import died_message
+from trtcodemod.zoo.schedule import Durations, model_id
 
 FAST = ["--runs", "1", "--warmup", "0", "--backends", "torch-cpu,onnxruntime-cpu"]
 
@@ -200,6 +201,51 @@ def test_touching_a_file_reruns_only_the_models_that_used_it(zoo: dict[str, Any]
     before = len(runs(folder))
     invoke("migrate", config, "--format", "json", "--jobs", "2", "--no-cache", "--model", "plain")
     assert set(runs(folder)[before:]) == {"plain"}
+
+
+def test_every_run_records_its_models_wall_times_even_without_the_cache(zoo: dict[str, Any]) -> None:
+    # The first run of the fixture had --no-cache: the durations file is a scheduling hint, kept anyway.
+    recorded = Durations.for_cache_folder(zoo["folder"] / file_cache.CACHE_DIR_NAME).seconds
+    spec = build_spec({"model_file": str(zoo["folder"] / "plain.py"), "model": "build", "inputs": "inputs"},
+                      name="plain")
+    assert model_id("migrate", spec) in recorded
+    assert {key.rsplit(" ", 1)[1] for key in recorded} >= {"uses_helper", "broken", "plain"}
+    assert all(seconds > 0 for seconds in recorded.values())
+
+
+def test_durations_order_untimed_models_first_then_the_longest() -> None:
+    durations = Durations(None, {"b": 5.0, "c": 50.0, "d": 5.0, "e": 1.0})
+    assert durations.order(["a", "b", "c", "d", "e", "f"]) == [0, 5, 2, 1, 3, 4]
+    assert Durations(None).order(["x", "y"]) == [0, 1]  # nothing known: the config's order
+
+
+def test_an_unreadable_durations_file_means_the_configs_order(tmp_path: Path) -> None:
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "durations.json").write_text("{not json")
+    assert Durations.for_cache_folder(tmp_path).seconds == {}
+    (tmp_path / "models" / "durations.json").write_text('["a list"]')
+    assert Durations.for_cache_folder(tmp_path).seconds == {}
+    durations = Durations.for_cache_folder(tmp_path)
+    durations.started("m")
+    durations.finished("m")
+    durations.finished("never started")
+    assert durations.save() and set(Durations.for_cache_folder(tmp_path).seconds) == {"m"}
+
+
+def test_jobs_2_starts_the_longest_model_first(tmp_path: Path) -> None:
+    config = make_zoo(tmp_path / "z", {"first": PLAIN, "second": PLAIN, "third": PLAIN})
+    specs = {name: build_spec({"model_file": str(config.parent / f"{name}.py"), "model": "build",
+                               "inputs": "inputs"}, name=name) for name in ("first", "second", "third")}
+    # Earlier runs found "third" the longest and "second" the shortest; "first" was never timed.
+    saved = Durations(config.parent / file_cache.CACHE_DIR_NAME / "models" / "durations.json",
+                      {model_id("migrate", specs["third"]): 90.0, model_id("migrate", specs["second"]): 3.0})
+    saved.changed = True
+    assert saved.save()
+    code, out, _ = invoke("migrate", config, "--format", "json", "--jobs", "2", "--no-cache")
+    assert code == 0 and [m["name"] for m in json.loads(out)["models"]] == ["first", "second", "third"]
+    started = list(dict.fromkeys(runs(config.parent)))  # each model's first import, in time order
+    # Two slots: "first" and "third" start together; "second" waits for one of them to finish.
+    assert started[-1] == "second" and set(started[:2]) == {"first", "third"}
 
 
 def test_the_cache_key_covers_the_table(tmp_path: Path) -> None:

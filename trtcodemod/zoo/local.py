@@ -80,8 +80,10 @@ class _Slot:
                 stream and stream.close()
 
 
-def run_local(tasks: list[Task], jobs: int, on_done: Done, on_error: ErrorReport) -> None:
-    """Run ``tasks`` in at most ``jobs`` slots; ``on_done`` gets each result as it ends."""
+def run_local(tasks: list[Task], jobs: int, on_done: Done, on_error: ErrorReport,
+              on_start: Callable[[int], None] | None = None) -> None:
+    """Run ``tasks`` in at most ``jobs`` slots, in their order; ``on_start`` gets each index as a
+    slot takes it, ``on_done`` each result as it ends."""
     work = Path(tempfile.mkdtemp(prefix="trtcodemod-zoo-"))
     waiting = list(range(len(tasks)))
     slots: list[_Slot] = []
@@ -97,6 +99,8 @@ def run_local(tasks: list[Task], jobs: int, on_done: Done, on_error: ErrorReport
                 if slot.index < 0 and waiting:
                     index = waiting.pop(0)
                     slot.send(index, _write_task(work, index, tasks[index]))
+                    if on_start is not None:
+                        on_start(index)
             for key, _ in selector.select():
                 slot = key.data
                 index, slot.index = slot.index, -1

@@ -49,7 +49,10 @@ def run_models(command: str, specs: list[VerifySpec], *, multi: bool, config: Op
                cache: bool, ray: Optional[str], quiet: bool, inline: Inline, on_error: ErrorReport,
                verdict: Verdict, facts_out: Optional[Path] = None) -> list[Result]:
     """Run the models; a zoo (``multi``) gets the cache, ``--jobs``, ``--ray`` and progress lines."""
+    from trtcodemod import cache as file_cache
+
     from .cache import ModelCache
+    from .schedule import Durations
 
     if not multi:
         return [inline(spec) for spec in specs]
@@ -57,8 +60,11 @@ def run_models(command: str, specs: list[VerifySpec], *, multi: bool, config: Op
     store = ModelCache.for_config(config) if cache and not saved else None  # saved files are not cached
     progress = ZooProgress(len(specs), verdict, enabled=not quiet)
     wanted = resources(config, specs) if ray is not None else []
+    # The models' last wall times order the run even with --no-cache: a hint, never a result.
+    durations = Durations.for_cache_folder(file_cache.default_location(str(config if config is not None
+                                                                           else Path.cwd())))
     return run_zoo(command, specs, jobs=jobs, inline=inline, on_error=on_error, progress=progress,
-                   cache=store, ray=ray, resources=wanted, facts_out=facts_out)
+                   cache=store, ray=ray, resources=wanted, facts_out=facts_out, durations=durations)
 
 
 def zoo_only(multi: bool, jobs: int, ray: Optional[str]) -> None:
