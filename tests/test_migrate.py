@@ -358,6 +358,41 @@ def test_size_baked_through_math_ceil_is_rewritten_and_equivalent() -> None:
     assert r["equivalent"] is True and code == 0
 
 
+LEN_OF_A_LEVEL = """\
+import torch
+from torch import nn
+
+
+class Head(nn.Module):
+    def forward(self, x):
+        levels = [x, x * 2.0]
+        n = len(levels[0])  # the batch, read as a Python int from the first level
+        return levels[1] + torch.arange(n, dtype=x.dtype)[:, None]
+
+
+def build():
+    return Head()
+
+
+def inputs(generator):
+    return (torch.randn(3, 4, generator=generator),)
+"""
+
+
+def test_len_of_an_element_of_a_list_is_fixed_where_the_run_saw_a_tensor(tmp_path: Path) -> None:
+    """`len(levels[0])` has no static evidence; the observed `__len__` of a tensor proves TRT704 there."""
+    path = tmp_path / "levels.py"
+    path.write_text(LEN_OF_A_LEVEL)
+    code, r = run_json(str(path), "--model", "build", "--inputs", "inputs", "--dynamic-axes", '{"x": {"0": "n"}}')
+    assert r["before"]["faithful"] is False
+    assert [(a["rule"], a["line"]) for a in r["applied"]] == [("TRT704", line_of(path, "n = len(levels[0])"))]
+    assert "n = levels[0].shape[0]" in r["diff"]
+    assert r["after"]["faithful"] is True and r["equivalent"] is True and code == 0
+    # Without an observation `levels[0]` may be any container: check says nothing there.
+    found = check_source(LEN_OF_A_LEVEL.encode(), str(path), Options(select=("TRT704",)))
+    assert [f for f in found if f.rule == "TRT704"] == []
+
+
 def test_a_size_that_only_happens_to_be_1_proves_nothing() -> None:
     """Heights 8 and 9 both pool to 1; the observer's stretched set (17) pools to 2."""
     path = EXAMPLES / "derived_one.py"

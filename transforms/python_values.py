@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from trtcodemod.astutil import (
-    bound_names, decorator_names, has_star_args, method_call, short_code, strip_parens, walk,
+    bound_names, code_of, decorator_names, has_star_args, method_call, short_code, strip_parens, walk,
 )
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
 from trtcodemod.scopes import (
@@ -322,7 +322,9 @@ class LenOfTensor(RuntimeScopeRule):
 What it finds: `len(x)` where `x` is a parameter annotated `torch.Tensor` (rewritten), and
 `len(x)` of an unannotated parameter of a module's `forward` that the method also uses as a
 tensor (`x.shape`, `x.sigmoid()`...; reported only: an input that may be a list of masks,
-`attn_masks`, is left alone).
+`attn_masks`, is left alone). `len` of an attribute or subscript chain (`len(levels[0])`,
+`len(self.pairs[k])`) is only considered where a recorded run saw a tensor there (below):
+without one it may be any container, and nothing is said.
 
 Why it hurts: the tracer sees `len(x)` as a Python int, so the exported graph carries the
 example's first dimension as a constant: exported with a dynamic batch axis, a Reshape or an
@@ -464,9 +466,12 @@ the observation proves, and it applies without `--unsafe`, in any function, not 
         if len(node.args) != 1 or node.args[0].keyword is not None or node.args[0].star:
             return
         arg = node.args[0].value
-        if type(arg) is not cst.Name or self.shadowed(arg.value):
-            return
-        self._frames[-1].candidates.append((node, arg.value, self._try > 0))
+        if type(arg) is cst.Name:
+            if not self.shadowed(arg.value):
+                self._frames[-1].candidates.append((node, arg.value, self._try > 0))
+        elif _access_chain(arg):
+            # `len(self.pairs[k])`: only an observation can say it is a tensor (see leave_FunctionDef)
+            self._frames[-1].candidates.append((node, code_of(arg), self._try > 0))
 
 
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power)
@@ -527,7 +532,19 @@ def _keeps_tensor(name: str, value: cst.BaseExpression) -> bool:
     return False
 
 
-def _shape0(tensor: cst.Name) -> cst.Subscript:
+def _access_chain(node: cst.BaseExpression) -> bool:
+    """``a.b``, ``a[k]``, ``self.pairs[k].x``: attributes and plain subscripts down to a name, no call
+    (``x.shape[0]`` in place of ``len(x)`` then reads the same object, once, as ``len`` did)."""
+    if type(node) is cst.Attribute:
+        return _access_chain(node.value) or type(node.value) is cst.Name
+    if type(node) is cst.Subscript:
+        simple = all(type(e.slice) is cst.Index and type(e.slice.value) in (cst.Name, cst.Integer)
+                     and e.slice.star is None for e in node.slice)
+        return simple and (type(node.value) is cst.Name or _access_chain(node.value))
+    return False
+
+
+def _shape0(tensor: cst.BaseExpression) -> cst.Subscript:
     return cst.Subscript(
         value=cst.Attribute(value=tensor, attr=cst.Name("shape")),
         slice=[cst.SubscriptElement(slice=cst.Index(value=cst.Integer("0")))],
