@@ -196,3 +196,64 @@ def test_facts_about_a_changed_file_prove_nothing_and_say_so(saved: tuple[Path, 
         assert applied.exit_code == 0 and model.read_text() == changed
     finally:
         model.write_text(MODEL)
+
+
+KERNEL = '''\
+import torch
+
+_LIB = torch.library.Library("trtcodemod_test", "DEF")
+_LIB.define("keep_positive(Tensor x) -> Tensor")
+
+
+def _keep_positive(x):
+    flags = (x > 0).tolist()  # a Python kernel reads values: the operator's business, not the model's
+    return x.new_tensor([v if f else 0.0 for v, f in zip(x.tolist(), flags)])
+
+
+_LIB.impl("keep_positive", _keep_positive, "CompositeExplicitAutograd")
+'''
+CALLS_A_KERNEL = '''\
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "site-packages"))
+import kernel  # noqa: E402,F401  (defines torch.ops.trtcodemod_test.keep_positive)
+import torch  # noqa: E402
+from torch import nn  # noqa: E402
+
+
+class Net(nn.Module):
+    def forward(self, x):
+        y = torch.ops.trtcodemod_test.keep_positive(x)
+        n = int(x.sum() > 0)
+        return y * n
+
+
+def build():
+    return Net()
+
+
+def inputs(generator):
+    return (torch.randn(5, generator=generator),)
+'''
+
+
+def test_value_reads_inside_an_operators_python_kernel_are_not_the_models(tmp_path: Path) -> None:
+    """A torch.library op's Python kernel (installed code) may read values; the export records the
+    op as one node, so its reads are no baked value at the user's call line. The user's own read is."""
+    from trtcodemod.migrate.run import observe
+    from trtcodemod.verify.spec import build_spec
+
+    (tmp_path / "site-packages").mkdir()  # installed code, outside the model's folder
+    (tmp_path / "site-packages" / "kernel.py").write_text(KERNEL)
+    (tmp_path / "project").mkdir()
+    model = tmp_path / "project" / "net.py"
+    model.write_text(CALLS_A_KERNEL)
+    facts, why = observe(build_spec({"model_file": str(model), "model": "build", "inputs": "inputs"}), tmp_path)
+    assert facts is not None, why
+    reads = {(e["line"], e["method"]) for e in facts.events if e["kind"] == "value_read"}
+    lines = CALLS_A_KERNEL.splitlines()
+    call_line = next(i for i, text in enumerate(lines, 1) if "keep_positive(x)" in text)
+    own_line = next(i for i, text in enumerate(lines, 1) if "int(x.sum() > 0)" in text)
+    assert not any(line == call_line for line, _ in reads)
+    assert (own_line, "__bool__") in reads or (own_line, "__int__") in reads

@@ -37,6 +37,8 @@ from trtcodemod.verify.worker import _Checkpoint, build_model, import_user_modul
 
 OBSERVE_TASK = "observe"
 #: Tensor methods through which Python reads a value out of a tensor.
+#: torch's operator dispatcher (``torch.ops.ns.op(...)``): frames below it are an operator's kernel.
+_DISPATCHER = os.path.join("torch", "_ops.py")
 VALUE_READS = ("__bool__", "item", "tolist", "__int__", "__index__", "__float__", "__len__", "numpy")
 
 
@@ -56,7 +58,9 @@ class Recorder:
         """The first user frame above the caller: ``(path, line, col, end_line, end_col)``.
 
         ``direct`` is False when a frame that is neither ours nor the user's sits between
-        (torch's own code read the value on the user's behalf).
+        (torch's own code read the value on the user's behalf). None when torch's operator
+        dispatcher sits between: the read happened inside an operator's Python kernel (a
+        ``torch.library`` op), which an export records as one node; nothing of it is baked.
         """
         frame = sys._getframe(depth)
         direct = True
@@ -64,6 +68,8 @@ class Recorder:
             filename = frame.f_code.co_filename
             if self.user(filename):
                 return self._position(frame), direct
+            if filename.endswith(_DISPATCHER):
+                return None, False
             if not os.path.realpath(filename).startswith(OURS + os.sep):
                 direct = False
             frame = frame.f_back
