@@ -393,6 +393,39 @@ def test_len_of_an_element_of_a_list_is_fixed_where_the_run_saw_a_tensor(tmp_pat
     assert [f for f in found if f.rule == "TRT704"] == []
 
 
+EAGER_SHORTCUT = """\
+import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def forward(self, x):
+        if not torch.jit.is_tracing() and bool((x >= 0).all()):  # eager-only shortcut
+            return x * 1.0
+        return x.relu()
+
+
+def build():
+    return Net()
+
+
+def inputs(generator):
+    return (torch.rand(2, 3, generator=generator),)
+"""
+
+
+def test_a_read_only_eager_mode_makes_is_a_warning_when_the_trace_did_not_make_it(tmp_path: Path) -> None:
+    """The observer sees the shortcut's `bool()` in eager mode; the TorchScript trace takes the other
+    path (no TracerWarning there), so its graph bakes nothing at that line: not an error."""
+    path = tmp_path / "shortcut.py"
+    path.write_text(EAGER_SHORTCUT)
+    code, r = run_json(str(path), "--model", "build", "--inputs", "inputs", "--dynamic-axes", '{"x": {"0": "n"}}')
+    [read] = [x for x in r["remaining"] if x["op"] == "(baked value)"]
+    assert read["source"].endswith(f":{line_of(path, 'eager-only shortcut')}") and read["severity"] == "warning"
+    assert "the TorchScript export did not" in read["message"]
+    assert r["before"]["faithful"] is True and code == 0
+
+
 def test_a_size_that_only_happens_to_be_1_proves_nothing() -> None:
     """Heights 8 and 9 both pool to 1; the observer's stretched set (17) pools to 2."""
     path = EXAMPLES / "derived_one.py"

@@ -15,6 +15,7 @@ Three kinds, from the verifier's report and the observer's facts:
 from __future__ import annotations
 
 import ast
+import os
 import re
 from dataclasses import asdict, dataclass
 from functools import lru_cache
@@ -111,16 +112,42 @@ def _in_guard(path: str | None, line: int | None) -> bool:
     return line in _guard_lines(path, mtime)
 
 
+UNTRACED_NOTE = (", but the TorchScript export did not (no TracerWarning at this line: the code takes "
+                 "another path while tracing, e.g. behind `torch.jit.is_tracing()`), so its graph bakes nothing here")
+
+
+def _traced_lines(report: dict[str, Any], side: str) -> set[tuple[str, int]] | None:
+    """The lines where this side's TorchScript export read a tensor's value (its TracerWarnings);
+    None without a TorchScript export that ran through (then nothing is known of what it read)."""
+    lines: set[tuple[str, int]] | None = None
+    for check in report.get("export_checks", []):
+        if check.get("side") != side or check.get("exporter") != "torchscript":
+            continue
+        if str(check.get("detail", "")).startswith(("not exported", "export failed")):
+            continue
+        lines = lines if lines is not None else set()
+        for warning in check.get("warnings", []):
+            path, line = _split(warning.get("source"))
+            if warning.get("category") == "TracerWarning" and path and line:
+                lines.add((os.path.realpath(path), line))
+    return lines
+
+
 def baked_values(report: dict[str, Any], side: str, facts: Facts | None) -> list[Problem]:
     """Observed value reads (the original only) and the export's TracerWarnings. One inside a
-    check that only raises is a warning: the graph drops a check, it computes no wrong value."""
+    check that only raises is a warning: the graph drops a check, it computes no wrong value;
+    so is a read in eager mode that the TorchScript trace did not make (it took another path)."""
     out: list[Problem] = []
     if facts is not None and side == "before":
+        traced = _traced_lines(report, side)
         for (path, line), methods in sorted(facts.baked_lines().items()):
             guard = _in_guard(path, line)
-            out.append(Problem("baked", path, line, "(baked value)", None,
-                               f"Python reads a tensor's value here ({', '.join(methods)}): the export bakes it in"
-                               + (GUARD_NOTE if guard else ""), "warning" if guard else "error"))
+            untraced = traced is not None and (os.path.realpath(path), line) not in traced
+            note = GUARD_NOTE if guard else UNTRACED_NOTE if untraced else ""
+            what = (f"Python reads a tensor's value here in eager mode ({', '.join(methods)})" if untraced and not guard
+                    else f"Python reads a tensor's value here ({', '.join(methods)}): the export bakes it in")
+            out.append(Problem("baked", path, line, "(baked value)", None, what + note,
+                               "warning" if guard or untraced else "error"))
     for check in report.get("export_checks", []):
         if check.get("side") != side or (side == "after" and check.get("faithful") is True):
             continue  # a rewritten graph proven faithful on every input set bakes nothing that matters

@@ -20,7 +20,7 @@ from trtcodemod.verify.spec import RewriteOptions, VerifySpec
 from trtcodemod.verify.worker import run_task
 
 from .facts import Facts, norm
-from .locate import Problem, locate
+from .locate import GUARD_NOTE, UNTRACED_NOTE, Problem, locate
 from .observe import OBSERVE_TASK
 from .plan import APPLY, INFO, REMAINS, Plan, describe
 from .report import empty_report
@@ -140,6 +140,9 @@ def _remaining(problems: list[Problem], plan: Plan) -> list[dict[str, Any]]:
             rule, message = decision.finding.rule, decision.reason
         else:
             rule, message = p.rule, p.message
+        for note in (GUARD_NOTE, UNTRACED_NOTE):  # why a located read is only a warning stays said
+            if note in p.message and note not in message:
+                message += note
         entry = {"op": p.op, "source": p.source, "rule": rule, "message": message, "kind": p.kind,
                  "exporter": p.exporter, "severity": p.severity}
         # A value read, the exporter's TracerWarning and its failure on one line, all with the
