@@ -31,6 +31,7 @@ from trtcodemod.errors import InputError, InternalError
 from trtcodemod.files import nesting_problem
 from trtcodemod.helpers import inserted_helper, is_reserved
 from trtcodemod.insertion import Rename, insert_support, plan_helpers, renamed
+from trtcodemod.migrate.proofs import prove_in_file
 from trtcodemod.model_code import (
     build_time_functions, build_time_methods, definition_is_model_code, path_reason, skipped_in,
 )
@@ -382,7 +383,8 @@ def _analyze(
             continue
         proved = False
         if facts is not None and finding.edit is not None and finding.edit.safety is Safety.UNSAFE:
-            proof = facts.prove(finding.rule, finding.line, finding.column, finding.end_line, finding.end_column)
+            proof = prove_in_file(facts, finding.rule, finding.line, finding.column, finding.end_line,
+                                  finding.end_column)
             if proof:
                 # The observation covers the fix's assumption: applied without --unsafe, and says why.
                 finding = replace(finding, message=f"{finding.message} (assumption proved by facts: {proof})")
