@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterable, TypeVar
+from typing import TYPE_CHECKING, Any, Iterable, TypeVar
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
@@ -65,42 +65,31 @@ class FileContext:
     #: What names mean where the traversal is (kept current by :class:`ScopeTracker`).
     resolver: ScopeResolver = field(init=False)
     _positions: "dict[cst.CSTNode, CodeRange] | None" = field(default=None, init=False, repr=False)
-    _shared: dict[Hashable, Any] = field(default_factory=dict, init=False, repr=False)
-    #: Visitors the rules share (see :meth:`companion`), in the order they were asked for.
+    _providers: dict[type, Any] = field(default_factory=dict, init=False, repr=False)
+    #: Providers that are visitors (see :meth:`provider`), in the order they were asked for.
     companions: list[cst.BatchableCSTVisitor] = field(default_factory=list, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.resolver = ScopeResolver(self.module, self.imports, self.source)
-
-    def shared(self, key: Hashable, make: Callable[[], T]) -> T:
-        """One object per file for everything ``key`` names: rules that run the same
-        analysis keep its results here, so the file pays for it once, not once per rule."""
-        found = self._shared.get(key, _MISSING)
-        if found is _MISSING:
-            found = self._shared[key] = make()
-        return found
 
     def provider(self, kind: "type[T]") -> "T":
         """The file's one ``kind(self)``: a shared analysis (:mod:`trtcodemod.providers`), made on
         the first request. A provider that is a visitor (where the traversal is, which code an
         export runs) joins :attr:`companions`: the engine runs those right after the scope
         tracker and before the rules, so it is kept once per node instead of once per rule."""
-        found = self._shared.get(kind, _MISSING)
+        found = self._providers.get(kind, _MISSING)
         if found is _MISSING:
-            found = self._shared[kind] = kind(self)
+            found = self._providers[kind] = kind(self)
             if isinstance(found, cst.BatchableCSTVisitor):
                 self.companions.append(found)
         return found
 
-    #: The older name of :meth:`provider`, for visitors.
-    companion = provider
-
     def release(self) -> None:
-        """Drop what the rules shared once the pass is over. Companions and shared analyses
-        point back at this context; without this the whole parsed module would wait for the
-        garbage collector's next full pass instead of being freed with the last reference."""
+        """Drop what the rules shared once the pass is over. Providers point back at this
+        context; without this the whole parsed module would wait for the garbage collector's
+        next full pass instead of being freed with the last reference."""
         self.companions.clear()
-        self._shared.clear()
+        self._providers.clear()
 
     def add_finding(self, finding: PendingFinding, scopes: tuple[cst.CSTNode, ...] | None = None) -> None:
         finding.scopes = tuple(self.scopes) if scopes is None else scopes

@@ -212,7 +212,8 @@ class Facts:
 
 @dataclass
 class FileFacts:
-    """Per-(path, line) answers about one file: what rules see as ``context.facts``.
+    """Per-(path, line) answers about one file (``context.facts``): what the
+    :class:`~trtcodemod.providers.ObservedFacts` provider asks, node by node, for the rules.
 
     ``line_map`` maps a line of the source being analysed to the line the facts were
     observed on (None: that line was changed by an earlier fix pass, so nothing is known).
