@@ -63,7 +63,7 @@ class Options:
     #: (the first line of the rewritten block), which is where ``migrate`` located it.
     follow_up: Callable[[Finding], bool] | None = None
     #: Facts observed by ``migrate --save-facts`` (a :class:`~trtcodemod.migrate.facts.Facts`),
-    #: given as ``--facts``: rules see this file's part as ``FileContext.facts``, and an unsafe
+    #: given as ``--facts``: rules see this file's part through the ``ObservedFacts`` provider, and an unsafe
     #: fix whose assumption they prove is applied without ``unsafe``.
     facts: Any = field(default=None, compare=False)
     #: ``"model"``: only model code (see :mod:`trtcodemod.model_code`); ``"all"``: every line.
