@@ -39,6 +39,7 @@ import libcst as cst
 
 from trtcodemod.astutil import bound_names, decorator_names, method_call
 from trtcodemod.names import dotted_name
+from trtcodemod.providers import Provider
 from trtcodemod.rules import Fix, Rule
 
 
@@ -89,17 +90,17 @@ class ClassRecord:
         return found
 
 
-class RuntimeScope(cst.BatchableCSTVisitor):
+class RuntimeScope(Provider, cst.BatchableCSTVisitor):
     """Where the traversal is, for all the :class:`RuntimeScopeRule` rules of a file at once.
 
-    One per file (``context.companion(RuntimeScope)``); the engine runs it before the
+    A provider (``requires = (RuntimeScope,)``, then ``rule.provider(RuntimeScope)``): one per
+    file, a visitor the engine runs before the
     rules, so when a rule's ``visit_*`` runs the node is already entered here, and when its
     ``leave_*`` runs the node is not yet left.
     """
 
     def __init__(self, context) -> None:
-        super().__init__()
-        self.context = context
+        super().__init__(context)
         #: Whether the file imports torch (module-level imports).
         self.torch = False
         self.scopes: list[cst.CSTNode] = []  # ClassDef / FunctionDef, outermost first
@@ -278,10 +279,11 @@ class RuntimeScopeRule(Rule):
     """
 
     scope: ClassVar[str] = "runtime"
+    requires = (RuntimeScope,)
 
     def __init__(self, context) -> None:
         super().__init__(context)
-        self.runtime: RuntimeScope = context.companion(RuntimeScope)
+        self.runtime: RuntimeScope = self.provider(RuntimeScope)
         #: id(class record) → findings held in its methods: (method, node, message, fix).
         self._pending: dict[int, list[tuple[cst.FunctionDef, cst.CSTNode, Message, Fix | None]]] = {}
 

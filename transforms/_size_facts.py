@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from trtcodemod.astutil import bound_names, has_star_args, method_call
+from trtcodemod.providers import ObservedFacts, Provider
 from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
 from trtcodemod.transforms._tensor_evidence import STATIC_METHODS as _STATIC_METHODS
 from trtcodemod.transforms._tensor_evidence import tensor_expression, tensor_parameters
@@ -82,24 +83,32 @@ class _Frame:
         self.loose.discard(name)
 
 
-@dataclass
-class _SharedFrames:
-    frames: list[_Frame] = field(default_factory=list)
-    last: tuple[int, str] | None = None
+class SizeFacts(Provider):
+    """The provider behind :class:`SizeRule`: one stack of per-function frames per file.
+
+    The size rules of a file share it; the first rule the traversal calls for a node updates
+    it and the others see the result (the analysis is the same for all of them).
+    """
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self.frames: list[_Frame] = []
+        #: (node id, hook) last handled: the hooks of one node run back to back.
+        self.last: tuple[int, str] | None = None
 
 
 class SizeRule(RuntimeScopeRule):
     """What is a tensor, a size of one, or a value read from one, in the function being visited."""
 
     scope = "runtime"
+    requires = (SizeFacts, ObservedFacts)
 
     def __init__(self, context) -> None:
         super().__init__(context)
-        # The five size rules of a file share one set of frames: the first rule the traversal
-        # calls for a node updates them, the others see the result (the analysis is the same).
-        shared = context.shared("size-rule frames", _SharedFrames)
-        self._shared: _SharedFrames = shared
+        shared = self.provider(SizeFacts)
+        self._shared: SizeFacts = shared
         self._frames: list[_Frame] = shared.frames
+        self._observed: ObservedFacts = self.provider(ObservedFacts)
 
     def _first(self, node: cst.CSTNode, hook: str) -> bool:
         """True for the first rule that handles ``hook`` on ``node`` (hooks of one node run back to back)."""
@@ -360,11 +369,7 @@ class SizeRule(RuntimeScopeRule):
     def traced_at(self, node: cst.CSTNode) -> bool:
         """Did the observed export (``migrate``, or ``--facts``) warn that a traced tensor was
         turned into a Python or NumPy value on ``node``'s lines (a ``TracerWarning``)?"""
-        facts = self.context.facts
-        if facts is None:
-            return False
-        where = self.context.position(node)
-        return where is not None and bool(facts.traced(where.start.line, where.end.line))
+        return self._observed.traced(node)
 
     def size_derived(self, expr: cst.BaseExpression) -> bool:
         """A size, or arithmetic on sizes with numbers and other non-tensors (``h * scale``, ``w - 1``)."""

@@ -3,7 +3,8 @@
 Rules whose construct exists for NumPy arrays too (a threshold comparison used as an index,
 ``a[m]``) report only where the code shows a tensor: a torch function's result, or a method
 that NumPy arrays lack (``x.sigmoid()``, ``x.unsqueeze(0)``, ``x.float()``), directly or
-through a local name assigned once. This module defines no rule and is not registered.
+through a local name assigned once. :class:`TensorEvidence` is the provider rules declare
+to ask it in the function the traversal is in. This module defines no rule and is not registered.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from typing import Callable
 import libcst as cst
 
 from trtcodemod.astutil import bound_names, decorator_names, method_call, walk
+from trtcodemod.providers import Provider
+from trtcodemod.scopes import Value, scope_bindings
 
 #: Methods that torch tensors have and NumPy arrays do not (``reshape``, ``sum``, ``max``,
 #: ``transpose``, ``view`` and ``T`` exist on both and prove nothing).
@@ -66,6 +69,29 @@ def evident_tensor(
     if type(expr) is cst.UnaryOperation and type(expr.operator) is not cst.Not:
         return evident_tensor(expr.expression, qualified, sole_value, tensor_name, depth + 1)
     return False
+
+
+class TensorEvidence(Provider):
+    """Provider: is an expression visibly a tensor where the traversal is, and what each local
+    name of the current function is assigned (one walk per function and file, whichever rule
+    asks first)."""
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._bindings: dict[int, dict[str, list[Value]]] = {}
+
+    def bindings(self) -> "dict[str, list[Value]]":
+        """name → every value assigned to it in the current function (the module outside
+        functions), a parameter as None: see :func:`~trtcodemod.scopes.scope_bindings`."""
+        scope = self.context.function or self.context.module
+        found = self._bindings.get(id(scope))
+        if found is None:
+            found = self._bindings[id(scope)] = scope_bindings(scope)
+        return found
+
+    def evident(self, expr: cst.BaseExpression) -> bool:
+        """:func:`evident_in_scope` in the current function."""
+        return evident_in_scope(self.context, expr, self.bindings)
 
 
 def tensor_parameter(func: cst.FunctionDef | None, name: str, module_forward: bool) -> bool:

@@ -21,7 +21,7 @@ from trtcodemod.astutil import children, int_value, short_code, strip_parens, vi
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.scopes import PARAM, Bindings
 from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
-from trtcodemod.transforms._tensor_evidence import annotated_tensor_parameter
+from trtcodemod.transforms._tensor_evidence import TensorEvidence, annotated_tensor_parameter
 from trtcodemod.transforms.indexing import NONE, STRONG, _is_plain_scalar, _MaskRule
 
 _OPERATORS = "https://github.com/onnx/onnx-tensorrt/blob/main/docs/operators.md"
@@ -138,6 +138,8 @@ def _index_text(dim: int, item: str) -> str:
 
 
 class SliceAssign(RuntimeScopeRule):
+    # Read through `_MaskProbe` (the mask evidence of `indexing`), on this rule's behalf.
+    requires = (TensorEvidence,)
     info = RuleInfo(
         id="TRT203",
         name="slice-assign",

@@ -25,7 +25,9 @@ from trtcodemod.astutil import (
     argument, children, code_of, float_value, has_star_args, int_value, keywords, method_call, short_code,
 )
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
-from trtcodemod.transforms._tensor_evidence import WrittenSubscripts, evident_tensor, tensor_parameter
+from trtcodemod.transforms._tensor_evidence import (
+    TensorEvidence, WrittenSubscripts, evident_tensor, tensor_parameter,
+)
 from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
 from trtcodemod.versions import Version, format_version
 
@@ -140,12 +142,15 @@ def _contains_builtin(rule: RuntimeScopeRule, node: cst.CSTNode, *names: str) ->
 class _DetectionRule(RuntimeScopeRule):
     """Shared: a function's local bindings (for ``k = ...; x.topk(k)`` and ``keep = s > t; b[keep]``)."""
 
+    requires = (TensorEvidence,)
+
     def __init__(self, context) -> None:
         super().__init__(context)
         self._reported: set[int] = set()
+        self._evidence: TensorEvidence = self.provider(TensorEvidence)
 
     def local_values(self) -> dict[str, list[cst.BaseExpression | None]]:
-        return self.context.assigned_values()
+        return self._evidence.bindings()
 
     def sole_value(self, name: cst.Name) -> cst.BaseExpression | None:
         """The one value a local name is assigned in this function (None when not exactly one)."""

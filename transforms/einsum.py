@@ -29,7 +29,7 @@ import libcst as cst
 
 from trtcodemod.astutil import has_star_args, parenthesize
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety, spelled
-from trtcodemod.transforms._tensor_evidence import annotated_tensor_parameter, tensor_expression
+from trtcodemod.transforms._tensor_evidence import TensorEvidence, annotated_tensor_parameter, tensor_expression
 from trtcodemod.versions import Version, format_version, since
 
 #: Displays whose value ``torch.einsum`` takes as its list of operands.
@@ -338,6 +338,7 @@ equations.""",
 
 
 class EinsumPermute(Rule):
+    requires = (TensorEvidence,)
     needs_text = spelled(*_EINSUM)
     info = RuleInfo(
         id="TRT304",
@@ -386,7 +387,7 @@ TensorRT versions: before 8.2.""",
         """
         if type(operand) is not cst.Name:
             return True if tensor_expression(operand, self._torch_function, self._annotated_tensor) else None
-        values = self.context.assigned_values().get(operand.value)
+        values = self.provider(TensorEvidence).bindings().get(operand.value)
         if not values:
             return None  # a global or a name from outside: unknown
         kinds = []
@@ -405,7 +406,7 @@ TensorRT versions: before 8.2.""",
 
     def _annotated_tensor(self, name: str) -> bool:
         """An annotated ``torch.Tensor`` parameter that nothing in the function rebinds."""
-        bindings = self.context.assigned_values().get(name, ())
+        bindings = self.provider(TensorEvidence).bindings().get(name, ())
         return annotated_tensor_parameter(self.context, name) and len(bindings) == 1
 
     def visit_Call(self, node: cst.Call) -> None:

@@ -22,7 +22,7 @@ import libcst as cst
 
 from trtcodemod.astutil import method_call, strip_parens
 from trtcodemod.helpers import RESERVED_PREFIX
-from trtcodemod.transforms._tensor_evidence import WrittenSubscripts, evident_in_scope
+from trtcodemod.transforms._tensor_evidence import TensorEvidence, WrittenSubscripts
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
 
 _REFERENCES = (
@@ -76,9 +76,12 @@ def _maskish(name: str) -> bool:
 class _MaskRule(Rule):
     """Shared evidence analysis: is an index expression a boolean mask?"""
 
+    requires = (TensorEvidence,)
+
     def __init__(self, context) -> None:
         super().__init__(context)
         self._torch_file = False
+        self._evidence: TensorEvidence = self.provider(TensorEvidence)
 
     def visit_Module(self, node: cst.Module) -> None:
         # Module-level imports only: the table has not seen the functions' imports yet.
@@ -91,7 +94,7 @@ class _MaskRule(Rule):
         return self._torch_file
 
     def _bindings(self) -> dict[str, list[cst.BaseExpression | None]]:
-        return self.context.assigned_values()
+        return self._evidence.bindings()
 
     # --- evidence --------------------------------------------------------------
     def _tensor_involved(self, indexed: cst.BaseExpression, mask: cst.BaseExpression) -> bool:
@@ -100,7 +103,7 @@ class _MaskRule(Rule):
         mask = strip_parens(mask)
         if type(mask) is cst.Comparison:
             parts += [mask.left, *(c.comparator for c in mask.comparisons)]
-        return any(evident_in_scope(self.context, part, self._bindings) for part in parts)
+        return any(self._evidence.evident(part) for part in parts)
 
     def evidence(self, node: cst.BaseExpression, seen: frozenset[str] = frozenset()) -> int:
         """STRONG: visibly bool; WEAK: only the name says so; NONE: no reason to think so."""

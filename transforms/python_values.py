@@ -22,6 +22,7 @@ import libcst as cst
 from trtcodemod.astutil import (
     bound_names, code_of, decorator_names, has_star_args, method_call, short_code, strip_parens, walk,
 )
+from trtcodemod.providers import ObservedFacts
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
 from trtcodemod.scopes import (
     ANNOTATION, ASSIGN, AUGASSIGN, CLASS, DEF, DEL, EXCEPT, FOR, GLOBAL, IMPORT, MATCH, NESTED_NONLOCAL, NONLOCAL,
@@ -314,6 +315,7 @@ _REBINDINGS = {
 class LenOfTensor(RuntimeScopeRule):
     scope = "anywhere"
     needs_text = (b"len",)
+    requires = (ObservedFacts,)
     info = RuleInfo(
         id="TRT704",
         name="len-of-tensor",
@@ -419,12 +421,7 @@ the observation proves, and it applies without `--unsafe`, in any function, not 
 
     def _observed_tensor(self, call: cst.Call) -> bool:
         """A recorded run (``--facts``, or inside ``migrate``) saw a tensor at this ``len`` each time."""
-        facts = self.context.facts
-        if facts is None:
-            return False
-        where = self.context.position(call)
-        return where is not None and facts.prove(self.info.id, where.start.line, where.start.column + 1,
-                                                 where.end.line, where.end.column + 1) is not None
+        return self.provider(ObservedFacts).proof(self.info.id, call) is not None
 
     def _why_not_rewritten(self, function: cst.FunctionDef, param: cst.Param) -> str | None:
         """Why the annotation alone does not prove ``param`` is still a tensor at every ``len``, if so."""

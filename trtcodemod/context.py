@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterable, TypeVar
+from typing import TYPE_CHECKING, Any, Iterable, TypeVar
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from trtcodemod.names import ImportTable
-from trtcodemod.rules import PendingFinding
-from trtcodemod.scopes import ScopeResolver, Value, scope_bindings
+from trtcodemod.findings import PendingFinding
+from trtcodemod.scopes import ScopeResolver
 from trtcodemod.versions import Version
 
 if TYPE_CHECKING:
@@ -25,7 +25,6 @@ if TYPE_CHECKING:
 
 
 T = TypeVar("T")
-V = TypeVar("V", bound=cst.BatchableCSTVisitor)
 _MISSING = object()
 
 
@@ -60,53 +59,37 @@ class FileContext:
     scopes: list[cst.CSTNode] = field(default_factory=list)
     findings: list[PendingFinding] = field(default_factory=list)
     #: What a recorded run (``migrate --save-facts``, given as ``--facts``) observed in this
-    #: file: per-line answers (ran? tensor values read? an unsafe fix's assumption proved?).
-    #: None without facts or when they say nothing about this file.
+    #: file (None without facts or when they say nothing about this file). Rules ask through
+    #: the :class:`~trtcodemod.providers.ObservedFacts` provider, in terms of nodes.
     facts: "FileFacts | None" = None
     #: What names mean where the traversal is (kept current by :class:`ScopeTracker`).
     resolver: ScopeResolver = field(init=False)
     _positions: "dict[cst.CSTNode, CodeRange] | None" = field(default=None, init=False, repr=False)
-    _shared: dict[Hashable, Any] = field(default_factory=dict, init=False, repr=False)
-    #: Visitors the rules share (see :meth:`companion`), in the order they were asked for.
+    _providers: dict[type, Any] = field(default_factory=dict, init=False, repr=False)
+    #: Providers that are visitors (see :meth:`provider`), in the order they were asked for.
     companions: list[cst.BatchableCSTVisitor] = field(default_factory=list, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.resolver = ScopeResolver(self.module, self.imports, self.source)
 
-    def shared(self, key: Hashable, make: Callable[[], T]) -> T:
-        """One object per file for everything ``key`` names: rules that run the same
-        analysis keep its results here, so the file pays for it once, not once per rule."""
-        found = self._shared.get(key, _MISSING)
+    def provider(self, kind: "type[T]") -> "T":
+        """The file's one ``kind(self)``: a shared analysis (:mod:`trtcodemod.providers`), made on
+        the first request. A provider that is a visitor (where the traversal is, which code an
+        export runs) joins :attr:`companions`: the engine runs those right after the scope
+        tracker and before the rules, so it is kept once per node instead of once per rule."""
+        found = self._providers.get(kind, _MISSING)
         if found is _MISSING:
-            found = self._shared[key] = make()
+            found = self._providers[kind] = kind(self)
+            if isinstance(found, cst.BatchableCSTVisitor):
+                self.companions.append(found)
         return found
-
-    def companion(self, kind: "type[V]") -> "V":
-        """The file's one ``kind(self)`` visitor: bookkeeping several rules need (where the
-        traversal is, which code an export runs) kept once per node instead of once per rule.
-        The engine runs companions right after the scope tracker and before the rules."""
-        def make() -> V:
-            made = kind(self)
-            self.companions.append(made)
-            return made
-        return self.shared(kind, make)
 
     def release(self) -> None:
-        """Drop what the rules shared once the pass is over. Companions and shared analyses
-        point back at this context; without this the whole parsed module would wait for the
-        garbage collector's next full pass instead of being freed with the last reference."""
+        """Drop what the rules shared once the pass is over. Providers point back at this
+        context; without this the whole parsed module would wait for the garbage collector's
+        next full pass instead of being freed with the last reference."""
         self.companions.clear()
-        self._shared.clear()
-
-    def assigned_values(self) -> "dict[str, list[Value]]":
-        """name → every value assigned to it in the current function (the module outside
-        functions), from a walk of all of it: see :func:`~trtcodemod.scopes.scope_bindings`."""
-        scope = self.function or self.module
-        table = self.shared("assigned_values", dict)
-        found = table.get(id(scope))
-        if found is None:
-            found = table[id(scope)] = scope_bindings(scope)
-        return found
+        self._providers.clear()
 
     def add_finding(self, finding: PendingFinding, scopes: tuple[cst.CSTNode, ...] | None = None) -> None:
         finding.scopes = tuple(self.scopes) if scopes is None else scopes

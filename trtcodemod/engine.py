@@ -31,9 +31,8 @@ from trtcodemod.errors import InputError, InternalError
 from trtcodemod.files import nesting_problem
 from trtcodemod.helpers import inserted_helper, is_reserved
 from trtcodemod.insertion import Rename, insert_support, plan_helpers, renamed
-from trtcodemod.model_code import (
-    build_time_functions, build_time_methods, definition_is_model_code, path_reason, skipped_in,
-)
+from trtcodemod.migrate.proofs import prove_in_file
+from trtcodemod.model_code import ModelCode, definition_is_model_code, path_reason, skipped_in
 from trtcodemod.positions import scoped_ranges
 from trtcodemod.registry import select_rules
 from trtcodemod.rules import Finding, Fix, PendingFinding, Safety
@@ -64,7 +63,7 @@ class Options:
     #: (the first line of the rewritten block), which is where ``migrate`` located it.
     follow_up: Callable[[Finding], bool] | None = None
     #: Facts observed by ``migrate --save-facts`` (a :class:`~trtcodemod.migrate.facts.Facts`),
-    #: given as ``--facts``: rules see this file's part as ``FileContext.facts``, and an unsafe
+    #: given as ``--facts``: rules see this file's part through the ``ObservedFacts`` provider, and an unsafe
     #: fix whose assumption they prove is applied without ``unsafe``.
     facts: Any = field(default=None, compare=False)
     #: ``"model"``: only model code (see :mod:`trtcodemod.model_code`); ``"all"``: every line.
@@ -362,7 +361,8 @@ def _analyze(
     finally:
         context.release()
     if model_only and context.findings:
-        context.findings = _without_build_time(module, context.findings)
+        # The context's shared analyses are released: the engine is this provider's only user.
+        context.findings = ModelCode(context).without_build_time(context.findings)
     if not context.findings:
         return [], []
     _keep_debug_fstrings(module, source, context.findings)
@@ -382,7 +382,8 @@ def _analyze(
             continue
         proved = False
         if facts is not None and finding.edit is not None and finding.edit.safety is Safety.UNSAFE:
-            proof = facts.prove(finding.rule, finding.line, finding.column, finding.end_line, finding.end_column)
+            proof = prove_in_file(facts, finding.rule, finding.line, finding.column, finding.end_line,
+                                  finding.end_column)
             if proof:
                 # The observation covers the fix's assumption: applied without --unsafe, and says why.
                 finding = replace(finding, message=f"{finding.message} (assumption proved by facts: {proof})")
@@ -428,30 +429,6 @@ def _keep_debug_fstrings(module: cst.Module, source: bytes, pending: list[Pendin
             finding.edit = None
             finding.message = (f"{finding.message} (not rewritten: it stands inside a self-documenting f-string, "
                                "`{expr=}`, which prints the expression's own text)")
-
-
-def _without_build_time(module: cst.Module, pending: list[PendingFinding]) -> list[PendingFinding]:
-    """Drop findings in functions and methods that only construction or non-model code calls."""
-    top = {id(statement) for statement in module.body}
-    candidates = {
-        p.scopes[0].name.value: p.scopes[0] for p in pending
-        if p.scopes and type(p.scopes[0]) is cst.FunctionDef and id(p.scopes[0]) in top
-    }
-    dropped: set[int] = set()
-    if candidates:
-        excluded = build_time_functions(module, candidates)
-        dropped |= {id(node) for name, node in candidates.items() if name in excluded}
-    methods: dict[int, tuple[cst.ClassDef, set[str]]] = {}
-    for p in pending:
-        if len(p.scopes) > 1 and type(p.scopes[0]) is cst.ClassDef and type(p.scopes[1]) is cst.FunctionDef:
-            methods.setdefault(id(p.scopes[0]), (p.scopes[0], set()))[1].add(p.scopes[1].name.value)
-    for cls, names in methods.values():
-        excluded = build_time_methods(cls, names)
-        dropped |= {id(item) for item in cls.body.body
-                    if type(item) is cst.FunctionDef and item.name.value in excluded}
-    if not dropped:
-        return pending
-    return [p for p in pending if not any(id(scope) in dropped for scope in p.scopes[:2])]
 
 
 @lru_cache(maxsize=None)

@@ -45,7 +45,9 @@ from pathlib import PurePath
 import libcst as cst
 
 from trtcodemod.astutil import children
+from trtcodemod.findings import PendingFinding
 from trtcodemod.names import dotted_name
+from trtcodemod.providers import Provider
 
 SCOPES = ("model", "all")
 
@@ -361,3 +363,35 @@ def build_time_methods(cls: cst.ClassDef, candidates: set[str]) -> set[str]:
         where: object = _BUILD if _BUILD_METHOD.match(method) or method in not_model else ("method", method)
         _record_callers(item.body, where, callers, method_named, False)
     return (_called_only_while_building(callers) | not_model) & candidates
+
+
+class ModelCode(Provider):
+    """Provider: which of the file's functions and methods are model code, beyond what the
+    traversal already skips (:func:`definition_is_model_code`, :func:`skipped_in`): those
+    only construction or non-model code calls (:func:`build_time_functions`,
+    :func:`build_time_methods`). The engine asks it once per pass, for the functions that
+    hold findings only (the call graph costs a walk of the module)."""
+
+    def without_build_time(self, pending: list[PendingFinding]) -> list[PendingFinding]:
+        """Drop findings in functions and methods that only construction or non-model code calls."""
+        module = self.context.module
+        top = {id(statement) for statement in module.body}
+        candidates = {
+            p.scopes[0].name.value: p.scopes[0] for p in pending
+            if p.scopes and type(p.scopes[0]) is cst.FunctionDef and id(p.scopes[0]) in top
+        }
+        dropped: set[int] = set()
+        if candidates:
+            excluded = build_time_functions(module, candidates)
+            dropped |= {id(node) for name, node in candidates.items() if name in excluded}
+        methods: dict[int, tuple[cst.ClassDef, set[str]]] = {}
+        for p in pending:
+            if len(p.scopes) > 1 and type(p.scopes[0]) is cst.ClassDef and type(p.scopes[1]) is cst.FunctionDef:
+                methods.setdefault(id(p.scopes[0]), (p.scopes[0], set()))[1].add(p.scopes[1].name.value)
+        for cls, names in methods.values():
+            excluded = build_time_methods(cls, names)
+            dropped |= {id(item) for item in cls.body.body
+                        if type(item) is cst.FunctionDef and item.name.value in excluded}
+        if not dropped:
+            return pending
+        return [p for p in pending if not any(id(scope) in dropped for scope in p.scopes[:2])]

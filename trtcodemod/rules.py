@@ -7,121 +7,30 @@ LibCST nodes through a :class:`~trtcodemod.context.FileContext` and calls
 
 from __future__ import annotations
 
-import enum
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar, Mapping, Sequence, Union
+from functools import lru_cache
+from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 import libcst as cst
 
-from trtcodemod.versions import Version
+# The data types live in `findings` (the context holds findings); re-exported here, where rules import them.
+from trtcodemod.findings import Example, Finding, Fix, PendingFinding, Replacement, RuleInfo, Safety
 
 if TYPE_CHECKING:
     from trtcodemod.context import FileContext
 
+P = TypeVar("P")
 
-class Safety(str, enum.Enum):
-    """How far a fix can be trusted (Ruff's model)."""
-
-    SAFE = "safe"  # same function on every input
-    UNSAFE = "unsafe"  # holds under a stated assumption; needs --unsafe
-    NONE = "none"  # detect only
-
-    def __str__(self) -> str:
-        return self.value
+__all__ = ["Example", "Finding", "Fix", "PendingFinding", "Replacement", "Rule", "RuleInfo",
+           "Safety", "UndeclaredProvider", "spelled"]
 
 
-@dataclass(frozen=True)
-class Example:
-    """A before/after pair the test-suite executes and the docs render.
-
-    ``after`` is None for code the rule reports without rewriting; ``unsafe`` marks
-    examples whose rewrite only happens with ``--unsafe``.
-    """
-
-    before: str
-    after: str | None = None
-    unsafe: bool = False
+class UndeclaredProvider(TypeError):
+    """A rule asked for a provider missing from its ``requires`` (a bug of the rule)."""
 
 
-@dataclass(frozen=True)
-class RuleInfo:
-    """Everything the CLI, the docs and the README table say about a rule."""
-
-    id: str
-    name: str
-    summary: str
-    doc: str
-    fix: Safety
-    examples: Sequence[Example] = ()
-    #: The rule matters only when the target TensorRT is older than this (None: always).
-    needed_before: Version | None = None
-    #: Public sources the documentation leans on.
-    references: Sequence[str] = ()
-    #: Runs only when selected by its ID, an ID prefix of at least four characters or its
-    #: name; ``ALL`` leaves it out (a rule whose findings rarely change the exported graph).
-    opt_in: bool = False
-
-    def applies_to(self, target: Version) -> bool:
-        return self.needed_before is None or target < self.needed_before
-
-
-Replacement = Union[cst.CSTNode, cst.FlattenSentinel, cst.RemovalSentinel]
-
-
-@dataclass
-class Fix:
-    """Edits that resolve one finding.
-
-    ``replacements`` maps original nodes (by identity) to what replaces them.
-    ``helpers`` names functions from :mod:`trtcodemod.helpers` that the new code
-    calls; the engine inserts each once at the top of the module.
-    """
-
-    replacements: Mapping[cst.CSTNode, Replacement]
-    safety: Safety = Safety.SAFE
-    helpers: Sequence[str] = ()
-
-
-@dataclass
-class Finding:
-    """One reported construct."""
-
-    rule: str
-    name: str
-    message: str
-    path: str
-    line: int
-    column: int
-    end_line: int
-    end_column: int
-    fix: Safety = Safety.NONE
-    #: The edit, when the finding has one (not serialised).
-    edit: Fix | None = field(default=None, repr=False, compare=False)
-
-    def as_dict(self) -> dict[str, object]:
-        return {
-            "rule": self.rule,
-            "name": self.name,
-            "path": self.path,
-            "line": self.line,
-            "column": self.column,
-            "end_line": self.end_line,
-            "end_column": self.end_column,
-            "message": self.message,
-            "fix": self.fix.value,
-        }
-
-
-@dataclass
-class PendingFinding:
-    """A finding before positions are resolved (positions cost a pass; only pay when needed)."""
-
-    info: RuleInfo
-    node: cst.CSTNode
-    message: str
-    edit: Fix | None
-    #: The classes/functions around the node, outermost first (to find its position cheaply).
-    scopes: tuple[cst.CSTNode, ...] = ()
+@lru_cache(maxsize=None)
+def _required(cls: type) -> frozenset[type]:
+    return frozenset(kind for klass in cls.__mro__ for kind in vars(klass).get("requires", ()))
 
 
 class Rule(cst.BatchableCSTVisitor):
@@ -137,10 +46,25 @@ class Rule(cst.BatchableCSTVisitor):
     #: matches, in the call or in the import that binds it). Files with none skip the rule,
     #: which changes no finding. Empty: the rule runs on every file.
     needs_text: ClassVar[tuple[bytes, ...]] = ()
+    #: The per-file analyses (:mod:`trtcodemod.providers`) the rule reads through
+    #: :meth:`provider`; a base class's declarations count for its subclasses.
+    requires: ClassVar[tuple[type, ...]] = ()
 
     def __init__(self, context: "FileContext") -> None:
         super().__init__()
         self.context = context
+
+    @classmethod
+    def required(cls) -> frozenset[type]:
+        """Every provider the rule declares, its base classes' included."""
+        return _required(cls)
+
+    def provider(self, kind: "type[P]") -> "P":
+        """The file's one ``kind`` analysis, which the rule must have declared in ``requires``."""
+        if kind not in _required(type(self)):
+            raise UndeclaredProvider(f"{type(self).__name__} reads {kind.__name__} without declaring it "
+                                     "in `requires`")
+        return self.context.provider(kind)
 
     @classmethod
     def may_find(cls, source: bytes | None) -> bool:

@@ -1,9 +1,10 @@
 """What one observed run established, per source site; JSON in and out.
 
 ``observe.py`` produces the raw dict in a worker; this module is the read side that
-``locate`` and ``plan`` use, and, through :class:`FileFacts` (one file's part, with the
-proofs of ``proofs.py``), what ``check``/``apply --facts`` hand to rules as
-``context.facts``. A site is ``(path, line, column, end_line, end_column)`` of the
+``locate`` and ``plan`` use, and, through :class:`FileFacts` (one file's part), what
+``check``/``apply --facts`` hand to rules (the :class:`~trtcodemod.providers.ObservedFacts`
+provider). What proves an unsafe fix's assumption is ``proofs.py``'s business: it reads
+this module, never the reverse. A site is ``(path, line, column, end_line, end_column)`` of the
 expression Python was evaluating (1-based columns, like a finding's).
 """
 
@@ -211,7 +212,8 @@ class Facts:
 
 @dataclass
 class FileFacts:
-    """Per-(path, line) answers about one file: what rules see as ``context.facts``.
+    """Per-(path, line) answers about one file (``context.facts``): what the
+    :class:`~trtcodemod.providers.ObservedFacts` provider asks, node by node, for the rules.
 
     ``line_map`` maps a line of the source being analysed to the line the facts were
     observed on (None: that line was changed by an earlier fix pass, so nothing is known).
@@ -221,7 +223,8 @@ class FileFacts:
     path: str
     line_map: Callable[[int], int | None] | None = None
 
-    def _span(self, line: int, column: int, end_line: int, end_column: int) -> Span | None:
+    def span(self, line: int, column: int, end_line: int, end_column: int) -> Span | None:
+        """Where a span of the analysed source was observed (None: an earlier fix pass moved it)."""
         if self.line_map is None:
             return Span(self.path, line, column, end_line, end_column)
         start, end = self.line_map(line), self.line_map(end_line)
@@ -231,12 +234,12 @@ class FileFacts:
 
     def ran(self, line: int, end_line: int | None = None) -> bool:
         """Did any of these lines run in the observed forwards (or while building the model)?"""
-        span = self._span(line, 1, end_line or line, 1)
+        span = self.span(line, 1, end_line or line, 1)
         return span is not None and self.facts.ran(span.path, span.line, span.end_line)
 
     def value_reads(self, line: int, column: int, end_line: int, end_column: int) -> list[dict[str, Any]] | None:
         """The tensor value reads observed inside this span; None when the span never ran (or moved)."""
-        span = self._span(line, column, end_line, end_column)
+        span = self.span(line, column, end_line, end_column)
         if span is None or not self.facts.ran(span.path, span.line, span.end_line):
             return None
         return [e for e in self.facts.value_reads() if e["path"] == span.path
@@ -244,21 +247,11 @@ class FileFacts:
 
     def traced(self, line: int, end_line: int) -> list[str]:
         """The export's ``TracerWarning`` messages on these lines (see :meth:`Facts.note_traced`)."""
-        span = self._span(line, 1, end_line, 1)
+        span = self.span(line, 1, end_line, 1)
         if span is None:
             return []
         return [e.get("message", "") for e in self.facts.events if e["kind"] == "traced"
                 and e["path"] == span.path and span.line <= e["line"] <= span.end_line]
-
-    def prove(self, rule: str, line: int, column: int, end_line: int, end_column: int) -> str | None:
-        """The observation that covers the assumption of ``rule``'s unsafe fix here, or None."""
-        from .proofs import SPAN_PROVERS  # proofs imports this module
-
-        prover = SPAN_PROVERS.get(rule)
-        span = self._span(line, column, end_line, end_column)
-        if prover is None or span is None:
-            return None
-        return prover(self.facts, span)
 
 
 def summarize(events: Iterable[dict[str, Any]]) -> int:

@@ -1,7 +1,7 @@
 """Proofs from observed facts: which fact covers an unsafe fix's assumption.
 
 One place for both consumers: ``migrate``'s plan (``plan.py``) and ``check``/``apply
---facts`` (the engine, through :class:`~trtcodemod.migrate.facts.FileFacts`). A prover
+--facts`` (the engine, through :func:`prove_in_file`). A prover
 takes the facts and the finding's span and returns the observation, in words, or None.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from .facts import Facts, Span, summarize
+from .facts import Facts, FileFacts, Span, summarize
 
 
 def _sets(facts: Facts) -> str:
@@ -50,3 +50,11 @@ SPAN_PROVERS: dict[str, Callable[[Facts, Span], str | None]] = {
     "TRT201": prove_mask,
     "TRT704": prove_len,
 }
+
+
+def prove_in_file(facts: FileFacts, rule: str, line: int, column: int, end_line: int, end_column: int) -> str | None:
+    """The observation that covers the assumption of ``rule``'s unsafe fix at this span of the
+    analysed file, or None (the facts only record; this module decides what proves what)."""
+    prover = SPAN_PROVERS.get(rule)
+    span = facts.span(line, column, end_line, end_column) if prover is not None else None
+    return None if span is None else prover(facts.facts, span)

@@ -1,0 +1,164 @@
+"""Providers: the per-file analyses rules share are declared by the rules that read them,
+made once per file on demand, and the observed facts answer through one of them. Also:
+no two modules of the package import each other (lazily or for type checking included)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from trtcodemod.context import FileContext, ScopeTracker
+from trtcodemod.engine import _Batch
+from trtcodemod.migrate.facts import Facts
+from trtcodemod.providers import ObservedFacts, Provider
+from trtcodemod.registry import rule_classes
+from trtcodemod.rules import Rule, RuleInfo, Safety, UndeclaredProvider
+from trtcodemod.transforms._condition_evidence import ConditionEvidence
+from trtcodemod.transforms._size_facts import SizeFacts
+from trtcodemod.transforms._tensor_evidence import TensorEvidence
+from trtcodemod.transforms.data_dependent_if import DataDependentIf
+from trtcodemod.transforms.data_dependent_loop import DataDependentLoop
+from trtcodemod.versions import parse_target
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+PREAMBLE = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"  # as the rule examples run
+
+
+def _context(source: str, facts: Facts | None = None, target: str = "8.6") -> FileContext:
+    module = cst.parse_module(source)
+    file_facts = facts.for_file("m.py") if facts is not None else None
+    context = FileContext(path="m.py", module=module, target=parse_target(target), unsafe=True,
+                          source=source.encode(), facts=file_facts)
+    context.imports.add_imports_from(module.body)
+    return context
+
+
+def _run(context: FileContext, rules: list[Rule]) -> None:
+    """The engine's traversal, without its crash handling: a rule's error reaches the test."""
+    _Batch([ScopeTracker(context), *context.companions, *rules]).run(context.module)
+
+
+@pytest.mark.parametrize("cls", rule_classes(), ids=lambda cls: cls.info.id)
+def test_rules_read_only_the_providers_they_declare(cls: type[Rule]) -> None:
+    """Every example of every rule runs with the rule alone: reading a provider missing from its
+    ``requires`` raises :class:`UndeclaredProvider` here."""
+    for example in cls.info.examples:
+        context = _context(PREAMBLE + example.before, target="8.0")
+        rule = cls(context)
+        _run(context, [rule])
+        assert rule.info.id in {f.info.id for f in context.findings}  # the example's code was analysed
+        assert set(context._providers) <= cls.required(), cls.info.id
+    assert all(issubclass(kind, Provider) for kind in cls.required())
+
+
+def test_rules_reach_shared_analyses_only_through_providers() -> None:
+    """No rule module bypasses the declarations: no raw facts, no provider taken from the context."""
+    offending = []
+    for path in sorted((ROOT / "transforms").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Attribute) and node.attr in ("facts", "provider", "position") and \
+                    isinstance(node.value, ast.Attribute) and node.value.attr == "context":
+                offending.append(f"{path.name}:{node.lineno}: context.{node.attr}")
+    assert offending == []
+
+
+class _Sneaky(Rule):
+    info = RuleInfo(id="TRT999", name="sneaky", summary="", doc="", fix=Safety.NONE)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.provider(TensorEvidence).evident(node)
+
+
+class _Declared(_Sneaky):
+    requires = (TensorEvidence,)
+
+
+def test_reading_an_undeclared_provider_fails() -> None:
+    context = _context("def f(x):\n    return x\n")
+    with pytest.raises(UndeclaredProvider, match="TensorEvidence"):
+        _run(context, [_Sneaky(context)])
+    context = _context("def f(x):\n    return x\n")
+    _run(context, [_Declared(context)])  # declared (here by the subclass): answered
+    assert list(context._providers) == [TensorEvidence]
+
+
+def test_one_provider_per_file_made_on_demand() -> None:
+    from trtcodemod.transforms.baked_shapes import RULES as SIZE_RULES
+
+    context = _context("import torch\n\ndef f(x: torch.Tensor):\n    return x\n")
+    first, second = DataDependentIf(context), DataDependentLoop(context)
+    assert first._evidence is second._evidence is context.provider(ConditionEvidence)
+    assert first._observed is second._observed
+    assert SizeFacts not in context._providers  # no rule asked for it
+    size_rules = [cls(context) for cls in SIZE_RULES]
+    assert len({id(rule._shared) for rule in size_rules}) == 1
+    assert size_rules[0]._shared is context.provider(SizeFacts)
+    context.release()
+    assert context._providers == {} and context.companions == []
+
+
+SOURCE = "import torch\n\ndef f(x, flag):\n    if flag:\n        return x\n    return -x\n"
+
+
+def _facts(read: bool) -> Facts:
+    """Facts of a run of ``SOURCE``: lines 3-6 ran; with ``read``, Python read a tensor value in ``flag``."""
+    events = [{"kind": "value_read", "path": "m.py", "line": 4, "column": 8, "end_line": 4, "end_column": 12,
+               "method": "__bool__", "count": 1},
+              {"kind": "traced", "path": "m.py", "line": 4, "column": 1, "end_line": 4, "end_column": 1,
+               "message": "Converting a tensor to a Python boolean"}] if read else []
+    return Facts.from_json({"runs": 1, "lines": {"m.py": [3, 4, 5, 6]}, "events": events})
+
+
+@pytest.mark.parametrize("facts", [None, _facts(False), _facts(True)], ids=["none", "static", "read"])
+def test_observed_facts_answer_in_terms_of_nodes(facts: Facts | None) -> None:
+    context = _context(SOURCE, facts)
+    observed = context.provider(ObservedFacts)
+    test = context.module.body[1].body.body[0].test  # `flag` in `if flag:`
+    read = facts is not None and bool(facts.events)
+    assert observed.known is (facts is not None)
+    assert observed.reads_values(test) == (None if facts is None else read)
+    assert observed.ran(test) == (None if facts is None else True)
+    assert observed.traced(test) is read
+    assert observed.proof("TRT101", test) is None  # TRT101 has no span prover
+    # The rule sees the same answer: it reports `if flag:` only where the run read a value.
+    context = _context(SOURCE, facts)
+    rule = DataDependentIf(context)
+    _run(context, [rule])
+    assert len(context.findings) == int(read)
+
+
+def _imports(path: Path, name: str, package: str) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(parts + ([base] if base else []))
+            found |= {base} | {f"{base}.{alias.name}" for alias in node.names}
+        elif isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+    return found
+
+
+def test_no_two_modules_import_each_other() -> None:
+    """Every import counts, inside functions and under ``TYPE_CHECKING`` too: one direction only."""
+    modules: dict[str, Path] = {}
+    for path in [*(ROOT / "trtcodemod").rglob("*.py"), *(ROOT / "transforms").rglob("*.py")]:
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        if parts[0] == "transforms":
+            parts = ["trtcodemod", *parts]
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        modules[".".join(parts)] = path
+    edges = {}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+        edges[name] = {m for m in _imports(path, name, package) if m in modules and m != name}
+    circles = sorted(f"{a} <-> {b}" for a in edges for b in edges[a] if a < b and a in edges[b])
+    assert circles == []

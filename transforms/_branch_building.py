@@ -1,0 +1,331 @@
+"""Building the vectorised form of a data-dependent ``if`` (TRT101's fix), and the checks
+that refuse it: what each branch assigns, aliasing, mutations, impure calls, loops around,
+comments that would be lost, names bound before. This module defines no rule and is not registered.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from trtcodemod.astutil import bound_names, children, parenthesize, short_code, strip_parens, walk
+from trtcodemod.names import dotted_name
+from trtcodemod.transforms._condition_evidence import (
+    _IMPURE_BUILTINS, _IMPURE_MODULES, _PY_VALUE_METHODS, _body_statements,
+)
+
+
+def _args(*values: cst.BaseExpression) -> list[cst.Arg]:
+    args = []
+    for number, value in enumerate(values):
+        comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")) if number < len(values) - 1 else cst.MaybeSentinel.DEFAULT
+        args.append(cst.Arg(value=strip_parens(value), comma=comma))
+    return args
+
+
+def _assign(name: str, value: cst.BaseExpression) -> cst.SimpleStatementLine:
+    return cst.SimpleStatementLine(body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(name))], value=value)])
+
+
+def _fresh_names(used: set[str], count: int) -> list[str]:
+    names: list[str] = []
+    number = 1
+    while len(names) < count:
+        name = "_trt_cond" if number == 1 else f"_trt_cond_{number}"
+        if name not in used:
+            names.append(name)
+        number += 1
+    return names
+
+
+_AUG_TO_BINARY = {
+    cst.AddAssign: cst.Add, cst.SubtractAssign: cst.Subtract, cst.MultiplyAssign: cst.Multiply,
+    cst.DivideAssign: cst.Divide, cst.FloorDivideAssign: cst.FloorDivide, cst.ModuloAssign: cst.Modulo,
+    cst.PowerAssign: cst.Power, cst.MatrixMultiplyAssign: cst.MatrixMultiply, cst.BitAndAssign: cst.BitAnd,
+    cst.BitOrAssign: cst.BitOr, cst.BitXorAssign: cst.BitXor, cst.LeftShiftAssign: cst.LeftShift,
+    cst.RightShiftAssign: cst.RightShift,
+}
+
+
+def _branch_assignments(body: cst.BaseSuite) -> dict[str, cst.BaseExpression] | str:
+    """Name → value for a branch made only of plain assignments, or why not."""
+    smalls: list[cst.BaseSmallStatement] = []
+    if type(body) is cst.SimpleStatementSuite:
+        smalls = list(body.body)
+    else:
+        for statement in body.body:
+            if type(statement) is not cst.SimpleStatementLine:
+                return "a branch holds a compound statement"
+            smalls.extend(statement.body)
+    assigned: dict[str, cst.BaseExpression] = {}
+    for small in smalls:
+        if type(small) is cst.Pass:
+            continue
+        if type(small) is cst.Assign and len(small.targets) == 1 and type(small.targets[0].target) is cst.Name:
+            name, value = small.targets[0].target.value, small.value
+        elif type(small) is cst.AnnAssign and type(small.target) is cst.Name and small.value is not None:
+            name, value = small.target.value, small.value
+        elif type(small) is cst.AugAssign and type(small.target) is cst.Name:
+            name = small.target.value
+            value = cst.BinaryOperation(
+                left=cst.Name(name), operator=_AUG_TO_BINARY[type(small.operator)](), right=parenthesize(small.value)
+            )
+        else:
+            return "a branch does more than assign plain names"
+        if name in assigned:
+            return f"`{name}` is assigned twice in one branch"
+        problem = _impure(value)
+        if problem:
+            return problem
+        if any(type(n) in (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString) for n in walk(value)) \
+                or (type(value) is cst.Name and value.value == "None"):
+            return "a branch assigns a string or None, which torch.where cannot select"
+        assigned[name] = value
+    return assigned
+
+
+#: Methods whose result may share storage with the receiver (a view, or the receiver
+#: itself when nothing changes: ``x.to(x.dtype)``, ``x.contiguous()``, ``x.float()`` of a float).
+_ALIASING_METHODS = frozenset({
+    "view", "view_as", "reshape", "reshape_as", "flatten", "unflatten", "squeeze", "unsqueeze", "transpose",
+    "permute", "t", "expand", "expand_as", "narrow", "select", "unfold", "diagonal", "movedim", "moveaxis",
+    "swapaxes", "swapdims", "as_strided", "detach", "contiguous", "to", "type", "type_as", "float", "double",
+    "half", "bfloat16", "int", "long", "short", "bool", "cpu", "cuda", "view_as_real", "view_as_complex",
+    "requires_grad_",
+})
+_ALIASING_ATTRS = frozenset({"T", "mT", "H", "mH", "real", "imag", "data"})
+
+
+def _storage_root(node: cst.BaseExpression) -> str | None:
+    """The dotted name whose tensor ``node`` may be, or be a view of (``x``, ``x[0]``, ``self.buf.t()``)."""
+    while True:
+        if type(node) is cst.Subscript:
+            node = node.value
+        elif type(node) is cst.Call and type(node.func) is cst.Attribute \
+                and node.func.attr.value in _ALIASING_METHODS:
+            node = node.func.value
+        elif type(node) is cst.Attribute and node.attr.value in _ALIASING_ATTRS:
+            node = node.value
+        else:
+            return dotted_name(node) if type(node) in (cst.Name, cst.Attribute) else None
+
+
+def _aliasing_mutated(func: cst.FunctionDef | None, node: cst.If, branches: list[dict]) -> str | None:
+    """Why the rewrite would break an alias, or None.
+
+    ``out = x`` in a branch makes ``out`` the very tensor ``x`` (``out = x[0]`` a view of
+    it), and a name a branch leaves alone keeps its own tensor: an in-place change after
+    the ``if`` shows through every name for that tensor. The
+    rewrite's ``torch.where`` is always a new tensor, so that change would no longer
+    reach the other name. Only a syntactic check: a mutation through another name or
+    inside a called function is not seen (the rule's doc says so).
+    """
+    if func is None:
+        return None
+    tracked: dict[str, str] = {}  # dotted name -> how it shares a tensor with a name the `if` sets
+    for branch in branches:
+        for target, value in branch.items():
+            source = _storage_root(value)
+            if source is None:
+                continue
+            how = f"`{target} = {short_code(value)}` makes both names one tensor"
+            tracked.setdefault(target, how)
+            tracked.setdefault(source, how)
+    assigned = list(dict.fromkeys(name for branch in branches for name in branch))  # source order
+    for target in assigned:
+        if any(target not in branch for branch in branches):
+            # Not assigned on some path: there eager keeps the very tensor the name had.
+            tracked.setdefault(target, f"`{target}` keeps its own tensor where a branch does not assign it")
+    if not tracked:
+        return None
+    loop = _outermost_loop(func, node)
+    start = loop if loop is not None else node
+    # The branches' own `a += e` is the documented in-place difference, not an alias one.
+    inside = {id(n) for n in walk(node)}
+    started = False
+    for current in walk(func.body):
+        if current is start:
+            started = True
+        if not started or id(current) in inside:
+            continue
+        for root, change in _mutations(current):
+            for name, how in tracked.items():
+                if root == name or root.startswith(name + "."):
+                    return (f"{how}, and `{change}` later changes it in place; torch.where would give a new "
+                            "tensor the change does not reach")
+    return None
+
+
+def _outermost_loop(func: cst.FunctionDef, target: cst.CSTNode) -> cst.CSTNode | None:
+    """The outermost ``for``/``while`` of ``func`` around ``target`` (the ``if`` runs again after code below it)."""
+    return _loop_around(func, target, func.body, None)[1]
+
+
+def _loop_around(func: cst.FunctionDef, target: cst.CSTNode, current: cst.CSTNode,
+                 loop: cst.CSTNode | None) -> tuple[bool, cst.CSTNode | None]:
+    """(is ``target`` at or below ``current``, the outermost loop around it, ``loop`` if none below)."""
+    if current is target:
+        return True, loop
+    if type(current) in (cst.FunctionDef, cst.ClassDef, cst.Lambda) and current is not func:
+        return False, None
+    if loop is None and type(current) in (cst.For, cst.While):
+        loop = current
+    for child in children(current):
+        found, outer = _loop_around(func, target, child, loop)
+        if found:
+            return True, outer
+    return False, None
+
+
+def _mutations(node: cst.CSTNode) -> list[tuple[str, str]]:
+    """(a dotted name a statement or call may change in place, how) for each such name."""
+    if type(node) is cst.AugAssign:
+        root = _storage_root(node.target)
+        return [(root, short_code(node))] if root else []  # `t += 1` is in place for a tensor
+    if type(node) is cst.Assign:
+        found = []
+        for target in node.targets:
+            if type(target.target) in (cst.Subscript, cst.Attribute):
+                root = _storage_root(target.target.value)
+                if root:
+                    found.append((root, short_code(target.target) + " = ..."))
+        return found
+    if type(node) is not cst.Call:
+        return []
+    func = node.func
+    last = func.attr.value if type(func) is cst.Attribute else func.value if type(func) is cst.Name else ""
+    candidates: list[cst.BaseExpression] = []
+    if last.endswith("_") and not last.startswith("_"):
+        if type(func) is cst.Attribute:
+            candidates.append(func.value)  # `out.add_(1)`, `out[0].zero_()`
+        if node.args and node.args[0].keyword is None:
+            candidates.append(node.args[0].value)  # `torch.relu_(out)`, `nn.init.zeros_(out)`
+    for arg in node.args:
+        if arg.keyword is not None and arg.keyword.value == "out":
+            candidates.append(arg.value)
+        if arg.keyword is not None and arg.keyword.value == "inplace" \
+                and not (type(arg.value) is cst.Name and arg.value.value in ("False", "None")):
+            candidates.extend(a.value for a in node.args if a.keyword is None)
+    roots = (_storage_root(candidate) for candidate in candidates)
+    return [(root, short_code(node)) for root in roots if root]
+
+
+def _impure(node: cst.CSTNode) -> str | None:
+    """Why evaluating ``node`` unconditionally could have effects, or None."""
+    for n in walk(node):
+        if type(n) in (cst.Yield, cst.Await, cst.NamedExpr):
+            return "a branch expression has side effects"
+        if type(n) is not cst.Call:
+            continue
+        func = n.func
+        if type(func) is cst.Attribute:
+            attr = func.attr.value
+            if attr.endswith("_") and not attr.startswith("_"):
+                return f"a branch calls the in-place `{attr}`"
+            if attr in _PY_VALUE_METHODS:
+                return f"a branch calls `.{attr}()`"
+        name = dotted_name(func)
+        if name is not None:
+            if name in _IMPURE_BUILTINS or name.split(".", 1)[0] in _IMPURE_MODULES:
+                return f"a branch calls `{name}`"
+    return None
+
+
+def _walk_with_syntax(node: cst.CSTNode):
+    """Every node, whitespace and comments included (LibCST's slower ``children``; fixes only)."""
+    yield node
+    for child in node.children:
+        yield from _walk_with_syntax(child)
+
+
+def _comments_inside(node: cst.If) -> list[cst.EmptyLine]:
+    """The comments written inside an if-chain (its header lines and branches), in order."""
+    comments: list[cst.EmptyLine] = []
+    own = {id(line) for line in node.leading_lines}
+    for n in _walk_with_syntax(node):
+        if n is node or id(n) in own:
+            continue
+        if type(n) is cst.EmptyLine and n.comment is not None:
+            comments.append(cst.EmptyLine(comment=n.comment))
+        elif type(n) is cst.TrailingWhitespace and n.comment is not None:
+            comments.append(cst.EmptyLine(comment=n.comment))
+    return comments
+
+
+def _bound_before(func: cst.FunctionDef | None, target: cst.CSTNode) -> set[str] | None:
+    """Names certainly bound when ``target`` (a statement of ``func``) starts, or None if not found."""
+    if func is None:
+        return None
+    params = func.params
+    bound = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+    for star in (params.star_arg, params.star_kwarg):
+        if type(star) is cst.Param:
+            bound.add(star.name.value)
+    found = _search_block(_body_statements(func.body), target)
+    return None if found is None else bound | found
+
+
+def _search_block(statements: list, target: cst.CSTNode) -> set[str] | None:
+    bound: set[str] = set()
+    for statement in statements:
+        if statement is target:
+            return bound
+        for block, header in _inner_blocks(statement):
+            inner = _search_block(block, target)
+            if inner is not None:
+                return bound | header | inner
+        bound |= _names_bound_by(statement)
+    return None
+
+
+def _inner_blocks(statement: cst.CSTNode) -> list[tuple[list, set[str]]]:
+    """Statement lists nested in a compound statement, with the names its header binds there."""
+    blocks: list[tuple[list, set[str]]] = []
+    if type(statement) is cst.If:
+        blocks.append((_body_statements(statement.body), set()))
+        if statement.orelse is not None:
+            if type(statement.orelse) is cst.If:
+                blocks.extend(_inner_blocks(statement.orelse))
+            else:
+                blocks.append((_body_statements(statement.orelse.body), set()))
+    elif type(statement) in (cst.For, cst.While):
+        header = set(bound_names(statement.target)) if type(statement) is cst.For else set()
+        blocks.append((_body_statements(statement.body), header))
+        if statement.orelse is not None:
+            blocks.append((_body_statements(statement.orelse.body), set()))
+    elif type(statement) is cst.With:
+        header = {n for item in statement.items if item.asname for n in bound_names(item.asname.name)}
+        blocks.append((_body_statements(statement.body), header))
+    elif type(statement) in (cst.Try, cst.TryStar):
+        blocks.append((_body_statements(statement.body), set()))
+        for handler in statement.handlers:
+            name = {handler.name.name.value} if handler.name and type(handler.name.name) is cst.Name else set()
+            blocks.append((_body_statements(handler.body), name))
+        for extra in (statement.orelse, statement.finalbody):
+            if extra is not None:
+                blocks.append((_body_statements(extra.body), set()))
+    return blocks
+
+
+def _names_bound_by(statement: cst.CSTNode) -> set[str]:
+    """Names a statement binds on every path through it (straight-line code and `with` bodies)."""
+    names: set[str] = set()
+    if type(statement) is cst.SimpleStatementLine:
+        for small in statement.body:
+            if type(small) is cst.Assign:
+                for target in small.targets:
+                    names.update(bound_names(target.target))
+            elif type(small) is cst.AnnAssign and small.value is not None:
+                names.update(bound_names(small.target))
+            elif type(small) is cst.AugAssign:
+                names.update(bound_names(small.target))
+            elif type(small) in (cst.Import, cst.ImportFrom) and type(small.names) is not cst.ImportStar:
+                for alias in small.names:
+                    local = alias.asname.name if alias.asname else alias.name
+                    text = dotted_name(local) if type(local) in (cst.Name, cst.Attribute) else None
+                    if text:
+                        names.add(text.split(".", 1)[0])
+    elif type(statement) is cst.With:
+        names |= {n for item in statement.items if item.asname for n in bound_names(item.asname.name)}
+        for inner in _body_statements(statement.body):
+            names |= _names_bound_by(inner)
+    return names

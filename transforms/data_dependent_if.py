@@ -1,0 +1,306 @@
+"""TRT101: an ``if`` on tensor values; the branches' assignments vectorised with ``torch.where``.
+
+The evidence is :mod:`trtcodemod.transforms._condition_evidence`'s; the rewrite is built by
+:mod:`trtcodemod.transforms._branch_building`. The family is described in
+:mod:`trtcodemod.transforms.control_flow`.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from trtcodemod.astutil import bound_names, code_of, method_call, strip_parens, walk
+from trtcodemod.rules import Example, Fix, RuleInfo, Safety
+from trtcodemod.transforms._branch_building import (
+    _aliasing_mutated, _args, _assign, _bound_before, _branch_assignments, _comments_inside, _fresh_names,
+)
+from trtcodemod.transforms._condition_evidence import REFERENCES as _REFERENCES
+from trtcodemod.transforms._condition_evidence import (
+    _BOOL_METHODS, _PY_VALUE_BUILTINS, _PY_VALUE_METHODS, _DataFlowRule, _read_names,
+)
+
+_GUIDANCE = ("move the decision out of the graph and pass an indicator tensor as an input, compute both "
+             "branches and blend them with torch.where, or script this part with torch.jit.script")
+
+
+
+class DataDependentIf(_DataFlowRule):
+    info = RuleInfo(
+        id="TRT101",
+        name="data-dependent-if",
+        summary="`if` on tensor values: tracing bakes in one branch; vectorize assignments with `torch.where`",
+        doc="""\
+What it finds: an `if`/`elif`/`else` whose condition is evidently a tensor value: computed
+by torch operations or tensor methods (`.max()`, `.any()`, `.sum()`, comparisons of such)
+from the inputs of an `nn.Module`'s `forward`, from parameters annotated `Tensor` (also in
+plain functions and tracker/coder classes), from what a helper method is passed by them,
+or from module tensors (`self.w` built by `nn.Parameter`, `torch.*` or `register_buffer`
+in `__init__`), directly or through locals; `.item()`/`int()` of such a value count too
+(`if score.max() > thresh:`, `if self.scale > 1:`). Anything else is not reported:
+`self.training` and other configuration attributes, shapes and sizes (`x.shape[0] > 1`,
+`x.dim() == 4`, `len(x)`, `x.numel()`), NumPy and `math` values, strings, numbers,
+`isinstance`, `is None`, `torch.cuda.is_available()`, `x.is_cuda`,
+`torch.jit.is_tracing()`, membership tests (`key in state`), dict lookups
+(`meta["flip"]`), results of functions the rule cannot see into, and names it cannot
+trace. Parameters annotated `bool`/`int`/`float`/`str` or with such a literal default, and
+parameters tested for truth as they are (`if return_loss:`), count as configuration.
+Construction code (`__init__`, what only it calls, class methods) is not looked at. With
+`--facts` (saved by `migrate --save-facts`), a line where the observed run read a tensor
+value with `__bool__` is reported even without such evidence, and a line that ran without
+one is not.
+
+Why it hurts: a traced export runs Python once, so the condition is evaluated on the
+example input and the graph keeps only the branch it took (a `TracerWarning` at best): on
+inputs that should take the other branch, the exported model silently gives the wrong
+answer. Scripting keeps the branch as an ONNX `If`, which TensorRT accepts only when both
+branches produce outputs of the same rank, and which blocks fusion across it.
+
+The rewrite (when every branch only assigns plain names, `a = expr` or `a += expr`, with
+side-effect-free expressions): the condition is evaluated once into a fresh local as a
+tensor (`_trt_cond = torch.as_tensor(cond)`; `not`/`and`/`or` become `logical_not`/
+`logical_and`/`logical_or`, the latter two only when both operands depend on data: in
+`x is not None and x.sum() > 0` the static test guards the other one), then each assigned name is selected:
+`a = torch.where(_trt_cond, <then>, <else>)`. A name assigned in only one branch keeps its
+value from before the `if` in the other, which requires it to be bound before the `if`.
+An `elif` chain becomes nested `torch.where`s, so the first true condition wins.
+Anything else (calls with side effects, `return`, `raise`, attribute or item assignment,
+branch statements that read each other's results, string or `None` values, a condition
+built with `.item()`,
+`int()` or `float()`, which stays a Python value) is reported with guidance instead.
+
+Fix safety: unsafe. The vectorized code evaluates every branch and every condition and
+selects with `torch.where`. It assumes the branches compute values of the same shape and
+dtype, cheaply, without raising and without NaN gradients where they are not taken, and
+that no alias of a branch value is changed in place later. In the contract's terms:
+- Values: each assigned name gets the value of the branch the `if` would take, but: a
+  branch that reduces over an empty selection (`mean` of nothing is NaN) or makes inf/NaN
+  where it is not taken (`sqrt` of a negative, `log(0)`, `0 / 0`) computes it anyway;
+  `torch.where` hides it, but with TRT102 also selected the `torch.where` becomes an
+  arithmetic blend and that inf/NaN becomes NaN in the result (see `trtcodemod explain
+  TRT102`). Side effects of both branches happen (calls known to have effects, in-place
+  methods and `print`/logging are refused, but a user function with effects is not known),
+  and both branches cost time: a heavy branch runs on every input. A later `elif`
+  condition is evaluated even when an earlier one holds. A Python number or list assigned
+  in a branch becomes a tensor.
+- Dtype and shape: `torch.where` broadcasts and promotes: branches of different shapes or
+  dtypes give one result of the broadcast shape and promoted dtype (a float32 branch and a
+  float64 one give float64 whichever is taken), where the `if` kept the chosen branch's
+  own; a name assigned in only one branch is selected against its value from before the
+  `if`.
+- Gradients: `torch.where` sends the upstream gradient to the branch that is selected and
+  zeros to the other, so the inputs of both branches get gradients: one that only the
+  branch not taken uses gets a zero `.grad` where it had `None`, and `requires_grad` of
+  the result is set when either branch requires grad. A branch that is not taken but has
+  an infinite derivative there gives NaN gradients: `torch.where(c, x.sqrt(), x)` where
+  `x` is 0 or negative, `log`, or division by zero backpropagate `0 * inf = NaN` into
+  `x.grad`, where the `if` gave a finite gradient. Guard the argument too
+  (`x.clamp(min=eps).sqrt()`) when training through such a branch.
+- Aliasing: the result is always a new tensor, never a view of a branch value or the same
+  object: after `out = x` in a branch, `out is x` no longer holds, and an in-place change
+  of one (`out.add_(1)`, `x[0] = 0`, `out += 1`) no longer reaches the other. When the
+  rewrite can see such a change after the `if` (`out = x` or a view such as `x[0]`, or a
+  name only some branches assign, then an in-place method, item assignment or augmented
+  assignment on one of them), it reports instead of rewriting; a change made through
+  another name or inside a called function is not seen. `a += e` in a branch is in place
+  on a tensor in eager: other references to that tensor saw the change, after the rewrite
+  they do not.
+- Exceptions: an exception a branch raises (a shape mismatch, an index out of range, an
+  `assert`-like check in a called function) now raises whether or not the branch would
+  have been taken, and so does one from an `elif` condition after a true one. A condition
+  with several elements raises in `if` (`RuntimeError`: ambiguous truth value) but is
+  broadcast by `torch.where`, which raises nothing.
+- Toolchains: the result uses only `torch.as_tensor`, `torch.where` and
+  `torch.logical_and/or/not`: it scripts, compiles (`fullgraph=True` too, where the `if`
+  broke the graph) and exports with a `Where` node (TRT102 turns it into a blend for
+  TensorRT releases that need one). `torch.fx.symbolic_trace` fails on `torch.as_tensor`
+  of a traced value, as it failed on the `if`.
+
+Which TensorRT versions: all (the baked-in branch is an export problem, not a parser one).""",
+        fix=Safety.UNSAFE,
+        examples=(
+            Example(
+                """\
+class Gate(nn.Module):
+    def forward(self, feat, prev):
+        if feat.abs().mean() > 0.5:
+            out = feat + prev
+        else:
+            out = prev
+        return out
+""",
+                """\
+class Gate(nn.Module):
+    def forward(self, feat, prev):
+        _trt_cond = torch.as_tensor(feat.abs().mean() > 0.5)
+        out = torch.where(_trt_cond, feat + prev, prev)
+        return out
+""",
+                unsafe=True,
+            ),
+            Example(
+                """\
+class Tracker:
+    def step(self, score: torch.Tensor, age: torch.Tensor):
+        if score < 0.3:
+            age += 1
+        return age
+""",
+                """\
+class Tracker:
+    def step(self, score: torch.Tensor, age: torch.Tensor):
+        _trt_cond = torch.as_tensor(score < 0.3)
+        age = torch.where(_trt_cond, age + 1, age)
+        return age
+""",
+                unsafe=True,
+            ),
+            Example(
+                """\
+class Head(nn.Module):
+    def forward(self, x):
+        if x.sum() > 0:
+            self.hits += 1
+        return x
+""",
+            ),
+        ),
+        references=_REFERENCES,
+    )
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._chain_members: set[cst.If] = set()
+
+    def visit_If(self, node: cst.If) -> None:
+        if node in self._chain_members:
+            return
+        tests, bodies, else_body = [], [], None
+        current: cst.If | None = node
+        while current is not None:
+            tests.append(current.test)
+            bodies.append(current.body)
+            orelse = current.orelse
+            if type(orelse) is cst.If:
+                self._chain_members.add(orelse)
+                current = orelse
+            else:
+                else_body = orelse.body if orelse is not None else None
+                current = None
+        if self.context.function is None:
+            return  # module-level code is not what a model's forward runs
+        facts = self.current_facts()
+        if facts is None and not self._observed.known:
+            return
+        decided = [self.evident(facts, test) for test in tests]
+        dependent = [depends for depends, _ in decided]
+        if not any(dependent):
+            return
+        index = dependent.index(True)
+        first = code_of(tests[index]).strip()
+        if len(first) > 60:
+            first = first[:57] + "..."
+        message = (f"`if {first}` depends on tensor values: a traced export keeps only the branch the example "
+                   "input takes")
+        if decided[index][1]:
+            message += " (observed: the recorded run read a tensor value in this condition)"
+        fix, reason = None, "not every condition is data-dependent" if not all(dependent) else None
+        if reason is None:
+            fix, reason = self._vectorize(node, tests, bodies, else_body)
+        if fix is not None:
+            self.report(node, message + "; select the assigned values with torch.where", fix)
+        else:
+            self.report(node, f"{message}; {_GUIDANCE} (not rewritten: {reason})")
+
+    # --- the rewrite -------------------------------------------------------------
+
+    def _vectorize(self, node: cst.If, tests: list, bodies: list, else_body) -> tuple[Fix | None, str]:
+        conditions = []
+        for test in tests:
+            converted = self._condition(test)
+            if converted is None:
+                return None, ("the condition is a Python value (.item(), int(), a chained comparison...) "
+                             "or a static check guards a data-dependent one")
+            conditions.append(converted)
+        branches: list[dict[str, cst.BaseExpression]] = []
+        for body in [*bodies, *([else_body] if else_body is not None else [])]:
+            assigned = _branch_assignments(body)
+            if isinstance(assigned, str):
+                return None, assigned
+            branches.append(assigned)
+        if else_body is None:
+            branches.append({})
+        targets: list[str] = []
+        for branch in branches:
+            targets.extend(name for name in branch if name not in targets)
+        if not targets:
+            return None, "the branches assign nothing"
+        for branch in branches:
+            for name, value in branch.items():
+                if (_read_names(value) & set(targets)) - {name}:
+                    return None, "a branch reads a name another assignment of this `if` sets"
+        aliasing = _aliasing_mutated(self.context.function, node, branches)
+        if aliasing:
+            return None, aliasing
+        missing = {name for branch in branches for name in targets if name not in branch}
+        if missing:
+            bound = _bound_before(self.context.function, node)
+            if bound is None or not missing <= bound:
+                unbound = sorted(missing - (bound or set()))
+                return None, f"`{unbound[0]}` is assigned in only some branches and not bound before the `if`"
+        used = _read_names(self.context.function) | {
+            n for t, _ in self.index(self.context.function).pairs for n in bound_names(t)
+        }
+        cond_names = _fresh_names(used, len(conditions))
+        where = self.context.torch_attr("where")
+        statements: list[cst.BaseStatement] = []
+        for name, condition in zip(cond_names, conditions):
+            statements.append(_assign(name, condition))
+        for target in targets:
+            value: cst.BaseExpression = branches[-1].get(target, cst.Name(target))
+            for number in reversed(range(len(conditions))):
+                chosen = branches[number].get(target, cst.Name(target))
+                value = cst.Call(func=where, args=_args(cst.Name(cond_names[number]), chosen, value))
+            statements.append(_assign(target, value))
+        comments = _comments_inside(node)
+        statements[0] = statements[0].with_changes(leading_lines=[*node.leading_lines, *comments])
+        return Fix({node: cst.FlattenSentinel(statements)}, safety=Safety.UNSAFE), ""
+
+    def _condition(self, test: cst.BaseExpression) -> cst.BaseExpression | None:
+        """The condition as a bool tensor expression, or None when it stays a Python value."""
+        if type(test) is cst.BooleanOperation:
+            facts = self.current_facts()
+            if facts is None or not (facts.condition_depends(test.left) and facts.condition_depends(test.right)):
+                # `x is not None and x.sum() > 0`: the static operand guards the other one;
+                # without short-circuiting, the guarded part would run anyway.
+                return None
+            left, right = self._condition(test.left), self._condition(test.right)
+            if left is None or right is None:
+                return None
+            name = "logical_and" if type(test.operator) is cst.And else "logical_or"
+            return cst.Call(func=self.context.torch_attr(name), args=_args(left, right))
+        if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+            inner = self._condition(test.expression)
+            if inner is None:
+                return None
+            return cst.Call(func=self.context.torch_attr("logical_not"), args=_args(inner))
+        for n in walk(test):
+            if type(n) is cst.Call:
+                parts = method_call(n)
+                if parts and parts[1] in _PY_VALUE_METHODS:
+                    return None
+                if type(n.func) is cst.Name and n.func.value in _PY_VALUE_BUILTINS:
+                    return None
+            if type(n) in (cst.Await, cst.Yield, cst.NamedExpr):
+                return None
+        if type(test) is cst.Comparison:
+            if len(test.comparisons) != 1 or type(test.comparisons[0].operator) in (cst.In, cst.NotIn, cst.Is, cst.IsNot):
+                return None
+            return cst.Call(func=self.context.torch_attr("as_tensor"), args=_args(strip_parens(test)))
+        as_tensor = cst.Call(func=self.context.torch_attr("as_tensor"), args=_args(strip_parens(test)))
+        parts = method_call(test) if type(test) is cst.Call else None
+        if parts is not None and parts[1] in _BOOL_METHODS:
+            return as_tensor
+        return cst.Call(func=cst.Attribute(value=as_tensor, attr=cst.Name("bool")))
+
+
+RULES = (DataDependentIf,)
