@@ -244,9 +244,10 @@ def _present_part(node: cst.If | cst.IfExp, is_none: bool) -> cst.CSTNode | None
 
 
 def _absent_assigns(node: cst.If, param: str, is_none: bool) -> bool:
-    """Whether the branch where ``param`` is None assigns ``param`` (so it is a tensor after the if)."""
+    """Whether the branch where ``param`` is None assigns ``param`` or leaves (so it is a tensor after the if)."""
     absent = node.body if is_none else (node.orelse.body if type(node.orelse) is cst.Else else None)
-    return absent is not None and any(param in _binds(n) for n in walk(absent))
+    # A branch that returns or raises leaves `param` given after the `if` too (the blend refuses it later).
+    return absent is not None and any(param in _binds(n) or type(n) in (cst.Return, cst.Raise) for n in walk(absent))
 
 
 def _check_optional(forward: cst.FunctionDef, params: Sequence[str], pos: _Positions) -> list[Refusal]:
