@@ -114,7 +114,8 @@ def test_the_indicator_decides_absent_from_given(tmp_path: Path) -> None:
     _, _, (model, lifted) = _example(tmp_path)
     (image, shift), prev = _edge_frames()[0]
     with torch.no_grad():
-        absent = lifted.forward_step(image, shift, torch.zeros(2, 8, 6, 6), has_prev_bev=torch.zeros(1, dtype=torch.bool))
+        absent = lifted.forward_step(image, shift, torch.zeros(2, 8, 6, 6),
+                                     has_prev_bev=torch.zeros(1, dtype=torch.bool))
         given = lifted.forward_step(image, shift, prev, has_prev_bev=torch.ones(1, dtype=torch.bool))
         zeros_given = lifted.forward_step(image, shift, torch.zeros(2, 8, 6, 6),
                                           has_prev_bev=torch.ones(1, dtype=torch.bool))
@@ -182,7 +183,7 @@ def test_a_branch_that_cannot_run_on_the_placeholder_is_refused_at_its_line(case
     result = lift(source, "M", [], optional=[LiftOptional("prev", "torch.zeros((x.shape[0], 4))")])
     assert not result.ok
     assert [r.line for r in result.refusals] == [line] and why in result.refusals[0].message, result.refusals
-    assert "pass the state into forward as an input" in str(result.refusals[0])  # the guidance's manual step
+    assert "always pass the input (zeros where the caller has none)" in str(result.refusals[0])  # the manual step
 
 
 def test_an_unseen_optional_input_has_no_placeholder_and_is_refused() -> None:
@@ -268,3 +269,17 @@ def test_frames_mix_the_optional_input_absent_and_given(tmp_path: Path) -> None:
     given = ["prev_bev" in f.inputs for f in plan.frames]
     assert len(given) >= 4 and True in given and False in given
     assert given[0] is False  # a scene starts as BEVFormer's does: no previous BEV
+
+
+def test_bevformers_own_prev_bev_code_is_refused_at_its_lines(tmp_path: Path) -> None:
+    """The real encoder (reduced): the present branch restacks `prev_bev` to another shape and the
+    layer tests it again through `value`: no mechanical blend; refused where `prev_bev` flows on."""
+    shutil.copy(EXAMPLES / "bevformer_encoder.py", tmp_path / "bevformer_encoder.py")
+    g = torch.Generator().manual_seed(0)
+    frames = [{"bev_query": torch.randn(16, 2, 8, generator=g), "shift": torch.randn(2, 2, generator=g),
+               "prev_bev": torch.randn(16, 2, 8, generator=g)} for _ in range(4)]
+    outcome, _ = _lift_file(tmp_path, (tmp_path / "bevformer_encoder.py").read_text(), "BEVFormerTemporalEncoder",
+                            frames, "bevformer_encoder")
+    assert outcome.optional == ["prev_bev"] and not outcome.ok and not outcome.files
+    assert [r.line for r in outcome.refusals] == [47] and "may be None" in outcome.refusals[0].message
+    assert "indicator input" in str(outcome.refusals[0])

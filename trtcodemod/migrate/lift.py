@@ -91,6 +91,14 @@ def add_lift(spec: VerifySpec, report: dict[str, Any], sources: dict[str, tuple[
                                  "again to lift the state")
         files = {}
     if not files:
+        # The export covers only the call the inputs function makes: say so at each optional input's test.
+        why = "; ".join(entry["refusals"]) or entry.get("mismatch") or entry.get("error") or "not lifted"
+        for path, line, rule in lines:
+            if rule == "TRT721":
+                report["remaining"].append({
+                    "op": "(optional input)", "source": f"{path}:{line}", "rule": rule, "kind": "finding",
+                    "exporter": None, "severity": "warning",
+                    "message": f"not lifted, so the export keeps the traced call's branch: {why}"})
         return sources
     from trtcodemod.report.diff import unified_diff
 
@@ -127,7 +135,8 @@ def add_lift(spec: VerifySpec, report: dict[str, Any], sources: dict[str, tuple[
         for item in report["remaining"]:
             if item.get("kind") == "unfaithful":
                 item["message"] += f"; the model's forward keeps its state on self by design; {verdict}"
-        report["remaining"].append({"op": "(export wrapper)", "source": f"{wrapper}", "rule": lines[0][2] if lines else "TRT703",
+        rule = lines[0][2] if lines else "TRT703"
+        report["remaining"].append({"op": "(export wrapper)", "source": f"{wrapper}", "rule": rule,
                                     "message": verdict, "kind": "state", "exporter": None, "severity": "error"})
     after = report.get("after") or {}
     errors_left = [r for r in report["remaining"] if r.get("severity") == "error"]

@@ -36,6 +36,11 @@ MANUAL_STEP = ("lift it by hand: pass the state into forward as an input, return
                "between frames in the caller (docs/temporal.md)")
 
 
+#: The guidance's manual step for an optional input ("None Tensors", the indicator case of if-else).
+OPTIONAL_STEP = ("make it a tensor by hand: always pass the input (zeros where the caller has none) with an "
+                 "indicator input, and select between the two branches with torch.where on it (docs/temporal.md)")
+
+
 @dataclass(frozen=True)
 class LiftState:
     """One attribute to lift. ``zeros`` is the adapter's first-frame tensor (code that may use
@@ -57,13 +62,14 @@ class LiftOptional:
 
 @dataclass(frozen=True)
 class Refusal:
-    """Why a state cannot be lifted mechanically, at its line."""
+    """Why a state (or an optional input) cannot be lifted mechanically, at its line, and the manual step."""
 
     line: int
     message: str
+    step: str = MANUAL_STEP
 
     def __str__(self) -> str:
-        return f"line {self.line}: {self.message}; {MANUAL_STEP}"
+        return f"line {self.line}: {self.message}; {self.step}"
 
 
 @dataclass
@@ -250,6 +256,10 @@ def _absent_assigns(node: cst.If, param: str, is_none: bool) -> bool:
     return absent is not None and any(param in _binds(n) or type(n) in (cst.Return, cst.Raise) for n in walk(absent))
 
 
+def _optional_refusal(line: int, message: str) -> Refusal:
+    return Refusal(line, message, OPTIONAL_STEP)
+
+
 def _check_optional(forward: cst.FunctionDef, params: Sequence[str], pos: _Positions) -> list[Refusal]:
     """Refusals for optional inputs: a None test that is not a whole ``if``, a test after the input
     is rebound, or a read of the input where it may still be None (outside the branch that has it)."""
@@ -277,17 +287,19 @@ def _check_optional(forward: cst.FunctionDef, params: Sequence[str], pos: _Posit
             if type(n) in (cst.If, cst.IfExp) and (found := _optional_test(n.test, [param])):
                 whole[id(n.test)] = (n, found[1])
                 if type(n) is cst.If and type(n.orelse) is cst.If:
-                    refusals.append(Refusal(pos.line(n), f"an `elif` follows the `{param} is None` test"))
+                    refusals.append(_optional_refusal(pos.line(n), f"an `elif` follows the `{param} is None` test"))
         first_bind = min((index[id(n)] for n in nodes if param in _binds(n)), default=len(nodes))
         ok: list[range] = []
         for test in tests:
             ok.append(span(test))
             if id(test) not in whole:
-                refusals.append(Refusal(pos.line(test), f"`{code_of(test)}` is not the whole condition of an `if`: "
-                                        "the indicator cannot replace it mechanically"))
+                refusals.append(_optional_refusal(
+                    pos.line(test), f"`{code_of(test)}` is not the whole condition of an `if`: the indicator cannot "
+                    "replace it mechanically"))
             elif index[id(test)] > first_bind:
-                refusals.append(Refusal(pos.line(test), f"`{code_of(test)}` tests `{param}` after forward rebinds "
-                                        "it: the indicator says whether the input was given, not this value"))
+                refusals.append(_optional_refusal(
+                    pos.line(test), f"`{code_of(test)}` tests `{param}` after forward rebinds it: the indicator says "
+                    "whether the input was given, not this value"))
             else:
                 node, is_none = whole[id(test)]
                 present = _present_part(node, is_none)
@@ -305,9 +317,10 @@ def _check_optional(forward: cst.FunctionDef, params: Sequence[str], pos: _Posit
             if type(n) is cst.Name and n.value == param and id(n) not in not_reads:
                 i = index[id(n)]
                 if i < cover and not any(i in r for r in ok):
-                    refusals.append(Refusal(pos.line(n), f"`{param}` is used where it may be None (outside the "
-                                            "branch of its `is not None` test): the lifted code would compute on "
-                                            "the placeholder where the original passes None on or raises"))
+                    refusals.append(_optional_refusal(
+                        pos.line(n), f"`{param}` is used where it may be None (outside the branch of its `is not None` "
+                        "test): the lifted code would compute on the placeholder where the original passes None on "
+                        "or raises"))
                     break
     return refusals
 
@@ -378,19 +391,20 @@ class _Step(cst.CSTTransformer):
             return updated
         attr, is_none = test
         line = self.pos.line(original)
+        step = OPTIONAL_STEP if attr in self.optional.values() else MANUAL_STEP
         other = updated.orelse.body if type(updated.orelse) is cst.Else else None
         absent_body, present_body = (updated.body, other) if is_none else (other, updated.body)
         branches = []
         for body in (present_body, absent_body):
             found = _branch_assignments(body) if body is not None else {}
             if isinstance(found, str):
-                self.refusals.append(Refusal(line, f"the `is None` branch cannot be blended: {found}"))
+                self.refusals.append(Refusal(line, f"the `is None` branch cannot be blended: {found}", step))
                 return updated
             earlier: set[str] = set()
             for name, value in found.items():
                 if _read_names(value) & earlier:
                     self.refusals.append(Refusal(line, f"a branch reads `{name}`'s inputs assigned in the same "
-                                                       "branch, which a blend would evaluate out of order"))
+                                                       "branch, which a blend would evaluate out of order", step))
                     return updated
                 earlier.add(name)
             branches.append(found)
@@ -400,7 +414,7 @@ class _Step(cst.CSTTransformer):
         values = []
         for name in names:
             if (name not in present or name not in absent) and name not in bound:
-                self.refusals.append(Refusal(line, f"`{name}` is assigned in one branch only and unbound before"))
+                self.refusals.append(Refusal(line, f"`{name}` is assigned in one branch only and unbound before", step))
                 return updated
             values.append(_where(self._condition(attr), present.get(name, cst.Name(name)),
                                  absent.get(name, cst.Name(name))))
@@ -473,9 +487,9 @@ def lift(source: str, cls_name: str, states: Sequence[LiftState], step: str = "f
         optional_params[item.param] = name
         taken.add(name)
         if item.zeros is None:
-            refusals.append(Refusal(pos.line(forward), f"`{item.param}` was never given in the observed frames and "
-                                    "no value of it was seen: its placeholder's shape is unknown (give it in the "
-                                    "inputs function on some frames)"))
+            refusals.append(_optional_refusal(
+                pos.line(forward), f"`{item.param}` was never given in the observed frames and no value of it was "
+                "seen: its placeholder's shape is unknown (give it in the inputs function on some frames)"))
     state_params: dict[str, str] = {}
     indicators: dict[str, str] = {}
     for state in states:
@@ -526,7 +540,8 @@ def _step_def(forward: cst.FunctionDef, body: cst.BaseSuite, step: str, state_pa
     else:
         params = params.with_changes(params=[*params.params, *new])
     what = f"the state in ({', '.join(extra)}) and out" if state_params else f"with ({', '.join(extra)})"
-    note = cst.EmptyLine(comment=cst.Comment(f"# trtcodemod lift-state: forward's body, {what}: the export's signature"))
+    note = cst.EmptyLine(comment=cst.Comment(
+        f"# trtcodemod lift-state: forward's body, {what}: the export's signature"))
     return forward.with_changes(name=cst.Name(step), params=_commas(params), body=body, returns=None,
                                 leading_lines=[cst.EmptyLine(indent=False), note])
 

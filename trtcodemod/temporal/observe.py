@@ -202,7 +202,8 @@ def _locals_at_return(model: Any, inputs: dict[str, Any], param: str) -> Any:
     return seen[-1] if seen else None
 
 
-def observe_optional(model: Any, frames: Sequence[dict[str, Any]], params: Sequence[str]) -> dict[str, ObservedOptional]:
+def observe_optional(model: Any, frames: Sequence[dict[str, Any]],
+                     params: Sequence[str]) -> dict[str, ObservedOptional]:
     """Each optional input's dtype and shape (code over the other inputs): from the frames that
     give it, else from the value forward bound to it on a frame that did not. Runs ``model``
     under ``torch.no_grad`` (pass a copy: stateful models move on)."""

@@ -46,7 +46,8 @@ def build_contract(result: LiftResult, observed: Mapping[str, ObservedState], mo
 
 
 def wrapper_source(cls_name: str, model_file: str, result: LiftResult, contract: DeploymentContract,
-                   observed: Mapping[str, ObservedState], optional: Mapping[str, ObservedOptional] | None = None) -> str:
+                   observed: Mapping[str, ObservedState],
+                   optional: Mapping[str, ObservedOptional] | None = None) -> str:
     """The text of ``<model>_export.py``."""
     stem = Path(model_file).stem
     inputs = ", ".join(contract.engine_inputs())
@@ -83,7 +84,7 @@ with `initial_state` ({stem}_contract.md).""" if contract.states else f"See {ste
                        f"torch.zeros(1, dtype=torch.{item.indicator_dtype})"]
         absent_methods = f'''
     def absent_inputs(self, {", ".join(others)}):
-        """Each optional input where the caller has none, and its indicator: ({", ".join(n for o in contract.optional for n in (o.name, o.indicator))})."""
+        """Where the caller has no {" / ".join(o.name for o in contract.optional)}: each placeholder and its indicator."""
         return ({", ".join(values)},)
 '''
     initial = f"""
