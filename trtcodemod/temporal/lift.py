@@ -539,7 +539,9 @@ def _step_def(forward: cst.FunctionDef, body: cst.BaseSuite, step: str, state_pa
                                      else params.star_arg, kwonly_params=[*params.kwonly_params, *new])
     else:
         params = params.with_changes(params=[*params.params, *new])
-    what = f"the state in ({', '.join(extra)}) and out" if state_params else f"with ({', '.join(extra)})"
+    flags = list(optional.values())
+    what = ", ".join(([f"the state in ({', '.join(extra[len(flags):])}) and out"] if state_params else [])
+                     + ([f"with ({', '.join(flags)})"] if flags else []))
     note = cst.EmptyLine(comment=cst.Comment(
         f"# trtcodemod lift-state: forward's body, {what}: the export's signature"))
     return forward.with_changes(name=cst.Name(step), params=_commas(params), body=body, returns=None,

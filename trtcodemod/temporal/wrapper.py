@@ -80,8 +80,9 @@ with `initial_state` ({stem}_contract.md).""" if contract.states else f"See {ste
         others = [n for n in result.inputs if n not in result.optional]
         values = []
         for item in contract.optional:
-            values += [(optional or {})[item.name].zeros,
-                       f"torch.zeros(1, dtype=torch.{item.indicator_dtype})"]
+            zeros = (optional or {})[item.name].zeros
+            device = zeros.rsplit("device=", 1)[1][:-1] if "device=" in zeros else "None"
+            values += [zeros, f"torch.zeros(1, dtype=torch.{item.indicator_dtype}, device={device})"]
         absent_methods = f'''
     def absent_inputs(self, {", ".join(others)}):
         """Where the caller has no {" / ".join(o.name for o in contract.optional)}: each placeholder and its indicator."""
