@@ -355,7 +355,12 @@ def test_migrate_keeps_the_lift_when_the_wrapper_follows_the_model_over_frames()
                                       "--no-cache", "--runs", "1", "--warmup", "0",
                                       "--backends", "torch-cpu,onnxruntime-cpu"])
     models = {m["name"]: m for m in json.loads(result.stdout)["models"]}
-    assert set(models) == {"bev_fusion", "query_memory", "frame_clock"}
+    assert set(models) == {"bev_fusion", "query_memory", "frame_clock", "bev_prev_input", "bevformer_encoder"}
+    # BEVFormer's own code (reduced) is refused at its line: a warning at its `is not None` test.
+    refused = models.pop("bevformer_encoder")
+    assert refused["lift"]["refusals"] and not refused["lift"]["files"]
+    assert [(r["rule"], r["severity"]) for r in refused["remaining"]] == [("TRT721", "warning")]
+    assert [a["rule"] for a in models["bev_prev_input"]["applied"]] == ["TRT721"]
     for name, model in models.items():
         proof = model["lift"]["proof"]
         assert proof["equivalent"] is True and not any(proof["trt_errors"].values()), (name, proof)

@@ -121,6 +121,15 @@ all-ones mask, zeros for missing features) together with an indicator tensor inp
 `use_prev_bev` (0 or 1), and blend the two branches with it
 (`y = use * with_prev + (1 - use) * without`).
 
+`trtcodemod migrate` does that for an optional input whose test ran (docs/temporal.md): the
+adapter `forward` keeps the signature, `forward_step` takes the tensor plus `has_<name>`, the
+branches become `torch.where`, and the contract lists the input and its absent value (zeros).
+That lift is unsafe by label: both branches run on every call (the given branch on zeros when
+the input is absent: it must not raise, and it costs time), the placeholder's shape is taken
+from the observed calls, and gradients through the branch not taken are zero unless its
+backward is inf/NaN; it is kept only when the rewritten model equals the original bit for bit
+on frames with the input absent and given, and the exported wrapper follows it frame by frame.
+
 Fix safety: none (detect only): the signature and the caller change. Applies to every
 TensorRT version and both exporters.""",
         fix=Safety.NONE,

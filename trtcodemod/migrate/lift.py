@@ -27,6 +27,25 @@ def state_problems(report: dict[str, Any], facts: Facts | None) -> list[Any]:
     return [p for p in locate(report, "before", facts) if p.kind == "state" and p.rule == "TRT703"]
 
 
+#: TRT721's message on an optional forward input (its other case is state on self, TRT703's).
+_OPTIONAL = "tests an optional forward input"
+
+
+def optional_problems(files: list[str], facts: Facts | None) -> list[tuple[str, int]]:
+    """TRT721 on an optional forward input, at lines the observed run executed: (path, line)."""
+    from trtcodemod.api import check_source
+
+    found = []
+    for path in files:
+        try:
+            findings = check_source(Path(path).read_bytes(), path=path, select=("TRT721",))
+        except Exception:  # noqa: BLE001 - the static check's own errors are reported by the main check
+            continue
+        found += [(f.path, f.line) for f in findings
+                  if _OPTIONAL in f.message and (facts is None or facts.ran(f.path, f.line))]
+    return found
+
+
 def run_lift(spec: VerifySpec, work: Path) -> dict[str, Any] | None:
     """The worker's lift data, or None when it failed (its message under ``error``)."""
     from trtcodemod.temporal.task import LIFT_TASK
@@ -52,12 +71,15 @@ def add_lift(spec: VerifySpec, report: dict[str, Any], sources: dict[str, tuple[
              ) -> dict[str, tuple[bytes, bytes]]:
     """Plan, apply and report the lift where TRT703 state is located; the files to write."""
     problems = state_problems(original, facts)
-    if not problems:
+    optional = optional_problems([str(locate_layout(spec.model_file).model_file)], facts)
+    if not problems and not optional:
         return sources
-    progress("lifting per-frame state (TRT703)")
+    progress("lifting per-frame state (TRT703) and optional inputs (TRT721)" if optional
+             else "lifting per-frame state (TRT703)")
     data = run_lift(spec, work) or {}
-    lines = sorted({(p.path, p.line) for p in problems if p.path})
+    lines = sorted({(p.path, p.line, "TRT703") for p in problems if p.path} | {(*o, "TRT721") for o in optional})
     entry: dict[str, Any] = {"class": data.get("class"), "states": data.get("states", []),
+                             "optional": data.get("optional", []),
                              "frames": data.get("frames", 0), "mismatch": data.get("mismatch"),
                              "refusals": list(data.get("refusals", [])), "files": [], "contract": data.get("contract"),
                              "contract_markdown": data.get("contract_md"), "error": data.get("error")}
@@ -69,6 +91,14 @@ def add_lift(spec: VerifySpec, report: dict[str, Any], sources: dict[str, tuple[
                                  "again to lift the state")
         files = {}
     if not files:
+        # The export covers only the call the inputs function makes: say so at each optional input's test.
+        why = "; ".join(entry["refusals"]) or entry.get("mismatch") or entry.get("error") or "not lifted"
+        for path, line, rule in lines:
+            if rule == "TRT721":
+                report["remaining"].append({
+                    "op": "(optional input)", "source": f"{path}:{line}", "rule": rule, "kind": "finding",
+                    "exporter": None, "severity": "warning",
+                    "message": f"not lifted, so the export keeps the traced call's branch: {why}"})
         return sources
     from trtcodemod.report.diff import unified_diff
 
@@ -83,13 +113,18 @@ def add_lift(spec: VerifySpec, report: dict[str, Any], sources: dict[str, tuple[
     proved = data.get("proof") or {}
     entry["proof"] = proved or None
     verdict = _wrapper_verdict(proved, wrapper)
+    what = [f"`self.{s}`" for s in entry["states"]] + [f"`{p}` given and None" for p in entry["optional"]]
     proof = (f"lift-state (unsafe by label: see `trtcodemod explain TRT703`): the adapter equals the original on "
-             f"{entry['frames']} frames, outputs and `self.{', self.'.join(entry['states'])}` bit for bit; {verdict}")
-    for path, line in lines:
-        report["applied"].append({"rule": "TRT703", "path": path, "line": line, "proof": proof,
-                                  "message": "per-frame state lifted into inputs and outputs", "landed": True})
+             f"{entry['frames']} frames, outputs and {', '.join(what)} bit for bit; {verdict}")
+    messages = {"TRT703": "per-frame state lifted into inputs and outputs",
+                "TRT721": "optional input lifted: always a tensor, with an indicator input and a blend"}
+    for path, line, rule in lines:
+        report["applied"].append({"rule": rule, "path": path, "line": line, "proof": proof,
+                                  "message": messages[rule], "landed": True})
     report["remaining"] = [r for r in report["remaining"]
-                           if not (r.get("rule") == "TRT703" and r.get("kind") in ("state", "finding"))]
+                           if not (r.get("rule") in ("TRT703", "TRT721") and r.get("kind") in ("state", "finding"))]
+    report["info"] = [i for i in report.get("info", []) if not (i.get("rule") == "TRT721" and any(
+        norm(i.get("path") or "") == norm(path) and i.get("line") == line for path, line, _ in lines))]
     if _wrapper_proved(proved):
         # The model's own forward keeps its state on self by design (its export still freezes it);
         # the wrapper is what is exported, and it follows the original over every frame.
@@ -100,7 +135,8 @@ def add_lift(spec: VerifySpec, report: dict[str, Any], sources: dict[str, tuple[
         for item in report["remaining"]:
             if item.get("kind") == "unfaithful":
                 item["message"] += f"; the model's forward keeps its state on self by design; {verdict}"
-        report["remaining"].append({"op": "(export wrapper)", "source": f"{wrapper}", "rule": "TRT703",
+        rule = lines[0][2] if lines else "TRT703"
+        report["remaining"].append({"op": "(export wrapper)", "source": f"{wrapper}", "rule": rule,
                                     "message": verdict, "kind": "state", "exporter": None, "severity": "error"})
     after = report.get("after") or {}
     errors_left = [r for r in report["remaining"] if r.get("severity") == "error"]

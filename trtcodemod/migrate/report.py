@@ -161,8 +161,13 @@ def _lift_text(lift: dict[str, Any] | None) -> list[str]:
         return []
     out = ["", f"Per-frame state of {lift.get('class') or '?'}: " + (", ".join(f"self.{s}" for s in lift["states"])
                                                                    or "none found")]
+    if lift.get("optional") and not lift["states"]:
+        out[-1] = f"Optional inputs of {lift.get('class') or '?'} (no per-frame state on self)"
+    if lift.get("optional"):
+        out.append("  optional inputs (an indicator input each): " + ", ".join(f"{p}=None" for p in lift["optional"]))
     if lift.get("files"):
-        out.append(f"  lifted: forward_step + adapter forward, equal to the original on {lift['frames']} frames")
+        out.append(f"  lifted: forward_step + adapter forward, equal to the original on {lift['frames']} frames"
+                   + (" (optional inputs absent and given, mixed)" if lift.get("optional") else ""))
         out += [f"  file    {_rel(path)}" for path in lift["files"]]
         out += ["  " + line for line in (lift.get("contract_markdown") or "").splitlines() if line]
     else:

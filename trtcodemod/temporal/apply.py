@@ -18,8 +18,10 @@ from typing import Any, Callable, Sequence
 import libcst as cst
 
 from .contract import DeploymentContract
-from .lift import LiftResult, Refusal, _functions, _self_attr, _writes, lift
-from .observe import ObservedState, observe_states, state_attributes
+from .lift import LiftOptional, LiftResult, Refusal, _functions, _self_attr, _writes, lift
+from .observe import (
+    ObservedOptional, ObservedState, mix_optional, observe_optional, observe_states, optional_inputs, state_attributes,
+)
 
 
 @dataclass
@@ -33,6 +35,9 @@ class LiftOutcome:
     contract: DeploymentContract | None = None
     #: path -> text of every file to write (the rewritten model, the wrapper, the contract).
     files: dict[str, str] = field(default_factory=dict)
+    #: Optional forward inputs tested with `is None` (lifted with an indicator), as observed.
+    optional: list[str] = field(default_factory=list)
+    observed_optional: dict[str, ObservedOptional] = field(default_factory=dict)
     frames_checked: int = 0
     mismatch: str | None = None  # the first frame where the rewrite differed, or None
     refusals: list[Refusal] = field(default_factory=list)
@@ -116,26 +121,33 @@ def load_source(source: str, path: Path, name: str) -> types.ModuleType:
 
 def lift_model(path: Path, cls_name: str, build: Callable[[types.ModuleType | None], Any],
                frames: Sequence[dict[str, Any]], states: Sequence[str] | None = None,
-               reset_at: Sequence[int] = ()) -> LiftOutcome:
+               reset_at: Sequence[int] = (), optional: Sequence[str] | None = None) -> LiftOutcome:
     """Lift ``cls_name`` in ``path``. ``build(None)`` builds the original model and ``build(module)``
     the same model from the rewritten module (called after seeding, so weights match)."""
     import torch
 
     source = path.read_text(encoding="utf-8")
     attributes = list(states) if states is not None else state_attributes(source, cls_name)
-    outcome = LiftOutcome(cls_name, attributes)
-    if not attributes:
+    params = list(optional) if optional is not None else optional_inputs(source, cls_name)
+    outcome = LiftOutcome(cls_name, attributes, optional=params)
+    if not attributes and not params:
         return outcome
     torch.manual_seed(0)
     observed_model = build(None)
     reset = reset_method(source, cls_name, attributes)
+    if params:
+        outcome.observed_optional = observe_optional(copy.deepcopy(observed_model), frames, params)
+        # Check (and observe the state) on frames where each optional input is absent and given, mixed.
+        frames = mix_optional(frames, outcome.observed_optional)
     outcome.observed = observe_states(copy.deepcopy(observed_model), frames, attributes, reset, reset_at)
     missing = [a for a in attributes if a not in outcome.observed]
     if missing:
         outcome.refusals = [Refusal(0, f"`self.{a}` never held a tensor or a number in the observed frames")
                             for a in missing]
         return outcome
-    result = lift(source, cls_name, [outcome.observed[a].lift_state() for a in attributes])
+    seen = outcome.observed_optional
+    result = lift(source, cls_name, [outcome.observed[a].lift_state() for a in attributes],
+                  optional=[LiftOptional(p, seen[p].zeros if p in seen else None) for p in params])
     outcome.result = result
     if not result.ok:
         outcome.refusals = result.refusals
@@ -154,10 +166,13 @@ def lift_model(path: Path, cls_name: str, build: Callable[[types.ModuleType | No
 
     with torch.no_grad():
         count = len(_outputs(probe(**frames[0])))
+    seen_optional = outcome.observed_optional
     names = ["output"] if count == 1 else [f"output_{i}" for i in range(count)]
     stem = path.stem
     outcome.contract = build_contract(result, outcome.observed, f"{stem}:{cls_name}",
-                                      f"{stem}_export.py:{cls_name}Export", names, path.name, reset)
+                                      f"{stem}_export.py:{cls_name}Export", names, path.name, reset,
+                                      optional=seen_optional)
     outcome.files = {str(path): result.source,
-                     **export_texts(path, cls_name, result, outcome.contract, outcome.observed)}
+                     **export_texts(path, cls_name, result, outcome.contract, outcome.observed,
+                                   seen_optional)}
     return outcome

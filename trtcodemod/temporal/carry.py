@@ -19,7 +19,7 @@ import torch
 from trtcodemod.verify.worker import flatten_outputs
 
 from .contract import DeploymentContract, StateSlot
-from .frames import NEW_SCENE, RESET, Frame, FramePlan
+from .frames import NEW_SCENE, RESET, Frame, FramePlan, optional_shape
 
 Step = Callable[[dict[str, np.ndarray]], Sequence[Any]]
 
@@ -98,6 +98,20 @@ def first_state(contract: DeploymentContract, frame: Frame, plan: FramePlan) -> 
     return feed
 
 
+def optional_feed(contract: DeploymentContract, frame: Frame, plan: FramePlan) -> dict[str, np.ndarray]:
+    """Each optional input and its indicator: the frame's tensor and 1, or zeros and 0 where absent."""
+    feed: dict[str, np.ndarray] = {}
+    for item in contract.optional:
+        given = frame.inputs.get(item.name)
+        if given is None:
+            shape = optional_shape(item.shape, frame.inputs, plan.dims)
+            feed[item.name] = torch.zeros(shape, dtype=getattr(torch, item.dtype)).numpy()
+        else:
+            feed[item.name] = _numpy(given)
+        feed[item.indicator] = torch.full((1,), given is not None, dtype=getattr(torch, item.indicator_dtype)).numpy()
+    return feed
+
+
 def carry(step: Step, plan: FramePlan, contract: DeploymentContract) -> list[FrameResult]:
     """Run ``step`` over the plan with the caller carrying the state, as a deployment does."""
     n_out = len(contract.outputs)
@@ -111,7 +125,8 @@ def carry(step: Step, plan: FramePlan, contract: DeploymentContract) -> list[Fra
             result.error = "not run: an earlier frame of this scene failed"
             results.append(result)
             continue
-        feed = {name: _numpy(frame.inputs[name]) for name in contract.inputs}
+        feed = optional_feed(contract, frame, plan)
+        feed.update({name: _numpy(frame.inputs[name]) for name in contract.inputs if name not in feed})
         feed.update(state)
         result.feed = feed
         try:

@@ -54,6 +54,22 @@ class StateSlot:
 
 
 @dataclass(frozen=True)
+class OptionalInput:
+    """A frame input that the original forward takes as ``None`` or a tensor (``prev_bev=None``).
+
+    The engine always takes the tensor and an indicator right after it (shape ``(1,)``, dtype
+    ``indicator_dtype``): 1 where the caller has the input, 0 where it has none, with the input
+    then filled with zeros (its ``absent`` value) of ``shape`` and ``dtype``."""
+
+    name: str
+    indicator: str
+    shape: tuple[Dim, ...]
+    dtype: str
+    absent: str = "zeros"
+    indicator_dtype: str = "bool"
+
+
+@dataclass(frozen=True)
 class DeploymentContract:
     """The engine's signature and the feedback loop between frames.
 
@@ -70,11 +86,14 @@ class DeploymentContract:
     #: The model's own way to start a new scene, if it has one (a method name such as "reset").
     reset: str | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    #: Frame inputs (among ``inputs``) that may be absent, each with its indicator.
+    optional: tuple[OptionalInput, ...] = ()
 
     def engine_inputs(self) -> tuple[str, ...]:
-        """Every input of the exported graph, in order: frame inputs, then per slot its state
-        input followed by its indicator (when it has one)."""
-        names = list(self.inputs)
+        """Every input of the exported graph, in order: frame inputs (an optional one followed by
+        its indicator), then per slot its state input followed by its indicator (when it has one)."""
+        indicators = {o.name: o.indicator for o in self.optional}
+        names = [n for name in self.inputs for n in (name, indicators.get(name)) if n]
         for slot in self.states:
             names.append(slot.input)
             if slot.indicator:
@@ -99,9 +118,10 @@ class DeploymentContract:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "DeploymentContract":
         states = tuple(StateSlot(**{**slot, "shape": tuple(slot["shape"])}) for slot in data.get("states", ()))
+        optional = tuple(OptionalInput(**{**o, "shape": tuple(o["shape"])}) for o in data.get("optional", ()))
         return cls(model=data["model"], wrapper=data["wrapper"], inputs=tuple(data["inputs"]),
                    outputs=tuple(data["outputs"]), states=states, reset=data.get("reset"),
-                   notes=tuple(data.get("notes", ())))
+                   notes=tuple(data.get("notes", ())), optional=optional)
 
     def write_json(self, path: Path) -> None:
         path.write_text(json.dumps(self.to_dict(), indent=2) + "\n", encoding="utf-8")
@@ -120,7 +140,7 @@ class DeploymentContract:
             lines += ["| state | shape | dtype | first frame | fed back from | written at |",
                       "| --- | --- | --- | --- | --- | --- |"]
             for slot in self.states:
-                shape = "(" + ", ".join(str(dim) for dim in slot.shape) + ("," if len(slot.shape) == 1 else "") + ")"
+                shape = _shape(slot.shape)
                 if slot.initial == "none":
                     first = f"zeros, with `{slot.indicator}` = 0 (1 on later frames)"
                 else:
@@ -128,9 +148,20 @@ class DeploymentContract:
                 lines.append(f"| `{slot.input}` (was `self.{slot.attribute}`) | {shape} | {slot.dtype} | {first} "
                              f"| `{slot.output}` | {slot.written_at or '-'} |")
             lines.append("")
-        lines.append("The caller keeps the state between frames, outside the engine: after each frame, copy every "
-                     "state output into the state input it feeds.")
+        if self.optional:
+            lines += ["| optional input | shape | dtype | when absent | indicator |", "| --- | --- | --- | --- | --- |"]
+            for item in self.optional:
+                lines.append(f"| `{item.name}` (was `{item.name}=None`) | {_shape(item.shape)} | {item.dtype} | "
+                             f"{item.absent}, with `{item.indicator}` = 0 | `{item.indicator}` = 1 where given |")
+            lines.append("")
+        if self.states:
+            lines.append("The caller keeps the state between frames, outside the engine: after each frame, copy "
+                         "every state output into the state input it feeds.")
         if self.reset:
             lines.append(f"A new scene starts as the model's `{self.reset}()` does: with the first-frame values above.")
         lines += [f"- {note}" for note in self.notes]
         return "\n".join(lines) + "\n"
+
+
+def _shape(shape: tuple[Dim, ...]) -> str:
+    return "(" + ", ".join(str(dim) for dim in shape) + ("," if len(shape) == 1 else "") + ")"

@@ -64,6 +64,41 @@ def _state_dims(contract: DeploymentContract) -> set[str]:
     return {dim for slot in contract.states for dim in slot.shape if isinstance(dim, str)}
 
 
+def _optional_dims(contract: DeploymentContract) -> set[str]:
+    return {dim for item in contract.optional for dim in item.shape if isinstance(dim, str)}
+
+
+def optional_shape(shape: tuple[int | str, ...], inputs: Mapping[str, torch.Tensor],
+                   dims: Mapping[str, tuple[str, int]]) -> tuple[int, ...]:
+    """A contract shape on one frame: a named dim takes its size from the input that carries it."""
+    out = []
+    for dim in shape:
+        source = dims.get(dim) if isinstance(dim, str) else None
+        out.append(int(inputs[source[0]].shape[source[1]]) if source and source[0] in inputs else
+                   (dim if isinstance(dim, int) else 0))
+    return tuple(out)
+
+
+def _mix_optional(plan: FramePlan, contract: DeploymentContract, seed: int) -> None:
+    """Each optional input absent on even frames and given on odd ones (the inputs function's value
+    where it gave one, else random values of the contract's shape): both branches, mixed, in a scene."""
+    for frame in plan.frames:
+        present = []
+        for item in contract.optional:
+            if frame.index % 2 == 0:
+                frame.inputs.pop(item.name, None)
+                continue
+            present.append(item.name)
+            if item.name not in frame.inputs:
+                shape = optional_shape(item.shape, frame.inputs, plan.dims)
+                generator = torch.Generator().manual_seed(seed + 7919 * (frame.index + 1))
+                frame.inputs[item.name] = torch.randn(shape, generator=generator).to(getattr(torch, item.dtype))
+        absent = [item.name for item in contract.optional if item.name not in present]
+        if contract.optional:
+            said = ", ".join([*(f"{n} given" for n in present), *(f"{n} absent (None)" for n in absent)])
+            frame.note = f"{frame.note}; {said}" if frame.note else said
+
+
 def dim_sources(dynamic_axes: Mapping[str, Mapping[int, str]]) -> dict[str, tuple[str, int]]:
     """``{"batch": ("image", 0)}``: the first input axis that carries each dynamic dim name."""
     sources: dict[str, tuple[str, int]] = {}
@@ -95,14 +130,16 @@ def make_frame_plan(
         plan.frames[first_scene].note = f"the eager model's {contract.reset}() runs first; the graph restarts its state"
     if resized:
         plan.frames += _resized_frames(sets.sets[len(kinds):], sets.sets[0], contract, dynamic_axes, seed, len(kinds))
-    missing = [name for name in contract.inputs if name not in plan.frames[0].inputs]
+    optional = {item.name for item in contract.optional}
+    missing = [name for name in contract.inputs if name not in plan.frames[0].inputs and name not in optional]
     if missing:
         raise ValueError(f"the contract's inputs {missing} are not among the inputs function's {list(sets.names)}")
-    for dim in _state_dims(contract) - set(plan.dims):
+    for dim in (_state_dims(contract) | _optional_dims(contract)) - set(plan.dims):
         # The lift writes a dim as the code that sizes it on a frame (`image.shape[0]`).
         match = _SHAPE_OF_INPUT.fullmatch(dim)
         if match and match.group(1) in contract.inputs:
             plan.dims[dim] = (match.group(1), int(match.group(2)))
+    _mix_optional(plan, contract, seed)
     for dim in sorted(_state_dims(contract) - set(plan.dims)):
         # Said in the report: a wrong guess here shows as a shape error on the first frame.
         plan.notes.append(f"state dim {dim!r} is on no input's dynamic axis: it starts empty (size 0) on a "

@@ -25,7 +25,7 @@ from typing import Iterable, Sequence
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
-from trtcodemod.astutil import code_of, method_call, parenthesize, walk
+from trtcodemod.astutil import bound_names, children, code_of, method_call, parenthesize, walk
 from trtcodemod.transforms.control_flow import (
     _args, _bound_before, _branch_assignments, _comments_inside, _read_names,
 )
@@ -34,6 +34,11 @@ from trtcodemod.transforms.module_state import _CONTAINER_MUTATORS, _state_attr
 #: The guidance's manual step ("Update Instance Variables"), named in every refusal.
 MANUAL_STEP = ("lift it by hand: pass the state into forward as an input, return its new value, and keep it "
                "between frames in the caller (docs/temporal.md)")
+
+
+#: The guidance's manual step for an optional input ("None Tensors", the indicator case of if-else).
+OPTIONAL_STEP = ("make it a tensor by hand: always pass the input (zeros where the caller has none) with an "
+                 "indicator input, and select between the two branches with torch.where on it (docs/temporal.md)")
 
 
 @dataclass(frozen=True)
@@ -47,14 +52,24 @@ class LiftState:
 
 
 @dataclass(frozen=True)
+class LiftOptional:
+    """One optional forward input (``def forward(self, x, prev_bev=None)``) tested with ``is None``.
+    ``zeros`` is the adapter's placeholder (code over forward's other parameters) where it is None."""
+
+    param: str
+    zeros: str | None = None
+
+
+@dataclass(frozen=True)
 class Refusal:
-    """Why a state cannot be lifted mechanically, at its line."""
+    """Why a state (or an optional input) cannot be lifted mechanically, at its line, and the manual step."""
 
     line: int
     message: str
+    step: str = MANUAL_STEP
 
     def __str__(self) -> str:
-        return f"line {self.line}: {self.message}; {MANUAL_STEP}"
+        return f"line {self.line}: {self.message}; {self.step}"
 
 
 @dataclass
@@ -70,6 +85,8 @@ class LiftResult:
     indicators: dict[str, str] = field(default_factory=dict)
     #: Where forward writes each state: attribute -> line.
     written_at: dict[str, int] = field(default_factory=dict)
+    #: optional forward input -> its indicator parameter.
+    optional: dict[str, str] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -96,6 +113,21 @@ def _none_test(node: cst.BaseExpression, names: Iterable[str]) -> tuple[str, boo
     if attr is None or attr not in set(names):
         return None
     return attr, type(target.operator) is cst.Is
+
+
+def _optional_test(node: cst.BaseExpression, params: Iterable[str]) -> tuple[str, bool] | None:
+    """``p is None`` → (p, True); ``p is not None`` → (p, False); for a parameter ``p`` in ``params``."""
+    if type(node) is not cst.Comparison or len(node.comparisons) != 1:
+        return None
+    target = node.comparisons[0]
+    if type(target.operator) not in (cst.Is, cst.IsNot):
+        return None
+    left, right = node.left, target.comparator
+    subject = left if type(right) is cst.Name and right.value == "None" else (
+        right if type(left) is cst.Name and left.value == "None" else None)
+    if type(subject) is not cst.Name or subject.value not in set(params):
+        return None
+    return subject.value, type(target.operator) is cst.Is
 
 
 def _functions(body: cst.BaseSuite) -> dict[str, cst.FunctionDef]:
@@ -199,12 +231,107 @@ def _check(module: cst.Module, cls: cst.ClassDef, forward: cst.FunctionDef, stat
     return refusals
 
 
+def _binds(node: cst.CSTNode) -> list[str]:
+    """Plain names that one statement or expression node binds (assignments, loops, walrus)."""
+    if type(node) is cst.Assign:
+        return [n for t in node.targets for n in bound_names(t.target)]
+    if type(node) in (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr, cst.CompFor):
+        return bound_names(node.target)
+    return []
+
+
+def _present_part(node: cst.If | cst.IfExp, is_none: bool) -> cst.CSTNode | None:
+    """The branch of a None test where the tested value is given."""
+    if type(node) is cst.IfExp:
+        return node.orelse if is_none else node.body
+    if is_none:
+        return node.orelse.body if type(node.orelse) is cst.Else else None
+    return node.body
+
+
+def _absent_assigns(node: cst.If, param: str, is_none: bool) -> bool:
+    """Whether the branch where ``param`` is None assigns ``param`` or leaves (so it is a tensor after the if)."""
+    absent = node.body if is_none else (node.orelse.body if type(node.orelse) is cst.Else else None)
+    # A branch that returns or raises leaves `param` given after the `if` too (the blend refuses it later).
+    return absent is not None and any(param in _binds(n) or type(n) in (cst.Return, cst.Raise) for n in walk(absent))
+
+
+def _optional_refusal(line: int, message: str) -> Refusal:
+    return Refusal(line, message, OPTIONAL_STEP)
+
+
+def _check_optional(forward: cst.FunctionDef, params: Sequence[str], pos: _Positions) -> list[Refusal]:
+    """Refusals for optional inputs: a None test that is not a whole ``if``, a test after the input
+    is rebound, or a read of the input where it may still be None (outside the branch that has it)."""
+    nodes = list(walk(forward.body))
+    index = {id(n): i for i, n in enumerate(nodes)}
+    size: dict[int, int] = {}
+    for n in reversed(nodes):  # subtree sizes: a node's descendants follow it in walk order
+        size[id(n)] = 1 + sum(size[id(c)] for c in children(n))
+
+    def span(n: cst.CSTNode) -> range:
+        return range(index[id(n)], index[id(n)] + size[id(n)])
+
+    refusals: list[Refusal] = []
+    not_reads = {id(n.attr) for n in nodes if type(n) is cst.Attribute}
+    not_reads |= {id(n.keyword) for n in nodes if type(n) is cst.Arg and n.keyword is not None}
+    for n in nodes:
+        if type(n) in (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr, cst.CompFor):
+            targets = [t.target for t in n.targets] if type(n) is cst.Assign else [n.target]
+            not_reads |= {id(t) for t in targets if type(t) is cst.Name and type(n) is not cst.AugAssign}
+            not_reads |= {id(e.value) for t in targets if type(t) in (cst.Tuple, cst.List) for e in t.elements}
+    for param in params:
+        tests = [n for n in nodes if _optional_test(n, [param])]
+        whole: dict[int, tuple[cst.If | cst.IfExp, bool]] = {}
+        for n in nodes:
+            if type(n) in (cst.If, cst.IfExp) and (found := _optional_test(n.test, [param])):
+                whole[id(n.test)] = (n, found[1])
+                if type(n) is cst.If and type(n.orelse) is cst.If:
+                    refusals.append(_optional_refusal(pos.line(n), f"an `elif` follows the `{param} is None` test"))
+        first_bind = min((index[id(n)] for n in nodes if param in _binds(n)), default=len(nodes))
+        ok: list[range] = []
+        for test in tests:
+            ok.append(span(test))
+            if id(test) not in whole:
+                refusals.append(_optional_refusal(
+                    pos.line(test), f"`{code_of(test)}` is not the whole condition of an `if`: the indicator cannot "
+                    "replace it mechanically"))
+            elif index[id(test)] > first_bind:
+                refusals.append(_optional_refusal(
+                    pos.line(test), f"`{code_of(test)}` tests `{param}` after forward rebinds it: the indicator says "
+                    "whether the input was given, not this value"))
+            else:
+                node, is_none = whole[id(test)]
+                present = _present_part(node, is_none)
+                if present is not None:
+                    ok.append(span(present))
+        cover = len(nodes)
+        for statement in forward.body.body:
+            smalls = statement.body if type(statement) is cst.SimpleStatementLine else []
+            lifted = type(statement) is cst.If and id(statement.test) in whole and _absent_assigns(
+                statement, param, whole[id(statement.test)][1])
+            if lifted or any(param in _binds(small) for small in smalls):
+                cover = span(statement).stop
+                break
+        for n in nodes:
+            if type(n) is cst.Name and n.value == param and id(n) not in not_reads:
+                i = index[id(n)]
+                if i < cover and not any(i in r for r in ok):
+                    refusals.append(_optional_refusal(
+                        pos.line(n), f"`{param}` is used where it may be None (outside the branch of its `is not None` "
+                        "test): the lifted code would compute on the placeholder where the original passes None on "
+                        "or raises"))
+                    break
+    return refusals
+
+
 class _Step(cst.CSTTransformer):
     """forward's body → forward_step's body (state as locals, None tests as blends)."""
 
     def __init__(self, params: dict[str, str], indicators: dict[str, str], forward: cst.FunctionDef,
-                 pos: _Positions) -> None:
+                 pos: _Positions, optional: dict[str, str] | None = None) -> None:
         self.params, self.indicators, self.forward, self.pos = params, indicators, forward, pos
+        self.optional = optional or {}
         self.refusals: list[Refusal] = []
         self.depth = 0  # nested functions keep their own returns
 
@@ -229,8 +356,8 @@ class _Step(cst.CSTTransformer):
         return cst.Name(self.params[attr]) if attr in self.params else updated
 
     def leave_Return(self, original: cst.Return, updated: cst.Return) -> cst.Return:
-        if self.depth:
-            return updated
+        if self.depth or not self.params:
+            return updated  # a nested function's return, or no state to return beside the result
         value = updated.value if updated.value is not None else cst.Name("None")
         if type(value) is cst.Tuple and not value.lpar:
             value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
@@ -238,12 +365,20 @@ class _Step(cst.CSTTransformer):
         return updated.with_changes(value=cst.Tuple(elements, lpar=[], rpar=[]),
                                     whitespace_after_return=cst.SimpleWhitespace(" "))
 
-    def _condition(self, attr: str) -> cst.BaseExpression:
+    def _condition(self, indicator: str) -> cst.BaseExpression:
         # A 0-d condition: torch.where then keeps the branches' shape, even for 0-d values.
-        return cst.parse_expression(f"{self.indicators[attr]}.reshape(())")
+        return cst.parse_expression(f"{indicator}.reshape(())")
+
+    def _test(self, test: cst.BaseExpression) -> tuple[str, bool] | None:
+        """(indicator, is_none) of a None test on a state or an optional input, else None."""
+        found = _none_test(test, self.indicators)
+        if found is not None:
+            return self.indicators[found[0]], found[1]
+        found = _optional_test(test, self.optional)
+        return (self.optional[found[0]], found[1]) if found is not None else None
 
     def leave_IfExp(self, original: cst.IfExp, updated: cst.IfExp) -> cst.BaseExpression:
-        test = _none_test(original.test, self.indicators)
+        test = self._test(original.test)
         if test is None:
             return updated
         attr, is_none = test
@@ -251,24 +386,25 @@ class _Step(cst.CSTTransformer):
         return _where(self._condition(attr), present, absent)
 
     def leave_If(self, original: cst.If, updated: cst.If) -> cst.BaseStatement | cst.FlattenSentinel:
-        test = _none_test(original.test, self.indicators)
+        test = self._test(original.test)
         if test is None:
             return updated
         attr, is_none = test
         line = self.pos.line(original)
+        step = OPTIONAL_STEP if attr in self.optional.values() else MANUAL_STEP
         other = updated.orelse.body if type(updated.orelse) is cst.Else else None
         absent_body, present_body = (updated.body, other) if is_none else (other, updated.body)
         branches = []
         for body in (present_body, absent_body):
             found = _branch_assignments(body) if body is not None else {}
             if isinstance(found, str):
-                self.refusals.append(Refusal(line, f"the `is None` branch cannot be blended: {found}"))
+                self.refusals.append(Refusal(line, f"the `is None` branch cannot be blended: {found}", step))
                 return updated
             earlier: set[str] = set()
             for name, value in found.items():
                 if _read_names(value) & earlier:
                     self.refusals.append(Refusal(line, f"a branch reads `{name}`'s inputs assigned in the same "
-                                                       "branch, which a blend would evaluate out of order"))
+                                                       "branch, which a blend would evaluate out of order", step))
                     return updated
                 earlier.add(name)
             branches.append(found)
@@ -278,7 +414,7 @@ class _Step(cst.CSTTransformer):
         values = []
         for name in names:
             if (name not in present or name not in absent) and name not in bound:
-                self.refusals.append(Refusal(line, f"`{name}` is assigned in one branch only and unbound before"))
+                self.refusals.append(Refusal(line, f"`{name}` is assigned in one branch only and unbound before", step))
                 return updated
             values.append(_where(self._condition(attr), present.get(name, cst.Name(name)),
                                  absent.get(name, cst.Name(name))))
@@ -290,7 +426,7 @@ class _Step(cst.CSTTransformer):
             [cst.Element(v) for v in values], lpar=[], rpar=[])
         note = cst.EmptyLine(comment=cst.Comment(
             f"# trtcodemod lift-state: both branches of `{code_of(original.test)}` run; "
-            f"`{self.indicators[attr]}` selects"))
+            f"`{attr}` selects"))
         return cst.SimpleStatementLine(
             body=[cst.Assign(targets=[cst.AssignTarget(target)], value=value)],
             leading_lines=[*updated.leading_lines, note, *_comments_inside(original)])
@@ -313,8 +449,10 @@ def _param_names(func: cst.FunctionDef) -> list[str]:
     return [x.name.value for x in (*p.posonly_params, *p.params, *p.kwonly_params)]
 
 
-def lift(source: str, cls_name: str, states: Sequence[LiftState], step: str = "forward_step") -> LiftResult:
-    """Rewrite ``cls_name`` in ``source`` so that ``states`` are carried by the caller."""
+def lift(source: str, cls_name: str, states: Sequence[LiftState], step: str = "forward_step",
+         optional: Sequence[LiftOptional] = ()) -> LiftResult:
+    """Rewrite ``cls_name`` in ``source`` so that ``states`` are carried by the caller and each of
+    ``optional`` (a forward input that may be None) comes with an indicator input."""
     module = cst.parse_module(source)
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     pos = _Positions(wrapper)
@@ -334,9 +472,24 @@ def lift(source: str, cls_name: str, states: Sequence[LiftState], step: str = "f
                 for a in n.names if a.asname is None}
     if "torch" not in imported:
         return LiftResult(None, [Refusal(0, "the file does not `import torch`, which the rewrite uses")], step)
-    refusals = sorted(set(_check(module, cls, forward, states, pos)), key=lambda r: (r.line, r.message))
     inputs = tuple(_param_names(forward)[1:])
+    unknown = [o.param for o in optional if o.param not in inputs]
+    if unknown:
+        return LiftResult(None, [Refusal(pos.line(forward), f"forward has no parameter `{unknown[0]}`")], step)
+    found = _check(module, cls, forward, states, pos) + _check_optional(forward, [o.param for o in optional], pos)
+    refusals = sorted(set(found), key=lambda r: (r.line, r.message))
     taken = _all_names(cls)
+    optional_params: dict[str, str] = {}
+    for item in optional:
+        name = f"has_{item.param}"
+        while name in taken:
+            name += "_"
+        optional_params[item.param] = name
+        taken.add(name)
+        if item.zeros is None:
+            refusals.append(_optional_refusal(
+                pos.line(forward), f"`{item.param}` was never given in the observed frames and no value of it was "
+                "seen: its placeholder's shape is unknown (give it in the inputs function on some frames)"))
     state_params: dict[str, str] = {}
     indicators: dict[str, str] = {}
     for state in states:
@@ -353,16 +506,16 @@ def lift(source: str, cls_name: str, states: Sequence[LiftState], step: str = "f
         attr = _self_attr(target)
         if attr in state_params:
             written.setdefault(attr, pos.line(node))
-    result = LiftResult(None, refusals, step, inputs, state_params, indicators, written)
+    result = LiftResult(None, refusals, step, inputs, state_params, indicators, written, optional_params)
     if refusals:
         return result
-    transformer = _Step(state_params, indicators, forward, pos)
+    transformer = _Step(state_params, indicators, forward, pos, optional_params)
     body = forward.body.visit(transformer)
     if transformer.refusals:
         result.refusals = transformer.refusals
         return result
-    step_def = _step_def(forward, body, step, state_params, indicators)
-    adapter = _adapter(forward, step, states, state_params, indicators)
+    step_def = _step_def(forward, body, step, state_params, indicators, optional_params)
+    adapter = _adapter(forward, step, states, state_params, indicators, optional, optional_params)
     new_body = []
     for statement in cls.body.body:
         new_body += [adapter, step_def] if statement is forward else [statement]
@@ -372,8 +525,8 @@ def lift(source: str, cls_name: str, states: Sequence[LiftState], step: str = "f
 
 
 def _step_def(forward: cst.FunctionDef, body: cst.BaseSuite, step: str, state_params: dict[str, str],
-              indicators: dict[str, str]) -> cst.FunctionDef:
-    extra = []
+              indicators: dict[str, str], optional: dict[str, str]) -> cst.FunctionDef:
+    extra = list(optional.values())
     for attr, name in state_params.items():
         extra.append(name)
         if attr in indicators:
@@ -386,8 +539,11 @@ def _step_def(forward: cst.FunctionDef, body: cst.BaseSuite, step: str, state_pa
                                      else params.star_arg, kwonly_params=[*params.kwonly_params, *new])
     else:
         params = params.with_changes(params=[*params.params, *new])
+    flags = list(optional.values())
+    what = ", ".join(([f"the state in ({', '.join(extra[len(flags):])}) and out"] if state_params else [])
+                     + ([f"with ({', '.join(flags)})"] if flags else []))
     note = cst.EmptyLine(comment=cst.Comment(
-        f"# trtcodemod lift-state: forward's body, the state in ({', '.join(extra)}) and out: the export's signature"))
+        f"# trtcodemod lift-state: forward's body, {what}: the export's signature"))
     return forward.with_changes(name=cst.Name(step), params=_commas(params), body=body, returns=None,
                                 leading_lines=[cst.EmptyLine(indent=False), note])
 
@@ -410,11 +566,21 @@ def _commas(params: cst.Parameters) -> cst.Parameters:
 
 
 def _adapter(forward: cst.FunctionDef, step: str, states: Sequence[LiftState], state_params: dict[str, str],
-             indicators: dict[str, str]) -> cst.FunctionDef:
-    lines = [f'"""The original call (trtcodemod lift-state): the state from ``self``, into ``{step}``, back."""']
+             indicators: dict[str, str], optional: Sequence[LiftOptional] = (),
+             optional_params: dict[str, str] | None = None) -> cst.FunctionDef:
+    what = "the state from ``self``, into ``{step}``, back" if states else "into ``{step}``"
+    if optional:
+        what = "a None input as a placeholder and an indicator, " + what
+    lines = [f'"""The original call (trtcodemod lift-state): {what.format(step=step)}."""']
     call = [n if n not in {p.name.value for p in forward.params.kwonly_params} else f"{n}={n}"
             for n in _param_names(forward)[1:]]
     keyword = any(p.default is not None for p in forward.params.params) or bool(forward.params.kwonly_params)
+    for item in optional:
+        # None becomes a placeholder and a false indicator; a given tensor passes through as it is.
+        ind = (optional_params or {})[item.param]
+        lines += [f"{ind} = {item.param} is not None", f"if not {ind}:", f"    {item.param} = {item.zeros}",
+                  f"{ind} = torch.full((1,), {ind}, device={item.param}.device)"]
+        call.append(f"{ind}={ind}" if keyword else ind)
     for state in states:
         name = state_params[state.attribute]
         lines.append(f"{name} = self.{state.attribute}")
@@ -427,7 +593,10 @@ def _adapter(forward: cst.FunctionDef, step: str, states: Sequence[LiftState], s
             call.append(f"{indicators[state.attribute]}={indicators[state.attribute]}" if keyword
                         else indicators[state.attribute])
     result = "result" if "result" not in _param_names(forward) else "step_result"
-    targets = ", ".join([result, *(f"self.{s.attribute}" for s in states)])
-    lines += [f"{targets} = self.{step}({', '.join(call)})", f"return {result}"]
+    if states:
+        targets = ", ".join([result, *(f"self.{s.attribute}" for s in states)])
+        lines += [f"{targets} = self.{step}({', '.join(call)})", f"return {result}"]
+    else:
+        lines.append(f"return self.{step}({', '.join(call)})")
     body = cst.parse_module("\n".join(lines) + "\n").body
     return forward.with_changes(body=cst.IndentedBlock(body=body))

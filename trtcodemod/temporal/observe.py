@@ -9,6 +9,7 @@ written ``image.shape[0]``, any other axis is the size seen.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -153,3 +154,104 @@ def _shape_code(values: list[Any], frames: Sequence[dict[str, Any]]) -> list[tup
             return None  # grows from frame to frame with no input to follow: no fixed input shape
         code.append((match or str(sizes[0]), varying is not None))
     return code
+
+
+def optional_inputs(source: str, cls_name: str) -> list[str]:
+    """Parameters of ``cls_name.forward`` whose default is None and that forward tests with
+    ``is None`` / ``is not None``: optional inputs the trace would bake one branch of."""
+    from .lift import _optional_test
+
+    module = cst.parse_module(source)
+    cls = next((s for s in module.body if type(s) is cst.ClassDef and s.name.value == cls_name), None)
+    forward = _functions(cls.body).get("forward") if cls is not None else None
+    if forward is None:
+        return []
+    p = forward.params
+    defaults = [x.name.value for x in (*p.posonly_params, *p.params, *p.kwonly_params)
+                if type(x.default) is cst.Name and x.default.value == "None"]
+    return [name for name in defaults if any(_optional_test(n, [name]) for n in walk(forward.body))]
+
+
+@dataclass(frozen=True)
+class ObservedOptional:
+    """An optional forward input as the frames showed it: where given, or else the value forward
+    bound to it where it was None (``prev_bev = torch.zeros_like(bev)``)."""
+
+    param: str
+    dtype: str
+    shape: tuple[Dim, ...]
+    zeros: str  # the placeholder as code over forward's other inputs
+    given: int  # frames that gave it
+
+
+def _locals_at_return(model: Any, inputs: dict[str, Any], param: str) -> Any:
+    """``param``'s value in ``type(model).forward``'s frame when it returns (a profile hook; no trace of lines)."""
+    code = type(model).forward.__code__
+    seen: list[Any] = []
+
+    def hook(frame: Any, event: str, arg: Any) -> None:
+        if event == "return" and frame.f_code is code:
+            seen.append(frame.f_locals.get(param))
+
+    previous = sys.getprofile()
+    sys.setprofile(hook)
+    try:
+        model(**inputs)
+    finally:
+        sys.setprofile(previous)
+    return seen[-1] if seen else None
+
+
+def observe_optional(model: Any, frames: Sequence[dict[str, Any]],
+                     params: Sequence[str]) -> dict[str, ObservedOptional]:
+    """Each optional input's dtype and shape (code over the other inputs): from the frames that
+    give it, else from the value forward bound to it on a frame that did not. Runs ``model``
+    under ``torch.no_grad`` (pass a copy: stateful models move on)."""
+    import torch
+
+    out: dict[str, ObservedOptional] = {}
+    for param in params:
+        pairs = [(f[param], f) for f in frames if isinstance(f.get(param), torch.Tensor)]
+        given = len(pairs)
+        if not pairs:
+            with torch.no_grad():
+                for f in frames[:1]:
+                    value = _locals_at_return(model, f, param)
+                    if isinstance(value, torch.Tensor):
+                        pairs.append((value, f))
+        if not pairs:
+            continue
+        # The placeholder's shape follows the other inputs, never the optional input itself.
+        others = [{n: v for n, v in f.items() if n != param} for _, f in pairs]
+        axes = _shape_code([v for v, _ in pairs], others)
+        if axes is None:
+            continue
+        value = pairs[0][0]
+        dtype = str(value.dtype).replace("torch.", "")
+        shape = [code for code, _ in axes]
+        device = next((f"{n}.device" for n, v in others[0].items() if isinstance(v, torch.Tensor)), None)
+        zeros = (f"torch.zeros(({', '.join(shape)}{',' if len(shape) == 1 else ''}), dtype=torch.{dtype}"
+                 + (f", device={device})" if device else ")"))
+        dims: tuple[Dim, ...] = tuple(code if varies else int(size) for (code, varies), size in zip(axes, value.shape))
+        out[param] = ObservedOptional(param, dtype, dims, zeros, given)
+    return out
+
+
+def mix_optional(frames: Sequence[dict[str, Any]], observed: dict[str, ObservedOptional],
+                 seed: int = 0) -> list[dict[str, Any]]:
+    """The frames with each optional input absent on even frames and given on odd ones (the frame's
+    own value where it has one, else random values of the observed shape): both branches, mixed."""
+    import torch
+
+    out = []
+    for k, frame in enumerate(frames):
+        frame = dict(frame)
+        for param, seen in observed.items():
+            if k % 2 == 0:
+                frame.pop(param, None)
+            elif not isinstance(frame.get(param), torch.Tensor):
+                placeholder = eval(seen.zeros, {"torch": torch}, dict(frame))  # noqa: S307 - code the lift wrote
+                generator = torch.Generator().manual_seed(seed + 7919 * (k + 1))
+                frame[param] = torch.randn(placeholder.shape, generator=generator).to(placeholder.dtype)
+        out.append(frame)
+    return out

@@ -36,6 +36,10 @@ GRAPH_BACKENDS = ("onnxruntime-cpu", "tensorrt")
 def export_axes(contract: DeploymentContract, dynamic_axes: dict[str, dict[int, str]]) -> dict[str, dict[int, str]]:
     """The exporters' dynamic axes: the config's on frame inputs, the contract's named dims on state."""
     axes = {name: dict(dynamic_axes[name]) for name in contract.inputs if name in dynamic_axes}
+    for item in contract.optional:
+        named = {axis: dim for axis, dim in enumerate(item.shape) if isinstance(dim, str)}
+        if named:
+            axes[item.name] = {**named, **axes.get(item.name, {})}
     for slot in contract.states:
         named = {axis: dim for axis, dim in enumerate(slot.shape) if isinstance(dim, str)}
         if named:

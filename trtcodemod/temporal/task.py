@@ -42,7 +42,7 @@ def _lift_task(req: dict[str, Any], cp: _Checkpoint) -> None:
     cls = type(model)
     path = Path(inspect.getsourcefile(cls) or "")
     if path.resolve() != Path(req["model_file"]).resolve():
-        cp.data["lift"] = {"class": cls.__name__, "states": [], "files": {}, "refusals": [
+        cp.data["lift"] = {"class": cls.__name__, "states": [], "optional": [], "files": {}, "refusals": [
             f"`{cls.__name__}` is defined in {path}, not in the model file: the lift rebuilds the model from the "
             "rewritten model file only"], "contract": None, "contract_md": None, "frames": 0, "mismatch": None}
         return
@@ -52,7 +52,8 @@ def _lift_task(req: dict[str, Any], cp: _Checkpoint) -> None:
     outcome = lift_model(path, cls.__name__, build, made.sets, states=req.get("states"))
     contract = outcome.contract
     cp.data["lift"] = {
-        "class": cls.__name__, "states": outcome.states, "files": outcome.files if outcome.ok else {},
+        "class": cls.__name__, "states": outcome.states, "optional": outcome.optional,
+        "files": outcome.files if outcome.ok else {},
         "refusals": [str(r) for r in outcome.refusals], "frames": outcome.frames_checked,
         "mismatch": outcome.mismatch, "contract": contract.to_dict() if contract else None,
         "contract_md": contract.to_markdown() if contract else None, "proof": None,
