@@ -50,6 +50,8 @@ FIXED = [  # model, rule, the line's text, what proved it
     ("numpy_grid", "TRT711", "yv, xv = np.meshgrid(", "verified: the rewritten model is equivalent"),
     ("dynamic_loop", "TRT104", "for _ in range(int(steps)):", "verified: the rewritten model"),
     ("double_norm", "TRT701", "sizes = (boxes[:, 2:] - boxes[:, :2]).double()", "verified: the rewritten model"),
+    # The eager run fills the anchor cache; the export's hit is located at the `if` (TracerWarning).
+    ("anchor_cache", "TRT726", "if self.dynamic or self.shape != shape:", "verified: the rewritten model is equivalent"),
 ]
 
 
@@ -82,6 +84,18 @@ def test_a_frozen_state_write_is_located_then_lifted_into_the_wrapper(zoo) -> No
     assert lift["contract"]["states"][0]["written_at"] == f"frame_counter.py:{line}"
 
 
+def test_a_shape_keyed_cache_is_refreshed_not_lifted(zoo) -> None:
+    """The cache's writes to self are TRT703 state the observer sees; TRT726's refresh makes them
+    the cache's own fill: no lift is tried and nothing of TRT703 remains."""
+    report = zoo[1]["anchor_cache"]
+    assert report["before"]["faithful"] is False
+    assert "lift" not in report
+    fill = line_of("anchor_cache.py", "self.anchors, self.strides = ")
+    assert {(i["rule"], i["line"]) for i in report["info"] if "TRT726 fix" in i["reason"]} == {("TRT703", fill),
+                                                                                                ("TRT703", fill + 1)}
+    assert "if _trt_tracing() or self.dynamic or self.shape != shape:" in report["diff"]
+
+
 @pytest.mark.parametrize("name,op,text,after", [
     ("track_numbering", "Range", "torch.arange(cond.sum().long()", "cond.nonzero().shape[0]"),
     ("mask_head", "Slice", "return x[:n] * 2", "x[torch.arange(x.shape[0], device=x.device) < n]"),
@@ -100,7 +114,7 @@ def test_every_recipe_ends_migrated_and_the_zoo_exits_0(zoo) -> None:
     over would make its model, and the zoo, exit 1: see test_migrate's reverted candidate)."""
     code, models = zoo
     assert {name: m["exit_code"] for name, m in models.items()} == dict.fromkeys(models, 0)
-    assert code == 0 and len(models) == 13
+    assert code == 0 and len(models) == 14
 
 
 def test_a_node_made_inside_an_inserted_helper_is_placed_at_the_users_call() -> None:

@@ -622,6 +622,7 @@ def _overlap(a: CodeRange, b: CodeRange) -> bool:
 _LOOSE_PARENTS = (
     cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Return, cst.Expr, cst.Arg, cst.Element,
     cst.DictElement, cst.Index, cst.Param, cst.AssignTarget, cst.Tuple, cst.List, cst.Set,
+    cst.If, cst.While,  # a test needs no parentheses of its own (a multi-line one gets them below)
 )
 _ATOMIC = (
     cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float, cst.Imaginary,

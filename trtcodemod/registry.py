@@ -36,6 +36,7 @@ RULE_MODULES: tuple[str, ...] = (
     "scripted",
     "optional_state",
     "layers",
+    "shape_cache",
 )
 
 

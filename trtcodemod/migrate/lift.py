@@ -46,6 +46,15 @@ def optional_problems(files: list[str], facts: Facts | None) -> list[tuple[str, 
     return found
 
 
+def _in_refreshed_cache(problem: Any, report: dict[str, Any]) -> bool:
+    """A write that fills a cache TRT726's landed fix refreshes while tracing: no state to lift."""
+    from .plan import SUPERSEDES
+
+    return any(SUPERSEDES.get(a["rule"]) == problem.rule and a.get("landed") and problem.path
+               and norm(a["path"]) == norm(problem.path) and a["line"] <= (problem.line or 0) <= a.get("end_line", 0)
+               for a in report.get("applied", []))
+
+
 def run_lift(spec: VerifySpec, work: Path) -> dict[str, Any] | None:
     """The worker's lift data, or None when it failed (its message under ``error``)."""
     from trtcodemod.temporal.task import LIFT_TASK
@@ -70,7 +79,7 @@ def add_lift(spec: VerifySpec, report: dict[str, Any], sources: dict[str, tuple[
              original: dict[str, Any], facts: Facts, work: Path, progress: Callable[[str], None],
              ) -> dict[str, tuple[bytes, bytes]]:
     """Plan, apply and report the lift where TRT703 state is located; the files to write."""
-    problems = state_problems(original, facts)
+    problems = [p for p in state_problems(original, facts) if not _in_refreshed_cache(p, report)]
     optional = optional_problems([str(locate_layout(spec.model_file).model_file)], facts)
     if not problems and not optional:
         return sources

@@ -10,7 +10,7 @@ every input set. Everything else is information, or what remains.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable
 
 from .facts import Facts, Span, norm
@@ -19,8 +19,12 @@ from .proofs import SPAN_PROVERS
 
 #: Rules whose fix removes a value baked in by the export (a value read at the line).
 BAKED_RULES = frozenset({
-    "TRT101", "TRT104", "TRT702", "TRT704", "TRT711", "TRT712", "TRT713", "TRT721", "TRT722", "TRT803",
+    "TRT101", "TRT104", "TRT702", "TRT704", "TRT711", "TRT712", "TRT713", "TRT721", "TRT722", "TRT726", "TRT803",
 })
+
+#: rule -> the rule whose findings inside its applied fix's span stop being problems: the
+#: writes to `self` in a cache that TRT726 refreshes while tracing are the cache's own fill.
+SUPERSEDES = {"TRT726": "TRT703"}
 
 #: Rules whose construct exports without error but computes other values (``atan2``'s edges):
 #: the suspects when a graph differs from its model even on the inputs it was traced with.
@@ -212,7 +216,20 @@ class Plan:
         return [d for d in self.decisions.values() if d.action == APPLY and d.key not in self.reverted]
 
     def by_action(self, action: str) -> list[Decision]:
-        return [d for d in self.decisions.values() if d.action == action and d.key not in self.reverted]
+        live = [d for d in self.decisions.values() if d.key not in self.reverted]
+        covered = {d.key: owner for d in live if d.action == REMAINS
+                   for owner in [self.superseded_by(d.finding)] if owner is not None}
+        out = [d for d in live if d.action == action and d.key not in covered]
+        if action == INFO:
+            out += [replace(d, action=INFO, reason=f"inside the {owner.finding.rule} fix at line {owner.finding.line}"
+                                                   f" (a cache refreshed while tracing): no longer a problem")
+                    for d in live for owner in [covered.get(d.key)] if owner is not None]
+        return out
+
+    def superseded_by(self, finding: Any) -> Decision | None:
+        """The applied fix whose span holds ``finding`` and makes it no problem (:data:`SUPERSEDES`)."""
+        return next((d for d in self.applied if SUPERSEDES.get(d.finding.rule) == finding.rule
+                     and _span(d.finding).has_line(norm(finding.path), finding.line)), None)
 
     def revert(self, rules: Iterable[str], why: str) -> bool:
         """Take back every applied fix of ``rules``; True when something was taken back."""

@@ -290,7 +290,7 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: dict[str, Any], 
             d.action, d.reason = REMAINS, f"{describe(d.problems)}; no {d.finding.rule} fix applies to the code " \
                                           "another fix wrote here"
     report["applied"] = [{"rule": d.finding.rule, "path": d.finding.path, "line": d.finding.line,
-                          "proof": _proof(d, final, facts), "message": d.finding.message,
+                          "end_line": d.finding.end_line, "proof": _proof(d, final, facts), "message": d.finding.message,
                           "landed": (norm(d.finding.path), d.finding.rule, d.finding.line) in applied_rules}
                          for d in sorted(plan.applied, key=lambda d: d.key)]
     report["reverted"] = [{"rule": d.finding.rule, "path": d.finding.path, "line": d.finding.line, "why": why}

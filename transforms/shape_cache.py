@@ -1,0 +1,278 @@
+"""A cache on ``self`` keyed by an input's shape: a traced export bakes its values (TRT726).
+
+``if self.shape != shape: self.anchors = make(...); self.shape = shape`` is a memo: the
+anchors are recomputed only when the key changes. A trace decides the comparison once, on
+the example; when the cache already holds that shape (any earlier call with it), the graph
+keeps the cached tensors as constants for every input size. The fix makes the cache miss
+while a tracer records the model. See :mod:`trtcodemod.transforms._runtime_scope` for which
+code counts as forward code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from trtcodemod.astutil import code_of, short_code, walk
+from trtcodemod.rules import Example, Fix, RuleInfo, Safety
+from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
+from trtcodemod.transforms.module_state import _self_state, _state_attr, _target_elements
+
+HELPER = "_trt_tracing"
+
+_TORCHSCRIPT = "https://pytorch.org/docs/stable/onnx_torchscript.html#avoiding-pitfalls"
+_EXPORT = "https://pytorch.org/docs/stable/export.html"
+
+
+def _same(a: cst.CSTNode, b: cst.CSTNode) -> bool:
+    """The same expression, whatever its spacing (``self.grid[i]`` and ``self.grid[ i ]``)."""
+    return "".join(code_of(a).split()) == "".join(code_of(b).split())
+
+
+def _chain(node: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """``self.grid[i].shape[2:4]`` → itself, ``self.grid[i].shape``, ``self.grid[i]``, ``self.grid``."""
+    out = []
+    while type(node) in (cst.Attribute, cst.Subscript):
+        out.append(node)
+        node = node.value
+    return out if type(node) is cst.Name and node.value == "self" else []
+
+
+def _disjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The operands of a top-level ``or`` chain (the test itself when it is no ``or``)."""
+    if type(test) is cst.BooleanOperation and type(test.operator) is cst.Or and not test.lpar:
+        return [*_disjuncts(test.left), *_disjuncts(test.right)]
+    return [test]
+
+
+def _miss_operands(test: cst.BaseExpression) -> tuple[list[cst.BaseExpression], bool] | None:
+    """The operands a cache-miss test compares, and whether the key is a container tested with ``not in``.
+
+    ``a != b``, ``not a == b``, ``k not in a``: a miss when true. ``a is None`` alone is a
+    first-call initialisation (its value depends on that call's input, not on a key): it may
+    only join such a test in the ``or`` chain.
+    """
+    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+        inner = test.expression
+        if type(inner) is cst.Comparison and len(inner.comparisons) == 1 \
+                and type(inner.comparisons[0].operator) is cst.Equal:
+            return [inner.left, inner.comparisons[0].comparator], False
+        return None
+    if type(test) is not cst.Comparison or len(test.comparisons) != 1:
+        return None
+    operator, right = type(test.comparisons[0].operator), test.comparisons[0].comparator
+    if operator is cst.NotEqual:
+        return [test.left, right], False
+    if operator is cst.NotIn:
+        return [right], True
+    return None
+
+
+def _written(body: cst.BaseSuite) -> list[cst.BaseExpression]:
+    """The ``self`` targets the body assigns (nested functions and classes aside)."""
+    found: list[cst.BaseExpression] = []
+    for node in walk(body):
+        if type(node) is cst.Assign:
+            targets = [t.target for t in node.targets]
+        elif type(node) in (cst.AnnAssign, cst.AugAssign) and getattr(node, "value", None) is not None:
+            targets = [node.target]
+        else:
+            continue
+        for target in targets:
+            found.extend(e for e in _target_elements(target) if _self_state(e))
+    return found
+
+
+def _key(test: cst.BaseExpression, written: list[cst.BaseExpression]) -> cst.BaseExpression | None:
+    """The cache key a disjunct of ``test`` compares and the body rewrites, if any."""
+    for disjunct in _disjuncts(test):
+        miss = _miss_operands(disjunct)
+        if miss is None:
+            continue
+        operands, container = miss
+        for operand in operands:
+            for prefix in _chain(operand):
+                for target in written:
+                    if _same(prefix, target):
+                        return target
+                    # `if k not in self.cache: self.cache[k] = ...`
+                    if container and type(target) is cst.Subscript and _same(prefix, target.value):
+                        return target
+    return None
+
+
+@dataclass
+class _Candidate:
+    node: cst.If
+    method: cst.FunctionDef
+    attr: str
+    message: str
+    fix: Fix
+
+
+class ShapeKeyedCache(RuntimeScopeRule):
+    scope = "forward"
+    info = RuleInfo(
+        id="TRT726",
+        name="shape-keyed-cache",
+        summary="a cache on `self` keyed by an input's shape: a traced export bakes the cached values",
+        doc="""\
+What it finds, in forward code of `nn.Module` subclasses (`forward` and the methods it calls
+as `self.<m>(...)`): an `if` whose test is a cache miss on a value read from `self` (the key)
+and whose body writes that same key again, usually with the values it memoizes:
+```
+if self.dynamic or self.shape != shape:      # ultralytics Detect
+    self.anchors, self.strides = make_anchors(...)
+    self.shape = shape
+if self.grid[i].shape[2:4] != x[i].shape[2:4]:   # YOLOv5/YOLOv7 Detect
+    self.grid[i], self.anchor_grid[i] = self._make_grid(nx, ny, i)
+```
+A miss test is `key != v`, `not key == v` or `k not in key`, alone or as one operand of an
+`or` chain (`self.grid is None or self.grid.shape != ...`); the key may be read through
+`.shape`, an index or an attribute. Not reported: a body that does not write the key back,
+an `if` with an `elif`/`else`, a test that binds a name (`:=`), a key forward also writes
+outside such an `if` (per-frame state, TRT703's and TRT721's), and `if self.x is None:`
+alone: a first-call initialisation whose value depends on that call's input, not on a key
+(recomputing it while tracing would change what the model computes).
+
+Why it hurts: both exporters trace. The comparison is a traced size turned into a Python
+bool (a TracerWarning at the `if`), decided once on the example call. When the cache already
+holds the example's shape (the eager run before the export, or any earlier call), the trace
+takes the hit: the graph holds the cached tensors as constants and the engine decodes every
+other input size with the example's grid. With a dynamic axis the export even looks clean.
+
+What the fix does: `if _trt_tracing() or <test>:`. The inserted helper is true while
+`torch.jit.trace` (the TorchScript exporter) or `torch.export` (the dynamo exporter) records
+the model, so the cache misses there and the values are computed from the traced input, in
+the graph; `or` short-circuits, so the comparison is not even evaluated (no TracerWarning).
+Eager code and `torch.jit.script` (the helper is false there) keep the cache, its hits and
+its speed. `torch.compile` is left out: dynamo turns the comparison into a guard and
+recompiles on a new key, so its graphs are right already, and refreshing would recompute the
+values on every call. `torch.fx` symbolic tracing fails on the comparison as before.
+
+Fix safety: unsafe. Its assumption is the memo contract: the cached values are a pure function
+of the key (and of what is fixed once the model is built), so recomputing them on a hit gives
+the same values. A body that also counts, logs or depends on something else changes what a
+traced call computes and leaves on `self`. `migrate` tries the fix where the export's
+TracerWarning is located at the `if`, and keeps it only when the rewritten model is
+equivalent on every input set. Applies to every TensorRT version and both exporters.""",
+        fix=Safety.UNSAFE,
+        examples=(
+            Example(
+                "class Head(nn.Module):\n"
+                "    def forward(self, x):\n"
+                "        shape = x.shape\n"
+                "        if self.dynamic or self.shape != shape:\n"
+                "            self.anchors = torch.arange(shape[-1], dtype=x.dtype)\n"
+                "            self.shape = shape\n"
+                "        return x + self.anchors\n",
+                "class Head(nn.Module):\n"
+                "    def forward(self, x):\n"
+                "        shape = x.shape\n"
+                "        if _trt_tracing() or self.dynamic or self.shape != shape:\n"
+                "            self.anchors = torch.arange(shape[-1], dtype=x.dtype)\n"
+                "            self.shape = shape\n"
+                "        return x + self.anchors\n",
+                unsafe=True,
+            ),
+            Example(
+                "class Detect(nn.Module):\n"
+                "    def forward(self, x):\n"
+                "        for i in range(self.nl):\n"
+                "            if self.grid[i].shape[2:4] != x[i].shape[2:4]:\n"
+                "                self.grid[i] = self._make_grid(x[i].shape[3], x[i].shape[2])\n"
+                "            x[i] = x[i] + self.grid[i]\n"
+                "        return x\n",
+                "class Detect(nn.Module):\n"
+                "    def forward(self, x):\n"
+                "        for i in range(self.nl):\n"
+                "            if _trt_tracing() or self.grid[i].shape[2:4] != x[i].shape[2:4]:\n"
+                "                self.grid[i] = self._make_grid(x[i].shape[3], x[i].shape[2])\n"
+                "            x[i] = x[i] + self.grid[i]\n"
+                "        return x\n",
+                unsafe=True,
+            ),
+        ),
+        references=(_TORCHSCRIPT, _EXPORT, "https://pytorch.org/docs/stable/torch.compiler_api.html"),
+    )
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        #: Per open class: cache `if`s found, and each write to `self` in its methods:
+        #: (method name, first attribute, ids of the cache `if`s open around it).
+        self._candidates: list[list[_Candidate]] = []
+        self._writes: list[list[tuple[str, str, frozenset[int]]]] = []
+        self._open: list[int] = []
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._candidates.append([])
+        self._writes.append([])
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        record = self._classes[-1] if self._classes else None
+        candidates, writes = self._candidates.pop(), self._writes.pop()
+        if record is not None and candidates:
+            forward = record.kept("forward")
+            for c in candidates:
+                # A key forward also writes elsewhere is state, not a memo.
+                if not any(m in forward and attr == c.attr and id(c.node) not in inside for m, attr, inside in writes):
+                    # Reported at the whole `if`: its span (the body's writes too) is what migrate matches.
+                    self.hold(record, c.method, c.node, c.message, c.fix)
+        super().leave_ClassDef(original_node)
+
+    def _record(self, target: cst.BaseExpression) -> None:
+        where = self.current_method()
+        if where is None or not self._writes:
+            return
+        for element in _target_elements(target):
+            if _self_state(element):
+                self._writes[-1].append((where[1].name.value, _state_attr(element), frozenset(self._open)))
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._record(target.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self._record(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._record(node.target)
+
+    def visit_If(self, node: cst.If) -> None:
+        candidate = self._candidate(node)
+        if candidate is not None:
+            self._candidates[-1].append(candidate)
+            self._open.append(id(node))
+
+    def leave_If(self, original_node: cst.If) -> None:
+        if self._open and self._open[-1] == id(original_node):
+            self._open.pop()
+
+    def _candidate(self, node: cst.If) -> _Candidate | None:
+        if not self._torch or not self.active() or node.orelse is not None or not self._candidates:
+            return None
+        where = self.current_method()
+        if where is None or not where[0].is_module or self._scopes[-1] is not where[1]:
+            return None
+        test = node.test
+        if any(type(n) is cst.NamedExpr for n in walk(test)):
+            return None  # skipped while tracing, the name would be unbound after the `if`
+        if any(type(d) is cst.Call and type(d.func) is cst.Name and d.func.value.startswith(HELPER)
+               for d in _disjuncts(test)):
+            return None  # already refreshed
+        key = _key(test, _written(node.body))
+        if key is None:
+            return None
+        key_text = short_code(key, 40)
+        message = (f"`{short_code(test, 60)}` is a cache keyed by `{key_text}` on self: a traced export decides "
+                   "the comparison once on the example, and a hit bakes the cached values into the graph for "
+                   f"every input size; {HELPER}() makes the cache miss while tracing")
+        replacement = cst.BooleanOperation(left=cst.Call(func=cst.Name(HELPER)),
+                                           operator=cst.Or(), right=test)
+        fix = Fix({test: replacement}, safety=Safety.UNSAFE, helpers=(HELPER,))
+        return _Candidate(node, where[1], _state_attr(key), message, fix)
+
+
+RULES = (ShapeKeyedCache,)
