@@ -154,3 +154,16 @@ def test_a_constant_or_an_op_more_is_another_graph(tmp_path: Path, scale: float,
     b = _graph(tmp_path, "b", scale, "p", extra_op=extra_op)
     diff = first_difference(a, b)
     assert diff is not None and diff.op == op
+
+
+def test_on_the_rewritten_side_the_verdict_covers_only_files_the_rewrite_left_alone(tmp_path: Path) -> None:
+    from trtcodemod.migrate.retrace import Retrace
+
+    kept, changed = str(tmp_path / "kept.py"), str(tmp_path / "changed.py")
+    extra = Problem("baked", kept, 9, "(retraced graph)", None, "differs here", "error", "torchscript")
+    verdict = Retrace({(kept, 2), (changed, 2)}, True, "same graph", [extra])
+    after = verdict.apply([_traced(kept, 2), _traced(changed, 2)], lambda path: path != changed)
+    assert [(p.path, p.severity) for p in after] == [(kept, "warning"), (changed, "error")]
+    assert "judged on the original" in after[0].message
+    before = verdict.apply([_traced(kept, 2), _traced(changed, 2)])
+    assert [p.severity for p in before] == ["warning", "warning", "error"] and before[-1] is extra

@@ -40,14 +40,22 @@ class Retrace:
     #: What the report keeps: seconds spent, stretched axes, same graph or not, why not measured.
     summary: dict[str, Any] = field(default_factory=dict)
 
-    def apply(self, problems: list[Problem]) -> list[Problem]:
-        """``problems`` with the verdict's note (and severity) on the bakes it covers."""
+    def apply(self, problems: list[Problem], unchanged: Callable[[str], bool] | None = None) -> list[Problem]:
+        """``problems`` with the verdict's note (and severity) on the bakes it covers.
+
+        ``unchanged``: for the rewritten side, which files hold the original's code (the verdict
+        was reached on the original; elsewhere it says nothing).
+        """
         out = []
         for p in problems:
-            if p.kind == "baked" and p.op == TRACED and (p.path, p.line) in self.lines and p.severity == "error":
-                p = Problem(p.kind, p.path, p.line, p.op, p.rule, f"{p.message}; {self.note}",
+            if p.kind == "baked" and p.op == TRACED and (p.path, p.line) in self.lines and p.severity == "error" \
+                    and (unchanged is None or unchanged(p.path or "")):
+                where = "" if unchanged is None else " (judged on the original; the rewrite leaves this file as it was)"
+                p = Problem(p.kind, p.path, p.line, p.op, p.rule, f"{p.message}; {self.note}{where}",
                             "warning" if self.demote else "error", p.exporter)
             out.append(p)
+        if unchanged is not None:
+            return out  # the differing node's line is the original graph's: the rewritten one is checked itself
         return out + [p for p in self.extra if not any(_same(p, q) for q in out)]
 
 

@@ -303,9 +303,13 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: dict[str, Any], 
     report["info"] = [d.to_json() for d in sorted(plan.by_action(INFO), key=lambda d: d.key)]
     side, source = ("after", final) if final is not None else ("before", original)
     report["after"] = side_state(source, side)
+    sources = _new_sources(plan, files, spec.rewrite, facts) if plan.applied and final is not None else {}
     located = locate(source, side, facts if side == "before" else None)
-    if side == "before" and retrace is not None:
-        located = retrace.apply(located)
+    if retrace is not None:
+        # The verdict is about the original's code: on the rewritten side it covers only the
+        # files the rewrite left as they were.
+        changed = {norm(path) for path in sources}
+        located = retrace.apply(located, None if side == "before" else lambda path: norm(path) not in changed)
     report["remaining"] = _remaining(located, plan)
     report["remaining"] += [{"op": d.problems[0].op if d.problems else "-",
                              "source": f"{d.finding.path}:{d.finding.line}", "rule": d.finding.rule,
@@ -340,7 +344,6 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: dict[str, Any], 
     report["exit_code"] = 0 if clean and report["equivalent"] and not errors_left else 1
     if final is not None and final.get("exit_code") == 2 and not after["exported"]:
         report["exit_code"] = 1  # the model runs; what blocks its export is in `remaining`
-    sources = _new_sources(plan, files, spec.rewrite, facts) if plan.applied and final is not None else {}
     report["changed_files"] = sorted(sources)
     report["diff"] = "".join(unified_diff(_display(p), old, new) for p, (old, new) in sorted(sources.items()))
     return report, sources
