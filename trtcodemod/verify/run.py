@@ -92,7 +92,7 @@ class SideResult:
 
 def _run_model(ctx: _Ctx, role: str, layout: SourceLayout, *, extra_paths: list[str] | None = None,
                exporters: tuple[str, ...] | None = None, state_dict: Path | None = None,
-               out_dir: Path | None = None, timing: bool = True, stretch: list[str] | None = None) -> SideResult:
+               out_dir: Path | None = None, timing: bool = True, stretch: list[str] | None = None, grow: bool = True) -> SideResult:
     spec = ctx.spec
     # The "before" run is the one that probes the machine, so it cannot ask ctx.probe yet;
     # its worker drops "cuda" itself when no CUDA device is there.
@@ -114,8 +114,10 @@ def _run_model(ctx: _Ctx, role: str, layout: SourceLayout, *, extra_paths: list[
         request.update(state_dict_path=str(state_dict or ctx.work / "state_dict.pt"),
                        input_names=ctx.input_names, input_sets=ctx.input_sets)
     if stretch is not None:
-        # Export only, at the traced set stretched (``stretch``: the original's output names).
-        request.update(stretch=True, eager_devices=[], input_sets=ctx.input_sets[:1], output_names=stretch)
+        # Export only (``stretch``: the original's output names), at the traced set stretched
+        # (``grow``) or at the verifier's last set, whose dynamic axes are one larger.
+        request.update(stretch=grow, eager_devices=[], input_sets=ctx.input_sets[:1] if grow else ctx.input_sets[-1:],
+                       output_names=stretch)
     return SideResult(role, run_task(request, ctx.folder(f"{role}-model"), spec.timeout))
 
 
@@ -308,13 +310,29 @@ class Verification:
         if self._before is None or not self._before.built:
             return None, [], "the original model did not run"
         names = list(self._before.outcome.data.get("output_names", []))
-        side = _run_model(self.ctx, "retrace", self.layout, exporters=(exporter,), timing=False,
-                          out_dir=self.ctx.work, stretch=names)
-        export = side.export(exporter) or {}
-        stretched = list(side.outcome.data.get("stretched") or [])
-        if export.get("path") and not export.get("error"):
-            return export["path"], stretched, ""
-        return None, stretched, export.get("error") or side.outcome.message or "not exported"
+        why = ""
+        # 2n + 1 first (it changes every size a division derives); where the model does not
+        # take those sizes (strides that must divide them), the verifier's n + 1 set, which ran.
+        for grow, label in ((True, "retrace"), (False, "retrace-set3")):
+            side = _run_model(self.ctx, label, self.layout, exporters=(exporter,), timing=False,
+                              out_dir=self.ctx.work, stretch=names, grow=grow)
+            export = side.export(exporter) or {}
+            stretched = list(side.outcome.data.get("stretched") or []) if grow else self._resized()
+            if export.get("path") and not export.get("error") and stretched:
+                return export["path"], stretched, ""
+            why += ("; at n + 1: " if why else "") + (export.get("error") or side.outcome.message or "not exported")
+        return None, [], why
+
+    def _resized(self) -> list[str]:
+        """``x[2] (height) 8->9`` for each dynamic axis the verifier's last set resized."""
+        first, last = self.ctx.input_sets[0], self.ctx.input_sets[-1]
+        out = []
+        for name, axes in self.ctx.spec.dynamic_axes.items():
+            for axis, dim in axes.items():
+                a, b = first.get(name), last.get(name)
+                if a is not None and b is not None and int(axis) < a.ndim and a.shape[int(axis)] != b.shape[int(axis)]:
+                    out.append(f"{name}[{axis}] ({dim}) {a.shape[int(axis)]}->{b.shape[int(axis)]}")
+        return out
 
     def original_onnx(self, exporter: str) -> str | None:
         """The original's ONNX file of ``exporter`` (None when it did not export)."""
