@@ -148,8 +148,9 @@ def _model_task(req: dict[str, Any], cp: _Checkpoint) -> None:
         from .inputs import stretched_set
 
         # A second trace at other sizes (migrate's evidence for a size-derived bake): the traced
-        # set with every dynamic axis at 2n + 1, the same set the observer ran last.
-        stretched, cp.data["stretched"] = stretched_set(sets[0], req["dynamic_axes"], seed)
+        # set with every dynamic axis at 2n + 1 (the set the observer ran last), or at 2n.
+        double = req["stretch"] == "2n"
+        stretched, cp.data["stretched"] = stretched_set(sets[0], req["dynamic_axes"], seed, double=double)
         sets = [{n: stretched[n] for n in names}]
 
     cp.data["eager"] = {}
