@@ -321,10 +321,14 @@ def _where(source: str, root: str) -> str:
 
 def _remaining(model: dict[str, Any], root: str, limit: int = 4) -> str:
     seen: list[str] = []
-    # What a rule names first, then hostile nodes and failures, then the values baked in without a rule.
-    items = sorted(model.get("remaining", []), key=lambda r: (r.get("rule") is None, r.get("kind") == "baked"))
+    # Errors before warnings; what a rule names first, then hostile nodes and failures, then the
+    # values baked in without a rule.
+    items = sorted(model.get("remaining", []), key=lambda r: (r.get("severity") == "warning", r.get("rule") is None,
+                                                              r.get("kind") == "baked"))
     for item in items:
         label = item.get("rule") or item.get("op") or item.get("kind") or "?"
+        if item.get("severity") == "warning":
+            label = f"{label[:-1]}, warning)" if label.endswith(")") else f"{label} (warning)"
         where = item.get("source")
         entry = f"{label} @ {_where(where, root)}" if where else f"{label} {item.get('op') or ''}".strip()
         if entry not in seen:

@@ -37,6 +37,8 @@ def _data() -> dict[str, Any]:
              "remaining": [{"rule": None, "op": "(traced constant)", "source": f"{root}/tv/anchor.py:12"},
                            {"rule": None, "op": "(traced constant)", "source": f"{root}/tv/anchor.py:12"},
                            {"rule": "TRT704", "op": "(traced constant)", "source": f"{root}/tv/pool.py:7"},
+                           {"rule": None, "op": "(traced constant)", "source": f"{root}/tv/attn.py:3",
+                            "severity": "warning"},
                            {"rule": "TRT301", "op": "(wrong values)", "source": None, "kind": "unfaithful"}]}
     broken = {"name": "rtdetr", "exit_code": 2, "error": "could not build the model: boom\ntraceback",
               "before": None, "after": None, "applied": [], "remaining": []}
@@ -51,9 +53,10 @@ def test_rows_show_before_after_fixes_and_what_remains(real_zoo: Any) -> None:
     yolo, ssd, rtdetr, total = lines[2:]
     assert yolo == ("| yolo | yes | no → yes | Resize 2 → 0 | yes | TRT601, TRT704×2 | none | 0 | 10 s | 500 MiB |")
     # Repeated remaining entries are listed once, relative to the zoo's root; a reverted fix is counted.
-    # What a rule names comes first; an entry without a place shows its op.
+    # What a rule names comes first; an entry without a place shows its op; warnings last, marked.
     assert ssd == ("| ssd | yes | no | 0 | no | none (1 reverted) | TRT704 @ tv/pool.py:7; TRT301 (wrong values); "
-                   "(traced constant) @ tv/anchor.py:12 | 1 | 20 s | 900 MiB |")
+                   "(traced constant) @ tv/anchor.py:12; (traced constant, warning) @ tv/attn.py:3 | 1 | 20 s | "
+                   "900 MiB |")
     assert rtdetr.startswith("| rtdetr | — |") and "could not run: could not build the model: boom |" in rtdetr
     assert "traceback" not in rtdetr
     assert total == ("| **total (3)** | 2 after | 1 after | | 1 | 3 | | 1× exit 0, 1× exit 1, 1× exit 2 | 31 s | "

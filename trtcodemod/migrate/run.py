@@ -23,6 +23,7 @@ from .facts import Facts, norm
 from .locate import GUARD_NOTE, UNTRACED_NOTE, Problem, locate
 from .observe import OBSERVE_TASK
 from .plan import APPLY, INFO, REMAINS, Plan, describe
+from .retrace import Retrace, judge
 from .report import empty_report
 
 Progress = Callable[[str], None]
@@ -217,6 +218,12 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, files: list[str
         return report, {}
     report["before"] = side_state(original, "before")
     problems = locate(original, "before", facts)
+    # A bake of a size-derived Python value that does not change the graph at other sizes
+    # (a static axis, a value the same whatever the size) is a warning, not an error.
+    retrace = judge(problems, facts, session, dict(spec.dynamic_axes), progress)
+    problems = retrace.apply(problems)
+    if retrace.summary:
+        report["retrace"] = retrace.summary
     # The export's TracerWarnings are facts too: a rule that needs to know a value is a tensor
     # (or a size of one) takes a warning at its line as that evidence (TRT711 in a helper).
     facts.note_traced((p.path, p.line, p.message) for p in problems
@@ -256,7 +263,7 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, files: list[str
             final = session.verify(plan_fixer(plan, facts), extra_files=extra)
         else:
             plan = _restrict(plan, verified)  # new fixes planned too late: report what was verified
-    return _finish(spec, report, original, final, plan, facts, files)
+    return _finish(spec, report, original, final, plan, facts, files, retrace)
 
 
 def _revert_culprits(final: dict[str, Any], plan: Plan) -> bool:
@@ -282,7 +289,8 @@ def _restrict(plan: Plan, verified: list[Any]) -> Plan:
 
 
 def _finish(spec: VerifySpec, report: dict[str, Any], original: dict[str, Any], final: dict[str, Any] | None,
-            plan: Plan, facts: Facts, files: list[str]) -> tuple[dict[str, Any], dict[str, tuple[bytes, bytes]]]:
+            plan: Plan, facts: Facts, files: list[str],
+            retrace: Retrace | None = None) -> tuple[dict[str, Any], dict[str, tuple[bytes, bytes]]]:
     applied_rules = {(norm(f["path"]), f["rule"], int(f["line"])) for f in (final or {}).get("fixes", [])}
     for d in plan.applied:
         if d.follow_up and (norm(d.finding.path), d.finding.rule, d.finding.line) not in applied_rules:
@@ -298,7 +306,14 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: dict[str, Any], 
     report["info"] = [d.to_json() for d in sorted(plan.by_action(INFO), key=lambda d: d.key)]
     side, source = ("after", final) if final is not None else ("before", original)
     report["after"] = side_state(source, side)
-    report["remaining"] = _remaining(locate(source, side, facts if side == "before" else None), plan)
+    sources = _new_sources(plan, files, spec.rewrite, facts) if plan.applied and final is not None else {}
+    located = locate(source, side, facts if side == "before" else None)
+    if retrace is not None:
+        # The verdict is about the original's code: on the rewritten side it covers only the
+        # files the rewrite left as they were.
+        changed = {norm(path) for path in sources}
+        located = retrace.apply(located, None if side == "before" else lambda path: norm(path) not in changed)
+    report["remaining"] = _remaining(located, plan)
     report["remaining"] += [{"op": d.problems[0].op if d.problems else "-",
                              "source": f"{d.finding.path}:{d.finding.line}", "rule": d.finding.rule,
                              "message": d.reason, "kind": "finding", "exporter": None,
@@ -332,7 +347,6 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: dict[str, Any], 
     report["exit_code"] = 0 if clean and report["equivalent"] and not errors_left else 1
     if final is not None and final.get("exit_code") == 2 and not after["exported"]:
         report["exit_code"] = 1  # the model runs; what blocks its export is in `remaining`
-    sources = _new_sources(plan, files, spec.rewrite, facts) if plan.applied and final is not None else {}
     report["changed_files"] = sorted(sources)
     report["diff"] = "".join(unified_diff(_display(p), old, new) for p, (old, new) in sorted(sources.items()))
     return report, sources

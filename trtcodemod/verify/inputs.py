@@ -105,15 +105,18 @@ def _resize_dynamic(
 
 def stretched_set(
     reference: dict[str, torch.Tensor], dynamic_axes: Mapping[str, Mapping[int, str]], seed: int,
+    double: bool = False,
 ) -> tuple[dict[str, torch.Tensor], list[str]]:
     """``reference`` with every dynamic axis at ``2n + 1``: for the observer, not the verifier.
 
     ``+1`` leaves sizes derived by a division (``h // 8`` of 8 and of 9) where they were, so a
     squeeze of such an axis looks proved; ``2n + 1`` changes every size a division by up to
     ``n`` derives, so a proof from the observed runs cannot rest on one that only happened to be 1.
+    ``double``: ``2n`` instead, which changes those sizes too and keeps every divisor of ``n``
+    (a model whose strides must divide its input size takes it where ``2n + 1`` fails).
     """
     generator = torch.Generator().manual_seed(seed + 7919)
-    return _resize_dynamic(reference, reference, dynamic_axes, generator, lambda size: 2 * size + 1)
+    return _resize_dynamic(reference, reference, dynamic_axes, generator, lambda size: 2 * size + (0 if double else 1))
 
 
 def make_input_sets(

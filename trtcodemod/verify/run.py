@@ -92,7 +92,7 @@ class SideResult:
 
 def _run_model(ctx: _Ctx, role: str, layout: SourceLayout, *, extra_paths: list[str] | None = None,
                exporters: tuple[str, ...] | None = None, state_dict: Path | None = None,
-               out_dir: Path | None = None, timing: bool = True) -> SideResult:
+               out_dir: Path | None = None, timing: bool = True, stretch: list[str] | None = None, grow: bool = True) -> SideResult:
     spec = ctx.spec
     # The "before" run is the one that probes the machine, so it cannot ask ctx.probe yet;
     # its worker drops "cuda" itself when no CUDA device is there.
@@ -113,6 +113,11 @@ def _run_model(ctx: _Ctx, role: str, layout: SourceLayout, *, extra_paths: list[
     else:
         request.update(state_dict_path=str(state_dict or ctx.work / "state_dict.pt"),
                        input_names=ctx.input_names, input_sets=ctx.input_sets)
+    if stretch is not None:
+        # Export only (``stretch``: the original's output names), at the traced set with every
+        # dynamic axis at 2n + 1 (``grow``) or at 2n (a stride that must divide it still does).
+        request.update(stretch="2n+1" if grow else "2n", eager_devices=[], input_sets=ctx.input_sets[:1],
+                       output_names=stretch)
     return SideResult(role, run_task(request, ctx.folder(f"{role}-model"), spec.timeout))
 
 
@@ -294,6 +299,36 @@ class Verification:
         if self._base is None:
             self._base = _original(self.ctx, self)
         return copy.deepcopy(self._base)
+
+    def retrace(self, exporter: str = "torchscript") -> tuple[str | None, list[str], str]:
+        """Export the original again at the traced input set with every dynamic axis at ``2n + 1``.
+
+        ``(onnx path or None, the stretched axes, why there is no graph)``; in a worker, so a
+        crash or a timeout is that reason.
+        """
+        self.original()
+        if self._before is None or not self._before.built:
+            return None, [], "the original model did not run"
+        names = list(self._before.outcome.data.get("output_names", []))
+        why = ""
+        # 2n + 1 first (it changes every size a division derives); where the model does not
+        # take those sizes (a stride that must divide them), 2n, which changes them too.
+        for grow, label in ((True, "retrace"), (False, "retrace-2n")):
+            side = _run_model(self.ctx, label, self.layout, exporters=(exporter,), timing=False,
+                              out_dir=self.ctx.work, stretch=names, grow=grow)
+            export = side.export(exporter) or {}
+            stretched = list(side.outcome.data.get("stretched") or [])
+            if export.get("path") and not export.get("error") and stretched:
+                return export["path"], stretched, ""
+            why += ("; at 2n: " if why else "") + (export.get("error") or side.outcome.message or "not exported")
+        return None, [], why
+
+    def original_onnx(self, exporter: str) -> str | None:
+        """The original's ONNX file of ``exporter`` (None when it did not export)."""
+        self.original()
+        if self._before is None or (self._before.export(exporter) or {}).get("error"):
+            return None
+        return self._before.onnx_path(exporter)
 
     def verify(self, fixer: Fixer | None = None, *, extra_files: tuple[Path, ...] = ()) -> dict[str, Any]:
         """Rewrite (``fixer``, default the engine with the spec's options) and verify against the original."""

@@ -144,6 +144,14 @@ def _model_task(req: dict[str, Any], cp: _Checkpoint) -> None:
     else:
         names = list(req["input_names"])
         sets = [{k: torch.from_numpy(np.array(v)) for k, v in s.items()} for s in req["input_sets"]]
+    if req.get("stretch"):
+        from .inputs import stretched_set
+
+        # A second trace at other sizes (migrate's evidence for a size-derived bake): the traced
+        # set with every dynamic axis at 2n + 1 (the set the observer ran last), or at 2n.
+        double = req["stretch"] == "2n"
+        stretched, cp.data["stretched"] = stretched_set(sets[0], req["dynamic_axes"], seed, double=double)
+        sets = [{n: stretched[n] for n in names}]
 
     cp.data["eager"] = {}
     output_names: list[str] = []
@@ -155,6 +163,7 @@ def _model_task(req: dict[str, Any], cp: _Checkpoint) -> None:
         output_names = output_names or names_here
         cp.data["eager"][device] = run
         model = model.to("cpu")
+    output_names = output_names or list(req.get("output_names", []))
     cp.data["output_names"] = output_names
 
     cp.data["exports"] = {}

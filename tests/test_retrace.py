@@ -1,0 +1,169 @@
+"""A second trace as evidence for size-derived bakes (issue 21, items 5 and 10).
+
+Under the TorchScript exporter every size is a traced tensor, so a comparison on a static
+axis raises the same TracerWarning as one on a dynamic axis. ``migrate`` exports the
+original again with the dynamic axes stretched and compares the graphs: the same graph
+makes the bake a warning (exit 0), another graph keeps it an error at its line (exit 1).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+from typer.testing import CliRunner
+
+from trtcodemod.cli import app
+from trtcodemod.migrate.facts import Facts
+from trtcodemod.migrate.locate import Problem
+from trtcodemod.migrate.retrace import judge, size_derived
+from trtcodemod.migrate.samegraph import first_difference
+
+FAST = ["--runs", "1", "--warmup", "0", "--backends", "torch-cpu,onnxruntime-cpu", "--format", "json"]
+AXES = '{"x": {"0": "batch", "2": "height"}}'
+
+MODEL = '''import torch
+
+
+class Net(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if {condition}:
+            x = x * 2.0
+        return x - 1.0
+
+
+def build() -> Net:
+    return Net()
+
+
+def inputs(g: torch.Generator) -> tuple[torch.Tensor]:
+    return (torch.randn(2, 3, 8, generator=g),)
+'''
+
+
+def migrate(path: Path, *extra: str) -> dict[str, Any]:
+    result = CliRunner().invoke(app, ["migrate", str(path), "--model", "build", "--inputs", "inputs", *extra, *FAST])
+    if result.exception and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    data = json.loads(result.stdout)
+    model = data["models"][0]
+    assert result.exit_code == data["exit_code"] == model["exit_code"]
+    return model
+
+
+def write_model(folder: Path, condition: str) -> Path:
+    path = folder / "net.py"
+    path.write_text(MODEL.format(condition=condition))
+    return path
+
+
+# --- end to end ------------------------------------------------------------------------------
+
+
+def test_a_comparison_on_a_static_axis_is_a_warning_and_exits_0(tmp_path: Path) -> None:
+    """Axis 1 is not dynamic: the trace at batch 5 / height 17 gives the same graph."""
+    path = write_model(tmp_path, "x.shape[1] == 3")
+    r = migrate(path, "--dynamic-axes", AXES)
+    baked = [e for e in r["remaining"] if e["kind"] == "baked"]
+    assert [(e["source"], e["severity"]) for e in baked] == [(f"{path.resolve()}:6", "warning")]
+    assert "same graph at x[0] (batch) 2 and 5; x[2] (height) 8 and 17" in baked[0]["message"]
+    assert "does not depend on the dynamic axes" in baked[0]["message"]
+    assert r["retrace"]["same"] is True and r["retrace"]["lines"] == 1
+    assert r["before"]["faithful"] is True and r["applied"] == []
+    assert r["exit_code"] == 0
+
+
+def test_a_comparison_on_a_dynamic_axis_stays_an_error_at_its_line(tmp_path: Path) -> None:
+    """Height 8 takes one branch, 17 the other: another graph, the bake stays an error."""
+    path = write_model(tmp_path, "x.shape[2] > 8")
+    r = migrate(path, "--dynamic-axes", AXES)
+    errors = {e["source"]: e["message"] for e in r["remaining"] if e["severity"] == "error"}
+    where = f"{path.resolve()}:6"
+    assert where in errors and "differs" in errors[where] and "8 and 17" in errors[where]
+    # The first node only the trace at height 17 has comes from the branch's body.
+    assert f"{path.resolve()}:7" in errors[where]
+    assert r["retrace"]["same"] is False and r["retrace"]["first_difference"]["source"] == f"{path.resolve()}:7"
+    assert r["before"]["faithful"] is False  # set 3 (height 9) takes the other branch too
+    assert r["exit_code"] == 1
+
+
+# --- the evidence rules (no export) --------------------------------------------------------------
+
+
+def _facts(path: str, events: list[dict[str, Any]], lines: set[int]) -> Facts:
+    return Facts.from_json({"runs": 3, "lines": {path: sorted(lines)},
+                            "events": [dict(kind=k, path=path, line=n, column=1, end_line=n, end_column=9, **extra)
+                                       for k, n, extra in events]})
+
+
+def _traced(path: str, line: int, exporter: str = "torchscript") -> Problem:
+    return Problem("baked", path, line, "(traced constant)", None, "Converting a tensor to a Python boolean",
+                   "error", exporter)
+
+
+def test_only_size_derived_lines_that_ran_are_retraced(tmp_path: Path) -> None:
+    """Never a line where eager read a tensor's value, one whose observed size changed with the
+    input sets (a dynamic axis feeds it), one that never ran, or the observer's own reads."""
+    path = str((tmp_path / "m.py").resolve())
+    facts = _facts(path, [("value_read", 3, {"method": "__bool__"}), ("squeeze", 4, {"sizes": [1]}),
+                          ("squeeze", 4, {"sizes": [3]}), ("squeeze", 5, {"sizes": [1]})], {2, 3, 4, 5})
+    problems = [_traced(path, n) for n in (2, 3, 4, 5, 6)]
+    problems += [_traced(path, 7, "dynamo"), Problem("baked", path, 2, "(baked value)", None, "read", "error")]
+    assert size_derived(problems, facts) == {(path, 2), (path, 5)}
+
+
+def test_without_dynamic_axes_a_size_derived_bake_is_a_warning_and_a_read_stays_an_error(tmp_path: Path) -> None:
+    path = str((tmp_path / "m.py").resolve())
+    facts = _facts(path, [("value_read", 3, {"method": "item"})], {2, 3})
+    problems = [_traced(path, 2), _traced(path, 3)]
+    verdict = judge(problems, facts, None, {}, lambda _msg: None)  # no second trace: no session needed
+    settled = {p.line: p for p in verdict.apply(problems)}
+    assert settled[2].severity == "warning" and "no dynamic axis is declared" in settled[2].message
+    assert settled[3].severity == "error" and settled[3].message == problems[1].message
+
+
+# --- the structural comparison ---------------------------------------------------------------------
+
+
+def _graph(folder: Path, name: str, scale: float, prefix: str, doc: str = "", extra_op: bool = False) -> str:
+    const = numpy_helper.from_array(__import__("numpy").array([scale], dtype="float32"), f"{prefix}_c")
+    nodes = [helper.make_node("Mul", ["x", f"{prefix}_c"], [f"{prefix}_m"], name=f"{prefix}_mul", doc_string=doc)]
+    if extra_op:
+        nodes.append(helper.make_node("Relu", [f"{prefix}_m"], [f"{prefix}_r"], name=f"{prefix}_relu"))
+    nodes.append(helper.make_node("Neg", [f"{prefix}_r" if extra_op else f"{prefix}_m"], ["y"], name=f"{prefix}_neg"))
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 3])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], [const])
+    path = folder / f"{name}.onnx"
+    onnx.save(helper.make_model(graph), str(path))
+    return str(path)
+
+
+def test_graphs_that_differ_only_in_names_and_doc_strings_are_the_same(tmp_path: Path) -> None:
+    a = _graph(tmp_path, "a", 2.0, "p", doc="File a.py, line 3")
+    b = _graph(tmp_path, "b", 2.0, "q", doc="File b.py, line 9")
+    assert first_difference(a, b) is None
+
+
+@pytest.mark.parametrize("scale, extra_op, op", [(3.0, False, "Mul"), (2.0, True, "Relu")])
+def test_a_constant_or_an_op_more_is_another_graph(tmp_path: Path, scale: float, extra_op: bool, op: str) -> None:
+    a = _graph(tmp_path, "a", 2.0, "p")
+    b = _graph(tmp_path, "b", scale, "p", extra_op=extra_op)
+    diff = first_difference(a, b)
+    assert diff is not None and diff.op == op
+
+
+def test_on_the_rewritten_side_the_verdict_covers_only_files_the_rewrite_left_alone(tmp_path: Path) -> None:
+    from trtcodemod.migrate.retrace import Retrace
+
+    kept, changed = str(tmp_path / "kept.py"), str(tmp_path / "changed.py")
+    extra = Problem("baked", kept, 9, "(retraced graph)", None, "differs here", "error", "torchscript")
+    verdict = Retrace({(kept, 2), (changed, 2)}, True, "same graph", [extra])
+    after = verdict.apply([_traced(kept, 2), _traced(changed, 2)], lambda path: path != changed)
+    assert [(p.path, p.severity) for p in after] == [(kept, "warning"), (changed, "error")]
+    assert "judged on the original" in after[0].message
+    before = verdict.apply([_traced(kept, 2), _traced(changed, 2)])
+    assert [p.severity for p in before] == ["warning", "warning", "error"] and before[-1] is extra
