@@ -1060,3 +1060,38 @@ def test_evidence_reaches_a_helper_defined_before_its_caller() -> None:
     exec(rewrite(code, select=("TRT101",), unsafe=True), after)
     for x in (torch.tensor([[1.0, -2.0]]), torch.zeros(1, 2), torch.tensor([[-0.0, 0.0]]), torch.empty(0, 2)):
         assert torch.equal(after["Head"]()(x), before["Head"]()(x))
+
+
+TRACING_DECIDED = """
+import torch
+import torchvision
+from torch import nn
+
+
+class Net(nn.Module):
+    def forward(self, x):
+        if not torch.jit.is_tracing() and bool((x >= 0).all()):  # eager-only shortcut
+            return x * 1.0
+        if x.numel() > 4000 and not torchvision._is_tracing():  # torchvision's batched_nms switch
+            return x
+        if torch.jit.is_tracing():
+            y = x.relu()
+        elif x.sum() > 0:  # never evaluated while tracing
+            y = x + 1
+        else:
+            y = x - 1
+        return y
+"""
+
+
+def test_conditions_decided_while_tracing_are_not_reported() -> None:
+    """`not is_tracing() and ...` is False in the trace (the data never decides it there), and an
+    `elif` after a test that is True while tracing never runs in the trace."""
+    assert rules_found(TRACING_DECIDED, select=("TRT101", "TRT713")) == []
+    still = TRACING_DECIDED.replace("if torch.jit.is_tracing():", "if x.mean() > 0:")
+    assert rules_found(still, select=("TRT101",)) == ["TRT101"]
+    runnable = TRACING_DECIDED.replace("import torchvision\n", "").replace("torchvision._is_tracing()",
+                                                                          "torch.jit.is_tracing()")
+    net = load(runnable, "Net")()
+    for x in (torch.tensor([1.0, -2.0]), torch.zeros(3), torch.empty(0)):
+        assert torch.equal(torch.jit.trace(net, (x,), check_trace=False)(x), x.relu())

@@ -33,7 +33,7 @@ This module defines no rule and is not registered.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, ClassVar, Union
+from typing import TYPE_CHECKING, Callable, ClassVar, Union
 
 import libcst as cst
 
@@ -41,6 +41,9 @@ from trtcodemod.astutil import bound_names, decorator_names, method_call
 from trtcodemod.names import dotted_name
 from trtcodemod.providers import Provider
 from trtcodemod.rules import Fix, Rule
+
+if TYPE_CHECKING:
+    from trtcodemod.context import FileContext
 
 
 def _closure(roots: set[str], calls: dict[str, set[str]]) -> set[str]:
@@ -202,28 +205,7 @@ class RuntimeScope(Provider, cst.BatchableCSTVisitor):
 
     def value_when_exporting(self, test: cst.BaseExpression) -> bool | None:
         """What ``test`` evaluates to during ``torch.onnx.export`` (eval mode, tracing), if known."""
-        kind = type(test)
-        if kind is cst.UnaryOperation and type(test.operator) is cst.Not:
-            inner = self.value_when_exporting(test.expression)
-            return None if inner is None else not inner
-        if kind is cst.BooleanOperation:
-            left = self.value_when_exporting(test.left)
-            right = self.value_when_exporting(test.right)
-            if type(test.operator) is cst.And:
-                return False if False in (left, right) else (True if left is True and right is True else None)
-            return True if True in (left, right) else (False if left is False and right is False else None)
-        if kind is cst.Attribute and test.attr.value == "training":
-            return False if type(test.value) is cst.Name and test.value.value == "self" else None
-        if kind is cst.Call and not test.args:
-            name = self.context.refers_to(
-                test.func, "torch.jit.is_scripting", "torch.jit.is_tracing", "torch.onnx.is_in_onnx_export",
-                "torch._C._get_tracing_state",
-            )
-            if name == "torch.jit.is_scripting":
-                return False
-            if name is not None:
-                return True
-        return None
+        return value_when_exporting(self.context, test)
 
     # --- names bound by lambdas and comprehensions ------------------------------
     def visit_Lambda(self, node: cst.Lambda) -> None:
@@ -357,3 +339,30 @@ class RuntimeScopeRule(Rule):
             self.hold(where[0], where[1], node, message, fix)
         elif scope == "runtime" and self.runtime.in_function():
             self.report(node, _text(message), fix)
+
+
+#: Calls that are true while the TorchScript exporter traces (torchvision's own check included).
+_TRACING_CALLS = ("torch.jit.is_tracing", "torch.onnx.is_in_onnx_export", "torch._C._get_tracing_state",
+                  "torchvision._is_tracing")
+
+
+def value_when_exporting(context: "FileContext", test: cst.BaseExpression) -> bool | None:
+    """What ``test`` evaluates to during ``torch.onnx.export`` (eval mode, tracing), if known."""
+    kind = type(test)
+    if kind is cst.UnaryOperation and type(test.operator) is cst.Not:
+        inner = value_when_exporting(context, test.expression)
+        return None if inner is None else not inner
+    if kind is cst.BooleanOperation:
+        left = value_when_exporting(context, test.left)
+        right = value_when_exporting(context, test.right)
+        if type(test.operator) is cst.And:
+            return False if False in (left, right) else (True if left is True and right is True else None)
+        return True if True in (left, right) else (False if left is False and right is False else None)
+    if kind is cst.Attribute and test.attr.value == "training":
+        return False if type(test.value) is cst.Name and test.value.value == "self" else None
+    if kind is cst.Call and not test.args:
+        if context.refers_to(test.func, "torch.jit.is_scripting") is not None:
+            return False
+        if context.refers_to(test.func, *_TRACING_CALLS) is not None:
+            return True
+    return None

@@ -18,6 +18,7 @@ from trtcodemod.transforms._condition_evidence import REFERENCES as _REFERENCES
 from trtcodemod.transforms._condition_evidence import (
     _BOOL_METHODS, _PY_VALUE_BUILTINS, _PY_VALUE_METHODS, _DataFlowRule, _read_names,
 )
+from trtcodemod.transforms._runtime_scope import value_when_exporting
 
 _GUIDANCE = ("move the decision out of the graph and pass an indicator tensor as an input, compute both "
              "branches and blend them with torch.where, or script this part with torch.jit.script")
@@ -191,7 +192,12 @@ class Head(nn.Module):
         facts = self.current_facts()
         if facts is None and not self._observed.known:
             return
-        decided = [self.evident(facts, test) for test in tests]
+        # A test whose value while exporting is known (`not torch.jit.is_tracing() and ...`) decides
+        # nothing from data there, and the tests after one known true never run in the trace.
+        known = [value_when_exporting(self.context, test) for test in tests]
+        last = known.index(True) if True in known else len(tests) - 1
+        decided = [self.evident(facts, test) if known[i] is None and i <= last else (False, False)
+                   for i, test in enumerate(tests)]
         dependent = [depends for depends, _ in decided]
         if not any(dependent):
             return
