@@ -4,7 +4,8 @@ With N slots, a zoo's wall time is set by how the models pack into them. Run in 
 config's order, a long model that happens to come last runs alone at the end while the
 other slots idle (the real-model benchmark's RT-DETR takes 310 s of an 850 s zoo). Starting
 the longest first (the classic longest-processing-time rule) keeps every slot busy until the
-end.
+end: on the real-model benchmark's four-model zoo, on two idle cores, ``--jobs 2`` went from
+1.58x to 1.93x the speed of ``--jobs 1``.
 
 What a model took is only known after it ran, so each run records its models' wall times in
 ``models/durations.json`` in the cache folder, and the next run orders by them. Models never
