@@ -257,3 +257,20 @@ def test_value_reads_inside_an_operators_python_kernel_are_not_the_models(tmp_pa
     own_line = next(i for i, text in enumerate(lines, 1) if "int(x.sum() > 0)" in text)
     assert not any(line == call_line for line, _ in reads)
     assert (own_line, "__bool__") in reads or (own_line, "__int__") in reads
+
+
+def test_a_function_the_run_executed_is_model_code_whatever_its_name(tmp_path: Path) -> None:
+    """`make_grid` is also torchvision's image-grid helper, so `--scope model` skips a function of
+    that name; the recorded run saw the model run it (its TracerWarnings), which settles it."""
+    model = tmp_path / "numpy_grid.py"
+    shutil.copy(Path(__file__).resolve().parent.parent / "examples" / "guidance" / "numpy_grid.py", model)
+    facts = tmp_path / "facts.json"
+    invoke("migrate", str(model), "--model", "build", "--inputs", "inputs", "--save-facts", str(facts),
+           "--dynamic-axes", '{"x": {"2": "h", "3": "w"}}', "--format", "json", "--runs", "1", "--warmup", "0",
+           "--backends", "torch-cpu")
+    result = invoke("check", "--format", "json", "--select", "TRT711", "--facts", str(facts), str(model))
+    grid_line = next(i for i, text in enumerate(model.read_text().splitlines(), 1) if "np.meshgrid" in text)
+    assert grid_line in {f["line"] for f in json.loads(result.stdout)["findings"]}, result.stdout
+    # Without the recorded run the name decides (and nothing proves `output` is a tensor anyway).
+    plain = invoke("check", "--format", "json", "--select", "TRT711", str(model))
+    assert json.loads(plain.stdout)["findings"] == []

@@ -348,7 +348,9 @@ def _analyze(
     if not rules:
         return [], []
     try:
-        _Batch([ScopeTracker(context), *context.companions, *rules], model_only=model_only).run(module)
+        observed = _observed_definitions(facts, original if original is not None else source) if model_only else ()
+        _Batch([ScopeTracker(context), *context.companions, *rules], model_only=model_only,
+               observed=observed).run(module)
     except Exception as exc:
         culprit = _crashed_rule(exc, rules) if crashes is not None else None
         if culprit is None:
@@ -448,6 +450,24 @@ def _hook_names(visitor_type: type) -> tuple[str, ...]:
     )
 
 
+def _observed_definitions(facts: Any, observed_source: bytes) -> frozenset[str]:
+    """Names of the functions in which the recorded run saw the model do something (``--facts``):
+    whatever their name suggests (`make_grid` is also torchvision's image-grid helper), the
+    model ran them, so they are model code."""
+    if facts is None:
+        return frozenset()
+    lines = facts.forward_lines()
+    if not lines:
+        return frozenset()
+    try:
+        tree = ast.parse(observed_source)
+    except (SyntaxError, ValueError):
+        return frozenset()
+    return frozenset(node.name for node in ast.walk(tree)
+                     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                     and any(node.lineno <= line <= (node.end_lineno or node.lineno) for line in lines))
+
+
 class _Batch:
     """Runs several batchable visitors in one read-only traversal, in list order.
 
@@ -455,8 +475,10 @@ class _Batch:
     read-only visitor; walking the dataclass fields directly costs a fraction of that.
     """
 
-    def __init__(self, visitors: Sequence[cst.BatchableCSTVisitor], model_only: bool = False) -> None:
+    def __init__(self, visitors: Sequence[cst.BatchableCSTVisitor], model_only: bool = False,
+                 observed: Collection[str] = ()) -> None:
         self._model_only = model_only
+        self._observed = observed  # functions the recorded run saw the model execute: model code
         # Keyed by node class: the hot loop asks `type(node)`, never its name.
         self._visit: dict[type, list] = {}
         self._leave: dict[type, list] = {}
@@ -486,7 +508,8 @@ class _Batch:
                     method(node.node)
                 continue
             if (kind is cst.FunctionDef or kind is cst.ClassDef) and (
-                    id(node) in ours or model_only and not definition_is_model_code(node)):
+                    id(node) in ours or model_only and not definition_is_model_code(node)
+                    and not (kind is cst.FunctionDef and node.name.value in self._observed)):
                 continue
             methods = visit.get(kind)
             if methods is not None:

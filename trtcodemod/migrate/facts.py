@@ -232,6 +232,11 @@ class FileFacts:
             return None
         return Span(self.path, start, column, end, end_column)
 
+    def forward_lines(self) -> set[int]:
+        """Lines of the observed contents where something was recorded while the model ran
+        (value reads, indexing, writes to ``self``, the export's warnings): forward code."""
+        return {int(e["line"]) for e in self.facts.events if e.get("path") == self.path and e.get("line")}
+
     def ran(self, line: int, end_line: int | None = None) -> bool:
         """Did any of these lines run in the observed forwards (or while building the model)?"""
         span = self.span(line, 1, end_line or line, 1)
