@@ -99,8 +99,8 @@ def _self_attr(node: cst.CSTNode) -> str | None:
     return None
 
 
-def _none_test(node: cst.BaseExpression, names: Iterable[str]) -> tuple[str, bool] | None:
-    """``self.s is None`` → (s, True); ``self.s is not None`` → (s, False); for ``s`` in ``names``."""
+def _none_comparison(node: cst.BaseExpression) -> tuple[cst.BaseExpression, bool] | None:
+    """``x is None`` / ``None is x`` → (x, True); ``is not`` → (x, False); anything else None."""
     if type(node) is not cst.Comparison or len(node.comparisons) != 1:
         return None
     target = node.comparisons[0]
@@ -109,25 +109,24 @@ def _none_test(node: cst.BaseExpression, names: Iterable[str]) -> tuple[str, boo
     left, right = node.left, target.comparator
     subject = left if type(right) is cst.Name and right.value == "None" else (
         right if type(left) is cst.Name and left.value == "None" else None)
-    attr = _self_attr(subject) if subject is not None else None
+    return (subject, type(target.operator) is cst.Is) if subject is not None else None
+
+
+def _none_test(node: cst.BaseExpression, names: Iterable[str]) -> tuple[str, bool] | None:
+    """``self.s is None`` → (s, True); ``self.s is not None`` → (s, False); for ``s`` in ``names``."""
+    found = _none_comparison(node)
+    attr = _self_attr(found[0]) if found is not None else None
     if attr is None or attr not in set(names):
         return None
-    return attr, type(target.operator) is cst.Is
+    return attr, found[1]
 
 
 def _optional_test(node: cst.BaseExpression, params: Iterable[str]) -> tuple[str, bool] | None:
     """``p is None`` → (p, True); ``p is not None`` → (p, False); for a parameter ``p`` in ``params``."""
-    if type(node) is not cst.Comparison or len(node.comparisons) != 1:
+    found = _none_comparison(node)
+    if found is None or type(found[0]) is not cst.Name or found[0].value not in set(params):
         return None
-    target = node.comparisons[0]
-    if type(target.operator) not in (cst.Is, cst.IsNot):
-        return None
-    left, right = node.left, target.comparator
-    subject = left if type(right) is cst.Name and right.value == "None" else (
-        right if type(left) is cst.Name and left.value == "None" else None)
-    if type(subject) is not cst.Name or subject.value not in set(params):
-        return None
-    return subject.value, type(target.operator) is cst.Is
+    return found[0].value, found[1]
 
 
 def _functions(body: cst.BaseSuite) -> dict[str, cst.FunctionDef]:
