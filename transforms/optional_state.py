@@ -12,6 +12,7 @@ from __future__ import annotations
 import libcst as cst
 
 from trtcodemod.astutil import bound_names, method_call, short_code, walk
+from trtcodemod.providers import ObservedFacts
 from trtcodemod.rules import Example, RuleInfo, Safety
 from trtcodemod.transforms._runtime_scope import RuntimeScopeRule, _closure
 
@@ -97,8 +98,10 @@ class NoneCheck(RuntimeScopeRule):
 What it finds, in forward code of `nn.Module` subclasses: `x is None` / `x is not None`
 where `x` is
 - a parameter of `forward` whose default is `None` and which the code shows is a tensor (a
-  `Tensor` annotation, a tensor method called on it, or an argument of a torch function),
-  tested before anything else is assigned to it (`if mask is not None:`);
+  `Tensor` annotation, a tensor method called on it, or an argument of a torch function), or
+  which a recorded run (`migrate`, `--facts`) saw the model called with as a tensor input
+  (CenterTrack's `pre_img`, only handed on to a helper), tested before anything else is
+  assigned to it (`if mask is not None:`);
 - an attribute of `self` that the forward pass itself assigns (in `forward` or a method it
   calls): per-frame state like `if self.prev_bev is None:`.
 
@@ -258,11 +261,22 @@ TensorRT version and both exporters.""",
         name = subject.value
         if rebound.get(name, 1 << 30) < order.get(id(node), 0):
             return  # no longer the input here
-        if name not in tensors and not _annotated_tensor(param):
+        if name not in tensors and not _annotated_tensor(param) and not self._observed_tensor(method, name):
             return  # nothing shows it is a tensor (could be metadata, a flag, a list)
         self.found(node, f"{text} tests an optional forward input: the export keeps only the branch of the traced "
                    f"call (traced with `{name}=None`, the graph has no `{name}` input; with a tensor it always uses "
                    "it); export one graph per case, or always pass a tensor (an all-ones mask, an indicator input)")
+
+    def _observed_tensor(self, method: cst.FunctionDef, name: str) -> bool:
+        """The recorded run passed a tensor as the model's input ``name`` and this ``forward`` ran.
+
+        The observer knows the model's own inputs by name (``Facts.inputs``): CenterTrack's
+        ``pre_img`` is only handed on to a helper, so nothing in the code shows it is a tensor.
+        """
+        observed = self.context.provider(ObservedFacts)
+        if not observed.known or not method.body.body or not observed.ran(method.body.body[0]):
+            return False
+        return bool(observed.facts.facts.inputs.get(name, {}).get("shapes"))
 
     def _forward(self, func: cst.FunctionDef) -> tuple[dict[str, int], set[str], dict[int, int]]:
         """For ``forward``: where each name is first rebound, which names are used as tensors,

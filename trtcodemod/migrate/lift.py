@@ -33,12 +33,14 @@ _OPTIONAL = "tests an optional forward input"
 
 def optional_problems(files: list[str], facts: Facts | None) -> list[tuple[str, int]]:
     """TRT721 on an optional forward input, at lines the observed run executed: (path, line)."""
-    from trtcodemod.api import check_source
+    from trtcodemod.engine import Options, check_source
 
+    # The facts are evidence here as in migrate's own check: an input seen to be a tensor is one.
+    options = Options(select=("TRT721",), scope="model", facts=facts)
     found = []
     for path in files:
         try:
-            findings = check_source(Path(path).read_bytes(), path=path, select=("TRT721",))
+            findings = check_source(Path(path).read_bytes(), path, options)
         except Exception:  # noqa: BLE001 - the static check's own errors are reported by the main check
             continue
         found += [(f.path, f.line) for f in findings

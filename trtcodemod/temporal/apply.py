@@ -66,9 +66,15 @@ def _outputs(value: Any) -> tuple[Any, ...]:
 
 
 def _same(a: Any, b: Any) -> bool:
-    """Equal values bit for bit (NaN equal to NaN), dtype and shape; plain Python values by ==."""
+    """Equal values bit for bit (NaN equal to NaN), dtype and shape; lists, tuples and dicts
+    element by element (CenterTrack returns a list of head outputs per stack); plain Python values by ==."""
     import torch
 
+    if type(a) in (list, tuple) or type(b) in (list, tuple):
+        return type(a) is type(b) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) or isinstance(b, dict):
+        return (type(a) is type(b) and list(a) == list(b)
+                and all(_same(a[k], b[k]) for k in a))
     if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
         return (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.dtype == b.dtype
                 and a.shape == b.shape and a.stride() == b.stride()
@@ -164,8 +170,12 @@ def lift_model(path: Path, cls_name: str, build: Callable[[types.ModuleType | No
         return outcome
     from .wrapper import build_contract, export_texts
 
+    from trtcodemod.verify.worker import flatten_outputs
+
     with torch.no_grad():
-        count = len(_outputs(probe(**frames[0])))
+        # One name per tensor the export returns: nested outputs (CenterTrack's list of head
+        # outputs per stack) are flattened by both exporters and by the frame verifier alike.
+        count = len(flatten_outputs(probe(**frames[0])))
     seen_optional = outcome.observed_optional
     names = ["output"] if count == 1 else [f"output_{i}" for i in range(count)]
     stem = path.stem

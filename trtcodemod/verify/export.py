@@ -82,6 +82,7 @@ def export_model(
                             dynamic_axes=axes or None, opset_version=opset, verbose=False,
                         )
                     program.save(str(path), external_data=False)
+                    _copy_passthrough_outputs(path)
                 else:
                     raise ValueError(f"unknown exporter {exporter!r}")
             result.path = str(path)
@@ -108,6 +109,30 @@ def export_model(
                                 "file": file, "line": line, "origin": f"{w.filename}:{w.lineno}"})
     result.seconds = time.perf_counter() - start
     return result
+
+
+def _copy_passthrough_outputs(path: "os.PathLike[str] | str") -> None:
+    """Give an input returned as it is its own output name.
+
+    The dynamo exporter writes such an output (a state the frame passes on, as CenterTrack's
+    previous image) as ``Identity(x) -> x``, a second definition of the input ``x`` that ONNX
+    Runtime rejects; the node's output (and the graph output) becomes ``x_out``.
+    """
+    import onnx
+
+    model = onnx.load(str(path))
+    graph = model.graph
+    inputs = {i.name for i in graph.input}
+    renamed = {}
+    for node in graph.node:
+        for k, name in enumerate(node.output):
+            if name in inputs:
+                renamed[name] = node.output[k] = f"{name}_out"
+    for output in graph.output:
+        if output.name in renamed:
+            output.name = renamed[output.name]
+    if renamed:
+        onnx.save(model, str(path))
 
 
 def _user_frame(user_roots: tuple[str, ...]) -> tuple[str, int] | None:
