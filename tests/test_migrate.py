@@ -480,3 +480,37 @@ def test_a_bake_inside_a_check_that_raises_is_a_warning_not_a_wrong_value(tmp_pa
     listed = _remaining(problems, Plan())
     assert sorted((int(r["source"].rsplit(":", 1)[1]), r["severity"]) for r in listed) == [
         (2, "warning"), (3, "warning"), (5, "warning"), (6, "error")]
+
+
+ATAN2 = (b"import torch\n\n\ndef heading(v):\n    return torch.atan2(v[:, 1], v[:, 0])\n\n\n"
+         b"def forward(x):\n    return x * 2\n")
+
+
+@pytest.mark.parametrize("ran", [{8, 9}, {4, 5, 8, 9}], ids=["atan2-never-ran", "atan2-ran"])
+def test_wrong_values_are_blamed_only_on_a_rule_kept_at_a_line_that_ran(tmp_path: Path, ran: set[int]) -> None:
+    """SSDlite's row said "TRT301 (wrong values)" though no atan2 ran: an unfaithful graph is put
+    on a rule only when its finding ran and stays a problem; otherwise it is the graph's own."""
+    from trtcodemod.migrate.run import _remaining
+
+    source = tmp_path / "m.py"
+    source.write_bytes(ATAN2)
+    path = str(source.resolve())
+    findings = check_source(ATAN2, path, Options(select=("ALL",)))
+    assert [f.rule for f in findings] == ["TRT301"]
+    facts = Facts.from_json({"version": 1, "runs": 2, "lines": {path: sorted(ran)}, "events": [], "inputs": {}})
+    wrong = Problem("unfaithful", None, None, "(wrong values)", None, "differs on input set 2", "error", "torchscript")
+    plan = Plan()
+    plan.update(findings, [wrong], facts, unsafe=False)
+    (decision,) = plan.decisions.values()
+    if 5 not in ran:
+        assert decision.action == INFO
+        assert [(r["rule"], r["op"], r["message"]) for r in _remaining([wrong], plan)] == [
+            (None, "(wrong values)", "differs on input set 2")]
+    else:
+        # A safe fix of a line that ran is applied (the suspect is fixed, not left to blame);
+        # reverted, it stays the named suspect.
+        assert decision.action == APPLY and "computes other values" in decision.proof
+        assert _remaining([wrong], plan)[0]["rule"] is None
+        plan.revert(["TRT301"], "breaks equivalence")
+        left = _remaining([wrong], plan)
+        assert [(r["rule"], r["message"]) for r in left] == [("TRT301", "fix reverted: breaks equivalence")]

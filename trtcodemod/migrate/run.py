@@ -133,7 +133,9 @@ def _remaining(problems: list[Problem], plan: Plan) -> list[dict[str, Any]]:
     for p in problems:
         if p.severity != "error" and p.kind != "baked":
             continue  # a warning node is the report's detail; a dropped check is worth a line
-        decision = next((d for d in plan.decisions.values() if d.action != APPLY and matches(p, d.finding)), None)
+        # Only a finding kept as a problem (it ran, and its fix is not applied) names the rule:
+        # one that never ran, or matched nothing, is information and explains nothing here.
+        decision = next((d for d in plan.decisions.values() if d.action == REMAINS and matches(p, d.finding)), None)
         reverted = next((d for d in plan.decisions.values() if d.key in plan.reverted and matches(p, d.finding)), None)
         if reverted is not None:
             rule, message = reverted.finding.rule, f"fix reverted: {plan.reverted[reverted.key]}"
