@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 from trtcodemod.cli import app
 from trtcodemod.migrate.facts import Facts
 from trtcodemod.migrate.locate import Problem
-from trtcodemod.migrate.retrace import judge, size_derived
+from trtcodemod.migrate.retrace import MANUAL_STEP, TRACE_ONLY_NOTE, Retrace, Rewritten, judge, size_derived, trace_only
 from trtcodemod.migrate.samegraph import first_difference
 
 FAST = ["--runs", "1", "--warmup", "0", "--backends", "torch-cpu,onnxruntime-cpu", "--format", "json"]
@@ -91,6 +91,47 @@ def test_a_comparison_on_a_dynamic_axis_stays_an_error_at_its_line(tmp_path: Pat
     assert r["exit_code"] == 1
 
 
+TRACE_ONLY = '''import torch
+
+
+class Net(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h, w = x.shape[-2:]
+        if torch.jit.is_tracing():
+            scale = torch.tensor([w, h]).to(x.dtype)
+        else:
+            scale = x.new_tensor([w, h])
+        return x * scale.sum()
+
+
+def build() -> Net:
+    return Net()
+
+
+def inputs(g: torch.Generator) -> tuple[torch.Tensor]:
+    return (torch.randn(2, 3, 8, 6, generator=g),)
+'''
+
+
+@pytest.mark.parametrize("axes", [None, '{"x": {"2": "height"}}'], ids=["sizes-fixed", "height-dynamic"])
+def test_a_trace_only_tensor_of_sizes_is_a_warning_only_where_no_axis_varies(tmp_path: Path, axes: str | None) -> None:
+    """`torch.tensor([w, h])` in a branch only tracing takes: with every size fixed the constant
+    is right for every input (a warning, exit 0); with the height dynamic the second trace shows
+    another graph, and the error names the manual step (`torch.stack` of `torch.as_tensor`)."""
+    path = tmp_path / "net.py"
+    path.write_text(TRACE_ONLY)
+    r = migrate(path, *(["--dynamic-axes", axes] if axes else []))
+    (baked,) = [e for e in r["remaining"] if e["op"] == "(traced constant)"]
+    assert baked["source"] == f"{path.resolve()}:8"
+    if axes is None:
+        assert baked["severity"] == "warning" and TRACE_ONLY_NOTE in baked["message"]
+        assert r["before"]["faithful"] is True and r["exit_code"] == 0
+    else:
+        assert baked["severity"] == "error" and MANUAL_STEP in baked["message"] and "differs" in baked["message"]
+        assert TRACE_ONLY_NOTE in baked["message"]  # judged as trace-only; the second trace decided it
+        assert r["before"]["faithful"] is False and r["exit_code"] == 1
+
+
 # --- the evidence rules (no export) --------------------------------------------------------------
 
 
@@ -157,13 +198,67 @@ def test_a_constant_or_an_op_more_is_another_graph(tmp_path: Path, scale: float,
 
 
 def test_on_the_rewritten_side_the_verdict_covers_only_files_the_rewrite_left_alone(tmp_path: Path) -> None:
-    from trtcodemod.migrate.retrace import Retrace
-
     kept, changed = str(tmp_path / "kept.py"), str(tmp_path / "changed.py")
     extra = Problem("baked", kept, 9, "(retraced graph)", None, "differs here", "error", "torchscript")
     verdict = Retrace({(kept, 2), (changed, 2)}, True, "same graph", [extra])
-    after = verdict.apply([_traced(kept, 2), _traced(changed, 2)], lambda path: path != changed)
+    rewrite = Rewritten({changed: (b"a\nb\n", b"h\na\nb\n")})
+    after = verdict.apply([_traced(kept, 2), _traced(changed, 2)], rewrite)
     assert [(p.path, p.severity) for p in after] == [(kept, "warning"), (changed, "error")]
     assert "judged on the original" in after[0].message
     before = verdict.apply([_traced(kept, 2), _traced(changed, 2)])
     assert [p.severity for p in before] == ["warning", "warning", "error"] and before[-1] is extra
+
+
+CONSTANT = ("torch.tensor results are registered as constants in the trace. You can safely ignore this warning "
+            "if you use this function to create tensors out of constant variables")
+
+
+def _constant(path: str, line: int, message: str = CONSTANT) -> Problem:
+    return Problem("baked", path, line, "(traced constant)", None, message, "error", "torchscript")
+
+
+def test_a_trace_only_constant_is_judged_only_where_no_value_is_read(tmp_path: Path) -> None:
+    """torchvision's `if torchvision._is_tracing(): torch.tensor(width, ...)` (boxes.py:179) never
+    runs in eager: the observer cannot speak for it, but its warning says the trace built a tensor
+    from Python values. A line that also converts a tensor to a number reads a value: not judged."""
+    path = str((tmp_path / "m.py").resolve())
+    other = str((tmp_path / "never_ran.py").resolve())
+    facts = _facts(path, [], {2, 3})
+    problems = [_constant(path, 5), _constant(path, 6), _traced(path, 6), _constant(path, 2), _constant(other, 4),
+                _constant(path, 7, "Iterating over a tensor might cause the trace to be incorrect")]
+    assert trace_only(problems, facts) == {(path, 5)}
+    verdict = judge(problems, facts, None, {}, lambda _msg: None)
+    settled = {(p.line, p.message[:20]): p for p in verdict.apply(problems)}
+    only = settled[(5, CONSTANT[:20])]
+    assert only.severity == "warning" and TRACE_ONLY_NOTE in only.message and "no dynamic axis" in only.message
+    assert settled[(6, CONSTANT[:20])].severity == "error" and MANUAL_STEP in settled[(6, CONSTANT[:20])].message
+    assert settled[(2, CONSTANT[:20])].severity == "warning"  # ran in eager, no value read: size-derived
+    assert TRACE_ONLY_NOTE not in settled[(2, CONSTANT[:20])].message
+
+
+def test_a_torch_tensor_constant_that_stays_an_error_names_the_manual_step(tmp_path: Path) -> None:
+    path = str((tmp_path / "m.py").resolve())
+    verdict = Retrace({(path, 3)}, False, "the graph traced at x[2] (height) 8 and 17 differs")
+    kept = verdict.apply([_constant(path, 3), _constant(path, 4, "torch.as_tensor results are registered as "
+                                                                  "constants in the trace"), _traced(path, 5)])
+    assert [(p.severity, MANUAL_STEP in p.message) for p in kept] == [("error", True), ("error", False),
+                                                                       ("error", False)]
+    assert "torch.stack([torch.as_tensor(w), torch.as_tensor(h)])" in kept[0].message
+
+
+def test_no_dynamic_axis_covers_the_lines_a_rewrite_left_as_they_were_even_moved(tmp_path: Path) -> None:
+    """SSDlite: TRT704 rewrites anchor_utils.py:227 and inserts nothing; RT-DETR's fix sits in the
+    same file as its size checks. "Every size is fixed" is about the inputs, so it holds at every
+    line the rewrite did not write, wherever a helper inserted above moved it; a line the
+    rewrite wrote is not the code that was judged."""
+    path = str((tmp_path / "m.py").resolve())
+    old = b"import torch\ndef f(x):\n    n = len(x)\n    t = torch.tensor([x.shape[1]])\n    return t * n\n"
+    new = b"import torch\ndef _trt_helper():\n    pass\ndef f(x):\n    n = x.shape[0]\n" \
+          b"    t = torch.tensor([x.shape[1]])\n    return t * n\n"
+    fixed = Retrace({(path, 3), (path, 4)}, True, "no dynamic axis is declared", sizes_fixed=True)
+    after = fixed.apply([_constant(path, 6), _constant(path, 5)], Rewritten({path: (old, new)}))
+    assert [(p.line, p.severity) for p in after] == [(6, "warning"), (5, "error")]
+    assert "the rewrite leaves this line as it was" in after[0].message
+    # A verdict on the original's graph says nothing of a file the rewrite changed.
+    graph = Retrace({(path, 3), (path, 4)}, True, "same graph", sizes_fixed=False)
+    assert [p.severity for p in graph.apply([_constant(path, 6)], Rewritten({path: (old, new)}))] == ["error"]

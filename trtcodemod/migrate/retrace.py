@@ -9,7 +9,15 @@ graph means no Python value baked from a size depends on those axes (at those tw
 the bake is a warning. Another graph keeps it an error, with the first differing node's line.
 
 With no dynamic axis declared every input size is fixed, so a value computed from sizes alone
-is the same on every input the graph accepts: a warning, no second trace needed.
+is the same on every input the graph accepts: a warning, no second trace needed. That holds on
+the rewritten side too, at every line the rewrite left as it was (found by diffing the file).
+
+A trace-only constant (``torch.tensor(...)`` at a line that never ran in eager, inside
+``if torch.jit.is_tracing():`` and the like) gets the same verdict when its warning is the
+constructor's ("... results are registered as constants") and no tensor's value is read at
+that line: a number read out of a tensor raises its own "Converting a tensor to a Python ..."
+warning where it is read, and is located there. A ``torch.tensor([w, h])`` of sizes that stays
+an error names the manual step: build it in the graph with ``torch.stack`` of ``torch.as_tensor``.
 """
 
 from __future__ import annotations
@@ -18,12 +26,46 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .facts import Facts
+import difflib
+
+from .facts import Facts, norm
 from .locate import Problem
 
 #: The op of a bake located from the exporter's TracerWarning (``locate.baked_values``).
 TRACED = "(traced constant)"
 EXPORTER = "torchscript"
+#: The TracerWarning of a tensor built from Python values (``torch.tensor``, ``torch.as_tensor``...).
+CONSTANT = "results are registered as constants"
+#: The TracerWarning of a tensor's value read into Python (a number, a bool, a list...).
+CONVERTED = "Converting a tensor to a Python"
+#: Said where such a constant stays an error: the step that keeps the sizes in the graph.
+MANUAL_STEP = ("; if it is built from sizes (`torch.tensor([w, h])`), build it in the graph instead: "
+               "`torch.stack([torch.as_tensor(w), torch.as_tensor(h)])` keeps the sizes the TorchScript exporter "
+               "passes as 0-d tensors (`torch.tensor([...])` and `x.new_tensor([...])` copy them into a constant)")
+TRACE_ONLY_NOTE = ("; this line runs only while tracing (eager mode takes another path) and builds a tensor from "
+                   "Python values, reading no tensor's value here")
+
+
+class Rewritten:
+    """The files a rewrite changed: which lines of the rewritten side are the original's, unchanged."""
+
+    def __init__(self, sources: dict[str, tuple[bytes, bytes]]) -> None:
+        self._files = {norm(path): pair for path, pair in sources.items()}
+        self._maps: dict[str, dict[int, int]] = {}
+
+    def changed(self, path: str) -> bool:
+        return norm(path) in self._files
+
+    def origin(self, path: str, line: int) -> int | None:
+        """The original's line that rewritten ``line`` is a copy of; None where the rewrite wrote it."""
+        key = norm(path)
+        if key not in self._files:
+            return line
+        if key not in self._maps:
+            old, new = (text.decode("utf-8", "replace").splitlines() for text in self._files[key])
+            blocks = difflib.SequenceMatcher(None, old, new, autojunk=False).get_matching_blocks()
+            self._maps[key] = {b + 1 + k: a + 1 + k for a, b, size in blocks for k in range(size)}
+        return self._maps[key].get(line)
 
 
 @dataclass
@@ -39,24 +81,45 @@ class Retrace:
     extra: list[Problem] = field(default_factory=list)
     #: What the report keeps: seconds spent, stretched axes, same graph or not, why not measured.
     summary: dict[str, Any] = field(default_factory=dict)
+    #: The covered lines that run only while tracing (their note says so).
+    trace_only: set[tuple[str, int]] = field(default_factory=set)
+    #: The verdict is "no dynamic axis": a fact about the inputs, not about the original's graph.
+    sizes_fixed: bool = False
 
-    def apply(self, problems: list[Problem], unchanged: Callable[[str], bool] | None = None) -> list[Problem]:
+    def apply(self, problems: list[Problem], rewritten: Rewritten | None = None) -> list[Problem]:
         """``problems`` with the verdict's note (and severity) on the bakes it covers.
 
-        ``unchanged``: for the rewritten side, which files hold the original's code (the verdict
-        was reached on the original; elsewhere it says nothing).
+        ``rewritten``: for the rewritten side, what the rewrite changed. A verdict on the
+        original's graph covers only the files the rewrite left as they were; "no dynamic axis"
+        covers every line the rewrite left as it was, wherever it moved.
         """
         out = []
         for p in problems:
-            if p.kind == "baked" and p.op == TRACED and (p.path, p.line) in self.lines and p.severity == "error" \
-                    and (unchanged is None or unchanged(p.path or "")):
-                where = "" if unchanged is None else " (judged on the original; the rewrite leaves this file as it was)"
-                p = Problem(p.kind, p.path, p.line, p.op, p.rule, f"{p.message}; {self.note}{where}",
+            at = self._origin(p, rewritten)
+            if at is not None:
+                where = "" if rewritten is None else (
+                    " (judged on the original; the rewrite leaves this line as it was)" if self.sizes_fixed
+                    else " (judged on the original; the rewrite leaves this file as it was)")
+                only = TRACE_ONLY_NOTE if (p.path, at) in self.trace_only else ""
+                p = Problem(p.kind, p.path, p.line, p.op, p.rule, f"{p.message}{only}; {self.note}{where}",
                             "warning" if self.demote else "error", p.exporter)
+            if p.kind == "baked" and p.op == TRACED and p.severity == "error" \
+                    and p.message.startswith(f"torch.tensor {CONSTANT}") and MANUAL_STEP not in p.message:
+                p = Problem(p.kind, p.path, p.line, p.op, p.rule, p.message + MANUAL_STEP, p.severity, p.exporter)
             out.append(p)
-        if unchanged is not None:
+        if rewritten is not None:
             return out  # the differing node's line is the original graph's: the rewritten one is checked itself
         return out + [p for p in self.extra if not any(_same(p, q) for q in out)]
+
+    def _origin(self, p: Problem, rewritten: Rewritten | None) -> int | None:
+        """The original's line of a bake this verdict covers; None when it covers nothing here."""
+        if not (p.kind == "baked" and p.op == TRACED and p.severity == "error" and p.path and p.line):
+            return None
+        at: int | None = p.line
+        if rewritten is not None:
+            at = rewritten.origin(p.path, p.line) if self.sizes_fixed else (
+                None if rewritten.changed(p.path) else p.line)
+        return at if at is not None and (p.path, at) in self.lines else None
 
 
 def _same(a: Problem, b: Problem) -> bool:
@@ -76,6 +139,16 @@ def size_derived(problems: list[Problem], facts: Facts) -> set[tuple[str, int]]:
             and (p.path, p.line) not in reads and (p.path, p.line) not in varying}
 
 
+def trace_only(problems: list[Problem], facts: Facts) -> set[tuple[str, int]]:
+    """Lines of TorchScript bakes that never ran in eager (in a file that did) where the trace
+    only built a tensor from Python values: no "Converting a tensor" warning at the line."""
+    read = {(p.path, p.line) for p in problems if p.kind == "baked" and CONVERTED in p.message}
+    return {(p.path, p.line) for p in problems
+            if p.kind == "baked" and p.op == TRACED and p.severity == "error" and p.exporter == EXPORTER
+            and p.path and p.line and CONSTANT in p.message and (p.path, p.line) not in read
+            and facts.lines.get(norm(p.path)) and not facts.ran(p.path, p.line)}
+
+
 def _points(stretched: list[str]) -> str:
     """``x[2] (height) 8->17`` -> ``x[2] (height) 8 and 17``."""
     return "; ".join(s.replace("->", " and ") for s in stretched)
@@ -84,13 +157,15 @@ def _points(stretched: list[str]) -> str:
 def judge(problems: list[Problem], facts: Facts, session: Any, dynamic_axes: dict[str, Any],
           progress: Callable[[str], None]) -> Retrace:
     """The verdict on the size-derived bakes among ``problems`` (the original's side)."""
-    lines = size_derived(problems, facts)
+    only = trace_only(problems, facts)
+    lines = size_derived(problems, facts) | only
     if not lines:
         return Retrace()
     if not dynamic_axes:
         return Retrace(lines, True, "no dynamic axis is declared: every input size is fixed, so a value computed "
                                     "from sizes alone is the same on every input the graph accepts",
-                       summary={"lines": len(lines), "same": None, "seconds": 0.0, "stretched": []})
+                       summary={"lines": len(lines), "same": None, "seconds": 0.0, "stretched": []},
+                       trace_only=only, sizes_fixed=True)
     from .samegraph import first_difference
 
     progress("a second trace at other sizes (size-derived bakes)")
@@ -101,18 +176,19 @@ def judge(problems: list[Problem], facts: Facts, session: Any, dynamic_axes: dic
     if path is None or original is None or not stretched:
         summary["seconds"] = round(time.perf_counter() - start, 2)
         why = why or "no dynamic axis changed size"
-        return Retrace(lines, False, f"a second trace at other sizes could not decide it ({why})", summary=summary)
+        return Retrace(lines, False, f"a second trace at other sizes could not decide it ({why})", summary=summary,
+                       trace_only=only)
     try:
         diff = first_difference(original, path)
     except Exception as exc:  # noqa: BLE001 - an unreadable graph decides nothing: the bake stays
         summary["seconds"] = round(time.perf_counter() - start, 2)
         return Retrace(lines, False, f"the two traces could not be compared ({type(exc).__name__}: {exc})",
-                       summary=summary)
+                       summary=summary, trace_only=only)
     summary.update(seconds=round(time.perf_counter() - start, 2), same=diff is None)
     points = _points(stretched)
     if diff is None:
         return Retrace(lines, True, f"same graph at {points}: the value does not depend on the dynamic axes",
-                       summary=summary)
+                       summary=summary, trace_only=only)
     where = diff.source
     summary["first_difference"] = {"op": diff.op, "source": where}
     note = f"the graph traced at {points} differs (first at a {diff.op} node" + (
@@ -126,4 +202,4 @@ def judge(problems: list[Problem], facts: Facts, session: Any, dynamic_axes: dic
             extra.append(Problem("baked", at_path, at_line, "(retraced graph)", None,
                                  f"the graph traced at {points} differs first at a {diff.op} node from this line: "
                                  "a value computed from an input size is baked in here", "error", EXPORTER))
-    return Retrace(lines, False, note, extra, summary)
+    return Retrace(lines, False, note, extra, summary, trace_only=only)

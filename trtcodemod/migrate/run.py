@@ -23,7 +23,7 @@ from .facts import Facts, norm
 from .locate import GUARD_NOTE, UNTRACED_NOTE, Problem, locate
 from .observe import OBSERVE_TASK
 from .plan import APPLY, INFO, REMAINS, Plan, describe
-from .retrace import Retrace, judge
+from .retrace import Retrace, Rewritten, judge
 from .report import empty_report
 
 Progress = Callable[[str], None]
@@ -312,9 +312,8 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: dict[str, Any], 
     located = locate(source, side, facts if side == "before" else None)
     if retrace is not None:
         # The verdict is about the original's code: on the rewritten side it covers only the
-        # files the rewrite left as they were.
-        changed = {norm(path) for path in sources}
-        located = retrace.apply(located, None if side == "before" else lambda path: norm(path) not in changed)
+        # code the rewrite left as it was.
+        located = retrace.apply(located, None if side == "before" else Rewritten(sources))
     report["remaining"] = _remaining(located, plan)
     report["remaining"] += [{"op": d.problems[0].op if d.problems else "-",
                              "source": f"{d.finding.path}:{d.finding.line}", "rule": d.finding.rule,
