@@ -130,3 +130,65 @@ def test_dynamo_export_is_unchanged(tmp_path) -> None:
     for width in widths:
         for got, want in zip(after[width], before[width]):
             assert got.shape == want.shape and (got == want).all()
+
+
+TOPK_INDEX = """\
+import torch
+from torch import nn
+
+
+class Head(nn.Module):
+    def __init__(self, max_det: int = 4) -> None:
+        super().__init__()
+        self.max_det = max_det
+
+    def forward(self, scores: torch.Tensor) -> torch.Tensor:
+        return self.top(scores, self.max_det)
+
+    def top(self, scores: torch.Tensor, max_det: int) -> torch.Tensor:
+        anchors, nc = scores.shape[1:]
+        k = min(max_det, anchors)
+        return scores.amax(-1).topk(k, dim=1).values
+"""
+
+
+def test_a_parameter_annotated_int_is_an_integer_operand(tmp_path) -> None:
+    """ultralytics' Detect.get_topk_index: `k = min(max_det, anchors)` with `max_det: int` and
+    `anchors` a size. The original's graph keeps the example's choice (4 of 7 anchors: k = 4
+    at 2 anchors fails); the rewritten one follows the anchors, and eager is unchanged."""
+    after = rewrite(TOPK_INDEX, unsafe=True)
+    assert "k = _trt_size_min(max_det, anchors)" in after
+    # Unannotated, or rebound before the call, the name is not known to be an int.
+    assert "_trt_size" not in rewrite(TOPK_INDEX.replace("max_det: int)", "max_det)"), unsafe=True)
+    rebound = TOPK_INDEX.replace("        k = min", "        max_det = scores.sum()\n        k = min")
+    assert "_trt_size" not in rewrite(rebound, unsafe=True)
+    models = {}
+    for name, code in (("before", TOPK_INDEX), ("after", after)):
+        path = tmp_path / f"topk_{name}.py"
+        path.write_text(code)
+        namespace: dict = {"__name__": f"topk_{name}", "__file__": str(path)}
+        exec(compile(code, str(path), "exec"), namespace)
+        models[name] = namespace["Head"]()
+    for anchors in (0, 1, 2, 4, 5, 9):
+        scores = torch.randn(2, anchors, 3)
+        scores[0, :1] = -0.0
+        want, got = models["before"](scores), models["after"](scores)
+        assert torch.equal(got, want) and got.shape == want.shape and got.dtype == want.dtype
+    outputs = {}
+    for name, model in models.items():
+        path = tmp_path / f"topk_{name}.onnx"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(model, (torch.randn(1, 7, 3),), str(path), dynamo=False, input_names=["s"],
+                              dynamic_axes={"s": {1: "anchors"}})
+        session = ort.InferenceSession(str(path))
+        outputs[name] = {}
+        for anchors in (2, 3, 7, 12):
+            scores = torch.randn(1, anchors, 3)
+            try:
+                outputs[name][anchors] = session.run(None, {"s": scores.numpy()})[0].shape
+            except Exception:  # noqa: BLE001 - the baked k larger than the row
+                outputs[name][anchors] = "fails"
+            assert models["after"](scores).shape == (1, min(4, anchors))
+    assert outputs["after"] == {2: (1, 2), 3: (1, 3), 7: (1, 4), 12: (1, 4)}
+    assert outputs["before"][2] == "fails" and outputs["before"][12] == (1, 4)

@@ -72,8 +72,11 @@ class _Frame:
     #: Names holding ``o.size(i)`` / ``o.shape[i]`` of an ``o`` not shown to be a tensor: a size
     #: only where observed facts say a traced tensor met Python there (see ``traced_at``).
     loose: set[str] = field(default_factory=set)
+    #: Parameters annotated ``int`` (``max_det: int``), not rebound since: Python ints.
+    ints: set[str] = field(default_factory=set)
 
     def forget(self, name: str) -> None:
+        self.ints.discard(name)
         self.tensors.discard(name)
         self.sizes.pop(name, None)
         self.derived.discard(name)
@@ -127,6 +130,7 @@ class SizeRule(RuntimeScopeRule):
         is_method = where is not None and where[1] is node
         in_forward = is_method and where[0].is_module and node.name.value == "forward"  # type: ignore[index]
         frame.tensors |= tensor_parameters(self.context, node, is_method, in_forward, none_is_literal=True)
+        frame.ints |= _int_parameters(node)
         self._frames.append(frame)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
@@ -135,6 +139,11 @@ class SizeRule(RuntimeScopeRule):
 
     def _frame(self) -> _Frame | None:
         return self._frames[-1] if self._frames else None
+
+    def int_parameter(self, expr: cst.BaseExpression) -> bool:
+        """A parameter of the current function annotated ``int`` and not rebound since."""
+        frame = self._frame()
+        return frame is not None and type(expr) is cst.Name and expr.value in frame.ints
 
     def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
         frame = self._frame()
@@ -428,6 +437,15 @@ def _pairwise(target: cst.BaseExpression, value: cst.BaseExpression) -> bool:
     elements = [*target.elements, *value.elements]  # type: ignore[union-attr]
     return len(target.elements) == len(value.elements) and not any(  # type: ignore[union-attr]
         type(e) is cst.StarredElement for e in elements)
+
+
+def _int_parameters(func: cst.FunctionDef) -> set[str]:
+    """Parameters annotated plainly ``int`` (not ``Optional[int]``, not a union)."""
+    params = func.params
+    listed = [*params.posonly_params, *params.params, *params.kwonly_params]
+    return {p.name.value for p in listed
+            if p.annotation is not None and type(p.annotation.annotation) is cst.Name
+            and p.annotation.annotation.value == "int"}
 
 
 def _record(frame: _Frame, name: str, kind: tuple[str | None, bool]) -> None:

@@ -432,7 +432,8 @@ division of a non-negative size exports as ONNX `Div` (which truncates: the same
 non-negative operands), so the result follows the input. Note that the common
 `-(-s // k)` ceiling is *wrong* in both exporters: the negative operand meets `Div`'s
 truncation (measured: 0 instead of 1 for s = 2, k = 3). `min(a, b)` and `max(a, b)` of two
-integers built from sizes and integer literals with `+ - * //` (`max(x.shape[1] // 2, 1)`)
+integers built from sizes, integer literals and parameters annotated `int` with `+ - * //`
+(`max(x.shape[1] // 2, 1)`, ultralytics' `min(max_det, anchors)` with `max_det: int`)
 become `_trt_size_min(a, b)` / `_trt_size_max(a, b)`: the built-in itself in eager mode,
 `torch.jit.script`, fx, `torch.compile`, `torch.export` and the dynamo exporter (which keeps
 `min`/`max` of symbolic sizes on its own), and only while a trace passes a size as a 0-d
@@ -450,7 +451,8 @@ too, but a custom `.shape` may not). `math.ceil(s / k)` and `math.floor(s / k)` 
 through a float: they equal the integer forms for every size below 2**53 (larger sizes
 exist only for expanded, stride-0 tensors; there the integer form is the exact one). In
 eager mode, `torch.jit.script` and `torch.export` the rewritten expression is the same
-`int`. The `min`/`max` helpers also assume that, while the TorchScript exporter traces, the
+`int`. The `min`/`max` helpers also assume that a parameter annotated `int` holds an `int`
+(its annotation is taken at its word), and that, while the TorchScript exporter traces, the
 code after them accepts a 0-d tensor where it got the number (a top-k's K, a slice bound,
 a shape do; `range(k)` reads it back into a number as before, with the same TracerWarning).
 `migrate` applies them as verified candidates (an input set with the axis stretched shows the
@@ -562,8 +564,9 @@ baked choice). Applies to every TensorRT version.""",
         self.found(node, message, fix)
 
     def _integer_size(self, expr: cst.BaseExpression) -> bool:
-        """An integer literal, a size, or ``+ - * //`` of those: an ``int`` in eager mode."""
-        if type(expr) is cst.Integer or self.size_of(expr) is not None:
+        """An integer literal, a size, a parameter annotated ``int``, or ``+ - * //`` of those:
+        an ``int`` in eager mode."""
+        if type(expr) is cst.Integer or self.size_of(expr) is not None or self.int_parameter(expr):
             return True
         if type(expr) is cst.BinaryOperation and type(expr.operator) in _INTEGER_OPERATORS:
             return self._integer_size(expr.left) and self._integer_size(expr.right)
