@@ -2,7 +2,7 @@
 
     python benchmarks/real_zoo.py [--quick] [--work DIR] [--output FILE] [--no-timing-rows]
 
-Library sources: pinned wheels of torchvision, timm, ultralytics and transformers are fetched once
+Library sources: pinned wheels of torchvision, timm, ultralytics, transformers and effdet are fetched once
 with ``pip download --no-deps`` (into ``WORK/wheels``) and their Python packages (and dist-info
 metadata, which ultralytics reads) unpacked into ``WORK/src``; each run copies that folder into a
 temporary project, beside one generated wrapper file per model and a generated ``zoo.toml``, so
@@ -13,7 +13,15 @@ Pure-Python dependencies the libraries import, installed into the venv with ``pi
 (the ``bench`` extra lists them): pyyaml, pillow, opencv-python-headless, psutil, py-cpuinfo,
 huggingface_hub (with httpx2, httpcore2, h11, anyio, truststore, hf-xet, typer, click, shellingham,
 rich, markdown-it-py, mdurl, pygments, annotated-doc), safetensors, regex, tokenizers, tqdm,
-requests (urllib3, idna, certifi, charset_normalizer). psutil also samples the memory here.
+requests (urllib3, idna, certifi, charset_normalizer); for effdet, omegaconf (with
+antlr4-python3-runtime) and pycocotools (compiled, with no torch in it). psutil also samples
+the memory here.
+
+Random weights with BatchNorm's default statistics leave some detectors with every score tied
+(SSDlite, RT-DETR, YOLO26n, EfficientDet-D0): their wrappers take BatchNorm statistics from a
+calibration pass (``Spec.calibrate``, ``CALIBRATION``). Detectors whose output is a list of
+detections sorted by score compare it as a set of rows (``unordered``): ONNX Runtime's scores
+differ from torch's in the fifth digit, and neighbours closer than that change places.
 
 The wheel's compiled torchvision ops do not load with the CPU torch: every wrapper first imports
 ``real_zoo_env/torchvision_ops_standin.py`` (copied into a folder named ``site-packages`` so that
@@ -57,7 +65,8 @@ from zoo import stable
 
 HERE = Path(__file__).resolve().parent
 #: The wheels, pinned so that the table can be reproduced.
-PINS = {"torchvision": "0.29.1", "timm": "1.0.31", "ultralytics": "8.4.190", "transformers": "5.24.0"}
+PINS = {"torchvision": "0.29.1", "timm": "1.0.31", "ultralytics": "8.4.190", "transformers": "5.24.0",
+        "effdet": "0.4.1"}
 STANDIN = HERE / "real_zoo_env" / "torchvision_ops_standin.py"
 #: The library file touched for the one-file re-run (only the ultralytics models run it).
 TOUCHED = Path("ultralytics/nn/modules/head.py")
@@ -87,16 +96,23 @@ _DETR_BACKBONE = ('backbone_config=dict(model_type="resnet", layer_type="basic",
                   'hidden_sizes=[16, 32, 64, 64], embedding_size=16, out_features=["stage4"])')
 _RTDETR_BACKBONE = ('backbone_config=dict(model_type="rt_detr_resnet", layers_type="basic", depths=[1, 1, 1, 1], '
                     'hidden_sizes=[16, 32, 64, 64], embedding_size=16, out_features=["stage2", "stage3", "stage4"])')
+_DEFORMABLE_BACKBONE = ('backbone_config=dict(model_type="resnet", layer_type="basic", depths=[1, 1, 1, 1], '
+                        'hidden_sizes=[16, 32, 64, 64], embedding_size=16, out_features=["stage2", "stage3", "stage4"])')
 _TV_DETECT = 'det = self.m([x[0]])[0]\n        return det["boxes"], det["scores"], det["labels"]'
+_TV_ROWS = ('det = self.m([x[0]])[0]\n        '
+            'return torch.cat([det["boxes"], det["scores"][:, None], det["labels"][:, None].to(det["boxes"].dtype)], 1)')
 _HF_DETECT = "out = self.m(pixel_values=x)\n        return out.logits, out.pred_boxes"
 
 MODELS = [
     Spec("tv_mobilenet_v3_small", "torchvision mobilenet_v3_small", "import torchvision",
          "torchvision.models.mobilenet_v3_small(weights=None, num_classes=10)", "return self.m(x)",
          "1, 3, 64, 64", DYNAMIC_BHW + '\nexporter = "both"', quick=True),
-    Spec("tv_ssdlite", "torchvision ssdlite320_mobilenet_v3_large", "import torchvision",
+    # The top 20 detections as one (20, 6) tensor whose row order is not compared: ONNX Runtime's
+    # scores differ from torch's by up to 3e-5, and neighbours closer than that swap (docs/zoo.md).
+    Spec("tv_ssdlite", "torchvision ssdlite320_mobilenet_v3_large (top 20)", "import torchvision",
          "torchvision.models.detection.ssdlite320_mobilenet_v3_large(weights=None, weights_backbone=None, "
-         "num_classes=3)", _TV_DETECT, "1, 3, 128, 128", calibrate="self.m(list(xb))"),
+         "num_classes=3, detections_per_img=20)", _TV_ROWS, "1, 3, 128, 128", 'unordered = ["output.0"]',
+         calibrate="self.m(list(xb))"),
     Spec("tv_fasterrcnn", "torchvision fasterrcnn_mobilenet_v3_large_320_fpn", "import torchvision",
          "torchvision.models.detection.fasterrcnn_mobilenet_v3_large_320_fpn(weights=None, weights_backbone=None, "
          "num_classes=3)", _TV_DETECT, "1, 3, 128, 128"),
@@ -115,6 +131,11 @@ MODELS = [
     Spec("yolo11n_seg", "ultralytics YOLO11n-seg (yolo11n-seg.yaml, nc=3)",
          "from ultralytics.nn.tasks import SegmentationModel", 'SegmentationModel("yolo11n-seg.yaml", nc=3, verbose=False)',
          "(det, proto), _ = self.m(x)\n        return det, proto", "1, 3, 128, 128", DYNAMIC_BHW),
+    Spec("yolo26n", "ultralytics YOLO26n (yolo26n.yaml, nc=3, end-to-end top-k)",
+         "from ultralytics.nn.tasks import DetectionModel", 'DetectionModel("yolo26n.yaml", nc=3, verbose=False)',
+         "y, _ = self.m(x)\n        return y", "1, 3, 128, 128", DYNAMIC_BHW + '\nunordered = ["output.0"]',
+         init="self.m.end2end = True  # the one-to-one head and its top-k (get_topk_index)",
+         calibrate="self.m(xb)"),
     Spec("hf_detr", "transformers DETR (small config)", "from transformers import DetrConfig, DetrForObjectDetection",
          "DetrForObjectDetection(DetrConfig(use_timm_backbone=False, use_pretrained_backbone=False, "
          f"{_DETR_BACKBONE}, d_model=32, encoder_layers=1, decoder_layers=1, encoder_attention_heads=2, "
@@ -129,6 +150,19 @@ MODELS = [
          "encoder_layers=1, encoder_ffn_dim=128, decoder_ffn_dim=128, num_labels=4, encoder_in_channels=[32, 64, 64], "
          f"decoder_in_channels=[64, 64, 64], {_RTDETR_BACKBONE}, use_pretrained_backbone=False))",
          _HF_DETECT, "1, 3, 128, 128", calibrate="self.m(pixel_values=xb)"),
+    Spec("hf_deformable_detr", "transformers Deformable DETR (small config)",
+         "from transformers import DeformableDetrConfig, DeformableDetrForObjectDetection",
+         "DeformableDetrForObjectDetection(DeformableDetrConfig(use_timm_backbone=False, use_pretrained_backbone=False, "
+         f"{_DEFORMABLE_BACKBONE}, d_model=32, "
+         "encoder_layers=1, decoder_layers=2, encoder_attention_heads=2, decoder_attention_heads=2, encoder_ffn_dim=64, "
+         "decoder_ffn_dim=64, num_queries=10, num_labels=3, num_feature_levels=3))",
+         _HF_DETECT, "1, 3, 64, 64", DYNAMIC_BHW),
+    # effdet's DetBenchPredict: top-k, then torchvision's batched_nms (the stand-in), 20 detections
+    # a row of (x1, y1, x2, y2, score, class), compared as a set as SSDlite's are.
+    Spec("effdet_d0", "effdet EfficientDet-D0 (image size 128, predict bench)", "from effdet import create_model",
+         'create_model("efficientdet_d0", bench_task="predict", num_classes=3, pretrained_backbone=False, '
+         "image_size=(128, 128), max_det_per_image=20)", "return self.m(x)", "1, 3, 128, 128",
+         'unordered = ["output.0"]', calibrate="self.m(xb)"),
 ]
 
 #: The wrapper's BatchNorm calibration, for the models whose ``Spec.calibrate`` says how to call them.
