@@ -394,7 +394,8 @@ def _remaining(model: dict[str, Any], root: str, limit: int = 4) -> str:
         if item.get("severity") == "warning":
             label = f"{label[:-1]}, warning)" if label.endswith(")") else f"{label} (warning)"
         where = item.get("source")
-        entry = f"{label} @ {_where(where, root)}" if where else f"{label} {item.get('op') or ''}".strip()
+        op = item.get("op") or ""
+        entry = f"{label} @ {_where(where, root)}" if where else label if op in label else f"{label} {op}".strip()
         if entry not in seen:
             seen.append(entry)
     if not seen:

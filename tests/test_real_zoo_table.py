@@ -63,6 +63,14 @@ def test_rows_show_before_after_fixes_and_what_remains(real_zoo: Any) -> None:
                      "max 900 MiB |")
 
 
+def test_wrong_values_with_no_rule_to_blame_are_named_once(real_zoo: Any) -> None:
+    data = _data()
+    model = data["report"]["models"][1]
+    model["remaining"] = [{"rule": None, "op": "(wrong values)", "source": None, "kind": "unfaithful"}]
+    row = real_zoo.model_rows(data)[3]
+    assert "| none (1 reverted) | (wrong values) | 1 |" in row
+
+
 def test_model_seconds_are_the_gaps_between_progress_lines(real_zoo: Any) -> None:
     run = real_zoo.Run(seconds=40.0, report={}, peak_mib={}, run_peak_mib=0.0, progress=[
         (2.0, "some warning"), (12.5, "[1/2] yolo: exit 0 (migrated) | 12s elapsed, about 12s left"),
