@@ -131,11 +131,11 @@ MODELS = [
     Spec("yolo11n_seg", "ultralytics YOLO11n-seg (yolo11n-seg.yaml, nc=3)",
          "from ultralytics.nn.tasks import SegmentationModel", 'SegmentationModel("yolo11n-seg.yaml", nc=3, verbose=False)',
          "(det, proto), _ = self.m(x)\n        return det, proto", "1, 3, 128, 128", DYNAMIC_BHW),
-    Spec("yolo26n", "ultralytics YOLO26n (yolo26n.yaml, nc=3, end-to-end top-k)",
+    # The end-to-end head's top-k (get_topk_index: `k = min(max_det, anchors)`), 20 detections, as a set.
+    Spec("yolo26n", "ultralytics YOLO26n (yolo26n.yaml, nc=3, end-to-end top 20)",
          "from ultralytics.nn.tasks import DetectionModel", 'DetectionModel("yolo26n.yaml", nc=3, verbose=False)',
          "y, _ = self.m(x)\n        return y", "1, 3, 128, 128", DYNAMIC_BHW + '\nunordered = ["output.0"]',
-         init="self.m.end2end = True  # the one-to-one head and its top-k (get_topk_index)",
-         calibrate="self.m(xb)"),
+         init="self.m.end2end = True\n        self.m.model[-1].max_det = 20", calibrate="self.m(xb)"),
     Spec("hf_detr", "transformers DETR (small config)", "from transformers import DetrConfig, DetrForObjectDetection",
          "DetrForObjectDetection(DetrConfig(use_timm_backbone=False, use_pretrained_backbone=False, "
          f"{_DETR_BACKBONE}, d_model=32, encoder_layers=1, decoder_layers=1, encoder_attention_heads=2, "
