@@ -111,7 +111,7 @@ MODELS = [
     # scores differ from torch's by up to 3e-5, and neighbours closer than that swap (docs/zoo.md).
     Spec("tv_ssdlite", "torchvision ssdlite320_mobilenet_v3_large (top 20)", "import torchvision",
          "torchvision.models.detection.ssdlite320_mobilenet_v3_large(weights=None, weights_backbone=None, "
-         "num_classes=3, detections_per_img=20)", _TV_ROWS, "1, 3, 128, 128", 'unordered = ["output.0"]',
+         "num_classes=3, detections_per_img=20)", _TV_ROWS, "1, 3, 128, 128", 'unordered = ["output"]',
          calibrate="self.m(list(xb))"),
     Spec("tv_fasterrcnn", "torchvision fasterrcnn_mobilenet_v3_large_320_fpn", "import torchvision",
          "torchvision.models.detection.fasterrcnn_mobilenet_v3_large_320_fpn(weights=None, weights_backbone=None, "
@@ -134,7 +134,7 @@ MODELS = [
     # The end-to-end head's top-k (get_topk_index: `k = min(max_det, anchors)`), 20 detections, as a set.
     Spec("yolo26n", "ultralytics YOLO26n (yolo26n.yaml, nc=3, end-to-end top 20)",
          "from ultralytics.nn.tasks import DetectionModel", 'DetectionModel("yolo26n.yaml", nc=3, verbose=False)',
-         "y, _ = self.m(x)\n        return y", "1, 3, 128, 128", DYNAMIC_BHW + '\nunordered = ["output.0"]',
+         "y, _ = self.m(x)\n        return y", "1, 3, 128, 128", DYNAMIC_BHW + '\nunordered = ["output"]',
          init="self.m.end2end = True\n        self.m.model[-1].max_det = 20", calibrate="self.m(xb)"),
     Spec("hf_detr", "transformers DETR (small config)", "from transformers import DetrConfig, DetrForObjectDetection",
          "DetrForObjectDetection(DetrConfig(use_timm_backbone=False, use_pretrained_backbone=False, "
@@ -162,7 +162,7 @@ MODELS = [
     Spec("effdet_d0", "effdet EfficientDet-D0 (image size 128, predict bench)", "from effdet import create_model",
          'create_model("efficientdet_d0", bench_task="predict", num_classes=3, pretrained_backbone=False, '
          "image_size=(128, 128), max_det_per_image=20)", "return self.m(x)", "1, 3, 128, 128",
-         'unordered = ["output.0"]', calibrate="self.m(xb)"),
+         'unordered = ["output"]', calibrate="self.m(xb)"),
 ]
 
 #: The wrapper's BatchNorm calibration, for the models whose ``Spec.calibrate`` says how to call them.
