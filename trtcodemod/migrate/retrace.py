@@ -39,9 +39,12 @@ CONSTANT = "results are registered as constants"
 #: The TracerWarning of a tensor's value read into Python (a number, a bool, a list...).
 CONVERTED = "Converting a tensor to a Python"
 #: Said where such a constant stays an error: the step that keeps the sizes in the graph.
-MANUAL_STEP = ("; if it is built from sizes (`torch.tensor([w, h])`), build it in the graph instead: "
-               "`torch.stack([torch.as_tensor(w), torch.as_tensor(h)])` keeps the sizes the TorchScript exporter "
-               "passes as 0-d tensors (`torch.tensor([...])` and `x.new_tensor([...])` copy them into a constant)")
+MANUAL_STEP = ("; if it is built from a list of sizes (`torch.tensor([w, h])`, `torch.as_tensor(shapes)`), build "
+               "it in the graph instead: `torch.stack([torch.as_tensor(w), torch.as_tensor(h)])` keeps the sizes "
+               "the TorchScript exporter passes as 0-d tensors (`torch.tensor([...])`, `torch.as_tensor([...])` and "
+               "`x.new_tensor([...])` copy them into a constant)")
+#: The constructors whose constant MANUAL_STEP is about.
+_LIST_CONSTRUCTORS = (f"torch.tensor {CONSTANT}", f"torch.as_tensor {CONSTANT}")
 TRACE_ONLY_NOTE = ("; this line runs only while tracing (eager mode takes another path) and builds a tensor from "
                    "Python values, reading no tensor's value here")
 
@@ -104,7 +107,7 @@ class Retrace:
                 p = Problem(p.kind, p.path, p.line, p.op, p.rule, f"{p.message}{only}; {self.note}{where}",
                             "warning" if self.demote else "error", p.exporter)
             if p.kind == "baked" and p.op == TRACED and p.severity == "error" \
-                    and p.message.startswith(f"torch.tensor {CONSTANT}") and MANUAL_STEP not in p.message:
+                    and p.message.startswith(_LIST_CONSTRUCTORS) and MANUAL_STEP not in p.message:
                 p = Problem(p.kind, p.path, p.line, p.op, p.rule, p.message + MANUAL_STEP, p.severity, p.exporter)
             out.append(p)
         if rewritten is not None:
