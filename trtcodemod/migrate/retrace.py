@@ -22,11 +22,10 @@ an error names the manual step: build it in the graph with ``torch.stack`` of ``
 
 from __future__ import annotations
 
+import difflib
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
-
-import difflib
 
 from .facts import Facts, norm
 from .locate import Problem
