@@ -90,6 +90,7 @@ def _last(node: cst.Name | cst.Attribute) -> str:
 
 class NoneCheck(RuntimeScopeRule):
     scope = "forward"
+    requires = (ObservedFacts,)
     info = RuleInfo(
         id="TRT721",
         name="none-check",
@@ -166,6 +167,7 @@ TensorRT version and both exporters.""",
         #: Per open forward: parameter name → first position it is rebound (walk order), tensor evidence.
         self._forward_info: dict[int, tuple[dict[str, int], set[str], dict[int, int]]] = {}
         self._asserts = 0
+        self._observed: ObservedFacts = self.provider(ObservedFacts)
 
     # --- classes ----------------------------------------------------------------
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -261,22 +263,11 @@ TensorRT version and both exporters.""",
         name = subject.value
         if rebound.get(name, 1 << 30) < order.get(id(node), 0):
             return  # no longer the input here
-        if name not in tensors and not _annotated_tensor(param) and not self._observed_tensor(method, name):
+        if name not in tensors and not _annotated_tensor(param) and not self._observed.input_tensor(name, method):
             return  # nothing shows it is a tensor (could be metadata, a flag, a list)
         self.found(node, f"{text} tests an optional forward input: the export keeps only the branch of the traced "
                    f"call (traced with `{name}=None`, the graph has no `{name}` input; with a tensor it always uses "
                    "it); export one graph per case, or always pass a tensor (an all-ones mask, an indicator input)")
-
-    def _observed_tensor(self, method: cst.FunctionDef, name: str) -> bool:
-        """The recorded run passed a tensor as the model's input ``name`` and this ``forward`` ran.
-
-        The observer knows the model's own inputs by name (``Facts.inputs``): CenterTrack's
-        ``pre_img`` is only handed on to a helper, so nothing in the code shows it is a tensor.
-        """
-        observed = self.context.provider(ObservedFacts)
-        if not observed.known or not method.body.body or not observed.ran(method.body.body[0]):
-            return False
-        return bool(observed.facts.facts.inputs.get(name, {}).get("shapes"))
 
     def _forward(self, func: cst.FunctionDef) -> tuple[dict[str, int], set[str], dict[int, int]]:
         """For ``forward``: where each name is first rebound, which names are used as tensors,

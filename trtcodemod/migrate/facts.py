@@ -20,6 +20,8 @@ from typing import Any, Callable, Iterable
 FACTS_VERSION = 1
 #: The end column of an event that covers its whole line (a warning knows only the line).
 _WHOLE_LINE = 1 << 20
+#: The name a tensor event gives a call's result (``tensor_sites.RESULT``; no name holds it yet).
+RESULT = "<result>"
 #: The fields every event has (``observe.py`` writes them; a facts file without them is malformed).
 _EVENT_FIELDS = ("kind", "path", "line", "column", "end_line", "end_column")
 
@@ -64,7 +66,8 @@ def source_hash(source: bytes) -> str:
 
 @dataclass
 class Facts:
-    """Lines that ran, and events (value reads, indices, len, squeeze) at sites."""
+    """Lines that ran, and events (value reads, indices, len, squeeze, the names holding
+    tensors at torch calls) at sites."""
 
     runs: int = 0
     lines: dict[str, set[int]] = field(default_factory=dict)
@@ -250,6 +253,21 @@ class FileFacts:
         return [e for e in self.facts.value_reads() if e["path"] == span.path
                 and Span(e["path"], e["line"], e["column"], e["end_line"], e["end_column"]).overlaps(span)]
 
+    def tensors(self, name: str, line: int, column: int, end_line: int, end_column: int) -> list[dict[str, Any]]:
+        """The observer's records of ``name`` holding a tensor at a torch call whose span
+        holds this one (``tensor_sites.py``); for the result name, the call at exactly this span."""
+        span = self.span(line, column, end_line, end_column)
+        if span is None:
+            return []
+        found = []
+        for e in self.facts.events:
+            if e["kind"] != "tensor" or e["path"] != span.path or e.get("name") != name:
+                continue
+            site = Span(e["path"], e["line"], e["column"], e["end_line"], e["end_column"])
+            if site.same(span) or (name != RESULT and _contains(site, span)):
+                found.append(e)
+        return found
+
     def traced(self, line: int, end_line: int) -> list[str]:
         """The export's ``TracerWarning`` messages on these lines (see :meth:`Facts.note_traced`)."""
         span = self.span(line, 1, end_line, 1)
@@ -257,6 +275,11 @@ class FileFacts:
             return []
         return [e.get("message", "") for e in self.facts.events if e["kind"] == "traced"
                 and e["path"] == span.path and span.line <= e["line"] <= span.end_line]
+
+
+def _contains(outer: Span, inner: Span) -> bool:
+    return (outer.line, outer.column) <= (inner.line, inner.column) and \
+        (inner.end_line, inner.end_column) <= (outer.end_line, outer.end_column)
 
 
 def summarize(events: Iterable[dict[str, Any]]) -> int:
