@@ -22,6 +22,7 @@ import libcst as cst
 
 from trtcodemod.astutil import method_call, strip_parens
 from trtcodemod.helpers import RESERVED_PREFIX
+from trtcodemod.providers import ObservedFacts
 from trtcodemod.transforms._tensor_evidence import TensorEvidence, WrittenSubscripts
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
 
@@ -76,12 +77,13 @@ def _maskish(name: str) -> bool:
 class _MaskRule(Rule):
     """Shared evidence analysis: is an index expression a boolean mask?"""
 
-    requires = (TensorEvidence,)
+    requires = (TensorEvidence, ObservedFacts)
 
     def __init__(self, context) -> None:
         super().__init__(context)
         self._torch_file = False
         self._evidence: TensorEvidence = self.provider(TensorEvidence)
+        self._observed: ObservedFacts = self.provider(ObservedFacts)
 
     def visit_Module(self, node: cst.Module) -> None:
         # Module-level imports only: the table has not seen the functions' imports yet.
@@ -287,7 +289,12 @@ the places to rework.""",
             self._report_mixed(node)
             return
         level = self.evidence(index.value)
-        if level == NONE or not self._tensor_involved(node.value, index.value):
+        # With facts: an index the recorded run saw to be a 1-D bool tensor at every call (an
+        # index event is recorded only when a tensor is indexed) is a mask whatever its name.
+        seen = level == NONE and self._observed.proof(self.info.id, node) is not None
+        if seen:
+            level = WEAK
+        elif level == NONE or not self._tensor_involved(node.value, index.value):
             return
         mask = strip_parens(index.value)
         comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
@@ -301,6 +308,10 @@ the places to rework.""",
             message = ("boolean-mask indexing exports as NonZero on a bool tensor + GatherND; "
                        "index with the mask's integer positions")
             safety = Safety.SAFE
+        elif seen:
+            message = (f"`{_described(mask)}` was a 1-D bool tensor in the recorded run; boolean-mask indexing "
+                       "exports as NonZero on a bool tensor + GatherND; index with the mask's integer positions")
+            safety = Safety.UNSAFE
         else:
             message = (f"`{_described(mask)}` looks like a boolean mask by its name only; boolean-mask indexing "
                        "exports as NonZero on a bool tensor + GatherND (fix needs --unsafe)")

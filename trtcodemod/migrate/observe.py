@@ -54,6 +54,9 @@ class Recorder:
         self.recording = False  # value reads count only during the forwards, not while building
         self._busy = False
         self._positions: dict[Any, list] = {}
+        #: wrapper -> the function it wraps: torch hands a tensor method's wrapper to the
+        #: ``TensorSites`` mode, which must call the original (the wrapper already recorded).
+        self.unwrapped: dict[Any, Any] = {}
 
     # --- where was this called from ------------------------------------------------------
     def site(self, depth: int = 2) -> tuple[tuple[str, int, int, int, int] | None, bool]:
@@ -136,7 +139,9 @@ class Wrappers:
     def _patch(self, owner: Any, name: str, make: Callable[[Any], Any]) -> None:
         original = getattr(owner, name)
         self.saved.append((owner, name, original))
-        setattr(owner, name, make(original))
+        wrapper = make(original)
+        self.rec.unwrapped[wrapper] = original
+        setattr(owner, name, wrapper)
 
     def __enter__(self) -> "Wrappers":
         import torch
@@ -216,6 +221,7 @@ class Wrappers:
         for owner, name, original in reversed(self.saved):
             setattr(owner, name, original)
         self.saved.clear()
+        self.rec.unwrapped.clear()
 
 
 def _varying_axes(names: list[str], sets: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:

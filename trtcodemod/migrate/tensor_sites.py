@@ -47,8 +47,13 @@ class TensorSites(TorchFunctionMode):
 
     def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
         kwargs = kwargs or {}
-        result = func(*args, **kwargs)
         rec = self.rec
+        # A patched tensor method reaches the mode as its wrapper, which recorded already.
+        try:
+            func = rec.unwrapped.get(func, func)
+        except TypeError:  # an unhashable callable: none of ours
+            pass
+        result = func(*args, **kwargs)
         if rec.recording and not rec._busy:
             rec._busy = True  # our own tensor reads below must not be recorded as the model's
             try:
