@@ -6,8 +6,8 @@
 ``migrate`` observes a run, which records the names holding tensors at each torch call
 (``output`` at ``output.size(2)``, ``scores`` at ``scores.size(1)``) and what ``len`` saw;
 with that evidence the rules fire and their fixes are verified: the NumPy grid becomes torch
-(TRT711), ``len(feats)`` becomes ``feats.shape[0]`` (TRT704) and ``max`` of a size becomes
-``_trt_size_max`` (TRT712).
+(TRT711), ``len(feats)`` becomes ``feats.shape[0]`` (TRT704) and ``min`` of a size becomes
+``_trt_size_min`` (TRT712).
 """
 
 import numpy as np
@@ -27,8 +27,8 @@ def _flat(feats):
 
 
 def _top(scores):
-    k = max(scores.size(1) // 2, 1)
-    return scores.topk(k, dim=1).values
+    k = min(scores.size(1), 10)
+    return scores[:, :k]
 
 
 class Decode(nn.Module):
@@ -39,7 +39,7 @@ class Decode(nn.Module):
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         out = self.conv(x)
         xy = out[:, :2].permute(0, 2, 3, 1) + _grid(out)
-        return _flat(xy), _top(out[:, 2].flatten(1))
+        return _flat(xy), _top(out[:, 2].mean(1))
 
 
 def build() -> nn.Module:
