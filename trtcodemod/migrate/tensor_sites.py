@@ -19,6 +19,7 @@ import os
 import sys
 from typing import Any
 
+import torch
 from torch.overrides import TorchFunctionMode
 
 from trtcodemod.migrate.facts import RESULT
@@ -31,6 +32,7 @@ MAX_SHAPES = 8
 #: torch's Python plumbing between a tensor method and the mode (``Tensor.__len__`` dispatches
 #: through ``overrides.handle_torch_function``): frames that act for the caller.
 _PLUMBING = tuple(os.sep + os.path.join("torch", name) for name in ("overrides.py", "_tensor.py"))
+_USER, _THROUGH, _OTHER = 0, 1, 2
 
 
 class TensorSites(TorchFunctionMode):
@@ -44,6 +46,8 @@ class TensorSites(TorchFunctionMode):
         self._calls: dict[tuple[Any, int, int], int] = {}
         #: (path, line, column, end_line, end_column, name) -> entry (JSON-ready, shapes as lists).
         self.entries: dict[tuple, dict[str, Any]] = {}
+        #: filename -> what its frames are (:meth:`_kind`), decided once per file.
+        self._kinds: dict[str, int] = {}
 
     def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
         kwargs = kwargs or {}
@@ -67,18 +71,29 @@ class TensorSites(TorchFunctionMode):
     def _user_frame(self) -> Any:
         """The user frame that made the call, or None when torch's own code made it."""
         frame = sys._getframe(3)  # _user_frame <- _record <- __torch_function__ <- caller
+        kinds = self._kinds
         while frame is not None:
             filename = frame.f_code.co_filename
-            if self.rec.user(filename):
+            kind = kinds.get(filename)
+            if kind is None:
+                kind = kinds[filename] = self._kind(filename)
+            if kind == _USER:
                 return frame
-            if not (filename.endswith(_PLUMBING) or os.path.realpath(filename).startswith(OURS + os.sep)):
+            if kind == _OTHER:
                 return None
             frame = frame.f_back
         return None
 
-    def _record(self, args: tuple, kwargs: dict, result: Any) -> None:
-        import torch
+    def _kind(self, filename: str) -> int:
+        """A file's part: the user's code, plumbing that acts for its caller (ours, torch's
+        dispatch), or other code (torch's own, whose torch calls are not the user's)."""
+        if self.rec.user(filename):
+            return _USER
+        if filename.endswith(_PLUMBING) or os.path.realpath(filename).startswith(OURS + os.sep):
+            return _THROUGH
+        return _OTHER
 
+    def _record(self, args: tuple, kwargs: dict, result: Any) -> None:
         frame = self._user_frame()
         if frame is None:
             return
