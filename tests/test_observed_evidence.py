@@ -299,3 +299,21 @@ def test_migrate_ends_fixed_faithful_and_equivalent(yolo) -> None:
     assert report["before"]["faithful"] is False
     assert report["after"]["exported"] and report["after"]["faithful"] is True and report["after"]["trt_errors"] == 0
     assert report["equivalent"] is True and report["remaining"] == [] and report["exit_code"] == 0
+
+
+# --- the documentation ----------------------------------------------------------------------------
+
+
+def test_the_architecture_table_names_what_each_rule_reads() -> None:
+    """docs/architecture.md's table of providers per rule is the registry's declarations."""
+    from trtcodemod.registry import rule_classes
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "architecture.md").read_text()
+    section = text.split("Which rules read which providers")[1].split("\n\n")[1]
+    documented: dict[str, frozenset[str]] = {}
+    for row in section.splitlines()[2:]:
+        providers, rules = row.split("|")[1:3]
+        kinds = frozenset(p.strip(" `") for p in providers.split(",")) - {"none"}
+        documented.update({rule.strip(): kinds for rule in rules.split(",")})
+    actual = {cls.info.id: frozenset(kind.__name__ for kind in cls.required()) for cls in rule_classes()}
+    assert documented == actual

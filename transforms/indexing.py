@@ -226,6 +226,10 @@ conversion (`.bool()`, `.to(torch.bool)`, `dtype=torch.bool`), `~`, `&`, `|`, `^
 one of those reshaped by a method that keeps the dtype (`(s >= thr).squeeze()`,
 `m.flatten()`, `m.view(-1)`; not `m.view(dtype)` or `m.to(other)`), or a local name that
 every assignment in the same function sets to such an expression.
+Inside `migrate` or with `--facts`, the indexed value or the mask's operand seen holding a
+tensor in the recorded run counts as a tensor, and an index seen to be a 1-D bool tensor on
+every call is a mask whatever its name (`boxes[keep]` in a helper): reported with the fix as
+unsafe, whose assumption that observation proves, so it applies without `--unsafe` there.
 Assignments through a mask are TRT202. A mask used together with other indices
 (`t[mask, :4]`, `t[:, mask]`) is reported without a fix.
 

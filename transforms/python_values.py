@@ -104,7 +104,10 @@ buffers are constants of the export anyway), and `int(t)`, `float(t)`, `bool(t)`
 `complex(t)` where `t` is evidently a tensor: a parameter of `forward` (not annotated as a
 non-tensor type, without a number or string default), a parameter annotated `Tensor`, or
 a local assigned from a torch call, a tensor method, indexing or arithmetic on one of
-those. `int(x.shape[0])`, `int(len(xs))` and `float(self.scale)` are not reported.
+those. `int(x.shape[0])`, `int(len(xs))` and `float(self.scale)` are not reported. Inside
+`migrate` or with `--facts`, a name the recorded run saw holding a tensor at a torch call on
+its line is a tensor, and so is the argument of a conversion where the run read a tensor
+value; a `.item()` that ran and read no tensor value (a NumPy scalar's) is not reported.
 
 Why it hurts: tracing records tensor operations only. A Python number taken out of a tensor
 is a constant to the tracer (PyTorch warns with a `TracerWarning`, easy to miss in a long
