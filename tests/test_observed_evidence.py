@@ -11,6 +11,7 @@ The facts here come from real observed runs (``migrate --save-facts``); the expo
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -282,6 +283,46 @@ def test_the_proved_mask_fix_applies_and_computes_the_same(select) -> None:
         b = namespace_after["build"]()(boxes, scores)
         assert a.dtype == b.dtype and a.shape == b.shape
         torch.testing.assert_close(a, b, equal_nan=True)
+
+
+def _load(path: Path, name: str) -> Any:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+def test_the_fixes_the_evidence_allows_compute_the_same(yolo, tmp_path: Path, monkeypatch) -> None:
+    """``apply --facts`` on a checkout elsewhere (the facts match it by its relative path): the
+    rewritten decode gives the same values, dtypes and shapes, edge inputs included."""
+    copy = tmp_path / "examples" / "evidence" / "yolo_decode.py"
+    copy.parent.mkdir(parents=True)
+    copy.write_text(YOLO.read_text())
+    monkeypatch.chdir(tmp_path)
+    result = invoke("apply", "--unsafe", "--select", SIZE_RULES, "--facts", str(yolo[1]),
+                    "examples/evidence/yolo_decode.py")
+    assert result.exit_code == 0, result.stderr
+    after = copy.read_text()
+    assert "np.meshgrid" not in after and "feats.shape[0]" in after and "_trt_size_min(scores.size(1), 10)" in after
+    old, new = _load(YOLO, "yolo_before"), _load(copy, "yolo_after")
+    torch.manual_seed(0)
+    model = old.build()
+    rewritten = new.build()
+    rewritten.load_state_dict(model.state_dict())
+    cases = [torch.randn(2, 3, 8, 8), torch.zeros(1, 3, 1, 1), -torch.rand(3, 3, 5, 12),
+             torch.full((1, 3, 2, 3), float("inf")), torch.full((1, 3, 4, 2), float("nan")), torch.randn(2, 3, 0, 4)]
+    for x in cases:
+        try:
+            expected = model(x)
+        except RuntimeError as exc:  # the empty height: the conv refuses it, before and after alike
+            with pytest.raises(RuntimeError, match=re.escape(str(exc))):
+                rewritten(x)
+            continue
+        for a, b in zip(expected, rewritten(x)):
+            assert a.dtype == b.dtype and a.shape == b.shape
+            torch.testing.assert_close(a, b, equal_nan=True, rtol=0, atol=0)
 
 
 # --- migrate end to end --------------------------------------------------------------------------------
