@@ -150,7 +150,7 @@ def _names_of(frame: Any, tensors: list[Any]) -> list[tuple[str, Any]]:
         if id(value) in wanted:
             found.append((name, value))
     owner = local.get("self")
-    if owner is not None:
+    if owner is not None and len({id(value) for _, value in found}) < len(wanted):  # some still unnamed
         spaces = [getattr(owner, "__dict__", {})]
         spaces += [getattr(owner, key, None) or {} for key in ("_parameters", "_buffers")]
         for space in spaces:
