@@ -79,6 +79,9 @@ class Facts:
     hashes: dict[str, str] = field(default_factory=dict)
     #: The dynamic axes the observer's extra set stretched (``x[2] (height) 8->17``), if any.
     stretched: list[str] = field(default_factory=list)
+    #: (number of events when built, (path, name) -> tensor events): see :meth:`tensor_events`.
+    _tensor_index: tuple[int, dict[tuple[str, str], list[dict[str, Any]]]] | None = field(
+        default=None, init=False, repr=False, compare=False)
 
     # --- JSON ------------------------------------------------------------------------------
     @classmethod
@@ -171,6 +174,18 @@ class Facts:
             if event not in self.events:
                 self.events.append(event)
 
+    def tensor_events(self, path: str, name: str) -> list[dict[str, Any]]:
+        """The observer's records of ``name`` holding a tensor in ``path`` (indexed on first use:
+        rules ask for every name they meet)."""
+        index = self._tensor_index
+        if index is None or index[0] != len(self.events):
+            table: dict[tuple[str, str], list[dict[str, Any]]] = {}
+            for e in self.events:
+                if e["kind"] == "tensor":
+                    table.setdefault((e["path"], e.get("name", "")), []).append(e)
+            index = self._tensor_index = (len(self.events), table)
+        return index[1].get((path, name), [])
+
     def varying_axes(self) -> dict[str, list[int]]:
         return {name: list(info.get("varying", [])) for name, info in self.inputs.items()}
 
@@ -260,9 +275,7 @@ class FileFacts:
         if span is None:
             return []
         found = []
-        for e in self.facts.events:
-            if e["kind"] != "tensor" or e["path"] != span.path or e.get("name") != name:
-                continue
+        for e in self.facts.tensor_events(span.path, name):
             site = Span(e["path"], e["line"], e["column"], e["end_line"], e["end_column"])
             if site.same(span) or (name != RESULT and _contains(site, span)):
                 found.append(e)
