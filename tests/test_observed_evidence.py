@@ -45,11 +45,24 @@ def pick(boxes, keep):
     return boxes[keep]
 
 
+def positive(boxes, scores):
+    return boxes[scores > 0]
+
+
+def bump(boxes, scores):
+    boxes[scores < 0] += 1.0
+    return boxes
+
+
 class Select(nn.Module):
+    def count(self, mask):
+        return int(mask.sum())
+
     def forward(self, boxes, scores):
         scale = SCALE.item()
         keep = scores > 0
-        return pick(boxes, keep) * scale
+        n = self.count(keep)
+        return pick(boxes, keep) * scale, positive(boxes, scores), bump(boxes.clone(), scores), boxes[:n]
 
 
 def build() -> nn.Module:
@@ -245,20 +258,29 @@ def test_facts_about_other_contents_say_nothing(yolo, tmp_path: Path) -> None:
     assert check("--select", SIZE_RULES, "--facts", str(facts), str(changed)) == set()
 
 
-def test_an_observed_bool_index_is_a_mask_and_a_numpy_item_is_no_tensor(select) -> None:
+def test_observed_tensors_and_masks_make_the_indexing_rules_fire_and_a_numpy_item_quiet(select) -> None:
     model, facts = select
-    text = model.read_text()
-    item = next(n for n, line in enumerate(text.splitlines(), 1) if "SCALE.item()" in line)
-    index = next(n for n, line in enumerate(text.splitlines(), 1) if "boxes[keep]" in line)
-    # Without facts: `keep` is named like an index (never a mask by its name), and any `.item()`
-    # might be a tensor's.
-    assert check("--select", "TRT201,TRT702", str(model)) == {("TRT702", item)}
-    result = invoke("check", "--format", "json", "--select", "TRT201,TRT702", "--facts", str(facts), str(model))
-    findings = json.loads(result.stdout)["findings"]
-    assert {(f["rule"], f["line"]) for f in findings} == {("TRT201", index)}
-    [mask] = findings
-    assert "was a 1-D bool tensor in the recorded run" in mask["message"]
+    text = model.read_text().splitlines()
+
+    def at(code: str) -> int:
+        return next(n for n, line in enumerate(text, 1) if code in line)
+
+    # Without facts: the helpers' parameters could be NumPy arrays (`a[a > 0]` looks the same),
+    # `keep` is named like an index (never a mask by its name), and any `.item()` might be a tensor's.
+    assert check("--select", "TRT201,TRT202,TRT702", str(model)) == {("TRT702", at("SCALE.item()"))}
+    result = invoke("check", "--format", "json", "--select", "TRT201,TRT202,TRT702", "--facts", str(facts),
+                    str(model))
+    findings = {(f["rule"], f["line"]): f for f in json.loads(result.stdout)["findings"]}
+    assert set(findings) == {
+        ("TRT201", at("return boxes[keep]")),  # the index was seen to be a 1-D bool tensor
+        ("TRT201", at("return boxes[scores > 0]")),  # a comparison of `scores`, seen as a tensor
+        ("TRT202", at("boxes[scores < 0] += 1.0")),
+        ("TRT702", at("return int(mask.sum())")),  # `mask` seen as a tensor; a value was read
+    }  # and `SCALE.item()` ran without reading a tensor value: a NumPy scalar's
+    mask = findings["TRT201", at("return boxes[keep]")]
+    assert "was a 1-D bool tensor in the recorded run" in mask["message"] and mask["fix"] == "unsafe"
     assert "assumption proved by facts: observed: the index was a 1-D bool tensor" in mask["message"]
+    assert findings["TRT201", at("return boxes[scores > 0]")]["fix"] == "safe"
 
 
 def test_the_proved_mask_fix_applies_and_computes_the_same(select) -> None:
@@ -271,7 +293,8 @@ def test_the_proved_mask_fix_applies_and_computes_the_same(select) -> None:
         after = model.read_text()
     finally:
         model.write_text(SELECT)
-    assert "_trt_mask_index(boxes, keep)" in after and "boxes[keep]" not in after.split("def pick")[1]
+    assert "_trt_mask_index(boxes, keep)" in after and "_trt_mask_index(boxes, scores > 0)" in after
+    assert "boxes[keep]" not in after.split("def pick")[1]
     namespace_before: dict[str, Any] = {}
     namespace_after: dict[str, Any] = {}
     exec(compile(SELECT, "before.py", "exec"), namespace_before)
@@ -279,10 +302,9 @@ def test_the_proved_mask_fix_applies_and_computes_the_same(select) -> None:
     cases = [(torch.randn(6, 4), torch.randn(6)), (torch.zeros(0, 4), torch.zeros(0)),
              (torch.tensor([[1.0, float("nan"), -1.0, float("inf")]]), torch.tensor([-0.0]))]
     for boxes, scores in cases:
-        a = namespace_before["build"]()(boxes, scores)
-        b = namespace_after["build"]()(boxes, scores)
-        assert a.dtype == b.dtype and a.shape == b.shape
-        torch.testing.assert_close(a, b, equal_nan=True)
+        for a, b in zip(namespace_before["build"]()(boxes, scores), namespace_after["build"]()(boxes, scores)):
+            assert a.dtype == b.dtype and a.shape == b.shape
+            torch.testing.assert_close(a, b, equal_nan=True, rtol=0, atol=0)
 
 
 def _load(path: Path, name: str) -> Any:
