@@ -79,6 +79,10 @@ class ObservedFacts(Provider):
         where = self._where(node)
         return None if where is None else self.facts.ran(where.start.line, where.end.line)
 
+    def input_is_tensor(self, name: str) -> bool:
+        """Did the recorded run pass a tensor as the model's input ``name`` (in some input set)?"""
+        return self.facts is not None and bool(self.facts.facts.inputs.get(name, {}).get("shapes"))
+
     def traced(self, node: cst.CSTNode) -> bool:
         """Did the observed export warn (a ``TracerWarning``) that a traced tensor became a Python
         or NumPy value on ``node``'s lines?"""
