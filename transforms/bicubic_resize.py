@@ -67,9 +67,10 @@ Fix safety: unsafe. Eager, `torch.fx`, `torch.compile` and `torch.export` run
 the unannotated helper. The exported graph equals `F.interpolate` only under assumptions:
 - up to float rounding: the matrix product sums in another order (measured: a few units in
   the last place, about 2e-6 of the largest value in float32, 3e-15 in float64);
-- finite inputs only: a matrix product multiplies every input of a row and column by its
-  weight, zero or not, so one NaN or inf turns a whole output row and column into NaN,
-  where PyTorch's four-tap sum changes only the outputs beside it;
+- finite inputs only: a matrix product multiplies every input by its weight, zero or not,
+  and 0 * inf and 0 * NaN are NaN, so one NaN or inf turns the whole output plane of its
+  image and channel into NaN (or inf), where PyTorch's four-tap sum changes only the outputs beside
+  it;
 - antialias off (`antialias=True` keeps `F.interpolate` and its Resize);
 - an output size of 0 raises in PyTorch but gives an empty tensor in the graph, and an
   output size computed from `scale_factor` is rounded in float32, as the TorchScript

@@ -13,8 +13,9 @@ A = -0.75, the source coordinate ``scale * (i + 0.5) - 0.5`` (``scale * i`` with
 ``align_corners=True``), ``scale`` being ``1 / scale_factor`` when a scale factor is given and
 not recomputed and ``in / out`` otherwise, and the four taps clamped to the border. What
 differs is only the summation order (rounding), and that a matrix product multiplies every
-input element of a row by its weight, zero or not: one inf or NaN turns a whole output row
-and column into NaN, where PyTorch's four-tap sum spreads it to the few outputs beside it.
+input element by its weight, zero or not: 0 * inf and 0 * NaN are NaN, so one inf or NaN turns
+the whole output plane of its image and channel into NaN (or inf), where PyTorch's four-tap sum changes
+only the outputs beside it.
 
 ``_trt_interpolate`` has ``F.interpolate``'s signature and is ``F.interpolate`` itself outside
 ``torch.onnx.export``; only while exporting does a bicubic, non-antialiased call on a 4-D
