@@ -224,3 +224,23 @@ def test_upsample_module_subclass() -> None:
     assert torch.equal(up(x), want)
     model = _export(up, x, dynamo=False)
     assert "Resize" not in {n.op_type for n in model.graph.node}
+
+
+class _Calls(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return _trt_interpolate(x, size=(5, 7), mode="bicubic", align_corners=False)
+
+
+def test_fx_export_and_compile_record_interpolate_itself_and_the_module_scripts() -> None:
+    x = torch.randn(1, 2, 4, 4)
+    want = F.interpolate(x, size=(5, 7), mode="bicubic", align_corners=False)
+    traced = torch.fx.symbolic_trace(_Calls())
+    assert "torch.nn.functional.interpolate" in traced.code and torch.equal(traced(x), want)
+    program = torch.export.export(_Calls(), (x,))
+    assert "upsample_bicubic2d" in str(program.graph) and torch.equal(program.module()(x), want)
+    assert torch.equal(torch.compile(_Calls(), backend="eager")(x), want)
+    module = torch.nn.Upsample(scale_factor=2, mode="bicubic")
+    assert torch.equal(torch.jit.script(_TrtUpsample(scale_factor=2, mode="bicubic"))(x), module(x))
+    from trtcodemod.helpers import trt_interpolate
+
+    assert trt_interpolate is _trt_interpolate

@@ -63,8 +63,10 @@ border), built from the sizes with Range, Floor, Min/Max, Equal and Mul, so they
 dynamic input and output sizes. float16/bfloat16 are computed in float32 and rounded back.
 
 Fix safety: unsafe. Eager, `torch.fx`, `torch.compile` and `torch.export` run
-`F.interpolate` itself (same values, gradients, errors); `torch.jit.script` cannot compile
-the unannotated helper. The exported graph equals `F.interpolate` only under assumptions:
+`F.interpolate` itself (same values, gradients, errors), and a scripted `_TrtUpsample` runs
+`nn.Upsample`'s call; but `torch.jit.script` cannot compile a function that calls
+`_trt_interpolate` (its arguments are untyped). The exported graph equals `F.interpolate`
+only under assumptions:
 - up to float rounding: the matrix product sums in another order (measured: a few units in
   the last place, about 2e-6 of the largest value in float32, 3e-15 in float64);
 - finite inputs only: a matrix product multiplies every input by its weight, zero or not,

@@ -112,5 +112,9 @@ class _TrtUpsample(torch.nn.Upsample):
     """``nn.Upsample`` whose bicubic mode exports as weight matrices (same arguments, no parameters)."""
 
     def forward(self, input: torch.Tensor) -> torch.Tensor:
+        if torch.jit.is_scripting():
+            # TorchScript compiles only this branch: nn.Upsample's own call.
+            return torch.nn.functional.interpolate(input, self.size, self.scale_factor, self.mode, self.align_corners,
+                                                   recompute_scale_factor=self.recompute_scale_factor)
         return _trt_interpolate(input, self.size, self.scale_factor, self.mode, self.align_corners,
                                 recompute_scale_factor=self.recompute_scale_factor)
