@@ -77,6 +77,14 @@ def test_not_rewritten_without_unsafe() -> None:
     assert "_trt_interpolate(x, size=4, mode='bicubic')" in rewrite(code, unsafe=True, select=("TRT727",))
 
 
+def test_positional_antialias_and_construction_code_are_left_alone() -> None:
+    aa = "import torch.nn.functional as F\ndef f(x):\n    return F.interpolate(x, None, 0.5, 'bicubic', False, None, True)\n"
+    assert rules_found(aa, select=("TRT727",)) == [] and rules_found(aa, select=("TRT725",)) == ["TRT725"]
+    init = ("import torch.nn.functional as F\nfrom torch import nn\nclass M(nn.Module):\n    def __init__(self, p):\n"
+            "        super().__init__()\n        self.p = F.interpolate(p, size=4, mode='bicubic')\n")
+    assert rules_found(init, select=("TRT727",)) == []  # runs once while building, never exported
+
+
 def _inputs(shape: tuple[int, ...], dtype: torch.dtype) -> dict[str, torch.Tensor]:
     g = torch.Generator().manual_seed(sum(shape))
     random = torch.randn(shape, generator=g, dtype=dtype)
