@@ -167,7 +167,6 @@ TensorRT version and both exporters.""",
         #: Per open forward: parameter name → first position it is rebound (walk order), tensor evidence.
         self._forward_info: dict[int, tuple[dict[str, int], set[str], dict[int, int]]] = {}
         self._asserts = 0
-        self._observed: ObservedFacts = self.provider(ObservedFacts)
 
     # --- classes ----------------------------------------------------------------
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -263,11 +262,20 @@ TensorRT version and both exporters.""",
         name = subject.value
         if rebound.get(name, 1 << 30) < order.get(id(node), 0):
             return  # no longer the input here
-        if name not in tensors and not _annotated_tensor(param) and not self._observed.input_tensor(name, method):
+        if name not in tensors and not _annotated_tensor(param) and not self._observed_tensor(method, name):
             return  # nothing shows it is a tensor (could be metadata, a flag, a list)
         self.found(node, f"{text} tests an optional forward input: the export keeps only the branch of the traced "
                    f"call (traced with `{name}=None`, the graph has no `{name}` input; with a tensor it always uses "
                    "it); export one graph per case, or always pass a tensor (an all-ones mask, an indicator input)")
+
+    def _observed_tensor(self, method: cst.FunctionDef, name: str) -> bool:
+        """The recorded run passed a tensor as the model's input ``name`` and this ``forward`` ran.
+
+        The observer knows the model's own inputs by name (``Facts.inputs``): CenterTrack's
+        ``pre_img`` is only handed on to a helper, so nothing in the code shows it is a tensor.
+        """
+        observed = self.provider(ObservedFacts)
+        return bool(method.body.body) and bool(observed.ran(method.body.body[0])) and observed.input_is_tensor(name)
 
     def _forward(self, func: cst.FunctionDef) -> tuple[dict[str, int], set[str], dict[int, int]]:
         """For ``forward``: where each name is first rebound, which names are used as tensors,

@@ -95,6 +95,10 @@ class ObservedFacts(Provider):
         where = self._where(node)
         return None if where is None else self.facts.ran(where.start.line, where.end.line)
 
+    def input_is_tensor(self, name: str) -> bool:
+        """Did the recorded run pass a tensor as the model's input ``name`` (in some input set)?"""
+        return self.facts is not None and bool(self.facts.facts.inputs.get(name, {}).get("shapes"))
+
     def traced(self, node: cst.CSTNode) -> bool:
         """Did the observed export warn (a ``TracerWarning``) that a traced tensor became a Python
         or NumPy value on ``node``'s lines?"""
@@ -150,13 +154,3 @@ class ObservedFacts(Provider):
         if not -rank <= axis < rank:
             return None
         return len({shape[axis] for shape in shapes}) > 1
-
-    def input_tensor(self, name: str, function: cst.FunctionDef) -> bool:
-        """The recorded run passed a tensor as the model's input ``name`` and ``function`` ran.
-
-        The observer knows the model's own inputs by name: CenterTrack's ``pre_img`` is only
-        handed on to a helper, so nothing in the code shows it is a tensor.
-        """
-        if not self.known or not function.body.body or not self.ran(function.body.body[0]):
-            return False
-        return bool(self.facts.facts.inputs.get(name, {}).get("shapes"))
