@@ -209,12 +209,15 @@ def test_resize_cubic_and_antialias() -> None:
         helper.make_node("Resize", ["x", "", "scales"], ["a"], name="cubic", mode="cubic"),
         helper.make_node("Resize", ["x", "", "scales"], ["b"], name="aa", mode="linear", antialias=1),
         helper.make_node("Resize", ["x", "", "scales"], ["c"], name="ok", mode="linear"),
+        helper.make_node("Resize", ["x", "", "scales"], ["d"], name="cubic_aa", mode="cubic", antialias=1),
     ]
-    model = make_model(nodes, [vi("x", F, [1, 1, 2, 2])], [vi(o, F, None) for o in "abc"],
+    model = make_model(nodes, [vi("x", F, [1, 1, 2, 2])], [vi(o, F, None) for o in "abcd"],
                        [const("scales", [1, 1, 2, 2], np.float32)], opset=18)
     issues = by_op(check_graph(model), "Resize")
-    assert [i.node for i in issues] == ["cubic", "aa"]
+    assert [i.node for i in issues] == ["cubic", "aa", "cubic_aa"]
     assert "'cubic'" in issues[0].reason and "antialias" in issues[1].reason
+    # Cubic alone is TRT727's (bicubic weight matrices); antialiasing has no rewrite (TRT725).
+    assert [i.rule for i in issues] == ["TRT727", "TRT725", "TRT725"]
 
 
 def test_pad_modes_by_version() -> None:

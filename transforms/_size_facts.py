@@ -5,7 +5,9 @@
 
 - tensors: a parameter annotated ``Tensor``, an unannotated parameter of a module's
   ``forward`` without a literal default, or a local assigned from a torch call, a tensor
-  method, indexing or arithmetic on one of those (as TRT702 decides);
+  method, indexing or arithmetic on one of those (as TRT702 decides); with facts, also a
+  name a recorded run saw holding a tensor at its line (``output`` in a helper's
+  ``output.size(2)``, :meth:`~trtcodemod.providers.ObservedFacts.is_tensor`);
 - sizes: ``t.shape[i]``, ``t.size(i)``, ``t.numel()``, ``torch.numel(t)``, ``len(t)`` of such a
   tensor, and locals assigned from them (``h, w = x.shape[2:]``, ``b, c, h, w = x.size()``),
   and arithmetic on sizes with non-tensors (``w - 1``, ``h * scale``);
@@ -241,7 +243,8 @@ class SizeRule(RuntimeScopeRule):
         if frame is None:
             return False
         return tensor_expression(expr, self._torch_function,
-                                 lambda name: name in frame.tensors and self._local(name))
+                                 lambda name: name in frame.tensors and self._local(name),
+                                 self._observed.is_tensor if self._observed.known else None)
 
     def is_mask(self, expr: cst.BaseExpression) -> bool:
         frame = self._frame()

@@ -14,7 +14,7 @@ from typing import Callable
 import libcst as cst
 
 from trtcodemod.astutil import bound_names, decorator_names, method_call, walk
-from trtcodemod.providers import Provider
+from trtcodemod.providers import ObservedFacts, Provider
 from trtcodemod.scopes import Value, scope_bindings
 
 #: Methods that torch tensors have and NumPy arrays do not (``reshape``, ``sum``, ``max``,
@@ -74,11 +74,16 @@ def evident_tensor(
 class TensorEvidence(Provider):
     """Provider: is an expression visibly a tensor where the traversal is, and what each local
     name of the current function is assigned (one walk per function and file, whichever rule
-    asks first)."""
+    asks first). With facts, a name a recorded run saw holding a tensor at its line is one too
+    (:meth:`~trtcodemod.providers.ObservedFacts.is_tensor`)."""
+
+    requires = (ObservedFacts,)
 
     def __init__(self, context) -> None:
         super().__init__(context)
         self._bindings: dict[int, dict[str, list[Value]]] = {}
+        observed = self.provider(ObservedFacts)
+        self._observed = observed.is_tensor if observed.known else None
 
     def bindings(self) -> "dict[str, list[Value]]":
         """name → every value assigned to it in the current function (the module outside
@@ -91,7 +96,7 @@ class TensorEvidence(Provider):
 
     def evident(self, expr: cst.BaseExpression) -> bool:
         """:func:`evident_in_scope` in the current function."""
-        return evident_in_scope(self.context, expr, self.bindings)
+        return evident_in_scope(self.context, expr, self.bindings, self._observed)
 
 
 def tensor_parameter(func: cst.FunctionDef | None, name: str, module_forward: bool) -> bool:
@@ -120,10 +125,12 @@ def _looks_like_module(cls: cst.ClassDef) -> bool:
 
 def evident_in_scope(
     context, expr: cst.BaseExpression, bindings: Callable[[], dict[str, list[cst.BaseExpression | None]]],
+    observed: Callable[[cst.CSTNode], bool] | None = None,
 ) -> bool:
     """:func:`evident_tensor` for the function the traversal is in (``context`` is the rule's
     :class:`~trtcodemod.context.FileContext`; ``bindings`` gives that function's local bindings,
-    a parameter bound as ``None``)."""
+    a parameter bound as ``None``; ``observed``, with facts only, says whether a recorded run
+    saw a name hold a tensor at its line)."""
     func = context.function
     forward = (
         func is not None and func.name.value == "forward" and bool(context.classes)
@@ -153,6 +160,8 @@ def evident_in_scope(
         tuple unpacking of a visible tensor (``scores, labels = logits.max(1)``), a value that
         is visibly a tensor, or the name refined from itself (``boxes = boxes[keep]``).
         """
+        if observed is not None and observed(name):
+            return True
         values = bindings().get(name.value)
         if not values or func is None:
             return False
@@ -241,42 +250,51 @@ def tensor_expression(
     expr: cst.BaseExpression,
     torch_function: Callable[[cst.BaseExpression], str | None],
     tensor_name: Callable[[str], bool],
+    observed: Callable[[cst.CSTNode], bool] | None = None,
 ) -> bool:
     """Is ``expr`` built from tensors: a tensor name, a torch function's result, a computing
     method of a tensor, indexing, ``.T``, arithmetic on one? (TRT702 and TRT711–TRT715.)
 
     ``torch_function`` gives the torch function an expression names (None when it names none);
-    ``tensor_name`` says whether a local name currently holds a tensor.
+    ``tensor_name`` says whether a local name currently holds a tensor; ``observed`` (only
+    with facts: :meth:`~trtcodemod.providers.ObservedFacts.is_tensor`) whether a recorded run
+    saw a name or a call's result there hold one.
     """
     # A module-level recursion, not a nested one: a closure that calls itself is a reference
     # cycle, which keeps the rule (and through it the parsed module) alive until the garbage
     # collector's next full pass.
-    return _built_from_tensors(expr, torch_function, tensor_name)
+    return _built_from_tensors(expr, torch_function, tensor_name, observed)
 
 
 def _built_from_tensors(
     node: cst.BaseExpression,
     torch_function: Callable[[cst.BaseExpression], str | None],
     tensor_name: Callable[[str], bool],
+    observed: Callable[[cst.CSTNode], bool] | None,
 ) -> bool:
     if type(node) is cst.Name:
-        return tensor_name(node.value)
+        return tensor_name(node.value) or (observed is not None and observed(node))
     if type(node) is cst.Call:
         name = torch_function(node.func)
         if name is not None:
             return is_tensor_function(name)
         parts = method_call(node)
-        return (parts is not None and parts[1] not in STATIC_METHODS
-                and _built_from_tensors(parts[0], torch_function, tensor_name))
+        if parts is not None and parts[1] not in STATIC_METHODS and \
+                _built_from_tensors(parts[0], torch_function, tensor_name, observed):
+            return True
+        return observed is not None and observed(node)
     if type(node) is cst.Subscript:
-        return _built_from_tensors(node.value, torch_function, tensor_name)
+        return _built_from_tensors(node.value, torch_function, tensor_name, observed)
     if type(node) is cst.Attribute:
-        return node.attr.value in ("T", "mT", "data") and _built_from_tensors(node.value, torch_function, tensor_name)
+        if node.attr.value in ("T", "mT", "data"):
+            return _built_from_tensors(node.value, torch_function, tensor_name, observed)
+        return observed is not None and observed(node)  # `self.anchors`, seen holding a tensor
     if type(node) is cst.BinaryOperation:
-        return (_built_from_tensors(node.left, torch_function, tensor_name)
-                or _built_from_tensors(node.right, torch_function, tensor_name))
+        return (_built_from_tensors(node.left, torch_function, tensor_name, observed)
+                or _built_from_tensors(node.right, torch_function, tensor_name, observed))
     if type(node) is cst.UnaryOperation:
-        return type(node.operator) is not cst.Not and _built_from_tensors(node.expression, torch_function, tensor_name)
+        return type(node.operator) is not cst.Not and \
+            _built_from_tensors(node.expression, torch_function, tensor_name, observed)
     return False
 
 

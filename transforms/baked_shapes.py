@@ -97,7 +97,8 @@ reader. Scalars must be integers: sizes, integer literals and arithmetic on them
 `device=`) is named, not rewritten. A size is a tensor's as described above; inside
 `migrate` or with `--facts`, also `o.size(i)`/`o.shape[i]` of an unannotated `o` (a helper's
 parameter, as in YOLO's `make_grid(output)`) where the export's `TracerWarning` was raised at
-the NumPy call's line.
+the NumPy call's line, or where the recorded run saw `o` hold a tensor at a torch call on its
+line (`output.size(2)`).
 
 Device: the torch form is created on the CPU, where the NumPy array was, so the program
 is the same; the guidance's `device=x.device` (no copy in the graph on a GPU) is a manual
@@ -412,7 +413,9 @@ What it finds, in forward code: the built-ins `min(...)`, `max(...)`, `int(...)`
 `math.sqrt`...) applied to a tensor size: `x.shape[i]`, `x.size(i)`, `x.numel()`,
 `len(x)` of a tensor, a local assigned from one (`h, w = x.shape[2:]`), or arithmetic on
 those with numbers (`int(h * scale)`, `math.ceil(w / stride)`, `min(k, x.shape[1])`).
-Built-ins on tensor *values* (`int(t)`) are TRT702's.
+Inside `migrate` or with `--facts`, a name the recorded run saw holding a tensor at a torch
+call on its line is a tensor too (an unannotated helper's `scores` in
+`min(scores.size(1), 10)`). Built-ins on tensor *values* (`int(t)`) are TRT702's.
 
 Why it hurts: under the TorchScript exporter `x.shape[i]` is a traced 0-d tensor, so
 `h // 2` or `h - 1` stay in the graph, but `min`/`max` compare it into a Python `bool`

@@ -22,6 +22,7 @@ import libcst as cst
 
 from trtcodemod.astutil import method_call, strip_parens
 from trtcodemod.helpers import RESERVED_PREFIX
+from trtcodemod.providers import ObservedFacts
 from trtcodemod.transforms._tensor_evidence import TensorEvidence, WrittenSubscripts
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
 
@@ -76,12 +77,13 @@ def _maskish(name: str) -> bool:
 class _MaskRule(Rule):
     """Shared evidence analysis: is an index expression a boolean mask?"""
 
-    requires = (TensorEvidence,)
+    requires = (TensorEvidence, ObservedFacts)
 
     def __init__(self, context) -> None:
         super().__init__(context)
         self._torch_file = False
         self._evidence: TensorEvidence = self.provider(TensorEvidence)
+        self._observed: ObservedFacts = self.provider(ObservedFacts)
 
     def visit_Module(self, node: cst.Module) -> None:
         # Module-level imports only: the table has not seen the functions' imports yet.
@@ -224,6 +226,10 @@ conversion (`.bool()`, `.to(torch.bool)`, `dtype=torch.bool`), `~`, `&`, `|`, `^
 one of those reshaped by a method that keeps the dtype (`(s >= thr).squeeze()`,
 `m.flatten()`, `m.view(-1)`; not `m.view(dtype)` or `m.to(other)`), or a local name that
 every assignment in the same function sets to such an expression.
+Inside `migrate` or with `--facts`, the indexed value or the mask's operand seen holding a
+tensor in the recorded run counts as a tensor, and an index seen to be a 1-D bool tensor on
+every call is a mask whatever its name (`boxes[keep]` in a helper): reported with the fix as
+unsafe, whose assumption that observation proves, so it applies without `--unsafe` there.
 Assignments through a mask are TRT202. A mask used together with other indices
 (`t[mask, :4]`, `t[:, mask]`) is reported without a fix.
 
@@ -287,7 +293,12 @@ the places to rework.""",
             self._report_mixed(node)
             return
         level = self.evidence(index.value)
-        if level == NONE or not self._tensor_involved(node.value, index.value):
+        # With facts: an index the recorded run saw to be a 1-D bool tensor at every call (an
+        # index event is recorded only when a tensor is indexed) is a mask whatever its name.
+        seen = level == NONE and self._observed.proof(self.info.id, node) is not None
+        if seen:
+            level = WEAK
+        elif level == NONE or not self._tensor_involved(node.value, index.value):
             return
         mask = strip_parens(index.value)
         comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
@@ -301,6 +312,10 @@ the places to rework.""",
             message = ("boolean-mask indexing exports as NonZero on a bool tensor + GatherND; "
                        "index with the mask's integer positions")
             safety = Safety.SAFE
+        elif seen:
+            message = (f"`{_described(mask)}` was a 1-D bool tensor in the recorded run; boolean-mask indexing "
+                       "exports as NonZero on a bool tensor + GatherND; index with the mask's integer positions")
+            safety = Safety.UNSAFE
         else:
             message = (f"`{_described(mask)}` looks like a boolean mask by its name only; boolean-mask indexing "
                        "exports as NonZero on a bool tensor + GatherND (fix needs --unsafe)")

@@ -90,6 +90,7 @@ def _last(node: cst.Name | cst.Attribute) -> str:
 
 class NoneCheck(RuntimeScopeRule):
     scope = "forward"
+    requires = (ObservedFacts,)
     info = RuleInfo(
         id="TRT721",
         name="none-check",
@@ -273,10 +274,8 @@ TensorRT version and both exporters.""",
         The observer knows the model's own inputs by name (``Facts.inputs``): CenterTrack's
         ``pre_img`` is only handed on to a helper, so nothing in the code shows it is a tensor.
         """
-        observed = self.context.provider(ObservedFacts)
-        if not observed.known or not method.body.body or not observed.ran(method.body.body[0]):
-            return False
-        return bool(observed.facts.facts.inputs.get(name, {}).get("shapes"))
+        observed = self.provider(ObservedFacts)
+        return bool(method.body.body) and bool(observed.ran(method.body.body[0])) and observed.input_is_tensor(name)
 
     def _forward(self, func: cst.FunctionDef) -> tuple[dict[str, int], set[str], dict[int, int]]:
         """For ``forward``: where each name is first rebound, which names are used as tensors,

@@ -92,6 +92,7 @@ def _is_tensor_annotation(rule: Rule, annotation: cst.Annotation | None) -> bool
 
 class TensorToPython(RuntimeScopeRule):
     scope = "forward"
+    requires = (ObservedFacts,)
     info = RuleInfo(
         id="TRT702",
         name="tensor-to-python",
@@ -103,7 +104,10 @@ buffers are constants of the export anyway), and `int(t)`, `float(t)`, `bool(t)`
 `complex(t)` where `t` is evidently a tensor: a parameter of `forward` (not annotated as a
 non-tensor type, without a number or string default), a parameter annotated `Tensor`, or
 a local assigned from a torch call, a tensor method, indexing or arithmetic on one of
-those. `int(x.shape[0])`, `int(len(xs))` and `float(self.scale)` are not reported.
+those. `int(x.shape[0])`, `int(len(xs))` and `float(self.scale)` are not reported. Inside
+`migrate` or with `--facts`, a name the recorded run saw holding a tensor at a torch call on
+its line is a tensor, and so is the argument of a conversion where the run read a tensor
+value; a `.item()` that ran and read no tensor value (a NumPy scalar's) is not reported.
 
 Why it hurts: tracing records tensor operations only. A Python number taken out of a tensor
 is a constant to the tracer (PyTorch warns with a `TracerWarning`, easy to miss in a long
@@ -164,6 +168,7 @@ every TensorRT version.""",
 
     def __init__(self, context) -> None:
         super().__init__(context)
+        self._observed: ObservedFacts = self.provider(ObservedFacts)
         self._tensors: list[set[str]] = []
         self._functions: list[cst.FunctionDef] = []
         #: ``.item()`` calls that are an arithmetic operand, and those assigned to a plain name.
@@ -245,6 +250,7 @@ every TensorRT version.""",
             expr,
             lambda func: next((q for q in self.context.qualified_names(func) if q.startswith("torch.")), None),
             lambda name: name in self._tensors[-1] and not self.shadowed(name),
+            self._observed.is_tensor if self._observed.known else None,
         )
 
     def leave_Assign(self, original_node: cst.Assign) -> None:
@@ -278,9 +284,12 @@ every TensorRT version.""",
             self._math_calls.append((node, function))
         method = self.tensor_method(node, "item", "tolist", "numpy")
         if method is not None:
-            root, _ = _root_name(method_call(node)[0])  # type: ignore[index]
+            receiver = method_call(node)[0]  # type: ignore[index]
+            root, _ = _root_name(receiver)
             if root == "self" or (method != "numpy" and node.args):
                 return
+            if self._observed.reads_values(node) is False and not self._is_tensor(receiver):
+                return  # it ran and read no tensor value: a NumPy scalar's `.item()`, say
             fix = self._item_fix(node) if method == "item" else None
             self.found(node, f"`.{method}()` turns a tensor into a Python value: the traced export keeps the "
                        "example's value as a constant; keep it a tensor or pass it in as an input", fix)
@@ -289,7 +298,8 @@ every TensorRT version.""",
         if (
             type(func) is cst.Name and func.value in _CONVERSIONS and len(node.args) == 1
             and not has_star_args(node) and node.args[0].keyword is None
-            and not self.context.qualified_names(func) and self._is_tensor(node.args[0].value)
+            and not self.context.qualified_names(func)
+            and (self._is_tensor(node.args[0].value) or self._observed.reads_values(node) is True)
         ):
             self.found(node, f"`{short_code(node)}` reads a tensor value into Python: the traced export keeps the "
                        "example's value as a constant; keep it a tensor or pass it in as an input")

@@ -23,25 +23,41 @@ rules. The others compute on first question. Providers of this project
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import libcst as cst
 
+from trtcodemod.migrate.facts import RESULT
 from trtcodemod.migrate.proofs import prove_in_file
-from trtcodemod.rules import UndeclaredProvider
+from trtcodemod.rules import UndeclaredProvider, _required
 
 if TYPE_CHECKING:
     from trtcodemod.context import FileContext
 
 __all__ = ["ObservedFacts", "Provider", "UndeclaredProvider"]
 
+P = TypeVar("P")
+
 
 class Provider:
-    """Base of the per-file analyses: made once per file by ``context.provider(cls)``."""
+    """Base of the per-file analyses: made once per file by ``context.provider(cls)``.
+
+    A provider that consults another declares it in ``requires``, as a rule does; the rules
+    that read it then count as reading that one too.
+    """
+
+    requires: tuple[type, ...] = ()
 
     def __init__(self, context: "FileContext") -> None:
         super().__init__()  # a visitor provider's other base
         self.context = context
+
+    def provider(self, kind: "type[P]") -> "P":
+        """The file's one ``kind`` analysis, which this provider must have declared."""
+        if kind not in _required(type(self)):
+            raise UndeclaredProvider(f"{type(self).__name__} reads {kind.__name__} without declaring it "
+                                     "in `requires`")
+        return self.context.provider(kind)
 
 
 class ObservedFacts(Provider):
@@ -79,6 +95,10 @@ class ObservedFacts(Provider):
         where = self._where(node)
         return None if where is None else self.facts.ran(where.start.line, where.end.line)
 
+    def input_is_tensor(self, name: str) -> bool:
+        """Did the recorded run pass a tensor as the model's input ``name`` (in some input set)?"""
+        return self.facts is not None and bool(self.facts.facts.inputs.get(name, {}).get("shapes"))
+
     def traced(self, node: cst.CSTNode) -> bool:
         """Did the observed export warn (a ``TracerWarning``) that a traced tensor became a Python
         or NumPy value on ``node``'s lines?"""
@@ -92,3 +112,45 @@ class ObservedFacts(Provider):
             return None
         return prove_in_file(self.facts, rule, where.start.line, where.start.column + 1, where.end.line,
                              where.end.column + 1)
+
+    # --- tensors seen at torch calls (the observer's ``tensor_sites``) ---------------------------
+    def _tensor_events(self, node: cst.CSTNode) -> list[dict[str, Any]]:
+        """The records of ``node`` holding a tensor: a name (``x``, ``self.anchors``) at a torch
+        call that contains it, or a call or subscript at exactly its span (its result)."""
+        if type(node) is cst.Name:
+            name = node.value
+        elif type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == "self":
+            name = f"self.{node.attr.value}"
+        elif type(node) in (cst.Call, cst.Subscript):
+            name = RESULT
+        else:
+            return []
+        where = self._where(node)
+        if where is None:
+            return []
+        return self.facts.tensors(name, where.start.line, where.start.column + 1, where.end.line,
+                                  where.end.column + 1)
+
+    def is_tensor(self, node: cst.CSTNode) -> bool:
+        """Was ``node`` seen holding a tensor in the recorded run: a name (or ``self.<name>``)
+        passed to a torch function or tensor method, as receiver or argument, on its line, or a
+        call or subscript whose result was a tensor? False without facts or observation."""
+        return bool(self._tensor_events(node))
+
+    def shapes(self, node: cst.CSTNode) -> list[list[int]]:
+        """The shapes ``node`` was seen with (at most a few distinct ones; empty when unknown)."""
+        found: list[list[int]] = []
+        for event in self._tensor_events(node):
+            found.extend(shape for shape in event.get("shapes", []) if shape not in found)
+        return found
+
+    def axis_varies(self, node: cst.CSTNode, axis: int) -> bool | None:
+        """Did the size of ``axis`` (negative counts from the end) of the tensor ``node`` change
+        across the observed calls? None when ``node`` was not seen, or its rank changed."""
+        shapes = self.shapes(node)
+        if not shapes or len({len(shape) for shape in shapes}) != 1:
+            return None
+        rank = len(shapes[0])
+        if not -rank <= axis < rank:
+            return None
+        return len({shape[axis] for shape in shapes}) > 1

@@ -37,6 +37,7 @@ RULE_MODULES: tuple[str, ...] = (
     "optional_state",
     "layers",
     "shape_cache",
+    "bicubic_resize",
 )
 
 

@@ -29,8 +29,19 @@ class UndeclaredProvider(TypeError):
 
 
 @lru_cache(maxsize=None)
+@lru_cache(maxsize=None)
 def _required(cls: type) -> frozenset[type]:
-    return frozenset(kind for klass in cls.__mro__ for kind in vars(klass).get("requires", ()))
+    """The providers ``cls`` declares (its base classes' too), and those they declare in turn:
+    a provider that consults another (``TensorEvidence`` asks ``ObservedFacts``) makes its
+    readers read that one as well."""
+    found: set[type] = set()
+    todo = [kind for klass in cls.__mro__ for kind in vars(klass).get("requires", ())]
+    while todo:
+        kind = todo.pop()
+        if kind not in found:
+            found.add(kind)
+            todo.extend(k for klass in kind.__mro__ for k in vars(klass).get("requires", ()))
+    return frozenset(found)
 
 
 class Rule(cst.BatchableCSTVisitor):

@@ -20,6 +20,8 @@ from typing import Any, Callable, Iterable
 FACTS_VERSION = 1
 #: The end column of an event that covers its whole line (a warning knows only the line).
 _WHOLE_LINE = 1 << 20
+#: The name a tensor event gives a call's result (``tensor_sites.RESULT``; no name holds it yet).
+RESULT = "<result>"
 #: The fields every event has (``observe.py`` writes them; a facts file without them is malformed).
 _EVENT_FIELDS = ("kind", "path", "line", "column", "end_line", "end_column")
 
@@ -64,7 +66,8 @@ def source_hash(source: bytes) -> str:
 
 @dataclass
 class Facts:
-    """Lines that ran, and events (value reads, indices, len, squeeze) at sites."""
+    """Lines that ran, and events (value reads, indices, len, squeeze, the names holding
+    tensors at torch calls) at sites."""
 
     runs: int = 0
     lines: dict[str, set[int]] = field(default_factory=dict)
@@ -76,6 +79,9 @@ class Facts:
     hashes: dict[str, str] = field(default_factory=dict)
     #: The dynamic axes the observer's extra set stretched (``x[2] (height) 8->17``), if any.
     stretched: list[str] = field(default_factory=list)
+    #: (number of events when built, (path, name) -> tensor events): see :meth:`tensor_events`.
+    _tensor_index: tuple[int, dict[tuple[str, str], list[dict[str, Any]]]] | None = field(
+        default=None, init=False, repr=False, compare=False)
 
     # --- JSON ------------------------------------------------------------------------------
     @classmethod
@@ -168,6 +174,18 @@ class Facts:
             if event not in self.events:
                 self.events.append(event)
 
+    def tensor_events(self, path: str, name: str) -> list[dict[str, Any]]:
+        """The observer's records of ``name`` holding a tensor in ``path`` (indexed on first use:
+        rules ask for every name they meet)."""
+        index = self._tensor_index
+        if index is None or index[0] != len(self.events):
+            table: dict[tuple[str, str], list[dict[str, Any]]] = {}
+            for e in self.events:
+                if e["kind"] == "tensor":
+                    table.setdefault((e["path"], e.get("name", "")), []).append(e)
+            index = self._tensor_index = (len(self.events), table)
+        return index[1].get((path, name), [])
+
     def varying_axes(self) -> dict[str, list[int]]:
         return {name: list(info.get("varying", [])) for name, info in self.inputs.items()}
 
@@ -250,6 +268,19 @@ class FileFacts:
         return [e for e in self.facts.value_reads() if e["path"] == span.path
                 and Span(e["path"], e["line"], e["column"], e["end_line"], e["end_column"]).overlaps(span)]
 
+    def tensors(self, name: str, line: int, column: int, end_line: int, end_column: int) -> list[dict[str, Any]]:
+        """The observer's records of ``name`` holding a tensor at a torch call whose span
+        holds this one (``tensor_sites.py``); for the result name, the call at exactly this span."""
+        span = self.span(line, column, end_line, end_column)
+        if span is None:
+            return []
+        found = []
+        for e in self.facts.tensor_events(span.path, name):
+            site = Span(e["path"], e["line"], e["column"], e["end_line"], e["end_column"])
+            if site.same(span) or (name != RESULT and _contains(site, span)):
+                found.append(e)
+        return found
+
     def traced(self, line: int, end_line: int) -> list[str]:
         """The export's ``TracerWarning`` messages on these lines (see :meth:`Facts.note_traced`)."""
         span = self.span(line, 1, end_line, 1)
@@ -257,6 +288,11 @@ class FileFacts:
             return []
         return [e.get("message", "") for e in self.facts.events if e["kind"] == "traced"
                 and e["path"] == span.path and span.line <= e["line"] <= span.end_line]
+
+
+def _contains(outer: Span, inner: Span) -> bool:
+    return (outer.line, outer.column) <= (inner.line, inner.column) and \
+        (inner.end_line, inner.end_column) <= (outer.end_line, outer.end_column)
 
 
 def summarize(events: Iterable[dict[str, Any]]) -> int:

@@ -12,7 +12,9 @@ for the user's files only (never torch's frames, never ours):
 * at each ``squeeze(d)``, the size of axis ``d``;
 * each attribute a line of the user's writes on a module during a forward (state kept between
   calls), and each ``copy.deepcopy`` it calls;
-* which axes of each input vary across the input sets.
+* which axes of each input vary across the input sets;
+* at each call of a torch function or tensor method, which local names (and ``self.<name>``)
+  hold its tensor arguments, and the dtypes and shapes seen (``tensor_sites.py``).
 
 With dynamic axes, one more set than the verifier's is run: every dynamic axis at ``2n + 1``
 (``verify.inputs.stretched_set``), so that a size derived from one (``h // 8``) changes
@@ -52,6 +54,9 @@ class Recorder:
         self.recording = False  # value reads count only during the forwards, not while building
         self._busy = False
         self._positions: dict[Any, list] = {}
+        #: wrapper -> the function it wraps: torch hands a tensor method's wrapper to the
+        #: ``TensorSites`` mode, which must call the original (the wrapper already recorded).
+        self.unwrapped: dict[Any, Any] = {}
 
     # --- where was this called from ------------------------------------------------------
     def site(self, depth: int = 2) -> tuple[tuple[str, int, int, int, int] | None, bool]:
@@ -134,7 +139,9 @@ class Wrappers:
     def _patch(self, owner: Any, name: str, make: Callable[[Any], Any]) -> None:
         original = getattr(owner, name)
         self.saved.append((owner, name, original))
-        setattr(owner, name, make(original))
+        wrapper = make(original)
+        self.rec.unwrapped[wrapper] = original
+        setattr(owner, name, wrapper)
 
     def __enter__(self) -> "Wrappers":
         import torch
@@ -214,6 +221,7 @@ class Wrappers:
         for owner, name, original in reversed(self.saved):
             setattr(owner, name, original)
         self.saved.clear()
+        self.rec.unwrapped.clear()
 
 
 def _varying_axes(names: list[str], sets: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -235,6 +243,7 @@ def _observe_task(req: dict[str, Any], cp: _Checkpoint) -> None:
     import numpy as np
     import torch
 
+    from trtcodemod.migrate.tensor_sites import TensorSites
     from trtcodemod.verify.inputs import make_input_sets, stretched_set
 
     seed = req["seed"]
@@ -258,8 +267,10 @@ def _observe_task(req: dict[str, Any], cp: _Checkpoint) -> None:
             sets.append(stretched)  # sizes derived from a dynamic axis must change somewhere
         errors: list[str] = []
         cp.stage("observe")
-        with torch.no_grad(), Wrappers(rec):
+        sites = TensorSites(rec)
+        with torch.no_grad(), Wrappers(rec), sites:
             for k, inputs in enumerate(sets):
+                sites.run = k
                 rec.recording = True
                 try:
                     model(**inputs)
@@ -276,7 +287,8 @@ def _observe_task(req: dict[str, Any], cp: _Checkpoint) -> None:
         "stretched": changed,
         "run_errors": errors,
         "lines": {path: sorted(lines) for path, lines in sorted(rec.lines.items())},
-        "events": sorted(rec.events.values(), key=lambda e: (e["path"], e["line"], e["column"], e["kind"])),
+        "events": sorted([*rec.events.values(), *sites.events()],
+                         key=lambda e: (e["path"], e["line"], e["column"], e["kind"], e.get("name", ""))),
         "inputs": _varying_axes(made.names, sets),
         "hashes": _hashes(rec.lines),
     }

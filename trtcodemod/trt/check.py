@@ -557,8 +557,13 @@ class _Checker:
         if policy != "stretch":
             problems.append(f"keep_aspect_ratio_policy {policy!r}")
         if problems:
+            rule = None
+            if _attr(node, "antialias", 0):
+                rule = "TRT725"  # no rewrite: named only
+            elif mode == "cubic" and len(problems) == 1:
+                rule = "TRT727"  # bicubic weight matrices replace it
             self.report(node, name, "Resize", "TensorRT's Resize does not support " + ", ".join(problems)
-                        + "; use bilinear or nearest interpolation without antialiasing")
+                        + "; use bilinear or nearest interpolation without antialiasing", rule)
 
     def check_Pad(self, node: onnx.NodeProto, name: str) -> None:
         self._needs_const_input(node, name, 3, "axes", "TRT502", "pad_tensor_axes")

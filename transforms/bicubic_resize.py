@@ -1,0 +1,122 @@
+"""Bicubic interpolation → weight matrices TensorRT parses (TRT727).
+
+``F.interpolate(x, ..., mode="bicubic")`` exports, with both exporters, as an ONNX ``Resize``
+in cubic mode; TensorRT's Resize is nearest or linear only, so the engine does not build.
+The rewrite routes the call through ``_trt_interpolate`` (same signature), which is
+``F.interpolate`` outside ``torch.onnx.export`` and, while exporting, computes PyTorch's
+bicubic weights as two matrices (``trtcodemod/helpers/interpolate.py``). The antialiased
+form is TRT725's (no fix).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from trtcodemod.astutil import argument
+from trtcodemod.rules import Example, Fix, RuleInfo, Safety, spelled
+from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
+
+HELPER = "_trt_interpolate"
+MODULE_HELPER = "_TrtUpsample"
+
+_FUNCTIONS = ("torch.nn.functional.interpolate",)
+_MODULES = ("torch.nn.Upsample", "torch.nn.modules.Upsample", "torch.nn.modules.upsampling.Upsample")
+
+
+def _is_bicubic(arg: cst.Arg | None) -> bool:
+    """The mode is the literal string ``"bicubic"``."""
+    return arg is not None and type(arg.value) is cst.SimpleString and arg.value.evaluated_value == "bicubic"
+
+
+def _is_true(arg: cst.Arg | None) -> bool:
+    return arg is not None and type(arg.value) is cst.Name and arg.value.value == "True"
+
+
+class BicubicResize(RuntimeScopeRule):
+    scope = "anywhere"
+    needs_text = spelled(*_FUNCTIONS, *_MODULES)
+    info = RuleInfo(
+        id="TRT727",
+        name="bicubic-resize",
+        summary="bicubic `F.interpolate` exports as a cubic `Resize`, which TensorRT cannot parse; "
+                "use bicubic weight matrices",
+        doc="""\
+What it finds: `F.interpolate(..., mode="bicubic")` (any import alias of
+`torch.nn.functional.interpolate`) in run-time code, and `nn.Upsample(..., mode="bicubic")`
+where the module is built, with the mode written as the literal string `"bicubic"`. Not
+reported: `antialias=True` (TRT725's: no exporter gives TensorRT that resize), a mode held
+in a variable, the deprecated `F.upsample(..., mode="bicubic")`, and projects' own
+`interpolate` wrappers.
+
+Why it hurts: both exporters (torch 2.13) emit an ONNX `Resize` with `mode="cubic"`, and
+TensorRT's ONNX parser takes Resize in nearest and linear modes only, in every version: the
+engine does not build. Vision transformers hit it when they interpolate their position
+embeddings to the image size (timm, transformers' ViT/DeiT/YOLOS/DINOv2).
+
+The rewrite: `F.interpolate(...)` → `_trt_interpolate(...)`, the same arguments, and
+`nn.Upsample(...)` → `_TrtUpsample(...)`, an inserted subclass whose forward calls it.
+`_trt_interpolate` is `F.interpolate` itself outside `torch.onnx.export`. While exporting, a
+bicubic call on a 4-D floating tensor becomes `Wh @ x @ Ww^T`: `Wh` and `Ww` hold PyTorch's
+bicubic weights (A = -0.75; the source coordinate of `align_corners` True and False; `size=`
+or `scale_factor=` with and without `recompute_scale_factor`; taps past the border read the
+border), built from the sizes with Range, Floor, Min/Max, Equal and Mul, so they follow
+dynamic input and output sizes. float16/bfloat16 are computed in float32 and rounded back.
+
+Fix safety: unsafe. Eager, `torch.fx`, `torch.compile` and `torch.export` run
+`F.interpolate` itself (same values, gradients, errors), and a scripted `_TrtUpsample` runs
+`nn.Upsample`'s call; but `torch.jit.script` cannot compile a function that calls
+`_trt_interpolate` (its arguments are untyped). The exported graph equals `F.interpolate`
+only under assumptions:
+- up to float rounding: the matrix product sums in another order (measured: a few units in
+  the last place, about 2e-6 of the largest value in float32, 3e-15 in float64);
+- finite inputs only: a matrix product multiplies every input by its weight, zero or not,
+  and 0 * inf and 0 * NaN are NaN, so one NaN or inf turns the whole output plane of its
+  image and channel into NaN (or inf), where PyTorch's four-tap sum changes only the outputs beside
+  it;
+- antialias off (`antialias=True` keeps `F.interpolate` and its Resize);
+- an output size of 0 raises in PyTorch but gives an empty tensor in the graph, and an
+  output size computed from `scale_factor` is rounded in float32, as the TorchScript
+  exporter's own Resize does;
+- cost: two (out x in) matrix products instead of a four-tap kernel; small for position
+  embeddings, more for large images (`benchmarks/bicubic.py`).
+`trtcodemod migrate` tries it as a candidate where the graph check finds a cubic Resize,
+and keeps it only when the verification finds the rewritten model equivalent.
+
+TensorRT versions: all (no version parses cubic Resize). The new graph uses Range, Floor,
+Clip, Min, Equal, Cast, Mul, Add and MatMul, parsed since TensorRT 8.4.""",
+        fix=Safety.UNSAFE,
+        examples=(
+            Example(
+                "def resize_pos_embed(pos, h, w):\n"
+                "    return F.interpolate(pos, size=(h, w), mode='bicubic', align_corners=False)\n",
+                "def resize_pos_embed(pos, h, w):\n"
+                "    return _trt_interpolate(pos, size=(h, w), mode='bicubic', align_corners=False)\n",
+                unsafe=True,
+            ),
+            Example("self.up = nn.Upsample(scale_factor=2, mode='bicubic')\n",
+                    "self.up = _TrtUpsample(scale_factor=2, mode='bicubic')\n", unsafe=True),
+        ),
+        references=(
+            "https://pytorch.org/docs/stable/generated/torch.nn.functional.interpolate.html",
+            "https://onnx.ai/onnx/operators/onnx__Resize.html",
+            "https://github.com/onnx/onnx-tensorrt/blob/main/docs/operators.md",
+        ),
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.context.refers_to(node.func, *_FUNCTIONS):
+            if not _is_bicubic(argument(node, 3, "mode")) or _is_true(argument(node, 6, "antialias")):
+                return
+            fix = Fix({node: node.with_changes(func=cst.Name(HELPER))}, safety=Safety.UNSAFE, helpers=(HELPER,))
+            self.found(node, "`F.interpolate(..., mode=\"bicubic\")` exports as a cubic Resize, which TensorRT "
+                       "cannot parse; compute the bicubic weights as matrices while exporting (equal up to "
+                       "rounding for finite inputs)", fix, scope="runtime")
+        elif self.context.refers_to(node.func, *_MODULES) and _is_bicubic(argument(node, 2, "mode")):
+            fix = Fix({node: node.with_changes(func=cst.Name(MODULE_HELPER))}, safety=Safety.UNSAFE,
+                      helpers=(MODULE_HELPER,))
+            self.found(node, "`nn.Upsample(mode=\"bicubic\")` exports as a cubic Resize, which TensorRT cannot "
+                       "parse; use a subclass that computes the bicubic weights as matrices while exporting "
+                       "(equal up to rounding for finite inputs)", fix)
+
+
+RULES = (BicubicResize,)
