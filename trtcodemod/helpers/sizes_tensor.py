@@ -1,0 +1,53 @@
+"""A tensor of sizes kept in the graph while the TorchScript exporter traces (TRT716).
+
+``torch.as_tensor([(h, w), ...])`` copies Python numbers into a new tensor. Under
+``torch.jit.trace`` (which the TorchScript exporter runs) each size is a traced 0-d tensor,
+but the copy reads its value: the graph keeps the example's sizes as a constant. Built
+with ``torch.stack`` of ``torch.as_tensor`` of each size instead, the trace records the
+sizes' own nodes. Everywhere else (eager, scripting, fx, ``torch.compile``, ``torch.export``
+and the dynamo exporter, which keep sizes symbolic themselves) the helper is the original call.
+"""
+
+import torch
+
+
+def _trt_sizes_tensor(data, dtype=None, device=None):
+    """``torch.as_tensor(data, dtype=dtype, device=device)``; stacked from the sizes while tracing."""
+    if not torch.jit.is_scripting() and torch.jit.is_tracing():
+        stacked = _trt_sizes_stacked(data, dtype, device)
+        if stacked is not None:
+            return stacked
+    return torch.as_tensor(data, dtype=dtype, device=device)
+
+
+@torch.jit.unused
+def _trt_sizes_stacked(data, dtype, device):
+    """``data`` stacked size by size, or None where it is not a uniform nest of integer sizes."""
+    if _trt_sizes_nest(data) is None:
+        return None
+    if isinstance(data, (list, tuple)):
+        return torch.stack([_trt_sizes_stacked(item, dtype, device) for item in data])
+    # A plain int stays a constant either way; a traced size's conversion is recorded, so the
+    # graph computes it from the input. torch.long is what as_tensor infers for either.
+    return torch.as_tensor(data, dtype=torch.long if dtype is None else dtype, device=device)
+
+
+@torch.jit.unused
+def _trt_sizes_nest(data):
+    """The lengths of ``data``'s nested lists (``(3, 2)`` for three pairs), or None where it is
+    not a uniform nest of ints and traced integer sizes (0-d ``int64`` tensors)."""
+    # Judged on the Python lists: while tracing, a stacked tensor's shape holds traced sizes.
+    if isinstance(data, (list, tuple)):
+        if len(data) == 0:
+            return None  # as_tensor([]) is float32 with no size to keep: the original call says so
+        nests = [_trt_sizes_nest(item) for item in data]
+        if any(nest is None for nest in nests) or len(set(nests)) != 1:
+            return None  # a ragged nest is an error in as_tensor: let it raise there
+        return (len(data),) + nests[0]
+    if isinstance(data, bool):
+        return None  # as_tensor infers torch.bool for it
+    if isinstance(data, int):
+        return ()
+    if isinstance(data, torch.Tensor) and data.dim() == 0 and data.dtype == torch.long:
+        return ()
+    return None
