@@ -54,6 +54,8 @@ _VALUE_KEEPING = frozenset({"long", "int", "short", "to", "clamp", "clamp_min", 
 _DATA_DEPENDENT_TORCH = frozenset({"torch.nonzero", "torch.masked_select", "torch.argwhere", "torch.unique",
                                    "torch.unique_consecutive"})
 _DATA_DEPENDENT_METHODS = frozenset({"nonzero", "masked_select", "argwhere", "unique", "unique_consecutive"})
+#: Operators that keep integers integers (``/`` gives a float, ``**`` may).
+_INTEGER_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide)
 _FACTORY_MATH = frozenset({"ceil", "floor", "trunc", "sqrt", "log", "log2", "log10", "exp", "pow", "prod",
                            "isqrt", "gcd", "lcm", "fabs", "copysign", "fmod", "hypot", "dist", "comb", "perm"})
 
@@ -401,6 +403,17 @@ class SizeRule(RuntimeScopeRule):
             return False
         if type(expr) is cst.UnaryOperation and type(expr.operator) in (cst.Minus, cst.Plus):
             return self.size_derived(expr.expression)
+        return False
+
+    def integer_size(self, expr: cst.BaseExpression) -> bool:
+        """An integer literal, a size, a parameter annotated ``int``, or ``+ - * //`` of those:
+        an ``int`` in eager mode (TRT712's ``min``/``max``, TRT716's lists of sizes)."""
+        if type(expr) is cst.Integer or self.size_of(expr) is not None or self.int_parameter(expr):
+            return True
+        if type(expr) is cst.BinaryOperation and type(expr.operator) in _INTEGER_OPERATORS:
+            return self.integer_size(expr.left) and self.integer_size(expr.right)
+        if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Minus:
+            return self.integer_size(expr.expression)
         return False
 
     def is_value(self, expr: cst.BaseExpression) -> bool:

@@ -398,8 +398,6 @@ def _loads(function: cst.FunctionDef, name: str) -> int:
 
 SIZE_MIN_HELPER = "_trt_size_min"
 SIZE_MAX_HELPER = "_trt_size_max"
-#: Operators that keep integers integers (``/`` gives a float, ``**`` may).
-_INTEGER_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide)
 
 
 class PythonMathOnSize(_SizeRule):
@@ -546,7 +544,7 @@ baked choice). Applies to every TensorRT version.""",
             return
         fix = self._fix(node, name, builtin is not None, positional)
         text = short_code(node)
-        if builtin in ("min", "max") and len(positional) == 2 and all(map(self._integer_size, positional)):
+        if builtin in ("min", "max") and len(positional) == 2 and all(map(self.integer_size, positional)):
             helper = SIZE_MIN_HELPER if builtin == "min" else SIZE_MAX_HELPER
             fix = Fix({node: helper_call(helper, *positional)}, safety=Safety.UNSAFE, helpers=(helper,))
             message = (f"`{text}` compares a traced size in Python: the TorchScript export keeps the example's "
@@ -565,17 +563,6 @@ baked choice). Applies to every TensorRT version.""",
                        "example's value; use integer arithmetic on the size (`s // k`, `(s + k - 1) // k`) or "
                        "pass the number in as an input")
         self.found(node, message, fix)
-
-    def _integer_size(self, expr: cst.BaseExpression) -> bool:
-        """An integer literal, a size, a parameter annotated ``int``, or ``+ - * //`` of those:
-        an ``int`` in eager mode."""
-        if type(expr) is cst.Integer or self.size_of(expr) is not None or self.int_parameter(expr):
-            return True
-        if type(expr) is cst.BinaryOperation and type(expr.operator) in _INTEGER_OPERATORS:
-            return self._integer_size(expr.left) and self._integer_size(expr.right)
-        if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Minus:
-            return self._integer_size(expr.expression)
-        return False
 
     def _fix(self, node: cst.Call, name: str, builtin: bool, positional: list[cst.BaseExpression]) -> Fix | None:
         if len(node.args) != 1 or node.args[0].keyword is not None:

@@ -38,6 +38,7 @@ RULE_MODULES: tuple[str, ...] = (
     "layers",
     "shape_cache",
     "bicubic_resize",
+    "sizes_tensor",
 )
 
 

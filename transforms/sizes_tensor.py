@@ -1,0 +1,227 @@
+"""A tensor built from a list of sizes: the TorchScript trace copies them into a constant (TRT716).
+
+``spatial_shapes = torch.as_tensor([(h, w) for each level])`` (Deformable DETR's spatial
+shapes) reads every traced size into a Python number; the graph keeps the example's sizes.
+The rule finds ``torch.as_tensor(X, ...)`` and ``torch.tensor(X, ...)`` where ``X`` is a
+list/tuple display of sizes, or a local list that starts empty and only gets sizes
+appended, and calls ``_trt_sizes_tensor`` (:mod:`trtcodemod.helpers.sizes_tensor`) instead.
+What a size is comes from :mod:`trtcodemod.transforms._size_facts`.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from trtcodemod.astutil import method_call, short_code
+from trtcodemod.rules import Example, Fix, RuleInfo, Safety
+from trtcodemod.transforms._size_facts import TS_PITFALLS
+from trtcodemod.transforms._size_facts import SizeRule
+
+HELPER = "_trt_sizes_tensor"
+_CONSTRUCTORS = ("torch.as_tensor", "torch.tensor")
+#: The keywords the helper takes; a call with any other (``requires_grad=``...) is left alone.
+_KEYWORDS = frozenset({"dtype", "device"})
+
+#: How sure the sizes are: from a tensor shown to be one, or "loose" (``o.shape`` of an ``o``
+#: not shown to be a tensor), which counts only where the observed export warned at the call.
+SIZE, LOOSE = 2, 1
+
+
+class SizesTensor(SizeRule):
+    needs_text = (b"tensor",)
+    info = RuleInfo(
+        id="TRT716",
+        name="sizes-tensor",
+        summary="`torch.as_tensor`/`torch.tensor` of a list of sizes: the TorchScript export bakes the sizes",
+        doc="""\
+What it finds, in forward code: `torch.as_tensor(X, ...)` and `torch.tensor(X, ...)` where
+`X` is a list or tuple display of tensor sizes (`[(h1, w1), (h2, w2)]`, with `h, w =
+x.shape[2:]`), or a local name bound to an empty list (`shapes = []`) that only ever gets
+sizes appended (`shapes.append((h, w))`, also through a name bound to such a tuple) before
+the call. What a size is is decided as for TRT711–TRT715 (`x.shape[i]`, `x.size(i)`, names
+unpacked from `x.shape`, arithmetic on those); a size of an object not shown to be a tensor
+(the loop variable in `for source in sources: h, w = source.shape[2:]`) counts only where the
+observed export warned at the call (inside `migrate`, or with `--facts`). Deformable DETR
+(transformers) builds its `spatial_shapes` this way.
+
+Why it hurts: under the TorchScript exporter each size is a traced 0-d tensor, but
+`torch.as_tensor` and `torch.tensor` copy the Python list into a new tensor, reading every
+value: the graph keeps the example's sizes as a constant (a `TracerWarning` says "results
+are registered as constants"), and everything computed from it (level start indices, offset
+normalisers) is wrong at another input size. Measured with torch 2.13: a toy model that
+exports feature sizes at 32x32 gives the 32x32 sizes at 64x48 too. The dynamo exporter keeps
+sizes symbolic itself.
+
+The rewrite: the call → `_trt_sizes_tensor(X, dtype=..., device=...)` (the same arguments).
+Outside a trace the helper is `torch.as_tensor(X, dtype=dtype, device=device)`; while
+`torch.jit.trace` runs (the TorchScript exporter) it builds the tensor with nested
+`torch.stack` of `torch.as_tensor` of each size, which the trace records from the sizes' own
+nodes, so the graph follows the input. Anything that is not a non-empty, uniform nest of
+lists/tuples of ints and traced integer sizes takes the original call (floats, bools, an
+empty list, a ragged list).
+
+Fix safety: unsafe. Assumptions: `X` is a nested list/tuple of integer sizes with a uniform
+structure, and `dtype` is given or integral (`torch.tensor` and `torch.as_tensor` of such a
+list are the same new `int64` tensor, so both become the one helper). Outside a trace the
+helper is `torch.as_tensor` itself, so eager, `torch.fx`, `torch.compile`, `torch.export` and
+the dynamo exporter see the original; `torch.jit.script` cannot compile the helper's untyped
+arguments. A list name is followed through its own function only: a list also changed
+elsewhere (passed to a function that appends to it) is outside what the rule sees.
+`migrate` tries it as a candidate where the export warns of a traced constant at the call,
+kept only when the verification (an input set at other sizes) finds the rewrite equivalent.
+Applies to every TensorRT version.""",
+        fix=Safety.UNSAFE,
+        examples=(
+            Example(
+                "class Levels(nn.Module):\n"
+                "    def forward(self, x, y):\n"
+                "        h1, w1 = x.shape[2:]\n"
+                "        h2, w2 = y.shape[2:]\n"
+                "        return torch.as_tensor([(h1, w1), (h2, w2)], dtype=torch.long)\n",
+                "class Levels(nn.Module):\n"
+                "    def forward(self, x, y):\n"
+                "        h1, w1 = x.shape[2:]\n"
+                "        h2, w2 = y.shape[2:]\n"
+                "        return _trt_sizes_tensor([(h1, w1), (h2, w2)], dtype=torch.long)\n",
+                unsafe=True,
+            ),
+            Example(
+                "class Levels(nn.Module):\n"
+                "    def forward(self, x, y):\n"
+                "        shapes = []\n"
+                "        h, w = x.shape[2:]\n"
+                "        shapes.append((h, w))\n"
+                "        h, w = y.shape[2:]\n"
+                "        shapes.append((h, w))\n"
+                "        return torch.tensor(shapes, device=x.device)\n",
+                "class Levels(nn.Module):\n"
+                "    def forward(self, x, y):\n"
+                "        shapes = []\n"
+                "        h, w = x.shape[2:]\n"
+                "        shapes.append((h, w))\n"
+                "        h, w = y.shape[2:]\n"
+                "        shapes.append((h, w))\n"
+                "        return _trt_sizes_tensor(shapes, device=x.device)\n",
+                unsafe=True,
+            ),
+        ),
+        references=(TS_PITFALLS, "https://pytorch.org/docs/stable/generated/torch.as_tensor.html",
+                    "https://pytorch.org/docs/stable/generated/torch.stack.html"),
+    )
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        #: Per function: local name → how sure its value is sizes (SIZE/LOOSE), for lists
+        #: built with ``append`` and for names bound to a display of sizes (``s = (h, w)``).
+        self._lists: list[dict[str, int]] = []
+        self._displays: list[dict[str, int]] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        super().visit_FunctionDef(node)
+        self._lists.append({})
+        self._displays.append({})
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        super().leave_FunctionDef(original_node)
+        self._lists.pop()
+        self._displays.pop()
+
+    def leave_Assign(self, original_node: cst.Assign) -> None:
+        super().leave_Assign(original_node)
+        if not self._lists:
+            return
+        for target in original_node.targets:
+            self._rebind(target.target, original_node.value)
+
+    def leave_AugAssign(self, original_node: cst.AugAssign) -> None:
+        super().leave_AugAssign(original_node)
+        if self._lists:
+            self._rebind(original_node.target, cst.Name("None"))  # `shapes += other`: not followed
+
+    def _rebind(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        lists, displays = self._lists[-1], self._displays[-1]
+        if type(target) is not cst.Name:
+            for element in getattr(target, "elements", ()):
+                self._rebind(element.value, cst.Name("None"))  # unpacked: none of ours any more
+            return
+        name = target.value
+        lists.pop(name, None)
+        displays.pop(name, None)
+        if type(value) is cst.List and not value.elements:
+            lists[name] = SIZE  # an empty list: sizes until something else is appended
+            return
+        sure = self._display(value)
+        if sure:
+            displays[name] = sure
+
+    def _leaf(self, expr: cst.BaseExpression) -> int:
+        """How sure ``expr`` is one integer size (0: it is not); a literal alone is no size."""
+        if type(expr) is not cst.Integer and self.integer_size(expr):
+            return SIZE
+        if self._loose_size(expr):
+            return LOOSE
+        return 0
+
+    def _display(self, expr: cst.BaseExpression) -> int:
+        """How sure ``expr`` is a non-empty nest of sizes (integer literals may join them)."""
+        if type(expr) is cst.Name and self._displays and expr.value in self._displays[-1] \
+                and self._local(expr.value):
+            return self._displays[-1][expr.value]
+        if self._is_shape_tuple(expr):
+            return SIZE
+        if self._loose_owner(expr) is not None:
+            return LOOSE
+        if type(expr) not in (cst.List, cst.Tuple) or not expr.elements:  # type: ignore[attr-defined]
+            return 0
+        levels = []
+        for element in expr.elements:  # type: ignore[attr-defined]
+            if type(element) is not cst.Element:
+                return 0  # a starred element: its length is unknown here
+            value = element.value
+            if type(value) is cst.Integer:
+                continue
+            level = self._leaf(value) or self._display(value)
+            if not level:
+                return 0
+            levels.append(level)
+        return min(levels, default=0)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not self._frames or not self._lists or not self.active():
+            return
+        parts = method_call(node)
+        if parts is not None and type(parts[0]) is cst.Name and parts[0].value in self._lists[-1]:
+            self._note_method(parts[0].value, parts[1], node)
+            return
+        if not self.context.refers_to(node.func, *_CONSTRUCTORS):
+            return
+        positional = [a for a in node.args if a.keyword is None]
+        if len(positional) != 1 or node.args[0] is not positional[0] or any(
+                a.star or a.keyword.value not in _KEYWORDS for a in node.args[1:]):  # type: ignore[union-attr]
+            return
+        data = positional[0].value
+        if type(data) is cst.Name and data.value in self._lists[-1] and self._local(data.value):
+            sure = self._lists[-1][data.value]
+        else:
+            sure = self._display(data)
+        if not sure or (sure == LOOSE and not self.traced_at(node)):
+            return
+        fix = Fix({node: node.with_changes(func=cst.Name(HELPER))}, safety=Safety.UNSAFE, helpers=(HELPER,))
+        self.found(node, f"`{short_code(node)}` copies traced sizes into a new tensor: the TorchScript export "
+                         f"keeps the example's sizes as a constant; {HELPER} stacks them in the graph while "
+                         "tracing", fix)
+
+    def _note_method(self, name: str, method: str, node: cst.Call) -> None:
+        """A method of a tracked list: ``append`` of sizes keeps it sizes, anything else ends that."""
+        lists = self._lists[-1]
+        args = node.args
+        sure = 0
+        if method == "append" and len(args) == 1 and args[0].keyword is None and not args[0].star:
+            sure = self._display(args[0].value)
+        if sure:
+            lists[name] = min(lists[name], sure)
+        else:
+            lists.pop(name)
+
+
+RULES = (SizesTensor,)
