@@ -1,0 +1,155 @@
+"""TRT716's tensor of sizes: ``_trt_sizes_tensor`` keeps the sizes in the TorchScript export.
+
+The rewrite text (and what is left alone), the helper against ``torch.as_tensor`` on real
+values, and a toy model (feature maps at three levels → spatial shapes → an offset
+normaliser) exported at one size and run in ONNX Runtime at others: wrong before the
+rewrite, right after.
+"""
+
+from __future__ import annotations
+
+import io
+import warnings
+
+import onnxruntime as ort
+import pytest
+import torch
+from support import rewrite, rules_found
+
+from trtcodemod.helpers.sizes_tensor import _trt_sizes_tensor
+
+LEVELS = """\
+import torch
+from torch import nn
+
+
+class Levels(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.convs = nn.ModuleList(nn.Conv2d(1, 2, 3, stride=s, padding=1) for s in (1, 2, 4))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        shapes = []
+        for conv in self.convs:
+            feature = torch.relu(conv(x))
+            h, w = feature.shape[2:]
+            shapes.append((h, w))
+        b, c, hx, wx = x.shape
+        spatial = torch.as_tensor(shapes, dtype=torch.long, device=x.device)
+        whole = torch.tensor([(hx, wx)])
+        normalizer = torch.stack([spatial[:, 1], spatial[:, 0]], -1)
+        return torch.cat([normalizer, whole], 0).float() + x.mean()
+"""
+
+
+def _load(code: str, tmp_path, name: str) -> torch.nn.Module:
+    path = tmp_path / f"{name}.py"
+    path.write_text(code)
+    namespace: dict = {"__name__": name, "__file__": str(path)}
+    exec(compile(code, str(path), "exec"), namespace)
+    torch.manual_seed(0)
+    return namespace["Levels"]().eval()
+
+
+def test_rewrite_text() -> None:
+    assert rewrite(LEVELS) == LEVELS  # unsafe: only with --unsafe, or as migrate's verified candidate
+    after = rewrite(LEVELS, unsafe=True)
+    assert "spatial = _trt_sizes_tensor(shapes, dtype=torch.long, device=x.device)" in after
+    assert "whole = _trt_sizes_tensor([(hx, wx)])" in after
+    assert "def _trt_sizes_tensor(" in after and "def _trt_sizes_stacked(" in after
+
+
+def test_sizes_of_an_object_not_shown_to_be_a_tensor_need_the_exports_warning() -> None:
+    # `source` is a loop variable: its `.shape` is a "loose" size, counted only where the
+    # observed export warned at the call (migrate; examples/guidance/spatial_shapes.py).
+    code = LEVELS.replace("for conv in self.convs:", "for source in [c(x) for c in self.convs]:")
+    code = code.replace("            feature = torch.relu(conv(x))\n", "")
+    code = code.replace("h, w = feature.shape[2:]", "h, w = source.shape[2:]")
+    after = rewrite(code, unsafe=True)
+    assert "spatial = torch.as_tensor(shapes" in after and "whole = _trt_sizes_tensor(" in after
+
+
+def test_a_list_appended_with_sizes_is_followed() -> None:
+    code = """\
+    import torch
+    class M(torch.nn.Module):
+        def forward(self, x, y):
+            shapes = []
+            h, w = x.shape[2:]
+            shapes.append((h, w))
+            shapes.append(y.shape[2:])
+            shapes.append((y.size(2) // 2, 3))
+            return torch.as_tensor(shapes, device=x.device)
+    """
+    assert "return _trt_sizes_tensor(shapes, device=x.device)" in rewrite(code, unsafe=True)
+    assert rules_found(code, select=("TRT716",)) == ["TRT716"]
+
+
+@pytest.mark.parametrize("lines", [
+    "s = []\n        s.append((x.shape[2], x.mean()))\n        return torch.as_tensor(s)",  # a value
+    "s = []\n        s.append((x.shape[2], 1))\n        s.extend(other)\n        return torch.as_tensor(s)",
+    "s = []\n        s.append((x.shape[2], 1))\n        s = other\n        return torch.as_tensor(s)",
+    "s = []\n        s.append((x.shape[2], 1))\n        s += other\n        return torch.as_tensor(s)",
+    "return torch.as_tensor([x.shape[2] * 0.5])",  # a float
+    "return torch.as_tensor([1, 2])",  # no size
+    "return torch.as_tensor([])",
+    "return torch.as_tensor([x.shape[2]], requires_grad=False)",  # a keyword the helper lacks
+    "return torch.as_tensor(other)",
+    "return torch.as_tensor([*other, x.shape[2]])",
+])
+def test_what_is_not_a_list_of_sizes_is_left_alone(lines: str) -> None:
+    code = f"import torch\nclass M(torch.nn.Module):\n    def forward(self, x, other):\n        {lines}\n"
+    assert "_trt_sizes" not in rewrite(code, unsafe=True)
+
+
+@pytest.mark.parametrize("data", [
+    [(8, 6), (4, 3), (2, 2)], [(0, 5)], [0], (3,), [[1, 2], [3, 4]], [[[1], [2]]], 7, [], [[], []],
+    [1.5, 2], [True, False], [-3, 4], [torch.tensor(2), torch.tensor(3)],
+])
+@pytest.mark.parametrize("kwargs", [{}, {"dtype": torch.long}, {"dtype": torch.int32},
+                                    {"dtype": torch.float32, "device": "cpu"}])
+def test_helper_is_as_tensor_outside_a_trace(data, kwargs) -> None:
+    want = torch.as_tensor(data, **kwargs)
+    got = _trt_sizes_tensor(data, **kwargs)
+    assert got.dtype == want.dtype and got.shape == want.shape and got.device == want.device
+    assert torch.equal(got, want)
+
+
+def test_helper_raises_as_as_tensor_on_a_ragged_list() -> None:
+    with pytest.raises(ValueError):
+        torch.as_tensor([(1, 2), (3,)])
+    with pytest.raises(ValueError):
+        _trt_sizes_tensor([(1, 2), (3,)])
+
+
+def _export(model: torch.nn.Module, x: torch.Tensor) -> ort.InferenceSession:
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the TracerWarnings of the original are the point
+        torch.onnx.export(model, (x,), buffer, dynamo=False, input_names=["x"],
+                          dynamic_axes={"x": {2: "h", 3: "w"}})
+    return ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
+
+
+SIZES = [(32, 32), (64, 48), (5, 7), (1, 1), (9, 16)]
+
+
+def _errors(model: torch.nn.Module) -> list[tuple[int, int]]:
+    session = _export(model, torch.randn(1, 1, 32, 32))
+    wrong = []
+    for h, w in SIZES:
+        x = torch.randn(1, 1, h, w)
+        (got,) = session.run(None, {"x": x.numpy()})
+        if not torch.allclose(torch.from_numpy(got), model(x), atol=1e-5):
+            wrong.append((h, w))
+    return wrong
+
+
+def test_the_original_bakes_the_sizes_and_the_rewrite_keeps_them(tmp_path) -> None:
+    after = rewrite(LEVELS, unsafe=True)
+    original, rewritten = _load(LEVELS, tmp_path, "original"), _load(after, tmp_path, "rewritten")
+    assert _errors(original) == [s for s in SIZES if s != (32, 32)]
+    assert _errors(rewritten) == []
+    for h, w in SIZES:  # eager is unchanged
+        x = torch.randn(2, 1, h, w)
+        assert torch.equal(original(x), rewritten(x))
