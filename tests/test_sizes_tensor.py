@@ -153,3 +153,19 @@ def test_the_original_bakes_the_sizes_and_the_rewrite_keeps_them(tmp_path) -> No
     for h, w in SIZES:  # eager is unchanged
         x = torch.randn(2, 1, h, w)
         assert torch.equal(original(x), rewritten(x))
+
+
+def test_torch_export_sees_the_original(tmp_path) -> None:
+    # Outside a trace the helper is torch.as_tensor: torch.export (and the dynamo exporter on
+    # it) specializes the sizes of both alike, raising the same error for dynamic dims.
+    after = rewrite(LEVELS, unsafe=True)
+    dims = {"x": {2: torch.export.Dim("h", min=4, max=128), 3: torch.export.Dim("w", min=4, max=128)}}
+    errors = []
+    for name, code in (("original", LEVELS), ("rewritten", after)):
+        model = _load(code, tmp_path, name)
+        with pytest.raises(torch._dynamo.exc.UserError) as raised:
+            torch.export.export(model, (torch.randn(1, 1, 32, 32),), dynamic_shapes=dims)
+        errors.append(str(raised.value).split("\n")[0])
+        x = torch.randn(1, 1, 32, 32)
+        assert torch.equal(torch.export.export(model, (x,)).module()(x), model(x))
+    assert errors[0] == errors[1]
