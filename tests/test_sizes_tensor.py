@@ -78,7 +78,7 @@ def test_a_list_appended_with_sizes_is_followed() -> None:
             h, w = x.shape[2:]
             shapes.append((h, w))
             shapes.append(y.shape[2:])
-            shapes.append((y.size(2) // 2, 3))
+            shapes.append((y.size(2) // 2, -1))
             return torch.as_tensor(shapes, device=x.device)
     """
     assert "return _trt_sizes_tensor(shapes, device=x.device)" in rewrite(code, unsafe=True)
@@ -92,13 +92,15 @@ def test_a_list_appended_with_sizes_is_followed() -> None:
     "s = []\n        s.append((x.shape[2], 1))\n        s += other\n        return torch.as_tensor(s)",
     "return torch.as_tensor([x.shape[2] * 0.5])",  # a float
     "return torch.as_tensor([1, 2])",  # no size
+    "return torch.tensor([-1], dtype=int)",
+    "return torch.tensor([n], device=x.device)",  # an int parameter: the trace's constant anyway
     "return torch.as_tensor([])",
     "return torch.as_tensor([x.shape[2]], requires_grad=False)",  # a keyword the helper lacks
     "return torch.as_tensor(other)",
     "return torch.as_tensor([*other, x.shape[2]])",
 ])
 def test_what_is_not_a_list_of_sizes_is_left_alone(lines: str) -> None:
-    code = f"import torch\nclass M(torch.nn.Module):\n    def forward(self, x, other):\n        {lines}\n"
+    code = f"import torch\nclass M(torch.nn.Module):\n    def forward(self, x, other, n: int):\n        {lines}\n"
     assert "_trt_sizes" not in rewrite(code, unsafe=True)
 
 

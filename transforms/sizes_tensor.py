@@ -159,12 +159,22 @@ Applies to every TensorRT version.""",
             displays[name] = sure
 
     def _leaf(self, expr: cst.BaseExpression) -> int:
-        """How sure ``expr`` is one integer size (0: it is not); a literal alone is no size."""
-        if type(expr) is not cst.Integer and self.integer_size(expr):
+        """How sure ``expr`` is one integer computed from a size (0: it is not)."""
+        if self.integer_size(expr) and self._sized(expr):
             return SIZE
         if self._loose_size(expr):
             return LOOSE
         return 0
+
+    def _sized(self, expr: cst.BaseExpression) -> bool:
+        """Does ``expr`` read a size? ``-1`` or an ``int`` parameter alone is a constant of the trace."""
+        if self.size_of(expr) is not None:
+            return True
+        if type(expr) is cst.BinaryOperation:
+            return self._sized(expr.left) or self._sized(expr.right)
+        if type(expr) is cst.UnaryOperation:
+            return self._sized(expr.expression)
+        return False
 
     def _display(self, expr: cst.BaseExpression) -> int:
         """How sure ``expr`` is a non-empty nest of sizes (integer literals may join them)."""
@@ -182,8 +192,8 @@ Applies to every TensorRT version.""",
             if type(element) is not cst.Element:
                 return 0  # a starred element: its length is unknown here
             value = element.value
-            if type(value) is cst.Integer:
-                continue
+            if self.integer_size(value) and not self._sized(value):
+                continue  # `-1`, `n: int`: an int alongside the sizes, not one of them
             level = self._leaf(value) or self._display(value)
             if not level:
                 return 0
