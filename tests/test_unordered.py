@@ -189,3 +189,12 @@ def test_an_unknown_name_in_a_config_names_the_file_and_the_model(dets: Path, tm
     report = data["models"][0]
     assert code == 2 and report["exit_code"] == 2
     assert report["error"].startswith(f"{config}: model 'dets': unordered: no output named 'output.0'")
+
+
+def test_migrate_stops_at_an_unknown_name_before_comparing(dets: Path) -> None:
+    result = CliRunner().invoke(app, ["migrate", str(dets), "--model", "Dets", "--inputs", "inputs",
+                                      "--unordered", "output.0", *FAST])
+    report = json.loads(result.stdout)["models"][0]
+    assert result.exit_code == 2 and report["exit_code"] == 2
+    assert report["error"].startswith("--unordered: no output named 'output.0'")
+    assert report["before"] is None and report["applied"] == []
