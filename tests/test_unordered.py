@@ -198,3 +198,12 @@ def test_migrate_stops_at_an_unknown_name_before_comparing(dets: Path) -> None:
     assert result.exit_code == 2 and report["exit_code"] == 2
     assert report["error"].startswith("--unordered: no output named 'output.0'")
     assert report["before"] is None and report["applied"] == []
+
+
+def test_unordered_with_a_contract_is_refused_not_ignored(dets: Path, tmp_path: Path) -> None:
+    contract = tmp_path / "contract.json"
+    contract.write_text("{}")
+    result = CliRunner().invoke(app, ["verify", str(dets), "--model", "Dets", "--inputs", "inputs",
+                                      "--contract", str(contract), "--unordered", "output"])
+    assert result.exit_code == 2
+    assert "--unordered is not supported with --contract" in result.stderr
