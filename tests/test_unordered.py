@@ -104,7 +104,7 @@ def test_a_malformed_or_repeated_entry_is_a_spec_error(tmp_path: Path) -> None:
     model = tmp_path / "m.py"
     model.write_text("x = 1\n")
     base = {"model_file": str(model), "model": "Net", "input_shape": ["x:1x3"]}
-    with pytest.raises(SpecError, match="--unordered: unordered names 'output' twice"):
+    with pytest.raises(SpecError, match="--unordered: 'output' is named twice"):
         build_spec({**base, "unordered": ["output", "output:1"]})
     with pytest.raises(SpecError, match="expected NAME or NAME:AXIS"):
         build_spec({**base, "unordered": [":0"]})

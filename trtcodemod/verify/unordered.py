@@ -33,10 +33,10 @@ def parse(entry: str) -> tuple[str, int | None]:
     name, sep, axis = text.rpartition(":")
     if sep and axis.strip().lstrip("-").isdigit():
         if not name.strip():
-            raise UnorderedError(f"unordered {text!r}: expected NAME or NAME:AXIS")
+            raise UnorderedError(f"{text!r}: expected NAME or NAME:AXIS")
         return name.strip(), int(axis)
     if not text:
-        raise UnorderedError("unordered: empty output name")
+        raise UnorderedError("an empty output name")
     return text, None
 
 
@@ -46,7 +46,7 @@ def parse_all(entries: Sequence[str]) -> dict[str, int | None]:
     for entry in entries:
         name, axis = parse(entry)
         if name in out:
-            raise UnorderedError(f"unordered names {name!r} twice")
+            raise UnorderedError(f"{name!r} is named twice")
         out[name] = axis
     return out
 
