@@ -19,10 +19,11 @@ the memory here.
 
 Random weights with BatchNorm's default statistics leave some detectors with every score tied
 (SSDlite, RT-DETR, YOLO26n, EfficientDet-D0): their wrappers take BatchNorm statistics from a
-calibration pass (``Spec.calibrate``, ``CALIBRATION``). SSDlite's detections, sorted by score,
-are compared as a set of rows (``unordered``): ONNX Runtime's scores differ from torch's in the
-fifth digit, and neighbours closer than that change places. (The verifier sorts the first axis
-only, so a batched ``(1, k, 6)`` output, YOLO26n's or EfficientDet's, cannot be compared so.)
+calibration pass (``Spec.calibrate``, ``CALIBRATION``). The detectors that return their top 20 as
+one tensor of (box, score, class) rows compare it as a set of rows (``unordered``): ONNX Runtime's
+scores differ from torch's in the fifth digit, and neighbours closer than that change places.
+SSDlite's is ``(20, 6)``; YOLO26n's and EfficientDet's are batched, ``(batch, 20, 6)``, and the
+verifier compares each batch element's rows as a set (rank 3: rows on axis 1).
 
 The wheel's compiled torchvision ops do not load with the CPU torch: every wrapper first imports
 ``real_zoo_env/torchvision_ops_standin.py`` (copied into a folder named ``site-packages`` so that
@@ -132,10 +133,11 @@ MODELS = [
     Spec("yolo11n_seg", "ultralytics YOLO11n-seg (yolo11n-seg.yaml, nc=3)",
          "from ultralytics.nn.tasks import SegmentationModel", 'SegmentationModel("yolo11n-seg.yaml", nc=3, verbose=False)',
          "(det, proto), _ = self.m(x)\n        return det, proto", "1, 3, 128, 128", DYNAMIC_BHW),
-    # The end-to-end head's top-k (get_topk_index: `k = min(max_det, anchors)`), 20 detections.
+    # The end-to-end head's top-k (get_topk_index: `k = min(max_det, anchors)`), 20 detections,
+    # (batch, 20, 6): each image's rows compared as a set, as SSDlite's.
     Spec("yolo26n", "ultralytics YOLO26n (yolo26n.yaml, nc=3, end-to-end top 20)",
          "from ultralytics.nn.tasks import DetectionModel", 'DetectionModel("yolo26n.yaml", nc=3, verbose=False)',
-         "y, _ = self.m(x)\n        return y", "1, 3, 128, 128", DYNAMIC_BHW,
+         "y, _ = self.m(x)\n        return y", "1, 3, 128, 128", DYNAMIC_BHW + '\nunordered = ["output"]',
          init="self.m.end2end = True\n        self.m.model[-1].max_det = 20", calibrate="self.m(xb)"),
     Spec("hf_detr", "transformers DETR (small config)", "from transformers import DetrConfig, DetrForObjectDetection",
          "DetrForObjectDetection(DetrConfig(use_timm_backbone=False, use_pretrained_backbone=False, "
@@ -159,11 +161,11 @@ MODELS = [
          "decoder_ffn_dim=64, num_queries=10, num_labels=3, num_feature_levels=3))",
          _HF_DETECT, "1, 3, 64, 64", DYNAMIC_BHW),
     # effdet's DetBenchPredict: top-k, then torchvision's batched_nms (the stand-in), 20 detections
-    # a row of (x1, y1, x2, y2, score, class).
+    # a row of (x1, y1, x2, y2, score, class), (batch, 20, 6): each image's rows compared as a set.
     Spec("effdet_d0", "effdet EfficientDet-D0 (image size 128, predict bench)", "from effdet import create_model",
          'create_model("efficientdet_d0", bench_task="predict", num_classes=3, pretrained_backbone=False, '
          "image_size=(128, 128), max_det_per_image=20)", "return self.m(x)", "1, 3, 128, 128",
-         calibrate="self.m(xb)"),
+         'unordered = ["output"]', calibrate="self.m(xb)"),
 ]
 
 #: The wrapper's BatchNorm calibration, for the models whose ``Spec.calibrate`` says how to call them.

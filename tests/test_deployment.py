@@ -599,3 +599,28 @@ def test_example_model() -> None:
     before_mod, after_mod = module_from(source), module_from(after)
     args = before_mod.inputs(torch.Generator().manual_seed(0))
     assert_same(before_mod.build()(*args), after_mod.build()(*args))
+
+
+def test_code_after_a_tracing_early_exit_is_eager_only() -> None:
+    """torchvision's ``heatmaps_to_keypoints`` shape: ``if _is_tracing(): ...; return`` and the eager
+    loop after it. The trace never runs the loop, so its `.item()` and bicubic resize are not findings;
+    without the early exit (or before the guard) they are."""
+    code = """
+    import torchvision
+
+    class Keypoints(nn.Module):
+        def forward(self, maps, sizes):
+            if torchvision._is_tracing():
+                return traced_path(maps, sizes)
+            out = []
+            for i in range(maps.shape[0]):
+                h = int(sizes[i].item())
+                out.append(F.interpolate(maps[i][None], size=(h, h), mode="bicubic"))
+            return out
+    """
+    assert found(code, "TRT702") == [] and found(code, "TRT727") == []
+    falls_through = code.replace("return traced_path(maps, sizes)", "maps = traced_path(maps, sizes)")
+    assert len(found(falls_through, "TRT702")) == 1 and len(found(falls_through, "TRT727")) == 1
+    guard = "            if torchvision._is_tracing():\n                return traced_path(maps, sizes)\n"
+    eager_first = code.replace(guard, "").replace("            return out\n", guard + "            return out\n")
+    assert len(found(eager_first, "TRT702")) == 1

@@ -431,6 +431,27 @@ def test_a_box_coders_encode_is_training_target_code() -> None:
     assert len(found(code, scope="all")) == 4
 
 
+def test_an_autograd_functions_backward_is_not_model_code() -> None:
+    """An export runs an autograd Function's `forward` (or `symbolic`), never its `backward`
+    (BEVFusion's `bev_pool`); a module's method named `backward` stays model code."""
+    code = f"""\
+    class QuickCumsum(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, y, x):
+            return {ATAN2}
+
+        @staticmethod
+        def backward(ctx, y, x):
+            return {ATAN2}
+
+    class Solver(nn.Module):
+        def backward(self, y, x):
+            return {ATAN2}
+    """
+    assert [line for _, line in found(code)] == [6, 14]
+    assert len(found(code, scope="all")) == 3
+
+
 def test_code_after_an_early_return_in_test_mode_is_skipped() -> None:
     """mmdet's `if test_mode: return ...`: what follows builds the training-only auxiliary outputs."""
     code = f"""\

@@ -241,7 +241,8 @@ def test_repeated_select_keeps_every_value(monkeypatch: pytest.MonkeyPatch, tmp_
 
 
 def test_order_insensitive_outputs_compare_sorted_rows() -> None:
-    from trtcodemod.verify.compare import compare_outputs, order_rows
+    from trtcodemod.verify.compare import compare_outputs
+    from trtcodemod.verify.unordered import order_rows
 
     dets = np.array([[0.9, 1.0, 2.0], [0.9, 0.0, 1.0], [0.5, 3.0, 3.0]], dtype=np.float32)
     swapped = dets[[1, 0, 2]]  # tied scores, rows swapped

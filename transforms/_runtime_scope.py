@@ -21,7 +21,8 @@ Where the rules look (the same for every rule of this family):
 - nowhere in code that a traced export does not run: the body of ``if self.training:``
   (``torch.onnx.export`` puts the model in eval mode), ``if torch.jit.is_scripting():``,
   the ``else`` of ``if torch.jit.is_tracing():`` / ``if torch.onnx.is_in_onnx_export():``
-  (and their negations); nor in helper functions trtcodemod inserted (``_trt_*``).
+  (and their negations), and what follows such an ``if`` whose body ends in ``return`` or
+  ``raise`` in the same block (an ``else`` written as an early exit); nor in helper functions trtcodemod inserted (``_trt_*``).
 
 Method calls on tensors (``x.nonzero()``, ``t.item()``) cannot be resolved by name:
 they are matched by method name in files that import torch, except on receivers that
@@ -33,7 +34,7 @@ This module defines no rule and is not registered.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, ClassVar, Union
+from typing import TYPE_CHECKING, Callable, ClassVar, Sequence, Union
 
 import libcst as cst
 
@@ -195,6 +196,8 @@ class RuntimeScope(Provider, cst.BatchableCSTVisitor):
     def visit_IndentedBlock(self, node: cst.CSTNode) -> None:
         if id(node) in self._untraced_ids:
             self.untraced += 1
+        if type(node) is cst.IndentedBlock:
+            self._mark_after_tracing_exit(node.body)
 
     def leave_IndentedBlock(self, original_node: cst.CSTNode) -> None:
         if id(original_node) in self._untraced_ids:
@@ -202,6 +205,22 @@ class RuntimeScope(Provider, cst.BatchableCSTVisitor):
 
     visit_SimpleStatementSuite = visit_Else = visit_IndentedBlock
     leave_SimpleStatementSuite = leave_Else = leave_IndentedBlock
+
+    def _mark_after_tracing_exit(self, statements: "Sequence[cst.BaseStatement]") -> None:
+        """``if torchvision._is_tracing(): ...; return ...`` is an ``else`` written as an early exit:
+        the statements after it in the same block run only when not tracing (torchvision's
+        ``heatmaps_to_keypoints``, ``_onnx_paste_masks_in_image``)."""
+        for index, statement in enumerate(statements):
+            if type(statement) is cst.If and statement.orelse is None and _exits(statement.body) and \
+                    self.value_when_exporting(statement.test) is True:
+                self._untraced_ids.update(id(after) for after in statements[index + 1:])
+                return
+
+    # A statement after such an exit, marked by _mark_after_tracing_exit (an ``if`` is counted in visit_If).
+    visit_SimpleStatementLine = visit_For = visit_While = visit_With = visit_Try = visit_TryStar = \
+        visit_Match = visit_IndentedBlock
+    leave_SimpleStatementLine = leave_For = leave_While = leave_With = leave_Try = leave_TryStar = \
+        leave_Match = leave_IndentedBlock
 
     def value_when_exporting(self, test: cst.BaseExpression) -> bool | None:
         """What ``test`` evaluates to during ``torch.onnx.export`` (eval mode, tracing), if known."""
@@ -339,6 +358,17 @@ class RuntimeScopeRule(Rule):
             self.hold(where[0], where[1], node, message, fix)
         elif scope == "runtime" and self.runtime.in_function():
             self.report(node, _text(message), fix)
+
+
+def _exits(body: cst.BaseSuite) -> bool:
+    """Whether a suite always leaves the function: its last statement is a ``return`` or ``raise``."""
+    statements = body.body
+    if not statements:
+        return False
+    last = statements[-1]
+    if type(last) is cst.SimpleStatementLine:
+        last = last.body[-1] if last.body else None
+    return type(last) in (cst.Return, cst.Raise)
 
 
 #: Calls that are true while the TorchScript exporter traces (torchvision's own check included).

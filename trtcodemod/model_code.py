@@ -23,6 +23,8 @@ What is *not* model code, recognised from the path and the file's own structure:
   and target assignment, weight initialisation and checkpoint loading, plotting
   (:data:`_NON_MODEL_FUNCTION`): ``main``, ``train_one_epoch``, ``loss_by_feat``,
   ``get_targets``, ``init_weights``, ``checkpoint_filter_fn``, ``plot_boxes``...;
+- the ``backward`` of a ``torch.autograd.Function`` subclass (an export runs ``forward`` or
+  ``symbolic``);
 - a box coder's ``encode`` (a ``...Coder`` class: it turns ground truth into training
   targets; ``decode`` is what inference runs);
 - the body of ``if self.training:`` (and the ``else`` of ``if not self.training:``), and what
@@ -237,7 +239,18 @@ def method_is_model_code(cls: cst.ClassDef, name: str) -> bool:
     (a box coder's ``encode`` cannot), on top of :func:`function_is_model_code`."""
     if _TARGET_ENCODER.match(name) and _CODER_CLASS.match(cls.name.value):
         return False
+    if name == "backward" and _is_autograd_function(cls):
+        return False  # an export runs an autograd Function's forward (or its symbolic), never its backward
     return function_is_model_code(name)
+
+
+def _is_autograd_function(cls: cst.ClassDef) -> bool:
+    """A ``torch.autograd.Function`` subclass (``Function``, ``autograd.Function``...), by its bases' names."""
+    return any(base.keyword is None and (dotted_name(base.value) or "") in _AUTOGRAD_FUNCTION for base in cls.bases)
+
+
+_AUTOGRAD_FUNCTION = frozenset({"Function", "autograd.Function", "torch.autograd.Function",
+                                "torch.autograd.function.Function", "InplaceFunction"})
 
 
 #: Methods that run while an object is built, not when the model runs.

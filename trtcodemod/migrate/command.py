@@ -94,7 +94,8 @@ def migrate_command(
     ignore: Annotated[Optional[list[str]], typer.Option(
         "--ignore", help="Rule IDs or prefixes to skip (comma-separated or repeated).")] = None,
     unordered: Annotated[Optional[list[str]], typer.Option(
-        "--unordered", help="Output whose row order is not part of the contract (repeatable).")] = None,
+        "--unordered", help="Output NAME or NAME:AXIS whose row order is not part of the contract, "
+                            "as for verify (repeatable).")] = None,
     opset: Annotated[Optional[int], typer.Option("--opset", help="ONNX opset (default 17).")] = None,
     backends: Annotated[Optional[str], typer.Option("--backends", help="As for verify (default all).")] = None,
     runs: Annotated[Optional[int], typer.Option("--runs", help="Timed runs per backend (default 20).")] = None,

@@ -116,19 +116,3 @@ def worst(comparisons: Sequence[OutputComparison]) -> tuple[float | None, float 
     passed = bool(comparisons) and all(c.passed for c in comparisons)
     return (max(abs_errs) if abs_errs else None, max(rel_errs) if rel_errs else None, passed)
 
-
-def order_rows(array: np.ndarray) -> np.ndarray:
-    """``array`` with its rows (axis 0) sorted lexicographically, for order-insensitive outputs.
-
-    Detections with tied scores may swap rows between backends; sorted, equal sets of rows
-    compare equal. Floats are rounded to 4 decimals for the sort key only, so rows that differ
-    within tolerance still line up.
-    """
-    array = np.asarray(array)
-    if array.ndim == 0 or array.shape[0] < 2:
-        return array
-    flat = array.reshape(array.shape[0], -1)
-    if flat.shape[1] == 0:
-        return array
-    key = np.round(flat.astype(np.float64), 4) if np.issubdtype(flat.dtype, np.floating) else flat
-    return array[np.lexsort(key.T[::-1])]

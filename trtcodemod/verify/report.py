@@ -156,7 +156,8 @@ def render_text(r: dict[str, Any]) -> str:
         for w in c["warnings"]:
             out.append(f"          {w['category']} at {_loc(w['source'])}: {w['message'][:110]}")
 
-    out += ["", f"Backends (rewritten model vs original eager CPU; atol {m['atol']:g}, rtol {m['rtol']:g}; "
+    sets = "".join(f"; {n} as a set of rows on axis {a}" for n, a in (m.get("unordered") or {}).items())
+    out += ["", f"Backends (rewritten model vs original eager CPU; atol {m['atol']:g}, rtol {m['rtol']:g}{sets}; "
                 "latency ms median/p90)"]
     rows = []
     for b in r["backends"]:

@@ -16,10 +16,11 @@ from typing import Any, Callable
 
 from . import static
 from .backends import EAGER_BACKENDS, FAILED, GRAPH_BACKENDS, OK, SKIPPED, BackendRun, availability
-from .compare import OutputComparison, compare_outputs, finite_or_none, order_rows, worst
+from .compare import OutputComparison, compare_outputs, finite_or_none, worst
 from .culprits import find_culprits
 from .rewrite import Fixer, RewrittenTree, SourceLayout, locate, rewrite_copy
 from .spec import VerifySpec
+from .unordered import UnorderedError, order_rows, resolve as resolve_unordered
 from .worker import BACKEND_TASK, MODEL_TASK, TaskOutcome, run_task
 
 Progress = Callable[[str], None]
@@ -37,6 +38,8 @@ class _Ctx:
     probe: dict[str, Any] = field(default_factory=dict)
     input_names: list[str] = field(default_factory=list)
     input_sets: list[dict[str, Any]] = field(default_factory=list)
+    #: ``--unordered``, resolved against the original's outputs: output name -> row axis.
+    row_axes: dict[str, int] = field(default_factory=dict)
     counter: int = 0
 
     def folder(self, label: str) -> Path:
@@ -156,10 +159,11 @@ def _compare_run(ctx: _Ctx, names: list[str], reference: BackendRun, run: Backen
                                              problem=f"set {k + 1}: {err}")])
             continue
         labels = names or [f"output.{i}" for i in range(len(ref))]
-        if spec.unordered:
+        axes = ctx.row_axes
+        if axes:
             # Rows of these outputs may come in any order (tied scores): compare them sorted.
-            ref = [order_rows(a) if n in spec.unordered else a for n, a in zip(labels, ref)]
-            got = [order_rows(a) if n in spec.unordered else a for n, a in zip(labels, got)]
+            ref = [order_rows(a, axes[n]) if n in axes else a for n, a in zip(labels, ref)]
+            got = [order_rows(a, axes[n]) if n in axes else a for n, a in zip(labels, got)]
         comps = compare_outputs(labels, ref, got, spec.atol, spec.rtol)
         for c in comps:
             if c.problem:
@@ -333,8 +337,8 @@ class Verification:
     def verify(self, fixer: Fixer | None = None, *, extra_files: tuple[Path, ...] = ()) -> dict[str, Any]:
         """Rewrite (``fixer``, default the engine with the spec's options) and verify against the original."""
         report = self.original()
-        if self._before is None or not self._before.built:
-            return report
+        if self._before is None or not self._before.built or report["exit_code"] == 2:
+            return report  # the original did not run, or its settings are wrong (``report["error"]``)
         return _rewritten(self.ctx, report, self._before, self.layout, fixer, extra_files)
 
 
@@ -344,7 +348,7 @@ def _empty_report(spec: VerifySpec) -> dict[str, Any]:
         "model": {"file": str(spec.model_file), "model": spec.model_call, "inputs": spec.inputs.describe(),
                   "dynamic_axes": {k: {str(a): d for a, d in v.items()} for k, v in spec.dynamic_axes.items()},
                   "exporters": list(spec.exporters), "opset": spec.opset, "target": spec.rewrite.target,
-                  "unsafe": spec.rewrite.unsafe, "atol": spec.atol, "rtol": spec.rtol},
+                  "unsafe": spec.rewrite.unsafe, "atol": spec.atol, "rtol": spec.rtol, "unordered": {}},
         "exit_code": 2, "error": None, "original_export_error": None, "equivalent": False, "problems": [],
         "export_faithful": {"before": None, "after": None}, "export_checks": [],
         "models": {}, "inputs": {}, "backends": [], "graphs": {"before": None, "after": None},
@@ -383,6 +387,16 @@ def _original(ctx: _Ctx, session: Verification) -> dict[str, Any]:
         return report
     ctx.input_names = before.outcome.data["input_names"]
     ctx.input_sets = before.outcome.data["input_sets"]
+    if spec.unordered:
+        # The output names exist from the first run on: check them before any comparison.
+        names = before.outcome.data.get("output_names", [])
+        try:
+            first = next((o for o in before.eager["cpu"].outputs if o is not None), [])
+            ctx.row_axes = resolve_unordered(spec.unordered, names, first)
+        except UnorderedError as exc:
+            report["error"] = f"{spec.unordered_source}: {exc}"
+            return report
+        report["model"]["unordered"] = dict(ctx.row_axes)
     report["inputs"] = {"names": ctx.input_names, "notes": before.outcome.data.get("input_notes", []),
                         "sets": [{k: list(v.shape) for k, v in s.items()} for s in ctx.input_sets]}
     # The original's exports may still be missing if its worker died while exporting.

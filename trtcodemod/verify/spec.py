@@ -15,6 +15,8 @@ from typing import Any, Mapping
 
 from trtcodemod.config import ConfigError, find_pyproject, load_table
 
+from .unordered import UnorderedError, parse_all as parse_unordered
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on 3.10 only
@@ -99,8 +101,11 @@ class VerifySpec:
     timeout: float = 300.0
     seed: int = 0
     save_dir: Path | None = None
-    #: Output names whose row order is not part of the contract (compared with rows sorted).
+    #: Outputs whose row order is not part of the contract, ``NAME`` or ``NAME:AXIS`` as given
+    #: (``unordered.py``: compared with their rows sorted; checked against the model's outputs).
     unordered: tuple[str, ...] = ()
+    #: Where ``unordered`` was given, for its error messages: the option, or the config's model.
+    unordered_source: str = "--unordered"
     #: Constructor arguments: ``--model 'Net(3, width=8)'`` or config ``args``/``kwargs``.
     model_args: tuple[Any, ...] = ()
     model_kwargs: Mapping[str, Any] = field(default_factory=dict)
@@ -239,8 +244,13 @@ def parse_model(text: str) -> tuple[str, tuple[Any, ...], dict[str, Any]]:
 # --- building specs ------------------------------------------------------------------
 
 
-def build_spec(settings: Mapping[str, Any], *, base_dir: Path | None = None, name: str = "") -> VerifySpec:
-    """Resolve one model's settings (CLI values or a config table, defaults filled in)."""
+def build_spec(settings: Mapping[str, Any], *, base_dir: Path | None = None, name: str = "",
+               unordered_source: str = "--unordered") -> VerifySpec:
+    """Resolve one model's settings (CLI values or a config table, defaults filled in).
+
+    ``unordered_source`` says where ``unordered`` came from (``--unordered``, or the config file
+    and model table), for the error when it names an output the model does not have.
+    """
     s = {**DEFAULTS, **{k: v for k, v in settings.items() if v is not None}}
     if not s.get("model_file"):
         raise SpecError(f"{name or 'verify'}: model_file is required")
@@ -283,13 +293,19 @@ def build_spec(settings: Mapping[str, Any], *, base_dir: Path | None = None, nam
             raise SpecError(f"{name or 'verify'}: args must be a list and kwargs a table")
         model_args, model_kwargs = tuple(raw_args), dict(raw_kwargs)
     unordered = s.get("unordered") or ()
-    unordered = tuple(unordered.split(",") if isinstance(unordered, str) else unordered)
+    unordered = tuple(str(u).strip() for u in (unordered.split(",") if isinstance(unordered, str) else unordered)
+                      if str(u).strip())
+    try:
+        parse_unordered(unordered)  # the syntax now; the names once the model has run
+    except UnorderedError as exc:
+        raise SpecError(f"{unordered_source}: {exc}") from None
     return VerifySpec(
         model_file=model_file,
         model=model,
         model_args=model_args,
         model_kwargs=model_kwargs,
-        unordered=tuple(u.strip() for u in unordered if str(u).strip()),
+        unordered=unordered,
+        unordered_source=unordered_source,
         inputs=InputsSpec(function=s.get("inputs") or None, shapes=shapes),
         name=name,
         dynamic_axes=parse_dynamic_axes(s.get("dynamic_axes")),

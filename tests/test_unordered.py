@@ -1,0 +1,209 @@
+"""``--unordered``: rows compared as a set per batch element, and names checked against the model's outputs."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from trtcodemod.cli import app
+from trtcodemod.verify.compare import compare_outputs
+from trtcodemod.verify.spec import SpecError, build_spec
+from trtcodemod.verify.unordered import UnorderedError, order_rows, parse, resolve
+
+FAST = ["--runs", "1", "--warmup", "0", "--backends", "torch-cpu", "--format", "json"]
+
+
+def _equal(expected: np.ndarray, actual: np.ndarray, axis: int | None = None) -> bool:
+    if axis is not None:
+        expected, actual = order_rows(expected, axis), order_rows(actual, axis)
+    return compare_outputs(["output"], [expected], [actual], 1e-4, 1e-3)[0].passed
+
+
+def _detections() -> np.ndarray:
+    """(batch 2, 4 rows, 6): box, score, class, with zeros, negatives, a tie, inf and NaN."""
+    dets = np.random.default_rng(0).normal(size=(2, 4, 6)).astype(np.float32)
+    dets[0, 1] = 0.0
+    dets[0, 2, 4] = dets[0, 3, 4]  # tied scores
+    dets[1, 0] = -dets[1, 0]
+    dets[1, 2, 0] = np.inf
+    dets[1, 3, 1] = np.nan
+    return dets
+
+
+# --- the row axis ---------------------------------------------------------------------------
+
+
+def test_rows_permuted_within_each_batch_element_compare_equal() -> None:
+    dets = _detections()
+    permuted = np.stack([dets[0, [2, 0, 3, 1]], dets[1, [3, 2, 1, 0]]])
+    assert not _equal(dets, permuted)
+    # Axis 0 (what every output got before): the batch elements are sorted, not their rows.
+    assert not _equal(dets, permuted, axis=0)
+    assert _equal(dets, permuted, axis=1)
+
+
+def test_a_changed_value_stays_unequal_as_a_set() -> None:
+    dets = _detections()
+    permuted = dets[:, ::-1].copy()
+    permuted[1, 1, 2] += 0.5
+    assert not _equal(dets, permuted, axis=1)
+
+
+def test_rows_never_move_between_batch_elements() -> None:
+    dets = _detections()
+    swapped = dets[::-1].copy()  # the same rows, in the other batch element
+    assert not _equal(dets, swapped, axis=1)
+
+
+def test_rank_1_and_2_sort_axis_0_and_empty_or_scalar_stay_as_they_are() -> None:
+    rows = np.array([[0.9, 1.0, 2.0], [0.9, 0.0, 1.0], [-0.5, 3.0, 3.0]], dtype=np.float32)
+    assert _equal(rows, rows[[2, 0, 1]], axis=0)
+    assert _equal(np.array([3, -1, 0]), np.array([0, 3, -1]), axis=0)
+    empty = np.zeros((2, 0, 6), dtype=np.float32)
+    assert order_rows(empty, 1).shape == (2, 0, 6)
+    assert order_rows(np.float32(3.0), 0) == np.float32(3.0)
+
+
+# --- names and axes -------------------------------------------------------------------------
+
+
+def test_parse_reads_an_axis_only_from_an_integer_suffix() -> None:
+    assert parse("output") == ("output", None)
+    assert parse("output.0:1") == ("output.0", 1)
+    assert parse("output.a:b") == ("output.a:b", None)
+    with pytest.raises(UnorderedError):
+        parse(":1")
+
+
+def test_resolve_gives_rank_3_and_up_the_batch_axis() -> None:
+    arrays = [np.zeros((1, 20, 6)), np.zeros((20, 6)), np.zeros((1, 20, 6))]
+    names = ["output.0", "output.1", "output.2"]
+    assert resolve(["output.0", "output.1", "output.2:0"], names, arrays) == {"output.0": 1, "output.1": 0,
+                                                                             "output.2": 0}
+    with pytest.raises(UnorderedError, match=r"shape \[20, 6\]: no axis 2"):
+        resolve(["output.1:2"], names, arrays)
+
+
+def test_an_unknown_name_lists_the_outputs_the_model_has() -> None:
+    with pytest.raises(UnorderedError) as info:
+        resolve(["output.0"], ["output"], [np.zeros((1, 20, 6))])
+    message = str(info.value)
+    assert "no output named 'output.0'" in message and "output [1, 20, 6]" in message
+    assert "a single output, named 'output'" in message
+    with pytest.raises(UnorderedError, match="the model's outputs: output.boxes"):
+        resolve(["boxes"], ["output.boxes", "output.scores"], [np.zeros((3, 4)), np.zeros(3)])
+
+
+def test_a_malformed_or_repeated_entry_is_a_spec_error(tmp_path: Path) -> None:
+    model = tmp_path / "m.py"
+    model.write_text("x = 1\n")
+    base = {"model_file": str(model), "model": "Net", "input_shape": ["x:1x3"]}
+    with pytest.raises(SpecError, match="--unordered: 'output' is named twice"):
+        build_spec({**base, "unordered": ["output", "output:1"]})
+    with pytest.raises(SpecError, match="expected NAME or NAME:AXIS"):
+        build_spec({**base, "unordered": [":0"]})
+
+
+# --- end to end: the verdict, and the error where the name is given ----------------------------
+
+
+DETS_MODEL = '''
+import torch
+from torch import nn
+
+
+class Dets(nn.Module):
+    """Rows per batch element; the exported graph returns each element's rows reversed."""
+
+    def __init__(self, shift=0.0):
+        super().__init__()
+        self.shift = shift
+
+    def forward(self, x):
+        rows = x * 2.0
+        if torch.onnx.is_in_onnx_export():
+            rows = rows.flip(1)
+            # A value the graph changes (shift != 0): a set of rows that is not the same set.
+            rows = torch.cat([rows[:, :1] + self.shift, rows[:, 1:]], 1)
+        return rows
+
+
+def inputs(generator):
+    x = torch.randn(2, 4, 6, generator=generator)
+    x[0, 1] = 0.0
+    x[1, 0] = -x[1, 0].abs()
+    x[1, 2, 0] = float("inf")
+    x[1, 3, 1] = float("nan")
+    return (x,)
+'''
+
+
+def _verify(*args: str) -> tuple[int, dict[str, Any]]:
+    result = CliRunner().invoke(app, ["verify", *args, *FAST])
+    if result.exception and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result.exit_code, json.loads(result.stdout)
+
+
+@pytest.fixture()
+def dets(tmp_path: Path) -> Path:
+    path = tmp_path / "dets.py"
+    path.write_text(DETS_MODEL)
+    return path
+
+
+def test_batched_rows_compared_as_a_set_make_the_verdict_equal(dets: Path) -> None:
+    _, in_order = _verify(str(dets), "--model", "Dets", "--inputs", "inputs")
+    assert in_order["equivalent"] is False and in_order["export_faithful"]["before"] is False
+    _, as_set = _verify(str(dets), "--model", "Dets", "--inputs", "inputs", "--unordered", "output")
+    assert as_set["model"]["unordered"] == {"output": 1}
+    assert as_set["equivalent"] is True and as_set["export_faithful"]["before"] is True
+    _, changed = _verify(str(dets), "--model", "Dets(0.5)", "--inputs", "inputs", "--unordered", "output")
+    assert changed["equivalent"] is False and changed["export_faithful"]["before"] is False
+
+
+def test_an_unknown_name_on_the_command_line_exits_2(dets: Path) -> None:
+    code, report = _verify(str(dets), "--model", "Dets", "--inputs", "inputs", "--unordered", "output.0")
+    assert code == 2 and report["exit_code"] == 2
+    assert report["error"].startswith("--unordered: no output named 'output.0'")
+    assert "the model's outputs: output [2, 4, 6]" in report["error"]
+    assert report["backends"] == []  # nothing was compared
+
+
+def test_an_unknown_name_in_a_config_names_the_file_and_the_model(dets: Path, tmp_path: Path) -> None:
+    config = tmp_path / "zoo.toml"
+    config.write_text(textwrap.dedent('''\
+        [models.dets]
+        model_file = "dets.py"
+        model = "Dets"
+        inputs = "inputs"
+        unordered = ["output.0"]
+        '''))
+    code, data = _verify("--config", str(config), "--no-cache")
+    report = data["models"][0]
+    assert code == 2 and report["exit_code"] == 2
+    assert report["error"].startswith(f"{config}: model 'dets': unordered: no output named 'output.0'")
+
+
+def test_migrate_stops_at_an_unknown_name_before_comparing(dets: Path) -> None:
+    result = CliRunner().invoke(app, ["migrate", str(dets), "--model", "Dets", "--inputs", "inputs",
+                                      "--unordered", "output.0", *FAST])
+    report = json.loads(result.stdout)["models"][0]
+    assert result.exit_code == 2 and report["exit_code"] == 2
+    assert report["error"].startswith("--unordered: no output named 'output.0'")
+    assert report["before"] is None and report["applied"] == []
+
+
+def test_unordered_with_a_contract_is_refused_not_ignored(dets: Path, tmp_path: Path) -> None:
+    contract = tmp_path / "contract.json"
+    contract.write_text("{}")
+    result = CliRunner().invoke(app, ["verify", str(dets), "--model", "Dets", "--inputs", "inputs",
+                                      "--contract", str(contract), "--unordered", "output"])
+    assert result.exit_code == 2
+    assert "--unordered is not supported with --contract" in result.stderr
