@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -149,7 +151,22 @@ def test_varying_axes() -> None:
 
 
 def test_observing_changes_nothing_the_model_computes() -> None:
-    """The mode hands every call on: same values, dtypes, shapes and errors with and without it."""
+    """The mode hands every call on: same values, dtypes, shapes and errors with and without it.
+
+    Run in a child process, as ``migrate`` runs the observer: patching ``Tensor.__getitem__``
+    (inherited from ``TensorBase``) leaves CPython's type with a Python-level ``sq_item`` that
+    no restore removes, so afterwards a 0-d tensor looks like a sequence to torch
+    (``torch.as_tensor([torch.tensor(2)])`` asks for its ``len()``): the observer never runs in
+    the user's process, and this test must not leave that behind for the tests after it."""
+    script = ("import sys; sys.path.insert(0, sys.argv[1]); import test_observed_evidence as t; "
+              "t.observe_and_compare()")
+    done = subprocess.run([sys.executable, "-c", script, str(Path(__file__).parent)], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
+def observe_and_compare() -> None:
+    """The body of the test above (in its own process)."""
     from trtcodemod.migrate.observe import Recorder, Wrappers
     from trtcodemod.migrate.tensor_sites import TensorSites
     from trtcodemod.verify.userfiles import UserFiles
