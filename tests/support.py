@@ -12,6 +12,18 @@ from typing import Any, Callable, Iterator
 from trtcodemod.engine import Options, check_source, fix_source
 
 
+def invoke(*args: str) -> Any:
+    """Run the CLI in-process; an exception other than the exit itself reaches the test."""
+    from typer.testing import CliRunner
+
+    from trtcodemod.cli import app
+
+    result = CliRunner().invoke(app, list(args))
+    if result.exception and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result
+
+
 def rewrite(code: str, *, unsafe: bool = False, select: tuple[str, ...] = ("ALL",), target: str = "8.6") -> str:
     """Apply every selected fix to ``code`` (dedented) and return the new text."""
     source = textwrap.dedent(code).encode()

@@ -10,11 +10,11 @@ import shutil
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from trtcodemod.cli import app
 from trtcodemod.engine import Options, check_source, fix_source
 from trtcodemod.migrate.facts import Facts, FactsError
+
+from support import invoke
 
 MODEL = '''\
 import torch
@@ -56,13 +56,6 @@ SQUEEZE = "return logits.squeeze(1)"
 
 def _line(text: str) -> int:
     return next(n for n, line in enumerate(MODEL.splitlines(), 1) if text in line)
-
-
-def invoke(*args: str):
-    result = CliRunner().invoke(app, list(args))
-    if result.exception and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return result
 
 
 @pytest.fixture(scope="module")

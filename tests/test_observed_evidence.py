@@ -20,14 +20,14 @@ from typing import Any
 import libcst as cst
 import pytest
 import torch
-from typer.testing import CliRunner
 
-from trtcodemod.cli import app
 from trtcodemod.context import FileContext
 from trtcodemod.migrate.facts import Facts
 from trtcodemod.migrate.tensor_sites import varying_axes
 from trtcodemod.providers import ObservedFacts
 from trtcodemod.versions import parse_target
+
+from support import invoke
 
 EVIDENCE = Path(__file__).resolve().parent.parent / "examples" / "evidence"
 YOLO = EVIDENCE / "yolo_decode.py"
@@ -74,13 +74,6 @@ def build() -> nn.Module:
 def inputs(generator: torch.Generator) -> tuple[torch.Tensor, ...]:
     return torch.randn(6, 4, generator=generator), torch.randn(6, generator=generator)
 '''
-
-
-def invoke(*args: str) -> Any:
-    result = CliRunner().invoke(app, list(args))
-    if result.exception and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return result
 
 
 def line_of(path: Path, text: str) -> int:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import argument
+from trtcodemod.astutil import argument, is_true
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety, spelled
 from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
 
@@ -26,10 +26,6 @@ _MODULES = ("torch.nn.Upsample", "torch.nn.modules.Upsample", "torch.nn.modules.
 def _is_bicubic(arg: cst.Arg | None) -> bool:
     """The mode is the literal string ``"bicubic"``."""
     return arg is not None and type(arg.value) is cst.SimpleString and arg.value.evaluated_value == "bicubic"
-
-
-def _is_true(arg: cst.Arg | None) -> bool:
-    return arg is not None and type(arg.value) is cst.Name and arg.value.value == "True"
 
 
 class BicubicResize(RuntimeScopeRule):
@@ -105,8 +101,9 @@ Clip, Min, Equal, Cast, Mul, Add and MatMul, parsed since TensorRT 8.4.""",
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.context.refers_to(node.func, *_FUNCTIONS):
-            if not _is_bicubic(argument(node, 3, "mode")) or _is_true(argument(node, 6, "antialias")):
-                return
+            antialias = argument(node, 6, "antialias")
+            if not _is_bicubic(argument(node, 3, "mode")) or (antialias is not None and is_true(antialias.value)):
+                return  # antialiased: TRT725's
             fix = Fix({node: node.with_changes(func=cst.Name(HELPER))}, safety=Safety.UNSAFE, helpers=(HELPER,))
             self.found(node, "`F.interpolate(..., mode=\"bicubic\")` exports as a cubic Resize, which TensorRT "
                        "cannot parse; compute the bicubic weights as matrices while exporting (equal up to "

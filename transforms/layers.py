@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import argument, bound_names, helper_call, walk
+from trtcodemod.astutil import argument, bound_names, helper_call, is_true, walk
 from trtcodemod.context import NameSet
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety, spelled
 from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
@@ -442,7 +442,7 @@ downscaling. Applies to every TensorRT version.""",
     def visit_Call(self, node: cst.Call) -> None:
         if self.context.refers_to(node.func, "torch.nn.functional.interpolate"):
             antialias = argument(node, 6, "antialias")
-            if antialias is not None and type(antialias.value) is cst.Name and antialias.value.value == "True":
+            if antialias is not None and is_true(antialias.value):
                 mode = argument(node, 3, "mode")
                 kind = "bicubic" if mode is not None and "cubic" in _text(mode.value) else "bilinear"
                 self.found(node, "`F.interpolate(..., antialias=True)`: the TorchScript exporter cannot export "
@@ -459,7 +459,7 @@ downscaling. Applies to every TensorRT version.""",
         is_class = tv in _TV_RESIZE_CLASSES
         antialias = argument(node, 3 if is_class else 4, "antialias")
         interpolation = argument(node, 1 if is_class else 2, "interpolation")
-        if antialias is not None and not _is_true(antialias.value):
+        if antialias is not None and not is_true(antialias.value):
             return  # antialias=False, or a value we cannot read
         if interpolation is not None and _nearest(interpolation.value):
             return
@@ -468,10 +468,6 @@ downscaling. Applies to every TensorRT version.""",
                    "exporter cannot export it and the dynamo exporter emits a Resize with antialias=1, which "
                    "TensorRT does not support; pass antialias=False (values change when downscaling) or resize "
                    "in preprocessing")
-
-
-def _is_true(node: cst.BaseExpression) -> bool:
-    return type(node) is cst.Name and node.value == "True"
 
 
 def _text(node: cst.BaseExpression) -> str:

@@ -45,6 +45,11 @@ def keywords(call: cst.Call) -> set[str]:
     return {arg.keyword.value for arg in call.args if arg.keyword is not None}
 
 
+def is_true(node: cst.BaseExpression | None) -> bool:
+    """The literal ``True`` (a keyword: it cannot be rebound)."""
+    return type(node) is cst.Name and node.value == "True"
+
+
 def int_value(node: cst.BaseExpression | None) -> int | None:
     """The value of an integer literal such as ``2`` or ``-1``, else None."""
     if type(node) is cst.Integer:
