@@ -75,6 +75,8 @@ CORNERS = [
            _pair, (torch.float32, torch.float64)),
     Corner("TRT302", "class M(nn.Module):\n    def forward(self, x):\n        return torch.unique(x)\n",
            _one, (torch.float32, torch.int64, torch.int16, torch.int8, torch.bool)),
+    Corner("TRT305", "class M(nn.Module):\n    def forward(self, x, ids):\n        return torch.isin(x, ids)\n",
+           _pair, (torch.float32, torch.int64, torch.int8)),
     Corner("TRT201", "class M(nn.Module):\n    def forward(self, t, s):\n        return t[s > 0]\n",
            _rows, (torch.float32, torch.int16, torch.bool)),
     Corner("TRT501", "class M(nn.Module):\n    def forward(self, x):\n        return F.pad(x, (1, 2))\n",

@@ -259,14 +259,15 @@ def test_ops_changed_says_when_there_is_no_graph() -> None:
 
 
 def test_exporter_failure_names_the_users_line(tmp_path: Path) -> None:
+    from trtcodemod.usercode import UserFiles
     from trtcodemod.verify.export import _user_line_of
 
     model = tmp_path / "m.py"
     model.write_text("x = 1\n")
     error = RuntimeError('Could not guard on data-dependent expression u0 < 3\n\nfrom user code:\n'
                          f'   File "{model}", line 7, in forward\n    if n < 3:\n')
-    assert _user_line_of(error, (str(tmp_path),)) == (str(model.resolve()), 7)
-    assert _user_line_of(RuntimeError("no frames"), (str(tmp_path),)) is None
+    assert _user_line_of(error, UserFiles([str(tmp_path)])) == (str(model.resolve()), 7)
+    assert _user_line_of(RuntimeError("no frames"), UserFiles([str(tmp_path)])) is None
 
 
 def test_tracer_warnings_point_at_the_users_line_not_torch(tmp_path: Path) -> None:
@@ -276,8 +277,8 @@ def test_tracer_warnings_point_at_the_users_line_not_torch(tmp_path: Path) -> No
 
     from trtcodemod.verify.export import export_model
 
-    # A library outside the user's folder warns from its own frame, as torch/_tensor.py does.
-    lib, user = tmp_path / "lib", tmp_path / "user"
+    # Installed code warns from its own frame, as torch/_tensor.py does: the line is the user's call.
+    lib, user = tmp_path / "site-packages", tmp_path / "user"
     lib.mkdir()
     user.mkdir()
     (lib / "fakelib.py").write_text("import warnings, torch\n\ndef scale(x):\n"

@@ -39,6 +39,7 @@ RULE_MODULES: tuple[str, ...] = (
     "shape_cache",
     "bicubic_resize",
     "sizes_tensor",
+    "isin",
 )
 
 

@@ -43,6 +43,7 @@ RULES: dict[str, tuple[str, ...]] = {
     "ScatterElements": ("TRT203", "TRT204"),
     "atan2": ("TRT301",),
     "unique": ("TRT302",),
+    "isin": ("TRT305",),
     "_unique2": ("TRT302",),
     "nonzero": ("TRT103",),
     "adaptive_avg_pool1d": ("TRT601",),

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import os
 import re
-import sysconfig
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Optional
+
+from trtcodemod.usercode import is_installed
 
 if TYPE_CHECKING:  # onnx is only needed by callers that already have a model
     import onnx
@@ -78,15 +79,6 @@ def parse_stack_trace(text: str) -> list[Frame]:
     return frames
 
 
-def _stdlib_dirs() -> tuple[str, ...]:
-    paths = sysconfig.get_paths()
-    dirs = {paths.get("stdlib"), paths.get("platstdlib")}
-    return tuple(os.path.normcase(os.path.realpath(d)) for d in dirs if d)
-
-
-_STDLIB = _stdlib_dirs()
-
-
 def _parts(path: str) -> list[str]:
     return re.split(r"[\\/]+", path)
 
@@ -103,13 +95,11 @@ def is_framework_frame(frame: Frame) -> bool:
 
 
 def is_user_frame(frame: Frame) -> bool:
-    """A frame of the user's own code: not framework, not third-party, not the stdlib."""
-    if is_framework_frame(frame):
-        return False
-    if any(part in _THIRD_PARTY_DIRS for part in _parts(frame.file)):
-        return False
-    real = os.path.normcase(os.path.realpath(frame.file))
-    return not any(real.startswith(d + os.sep) for d in _STDLIB)
+    """A frame of the user's own code: not framework, not installed code, not the stdlib.
+
+    The same answer as the observer's and the exporters' (:mod:`trtcodemod.usercode`).
+    """
+    return not is_framework_frame(frame) and not is_installed(frame.file)
 
 
 def pick_frame(frames: list[Frame]) -> Frame | None:

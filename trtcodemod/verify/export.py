@@ -22,6 +22,8 @@ from typing import Any, Mapping
 
 import torch
 
+from trtcodemod.usercode import UserFiles, innermost
+
 
 @dataclass
 class ExportResult:
@@ -33,11 +35,9 @@ class ExportResult:
     seconds: float = 0.0
 
 
-def _keep_warning(w: warnings.WarningMessage, user_roots: tuple[str, ...]) -> bool:
+def _keep_warning(w: warnings.WarningMessage, user: UserFiles) -> bool:
     """Tracer warnings, and anything raised from the user's own files; not torch's deprecations."""
-    if w.category.__name__ == "TracerWarning":
-        return True
-    return any(str(w.filename).startswith(root) for root in user_roots)
+    return w.category.__name__ == "TracerWarning" or user(str(w.filename))
 
 
 def export_model(
@@ -57,11 +57,12 @@ def export_model(
     result = ExportResult(exporter=exporter, path=None)
     axes = {k: dict(v) for k, v in dynamic_axes.items()}
     caught: list[tuple[warnings.WarningMessage, tuple[str, int] | None]] = []
+    user = UserFiles(user_roots)
 
     def record(message: Any, category: type, filename: str, lineno: int, file: Any = None, line: Any = None) -> None:
         # Called synchronously by warnings.warn: the user's frames are still on the stack.
         caught.append((warnings.WarningMessage(message, category, filename, lineno, file, line),
-                       _user_frame(user_roots)))
+                       _user_frame(user)))
 
     with warnings.catch_warnings():
         warnings.simplefilter("always")
@@ -88,19 +89,23 @@ def export_model(
             result.path = str(path)
         except Exception as exc:  # the exporter's own failure is a result to report
             result.error = f"{type(exc).__name__}: {_first_lines(str(exc))}"
-            where = _user_line_of(exc, user_roots)
+            where = _user_line_of(exc, user)
+            if where is None and _unsupported_op(exc):
+                # The exporter fails converting the traced graph, after the user's frames are
+                # gone: run the model once more to find the user's call that reaches the op.
+                where = _user_call_of(model, args, _unsupported_op(exc), user)
             if where:
                 # Dynamo and torch.export errors are long; the user's line is what to look at.
                 result.error += f" [at {where[0]}:{where[1]}]"
             result.warnings.append({"category": "traceback", "message": traceback.format_exc()[-4000:],
                                     "file": None, "line": None})
     seen = set()
-    for w, user in caught:
-        if not _keep_warning(w, user_roots):
+    for w, at in caught:
+        if not _keep_warning(w, user):
             continue
         # A TracerWarning is issued from torch's own code (torch/_tensor.py); the line to
         # show is the user's line that called it.
-        file, line = user if user else (str(w.filename), int(w.lineno))
+        file, line = at if at else (str(w.filename), int(w.lineno))
         key = (w.category.__name__, str(w.message), file, line)
         if key in seen:
             continue
@@ -135,48 +140,72 @@ def _copy_passthrough_outputs(path: "os.PathLike[str] | str") -> None:
         onnx.save(model, str(path))
 
 
-def _user_frame(user_roots: tuple[str, ...]) -> tuple[str, int] | None:
-    """The innermost frame of the user's code on the current stack, as ``(file, line)``."""
-    from trtcodemod.trt.source_map import Frame, is_user_frame
+def _user_frame(user: UserFiles) -> tuple[str, int] | None:
+    """The innermost frame of the user's code on the current stack, as ``(file, line)``.
 
-    ours = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    roots = tuple(os.path.realpath(r) + os.sep for r in user_roots if r)
-    fallback = None
+    Innermost, wherever the user's files lie: a library helper on ``PYTHONPATH`` that bakes
+    a value is the line, not the wrapper in the model's folder that called it.
+    """
     frame = sys._getframe(2)
     while frame is not None:
-        filename = frame.f_code.co_filename
-        real = os.path.realpath(filename) if not filename.startswith("<") else filename
-        if real.startswith(ours + os.sep):
-            pass  # the verifier's own frames (export_model, the worker)
-        elif roots and real.startswith(roots):
-            return real, frame.f_lineno
-        elif fallback is None and is_user_frame(Frame(filename, frame.f_lineno)):
-            fallback = (real, frame.f_lineno)
+        if user(frame.f_code.co_filename):
+            return os.path.realpath(frame.f_code.co_filename), frame.f_lineno
         frame = frame.f_back
-    return fallback
+    return None
 
 
 _FRAME_TEXT = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
 
 
-def _user_line_of(exc: BaseException, user_roots: tuple[str, ...]) -> tuple[str, int] | None:
+def _user_line_of(exc: BaseException, user: UserFiles) -> tuple[str, int] | None:
     """The innermost line of the user's code behind an exporter failure, if any names one.
 
     The Python traceback has it when tracing ran the user's code; dynamo and ``torch.export``
     errors (a data-dependent guard) quote it in their message ("from user code: File ...").
     """
-    roots = tuple(os.path.realpath(r) + os.sep for r in user_roots if r)
-    if not roots:
-        return None
-    candidates = [(f.filename, f.lineno) for f in traceback.extract_tb(exc.__traceback__)]
+    candidates = [(f.filename, f.lineno or 0) for f in traceback.extract_tb(exc.__traceback__)]
     text = "\n".join(str(e) for e in _chain(exc))
     candidates += [(m["file"], int(m["line"])) for m in _FRAME_TEXT.finditer(text)]
-    found = None
-    for file, line in candidates:
-        real = os.path.realpath(file)
-        if real.startswith(roots) and line:
-            found = (real, int(line))  # keep the last, i.e. the innermost
-    return found
+    return innermost(candidates, user)
+
+
+_UNSUPPORTED = re.compile(r"operator '(?:aten|prim)::(?P<op>\w+)'")
+
+
+def _unsupported_op(exc: BaseException) -> str | None:
+    """The aten op named by the exporter's ``UnsupportedOperatorError`` (``isin``), if that is the error."""
+    from torch.onnx.errors import UnsupportedOperatorError
+
+    if not isinstance(exc, UnsupportedOperatorError):
+        return None
+    match = _UNSUPPORTED.search(str(exc))
+    return match["op"] if match else None
+
+
+def _user_call_of(model: torch.nn.Module, args: tuple[Any, ...], op: str, user: UserFiles) -> tuple[str, int] | None:
+    """The innermost user line of the first call of torch's ``op`` in one forward of ``model``.
+
+    A ``TorchFunctionMode`` sees every torch function and tensor method by its Python name,
+    which is the aten op's (``torch.isin`` is ``aten::isin``, ``torch.fft.rfft`` is
+    ``fft_rfft``), whatever name the user's imports gave it.
+    """
+    from torch.overrides import TorchFunctionMode
+
+    class Calls(TorchFunctionMode):
+        found: tuple[str, int] | None = None
+
+        def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
+            if self.found is None and getattr(func, "__name__", "").strip("_") == op:
+                self.found = _user_frame(user)
+            return func(*args, **(kwargs or {}))
+
+    calls = Calls()
+    try:
+        with torch.no_grad(), calls:
+            model(*args)
+    except Exception:  # noqa: BLE001 - the export's own error is what gets reported
+        pass
+    return calls.found
 
 
 def _chain(exc: BaseException) -> list[BaseException]:
