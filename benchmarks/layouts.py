@@ -91,9 +91,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", default="yolo11n", help="comma-separated real-zoo model names")
     parser.add_argument("--work", type=Path, default=HERE / ".real_zoo", help="wheels and unpacked sources (cached)")
-    parser.add_argument("--layouts", default=",".join(LAYOUTS), help="comma-separated layouts (beside always runs)")
+    parser.add_argument("--layouts", default=",".join(LAYOUTS), help="comma-separated layouts (default all three)")
     args = parser.parse_args()
-    layouts = ["beside", *[name for name in args.layouts.split(",") if name in LAYOUTS and name != "beside"]]
+    layouts = [name for name in LAYOUTS if name in args.layouts.split(",")]
     wanted = args.models.split(",")
     models = [spec for spec in MODELS if spec.name in wanted]
     src = fetch_sources(args.work)
@@ -101,11 +101,11 @@ def main() -> None:
     print("| model | layout | exit | applied | errors left | same report as beside |")
     print("| --- | --- | --- | --- | --- | --- |")
     for spec in models:
-        base = reports["beside"][spec.name]
+        base = reports.get("beside", {}).get(spec.name)
         for layout in layouts:
             print(row(spec.name, layout, reports[layout][spec.name], reports[layout][spec.name] == base))
     differing = [(spec.name, layout) for spec in models for layout in layouts
-                 if reports[layout][spec.name] != reports["beside"][spec.name]]
+                 if "beside" in reports and reports[layout][spec.name] != reports["beside"][spec.name]]
     for name, layout in differing:
         print(f"\n{name}, {layout} differs from beside:\n  {json.dumps(reports[layout][name])[:1500]}\n"
               f"  beside: {json.dumps(reports['beside'][name])[:1500]}")
