@@ -29,6 +29,9 @@ from trtcodemod.transforms._tensor_evidence import (
     TensorEvidence, WrittenSubscripts, evident_tensor, tensor_parameter,
 )
 from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
+from trtcodemod.transforms._topk_guard import (
+    GUARD_HELPER, SORT_HELPER, TOPK_HELPER, Guard, guard_fix, read_guard, stores,
+)
 from trtcodemod.versions import Version, format_version
 
 _OPERATORS = "https://github.com/onnx/onnx-tensorrt/blob/main/docs/operators.md"
@@ -396,6 +399,29 @@ class _TopkRule(_DetectionRule):
             return node.func.value, k, True  # type: ignore[attr-defined]
         return None
 
+    def sort_call(self, node: cst.Call) -> tuple[cst.BaseExpression, None, bool] | None:
+        """(input, None, method form) of a sort call, else None."""
+        if not self._torch or has_star_args(node):
+            return None
+        if self.context.refers_to(node.func, "torch.sort"):
+            source = argument(node, 0, "input")
+            return (source.value, None, False) if source is not None else None
+        if self.tensor_method(node, "sort"):
+            return node.func.value, None, True  # type: ignore[attr-defined]
+        return None
+
+    def size_guard(self, node: cst.If) -> Guard | None:
+        """``if 0 < cap < x.shape[d]:`` around a selection of ``cap`` entries (see ``_topk_guard``)."""
+        if not self._torch:
+            return None
+
+        def is_cap(expr: cst.BaseExpression) -> bool:
+            value = int_value(expr)
+            return (value is not None and value > 0) or (_pure_ref(expr) and not _reads_size(expr))
+
+        return read_guard(node, self.context.function, lambda e: _size_of(e) is not None, is_cap,
+                          self.topk_call, self.sort_call)
+
     def k_expression(self, k: cst.BaseExpression) -> tuple[cst.BaseExpression, bool]:
         """K's expression, through one local assignment (``k = ...``): (expression, inline?)."""
         if type(k) is cst.Name:
@@ -467,17 +493,23 @@ Which TensorRT versions: before 8.6 (`needed_before` 8.6); quiet for 8.6 and new
 
 
 class TopkMinK(_TopkRule):
+    needs_text = (b"topk", b"sort")
     info = RuleInfo(
         id="TRT803",
         name="topk-min-k",
-        summary="`topk(x, min(C, x.shape[d]))`: the TorchScript export keeps one branch of `min`; export a "
-                "constant K instead",
+        summary="`topk(x, min(C, x.shape[d]))` or `if 0 < C < x.shape[d]: topk(C)`: the TorchScript export keeps "
+                "one branch; export a constant K instead",
         doc="""\
 What it finds: a top-k whose K is Python's `min` of a cap and the size of the input along
 the top-k axis, the usual "at most `max_det`" idiom: `scores.topk(min(max_det,
 scores.shape[1]))`, `torch.topk(x, min(100, x.size(0)), dim=0)`, written in the call or
 assigned once to a local name (`k = min(self.max_det, scores.shape[1])`). TRT712 reports
-the `min` of a size in general; this rule is about the top-k and rewrites it.
+the `min` of a size in general; this rule is about the top-k and rewrites it. Also the
+same selection written as a size guard, the pre-NMS form of mmdet-family heads: an `if`
+whose test compares a cap with a size (`0 < nms_pre < scores.shape[0]`, `nms_pre > 0 and
+scores.shape[0] > nms_pre`, `scores.shape[0] > nms_pre > 0`) around a block that takes the
+top `nms_pre` (`max_scores.topk(nms_pre)`) or sorts and reads the sort through `[:nms_pre]`
+(mmdet's RPN: "sort is faster than topk").
 
 Why it hurts: Python evaluates `min` while the TorchScript exporter traces, and the graph
 keeps only the branch the example input took. Traced with fewer entries than the cap, K is
@@ -500,7 +532,28 @@ TRT804 does (its documentation says how, and what it assumes).
 That padded TopK is always sorted, also for `sorted=False` (whose order is unspecified, so
 sorted is one of its orders): an unsorted TopK may put an appended `-inf` before an input
 entry, and the cut would drop it (measured in ONNX Runtime with both exporters).
-Otherwise it exports the original.
+Otherwise it exports the original. Through a local name (`k = min(cap, x.shape[0])`;
+`x.topk(k)`) the top-k call is rewritten the same way, with the cap read again, where the
+cap is a literal or a name or attribute chain the function never assigns (so it is the same
+value at the `min` and at the top-k); the `min` line itself is left (it no longer decides
+anything the graph computes, and `migrate`'s second trace shows that).
+
+The guard form: `if 0 < nms_pre < scores.shape[0]:` → `if 0 < nms_pre and
+_trt_topk_guard(nms_pre, scores.shape[0]):`, and in the block `max_scores.topk(nms_pre)` →
+`_trt_topk_guarded(max_scores, nms_pre)` (or `scores.sort(descending=True)` →
+`_trt_sort_guarded(scores, nms_pre, descending=True)`). Outside `torch.onnx.export` the
+three are `nms_pre < scores.shape[0]`, `torch.topk` and `torch.sort` themselves. While
+exporting, for a positive Python int cap, the guard is true, and the selection computes in
+the graph both outcomes of the original `if`: the best `min(cap, n)` entries (the padded
+top-k above, in rounds past TensorRT's limit) where the axis has more than `cap` entries,
+and every entry in its order (`arange(n)`) where it has not, which is what skipping the
+block keeps; which one is a tensor (`arange(n) >= cap` has a true entry), and the values are
+gathered from the input at the chosen indices. The graph has no TopK over the limit, no
+sort of the whole axis, and no size baked in: the same selection for n below, at and above
+the cap (measured in ONNX Runtime with both exporters on mmdet3d, mmrotate and OpenPCDet
+variants: tests/topk_variants/). A block that does more than assign (a call statement, a
+loop, an `else`), a sort whose results are read otherwise than through `[:cap]`, or a
+`largest=False` top-k gets the finding without a fix.
 
 Fix safety: unsafe. Eager, `torch.jit.script`, `torch.fx`, `torch.compile` and `torch.export`
 run `torch.topk` with the caller's K: same values, indices, gradients and errors. The exported
@@ -513,7 +566,13 @@ cap, TensorRT may return an index of an appended entry (at least the axis size) 
 score; a gather with it would read out of range. Keep masked scores finite (a large negative
 number instead of `-inf`) or check the indices before using them. With `largest=False`, a
 cap that is not a positive number or a name, or a size read on another tensor than the input, the
-finding comes without a fix.
+finding comes without a fix. The guard form also assumes that the block only selects: run
+with the identity selection (every entry, in order) where the original skipped it, it must
+leave every value the code reads afterwards as skipping did (`priors = priors[topk_inds]`
+does; `count += 1` or a top-k input whose axis is not the guarded size would not), and that
+the guard's other comparisons (`0 < nms_pre`) read no size. `migrate` takes the fix as a
+candidate where a TopK or a baked value is located in its lines, kept only if the rewritten
+model is equivalent on every input set: give sets with the size below and above the cap.
 
 Which TensorRT versions: all: the TorchScript export is wrong for other input sizes whatever
 the TensorRT version, and the dynamo export's run-time K fails before 8.6.""",
@@ -533,8 +592,54 @@ the TensorRT version, and the dynamo export's run-time K fails before 8.6.""",
                 "    return values, order\n",
                 unsafe=True,
             ),
-            # Through a local name: reported, not rewritten (the cap may change in between).
-            Example("def keep(scores):\n    k = min(100, scores.shape[-1])\n    return scores.topk(k)\n"),
+            # Through a local name, with a cap the function never assigns (mmdet3d's PointRPNHead).
+            Example(
+                "def select(obj_scores, nms_cfg):\n    topk = min(nms_cfg.nms_pre, obj_scores.shape[0])\n"
+                "    return torch.topk(obj_scores, k=topk)\n",
+                "def select(obj_scores, nms_cfg):\n    topk = min(nms_cfg.nms_pre, obj_scores.shape[0])\n"
+                "    return _trt_topk_capped(obj_scores, topk, nms_cfg.nms_pre, 0)\n",
+                unsafe=True,
+            ),
+            # The pre-NMS guard of mmdet-family heads (mmrotate's RepPoints heads).
+            Example(
+                "def pre_nms(scores, priors, nms_pre):\n"
+                "    if 0 < nms_pre < scores.shape[0]:\n"
+                "        max_scores, _ = scores.max(dim=1)\n"
+                "        _, topk_inds = max_scores.topk(nms_pre)\n"
+                "        priors = priors[topk_inds, :]\n"
+                "        scores = scores[topk_inds, :]\n"
+                "    return scores, priors\n",
+                "def pre_nms(scores, priors, nms_pre):\n"
+                "    if 0 < nms_pre and _trt_topk_guard(nms_pre, scores.shape[0]):\n"
+                "        max_scores, _ = scores.max(dim=1)\n"
+                "        _, topk_inds = _trt_topk_guarded(max_scores, nms_pre)\n"
+                "        priors = priors[topk_inds, :]\n"
+                "        scores = scores[topk_inds, :]\n"
+                "    return scores, priors\n",
+                unsafe=True,
+            ),
+            # The sort form (mmdet's and mmrotate's RPN heads): the sort is read through [:cap] only.
+            Example(
+                "def rpn(scores, anchors, cfg):\n"
+                "    if cfg.nms_pre > 0 and scores.shape[0] > cfg.nms_pre:\n"
+                "        ranked_scores, rank_inds = scores.sort(descending=True)\n"
+                "        topk_inds = rank_inds[:cfg.nms_pre]\n"
+                "        scores = ranked_scores[:cfg.nms_pre]\n"
+                "        anchors = anchors[topk_inds, :]\n"
+                "    return scores, anchors\n",
+                "def rpn(scores, anchors, cfg):\n"
+                "    if cfg.nms_pre > 0 and _trt_topk_guard(cfg.nms_pre, scores.shape[0]):\n"
+                "        ranked_scores, rank_inds = _trt_sort_guarded(scores, cfg.nms_pre, descending=True)\n"
+                "        topk_inds = rank_inds[:cfg.nms_pre]\n"
+                "        scores = ranked_scores[:cfg.nms_pre]\n"
+                "        anchors = anchors[topk_inds, :]\n"
+                "    return scores, anchors\n",
+                unsafe=True,
+            ),
+            # A block that does more than select: reported, not rewritten.
+            Example("def pre_nms(scores, nms_pre, seen):\n    if 0 < nms_pre < scores.shape[0]:\n"
+                    "        _, keep = scores.topk(nms_pre)\n        scores = scores[keep]\n"
+                    "        seen.append(keep)\n    return scores\n"),
         ),
         references=(_TORCH_TOPK, _ONNX_TOPK, _OPERATORS, _CHANGELOG,
                     "https://pytorch.org/docs/stable/onnx_torchscript.html#avoiding-pitfalls"),
@@ -555,7 +660,7 @@ the TensorRT version, and the dynamo export's run-time K fails before 8.6.""",
         if self.context.target < _DYNAMIC_K_SINCE:
             message += (f", and the dynamo export's run-time K is rejected by TensorRT "
                         f"{format_version(self.context.target)} (before 8.6)")
-        why_not = self._why_no_fix(node, source, receiver, cap, size_dim, method, inline)
+        why_not = self._why_no_fix(node, source, receiver, cap, size_dim, method, inline or self._stable(cap))
         if why_not:
             self.found_once(node, f"{message}; export a constant K: append {short_code(cap, 16)} entries of -inf "
                                   f"along the axis, topk({short_code(cap, 16)}), keep the first "
@@ -565,6 +670,19 @@ the TensorRT version, and the dynamo export's run-time K fails before 8.6.""",
                                         "needs --unsafe: indices among -inf ties follow ONNX's lower-index order)",
                         Fix({node: self._replacement(node, source, k_arg, cap, size_dim, method)},
                             safety=Safety.UNSAFE, helpers=(HELPER,)))
+
+    def visit_If(self, node: cst.If) -> None:
+        guard = self.size_guard(node)
+        if guard is None:
+            return
+        if guard.why_not:
+            self.found_once(node, f"{guard.message()}; no fix: {guard.why_not}")
+            return
+        self.found_once(node, guard.message() + "; fix: the guard holds while exporting and the selection keeps every "
+                                                "entry in order where the cap is not below the size (needs --unsafe: "
+                                                "the block must only select rows, and ties follow ONNX's index order)",
+                        Fix(guard_fix(guard), safety=Safety.UNSAFE,
+                            helpers=(GUARD_HELPER, SORT_HELPER if guard.sort else TOPK_HELPER)))
 
     def _capped(self, k: cst.BaseExpression) -> tuple[cst.BaseExpression, cst.BaseExpression, int] | None:
         """``min(cap, x.shape[d])`` (either order) → (cap, x, d)."""
@@ -580,10 +698,28 @@ the TensorRT version, and the dynamo export's run-time K fails before 8.6.""",
                 return cap, read[0], read[1]
         return None
 
+    def _stable(self, cap: cst.BaseExpression) -> bool:
+        """The cap of ``k = min(cap, x.shape[d])`` is the same where the top-k reads ``k``: a literal,
+        or a name or attribute chain the function never assigns (a name bound once, as a parameter
+        or by one assignment, counts as never reassigned)."""
+        if int_value(cap) is not None:
+            return True
+        if not _pure_ref(cap) or self.context.function is None:
+            return False
+        base = cap
+        while type(base) is cst.Attribute:
+            base = base.value
+        if type(base) is not cst.Name or self.shadowed(base.value):
+            return False
+        bindings = self.local_values().get(base.value)
+        if bindings is not None and len(bindings) != 1:
+            return False
+        return type(cap) is cst.Name or not stores(self.context.function.body, code_of(cap))
+
     def _why_no_fix(self, node: cst.Call, source: cst.BaseExpression, receiver: cst.BaseExpression,
                     cap: cst.BaseExpression, size_dim: int, method: bool, inline: bool) -> str | None:
         if not inline:
-            return "K is assigned to a name first: write the min in the call to get the fix"
+            return "K is assigned to a name first and the cap may change before the top-k: write the min in the call"
         if not _pure_ref(source) or code_of(source) != code_of(receiver):
             return "the size is read on another expression than the top-k input"
         cap_value = int_value(cap)

@@ -33,8 +33,9 @@ What it finds: `torch.topk(x, K)` / `x.topk(K)` in run-time code whose K is know
 3840 or more: an integer literal, a local assigned once from one, a module-level constant
 (`PRE_TOP_K = 5000`), a default of the function's parameter, or a `self` attribute assigned
 once in the class from a literal or from an `__init__` parameter's default
-(`self.nms_pre = nms_pre` with `nms_pre=5000`). A K of `min(C, x.shape[d])` is TRT803's.
-A K the code does not show (a config object, a value passed in) is not reported by
+(`self.nms_pre = nms_pre` with `nms_pre=5000`). A K of `min(C, x.shape[d])` is TRT803's,
+and so is a top-k in the block of a pre-NMS size guard (`if 0 < nms_pre < x.shape[0]:`)
+that TRT803 rewrites (its fix takes the rounds too). A K the code does not show (a config object, a value passed in) is not reported by
 `check`; `migrate` locates such a TopK in the exported graph.
 
 Why it hurts: the TensorRT ONNX parser takes TopK with `K < 3840` only (onnx-tensorrt
@@ -103,9 +104,18 @@ of every release lists it).""",
         references=(_OPERATORS, _CHANGELOG, _TOPK_LAYER, _ONNX_TOPK, _TORCH_TOPK, _MMDEPLOY),
     )
 
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._guarded: set[int] = set()
+
+    def visit_If(self, node: cst.If) -> None:
+        guard = self.size_guard(node)
+        if guard is not None and guard.why_not is None:
+            self._guarded.add(id(guard.selection))  # TRT803's guard fix takes it, in rounds where needed
+
     def visit_Call(self, node: cst.Call) -> None:
         found = self.topk_call(node)
-        if found is None:
+        if found is None or id(node) in self._guarded:
             return
         source, k_arg, method = found
         k = self._known_k(k_arg.value)

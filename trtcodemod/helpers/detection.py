@@ -124,3 +124,106 @@ def _trt_topk_large(input: torch.Tensor, k: int, dim: int = -1, largest: bool = 
     if not isinstance(input, torch.Tensor):
         return input.topk(k, dim=dim, largest=largest, sorted=sorted)
     return torch.topk(input, k, dim=dim, largest=largest, sorted=sorted)
+
+
+def _trt_topk_guard(k: int, size: int) -> bool:
+    """``k < size`` in a guard ``if 0 < k < x.shape[d]:`` around a top-k of ``k`` (TRT803).
+
+    Outside ``torch.onnx.export`` this is ``k < size`` itself. While exporting, for a
+    positive Python int ``k``, it is ``True``: the size is a traced value there, and the
+    comparison would keep the branch the example took. The guarded block's top-k is then
+    :func:`_trt_topk_guarded` (or :func:`_trt_sort_guarded`), which selects every entry in
+    its order where ``k`` is not below the size, as skipping the block does.
+    """
+    if torch.jit.is_scripting():
+        return k < size
+    if _trt_onnx_exporting() and type(k) is int and k > 0:
+        return True
+    return k < size
+
+
+def _trt_guarded_exporting(input: torch.Tensor, k: int, dim: int, largest_first: bool) -> bool:
+    """Whether a guarded selection takes its export formulation: while exporting, a floating-point
+    tensor, a positive Python int ``k``, an int ``dim`` in range, the largest entries first."""
+    return (
+        _trt_onnx_exporting()
+        and isinstance(input, torch.Tensor)
+        and input.is_floating_point()
+        and input.dim() >= 1
+        and type(k) is int
+        and k > 0
+        and type(dim) is int
+        and -input.dim() <= dim < input.dim()
+        and largest_first is True
+    )
+
+
+def _trt_guarded_selection(input: torch.Tensor, k: int, axis: int):
+    """While exporting: the top ``k`` of ``input`` along ``axis`` where the axis has more than
+    ``k`` entries, else every entry in its order (what ``if k < n: topk(k)`` keeps), as
+    (values, indices) of ``min(k, n)`` entries, with a constant K in every TopK node.
+
+    The axis is padded with ``max(k - n, 0)`` entries of ``-inf`` (a slice of a constant block
+    from ``n`` on: empty where ``n > k``), so that a TopK of the constant ``k`` (in rounds past
+    TensorRT's limit, :func:`_trt_topk_rounds`) always has enough entries; where ``n > k`` it
+    sees the input alone, as the original's TopK does. Where ``n <= k`` its result is not
+    used: the indices are ``arange(n)``. Which of the two is a tensor (``arange(n) >= k`` has
+    a true entry), never a Python bool, so the graph keeps both outcomes; the values are
+    gathered from the input at the chosen indices, so they are the input's entries bit for bit.
+    """
+    n = input.shape[axis]
+    block = [1] * input.dim()
+    block[axis] = k
+    fill = torch.full(block, float("-inf"), dtype=input.dtype, device=input.device)
+    fill = fill.expand(input.shape[:axis] + (k,) + input.shape[axis + 1:])
+    before = (slice(None),) * axis
+    padded = torch.cat([input, fill[before + (slice(n, None),)]], axis)
+    _, best = _trt_topk_rounds(padded, k, axis, True)
+    best = best[before + (slice(0, n),)]
+    positions = torch.arange(n, device=input.device)
+    more = (positions >= k).any()
+    shape = [1] * input.dim()
+    shape[axis] = -1
+    order = positions[:k].view(shape).expand_as(best)
+    indices = torch.where(more, best, order)
+    return torch.gather(input, axis, indices), indices
+
+
+def _trt_topk_guarded(input: torch.Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
+    """``torch.topk(input, k, dim, largest, sorted)`` inside ``if 0 < k < input.shape[dim]:`` (TRT803).
+
+    Outside ``torch.onnx.export`` this is ``torch.topk`` itself: same values, indices,
+    gradients and errors. While exporting (where :func:`_trt_topk_guard` lets the block run
+    for every size), a floating-point input with a positive Python int ``k``, ``largest=True``
+    and an int ``dim`` takes :func:`_trt_guarded_selection`: the top ``k`` where the axis has
+    more than ``k`` entries, every entry in its order otherwise (what skipping the block
+    keeps), with no TopK over TensorRT's limit and no size baked in.
+    """
+    if torch.jit.is_scripting():
+        return torch.topk(input, k, dim=dim, largest=largest, sorted=sorted)
+    if _trt_guarded_exporting(input, k, dim, largest):
+        values, indices = _trt_guarded_selection(input, k, dim % input.dim())
+        return torch.return_types.topk((values, indices))
+    if not isinstance(input, torch.Tensor):
+        return input.topk(k, dim=dim, largest=largest, sorted=sorted)
+    return torch.topk(input, k, dim=dim, largest=largest, sorted=sorted)
+
+
+def _trt_sort_guarded(input: torch.Tensor, k: int, dim: int = -1, descending: bool = False):
+    """``torch.sort(input, dim, descending)`` inside ``if 0 < k < input.shape[dim]:`` whose
+    results are only read through ``[:k]`` (TRT803; mmdet's "sort is faster than topk").
+
+    Outside ``torch.onnx.export`` this is ``torch.sort`` itself. While exporting, a
+    floating-point input with a positive Python int ``k`` and ``descending=True`` takes
+    :func:`_trt_guarded_selection`: only the first ``min(k, n)`` entries of the sort, which
+    is all that ``[:k]`` reads, instead of a TopK of the whole axis (K = n, past TensorRT's
+    limit for large inputs); every entry in its order where the block would be skipped.
+    """
+    if torch.jit.is_scripting():
+        return torch.sort(input, dim=dim, descending=descending)
+    if _trt_guarded_exporting(input, k, dim, descending):
+        values, indices = _trt_guarded_selection(input, k, dim % input.dim())
+        return torch.return_types.sort((values, indices))
+    if not isinstance(input, torch.Tensor):
+        return input.sort(dim=dim, descending=descending)
+    return torch.sort(input, dim=dim, descending=descending)
