@@ -77,6 +77,25 @@ CASES = [
      "w = x.shape[1]\nreturn torch.from_numpy(np.arange(1, w + 1) * 2 - 1)",
      "w = x.shape[1]\nreturn ((torch.arange(1, w + 1) * 2) - 1)",
      ROW_SHAPES),
+    # NumPy's promotion made explicit: a Python float or a true division with an integer array
+    # is float64 in NumPy, float32 in torch.
+    ("arange_times_float_is_float64",
+     "w = x.shape[1]\nreturn torch.from_numpy(np.arange(w) * 0.5)",
+     "w = x.shape[1]\nreturn (torch.arange(w).to(torch.float64) * 0.5)",
+     ROW_SHAPES),
+    ("arange_divided_is_float64",
+     "w = x.shape[1]\nreturn torch.from_numpy(np.arange(w) / 2)",
+     "w = x.shape[1]\nreturn (torch.arange(w).to(torch.float64) / 2)",
+     ROW_SHAPES),
+    ("device_keyword",
+     "w = x.shape[1]\nreturn torch.tensor(np.arange(w), device=x.device)",
+     "w = x.shape[1]\nreturn torch.arange(w).to(device=x.device)",
+     ROW_SHAPES),
+    # torch.tensor copies: two tensors of one local are two tensors after the rewrite too.
+    ("local_read_twice_by_tensor",
+     "w = x.shape[1]\na = np.arange(w)\nreturn torch.tensor(a), torch.tensor(a)",
+     "w = x.shape[1]\na = torch.arange(w)\nreturn a.clone(), a.clone()",
+     ROW_SHAPES),
 ]
 
 
@@ -106,10 +125,20 @@ def test_same_values_dtype_shape_strides_and_device_at_every_size(name, before, 
         if want is None:
             continue
         assert_same(want, got)  # exact: values, dtype, shape, NaN and the sign of zero
-        assert want.device == got.device == torch.device("cpu") and want.is_contiguous() == got.is_contiguous()
-        if want.numel():  # an empty array's strides address nothing (from_numpy gives zeros there)
-            assert want.stride() == got.stride(), shape
-        assert not got.requires_grad
+        wants, gots = (want, got) if isinstance(want, tuple) else ((want,), (got,))
+        for one, other in zip(wants, gots):
+            assert one.device == other.device == torch.device("cpu") and one.is_contiguous() == other.is_contiguous()
+            if one.numel():  # an empty array's strides address nothing (from_numpy gives zeros there)
+                assert one.stride() == other.stride(), shape
+            assert not other.requires_grad
+        # Memory shared between outputs is shared after the rewrite too, and only then.
+        assert _sharing(wants) == _sharing(gots), shape
+
+
+def _sharing(outputs: tuple) -> list[list[bool]]:
+    """Which pairs of (non-empty) outputs share memory."""
+    return [[a.numel() > 0 and a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr() for b in outputs]
+            for a in outputs]
 
 
 def test_negative_sizes_are_the_stated_assumption() -> None:
@@ -128,13 +157,13 @@ NOT_REWRITTEN = [
     # The array stays NumPy: returned, printed, read twice, or a view handed out as a tensor.
     "return np.arange(x.shape[0])",
     "w = x.shape[1]\na = np.arange(w)\nprint(a.shape)\nreturn torch.from_numpy(a)",
-    "w = x.shape[1]\na = np.arange(w)\nreturn torch.from_numpy(a), torch.from_numpy(a)",
     'h, w = x.shape\nyv, xv = np.meshgrid(np.arange(h), np.arange(w))\nreturn torch.from_numpy(xv)',
-    # A Python float with an integer array: NumPy makes float64, torch would make float32.
-    "w = x.shape[1]\nreturn torch.from_numpy(np.arange(w) * 0.5)",
+    # A NumPy local changed in place, a power, a function outside the table.
+    "w = x.shape[1]\na = np.arange(w)\na[0] = 5\nreturn torch.from_numpy(a)",
+    "w = x.shape[1]\nreturn torch.from_numpy(np.arange(w) ** 2)",
+    "w = x.shape[1]\nreturn torch.from_numpy(np.cumsum(np.arange(w)))",
     # No exact torch form, or a keyword the rewrite does not know.
     "w = x.shape[1]\nreturn torch.from_numpy(np.prod(np.arange(w)))",
-    "w = x.shape[1]\nreturn torch.tensor(np.arange(w), device=x.device)",
     "w = x.shape[1]\nreturn torch.from_numpy(np.linspace(0, 1, w, endpoint=False))",
 ]
 

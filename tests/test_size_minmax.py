@@ -1,20 +1,26 @@
 """TRT712's `min`/`max` of sizes: the helpers keep the choice in the TorchScript export.
 
 The rewrite text, the helpers against the built-ins on ints, scripting, fx, and both ONNX
-exporters run in ONNX Runtime at sizes other than the example's.
+exporters run in ONNX Runtime at sizes other than the example's. Then the `int`/`ceil`/`floor`
+helpers: the built-ins outside a trace (values, types, exceptions), a traced size in the graph.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 import warnings
+
+import numpy as np
 
 import onnxruntime as ort
 import pytest
 import torch
 from support import rewrite
 
-from trtcodemod.helpers.sizes import _trt_size_max, _trt_size_min
+from trtcodemod.helpers.sizes import (
+    _trt_size_ceil, _trt_size_floor, _trt_size_int, _trt_size_max, _trt_size_min,
+)
 
 HALF = """\
 import torch
@@ -192,3 +198,50 @@ def test_a_parameter_annotated_int_is_an_integer_operand(tmp_path) -> None:
             assert models["after"](scores).shape == (1, min(4, anchors))
     assert outputs["after"] == {2: (1, 2), 3: (1, 3), 7: (1, 4), 12: (1, 4)}
     assert outputs["before"][2] == "fails" and outputs["before"][12] == (1, 4)
+
+
+# --- int / ceil / floor of a size: _trt_size_int, _trt_size_ceil, _trt_size_floor ---------------
+
+ROUNDED = [(_trt_size_int, int), (_trt_size_ceil, math.ceil), (_trt_size_floor, math.floor)]
+
+
+@pytest.mark.parametrize("helper,builtin", ROUNDED, ids=["int", "ceil", "floor"])
+def test_rounding_helpers_are_the_builtins_outside_a_trace(helper, builtin) -> None:
+    values = [0, 7, -7, 2**62, True, 0.0, -0.0, 2.5, -2.5, 1e20, -1e-300, 7 / 3, np.float64(2.2), np.float32(-2.7),
+              np.int64(5), torch.tensor(3), torch.tensor(2.5), torch.tensor(-2.5)]
+    for value in values:
+        want = builtin(value)
+        got = helper(value)
+        assert got == want and type(got) is type(want), (value, got, want)
+    for odd in [float("inf"), float("-inf"), float("nan"), "3", None, torch.tensor([1.0, 2.0])]:
+        outcomes = []
+        for function in (builtin, helper):
+            try:
+                outcomes.append(function(odd))
+            except Exception as exc:  # noqa: BLE001 - the same exception is part of the same program
+                outcomes.append(type(exc))
+        assert outcomes[0] == outcomes[1], (odd, outcomes)
+
+
+@pytest.mark.parametrize("helper,builtin", ROUNDED, ids=["int", "ceil", "floor"])
+def test_rounding_helpers_keep_the_traced_size(helper, builtin, tmp_path) -> None:
+    """Traced on one width, the exported graph rounds every other width's quotient as eager does."""
+
+    def crop(x: torch.Tensor) -> torch.Tensor:
+        return x[:, : helper(x.shape[1] * 0.75)] if helper is _trt_size_int else x[:, : helper(x.shape[1] / 3)]
+
+    class Crop(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return crop(x)
+
+    path = tmp_path / "crop.onnx"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(Crop(), (torch.randn(2, 8),), str(path), dynamo=False, input_names=["x"],
+                          dynamic_axes={"x": {1: "width"}})
+    session = ort.InferenceSession(str(path))
+    for width in (1, 2, 3, 4, 7, 8, 9, 13):
+        x = torch.arange(2.0 * width).reshape(2, width)
+        [got] = session.run(None, {"x": x.numpy()})
+        quotient = width * 0.75 if helper is _trt_size_int else width / 3
+        assert got.shape == (2, builtin(quotient)) and (got == Crop()(x).numpy()).all(), width
