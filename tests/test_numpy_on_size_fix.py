@@ -91,6 +91,38 @@ CASES = [
      "w = x.shape[1]\nreturn torch.tensor(np.arange(w), device=x.device)",
      "w = x.shape[1]\nreturn torch.arange(w).to(device=x.device)",
      ROW_SHAPES),
+    # More of the table: tile vs repeat (NumPy's repeat is repeat_interleave), the stacks,
+    # promotion across arrays (int64 with float32 is float64 in NumPy), views of a transpose.
+    ("tile_and_repeat",
+     "w = x.shape[1]\nreturn torch.from_numpy(np.tile(np.arange(w), (2, 1)) + np.repeat(np.arange(2), w).reshape(2, w))",
+     "w = x.shape[1]\nreturn (torch.tile(torch.arange(w), (2, 1)) + torch.arange(2).repeat_interleave(w).reshape(2, w))",
+     ROW_SHAPES),
+    ("hstack_column_stack",
+     "w = x.shape[1]\n"
+     "return torch.from_numpy(np.column_stack((np.arange(w), np.hstack((np.arange(w - w), np.ones(w))))))",
+     "w = x.shape[1]\nreturn torch.stack((torch.arange(w).to(torch.float64), torch.cat((torch.arange(w - w)"
+     ".to(torch.float64), torch.ones(w, dtype=torch.float64)), 0)), 1)",
+     ROW_SHAPES),
+    ("concatenate_promotes",
+     "n = x.shape[0]\nreturn torch.from_numpy(np.concatenate((np.arange(n), np.zeros(n, dtype=np.float32)), 0))",
+     "n = x.shape[0]\nreturn torch.cat((torch.arange(n).to(torch.float64), torch.zeros(n, dtype=torch.float32)"
+     ".to(torch.float64)), 0)",
+     ROW_SHAPES),
+    ("full_and_floor_division",
+     "n = x.shape[0]\nreturn torch.from_numpy(np.full((n, 2), 7) // 2 - np.full((n, 2), 1.5))",
+     "n = x.shape[0]\nreturn ((torch.full((n, 2), 7, dtype=torch.int64) // 2).to(torch.float64) - "
+     "torch.full((n, 2), 1.5, dtype=torch.float64))",
+     ROW_SHAPES),
+    ("transpose_slices",
+     "h, w = x.shape\nreturn torch.from_numpy(np.indices((h, w)).transpose(1, 2, 0)[:, 1:])",
+     'h, w = x.shape\nreturn torch.stack(torch.meshgrid(torch.arange(h), torch.arange(w), indexing="ij"))'
+     ".permute(1, 2, 0)[:, 1:]",
+     ROW_SHAPES),
+    ("T_of_stack_to_tensor",
+     "h, w = x.shape\nreturn torch.tensor(np.stack((np.arange(w), np.arange(w) * 2)).T, dtype=torch.float32)",
+     "h, w = x.shape\nreturn torch.stack((torch.arange(w), (torch.arange(w) * 2)), 0).permute(1, 0)"
+     ".to(torch.float32)",
+     ROW_SHAPES),
     # torch.tensor copies: two tensors of one local are two tensors after the rewrite too.
     ("local_read_twice_by_tensor",
      "w = x.shape[1]\na = np.arange(w)\nreturn torch.tensor(a), torch.tensor(a)",
@@ -162,6 +194,8 @@ NOT_REWRITTEN = [
     "w = x.shape[1]\na = np.arange(w)\na[0] = 5\nreturn torch.from_numpy(a)",
     "w = x.shape[1]\nreturn torch.from_numpy(np.arange(w) ** 2)",
     "w = x.shape[1]\nreturn torch.from_numpy(np.cumsum(np.arange(w)))",
+    # A new axis: NumPy's stride 0 there is not torch's, and from_numpy keeps it.
+    "w = x.shape[1]\nreturn torch.from_numpy(np.arange(w)[:, None])",
     # No exact torch form, or a keyword the rewrite does not know.
     "w = x.shape[1]\nreturn torch.from_numpy(np.prod(np.arange(w)))",
     "w = x.shape[1]\nreturn torch.from_numpy(np.linspace(0, 1, w, endpoint=False))",

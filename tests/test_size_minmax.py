@@ -245,3 +245,44 @@ def test_rounding_helpers_keep_the_traced_size(helper, builtin, tmp_path) -> Non
         [got] = session.run(None, {"x": x.numpy()})
         quotient = width * 0.75 if helper is _trt_size_int else width / 3
         assert got.shape == (2, builtin(quotient)) and (got == Crop()(x).numpy()).all(), width
+
+
+@pytest.mark.parametrize("call,after", [
+    ("int(h * self.scale)", "_trt_size_int(h * self.scale)"),
+    ("math.ceil(h / self.stride)", "_trt_size_ceil(h / self.stride)"),
+    ("math.floor(w * 0.5)", "_trt_size_floor(w * 0.5)"),
+    ("int(np.ceil(w / self.window))", "_trt_size_ceil(w / self.window)"),
+    ("int(math.floor(h / 2.5))", "_trt_size_floor(h / 2.5)"),
+    ("int(math.ceil(h / 4))", "(h + 3) // 4"),  # the exact integer form where there is one
+    ("max(h - self.k, 0)", "_trt_size_max(h - self.k, 0)"),
+    ("int(x.sum())", None),  # a tensor value: TRT702's
+    ("round(h * 0.5)", None),
+    ("max(h * 0.5, 1)", None),  # a float: min/max keep integers only
+    ("int(h * n)", None),  # `n` could be anything: without facts, not a number the helper takes
+])
+def test_int_ceil_floor_of_sizes(call: str, after: str | None) -> None:
+    code = ("import math\nimport numpy as np\nimport torch\nclass M(torch.nn.Module):\n"
+            f"    def forward(self, x, n):\n        h, w = x.shape[2:]\n        return {call}\n")
+    new = rewrite(code, unsafe=True, select=("TRT712",))
+    assert new.endswith(f"        return {after or call}\n"), new
+
+
+def test_sizes_handed_down_are_taken_on_the_observed_evidence(tmp_path) -> None:
+    """`int(patch_h * 2)` in a head whose `patch_h` comes from the caller's `h // 2`: TRT702 names a
+    tensor conversion without facts; with the recorded run (no value read there) and the export's
+    TracerWarning at the line, it is TRT712's, rewritten with `_trt_size_int`."""
+    from trtcodemod.engine import Options, check_source, fix_source
+    from trtcodemod.migrate.facts import Facts
+
+    code = ("import torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n"
+            "class Head(nn.Module):\n    def forward(self, out, patch_h, patch_w):\n"
+            "        return F.interpolate(out, (int(patch_h * 2), int(patch_w * 2)))\n")
+    path = tmp_path / "head.py"
+    path.write_text(code)
+    assert {f.rule for f in check_source(code.encode(), str(path), Options(select=("TRT702", "TRT712")))} == {"TRT702"}
+    facts = Facts(runs=1, lines={str(path.resolve()): set(range(1, 8))})
+    facts.note_traced([(str(path), 7, "Converting a tensor to a Python integer might cause the trace to be incorrect.")])
+    options = Options(select=("TRT702", "TRT712"), facts=facts, scope="all", unsafe=True)
+    assert [f.rule for f in check_source(code.encode(), str(path), options)] == ["TRT712", "TRT712"]
+    new = fix_source(code.encode(), str(path), options).source.decode()
+    assert "(_trt_size_int(patch_h * 2), _trt_size_int(patch_w * 2))" in new

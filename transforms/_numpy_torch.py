@@ -13,9 +13,10 @@ NumPy's meaning, not its spelling:
   ``np.linspace`` includes its end point, ``np.meshgrid`` indexes "xy" by default,
   ``np.expand_dims`` is ``unsqueeze``, ``np.vstack``/``np.hstack`` stack 1-D arrays;
 - layout: whether the torch result has NumPy's strides (``torch.meshgrid`` returns
-  expanded views where NumPy copies) and whether it may share memory with a converted local,
-  so that ``torch.from_numpy``/``torch.tensor`` of it are replaced by a tensor of the same
-  strides, or a copy where ``torch.tensor`` copied.
+  expanded views where NumPy copies; ``a[None]`` has another stride on the new axis) and
+  whether it may share memory with a converted local: ``torch.from_numpy``, ``torch.as_tensor``
+  and ``torch.tensor`` all keep NumPy's strides, so only such a result replaces them, and a
+  copy is made where ``torch.tensor`` copied.
 
 Scalars are sizes (the caller says which nodes are), numeric literals, configuration values
 (``self.stride``: an ``int`` assumed where NumPy needs one or meets an integer array) and
@@ -462,13 +463,14 @@ class Converter:
         base = self.array(expr.value)
         if base is None:
             return None
-        ndim, plain = base.ndim, True
+        ndim, plain, fresh = base.ndim, True, base.fresh
         for element in expr.slice:
             part = element.slice
             if type(part) is cst.Index:
                 value = part.value
                 if type(value) is cst.Name and value.value == "None":
                     ndim += 1
+                    fresh = False  # NumPy gives the new axis stride 0, torch another
                 elif type(value) is cst.Ellipsis:
                     plain = False
                 elif int_value(value) is not None:
@@ -487,7 +489,7 @@ class Converter:
             return None
         contiguous = base.contiguous and plain
         index = code_of(expr.with_changes(value=cst.Name("_"), lpar=[], rpar=[]))[1:]
-        return Array(f"{base.text}{index}", base.dtype, ndim, base.fresh, contiguous, base.shared)
+        return Array(f"{base.text}{index}", base.dtype, ndim, fresh, contiguous, base.shared)
 
     def _astype(self, call: cst.Call, base: Array) -> Array | None:
         if len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star:
@@ -565,15 +567,11 @@ class Converter:
         found = self.array(args[0])
         if found is None:
             return None
+        if not found.fresh:
+            return None  # all three keep NumPy's strides: a meshgrid view would change them
         text = found.text
-        if wrapper == "torch.tensor":
-            # torch.tensor copies into a new C-contiguous tensor.
-            if not (found.fresh and found.contiguous):
-                text += ".contiguous()"
-            elif found.shared and "dtype" not in keywords and "device" not in keywords:
-                text += ".clone()"
-        elif not found.fresh:
-            return None  # from_numpy/as_tensor keep NumPy's strides: a meshgrid view would change them
+        if wrapper == "torch.tensor" and found.shared and not keywords:
+            text += ".clone()"  # torch.tensor copies (keeping the strides, as clone does)
         if not keywords:
             return text
         if list(keywords) == ["dtype"]:
