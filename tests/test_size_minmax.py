@@ -286,3 +286,23 @@ def test_sizes_handed_down_are_taken_on_the_observed_evidence(tmp_path) -> None:
     assert [f.rule for f in check_source(code.encode(), str(path), options)] == ["TRT712", "TRT712"]
     new = fix_source(code.encode(), str(path), options).source.decode()
     assert "(_trt_size_int(patch_h * 2), _trt_size_int(patch_w * 2))" in new
+
+
+def test_rounding_rewrites_script_as_the_original(tmp_path) -> None:
+    code = ("import math\nimport torch\nfrom torch import nn\n\n\nclass Crop(nn.Module):\n"
+            "    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:\n"
+            "        h = x.shape[1]\n"
+            "        return x[:, : math.ceil(h / 3)], x[:, : int(h * 0.5)], x[:, : math.floor(h * 2 / 3)]\n")
+    new = rewrite(code, unsafe=True, select=("TRT712",))
+    assert new.count("_trt_size_") >= 3
+    scripted = []
+    for name, source in (("crop_before", code), ("crop_after", new)):
+        path = tmp_path / f"{name}.py"
+        path.write_text(source)
+        namespace: dict = {"__name__": name, "__file__": str(path)}
+        exec(compile(source, str(path), "exec"), namespace)
+        scripted.append(torch.jit.script(namespace["Crop"]()))
+    for width in (0, 1, 2, 3, 5, 8, 13):
+        x = torch.arange(2.0 * width).reshape(2, width)
+        for want, got in zip(scripted[0](x), scripted[1](x)):
+            assert torch.equal(want, got), width

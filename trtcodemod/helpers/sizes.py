@@ -42,30 +42,43 @@ def _trt_size_traced(largest: bool, a: int, b: int) -> int:
     return torch.maximum(a, b) if largest else torch.minimum(a, b)
 
 
-def _trt_size_int(value):
+def _trt_size_int(value: int | float) -> int:
     """``int(value)``; the traced number as an ``int64`` 0-d tensor while a trace passes a tensor."""
-    if not torch.jit.is_scripting() and torch.jit.is_tracing() and isinstance(value, torch.Tensor):
-        return _trt_size_rounded(value, "trunc")
+    if not torch.jit.is_scripting():
+        if torch.jit.is_tracing() and isinstance(value, torch.Tensor):
+            return _trt_size_rounded(value, "trunc")
+        return int(value)
+    if isinstance(value, int):
+        return value
     return int(value)
 
 
-def _trt_size_ceil(value):
+def _trt_size_ceil(value: int | float) -> int:
     """``math.ceil(value)``; a traced ``ceil`` while a trace passes a tensor."""
-    if not torch.jit.is_scripting() and torch.jit.is_tracing() and isinstance(value, torch.Tensor):
-        return _trt_size_rounded(value, "ceil")
-    # What math.ceil does: the value's own __ceil__, else that of its float.
-    ceil = getattr(value, "__ceil__", None)
-    return ceil() if ceil is not None else _trt_size_real(value).__ceil__()
+    if not torch.jit.is_scripting():
+        if torch.jit.is_tracing() and isinstance(value, torch.Tensor):
+            return _trt_size_rounded(value, "ceil")
+        # What math.ceil does: the value's own __ceil__, else that of its float.
+        ceil = getattr(value, "__ceil__", None)
+        return ceil() if ceil is not None else _trt_size_real(value).__ceil__()
+    if isinstance(value, int):
+        return value
+    return -int(-value // 1.0)  # TorchScript has no math here; the same for every finite float
 
 
-def _trt_size_floor(value):
+def _trt_size_floor(value: int | float) -> int:
     """``math.floor(value)``; a traced ``floor`` while a trace passes a tensor."""
-    if not torch.jit.is_scripting() and torch.jit.is_tracing() and isinstance(value, torch.Tensor):
-        return _trt_size_rounded(value, "floor")
-    floor = getattr(value, "__floor__", None)
-    return floor() if floor is not None else _trt_size_real(value).__floor__()
+    if not torch.jit.is_scripting():
+        if torch.jit.is_tracing() and isinstance(value, torch.Tensor):
+            return _trt_size_rounded(value, "floor")
+        floor = getattr(value, "__floor__", None)
+        return floor() if floor is not None else _trt_size_real(value).__floor__()
+    if isinstance(value, int):
+        return value
+    return int(value // 1.0)
 
 
+@torch.jit.unused
 def _trt_size_real(value):
     """``value`` as the float ``math.ceil``/``math.floor`` read (a string is no number to them)."""
     if not (hasattr(value, "__float__") or hasattr(value, "__index__")):
