@@ -77,6 +77,57 @@ CASES = [
      "w = x.shape[1]\nreturn torch.from_numpy(np.arange(1, w + 1) * 2 - 1)",
      "w = x.shape[1]\nreturn ((torch.arange(1, w + 1) * 2) - 1)",
      ROW_SHAPES),
+    # NumPy's promotion made explicit: a Python float or a true division with an integer array
+    # is float64 in NumPy, float32 in torch.
+    ("arange_times_float_is_float64",
+     "w = x.shape[1]\nreturn torch.from_numpy(np.arange(w) * 0.5)",
+     "w = x.shape[1]\nreturn (torch.arange(w).to(torch.float64) * 0.5)",
+     ROW_SHAPES),
+    ("arange_divided_is_float64",
+     "w = x.shape[1]\nreturn torch.from_numpy(np.arange(w) / 2)",
+     "w = x.shape[1]\nreturn (torch.arange(w).to(torch.float64) / 2)",
+     ROW_SHAPES),
+    ("device_keyword",
+     "w = x.shape[1]\nreturn torch.tensor(np.arange(w), device=x.device)",
+     "w = x.shape[1]\nreturn torch.arange(w).to(device=x.device)",
+     ROW_SHAPES),
+    # More of the table: tile vs repeat (NumPy's repeat is repeat_interleave), the stacks,
+    # promotion across arrays (int64 with float32 is float64 in NumPy), views of a transpose.
+    ("tile_and_repeat",
+     "w = x.shape[1]\nreturn torch.from_numpy(np.tile(np.arange(w), (2, 1)) + np.repeat(np.arange(2), w).reshape(2, w))",
+     "w = x.shape[1]\nreturn (torch.tile(torch.arange(w), (2, 1)) + torch.arange(2).repeat_interleave(w).reshape(2, w))",
+     ROW_SHAPES),
+    ("hstack_column_stack",
+     "w = x.shape[1]\n"
+     "return torch.from_numpy(np.column_stack((np.arange(w), np.hstack((np.arange(w - w), np.ones(w))))))",
+     "w = x.shape[1]\nreturn torch.stack((torch.arange(w).to(torch.float64), torch.cat((torch.arange(w - w)"
+     ".to(torch.float64), torch.ones(w, dtype=torch.float64)), 0)), 1)",
+     ROW_SHAPES),
+    ("concatenate_promotes",
+     "n = x.shape[0]\nreturn torch.from_numpy(np.concatenate((np.arange(n), np.zeros(n, dtype=np.float32)), 0))",
+     "n = x.shape[0]\nreturn torch.cat((torch.arange(n).to(torch.float64), torch.zeros(n, dtype=torch.float32)"
+     ".to(torch.float64)), 0)",
+     ROW_SHAPES),
+    ("full_and_floor_division",
+     "n = x.shape[0]\nreturn torch.from_numpy(np.full((n, 2), 7) // 2 - np.full((n, 2), 1.5))",
+     "n = x.shape[0]\nreturn ((torch.full((n, 2), 7, dtype=torch.int64) // 2).to(torch.float64) - "
+     "torch.full((n, 2), 1.5, dtype=torch.float64))",
+     ROW_SHAPES),
+    ("transpose_slices",
+     "h, w = x.shape\nreturn torch.from_numpy(np.indices((h, w)).transpose(1, 2, 0)[:, 1:])",
+     'h, w = x.shape\nreturn torch.stack(torch.meshgrid(torch.arange(h), torch.arange(w), indexing="ij"))'
+     ".permute(1, 2, 0)[:, 1:]",
+     ROW_SHAPES),
+    ("T_of_stack_to_tensor",
+     "h, w = x.shape\nreturn torch.tensor(np.stack((np.arange(w), np.arange(w) * 2)).T, dtype=torch.float32)",
+     "h, w = x.shape\nreturn torch.stack((torch.arange(w), (torch.arange(w) * 2)), 0).permute(1, 0)"
+     ".to(torch.float32)",
+     ROW_SHAPES),
+    # torch.tensor copies: two tensors of one local are two tensors after the rewrite too.
+    ("local_read_twice_by_tensor",
+     "w = x.shape[1]\na = np.arange(w)\nreturn torch.tensor(a), torch.tensor(a)",
+     "w = x.shape[1]\na = torch.arange(w)\nreturn a.clone(), a.clone()",
+     ROW_SHAPES),
 ]
 
 
@@ -106,10 +157,20 @@ def test_same_values_dtype_shape_strides_and_device_at_every_size(name, before, 
         if want is None:
             continue
         assert_same(want, got)  # exact: values, dtype, shape, NaN and the sign of zero
-        assert want.device == got.device == torch.device("cpu") and want.is_contiguous() == got.is_contiguous()
-        if want.numel():  # an empty array's strides address nothing (from_numpy gives zeros there)
-            assert want.stride() == got.stride(), shape
-        assert not got.requires_grad
+        wants, gots = (want, got) if isinstance(want, tuple) else ((want,), (got,))
+        for one, other in zip(wants, gots):
+            assert one.device == other.device == torch.device("cpu") and one.is_contiguous() == other.is_contiguous()
+            if one.numel():  # an empty array's strides address nothing (from_numpy gives zeros there)
+                assert one.stride() == other.stride(), shape
+            assert not other.requires_grad
+        # Memory shared between outputs is shared after the rewrite too, and only then.
+        assert _sharing(wants) == _sharing(gots), shape
+
+
+def _sharing(outputs: tuple) -> list[list[bool]]:
+    """Which pairs of (non-empty) outputs share memory."""
+    return [[a.numel() > 0 and a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr() for b in outputs]
+            for a in outputs]
 
 
 def test_negative_sizes_are_the_stated_assumption() -> None:
@@ -128,13 +189,15 @@ NOT_REWRITTEN = [
     # The array stays NumPy: returned, printed, read twice, or a view handed out as a tensor.
     "return np.arange(x.shape[0])",
     "w = x.shape[1]\na = np.arange(w)\nprint(a.shape)\nreturn torch.from_numpy(a)",
-    "w = x.shape[1]\na = np.arange(w)\nreturn torch.from_numpy(a), torch.from_numpy(a)",
     'h, w = x.shape\nyv, xv = np.meshgrid(np.arange(h), np.arange(w))\nreturn torch.from_numpy(xv)',
-    # A Python float with an integer array: NumPy makes float64, torch would make float32.
-    "w = x.shape[1]\nreturn torch.from_numpy(np.arange(w) * 0.5)",
+    # A NumPy local changed in place, a power, a function outside the table.
+    "w = x.shape[1]\na = np.arange(w)\na[0] = 5\nreturn torch.from_numpy(a)",
+    "w = x.shape[1]\nreturn torch.from_numpy(np.arange(w) ** 2)",
+    "w = x.shape[1]\nreturn torch.from_numpy(np.cumsum(np.arange(w)))",
+    # A new axis: NumPy's stride 0 there is not torch's, and from_numpy keeps it.
+    "w = x.shape[1]\nreturn torch.from_numpy(np.arange(w)[:, None])",
     # No exact torch form, or a keyword the rewrite does not know.
     "w = x.shape[1]\nreturn torch.from_numpy(np.prod(np.arange(w)))",
-    "w = x.shape[1]\nreturn torch.tensor(np.arange(w), device=x.device)",
     "w = x.shape[1]\nreturn torch.from_numpy(np.linspace(0, 1, w, endpoint=False))",
 ]
 

@@ -1,20 +1,26 @@
 """TRT712's `min`/`max` of sizes: the helpers keep the choice in the TorchScript export.
 
 The rewrite text, the helpers against the built-ins on ints, scripting, fx, and both ONNX
-exporters run in ONNX Runtime at sizes other than the example's.
+exporters run in ONNX Runtime at sizes other than the example's. Then the `int`/`ceil`/`floor`
+helpers: the built-ins outside a trace (values, types, exceptions), a traced size in the graph.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 import warnings
+
+import numpy as np
 
 import onnxruntime as ort
 import pytest
 import torch
 from support import rewrite
 
-from trtcodemod.helpers.sizes import _trt_size_max, _trt_size_min
+from trtcodemod.helpers.sizes import (
+    _trt_size_ceil, _trt_size_floor, _trt_size_int, _trt_size_max, _trt_size_min,
+)
 
 HALF = """\
 import torch
@@ -192,3 +198,111 @@ def test_a_parameter_annotated_int_is_an_integer_operand(tmp_path) -> None:
             assert models["after"](scores).shape == (1, min(4, anchors))
     assert outputs["after"] == {2: (1, 2), 3: (1, 3), 7: (1, 4), 12: (1, 4)}
     assert outputs["before"][2] == "fails" and outputs["before"][12] == (1, 4)
+
+
+# --- int / ceil / floor of a size: _trt_size_int, _trt_size_ceil, _trt_size_floor ---------------
+
+ROUNDED = [(_trt_size_int, int), (_trt_size_ceil, math.ceil), (_trt_size_floor, math.floor)]
+
+
+@pytest.mark.parametrize("helper,builtin", ROUNDED, ids=["int", "ceil", "floor"])
+def test_rounding_helpers_are_the_builtins_outside_a_trace(helper, builtin) -> None:
+    values = [0, 7, -7, 2**62, True, 0.0, -0.0, 2.5, -2.5, 1e20, -1e-300, 7 / 3, np.float64(2.2), np.float32(-2.7),
+              np.int64(5), torch.tensor(3), torch.tensor(2.5), torch.tensor(-2.5)]
+    for value in values:
+        want = builtin(value)
+        got = helper(value)
+        assert got == want and type(got) is type(want), (value, got, want)
+    for odd in [float("inf"), float("-inf"), float("nan"), "3", None, torch.tensor([1.0, 2.0])]:
+        outcomes = []
+        for function in (builtin, helper):
+            try:
+                outcomes.append(function(odd))
+            except Exception as exc:  # noqa: BLE001 - the same exception is part of the same program
+                outcomes.append(type(exc))
+        assert outcomes[0] == outcomes[1], (odd, outcomes)
+
+
+@pytest.mark.parametrize("helper,builtin", ROUNDED, ids=["int", "ceil", "floor"])
+def test_rounding_helpers_keep_the_traced_size(helper, builtin, tmp_path) -> None:
+    """Traced on one width, the exported graph rounds every other width's quotient as eager does."""
+
+    def crop(x: torch.Tensor) -> torch.Tensor:
+        return x[:, : helper(x.shape[1] * 0.75)] if helper is _trt_size_int else x[:, : helper(x.shape[1] / 3)]
+
+    class Crop(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return crop(x)
+
+    path = tmp_path / "crop.onnx"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(Crop(), (torch.randn(2, 8),), str(path), dynamo=False, input_names=["x"],
+                          dynamic_axes={"x": {1: "width"}})
+    session = ort.InferenceSession(str(path))
+    for width in (1, 2, 3, 4, 7, 8, 9, 13):
+        x = torch.arange(2.0 * width).reshape(2, width)
+        [got] = session.run(None, {"x": x.numpy()})
+        quotient = width * 0.75 if helper is _trt_size_int else width / 3
+        assert got.shape == (2, builtin(quotient)) and (got == Crop()(x).numpy()).all(), width
+
+
+@pytest.mark.parametrize("call,after", [
+    ("int(h * self.scale)", "_trt_size_int(h * self.scale)"),
+    ("math.ceil(h / self.stride)", "_trt_size_ceil(h / self.stride)"),
+    ("math.floor(w * 0.5)", "_trt_size_floor(w * 0.5)"),
+    ("int(np.ceil(w / self.window))", "_trt_size_ceil(w / self.window)"),
+    ("int(math.floor(h / 2.5))", "_trt_size_floor(h / 2.5)"),
+    ("int(math.ceil(h / 4))", "(h + 3) // 4"),  # the exact integer form where there is one
+    ("max(h - self.k, 0)", "_trt_size_max(h - self.k, 0)"),
+    ("int(x.sum())", None),  # a tensor value: TRT702's
+    ("round(h * 0.5)", None),
+    ("max(h * 0.5, 1)", None),  # a float: min/max keep integers only
+    ("int(h * n)", None),  # `n` could be anything: without facts, not a number the helper takes
+])
+def test_int_ceil_floor_of_sizes(call: str, after: str | None) -> None:
+    code = ("import math\nimport numpy as np\nimport torch\nclass M(torch.nn.Module):\n"
+            f"    def forward(self, x, n):\n        h, w = x.shape[2:]\n        return {call}\n")
+    new = rewrite(code, unsafe=True, select=("TRT712",))
+    assert new.endswith(f"        return {after or call}\n"), new
+
+
+def test_sizes_handed_down_are_taken_on_the_observed_evidence(tmp_path) -> None:
+    """`int(patch_h * 2)` in a head whose `patch_h` comes from the caller's `h // 2`: TRT702 names a
+    tensor conversion without facts; with the recorded run (no value read there) and the export's
+    TracerWarning at the line, it is TRT712's, rewritten with `_trt_size_int`."""
+    from trtcodemod.engine import Options, check_source, fix_source
+    from trtcodemod.migrate.facts import Facts
+
+    code = ("import torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n"
+            "class Head(nn.Module):\n    def forward(self, out, patch_h, patch_w):\n"
+            "        return F.interpolate(out, (int(patch_h * 2), int(patch_w * 2)))\n")
+    path = tmp_path / "head.py"
+    path.write_text(code)
+    assert {f.rule for f in check_source(code.encode(), str(path), Options(select=("TRT702", "TRT712")))} == {"TRT702"}
+    facts = Facts(runs=1, lines={str(path.resolve()): set(range(1, 8))})
+    facts.note_traced([(str(path), 7, "Converting a tensor to a Python integer might cause the trace to be incorrect.")])
+    options = Options(select=("TRT702", "TRT712"), facts=facts, scope="all", unsafe=True)
+    assert [f.rule for f in check_source(code.encode(), str(path), options)] == ["TRT712", "TRT712"]
+    new = fix_source(code.encode(), str(path), options).source.decode()
+    assert "(_trt_size_int(patch_h * 2), _trt_size_int(patch_w * 2))" in new
+
+
+def test_rounding_rewrites_script_as_the_original(tmp_path) -> None:
+    code = ("import math\nimport torch\nfrom torch import nn\n\n\nclass Crop(nn.Module):\n"
+            "    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:\n"
+            "        h = x.shape[1]\n"
+            "        return x[:, : math.ceil(h / 3)], x[:, : int(h * 0.5)], x[:, : math.floor(h * 2 / 3)]\n")
+    new = rewrite(code, unsafe=True, select=("TRT712",))
+    assert new.count("_trt_size_") >= 3
+    scripted = []
+    for name, source in (("crop_before", code), ("crop_after", new)):
+        path = tmp_path / f"{name}.py"
+        path.write_text(source)
+        namespace: dict = {"__name__": name, "__file__": str(path)}
+        exec(compile(source, str(path), "exec"), namespace)
+        scripted.append(torch.jit.script(namespace["Crop"]()))
+    for width in (0, 1, 2, 3, 5, 8, 13):
+        x = torch.arange(2.0 * width).reshape(2, width)
+        for want, got in zip(scripted[0](x), scripted[1](x)):
+            assert torch.equal(want, got), width

@@ -14,7 +14,7 @@ import warnings
 import onnxruntime as ort
 import pytest
 import torch
-from support import rewrite, rules_found
+from support import load, rewrite, rules_found
 
 from trtcodemod.helpers.sizes_tensor import _trt_sizes_tensor
 
@@ -171,3 +171,40 @@ def test_torch_export_sees_the_original(tmp_path) -> None:
         x = torch.randn(1, 1, 32, 32)
         assert torch.equal(torch.export.export(model, (x,)).module()(x), model(x))
     assert errors[0] == errors[1]
+
+
+@pytest.mark.parametrize("data,expected", [
+    ("[[s[1], s[0]] for s in [x.shape[2:], y.shape[2:]]]", True),  # items of a display of sizes
+    ("[(s[0] // 2, s[1] + 1) for s in shapes]", True),  # items of a list appended with sizes
+    ("[s for s in shapes]", True),
+    ("[list(x.shape[2:]) for _ in range(2)]", True),
+    ("[f.shape[-2:] for f in [x, y]]", False),  # an item of anything else: loose, needs the warning
+    ("[(s[0] * 0.5, s[1]) for s in shapes]", False),  # a float
+    ("[s[0] for s in shapes for t in shapes]", False),  # two loops
+    ("[x.mean() for s in shapes]", False),  # not read from the item
+    ("[n for n in range(3)]", False),
+])
+def test_comprehensions_of_sizes(data: str, expected: bool) -> None:
+    code = ("import torch\nclass M(torch.nn.Module):\n    def forward(self, x, y):\n        shapes = []\n"
+            f"        shapes.append(x.shape[2:])\n        return torch.tensor({data})\n")
+    assert ("_trt_sizes_tensor(" in rewrite(code, unsafe=True)) is expected
+
+
+def test_a_comprehension_target_shadows_a_local_of_its_name() -> None:
+    # `s` is a size outside; inside the comprehension it is an item of a list of features.
+    code = ("import torch\nclass M(torch.nn.Module):\n    def forward(self, x, y):\n        s = x.shape[2]\n"
+            "        return torch.tensor([s for s in [x.mean(), y.mean()]])\n")
+    assert "_trt_sizes_tensor" not in rewrite(code, unsafe=True)
+
+
+def test_comprehension_helper_runs_as_the_original(tmp_path) -> None:
+    code = ("import torch\nclass M(torch.nn.Module):\n    def forward(self, x, y):\n"
+            "        shapes = [x.shape[2:], y.shape[2:]]\n"
+            "        return torch.tensor([[s[1], s[0] - 1] for s in shapes]), torch.as_tensor([list(s) for s in shapes])\n")
+    new = rewrite(code, unsafe=True)
+    assert new.count("_trt_sizes_tensor([") == 2
+    before, after = load(code, "M")(), load(new, "M")()
+    for hx, wx, hy, wy in [(1, 1, 0, 3), (4, 5, 2, 2), (0, 0, 7, 1)]:
+        x, y = torch.zeros(1, 1, hx, wx), torch.zeros(1, 1, hy, wy)
+        for want, got in zip(before(x, y), after(x, y)):
+            assert torch.equal(want, got) and want.dtype == got.dtype

@@ -10,6 +10,7 @@
   ``output.size(2)``, :meth:`~trtcodemod.providers.ObservedFacts.is_tensor`);
 - sizes: ``t.shape[i]``, ``t.size(i)``, ``t.numel()``, ``torch.numel(t)``, ``len(t)`` of such a
   tensor, and locals assigned from them (``h, w = x.shape[2:]``, ``b, c, h, w = x.size()``),
+  or indexing a local bound to a whole shape (``s = x.shape[2:]`` then ``s[1]``),
   and arithmetic on sizes with non-tensors (``w - 1``, ``h * scale``);
 - 0-d values computed from tensor data: reductions without a dim (``m.sum()``,
   ``torch.count_nonzero(m)``), their ``.long()``/``.clamp()``, arithmetic on them;
@@ -78,8 +79,11 @@ class _Frame:
     loose: set[str] = field(default_factory=set)
     #: Parameters annotated ``int`` (``max_det: int``), not rebound since: Python ints.
     ints: set[str] = field(default_factory=set)
+    #: Names bound to a whole shape (``image_shape = x.shape[2:]``) → its sizes are counts.
+    shapes: dict[str, bool] = field(default_factory=dict)
 
     def forget(self, name: str) -> None:
+        self.shapes.pop(name, None)
         self.ints.discard(name)
         self.tensors.discard(name)
         self.sizes.pop(name, None)
@@ -176,6 +180,8 @@ class SizeRule(RuntimeScopeRule):
             size = self.size_of(value)
             if size is not None:
                 return "size", size
+            if self._is_shape_tuple(value):
+                return "shape", self._is_count_tensor(self._shape_owner(value))
             if self.size_derived(value):
                 return "derived", False
             if self.is_value(value):
@@ -327,6 +333,9 @@ class SizeRule(RuntimeScopeRule):
                 owner = self._shape_owner(expr.value)
                 if owner is not None:
                     return self._is_count_tensor(owner)
+                whole = expr.value
+                if type(whole) is cst.Name and whole.value in frame.shapes and self._local(whole.value):
+                    return frame.shapes[whole.value]  # `image_shape[1]` of `image_shape = x.shape[2:]`
             return None
         if type(expr) is not cst.Call or has_star_args(expr):
             return None
@@ -468,6 +477,8 @@ def _record(frame: _Frame, name: str, kind: tuple[str | None, bool]) -> None:
     what, flag = kind
     if what == "size":
         frame.sizes[name] = flag
+    elif what == "shape":
+        frame.shapes[name] = flag
     elif what == "derived":
         frame.derived.add(name)
     elif what == "value":

@@ -23,8 +23,7 @@ TRT702's; ``len(t)`` itself is TRT704's.
 
 from __future__ import annotations
 
-from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import libcst as cst
@@ -34,7 +33,7 @@ from trtcodemod.astutil import (
 )
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.scopes import scope_bindings
-from trtcodemod.transforms._numpy_torch import CONSUMERS, Array, Converter
+from trtcodemod.transforms._numpy_torch import CONSUMERS, Array, Converter, configuration
 from trtcodemod.transforms._size_facts import TS_PITFALLS as _TS_PITFALLS
 from trtcodemod.transforms._size_facts import SizeRule as _SizeRule
 
@@ -85,20 +84,35 @@ order), then `torch.stack`. Mind the dtypes: NumPy's integer ranges are int64 an
 default is float32.
 
 The rewrite: a whole NumPy computation whose result becomes a tensor in the same function
-(through `torch.from_numpy`, `torch.tensor(..., dtype=)` or `torch.as_tensor(..., dtype=)`)
-is rewritten into torch, the wrapper dropped, when every step has an exact torch form:
-`np.arange` (integer arguments; int64), `np.linspace` (float64 unless a float `dtype=`),
-`np.meshgrid` (its `indexing`, "xy" by default, written out), `np.stack` (same dtypes),
-`np.zeros`/`np.ones` (float64), `np.indices` (int64), `.astype(t)` → `.to(torch.t)`, and
-`+`/`-`/`*` with integers (and floats on float arrays). NumPy locals of the function
-(`yv, xv = np.meshgrid(...)`) are rewritten with it when the computation is their only
-reader. Scalars must be integers: sizes, integer literals and arithmetic on them. The rest
-(an array returned or printed as NumPy, a float with an integer array, `np.prod`, a
-`device=`) is named, not rewritten. A size is a tensor's as described above; inside
-`migrate` or with `--facts`, also `o.size(i)`/`o.shape[i]` of an unannotated `o` (a helper's
-parameter, as in YOLO's `make_grid(output)`) where the export's `TracerWarning` was raised at
-the NumPy call's line, or where the recorded run saw `o` hold a tensor at a torch call on its
-line (`output.size(2)`).
+(through `torch.from_numpy`, `torch.tensor(..., dtype=, device=)` or `torch.as_tensor(...,
+dtype=, device=)`) is translated into torch, the wrapper dropped, when every call in it is in
+the translation table, whatever the nesting: `np.arange` (int64 for integer arguments, float64
+for float ones), `np.linspace` (end point included, float64 unless a float `dtype=`),
+`np.zeros`/`np.ones`/`np.full`, `np.indices`, `np.meshgrid` ("xy" unless `indexing=`, written
+out), `np.stack`/`np.concatenate`/`np.vstack`/`np.hstack`/`np.column_stack`, `np.expand_dims`
+(`unsqueeze`), `np.reshape`/`.reshape`/`.ravel()`/`.flatten()`, `np.repeat`/`.repeat`
+(`repeat_interleave`: NumPy repeats each element; torch's `repeat` is NumPy's `tile`),
+`np.tile` (`torch.tile`), `np.transpose`/`.transpose()`/`.T`/`np.swapaxes` (`permute`),
+`.astype(t)` (`.to(torch.t)`), indexing with literal indices, slices and `None`, and `+ - * /
+//` with NumPy's dtype promotion made explicit (an integer array with a Python float or a true
+division is float64 in NumPy and float32 in torch: the rewrite casts to float64 first; arrays
+of different dtypes are cast to NumPy's common dtype). A real YOLOv4 decode,
+`np.expand_dims(np.linspace(0, w - 1, w), axis=0).repeat(h, 0)` then `torch.tensor(grid,
+device=d, dtype=torch.float32)`, becomes `torch.linspace(0, w - 1, w,
+dtype=torch.float64).unsqueeze(0).repeat_interleave(h, 0)` and `grid.to(device=d,
+dtype=torch.float32, copy=True)` (`torch.tensor` copied; `copy=True` keeps a new tensor per
+call). NumPy locals of the function (`yv, xv = np.meshgrid(...)`, also a name rebound as in
+`shift_x, shift_y = np.meshgrid(shift_x, shift_y)` or `batch_id = torch.from_numpy(batch_id)`)
+are rewritten with it when only rewritten code reads them. Scalars are sizes, numeric
+literals, configuration values (`self.stride`, assumed an `int`) and locals holding numbers.
+Anything else (a call outside the table, an array returned or printed as NumPy, a local changed
+in place, `**`) is named, not rewritten. The torch form keeps NumPy's strides where
+`torch.from_numpy`/`torch.as_tensor` would have kept them (a `torch.meshgrid` view is not
+handed out there) and is a new contiguous tensor where `torch.tensor` copied. A size is a
+tensor's as described above; inside `migrate` or with `--facts`, also `o.size(i)`/`o.shape[i]`
+of an unannotated `o` (a helper's parameter, as in YOLO's `make_grid(output)`) where the
+export's `TracerWarning` was raised at the NumPy call's line, or where the recorded run saw `o`
+hold a tensor at a torch call on its line (`output.size(2)`).
 
 Device: the torch form is created on the CPU, where the NumPy array was, so the program
 is the same; the guidance's `device=x.device` (no copy in the graph on a GPU) is a manual
@@ -109,8 +123,11 @@ and `linspace`'s count are not negative, and `arange(a, b)` has `b >= a`: NumPy 
 empty array there, torch raises. A bare size is never negative, but arithmetic on one
 (`np.arange(w - 1)` at `w = 0`) can be. (2) `linspace` values: torch computes the upper half
 from the end point, so where the step is inexact a value can differ from NumPy's in the last
-bit (measured identical for `linspace(0, n - 1, n)`, n < 200). (3) The size is a tensor's,
-as the evidence says. dtypes, shapes and the CPU placement are kept; a rewritten local now
+bit (measured identical for `linspace(0, n - 1, n)`, n < 200), and a float `arange` likewise.
+(3) The size is a tensor's, as the evidence says; a configuration value (`self.stride`) meeting
+an integer array is an `int` (a float one makes float64 in NumPy and float32 in torch). (4)
+While the TorchScript exporter traces, a size is a 0-d int64 tensor, so a scalar computed from
+it with `/` is float32 there (the eager result is unchanged). dtypes, shapes and the CPU placement are kept; a rewritten local now
 holds a tensor (it has no other reader). `migrate` tries the fix where a baked value is
 located at its line and keeps it only when the rewritten model is verified equivalent on
 every input set. Matters for the TorchScript exporter, on every TensorRT version.""",
@@ -148,6 +165,21 @@ every input set. Matters for the TorchScript exporter, on every TensorRT version
             ),
             Example(
                 "import numpy as np\n\n"
+                "class Decode(nn.Module):\n"
+                "    def forward(self, p):\n"
+                "        h, w = p.shape[2:]\n"
+                "        cells = np.expand_dims(np.linspace(0, w - 1, w), axis=0).repeat(h, 0)\n"
+                "        return p + torch.tensor(cells, dtype=torch.float32)\n",
+                "import numpy as np\n\n"
+                "class Decode(nn.Module):\n"
+                "    def forward(self, p):\n"
+                "        h, w = p.shape[2:]\n"
+                "        cells = torch.linspace(0, w - 1, w, dtype=torch.float64).unsqueeze(0).repeat_interleave(h, 0)\n"
+                "        return p + cells.to(torch.float32, copy=True)\n",
+                unsafe=True,
+            ),
+            Example(
+                "import numpy as np\n\n"
                 "class Prior(nn.Module):\n"
                 "    def forward(self, x):\n"
                 "        return np.zeros((x.shape[0], 4))\n"
@@ -160,6 +192,7 @@ every input set. Matters for the TorchScript exporter, on every TensorRT version
     def __init__(self, context) -> None:
         super().__init__(context)
         self._scopes_np: list[_Function] = []
+        self._rounded: set[int] = set()
 
     def _numpy_name(self, func: cst.BaseExpression) -> str | None:
         for qualified in self.context.qualified_names(func):
@@ -180,9 +213,11 @@ every input set. Matters for the TorchScript exporter, on every TensorRT version
         self._report(function)
         super().leave_FunctionDef(original_node)
 
-    def visit_Assign(self, node: cst.Assign) -> None:
-        if self._scopes_np and len(node.targets) == 1 and self.active():
-            self._scopes_np[-1].assigns.append(node)
+    def leave_Assign(self, original_node: cst.Assign) -> None:
+        # After its value: a wrapper call in the value reads the binding before this one.
+        if self._scopes_np and len(original_node.targets) == 1 and self.active():
+            self._scopes_np[-1].events.append(original_node)
+        super().leave_Assign(original_node)
 
     def _sizes_in(self, call: cst.Call) -> set[int]:
         """The ids of the size nodes among ``call``'s arguments (nested NumPy calls count on
@@ -215,61 +250,110 @@ every input set. Matters for the TorchScript exporter, on every TensorRT version
         function = self._scopes_np[-1]
         wrapper = self.context.refers_to(node.func, *CONSUMERS)
         if wrapper is not None:
-            function.consumers.append((node, wrapper))
+            function.events.append((node, wrapper))
             return
+        if type(node.func) is cst.Name and node.func.value == "int" and len(node.args) == 1 \
+                and type(node.args[0].value) is cst.Call and not self.context.resolver.binds("int") \
+                and self._short_numpy(node.args[0].value.func) in ("ceil", "floor"):
+            self._rounded.add(id(node.args[0].value))  # `int(np.ceil(s / k))`: one number, TRT712's
         if self._numpy_name(node.func) is None:
+            if self._on_numpy(node):
+                function.sizes.update(self._sizes_in(node))  # `np.expand_dims(...).repeat(h, 0)`
+            return
+        if id(node) in self._rounded:
             return
         sizes = self._sizes_in(node)
         if sizes:
             function.sizes.update(sizes)
             function.found.append((node, self.current_method(), self.runtime.in_function()))
 
+    def _on_numpy(self, call: cst.Call) -> bool:
+        """A method called on a NumPy call's result (through other methods and indexing)."""
+        parts = method_call(call)
+        receiver = parts[0] if parts is not None else None
+        while receiver is not None:
+            if type(receiver) is cst.Call:
+                if self._numpy_name(receiver.func):
+                    return True
+                inner = method_call(receiver)
+                receiver = inner[0] if inner is not None else None
+            elif type(receiver) is cst.Subscript:
+                receiver = receiver.value
+            else:
+                return False
+        return False
+
     # --- the rewrite: whole NumPy computations that end as tensors ----------------------------
     def _converter(self, function: _Function, arrays: dict[str, Array]) -> Converter:
-        return Converter(function.torch, self._short_numpy, lambda e: id(e) in function.sizes, arrays)
+        return Converter(function.torch, self._short_numpy, lambda e: id(e) in function.sizes, arrays,
+                         function.numbers)
+
+    def _numbers(self, function: _Function) -> None:
+        """Locals every binding of which is a Python number (``stride = self.stride``,
+        ``half = size * ratio / 2.0``): NumPy scalars too, with their kind."""
+        convert = self._converter(function, {})
+        for _ in range(3):  # a number may be computed from another
+            for name, values in function.bindings.items():
+                if name in function.numbers or not values or any(v is None for v in values):
+                    continue
+                kinds = {getattr(convert.scalar(v), "kind", None) for v in values}  # type: ignore[arg-type]
+                if len(kinds) == 1 and None not in kinds:
+                    function.numbers[name] = kinds.pop()  # type: ignore[assignment]
 
     def _roots(self, function: _Function, excluded: set[str]) -> tuple[list[_Root], dict[str, Array]]:
-        """Converted NumPy locals (assignments) and wrappers, with the names each reads."""
+        """Converted NumPy locals (assignments) and wrappers, in source order, with the names
+        each reads (a local rebound later is read at the binding before the reader)."""
         roots: list[_Root] = []
         arrays: dict[str, Array] = {}
-        for assign in function.assigns:
+        top = {id(line.body[0]) for line in function.node.body.body
+               if type(line) is cst.SimpleStatementLine and len(line.body) == 1}
+        for event in function.events:
+            if type(event) is tuple:
+                call, wrapper = event
+                convert = self._converter(function, arrays)
+                text = convert.consumer(call, wrapper)
+                if text is not None:
+                    roots.append(_Root(call, text, set(), convert.used, convert.calls))
+                continue
+            assign = event
             target = assign.targets[0].target
             names = bound_names(target)
-            if not names or any(n in excluded or len(function.bindings.get(n, ())) != 1 for n in names):
+            # A name bound more than once is followed in the function's own statement list only,
+            # where the order of the source is the order of the run.
+            if not names or any(n in excluded or len(function.bindings.get(n, ())) != 1 and id(assign) not in top
+                                for n in names):
+                for name in names:
+                    arrays.pop(name, None)
                 continue
             convert = self._converter(function, dict(arrays))
             if type(target) is cst.Name:
                 made = convert.array(assign.value)
                 if made is None:
+                    arrays.pop(target.value, None)  # rebound to something else: no longer ours
                     continue
-                text, outputs = made.text, {target.value: Array(target.value, made.dtype, made.ndim, made.fresh)}
+                text, outputs = made.text, {target.value: replace(made, text=target.value, shared=False)}
             elif type(target) in (cst.Tuple, cst.List) and all(type(e.value) is cst.Name for e in target.elements):
                 grid = convert.grid(assign.value)
                 if grid is None or len(grid[1]) != len(names):
+                    for name in names:
+                        arrays.pop(name, None)
                     continue
                 text = grid[0]
-                outputs = {n: Array(n, item.dtype, item.ndim, fresh=False) for n, item in zip(names, grid[1])}
+                outputs = {n: replace(item, text=n) for n, item in zip(names, grid[1])}
             else:
                 continue
             arrays.update(outputs)
             roots.append(_Root(assign.value, text, set(outputs), convert.used, convert.calls))
-        for call, wrapper in function.consumers:
-            convert = self._converter(function, arrays)
-            text = convert.consumer(call, wrapper)
-            if text is not None:
-                roots.append(_Root(call, text, set(), convert.used, convert.calls))
         return roots, arrays
 
     def _fixes(self, function: _Function) -> dict[int, Fix]:
         """id(first NumPy call fed by a size of a rewritten computation) → its fix."""
         function.bindings = scope_bindings(function.node)
+        self._numbers(function)
         excluded: set[str] = set()
         while True:
-            roots, arrays = self._roots(function, excluded)
-            read = Counter(name.value for root in roots for name in root.reads)
-            # A NumPy local rewritten into a tensor must be read exactly once, and only by code
-            # that is rewritten too: anywhere else it would now be a tensor, or be shared.
-            escaping = {n for n in arrays if read[n] != 1 or _loads(function.node, n) != 1}
+            roots, _ = self._roots(function, excluded)
+            escaping = _escaping(function, roots)
             if not escaping:
                 break
             excluded |= escaping
@@ -331,11 +415,13 @@ class _Function:
     torch: str
     sizes: set[int] = field(default_factory=set)
     found: list[tuple[cst.Call, Any, bool]] = field(default_factory=list)
-    assigns: list[cst.Assign] = field(default_factory=list)
-    consumers: list[tuple[cst.Call, str]] = field(default_factory=list)
+    #: Single-target assignments and torch wrapper calls (call, its name), in source order.
+    events: list[Any] = field(default_factory=list)
     bindings: dict[str, list[Any]] = field(default_factory=dict)
     #: id(finding's call) → the torch text that replaces the expression holding it.
     texts: dict[int, str] = field(default_factory=dict)
+    #: Locals holding Python numbers → "int" or "float".
+    numbers: dict[str, str] = field(default_factory=dict)
 
     def order(self, call: cst.Call) -> int:
         return next(i for i, (c, _, _) in enumerate(self.found) if c is call)
@@ -369,14 +455,49 @@ def _groups(roots: list[_Root]) -> list[list[_Root]]:
     return groups
 
 
-def _loads(function: cst.FunctionDef, name: str) -> int:
-    """How many times ``name`` is read in ``function`` (attribute and keyword names aside)."""
-    count = 0
-    stack: list[cst.CSTNode] = [function.body]
+def _escaping(function: _Function, roots: list[_Root]) -> set[str]:
+    """Converted NumPy locals read by code that is not rewritten: there they would now be
+    tensors. A name bound once must have every read rewritten; a name bound by several
+    assignments of the function's own statement list, every read of a converted binding (the
+    reads after it, up to the next binding's value)."""
+    read = {id(name) for root in roots for name in root.reads}
+    converted = {id(root.node) for root in roots if root.binds}
+    names = {name for root in roots for name in root.binds}
+    statements = list(function.node.body.body)
+    versions: dict[str, list[tuple[int, cst.BaseExpression]]] = {}
+    for index, line in enumerate(statements):
+        if type(line) is cst.SimpleStatementLine and len(line.body) == 1 and type(line.body[0]) is cst.Assign \
+                and len(line.body[0].targets) == 1:
+            for name in bound_names(line.body[0].targets[0].target):
+                versions.setdefault(name, []).append((index, line.body[0].value))
+    escaping = set()
+    for name in names:
+        sites = len(function.bindings.get(name, ()))
+        if sites == 1:
+            loads = _load_nodes(function.node.body, name)
+            if not loads or any(id(load) not in read for load in loads):
+                escaping.add(name)
+            continue
+        bound = versions.get(name, [])
+        if len(bound) != sites:
+            escaping.add(name)  # also bound elsewhere (a loop, a branch): not followed
+            continue
+        for index, statement in enumerate(statements):
+            earlier = [value for at, value in bound if at < index]
+            if earlier and id(earlier[-1]) in converted and any(
+                    id(load) not in read for load in _load_nodes(statement, name)):
+                escaping.add(name)
+    return escaping
+
+
+def _load_nodes(root: cst.CSTNode, name: str) -> list[cst.Name]:
+    """The reads of ``name`` in ``root`` (attribute and keyword names aside)."""
+    found: list[cst.Name] = []
+    stack: list[cst.CSTNode] = [root]
     while stack:
         node = stack.pop()
         if type(node) is cst.Name and node.value == name:
-            count += 1
+            found.append(node)
         elif type(node) is cst.Attribute:
             stack.append(node.value)
             continue
@@ -390,14 +511,32 @@ def _loads(function: cst.FunctionDef, name: str) -> int:
                          type(t.target) not in (cst.Name, cst.Tuple, cst.List))
             continue
         stack.extend(children(node))
-    return count
+    return found
 
 
 # --- TRT712 ------------------------------------------------------------------------------
 
 
+def _read_of_name(expr: cst.BaseExpression) -> bool:
+    """``o.size(i)``, ``o.shape[i]``, ``values[i]`` of a plain name ``o`` (whatever it holds)."""
+    if type(expr) is cst.Subscript and len(expr.slice) == 1 and type(expr.slice[0].slice) is cst.Index:
+        base = expr.value
+        if type(base) is cst.Attribute and base.attr.value == "shape":
+            base = base.value
+        return type(base) is cst.Name
+    parts = method_call(expr) if type(expr) is cst.Call else None
+    return parts is not None and parts[1] == "size" and type(parts[0]) is cst.Name and len(expr.args) == 1
+
+
 SIZE_MIN_HELPER = "_trt_size_min"
 SIZE_MAX_HELPER = "_trt_size_max"
+SIZE_INT_HELPER = "_trt_size_int"
+_ROUNDING_HELPERS = {"ceil": "_trt_size_ceil", "floor": "_trt_size_floor"}
+#: Arithmetic whose result the helpers take (``/`` included: ``int(h / 2.5)``).
+_NUMBER_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide)
+_INTEGER_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide)
+
+
 
 
 class PythonMathOnSize(_SizeRule):
@@ -441,9 +580,20 @@ become `_trt_size_min(a, b)` / `_trt_size_max(a, b)`: the built-in itself in eag
 tensor a `clamp`/`maximum` that the graph keeps. Measured with torch 2.13, exported at
 width 8: the original's top-k of `max(w // 2, 1)` gives no value at width 1 (the trace kept
 "the size wins") and its `x[:, :min(w - 2, 3)]` keeps 3 columns at width 3 (the trace kept
-"3 wins"); the rewritten graph gives 1 value and 1 column, as eager does. Other uses are reported with the manual step:
-`int(s * 0.5)` → `s // 2` where the factor is a reciprocal of an integer, or compute the
-number outside the model and pass it in.
+"3 wins"); the rewritten graph gives 1 value and 1 column, as eager does. The same holds for
+operands that are configuration (`max(h - self.k, 0)`). Where no integer form is exact,
+`int(E)`, `math.ceil(E)`/`math.floor(E)` and `int(np.ceil(E))`/`int(np.floor(E))` of a number
+`E` built from sizes, literals and configuration with `+ - * / //` (`int(h * self.patch_size)`,
+`math.ceil(h / self.stride)`) become `_trt_size_int(E)`, `_trt_size_ceil(E)`,
+`_trt_size_floor(E)`: the built-in in eager mode (and everywhere but a trace), and while a trace
+passes a 0-d tensor, the traced `Ceil`/`Floor` and a cast to int64 (which truncates toward zero,
+as `int` does), so the value stays a traced size. Inside `migrate` or with `--facts`, the
+operands may also be sizes a caller handed down: a parameter (`patch_h` in Depth Anything's
+`int(patch_h * 14)`, `H` in a Swin stage's `int(np.ceil(H / self.window_size))`, the values of
+`input_h, input_w = input_shape` in mmcv's adaptive padding) where the recorded run read no
+tensor value at the call (its operands were numbers in eager mode) and the export warned there
+(a traced size met Python). Other uses are reported with the manual step: compute the number
+outside the model and pass it in.
 
 Fix safety: unsafe. The rewrite assumes the value is a `torch.Tensor`, so that its size
 is a Python `int` (the tensor is only evidenced by `forward`'s parameters, a `Tensor`
@@ -455,7 +605,10 @@ eager mode, `torch.jit.script` and `torch.export` the rewritten expression is th
 `int`. The `min`/`max` helpers also assume that a parameter annotated `int` holds an `int`
 (its annotation is taken at its word), and that, while the TorchScript exporter traces, the
 code after them accepts a 0-d tensor where it got the number (a top-k's K, a slice bound,
-a shape do; `range(k)` reads it back into a number as before, with the same TracerWarning).
+a shape, `F.interpolate`'s size, `F.pad`'s padding do; `range(k)` reads it back into a number
+as before, with the same TracerWarning). The `int`/`ceil`/`floor` helpers are exact in eager
+mode; while tracing, a traced `/` is float32 (a Python float is a double), so a quotient within
+float32's rounding of an integer can round the other way, and a configuration value is a number.
 `migrate` applies them as verified candidates (an input set with the axis stretched shows the
 baked choice). Applies to every TensorRT version.""",
         fix=Safety.UNSAFE,
@@ -485,6 +638,17 @@ baked choice). Applies to every TensorRT version.""",
                 unsafe=True,
             ),
             Example(
+                "class Head(nn.Module):\n"
+                "    def forward(self, x):\n"
+                "        h, w = x.shape[2:]\n"
+                "        return F.interpolate(x, (int(h * self.scale), int(w * self.scale)))\n",
+                "class Head(nn.Module):\n"
+                "    def forward(self, x):\n"
+                "        h, w = x.shape[2:]\n"
+                "        return F.interpolate(x, (_trt_size_int(h * self.scale), _trt_size_int(w * self.scale)))\n",
+                unsafe=True,
+            ),
+            Example(
                 "class Half(nn.Module):\n"
                 "    def forward(self, x):\n"
                 "        k = max(x.shape[1] // 2, 1)\n"
@@ -503,6 +667,8 @@ baked choice). Applies to every TensorRT version.""",
     def __init__(self, context) -> None:
         super().__init__(context)
         self._topk_arguments: set[int] = set()
+        #: ``math.ceil(E)`` inside ``int(...)``: rewritten with the ``int`` call.
+        self._rounded: set[int] = set()
 
     def _builtin(self, func: cst.BaseExpression) -> str | None:
         if type(func) is cst.Name and func.value in ("min", "max", "int", "float", "round"):
@@ -525,30 +691,39 @@ baked choice). Applies to every TensorRT version.""",
             # A top-k's K built with min()/max() of a size is TRT802/TRT803's (one finding per construct).
             self._topk_arguments.update(id(arg.value) for arg in node.args)
             return
-        if id(node) in self._topk_arguments:
+        if id(node) in self._topk_arguments or id(node) in self._rounded:
             return
         builtin = self._builtin(node.func)
         name = builtin or self._math(node.func)
         if name is None:
             return
         positional = [a.value for a in node.args if a.keyword is None]
+        observed = self._observed_size(node)
         if builtin in ("min", "max"):
             if len(positional) < 2 or len(positional) != len(node.args):
                 return  # `max(sizes)` of a list, `key=`: not about one size
-            if not any(self.size_derived(v) for v in positional):
+            if not observed and not any(self.size_derived(v) for v in positional):
                 return
         elif builtin is not None:
-            if not positional or not self.size_derived(positional[0]) or self.is_tensor(positional[0]):
+            if not positional:
                 return
-        elif not any(self.size_derived(v) for v in positional):
+            rounded = self._rounding(positional[0]) if builtin == "int" else None
+            operand = rounded[1] if rounded is not None else positional[0]
+            if not observed and (not self.size_derived(operand) or self.is_tensor(operand)):
+                return
+        elif not observed and not any(self.size_derived(v) for v in positional):
             return
-        fix = self._fix(node, name, builtin is not None, positional)
+        fix = self._fix(node, name, builtin is not None, positional) or self._rounded_fix(node, builtin)
         text = short_code(node)
-        if builtin in ("min", "max") and len(positional) == 2 and all(map(self.integer_size, positional)):
-            helper = SIZE_MIN_HELPER if builtin == "min" else SIZE_MAX_HELPER
-            fix = Fix({node: helper_call(helper, *positional)}, safety=Safety.UNSAFE, helpers=(helper,))
+        helper = self._helper_fix(node, builtin or "", name, positional, observed) if fix is None else None
+        if builtin in ("min", "max") and helper is not None:
+            fix, used = helper
             message = (f"`{text}` compares a traced size in Python: the TorchScript export keeps the example's "
-                       f"choice as a constant; {helper} keeps the choice in the graph while tracing")
+                       f"choice as a constant; {used} keeps the choice in the graph while tracing")
+        elif helper is not None:
+            fix, used = helper
+            message = (f"`{text}` turns a traced size into a Python number: the TorchScript export keeps the "
+                       f"example's value; {used} keeps it a traced integer while tracing")
         elif fix is not None:
             message = (f"`{text}` turns a traced size into a Python number: the TorchScript export keeps the "
                        "example's value; integer arithmetic on the size stays in the graph")
@@ -563,6 +738,83 @@ baked choice). Applies to every TensorRT version.""",
                        "example's value; use integer arithmetic on the size (`s // k`, `(s + k - 1) // k`) or "
                        "pass the number in as an input")
         self.found(node, message, fix)
+
+    def _observed_size(self, node: cst.Call) -> bool:
+        """Facts say ``node`` is about sizes: the observed export warned at its line that a traced
+        value became a Python number, and the eager runs read no tensor value there (its operands
+        were numbers then: sizes handed down by a caller, ``patch_h`` in ``int(patch_h * 14)``)."""
+        return self._observed.known and self.traced_at(node) and self._observed.reads_values(node) is False
+
+    def _rounding(self, expr: cst.BaseExpression) -> tuple[str, cst.BaseExpression] | None:
+        """``("ceil", E)`` for ``math.ceil(E)``/``np.ceil(E)`` (floor alike): what ``int()`` of it rounds."""
+        if type(expr) is not cst.Call or len(expr.args) != 1 or expr.args[0].keyword or expr.args[0].star:
+            return None
+        for qualified in self.context.qualified_names(expr.func):
+            module, _, function = qualified.rpartition(".")
+            if module in ("math", "numpy") and function in ("ceil", "floor"):
+                return function, expr.args[0].value
+        return None
+
+    def _rounded_fix(self, node: cst.Call, builtin: str | None) -> Fix | None:
+        """``int(math.ceil(s / k))`` (or ``np.ceil``): the integer form of the inner call, for the whole."""
+        rounded = self._rounding(node.args[0].value) if builtin == "int" and len(node.args) == 1 else None
+        if rounded is None:
+            return None
+        inner = node.args[0].value
+        fix = self._fix(inner, rounded[0], False, [rounded[1]])  # type: ignore[arg-type]
+        if fix is None:
+            return None
+        self._rounded.add(id(inner))
+        return Fix({node: next(iter(fix.replacements.values()))}, safety=Safety.UNSAFE)
+
+    def _number(self, expr: cst.BaseExpression, observed: bool, integer: bool = False) -> bool:
+        """A number the helpers may take: sizes, literals, configuration (``self.patch_size``,
+        ``self.stride[0]``) and ``+ - * / //`` of those; with ``observed``, any plain name too.
+        ``integer``: no float literal, no ``/`` (configuration and names are taken as ints)."""
+        if type(expr) is cst.Integer or self.integer_size(expr):
+            return True
+        if not integer and (type(expr) is cst.Float or self.size_derived(expr)):
+            return True
+        operators = _INTEGER_OPERATORS if integer else _NUMBER_OPERATORS
+        if type(expr) is cst.BinaryOperation and type(expr.operator) in operators:
+            return self._number(expr.left, observed, integer) and self._number(expr.right, observed, integer)
+        if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Minus:
+            return self._number(expr.expression, observed, integer)
+        if type(expr) is cst.Subscript and len(expr.slice) == 1 and type(expr.slice[0].slice) is cst.Index \
+                and int_value(expr.slice[0].slice.value) is not None:  # type: ignore[union-attr]
+            return configuration(expr.value) or observed and self._loose_size(expr)
+        if configuration(expr):
+            return True
+        return observed and (type(expr) is cst.Name or self._loose_size(expr) or _read_of_name(expr))
+
+    def _helper_fix(self, node: cst.Call, builtin: str, name: str, positional: list[cst.BaseExpression],
+                    observed: bool) -> tuple[Fix, str] | None:
+        """The call → a helper that is the same call in eager mode and keeps the traced size while
+        tracing: ``_trt_size_min``/``_max``, ``_trt_size_int``, ``_trt_size_ceil``/``_floor``."""
+        if len(positional) != len(node.args):
+            return None
+        if builtin in ("min", "max"):
+            # Integers only: with a float the traced choice would be a float tensor where eager
+            # code may have got an int.
+            if len(positional) != 2 or not all(self._number(v, observed, integer=True) for v in positional):
+                return None
+            helper, arguments = SIZE_MIN_HELPER if builtin == "min" else SIZE_MAX_HELPER, positional
+        elif len(positional) != 1:
+            return None
+        elif builtin == "int":
+            rounded = self._rounding(positional[0])
+            if rounded is not None:
+                self._rounded.add(id(positional[0]))  # rewritten with this call: no finding of its own
+                helper, arguments = _ROUNDING_HELPERS[rounded[0]], [rounded[1]]
+            else:
+                helper, arguments = SIZE_INT_HELPER, positional
+        elif not builtin and name in _ROUNDING_HELPERS:
+            helper, arguments = _ROUNDING_HELPERS[name], positional
+        else:
+            return None
+        if not all(self._number(v, observed) for v in arguments):
+            return None
+        return Fix({node: helper_call(helper, *arguments)}, safety=Safety.UNSAFE, helpers=(helper,)), helper
 
     def _fix(self, node: cst.Call, name: str, builtin: bool, positional: list[cst.BaseExpression]) -> Fix | None:
         if len(node.args) != 1 or node.args[0].keyword is not None:

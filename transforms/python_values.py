@@ -243,6 +243,12 @@ every TensorRT version.""",
         self._tensors.pop()
         self._functions.pop()
 
+    def _size_conversion(self, node: cst.Call) -> bool:
+        """The recorded runs read no tensor value here but the export warned at the line: the
+        operand is a number in eager mode and a traced size in the trace (``int(patch_h * 14)``
+        with ``patch_h`` handed down from ``x.shape``), TRT712's."""
+        return self._observed.known and self._observed.reads_values(node) is False and self._observed.traced(node)
+
     def _is_tensor(self, expr: cst.BaseExpression) -> bool:
         if not self._tensors:
             return False
@@ -300,6 +306,7 @@ every TensorRT version.""",
             and not has_star_args(node) and node.args[0].keyword is None
             and not self.context.qualified_names(func)
             and (self._is_tensor(node.args[0].value) or self._observed.reads_values(node) is True)
+            and not self._size_conversion(node)
         ):
             self.found(node, f"`{short_code(node)}` reads a tensor value into Python: the traced export keeps the "
                        "example's value as a constant; keep it a tensor or pass it in as an input")

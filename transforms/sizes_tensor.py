@@ -3,8 +3,8 @@
 ``spatial_shapes = torch.as_tensor([(h, w) for each level])`` (Deformable DETR's spatial
 shapes) reads every traced size into a Python number; the graph keeps the example's sizes.
 The rule finds ``torch.as_tensor(X, ...)`` and ``torch.tensor(X, ...)`` where ``X`` is a
-list/tuple display of sizes, or a local list that starts empty and only gets sizes
-appended, and calls ``_trt_sizes_tensor`` (:mod:`trtcodemod.helpers.sizes_tensor`) instead.
+list/tuple display of sizes, a list comprehension of them, or a local list that starts empty
+and only gets sizes appended, and calls ``_trt_sizes_tensor`` (:mod:`trtcodemod.helpers.sizes_tensor`) instead.
 What a size is comes from :mod:`trtcodemod.transforms._size_facts`.
 """
 
@@ -14,7 +14,7 @@ import libcst as cst
 
 from trtcodemod.astutil import method_call, short_code
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
-from trtcodemod.transforms._size_facts import TS_PITFALLS
+from trtcodemod.transforms._size_facts import _INTEGER_OPERATORS, TS_PITFALLS
 from trtcodemod.transforms._size_facts import SizeRule
 
 HELPER = "_trt_sizes_tensor"
@@ -38,7 +38,11 @@ What it finds, in forward code: `torch.as_tensor(X, ...)` and `torch.tensor(X, .
 `X` is a list or tuple display of tensor sizes (`[(h1, w1), (h2, w2)]`, with `h, w =
 x.shape[2:]`), or a local name bound to an empty list (`shapes = []`) that only ever gets
 sizes appended (`shapes.append((h, w))`, also through a name bound to such a tuple) before
-the call. What a size is is decided as for TRT711–TRT715 (`x.shape[i]`, `x.size(i)`, names
+the call, or a list comprehension whose items are such displays: read from an item of a list of
+sizes (`[[s[1], s[0]] for s in shapes]`, with `+ - * //` and integer literals) or from an item
+of any other list (`[f.shape[-2:] for f in feats]`, `[(f.size(2), f.size(3)) for f in feats]`,
+`[list(f.shape[-2:]) for f in feats]`), the latter loose sizes as below. What a size is is
+decided as for TRT711–TRT715 (`x.shape[i]`, `x.size(i)`, names
 unpacked from `x.shape`, arithmetic on those); a size of an object not shown to be a tensor
 (the loop variable in `for source in sources: h, w = source.shape[2:]`) counts only where the
 observed export warned at the call (inside `migrate`, or with `--facts`). Deformable DETR
@@ -108,6 +112,17 @@ Applies to every TensorRT version.""",
                 "        return _trt_sizes_tensor(shapes, device=x.device)\n",
                 unsafe=True,
             ),
+            Example(
+                "class Levels(nn.Module):\n"
+                "    def forward(self, x, y):\n"
+                "        shapes = [x.shape[2:], y.shape[2:]]\n"
+                "        return torch.tensor([[s[1], s[0]] for s in shapes])\n",
+                "class Levels(nn.Module):\n"
+                "    def forward(self, x, y):\n"
+                "        shapes = [x.shape[2:], y.shape[2:]]\n"
+                "        return _trt_sizes_tensor([[s[1], s[0]] for s in shapes])\n",
+                unsafe=True,
+            ),
         ),
         references=(TS_PITFALLS, "https://pytorch.org/docs/stable/generated/torch.as_tensor.html",
                     "https://pytorch.org/docs/stable/generated/torch.stack.html"),
@@ -119,6 +134,9 @@ Applies to every TensorRT version.""",
         #: built with ``append`` and for names bound to a display of sizes (``s = (h, w)``).
         self._lists: list[dict[str, int]] = []
         self._displays: list[dict[str, int]] = []
+        #: Comprehension targets being looked at, innermost last: name → how sure each item of the
+        #: iterable is a nest of sizes (0: an item of something else, such as a list of features).
+        self._items: list[tuple[str, int]] = []
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         super().visit_FunctionDef(node)
@@ -158,8 +176,85 @@ Applies to every TensorRT version.""",
         if sure:
             displays[name] = sure
 
+    def _item(self, expr: cst.BaseExpression) -> tuple[str, int] | None:
+        """The comprehension target ``expr`` names (it shadows a local of the same name)."""
+        if type(expr) is cst.Name:
+            for item in reversed(self._items):
+                if item[0] == expr.value:
+                    return item
+        return None
+
+    def _item_size(self, expr: cst.BaseExpression) -> int | None:
+        """How sure ``expr`` is a size read from a comprehension target; None where ``expr``
+        does not involve one (``s[1]`` of an item of a list of sizes, ``f.shape[2]`` or
+        ``f.size(3)`` of an item of anything else: loose, counted where the export warned)."""
+        if type(expr) is cst.Subscript and len(expr.slice) == 1 and type(expr.slice[0].slice) is cst.Index:
+            item = self._item(expr.value)
+            if item is not None:
+                return item[1]
+            if self._item_shape(expr.value) is not None:
+                return LOOSE
+        if type(expr) is cst.Call and len(expr.args) == 1 and expr.args[0].keyword is None:
+            parts = method_call(expr)
+            if parts is not None and parts[1] == "size" and self._item(parts[0]) is not None:
+                return LOOSE
+        if self._item(expr) is not None:
+            return 0  # an item alone is a display, not one integer
+        return None
+
+    def _item_leaf(self, expr: cst.BaseExpression) -> int:
+        """How sure ``expr`` (reading a comprehension target) is one integer size: a size read
+        from the target, or ``+ - * //`` of those with integer literals (``s[0] // 2``)."""
+        found = self._item_size(expr)
+        if found is not None:
+            return found
+        if type(expr) is cst.Integer:
+            return SIZE
+        if type(expr) is cst.BinaryOperation and type(expr.operator) in _INTEGER_OPERATORS:
+            return min(self._item_leaf(expr.left), self._item_leaf(expr.right))
+        if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Minus:
+            return self._item_leaf(expr.expression)
+        return 0
+
+    def _item_shape(self, expr: cst.BaseExpression) -> int | None:
+        """``f.shape``, ``f.shape[a:b]``, ``f.size()`` of a comprehension target ``f``: LOOSE."""
+        if type(expr) is cst.Subscript and all(type(e.slice) is cst.Slice for e in expr.slice):
+            expr = expr.value
+        owner = None
+        if type(expr) is cst.Attribute and expr.attr.value == "shape":
+            owner = expr.value
+        elif type(expr) is cst.Call and not expr.args:
+            parts = method_call(expr)
+            owner = parts[0] if parts is not None and parts[1] == "size" else None
+        return LOOSE if owner is not None and self._item(owner) is not None else None
+
+    def _comprehension(self, expr: cst.BaseExpression) -> int:
+        """How sure ``[E for v in items if ...]`` (one ``for``) is a non-empty nest of sizes:
+        ``E`` read from ``v``, an item of a list of sizes or of feature maps."""
+        if type(expr) is not cst.ListComp:
+            return 0
+        loop = expr.for_in
+        if loop.inner_for_in is not None or loop.asynchronous is not None or type(loop.target) is not cst.Name:
+            return 0
+        # The iterable is evaluated outside the comprehension's scope.
+        of_sizes = self._nest(loop.iter)
+        self._items.append((loop.target.value, of_sizes))
+        try:
+            return self._leaf(expr.elt) or self._display(expr.elt)
+        finally:
+            self._items.pop()
+
+    def _nest(self, expr: cst.BaseExpression) -> int:
+        """How sure ``expr`` is a nest of sizes: a display, or a local list appended with sizes."""
+        if type(expr) is cst.Name and self._lists and expr.value in self._lists[-1] and self._local(expr.value) \
+                and self._item(expr) is None:
+            return self._lists[-1][expr.value]
+        return self._display(expr)
+
     def _leaf(self, expr: cst.BaseExpression) -> int:
         """How sure ``expr`` is one integer computed from a size (0: it is not)."""
+        if self._items and any(self._item(n) is not None for n in _names(expr)):
+            return self._item_leaf(expr)
         if self.integer_size(expr) and self._sized(expr):
             return SIZE
         if self._loose_size(expr):
@@ -178,6 +273,17 @@ Applies to every TensorRT version.""",
 
     def _display(self, expr: cst.BaseExpression) -> int:
         """How sure ``expr`` is a non-empty nest of sizes (integer literals may join them)."""
+        item = self._item(expr)
+        if item is not None:
+            return item[1]
+        if self._items and self._item_shape(expr) is not None:
+            return LOOSE
+        if type(expr) is cst.Call and type(expr.func) is cst.Name and expr.func.value in ("list", "tuple") \
+                and len(expr.args) == 1 and expr.args[0].keyword is None and not expr.args[0].star \
+                and not self.context.resolver.binds(expr.func.value):
+            return self._display(expr.args[0].value)  # `list(f.shape[-2:])`: the same sizes
+        if type(expr) is cst.ListComp:
+            return self._comprehension(expr)
         if type(expr) is cst.Name and self._displays and expr.value in self._displays[-1] \
                 and self._local(expr.value):
             return self._displays[-1][expr.value]
@@ -213,11 +319,7 @@ Applies to every TensorRT version.""",
         if len(positional) != 1 or node.args[0] is not positional[0] or any(
                 a.star or a.keyword.value not in _KEYWORDS for a in node.args[1:]):  # type: ignore[union-attr]
             return
-        data = positional[0].value
-        if type(data) is cst.Name and data.value in self._lists[-1] and self._local(data.value):
-            sure = self._lists[-1][data.value]
-        else:
-            sure = self._display(data)
+        sure = self._nest(positional[0].value)
         if not sure or (sure == LOOSE and not self.traced_at(node)):
             return
         fix = Fix({node: node.with_changes(func=cst.Name(HELPER))}, safety=Safety.UNSAFE, helpers=(HELPER,))
@@ -236,6 +338,21 @@ Applies to every TensorRT version.""",
             lists[name] = min(lists[name], sure)
         else:
             lists.pop(name)
+
+
+def _names(expr: cst.BaseExpression) -> list[cst.Name]:
+    """The names ``expr`` reads (attribute names aside)."""
+    found: list[cst.Name] = []
+    stack: list[cst.CSTNode] = [expr]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.Name:
+            found.append(node)
+        elif type(node) is cst.Attribute:
+            stack.append(node.value)
+        else:
+            stack.extend(node.children)
+    return found
 
 
 RULES = (SizesTensor,)

@@ -1,4 +1,5 @@
-"""``min``/``max`` of sizes, kept in the graph while the TorchScript exporter traces.
+"""``min``/``max``/``int``/``math.ceil``/``math.floor`` of sizes, kept in the graph while the
+TorchScript exporter traces.
 
 Under ``torch.jit.trace`` (which the TorchScript exporter runs) a tensor's size is a traced
 0-d tensor. Python's ``min``/``max`` compare it into a ``bool`` and return one of the
@@ -6,6 +7,9 @@ operands: the trace keeps the example's choice. These helpers are the built-in e
 else (eager, scripting, fx, ``torch.compile``, ``torch.export`` and the dynamo exporter,
 which keeps ``min``/``max`` of symbolic sizes itself), and only while a trace meets a
 tensor operand do they compute the choice with a traced ``clamp``/``minimum``/``maximum``.
+``int``, ``ceil`` and ``floor`` of a traced size (``int(h * scale)``, ``math.ceil(h / s)``) read
+it into a Python number the same way; their helpers keep it a 0-d ``int64`` tensor there
+(``Ceil``/``Floor`` and a cast in the graph, the cast truncating toward zero as ``int`` does).
 """
 
 import torch
@@ -36,3 +40,58 @@ def _trt_size_traced(largest: bool, a: int, b: int) -> int:
     if not isinstance(b, torch.Tensor):
         return torch.clamp(a, min=b) if largest else torch.clamp(a, max=b)
     return torch.maximum(a, b) if largest else torch.minimum(a, b)
+
+
+def _trt_size_int(value: int | float) -> int:
+    """``int(value)``; the traced number as an ``int64`` 0-d tensor while a trace passes a tensor."""
+    if not torch.jit.is_scripting():
+        if torch.jit.is_tracing() and isinstance(value, torch.Tensor):
+            return _trt_size_rounded(value, "trunc")
+        return int(value)
+    if isinstance(value, int):
+        return value
+    return int(value)
+
+
+def _trt_size_ceil(value: int | float) -> int:
+    """``math.ceil(value)``; a traced ``ceil`` while a trace passes a tensor."""
+    if not torch.jit.is_scripting():
+        if torch.jit.is_tracing() and isinstance(value, torch.Tensor):
+            return _trt_size_rounded(value, "ceil")
+        # What math.ceil does: the value's own __ceil__, else that of its float.
+        ceil = getattr(value, "__ceil__", None)
+        return ceil() if ceil is not None else _trt_size_real(value).__ceil__()
+    if isinstance(value, int):
+        return value
+    return -int(-value // 1.0)  # TorchScript has no math here; the same for every finite float
+
+
+def _trt_size_floor(value: int | float) -> int:
+    """``math.floor(value)``; a traced ``floor`` while a trace passes a tensor."""
+    if not torch.jit.is_scripting():
+        if torch.jit.is_tracing() and isinstance(value, torch.Tensor):
+            return _trt_size_rounded(value, "floor")
+        floor = getattr(value, "__floor__", None)
+        return floor() if floor is not None else _trt_size_real(value).__floor__()
+    if isinstance(value, int):
+        return value
+    return int(value // 1.0)
+
+
+@torch.jit.unused
+def _trt_size_real(value):
+    """``value`` as the float ``math.ceil``/``math.floor`` read (a string is no number to them)."""
+    if not (hasattr(value, "__float__") or hasattr(value, "__index__")):
+        raise TypeError(f"must be real number, not {type(value).__name__}")
+    return float(value)
+
+
+@torch.jit.unused
+def _trt_size_rounded(value, how):
+    """The traced integer: ``ceil``/``floor`` of a float, then ``int64`` (a cast truncates toward zero)."""
+    if value.is_floating_point():
+        if how == "ceil":
+            value = torch.ceil(value)
+        elif how == "floor":
+            value = torch.floor(value)
+    return value.to(torch.int64)
