@@ -27,6 +27,39 @@ def state_problems(report: dict[str, Any], facts: Facts | None) -> list[Any]:
     return [p for p in locate(report, "before", facts) if p.kind == "state" and p.rule == "TRT703"]
 
 
+def compared_state(model_file: str, facts: Facts | None) -> list[Any]:
+    """TRT703 problems the input sets cannot show: forward writes ``self.<s>`` and the code compares
+    it with a number (``if self.frame > 10:``), so the export, which keeps the traced call's value,
+    differs from the frame the comparison turns on, though the graph matched on the few calls observed."""
+    from trtcodemod.temporal.reach import comparisons
+
+    from .locate import Problem
+
+    writes = [e for e in (facts.events if facts is not None else []) if e.get("kind") == "state_write"
+              and norm(e.get("path") or "") == norm(model_file) and e.get("attribute")]
+    if not writes:
+        return []
+    try:
+        import libcst as cst
+
+        source = Path(model_file).read_text(encoding="utf-8")
+        classes = [s.name.value for s in cst.parse_module(source).body if type(s) is cst.ClassDef]
+    except Exception:  # noqa: BLE001 - the main check reports a file it cannot read or parse
+        return []
+    out: dict[tuple[int, str], Any] = {}
+    for event in writes:
+        attr = event["attribute"]
+        found = [c for cls in classes for c in comparisons(source, cls, [attr])]
+        if found and (event["line"], attr) not in out:
+            c = found[0]
+            out[(event["line"], attr)] = Problem(
+                "state", event["path"], event["line"], "(module state)", "TRT703",
+                f"forward writes `self.{attr}`, and line {c.line} compares it with {c.number} "
+                f"(`{c.code}`): the exported graph keeps the traced call's value, so it differs from the frame "
+                "that comparison turns on, which the observed calls need not reach")
+    return list(out.values())
+
+
 #: TRT721's message on an optional forward input (its other case is state on self, TRT703's).
 _OPTIONAL = "tests an optional forward input"
 
@@ -82,7 +115,15 @@ def add_lift(spec: VerifySpec, report: dict[str, Any], sources: dict[str, tuple[
              ) -> dict[str, tuple[bytes, bytes]]:
     """Plan, apply and report the lift where TRT703 state is located; the files to write."""
     problems = [p for p in state_problems(original, facts) if not _in_refreshed_cache(p, report)]
-    optional = optional_problems([str(locate_layout(spec.model_file).model_file)], facts)
+    model_file = str(locate_layout(spec.model_file).model_file)
+    if not problems:
+        problems = [p for p in compared_state(model_file, facts) if not _in_refreshed_cache(p, report)]
+        # Not located by the verification (its graph matched on the input sets): a problem all the same.
+        for p in problems:
+            report["remaining"].append({"op": p.op, "source": p.source, "rule": p.rule, "message": p.message,
+                                        "kind": "state", "exporter": None, "severity": "error"})
+            report["exit_code"] = max(report.get("exit_code", 1), 1)
+    optional = optional_problems([model_file], facts)
     if not problems and not optional:
         return sources
     progress("lifting per-frame state (TRT703) and optional inputs (TRT721)" if optional
@@ -93,17 +134,27 @@ def add_lift(spec: VerifySpec, report: dict[str, Any], sources: dict[str, tuple[
                              "optional": data.get("optional", []),
                              "frames": data.get("frames", 0), "mismatch": data.get("mismatch"),
                              "refusals": list(data.get("refusals", [])), "files": [], "contract": data.get("contract"),
-                             "contract_markdown": data.get("contract_md"), "error": data.get("error")}
+                             "contract_markdown": data.get("contract_md"), "error": data.get("error"),
+                             "reach": data.get("reach"), "step": data.get("step", [])}
     report["lift"] = entry
+    _name_step_findings(report, data, model_file)
     files: dict[str, str] = data.get("files") or {}
     model_path = next((p for p in files if p.endswith(".py") and not p.endswith("_export.py")), None)
     if model_path and any(norm(p) == norm(model_path) for p in sources):
         entry["refusals"].append(f"{model_path}: other fixes rewrite this file too; write them, then run migrate "
                                  "again to lift the state")
         files = {}
+    wrapper = next((Path(p).name for p in files if p.endswith("_export.py")), "the wrapper")
+    proved = data.get("proof") or {}
+    verdict = _wrapper_verdict(proved, wrapper)
+    if files and proved.get("equivalent") is not True:
+        # Nothing unproved is written: the lift is reverted, in the dry run and with --write alike.
+        _revert(report, entry, lines, verdict)
+        files = {}
     if not files:
         # The export covers only the call the inputs function makes: say so at each optional input's test.
-        why = "; ".join(entry["refusals"]) or entry.get("mismatch") or entry.get("error") or "not lifted"
+        why = "; ".join(entry["refusals"]) or entry.get("reverted") or entry.get("mismatch") or entry.get("error") \
+            or "not lifted"
         for path, line, rule in lines:
             if rule == "TRT721":
                 report["remaining"].append({
@@ -120,10 +171,7 @@ def add_lift(spec: VerifySpec, report: dict[str, Any], sources: dict[str, tuple[
         report["diff"] += unified_diff(path, old, text.encode("utf-8"))
     entry["files"] = sorted(files)
     report["changed_files"] = sorted({*report.get("changed_files", []), *files})
-    wrapper = next((Path(p).name for p in files if p.endswith("_export.py")), "the wrapper")
-    proved = data.get("proof") or {}
     entry["proof"] = proved or None
-    verdict = _wrapper_verdict(proved, wrapper)
     what = [f"`self.{s}`" for s in entry["states"]] + [f"`{p}` given and None" for p in entry["optional"]]
     proof = (f"lift-state (unsafe by label: see `trtcodemod explain TRT703`): the adapter equals the original on "
              f"{entry['frames']} frames, outputs and {', '.join(what)} bit for bit; {verdict}")
@@ -132,10 +180,22 @@ def add_lift(spec: VerifySpec, report: dict[str, Any], sources: dict[str, tuple[
     for path, line, rule in lines:
         report["applied"].append({"rule": rule, "path": path, "line": line, "proof": proof,
                                   "message": messages[rule], "landed": True})
+    for fixed in (f for f in data.get("step", []) if f["fixed"]):
+        # A rule's fix in the lifted forward_step (a branch on the state made a torch.where): a
+        # candidate, kept because the rewrite and the wrapper are proved over the frames.
+        report["applied"].append({"rule": fixed["rule"], "path": model_file, "line": fixed["line"] or 0,
+                                  "message": fixed["said"], "landed": True,
+                                  "proof": f"in the lifted forward_step, where the state is a tensor input: a "
+                                           f"candidate, kept because the adapter equals the original on "
+                                           f"{entry['frames']} frames and {verdict}"})
     report["remaining"] = [r for r in report["remaining"]
                            if not (r.get("rule") in ("TRT703", "TRT721") and r.get("kind") in ("state", "finding"))]
     report["info"] = [i for i in report.get("info", []) if not (i.get("rule") == "TRT721" and any(
         norm(i.get("path") or "") == norm(path) and i.get("line") == line for path, line, _ in lines))]
+    for far in (data.get("reach") or {}).get("beyond", []):
+        report["remaining"].append({"op": "(frames not reached)", "source": f"{model_file}:{far['line']}",
+                                    "rule": "TRT703", "message": far["note"], "kind": "finding", "exporter": None,
+                                    "severity": "warning"})
     if _wrapper_proved(proved):
         # The model's own forward keeps its state on self by design (its export still freezes it);
         # the wrapper is what is exported, and it follows the original over every frame.
@@ -154,6 +214,33 @@ def add_lift(spec: VerifySpec, report: dict[str, Any], sources: dict[str, tuple[
     deployable = after.get("exported") and after.get("trt_errors") == 0 and report.get("equivalent")
     report["exit_code"] = 0 if deployable and not errors_left else max(report.get("exit_code", 1), 1)
     return new_sources
+
+
+def _revert(report: dict[str, Any], entry: dict[str, Any], lines: list[tuple[str, int, str]], verdict: str) -> None:
+    """Record a lift whose wrapper is not proved as reverted: in the applied list (not landed, and
+    why), among the reverted fixes, and at the state problems it leaves where they were."""
+    why = f"lift reverted (not written): {verdict}"
+    entry["reverted"] = why
+    for path, line, rule in lines:
+        report["applied"].append({"rule": rule, "path": path, "line": line, "proof": why, "reverted": why,
+                                  "message": "per-frame state lifted into inputs and outputs" if rule == "TRT703"
+                                  else "optional input lifted", "landed": False})
+        report["reverted"].append({"rule": rule, "path": path, "line": line, "why": why})
+    for item in report["remaining"]:
+        if item.get("kind") in ("unfaithful", "state") and item.get("rule") in (None, "TRT703"):
+            item["message"] = f"{why}; {item['message']}"
+    report["exit_code"] = max(report.get("exit_code", 1), 1)
+
+
+def _name_step_findings(report: dict[str, Any], data: dict[str, Any], model_file: str) -> None:
+    """Each decision on the state that the lift makes a tensor branch and no rule rewrites: at its line."""
+    for found in data.get("step", []):
+        if found["fixed"]:
+            continue
+        report["remaining"].append({"op": "(decision on lifted state)", "rule": found["rule"], "kind": "finding",
+                                    "source": f"{model_file}:{found['line']}" if found["line"] else model_file,
+                                    "message": found["refusal"] or found["said"], "exporter": None, "severity": "error"})
+        report["exit_code"] = max(report.get("exit_code", 1), 1)
 
 
 def _wrapper_proved(proof: dict[str, Any]) -> bool:

@@ -171,7 +171,8 @@ def _lift_text(lift: dict[str, Any] | None) -> list[str]:
         out += [f"  file    {_rel(path)}" for path in lift["files"]]
         out += ["  " + line for line in (lift.get("contract_markdown") or "").splitlines() if line]
     else:
-        reasons = lift.get("refusals") or [lift.get("mismatch") or lift.get("error") or "not lifted"]
+        reasons = lift.get("refusals") or [lift.get("reverted") or lift.get("mismatch") or lift.get("error")
+                                           or "not lifted"]
         out += [f"  not lifted: {reason}" for reason in reasons]
     return out
 
@@ -189,7 +190,7 @@ def _summary_rows(reports: Sequence[dict[str, Any]]) -> list[list[str]]:
     rows = []
     for r in reports:
         b, a = r.get("before") or {}, r.get("after") or {}
-        rules = sorted({f["rule"] for f in r.get("applied", [])})
+        rules = sorted({f["rule"] for f in r.get("applied", []) if not f.get("reverted")})
         rows.append([r["name"], f"{_yes(b.get('exported'))}/{_yes(a.get('exported'))}",
                      f"{_yes(b.get('faithful'))}/{_faithful(a)}",
                      f"{'?' if b.get('trt_errors') is None else b['trt_errors']}->"

@@ -256,15 +256,18 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, files: list[str
         if not plan.update(findings, locate(final, "after", None), facts, spec.rewrite.unsafe):
             break
     applied, done = {d.key for d in plan.applied}, {d.key for d in verified}
+    if final is not None and not applied <= done:
+        plan = _restrict(plan, verified)  # new fixes planned too late: report what was verified
+    if final is not None and not final.get("equivalent"):
+        _revert_unproved(plan)
+    applied = {d.key for d in plan.applied}
     if final is not None and applied != done:
         if not applied:
             final = None  # every fix was reverted: the model stays the original
-        elif applied < done:
-            # Only reverts since the last verification (round limit): verify what is left, once more.
+        else:
+            # Only reverts since the last verification: verify what is left, once more.
             progress("rewrite and verify without the reverted fixes")
             final = session.verify(plan_fixer(plan, facts), extra_files=extra)
-        else:
-            plan = _restrict(plan, verified)  # new fixes planned too late: report what was verified
     return _finish(spec, report, original, final, plan, facts, files, retrace)
 
 
@@ -280,6 +283,15 @@ def _revert_culprits(final: dict[str, Any], plan: Plan) -> bool:
     # No single rule reproduces the difference: the fixes break it together; take them all back.
     rules = {d.finding.rule for d in plan.applied}
     return plan.revert(rules, "breaks equivalence together with " + ", ".join(sorted(rules)))
+
+
+def _revert_unproved(plan: Plan) -> None:
+    """A candidate is kept only when the verification shows the rewrite equivalent: where it does
+    not (the original's own graph differing the same way included), its assumption is unproved."""
+    for d in plan.applied:
+        if d.candidate:
+            plan.reverted[d.key] = ("not proved: the rewritten model is not equivalent to the original, so the "
+                                    "verification could not test this candidate's assumption")
 
 
 def _restrict(plan: Plan, verified: list[Any]) -> Plan:

@@ -17,8 +17,11 @@ from typing import Any, Callable, Sequence
 
 import libcst as cst
 
+from trtcodemod.versions import DEFAULT_TARGET
+
 from .contract import DeploymentContract
 from .lift import LiftOptional, LiftResult, Refusal, _functions, _self_attr, _writes, lift
+from .newcode import StepFinding, check_step
 from .observe import (
     ObservedOptional, ObservedState, mix_optional, observe_optional, observe_states, optional_inputs, state_attributes,
 )
@@ -41,6 +44,8 @@ class LiftOutcome:
     frames_checked: int = 0
     mismatch: str | None = None  # the first frame where the rewrite differed, or None
     refusals: list[Refusal] = field(default_factory=list)
+    #: What the rules found in the lifted forward_step with the state known to be tensors (newcode.py).
+    step_findings: list[StepFinding] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -127,9 +132,14 @@ def load_source(source: str, path: Path, name: str) -> types.ModuleType:
 
 def lift_model(path: Path, cls_name: str, build: Callable[[types.ModuleType | None], Any],
                frames: Sequence[dict[str, Any]], states: Sequence[str] | None = None,
-               reset_at: Sequence[int] = (), optional: Sequence[str] | None = None) -> LiftOutcome:
+               reset_at: Sequence[int] = (), optional: Sequence[str] | None = None,
+               target: str = DEFAULT_TARGET) -> LiftOutcome:
     """Lift ``cls_name`` in ``path``. ``build(None)`` builds the original model and ``build(module)``
-    the same model from the rewritten module (called after seeding, so weights match)."""
+    the same model from the rewritten module (called after seeding, so weights match).
+
+    The lifted ``forward_step`` is checked as new code for ``target`` (``newcode.check_step``):
+    what the rules fix there is part of the rewrite the frames check; what they cannot fix refuses it.
+    """
     import torch
 
     source = path.read_text(encoding="utf-8")
@@ -159,6 +169,12 @@ def lift_model(path: Path, cls_name: str, build: Callable[[types.ModuleType | No
         outcome.refusals = result.refusals
         return outcome
     assert result.source is not None
+    step = check_step(result.source, source, str(path), cls_name, result, target)
+    outcome.step_findings = step.found
+    if step.unfixed:
+        outcome.refusals = [f.refusal() for f in step.unfixed]
+        return outcome
+    result.source = step.source
     lifted_module = load_source(result.source, path, f"_trtcodemod_lifted_{path.stem}")
     torch.manual_seed(0)
     lifted_model = build(lifted_module)

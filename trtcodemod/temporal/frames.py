@@ -110,14 +110,15 @@ def dim_sources(dynamic_axes: Mapping[str, Mapping[int, str]]) -> dict[str, tupl
 
 def make_frame_plan(
     module: Any, inputs: InputsSpec, model: torch.nn.Module, contract: DeploymentContract,
-    dynamic_axes: Mapping[str, Mapping[int, str]], seed: int = 0, frames: int = 6,
+    dynamic_axes: Mapping[str, Mapping[int, str]], seed: int = 0, frames: int = 6, scene: int = FIRST_SCENE,
 ) -> FramePlan:
     """``frames`` frames (at least four) from the config's inputs function, plus a scene for the
-    reset and for the resized axes where the model has them."""
+    reset and for the resized axes where the model has them; the first scene has ``scene`` frames
+    at least (a lift's proof: enough to reach what the code compares the state with)."""
     frames = max(frames, FIRST_SCENE)
     resets = 2 if contract.reset else 0
     resized = 2 if dynamic_axes else 0
-    first_scene = max(frames - resets - resized, FIRST_SCENE)
+    first_scene = max(frames - resets - resized, FIRST_SCENE, scene)
     total = first_scene + resets + resized
     sets = make_input_sets(module, inputs, model, {}, seed, count=total)
     plan = FramePlan(frames=[], dims=dim_sources(dynamic_axes), notes=list(sets.notes))

@@ -29,13 +29,19 @@ def lift_state_command(
     from trtcodemod.verify.worker import build_model, import_user_module
 
     from .apply import lift_model
+    from .observe import state_attributes
+    from .reach import frames_to_reach
     from .wrapper import write_files
 
     layout = locate(model_file)
     module = import_user_module(str(layout.model_file), str(layout.import_root), layout.module, [])
     built = build_model(module, model)
-    made = make_input_sets(module, InputsSpec(function=inputs), built, {}, 0, count=frames)
     states = [s.strip() for s in state.split(",") if s.strip()] if state else None
+    source = Path(layout.model_file).read_text(encoding="utf-8")
+    attributes = states or state_attributes(source, cls)
+    # At least enough frames to cross every number the code compares the state with.
+    reach = frames_to_reach(source, cls, {a: getattr(built, a, None) for a in attributes}, frames, built)
+    made = make_input_sets(module, InputsSpec(function=inputs), built, {}, 0, count=reach.frames)
     outcome = lift_model(Path(layout.model_file), cls, lambda rewritten: build_model(rewritten or module, model),
                          made.sets, states=states)
     if not outcome.ok:

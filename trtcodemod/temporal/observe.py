@@ -21,21 +21,25 @@ from .contract import Dim
 from .lift import LiftState, _functions, _self_attr, _writes
 
 
-def state_attributes(source: str, cls_name: str) -> list[str]:
-    """Attributes that ``cls_name.forward`` (or a method it calls as ``self.m(...)``) both writes
-    (``self.x = ...``, ``self.x op= ...``, ``self.x[i] = ...``) and reads."""
-    module = cst.parse_module(source)
+def forward_methods(module: cst.Module, cls_name: str) -> list[cst.FunctionDef]:
+    """``cls_name.forward`` and the methods it calls as ``self.m(...)``, in call order; [] without forward."""
     cls = next((s for s in module.body if type(s) is cst.ClassDef and s.name.value == cls_name), None)
     methods = _functions(cls.body) if cls is not None else {}
     forward = methods.get("forward")
     if forward is None:
         return []
-    called = [methods[name] for name in dict.fromkeys(
+    return [forward, *(methods[name] for name in dict.fromkeys(
         n.func.attr.value for n in walk(forward) if type(n) is cst.Call and type(n.func) is cst.Attribute
-        and _self_attr(n.func) is not None) if name in methods and name != "forward"]
+        and _self_attr(n.func) is not None) if name in methods and name != "forward")]
+
+
+def state_attributes(source: str, cls_name: str) -> list[str]:
+    """Attributes that ``cls_name.forward`` (or a method it calls as ``self.m(...)``) both writes
+    (``self.x = ...``, ``self.x op= ...``, ``self.x[i] = ...``) and reads."""
+    funcs = forward_methods(cst.parse_module(source), cls_name)
     written: list[str] = []
     targets: set[int] = set()
-    for func in (forward, *called):
+    for func in funcs:
         for node, target in _writes(func.body):
             base = target
             while type(base) is cst.Subscript:
@@ -47,7 +51,7 @@ def state_attributes(source: str, cls_name: str) -> list[str]:
                 targets.add(id(target))  # a plain store is no read; `self.x += 1` reads it too
             if attr not in written:
                 written.append(attr)
-    read = {_self_attr(n) for func in (forward, *called) for n in walk(func.body)
+    read = {_self_attr(n) for func in funcs for n in walk(func.body)
             if type(n) is cst.Attribute and id(n) not in targets}
     return [attr for attr in written if attr in read]
 

@@ -18,17 +18,18 @@ import torch
 
 from .apply import LiftOutcome, load_source
 from .command import build_wrapper
-from .frames import make_frame_plan
+from .frames import FIRST_SCENE, make_frame_plan
 from .sequence import verify_sequence
 
 
 def prove_wrapper(path: Path, module: Any, build: Callable[[Any], Any], outcome: LiftOutcome, inputs: Any,
                   *, seed: int, dynamic_axes: Mapping[str, Mapping[int, str]], exporters: Sequence[str],
-                  target: str, frames: int = 6) -> dict[str, Any]:
+                  target: str, frames: int = 6, scene: int | None = None) -> dict[str, Any]:
     """The frame-sequence report of the lifted model's wrapper, with ``trt_issues`` per exporter.
 
     ``build(None)`` builds the original model, ``build(module)`` the same one from a rewritten
-    module (after seeding, so the weights match); ``inputs`` is the config's inputs spec.
+    module (after seeding, so the weights match); ``inputs`` is the config's inputs spec;
+    ``scene``: the first scene's frames at least (``reach.frames_to_reach``).
     """
     import onnx
 
@@ -47,7 +48,8 @@ def prove_wrapper(path: Path, module: Any, build: Callable[[Any], Any], outcome:
                                  f"_trtcodemod_proved_{wrapper_file.stem}")
     wrapper = build_wrapper(getattr(wrapper_module, contract.wrapper.rpartition(":")[2]), lifted)
     axes = {name: dict(dims) for name, dims in dynamic_axes.items()}
-    plan = make_frame_plan(module, inputs, original, contract, axes, seed=seed, frames=frames)
+    plan = make_frame_plan(module, inputs, original, contract, axes, seed=seed, frames=frames,
+                           scene=scene or FIRST_SCENE)
     with tempfile.TemporaryDirectory(prefix="trtcodemod-lift-proof-") as tmp:
         report = verify_sequence(original, wrapper, contract, plan, dynamic_axes=axes, exporters=exporters,
                                  backends=("onnxruntime-cpu", "tensorrt"), workdir=Path(tmp),
