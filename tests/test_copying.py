@@ -128,3 +128,96 @@ def test_a_grad_requiring_non_leaf_still_goes_to_deepcopy() -> None:
         copy.deepcopy(y)
     with pytest.raises(RuntimeError):
         _trt_deepcopy_traced(copy.deepcopy, [y], {})
+
+
+# --- copies that share memory: deepcopy keeps the sharing, so must the export ----------
+
+SHARED = '''\
+import copy
+
+import torch
+from torch import nn
+
+
+class M(nn.Module):
+    def forward(self, x):
+        full = x * 1
+        saved = copy.deepcopy({"full": full, "row": full[0], "col": full[:, 1]})
+        saved[WRITE].add_(10)
+        return saved["full"] * 1, saved["row"] * 1, saved["col"] * 1
+'''
+
+SHARED_EDGE = [torch.tensor([[0.0, -0.0, 1.5], [-2.0, float("inf"), float("nan")]]), torch.randn(4, 3),
+               torch.full((1, 3), -1.0)]
+
+
+def _shared_modules(tmp_path: Path, write: str) -> tuple[type, type]:
+    source = SHARED.replace("WRITE", repr(write))
+    after = rewrite(source, select=("TRT722",))
+    assert "saved = _trt_deepcopy(copy.deepcopy, {" in after
+    return import_source(source, tmp_path)["M"], import_source(after, tmp_path)["M"]
+
+
+@pytest.mark.parametrize("write", ["full", "row", "col"])
+def test_a_copy_of_a_tensor_and_its_views_keeps_them_views_under_the_dynamo_exporter(
+        tmp_path: Path, write: str) -> None:
+    before, after = _shared_modules(tmp_path, write)
+    for x in SHARED_EDGE:
+        assert_same_run(run_once(before(), [x]), run_once(after(), [x]))
+    trace_with = torch.randn(3, 3)
+    feed = SHARED_EDGE + [torch.randn(7, 3)]
+    buffer = io.BytesIO()
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(after(), (trace_with,), dynamo=True, input_names=["x"],
+                          dynamic_axes={"x": {0: "n"}}, verbose=False).save(buffer)
+    session = ort.InferenceSession(buffer.getvalue())
+    for x in feed:
+        expected = before()(x.clone())  # the original, eager: the write shows in every view
+        got = session.run(None, {"x": x.numpy()})
+        assert len(got) == 3
+        for e, g in zip(expected, got):
+            torch.testing.assert_close(torch.from_numpy(g), e, equal_nan=True)
+
+
+def test_the_torchscript_exporter_is_refused_a_copy_it_would_unshare(tmp_path: Path) -> None:
+    before, after = _shared_modules(tmp_path, "full")
+    with pytest.raises(RuntimeError, match="share memory.*TorchScript exporter"):
+        with warnings.catch_warnings(), torch.no_grad():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(after(), (torch.randn(3, 3),), io.BytesIO(), dynamo=False, input_names=["x"])
+
+
+@pytest.mark.parametrize("make", [lambda x: [x, x.detach()], lambda x: [x, x.view(torch.int32)],
+                                  lambda x: [torch.nn.Parameter(x)[0], torch.nn.Parameter(x)[1]]],
+                         ids=["detach", "dtype", "parameter-views"])
+def test_sharing_the_export_cannot_rebuild_is_refused(make) -> None:
+    class Copy(torch.nn.Module):
+        def forward(self, x):
+            held = make(x * 1)
+            copied = _trt_deepcopy(copy.deepcopy, held)
+            return copied[0] * 1
+
+    with pytest.raises(Exception, match="share memory.*not all views of one dense tensor"):
+        with warnings.catch_warnings(), torch.no_grad():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(Copy(), (torch.randn(3, 3),), dynamo=True, verbose=False)
+
+
+def test_views_of_a_tensor_left_out_of_the_copy_still_share_its_copy() -> None:
+    class Copy(torch.nn.Module):
+        def forward(self, x):
+            full = x * 1
+            copied = _trt_deepcopy(copy.deepcopy, (full[0:2], full[1:3]))
+            copied[0].add_(10)
+            return copied[1] * 1
+
+    x = torch.arange(12.0).reshape(4, 3)
+    expected = Copy()(x)
+    assert torch.equal(expected[0], x[1] + 10)  # eager deepcopy: the overlap row was written
+    buffer = io.BytesIO()
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(Copy(), (x,), dynamo=True, input_names=["x"], verbose=False).save(buffer)
+    got = ort.InferenceSession(buffer.getvalue()).run(None, {"x": x.numpy()})[0]
+    torch.testing.assert_close(torch.from_numpy(got), expected)

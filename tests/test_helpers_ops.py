@@ -268,6 +268,39 @@ def _ops_and_session(fn, args, names):
     return [node.op_type for node in model.graph.node], ort.InferenceSession(buffer.getvalue())
 
 
+@pytest.mark.parametrize("dynamo", [False, True], ids=["torchscript", "dynamo"])
+@pytest.mark.parametrize("example", [
+    torch.empty(0), torch.empty(0, 4), torch.empty(2, 0), torch.empty(0, dtype=torch.long),
+    torch.empty(0, 0, 3, dtype=torch.int32), torch.empty(0, dtype=torch.bool),
+    torch.tensor([3.0, NAN, 1.0, 3.0]), torch.tensor([[2, -1], [2, 7]]), torch.tensor([True, False, True]),
+], ids=lambda t: f"{str(t.dtype)[6:]}{list(t.shape)}")
+def test_unique_exports_like_torch_unique_on_empty_and_other_examples(example: torch.Tensor, dynamo: bool) -> None:
+    """Where ``torch.unique`` exports, the sort-based form does, with either exporter, and
+    computes ``torch.unique``'s values on the example and on other sizes of its first axis."""
+
+    class Wrap(torch.nn.Module):
+        def forward(self, x):
+            return _trt_unique(x)
+
+    empty = example.numel() == 0
+    axes = {} if empty else {"dynamic_axes": {"x": {0: "n"}}}  # an empty example's size specializes
+    buffer = io.BytesIO()
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("ignore")
+        if dynamo:
+            torch.onnx.export(Wrap(), (example,), dynamo=True, input_names=["x"], verbose=False, **axes).save(buffer)
+        else:
+            torch.onnx.export(Wrap(), (example,), buffer, dynamo=False, input_names=["x"], **axes)
+    assert "Unique" not in {node.op_type for node in onnx.load_from_string(buffer.getvalue()).graph.node}
+    session = ort.InferenceSession(buffer.getvalue())
+    feeds = [example] if empty else [example, example[:0], torch.cat([example, example.flip(0)[:1]])]
+    for x in feeds:
+        got = torch.from_numpy(session.run(None, {"x": x.numpy()})[0])
+        expected = torch.unique(x)
+        assert got.dtype == expected.dtype and got.shape == expected.shape
+        _same_bits(expected, got) if x.is_floating_point() else assert_same(expected, got)
+
+
 def test_helpers_export_and_run_in_onnxruntime() -> None:
     ops, session = _ops_and_session(_trt_unique, (torch.tensor([3.0, 1.0, 3.0]),), ["x"])
     assert "Unique" not in ops and "TopK" in ops

@@ -39,6 +39,27 @@ from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
 from trtcodemod.transforms._tensor_evidence import STATIC_METHODS as _STATIC_METHODS
 from trtcodemod.transforms._tensor_evidence import tensor_expression, tensor_parameters
 
+
+#: How a Python number kept as a tensor (``.item()`` dropped, ``len`` or a size read as a
+#: traced value) can behave otherwise: what TRT702, TRT704 and TRT711–TRT716 assume away, and
+#: ``trtcodemod explain`` lists.
+NUMBER_AS_TENSOR_FAILURES = (
+    "integer overflow: a Python int never overflows; an int64 tensor wraps around past 2**63 - 1 "
+    "(`torch.tensor(2**62) * 4` is 0), and int32, which ONNX casts and TensorRT's shape tensors use, past "
+    "2**31 - 1 (a product of sizes `n * c * h * w`, a shift `1 << 40`)",
+    "operations that raise on a tensor where Python computed: `n ** -1` on an integer tensor raises (\"Integers to "
+    "negative integer powers are not allowed\") where Python gives a float; a tensor with more than one element "
+    "in `math.*`, `range(t)` or a list index",
+    "and the other way round: where Python raised (`1 / 0`, `math.log(0)`, `math.sqrt(-1)`), a tensor gives inf, "
+    "-inf or NaN and the code goes on",
+    "dtype promotion: `/` of integers gives a float in Python and torch alike, but float32 (torch's default) where "
+    "Python computes a double, and so does an integer tensor mixed with a Python float (`n * 0.5`, `n // 2.0`): "
+    "equal only while the value fits float32's 24-bit mantissa (16777217 becomes 16777216); a float32 value that "
+    "`.item()` made a double stays float32",
+    "a 0-d tensor where a number was: `isinstance(n, int)`, f-strings and dict keys (a tensor hashes by identity, "
+    "not by value) see something else",
+)
+
 TS_PITFALLS = "https://pytorch.org/docs/stable/onnx_torchscript.html#avoiding-pitfalls"
 TRT_SHAPE_TENSORS = (
     "https://docs.nvidia.com/deeplearning/tensorrt/latest/inference-library/work-with-dynamic-shapes.html"

@@ -197,6 +197,9 @@ dynamo exporter turns some forms into ScatterElements). We have not measured its
 TensorRT (no TensorRT on our machines): the finding is about the construct, and
 `trtcodemod verify` compares the two graphs where TensorRT is installed.""",
         fix=Safety.UNSAFE,
+        assumption=(
+            "`x` is a strided tensor that nothing else holds, and the value broadcasts to the slice without leading "
+            "extra axes"),
         examples=(
             Example(
                 "def heads(x, y):\n    out = torch.zeros(4, 6)\n    out[:, 1:3] = y\n    return out\n",

@@ -35,6 +35,7 @@ from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.scopes import scope_bindings
 from trtcodemod.transforms._numpy_torch import CONSUMERS, Array, Converter, configuration
 from trtcodemod.transforms._size_facts import TS_PITFALLS as _TS_PITFALLS
+from trtcodemod.transforms._size_facts import NUMBER_AS_TENSOR_FAILURES
 from trtcodemod.transforms._size_facts import SizeRule as _SizeRule
 
 # --- TRT711 ------------------------------------------------------------------------------
@@ -132,6 +133,10 @@ holds a tensor (it has no other reader). `migrate` tries the fix where a baked v
 located at its line and keeps it only when the rewritten model is verified equivalent on
 every input set. Matters for the TorchScript exporter, on every TensorRT version.""",
         fix=Safety.UNSAFE,
+        assumption=(
+            "the sizes are a tensor's, the counts given to `arange`/`zeros`/`ones`/`linspace` are not negative, and "
+            "torch's `linspace` values are NumPy's (they can differ in the last bit)"),
+        fails_when=NUMBER_AS_TENSOR_FAILURES,
         examples=(
             Example(
                 "import numpy as np\n\n"
@@ -612,6 +617,10 @@ float32's rounding of an integer can round the other way, and a configuration va
 `migrate` applies them as verified candidates (an input set with the axis stretched shows the
 baked choice). Applies to every TensorRT version.""",
         fix=Safety.UNSAFE,
+        assumption=(
+            "the value is a `torch.Tensor`, so its sizes are Python ints "
+            "(and a parameter annotated `int` holds an int)"),
+        fails_when=NUMBER_AS_TENSOR_FAILURES,
         examples=(
             Example(
                 "import math\n\n"

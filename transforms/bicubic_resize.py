@@ -81,6 +81,9 @@ and keeps it only when the verification finds the rewritten model equivalent.
 TensorRT versions: all (no version parses cubic Resize). The new graph uses Range, Floor,
 Clip, Min, Equal, Cast, Mul, Add and MatMul, parsed since TensorRT 8.4.""",
         fix=Safety.UNSAFE,
+        assumption=(
+            "the input is finite (one inf or NaN spreads over the whole output), and the exported values may differ by "
+            "float rounding"),
         examples=(
             Example(
                 "def resize_pos_embed(pos, h, w):\n"

@@ -118,6 +118,9 @@ that no alias of a branch value is changed in place later. In the contract's ter
 
 Which TensorRT versions: all (the baked-in branch is an export problem, not a parser one).""",
         fix=Safety.UNSAFE,
+        assumption=(
+            "the branches compute values of the same shape and dtype, without raising and without inf or NaN (or NaN "
+            "gradients) where they are not taken, and no alias of a branch value is written in place later"),
         examples=(
             Example(
                 """\

@@ -49,6 +49,9 @@ compile, or a model that no longer matches, is reverted.
 
 Which TensorRT versions: all.""",
         fix=Safety.UNSAFE,
+        assumption=(
+            "the function compiles with TorchScript as written (unannotated parameters are Tensors), and the model is "
+            "exported with the TorchScript exporter"),
         examples=(
             Example(
                 """\

@@ -577,6 +577,9 @@ model is equivalent on every input set: give sets with the size below and above 
 Which TensorRT versions: all: the TorchScript export is wrong for other input sizes whatever
 the TensorRT version, and the dynamo export's run-time K fails before 8.6.""",
         fix=Safety.UNSAFE,
+        assumption=(
+            "equal values are ordered by index, lower first, as ONNX specifies for TopK (TensorRT does not document its"
+            " order: masked `-inf` scores)"),
         examples=(
             Example(
                 "def top_candidates(scores, max_det):\n"

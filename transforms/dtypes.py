@@ -102,6 +102,9 @@ int16, that the values stay within int16's range (int16 arithmetic wraps at +-32
 does not). Either way the tensor's dtype changes, which code that checks `x.dtype` sees.
 Applies to every TensorRT version (what happens differs, see above).""",
         fix=Safety.UNSAFE,
+        assumption=(
+            "float32's precision and range (about 7 digits, +-3.4e38) are enough for every float64 value on that path, "
+            "and int16 code does not rely on wrapping at +-32768"),
         examples=(
             Example("def age(stamps):\n    return stamps.to(torch.float64) - stamps[0].double()\n",
                     "def age(stamps):\n    return stamps.to(torch.float32) - stamps[0].float()\n", unsafe=True),

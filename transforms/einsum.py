@@ -273,6 +273,8 @@ Gradients agree to the same rounding.
 TensorRT versions: before 10.12 (see above); from 8.2 only for ellipsis and diagonal
 equations.""",
         fix=Safety.UNSAFE,
+        assumption=(
+            "matmul accepts the operands' shapes as einsum did, and results may differ from einsum's in the last bits"),
         needed_before=EINSUM_FULL_SINCE,
         examples=(
             Example(

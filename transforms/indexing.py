@@ -264,6 +264,9 @@ because the evidence is weak and the edit may be pointless. Names such as `keep`
 TensorRT versions: all. Before 8.5 neither form builds (no NonZero); the rule still marks
 the places to rework.""",
         fix=Safety.SAFE,
+        assumption=(
+            "an index that only its name calls a mask is a 1-D bool tensor: a long index tensor (from NMS) would pick "
+            "other rows"),
         examples=(
             Example(
                 "def select(boxes: torch.Tensor, scores: torch.Tensor, thr):\n    keep = scores > thr\n"

@@ -84,9 +84,16 @@ it copies tensors with `clone()` and rebuilds exact lists, tuples and dicts arou
 an object met twice being copied once (deepcopy's memo), so the graph keeps the copies'
 link to the inputs; everything else (modules, `nn.Parameter`s,
 container subclasses, a non-leaf tensor that requires grad) still goes to `deepcopy`.
+Copied tensors that share memory (`{"full": x, "row": x[0]}`) share the copy's memory under
+`deepcopy`, so an in-place write through one shows in the other: while exporting, the helper
+clones their base once and rebuilds each view on the clone, which the dynamo exporter follows;
+the TorchScript exporter drops writes through views, so there (and where the tensors are not
+all views of one dense tensor of one dtype) the helper raises while exporting, saying why,
+rather than give a graph that computes other values.
 
 Fix safety: safe. Eager, scripted, fx-traced, compiled and `torch.export`-ed code runs the
-original call. While exporting to ONNX the copies hold the same values, dtypes and shapes;
+original call. While exporting to ONNX the copies hold the same values, dtypes and shapes,
+and share memory where deepcopy's do (or the export is refused);
 what differs is only what no ONNX graph can show (a copy is laid out densely by `clone()`,
 so an expanded tensor's copy is no longer a view of one row). `copy.copy(x)`, and `deepcopy`
 with a memo argument, are reported only. Applies to every TensorRT version: the problem is

@@ -190,7 +190,9 @@ values, order, length and dtype as `torch.unique` for every dtype (bool included
 through int32) and shape, 0-d tensors included, and empty ones with both exporters: fed to
 a graph exported with a dynamic length, and as the example the graph is traced with (every
 size in the graph follows the input's length; a `values[:1]` would be traced as length 1,
-since `torch.export` assumes a dynamic length of 2 or more); NaN is unequal to itself,
+since `torch.export` assumes a dynamic length of 2 or more, and the dynamo exporter refuses a
+`Concat` of pieces that are all empty in the example, as a `(0, 4)` input makes two slices, so
+the predecessors are the values behind one filler value); NaN is unequal to itself,
 so every NaN is kept, after all numbers, as torch does. One unspecified detail: when both
 0.0 and -0.0 occur, torch returns one of them depending on its sort algorithm and the input
 size, and the exported graph may return the other. `sorted=False` is not rewritten: torch's

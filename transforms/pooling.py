@@ -115,6 +115,9 @@ export fails at that line. A module passed around as a class
 TensorRT versions: all; the failure is in the exporter. The new graph uses ReduceMean, or
 Range/Gather/Where/ReduceSum/Div, all supported since TensorRT 8.4.""",
         fix=Safety.UNSAFE,
+        assumption=(
+            "the pooling does not already export as one AveragePool, where the exact bins are slower (values are the "
+            "same up to rounding)"),
         examples=(
             Example("y = F.adaptive_avg_pool2d(x, (7, 7))\n", "y = _trt_adaptive_avg_pool2d(x, (7, 7))\n",
                     unsafe=True),

@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from trtcodemod.astutil import (
-    bound_names, code_of, decorator_names, has_star_args, method_call, short_code, strip_parens, walk,
+    bound_names, code_of, decorator_names, has_star_args, helper_call, method_call, short_code, strip_parens, walk,
 )
+from trtcodemod.model_code import unobserved_caller
 from trtcodemod.providers import ObservedFacts
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
 from trtcodemod.scopes import (
@@ -29,11 +30,15 @@ from trtcodemod.scopes import (
     PARAM, TYPE, WALRUS, WITH,
 )
 from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
+from trtcodemod.transforms._size_facts import NUMBER_AS_TENSOR_FAILURES
 from trtcodemod.transforms._tensor_evidence import (
     TENSOR_ONLY_METHODS, literal_default, tensor_expression, tensor_parameters,
 )
 
 _AVOIDING_PITFALLS = "https://pytorch.org/docs/stable/onnx_torchscript.html#avoiding-pitfalls"
+
+#: TRT704's helper where an observation cannot speak for every caller (``trtcodemod.helpers.sizes``).
+LEN_HELPER = "_trt_len"
 
 #: Attributes a list or tuple lacks: reading one shows a forward input is a tensor.
 _TENSOR_ATTRIBUTES = TENSOR_ONLY_METHODS | {"shape", "dtype", "device", "is_cuda", "ndim"}
@@ -137,6 +142,10 @@ and keeps it only when the rewritten model is equivalent on every input set. `.t
 or `if not torch.jit.is_tracing():` is not reported: the export does not run it. Applies to
 every TensorRT version.""",
         fix=Safety.UNSAFE,
+        assumption=(
+            "the 0-d tensor behaves as the Python number did in the arithmetic that follows (same value, no overflow, "
+            "no error, same promoted dtype)"),
+        fails_when=NUMBER_AS_TENSOR_FAILURES,
         examples=(
             Example(
                 "class Head(nn.Module):\n"
@@ -367,11 +376,21 @@ alone. With a `None` default (`x: Tensor = None`) the fix is applied: when `x` i
 `len(None)` raises `TypeError` and `None.shape` raises `AttributeError`; both fail, with
 different exception types. Without an annotation `x` may be a list, a tuple or another
 container with `__len__` (DESIGN §8.5), so `len(x)` is only reported, unless a recorded run
-(`check/apply --facts`, or `migrate`'s own observation) saw a tensor there on every call: then
-the rewrite is offered as an unsafe fix whose assumption (`x` is always a tensor at that call)
-the observation proves, and it applies without `--unsafe`, in any function, not only in
-`forward`. Applies to every TensorRT version.""",
+(`check/apply --facts`, or `migrate`'s own observation) saw a tensor there on every call, in
+any function, not only in `forward`. The observation speaks only for the calls the run made,
+so which fix it gets depends on the file's static call graph. When every reference to the
+function is a call that ran, made from a module's `forward` or from functions whose own
+callers pass the same test, and the function is `forward` or private (`_name`: a public name
+may be imported and called from files the run never reached), the rewrite is `x.shape[0]`,
+an unsafe fix whose assumption (`x` is a tensor at every call) the observation proves, applied
+without `--unsafe`. Otherwise (`count(items)` also called by another method with a list) it
+is `_trt_len(x)`, an inserted helper that is `x.shape[0]` for a tensor with a first dimension
+and `len(x)` for everything else, 0-d tensors included (the same values and exceptions for
+every type: safe). `migrate`'s report says which. Applies to every TensorRT version.""",
         fix=Safety.SAFE,
+        assumption="the argument of `len` is a tensor at every call, of every caller (then `len(x)` is `x.shape[0]`)",
+        fails_when=("the argument is no tensor at a call the observed run never made: a list raises "
+                    "`AttributeError` at `.shape`", *NUMBER_AS_TENSOR_FAILURES),
         examples=(
             Example(
                 "def flatten_rois(rois: torch.Tensor):\n    return rois.reshape(len(rois), -1)\n",
@@ -429,9 +448,19 @@ the observation proves, and it applies without `--unsafe`, in any function, not 
                     self.report(call, f"len({name}) is traced as a constant; use `{name}.shape[0]` "
                                 f"(not rewritten: {why})")
             elif self._observed_tensor(call):
-                fix = Fix({call: _shape0(call.args[0].value)}, safety=Safety.UNSAFE)
-                self.report(call, f"len({name}) is traced as a constant; `{name}` was a tensor in every observed "
-                            f"call, and `{name}.shape[0]` follows the input", fix)
+                observed = self.provider(ObservedFacts)
+                unseen = unobserved_caller(self.context.module, frame.function, observed.ran, observed.line)
+                if unseen is None:
+                    fix = Fix({call: _shape0(call.args[0].value)}, safety=Safety.UNSAFE,
+                              evidence=f"the static call graph: only observed code calls `{frame.function.name.value}`")
+                    self.report(call, f"len({name}) is traced as a constant; `{name}` was a tensor in every observed "
+                                f"call, and `{name}.shape[0]` follows the input", fix)
+                else:
+                    # The observation speaks for the calls the run made only: keep len() for the others.
+                    fix = Fix({call: helper_call(LEN_HELPER, call.args[0].value)}, helpers=(LEN_HELPER,),
+                              evidence=f"`{LEN_HELPER}` is len() for anything but a tensor, since {unseen}")
+                    self.report(call, f"len({name}) is traced as a constant; `{name}` was a tensor in every observed "
+                                f"call, but {unseen}: `{LEN_HELPER}({name})` takes `.shape[0]` of a tensor only", fix)
             elif name in frame.forward_params and _used_as_tensor(frame.function, name):
                 self.report(call, f"len({name}) is traced as a constant if `{name}` is a tensor; use "
                             f"`{name}.shape[0]` (not rewritten: `{name}` is not annotated as a Tensor)")

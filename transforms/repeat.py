@@ -96,6 +96,9 @@ Fix safety: unsafe. The values and shape are the same, but:
   unsqueeze).
 Gradients are the same sums over the copies.""",
         fix=Safety.UNSAFE,
+        assumption=(
+            "nothing writes in place to the result (now an `expand` view, not a copy), the counts are not negative, and"
+            " the tensor has one axis per count"),
         opt_in=True,
         examples=(
             Example(

@@ -158,6 +158,8 @@ traced call computes and leaves on `self`. `migrate` tries the fix where the exp
 TracerWarning is located at the `if`, and keeps it only when the rewritten model is
 equivalent on every input set. Applies to every TensorRT version and both exporters.""",
         fix=Safety.UNSAFE,
+        assumption=(
+            "the cached values are a pure function of the key, so recomputing them on a hit gives the same values"),
         examples=(
             Example(
                 "class Head(nn.Module):\n"

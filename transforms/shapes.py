@@ -97,6 +97,8 @@ it (`--select TRT401`) to review every squeeze; `trtcodemod migrate` considers i
 and applies it exactly where the exported graph has the `If`, with the size-1 assumption
 proved from the observed run.""",
         fix=Safety.UNSAFE,
+        assumption=(
+            "the squeezed axis always has size 1 (otherwise `squeeze` keeps it and the index takes the first slice)"),
         opt_in=True,
         examples=(
             Example("scores = logits.squeeze(1)\n", "scores = logits[:, 0]\n", unsafe=True),
@@ -148,6 +150,9 @@ is assumed to be such a tensor: a nested, sparse or quantized tensor, a NumPy ar
 (indexing works, but a computed axis differs), or an object with its own `unsqueeze`
 behaves differently after the rewrite.""",
         fix=Safety.UNSAFE,
+        assumption=(
+            "the receiver is a dense strided tensor, not a NumPy array, a nested, sparse or quantized tensor, or an "
+            "object with its own `unsqueeze`"),
         opt_in=True,
         examples=(
             Example("y = x.unsqueeze(0)\n", "y = x[None]\n", unsafe=True),

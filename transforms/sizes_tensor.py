@@ -14,7 +14,11 @@ import libcst as cst
 
 from trtcodemod.astutil import method_call, short_code
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
+<<<<<<< HEAD
 from trtcodemod.transforms._size_facts import _INTEGER_OPERATORS, TS_PITFALLS
+=======
+from trtcodemod.transforms._size_facts import NUMBER_AS_TENSOR_FAILURES, TS_PITFALLS
+>>>>>>> proof27
 from trtcodemod.transforms._size_facts import SizeRule
 
 HELPER = "_trt_sizes_tensor"
@@ -79,6 +83,9 @@ Measured on transformers 5.24.0's Deformable DETR (`benchmarks/real_zoo.py`): ap
 `modeling_deformable_detr.py:1431`, the export goes from not faithful to faithful, exit 1 → 0.
 Applies to every TensorRT version.""",
         fix=Safety.UNSAFE,
+        assumption=(
+            "the list is a nested list or tuple of integer sizes with a uniform structure, and the dtype is integral"),
+        fails_when=NUMBER_AS_TENSOR_FAILURES,
         examples=(
             Example(
                 "class Levels(nn.Module):\n"

@@ -72,6 +72,9 @@ while exporting (a tensor) exports the original TopK.
 Which TensorRT versions: all (the limit holds from 8.x to 10.x; the operator documentation
 of every release lists it).""",
         fix=Safety.UNSAFE,
+        assumption=(
+            "equal values are ordered by index, lower first, as ONNX specifies for TopK, and the axis has fewer than "
+            "2**24 entries"),
         examples=(
             Example(
                 "def pre_nms(scores):\n    return scores.topk(5000, dim=1)\n",

@@ -15,6 +15,7 @@ from trtcodemod.astutil import argument, has_star_args, method_call, parenthesiz
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety, spelled
 from trtcodemod.transforms._size_facts import OPERATORS as _OPERATORS
 from trtcodemod.transforms._size_facts import TRT_SHAPE_TENSORS as _TRT_SHAPE_TENSORS
+from trtcodemod.transforms._size_facts import NUMBER_AS_TENSOR_FAILURES
 from trtcodemod.transforms._size_facts import SizeRule as _SizeRule
 
 # --- TRT714 ------------------------------------------------------------------------------
@@ -62,6 +63,9 @@ Applies to every TensorRT version (before 8.5 `NonZero` does not parse either: t
 use the fixed-size form). Based on TensorRT's shape-tensor rules; not measured on a
 TensorRT build here.""",
         fix=Safety.UNSAFE,
+        assumption=(
+            "`m` holds only 0 and 1 (a bool mask, or 0/1 integers), so its sum is the count of its non-zero entries"),
+        fails_when=NUMBER_AS_TENSOR_FAILURES,
         examples=(
             Example(
                 "class Track(nn.Module):\n"
@@ -159,6 +163,10 @@ no longer does. `migrate` tries it as a candidate where the graph check locates 
 `Slice`, and keeps it only when the verification finds the model equivalent. Based on
 TensorRT's shape-tensor rules; not measured on a TensorRT build here.""",
         fix=Safety.UNSAFE,
+        assumption=(
+            "the count `n` is not negative and is an integer, and nothing writes through the result to `x` (a copy now,"
+            " not a view)"),
+        fails_when=NUMBER_AS_TENSOR_FAILURES,
         examples=(
             Example(
                 "class Select(nn.Module):\n"

@@ -257,6 +257,7 @@ Which TensorRT versions: `Where` is parsed by every TensorRT in the support tabl
 (8.4 to 10.x); the rewrite is for older releases and for engine builds that still fail on
 it.""",
         fix=Safety.UNSAFE,
+        assumption="the branch that is not selected is finite: an inf or NaN there becomes NaN in the blend",
         # Every TensorRT of the support table parses Where: below 8.4 only (or select it and
         # give an older --target when an engine build still fails on it).
         needed_before=(8, 4),

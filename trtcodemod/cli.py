@@ -442,6 +442,10 @@ def explain(rule: str = typer.Argument(..., help="A rule ID (TRT401) or name (sq
         _fail(f"no rule {rule!r} (see `trtcodemod rules`)")
     typer.echo(f"{info.id} {info.name}: {info.summary}\n")
     typer.echo(f"Fix safety: {info.fix.value}")
+    if info.assumption:
+        typer.echo(f"Assumption of the unsafe fix: {info.assumption}")
+    if info.fails_when:
+        typer.echo("How the assumption can fail:\n" + "\n".join(f"  - {way}" for way in info.fails_when))
     if info.opt_in:
         typer.echo("Opt-in: runs only when selected by its ID, its name or an ID prefix, never by ALL")
     if info.needed_before:

@@ -57,6 +57,11 @@ class RuleInfo:
     #: Runs only when selected by its ID, an ID prefix of at least four characters or its
     #: name; ``ALL`` leaves it out (a rule whose findings rarely change the exported graph).
     opt_in: bool = False
+    #: What the rule's unsafe fix assumes, in words: ``explain`` prints it and ``migrate``'s
+    #: report states it beside a fix that rests on it.
+    assumption: str = ""
+    #: Every known way the assumption can fail (``explain`` lists them).
+    fails_when: Sequence[str] = ()
 
     def applies_to(self, target: Version) -> bool:
         return self.needed_before is None or target < self.needed_before
@@ -77,6 +82,9 @@ class Fix:
     replacements: Mapping[cst.CSTNode, Replacement]
     safety: Safety = Safety.SAFE
     helpers: Sequence[str] = ()
+    #: What the rule's own analysis adds to the fix's proof (``migrate`` reports it beside the
+    #: observation): why this form of the fix holds for every caller.
+    evidence: str = ""
 
 
 @dataclass

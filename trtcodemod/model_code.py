@@ -408,3 +408,81 @@ class ModelCode(Provider):
         if not dropped:
             return pending
         return [p for p in pending if not any(id(scope) in dropped for scope in p.scopes[:2])]
+
+
+# --- callers a recorded run saw ------------------------------------------------------------------
+
+
+def unobserved_caller(module: cst.Module, function: cst.FunctionDef, ran, line) -> str | None:
+    """Why a caller of ``function`` may hand it what a recorded run never saw, or None when the
+    file's static call graph shows only observed code calls it.
+
+    A fact observed inside ``function`` (``len``'s argument was a tensor) speaks for the calls
+    the run made, not for every caller. It holds for all of them when each reference to the
+    function in the file is a call that ran (``ran(node)``), made from a module's ``forward``
+    (called by the model itself) or from a function whose own callers pass this test. Only
+    top-level functions and methods of top-level classes are followed, and only private ones
+    (``_name``) and ``forward``: another file may import a public name and call it from code
+    the run never reached. ``line(node)`` gives a node's line for the answer.
+    """
+    owners = {id(item): statement for statement in module.body if type(statement) is cst.ClassDef
+              for item in statement.body.body if type(item) is cst.FunctionDef}
+    followed = set(owners) | {id(statement) for statement in module.body if type(statement) is cst.FunctionDef}
+    return _unseen(module, function, owners, followed, ran, line, set())
+
+
+def _unseen(module, function, owners, followed, ran, line, visiting: set[int]) -> str | None:
+    if id(function) in visiting:
+        return None  # a recursive call: its other callers decide
+    visiting.add(id(function))
+    name = function.name.value
+    if id(function) not in followed:
+        return f"`{name}` is a nested function, whose callers the call graph does not follow"
+    if name != "forward" and not name.startswith("_"):
+        return f"`{name}` is public: files the observed run never reached may import and call it"
+    for node, called, caller in _references(module, name, owners.get(id(function)), followed):
+        where = line(node)
+        if caller is None:
+            return f"`{name}` is used at line {where}, outside the functions the call graph follows"
+        if not called:
+            return f"`{name}` is used as a value at line {where}, to be called from anywhere"
+        if ran(node) is not True:
+            return f"`{name}` is also called at line {where}, which the observed run never reached"
+        if caller.name.value == "forward" and id(caller) in owners:
+            continue  # the model calls it: the observed calls
+        why = _unseen(module, caller, owners, followed, ran, line, visiting)
+        if why is not None:
+            return why
+    return None
+
+
+def _references(module: cst.Module, name: str, owner: cst.ClassDef | None, followed: set[int]):
+    """``(node, called, caller)`` for each reference to the top-level function ``name`` (a
+    plain name) or, with ``owner``, to that class's method (``self.<name>`` in its methods; any
+    other ``<x>.<name>`` counts with no caller): ``called`` when it is a call's function,
+    ``caller`` the followed function it is in (None outside them)."""
+    found = []
+    stack: list[tuple[cst.CSTNode, cst.FunctionDef | None, frozenset[int]]] = [(module, None, frozenset())]
+    while stack:
+        node, caller, called = stack.pop()
+        kind = type(node)
+        if kind is cst.Call:
+            called = called | {id(node.func)}
+        if owner is None and kind is cst.Name and node.value == name:
+            found.append((node, id(node) in called, caller))
+        elif owner is not None and kind is cst.Attribute and node.attr.value == name:
+            mine = type(node.value) is cst.Name and node.value.value == "self" and caller is not None \
+                and any(item is caller for item in owner.body.body)
+            found.append((node, id(node) in called, caller if mine else None))
+        if kind is cst.FunctionDef:
+            parts: list[cst.CSTNode] = [node.body, *node.decorators, node.params]  # not its own name
+            if caller is None and id(node) in followed:
+                caller = node
+        elif kind is cst.Attribute or kind is cst.Arg:
+            parts = [node.value]  # `obj.name`'s attribute and a keyword's name refer to no function
+        elif kind is cst.Param:
+            parts = [part for part in (node.annotation, node.default) if part is not None]
+        else:
+            parts = children(node)
+        stack.extend((child, caller, called) for child in parts)
+    return found

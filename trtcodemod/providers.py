@@ -81,6 +81,12 @@ class ObservedFacts(Provider):
     def _where(self, node: cst.CSTNode) -> Any:
         return None if self.facts is None else self.context.position(node)
 
+    def line(self, node: cst.CSTNode) -> int | None:
+        """The line ``node`` starts on, where a rule names it beside an observation (None
+        without facts: positions cost a pass)."""
+        where = self._where(node)
+        return None if where is None else where.start.line
+
     def reads_values(self, node: cst.CSTNode) -> bool | None:
         """True: Python read a tensor's value inside ``node`` (``__bool__``, ``.item()``...), so an
         export bakes it in; False: it ran and read none; None: no facts, or it never ran."""

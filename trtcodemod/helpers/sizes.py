@@ -1,5 +1,9 @@
-"""``min``/``max``/``int``/``math.ceil``/``math.floor`` of sizes, kept in the graph while the
-TorchScript exporter traces.
+"""``len``, ``min``/``max``/``int``/``math.ceil``/``math.floor`` of sizes, kept in the graph while
+the TorchScript exporter traces.
+
+``_trt_len(x)`` is ``x.shape[0]`` for a tensor that has a first dimension (a size the trace
+records, where ``len`` gives it a Python int) and ``len(x)`` for everything else, so it keeps
+``len``'s result and exceptions whatever a caller passes.
 
 Under ``torch.jit.trace`` (which the TorchScript exporter runs) a tensor's size is a traced
 0-d tensor. Python's ``min``/``max`` compare it into a ``bool`` and return one of the
@@ -13,6 +17,20 @@ it into a Python number the same way; their helpers keep it a 0-d ``int64`` tens
 """
 
 import torch
+
+
+def _trt_len(value):
+    """``len(value)``, as ``value.shape[0]`` where that is the same: a tensor with a first
+    dimension whose class keeps ``Tensor.__len__`` (a 0-d tensor's ``len`` raises ``TypeError``)."""
+    if not torch.jit.is_scripting() and _trt_len_is_size(value):
+        return value.shape[0]
+    return len(value)
+
+
+@torch.jit.unused
+def _trt_len_is_size(value) -> bool:
+    """Whether ``len(value)`` is ``value.shape[0]`` (never runs when scripted)."""
+    return isinstance(value, torch.Tensor) and type(value).__len__ is torch.Tensor.__len__ and value.dim() > 0
 
 
 def _trt_size_max(a: int, b: int) -> int:

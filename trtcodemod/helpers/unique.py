@@ -46,8 +46,9 @@ def _trt_unique_onnx(x):
     # A value is kept when it differs from its predecessor; the first one always is. Every
     # size here follows the input's length, 0 included: a slice like values[:1] would be
     # traced as length 1 (torch.export assumes a dynamic length of 2 or more) and break
-    # on an empty input.
-    previous = torch.cat([values[-1:], values[:-1]])
+    # on an empty input; and the dynamo exporter refuses a Concat of pieces that are all empty
+    # in the example (a (0, 4) input), so the filler in front of the predecessors is one value.
+    previous = torch.cat([values.new_zeros(1), values])[:values.shape[0]]
     first = torch.arange(values.shape[0], device=values.device) == 0
     keep = (values != previous) | first
     # index_select: a plain Gather (indexing by a tensor exports as GatherND with dynamo).

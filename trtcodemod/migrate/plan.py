@@ -132,6 +132,16 @@ def describe(problems: list[Problem]) -> str:
     return "; ".join(unique[:3]) + ("; ..." if len(unique) > 3 else "")
 
 
+def assumption(rule: str) -> str:
+    """What ``rule``'s unsafe fix assumes, in its metadata's words, and where the ways it can
+    fail are listed: a proof that rests on the assumption states it."""
+    from trtcodemod.registry import rule_by_id
+
+    info = rule_by_id(rule)
+    text = info.assumption if info is not None else ""
+    return f"{text} (how it can fail: `trtcodemod explain {rule}`)" if text else f"see `trtcodemod explain {rule}`"
+
+
 def decide(finding: Any, problems: Iterable[Problem], facts: Facts, unsafe: bool) -> Decision:
     """One finding's decision, with the located problems it addresses and the proof."""
     if not facts.ran(finding.path, finding.line, finding.end_line):
@@ -143,20 +153,25 @@ def decide(finding: Any, problems: Iterable[Problem], facts: Facts, unsafe: bool
     safety = finding.fix.value
     if safety == "none":
         return Decision(finding, REMAINS, reason=f"{located}; no automatic fix: {finding.message}", problems=hits)
+    # What the rule's own analysis adds (TRT704: whether the call graph lets an observation
+    # speak for every caller, or why the fix keeps the original for what the run never saw).
+    evidence = getattr(finding.edit, "evidence", "")
     if safety == "safe":
-        return Decision(finding, APPLY, proof=f"safe fix; fixes {located}", problems=hits)
+        return Decision(finding, APPLY, proof=f"safe fix{f' ({evidence})' if evidence else ''}; fixes {located}",
+                        problems=hits)
     prover = PROVERS.get(finding.rule)
     fact = prover(facts, finding, hits) if prover else None
     if fact:
-        return Decision(finding, APPLY, proof=f"{fact}; fixes {located}", problems=hits)
+        return Decision(finding, APPLY, proof=f"{fact}{f', and {evidence}' if evidence else ''}; fixes {located}",
+                        problems=hits)
     if unsafe:
-        return Decision(finding, APPLY, proof=f"--unsafe (assumption not observed: see `trtcodemod explain "
-                                              f"{finding.rule}`); fixes {located}", problems=hits)
+        return Decision(finding, APPLY, proof=f"--unsafe (assumption not observed: {assumption(finding.rule)}); "
+                                              f"fixes {located}", problems=hits)
     if prover is None:
         # Nothing observable decides the assumption, but the verification can test it on every
         # input set: a candidate, reverted (and named) when the rewritten model differs.
         return Decision(finding, APPLY, proof=f"candidate: kept only if verified equivalent (its assumption cannot "
-                                              f"be observed: see `trtcodemod explain {finding.rule}`); fixes {located}",
+                                              f"be observed: {assumption(finding.rule)}); fixes {located}",
                         problems=hits, candidate=True)
     return Decision(finding, REMAINS, reason=f"{located}; unsafe fix not applied (no observation covers its "
                                              f"assumption; --unsafe applies it)", problems=hits)

@@ -22,7 +22,7 @@ from trtcodemod.verify.worker import run_task
 from .facts import Facts, norm
 from .locate import GUARD_NOTE, UNTRACED_NOTE, Problem, locate
 from .observe import OBSERVE_TASK
-from .plan import APPLY, INFO, REMAINS, Plan, describe
+from .plan import APPLY, INFO, REMAINS, Plan, assumption, describe
 from .retrace import Retrace, Rewritten, judge
 from .report import empty_report
 
@@ -372,9 +372,9 @@ def _proof(decision: Any, final: dict[str, Any] | None, facts: Facts) -> str:
     rule, located = decision.finding.rule, describe(decision.problems)
     if final.get("equivalent"):
         return (f"verified: the rewritten model is equivalent to the original on all {facts.runs} input set(s); "
-                f"its assumption held on them (see `trtcodemod explain {rule}`); fixes {located}")
+                f"its assumption held on them: {assumption(rule)}; fixes {located}")
     return (f"kept: the remaining difference is the original model's own, not this fix's (see the culprits); "
-            f"its assumption is not proved (see `trtcodemod explain {rule}`); fixes {located}")
+            f"its assumption is not proved: {assumption(rule)}; fixes {located}")
 
 
 def _display(path: str) -> str:
