@@ -14,11 +14,7 @@ import libcst as cst
 
 from trtcodemod.astutil import method_call, short_code
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
-<<<<<<< HEAD
-from trtcodemod.transforms._size_facts import _INTEGER_OPERATORS, TS_PITFALLS
-=======
-from trtcodemod.transforms._size_facts import NUMBER_AS_TENSOR_FAILURES, TS_PITFALLS
->>>>>>> proof27
+from trtcodemod.transforms._size_facts import _INTEGER_OPERATORS, NUMBER_AS_TENSOR_FAILURES, TS_PITFALLS
 from trtcodemod.transforms._size_facts import SizeRule
 
 HELPER = "_trt_sizes_tensor"
