@@ -161,3 +161,13 @@ def test_facts_without_forward_lines_count_every_file() -> None:
     new = Facts.from_json({**old.to_json(), "forward": {"/b.py": [3]}})
     assert new.forward_files == ["/b.py"] and new.lines_ran(["/a.py", "/b.py"]) == 1
     assert Facts.from_json(new.to_json()).forward == {"/b.py": {3}}
+
+
+def test_a_file_without_a_planned_fix_is_not_parsed_by_the_rounds_rewrite() -> None:
+    from trtcodemod.migrate.plan import Plan
+    from trtcodemod.migrate.run import plan_fixer
+    from trtcodemod.verify.spec import RewriteOptions
+
+    # Not even valid Python: parsing it would raise; with nothing planned there it is copied as is.
+    source = b"def broken(:\n    x = torch.nonzero(y)\n"
+    assert plan_fixer(Plan())(source, "/nowhere/lib.py", RewriteOptions()) == (source, [])

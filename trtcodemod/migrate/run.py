@@ -74,10 +74,15 @@ def _with_opt_in(select: tuple[str, ...]) -> tuple[str, ...]:
 def plan_fixer(plan: Plan, facts: Facts | None = None) -> Fixer:
     """A verifier ``Fixer`` that applies exactly the plan's fixes (and honours ``select`` for culprits)."""
     allow, follow_up = plan.allows(), plan.follow_ups()
+    planned = {d.key[0] for d in plan.applied}
 
     def fixer(source: bytes, path: str, options: RewriteOptions) -> tuple[bytes, list[tuple[str, int, str]]]:
         from trtcodemod.engine import fix_source
 
+        if norm(path) not in planned:
+            # No fix is planned in this file, so none is allowed: it stays as it is, unparsed
+            # (a library checkout has hundreds of such files, each copied every round).
+            return source, []
         result = fix_source(source, path, _engine_options(options, facts, allow, follow_up))
         return result.source, [(f.rule, int(f.line), str(f.message)) for f in result.fixed]
 
