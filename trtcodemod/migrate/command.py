@@ -101,6 +101,12 @@ def migrate_command(
     runs: Annotated[Optional[int], typer.Option("--runs", help="Timed runs per backend (default 20).")] = None,
     warmup: Annotated[Optional[int], typer.Option("--warmup", help="Warm-up runs (default 3).")] = None,
     timeout: Annotated[Optional[float], typer.Option("--timeout", help="Seconds per worker (default 300).")] = None,
+    model_timeout: Annotated[Optional[float], typer.Option(
+        "--model-timeout", help="Seconds for each model's whole migration; past it the model ends with "
+                                "exit 2 and its phases so far (default: no limit).")] = None,
+    profile: Annotated[bool, typer.Option(
+        "--profile", help="Show each model's phases and their wall times in the text report, and each "
+                          "phase as it starts on standard error.")] = False,
     seed: Annotated[Optional[int], typer.Option("--seed", help="Seed for weights and inputs (default 0).")] = None,
     save_facts: Annotated[Optional[Path], typer.Option(
         "--save-facts", help="Write the observed facts (JSON) to this file (one model only).")] = None,
@@ -117,7 +123,8 @@ def migrate_command(
     cli = {"inputs": inputs, "input_shape": input_shape or None, "dynamic_axes": dynamic_axes, "unsafe": unsafe,
            "select": ",".join(select) if select else None, "ignore": ",".join(ignore) if ignore else None,
            "unordered": list(unordered) if unordered else None, "target": target, "exporter": exporter, "opset": opset,
-           "backends": backends, "runs": runs, "warmup": warmup, "timeout": timeout, "seed": seed}
+           "backends": backends, "runs": runs, "warmup": warmup, "timeout": timeout, "model_timeout": model_timeout,
+           "seed": seed}
     cli = {k: v for k, v in cli.items() if v is not None}
     try:
         specs, reports, multi = collect_specs(model_file, config, model, cli, on_error=error_report)
@@ -127,7 +134,7 @@ def migrate_command(
     except SpecError as exc:
         raise _fail(str(exc)) from None
 
-    progress = _Progress()
+    progress = _Progress(lines=profile)
     sources: list[dict[str, tuple[bytes, bytes]]] = [{} for _ in reports]
     try:
         results = zoo.run_models("migrate", specs, multi=multi, config=config, jobs=jobs, cache=cache, ray=ray,
@@ -143,7 +150,7 @@ def migrate_command(
     if write:
         write_sources(reports, sources)
     if format == "junit":
-        typer.echo(zoo.render_junit(reports, "migrate", verdict, lambda r: render_text(r, write)), nl=False)
+        typer.echo(zoo.render_junit(reports, "migrate", verdict, lambda r: render_text(r, write, profile)), nl=False)
     else:
-        typer.echo(render(reports, format, multi=multi, written=write), nl=False)
+        typer.echo(render(reports, format, multi=multi, written=write, profile=profile), nl=False)
     raise typer.Exit(exit_code(reports))

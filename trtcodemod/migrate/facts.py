@@ -79,6 +79,9 @@ class Facts:
     hashes: dict[str, str] = field(default_factory=dict)
     #: The dynamic axes the observer's extra set stretched (``x[2] (height) 8->17``), if any.
     stretched: list[str] = field(default_factory=list)
+    #: The lines that ran during the observed forwards (``lines`` also has those that ran while
+    #: importing and building); None for facts files from before it was kept: all ran then.
+    forward: dict[str, set[int]] | None = None
     #: (number of events when built, (path, name) -> tensor events): see :meth:`tensor_events`.
     _tensor_index: tuple[int, dict[tuple[str, str], list[dict[str, Any]]]] | None = field(
         default=None, init=False, repr=False, compare=False)
@@ -100,13 +103,16 @@ class Facts:
                    events=[dict(e, path=norm(e["path"])) for e in data.get("events", [])],
                    inputs=dict(data.get("inputs", {})), run_errors=list(data.get("run_errors", [])),
                    hashes={norm(p): str(h) for p, h in dict(data.get("hashes", {})).items()},
-                   stretched=[str(c) for c in data.get("stretched", [])])
+                   stretched=[str(c) for c in data.get("stretched", [])],
+                   forward=None if data.get("forward") is None else
+                   {norm(p): set(v) for p, v in dict(data["forward"]).items()})
 
     def to_json(self) -> dict[str, Any]:
         return {"version": FACTS_VERSION, "runs": self.runs, "run_errors": self.run_errors,
                 "lines": {p: sorted(v) for p, v in sorted(self.lines.items())},
                 "events": self.events, "inputs": self.inputs,
-                "hashes": dict(sorted(self.hashes.items())), "stretched": self.stretched}
+                "hashes": dict(sorted(self.hashes.items())), "stretched": self.stretched,
+                **({} if self.forward is None else {"forward": {p: sorted(v) for p, v in sorted(self.forward.items())}})}
 
     @classmethod
     def load(cls, path: Path) -> "Facts":
@@ -139,6 +145,16 @@ class Facts:
     def files(self) -> list[str]:
         """The user's files that ran: where the model's code came from."""
         return sorted(self.lines)
+
+    @property
+    def forward_files(self) -> list[str]:
+        """The user's files where a line ran during the observed forwards (all, for old facts)."""
+        return self.files if self.forward is None else sorted(p for p, v in self.forward.items() if v)
+
+    def lines_ran(self, files: Iterable[str]) -> int:
+        """How many lines of ``files`` ran during the forwards (while importing and building too, for old facts)."""
+        lines = self.lines if self.forward is None else self.forward
+        return sum(len(lines.get(f, ())) for f in files)
 
     def ran(self, path: str, line: int, end_line: int | None = None) -> bool:
         lines = self.lines.get(norm(path), set())

@@ -4,7 +4,8 @@ Runs in a worker process (``python -m trtcodemod.migrate.observe FOLDER``), like
 verifier's model task, so whatever the model does stays a reported result. It records,
 for the user's files only (never torch's frames, never ours):
 
-* which files and lines ran at all (``sys.settrace``, with a local tracer only in user files);
+* which files and lines ran at all (``sys.settrace``, with a local tracer only in user files),
+  and which of them ran during the forwards (``forward``; not while importing or building);
 * every place Python reads a tensor's value (``__bool__``, ``.item()``, ``.tolist()``,
   ``__int__``, ``__index__``, ``__float__``, ``__len__``, ``.numpy()``): what an export bakes in;
 * at each ``t[index]``, the dtype and rank of a tensor index;
@@ -50,6 +51,8 @@ class Recorder:
     def __init__(self, user: UserFiles) -> None:
         self.user = user
         self.lines: dict[str, set[int]] = {}
+        #: The lines that ran in frames called during the forwards (``recording``).
+        self.forward: dict[str, set[int]] = {}
         self.events: dict[tuple, dict[str, Any]] = {}
         self.recording = False  # value reads count only during the forwards, not while building
         self._busy = False
@@ -105,15 +108,26 @@ class Recorder:
     def trace(self, frame: Any, event: str, arg: Any) -> Callable | None:
         if event != "call" or not self.user(frame.f_code.co_filename):
             return None
-        lines = self.lines.setdefault(os.path.realpath(frame.f_code.co_filename), set())
+        path = os.path.realpath(frame.f_code.co_filename)
+        lines = self.lines.setdefault(path, set())
         lines.add(frame.f_lineno)
+        if not self.recording:
+            def local(frame: Any, event: str, arg: Any) -> Callable:
+                if event == "line":
+                    lines.add(frame.f_lineno)
+                return local
 
-        def local(frame: Any, event: str, arg: Any) -> Callable:
+            return local
+        forward = self.forward.setdefault(path, set())
+        forward.add(frame.f_lineno)
+
+        def in_forward(frame: Any, event: str, arg: Any) -> Callable:
             if event == "line":
                 lines.add(frame.f_lineno)
-            return local
+                forward.add(frame.f_lineno)
+            return in_forward
 
-        return local
+        return in_forward
 
 
 def _index_kind(index: Any) -> str:
@@ -287,6 +301,7 @@ def _observe_task(req: dict[str, Any], cp: _Checkpoint) -> None:
         "stretched": changed,
         "run_errors": errors,
         "lines": {path: sorted(lines) for path, lines in sorted(rec.lines.items())},
+        "forward": {path: sorted(lines) for path, lines in sorted(rec.forward.items())},
         "events": sorted([*rec.events.values(), *sites.events()],
                          key=lambda e: (e["path"], e["line"], e["column"], e["kind"], e.get("name", ""))),
         "inputs": _varying_axes(made.names, sets),

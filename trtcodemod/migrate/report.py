@@ -28,7 +28,9 @@ def exit_code(reports: Sequence[dict[str, Any]]) -> int:
     return max((int(r.get("exit_code", 2)) for r in reports), default=2)
 
 
-def render(reports: Sequence[dict[str, Any]], fmt: str, *, multi: bool = False, written: bool = False) -> str:
+def render(reports: Sequence[dict[str, Any]], fmt: str, *, multi: bool = False, written: bool = False,
+           profile: bool = False) -> str:
+    """``profile``: the text report shows each model's phases (JSON always has them)."""
     if fmt == "json":
         models = [{k: v for k, v in r.items() if k not in _PRIVATE} for r in reports]
         return json.dumps({"version": REPORT_VERSION, "exit_code": exit_code(reports), "written": written,
@@ -36,7 +38,7 @@ def render(reports: Sequence[dict[str, Any]], fmt: str, *, multi: bool = False, 
     if fmt == "markdown":
         parts = ([summary_markdown(reports)] if multi else []) + [render_markdown(r, written) for r in reports]
     else:
-        parts = ([summary_text(reports)] if multi else []) + [render_text(r, written) for r in reports]
+        parts = ([summary_text(reports)] if multi else []) + [render_text(r, written, profile) for r in reports]
     return "\n\n".join(parts).rstrip() + "\n"
 
 
@@ -111,7 +113,7 @@ def _write_note(r: dict[str, Any], written: bool) -> str:
 # --- text ------------------------------------------------------------------------------------
 
 
-def render_text(r: dict[str, Any], written: bool = False) -> str:
+def render_text(r: dict[str, Any], written: bool = False, profile: bool = False) -> str:
     out = [f"trtcodemod migrate: {r['name']}",
            f"  model     {_rel(r['model_file'])} --model {r['model']}  inputs: {r['inputs']}  "
            f"exporter: {', '.join(r['exporters'])}  target: TensorRT {r['target']}"
@@ -124,7 +126,7 @@ def render_text(r: dict[str, Any], written: bool = False) -> str:
                    + (f"; varying axes: {dyn}" if dyn else ""))
         out += [f"            run error: {e}" for e in facts.get("run_errors", [])]
     if r["exit_code"] == 2 and r.get("before") is None:
-        return "\n".join(out + ["", f"Result: {verdict(r)} -- exit 2"])
+        return "\n".join(out + (_phases_text(r) if profile else []) + ["", f"Result: {verdict(r)} -- exit 2"])
     b, a = r.get("before") or {}, r.get("after") or {}
     rows = [["exported", _yes(b.get("exported")), _yes(a.get("exported"))],
             ["faithful", _yes(b.get("faithful")), _faithful(a)],
@@ -151,8 +153,24 @@ def render_text(r: dict[str, Any], written: bool = False) -> str:
     out += [f"  rewrite error: {e}" for e in r.get("rewrite_errors", [])]
     if r.get("diff"):
         out += ["", r["diff"].rstrip()]
+    if profile:
+        out += _phases_text(r)
     out += ["", f"Result: {verdict(r)} -- exit {r['exit_code']} ({_write_note(r, written)})"]
     return "\n".join(out)
+
+
+def _phases_text(r: dict[str, Any]) -> list[str]:
+    """Where the migration's wall time went, phase by phase (``phases.py``)."""
+    phases = r.get("phases") or []
+    if not phases:
+        return []
+    total = r.get("seconds")
+    rest = None if total is None else total - sum(p["seconds"] for p in phases)
+    rows = [[p["phase"], f"{p['seconds']:.1f}"] for p in phases]
+    if rest is not None:
+        rows.append(["(between phases)", f"{max(rest, 0.0):.1f}"])
+    head = "Phases" + (f" ({total:.1f} s in all):" if total is not None else ":")
+    return ["", head, *("  " + line for line in _table(rows, ["phase", "seconds"]))]
 
 
 def _lift_text(lift: dict[str, Any] | None) -> list[str]:

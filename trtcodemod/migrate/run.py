@@ -10,8 +10,9 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from trtcodemod.report.diff import unified_diff
 from trtcodemod.verify.rewrite import Fixer, locate as locate_layout
@@ -22,6 +23,7 @@ from trtcodemod.verify.worker import run_task
 from .facts import Facts, norm
 from .locate import GUARD_NOTE, UNTRACED_NOTE, Problem, locate
 from .observe import OBSERVE_TASK
+from .phases import ModelTimeout, Phases
 from .plan import APPLY, INFO, REMAINS, Plan, assumption, describe
 from .retrace import Retrace, Rewritten, judge
 from .report import empty_report
@@ -30,8 +32,9 @@ Progress = Callable[[str], None]
 MAX_ROUNDS = 4
 
 
-def observe(spec: VerifySpec, work: Path) -> tuple[Facts | None, str | None]:
-    """Run the observer in a worker; the facts, or why there are none."""
+def observe(spec: VerifySpec, work: Path, timeout: float | None = None) -> tuple[Facts | None, str | None]:
+    """Run the observer in a worker (``timeout``: its limit, default ``spec.timeout``); the facts,
+    or why there are none."""
     layout = locate_layout(spec.model_file)
     request = {
         "task": OBSERVE_TASK, "model_file": str(layout.model_file), "import_root": str(layout.import_root),
@@ -40,7 +43,7 @@ def observe(spec: VerifySpec, work: Path) -> tuple[Facts | None, str | None]:
         "inputs": spec.inputs, "seed": spec.seed, "threads": spec.threads,
         "dynamic_axes": {k: dict(v) for k, v in spec.dynamic_axes.items()},
     }
-    outcome = run_task(request, work / "observe", spec.timeout, module="trtcodemod.migrate.observe")
+    outcome = run_task(request, work / "observe", timeout or spec.timeout, module="trtcodemod.migrate.observe")
     data = outcome.data.get("facts")
     if outcome.status != "ok" or not data:
         return None, outcome.message or "the observer produced no facts"
@@ -71,10 +74,15 @@ def _with_opt_in(select: tuple[str, ...]) -> tuple[str, ...]:
 def plan_fixer(plan: Plan, facts: Facts | None = None) -> Fixer:
     """A verifier ``Fixer`` that applies exactly the plan's fixes (and honours ``select`` for culprits)."""
     allow, follow_up = plan.allows(), plan.follow_ups()
+    planned = {d.key[0] for d in plan.applied}
 
     def fixer(source: bytes, path: str, options: RewriteOptions) -> tuple[bytes, list[tuple[str, int, str]]]:
         from trtcodemod.engine import fix_source
 
+        if norm(path) not in planned:
+            # No fix is planned in this file, so none is allowed: it stays as it is, unparsed
+            # (a library checkout has hundreds of such files, each copied every round).
+            return source, []
         result = fix_source(source, path, _engine_options(options, facts, allow, follow_up))
         return result.source, [(f.rule, int(f.line), str(f.message)) for f in result.fixed]
 
@@ -182,44 +190,60 @@ def _base(spec: VerifySpec) -> dict[str, Any]:
     return report
 
 
-def migrate(spec: VerifySpec, *, progress: Progress | None = None,
-            facts_out: Path | None = None) -> tuple[dict[str, Any], dict[str, tuple[bytes, bytes]]]:
-    """Migrate one model: the report and ``path -> (original, new)`` of the files to write."""
+def migrate(spec: VerifySpec, *, progress: Progress | None = None, facts_out: Path | None = None,
+            model_timeout: float | None = None) -> tuple[dict[str, Any], dict[str, tuple[bytes, bytes]]]:
+    """Migrate one model: the report and ``path -> (original, new)`` of the files to write.
+
+    ``model_timeout``: seconds for the whole migration; past it the report is a clean exit 2
+    with the phases so far (``phases.py``).
+    """
     progress = progress or (lambda _msg: None)
+    phases = Phases(progress, spec.model_timeout if model_timeout is None else model_timeout)
     report = _base(spec)
+    report["phases"] = phases.rows
     work = Path(tempfile.mkdtemp(prefix="trtcodemod-migrate-"))
     try:
-        progress("observing a run")
-        facts, why = observe(spec, work)
-        if facts is None:
-            report["error"] = f"the model could not be observed: {why}"
-            return report, {}
-        if facts_out is not None:
-            facts.save(facts_out)
-        files = [f for f in facts.files if f.endswith(".py")]
-        report["files"] = files
-        report["facts"] = {"runs": facts.runs, "files": len(files), "lines_ran": sum(len(v) for v in facts.lines.values()),
-                           "value_reads": len(facts.value_reads()), "run_errors": facts.run_errors,
-                           "inputs": facts.inputs}
-        with Verification(spec, progress=progress) as session:
-            report, sources = _loop(spec, session, facts, files, report, progress, facts_out)
-            if report.get("before") is not None:
-                from .lift import add_lift  # per-frame state (TRT703): forward_step, adapter, wrapper
-
-                sources = add_lift(spec, report, sources, session.original(), facts, work, progress)
-            return report, sources
+        return _migrate(spec, report, phases, work, progress, facts_out)
+    except ModelTimeout as exc:
+        report["error"] = str(exc)
+        report["exit_code"] = 2
+        return report, {}
     finally:
+        report["seconds"] = round(phases.elapsed(), 3)
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _loop(spec: VerifySpec, session: Verification, facts: Facts, files: list[str], report: dict[str, Any],
-          progress: Progress, facts_out: Path | None = None) -> tuple[dict[str, Any], dict[str, tuple[bytes, bytes]]]:
+def _migrate(spec: VerifySpec, report: dict[str, Any], phases: Phases, work: Path, progress: Progress,
+             facts_out: Path | None) -> tuple[dict[str, Any], dict[str, tuple[bytes, bytes]]]:
+    with phases.phase("observe"):
+        facts, why = observe(spec, work, phases.worker_timeout(spec.timeout))
+    if facts is None:
+        report["error"] = f"the model could not be observed: {why}"
+        return report, {}
+    if facts_out is not None:
+        facts.save(facts_out)
+    _note_files(report, facts, analysed_files(facts, spec.model_file))
+    with Verification(spec, progress=progress, phases=phases) as session:
+        report, sources = _loop(spec, session, facts, report, progress, phases, facts_out)
+        if report.get("before") is not None:
+            from .lift import add_lift  # per-frame state (TRT703): forward_step, adapter, wrapper
+
+            with phases.phase("lift"):
+                sources = add_lift(replace(spec, timeout=phases.worker_timeout(spec.timeout)), report, sources,
+                                   session.original(), facts, work, progress)
+        return report, sources
+
+
+def _loop(spec: VerifySpec, session: Verification, facts: Facts, report: dict[str, Any], progress: Progress,
+          phases: Phases, facts_out: Path | None = None) -> tuple[dict[str, Any], dict[str, tuple[bytes, bytes]]]:
     original = session.original()
     if original.get("exit_code") == 2:
         report["error"] = original.get("error") or "the original model could not run"
         return report, {}
     report["before"] = side_state(original, "before")
     problems = locate(original, "before", facts)
+    files = analysed_files(facts, spec.model_file, problems)
+    _note_files(report, facts, files)
     # A bake of a size-derived Python value that does not change the graph at other sizes
     # (a static axis, a value the same whatever the size) is a warning, not an error.
     retrace = judge(problems, facts, session, dict(spec.dynamic_axes), progress)
@@ -232,7 +256,8 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, files: list[str
                       if p.kind == "baked" and p.op == "(traced constant)" and p.path and p.line)
     if facts_out is not None:
         facts.save(facts_out)  # with the warnings, for `check`/`apply --facts`
-    findings, errors = _findings(files, spec.rewrite, facts)
+    with phases.phase("static analysis"):
+        findings, errors = _findings(files, spec.rewrite, facts)
     report["rewrite_errors"] = errors
     plan = Plan()
     plan.update(findings, problems, facts, spec.rewrite.unsafe)
@@ -243,9 +268,9 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, files: list[str
     for round_no in range(1, MAX_ROUNDS + 1):
         if not plan.applied:
             break
-        progress(f"round {round_no}: rewrite and verify")
         verified = list(plan.applied)
-        final = session.verify(plan_fixer(plan, facts), extra_files=extra)
+        with phases.section(f"round {round_no}"):
+            final = session.verify(plan_fixer(plan, facts), extra_files=extra)
         report["rounds"].append({"round": round_no, "fixes": len(final.get("fixes", [])),
                                  "equivalent": final.get("equivalent"), "exit_code": final.get("exit_code"),
                                  "after": side_state(final, "after"), "culprits": final.get("culprit_rules", [])})
@@ -266,9 +291,31 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, files: list[str
             final = None  # every fix was reverted: the model stays the original
         else:
             # Only reverts since the last verification: verify what is left, once more.
-            progress("rewrite and verify without the reverted fixes")
-            final = session.verify(plan_fixer(plan, facts), extra_files=extra)
-    return _finish(spec, report, original, final, plan, facts, files, retrace)
+            with phases.section("without the reverted fixes"):
+                final = session.verify(plan_fixer(plan, facts), extra_files=extra)
+    with phases.phase("finish"):
+        return _finish(spec, report, original, final, plan, facts, files, retrace)
+
+
+def analysed_files(facts: Facts, model_file: Path, problems: Iterable[Problem] = ()) -> list[str]:
+    """The files the static analysis reads: those of the user's files where a line ran during
+    the observed forwards, the model file, and any file a located problem points into (a
+    TorchScript function runs no Python line, yet its export fails at its line). A file that
+    only ran while importing or building holds nothing an export records."""
+    forward = set(facts.forward_files)
+    forward.add(norm(str(model_file)))
+    forward.update(p.path for p in problems if p.path)
+    return [f for f in facts.files if f.endswith(".py") and f in forward]
+
+
+def _note_files(report: dict[str, Any], facts: Facts, files: list[str]) -> None:
+    report["files"] = files
+    # Every user file that ran, imports included: what the model is built from (a zoo's cache
+    # depends on them all, as it did when all of them were analysed).
+    report["user_files"] = [f for f in facts.files if f.endswith(".py")]
+    report["facts"] = {"runs": facts.runs, "files": len(files), "lines_ran": facts.lines_ran(files),
+                       "value_reads": len(facts.value_reads()), "run_errors": facts.run_errors,
+                       "inputs": facts.inputs}
 
 
 def _revert_culprits(final: dict[str, Any], plan: Plan) -> bool:

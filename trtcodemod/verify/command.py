@@ -17,20 +17,23 @@ from .spec import SpecError, VerifySpec, build_spec, load_model_tables, load_pro
 
 
 class _Progress:
-    """One self-overwriting status line on stderr, only when stderr is a terminal."""
+    """One self-overwriting status line on stderr when stderr is a terminal; with ``lines``
+    (``migrate --profile``), one line per message where it is not (a log file)."""
 
-    def __init__(self) -> None:
-        self.enabled = sys.stderr.isatty()
+    def __init__(self, lines: bool = False) -> None:
+        self.tty = sys.stderr.isatty()
+        self.enabled = self.tty or lines
         self.label = ""
         self.start = time.monotonic()
 
     def __call__(self, message: str) -> None:
         if self.enabled:
-            sys.stderr.write(f"\r\x1b[K[{time.monotonic() - self.start:5.1f}s] {self.label}: {message}")
+            line = f"[{time.monotonic() - self.start:5.1f}s] {self.label}: {message}"
+            sys.stderr.write(f"\r\x1b[K{line}" if self.tty else f"{line}\n")
             sys.stderr.flush()
 
     def done(self) -> None:
-        if self.enabled:
+        if self.tty:
             sys.stderr.write("\r\x1b[K")
             sys.stderr.flush()
 

@@ -7,6 +7,7 @@ a model or backend does (raise, segfault, hang) becomes a line in the report.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import shutil
 import tempfile
@@ -41,6 +42,20 @@ class _Ctx:
     #: ``--unordered``, resolved against the original's outputs: output name -> row axis.
     row_axes: dict[str, int] = field(default_factory=dict)
     counter: int = 0
+    #: The caller's profile (``migrate.phases.Phases``): each step becomes a timed phase, and no
+    #: worker outlives the caller's deadline. None (``verify``): a progress line per step.
+    phases: Any = None
+
+    def step(self, name: str) -> Any:
+        """One step of the session: a phase of the caller's profile, or a progress line."""
+        if self.phases is not None:
+            return self.phases.phase(name)
+        self.progress(name)
+        return contextlib.nullcontext()
+
+    def timeout(self) -> float:
+        """A worker's limit: ``--timeout``, cut to what is left of the caller's deadline."""
+        return self.phases.worker_timeout(self.spec.timeout) if self.phases is not None else self.spec.timeout
 
     def folder(self, label: str) -> Path:
         self.counter += 1
@@ -121,7 +136,9 @@ def _run_model(ctx: _Ctx, role: str, layout: SourceLayout, *, extra_paths: list[
         # dynamic axis at 2n + 1 (``grow``) or at 2n (a stride that must divide it still does).
         request.update(stretch="2n+1" if grow else "2n", eager_devices=[], input_sets=ctx.input_sets[:1],
                        output_names=stretch)
-    return SideResult(role, run_task(request, ctx.folder(f"{role}-model"), spec.timeout))
+    what = "export at other sizes" if stretch is not None else "build, eager, export"
+    with ctx.step(f"{role}: {what}"):
+        return SideResult(role, run_task(request, ctx.folder(f"{role}-model"), ctx.timeout()))
 
 
 def _run_graphs(ctx: _Ctx, side: SideResult, backends: tuple[str, ...], exporters: tuple[str, ...],
@@ -133,12 +150,12 @@ def _run_graphs(ctx: _Ctx, side: SideResult, backends: tuple[str, ...], exporter
         for backend in backends:
             if backend not in GRAPH_BACKENDS or availability(backend, ctx.probe):
                 continue
-            ctx.progress(f"{side.role}: {backend} ({exporter})")
             request = {"task": BACKEND_TASK, "backend": backend, "onnx_path": path, "input_sets": ctx.input_sets,
                        "runs": ctx.spec.runs if timing else 0, "warmup": ctx.spec.warmup if timing else 0,
                        "threads": ctx.spec.threads}
-            side.graph_runs[(backend, exporter)] = run_task(
-                request, ctx.folder(f"{side.role}-{backend}-{exporter}"), ctx.spec.timeout)
+            with ctx.step(f"{side.role}: {backend} ({exporter})"):
+                side.graph_runs[(backend, exporter)] = run_task(
+                    request, ctx.folder(f"{side.role}-{backend}-{exporter}"), ctx.timeout())
 
 
 # --- comparisons -------------------------------------------------------------------------------
@@ -280,11 +297,11 @@ class Verification:
     original's side alone (what ``migrate`` locates problems in before it plans a rewrite).
     """
 
-    def __init__(self, spec: VerifySpec, *, progress: Progress | None = None) -> None:
+    def __init__(self, spec: VerifySpec, *, progress: Progress | None = None, phases: Any = None) -> None:
         work = Path(tempfile.mkdtemp(prefix="trtcodemod-verify-"))
         out = spec.save_dir or work / "out"
         out.mkdir(parents=True, exist_ok=True)
-        self.ctx = _Ctx(spec=spec, work=work, out=out, progress=progress or (lambda _msg: None))
+        self.ctx = _Ctx(spec=spec, work=work, out=out, progress=progress or (lambda _msg: None), phases=phases)
         self.layout = locate(spec.model_file)
         self._before: SideResult | None = None
         self._base: dict[str, Any] | None = None
@@ -374,7 +391,6 @@ def _original(ctx: _Ctx, session: Verification) -> dict[str, Any]:
     report = _empty_report(spec)
     if spec.save_dir:
         report["saved"] = str(spec.save_dir)
-    ctx.progress("original: build, eager, export")
     before = _run_model(ctx, "before", session.layout)
     session._before = before
     ctx.probe = before.outcome.data.get("probe", {})
@@ -409,11 +425,11 @@ def _original(ctx: _Ctx, session: Verification) -> dict[str, Any]:
         report["export_checks"].append(_faithfulness(ctx, before, exporter, None))
     values = [c["faithful"] for c in report["export_checks"]]
     report["export_faithful"]["before"] = None if any(v is None for v in values) or not values else all(values)
-    ctx.progress("static TensorRT check (original)")
-    for exporter in spec.exporters:
-        path = before.onnx_path(exporter)
-        report["graphs_by_exporter"][exporter] = {
-            "before": static.check_onnx(path, spec.rewrite.target) if path else None, "after": None}
+    with ctx.step("before: static TensorRT check"):
+        for exporter in spec.exporters:
+            path = before.onnx_path(exporter)
+            report["graphs_by_exporter"][exporter] = {
+                "before": static.check_onnx(path, spec.rewrite.target) if path else None, "after": None}
     report["graphs"] = report["graphs_by_exporter"][spec.exporters[0]]
     report["original_exported"] = _exported(spec, before)
     report["export_errors"] = {"before": {e: (before.export(e) or {}).get("error") or (
@@ -437,14 +453,13 @@ def _rewritten(ctx: _Ctx, report: dict[str, Any], before: SideResult, layout: So
                fixer: Fixer | None, extra_files: tuple[Path, ...] = ()) -> dict[str, Any]:
     """Rewrite, build, export and check the rewritten model; compare it with the original."""
     spec = ctx.spec
-    ctx.progress("rewriting")
     extra_files = (*extra_files, *(Path(f) for f in before.outcome.data.get("user_files", [])))
-    tree = rewrite_copy(layout, ctx.out / "after_src", spec.rewrite, fixer, extra_files=extra_files)
+    with ctx.step("rewrite"):
+        tree = rewrite_copy(layout, ctx.out / "after_src", spec.rewrite, fixer, extra_files=extra_files)
     report["rules_applied"] = tree.rules
     report["fixes"] = [vars(f) for f in tree.fixes]
     report["rewrite_errors"] = tree.errors
 
-    ctx.progress("rewritten: build, eager, export")
     after = _run_model(ctx, "after", tree.layout, extra_paths=tree.extra_paths)
     report["models"]["after"] = _model_summary(after)
     _run_graphs(ctx, after, spec.backends, spec.exporters)
@@ -462,11 +477,11 @@ def _rewritten(ctx: _Ctx, report: dict[str, Any], before: SideResult, layout: So
         rows += [_backend_row(ctx, b, exporter, before, after, names) for b in spec.backends if b in GRAPH_BACKENDS]
     report["backends"] = rows
 
-    ctx.progress("static TensorRT check")
-    for exporter in spec.exporters:
-        path = after.onnx_path(exporter)
-        report["graphs_by_exporter"][exporter]["after"] = (
-            static.check_onnx(path, spec.rewrite.target, tree.map_location, tree.helper_at) if path else None)
+    with ctx.step("after: static TensorRT check"):
+        for exporter in spec.exporters:
+            path = after.onnx_path(exporter)
+            report["graphs_by_exporter"][exporter]["after"] = (
+                static.check_onnx(path, spec.rewrite.target, tree.map_location, tree.helper_at) if path else None)
     report["graphs"] = report["graphs_by_exporter"][spec.exporters[0]]
     report["export_errors"]["after"] = {e: (after.export(e) or {}).get("error") or (
         None if after.onnx_path(e) else after.failure() or after.outcome.message or "not exported")
@@ -508,7 +523,7 @@ def _rewritten(ctx: _Ctx, report: dict[str, Any], before: SideResult, layout: So
                                "detail": "the original's own graph differs from its eager outputs where the "
                                          "rewritten one does: the rewrite did not introduce the difference"}]
     if not report["equivalent"] and tree.rules and introduced:
-        ctx.progress("looking for the culprit rule(s)")
+        ctx.progress("looking for the culprit rule(s)")  # each rule's check is a phase of its own
         failing_exporters = tuple(sorted({r["exporter"] for r in introduced if r.get("exporter")}))
         report["culprits"] = find_culprits(
             tree.rules, lambda rule: _check_single_rule(ctx, layout, rule, fixer, before, names, failing_exporters,

@@ -99,6 +99,8 @@ class VerifySpec:
     warmup: int = 3
     threads: int = 1
     timeout: float = 300.0
+    #: ``migrate``: seconds for the whole model (every worker included); None: no limit.
+    model_timeout: float | None = None
     seed: int = 0
     save_dir: Path | None = None
     #: Outputs whose row order is not part of the contract, ``NAME`` or ``NAME:AXIS`` as given
@@ -282,6 +284,12 @@ def build_spec(settings: Mapping[str, Any], *, base_dir: Path | None = None, nam
         raise SpecError(f"bad number: {exc}") from None
     if ints["runs"] < 1 or ints["warmup"] < 0 or ints["threads"] < 0 or numbers["timeout"] <= 0:
         raise SpecError("--runs must be >= 1, --warmup >= 0, --threads >= 0 and --timeout > 0")
+    try:
+        model_timeout = None if s.get("model_timeout") is None else float(s["model_timeout"])
+    except (TypeError, ValueError) as exc:
+        raise SpecError(f"bad number: {exc}") from None
+    if model_timeout is not None and model_timeout <= 0:
+        raise SpecError("--model-timeout must be > 0")
 
     save_dir = s.get("save")
     model, model_args, model_kwargs = parse_model(str(s["model"]))
@@ -324,6 +332,7 @@ def build_spec(settings: Mapping[str, Any], *, base_dir: Path | None = None, nam
         warmup=ints["warmup"],
         threads=ints["threads"],
         timeout=numbers["timeout"],
+        model_timeout=model_timeout,
         seed=ints["seed"],
         save_dir=Path(save_dir).resolve() if save_dir else None,
     )
