@@ -144,12 +144,6 @@ PROGRAMS = [
             one(tensors(grad=False))),
     Program("TRT302", "class M(nn.Module):\n    def forward(self, x):\n        return x.unique(sorted=True)\n",
             one(tensors(grad=False))),
-    # TRT305 isin: plain and inverted (bool inputs raise in torch.isin: the error must stay).
-    Program("TRT305", "class M(nn.Module):\n    def forward(self, x, ids):\n        return torch.isin(x, ids)\n",
-            pair(tensors(grad=False), tensors(grad=False, max_dim=2))),
-    Program("TRT305", "class M(nn.Module):\n    def forward(self, x, ids):\n"
-                      "        return torch.isin(x, ids, invert=True)\n",
-            pair(tensors(grad=False), tensors(grad=False, max_dim=1))),
     # TRT201 mask reads, also on a Python list indexed by a one-element mask.
     Program("TRT201", "class M(nn.Module):\n    def forward(self, t, s):\n        keep = s > 0\n"
                       "        return t[keep]\n", masked),
@@ -186,6 +180,12 @@ PROGRAMS = [
     Program("TRT704", "class M(nn.Module):\n    def forward(self, x: torch.Tensor):\n"
                       "        return x.new_zeros(len(x)) + x.sum()\n",
             one(tensors(grad=True)), exception_types=False),
+    # TRT305 isin (last, so the numbers above stay): plain and inverted; bool raises in torch.isin.
+    Program("TRT305", "class M(nn.Module):\n    def forward(self, x, ids):\n        return torch.isin(x, ids)\n",
+            pair(tensors(grad=False), tensors(grad=False, max_dim=2))),
+    Program("TRT305", "class M(nn.Module):\n    def forward(self, x, ids):\n"
+                      "        return torch.isin(x, ids, invert=True)\n",
+            pair(tensors(grad=False), tensors(grad=False, max_dim=1))),
 ]
 
 PROGRAM_IDS = [f"{p.rule}-{n}" for n, p in enumerate(PROGRAMS)]
