@@ -19,7 +19,7 @@ from trtcodemod.cli import app
 from trtcodemod.engine import Options, check_source, fix_source
 from trtcodemod.migrate.facts import Facts, Span
 from trtcodemod.migrate.locate import Problem, export_failures
-from trtcodemod.migrate.observe import UserFiles
+from trtcodemod.usercode import UserFiles
 from trtcodemod.migrate.plan import APPLY, INFO, REMAINS, Plan, decide
 from trtcodemod.migrate.report import render
 

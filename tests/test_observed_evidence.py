@@ -162,7 +162,7 @@ def observe_and_compare() -> None:
     """The body of the test above (in its own process)."""
     from trtcodemod.migrate.observe import Recorder, Wrappers
     from trtcodemod.migrate.tensor_sites import TensorSites
-    from trtcodemod.verify.userfiles import UserFiles
+    from trtcodemod.usercode import UserFiles
 
     def model(x: torch.Tensor) -> torch.Tensor:
         n = len(x)

@@ -35,7 +35,7 @@ import os
 import sys
 from typing import Any, Callable
 
-from trtcodemod.verify.userfiles import OURS, UserFiles
+from trtcodemod.usercode import OURS, UserFiles
 from trtcodemod.verify.worker import _Checkpoint, build_model, import_user_module, worker_main
 
 OBSERVE_TASK = "observe"

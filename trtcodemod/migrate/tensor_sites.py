@@ -23,7 +23,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from trtcodemod.migrate.facts import RESULT
-from trtcodemod.verify.userfiles import OURS
+from trtcodemod.usercode import OURS
 
 #: How many calls per site and input set are inspected (a site in a loop runs many times).
 CALLS_PER_RUN = 4

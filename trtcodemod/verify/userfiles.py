@@ -1,8 +1,8 @@
 """The user's files among the imported modules (the verifier's model task).
 
 Which file is the user's is decided once, in :mod:`trtcodemod.usercode`; this module
-keeps the verifier's question (which modules the model file imported, so that a
-wrapper's model gets rewritten too) and re-exports the answer for its callers.
+keeps the verifier's question: which modules the model file imported, so that a
+wrapper's model gets rewritten too.
 """
 
 from __future__ import annotations
@@ -10,9 +10,7 @@ from __future__ import annotations
 import os
 from typing import Any, Iterable
 
-from trtcodemod.usercode import OURS, UserFiles
-
-__all__ = ["OURS", "UserFiles", "imported_user_files"]
+from trtcodemod.usercode import UserFiles
 
 
 def imported_user_files(modules: Iterable[Any], roots: list[str]) -> list[str]:
