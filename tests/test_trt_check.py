@@ -195,6 +195,7 @@ def test_bad_dtypes_reported_where_they_enter() -> None:
     assert not any(i.node == "mul" for i in issues)
     cast = next(i for i in issues if i.node == "to_double")
     assert "float64" in cast.reason and cast.severity == "error"
+    assert cast.rule == "TRT701"  # the rule whose fix writes float32 (a follow-up in code a fix wrote)
     assert ("initializer", "w") not in where  # unused initializer: nothing reaches TensorRT
 
 

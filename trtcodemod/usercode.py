@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import sysconfig
 from typing import Iterable
 
@@ -82,3 +83,14 @@ def innermost(frames: Iterable[tuple[str, int]], user: UserFiles) -> tuple[str, 
         if line and user(file):
             found = (os.path.realpath(file), int(line))
     return found
+
+
+def user_frame_on_stack(user: UserFiles, depth: int = 0) -> tuple[str, int] | None:
+    """The innermost user frame on the current stack, ``depth`` frames above the caller's, as
+    ``(real path, line)``: the line a warning, a traced value or a torch call came from."""
+    frame = sys._getframe(depth + 1)
+    while frame is not None:
+        if user(frame.f_code.co_filename):
+            return os.path.realpath(frame.f_code.co_filename), frame.f_lineno
+        frame = frame.f_back
+    return None

@@ -196,12 +196,28 @@ def export_failures(report: dict[str, Any], side: str, facts: Facts | None,
 
 
 def unfaithful_graphs(report: dict[str, Any], side: str) -> list[Problem]:
-    """A graph that differs from its own model even on the traced inputs: wrong values, no line known."""
-    return [Problem("unfaithful", None, None,
-                    "(graph fails to run)" if "failed" in check.get("detail", "") else "(wrong values)",
-                    None, check.get("detail", ""), "error", check.get("exporter"))
-            for check in report.get("export_checks", [])
-            if check.get("side") == side and check.get("faithful") is False and not check.get("baked")]
+    """A graph that differs from its own model even on the traced inputs: wrong values, at the
+    line where its values first part from eager mode's when that was found (``divergence``)."""
+    out = []
+    for check in report.get("export_checks", []):
+        if check.get("side") != side or check.get("faithful") is not False or check.get("baked"):
+            continue
+        op = "(graph fails to run)" if "failed" in check.get("detail", "") else "(wrong values)"
+        path, line, message = *_split(None), check.get("detail", "")
+        found = check.get("divergence") or {}
+        if found.get("source"):
+            dropped = found.get("dropped") or []
+            # A line that ran torch calls and left no node is what the trace dropped: the cause,
+            # where the first differing value is only where it shows.
+            path, line = _split(dropped[0] if dropped else found["source"])
+            message += (f"; the graph's values first differ from eager mode's at {found['source']} "
+                        f"({found['op']} node {found['node']!r}, max abs error {found['max_abs_err']:.3g}, after "
+                        f"{found['lines_agreeing']} line(s) that agree)")
+            if dropped:
+                message += (f"; {', '.join(dropped)} ran torch calls that left no node in the graph: the trace "
+                            f"dropped them (an in-place write through `.data`, a value changed behind the tracer)")
+        out.append(Problem("unfaithful", path, line, op, None, message, "error", check.get("exporter")))
+    return out
 
 
 #: Observed events that an export freezes: the kind, the rule that names the construct, and why.

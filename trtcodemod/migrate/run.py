@@ -242,6 +242,8 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, report: dict[st
         return report, {}
     report["before"] = side_state(original, "before")
     problems = locate(original, "before", facts)
+    if _find_divergence(original, problems, session):
+        problems = locate(original, "before", facts)
     files = analysed_files(facts, spec.model_file, problems)
     _note_files(report, facts, files)
     # A bake of a size-derived Python value that does not change the graph at other sizes
@@ -295,6 +297,22 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, report: dict[st
                 final = session.verify(plan_fixer(plan, facts), extra_files=extra)
     with phases.phase("finish"):
         return _finish(spec, report, original, final, plan, facts, files, retrace)
+
+
+def _find_divergence(original: dict[str, Any], problems: list[Problem], session: Verification) -> bool:
+    """A graph that differs from its model even on the traced inputs, with nothing located to
+    explain it (no state written in forward, no deep copy): find the line where its values
+    first part from eager mode's (kept in the check, where ``locate`` places the problem)."""
+    if any(p.kind == "state" for p in problems):
+        return False
+    found = False
+    for check in original.get("export_checks", []):
+        if check.get("side") != "before" or check.get("faithful") is not False or check.get("baked") \
+                or "failed" in check.get("detail", ""):
+            continue
+        check["divergence"] = session.divergence(check["exporter"])  # a phase of its own (the session's step)
+        found = found or bool((check["divergence"] or {}).get("source"))
+    return found
 
 
 def analysed_files(facts: Facts, model_file: Path, problems: Iterable[Problem] = ()) -> list[str]:

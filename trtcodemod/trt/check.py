@@ -87,6 +87,9 @@ _DTYPE_HINT = {
     "uint8": "convert to int32 or float32 before the graph",
     "int16": "use int32",
 }
+#: The rule whose fix writes the dtype TensorRT has, for a Cast to one it lacks: a Cast that a
+#: fix wrote (NumPy's float64 kept by TRT711's translation) gets TRT701 as a follow-up there.
+_DTYPE_RULES = {"float64": "TRT701", "int16": "TRT701"}
 
 _DEFAULT_DOMAINS = ("", "ai.onnx")
 _ATEN_DOMAIN = "org.pytorch.aten"
@@ -439,7 +442,7 @@ class _Checker:
                 self.report(node, name, "Cast", f"casts to {dtype}, which TensorRT does not support"
                             f"{' inside the network' if dtype == 'uint8' else ''}; "
                             f"{_DTYPE_HINT.get(dtype, 'use a supported dtype')}",
-                            severity=WARNING if dtype == "uint8" else ERROR)
+                            rule=_DTYPE_RULES.get(dtype), severity=WARNING if dtype == "uint8" else ERROR)
             return
         inputs = {self.graphs.elem_type(i) for i in node.input if i}
         for out in node.output:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import sys
 import time
 import traceback
 import warnings
@@ -22,7 +21,7 @@ from typing import Any, Mapping
 
 import torch
 
-from trtcodemod.usercode import UserFiles, innermost
+from trtcodemod.usercode import UserFiles, innermost, user_frame_on_stack
 
 
 @dataclass
@@ -141,17 +140,12 @@ def _copy_passthrough_outputs(path: "os.PathLike[str] | str") -> None:
 
 
 def _user_frame(user: UserFiles) -> tuple[str, int] | None:
-    """The innermost frame of the user's code on the current stack, as ``(file, line)``.
+    """The innermost frame of the user's code on the stack of the warning being recorded.
 
     Innermost, wherever the user's files lie: a library helper on ``PYTHONPATH`` that bakes
     a value is the line, not the wrapper in the model's folder that called it.
     """
-    frame = sys._getframe(2)
-    while frame is not None:
-        if user(frame.f_code.co_filename):
-            return os.path.realpath(frame.f_code.co_filename), frame.f_lineno
-        frame = frame.f_back
-    return None
+    return user_frame_on_stack(user, 2)
 
 
 _FRAME_TEXT = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')

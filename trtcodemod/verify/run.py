@@ -110,7 +110,8 @@ class SideResult:
 
 def _run_model(ctx: _Ctx, role: str, layout: SourceLayout, *, extra_paths: list[str] | None = None,
                exporters: tuple[str, ...] | None = None, state_dict: Path | None = None,
-               out_dir: Path | None = None, timing: bool = True, stretch: list[str] | None = None, grow: bool = True) -> SideResult:
+               out_dir: Path | None = None, timing: bool = True, stretch: list[str] | None = None, grow: bool = True,
+               diverge: dict[str, Any] | None = None) -> SideResult:
     spec = ctx.spec
     # The "before" run is the one that probes the machine, so it cannot ask ctx.probe yet;
     # its worker drops "cuda" itself when no CUDA device is there.
@@ -136,7 +137,11 @@ def _run_model(ctx: _Ctx, role: str, layout: SourceLayout, *, extra_paths: list[
         # dynamic axis at 2n + 1 (``grow``) or at 2n (a stride that must divide it still does).
         request.update(stretch="2n+1" if grow else "2n", eager_devices=[], input_sets=ctx.input_sets[:1],
                        output_names=stretch)
-    what = "export at other sizes" if stretch is not None else "build, eager, export"
+    if diverge is not None:
+        # The traced set only, no eager timing, no export: the graph is the original's.
+        request.update(diverge=diverge, eager_devices=[], input_sets=ctx.input_sets[:1])
+    what = ("export at other sizes" if stretch is not None else "where the graph differs" if diverge is not None
+            else "build, eager, export")
     with ctx.step(f"{role}: {what}"):
         return SideResult(role, run_task(request, ctx.folder(f"{role}-model"), ctx.timeout()))
 
@@ -350,6 +355,16 @@ class Verification:
         if self._before is None or (self._before.export(exporter) or {}).get("error"):
             return None
         return self._before.onnx_path(exporter)
+
+    def divergence(self, exporter: str) -> dict[str, Any] | None:
+        """Where the original's graph of ``exporter`` first computes other values than the model on
+        the traced input set (``verify.diverge``): in a worker; None when it could not tell."""
+        path = self.original_onnx(exporter)
+        if path is None or self._before is None or not self._before.built:
+            return None
+        side = _run_model(self.ctx, "divergence", self.layout, exporters=(), timing=False, out_dir=self.ctx.work,
+                          diverge={"onnx_path": path, "atol": self.ctx.spec.atol, "rtol": self.ctx.spec.rtol})
+        return side.outcome.data.get("divergence") if side.outcome.status == "ok" else None
 
     def verify(self, fixer: Fixer | None = None, *, extra_files: tuple[Path, ...] = ()) -> dict[str, Any]:
         """Rewrite (``fixer``, default the engine with the spec's options) and verify against the original."""

@@ -153,6 +153,18 @@ def _model_task(req: dict[str, Any], cp: _Checkpoint) -> None:
         stretched, cp.data["stretched"] = stretched_set(sets[0], req["dynamic_axes"], seed, double=double)
         sets = [{n: stretched[n] for n in names}]
 
+    if req.get("diverge"):
+        from .diverge import locate_divergence
+
+        # Where the graph of the traced set first leaves eager mode (a graph that differs
+        # even there): one more forward, recorded, and the graph with every node's output.
+        cp.stage("divergence")
+        ask = req["diverge"]
+        args = tuple(sets[0][n] for n in names)
+        cp.data["divergence"] = locate_divergence(model, args, names, ask["onnx_path"],
+                                                  tuple(req.get("user_roots", ())), ask["atol"], ask["rtol"]).to_json()
+        return
+
     cp.data["eager"] = {}
     output_names: list[str] = []
     for device in req.get("eager_devices", ["cpu"]):
