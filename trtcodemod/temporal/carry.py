@@ -92,7 +92,10 @@ def first_state(contract: DeploymentContract, frame: Frame, plan: FramePlan) -> 
     for slot in contract.states:
         shape = tuple(_dim_size(dim, frame, plan) for dim in slot.shape)
         value = slot.initial_value if slot.initial == "value" else 0
-        feed[slot.input] = torch.full(shape, value, dtype=getattr(torch, slot.dtype)).numpy()
+        if slot.initial_data is not None:  # the built model's tensor (a buffer or parameter set in __init__)
+            feed[slot.input] = torch.tensor(slot.initial_data, dtype=getattr(torch, slot.dtype)).reshape(shape).numpy()
+        else:
+            feed[slot.input] = torch.full(shape, value, dtype=getattr(torch, slot.dtype)).numpy()
         if slot.indicator:
             feed[slot.indicator] = torch.zeros((1,), dtype=getattr(torch, slot.indicator_dtype)).numpy()
     return feed

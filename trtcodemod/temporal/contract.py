@@ -45,6 +45,9 @@ class StateSlot:
     owner: str = ""
     #: Where forward writes it, for reports: "file.py:LINE".
     written_at: str | None = None
+    #: For ``initial == "value"`` where the built model's tensor is not one value repeated (a buffer
+    #: or parameter set in ``__init__``): that tensor element by element, nested lists of ``shape``.
+    initial_data: Any = None
 
     def __post_init__(self) -> None:
         if self.initial not in INITIAL_KINDS:
@@ -143,6 +146,8 @@ class DeploymentContract:
                 shape = _shape(slot.shape)
                 if slot.initial == "none":
                     first = f"zeros, with `{slot.indicator}` = 0 (1 on later frames)"
+                elif slot.initial_data is not None:
+                    first = f"the built model's `self.{slot.attribute}` (`initial_data` in the JSON)"
                 else:
                     first = f"filled with {slot.initial_value}"
                 lines.append(f"| `{slot.input}` (was `self.{slot.attribute}`) | {shape} | {slot.dtype} | {first} "

@@ -67,6 +67,9 @@ class ObservedState:
     initial_none: bool
     initial_value: float | int | bool
     zeros: str | None  # the first-frame tensor as code over forward's inputs (tensor states)
+    #: The built model's tensor, element by element (nested lists), where it is not one value
+    #: repeated: a buffer or parameter set in ``__init__`` (``torch.arange(4.0)``) starts from it.
+    initial_data: Any = None
 
     def lift_state(self) -> LiftState:
         return LiftState(self.attribute, self.initial_none, self.zeros)
@@ -84,7 +87,8 @@ def observe_states(model: Any, frames: Sequence[dict[str, Any]], attributes: Seq
     """
     import torch
 
-    first = {a: getattr(model, a, None) for a in attributes}
+    # A copy: a buffer written in place (`self.frames += 1`) would otherwise show its last value.
+    first = {a: _snapshot(getattr(model, a, None)) for a in attributes}
     seen: dict[str, list[Any]] = {a: [] for a in attributes}
     with torch.no_grad():
         for k, inputs in enumerate(frames):
@@ -111,8 +115,14 @@ def observe_states(model: Any, frames: Sequence[dict[str, Any]], attributes: Seq
             # The contract names an axis only where it varied between the frames; else the size seen.
             dims: tuple[Dim, ...] = tuple(code if varies else int(size) for (code, varies), size
                                           in zip(axes or (), value.shape))
-            initial = 0 if initial_none or first[attr] is None else _fill(first[attr])
-            out[attr] = ObservedState(attr, "tensor", dtype, dims, initial_none, initial, zeros)
+            start = first[attr]
+            initial = 0 if initial_none or start is None else _fill(start)
+            data = None
+            if isinstance(start, torch.Tensor) and not _uniform(start):
+                data = start.tolist()
+                # The built model's own value: a fixed shape, whatever the inputs (a buffer, a parameter).
+                dims = tuple(int(n) for n in start.shape)
+            out[attr] = ObservedState(attr, "tensor", dtype, dims, initial_none, initial, zeros, data)
         elif type(value) in _PY_DTYPES:
             kind, dtype = _PY_DTYPES[type(value)]
             start = first[attr] if first[attr] is not None else type(value)()
@@ -120,10 +130,30 @@ def observe_states(model: Any, frames: Sequence[dict[str, Any]], attributes: Seq
     return out
 
 
+def _snapshot(value: Any) -> Any:
+    """``value`` as it is now: a tensor is copied (its later in-place writes do not reach the copy)."""
+    import torch
+
+    return value.detach().clone() if isinstance(value, torch.Tensor) else value
+
+
+def _uniform(value: Any) -> bool:
+    """Whether a tensor is empty or one value repeated, bit for bit (-0.0 and NaN payloads count)."""
+    import torch
+
+    flat = value.detach().reshape(-1)
+    if flat.numel() == 0:
+        return True
+    if flat.dtype == torch.bool or not (flat.is_floating_point() or flat.is_complex()):
+        return bool((flat == flat[0]).all())
+    raw = flat.contiguous().view(torch.uint8).reshape(flat.numel(), -1)
+    return bool((raw == raw[0]).all())
+
+
 def _fill(value: Any) -> float | int | bool:
     """A tensor's first-frame value as one number, when it is uniform (else 0)."""
     flat = value.flatten()
-    if flat.numel() and bool((flat == flat[0]).all()):
+    if flat.numel() and _uniform(flat):
         return flat[0].item()
     return 0
 
