@@ -70,9 +70,13 @@ class ObservedState:
     #: The built model's tensor, element by element (nested lists), where it is not one value
     #: repeated: a buffer or parameter set in ``__init__`` (``torch.arange(4.0)``) starts from it.
     initial_data: Any = None
+    #: A memory queue that grows to a cap (``queue.py``); ``zeros`` is then its padded rows, and
+    #: ``item_zeros`` one zero row (what pads a list).
+    queue: Any = None
+    item_zeros: str | None = None
 
     def lift_state(self) -> LiftState:
-        return LiftState(self.attribute, self.initial_none, self.zeros)
+        return LiftState(self.attribute, self.initial_none, self.zeros, self.queue, self.item_zeros)
 
 
 _PY_DTYPES = {bool: ("bool", "bool"), int: ("int", "int64"), float: ("float", "float64")}
@@ -128,6 +132,51 @@ def observe_states(model: Any, frames: Sequence[dict[str, Any]], attributes: Seq
             start = first[attr] if first[attr] is not None else type(value)()
             out[attr] = ObservedState(attr, kind, dtype, (), initial_none, start, None)
     return out
+
+
+def _zeros_code(shape: Sequence[str], dtype: str, device: str | None) -> str:
+    return (f"torch.zeros(({', '.join(shape)}{',' if len(shape) == 1 else ''}), dtype=torch.{dtype}"
+            + (f", device={device})" if device else ")"))
+
+
+def observe_queue(model: Any, frames: Sequence[dict[str, Any]], queue: Any) -> ObservedState | str:
+    """A capped queue over the frames: its rows' dtype and shape (code over forward's inputs), or why
+    it cannot be lifted. Runs ``model`` (pass a fresh copy)."""
+    import torch
+
+    from .queue import TENSOR
+
+    attr = queue.attribute
+    start = getattr(model, attr, None)
+    size = start.shape[0] if isinstance(start, torch.Tensor) and start.dim() else (
+        len(start) if type(start) is list else None)
+    if size is None or (queue.form == TENSOR) != isinstance(start, torch.Tensor):
+        return f"`self.{attr}` is {type(start).__name__} on the built model, not the queue's {queue.form}"
+    if size:
+        return f"`self.{attr}` holds {size} row(s) on the built model: the lift pads a queue that starts empty"
+    rows = []
+    with torch.no_grad():
+        for inputs in frames:
+            model(**inputs)
+            value = getattr(model, attr, None)
+            if isinstance(value, torch.Tensor) and value.dim() and value.shape[0]:
+                rows.append(value[-1])
+            elif type(value) is list and value and all(isinstance(v, torch.Tensor) for v in value):
+                rows.append(value[-1])
+            else:
+                return f"`self.{attr}` held {type(value).__name__} after a frame, not rows of tensors"
+    if len({(r.dtype, r.dim()) for r in rows}) != 1:
+        return f"the rows of `self.{attr}` changed dtype or rank between frames"
+    axes = _shape_code(rows, frames)
+    if axes is None:
+        return f"the rows of `self.{attr}` changed shape between frames with no input to follow"
+    item = [code for code, _ in axes]
+    dtype = str(rows[0].dtype).replace("torch.", "")
+    device = next((f"{name}.device" for name, v in frames[0].items() if isinstance(v, torch.Tensor)), None)
+    dims: tuple[Dim, ...] = (queue.capacity, *(code if varies else int(size) for (code, varies), size
+                                               in zip(axes, rows[0].shape)))
+    return ObservedState(attr, "tensor", dtype, dims, False, 0, _zeros_code([str(queue.capacity), *item], dtype, device),
+                         queue=queue, item_zeros=_zeros_code(item, dtype, device))
 
 
 def _snapshot(value: Any) -> Any:

@@ -32,8 +32,16 @@ def build_contract(result: LiftResult, observed: Mapping[str, ObservedState], mo
             initial="none" if seen.initial_none else (
                 "zeros" if not seen.initial_value and seen.initial_data is None else "value"),
             initial_value=seen.initial_value, indicator=result.indicators.get(attr),
-            written_at=f"{source_name}:{line}" if line else None, initial_data=seen.initial_data))
+            written_at=f"{source_name}:{line}" if line else None, initial_data=seen.initial_data,
+            role="queue" if attr in result.counts else "state", count=result.counts.get(attr)))
+        if attr in result.counts:
+            count = result.counts[attr]
+            slots.append(StateSlot(attribute=attr, input=count, output=f"next_{count}", shape=(1,), dtype="int64",
+                                   role="count", written_at=slots[-1].written_at))
     notes = []
+    if any(s.role == "queue" for s in slots):
+        notes.append("A memory queue that grows to a cap is a fixed number of rows, the valid ones last, and a "
+                     "count: the model reads only the valid rows (a boolean index on the row number).")
     if any(s.initial == "none" for s in slots):
         notes.append("A `None` test on the state became both branches and a `torch.where` on the indicator: both "
                      "branches run on every frame (the first frame's other branch on zeros).")
@@ -59,7 +67,9 @@ def wrapper_source(cls_name: str, model_file: str, result: LiftResult, contract:
     first = []
     for slot in contract.states:
         seen = observed[slot.attribute]
-        if slot.initial_data is not None:
+        if slot.role == "count":
+            first.append(f"torch.zeros((1,), dtype=torch.int64, device={_device(seen.zeros)})")
+        elif slot.initial_data is not None:
             # The built model's tensor, taken when the wrapper is built (before any frame runs).
             device = _device(seen.zeros)
             first.append(f"self.initial_{slot.input}" + (f".to({device})" if device != "None" else ".clone()"))
