@@ -93,7 +93,8 @@ def _state_value(slot: StateSlot, value: Any) -> np.ndarray:
         return np.array([len(value)], dtype=np.int64)
     if slot.role == "queue" and type(value) is list:
         return np.stack([_numpy(v) for v in value]) if value else np.zeros((0, *slot.shape[1:]), dtype=slot.dtype)
-    return _numpy(value)
+    # A copy: a buffer the next frame writes in place (`self.frames += 1`) shares this memory.
+    return _numpy(value).copy()
 
 
 def valid_rows(contract: DeploymentContract, slot: StateSlot, states: Sequence[Any]) -> Any:
