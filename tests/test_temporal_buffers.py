@@ -4,12 +4,12 @@ frames left, frame by frame bit for bit against the original, and proved in ONNX
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from typing import Any
 
 import torch
+
+from support import bits_equal as _bits_equal, import_file as _import
 
 from trtcodemod.temporal.apply import LiftOutcome, lift_model, load_source
 
@@ -42,20 +42,6 @@ def inputs(generator: torch.Generator) -> tuple[torch.Tensor, ...]:
     return (torch.randn(3, 4, generator=generator),)
 '''
 STATES = ["frames", "ema", "gain", "offset"]
-
-
-def _import(path: Path, name: str) -> Any:
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-def _bits_equal(x: torch.Tensor, y: torch.Tensor) -> bool:
-    return (x.dtype == y.dtype and x.shape == y.shape and x.stride() == y.stride()
-            and torch.equal(x.contiguous().reshape(-1).view(torch.uint8), y.contiguous().reshape(-1).view(torch.uint8)))
 
 
 def _frames() -> list[dict[str, torch.Tensor]]:

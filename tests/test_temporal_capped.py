@@ -8,26 +8,27 @@ The real-code variants (``tests/capped_queue_variants/``, each file cites its so
 - ``memvit_memory.py``: facebookresearch/MeMViT @ 20a24f05ca756a254d52c71011990ff419d399e6,
   memvit/models/attention.py:675-727 (a list appended, read by ``torch.cat(..., dim=1)`` for an
   attention, trimmed by ``[1:]`` when ``len(...) == self.keep_max_len``);
-and ``memory_bank.py``, the issue's own ``torch.cat([self.memory, x], 0)[-self.cap:]`` form.
+and ``examples/temporal/memory_bank.py``, the issue's own ``torch.cat([self.memory, x], 0)[-self.cap:]`` form.
 """
 
 from __future__ import annotations
 
 import copy
-import importlib.util
 import shutil
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 import torch
 
+from support import bits_equal, import_file as _import
+
 from trtcodemod.temporal.apply import LiftOutcome, lift_model, load_source
 from trtcodemod.temporal.lift import LiftState, lift
 from trtcodemod.temporal.reach import frames_to_reach
 
 VARIANTS = Path(__file__).resolve().parent / "capped_queue_variants"
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "temporal"
 #: name -> (class, the input's name, attributes that hold a queue, capacity during forward, rows kept after it)
 CASES = {
     "memory_bank": ("MemoryBank", "x", ["memory"], 3, 3),
@@ -42,21 +43,15 @@ def capped_queues(source: str, cls_name: str, model: Any) -> Any:
     return found(source, cls_name, model)
 
 
-def _import(path: Path, name: str) -> Any:
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+def _source(name: str) -> Path:
+    return (EXAMPLES if name == "memory_bank" else VARIANTS) / f"{name}.py"
 
 
 def _bits_equal(x: Any, y: Any) -> bool:
     """Tensors: same dtype, shape, strides and bytes (NaN payloads and -0.0 included); lists element by element."""
     if isinstance(x, list) or isinstance(y, list):
         return type(x) is type(y) and len(x) == len(y) and all(_bits_equal(a, b) for a, b in zip(x, y))
-    return (x.dtype == y.dtype and x.shape == y.shape and x.stride() == y.stride()
-            and torch.equal(x.contiguous().reshape(-1).view(torch.uint8), y.contiguous().reshape(-1).view(torch.uint8)))
+    return bits_equal(x, y)
 
 
 def _frames(name: str) -> list[dict[str, torch.Tensor]]:
@@ -74,7 +69,7 @@ def _frames(name: str) -> list[dict[str, torch.Tensor]]:
 
 def _lift(tmp_path: Path, name: str) -> tuple[LiftOutcome, Any, Path]:
     path = tmp_path / f"{name}.py"
-    shutil.copy(VARIANTS / f"{name}.py", path)
+    shutil.copy(_source(name), path)
     original = _import(path, f"_t30q_{name}")
     outcome = lift_model(path, CASES[name][0], lambda module: (module or original).build(), _frames(name))
     return outcome, original, path
@@ -168,8 +163,8 @@ def test_the_export_wrapper_is_proved_over_frames_that_cross_the_cap(tmp_path: P
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_the_proof_runs_past_the_cap(name: str) -> None:
-    source = (VARIANTS / f"{name}.py").read_text()
-    model = _import(VARIANTS / f"{name}.py", f"_t30q_reach_{name}").build()
+    source = _source(name).read_text()
+    model = _import(_source(name), f"_t30q_reach_{name}").build()
     queues = capped_queues(source, CASES[name][0], model)
     assert sorted(q.attribute for q in queues) == sorted(CASES[name][2])
     assert frames_to_reach(source, CASES[name][0], {}, 4, model).frames == CASES[name][3] + 2
@@ -212,14 +207,14 @@ def test_a_list_queue_read_in_another_form_is_refused_at_its_line(read: str, wor
 def test_a_queue_written_elsewhere_or_starting_full_is_refused(tmp_path: Path) -> None:
     import types
 
-    source = (VARIANTS / "memory_bank.py").read_text().replace(
+    source = _source("memory_bank").read_text().replace(
         "        context = self.memory.mean(0)\n", "        context = self.memory.mean(0)\n        self.memory = self.memory * 2\n")
     queues = capped_queues(source, "MemoryBank", types.SimpleNamespace(cap=3))
     result = lift(source, "MemoryBank", [LiftState("memory", queue=queues[0])])
     assert not result.ok and [r.line for r in result.refusals] == [22]
     assert "written outside its queue statement (line 20)" in result.refusals[0].message
     path = tmp_path / "full_bank.py"
-    path.write_text((VARIANTS / "memory_bank.py").read_text().replace("torch.zeros(0, dims)", "torch.zeros(2, dims)"))
+    path.write_text(_source("memory_bank").read_text().replace("torch.zeros(0, dims)", "torch.zeros(2, dims)"))
     module = _import(path, "_t30q_full_bank")
     outcome = lift_model(path, "MemoryBank", lambda m: (m or module).build(), _frames("memory_bank"))
     assert not outcome.ok

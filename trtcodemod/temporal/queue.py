@@ -181,6 +181,9 @@ def list_read(node: cst.CSTNode, attr: str) -> int | None:
 
 
 def _code(cap: cst.BaseExpression, delta: int) -> str:
+    literal = int_value(cap)
+    if literal is not None:
+        return str(literal + delta)
     text = code_of(cap)
     return text if delta == 0 else f"{text} {'+' if delta > 0 else '-'} {abs(delta)}"
 
