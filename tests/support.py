@@ -37,6 +37,27 @@ def rules_found(code: str, *, target: str = "8.6", select: tuple[str, ...] = ("A
     return [f.rule for f in findings]
 
 
+def import_file(path: Any, name: str) -> Any:
+    """Import the Python file at ``path`` as module ``name`` (registered in ``sys.modules``: dataclasses look it up)."""
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def bits_equal(x: Any, y: Any) -> bool:
+    """Same dtype, shape, strides and bytes (NaN payloads and -0.0 included)."""
+    import torch
+
+    return (x.dtype == y.dtype and x.shape == y.shape and x.stride() == y.stride()
+            and torch.equal(x.contiguous().reshape(-1).view(torch.uint8), y.contiguous().reshape(-1).view(torch.uint8)))
+
+
 def load(code: str, name: str) -> Callable[..., Any]:
     """Execute module source and return the object called ``name``."""
     namespace: dict[str, Any] = {"__name__": "snippet"}

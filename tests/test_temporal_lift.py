@@ -3,7 +3,6 @@ wrapper under ONNX Runtime frame by frame, and what is refused (trtcodemod.tempo
 
 from __future__ import annotations
 
-import importlib.util
 import inspect
 import shutil
 import sys
@@ -13,27 +12,14 @@ from typing import Any
 import pytest
 import torch
 
+from support import bits_equal as _bits_equal, import_file as _import
+
 from trtcodemod.temporal.apply import LiftOutcome, lift_model, load_source
 from trtcodemod.temporal.contract import DeploymentContract
 from trtcodemod.temporal.lift import LiftState, lift
 from trtcodemod.temporal.wrapper import write_files
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "temporal"
-
-
-def _import(path: Path, name: str) -> Any:
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-def _bits_equal(x: torch.Tensor, y: torch.Tensor) -> bool:
-    """Same dtype, shape, strides and bytes (NaN payloads and -0.0 included)."""
-    return (x.dtype == y.dtype and x.shape == y.shape and x.stride() == y.stride()
-            and torch.equal(x.contiguous().reshape(-1).view(torch.uint8), y.contiguous().reshape(-1).view(torch.uint8)))
 
 
 def _names(model: Any) -> list[str]:

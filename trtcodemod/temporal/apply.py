@@ -23,8 +23,10 @@ from .contract import DeploymentContract
 from .lift import LiftOptional, LiftResult, Refusal, _functions, _self_attr, _writes, lift
 from .newcode import StepFinding, check_step
 from .observe import (
-    ObservedOptional, ObservedState, mix_optional, observe_optional, observe_states, optional_inputs, state_attributes,
+    ObservedOptional, ObservedState, mix_optional, observe_optional, observe_queue, observe_states, optional_inputs,
+    state_attributes,
 )
+from .queue import QUEUE_STEP, capped_queues
 
 
 @dataclass
@@ -145,17 +147,29 @@ def lift_model(path: Path, cls_name: str, build: Callable[[types.ModuleType | No
     source = path.read_text(encoding="utf-8")
     attributes = list(states) if states is not None else state_attributes(source, cls_name)
     params = list(optional) if optional is not None else optional_inputs(source, cls_name)
+    torch.manual_seed(0)
+    observed_model = build(None)
+    queues = {q.attribute: q for q in capped_queues(source, cls_name, observed_model)
+              if states is None or q.attribute in states}
+    attributes += [a for a in queues if a not in attributes]  # `self.q.append(v)` alone is no write
     outcome = LiftOutcome(cls_name, attributes, optional=params)
     if not attributes and not params:
         return outcome
-    torch.manual_seed(0)
-    observed_model = build(None)
     reset = reset_method(source, cls_name, attributes)
     if params:
         outcome.observed_optional = observe_optional(copy.deepcopy(observed_model), frames, params)
         # Check (and observe the state) on frames where each optional input is absent and given, mixed.
         frames = mix_optional(frames, outcome.observed_optional)
-    outcome.observed = observe_states(copy.deepcopy(observed_model), frames, attributes, reset, reset_at)
+    outcome.observed = observe_states(copy.deepcopy(observed_model), frames,
+                                      [a for a in attributes if a not in queues], reset, reset_at)
+    for attr, queue in queues.items():
+        seen_queue = observe_queue(copy.deepcopy(observed_model), frames, queue)
+        if isinstance(seen_queue, str):
+            outcome.refusals.append(Refusal(queue.line, seen_queue, QUEUE_STEP))
+        else:
+            outcome.observed[attr] = seen_queue
+    if outcome.refusals:
+        return outcome
     missing = [a for a in attributes if a not in outcome.observed]
     if missing:
         outcome.refusals = [Refusal(0, f"`self.{a}` never held a tensor or a number in the observed frames")

@@ -70,7 +70,7 @@ def reference_run(model: torch.nn.Module, plan: FramePlan, contract: DeploymentC
         result.outputs = [_numpy(t) for _, t in flat]
         for slot in contract.states:
             value = getattr(_owner(current, slot), slot.attribute, None)
-            result.states.append(None if value is None else _numpy(value))
+            result.states.append(None if value is None else _state_value(slot, value))
         results.append(result)
     return results
 
@@ -86,13 +86,37 @@ def _dim_size(dim: int | str, frame: Frame, plan: FramePlan) -> int:
     return 0
 
 
+def _state_value(slot: StateSlot, value: Any) -> np.ndarray:
+    """A state attribute as the contract's slot holds it: a queue's rows stacked (a list queue) and
+    its count as ``[rows]``; the padding is the slot's own business (see :func:`valid_rows`)."""
+    if slot.role == "count":
+        return np.array([len(value)], dtype=np.int64)
+    if slot.role == "queue" and type(value) is list:
+        return np.stack([_numpy(v) for v in value]) if value else np.zeros((0, *slot.shape[1:]), dtype=slot.dtype)
+    # A copy: a buffer the next frame writes in place (`self.frames += 1`) shares this memory.
+    return _numpy(value).copy()
+
+
+def valid_rows(contract: DeploymentContract, slot: StateSlot, states: Sequence[Any]) -> Any:
+    """A queue slot's output cut to its valid rows (the last ``count``), where its count output is there."""
+    value = states[contract.states.index(slot)]
+    index = next((i for i, s in enumerate(contract.states) if s.input == slot.count), None)
+    if index is None or index >= len(states):
+        return value
+    rows = int(np.asarray(states[index]).reshape(-1)[0])
+    return np.asarray(value)[np.asarray(value).shape[0] - rows:]
+
+
 def first_state(contract: DeploymentContract, frame: Frame, plan: FramePlan) -> dict[str, np.ndarray]:
     """Every state input and indicator as a scene's first frame gets them."""
     feed: dict[str, np.ndarray] = {}
     for slot in contract.states:
         shape = tuple(_dim_size(dim, frame, plan) for dim in slot.shape)
         value = slot.initial_value if slot.initial == "value" else 0
-        feed[slot.input] = torch.full(shape, value, dtype=getattr(torch, slot.dtype)).numpy()
+        if slot.initial_data is not None:  # the built model's tensor (a buffer or parameter set in __init__)
+            feed[slot.input] = torch.tensor(slot.initial_data, dtype=getattr(torch, slot.dtype)).reshape(shape).numpy()
+        else:
+            feed[slot.input] = torch.full(shape, value, dtype=getattr(torch, slot.dtype)).numpy()
         if slot.indicator:
             feed[slot.indicator] = torch.zeros((1,), dtype=getattr(torch, slot.indicator_dtype)).numpy()
     return feed

@@ -45,6 +45,13 @@ class StateSlot:
     owner: str = ""
     #: Where forward writes it, for reports: "file.py:LINE".
     written_at: str | None = None
+    #: For ``initial == "value"`` where the built model's tensor is not one value repeated (a buffer
+    #: or parameter set in ``__init__``): that tensor element by element, nested lists of ``shape``.
+    initial_data: Any = None
+    #: "state"; "queue" for a memory queue kept as ``shape[0]`` padded rows, the valid rows last,
+    #: counted by the slot whose input is ``count``; "count" for that count (int64, shape (1,)).
+    role: str = "state"
+    count: str | None = None
 
     def __post_init__(self) -> None:
         if self.initial not in INITIAL_KINDS:
@@ -141,8 +148,14 @@ class DeploymentContract:
                       "| --- | --- | --- | --- | --- | --- |"]
             for slot in self.states:
                 shape = _shape(slot.shape)
-                if slot.initial == "none":
+                if slot.role == "queue":
+                    first = f"zeros: no valid row (the last `{slot.count}` rows are the queue, oldest first)"
+                elif slot.role == "count":
+                    first = "0 (the valid rows of the queue)"
+                elif slot.initial == "none":
                     first = f"zeros, with `{slot.indicator}` = 0 (1 on later frames)"
+                elif slot.initial_data is not None:
+                    first = f"the built model's `self.{slot.attribute}` (`initial_data` in the JSON)"
                 else:
                     first = f"filled with {slot.initial_value}"
                 lines.append(f"| `{slot.input}` (was `self.{slot.attribute}`) | {shape} | {slot.dtype} | {first} "

@@ -31,6 +31,8 @@ from trtcodemod.transforms.control_flow import (
 )
 from trtcodemod.transforms.module_state import _CONTAINER_MUTATORS, _state_attr
 
+from .queue import QUEUE_STEP, CappedQueue, QueueReads, QueueStatements, pack_lines, queue_lines, unlifted_uses, unpack_line
+
 #: The guidance's manual step ("Update Instance Variables"), named in every refusal.
 MANUAL_STEP = ("lift it by hand: pass the state into forward as an input, return its new value, and keep it "
                "between frames in the caller (docs/temporal.md)")
@@ -49,6 +51,10 @@ class LiftState:
     attribute: str
     initial_none: bool = False
     zeros: str | None = None
+    #: A memory queue that grows to a cap (``queue.py``): lifted as padded rows plus a count.
+    queue: CappedQueue | None = None
+    #: For a list queue: one zero row as code (the adapter pads an empty list with it).
+    item_zeros: str | None = None
 
 
 @dataclass(frozen=True)
@@ -87,6 +93,8 @@ class LiftResult:
     written_at: dict[str, int] = field(default_factory=dict)
     #: optional forward input -> its indicator parameter.
     optional: dict[str, str] = field(default_factory=dict)
+    #: A capped queue's attribute -> its count parameter (the state parameter holds the padded rows).
+    counts: dict[str, str] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -331,6 +339,8 @@ class _Step(cst.CSTTransformer):
                  pos: _Positions, optional: dict[str, str] | None = None) -> None:
         self.params, self.indicators, self.forward, self.pos = params, indicators, forward, pos
         self.optional = optional or {}
+        #: What every `return` hands back beside the result: each state, a queue's count after it.
+        self.returns = list(params.values())
         self.refusals: list[Refusal] = []
         self.depth = 0  # nested functions keep their own returns
 
@@ -360,7 +370,7 @@ class _Step(cst.CSTTransformer):
         value = updated.value if updated.value is not None else cst.Name("None")
         if type(value) is cst.Tuple and not value.lpar:
             value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-        elements = [cst.Element(value)] + [cst.Element(cst.Name(p)) for p in self.params.values()]
+        elements = [cst.Element(value)] + [cst.Element(cst.Name(p)) for p in self.returns]
         return updated.with_changes(value=cst.Tuple(elements, lpar=[], rpar=[]),
                                     whitespace_after_return=cst.SimpleWhitespace(" "))
 
@@ -476,6 +486,12 @@ def lift(source: str, cls_name: str, states: Sequence[LiftState], step: str = "f
     if unknown:
         return LiftResult(None, [Refusal(pos.line(forward), f"forward has no parameter `{unknown[0]}`")], step)
     found = _check(module, cls, forward, states, pos) + _check_optional(forward, [o.param for o in optional], pos)
+    queues = [s.queue for s in states if s.queue is not None]
+    if queues:
+        # The queue's own statements grow and trim it (rewritten below); any other use is refused.
+        skip = queue_lines(forward, queues, pos.line)
+        found = [r for r in found if r.line not in skip] + [
+            Refusal(at, why, QUEUE_STEP) for at, why in unlifted_uses(forward, queues, pos.line)]
     refusals = sorted(set(found), key=lambda r: (r.line, r.message))
     taken = _all_names(cls)
     optional_params: dict[str, str] = {}
@@ -491,10 +507,16 @@ def lift(source: str, cls_name: str, states: Sequence[LiftState], step: str = "f
                 "seen: its placeholder's shape is unknown (give it in the inputs function on some frames)"))
     state_params: dict[str, str] = {}
     indicators: dict[str, str] = {}
+    counts: dict[str, str] = {}
     for state in states:
         name = state.attribute if state.attribute not in taken else f"{state.attribute}_state"
         state_params[state.attribute] = name
         taken.add(name)
+        if state.queue is not None:
+            counts[state.attribute] = f"{name}_count"
+            while counts[state.attribute] in taken:
+                counts[state.attribute] += "_"
+            taken.add(counts[state.attribute])
         if state.initial_none:
             indicators[state.attribute] = f"has_{name}"
             if state.zeros is None:
@@ -505,16 +527,23 @@ def lift(source: str, cls_name: str, states: Sequence[LiftState], step: str = "f
         attr = _self_attr(target)
         if attr in state_params:
             written.setdefault(attr, pos.line(node))
-    result = LiftResult(None, refusals, step, inputs, state_params, indicators, written, optional_params)
+    for q in queues:
+        written.setdefault(q.attribute, q.line)
+    result = LiftResult(None, refusals, step, inputs, state_params, indicators, written, optional_params, counts)
     if refusals:
         return result
     transformer = _Step(state_params, indicators, forward, pos, optional_params)
-    body = forward.body.visit(transformer)
+    transformer.returns = [n for attr, p in state_params.items() for n in (p, counts.get(attr)) if n]
+    body = forward.body
+    if queues:
+        names = {q.attribute: (state_params[q.attribute], counts[q.attribute]) for q in queues}
+        body = body.visit(QueueStatements(queues, names)).visit(QueueReads(queues, names))
+    body = body.visit(transformer)
     if transformer.refusals:
         result.refusals = transformer.refusals
         return result
-    step_def = _step_def(forward, body, step, state_params, indicators, optional_params)
-    adapter = _adapter(forward, step, states, state_params, indicators, optional, optional_params)
+    step_def = _step_def(forward, body, step, state_params, indicators, optional_params, counts)
+    adapter = _adapter(forward, step, states, state_params, indicators, optional, optional_params, counts)
     new_body = []
     for statement in cls.body.body:
         new_body += [adapter, step_def] if statement is forward else [statement]
@@ -524,10 +553,13 @@ def lift(source: str, cls_name: str, states: Sequence[LiftState], step: str = "f
 
 
 def _step_def(forward: cst.FunctionDef, body: cst.BaseSuite, step: str, state_params: dict[str, str],
-              indicators: dict[str, str], optional: dict[str, str]) -> cst.FunctionDef:
+              indicators: dict[str, str], optional: dict[str, str],
+              counts: dict[str, str] | None = None) -> cst.FunctionDef:
     extra = list(optional.values())
     for attr, name in state_params.items():
         extra.append(name)
+        if attr in (counts or {}):
+            extra.append((counts or {})[attr])
         if attr in indicators:
             extra.append(indicators[attr])
     params = forward.params
@@ -566,7 +598,7 @@ def _commas(params: cst.Parameters) -> cst.Parameters:
 
 def _adapter(forward: cst.FunctionDef, step: str, states: Sequence[LiftState], state_params: dict[str, str],
              indicators: dict[str, str], optional: Sequence[LiftOptional] = (),
-             optional_params: dict[str, str] | None = None) -> cst.FunctionDef:
+             optional_params: dict[str, str] | None = None, counts: dict[str, str] | None = None) -> cst.FunctionDef:
     what = "the state from ``self``, into ``{step}``, back" if states else "into ``{step}``"
     if optional:
         what = "a None input as a placeholder and an indicator, " + what
@@ -583,18 +615,27 @@ def _adapter(forward: cst.FunctionDef, step: str, states: Sequence[LiftState], s
     for state in states:
         name = state_params[state.attribute]
         lines.append(f"{name} = self.{state.attribute}")
+        count = (counts or {}).get(state.attribute)
+        if state.queue is not None and count:
+            lines += pack_lines(state.queue, name, count, state.item_zeros)
         if state.attribute in indicators:
             ind = indicators[state.attribute]
             lines += [f"{ind} = {name} is not None", f"if not {ind}:", f"    {name} = {state.zeros}"]
             lines.append(f"{ind} = torch.full((1,), {ind}, device={name}.device)")
         call.append(f"{name}={name}" if keyword else name)
+        if count:
+            call.append(f"{count}={count}" if keyword else count)
         if state.attribute in indicators:
             call.append(f"{indicators[state.attribute]}={indicators[state.attribute]}" if keyword
                         else indicators[state.attribute])
     result = "result" if "result" not in _param_names(forward) else "step_result"
     if states:
-        targets = ", ".join([result, *(f"self.{s.attribute}" for s in states)])
-        lines += [f"{targets} = self.{step}({', '.join(call)})", f"return {result}"]
+        targets = ", ".join([result, *(t for s in states for t in (f"self.{s.attribute}", (counts or {}).get(s.attribute))
+                                        if t)])
+        lines.append(f"{targets} = self.{step}({', '.join(call)})")
+        # A queue goes back on `self` as the original keeps it: its valid rows only.
+        lines += [unpack_line(s.queue, (counts or {})[s.attribute]) for s in states if s.queue is not None]
+        lines.append(f"return {result}")
     else:
         lines.append(f"return self.{step}({', '.join(call)})")
     body = cst.parse_module("\n".join(lines) + "\n").body

@@ -67,9 +67,16 @@ class ObservedState:
     initial_none: bool
     initial_value: float | int | bool
     zeros: str | None  # the first-frame tensor as code over forward's inputs (tensor states)
+    #: The built model's tensor, element by element (nested lists), where it is not one value
+    #: repeated: a buffer or parameter set in ``__init__`` (``torch.arange(4.0)``) starts from it.
+    initial_data: Any = None
+    #: A memory queue that grows to a cap (``queue.py``); ``zeros`` is then its padded rows, and
+    #: ``item_zeros`` one zero row (what pads a list).
+    queue: Any = None
+    item_zeros: str | None = None
 
     def lift_state(self) -> LiftState:
-        return LiftState(self.attribute, self.initial_none, self.zeros)
+        return LiftState(self.attribute, self.initial_none, self.zeros, self.queue, self.item_zeros)
 
 
 _PY_DTYPES = {bool: ("bool", "bool"), int: ("int", "int64"), float: ("float", "float64")}
@@ -84,7 +91,8 @@ def observe_states(model: Any, frames: Sequence[dict[str, Any]], attributes: Seq
     """
     import torch
 
-    first = {a: getattr(model, a, None) for a in attributes}
+    # A copy: a buffer written in place (`self.frames += 1`) would otherwise show its last value.
+    first = {a: _snapshot(getattr(model, a, None)) for a in attributes}
     seen: dict[str, list[Any]] = {a: [] for a in attributes}
     with torch.no_grad():
         for k, inputs in enumerate(frames):
@@ -111,8 +119,14 @@ def observe_states(model: Any, frames: Sequence[dict[str, Any]], attributes: Seq
             # The contract names an axis only where it varied between the frames; else the size seen.
             dims: tuple[Dim, ...] = tuple(code if varies else int(size) for (code, varies), size
                                           in zip(axes or (), value.shape))
-            initial = 0 if initial_none or first[attr] is None else _fill(first[attr])
-            out[attr] = ObservedState(attr, "tensor", dtype, dims, initial_none, initial, zeros)
+            start = first[attr]
+            initial = 0 if initial_none or start is None else _fill(start)
+            data = None
+            if isinstance(start, torch.Tensor) and not _uniform(start):
+                data = start.tolist()
+                # The built model's own value: a fixed shape, whatever the inputs (a buffer, a parameter).
+                dims = tuple(int(n) for n in start.shape)
+            out[attr] = ObservedState(attr, "tensor", dtype, dims, initial_none, initial, zeros, data)
         elif type(value) in _PY_DTYPES:
             kind, dtype = _PY_DTYPES[type(value)]
             start = first[attr] if first[attr] is not None else type(value)()
@@ -120,10 +134,75 @@ def observe_states(model: Any, frames: Sequence[dict[str, Any]], attributes: Seq
     return out
 
 
+def _zeros_code(shape: Sequence[str], dtype: str, device: str | None) -> str:
+    return (f"torch.zeros(({', '.join(shape)}{',' if len(shape) == 1 else ''}), dtype=torch.{dtype}"
+            + (f", device={device})" if device else ")"))
+
+
+def observe_queue(model: Any, frames: Sequence[dict[str, Any]], queue: Any) -> ObservedState | str:
+    """A capped queue over the frames: its rows' dtype and shape (code over forward's inputs), or why
+    it cannot be lifted. Runs ``model`` (pass a fresh copy)."""
+    import torch
+
+    from .queue import TENSOR
+
+    attr = queue.attribute
+    start = getattr(model, attr, None)
+    size = start.shape[0] if isinstance(start, torch.Tensor) and start.dim() else (
+        len(start) if type(start) is list else None)
+    if size is None or (queue.form == TENSOR) != isinstance(start, torch.Tensor):
+        return f"`self.{attr}` is {type(start).__name__} on the built model, not the queue's {queue.form}"
+    if size:
+        return f"`self.{attr}` holds {size} row(s) on the built model: the lift pads a queue that starts empty"
+    rows = []
+    with torch.no_grad():
+        for inputs in frames:
+            model(**inputs)
+            value = getattr(model, attr, None)
+            if isinstance(value, torch.Tensor) and value.dim() and value.shape[0]:
+                rows.append(value[-1])
+            elif type(value) is list and value and all(isinstance(v, torch.Tensor) for v in value):
+                rows.append(value[-1])
+            else:
+                return f"`self.{attr}` held {type(value).__name__} after a frame, not rows of tensors"
+    if len({(r.dtype, r.dim()) for r in rows}) != 1:
+        return f"the rows of `self.{attr}` changed dtype or rank between frames"
+    axes = _shape_code(rows, frames)
+    if axes is None:
+        return f"the rows of `self.{attr}` changed shape between frames with no input to follow"
+    item = [code for code, _ in axes]
+    dtype = str(rows[0].dtype).replace("torch.", "")
+    device = next((f"{name}.device" for name, v in frames[0].items() if isinstance(v, torch.Tensor)), None)
+    dims: tuple[Dim, ...] = (queue.capacity, *(code if varies else int(size) for (code, varies), size
+                                               in zip(axes, rows[0].shape)))
+    return ObservedState(attr, "tensor", dtype, dims, False, 0, _zeros_code([str(queue.capacity), *item], dtype, device),
+                         queue=queue, item_zeros=_zeros_code(item, dtype, device))
+
+
+def _snapshot(value: Any) -> Any:
+    """``value`` as it is now: a tensor is copied (its later in-place writes do not reach the copy)."""
+    import torch
+
+    return value.detach().clone() if isinstance(value, torch.Tensor) else value
+
+
+def _uniform(value: Any) -> bool:
+    """Whether a tensor is empty or one value repeated, bit for bit (-0.0 and NaN payloads count)."""
+    import torch
+
+    flat = value.detach().reshape(-1)
+    if flat.numel() == 0:
+        return True
+    if flat.dtype == torch.bool or not (flat.is_floating_point() or flat.is_complex()):
+        return bool((flat == flat[0]).all())
+    raw = flat.contiguous().view(torch.uint8).reshape(flat.numel(), -1)
+    return bool((raw == raw[0]).all())
+
+
 def _fill(value: Any) -> float | int | bool:
     """A tensor's first-frame value as one number, when it is uniform (else 0)."""
     flat = value.flatten()
-    if flat.numel() and bool((flat == flat[0]).all()):
+    if flat.numel() and _uniform(flat):
         return flat[0].item()
     return 0
 

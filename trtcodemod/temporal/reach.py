@@ -104,6 +104,11 @@ def frames_to_reach(source: str, cls_name: str, initial: Mapping[str, Any], mini
         if frames > CAP:
             beyond.append(c)
         needed = max(needed, min(frames, CAP))
+    from .queue import capped_queues
+
+    for queue in capped_queues(source, cls_name, model):
+        # A memory queue fills up to its cap: the proof runs past the frame where the cap is reached.
+        needed = max(needed, min(queue.capacity + 2, CAP))
     return Reach(needed, found, beyond)
 
 

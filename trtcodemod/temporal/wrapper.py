@@ -29,10 +29,19 @@ def build_contract(result: LiftResult, observed: Mapping[str, ObservedState], mo
         line = result.written_at.get(attr)
         slots.append(StateSlot(
             attribute=attr, input=param, output=f"next_{param}", shape=seen.shape, dtype=seen.dtype,
-            initial="none" if seen.initial_none else ("zeros" if not seen.initial_value else "value"),
+            initial="none" if seen.initial_none else (
+                "zeros" if not seen.initial_value and seen.initial_data is None else "value"),
             initial_value=seen.initial_value, indicator=result.indicators.get(attr),
-            written_at=f"{source_name}:{line}" if line else None))
+            written_at=f"{source_name}:{line}" if line else None, initial_data=seen.initial_data,
+            role="queue" if attr in result.counts else "state", count=result.counts.get(attr)))
+        if attr in result.counts:
+            count = result.counts[attr]
+            slots.append(StateSlot(attribute=attr, input=count, output=f"next_{count}", shape=(1,), dtype="int64",
+                                   role="count", written_at=slots[-1].written_at))
     notes = []
+    if any(s.role == "queue" for s in slots):
+        notes.append("A memory queue that grows to a cap is a fixed number of rows, the valid ones last, and a "
+                     "count: the model reads only the valid rows (a boolean index on the row number).")
     if any(s.initial == "none" for s in slots):
         notes.append("A `None` test on the state became both branches and a `torch.where` on the indicator: both "
                      "branches run on every frame (the first frame's other branch on zeros).")
@@ -58,13 +67,19 @@ def wrapper_source(cls_name: str, model_file: str, result: LiftResult, contract:
     first = []
     for slot in contract.states:
         seen = observed[slot.attribute]
-        if seen.zeros is not None:
+        if slot.role == "count":
+            first.append(f"torch.zeros((1,), dtype=torch.int64, device={_device(seen.zeros)})")
+        elif slot.initial_data is not None:
+            # The built model's tensor, taken when the wrapper is built (before any frame runs).
+            device = _device(seen.zeros)
+            first.append(f"self.initial_{slot.input}" + (f".to({device})" if device != "None" else ".clone()"))
+        elif seen.zeros is not None:
             first.append(seen.zeros if slot.initial != "value" else seen.zeros.replace(
                 "torch.zeros(", "torch.full(").replace("), dtype", f"), {slot.initial_value!r}, dtype"))
         else:
             first.append(f"torch.tensor({slot.initial_value!r}, dtype=torch.{slot.dtype})")
         if slot.indicator:
-            device = seen.zeros.rsplit("device=", 1)[1][:-1] if seen.zeros and "device=" in seen.zeros else "None"
+            device = _device(seen.zeros)
             first.append(f"torch.zeros(1, dtype=torch.{slot.indicator_dtype}, device={device})")
     state_names = [n for slot in contract.states for n in (slot.input, slot.indicator) if n]
     about = (f"""The state comes in
@@ -88,6 +103,8 @@ with `initial_state` ({stem}_contract.md).""" if contract.states else f"See {ste
         """Where the caller has no {" / ".join(o.name for o in contract.optional)}: each placeholder and its indicator."""
         return ({", ".join(values)},)
 '''
+    snapshots = "".join(f"\n        self.initial_{slot.input} = model.{slot.attribute}.detach().clone()"
+                        for slot in contract.states if slot.initial_data is not None)
     initial = f"""
     def initial_state(self, {", ".join(result.inputs)}):
         \"\"\"The state inputs of a scene's first frame.\"\"\"
@@ -105,12 +122,17 @@ from torch import nn
 class {cls_name}Export(nn.Module):
     def __init__(self, model: nn.Module) -> None:
         super().__init__()
-        self.model = model
+        self.model = model{snapshots}
 
     def forward(self, {inputs}):
         {target} = self.model.{result.step}({call})
         return {outs}
 {initial}{absent_methods}'''
+
+
+def _device(zeros: str | None) -> str:
+    """The ``device=`` of a first-frame tensor's code, or ``None``."""
+    return zeros.rsplit("device=", 1)[1][:-1] if zeros and "device=" in zeros else "None"
 
 
 def export_texts(model_path: Path, cls_name: str, result: LiftResult, contract: DeploymentContract,
