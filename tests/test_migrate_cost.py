@@ -171,3 +171,17 @@ def test_a_file_without_a_planned_fix_is_not_parsed_by_the_rounds_rewrite() -> N
     # Not even valid Python: parsing it would raise; with nothing planned there it is copied as is.
     source = b"def broken(:\n    x = torch.nonzero(y)\n"
     assert plan_fixer(Plan())(source, "/nowhere/lib.py", RewriteOptions()) == (source, [])
+
+
+def test_every_worker_of_a_migration_is_a_fork_of_one_server(project: Path) -> None:
+    """torch is imported once per migration (in the fork server), not once per worker."""
+    from trtcodemod.verify.forkserver import STATS
+
+    before = dict(STATS)
+    code, r = _migrate(project, "--model", "build")
+    assert code == 0 and r["exit_code"] == 0, r
+    done = {k: STATS[k] - before.get(k, 0) for k in STATS}
+    # The observer, the original's build and export, its ONNX Runtime run: three workers at
+    # least, each a fork; no fresh interpreter, and at most one server started (none where an
+    # earlier test of this process started it already).
+    assert done["fresh"] == 0 and done["forks"] >= 3 and done["servers"] <= 1, done

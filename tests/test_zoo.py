@@ -86,7 +86,13 @@ LINGERING_KILLER = LOGGING + """\
 import os, signal, time
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "killer.pid"), "w") as _pid:
     _pid.write(str(os.getpid()))
-os.kill(os.getppid(), signal.SIGKILL)
+_model_process = os.getppid()
+with open(f"/proc/{_model_process}/cmdline", "rb") as _cmdline:
+    if b"trtcodemod.verify.forkserver" in _cmdline.read():
+        # This worker is a fork of the model process's fork server: the model process is its parent.
+        with open(f"/proc/{_model_process}/stat") as _stat:
+            _model_process = int(_stat.read().rsplit(")", 1)[1].split()[1])
+os.kill(_model_process, signal.SIGKILL)
 time.sleep(30)
 """
 

@@ -50,7 +50,8 @@ def probe_environment() -> dict[str, Any]:
     try:
         import torch
 
-        info["torch"] = torch.__version__
+        # A plain str: torch's own TorchVersion would make the parent import torch to unpickle it.
+        info["torch"] = str(torch.__version__)
         info["cuda"] = bool(torch.cuda.is_available())
         info["cuda_device"] = torch.cuda.get_device_name(0) if info["cuda"] else None
     except Exception as exc:  # noqa: BLE001 - a probe reports, it does not fail

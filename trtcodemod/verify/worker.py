@@ -1,9 +1,10 @@
 """The child process: load a model, build it, make inputs, run eager, export; or run a backend.
 
-The parent writes ``request.pkl`` into a task folder and starts
+The parent writes ``request.pkl`` into a task folder and starts the worker on it: a fork of
+its fork server, which imported torch once (``forkserver.py``), or where there is none
 ``python -m trtcodemod.verify.worker FOLDER``; the child writes ``result.pkl`` (plain
-dicts, numpy arrays, no torch objects) after every stage, so a segfault or a hang
-still leaves what was done and names the stage it died in.
+dicts, numpy arrays, no torch objects: the parent never imports torch) after every stage,
+so a segfault or a hang still leaves what was done and names the stage it died in.
 """
 
 from __future__ import annotations
@@ -275,10 +276,11 @@ def _signal_name(code: int) -> str:
 
 def run_task(request: dict[str, Any], folder: Path, timeout: float,
              module: str = "trtcodemod.verify.worker") -> TaskOutcome:
-    """Run one task in a fresh interpreter; never raises for what happens inside it.
+    """Run one task in a worker of its own; never raises for what happens inside it.
 
-    ``module`` is the entry point run with ``python -m``; it reads ``request.pkl`` and
-    writes ``result.pkl`` through ``worker_main`` (``trtcodemod.migrate.observe`` is another).
+    ``module`` is the entry point (``python -m``, or its ``main([folder])`` in a fork); it reads
+    ``request.pkl`` and writes ``result.pkl`` through ``worker_main`` (``trtcodemod.migrate.observe``
+    is another).
     """
     folder.mkdir(parents=True, exist_ok=True)
     with open(folder / "request.pkl", "wb") as fh:
@@ -286,21 +288,7 @@ def run_task(request: dict[str, Any], folder: Path, timeout: float,
     log_path = folder / "worker.log"
     env = {**os.environ, "PYTHONFAULTHANDLER": "1", "PYTHONUNBUFFERED": "1", "TRTCODEMOD_PARENT_PID": str(os.getpid())}
     start = time.perf_counter()
-    with open(log_path, "wb") as log:
-        # A new session so a timeout can end the worker and anything it started.
-        proc = subprocess.Popen([sys.executable, "-m", module, str(folder)],
-                                stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                env=env, start_new_session=True)
-        try:
-            code = proc.wait(timeout=timeout)
-            timed_out = False
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            code = proc.wait()
+    code, timed_out = _run_worker(module, folder, log_path, env, timeout, request.get("threads"))
     seconds = time.perf_counter() - start
     data: dict[str, Any] = {}
     try:
@@ -319,6 +307,58 @@ def run_task(request: dict[str, Any], folder: Path, timeout: float,
     if code != 0 or not data.get("done"):
         return TaskOutcome("crashed", data, f"exited with code {code} during {stage}", seconds, log_text)
     return TaskOutcome("ok", data, "", seconds, log_text)
+
+
+def _run_worker(module: str, folder: Path, log_path: Path, env: dict[str, str], timeout: float,
+                threads: Any) -> tuple[int, bool]:
+    """Run ``module`` on ``folder`` in its own session: ``(exit code, timed out)``.
+
+    A fork of this process's fork server (torch already imported, ``forkserver.py``) where
+    there is one; a fresh interpreter otherwise.
+    """
+    from .forkserver import STATS, ServerGone, server
+
+    handle, pid = server(threads), 0
+    if handle is not None:
+        try:
+            pid = handle.start(module, str(folder), str(log_path), env)
+        except ServerGone:
+            handle = None
+    if handle is not None:
+        code = handle.wait(pid, timeout)
+        if code is not None:
+            return code, False
+        _kill_group(pid)
+        code = handle.wait(pid, 5.0)
+        if code is None:  # killed before it made its own session (a limit of a second or so)
+            _kill(pid)
+            code = handle.wait(pid, None)
+        return (code if code is not None else -signal.SIGKILL), True
+    STATS["fresh"] += 1
+    with open(log_path, "wb") as log:
+        # A new session so a timeout can end the worker and anything it started.
+        proc = subprocess.Popen([sys.executable, "-m", module, str(folder)],
+                                stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                env=env, start_new_session=True)
+        try:
+            return proc.wait(timeout=timeout), False
+        except subprocess.TimeoutExpired:
+            _kill_group(proc.pid)
+            return proc.wait(), True
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def _kill(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
 
 
 def _tail(path: Path, limit: int = 4000) -> str:

@@ -1,0 +1,286 @@
+"""A fork server for the workers: torch imported once, each task a fork of that process.
+
+A worker used to be a fresh interpreter (``python -m MODULE FOLDER``) that imported torch
+again: on a small model that import is most of every step (observe, build and export, each
+ONNX Runtime run, each round), and the by-hand pipeline pays it once. The server is started
+once per parent process and per thread setting, imports torch, numpy, onnx and onnxruntime
+(what every worker imports; the thread variables are set before, as a fresh worker sets
+them), and then forks one child per task. The child is what the fresh worker was: a session
+of its own (so a timeout ends all it started), its output in the task's log, the parent's
+environment and working directory of the moment, the module's ``main([folder])`` (what its
+``__main__`` block runs); it reads ``request.pkl`` and writes ``result.pkl`` as before.
+
+Protocol (one line each, JSON): the parent writes ``{"id", "module", "folder", "log", "env",
+"cwd"}``; the server answers ``{"id", "pid"}`` when it forked and ``{"pid", "code"}`` when that
+child ended (``code`` as ``Popen.returncode``: negative for a signal). The server ends when its
+input closes, and with its parent (``PR_SET_PDEATHSIG``); a child ends with the server.
+
+What a fork cannot give: state torch reads only while importing comes from the server's
+environment (the parent's when the server started). ``TRTCODEMOD_FORKSERVER=0`` turns the
+server off; any failure to start it falls back to a fresh interpreter per task.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import threading
+from typing import Any
+
+#: What every worker imports: loaded once in the server, before any fork.
+PRELOAD = ("numpy", "torch", "onnx", "onnxruntime", "trtcodemod.verify.worker", "trtcodemod.verify.backends",
+           "trtcodemod.verify.export", "trtcodemod.verify.inputs", "trtcodemod.migrate.observe")
+#: The variables a worker sets from its request's ``threads`` before torch loads (``worker_main``).
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "TRTCODEMOD_THREADS")
+
+#: What this process did: servers started, tasks forked, workers started as fresh interpreters
+#: (``worker.run_task``'s fallback). Tests read it; nothing else does.
+STATS = {"servers": 0, "forks": 0, "fresh": 0}
+
+
+# --- the server -------------------------------------------------------------------------------
+
+
+def _preload() -> None:
+    import importlib
+
+    for name in PRELOAD:
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - a module that does not import is imported (and fails) in the task
+            pass
+
+
+def _child(task: dict[str, Any], keep: tuple[int, ...]) -> None:
+    """In the forked child: become the fresh worker the task asked for; never returns."""
+    code = 1
+    try:
+        os.setsid()
+        signal.set_wakeup_fd(-1)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        for fd in keep:
+            os.close(fd)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        log = os.open(task["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        os.dup2(log, 1)
+        os.dup2(log, 2)
+        os.close(null)
+        os.close(log)
+        os.environ.clear()
+        os.environ.update(task["env"])
+        os.environ["TRTCODEMOD_PARENT_PID"] = str(os.getppid())  # the worker ends with the server
+        os.chdir(task["cwd"])
+        sys.path[0] = task["cwd"]  # what ``python -m`` puts first
+        import faulthandler
+        import importlib
+        import random
+
+        faulthandler.enable()
+        random.seed()  # a fresh interpreter's state, not the server's
+        sys.argv = [task["module"], task["folder"]]
+        try:
+            # Every worker module has ``main(argv)`` (what its ``__main__`` block calls).
+            code = int(importlib.import_module(task["module"]).main([task["folder"]]) or 0)
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except BaseException:  # noqa: BLE001 - an interpreter would print it and exit 1
+        import traceback
+
+        traceback.print_exc()
+        code = 1
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
+
+
+def serve() -> int:
+    """The server's loop: fork per request line, report each child's end."""
+    from .worker import _end_with_parent
+
+    _end_with_parent()
+    # The protocol keeps private copies of stdin/stdout; fds 1 and 2 go nowhere, so nothing
+    # an import prints can break a line of it.
+    proto_in, proto_out = os.dup(0), os.dup(1)
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    os.close(null)
+    _preload()
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_w, False)
+    signal.set_wakeup_fd(wake_w)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    out = os.fdopen(proto_out, "w", buffering=1)
+    out.write(json.dumps({"ready": os.getpid()}) + "\n")
+    pending = b""
+    while True:
+        ready, _, _ = select.select([proto_in, wake_r], [], [])
+        if wake_r in ready:
+            os.read(wake_r, 4096)
+        _reap(out)
+        if proto_in not in ready:
+            continue
+        chunk = os.read(proto_in, 65536)
+        if not chunk:
+            return 0
+        pending += chunk
+        while b"\n" in pending:
+            line, pending = pending.split(b"\n", 1)
+            task = json.loads(line)
+            pid = os.fork()
+            if pid == 0:
+                _child(task, (proto_in, proto_out, wake_r, wake_w))
+            out.write(json.dumps({"id": task["id"], "pid": pid}) + "\n")
+
+
+def _reap(out: Any) -> None:
+    while True:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        out.write(json.dumps({"pid": pid, "code": os.waitstatus_to_exitcode(status)}) + "\n")
+
+
+# --- the parent's side ------------------------------------------------------------------------
+
+
+class ServerGone(Exception):
+    """The server is not there (did not start, or died): run the task in a fresh interpreter."""
+
+
+class ForkServer:
+    """The parent's handle on one server: start a task, wait for its end."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.proc = subprocess.Popen([sys.executable, "-m", "trtcodemod.verify.forkserver"],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                     env=env, start_new_session=True)
+        assert self.proc.stdout is not None and self.proc.stdin is not None
+        if not self.proc.stdout.readline():
+            self.proc.wait()
+            raise ServerGone("the fork server did not start")
+        STATS["servers"] += 1
+        self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)
+        self._pids: dict[int, int] = {}
+        self._codes: dict[int, int] = {}
+        self._next = 0
+        self._alive = True
+        threading.Thread(target=self._read, daemon=True, name="trtcodemod-forkserver").start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            message = json.loads(line)
+            with self._changed:
+                if "code" in message:
+                    self._codes[message["pid"]] = message["code"]
+                else:
+                    self._pids[message["id"]] = message["pid"]
+                self._changed.notify_all()
+        with self._changed:
+            self._alive = False
+            self._changed.notify_all()
+
+    def start(self, module: str, folder: str, log: str, env: dict[str, str]) -> int:
+        """Fork a worker running ``module`` on ``folder``; its pid."""
+        with self._changed:
+            if not self._alive:
+                raise ServerGone("the fork server ended")
+            self._next += 1
+            ident = self._next
+            line = json.dumps({"id": ident, "module": module, "folder": folder, "log": log, "env": env,
+                               "cwd": os.getcwd()}) + "\n"
+            try:
+                assert self.proc.stdin is not None
+                self.proc.stdin.write(line.encode())
+                self.proc.stdin.flush()
+            except (OSError, ValueError) as exc:
+                self._alive = False
+                raise ServerGone(f"the fork server ended: {exc}") from exc
+            while ident not in self._pids:
+                if not self._alive:
+                    raise ServerGone("the fork server ended")
+                self._changed.wait()
+            STATS["forks"] += 1
+            return self._pids.pop(ident)
+
+    def wait(self, pid: int, timeout: float | None) -> int | None:
+        """The worker's exit code; None if it still runs after ``timeout`` (raises nothing)."""
+        with self._changed:
+            self._changed.wait_for(lambda: pid in self._codes or not self._alive, timeout)
+            if pid in self._codes:
+                return self._codes.pop(pid)
+            if not self._alive:
+                return -signal.SIGKILL  # the server died, and its workers with it
+            return None
+
+    def close(self) -> None:
+        """Close its input: it ends by itself (and with this process, whichever comes first)."""
+        try:
+            if self.proc.stdin is not None:
+                self.proc.stdin.close()
+        except OSError:
+            pass
+
+
+_servers: dict[str, ForkServer | None] = {}
+_servers_lock = threading.Lock()
+
+
+def _forget() -> None:
+    """In a child forked from a process with servers: those are its parent's, not its own."""
+    global _servers_lock
+    _servers.clear()
+    _servers_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget)
+
+
+def server(threads: Any) -> ForkServer | None:
+    """This process's server for ``threads`` (started on first use); None where there is none."""
+    if os.environ.get("TRTCODEMOD_FORKSERVER", "1") == "0" or not hasattr(os, "fork"):
+        return None
+    key = str(threads or "")
+    with _servers_lock:
+        current = _servers.get(key)
+        if current is not None and current._alive:
+            return current
+        if key in _servers and current is None:
+            return None  # it failed to start once: do not pay for it again
+        env = {**os.environ, "TRTCODEMOD_PARENT_PID": str(os.getpid())}
+        if threads:
+            env.update({variable: str(threads) for variable in THREAD_VARIABLES})
+        try:
+            _servers[key] = ForkServer(env)
+        except (OSError, ServerGone):
+            _servers[key] = None
+        return _servers[key]
+
+
+@atexit.register
+def shutdown() -> None:
+    """End every server of this process (their idle input closes)."""
+    with _servers_lock:
+        for handle in _servers.values():
+            if handle is not None:
+                handle.close()
+        _servers.clear()
+
+
+if __name__ == "__main__":
+    sys.exit(serve())
