@@ -111,6 +111,9 @@ def method(body: str, extra: str = "") -> str:
      "if self.use and (_trt_tracing() or self.shape != x.shape):"),
     ("if self.fmt != 'imx' and (self.dynamic or self.shape != x.shape):\n    self.g = x.new_ones(1)\n"
      "    self.shape = x.shape\nreturn x", "if self.fmt != 'imx' and (_trt_tracing() or self.dynamic or self.shape != x.shape):"),
+    # a parenthesized chain keeps its parentheses
+    ("if (self.dynamic or self.shape != x.shape):\n    self.g = x.new_ones(1)\n    self.shape = x.shape\nreturn x",
+     "if (_trt_tracing() or self.dynamic or self.shape != x.shape):"),
     # the key read through a local bound to it just before (YOLOX's `grid = self.grids[k]`)
     ("g = self.grids[0]\nif g.shape != x.shape:\n    g = x.new_ones(x.shape)\n    self.grids[0] = g\nreturn x + g",
      "if _trt_tracing() or g.shape != x.shape:"),

@@ -349,9 +349,11 @@ equivalent on every input set. Applies to every TensorRT version and both export
         message = (f"`{short_code(test, 60)}` is a cache keyed by `{key_text}` on self: a traced export decides "
                    "the comparison once on the example, and a hit bakes the cached values into the graph for "
                    f"every input size; {HELPER}() makes the cache miss while tracing")
-        replacement = cst.BooleanOperation(left=cst.Call(func=cst.Name(HELPER)),
-                                           operator=cst.Or(), right=_bare(conjunct))
-        if conjunct is not test:
+        bare = _bare(conjunct)
+        replacement = cst.BooleanOperation(left=cst.Call(func=cst.Name(HELPER)), operator=cst.Or(), right=bare)
+        if bare is not conjunct:  # the operand's own parentheses, kept around the new chain
+            replacement = replacement.with_changes(lpar=conjunct.lpar, rpar=conjunct.rpar)
+        elif conjunct is not test:  # `a and b` → `a and (_trt_tracing() or b)`
             replacement = replacement.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
         fix = Fix({conjunct: replacement}, safety=Safety.UNSAFE, helpers=(HELPER,))
         return _Candidate(node, where[1], _state_attr(key), message, fix)
