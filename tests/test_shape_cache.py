@@ -105,6 +105,18 @@ def method(body: str, extra: str = "") -> str:
      "if _trt_tracing() or k not in self.table:"),
     ("if self.rel is None or self.rel.shape[1] != x.shape[1]:\n    self.rel = torch.arange(x.shape[1])\n"
      "return x + self.rel", "if _trt_tracing() or self.rel is None or self.rel.shape[1] != x.shape[1]:"),
+    # `and`: the miss goes inside its operand, so the guard still decides whether the cache is used
+    # (ultralytics 8.3: `self.format != "imx" and (self.dynamic or self.shape != shape)`)
+    ("if self.use and self.shape != x.shape:\n    self.g = x.new_ones(1)\n    self.shape = x.shape\nreturn x",
+     "if self.use and (_trt_tracing() or self.shape != x.shape):"),
+    ("if self.fmt != 'imx' and (self.dynamic or self.shape != x.shape):\n    self.g = x.new_ones(1)\n"
+     "    self.shape = x.shape\nreturn x", "if self.fmt != 'imx' and (_trt_tracing() or self.dynamic or self.shape != x.shape):"),
+    # a parenthesized chain keeps its parentheses
+    ("if (self.dynamic or self.shape != x.shape):\n    self.g = x.new_ones(1)\n    self.shape = x.shape\nreturn x",
+     "if (_trt_tracing() or self.dynamic or self.shape != x.shape):"),
+    # the key read through a local bound to it just before (YOLOX's `grid = self.grids[k]`)
+    ("g = self.grids[0]\nif g.shape != x.shape:\n    g = x.new_ones(x.shape)\n    self.grids[0] = g\nreturn x + g",
+     "if _trt_tracing() or g.shape != x.shape:"),
 ])
 def test_other_miss_tests_are_refreshed(body: str, after: str) -> None:
     assert after in fixed(method(body))
@@ -119,8 +131,11 @@ def test_other_miss_tests_are_refreshed(body: str, after: str) -> None:
     method("if self.prev != x.shape:\n    self.buf = x\n    self.prev = x.shape\nself.prev = None\nreturn x"),
     # the hit path does something of its own
     method("if self.shape != x.shape:\n    self.shape = x.shape\nelse:\n    x = x + 1\nreturn x"),
-    # `and`: the cache is used only sometimes; a forced miss would run the body where it did not
-    method("if self.use and self.shape != x.shape:\n    self.g = x.new_ones(1)\n    self.shape = x.shape\nreturn x"),
+    # a local bound to the key, then bound again before the test: no longer the key
+    method("g = self.grid\ng = x\nif g.shape != x.shape:\n    self.grid = x.new_ones(x.shape)\nreturn x + self.grid"),
+    # a local bound to the key in another block: it may not hold the key where the test runs
+    method("if x.dim() > 1:\n    g = self.grid\nif g.shape != x.shape:\n    self.grid = x.new_ones(x.shape)\n"
+           "return x + self.grid"),
     # a name bound in the test would be unbound while tracing
     method("if self.shape != (s := x.shape):\n    self.shape = s\nreturn x + s[0]"),
     # `==` is a hit test, `<` a threshold

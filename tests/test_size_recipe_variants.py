@@ -11,23 +11,17 @@ rewritten graph equals eager mode, and eager mode itself is unchanged, bit for b
 
 from __future__ import annotations
 
-import importlib.util
-import inspect
 import json
 from pathlib import Path
-from types import ModuleType
 
-import numpy as np
-import onnxruntime as ort
 import pytest
 import torch
 from support import assert_same
 from typer.testing import CliRunner
+from variant_models import export_variant, graph_matches, load_variant, traced_facts, variant_inputs
 
 from trtcodemod.cli import app
 from trtcodemod.engine import Options, fix_source
-from trtcodemod.migrate.facts import Facts
-from trtcodemod.verify.export import export_model
 
 HERE = Path(__file__).parent / "size_recipe_variants"
 
@@ -66,93 +60,39 @@ VARIANTS: dict[str, tuple[str, str, list[list[tuple[int, ...]]]]] = {
 }
 
 
-def _module(path: Path, name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
-
-
-def _inputs(module: ModuleType, shapes: list[tuple[int, ...]] | None, seed: int) -> tuple[torch.Tensor, ...]:
-    """The variant's inputs, or new tensors of the same kinds at ``shapes``."""
-    example = module.inputs(torch.Generator().manual_seed(seed))
-    if shapes is None:
-        return example
-    generator = torch.Generator().manual_seed(seed)
-    made = []
-    for tensor, shape in zip(example, shapes):
-        if tensor.is_floating_point():
-            made.append(torch.randn(shape, generator=generator))
-        else:
-            made.append(torch.randint(0, int(tensor.max()) + 1, shape, generator=generator))
-    return tuple(made)
-
-
-def _names(model: torch.nn.Module) -> list[str]:
-    return list(inspect.signature(model.forward).parameters)
-
-
-def _export(model: torch.nn.Module, example: tuple, dynamic: dict, path: Path) -> tuple[ort.InferenceSession, list]:
-    """The TorchScript export with dynamic axes (as migrate's verifier runs it), and its
-    TracerWarnings placed at the innermost line of the variant's file, as migrate places them."""
-    result = export_model(model, example, path, exporter="torchscript", input_names=_names(model),
-                          output_names=["out"], dynamic_axes=dynamic, opset=17, user_roots=(str(HERE),))
-    assert result.error is None, result.error
-    traced = [(w["file"], w["line"], w["message"]) for w in result.warnings if w["category"] == "TracerWarning"]
-    return ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]), traced
-
-
-def _matches(session: ort.InferenceSession, model: torch.nn.Module, inputs: tuple) -> bool:
-    with torch.no_grad():
-        want = model(*inputs).numpy()
-    try:
-        [got] = session.run(None, {n: t.numpy() for n, t in zip(_names(model), inputs)})
-    except Exception:  # noqa: BLE001 - a graph that cannot run at this size does not match
-        return False
-    return got.shape == want.shape and np.allclose(got, want, rtol=1e-5, atol=1e-5)
-
-
-def _facts(path: Path, traced: list) -> Facts:
-    """What migrate's observer and export record: every line ran, the TracerWarnings' lines."""
-    source = str(path.resolve())
-    facts = Facts(runs=1, lines={source: set(range(1, len(path.read_text().splitlines()) + 1))})
-    facts.note_traced(w for w in traced if Path(w[0]).resolve() == path.resolve())
-    return facts
-
-
 @pytest.mark.parametrize("name", list(VARIANTS))
 def test_variant_migrates(name: str, tmp_path: Path) -> None:
     rule, fragment, others = VARIANTS[name]
     path = HERE / f"{name}.py"
-    original_module = _module(path, f"variant_{name}")
+    original_module = load_variant(path, f"variant_{name}")
     torch.manual_seed(0)
     original = original_module.build().eval()
-    example = _inputs(original_module, None, 0)
+    example = variant_inputs(original_module, None, 0)
 
     # Before: the export keeps the example's sizes (a TracerWarning says where) and is wrong elsewhere.
-    before, traced = _export(original, example, original_module.DYNAMIC, tmp_path / "before.onnx")
+    before, traced = export_variant(original, example, original_module.DYNAMIC, tmp_path / "before.onnx", HERE)
     assert traced, "the export raised no TracerWarning: nothing is baked"
-    assert _matches(before, original, example)
-    sets = [_inputs(original_module, shapes, seed) for seed, shapes in enumerate(others, 1)]
-    assert not all(_matches(before, original, inputs) for inputs in sets)
+    assert graph_matches(before, original, example)
+    sets = [variant_inputs(original_module, shapes, seed) for seed, shapes in enumerate(others, 1)]
+    assert not all(graph_matches(before, original, inputs) for inputs in sets)
 
     # The rule with the observed facts (unsafe: migrate keeps it only verified).
-    options = Options(select=(rule,), unsafe=True, facts=_facts(path, traced), scope="all")
+    options = Options(select=(rule,), unsafe=True, facts=traced_facts(path, traced), scope="all")
     new_source = fix_source(path.read_bytes(), str(path.resolve()), options).source.decode()
     assert fragment in new_source, new_source
     new_path = tmp_path / f"{name}_rewritten.py"
     new_path.write_text(new_source)
-    rewritten_module = _module(new_path, f"rewritten_{name}")
+    rewritten_module = load_variant(new_path, f"rewritten_{name}")
     torch.manual_seed(0)
     rewritten = rewritten_module.build().eval()
     rewritten.load_state_dict(original.state_dict())
 
     # Eager mode is unchanged, bit for bit; the rewritten graph follows every size.
-    after, _ = _export(rewritten, example, original_module.DYNAMIC, tmp_path / "after.onnx")
+    after, _ = export_variant(rewritten, example, original_module.DYNAMIC, tmp_path / "after.onnx", HERE)
     for inputs in [example, *sets]:
         with torch.no_grad():
             assert_same(original(*inputs), rewritten(*inputs))
-        assert _matches(after, rewritten, inputs), (name, [t.shape for t in inputs])
+        assert graph_matches(after, rewritten, inputs), (name, [t.shape for t in inputs])
 
 
 #: The variants whose NumPy code computes in float64 (NumPy's default) before a cast down: the
@@ -166,7 +106,7 @@ def test_float64_the_translation_keeps_is_fixed_as_a_follow_up(name: str, tmp_pa
     with TRT701, which is planned at that line as a follow-up and kept only verified."""
     path = tmp_path / f"{name}.py"
     path.write_bytes((HERE / f"{name}.py").read_bytes())
-    module = _module(path, f"float64_{name}")
+    module = load_variant(path, f"float64_{name}")
     dynamic = {name: {str(axis): label for axis, label in axes.items()} for name, axes in module.DYNAMIC.items()}
     result = CliRunner().invoke(app, ["migrate", str(path), "--model", "build", "--inputs", "inputs",
                                       "--dynamic-axes", json.dumps(dynamic), "--format", "json",

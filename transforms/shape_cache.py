@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from trtcodemod.astutil import code_of, short_code, walk
+from trtcodemod.astutil import bound_names, code_of, short_code, walk
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
 from trtcodemod.transforms.module_state import _self_state, _state_attr, _target_elements
@@ -30,13 +30,62 @@ def _same(a: cst.CSTNode, b: cst.CSTNode) -> bool:
     return "".join(code_of(a).split()) == "".join(code_of(b).split())
 
 
-def _chain(node: cst.BaseExpression) -> list[cst.BaseExpression]:
-    """``self.grid[i].shape[2:4]`` → itself, ``self.grid[i].shape``, ``self.grid[i]``, ``self.grid``."""
+def _chain(node: cst.BaseExpression,
+           aliases: dict[str, cst.BaseExpression] | None = None) -> list[cst.BaseExpression]:
+    """``self.grid[i].shape[2:4]`` → itself, ``self.grid[i].shape``, ``self.grid[i]``, ``self.grid``.
+
+    A local name in ``aliases`` stands for the read of ``self`` it was bound to
+    (``grid = self.grids[k]``: ``grid.shape[2:4]`` → …, ``self.grids[k]``, ``self.grids``).
+    """
     out = []
     while type(node) in (cst.Attribute, cst.Subscript):
         out.append(node)
         node = node.value
+    if type(node) is cst.Name and node.value != "self" and aliases and node.value in aliases:
+        return out + _chain(aliases[node.value])
     return out if type(node) is cst.Name and node.value == "self" else []
+
+
+def _statement_names(statement: cst.CSTNode) -> set[str]:
+    """Every plain name a statement binds, in nested blocks too (assignments, loops, ``with``, ``:=``)."""
+    names: set[str] = set()
+    for node in walk(statement):
+        if type(node) is cst.Assign:
+            for target in node.targets:
+                names.update(bound_names(target.target))
+        elif type(node) in (cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr):
+            names.update(bound_names(node.target))
+        elif type(node) is cst.AsName:
+            names.update(bound_names(node.name))
+        elif type(node) in (cst.FunctionDef, cst.ClassDef):
+            names.add(node.name.value)
+    return names
+
+
+def _aliases(method: cst.FunctionDef, node: cst.If) -> dict[str, cst.BaseExpression]:
+    """Local names that hold a read of ``self`` where ``node`` runs: ``grid = self.grids[k]`` in
+    the same block before the ``if``, with neither the name nor a name the read uses bound again
+    in between (YOLOX's ``get_output_and_grid`` compares ``grid.shape`` and writes ``self.grids[k]``)."""
+    before: list[cst.CSTNode] = []
+    for block in [method.body, *walk(method.body)]:
+        body = getattr(block, "body", None)
+        if isinstance(body, (list, tuple)) and any(s is node for s in body):
+            before = list(body[:[i for i, s in enumerate(body) if s is node][0]])
+            break
+    found: dict[str, cst.BaseExpression] = {}
+    rebound: set[str] = set()
+    for statement in reversed(before):
+        names = _statement_names(statement)
+        if type(statement) is cst.SimpleStatementLine and len(statement.body) == 1 \
+                and type(statement.body[0]) is cst.Assign and len(statement.body[0].targets) == 1:
+            assign = statement.body[0]
+            target, value = assign.targets[0].target, assign.value
+            used = {n.value for n in walk(value) if type(n) is cst.Name}
+            if type(target) is cst.Name and target.value not in rebound and target.value not in found \
+                    and _chain(value) and not used & rebound:
+                found[target.value] = value
+        rebound |= names
+    return found
 
 
 def _disjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression]:
@@ -44,6 +93,20 @@ def _disjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression]:
     if type(test) is cst.BooleanOperation and type(test.operator) is cst.Or and not test.lpar:
         return [*_disjuncts(test.left), *_disjuncts(test.right)]
     return [test]
+
+
+def _conjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The operands of a top-level ``and`` chain (the test itself when it is no ``and``)."""
+    if type(test) is cst.BooleanOperation and type(test.operator) is cst.And and not test.lpar:
+        return [*_conjuncts(test.left), *_conjuncts(test.right)]
+    return [test]
+
+
+def _bare(node: cst.BaseExpression) -> cst.BaseExpression:
+    """A parenthesized ``or`` chain without its parentheses, so that its operands are seen."""
+    if type(node) is cst.BooleanOperation and node.lpar:
+        return node.with_changes(lpar=[], rpar=[])
+    return node
 
 
 def _miss_operands(test: cst.BaseExpression) -> tuple[list[cst.BaseExpression], bool] | None:
@@ -84,15 +147,16 @@ def _written(body: cst.BaseSuite) -> list[cst.BaseExpression]:
     return found
 
 
-def _key(test: cst.BaseExpression, written: list[cst.BaseExpression]) -> cst.BaseExpression | None:
-    """The cache key a disjunct of ``test`` compares and the body rewrites, if any."""
+def _key(test: cst.BaseExpression, written: list[cst.BaseExpression],
+         aliases: dict[str, cst.BaseExpression]) -> cst.BaseExpression | None:
+    """The cache key a disjunct of ``test`` compares (itself or through a local alias) and the body rewrites, if any."""
     for disjunct in _disjuncts(test):
         miss = _miss_operands(disjunct)
         if miss is None:
             continue
         operands, container = miss
         for operand in operands:
-            for prefix in _chain(operand):
+            for prefix in _chain(operand, aliases):
                 for target in written:
                     if _same(prefix, target):
                         return target
@@ -129,8 +193,11 @@ if self.grid[i].shape[2:4] != x[i].shape[2:4]:   # YOLOv5/YOLOv7 Detect
     self.grid[i], self.anchor_grid[i] = self._make_grid(nx, ny, i)
 ```
 A miss test is `key != v`, `not key == v` or `k not in key`, alone or as one operand of an
-`or` chain (`self.grid is None or self.grid.shape != ...`); the key may be read through
-`.shape`, an index or an attribute. Not reported: a body that does not write the key back,
+`or` chain (`self.grid is None or self.grid.shape != ...`), which may itself be one operand of
+an `and` (`self.format != "imx" and (self.dynamic or self.shape != shape)`, ultralytics 8.3:
+the fix then goes inside that operand, so the other guards still decide while tracing); the key may be read through
+`.shape`, an index or an attribute, or through a local name bound to it just before the `if`
+in the same block (`grid = self.grids[k]` then `if grid.shape[2:4] != out.shape[2:4]:`, YOLOX). Not reported: a body that does not write the key back,
 an `if` with an `elif`/`else`, a test that binds a name (`:=`), a key forward also writes
 outside such an `if` (per-frame state, TRT703's and TRT721's), and `if self.x is None:`
 alone: a first-call initialisation whose value depends on that call's input, not on a key
@@ -261,19 +328,34 @@ equivalent on every input set. Applies to every TensorRT version and both export
         test = node.test
         if any(type(n) is cst.NamedExpr for n in walk(test)):
             return None  # skipped while tracing, the name would be unbound after the `if`
+        conjuncts = _conjuncts(test)
         if any(type(d) is cst.Call and type(d.func) is cst.Name and d.func.value.startswith(HELPER)
-               for d in _disjuncts(test)):
+               for c in conjuncts for d in _disjuncts(_bare(c))):
             return None  # already refreshed
-        key = _key(test, _written(node.body))
-        if key is None:
+        written = _written(node.body)
+        aliases: dict[str, cst.BaseExpression] | None = None
+        # The miss may be one operand of an `and` (`self.format != "imx" and (... or self.shape != shape)`,
+        # ultralytics 8.3): only that operand misses while tracing, the other guards still decide.
+        for conjunct in conjuncts:
+            key = _key(_bare(conjunct), written, {})
+            if key is None:
+                aliases = _aliases(where[1], node) if aliases is None else aliases
+                key = _key(_bare(conjunct), written, aliases)
+            if key is not None:
+                break
+        else:
             return None
         key_text = short_code(key, 40)
         message = (f"`{short_code(test, 60)}` is a cache keyed by `{key_text}` on self: a traced export decides "
                    "the comparison once on the example, and a hit bakes the cached values into the graph for "
                    f"every input size; {HELPER}() makes the cache miss while tracing")
-        replacement = cst.BooleanOperation(left=cst.Call(func=cst.Name(HELPER)),
-                                           operator=cst.Or(), right=test)
-        fix = Fix({test: replacement}, safety=Safety.UNSAFE, helpers=(HELPER,))
+        bare = _bare(conjunct)
+        replacement = cst.BooleanOperation(left=cst.Call(func=cst.Name(HELPER)), operator=cst.Or(), right=bare)
+        if bare is not conjunct:  # the operand's own parentheses, kept around the new chain
+            replacement = replacement.with_changes(lpar=conjunct.lpar, rpar=conjunct.rpar)
+        elif conjunct is not test:  # `a and b` → `a and (_trt_tracing() or b)`
+            replacement = replacement.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        fix = Fix({conjunct: replacement}, safety=Safety.UNSAFE, helpers=(HELPER,))
         return _Candidate(node, where[1], _state_attr(key), message, fix)
 
 

@@ -1,0 +1,78 @@
+"""The harness for runnable real-code variants (``tests/*_variants/``, ``tests/recipe_variants/``).
+
+A variant is a small model file with ``build()``, ``inputs(generator)`` and ``DYNAMIC`` (dynamic
+axes by input name). These helpers load one, make inputs of the same kinds at other sizes, export
+it the way migrate's verifier does, compare a graph with eager mode, and turn the export's
+TracerWarnings into the facts migrate records.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import onnxruntime as ort
+import torch
+
+from trtcodemod.migrate.facts import Facts
+from trtcodemod.verify.export import export_model
+
+
+def load_variant(path: Path, name: str) -> ModuleType:
+    """The variant's file imported as module ``name``."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+def variant_inputs(module: ModuleType, shapes: list[tuple[int, ...]] | None, seed: int) -> tuple[torch.Tensor, ...]:
+    """The variant's inputs, or new tensors of the same kinds at ``shapes``."""
+    example = module.inputs(torch.Generator().manual_seed(seed))
+    if shapes is None:
+        return example
+    generator = torch.Generator().manual_seed(seed)
+    made = []
+    for tensor, shape in zip(example, shapes):
+        if tensor.is_floating_point():
+            made.append(torch.randn(shape, generator=generator))
+        else:
+            made.append(torch.randint(0, int(tensor.max()) + 1, shape, generator=generator))
+    return tuple(made)
+
+
+def input_names(model: torch.nn.Module) -> list[str]:
+    return list(inspect.signature(model.forward).parameters)
+
+
+def export_variant(model: torch.nn.Module, example: tuple, dynamic: dict, path: Path,
+                   root: Path) -> tuple[ort.InferenceSession, list]:
+    """The TorchScript export with dynamic axes (as migrate's verifier runs it), and its
+    TracerWarnings placed at the innermost line under ``root``, as migrate places them."""
+    result = export_model(model, example, path, exporter="torchscript", input_names=input_names(model),
+                          output_names=["out"], dynamic_axes=dynamic, opset=17, user_roots=(str(root),))
+    assert result.error is None, result.error
+    traced = [(w["file"], w["line"], w["message"]) for w in result.warnings if w["category"] == "TracerWarning"]
+    return ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]), traced
+
+
+def graph_matches(session: ort.InferenceSession, model: torch.nn.Module, inputs: tuple) -> bool:
+    """Whether the graph runs at these inputs and gives eager mode's output (shape and values)."""
+    with torch.no_grad():
+        want = model(*inputs).numpy()
+    try:
+        [got] = session.run(None, {n: t.numpy() for n, t in zip(input_names(model), inputs)})
+    except Exception:  # noqa: BLE001 - a graph that cannot run at this size does not match
+        return False
+    return got.shape == want.shape and np.allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def traced_facts(path: Path, traced: list) -> Facts:
+    """What migrate's observer and export record: every line ran, the TracerWarnings' lines."""
+    source = str(path.resolve())
+    facts = Facts(runs=1, lines={source: set(range(1, len(path.read_text().splitlines()) + 1))})
+    facts.note_traced(w for w in traced if Path(w[0]).resolve() == path.resolve())
+    return facts
