@@ -4,13 +4,15 @@ The wrapper is a small readable file (``<model>_export.py``) with no import of t
 ``nn.Module`` holding the model, whose forward has the engine's signature
 (:meth:`DeploymentContract.engine_inputs` → :meth:`~DeploymentContract.engine_outputs`) and
 calls the lifted ``forward_step``; ``initial_state`` gives the first frame's state inputs.
+:func:`build_wrapper` makes one around a model (the proof, ``verify --contract``).
 """
 
 from __future__ import annotations
 
+import inspect
 import json
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from trtcodemod.files import write_atomic
 
@@ -111,6 +113,13 @@ class {cls_name}Export(nn.Module):
         {target} = self.model.{result.step}({call})
         return {outs}
 {initial}{absent_methods}'''
+
+
+def build_wrapper(cls: Any, model: Any) -> Any:
+    """``Cls(model)`` when the constructor takes an argument, else ``Cls()``."""
+    params = [p for p in inspect.signature(cls).parameters.values()
+              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty]
+    return (cls(model) if params else cls()).eval()
 
 
 def export_texts(model_path: Path, cls_name: str, result: LiftResult, contract: DeploymentContract,

@@ -24,7 +24,7 @@ from typing import Any
 MODEL_TASK, BACKEND_TASK = "model", "backend"
 
 
-class _Checkpoint:
+class Checkpoint:
     """The result so far, written atomically after each stage."""
 
     def __init__(self, folder: Path) -> None:
@@ -98,7 +98,7 @@ def flatten_outputs(value: Any, prefix: str = "output") -> list[tuple[str, Any]]
 # --- tasks ----------------------------------------------------------------------------------
 
 
-def _model_task(req: dict[str, Any], cp: _Checkpoint) -> None:
+def _model_task(req: dict[str, Any], cp: Checkpoint) -> None:
     import numpy as np
     import torch
 
@@ -179,7 +179,7 @@ def _model_task(req: dict[str, Any], cp: _Checkpoint) -> None:
         ))
 
 
-def _backend_task(req: dict[str, Any], cp: _Checkpoint) -> None:
+def _backend_task(req: dict[str, Any], cp: Checkpoint) -> None:
     from .backends import run_graph_backend
 
     cp.stage(f"run ({req['backend']})")
@@ -216,7 +216,7 @@ def worker_main(tasks: dict[str, Any], argv: list[str] | None = None) -> int:
     folder = Path((argv or sys.argv[1:])[0])
     with open(folder / "request.pkl", "rb") as fh:
         req = pickle.load(fh)
-    cp = _Checkpoint(folder)
+    cp = Checkpoint(folder)
     if req.get("threads"):
         # Before torch or onnxruntime load: both read these when they start their pools.
         for variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "TRTCODEMOD_THREADS"):
