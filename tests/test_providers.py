@@ -1,6 +1,6 @@
 """Providers: the per-file analyses rules share are declared by the rules that read them,
-made once per file on demand, and the observed facts answer through one of them. Also:
-no two modules of the package import each other (lazily or for type checking included)."""
+made once per file on demand, and the observed facts answer through one of them. (That no
+modules import each other in a circle is tests/test_layering.py.)"""
 
 from __future__ import annotations
 
@@ -131,35 +131,3 @@ def test_observed_facts_answer_in_terms_of_nodes(facts: Facts | None) -> None:
     rule = DataDependentIf(context)
     _run(context, [rule])
     assert len(context.findings) == int(read)
-
-
-def _imports(path: Path, name: str, package: str) -> set[str]:
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
-                base = ".".join(parts + ([base] if base else []))
-            found |= {base} | {f"{base}.{alias.name}" for alias in node.names}
-        elif isinstance(node, ast.Import):
-            found |= {alias.name for alias in node.names}
-    return found
-
-
-def test_no_two_modules_import_each_other() -> None:
-    """Every import counts, inside functions and under ``TYPE_CHECKING`` too: one direction only."""
-    modules: dict[str, Path] = {}
-    for path in [*(ROOT / "trtcodemod").rglob("*.py"), *(ROOT / "transforms").rglob("*.py")]:
-        parts = list(path.relative_to(ROOT).with_suffix("").parts)
-        if parts[0] == "transforms":
-            parts = ["trtcodemod", *parts]
-        if parts[-1] == "__init__":
-            parts = parts[:-1]
-        modules[".".join(parts)] = path
-    edges = {}
-    for name, path in modules.items():
-        package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
-        edges[name] = {m for m in _imports(path, name, package) if m in modules and m != name}
-    circles = sorted(f"{a} <-> {b}" for a in edges for b in edges[a] if a < b and a in edges[b])
-    assert circles == []

@@ -232,7 +232,7 @@ def test_repeated_select_keeps_every_value(monkeypatch: pytest.MonkeyPatch, tmp_
         seen.append(spec)
         return error_report(spec.label, "not run")
 
-    monkeypatch.setattr(command, "_run_one", fake_run)
+    monkeypatch.setattr(command, "run_one", fake_run)
     model = tmp_path / "m.py"
     model.write_text("x = 1\n")
     CliRunner().invoke(app, ["verify", str(model), "--model", "Net", "--input-shape", "x:1x3",

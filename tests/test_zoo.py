@@ -183,6 +183,21 @@ def test_each_model_of_jobs_2_gets_its_share_of_the_cores(zoo: dict[str, Any]) -
     assert threads_per_model(8, cores=2) == 1
 
 
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity") or (os.cpu_count() or 1) < 2,
+                    reason="needs a settable CPU affinity and two cores")
+def test_jobs_0_counts_the_cores_the_process_may_use_everywhere() -> None:
+    """One ``--jobs`` policy: a process pinned to one core of several gets one ``check`` worker
+    and one zoo slot, and its one model gets that core's thread, not a thread per machine core."""
+    import subprocess
+    import sys
+
+    probe = ("import os; os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]}); "
+             "from trtcodemod.zoo.batch import threads_per_model; from trtcodemod.cores import resolve_jobs; "
+             "print(resolve_jobs(0), threads_per_model(1))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["1", "1"]
+
 def test_a_warm_rerun_reuses_every_decided_result(zoo: dict[str, Any]) -> None:
     code, out, err = zoo["warm"]
     assert zoo["ran_two"].count("plain") > 0 and zoo["ran_two"].count("uses_helper") > 0

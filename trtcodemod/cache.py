@@ -45,9 +45,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from trtcodemod import __version__
 from trtcodemod.errors import InputError, InternalError
 from trtcodemod.outcome import FileOutcome, suppression_warnings
+from trtcodemod.release import __version__
 from trtcodemod.rules import Finding, Safety
 
 if TYPE_CHECKING:

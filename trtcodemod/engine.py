@@ -141,7 +141,7 @@ def check_source(source: bytes, path: str, options: Options = Options(), origina
     """
     module = parse(source, path)
     own: list[InternalError] = []
-    findings = _analyze(module, source, path, options, original=original, crashes=own)[0]
+    findings = analyze(module, source, path, options, original=original, crashes=own)[0]
     if own and crashes is None:
         raise own[0]
     if crashes is not None:
@@ -160,7 +160,7 @@ def fix_source(source: bytes, path: str, options: Options = Options()) -> FileRe
     for _ in range(MAX_PASSES):
         # A fix that produced invalid code once would do it again on every pass.
         crashed: list[InternalError] = []
-        findings, chosen = _analyze(module, current, path, options, blocked, original=source, crashes=crashed)
+        findings, chosen = analyze(module, current, path, options, blocked, original=source, crashes=crashed)
         failed += [c for c in crashed if all(c.message != f.message for f in failed)]
         if first is None:
             first = findings
@@ -237,7 +237,7 @@ def _without_culprits(
 def _try_apply(module: cst.Module, fixes: list[Finding], source: bytes) -> tuple[cst.Module, bytes] | str:
     """The fixed module and its bytes, or why the generated code does not parse."""
     try:
-        code = _apply(module, [f.edit for f in fixes if f.edit is not None], source).bytes
+        code = apply_fixes(module, [f.edit for f in fixes if f.edit is not None], source).bytes
     except Exception as exc:  # a replacement LibCST cannot even build or print
         return f"{type(exc).__name__}: {exc}"
     try:
@@ -318,7 +318,7 @@ def _crashed_rule(exc: BaseException, rules: Sequence[Any]) -> Any | None:
     return culprit
 
 
-def _analyze(
+def analyze(
     module: cst.Module, source: bytes, path: str, options: Options, blocked: Collection[tuple[str, str]] = (),
     original: bytes | None = None, crashes: list[InternalError] | None = None,
     excluded: frozenset[str] = frozenset(),
@@ -359,7 +359,7 @@ def _analyze(
         detail = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
         crashes.append(InternalError(path, f"rule {rule} failed on this file ({detail}); its findings here "
                                            "were left out, the other rules' kept", rules=(rule,)))
-        return _analyze(module, source, path, options, blocked, original, crashes, excluded | {rule})
+        return analyze(module, source, path, options, blocked, original, crashes, excluded | {rule})
     finally:
         context.release()
     if model_only and context.findings:
@@ -725,7 +725,7 @@ def _spans_lines(expression: cst.BaseExpression) -> bool:
 _EMPTY_MODULE = cst.Module(body=[])
 
 
-def _apply(module: cst.Module, fixes: Iterable[Fix], source: bytes = b"") -> cst.Module:
+def apply_fixes(module: cst.Module, fixes: Iterable[Fix], source: bytes = b"") -> cst.Module:
     """``module`` with ``fixes`` applied and the helpers and imports they need inserted.
 
     ``source`` is the module's text; it only lets a file with no helper name in it

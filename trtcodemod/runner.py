@@ -16,6 +16,7 @@ from typing import Any, Callable, Sequence
 
 from trtcodemod.cache import Cache
 from trtcodemod.config import Settings
+from trtcodemod.cores import resolve_jobs
 from trtcodemod import errors as _errors
 from trtcodemod.engine import Options, check_source, fix_source
 from trtcodemod.errors import InputError
@@ -99,8 +100,7 @@ def run_batch(
     A worker process that dies on one file (a crash in native code, the OOM killer)
     makes that file an error; the other files are still processed.
     """
-    if jobs == 0:
-        jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    jobs = resolve_jobs(jobs)
     results: list[FileOutcome | None] = [None] * len(files)
     work: dict[int, _Work] = {}
     sizes: dict[int, int] = {}

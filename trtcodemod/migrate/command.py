@@ -2,42 +2,23 @@
 
 from __future__ import annotations
 
-import traceback
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
 
-from trtcodemod.verify.command import _Progress, collect_specs
-from trtcodemod.verify.spec import SpecError, VerifySpec
+from trtcodemod.report.progress import StatusLine
+from trtcodemod.verify.command import collect_specs
+from trtcodemod.verify.spec import SpecError
 from trtcodemod.zoo import options as zoo
 
-from .report import FORMATS, empty_report, exit_code, render, render_text, verdict
-
-
-def error_report(name: str, message: str) -> dict[str, Any]:
-    """A model that could not be set up (a bad config table): still a row of the summary (exit 2)."""
-    report = empty_report(name)
-    report["error"] = message
-    return report
+from .one import run_one
+from .report import FORMATS, error_report, exit_code, render, render_text, verdict
 
 
 def _fail(message: str) -> typer.Exit:
     typer.echo(f"trtcodemod migrate: error: {message}", err=True)
     return typer.Exit(2)
-
-
-def _run_one(spec: VerifySpec, progress: _Progress, facts_out: Path | None
-             ) -> tuple[dict[str, Any], dict[str, tuple[bytes, bytes]]]:
-    from .run import migrate  # not at import time: keeps `trtcodemod check` fast
-
-    progress.label = spec.label
-    try:
-        return migrate(spec, progress=progress, facts_out=facts_out)
-    except Exception as exc:  # noqa: BLE001 - a bug here must not stop a batch
-        report = error_report(spec.label, f"internal error: {type(exc).__name__}: {exc}")
-        report["traceback"] = traceback.format_exc()
-        return report, {}
 
 
 def write_sources(reports: list[dict[str, Any]], sources: list[dict[str, tuple[bytes, bytes]]]) -> None:
@@ -134,11 +115,11 @@ def migrate_command(
     except SpecError as exc:
         raise _fail(str(exc)) from None
 
-    progress = _Progress(lines=profile)
+    progress = StatusLine(lines=profile)
     sources: list[dict[str, tuple[bytes, bytes]]] = [{} for _ in reports]
     try:
         results = zoo.run_models("migrate", specs, multi=multi, config=config, jobs=jobs, cache=cache, ray=ray,
-                                 quiet=quiet, inline=lambda spec: _run_one(spec, progress, save_facts),
+                                 quiet=quiet, inline=lambda spec: run_one(spec, progress, save_facts),
                                  on_error=error_report, verdict=verdict, facts_out=save_facts)
     except (SpecError, zoo.ClusterError) as exc:
         raise _fail(str(exc)) from None

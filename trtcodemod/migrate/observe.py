@@ -36,7 +36,7 @@ import sys
 from typing import Any, Callable
 
 from trtcodemod.usercode import OURS, UserFiles
-from trtcodemod.verify.worker import _Checkpoint, build_model, import_user_module, worker_main
+from trtcodemod.verify.worker import Checkpoint, build_model, import_user_module, worker_main
 
 OBSERVE_TASK = "observe"
 #: Tensor methods through which Python reads a value out of a tensor.
@@ -253,7 +253,7 @@ def _varying_axes(names: list[str], sets: list[dict[str, Any]]) -> dict[str, dic
     return out
 
 
-def _observe_task(req: dict[str, Any], cp: _Checkpoint) -> None:
+def _observe_task(req: dict[str, Any], cp: Checkpoint) -> None:
     import numpy as np
     import torch
 

@@ -23,6 +23,13 @@ def empty_report(name: str) -> dict[str, Any]:
             "files": [], "changed_files": [], "diff": "", "facts": None, "rewrite_errors": [], "verification": None}
 
 
+def error_report(name: str, message: str) -> dict[str, Any]:
+    """A model that could not be set up (a bad config table): still a row of the summary (exit 2)."""
+    report = empty_report(name)
+    report["error"] = message
+    return report
+
+
 def exit_code(reports: Sequence[dict[str, Any]]) -> int:
     """The worst of the models' exit codes (0 < 1 < 2)."""
     return max((int(r.get("exit_code", 2)) for r in reports), default=2)

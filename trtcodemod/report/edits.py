@@ -19,7 +19,7 @@ import difflib
 import re
 from typing import Any
 
-from trtcodemod.engine import Options, _analyze, _apply, parse
+from trtcodemod.engine import Options, analyze, apply_fixes, parse
 from trtcodemod.rules import Finding
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
@@ -33,7 +33,7 @@ def split_lines(text: str) -> list[str]:
 def check_with_edits(source: bytes, path: str, options: Options) -> tuple[list[Finding], list[list[dict[str, Any]] | None]]:
     """``engine.check_source``'s findings and, for each, its fix as replacements (None: no fix)."""
     module = parse(source, path)
-    findings = _analyze(module, source, path, options)[0]
+    findings = analyze(module, source, path, options)[0]
     edits: list[list[dict[str, Any]] | None] = []
     original = source.decode(module.encoding)
     for finding in findings:
@@ -41,7 +41,7 @@ def check_with_edits(source: bytes, path: str, options: Options) -> tuple[list[F
             edits.append(None)
             continue
         try:
-            new = _apply(module, [finding.edit], source).bytes
+            new = apply_fixes(module, [finding.edit], source).bytes
         except Exception:  # a fix LibCST cannot print is reported by apply; no edit to offer here
             edits.append(None)
             continue

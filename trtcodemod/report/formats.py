@@ -6,8 +6,8 @@ import json
 from collections import Counter
 from typing import Any, Callable, Mapping, Sequence
 
-from trtcodemod import __version__
 from trtcodemod.errors import InputError
+from trtcodemod.release import __version__
 from trtcodemod.rules import Finding, Safety
 
 

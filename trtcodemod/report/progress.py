@@ -1,4 +1,5 @@
-"""A one-line progress bar on standard error, for long batch runs on a terminal."""
+"""Progress on standard error: a one-line bar for long batch runs on a terminal, and the
+status line of one model's run (``verify``, ``migrate``)."""
 
 from __future__ import annotations
 
@@ -63,6 +64,28 @@ class Progress:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class StatusLine:
+    """One self-overwriting status line on stderr when stderr is a terminal; with ``lines``
+    (``migrate --profile``), one line per message where it is not (a log file)."""
+
+    def __init__(self, lines: bool = False) -> None:
+        self.tty = sys.stderr.isatty()
+        self.enabled = self.tty or lines
+        self.label = ""
+        self.start = time.monotonic()
+
+    def __call__(self, message: str) -> None:
+        if self.enabled:
+            line = f"[{time.monotonic() - self.start:5.1f}s] {self.label}: {message}"
+            sys.stderr.write(f"\r\x1b[K{line}" if self.tty else f"{line}\n")
+            sys.stderr.flush()
+
+    def done(self) -> None:
+        if self.tty:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
 
 
 def _is_terminal(stream: TextIO) -> bool:

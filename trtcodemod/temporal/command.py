@@ -9,7 +9,6 @@ backend would not share. Imports torch.
 
 from __future__ import annotations
 
-import inspect
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,7 @@ from trtcodemod.verify.rewrite import locate
 from trtcodemod.verify.spec import VerifySpec
 
 from .contract import DeploymentContract
+from .wrapper import build_wrapper
 
 
 def _wrapper_file(contract: DeploymentContract, contract_path: Path, model_file: Path) -> tuple[Path, str]:
@@ -28,13 +28,6 @@ def _wrapper_file(contract: DeploymentContract, contract_path: Path, model_file:
         if candidate.is_file():
             return candidate, name
     raise FileNotFoundError(f"contract wrapper {path!r}: not found next to {contract_path} or {model_file}")
-
-
-def build_wrapper(cls: Any, model: Any) -> Any:
-    """``Cls(model)`` when the constructor takes an argument, else ``Cls()``."""
-    params = [p for p in inspect.signature(cls).parameters.values()
-              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty]
-    return (cls(model) if params else cls()).eval()
 
 
 def verify_frames(spec: VerifySpec, contract_path: Path, frames: int) -> dict[str, Any]:

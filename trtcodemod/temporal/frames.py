@@ -20,7 +20,7 @@ from typing import Any, Mapping
 
 import torch
 
-from trtcodemod.verify.inputs import _resize_dynamic, make_input_sets
+from trtcodemod.verify.inputs import resize_dynamic, make_input_sets
 from trtcodemod.verify.spec import InputsSpec
 
 from .contract import DeploymentContract
@@ -159,7 +159,7 @@ def _resized_frames(
     for offset, sample in enumerate(samples):
         generator = torch.Generator().manual_seed(seed + 104729 + offset)
         # The same sizes on both frames: the second one carries the first one's state.
-        resized, changed = _resize_dynamic(sample, reference, dynamic_axes, generator)
+        resized, changed = resize_dynamic(sample, reference, dynamic_axes, generator)
         if not changed:
             out.append(Frame(start + offset, NEXT, sample, "no dynamic axis of these inputs could be resized"))
         elif offset == 0:

@@ -17,9 +17,9 @@ from typing import Any, Callable, Mapping, Sequence
 import torch
 
 from .apply import LiftOutcome, load_source
-from .command import build_wrapper
 from .frames import FIRST_SCENE, make_frame_plan
 from .sequence import verify_sequence
+from .wrapper import build_wrapper
 
 
 def prove_wrapper(path: Path, module: Any, build: Callable[[Any], Any], outcome: LiftOutcome, inputs: Any,

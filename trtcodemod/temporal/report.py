@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from trtcodemod.verify.report import _num, _table
+from trtcodemod.verify.report import num, table
 
 from .contract import DeploymentContract
 
@@ -43,17 +43,17 @@ def render_text(report: dict[str, Any]) -> str:
     out += [f"  note     {note}" for note in report.get("notes", [])]
     if report["runs"]:
         rows = [[r["name"], r["verdict"], f"{r['frames_passed']}/{len(r['frames'])}" if r["frames"] else "-",
-                 _num(r["max_abs_err"]), _num(r["max_rel_err"]),
+                 num(r["max_abs_err"]), num(r["max_rel_err"]),
                  _short(failure_text(r) if r["status"] != "skipped" else r["reason"])] for r in report["runs"]]
-        out += ["", *("  " + line for line in _table(rows, ["run", "verdict", "frames ok", "max abs", "max rel",
+        out += ["", *("  " + line for line in table(rows, ["run", "verdict", "frames ok", "max abs", "max rel",
                                                              "first failure"]))]
     for run in report["runs"]:
         if run["frames"] and not run["passed"]:
             out += ["", f"  {run['name']}, frame by frame:"]
-            rows = [[str(f["index"]), f["kind"], "ok" if f["passed"] else "FAIL", _num(f["max_abs_err"]),
-                     _num(f["max_rel_err"]), _short(f["error"]) or ", ".join(x["name"] for x in f["failing"]) or "-"]
+            rows = [[str(f["index"]), f["kind"], "ok" if f["passed"] else "FAIL", num(f["max_abs_err"]),
+                     num(f["max_rel_err"]), _short(f["error"]) or ", ".join(x["name"] for x in f["failing"]) or "-"]
                     for f in run["frames"]]
-            out += ["    " + line for line in _table(rows, ["frame", "kind", "", "max abs", "max rel", "failing"])]
+            out += ["    " + line for line in table(rows, ["frame", "kind", "", "max abs", "max rel", "failing"])]
     out += ["", f"verdict: {verdict(report)}"]
     return "\n".join(out) + "\n"
 

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from trtcodemod.verify.worker import _Checkpoint, build_model, import_user_module, worker_main
+from trtcodemod.verify.worker import Checkpoint, build_model, import_user_module, worker_main
 
 LIFT_TASK = "lift"
 #: Frames the lift is checked on at least (the issue asks for four); more where the code compares
@@ -20,7 +20,7 @@ LIFT_TASK = "lift"
 FRAMES = 4
 
 
-def _lift_task(req: dict[str, Any], cp: _Checkpoint) -> None:
+def _lift_task(req: dict[str, Any], cp: Checkpoint) -> None:
     import inspect
 
     import torch

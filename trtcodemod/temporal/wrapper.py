@@ -4,13 +4,15 @@ The wrapper is a small readable file (``<model>_export.py``) with no import of t
 ``nn.Module`` holding the model, whose forward has the engine's signature
 (:meth:`DeploymentContract.engine_inputs` → :meth:`~DeploymentContract.engine_outputs`) and
 calls the lifted ``forward_step``; ``initial_state`` gives the first frame's state inputs.
+:func:`build_wrapper` makes one around a model (the proof, ``verify --contract``).
 """
 
 from __future__ import annotations
 
+import inspect
 import json
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from trtcodemod.files import write_atomic
 
@@ -133,6 +135,13 @@ class {cls_name}Export(nn.Module):
 def _device(zeros: str | None) -> str:
     """The ``device=`` of a first-frame tensor's code, or ``None``."""
     return zeros.rsplit("device=", 1)[1][:-1] if zeros and "device=" in zeros else "None"
+
+
+def build_wrapper(cls: Any, model: Any) -> Any:
+    """``Cls(model)`` when the constructor takes an argument, else ``Cls()``."""
+    params = [p for p in inspect.signature(cls).parameters.values()
+              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty]
+    return (cls(model) if params else cls()).eval()
 
 
 def export_texts(model_path: Path, cls_name: str, result: LiftResult, contract: DeploymentContract,

@@ -2,57 +2,22 @@
 
 from __future__ import annotations
 
-import sys
-import time
-import traceback
 from pathlib import Path
 from typing import Annotated, Any, Callable, Optional
 
 import typer
 
+from trtcodemod.report.progress import StatusLine
 from trtcodemod.zoo import options as zoo
 
+from .one import run_one
 from .report import FORMATS, error_report, exit_code, render, render_text, verdict
 from .spec import SpecError, VerifySpec, build_spec, load_model_tables, load_project_defaults
-
-
-class _Progress:
-    """One self-overwriting status line on stderr when stderr is a terminal; with ``lines``
-    (``migrate --profile``), one line per message where it is not (a log file)."""
-
-    def __init__(self, lines: bool = False) -> None:
-        self.tty = sys.stderr.isatty()
-        self.enabled = self.tty or lines
-        self.label = ""
-        self.start = time.monotonic()
-
-    def __call__(self, message: str) -> None:
-        if self.enabled:
-            line = f"[{time.monotonic() - self.start:5.1f}s] {self.label}: {message}"
-            sys.stderr.write(f"\r\x1b[K{line}" if self.tty else f"{line}\n")
-            sys.stderr.flush()
-
-    def done(self) -> None:
-        if self.tty:
-            sys.stderr.write("\r\x1b[K")
-            sys.stderr.flush()
 
 
 def _fail(message: str) -> typer.Exit:
     typer.echo(f"trtcodemod verify: error: {message}", err=True)
     return typer.Exit(2)
-
-
-def _run_one(spec: VerifySpec, progress: _Progress) -> dict[str, Any]:
-    from .run import verify  # not at import time: keeps `trtcodemod check` fast
-
-    progress.label = spec.label
-    try:
-        return verify(spec, progress=progress)
-    except Exception as exc:  # noqa: BLE001 - a bug here must not stop a batch
-        report = error_report(spec.label, f"internal error: {type(exc).__name__}: {exc}")
-        report["traceback"] = traceback.format_exc()
-        return report
 
 
 def collect_specs(model_file: Optional[Path], config: Optional[Path], model: Optional[str], cli: dict[str, Any],
@@ -179,10 +144,10 @@ def verify_command(
             # The frame sequence compares every output in order: a set comparison there is not built.
             raise _fail("--unordered is not supported with --contract (each frame's outputs are compared in order)")
         raise typer.Exit(_frames(specs, reports, contract, frames, format))
-    progress = _Progress()
+    progress = StatusLine()
     try:
         results = zoo.run_models("verify", specs, multi=multi, config=config, jobs=jobs, cache=cache, ray=ray,
-                                      quiet=quiet, inline=lambda spec: (_run_one(spec, progress), {}),
+                                      quiet=quiet, inline=lambda spec: (run_one(spec, progress), {}),
                                       on_error=error_report, verdict=verdict)
     except (SpecError, zoo.ClusterError) as exc:
         raise _fail(str(exc)) from None

@@ -102,11 +102,29 @@ def _child(task: dict[str, Any], keep: tuple[int, ...]) -> None:
             os._exit(code)
 
 
+def end_with_parent() -> None:
+    """On Linux, have the kernel kill this worker when the process that started it dies.
+
+    Workers run in a session of their own (so a timeout ends all they started); without this,
+    a parent killed from outside (a zoo's model process hit by the out-of-memory killer, a
+    Ctrl-C'd command) would leave them running as orphans.
+    """
+    parent = os.environ.get("TRTCODEMOD_PARENT_PID")
+    if not sys.platform.startswith("linux") or not parent:
+        return
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != int(parent):  # it died before the call above
+        os._exit(1)
+
+
 def serve() -> int:
     """The server's loop: fork per request line, report each child's end."""
-    from .worker import _end_with_parent
-
-    _end_with_parent()
+    end_with_parent()
     # The protocol keeps private copies of stdin/stdout; fds 1 and 2 go nowhere, so nothing
     # an import prints can break a line of it.
     proto_in, proto_out = os.dup(0), os.dup(1)

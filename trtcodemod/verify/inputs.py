@@ -79,7 +79,7 @@ def _resize(t: torch.Tensor, axis: int, size: int, generator: torch.Generator) -
     return _perturb(out, generator) if out.is_floating_point() else out
 
 
-def _resize_dynamic(
+def resize_dynamic(
     sample: dict[str, torch.Tensor], reference: dict[str, torch.Tensor],
     dynamic_axes: Mapping[str, Mapping[int, str]], generator: torch.Generator,
     grow: Callable[[int], int] = lambda size: size + 1,
@@ -116,7 +116,7 @@ def stretched_set(
     (a model whose strides must divide its input size takes it where ``2n + 1`` fails).
     """
     generator = torch.Generator().manual_seed(seed + 7919)
-    return _resize_dynamic(reference, reference, dynamic_axes, generator, lambda size: 2 * size + (0 if double else 1))
+    return resize_dynamic(reference, reference, dynamic_axes, generator, lambda size: 2 * size + (0 if double else 1))
 
 
 def make_input_sets(
@@ -152,7 +152,7 @@ def make_input_sets(
         # A typo here would silently export a static graph and skip the resized input set.
         raise TypeError(f"--dynamic-axes names {unknown}, which are not parameters of forward{tuple(params)}")
     if dynamic_axes and count > 2:
-        sets[-1], changed = _resize_dynamic(sets[-1], sets[0], dynamic_axes, generators[-1])
+        sets[-1], changed = resize_dynamic(sets[-1], sets[0], dynamic_axes, generators[-1])
         if changed:
             notes.append(f"set {count} resizes dynamic axes: " + ", ".join(changed))
     order = [p for p in params if p in sets[0]]

@@ -52,7 +52,8 @@ def _loc(text: str | None) -> str:
     return f"{_rel(path)}:{line}" if sep and line.isdigit() else _rel(text)
 
 
-def _num(value: float | None) -> str:
+def num(value: float | None) -> str:
+    """An error for a table cell: three significant digits, ``-`` for none."""
     return "-" if value is None else f"{value:.3g}"
 
 
@@ -120,7 +121,8 @@ def _rules_line(r: dict[str, Any]) -> str:
                      for rule, locs in sorted(by_rule.items()))
 
 
-def _table(rows: list[list[str]], header: list[str]) -> list[str]:
+def table(rows: list[list[str]], header: list[str]) -> list[str]:
+    """A plain-text table's lines: the header, a rule, the rows, in left-aligned columns."""
     widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
     fmt: Callable[[list[str]], str] = lambda cells: "  ".join(str(c).ljust(w) for c, w in zip(cells, widths)).rstrip()
     return [fmt(header), fmt(["-" * w for w in widths])] + [fmt(r) for r in rows]
@@ -170,9 +172,9 @@ def render_text(r: dict[str, Any]) -> str:
             note = next((o["problem"] for o in b["outputs"] if not o["passed"]), note)
         if b["before"]["status"] == "failed" and b["status"] == "ok":
             note = f"original failed here: {b['before']['reason']}"
-        rows.append([_label(b), b["status"], _num(b["max_abs_err"]), _num(b["max_rel_err"]), result,
+        rows.append([_label(b), b["status"], num(b["max_abs_err"]), num(b["max_rel_err"]), result,
                      _lat(b["latency_ms"]["before"]), _lat(b["latency_ms"]["after"]), note[:140]])
-    out += ["  " + line for line in _table(rows, ["backend", "status", "max abs", "max rel", "result",
+    out += ["  " + line for line in table(rows, ["backend", "status", "max abs", "max rel", "result",
                                                     "before ms", "after ms", "note"])]
 
     out += ["", f"TensorRT static check (target {m['target']})"]
@@ -214,7 +216,7 @@ def summary_text(reports: Sequence[dict[str, Any]]) -> str:
              _issue_counts(r), ",".join(r["rules_applied"]) or "-", ",".join(r["culprit_rules"]) or "-",
              str(r["exit_code"])] for r in reports]
     header = ["model", "result", "equivalent", "faithful b/a", "TRT errors b->a", "rules", "culprits", "exit"]
-    return "\n".join([f"trtcodemod verify: {len(reports)} model(s)"] + ["  " + l for l in _table(rows, header)])
+    return "\n".join([f"trtcodemod verify: {len(reports)} model(s)"] + ["  " + l for l in table(rows, header)])
 
 
 def _yn(value: bool | None) -> str:
@@ -257,7 +259,7 @@ def render_markdown(r: dict[str, Any]) -> str:
         out += [f"- {side}: `{w['category']}` at `{_loc(w['source'])}`: {w['message'][:140]}" for side, w in warns]
     if r["backends"]:
         out += ["", "**Backends** (rewritten vs original eager CPU; latency ms median / p90)", ""]
-        rows = [[_label(b), b["status"], _num(b["max_abs_err"]), _num(b["max_rel_err"]),
+        rows = [[_label(b), b["status"], num(b["max_abs_err"]), num(b["max_rel_err"]),
                  "" if b["passed"] is None else ("pass" if b["passed"] else "**FAIL**"),
                  _lat(b["latency_ms"]["before"]), _lat(b["latency_ms"]["after"]), b["reason"] or ""]
                 for b in r["backends"]]

@@ -22,10 +22,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from .forkserver import end_with_parent
+
 MODEL_TASK, BACKEND_TASK = "model", "backend"
 
 
-class _Checkpoint:
+class Checkpoint:
     """The result so far, written atomically after each stage."""
 
     def __init__(self, folder: Path) -> None:
@@ -99,7 +101,7 @@ def flatten_outputs(value: Any, prefix: str = "output") -> list[tuple[str, Any]]
 # --- tasks ----------------------------------------------------------------------------------
 
 
-def _model_task(req: dict[str, Any], cp: _Checkpoint) -> None:
+def _model_task(req: dict[str, Any], cp: Checkpoint) -> None:
     import numpy as np
     import torch
 
@@ -192,7 +194,7 @@ def _model_task(req: dict[str, Any], cp: _Checkpoint) -> None:
         ))
 
 
-def _backend_task(req: dict[str, Any], cp: _Checkpoint) -> None:
+def _backend_task(req: dict[str, Any], cp: Checkpoint) -> None:
     from .backends import run_graph_backend
 
     cp.stage(f"run ({req['backend']})")
@@ -203,33 +205,13 @@ def main(argv: list[str] | None = None) -> int:
     return worker_main({MODEL_TASK: _model_task, BACKEND_TASK: _backend_task}, argv)
 
 
-def _end_with_parent() -> None:
-    """On Linux, have the kernel kill this worker when the process that started it dies.
-
-    Workers run in a session of their own (so a timeout ends all they started); without this,
-    a parent killed from outside (a zoo's model process hit by the out-of-memory killer, a
-    Ctrl-C'd command) would leave them running as orphans.
-    """
-    parent = os.environ.get("TRTCODEMOD_PARENT_PID")
-    if not sys.platform.startswith("linux") or not parent:
-        return
-    try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        return
-    if os.getppid() != int(parent):  # it died before the call above
-        os._exit(1)
-
-
 def worker_main(tasks: dict[str, Any], argv: list[str] | None = None) -> int:
     """Run the task named in ``request.pkl`` (one of ``tasks``); failures go back as data."""
-    _end_with_parent()
+    end_with_parent()
     folder = Path((argv or sys.argv[1:])[0])
     with open(folder / "request.pkl", "rb") as fh:
         req = pickle.load(fh)
-    cp = _Checkpoint(folder)
+    cp = Checkpoint(folder)
     if req.get("threads"):
         # Before torch or onnxruntime load: both read these when they start their pools.
         for variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "TRTCODEMOD_THREADS"):

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Callable, Sequence
 
+from trtcodemod.cores import resolve_jobs, usable_cores
 from trtcodemod.verify.spec import VerifySpec
 
 from .cache import ModelCache, spec_key
@@ -20,7 +20,7 @@ Inline = Callable[[VerifySpec], Result]
 
 def threads_per_model(jobs: int, cores: int | None = None) -> int:
     """CPU threads each of ``jobs`` concurrent models may use, so together they fit the cores."""
-    return max(1, (cores or os.cpu_count() or 1) // max(1, jobs))
+    return max(1, (cores or usable_cores()) // max(1, jobs))
 
 
 def run_zoo(command: str, specs: Sequence[VerifySpec], *, jobs: int, inline: Inline, on_error: ErrorReport,
@@ -47,7 +47,7 @@ def run_zoo(command: str, specs: Sequence[VerifySpec], *, jobs: int, inline: Inl
             continue
         results[index] = hit
         progress(hit[0], cached=True)
-    jobs = jobs or os.cpu_count() or 1
+    jobs = resolve_jobs(jobs)
     if jobs != 1 or ray is not None:  # one after another, the order changes nothing: keep the config's
         todo = [todo[p] for p in durations.order([ids[i] for i in todo])]
 

@@ -49,13 +49,13 @@ def thread_environment(threads: int) -> dict[str, str]:
 
 
 def run_task(task: Task) -> Result:
-    """Run one model with the commands' own per-model entry points; never raises for model faults."""
+    """Run one model with the per-model entry points the commands use; never raises for model faults."""
     os.environ.update(thread_environment(task.threads))  # the model's worker processes inherit it
     if task.command == "migrate":
-        from trtcodemod.migrate.command import _run_one as run_migrate
+        from trtcodemod.migrate.one import run_one as run_migrate
 
         return run_migrate(task.spec, _Silent(), task.facts_out)  # type: ignore[arg-type]
-    from trtcodemod.verify.command import _run_one as run_verify
+    from trtcodemod.verify.one import run_one as run_verify
 
     return run_verify(task.spec, _Silent()), {}  # type: ignore[arg-type]
 
