@@ -26,6 +26,12 @@ import time
 import torch
 
 
+def imports_late_library() -> torch.nn.Module:
+    import late_library  # on a PYTHONPATH set after the server started
+
+    return late_library.build()
+
+
 def reads_environment() -> torch.nn.Module:
     raise ValueError(f"seen: {os.environ.get('TRTCODEMOD_TEST_VALUE')} in {os.getcwd()}")
 
@@ -78,6 +84,18 @@ def test_a_forked_worker_sees_the_callers_environment_and_folder_of_the_moment(
     assert outcome.status == "error" and outcome.stage == "build"
     assert f"seen: late in {folder}" in outcome.message
     assert _forked(before) == 2
+
+
+def test_a_library_on_a_pythonpath_set_later_is_importable(folder: Path, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """``PYTHONPATH`` is read when an interpreter starts: a server started before the caller set
+    it is replaced, so the worker imports what a fresh interpreter would (a library laid out
+    on ``PYTHONPATH``)."""
+    run_task(_request(folder, "segfaults"), folder / "warm-path", 60)  # the server exists before the change
+    (tmp_path / "late_library.py").write_text("import torch\n\ndef build():\n    return torch.nn.Linear(4, 2)\n")
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    outcome = run_task(_request(folder, "imports_late_library"), folder / "late", 120)
+    assert outcome.status == "ok", outcome.message
 
 
 def test_a_forked_worker_past_its_limit_is_killed_and_reported(folder: Path) -> None:

@@ -341,7 +341,8 @@ def test_migrate_keeps_the_lift_when_the_wrapper_follows_the_model_over_frames()
                                       "--no-cache", "--runs", "1", "--warmup", "0",
                                       "--backends", "torch-cpu,onnxruntime-cpu"])
     models = {m["name"]: m for m in json.loads(result.stdout)["models"]}
-    assert set(models) == {"bev_fusion", "query_memory", "frame_clock", "bev_prev_input", "bevformer_encoder"}
+    assert set(models) == {"bev_fusion", "query_memory", "frame_clock", "bev_prev_input", "bevformer_encoder",
+                           "memory_bank"}
     # BEVFormer's own code (reduced) is refused at its line: a warning at its `is not None` test.
     refused = models.pop("bevformer_encoder")
     assert refused["lift"]["refusals"] and not refused["lift"]["files"]

@@ -78,20 +78,23 @@ def inputs(generator):
     return (torch.randn(2, 3, generator=generator),)
 """
 BROKEN = LOGGING + 'raise ImportError("no such dependency: fancy_ops")\n'
-# Kills the process that runs its migration (the parent of the model's worker), as the
-# kernel's out-of-memory killer would.
-KILLER = LOGGING + "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n"
-# The same, and then the model's worker lingers on (an orphan, as after an out-of-memory kill).
-LINGERING_KILLER = LOGGING + """\
-import os, signal, time
-with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "killer.pid"), "w") as _pid:
-    _pid.write(str(os.getpid()))
+#: Finds the model's process (a zoo's per-model process or Ray task) from a worker of it: the
+#: worker's parent, or, where the worker is a fork of the model process's fork server, its parent.
+_MODEL_PROCESS = """\
+import os, signal
 _model_process = os.getppid()
 with open(f"/proc/{_model_process}/cmdline", "rb") as _cmdline:
     if b"trtcodemod.verify.forkserver" in _cmdline.read():
-        # This worker is a fork of the model process's fork server: the model process is its parent.
         with open(f"/proc/{_model_process}/stat") as _stat:
             _model_process = int(_stat.read().rsplit(")", 1)[1].split()[1])
+"""
+# Kills the process that runs its migration, as the kernel's out-of-memory killer would.
+KILLER = LOGGING + _MODEL_PROCESS + "os.kill(_model_process, signal.SIGKILL)\n"
+# The same, and then the model's worker lingers on (an orphan, as after an out-of-memory kill).
+LINGERING_KILLER = LOGGING + _MODEL_PROCESS + """\
+import time
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "killer.pid"), "w") as _pid:
+    _pid.write(str(os.getpid()))
 os.kill(_model_process, signal.SIGKILL)
 time.sleep(30)
 """

@@ -16,7 +16,10 @@ child ended (``code`` as ``Popen.returncode``: negative for a signal). The serve
 input closes, and with its parent (``PR_SET_PDEATHSIG``); a child ends with the server.
 
 What a fork cannot give: state torch reads only while importing comes from the server's
-environment (the parent's when the server started). ``TRTCODEMOD_FORKSERVER=0`` turns the
+environment (the parent's when the server started). What an interpreter reads as it starts
+(``PYTHONPATH``, the site directories' ``.pth`` files: a library laid out on ``PYTHONPATH`` or
+installed editable since) is checked per task, and a server started before it changed is
+replaced (``startup_signature``). ``TRTCODEMOD_FORKSERVER=0`` turns the
 server off; any failure to start it falls back to a fresh interpreter per task.
 """
 
@@ -254,7 +257,7 @@ class ForkServer:
             pass
 
 
-_servers: dict[str, ForkServer | None] = {}
+_servers: dict[tuple[str, tuple[Any, ...]], ForkServer | None] = {}
 _servers_lock = threading.Lock()
 
 
@@ -269,12 +272,37 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget)
 
 
+def startup_signature() -> tuple[Any, ...]:
+    """What a fresh interpreter reads as it starts and a fork inherits instead: ``PYTHONPATH``
+    and the ``.pth`` files of the site directories (each with its modification time)."""
+    import site
+
+    found = []
+    for folder in [*site.getsitepackages(), site.getusersitepackages()]:
+        try:
+            names = sorted(n for n in os.listdir(folder) if n.endswith(".pth"))
+        except OSError:
+            continue
+        for name in names:
+            try:
+                found.append((folder, name, os.stat(os.path.join(folder, name)).st_mtime_ns))
+            except OSError:
+                continue
+    return os.environ.get("PYTHONPATH", ""), tuple(found)
+
+
 def server(threads: Any) -> ForkServer | None:
     """This process's server for ``threads`` (started on first use); None where there is none."""
     if os.environ.get("TRTCODEMOD_FORKSERVER", "1") == "0" or not hasattr(os, "fork"):
         return None
-    key = str(threads or "")
+    key = (str(threads or ""), startup_signature())
     with _servers_lock:
+        for stale in [k for k in _servers if k[0] == key[0] and k != key]:
+            # A fresh interpreter would now start otherwise (another PYTHONPATH, a new editable
+            # install's .pth): that server's imports and sys.path are out of date.
+            handle = _servers.pop(stale)
+            if handle is not None:
+                handle.close()
         current = _servers.get(key)
         if current is not None and current._alive:
             return current
