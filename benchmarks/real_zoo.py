@@ -224,17 +224,17 @@ def inputs(generator):
 '''
 
 
-def fetch_sources(work: Path) -> Path:
+def fetch_sources(work: Path, pins: dict[str, str] = PINS) -> Path:
     """Download the pinned wheels once and unpack their Python packages under ``work/src``."""
     src = work / "src"
     stamp = src / ".pins.json"
-    if stamp.exists() and json.loads(stamp.read_text()) == PINS:
+    if stamp.exists() and json.loads(stamp.read_text()) == pins:
         return src
     wheels = work / "wheels"
     wheels.mkdir(parents=True, exist_ok=True)
     shutil.rmtree(src, ignore_errors=True)
     src.mkdir(parents=True)
-    for package, version in PINS.items():
+    for package, version in pins.items():
         if not list(wheels.glob(f"{package}-{version}-*.whl")):
             subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
                             f"{package}=={version}", "-d", str(wheels)], check=True)
@@ -245,7 +245,7 @@ def fetch_sources(work: Path) -> Path:
                 # Compiled extensions (and their bundled libraries) cannot load with the CPU torch.
                 if not (name.endswith(".so") or top.endswith(".libs")):
                     archive.extract(name, src)
-    stamp.write_text(json.dumps(PINS))
+    stamp.write_text(json.dumps(pins))
     return src
 
 
@@ -485,6 +485,14 @@ def render(data: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def save(output: Path, data: dict[str, Any], text: str) -> None:
+    """Write the Markdown tables to ``output`` and the raw numbers beside it as JSON; print the tables."""
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(text)
+    output.with_suffix(".json").write_text(json.dumps(data, indent=1))
+    print(text, end="")
+
+
 def _rerun(run: Run) -> list[str]:
     return [line.split("] ", 1)[1].split(":")[0] for _, line in run.progress
             if line.startswith("[") and "(cached)" not in line]
@@ -543,11 +551,7 @@ def main() -> None:
                 "other_differences": differences(stable(one.report), stable(two.report))[:20],
                 "cached_warm": sum("(cached)" in line for _, line in warm.progress),
                 "touched_file": str(TOUCHED), "reran": _rerun(touched)}
-    text = render(data)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(text)
-    output.with_suffix(".json").write_text(json.dumps(data, indent=1))
-    print(text, end="")
+    save(output, data, render(data))
 
 
 if __name__ == "__main__":

@@ -89,3 +89,41 @@ def test_timing_table_names_the_machine_speedup_and_reruns(real_zoo: Any) -> Non
            "speed-up: 1.20x-1.90x; load average 3.0 before, 4.5 after)" in text
     assert "| `--jobs 2`, warm cache | 1.2 s | 2.0% of cold; 2/3 from the cache" in text
     assert "| `--jobs 2` after touching `x/head.py` | 20 s | re-ran: yolo |" in text
+
+
+@pytest.fixture(scope="module")
+def real_zoo2() -> Any:
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        return importlib.import_module("real_zoo2")
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+
+
+def test_second_zoo_counts_need_work_fixed_and_clean_before(real_zoo2: Any) -> None:
+    data = _data()
+    clean = {"name": "unet", "exit_code": 0, "equivalent": True, "before": _side(True, True, {}),
+             "after": _side(True, True, {}), "applied": [], "remaining": []}
+    # Exit 0 with TensorRT errors left is not fixed; a model that fails to build needs work and is not fixed.
+    partial = {"name": "swin", "exit_code": 0, "equivalent": True, "before": _side(True, True, {"If": 1}),
+               "after": _side(True, True, {"If": 1}), "applied": [], "remaining": []}
+    # Clean on the first side, but migrate kept a fix (a bake the second trace showed): it needed work.
+    cache = {**clean, "name": "pose", "applied": [{"rule": "TRT726"}]}
+    data["report"]["models"] += [clean, partial, cache]
+    counts = real_zoo2.counts(data["report"])
+    assert counts == {"models": 6, "clean_before": ["unet"], "need_work": ["yolo", "ssd", "rtdetr", "swin", "pose"],
+                      "fixed": ["yolo", "pose"], "not_fixed": ["ssd", "rtdetr", "swin"]}
+
+
+def test_second_zoo_merges_parts_in_the_zoo_order(real_zoo2: Any) -> None:
+    first, second = _data(), _data()
+    first["report"]["models"] = [{"name": "hf_dpt"}]
+    first["report"]["models"].append({"name": "sam_tiny", "exit_code": 2})
+    second["report"]["models"] = [{"name": "sam_tiny"}, {"name": "tv_retinanet"}]
+    first.update(seconds={"hf_dpt": 3.0, "sam_tiny": 7.0}, peak_mib={}, load=[1.0, 2.0], command="a")
+    second.update(seconds={"sam_tiny": 1.0}, peak_mib={"sam_tiny": 9.0}, load=[0.5, 1.5], command="b")
+    data = real_zoo2.merged([first, second])
+    # sam_tiny re-ran in the second part: its row and time are the second run's.
+    assert data["report"]["models"] == [{"name": "tv_retinanet"}, {"name": "hf_dpt"}, {"name": "sam_tiny"}]
+    assert data["seconds"] == {"hf_dpt": 3.0, "sam_tiny": 1.0} and data["peak_mib"] == {"sam_tiny": 9.0}
+    assert data["load"] == [0.5, 2.0] and data["command"] == "a; b"
