@@ -6,7 +6,7 @@ from trtcodemod.helpers.onnx_export import _trt_onnx_exporting
 
 
 def _trt_mask_index(values, mask):
-    """``values[mask]``; while exporting to ONNX, a 1-D bool mask is turned into positions.
+    """``values[mask]``; while exporting to ONNX, a bool mask is turned into positions.
 
     Outside ``torch.onnx.export`` this is ``values[mask]`` itself, whatever ``values``
     and ``mask`` are (a Python list indexed by a one-element mask, a user class's
