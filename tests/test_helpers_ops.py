@@ -321,6 +321,20 @@ def test_helpers_export_and_run_in_onnxruntime() -> None:
     _same_bits(torch.atan2(y, x)[special], got[special])
 
 
+def test_mask_index_over_several_axes_exports_as_cast_nonzero_gather() -> None:
+    """A k-D mask over the first k axes (detectron2's R x K scores over R x K x 4 boxes) exports
+    with the flattened axes: the NonZero reads a float32 Cast, a plain Gather, no GatherND."""
+    ops, session = _ops_and_session(lambda v, s: _trt_mask_index(v, s > 0.5),
+                                    (torch.randn(5, 2, 3, 4), torch.rand(5, 2, 3)), ["v", "s"])
+    assert ops.index("Cast") < ops.index("NonZero") and "GatherND" not in ops
+    g = torch.Generator().manual_seed(3)
+    for n in (9, 1, 0):
+        v, s = torch.randn(n, 2, 3, 4, generator=g), torch.rand(n, 2, 3, generator=g)
+        s[:, 1, 2] = 1.0
+        got = session.run(None, {"v": v.numpy(), "s": s.numpy()})[0]
+        assert_same(v[s > 0.5], torch.from_numpy(got))
+
+
 def test_fx_records_the_torch_functions_and_the_graph_still_scripts() -> None:
     """An fx Proxy is not a foreign object with its own method: the helpers record torch.atan2 / torch.unique."""
     import torch.fx

@@ -129,6 +129,39 @@ def _export(module, args, names, axes) -> onnx.ModelProto:
     return onnx.load_from_string(buffer.getvalue())
 
 
+PARTS = """
+import torch
+
+
+def rows(pred: torch.Tensor, thr: float):
+    xc = pred[..., 4] > thr                      # one mask for the whole batch
+    order = pred[..., 4].argsort(-1)             # long indices: not a mask
+    out = []
+    for i, x in enumerate(pred):
+        out.append(x[xc[i]])
+        out.append(x[:3][xc[i, :3]])
+        out.append(x[order[i]])
+    return out
+"""
+
+
+def test_a_part_of_a_mask_is_a_mask() -> None:
+    """The row or slice of a bool tensor is bool (YOLOv5's `x[xc[xi]]`); a long index stays."""
+    after = rewrite(PARTS)
+    assert "out.append(_trt_mask_index(x, xc[i]))" in after
+    assert "out.append(_trt_mask_index(x[:3], xc[i, :3]))" in after
+    assert "out.append(x[order[i]])" in after
+    assert rewrite("import torch\ndef f(t: torch.Tensor, valid_mask):\n    return t[valid_mask[0]]\n") \
+        == "import torch\ndef f(t: torch.Tensor, valid_mask):\n    return t[valid_mask[0]]\n"  # a name alone: unsafe
+    before, rewritten = load(PARTS, "rows"), load(after, "rows")
+    g = torch.Generator().manual_seed(4)
+    nan_inf = torch.randn(2, 5, 6, generator=g)
+    nan_inf[0, :, 4] = torch.tensor([float("nan"), float("inf"), -float("inf"), -0.0, 0.7])
+    for pred in (torch.randn(2, 5, 6, generator=g), torch.zeros(2, 5, 6), -torch.rand(2, 5, 6) - 1,
+                 torch.ones(3, 4, 6), torch.empty(2, 0, 6), torch.empty(0, 5, 6), nan_inf):
+        assert_same(before(pred, 0.2), rewritten(pred, 0.2))
+
+
 def test_evidence_from_the_same_function_only() -> None:
     code = """
     import torch

@@ -123,6 +123,10 @@ class _MaskRule(Rule):
             return NONE if receiver is None else self.evidence(receiver, seen)
         if type(node) is cst.Name:
             return self._name_evidence(node.value, seen)
+        if type(node) is cst.Subscript:
+            # Any part of a bool tensor is bool: the row of a batch-wide mask (`x[xc[xi]]` in
+            # YOLOv5's NMS, `pred_candidates[img_idx]` in YOLOv6's), a slice of one.
+            return self.evidence(strip_parens(node.value), seen)
         if type(node) is cst.Attribute:
             return WEAK if _maskish(node.attr.value) and not self.context.qualified_names(node) else NONE
         return NONE
@@ -224,7 +228,8 @@ that `mask` is boolean: a comparison (`scores > thr`, `labels == c`), a bool-val
 function or method (`torch.isfinite(x)`, `x.isnan()`, `m.logical_and(n)`, `x.any(1)`), a
 conversion (`.bool()`, `.to(torch.bool)`, `dtype=torch.bool`), `~`, `&`, `|`, `^` of those,
 one of those reshaped by a method that keeps the dtype (`(s >= thr).squeeze()`,
-`m.flatten()`, `m.view(-1)`; not `m.view(dtype)` or `m.to(other)`), or a local name that
+`m.flatten()`, `m.view(-1)`; not `m.view(dtype)` or `m.to(other)`), a part of one taken by
+indexing (the row `xc[i]` of a batch-wide mask `xc = pred[..., 4] > t`), or a local name that
 every assignment in the same function sets to such an expression.
 Inside `migrate` or with `--facts`, the indexed value or the mask's operand seen holding a
 tensor in the recorded run counts as a tensor, and an index seen to be a 1-D bool tensor on
@@ -247,14 +252,16 @@ tensor becomes `t[positions]` with the positions of the True entries in order, e
 `Transpose` → `Reshape` → `Gather`. To be honest about what this buys on current TensorRT:
 the data-dependent NonZero is still there (nothing can remove it while the result's length
 depends on the data); the gain is a documented NonZero input type and a plain Gather on
-axis 0 instead of GatherND.
+axis 0 instead of GatherND. A k-D mask over the first k axes (`boxes[filter_mask]` with an
+`R x K` mask over `R x K x 4` boxes, detectron2's form) is the same selection on those axes
+flattened into one.
 
 Fix safety: safe when the code shows the mask is boolean. Eager, `torch.jit.script`,
 `torch.fx`, `torch.compile` and `torch.export` run `t[mask]` itself, whatever `t` and
 `mask` are: a Python list indexed by a one-element bool tensor (`CLASSES[p > 0.5]`), a
 class with its own `__getitem__`, a long index tensor (`keep` from NMS), a mask of the
 wrong length (still an IndexError): same values, dtype, gradients, errors, and a copy as
-before. While exporting only a tensor indexed by a 1-D bool tensor changes form; a mask
+before. While exporting only a tensor indexed by a bool tensor of one or more axes changes form; a mask
 whose length does not match the axis is not checked in the exported graph (the export of
 the original does not check it either). When only a mask-like name says the index is a mask
 (`valid`, `fg_mask`), the fix needs `--unsafe`: not because results could differ but
