@@ -195,9 +195,18 @@ def test_squeeze_is_proved_only_when_the_axis_was_always_1(tmp_path: Path) -> No
 def test_findings_without_a_problem_or_that_never_ran_are_information(tmp_path: Path) -> None:
     path, found = _findings(tmp_path)
     assert decide(found["TRT201"], [], _facts(path, [1]), unsafe=True).action == INFO
-    never = decide(found["TRT201"], [Problem("hostile", path, 6, "NonZero", "TRT201", "")],
+    never = decide(found["TRT201"], [Problem("baked", path, 6, "(traced constant)", None, "")],
                    _facts(path, [1], ran={3, 4}), unsafe=True)
     assert never.action == INFO and "never ran" in never.reason
+
+
+def test_a_line_only_the_export_ran_is_decided_by_its_nodes(tmp_path: Path) -> None:
+    """Code behind ``torch.jit.is_tracing()`` never runs in eager mode; a hostile node of the
+    exported graph made at its line says the export ran it, so its fix is planned there."""
+    path, found = _findings(tmp_path)
+    traced_only = decide(found["TRT201"], [Problem("hostile", path, 6, "NonZero", "TRT201", "")],
+                         _facts(path, [1], ran={3, 4}), unsafe=False)
+    assert traced_only.action == APPLY and "NonZero node at line 6" in traced_only.proof
 
 
 def test_plan_applies_exactly_its_fixes_through_the_engine_filter(tmp_path: Path) -> None:

@@ -144,9 +144,14 @@ def assumption(rule: str) -> str:
 
 def decide(finding: Any, problems: Iterable[Problem], facts: Facts, unsafe: bool) -> Decision:
     """One finding's decision, with the located problems it addresses and the proof."""
-    if not facts.ran(finding.path, finding.line, finding.end_line):
-        return Decision(finding, INFO, reason="never ran in the observed forwards (not on the exported path)")
     hits = [p for p in problems if matches(p, finding)]
+    if not facts.ran(finding.path, finding.line, finding.end_line):
+        # The eager run never reached it; a node of the exported graph made at its lines says the
+        # export did (code behind `torch.jit.is_tracing()`, kornia's and torchvision's trace-only
+        # branches): it is on the exported path after all.
+        hits = [p for p in hits if p.kind == "hostile" and p.path is not None]
+        if not hits:
+            return Decision(finding, INFO, reason="never ran in the observed forwards (not on the exported path)")
     if not hits:
         return Decision(finding, INFO, reason="no hostile node, baked value or export failure comes from this line")
     located = describe(hits)
