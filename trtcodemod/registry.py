@@ -40,6 +40,7 @@ RULE_MODULES: tuple[str, ...] = (
     "bicubic_resize",
     "sizes_tensor",
     "isin",
+    "size_guarded_resize",
 )
 
 

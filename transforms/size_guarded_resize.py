@@ -1,0 +1,264 @@
+"""A pad, crop or resize done only when a size asks for it: the export keeps the example's choice (TRT717).
+
+Window and patch models pad the input to a multiple of the window only when it is not one
+already, crop the padding off only when there was some, or resize only when the size
+changed (monai's patch embedding and Swin blocks, timm's MobileViT, Swin-Transformer). The
+`if` reads sizes, so the TorchScript export keeps the branch the example took. The rule
+drops the `if` and does the resize every time, in a form that leaves the tensor as it is
+where the condition was false. What a size is comes from
+:mod:`trtcodemod.transforms._size_facts`.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from trtcodemod.astutil import argument, method_call, short_code
+from trtcodemod.rules import Example, Fix, RuleInfo, Safety
+from trtcodemod.transforms._size_facts import TS_PITFALLS, SizeRule
+
+_PAD = ("torch.nn.functional.pad",)
+_INTERPOLATE = ("torch.nn.functional.interpolate",)
+_COMPARISONS = (cst.Equal, cst.NotEqual, cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)
+
+
+class SizeGuardedResize(SizeRule):
+    needs_text = (b"if ",)
+    info = RuleInfo(
+        id="TRT717",
+        name="size-guarded-resize",
+        summary="a pad, crop or resize done only when a size asks for it: the export keeps the example's branch",
+        doc="""\
+What it finds, in forward code: an `if` (with no `else`, or an `else` that only takes the
+input as it is: `else: x_pad = x`) whose condition compares sizes
+(`if w % p != 0:`, `if pad_r > 0 or pad_b > 0:`, `if new_h != H or new_w != W:`; what a size
+is as for TRT711-TRT716, and a size of an object not shown to be a tensor where the observed
+export warned at the `if`, as for sizes a caller handed down) and whose body is one assignment that resizes the same name:
+- `x = F.pad(x, (...))` with the amounts written out (monai's `PatchEmbed`: pad to the next
+  multiple of the patch only when the size is not one);
+- `x = x[:, :H, :W]` or `x = x[:, :H, :W].contiguous()`: a crop from the start of each axis
+  (Swin's "remove the padding" after the window attention);
+- `x = F.interpolate(x, size=...)` (timm's MobileViT: resize to a multiple of the patch
+  only when needed).
+
+Why it hurts: under the TorchScript exporter each size is a traced tensor and the `if`
+turns it into a Python bool (a `TracerWarning`): the graph keeps the branch the example
+took. An example whose sizes are multiples of the window exports with no pad at all, and
+the engine is wrong (or fails in a reshape) at any other size; the other way round, it pads
+by the example's amount at every size.
+
+The rewrite: the `if` goes, its assignment stays and runs every time. A pad's amounts are
+multiplied by the condition (`(p - w % p) * (w % p != 0)`, with `or`/`and` written `|`/`&`
+so the condition stays a traced value): they are 0 where the condition was false, and a pad
+by 0 is the tensor as it was. A crop or a resize is kept as written.
+
+Fix safety: unsafe. It assumes that where the condition is false the crop is to the
+tensor's own size and the resize to its own size (then a crop takes every element and a
+`bilinear`, `nearest` or `bicubic` resize to the same size gives the same values), which
+the code does not say. The result is a new tensor where the original kept the input itself
+(aliasing, `is`, in-place writes through it), with the strides of a fresh copy: where the
+original's tensor kept another layout (a zero pad of a transposed view), a later matrix product
+may sum in another order, so values agree to float rounding, not always bit for bit (timm's
+Twins: 1 ulp). A resize to the tensor's own size reads each value's neighbour with weight 0,
+so an inf or NaN next to a value makes it NaN (0 * inf): where it resizes, the rewrite assumes
+finite values. And the work is done every time (a pad by 0 or a crop of everything is a copy). `trtcodemod migrate` tries
+it as a candidate where the export warned at the `if`, and keeps it only when the
+verification finds the rewritten model equivalent, on input sets where the condition is
+true and where it is false.""",
+        fix=Safety.UNSAFE,
+        assumption=("where the condition is false, the crop or resize is to the tensor's own size (a pad's amounts are "
+                    "multiplied by the condition), a resized tensor holds finite values, and nothing relies on getting "
+                    "the same tensor object back"),
+        examples=(
+            Example(
+                "class Embed(nn.Module):\n"
+                "    def forward(self, x):\n"
+                "        _, _, h, w = x.shape\n"
+                "        if w % 4 != 0:\n"
+                "            x = F.pad(x, (0, 4 - w % 4))\n"
+                "        return x\n",
+                "class Embed(nn.Module):\n"
+                "    def forward(self, x):\n"
+                "        _, _, h, w = x.shape\n"
+                "        x = F.pad(x, (0, (4 - w % 4) * (w % 4 != 0)))\n"
+                "        return x\n",
+                unsafe=True,
+            ),
+            Example(
+                "class Block(nn.Module):\n"
+                "    def forward(self, x, pad_r: int, pad_b: int):\n"
+                "        b, h, w, c = x.shape\n"
+                "        if pad_r > 0 or pad_b > 0:\n"
+                "            x = x[:, :h, :w, :].contiguous()\n"
+                "        return x\n",
+                "class Block(nn.Module):\n"
+                "    def forward(self, x, pad_r: int, pad_b: int):\n"
+                "        b, h, w, c = x.shape\n"
+                "        x = x[:, :h, :w, :].contiguous()\n"
+                "        return x\n",
+                unsafe=True,
+            ),
+        ),
+        references=(TS_PITFALLS, "https://pytorch.org/docs/stable/generated/torch.nn.functional.pad.html"),
+    )
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._elifs: set[cst.If] = set()
+
+    def visit_If(self, node: cst.If) -> None:
+        if type(node.orelse) is cst.If:
+            self._elifs.add(node.orelse)  # an `elif` is part of its chain's decision, not an `if` of its own
+        if node in self._elifs or not self._frames or not self.active():
+            return
+        assignment = _single_assignment(node.body)
+        if assignment is None or not self._sized(node, node.test):
+            return
+        target = assignment.targets[0].target.value  # type: ignore[attr-defined]
+        source = _unchanged_in_else(node, target)
+        if source is None:
+            return
+        value = assignment.value
+        kind, new_value = self._resize(value, source, node.test)
+        if kind is None:
+            return
+        statement = node.body.body[0]  # type: ignore[attr-defined]
+        unconditional = statement.with_changes(body=[assignment.with_changes(value=new_value)],
+                                               leading_lines=node.leading_lines)
+        self.found(node.test, f"`if {short_code(node.test)}:` {kind} `{target}` only when a size asks for it: a "
+                   "traced export keeps the branch the example took; do it every time, in a form that is the "
+                   "tensor itself where the condition is false",
+                   Fix({node: unconditional}, safety=Safety.UNSAFE))
+
+    # -- the condition -------------------------------------------------------------------
+
+    def _sized(self, node: cst.If, test: cst.BaseExpression) -> bool:
+        """A test of comparisons (``and``/``or``/``not`` of them) of which one reads a size."""
+        comparisons = _comparisons(test)
+        if comparisons is None:
+            return False
+        operands = [o for c in comparisons for o in (c.left, *(t.comparator for t in c.comparisons))]
+        if any(self.is_tensor(o) or self.is_value(o) for o in operands):
+            return False  # a test of tensor values is TRT101's
+        # Sizes handed down by a caller (`H, W = size`) are known only where the export warned.
+        return any(self.size_derived(o) or self._mod_of_size(o) for o in operands) or self.traced_at(node.test)
+
+    def _mod_of_size(self, expr: cst.BaseExpression) -> bool:
+        return (type(expr) is cst.BinaryOperation and type(expr.operator) in (cst.Modulo, cst.FloorDivide)
+                and self.size_derived(expr.left))
+
+    # -- the body ------------------------------------------------------------------------
+
+    def _resize(self, value: cst.BaseExpression, target: str,
+                test: cst.BaseExpression) -> tuple[str | None, cst.BaseExpression]:
+        """What the body does to ``target`` (``pads``/``crops``/``resizes``) and its unconditional form.
+        (``target``: the name the branch resizes.)"""
+        if type(value) is cst.Call and self.context.refers_to(value.func, *_PAD) and _first_is(value, target):
+            pads = argument(value, 1, "pad")
+            if pads is not None and type(pads.value) in (cst.Tuple, cst.List):
+                scaled = pads.value.with_changes(elements=[
+                    e if _is_zero(e.value) else e.with_changes(value=_times(e.value, _as_traced(test)))
+                    for e in pads.value.elements])
+                return "pads", value.deep_replace(pads.value, scaled)
+            return None, value
+        if type(value) is cst.Call and self.context.refers_to(value.func, *_INTERPOLATE) and _first_is(value, target):
+            if argument(value, None, "size") is not None and argument(value, None, "scale_factor") is None:
+                return "resizes", value
+            return None, value
+        crop = value
+        parts = method_call(value) if type(value) is cst.Call else None
+        if parts is not None and parts[1] == "contiguous" and not value.args:  # type: ignore[attr-defined]
+            crop = parts[0]
+        if type(crop) is cst.Subscript and type(crop.value) is cst.Name and crop.value.value == target \
+                and _prefix_crop(crop):
+            return "crops", value
+        return None, value
+
+
+def _single_assignment(body: cst.BaseSuite) -> cst.Assign | None:
+    """The body's one statement, ``name = value``; None otherwise."""
+    if type(body) is not cst.IndentedBlock or len(body.body) != 1:
+        return None
+    line = body.body[0]
+    if type(line) is not cst.SimpleStatementLine or len(line.body) != 1 or type(line.body[0]) is not cst.Assign:
+        return None
+    assign = line.body[0]
+    if len(assign.targets) != 1 or type(assign.targets[0].target) is not cst.Name:
+        return None
+    return assign
+
+
+def _unchanged_in_else(node: cst.If, target: str) -> str | None:
+    """The name the branch resizes: ``target`` itself with no ``else``, or ``s`` where the ``else``
+    is ``target = s`` (``if ...: x_pad = F.pad(x, ...)`` / ``else: x_pad = x``); None otherwise."""
+    if node.orelse is None:
+        return target
+    if type(node.orelse) is not cst.Else:
+        return None  # an elif chain is another decision
+    other = _single_assignment(node.orelse.body)
+    if other is None or other.targets[0].target.value != target or type(other.value) is not cst.Name:  # type: ignore[attr-defined]
+        return None
+    return other.value.value
+
+
+def _first_is(call: cst.Call, name: str) -> bool:
+    first = argument(call, 0, "input")
+    return first is not None and type(first.value) is cst.Name and first.value.value == name
+
+
+def _comparisons(test: cst.BaseExpression) -> list[cst.Comparison] | None:
+    """The comparisons a test of ``and``/``or``/``not`` is made of; None if it has anything else."""
+    if type(test) is cst.Comparison:
+        ok = all(type(c.operator) in _COMPARISONS for c in test.comparisons)
+        return [test] if ok else None
+    if type(test) is cst.BooleanOperation:
+        left, right = _comparisons(test.left), _comparisons(test.right)
+        return None if left is None or right is None else left + right
+    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+        return _comparisons(test.expression)
+    return None
+
+
+def _prefix_crop(subscript: cst.Subscript) -> bool:
+    """Every index a slice from the start (``:h``, ``0:h``, ``:``) or ``...``; at least one bound."""
+    bounded = False
+    for element in subscript.slice:
+        index = element.slice
+        if type(index) is cst.Index:
+            if type(index.value) is not cst.Ellipsis:
+                return False
+            continue
+        if type(index) is not cst.Slice or index.step is not None:
+            return False
+        if index.lower is not None and not _is_zero(index.lower):
+            return False
+        bounded = bounded or index.upper is not None
+    return bounded
+
+
+def _is_zero(expr: cst.BaseExpression) -> bool:
+    return type(expr) is cst.Integer and expr.evaluated_value == 0
+
+
+def _paren(expr: cst.BaseExpression) -> cst.BaseExpression:
+    if expr.lpar:  # type: ignore[attr-defined]
+        return expr
+    return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def _as_traced(test: cst.BaseExpression) -> cst.BaseExpression:
+    """The test with ``and``/``or``/``not`` as ``&``/``|``/``^ True``: a bool in eager mode, a traced
+    bool tensor while tracing (``or`` would turn the traced comparison into a Python bool)."""
+    if type(test) is cst.BooleanOperation:
+        operator = cst.BitOr() if type(test.operator) is cst.Or else cst.BitAnd()
+        return cst.BinaryOperation(_paren(_as_traced(test.left)), operator, _paren(_as_traced(test.right)))
+    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+        return cst.BinaryOperation(_paren(_as_traced(test.expression)), cst.BitXor(), cst.Name("True"))
+    return test.with_changes(lpar=[], rpar=[])
+
+
+def _times(amount: cst.BaseExpression, test: cst.BaseExpression) -> cst.BaseExpression:
+    return cst.BinaryOperation(_paren(amount), cst.Multiply(), _paren(test))
+
+
+RULES = (SizeGuardedResize,)
