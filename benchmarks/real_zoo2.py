@@ -231,7 +231,14 @@ def merged(parts: list[dict[str, Any]]) -> dict[str, Any]:
     """
     data = dict(parts[0])
     order = {spec.name: i for i, spec in enumerate(MODELS2)}
-    models = {m["name"]: m for part in parts for m in part["report"]["models"]}
+    models = {}
+    for part in parts:
+        # Each part ran in its own temporary project: its paths are made relative to it here.
+        root = part.get("zoo_root", "").rstrip("/")
+        for model in part["report"]["models"]:
+            model = json.loads(json.dumps(model).replace(root + "/", "")) if root else model
+            models[model["name"]] = model
+    data["zoo_root"] = ""
     data["report"] = {**parts[0]["report"],
                       "models": sorted(models.values(), key=lambda m: order.get(m["name"], len(order)))}
     for key in ("seconds", "peak_mib"):

@@ -86,16 +86,20 @@ true and where it is false.""",
             ),
             Example(
                 "class Block(nn.Module):\n"
-                "    def forward(self, x, pad_r: int, pad_b: int):\n"
+                "    def forward(self, x):\n"
                 "        b, h, w, c = x.shape\n"
-                "        if pad_r > 0 or pad_b > 0:\n"
-                "            x = x[:, :h, :w, :].contiguous()\n"
-                "        return x\n",
+                "        pad_r = (4 - w % 4) % 4\n"
+                "        y = self.attn(F.pad(x, (0, 0, 0, pad_r)))\n"
+                "        if pad_r > 0:\n"
+                "            y = y[:, :h, :w, :].contiguous()\n"
+                "        return y\n",
                 "class Block(nn.Module):\n"
-                "    def forward(self, x, pad_r: int, pad_b: int):\n"
+                "    def forward(self, x):\n"
                 "        b, h, w, c = x.shape\n"
-                "        x = x[:, :h, :w, :].contiguous()\n"
-                "        return x\n",
+                "        pad_r = (4 - w % 4) % 4\n"
+                "        y = self.attn(F.pad(x, (0, 0, 0, pad_r)))\n"
+                "        y = y[:, :h, :w, :].contiguous()\n"
+                "        return y\n",
                 unsafe=True,
             ),
         ),
