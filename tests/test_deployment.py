@@ -412,7 +412,9 @@ def test_nonzero_not_reported_in_inserted_helpers() -> None:
     helper = "\n\n".join(code_of(d) for d in helper_definitions(["_trt_mask_index"]))
     assert "nonzero" in helper
     assert found(helper, "TRT705") == []
-    assert found(helper.replace("def _trt_mask_index", "def mask_index"), "TRT705") == ["TRT705"]
+    # The same code under a name of the user's is reported (once per nonzero call it makes).
+    renamed = found(helper.replace("def _trt_mask_index", "def mask_index"), "TRT705")
+    assert renamed and set(renamed) == {"TRT705"}
 
 
 def test_nonzero_premise_exports_nonzero() -> None:
