@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from trtcodemod.engine import Options, check_source, fix_source
-from trtcodemod.migrate.facts import Facts, FactsError
+from trtcodemod.evidence.facts import Facts, FactsError
 
 from support import invoke
 

@@ -30,7 +30,7 @@ COMMANDS = frozenset({"cli", "__main__", "command", "lift_command"})
 #: on a lower floor. ``core`` is the package's own folder (rules, context, engine, providers,
 #: runner...); ``trtcodemod`` is its ``__init__``, the public API.
 FLOORS: tuple[frozenset[str], ...] = (
-    frozenset({"helpers"}),  # the helpers inserted into users' code: torch only
+    frozenset({"helpers", "evidence"}),  # the helpers inserted into users' code (torch only); observed facts and proofs
     frozenset({"core"}),
     frozenset({"transforms", "trt", "report"}),
     frozenset({"verify"}),  # the model run: spec, worker, inputs, export, backends, compare
@@ -40,15 +40,9 @@ FLOORS: tuple[frozenset[str], ...] = (
     frozenset({"commands"}),
 )
 
-#: Module-level imports up a floor that are still there (issue 29's next steps remove them).
-UPWARD = {
-    # The observed facts and their proofs live in migrate/, yet the core's providers read them
-    # (issue 29: an `evidence/` package in the core).
-    ("trtcodemod.context", "trtcodemod.migrate.facts"),
-    ("trtcodemod.engine", "trtcodemod.migrate.proofs"),
-    ("trtcodemod.providers", "trtcodemod.migrate.facts"),
-    ("trtcodemod.providers", "trtcodemod.migrate.proofs"),
-}
+#: Module-level imports up a floor that are still there (none since the observed facts and their
+#: proofs moved from migrate/ to the core's own `evidence/` package).
+UPWARD: set[tuple[str, str]] = set()
 
 #: Private names still imported from another package: temporal's lift reuses the control-flow
 #: family's and TRT703's internals (issue 29: one "state on self" for both).

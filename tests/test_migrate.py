@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from trtcodemod.cli import app
 from trtcodemod.engine import Options, check_source, fix_source
-from trtcodemod.migrate.facts import Facts, Span
+from trtcodemod.evidence.facts import Facts, Span
 from trtcodemod.migrate.locate import Problem, export_failures
 from trtcodemod.usercode import UserFiles
 from trtcodemod.migrate.plan import APPLY, INFO, REMAINS, Plan, decide

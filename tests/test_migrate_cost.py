@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from support import invoke
-from trtcodemod.migrate.facts import Facts
+from trtcodemod.evidence.facts import Facts
 from trtcodemod.migrate.phases import ModelTimeout, Phases
 from trtcodemod.migrate.report import render
 

@@ -18,7 +18,7 @@ import torch
 
 from support import assert_same, load, rewrite
 from trtcodemod.engine import Options, check_source, fix_source
-from trtcodemod.migrate.facts import Facts
+from trtcodemod.evidence.facts import Facts
 
 HEADER = "import numpy as np\nimport torch\nfrom torch import nn\n\n"
 

@@ -22,7 +22,7 @@ import pytest
 import torch
 
 from trtcodemod.context import FileContext
-from trtcodemod.migrate.facts import Facts
+from trtcodemod.evidence.facts import Facts
 from trtcodemod.migrate.tensor_sites import varying_axes
 from trtcodemod.providers import ObservedFacts
 from trtcodemod.versions import parse_target

@@ -12,7 +12,7 @@ import pytest
 
 from trtcodemod.context import FileContext, ScopeTracker
 from trtcodemod.engine import _Batch
-from trtcodemod.migrate.facts import Facts
+from trtcodemod.evidence.facts import Facts
 from trtcodemod.providers import ObservedFacts, Provider
 from trtcodemod.registry import rule_classes
 from trtcodemod.rules import Rule, RuleInfo, Safety, UndeclaredProvider

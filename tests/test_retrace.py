@@ -18,7 +18,7 @@ from onnx import TensorProto, helper, numpy_helper
 from typer.testing import CliRunner
 
 from trtcodemod.cli import app
-from trtcodemod.migrate.facts import Facts
+from trtcodemod.evidence.facts import Facts
 from trtcodemod.migrate.locate import Problem
 from trtcodemod.migrate.retrace import MANUAL_STEP, TRACE_ONLY_NOTE, Retrace, Rewritten, judge, size_derived, trace_only
 from trtcodemod.migrate.samegraph import first_difference

@@ -272,7 +272,7 @@ def test_sizes_handed_down_are_taken_on_the_observed_evidence(tmp_path) -> None:
     tensor conversion without facts; with the recorded run (no value read there) and the export's
     TracerWarning at the line, it is TRT712's, rewritten with `_trt_size_int`."""
     from trtcodemod.engine import Options, check_source, fix_source
-    from trtcodemod.migrate.facts import Facts
+    from trtcodemod.evidence.facts import Facts
 
     code = ("import torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n"
             "class Head(nn.Module):\n    def forward(self, out, patch_h, patch_w):\n"

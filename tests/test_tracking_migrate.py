@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from trtcodemod.cli import app
 from trtcodemod.engine import Options, check_source
-from trtcodemod.migrate.facts import Facts, norm
+from trtcodemod.evidence.facts import Facts, norm
 from trtcodemod.temporal.apply import _same
 
 TRACKING = Path(__file__).resolve().parent.parent / "examples" / "tracking"

@@ -17,7 +17,7 @@ import numpy as np
 import onnxruntime as ort
 import torch
 
-from trtcodemod.migrate.facts import Facts
+from trtcodemod.evidence.facts import Facts
 from trtcodemod.verify.export import export_model
 
 

@@ -126,7 +126,7 @@ def _load_facts(settings: Settings, facts: Optional[Path]) -> None:
     A missing or malformed file is a usage error (exit 2): checking without the facts the
     user asked for would silently check differently.
     """
-    from trtcodemod.migrate.facts import Facts, FactsError
+    from trtcodemod.evidence.facts import Facts, FactsError
 
     if facts is not None:
         settings.facts_path = facts

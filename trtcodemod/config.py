@@ -94,7 +94,7 @@ class Settings:
     cache_dir: Path | None = None
     per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)
     #: A facts file (``migrate --save-facts``) for ``check``/``apply``, and its loaded
-    #: :class:`~trtcodemod.migrate.facts.Facts` once the command has read it.
+    #: :class:`~trtcodemod.evidence.facts.Facts` once the command has read it.
     facts_path: Path | None = None
     facts: Any = None
     #: Where the settings came from (None: defaults only).

@@ -21,7 +21,7 @@ from trtcodemod.scopes import ScopeResolver
 from trtcodemod.versions import Version
 
 if TYPE_CHECKING:
-    from trtcodemod.migrate.facts import FileFacts
+    from trtcodemod.evidence.facts import FileFacts
 
 
 T = TypeVar("T")

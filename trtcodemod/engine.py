@@ -31,7 +31,7 @@ from trtcodemod.errors import InputError, InternalError
 from trtcodemod.files import nesting_problem
 from trtcodemod.helpers import inserted_helper, is_reserved
 from trtcodemod.insertion import Rename, insert_support, plan_helpers, renamed
-from trtcodemod.migrate.proofs import prove_in_file
+from trtcodemod.evidence.proofs import prove_in_file
 from trtcodemod.model_code import ModelCode, definition_is_model_code, path_reason, skipped_in
 from trtcodemod.positions import scoped_ranges
 from trtcodemod.registry import select_rules
@@ -62,7 +62,7 @@ class Options:
     #: that TRT101's fix made), given with its lines in the file as it was before any fix
     #: (the first line of the rewritten block), which is where ``migrate`` located it.
     follow_up: Callable[[Finding], bool] | None = None
-    #: Facts observed by ``migrate --save-facts`` (a :class:`~trtcodemod.migrate.facts.Facts`),
+    #: Facts observed by ``migrate --save-facts`` (a :class:`~trtcodemod.evidence.facts.Facts`),
     #: given as ``--facts``: rules see this file's part through the ``ObservedFacts`` provider, and an unsafe
     #: fix whose assumption they prove is applied without ``unsafe``.
     facts: Any = field(default=None, compare=False)

@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import libcst as cst
 
-from trtcodemod.migrate.facts import RESULT
-from trtcodemod.migrate.proofs import prove_in_file
+from trtcodemod.evidence.facts import RESULT
+from trtcodemod.evidence.proofs import prove_in_file
 from trtcodemod.rules import UndeclaredProvider, _required
 
 if TYPE_CHECKING:

@@ -18,7 +18,7 @@ from trtcodemod.verify.rewrite import locate as locate_layout
 from trtcodemod.verify.spec import VerifySpec
 from trtcodemod.verify.worker import run_task
 
-from .facts import Facts, norm
+from trtcodemod.evidence.facts import Facts, norm
 from .locate import locate
 
 

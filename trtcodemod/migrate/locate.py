@@ -22,7 +22,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable
 
-from .facts import Facts, norm
+from trtcodemod.evidence.facts import Facts, norm
 
 _TRACEBACK_FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
 _PLAIN_FRAME = re.compile(r"(?P<file>/[^\s:'\"()]+\.py):(?P<line>\d+)")

@@ -311,7 +311,7 @@ def _observe_task(req: dict[str, Any], cp: Checkpoint) -> None:
 
 def _hashes(lines: dict[str, set[int]]) -> dict[str, str]:
     """The contents each file ran from, as facts remember them (``facts.source_hash``)."""
-    from trtcodemod.migrate.facts import source_hash
+    from trtcodemod.evidence.facts import source_hash
 
     out = {}
     for path in sorted(lines):

@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable
 
-from .facts import Facts, Span, norm
+from trtcodemod.evidence.facts import Facts, Span, norm
 from .locate import Problem
-from .proofs import SPAN_PROVERS
+from trtcodemod.evidence.proofs import SPAN_PROVERS
 
 #: Rules whose fix removes a value baked in by the export (a value read at the line).
 BAKED_RULES = frozenset({

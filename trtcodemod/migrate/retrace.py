@@ -27,7 +27,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .facts import Facts, norm
+from trtcodemod.evidence.facts import Facts, norm
 from .locate import Problem
 
 #: The op of a bake located from the exporter's TracerWarning (``locate.baked_values``).

@@ -20,7 +20,7 @@ from trtcodemod.verify.run import Verification
 from trtcodemod.verify.spec import RewriteOptions, VerifySpec
 from trtcodemod.verify.worker import run_task
 
-from .facts import Facts, norm
+from trtcodemod.evidence.facts import Facts, norm
 from .locate import GUARD_NOTE, UNTRACED_NOTE, Problem, locate
 from .observe import OBSERVE_TASK
 from .phases import ModelTimeout, Phases

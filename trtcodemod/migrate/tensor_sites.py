@@ -22,7 +22,7 @@ from typing import Any
 import torch
 from torch.overrides import TorchFunctionMode
 
-from trtcodemod.migrate.facts import RESULT
+from trtcodemod.evidence.facts import RESULT
 from trtcodemod.usercode import OURS
 
 #: How many calls per site and input set are inspected (a site in a loop runs many times).
