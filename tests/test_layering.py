@@ -44,17 +44,9 @@ FLOORS: tuple[frozenset[str], ...] = (
 #: proofs moved from migrate/ to the core's own `evidence/` package).
 UPWARD: set[tuple[str, str]] = set()
 
-#: Private names still imported from another package: temporal's lift reuses the control-flow
-#: family's and TRT703's internals (issue 29: one "state on self" for both).
-PRIVATE = {
-    ("trtcodemod.temporal.lift", "trtcodemod.transforms.control_flow", "_args"),
-    ("trtcodemod.temporal.lift", "trtcodemod.transforms.control_flow", "_bound_before"),
-    ("trtcodemod.temporal.lift", "trtcodemod.transforms.control_flow", "_branch_assignments"),
-    ("trtcodemod.temporal.lift", "trtcodemod.transforms.control_flow", "_comments_inside"),
-    ("trtcodemod.temporal.lift", "trtcodemod.transforms.control_flow", "_read_names"),
-    ("trtcodemod.temporal.lift", "trtcodemod.transforms.module_state", "_CONTAINER_MUTATORS"),
-    ("trtcodemod.temporal.lift", "trtcodemod.transforms.module_state", "_state_attr"),
-}
+#: Private names still imported from another package (none: what temporal's lift reuses of the
+#: control-flow family and TRT703 has public names).
+PRIVATE: set[tuple[str, str, str]] = set()
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from trtcodemod.transforms._condition_evidence import (
 )
 
 
-def _args(*values: cst.BaseExpression) -> list[cst.Arg]:
+def call_args(*values: cst.BaseExpression) -> list[cst.Arg]:
     args = []
     for number, value in enumerate(values):
         comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")) if number < len(values) - 1 else cst.MaybeSentinel.DEFAULT
@@ -46,7 +46,7 @@ _AUG_TO_BINARY = {
 }
 
 
-def _branch_assignments(body: cst.BaseSuite) -> dict[str, cst.BaseExpression] | str:
+def branch_assignments(body: cst.BaseSuite) -> dict[str, cst.BaseExpression] | str:
     """Name → value for a branch made only of plain assignments, or why not."""
     smalls: list[cst.BaseSmallStatement] = []
     if type(body) is cst.SimpleStatementSuite:
@@ -237,7 +237,7 @@ def _walk_with_syntax(node: cst.CSTNode):
         yield from _walk_with_syntax(child)
 
 
-def _comments_inside(node: cst.If) -> list[cst.EmptyLine]:
+def comments_inside(node: cst.If) -> list[cst.EmptyLine]:
     """The comments written inside an if-chain (its header lines and branches), in order."""
     comments: list[cst.EmptyLine] = []
     own = {id(line) for line in node.leading_lines}
@@ -251,7 +251,7 @@ def _comments_inside(node: cst.If) -> list[cst.EmptyLine]:
     return comments
 
 
-def _bound_before(func: cst.FunctionDef | None, target: cst.CSTNode) -> set[str] | None:
+def bound_before(func: cst.FunctionDef | None, target: cst.CSTNode) -> set[str] | None:
     """Names certainly bound when ``target`` (a statement of ``func``) starts, or None if not found."""
     if func is None:
         return None

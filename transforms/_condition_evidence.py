@@ -76,7 +76,7 @@ _BOOL_METHODS = frozenset({
 # --- helpers on expressions -------------------------------------------------------
 
 
-def _read_names(node: cst.CSTNode) -> set[str]:
+def read_names(node: cst.CSTNode) -> set[str]:
     """Names an expression reads (attribute names and keyword names excluded)."""
     found: set[str] = set()
     todo = [node]

@@ -49,13 +49,13 @@ methods only they call (``_make_layer``), and class methods. Per-frame state kep
 from __future__ import annotations
 
 from trtcodemod.transforms._branch_building import (
-    _args, _bound_before, _branch_assignments, _comments_inside,
+    call_args, bound_before, branch_assignments, comments_inside,
 )
-from trtcodemod.transforms._condition_evidence import ConditionEvidence, _read_names
+from trtcodemod.transforms._condition_evidence import ConditionEvidence, read_names
 from trtcodemod.transforms.data_dependent_if import DataDependentIf
 from trtcodemod.transforms.data_dependent_loop import DataDependentLoop
 
 RULES = (DataDependentIf, DataDependentLoop)
 # Names other code imports from this module (trtcodemod.temporal.lift, tests).
-__all__ = ["RULES", "ConditionEvidence", "DataDependentIf", "DataDependentLoop", "_args", "_bound_before",
-           "_branch_assignments", "_comments_inside", "_read_names"]
+__all__ = ["RULES", "ConditionEvidence", "DataDependentIf", "DataDependentLoop", "call_args", "bound_before",
+           "branch_assignments", "comments_inside", "read_names"]

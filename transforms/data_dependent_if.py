@@ -12,11 +12,11 @@ import libcst as cst
 from trtcodemod.astutil import bound_names, code_of, method_call, strip_parens, walk
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.transforms._branch_building import (
-    _aliasing_mutated, _args, _assign, _bound_before, _branch_assignments, _comments_inside, _fresh_names,
+    _aliasing_mutated, call_args, _assign, bound_before, branch_assignments, comments_inside, _fresh_names,
 )
 from trtcodemod.transforms._condition_evidence import REFERENCES as _REFERENCES
 from trtcodemod.transforms._condition_evidence import (
-    _BOOL_METHODS, _PY_VALUE_BUILTINS, _PY_VALUE_METHODS, _DataFlowRule, _read_names,
+    _BOOL_METHODS, _PY_VALUE_BUILTINS, _PY_VALUE_METHODS, _DataFlowRule, read_names,
 )
 from trtcodemod.transforms._runtime_scope import value_when_exporting
 
@@ -232,7 +232,7 @@ class Head(nn.Module):
             conditions.append(converted)
         branches: list[dict[str, cst.BaseExpression]] = []
         for body in [*bodies, *([else_body] if else_body is not None else [])]:
-            assigned = _branch_assignments(body)
+            assigned = branch_assignments(body)
             if isinstance(assigned, str):
                 return None, assigned
             branches.append(assigned)
@@ -245,18 +245,18 @@ class Head(nn.Module):
             return None, "the branches assign nothing"
         for branch in branches:
             for name, value in branch.items():
-                if (_read_names(value) & set(targets)) - {name}:
+                if (read_names(value) & set(targets)) - {name}:
                     return None, "a branch reads a name another assignment of this `if` sets"
         aliasing = _aliasing_mutated(self.context.function, node, branches)
         if aliasing:
             return None, aliasing
         missing = {name for branch in branches for name in targets if name not in branch}
         if missing:
-            bound = _bound_before(self.context.function, node)
+            bound = bound_before(self.context.function, node)
             if bound is None or not missing <= bound:
                 unbound = sorted(missing - (bound or set()))
                 return None, f"`{unbound[0]}` is assigned in only some branches and not bound before the `if`"
-        used = _read_names(self.context.function) | {
+        used = read_names(self.context.function) | {
             n for t, _ in self.index(self.context.function).pairs for n in bound_names(t)
         }
         cond_names = _fresh_names(used, len(conditions))
@@ -268,9 +268,9 @@ class Head(nn.Module):
             value: cst.BaseExpression = branches[-1].get(target, cst.Name(target))
             for number in reversed(range(len(conditions))):
                 chosen = branches[number].get(target, cst.Name(target))
-                value = cst.Call(func=where, args=_args(cst.Name(cond_names[number]), chosen, value))
+                value = cst.Call(func=where, args=call_args(cst.Name(cond_names[number]), chosen, value))
             statements.append(_assign(target, value))
-        comments = _comments_inside(node)
+        comments = comments_inside(node)
         statements[0] = statements[0].with_changes(leading_lines=[*node.leading_lines, *comments])
         return Fix({node: cst.FlattenSentinel(statements)}, safety=Safety.UNSAFE), ""
 
@@ -286,12 +286,12 @@ class Head(nn.Module):
             if left is None or right is None:
                 return None
             name = "logical_and" if type(test.operator) is cst.And else "logical_or"
-            return cst.Call(func=self.context.torch_attr(name), args=_args(left, right))
+            return cst.Call(func=self.context.torch_attr(name), args=call_args(left, right))
         if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
             inner = self._condition(test.expression)
             if inner is None:
                 return None
-            return cst.Call(func=self.context.torch_attr("logical_not"), args=_args(inner))
+            return cst.Call(func=self.context.torch_attr("logical_not"), args=call_args(inner))
         for n in walk(test):
             if type(n) is cst.Call:
                 parts = method_call(n)
@@ -304,8 +304,8 @@ class Head(nn.Module):
         if type(test) is cst.Comparison:
             if len(test.comparisons) != 1 or type(test.comparisons[0].operator) in (cst.In, cst.NotIn, cst.Is, cst.IsNot):
                 return None
-            return cst.Call(func=self.context.torch_attr("as_tensor"), args=_args(strip_parens(test)))
-        as_tensor = cst.Call(func=self.context.torch_attr("as_tensor"), args=_args(strip_parens(test)))
+            return cst.Call(func=self.context.torch_attr("as_tensor"), args=call_args(strip_parens(test)))
+        as_tensor = cst.Call(func=self.context.torch_attr("as_tensor"), args=call_args(strip_parens(test)))
         parts = method_call(test) if type(test) is cst.Call else None
         if parts is not None and parts[1] in _BOOL_METHODS:
             return as_tensor

@@ -19,7 +19,7 @@ _TORCHSCRIPT = "https://pytorch.org/docs/stable/onnx_torchscript.html"
 
 
 #: In-place container methods: `self.frames.append(x)` changes module state too.
-_CONTAINER_MUTATORS = frozenset({
+CONTAINER_MUTATORS = frozenset({
     "append", "extend", "insert", "pop", "popleft", "appendleft", "clear", "update", "remove",
     "setdefault", "discard", "popitem",
 })
@@ -37,7 +37,7 @@ def _self_state(target: cst.BaseExpression) -> bool:
     return crossed and type(node) is cst.Name and node.value == "self"
 
 
-def _state_attr(target: cst.BaseExpression) -> str:
+def state_attr(target: cst.BaseExpression) -> str:
     """The first attribute after ``self`` in a state target (``self.buf[0]`` → ``buf``)."""
     node = target
     attr = "state"
@@ -130,7 +130,7 @@ or tested for None inside a larger condition.""",
     )
 
     def _flag(self, node: cst.CSTNode, target: cst.BaseExpression, what: Callable[[], str]) -> None:
-        attr = _state_attr(target)
+        attr = state_attr(target)
         self.found(node, lambda: f"{what()} changes module state in forward: the exported graph keeps `{attr}` "
                    f"as a constant and never updates it; pass `{attr}` in as an input and return its new value")
 
@@ -173,7 +173,7 @@ or tested for None inside a larger condition.""",
                        "no state; build it in __init__, or pass the value in as an input")
             return
         in_place = name.endswith("_") and not name.startswith("_")
-        if (in_place or name in _CONTAINER_MUTATORS) and _self_state(receiver):
+        if (in_place or name in CONTAINER_MUTATORS) and _self_state(receiver):
             self._flag(node, receiver, lambda: f"`{short_code(receiver)}.{name}(...)`")
 
 

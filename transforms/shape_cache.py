@@ -17,7 +17,7 @@ import libcst as cst
 from trtcodemod.astutil import bound_names, code_of, short_code, walk
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
-from trtcodemod.transforms.module_state import _self_state, _state_attr, _target_elements
+from trtcodemod.transforms.module_state import _self_state, state_attr, _target_elements
 
 HELPER = "_trt_tracing"
 
@@ -296,7 +296,7 @@ equivalent on every input set. Applies to every TensorRT version and both export
             return
         for element in _target_elements(target):
             if _self_state(element):
-                self._writes[-1].append((where[1].name.value, _state_attr(element), frozenset(self._open)))
+                self._writes[-1].append((where[1].name.value, state_attr(element), frozenset(self._open)))
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
@@ -356,7 +356,7 @@ equivalent on every input set. Applies to every TensorRT version and both export
         elif conjunct is not test:  # `a and b` → `a and (_trt_tracing() or b)`
             replacement = replacement.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
         fix = Fix({conjunct: replacement}, safety=Safety.UNSAFE, helpers=(HELPER,))
-        return _Candidate(node, where[1], _state_attr(key), message, fix)
+        return _Candidate(node, where[1], state_attr(key), message, fix)
 
 
 RULES = (ShapeKeyedCache,)

@@ -27,9 +27,9 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from trtcodemod.astutil import bound_names, children, code_of, method_call, parenthesize, walk
 from trtcodemod.transforms.control_flow import (
-    _args, _bound_before, _branch_assignments, _comments_inside, _read_names,
+    call_args, bound_before, branch_assignments, comments_inside, read_names,
 )
-from trtcodemod.transforms.module_state import _CONTAINER_MUTATORS, _state_attr
+from trtcodemod.transforms.module_state import CONTAINER_MUTATORS, state_attr
 
 from .queue import QUEUE_STEP, CappedQueue, QueueReads, QueueStatements, pack_lines, queue_lines, unlifted_uses, unpack_line
 
@@ -191,7 +191,7 @@ def _check(module: cst.Module, cls: cst.ClassDef, forward: cst.FunctionDef, stat
               if parts and type(parts[0]) is cst.Name and parts[0].value == "self"}
     for name in sorted(called & set(methods)):
         for node, target in _writes(methods[name]):
-            attr = _state_attr(target) if type(target) in (cst.Attribute, cst.Subscript) else None
+            attr = state_attr(target) if type(target) in (cst.Attribute, cst.Subscript) else None
             if attr in names and code_of(target).startswith("self."):
                 how = " in place through an index" if type(target) is cst.Subscript else ""
                 refusals.append(Refusal(pos.line(node), f"`{code_of(target)}` is written{how} in `{name}`, a "
@@ -200,7 +200,7 @@ def _check(module: cst.Module, cls: cst.ClassDef, forward: cst.FunctionDef, stat
     for node, target in _writes(forward.body):
         if type(target) not in (cst.Attribute, cst.Subscript) or not code_of(target).startswith("self."):
             continue
-        attr = _state_attr(target)
+        attr = state_attr(target)
         if attr not in names:
             continue
         if type(target) is cst.Subscript or _self_attr(target) is None:
@@ -214,10 +214,10 @@ def _check(module: cst.Module, cls: cst.ClassDef, forward: cst.FunctionDef, stat
     for n in walk(forward.body):
         if type(n) is cst.Call and (parts := method_call(n)) is not None:
             receiver, method = parts
-            attr = _state_attr(receiver) if type(receiver) in (cst.Attribute, cst.Subscript) else None
+            attr = state_attr(receiver) if type(receiver) in (cst.Attribute, cst.Subscript) else None
             if attr in names and code_of(receiver).startswith("self.") and (
-                    method in _CONTAINER_MUTATORS or (method.endswith("_") and not method.startswith("_"))):
-                what = "grows a container" if method in _CONTAINER_MUTATORS else "changes it in place"
+                    method in CONTAINER_MUTATORS or (method.endswith("_") and not method.startswith("_"))):
+                what = "grows a container" if method in CONTAINER_MUTATORS else "changes it in place"
                 refusals.append(Refusal(pos.line(n), f"`{code_of(n.func)}(...)` {what}: a list that grows "
                                         "without bound, or a state mutated in place, has no fixed input"))
         elif type(n) in (cst.FunctionDef, cst.Lambda):
@@ -405,20 +405,20 @@ class _Step(cst.CSTTransformer):
         absent_body, present_body = (updated.body, other) if is_none else (other, updated.body)
         branches = []
         for body in (present_body, absent_body):
-            found = _branch_assignments(body) if body is not None else {}
+            found = branch_assignments(body) if body is not None else {}
             if isinstance(found, str):
                 self.refusals.append(Refusal(line, f"the `is None` branch cannot be blended: {found}", step))
                 return updated
             earlier: set[str] = set()
             for name, value in found.items():
-                if _read_names(value) & earlier:
+                if read_names(value) & earlier:
                     self.refusals.append(Refusal(line, f"a branch reads `{name}`'s inputs assigned in the same "
                                                        "branch, which a blend would evaluate out of order", step))
                     return updated
                 earlier.add(name)
             branches.append(found)
         present, absent = branches
-        bound = (_bound_before(self.forward, original) or set()) | set(self.params.values())
+        bound = (bound_before(self.forward, original) or set()) | set(self.params.values())
         names = list(dict.fromkeys([*present, *absent]))
         values = []
         for name in names:
@@ -438,13 +438,13 @@ class _Step(cst.CSTTransformer):
             f"`{attr}` selects"))
         return cst.SimpleStatementLine(
             body=[cst.Assign(targets=[cst.AssignTarget(target)], value=value)],
-            leading_lines=[*updated.leading_lines, note, *_comments_inside(original)])
+            leading_lines=[*updated.leading_lines, note, *comments_inside(original)])
 
 
 def _where(condition: cst.BaseExpression, present: cst.BaseExpression,
            absent: cst.BaseExpression) -> cst.Call:
     return cst.Call(func=cst.parse_expression("torch.where"),
-                    args=_args(condition, parenthesize(present), parenthesize(absent)))
+                    args=call_args(condition, parenthesize(present), parenthesize(absent)))
 
 
 def _all_names(node: cst.CSTNode) -> set[str]:
