@@ -52,6 +52,16 @@ def f(x: torch.Tensor):
         x_pad = x
     return x_pad * 2
 ''', "    x_pad = F.pad(x, (0, 0, 0, (pad_r) * (pad_r > 0)))\n    return x_pad * 2"),
+    "comments_kept": ('''
+def f(x: torch.Tensor):
+    _, _, h, w = x.shape
+    # pad to whole patches
+    if w % 4 != 0:  # only when needed
+        # the right edge only
+        x = F.pad(x, (0, 4 - w % 4))  # zeros
+    return x
+''', "    # pad to whole patches\n    # only when needed\n    # the right edge only\n"
+        "    x = F.pad(x, (0, (4 - w % 4) * (w % 4 != 0)))  # zeros\n"),
     "crop_back": ('''
 def f(x: torch.Tensor):
     b, h, w, c = x.shape

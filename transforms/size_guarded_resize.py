@@ -15,6 +15,7 @@ import libcst as cst
 
 from trtcodemod.astutil import argument, method_call, short_code
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
+from trtcodemod.transforms._branch_building import comments_inside
 from trtcodemod.transforms._size_facts import TS_PITFALLS, SizeRule
 
 _PAD = ("torch.nn.functional.pad",)
@@ -127,8 +128,11 @@ true and where it is false.""",
         if kind is None:
             return
         statement = node.body.body[0]  # type: ignore[attr-defined]
+        # The if's comments (its header's, the branch's) stay, above the statement that is left.
+        own = statement.trailing_whitespace.comment
+        comments = [c for c in comments_inside(node) if own is None or c.comment.value != own.value]
         unconditional = statement.with_changes(body=[assignment.with_changes(value=new_value)],
-                                               leading_lines=node.leading_lines)
+                                               leading_lines=[*node.leading_lines, *comments])
         self.found(node.test, f"`if {short_code(node.test)}:` {kind} `{target}` only when a size asks for it: a "
                    "traced export keeps the branch the example took; do it every time, in a form that is the "
                    "tensor itself where the condition is false",
@@ -145,11 +149,7 @@ true and where it is false.""",
         if any(self.is_tensor(o) or self.is_value(o) for o in operands):
             return False  # a test of tensor values is TRT101's
         # Sizes handed down by a caller (`H, W = size`) are known only where the export warned.
-        return any(self.size_derived(o) or self._mod_of_size(o) for o in operands) or self.traced_at(node.test)
-
-    def _mod_of_size(self, expr: cst.BaseExpression) -> bool:
-        return (type(expr) is cst.BinaryOperation and type(expr.operator) in (cst.Modulo, cst.FloorDivide)
-                and self.size_derived(expr.left))
+        return any(self.size_derived(o) for o in operands) or self.traced_at(node.test)
 
     # -- the body ------------------------------------------------------------------------
 
