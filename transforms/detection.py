@@ -32,18 +32,16 @@ from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
 from trtcodemod.transforms._topk_guard import (
     GUARD_HELPER, SORT_HELPER, TOPK_HELPER, Guard, guard_fix, read_guard, stores,
 )
-from trtcodemod.versions import Version, format_version
+from trtcodemod.versions import Version, format_version, since
 
 _OPERATORS = "https://github.com/onnx/onnx-tensorrt/blob/main/docs/operators.md"
 _CHANGELOG = "https://github.com/onnx/onnx-tensorrt/blob/main/docs/Changelog.md"
 _ONNX_TOPK = "https://onnx.ai/onnx/operators/onnx__TopK.html"
 _TORCH_TOPK = "https://pytorch.org/docs/stable/generated/torch.topk.html"
 
-#: TensorRT parses ONNX ``NonZero`` from 8.5 and a TopK with a run-time K from 8.6 (onnx-tensorrt changelog).
-_NONZERO_SINCE: Version = (8, 5)
-_DYNAMIC_K_SINCE: Version = (8, 6)
-#: TensorRT's TopK takes K below this (operators.md).
-_TOPK_LIMIT = 3840
+#: TensorRT parses ONNX ``NonZero`` from 8.5 and a TopK with a run-time K from 8.6 (versions.FACTS).
+_NONZERO_SINCE: Version = since("data_dependent_shapes")
+_DYNAMIC_K_SINCE: Version = since("topk_dynamic_k")
 
 HELPER = "_trt_topk_capped"
 

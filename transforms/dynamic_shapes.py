@@ -10,13 +10,13 @@ import libcst as cst
 
 from trtcodemod.rules import Example, RuleInfo, Safety, spelled
 from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
-from trtcodemod.versions import Version, format_version
+from trtcodemod.versions import Version, format_version, since
 
 _OPERATORS = "https://github.com/onnx/onnx-tensorrt/blob/main/docs/operators.md"
 
 
 _NONZERO_FUNCS = ("torch.nonzero", "torch.masked_select", "torch.argwhere")
-_NONZERO_SINCE: Version = (8, 5)
+_NONZERO_SINCE: Version = since("data_dependent_shapes")
 
 
 class NonZero(RuntimeScopeRule):

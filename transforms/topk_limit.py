@@ -15,7 +15,8 @@ import libcst as cst
 
 from trtcodemod.astutil import int_value, short_code
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
-from trtcodemod.transforms.detection import _CHANGELOG, _ONNX_TOPK, _OPERATORS, _TOPK_LIMIT, _TORCH_TOPK, _TopkRule
+from trtcodemod.transforms.detection import _CHANGELOG, _ONNX_TOPK, _OPERATORS, _TORCH_TOPK, _TopkRule
+from trtcodemod.versions import TOPK_K_LIMIT
 
 HELPER = "_trt_topk_large"
 #: The TopK layer's page: "k must obey k <= d, k <= 3840" (the parser checks K < 3840).
@@ -122,10 +123,10 @@ of every release lists it).""",
             return
         source, k_arg, method = found
         k = self._known_k(k_arg.value)
-        if k is None or k < _TOPK_LIMIT:
+        if k is None or k < TOPK_K_LIMIT:
             return
         message = (f"top-k with K = {k} (`{short_code(k_arg.value, 24)}`): TensorRT's TopK takes K below "
-                   f"{_TOPK_LIMIT}; export it as rounds of 3839 (fix needs --unsafe: equal scores may come "
+                   f"{TOPK_K_LIMIT}; export it as rounds of 3839 (fix needs --unsafe: equal scores may come "
                    "in another index order in TensorRT)")
         self.found_once(node, message, Fix({node: self._replacement(node, source, method)},
                                            safety=Safety.UNSAFE, helpers=(HELPER,)))

@@ -70,6 +70,8 @@ FACTS: dict[str, VersionFact] = {
         "(data-dependent shapes, INonZeroLayer and IOutputAllocator are new in 8.5; the 8.5.1 release notes "
         "list them); onnx/onnx-tensorrt docs/operators.md gains NonZero in 8.5. Not verified on a TensorRT "
         "build here: no TensorRT on this machine"),
+    "topk_dynamic_k": VersionFact((8, 6), "TopK takes K computed at run time (before, K must be an initializer)",
+                                  f"{_CHANGELOG}, TensorRT 8.6 EA"),
     "int64": VersionFact((9, 0), "INT64 is a native type (the parser no longer casts INT64 to INT32, "
                          "clamping to +-INT_MAX)", f"{_CHANGELOG}, TensorRT 9.0 EA"),
     "slice_tensor_axes": VersionFact((10, 3), "Slice takes its axes as a tensor input",
@@ -90,6 +92,10 @@ FACTS: dict[str, VersionFact] = {
                                  "TensorRT 11.2.1 release notes; NVIDIA/TensorRT v11.2 release (parsers: 5D "
                                  "GridSample)"),
 }
+
+#: TensorRT's TopK takes K below this in every release: operators.md's TopK row and the TopK layer's page
+#: ("k must obey k <= d, k <= 3840"; the parser checks K < 3840).
+TOPK_K_LIMIT = 3840
 
 #: What holds in every release: the dtype facts of operators.md (8.x to 10.x).
 DTYPE_FACTS: dict[str, str] = {

@@ -22,7 +22,7 @@ from onnx import TensorProto, helper, numpy_helper
 from trtcodemod.trt import support
 from trtcodemod.trt.shape_tensors import ShapeFlow, shape_inputs
 from trtcodemod.trt.source_map import node_source
-from trtcodemod.versions import FACTS, Version, format_version, since
+from trtcodemod.versions import TOPK_K_LIMIT, Version, format_version, since
 
 ERROR = "error"
 WARNING = "warning"
@@ -93,7 +93,6 @@ _DTYPE_RULES = {"float64": "TRT701", "int16": "TRT701"}
 
 _DEFAULT_DOMAINS = ("", "ai.onnx")
 _ATEN_DOMAIN = "org.pytorch.aten"
-_TOPK_LIMIT = 3840
 _RESIZE_COORD_MODES = {"half_pixel", "pytorch_half_pixel", "tf_half_pixel_for_nn", "asymmetric", "align_corners"}
 _RESIZE_NEAREST_MODES = {"floor", "ceil", "round_prefer_floor", "round_prefer_ceil"}
 _REDUCE_OPS = {
@@ -652,21 +651,20 @@ class _Checker:
                         "ask for sorted=True where the order does not matter")
         k_name = node.input[1] if len(node.input) > 1 else ""
         k = self.graphs.const(k_name) if k_name else None
-        if k_name and not self.graphs.is_const(k_name) and self.older_than(8, 6):
-            # onnx-tensorrt 8.5 requires K as an initializer; 8.6 added dynamic K.
+        if k_name and not self.graphs.is_const(k_name) and self.older_than(*since("topk_dynamic_k")):
             self.const_reported.add((id(node), 1))
             self.report(node, name, "TopK", f"K is computed at run time; TensorRT {self.label} needs a constant K",
                         "TRT803")
-        elif k is not None and k.size and int(k.ravel()[0]) >= _TOPK_LIMIT:
-            self.report(node, name, "TopK", f"K={int(k.ravel()[0])}: TensorRT's TopK takes K below {_TOPK_LIMIT} "
+        elif k is not None and k.size and int(k.ravel()[0]) >= TOPK_K_LIMIT:
+            self.report(node, name, "TopK", f"K={int(k.ravel()[0])}: TensorRT's TopK takes K below {TOPK_K_LIMIT} "
                         "(take it in rounds: TRT804)", "TRT804")
         elif k is None and k_name:
             bound = _SizeBounds(self.graphs).upper(k_name)
-            if bound is not None and bound >= _TOPK_LIMIT:
+            if bound is not None and bound >= TOPK_K_LIMIT:
                 reach = "any size" if bound == np.inf else f"up to {int(bound)}"
                 # A warning: the engine builds, and fails only for inputs (profile sizes) where K reaches it.
                 self.report(node, name, "TopK", f"K is computed from sizes and reaches {reach} under the declared "
-                            f"dynamic axes: TensorRT's TopK takes K below {_TOPK_LIMIT}, so inputs where it gets "
+                            f"dynamic axes: TensorRT's TopK takes K below {TOPK_K_LIMIT}, so inputs where it gets "
                             "there fail (cap it below the limit, or take it in rounds: TRT803 for min(cap, size))",
                             "TRT803" if self._is_min(k_name) else None, WARNING)
 
