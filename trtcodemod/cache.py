@@ -46,7 +46,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trtcodemod.errors import InputError, InternalError
-from trtcodemod.outcome import FileOutcome, suppression_warnings
+from trtcodemod.outcome import FileOutcome
+from trtcodemod.suppression import suppression_warnings
 from trtcodemod.release import __version__
 from trtcodemod.rules import Finding, Safety
 

@@ -36,6 +36,7 @@ from trtcodemod.model_code import ModelCode, definition_is_model_code, path_reas
 from trtcodemod.positions import scoped_ranges
 from trtcodemod.registry import select_rules
 from trtcodemod.rules import Finding, Fix, PendingFinding, Safety
+from trtcodemod.suppression import is_suppressed
 from trtcodemod.versions import DEFAULT_TARGET, parse_target
 
 #: A fix whose output is fixed again forever would loop; real chains are short.
@@ -43,8 +44,6 @@ MAX_PASSES = 8
 
 #: What a self-documenting f-string field needs in the bytes (cheap test before the walk).
 _DEBUG_FIELD_RE = re.compile(rb"=\s*[}!:]")
-
-_SUPPRESS_RE = re.compile(r"#\s*trtcodemod:\s*ignore(?:\[(?P<codes>[^\]]*)\])?", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -380,7 +379,7 @@ def analyze(
     fixable: list[tuple[Finding, list[CodeRange]]] = []
     for pending in context.findings:
         finding = _finalize(pending, positions, path, options)
-        if _suppressed(finding, lines):
+        if is_suppressed(finding, lines):
             continue
         proved = False
         if facts is not None and finding.edit is not None and finding.edit.safety is Safety.UNSAFE:
@@ -564,24 +563,6 @@ def _allowed(safety: Safety, options: Options) -> bool:
 def _source_lines(module: cst.Module, source: bytes) -> list[str]:
     """The file's lines, for suppression comments (decoding is far cheaper than code generation)."""
     return source.decode(module.encoding, errors="replace").splitlines()
-
-
-def _suppressed(finding: Finding, lines: list[str]) -> bool:
-    """``# trtcodemod: ignore`` (all rules) or ``ignore[TRT101, TRT2]`` on the finding's line."""
-    candidates = {finding.line}
-    if finding.end_line - finding.line <= 2:
-        candidates.add(finding.end_line)
-    for number in candidates:
-        if not 0 < number <= len(lines):
-            continue
-        for match in _SUPPRESS_RE.finditer(lines[number - 1]):
-            codes = match.group("codes")
-            if codes is None:
-                return True
-            wanted = [c.strip().upper() for c in codes.split(",") if c.strip()]
-            if any(finding.rule.startswith(code) or finding.name.upper() == code for code in wanted):
-                return True
-    return False
 
 
 def _non_overlapping(fixable: list[tuple[Finding, list[CodeRange]]]) -> list[Finding]:

@@ -22,7 +22,8 @@ from trtcodemod.engine import Options, check_source, fix_source
 from trtcodemod.errors import InputError
 from trtcodemod.files import SourceFile, nesting_problem, read, write_atomic
 from trtcodemod.interrupt import SignalGuard
-from trtcodemod.outcome import FileOutcome, suppression_warnings
+from trtcodemod.outcome import FileOutcome
+from trtcodemod.suppression import suppression_warnings
 
 
 def options_for(file: SourceFile, settings: Settings, unsafe: bool) -> Options:
