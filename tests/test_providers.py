@@ -131,3 +131,31 @@ def test_observed_facts_answer_in_terms_of_nodes(facts: Facts | None) -> None:
     rule = DataDependentIf(context)
     _run(context, [rule])
     assert len(context.findings) == int(read)
+
+
+def test_size_facts_ask_each_side_of_a_chain_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long arithmetic chain (kornia's scale-space detector has them) costs calls linear in its
+    length: asking each side twice per level made the static analysis of one real model take
+    10 minutes (2**n calls for n terms)."""
+    from trtcodemod.engine import Options, check_source
+
+    from trtcodemod.transforms._size_facts import SizeRule
+
+    calls = 0
+    original = SizeRule.is_value
+
+    def counted(self: SizeRule, expr: cst.BaseExpression) -> bool:
+        nonlocal calls
+        calls += 1
+        return original(self, expr)
+
+    monkeypatch.setattr(SizeRule, "is_value", counted)
+    terms = 16
+    chain = " + ".join(f"n * {i}" for i in range(terms))
+    source = ("import torch\n\n\nclass M(torch.nn.Module):\n    def forward(self, x):\n"
+              "        n = x.sum()\n"
+              f"        y = {chain}\n"
+              "        return torch.arange(y)\n").encode()
+    findings = check_source(source, "m.py", Options())
+    assert any(f.rule == "TRT714" for f in findings)  # the chain is still a value computed from data
+    assert calls < 20 * terms, calls

@@ -471,8 +471,10 @@ class SizeRule(RuntimeScopeRule):
                 return self.is_value(parts[0])
             return False
         if type(expr) is cst.BinaryOperation:
-            return (self.is_value(expr.left) and not self.is_tensor(expr.right) or self.is_value(expr.right)
-                    and not self.is_tensor(expr.left) or self.is_value(expr.left) and self.is_value(expr.right))
+            # Each side once: asking twice per level is exponential in a long chain (`a + b + c + ...`).
+            left, right = self.is_value(expr.left), self.is_value(expr.right)
+            return (left and right or left and not self.is_tensor(expr.right)
+                    or right and not self.is_tensor(expr.left))
         return False
 
 
