@@ -16,6 +16,7 @@ import difflib
 import re
 import shutil
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable
 
@@ -91,6 +92,13 @@ class LineMap:
         return min(i1, max(i2 - 1, i1)) + 1  # a changed or inserted block: its first original line
 
 
+@lru_cache(maxsize=4096)
+def _resolved(path: str) -> str | None:
+    """Absolute ``path`` resolved (None for a relative one), once per path: a graph check asks
+    for the same few files at every node of the graph."""
+    return str(Path(path).resolve()) if Path(path).is_absolute() else None
+
+
 @dataclass
 class Fix:
     rule: str
@@ -113,11 +121,16 @@ class RewrittenTree:
     def rules(self) -> list[str]:
         return sorted({f.rule for f in self.fixes})
 
+    def _entry(self, path: str) -> tuple[str, LineMap] | None:
+        """The map of the copied file at absolute ``path``, None for any other path."""
+        resolved = _resolved(path)
+        return self.maps.get(resolved) if resolved is not None else None
+
     def map_path(self, path: str | None, line: int | None) -> tuple[str | None, int | None]:
         """A location in the copy -> the user's file and line (unchanged if not in the copy)."""
         if path is None:
             return path, line
-        entry = self.maps.get(str(Path(path).resolve())) if Path(path).is_absolute() else None
+        entry = self._entry(path)
         if entry is None:
             return path, line
         user_path, line_map = entry
@@ -125,7 +138,7 @@ class RewrittenTree:
 
     def helper_at(self, frame: Any) -> str | None:
         """The inserted helper whose definition holds ``frame`` (a ``source_map.Frame`` of the copy)."""
-        entry = self.maps.get(str(Path(frame.file).resolve())) if Path(frame.file).is_absolute() else None
+        entry = self._entry(frame.file)
         return entry[1].inserted_helper(frame.line) if entry else None
 
     def map_location(self, text: str | None) -> str | None:
@@ -137,7 +150,7 @@ class RewrittenTree:
             return text
         copy_path, copy_line = match.group(1), int(match.group(2))
         path, line = self.map_path(copy_path, copy_line)
-        entry = self.maps.get(str(Path(copy_path).resolve())) if Path(copy_path).is_absolute() else None
+        entry = self._entry(copy_path)
         helper = entry[1].inserted_helper(copy_line) if entry else None
         where = f" (in {helper}, inserted by trtcodemod)" if helper else ""
         return f"{path}:{line}{where}{match.group(3)}"
