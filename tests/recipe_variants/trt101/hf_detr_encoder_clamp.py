@@ -1,6 +1,6 @@
 """The overflow clamp of DETR-family encoder layers, with its temporary: transformers' DETR.
 
-Reduced from transformers 5.24.0 (the PyPI wheel), transformers/models/detr/modeling_detr.py:641-645
+Reduced from transformers 5.24.0 (the PyPI wheel), transformers/models/detr/modeling_detr.py:642-645
 (``DetrEncoderLayer.forward``: ``if self.training: if not torch.isfinite(hidden_states).all():
 clamp_value = torch.finfo(hidden_states.dtype).max - 1000; hidden_states =
 torch.clamp(hidden_states, min=-clamp_value, max=clamp_value)``; the same lines are in Conditional

@@ -4,8 +4,8 @@ Reduced from transformers 5.24.0 (the PyPI wheel), transformers/models/rt_detr/m
 ``RTDetrModel.forward`` (lines 1629-1701: the projected feature maps flattened and concatenated into
 ``source_flatten``, ``batch_size = len(source_flatten)``, the top-k encoder scores select the
 reference features, and with ``learn_initial_query`` the queries are
-``self.weight_embedding.tile([batch_size, 1, 1])``). Written here in our own words, with a few
-channels and no decoder.
+``self.weight_embedding.tile([batch_size, 1, 1])``, line 1699). Written here in our own words, with
+a few channels, no decoder, and the learned queries held in a parameter.
 """
 
 import torch
