@@ -373,9 +373,102 @@ def test_not_fixed_messages_say_why() -> None:
     assert all("indicator tensor" in m and "torch.jit.script" in m for m in messages)
     assert "in-place `add_`" in messages[2]
     assert "does more than assign plain names" in messages[3]
-    assert "reads a name another assignment" in messages[4]
+    assert "`b` is assigned in only some branches" in messages[4]  # `a` is a temporary of the branch
     assert "`fresh` is assigned in only some branches" in messages[5]
     assert "Python value" in messages[6]
+
+
+TEMPORARY = """
+import torch
+from torch import nn
+
+
+class Clamp(nn.Module):
+    def forward(self, hidden_states, scale):
+        if not torch.isfinite(hidden_states).all():
+            clamp_value = torch.finfo(hidden_states.dtype).max - 1000
+            hidden_states = torch.clamp(hidden_states, min=-clamp_value, max=clamp_value)
+        if scale.abs().max() > 1:
+            peak = scale.abs().max()
+            scale = scale / peak
+        return hidden_states * scale
+"""
+
+
+def test_a_branch_temporary_is_computed_before_the_selects() -> None:
+    """The clamp of DETR-family encoder layers: `clamp_value` is the branch's own temporary
+    (read only by its next assignment): it is computed before the `torch.where`."""
+    after = rewrite(TEMPORARY, unsafe=True)
+    assert ("        _trt_cond = torch.logical_not(torch.as_tensor(torch.isfinite(hidden_states).all()))\n"
+            "        clamp_value = torch.finfo(hidden_states.dtype).max - 1000\n"
+            "        hidden_states = torch.where(_trt_cond, torch.clamp(hidden_states, min=-clamp_value, "
+            "max=clamp_value), hidden_states)\n") in after
+    assert "        peak = scale.abs().max()\n        scale = torch.where(_trt_cond_1, scale / peak, scale)\n" in after \
+        or "        peak = scale.abs().max()\n        scale = torch.where(_trt_cond, scale / peak, scale)\n" in after
+    before, fixed = load(TEMPORARY, "Clamp")(), load(after, "Clamp")()
+    big = torch.finfo(torch.float32).max
+    for hidden, scale in [(torch.randn(2, 3), torch.tensor([0.5, -0.2, 0.1])), (torch.randn(2, 3), torch.randn(3) * 4),
+                          (torch.tensor([[float("inf"), -float("inf"), 1.0]]), torch.tensor([3.0, 0.0, -2.0])),
+                          (torch.tensor([[big, -big, float("nan")]]), torch.zeros(3)), (torch.zeros(0, 3), torch.ones(3))]:
+        assert_same(before(hidden, scale), fixed(hidden, scale))
+
+
+def test_a_name_the_branch_sets_and_others_read_is_no_temporary() -> None:
+    code = """
+    import torch
+    def gate(x: torch.Tensor, y: torch.Tensor):
+        if x.sum() > 0:
+            s = x.sum()
+            y = y / s
+        return y, s
+    """
+    after = rewrite(code, unsafe=True)
+    assert "torch.where" not in after
+    [message] = [m for m in _messages(code) if "TRT101" in m or "tensor values" in m]
+    assert "reads a name another assignment" in message
+
+
+def test_a_name_that_may_be_none_before_the_if_is_not_selected() -> None:
+    """timm's Gemma4 ViT sets `patch_valid = ~sentinel` only when a sentinel is there; the
+    parameter defaults to None, which `torch.where(c, ~sentinel, patch_valid)` raises on."""
+    code = """
+    import torch
+    from torch import nn
+    class Embed(nn.Module):
+        def forward(self, x, patch_coord, patch_valid=None):
+            if patch_valid is None:
+                sentinel = (patch_coord == -1).all(dim=-1)
+                if sentinel.any():
+                    patch_valid = ~sentinel
+            return x, patch_valid
+    """
+    assert "torch.where" not in rewrite(code, unsafe=True)
+    [message] = _messages(code)
+    assert "`patch_valid` is assigned in only some branches and may be None before the `if`" in message
+
+
+def test_a_python_bool_from_allclose_or_equal_is_not_a_tensor_condition() -> None:
+    """`torch.allclose` and `Tensor.equal` answer with a Python bool: a trace bakes it in whatever
+    wraps it, so the rewrite would gain nothing (kornia closed its polygons so)."""
+    code = """
+    import torch
+    def close(polygon: torch.Tensor, other: torch.Tensor):
+        y = other
+        if not torch.allclose(polygon[-1], polygon[0]):
+            y = polygon
+        if polygon.equal(other):
+            y = other * 2
+        return y
+    """
+    assert "torch.where" not in rewrite(code, unsafe=True)
+    messages = _messages(code)
+    assert len(messages) == 2 and all("the condition is a Python value" in m for m in messages)
+
+
+def _messages(code: str) -> list[str]:
+    from trtcodemod.engine import Options, check_source
+
+    return [f.message for f in check_source(textwrap.dedent(code).encode(), "s.py", Options(select=("TRT101",)))]
 
 
 def test_static_then_dynamic_elif_not_fixed() -> None:

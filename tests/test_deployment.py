@@ -15,6 +15,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+from safety import assert_same_run, run_once
 from support import assert_same, load, onnx_ops, rewrite, rules_found
 from trtcodemod.engine import Options, check_source
 from trtcodemod.transforms.unsupported_ops import UNSUPPORTED_OPS
@@ -375,6 +376,55 @@ def test_len_report_only_cases() -> None:
     assert len(msgs) == 3
     assert "not annotated" in msgs[0] and "reassigned" in msgs[1] and "try" in msgs[2]
     assert rewrite(HEADER + textwrap.dedent(code)) == HEADER + textwrap.dedent(code)
+
+
+def test_len_of_a_parameter_rebound_only_after_it() -> None:
+    """A rebinding the `len` cannot see (after it, outside any loop around both; or the value
+    holding the call) leaves the parameter there; one that can (a loop, a lambda called
+    later) still withholds the fix."""
+    code = """
+    import torch
+    from torch import nn
+
+    class Merge(nn.Module):
+        def forward(self, x: torch.Tensor, y: torch.Tensor, z: torch.Tensor, w: torch.Tensor):
+            b = len(x)
+            x = self.conv(x)                 # after the len: x there is the parameter
+            y = [len(y)]                     # the value holds the call: it runs first
+            for _ in range(2):
+                c = len(z)                   # the second pass sees the list
+                z = [z]
+            count = lambda: len(w)           # runs after the rebinding
+            w = [w]
+            return b, x, y, c, count()
+    """
+    fixed = rewrite(HEADER + textwrap.dedent(code), select=("TRT704",))
+    assert "b = x.shape[0]" in fixed and "y = [y.shape[0]]" in fixed
+    assert "c = len(z)" in fixed and "count = lambda: len(w)" in fixed
+    msgs = messages(code, "TRT704")
+    assert len(msgs) == 4 and sum("reassigned" in m for m in msgs) == 2
+
+    merge = HEADER + textwrap.dedent('''
+    class Merge(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.conv = torch.nn.Conv1d(3, 4, 1)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            b = len(x)
+            x = self.conv(x)
+            return x.reshape(b, -1)
+    ''')
+    after_code = rewrite(merge, select=("TRT704",))
+    assert "b = x.shape[0]" in after_code
+    Before, After = load(merge, "Merge"), load(after_code, "Merge")
+    # Values, gradients and exceptions (a 1-D input fails in the convolution on both sides).
+    for x in (torch.randn(2, 3, 5), torch.zeros(0, 3, 5), torch.full((1, 3, 2), float("nan")), torch.randn(3)):
+        torch.manual_seed(0)
+        before = Before()
+        torch.manual_seed(0)
+        after = After()
+        assert_same_run(run_once(before, [x.clone().requires_grad_()]), run_once(after, [x.clone().requires_grad_()]))
 
 
 # --- TRT705 nonzero -------------------------------------------------------------------

@@ -59,20 +59,36 @@ def export_variant(model: torch.nn.Module, example: tuple, dynamic: dict, path: 
     return ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]), traced
 
 
-def graph_matches(session: ort.InferenceSession, model: torch.nn.Module, inputs: tuple) -> bool:
-    """Whether the graph runs at these inputs and gives eager mode's output (shape and values)."""
+def graph_matches(session: ort.InferenceSession, model: torch.nn.Module, inputs: tuple,
+                  equal_nan: bool = False) -> bool:
+    """Whether the graph runs at these inputs and gives eager mode's output (shape and values;
+    NaN where eager mode has NaN, with ``equal_nan``)."""
     with torch.no_grad():
         want = model(*inputs).numpy()
     try:
         [got] = session.run(None, {n: t.numpy() for n, t in zip(input_names(model), inputs)})
     except Exception:  # noqa: BLE001 - a graph that cannot run at this size does not match
         return False
-    return got.shape == want.shape and np.allclose(got, want, rtol=1e-5, atol=1e-5)
+    return got.shape == want.shape and np.allclose(got, want, rtol=1e-5, atol=1e-5, equal_nan=equal_nan)
 
 
 def traced_facts(path: Path, traced: list) -> Facts:
     """What migrate's observer and export record: every line ran, the TracerWarnings' lines."""
     source = str(path.resolve())
     facts = Facts(runs=1, lines={source: set(range(1, len(path.read_text().splitlines()) + 1))})
+    facts.note_traced(w for w in traced if Path(w[0]).resolve() == path.resolve())
+    return facts
+
+
+def observed_facts(path: Path, module: ModuleType, work: Path, traced: list = ()) -> Facts:
+    """What migrate records on the variant: its observer's run (a worker process, as migrate starts
+    it, with the variant's dynamic axes), plus the export's TracerWarnings when given."""
+    from trtcodemod.migrate.run import observe
+    from trtcodemod.verify.spec import build_spec
+
+    axes = {name: {str(axis): label for axis, label in given.items()} for name, given in module.DYNAMIC.items()}
+    facts, why = observe(build_spec({"model_file": str(path), "model": "build", "inputs": "inputs",
+                                     "dynamic_axes": axes}), work)
+    assert facts is not None, why
     facts.note_traced(w for w in traced if Path(w[0]).resolve() == path.resolve())
     return facts

@@ -10,7 +10,7 @@ import libcst as cst
 from trtcodemod.astutil import bound_names, children, parenthesize, short_code, strip_parens, walk
 from trtcodemod.names import dotted_name
 from trtcodemod.transforms._condition_evidence import (
-    _IMPURE_BUILTINS, _IMPURE_MODULES, _PY_VALUE_METHODS, _body_statements,
+    _IMPURE_BUILTINS, _IMPURE_MODULES, _PY_VALUE_METHODS, _body_statements, read_names,
 )
 
 
@@ -329,3 +329,42 @@ def _names_bound_by(statement: cst.CSTNode) -> set[str]:
         for inner in _body_statements(statement.body):
             names |= _names_bound_by(inner)
     return names
+
+
+def branch_temporaries(func: cst.FunctionDef, body: cst.BaseSuite,
+                       assigned: dict[str, cst.BaseExpression]) -> list[str]:
+    """Names the branch ``body`` assigns only to read them in its later assignments.
+
+    ``clamp_value = torch.finfo(h.dtype).max - 1000`` then ``h = torch.clamp(h, -clamp_value,
+    clamp_value)``: a name that appears nowhere else in ``func`` (not after the ``if``, not in its
+    condition or other branches) and whose value reads no name the branch assigned before it sees
+    the values from before the ``if``, so it keeps its value when it is computed there instead
+    (every branch runs anyway).
+    """
+    inside = {id(node) for node in walk(body)}
+    items = list(assigned.items())
+    found: list[str] = []
+    for number, (name, value) in enumerate(items):
+        before, after = items[:number], items[number + 1:]
+        local = not (read_names(value) & {n for n, _ in before}) and not any(
+            type(node) is cst.Name and node.value == name and id(node) not in inside for node in walk(func))
+        read_before = any(name in read_names(v) for _, v in [*before, (name, value)])
+        if local and not read_before and any(name in read_names(v) for _, v in after):
+            found.append(name)
+    return found
+
+
+def may_be_none(func: cst.FunctionDef, name: str) -> bool:
+    """Is ``name`` ever ``None`` in ``func``: a parameter defaulting to None, or ``name = None``?"""
+    params = func.params
+    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+        if param.name.value == name and type(param.default) is cst.Name and param.default.value == "None":
+            return True
+    for node in walk(func.body):
+        if type(node) is cst.Assign and type(node.value) is cst.Name and node.value.value == "None" \
+                and name in {n for t in node.targets for n in bound_names(t.target)}:
+            return True
+        if type(node) is cst.AnnAssign and type(node.value) is cst.Name and node.value.value == "None" \
+                and name in bound_names(node.target):
+            return True
+    return False

@@ -12,13 +12,18 @@ import libcst as cst
 from trtcodemod.astutil import bound_names, code_of, method_call, strip_parens, walk
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.transforms._branch_building import (
-    _aliasing_mutated, call_args, _assign, bound_before, branch_assignments, comments_inside, _fresh_names,
+    _aliasing_mutated, call_args, _assign, bound_before, branch_assignments, branch_temporaries, comments_inside,
+    _fresh_names, may_be_none,
 )
 from trtcodemod.transforms._condition_evidence import REFERENCES as _REFERENCES
 from trtcodemod.transforms._condition_evidence import (
     _BOOL_METHODS, _PY_VALUE_BUILTINS, _PY_VALUE_METHODS, _DataFlowRule, read_names,
 )
 from trtcodemod.transforms._runtime_scope import value_when_exporting
+
+#: Tensor functions and methods that answer with a Python bool (``torch.allclose(a, b)``,
+#: ``a.equal(b)``): a condition built on one stays a Python value in a trace.
+_PY_BOOL_RESULTS = frozenset({"allclose", "equal"})
 
 _GUIDANCE = ("move the decision out of the graph and pass an indicator tensor as an input, compute both "
              "branches and blend them with torch.where, or script this part with torch.jit.script")
@@ -64,10 +69,16 @@ tensor (`_trt_cond = torch.as_tensor(cond)`; `not`/`and`/`or` become `logical_no
 `a = torch.where(_trt_cond, <then>, <else>)`. A name assigned in only one branch keeps its
 value from before the `if` in the other, which requires it to be bound before the `if`.
 An `elif` chain becomes nested `torch.where`s, so the first true condition wins.
+A branch's own temporary (`clamp_value = torch.finfo(h.dtype).max - 1000`, then
+`h = torch.clamp(h, -clamp_value, clamp_value)`: a name that appears nowhere else in the
+function and reads nothing the branch assigned before it) is computed before the selects,
+as a plain assignment.
 Anything else (calls with side effects, `return`, `raise`, attribute or item assignment,
-branch statements that read each other's results, string or `None` values, a condition
-built with `.item()`,
-`int()` or `float()`, which stays a Python value) is reported with guidance instead.
+other branch statements that read each other's results, string or `None` values, a name
+assigned in only some branches that may be `None` before the `if` (a parameter defaulting to
+None, or `name = None`), a condition built with `.item()`, `int()`, `float()`,
+`torch.allclose` or `torch.equal`, which stays a Python value) is reported with guidance
+instead.
 
 Fix safety: unsafe. The vectorized code evaluates every branch and every condition and
 selects with `torch.where`. It assumes the branches compute values of the same shape and
@@ -227,15 +238,23 @@ class Head(nn.Module):
         for test in tests:
             converted = self._condition(test)
             if converted is None:
-                return None, ("the condition is a Python value (.item(), int(), a chained comparison...) "
+                return None, ("the condition is a Python value (.item(), int(), torch.allclose, a chained "
+                             "comparison...) "
                              "or a static check guards a data-dependent one")
             conditions.append(converted)
         branches: list[dict[str, cst.BaseExpression]] = []
-        for body in [*bodies, *([else_body] if else_body is not None else [])]:
+        suites = [*bodies, *([else_body] if else_body is not None else [])]
+        for body in suites:
             assigned = branch_assignments(body)
             if isinstance(assigned, str):
                 return None, assigned
             branches.append(assigned)
+        # A branch's own temporaries (read only by its later assignments) are computed before the
+        # selects, as plain assignments: every branch runs anyway.
+        hoisted: list[tuple[str, cst.BaseExpression]] = []
+        for body, branch in zip(suites, branches):
+            for name in branch_temporaries(self.context.function, body, branch):
+                hoisted.append((name, branch.pop(name)))
         if else_body is None:
             branches.append({})
         targets: list[str] = []
@@ -256,6 +275,10 @@ class Head(nn.Module):
             if bound is None or not missing <= bound:
                 unbound = sorted(missing - (bound or set()))
                 return None, f"`{unbound[0]}` is assigned in only some branches and not bound before the `if`"
+            maybe_none = sorted(name for name in missing if may_be_none(self.context.function, name))
+            if maybe_none:
+                return None, (f"`{maybe_none[0]}` is assigned in only some branches and may be None before the "
+                              "`if`, which torch.where cannot select")
         used = read_names(self.context.function) | {
             n for t, _ in self.index(self.context.function).pairs for n in bound_names(t)
         }
@@ -264,6 +287,8 @@ class Head(nn.Module):
         statements: list[cst.BaseStatement] = []
         for name, condition in zip(cond_names, conditions):
             statements.append(_assign(name, condition))
+        for name, value in hoisted:
+            statements.append(_assign(name, value))
         for target in targets:
             value: cst.BaseExpression = branches[-1].get(target, cst.Name(target))
             for number in reversed(range(len(conditions))):
@@ -295,7 +320,7 @@ class Head(nn.Module):
         for n in walk(test):
             if type(n) is cst.Call:
                 parts = method_call(n)
-                if parts and parts[1] in _PY_VALUE_METHODS:
+                if parts and (parts[1] in _PY_VALUE_METHODS or parts[1] in _PY_BOOL_RESULTS):
                     return None
                 if type(n.func) is cst.Name and n.func.value in _PY_VALUE_BUILTINS:
                     return None

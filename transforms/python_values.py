@@ -370,7 +370,10 @@ default other than `None` (`x: Tensor = ()` is a tuple whenever the caller leave
 or is rebound anywhere in the function by anything but `x = x.<tensor method>(...)`,
 `x = x[...]` or an augmented assignment: another assignment, a `for`, `with ... as` or
 `except ... as` target, `:=`, a `match` capture, `del`, `global`/`nonlocal` (also in a
-nested function), an import, a nested `def` or `class` of that name. A `len(x)` inside a
+nested function), an import, a nested `def` or `class` of that name. A plain assignment the
+`len` cannot see does not count: one after it that no loop around both brings back
+(`B = len(x)`, then `x = self.conv(x)`), or one whose value holds the call; a `len` inside a
+lambda or a generator expression runs later and sees every assignment. A `len(x)` inside a
 lambda or a comprehension that binds its own `x` is not about the parameter and is left
 alone. With a `None` default (`x: Tensor = None`) the fix is applied: when `x` is None,
 `len(None)` raises `TypeError` and `None.shape` raises `AttributeError`; both fail, with
@@ -439,7 +442,8 @@ every type: safe). `migrate`'s report says which. Applies to every TensorRT vers
         for call, name, in_try in frame.candidates:
             param = frame.tensor_params.get(name)
             if param is not None:
-                why = self._why_not_rewritten(frame.function, param) or ("it is inside a `try`" if in_try else None)
+                why = (self._why_not_rewritten(frame.function, param, call)
+                       or ("it is inside a `try`" if in_try else None))
                 if why is None:
                     fix = Fix({call: _shape0(call.args[0].value)})
                     self.report(call, f"len({name}) is traced as a constant; `{name}.shape[0]` follows the input",
@@ -469,8 +473,8 @@ every type: safe). `migrate`'s report says which. Applies to every TensorRT vers
         """A recorded run (``--facts``, or inside ``migrate``) saw a tensor at this ``len`` each time."""
         return self.provider(ObservedFacts).proof(self.info.id, call) is not None
 
-    def _why_not_rewritten(self, function: cst.FunctionDef, param: cst.Param) -> str | None:
-        """Why the annotation alone does not prove ``param`` is still a tensor at every ``len``, if so."""
+    def _why_not_rewritten(self, function: cst.FunctionDef, param: cst.Param, call: cst.Call) -> str | None:
+        """Why the annotation alone does not prove ``param`` is still a tensor at this ``len``, if so."""
         default = param.default
         if default is not None and not (type(default) is cst.Name and default.value == "None"):
             return "its default value may not be a tensor"
@@ -481,6 +485,8 @@ every type: safe). `migrate`'s report says which. Applies to every TensorRT vers
                 continue  # `x += 1` and `x: Tensor` keep a tensor a tensor
             if kind == ASSIGN and value is not None and _keeps_tensor(name, value):
                 continue
+            if kind == ASSIGN and value is not None and not _reaches(function, value, call):
+                continue  # `B = len(x)` before `x = self.conv(x)`: the len still sees the parameter
             return f"it is reassigned in this function ({_REBINDINGS.get(kind, kind)})"
         if name in resolver.walrus(function):
             return f"it is reassigned in this function ({_REBINDINGS[WALRUS]})"
@@ -573,6 +579,29 @@ def _keeps_tensor(name: str, value: cst.BaseExpression) -> bool:
             receiver = method_call(receiver)[0]  # type: ignore[index]
         return type(receiver) is cst.Name and receiver.value == name
     return False
+
+
+def _reaches(function: cst.FunctionDef, value: cst.BaseExpression, call: cst.Call) -> bool:
+    """Can the assignment of ``value`` run before ``call`` in ``function``?
+
+    Python jumps backwards only in loops: an assignment that comes after the call in the source
+    (its value holds the call, or starts after it) reaches it only through a loop around both. A
+    call inside a lambda or a generator expression runs later, whenever it is called or consumed.
+    """
+    nodes = list(walk(function.body))
+    order = {id(node): number for number, node in enumerate(nodes)}
+    if id(value) not in order or id(call) not in order:
+        return True
+    if any(type(node) in (cst.Lambda, cst.GeneratorExp) and _holds(node, call) for node in nodes):
+        return True
+    inside = any(node is call for node in walk(value))
+    if order[id(value)] < order[id(call)] and not inside:
+        return True
+    return any(type(node) in (cst.For, cst.While) and _holds(node, value) and _holds(node, call) for node in nodes)
+
+
+def _holds(outer: cst.CSTNode, inner: cst.CSTNode) -> bool:
+    return any(node is inner for node in walk(outer))
 
 
 def _access_chain(node: cst.BaseExpression) -> bool:
