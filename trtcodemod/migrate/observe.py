@@ -4,7 +4,8 @@ Runs in a worker process (``python -m trtcodemod.migrate.observe FOLDER``), like
 verifier's model task, so whatever the model does stays a reported result. It records,
 for the user's files only (never torch's frames, never ours):
 
-* which files and lines ran at all (``sys.settrace``, with a local tracer only in user files),
+* which files and lines ran at all (``sys.settrace``, with a local tracer only in user files;
+  nothing is traced while the model's module is imported, only which user files it loaded),
   and which of them ran during the forwards (``forward``; not while importing or building);
 * every place Python reads a tensor's value (``__bool__``, ``.item()``, ``.tolist()``,
   ``__int__``, ``__index__``, ``__float__``, ``__len__``, ``.numpy()``): what an export bakes in;
@@ -253,6 +254,22 @@ def _varying_axes(names: list[str], sets: list[dict[str, Any]]) -> dict[str, dic
     return out
 
 
+def _import_untraced(req: dict[str, Any], rec: Recorder) -> Any:
+    """The model's module, imported with no line tracing: tracing a library checkout's import
+    line by line (transformers: 29 000 lines) tripled the observer's time, and no export records
+    a line that ran only then. The user's files it loaded are still kept, with no line."""
+    before = set(sys.modules)
+    sys.settrace(None)
+    try:
+        return import_user_module(req["model_file"], req["import_root"], req["module"], req.get("extra_paths", []))
+    finally:
+        sys.settrace(rec.trace)
+        for name in set(sys.modules) - before:
+            filename = getattr(sys.modules.get(name), "__file__", None)
+            if filename and rec.user(filename):
+                rec.lines.setdefault(os.path.realpath(filename), set())
+
+
 def _observe_task(req: dict[str, Any], cp: Checkpoint) -> None:
     import numpy as np
     import torch
@@ -269,7 +286,7 @@ def _observe_task(req: dict[str, Any], cp: Checkpoint) -> None:
     sys.settrace(rec.trace)
     try:
         cp.stage("import")
-        module = import_user_module(req["model_file"], req["import_root"], req["module"], req.get("extra_paths", []))
+        module = _import_untraced(req, rec)
         cp.stage("build")
         torch.manual_seed(seed)
         model = build_model(module, req["model"], tuple(req.get("model_args", ())), dict(req.get("model_kwargs", {})))
