@@ -286,7 +286,7 @@ def test_mask_with_other_indices_is_reported_not_rewritten() -> None:
     assert rewrite(code, unsafe=True) == textwrap.dedent(code)
 
 
-def test_assignments_are_reported_not_rewritten() -> None:
+def test_assignments_are_tensor_where_with_unsafe() -> None:
     code = """
     import torch
 
@@ -302,7 +302,12 @@ def test_assignments_are_reported_not_rewritten() -> None:
     """
     assert rules_found(code, select=("TRT201", "TRT202")) == ["TRT202", "TRT202", "TRT202", "TRT201"]
     after = rewrite(code, unsafe=True)
-    assert "boxes[scores < 0.05] = fallback" in after and "scores[labels == 0] += 1.0" in after
+    safe = rewrite(code)  # TRT202's fix needs --unsafe
+    assert "boxes[scores < 0.05] = fallback" in safe and "scores[labels == 0] += 1.0" in safe
+    assert ("boxes = torch.where(_trt_mask_rows(scores < 0.05, boxes), torch.as_tensor(fallback, dtype=boxes.dtype, "
+            "device=boxes.device), boxes)") in after
+    assert "scores = torch.where(_trt_mask_rows(labels == 0, scores), (scores + 1.0).to(scores.dtype), scores)" in after
+    assert "scores[keep, 0:1] = labels[:, None]" in after  # mixed indices: reported only
     assert "_trt_mask_index(boxes, keep)[0] = 1.0" in after
 
 

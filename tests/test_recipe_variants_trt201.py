@@ -14,16 +14,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import onnx
-import onnxruntime as ort
 import pytest
 import torch
 from safety import assert_same_run, run_once
-from variant_models import export_variant, input_names, load_variant, variant_inputs
+from variant_models import (
+    assert_graph_equals_eager,
+    export_variant,
+    export_variant_dynamo,
+    load_variant,
+    variant_inputs,
+)
 
 from trtcodemod.engine import Options, fix_source
-from trtcodemod.verify.export import export_model
 
 HERE = Path(__file__).parent / "recipe_variants" / "trt201"
 
@@ -110,13 +113,6 @@ def _mask_reads(model: onnx.ModelProto) -> tuple[int, int, int]:
     return len(nonzero), len(cast), sum(node.op_type == "GatherND" for node in model.graph.node)
 
 
-def _graph_equals_eager(session: ort.InferenceSession, model: torch.nn.Module, inputs: tuple, context: str) -> None:
-    with torch.no_grad():
-        want = model(*inputs).numpy()
-    [got] = session.run(None, {n: t.numpy() for n, t in zip(input_names(model), inputs)})
-    assert got.shape == want.shape and np.allclose(got, want, rtol=1e-6, atol=1e-6, equal_nan=True), context
-
-
 @pytest.mark.parametrize("name", list(VARIANTS))
 def test_variant_rewrite_and_export(name: str, tmp_path: Path) -> None:
     fragments, others = VARIANTS[name]
@@ -141,7 +137,7 @@ def test_variant_rewrite_and_export(name: str, tmp_path: Path) -> None:
     for label, inputs in sets.items():
         if label == "empty" and name == "detectron2_fast_rcnn":
             continue  # `view(-1, K, 4)` of no rows raises in eager mode
-        _graph_equals_eager(session, original, inputs, label)
+        assert_graph_equals_eager(session, original, inputs, label)
 
 
 @pytest.mark.parametrize("name", list(VARIANTS))
@@ -151,15 +147,12 @@ def test_variant_dynamo_export(name: str, tmp_path: Path) -> None:
     rewritten = _built(rewritten_module)
     example = variant_inputs(module, None, 0)
     path = tmp_path / "dynamo.onnx"
-    result = export_model(rewritten, example, path, exporter="dynamo", input_names=input_names(rewritten),
-                          output_names=["out"], dynamic_axes=module.DYNAMIC, opset=18)
-    assert result.error is None, result.error
+    session = export_variant_dynamo(rewritten, example, module.DYNAMIC, path)
     nonzero, cast, gather_nd = _mask_reads(onnx.load(path))
     assert nonzero and cast == nonzero and not gather_nd, (nonzero, cast, gather_nd)
-    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     original = _built(module)
     for seed, shapes in enumerate(VARIANTS[name][1], 1):
-        _graph_equals_eager(session, original, variant_inputs(module, shapes, seed), str(shapes))
+        assert_graph_equals_eager(session, original, variant_inputs(module, shapes, seed), str(shapes))
 
 
 @pytest.mark.parametrize("name", list(VARIANTS))

@@ -59,6 +59,23 @@ def export_variant(model: torch.nn.Module, example: tuple, dynamic: dict, path: 
     return ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]), traced
 
 
+def export_variant_dynamo(model: torch.nn.Module, example: tuple, dynamic: dict, path: Path) -> ort.InferenceSession:
+    """The dynamo export with the same dynamic axes (opset 18), loaded in ONNX Runtime."""
+    result = export_model(model, example, path, exporter="dynamo", input_names=input_names(model),
+                          output_names=["out"], dynamic_axes=dynamic, opset=18)
+    assert result.error is None, result.error
+    return ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+
+
+def assert_graph_equals_eager(session: ort.InferenceSession, model: torch.nn.Module, inputs: tuple,
+                              context: str) -> None:
+    """The graph's one output equals eager mode's (shape, values to 1e-6, NaN where NaN)."""
+    with torch.no_grad():
+        want = model(*inputs).numpy()
+    [got] = session.run(None, {n: t.numpy() for n, t in zip(input_names(model), inputs)})
+    assert got.shape == want.shape and np.allclose(got, want, rtol=1e-6, atol=1e-6, equal_nan=True), context
+
+
 def graph_matches(session: ort.InferenceSession, model: torch.nn.Module, inputs: tuple,
                   equal_nan: bool = False) -> bool:
     """Whether the graph runs at these inputs and gives eager mode's output (shape and values;

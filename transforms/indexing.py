@@ -1,10 +1,10 @@
-"""Boolean-mask indexing (TRT201 reads, TRT202 assignments).
+"""Boolean-mask indexing (TRT201 reads; the mask evidence TRT202 and TRT204 share).
 
 ``t[mask]`` with a boolean mask exports as ``NonZero`` (whose output size depends on the
 data) followed by ``Transpose`` + ``GatherND``; the NonZero reads the bool mask directly.
 TRT201 rewrites reads into a call of the helper ``_trt_mask_index``, which is the
-same indexing in eager mode and explicit integer positions while exporting; TRT202 reports assignments through a mask, which are not
-rewritten (DESIGN §8.4).
+same indexing in eager mode and explicit integer positions while exporting. Assignments through
+a mask are ``mask_update`` (TRT202) and ``assignment`` (TRT204).
 
 Whether an index is a boolean mask is decided from evidence in the code (DESIGN §8.3):
 a comparison, a bool-valued torch function or method, a ``torch.bool`` conversion, or a
@@ -358,65 +358,4 @@ def _is_plain_scalar(node: cst.BaseExpression) -> bool:
     return False
 
 
-class BoolMaskAssign(_MaskRule):
-    info = RuleInfo(
-        id="TRT202",
-        name="bool-mask-assign",
-        summary="`t[mask] = value` with a tensor value exports as NonZero + ScatterND; build the result with `torch.where`",
-        doc="""\
-What it finds: assignments through a boolean mask, `t[mask] = value` and `t[mask] += value`
-(also with other indices, `t[mask, 2] = v`), with the same evidence that the index is a
-mask as TRT201 (a comparison, a bool-valued call, or a local name assigned from one; a
-mask-like name alone counts too here, since nothing is rewritten). Filling with a number
-literal (`t[mask] = 0`, `t[mask] = float("-inf")`) is not reported: it exports as a
-single `Where`.
-
-Why it hurts: with a tensor value, or with an augmented assignment, the exporter emits
-`NonZero` + `GatherND` + `ScatterND`: a data-dependent scatter that TensorRT before 8.5
-cannot build and that later versions run as a slow, serialized scatter.
-
-What to do (by hand): compute the new tensor instead of writing into the old one, e.g.
-`t = torch.where(mask[:, None], value, t)` with `value` broadcast to `t`'s shape, or
-`t = t + torch.where(mask[:, None], delta, 0)` for `+=`. Not rewritten automatically:
-`t[mask] = v` changes the tensor object that every alias sees, while `t = torch.where(...)`
-only rebinds a local name; when `t` is an attribute, a view (`boxes[:, 2][mask] = 0`) or
-shared state, the rebinding silently changes nothing (DESIGN §8.4). The value's shape
-(`v` is `t[mask]`-shaped, not `t`-shaped) also has to be rearranged.
-
-TensorRT versions: all.""",
-        fix=Safety.NONE,
-        examples=(
-            Example("def clip(boxes: torch.Tensor, scores, fallback):\n    boxes[scores < 0.05] = fallback\n"
-                    "    return boxes\n"),
-            Example("def bump(scores: torch.Tensor, labels):\n    scores[labels == 0] += 1.0\n    return scores\n"),
-        ),
-        references=_REFERENCES,
-    )
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        if _is_plain_scalar(node.value):
-            return
-        for target in node.targets:
-            self._check(target.target, augmented=False)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._check(node.target, augmented=True)
-
-    def _check(self, target: cst.BaseExpression, augmented: bool) -> None:
-        if type(target) is not cst.Subscript or not self._active():
-            return
-        for element in target.slice:
-            index = element.slice
-            if type(index) is cst.Index and index.star is None and self.evidence(index.value) != NONE \
-                    and self._tensor_involved(target.value, index.value):
-                kind = "augmented assignment" if augmented else "assignment"
-                self.report(
-                    target,
-                    f"{kind} through boolean mask `{_described(index.value)}` exports as NonZero + ScatterND; "
-                    "compute the new tensor with torch.where (mind views and attributes: rebinding a name "
-                    "does not update them)",
-                )
-                return
-
-
-RULES = (BoolMaskIndex, BoolMaskAssign)
+RULES = (BoolMaskIndex,)

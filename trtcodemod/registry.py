@@ -16,6 +16,7 @@ RULE_MODULES: tuple[str, ...] = (
     "control_flow",
     "where",
     "indexing",
+    "mask_update",
     "ops",
     "shapes",
     "padding",

@@ -70,3 +70,23 @@ def _trt_mask_fill_covers(target, mask, value) -> bool:
         return value != value or abs(value) == float("inf") or abs(value) <= torch.finfo(target.dtype).max
     info = torch.iinfo(target.dtype)
     return isinstance(value, int) and info.min <= value <= info.max
+
+
+def _trt_mask_rows(mask, target):
+    """``mask`` with trailing size-1 axes up to ``target``'s rank, for ``torch.where``.
+
+    ``target[mask]`` selects along ``target``'s leading axes; ``torch.where`` broadcasts from
+    the trailing ones, so TRT202's rewrite of ``target[mask] op= value`` widens the mask with
+    this (Unsqueeze nodes in the exported graph, no shape arithmetic). In eager mode a mask
+    that does not match ``target``'s leading axes raises the ``IndexError`` the indexing
+    raises, where broadcasting would accept a size-1 mask axis; while tracing the check is
+    left out, as the original's export leaves it out.
+    """
+    if not torch.jit.is_tracing():
+        if mask.dim() > target.dim() or list(mask.shape) != list(target.shape[: mask.dim()]):
+            raise IndexError(f"The shape of the mask {list(mask.shape)} does not match the leading axes of the "
+                             f"indexed tensor {list(target.shape)}")
+    rows = mask
+    for _ in range(target.dim() - mask.dim()):
+        rows = rows.unsqueeze(-1)
+    return rows

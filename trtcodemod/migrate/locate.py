@@ -9,7 +9,10 @@ Three kinds, from the verifier's report and the observer's facts:
 * ``export_failure``: an exporter that failed, at the innermost user frame of its traceback
   when it has one, and with the rules the error names (``adaptive_avg_pool2d`` → TRT601);
 * ``state``: where a graph computes other values than its model, the lines of forward that
-  wrote module attributes or deep-copied (observed): what the trace froze.
+  wrote module attributes or deep-copied (observed): what the trace froze;
+* ``unfaithful``: a graph that differs from its model on the traced inputs (at the line where
+  its values first differ, when found) or that ONNX Runtime refuses (at the line that made the
+  node it names).
 """
 
 from __future__ import annotations
@@ -195,6 +198,10 @@ def export_failures(report: dict[str, Any], side: str, facts: Facts | None,
     return out
 
 
+#: The op of an ``unfaithful`` problem whose graph ONNX Runtime does not load or run at all.
+FAILS_TO_RUN = "(graph fails to run)"
+
+
 def unfaithful_graphs(report: dict[str, Any], side: str) -> list[Problem]:
     """A graph that differs from its own model even on the traced inputs: wrong values, at the
     line where its values first part from eager mode's when that was found (``divergence``)."""
@@ -202,10 +209,15 @@ def unfaithful_graphs(report: dict[str, Any], side: str) -> list[Problem]:
     for check in report.get("export_checks", []):
         if check.get("side") != side or check.get("faithful") is not False or check.get("baked"):
             continue
-        op = "(graph fails to run)" if "failed" in check.get("detail", "") else "(wrong values)"
+        op = FAILS_TO_RUN if "failed" in check.get("detail", "") else "(wrong values)"
         path, line, message = *_split(None), check.get("detail", "")
         found = check.get("divergence") or {}
-        if found.get("source"):
+        refused = check.get("failed_node") or {}
+        if refused.get("source"):
+            # ONNX Runtime names the node it refuses: the line that made it is where to fix.
+            path, line = _split(refused["source"])
+            message += f"; ONNX Runtime refuses the {refused['op']} node {refused['node']!r} made at {refused['source']}"
+        elif found.get("source"):
             dropped = found.get("dropped") or []
             # A line that ran torch calls and left no node is what the trace dropped: the cause,
             # where the first differing value is only where it shows.

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable
 
 from trtcodemod.evidence.facts import Facts, Span, norm
-from .locate import Problem
+from .locate import FAILS_TO_RUN, Problem
 from trtcodemod.evidence.proofs import SPAN_PROVERS
 
 #: Rules whose fix removes a value baked in by the export (a value read at the line).
@@ -97,6 +97,9 @@ def _rules_of_op(op: str) -> tuple[str, ...]:
 def matches(problem: Problem, finding: Any) -> bool:
     """Does fixing ``finding`` address ``problem``?"""
     if problem.kind == "unfaithful":
+        if problem.op == FAILS_TO_RUN and problem.path is not None:
+            # ONNX Runtime refused a node made at this line: any fix of the line may remove it.
+            return _span(finding).has_line(problem.path, problem.line or 0)
         return finding.rule in WRONG_VALUE_RULES
     if problem.kind == "export_failure" and problem.rule:
         # The error names the op: a module built in __init__ fails where forward calls it,
@@ -124,6 +127,8 @@ def describe(problems: list[Problem]) -> str:
             parts.append(f"value baked in{where}")
         elif p.kind == "state":
             parts.append(f"{p.message}{where}")
+        elif p.kind == "unfaithful" and p.op == FAILS_TO_RUN and p.line:
+            parts.append(f"the {p.exporter or ''} graph fails to run{where}".replace("  ", " "))
         elif p.kind == "unfaithful":
             parts.append(f"the {p.exporter or ''} graph computes other values than the model".replace("  ", " "))
         else:

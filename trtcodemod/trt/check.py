@@ -36,7 +36,7 @@ RULES: dict[str, tuple[str, ...]] = {
     "Unique": ("TRT302",),
     "Einsum": ("TRT303", "TRT304"),  # two-operand matrix product / one-operand permutation
     "Pad": ("TRT501", "TRT502"),  # zero padding via cat / non-zero or non-constant padding
-    "NonZero": ("TRT201", "TRT103", "TRT801"),  # boolean-mask indexing / one-argument torch.where
+    "NonZero": ("TRT201", "TRT103", "TRT801", "TRT202"),  # mask indexing / torch.where(c) / ... / mask update
     "TopK": ("TRT803", "TRT802", "TRT804"),  # K = min(cap, size) / K computed from a size / K over the limit
     "Where": ("TRT102",),
     "ScatterND": ("TRT203", "TRT204", "TRT202"),  # slice/index assignment / number through a mask

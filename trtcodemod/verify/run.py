@@ -225,6 +225,8 @@ def _faithfulness(ctx: _Ctx, side: SideResult, exporter: str, tree: RewrittenTre
         return entry
     if run.status != OK:
         entry.update(faithful=False, detail=f"ONNX Runtime CPU failed: {run.error}")
+        entry["failed_node"] = static.failed_node(side.onnx_path(exporter), run.error,
+                                                  tree.map_location if tree else None, tree.helper_at if tree else None)
         return entry
     _, per_set = _compare_run(ctx, side.outcome.data.get("output_names", []), cpu, run)
     failing = [k + 1 for k, comps in enumerate(per_set) if not all(c.passed for c in comps)]

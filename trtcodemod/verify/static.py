@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable
 
 Mapper = Callable[[str | None], str | None]
@@ -52,3 +53,34 @@ def errors(summary: dict[str, Any] | None) -> list[dict[str, Any]]:
     if not summary:
         return []
     return [i for i in summary.get("trt_issues", []) if i.get("severity", "error") == "error"]
+
+
+#: How ONNX Runtime names the node it refuses: at load (shape inference) and at run time.
+_FAILED_NODE = (re.compile(r"Node \((?P<name>[^)]*)\) Op \((?P<op>\w+)\)"),
+                re.compile(r"running (?P<op>\w+) node\. Name:'(?P<name>[^']*)'"))
+
+
+def failed_node(path: str | None, error: str | None, map_location: Mapper | None = None,
+                helper_at: Callable[[Any], str | None] | None = None) -> dict[str, Any] | None:
+    """The node an ONNX Runtime error names (``Node (/Where_6) Op (Where) [ShapeInferenceError]
+    ...``) and the user's line that made it: ``{"node", "op", "source"}``, or None when the
+    error names no node. A graph refused at load has no outputs to compare, so this is the only
+    line it can be placed at."""
+    match = next((m for m in (p.search(error or "") for p in _FAILED_NODE) if m), None)
+    if match is None:
+        return None
+    found = {"node": match["name"], "op": match["op"], "source": None}
+    if not path:
+        return found
+    try:
+        import onnx
+
+        from trtcodemod.trt.source_map import iter_nodes, node_source
+
+        model = onnx.load(path, load_external_data=False)
+        node = next((n for n in iter_nodes(model.graph) if n.name == match["name"]), None)
+        source = node_source(node, helper_at) if node is not None else None
+    except Exception:  # noqa: BLE001 - a graph we cannot read again names no line
+        return found
+    found["source"] = map_location(source) if map_location is not None and source else source
+    return found
