@@ -523,3 +523,27 @@ def test_wrong_values_are_blamed_only_on_a_rule_kept_at_a_line_that_ran(tmp_path
         plan.revert(["TRT301"], "breaks equivalence")
         left = _remaining([wrong], plan)
         assert [(r["rule"], r["message"]) for r in left] == [("TRT301", "fix reverted: breaks equivalence")]
+
+
+MASKED_COPY = (b"import torch\n\n\ndef f(a: torch.Tensor, b: torch.Tensor, x: torch.Tensor):\n    m = x > 0\n"
+               b"    a[m] = b[m]\n    return a\n")
+
+
+def test_a_candidate_waits_while_a_safe_fix_addresses_the_same_nodes(tmp_path: Path) -> None:
+    """`a[m] = b[m]`: the NonZero there is TRT201's (safe) and TRT202's (a candidate). The safe
+    fix goes first; the candidate is tried only if a later round still locates a problem there."""
+    path = tmp_path / "m.py"
+    path.write_bytes(MASKED_COPY)
+    where = str(path.resolve())
+    findings = check_source(MASKED_COPY, where, Options(select=("ALL",), scope="all"))
+    assert sorted(f.rule for f in findings) == ["TRT201", "TRT202"]
+    facts = Facts.from_json({"version": 1, "runs": 2, "lines": {where: [5, 6, 7]}, "events": [], "inputs": {}})
+    plan = Plan()
+    assert plan.update(findings, [Problem("hostile", where, 6, "NonZero", "TRT201", "")], facts, unsafe=False)
+    assert [d.finding.rule for d in plan.applied] == ["TRT201"]
+    held = [d for d in plan.by_action(INFO) if d.finding.rule == "TRT202"]
+    assert held and "the safe fix of TRT201 addresses it first" in held[0].reason
+    # The round after: the NonZero is still there (say), so the candidate is tried.
+    assert plan.update(findings, [Problem("hostile", where, 6, "NonZero", "TRT201", "")], facts, unsafe=False)
+    assert sorted(d.finding.rule for d in plan.applied) == ["TRT201", "TRT202"]
+    assert next(d for d in plan.applied if d.finding.rule == "TRT202").candidate

@@ -187,6 +187,24 @@ def decide(finding: Any, problems: Iterable[Problem], facts: Facts, unsafe: bool
                                              f"assumption; --unsafe applies it)", problems=hits)
 
 
+def _hold_back_candidates(decisions: list[Decision], applied: set[tuple[str, str, int, int]]) -> list[Decision]:
+    """``decisions``, with each candidate whose problems a safe fix decided with it addresses
+    held back (information): the safe fix goes first (a NonZero at ``a[m] = b[m]`` is TRT201's
+    and TRT202's), and the candidate is tried in a later round only if its problems are still
+    located there (``applied``: the fixes a round already verified, which no longer hold anything back)."""
+    safe = [d for d in decisions if d.action == APPLY and not d.candidate and d.finding.fix.value == "safe"
+            and d.key not in applied]
+    covered = {id(p) for d in safe for p in d.problems}
+    out = []
+    for d in decisions:
+        if d.action == APPLY and d.candidate and d.problems and all(id(p) in covered for p in d.problems):
+            owners = sorted({s.finding.rule for s in safe if any(p in s.problems for p in d.problems)})
+            d = replace(d, action=INFO, candidate=False,
+                        reason=f"{describe(d.problems)}: the safe fix of {', '.join(owners)} addresses it first")
+        out.append(d)
+    return out
+
+
 @dataclass
 class Plan:
     """Decisions for every finding, and the fixes reverted because they broke equivalence."""
@@ -200,9 +218,12 @@ class Plan:
         rank = {INFO: 0, REMAINS: 1, APPLY: 2}
         findings = list(findings)
         follow_ups = self._follow_ups(findings, problems)
+        made = []
         for finding in [*findings, *follow_ups]:
             decision = decide(finding, problems, facts, unsafe)
             decision.follow_up = any(finding is f for f in follow_ups)
+            made.append(decision)
+        for decision in _hold_back_candidates(made, {d.key for d in self.applied}):
             if decision.key in self.reverted:
                 continue
             old = self.decisions.get(decision.key)
