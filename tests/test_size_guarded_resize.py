@@ -4,12 +4,15 @@ The rewrite is shown as text for each form (pad with the amounts times the condi
 ``or``/``not`` written ``|``/``^ True``; a crop; a resize; the ``else: y = x`` form), the forms it
 must leave alone are listed, and each rewritten function is run against the original on real
 tensors at sizes that take each branch, with zeros, negatives and inf/NaN values, compared bit
-for bit (values, dtype, shape).
+for bit (values, dtype, shape). An ``if`` that only sets numbers (a Swin window shrunk to a small
+axis) becomes a choice the trace keeps: shown, run at axes below, at and above the window, and
+exported once to show the graph follows every height where the original's kept the example's.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 import torch
@@ -144,15 +147,19 @@ def _values(shape: tuple[int, ...]) -> list[torch.Tensor]:
     return [base, torch.zeros(shape), -base.abs() - 1, special]
 
 
-@pytest.mark.parametrize("name", list(CASES))
-def test_rewrite_and_run(name: str, tmp_path: Path) -> None:
-    code, fragment = CASES[name]
+def _rewritten(code: str, fragment: str, tmp_path: Path) -> tuple[str, Any, Any]:
+    """The one TRT717 rewrite of ``f`` (showing ``fragment``), and ``f`` before and after it."""
     before = HEADER + code.lstrip("\n")
-    assert rules_found(before) .count("TRT717") == 1
+    assert rules_found(before).count("TRT717") == 1
     after = rewrite(before, unsafe=True, select=("TRT717",))
     assert fragment in after, after
+    return after, import_source(before, tmp_path)["f"], import_source(after, tmp_path)["f"]
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_rewrite_and_run(name: str, tmp_path: Path) -> None:
+    after, f_before, f_after = _rewritten(*CASES[name], tmp_path)
     assert "if " not in after.split("def f", 1)[1]
-    f_before, f_after = import_source(before, tmp_path)["f"], import_source(after, tmp_path)["f"]
     # Sizes that take the branch and sizes that do not (4-D NCHW for all but the NHWC crops).
     shapes = [(1, 2, 8, 8), (1, 2, 9, 6), (2, 3, 7, 5), (1, 1, 12, 13)]
     for shape in shapes:
@@ -165,3 +172,152 @@ def test_rewrite_and_run(name: str, tmp_path: Path) -> None:
                 assert torch.isnan(f_after(special)).sum() > torch.isnan(f_before(special)).sum()
         else:
             assert_same(f_before(special), f_after(special))
+
+
+# --- a choice between numbers: `if h <= window: window = h` -------------------------------------
+
+CHOICES = {  # name → (original function, a fragment of the rewrite)
+    "window_shrinks": ('''
+def f(x: torch.Tensor):
+    h = x.shape[2]
+    window = 4
+    if h <= window:
+        window = h
+    rows = x[:, :, : h // window * window]
+    return rows.reshape(x.shape[0], x.shape[1], -1, window, x.shape[3]).sum(3)
+''', "    _trt_size_choice = h <= window\n    window = _trt_size_where(_trt_size_choice, h, window)\n"),
+    "window_and_shift_in_lists": ('''
+def f(x: torch.Tensor, shift=(1, 1)):
+    x_size = x.shape[2:]
+    window_size = (3, 4)
+    use_window_size = list(window_size)
+    use_shift_size = list(shift)
+    for i in range(len(x_size)):
+        if x_size[i] <= window_size[i] or not x_size[i] > 0:
+            use_window_size[i] = x_size[i]
+            if shift is not None:
+                use_shift_size[i] = 0
+    y = x.unfold(2, use_window_size[0], use_window_size[0]).unfold(3, use_window_size[1], use_window_size[1])
+    return y.sum((-1, -2)) + use_shift_size[0] * 10 + use_shift_size[1]
+''', "        _trt_size_choice = (x_size[i] <= window_size[i]) | ((x_size[i] > 0) ^ True)\n"
+     "        use_window_size[i] = _trt_size_where(_trt_size_choice, x_size[i], use_window_size[i])\n"
+     "        if shift is not None:\n"
+     "            use_shift_size[i] = _trt_size_where(_trt_size_choice, 0, use_shift_size[i])\n"),
+}
+
+CHOICES_LEFT_ALONE = {
+    "a tensor value chosen": '''
+def f(x: torch.Tensor):
+    n = 4
+    if x.shape[1] <= n:
+        n = x.sum()
+    return n
+''',
+    "a number not in the test": '''
+def f(x: torch.Tensor, k: int):
+    n = 4
+    if x.shape[1] <= n:
+        n = len(x.shape) * k
+    return n
+''',
+    "an else": '''
+def f(x: torch.Tensor):
+    if x.shape[1] <= 4:
+        n = x.shape[1]
+    else:
+        n = 4
+    return n
+''',
+    "a call beside the assignment": '''
+def f(x: torch.Tensor):
+    n = 4
+    if x.shape[1] <= n:
+        n = x.shape[1]
+        print(n)
+    return n
+''',
+    "a test of no size": '''
+def f(x: torch.Tensor, m: int):
+    n = 4
+    if m <= n:
+        n = m
+    return n
+''',
+}
+
+
+@pytest.mark.parametrize("name", list(CHOICES_LEFT_ALONE))
+def test_choices_left_alone(name: str) -> None:
+    assert "TRT717" not in rules_found(HEADER + CHOICES_LEFT_ALONE[name])
+
+
+@pytest.mark.parametrize("name", list(CHOICES))
+def test_choice_rewrite_and_run(name: str, tmp_path: Path) -> None:
+    """Eager mode: the same numbers and results, bit for bit, on both sides of the test."""
+    _, f_before, f_after = _rewritten(*CHOICES[name], tmp_path)
+    # Axes below the window, equal to it, a multiple of it, one above one.
+    for shape in [(1, 2, 2, 3), (1, 2, 3, 4), (2, 1, 6, 8), (1, 2, 7, 9), (1, 1, 4, 5)]:
+        *finite, special = _values(shape)
+        for x in [*finite, special]:
+            assert_same(f_before(x), f_after(x))
+
+
+class _Wrap(torch.nn.Module):
+    def __init__(self, function) -> None:
+        super().__init__()
+        self.function = function
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.function(x)
+
+
+def test_choice_keeps_the_traced_window(tmp_path: Path) -> None:
+    """Exported at height 8, the original keeps the window 4; the rewritten graph takes each
+    height's own window (the height itself below 4), as eager mode does."""
+    import warnings
+
+    import onnxruntime as ort
+
+    code, _ = CHOICES["window_shrinks"]
+    before = HEADER + code.lstrip("\n")
+    after = rewrite(before, unsafe=True, select=("TRT717",))
+    sessions = {}
+    for side, source in (("before", before), ("after", after)):
+        f = import_source(source, tmp_path)["f"]
+
+        path = tmp_path / f"{side}.onnx"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(_Wrap(f), (torch.randn(1, 2, 8, 3),), str(path), dynamo=False, input_names=["x"],
+                              dynamic_axes={"x": {2: "h"}})
+        sessions[side] = (ort.InferenceSession(str(path)), f)
+    matches = {}
+    for h in (1, 3, 4, 5, 8, 9):
+        x = torch.randn(1, 2, h, 3, generator=torch.Generator().manual_seed(h))
+        for side, (session, f) in sessions.items():
+            want = f(x).numpy()
+            try:
+                [got] = session.run(None, {"x": x.numpy()})
+                matches[side, h] = got.shape == want.shape and bool((abs(got - want) <= 1e-5).all())
+            except Exception:  # noqa: BLE001 - a graph that cannot run at this size does not match
+                matches[side, h] = False
+    assert all(matches["after", h] for h in (1, 3, 4, 5, 8, 9)), matches
+    assert not matches["before", 3] and not matches["before", 1], matches
+
+
+def test_size_where_is_the_conditional_outside_a_trace() -> None:
+    """The helper's value, type and exceptions are ``chosen if condition else other``'s, also scripted."""
+    from trtcodemod.helpers.sizes import _trt_size_where
+
+    for condition, chosen, other in [(True, 3, 7), (False, 3, 7), (1, 0, -2), (0, 2**62, 5),
+                                     (torch.tensor(True), 4, 9), (torch.tensor(0), 4, 9)]:
+        want = chosen if condition else other
+        got = _trt_size_where(condition, chosen, other)
+        assert got == want and type(got) is type(want)
+    for odd in (torch.tensor([True, False]), torch.tensor(float("nan")).isnan()[None].repeat(2)):
+        with pytest.raises(RuntimeError):
+            _ = 1 if odd else 2
+        with pytest.raises(RuntimeError):
+            _trt_size_where(odd, 1, 2)
+    scripted = torch.jit.script(_trt_size_where)
+    assert [scripted(c, 3, 7) for c in (True, False)] == [3, 7]

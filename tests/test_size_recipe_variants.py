@@ -1,5 +1,6 @@
 """The size recipes on real-code variants: NumPy on sizes (TRT711), a tensor of sizes built by a
-comprehension (TRT716), ``int``/``math.ceil``/``np.ceil``/``max`` of sizes handed down (TRT712).
+comprehension (TRT716), ``int``/``math.ceil``/``np.ceil``/``max`` of sizes handed down (TRT712), a
+window that shrinks to a smaller axis (TRT717's choice between numbers, with TRT712 after it).
 
 Each variant is a small runnable model in ``tests/size_recipe_variants/`` reduced from a public
 repository (cited in its docstring). For each one: the original is exported with the TorchScript
@@ -25,8 +26,8 @@ from trtcodemod.engine import Options, fix_source
 
 HERE = Path(__file__).parent / "size_recipe_variants"
 
-# name → (rule, a fragment of the rewritten code, input shapes of the other input sets)
-VARIANTS: dict[str, tuple[str, str, list[list[tuple[int, ...]]]]] = {
+# name → (rules, fragments of the rewritten code, input shapes of the other input sets)
+VARIANTS: dict[str, tuple[str, str | tuple[str, ...], list[list[tuple[int, ...]]]]] = {
     # NumPy on sizes (TRT711)
     "yolov4_grid": ("TRT711", ".repeat_interleave(output.size(2), 0)", [[(1, 3, 4, 9)], [(1, 3, 8, 3)]]),
     "rpn_shifts": ("TRT711", "torch.meshgrid(shift_x, shift_y, indexing=\"xy\")", [[(1, 1, 3, 4)], [(1, 1, 6, 2)]]),
@@ -57,6 +58,24 @@ VARIANTS: dict[str, tuple[str, str, list[list[tuple[int, ...]]]]] = {
     "adaptive_padding": ("TRT712", "output_h = _trt_size_ceil(input_h / stride_h)", [[(1, 2, 9, 4)], [(1, 2, 4, 10)]]),
     "interpolate_output_size": ("TRT712", "_trt_size_floor(input.size(i + 2) * scale_factors[i])",
                                 [[(1, 2, 6, 3)], [(1, 2, 2, 10)]]),
+    # A window that shrinks to an axis no larger than it (TRT717's choice between numbers), then
+    # `int(np.ceil(h / window_size[0])) * window_size[0]` of that window (TRT712). The other sizes
+    # put an axis below the window, at a multiple of it, and one above one.
+    "video_swin_window": ("TRT712,TRT717", ("use_window_size[i] = _trt_size_where(_trt_size_choice, x_size[i], "
+                                            "use_window_size[i])", "Dp = _trt_size_ceil(D / window_size[0])"),
+                          [[(1, 2, 2, 6, 3)], [(1, 2, 1, 3, 2)], [(1, 2, 3, 4, 10)]]),
+    "monai_swin_layer": ("TRT712,TRT717", ("use_shift_size[i] = _trt_size_where(_trt_size_choice, 0, "
+                                           "use_shift_size[i])", "hp = _trt_size_ceil(h / window_size[0])"),
+                         [[(1, 3, 4, 8)], [(1, 3, 2, 3)], [(1, 3, 5, 12)]]),
+    "towhee_video_swin": ("TRT712,TRT717", ("_trt_size_choice = x_size[i] <= window_size[i]",
+                                            "wp = _trt_size_ceil(w / window_size[2])"),
+                          [[(1, 2, 1, 3, 6)], [(1, 2, 3, 2, 2)], [(1, 2, 2, 4, 9)]]),
+    "swift_4d_window": ("TRT712,TRT717", ("_trt_size_choice = x_size[i] <= window_size[i]",
+                                          "tp = _trt_size_ceil(t / window_size[3])"),
+                        [[(1, 2, 2, 2, 6, 2)], [(1, 2, 1, 1, 2, 1)], [(1, 2, 3, 5, 4, 3)]]),
+    "bevt_block_pad": ("TRT717", ("use_window_size[i] = _trt_size_where(_trt_size_choice, x_size[i], "
+                                  "use_window_size[i])", "\n        x = x[:, :D, :H, :W, :].contiguous()"),
+                       [[(1, 2, 6, 3, 2)], [(1, 1, 2, 2, 2)], [(1, 3, 4, 10, 2)]]),
 }
 
 
@@ -77,9 +96,10 @@ def test_variant_migrates(name: str, tmp_path: Path) -> None:
     assert not all(graph_matches(before, original, inputs) for inputs in sets)
 
     # The rule with the observed facts (unsafe: migrate keeps it only verified).
-    options = Options(select=(rule,), unsafe=True, facts=traced_facts(path, traced), scope="all")
+    options = Options(select=tuple(rule.split(",")), unsafe=True, facts=traced_facts(path, traced), scope="all")
     new_source = fix_source(path.read_bytes(), str(path.resolve()), options).source.decode()
-    assert fragment in new_source, new_source
+    for part in (fragment,) if isinstance(fragment, str) else fragment:
+        assert part in new_source, new_source
     new_path = tmp_path / f"{name}_rewritten.py"
     new_path.write_text(new_source)
     rewritten_module = load_variant(new_path, f"rewritten_{name}")

@@ -595,7 +595,9 @@ passes a 0-d tensor, the traced `Ceil`/`Floor` and a cast to int64 (which trunca
 as `int` does), so the value stays a traced size. Inside `migrate` or with `--facts`, the
 operands may also be sizes a caller handed down: a parameter (`patch_h` in Depth Anything's
 `int(patch_h * 14)`, `H` in a Swin stage's `int(np.ceil(H / self.window_size))`, the values of
-`input_h, input_w = input_shape` in mmcv's adaptive padding) where the recorded run read no
+`input_h, input_w = input_shape` in mmcv's adaptive padding, an element of a local tuple such as
+the window `get_window_size` returns in Video Swin's and monai's `int(np.ceil(h / window_size[0]))
+* window_size[0]`) where the recorded run read no
 tensor value at the call (its operands were numbers in eager mode) and the export warned there
 (a traced size met Python). Other uses are reported with the manual step: compute the number
 outside the model and pass it in.
@@ -791,7 +793,8 @@ baked choice). Applies to every TensorRT version.""",
             return self._number(expr.expression, observed, integer)
         if type(expr) is cst.Subscript and len(expr.slice) == 1 and type(expr.slice[0].slice) is cst.Index \
                 and int_value(expr.slice[0].slice.value) is not None:  # type: ignore[union-attr]
-            return configuration(expr.value) or observed and self._loose_size(expr)
+            # With facts, `window_size[0]` of a local tuple too (Video Swin's window from `get_window_size`).
+            return configuration(expr.value) or observed and (self._loose_size(expr) or _read_of_name(expr))
         if configuration(expr):
             return True
         return observed and (type(expr) is cst.Name or self._loose_size(expr) or _read_of_name(expr))

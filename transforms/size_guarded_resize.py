@@ -5,7 +5,8 @@ already, crop the padding off only when there was some, or resize only when the 
 changed (monai's patch embedding and Swin blocks, timm's MobileViT, Swin-Transformer). The
 `if` reads sizes, so the TorchScript export keeps the branch the example took. The rule
 drops the `if` and does the resize every time, in a form that leaves the tensor as it is
-where the condition was false. What a size is comes from
+where the condition was false. An `if` that only sets numbers (Swin's window shrunk to a small
+feature map) becomes a choice the trace keeps (``_trt_size_where``). What a size is comes from
 :mod:`trtcodemod.transforms._size_facts`.
 """
 
@@ -13,13 +14,16 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import argument, method_call, short_code
+from trtcodemod.astutil import argument, code_of, helper_call, method_call, short_code
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.transforms._branch_building import comments_inside
 from trtcodemod.transforms._size_facts import TS_PITFALLS, SizeRule
 
 _PAD = ("torch.nn.functional.pad",)
 _INTERPOLATE = ("torch.nn.functional.interpolate",)
+SIZE_WHERE_HELPER = "_trt_size_where"
+#: The local holding the test, evaluated once as the ``if`` did (reserved prefix: no user's name).
+CHOICE = "_trt_size_choice"
 _COMPARISONS = (cst.Equal, cst.NotEqual, cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)
 
 
@@ -40,7 +44,13 @@ export warned at the `if`, as for sizes a caller handed down) and whose body is 
 - `x = x[:, :H, :W]` or `x = x[:, :H, :W].contiguous()`: a crop from the start of each axis
   (Swin's "remove the padding" after the window attention);
 - `x = F.interpolate(x, size=...)` (timm's MobileViT: resize to a multiple of the patch
-  only when needed).
+  only when needed);
+- or only assignments of integers, `t = v` or `t[i] = v` (also under an `if` without `else`
+  on `x is None`, `x is not None` or a plain name), where each `v` is an integer literal, a
+  size, or an operand of the test itself: the Swin window that shrinks to a small feature map
+  (Video Swin's, monai's and SwiFT's `get_window_size`: `if x_size[i] <= window_size[i]:
+  use_window_size[i] = x_size[i]` and the shift 0; torchvision's `if window_size[0] >= pad_H:
+  shift_size[0] = 0`).
 
 Why it hurts: under the TorchScript exporter each size is a traced tensor and the `if`
 turns it into a Python bool (a `TracerWarning`): the graph keeps the branch the example
@@ -51,7 +61,15 @@ by the example's amount at every size.
 The rewrite: the `if` goes, its assignment stays and runs every time. A pad's amounts are
 multiplied by the condition (`(p - w % p) * (w % p != 0)`, with `or`/`and` written `|`/`&`
 so the condition stays a traced value): they are 0 where the condition was false, and a pad
-by 0 is the tensor as it was. A crop or a resize is kept as written.
+by 0 is the tensor as it was. A crop or a resize is kept as written. A choice between
+numbers becomes `_trt_size_choice = <test>` (evaluated once, where the `if` evaluated it) and
+`t = _trt_size_where(_trt_size_choice, v, t)` for each assignment: in eager mode (and scripted)
+`v if _trt_size_choice else t`, the same number, and only while a trace passes the test as a
+0-d tensor a traced `where`, so the window stays a traced size (`Where` in the graph). What
+reads it next must take a traced size (a view, a pad, arithmetic, a slice bound do); where it
+meets Python again (`if sum(shift_size) > 0:`, `torch.roll(shifts=...)`, which the TorchScript
+exporter needs constant) the bake moves there or the export fails, and `migrate` takes the
+candidate back.
 
 Fix safety: unsafe. It assumes that where the condition is false the crop is to the
 tensor's own size and the resize to its own size (then a crop takes every element and a
@@ -65,11 +83,15 @@ so an inf or NaN next to a value makes it NaN (0 * inf): where it resizes, the r
 finite values. And the work is done every time (a pad by 0 or a crop of everything is a copy). `trtcodemod migrate` tries
 it as a candidate where the export warned at the `if`, and keeps it only when the
 verification finds the rewritten model equivalent, on input sets where the condition is
-true and where it is false.""",
+true and where it is false. A choice between numbers also assumes that `t` holds a value
+before the `if` (the rewrite reads it where the test is false: a name not bound yet raises
+`NameError`, an index past a list's end `IndexError`, where the original assigned nothing), and
+reads `v` where the test is false (a literal, a size or an operand the test read already, so
+it raises nothing new); the `if`'s local `_trt_size_choice` is new.""",
         fix=Safety.UNSAFE,
         assumption=("where the condition is false, the crop or resize is to the tensor's own size (a pad's amounts are "
-                    "multiplied by the condition), a resized tensor holds finite values, and nothing relies on getting "
-                    "the same tensor object back"),
+                    "multiplied by the condition), a resized tensor holds finite values, nothing relies on getting "
+                    "the same tensor object back, and a number the `if` sets already holds a value"),
         examples=(
             Example(
                 "class Embed(nn.Module):\n"
@@ -103,8 +125,26 @@ true and where it is false.""",
                 "        return y\n",
                 unsafe=True,
             ),
+            Example(
+                "class Stage(nn.Module):\n"
+                "    def forward(self, x):\n"
+                "        h = x.shape[2]\n"
+                "        window = 7\n"
+                "        if h <= window:\n"
+                "            window = h\n"
+                "        return x.reshape(x.shape[0], x.shape[1], -1, window, x.shape[3])\n",
+                "class Stage(nn.Module):\n"
+                "    def forward(self, x):\n"
+                "        h = x.shape[2]\n"
+                "        window = 7\n"
+                "        _trt_size_choice = h <= window\n"
+                "        window = _trt_size_where(_trt_size_choice, h, window)\n"
+                "        return x.reshape(x.shape[0], x.shape[1], -1, window, x.shape[3])\n",
+                unsafe=True,
+            ),
         ),
-        references=(TS_PITFALLS, "https://pytorch.org/docs/stable/generated/torch.nn.functional.pad.html"),
+        references=(TS_PITFALLS, "https://pytorch.org/docs/stable/generated/torch.nn.functional.pad.html",
+                    "https://pytorch.org/docs/stable/generated/torch.where.html"),
     )
 
     def __init__(self, context) -> None:
@@ -115,6 +155,8 @@ true and where it is false.""",
         if type(node.orelse) is cst.If:
             self._elifs.add(node.orelse)  # an `elif` is part of its chain's decision, not an `if` of its own
         if node in self._elifs or not self._frames or not self.active():
+            return
+        if node.orelse is None and self._choice(node):
             return
         assignment = _single_assignment(node.body)
         if assignment is None or not self._sized(node, node.test):
@@ -137,6 +179,65 @@ true and where it is false.""",
                    "traced export keeps the branch the example took; do it every time, in a form that is the "
                    "tensor itself where the condition is false",
                    Fix({node: unconditional}, safety=Safety.UNSAFE))
+
+    # -- a choice between numbers ---------------------------------------------------------
+
+    def _choice(self, node: cst.If) -> bool:
+        """``if x_size[i] <= window_size[i]: use_window_size[i] = x_size[i]``: an ``if`` on sizes whose
+        body only assigns numbers. Each becomes ``_trt_size_where(choice, new, old)`` after the test
+        is evaluated once into ``_trt_size_choice``; True when found (reported)."""
+        assignments = self._number_assignments(node.body, node.test)
+        if not assignments or not self._sized(node, node.test):
+            return False
+        choice = cst.Name(CHOICE)
+        replaced = {assign.value: helper_call(SIZE_WHERE_HELPER, choice, assign.value,
+                                                 assign.targets[0].target.deep_clone())
+                    for assign in assignments}
+        lines = [_replaced(line, replaced) for line in node.body.body]  # type: ignore[attr-defined]
+        test = cst.SimpleStatementLine(
+            body=[cst.Assign(targets=[cst.AssignTarget(choice)], value=_as_traced(node.test))],
+            leading_lines=[*node.leading_lines, *comments_inside(node)])
+        targets = ", ".join(f"`{short_code(a.targets[0].target)}`" for a in assignments)
+        self.found(node.test, f"`if {short_code(node.test)}:` sets {targets} only when a size asks for it: a traced "
+                   f"export keeps the example's choice; {SIZE_WHERE_HELPER} keeps the choice in the graph while "
+                   "tracing (the same number in eager mode)",
+                   Fix({node: cst.FlattenSentinel([test, *lines])}, safety=Safety.UNSAFE,
+                       helpers=(SIZE_WHERE_HELPER,)))
+        return True
+
+    def _number_assignments(self, body: cst.BaseSuite, test: cst.BaseExpression) -> list[cst.Assign] | None:
+        """The body's assignments, when it holds nothing else: ``t = v`` or ``t[i] = v`` (one target) of
+        a number ``v``, also under an ``if`` without ``else`` on no size (``if shift_size is not None:``)."""
+        if type(body) is not cst.IndentedBlock:
+            return None
+        found: list[cst.Assign] = []
+        for line in body.body:
+            if type(line) is cst.SimpleStatementLine:
+                for small in line.body:
+                    if type(small) is not cst.Assign or len(small.targets) != 1 \
+                            or not _choice_target(small.targets[0].target) or not self._chosen(small.value, test):
+                        return None
+                    found.append(small)
+            elif type(line) is cst.If and line.orelse is None and _static_test(line.test):
+                inner = self._number_assignments(line.body, test)
+                if inner is None:
+                    return None
+                found.extend(inner)
+            else:
+                return None
+        return found
+
+    def _chosen(self, value: cst.BaseExpression, test: cst.BaseExpression) -> bool:
+        """An integer the choice may take: a literal, a size, or an operand of the test itself
+        (``x_size[i]``: evaluated there already, so reading it where the test is false raises nothing)."""
+        if self.is_tensor(value) or self.is_value(value):
+            return False
+        if self.integer_size(value):
+            return True
+        comparisons = _comparisons(test) or []
+        operands = [o for c in comparisons for o in (c.left, *(t.comparator for t in c.comparisons))]
+        text = code_of(value)
+        return type(value) in (cst.Name, cst.Subscript) and any(code_of(o) == text for o in operands)
 
     # -- the condition -------------------------------------------------------------------
 
@@ -177,6 +278,39 @@ true and where it is false.""",
                 and _prefix_crop(crop):
             return "crops", value
         return None, value
+
+
+def _choice_target(target: cst.BaseExpression) -> bool:
+    """``name`` or ``name[i]`` (one index): what a choice between numbers may assign."""
+    if type(target) is cst.Subscript:
+        return type(target.value) is cst.Name and len(target.slice) == 1 and type(target.slice[0].slice) is cst.Index
+    return type(target) is cst.Name and target.value != CHOICE
+
+
+def _static_test(test: cst.BaseExpression) -> bool:
+    """``x is None``, ``x is not None``, a plain name: a test on configuration, not on sizes."""
+    if type(test) is cst.Comparison:
+        return all(type(c.operator) in (cst.Is, cst.IsNot) and type(c.comparator) is cst.Name
+                   and c.comparator.value == "None" for c in test.comparisons) and type(test.left) is cst.Name
+    return type(test) is cst.Name
+
+
+def _replaced(line: cst.CSTNode, values: dict[cst.CSTNode, cst.BaseExpression]) -> cst.CSTNode:
+    """``line`` with each of ``values``' nodes (by identity) replaced."""
+    for old, new in values.items():
+        if _contains(line, old):
+            line = line.deep_replace(old, new)
+    return line
+
+
+def _contains(root: cst.CSTNode, node: cst.CSTNode) -> bool:
+    stack = [root]
+    while stack:
+        current = stack.pop()
+        if current is node:
+            return True
+        stack.extend(current.children)
+    return False
 
 
 def _single_assignment(body: cst.BaseSuite) -> cst.Assign | None:

@@ -11,6 +11,7 @@ operands: the trace keeps the example's choice. These helpers are the built-in e
 else (eager, scripting, fx, ``torch.compile``, ``torch.export`` and the dynamo exporter,
 which keeps ``min``/``max`` of symbolic sizes itself), and only while a trace meets a
 tensor operand do they compute the choice with a traced ``clamp``/``minimum``/``maximum``.
+``_trt_size_where`` is the choice an ``if`` on a size made between two numbers (TRT717).
 ``int``, ``ceil`` and ``floor`` of a traced size (``int(h * scale)``, ``math.ceil(h / s)``) read
 it into a Python number the same way; their helpers keep it a 0-d ``int64`` tensor there
 (``Ceil``/``Floor`` and a cast in the graph, the cast truncating toward zero as ``int`` does).
@@ -58,6 +59,21 @@ def _trt_size_traced(largest: bool, a: int, b: int) -> int:
     if not isinstance(b, torch.Tensor):
         return torch.clamp(a, min=b) if largest else torch.clamp(a, max=b)
     return torch.maximum(a, b) if largest else torch.minimum(a, b)
+
+
+def _trt_size_where(condition: bool, chosen: int, other: int) -> int:
+    """``chosen if condition else other``; a traced choice while a trace passes a tensor condition
+    (a size compared with a number: ``if h <= window: size = h`` kept in the graph)."""
+    if not torch.jit.is_scripting() and torch.jit.is_tracing() and isinstance(condition, torch.Tensor):
+        return _trt_size_chosen(condition, chosen, other)
+    return chosen if condition else other
+
+
+@torch.jit.unused
+def _trt_size_chosen(condition, chosen, other):
+    """The traced choice: ``where`` of two numbers or 0-d tensors (never runs when scripted)."""
+    # Numbers go in as scalars: torch.as_tensor would record a constant (and warn).
+    return torch.where(condition, chosen, other)
 
 
 def _trt_size_int(value: int | float) -> int:
