@@ -273,6 +273,10 @@ def test_export_failure_names_the_rule_and_the_user_line(tmp_path: Path) -> None
     tracebacks = {"dynamo": [f'Traceback:\n  File "/usr/lib/torch/x.py", line 9, in g\n  File "{path}", line 5, in f\n']}
     [problem] = export_failures(report, "before", facts, tracebacks)
     assert (problem.path, problem.line) == (path, 5)
+    # The rewritten side has no facts: the line the export worker found (mapped to the user's file).
+    error = f"SymbolicValueError: Unsupported: ONNX export of convolution for kernel of unknown shape. [at {path}:5]"
+    [problem] = export_failures({"export_errors": {"after": {"torchscript": error}}}, "after", None)
+    assert (problem.path, problem.line) == (path, 5)
 
 
 def test_observer_counts_only_the_users_files(tmp_path: Path) -> None:
