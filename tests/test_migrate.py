@@ -273,6 +273,10 @@ def test_export_failure_names_the_rule_and_the_user_line(tmp_path: Path) -> None
     tracebacks = {"dynamo": [f'Traceback:\n  File "/usr/lib/torch/x.py", line 9, in g\n  File "{path}", line 5, in f\n']}
     [problem] = export_failures(report, "before", facts, tracebacks)
     assert (problem.path, problem.line) == (path, 5)
+    # The rewritten side has no facts: the line the export worker found (mapped to the user's file).
+    error = f"SymbolicValueError: Unsupported: ONNX export of convolution for kernel of unknown shape. [at {path}:5]"
+    [problem] = export_failures({"export_errors": {"after": {"torchscript": error}}}, "after", None)
+    assert (problem.path, problem.line) == (path, 5)
 
 
 def test_observer_counts_only_the_users_files(tmp_path: Path) -> None:
@@ -466,6 +470,36 @@ def test_a_reverted_candidate_leaves_its_baked_value_remaining_and_exit_1() -> N
     assert [r["source"].rsplit(":", 1)[1] for r in left] == [str(line)]
     assert left[0]["message"].startswith("fix reverted: breaks equivalence") and left[0]["severity"] == "error"
     assert code == 1 and report["exit_code"] == 1
+
+
+def test_a_candidate_that_removes_none_of_its_nodes_is_reverted(tmp_path: Path) -> None:
+    """kornia's pyrdown: `.double()` → `.float()` beside a float64 divisor tensor keeps the
+    division (and its Casts) in float64: equivalent, but it fixes nothing, so it is taken back; a
+    candidate whose graph lost one of its nodes, or one tried for a bake too, is kept."""
+    from trtcodemod.migrate.run import _revert_idle
+
+    source = tmp_path / "pyr.py"
+    source.write_bytes(b"import torch\n\n\ndef level(side, divisor):\n"
+                       b"    return torch.floor(side.double() / divisor).long()\n")
+    path = str(source.resolve())
+    [finding] = [f for f in check_source(source.read_bytes(), path, Options(select=("TRT701",)))]
+    facts = Facts.from_json({"version": 1, "runs": 2, "lines": {path: [5]}, "events": [], "inputs": {}})
+
+    def casts(n: int, **extra: Any) -> list[Problem]:
+        return [Problem("hostile", path, 5, "Cast", "TRT701", "casts to float64", **extra) for _ in range(n)]
+
+    for after, baked, kept in ((casts(2), False, False), (casts(1), False, True), (casts(2), True, True)):
+        plan = Plan()
+        plan.update([finding], casts(2), facts, unsafe=False)
+        [decision] = plan.applied
+        assert decision.candidate and len(decision.problems) == 2
+        if baked:  # also tried for a value baked in at its line, which no graph node shows
+            decision.problems.append(Problem("baked", path, 5, "(traced constant)", None, ""))
+        _revert_idle(plan, after + [Problem("hostile", path, 5, "Cast", "TRT701", "", "warning")])
+        assert bool(plan.applied) == kept, (after, baked)
+        if not kept:
+            assert plan.reverted[decision.key] == ("removes nothing: the rewritten graph keeps every node it was "
+                                                   "tried for (Cast at line 5)")
 
 
 def test_a_bake_inside_a_check_that_raises_is_a_warning_not_a_wrong_value(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ placed at the user's call that reaches it.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import re
@@ -107,27 +108,47 @@ def test_tracer_warning_lands_in_a_library_outside_the_model_folder(tmp_path: Pa
     assert not any(file.endswith("model.py") for file, _ in lines), lines
 
 
-def test_unconvertible_operator_is_placed_at_the_users_call(tmp_path: Path) -> None:
+def _export_through(tmp_path: Path, name: str, source: str, call: Any, example: torch.Tensor,
+                    axes: dict[str, dict[int, str]]) -> Any:
+    """Export (TorchScript) a model whose forward is ``call(module, x)`` of the user's module
+    ``name`` (``source``, written to ``tmp_path``): the export result."""
     from trtcodemod.verify.export import export_model
 
-    (tmp_path / "ids.py").write_text("import torch\nfrom torch import isin as member\n\n\n"
-                                     "def keep(labels, wanted):\n    return member(labels, wanted)\n")
+    (tmp_path / f"{name}.py").write_text(source)
     sys.path.insert(0, str(tmp_path))
     try:
-        import ids  # type: ignore[import-not-found]
+        module = importlib.import_module(name)
 
         class Model(torch.nn.Module):
-            def forward(self, labels: torch.Tensor) -> torch.Tensor:
-                return ids.keep(labels, torch.tensor([1, 3]))
+            def forward(self, x: torch.Tensor) -> torch.Tensor:
+                return call(module, x)
 
-        result = export_model(Model(), (torch.arange(6),), tmp_path / "m.onnx", exporter="torchscript",
-                              input_names=["labels"], output_names=["keep"], dynamic_axes={}, opset=17,
-                              user_roots=(str(tmp_path),))
+        return export_model(Model(), (example,), tmp_path / "m.onnx", exporter="torchscript", input_names=["x"],
+                            output_names=["y"], dynamic_axes=axes, opset=17, user_roots=(str(tmp_path),))
     finally:
         sys.path.remove(str(tmp_path))
-        sys.modules.pop("ids", None)
+        sys.modules.pop(name, None)
+
+
+def test_unconvertible_operator_is_placed_at_the_users_call(tmp_path: Path) -> None:
+    result = _export_through(tmp_path, "ids", "import torch\nfrom torch import isin as member\n\n\n"
+                             "def keep(labels, wanted):\n    return member(labels, wanted)\n",
+                             lambda ids, x: ids.keep(x, torch.tensor([1, 3])), torch.arange(6), {})
     assert result.error and "aten::isin" in result.error
     assert result.error.endswith(f"[at {(tmp_path / 'ids.py').resolve()}:6]"), result.error
+
+
+def test_symbolic_failure_is_placed_at_the_users_node(tmp_path: Path) -> None:
+    """A conv symbolic fails after tracing, with no user frame on the stack, and its message names
+    the conv's input (here the model's input, with no stack): the node being converted names the
+    line. kornia's ScalePyramid blur in miniature (a traced channel count expands the weight)."""
+    result = _export_through(
+        tmp_path, "blur", "import torch\nimport torch.nn.functional as F\n\n\ndef blur(x, k):\n    c = x.shape[1]\n"
+        "    w = k.view(1, 1, 1, -1).expand(c, 1, 1, k.shape[0]).contiguous()\n"
+        "    return F.conv2d(x, w, groups=c)\n",
+        lambda blur, x: blur.blur(x, torch.ones(3) / 3), torch.rand(1, 2, 8, 8), {"x": {0: "batch"}})
+    assert result.error and "kernel of unknown shape" in result.error
+    assert result.error.endswith(f"[at {(tmp_path / 'blur.py').resolve()}:8]"), result.error
 
 
 # --- three layouts, one report -------------------------------------------------------------------

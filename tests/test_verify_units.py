@@ -137,6 +137,11 @@ def test_rewrite_copy_rewrites_every_file_and_maps_locations_back(tmp_path: Path
     assert copy.read_text().startswith("# helper\n")
     assert tree.map_location(f"{copy}:14") == f"{EXAMPLES / 'pkg_detector' / 'heads.py'}:13"
     assert tree.layout.module == "pkg_detector.model"
+    # An export error of the copy names the user's line the worker found in the copy.
+    error = f"SymbolicValueError: Unsupported: convolution for kernel of unknown shape. [at {copy}:14]"
+    assert tree.map_error(error) == ("SymbolicValueError: Unsupported: convolution for kernel of unknown shape. "
+                                     f"[at {EXAMPLES / 'pkg_detector' / 'heads.py'}:13]")
+    assert tree.map_error("RuntimeError: no line") == "RuntimeError: no line" and tree.map_error(None) is None
 
 
 def test_an_unparsable_file_is_reported_not_fatal(tmp_path: Path) -> None:

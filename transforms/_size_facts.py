@@ -54,8 +54,10 @@ NUMBER_AS_TENSOR_FAILURES = (
     "-inf or NaN and the code goes on",
     "dtype promotion: `/` of integers gives a float in Python and torch alike, but float32 (torch's default) where "
     "Python computes a double, and so does an integer tensor mixed with a Python float (`n * 0.5`, `n // 2.0`): "
-    "equal only while the value fits float32's 24-bit mantissa (16777217 becomes 16777216); a float32 value that "
-    "`.item()` made a double stays float32",
+    "with a power of two, equal only while the value fits float32's 24-bit mantissa (16777217 becomes 16777216); "
+    "with any other factor the quotient rounds otherwise at small sizes too, and a floor or `int` after it gives "
+    "a size one smaller (`int(h / 1.2)` is 15 in Python and 14 in float32 at h = 18, and so at 30 and 36: about "
+    "one size in 15); a float32 value that `.item()` made a double stays float32",
     "a 0-d tensor where a number was: `isinstance(n, int)`, f-strings and dict keys (a tensor hashes by identity, "
     "not by value) see something else",
 )

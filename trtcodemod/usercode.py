@@ -85,6 +85,16 @@ def innermost(frames: Iterable[tuple[str, int]], user: UserFiles) -> tuple[str, 
     return found
 
 
+#: The user's line an exporter failure ends with (``"...: message [at /path/m.py:12]"``): the
+#: export worker's pick among the user's frames, which a rewritten copy's report maps back.
+AT_USER_LINE = re.compile(r" \[at (?P<file>[^\]]+?):(?P<line>\d+)(?P<note>[^\]:]*)\]$")
+
+
+def at_user_line(where: tuple[str, int]) -> str:
+    """The suffix :data:`AT_USER_LINE` reads back."""
+    return f" [at {where[0]}:{where[1]}]"
+
+
 def user_frame_on_stack(user: UserFiles, depth: int = 0) -> tuple[str, int] | None:
     """The innermost user frame on the current stack, ``depth`` frames above the caller's, as
     ``(real path, line)``: the line a warning, a traced value or a torch call came from."""

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from trtcodemod.evidence.facts import Facts, norm
+from trtcodemod.usercode import AT_USER_LINE
 
 _TRACEBACK_FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
 _PLAIN_FRAME = re.compile(r"(?P<file>/[^\s:'\"()]+\.py):(?P<line>\d+)")
@@ -191,6 +192,11 @@ def export_failures(report: dict[str, Any], side: str, facts: Facts | None,
             continue
         texts = [error, *((tracebacks or {}).get(exporter, []) if side == "before" else [])]
         frames = [f for text in texts for f in reversed(_user_frames(text, user_files))]
+        at = AT_USER_LINE.search(error)
+        if not frames and at is not None:
+            # The rewritten side has no facts to say which files are the user's: the export
+            # worker picked the line among them, and the verifier mapped it to the user's file.
+            frames = [(norm(at["file"]), int(at["line"]))]
         path, line = frames[0] if frames else (None, None)
         rules = _rules_named(error)
         for rule in rules or [None]:

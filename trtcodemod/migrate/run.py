@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -287,6 +288,8 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, report: dict[st
         plan = _restrict(plan, verified)  # new fixes planned too late: report what was verified
     if final is not None and not final.get("equivalent"):
         _revert_unproved(plan)
+    elif final is not None:
+        _revert_idle(plan, locate(final, "after", None))
     applied = {d.key for d in plan.applied}
     if final is not None and applied != done:
         if not applied:
@@ -357,6 +360,20 @@ def _revert_unproved(plan: Plan) -> None:
         if d.candidate:
             plan.reverted[d.key] = ("not proved: the rewritten model is not equivalent to the original, so the "
                                     "verification could not test this candidate's assumption")
+
+
+def _revert_idle(plan: Plan, after: list[Problem]) -> None:
+    """A candidate is kept for what it removes: one tried only for hostile nodes, all of which the
+    rewritten graph still has (kornia's `.double()` → `.float()` beside a float64 divisor, which
+    promotes the division back), changes the code and fixes nothing."""
+    left = Counter((p.path, p.line, p.op) for p in after if p.kind == "hostile" and p.severity == "error")
+    for d in plan.applied:
+        if not d.candidate or any(p.kind != "hostile" for p in d.problems):
+            continue
+        aimed = Counter((p.path, p.line, p.op) for p in d.problems if p.severity == "error")
+        if aimed and all(left[k] >= n for k, n in aimed.items()):
+            nodes = ", ".join(sorted({f"{op} at line {line}" for _, line, op in aimed}))
+            plan.reverted[d.key] = f"removes nothing: the rewritten graph keeps every node it was tried for ({nodes})"
 
 
 def _restrict(plan: Plan, verified: list[Any]) -> Plan:

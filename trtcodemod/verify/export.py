@@ -21,7 +21,7 @@ from typing import Any, Mapping
 
 import torch
 
-from trtcodemod.usercode import UserFiles, innermost, user_frame_on_stack
+from trtcodemod.usercode import UserFiles, at_user_line, innermost, user_frame_on_stack
 
 
 @dataclass
@@ -95,7 +95,7 @@ def export_model(
                 where = _user_call_of(model, args, _unsupported_op(exc), user)
             if where:
                 # Dynamo and torch.export errors are long; the user's line is what to look at.
-                result.error += f" [at {where[0]}:{where[1]}]"
+                result.error += at_user_line(where)
             result.warnings.append({"category": "traceback", "message": traceback.format_exc()[-4000:],
                                     "file": None, "line": None})
     seen = set()
@@ -149,18 +149,43 @@ def _user_frame(user: UserFiles) -> tuple[str, int] | None:
 
 
 _FRAME_TEXT = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
+#: A TorchScript graph node's stack (``Node.sourceRange()``), innermost first: one
+#: ``/path/m.py(12): blur`` line per frame.
+_NODE_FRAME = re.compile(r"(?P<file>[^\s()'\"]+\.py)\((?P<line>\d+)\): \w")
 
 
 def _user_line_of(exc: BaseException, user: UserFiles) -> tuple[str, int] | None:
     """The innermost line of the user's code behind an exporter failure, if any names one.
 
     The Python traceback has it when tracing ran the user's code; dynamo and ``torch.export``
-    errors (a data-dependent guard) quote it in their message ("from user code: File ...").
+    errors (a data-dependent guard) quote it in their message ("from user code: File ..."); a
+    TorchScript symbolic's failure has it in the graph node it was converting.
     """
     candidates = [(f.filename, f.lineno or 0) for f in traceback.extract_tb(exc.__traceback__)]
     text = "\n".join(str(e) for e in _chain(exc))
     candidates += [(m["file"], int(m["line"])) for m in _FRAME_TEXT.finditer(text)]
+    candidates += _node_frames(exc)
     return innermost(candidates, user)
+
+
+def _node_frames(exc: BaseException) -> list[tuple[str, int]]:
+    """The stack (outermost first) of the graph node a TorchScript symbolic function failed on.
+
+    The symbolic runs after tracing, so no user frame is on the Python stack; the node being
+    converted (the ``node`` local of torch's symbolic dispatch) keeps the stack that made it.
+    The message names another value (the conv's input, for a weight of unknown shape), so
+    the node itself is the one to ask.
+    """
+    frames: list[tuple[str, int]] = []
+    for error in _chain(exc):
+        tb = error.__traceback__
+        while tb is not None:
+            node = tb.tb_frame.f_locals.get("node")
+            if isinstance(node, torch._C.Node):
+                stack = [(m["file"], int(m["line"])) for m in _NODE_FRAME.finditer(node.sourceRange())]
+                frames += reversed(stack)
+            tb = tb.tb_next
+    return frames
 
 
 _UNSUPPORTED = re.compile(r"operator '(?:aten|prim)::(?P<op>\w+)'")

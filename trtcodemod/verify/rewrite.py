@@ -20,6 +20,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable
 
+from trtcodemod.usercode import AT_USER_LINE
+
 from .spec import RewriteOptions
 
 #: ``fixer(source_bytes, user_path, options) -> (new_source_bytes, [(rule, line, message)])``
@@ -154,6 +156,14 @@ class RewrittenTree:
         helper = entry[1].inserted_helper(copy_line) if entry else None
         where = f" (in {helper}, inserted by trtcodemod)" if helper else ""
         return f"{path}:{line}{where}{match.group(3)}"
+
+    def map_error(self, error: str | None) -> str | None:
+        """An export error of the copy, its user line (``[at /tmp/…/head.py:12]``) the user's file's."""
+        match = AT_USER_LINE.search(error or "")
+        if match is None:
+            return error
+        where = self.map_location(f"{match['file']}:{match['line']}")
+        return f"{error[:match.start()]} [at {where}]"
 
 
 def engine_fixer(source: bytes, path: str, options: RewriteOptions) -> tuple[bytes, list[tuple[str, int, str]]]:

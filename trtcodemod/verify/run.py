@@ -500,7 +500,7 @@ def _rewritten(ctx: _Ctx, report: dict[str, Any], before: SideResult, layout: So
             report["graphs_by_exporter"][exporter]["after"] = (
                 static.check_onnx(path, spec.rewrite.target, tree.map_location, tree.helper_at) if path else None)
     report["graphs"] = report["graphs_by_exporter"][spec.exporters[0]]
-    report["export_errors"]["after"] = {e: (after.export(e) or {}).get("error") or (
+    report["export_errors"]["after"] = {e: tree.map_error((after.export(e) or {}).get("error")) or (
         None if after.onnx_path(e) else after.failure() or after.outcome.message or "not exported")
         for e in spec.exporters}
 
