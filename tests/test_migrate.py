@@ -581,3 +581,29 @@ def test_a_candidate_waits_while_a_safe_fix_addresses_the_same_nodes(tmp_path: P
     assert plan.update(findings, [Problem("hostile", where, 6, "NonZero", "TRT201", "")], facts, unsafe=False)
     assert sorted(d.finding.rule for d in plan.applied) == ["TRT201", "TRT202"]
     assert next(d for d in plan.applied if d.finding.rule == "TRT202").candidate
+
+
+def test_of_a_rules_fixes_only_the_one_above_an_export_failure_is_reverted(tmp_path: Path) -> None:
+    """A culprit rule with several fixes, and the rewritten model's export failing at a line: the
+    fix nearest above that line is taken back, the rule's other fixes stay to be verified again
+    (monai's SwinUNETR: TRT712's good fixes of a window pad and its fix of a deliberate constant)."""
+    from trtcodemod.migrate.run import _revert_culprits
+    from trtcodemod.rules import Finding, Safety
+
+    path = str((tmp_path / "m.py").resolve())
+    findings = [Finding("TRT712", "python-math-on-size", "m", path, line, 1, line, 9, Safety.UNSAFE)
+                for line in (3, 4, 9)]
+    facts = Facts.from_json({"version": 1, "runs": 2, "lines": {path: [3, 4, 9, 10]}, "events": [], "inputs": {}})
+    plan = Plan()
+    plan.update(findings, [Problem("baked", path, line, "(traced constant)", None, "") for line in (3, 4, 9)],
+                facts, unsafe=True)
+    assert len(plan.applied) == 3
+    culprit = [{"rule": "TRT712", "reproduces": True, "detail": "the rewritten model does not export"}]
+    report = {"equivalent": False, "culprits": culprit,
+              "export_errors": {"after": {"torchscript": f"layer_norm needs a constant shape [at {path}:10]"}}}
+    assert _revert_culprits(report, plan)
+    assert sorted(d.finding.line for d in plan.applied) == [3, 4]
+    assert list(plan.reverted.values()) == [f"breaks the export at {path}:10: the rewritten model does not export"]
+    # Failing again with nothing located: the rule's remaining fixes go together.
+    assert _revert_culprits({"equivalent": False, "culprits": culprit}, plan)
+    assert plan.applied == []

@@ -345,12 +345,40 @@ def _revert_culprits(final: dict[str, Any], plan: Plan) -> bool:
         return False
     culprits = {c["rule"]: c["detail"] for c in final["culprits"] if c.get("reproduces")}
     if culprits:
-        return any([plan.revert([rule], f"breaks equivalence: {detail}") for rule, detail in culprits.items()])
+        changed = False
+        for rule, detail in culprits.items():
+            failing = _fix_before_export_failure(final, plan, rule)
+            if failing is not None:
+                # One fix of several breaks the export: take back that one, and verify the others
+                # again (a wrong guess makes the rule the culprit again in the next round).
+                decision, where = failing
+                plan.reverted[decision.key] = f"breaks the export at {where}: {detail}"
+                changed = True
+            else:
+                changed = plan.revert([rule], f"breaks equivalence: {detail}") or changed
+        return changed
     if any(c["rule"] == "-" for c in final["culprits"]):
         return False  # the original differs the same way: the rewrite did not introduce it
     # No single rule reproduces the difference: the fixes break it together; take them all back.
     rules = {d.finding.rule for d in plan.applied}
     return plan.revert(rules, "breaks equivalence together with " + ", ".join(sorted(rules)))
+
+
+def _fix_before_export_failure(final: dict[str, Any], plan: Plan, rule: str) -> tuple[Any, str] | None:
+    """Of ``rule``'s applied fixes (two or more), the one an export failure of the rewritten model
+    points at: the fix holding the failure's line, or else the nearest fix above it in its file
+    (what the rewritten line computes flows down to the call that fails: monai's `ch =
+    int(x_shape[1])`, kept constant on purpose for `F.layer_norm(x, [ch])` below it)."""
+    fixes = [d for d in plan.applied if d.finding.rule == rule]
+    if len(fixes) < 2:
+        return None
+    for failure in locate(final, "after", None):
+        if failure.kind != "export_failure" or failure.path is None or failure.line is None:
+            continue
+        above = [d for d in fixes if norm(d.finding.path) == norm(failure.path) and d.finding.line <= failure.line]
+        if above:
+            return max(above, key=lambda d: d.finding.line), f"{failure.path}:{failure.line}"
+    return None
 
 
 def _revert_unproved(plan: Plan) -> None:
