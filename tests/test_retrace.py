@@ -264,3 +264,48 @@ def test_no_dynamic_axis_covers_the_lines_a_rewrite_left_as_they_were_even_moved
     # A verdict on the original's graph says nothing of a file the rewrite changed.
     graph = Retrace({(path, 3), (path, 4)}, True, "same graph", sizes_fixed=False)
     assert [p.severity for p in graph.apply([_constant(path, 6)], Rewritten({path: (old, new)}))] == ["error"]
+
+
+
+#: A pad done only when the height asks for it (TRT717), and monai's SwinUNETR's channel count
+#: kept constant on purpose for `F.layer_norm` (TRT712's fix of it breaks the export).
+PADDED = '''import torch
+import torch.nn.functional as F
+
+
+class Net(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        c = int(x.shape[1])
+        h = x.shape[2]
+        if h % 4 != 0:
+            x = F.pad(x, (0, 4 - h % 4))
+        return F.layer_norm(x.transpose(1, 2), [c])
+
+
+def build() -> Net:
+    return Net()
+
+
+def inputs(g: torch.Generator) -> tuple[torch.Tensor]:
+    return (torch.randn(2, 3, 8, generator=g),)
+'''
+
+
+def test_after_the_fixes_the_rewritten_models_own_second_trace_decides_the_bakes_left(tmp_path: Path) -> None:
+    """The original's graph changes with the height (the pad done only when needed), so its second
+    trace demotes nothing, not even the channel count of the static axis 1. TRT717 pads every
+    time; TRT712's fix of the count breaks the export and is reverted. The rewritten model, traced
+    again at other sizes, gives the same graph: the bake left is a warning, the model migrated."""
+    path = tmp_path / "net.py"
+    path.write_text(PADDED)
+    r = migrate(path, "--dynamic-axes", AXES)
+    assert r["exit_code"] == 0, r["remaining"]  # 1 before: the reverted fix's bake stayed an error
+    assert r["retrace"]["same"] is False and r["retrace"]["first_difference"]["source"].endswith(":8")
+    assert [a["rule"] for a in r["applied"]] == ["TRT717"]
+    assert [(x["rule"], x["line"]) for x in r["reverted"]] == [("TRT712", 7)]
+    assert r["retrace_after"]["same"] is True
+    [left] = [e for e in r["remaining"] if e["source"] == f"{path.resolve()}:7"]
+    assert left["severity"] == "warning" and left["message"].startswith("fix reverted")
+    assert "the rewritten model's graph traced at x[0] (batch) 2 and 5; x[2] (height) 8 and 17 is the same" \
+        in left["message"]
+    assert r["after"]["faithful"] is True and r["equivalent"] is True

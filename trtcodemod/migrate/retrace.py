@@ -205,3 +205,33 @@ def judge(problems: list[Problem], facts: Facts, session: Any, dynamic_axes: dic
                                  f"the graph traced at {points} differs first at a {diff.op} node from this line: "
                                  "a value computed from an input size is baked in here", "error", EXPORTER))
     return Retrace(lines, False, note, extra, summary, trace_only=only)
+
+
+def judge_rewritten(after: list[Problem], session: Any, progress: Callable[[str], None]) -> Retrace:
+    """The verdict on the bakes ``after`` locates in the rewritten model (their lines mapped to the
+    user's files), from a second trace of the rewritten model itself: asked when the original's
+    graph changed with the sizes (a bake a fix removed) and bakes are what is left. The same
+    graph at other sizes says none of them depends on the dynamic axes (monai's constant channel
+    count, kept constant on purpose, after the fixes of its window pads)."""
+    from .samegraph import first_difference
+
+    lines = {(p.path, p.line) for p in after
+             if p.kind == "baked" and p.op == TRACED and p.severity == "error" and p.path and p.line}
+    if not lines:
+        return Retrace()
+    progress("a second trace of the rewritten model at other sizes")
+    start = time.perf_counter()
+    traced, path, stretched, why = session.retrace_rewritten(EXPORTER)
+    summary: dict[str, Any] = {"lines": len(lines), "stretched": stretched, "same": None}
+    if traced is None or path is None or not stretched:
+        summary["seconds"] = round(time.perf_counter() - start, 2)
+        return Retrace(summary=summary)
+    try:
+        diff = first_difference(traced, path)
+    except Exception:  # noqa: BLE001 - an unreadable graph decides nothing: the bakes stay
+        diff = True
+    summary.update(seconds=round(time.perf_counter() - start, 2), same=diff is None)
+    if diff is not None:
+        return Retrace(summary=summary)
+    return Retrace(lines, True, f"the rewritten model's graph traced at {_points(stretched)} is the same: the value "
+                                "does not depend on the dynamic axes", summary=summary)

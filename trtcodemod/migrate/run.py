@@ -26,7 +26,7 @@ from .locate import GUARD_NOTE, UNTRACED_NOTE, Problem, locate
 from .observe import OBSERVE_TASK
 from .phases import ModelTimeout, Phases
 from .plan import APPLY, INFO, REMAINS, Plan, assumption, describe
-from .retrace import Retrace, Rewritten, judge
+from .retrace import Retrace, Rewritten, judge, judge_rewritten
 from .report import empty_report
 
 Progress = Callable[[str], None]
@@ -298,8 +298,21 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, report: dict[st
             # Only reverts since the last verification: verify what is left, once more.
             with phases.section("without the reverted fixes"):
                 final = session.verify(plan_fixer(plan, facts), extra_files=extra)
+    after_retrace = None
+    state = side_state(final, "after") if final is not None else {}
+    if final is not None and final.get("equivalent") and retrace.summary.get("same") is False \
+            and state["exported"] and state["faithful"] is True and state["trt_errors"] == 0:
+        # The original's graph changed with the sizes, so its verdict demotes no bake; where only
+        # bakes are left after the fixes, the rewritten model's own second trace decides them.
+        after = locate(final, "after", None)
+        if all(p.kind == "baked" for p in after if p.severity == "error"):
+            # A reverted fix's bake is in the rewritten model too (its line is the original's).
+            after += [p for d in _reverted_bakes(plan) for p in d.problems]
+            after_retrace = judge_rewritten(after, session, progress)
+            if after_retrace.summary:
+                report["retrace_after"] = after_retrace.summary
     with phases.phase("finish"):
-        return _finish(spec, report, original, final, plan, facts, files, retrace)
+        return _finish(spec, report, original, final, plan, facts, files, retrace, after_retrace)
 
 
 def _find_divergence(original: dict[str, Any], problems: list[Problem], session: Verification) -> bool:
@@ -381,6 +394,17 @@ def _fix_before_export_failure(final: dict[str, Any], plan: Plan, rule: str) -> 
     return None
 
 
+def _reverted_bakes(plan: Plan) -> list[Any]:
+    """The reverted fixes whose problems are all baked values (with a line): the code they would
+    have changed is in the rewritten model as it was."""
+    out = []
+    for key in plan.reverted:
+        d = plan.decisions[key]
+        if d.problems and all(p.kind == "baked" and p.path and p.line for p in d.problems):
+            out.append(d)
+    return out
+
+
 def _revert_unproved(plan: Plan) -> None:
     """A candidate is kept only when the verification shows the rewrite equivalent: where it does
     not (the original's own graph differing the same way included), its assumption is unproved."""
@@ -414,7 +438,8 @@ def _restrict(plan: Plan, verified: list[Any]) -> Plan:
 
 def _finish(spec: VerifySpec, report: dict[str, Any], original: dict[str, Any], final: dict[str, Any] | None,
             plan: Plan, facts: Facts, files: list[str],
-            retrace: Retrace | None = None) -> tuple[dict[str, Any], dict[str, tuple[bytes, bytes]]]:
+            retrace: Retrace | None = None,
+            after_retrace: Retrace | None = None) -> tuple[dict[str, Any], dict[str, tuple[bytes, bytes]]]:
     applied_rules = {(norm(f["path"]), f["rule"], int(f["line"])) for f in (final or {}).get("fixes", [])}
     for d in plan.applied:
         if d.follow_up and (norm(d.finding.path), d.finding.rule, d.finding.line) not in applied_rules:
@@ -436,6 +461,8 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: dict[str, Any], 
         # The verdict is about the original's code: on the rewritten side it covers only the
         # code the rewrite left as it was.
         located = retrace.apply(located, None if side == "before" else Rewritten(sources))
+    if after_retrace is not None and side == "after":
+        located = after_retrace.apply(located)  # its lines are the rewritten model's own bakes
     report["remaining"] = _remaining(located, plan)
     report["remaining"] += [{"op": d.problems[0].op if d.problems else "-",
                              "source": f"{d.finding.path}:{d.finding.line}", "rule": d.finding.rule,
@@ -453,6 +480,13 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: dict[str, Any], 
                             for key, why in plan.reverted.items() for d in [plan.decisions[key]]
                             if not any(r["rule"] == d.finding.rule and r["source"] and r["source"].endswith(
                                 f":{d.finding.line}") for r in report["remaining"])]
+    if after_retrace is not None and after_retrace.demote:
+        for d in _reverted_bakes(plan):
+            if all((p.path, p.line) in after_retrace.lines for p in d.problems):
+                for entry in report["remaining"]:
+                    if entry["rule"] == d.finding.rule and entry["source"] == f"{d.finding.path}:{d.finding.line}" \
+                            and entry["severity"] == "error":
+                        entry.update(severity="warning", message=f"{entry['message']}; {after_retrace.note}")
     if final is None:
         report["equivalent"] = True  # nothing was rewritten: the model is the original
         report["latency_ms"] = {k: {"before": v, "after": v} for k, v in original.get("latency_before", {}).items()}

@@ -45,6 +45,8 @@ class _Ctx:
     #: The caller's profile (``migrate.phases.Phases``): each step becomes a timed phase, and no
     #: worker outlives the caller's deadline. None (``verify``): a progress line per step.
     phases: Any = None
+    #: The last rewrite verified: its tree and its side (for a second trace of the rewritten model).
+    last_rewrite: tuple[Any, "SideResult"] | None = None
 
     def step(self, name: str) -> Any:
         """One step of the session: a phase of the caller's profile, or a progress line."""
@@ -337,12 +339,29 @@ class Verification:
         self.original()
         if self._before is None or not self._before.built:
             return None, [], "the original model did not run"
+        return self._stretched_export(self.layout, [], "retrace", exporter)
+
+    def retrace_rewritten(self, exporter: str = "torchscript") -> tuple[str | None, str | None, list[str], str]:
+        """:meth:`retrace` for the last rewrite verified: ``(its ONNX file at the traced set, the
+        one at the stretched sizes, the stretched axes, why there is no graph)``."""
+        if self.ctx.last_rewrite is None or self._before is None:
+            return None, None, [], "no rewrite was verified"
+        tree, after = self.ctx.last_rewrite
+        traced = after.onnx_path(exporter) if not (after.export(exporter) or {}).get("error") else None
+        if traced is None:
+            return None, None, [], "the rewritten model did not export"
+        path, stretched, why = self._stretched_export(tree.layout, tree.extra_paths, "retrace-after", exporter)
+        return traced, path, stretched, why
+
+    def _stretched_export(self, layout: SourceLayout, extra_paths: list[str], label: str,
+                          exporter: str) -> tuple[str | None, list[str], str]:
+        assert self._before is not None
         names = list(self._before.outcome.data.get("output_names", []))
         why = ""
         # 2n + 1 first (it changes every size a division derives); where the model does not
         # take those sizes (a stride that must divide them), 2n, which changes them too.
-        for grow, label in ((True, "retrace"), (False, "retrace-2n")):
-            side = _run_model(self.ctx, label, self.layout, exporters=(exporter,), timing=False,
+        for grow, step in ((True, label), (False, f"{label}-2n")):
+            side = _run_model(self.ctx, step, layout, extra_paths=extra_paths, exporters=(exporter,), timing=False,
                               out_dir=self.ctx.work, stretch=names, grow=grow)
             export = side.export(exporter) or {}
             stretched = list(side.outcome.data.get("stretched") or [])
@@ -478,6 +497,7 @@ def _rewritten(ctx: _Ctx, report: dict[str, Any], before: SideResult, layout: So
     report["rewrite_errors"] = tree.errors
 
     after = _run_model(ctx, "after", tree.layout, extra_paths=tree.extra_paths)
+    ctx.last_rewrite = (tree, after)
     report["models"]["after"] = _model_summary(after)
     _run_graphs(ctx, after, spec.backends, spec.exporters)
 
