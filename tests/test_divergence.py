@@ -96,16 +96,22 @@ def test_the_problem_is_placed_at_the_dropped_line() -> None:
     assert unplaced.path is None and unplaced.line is None
 
 
-def test_migrate_names_the_line(tmp_path: Path) -> None:
-    path, _ = _load(tmp_path, "z.data.add_(1)")
+def migrate_small(path: Path) -> tuple[dict, int]:
+    """``migrate``'s JSON report of the model ``build`` in ``path`` (input x: 1x3x5x5), quickly."""
     result = CliRunner().invoke(app, ["migrate", str(path), "--model", "build", "--input-shape", "x:1x3x5x5",
                                       "--format", "json", "--runs", "1", "--warmup", "0",
                                       "--backends", "torch-cpu,onnxruntime-cpu"])
     if result.exception and not isinstance(result.exception, SystemExit):
         raise result.exception
     [report] = json.loads(result.stdout)["models"]
+    return report, result.exit_code
+
+
+def test_migrate_names_the_line(tmp_path: Path) -> None:
+    path, _ = _load(tmp_path, "z.data.add_(1)")
+    report, exit_code = migrate_small(path)
     [wrong] = [r for r in report["remaining"] if r["kind"] == "unfaithful"]
     assert wrong["source"] == f"{path.resolve()}:{WRITE_LINE}", wrong
     assert "left no node in the graph" in wrong["message"]
-    assert result.exit_code == 1
+    assert exit_code == 1
     assert any(p["phase"] == "divergence: where the graph differs" for p in report["phases"])

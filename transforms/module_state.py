@@ -83,6 +83,12 @@ Fix safety: none in `check`/`apply` (detect only): the signature change reaches 
 Updates under `if self.training:` (such as running statistics) are not reported: the export
 runs in eval mode. Applies to every TensorRT version.
 
+Under `migrate`, a write that put back the value it replaced on every observed call, up to
+dtype and device (a cache cast in forward: `self.anchors = [a.to(dtype, device) for a in
+self.anchors]`, `self.pe = self.pe.to(x.device)`), passes no state between calls: it is located
+as a warning, and where the graph still differs from the model the divergence locator names the
+line instead.
+
 `migrate` lifts the state (docs/temporal.md) where it locates the write and sees the graph
 differ: forward's body moves to `forward_step(self, <inputs>, <state>..., <indicators>...)`
 returning `(outputs, <new state>...)`, `forward` keeps its signature as an adapter that reads

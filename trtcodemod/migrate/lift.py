@@ -24,7 +24,8 @@ from .locate import locate
 
 def state_problems(report: dict[str, Any], facts: Facts | None) -> list[Any]:
     """TRT703 problems of the original (forward wrote module state and the graph differs)."""
-    return [p for p in locate(report, "before", facts) if p.kind == "state" and p.rule == "TRT703"]
+    return [p for p in locate(report, "before", facts)
+            if p.kind == "state" and p.rule == "TRT703" and p.severity == "error"]
 
 
 def compared_state(model_file: str, facts: Facts | None) -> list[Any]:
@@ -36,6 +37,7 @@ def compared_state(model_file: str, facts: Facts | None) -> list[Any]:
     from .locate import Problem
 
     writes = [e for e in (facts.events if facts is not None else []) if e.get("kind") == "state_write"
+              and not e.get("unchanged")
               and norm(e.get("path") or "") == norm(model_file) and e.get("attribute")]
     if not writes:
         return []

@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 import os
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable
@@ -247,6 +247,11 @@ _FROZEN_EVENTS = {
 }
 
 
+#: Said of a state write that changed nothing on any observed call.
+UNCHANGED_NOTE = ("; but on every observed call the value written equaled the one it replaced (up to dtype and "
+                  "device: a cache cast in forward), so no state passes between calls")
+
+
 def frozen_state(report: dict[str, Any], side: str, facts: Facts | None) -> list[Problem]:
     """What forward did to Python state (attribute writes, deep copies), at its lines, where a
     graph of ``side`` computes other values than its model: the likely reasons, with no node."""
@@ -255,16 +260,22 @@ def frozen_state(report: dict[str, Any], side: str, facts: Facts | None) -> list
     if not any(c.get("side") == side and c.get("faithful") is False for c in report.get("export_checks", [])):
         return []
     out: dict[tuple[str, int, str], Problem] = {}
+    changed: set[tuple[str, int, str]] = set()
     for event in facts.events:
         known = _FROZEN_EVENTS.get(event["kind"])
         if known is None:
             continue
         rule, op, why = known
         key = (event["path"], event["line"], op)
+        if not event.get("unchanged"):
+            changed.add(key)
         if key not in out:
             out[key] = Problem("state", event["path"], event["line"], op, rule,
                                why.format(attribute=event.get("attribute", "?"), type=event.get("type", "?")))
-    return list(out.values())
+    # A write that put back the value it replaced on every observed call (a cache cast in forward)
+    # passes no state between calls: a warning, which leaves the graph's real cause to be found.
+    return [p if key in changed else replace(p, severity="warning", message=p.message + UNCHANGED_NOTE)
+            for key, p in out.items()]
 
 
 def locate(report: dict[str, Any], side: str, facts: Facts | None) -> list[Problem]:

@@ -131,6 +131,39 @@ class Recorder:
         return in_forward
 
 
+_MISSING = object()
+#: Plain values whose equality is their identity as state (``self.n = 5`` on every call).
+_PLAIN = (bool, int, float, str, bytes, type(None))
+
+
+def unchanged(old: Any, new: Any) -> bool:
+    """Does writing ``new`` over ``old`` leave the module's state as it was, up to dtype and device?
+
+    A cache refreshed in forward (``self.anchors = [a.to(dtype, device) for a in self.anchors]``,
+    ``self.grid = self.grid.to(x.device)``) writes the value it replaces: no state passes between
+    calls. Tensors count as unchanged when ``old`` cast to ``new``'s dtype and device equals ``new``
+    exactly (shape included; NaN never equals), lists and tuples element by element, plain numbers
+    and strings by equality, anything else only when it is the same object. A first write (no
+    ``old``) is a change.
+    """
+    import torch
+
+    if old is new:
+        return old is not _MISSING
+    if isinstance(old, torch.Tensor) and isinstance(new, torch.Tensor):
+        if old.shape != new.shape:
+            return False
+        try:
+            return bool(torch.equal(old.detach().to(device=new.device, dtype=new.dtype), new.detach()))
+        except (RuntimeError, TypeError):  # a device or dtype it cannot take: not known to be the same
+            return False
+    if isinstance(old, (list, tuple)) and isinstance(new, (list, tuple)):
+        return type(old) is type(new) and len(old) == len(new) and all(map(unchanged, old, new))
+    if isinstance(old, _PLAIN) and isinstance(new, _PLAIN):
+        return type(old) is type(new) and old == new
+    return False
+
+
 def _index_kind(index: Any) -> str:
     """``bool:1`` for a 1-D bool tensor, ``int64:1``..., ``tuple`` or ``basic`` otherwise."""
     import torch
@@ -220,7 +253,9 @@ class Wrappers:
             # the module between calls, which an export turns into a constant.
             site, direct = rec.site(1)
             if site and direct and not name.startswith("_"):
-                rec.add("state_write", site, direct, attribute=name, tensor=isinstance(value, torch.Tensor))
+                old = getattr(module, name, _MISSING)
+                rec.add("state_write", site, direct, attribute=name, tensor=isinstance(value, torch.Tensor),
+                        unchanged=unchanged(old, value))
 
         self._patch(torch.nn.Module, "__setattr__", lambda orig: guarded(record_state, orig))
 

@@ -120,8 +120,13 @@ def side_state(report: dict[str, Any], side: str) -> dict[str, Any]:
             for issue in (graph or {}).get("trt_issues", []):
                 if issue.get("severity", "error") == "error":
                     by_op[issue["op"]] = by_op.get(issue["op"], 0) + 1
-    return {"exported": exported, "faithful": (report.get("export_faithful") or {}).get(side),
-            "trt_errors": None if by_op is None else sum(by_op.values()), "trt_errors_by_op": by_op}
+    state = {"exported": exported, "faithful": (report.get("export_faithful") or {}).get(side),
+             "trt_errors": None if by_op is None else sum(by_op.values()), "trt_errors_by_op": by_op}
+    # Faithful only with eager mode's own float32 error measured by a float64 run (verify.md): said.
+    admitted = sum(c.get("float64_admitted") or 0 for c in report.get("export_checks", []) if c.get("side") == side)
+    if admitted:
+        state["float64_admitted"] = admitted
+    return state
 
 
 def _latency(report: dict[str, Any]) -> dict[str, dict[str, float | None]]:
@@ -317,9 +322,10 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, report: dict[st
 
 def _find_divergence(original: dict[str, Any], problems: list[Problem], session: Verification) -> bool:
     """A graph that differs from its model even on the traced inputs, with nothing located to
-    explain it (no state written in forward, no deep copy): find the line where its values
-    first part from eager mode's (kept in the check, where ``locate`` places the problem)."""
-    if any(p.kind == "state" for p in problems):
+    explain it (no state written in forward that changed between calls, no deep copy): find the
+    line where its values first part from eager mode's (kept in the check, where ``locate``
+    places the problem)."""
+    if any(p.kind == "state" and p.severity == "error" for p in problems):
         return False
     found = False
     for check in original.get("export_checks", []):

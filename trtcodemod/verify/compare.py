@@ -3,6 +3,13 @@
 NaN in the same places counts as equal; an infinity must meet an infinity of the
 same sign. The relative error is taken where the expected value is not zero; the
 pass test is numpy's ``|actual - expected| <= atol + rtol * |expected|``.
+
+The expected values are eager mode's float32 outputs, themselves rounded: a deep network
+with random weights can put them further from the model's exact values than the tolerance.
+With ``exact`` (the same model run in float64, :func:`admitted_by_exact`), an element outside
+the tolerance still passes when the actual value is no further from the exact one than eager
+mode's is, and no further from eager mode's than eager mode's is from the exact one, each
+plus the tolerance: as accurate as eager mode itself, measured where it was not.
 """
 
 from __future__ import annotations
@@ -26,6 +33,8 @@ class OutputComparison:
     max_rel_err: float | None
     passed: bool
     problem: str = ""
+    #: Elements outside atol/rtol of eager mode's value that the float64 run admitted.
+    exact_admitted: int = 0
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -42,8 +51,27 @@ def finite_or_none(value: float | None) -> float | None:
     return float(value)
 
 
-def compare_array(name: str, expected: np.ndarray, actual: np.ndarray, atol: float, rtol: float) -> OutputComparison:
-    """Compare one output."""
+def admitted_by_exact(expected: np.ndarray, actual: np.ndarray, exact: np.ndarray, atol: float,
+                      rtol: float) -> np.ndarray:
+    """Where ``actual`` is as accurate as ``expected`` (eager float32) against ``exact`` (float64).
+
+    Both ``|a - x| <= |e - x| + atol + rtol * |x|`` and ``|a - e| <= |e - x| + atol + rtol * |e|``:
+    the tolerance widened by eager mode's own error there, toward the exact value and away from
+    eager's alike, so a value far from both (a wrong row where float64 chose another) is not
+    admitted. Never where a value is not finite or the exact value is outside ``expected``'s
+    dtype's range (a float64-only constant such as ``finfo(dtype).min`` is no reference).
+    """
+    e, a, x = (np.asarray(v, dtype=np.float64) for v in (expected, actual, exact))
+    limit = np.finfo(expected.dtype).max if np.issubdtype(expected.dtype, np.floating) else np.inf
+    usable = np.isfinite(e) & np.isfinite(a) & np.isfinite(x) & (np.abs(x) <= limit)
+    with np.errstate(invalid="ignore", over="ignore"):  # inf - inf: not usable anyway
+        own = np.abs(e - x)
+        return usable & (np.abs(a - x) <= own + atol + rtol * np.abs(x)) & (np.abs(a - e) <= own + atol + rtol * np.abs(e))
+
+
+def compare_array(name: str, expected: np.ndarray, actual: np.ndarray, atol: float, rtol: float,
+                  exact: np.ndarray | None = None) -> OutputComparison:
+    """Compare one output; ``exact``: the float64 run's, for the elements outside the tolerance."""
     expected, actual = np.asarray(expected), np.asarray(actual)
     base = dict(
         name=name,
@@ -84,20 +112,33 @@ def compare_array(name: str, expected: np.ndarray, actual: np.ndarray, atol: flo
     max_abs = float(diff.max()) if diff.size else 0.0
     nonzero = ref > 0
     max_rel = float((diff[nonzero] / ref[nonzero]).max()) if np.any(nonzero) else 0.0
-    tolerance_misses = int(np.count_nonzero(diff > atol + rtol * ref))
+    outside = np.zeros(e.shape, dtype=bool)
+    outside[finite] = diff > atol + rtol * ref
+    admitted = 0
+    if outside.any() and exact is not None and np.shape(exact) == e.shape \
+            and np.issubdtype(np.asarray(exact).dtype, np.floating):
+        kept = outside & admitted_by_exact(expected, actual, exact, atol, rtol)
+        admitted = int(np.count_nonzero(kept))
+        outside &= ~kept
+    tolerance_misses = int(np.count_nonzero(outside))
     if tolerance_misses:
-        problems.append(f"{tolerance_misses} of {e.size} element(s) outside atol/rtol")
+        problems.append(f"{tolerance_misses} of {e.size} element(s) outside atol/rtol"
+                        + (f" ({admitted} more within eager float32's own error of the float64 run)"
+                           if admitted else ""))
     if nan_mismatch or inf_mismatch:
         max_abs = max_rel = float("inf")
     return OutputComparison(**base, max_abs_err=max_abs, max_rel_err=max_rel,
-                            passed=not problems, problem="; ".join(problems))
+                            passed=not problems, problem="; ".join(problems), exact_admitted=admitted)
 
 
 def compare_outputs(
-    names: Sequence[str], expected: Sequence[np.ndarray], actual: Sequence[np.ndarray], atol: float, rtol: float
+    names: Sequence[str], expected: Sequence[np.ndarray], actual: Sequence[np.ndarray], atol: float, rtol: float,
+    exact: Sequence[np.ndarray | None] | None = None,
 ) -> list[OutputComparison]:
     """Compare output lists position by position (ONNX output names differ by exporter)."""
-    results = [compare_array(n, e, a, atol, rtol) for n, e, a in zip(names, expected, actual)]
+    exact = list(exact or [])
+    exact += [None] * (len(expected) - len(exact))
+    results = [compare_array(n, e, a, atol, rtol, x) for n, e, a, x in zip(names, expected, actual, exact)]
     if len(expected) != len(actual):
         results.append(OutputComparison(
             name="(outputs)", shape=(len(actual),), dtype="", expected_shape=(len(expected),), expected_dtype="",

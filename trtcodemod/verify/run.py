@@ -71,6 +71,11 @@ class SideResult:
     role: str
     outcome: TaskOutcome
     graph_runs: dict[tuple[str, str], TaskOutcome] = field(default_factory=dict)
+    #: Where its model came from, to run it once more in float64 (``_exact``).
+    layout: SourceLayout | None = None
+    extra_paths: list[str] = field(default_factory=list)
+    #: Its model's outputs per input set in float64, once run (``[None]``: none could be had).
+    exact: list[Any] = field(default_factory=list)
 
     @property
     def eager(self) -> dict[str, BackendRun]:
@@ -113,7 +118,7 @@ class SideResult:
 def _run_model(ctx: _Ctx, role: str, layout: SourceLayout, *, extra_paths: list[str] | None = None,
                exporters: tuple[str, ...] | None = None, state_dict: Path | None = None,
                out_dir: Path | None = None, timing: bool = True, stretch: list[str] | None = None, grow: bool = True,
-               diverge: dict[str, Any] | None = None) -> SideResult:
+               diverge: dict[str, Any] | None = None, float64: bool = False) -> SideResult:
     spec = ctx.spec
     # The "before" run is the one that probes the machine, so it cannot ask ctx.probe yet;
     # its worker drops "cuda" itself when no CUDA device is there.
@@ -142,10 +147,27 @@ def _run_model(ctx: _Ctx, role: str, layout: SourceLayout, *, extra_paths: list[
     if diverge is not None:
         # The traced set only, no eager timing, no export: the graph is the original's.
         request.update(diverge=diverge, eager_devices=[], input_sets=ctx.input_sets[:1])
+    if float64:
+        # Every set, no eager timing, no export: the model's outputs in float64.
+        request.update(float64=True, eager_devices=[], exporters=[])
     what = ("export at other sizes" if stretch is not None else "where the graph differs" if diverge is not None
-            else "build, eager, export")
+            else "float64 reference" if float64 else "build, eager, export")
     with ctx.step(f"{role}: {what}"):
-        return SideResult(role, run_task(request, ctx.folder(f"{role}-model"), ctx.timeout()))
+        side = SideResult(role, run_task(request, ctx.folder(f"{role}-model"), ctx.timeout()))
+    side.layout, side.extra_paths = layout, list(extra_paths or [])
+    return side
+
+
+def _exact(ctx: _Ctx, side: SideResult) -> list[Any] | None:
+    """``side``'s model run in float64 on every input set (once, on first need): what tells eager
+    mode's own float32 rounding from a graph's error (``compare.admitted_by_exact``)."""
+    if not side.exact:
+        side.exact = [None]
+        if side.layout is not None:
+            run = _run_model(ctx, f"{side.role}-float64", side.layout, extra_paths=side.extra_paths,
+                             exporters=(), timing=False, out_dir=ctx.work, float64=True)
+            side.exact = [run.outcome.data.get("float64") if run.outcome.status == "ok" else None]
+    return side.exact[0]
 
 
 def _run_graphs(ctx: _Ctx, side: SideResult, backends: tuple[str, ...], exporters: tuple[str, ...],
@@ -168,9 +190,13 @@ def _run_graphs(ctx: _Ctx, side: SideResult, backends: tuple[str, ...], exporter
 # --- comparisons -------------------------------------------------------------------------------
 
 
-def _compare_run(ctx: _Ctx, names: list[str], reference: BackendRun, run: BackendRun
-                 ) -> tuple[list[OutputComparison], list[list[OutputComparison]]]:
-    """Per input set comparisons of ``run`` against ``reference``; also the per-output worst."""
+def _compare_run(ctx: _Ctx, names: list[str], reference: BackendRun, run: BackendRun,
+                 owner: SideResult | None = None) -> tuple[list[OutputComparison], list[list[OutputComparison]]]:
+    """Per input set comparisons of ``run`` against ``reference``; also the per-output worst.
+
+    ``owner``: the side whose eager outputs ``reference`` holds; where a set differs beyond the
+    tolerance, its model's float64 run says which differences are eager mode's own rounding.
+    """
     spec = ctx.spec
     per_set: list[list[OutputComparison]] = []
     for k, (ref, got) in enumerate(zip(reference.outputs, run.outputs)):
@@ -184,11 +210,17 @@ def _compare_run(ctx: _Ctx, names: list[str], reference: BackendRun, run: Backen
             continue
         labels = names or [f"output.{i}" for i in range(len(ref))]
         axes = ctx.row_axes
-        if axes:
+
+        def rows(arrays: list[Any]) -> list[Any]:
             # Rows of these outputs may come in any order (tied scores): compare them sorted.
-            ref = [order_rows(a, axes[n]) if n in axes else a for n, a in zip(labels, ref)]
-            got = [order_rows(a, axes[n]) if n in axes else a for n, a in zip(labels, got)]
+            return [order_rows(a, axes[n]) if n in axes and a is not None else a for n, a in zip(labels, arrays)]
+
+        ref, got = rows(ref), rows(got)
         comps = compare_outputs(labels, ref, got, spec.atol, spec.rtol)
+        if owner is not None and not all(c.passed for c in comps):
+            exact = _exact(ctx, owner)
+            if exact is not None and k < len(exact) and exact[k] is not None and len(exact[k]) == len(ref):
+                comps = compare_outputs(labels, ref, got, spec.atol, spec.rtol, rows(exact[k]))
         for c in comps:
             if c.problem:
                 c.problem = f"set {k + 1}: {c.problem}"
@@ -230,10 +262,12 @@ def _faithfulness(ctx: _Ctx, side: SideResult, exporter: str, tree: RewrittenTre
         entry["failed_node"] = static.failed_node(side.onnx_path(exporter), run.error,
                                                   tree.map_location if tree else None, tree.helper_at if tree else None)
         return entry
-    _, per_set = _compare_run(ctx, side.outcome.data.get("output_names", []), cpu, run)
+    _, per_set = _compare_run(ctx, side.outcome.data.get("output_names", []), cpu, run, side)
     failing = [k + 1 for k, comps in enumerate(per_set) if not all(c.passed for c in comps)]
     entry["failing_sets"] = failing
     entry["faithful"] = not failing
+    # Elements outside the tolerance that passed as eager mode's own float32 rounding.
+    entry["float64_admitted"] = sum(c.exact_admitted for comps in per_set for c in comps)
     if failing:
         first_problem = next(c.problem for c in per_set[failing[0] - 1] if not c.passed)
         entry["baked"] = 1 not in failing
@@ -272,7 +306,7 @@ def _backend_row(ctx: _Ctx, backend: str, exporter: str | None, before: SideResu
     if b_run is not None and b_run.status == OK and reference is not None and exporter is not None:
         # Does the original's own graph match the original's eager outputs here? When it does
         # not, a difference of the rewritten graph may be one the rewrite did not introduce.
-        _, b_sets = _compare_run(ctx, names, reference, b_run)
+        _, b_sets = _compare_run(ctx, names, reference, b_run, before)
         row["before"]["passed"] = all(c.passed for comps in b_sets for c in comps)
     row["latency_ms"]["before"] = b_run.latency_ms if b_run else None
     if a_run is None:
@@ -282,7 +316,7 @@ def _backend_row(ctx: _Ctx, backend: str, exporter: str | None, before: SideResu
     if a_run.status != OK:
         row.update(status=FAILED, reason=a_run.error)
         return row
-    merged, per_set = _compare_run(ctx, names, reference, a_run)
+    merged, per_set = _compare_run(ctx, names, reference, a_run, before)
     all_comps = [c for comps in per_set for c in comps]
     max_abs, max_rel, passed = worst(all_comps)
     row.update(status=OK, max_abs_err=finite_or_none(max_abs), max_rel_err=finite_or_none(max_rel), passed=passed,
@@ -584,7 +618,7 @@ def _check_single_rule(ctx: _Ctx, layout: SourceLayout, rule: str, fixer: Fixer 
                       out_dir=probe_dir, timing=False)
     if not side.built:
         return True, f"the model rewritten with {rule} alone does not run: {side.failure()}"
-    _, per_set = _compare_run(ctx, names, before.eager["cpu"], side.eager["cpu"])
+    _, per_set = _compare_run(ctx, names, before.eager["cpu"], side.eager["cpu"], before)
     bad = [c for comps in per_set for c in comps if not c.passed]
     if bad:
         return True, f"eager outputs differ with {rule} alone: {bad[0].name}: {bad[0].problem}"
@@ -593,7 +627,7 @@ def _check_single_rule(ctx: _Ctx, layout: SourceLayout, rule: str, fixer: Fixer 
         run = side.graph_run("onnxruntime-cpu", exporter)
         if run is None or run.status != OK:
             return True, f"{exporter} graph with {rule} alone fails: {run.error if run else 'not exported'}"
-        _, per_set = _compare_run(ctx, names, before.eager["cpu"], run)
+        _, per_set = _compare_run(ctx, names, before.eager["cpu"], run, before)
         bad = [c for comps in per_set for c in comps if not c.passed]
         if bad:
             return True, f"{exporter} graph with {rule} alone differs: {bad[0].name}: {bad[0].problem}"

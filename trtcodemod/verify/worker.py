@@ -168,6 +168,12 @@ def _model_task(req: dict[str, Any], cp: Checkpoint) -> None:
                                                   tuple(req.get("user_roots", ())), ask["atol"], ask["rtol"]).to_json()
         return
 
+    if req.get("float64"):
+        # The comparison's reference for eager mode's own rounding (compare.admitted_by_exact).
+        cp.stage("float64")
+        cp.data["float64"] = run_float64(model, sets, flatten_outputs)
+        return
+
     cp.data["eager"] = {}
     output_names: list[str] = []
     for device in req.get("eager_devices", ["cpu"]):
@@ -192,6 +198,23 @@ def _model_task(req: dict[str, Any], cp: Checkpoint) -> None:
             output_names=output_names or ["output"], dynamic_axes=req["dynamic_axes"],
             opset=req["opset"], user_roots=tuple(req.get("user_roots", ())),
         ))
+
+
+def run_float64(model: Any, sets: list[dict[str, Any]], flatten: Any) -> list[list[Any] | None]:
+    """Per input set, the outputs of ``model`` with its floating parameters, buffers and inputs in
+    float64 (None for a set it fails on: a model that mixes in float32 tensors of its own)."""
+    import torch
+
+    model = model.double()
+    out: list[list[Any] | None] = []
+    for feed in sets:
+        try:
+            with torch.no_grad():
+                result = model(**{k: v.double() if v.is_floating_point() else v.clone() for k, v in feed.items()})
+            out.append([t.detach().cpu().numpy() for _, t in flatten(result)])
+        except Exception:  # noqa: BLE001 - no float64 reference for this set: plain tolerance there
+            out.append(None)
+    return out
 
 
 def _backend_task(req: dict[str, Any], cp: Checkpoint) -> None:

@@ -1,0 +1,140 @@
+"""Eager mode's own rounding, measured by a float64 run, in the comparison of outputs.
+
+The expected outputs are eager float32 values. Where a deep network with random weights puts
+them further from the model's exact values than the tolerance (torchvision's FCOS: a box corner
+at 1.6469 in eager, 1.6490 in ONNX Runtime, 1.6480 in float64), an element outside atol/rtol
+passes when the graph is as accurate as eager mode (``compare.admitted_by_exact``). A value far
+from both, one where the float64 run is no reference (not finite, outside float32's range), and
+everything without a float64 run keep the plain tolerance.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+from trtcodemod.verify.compare import admitted_by_exact, compare_array, compare_outputs
+from trtcodemod.verify.worker import flatten_outputs, run_float64
+
+ATOL, RTOL = 1e-4, 1e-3
+
+
+def _f32(*values: float) -> np.ndarray:
+    return np.array(values, dtype=np.float32)
+
+
+def test_a_graph_as_accurate_as_eager_passes_and_says_so() -> None:
+    # tv_fcos, set 2, row 8: eager's y2 is 0.0011 below float64's, ONNX Runtime's 0.00095 above.
+    expected, actual, exact = _f32(1.646903, 87.16106), _f32(1.648995, 87.16127), np.array([1.648041, 87.16120])
+    plain = compare_array("output", expected, actual, ATOL, RTOL)
+    assert not plain.passed and plain.problem == "1 of 2 element(s) outside atol/rtol"
+    judged = compare_array("output", expected, actual, ATOL, RTOL, exact)
+    assert judged.passed and judged.exact_admitted == 1 and judged.problem == ""
+    assert judged.max_abs_err == plain.max_abs_err  # the error reported is still against eager mode
+
+
+@pytest.mark.parametrize("actual,why", [
+    (0.0, "far from both: eager 100, float64 50"),
+    (160.0, "beyond the float64 value, further from it than eager mode is"),
+    (float("nan"), "not finite"),
+    (float("inf"), "not finite"),
+])
+def test_a_value_far_from_both_is_not_admitted(actual: float, why: str) -> None:
+    result = compare_array("output", _f32(100.0), _f32(actual), ATOL, RTOL, np.array([50.0]))
+    assert not result.passed and result.exact_admitted == 0, why
+
+
+@pytest.mark.parametrize("exact", [np.array([np.nan]), np.array([-np.inf]), np.array([-1.7e308])],
+                         ids=["nan", "inf", "float64-only sentinel"])
+def test_a_float64_value_that_is_no_reference_admits_nothing(exact: np.ndarray) -> None:
+    expected, actual = _f32(-3.0e38), _f32(-3.3e38)
+    assert not admitted_by_exact(expected, actual, exact, ATOL, RTOL).any()
+    assert not compare_array("output", expected, actual, ATOL, RTOL, exact).passed
+
+
+def test_within_tolerance_stays_as_before_and_exact_never_fails_an_element() -> None:
+    expected, actual = _f32(0.0, -1.0, 5.0, 0.0), _f32(5e-5, -1.0005, 5.004, -0.0)
+    exact = np.array([1.0, -2.0, 9.0, 3.0])  # wildly off: only ever consulted for elements outside
+    assert compare_array("output", expected, actual, ATOL, RTOL).passed
+    assert compare_array("output", expected, actual, ATOL, RTOL, exact).passed
+
+
+def test_shapes_dtypes_and_missing_references_keep_the_plain_verdict() -> None:
+    expected, actual = _f32(1.0, 2.0), _f32(1.0, 2.01)
+    for exact in (None, np.array([1.0, 2.0, 3.0]), np.array([1, 2])):  # none, another shape, not floating
+        assert not compare_array("output", expected, actual, ATOL, RTOL, exact).passed
+    empty = np.zeros((0, 4), np.float32)
+    assert compare_array("output", empty, empty, ATOL, RTOL, np.zeros((0, 4))).passed
+    results = compare_outputs(["a", "b"], [expected, expected], [actual, actual], ATOL, RTOL, [np.array([1.0, 2.02])])
+    assert [r.passed for r in results] == [True, False]  # a list shorter than the outputs: the rest plain
+
+
+class _Head(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.lin = nn.Linear(3, 2)
+        self.anchors = torch.tensor([0.5, -0.25])  # a plain attribute: .double() leaves it float32
+
+    def forward(self, x, k):
+        return {"score": self.lin(x).sigmoid(), "index": k * 2, "shifted": self.lin(x) + self.anchors.to(x)}
+
+
+class _Mixed(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.lin = nn.Linear(3, 2)
+
+    def forward(self, x):
+        return self.lin(x) @ torch.ones(2, 2)  # a float32 constant: matmul refuses float64 @ float32
+
+
+def test_run_float64_runs_the_model_in_float64_and_keeps_integer_inputs() -> None:
+    torch.manual_seed(0)
+    model = _Head().eval()
+    sets = [{"x": torch.randn(4, 3), "k": torch.tensor([1, 2])}, {"x": torch.zeros(0, 3), "k": torch.tensor([-3])}]
+    out = run_float64(model, sets, flatten_outputs)
+    assert [a.dtype for a in out[0]] == [np.float64, np.int64, np.float64]
+    with torch.no_grad():
+        want = model.double()(sets[0]["x"].double(), sets[0]["k"])
+    np.testing.assert_array_equal(out[0][0], want["score"].numpy())
+    assert out[1][0].shape == (0, 2) and out[1][1].tolist() == [-6]
+
+
+def test_a_model_that_fails_in_float64_gives_no_reference() -> None:
+    out = run_float64(_Mixed().eval(), [{"x": torch.randn(2, 3)}], flatten_outputs)
+    assert out == [None]
+
+
+def _side(exact: list) -> "SideResult":
+    from trtcodemod.verify.run import SideResult
+    from trtcodemod.verify.worker import TaskOutcome
+
+    side = SideResult("before", TaskOutcome(status="ok", data={}))
+    side.exact = [exact]  # its float64 run (per set, per output), as _exact keeps it once run
+    return side
+
+
+def test_a_failing_set_is_judged_again_with_its_owners_float64_run_rows_sorted_alike(tmp_path) -> None:
+    from types import SimpleNamespace
+
+    from trtcodemod.verify.backends import OK, BackendRun
+    from trtcodemod.verify.run import _compare_run, _Ctx
+
+    ctx = _Ctx(spec=SimpleNamespace(atol=ATOL, rtol=RTOL), work=tmp_path, out=tmp_path, progress=print,
+               row_axes={"output": 0})
+    # Two detections, rows in another order on each side (an unordered output); the corner at
+    # 1.6469 / 1.6490 / 1.6480 as in tv_fcos.
+    eager = np.array([[32.0, 1.646903, 0.0894], [48.0, 26.655796, 0.0907]], np.float32)
+    graph = np.array([[48.0, 26.656218, 0.0907], [32.0, 1.648995, 0.0894]], np.float32)
+    exact = np.array([[48.0, 26.656006, 0.0907], [32.0, 1.648041, 0.0894]])
+    reference, run = BackendRun(status=OK, outputs=[[eager]]), BackendRun(status=OK, outputs=[[graph]])
+    _, plain = _compare_run(ctx, ["output"], reference, run)
+    assert not plain[0][0].passed
+    _, judged = _compare_run(ctx, ["output"], reference, run, _side([[exact]]))
+    assert judged[0][0].passed and judged[0][0].exact_admitted == 1
+    _, wrong = _compare_run(ctx, ["output"], reference, BackendRun(status=OK, outputs=[[graph + 1]]), _side([[exact]]))
+    assert not wrong[0][0].passed
+    _, unknown = _compare_run(ctx, ["output"], reference, run, _side(None))  # no float64 run could be had
+    assert not unknown[0][0].passed
