@@ -421,7 +421,7 @@ def model_rows(data: dict[str, Any]) -> list[str]:
     root = data.get("zoo_root", "")
     lines = ["| model | exported | faithful | TensorRT errors by op | equivalent | fixes applied | remaining (rule or op @ file:line) | exit | time | peak memory |",
              "|---|---|---|---|---|---|---|---:|---:|---:|"]
-    totals = {"exported": 0, "faithful": 0, "equivalent": 0, "fixes": 0, "exit": {0: 0, 1: 0, 2: 0}}
+    totals = {"exported": 0, "faithful": 0, "equivalent": 0, "fixes": 0, "exit": {0: 0, 1: 0, 2: 0}, "seconds": 0.0}
     for model in data["report"]["models"]:
         name = model["name"]
         before, after = model.get("before") or {}, model.get("after") or {}
@@ -431,24 +431,28 @@ def model_rows(data: dict[str, Any]) -> list[str]:
         totals["faithful"] += bool(after.get("faithful"))
         totals["equivalent"] += bool(model.get("equivalent"))
         totals["fixes"] += len(model.get("applied", []))
-        seconds = data["seconds"].get(name)
+        # With --jobs 2 the progress lines cannot time a model alone: its own report's wall time
+        # (the model shared the cores with another), and no peak memory of its own.
+        seconds = data["seconds"].get(name, model.get("seconds"))
+        totals["seconds"] += seconds or 0
         memory = data["peak_mib"].get(name)
+        shown_memory = f"{memory:.0f} MiB" if memory is not None else "—"
         if model.get("error") and not before:
             reason = str(model["error"]).splitlines()[0][:160].replace("|", "\\|")
             lines.append(f"| {name} | — | — | — | — | — | could not run: {reason} | {exit_code} | "
-                         f"{seconds or 0:.0f} s | {memory or 0:.0f} MiB |")
+                         f"{seconds or 0:.0f} s | {shown_memory} |")
             continue
         ops = _ops(before) if _ops(before) == _ops(after) else f"{_ops(before)} → {_ops(after)}"
         lines.append(f"| {name} | {_flag(before.get('exported'), after.get('exported'))} | "
                      f"{_flag(before.get('faithful'), after.get('faithful'))} | {ops} | "
                      f"{'yes' if model.get('equivalent') else 'no'} | {_fixes(model)} | "
                      f"{_remaining(model, root).replace('|', '/')} | {exit_code} | {seconds or 0:.0f} s | "
-                     f"{memory or 0:.0f} MiB |")
+                     f"{shown_memory} |")
     count = len(data["report"]["models"])
     exits = ", ".join(f"{n}× exit {code}" for code, n in sorted(totals["exit"].items()) if n)
     lines.append(f"| **total ({count})** | {totals['exported']} after | {totals['faithful']} after | | "
-                 f"{totals['equivalent']} | {totals['fixes']} | | {exits} | {sum(data['seconds'].values()):.0f} s | "
-                 f"max {max(data['peak_mib'].values(), default=0):.0f} MiB |")
+                 f"{totals['equivalent']} | {totals['fixes']} | | {exits} | {totals['seconds']:.0f} s | "
+                 + (f"max {max(data['peak_mib'].values()):.0f} MiB |" if data["peak_mib"] else "— |"))
     return lines
 
 
