@@ -187,20 +187,36 @@ def decide(finding: Any, problems: Iterable[Problem], facts: Facts, unsafe: bool
                                              f"assumption; --unsafe applies it)", problems=hits)
 
 
-def _hold_back_candidates(decisions: list[Decision], applied: set[tuple[str, str, int, int]]) -> list[Decision]:
-    """``decisions``, with each candidate whose problems a safe fix decided with it addresses
-    held back (information): the safe fix goes first (a NonZero at ``a[m] = b[m]`` is TRT201's
-    and TRT202's), and the candidate is tried in a later round only if its problems are still
-    located there (``applied``: the fixes a round already verified, which no longer hold anything back)."""
+def _hold_back_candidates(decisions: list[Decision], applied: list[Decision]) -> list[Decision]:
+    """``decisions``, with each candidate held back (information) whose problems are
+
+    * addressed by a safe fix decided with it: the safe fix goes first (a NonZero at ``a[m] =
+      b[m]`` is TRT201's and TRT202's), and the candidate is tried in a later round only if its
+      problems are still located there;
+    * or warnings at the lines of a safe fix a round already applied (``applied``): what that
+      fix's own code brings (TRT201's helper keeps a NonZero, on a float mask) is its stated cost.
+    """
+    done = {d.key for d in applied}
     safe = [d for d in decisions if d.action == APPLY and not d.candidate and d.finding.fix.value == "safe"
-            and d.key not in applied]
+            and d.key not in done]
     covered = {id(p) for d in safe for p in d.problems}
+    applied_safe = [d for d in applied if d.finding.fix.value == "safe"]
     out = []
     for d in decisions:
-        if d.action == APPLY and d.candidate and d.problems and all(id(p) in covered for p in d.problems):
-            owners = sorted({s.finding.rule for s in safe if any(p in s.problems for p in d.problems)})
-            d = replace(d, action=INFO, candidate=False,
-                        reason=f"{describe(d.problems)}: the safe fix of {', '.join(owners)} addresses it first")
+        if d.action == APPLY and d.candidate and d.problems:
+            if all(id(p) in covered for p in d.problems):
+                owners = sorted({s.finding.rule for s in safe if any(p in s.problems for p in d.problems)})
+                d = replace(d, action=INFO, candidate=False,
+                            reason=f"{describe(d.problems)}: the safe fix of {', '.join(owners)} addresses it first")
+            else:
+                owners = sorted({s.finding.rule for p in d.problems for s in applied_safe
+                                 if p.severity != "error" and p.path and p.line
+                                 and _span(s.finding).has_line(p.path, p.line)})
+                if owners and all(p.severity != "error" and any(
+                        _span(s.finding).has_line(p.path or "", p.line or 0) for s in applied_safe) for p in d.problems):
+                    d = replace(d, action=INFO, candidate=False,
+                                reason=f"{describe(d.problems)}: a warning the applied safe fix of "
+                                       f"{', '.join(owners)} brings at its own line")
         out.append(d)
     return out
 
@@ -223,7 +239,7 @@ class Plan:
             decision = decide(finding, problems, facts, unsafe)
             decision.follow_up = any(finding is f for f in follow_ups)
             made.append(decision)
-        for decision in _hold_back_candidates(made, {d.key for d in self.applied}):
+        for decision in _hold_back_candidates(made, self.applied):
             if decision.key in self.reverted:
                 continue
             old = self.decisions.get(decision.key)
