@@ -199,26 +199,29 @@ def _hold_back_candidates(decisions: list[Decision], applied: list[Decision]) ->
     done = {d.key for d in applied}
     safe = [d for d in decisions if d.action == APPLY and not d.candidate and d.finding.fix.value == "safe"
             and d.key not in done]
-    covered = {id(p) for d in safe for p in d.problems}
     applied_safe = [d for d in applied if d.finding.fix.value == "safe"]
     out = []
     for d in decisions:
         if d.action == APPLY and d.candidate and d.problems:
-            if all(id(p) in covered for p in d.problems):
-                owners = sorted({s.finding.rule for s in safe if any(p in s.problems for p in d.problems)})
-                d = replace(d, action=INFO, candidate=False,
-                            reason=f"{describe(d.problems)}: the safe fix of {', '.join(owners)} addresses it first")
+            first = [{s.finding.rule for s in safe if any(p is q for q in s.problems)} for p in d.problems]
+            brought = [_safe_fixes_at(p, applied_safe) for p in d.problems]
+            if all(first):
+                why = f"the safe fix of {', '.join(sorted(set().union(*first)))} addresses it first"
+            elif all(brought):
+                why = f"a warning the applied safe fix of {', '.join(sorted(set().union(*brought)))} brings at its own line"
             else:
-                owners = sorted({s.finding.rule for p in d.problems for s in applied_safe
-                                 if p.severity != "error" and p.path and p.line
-                                 and _span(s.finding).has_line(p.path, p.line)})
-                if owners and all(p.severity != "error" and any(
-                        _span(s.finding).has_line(p.path or "", p.line or 0) for s in applied_safe) for p in d.problems):
-                    d = replace(d, action=INFO, candidate=False,
-                                reason=f"{describe(d.problems)}: a warning the applied safe fix of "
-                                       f"{', '.join(owners)} brings at its own line")
+                why = ""
+            if why:
+                d = replace(d, action=INFO, candidate=False, reason=f"{describe(d.problems)}: {why}")
         out.append(d)
     return out
+
+
+def _safe_fixes_at(problem: Problem, fixes: list[Decision]) -> set[str]:
+    """The rules of ``fixes`` whose span holds ``problem``, a warning (nothing for an error)."""
+    if problem.severity == "error" or problem.path is None or problem.line is None:
+        return set()
+    return {d.finding.rule for d in fixes if _span(d.finding).has_line(problem.path, problem.line)}
 
 
 @dataclass

@@ -224,7 +224,7 @@ def judge_rewritten(after: list[Problem], session: Any, progress: Callable[[str]
     traced, path, stretched, why = session.retrace_rewritten(EXPORTER)
     summary: dict[str, Any] = {"lines": len(lines), "stretched": stretched, "same": None}
     if traced is None or path is None or not stretched:
-        summary["seconds"] = round(time.perf_counter() - start, 2)
+        summary.update(seconds=round(time.perf_counter() - start, 2), why=why or "no dynamic axis changed size")
         return Retrace(summary=summary)
     try:
         diff = first_difference(traced, path)

@@ -303,19 +303,9 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, report: dict[st
             # Only reverts since the last verification: verify what is left, once more.
             with phases.section("without the reverted fixes"):
                 final = session.verify(plan_fixer(plan, facts), extra_files=extra)
-    after_retrace = None
-    state = side_state(final, "after") if final is not None else {}
-    if final is not None and final.get("equivalent") and retrace.summary.get("same") is False \
-            and state["exported"] and state["faithful"] is True and state["trt_errors"] == 0:
-        # The original's graph changed with the sizes, so its verdict demotes no bake; where only
-        # bakes are left after the fixes, the rewritten model's own second trace decides them.
-        after = locate(final, "after", None)
-        if all(p.kind == "baked" for p in after if p.severity == "error"):
-            # A reverted fix's bake is in the rewritten model too (its line is the original's).
-            after += [p for d in _reverted_bakes(plan) for p in d.problems]
-            after_retrace = judge_rewritten(after, session, progress)
-            if after_retrace.summary:
-                report["retrace_after"] = after_retrace.summary
+    after_retrace = _judge_bakes_left(final, plan, retrace, session, progress) if final is not None else None
+    if after_retrace is not None and after_retrace.summary:
+        report["retrace_after"] = after_retrace.summary
     with phases.phase("finish"):
         return _finish(spec, report, original, final, plan, facts, files, retrace, after_retrace)
 
@@ -400,6 +390,21 @@ def _fix_before_export_failure(final: dict[str, Any], plan: Plan, rule: str) -> 
     return None
 
 
+def _judge_bakes_left(final: dict[str, Any], plan: Plan, retrace: Retrace, session: Verification,
+                      progress: Progress) -> Retrace | None:
+    """The original's graph changed with the sizes, so its verdict demotes no bake; where the
+    rewritten model is clean and equivalent with only bakes left (a reverted fix's included: its
+    line is in that model as it was), the rewritten model's own second trace decides them."""
+    state = side_state(final, "after")
+    if not (final.get("equivalent") and retrace.summary.get("same") is False and state["exported"]
+            and state["faithful"] is True and state["trt_errors"] == 0):
+        return None
+    after = locate(final, "after", None)
+    if any(p.kind != "baked" for p in after if p.severity == "error"):
+        return None
+    return judge_rewritten([*after, *(p for d in _reverted_bakes(plan) for p in d.problems)], session, progress)
+
+
 def _reverted_bakes(plan: Plan) -> list[Any]:
     """The reverted fixes whose problems are all baked values (with a line): the code they would
     have changed is in the rewritten model as it was."""
@@ -479,20 +484,22 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: dict[str, Any], 
                                 f":{d.finding.line}") for r in report["remaining"])]
     # A reverted fix leaves its problem where it was, even one the rewritten side cannot show
     # (a value baked in that no input set exposes is seen by the observer, on the original).
-    report["remaining"] += [{"op": d.problems[0].op if d.problems else "-",
-                             "source": f"{d.finding.path}:{d.finding.line}", "rule": d.finding.rule,
-                             "message": f"fix reverted: {why}", "kind": "finding", "exporter": None,
-                             "severity": "error" if any(p.severity == "error" for p in d.problems) else "warning"}
-                            for key, why in plan.reverted.items() for d in [plan.decisions[key]]
-                            if not any(r["rule"] == d.finding.rule and r["source"] and r["source"].endswith(
-                                f":{d.finding.line}") for r in report["remaining"])]
-    if after_retrace is not None and after_retrace.demote:
-        for d in _reverted_bakes(plan):
-            if all((p.path, p.line) in after_retrace.lines for p in d.problems):
-                for entry in report["remaining"]:
-                    if entry["rule"] == d.finding.rule and entry["source"] == f"{d.finding.path}:{d.finding.line}" \
-                            and entry["severity"] == "error":
-                        entry.update(severity="warning", message=f"{entry['message']}; {after_retrace.note}")
+    located_entries = list(report["remaining"])
+    for key, why in plan.reverted.items():
+        d = plan.decisions[key]
+        if any(r["rule"] == d.finding.rule and r["source"] and r["source"].endswith(f":{d.finding.line}")
+               for r in located_entries):
+            continue
+        problems, judged = d.problems, ""
+        if after_retrace is not None and side == "after":
+            # Its line is in the rewritten model as it was: that model's own second trace speaks for it.
+            problems = after_retrace.apply(problems)
+            if any(a.severity != b.severity for a, b in zip(problems, d.problems)):
+                judged = f"; {after_retrace.note}"
+        report["remaining"].append({
+            "op": problems[0].op if problems else "-", "source": f"{d.finding.path}:{d.finding.line}",
+            "rule": d.finding.rule, "message": f"fix reverted: {why}{judged}", "kind": "finding", "exporter": None,
+            "severity": "error" if any(p.severity == "error" for p in problems) else "warning"})
     if final is None:
         report["equivalent"] = True  # nothing was rewritten: the model is the original
         report["latency_ms"] = {k: {"before": v, "after": v} for k, v in original.get("latency_before", {}).items()}
