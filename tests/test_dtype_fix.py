@@ -16,6 +16,7 @@ import pytest
 import torch
 from support import load, rewrite
 
+from trtcodemod.engine import Options, check_source
 from trtcodemod.trt.check import check_graph
 
 CODE = '''\
@@ -87,3 +88,49 @@ def test_the_rewritten_export_has_no_float64_or_int16_tensor(tmp_path) -> None:
         errors.append(sorted({i.op for i in issues if i.severity == "error"}))
     assert errors[0] and "Cast" in errors[0]  # the original's casts to DOUBLE and INT16
     assert errors[1] == []
+
+
+# --- a dtype held in a local name ------------------------------------------------------------
+
+HELD = '''\
+import torch
+
+
+def embed(bbox, n):
+    dtype = torch.float32 if bbox.device.type == "mps" else torch.float64
+    bbox = bbox.to(dtype)
+    return bbox.mean(-1), torch.arange(n, dtype=dtype)
+'''
+
+HELD_NEVER = [
+    "def f(x, d=torch.float64):\n    return x.to(d)\n",  # a parameter: the caller decides
+    "def f(x, flag):\n    d = torch.float64\n    if flag:\n        d = torch.float32\n    return x.to(d)\n",
+    "def f(x):\n    d = torch.float64\n    return x.view(d)\n",  # reinterprets bytes
+    "def f(x):\n    d = x.dtype\n    return x.to(d)\n",
+]
+
+
+def test_a_dtype_held_in_a_local_name_is_followed_to_its_binding() -> None:
+    """`dtype = torch.float32 if mps else torch.float64`, then `x.to(dtype)` (UDOP, RT-DETRv2 and
+    others in transformers): reported at each use, rewritten once at the binding."""
+    findings = check_source(HELD.encode(), "held.py", Options(select=("TRT701",)))
+    assert [f.line for f in findings] == [6, 7] and all(f.fix.value == "unsafe" for f in findings)
+    after = rewrite(HELD, unsafe=True, select=("TRT701",))
+    assert 'dtype = torch.float32 if bbox.device.type == "mps" else torch.float32\n' in after
+    assert after.count("float64") == 0 and rewrite(HELD, select=("TRT701",)) == HELD
+    for code in HELD_NEVER:
+        code = "import torch\n" + code
+        assert rewrite(code, unsafe=True, select=("TRT701",)) == code, code
+    uint8 = "import torch\n\ndef f(x):\n    kind = torch.uint8\n    return x.to(kind)\n"
+    [finding] = check_source(uint8.encode(), "u.py", Options(select=("TRT701",)))
+    assert finding.fix.value == "none" and "uint8" in finding.message
+
+
+@pytest.mark.parametrize("boxes", BOXES, ids=["values", "zeros", "empty", "inf"])
+def test_held_dtype_rewrite_runs_as_the_original_within_float32(boxes: torch.Tensor) -> None:
+    before, after = load(HELD, "embed"), load(rewrite(HELD, unsafe=True, select=("TRT701",)), "embed")
+    (mean_b, grid_b), (mean_a, grid_a) = before(boxes, 5), after(boxes, 5)
+    assert (mean_b.dtype, grid_b.dtype, mean_a.dtype, grid_a.dtype) == (
+        torch.float64, torch.float64, torch.float32, torch.float32)  # the dtype changes: part of the assumption
+    torch.testing.assert_close(mean_a.double(), mean_b, rtol=1e-6, atol=0, equal_nan=True)
+    assert torch.equal(grid_a.double(), grid_b)

@@ -156,3 +156,79 @@ def test_math_rewrite_export_follows_the_stamps(tmp_path: Path) -> None:
         graph = session.run(None, {i.name: feeds[i.name] for i in session.get_inputs()})[0]
         results.append(torch.allclose(torch.from_numpy(graph), model(x, other), rtol=1e-5))
     assert results == [False, True]  # the original's graph kept the example's weight
+
+
+# --- slice bounds and torch.arange; a call that wants a number -------------------------------
+
+BOUNDS = '''\
+import torch
+from torch import nn
+
+
+class M(nn.Module):
+    def forward(self, x, mask):
+        max_len = (mask != 0).sum(1).max().item()
+        cut = x[:, :max_len] * mask[:, :max_len]
+        steps = torch.arange(mask.sum(0).max().item() + 1)
+        n_t, n_w = (mask.shape[0] + mask[0].max().item() // 2, mask.sum().item() // 3)
+        return cut.sum(1) + steps.sum() + torch.arange(n_t).sum() + n_w
+'''
+
+#: Where a 0-d tensor does not stand for the number: a call that wants one gets it (directly or
+#: through arithmetic and a name), or a subscript (a 0-d index tensor is advanced indexing: a copy).
+NUMBER_WANTED = [
+    "m = x.min().item() - 1.0\n        return torch.full((2,), fill_value=m)\n",
+    "return torch.full((2,), x.min().item() - 1.0)\n",
+    "n = x.sum().item()\n        return x[: n] + sum(range(n // 2))\n",
+    "n = x.sum().item()\n        return x[n]\n",
+]
+
+
+def test_slice_bounds_and_arange_take_the_tensor() -> None:
+    after = rewrite(BOUNDS, unsafe=True, select=("TRT702",))
+    assert "max_len = (mask != 0).sum(1).max()\n" in after
+    assert "steps = torch.arange(mask.sum(0).max() + 1)" in after
+    assert "(mask.shape[0] + mask[0].max() // 2, mask.sum() // 3)" in after
+    assert ".item()" not in after
+    head = "import torch\nfrom torch import nn\n\n\nclass M(nn.Module):\n    def forward(self, x):\n        "
+    for body in NUMBER_WANTED:
+        assert rewrite(head + body, unsafe=True, select=("TRT702",)) == head + body, body
+
+
+MASKS = [torch.tensor([[1, 1, 0, 0], [1, 0, 0, 0]]), torch.zeros(2, 4, dtype=torch.long),
+         torch.ones(3, 4, dtype=torch.long), torch.zeros(0, 4, dtype=torch.long)]
+
+
+@pytest.mark.parametrize("mask", MASKS, ids=["padded", "all-padding", "no-padding", "empty"])
+def test_bounds_rewrite_runs_as_the_original(tmp_path: Path, mask: torch.Tensor) -> None:
+    before = import_source(BOUNDS, tmp_path)["M"]()
+    after = import_source(rewrite(BOUNDS, unsafe=True, select=("TRT702",)), tmp_path)["M"]()
+    x = torch.tensor([[1.0, -2.0, float("inf"), 0.0]]).expand(mask.shape[0], 4)
+    try:
+        expected = before(x, mask)
+    except RuntimeError:  # max() of an empty mask
+        with pytest.raises(RuntimeError):
+            after(x, mask)
+        return
+    got = after(x, mask)
+    assert got.dtype == expected.dtype and torch.equal(got, expected)
+
+
+def test_the_rewritten_bounds_export_follows_the_mask(tmp_path: Path) -> None:
+    code = BOUNDS.replace("        n_t, n_w = (mask.shape[0] + mask[0].max().item() // 2, mask.sum().item() // 3)\n",
+                          "").replace(" + torch.arange(n_t).sum() + n_w", "")
+    results = []
+    for source in (code, rewrite(code, unsafe=True, select=("TRT702",))):
+        model = import_source(source, tmp_path)["M"]()
+        x, mask = torch.randn(2, 6), torch.tensor([[1, 1, 1, 0, 0, 0], [1, 1, 0, 0, 0, 0]])
+        buffer = io.BytesIO()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(model, (x, mask), buffer, dynamo=False, input_names=["x", "mask"])
+        session = ort.InferenceSession(buffer.getvalue())
+        other = torch.tensor([[1, 1, 1, 1, 1, 0], [1, 0, 0, 0, 0, 0]])
+        feeds = {"x": x.numpy(), "mask": other.numpy()}
+        got = session.run(None, {i.name: feeds[i.name] for i in session.get_inputs()})[0]
+        want = model(x, other)
+        results.append(got.shape == tuple(want.shape) and torch.allclose(torch.from_numpy(got), want))
+    assert results == [False, True]  # the original's graph kept the example's lengths

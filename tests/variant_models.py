@@ -109,3 +109,15 @@ def observed_facts(path: Path, module: ModuleType, work: Path, traced: list = ()
     assert facts is not None, why
     facts.note_traced(w for w in traced if Path(w[0]).resolve() == path.resolve())
     return facts
+
+
+def load_rewritten(path: Path, rules: tuple[str, ...], folder: Path, prefix: str) -> tuple[ModuleType, str, ModuleType]:
+    """The variant at ``path``, the text ``rules`` write from its code alone (``--unsafe``, as
+    migrate tries a verified candidate, every line in scope), and that text imported from ``folder``."""
+    from trtcodemod.engine import Options, fix_source
+
+    options = Options(select=rules, unsafe=True, scope="all")
+    text = fix_source(path.read_bytes(), str(path.resolve()), options).source.decode()
+    new_path = folder / f"{path.stem}_rewritten.py"
+    new_path.write_text(text)
+    return load_variant(path, f"{prefix}_{path.stem}"), text, load_variant(new_path, f"{prefix}_rewritten_{path.stem}")

@@ -11,6 +11,7 @@ import libcst as cst
 
 from trtcodemod.astutil import argument, code_of
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
+from trtcodemod.scopes import ASSIGN
 from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
 
 _OPERATORS = "https://github.com/onnx/onnx-tensorrt/blob/main/docs/operators.md"
@@ -59,6 +60,10 @@ any call, those dtypes as a positional argument of `.to(...)`, `.type(...)` or `
 `.double()`, `.short()`, `.byte()`, and the legacy `torch.DoubleTensor(...)`-style
 constructors. The dtype names go through the file's imports: `np.float64` is NumPy's and is
 not reported, nor is a comparison such as `x.dtype == torch.uint8`, nor `torch.finfo(...)`.
+A dtype held in a local name counts where the name is bound once in the function, to a dtype
+or to a conditional choosing between dtypes (`dtype = torch.float32 if x.device.type ==
+"mps" else torch.float64`, then `x.to(dtype)` or `torch.arange(n, dtype=dtype)`): the
+finding is at each use, the rewrite at the binding.
 
 Why it hurts, per TensorRT version (onnx-tensorrt operators.md and changelog; see
 `trtcodemod.versions.DTYPE_FACTS`):
@@ -90,8 +95,10 @@ What to do:
 The rewrite (float64 and int16; uint8 stays a finding, since a mask wants `bool` and a
 number `int32`): `.double()` → `.float()`, `.short()` → `.int()`, and the dtype itself in
 `dtype=...`, `.to(...)` and `.type(...)`: `torch.float64`/`torch.double` → `torch.float32`,
-`torch.int16`/`torch.short` → `torch.int32`. `.view(dtype)` reinterprets bytes and is never
-rewritten, nor are the legacy constructors.
+`torch.int16`/`torch.short` → `torch.int32`; for a dtype held in a local name, the same in the
+name's one binding (`torch.float32 if ... else torch.float32`: the condition is kept, it may
+have effects). `.view(dtype)` reinterprets bytes and is never rewritten, nor are the legacy
+constructors.
 
 Fix safety: unsafe. Which dtype keeps the meaning depends on the values, so the fix assumes:
 for float64, that float32's precision and range (about 7 digits, +-3.4e38) are enough for
@@ -121,6 +128,34 @@ Applies to every TensorRT version (what happens differs, see above).""",
             return None
         return _DTYPES[name][0] if name in _DTYPES else _LEGACY_TYPES[name]
 
+    def _held_dtype(self, expr: cst.BaseExpression) -> tuple[str, Fix | None] | None:
+        """For a local name bound once in this function to a dtype choice that holds one TensorRT
+        lacks (``torch.float32 if mps else torch.float64``): that dtype, and the fix of the binding."""
+        if type(expr) is not cst.Name:
+            return None
+        function = next((s for s in reversed(self._scopes) if type(s) is cst.FunctionDef), None)
+        if function is None or expr.value in self.context.resolver.walrus(function):
+            return None
+        sites = self.context.resolver.bindings(function).sites.get(expr.value, ())
+        if len(sites) != 1 or sites[0][0] != ASSIGN or sites[0][1] is None:
+            return None  # a parameter, a loop target, or assigned twice: no single value to follow
+        held = [(leaf, self._dtype_of(leaf)) for leaf in _choices(sites[0][1])]
+        lacking = [(leaf, dtype) for leaf, dtype in held if dtype is not None]
+        if not lacking:
+            return None
+        dtype = lacking[0][1]
+        if any(d not in _REPLACEMENTS for _, d in lacking):
+            return dtype, None  # uint8: a mask wants bool, a number int32
+        edits = {leaf: self.context.torch_attr(_REPLACEMENTS[d]) for leaf, d in lacking}
+        return dtype, Fix(edits, safety=Safety.UNSAFE)  # type: ignore[arg-type]
+
+    def _dtype_or_held(self, expr: cst.BaseExpression) -> tuple[str, Fix | None] | None:
+        """The unsupported dtype ``expr`` names, directly or through a local name, and its fix."""
+        dtype = self._dtype_of(expr)
+        if dtype is not None:
+            return dtype, self._wider(expr, dtype)
+        return self._held_dtype(expr)
+
     def _flag(self, node: cst.CSTNode, dtype: str, what: str, fix: Fix | None = None) -> None:
         advice = _DTYPE_ADVICE[dtype]
         if what == ".byte()":
@@ -142,9 +177,9 @@ Applies to every TensorRT version (what happens differs, see above).""",
             return
         dtype_arg = argument(node, None, "dtype")
         if dtype_arg is not None:
-            dtype = self._dtype_of(dtype_arg.value)
-            if dtype is not None:
-                self._flag(node, dtype, f"dtype={code_of(dtype_arg.value)}", self._wider(dtype_arg.value, dtype))
+            found = self._dtype_or_held(dtype_arg.value)
+            if found is not None:
+                self._flag(node, found[0], f"dtype={code_of(dtype_arg.value)}", found[1])
                 return
         method = self.tensor_method(node, "to", "type", "view", *_CAST_METHODS)
         if method in _CAST_METHODS:
@@ -158,12 +193,19 @@ Applies to every TensorRT version (what happens differs, see above).""",
         if method is not None:
             for arg in node.args:
                 if arg.keyword is None and not arg.star:
-                    dtype = self._dtype_of(arg.value)
-                    if dtype is not None:
+                    found = self._dtype_or_held(arg.value)
+                    if found is not None:
                         # .view(dtype) reinterprets the bytes: another dtype is another shape.
-                        fix = self._wider(arg.value, dtype) if method != "view" else None
-                        self._flag(node, dtype, f".{method}({code_of(arg.value)})", fix)
+                        fix = found[1] if method != "view" else None
+                        self._flag(node, found[0], f".{method}({code_of(arg.value)})", fix)
                         return
+
+
+def _choices(value: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The values a dtype expression can take: both sides of each conditional, else itself."""
+    if type(value) is cst.IfExp:
+        return [*_choices(value.body), *_choices(value.orelse)]
+    return [value]
 
 
 RULES = (UnsupportedDtype,)

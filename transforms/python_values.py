@@ -16,6 +16,7 @@ Where they look is shared with the other deployment rules: see
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 import libcst as cst
 
@@ -123,10 +124,17 @@ What to do: keep the value a tensor (`t.sum()` instead of `t.sum().item()`, `t.c
 instead of `max(1, int(t))`, broadcasting instead of a Python loop bound), or compute the
 number outside the model and pass it in as an input.
 
-The rewrite (`.item()` only): drop the `.item()` where the number is only arithmetic's
-operand: `t.max().item() + 1`, or `peak = t.max().item()` when every later use of `peak` in
-the function is an operand of `+ - * / // % **` (or of a unary `-`) and nothing else assigns
-it. The 0-d tensor then stands where the number stood, and the export keeps computing it.
+The rewrite (`.item()` only): drop the `.item()` where the number is only used where a 0-d
+tensor stands for it: an operand of `+ - * / // % **` (or of a unary `-`), a bound of a slice
+(`x[:, :n]`, which Python reads through the tensor's `__index__`), or a positional argument
+of `torch.arange` (which reads a 0-d tensor as the number): `t.max().item() + 1`,
+`mask[:, :t.sum(1).max().item()]`, or `peak = t.max().item()` when every later use of `peak`
+in the function is one of those and nothing else assigns it. The 0-d tensor then stands where
+the number stood, and the export keeps computing it (a traced slice bound or `arange` end
+follows the tensor). Not where that arithmetic ends as the argument of another call, directly
+or through the name it is assigned to (a tuple assignment's names too), with no operand on the
+way known to be a tensor: `torch.full(s, fill_value=t.min().item() - 1.0)` and `range(n + 1)`
+want a number, and a tensor raises there or is read back into one.
 Where that arithmetic is the one argument of a `math` function that torch has too
 (`math.exp(-gap.item() / tau)`), the call becomes the torch function on the tensor
 (`torch.exp(-gap / tau)`): `math.exp` would read the tensor back into a number.
@@ -180,19 +188,30 @@ every TensorRT version.""",
         self._observed: ObservedFacts = self.provider(ObservedFacts)
         self._tensors: list[set[str]] = []
         self._functions: list[cst.FunctionDef] = []
-        #: ``.item()`` calls that are an arithmetic operand, and those assigned to a plain name.
+        #: Where a 0-d tensor stands for the number (arithmetic operands, slice bounds, the
+        #: arguments of ``torch.arange``), and the ``.item()`` calls assigned to a plain name.
         self._operands: set[int] = set()
         self._assigned: dict[int, str] = {}
+        #: The arithmetic each operand belongs to, and the calls each argument is passed to.
+        self._flow = _NumberFlow()
         #: Enclosing one-argument ``math.<fn>(...)`` calls that torch has a function for.
         self._math_calls: list[tuple[cst.Call, str]] = []
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
         if type(node.operator) in _ARITHMETIC:
             self._operands.update(id(strip_parens(side)) for side in (node.left, node.right))
+        self._flow.note(node, self._is_arange)
 
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
         if type(node.operator) in (cst.Minus, cst.Plus):
             self._operands.add(id(strip_parens(node.expression)))
+        self._flow.note(node, self._is_arange)
+
+    def visit_Slice(self, node: cst.Slice) -> None:
+        self._operands.update(_slice_bounds(node))
+
+    def _is_arange(self, call: cst.Call) -> bool:
+        return "torch.arange" in self.context.qualified_names(call.func)
 
     def _math_function(self, node: cst.Call) -> str | None:
         """For a ``math.<fn>(...)`` call: the torch function of the same value (``exp`` for
@@ -221,8 +240,16 @@ every TensorRT version.""",
         return Fix({call: replacement}, safety=Safety.UNSAFE)
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        if len(node.targets) == 1 and type(node.targets[0].target) is cst.Name:
-            self._assigned[id(node.value)] = node.targets[0].target.value
+        if len(node.targets) != 1:
+            return
+        target, value = node.targets[0].target, node.value
+        if type(target) is cst.Name:
+            self._assigned[id(value)] = target.value
+        elif type(target) is cst.Tuple and type(value) is cst.Tuple and len(target.elements) == len(value.elements):
+            # `t, h = (g[0].item() // m, ...)`: each element goes to its own name
+            for name, element in zip(target.elements, value.elements):
+                if type(name.value) is cst.Name and type(name) is cst.Element and type(element) is cst.Element:
+                    self._assigned[id(element.value)] = name.value.value
 
     def _item_fix(self, node: cst.Call) -> Fix | None:
         """Drop ``.item()`` where its number only feeds arithmetic (see the rule's doc)."""
@@ -231,7 +258,15 @@ every TensorRT version.""",
         if self._math_calls:
             return self._math_fix(node)
         name = self._assigned.get(id(node))
-        if id(node) not in self._operands and (name is None or not _arithmetic_only(self._functions[-1], name)):
+        if id(node) not in self._operands and (
+                name is None or not _number_uses_only(self._functions[-1], name, self._is_arange)):
+            return None
+        top = self._flow.top(node, self._is_tensor)
+        held = self._assigned.get(id(top)) if top is not None else None
+        if top is None or (held not in (None, name) and _read_as_call_argument(
+                self._functions[-1], held, self._is_arange)):
+            # `torch.full(s, fill_value=t.min().item() - 1.0)`: a call that wants a number
+            # (`torch.full` raises on a tensor, `range`, `int`...) would get a tensor
             return None
         if name is not None and len(self.context.resolver.bindings(self._functions[-1]).sites.get(name, ())) != 1:
             return None  # assigned elsewhere too: another value may reach the same uses
@@ -294,6 +329,9 @@ every TensorRT version.""",
                 self._tensors[-1].discard(name)
 
     def visit_Call(self, node: cst.Call) -> None:
+        if self._is_arange(node):
+            self._operands.update(_arange_numbers(node))
+        self._flow.note(node, self._is_arange)
         function = self._math_function(node)
         if function is not None:
             self._math_calls.append((node, function))
@@ -544,15 +582,33 @@ def _arithmetic_path(root: cst.BaseExpression, target: cst.CSTNode) -> bool:
     return False
 
 
-def _arithmetic_only(function: cst.FunctionDef, name: str) -> bool:
-    """Is every read of ``name`` in ``function`` an operand of ``+ - * / // % **`` (at least one)?"""
+def _slice_bounds(node: cst.Slice) -> list[int]:
+    """The ids of a slice's bounds and step (parentheses stripped)."""
+    return [id(part) for part in (node.lower, node.upper, node.step) if part is not None]
+
+
+def _arange_numbers(node: cst.Call) -> list[int]:
+    """The ids of ``torch.arange``'s positional arguments: the numbers it reads (start, end, step)."""
+    return [id(arg.value) for arg in node.args if arg.keyword is None and not arg.star]
+
+
+def _number_uses_only(function: cst.FunctionDef, name: str, is_arange: Callable[[cst.Call], bool]) -> bool:
+    """Is every read of ``name`` in ``function`` (at least one) a place where a 0-d tensor stands
+    for the number: an operand of ``+ - * / // % **``, a slice bound, an argument of ``torch.arange``?"""
     operands: set[int] = set()
     not_reads: set[int] = set()  # attribute names, keywords and the assignment targets
-    reads = 0
+    reads: list[cst.Name] = []
+    flow = _NumberFlow()
     for node in walk(function.body):
         kind = type(node)
         if kind is cst.BinaryOperation and type(node.operator) in _ARITHMETIC:
             operands.update(id(strip_parens(side)) for side in (node.left, node.right))
+        elif kind is cst.UnaryOperation and type(node.operator) in (cst.Minus, cst.Plus):
+            operands.add(id(strip_parens(node.expression)))
+        elif kind is cst.Slice:
+            operands.update(_slice_bounds(node))
+        elif kind is cst.Call and is_arange(node):
+            operands.update(_arange_numbers(node))
         elif kind is cst.Attribute:
             not_reads.add(id(node.attr))
         elif kind is cst.Arg and node.keyword is not None:
@@ -562,8 +618,52 @@ def _arithmetic_only(function: cst.FunctionDef, name: str) -> bool:
         elif kind is cst.Name and node.value == name and id(node) not in not_reads:
             if id(node) not in operands:
                 return False
-            reads += 1
-    return reads > 0
+            reads.append(node)
+        flow.note(node, is_arange)
+    return bool(reads) and all(flow.top(read, lambda _: False) is not None for read in reads)
+
+
+class _NumberFlow:
+    """Where arithmetic on a number ends: the arithmetic each operand belongs to, and the call
+    (other than ``torch.arange``) each argument is passed to. Fed nodes in source order."""
+
+    def __init__(self) -> None:
+        self._parents: dict[int, cst.CSTNode] = {}
+        self._arguments: set[int] = set()
+
+    def note(self, node: cst.CSTNode, is_arange: Callable[[cst.Call], bool]) -> None:
+        kind = type(node)
+        if kind is cst.BinaryOperation and type(node.operator) in _ARITHMETIC:
+            self._parents[id(node.left)] = self._parents[id(node.right)] = node
+        elif kind is cst.UnaryOperation and type(node.operator) in (cst.Minus, cst.Plus):
+            self._parents[id(node.expression)] = node
+        elif kind is cst.Call and not is_arange(node):
+            self._arguments.update(id(arg.value) for arg in node.args)
+
+    def top(self, node: cst.CSTNode, is_tensor: Callable[[cst.BaseExpression], bool]) -> cst.CSTNode | None:
+        """The outermost arithmetic ``node`` feeds (``node`` itself if none), or None where that is
+        a call's argument. A known tensor operand on the way ends the search: that arithmetic made
+        a tensor before the rewrite too (the top is then that operation)."""
+        current = node
+        while id(current) in self._parents:
+            parent = self._parents[id(current)]
+            if type(parent) is cst.BinaryOperation:
+                other = parent.right if parent.left is current else parent.left
+                if is_tensor(other):
+                    return parent
+            current = parent
+        return None if id(current) in self._arguments else current
+
+
+def _read_as_call_argument(function: cst.FunctionDef, name: str, is_arange: Callable[[cst.Call], bool]) -> bool:
+    """Does a read of ``name`` reach a call's argument (not ``torch.arange``'s) through arithmetic?"""
+    flow = _NumberFlow()
+    reads = []
+    for node in walk(function.body):
+        flow.note(node, is_arange)
+        if type(node) is cst.Name and node.value == name:
+            reads.append(node)
+    return any(flow.top(read, lambda _: False) is None for read in reads)
 
 
 def _keeps_tensor(name: str, value: cst.BaseExpression) -> bool:
