@@ -117,6 +117,12 @@ Applies to every TensorRT version (what happens differs, see above).""",
                     "def age(stamps):\n    return stamps.to(torch.float32) - stamps[0].float()\n", unsafe=True),
             Example("def empty_mask(n):\n    return torch.zeros(n, dtype=torch.uint8)\n"),
             Example("def keep(scores):\n    return (scores > 0.5).byte()\n"),
+            Example("def mean(bbox):\n"
+                    "    dtype = torch.float32 if bbox.device.type == 'mps' else torch.float64\n"
+                    "    return bbox.to(dtype).mean(-1)\n",
+                    "def mean(bbox):\n"
+                    "    dtype = torch.float32 if bbox.device.type == 'mps' else torch.float32\n"
+                    "    return bbox.to(dtype).mean(-1)\n", unsafe=True),
         ),
         references=(_OPERATORS, "https://github.com/onnx/onnx-tensorrt/blob/main/docs/Changelog.md",
                     "https://pytorch.org/docs/stable/tensor_attributes.html#torch-dtype"),

@@ -179,6 +179,17 @@ every TensorRT version.""",
                 "        k = int(num)\n"
                 "        return x[:, :k]\n"
             ),
+            Example(
+                "class Truncate(nn.Module):\n"
+                "    def forward(self, x, mask):\n"
+                "        n = mask.sum(1).max().item()\n"
+                "        return x[:, :n]\n",
+                "class Truncate(nn.Module):\n"
+                "    def forward(self, x, mask):\n"
+                "        n = mask.sum(1).max()\n"
+                "        return x[:, :n]\n",
+                unsafe=True,
+            ),
         ),
         references=(_AVOIDING_PITFALLS, "https://pytorch.org/docs/stable/generated/torch.Tensor.item.html"),
     )
