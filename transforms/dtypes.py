@@ -140,7 +140,7 @@ Applies to every TensorRT version (what happens differs, see above).""",
         if type(expr) is not cst.Name:
             return None
         function = next((s for s in reversed(self._scopes) if type(s) is cst.FunctionDef), None)
-        if function is None or expr.value in self.context.resolver.walrus(function):
+        if function is None or self.shadowed(expr.value) or expr.value in self.context.resolver.walrus(function):
             return None
         sites = self.context.resolver.bindings(function).sites.get(expr.value, ())
         if len(sites) != 1 or sites[0][0] != ASSIGN or sites[0][1] is None:

@@ -259,11 +259,11 @@ every TensorRT version.""",
         elif type(target) is cst.Tuple and type(value) is cst.Tuple and len(target.elements) == len(value.elements):
             # `t, h = (g[0].item() // m, ...)`: each element goes to its own name
             for name, element in zip(target.elements, value.elements):
-                if type(name.value) is cst.Name and type(name) is cst.Element and type(element) is cst.Element:
+                if type(name) is cst.Element and type(element) is cst.Element and type(name.value) is cst.Name:
                     self._assigned[id(element.value)] = name.value.value
 
     def _item_fix(self, node: cst.Call) -> Fix | None:
-        """Drop ``.item()`` where its number only feeds arithmetic (see the rule's doc)."""
+        """Drop ``.item()`` where a 0-d tensor stands for its number (see the rule's doc)."""
         if not self._functions:
             return None
         if self._math_calls:
@@ -594,7 +594,7 @@ def _arithmetic_path(root: cst.BaseExpression, target: cst.CSTNode) -> bool:
 
 
 def _slice_bounds(node: cst.Slice) -> list[int]:
-    """The ids of a slice's bounds and step (parentheses stripped)."""
+    """The ids of a slice's bounds and step (LibCST keeps parentheses on the node itself)."""
     return [id(part) for part in (node.lower, node.upper, node.step) if part is not None]
 
 
