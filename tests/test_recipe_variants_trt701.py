@@ -22,7 +22,14 @@ import onnx
 import pytest
 import torch
 from safety import assert_same_run, run_once
-from variant_models import assert_graph_equals_eager, export_variant, load_rewritten, load_variant, variant_inputs
+from variant_models import (
+    assert_graph_equals_eager,
+    built,
+    built_pair,
+    export_variant,
+    load_rewritten,
+    variant_inputs,
+)
 
 from trtcodemod.engine import Options, check_source, fix_source
 from trtcodemod.trt.check import check_graph
@@ -48,13 +55,12 @@ VARIANTS: dict[str, tuple[tuple[str, ...], list[list[tuple[int, ...]]], bool]] =
 }
 
 
-def _built(module) -> torch.nn.Module:
-    torch.manual_seed(0)
-    return module.build().eval()
-
-
 def _loaded(name: str, tmp_path: Path):
     return load_rewritten(HERE / f"{name}.py", ("TRT701",), tmp_path, "trt701")
+
+
+def _models(name: str, tmp_path: Path) -> tuple:
+    return built_pair(HERE / f"{name}.py", ("TRT701",), tmp_path, "trt701")
 
 
 def _dtype_errors(path: Path) -> list[str]:
@@ -100,9 +106,7 @@ def test_variant_rewrite(name: str, tmp_path: Path) -> None:
 @pytest.mark.parametrize("name", list(VARIANTS))
 def test_variant_export(name: str, tmp_path: Path) -> None:
     _, others, _ = VARIANTS[name]
-    module, _, rewritten_module = _loaded(name, tmp_path)
-    original, rewritten = _built(module), _built(rewritten_module)
-    example = variant_inputs(module, None, 0)
+    module, original, rewritten, example = _models(name, tmp_path)
 
     # Before: the graph holds a DOUBLE or INT16 tensor, which the graph check names TRT701 for.
     export_variant(original, example, module.DYNAMIC, tmp_path / "before.onnx", HERE)
@@ -123,9 +127,7 @@ def test_variant_export(name: str, tmp_path: Path) -> None:
 @pytest.mark.parametrize("name", list(VARIANTS))
 def test_variant_eager_within_the_assumption(name: str, tmp_path: Path) -> None:
     _, others, exact = VARIANTS[name]
-    module, _, rewritten_module = _loaded(name, tmp_path)
-    original, rewritten = _built(module), _built(rewritten_module)
-    example = variant_inputs(module, None, 0)
+    module, original, rewritten, example = _models(name, tmp_path)
     sets = {"example": example, **_edge_sets(name, example), "inf-nan": _non_finite(example),
             "size1": variant_inputs(module, others[0], 1)}
     sets["empty"] = tuple(t[:0] for t in example)
@@ -154,7 +156,7 @@ def test_where_the_assumption_fails(tmp_path: Path) -> None:
     image, tokens, bbox = variant_inputs(module, None, 0)
     bbox = bbox.clone()
     bbox[0, 1] = torch.tensor([1.0, 1.0, 1.0, 1.0 - 2.0**-24])
-    before = _built(module)(image, tokens, bbox)
-    after = _built(rewritten)(image, tokens, bbox)
+    before = built(module)(image, tokens, bbox)
+    after = built(rewritten)(image, tokens, bbox)
     assert not torch.equal(before[0, 1], after[0, 1])  # the float32 mean zeroed this token's patch
     assert torch.equal(after[0, 1], tokens[0, 1])

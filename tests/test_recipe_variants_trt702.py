@@ -19,7 +19,15 @@ import numpy as np
 import pytest
 import torch
 from safety import assert_same_run, run_once
-from variant_models import export_variant, input_names, load_rewritten, load_variant, variant_inputs
+from variant_models import (
+    built,
+    built_pair,
+    export_variant,
+    input_names,
+    load_rewritten,
+    load_variant,
+    variant_inputs,
+)
 
 from trtcodemod.engine import Options, check_source, fix_source
 
@@ -66,13 +74,12 @@ VARIANTS: dict[str, tuple[tuple[str, ...], bool, Callable[[tuple], dict[str, tup
 }
 
 
-def _built(module) -> torch.nn.Module:
-    torch.manual_seed(0)
-    return module.build().eval()
-
-
 def _loaded(name: str, tmp_path: Path):
     return load_rewritten(HERE / f"{name}.py", ("TRT702",), tmp_path, "trt702")
+
+
+def _models(name: str, tmp_path: Path) -> tuple:
+    return built_pair(HERE / f"{name}.py", ("TRT702",), tmp_path, "trt702")
 
 
 def _graph_matches(session, model: torch.nn.Module, inputs: tuple) -> bool:
@@ -119,9 +126,7 @@ def test_variant_rewrite(name: str, tmp_path: Path) -> None:
 @pytest.mark.parametrize("name", list(VARIANTS))
 def test_variant_export_follows_the_values(name: str, tmp_path: Path) -> None:
     _, _, make_sets = VARIANTS[name]
-    module, _, rewritten_module = _loaded(name, tmp_path)
-    original, rewritten = _built(module), _built(rewritten_module)
-    example = variant_inputs(module, None, 0)
+    module, original, rewritten, example = _models(name, tmp_path)
     sets = make_sets(example)
 
     # Before: the example's number is a constant of the graph; right on the example only.
@@ -140,9 +145,7 @@ def test_variant_export_follows_the_values(name: str, tmp_path: Path) -> None:
 @pytest.mark.parametrize("name", list(VARIANTS))
 def test_variant_eager_unchanged(name: str, tmp_path: Path) -> None:
     _, _, make_sets = VARIANTS[name]
-    module, _, rewritten_module = _loaded(name, tmp_path)
-    original, rewritten = _built(module), _built(rewritten_module)
-    example = variant_inputs(module, None, 0)
+    module, original, rewritten, example = _models(name, tmp_path)
     sets = {"example": example, **make_sets(example)}
     sets.update(_non_finite(sets))
     sets["empty-batch"] = tuple(t[:0] for t in example) if name != "qwen2_vl_vision_positions" \
@@ -177,7 +180,7 @@ def test_gemma4_without_the_item_raises() -> None:
     """Why the Gemma 4 head is left: with the ``.item()`` dropped (the old rewrite), ``torch.full``
     gets a 0-d tensor as its fill value and raises in eager mode on every input."""
     module = load_variant(HERE / "gemma4_assistant_logits.py", "trt702_gemma4_check")
-    model = _built(module)
+    model = built(module)
     example = variant_inputs(module, None, 0)
     model(*example)  # the original runs
     text = (HERE / "gemma4_assistant_logits.py").read_text().replace("min().item() - 1.0", "min() - 1.0")

@@ -121,3 +121,15 @@ def load_rewritten(path: Path, rules: tuple[str, ...], folder: Path, prefix: str
     new_path = folder / f"{path.stem}_rewritten.py"
     new_path.write_text(text)
     return load_variant(path, f"{prefix}_{path.stem}"), text, load_variant(new_path, f"{prefix}_rewritten_{path.stem}")
+
+
+def built(module: ModuleType) -> torch.nn.Module:
+    """The variant's model in eval mode, its weights drawn from seed 0 (the same for a rewrite)."""
+    torch.manual_seed(0)
+    return module.build().eval()
+
+
+def built_pair(path: Path, rules: tuple[str, ...], folder: Path, prefix: str) -> tuple:
+    """The variant's module, its model and the one ``rules`` rewrite (same weights), its example inputs."""
+    module, _, rewritten = load_rewritten(path, rules, folder, prefix)
+    return module, built(module), built(rewritten), variant_inputs(module, None, 0)
