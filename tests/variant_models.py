@@ -109,3 +109,25 @@ def observed_facts(path: Path, module: ModuleType, work: Path, traced: list = ()
     assert facts is not None, why
     facts.note_traced(w for w in traced if Path(w[0]).resolve() == path.resolve())
     return facts
+
+
+def rewrite_variant(path: Path, options, folder: Path, module_name: str) -> tuple[str, ModuleType]:
+    """The variant's file as the rules selected by ``options`` rewrite it, written under
+    ``folder`` and imported as ``module_name``."""
+    from trtcodemod.engine import fix_source
+
+    text = fix_source(path.read_bytes(), str(path.resolve()), options).source.decode()
+    new_path = folder / f"{path.stem}_rewritten.py"
+    new_path.write_text(text)
+    return text, load_variant(new_path, module_name)
+
+
+def assert_eager_unchanged(original, after, sets: dict[str, tuple]) -> None:
+    """Both callables do the same on each input set (outputs, inputs afterwards, exceptions),
+    as given and with their float inputs requiring grad (then input gradients too)."""
+    from safety import assert_same_run, run_once
+
+    for label, inputs in sets.items():
+        graded = [t.clone().requires_grad_() if t.is_floating_point() else t for t in inputs]
+        for given in (list(inputs), graded):
+            assert_same_run(run_once(original, given), run_once(after, given), context=label)
