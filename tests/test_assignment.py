@@ -370,3 +370,98 @@ def test_overlapping_slice_write_is_not_a_concatenation() -> None:
         hist[1:] = hist[:-1]
     other = torch.arange(5.0)
     assert torch.equal(torch.cat([other[:1], other[:-1]]), torch.tensor([0.0, 0.0, 1.0, 2.0, 3.0]))
+
+
+# --- TRT203: a value computed anew from the tensor it is written into ---------------------------
+
+#: `out[idx] = <value over out>`: arithmetic or an elementwise call allocates the value first.
+COMPUTED_VALUES = [
+    (":, 0", "out[:, 0].clamp(0, 2)"),
+    ("..., 1", "torch.clamp(out[..., 1], min=-1.0)"),
+    ("..., 0", "out[..., 0] * (3 / 2)"),
+    (":, 1:3", "-out[:, 1:3]"),
+    (":, 2", "out[:, 0] - out[:, 2]"),
+    (":, :2", "out[:, 1:3].clip(max=0.5)"),
+]
+
+
+@pytest.mark.parametrize(("index", "value"), COMPUTED_VALUES)
+def test_slice_rewrite_of_a_value_computed_from_the_target(index: str, value: str) -> None:
+    src = HEADER + f"def f(x):\n    out = x.clone()\n    out[{index}] = {value}\n    return out\n"
+    after_src = rewrite(src, unsafe=True, select=("TRT203",))
+    assert "torch.cat" in after_src, after_src
+    before, after = load(src, "f"), load(after_src, "f")
+    odd = torch.tensor([[float("nan"), float("inf"), -float("inf"), 0.0], [-0.0, -3.0, 2.5, 1.0]])
+    for x in (torch.randn(3, 4) * 3, torch.zeros(2, 4), odd, torch.zeros(0, 4), torch.randn(2, 4, 3)):
+        assert_same(before(x.clone()), after(x.clone()))
+
+
+@pytest.mark.parametrize("value", [
+    "out[:, 1]",                                   # a view of the target
+    "+out[:, 1]",                                  # `+t` is `t` itself
+    "out[:, 1].view(-1)",                          # a view again
+    "torch.clamp(out[:, 1], 0, 1, out=out[:, 0])",  # writes into the target's memory
+    "out[:, :2].contiguous()",                     # the receiver itself when it is contiguous
+])
+def test_slice_fix_withheld_for_a_value_that_may_share_the_target(value: str) -> None:
+    body = f"def f(x):\n    out = x.clone()\n    out[:, 0] = {value}\n    return out\n"
+    assert found(body) == ["TRT203"]
+    assert fixed(body) == HEADER + body
+
+
+# --- TRT203: a name rebound to a new tensor on a line of its own -------------------------------
+
+@pytest.mark.parametrize("body", [
+    # a parameter rebound to its own copy before the writes (SAM's `coords = deepcopy(coords).to(...)`)
+    "import copy\ndef f(x):\n    x = copy.deepcopy(x).to(torch.float)\n"
+    "    x[..., 0] = x[..., 0] * 2\n    return x\n",
+    "def f(x):\n    x = x.clone()\n    x[:, 0] = 5\n    return x\n",
+    # a view of a new tensor: nothing else holds its base
+    "def f(xs):\n    out = torch.cat(xs, dim=1).permute(0, 2, 1)\n"
+    "    out[..., :2] = out[..., :2] + 1\n    return out\n",
+    # read, then replaced by a new tensor: the read saw the previous one
+    "def f(x):\n    out = x.clone()\n    first = out[:, 0]\n    out = x.sigmoid()\n"
+    "    out[:, 1:3] = 0\n    return out, first\n",
+])
+def test_slice_rewrite_after_a_rebinding(body: str) -> None:
+    after_src = fixed(body)
+    assert "torch.cat([" in after_src and after_src.count("= torch.cat([") == 1, after_src
+    before, after = load(HEADER + body, "f"), load(after_src, "f")
+    x = torch.randn(2, 3, 4)
+    given = (lambda: [x.clone(), x.clone() + 1]) if "xs" in body else (lambda: x.clone())
+    original = given()
+    assert_same(before(given()), after(given()))
+    if not isinstance(original, list):
+        caller = x.clone()
+        after(caller)
+        assert torch.equal(caller, x)  # the caller's tensor is not written, as in the original
+
+
+@pytest.mark.parametrize("body", [
+    # the caller's tensor is written before the rebinding
+    "def f(x):\n    x[:, 0] = 1\n    x = x.clone()\n    x[:, 1] = 2\n    return x\n",
+    # rebound in a branch only: the write may reach the caller's tensor
+    "def f(x, c: bool):\n    if c:\n        x = x.clone()\n    x[:, 0] = 1\n    return x\n",
+    # a view of the caller's tensor
+    "def f(x):\n    x = x.view(-1, 4)\n    x[:, 0] = 1\n    return x\n",
+    # an expanded view: its write raises, a concatenation would not
+    "def f(x):\n    out = torch.zeros(1, 4).expand(3, 4)\n    out[:, 0] = 1\n    return out\n",
+])
+def test_slice_fix_withheld_for_a_rebinding_that_may_share(body: str) -> None:
+    assert "torch.cat([" not in fixed(body)
+
+
+# --- TRT204: a mask over inner axes ----------------------------------------------------------
+
+def test_mask_over_inner_axes_is_reported_without_a_fix() -> None:
+    """`scores[:, ~valid] = -1` (kornia's SOLD2) exports as NonZero + ScatterND too; the helpers
+    take a mask over the leading axes only, so it is reported and left."""
+    from trtcodemod.engine import Options, check_source
+
+    body = "def f(scores: torch.Tensor, valid: torch.Tensor):\n    scores[:, ~(valid > 0)] = -1\n    return scores\n"
+    [finding] = check_source((HEADER + body).encode(), "m.py", Options(select=BOTH, unsafe=True))
+    assert finding.rule == "TRT204" and finding.fix.value == "none" and "inner axes" in finding.message
+    assert fixed(body) == HEADER + body
+    # not for an index that is no mask, nor after an index that is not a bare `:`
+    assert found("def f(scores: torch.Tensor, idx):\n    scores[1, idx > 0] = -1\n    return scores\n") \
+        in ([], ["TRT203"])

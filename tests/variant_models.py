@@ -114,13 +114,11 @@ def observed_facts(path: Path, module: ModuleType, work: Path, traced: list = ()
 def load_rewritten(path: Path, rules: tuple[str, ...], folder: Path, prefix: str) -> tuple[ModuleType, str, ModuleType]:
     """The variant at ``path``, the text ``rules`` write from its code alone (``--unsafe``, as
     migrate tries a verified candidate, every line in scope), and that text imported from ``folder``."""
-    from trtcodemod.engine import Options, fix_source
+    from trtcodemod.engine import Options
 
     options = Options(select=rules, unsafe=True, scope="all")
-    text = fix_source(path.read_bytes(), str(path.resolve()), options).source.decode()
-    new_path = folder / f"{path.stem}_rewritten.py"
-    new_path.write_text(text)
-    return load_variant(path, f"{prefix}_{path.stem}"), text, load_variant(new_path, f"{prefix}_rewritten_{path.stem}")
+    text, rewritten = rewrite_variant(path, options, folder, f"{prefix}_rewritten_{path.stem}")
+    return load_variant(path, f"{prefix}_{path.stem}"), text, rewritten
 
 
 def built(module: ModuleType) -> torch.nn.Module:
@@ -133,3 +131,25 @@ def built_pair(path: Path, rules: tuple[str, ...], folder: Path, prefix: str) ->
     """The variant's module, its model and the one ``rules`` rewrite (same weights), its example inputs."""
     module, _, rewritten = load_rewritten(path, rules, folder, prefix)
     return module, built(module), built(rewritten), variant_inputs(module, None, 0)
+
+
+def rewrite_variant(path: Path, options, folder: Path, module_name: str) -> tuple[str, ModuleType]:
+    """The variant's file as the rules selected by ``options`` rewrite it, written under
+    ``folder`` and imported as ``module_name``."""
+    from trtcodemod.engine import fix_source
+
+    text = fix_source(path.read_bytes(), str(path.resolve()), options).source.decode()
+    new_path = folder / f"{path.stem}_rewritten.py"
+    new_path.write_text(text)
+    return text, load_variant(new_path, module_name)
+
+
+def assert_eager_unchanged(original, after, sets: dict[str, tuple]) -> None:
+    """Both callables do the same on each input set (outputs, inputs afterwards, exceptions),
+    as given and with their float inputs requiring grad (then input gradients too)."""
+    from safety import assert_same_run, run_once
+
+    for label, inputs in sets.items():
+        graded = [t.clone().requires_grad_() if t.is_floating_point() else t for t in inputs]
+        for given in (list(inputs), graded):
+            assert_same_run(run_once(original, given), run_once(after, given), context=label)

@@ -56,6 +56,19 @@ _TENSOR_METHODS = _FRESH_METHODS | {
     "contiguous", "float", "half", "double", "long", "int", "bool", "to", "view", "reshape", "permute",
     "transpose", "flatten", "detach", "sigmoid", "softmax", "expand", "repeat", "squeeze", "unsqueeze",
 }
+#: Elementwise tensor methods whose result is always a new tensor, never a view of the receiver.
+_COMPUTING_METHODS = frozenset({
+    "clamp", "clip", "clamp_min", "clamp_max", "abs", "neg", "exp", "log", "sqrt", "sigmoid", "tanh", "round",
+    "floor", "ceil", "mul", "div", "add", "sub",
+})
+_COMPUTING_FUNCTIONS = frozenset(f"torch.{name}" for name in _COMPUTING_METHODS)
+#: Tensor methods whose result is the receiver, a converted copy of it or a view of it (one
+#: element per position: not `expand`, whose write raises): nothing else holds it when nothing
+#: else holds the receiver.
+_OWN_METHODS = frozenset({
+    "to", "float", "double", "half", "long", "int", "contiguous", "detach", "view", "reshape", "permute",
+    "transpose", "flatten", "squeeze", "unsqueeze",
+})
 #: Reading these from the tensor creates no alias.
 _HARMLESS_ATTRIBUTES = frozenset({"shape", "size", "dtype", "device", "dim", "ndim", "numel", "is_cuda", "ndimension"})
 
@@ -180,7 +193,9 @@ creation and the last rewritten write other than through `.shape`/`.size()`/`.dt
 `.device` (no view, no `y = x`, no call that may keep it), not read at all in a loop that
 rewrites it, not used in a nested function, and not read by the value written (`hist[1:3] =
 hist[0:2]` copies from a view that overlaps the target: the original raises or reads the
-values being written; any mention of the name withholds the fix). Bounds of different signs (`1:-1`, whose
+values being written; any mention of the name withholds the fix, unless the value is computed
+anew: arithmetic or an elementwise call such as `boxes[:, 0] = boxes[:, 0].clamp(0, w)`, whose
+result has memory of its own). Bounds of different signs (`1:-1`, whose
 order depends on the axis size), steps, computed bounds, several indexed axes and index
 tensors are reported without a fix.
 
@@ -188,7 +203,11 @@ Fix safety: unsafe. Assumptions: `x` is a strided tensor; nothing else holds it 
 conditions above cannot see a reference kept by a function the tensor was passed to
 before, such as a list `append`); the value broadcasts to the slice without leading extra
 axes (the assignment drops leading size-1 axes of the value, `expand_as` rejects them); the
-result's strides are those of `torch.cat` (contiguous), not the original's memory format.
+result's strides are those of `torch.cat` (contiguous), not the original's memory format;
+autograd does not refuse the original: a deep copy of a leaf that requires grad is such a
+leaf, whose in-place write raises (the rebinding does not), and a write that changes what
+the gradient of its own value reads (`x[..., 0] = torch.clamp(x[..., 0], 0, w)`) makes the
+original's backward raise (the rebuilt tensor's backward runs).
 Values, dtype, shape and gradients of the value are otherwise the same.
 
 TensorRT versions: all. ScatterND does not parse before 8.2; from 8.2 it parses, and the
@@ -248,11 +267,16 @@ TensorRT (no TensorRT on our machines): the finding is about the construct, and
 
     def _is_tensor_value(self, value: cst.BaseExpression, fresh_only: bool) -> bool:
         value = strip_parens(value)
+        if type(value) is cst.BinaryOperation:
+            # arithmetic with a tensor operand is a new tensor (`segments.unsqueeze(1) + offsets[None]`)
+            return self._is_tensor_value(value.left, False) or self._is_tensor_value(value.right, False)
         if type(value) is not cst.Call:
             return False
         names = self.context.qualified_names(value.func)
         if names:
             if fresh_only:
+                if "copy.deepcopy" in names:
+                    return len(value.args) == 1  # a copy nothing else holds (no memo argument)
                 if not any(n in _FRESH_FUNCTIONS for n in names):
                     return False
                 return not any(a.keyword is not None and a.keyword.value == "requires_grad" for a in value.args) \
@@ -268,6 +292,13 @@ TensorRT (no TensorRT on our machines): the finding is about the construct, and
                 return False  # a module's function (np.zeros...), not a tensor method
             method = func.attr.value
             if fresh_only:
+                if method in _COMPUTING_METHODS:
+                    return True
+                if method in _OWN_METHODS:
+                    # the receiver itself, a converted copy or a view of it: fresh when the receiver is
+                    # (arithmetic, `(points - 1).long()`, allocates its result)
+                    receiver = strip_parens(func.value)
+                    return type(receiver) is cst.BinaryOperation or self._is_tensor_value(receiver, True)
                 return method in _FRESH_METHODS and not any(
                     a.keyword is not None and a.keyword.value == "requires_grad" for a in value.args)
             return method in _TENSOR_METHODS
@@ -280,6 +311,9 @@ TensorRT (no TensorRT on our machines): the finding is about the construct, and
         sites = bindings.sites.get(name)
         if not sites:
             return False
+        if any(kind == PARAM for kind, _ in sites) and self.context.function is not None \
+                and _rebound_before_writes(self.context.function, name):
+            sites = [site for site in sites if site[0] != PARAM]  # the writes see the new value only
         annotated = any(kind == PARAM for kind, _ in sites) and self._annotated_tensor(name)
         return all(
             (kind == PARAM and annotated) or (value is not None and self._is_tensor_value(value, False))
@@ -355,7 +389,7 @@ TensorRT (no TensorRT on our machines): the finding is about the construct, and
         elif type(target.value) is not cst.Name:
             reason = ("not rewritten: the target is an attribute or a view, which a rebinding would not "
                       "update; build the new tensor and assign it where it belongs")
-        elif _mentions_name(value, target.value.value):
+        elif _mentions_name(value, target.value.value) and not self._computed_value(value):
             reason = (f"not rewritten: the value reads `{target.value.value}` itself and may be a view of it "
                       "(an overlapping in-place copy raises or reads the values being written; the "
                       "concatenation would not)")
@@ -368,6 +402,28 @@ TensorRT (no TensorRT on our machines): the finding is about the construct, and
                 fix = Fix({statement: self._replacement(statement, target.value, active, value)},
                           safety=Safety.UNSAFE)
         self.found(target, f"{problem}; {reason}", fix)
+
+    def _computed_value(self, value: cst.BaseExpression) -> bool:
+        """Whether ``value`` is a tensor computed anew, never a view of what it reads.
+
+        ``boxes[..., 0] = boxes[..., 0].clamp(0, w)`` reads the tensor it writes into, but the
+        arithmetic or the elementwise call allocates its result before the write: the write
+        copies from memory of its own, so no overlap can raise or be read half-written, and
+        the concatenation computes the same values from the same (unchanged) tensor."""
+        value = strip_parens(value)
+        if type(value) is cst.BinaryOperation:
+            return True  # arithmetic on a tensor always allocates its result
+        if type(value) is cst.UnaryOperation:
+            return type(value.operator) in (cst.Minus, cst.BitInvert)  # `+t` returns `t` itself
+        if type(value) is not cst.Call:
+            return False
+        names = self.context.qualified_names(value.func)
+        if any(a.keyword is not None and a.keyword.value == "out" for a in value.args):
+            return False  # `torch.clamp(x[:, 0], 0, 1, out=x[:, 0])` writes into the view itself
+        if names:
+            return any(n in _COMPUTING_FUNCTIONS for n in names)
+        return type(value.func) is cst.Attribute and value.func.attr.value in _COMPUTING_METHODS \
+            and not self.context.qualified_names(value.func.value)
 
     def _mask_index(self, target: cst.Subscript) -> bool:
         probe = _MaskProbe(self.context)
@@ -384,6 +440,8 @@ TensorRT (no TensorRT on our machines): the finding is about the construct, and
         if bindings is None or function is None:
             return "it is not inside a function"
         sites = bindings.sites.get(name, [])
+        if any(kind == PARAM for kind, _ in sites) and _rebound_before_writes(function, name):
+            sites = [site for site in sites if site[0] != PARAM]  # the caller's tensor is never written
         if any(kind != "assign" for kind, _ in sites):
             return f"`{name}` is a parameter or bound other than by a plain assignment (the caller may hold it)"
         if not all(value is not None and self._is_tensor_value(value, True) for _, value in sites):
@@ -429,6 +487,38 @@ def _mentions_name(node: cst.CSTNode, name: str) -> bool:
     return any(_mentions_name(child, name) for child in node.children)
 
 
+def _rebinds(statement: cst.BaseStatement, name: str) -> bool:
+    """Whether ``statement`` is a plain ``name = value`` line (one target)."""
+    if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1:
+        return False
+    small = statement.body[0]
+    return type(small) is cst.Assign and len(small.targets) == 1 \
+        and type(small.targets[0].target) is cst.Name and small.targets[0].target.value == name
+
+
+def _writes_into(node: cst.CSTNode, name: str) -> bool:
+    """Whether ``node`` holds a ``name[...] = v`` / ``name[...] op= v`` statement."""
+    for sub in walk(node):
+        if type(sub) in (cst.Assign, cst.AugAssign):
+            targets = [t.target for t in sub.targets] if type(sub) is cst.Assign else [sub.target]
+            if any(type(t) is cst.Subscript and type(t.value) is cst.Name and t.value.value == name
+                   for t in targets):
+                return True
+    return False
+
+
+def _rebound_before_writes(function: cst.FunctionDef, name: str) -> bool:
+    """Whether the function body rebinds the parameter ``name`` on a line of its own (not in a
+    branch or a loop) before anything writes into it: every write then reaches that new value,
+    never the caller's tensor (``coords = coords.clone()`` then ``coords[..., 0] = ...``)."""
+    for statement in function.body.body:
+        if _rebinds(statement, name):
+            return True
+        if _writes_into(statement, name):
+            return False
+    return False
+
+
 def _use_blocker(function: cst.FunctionDef, name: str) -> str | None:
     """Why ``name`` may be seen by something else between its writes, or None."""
     return _UseScan(function, name).blocker()
@@ -454,11 +544,24 @@ class _UseScan:
             problem = self.visit(statement, False)
             if problem:
                 return problem
-        if self.writes and any(load < self.writes[-1] for load in self.loads):
-            return (f"`{name}` is read before its last partial write (a view or another reference taken there "
-                    "would not see the new tensor)")
+            if _rebinds(statement, name):
+                # a new tensor from here on (outside branches and loops): what read or kept the
+                # previous one never sees the writes into this one
+                problem = self.read_before_write()
+                if problem:
+                    return problem
+                self.writes, self.loads = [], []
+        problem = self.read_before_write()
+        if problem:
+            return problem
         if self.loops_with_writes & self.loops_with_loads:
             return f"`{name}` is read in the loop that writes into it"
+        return None
+
+    def read_before_write(self) -> str | None:
+        if self.writes and any(load < self.writes[-1] for load in self.loads):
+            return (f"`{self.name}` is read before its last partial write (a view or another reference taken "
+                    "there would not see the new tensor)")
         return None
 
     def visit(self, node: cst.CSTNode, in_write: bool) -> str | None:
@@ -543,7 +646,8 @@ itself. While exporting, when `t` is a tensor, `mask` a bool tensor whose shape 
 keeps the assignment while exporting too: bool, int16 and bfloat16 targets (no `Where`
 kernel), and a `-0.0` fill (the dynamo exporter's constant loses its sign). The target is
 not rebound, so attributes (`self.buf[m] = 0`) and names bound to views are written
-exactly as before. Not rewritten (reported only): `True`/`False` values, and a target that
+exactly as before. Not rewritten (reported only): `True`/`False` values, a mask over inner
+axes after bare `:` (`scores[:, ~valid] = -1`: the helpers take leading axes only), and a target that
 is itself an indexed view or a call's result (`gt[..., 2][m] = 0`, `x[0][m] = v`): the
 TorchScript exporter keeps such a write only when the view and the write are one
 expression, which a helper call would split.
@@ -594,11 +698,28 @@ exporter's graph is unchanged: a `Where` either way).""",
                 continue
             index = _sole_mask(target)
             if index is None:
+                self._report_inner_mask(target)
                 continue
             level = self.evidence(index)
             if level == NONE or not self._tensor_involved(target.value, index):
                 continue  # `weights[weights == 0] = 1` on a NumPy array looks the same
             self._report(node, target, index, level)
+
+    def _report_inner_mask(self, target: cst.Subscript) -> None:
+        """`scores[:, ~valid] = -1`: a mask over inner axes after bare `:`, reported without a fix
+        (the helpers take a mask over the leading axes only; `masked_fill_` needs the mask
+        unsqueezed where the `:` are, which the code does not show)."""
+        elements = list(target.slice)
+        last = elements[-1].slice
+        if len(elements) < 2 or not all(_is_bare_colon(e) for e in elements[:-1]) \
+                or type(last) is not cst.Index or last.star is not None:
+            return
+        if self.evidence(last.value) == NONE or not self._tensor_involved(target.value, last.value):
+            return
+        self.report(target, "a number written through a boolean mask over inner axes exports as NonZero + "
+                    "ScatterND with the dynamo exporter; not rewritten: the helper takes a mask over the leading "
+                    "axes only (write `t.masked_fill_(m, v)` with `m` widened to t's rank: a leading axis per `:`, "
+                    "a trailing one per axis the mask leaves)")
 
     def _report(self, node: cst.Assign, target: cst.Subscript, mask: cst.BaseExpression, level: int) -> None:
         message = ("a number written through a boolean mask exports as NonZero + ScatterND with the dynamo "
