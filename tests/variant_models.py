@@ -153,3 +153,28 @@ def assert_eager_unchanged(original, after, sets: dict[str, tuple]) -> None:
         graded = [t.clone().requires_grad_() if t.is_floating_point() else t for t in inputs]
         for given in (list(inputs), graded):
             assert_same_run(run_once(original, given), run_once(after, given), context=label)
+
+
+def built_variant(path: Path, name: str) -> tuple[ModuleType, torch.nn.Module]:
+    """The variant's module and its model in eval mode, built after seeding torch with 0."""
+    module = load_variant(path, name)
+    return module, built(module)
+
+
+def rewritten_variant(path: Path, rule: str, folder: Path) -> dict:
+    """The variant rewritten by one rule from its code alone (``--unsafe``, every scope): the new
+    source, the source without ``--unsafe``, and the original and rewritten models (same weights)."""
+    from trtcodemod.engine import Options, fix_source
+
+    def rewrite(unsafe: bool) -> str:
+        options = Options(select=(rule,), unsafe=unsafe, scope="all")
+        return fix_source(path.read_bytes(), str(path.resolve()), options).source.decode()
+
+    module, original = built_variant(path, f"{rule}_{path.stem}")
+    source = rewrite(True)
+    new_path = folder / f"{path.stem}_rewritten.py"
+    new_path.write_text(source)
+    _, rewritten = built_variant(new_path, f"{rule}_rewritten_{path.stem}")
+    rewritten.load_state_dict(original.state_dict())
+    return dict(name=path.stem, path=path, module=module, original=original, rewritten=rewritten, source=source,
+                safe_only=rewrite(False))

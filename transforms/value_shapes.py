@@ -9,6 +9,8 @@ value is decided in :mod:`trtcodemod.transforms._size_facts`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import libcst as cst
 
 from trtcodemod.astutil import argument, has_star_args, method_call, parenthesize, short_code
@@ -152,9 +154,13 @@ The rewrite (the guidance's "slice with a dynamic dim": turn the bound into a bo
 for `x[:n]` read from a plain name `x`: `x[torch.arange(x.shape[0], device=x.device) < n]`.
 The `Range` is sized by a shape, the comparison runs on the device, and the rows are
 selected by a mask (`NonZero`, TensorRT's own data-dependent-shape layer, 8.5 and later).
-Other slices (a start or step, another axis, an assignment target) are reported with the
-manual step: mask at a fixed size (`x * (torch.arange(x.shape[0]) < n)[:, None]`) or
-compute the bound outside the model and pass it in (a shape input of the engine).
+The same on another axis, when every other axis is kept whole: `x[:, :n]` masks axis 1
+(`x[:, torch.arange(x.shape[1], device=x.device) < n]`), `x[..., :n]` the last axis, and
+whole-axis slices may follow (`x[:n, :]`); a one-dimensional bool index selects along its
+own axis only. Other slices (a start or step, two bounded axes, integers or `None` beside
+it, an assignment target) are reported with the manual step: mask at a fixed size
+(`x * (torch.arange(x.shape[0]) < n)[:, None]`) or compute the bound outside the model and
+pass it in (a shape input of the engine).
 
 Fix safety: unsafe. The same rows only for `n >= 0` (a count always is; `x[:-2]` drops
 rows where the mask keeps none); the result is a copy, not a view of `x` (writes to it no
@@ -215,21 +221,51 @@ TensorRT's shape-tensor rules; not measured on a TensorRT build here.""",
                     return
 
     def _mask_fix(self, node: cst.Subscript) -> Fix | None:
-        """``x[:n]`` → ``x[torch.arange(x.shape[0], device=x.device) < n]``; None for other slices."""
-        if len(node.slice) != 1 or id(node) in self._targets or type(node.value) is not cst.Name:
+        """``x[:n]`` → ``x[torch.arange(x.shape[0], device=x.device) < n]``, on any one axis: after
+        whole-axis slices (``x[:, :n]`` masks axis 1) or an ellipsis (``x[..., :n]``, the last axis);
+        None for other slices."""
+        if id(node) in self._targets or type(node.value) is not cst.Name:
             return None
-        sl = node.slice[0].slice
-        if type(sl) is not cst.Slice or sl.lower is not None or sl.step is not None or sl.upper is None:
+        axis = _masked_axis(node.slice)
+        if axis is None:
             return None
+        sl = node.slice[axis if axis >= 0 else -1].slice
+        assert type(sl) is cst.Slice and sl.upper is not None
         x = node.value.value
         bound = parenthesize(sl.upper) if type(sl.upper) in (cst.BooleanOperation, cst.Comparison,
                                                              cst.IfExp, cst.Lambda, cst.NamedExpr,
                                                              cst.UnaryOperation) else sl.upper
-        mask = cst.parse_expression(f"{self.context.torch_name()}.arange({x}.shape[0], device={x}.device) < 0")
+        mask = cst.parse_expression(f"{self.context.torch_name()}.arange({x}.shape[{axis}], device={x}.device) < 0")
         assert isinstance(mask, cst.Comparison)
         mask = mask.with_changes(comparisons=[mask.comparisons[0].with_changes(comparator=bound)])
-        index = cst.SubscriptElement(slice=cst.Index(value=mask))
-        return Fix({node: node.with_changes(slice=[index])}, safety=Safety.UNSAFE)
+        position = axis if axis >= 0 else len(node.slice) - 1
+        elements = list(node.slice)
+        elements[position] = elements[position].with_changes(slice=cst.Index(value=mask))
+        return Fix({node: node.with_changes(slice=elements)}, safety=Safety.UNSAFE)
+
+
+def _whole(element: cst.SubscriptElement) -> bool:
+    """``:``: a whole axis, kept as it is."""
+    sl = element.slice
+    return type(sl) is cst.Slice and sl.lower is None and sl.upper is None and sl.step is None
+
+
+def _masked_axis(elements: Sequence[cst.SubscriptElement]) -> int | None:
+    """The axis of the one ``:n`` slice of ``x[...]`` that a bool index can replace: ``:n`` after
+    whole-axis slices (its position; whole-axis slices may follow it), or as the last element after a
+    leading ``...`` (-1). A bool index selects along as many axes as it has dimensions, one here, so the
+    other axes keep their place; None for any other subscript (a start or step, integers, ``None``)."""
+    def upper_only(element: cst.SubscriptElement) -> bool:
+        sl = element.slice
+        return type(sl) is cst.Slice and sl.lower is None and sl.step is None and sl.upper is not None
+
+    if len(elements) >= 2 and type(elements[0].slice) is cst.Index \
+            and type(elements[0].slice.value) is cst.Ellipsis:
+        return -1 if len(elements) == 2 and upper_only(elements[1]) else None
+    bounded = [i for i, e in enumerate(elements) if not _whole(e)]
+    if len(bounded) != 1 or not upper_only(elements[bounded[0]]):
+        return None
+    return bounded[0]
 
 
 RULES = (ArangeFromValues, SliceFromValues)

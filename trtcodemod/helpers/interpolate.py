@@ -78,14 +78,19 @@ def _trt_cubic_weights(in_size, out_size, scale, align_corners, dtype, device):
     """
     rows = torch.arange(out_size, device=device).to(dtype)
     cols = torch.arange(in_size, device=device).to(dtype)
+    # The sizes as 1-element tensors counted from the ranges, not sliced from them (``rows[-1:]``): a
+    # slice's length is symbolic for the dynamo exporter, which then cannot prove it broadcasts
+    # against ``rows`` when the output size is computed (``h // 4``), and the export fails.
+    n_out = torch.ones_like(rows).sum(0, keepdim=True)
+    n_in = torch.ones_like(cols).sum(0, keepdim=True)
     if align_corners:
         # (in - 1) / (out - 1), and 0 for a single output (its coordinate is 0 either way).
-        real = rows * (cols[-1:] / torch.clamp(rows[-1:], min=1))
+        real = rows * ((n_in - 1) / torch.clamp(n_out - 1, min=1))
     else:
         if scale is not None and scale > 0:
             step = torch.full((1,), 1.0 / scale, dtype=dtype, device=device)
         else:
-            step = (cols[-1:] + 1) / (rows[-1:] + 1)
+            step = n_in / n_out
         real = step * (rows + 0.5) - 0.5
     index = torch.floor(real)
     t = torch.clamp(real - index, 0, 1)
@@ -98,7 +103,7 @@ def _trt_cubic_weights(in_size, out_size, scale, align_corners, dtype, device):
     c2 = ((a + 2) * u - (a + 3)) * u * u + 1
     s = u + 1
     c3 = ((a * s - 5 * a) * s + 8 * a) * s - 4 * a
-    last = cols[-1:]
+    last = n_in - 1
     weights = None
     for offset, coefficient in ((-1, c0), (0, c1), (1, c2), (2, c3)):
         # Taps past the border read the border element, as in PyTorch: their weights add up there.
