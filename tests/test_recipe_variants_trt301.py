@@ -71,13 +71,15 @@ VARIANTS: dict[str, tuple[str, dict[str, tuple[torch.Tensor, ...]]]] = {
         "edges": (_boxes(),),
         "empty": (torch.zeros(0, 8),),
     }),
-    "torchvision_flow_colorwheel": ("a = _trt_atan2(-normalized_flow[:, 1, :, :], -normalized_flow[:, 0, :, :]) / torch.pi", {
+    "torchvision_flow_colorwheel": ("a = _trt_atan2(-normalized_flow[:, 1, :, :], "
+                                    "-normalized_flow[:, 0, :, :]) / torch.pi", {
         "larger": (torch.randn(2, 2, 4, 6, generator=torch.Generator().manual_seed(5)),),
         "still": (torch.zeros(1, 2, 2, 3),),
         "edges": (torch.stack((EDGE_X, EDGE_Y)).view(1, 2, 2, 7),),
         "empty": (torch.zeros(0, 2, 3, 5),),
     }),
-    "kornia_euler_from_quaternion": ("roll = _trt_atan2(torch.where(gimbal, zero, sinr_cosp), torch.where(gimbal, one, cosr_cosp))", {
+    "kornia_euler_from_quaternion": ("roll = _trt_atan2(torch.where(gimbal, zero, sinr_cosp), "
+                                     "torch.where(gimbal, one, cosr_cosp))", {
         "more": (torch.randn(17, 4, generator=torch.Generator().manual_seed(6)),),
         "edges": (_quaternions(),),
         "empty": (torch.zeros(0, 4),),

@@ -89,7 +89,8 @@ def migrated(request, tmp_path_factory) -> dict:
     example = module.inputs(torch.Generator().manual_seed(0))
     # Not loaded: ONNX Runtime has no int32 Unique kernel either (the ultralytics variant).
     before = export_model(original, example, tmp / "original.onnx", exporter="torchscript",
-                          input_names=input_names(original), output_names=["out"], dynamic_axes=module.DYNAMIC, opset=17)
+                          input_names=input_names(original), output_names=["out"], dynamic_axes=module.DYNAMIC,
+                          opset=17)
     assert before.error is None, before.error
     torchscript, _ = export_variant(rewritten, example, module.DYNAMIC, tmp / "rewritten.onnx", tmp)
     dynamo = export_variant_dynamo(rewritten, example, module.DYNAMIC, tmp / "rewritten_dynamo.onnx")

@@ -64,7 +64,8 @@ VARIANTS: dict[str, tuple[tuple[str, ...], int, dict[str, tuple[torch.Tensor, ..
         # No empty batch: ONNX Runtime stops the process (a floating-point exception) on the original's graph too.
     }),
     "ultralytics_sam3_concat": (("torch.arange(max_length, device=seq2.device)[None].expand(batch_size, -1)",
-                                 "index = torch.arange(seq2_length, device=seq2.device)[:, None].expand(-1, batch_size)"),
+                                 "index = torch.arange(seq2_length, device=seq2.device)[:, None]"
+                                 ".expand(-1, batch_size)"),
                                 0, {
         "longer": (torch.randn(5, 3, 4, generator=torch.Generator().manual_seed(9)),
                    torch.tensor([[False] * 5, [False, False, True, True, True], [False, True, True, True, True]]),

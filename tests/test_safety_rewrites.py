@@ -107,7 +107,8 @@ REPEAT_PROGRAMS = [
     ("class M(nn.Module):\n    def forward(self, x, n: int):\n        return torch.unsqueeze(x, 0).repeat(n, 1)\n", 1),
     ("class M(nn.Module):\n    def forward(self, x, n: int):\n        return x.unsqueeze(-2).repeat(1, n, 1)\n", 2),
     ("class M(nn.Module):\n    def forward(self, x, n: int):\n        return x.unsqueeze(1).repeat(1, n, 1)\n", 2),
-    ("class M(nn.Module):\n    def forward(self, x, n: int):\n        return x[:, None, None, :].repeat(1, n, 1, 1)\n", 2),
+    ("class M(nn.Module):\n    def forward(self, x, n: int):\n"
+     "        return x[:, None, None, :].repeat(1, n, 1, 1)\n", 2),
     ("class M(nn.Module):\n    def forward(self, x, n: int):\n        return x[None, :, None].repeat(1, 1, n)\n", 1),
 ]
 
