@@ -39,6 +39,13 @@ def _module(code: str) -> torch.nn.Module:
     ("y = x.unsqueeze(-2).repeat(1, k, 1)", "y = x.unsqueeze(-2).expand(-1, k, -1)"),
     ("y = torch.unsqueeze(x, 0).repeat(x.size(0), 1)", "y = torch.unsqueeze(x, 0).expand(x.size(0), -1)"),
     ("y = (a + b).unsqueeze(0).repeat(n, 1)", "y = (a + b).unsqueeze(0).expand(n, -1)"),
+    # A positive axis: read with one axis per count (the assumption); fewer axes make expand raise.
+    ("y = x.unsqueeze(1).repeat(1, n, 1)", "y = x.unsqueeze(1).expand(-1, n, -1)"),
+    ("y = torch.unsqueeze(x, 2).repeat(1, 1, k)", "y = torch.unsqueeze(x, 2).expand(-1, -1, k)"),
+    ("y = x[:, None].repeat(1, n, 1)", "y = x[:, None].expand(-1, n, -1)"),
+    ("y = x[:, None, None, :].repeat(1, n, 1, 1)", "y = x[:, None, None, :].expand(-1, n, -1, -1)"),
+    ("y = x[None, :, None].repeat(1, 1, k)", "y = x[None, :, None].expand(-1, -1, k)"),
+    ("y = x[:, ..., None].repeat(1, 1, 1, k)", "y = x[:, ..., None].expand(-1, -1, -1, k)"),
 ])
 def test_trt404_rewrites(before: str, after: str) -> None:
     code = HEADER + f"def f(x, a, b, n, k):\n    {before}\n    return y\n"
@@ -50,14 +57,18 @@ def test_trt404_rewrites(before: str, after: str) -> None:
 
 @pytest.mark.parametrize("line", [
     "y = x.repeat(n, 1, 1)",                       # the axis is not visibly of size 1
-    "y = x.unsqueeze(1).repeat(1, n, 1)",          # a positive axis other than 0: which count it meets depends on rank
+    "y = x.unsqueeze(1).repeat(n, 1, 1)",          # the count is not on the new axis (axis 1)
+    "y = x[None, None].repeat(n, k, 1)",           # two counts repeat: fewer axes could give other values
+    "y = x[1:, None].repeat(1, n, 1)",             # a partial slice: not a plain kept axis
+    "y = x[0, None].repeat(n, 1)",                 # an integer index removes an axis
+    "y = x[None, ..., ...].repeat(n, 1)",          # two ellipses: an error
     "y = x.unsqueeze(0).repeat(n, 2, 1)",          # another axis repeated too
     "y = x.unsqueeze(0).repeat(1, n, 1)",          # the count is not on the new axis
     "y = x.unsqueeze(0).repeat(1, 1, 1)",          # nothing repeated
     "y = x.unsqueeze(0).repeat(-1, 1)",            # raises either way
     "y = x.unsqueeze(0).repeat(*sizes)",           # counts unknown
     "y = x.unsqueeze(d).repeat(n, 1)",             # computed axis
-    "y = x[:, None].repeat(1, n, 1)",              # new axis in the middle
+    "y = x[:, None].repeat(n, 1, 1)",              # the count meets the kept axis
     "y = x[None].repeat(n, 1, repeats=2)",         # not torch's signature
     "y = np.repeat(x[None], n, 0)",                # NumPy's function
     "arr = np.zeros((3, 4))\n    y = arr[None].repeat(n, 1)",   # a NumPy array: repeat(n, axis)

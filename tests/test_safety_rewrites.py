@@ -106,6 +106,10 @@ REPEAT_PROGRAMS = [
     ("class M(nn.Module):\n    def forward(self, x, n: int):\n        return x[..., None].repeat(1, 1, n) + 1\n", 2),
     ("class M(nn.Module):\n    def forward(self, x, n: int):\n        return torch.unsqueeze(x, 0).repeat(n, 1)\n", 1),
     ("class M(nn.Module):\n    def forward(self, x, n: int):\n        return x.unsqueeze(-2).repeat(1, n, 1)\n", 2),
+    ("class M(nn.Module):\n    def forward(self, x, n: int):\n        return x.unsqueeze(1).repeat(1, n, 1)\n", 2),
+    ("class M(nn.Module):\n    def forward(self, x, n: int):\n"
+     "        return x[:, None, None, :].repeat(1, n, 1, 1)\n", 2),
+    ("class M(nn.Module):\n    def forward(self, x, n: int):\n        return x[None, :, None].repeat(1, 1, n)\n", 1),
 ]
 
 
@@ -155,6 +159,20 @@ def test_trt404_negative_count_differs(repeat_programs) -> None:
     with pytest.raises(RuntimeError):
         before_type()(x, -1)
     assert after_type()(x, -1).shape == (1, 3, 4)
+
+
+@pytest.mark.parametrize("number", range(len(REPEAT_PROGRAMS)))
+def test_trt404_fewer_axes_raise_or_agree(repeat_programs, number: int) -> None:
+    """Outside the one-axis-per-count assumption (x of a rank below what the counts imply, where
+    repeat adds leading axes) the rewrite raises or gives repeat's result, never other values."""
+    before_type, after_type = repeat_programs.items[number]
+    rank = REPEAT_PROGRAMS[number][1]
+    for shape in [(3, 4, 5)[:r] for r in range(rank)] + [(1,) * r for r in range(rank)]:
+        for n in (0, 1, 3):
+            x = torch.arange(float(torch.Size(shape).numel())).reshape(shape)
+            before, after = run_once(before_type(), [x, n]), run_once(after_type(), [x, n])
+            if after.error is None:
+                assert before.error is None and torch.equal(before.output, after.output), (shape, n)
 
 
 def test_trt404_toolchains(repeat_programs, tmp_path) -> None:

@@ -1,9 +1,13 @@
 """``repeat`` along an axis just made by ``unsqueeze`` / ``None`` → ``expand`` (TRT404, opt-in).
 
-Only the chains where the repeated axis is visibly of size 1 are matched: the receiver of
-``.repeat(...)`` is ``x.unsqueeze(0)``, ``torch.unsqueeze(x, 0)``, ``x[None]`` /
-``x[None, ...]`` (the new axis is the first) or ``x.unsqueeze(-m)`` / ``x[..., None]``
-(counted from the end). Every other count must be the literal ``1``.
+Only the chains where the repeated axes are visibly of size 1 are matched: the receiver of
+``.repeat(...)`` is ``x.unsqueeze(d)`` or ``torch.unsqueeze(x, d)`` for a literal ``d``, or an
+index made of ``None`` (a new axis), ``:`` (an axis kept) and at most one ``...``
+(``x[None]``, ``x[:, None]``, ``x[:, None, None, :]``, ``x[..., None]``). Every count that
+does not meet a new axis must be the literal ``1``. Which count a new axis meets is read
+with one axis per count (the rule's stated assumption): ``d`` from the front when it is not
+negative, from the end when it is. Where the tensor has fewer axes than counts (``repeat``
+then adds leading axes), the ``expand`` raises or gives the same result, never other values.
 
 ``unsqueeze`` is a torch-only method, so that chain names a tensor; ``None`` indexing also
 works on NumPy arrays (whose ``repeat(n, axis)`` means something else), so that form is
@@ -19,8 +23,9 @@ from trtcodemod.astutil import argument, has_star_args, int_value, method_call
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
 
 
-def _new_axis(rule: "RepeatExpand", receiver: cst.BaseExpression) -> tuple[cst.BaseExpression, int] | None:
-    """(tensor, d) when ``receiver`` inserts a size-1 axis at ``d`` (0, or negative from the end)."""
+def _new_axis(rule: "RepeatExpand", receiver: cst.BaseExpression) -> tuple[cst.BaseExpression, tuple[int, ...]] | None:
+    """(tensor, positions) when ``receiver`` inserts size-1 axes at ``positions`` of its result
+    (counted from the front when >= 0, from the end when negative)."""
     if type(receiver) is cst.Call and not has_star_args(receiver):
         if rule.context.refers_to(receiver.func, "torch.unsqueeze"):
             tensor, dim = argument(receiver, 0, "input"), argument(receiver, 1, "dim")
@@ -35,23 +40,30 @@ def _new_axis(rule: "RepeatExpand", receiver: cst.BaseExpression) -> tuple[cst.B
         if base is None or dim is None or len(receiver.args) != expected:
             return None
         d = int_value(dim.value)
-        return (base, d) if d is not None and d <= 0 else None
+        return (base, (d,)) if d is not None else None
     if type(receiver) is cst.Subscript and not rule.numpy_value(receiver.value):
-        items = []
-        for element in receiver.slice:
-            sl = element.slice
-            if type(sl) is not cst.Index or sl.star is not None:
-                return None
-            if type(sl.value) is cst.Name and sl.value.value == "None":
-                items.append("None")
-            elif type(sl.value) is cst.Ellipsis:
-                items.append("...")
-            else:
-                return None
-        if items in (["None"], ["None", "..."]):
-            return receiver.value, 0
-        if items == ["...", "None"]:
-            return receiver.value, -1
+        items = [_index_item(element) for element in receiver.slice]
+        if None in items or items.count("...") > 1 or "None" not in items:
+            return None
+        # Each `:` keeps an axis and each `None` adds one; after `...` the axes count from the end.
+        split = items.index("...") if "..." in items else len(items)
+        front = [i for i, item in enumerate(items[:split]) if item == "None"]
+        back = [i - len(items) for i, item in enumerate(items) if i > split and item == "None"]
+        return receiver.value, tuple(front + back)
+    return None
+
+
+def _index_item(element: cst.SubscriptElement) -> str | None:
+    """``"None"``, ``"..."`` or ``":"`` (the whole axis) for a subscript element, else None."""
+    sl = element.slice
+    if type(sl) is cst.Slice:
+        return ":" if sl.lower is None and sl.upper is None and sl.step is None else None
+    if type(sl) is not cst.Index or sl.star is not None:
+        return None
+    if type(sl.value) is cst.Name and sl.value.value == "None":
+        return "None"
+    if type(sl.value) is cst.Ellipsis:
+        return "..."
     return None
 
 
@@ -63,11 +75,14 @@ class RepeatExpand(Rule):
         summary="`x.unsqueeze(0).repeat(n, 1, 1)` copies a size-1 axis; `expand(n, -1, -1)` broadcasts it "
         "(opt-in: Tile becomes Expand)",
         doc="""\
-What it finds: `.repeat(...)` on a tensor that has just received a new axis of size 1
-(`x.unsqueeze(0)`, `torch.unsqueeze(x, 0)`, `x[None]`, `x[None, ...]`, `x.unsqueeze(-1)`,
-`x[..., None]`), where the only count other than the literal `1` is the one for that new
-axis: `x.unsqueeze(0).repeat(n, 1, 1)`, `x[..., None].repeat(1, 1, k)`. Opt-in: selected
-only by its ID, its name or the prefix `TRT4`, never by `ALL`.
+What it finds: `.repeat(...)` on a tensor that has just received new axes of size 1
+(`x.unsqueeze(d)`, `torch.unsqueeze(x, d)` for a literal `d`, or an index of `None`, `:` and
+at most one `...`: `x[None]`, `x[:, None]`, `x[:, None, None, :]`, `x[..., None]`), where
+every count other than the literal `1` is one for a new axis: `x.unsqueeze(0).repeat(n, 1,
+1)`, DETR's `query_embed.unsqueeze(1).repeat(1, bs, 1)`, `mask[:, None, None, :].repeat(1,
+heads, 1, 1)`, `x[..., None].repeat(1, 1, k)`. Which count a new axis meets is read with
+one axis per count (the assumption below). Opt-in: selected only by its ID, its name or the
+prefix `TRT4`, never by `ALL`.
 
 Why: the cheatsheet this project follows lists `repeat` as exporting through a slice that
 crashed old TensorRT builds and recommends `expand` for singleton axes. Measured with torch
@@ -92,8 +107,9 @@ Fix safety: unsafe. The values and shape are the same, but:
 - A count of -1 makes `repeat` raise but `expand` keep the size-1 axis; counts are assumed
   to be sizes (non-negative).
 - When the tensor has fewer axes than counts, `repeat` adds leading axes of size 1 where
-  `expand` refuses `-1`; the tensor is assumed to have one axis per count (after the
-  unsqueeze).
+  `expand` refuses `-1` (or, for `unsqueeze(d)` with `d > 0`, where the count for the new
+  axis would be met by another one); the tensor is assumed to have one axis per count (after
+  the unsqueeze). Where it has not, the rewrite raises or agrees; it never gives other values.
 Gradients are the same sums over the copies.""",
         fix=Safety.UNSAFE,
         assumption=(
@@ -107,6 +123,10 @@ Gradients are the same sums over the copies.""",
                 unsafe=True,
             ),
             Example("m = mask[..., None].repeat(1, 1, c)\n", "m = mask[..., None].expand(-1, -1, c)\n", unsafe=True),
+            Example("query_embed = query_embed.unsqueeze(1).repeat(1, bs, 1)\n",
+                    "query_embed = query_embed.unsqueeze(1).expand(-1, bs, -1)\n", unsafe=True),
+            Example("m = m[:, None, None, :].repeat(1, heads, 1, 1)\n",
+                    "m = m[:, None, None, :].expand(-1, heads, -1, -1)\n", unsafe=True),
             Example("pos = torch.unsqueeze(pos, 0).repeat(b, 1)\n", "pos = torch.unsqueeze(pos, 0).expand(b, -1)\n",
                     unsafe=True),
         ),
@@ -161,22 +181,25 @@ Gradients are the same sums over the copies.""",
         found = _new_axis(self, parts[0])
         if found is None:
             return
-        _, d = found
+        _, axes = found
         counts = [arg.value for arg in node.args]
         if len(counts) == 1 and type(counts[0]) in (cst.Tuple, cst.List):
             counts = [element.value for element in counts[0].elements]
             if any(type(element) is cst.StarredElement for element in node.args[0].value.elements):
                 return
-        position = d if d >= 0 else len(counts) + d
-        if not 0 <= position < len(counts):
+        # Under the assumption of one axis per count, the new axes meet these counts.
+        positions = {d if d >= 0 else len(counts) + d for d in axes}
+        if not all(0 <= position < len(counts) for position in positions):
             return
-        for index, count in enumerate(counts):
-            value = int_value(count)
-            if index == position:
-                if value is not None and (value < 0 or value == 1):
-                    return  # nothing repeated, or an error either way
-            elif value != 1:
-                return  # another axis is repeated: its size is not visibly 1
+        # One count repeats, on a new axis: then a tensor of fewer axes than counts makes the
+        # expand raise (a -1 or the count on an axis it lacks), never differ.
+        repeated = [index for index, count in enumerate(counts) if int_value(count) != 1]
+        if len(repeated) != 1 or repeated[0] not in positions:
+            return  # nothing repeated, several counts, or an axis not visibly of size 1
+        value = int_value(counts[repeated[0]])
+        if value is not None and value < 0:
+            return  # an error either way
+        position = repeated[0]
         comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
         args = []
         for index, count in enumerate(counts):
