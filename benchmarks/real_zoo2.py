@@ -224,13 +224,13 @@ def render_counts(data: dict[str, Any]) -> str:
             f"{', '.join(c['not_fixed']) or 'none'}. Load average {data['load'][0]:.1f} before, {data['load'][1]:.1f} after.\n")
 
 
-def merged(parts: list[dict[str, Any]]) -> dict[str, Any]:
+def merged(parts: list[dict[str, Any]], models: list[Spec] | None = None) -> dict[str, Any]:
     """One table's data from runs of parts of the zoo (each its own command), in the zoo's order.
 
     A model in more than one part keeps its last run (a row re-run alone after a change).
     """
     data = dict(parts[0])
-    order = {spec.name: i for i, spec in enumerate(MODELS2)}
+    order = {spec.name: i for i, spec in enumerate(MODELS2 if models is None else models)}
     models = {}
     for part in parts:
         # Each part ran in its own temporary project: its paths are made relative to it here.
@@ -248,34 +248,35 @@ def merged(parts: list[dict[str, Any]]) -> dict[str, Any]:
     return data
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--work", type=Path, default=HERE / ".real_zoo2", help="wheels and unpacked sources (cached)")
-    parser.add_argument("--output", type=Path, default=None, help="the Markdown file (default WORK/real_zoo2.md)")
+def main(models: list[Spec] = MODELS2, name: str = "real_zoo2") -> None:
+    """The command line of a zoo script: run its models (or some) through migrate, or render saved runs."""
+    parser = argparse.ArgumentParser(description=(sys.modules["__main__"].__doc__ or __doc__).splitlines()[0])
+    parser.add_argument("--work", type=Path, default=HERE / f".{name}", help="wheels and unpacked sources (cached)")
+    parser.add_argument("--output", type=Path, default=None, help=f"the Markdown file (default WORK/{name}.md)")
     parser.add_argument("--jobs", type=int, default=1, help="migrate's --jobs (1: peak memory per model)")
     parser.add_argument("--models", default="", help="comma-separated model names (default: all)")
     parser.add_argument("--render", type=Path, nargs="+", default=None,
                         help="only render the tables of saved JSON files (runs of parts of the zoo, merged)")
     args = parser.parse_args()
-    output = args.output or args.work / "real_zoo2.md"
+    output = args.output or args.work / f"{name}.md"
     if args.render:
-        data = merged([json.loads(path.read_text()) for path in args.render])
+        data = merged([json.loads(path.read_text()) for path in args.render], models)
         print(render(data) + "\n" + render_counts(data), end="")
         return
     import onnxruntime
     import torch
 
     wanted = set(filter(None, args.models.split(",")))
-    models = [spec for spec in MODELS2 if not wanted or spec.name in wanted]
+    chosen = [spec for spec in models if not wanted or spec.name in wanted]
     src = fetch_sources(args.work, PINS2)
-    command = f"python benchmarks/real_zoo2.py --jobs {args.jobs}" + (f" --models {args.models}" if wanted else "")
+    command = f"python benchmarks/{name}.py --jobs {args.jobs}" + (f" --models {args.models}" if wanted else "")
     data: dict[str, Any] = {"machine": machine(), "pins": PINS2, "command": command,
                             "versions": {"torch": torch.__version__, "onnxruntime": onnxruntime.__version__}}
-    with tempfile.TemporaryDirectory(prefix="trtcodemod-real-zoo2-") as temp:
-        config = make_zoo(Path(temp), src, models)
+    with tempfile.TemporaryDirectory(prefix=f"trtcodemod-{name.replace('_', '-')}-") as temp:
+        config = make_zoo(Path(temp), src, chosen)
         data["zoo_root"] = str(config.parent)
         load_before = os.getloadavg()[0]
-        run = run_zoo(config, [spec.name for spec in models], "--no-cache", "--jobs", str(args.jobs),
+        run = run_zoo(config, [spec.name for spec in chosen], "--no-cache", "--jobs", str(args.jobs),
                       cache=Path(temp) / "history")
         print(f"--jobs {args.jobs}: {run.seconds:.0f} s", file=sys.stderr, flush=True)
         seconds = model_seconds(run) if args.jobs == 1 else {}

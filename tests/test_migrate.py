@@ -209,6 +209,19 @@ def test_a_line_only_the_export_ran_is_decided_by_its_nodes(tmp_path: Path) -> N
     assert traced_only.action == APPLY and "NonZero node at line 6" in traced_only.proof
 
 
+def test_a_line_only_the_export_ran_is_decided_by_its_export_failure(tmp_path: Path) -> None:
+    """Code behind ``torch.onnx.is_in_onnx_export()`` (smp's PSPNet pools with an area resize
+    there) never runs in eager mode; an export failure placed at its line says the export ran it.
+    A failure the rule names but placed elsewhere does not."""
+    path, found = _findings(tmp_path)
+    export_only = decide(found["TRT201"], [Problem("export_failure", path, 6, "(export)", "TRT201", "")],
+                         _facts(path, [1], ran={3, 4}), unsafe=False)
+    assert export_only.action == APPLY and "export failed at line 6" in export_only.proof
+    elsewhere = decide(found["TRT201"], [Problem("export_failure", path, 4, "(export)", "TRT201", "")],
+                       _facts(path, [1], ran={3, 4}), unsafe=False)
+    assert elsewhere.action == INFO and "never ran" in elsewhere.reason
+
+
 def test_plan_applies_exactly_its_fixes_through_the_engine_filter(tmp_path: Path) -> None:
     path, found = _findings(tmp_path)
     plan = Plan()

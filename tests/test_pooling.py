@@ -220,3 +220,57 @@ def test_not_rewritten() -> None:
 def test_inserted_helpers_are_not_flagged() -> None:
     after = rewrite(MODEL, unsafe=True)
     assert "TRT601" not in rules_found(after)
+
+
+AREA = "import torch.nn.functional as F\nfrom torch import nn\n" \
+       "class M(nn.Module):\n    def forward(self, x):\n" \
+       "        return F.interpolate(x, size={size}, mode=\"area\") * 2\n"
+
+
+@pytest.mark.parametrize("size", ["(2, 3)", "6", "(3, 3)"])
+def test_area_resize_is_adaptive_pooling(size: str) -> None:
+    """segmentation_models_pytorch 0.6.0's PSPNet (pspnet/decoder.py:42) pools with
+    ``F.interpolate(x, size=(s, s), mode="area")`` while exporting: torch computes it with
+    ``adaptive_avg_pool2d``, so the export fails the same way; the rewrite exports and follows every size."""
+    import onnxruntime
+
+    code = AREA.format(size=size)
+    new = rewrite(code, unsafe=True)
+    assert f"return _trt_area_resize(x, {size}) * 2" in new
+    original, rewritten = load(code, "M")(), load(new, "M")()
+    # Eager mode is F.interpolate itself: bit for bit, errors included.
+    for shape in [(2, 3, 14, 14), (1, 3, 5, 9), (0, 3, 4, 4), (1, 2, 1, 1)]:
+        base = torch.randn(shape)
+        special = base.clone()
+        special.view(-1)[:2] = torch.tensor([float("inf"), float("nan")])[: special.numel()]
+        for x in (base, torch.zeros(shape), -base.abs() - 1, special):
+            assert_same(original(x), rewritten(x))
+    for bad in (torch.randn(3, 5), torch.zeros(2, 3, 4, 4, dtype=torch.long)):
+        with pytest.raises(Exception) as before:
+            original(bad)
+        with pytest.raises(type(before.value)):
+            rewritten(bad)
+    axes = {0: "n", 2: "h", 3: "w"}
+    x = torch.randn(2, 3, 14, 14)
+    with pytest.raises(Exception, match="adaptive"):
+        _export(original, x, axes)
+    session = onnxruntime.InferenceSession(_export(rewritten, x, axes), providers=["CPUExecutionProvider"])
+    for shape in [(1, 3, 5, 9), (3, 3, 20, 6), (1, 3, 2, 2), (0, 3, 4, 4)]:
+        x = torch.randn(shape)
+        x[..., 0, 0] = float("inf")
+        _close(original(x), torch.from_numpy(session.run(None, {"x": x.numpy()})[0]))
+
+
+def test_area_resize_left_alone_or_reported() -> None:
+    code = """
+    import torch.nn.functional as F
+
+    def build(x, kw):
+        a = F.interpolate(x, size=(7, 7), mode="bilinear")     # another mode
+        b = F.interpolate(x, size=(1, 1), mode="area")         # one bin: GlobalAveragePool
+        c = F.interpolate(x, scale_factor=0.5, mode="area")    # a scale: reported
+        d = F.interpolate(x, size=(3, 3), mode="area", **kw)   # more arguments: reported
+        return a, b, c, d
+    """
+    assert rules_found(code, select=("TRT601",)) == ["TRT601"] * 2
+    assert rewrite(code, unsafe=True) == textwrap.dedent(code)

@@ -127,3 +127,24 @@ def test_second_zoo_merges_parts_in_the_zoo_order(real_zoo2: Any) -> None:
     assert data["report"]["models"] == [{"name": "tv_retinanet"}, {"name": "hf_dpt"}, {"name": "sam_tiny"}]
     assert data["seconds"] == {"hf_dpt": 3.0, "sam_tiny": 1.0} and data["peak_mib"] == {"sam_tiny": 9.0}
     assert data["load"] == [0.5, 2.0] and data["command"] == "a; b"
+
+
+def test_third_zoo_is_held_out_and_merges_in_its_own_order(real_zoo2: Any) -> None:
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        real_zoo, real_zoo3 = importlib.import_module("real_zoo"), importlib.import_module("real_zoo3")
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    names = [spec.name for spec in real_zoo3.MODELS3]
+    # No model of the first two zoos, and none built twice under another name.
+    seen = {spec.name for spec in (*real_zoo.MODELS, *real_zoo2.MODELS2)}
+    constructors = {spec.construct for spec in (*real_zoo.MODELS, *real_zoo2.MODELS2)}
+    assert len(set(names)) == len(names) and not seen & set(names)
+    assert not constructors & {spec.construct for spec in real_zoo3.MODELS3}
+    first, second = _data(), _data()
+    first["report"]["models"] = [{"name": "smp_pspnet"}, {"name": "hf_swin"}]
+    second["report"]["models"] = [{"name": "timm_swin_tiny"}]
+    for part in (first, second):
+        part.update(seconds={}, peak_mib={}, load=[1.0, 1.0], command="c")
+    data = real_zoo2.merged([first, second], real_zoo3.MODELS3)
+    assert [m["name"] for m in data["report"]["models"]] == ["timm_swin_tiny", "hf_swin", "smp_pspnet"]

@@ -42,6 +42,16 @@ VARIANTS: dict[str, tuple[tuple[str, ...], str, list[list[tuple[int, ...]]]]] = 
                                 [[(1, 10, 6, 5)], [(1, 8, 13, 5)]]),
     "mmcv_adaptive_padding": (("TRT712", "TRT717"), "(pad_w // 2) * ((pad_h > 0) | (pad_w > 0))",
                               [[(1, 2, 9, 7)], [(1, 2, 6, 11)]]),
+    # The amounts in a local bound just before the pad, the sizes handed down by the caller.
+    "hf_swin_maybe_pad": (("TRT717",), "        pad_values = (0, (self.patch_size[1] - width % self.patch_size[1])"
+                                       " * (width % self.patch_size[1] != 0))\n"
+                                       "        pixel_values = nn.functional.pad(pixel_values, pad_values)",
+                          [[(1, 3, 10, 13)], [(1, 3, 12, 7)]]),
+    # A flag beside the resize records that it was done; the caller resizes back when it is set.
+    "hf_mobilevit_unfolding": (("TRT717",), "        features = F.interpolate(features, size=(new_height, "
+                                            "new_width), mode=\"bilinear\", align_corners=False)\n"
+                                            "        interpolate = True\n",
+                               [[(1, 4, 9, 6)], [(1, 4, 6, 11)]]),
 }
 
 

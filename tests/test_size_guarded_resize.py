@@ -82,10 +82,37 @@ def f(x: torch.Tensor):
         x = F.interpolate(x, size=(new_h, new_w), mode="bilinear", align_corners=False)
     return x
 ''', '    x = F.interpolate(x, size=(new_h, new_w), mode="bilinear", align_corners=False)\n    return x'),
+    # transformers' Swin: the amounts in a local bound just before the pad, read nowhere else.
+    "pad_amounts_in_a_local": ('''
+def f(x: torch.Tensor):
+    _, _, h, w = x.shape
+    if w % 4 != 0:
+        pad_values = (0, 4 - w % 4)
+        x = F.pad(x, pad_values)
+    if h % 4 != 0:
+        pad_values = (0, 0, 0, 4 - h % 4)
+        x = F.pad(x, pad_values)
+    return x
+''', "    pad_values = (0, (4 - w % 4) * (w % 4 != 0))\n    x = F.pad(x, pad_values)\n"
+        "    pad_values = (0, 0, 0, (4 - h % 4) * (h % 4 != 0))\n    x = F.pad(x, pad_values)\n"),
+    # transformers' MobileViT: a flag beside the resize records that it was done.
+    "resize_with_a_flag": ('''
+def f(x: torch.Tensor):
+    _, _, h, w = x.shape
+    new_h, new_w = (h + 1) // 2 * 2, (w + 1) // 2 * 2
+    resized = False
+    if new_h != h or new_w != w:
+        x = F.interpolate(x, size=(new_h, new_w), mode="bilinear", align_corners=False)
+        resized = True
+    return x
+''', '    x = F.interpolate(x, size=(new_h, new_w), mode="bilinear", align_corners=False)\n    resized = True\n'),
 }
 
+#: Cases with more than one guarded pad.
+FINDINGS = {"pad_amounts_in_a_local": 2}
+
 #: Cases whose rewrite assumes finite values (a resize to the tensor's own size).
-NOT_FINITE = {"resize_when_changed"}
+NOT_FINITE = {"resize_when_changed", "resize_with_a_flag"}
 
 LEFT_ALONE = {
     "a test of tensor values": '''
@@ -123,6 +150,32 @@ def f(x: torch.Tensor):
         x = F.interpolate(x, scale_factor=2.0)
     return x
 ''',
+    "a pad's local read after the branch": '''
+def f(x: torch.Tensor):
+    _, _, h, w = x.shape
+    pads = (0, 0)
+    if w % 4 != 0:
+        pads = (0, 4 - w % 4)
+        x = F.pad(x, pads)
+    return x + pads[1]
+''',
+    "a pad's local read by a closure": '''
+def f(x: torch.Tensor):
+    _, _, h, w = x.shape
+    if w % 4 != 0:
+        pads = (0, 4 - w % 4)
+        x = F.pad(x, pads)
+    right = lambda: pads[1]
+    return x
+''',
+    "an attribute set in the branch": '''
+def f(x: torch.Tensor, state):
+    _, _, h, w = x.shape
+    if w % 4 != 0:
+        x = F.pad(x, (0, 4 - w % 4))
+        state.padded = True
+    return x
+''',
     "an elif chain": '''
 def f(x: torch.Tensor):
     _, _, h, w = x.shape
@@ -147,10 +200,10 @@ def _values(shape: tuple[int, ...]) -> list[torch.Tensor]:
     return [base, torch.zeros(shape), -base.abs() - 1, special]
 
 
-def _rewritten(code: str, fragment: str, tmp_path: Path) -> tuple[str, Any, Any]:
-    """The one TRT717 rewrite of ``f`` (showing ``fragment``), and ``f`` before and after it."""
+def _rewritten(code: str, fragment: str, tmp_path: Path, count: int = 1) -> tuple[str, Any, Any]:
+    """The ``count`` TRT717 rewrites of ``f`` (showing ``fragment``), and ``f`` before and after them."""
     before = HEADER + code.lstrip("\n")
-    assert rules_found(before).count("TRT717") == 1
+    assert rules_found(before).count("TRT717") == count
     after = rewrite(before, unsafe=True, select=("TRT717",))
     assert fragment in after, after
     return after, import_source(before, tmp_path)["f"], import_source(after, tmp_path)["f"]
@@ -158,7 +211,7 @@ def _rewritten(code: str, fragment: str, tmp_path: Path) -> tuple[str, Any, Any]
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_rewrite_and_run(name: str, tmp_path: Path) -> None:
-    after, f_before, f_after = _rewritten(*CASES[name], tmp_path)
+    after, f_before, f_after = _rewritten(*CASES[name], tmp_path, count=FINDINGS.get(name, 1))
     assert "if " not in after.split("def f", 1)[1]
     # Sizes that take the branch and sizes that do not (4-D NCHW for all but the NHWC crops).
     shapes = [(1, 2, 8, 8), (1, 2, 9, 6), (2, 3, 7, 5), (1, 1, 12, 13)]

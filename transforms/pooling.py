@@ -26,6 +26,9 @@ _FUNCTIONS = {
     "torch.nn.functional.adaptive_avg_pool1d": ("1d", "_trt_adaptive_avg_pool1d"),
     "torch.adaptive_avg_pool1d": ("1d", "_trt_adaptive_avg_pool1d"),
 }
+#: ``F.interpolate(x, size=s, mode="area")`` is adaptive average pooling to ``s`` (what torch calls).
+_INTERPOLATE = ("torch.nn.functional.interpolate",)
+_AREA_HELPER = "_trt_area_resize"
 _MODULES = {
     f"{prefix}AdaptiveAvgPool{dims}": (dims.lower(), f"_TrtAdaptiveAvgPool{dims}")
     for prefix in ("torch.nn.", "torch.nn.modules.", "torch.nn.modules.pooling.")
@@ -67,7 +70,7 @@ def _global(sizes: list[int | None] | None) -> bool:
 
 
 class AdaptiveAvgPool(Rule):
-    needs_text = spelled(*_FUNCTIONS, *_MODULES)
+    needs_text = (*spelled(*_FUNCTIONS, *_MODULES), b"area")
     info = RuleInfo(
         id="TRT601",
         name="adaptive-avg-pool",
@@ -75,7 +78,10 @@ class AdaptiveAvgPool(Rule):
         doc="""\
 What it finds: `F.adaptive_avg_pool2d(x, s)`, `F.adaptive_avg_pool1d(x, s)` and the modules
 `nn.AdaptiveAvgPool2d(s)` / `nn.AdaptiveAvgPool1d(s)` where they are built (in `__init__`,
-inside `nn.Sequential(...)`, anywhere), under any import alias.
+inside `nn.Sequential(...)`, anywhere), under any import alias; and the same pooling spelled
+as a resize, `F.interpolate(x, size=s, mode="area")`, which torch computes with
+`adaptive_avg_pool2d` (segmentation_models_pytorch's PSPNet takes that path while exporting,
+as "more robustly supported", and the export fails there just the same).
 
 Why it hurts: ONNX has no adaptive pooling. The TorchScript exporter emits
 GlobalAveragePool for size 1 and an AveragePool when the size divides a static input size;
@@ -88,7 +94,9 @@ Output size 1 on every axis (`nn.AdaptiveAvgPool2d(1)`, `(1, 1)`) is not reporte
 exporter turns it into GlobalAveragePool for any input size, which TensorRT parses.
 
 The rewrite: `F.adaptive_avg_pool2d(x, s)` → `_trt_adaptive_avg_pool2d(x, s)` (and the 1-D
-form), an inserted helper. Outside `torch.onnx.export` it is `F.adaptive_avg_pool2d` itself.
+form), an inserted helper; `F.interpolate(x, size=s, mode="area")` → `_trt_area_resize(x, s)`,
+which is `F.interpolate` itself outside an export and the same exact bins while exporting a
+4-D floating input (another input keeps `F.interpolate`). Outside `torch.onnx.export` it is `F.adaptive_avg_pool2d` itself.
 While exporting it computes PyTorch's bins exactly from the input's shape (bin i of o over n
 spans [floor(i*n/o), ceil((i+1)*n/o)), any n and o, overlapping bins when n < o, `None`
 keeps an axis), so the graph stays correct when the spatial axes are dynamic: each bin
@@ -126,6 +134,8 @@ Range/Gather/Where/ReduceSum/Div, all supported since TensorRT 8.4.""",
             Example("head = nn.Sequential(nn.AdaptiveAvgPool2d((6, 6)), nn.Flatten())\n",
                     "head = nn.Sequential(_TrtAdaptiveAvgPool2d((6, 6)), nn.Flatten())\n", unsafe=True),
             Example("pool_layer = nn.AdaptiveAvgPool2d\n"),
+            Example('y = F.interpolate(x, size=(6, 6), mode="area")\n', "y = _trt_area_resize(x, (6, 6))\n",
+                    unsafe=True),
         ),
         references=_REFERENCES,
     )
@@ -148,6 +158,29 @@ Range/Gather/Where/ReduceSum/Div, all supported since TensorRT 8.4.""",
         module = self.context.refers_to(node.func, *_MODULES)
         if module is not None:
             self._module_call(node, *_MODULES[module])
+            return
+        if self.context.refers_to(node.func, *_INTERPOLATE) is not None:
+            self._area_resize(node)
+
+    def _area_resize(self, node: cst.Call) -> None:
+        """``F.interpolate(x, size=s, mode="area")``: adaptive average pooling under another name."""
+        mode = argument(node, 3, "mode")
+        if mode is None or type(mode.value) is not cst.SimpleString or mode.value.evaluated_value != "area":
+            return
+        tensor, size = argument(node, 0, "input"), argument(node, 1, "size")
+        named = {a.keyword.value for a in node.args if a.keyword is not None}
+        if has_star_args(node) or tensor is None or size is None or named - {"input", "size", "mode"} \
+                or len(node.args) != 3:
+            self.report(node, "interpolate(mode='area') is adaptive average pooling, which fails to export with "
+                        "dynamic or non-dividing sizes; not rewritten because it has other arguments")
+            return
+        if _global(_output_sizes(size.value, "2d")):
+            return  # GlobalAveragePool: exports for any input size
+        self.report(node, "interpolate(mode='area') is adaptive average pooling, which fails to export with dynamic "
+                    "or non-dividing sizes; compute the exact bins instead (slower where sizes are static and divide)",
+                    Fix({node: cst.Call(func=cst.Name(_AREA_HELPER), args=[
+                        cst.Arg(tensor.value, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+                        cst.Arg(size.value)])}, safety=Safety.UNSAFE, helpers=(_AREA_HELPER,)))
 
     def _function_call(self, node: cst.Call, dims: str, helper: str) -> None:
         name = f"adaptive_avg_pool{dims}"

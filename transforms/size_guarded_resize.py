@@ -45,6 +45,11 @@ export warned at the `if`, as for sizes a caller handed down) and whose body is 
   (Swin's "remove the padding" after the window attention);
 - `x = F.interpolate(x, size=...)` (timm's MobileViT: resize to a multiple of the patch
   only when needed);
+- with, around that assignment, a local holding a pad's amounts (`pad_values = (0, p - w % p)`
+  then `x = F.pad(x, pad_values)`: transformers' Swin), read only after an assignment of it in
+  its own block and never in a block around the `if`, and flags set to `True`/`False` beside
+  the resize (`interpolate = True`: transformers' MobileViT, whose caller resizes back when
+  the flag is set);
 - or only assignments of integers, `t = v` or `t[i] = v` (also under an `if` without `else`
   on `x is None`, `x is not None` or a plain name), where each `v` is an integer literal, a
   size, or an operand of the test itself: the Swin window that shrinks to a small feature map
@@ -61,7 +66,9 @@ by the example's amount at every size.
 The rewrite: the `if` goes, its assignment stays and runs every time. A pad's amounts are
 multiplied by the condition (`(p - w % p) * (w % p != 0)`, with `or`/`and` written `|`/`&`
 so the condition stays a traced value): they are 0 where the condition was false, and a pad
-by 0 is the tensor as it was. A crop or a resize is kept as written. A choice between
+by 0 is the tensor as it was. A crop or a resize is kept as written. A local holding a pad's amounts is
+bound every time, its amounts multiplied by the condition; a flag beside the resize is set
+every time, as the resize now is. A choice between
 numbers becomes `_trt_size_choice = <test>` (evaluated once, where the `if` evaluated it) and
 `t = _trt_size_where(_trt_size_choice, v, t)` for each assignment: in eager mode (and scripted)
 `v if _trt_size_choice else t`, the same number, and only while a trace passes the test as a
@@ -86,12 +93,15 @@ verification finds the rewritten model equivalent, on input sets where the condi
 true and where it is false. A choice between numbers also assumes that `t` holds a value
 before the `if` (the rewrite reads it where the test is false: a name not bound yet raises
 `NameError`, an index past a list's end `IndexError`, where the original assigned nothing), and
+a flag set beside a resize is set where the test is false too (the assumption: what reads it
+does work that leaves the tensor as it is there, as a resize back to the same size does), and
 reads `v` where the test is false (a literal, a size or an operand the test read already, so
 it raises nothing new); the `if`'s local `_trt_size_choice` is new.""",
         fix=Safety.UNSAFE,
         assumption=("where the condition is false, the crop or resize is to the tensor's own size (a pad's amounts are "
                     "multiplied by the condition), a resized tensor holds finite values, nothing relies on getting "
-                    "the same tensor object back, and a number the `if` sets already holds a value"),
+                    "the same tensor object back, a number the `if` sets already holds a value, and a flag set beside "
+                    "a resize guards only work that leaves the tensor as it is where the test is false"),
         examples=(
             Example(
                 "class Embed(nn.Module):\n"
@@ -150,6 +160,16 @@ it raises nothing new); the `if`'s local `_trt_size_choice` is new.""",
     def __init__(self, context) -> None:
         super().__init__(context)
         self._elifs: set[cst.If] = set()
+        #: The functions being visited, innermost last: where a branch's local is read.
+        self._functions: list[cst.FunctionDef] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._functions.append(node)
+        super().visit_FunctionDef(node)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        super().leave_FunctionDef(original_node)
+        self._functions.pop()
 
     def visit_If(self, node: cst.If) -> None:
         if type(node.orelse) is cst.If:
@@ -158,27 +178,66 @@ it raises nothing new); the `if`'s local `_trt_size_choice` is new.""",
             return
         if node.orelse is None and self._choice(node):
             return
-        assignment = _single_assignment(node.body)
-        if assignment is None or not self._sized(node, node.test):
+        branch = self._branch(node)
+        if branch is None or not self._sized(node, node.test):
             return
+        assignment, locals_, flags = branch
         target = assignment.targets[0].target.value  # type: ignore[attr-defined]
-        source = _unchanged_in_else(node, target)
+        source = _unchanged_in_else(node, target) if not locals_ and not flags else \
+            (target if node.orelse is None else None)
         if source is None:
             return
-        value = assignment.value
-        kind, new_value = self._resize(value, source, node.test)
+        kind, new_value, scaled = self._resize(assignment.value, source, node.test, locals_)
         if kind is None:
             return
-        statement = node.body.body[0]  # type: ignore[attr-defined]
-        # The if's comments (its header's, the branch's) stay, above the statement that is left.
-        own = statement.trailing_whitespace.comment
-        comments = [c for c in comments_inside(node) if own is None or c.comment.value != own.value]
-        unconditional = statement.with_changes(body=[assignment.with_changes(value=new_value)],
-                                               leading_lines=[*node.leading_lines, *comments])
+        lines = list(node.body.body)  # type: ignore[attr-defined]
+        # The if's comments (its header's, the branch's) stay, above the statements that are left.
+        owns = {line.trailing_whitespace.comment.value for line in lines
+                if type(line) is cst.SimpleStatementLine and line.trailing_whitespace.comment is not None}
+        comments = [c for c in comments_inside(node) if c.comment.value not in owns]
+        unconditional = []
+        for line in lines:
+            small = line.body[0]  # type: ignore[attr-defined]
+            if small is assignment:
+                line = line.with_changes(body=[assignment.with_changes(value=new_value)])
+            elif scaled is not None and small is scaled[0]:
+                line = line.with_changes(body=[small.with_changes(value=scaled[1])])
+            unconditional.append(line.with_changes(leading_lines=[*node.leading_lines, *comments])
+                                 if not unconditional else line)
+        also = "".join(f"; `{short_code(f.targets[0].target)}` is set every time, as the {kind[:-1]} is done"
+                       for f in flags)
         self.found(node.test, f"`if {short_code(node.test)}:` {kind} `{target}` only when a size asks for it: a "
                    "traced export keeps the branch the example took; do it every time, in a form that is the "
-                   "tensor itself where the condition is false",
-                   Fix({node: unconditional}, safety=Safety.UNSAFE))
+                   f"tensor itself where the condition is false{also}",
+                   Fix({node: unconditional[0] if len(unconditional) == 1 else cst.FlattenSentinel(unconditional)},
+                       safety=Safety.UNSAFE))
+
+    def _branch(self, node: cst.If) -> tuple[cst.Assign, list[cst.Assign], list[cst.Assign]] | None:
+        """The body as (the resize ``x = ...``, the locals it reads, the flags it sets), one small
+        statement a line: ``pad_values = (0, p - w % p)`` before ``x = F.pad(x, pad_values)`` (a local
+        read nowhere else before it is bound again: transformers' Swin), ``interpolate = True`` beside
+        the resize (a flag recording that it was done: transformers' MobileViT). None otherwise."""
+        if type(node.body) is not cst.IndentedBlock:
+            return None
+        assigns = []
+        for line in node.body.body:
+            if type(line) is not cst.SimpleStatementLine or len(line.body) != 1 or type(line.body[0]) is not cst.Assign:
+                return None
+            assign = line.body[0]
+            if len(assign.targets) != 1 or type(assign.targets[0].target) is not cst.Name:
+                return None
+            assigns.append(assign)
+        flags = [a for a in assigns if type(a.value) is cst.Name and a.value.value in ("True", "False")]
+        rest = [a for a in assigns if a not in flags]
+        if not rest:
+            return None
+        resize, locals_ = rest[-1], rest[:-1]
+        function = self._functions[-1] if self._functions else None
+        for local in locals_:
+            name = local.targets[0].target.value  # type: ignore[attr-defined]
+            if type(local.value) not in (cst.Tuple, cst.List) or function is None or not _fresh_local(function, node, name):
+                return None
+        return resize, locals_, flags
 
     # -- a choice between numbers ---------------------------------------------------------
 
@@ -254,30 +313,82 @@ it raises nothing new); the `if`'s local `_trt_size_choice` is new.""",
 
     # -- the body ------------------------------------------------------------------------
 
-    def _resize(self, value: cst.BaseExpression, target: str,
-                test: cst.BaseExpression) -> tuple[str | None, cst.BaseExpression]:
-        """What the body does to ``target`` (``pads``/``crops``/``resizes``) and its unconditional form.
+    def _resize(self, value: cst.BaseExpression, target: str, test: cst.BaseExpression, locals_: list[cst.Assign]
+                ) -> tuple[str | None, cst.BaseExpression, tuple[cst.Assign, cst.BaseExpression] | None]:
+        """What the body does to ``target`` (``pads``/``crops``/``resizes``), its unconditional form, and
+        the local holding a pad's amounts with its amounts scaled (``pad_values = (...)``), if any.
         (``target``: the name the branch resizes.)"""
         if type(value) is cst.Call and self.context.refers_to(value.func, *_PAD) and _first_is(value, target):
             pads = argument(value, 1, "pad")
-            if pads is not None and type(pads.value) in (cst.Tuple, cst.List):
-                scaled = pads.value.with_changes(elements=[
-                    e if _is_zero(e.value) else e.with_changes(value=_times(e.value, _as_traced(test)))
-                    for e in pads.value.elements])
-                return "pads", value.deep_replace(pads.value, scaled)
-            return None, value
+            amounts = pads.value if pads is not None else None
+            local = None
+            if type(amounts) is cst.Name:  # the amounts in a local the branch bound just before
+                local = next((a for a in locals_ if a.targets[0].target.value == amounts.value), None)  # type: ignore[attr-defined]
+                amounts = local.value if local is not None else None
+            if amounts is None or type(amounts) not in (cst.Tuple, cst.List) or len(locals_) > (local is not None):
+                return None, value, None
+            scaled = amounts.with_changes(elements=[
+                e if _is_zero(e.value) else e.with_changes(value=_times(e.value, _as_traced(test)))
+                for e in amounts.elements])  # type: ignore[attr-defined]
+            if local is not None:
+                return "pads", value, (local, scaled)
+            return "pads", value.deep_replace(pads.value, scaled), None  # type: ignore[union-attr]
+        if locals_:
+            return None, value, None
         if type(value) is cst.Call and self.context.refers_to(value.func, *_INTERPOLATE) and _first_is(value, target):
             if argument(value, None, "size") is not None and argument(value, None, "scale_factor") is None:
-                return "resizes", value
-            return None, value
+                return "resizes", value, None
+            return None, value, None
         crop = value
         parts = method_call(value) if type(value) is cst.Call else None
         if parts is not None and parts[1] == "contiguous" and not value.args:  # type: ignore[attr-defined]
             crop = parts[0]
         if type(crop) is cst.Subscript and type(crop.value) is cst.Name and crop.value.value == target \
                 and _prefix_crop(crop):
-            return "crops", value
-        return None, value
+            return "crops", value, None
+        return None, value, None
+
+
+def _fresh_local(function: cst.FunctionDef, branch: cst.If, name: str) -> bool:
+    """Every read of ``name`` in ``function`` follows an assignment of it in its own block, and
+    none is in a block around ``branch`` (where it could see the branch's binding): binding it
+    every time, where the branch stood, changes no read."""
+    return not _free_read(function.body, name, branch)
+
+
+def _free_read(node: cst.CSTNode, name: str, branch: cst.If) -> bool:
+    """``name`` read under ``node`` with no assignment before it in its own block, or in a block
+    that holds ``branch``."""
+    if isinstance(node, cst.IndentedBlock):
+        around = _contains(node, branch)
+        bound = False
+        for line in node.body:
+            if (not bound or around) and _free_read(line, name, branch):
+                return True
+            bound = bound or _assigns(line, name)
+        return False
+    if type(node) is cst.SimpleStatementLine:
+        return any(_mentions(small.value if type(small) is cst.Assign else small, name) for small in node.body)
+    if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+        return _mentions(node, name)  # a closure reads it whenever it is called
+    return any(_free_read(child, name, branch) for child in node.children)
+
+
+def _assigns(line: cst.CSTNode, name: str) -> bool:
+    """``name = ...`` as the line's own statement (not nested in a branch or a loop)."""
+    return type(line) is cst.SimpleStatementLine and any(
+        type(small) is cst.Assign and any(type(t.target) is cst.Name and t.target.value == name for t in small.targets)
+        for small in line.body)
+
+
+def _mentions(root: cst.CSTNode, name: str) -> bool:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.Name and node.value == name:
+            return True
+        stack.extend(node.children)
+    return False
 
 
 def _choice_target(target: cst.BaseExpression) -> bool:

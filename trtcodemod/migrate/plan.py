@@ -151,10 +151,12 @@ def decide(finding: Any, problems: Iterable[Problem], facts: Facts, unsafe: bool
     """One finding's decision, with the located problems it addresses and the proof."""
     hits = [p for p in problems if matches(p, finding)]
     if not facts.ran(finding.path, finding.line, finding.end_line):
-        # The eager run never reached it; a node of the exported graph made at its lines says the
-        # export did (code behind `torch.jit.is_tracing()`, kornia's and torchvision's trace-only
-        # branches): it is on the exported path after all.
-        hits = [p for p in hits if p.kind == "hostile" and p.path is not None]
+        # The eager run never reached it; a node of the exported graph made at its lines, or the
+        # export failing there, says the export did (code behind `torch.jit.is_tracing()` or
+        # `torch.onnx.is_in_onnx_export()`: kornia's, torchvision's and smp's export-only branches):
+        # it is on the exported path after all.
+        hits = [p for p in hits if p.path is not None and (
+            p.kind == "hostile" or p.kind == "export_failure" and _span(finding).has_line(p.path, p.line or 0))]
         if not hits:
             return Decision(finding, INFO, reason="never ran in the observed forwards (not on the exported path)")
     if not hits:
