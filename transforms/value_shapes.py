@@ -188,7 +188,16 @@ TensorRT's shape-tensor rules; not measured on a TensorRT build here.""",
             Example(
                 "class Select(nn.Module):\n"
                 "    def forward(self, x, scores):\n"
-                "        return x[:, : scores.argmax() + 1]\n"
+                "        return x[:, : scores.argmax() + 1]\n",
+                "class Select(nn.Module):\n"
+                "    def forward(self, x, scores):\n"
+                "        return x[:, torch.arange(x.shape[1], device=x.device) < scores.argmax() + 1]\n",
+                unsafe=True,
+            ),
+            Example(
+                "class Select(nn.Module):\n"
+                "    def forward(self, x, scores):\n"
+                "        return x[:, : scores.argmax() + 1, : scores.argmin() + 1]\n"
             ),
         ),
         references=(_TRT_SHAPE_TENSORS, "https://onnx.ai/onnx/operators/onnx__Slice.html", _OPERATORS),
