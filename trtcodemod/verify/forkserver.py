@@ -21,6 +21,9 @@ environment (the parent's when the server started). What an interpreter reads as
 installed editable since) is checked per task, and a server started before it changed is
 replaced (``startup_signature``). ``TRTCODEMOD_FORKSERVER=0`` turns the
 server off; any failure to start it falls back to a fresh interpreter per task.
+
+A task that imports a model forks, one level further, from that model's server: a child of
+this server that imported the model once and serves over a socket (``modelserver.py``).
 """
 
 from __future__ import annotations
