@@ -175,3 +175,37 @@ def test_source_cpython_rejects_takes_the_whole_file_pass(monkeypatch: pytest.Mo
     # LibCST parses 3.12 type parameters; this CPython may not: either way the ranges hold.
     source = b"class A:\n    def f[T](self, x: T) -> T:\n        return x\n"
     _check_against_provider(source, monkeypatch)
+
+
+def _check_scoped_positions(source: bytes) -> positions.ScopedPositions:
+    """``ScopedPositions`` (what the facts' questions use): every node, asked from within its
+    scopes, where ``PositionProvider`` places it (the file's last node included)."""
+    module = cst.parse_module(source)
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    scoped = positions.ScopedPositions(module, source)
+    wrong = [(cst.Module([]).code_for_node(node)[:40], scoped.get(node, scopes), expected[node])
+             for scopes, nodes in _nodes_by_scope(module).items() for node in nodes
+             if scoped.get(node, scopes) != expected[node]]
+    assert not wrong, wrong[:5]
+    assert positions.all_ranges(module) == dict(expected)  # the whole-file pass, the module node included
+    return scoped
+
+
+@pytest.mark.parametrize("name,source,fast", CASES, ids=[case[0] for case in CASES])
+def test_scoped_positions_match_the_position_provider(name: str, source: bytes, fast: bool) -> None:
+    _check_scoped_positions(source)
+
+
+@pytest.mark.parametrize("path", sorted(EXAMPLES.rglob("*.py")), ids=lambda p: p.name)
+def test_scoped_positions_match_on_the_examples(path: Path) -> None:
+    _check_scoped_positions(path.read_bytes())
+
+
+def test_scoped_positions_asked_in_one_function_generate_only_that_function() -> None:
+    source = b"import torch\n\nx = torch.zeros(3)\n\n\ndef f(t):\n    return t[0]\n\n\ndef g(t):\n    return t[1]\n"
+    module = cst.parse_module(source)
+    scoped = positions.ScopedPositions(module, source)
+    f = module.body[2]
+    subscript = f.body.body[0].body[0].value
+    assert scoped.get(subscript, (f,)).start.line == 7
+    assert scoped._whole is None and list(scoped._by_scope) == [f]

@@ -13,9 +13,10 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Iterable, TypeVar
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange
 
 from trtcodemod.names import ImportTable
+from trtcodemod.positions import ScopedPositions
 from trtcodemod.findings import PendingFinding
 from trtcodemod.scopes import ScopeResolver
 from trtcodemod.versions import Version
@@ -64,7 +65,7 @@ class FileContext:
     facts: "FileFacts | None" = None
     #: What names mean where the traversal is (kept current by :class:`ScopeTracker`).
     resolver: ScopeResolver = field(init=False)
-    _positions: "dict[cst.CSTNode, CodeRange] | None" = field(default=None, init=False, repr=False)
+    _positions: "ScopedPositions | None" = field(default=None, init=False, repr=False)
     _providers: dict[type, Any] = field(default_factory=dict, init=False, repr=False)
     #: Providers that are visitors (see :meth:`provider`), in the order they were asked for.
     companions: list[cst.BatchableCSTVisitor] = field(default_factory=list, init=False, repr=False)
@@ -98,13 +99,13 @@ class FileContext:
     def position(self, node: cst.CSTNode) -> CodeRange | None:
         """Where ``node`` is (1-based lines, 0-based columns), for matching ``facts``.
 
-        Costs one position pass over the module on first use: only rules that consult
-        facts call it, and only when there are facts for this file.
+        Costs a position pass over the enclosing class or function on first use there
+        (``ScopedPositions``): only rules that consult facts call it, and only when there are
+        facts for this file.
         """
         if self._positions is None:
-            wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)  # keep our node identities
-            self._positions = dict(wrapper.resolve(PositionProvider))
-        return self._positions.get(node)
+            self._positions = ScopedPositions(self.module, self.source)
+        return self._positions.get(node, tuple(self.scopes))
 
     # --- names -------------------------------------------------------------
     def qualified_names(self, node: cst.BaseExpression) -> tuple[str, ...]:

@@ -45,12 +45,16 @@ class _PositionState(CodegenState):
     def pop_trailing_newline(self) -> None:
         pass  # no text is kept, and nothing after the last newline needs a position
 
+    def wants(self, node: cst.CSTNode) -> bool:
+        """Is ``node``'s range recorded?"""
+        return node in self.wanted
+
     def before_codegen(self, node: cst.CSTNode) -> None:
-        if node in self.wanted:
+        if self.wants(node):
             self._starts.append(CodePosition(self.line, self.column))
 
     def after_codegen(self, node: cst.CSTNode) -> None:
-        if node in self.wanted:
+        if self.wants(node):
             start = self._starts.pop()
             self.found.setdefault(node, CodeRange(start, CodePosition(self.line, self.column)))
 
@@ -62,7 +66,7 @@ class _PositionState(CodegenState):
         start_node: Optional[cst.CSTNode] = None,
         end_node: Optional[cst.CSTNode] = None,
     ) -> Iterator[None]:
-        if node not in self.wanted:
+        if not self.wants(node):
             yield
             return
         # The range may be hoisted from children: make sure theirs get recorded too.
@@ -79,6 +83,27 @@ class _PositionState(CodegenState):
             if end_node is not None and end_node in self.found:
                 end = self.found[end_node].end
             self.found[node] = CodeRange(start, end)
+
+
+@dataclass
+class _EveryPositionState(_PositionState):
+    """Records every node, as ``PositionProvider`` does, without the metadata machinery (whose
+    resolve also walks the whole tree once more before generating it)."""
+
+    def wants(self, node: cst.CSTNode) -> bool:
+        return True
+
+    def add_token(self, value: str) -> None:
+        if not self.tokens:
+            self.tokens.append(value)  # the module's end: a file with code gets no newline added
+        super().add_token(value)
+
+
+def all_ranges(module: cst.Module) -> dict[cst.CSTNode, CodeRange]:
+    """The syntactic range of every node of ``module``: what ``PositionProvider`` resolves to."""
+    state = _EveryPositionState(default_indent=module.default_indent, default_newline=module.default_newline)
+    module._codegen(state)
+    return state.found
 
 
 def node_ranges(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> dict[cst.CSTNode, CodeRange]:
@@ -181,3 +206,46 @@ def _scope_line(
 
 
 _TABLE_KIND: dict[type, str] = {cst.ClassDef: "class", cst.FunctionDef: "function"}
+
+
+class ScopedPositions:
+    """Every node's range (what :func:`all_ranges` gives), generated one innermost class or
+    function at a time, as the traversal asks: a library file whose facts are asked about in a
+    few of its functions costs those functions, not the whole file. A node outside the
+    scopes it is asked from, or a scope the symbol table cannot place, costs the whole file once.
+    """
+
+    def __init__(self, module: cst.Module, source: bytes | None) -> None:
+        self.module, self.source = module, source
+        self._table: symtable.SymbolTable | None | bool = None
+        #: scope -> (its nodes' ranges as generated alone, the lines to add to them)
+        self._by_scope: dict[cst.CSTNode, tuple[dict[cst.CSTNode, CodeRange], int]] = {}
+        self._whole: dict[cst.CSTNode, CodeRange] | None = None
+
+    def get(self, node: cst.CSTNode, scopes: tuple[cst.CSTNode, ...]) -> CodeRange | None:
+        """``node``'s range, asked from within ``scopes`` (outermost first)."""
+        if scopes and self.source is not None and scopes[-1] not in self._by_scope:
+            self._by_scope[scopes[-1]] = self._generate(scopes)
+        for scope in scopes:  # a class generated whole holds its methods' nodes too
+            found, shift = self._by_scope.get(scope, ({}, 0))
+            where = found.get(node)
+            if where is not None:
+                return where if not shift else CodeRange(CodePosition(where.start.line + shift, where.start.column),
+                                                         CodePosition(where.end.line + shift, where.end.column))
+        if self._whole is None:
+            self._whole = all_ranges(self.module)
+        return self._whole.get(node)
+
+    def _generate(self, scopes: tuple[cst.CSTNode, ...]) -> tuple[dict[cst.CSTNode, CodeRange], int]:
+        if self._table is None:
+            self._table = _symbol_table(self.source or b"")
+        if not self._table:
+            return {}, 0
+        keyword_line, indents = _scope_line(self.module, self._table, scopes)
+        if keyword_line is None:
+            return {}, 0
+        scope = scopes[-1]
+        state = _EveryPositionState(default_indent=self.module.default_indent,
+                                    default_newline=self.module.default_newline, indent_tokens=list(indents))
+        scope._codegen(state)
+        return state.found, keyword_line - state.found[scope].start.line

@@ -292,8 +292,11 @@ def _varying_axes(names: list[str], sets: list[dict[str, Any]]) -> dict[str, dic
 def _import_untraced(req: dict[str, Any], rec: Recorder) -> Any:
     """The model's module, imported with no line tracing: tracing a library checkout's import
     line by line (transformers: 29 000 lines) tripled the observer's time, and no export records
-    a line that ran only then. The user's files it loaded are still kept, with no line."""
-    before = set(sys.modules)
+    a line that ran only then. The user's files it loaded are still kept, with no line (in a fork
+    of a model server, the import happened there: ``BEFORE_PRELOAD``)."""
+    from trtcodemod.verify.modelserver import BEFORE_PRELOAD
+
+    before = set(sys.modules if BEFORE_PRELOAD is None else BEFORE_PRELOAD)
     sys.settrace(None)
     try:
         return import_user_module(req["model_file"], req["import_root"], req["module"], req.get("extra_paths", []))

@@ -27,6 +27,7 @@ from .observe import OBSERVE_TASK
 from .phases import ModelTimeout, Phases
 from .plan import APPLY, INFO, REMAINS, Plan, assumption, describe
 from .retrace import Retrace, Rewritten, judge, judge_rewritten
+from .split import analyse_split
 from .report import empty_report
 
 Progress = Callable[[str], None]
@@ -265,7 +266,7 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, report: dict[st
     if facts_out is not None:
         facts.save(facts_out)  # with the warnings, for `check`/`apply --facts`
     with phases.phase("static analysis"):
-        findings, errors = _findings(files, spec.rewrite, facts)
+        findings, errors = analyse_split(files, lambda some: _findings(some, spec.rewrite, facts))
     report["rewrite_errors"] = errors
     plan = Plan()
     plan.update(findings, problems, facts, spec.rewrite.unsafe)

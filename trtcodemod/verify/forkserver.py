@@ -21,6 +21,9 @@ environment (the parent's when the server started). What an interpreter reads as
 installed editable since) is checked per task, and a server started before it changed is
 replaced (``startup_signature``). ``TRTCODEMOD_FORKSERVER=0`` turns the
 server off; any failure to start it falls back to a fresh interpreter per task.
+
+A task that imports a model forks, one level further, from that model's server: a child of
+this server that imported the model once and serves over a socket (``modelserver.py``).
 """
 
 from __future__ import annotations
@@ -33,23 +36,25 @@ import signal
 import subprocess
 import sys
 import threading
-from typing import Any
+from typing import Any, Callable
 
 #: What every worker imports: loaded once in the server, before any fork.
 PRELOAD = ("numpy", "torch", "onnx", "onnxruntime", "trtcodemod.verify.worker", "trtcodemod.verify.backends",
-           "trtcodemod.verify.export", "trtcodemod.verify.inputs", "trtcodemod.migrate.observe")
+           "trtcodemod.verify.export", "trtcodemod.verify.inputs", "trtcodemod.migrate.observe",
+           "trtcodemod.verify.modelserver")
 #: The variables a worker sets from its request's ``threads`` before torch loads (``worker_main``).
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "TRTCODEMOD_THREADS")
 
 #: What this process did: servers started, tasks forked, workers started as fresh interpreters
-#: (``worker.run_task``'s fallback). Tests read it; nothing else does.
-STATS = {"servers": 0, "forks": 0, "fresh": 0}
+#: (``worker.run_task``'s fallback), model servers started and tasks forked from one
+#: (``modelserver.py``). Tests read it; nothing else does.
+STATS = {"servers": 0, "forks": 0, "fresh": 0, "model_servers": 0, "preloaded_forks": 0}
 
 
 # --- the server -------------------------------------------------------------------------------
 
 
-def _preload() -> None:
+def _preload() -> dict[str, Any]:
     import importlib
 
     for name in PRELOAD:
@@ -57,6 +62,7 @@ def _preload() -> None:
             importlib.import_module(name)
         except Exception:  # noqa: BLE001 - a module that does not import is imported (and fails) in the task
             pass
+    return {}
 
 
 def _child(task: dict[str, Any], keep: tuple[int, ...]) -> None:
@@ -125,23 +131,32 @@ def end_with_parent() -> None:
         os._exit(1)
 
 
-def serve() -> int:
-    """The server's loop: fork per request line, report each child's end."""
+def serve(proto: tuple[int, int] | None = None, preload: Callable[[], dict[str, Any]] | None = None) -> int:
+    """The server's loop: fork per request line, report each child's end.
+
+    ``proto``: the protocol's ``(input, output)`` descriptors (default: private copies of
+    stdin/stdout); ``preload``: what to import before the first fork (default ``PRELOAD``), whose
+    answer goes into the ``ready`` line; an answer with ``failed`` ends the server there.
+    """
     end_with_parent()
-    # The protocol keeps private copies of stdin/stdout; fds 1 and 2 go nowhere, so nothing
-    # an import prints can break a line of it.
-    proto_in, proto_out = os.dup(0), os.dup(1)
-    null = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):
-        os.dup2(null, fd)
-    os.close(null)
-    _preload()
+    if proto is None:
+        # The protocol keeps private copies of stdin/stdout; fds 1 and 2 go nowhere, so nothing
+        # an import prints can break a line of it.
+        proto = os.dup(0), os.dup(1)
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        os.close(null)
+    proto_in, proto_out = proto
+    loaded = (preload or _preload)()
+    out = os.fdopen(proto_out, "w", buffering=1)
+    out.write(json.dumps({"ready": os.getpid(), **loaded}) + "\n")
+    if loaded.get("failed"):
+        return 1
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_w, False)
     signal.set_wakeup_fd(wake_w)
     signal.signal(signal.SIGCHLD, lambda *_: None)
-    out = os.fdopen(proto_out, "w", buffering=1)
-    out.write(json.dumps({"ready": os.getpid()}) + "\n")
     pending = b""
     while True:
         ready, _, _ = select.select([proto_in, wake_r], [], [])
@@ -182,41 +197,68 @@ class ServerGone(Exception):
 
 
 class ForkServer:
-    """The parent's handle on one server: start a task, wait for its end."""
+    """The parent's handle on one server: start a task, wait for its end.
 
-    def __init__(self, env: dict[str, str]) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-m", "trtcodemod.verify.forkserver"],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                     env=env, start_new_session=True)
-        assert self.proc.stdout is not None and self.proc.stdin is not None
-        if not self.proc.stdout.readline():
-            self.proc.wait()
-            raise ServerGone("the fork server did not start")
-        STATS["servers"] += 1
+    ``env``: start the server (``python -m trtcodemod.verify.forkserver``) and wait for it to be
+    ready. A subclass passes ``env=None`` and calls ``_attach`` with its own channel, whose
+    ``ready`` line may come later (``modelserver.py``).
+    """
+
+    def __init__(self, env: dict[str, str] | None) -> None:
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
         self._pids: dict[int, int] = {}
         self._codes: dict[int, int] = {}
         self._next = 0
         self._alive = True
-        threading.Thread(target=self._read, daemon=True, name="trtcodemod-forkserver").start()
+        self._busy = 0  # tasks started and not yet seen to end
+        self._retired = False
+        self.ready: dict[str, Any] | None = None  # the server's ready line
+        self.models: dict[tuple[Any, ...], Any] = {}  # this server's model servers (``modelserver.py``)
+        if env is None:
+            return
+        self.proc = subprocess.Popen([sys.executable, "-m", "trtcodemod.verify.forkserver"],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                     env=env, start_new_session=True)
+        assert self.proc.stdout is not None and self.proc.stdin is not None
+        line = self.proc.stdout.readline()
+        if not line:
+            self.proc.wait()
+            raise ServerGone("the fork server did not start")
+        self.ready = json.loads(line)
+        STATS["servers"] += 1
+        self._attach(self.proc.stdout, self.proc.stdin)
 
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            message = json.loads(line)
-            with self._changed:
-                if "code" in message:
-                    self._codes[message["pid"]] = message["code"]
-                else:
-                    self._pids[message["id"]] = message["pid"]
-                self._changed.notify_all()
+    def _attach(self, reader: Any, writer: Any) -> None:
+        self._writer = writer
+        threading.Thread(target=self._read, args=(reader,), daemon=True, name="trtcodemod-forkserver").start()
+
+    def _read(self, reader: Any) -> None:
+        try:
+            for line in reader:
+                self._receive(json.loads(line))
+        except (OSError, ValueError):
+            pass  # a killed server's channel: it is gone, as at its end
         with self._changed:
             self._alive = False
             self._changed.notify_all()
 
-    def start(self, module: str, folder: str, log: str, env: dict[str, str]) -> int:
-        """Fork a worker running ``module`` on ``folder``; its pid."""
+    def _receive(self, message: dict[str, Any]) -> None:
+        with self._changed:
+            if "ready" in message:
+                self.ready = message
+                self._alive = not message.get("failed")
+            elif "code" in message:
+                self._codes[message["pid"]] = message["code"]
+            else:
+                self._pids[message["id"]] = message["pid"]
+            self._changed.notify_all()
+
+    def start(self, module: str, folder: str, log: str, env: dict[str, str], timeout: float | None = None,
+              worker: bool = True) -> int:
+        """Fork a worker running ``module`` on ``folder``; its pid. ``timeout``: how long to wait
+        for the fork (a model server forks once its preload is done); past it, ``StartTimeout``.
+        ``worker=False``: a server of its own (``modelserver.py``), not a task to wait for."""
         with self._changed:
             if not self._alive:
                 raise ServerGone("the fork server ended")
@@ -225,17 +267,18 @@ class ForkServer:
             line = json.dumps({"id": ident, "module": module, "folder": folder, "log": log, "env": env,
                                "cwd": os.getcwd()}) + "\n"
             try:
-                assert self.proc.stdin is not None
-                self.proc.stdin.write(line.encode())
-                self.proc.stdin.flush()
+                self._writer.write(line.encode())
+                self._writer.flush()
             except (OSError, ValueError) as exc:
                 self._alive = False
                 raise ServerGone(f"the fork server ended: {exc}") from exc
-            while ident not in self._pids:
-                if not self._alive:
-                    raise ServerGone("the fork server ended")
-                self._changed.wait()
-            STATS["forks"] += 1
+            if not self._changed.wait_for(lambda: ident in self._pids or not self._alive, timeout):
+                raise StartTimeout(f"no fork within {timeout:g} s")
+            if ident not in self._pids:
+                raise ServerGone("the fork server ended")
+            if worker:
+                STATS["forks"] += 1
+                self._busy += 1
             return self._pids.pop(ident)
 
     def wait(self, pid: int, timeout: float | None) -> int | None:
@@ -243,18 +286,39 @@ class ForkServer:
         with self._changed:
             self._changed.wait_for(lambda: pid in self._codes or not self._alive, timeout)
             if pid in self._codes:
-                return self._codes.pop(pid)
-            if not self._alive:
-                return -signal.SIGKILL  # the server died, and its workers with it
-            return None
+                code = self._codes.pop(pid)
+            elif not self._alive:
+                code = -signal.SIGKILL  # the server died, and its workers with it
+            else:
+                return None
+            self._busy -= 1
+            idle = self._retired and self._busy <= 0
+        if idle:
+            self.close()
+        return code
+
+    def retire(self) -> None:
+        """Close it once no task of its runs (closing ends the tasks it forked)."""
+        with self._changed:
+            self._retired = True
+            idle = self._busy <= 0
+        if idle:
+            self.close()
 
     def close(self) -> None:
         """Close its input: it ends by itself (and with this process, whichever comes first)."""
+        for model in list(self.models.values()):
+            if model is not None:
+                model.close()
+        self.models.clear()
         try:
-            if self.proc.stdin is not None:
-                self.proc.stdin.close()
-        except OSError:
+            self._writer.close()
+        except (OSError, AttributeError):
             pass
+
+
+class StartTimeout(Exception):
+    """The server did not fork the task in time (a model server still importing the model)."""
 
 
 _servers: dict[tuple[str, tuple[Any, ...]], ForkServer | None] = {}

@@ -293,7 +293,7 @@ def run_task(request: dict[str, Any], folder: Path, timeout: float,
     log_path = folder / "worker.log"
     env = {**os.environ, "PYTHONFAULTHANDLER": "1", "PYTHONUNBUFFERED": "1", "TRTCODEMOD_PARENT_PID": str(os.getpid())}
     start = time.perf_counter()
-    code, timed_out = _run_worker(module, folder, log_path, env, timeout, request.get("threads"))
+    code, timed_out = _run_worker(module, folder, log_path, env, timeout, request.get("threads"), request)
     seconds = time.perf_counter() - start
     data: dict[str, Any] = {}
     try:
@@ -315,22 +315,40 @@ def run_task(request: dict[str, Any], folder: Path, timeout: float,
 
 
 def _run_worker(module: str, folder: Path, log_path: Path, env: dict[str, str], timeout: float,
-                threads: Any) -> tuple[int, bool]:
+                threads: Any, request: dict[str, Any] | None = None) -> tuple[int, bool]:
     """Run ``module`` on ``folder`` in its own session: ``(exit code, timed out)``.
 
-    A fork of this process's fork server (torch already imported, ``forkserver.py``) where
-    there is one; a fresh interpreter otherwise.
+    A fork of the model server for ``request``'s import (the model's modules already imported,
+    ``modelserver.py``), else of this process's fork server (torch already imported,
+    ``forkserver.py``) where there is one; a fresh interpreter otherwise.
     """
-    from .forkserver import STATS, ServerGone, server
+    from .forkserver import STATS, ServerGone, StartTimeout, server
+    from .modelserver import model_server
 
-    handle, pid = server(threads), 0
+    began = time.monotonic()
+    top = server(threads)
+    handle, pid = top, 0
+    if top is not None:
+        model = model_server(top, request or {}, env)
+        if model is not None:
+            try:
+                pid, handle = model.start(module, str(folder), str(log_path), env, timeout), model
+                STATS["preloaded_forks"] += 1
+            except StartTimeout:
+                # Still importing the model when the task's time ran out: what the worker's own
+                # import would have been.
+                model.kill()
+                Checkpoint(folder).stage("import")
+                return -signal.SIGKILL, True
+            except ServerGone:
+                pid = 0  # its preload failed: the task imports the model itself, as before
+        if not pid:
+            try:
+                handle, pid = top, top.start(module, str(folder), str(log_path), env)
+            except ServerGone:
+                handle = None
     if handle is not None:
-        try:
-            pid = handle.start(module, str(folder), str(log_path), env)
-        except ServerGone:
-            handle = None
-    if handle is not None:
-        code = handle.wait(pid, timeout)
+        code = handle.wait(pid, max(timeout - (time.monotonic() - began), 0.0))
         if code is not None:
             return code, False
         _kill_group(pid)
