@@ -16,7 +16,7 @@ Prints one Markdown table (the two wall times and their ratio) and, per model, `
 phases (``phases`` in its JSON report). The default models are examples: one with nothing to
 fix (``examples/migrate/clean_net.py``), one that needs two rounds of fixes
 (``tracker_update`` of ``examples/models.toml``) and one with a second trace (``yolo_decode`` of
-``examples/evidence/models.toml``). ``--real NAME`` adds a model of ``real_zoo.py``'s list
+``examples/evidence/models.toml``). ``--real NAME`` adds a model of the real zoos' lists
 (``hf_detr``, ``tv_ssdlite``, ...), built from the pinned library wheels that script unpacks
 (into ``--work``, kept between runs) as the user's own files. The numbers go into
 benchmarks/README.md, never into a test.
@@ -107,17 +107,22 @@ def _spec(model: str) -> Any:
 
 
 def real_models(names: list[str], work: Path) -> list[str]:
-    """``CONFIG:NAME`` of real_zoo.py's models, in a fresh checkout under ``work``."""
+    """``CONFIG:NAME`` of the real zoos' models (real_zoo.py, real_zoo2.py, real_zoo3.py), in a fresh
+    checkout under ``work``; a model of the second or third zoo needs their four more libraries."""
     import shutil
 
     sys.path.insert(0, str(ROOT / "benchmarks"))
     import real_zoo
+    import real_zoo2
+    import real_zoo3
 
-    specs = {spec.name: spec for spec in real_zoo.MODELS}
+    first = {spec.name: spec for spec in real_zoo.MODELS}
+    specs = {**first, **{spec.name: spec for spec in (*real_zoo2.MODELS2, *real_zoo3.MODELS3)}}
     unknown = [n for n in names if n not in specs]
     if unknown:
         raise SystemExit(f"--real: unknown {unknown} (known: {', '.join(specs)})")
-    src = real_zoo.fetch_sources(work.resolve())
+    pins = real_zoo.PINS if all(n in first for n in names) else real_zoo2.PINS2
+    src = real_zoo.fetch_sources(work.resolve(), pins)
     folder = work.resolve() / "checkout"
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
@@ -185,7 +190,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", action="append", help="CONFIG.toml:NAME or FILE.py:CALLABLE:INPUTS "
                                                          "(repeatable; paths from the repository root)")
-    parser.add_argument("--real", action="append", default=[], help="a model of real_zoo.py's list (repeatable)")
+    parser.add_argument("--real", action="append", default=[],
+                        help="a model of the real zoos' lists (real_zoo.py, real_zoo2.py, real_zoo3.py; repeatable)")
     parser.add_argument("--work", type=Path, default=ROOT / "benchmarks" / ".real_zoo",
                         help="where real_zoo.py's wheels and sources are kept")
     parser.add_argument("--output", type=Path, help="also write the table here")

@@ -4,7 +4,7 @@ Every worker that runs a model (the observer, the original's build and export, i
 trace, its float64 reference; the same for a rewritten copy) imports the model file and the
 library it imports: on a transformers model that is 4 to 5 s a worker, paid again by each. A
 model server is forked once per import request from the fork server (``forkserver.py``),
-imports the model's module exactly as a worker would (``worker.import_user_module``), and then
+imports the model's module exactly as a worker would (``userimport.import_user_module``), and then
 forks the workers that ask for that same import; their own import finds every module loaded.
 
 Which worker may use it, so that none sees a module that is not what its files say now:
@@ -158,7 +158,7 @@ def model_server(top: ForkServer, request: dict[str, Any], env: dict[str, str]) 
 def _preload_model(plan: dict[str, Any]) -> dict[str, Any]:
     """Import the model's module as a worker does; the files it loaded, with their stamps."""
     global BEFORE_PRELOAD
-    from .worker import import_user_module
+    from .userimport import import_user_module
 
     BEFORE_PRELOAD = frozenset(sys.modules)
     try:

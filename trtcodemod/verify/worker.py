@@ -9,8 +9,6 @@ so a segfault or a hang still leaves what was done and names the stage it died i
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import os
 import pickle
 import sys
@@ -23,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .forkserver import end_with_parent
+from .userimport import import_user_module
 
 MODEL_TASK, BACKEND_TASK = "model", "backend"
 
@@ -46,25 +45,6 @@ class Checkpoint:
 
 
 # --- loading user code ------------------------------------------------------------------
-
-
-def import_user_module(model_file: str, import_root: str, module: str, extra_paths: list[str]) -> Any:
-    """Import the model file as ``module`` with ``import_root`` first on ``sys.path``.
-
-    Files inside a package import by dotted name so their relative imports work;
-    a lone file is loaded from its path (its name may shadow nothing).
-    """
-    for path in reversed([import_root, *extra_paths]):
-        sys.path.insert(0, path)
-    if "." in module or (Path(import_root) / module / "__init__.py").exists():
-        return importlib.import_module(module)
-    spec = importlib.util.spec_from_file_location(module, model_file)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load {model_file}")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[module] = mod
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def build_model(module: Any, name: str, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None) -> Any:
@@ -325,8 +305,10 @@ def _run_worker(module: str, folder: Path, log_path: Path, env: dict[str, str], 
     from .forkserver import STATS, ServerGone, StartTimeout, server
     from .modelserver import model_server
 
-    began = time.monotonic()
     top = server(threads)
+    # The limit is the task's: starting this process's fork server (torch imported once, for
+    # every task after) is not part of it; a model server's import is (the worker's own import).
+    began = time.monotonic()
     handle, pid = top, 0
     if top is not None:
         model = model_server(top, request or {}, env)
