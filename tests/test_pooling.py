@@ -274,3 +274,20 @@ def test_area_resize_left_alone_or_reported() -> None:
     """
     assert rules_found(code, select=("TRT601",)) == ["TRT601"] * 2
     assert rewrite(code, unsafe=True) == textwrap.dedent(code)
+
+
+def test_area_resize_scripts_traces_and_exports_like_the_original(tmp_path) -> None:
+    """TorchScript compiles the helper (its ONNX branch behind ``torch.jit.is_scripting()``), and
+    fx and torch.export record the same values as the original's area resize."""
+    from safety import import_source
+
+    code = AREA.format(size="(self.s, self.s)").replace(
+        "class M(nn.Module):\n", "class M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                                "        self.s = 3\n\n")
+    original = import_source(code, tmp_path)["M"]()
+    rewritten = import_source(rewrite(code, unsafe=True), tmp_path)["M"]()
+    x = torch.randn(2, 3, 7, 9)
+    expected = original(x)
+    assert_same(torch.jit.script(original)(x), torch.jit.script(rewritten)(x))
+    assert_same(expected, torch.fx.symbolic_trace(rewritten)(x))
+    assert_same(torch.export.export(original, (x,)).module()(x), torch.export.export(rewritten, (x,)).module()(x))

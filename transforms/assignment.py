@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import children, int_value, short_code, strip_parens, visit_readonly, walk
+from trtcodemod.astutil import children, int_value, mentions_name, short_code, strip_parens, visit_readonly, walk
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.scopes import PARAM, Bindings
 from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
@@ -389,7 +389,7 @@ TensorRT (no TensorRT on our machines): the finding is about the construct, and
         elif type(target.value) is not cst.Name:
             reason = ("not rewritten: the target is an attribute or a view, which a rebinding would not "
                       "update; build the new tensor and assign it where it belongs")
-        elif _mentions_name(value, target.value.value) and not self._computed_value(value):
+        elif mentions_name(value, target.value.value) and not self._computed_value(value):
             reason = (f"not rewritten: the value reads `{target.value.value}` itself and may be a view of it "
                       "(an overlapping in-place copy raises or reads the values being written; the "
                       "concatenation would not)")
@@ -476,15 +476,6 @@ TensorRT (no TensorRT on our machines): the finding is about the construct, and
     @staticmethod
     def _code(node: cst.CSTNode) -> str:
         return cst.Module(body=[]).code_for_node(node)
-
-
-def _mentions_name(node: cst.CSTNode, name: str) -> bool:
-    """Whether ``name`` appears as a name anywhere in ``node`` (an attribute's ``.name`` does not count)."""
-    if type(node) is cst.Name:
-        return node.value == name
-    if type(node) is cst.Attribute:
-        return _mentions_name(node.value, name)
-    return any(_mentions_name(child, name) for child in node.children)
 
 
 def _rebinds(statement: cst.BaseStatement, name: str) -> bool:

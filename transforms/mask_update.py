@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import children, code_of, method_call, short_code, strip_parens
+from trtcodemod.astutil import children, code_of, mentions_name, method_call, short_code, strip_parens
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
-from trtcodemod.transforms.assignment import _mentions_name
 from trtcodemod.transforms.indexing import _REFERENCES, NONE, _described, _is_plain_scalar, _MaskRule
 
 HELPER = "_trt_mask_rows"
@@ -165,7 +164,7 @@ TensorRT versions: all.""",
             return "not inside a function"
         value = statement.value
         if not _same_mask_selection(value, mask, statement):
-            if _mentions_name(value, name):
+            if mentions_name(value, name):
                 return f"the value reads `{name}` itself (one value per selected row, which torch.where cannot place)"
             if _selects_with(value, mask):
                 return (f"the value selects rows with the mask itself (`{short_code(value, 30)}`: one value per "
@@ -275,7 +274,7 @@ class _Uses:
             return
         kind = type(node)
         if kind in (cst.FunctionDef, cst.Lambda, cst.ClassDef):
-            self.nested = self.nested or _mentions_name(node, self.name)
+            self.nested = self.nested or mentions_name(node, self.name)
             return
         if kind in (cst.Global, cst.Nonlocal):
             self.declared = self.declared or any(n.name.value == self.name for n in node.names)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import argument, code_of, helper_call, method_call, short_code
+from trtcodemod.astutil import argument, code_of, helper_call, mentions_name, method_call, short_code
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.transforms._branch_building import comments_inside
 from trtcodemod.transforms._size_facts import TS_PITFALLS, SizeRule
@@ -368,9 +368,9 @@ def _free_read(node: cst.CSTNode, name: str, branch: cst.If) -> bool:
             bound = bound or _assigns(line, name)
         return False
     if type(node) is cst.SimpleStatementLine:
-        return any(_mentions(small.value if type(small) is cst.Assign else small, name) for small in node.body)
+        return any(mentions_name(small.value if type(small) is cst.Assign else small, name) for small in node.body)
     if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-        return _mentions(node, name)  # a closure reads it whenever it is called
+        return mentions_name(node, name)  # a closure reads it whenever it is called
     return any(_free_read(child, name, branch) for child in node.children)
 
 
@@ -379,16 +379,6 @@ def _assigns(line: cst.CSTNode, name: str) -> bool:
     return type(line) is cst.SimpleStatementLine and any(
         type(small) is cst.Assign and any(type(t.target) is cst.Name and t.target.value == name for t in small.targets)
         for small in line.body)
-
-
-def _mentions(root: cst.CSTNode, name: str) -> bool:
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if type(node) is cst.Name and node.value == name:
-            return True
-        stack.extend(node.children)
-    return False
 
 
 def _choice_target(target: cst.BaseExpression) -> bool:

@@ -327,6 +327,15 @@ def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         stack.extend(reversed(children(current)))
 
 
+def mentions_name(node: cst.CSTNode, name: str) -> bool:
+    """Whether ``name`` appears as a name anywhere in ``node`` (an attribute's ``.name`` does not count)."""
+    if type(node) is cst.Name:
+        return node.value == name
+    if type(node) is cst.Attribute:
+        return mentions_name(node.value, name)
+    return any(mentions_name(child, name) for child in node.children)
+
+
 def visit_readonly(node: cst.CSTNode, visitor: object) -> None:
     """Call ``visitor.visit_<Type>(n)`` on ``node`` and below; a ``False`` return prunes.
 

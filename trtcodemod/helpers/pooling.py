@@ -100,8 +100,9 @@ def _trt_adaptive_avg_pool2d_onnx(input: torch.Tensor, sizes: tuple) -> torch.Te
 def _trt_area_resize(input: torch.Tensor, size: list[int]) -> torch.Tensor:
     """``F.interpolate(input, size=size, mode="area")``, which is adaptive average pooling; while
     exporting to ONNX, a floating 4-D input takes the exact bins that follow dynamic sizes."""
-    if not torch.jit.is_scripting() and _trt_onnx_exporting() and isinstance(input, torch.Tensor) \
-            and input.dim() == 4 and input.is_floating_point():
+    if torch.jit.is_scripting():
+        return torch.nn.functional.interpolate(input, size=size, mode="area")
+    if _trt_onnx_exporting() and isinstance(input, torch.Tensor) and input.dim() == 4 and input.is_floating_point():
         sizes = tuple(size) if isinstance(size, (tuple, list)) else (size, size)
         if len(sizes) == 2 and all(type(s) is int and s >= 0 for s in sizes):
             return _trt_adaptive_avg_pool2d_onnx(input, sizes)
