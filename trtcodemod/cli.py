@@ -339,17 +339,19 @@ def apply(
                 written = write_changes(outcomes, guard)
                 guard.check()
                 changed = [o for o in outcomes if o.changed and o.error is None]
+            # Still guarded: a signal while the summary prints says how many files were written.
+            _print_warnings(outcomes)
+            errors = _all_errors(outcomes, missing)
+            _apply_summary(outcomes, changed, errors, settings, written=not (dry_run or check_only))
+            if not quiet:
+                _per_rule_account(outcomes, changed, not (dry_run or check_only))
+                typer.echo(_run_account("Scanned", outcomes, missing, time.time() - started, changed=len(changed)),
+                           err=True)
         except Interrupted as exc:
             if to_write is None:
                 _interrupted(exc, "no file was written.")
             _interrupted(exc, f"wrote {written} of {to_write} changed file{'s' * (to_write != 1)}; "
                               "the other files are untouched.")
-    _print_warnings(outcomes)
-    errors = _all_errors(outcomes, missing)
-    _apply_summary(outcomes, changed, errors, settings, written=not (dry_run or check_only))
-    if not quiet:
-        _per_rule_account(outcomes, changed, not (dry_run or check_only))
-        typer.echo(_run_account("Scanned", outcomes, missing, time.time() - started, changed=len(changed)), err=True)
     if errors:
         raise typer.Exit(EXIT_ERROR)
     raise typer.Exit(EXIT_FINDINGS if check_only and changed else EXIT_OK)
@@ -535,4 +537,12 @@ def _main(
 
 
 def main() -> None:
-    app()
+    """The console entry point. One guard covers the whole run, so Ctrl-C or SIGTERM while the
+    command line is still being parsed is a line and 130 / 143 too (typer alone would exit 130
+    without a word); commands that write nest their own guard, which says what was written."""
+    with SignalGuard():
+        try:
+            app()
+        except Interrupted as exc:
+            typer.echo(f"trtcodemod: interrupted by {exc.name}.", err=True)
+            sys.exit(exc.exit_code)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import signal
 import tempfile
 from dataclasses import replace
 from pathlib import Path
@@ -65,7 +66,14 @@ def analyse_split(files: list[str], analyse: Analyse) -> tuple[list[Any], list[s
         pid = os.fork()
         if pid == 0:
             _child(theirs, analyse, out)
-        by_file = _per_file(mine, analyse)
+        try:
+            by_file = _per_file(mine, analyse)
+        except BaseException:
+            # Interrupted (the child ignores Ctrl-C, as forked workers do): stop it before the
+            # temporary file is removed, or it would write that file again after we are gone.
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            raise
         _, status = os.waitpid(pid, 0)
         theirs_by_file = _read(out) if os.waitstatus_to_exitcode(status) == 0 else None
     finally:
