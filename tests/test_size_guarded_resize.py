@@ -256,6 +256,28 @@ def f(x: torch.Tensor, shift=(1, 1)):
      "        use_window_size[i] = _trt_size_where(_trt_size_choice, x_size[i], use_window_size[i])\n"
      "        if shift is not None:\n"
      "            use_shift_size[i] = _trt_size_where(_trt_size_choice, 0, use_shift_size[i])\n"),
+    # An `else` that sets the same names: both numbers are computed every time, so each must
+    # raise nothing (no division but by a literal or as the test divides already).
+    "an_else": ('''
+def f(x: torch.Tensor):
+    if x.shape[1] <= 4:
+        n = x.shape[1]
+    else:
+        n = 4
+    return x[:, :n] * n
+''', "    _trt_size_choice = x.shape[1] <= 4\n    n = _trt_size_where(_trt_size_choice, x.shape[1], 4)\n"),
+    # TensorFlow's "SAME" padding as transformers' MobileNetV2 (`apply_tf_padding`) writes it.
+    "tf_same_padding": ('''
+def f(x: torch.Tensor):
+    in_height = int(x.shape[-2])
+    stride, kernel = 2, 3
+    if in_height % stride == 0:
+        pad = max(kernel - stride, 0)
+    else:
+        pad = max(kernel - (in_height % stride), 0)
+    return F.pad(x, (0, 0, pad // 2, pad - pad // 2))
+''', "    _trt_size_choice = in_height % stride == 0\n"
+     "    pad = _trt_size_where(_trt_size_choice, max(kernel - stride, 0), max(kernel - (in_height % stride), 0))\n"),
 }
 
 CHOICES_LEFT_ALONE = {
@@ -273,12 +295,49 @@ def f(x: torch.Tensor, k: int):
         n = len(x.shape) * k
     return n
 ''',
-    "an else": '''
+    "an else dividing by a number the test does not": '''
+def f(x: torch.Tensor, k: int):
+    if x.shape[1] == 0:
+        n = 0
+    else:
+        n = x.shape[1] // k
+    return n
+''',
+    "an else setting another name": '''
+def f(x: torch.Tensor):
+    n, m = 1, 1
+    if x.shape[1] <= 4:
+        n = 2
+    else:
+        m = 3
+    return n + m
+''',
+    "a branch reading what it sets": '''
 def f(x: torch.Tensor):
     if x.shape[1] <= 4:
-        n = x.shape[1]
+        n = 2
+        m = n + 1
     else:
-        n = 4
+        n = 3
+        m = 4
+    return n + m
+''',
+    "an elif chain": '''
+def f(x: torch.Tensor):
+    if x.shape[1] <= 4:
+        n = 1
+    elif x.shape[1] <= 8:
+        n = 2
+    else:
+        n = 3
+    return n
+''',
+    "an else calling a function": '''
+def f(x: torch.Tensor):
+    if x.shape[1] <= 4:
+        n = 1
+    else:
+        n = round(x.shape[1] / 3)
     return n
 ''',
     "a call beside the assignment": '''
@@ -324,16 +383,23 @@ class _Wrap(torch.nn.Module):
         return self.function(x)
 
 
-def test_choice_keeps_the_traced_window(tmp_path: Path) -> None:
-    """Exported at height 8, the original keeps the window 4; the rewritten graph takes each
-    height's own window (the height itself below 4), as eager mode does."""
+@pytest.mark.parametrize("name, select, wrong_before", [
+    ("window_shrinks", ("TRT717",), (1, 3)),
+    # With TRT712 beside it (`int(x.shape[-2])` kept a size, `max` of it kept traced): the pad
+    # follows each height's parity, where the original padded every height as the even 8.
+    ("tf_same_padding", ("TRT712", "TRT717"), (3, 5, 9)),
+])
+def test_choice_keeps_the_traced_window(tmp_path: Path, name: str, select: tuple[str, ...],
+                                        wrong_before: tuple[int, ...]) -> None:
+    """Exported at height 8, the original keeps the example's choice (the window 4, the even
+    height's pad); the rewritten graph takes each height's own, as eager mode does."""
     import warnings
 
     import onnxruntime as ort
 
-    code, _ = CHOICES["window_shrinks"]
+    code, _ = CHOICES[name]
     before = HEADER + code.lstrip("\n")
-    after = rewrite(before, unsafe=True, select=("TRT717",))
+    after = rewrite(before, unsafe=True, select=select)
     sessions = {}
     for side, source in (("before", before), ("after", after)):
         f = import_source(source, tmp_path)["f"]
@@ -355,7 +421,7 @@ def test_choice_keeps_the_traced_window(tmp_path: Path) -> None:
             except Exception:  # noqa: BLE001 - a graph that cannot run at this size does not match
                 matches[side, h] = False
     assert all(matches["after", h] for h in (1, 3, 4, 5, 8, 9)), matches
-    assert not matches["before", 3] and not matches["before", 1], matches
+    assert not any(matches["before", h] for h in wrong_before), matches
 
 
 def test_size_where_is_the_conditional_outside_a_trace() -> None:

@@ -51,6 +51,19 @@ def test_rewrite_text() -> None:
     assert "def _trt_size_traced(" in after
 
 
+def test_an_int_of_a_size_is_a_size_and_remainders_stay_integers() -> None:
+    """``h = int(x.shape[2])`` binds the size itself (transformers' TF-style padding), and ``%`` of
+    it by a number is an integer like ``//``: the ``max`` is rewritten, and the ``int`` too."""
+    code = (
+        "import torch\n\n\n"
+        "def f(x: torch.Tensor):\n"
+        "    h = int(x.shape[2])\n"
+        "    return x[:, :, : max(3 - h % 2, 1)]\n"
+    )
+    after = rewrite(code, unsafe=True, select=("TRT712",))
+    assert "h = x.shape[2]\n" in after and "x[:, :, : _trt_size_max(3 - h % 2, 1)]" in after, after
+
+
 @pytest.mark.parametrize("call", [
     "max(x.shape[1] * 0.5, 1)",  # a float: the traced form would change the type
     "max(x.shape[1] / 2, 1)",

@@ -79,7 +79,9 @@ _DATA_DEPENDENT_TORCH = frozenset({"torch.nonzero", "torch.masked_select", "torc
                                    "torch.unique_consecutive"})
 _DATA_DEPENDENT_METHODS = frozenset({"nonzero", "masked_select", "argwhere", "unique", "unique_consecutive"})
 #: Operators that keep integers integers (``/`` gives a float, ``**`` may).
-_INTEGER_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide)
+#: Operators that keep integers integers (``%`` of a size by a positive number is the ONNX ``Mod``
+#: TensorRT takes, with Python's sign rule in both).
+INTEGER_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo)
 _FACTORY_MATH = frozenset({"ceil", "floor", "trunc", "sqrt", "log", "log2", "log10", "exp", "pow", "prod",
                            "isqrt", "gcd", "lcm", "fabs", "copysign", "fmod", "hypot", "dist", "comb", "perm"})
 
@@ -375,6 +377,9 @@ class SizeRule(RuntimeScopeRule):
         if len(expr.args) == 1 and expr.args[0].keyword is None:
             if self.context.refers_to(func, "torch.numel") and self.is_tensor(expr.args[0].value):
                 return True
+            if type(func) is cst.Name and func.value == "int" and not self.context.resolver.binds("int"):
+                # `in_height = int(x.shape[-2])` (transformers' TF-style padding): the same integer.
+                return self.size_of(expr.args[0].value)
             if type(func) is cst.Name and func.value == "len" and not self.context.resolver.binds("len") \
                     and self.is_tensor(expr.args[0].value):
                 return self._is_count_tensor(expr.args[0].value)
@@ -442,7 +447,7 @@ class SizeRule(RuntimeScopeRule):
         an ``int`` in eager mode (TRT712's ``min``/``max``, TRT716's lists of sizes)."""
         if type(expr) is cst.Integer or self.size_of(expr) is not None or self.int_parameter(expr):
             return True
-        if type(expr) is cst.BinaryOperation and type(expr.operator) in _INTEGER_OPERATORS:
+        if type(expr) is cst.BinaryOperation and type(expr.operator) in INTEGER_OPERATORS:
             return self.integer_size(expr.left) and self.integer_size(expr.right)
         if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Minus:
             return self.integer_size(expr.expression)

@@ -35,7 +35,7 @@ from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.scopes import scope_bindings
 from trtcodemod.transforms._numpy_torch import CONSUMERS, Array, Converter, configuration
 from trtcodemod.transforms._size_facts import TS_PITFALLS as _TS_PITFALLS
-from trtcodemod.transforms._size_facts import NUMBER_AS_TENSOR_FAILURES
+from trtcodemod.transforms._size_facts import INTEGER_OPERATORS, NUMBER_AS_TENSOR_FAILURES
 from trtcodemod.transforms._size_facts import SizeRule as _SizeRule
 
 # --- TRT711 ------------------------------------------------------------------------------
@@ -539,7 +539,6 @@ SIZE_INT_HELPER = "_trt_size_int"
 _ROUNDING_HELPERS = {"ceil": "_trt_size_ceil", "floor": "_trt_size_floor"}
 #: Arithmetic whose result the helpers take (``/`` included: ``int(h / 2.5)``).
 _NUMBER_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide)
-_INTEGER_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide)
 
 
 
@@ -786,7 +785,7 @@ baked choice). Applies to every TensorRT version.""",
             return True
         if not integer and (type(expr) is cst.Float or self.size_derived(expr)):
             return True
-        operators = _INTEGER_OPERATORS if integer else _NUMBER_OPERATORS
+        operators = INTEGER_OPERATORS if integer else _NUMBER_OPERATORS
         if type(expr) is cst.BinaryOperation and type(expr.operator) in operators:
             return self._number(expr.left, observed, integer) and self._number(expr.right, observed, integer)
         if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Minus:

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import argument, code_of, helper_call, mentions_name, method_call, short_code
+from trtcodemod.astutil import (argument, bound_names, code_of, helper_call, int_value, mentions_name, method_call,
+                                short_code)
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.transforms._branch_building import comments_inside
 from trtcodemod.transforms._size_facts import TS_PITFALLS, SizeRule
@@ -55,7 +56,13 @@ export warned at the `if`, as for sizes a caller handed down) and whose body is 
   size, or an operand of the test itself: the Swin window that shrinks to a small feature map
   (Video Swin's, monai's and SwiFT's `get_window_size`: `if x_size[i] <= window_size[i]:
   use_window_size[i] = x_size[i]` and the shift 0; torchvision's `if window_size[0] >= pad_H:
-  shift_size[0] = 0`).
+  shift_size[0] = 0`);
+- or, with an `else` (not an `elif`), the same names set to integers in both branches, where
+  computing either number raises nothing: literals, sizes, names bound before the `if` or
+  read by its test, `+ - *`, `//` and `%` by a non-zero literal or as the test computes them
+  (`h % s`), `min`/`max` of those, and no number reading a name the branches set (TensorFlow's
+  "SAME" padding in transformers' MobileNet: `if in_height % stride_height == 0: pad = max(k -
+  stride_height, 0)` / `else: pad = max(k - (in_height % stride_height), 0)`).
 
 Why it hurts: under the TorchScript exporter each size is a traced tensor and the `if`
 turns it into a Python bool (a `TracerWarning`): the graph keeps the branch the example
@@ -96,7 +103,8 @@ before the `if` (the rewrite reads it where the test is false: a name not bound 
 a flag set beside a resize is set where the test is false too (the assumption: what reads it
 does work that leaves the tensor as it is there, as a resize back to the same size does), and
 reads `v` where the test is false (a literal, a size or an operand the test read already, so
-it raises nothing new); the `if`'s local `_trt_size_choice` is new.""",
+it raises nothing new); with an `else`, both numbers are computed every time (each raises
+nothing, by the forms above); the `if`'s local `_trt_size_choice` is new.""",
         fix=Safety.UNSAFE,
         assumption=("where the condition is false, the crop or resize is to the tensor's own size (a pad's amounts are "
                     "multiplied by the condition), a resized tensor holds finite values, nothing relies on getting "
@@ -176,7 +184,7 @@ it raises nothing new); the `if`'s local `_trt_size_choice` is new.""",
             self._elifs.add(node.orelse)  # an `elif` is part of its chain's decision, not an `if` of its own
         if node in self._elifs or not self._frames or not self.active():
             return
-        if node.orelse is None and self._choice(node):
+        if node.orelse is None and self._choice(node) or type(node.orelse) is cst.Else and self._either(node):
             return
         branch = self._branch(node)
         if branch is None or not self._sized(node, node.test):
@@ -263,6 +271,83 @@ it raises nothing new); the `if`'s local `_trt_size_choice` is new.""",
                    Fix({node: cst.FlattenSentinel([test, *lines])}, safety=Safety.UNSAFE,
                        helpers=(SIZE_WHERE_HELPER,)))
         return True
+
+    def _either(self, node: cst.If) -> bool:
+        """``if h % s == 0: pad = max(k - s, 0)`` / ``else: pad = max(k - h % s, 0)`` (TensorFlow's
+        "SAME" padding in transformers): both branches only set the same names to numbers whose
+        computing raises nothing. Each becomes ``_trt_size_where(choice, then, else)``, so both
+        numbers are computed every time; True when found (reported)."""
+        then, other = _plain_assignments(node.body), _plain_assignments(node.orelse.body)  # type: ignore[union-attr]
+        if not then or other is None or not self._sized(node, node.test):
+            return False
+        keys = [code_of(a.targets[0].target) for a in then]
+        otherwise = {code_of(a.targets[0].target): a.value for a in other}
+        if len(set(keys)) != len(keys) or set(keys) != set(otherwise) or len(other) != len(then):
+            return False
+        # A number may not read what the branches set (the order of the assignments would matter).
+        names = {_base_name(a.targets[0].target) for a in then}
+        computed = _computed_in(node.test)
+        bound = self._bound_before(node)
+        for value in [a.value for a in then] + list(otherwise.values()):
+            if any(mentions_name(value, name) for name in names) or not self._harmless(value, computed, bound):
+                return False
+        choice = cst.Name(CHOICE)
+        replaced = {a.value: helper_call(SIZE_WHERE_HELPER, choice, a.value, otherwise[key])
+                    for a, key in zip(then, keys)}
+        lines = [_replaced(line, replaced) for line in node.body.body]  # type: ignore[attr-defined]
+        test = cst.SimpleStatementLine(
+            body=[cst.Assign(targets=[cst.AssignTarget(choice)], value=_as_traced(node.test))],
+            leading_lines=[*node.leading_lines, *comments_inside(node)])
+        targets = ", ".join(f"`{key}`" for key in keys)
+        self.found(node.test, f"`if {short_code(node.test)}:` sets {targets} to one number or another by a size: a "
+                   f"traced export keeps the example's choice; {SIZE_WHERE_HELPER} keeps the choice in the graph "
+                   "while tracing (the same number in eager mode, both numbers computed every time)",
+                   Fix({node: cst.FlattenSentinel([test, *lines])}, safety=Safety.UNSAFE,
+                       helpers=(SIZE_WHERE_HELPER,)))
+        return True
+
+    def _harmless(self, value: cst.BaseExpression, computed: set[str], bound: set[str]) -> bool:
+        """An integer whose computing raises nothing where the test would have skipped it: literals,
+        sizes, names bound before the ``if`` or read by its test, ``+ - *``, ``//`` and ``%`` by a
+        non-zero literal or as the test computes them already, ``min``/``max`` of those."""
+        if self.is_tensor(value) or self.is_value(value):
+            return False
+        if type(value) is cst.Integer or self.size_of(value) is not None or self.int_parameter(value):
+            return True
+        if type(value) is cst.Name:
+            return value.value in bound or value.value in computed
+        if type(value) is cst.UnaryOperation and type(value.operator) is cst.Minus:
+            return self._harmless(value.expression, computed, bound)
+        if type(value) is cst.BinaryOperation:
+            if not (self._harmless(value.left, computed, bound) and self._harmless(value.right, computed, bound)):
+                return False
+            if type(value.operator) in (cst.Add, cst.Subtract, cst.Multiply):
+                return True
+            if type(value.operator) in (cst.FloorDivide, cst.Modulo):
+                divisor = int_value(value.right)
+                return bool(divisor) or _bare(value) in computed
+            return False
+        if type(value) is cst.Call and type(value.func) is cst.Name and value.func.value in ("min", "max") \
+                and not self.context.resolver.binds(value.func.value):
+            return len(value.args) >= 2 and all(a.keyword is None and not a.star and
+                                                self._harmless(a.value, computed, bound) for a in value.args)
+        return False
+
+    def _bound_before(self, node: cst.If) -> set[str]:
+        """Names the enclosing function binds in its own block before the statement holding ``node``."""
+        function = self._functions[-1] if self._functions else None
+        if function is None or type(function.body) is not cst.IndentedBlock:
+            return set()
+        bound: set[str] = set()
+        for line in function.body.body:
+            if _contains(line, node):
+                break
+            if type(line) is cst.SimpleStatementLine:
+                for small in line.body:
+                    if type(small) is cst.Assign:
+                        for target in small.targets:
+                            bound.update(bound_names(target.target))
+        return bound
 
     def _number_assignments(self, body: cst.BaseSuite, test: cst.BaseExpression) -> list[cst.Assign] | None:
         """The body's assignments, when it holds nothing else: ``t = v`` or ``t[i] = v`` (one target) of
@@ -498,6 +583,43 @@ def _as_traced(test: cst.BaseExpression) -> cst.BaseExpression:
 
 def _times(amount: cst.BaseExpression, test: cst.BaseExpression) -> cst.BaseExpression:
     return cst.BinaryOperation(_paren(amount), cst.Multiply(), _paren(test))
+
+
+def _plain_assignments(body: cst.BaseSuite) -> list[cst.Assign] | None:
+    """The body's assignments ``t = v`` / ``t[i] = v`` (one target each), when it holds nothing else."""
+    if type(body) is not cst.IndentedBlock:
+        return None
+    found = []
+    for line in body.body:
+        if type(line) is not cst.SimpleStatementLine:
+            return None
+        for small in line.body:
+            if type(small) is not cst.Assign or len(small.targets) != 1 or not _choice_target(small.targets[0].target):
+                return None
+            found.append(small)
+    return found
+
+
+def _base_name(target: cst.BaseExpression) -> str:
+    """``t`` for ``t`` and ``t[i]``."""
+    return target.value.value if type(target) is cst.Subscript else target.value  # type: ignore[attr-defined,union-attr]
+
+
+def _bare(expr: cst.BaseExpression) -> str:
+    """The code of ``expr`` without its own parentheses."""
+    return code_of(expr.with_changes(lpar=[], rpar=[]))
+
+
+def _computed_in(test: cst.BaseExpression) -> set[str]:
+    """The names and arithmetic (``h % s``) the test evaluates, as code without parentheses."""
+    found: set[str] = set()
+    stack: list[cst.CSTNode] = [test]
+    while stack:
+        current = stack.pop()
+        if type(current) in (cst.BinaryOperation, cst.Name):
+            found.add(_bare(current))  # type: ignore[arg-type]
+        stack.extend(current.children)
+    return found
 
 
 RULES = (SizeGuardedResize,)

@@ -14,7 +14,7 @@ import libcst as cst
 
 from trtcodemod.astutil import method_call, short_code
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
-from trtcodemod.transforms._size_facts import _INTEGER_OPERATORS, NUMBER_AS_TENSOR_FAILURES, TS_PITFALLS
+from trtcodemod.transforms._size_facts import INTEGER_OPERATORS, NUMBER_AS_TENSOR_FAILURES, TS_PITFALLS
 from trtcodemod.transforms._size_facts import SizeRule
 
 HELPER = "_trt_sizes_tensor"
@@ -213,7 +213,7 @@ Applies to every TensorRT version.""",
             return found
         if type(expr) is cst.Integer:
             return SIZE
-        if type(expr) is cst.BinaryOperation and type(expr.operator) in _INTEGER_OPERATORS:
+        if type(expr) is cst.BinaryOperation and type(expr.operator) in INTEGER_OPERATORS:
             return min(self._item_leaf(expr.left), self._item_leaf(expr.right))
         if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Minus:
             return self._item_leaf(expr.expression)
