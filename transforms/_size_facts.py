@@ -74,6 +74,9 @@ _TORCH_REDUCTIONS = frozenset(f"torch.{name}" for name in _REDUCTIONS)
 #: Methods that keep a 0-d value a 0-d value.
 _VALUE_KEEPING = frozenset({"long", "int", "short", "to", "clamp", "clamp_min", "clamp_max", "cpu", "cuda",
                             "detach", "squeeze", "type_as", "float", "double"})
+#: Reductions that count or add up elements (over an axis: counts per group).
+_COUNTING = frozenset({"sum", "count_nonzero", "cumsum"})
+_COUNTING_TORCH = frozenset(f"torch.{name}" for name in _COUNTING)
 #: Operations whose output size depends on the data.
 _DATA_DEPENDENT_TORCH = frozenset({"torch.nonzero", "torch.masked_select", "torch.argwhere", "torch.unique",
                                    "torch.unique_consecutive"})
@@ -99,6 +102,8 @@ class _Frame:
     dynamic: set[str] = field(default_factory=set)
     #: Boolean masks (comparisons of tensors).
     masks: set[str] = field(default_factory=set)
+    #: Counts per group (``c = m.sum(dim=1)``, ``torch.bincount(i)``): integers, not 0/1.
+    counts: set[str] = field(default_factory=set)
     #: Names holding ``o.size(i)`` / ``o.shape[i]`` of an ``o`` not shown to be a tensor: a size
     #: only where observed facts say a traced tensor met Python there (see ``traced_at``).
     loose: set[str] = field(default_factory=set)
@@ -116,6 +121,7 @@ class _Frame:
         self.values.discard(name)
         self.dynamic.discard(name)
         self.masks.discard(name)
+        self.counts.discard(name)
         self.loose.discard(name)
 
 
@@ -213,7 +219,8 @@ class SizeRule(RuntimeScopeRule):
                 return "value", False
             if self.is_tensor(value):
                 return ("tensor" + (":dynamic" if self.is_data_dependent(value) else "")
-                        + (":mask" if self.is_mask(value) else "")), False
+                        + (":mask" if self.is_mask(value) else "")
+                        + (":counts" if self.is_counts(value) else "")), False
             if self._loose_size(value):
                 return "loose", False
             return None, False
@@ -295,6 +302,28 @@ class SizeRule(RuntimeScopeRule):
             parts = method_call(expr)
             return parts is not None and parts[1] == "bool" and self.is_tensor(parts[0])
         return False
+
+    def is_counts(self, expr: cst.BaseExpression) -> bool:
+        """Counts per group: a sum or count over an axis (``m.sum(dim=1)``), ``bincount``, or a cast
+        of one; its elements are integers, not 0/1, so its sum counts no elements of it."""
+        frame = self._frame()
+        if frame is None:
+            return False
+        if type(expr) is cst.Name:
+            return expr.value in frame.counts and self._local(expr.value)
+        if type(expr) is not cst.Call:
+            return False
+        name = self._torch_function(expr.func)
+        if name is not None:
+            return name == "torch.bincount" or (name in _COUNTING_TORCH and len(expr.args) > 1)
+        parts = method_call(expr)
+        if parts is None or not self.is_tensor(parts[0]):
+            return False
+        if parts[1] == "bincount":
+            return True
+        if parts[1] in _COUNTING:
+            return bool(expr.args)  # over an axis: positional or `dim=`
+        return parts[1] in _VALUE_KEEPING and self.is_counts(parts[0])
 
     def is_data_dependent(self, expr: cst.BaseExpression) -> bool:
         """A tensor whose size depends on the data (``x[mask]``, ``nonzero``, ``unique``)."""
@@ -464,7 +493,7 @@ class SizeRule(RuntimeScopeRule):
             name = self._torch_function(expr.func)
             if name is not None:
                 if name in _TORCH_REDUCTIONS and len(expr.args) == 1 and expr.args[0].keyword is None:
-                    return self.is_tensor(expr.args[0].value)
+                    return self.is_tensor(expr.args[0].value) or self.is_mask(expr.args[0].value)
                 return False
             parts = method_call(expr)
             if parts is None:
@@ -473,7 +502,9 @@ class SizeRule(RuntimeScopeRule):
             if parts[1] in _REDUCTIONS and not positional and "dim" not in {
                 a.keyword.value for a in expr.args if a.keyword is not None
             }:
-                return self.is_tensor(parts[0]) and not self.context.qualified_names(parts[0])
+                # `(scores > t).sum()`: a comparison of tensors is a mask, a tensor too
+                return (self.is_tensor(parts[0]) or self.is_mask(parts[0])) \
+                    and not self.context.qualified_names(parts[0])
             if parts[1] in _VALUE_KEEPING:
                 return self.is_value(parts[0])
             return False
@@ -522,3 +553,5 @@ def _record(frame: _Frame, name: str, kind: tuple[str | None, bool]) -> None:
             frame.dynamic.add(name)
         if ":mask" in what:
             frame.masks.add(name)
+        if ":counts" in what:
+            frame.counts.add(name)

@@ -10,7 +10,9 @@ import libcst as cst
 
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.transforms._condition_evidence import REFERENCES as _REFERENCES
-from trtcodemod.transforms._condition_evidence import _DataFlowRule
+from trtcodemod.transforms._condition_evidence import _TENSOR, _DataFlowRule
+from trtcodemod.transforms._data_sized import DataSized
+from trtcodemod.transforms._script_blockers import script_blocker
 
 
 class DataDependentLoop(_DataFlowRule):
@@ -23,7 +25,12 @@ What it finds: a `while` loop whose condition depends on tensor values, and a
 `for ... in range(...)` whose bound does (`range(int(n))`, `range(x.sum())`,
 `range(n.item())`), with the same evidence as TRT101: the trip count must evidently come
 from tensor values (loops over `range(x.shape[0])`, `range(len(names))` or a
-configuration value are static and not reported).
+configuration value are static and not reported). Also a trip count that is the size of a
+tensor whose size depends on values, though no value is read: `while idx.numel() > 0`
+after `idx = idx[iou.le(t)]`, `range(len(m.nonzero()))`, `for c in torch.unique(labels)`
+(`nonzero`, `unique`, `masked_select`, a one-argument `torch.where`, a boolean selection).
+Loops in a function decorated with `torch.jit.script` or `torch.jit.script_if_tracing` are
+not reported: they stay loops in the export.
 
 Why it hurts: a traced export runs the loop once, with the example's trip count, and
 unrolls it: the graph repeats the body exactly that many times, whatever the input says
@@ -37,7 +44,11 @@ in.
 
 The rewrite (a loop in a module-level function without decorators, the guidance's recipe):
 `@torch.jit.script` on that function. The TorchScript exporter then keeps the loop as an ONNX
-`Loop` whose trip count follows the input; TensorRT parses `Loop`.
+`Loop` whose trip count follows the input; TensorRT parses `Loop`. Not where TorchScript
+evidently rejects the function (the decorator would raise at import): a parameter with a
+default and no annotation (taken as a Tensor), `*args`/`**kwargs`, or a name first bound
+inside the loop and read after it (undefined where the loop runs zero times); those loops are
+reported only.
 
 Fix safety: unsafe. It assumes the function compiles with TorchScript as written
 (parameters without annotations are taken as Tensors, and Python features TorchScript lacks
@@ -92,39 +103,68 @@ class Decoder:
         references=_REFERENCES,
     )
 
+    def _scripted(self) -> bool:
+        """Inside a function TorchScript compiles (also when tracing): its loops stay loops."""
+        return any(self.context.refers_to(d.decorator, *_SCRIPTING) for f in self.context.functions
+                   for d in f.decorators)
+
     def visit_While(self, node: cst.While) -> None:
-        if self.context.function is None:
+        if self.context.function is None or self._scripted():
             return
         if self.evident(self.current_facts(), node.test)[0]:
             self.report(node, "`while` condition depends on tensor values: a traced export unrolls the loop with the "
                         "example's trip count; vectorize with a fixed maximum and a mask, or script the loop",
-                        self._script_fix())
+                        self._script_fix(node))
+        elif self._sized().reads_size(node.test):
+            self.report(node, "`while` condition reads the size of a tensor whose size depends on values "
+                        f"({_SIZED_KINDS}): {_UNROLLS}", self._script_fix(node))
 
-    def _script_fix(self) -> Fix | None:
-        """``@torch.jit.script`` on the module-level function that holds the loop, if it is one."""
+    def _script_fix(self, loop: cst.CSTNode) -> Fix | None:
+        """``@torch.jit.script`` on the module-level function that holds the loop, if it is one and
+        nothing in it evidently stops TorchScript from compiling it (:mod:`._script_blockers`)."""
         context = self.context
         if len(context.functions) != 1 or context.classes:
             return None
         function = context.functions[0]
-        if function.decorators or function.asynchronous is not None:
+        if function.decorators or function.asynchronous is not None or script_blocker(function, loop):
             return None
         decorator = cst.Decorator(decorator=context.torch_attr("jit.script"))
         return Fix({function: function.with_changes(decorators=[decorator])}, safety=Safety.UNSAFE)
 
+    def _sized(self) -> DataSized:
+        """Which tensors of the current function have a data-dependent size."""
+        function = self.context.function
+        assert function is not None
+        facts = self.current_facts()
+        return DataSized(self.context, self.index(function).pairs,
+                         lambda node: facts is not None and facts.level(node) >= _TENSOR)
+
     def visit_For(self, node: cst.For) -> None:
+        if self.context.function is None or self._scripted():
+            return
         call = node.iter
         if not (type(call) is cst.Call and type(call.func) is cst.Name and call.func.value == "range"):
+            if self._sized().sized(call):
+                self.report(node, f"the loop iterates over a tensor whose size depends on values ({_SIZED_KINDS}): "
+                            f"{_UNROLLS}", self._script_fix(node))
             return
         if self.context.qualified_names(call.func):
             return  # someone's own `range`
-        if self.context.function is None:
-            return
         facts = self.current_facts()
         seen = self.observed(call)
         if seen if seen is not None else facts is not None and any(facts.depends(arg.value) for arg in call.args):
             self.report(node, "`range(...)` bound depends on tensor values: a traced export unrolls the loop with the "
                         "example's trip count; vectorize with a fixed maximum and a mask, or script the loop",
-                        self._script_fix())
+                        self._script_fix(node))
+        elif self._sized().reads_size(call):
+            self.report(node, "`range(...)` bound is the size of a tensor whose size depends on values "
+                        f"({_SIZED_KINDS}): {_UNROLLS}", self._script_fix(node))
+
+
+_SCRIPTING = ("torch.jit.script", "torch.jit.script_if_tracing", "torch.jit._script_if_tracing")
+_SIZED_KINDS = "`nonzero`, `unique`, a boolean selection"
+_UNROLLS = ("a traced export reads the example's size and unrolls the loop that many times; vectorize with a "
+            "fixed maximum and a mask, or script the loop")
 
 
 RULES = (DataDependentLoop,)

@@ -45,25 +45,29 @@ data-dependent shape: the engine stops to copy the value to the host and sizes e
 tensor after it at run time. The graph check (`verify`, `migrate`, `inspect`) reports the
 `Range` at this line for the same reason, per target version.
 
-The rewrite (the guidance's recipe), for a range whose only bound is `m.sum()` (or its
-`.long()`/`.int()`): `torch.arange(m.sum())` → `torch.arange(m.nonzero().shape[0])`. The
-count now comes from the shape of `NonZero`'s output, a shape tensor TensorRT computes
-itself (8.5 and later; `NonZero` itself is TRT705's data-dependent shape). Other bounds
-(a local, `x.max()`, arithmetic) are reported with the manual step. Where the range only
+The rewrite (the guidance's recipe), for a range whose bounds from values are all counts of
+a tensor's non-zero entries, `m.sum()`, `torch.count_nonzero(m)`, `m.count_nonzero()` (or
+their `.long()`/`.int()`), a start or step beside them kept: `torch.arange(m.sum())` →
+`torch.arange(m.nonzero().shape[0])`, `torch.arange(0, (x > 0).sum())` →
+`torch.arange(0, (x > 0).nonzero().shape[0])`. The count now comes from the shape of
+`NonZero`'s output, a shape tensor TensorRT computes itself (8.5 and later; `NonZero` itself
+is TRT705's data-dependent shape). Other bounds (a local, `x.max()`, arithmetic) are
+reported with the manual step, and so is the sum of counts per group (`c = m.sum(dim=1)`,
+`torch.bincount(i)`, then `c.sum()`): its elements are not 0/1. Where the range only
 numbers the selected elements (`ids[cond] = torch.arange(cond.sum())`), a fixed-size form
 avoids the data-dependent shape altogether: `ids = torch.where(cond, cond.long().cumsum(0)
 - 1, ids)` (not applied automatically: it rebinds `ids`, which is wrong when `ids` is an
 attribute or a view another object sees).
 
 Fix safety: unsafe. The count of non-zero elements equals the sum only when `m` holds 0
-and 1 (a bool mask, or 0/1 integers); for a float `m` the range's dtype also changes
-(float32 from a float sum, int64 from a count) unless `dtype=` is given. A negative sum
-raised before and gives an empty range after. `nonzero` costs more than `sum` in eager
-mode (it compacts the positions). `migrate` tries it as a candidate where the graph check
-locates the `Range`, and keeps it only when the verification finds the model equivalent.
-Applies to every TensorRT version (before 8.5 `NonZero` does not parse either: there,
-use the fixed-size form). Based on TensorRT's shape-tensor rules; not measured on a
-TensorRT build here.""",
+and 1 (a bool mask, or 0/1 integers; `count_nonzero` is that count for any `m`); for a
+float `m` the range's dtype also changes (float32 from a float sum, int64 from a count)
+unless `dtype=` is given. A negative sum raised before and gives an empty range after.
+`nonzero` costs more than `sum` in eager mode (it compacts the positions). `migrate` tries
+it as a candidate where the graph check locates the `Range`, and keeps it only when the
+verification finds the model equivalent. Applies to every TensorRT version (before 8.5
+`NonZero` does not parse either: there, use the fixed-size form). Based on TensorRT's
+shape-tensor rules; not measured on a TensorRT build here.""",
         fix=Safety.UNSAFE,
         assumption=(
             "`m` holds only 0 and 1 (a bool mask, or 0/1 integers), so its sum is the count of its non-zero entries"),
@@ -100,32 +104,47 @@ TensorRT build here.""",
         bounds = [argument(node, 0, "start"), argument(node, 1, "end"), argument(node, 2, "step")]
         if len([a for a in node.args if a.keyword is None]) == 1:
             bounds = [argument(node, 0, "end"), argument(node, None, "start"), argument(node, None, "step")]
-        for bound in bounds:
-            if bound is not None and self.is_value(bound.value):
-                fix = self._count_fix(bound.value) if name == "torch.arange" and bound is bounds[0] \
-                    and all(b is None for b in bounds[1:]) else None
-                how = ("the count is taken from `nonzero()`'s shape (equal for a 0/1 mask)" if fix else
-                       "number selected elements with a fixed-size `cumsum` instead, or take the count from a "
-                       "shape (`m.nonzero().shape[0]`)")
-                self.found(node, f"`{short_code(bound.value)}` is computed from tensor values: TensorRT needs a "
-                           f"range length as a shape tensor; {how}", fix)
-                return
+        valued = [b for b in bounds if b is not None and self.is_value(b.value)]
+        if not valued:
+            return
+        counts = [self._count(b.value) if name == "torch.arange" else None for b in valued]
+        fix = Fix({b.value: c for b, c in zip(valued, counts)}, safety=Safety.UNSAFE) \
+            if all(c is not None for c in counts) else None
+        how = ("the count is taken from `nonzero()`'s shape (equal for a 0/1 mask)" if fix else
+               "number selected elements with a fixed-size `cumsum` instead, or take the count from a "
+               "shape (`m.nonzero().shape[0]`)")
+        self.found(node, f"`{short_code(valued[0].value)}` is computed from tensor values: TensorRT needs a "
+                   f"range length as a shape tensor; {how}", fix)
 
-    def _count_fix(self, bound: cst.BaseExpression) -> Fix | None:
-        """``m.sum()`` (or its ``.long()``/``.int()``) → ``m.nonzero().shape[0]``; None for other bounds."""
+    def _count(self, bound: cst.BaseExpression) -> cst.BaseExpression | None:
+        """``m.nonzero().shape[0]`` for a bound that counts the non-zero entries of ``m``:
+        ``torch.count_nonzero(m)`` or ``m.count_nonzero()`` (always), ``m.sum()`` (for a 0/1 ``m``:
+        the fix's assumption; not for counts per group, ``m = x.sum(dim=1)``), or their
+        ``.long()``/``.int()``; None for other bounds."""
         call = bound
         parts = method_call(call) if type(call) is cst.Call else None
         if parts is not None and parts[1] in ("long", "int") and not call.args:  # type: ignore[union-attr]
             call = parts[0]
-            parts = method_call(call) if type(call) is cst.Call else None
-        if parts is None or parts[1] != "sum" or call.args or not (self.is_tensor(parts[0]) or self.is_mask(parts[0])):  # type: ignore[union-attr]
+        if type(call) is not cst.Call:
             return None
-        receiver = parts[0]
-        count = cst.Subscript(
-            value=cst.Attribute(value=cst.Call(func=cst.Attribute(value=receiver, attr=cst.Name("nonzero"))),
+        if self.context.refers_to(call.func, "torch.count_nonzero"):
+            if len(call.args) != 1 or call.args[0].keyword is not None:
+                return None
+            receiver = call.args[0].value
+        else:
+            parts = method_call(call)
+            if parts is None or call.args or parts[1] not in ("sum", "count_nonzero"):
+                return None
+            receiver = parts[0]
+            if not (self.is_tensor(receiver) or self.is_mask(receiver)):
+                return None
+            if parts[1] == "sum" and self.is_counts(receiver):
+                return None  # a sum of counts is no count of entries
+        return cst.Subscript(
+            value=cst.Attribute(value=cst.Call(func=cst.Attribute(value=parenthesize(receiver),
+                                                                  attr=cst.Name("nonzero"))),
                                 attr=cst.Name("shape")),
             slice=[cst.SubscriptElement(slice=cst.Index(value=cst.Integer("0")))])
-        return Fix({bound: count}, safety=Safety.UNSAFE)
 
 
 # --- TRT715 ------------------------------------------------------------------------------

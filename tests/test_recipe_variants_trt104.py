@@ -1,0 +1,289 @@
+"""The data-dependent-loop recipe (TRT104) on real-code variants.
+
+Each variant in ``tests/recipe_variants/trt104/`` is a small runnable model reduced from a public
+repository (cited in its docstring) with a loop whose trip count comes from the data. Each
+original's TorchScript export (a trace, with dynamic axes) runs the loop once and unrolls it: the
+graph equals eager mode on the example and not where the data asks for another trip count.
+
+- Four are reported and left as written (``REPORTED``). Two loops are in methods (OpenPCDet's
+  pillar scatter, mmdetection3d's RoI-aware pooling): scripting a method would script its module.
+  Two are in module-level functions that TorchScript rejects as written, so ``@torch.jit.script``
+  would turn a model that runs into one that fails at import: kornia's Canny hysteresis reads a
+  name after the loop that only the loop binds (it was rewritten so before), and ssd.pytorch's
+  NMS has parameters with defaults and no annotations. ssd.pytorch's ``while idx.numel() > 0``
+  reads no value, only the size of a boolean selection, and was not reported before.
+- torchvision's class-by-class NMS loops over ``torch.unique(idxs)`` in a function the library
+  scripts when tracing (the recipe, by hand): not reported (it was not a form the rule read, and a
+  scripted function's loops stay loops), and its graph follows the number of classes. Without the
+  library's decorator the rule reports the loop and puts ``@torch.jit.script`` there: the rewritten
+  graph equals eager mode at other class counts and with no boxes, and eager mode is unchanged.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import onnx
+import pytest
+import torch
+from safety import import_source
+from support import rewrite
+from variant_models import assert_eager_unchanged, built, export_variant, input_names, load_variant
+
+from trtcodemod.engine import Options, fix_source
+
+HERE = Path(__file__).parent / "recipe_variants" / "trt104"
+
+
+def _canny_sets() -> dict[str, tuple]:
+    longer = torch.zeros(1, 1, 5, 12)  # eight passes of the loop where the example takes three
+    longer[0, 0, 2, 1:9] = torch.linspace(0.35, 0.6, 8)
+    longer[0, 0, 2, 8] = 3.0
+    flat = torch.zeros(1, 1, 4, 4)
+    return {"a longer weak ramp": (longer,), "no edges": (flat,)}
+
+
+def _ssd_sets() -> dict[str, tuple]:
+    apart = torch.tensor([[0.0, 0.0, 1.0, 1.0], [2.0, 2.0, 3.0, 3.0], [4.0, 4.0, 5.0, 5.0], [6.0, 6.0, 7.0, 7.0],
+                          [8.0, 8.0, 9.0, 9.0]])
+    return {"five boxes apart": (apart, torch.tensor([0.5, 0.9, 0.3, 0.7, 0.1])),
+            "one box": (apart[:1], torch.tensor([0.4]))}
+
+
+def _pillar_sets() -> dict[str, tuple]:
+    g = torch.Generator().manual_seed(2)
+    three = torch.tensor([[0, 0, 0, 0], [1, 0, 1, 1], [2, 0, 2, 3], [2, 0, 0, 3]])
+    return {"three samples": (torch.randn(4, 3, generator=g), three),
+            "one sample": (torch.randn(2, 3, generator=g), torch.tensor([[0, 0, 1, 1], [0, 0, 2, 0]]))}
+
+
+def _roi_sets() -> dict[str, tuple]:
+    g = torch.Generator().manual_seed(3)
+    rois = torch.cat([torch.tensor([[0.0], [1.0], [2.0], [2.0]]), torch.rand(4, 7, generator=g)], 1)
+    one = torch.cat([torch.tensor([[0.0]]), torch.rand(1, 7, generator=g)], 1)
+    return {"three samples": (torch.randn(6, 4, generator=g), torch.randn(6, 3, generator=g),
+                              torch.tensor([0, 1, 1, 2, 2, 2]), rois),
+            "one sample": (torch.randn(2, 4, generator=g), torch.randn(2, 3, generator=g), torch.tensor([0, 0]), one)}
+
+
+# name → (the finding's words, where the loop is, input sets with other trip counts)
+REPORTED = {
+    "kornia_canny_hysteresis": ("`while` condition depends on tensor values", "while ((edges_old", _canny_sets),
+    "ssd_nms_while_numel": ("`while` condition reads the size of a tensor whose size depends on values",
+                            "while idx.numel() > 0:", _ssd_sets),
+    "openpcdet_pointpillar_scatter": ("`range(...)` bound depends on tensor values", "for batch_idx in range(",
+                                      _pillar_sets),
+    "mmdet3d_roiaware_batches": ("`range(...)` bound depends on tensor values", "for batch_idx in range(",
+                                 _roi_sets),
+}
+
+
+def _nms_sets() -> dict[str, tuple]:
+    g = torch.Generator().manual_seed(4)
+    return {
+        "four classes": (torch.rand(9, 4, generator=g), torch.rand(9, generator=g),
+                         torch.tensor([3, 1, 0, 2, 3, 1, 0, 2, 2])),
+        "one class": (torch.rand(3, 4, generator=g), torch.rand(3, generator=g), torch.tensor([5, 5, 5])),
+        "no boxes": (torch.zeros(0, 4), torch.zeros(0), torch.zeros(0, dtype=torch.long)),
+        "tied, negative and NaN scores": (torch.rand(4, 4, generator=g), torch.tensor([0.5, 0.5, -1.0, float("nan")]),
+                                          torch.tensor([1, 1, 0, 2])),
+    }
+
+
+def _matches(session, model: torch.nn.Module, inputs: tuple) -> bool:
+    """The graph gives eager mode's output (shape, values, NaN where NaN), fed the inputs it kept
+    (an input only the loop reads is dropped from an unrolled graph); False where it fails."""
+    with torch.no_grad():
+        want = model(*inputs)
+    kept = {i.name for i in session.get_inputs()}
+    try:
+        [got] = session.run(None, {n: t.numpy() for n, t in zip(input_names(model), inputs) if n in kept})
+    except Exception:  # noqa: BLE001 - a graph that cannot run on these inputs does not match
+        return False
+    got = torch.from_numpy(got)
+    return got.shape == want.shape and torch.allclose(got, want, rtol=1e-6, atol=1e-6, equal_nan=True)
+
+
+def _export(model: torch.nn.Module, module, path: Path):
+    session, _ = export_variant(model, module.inputs(torch.Generator().manual_seed(0)), module.DYNAMIC, path,
+                                path.parent)
+    return session
+
+
+@pytest.fixture(scope="module", params=list(REPORTED))
+def reported(request, tmp_path_factory) -> dict:
+    name = request.param
+    module = load_variant(HERE / f"{name}.py", f"trt104_{name}")
+    model = built(module)
+    session = _export(model, module, tmp_path_factory.mktemp(name) / "before.onnx")
+    return dict(name=name, module=module, model=model, session=session)
+
+
+def test_the_loop_is_reported_and_left_as_written(reported) -> None:
+    words, where, _ = REPORTED[reported["name"]]
+    path = HERE / f"{reported['name']}.py"
+    result = fix_source(path.read_bytes(), str(path), Options(select=("TRT104",), unsafe=True, scope="all"))
+    assert result.source.decode() == path.read_text()
+    [finding] = [f for f in result.findings if f.rule == "TRT104"]
+    assert words in finding.message
+    assert path.read_text().splitlines()[finding.line - 1].strip().startswith(where)
+
+
+def test_the_original_export_unrolls_the_examples_trip_count(reported) -> None:
+    _, _, sets = REPORTED[reported["name"]]
+    example = reported["module"].inputs(torch.Generator().manual_seed(0))
+    assert _matches(reported["session"], reported["model"], example)
+    assert not all(_matches(reported["session"], reported["model"], inputs) for inputs in sets().values())
+
+
+@pytest.mark.parametrize("name, error", [("kornia_canny_hysteresis", "undefined value hysteresis_magnitude"),
+                                         ("ssd_nms_while_numel", "Expected a default value of type Tensor")])
+def test_torchscript_rejects_the_functions_the_rule_does_not_script(name: str, error: str) -> None:
+    """Why the two module-level functions keep their form: the decorator would raise at import."""
+    module = load_variant(HERE / f"{name}.py", f"trt104_reject_{name}")
+    function = module.canny if name == "kornia_canny_hysteresis" else module.nms
+    with pytest.raises(RuntimeError, match=error):
+        torch.jit.script(function)
+
+
+@pytest.fixture(scope="module")
+def nms(tmp_path_factory) -> dict:
+    """torchvision's class-by-class NMS as the library writes it, and without its decorator:
+    as written, and as TRT104 rewrites that; each exported."""
+    folder = tmp_path_factory.mktemp("torchvision_nms")
+    path = HERE / "torchvision_batched_nms_vanilla.py"
+    bare = folder / "bare.py"
+    bare.write_text(path.read_text().replace("@torch.jit._script_if_tracing\n", ""))
+    source = fix_source(bare.read_bytes(), str(bare), Options(select=("TRT104",), unsafe=True, scope="all"))
+    (folder / "scripted.py").write_text(source.source.decode())
+    found = {}
+    for label, file in (("library", path), ("bare", bare), ("scripted", folder / "scripted.py")):
+        module = load_variant(file, f"trt104_nms_{label}")
+        model = built(module)
+        found[label] = dict(module=module, model=model, session=_export(model, module, folder / f"{label}.onnx"),
+                            graph=onnx.load(str(folder / f"{label}.onnx")))
+    return dict(found, bare_result=source, sets={"example": found["library"]["module"].inputs(
+        torch.Generator().manual_seed(0)), **_nms_sets()})
+
+
+def test_a_loop_the_library_scripts_is_not_reported_and_follows_the_classes(nms) -> None:
+    path = HERE / "torchvision_batched_nms_vanilla.py"
+    result = fix_source(path.read_bytes(), str(path), Options(select=("TRT104",), unsafe=True, scope="all"))
+    assert result.source.decode() == path.read_text() and not result.findings
+    library = nms["library"]
+    for label, inputs in nms["sets"].items():
+        assert _matches(library["session"], library["model"], inputs), label
+
+
+def test_without_the_decorator_the_rule_scripts_the_function_and_the_graph_follows(nms) -> None:
+    result = nms["bare_result"]
+    assert [f.rule for f in result.findings] == ["TRT104"]
+    assert "iterates over a tensor whose size depends on values" in result.findings[0].message
+    assert "@torch.jit.script\ndef _batched_nms_vanilla(" in result.source.decode()
+    bare, scripted = nms["bare"], nms["scripted"]
+    assert not all(_matches(bare["session"], bare["model"], inputs) for inputs in nms["sets"].values())
+    assert [n.op_type for n in scripted["graph"].graph.node].count("Loop") == 1
+    for label, inputs in nms["sets"].items():
+        assert _matches(scripted["session"], bare["model"], inputs), label
+    assert_eager_unchanged(bare["model"], scripted["model"], nms["sets"])
+
+
+SIZED = """\
+import torch
+
+
+def nonzero_len(x: torch.Tensor, m: torch.Tensor) -> torch.Tensor:
+    for _ in range(len(m.nonzero())):
+        x = x + 1
+    return x
+
+
+def counted(x: torch.Tensor, m: torch.Tensor) -> torch.Tensor:
+    n = torch.where(m > 0)[0].numel()
+    for _ in range(n):
+        x = x * 2
+    return x
+
+
+def per_label(x: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    out = torch.zeros_like(x)
+    for c in torch.unique(labels):
+        out = out + x * (labels == c)
+    return out
+
+
+def shrinking(x: torch.Tensor, s: torch.Tensor) -> torch.Tensor:
+    idx = s.argsort()
+    while idx.shape[0] > 0:
+        x = x + s[idx[-1]]
+        idx = idx[:-1]
+        idx = idx[s[idx].gt(0.5)]
+    return x
+"""
+
+STATIC = """\
+import torch
+
+
+def sliced(x: torch.Tensor, order: torch.Tensor) -> torch.Tensor:
+    while order.numel() > 0:
+        x = x + order[0]
+        order = order[1:]
+    return x
+
+
+def rows(x: torch.Tensor) -> torch.Tensor:
+    for i in range(len(x)):
+        x = x + i
+    for row in x:
+        x = x + row
+    return x
+"""
+
+
+def test_trip_counts_from_sizes_of_selections_are_reported_and_scripted(tmp_path: Path) -> None:
+    """The size of ``nonzero``, a one-argument ``where``, ``unique`` or a boolean selection is the
+    data's, whether read by ``len``, ``numel``, ``shape`` or by iterating (none reported before)."""
+    after = rewrite(SIZED, unsafe=True, select=("TRT104",))
+    for name in ("nonzero_len", "counted", "per_label", "shrinking"):
+        assert f"@torch.jit.script\ndef {name}(" in after, name
+    namespace, scripted = import_source(SIZED, tmp_path), import_source(after, tmp_path)
+    for x, m in ((torch.randn(5), torch.tensor([0.0, 2.0, 0.0, 1.0, 3.0])), (torch.zeros(3), torch.zeros(3)),
+                 (torch.zeros(0), torch.zeros(0)), (torch.tensor([float("inf"), -1.0]), torch.tensor([1.0, 0.75]))):
+        labels = (m * 2).long()
+        for name, args in (("nonzero_len", (x, m)), ("counted", (x, m)), ("per_label", (x, labels)),
+                           ("shrinking", (x, m))):
+            want, got = namespace[name](*args), scripted[name](*args)
+            assert got.dtype == want.dtype and torch.equal(got.nan_to_num(), want.nan_to_num()), name
+
+
+def test_sizes_that_follow_shapes_are_not_reported() -> None:
+    assert rewrite(STATIC, unsafe=True, select=("TRT104",)) == STATIC
+    result = fix_source(STATIC.encode(), "static.py", Options(select=("TRT104",), scope="all"))
+    assert result.findings == []
+
+
+SCRIPTED = """\
+import torch
+
+
+@torch.jit.script
+def refine(x: torch.Tensor, steps: torch.Tensor) -> torch.Tensor:
+    for _ in range(int(steps)):
+        x = x * 0.5
+    return x
+
+
+@torch.jit.script_if_tracing
+def settle(x: torch.Tensor) -> torch.Tensor:
+    while x.abs().max() > 1.0:
+        x = x * 0.5
+    return x
+"""
+
+
+def test_loops_in_functions_torchscript_compiles_are_not_reported() -> None:
+    """A scripted function's loop stays an ONNX ``Loop``; reporting it made ``apply --unsafe``
+    report its own rewrite again."""
+    result = fix_source(SCRIPTED.encode(), "scripted.py", Options(select=("TRT104",), unsafe=True, scope="all"))
+    assert result.findings == []

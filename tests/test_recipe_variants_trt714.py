@@ -1,0 +1,216 @@
+"""The arange-from-values recipe (TRT714) on real-code variants.
+
+Each variant in ``tests/recipe_variants/trt714/`` is a small runnable model reduced from a public
+repository (cited in its docstring) that builds ``torch.arange`` of a count computed from tensor
+values.
+
+- Three are taken (``TAKEN``): the rules rewrite the file from the code alone (``--unsafe``) so
+  that the count comes from ``nonzero()``'s shape. The original TorchScript graph either ranges
+  over a value (a ``Range`` fed by ``ReduceSum``: an execution tensor where TensorRT needs a
+  shape tensor; the graph check reports it) or, with ``.item()``, bakes the example's range and
+  is wrong where more elements are selected; the rewritten graph has no such ``Range`` and equals eager mode at
+  other sizes and counts (none selected, all selected, no elements). Eager mode is unchanged
+  (outputs, dtype, gradients, exceptions) on bool masks, the fix's assumption.
+- Two are reported and left (``REPORTED``): a sum of counts per group (PyG's kNN search, where
+  ``nonzero()``'s count would number fewer candidates than there are; rewritten before) and the
+  largest class id plus one (no shape holds it).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import onnx
+import pytest
+import torch
+from support import rewrite
+from variant_models import (assert_eager_unchanged, assert_graph_equals_eager, built, export_variant, graph_matches,
+                            load_rewritten, load_variant)
+
+from trtcodemod.engine import Options, fix_source
+from trtcodemod.trt.check import check_graph
+
+HERE = Path(__file__).parent / "recipe_variants" / "trt714"
+
+
+def _isolated_sets() -> dict[str, tuple]:
+    g = torch.Generator().manual_seed(3)
+    return {
+        "10 nodes, 6 edges": (torch.randn(10, 3, generator=g), torch.randint(0, 10, (2, 6), generator=g)),
+        "no edges (count 0)": (torch.randn(4, 3, generator=g), torch.zeros(2, 0, dtype=torch.long)),
+        "every node touched": (torch.randn(3, 3, generator=g), torch.tensor([[0, 1, 2], [1, 2, 0]])),
+        "one self-loop": (torch.zeros(5, 3), torch.zeros(2, 1, dtype=torch.long)),
+    }
+
+
+def _transfusion_sets() -> dict[str, tuple]:
+    g = torch.Generator().manual_seed(4)
+    special = torch.tensor([float("inf"), float("nan"), -1.0, 0.0, -0.0, 2.5])
+    return {
+        "12 boxes": (torch.rand(12, generator=g), torch.randint(0, 5, (12,), generator=g)),
+        "no box of the first task (count 0)": (torch.rand(5, generator=g), torch.tensor([1, 2, 3, 4, 2])),
+        "no box of any task": (torch.rand(3, generator=g), torch.tensor([4, 3, 4])),
+        "every box kept": (torch.rand(4, generator=g), torch.tensor([0, 1, 2, 0])),
+        "inf, NaN, negative and signed-zero scores": (special, torch.tensor([0, 1, 2, 3, 0, 1])),
+        "no boxes": (torch.zeros(0), torch.zeros(0, dtype=torch.long)),
+    }
+
+
+def _subgraph_sets() -> dict[str, tuple]:
+    g = torch.Generator().manual_seed(5)
+    return {
+        "8 nodes, 9 edges": (torch.randint(0, 8, (2, 9), generator=g), torch.rand(8, generator=g) > 0.3),
+        "no node kept (count 0)": (torch.tensor([[0, 1], [1, 2]]), torch.zeros(3, dtype=torch.bool)),
+        "every node kept, more edges than the example's": (
+            torch.tensor([[0, 1, 2, 3, 0, 1], [2, 0, 1, 0, 3, 3]]), torch.ones(4, dtype=torch.bool)),
+        "no edges": (torch.zeros(2, 0, dtype=torch.long), torch.ones(4, dtype=torch.bool)),
+    }
+
+
+# name → (rules, fragment of the rewritten code, other input sets)
+TAKEN = {
+    "pyg_remove_isolated_nodes": (
+        ("TRT714",), "assoc[mask] = torch.arange(mask.nonzero().shape[0], device=assoc.device)", _isolated_sets),
+    "mmdet3d_transfusion_keep": (
+        ("TRT714",), "task_keep_indices = torch.arange(task_mask.nonzero().shape[0])", _transfusion_sets),
+    # `.item()` is TRT702's: it hands the 0-d count to the range, and TRT714 takes that
+    "pyg_subgraph_relabel": (
+        ("TRT702", "TRT714"), "edge_idx[edge_mask] = torch.arange(edge_mask.nonzero().shape[0], device=device)",
+        _subgraph_sets),
+}
+
+REPORTED = {
+    "pyg_knn_counts": "`count.sum()` is computed from tensor values",
+    "super_gradients_top_k_per_cls": "`n_unique_cls + 1` is computed from tensor values",
+}
+
+
+def _value_ranges(model: onnx.ModelProto) -> list[str]:
+    """The graph check's findings of a Range sized by an execution tensor (before TensorRT 8.5)."""
+    return [i.op for i in check_graph(model, "8.4") if i.op == "Range" and "shape tensor" in i.reason]
+
+
+@pytest.fixture(scope="module", params=list(TAKEN))
+def taken(request, tmp_path_factory) -> dict:
+    """The variant, its rewrite, both exported (TorchScript exporter, dynamic axes) and loaded."""
+    name = request.param
+    rules, _, sets = TAKEN[name]
+    folder = tmp_path_factory.mktemp(name)
+    module, source, rewritten_module = load_rewritten(HERE / f"{name}.py", rules, folder, "trt714")
+    original, rewritten = built(module), built(rewritten_module)
+    example = module.inputs(torch.Generator().manual_seed(0))
+    exported = {}
+    for label, model in (("before", original), ("after", rewritten)):
+        path = folder / f"{label}.onnx"
+        session, _ = export_variant(model, example, module.DYNAMIC, path, folder)
+        exported[label] = (session, onnx.load(str(path)))
+    return dict(name=name, module=module, source=source, original=original, rewritten=rewritten,
+                sets={"example": example, **sets()}, **exported)
+
+
+def test_the_rules_take_the_count_from_nonzero(taken) -> None:
+    rules, fragment, _ = TAKEN[taken["name"]]
+    assert fragment in taken["source"], taken["source"]
+    path = HERE / f"{taken['name']}.py"
+    safe = fix_source(path.read_bytes(), str(path), Options(select=rules, scope="all")).source.decode()
+    assert safe == path.read_text()  # unsafe: not without --unsafe
+
+
+def test_the_original_graph_ranges_over_a_value_or_bakes_the_count(taken) -> None:
+    session, model = taken["before"]
+    if taken["name"] == "pyg_subgraph_relabel":
+        # `.item()`: the trace keeps the example's range as a constant, too short for more edges
+        assert not graph_matches(session, taken["original"], taken["sets"]["every node kept, more edges than the "
+                                                                           "example's"])
+    else:
+        assert "Range" in _value_ranges(model)
+
+
+def test_the_rewritten_graph_has_no_value_range_and_equals_eager_mode(taken) -> None:
+    session, model = taken["after"]
+    assert _value_ranges(model) == []
+    for label, inputs in taken["sets"].items():
+        assert_graph_equals_eager(session, taken["original"], inputs, label)
+
+
+def test_eager_mode_is_unchanged_on_bool_masks(taken) -> None:
+    assert_eager_unchanged(taken["original"], taken["rewritten"], taken["sets"])
+
+
+@pytest.mark.parametrize("name", list(REPORTED))
+def test_counts_that_are_no_count_of_entries_are_reported_and_left(name: str) -> None:
+    path = HERE / f"{name}.py"
+    result = fix_source(path.read_bytes(), str(path), Options(select=("TRT714",), unsafe=True, scope="all"))
+    assert result.source.decode() == path.read_text()
+    [finding] = [f for f in result.findings if f.rule == "TRT714"]
+    assert REPORTED[name] in finding.message
+
+
+def test_the_count_from_nonzero_would_be_wrong_for_counts_per_group(tmp_path: Path) -> None:
+    """Why PyG's kNN range is left: its counts sum to more than their non-zero entries."""
+    path = HERE / "pyg_knn_counts.py"
+    text = path.read_text().replace("torch.arange(count.sum(),", "torch.arange(count.nonzero().shape[0],")
+    (tmp_path / "forced.py").write_text(text)
+    module, forced = load_variant(path, "trt714_knn"), load_variant(tmp_path / "forced.py", "trt714_knn_forced")
+    inputs = module.inputs(torch.Generator().manual_seed(0))
+    built(module)(*inputs)
+    with pytest.raises(RuntimeError, match="must match the size"):
+        built(forced)(*inputs)  # 3 non-zero counts number 8 candidates
+
+
+FORMS = """\
+import torch
+from torch import nn
+
+
+class M(nn.Module):
+    def forward(self, x, mask):
+        a = torch.arange(0, mask.sum(), device=x.device)
+        b = torch.arange(torch.count_nonzero(mask))
+        c = torch.arange(mask.count_nonzero().long(), dtype=torch.int32)
+        d = torch.arange((x > 0).sum())
+        return a, b, c, d
+"""
+
+LEFT = """\
+import torch
+from torch import nn
+
+
+class M(nn.Module):
+    def forward(self, x, notin):
+        count = notin.view(-1, 3).sum(dim=1)
+        a = torch.arange(count.sum())
+        b = torch.arange(notin.sum(1).sum())
+        c = torch.arange(count.long().sum())
+        return a, b, c
+"""
+
+
+def test_a_start_count_nonzero_and_a_comparison_are_taken_and_keep_eager_values(tmp_path: Path) -> None:
+    """Forms not taken before: an end after a start, ``count_nonzero`` (exact for any tensor), and
+    the sum of a comparison (not even reported before)."""
+    after = rewrite(FORMS, unsafe=True, select=("TRT714",))
+    assert "a = torch.arange(0, mask.nonzero().shape[0], device=x.device)" in after
+    assert "b = torch.arange(mask.nonzero().shape[0])" in after
+    assert "c = torch.arange(mask.nonzero().shape[0], dtype=torch.int32)" in after
+    assert "d = torch.arange((x > 0).nonzero().shape[0])" in after
+    namespace: dict = {}
+    exec(compile(FORMS, "forms", "exec"), namespace)  # noqa: S102 - our own test source
+    before = namespace["M"]()
+    exec(compile(after, "forms_after", "exec"), namespace)  # noqa: S102
+    later = namespace["M"]()
+    for x, mask in ((torch.randn(7), torch.rand(7) > 0.5), (torch.zeros(3), torch.zeros(3, dtype=torch.bool)),
+                    (-torch.ones(4), torch.ones(4, dtype=torch.bool)),
+                    (torch.zeros(0), torch.zeros(0, dtype=torch.bool)),
+                    (torch.tensor([float("nan"), float("inf"), -0.0]), torch.tensor([True, False, True]))):
+        for got, want in zip(later(x, mask), before(x, mask)):
+            assert got.dtype == want.dtype and torch.equal(got, want)
+
+
+def test_sums_of_counts_per_group_are_left(tmp_path: Path) -> None:
+    path = tmp_path / "left.py"
+    path.write_text(LEFT)
+    result = fix_source(path.read_bytes(), str(path), Options(select=("TRT714",), unsafe=True, scope="all"))
+    assert result.source.decode() == LEFT
+    assert len([f for f in result.findings if f.rule == "TRT714"]) == 3
