@@ -3,7 +3,7 @@ stacked along the batch; without a previous BEV the layer stacks the current que
 optional positional embedding is added to the query only where one is passed.
 
 Reduced from fundamentalvision/BEVFormer at commit 66b65f3a1f58caf0507cb2a971b9c0e7f842376c,
-projects/mmdet3d_plugin/bevformer/modules/temporal_self_attention.py:128-260
+projects/mmdet3d_plugin/bevformer/modules/temporal_self_attention.py:128-272
 (``TemporalSelfAttention.forward(self, query, key=None, value=None, identity=None,
 query_pos=None, ...)``): ``if value is None:`` unpacking ``bs, len_bev, c = query.shape`` and
 binding ``torch.stack([query, query], 1).reshape(bs*2, len_bev, c)``, ``identity = query``,

@@ -35,9 +35,10 @@ class WarmStartFlow(nn.Module):
         return coords, coords.clone()
 
     def lookup(self, fmap1: torch.Tensor, fmap2: torch.Tensor, coords: torch.Tensor) -> torch.Tensor:
-        """The correlation of each pixel's features with the second frame's at its target."""
+        """The correlation of each pixel's features with the second frame's at its target (the grid
+        normalised as core/utils/utils.py's ``bilinear_sampler`` does)."""
         h, w = fmap2.shape[-2:]
-        grid = torch.stack([2 * coords[:, 0] / max(w - 1, 1) - 1, 2 * coords[:, 1] / max(h - 1, 1) - 1], -1)
+        grid = torch.stack([2 * coords[:, 0] / (w - 1) - 1, 2 * coords[:, 1] / (h - 1) - 1], -1)
         sampled = F.grid_sample(fmap2, grid, align_corners=True)
         return (fmap1 * sampled).sum(1, keepdim=True)
 

@@ -5,7 +5,7 @@ Reduced from PeterL1n/RobustVideoMatting at commit 53d74c6826735f01f4406b5ca9075
 model/decoder.py:150-192 (``ConvGRU``: the gates from ``ih`` over ``cat([x, h])`` split in two,
 the candidate from ``hh`` over ``cat([x, r * h])``, ``h = (1 - z) * h + z * c``; ``forward`` with
 ``if h is None:`` binding ``torch.zeros`` of ``(x.size(0), x.size(-3), x.size(-2), x.size(-1))``
-on the input's device and dtype) and model/model.py (``MattingNetwork.forward(self, src, r1=None,
+on the input's device and dtype) and model/model.py:40-47 (``MattingNetwork.forward(self, src, r1=None,
 r2=None, r3=None, r4=None, ...)``, which passes each ``rN`` down to its ConvGRU and returns the new
 ones). Written here in our own words with one recurrent stage inlined into the network's forward:
 a convolution encodes the frame, half of its channels run through the GRU (as RVM's
