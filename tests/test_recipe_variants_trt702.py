@@ -3,7 +3,8 @@
 Each variant in ``tests/recipe_variants/trt702/`` is a small runnable model reduced from a public
 library (cited in its docstring) that reads a number out of a tensor with ``.item()`` and uses it
 where a 0-d tensor stands for the number: an arithmetic operand, a slice bound, the end of
-``torch.arange``. The TorchScript export keeps the example's number: its graph is right on the
+``torch.arange``, a size of ``reshape`` or ``repeat`` (timm's NaFlexViT patch grid, Phi-4's
+``int(mask.sum().item())`` crop, which becomes ``mask.sum().long()``). The TorchScript export keeps the example's number: its graph is right on the
 example and wrong, or fails, on other values. The rule rewrites each file from the code alone
 (``--unsafe``, as migrate tries a verified candidate): the ``.item()`` is dropped. The rewritten
 graph equals eager mode on other values and sizes and on edge values, and eager mode is unchanged
@@ -63,6 +64,23 @@ def _omdet_sets(example: tuple) -> dict[str, tuple]:
             "zeros": (torch.zeros_like(hidden), mask), "negatives": (-hidden.abs() - 1.0, mask)}
 
 
+def _phi4_sets(example: tuple) -> dict[str, tuple]:
+    generator = torch.Generator().manual_seed(4)
+    mask_of = _PHI4_MASK
+    return {"other-sizes": (torch.randn(1, 7, 6, 4, generator=generator), mask_of(7, 6, 5, 2)),
+            "whole-grid": (example[0], mask_of(6, 5, 6, 5)), "one-row": (example[0], mask_of(6, 5, 1, 5)),
+            "zeros": (torch.zeros_like(example[0]), mask_of(6, 5, 2, 4)),
+            "negatives": (-example[0].abs() - 1.0, mask_of(6, 5, 3, 1))}
+
+
+def _timm_sets(example: tuple) -> dict[str, tuple]:
+    grid = _TIMM_GRID
+    other, wide, full = (grid(3, 2, 1, torch.Generator().manual_seed(5)), grid(1, 4, 3, torch.Generator().manual_seed(6)),
+                         grid(2, 2, 0, torch.Generator().manual_seed(7)))
+    return {"other-grid": other, "one-row": wide, "no-padding": full,
+            "zeros": (torch.zeros_like(example[0]), *example[1:]), "negatives": (-example[0].abs() - 1.0, *example[1:])}
+
+
 # name → (fragments of the rewritten code, whether the rule took it before, other input sets)
 VARIANTS: dict[str, tuple[tuple[str, ...], bool, Callable[[tuple], dict[str, tuple]]]] = {
     "kornia_aliked_border": (("is_max[i, :, ih - self.radius :, :] = False",
@@ -71,7 +89,16 @@ VARIANTS: dict[str, tuple[tuple[str, ...], bool, Callable[[tuple], dict[str, tup
                                   True, _qwen_sets),
     # Not taken before: the name's only uses are slice bounds, not arithmetic.
     "omdet_turbo_task_truncate": (("max_len = (mask != 0).sum(1).max()\n",), False, _omdet_sets),
+    # Not taken before: the number is a size of `repeat` (and a slice bound), read with `int(...item())`.
+    "phi4_multimodal_useful_crop": (("useful_height = reshaped_image_attention_mask[0, :, 0].sum().long()\n",
+                                     "temporary_extensor = self.sub_img_feature_extensor.repeat(1, useful_height, 1, 1)"),
+                                    False, _phi4_sets),
+    # Not taken before: the numbers are sizes of `reshape` (one through `h * p`).
+    "timm_naflex_patch_grid": (("h = (patch_coord[0, :, 0].max() + 1)\n", "patch.reshape(h, w, p, p, 3)",
+                                "patch.reshape(3, h * p, w * p)"), False, _timm_sets),
 }
+_PHI4_MASK = load_variant(HERE / "phi4_multimodal_useful_crop.py", "trt702_phi4_masks").mask_of
+_TIMM_GRID = load_variant(HERE / "timm_naflex_patch_grid.py", "trt702_timm_grid").grid
 
 
 def _loaded(name: str, tmp_path: Path):
@@ -116,7 +143,7 @@ def test_variant_rewrite(name: str, tmp_path: Path) -> None:
     _, text, _ = _loaded(name, tmp_path)
     for fragment in fragments:
         assert fragment in text, text
-    assert ".item()" not in text.split('"""', 2)[2], text  # below the docstring
+    assert ".item()" not in text.split('"""', 2)[2], text  # below the docstring (`int(t.item())` too)
     path = HERE / f"{name}.py"
     # Unsafe: never without --unsafe (migrate keeps it only verified).
     assert fix_source(path.read_bytes(), str(path.resolve()), Options(select=("TRT702",), scope="all")).source \

@@ -46,16 +46,23 @@ _AUG_TO_BINARY = {
 }
 
 
+def branch_smalls(body: cst.BaseSuite) -> list[cst.BaseSmallStatement] | str:
+    """The small statements of a branch in order, or why not (a compound statement in it)."""
+    if type(body) is cst.SimpleStatementSuite:
+        return list(body.body)
+    smalls: list[cst.BaseSmallStatement] = []
+    for statement in body.body:
+        if type(statement) is not cst.SimpleStatementLine:
+            return "a branch holds a compound statement"
+        smalls.extend(statement.body)
+    return smalls
+
+
 def branch_assignments(body: cst.BaseSuite) -> dict[str, cst.BaseExpression] | str:
     """Name → value for a branch made only of plain assignments, or why not."""
-    smalls: list[cst.BaseSmallStatement] = []
-    if type(body) is cst.SimpleStatementSuite:
-        smalls = list(body.body)
-    else:
-        for statement in body.body:
-            if type(statement) is not cst.SimpleStatementLine:
-                return "a branch holds a compound statement"
-            smalls.extend(statement.body)
+    smalls = branch_smalls(body)
+    if isinstance(smalls, str):
+        return smalls
     assigned: dict[str, cst.BaseExpression] = {}
     for small in smalls:
         if type(small) is cst.Pass:

@@ -295,7 +295,17 @@ def _built_from_tensors(
     if type(node) is cst.UnaryOperation:
         return type(node.operator) is not cst.Not and \
             _built_from_tensors(node.expression, torch_function, tensor_name, observed)
+    if type(node) is cst.Comparison and len(node.comparisons) == 1 \
+            and type(node.comparisons[0].operator) in _ELEMENTWISE_COMPARISONS:
+        # `ids == pad`: a bool tensor, element by element (Petals counts padding with `.sum(-1)` of it)
+        return (_built_from_tensors(node.left, torch_function, tensor_name, observed)
+                or _built_from_tensors(node.comparisons[0].comparator, torch_function, tensor_name, observed))
     return False
+
+
+#: Comparisons that a tensor operand makes element-wise (not ``is``/``in``, which give a bool).
+_ELEMENTWISE_COMPARISONS = (cst.Equal, cst.NotEqual, cst.LessThan, cst.LessThanEqual, cst.GreaterThan,
+                            cst.GreaterThanEqual)
 
 
 class WrittenSubscripts:

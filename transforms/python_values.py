@@ -127,21 +127,25 @@ number outside the model and pass it in as an input.
 The rewrite (`.item()` only): drop the `.item()` where the number is only used where a 0-d
 tensor stands for it: an operand of `+ - * / // % **` (or of a unary `-`), a bound of a slice
 (`x[:, :n]`, which Python reads through the tensor's `__index__`), or a positional argument
-of `torch.arange` (which reads a 0-d tensor as the number): `t.max().item() + 1`,
+of `torch.arange` (which reads a 0-d tensor as the number) or a size of `torch.zeros`-like
+functions and of a tensor's `view`, `reshape`, `expand`, `repeat`, `tile`, `new_zeros`...
+(`patch.reshape(h, w, -1)`, read through `__index__` too): `t.max().item() + 1`,
 `mask[:, :t.sum(1).max().item()]`, or `peak = t.max().item()` when every later use of `peak`
 in the function is one of those and nothing else assigns it. The 0-d tensor then stands where
 the number stood, and the export keeps computing it (a traced slice bound or `arange` end
 follows the tensor). Not where that arithmetic ends as the argument of another call, directly
 or through the name it is assigned to (a tuple assignment's names too), with no operand on the
 way known to be a tensor: `torch.full(s, fill_value=t.min().item() - 1.0)` and `range(n + 1)`
-want a number, and a tensor raises there or is read back into one.
+want a number, and a tensor raises there or is read back into one. `int(t.item())` used
+the same way becomes `t.long()`: the same integer (both truncate toward zero) as a 0-d tensor.
 Where that arithmetic is the one argument of a `math` function that torch has too
 (`math.exp(-gap.item() / tau)`), the call becomes the torch function on the tensor
 (`torch.exp(-gap / tau)`): `math.exp` would read the tensor back into a number.
 
 Fix safety: unsafe. Assumption: a 0-d tensor behaves as the Python number did in that
 arithmetic. Values can differ in the last bits (a Python float is a double; the tensor keeps
-its dtype, float32 say), the results become 0-d tensors instead of numbers (whatever later
+its dtype, float32 say; `int()` of a NaN or of a value past int64 raises where `.long()` does
+not), the results become 0-d tensors instead of numbers (whatever later
 reads them as numbers, `range(n)` or an f-string, sees a tensor), and the result dtype
 follows tensor promotion; where `math` raises (`math.log(0)`, `math.sqrt(-1)`, an overflow
 in `math.exp`), torch returns -inf, NaN or inf. `migrate` tries it as a candidate where the export bakes the value
@@ -207,22 +211,36 @@ every TensorRT version.""",
         self._flow = _NumberFlow()
         #: Enclosing one-argument ``math.<fn>(...)`` calls that torch has a function for.
         self._math_calls: list[tuple[cst.Call, str]] = []
+        #: ``int(t.item())``: the ``.item()`` call's id → the ``int`` call that holds the number.
+        self._int_of: dict[int, cst.Call] = {}
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
         if type(node.operator) in _ARITHMETIC:
             self._operands.update(id(strip_parens(side)) for side in (node.left, node.right))
-        self._flow.note(node, self._is_arange)
+        self._flow.note(node, self._reads_numbers)
 
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
         if type(node.operator) in (cst.Minus, cst.Plus):
             self._operands.add(id(strip_parens(node.expression)))
-        self._flow.note(node, self._is_arange)
+        self._flow.note(node, self._reads_numbers)
 
     def visit_Slice(self, node: cst.Slice) -> None:
         self._operands.update(_slice_bounds(node))
 
-    def _is_arange(self, call: cst.Call) -> bool:
-        return "torch.arange" in self.context.qualified_names(call.func)
+    def _reads_numbers(self, call: cst.Call) -> bool:
+        """A call whose positional arguments are numbers a 0-d integer tensor stands for: the
+        bounds of ``torch.arange``, the sizes of ``torch.zeros``-like functions and of a tensor's
+        ``view``/``reshape``/``expand``/``repeat``/``new_zeros``... (each reads the tensor through
+        ``__index__``, and a trace follows it). The method's receiver is not asked for: it is
+        often a name bound later in the function (``patch = patch.reshape(h, w)``), and the
+        array-likes with these methods (NumPy's too) read a size through ``__index__`` alike."""
+        qualified = self.context.qualified_names(call.func)
+        if _NUMBER_FUNCTIONS.intersection(qualified):
+            return True
+        if qualified:
+            return False
+        parts = method_call(call)
+        return parts is not None and parts[1] in _SIZE_METHODS
 
     def _math_function(self, node: cst.Call) -> str | None:
         """For a ``math.<fn>(...)`` call: the torch function of the same value (``exp`` for
@@ -268,20 +286,28 @@ every TensorRT version.""",
             return None
         if self._math_calls:
             return self._math_fix(node)
-        name = self._assigned.get(id(node))
-        if id(node) not in self._operands and (
-                name is None or not _number_uses_only(self._functions[-1], name, self._is_arange)):
+        # `int(t.item())` (Phi-4's `int(mask.sum().item())`): the int is the number; `t.long()` is the
+        # same integer, truncated toward zero as `int` does, as a 0-d tensor.
+        whole = self._int_of.get(id(node))
+        number = whole if whole is not None else node
+        name = self._assigned.get(id(number))
+        if id(number) not in self._operands and (
+                name is None or not _number_uses_only(self._functions[-1], name, self._reads_numbers)):
             return None
-        top = self._flow.top(node, self._is_tensor)
+        top = self._flow.top(number, self._is_tensor)
         held = self._assigned.get(id(top)) if top is not None else None
         if top is None or (held not in (None, name) and _read_as_call_argument(
-                self._functions[-1], held, self._is_arange)):
+                self._functions[-1], held, self._reads_numbers)):
             # `torch.full(s, fill_value=t.min().item() - 1.0)`: a call that wants a number
             # (`torch.full` raises on a tensor, `range`, `int`...) would get a tensor
             return None
         if name is not None and len(self.context.resolver.bindings(self._functions[-1]).sites.get(name, ())) != 1:
             return None  # assigned elsewhere too: another value may reach the same uses
-        return Fix({node: method_call(node)[0]}, safety=Safety.UNSAFE)  # type: ignore[index]
+        receiver = method_call(node)[0]  # type: ignore[index]
+        if whole is not None:
+            return Fix({whole: cst.Call(func=cst.Attribute(value=receiver, attr=cst.Name("long")))},
+                       safety=Safety.UNSAFE)
+        return Fix({node: receiver}, safety=Safety.UNSAFE)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._functions.append(node)
@@ -340,12 +366,19 @@ every TensorRT version.""",
                 self._tensors[-1].discard(name)
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self._is_arange(node):
-            self._operands.update(_arange_numbers(node))
-        self._flow.note(node, self._is_arange)
+        if self._reads_numbers(node):
+            self._operands.update(_positional_numbers(node))
+        self._flow.note(node, self._reads_numbers)
         function = self._math_function(node)
         if function is not None:
             self._math_calls.append((node, function))
+        func = node.func
+        if type(func) is cst.Name and func.value == "int" and len(node.args) == 1 and node.args[0].keyword is None \
+                and not node.args[0].star and not self.context.qualified_names(func):
+            inner = node.args[0].value
+            if type(inner) is cst.Call and not inner.args and method_call(inner) is not None \
+                    and method_call(inner)[1] == "item":  # type: ignore[index]
+                self._int_of[id(inner)] = node
         method = self.tensor_method(node, "item", "tolist", "numpy")
         if method is not None:
             receiver = method_call(node)[0]  # type: ignore[index]
@@ -598,9 +631,20 @@ def _slice_bounds(node: cst.Slice) -> list[int]:
     return [id(part) for part in (node.lower, node.upper, node.step) if part is not None]
 
 
-def _arange_numbers(node: cst.Call) -> list[int]:
-    """The ids of ``torch.arange``'s positional arguments: the numbers it reads (start, end, step)."""
-    return [id(arg.value) for arg in node.args if arg.keyword is None and not arg.star]
+def _positional_numbers(node: cst.Call) -> list[int]:
+    """The ids of the numbers a call that reads numbers gets positionally (``torch.arange``'s start,
+    end and step; each size of ``x.view(h, w)``, or of one tuple ``x.view((h, w))``)."""
+    values = [arg.value for arg in node.args if arg.keyword is None and not arg.star]
+    if len(values) == 1 and type(values[0]) in (cst.Tuple, cst.List):
+        values = [e.value for e in values[0].elements if type(e) is cst.Element]  # type: ignore[union-attr]
+    return [id(v) for v in values]
+
+
+#: Functions whose positional arguments are numbers (bounds, sizes) a 0-d integer tensor stands for.
+_NUMBER_FUNCTIONS = frozenset({"torch.arange", "torch.zeros", "torch.ones", "torch.empty", "torch.rand",
+                               "torch.randn"})
+#: Tensor methods whose positional arguments are sizes.
+_SIZE_METHODS = frozenset({"view", "reshape", "expand", "repeat", "new_zeros", "new_ones", "new_empty", "tile"})
 
 
 def _number_uses_only(function: cst.FunctionDef, name: str, is_arange: Callable[[cst.Call], bool]) -> bool:
@@ -619,7 +663,7 @@ def _number_uses_only(function: cst.FunctionDef, name: str, is_arange: Callable[
         elif kind is cst.Slice:
             operands.update(_slice_bounds(node))
         elif kind is cst.Call and is_arange(node):
-            operands.update(_arange_numbers(node))
+            operands.update(_positional_numbers(node))
         elif kind is cst.Attribute:
             not_reads.add(id(node.attr))
         elif kind is cst.Arg and node.keyword is not None:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from trtcodemod.astutil import argument, has_star_args, method_call, parenthesize, short_code
+from trtcodemod.astutil import argument, has_star_args, method_call, parenthesize, short_code, strip_parens
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety, spelled
 from trtcodemod.transforms._size_facts import OPERATORS as _OPERATORS
 from trtcodemod.transforms._size_facts import TRT_SHAPE_TENSORS as _TRT_SHAPE_TENSORS
@@ -176,20 +176,24 @@ selected by a mask (`NonZero`, TensorRT's own data-dependent-shape layer, 8.5 an
 The same on another axis, when every other axis is kept whole: `x[:, :n]` masks axis 1
 (`x[:, torch.arange(x.shape[1], device=x.device) < n]`), `x[..., :n]` the last axis, and
 whole-axis slices may follow (`x[:n, :]`); a one-dimensional bool index selects along its
-own axis only. Other slices (a start or step, two bounded axes, integers or `None` beside
-it, an assignment target) are reported with the manual step: mask at a fixed size
+own axis only. A start from values is the same range seen from the other end: `x[:, n:]`
+becomes `arange(...) >= n`, and `x[a:b]` both tests joined by `&`. Other slices (a step, a
+bound written as a negative number, two bounded axes, integers or `None` beside it, an
+assignment target) are reported with the manual step: mask at a fixed size
 (`x * (torch.arange(x.shape[0]) < n)[:, None]`) or compute the bound outside the model and
 pass it in (a shape input of the engine).
 
-Fix safety: unsafe. The same rows only for `n >= 0` (a count always is; `x[:-2]` drops
-rows where the mask keeps none); the result is a copy, not a view of `x` (writes to it no
+Fix safety: unsafe. The same rows only for bounds `>= 0` (a count always is; `x[:-2]`
+drops rows where the mask keeps none, `x[-2:]` keeps two where the mask keeps all); a
+start's view begins inside `x`'s storage where the copy is aligned, so a later CPU matmul may
+round the last bit differently (VALL-E's variant, `tests/test_recipe_variants_trt715.py`); the result is a copy, not a view of `x` (writes to it no
 longer reach `x`, and its strides are contiguous); a float `n` made `x[:n]` raise and
 no longer does. `migrate` tries it as a candidate where the graph check locates the
 `Slice`, and keeps it only when the verification finds the model equivalent. Based on
 TensorRT's shape-tensor rules; not measured on a TensorRT build here.""",
         fix=Safety.UNSAFE,
         assumption=(
-            "the count `n` is not negative and is an integer, and nothing writes through the result to `x` (a copy now,"
+            "the bounds are not negative and are integers, and nothing writes through the result to `x` (a copy now,"
             " not a view)"),
         fails_when=NUMBER_AS_TENSOR_FAILURES,
         examples=(
@@ -249,27 +253,45 @@ TensorRT's shape-tensor rules; not measured on a TensorRT build here.""",
                     return
 
     def _mask_fix(self, node: cst.Subscript) -> Fix | None:
-        """``x[:n]`` → ``x[torch.arange(x.shape[0], device=x.device) < n]``, on any one axis: after
-        whole-axis slices (``x[:, :n]`` masks axis 1) or an ellipsis (``x[..., :n]``, the last axis);
-        None for other slices."""
+        """``x[:n]`` → ``x[torch.arange(x.shape[0], device=x.device) < n]``, ``x[n:]`` the same with
+        ``>= n``, ``x[a:b]`` both compared and joined by ``&``, on any one axis: after whole-axis
+        slices (``x[:, :n]`` masks axis 1) or an ellipsis (``x[..., :n]``, the last axis); None for
+        other slices, and for a bound written as a negative number (``x[n:-1]``), which counts from
+        the end where the mask would not."""
         if id(node) in self._targets or type(node.value) is not cst.Name:
             return None
         axis = _masked_axis(node.slice)
         if axis is None:
             return None
         sl = node.slice[axis if axis >= 0 else -1].slice
-        assert type(sl) is cst.Slice and sl.upper is not None
+        assert type(sl) is cst.Slice and (sl.lower is not None or sl.upper is not None)
+        if any(_negative_literal(b) for b in (sl.lower, sl.upper) if b is not None):
+            return None
         x = node.value.value
-        bound = parenthesize(sl.upper) if type(sl.upper) in (cst.BooleanOperation, cst.Comparison,
-                                                             cst.IfExp, cst.Lambda, cst.NamedExpr,
-                                                             cst.UnaryOperation) else sl.upper
-        mask = cst.parse_expression(f"{self.context.torch_name()}.arange({x}.shape[{axis}], device={x}.device) < 0")
-        assert isinstance(mask, cst.Comparison)
-        mask = mask.with_changes(comparisons=[mask.comparisons[0].with_changes(comparator=bound)])
+        arange = f"{self.context.torch_name()}.arange({x}.shape[{axis}], device={x}.device)"
+        tests = [_compared(arange, op, bound) for op, bound in ((">=", sl.lower), ("<", sl.upper)) if bound is not None]
+        mask: cst.BaseExpression = tests[0] if len(tests) == 1 else cst.BinaryOperation(
+            left=parenthesize(tests[0]), operator=cst.BitAnd(), right=parenthesize(tests[1]))
         position = axis if axis >= 0 else len(node.slice) - 1
         elements = list(node.slice)
         elements[position] = elements[position].with_changes(slice=cst.Index(value=mask))
         return Fix({node: node.with_changes(slice=elements)}, safety=Safety.UNSAFE)
+
+
+def _compared(arange: str, op: str, bound: cst.BaseExpression) -> cst.Comparison:
+    """``arange <op> bound``, the bound parenthesized where a comparison would split it."""
+    if type(bound) in (cst.BooleanOperation, cst.Comparison, cst.IfExp, cst.Lambda, cst.NamedExpr,
+                       cst.UnaryOperation):
+        bound = parenthesize(bound)
+    mask = cst.parse_expression(f"{arange} {op} 0")
+    assert isinstance(mask, cst.Comparison)
+    return mask.with_changes(comparisons=[mask.comparisons[0].with_changes(comparator=bound)])
+
+
+def _negative_literal(bound: cst.BaseExpression) -> bool:
+    """``-1``, ``-(2)``: a bound that counts from the end."""
+    return type(bound) is cst.UnaryOperation and type(bound.operator) is cst.Minus \
+        and type(strip_parens(bound.expression)) in (cst.Integer, cst.Float)
 
 
 def _whole(element: cst.SubscriptElement) -> bool:
@@ -279,21 +301,22 @@ def _whole(element: cst.SubscriptElement) -> bool:
 
 
 def _masked_axis(elements: Sequence[cst.SubscriptElement]) -> int | None:
-    """The axis of the one ``:n`` slice of ``x[...]`` that a bool index can replace: ``:n`` after
+    """The axis of the one ``:n`` (``n:``, ``a:b``) slice of ``x[...]`` that a bool index can replace: ``:n`` after
     whole-axis slices (its position; whole-axis slices may follow it), or as the last element after a
-    leading ``...`` (-1). A bool index selects along as many axes as it has dimensions, one here, so the
-    other axes keep their place; None for any other subscript (a start or step, integers, ``None``)."""
-    def upper_only(element: cst.SubscriptElement) -> bool:
+    leading ``...`` (-1); ``n:`` and ``a:b`` alike (a contiguous range). A bool index selects along as
+    many axes as it has dimensions, one here, so the other axes keep their place; None for any other
+    subscript (a step, integers, ``None``, two bounded axes)."""
+    def bounded(element: cst.SubscriptElement) -> bool:
         sl = element.slice
-        return type(sl) is cst.Slice and sl.lower is None and sl.step is None and sl.upper is not None
+        return type(sl) is cst.Slice and sl.step is None and (sl.upper is not None or sl.lower is not None)
 
     if len(elements) >= 2 and type(elements[0].slice) is cst.Index \
             and type(elements[0].slice.value) is cst.Ellipsis:
-        return -1 if len(elements) == 2 and upper_only(elements[1]) else None
-    bounded = [i for i, e in enumerate(elements) if not _whole(e)]
-    if len(bounded) != 1 or not upper_only(elements[bounded[0]]):
+        return -1 if len(elements) == 2 and bounded(elements[1]) else None
+    kept = [i for i, e in enumerate(elements) if not _whole(e)]
+    if len(kept) != 1 or not bounded(elements[kept[0]]):
         return None
-    return bounded[0]
+    return kept[0]
 
 
 RULES = (ArangeFromValues, SliceFromValues)

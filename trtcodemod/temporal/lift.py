@@ -27,10 +27,11 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from trtcodemod.astutil import bound_names, children, code_of, method_call, parenthesize, walk
 from trtcodemod.transforms.control_flow import (
-    call_args, bound_before, branch_assignments, comments_inside, read_names,
+    call_args, bound_before, comments_inside, read_names,
 )
 from trtcodemod.transforms.module_state import CONTAINER_MUTATORS, state_attr
 
+from .branch import branch_values, dead_after
 from .queue import QUEUE_STEP, CappedQueue, QueueReads, QueueStatements, pack_lines, queue_lines, unlifted_uses, unpack_line
 
 #: The guidance's manual step ("Update Instance Variables"), named in every refusal.
@@ -405,21 +406,18 @@ class _Step(cst.CSTTransformer):
         absent_body, present_body = (updated.body, other) if is_none else (other, updated.body)
         branches = []
         for body in (present_body, absent_body):
-            found = branch_assignments(body) if body is not None else {}
+            # Statements in order, each value over the names bound before the `if` (branch.py).
+            found = branch_values(body) if body is not None else {}
             if isinstance(found, str):
                 self.refusals.append(Refusal(line, f"the `is None` branch cannot be blended: {found}", step))
                 return updated
-            earlier: set[str] = set()
-            for name, value in found.items():
-                if read_names(value) & earlier:
-                    self.refusals.append(Refusal(line, f"a branch reads `{name}`'s inputs assigned in the same "
-                                                       "branch, which a blend would evaluate out of order", step))
-                    return updated
-                earlier.add(name)
             branches.append(found)
         present, absent = branches
         bound = (bound_before(self.forward, original) or set()) | set(self.params.values())
-        names = list(dict.fromkeys([*present, *absent]))
+        # A name no later statement reads (the branch's own temporaries) needs no blend; state is
+        # returned at every `return`, so it is always read.
+        dead = dead_after(self.forward, original, {*present, *absent}) - set(self.params.values())
+        names = [n for n in dict.fromkeys([*present, *absent]) if n not in dead]
         values = []
         for name in names:
             if (name not in present or name not in absent) and name not in bound:
