@@ -5,7 +5,7 @@ receiver where the mask holds), the mask a lower-triangular pattern expanded ove
 and heads.
 
 Reduced from huggingface/transformers at tag v5.24.0 (the PyPI release the zoo unpacks),
-src/transformers/models/longformer/modeling_longformer.py:722-737
+src/transformers/models/longformer/modeling_longformer.py:721-737
 (``LongformerSelfAttention._mask_invalid_locations``: ``new_ones(w, w + 1).tril().flip(dims=[0])``,
 the beginning and ending masks, the two selects written back into slices of the scores),
 written here in our own words out of place (the original assigns into the input in place).

@@ -5,7 +5,7 @@ its halo) with two ``unfold``s; each query block attends to its window. The pads
 module's configuration (attributes set in ``__init__``), not literals.
 
 Reduced from huggingface/pytorch-image-models at tag v1.0.31 (the PyPI release the zoo
-unpacks), timm/layers/halo_attn.py:147-245 (``HaloAttn``: ``block_size``, ``halo_size``,
+unpacks), timm/layers/halo_attn.py:114-245 (``HaloAttn``: ``block_size``, ``halo_size``,
 ``win_size = block_size + halo_size * 2``, the 1x1 ``q`` and ``kv`` convolutions, ``forward``:
 the query blocks, the pad at :227, the two ``unfold``s, ``split`` into keys and values,
 ``softmax`` and the fold back), written here in our own words with one head, no relative

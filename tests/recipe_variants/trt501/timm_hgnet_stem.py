@@ -1,10 +1,10 @@
-"""PP-HGNet's stem in timm: after the first strided convolution the map is padded by one zero
+"""PP-HGNetV2's stem in timm: after the first strided convolution the map is padded by one zero
 column on the right and one zero row at the bottom, ``F.pad(x, (0, 1, 0, 1))``, so that a
 2x2 convolution branch and a 2x2 stride-1 max pool keep its size; the second branch is padded
 the same way once more before its next convolution, and the two branches are concatenated.
 
 Reduced from huggingface/pytorch-image-models at tag v1.0.31 (the PyPI release the zoo
-unpacks), timm/models/hgnet.py:197-236 (``StemV1.__init__``: ``stem1`` a strided 3x3
+unpacks), timm/models/hgnet.py:171-237 (``StemV2.__init__``: ``stem1`` a strided 3x3
 ConvBNAct, ``stem2a`` and ``stem2b`` 2x2 convolutions, ``pool = nn.MaxPool2d(2, stride=1,
 ceil_mode=True)``; ``forward``: the two literal pads at :228 and :230, the pool, the
 concatenation, ``stem3`` and ``stem4``), written here in our own words with plain
@@ -20,7 +20,7 @@ def _conv(in_chs: int, out_chs: int, kernel_size: int, stride: int = 1) -> nn.Mo
     return nn.Sequential(nn.Conv2d(in_chs, out_chs, kernel_size, stride, padding=(kernel_size - 1) // 2), nn.ReLU())
 
 
-class StemV1(nn.Module):
+class StemV2(nn.Module):
     def __init__(self, in_chs: int = 3, mid_chs: int = 4, out_chs: int = 6) -> None:
         super().__init__()
         self.stem1 = _conv(in_chs, mid_chs, 3, stride=2)
@@ -43,7 +43,7 @@ class StemV1(nn.Module):
 
 
 def build() -> nn.Module:
-    return StemV1()
+    return StemV2()
 
 
 def inputs(generator: torch.Generator) -> tuple[torch.Tensor, ...]:

@@ -4,8 +4,8 @@ stride-2 convolution are accumulated and a leading zero is put in front of the c
 an integer tensor, then cast to int32.
 
 Reduced from huggingface/transformers at tag v5.24.0 (the PyPI release the zoo unpacks),
-src/transformers/models/qwen2_5_omni/modeling_qwen2_5_omni.py:755-769 (the chunk-boundary
-helper: ``after_conv1 = (chunk_lengths - 1) // 2 + 1`` and the padded cumulative sum), written
+src/transformers/models/qwen2_5_omni/modeling_qwen2_5_omni.py:753-769 (``get_audio_cu_seqlens``:
+``after_conv1 = (chunk_lengths - 1) // 2 + 1`` and the padded cumulative sum), written
 here in our own words without the ``cu_seqlens`` keyword shortcut.
 """
 
