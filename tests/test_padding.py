@@ -9,6 +9,7 @@ import warnings
 import pytest
 import torch
 
+from safety import assert_same_run, run_once
 from support import assert_same, export_formulation, load, onnx_ops, rewrite, rules_found, strip_helpers
 from trtcodemod.helpers.padding import _TrtZeroPad2d, _trt_zero_pad
 
@@ -279,3 +280,44 @@ def test_the_module_replacement_is_another_class_to_fx_and_repr() -> None:
     assert calls[torch.nn.ZeroPad2d] == ["call_module"] and calls[_TrtZeroPad2d] == ["call_function"]
     assert repr(_TrtZeroPad2d(1)) != repr(torch.nn.ZeroPad2d(1))
 
+
+
+# --- pads read from the module's attributes ------------------------------------------------
+
+ATTRIBUTE_PADS = """
+import torch.nn.functional as F
+from torch import nn
+
+
+class Halo(nn.Module):
+    def __init__(self, halo, padding):
+        super().__init__()
+        self.halo = halo
+        self.cfg = nn.Module()
+        self.cfg.padding = padding
+
+    def forward(self, x, pw: int):
+        a = F.pad(x, [self.halo, self.halo, 0, 0])
+        b = F.pad(x, self.cfg.padding)
+        c = F.pad(x, (self.halo, pw))  # a parameter among them: reported
+        return a, b, c
+"""
+
+
+def test_attribute_pads_are_rewritten_and_checked_while_exporting() -> None:
+    """Pads from the module's attributes are configuration, not traced sizes: rewritten (safe), and
+    the helper concatenates only non-negative ints; a negative attribute (a crop) exports F.pad."""
+    after = rewrite(ATTRIBUTE_PADS, target="8.0")
+    assert "a = _trt_zero_pad(x, [self.halo, self.halo, 0, 0])" in after
+    assert "b = _trt_zero_pad(x, self.cfg.padding)" in after
+    assert "c = F.pad(x, (self.halo, pw))" in after
+    assert rewrite(ATTRIBUTE_PADS, target="8.2") == textwrap.dedent(ATTRIBUTE_PADS)
+    before_cls, after_cls = load(ATTRIBUTE_PADS, "Halo"), load(after, "Halo")
+    x = torch.randn(1, 2, 4, 5)
+    for halo, padding in [(2, (1, 0, 0, 3)), (-1, [0, 0, -1, 1]), (0, (0, 0))]:
+        model, rewritten = before_cls(halo, padding), after_cls(halo, padding)
+        for given in (x, x.clone().requires_grad_(), torch.empty(0, 2, 4, 5)):
+            assert_same_run(run_once(model, [given, 1]), run_once(rewritten, [given, 1]), context=str(halo))
+        ops = onnx_ops(rewritten, (x, 1))
+        # every pad a non-negative int: only the third call (a traced parameter) stays a Pad
+        assert ops.count("Pad") == (1 if halo >= 0 else 3), (halo, ops)

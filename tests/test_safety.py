@@ -186,6 +186,11 @@ PROGRAMS = [
     Program("TRT305", "class M(nn.Module):\n    def forward(self, x, ids):\n"
                       "        return torch.isin(x, ids, invert=True)\n",
             pair(tensors(grad=False), tensors(grad=False, max_dim=1))),
+    # TRT501 pads read from the module's attributes (after the above, so their numbers stay).
+    Program("TRT501", "class M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                      "        self.halo = 2\n        self.padding = (1, 0, 0, 1)\n"
+                      "    def forward(self, x):\n        return F.pad(F.pad(x, [self.halo, self.halo]), self.padding)\n",
+            one(tensors(min_dim=2, quantized=True)), target="8.0"),
 ]
 
 PROGRAM_IDS = [f"{p.rule}-{n}" for n, p in enumerate(PROGRAMS)]
@@ -282,6 +287,7 @@ ONNX_CASES = [
     ("TRT201", 4, [torch.randn(6, 3), torch.tensor([0.5, -1.0, 2.0, 0.0, -0.0, 3.0])], "GatherND"),
     ("TRT501", 7, [torch.randn(2, 3, 5)], "Pad"),
     ("TRT601", 11, [torch.randn(2, 3, 9, 11)], "AveragePool"),
+    ("TRT501", len(PROGRAMS) - 1, [torch.randn(2, 3, 5)], "Pad"),
 ]
 
 

@@ -161,13 +161,16 @@ def built_variant(path: Path, name: str) -> tuple[ModuleType, torch.nn.Module]:
     return module, built(module)
 
 
-def rewritten_variant(path: Path, rule: str, folder: Path) -> dict:
-    """The variant rewritten by one rule from its code alone (``--unsafe``, every scope): the new
-    source, the source without ``--unsafe``, and the original and rewritten models (same weights)."""
+def rewritten_variant(path: Path, rule: str, folder: Path, target: str | None = None) -> dict:
+    """The variant rewritten by one rule from its code alone (``--unsafe``, every scope, the default
+    TensorRT target or ``target``): the new source, the source without ``--unsafe``, and the original
+    and rewritten models (same weights)."""
     from trtcodemod.engine import Options, fix_source
 
     def rewrite(unsafe: bool) -> str:
         options = Options(select=(rule,), unsafe=unsafe, scope="all")
+        if target is not None:
+            options = Options(select=(rule,), unsafe=unsafe, scope="all", target=target)
         return fix_source(path.read_bytes(), str(path.resolve()), options).source.decode()
 
     module, original = built_variant(path, f"{rule}_{path.stem}")

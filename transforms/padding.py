@@ -78,6 +78,32 @@ def _literal_ints(node: cst.BaseExpression) -> list[int] | None:
     return values
 
 
+def _self_attribute(node: cst.BaseExpression) -> bool:
+    """``self.halo_size``, ``self.cfg.pad``: a module's configuration, fixed when it was built."""
+    while type(node) is cst.Attribute:
+        node = node.value
+    return type(node) is cst.Name and node.value == "self"
+
+
+def _configured_pads(node: cst.BaseExpression) -> bool:
+    """Pads read from the module's attributes (``self.padding``, ``[self.halo, self.halo]``, with
+    literals among them): Python values fixed at construction, not sizes traced from the input.
+
+    Their values are not visible, so ``_trt_zero_pad`` decides while exporting: the
+    concatenation for non-negative Python ints, ``F.pad`` itself for anything else.
+    """
+    if _self_attribute(node):
+        return True
+    if type(node) not in (cst.Tuple, cst.List) or not node.elements:
+        return False
+    elements = [element.value for element in node.elements if type(element) is not cst.StarredElement]
+    return (
+        len(elements) == len(node.elements)
+        and any(_self_attribute(value) for value in elements)
+        and all(_self_attribute(value) or int_value(value) is not None for value in elements)
+    )
+
+
 def _string(node: cst.BaseExpression | None) -> str | None:
     if type(node) is cst.SimpleString:
         return node.evaluated_value if isinstance(node.evaluated_value, str) else None
@@ -173,10 +199,13 @@ matches modules by type, repr or fx graph sees another model. For `F.pad`: eager
 channels_last), gradients, quantized inputs and errors, for one Python call and a few flag
 checks more. The exported concatenation equals F.pad's result exactly (NaN/inf, signed
 zeros, every dtype including bool and integers, empty tensors); the helper takes it only
-for non-negative Python int pads and otherwise exports `F.pad` as before. Only literal,
-non-negative pads are rewritten: negative pads crop, a `-0.0` fill value is kept, and
-computed pads are reported without a fix. Other modules (`ZeroPad1d/3d`,
-`ConstantPad*d(p, 0)`) are reported.
+for non-negative Python int pads and otherwise exports `F.pad` as before. Literal pads
+are rewritten when none is negative (negative pads crop), and pads read from the module's
+attributes (`self.padding`, `[self.halo, self.halo, 0, 0]`): those are configuration fixed
+at construction, not traced sizes, and the helper checks their values while exporting (a
+negative one exports `F.pad` as before). A `-0.0` fill value is kept, and other computed
+pads are reported without a fix. Other modules (`ZeroPad1d/3d`, `ConstantPad*d(p, 0)`) are
+reported.
 
 Pads computed from the input's size (window padding: `pad_r = (ws - W % ws) % ws`,
 `F.pad(x, (0, 0, 0, pad_r, 0, pad_b))`): while tracing, `W` is a 0-d tensor (TorchScript
@@ -205,6 +234,8 @@ or a bool input needs the concatenation.""",
             ),
             Example("self.pad = nn.ZeroPad2d((0, 1, 0, 1))\n", "self.pad = _TrtZeroPad2d((0, 1, 0, 1))\n",
                     unsafe=True),
+            Example("kv = F.pad(kv, [self.halo, self.halo, self.halo, self.halo])\n",
+                    "kv = _trt_zero_pad(kv, [self.halo, self.halo, self.halo, self.halo])\n"),
             Example("y = F.pad(x, (0, pad_w, 0, pad_h))\n"),
             Example("y = F.pad(x, (-1, -1))\n"),
         ),
@@ -226,6 +257,11 @@ or a bool input needs the concatenation.""",
         if type(call.pad.value) in (cst.Integer, cst.UnaryOperation):
             return  # F.pad itself rejects a single number
         pads = _literal_ints(call.pad.value)
+        if pads is None and _configured_pads(call.pad.value):
+            self._rewrite(node, call, "zero F.pad with pads from the module's attributes exports as ONNX Pad with a "
+                          "computed `pads` input; concatenate zero blocks instead (while exporting, when they are "
+                          "non-negative ints)")
+            return
         if pads is None:
             self.report(node, "zero F.pad with computed pads exports as ONNX Pad whose `pads` are computed at "
                         "run time, which TensorRT before 8.2 rejects (it needs an initializer); not rewritten "
@@ -238,14 +274,14 @@ or a bool input needs the concatenation.""",
             return
         if not pads or len(pads) % 2:
             return  # F.pad itself rejects this
+        self._rewrite(node, call, "zero F.pad exports as ONNX Pad with a computed `pads` input; concatenate zero "
+                      "blocks instead")
+
+    def _rewrite(self, node: cst.Call, call: _PadCall, message: str) -> None:
         new_call = node.with_changes(
             func=cst.Name("_trt_zero_pad"), args=_drop_args(node, [call.input, call.pad])
         )
-        self.report(
-            node,
-            "zero F.pad exports as ONNX Pad with a computed `pads` input; concatenate zero blocks instead",
-            Fix({node: new_call}, helpers=("_trt_zero_pad",)),
-        )
+        self.report(node, message, Fix({node: new_call}, helpers=("_trt_zero_pad",)))
 
     def _pad_module(self, node: cst.Call, module: str) -> None:
         mode, fill = _MODULES[module]

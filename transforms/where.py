@@ -240,7 +240,9 @@ Fix safety: unsafe. What the rewritten code keeps and where it differs from `tor
   `log` or division inside a branch gives NaN gradients where it is not selected with
   `torch.where` too (`0 * inf` in its backward); the blend adds two differences: where the
   forward value became NaN (above) the loss does, and an inf/NaN upstream gradient gives
-  the unselected branch NaN (`inf * 0`) where `torch.where` gives it 0.
+  the unselected branch NaN (`inf * 0`) where `torch.where` gives it 0. The zeros the
+  unselected branch receives are `g * 0`: `-0.0` where the upstream gradient `g` is
+  negative, where `torch.where` gives `+0.0`.
 - Aliasing: none to keep: `torch.where` always returns a new tensor, and so does the
   blend.
 - Exceptions: a Python bool or int condition raises `TypeError` as in `torch.where` (from
@@ -249,9 +251,14 @@ Fix safety: unsafe. What the rewritten code keeps and where it differs from `tor
   do not broadcast raise in both. Both branches are evaluated in both (they are
   arguments).
 - Toolchains: only tensor operators, `.to` and `torch.logical_not`: the rewritten
-  expression scripts, fx-traces, compiles and exports wherever `torch.where` did. A bool
-  number (`torch.where(m, x, True)`) fails the TorchScript ONNX exporter before and after
-  (it has no `where` or `mul` taking a Python bool); the dynamo exporter takes both.
+  expression scripts, fx-traces, compiles and exports wherever `torch.where` did, with
+  two exceptions. A bool number (`torch.where(m, x, True)`) fails the TorchScript ONNX
+  exporter before and after (it has no `where` or `mul` taking a Python bool); the dynamo
+  exporter takes both. A branch that is a number computed from a dynamic size
+  (`torch.where(y >= h - 1, h - 1, y + 1)` with `h` from `x.shape`, torchvision's
+  RoIAlign) is a symbolic number to the dynamo exporter with dynamic axes, and its
+  `aten_mul_scalar` cannot multiply the mask by one (ConversionError); `torch.where`
+  exports there. The TorchScript exporter takes both.
 
 Which TensorRT versions: `Where` is parsed by every TensorRT in the support table
 (8.4 to 10.x); the rewrite is for older releases and for engine builds that still fail on

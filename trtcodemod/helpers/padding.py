@@ -21,7 +21,7 @@ def _trt_zero_pad(input: torch.Tensor, pad: list[int]) -> torch.Tensor:
     Eager, scripted, fx-traced, compiled and ``torch.export``-ed code runs ``F.pad``
     itself: same values, strides (channels_last stays channels_last), gradients,
     quantized inputs and errors. The concatenation is used only for what it computes
-    exactly: a tensor with literal, non-negative Python int pads.
+    exactly: a tensor with non-negative Python int pads (literals or the module's attributes).
     """
     if torch.jit.is_scripting():
         return torch.nn.functional.pad(input, pad)
