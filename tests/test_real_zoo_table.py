@@ -148,3 +148,16 @@ def test_third_zoo_is_held_out_and_merges_in_its_own_order(real_zoo2: Any) -> No
         part.update(seconds={}, peak_mib={}, load=[1.0, 1.0], command="c")
     data = real_zoo2.merged([first, second], real_zoo3.MODELS3)
     assert [m["name"] for m in data["report"]["models"]] == ["timm_swin_tiny", "hf_swin", "smp_pspnet"]
+
+
+def test_fourth_zoo_is_held_out_from_the_first_three(real_zoo2: Any) -> None:
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        modules = [importlib.import_module(name) for name in ("real_zoo", "real_zoo3", "real_zoo4")]
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    real_zoo, real_zoo3, real_zoo4 = modules
+    earlier = (*real_zoo.MODELS, *real_zoo2.MODELS2, *real_zoo3.MODELS3)
+    names = [spec.name for spec in real_zoo4.MODELS4]
+    assert len(set(names)) == len(names) and not {spec.name for spec in earlier} & set(names)
+    assert not {spec.construct for spec in earlier} & {spec.construct for spec in real_zoo4.MODELS4}
