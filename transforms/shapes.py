@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import argument, has_star_args, index_expr, int_value, method_call, parenthesize
+from trtcodemod.astutil import argument, has_star_args, index_expr, int_value, int_values, method_call, parenthesize
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
 
 _REFERENCES = (
@@ -32,6 +32,22 @@ def _axis_items(dim: int, inserted: str) -> list[str]:
     if dim >= 0:
         return [":"] * dim + [inserted]
     return ["...", inserted] + [":"] * (-dim - 1)
+
+
+def _picked_axes(dims: list[int]) -> list[str] | None:
+    """Index items that pick index 0 of every axis in ``dims`` at once (``(1, -1)`` →
+    ``:, 0, ..., 0``); None when an axis repeats or none is named. Axes counted from the
+    front come before ``...`` and those from the end after it, so one subscript addresses
+    all of them as ``squeeze(dims)`` does; where the tensor has too few axes for both
+    sides to be distinct, both raise."""
+    if not dims or len(set(dims)) != len(dims):
+        return None
+    front = sorted(d for d in dims if d >= 0)
+    back = sorted(-d for d in dims if d < 0)
+    items = ["0" if i in front else ":" for i in range(front[-1] + 1)] if front else []
+    if back:
+        items += ["..."] + ["0" if i in back else ":" for i in range(back[-1], 0, -1)]
+    return items
 
 
 class _ShapeCall:
@@ -74,7 +90,8 @@ class SqueezeDim(Rule):
         name="squeeze-dim",
         summary="`x.squeeze(d)` exports as an ONNX `If` on a dynamic axis; index with `x[..., 0, ...]` instead",
         doc="""\
-What it finds: `x.squeeze(d)` and `torch.squeeze(x, d)` with a literal axis `d`.
+What it finds: `x.squeeze(d)` and `torch.squeeze(x, d)` with a literal axis `d`, or a tuple of
+literal axes (`x.squeeze((1, -1))`, torch 2.0 and later).
 
 Why it hurts: ONNX's Squeeze fails on an axis whose size is not 1, so the TorchScript
 exporter guards a squeeze on a dynamic axis with an `If` node: one branch squeezes, the
@@ -82,7 +99,9 @@ other returns the tensor unchanged. The branches have different ranks and Tensor
 refuses such a conditional.
 
 The rewrite: index the axis with 0 (`x.squeeze(1)` → `x[:, 0]`, `x.squeeze(-1)` →
-`x[..., 0]`). This exports as a Gather, with no branch.
+`x[..., 0]`, `x.squeeze((1, -1))` → `x[:, 0, ..., 0]`). This exports as a Gather, with no
+branch. The TorchScript exporter cannot export a squeeze of several axes at all (it fails on
+the list of axes); their index exports with both exporters.
 
 Fix safety: unsafe. `squeeze(d)` leaves a tensor unchanged when axis `d` is not of size 1,
 while `x[:, 0]` then silently takes the first slice. The rewrite assumes axis `d` always
@@ -104,6 +123,7 @@ proved from the observed run.""",
             Example("scores = logits.squeeze(1)\n", "scores = logits[:, 0]\n", unsafe=True),
             Example("y = torch.squeeze(x, -1)\n", "y = x[..., 0]\n", unsafe=True),
             Example("y = (a + b).squeeze(dim=-2)\n", "y = (a + b)[..., 0, :]\n", unsafe=True),
+            Example("m = torch.squeeze(m, (-1, 1))\n", "m = m[:, 0, ..., 0]\n", unsafe=True),
         ),
         references=_REFERENCES,
     )
@@ -112,15 +132,17 @@ proved from the observed run.""",
         call = _match(self, node, "squeeze")
         if call is None or call.dim_arg is None:
             return
-        dim = int_value(call.dim_arg.value)
-        if dim is None or call.extra_args:
+        dims = int_values(call.dim_arg.value)
+        items = _picked_axes(dims) if dims is not None and not call.extra_args else None
+        if items is None:
             self.report(node, "squeeze with a computed axis exports as an `If` when the axis is dynamic; "
                         "use a literal axis and index it")
             return
-        replacement = index_expr(parenthesize(call.tensor), _axis_items(dim, "0"))
+        replacement = index_expr(parenthesize(call.tensor), items)
+        axes = ", ".join(map(str, dims)) if len(dims) == 1 else f"({', '.join(map(str, dims))})"
         self.report(
             node,
-            f"squeeze({dim}) exports as an ONNX `If` on a dynamic axis; index the size-1 axis instead",
+            f"squeeze({axes}) exports as an ONNX `If` on a dynamic axis; index the size-1 axis instead",
             Fix({node: replacement}, safety=Safety.UNSAFE),
         )
 
