@@ -105,8 +105,10 @@ the list of axes); their index exports with both exporters.
 
 Fix safety: unsafe. `squeeze(d)` leaves a tensor unchanged when axis `d` is not of size 1,
 while `x[:, 0]` then silently takes the first slice. The rewrite assumes axis `d` always
-has size 1, which is usually why the code squeezes it. A non-literal axis is reported
-without a fix.
+has size 1, which is usually why the code squeezes it; with a tuple, every axis it names.
+Not always so: RF-DETR's matcher squeezes `(-1, 1)` of a tensor whose last axis holds its
+sample points, which `squeeze` leaves alone; `migrate` applies the fix only where the observed
+run saw every named axis at size 1. A non-literal or repeated axis is reported without a fix.
 
 Opt-in: the `If` appears only when axis `d` is dynamic in the export (a batch axis, a slice
 of a dynamic axis). Most squeezed axes are static there: after `unsqueeze(d)`, a
@@ -117,7 +119,7 @@ and applies it exactly where the exported graph has the `If`, with the size-1 as
 proved from the observed run.""",
         fix=Safety.UNSAFE,
         assumption=(
-            "the squeezed axis always has size 1 (otherwise `squeeze` keeps it and the index takes the first slice)"),
+            "every squeezed axis always has size 1 (otherwise `squeeze` keeps it and the index takes the first slice)"),
         opt_in=True,
         examples=(
             Example("scores = logits.squeeze(1)\n", "scores = logits[:, 0]\n", unsafe=True),
