@@ -27,11 +27,17 @@ _REFERENCES = (
 )
 
 
-def _axis_items(dim: int, inserted: str) -> list[str]:
-    """Index items that put ``inserted`` at axis ``dim`` (``0`` picks, ``None`` adds)."""
-    if dim >= 0:
-        return [":"] * dim + [inserted]
-    return ["...", inserted] + [":"] * (-dim - 1)
+def _inserted_axes(dims: list[int]) -> list[str]:
+    """Index items that add the axes of ``unsqueeze(d)`` for each ``d`` in turn, all counted
+    from the front or all from the end (``[1, 1]`` → ``:, None, None``; ``[-2]`` →
+    ``..., None, :``). Each insertion moves the axes already added at or after its place."""
+    ends = [-d for d in dims] if dims[0] < 0 else [d for d in dims]
+    added: list[int] = []
+    for at in ends:
+        added = [a + 1 if a >= at else a for a in added] + [at]
+    if dims[0] >= 0:
+        return ["None" if i in added else ":" for i in range(max(added) + 1)]
+    return ["..."] + ["None" if i in added else ":" for i in range(max(added), 0, -1)]
 
 
 def _picked_axes(dims: list[int]) -> list[str] | None:
@@ -166,7 +172,9 @@ does not change the graph TensorRT sees, so the rule is off by default. It stays
 codebases that want one indexing style next to TRT401's squeeze rewrite.
 
 The rewrite: `x.unsqueeze(0)` → `x[None]`, `x.unsqueeze(2)` → `x[:, :, None]`,
-`x.unsqueeze(-1)` → `x[..., None]`, `x.unsqueeze(-2)` → `x[..., None, :]`.
+`x.unsqueeze(-1)` → `x[..., None]`, `x.unsqueeze(-2)` → `x[..., None, :]`. A chain with every
+axis counted from the same end is one index (`m.unsqueeze(1).unsqueeze(1)` → `m[:, None, None]`):
+the dynamo exporter folds such a chain into one Unsqueeze, and one index too, not a chain of them.
 
 Fix safety: unsafe. For a dense strided tensor the two are the same view (values, shape,
 strides, gradients, aliasing). The method form cannot be resolved by name, so the receiver
@@ -182,19 +190,39 @@ behaves differently after the rewrite.""",
             Example("y = x.unsqueeze(0)\n", "y = x[None]\n", unsafe=True),
             Example("y = x.unsqueeze(-1)\n", "y = x[..., None]\n", unsafe=True),
             Example("y = torch.unsqueeze(boxes, 2)\n", "y = boxes[:, :, None]\n", unsafe=True),
+            Example("k = w.unsqueeze(-1).unsqueeze(-1)\n", "k = w[..., None, None]\n", unsafe=True),
         ),
         references=_REFERENCES,
     )
 
-    def visit_Call(self, node: cst.Call) -> None:
-        call = _match(self, node, "unsqueeze")
-        if call is None or call.dim_arg is None:
-            return
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._chained: set[int] = set()  # ids of inner calls of a chain its outer call rewrote
+
+    def _literal(self, node: cst.BaseExpression) -> tuple[cst.BaseExpression, int] | None:
+        """``(x, d)`` for ``x.unsqueeze(d)`` / ``torch.unsqueeze(x, d)`` with a literal ``d``."""
+        call = _match(self, node, "unsqueeze") if type(node) is cst.Call else None
+        if call is None or call.dim_arg is None or call.extra_args:
+            return None
         dim = int_value(call.dim_arg.value)
-        if dim is None or call.extra_args:
+        return None if dim is None else (call.tensor, dim)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        found = None if id(node) in self._chained else self._literal(node)
+        if found is None:
             return  # a computed axis exports as a plain Unsqueeze: nothing to warn about
-        replacement = index_expr(parenthesize(call.tensor), _axis_items(dim, "None"))
-        self.report(node, f"unsqueeze({dim}) written as indexing (same exported graph; opt-in style rule)",
+        tensor, dim = found
+        dims = [dim]
+        # A chain counted from the same end is one index, as the dynamo exporter folds the
+        # chain into one Unsqueeze (it keeps a chain of indexes as several).
+        inner = self._literal(tensor)
+        while inner is not None and (inner[1] < 0) == (dim < 0):
+            self._chained.add(id(tensor))
+            tensor, dims = inner[0], [inner[1], *dims]
+            inner = self._literal(tensor)
+        replacement = index_expr(parenthesize(tensor), _inserted_axes(dims))
+        written = ").unsqueeze(".join(map(str, dims))
+        self.report(node, f"unsqueeze({written}) written as indexing (same exported graph; opt-in style rule)",
                     Fix({node: replacement}, safety=Safety.UNSAFE))
 
 
