@@ -109,3 +109,80 @@ def test_not_matched() -> None:
     """
     assert rules_found(code, select=("ALL", "TRT401")) == ["TRT401", "TRT403", "TRT403"]
     assert rewrite(code, unsafe=True, select=("ALL", "TRT401")) == __import__("textwrap").dedent(code)
+
+
+TUPLE_SQUEEZE = """
+import torch
+
+
+def f(x):
+    return x.squeeze((1, -1)), torch.squeeze(x, dim=(-3, -1)), x.squeeze((0, 2)), x.squeeze((3,))
+"""
+
+
+def test_tuple_of_axes_indexes_each() -> None:
+    """A tuple of literal axes (torch >= 2.0) is squeezed by indexing each with 0, front axes before
+    ``...`` and back axes after it; a repeated axis is reported without a fix."""
+    after = rewrite(TUPLE_SQUEEZE, unsafe=True, select=("TRT401",))
+    assert "return x[:, 0, ..., 0], x[..., 0, :, 0], x[0, :, 0], x[:, :, :, 0]" in after, after
+    repeated = "def f(x):\n    return x.squeeze((1, 1))\n"
+    assert rewrite(repeated, unsafe=True, select=("TRT401",)) == repeated
+    assert rules_found(repeated, select=("TRT401",)) == ["TRT401"]
+    before, fixed = load(TUPLE_SQUEEZE, "f"), load(after, "f")
+    ones = torch.randn(1, 1, 1, 1)
+    for x in (ones, torch.zeros(1, 1, 1, 1), torch.full((1, 1, 1, 1), float("nan")), -ones.abs(),
+              torch.tensor([[[[float("inf")]]]])):
+        assert_same(before(x), fixed(x))
+    # Axes of size 1 on both sides of the index, any size between (none too): the same views.
+    code = "def f(x):\n    return x.squeeze((0, 1, -1, -2))\n"
+    for x in (torch.randn(1, 1, 4, 1, 1), torch.empty(1, 1, 0, 1, 1)):
+        assert_same(load(code, "f")(x), load(rewrite(code, unsafe=True, select=("TRT401",)), "f")(x))
+
+
+def test_tuple_of_axes_exports_after_rewrite() -> None:
+    """The TorchScript exporter cannot export a squeeze of several axes; the index exports, no If."""
+    code = "def f(x):\n    return x.squeeze((1, -1)) * 2\n"
+    args = (torch.randn(3, 1, 5, 1),)
+    axes = {"x": {0: "n", 2: "a"}}
+    with pytest.raises(Exception):
+        onnx_ops(_Wrap(load(code, "f")), args, dynamic_axes=axes, input_names=["x"])
+    ops = onnx_ops(_Wrap(load(rewrite(code, unsafe=True, select=("TRT401",)), "f")), args, dynamic_axes=axes,
+                   input_names=["x"])
+    assert "If" not in ops and "Squeeze" not in ops, ops
+
+
+CHAINS = """
+import torch
+
+
+def f(x):
+    return x.unsqueeze(1).unsqueeze(1), x.unsqueeze(-1).unsqueeze(-1), torch.unsqueeze(x.unsqueeze(-2), -1), \\
+        x.unsqueeze(2).unsqueeze(0), x.unsqueeze(0).unsqueeze(-1)
+"""
+
+
+def test_unsqueeze_chain_is_one_index(tmp_path) -> None:
+    """A chain of literal axes counted from the same end becomes one index; a chain mixing the
+    ends stays two. Same views on every input, and the dynamo exporter's graph is the chain's."""
+    after = rewrite(CHAINS, unsafe=True, select=("TRT402",))
+    assert ("return x[:, None, None], x[..., None, None], x[..., None, :, None], \\\n"
+            "        x[None, :, :, None], x[None][..., None]") in after, after
+    before, fixed = load(CHAINS, "f"), load(after, "f")
+    for x in (torch.randn(2, 3), torch.zeros(1, 1), torch.tensor([[float("nan"), -float("inf")]]),
+              torch.empty(0, 4)):
+        for a, b in zip(before(x), fixed(x)):
+            assert_same(a, b)
+            assert a.stride() == b.stride() and a.data_ptr() == b.data_ptr()
+    code = "def f(m):\n    return m.unsqueeze(1).unsqueeze(1) * 2\n"
+    ops = [_dynamo_ops(load(text, "f"), tmp_path / f"{i}.onnx")
+           for i, text in enumerate((code, rewrite(code, unsafe=True, select=("TRT402",))))]
+    assert ops[0] == ops[1] and ops[0].count("Unsqueeze") == 1, ops
+
+
+def _dynamo_ops(fn, path) -> list[str]:
+    """Op types of the dynamo exporter's graph of ``fn`` on a (batch, 3, 4) input, batch dynamic."""
+    import onnx
+
+    torch.onnx.export(_Wrap(fn), (torch.randn(2, 3, 4),), str(path), dynamo=True, opset_version=18,
+                      input_names=["m"], dynamic_axes={"m": {0: "batch"}})
+    return sorted(node.op_type for node in onnx.load(str(path)).graph.node)

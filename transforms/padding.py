@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import argument, float_value, has_star_args, int_value
+from trtcodemod.astutil import argument, float_value, has_star_args, int_value, int_values
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
 
 _PAD = ("torch.nn.functional.pad",)
@@ -58,24 +58,6 @@ _MODE_ADVICE = {
     "circular": "concatenate the wrapped slices (`torch.cat([x[..., -p:], x, x[..., :p]], -1)`), "
                 "or deploy on TensorRT >= 10.0",
 }
-
-
-def _literal_ints(node: cst.BaseExpression) -> list[int] | None:
-    """``(1, 2)`` / ``[1, 2]`` / ``1`` as integers, else None."""
-    single = int_value(node)
-    if single is not None:
-        return [single]
-    if type(node) not in (cst.Tuple, cst.List):
-        return None
-    values = []
-    for element in node.elements:
-        if type(element) is cst.StarredElement:
-            return None
-        value = int_value(element.value)
-        if value is None:
-            return None
-        values.append(value)
-    return values
 
 
 def _self_attribute(node: cst.BaseExpression) -> bool:
@@ -256,7 +238,7 @@ or a bool input needs the concatenation.""",
             return
         if type(call.pad.value) in (cst.Integer, cst.UnaryOperation):
             return  # F.pad itself rejects a single number
-        pads = _literal_ints(call.pad.value)
+        pads = int_values(call.pad.value)
         if pads is None and _configured_pads(call.pad.value):
             self._rewrite(node, call, "zero F.pad with pads from the module's attributes exports as ONNX Pad with a "
                           "computed `pads` input; concatenate zero blocks instead (while exporting, when they are "
@@ -294,7 +276,7 @@ or a bool input needs the concatenation.""",
                 return
         message = f"nn.{class_name} exports as ONNX Pad with a computed `pads` input"
         padding = argument(node, 0, "padding")
-        pads = _literal_ints(padding.value) if padding is not None else None
+        pads = int_values(padding.value) if padding is not None else None
         rewritable = (
             class_name == "ZeroPad2d"
             and not has_star_args(node)

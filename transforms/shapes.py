@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import argument, has_star_args, index_expr, int_value, method_call, parenthesize
+from trtcodemod.astutil import argument, has_star_args, index_expr, int_value, int_values, method_call, parenthesize
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
 
 _REFERENCES = (
@@ -27,11 +27,33 @@ _REFERENCES = (
 )
 
 
-def _axis_items(dim: int, inserted: str) -> list[str]:
-    """Index items that put ``inserted`` at axis ``dim`` (``0`` picks, ``None`` adds)."""
-    if dim >= 0:
-        return [":"] * dim + [inserted]
-    return ["...", inserted] + [":"] * (-dim - 1)
+def _inserted_axes(dims: list[int]) -> list[str]:
+    """Index items that add the axes of ``unsqueeze(d)`` for each ``d`` in turn, all counted
+    from the front or all from the end (``[1, 1]`` → ``:, None, None``; ``[-2]`` →
+    ``..., None, :``). Each insertion moves the axes already added at or after its place."""
+    ends = [-d for d in dims] if dims[0] < 0 else [d for d in dims]
+    added: list[int] = []
+    for at in ends:
+        added = [a + 1 if a >= at else a for a in added] + [at]
+    if dims[0] >= 0:
+        return ["None" if i in added else ":" for i in range(max(added) + 1)]
+    return ["..."] + ["None" if i in added else ":" for i in range(max(added), 0, -1)]
+
+
+def _picked_axes(dims: list[int]) -> list[str] | None:
+    """Index items that pick index 0 of every axis in ``dims`` at once (``(1, -1)`` →
+    ``:, 0, ..., 0``); None when an axis repeats or none is named. Axes counted from the
+    front come before ``...`` and those from the end after it, so one subscript addresses
+    all of them as ``squeeze(dims)`` does; where the tensor has too few axes for both
+    sides to be distinct, both raise."""
+    if not dims or len(set(dims)) != len(dims):
+        return None
+    front = sorted(d for d in dims if d >= 0)
+    back = sorted(-d for d in dims if d < 0)
+    items = ["0" if i in front else ":" for i in range(front[-1] + 1)] if front else []
+    if back:
+        items += ["..."] + ["0" if i in back else ":" for i in range(back[-1], 0, -1)]
+    return items
 
 
 class _ShapeCall:
@@ -74,7 +96,8 @@ class SqueezeDim(Rule):
         name="squeeze-dim",
         summary="`x.squeeze(d)` exports as an ONNX `If` on a dynamic axis; index with `x[..., 0, ...]` instead",
         doc="""\
-What it finds: `x.squeeze(d)` and `torch.squeeze(x, d)` with a literal axis `d`.
+What it finds: `x.squeeze(d)` and `torch.squeeze(x, d)` with a literal axis `d`, or a tuple of
+literal axes (`x.squeeze((1, -1))`, torch 2.0 and later).
 
 Why it hurts: ONNX's Squeeze fails on an axis whose size is not 1, so the TorchScript
 exporter guards a squeeze on a dynamic axis with an `If` node: one branch squeezes, the
@@ -82,12 +105,16 @@ other returns the tensor unchanged. The branches have different ranks and Tensor
 refuses such a conditional.
 
 The rewrite: index the axis with 0 (`x.squeeze(1)` → `x[:, 0]`, `x.squeeze(-1)` →
-`x[..., 0]`). This exports as a Gather, with no branch.
+`x[..., 0]`, `x.squeeze((1, -1))` → `x[:, 0, ..., 0]`). This exports as a Gather, with no
+branch. The TorchScript exporter cannot export a squeeze of several axes at all (it fails on
+the list of axes); their index exports with both exporters.
 
 Fix safety: unsafe. `squeeze(d)` leaves a tensor unchanged when axis `d` is not of size 1,
 while `x[:, 0]` then silently takes the first slice. The rewrite assumes axis `d` always
-has size 1, which is usually why the code squeezes it. A non-literal axis is reported
-without a fix.
+has size 1, which is usually why the code squeezes it; with a tuple, every axis it names.
+Not always so: RF-DETR's matcher squeezes `(-1, 1)` of a tensor whose last axis holds its
+sample points, which `squeeze` leaves alone; `migrate` applies the fix only where the observed
+run saw every named axis at size 1. A non-literal or repeated axis is reported without a fix.
 
 Opt-in: the `If` appears only when axis `d` is dynamic in the export (a batch axis, a slice
 of a dynamic axis). Most squeezed axes are static there: after `unsqueeze(d)`, a
@@ -98,12 +125,13 @@ and applies it exactly where the exported graph has the `If`, with the size-1 as
 proved from the observed run.""",
         fix=Safety.UNSAFE,
         assumption=(
-            "the squeezed axis always has size 1 (otherwise `squeeze` keeps it and the index takes the first slice)"),
+            "every squeezed axis always has size 1 (otherwise `squeeze` keeps it and the index takes the first slice)"),
         opt_in=True,
         examples=(
             Example("scores = logits.squeeze(1)\n", "scores = logits[:, 0]\n", unsafe=True),
             Example("y = torch.squeeze(x, -1)\n", "y = x[..., 0]\n", unsafe=True),
             Example("y = (a + b).squeeze(dim=-2)\n", "y = (a + b)[..., 0, :]\n", unsafe=True),
+            Example("m = torch.squeeze(m, (-1, 1))\n", "m = m[:, 0, ..., 0]\n", unsafe=True),
         ),
         references=_REFERENCES,
     )
@@ -112,15 +140,17 @@ proved from the observed run.""",
         call = _match(self, node, "squeeze")
         if call is None or call.dim_arg is None:
             return
-        dim = int_value(call.dim_arg.value)
-        if dim is None or call.extra_args:
+        dims = int_values(call.dim_arg.value)
+        items = _picked_axes(dims) if dims is not None and not call.extra_args else None
+        if items is None:
             self.report(node, "squeeze with a computed axis exports as an `If` when the axis is dynamic; "
                         "use a literal axis and index it")
             return
-        replacement = index_expr(parenthesize(call.tensor), _axis_items(dim, "0"))
+        replacement = index_expr(parenthesize(call.tensor), items)
+        axes = ", ".join(map(str, dims)) if len(dims) == 1 else f"({', '.join(map(str, dims))})"
         self.report(
             node,
-            f"squeeze({dim}) exports as an ONNX `If` on a dynamic axis; index the size-1 axis instead",
+            f"squeeze({axes}) exports as an ONNX `If` on a dynamic axis; index the size-1 axis instead",
             Fix({node: replacement}, safety=Safety.UNSAFE),
         )
 
@@ -142,7 +172,9 @@ does not change the graph TensorRT sees, so the rule is off by default. It stays
 codebases that want one indexing style next to TRT401's squeeze rewrite.
 
 The rewrite: `x.unsqueeze(0)` → `x[None]`, `x.unsqueeze(2)` → `x[:, :, None]`,
-`x.unsqueeze(-1)` → `x[..., None]`, `x.unsqueeze(-2)` → `x[..., None, :]`.
+`x.unsqueeze(-1)` → `x[..., None]`, `x.unsqueeze(-2)` → `x[..., None, :]`. A chain with every
+axis counted from the same end is one index (`m.unsqueeze(1).unsqueeze(1)` → `m[:, None, None]`):
+the dynamo exporter folds such a chain into one Unsqueeze, and one index too, not a chain of them.
 
 Fix safety: unsafe. For a dense strided tensor the two are the same view (values, shape,
 strides, gradients, aliasing). The method form cannot be resolved by name, so the receiver
@@ -158,19 +190,39 @@ behaves differently after the rewrite.""",
             Example("y = x.unsqueeze(0)\n", "y = x[None]\n", unsafe=True),
             Example("y = x.unsqueeze(-1)\n", "y = x[..., None]\n", unsafe=True),
             Example("y = torch.unsqueeze(boxes, 2)\n", "y = boxes[:, :, None]\n", unsafe=True),
+            Example("k = w.unsqueeze(-1).unsqueeze(-1)\n", "k = w[..., None, None]\n", unsafe=True),
         ),
         references=_REFERENCES,
     )
 
-    def visit_Call(self, node: cst.Call) -> None:
-        call = _match(self, node, "unsqueeze")
-        if call is None or call.dim_arg is None:
-            return
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._chained: set[int] = set()  # ids of inner calls of a chain its outer call rewrote
+
+    def _literal(self, node: cst.BaseExpression) -> tuple[cst.BaseExpression, int] | None:
+        """``(x, d)`` for ``x.unsqueeze(d)`` / ``torch.unsqueeze(x, d)`` with a literal ``d``."""
+        call = _match(self, node, "unsqueeze") if type(node) is cst.Call else None
+        if call is None or call.dim_arg is None or call.extra_args:
+            return None
         dim = int_value(call.dim_arg.value)
-        if dim is None or call.extra_args:
+        return None if dim is None else (call.tensor, dim)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        found = None if id(node) in self._chained else self._literal(node)
+        if found is None:
             return  # a computed axis exports as a plain Unsqueeze: nothing to warn about
-        replacement = index_expr(parenthesize(call.tensor), _axis_items(dim, "None"))
-        self.report(node, f"unsqueeze({dim}) written as indexing (same exported graph; opt-in style rule)",
+        tensor, dim = found
+        dims = [dim]
+        # A chain counted from the same end is one index, as the dynamo exporter folds the
+        # chain into one Unsqueeze (it keeps a chain of indexes as several).
+        inner = self._literal(tensor)
+        while inner is not None and (inner[1] < 0) == (dim < 0):
+            self._chained.add(id(tensor))
+            tensor, dims = inner[0], [inner[1], *dims]
+            inner = self._literal(tensor)
+        replacement = index_expr(parenthesize(tensor), _inserted_axes(dims))
+        written = ").unsqueeze(".join(map(str, dims))
+        self.report(node, f"unsqueeze({written}) written as indexing (same exported graph; opt-in style rule)",
                     Fix({node: replacement}, safety=Safety.UNSAFE))
 
 

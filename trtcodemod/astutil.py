@@ -63,6 +63,24 @@ def int_value(node: cst.BaseExpression | None) -> int | None:
     return None
 
 
+def int_values(node: cst.BaseExpression) -> list[int] | None:
+    """``(1, 2)`` / ``[1, 2]`` / ``1`` as integers, else None."""
+    single = int_value(node)
+    if single is not None:
+        return [single]
+    if type(node) not in (cst.Tuple, cst.List):
+        return None
+    values = []
+    for element in node.elements:
+        if type(element) is cst.StarredElement:
+            return None
+        value = int_value(element.value)
+        if value is None:
+            return None
+        values.append(value)
+    return values
+
+
 def float_value(node: cst.BaseExpression | None) -> float | None:
     """The value of an int/float literal (with an optional minus sign), else None."""
     if type(node) is cst.Float:
