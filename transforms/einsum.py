@@ -18,7 +18,9 @@ TRT303 rewrites the two-operand equations that are one matrix product
 one-operand equations that only reorder axes (``bchw->bhwc``) into ``permute``.
 
 Matching goes through the file's imports (``torch.einsum``, ``from torch import einsum``);
-the equation must be a string literal to be understood.
+the equation must be a string literal, or a local name assigned once from one before the
+call, to be understood. The operands may be listed in one
+list or tuple display (``torch.einsum(eq, [a, b])``), which torch unpacks.
 """
 
 from __future__ import annotations
@@ -27,8 +29,9 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from trtcodemod.astutil import has_star_args, parenthesize
+from trtcodemod.astutil import has_star_args, parenthesize, visit_readonly, walk
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety, spelled
+from trtcodemod.scopes import ASSIGN, Bindings
 from trtcodemod.transforms._tensor_evidence import TensorEvidence, annotated_tensor_parameter, tensor_expression
 from trtcodemod.versions import Version, format_version, since
 
@@ -194,12 +197,57 @@ def _match(rule: Rule, node: cst.Call) -> _EinsumCall | None:
         return None
     if has_star_args(node) or any(arg.keyword is not None for arg in node.args) or not node.args:
         return _EinsumCall(None, None, None)
-    text = _string_value(node.args[0].value)
+    text = _equation_text(rule, node.args[0].value)
     equation = parse_equation(text) if text is not None else None
-    operands = [arg.value for arg in node.args[1:]]
-    if len(operands) == 1 and type(operands[0]) in (cst.List, cst.Tuple):
-        operands = None  # torch.einsum(eq, [a, b]): the older list form; reported, not rewritten
-    return _EinsumCall(equation, text, operands)
+    return _EinsumCall(equation, text, _operands([arg.value for arg in node.args[1:]]))
+
+
+def _equation_text(rule: Rule, value: cst.BaseExpression) -> str | None:
+    """The equation's text: a string literal, or a local name of the function that one of its
+    body's statements assigns a string literal before the statement that calls einsum, and that
+    nothing else binds (``eq = 'bhqd,bhkd->bhqk'`` before ``torch.einsum(eq, q, k)``).
+
+    A parameter, a name bound twice (a branch, a loop, ``+=``, ``del``, ``global``), one a lambda
+    of the function takes as its own parameter, and an attribute (``self.equation``, which may
+    be set anywhere) are not known statically.
+    """
+    text = _string_value(value)
+    func = rule.context.function
+    if text is not None or type(value) is not cst.Name or func is None or \
+            type(func.body) is not cst.IndentedBlock:
+        return text
+    name = value.value
+    collector = Bindings()
+    collector.bind_params(func.params)
+    visit_readonly(func.body, collector)
+    sites = collector.sites.get(name, [])
+    if len(sites) != 1 or sites[0][0] != ASSIGN or sites[0][1] is None:
+        return None
+    if any(type(node) is cst.Lambda and any(p.name.value == name for p in node.params.params)
+           for node in walk(func)):
+        return None
+    assigned = sites[0][1]
+    for statement in func.body.body:
+        if any(node is value for node in walk(statement)):
+            return None  # the call comes first: the name is unbound there
+        if type(statement) is cst.SimpleStatementLine and any(
+                type(small) is cst.Assign and small.value is assigned for small in statement.body):
+            return _string_value(assigned)
+    return None
+
+
+def _operands(values: list[cst.BaseExpression]) -> list[cst.BaseExpression] | None:
+    """The operands of ``torch.einsum(eq, *values)``; None where the code does not show them.
+
+    One list or tuple display is the older form ``torch.einsum(eq, [a, b])``: torch takes its
+    elements as the operands, so they are. A starred element hides how many there are.
+    """
+    if len(values) != 1 or type(values[0]) not in (cst.List, cst.Tuple):
+        return values
+    elements = values[0].elements
+    if any(type(element) is cst.StarredElement for element in elements):
+        return None
+    return [element.value for element in elements]
 
 
 def _transposed(node: cst.BaseExpression) -> cst.BaseExpression:
@@ -225,7 +273,10 @@ class EinsumMatmul(Rule):
 What it finds: `torch.einsum(equation, ...)` calls whose exported `Einsum` node the target
 TensorRT cannot build:
 - TensorRT before 8.2: every call (its ONNX parser has no Einsum importer). Calls whose
-  equation is not a string literal are reported too.
+  equation is not known statically are reported too. Known: a string literal, or a local
+  name that one statement of the function assigns a literal before the call and nothing
+  else binds (`eq = 'bij,bjk->bik'`); not a parameter, an attribute (`self.equation`) or a
+  name assigned in a branch.
 - TensorRT 8.2 to 10.11: literal equations using an ellipsis (`...ij,...jk->...ik`) or a
   diagonal (a label repeated within one operand, `ii->i`); these versions also reject
   broadcasting between inputs and non-float types, which the code does not show.
@@ -247,7 +298,9 @@ the other way round, and the operands swapped when the output lists the second o
 free label first:
 `einsum('bij,bjk->bik', a, b)` → `torch.matmul(a, b)`,
 `einsum('bhqd,bhkd->bhqk', q, k)` → `torch.matmul(q, k.transpose(-1, -2))`,
-`einsum('ij,kj->ik', x, w)` → `torch.matmul(x, w.transpose(-1, -2))`. The graph then holds
+`einsum('ij,kj->ik', x, w)` → `torch.matmul(x, w.transpose(-1, -2))`; operands listed in
+one list or tuple display (`einsum('bij,bjk->bik', [a, b])`, the older form) are those
+operands. The graph then holds
 MatMul (and Transpose), parsed by every TensorRT version. Other equations (sums,
 outer products, three operands, diagonals) are reported without a fix: write them with
 `matmul`, `permute`, `reshape`, `sum` and broadcasting by hand.
@@ -347,7 +400,8 @@ class EinsumPermute(Rule):
         name="einsum-permute",
         summary="one-operand `torch.einsum` that only reorders axes: TensorRT < 8.2 has no Einsum; use `permute`",
         doc="""\
-What it finds: `torch.einsum(equation, x)` with a literal equation that names every axis
+What it finds: `torch.einsum(equation, x)` with a literal equation (or a local name assigned
+one once before the call, as TRT303 reads it) that names every axis
 of `x` once, no ellipsis, and lists the same labels in another (or the same) order on the
 right (`'bchw->bhwc'`, `'ij->ji'`).
 
@@ -356,7 +410,8 @@ ONNX parser has no Einsum importer before 8.2. From 8.2 on, such an equation (no
 no diagonal, one input) is parsed, so the rule is quiet for those targets.
 
 The rewrite: `torch.einsum('bchw->bhwc', x)` → `x.permute(0, 2, 3, 1)`, which exports as
-an ONNX `Transpose`.
+an ONNX `Transpose`; the older form with the operand in a list or tuple display,
+`torch.einsum('chw->hwc', [x])`, becomes `x.permute(1, 2, 0)` alike.
 
 Fix safety: safe where `x` is evidently a tensor (a parameter annotated `torch.Tensor`, a
 local assigned only from torch calls or tensor arithmetic, such an expression itself);
