@@ -426,6 +426,8 @@ AttributeError; a name assigned a list or tuple display, a comprehension, `list(
 
 TensorRT versions: before 8.2.""",
         fix=Safety.SAFE,  # unsafe where the operand may not be a tensor (see the doc)
+        assumption="the einsum's one operand is a tensor, not a list or tuple of operands "
+        "(which `.permute` would not take)",
         needed_before=EINSUM_SINCE,
         examples=(
             Example("def f(x: torch.Tensor):\n    return torch.einsum('bchw->bhwc', x)\n",
