@@ -38,6 +38,11 @@ HEADER = "import torch\n"
     ("...ij,...jk->...ik", (False, False, False)),
     ("ij,jk", (False, False, False)),  # implicit output: ik
     (" b i j , b j k -> b i k ", (False, False, False)),
+    # A bare matrix on one side: matmul broadcasts it over the other's batch axes.
+    ("bmd,dk->bmk", (False, False, False)),
+    ("ij,bjk->bik", (False, False, False)),
+    ("bij,kj->bki", (True, False, True)),
+    ("...ij,jk->...ik", (False, False, False)),
 ])
 def test_matmul_forms(equation: str, form: tuple[bool, bool, bool]) -> None:
     found = matmul_form(parse_equation(equation))
@@ -50,10 +55,11 @@ def test_matmul_forms(equation: str, form: tuple[bool, bool, bool]) -> None:
     "bi,bi->b",          # contraction without free labels
     "ij,jk->",           # everything summed
     "bij,bjk->ik",       # batch summed out
-    "bij,jk->bik",       # batch label in one operand only
+    "bij,bk->bik",       # batch label in one operand only, the other not a bare matrix
+    "ij,jk->...ik",      # an ellipsis in the output only
     "ibj,bjk->bik",      # batch label not leading in the first operand
     "bij,bjk->ibk",      # batch label not leading in the output
-    "...ij,jk->...ik",   # ellipsis in one operand only
+    "...ij,bjk->...ik",  # ellipsis in one operand, batch labels in the other
     "iij,jk->ik",        # diagonal
     "ij,jk,kl->il",      # three operands
     "ijk,jkl->il",       # two contracted labels
@@ -206,6 +212,10 @@ EQUATIONS = [
     ("bhqd,bhkd->bhqk", lambda i, j, k, b, h: [(b, h, i, j), (b, h, k, j)]),
     ("bhqk,bhkd->bhqd", lambda i, j, k, b, h: [(b, h, i, j), (b, h, j, k)]),
     ("...ij,...jk->...ik", lambda i, j, k, b, h: [(h, b, i, j), (b, j, k)]),
+    ("bmd,dk->bmk", lambda i, j, k, b, h: [(b, i, j), (j, k)]),
+    ("ij,bjk->bik", lambda i, j, k, b, h: [(i, j), (b, j, k)]),
+    ("bij,kj->bki", lambda i, j, k, b, h: [(b, i, j), (k, j)]),
+    ("...ij,jk->...ik", lambda i, j, k, b, h: [(h, b, i, j), (j, k)]),
 ]
 
 SIZES = [(3, 4, 5, 2, 3), (1, 7, 1, 1, 2), (0, 3, 2, 2, 1), (2, 0, 3, 1, 1), (5, 33, 6, 3, 2), (2, 1, 3, 2, 2)]

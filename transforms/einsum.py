@@ -132,17 +132,25 @@ def matmul_form(eq: Equation) -> MatmulForm | None:
     Accepted: the same leading batch labels, in the same order, in both operands and the
     output (or ``...`` leading all three), then two labels per operand: one contracted
     label ``j`` present in both operands and absent from the output, one free label per
-    operand. The output's last two labels are the two free labels in either order.
+    operand. The output's last two labels are the two free labels in either order. One
+    operand may be a bare matrix instead (two labels, no ``...``: ``bmd,dk->bmk``, a weight
+    applied to every batch), which ``matmul`` broadcasts over the other's batch axes.
     """
     if len(eq.inputs) != 2 or eq.has_diagonal:
         return None
     (a, b), out = eq.inputs, eq.output
-    if len(set(eq.input_ellipsis + (eq.output_ellipsis,))) != 1:
-        return None
     if len(a) < 2 or len(b) < 2 or len(out) < 2:
         return None
-    batch = a[:-2]
-    if b[:-2] != batch or out[:-2] != batch:
+    batch = out[:-2]
+
+    def batched(term: str, ellipsis: bool) -> bool:
+        return term[:-2] == batch and ellipsis == eq.output_ellipsis
+
+    def bare(term: str, ellipsis: bool) -> bool:
+        return len(term) == 2 and not ellipsis
+
+    operands = tuple(zip(eq.inputs, eq.input_ellipsis))
+    if not all(batched(*o) or bare(*o) for o in operands) or not any(batched(*o) for o in operands):
         return None
     tail_a, tail_b, tail_out = a[-2:], b[-2:], out[-2:]
     shared = set(tail_a) & set(tail_b)
@@ -298,7 +306,9 @@ the other way round, and the operands swapped when the output lists the second o
 free label first:
 `einsum('bij,bjk->bik', a, b)` → `torch.matmul(a, b)`,
 `einsum('bhqd,bhkd->bhqk', q, k)` → `torch.matmul(q, k.transpose(-1, -2))`,
-`einsum('ij,kj->ik', x, w)` → `torch.matmul(x, w.transpose(-1, -2))`; operands listed in
+`einsum('ij,kj->ik', x, w)` → `torch.matmul(x, w.transpose(-1, -2))`. One operand may be
+a bare matrix that the other's batch axes share (`einsum('bmd,dk->bmk', x, w)` →
+`torch.matmul(x, w)`: matmul broadcasts it); operands listed in
 one list or tuple display (`einsum('bij,bjk->bik', [a, b])`, the older form) are those
 operands. The graph then holds
 MatMul (and Transpose), parsed by every TensorRT version. Other equations (sums,
