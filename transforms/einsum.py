@@ -19,8 +19,8 @@ one-operand equations that only reorder axes (``bchw->bhwc``) into ``permute``.
 
 Matching goes through the file's imports (``torch.einsum``, ``from torch import einsum``);
 the equation must be a string literal, or a local name assigned once from one before the
-call, to be understood. The operands may be listed in one
-list or tuple display (``torch.einsum(eq, [a, b])``), which torch unpacks.
+call, to be understood. The operands may be listed in one list or tuple display
+(``torch.einsum(eq, [a, b])``), which torch unpacks.
 """
 
 from __future__ import annotations
@@ -308,10 +308,9 @@ free label first:
 `einsum('bhqd,bhkd->bhqk', q, k)` → `torch.matmul(q, k.transpose(-1, -2))`,
 `einsum('ij,kj->ik', x, w)` → `torch.matmul(x, w.transpose(-1, -2))`. One operand may be
 a bare matrix that the other's batch axes share (`einsum('bmd,dk->bmk', x, w)` →
-`torch.matmul(x, w)`: matmul broadcasts it); operands listed in
-one list or tuple display (`einsum('bij,bjk->bik', [a, b])`, the older form) are those
-operands. The graph then holds
-MatMul (and Transpose), parsed by every TensorRT version. Other equations (sums,
+`torch.matmul(x, w)`: matmul broadcasts it); operands listed in one list or tuple
+display (`einsum('bij,bjk->bik', [a, b])`, the older form) are those operands. The graph
+then holds MatMul (and Transpose), parsed by every TensorRT version. Other equations (sums,
 outer products, three operands, diagonals) are reported without a fix: write them with
 `matmul`, `permute`, `reshape`, `sum` and broadcasting by hand.
 
