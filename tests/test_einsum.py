@@ -38,6 +38,11 @@ HEADER = "import torch\n"
     ("...ij,...jk->...ik", (False, False, False)),
     ("ij,jk", (False, False, False)),  # implicit output: ik
     (" b i j , b j k -> b i k ", (False, False, False)),
+    # A bare matrix on one side: matmul broadcasts it over the other's batch axes.
+    ("bmd,dk->bmk", (False, False, False)),
+    ("ij,bjk->bik", (False, False, False)),
+    ("bij,kj->bki", (True, False, True)),
+    ("...ij,jk->...ik", (False, False, False)),
 ])
 def test_matmul_forms(equation: str, form: tuple[bool, bool, bool]) -> None:
     found = matmul_form(parse_equation(equation))
@@ -50,10 +55,11 @@ def test_matmul_forms(equation: str, form: tuple[bool, bool, bool]) -> None:
     "bi,bi->b",          # contraction without free labels
     "ij,jk->",           # everything summed
     "bij,bjk->ik",       # batch summed out
-    "bij,jk->bik",       # batch label in one operand only
+    "bij,bk->bik",       # batch label in one operand only, the other not a bare matrix
+    "ij,jk->...ik",      # an ellipsis in the output only
     "ibj,bjk->bik",      # batch label not leading in the first operand
     "bij,bjk->ibk",      # batch label not leading in the output
-    "...ij,jk->...ik",   # ellipsis in one operand only
+    "...ij,bjk->...ik",  # ellipsis in one operand, batch labels in the other
     "iij,jk->ik",        # diagonal
     "ij,jk,kl->il",      # three operands
     "ijk,jkl->il",       # two contracted labels
@@ -110,11 +116,61 @@ def test_look_alikes_do_not_fire(code: str) -> None:
 
 
 def test_unrewritable_forms_are_reported_without_a_fix() -> None:
-    for call in ("torch.einsum('bi,bj->bij', a, b)", "torch.einsum('ij,jk->ik', [a, b])",
+    for call in ("torch.einsum('bi,bj->bij', a, b)", "torch.einsum('ij,jk->ik', [*args])",
                  "torch.einsum(*args)", "torch.einsum(eq, a, b)", "torch.einsum('ij,jk,kl->il', a, b, c)"):
         code = f"import torch\ndef f(a, b, c, eq, args):\n    return {call}\n"
         assert "TRT303" in rules_found(code, target="8.0"), call
         assert rewrite(code, unsafe=True, target="8.0") == code, call
+
+
+def test_operands_in_a_list_display_are_the_operands() -> None:
+    """`torch.einsum(eq, [a, b])` (the older form; CvT, google/unrestricted-adversarial-examples)
+    means `torch.einsum(eq, a, b)`: both rules take the display's elements as the operands."""
+    code = ("import torch\ndef f(q: torch.Tensor, k: torch.Tensor, x: torch.Tensor):\n"
+            "    s = torch.einsum('bhlk,bhtk->bhlt', [q, k])\n"
+            "    return s, torch.einsum('chw->hwc', (x,))\n")
+    assert rules_found(code, target="8.0") == ["TRT303", "TRT304"]
+    assert rewrite(code, unsafe=True, target="8.0") == (
+        "import torch\ndef f(q: torch.Tensor, k: torch.Tensor, x: torch.Tensor):\n"
+        "    s = torch.matmul(q, k.transpose(-1, -2))\n"
+        "    return s, x.permute(1, 2, 0)\n")
+    # TRT304's fix stays safe where the listed operand is evidently a tensor.
+    assert "x.permute(1, 2, 0)" in rewrite(code, target="8.0")
+    q, k, x = torch.randn(2, 3, 4, 5), torch.randn(2, 3, 6, 5), torch.randn(3, 4, 5)
+    assert torch.equal(torch.einsum("chw->hwc", (x,)), x.permute(1, 2, 0))
+    torch.testing.assert_close(torch.einsum("bhlk,bhtk->bhlt", [q, k]), torch.matmul(q, k.transpose(-1, -2)))
+
+
+def test_equation_in_a_local_name_is_read() -> None:
+    """A local assigned a literal once, before the call, is that equation; a parameter, a name
+    bound twice or in a branch, a name used before its assignment, a lambda's own parameter and a
+    module global are not known statically (reported on TensorRT < 8.2, never rewritten)."""
+    code = ("import torch\ndef f(q: torch.Tensor, k: torch.Tensor, x: torch.Tensor):\n"
+            "    eq = 'bhqd,bhkd->bhqk'\n    layout = 'b c h w -> b h w c'\n"
+            "    for _ in range(2):\n        x = torch.einsum(layout, x)\n"
+            "    return torch.einsum(eq, q, k), x\n")
+    assert rules_found(code, target="8.0") == ["TRT304", "TRT303"]
+    assert rewrite(code, unsafe=True, target="8.0") == code.replace(
+        "torch.einsum(layout, x)", "x.permute(0, 2, 3, 1)").replace(
+        "torch.einsum(eq, q, k)", "torch.matmul(q, k.transpose(-1, -2))")
+    ellipsis = "import torch\ndef f(a, b):\n    eq = '...ij,...jk->...ik'\n    return torch.einsum(eq, a, b)\n"
+    assert rules_found(ellipsis, target="8.6") == ["TRT303"]  # refused up to 10.11: named at the default target
+    for unknown in (
+        "def f(q, k, eq):\n    return torch.einsum(eq, q, k)\n",
+        "def f(q, k, flag):\n    eq = 'bij,bjk->bik'\n    if flag:\n        eq = 'bij,bkj->bik'\n"
+        "    return torch.einsum(eq, q, k)\n",
+        "def f(q, k, flag):\n    if flag:\n        eq = 'bij,bjk->bik'\n    return torch.einsum(eq, q, k)\n",
+        "def f(q, k):\n    for i in range(2):\n        if i:\n            return torch.einsum(eq, q, k)\n"
+        "        eq = 'bij,bjk->bik'\n",
+        "def f(q, k):\n    eq = 'bij,bjk->bik'\n    del eq\n    return torch.einsum(eq, q, k)\n",
+        "def f(q, k):\n    eq = 'bij,bjk->bik'\n    g = lambda eq: torch.einsum(eq, q, k)\n    return g('bij,bkj->bik')\n",
+        "eq = 'bij,bjk->bik'\ndef f(q, k):\n    return torch.einsum(eq, q, k)\n",
+        "class M:\n    eq = 'bij,bjk->bik'\n    def f(self, q, k):\n        return torch.einsum(self.eq, q, k)\n",
+    ):
+        code = HEADER + unknown
+        assert rules_found(code, target="8.0") == ["TRT303"], unknown
+        assert rewrite(code, unsafe=True, target="8.0") == code, unknown
+        assert rules_found(code, target="8.6") == [], unknown
 
 
 def test_rewrite_is_unsafe_and_keeps_aliases() -> None:
@@ -156,6 +212,10 @@ EQUATIONS = [
     ("bhqd,bhkd->bhqk", lambda i, j, k, b, h: [(b, h, i, j), (b, h, k, j)]),
     ("bhqk,bhkd->bhqd", lambda i, j, k, b, h: [(b, h, i, j), (b, h, j, k)]),
     ("...ij,...jk->...ik", lambda i, j, k, b, h: [(h, b, i, j), (b, j, k)]),
+    ("bmd,dk->bmk", lambda i, j, k, b, h: [(b, i, j), (j, k)]),
+    ("ij,bjk->bik", lambda i, j, k, b, h: [(i, j), (b, j, k)]),
+    ("bij,kj->bki", lambda i, j, k, b, h: [(b, i, j), (k, j)]),
+    ("...ij,jk->...ik", lambda i, j, k, b, h: [(h, b, i, j), (j, k)]),
 ]
 
 SIZES = [(3, 4, 5, 2, 3), (1, 7, 1, 1, 2), (0, 3, 2, 2, 1), (2, 0, 3, 1, 1), (5, 33, 6, 3, 2), (2, 1, 3, 2, 2)]

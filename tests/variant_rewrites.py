@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from types import ModuleType
+from typing import Callable
 
 import torch
 from safety import assert_same_run, run_once, toolchain_outcomes
@@ -40,15 +41,26 @@ def built_pair(path: Path, rule: str, folder: Path,
 
 def assert_toolchains_agree(original: torch.nn.Module, rewritten: torch.nn.Module, inputs: list,
                             folder: Path, context: str) -> None:
-    """Wherever the original scripts, fx-traces, compiles or exports, the rewrite does, with the same result."""
-    before = toolchain_outcomes(type(original), inputs, folder)
-    after = toolchain_outcomes(type(rewritten), inputs, folder)
+    """Wherever the original scripts, fx-traces, compiles or exports, the rewrite does, with the same result.
+
+    Each toolchain builds its own instance of the model's class, seeded as ``built_pair`` seeds
+    them, so models with random parameters compare the same weights."""
+    before = toolchain_outcomes(_seeded(type(original)), inputs, folder)
+    after = toolchain_outcomes(_seeded(type(rewritten)), inputs, folder)
     worked = [name for name, result in before.items() if not isinstance(result, Exception)]
     assert worked, before
     for name in worked:
         assert not isinstance(after[name], Exception), f"{context} {name}: {after[name]!r}"
         torch.testing.assert_close(after[name], before[name], rtol=0, atol=0, equal_nan=True,
                                    msg=f"{context} {name}")
+
+
+def _seeded(module_type: type) -> Callable[[], torch.nn.Module]:
+    """A constructor of ``module_type`` that seeds torch with 0 first."""
+    def build() -> torch.nn.Module:
+        torch.manual_seed(0)
+        return module_type()
+    return build
 
 
 def assert_eager_unchanged(original: torch.nn.Module, rewritten: torch.nn.Module, sets: dict) -> None:

@@ -18,7 +18,9 @@ TRT303 rewrites the two-operand equations that are one matrix product
 one-operand equations that only reorder axes (``bchw->bhwc``) into ``permute``.
 
 Matching goes through the file's imports (``torch.einsum``, ``from torch import einsum``);
-the equation must be a string literal to be understood.
+the equation must be a string literal, or a local name assigned once from one before the
+call, to be understood. The operands may be listed in one list or tuple display
+(``torch.einsum(eq, [a, b])``), which torch unpacks.
 """
 
 from __future__ import annotations
@@ -27,8 +29,9 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from trtcodemod.astutil import has_star_args, parenthesize
+from trtcodemod.astutil import has_star_args, parenthesize, visit_readonly, walk
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety, spelled
+from trtcodemod.scopes import ASSIGN, Bindings
 from trtcodemod.transforms._tensor_evidence import TensorEvidence, annotated_tensor_parameter, tensor_expression
 from trtcodemod.versions import Version, format_version, since
 
@@ -129,17 +132,25 @@ def matmul_form(eq: Equation) -> MatmulForm | None:
     Accepted: the same leading batch labels, in the same order, in both operands and the
     output (or ``...`` leading all three), then two labels per operand: one contracted
     label ``j`` present in both operands and absent from the output, one free label per
-    operand. The output's last two labels are the two free labels in either order.
+    operand. The output's last two labels are the two free labels in either order. One
+    operand may be a bare matrix instead (two labels, no ``...``: ``bmd,dk->bmk``, a weight
+    applied to every batch), which ``matmul`` broadcasts over the other's batch axes.
     """
     if len(eq.inputs) != 2 or eq.has_diagonal:
         return None
     (a, b), out = eq.inputs, eq.output
-    if len(set(eq.input_ellipsis + (eq.output_ellipsis,))) != 1:
-        return None
     if len(a) < 2 or len(b) < 2 or len(out) < 2:
         return None
-    batch = a[:-2]
-    if b[:-2] != batch or out[:-2] != batch:
+    batch = out[:-2]
+
+    def batched(term: str, ellipsis: bool) -> bool:
+        return term[:-2] == batch and ellipsis == eq.output_ellipsis
+
+    def bare(term: str, ellipsis: bool) -> bool:
+        return len(term) == 2 and not ellipsis
+
+    operands = tuple(zip(eq.inputs, eq.input_ellipsis))
+    if not all(batched(*o) or bare(*o) for o in operands) or not any(batched(*o) for o in operands):
         return None
     tail_a, tail_b, tail_out = a[-2:], b[-2:], out[-2:]
     shared = set(tail_a) & set(tail_b)
@@ -194,12 +205,57 @@ def _match(rule: Rule, node: cst.Call) -> _EinsumCall | None:
         return None
     if has_star_args(node) or any(arg.keyword is not None for arg in node.args) or not node.args:
         return _EinsumCall(None, None, None)
-    text = _string_value(node.args[0].value)
+    text = _equation_text(rule, node.args[0].value)
     equation = parse_equation(text) if text is not None else None
-    operands = [arg.value for arg in node.args[1:]]
-    if len(operands) == 1 and type(operands[0]) in (cst.List, cst.Tuple):
-        operands = None  # torch.einsum(eq, [a, b]): the older list form; reported, not rewritten
-    return _EinsumCall(equation, text, operands)
+    return _EinsumCall(equation, text, _operands([arg.value for arg in node.args[1:]]))
+
+
+def _equation_text(rule: Rule, value: cst.BaseExpression) -> str | None:
+    """The equation's text: a string literal, or a local name of the function that one of its
+    body's statements assigns a string literal before the statement that calls einsum, and that
+    nothing else binds (``eq = 'bhqd,bhkd->bhqk'`` before ``torch.einsum(eq, q, k)``).
+
+    A parameter, a name bound twice (a branch, a loop, ``+=``, ``del``, ``global``), one a lambda
+    of the function takes as its own parameter, and an attribute (``self.equation``, which may
+    be set anywhere) are not known statically.
+    """
+    text = _string_value(value)
+    func = rule.context.function
+    if text is not None or type(value) is not cst.Name or func is None or \
+            type(func.body) is not cst.IndentedBlock:
+        return text
+    name = value.value
+    collector = Bindings()
+    collector.bind_params(func.params)
+    visit_readonly(func.body, collector)
+    sites = collector.sites.get(name, [])
+    if len(sites) != 1 or sites[0][0] != ASSIGN or sites[0][1] is None:
+        return None
+    if any(type(node) is cst.Lambda and any(p.name.value == name for p in node.params.params)
+           for node in walk(func)):
+        return None
+    assigned = sites[0][1]
+    for statement in func.body.body:
+        if any(node is value for node in walk(statement)):
+            return None  # the call comes first: the name is unbound there
+        if type(statement) is cst.SimpleStatementLine and any(
+                type(small) is cst.Assign and small.value is assigned for small in statement.body):
+            return _string_value(assigned)
+    return None
+
+
+def _operands(values: list[cst.BaseExpression]) -> list[cst.BaseExpression] | None:
+    """The operands of ``torch.einsum(eq, *values)``; None where the code does not show them.
+
+    One list or tuple display is the older form ``torch.einsum(eq, [a, b])``: torch takes its
+    elements as the operands, so they are. A starred element hides how many there are.
+    """
+    if len(values) != 1 or type(values[0]) not in (cst.List, cst.Tuple):
+        return values
+    elements = values[0].elements
+    if any(type(element) is cst.StarredElement for element in elements):
+        return None
+    return [element.value for element in elements]
 
 
 def _transposed(node: cst.BaseExpression) -> cst.BaseExpression:
@@ -225,7 +281,10 @@ class EinsumMatmul(Rule):
 What it finds: `torch.einsum(equation, ...)` calls whose exported `Einsum` node the target
 TensorRT cannot build:
 - TensorRT before 8.2: every call (its ONNX parser has no Einsum importer). Calls whose
-  equation is not a string literal are reported too.
+  equation is not known statically are reported too. Known: a string literal, or a local
+  name that one statement of the function assigns a literal before the call and nothing
+  else binds (`eq = 'bij,bjk->bik'`); not a parameter, an attribute (`self.equation`) or a
+  name assigned in a branch.
 - TensorRT 8.2 to 10.11: literal equations using an ellipsis (`...ij,...jk->...ik`) or a
   diagonal (a label repeated within one operand, `ii->i`); these versions also reject
   broadcasting between inputs and non-float types, which the code does not show.
@@ -247,8 +306,11 @@ the other way round, and the operands swapped when the output lists the second o
 free label first:
 `einsum('bij,bjk->bik', a, b)` → `torch.matmul(a, b)`,
 `einsum('bhqd,bhkd->bhqk', q, k)` → `torch.matmul(q, k.transpose(-1, -2))`,
-`einsum('ij,kj->ik', x, w)` → `torch.matmul(x, w.transpose(-1, -2))`. The graph then holds
-MatMul (and Transpose), parsed by every TensorRT version. Other equations (sums,
+`einsum('ij,kj->ik', x, w)` → `torch.matmul(x, w.transpose(-1, -2))`. One operand may be
+a bare matrix that the other's batch axes share (`einsum('bmd,dk->bmk', x, w)` →
+`torch.matmul(x, w)`: matmul broadcasts it); operands listed in one list or tuple
+display (`einsum('bij,bjk->bik', [a, b])`, the older form) are those operands. The graph
+then holds MatMul (and Transpose), parsed by every TensorRT version. Other equations (sums,
 outer products, three operands, diagonals) are reported without a fix: write them with
 `matmul`, `permute`, `reshape`, `sum` and broadcasting by hand.
 
@@ -347,7 +409,8 @@ class EinsumPermute(Rule):
         name="einsum-permute",
         summary="one-operand `torch.einsum` that only reorders axes: TensorRT < 8.2 has no Einsum; use `permute`",
         doc="""\
-What it finds: `torch.einsum(equation, x)` with a literal equation that names every axis
+What it finds: `torch.einsum(equation, x)` with a literal equation (or a local name assigned
+one once before the call, as TRT303 reads it) that names every axis
 of `x` once, no ellipsis, and lists the same labels in another (or the same) order on the
 right (`'bchw->bhwc'`, `'ij->ji'`).
 
@@ -356,7 +419,8 @@ ONNX parser has no Einsum importer before 8.2. From 8.2 on, such an equation (no
 no diagonal, one input) is parsed, so the rule is quiet for those targets.
 
 The rewrite: `torch.einsum('bchw->bhwc', x)` → `x.permute(0, 2, 3, 1)`, which exports as
-an ONNX `Transpose`.
+an ONNX `Transpose`; the older form with the operand in a list or tuple display,
+`torch.einsum('chw->hwc', [x])`, becomes `x.permute(1, 2, 0)` alike.
 
 Fix safety: safe where `x` is evidently a tensor (a parameter annotated `torch.Tensor`, a
 local assigned only from torch calls or tensor arithmetic, such an expression itself);
@@ -371,6 +435,8 @@ AttributeError; a name assigned a list or tuple display, a comprehension, `list(
 
 TensorRT versions: before 8.2.""",
         fix=Safety.SAFE,  # unsafe where the operand may not be a tensor (see the doc)
+        assumption="the einsum's one operand is a tensor, not a list or tuple of operands "
+        "(which `.permute` would not take)",
         needed_before=EINSUM_SINCE,
         examples=(
             Example("def f(x: torch.Tensor):\n    return torch.einsum('bchw->bhwc', x)\n",
