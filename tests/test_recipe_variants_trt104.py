@@ -5,13 +5,18 @@ repository (cited in its docstring) with a loop whose trip count comes from the 
 original's TorchScript export (a trace, with dynamic axes) runs the loop once and unrolls it: the
 graph equals eager mode on the example and not where the data asks for another trip count.
 
-- Four are reported and left as written (``REPORTED``). Two loops are in methods (OpenPCDet's
+- Three are reported and left as written (``REPORTED``). Two loops are in methods (OpenPCDet's
   pillar scatter, mmdetection3d's RoI-aware pooling): scripting a method would script its module.
-  Two are in module-level functions that TorchScript rejects as written, so ``@torch.jit.script``
-  would turn a model that runs into one that fails at import: kornia's Canny hysteresis reads a
-  name after the loop that only the loop binds (it was rewritten so before), and ssd.pytorch's
-  NMS has parameters with defaults and no annotations. ssd.pytorch's ``while idx.numel() > 0``
-  reads no value, only the size of a boolean selection, and was not reported before.
+  ssd.pytorch's NMS is a module-level function that TorchScript rejects as written (parameters with
+  defaults and no annotations); annotated with its defaults' types it compiles, but it returns a
+  Python int, which a traced export cannot carry out of a scripted function. Its ``while
+  idx.numel() > 0`` reads no value, only the size of a boolean selection, and was not reported
+  before.
+- kornia's Canny hysteresis reads a name after the loop that only the loop binds, which TorchScript
+  rejects (it was scripted into an import error, then reported only): every binding of the name in
+  the loop is a tensor and the statement after the loop reads it, so the rule declares it
+  ``torch.Tensor | None`` before the loop, asserts it bound after, and scripts the function. The
+  graph keeps one ``Loop`` and equals eager mode at other trip counts; eager mode is unchanged.
 - torchvision's class-by-class NMS loops over ``torch.unique(idxs)`` in a function the library
   scripts when tracing (the recipe, by hand): not reported (it was not a form the rule read, and a
   scripted function's loops stay loops), and its graph follows the number of classes. Without the
@@ -68,7 +73,6 @@ def _roi_sets() -> dict[str, tuple]:
 
 # name → (the finding's words, where the loop is, input sets with other trip counts)
 REPORTED = {
-    "kornia_canny_hysteresis": ("`while` condition depends on tensor values", "while ((edges_old", _canny_sets),
     "ssd_nms_while_numel": ("`while` condition reads the size of a tensor whose size depends on values",
                             "while idx.numel() > 0:", _ssd_sets),
     "openpcdet_pointpillar_scatter": ("`range(...)` bound depends on tensor values", "for batch_idx in range(",
@@ -287,3 +291,189 @@ def test_loops_in_functions_torchscript_compiles_are_not_reported() -> None:
     report its own rewrite again."""
     result = fix_source(SCRIPTED.encode(), "scripted.py", Options(select=("TRT104",), unsafe=True, scope="all"))
     assert result.findings == []
+
+
+def _canny_more_sets() -> dict[str, tuple]:
+    ramp = torch.zeros(1, 1, 7, 9)  # nine passes where the example takes three
+    ramp[0, 0, 3, :8] = torch.linspace(0.3, 0.7, 8)
+    ramp[0, 0, 3, 8] = 4.0
+    ramp[0, 0, 5, 1:6] = -torch.linspace(0.3, 5.0, 5)  # negative values: the magnitude is the same
+    odd = torch.zeros(1, 1, 4, 5)
+    odd[0, 0, 1, 1], odd[0, 0, 2, 3] = float("inf"), float("nan")
+    return {"example": _canny_example(), **_canny_sets(), "a longer ramp and negatives": (ramp,),
+            "inf and NaN": (odd,)}
+
+
+def _canny_example() -> tuple:
+    module = load_variant(HERE / "kornia_canny_hysteresis.py", "trt104_canny_example")
+    return module.inputs(torch.Generator().manual_seed(0))
+
+
+@pytest.fixture(scope="module")
+def canny(tmp_path_factory) -> dict:
+    """kornia's Canny as written and as TRT104 rewrites it, each exported."""
+    folder = tmp_path_factory.mktemp("canny")
+    path = HERE / "kornia_canny_hysteresis.py"
+    result = fix_source(path.read_bytes(), str(path), Options(select=("TRT104",), unsafe=True, scope="all"))
+    (folder / "scripted.py").write_text(result.source.decode())
+    found = {}
+    for label, file in (("original", path), ("scripted", folder / "scripted.py")):
+        module = load_variant(file, f"trt104_canny_{label}")
+        model = built(module)
+        found[label] = dict(module=module, model=model, session=_export(model, module, folder / f"{label}.onnx"),
+                            graph=onnx.load(str(folder / f"{label}.onnx")))
+    return dict(found, result=result)
+
+
+def test_canny_name_bound_in_the_loop_is_declared_and_the_function_scripted(canny) -> None:
+    result = canny["result"]
+    assert [f.rule for f in result.findings] == ["TRT104"]
+    assert "`while` condition depends on tensor values" in result.findings[0].message
+    after = result.source.decode()
+    assert "@torch.jit.script\ndef canny(" in after
+    assert ("        hysteresis_magnitude: torch.Tensor | None = None\n"
+            "        while ((edges_old - edges).abs() != 0).any():\n") in after
+    assert ("        assert hysteresis_magnitude is not None\n"
+            "        edges = hysteresis_magnitude\n") in after
+    original = (HERE / "kornia_canny_hysteresis.py").read_text().splitlines()
+    added = [line for line in after.splitlines() if line not in original]
+    assert len(added) == 3  # every other line kept
+
+
+def test_canny_rewritten_graph_keeps_the_loop_and_follows_the_data(canny) -> None:
+    original, scripted = canny["original"], canny["scripted"]
+    sets = _canny_more_sets()
+    assert not all(_matches(original["session"], original["model"], inputs) for inputs in sets.values())
+    assert [n.op_type for n in original["graph"].graph.node].count("Loop") == 0
+    assert [n.op_type for n in scripted["graph"].graph.node].count("Loop") == 1
+    for label, inputs in sets.items():
+        assert _matches(scripted["session"], original["model"], inputs), label
+
+
+def test_canny_eager_mode_is_unchanged(canny) -> None:
+    assert isinstance(canny["scripted"]["module"].canny, torch.jit.ScriptFunction)  # compiled, not left as written
+    assert_eager_unchanged(canny["original"]["model"], canny["scripted"]["model"], _canny_more_sets())
+
+
+def test_canny_zero_passes_raises_before_and_after(canny) -> None:
+    """An empty image runs the loop zero times: eager mode raised at the read of the unbound name,
+    the scripted function raises at the assertion the rule added, one line before."""
+    empty = torch.zeros(1, 1, 0, 4)
+    with pytest.raises(UnboundLocalError):
+        canny["original"]["model"](empty)
+    with pytest.raises(torch.jit.Error, match="AssertionError"):
+        canny["scripted"]["model"](empty)
+
+
+PREBIND = """\
+import torch
+
+
+def last_step(x: torch.Tensor, n: torch.Tensor) -> torch.Tensor:
+    for _ in range(int(n)):
+        step = x * 0.5
+        x = x - step
+    return step
+
+
+def last_index(x: torch.Tensor, n: torch.Tensor) -> torch.Tensor:
+    for i in range(int(n)):
+        last = i
+        x = x + 1
+    return x * last
+
+
+def read_later(x: torch.Tensor, n: torch.Tensor) -> torch.Tensor:
+    for _ in range(int(n)):
+        step = x * 0.5
+        x = x - step
+    x = x + 1
+    return x + step
+
+
+def read_maybe(x: torch.Tensor, n: torch.Tensor, flag: bool) -> torch.Tensor:
+    for _ in range(int(n)):
+        step = x * 0.5
+        x = x - step
+    return step if flag else x
+"""
+
+
+def test_a_tensor_first_bound_in_the_loop_and_read_next_is_declared(tmp_path: Path) -> None:
+    """Taken: every binding is a tensor and the next statement reads it. Refused (reported only, as
+    before): a name bound to a Python int, one read only later, one read under a condition."""
+    after = rewrite(PREBIND, unsafe=True, select=("TRT104",))
+    assert ("@torch.jit.script\ndef last_step(x: torch.Tensor, n: torch.Tensor) -> torch.Tensor:\n"
+            "    step: torch.Tensor | None = None\n    for _ in range(int(n)):\n") in after
+    assert "        x = x - step\n    assert step is not None\n    return step\n" in after
+    for name in ("last_index", "read_later", "read_maybe"):
+        assert f"\n\ndef {name}(" in after and f"@torch.jit.script\ndef {name}(" not in after, name
+    assert after.count("torch.Tensor | None") == 1
+    result = fix_source(PREBIND.encode(), "prebind.py", Options(select=("TRT104",), unsafe=True, scope="all"))
+    assert len(result.findings) == 4
+    namespace, scripted = import_source(PREBIND, tmp_path), import_source(after, tmp_path)
+    for x, n in ((torch.randn(4), torch.tensor(3)), (torch.tensor([0.0, -2.0, float("inf"), float("nan")]),
+                                                    torch.tensor(1.9)), (torch.zeros(0), torch.tensor(2))):
+        want, got = namespace["last_step"](x, n), scripted["last_step"](x, n)
+        assert got.dtype == want.dtype and torch.equal(got.nan_to_num(), want.nan_to_num())
+    with pytest.raises(UnboundLocalError):
+        namespace["last_step"](torch.ones(2), torch.tensor(0))
+    with pytest.raises(torch.jit.Error, match="AssertionError"):
+        scripted["last_step"](torch.ones(2), torch.tensor(0))
+
+
+DEFAULTS = """\
+import torch
+
+
+def settle(x: torch.Tensor, limit=1.0, shrink=0.5, steps=-1, keep_sign=True):
+    while x.abs().max() > limit:
+        x = x * shrink
+        steps += 1
+    return x.abs() * (steps + 1) if not keep_sign else x
+
+
+def settle_any(x: torch.Tensor, limit=None):
+    while x.abs().max() > 1.0:
+        x = x * 0.5
+    return x
+
+
+def settle_count(x: torch.Tensor, limit: float = 1.0):
+    count = 0
+    while x.abs().max() > limit:
+        x = x * 0.5
+        count += 1
+    return x, 0
+"""
+
+
+def test_number_and_bool_defaults_are_annotated_with_their_type(tmp_path: Path) -> None:
+    """A literal default tells its type: annotated so, the function compiles and runs as before.
+    A ``None`` default tells nothing, and a returned number cannot leave a scripted function in a
+    traced export: those stay reported only."""
+    after = rewrite(DEFAULTS, unsafe=True, select=("TRT104",))
+    assert ("@torch.jit.script\ndef settle(x: torch.Tensor, limit: float = 1.0, shrink: float = 0.5, "
+            "steps: int = -1, keep_sign: bool = True):\n") in after
+    assert "\n\ndef settle_any(x: torch.Tensor, limit=None):\n" in after
+    assert "\n\ndef settle_count(x: torch.Tensor, limit: float = 1.0):\n" in after
+    namespace, scripted = import_source(DEFAULTS, tmp_path), import_source(after, tmp_path)
+    for x in (torch.tensor([3.0, -8.0, 0.5]), torch.zeros(2), torch.tensor([-0.0, 1.0]), torch.tensor([1e30]),
+              torch.tensor([float("nan")])):
+        for args in ((), (2.0,), (1.0, 0.25, 3, False), (4, 0.5, 0, False)):
+            want, got = namespace["settle"](x, *args), scripted["settle"](x, *args)
+            assert got.dtype == want.dtype and torch.equal(got.nan_to_num(), want.nan_to_num()), (x, args)
+
+
+def test_ssd_nms_with_its_defaults_annotated_compiles_yet_its_number_output_stops_the_trace(tmp_path: Path) -> None:
+    """Why ssd.pytorch's NMS stays reported: annotated from its defaults it compiles, but it
+    returns ``count``, a Python int, which a traced export cannot carry out of a scripted function."""
+    path = HERE / "ssd_nms_while_numel.py"
+    source = path.read_text().replace("def nms(boxes, scores, overlap=0.5, top_k=200):",
+                                      "@torch.jit.script\ndef nms(boxes, scores, overlap: float=0.5, top_k: int=200):")
+    (tmp_path / "ssd_annotated.py").write_text(source)
+    module = load_variant(tmp_path / "ssd_annotated.py", "trt104_ssd_annotated")
+    model, example = built(module), module.inputs(torch.Generator().manual_seed(0))
+    assert torch.equal(model(*example), built(load_variant(path, "trt104_ssd_plain"))(*example))
+    with pytest.raises(RuntimeError, match="Tracer cannot set value trace for type Int"):
+        torch.jit.trace(model, example)

@@ -2,12 +2,14 @@
 
 TRT104 puts ``@torch.jit.script`` on the module-level function that holds a data-dependent
 loop; the decorator compiles the function when the module is imported, so a function that
-TorchScript rejects turns a model that ran into one that fails at import. Three rejections
-can be read from the code alone: a parameter with a default and no annotation (TorchScript
-takes it as a Tensor and refuses the default), ``*args``/``**kwargs``, and a name first bound
-inside the loop and read after it (the loop may run zero times, so TorchScript finds it
-undefined on that path: "undefined value"). Other rejections (Python features TorchScript
-lacks) remain the fix's stated assumption.
+TorchScript rejects turns a model that ran into one that fails at import. Rejections read from
+the code alone: a parameter with a default and no annotation (TorchScript takes it as a Tensor
+and refuses the default; a number or bool literal default is annotated with its type instead),
+``*args``/``**kwargs``, and a name first bound inside the loop and read after it (the loop may
+run zero times, so TorchScript finds it undefined on that path: "undefined value";
+:mod:`._loop_prebind` declares it where that is sound). A returned number literal compiles but
+stops the traced export ("Tracer cannot set value trace for type Int"). Other rejections (Python
+features TorchScript lacks) remain the fix's stated assumption.
 """
 
 from __future__ import annotations
@@ -17,23 +19,67 @@ import libcst as cst
 from trtcodemod.astutil import bound_names, walk
 
 
-def script_blocker(function: cst.FunctionDef, loop: cst.CSTNode) -> str | None:
-    """Why TorchScript would evidently reject ``function`` (holding ``loop``), or None."""
+def script_blocker(function: cst.FunctionDef) -> str | None:
+    """Why scripting ``function`` would evidently fail, at import or in the traced export, or None
+    (a parameter with a default that :func:`annotate_defaults` annotates is no blocker)."""
     params = function.params
     if isinstance(params.star_arg, cst.Param) or params.star_kwarg is not None:
         return "TorchScript does not compile `*args`/`**kwargs`"
-    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
-        if param.annotation is None and param.default is not None:
+    for param in _params(function):
+        if param.annotation is None and param.default is not None and _literal_type(param.default) is None:
             return (f"parameter `{param.name.value}` has a default and no annotation: TorchScript takes it as a "
                     f"Tensor and rejects the default")
-    name = _read_after_first_bound_inside(function, loop)
-    if name is not None:
-        return (f"`{name}` is first bound inside the loop and read after it: TorchScript rejects it as undefined "
-                f"where the loop runs zero times")
+    for node in walk(function.body):
+        if type(node) is cst.Return and node.value is not None and _returns_number(node.value):
+            return ("the function returns a Python number: a traced export cannot carry it out of a scripted "
+                    "function")
     return None
 
 
-def _read_after_first_bound_inside(function: cst.FunctionDef, loop: cst.CSTNode) -> str | None:
+def annotate_defaults(function: cst.FunctionDef) -> cst.FunctionDef:
+    """``function`` with each unannotated parameter whose default is a number or bool literal
+    annotated with the default's type (TorchScript would take it as a Tensor and reject the default)."""
+    def annotated(param: cst.Param) -> cst.Param:
+        kind = _literal_type(param.default) if param.annotation is None and param.default is not None else None
+        if kind is None:
+            return param
+        spaced = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(" "), whitespace_after=cst.SimpleWhitespace(" "))
+        return param.with_changes(annotation=cst.Annotation(cst.Name(kind)), equal=spaced)  # PEP 8: `x: int = 1`
+
+    params = function.params
+    return function.with_changes(params=params.with_changes(
+        posonly_params=[annotated(p) for p in params.posonly_params], params=[annotated(p) for p in params.params],
+        kwonly_params=[annotated(p) for p in params.kwonly_params]))
+
+
+def _params(function: cst.FunctionDef) -> tuple[cst.Param, ...]:
+    params = function.params
+    return (*params.posonly_params, *params.params, *params.kwonly_params)
+
+
+def _literal_type(value: cst.BaseExpression) -> str | None:
+    """``int``, ``float`` or ``bool`` for a literal of that type (``200``, ``-0.5``, ``True``), else None."""
+    if type(value) is cst.UnaryOperation and type(value.operator) in (cst.Minus, cst.Plus):
+        value = value.expression
+        if type(value) is cst.Name:
+            return None  # `-True` is an int
+    if type(value) is cst.Integer:
+        return "int"
+    if type(value) is cst.Float:
+        return "float"
+    if type(value) is cst.Name and value.value in ("True", "False"):
+        return "bool"
+    return None
+
+
+def _returns_number(value: cst.BaseExpression) -> bool:
+    """A returned number literal, alone or in a returned tuple (``return keep, 0``)."""
+    parts = [e.value for e in value.elements] if type(value) is cst.Tuple else [value]
+    return any(_literal_type(part) in ("int", "float") for part in parts)
+
+
+def first_bound_inside(function: cst.FunctionDef, loop: cst.CSTNode) -> list[str]:
+    """The names ``loop`` first binds that are read after it, in the order of their first read."""
     inside = {id(n) for n in walk(loop)}
     targets: set[int] = set()  # Name nodes that are bound, not read
     for node in walk(function.body):
@@ -46,6 +92,7 @@ def _read_after_first_bound_inside(function: cst.FunctionDef, loop: cst.CSTNode)
     before = {p.name.value for p in (*function.params.posonly_params, *function.params.params,
                                      *function.params.kwonly_params)}
     bound_inside: set[str] = set()
+    found: list[str] = []
     phase = 0  # 0 before the loop, 1 inside it, 2 after it
     for node in walk(function.body):
         if phase == 0 and node is loop:
@@ -57,9 +104,10 @@ def _read_after_first_bound_inside(function: cst.FunctionDef, loop: cst.CSTNode)
             before |= bound
         elif phase == 1:
             bound_inside |= bound
-        elif type(node) is cst.Name and id(node) not in targets and node.value in bound_inside - before:
-            return node.value
-    return None
+        elif type(node) is cst.Name and id(node) not in targets and node.value in bound_inside - before \
+                and node.value not in found:
+            found.append(node.value)
+    return found
 
 
 def _targets(node: cst.CSTNode) -> list[cst.BaseExpression]:

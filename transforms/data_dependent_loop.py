@@ -12,7 +12,8 @@ from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.transforms._condition_evidence import REFERENCES as _REFERENCES
 from trtcodemod.transforms._condition_evidence import _TENSOR, _DataFlowRule
 from trtcodemod.transforms._data_sized import DataSized
-from trtcodemod.transforms._script_blockers import script_blocker
+from trtcodemod.transforms._loop_prebind import prebind
+from trtcodemod.transforms._script_blockers import annotate_defaults, first_bound_inside, script_blocker
 
 
 class DataDependentLoop(_DataFlowRule):
@@ -46,13 +47,20 @@ The rewrite (a loop in a module-level function without decorators, the guidance'
 `@torch.jit.script` on that function. The TorchScript exporter then keeps the loop as an ONNX
 `Loop` whose trip count follows the input; TensorRT parses `Loop`. Not where TorchScript
 evidently rejects the function (the decorator would raise at import): a parameter with a
-default and no annotation (taken as a Tensor), `*args`/`**kwargs`, or a name first bound
-inside the loop and read after it (undefined where the loop runs zero times); those loops are
-reported only.
+default and no annotation (taken as a Tensor) unless the default is a number or bool literal
+(then the parameter is annotated `int`, `float` or `bool`, the default's type), or
+`*args`/`**kwargs`; nor where it returns a number literal (`return keep, 0`: a traced export
+cannot carry a Python number out of a scripted function); those loops are reported only. A name first bound inside the loop and read after it is undefined where the loop runs
+zero times, and TorchScript rejects it: where every binding of it in the loop is `name =
+<tensor>` and the statement right after the loop reads it unconditionally, the rewrite also
+declares it `name: torch.Tensor | None = None` before the loop and adds `assert name is not
+None` after it (where the loop ran zero times, eager mode raised `UnboundLocalError` at that
+read; it now raises an `AssertionError` one line before); otherwise the loop is reported only.
 
 Fix safety: unsafe. It assumes the function compiles with TorchScript as written
-(parameters without annotations are taken as Tensors, and Python features TorchScript lacks
-fail at import), that eager callers accept the compiled function (same values, but another
+(parameters without annotations are taken as Tensors, those given a number or bool literal
+default are passed values of the default's type, and Python features TorchScript lacks fail
+at import), that eager callers accept the compiled function (same values, but another
 call overhead and no Python debugging inside), and that the model is exported with the
 TorchScript exporter: the dynamo exporter refuses scripted functions (TRT105). `migrate`
 tries it as a candidate where the export bakes the trip count; a function that does not
@@ -61,8 +69,8 @@ compile, or a model that no longer matches, is reverted.
 Which TensorRT versions: all.""",
         fix=Safety.UNSAFE,
         assumption=(
-            "the function compiles with TorchScript as written (unannotated parameters are Tensors), and the model is "
-            "exported with the TorchScript exporter"),
+            "the function compiles with TorchScript as written (unannotated parameters are Tensors, or of their "
+            "literal default's type), and the model is exported with the TorchScript exporter"),
         examples=(
             Example(
                 """\
@@ -125,11 +133,20 @@ class Decoder:
         context = self.context
         if len(context.functions) != 1 or context.classes:
             return None
-        function = context.functions[0]
-        if function.decorators or function.asynchronous is not None or script_blocker(function, loop):
+        original = function = context.functions[0]
+        if function.decorators or function.asynchronous is not None or script_blocker(function):
             return None
+        function = annotate_defaults(function)
+        names = first_bound_inside(function, loop)
+        if names:
+            facts = self.current_facts()
+            prebound = prebind(function, loop, names, lambda value: facts is not None and facts.level(value) >= _TENSOR,
+                               context.torch_attr("Tensor"))
+            if prebound is None:
+                return None
+            function = prebound
         decorator = cst.Decorator(decorator=context.torch_attr("jit.script"))
-        return Fix({function: function.with_changes(decorators=[decorator])}, safety=Safety.UNSAFE)
+        return Fix({original: function.with_changes(decorators=[decorator])}, safety=Safety.UNSAFE)
 
     def _sized(self) -> DataSized:
         """Which tensors of the current function have a data-dependent size."""
