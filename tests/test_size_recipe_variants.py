@@ -48,6 +48,11 @@ VARIANTS: dict[str, tuple[str, str | tuple[str, ...], list[list[tuple[int, ...]]
                             [[(1, 3, 6, 4)], [(1, 3, 10, 16)]]),
     "encoder_size_pairs": ("TRT716", "_trt_sizes_tensor([(f.size(2), f.size(3)) for f in feats]",
                            [[(1, 3, 6, 4)], [(1, 3, 10, 16)]]),
+    # ... over a list of sizes handed down by the caller (a parameter): sizes by the export's warning
+    "offsets_handed_down": ("TRT716", "_trt_sizes_tensor(\n            [[shape[1], shape[0]] for shape in spatial_shapes_list]",
+                            [[(1, 3, 6, 4)], [(1, 3, 10, 16)]]),
+    "level_sizes_argument": ("TRT716", "_trt_sizes_tensor([(size[1] - 1, size[0] - 1) for size in level_sizes]",
+                             [[(1, 3, 6, 4)], [(1, 3, 10, 16)]]),
     # int / ceil / floor / max of sizes (TRT712)
     "depth_anything_head": ("TRT712", "(_trt_size_int(patch_h * 2), _trt_size_int(patch_w * 2))",
                             [[(1, 3, 6, 12)], [(1, 3, 12, 4)]]),

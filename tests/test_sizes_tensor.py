@@ -208,3 +208,58 @@ def test_comprehension_helper_runs_as_the_original(tmp_path) -> None:
         x, y = torch.zeros(1, 1, hx, wx), torch.zeros(1, 1, hy, wy)
         for want, got in zip(before(x, y), after(x, y)):
             assert torch.equal(want, got) and want.dtype == got.dtype
+
+
+HANDED_DOWN = """\
+import torch
+class M(torch.nn.Module):
+    def forward(self, x, shapes):
+        return torch.tensor([[s[1], s[0]] for s in shapes], dtype=torch.long, device=x.device)
+"""
+
+
+def _with_warning(code: str, tmp_path) -> str:
+    """``code`` rewritten (``--unsafe``) with the facts an export that warned at line 4 records."""
+    from trtcodemod.engine import Options, fix_source
+    from trtcodemod.evidence.facts import Facts
+
+    path = tmp_path / "handed.py"
+    path.write_text(code)
+    facts = Facts(runs=1, lines={str(path.resolve()): set(range(1, len(code.splitlines()) + 1))})
+    facts.note_traced([(str(path.resolve()), 4, "torch.tensor results are registered as constants")])
+    options = Options(select=("TRT716",), unsafe=True, facts=facts, scope="all")
+    return fix_source(code.encode(), str(path.resolve()), options).source.decode()
+
+
+def test_a_list_handed_down_counts_as_sizes_only_where_the_export_warned(tmp_path) -> None:
+    # `shapes` is a parameter: its items are sizes only by the observed export's warning.
+    assert "_trt_sizes_tensor" not in rewrite(HANDED_DOWN, unsafe=True)
+    after = _with_warning(HANDED_DOWN, tmp_path)
+    assert "return _trt_sizes_tensor([[s[1], s[0]] for s in shapes], dtype=torch.long, device=x.device)" in after
+    # Rebound in the function (on the warned line), the name is no longer what the caller handed down.
+    moved = ("import torch\nclass M(torch.nn.Module):\n    def forward(self, x, shapes):\n"
+             "        shapes = [(x.mean(), x.sum())]; return torch.tensor([[s[1], s[0]] for s in shapes])\n")
+    assert "_trt_sizes_tensor(" not in _with_warning(moved, tmp_path)
+    looped = ("import torch\nclass M(torch.nn.Module):\n    def forward(self, x, shapes):\n"
+              "        for shapes in [[x.mean()]]: return torch.tensor([[s[1], s[0]] for s in shapes])\n")
+    assert "_trt_sizes_tensor(" not in _with_warning(looped, tmp_path)
+
+
+def test_a_list_handed_down_runs_as_the_original(tmp_path) -> None:
+    new = _with_warning(HANDED_DOWN, tmp_path)
+    assert "_trt_sizes_tensor([[" in new
+    before, after = load(HANDED_DOWN, "M")(), load(new, "M")()
+    x = torch.zeros(1)
+    for shapes in ([(4, 5), (2, 3)], [(0, 0)], [(-1, 7)], [torch.Size([3, 2]), torch.Size([0, 1])],
+                   [(torch.tensor(6), torch.tensor(0))]):
+        want, got = before(x, shapes), after(x, shapes)
+        assert torch.equal(want, got) and want.dtype == got.dtype and want.shape == got.shape
+    for bad in ([], [(1, 2), (3,)], [(1.5, 2)]):  # empty, ragged, float: the original's outcome
+        try:
+            want = before(x, bad)
+        except (ValueError, TypeError, RuntimeError, IndexError) as error:
+            with pytest.raises(type(error)):
+                after(x, bad)
+        else:
+            got = after(x, bad)
+            assert torch.equal(want, got) and want.dtype == got.dtype

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import method_call, short_code
+from trtcodemod.astutil import bound_names, method_call, short_code
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.transforms._size_facts import INTEGER_OPERATORS, NUMBER_AS_TENSOR_FAILURES, TS_PITFALLS
 from trtcodemod.transforms._size_facts import SizeRule
@@ -41,7 +41,9 @@ sizes appended (`shapes.append((h, w))`, also through a name bound to such a tup
 the call, or a list comprehension whose items are such displays: read from an item of a list of
 sizes (`[[s[1], s[0]] for s in shapes]`, with `+ - * //` and integer literals) or from an item
 of any other list (`[f.shape[-2:] for f in feats]`, `[(f.size(2), f.size(3)) for f in feats]`,
-`[list(f.shape[-2:]) for f in feats]`), the latter loose sizes as below. What a size is is
+`[list(f.shape[-2:]) for f in feats]`) or of a parameter not rebound in the function (a list
+of sizes a caller hands down: `[[shape[1], shape[0]] for shape in spatial_shapes_list]` in
+Mask2Former's deformable attention), the latter two loose sizes as below. What a size is is
 decided as for TRT711–TRT715 (`x.shape[i]`, `x.size(i)`, names
 unpacked from `x.shape`, arithmetic on those); a size of an object not shown to be a tensor
 (the loop variable in `for source in sources: h, w = source.shape[2:]`) counts only where the
@@ -76,7 +78,9 @@ elsewhere (passed to a function that appends to it) is outside what the rule see
 `migrate` tries it as a candidate where the export warns of a traced constant at the call,
 kept only when the verification (an input set at other sizes) finds the rewrite equivalent.
 Measured on transformers 5.24.0's Deformable DETR (`benchmarks/real_zoo.py`): applied at
-`modeling_deformable_detr.py:1431`, the export goes from not faithful to faithful, exit 1 → 0.
+`modeling_deformable_detr.py:1431`, the export goes from not faithful to faithful, exit 1 → 0;
+on its Mask2Former (`benchmarks/real_zoo4.py`), applied at `modeling_mask2former.py:1000` (the
+list handed down) and `:1353` with TRT717's four Swin pads, exit 1 → 0.
 Applies to every TensorRT version.""",
         fix=Safety.UNSAFE,
         assumption=(
@@ -137,6 +141,8 @@ Applies to every TensorRT version.""",
         #: built with ``append`` and for names bound to a display of sizes (``s = (h, w)``).
         self._lists: list[dict[str, int]] = []
         self._displays: list[dict[str, int]] = []
+        #: Per function: its parameters not rebound since (a list a caller hands down).
+        self._params: list[set[str]] = []
         #: Comprehension targets being looked at, innermost last: name → how sure each item of the
         #: iterable is a nest of sizes (0: an item of something else, such as a list of features).
         self._items: list[tuple[str, int]] = []
@@ -145,11 +151,14 @@ Applies to every TensorRT version.""",
         super().visit_FunctionDef(node)
         self._lists.append({})
         self._displays.append({})
+        params = node.params
+        self._params.append({p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)})
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         super().leave_FunctionDef(original_node)
         self._lists.pop()
         self._displays.pop()
+        self._params.pop()
 
     def leave_Assign(self, original_node: cst.Assign) -> None:
         super().leave_Assign(original_node)
@@ -163,6 +172,11 @@ Applies to every TensorRT version.""",
         if self._lists:
             self._rebind(original_node.target, cst.Name("None"))  # `shapes += other`: not followed
 
+    def visit_For(self, node: cst.For) -> None:
+        super().visit_For(node)
+        if self._params:
+            self._params[-1].difference_update(bound_names(node.target))  # a loop rebinds its target
+
     def _rebind(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         lists, displays = self._lists[-1], self._displays[-1]
         if type(target) is not cst.Name:
@@ -172,6 +186,7 @@ Applies to every TensorRT version.""",
         name = target.value
         lists.pop(name, None)
         displays.pop(name, None)
+        self._params[-1].discard(name)
         if type(value) is cst.List and not value.elements:
             lists[name] = SIZE  # an empty list: sizes until something else is appended
             return
@@ -240,7 +255,7 @@ Applies to every TensorRT version.""",
         if loop.inner_for_in is not None or loop.asynchronous is not None or type(loop.target) is not cst.Name:
             return 0
         # The iterable is evaluated outside the comprehension's scope.
-        of_sizes = self._nest(loop.iter)
+        of_sizes = self._nest(loop.iter) or self._handed_down(loop.iter)
         self._items.append((loop.target.value, of_sizes))
         try:
             return self._leaf(expr.elt) or self._display(expr.elt)
@@ -253,6 +268,14 @@ Applies to every TensorRT version.""",
                 and self._item(expr) is None:
             return self._lists[-1][expr.value]
         return self._display(expr)
+
+    def _handed_down(self, expr: cst.BaseExpression) -> int:
+        """LOOSE where ``expr`` is a parameter not rebound here (``spatial_shapes_list``, a list
+        of sizes a caller hands down): what it holds is known only from the observed export."""
+        if type(expr) is cst.Name and self._params and expr.value in self._params[-1] \
+                and self._local(expr.value) and self._item(expr) is None:
+            return LOOSE
+        return 0
 
     def _leaf(self, expr: cst.BaseExpression) -> int:
         """How sure ``expr`` is one integer computed from a size (0: it is not)."""
