@@ -4,10 +4,10 @@ Each variant in ``tests/recipe_variants/trt714/`` is a small runnable model redu
 repository (cited in its docstring) that builds ``torch.arange`` of a count computed from tensor
 values.
 
-- Five are taken (``TAKEN``): the rules rewrite the file from the code alone (``--unsafe``) so
+- Six are taken (``TAKEN``): the rules rewrite the file from the code alone (``--unsafe``) so
   that the count comes from ``nonzero()``'s shape, also where a local holds the count
-  (PyTorch3D's ray tracer, MMYOLO's instance numbering; MMYOLO's ``view`` keeps its size from the
-  sum, which the graph check still reports). The original TorchScript graph either ranges
+  (PyTorch3D's ray tracer twice, MMYOLO's instance numbering; MMYOLO's ``view`` keeps its size
+  from the sum, which the graph check still reports). The original TorchScript graph either ranges
   over a value (a ``Range`` fed by ``ReduceSum``: an execution tensor where TensorRT needs a
   shape tensor; the graph check reports it) or, with ``.item()``, bakes the example's range and
   is wrong where more elements are selected; the rewritten graph has no such ``Range`` and equals eager mode at
@@ -87,6 +87,23 @@ def _ray_sets() -> dict[str, tuple]:
     }
 
 
+def _secant_sets() -> dict[str, tuple]:
+    g = torch.Generator().manual_seed(8)
+    steps = torch.linspace(0.0, 2.0, 5)
+    sdf = torch.randn(9, 5, generator=g)
+    sdf[:, 0] = sdf[:, 0].abs() + 0.1  # every ray starts outside the surface (see the variant)
+    crossing = -torch.rand(4, 5, generator=g) - 0.1
+    crossing[:, 0] = 0.5
+    return {
+        "9 rays": (steps.repeat(9, 1), sdf),
+        "no sign change (count 0)": (steps.repeat(3, 1), torch.rand(3, 5, generator=g) + 0.1),
+        "every ray crossing after its first sample": (steps.repeat(4, 1), crossing),
+        "zero and inf SDF": (steps.repeat(2, 1), torch.tensor([[0.0, 0.0, -1.0, 2.0, 0.5],
+                                                               [float("inf"), 1.0, -float("inf"), -0.0, 3.0]])),
+        "no rays": (torch.zeros(0, 5), torch.zeros(0, 5)),
+    }
+
+
 def _instance_sets() -> dict[str, tuple]:
     g = torch.Generator().manual_seed(7)
 
@@ -115,6 +132,10 @@ TAKEN = {
     # a local holds the count (`n_p_out = p_out_mask.sum()`): taken since the mask is the same
     "pytorch3d_ray_sampler_p_out": (
         ("TRT714",), "[torch.arange(p_out_mask.nonzero().shape[0]), out_pts_idx, :]", _ray_sets),
+    # the same local feeds two ranges
+    "pytorch3d_ray_sampler_secant": (
+        ("TRT714",), "sdf_low = sdf_val[secant_pts][torch.arange(secant_pts.nonzero().shape[0]), sampler_pts_ind",
+        _secant_sets),
     "mmyolo_instance_target_inds": (
         ("TRT714",), "torch.arange((batch_gt_instances[:, 0] == i).nonzero().shape[0], device=", _instance_sets),
 }
@@ -279,7 +300,9 @@ class M(nn.Module):
         a = torch.arange(n, device=x.device)
         b = torch.arange(0, k.long())
         c = x[mask][torch.arange(n)]
-        return a, b, c
+        g = (x > 0) & mask if self.training else mask
+        d = torch.arange(g.sum())
+        return a, b, c, d
 """
 
 STALE = """\
@@ -311,12 +334,14 @@ class M(nn.Module):
 
 def test_a_local_holding_a_count_is_taken_and_keeps_eager_values() -> None:
     """``n = m.sum()`` then ``torch.arange(n)`` (PyTorch3D's and MMYOLO's form): the range reads
-    the count from ``m``'s shape, the local stays for its other uses."""
+    the count from ``m``'s shape, the local stays for its other uses. A mask bound from a
+    conditional between masks (PyTorch3D's ``secant_pts``) is one too."""
     after = rewrite(LOCALS, unsafe=True, select=("TRT714",))
     assert "n = mask.sum()" in after and "k = (x > 0).count_nonzero()" in after
     assert "a = torch.arange(mask.nonzero().shape[0], device=x.device)" in after
     assert "b = torch.arange(0, (x > 0).nonzero().shape[0])" in after
     assert "c = x[mask][torch.arange(mask.nonzero().shape[0])]" in after
+    assert "d = torch.arange(g.nonzero().shape[0])" in after  # a conditional between masks is a mask
     _assert_same_values(LOCALS, after)
 
 

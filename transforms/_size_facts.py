@@ -231,7 +231,7 @@ class SizeRule(RuntimeScopeRule):
                 return "derived", False
             if self.is_value(value):
                 return "value", False
-            if self.is_tensor(value):
+            if self.is_tensor(value) or self.is_mask(value) or self._tensor_either_way(value):
                 return ("tensor" + (":dynamic" if self.is_data_dependent(value) else "")
                         + (":mask" if self.is_mask(value) else "")
                         + (":counts" if self.is_counts(value) else "")), False
@@ -244,6 +244,11 @@ class SizeRule(RuntimeScopeRule):
             if self._loose_owner(value) is not None:
                 return "loose", False
         return None, False
+
+    def _tensor_either_way(self, value: cst.BaseExpression) -> bool:
+        """``a & b if self.training else a``: a tensor whichever branch runs."""
+        return type(value) is cst.IfExp and all(
+            self.is_tensor(branch) or self.is_mask(branch) for branch in (value.body, value.orelse))
 
     def leave_Assign(self, original_node: cst.Assign) -> None:
         if not self._first(original_node, "leave_Assign"):
@@ -336,6 +341,9 @@ class SizeRule(RuntimeScopeRule):
             return self.is_mask(expr.expression)
         if type(expr) is cst.BinaryOperation and type(expr.operator) in (cst.BitAnd, cst.BitOr, cst.BitXor):
             return self.is_mask(expr.left) or self.is_mask(expr.right)
+        if type(expr) is cst.IfExp:
+            # `a & b if self.training else a`: a mask whichever branch runs
+            return self.is_mask(expr.body) and self.is_mask(expr.orelse)
         if type(expr) is cst.Call:
             parts = method_call(expr)
             return parts is not None and parts[1] == "bool" and self.is_tensor(parts[0])
