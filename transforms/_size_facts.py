@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from trtcodemod.astutil import bound_names, has_star_args, method_call
+from trtcodemod.astutil import bound_names, has_star_args, mentions_name, method_call, walk
 from trtcodemod.providers import ObservedFacts, Provider
 from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
 from trtcodemod.transforms._tensor_evidence import STATIC_METHODS as _STATIC_METHODS
@@ -98,6 +98,9 @@ class _Frame:
     derived: set[str] = field(default_factory=set)
     #: Names holding 0-d values computed from tensor data (``n = mask.sum()``).
     values: set[str] = field(default_factory=set)
+    #: Those values' expressions, while no name the expression reads has been rebound or written
+    #: through (``m = ...``, ``m[i] = ...``, ``m += ...``) since: what the name still stands for.
+    sources: dict[str, cst.BaseExpression] = field(default_factory=dict)
     #: Tensors whose size depends on the data (``keep = x[score > t]``).
     dynamic: set[str] = field(default_factory=set)
     #: Boolean masks (comparisons of tensors).
@@ -112,6 +115,11 @@ class _Frame:
     #: Names bound to a whole shape (``image_shape = x.shape[2:]``) → its sizes are counts.
     shapes: dict[str, bool] = field(default_factory=dict)
 
+    def written(self, name: str) -> None:
+        """``name`` was rebound or written through: values read from it no longer stand for it."""
+        for holder in [h for h, source in self.sources.items() if mentions_name(source, name)]:
+            del self.sources[holder]
+
     def forget(self, name: str) -> None:
         self.shapes.pop(name, None)
         self.ints.discard(name)
@@ -119,6 +127,7 @@ class _Frame:
         self.sizes.pop(name, None)
         self.derived.discard(name)
         self.values.discard(name)
+        self.sources.pop(name, None)
         self.dynamic.discard(name)
         self.masks.discard(name)
         self.counts.discard(name)
@@ -195,12 +204,17 @@ class SizeRule(RuntimeScopeRule):
             pairs = [(target, value)]
         # Classify the values before the names they rebind are forgotten (`x = x[:n]`).
         kinds = [(bound_names(t), self._classify(t, v)) for t, v in pairs]
+        for target, _ in pairs:
+            for name in bound_names(target) or _written_through(target):
+                frame.written(name)
         for names, _ in kinds:
             for name in names:
                 frame.forget(name)
-        for names, kind in kinds:
+        for (names, kind), (_, v) in zip(kinds, pairs):
             for name in names:
                 _record(frame, name, kind)
+                if kind[0] == "value" and v is not None and not mentions_name(v, name):
+                    frame.sources[name] = v  # `n = n.long()` reads the old `n`: no source
 
     def _classify(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> tuple[str | None, bool]:
         """What ``target = value`` binds: (kind, flag); the flag is "a count" for sizes and
@@ -217,7 +231,7 @@ class SizeRule(RuntimeScopeRule):
                 return "derived", False
             if self.is_value(value):
                 return "value", False
-            if self.is_tensor(value):
+            if self.is_tensor(value) or self.is_mask(value) or self._tensor_either_way(value):
                 return ("tensor" + (":dynamic" if self.is_data_dependent(value) else "")
                         + (":mask" if self.is_mask(value) else "")
                         + (":counts" if self.is_counts(value) else "")), False
@@ -230,6 +244,11 @@ class SizeRule(RuntimeScopeRule):
             if self._loose_owner(value) is not None:
                 return "loose", False
         return None, False
+
+    def _tensor_either_way(self, value: cst.BaseExpression) -> bool:
+        """``a & b if self.training else a``: a tensor whichever branch runs."""
+        return type(value) is cst.IfExp and all(
+            self.is_tensor(branch) or self.is_mask(branch) for branch in (value.body, value.orelse))
 
     def leave_Assign(self, original_node: cst.Assign) -> None:
         if not self._first(original_node, "leave_Assign"):
@@ -246,6 +265,9 @@ class SizeRule(RuntimeScopeRule):
         if not self._first(original_node, "leave_AugAssign"):
             return
         frame = self._frame()
+        for name in _written_through(original_node.target) or bound_names(original_node.target):
+            if frame is not None:
+                frame.written(name)
         if frame is not None and type(original_node.target) is cst.Name:
             name = original_node.target.value
             if (name in frame.sizes or name in frame.derived) and not self.is_tensor(original_node.value):
@@ -259,6 +281,27 @@ class SizeRule(RuntimeScopeRule):
     def visit_For(self, node: cst.For) -> None:
         if self._first(node, "visit_For"):
             self._bind(node.target, None)
+            self._written_in_loop(node)
+
+    def visit_While(self, node: cst.While) -> None:
+        if self._first(node, "visit_While"):
+            self._written_in_loop(node)
+
+    def _written_in_loop(self, loop: cst.For | cst.While) -> None:
+        """A loop's body runs again after its later lines: a value read before the loop no
+        longer stands for a name the body rebinds or writes through, even below the use."""
+        frame = self._frame()
+        if frame is None:
+            return
+        for node in walk(loop):
+            targets: list[cst.BaseExpression] = []
+            if type(node) is cst.Assign:
+                targets = [t.target for t in node.targets]
+            elif type(node) in (cst.AugAssign, cst.AnnAssign, cst.For):
+                targets = [node.target]  # type: ignore[union-attr]
+            for target in targets:
+                for name in bound_names(target) or _written_through(target):
+                    frame.written(name)
 
     def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
         if self._first(node, "visit_NamedExpr"):
@@ -298,6 +341,9 @@ class SizeRule(RuntimeScopeRule):
             return self.is_mask(expr.expression)
         if type(expr) is cst.BinaryOperation and type(expr.operator) in (cst.BitAnd, cst.BitOr, cst.BitXor):
             return self.is_mask(expr.left) or self.is_mask(expr.right)
+        if type(expr) is cst.IfExp:
+            # `a & b if self.training else a`: a mask whichever branch runs
+            return self.is_mask(expr.body) and self.is_mask(expr.orelse)
         if type(expr) is cst.Call:
             parts = method_call(expr)
             return parts is not None and parts[1] == "bool" and self.is_tensor(parts[0])
@@ -482,6 +528,14 @@ class SizeRule(RuntimeScopeRule):
             return self.integer_size(expr.expression)
         return False
 
+    def value_source(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
+        """The expression a local value was bound to (``n`` of ``n = mask.sum()``), where nothing it
+        reads was rebound or written through since (in source order); None otherwise."""
+        frame = self._frame()
+        if frame is None or type(expr) is not cst.Name or not self._local(expr.value):
+            return None
+        return frame.sources.get(expr.value)
+
     def is_value(self, expr: cst.BaseExpression) -> bool:
         """A 0-d tensor computed from tensor data (``mask.sum()``, ``torch.count_nonzero(m)``, ``n.long()``)."""
         frame = self._frame()
@@ -523,6 +577,13 @@ def _pairwise(target: cst.BaseExpression, value: cst.BaseExpression) -> bool:
     elements = [*target.elements, *value.elements]  # type: ignore[union-attr]
     return len(target.elements) == len(value.elements) and not any(  # type: ignore[union-attr]
         type(e) is cst.StarredElement for e in elements)
+
+
+def _written_through(target: cst.BaseExpression) -> list[str]:
+    """The name a subscript or attribute target writes into (``m`` of ``m[i] = v``, ``m.data = v``)."""
+    while type(target) in (cst.Subscript, cst.Attribute):
+        target = target.value  # type: ignore[attr-defined]
+    return [target.value] if type(target) is cst.Name else []
 
 
 def _int_parameters(func: cst.FunctionDef) -> set[str]:

@@ -47,12 +47,14 @@ tensor after it at run time. The graph check (`verify`, `migrate`, `inspect`) re
 
 The rewrite (the guidance's recipe), for a range whose bounds from values are all counts of
 a tensor's non-zero entries, `m.sum()`, `torch.count_nonzero(m)`, `m.count_nonzero()` (or
-their `.long()`/`.int()`), a start or step beside them kept: `torch.arange(m.sum())` →
-`torch.arange(m.nonzero().shape[0])`, `torch.arange(0, (x > 0).sum())` →
-`torch.arange(0, (x > 0).nonzero().shape[0])`. The count now comes from the shape of
-`NonZero`'s output, a shape tensor TensorRT computes itself (8.5 and later; `NonZero` itself
-is TRT705's data-dependent shape). Other bounds (a local, `x.max()`, arithmetic) are
-reported with the manual step, and so is the sum of counts per group (`c = m.sum(dim=1)`,
+their `.long()`/`.int()`, or a local bound to one, `n = m.sum()`, while `m` is neither
+rebound nor written through since), a start or step beside them kept: `torch.arange(m.sum())`
+→ `torch.arange(m.nonzero().shape[0])`, `torch.arange(0, (x > 0).sum())` →
+`torch.arange(0, (x > 0).nonzero().shape[0])`, `n = m.sum()` then `torch.arange(n)` →
+`torch.arange(m.nonzero().shape[0])` (the local is kept for its other uses). The count now
+comes from the shape of `NonZero`'s output, a shape tensor TensorRT computes itself (8.5 and
+later; `NonZero` itself is TRT705's data-dependent shape). Other bounds (`x.max()`,
+arithmetic, a local whose mask was rebound since) are reported with the manual step, and so is the sum of counts per group (`c = m.sum(dim=1)`,
 `torch.bincount(i)`, then `c.sum()`): its elements are not 0/1. Where the range only
 numbers the selected elements (`ids[cond] = torch.arange(cond.sum())`), a fixed-size form
 avoids the data-dependent shape altogether: `ids = torch.where(cond, cond.long().cumsum(0)
@@ -62,7 +64,9 @@ attribute or a view another object sees).
 Fix safety: unsafe. The count of non-zero elements equals the sum only when `m` holds 0
 and 1 (a bool mask, or 0/1 integers; `count_nonzero` is that count for any `m`); for a
 float `m` the range's dtype also changes (float32 from a float sum, int64 from a count)
-unless `dtype=` is given. A negative sum raised before and gives an empty range after.
+unless `dtype=` is given. For a local count, `m` must also not be changed in place by a
+method between (`m.zero_()`; a rebinding or `m[i] = v` is seen and the local left), nor
+rebound after the range in a loop that reaches the count again. A negative sum raised before and gives an empty range after.
 `nonzero` costs more than `sum` in eager mode (it compacts the positions). `migrate` tries
 it as a candidate where the graph check locates the `Range`, and keeps it only when the
 verification finds the model equivalent. Applies to every TensorRT version (before 8.5
@@ -70,7 +74,8 @@ verification finds the model equivalent. Applies to every TensorRT version (befo
 shape-tensor rules; not measured on a TensorRT build here.""",
         fix=Safety.UNSAFE,
         assumption=(
-            "`m` holds only 0 and 1 (a bool mask, or 0/1 integers), so its sum is the count of its non-zero entries"),
+            "`m` holds only 0 and 1 (a bool mask, or 0/1 integers), so its sum is the count of its non-zero entries; "
+            "for a local count (`n = m.sum()`), `m` is not changed in place between"),
         fails_when=NUMBER_AS_TENSOR_FAILURES,
         examples=(
             Example(
@@ -88,6 +93,7 @@ shape-tensor rules; not measured on a TensorRT build here.""",
                 "class Track(nn.Module):\n"
                 "    def forward(self, ids, cond):\n"
                 "        n = cond.sum()\n"
+                "        cond = cond & (ids > 0)\n"
                 "        ids[cond] = torch.arange(n, dtype=ids.dtype)\n"
                 "        return ids\n"
             ),
@@ -119,12 +125,16 @@ shape-tensor rules; not measured on a TensorRT build here.""",
     def _count(self, bound: cst.BaseExpression) -> cst.BaseExpression | None:
         """``m.nonzero().shape[0]`` for a bound that counts the non-zero entries of ``m``:
         ``torch.count_nonzero(m)`` or ``m.count_nonzero()`` (always), ``m.sum()`` (for a 0/1 ``m``:
-        the fix's assumption; not for counts per group, ``m = x.sum(dim=1)``), or their
-        ``.long()``/``.int()``; None for other bounds."""
+        the fix's assumption; not for counts per group, ``m = x.sum(dim=1)``), their
+        ``.long()``/``.int()``, or a local bound to one (``n = m.sum()``) while ``m`` still holds
+        what it held then; None for other bounds."""
         call = bound
         parts = method_call(call) if type(call) is cst.Call else None
         if parts is not None and parts[1] in ("long", "int") and not call.args:  # type: ignore[union-attr]
             call = parts[0]
+        source = self.value_source(call)
+        if source is not None:
+            return self._count(source)  # `n = m.sum()` earlier, `m` not rebound or written since
         if type(call) is not cst.Call:
             return None
         if self.context.refers_to(call.func, "torch.count_nonzero"):
