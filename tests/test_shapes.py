@@ -128,6 +128,10 @@ def test_tuple_of_axes_indexes_each() -> None:
     repeated = "def f(x):\n    return x.squeeze((1, 1))\n"
     assert rewrite(repeated, unsafe=True, select=("TRT401",)) == repeated
     assert rules_found(repeated, select=("TRT401",)) == ["TRT401"]
+    from trtcodemod.engine import Options, check_source
+
+    [finding] = check_source(repeated.encode(), "snippet.py", Options(select=("TRT401",)))
+    assert "names an axis twice" in finding.message and "computed" not in finding.message
     before, fixed = load(TUPLE_SQUEEZE, "f"), load(after, "f")
     ones = torch.randn(1, 1, 1, 1)
     for x in (ones, torch.zeros(1, 1, 1, 1), torch.full((1, 1, 1, 1), float("nan")), -ones.abs(),

@@ -143,6 +143,11 @@ proved from the observed run.""",
         dims = int_values(call.dim_arg.value)
         items = _picked_axes(dims) if dims is not None and not call.extra_args else None
         if items is None:
+            if dims is not None and not call.extra_args and dims:
+                # `squeeze((1, 1))`: literal axes, one of them named twice.
+                self.report(node, "squeeze names an axis twice; it exports as an `If` when the axis is dynamic; "
+                            "name each axis once and index it")
+                return
             self.report(node, "squeeze with a computed axis exports as an `If` when the axis is dynamic; "
                         "use a literal axis and index it")
             return
