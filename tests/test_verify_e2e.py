@@ -181,7 +181,8 @@ def test_where_without_unsafe_changes_nothing() -> None:
     assert report["equivalent"] is True
 
 
-def test_culprit_search_applies_rules_one_at_a_time(tmp_path: Path) -> None:
+def _lin_model(tmp_path: Path) -> Path:
+    """A linear layer times 2: what the culprit tests' fixers rewrite (lines 9 and 10)."""
     model = tmp_path / "lin.py"
     model.write_text(textwrap.dedent("""\
         import torch
@@ -195,6 +196,11 @@ def test_culprit_search_applies_rules_one_at_a_time(tmp_path: Path) -> None:
                 y = self.lin(x)
                 return y * 2
         """))
+    return model
+
+
+def test_culprit_search_applies_rules_one_at_a_time(tmp_path: Path) -> None:
+    model = _lin_model(tmp_path)
 
     def fixer(source: bytes, path: str, options: RewriteOptions) -> tuple[bytes, list[tuple[str, int, str]]]:
         fixes = []
@@ -210,6 +216,47 @@ def test_culprit_search_applies_rules_one_at_a_time(tmp_path: Path) -> None:
     assert report["equivalent"] is False and report["exit_code"] == 1
     assert {c["rule"]: c["reproduces"] for c in report["culprits"]} == {"TRTA01": False, "TRTB02": True}
     assert report["culprit_rules"] == ["TRTB02"]
+
+
+def test_culprit_search_leaves_the_last_rule_to_the_next_round(tmp_path: Path) -> None:
+    """migrate's round before its last: the other rule broke equivalence, so the harmless one is
+    not rewritten, built and exported alone; the next verification (its fixes alone) proves it."""
+    from dataclasses import replace
+
+    from trtcodemod.verify.culprits import LEFT_FOR_NEXT
+    from trtcodemod.verify.run import Verification
+
+    model = _lin_model(tmp_path)
+    selects: list[tuple[str, ...]] = []
+
+    def fixer(source: bytes, path: str, options: RewriteOptions) -> tuple[bytes, list[tuple[str, int, str]]]:
+        selects.append(tuple(options.select))
+        fixes = []
+        if {"ALL", "TRTA01"} & set(options.select):  # changes the result
+            source, fixes = source.replace(b"y * 2", b"y * 2.5"), fixes + [("TRTA01", 10, "a")]
+        if {"ALL", "TRTB02"} & set(options.select):  # harmless
+            source, fixes = source.replace(b"self.lin(x)", b"self.lin(x)  # b"), fixes + [("TRTB02", 9, "b")]
+        return source, fixes
+
+    spec = build_spec({"model_file": str(model), "model": "Lin", "input_shape": ["x:3x4"], "runs": 1, "warmup": 0,
+                       "backends": "torch-cpu,onnxruntime-cpu"})
+    with Verification(spec) as session:
+        probed = session.verify(fixer)
+        assert ("TRTB02",) in selects and ("TRTA01",) in selects
+        assert len(list(session.ctx.work.glob("*-culprit-TRTB02-model"))) == 1  # its build and export
+        selects.clear()
+        left = session.verify(fixer, verified_next=True)
+        assert ("TRTB02",) not in selects and ("TRTA01",) in selects
+        assert len(list(session.ctx.work.glob("*-culprit-TRTB02-model"))) == 1  # none more
+        # The same culprits and the same verdict as with the last rule checked alone.
+        for report in (probed, left):
+            assert report["equivalent"] is False and report["exit_code"] == 1
+            assert report["culprit_rules"] == ["TRTA01"]
+        assert [c["detail"] for c in left["culprits"]] == [probed["culprits"][0]["detail"], LEFT_FOR_NEXT]
+        # The next round: TRTA01 reverted, TRTB02's fixes alone are verified and kept.
+        after = session.verify(lambda source, path, options: fixer(source, path, replace(options, select=("TRTB02",))),
+                               verified_next=True)
+        assert after["equivalent"] is True and after["rules_applied"] == ["TRTB02"] and after["culprits"] == []
 
 
 # --- (d) a package with relative imports, two files rewritten ---------------------------------------

@@ -11,7 +11,7 @@ import pytest
 
 from trtcodemod.verify.backends import availability
 from trtcodemod.verify.compare import compare_array, worst
-from trtcodemod.verify.culprits import find_culprits
+from trtcodemod.verify.culprits import LEFT_FOR_NEXT, find_culprits
 from trtcodemod.verify.rewrite import LineMap, locate, rewrite_copy
 from trtcodemod.verify.spec import (
     RewriteOptions, SpecError, build_spec, load_model_tables, parse_backends, parse_dynamic_axes, parse_input_shape,
@@ -180,6 +180,50 @@ def test_culprits_one_rule_at_a_time() -> None:
     assert [r["rule"] for r in result if r["reproduces"]] == ["TRT102"]
     combined = find_culprits(["TRT1", "TRT2"], lambda rule: (False, "equal"))
     assert "rules combined" in combined[-1]["detail"]
+
+
+def test_culprits_leave_the_last_rule_to_the_next_verification() -> None:
+    checked: list[str] = []
+
+    def check(rule: str) -> tuple[bool, str]:
+        checked.append(rule)
+        return rule != "TRT704", "differs" if rule != "TRT704" else "equal"
+
+    # Every other rule reproduces: the last one's fixes alone are what the next round verifies.
+    result = find_culprits(["TRT104", "TRT727", "TRT704"], check, verified_next=True)
+    assert checked == ["TRT104", "TRT727"]
+    assert [(r["rule"], r["reproduces"]) for r in result] == [("TRT104", True), ("TRT727", True), ("TRT704", False)]
+    assert result[-1]["detail"] == LEFT_FOR_NEXT
+    # One of the others keeps the outputs equal: the last rule is checked, as without the flag.
+    checked.clear()
+    result = find_culprits(["TRT704", "TRT104", "TRT727"], check, verified_next=True)
+    assert checked == ["TRT704", "TRT104", "TRT727"]
+    assert [r["rule"] for r in result if r["reproduces"]] == ["TRT104", "TRT727"]
+    # Nothing verifies again (verify, a migrate's last round): every rule is checked.
+    checked.clear()
+    find_culprits(["TRT104", "TRT727", "TRT704"], check)
+    assert checked == ["TRT104", "TRT727", "TRT704"]
+
+
+def test_culprits_check_the_rules_with_safe_fixes_last() -> None:
+    """Keypoint R-CNN's round 1: TRT104 and TRT727 (unsafe fixes) break it, TRT704 (safe) does not;
+    the rules come sorted, the safe one checked last is the one left to the next round."""
+    from trtcodemod.verify.run import _safe_rules
+
+    checked: list[str] = []
+
+    def check(rule: str) -> tuple[bool, str]:
+        checked.append(rule)
+        return rule != "TRT704", "differs" if rule != "TRT704" else "equal"
+
+    rules = ["TRT104", "TRT704", "TRT727"]
+    assert _safe_rules(rules) == {"TRT704"}
+    result = find_culprits(rules, check, verified_next=True, last=_safe_rules(rules))
+    assert checked == ["TRT104", "TRT727"]
+    assert [(r["rule"], r["reproduces"]) for r in result] == [("TRT104", True), ("TRT704", False), ("TRT727", True)]
+    checked.clear()
+    assert find_culprits(rules, check, last={"TRT704"}) == find_culprits(rules, check)
+    assert checked == ["TRT104", "TRT727", "TRT704", "TRT104", "TRT704", "TRT727"]
 
 
 def test_the_command_module_does_not_import_torch() -> None:

@@ -421,12 +421,16 @@ class Verification:
                           diverge={"onnx_path": path, "atol": self.ctx.spec.atol, "rtol": self.ctx.spec.rtol})
         return side.outcome.data.get("divergence") if side.outcome.status == "ok" else None
 
-    def verify(self, fixer: Fixer | None = None, *, extra_files: tuple[Path, ...] = ()) -> dict[str, Any]:
-        """Rewrite (``fixer``, default the engine with the spec's options) and verify against the original."""
+    def verify(self, fixer: Fixer | None = None, *, extra_files: tuple[Path, ...] = (),
+               verified_next: bool = False) -> dict[str, Any]:
+        """Rewrite (``fixer``, default the engine with the spec's options) and verify against the original.
+
+        ``verified_next``: the caller verifies again what is left once the culprits are reverted
+        (``find_culprits``)."""
         report = self.original()
         if self._before is None or not self._before.built or report["exit_code"] == 2:
             return report  # the original did not run, or its settings are wrong (``report["error"]``)
-        return _rewritten(self.ctx, report, self._before, self.layout, fixer, extra_files)
+        return _rewritten(self.ctx, report, self._before, self.layout, fixer, extra_files, verified_next)
 
 
 def _empty_report(spec: VerifySpec) -> dict[str, Any]:
@@ -520,7 +524,7 @@ def _original(ctx: _Ctx, session: Verification) -> dict[str, Any]:
 
 
 def _rewritten(ctx: _Ctx, report: dict[str, Any], before: SideResult, layout: SourceLayout,
-               fixer: Fixer | None, extra_files: tuple[Path, ...] = ()) -> dict[str, Any]:
+               fixer: Fixer | None, extra_files: tuple[Path, ...] = (), verified_next: bool = False) -> dict[str, Any]:
     """Rewrite, build, export and check the rewritten model; compare it with the original."""
     spec = ctx.spec
     extra_files = (*extra_files, *(Path(f) for f in before.outcome.data.get("user_files", [])))
@@ -598,9 +602,18 @@ def _rewritten(ctx: _Ctx, report: dict[str, Any], before: SideResult, layout: So
         failing_exporters = tuple(sorted({r["exporter"] for r in introduced if r.get("exporter")}))
         report["culprits"] = find_culprits(
             tree.rules, lambda rule: _check_single_rule(ctx, layout, rule, fixer, before, names, failing_exporters,
-                                                        extra_files))
+                                                        extra_files),
+            verified_next=verified_next, last=_safe_rules(tree.rules))
         report["culprit_rules"] = [c["rule"] for c in report["culprits"] if c["reproduces"]]
     return report
+
+
+def _safe_rules(rules: list[str]) -> set[str]:
+    """Of ``rules``, those whose fixes are safe (values kept bit for bit): the least likely culprits."""
+    from trtcodemod.findings import Safety
+    from trtcodemod.registry import rule_by_id
+
+    return {r for r in rules if (info := rule_by_id(r)) is not None and info.fix == Safety.SAFE}
 
 
 def _check_single_rule(ctx: _Ctx, layout: SourceLayout, rule: str, fixer: Fixer | None, before: SideResult,
