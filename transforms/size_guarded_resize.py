@@ -256,21 +256,25 @@ nothing, by the forms above); the `if`'s local `_trt_size_choice` is new.""",
         assignments = self._number_assignments(node.body, node.test)
         if not assignments or not self._sized(node, node.test):
             return False
+        targets = ", ".join(f"`{short_code(a.targets[0].target)}`" for a in assignments)
+        self._found_choice(node, {a: a.targets[0].target.deep_clone() for a in assignments},
+                           f"sets {targets} only when a size asks for it", "")
+        return True
+
+    def _found_choice(self, node: cst.If, others: dict[cst.Assign, cst.BaseExpression], what: str, more: str) -> None:
+        """Report ``node`` with its fix: the test evaluated once into ``_trt_size_choice``, then the
+        body's lines with each assignment's value ``v`` as ``_trt_size_where(choice, v, others[a])``."""
         choice = cst.Name(CHOICE)
-        replaced = {assign.value: helper_call(SIZE_WHERE_HELPER, choice, assign.value,
-                                                 assign.targets[0].target.deep_clone())
-                    for assign in assignments}
+        replaced = {a.value: helper_call(SIZE_WHERE_HELPER, choice, a.value, other) for a, other in others.items()}
         lines = [_replaced(line, replaced) for line in node.body.body]  # type: ignore[attr-defined]
         test = cst.SimpleStatementLine(
             body=[cst.Assign(targets=[cst.AssignTarget(choice)], value=_as_traced(node.test))],
             leading_lines=[*node.leading_lines, *comments_inside(node)])
-        targets = ", ".join(f"`{short_code(a.targets[0].target)}`" for a in assignments)
-        self.found(node.test, f"`if {short_code(node.test)}:` sets {targets} only when a size asks for it: a traced "
-                   f"export keeps the example's choice; {SIZE_WHERE_HELPER} keeps the choice in the graph while "
-                   "tracing (the same number in eager mode)",
+        self.found(node.test, f"`if {short_code(node.test)}:` {what}: a traced export keeps the example's choice; "
+                   f"{SIZE_WHERE_HELPER} keeps the choice in the graph while tracing (the same number in eager "
+                   f"mode{more})",
                    Fix({node: cst.FlattenSentinel([test, *lines])}, safety=Safety.UNSAFE,
                        helpers=(SIZE_WHERE_HELPER,)))
-        return True
 
     def _either(self, node: cst.If) -> bool:
         """``if h % s == 0: pad = max(k - s, 0)`` / ``else: pad = max(k - h % s, 0)`` (TensorFlow's
@@ -291,19 +295,9 @@ nothing, by the forms above); the `if`'s local `_trt_size_choice` is new.""",
         for value in [a.value for a in then] + list(otherwise.values()):
             if any(mentions_name(value, name) for name in names) or not self._harmless(value, computed, bound):
                 return False
-        choice = cst.Name(CHOICE)
-        replaced = {a.value: helper_call(SIZE_WHERE_HELPER, choice, a.value, otherwise[key])
-                    for a, key in zip(then, keys)}
-        lines = [_replaced(line, replaced) for line in node.body.body]  # type: ignore[attr-defined]
-        test = cst.SimpleStatementLine(
-            body=[cst.Assign(targets=[cst.AssignTarget(choice)], value=_as_traced(node.test))],
-            leading_lines=[*node.leading_lines, *comments_inside(node)])
         targets = ", ".join(f"`{key}`" for key in keys)
-        self.found(node.test, f"`if {short_code(node.test)}:` sets {targets} to one number or another by a size: a "
-                   f"traced export keeps the example's choice; {SIZE_WHERE_HELPER} keeps the choice in the graph "
-                   "while tracing (the same number in eager mode, both numbers computed every time)",
-                   Fix({node: cst.FlattenSentinel([test, *lines])}, safety=Safety.UNSAFE,
-                       helpers=(SIZE_WHERE_HELPER,)))
+        self._found_choice(node, {a: otherwise[key] for a, key in zip(then, keys)},
+                           f"sets {targets} to one number or another by a size", ", both numbers computed every time")
         return True
 
     def _harmless(self, value: cst.BaseExpression, computed: set[str], bound: set[str]) -> bool:
