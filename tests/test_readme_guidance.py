@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from trtcodemod.migrate.plan import PROVERS
 from trtcodemod.registry import all_rules
 
 README = Path(__file__).resolve().parents[1] / "README.md"
@@ -30,7 +29,7 @@ def expected_word(rule_id: str) -> str:
         return "fixed"
     if level == "none":
         return "named"
-    return "proved" if rule_id in PROVERS else "verified"
+    return "proved" if info.proof is not None else "verified"
 
 
 def guidance_rows() -> list[tuple[str, str, str]]:

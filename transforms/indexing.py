@@ -24,6 +24,7 @@ from trtcodemod.astutil import method_call, strip_parens
 from trtcodemod.helpers import RESERVED_PREFIX
 from trtcodemod.providers import ObservedFacts
 from trtcodemod.transforms._tensor_evidence import TensorEvidence, WrittenSubscripts
+from trtcodemod.evidence.proofs import prove_mask
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
 
 _REFERENCES = (
@@ -271,6 +272,7 @@ because the evidence is weak and the edit may be pointless. Names such as `keep`
 TensorRT versions: all. Before 8.5 neither form builds (no NonZero); the rule still marks
 the places to rework.""",
         fix=Safety.SAFE,
+        proof=prove_mask,
         assumption=(
             "an index that only its name calls a mask is a 1-D bool tensor: a long index tensor (from NMS) would pick "
             "other rows"),
@@ -305,7 +307,7 @@ the places to rework.""",
         level = self.evidence(index.value)
         # With facts: an index the recorded run saw to be a 1-D bool tensor at every call (an
         # index event is recorded only when a tensor is indexed) is a mask whatever its name.
-        seen = level == NONE and self._observed.proof(self.info.id, node) is not None
+        seen = level == NONE and self._observed.proof(self.info, node) is not None
         if seen:
             level = WEAK
         elif level == NONE or not self._tensor_involved(node.value, index.value):

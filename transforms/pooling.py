@@ -19,6 +19,7 @@ import libcst as cst
 from trtcodemod.astutil import argument, has_star_args, int_value
 from trtcodemod.context import NameSet
 from trtcodemod.helpers import is_reserved
+from trtcodemod.evidence.proofs import prove_pool_export_fails
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety, spelled
 
 _FUNCTIONS = {
@@ -123,6 +124,7 @@ export fails at that line. A module passed around as a class
 TensorRT versions: all; the failure is in the exporter. The new graph uses ReduceMean, or
 Range/Gather/Where/ReduceSum/Div, all supported since TensorRT 8.4.""",
         fix=Safety.UNSAFE,
+        proof=prove_pool_export_fails,
         assumption=(
             "the pooling does not already export as one AveragePool, where the exact bins are slower (values are the "
             "same up to rounding)"),

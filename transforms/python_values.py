@@ -25,6 +25,7 @@ from trtcodemod.astutil import (
 )
 from trtcodemod.model_code import unobserved_caller
 from trtcodemod.providers import ObservedFacts
+from trtcodemod.evidence.proofs import prove_len
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
 from trtcodemod.scopes import (
     ANNOTATION, ASSIGN, AUGASSIGN, CLASS, DEF, DEL, EXCEPT, FOR, GLOBAL, IMPORT, MATCH, NESTED_NONLOCAL, NONLOCAL,
@@ -473,6 +474,7 @@ is `_trt_len(x)`, an inserted helper that is `x.shape[0]` for a tensor with a fi
 and `len(x)` for everything else, 0-d tensors included (the same values and exceptions for
 every type: safe). `migrate`'s report says which. Applies to every TensorRT version.""",
         fix=Safety.SAFE,
+        proof=prove_len,
         assumption="the argument of `len` is a tensor at every call, of every caller (then `len(x)` is `x.shape[0]`)",
         fails_when=("the argument is no tensor at a call the observed run never made: a list raises "
                     "`AttributeError` at `.shape`", *NUMBER_AS_TENSOR_FAILURES),
@@ -553,7 +555,7 @@ every type: safe). `migrate`'s report says which. Applies to every TensorRT vers
 
     def _observed_tensor(self, call: cst.Call) -> bool:
         """A recorded run (``--facts``, or inside ``migrate``) saw a tensor at this ``len`` each time."""
-        return self.provider(ObservedFacts).proof(self.info.id, call) is not None
+        return self.provider(ObservedFacts).proof(self.info, call) is not None
 
     def _why_not_rewritten(self, function: cst.FunctionDef, param: cst.Param, call: cst.Call) -> str | None:
         """Why the annotation alone does not prove ``param`` is still a tensor at this ``len``, if so."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 import libcst as cst
 
 from trtcodemod.astutil import argument, has_star_args, index_expr, int_value, int_values, method_call, parenthesize
+from trtcodemod.evidence.proofs import prove_squeeze
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
 
 _REFERENCES = (
@@ -124,6 +125,7 @@ it (`--select TRT401`) to review every squeeze; `trtcodemod migrate` considers i
 and applies it exactly where the exported graph has the `If`, with the size-1 assumption
 proved from the observed run.""",
         fix=Safety.UNSAFE,
+        proof=prove_squeeze,
         assumption=(
             "every squeezed axis always has size 1 (otherwise `squeeze` keeps it and the index takes the first slice)"),
         opt_in=True,

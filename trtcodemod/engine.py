@@ -34,7 +34,7 @@ from trtcodemod.insertion import Rename, insert_support, plan_helpers, renamed
 from trtcodemod.evidence.proofs import prove_in_file
 from trtcodemod.model_code import ModelCode, definition_is_model_code, path_reason, skipped_in
 from trtcodemod.positions import scoped_ranges
-from trtcodemod.registry import select_rules
+from trtcodemod.registry import rule_by_id, select_rules
 from trtcodemod.rules import Finding, Fix, PendingFinding, Safety
 from trtcodemod.suppression import is_suppressed
 from trtcodemod.versions import DEFAULT_TARGET, parse_target
@@ -383,7 +383,7 @@ def analyze(
             continue
         proved = False
         if facts is not None and finding.edit is not None and finding.edit.safety is Safety.UNSAFE:
-            proof = prove_in_file(facts, finding.rule, finding.line, finding.column, finding.end_line,
+            proof = prove_in_file(facts, rule_by_id(finding.rule), finding.line, finding.column, finding.end_line,
                                   finding.end_column)
             if proof:
                 # The observation covers the fix's assumption: applied without --unsafe, and says why.

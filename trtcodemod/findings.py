@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence, Union
+from typing import Any, Callable, Mapping, Optional, Sequence, Union
 
 import libcst as cst
 
@@ -62,6 +62,11 @@ class RuleInfo:
     assumption: str = ""
     #: Every known way the assumption can fail (``explain`` lists them).
     fails_when: Sequence[str] = ()
+    #: What observation covers the assumption: a prover of :mod:`trtcodemod.evidence.proofs`
+    #: (takes its ``Observation``, returns the fact in words or None). With one, ``migrate`` and
+    #: ``--facts`` apply the unsafe fix where the run shows the assumption held; without, the
+    #: fix is a candidate that the verification keeps or reverts.
+    proof: Optional[Callable[[Any], Optional[str]]] = None
 
     def applies_to(self, target: Version) -> bool:
         return self.needed_before is None or target < self.needed_before

@@ -29,7 +29,7 @@ import libcst as cst
 
 from trtcodemod.evidence.facts import RESULT
 from trtcodemod.evidence.proofs import prove_in_file
-from trtcodemod.rules import UndeclaredProvider, _required
+from trtcodemod.rules import RuleInfo, UndeclaredProvider, _required
 
 if TYPE_CHECKING:
     from trtcodemod.context import FileContext
@@ -111,12 +111,13 @@ class ObservedFacts(Provider):
         where = self._where(node)
         return where is not None and bool(self.facts.traced(where.start.line, where.end.line))
 
-    def proof(self, rule: str, node: cst.CSTNode) -> str | None:
-        """The observation covering the assumption of ``rule``'s unsafe fix at ``node``, or None."""
+    def proof(self, info: RuleInfo, node: cst.CSTNode) -> str | None:
+        """The observation covering the assumption of the unsafe fix of the rule ``info``
+        describes at ``node``, or None."""
         where = self._where(node)
         if where is None:
             return None
-        return prove_in_file(self.facts, rule, where.start.line, where.start.column + 1, where.end.line,
+        return prove_in_file(self.facts, info, where.start.line, where.start.column + 1, where.end.line,
                              where.end.column + 1)
 
     # --- tensors seen at torch calls (the observer's ``tensor_sites``) ---------------------------

@@ -1,15 +1,33 @@
-"""Proofs from observed facts: which fact covers an unsafe fix's assumption.
+"""Proofs from observed facts: which observation covers an unsafe fix's assumption.
 
-One place for both consumers: ``migrate``'s plan (``plan.py``) and ``check``/``apply
---facts`` (the engine, through :func:`prove_in_file`). A prover
-takes the facts and the finding's span and returns the observation, in words, or None.
+A rule whose unsafe fix can be proved names its prover in ``RuleInfo.proof``, next to its fix
+and its stated assumption. :func:`prove` is the one place that decides, for both consumers:
+``migrate``'s plan (``plan.py``), which passes the problems it located at the finding, and
+``check``/``apply --facts`` (the engine, and rules that ask through their facts provider, by
+:func:`prove_in_file`), which have none. A prover takes an :class:`Observation` and returns
+what was observed, in words, or None.
 """
 
 from __future__ import annotations
 
-from typing import Callable
+from dataclasses import dataclass
+from typing import Any, Callable, Optional, Sequence
 
 from .facts import Facts, FileFacts, Span, summarize
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What a prover reads: the run's facts and the finding's span in the observed file."""
+
+    facts: Facts
+    span: Span
+    #: ``migrate``'s problems located at the finding (each with ``kind``, ``rule`` and
+    #: ``exporter``); none outside ``migrate``, where no export was observed.
+    problems: Sequence[Any] = ()
+
+
+Prover = Callable[[Observation], Optional[str]]
 
 
 def _sets(facts: Facts) -> str:
@@ -18,43 +36,51 @@ def _sets(facts: Facts) -> str:
     return text + (f", one with the dynamic axes stretched ({'; '.join(facts.stretched)})" if facts.stretched else "")
 
 
-def prove_squeeze(facts: Facts, span: Span) -> str | None:
+def prove_squeeze(seen: Observation) -> str | None:
     """TRT401: the squeezed axis had size 1 on every observed call (the stretched set's too)."""
-    seen = facts.at("squeeze", span)
-    if not seen or not all(all(size == 1 for size in e.get("sizes", [])) for e in seen):
+    events = seen.facts.at("squeeze", seen.span)
+    if not events or not all(all(size == 1 for size in e.get("sizes", [])) for e in events):
         return None
-    return f"observed: the squeezed axis had size 1 in all {summarize(seen)} call(s) over {_sets(facts)}"
+    return f"observed: the squeezed axis had size 1 in all {summarize(events)} call(s) over {_sets(seen.facts)}"
 
 
-def prove_mask(facts: Facts, span: Span) -> str | None:
+def prove_mask(seen: Observation) -> str | None:
     """TRT201: the index was a 1-D bool tensor on every observed call."""
-    seen = facts.at("index", span)
-    if not seen or not all(e.get("index") == "bool:1" for e in seen):
+    events = seen.facts.at("index", seen.span)
+    if not events or not all(e.get("index") == "bool:1" for e in events):
         return None
-    return f"observed: the index was a 1-D bool tensor in all {summarize(seen)} call(s) over {facts.runs} input set(s)"
+    return (f"observed: the index was a 1-D bool tensor in all {summarize(events)} call(s) over "
+            f"{seen.facts.runs} input set(s)")
 
 
-def prove_len(facts: Facts, span: Span) -> str | None:
+def prove_len(seen: Observation) -> str | None:
     """TRT704: the argument of ``len()`` was a tensor on every observed call."""
-    seen = facts.at("len", span)
-    if not seen or not all(e.get("tensor") for e in seen):
+    events = seen.facts.at("len", seen.span)
+    if not events or not all(e.get("tensor") for e in events):
         return None
-    return f"observed: the argument of len() was a tensor in all {summarize(seen)} call(s)"
+    return f"observed: the argument of len() was a tensor in all {summarize(events)} call(s)"
 
 
-#: rule -> a function naming the observed fact that covers the fix's assumption (or None).
-#: Only facts about values seen at the finding's own span: what needs an export
-#: (``migrate``'s TRT601 proof) stays in ``plan.py``.
-SPAN_PROVERS: dict[str, Callable[[Facts, Span], str | None]] = {
-    "TRT401": prove_squeeze,
-    "TRT201": prove_mask,
-    "TRT704": prove_len,
-}
+def prove_pool_export_fails(seen: Observation) -> str | None:
+    """TRT601: an export failed on the adaptive pooling (its fix is unsafe for speed alone:
+    where the pooling already exports, with static dividing sizes, the exact bins are slower)."""
+    failed = sorted({p.exporter or "the" for p in seen.problems if p.kind == "export_failure" and p.rule == "TRT601"})
+    if not failed:
+        return None
+    return f"observed: the {', '.join(failed)} export fails on adaptive pooling, so it does not already export"
 
 
-def prove_in_file(facts: FileFacts, rule: str, line: int, column: int, end_line: int, end_column: int) -> str | None:
-    """The observation that covers the assumption of ``rule``'s unsafe fix at this span of the
-    analysed file, or None (the facts only record; this module decides what proves what)."""
-    prover = SPAN_PROVERS.get(rule)
-    span = facts.span(line, column, end_line, end_column) if prover is not None else None
-    return None if span is None else prover(facts.facts, span)
+def prove(info: Any, seen: Observation) -> str | None:
+    """What covers the assumption of the unsafe fix of the rule ``info`` describes, or None
+    (the rule has no prover, or the observation does not cover it)."""
+    prover: Prover | None = getattr(info, "proof", None)
+    return None if prover is None else prover(seen)
+
+
+def prove_in_file(facts: FileFacts, info: Any, line: int, column: int, end_line: int, end_column: int) -> str | None:
+    """:func:`prove` at this span of the analysed file (the facts only record; this module
+    and the rules' provers decide what proves what)."""
+    if getattr(info, "proof", None) is None:
+        return None
+    span = facts.span(line, column, end_line, end_column)
+    return None if span is None else prove(info, Observation(facts.facts, span))

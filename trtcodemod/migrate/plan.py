@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterable
 
 from trtcodemod.evidence.facts import Facts, Span, norm
 from .locate import FAILS_TO_RUN, Problem
-from trtcodemod.evidence.proofs import SPAN_PROVERS
+from trtcodemod.evidence.proofs import Observation, prove
 
 #: Rules whose fix removes a value baked in by the export (a value read at the line).
 BAKED_RULES = frozenset({
@@ -65,24 +65,6 @@ class Decision:
 
 def _span(finding: Any) -> Span:
     return Span(norm(finding.path), finding.line, finding.column, finding.end_line, finding.end_column)
-
-
-def _prove_pool(facts: Facts, finding: Any, hits: list[Problem]) -> str | None:
-    # TRT601 is unsafe for speed alone: where the pooling already exports (static, dividing
-    # sizes) the exact bins are slower. An export that fails on it is the opposite case.
-    failed = sorted({p.exporter or "the" for p in hits if p.kind == "export_failure" and p.rule == finding.rule})
-    if not failed:
-        return None
-    return f"observed: the {', '.join(failed)} export fails on adaptive pooling, so it does not already export"
-
-
-#: rule -> a function naming the observed fact that covers the fix's assumption (or None).
-PROVERS: dict[str, Callable[[Facts, Any, list[Problem]], str | None]] = {
-    # The span provers are shared with `check`/`apply --facts` (proofs.py).
-    **{rule: (lambda prove: lambda facts, finding, hits: prove(facts, _span(finding)))(prove)
-       for rule, prove in SPAN_PROVERS.items()},
-    "TRT601": _prove_pool,
-}
 
 
 # --- matching findings with problems -------------------------------------------------------
@@ -149,6 +131,8 @@ def assumption(rule: str) -> str:
 
 def decide(finding: Any, problems: Iterable[Problem], facts: Facts, unsafe: bool) -> Decision:
     """One finding's decision, with the located problems it addresses and the proof."""
+    from trtcodemod.registry import rule_by_id
+
     hits = [p for p in problems if matches(p, finding)]
     if not facts.ran(finding.path, finding.line, finding.end_line):
         # The eager run never reached it; a node of the exported graph made at its lines, or the
@@ -171,15 +155,15 @@ def decide(finding: Any, problems: Iterable[Problem], facts: Facts, unsafe: bool
     if safety == "safe":
         return Decision(finding, APPLY, proof=f"safe fix{f' ({evidence})' if evidence else ''}; fixes {located}",
                         problems=hits)
-    prover = PROVERS.get(finding.rule)
-    fact = prover(facts, finding, hits) if prover else None
+    info = rule_by_id(finding.rule)
+    fact = prove(info, Observation(facts, _span(finding), hits))
     if fact:
         return Decision(finding, APPLY, proof=f"{fact}{f', and {evidence}' if evidence else ''}; fixes {located}",
                         problems=hits)
     if unsafe:
         return Decision(finding, APPLY, proof=f"--unsafe (assumption not observed: {assumption(finding.rule)}); "
                                               f"fixes {located}", problems=hits)
-    if prover is None:
+    if info is None or info.proof is None:
         # Nothing observable decides the assumption, but the verification can test it on every
         # input set: a candidate, reverted (and named) when the rewritten model differs.
         return Decision(finding, APPLY, proof=f"candidate: kept only if verified equivalent (its assumption cannot "
