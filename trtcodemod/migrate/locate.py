@@ -79,41 +79,81 @@ def hostile_nodes(report: dict[str, Any], side: str) -> list[Problem]:
 #: What a bake inside a check that raises means: not a wrong value, a check the graph drops.
 GUARD_NOTE = ("; it stands in a check that raises (an assert, `if ...: raise`): the exported graph drops the "
               "check, so the engine computes where eager mode would raise")
+#: The same for a check whose branches raise or only warn (``if nan: warnings.warn(...)``).
+WARN_GUARD_NOTE = ("; it stands in a check that only raises or warns (`if ...: warnings.warn(...)`): the exported "
+                   "graph drops the check and its warning, and computes the same values")
+
+#: Calls that report and change no value: ``print``, ``warnings.warn``, a logger's levels.
+_REPORTING = frozenset({"print", "warn", "warning", "info", "debug", "error", "critical", "exception"})
+
+
+def _reports(call: ast.Call) -> bool:
+    """``print(...)``, ``warn(...)``, ``warnings.warn(...)``, ``logger.warning(...)``, ``self.log.info(...)``."""
+    func = call.func
+    if isinstance(func, ast.Name):
+        return func.id in ("print", "warn")
+    if not isinstance(func, ast.Attribute) or func.attr not in _REPORTING:
+        return False
+    receiver = func.value.attr if isinstance(func.value, ast.Attribute) else getattr(func.value, "id", "")
+    return receiver == "warnings" or "log" in receiver.lower()
+
+
+def _only_checks(body: list[ast.stmt]) -> bool:
+    """Statements that raise or report and change no value: ``raise``, ``pass``, reporting
+    calls, and ``if``s (on anything) whose branches are such statements too."""
+    return all(isinstance(s, (ast.Raise, ast.Pass))
+               or isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and _reports(s.value)
+               or isinstance(s, ast.If) and _only_checks(s.body) and _only_checks(s.orelse)
+               for s in body)
+
+
+def _raises_or_reports(body: list[ast.stmt]) -> bool:
+    """Does ``body`` (of :func:`_only_checks` statements) raise or report anywhere?"""
+    return any(not isinstance(s, (ast.Pass, ast.If)) or _raises_or_reports(s.body) or _raises_or_reports(s.orelse)
+               for s in body)
 
 
 @lru_cache(maxsize=64)
-def _guard_lines(path: str, mtime: float) -> frozenset[int]:
-    """Lines of ``path`` inside a check that only raises: ``assert``, ``if cond: raise ...``,
-    ``_assert(...)``/``torch._assert(...)``/``torch._check(...)`` calls."""
+def _guard_lines(path: str, mtime: float) -> dict[int, str]:
+    """Lines of ``path`` in the test of a check, each with its note: a check that only raises
+    (``assert``, ``if cond: raise ...``, ``_assert(...)``/``torch._assert(...)``/``torch._check(...)``
+    calls), or an ``if`` whose branches only raise or warn (monai's ``if isnan(x).any(): if
+    grad: raise ... else: warnings.warn(...)``)."""
     try:
         tree = ast.parse(Path(path).read_text(encoding="utf-8"))
     except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
-        return frozenset()
-    lines: set[int] = set()
+        return {}
+    lines: dict[int, str] = {}
     for node in ast.walk(tree):
         test: ast.AST | None = None
+        note = GUARD_NOTE
         if isinstance(node, ast.Assert):
             test = node
         elif isinstance(node, ast.If) and not node.orelse and all(isinstance(s, ast.Raise) for s in node.body):
             test = node.test
+        elif isinstance(node, ast.If) and _only_checks(node.body) and _only_checks(node.orelse) \
+                and _raises_or_reports([*node.body, *node.orelse]):
+            test, note = node.test, WARN_GUARD_NOTE
         elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
             func = node.value.func
             name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
             if name.endswith("assert") or name.startswith("_check"):
                 test = node
         if test is not None:
-            lines.update(range(test.lineno, (test.end_lineno or test.lineno) + 1))
-    return frozenset(lines)
+            for line in range(test.lineno, (test.end_lineno or test.lineno) + 1):
+                lines.setdefault(line, note)
+    return lines
 
 
-def _in_guard(path: str | None, line: int | None) -> bool:
+def _guard_note(path: str | None, line: int | None) -> str:
+    """The note of the check whose test holds ``line`` ("" where there is none)."""
     if not path or not line:
-        return False
+        return ""
     try:
         mtime = Path(path).stat().st_mtime
     except OSError:
-        return False
-    return line in _guard_lines(path, mtime)
+        return ""
+    return _guard_lines(path, mtime).get(line, "")
 
 
 UNTRACED_NOTE = (", but the TorchScript export did not (no TracerWarning at this line: the code takes "
@@ -139,15 +179,15 @@ def _traced_lines(report: dict[str, Any], side: str) -> set[tuple[str, int]] | N
 
 def baked_values(report: dict[str, Any], side: str, facts: Facts | None) -> list[Problem]:
     """Observed value reads (the original only) and the export's TracerWarnings. One inside a
-    check that only raises is a warning: the graph drops a check, it computes no wrong value;
-    so is a read in eager mode that the TorchScript trace did not make (it took another path)."""
+    check that only raises or warns is a warning: the graph drops a check, it computes no wrong
+    value; so is a read in eager mode that the TorchScript trace did not make (it took another path)."""
     out: list[Problem] = []
     if facts is not None and side == "before":
         traced = _traced_lines(report, side)
         for (path, line), methods in sorted(facts.baked_lines().items()):
-            guard = _in_guard(path, line)
+            guard = _guard_note(path, line)
             untraced = traced is not None and (os.path.realpath(path), line) not in traced
-            note = GUARD_NOTE if guard else UNTRACED_NOTE if untraced else ""
+            note = guard or (UNTRACED_NOTE if untraced else "")
             what = (f"Python reads a tensor's value here in eager mode ({', '.join(methods)})" if untraced and not guard
                     else f"Python reads a tensor's value here ({', '.join(methods)}): the export bakes it in")
             out.append(Problem("baked", path, line, "(baked value)", None, what + note,
@@ -159,9 +199,8 @@ def baked_values(report: dict[str, Any], side: str, facts: Facts | None) -> list
             if warning.get("category") != "TracerWarning":
                 continue
             path, line = _split(warning.get("source"))
-            guard = _in_guard(path, line)
-            out.append(Problem("baked", path, line, "(traced constant)", None,
-                               warning.get("message", "") + (GUARD_NOTE if guard else ""),
+            guard = _guard_note(path, line)
+            out.append(Problem("baked", path, line, "(traced constant)", None, warning.get("message", "") + guard,
                                "warning" if guard else "error", check.get("exporter")))
     return out
 
