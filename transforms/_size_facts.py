@@ -462,7 +462,8 @@ class SizeRule(RuntimeScopeRule):
 
     def _loose_owner(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
         """``o`` for ``o.shape``, ``o.shape[a:b]``, ``o.size()``, with ``o`` a plain local name
-        not shown to be a tensor (an unannotated helper's parameter)."""
+        not shown to be a tensor (an unannotated helper's parameter), or an element of one at an
+        integer index (``hidden_states[0].shape[0]`` of a list of tensors)."""
         if type(expr) is cst.Subscript and all(type(e.slice) is cst.Slice for e in expr.slice):
             expr = expr.value
         owner: cst.BaseExpression | None = None
@@ -471,6 +472,9 @@ class SizeRule(RuntimeScopeRule):
         elif type(expr) is cst.Call and not expr.args:
             parts = method_call(expr)
             owner = parts[0] if parts is not None and parts[1] == "size" else None
+        if type(owner) is cst.Subscript and len(owner.slice) == 1 and type(owner.slice[0].slice) is cst.Index \
+                and type(owner.slice[0].slice.value) is cst.Integer:
+            owner = owner.value  # an element of a local list: checked as the list's name below
         if type(owner) is not cst.Name or self.context.qualified_names(owner) or not self._local(owner.value):
             return None
         return owner

@@ -42,6 +42,7 @@ RULE_MODULES: tuple[str, ...] = (
     "sizes_tensor",
     "isin",
     "size_guarded_resize",
+    "split_by_size",
 )
 
 

@@ -1,0 +1,134 @@
+"""``x.split(n)`` with ``n`` a traced size → ``x.unflatten(0, (-1, n)).unbind(0)`` (TRT718).
+
+A tensor that stacks ``k`` parts of one size along an axis (``torch.cat`` of per-stage or
+per-head tensors) is cut back into its parts by ``split(n, dim)`` with ``n`` the size of one
+part, read from a tensor's shape. ``split`` takes a Python ``int``: the TorchScript exporter
+records the example's ``n`` as a constant (a ``TracerWarning``), so the exported ``Split`` cuts
+the example's sizes at every size. ``unflatten(dim, (-1, n))`` then ``unbind`` gives the same
+views with ``n`` kept in the graph (``unflatten`` takes traced sizes as ``view`` does) and the
+count of parts, fixed by the model, as the trace's.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from trtcodemod.astutil import argument, has_star_args, int_value, method_call, short_code
+from trtcodemod.rules import Example, Fix, RuleInfo, Safety
+from trtcodemod.transforms._size_facts import SizeRule
+
+_FUNCTION = "torch.split"
+
+
+class SplitBySize(SizeRule):
+    needs_text = (b"split",)
+    info = RuleInfo(
+        id="TRT718",
+        name="split-by-size",
+        summary="`x.split(n)` with `n` a tensor's size: the TorchScript export keeps the example's split sizes",
+        doc="""\
+What it finds: `x.split(n, dim)`, `x.split(n, dim=d)` and `torch.split(x, n, dim)` in
+run-time code, where `x` is a tensor, `n` is one size of a tensor (`a.shape[0]`, `a.size(1)`,
+a local bound to one, `int()` of one, arithmetic of sizes and integers; with an observed export
+that warned at the line, any name: `batch_size = hidden_states[0].shape[0]` in a helper), and
+`dim` is an integer literal or left out. The typical code stacks parts of one size and cuts them
+apart again: transformers' DPT-style reassemble stage concatenates the backbone's stages along
+the batch and takes them back with `hidden_states.split(batch_size, dim=0)` (ZoeDepth); a
+multi-head merge cuts `(B*H, ...)` into `H` tensors of `B` with `out.split(batch_size, dim=0)`.
+
+Why it hurts: `split` takes a Python `int`, so tracing turns the traced size into a number (the
+exporter warns: "Converting a tensor to a Python integer") and the ONNX `Split` keeps the
+example's sizes: at another batch or image size ONNX Runtime and TensorRT refuse the node or
+cut at the wrong places. The dynamo exporter is not affected.
+
+The rewrite: `x.unflatten(dim, (-1, n)).unbind(dim)` (for a negative `dim`, `unbind(dim - 1)`):
+the axis becomes `(k, n)` and the `k` parts are taken along the new axis. `unflatten` takes
+its sizes as `view` does, so the traced `n` stays in the graph, and the number of parts, which
+the model fixes (stages, heads), is the trace's. Each part is the same view of `x` as `split`
+returns (same values, shape, strides and storage; gradients flow the same way), under eager
+mode, `torch.jit.script`, fx, compile and export.
+
+Fix safety: unsafe. `split` also takes an axis that is not a multiple of `n` (its last part is
+shorter) and `n` of 0 on an empty axis; the rewrite raises there. The assumption is that the
+axis holds a whole number of parts of size `n`, with `n` positive: true where the axis was
+built by stacking parts of that size, which is what the form is for. `migrate` applies the fix
+where the observed export baked a value at the line and keeps it only if the rewritten model is
+equivalent on every input set. Applies to every TensorRT version.""",
+        fix=Safety.UNSAFE,
+        assumption="the split axis holds a whole number of parts of size `n` and `n` is positive (otherwise "
+                   "`split` returns a shorter last part, or none, where the rewrite raises)",
+        fails_when=("the axis is not a multiple of `n` (a remainder part)", "`n` is 0"),
+        examples=(
+            Example(
+                "import torch\n\n\ndef stages(x: torch.Tensor, y: torch.Tensor) -> list[torch.Tensor]:\n"
+                "    batch = x.shape[0]\n    stacked = torch.cat([x, y], dim=0)\n"
+                "    return [part * 2 for part in stacked.split(batch, dim=0)]\n",
+                "import torch\n\n\ndef stages(x: torch.Tensor, y: torch.Tensor) -> list[torch.Tensor]:\n"
+                "    batch = x.shape[0]\n    stacked = torch.cat([x, y], dim=0)\n"
+                "    return [part * 2 for part in stacked.unflatten(0, (-1, batch)).unbind(0)]\n",
+                unsafe=True,
+            ),
+            Example(
+                "import torch\n\n\ndef heads(out: torch.Tensor, x: torch.Tensor) -> torch.Tensor:\n"
+                "    return torch.cat(torch.split(out, x.size(0), -1), dim=1)\n",
+                "import torch\n\n\ndef heads(out: torch.Tensor, x: torch.Tensor) -> torch.Tensor:\n"
+                "    return torch.cat(out.unflatten(-1, (-1, x.size(0))).unbind(-2), dim=1)\n",
+                unsafe=True,
+            ),
+        ),
+        references=(
+            "https://pytorch.org/docs/stable/generated/torch.split.html",
+            "https://pytorch.org/docs/stable/generated/torch.Tensor.unflatten.html",
+            "https://pytorch.org/docs/stable/generated/torch.unbind.html",
+            "https://onnx.ai/onnx/operators/onnx__Split.html",
+            "https://pytorch.org/docs/stable/onnx_torchscript.html#tracing-vs-scripting",
+        ),
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not self._frames or not self.active() or has_star_args(node):
+            return
+        if self.context.refers_to(node.func, _FUNCTION):
+            tensor, size, dim = argument(node, 0, "tensor"), argument(node, 1, "split_size_or_sections"), \
+                argument(node, 2, "dim")
+            expected = 2
+        else:
+            parts = method_call(node)
+            if parts is None or parts[1] != "split" or self.context.qualified_names(parts[0]):
+                return
+            tensor, size, dim = None, argument(node, 0, "split_size"), argument(node, 1, "dim")
+            receiver = parts[0]
+            expected = 1
+        if size is None or len(node.args) > expected + 1:
+            return
+        receiver = tensor.value if tensor is not None else receiver
+        if not self.is_tensor(receiver):
+            return
+        axis = 0 if dim is None else int_value(dim.value)
+        if axis is None or not self._traced_size(size.value, node):
+            return
+        text = _code(receiver)
+        if type(receiver) not in (cst.Name, cst.Attribute, cst.Call, cst.Subscript) and not receiver.lpar:
+            text = f"({text})"  # `torch.split(a + b, n)`: the method call needs the whole operand
+        new = cst.parse_expression(
+            f"{text}.unflatten({axis}, (-1, {_code(size.value)})).unbind({axis if axis >= 0 else axis - 1})")
+        self.found(node, f"`{short_code(node)}` splits by a traced size: the TorchScript export keeps the "
+                         "example's split sizes; `unflatten(...).unbind(...)` keeps the size in the graph",
+                   Fix({node: new}, safety=Safety.UNSAFE))
+
+    def _traced_size(self, expr: cst.BaseExpression, node: cst.Call) -> bool:
+        """``expr`` is one size of a tensor (or integer arithmetic of sizes and integers), not a
+        literal; or the observed export warned at the call and ``expr`` is a size of a local not
+        shown to be a tensor, or a name bound to one (``batch_size = hidden[0].shape[0]``)."""
+        if type(expr) in (cst.Integer, cst.List, cst.Tuple):
+            return False
+        if self.integer_size(expr):
+            return True
+        return self._loose_size(expr) and self.traced_at(node)
+
+
+def _code(expr: cst.BaseExpression) -> str:
+    return cst.Module(body=()).code_for_node(expr)
+
+
+RULES = (SplitBySize,)
