@@ -6,7 +6,6 @@ torch.isinf(x).any(): if torch.is_grad_enabled(): raise ... else: warnings.warn(
 from __future__ import annotations
 
 import json
-import textwrap
 from pathlib import Path
 from typing import Any
 
