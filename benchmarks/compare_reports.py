@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 #: Keys whose values are measurements of this run, not verdicts.
-_MEASURED = {"phases", "seconds", "latency_ms", "latency_before"}
+_MEASURED = {"phases", "seconds", "latency_ms", "latency_before", "latency_runs", "latency_before_runs", "timing"}
 #: Keys that list or count the files analysed: they change with which files are analysed.
 _FILES = {"files", "user_files"}
 

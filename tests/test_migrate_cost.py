@@ -139,6 +139,20 @@ def test_model_past_its_time_limit_ends_cleanly_with_its_phases(project: Path) -
     assert "COULD NOT RUN: timed out" in render([r], "text", profile=True)
 
 
+def test_a_spent_timing_budget_cuts_the_timed_runs_and_the_report_says_so(project: Path) -> None:
+    """A model slower than the budget is timed 3 times, not --runs times; each figure says its runs."""
+    code, r = _migrate(project, "--model", "build", "--runs", "5", "--timing-budget", "1e-9")
+    assert code == 0 and r["exit_code"] == 0, r
+    assert r["timing"] == {"runs": 5, "warmup": 0, "budget_s": 1e-9}
+    assert set(r["latency_runs"]) == set(r["latency_ms"]) == {"torch-cpu", "onnxruntime-cpu (torchscript)"}
+    assert all(runs == {"before": 3, "after": 3} for runs in r["latency_runs"].values())
+    assert "(3 runs)" in render([r], "text")
+    # Without a budget every figure is from --runs runs, and the text adds nothing.
+    code, r = _migrate(project, "--model", "build", "--runs", "5", "--timing-budget", "0")
+    assert all(runs == {"before": 5, "after": 5} for runs in r["latency_runs"].values()), r["latency_runs"]
+    assert " runs)" not in render([r], "text")
+
+
 def test_phases_deadline_with_a_clock() -> None:
     now = [0.0]
     phases = Phases(limit=10.0, clock=lambda: now[0])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +13,8 @@ import pytest
 from trtcodemod.verify.backends import availability
 from trtcodemod.verify.compare import compare_array, worst
 from trtcodemod.verify.culprits import LEFT_FOR_NEXT, find_culprits
+from trtcodemod.verify.latency import MIN_BUDGET_RUNS, time_calls
+from trtcodemod.verify.report import _lat
 from trtcodemod.verify.rewrite import LineMap, locate, rewrite_copy
 from trtcodemod.verify.spec import (
     RewriteOptions, SpecError, build_spec, load_model_tables, parse_backends, parse_dynamic_axes, parse_input_shape,
@@ -93,6 +96,34 @@ def test_threads_default_to_one_and_are_checked(tmp_path: Path) -> None:
     assert build_spec({**base, "threads": 0}).threads == 0
     with pytest.raises(SpecError, match="--threads"):
         build_spec({**base, "threads": -2})
+    # The timing budget likewise: 10 s unless given, 0 for none, never negative.
+    assert build_spec(base).timing_budget == 10.0
+    assert build_spec({**base, "timing_budget": 0}).timing_budget == 0.0
+    with pytest.raises(SpecError, match="--timing-budget"):
+        build_spec({**base, "timing_budget": -1})
+
+
+def test_timing_budget_stops_after_three_runs_once_spent() -> None:
+    calls: list[int] = []
+
+    def slow() -> None:
+        calls.append(1)
+        time.sleep(0.002)
+
+    # Each call outlasts the budget: the timing stops at the minimum, the warm-up included.
+    assert len(time_calls(slow, 20, 2, budget=0.001)) == MIN_BUDGET_RUNS == 3 and len(calls) == 5
+    # No budget, or one that is not spent: every configured run.
+    assert len(time_calls(slow, 6, 0, budget=0)) == 6
+    assert len(time_calls(slow, 6, 0)) == 6
+    assert len(time_calls(lambda: None, 20, 3, budget=60.0)) == 20
+    # Fewer runs than the minimum asked for: those.
+    assert len(time_calls(slow, 2, 0, budget=0.001)) == 2
+
+
+def test_latency_figures_say_their_runs_when_the_budget_cut_them() -> None:
+    assert _lat({"median": 1.5, "p90": 2.0, "runs": 3}, 20) == "1.500/2.000 (3 runs)"
+    assert _lat({"median": 1.5, "p90": 2.0, "runs": 20}, 20) == "1.500/2.000"
+    assert _lat(None, 20) == "-"
 
 
 def test_example_config_loads() -> None:

@@ -81,6 +81,9 @@ def migrate_command(
     backends: Annotated[Optional[str], typer.Option("--backends", help="As for verify (default all).")] = None,
     runs: Annotated[Optional[int], typer.Option("--runs", help="Timed runs per backend (default 20).")] = None,
     warmup: Annotated[Optional[int], typer.Option("--warmup", help="Warm-up runs (default 3).")] = None,
+    timing_budget: Annotated[Optional[float], typer.Option(
+        "--timing-budget", help="Seconds of warm-up and timed runs per latency figure: a slow model is timed "
+                                "fewer than --runs times, at least 3 (default 10; 0: always --runs).")] = None,
     timeout: Annotated[Optional[float], typer.Option("--timeout", help="Seconds per worker (default 300).")] = None,
     model_timeout: Annotated[Optional[float], typer.Option(
         "--model-timeout", help="Seconds for each model's whole migration; past it the model ends with "
@@ -104,8 +107,8 @@ def migrate_command(
     cli = {"inputs": inputs, "input_shape": input_shape or None, "dynamic_axes": dynamic_axes, "unsafe": unsafe,
            "select": ",".join(select) if select else None, "ignore": ",".join(ignore) if ignore else None,
            "unordered": list(unordered) if unordered else None, "target": target, "exporter": exporter, "opset": opset,
-           "backends": backends, "runs": runs, "warmup": warmup, "timeout": timeout, "model_timeout": model_timeout,
-           "seed": seed}
+           "backends": backends, "runs": runs, "warmup": warmup, "timing_budget": timing_budget, "timeout": timeout,
+           "model_timeout": model_timeout, "seed": seed}
     cli = {k: v for k, v in cli.items() if v is not None}
     try:
         specs, reports, multi = collect_specs(model_file, config, model, cli, on_error=error_report)

@@ -20,7 +20,8 @@ def empty_report(name: str) -> dict[str, Any]:
     return {"name": name, "model_file": "", "model": "", "inputs": "", "target": "", "unsafe": False,
             "exporters": [], "exit_code": 2, "error": None, "applied": [], "reverted": [], "before": None,
             "after": None, "equivalent": None, "remaining": [], "info": [], "rounds": [], "latency_ms": {},
-            "files": [], "changed_files": [], "diff": "", "facts": None, "rewrite_errors": [], "verification": None}
+            "latency_runs": {}, "files": [], "changed_files": [], "diff": "", "facts": None, "rewrite_errors": [],
+            "verification": None}
 
 
 def error_report(name: str, message: str) -> dict[str, Any]:
@@ -139,9 +140,10 @@ def render_text(r: dict[str, Any], written: bool = False, profile: bool = False)
             ["faithful", _yes(b.get("faithful")), _faithful(a)],
             ["TensorRT errors", _trt(b), _trt(a)],
             ["equivalent", "", _yes(r.get("equivalent")) + ("" if r["applied"] else " (nothing rewritten)")]]
+    runs, wanted = r.get("latency_runs", {}), (r.get("timing") or {}).get("runs")
     for label, lat in r.get("latency_ms", {}).items():
-        fmt = lambda v: "-" if v is None else f"{v:.3f}"  # noqa: E731
-        rows.append([f"ms {label}", fmt(lat.get("before")), fmt(lat.get("after"))])
+        rows.append([f"ms {label}", *(_ms(lat.get(side), runs.get(label, {}).get(side), wanted)
+                                     for side in ("before", "after"))])
     out += ["", *("  " + line for line in _table(rows, ["", "before", "after"]))]
 
     out += ["", f"Applied ({len(r['applied'])}):" if r["applied"] else "Applied: none"]
@@ -164,6 +166,13 @@ def render_text(r: dict[str, Any], written: bool = False, profile: bool = False)
         out += _phases_text(r)
     out += ["", f"Result: {verdict(r)} -- exit {r['exit_code']} ({_write_note(r, written)})"]
     return "\n".join(out)
+
+
+def _ms(median: float | None, runs: int | None, wanted: int | None) -> str:
+    """A latency figure; the runs it is from where the timing budget cut them below ``--runs``."""
+    if median is None:
+        return "-"
+    return f"{median:.3f}" + (f" ({runs} runs)" if runs and wanted and runs < wanted else "")
 
 
 def _phases_text(r: dict[str, Any]) -> list[str]:

@@ -130,13 +130,14 @@ def side_state(report: dict[str, Any], side: str) -> dict[str, Any]:
     return state
 
 
-def _latency(report: dict[str, Any]) -> dict[str, dict[str, float | None]]:
+def _latency(report: dict[str, Any], key: str = "median") -> dict[str, dict[str, float | None]]:
+    """Per backend, the ``key`` (the median, or the timed ``runs`` it is from) of each side's latency."""
     out = {}
     for row in report.get("backends", []):
         lat = row.get("latency_ms") or {}
         if lat.get("before") or lat.get("after"):
             label = row["name"] + (f" ({row['exporter']})" if row.get("exporter") else "")
-            out[label] = {k: (v or {}).get("median") if v else None for k, v in lat.items()}
+            out[label] = {k: (v or {}).get(key) if v else None for k, v in lat.items()}
     return out
 
 
@@ -193,7 +194,8 @@ def _new_sources(plan: Plan, files: list[str], options: RewriteOptions,
 def _base(spec: VerifySpec) -> dict[str, Any]:
     report = empty_report(spec.label)
     report.update(model_file=str(spec.model_file), model=spec.model, inputs=spec.inputs.describe(),
-                  target=spec.rewrite.target, unsafe=spec.rewrite.unsafe, exporters=list(spec.exporters))
+                  target=spec.rewrite.target, unsafe=spec.rewrite.unsafe, exporters=list(spec.exporters),
+                  timing={"runs": spec.runs, "warmup": spec.warmup, "budget_s": spec.timing_budget})
     return report
 
 
@@ -505,9 +507,12 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: dict[str, Any], 
     if final is None:
         report["equivalent"] = True  # nothing was rewritten: the model is the original
         report["latency_ms"] = {k: {"before": v, "after": v} for k, v in original.get("latency_before", {}).items()}
+        report["latency_runs"] = {k: {"before": v, "after": v}
+                                  for k, v in original.get("latency_before_runs", {}).items()}
     else:
         report["equivalent"] = bool(final.get("equivalent"))
         report["latency_ms"] = _latency(final)
+        report["latency_runs"] = _latency(final, "runs")
         report["rewrite_errors"] += final.get("rewrite_errors", [])
         report["verification"] = {k: final.get(k) for k in ("problems", "culprits", "backends", "export_checks",
                                                              "original_export_error")}

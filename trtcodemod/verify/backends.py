@@ -109,7 +109,7 @@ def availability(backend: str, probe: dict[str, Any]) -> str | None:
 
 def _run_sets(
     infer: Callable[[dict[str, np.ndarray]], list[np.ndarray]],
-    input_sets: Sequence[dict[str, np.ndarray]], runs: int, warmup: int,
+    input_sets: Sequence[dict[str, np.ndarray]], runs: int, warmup: int, budget: float | None = None,
 ) -> BackendRun:
     run = BackendRun(status=OK)
     for feed in input_sets:
@@ -120,7 +120,7 @@ def _run_sets(
             run.outputs.append(None)
             run.set_errors.append(f"{type(exc).__name__}: {str(exc).strip()[:500]}")
     if run.outputs and run.outputs[0] is not None and runs > 0:
-        run.latency_ms = summarize(time_calls(lambda: infer(input_sets[0]), runs, warmup))
+        run.latency_ms = summarize(time_calls(lambda: infer(input_sets[0]), runs, warmup, budget=budget))
     if all(o is None for o in run.outputs):
         run.status, run.error = FAILED, run.set_errors[0]
     return run
@@ -158,13 +158,13 @@ def open_onnxruntime(backend: str, onnx_path: str) -> Callable[[dict[str, np.nda
 
 
 def run_onnxruntime(backend: str, onnx_path: str, input_sets: Sequence[dict[str, np.ndarray]],
-                    runs: int, warmup: int) -> BackendRun:
+                    runs: int, warmup: int, budget: float | None = None) -> BackendRun:
     """Run an ONNX file with one ONNX Runtime execution provider on every input set."""
     try:
         infer = open_onnxruntime(backend, onnx_path)
     except RuntimeError as exc:
         return BackendRun(status=FAILED, error=str(exc))
-    return _run_sets(infer, input_sets, runs, warmup)
+    return _run_sets(infer, input_sets, runs, warmup, budget)
 
 
 def _trt_profile(input_sets: Sequence[dict[str, np.ndarray]], names: Sequence[str]) -> Any:
@@ -205,22 +205,24 @@ def open_tensorrt(onnx_path: str, input_sets: Sequence[dict[str, np.ndarray]]
         yield infer
 
 
-def run_tensorrt(onnx_path: str, input_sets: Sequence[dict[str, np.ndarray]], runs: int, warmup: int) -> BackendRun:
+def run_tensorrt(onnx_path: str, input_sets: Sequence[dict[str, np.ndarray]], runs: int, warmup: int,
+                 budget: float | None = None) -> BackendRun:
     """Build a TensorRT engine and run every input set."""
     try:
         with open_tensorrt(onnx_path, input_sets) as infer:
-            return _run_sets(infer, input_sets, runs, warmup)
+            return _run_sets(infer, input_sets, runs, warmup, budget)
     except Exception as exc:  # noqa: BLE001 - parser/builder errors are the finding
         return BackendRun(status=FAILED, error=f"{type(exc).__name__}: {str(exc).strip()[:800]}",
                           note=traceback.format_exc()[-2000:])
 
 
 def run_graph_backend(backend: str, onnx_path: str, input_sets: Sequence[dict[str, np.ndarray]],
-                      runs: int, warmup: int) -> BackendRun:
+                      runs: int, warmup: int, budget: float | None = None) -> BackendRun:
+    """Run ``onnx_path`` on ``backend``; ``budget``: seconds of timing (``latency.time_calls``)."""
     if backend in ORT_PROVIDERS:
-        return run_onnxruntime(backend, onnx_path, input_sets, runs, warmup)
+        return run_onnxruntime(backend, onnx_path, input_sets, runs, warmup, budget)
     if backend == "tensorrt":
-        return run_tensorrt(onnx_path, input_sets, runs, warmup)
+        return run_tensorrt(onnx_path, input_sets, runs, warmup, budget)
     return BackendRun(status=FAILED, error=f"unknown graph backend {backend!r}")
 
 
@@ -228,7 +230,8 @@ def run_graph_backend(backend: str, onnx_path: str, input_sets: Sequence[dict[st
 
 
 def run_eager(model: Any, input_sets: Sequence[dict[str, Any]], device: str, runs: int, warmup: int,
-              flatten: Callable[[Any], list[tuple[str, Any]]]) -> tuple[BackendRun, list[str]]:
+              flatten: Callable[[Any], list[tuple[str, Any]]],
+              budget: float | None = None) -> tuple[BackendRun, list[str]]:
     """Run ``model`` in eager mode on ``device``; inputs are cloned per call (forward may mutate them)."""
     import torch
 
@@ -251,7 +254,7 @@ def run_eager(model: Any, input_sets: Sequence[dict[str, Any]], device: str, run
             run.set_errors.append(f"{type(exc).__name__}: {str(exc).strip()[:500]}")
     if run.outputs and run.outputs[0] is not None and runs > 0:
         feed = {k: v.to(device) for k, v in input_sets[0].items()}
-        run.latency_ms = summarize(time_calls(lambda: call(feed), runs, warmup, sync))
+        run.latency_ms = summarize(time_calls(lambda: call(feed), runs, warmup, sync, budget))
     if all(o is None for o in run.outputs):
         run.status, run.error = FAILED, run.set_errors[0]
     return run, names

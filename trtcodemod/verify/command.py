@@ -100,6 +100,9 @@ def verify_command(
     rtol: Annotated[Optional[float], typer.Option("--rtol", help="Relative tolerance (default 1e-3).")] = None,
     runs: Annotated[Optional[int], typer.Option("--runs", help="Timed runs per backend (default 20).")] = None,
     warmup: Annotated[Optional[int], typer.Option("--warmup", help="Warm-up runs (default 3).")] = None,
+    timing_budget: Annotated[Optional[float], typer.Option(
+        "--timing-budget", help="Seconds of warm-up and timed runs per latency figure: a slow model is timed "
+                                "fewer than --runs times, at least 3 (default 10; 0: always --runs).")] = None,
     threads: Annotated[Optional[int], typer.Option(
         "--threads", help="CPU threads for torch and ONNX Runtime in the workers (default 1, steady timings; "
                           "0: the libraries' own default).")] = None,
@@ -130,7 +133,8 @@ def verify_command(
         "select": ",".join(select) if select else None, "ignore": ",".join(ignore) if ignore else None,
         "unordered": list(unordered) if unordered else None, "target": target, "exporter": exporter, "opset": opset,
         "backends": backends, "atol": atol, "rtol": rtol, "runs": runs, "warmup": warmup,
-        "threads": threads, "save": str(save) if save else None, "timeout": timeout, "seed": seed,
+        "timing_budget": timing_budget, "threads": threads, "save": str(save) if save else None, "timeout": timeout,
+        "seed": seed,
     }
     cli = {k: v for k, v in cli.items() if v is not None}
     try:

@@ -57,8 +57,13 @@ def num(value: float | None) -> str:
     return "-" if value is None else f"{value:.3g}"
 
 
-def _lat(value: dict[str, float] | None) -> str:
-    return "-" if not value else f"{value['median']:.3f}/{value['p90']:.3f}"
+def _lat(value: dict[str, float] | None, wanted: int | None = None) -> str:
+    """Median/p90; the timed runs they are from where the timing budget cut them below ``wanted``."""
+    if not value:
+        return "-"
+    runs = value.get("runs")
+    cut = f" ({runs} runs)" if runs and wanted and runs < wanted else ""
+    return f"{value['median']:.3f}/{value['p90']:.3f}{cut}"
 
 
 def _label(row: dict[str, Any]) -> str:
@@ -173,7 +178,8 @@ def render_text(r: dict[str, Any]) -> str:
         if b["before"]["status"] == "failed" and b["status"] == "ok":
             note = f"original failed here: {b['before']['reason']}"
         rows.append([_label(b), b["status"], num(b["max_abs_err"]), num(b["max_rel_err"]), result,
-                     _lat(b["latency_ms"]["before"]), _lat(b["latency_ms"]["after"]), note[:140]])
+                     _lat(b["latency_ms"]["before"], m.get("runs")), _lat(b["latency_ms"]["after"], m.get("runs")),
+                     note[:140]])
     out += ["  " + line for line in table(rows, ["backend", "status", "max abs", "max rel", "result",
                                                     "before ms", "after ms", "note"])]
 
@@ -261,7 +267,8 @@ def render_markdown(r: dict[str, Any]) -> str:
         out += ["", "**Backends** (rewritten vs original eager CPU; latency ms median / p90)", ""]
         rows = [[_label(b), b["status"], num(b["max_abs_err"]), num(b["max_rel_err"]),
                  "" if b["passed"] is None else ("pass" if b["passed"] else "**FAIL**"),
-                 _lat(b["latency_ms"]["before"]), _lat(b["latency_ms"]["after"]), b["reason"] or ""]
+                 _lat(b["latency_ms"]["before"], m.get("runs")), _lat(b["latency_ms"]["after"], m.get("runs")),
+                 b["reason"] or ""]
                 for b in r["backends"]]
         out += _md_table(["backend", "status", "max abs", "max rel", "result", "before", "after", "note"], rows)
     if r["graphs_by_exporter"]:

@@ -133,6 +133,7 @@ def _run_model(ctx: _Ctx, role: str, layout: SourceLayout, *, extra_paths: list[
         "seed": spec.seed, "exporters": list(spec.exporters if exporters is None else exporters),
         "opset": spec.opset, "out_dir": str(out_dir or ctx.out), "eager_devices": devices,
         "runs": spec.runs if timing else 0, "warmup": spec.warmup if timing else 0, "threads": spec.threads,
+        "timing_budget": spec.timing_budget,
     }
     if role == "before":
         request["save_state_dict"] = str(ctx.work / "state_dict.pt")
@@ -181,7 +182,7 @@ def _run_graphs(ctx: _Ctx, side: SideResult, backends: tuple[str, ...], exporter
                 continue
             request = {"task": BACKEND_TASK, "backend": backend, "onnx_path": path, "input_sets": ctx.input_sets,
                        "runs": ctx.spec.runs if timing else 0, "warmup": ctx.spec.warmup if timing else 0,
-                       "threads": ctx.spec.threads}
+                       "threads": ctx.spec.threads, "timing_budget": ctx.spec.timing_budget}
             with ctx.step(f"{side.role}: {backend} ({exporter})"):
                 side.graph_runs[(backend, exporter)] = run_task(
                     request, ctx.folder(f"{side.role}-{backend}-{exporter}"), ctx.timeout())
@@ -439,7 +440,8 @@ def _empty_report(spec: VerifySpec) -> dict[str, Any]:
         "model": {"file": str(spec.model_file), "model": spec.model_call, "inputs": spec.inputs.describe(),
                   "dynamic_axes": {k: {str(a): d for a, d in v.items()} for k, v in spec.dynamic_axes.items()},
                   "exporters": list(spec.exporters), "opset": spec.opset, "target": spec.rewrite.target,
-                  "unsafe": spec.rewrite.unsafe, "atol": spec.atol, "rtol": spec.rtol, "unordered": {}},
+                  "unsafe": spec.rewrite.unsafe, "atol": spec.atol, "rtol": spec.rtol, "unordered": {},
+                  "runs": spec.runs, "timing_budget": spec.timing_budget},
         "exit_code": 2, "error": None, "original_export_error": None, "equivalent": False, "problems": [],
         "export_faithful": {"before": None, "after": None}, "export_checks": [],
         "models": {}, "inputs": {}, "backends": [], "graphs": {"before": None, "after": None},
@@ -511,14 +513,16 @@ def _original(ctx: _Ctx, session: Verification) -> dict[str, Any]:
     report["export_tracebacks"] = {e: [w["message"] for w in (before.export(e) or {}).get("warnings", [])
                                        if w.get("category") == "traceback"] for e in spec.exporters}
     latency: dict[str, dict[str, float] | None] = {}
-    cpu = before.eager.get("cpu")
-    if cpu is not None and cpu.latency_ms:
-        latency["torch-cpu"] = cpu.latency_ms.get("median")
-    for backend, exporter in before.graph_runs:
-        run = before.graph_run(backend, exporter)
+    runs: dict[str, int] = {}
+    timed = [("torch-cpu", before.eager.get("cpu"))]
+    timed += [(f"{backend} ({exporter})", before.graph_run(backend, exporter))
+              for backend, exporter in before.graph_runs]
+    for label, run in timed:
         if run is not None and run.latency_ms:
-            latency[f"{backend} ({exporter})"] = run.latency_ms.get("median")
+            latency[label] = run.latency_ms.get("median")
+            runs[label] = run.latency_ms.get("runs")
     report["latency_before"] = latency
+    report["latency_before_runs"] = runs  # how many timed runs each figure is from (the budget may cut them)
     report["exit_code"] = 1  # until a rewrite has been verified
     return report
 

@@ -41,6 +41,9 @@ DEFAULTS: dict[str, Any] = {
     "rtol": 1e-3,
     "runs": 20,
     "warmup": 3,
+    # Seconds of warm-up and timed runs per latency figure; a slow model's figure comes from
+    # fewer than `runs` runs (at least 3) instead of minutes of timing. 0: always `runs`.
+    "timing_budget": 10.0,
     # One thread: timings on a shared machine stay comparable between before and after.
     "threads": 1,
     "timeout": 300.0,
@@ -97,6 +100,8 @@ class VerifySpec:
     rtol: float = 1e-3
     runs: int = 20
     warmup: int = 3
+    #: Seconds of timing per latency figure (``latency.time_calls``); 0: always ``runs``.
+    timing_budget: float = 10.0
     threads: int = 1
     timeout: float = 300.0
     #: ``migrate``: seconds for the whole model (every worker included); None: no limit.
@@ -278,12 +283,13 @@ def build_spec(settings: Mapping[str, Any], *, base_dir: Path | None = None, nam
         raise SpecError("no inputs: give --inputs NAME (a function in the model file) or --input-shape NAME:1x3x224x224")
 
     try:
-        numbers = {k: float(s[k]) for k in ("atol", "rtol", "timeout")}
+        numbers = {k: float(s[k]) for k in ("atol", "rtol", "timeout", "timing_budget")}
         ints = {k: int(s[k]) for k in ("opset", "runs", "warmup", "seed", "threads")}
     except (TypeError, ValueError) as exc:
         raise SpecError(f"bad number: {exc}") from None
-    if ints["runs"] < 1 or ints["warmup"] < 0 or ints["threads"] < 0 or numbers["timeout"] <= 0:
-        raise SpecError("--runs must be >= 1, --warmup >= 0, --threads >= 0 and --timeout > 0")
+    if ints["runs"] < 1 or ints["warmup"] < 0 or ints["threads"] < 0 or numbers["timeout"] <= 0 \
+            or numbers["timing_budget"] < 0:
+        raise SpecError("--runs must be >= 1, --warmup >= 0, --threads >= 0, --timeout > 0 and --timing-budget >= 0")
     try:
         model_timeout = None if s.get("model_timeout") is None else float(s["model_timeout"])
     except (TypeError, ValueError) as exc:
@@ -330,6 +336,7 @@ def build_spec(settings: Mapping[str, Any], *, base_dir: Path | None = None, nam
         rtol=numbers["rtol"],
         runs=ints["runs"],
         warmup=ints["warmup"],
+        timing_budget=numbers["timing_budget"],
         threads=ints["threads"],
         timeout=numbers["timeout"],
         model_timeout=model_timeout,

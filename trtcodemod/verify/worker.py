@@ -160,7 +160,8 @@ def _model_task(req: dict[str, Any], cp: Checkpoint) -> None:
         if device == "cuda" and not torch.cuda.is_available():
             continue
         cp.stage(f"eager ({device})")
-        run, names_here = run_eager(model, sets, device, req["runs"], req["warmup"], flatten_outputs)
+        run, names_here = run_eager(model, sets, device, req["runs"], req["warmup"], flatten_outputs,
+                                     req.get("timing_budget"))
         output_names = output_names or names_here
         cp.data["eager"][device] = run
         model = model.to("cpu")
@@ -201,7 +202,8 @@ def _backend_task(req: dict[str, Any], cp: Checkpoint) -> None:
     from .backends import run_graph_backend
 
     cp.stage(f"run ({req['backend']})")
-    cp.data["run"] = run_graph_backend(req["backend"], req["onnx_path"], req["input_sets"], req["runs"], req["warmup"])
+    cp.data["run"] = run_graph_backend(req["backend"], req["onnx_path"], req["input_sets"], req["runs"], req["warmup"],
+                                         req.get("timing_budget"))
 
 
 def main(argv: list[str] | None = None) -> int:
