@@ -263,3 +263,64 @@ def test_the_set_transformer_block_takes_the_batch_split_and_leaves_the_head_spl
             assert torch.equal(after_model(q, k), want)
         np.testing.assert_allclose(new.run(None, {"q": q.numpy(), "k": k.numpy()})[0], want.numpy(), rtol=1e-5,
                                    atol=1e-6)
+
+
+#: LoFTR's feature extraction (zju3dv/LoFTR@5d6c834, src/loftr/loftr.py:36-45), reduced: with both
+#: images of one size, one backbone pass over the stacked pair, then each level cut back by the
+#: batch size kept in the data dict, `feats_c.split(data['bs'])` (line 43). The backbone is a
+#: submodule, so only the export's warning at the line shows the receiver is a tensor.
+PAIR = """\
+import torch
+from torch import nn
+
+
+class Pair(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.coarse = nn.Conv2d(1, 4, 3, stride=2, padding=1)
+
+    def forward(self, image0, image1):
+        data = {"bs": image0.size(0)}
+        feats_c = self.coarse(torch.cat([image0, image1], dim=0))
+        feat_c0, feat_c1 = feats_c.split(data['bs'])
+        return (feat_c0 * feat_c1).sum(1)
+"""
+
+
+def test_loftr_cuts_the_stacked_pair_by_the_batch_in_its_data_dict(tmp_path: Path) -> None:
+    from trtcodemod.engine import Options, fix_source
+    from trtcodemod.evidence.facts import Facts
+
+    path = tmp_path / "pair.py"
+    path.write_text(PAIR)
+    assert rewrite(PAIR, unsafe=True) == PAIR  # nothing in the code shows `feats_c` is a tensor
+    line = PAIR.splitlines().index("        feat_c0, feat_c1 = feats_c.split(data['bs'])") + 1
+    facts = Facts(runs=3, lines={str(path.resolve()): set(range(1, line + 2))})
+    facts.note_traced([(str(path), line, "Converting a tensor to a Python integer might cause the trace to be "
+                                         "incorrect.")])
+    after = fix_source(PAIR.encode(), str(path), Options(select=("TRT718",), unsafe=True, scope="all",
+                                                         facts=facts)).source.decode()
+    assert "feat_c0, feat_c1 = feats_c.unflatten(0, (-1, data['bs'])).unbind(0)" in after
+    torch.manual_seed(0)
+    before_model = import_source(PAIR, tmp_path)["Pair"]().eval()
+    after_model = import_source(after, tmp_path)["Pair"]().eval()
+    after_model.load_state_dict(before_model.state_dict())
+
+    def session(model: torch.nn.Module) -> ort.InferenceSession:
+        buffer = io.BytesIO()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(model, (torch.randn(2, 1, 8, 8), torch.randn(2, 1, 8, 8)), buffer, dynamo=False,
+                              input_names=["a", "b"], dynamic_axes={"a": {0: "n"}, "b": {0: "n"}})
+        return ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
+
+    old, new = session(before_model), session(after_model)
+    a, b = torch.randn(3, 1, 8, 8), torch.randn(3, 1, 8, 8)
+    with pytest.raises(Exception):
+        old.run(None, {"a": a.numpy(), "b": b.numpy()})
+    for a, b in ((a, b), (torch.zeros(1, 1, 8, 8), -torch.ones(1, 1, 8, 8))):
+        with torch.no_grad():
+            want = before_model(a, b)
+            assert torch.equal(after_model(a, b), want)
+        np.testing.assert_allclose(new.run(None, {"a": a.numpy(), "b": b.numpy()})[0], want.numpy(), rtol=1e-5,
+                                   atol=1e-6)

@@ -29,9 +29,11 @@ class SplitBySize(SizeRule):
         doc="""\
 What it finds: `x.split(n, dim)`, `x.split(n, dim=d)` and `torch.split(x, n, dim)` in
 run-time code, where `x` is a tensor, `n` is one size of a tensor (`a.shape[0]`, `a.size(1)`,
-a local bound to one, `int()` of one, arithmetic of sizes and integers; with an observed export
-that warned at the line, any name: `batch_size = hidden_states[0].shape[0]` in a helper), and
-`dim` is an integer literal or left out. The typical code stacks parts of one size and cuts them
+a local bound to one, `int()` of one, arithmetic of sizes and integers), and `dim` is an
+integer literal or left out. Where an observed export (`migrate`, `--facts`) warned at the line
+that it turned a traced tensor into a Python integer, `x` need not be shown to be a tensor and
+`n` may be any name or string-keyed entry (`batch_size = hidden_states[0].shape[0]`, a size a
+caller hands in as `bs`, LoFTR's `data['bs']`). The typical code stacks parts of one size and cuts them
 apart again: transformers' DPT-style reassemble stage concatenates the backbone's stages along
 the batch and takes them back with `hidden_states.split(batch_size, dim=0)` (ZoeDepth); a
 multi-head merge cuts `(B*H, ...)` into `H` tensors of `B` with `out.split(batch_size, dim=0)`.
@@ -102,7 +104,7 @@ equivalent on every input set. Applies to every TensorRT version.""",
         if size is None or len(node.args) > expected + 1:
             return
         receiver = tensor.value if tensor is not None else receiver
-        if not self.is_tensor(receiver):
+        if not self.is_tensor(receiver) and not self.traced_at(node):
             return
         axis = 0 if dim is None else int_value(dim.value)
         if axis is None or not self._traced_size(size.value, node):
@@ -119,12 +121,21 @@ equivalent on every input set. Applies to every TensorRT version.""",
     def _traced_size(self, expr: cst.BaseExpression, node: cst.Call) -> bool:
         """``expr`` is one size of a tensor (or integer arithmetic of sizes and integers), not a
         literal; or the observed export warned at the call and ``expr`` is a size of a local not
-        shown to be a tensor, or a name bound to one (``batch_size = hidden[0].shape[0]``)."""
+        shown to be a tensor, a name (``batch_size = hidden[0].shape[0]``, a parameter) or a
+        string-keyed entry."""
         if type(expr) in (cst.Integer, cst.List, cst.Tuple):
             return False
         if self.integer_size(expr):
             return True
-        return self._loose_size(expr) and self.traced_at(node)
+        if not self.traced_at(node):
+            return False
+        # The export turned a traced tensor into a Python integer on this line: the split size,
+        # held in a size of a local, a name (a parameter a caller hands a size in, LoFTR's `bs`)
+        # or a dict entry (`data['bs']`). A wrong guess raises in the rewritten model, and
+        # migrate keeps the fix only where the rewritten model is equivalent.
+        return self._loose_size(expr) or type(expr) is cst.Name or (
+            type(expr) is cst.Subscript and len(expr.slice) == 1 and type(expr.slice[0].slice) is cst.Index
+            and type(expr.slice[0].slice.value) is cst.SimpleString)
 
 
 def _code(expr: cst.BaseExpression) -> str:
