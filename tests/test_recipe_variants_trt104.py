@@ -5,13 +5,19 @@ repository (cited in its docstring) with a loop whose trip count comes from the 
 original's TorchScript export (a trace, with dynamic axes) runs the loop once and unrolls it: the
 graph equals eager mode on the example and not where the data asks for another trip count.
 
-- Three are reported and left as written (``REPORTED``). Two loops are in methods (OpenPCDet's
+- Four are reported and left as written (``REPORTED``). Two loops are in methods (OpenPCDet's
   pillar scatter, mmdetection3d's RoI-aware pooling): scripting a method would script its module.
   ssd.pytorch's NMS is a module-level function that TorchScript rejects as written (parameters with
   defaults and no annotations); annotated with its defaults' types it compiles, but it returns a
   Python int, which a traced export cannot carry out of a scripted function. Its ``while
   idx.numel() > 0`` reads no value, only the size of a boolean selection, and was not reported
-  before.
+  before. kornia's NMS shrinks ``order = order[inds + 1]`` (not reported before: an index shifted
+  by a number) and ends with ``torch.tensor(keep)`` of a list started empty, which a scripted
+  function rejects at run time where no box is kept.
+- DIML's Sinkhorn (an early ``break`` on ``err.item()``) and PyTorch-YOLOv3's merging NMS (a mask
+  held in a local, ``detections[~invalid]``) have unannotated parameters: the code alone shows no
+  tensor, a recorded run does (``RECORDED``); with migrate's facts the rule scripts both, the graph
+  keeps one ``Loop`` and follows the data, and eager mode is unchanged. Neither was reported before.
 - kornia's Canny hysteresis reads a name after the loop that only the loop binds, which TorchScript
   rejects (it was scripted into an import error, then reported only): every binding of the name in
   the loop is a tensor and the statement after the loop reads it, so the rule declares it
@@ -31,9 +37,9 @@ from pathlib import Path
 import onnx
 import pytest
 import torch
-from safety import import_source
+from safety import import_source, run_once
 from support import rewrite
-from variant_models import assert_eager_unchanged, built, export_variant, input_names, load_variant
+from variant_models import assert_eager_unchanged, built, export_variant, input_names, load_variant, observed_facts
 
 from trtcodemod.engine import Options, fix_source
 
@@ -79,6 +85,8 @@ REPORTED = {
                                       _pillar_sets),
     "mmdet3d_roiaware_batches": ("`range(...)` bound depends on tensor values", "for batch_idx in range(",
                                  _roi_sets),
+    "kornia_bbox_nms": ("`while` condition reads the size of a tensor whose size depends on values",
+                        "while order.shape[0] > 0:", _ssd_sets),
 }
 
 
@@ -477,3 +485,245 @@ def test_ssd_nms_with_its_defaults_annotated_compiles_yet_its_number_output_stop
     assert torch.equal(model(*example), built(load_variant(path, "trt104_ssd_plain"))(*example))
     with pytest.raises(RuntimeError, match="Tracer cannot set value trace for type Int"):
         torch.jit.trace(model, example)
+
+
+def test_kornia_nms_scripted_by_hand_raises_where_no_box_is_kept() -> None:
+    """Why kornia's NMS stays reported: it compiles, but ``torch.tensor(keep)`` of a list started
+    empty (a list of tensors to TorchScript) raises where eager mode returned an empty tensor."""
+    module = load_variant(HERE / "kornia_bbox_nms.py", "trt104_kornia_nms_by_hand")
+    scripted = torch.jit.script(module.nms)
+    boxes, scores = module.inputs(torch.Generator().manual_seed(0))
+    assert torch.equal(scripted(boxes, scores, 0.5), module.nms(boxes, scores, 0.5))
+    assert module.nms(torch.zeros(0, 4), torch.zeros(0), 0.5).shape == (0,)
+    with pytest.raises(RuntimeError, match="Input must be of ints, floats, or bools"):
+        scripted(torch.zeros(0, 4), torch.zeros(0), 0.5)
+
+
+def _sinkhorn_sets() -> dict[str, tuple]:
+    def pair(seed: int, regions: int, images: int, sign: float = 1.0) -> tuple:
+        g = torch.Generator().manual_seed(seed)
+        anchor = sign * torch.nn.functional.normalize(torch.rand(8, regions, generator=g), dim=0)
+        return anchor, torch.nn.functional.normalize(torch.rand(images, 8, regions, generator=g), dim=1)
+
+    g = torch.Generator().manual_seed(8)
+    peaked = (torch.nn.functional.normalize(torch.randn(8, 4, generator=g), dim=0),
+              torch.nn.functional.normalize(torch.randn(3, 8, 4, generator=g), dim=1))
+    return {"six regions, two images": pair(5, 6, 2), "peaked (more passes)": peaked,
+            "zeros": (torch.zeros(8, 4), torch.zeros(3, 8, 4)), "negatives": pair(9, 4, 3, -1.0),
+            "one image, one region": pair(11, 1, 1)}
+
+
+def _merge_sets() -> dict[str, tuple]:
+    def rows(*boxes: list[float]) -> tuple:
+        return (torch.tensor(boxes),)
+
+    nan, inf = float("nan"), float("inf")
+    return {
+        "five apart": rows(*([5.0 * k, 5.0 * k, 5.0 * k + 1, 5.0 * k + 1, 0.9 - 0.1 * k, 0.8, 0.1, 0.1]
+                             for k in range(5))),
+        "one overlapping cluster": rows([0.0, 0.0, 10.0, 10.0, 0.9, 0.8, 0.1, 0.1], [0.5, 0.5, 10.0, 10.0, 0.8, 0.8, 0.1, 0.1],
+                                        [0.0, 0.0, 9.5, 10.0, 0.7, 0.8, 0.1, 0.1]),
+        "none above the threshold (zeros)": (torch.zeros(3, 8),),
+        "no boxes": (torch.zeros(0, 8),),
+        # (an infinite coordinate makes a box's overlap with itself NaN: the original never ends)
+        "negatives, inf and NaN scores": rows([-5.0, -5.0, -1.0, -1.0, 0.9, 0.8, 0.1, 0.1],
+                                              [-4.5, -5.0, -1.0, -1.0, inf, 0.8, 0.1, 0.1],
+                                              [0.0, 0.0, 1.0, 1.0, nan, 0.8, 0.1, 0.1],
+                                              [2.0, 2.0, 3.0, 3.0, 0.7, nan, 0.1, 0.1]),
+    }
+
+
+# name → (the finding's words, the decorated signature, input sets with other trip counts)
+RECORDED = {
+    "diml_sinkhorn_early_stop": ("a `break` under a condition on tensor values ends the loop",
+                                 "@torch.jit.script\ndef Sinkhorn(K, u, v):\n", _sinkhorn_sets),
+    "yolov3_merge_nms": ("`while` condition reads the size of a tensor whose size depends on values",
+                         "@torch.jit.script\ndef non_max_suppression(image_pred, conf_thres: float = 0.5, "
+                         "nms_thres: float = 0.4):\n", _merge_sets),
+}
+
+
+@pytest.fixture(scope="module", params=list(RECORDED))
+def recorded(request, tmp_path_factory) -> dict:
+    """A loop whose tensors only a recorded run shows (unannotated parameters): the variant as
+    written, exported, and as TRT104 rewrites it with migrate's facts (the observer's run and the
+    export's TracerWarnings), exported."""
+    name = request.param
+    folder = tmp_path_factory.mktemp(name)
+    path = HERE / f"{name}.py"
+    module = load_variant(path, f"trt104_recorded_{name}")
+    model = built(module)
+    example = module.inputs(torch.Generator().manual_seed(0))
+    session, traced = export_variant(model, example, module.DYNAMIC, folder / "original.onnx", path.parent)
+    options = Options(select=("TRT104",), unsafe=True, scope="all",
+                      facts=observed_facts(path, module, folder, traced))
+    result = fix_source(path.read_bytes(), str(path), options)
+    (folder / "scripted.py").write_text(result.source.decode())
+    after = load_variant(folder / "scripted.py", f"trt104_recorded_{name}_scripted")
+    after_model = built(after)
+    after_session, _ = export_variant(after_model, example, module.DYNAMIC, folder / "scripted.onnx", folder)
+    return dict(name=name, path=path, result=result, model=model, session=session, after=after,
+                after_model=after_model, after_session=after_session,
+                graphs=[onnx.load(str(folder / f"{label}.onnx")) for label in ("original", "scripted")],
+                sets={"example": example, **RECORDED[name][2]()})
+
+
+def test_recorded_loops_are_not_evident_from_the_code_alone(recorded) -> None:
+    path = recorded["path"]
+    result = fix_source(path.read_bytes(), str(path), Options(select=("TRT104",), unsafe=True, scope="all"))
+    assert result.findings == [] and result.source.decode() == path.read_text()
+
+
+def test_recorded_loops_are_reported_and_scripted_from_the_run(recorded) -> None:
+    words, signature, _ = RECORDED[recorded["name"]]
+    result = recorded["result"]
+    assert [f.rule for f in result.findings] == ["TRT104"] and words in result.findings[0].message
+    after = result.source.decode()
+    assert signature in after
+    original = recorded["path"].read_text().splitlines()
+    assert [line for line in after.splitlines() if line not in original] == signature.splitlines()[:1] + (
+        signature.splitlines()[1:] if "conf_thres: float" in signature else [])
+
+
+def test_recorded_loops_graph_keeps_the_loop_and_follows_the_data(recorded) -> None:
+    before, after = recorded["graphs"]
+    assert [n.op_type for n in before.graph.node].count("Loop") == 0
+    assert [n.op_type for n in after.graph.node].count("Loop") == 1
+    model, sets = recorded["model"], recorded["sets"]
+    assert _matches(recorded["session"], model, sets["example"])
+    assert not all(_matches(recorded["session"], model, inputs) for inputs in sets.values())
+    for label, inputs in sets.items():
+        assert _matches(recorded["after_session"], model, inputs), label
+
+
+def test_recorded_loops_eager_mode_is_unchanged(recorded) -> None:
+    after = recorded["after"]
+    function = after.Sinkhorn if recorded["name"] == "diml_sinkhorn_early_stop" else after.non_max_suppression
+    assert isinstance(function, torch.jit.ScriptFunction)
+    assert_eager_unchanged(recorded["model"], recorded["after_model"], recorded["sets"])
+
+
+FORMS = """\
+import torch
+
+
+def shifted(boxes: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
+    order = scores.argsort(descending=True)
+    out = torch.zeros(1)
+    while order.shape[0] > 0:
+        out = out + boxes[order[0]].sum()
+        inds = torch.where(scores[order[1:]] < scores[order[0]] - 0.25)[0]
+        order = order[inds + 1]
+    return out
+
+
+def held_mask(rows: torch.Tensor) -> torch.Tensor:
+    out = torch.zeros(1)
+    while rows.size(0):
+        first = torch.arange(rows.size(0)) == 0
+        invalid = first | (rows[:, 1] == rows[0, 1])
+        out = out + rows[0, 0]
+        rows = rows[~invalid]
+    return out
+
+
+def early_stop(x: torch.Tensor) -> torch.Tensor:
+    for _ in range(50):
+        y = x * 0.5 + 1.0
+        if (y - x).abs().max() < 0.01:
+            break
+        x = y
+    return x
+
+
+def until(x: torch.Tensor, tol: float = 0.01) -> torch.Tensor:
+    steps = 0
+    while True:
+        y = x * 0.5 + 1.0
+        steps += 1
+        if bool(((y - x).abs() < tol).all()) or steps > 50:
+            break
+        x = y
+    return x
+"""
+
+STATIC_BREAKS = """\
+import torch
+
+
+def capped(x: torch.Tensor, n: int) -> torch.Tensor:
+    for i in range(10):
+        if i >= n:
+            break
+        x = x + 1
+    return x
+
+
+def inner(x: torch.Tensor) -> torch.Tensor:
+    for i in range(3):
+        for row in range(4):
+            if x.sum() > 100:
+                break
+            x = x + row
+    return x
+"""
+
+
+def test_shifted_indices_held_masks_and_early_stops_are_reported_and_scripted(tmp_path: Path) -> None:
+    """From the code alone: an index shifted by a number (``order[inds + 1]``), a mask held in a
+    local (``rows[~invalid]``), and a ``break`` under a condition on tensor values (none reported
+    before). The scripted functions give eager mode's values, dtypes and exceptions."""
+    after = rewrite(FORMS, unsafe=True, select=("TRT104",))
+    for name, signature in (("shifted", "shifted("), ("held_mask", "held_mask("), ("early_stop", "early_stop("),
+                            ("until", "until(x: torch.Tensor, tol: float = 0.01)")):
+        assert f"@torch.jit.script\ndef {signature}" in after, name
+    namespace, scripted = import_source(FORMS, tmp_path), import_source(after, tmp_path)
+    nan, inf = float("nan"), float("inf")
+    for x in (torch.tensor([3.0, 0.5, 2.9, -1.0]), torch.zeros(3), torch.zeros(0),
+              torch.tensor([nan, 1.0, inf, -inf]), torch.tensor([100.0, -7.0])):
+        rows = torch.stack([x, (x * 3).floor()], 1)
+        for name, args in (("shifted", (rows, x)), ("held_mask", (rows,)), ("early_stop", (x,)), ("until", (x,)),
+                           ("until", (x, 0.5))):
+            want, got = run_once(namespace[name], list(args)), run_once(scripted[name], list(args))
+            # a scripted function raises torch.jit.Error, a RuntimeError, where eager mode raised one
+            assert (want.error is None) == (got.error is None), (name, x)
+            assert want.error is None or issubclass(got.error, RuntimeError) and issubclass(want.error, RuntimeError)
+            if want.error is None:
+                assert got.output.dtype == want.output.dtype and torch.equal(got.output.nan_to_num(),
+                                                                             want.output.nan_to_num()), (name, x)
+
+
+def test_breaks_on_static_conditions_or_of_inner_loops_end_only_their_own_loop() -> None:
+    """A ``break`` under a static condition ends nothing data-dependent; an inner loop's ``break``
+    ends the inner loop only (reported there, not at the outer loop)."""
+    result = fix_source(STATIC_BREAKS.encode(), "breaks.py", Options(select=("TRT104",), scope="all"))
+    lines = STATIC_BREAKS.splitlines()
+    assert [lines[f.line - 1].strip() for f in result.findings] == ["for row in range(4):"]
+
+
+EMPTY_LIST = """\
+import torch
+
+
+def kept(scores: torch.Tensor) -> torch.Tensor:
+    keep = []
+    for c in torch.unique(scores):
+        keep.append(c)
+    return torch.tensor(keep)
+
+
+def stacked(scores: torch.Tensor) -> torch.Tensor:
+    keep = []
+    for c in torch.unique(scores):
+        keep.append(c)
+    return torch.stack(keep) if len(keep) > 0 else scores
+"""
+
+
+def test_torch_tensor_of_a_list_started_empty_keeps_the_loop_reported_only() -> None:
+    """TorchScript types ``keep = []`` as a list of tensors; ``torch.tensor`` of one raises at run
+    time: the loop is reported and the function left as written. ``torch.stack`` of it is scripted."""
+    result = fix_source(EMPTY_LIST.encode(), "lists.py", Options(select=("TRT104",), unsafe=True, scope="all"))
+    assert len(result.findings) == 2
+    after = result.source.decode()
+    assert "\n\ndef kept(" in after and "@torch.jit.script\ndef stacked(" in after

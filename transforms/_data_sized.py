@@ -4,9 +4,10 @@
 ``for c in torch.unique(labels)``: no value is read into Python, yet the count is the data's.
 A traced export reads the example's size and unrolls the loop that many times, as it does
 for ``range(int(n))``. A tensor is data-sized when it comes from ``nonzero``, ``unique``,
-``masked_select``, one-argument ``torch.where``, indexing by a boolean selection or by
-another data-sized tensor, or a slice, reshape or cast of one; a local is data-sized when
-any binding of it is (flow-insensitive, as :mod:`._condition_evidence` is).
+``masked_select``, one-argument ``torch.where``, indexing by a boolean selection (also one
+held in a local, ``detections[~invalid]``) or by another data-sized tensor (also shifted by a
+number, ``order[inds + 1]``), or a slice, reshape or cast of one; a local is data-sized (or a
+mask) when any binding of it is (flow-insensitive, as :mod:`._condition_evidence` is).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import libcst as cst
 
 from trtcodemod.astutil import method_call, walk
 from trtcodemod.context import FileContext
+from trtcodemod.transforms._script_blockers import _literal_type
 
 _SIZED_METHODS = frozenset({"nonzero", "argwhere", "unique", "unique_consecutive", "masked_select"})
 _SIZED_TORCH = tuple(f"torch.{name}" for name in _SIZED_METHODS)
@@ -30,6 +32,8 @@ _MASK_METHODS = frozenset({
     "le", "lt", "ge", "gt", "eq", "ne", "bool", "logical_not", "logical_and", "logical_or", "isnan",
     "isinf", "isfinite",
 })
+#: Operators that act element by element: with a number on one side, the result has the other's size.
+_ELEMENTWISE = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power)
 #: Methods that read a size.
 _SIZE_METHODS = frozenset({"numel", "nelement", "size"})
 
@@ -51,14 +55,7 @@ class DataSized:
         """Is ``node`` a tensor whose size depends on the values of the data?"""
         kind = type(node)
         if kind is cst.Name:
-            name = node.value
-            if name in self._busy or name not in self._values:
-                return False
-            self._busy.add(name)
-            try:
-                return any(self.sized(value) for value in self._values[name])
-            finally:
-                self._busy.discard(name)
+            return self._any_binding(node.value, self.sized)
         if kind is cst.Call:
             if self._context.refers_to(node.func, *_SIZED_TORCH):
                 return True
@@ -71,6 +68,10 @@ class DataSized:
             if method in _SIZED_METHODS:
                 return self._is_tensor(receiver) or self._mask(receiver) or self.sized(receiver)
             return method in _ROW_KEEPING and self.sized(receiver)
+        if kind is cst.BinaryOperation and type(node.operator) in _ELEMENTWISE:
+            # `inds + 1`: arithmetic with a number keeps the size of the selection
+            return any(self.sized(side) and _literal_type(other) in ("int", "float")
+                       for side, other in ((node.left, node.right), (node.right, node.left)))
         if kind is cst.Subscript:
             if self.sized(node.value):
                 return True  # `torch.where(m)[0]`, `order[1:]` of a selection
@@ -78,8 +79,21 @@ class DataSized:
                        for e in node.slice)
         return False
 
+    def _any_binding(self, name: str, test) -> bool:
+        """Does ``test`` hold for a value bound to the local ``name`` (not while already asking it)?"""
+        if name in self._busy or name not in self._values:
+            return False
+        self._busy.add(name)
+        try:
+            return any(test(value) for value in self._values[name])
+        finally:
+            self._busy.discard(name)
+
     def _mask(self, node: cst.BaseExpression) -> bool:
-        """A boolean selection evidently on tensors: a comparison of one, or a mask method's result."""
+        """A boolean selection evidently on tensors: a comparison of one, or a mask method's result,
+        or a local bound to one (``invalid = overlap & same``, then ``~invalid``)."""
+        if type(node) is cst.Name:
+            return self._any_binding(node.value, self._mask)
         if type(node) is cst.Comparison:
             operands = [node.left, *(c.comparator for c in node.comparisons)]
             return not any(type(c.operator) in (cst.Is, cst.IsNot, cst.In, cst.NotIn) for c in node.comparisons) \

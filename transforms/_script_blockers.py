@@ -5,7 +5,9 @@ loop; the decorator compiles the function when the module is imported, so a func
 TorchScript rejects turns a model that ran into one that fails at import. Rejections read from
 the code alone: a parameter with a default and no annotation (TorchScript takes it as a Tensor
 and refuses the default; a number or bool literal default is annotated with its type instead),
-``*args``/``**kwargs``, and a name first bound inside the loop and read after it (the loop may
+``*args``/``**kwargs``, ``torch.tensor`` of a list started empty (TorchScript types it as a
+list of tensors, which ``torch.tensor`` rejects at run time: eager mode's empty result becomes an
+error), and a name first bound inside the loop and read after it (the loop may
 run zero times, so TorchScript finds it undefined on that path: "undefined value";
 :mod:`._loop_prebind` declares it where that is sound). A returned number literal compiles but
 stops the traced export ("Tracer cannot set value trace for type Int"). Other rejections (Python
@@ -14,14 +16,17 @@ features TorchScript lacks) remain the fix's stated assumption.
 
 from __future__ import annotations
 
+from typing import Callable
+
 import libcst as cst
 
 from trtcodemod.astutil import bound_names, walk
 
 
-def script_blocker(function: cst.FunctionDef) -> str | None:
-    """Why scripting ``function`` would evidently fail, at import or in the traced export, or None
-    (a parameter with a default that :func:`annotate_defaults` annotates is no blocker)."""
+def script_blocker(function: cst.FunctionDef, is_torch_tensor: Callable[[cst.BaseExpression], bool]) -> str | None:
+    """Why scripting ``function`` would evidently fail, at import, at run time or in the traced
+    export, or None (a parameter with a default that :func:`annotate_defaults` annotates is no
+    blocker). ``is_torch_tensor`` tells whether a callee is ``torch.tensor``."""
     params = function.params
     if isinstance(params.star_arg, cst.Param) or params.star_kwarg is not None:
         return "TorchScript does not compile `*args`/`**kwargs`"
@@ -33,7 +38,20 @@ def script_blocker(function: cst.FunctionDef) -> str | None:
         if type(node) is cst.Return and node.value is not None and _returns_number(node.value):
             return ("the function returns a Python number: a traced export cannot carry it out of a scripted "
                     "function")
+    started_empty = _started_empty(function)
+    for node in walk(function.body):
+        if type(node) is cst.Call and node.args and type(node.args[0].value) is cst.Name \
+                and node.args[0].value.value in started_empty and is_torch_tensor(node.func):
+            return (f"`torch.tensor({node.args[0].value.value})` of a list started empty: TorchScript types the list "
+                    "as a list of tensors, and `torch.tensor` of one raises at run time")
     return None
+
+
+def _started_empty(function: cst.FunctionDef) -> set[str]:
+    """Names bound to an empty list display without an annotation (``keep = []``)."""
+    return {target.target.value for node in walk(function.body) if type(node) is cst.Assign
+            and type(node.value) is cst.List and not node.value.elements
+            for target in node.targets if type(target.target) is cst.Name}
 
 
 def annotate_defaults(function: cst.FunctionDef) -> cst.FunctionDef:

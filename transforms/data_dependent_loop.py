@@ -29,7 +29,12 @@ from tensor values (loops over `range(x.shape[0])`, `range(len(names))` or a
 configuration value are static and not reported). Also a trip count that is the size of a
 tensor whose size depends on values, though no value is read: `while idx.numel() > 0`
 after `idx = idx[iou.le(t)]`, `range(len(m.nonzero()))`, `for c in torch.unique(labels)`
-(`nonzero`, `unique`, `masked_select`, a one-argument `torch.where`, a boolean selection).
+(`nonzero`, `unique`, `masked_select`, a one-argument `torch.where`, a boolean selection, also
+through a mask held in a local, `detections[~invalid]`, or an index shifted by a number,
+`order[inds + 1]`). And a loop of any bound that a `break` under a condition on tensor values
+ends (`for _ in range(100): ... if err.item() < tol: break`): the trip count is the data's.
+Tensors are those the code shows (parameters annotated as tensors and what flows from them)
+or, with a recorded run (`--facts`, `migrate`), those the run saw.
 Loops in a function decorated with `torch.jit.script` or `torch.jit.script_if_tracing` are
 not reported: they stay loops in the export.
 
@@ -50,7 +55,9 @@ evidently rejects the function (the decorator would raise at import): a paramete
 default and no annotation (taken as a Tensor) unless the default is a number or bool literal
 (then the parameter is annotated `int`, `float` or `bool`, the default's type), or
 `*args`/`**kwargs`; nor where it returns a number literal (`return keep, 0`: a traced export
-cannot carry a Python number out of a scripted function); those loops are reported only. A name first bound inside the loop and read after it is undefined where the loop runs
+cannot carry a Python number out of a scripted function), nor where it calls `torch.tensor` on a
+list bound to `[]` (TorchScript types that list as a list of tensors, and `torch.tensor` of one
+raises at run time where eager mode returned an empty tensor); those loops are reported only. A name first bound inside the loop and read after it is undefined where the loop runs
 zero times, and TorchScript rejects it: where every binding of it in the loop is `name =
 <tensor>` and the statement right after the loop reads it unconditionally, the rewrite also
 declares it `name: torch.Tensor | None = None` before the loop and adds `assert name is not
@@ -126,6 +133,16 @@ class Decoder:
         elif self._sized().reads_size(node.test):
             self.report(node, "`while` condition reads the size of a tensor whose size depends on values "
                         f"({_SIZED_KINDS}): {_UNROLLS}", self._script_fix(node))
+        else:
+            self._report_data_break(node)
+
+    def _report_data_break(self, loop: cst.For | cst.While) -> None:
+        """Report ``loop`` where a ``break`` of its own runs under a condition on tensor values
+        (``if err.item() < tol: break``): the trip count is the data's, whatever the bound says."""
+        facts = self.current_facts()
+        if any(self.evident(facts, test)[0] for test in _break_guards(loop.body)):
+            self.report(loop, f"a `break` under a condition on tensor values ends the loop: {_UNROLLS}",
+                        self._script_fix(loop))
 
     def _script_fix(self, loop: cst.CSTNode) -> Fix | None:
         """``@torch.jit.script`` on the module-level function that holds the loop, if it is one and
@@ -134,7 +151,8 @@ class Decoder:
         if len(context.functions) != 1 or context.classes:
             return None
         original = function = context.functions[0]
-        if function.decorators or function.asynchronous is not None or script_blocker(function):
+        if function.decorators or function.asynchronous is not None \
+                or script_blocker(function, lambda callee: context.refers_to(callee, "torch.tensor") is not None):
             return None
         function = annotate_defaults(function)
         names = first_bound_inside(function, loop)
@@ -153,8 +171,9 @@ class Decoder:
         function = self.context.function
         assert function is not None
         facts = self.current_facts()
+        observed = self._observed
         return DataSized(self.context, self.index(function).pairs,
-                         lambda node: facts is not None and facts.level(node) >= _TENSOR)
+                         lambda node: facts is not None and facts.level(node) >= _TENSOR or observed.is_tensor(node))
 
     def visit_For(self, node: cst.For) -> None:
         if self.context.function is None or self._scripted():
@@ -164,6 +183,8 @@ class Decoder:
             if self._sized().sized(call):
                 self.report(node, f"the loop iterates over a tensor whose size depends on values ({_SIZED_KINDS}): "
                             f"{_UNROLLS}", self._script_fix(node))
+            else:
+                self._report_data_break(node)
             return
         if self.context.qualified_names(call.func):
             return  # someone's own `range`
@@ -176,6 +197,8 @@ class Decoder:
         elif self._sized().reads_size(call):
             self.report(node, "`range(...)` bound is the size of a tensor whose size depends on values "
                         f"({_SIZED_KINDS}): {_UNROLLS}", self._script_fix(node))
+        else:
+            self._report_data_break(node)
 
 
 _SCRIPTING = ("torch.jit.script", "torch.jit.script_if_tracing", "torch.jit._script_if_tracing")
@@ -183,5 +206,18 @@ _SIZED_KINDS = "`nonzero`, `unique`, a boolean selection"
 _UNROLLS = ("a traced export reads the example's size and unrolls the loop that many times; vectorize with a "
             "fixed maximum and a mask, or script the loop")
 
+
+def _break_guards(node: cst.CSTNode, guards: tuple[cst.BaseExpression, ...] = ()) -> list[cst.BaseExpression]:
+    """The conditions of the ``if`` statements around each ``break`` in ``node``, a loop's body
+    (a nested loop's or function's breaks are their own)."""
+    found: list[cst.BaseExpression] = []
+    for child in node.children:
+        if isinstance(child, (cst.For, cst.While, cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        if type(child) is cst.Break:
+            found.extend(guards)
+        else:  # an `if`'s branches, `elif` and `else` too, run under its condition
+            found.extend(_break_guards(child, (*guards, child.test) if type(child) is cst.If else guards))
+    return found
 
 RULES = (DataDependentLoop,)
