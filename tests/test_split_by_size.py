@@ -124,43 +124,81 @@ def test_the_rewrite_scripts(tmp_path: Path) -> None:
         assert torch.equal(p, q)
 
 
-def _export(model: torch.nn.Module) -> ort.InferenceSession:
+def test_an_empty_axis_is_the_stated_assumption(tmp_path: Path) -> None:
+    """No rows at all: `split` returns one empty part, the rewrite none (the rule says so)."""
+    before, after = _pair(tmp_path, "rows")
+    x, y = torch.zeros(0, 2), torch.zeros(3, 1)
+    assert [p.shape for p in before(x, y)] == [torch.Size([0, 2])]
+    assert after(x, y) == ()
+
+
+def _session(model: torch.nn.Module, examples: tuple[torch.Tensor, ...]) -> ort.InferenceSession:
+    """The TorchScript export of ``model`` at ``examples``, every input's first axis dynamic."""
+    names = [f"x{i}" for i in range(len(examples))]
     buffer = io.BytesIO()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        torch.onnx.export(model, (torch.randn(2, 4),), buffer, dynamo=False, input_names=["x"],
-                          dynamic_axes={"x": {0: "batch"}})
+        torch.onnx.export(model, examples, buffer, dynamo=False, input_names=names,
+                          dynamic_axes={name: {0: "batch"} for name in names})
     return ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
 
 
-@pytest.fixture(scope="module")
-def models(tmp_path_factory: pytest.TempPathFactory) -> tuple[torch.nn.Module, torch.nn.Module]:
-    folder = tmp_path_factory.mktemp("trt718")
+def _run(session: ort.InferenceSession, inputs: tuple[torch.Tensor, ...]) -> np.ndarray:
+    return session.run(None, {f"x{i}": x.numpy() for i, x in enumerate(inputs)})[0]
+
+
+def _twins(source: str, after: str, folder: Path, name: str) -> tuple[torch.nn.Module, torch.nn.Module]:
+    """The original and the rewritten model with the same weights."""
     torch.manual_seed(0)
-    before = import_source(STAGES, folder)["Reassemble"]().eval()
-    after = import_source(rewrite(STAGES, unsafe=True), folder)["Reassemble"]().eval()
-    after.load_state_dict(before.state_dict())
-    return before, after
+    before_model = import_source(source, folder)[name]().eval()
+    after_model = import_source(after, folder)[name]().eval()
+    after_model.load_state_dict(before_model.state_dict())
+    return before_model, after_model
 
 
-def test_the_original_graph_keeps_the_example_batch(models: tuple[torch.nn.Module, torch.nn.Module]) -> None:
-    session = _export(models[0])
-    x = np.random.default_rng(0).standard_normal((5, 4)).astype(np.float32)
+def _with_warning(source: str, folder: Path, line_text: str) -> str:
+    """``source`` rewritten by TRT718 with the facts ``migrate`` records when the export warns
+    at ``line_text`` that it turned a traced tensor into a Python integer."""
+    from trtcodemod.engine import Options, fix_source
+    from trtcodemod.evidence.facts import Facts
+
+    path = folder / "warned.py"
+    path.write_text(source)
+    line = source.splitlines().index(line_text) + 1
+    facts = Facts(runs=3, lines={str(path.resolve()): set(range(1, line + 2))})
+    facts.note_traced([(str(path), line, "Converting a tensor to a Python integer might cause the trace to be "
+                                         "incorrect.")])
+    options = Options(select=("TRT718",), unsafe=True, scope="all", facts=facts)
+    return fix_source(source.encode(), str(path), options).source.decode()
+
+
+def _assert_graph_follows(before: torch.nn.Module, session: ort.InferenceSession, after: torch.nn.Module,
+                          inputs: tuple[torch.Tensor, ...]) -> None:
+    """Eager mode unchanged and the rewritten graph equal to it (NaN where eager has NaN)."""
+    with torch.no_grad():
+        want = before(*inputs)
+        torch.testing.assert_close(after(*inputs), want, rtol=0, atol=0, equal_nan=True)
+    np.testing.assert_allclose(_run(session, inputs), want.numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.fixture(scope="module")
+def stages(tmp_path_factory: pytest.TempPathFactory) -> tuple[torch.nn.Module, torch.nn.Module, ort.InferenceSession]:
+    before, after = _twins(STAGES, rewrite(STAGES, unsafe=True), tmp_path_factory.mktemp("trt718"), "Reassemble")
+    return before, after, _session(after, (torch.randn(2, 4),))
+
+
+def test_the_original_graph_keeps_the_example_batch(stages: tuple[torch.nn.Module, ...]) -> None:
+    session = _session(stages[0], (torch.randn(2, 4),))
     with pytest.raises(Exception, match="[Ss]plit"):
-        session.run(None, {"x": x})
+        _run(session, (torch.randn(5, 4),))
 
 
 @pytest.mark.parametrize("batch", [1, 2, 5])
-def test_the_rewritten_graph_equals_eager_at_every_batch(models: tuple[torch.nn.Module, torch.nn.Module],
-                                                          batch: int) -> None:
-    before, after = models
-    session = _export(after)
-    for x in (torch.randn(batch, 4), torch.zeros(batch, 4), torch.full((batch, 4), -3.0)):
-        with torch.no_grad():
-            want = before(x)
-            assert torch.equal(after(x), want)
-        got = session.run(None, {"x": x.numpy()})[0]
-        np.testing.assert_allclose(got, want.numpy(), rtol=1e-6, atol=1e-6)
+def test_the_rewritten_graph_equals_eager_at_every_batch(stages: tuple, batch: int) -> None:
+    before, after, session = stages
+    for x in (torch.randn(batch, 4), torch.zeros(batch, 4), torch.full((batch, 4), -3.0),
+              torch.tensor([[float("inf"), float("nan"), -0.0, 1.0]] * batch)):
+        _assert_graph_follows(before, session, after, (x,))
 
 
 HELPER = """\
@@ -179,18 +217,8 @@ SPLIT_LINE = HELPER.splitlines().index("    return [project(part) for project, p
 def test_an_element_of_a_list_is_a_size_only_where_the_export_warned(tmp_path: Path) -> None:
     """``hidden[0].shape[0]`` of a list parameter (ZoeDepth's reassemble stage): nothing shows
     ``hidden[0]`` is a tensor, so the size counts only with the observed export's warning."""
-    from trtcodemod.engine import Options, fix_source
-    from trtcodemod.evidence.facts import Facts
-
-    path = tmp_path / "helper.py"
-    path.write_text(HELPER)
-    plain = fix_source(HELPER.encode(), str(path), Options(select=("TRT718",), unsafe=True, scope="all"))
-    assert plain.source.decode() == HELPER
-    facts = Facts(runs=3, lines={str(path.resolve()): set(range(1, 8))})
-    facts.note_traced([(str(path), SPLIT_LINE, "Converting a tensor to a Python integer might cause the trace "
-                                               "to be incorrect.")])
-    options = Options(select=("TRT718",), unsafe=True, scope="all", facts=facts)
-    after = fix_source(HELPER.encode(), str(path), options).source.decode()
+    assert rewrite(HELPER, unsafe=True) == HELPER
+    after = _with_warning(HELPER, tmp_path, HELPER.splitlines()[SPLIT_LINE - 1])
     assert "stacked.unflatten(0, (-1, batch)).unbind(0)" in after
 
 
@@ -226,43 +254,18 @@ class Block(nn.Module):
 def test_the_set_transformer_block_takes_the_batch_split_and_leaves_the_head_split(tmp_path: Path) -> None:
     # `Q` is rebound to a submodule's output, which the code alone does not show to be a tensor: its
     # `size(0)` is a size where the observed export warned at the line (migrate's facts).
-    from trtcodemod.engine import Options, fix_source
-    from trtcodemod.evidence.facts import Facts
-
-    path = tmp_path / "block.py"
-    path.write_text(SET_ATTENTION)
     assert rewrite(SET_ATTENTION, unsafe=True) == SET_ATTENTION
-    line = SET_ATTENTION.splitlines().index("        return torch.cat((Q_ + A.bmm(V_)).split(Q.size(0), 0), 2)") + 1
-    facts = Facts(runs=3, lines={str(path.resolve()): set(range(1, line + 1))})
-    facts.note_traced([(str(path), line, "Converting a tensor to a Python integer might cause the trace to be "
-                                         "incorrect.")])
-    after = fix_source(SET_ATTENTION.encode(), str(path), Options(select=("TRT718",), unsafe=True, scope="all",
-                                                                   facts=facts)).source.decode()
+    after = _with_warning(SET_ATTENTION, tmp_path, "        return torch.cat((Q_ + A.bmm(V_)).split(Q.size(0), 0), 2)")
     assert "return torch.cat((Q_ + A.bmm(V_)).unflatten(0, (-1, Q.size(0))).unbind(0), 2)" in after
     assert after.count(".split(width, 2)") == 3  # a configured width, no size: left alone
-    torch.manual_seed(0)
-    before_model = import_source(SET_ATTENTION, tmp_path)["Block"]().eval()
-    after_model = import_source(after, tmp_path)["Block"]().eval()
-    after_model.load_state_dict(before_model.state_dict())
-
-    def session(model: torch.nn.Module) -> ort.InferenceSession:
-        buffer = io.BytesIO()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            torch.onnx.export(model, (torch.randn(2, 3, 4), torch.randn(2, 5, 4)), buffer, dynamo=False,
-                              input_names=["q", "k"], dynamic_axes={"q": {0: "b"}, "k": {0: "b"}})
-        return ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
-
-    old, new = session(before_model), session(after_model)
-    q, k = torch.randn(3, 3, 4), torch.randn(3, 5, 4)
+    before_model, after_model = _twins(SET_ATTENTION, after, tmp_path, "Block")
+    example = (torch.randn(2, 3, 4), torch.randn(2, 5, 4))
     with pytest.raises(Exception):  # the example's two-row split does not fit three rows
-        old.run(None, {"q": q.numpy(), "k": k.numpy()})
-    for q, k in ((q, k), (torch.zeros(1, 3, 4), -torch.ones(1, 5, 4)), (torch.randn(4, 3, 4), torch.randn(4, 5, 4))):
-        with torch.no_grad():
-            want = before_model(q, k)
-            assert torch.equal(after_model(q, k), want)
-        np.testing.assert_allclose(new.run(None, {"q": q.numpy(), "k": k.numpy()})[0], want.numpy(), rtol=1e-5,
-                                   atol=1e-6)
+        _run(_session(before_model, example), (torch.randn(3, 3, 4), torch.randn(3, 5, 4)))
+    session = _session(after_model, example)
+    for inputs in ((torch.randn(3, 3, 4), torch.randn(3, 5, 4)), (torch.zeros(1, 3, 4), -torch.ones(1, 5, 4)),
+                   (torch.randn(4, 3, 4), torch.randn(4, 5, 4))):
+        _assert_graph_follows(before_model, session, after_model, inputs)
 
 
 #: LoFTR's feature extraction (zju3dv/LoFTR@5d6c834, src/loftr/loftr.py:36-45), reduced: with both
@@ -288,39 +291,14 @@ class Pair(nn.Module):
 
 
 def test_loftr_cuts_the_stacked_pair_by_the_batch_in_its_data_dict(tmp_path: Path) -> None:
-    from trtcodemod.engine import Options, fix_source
-    from trtcodemod.evidence.facts import Facts
-
-    path = tmp_path / "pair.py"
-    path.write_text(PAIR)
     assert rewrite(PAIR, unsafe=True) == PAIR  # nothing in the code shows `feats_c` is a tensor
-    line = PAIR.splitlines().index("        feat_c0, feat_c1 = feats_c.split(data['bs'])") + 1
-    facts = Facts(runs=3, lines={str(path.resolve()): set(range(1, line + 2))})
-    facts.note_traced([(str(path), line, "Converting a tensor to a Python integer might cause the trace to be "
-                                         "incorrect.")])
-    after = fix_source(PAIR.encode(), str(path), Options(select=("TRT718",), unsafe=True, scope="all",
-                                                         facts=facts)).source.decode()
+    after = _with_warning(PAIR, tmp_path, "        feat_c0, feat_c1 = feats_c.split(data['bs'])")
     assert "feat_c0, feat_c1 = feats_c.unflatten(0, (-1, data['bs'])).unbind(0)" in after
-    torch.manual_seed(0)
-    before_model = import_source(PAIR, tmp_path)["Pair"]().eval()
-    after_model = import_source(after, tmp_path)["Pair"]().eval()
-    after_model.load_state_dict(before_model.state_dict())
-
-    def session(model: torch.nn.Module) -> ort.InferenceSession:
-        buffer = io.BytesIO()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            torch.onnx.export(model, (torch.randn(2, 1, 8, 8), torch.randn(2, 1, 8, 8)), buffer, dynamo=False,
-                              input_names=["a", "b"], dynamic_axes={"a": {0: "n"}, "b": {0: "n"}})
-        return ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
-
-    old, new = session(before_model), session(after_model)
-    a, b = torch.randn(3, 1, 8, 8), torch.randn(3, 1, 8, 8)
+    before_model, after_model = _twins(PAIR, after, tmp_path, "Pair")
+    example = (torch.randn(2, 1, 8, 8), torch.randn(2, 1, 8, 8))
     with pytest.raises(Exception):
-        old.run(None, {"a": a.numpy(), "b": b.numpy()})
-    for a, b in ((a, b), (torch.zeros(1, 1, 8, 8), -torch.ones(1, 1, 8, 8))):
-        with torch.no_grad():
-            want = before_model(a, b)
-            assert torch.equal(after_model(a, b), want)
-        np.testing.assert_allclose(new.run(None, {"a": a.numpy(), "b": b.numpy()})[0], want.numpy(), rtol=1e-5,
-                                   atol=1e-6)
+        _run(_session(before_model, example), (torch.randn(3, 1, 8, 8), torch.randn(3, 1, 8, 8)))
+    session = _session(after_model, example)
+    for inputs in ((torch.randn(3, 1, 8, 8), torch.randn(3, 1, 8, 8)),
+                   (torch.zeros(1, 1, 8, 8), -torch.ones(1, 1, 8, 8))):
+        _assert_graph_follows(before_model, session, after_model, inputs)

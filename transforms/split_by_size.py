@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import argument, has_star_args, int_value, method_call, short_code
+from trtcodemod.astutil import argument, code_of, has_star_args, int_value, method_call, parenthesize, short_code
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.transforms._size_facts import SizeRule
 
@@ -51,15 +51,19 @@ returns (same values, shape, strides and storage; gradients flow the same way), 
 mode, `torch.jit.script`, fx, compile and export.
 
 Fix safety: unsafe. `split` also takes an axis that is not a multiple of `n` (its last part is
-shorter) and `n` of 0 on an empty axis; the rewrite raises there. The assumption is that the
-axis holds a whole number of parts of size `n`, with `n` positive: true where the axis was
+shorter) and `n` of 0 on an empty axis; the rewrite raises there. On an empty axis with `n`
+positive, `split` returns one empty part and the rewrite none. The assumption is that the axis
+holds at least one whole part and a whole number of them, of size `n`: true where the axis was
 built by stacking parts of that size, which is what the form is for. `migrate` applies the fix
 where the observed export baked a value at the line and keeps it only if the rewritten model is
 equivalent on every input set. Applies to every TensorRT version.""",
         fix=Safety.UNSAFE,
-        assumption="the split axis holds a whole number of parts of size `n` and `n` is positive (otherwise "
-                   "`split` returns a shorter last part, or none, where the rewrite raises)",
-        fails_when=("the axis is not a multiple of `n` (a remainder part)", "`n` is 0"),
+        assumption="the split axis holds one or more whole parts of size `n` (otherwise `split` returns a shorter "
+                   "last part where the rewrite raises, or, on an empty axis, one empty part where the rewrite "
+                   "returns none)",
+        fails_when=("the axis is not a multiple of `n` (a remainder part): the rewrite raises",
+                    "the axis is empty: `split` returns one empty part, the rewrite no part",
+                    "`n` is 0: the rewrite raises"),
         examples=(
             Example(
                 "import torch\n\n\ndef stages(x: torch.Tensor, y: torch.Tensor) -> list[torch.Tensor]:\n"
@@ -109,11 +113,9 @@ equivalent on every input set. Applies to every TensorRT version.""",
         axis = 0 if dim is None else int_value(dim.value)
         if axis is None or not self._traced_size(size.value, node):
             return
-        text = _code(receiver)
-        if type(receiver) not in (cst.Name, cst.Attribute, cst.Call, cst.Subscript) and not receiver.lpar:
-            text = f"({text})"  # `torch.split(a + b, n)`: the method call needs the whole operand
-        new = cst.parse_expression(
-            f"{text}.unflatten({axis}, (-1, {_code(size.value)})).unbind({axis if axis >= 0 else axis - 1})")
+        # `torch.split(a + b, n)`: the method call needs the whole operand in parentheses.
+        new = cst.parse_expression(f"{code_of(parenthesize(receiver))}.unflatten({axis}, (-1, {code_of(size.value)}))"
+                                   f".unbind({axis if axis >= 0 else axis - 1})")
         self.found(node, f"`{short_code(node)}` splits by a traced size: the TorchScript export keeps the "
                          "example's split sizes; `unflatten(...).unbind(...)` keeps the size in the graph",
                    Fix({node: new}, safety=Safety.UNSAFE))
@@ -136,10 +138,6 @@ equivalent on every input set. Applies to every TensorRT version.""",
         return self._loose_size(expr) or type(expr) is cst.Name or (
             type(expr) is cst.Subscript and len(expr.slice) == 1 and type(expr.slice[0].slice) is cst.Index
             and type(expr.slice[0].slice.value) is cst.SimpleString)
-
-
-def _code(expr: cst.BaseExpression) -> str:
-    return cst.Module(body=()).code_for_node(expr)
 
 
 RULES = (SplitBySize,)
