@@ -27,6 +27,7 @@ from typing import Any, Iterable
 
 from trtcodemod.evidence.facts import Facts, norm
 from trtcodemod.usercode import AT_USER_LINE
+from .constant_reads import constant_test_lines
 
 _TRACEBACK_FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
 _PLAIN_FRAME = re.compile(r"(?P<file>/[^\s:'\"()]+\.py):(?P<line>\d+)")
@@ -83,6 +84,10 @@ GUARD_NOTE = ("; it stands in a check that raises (an assert, `if ...: raise`): 
 WARN_GUARD_NOTE = ("; it stands in a check that only raises or warns (`if ...: warnings.warn(...)`): the exported "
                    "graph drops the check and its warning, and computes the same values")
 
+#: What a read means when it reads only the model's own values (:mod:`.constant_reads`).
+CONSTANT_NOTE = ("; the condition reads only the model's own values (buffers, parameters, settings as `__init__` "
+                 "left them), the same for every input: the graph keeps the branch eager mode takes on every input")
+
 #: Calls that report and change no value: ``print``, ``warnings.warn``, a logger's levels.
 _REPORTING = frozenset({"print", "warn", "warning", "info", "debug", "error", "critical", "exception"})
 
@@ -118,7 +123,8 @@ def _guard_lines(path: str, mtime: float) -> dict[int, str]:
     """Lines of ``path`` in the test of a check, each with its note: a check that only raises
     (``assert``, ``if cond: raise ...``, ``_assert(...)``/``torch._assert(...)``/``torch._check(...)``
     calls), or an ``if`` whose branches only raise or warn (monai's ``if isnan(x).any(): if
-    grad: raise ... else: warnings.warn(...)``)."""
+    grad: raise ... else: warnings.warn(...)``); and the test of a condition that reads only the
+    model's own values (:func:`.constant_reads.constant_test_lines`)."""
     try:
         tree = ast.parse(Path(path).read_text(encoding="utf-8"))
     except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
@@ -142,6 +148,8 @@ def _guard_lines(path: str, mtime: float) -> dict[int, str]:
         if test is not None:
             for line in range(test.lineno, (test.end_lineno or test.lineno) + 1):
                 lines.setdefault(line, note)
+    for line in constant_test_lines(tree):
+        lines.setdefault(line, CONSTANT_NOTE)
     return lines
 
 

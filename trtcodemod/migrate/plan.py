@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable
 
 from trtcodemod.evidence.facts import Facts, Span, norm
-from .locate import FAILS_TO_RUN, GUARD_NOTE, WARN_GUARD_NOTE, Problem
+from .locate import CONSTANT_NOTE, FAILS_TO_RUN, GUARD_NOTE, WARN_GUARD_NOTE, Problem
 from trtcodemod.evidence.proofs import Observation, prove
 
 #: Rules whose fix removes a value baked in by the export (a value read at the line).
@@ -107,6 +107,8 @@ def describe(problems: list[Problem]) -> str:
             parts.append(f"{p.op} node{where} ({p.severity})")
         elif p.kind == "baked" and p.message.endswith((GUARD_NOTE, WARN_GUARD_NOTE)):
             parts.append(f"value read in a check{where}, which the exported graph drops (warning)")
+        elif p.kind == "baked" and p.message.endswith(CONSTANT_NOTE):
+            parts.append(f"value of the model's own state read{where}, the same for every input (warning)")
         elif p.kind == "baked":
             parts.append(f"value baked in{where}")
         elif p.kind == "state":

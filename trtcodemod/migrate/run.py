@@ -22,7 +22,7 @@ from trtcodemod.verify.spec import RewriteOptions, VerifySpec
 from trtcodemod.verify.worker import run_task
 
 from trtcodemod.evidence.facts import Facts, norm
-from .locate import GUARD_NOTE, UNTRACED_NOTE, Problem, locate
+from .locate import CONSTANT_NOTE, GUARD_NOTE, UNTRACED_NOTE, Problem, locate
 from .observe import OBSERVE_TASK
 from .phases import ModelTimeout, Phases
 from .plan import APPLY, INFO, REMAINS, Plan, assumption, describe
@@ -159,7 +159,7 @@ def _remaining(problems: list[Problem], plan: Plan) -> list[dict[str, Any]]:
             rule, message = decision.finding.rule, decision.reason
         else:
             rule, message = p.rule, p.message
-        for note in (GUARD_NOTE, UNTRACED_NOTE):  # why a located read is only a warning stays said
+        for note in (GUARD_NOTE, UNTRACED_NOTE, CONSTANT_NOTE):  # why a located read is only a warning stays said
             if note in p.message and note not in message:
                 message += note
         entry = {"op": p.op, "source": p.source, "rule": rule, "message": message, "kind": p.kind,

@@ -1,0 +1,155 @@
+"""A condition on the model's own values (a buffer, a parameter, a setting) is the same on every
+input, so the branch a trace keeps is right on every input: transformers' EoMT tests
+``self.attn_mask_probs[i] > 0`` per layer and passes it on as ``prob`` to a static method that
+tests ``prob < 1`` (transformers 5.24, ``models/eomt/modeling_eomt.py:1107`` and ``:1200``)."""
+
+from __future__ import annotations
+
+import ast
+import json
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import torch
+from typer.testing import CliRunner
+
+from trtcodemod.cli import app
+from trtcodemod.migrate.constant_reads import constant_test_lines
+
+EOMT_LIKE = '''\
+import torch
+from torch import nn
+
+
+class Encoder(nn.Module):
+    def __init__(self, n: int) -> None:
+        super().__init__()
+        self.layers = nn.ModuleList(nn.Linear(4, 4) for _ in range(n))
+        self.num_blocks = 2
+        self.register_buffer("probs", torch.tensor([1.0, 0.0, 1.0]))
+
+    def forward(self, x):
+        for idx, layer in enumerate(self.layers):
+            if idx >= len(self.layers) - self.num_blocks and (
+                self.training or self.probs[idx] > 0
+            ):
+                x = self._mask(x, prob=self.probs[idx])
+            x = layer(x)
+        return x
+
+    @staticmethod
+    def _mask(x, prob):
+        if prob < 1:
+            x = x * 0.5
+        return x
+'''
+
+
+def _lines(source: str) -> set[int]:
+    return constant_test_lines(ast.parse(textwrap.dedent(source)))
+
+
+def _line_of(source: str, text: str) -> int:
+    return next(i for i, line in enumerate(source.splitlines(), 1) if text in line)
+
+
+def test_a_buffer_read_in_a_loop_over_layers_and_through_a_static_method_is_constant() -> None:
+    lines = _lines(EOMT_LIKE)
+    assert {_line_of(EOMT_LIKE, "if idx >="), _line_of(EOMT_LIKE, "self.training or"),
+            _line_of(EOMT_LIKE, "if prob < 1")} <= lines
+
+
+def test_a_condition_on_the_input_is_not_constant() -> None:
+    source = EOMT_LIKE.replace("self.probs[idx] > 0", "x.sum() > 0")
+    assert _line_of(source, "self.training or") not in _lines(source)
+
+
+def test_a_parameter_passed_an_input_somewhere_is_not_constant() -> None:
+    source = EOMT_LIKE.replace("        return x\n\n    @staticmethod",
+                               "        return self._mask(x, prob=x.mean())\n\n    @staticmethod")
+    assert _line_of(source, "if prob < 1") not in _lines(source)
+    source = EOMT_LIKE.replace("prob=self.probs[idx]", "prob=x.max()")
+    assert _line_of(source, "if prob < 1") not in _lines(source)
+
+
+def test_state_changed_after_init_is_not_constant() -> None:
+    for change in ("self.probs = self.probs * 0.9", "self.probs += 1", "self.probs.mul_(0.9)",
+                   "self.probs[0] = 0.0", "nn.init.zeros_(self.probs)", "setattr(self, 'probs', x)"):
+        source = EOMT_LIKE.replace("            x = layer(x)\n", f"            x = layer(x)\n            {change}\n")
+        assert _line_of(source, "self.training or") not in _lines(source), change
+
+
+def test_a_list_on_self_that_grows_is_not_constant() -> None:
+    source = '''\
+class Queue:
+    def __init__(self):
+        self.frames = []
+
+    def forward(self, x):
+        self.frames.append(x)
+        if len(self.frames) > 4:
+            x = x * 2
+        return x
+'''
+    assert _line_of(source, "if len(") not in _lines(source)
+    assert _line_of(source, "if len(") in _lines(source.replace("self.frames.append(x)", "pass"))
+
+
+def test_random_values_and_calls_of_submodules_are_not_constant() -> None:
+    for test in ("torch.rand(1) > self.probs[0]", "self.layers[0](x).sum() > 0", "self.probs[idx] > x"):
+        source = EOMT_LIKE.replace("self.probs[idx] > 0", test)
+        assert _line_of(source, "self.training or") not in _lines(source), test
+
+
+FAST = ["--runs", "1", "--warmup", "0", "--backends", "torch-cpu,onnxruntime-cpu", "--format", "json"]
+MODEL = EOMT_LIKE + '''
+
+def build() -> nn.Module:
+    torch.manual_seed(0)
+    return Encoder(3).eval()
+
+
+def inputs(generator: torch.Generator) -> tuple[torch.Tensor, ...]:
+    return (torch.randn(2, 4, generator=generator),)
+'''
+
+
+def _migrate(tmp_path: Path, source: str) -> dict[str, Any]:
+    model = tmp_path / "encoder.py"
+    model.write_text(source)
+    result = CliRunner().invoke(app, ["migrate", str(model), "--model", "build", "--inputs", "inputs",
+                                      "--dynamic-axes", '{"x": {"0": "batch"}}', *FAST])
+    if result.exception and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return json.loads(result.stdout)["models"][0]
+
+
+def test_migrate_keeps_a_read_of_a_buffer_as_a_warning_and_exits_0(tmp_path: Path) -> None:
+    report = _migrate(tmp_path, MODEL)
+    constant = {_line_of(MODEL, "if idx >="), _line_of(MODEL, "self.training or"), _line_of(MODEL, "if prob < 1")}
+    at = [r for r in report["remaining"] if int(r["source"].rsplit(":", 1)[1]) in constant]
+    assert at and all(r["severity"] == "warning" for r in at), report["remaining"]
+    assert any("the same for every input" in r["message"] for r in at)
+    assert report["exit_code"] == 0 and report["after"]["faithful"] is True and report["equivalent"] is True
+
+
+def test_migrate_fixes_a_read_of_the_input(tmp_path: Path) -> None:
+    """Passed an input's value, the same test is a real bake: TRT101 blends its branches."""
+    source = MODEL.replace("prob=self.probs[idx]", "prob=x.abs().max()")
+    report = _migrate(tmp_path, source)
+    line = _line_of(source, "if prob < 1")
+    assert [a["rule"] for a in report["applied"] if a["line"] == line] == ["TRT101"], report["applied"]
+    assert not any("the same for every input" in r["message"] and r["source"].endswith(f":{line}")
+                   for r in report["remaining"])
+
+
+def test_the_model_is_what_the_analysis_says() -> None:
+    """The constant branch is the same on zeros, negatives, an empty batch and inf: the buffer
+    decides it, never the input (the model above, run eagerly)."""
+    namespace: dict[str, Any] = {}
+    exec(compile(MODEL, "encoder.py", "exec"), namespace)
+    model = namespace["build"]()
+    traced = torch.jit.trace(model, (torch.randn(2, 4),), check_trace=False)
+    for x in (torch.zeros(3, 4), -torch.ones(5, 4), torch.empty(0, 4), torch.full((1, 4), float("inf"))):
+        torch.testing.assert_close(traced(x), model(x), equal_nan=True)

@@ -1,0 +1,265 @@
+"""Conditions that read only what the model holds, never what it is given.
+
+transformers' EoMT decides per layer ``if self.training or self.attn_mask_probs[i] > 0:`` and
+passes ``prob=self.attn_mask_probs[i]`` to a static method that tests ``if prob < 1:``. Python
+reads a tensor's value there, so the trace bakes the branch; but the value is a buffer of the
+model, the same for every input, so the baked branch is the one eager mode takes on every input.
+
+:func:`constant_test_lines` finds the tests of ``if``, ``while`` and conditional expressions whose
+every leaf is such a value: an attribute of ``self`` that no method of the file assigns or changes
+in place after ``__init__`` (a buffer, a parameter, a config number, ``self.training``), a literal,
+a module-level constant or import, a local bound only to such values (``for i, layer in
+enumerate(self.layers)``), or a parameter that every call in the file passes such a value, and
+pure arithmetic, comparisons, indexing and reading calls (``len``, ``.item()``, ``.any()``) over
+them. It reasons on one file; an attribute changed from another file is outside what it sees,
+which is why the graph's equivalence is still checked on every input set.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+#: Builtins that compute from their arguments alone.
+_PURE_BUILTINS = frozenset({"len", "int", "float", "bool", "abs", "min", "max", "sum", "round", "enumerate", "range",
+                            "zip", "reversed", "list", "tuple"})
+#: Tensor methods that read a value and change nothing.
+_READING_METHODS = frozenset({"item", "any", "all", "sum", "numel", "size", "dim", "tolist", "float", "int", "bool",
+                              "long", "abs", "max", "min", "mean", "prod", "nonzero", "isnan", "isinf", "isfinite"})
+_INIT = "__init__"
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _self_root(node: ast.AST) -> str | None:
+    """``x`` for ``self.x``, ``self.x.y``, ``self.x[i]``, ``self.x.y[i].z``; None otherwise."""
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+            return node.attr
+        node = node.value
+    return None
+
+
+def _own_nodes(func: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of ``func``'s body, without those of functions or classes defined inside it."""
+    stack = list(ast.iter_child_nodes(func))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (*_FUNCTIONS, ast.ClassDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
+
+
+class _FileFacts:
+    """What one parsed file says about where names and attributes get their values."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.module_constants: set[str] = set()
+        for stmt in tree.body:
+            if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                self.module_constants.update((a.asname or a.name).split(".")[0] for a in stmt.names)
+            elif isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Constant):
+                self.module_constants.update(t.id for t in stmt.targets if isinstance(t, ast.Name))
+        self.owner: dict[ast.AST, ast.ClassDef | None] = {}
+        self.functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+        self._collect(tree, None)
+        self.changed = self._changed_attributes()
+
+    def _collect(self, node: ast.AST, cls: ast.ClassDef | None) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, _FUNCTIONS):
+                self.functions.append(child)
+                self.owner[child] = cls
+                self._collect(child, None)
+            elif isinstance(child, ast.ClassDef):
+                self._collect(child, child)
+            else:
+                self._collect(child, cls)
+
+    def _changed_attributes(self) -> set[str] | None:
+        """Attributes of ``self`` assigned or changed in place outside ``__init__`` anywhere in the
+        file (None when ``setattr`` on ``self`` makes that unknowable)."""
+        changed: set[str] = set()
+        for func in self.functions:
+            if func.name == _INIT:
+                continue
+            for node in _own_nodes(func):
+                targets: list[ast.AST] = []
+                if isinstance(node, ast.Assign):
+                    targets = list(node.targets)
+                elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+                    targets = [node.target]
+                elif isinstance(node, ast.Delete):
+                    targets = list(node.targets)
+                elif isinstance(node, ast.Call):
+                    func_expr = node.func
+                    if isinstance(func_expr, ast.Name) and func_expr.id in ("setattr", "delattr") and node.args \
+                            and isinstance(node.args[0], ast.Name) and node.args[0].id == "self":
+                        return None
+                    name = func_expr.attr if isinstance(func_expr, ast.Attribute) else getattr(func_expr, "id", "")
+                    if isinstance(func_expr, ast.Attribute) and func_expr.attr not in _READING_METHODS:
+                        # Any other method of an attribute may change it: ``self.queue.append(x)``,
+                        # ``self.buf.add_(1)``.
+                        targets = [func_expr.value]
+                    if name.endswith("_") and not name.startswith("_"):
+                        targets += node.args[:1]  # an in-place function: ``nn.init.ones_(self.w)``
+                for target in targets:
+                    for part in ast.walk(target):
+                        root = _self_root(part)
+                        if root is not None:
+                            changed.add(root)
+        return changed
+
+
+class _Judge:
+    """Decides whether an expression, read in a given function, holds only the model's own values."""
+
+    def __init__(self, facts: _FileFacts) -> None:
+        self.facts = facts
+        self._busy: set[tuple[int, str]] = set()
+
+    def constant(self, expr: ast.AST, func: ast.AST, depth: int = 2) -> bool:
+        if isinstance(expr, ast.Constant):
+            return True
+        if isinstance(expr, ast.Name):
+            return self._name(expr.id, func, depth)
+        if _self_root(expr) is not None:
+            root = _self_root(expr)
+            if self.facts.changed is None or root in self.facts.changed:
+                return False
+            return all(self.constant(s.slice, func, depth) for s in ast.walk(expr) if isinstance(s, ast.Subscript))
+        if isinstance(expr, ast.Attribute):
+            return self.constant(expr.value, func, depth)
+        if isinstance(expr, ast.Subscript):
+            return self.constant(expr.value, func, depth) and self.constant(expr.slice, func, depth)
+        if isinstance(expr, ast.Slice):
+            return all(self.constant(p, func, depth) for p in (expr.lower, expr.upper, expr.step) if p is not None)
+        if isinstance(expr, (ast.BinOp, ast.BoolOp, ast.Compare, ast.UnaryOp, ast.Tuple, ast.List, ast.IfExp)):
+            return all(self.constant(c, func, depth) for c in ast.iter_child_nodes(expr)
+                       if not isinstance(c, (ast.operator, ast.boolop, ast.cmpop, ast.unaryop, ast.expr_context)))
+        if isinstance(expr, ast.Call) and not expr.keywords or isinstance(expr, ast.Call) and all(
+                k.arg is not None for k in expr.keywords):
+            return self._call(expr, func, depth)
+        return False
+
+    def _call(self, call: ast.Call, func: ast.AST, depth: int) -> bool:
+        callee = call.func
+        if isinstance(callee, ast.Name):
+            pure = callee.id in _PURE_BUILTINS
+        elif isinstance(callee, ast.Attribute) and isinstance(callee.value, ast.Name) and callee.value.id == "math":
+            pure = True
+        elif isinstance(callee, ast.Attribute):
+            pure = callee.attr in _READING_METHODS and self.constant(callee.value, func, depth)
+        else:
+            pure = False
+        arguments = [*call.args, *(k.value for k in call.keywords)]
+        return pure and not any(isinstance(a, ast.Starred) for a in call.args) \
+            and all(self.constant(a, func, depth) for a in arguments)
+
+    def _name(self, name: str, func: ast.AST, depth: int) -> bool:
+        if name in ("True", "False", "None"):
+            return True
+        key = (id(func), name)
+        if key in self._busy:
+            return True  # a loop of bindings adds no new source of values
+        params = self._params(func)
+        bindings = [b for b in _own_nodes(func) if self._binds(b, name)]
+        if name in params:
+            if bindings:
+                return False
+            return self._param(name, func, depth)
+        if not bindings:
+            return name in self.facts.module_constants
+        self._busy.add(key)
+        try:
+            return all(self._binding(b, func, depth) for b in bindings)
+        finally:
+            self._busy.discard(key)
+
+    @staticmethod
+    def _params(func: ast.AST) -> list[str]:
+        if not isinstance(func, _FUNCTIONS):
+            return []
+        args = func.args
+        return [a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]] + \
+            [a.arg for a in (args.vararg, args.kwarg) if a is not None]
+
+    @staticmethod
+    def _binds(node: ast.AST, name: str) -> bool:
+        targets: list[ast.AST] = []
+        if isinstance(node, ast.Assign):
+            targets = list(node.targets)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.NamedExpr)):
+            targets = [node.target]
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            targets = [i.optional_vars for i in node.items if i.optional_vars is not None]
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            return any((a.asname or a.name).split(".")[0] == name for a in node.names)
+        elif isinstance(node, ast.ExceptHandler) or isinstance(node, ast.comprehension):
+            return isinstance(node, ast.ExceptHandler) and node.name == name or \
+                isinstance(node, ast.comprehension) and any(isinstance(t, ast.Name) and t.id == name
+                                                            for t in ast.walk(node.target))
+        return any(isinstance(t, ast.Name) and t.id == name for target in targets for t in ast.walk(target))
+
+    def _binding(self, node: ast.AST, func: ast.AST, depth: int) -> bool:
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.NamedExpr)):
+            return self.constant(node.value, func, depth)
+        if isinstance(node, ast.AnnAssign):
+            return node.value is not None and self.constant(node.value, func, depth)
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            return self.constant(node.iter, func, depth)
+        return False  # ``with ... as``, ``except ... as``, imports inside the function
+
+    def _param(self, name: str, func: ast.AST, depth: int) -> bool:
+        """A parameter holds the model's own value when every call of ``func`` in the file passes one."""
+        if depth <= 0 or not isinstance(func, _FUNCTIONS) or func.name == "forward":
+            return False
+        cls = self.facts.owner.get(func)
+        decorators = {d.id for d in func.decorator_list if isinstance(d, ast.Name)}
+        positional = [a.arg for a in [*func.args.posonlyargs, *func.args.args]]
+        if cls is not None and "staticmethod" not in decorators:
+            positional = positional[1:]  # ``self`` or ``cls``, bound by the attribute call
+        calls = [(call, caller) for caller in self.facts.functions for call in _own_nodes(caller)
+                 if isinstance(call, ast.Call) and self._calls(call, func, cls)]
+        if not calls:
+            return False
+        defaults = dict(zip(reversed(positional), reversed(func.args.defaults)))
+        for call, caller in calls:
+            if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+                return False
+            passed = next((k.value for k in call.keywords if k.arg == name), None)
+            if passed is None and name in positional and positional.index(name) < len(call.args):
+                passed = call.args[positional.index(name)]
+            if passed is None:
+                default = defaults.get(name)
+                if default is None or not self.constant(default, func, 0):
+                    return False
+            elif not self.constant(passed, caller, depth - 1):
+                return False
+        return True
+
+    @staticmethod
+    def _calls(call: ast.Call, func: ast.AST, cls: ast.ClassDef | None) -> bool:
+        callee = call.func
+        name = getattr(func, "name", None)
+        if cls is None:
+            return isinstance(callee, ast.Name) and callee.id == name
+        return isinstance(callee, ast.Attribute) and callee.attr == name and isinstance(callee.value, ast.Name) \
+            and callee.value.id in ("self", "cls", cls.name)
+
+
+def constant_test_lines(tree: ast.Module) -> set[int]:
+    """Lines of the tests (of ``if``, ``while``, ``x if c else y``) in methods that read only the
+    model's own values and at least one of them from ``self`` or through a parameter."""
+    facts = _FileFacts(tree)
+    judge = _Judge(facts)
+    lines: set[int] = set()
+    for func in facts.functions:
+        for node in _own_nodes(func):
+            if not isinstance(node, (ast.If, ast.While, ast.IfExp)):
+                continue
+            test = node.test
+            reads = any(_self_root(n) is not None or isinstance(n, ast.Name) and n.id in _Judge._params(func)
+                        for n in ast.walk(test))
+            if reads and judge.constant(test, func):
+                lines.update(range(test.lineno, (test.end_lineno or test.lineno) + 1))
+    return lines
