@@ -482,6 +482,7 @@ def test_a_reverted_candidate_leaves_its_baked_value_remaining_and_exit_1() -> N
     left = [r for r in report["remaining"] if r["rule"] == "TRT702"]
     assert [r["source"].rsplit(":", 1)[1] for r in left] == [str(line)]
     assert left[0]["message"].startswith("fix reverted: breaks equivalence") and left[0]["severity"] == "error"
+    assert "keep the number a tensor" in left[0]["manual_step"]  # the guidance's step for `.item()`
     assert code == 1 and report["exit_code"] == 1
 
 

@@ -156,6 +156,8 @@ def render_text(r: dict[str, Any], written: bool = False, profile: bool = False)
     out += ["", f"Remaining ({len(r['remaining'])}):" if r["remaining"] else "Remaining: nothing"]
     for item in r["remaining"]:
         out.append(f"  {item['op']} at {_loc(item['source'])}  [{item['rule'] or 'no rule'}]  {item['message'][:200]}")
+        if item.get("manual_step"):
+            out.append(f"      by hand: {item['manual_step']}")
     if r.get("info"):
         out += ["", f"Not applied, information ({len(r['info'])}):"]
         out += [f"  {i['rule']}  {_rel(i['path'])}:{i['line']}  {i['reason']}" for i in r["info"]]
@@ -273,7 +275,9 @@ def render_markdown(r: dict[str, Any], written: bool = False) -> str:
                                            for f in r["reverted"]]
     if r["remaining"]:
         out += ["", "**Remaining**", ""] + [f"- {i['op']} at `{_loc(i['source'])}` ({i['rule'] or 'no rule'}): "
-                                            f"{i['message'][:200]}" for i in r["remaining"]]
+                                            f"{i['message'][:200]}" + (f" By hand: {i['manual_step']}"
+                                                                       if i.get("manual_step") else "")
+                                            for i in r["remaining"]]
     if r.get("diff"):
         out += ["", "<details><summary>diff</summary>", "", "```diff", r["diff"].rstrip(), "```", "", "</details>"]
     out += ["", f"exit {r['exit_code']} ({_write_note(r, written)})"]

@@ -23,6 +23,7 @@ from trtcodemod.verify.worker import run_task
 
 from trtcodemod.evidence.facts import Facts, norm
 from .locate import CONSTANT_NOTE, GUARD_NOTE, UNTRACED_NOTE, Problem, locate
+from .manual_steps import add_manual_steps
 from .observe import OBSERVE_TASK
 from .phases import ModelTimeout, Phases
 from .plan import APPLY, INFO, REMAINS, Plan, assumption, describe
@@ -504,6 +505,7 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: dict[str, Any], 
             "op": problems[0].op if problems else "-", "source": f"{d.finding.path}:{d.finding.line}",
             "rule": d.finding.rule, "message": f"fix reverted: {why}{judged}", "kind": "finding", "exporter": None,
             "severity": "error" if any(p.severity == "error" for p in problems) else "warning"})
+    add_manual_steps(report["remaining"])
     if final is None:
         report["equivalent"] = True  # nothing was rewritten: the model is the original
         report["latency_ms"] = {k: {"before": v, "after": v} for k, v in original.get("latency_before", {}).items()}

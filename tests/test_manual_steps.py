@@ -1,0 +1,56 @@
+"""Every error ``migrate`` leaves names the guidance's manual step: a rule's own message gives
+it; a reverted fix, an unclaimed TracerWarning, a line the second trace found baked, a failed
+export and a graph that fails to load get theirs from :mod:`trtcodemod.migrate.manual_steps`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from trtcodemod.migrate.manual_steps import (EXPORT_STEP, LOAD_STEP, LOOP_STEP, NUMBER_STEP, OTHER_VALUES_STEP,
+                                             SIZE_STEP, VALUE_STEP, add_manual_steps, manual_step)
+
+
+def _entry(**fields: Any) -> dict[str, Any]:
+    return {"op": "(traced constant)", "source": "m.py:3", "rule": None, "message": "", "kind": "baked",
+            "exporter": "torchscript", "severity": "error", **fields}
+
+
+@pytest.mark.parametrize(("rule", "step"), [("TRT717", SIZE_STEP), ("TRT718", SIZE_STEP), ("TRT101", VALUE_STEP),
+                                             ("TRT702", NUMBER_STEP), ("TRT104", LOOP_STEP)])
+def test_a_reverted_fix_gets_its_family_step(rule: str, step: str) -> None:
+    assert manual_step(_entry(rule=rule, message="fix reverted: breaks equivalence", kind="finding")) == step
+
+
+def test_a_reverted_operator_fix_points_to_its_rule() -> None:
+    step = manual_step(_entry(rule="TRT727", op="Resize", kind="hostile", message="fix reverted: breaks equivalence"))
+    assert step is not None and "trtcodemod explain TRT727" in step
+
+
+def test_unclaimed_problems_get_the_step_of_their_kind() -> None:
+    assert manual_step(_entry(kind="export_failure", op="(export)", message="TypeError: x")) == EXPORT_STEP
+    assert manual_step(_entry(kind="unfaithful", op="(graph fails to run)", message="ONNX Runtime")) == LOAD_STEP
+    assert manual_step(_entry(kind="unfaithful", op="(wrong values)", message="differs")) == OTHER_VALUES_STEP
+    assert manual_step(_entry(op="(retraced graph)", message="the graph traced at x differs")) == SIZE_STEP
+    assert manual_step(_entry(message="Iterating over a tensor might cause the trace to be incorrect.")) == LOOP_STEP
+    boolean = manual_step(_entry(message="Converting a tensor to a Python boolean might cause ..."))
+    number = manual_step(_entry(op="(baked value)", message="Python reads a tensor's value here (tolist)"))
+    assert boolean is not None and VALUE_STEP in boolean and SIZE_STEP in boolean
+    assert number is not None and NUMBER_STEP in number and SIZE_STEP in number
+
+
+def test_warnings_and_messages_that_carry_a_step_get_none() -> None:
+    assert manual_step(_entry(severity="warning", message="Converting a tensor to a Python boolean")) is None
+    assert manual_step(_entry(rule="TRT713", kind="finding",
+                              message="value baked in at line 5; no automatic fix: `M == 0` branches ...")) is None
+    assert manual_step(_entry(rule="TRT701", op="Cast", kind="hostile", message="casts to float64; cast to float32")) \
+        is None
+
+
+def test_every_error_of_a_report_gets_a_step_in_place() -> None:
+    remaining = [_entry(rule="TRT717", message="fix reverted: breaks equivalence"),
+                 _entry(severity="warning", message="it stands in a check"),
+                 _entry(kind="export_failure", op="(export)", message="SymbolicValueError")]
+    add_manual_steps(remaining)
+    assert [e.get("manual_step") for e in remaining] == [SIZE_STEP, None, EXPORT_STEP]

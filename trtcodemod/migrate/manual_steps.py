@@ -1,0 +1,101 @@
+"""The guidance's manual step for what ``migrate`` leaves: every remaining error says what to do by hand.
+
+A rule that names a construct without fixing it says its manual step in its message ("no
+automatic fix: ... ; move the decision out of the graph ..."). What else remains did not: a fix
+the verification reverted ("fix reverted: breaks equivalence"), a TracerWarning no rule claims,
+a line the second trace found baked, an export that fails, a graph that fails to load. Each kind
+gets the step the guidance documents give for it (their topics named, so the reader can look it
+up), in our words; a rule's own construct gets its family's step and ``trtcodemod explain``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: A value computed in Python from an input size (guidance: "Dynamic shape input", "Shape tensors
+#: and execution tensors").
+SIZE_STEP = ("compute the value in the graph from the traced size (tensor arithmetic on `x.shape[i]`, which "
+             "the trace keeps; a Python `int`, `min` or NumPy value of it does not), or, where the model runs "
+             "at one size only, declare this axis static and export at the deployed size "
+             "(guidance: Dynamic shape input; Shape tensors and execution tensors)")
+#: A decision on tensor values (guidance: "Dynamic if-else", "Tracing vs scripting").
+VALUE_STEP = ("keep the decision in the graph: compute both branches and select with `torch.where`, pass an "
+              "indicator tensor as an input and decide outside the graph, or script this part with "
+              "`torch.jit.script` (guidance: Dynamic if-else; Tracing vs scripting)")
+#: A tensor's value turned into a Python number (guidance: "Python built-ins and dtypes").
+NUMBER_STEP = ("keep the number a tensor: torch functions and tensor arithmetic (`torch.exp(t)`, `t * k`) instead "
+               "of `.item()`, `float()`, `.tolist()` or `math.*` on it (guidance: Python built-ins and dtypes)")
+#: A loop over a tensor's rows (guidance: "For loops").
+LOOP_STEP = ("vectorize the loop over the tensor, or loop over a fixed `range` of a known size "
+             "(guidance: For loops: parallelizable, static, dynamic)")
+#: An operator or pattern TensorRT or the exporter does not take.
+OP_STEP = ("rewrite this call with operators the exporter and TensorRT take, as `trtcodemod explain {rule}` "
+           "describes, or keep this part out of the engine (a TensorRT plugin, or the step done before or after it)")
+#: An export that fails at a line no rule claims (guidance: "Tracing export").
+EXPORT_STEP = ("the exporter stops at this line: rewrite it with operators the exporter supports (the error "
+               "names the one it could not convert), try the other exporter (`--exporters dynamo`), or keep "
+               "this step out of the graph (guidance: Tracing export)")
+#: A graph that ONNX Runtime refuses to load (guidance: "Dynamic shape input").
+LOAD_STEP = ("the graph's shapes at this line disagree with themselves: a size the export kept as the "
+             "example's constant meets a dynamic one; build the size from the traced shape here, or export with "
+             "this axis static (guidance: Dynamic shape input)")
+#: A graph that loads but computes other values (guidance: "Tracing vs scripting").
+OTHER_VALUES_STEP = ("the graph computes other values than eager mode: the usual cause is a value the trace kept "
+                     "as the example's constant, at the lines named beside this one; fix those lines, or export "
+                     "with the axes whose change exposes it static (guidance: Tracing vs scripting)")
+
+#: Rules whose construct is a value computed from a size.
+_SIZE_RULES = frozenset({"TRT704", "TRT711", "TRT712", "TRT716", "TRT717", "TRT718", "TRT726"})
+#: Rules whose construct is a decision on, or a size from, tensor values.
+_VALUE_RULES = frozenset({"TRT101", "TRT102", "TRT103", "TRT201", "TRT202", "TRT203", "TRT204", "TRT713", "TRT714",
+                          "TRT715", "TRT721"})
+_NUMBER_RULES = frozenset({"TRT702"})
+_LOOP_RULES = frozenset({"TRT104", "TRT105", "TRT406"})
+
+#: Text that shows a message already carries a manual step.
+_HAS_STEP = ("no automatic fix", "build it in the graph instead", "lift it by hand", "guidance:")
+
+
+def _for_rule(rule: str) -> str:
+    if rule in _SIZE_RULES:
+        return SIZE_STEP
+    if rule in _VALUE_RULES:
+        return VALUE_STEP
+    if rule in _NUMBER_RULES:
+        return NUMBER_STEP
+    if rule in _LOOP_RULES:
+        return LOOP_STEP
+    return OP_STEP.format(rule=rule)
+
+
+def manual_step(entry: dict[str, Any]) -> str | None:
+    """The manual step for one entry of the report's ``remaining`` (None: a warning, or one its
+    message already gives)."""
+    message = str(entry.get("message", ""))
+    if entry.get("severity") != "error" or any(text in message for text in _HAS_STEP):
+        return None
+    rule, op, kind = entry.get("rule"), str(entry.get("op", "")), entry.get("kind")
+    if rule and (message.startswith("fix reverted") or kind != "hostile"):
+        return _for_rule(rule)
+    if rule:
+        return None  # a rule's hostile node: its message is the rule's own advice
+    if kind == "export_failure":
+        return EXPORT_STEP
+    if kind == "unfaithful":
+        return LOAD_STEP if op == "(graph fails to run)" else OTHER_VALUES_STEP
+    if "Iterating over a tensor" in message:
+        return LOOP_STEP
+    if "(retraced graph)" in op or "from a size" in message or "input size" in message:
+        return SIZE_STEP
+    if kind == "baked":
+        data = VALUE_STEP if "Python boolean" in message or "__bool__" in message else NUMBER_STEP
+        return f"where the value comes from the data: {data}; where it comes from an input size only: {SIZE_STEP}"
+    return None
+
+
+def add_manual_steps(remaining: list[dict[str, Any]]) -> None:
+    """Give each remaining error without one its manual step (``manual_step``), in place."""
+    for entry in remaining:
+        step = manual_step(entry)
+        if step is not None:
+            entry["manual_step"] = step
