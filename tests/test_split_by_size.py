@@ -67,6 +67,7 @@ def test_rewrite_text() -> None:
 
 @pytest.mark.parametrize("code", [
     "def f(x: torch.Tensor):\n    return x.split(4, dim=0)\n",  # a literal: nothing traced
+    "def f(x: torch.Tensor):\n    return x.split(2 * 3, dim=0)\n",  # arithmetic of literals: nothing traced
     "def f(x: torch.Tensor, y: torch.Tensor):\n    return x.split([y.shape[0], 2])\n",  # sections
     "def f(x: torch.Tensor, y: torch.Tensor, d: int):\n    return x.split(y.shape[0], d)\n",  # an unknown axis
     "def f(x: torch.Tensor, n):\n    return x.split(n)\n",  # not shown to be a size

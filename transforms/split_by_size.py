@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import argument, code_of, has_star_args, int_value, method_call, parenthesize, short_code
+from trtcodemod.astutil import argument, code_of, has_star_args, int_value, method_call, parenthesize, short_code, walk
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
-from trtcodemod.transforms._size_facts import SizeRule
+from trtcodemod.transforms._size_facts import INTEGER_OPERATORS, SizeRule
 
 _FUNCTION = "torch.split"
 
@@ -33,10 +33,14 @@ a local bound to one, `int()` of one, arithmetic of sizes and integers), and `di
 integer literal or left out. Where an observed export (`migrate`, `--facts`) warned at the line
 that it turned a traced tensor into a Python integer, `x` need not be shown to be a tensor and
 `n` may be any name or string-keyed entry (`batch_size = hidden_states[0].shape[0]`, a size a
-caller hands in as `bs`, LoFTR's `data['bs']`). The typical code stacks parts of one size and cuts them
-apart again: transformers' DPT-style reassemble stage concatenates the backbone's stages along
-the batch and takes them back with `hidden_states.split(batch_size, dim=0)` (ZoeDepth); a
-multi-head merge cuts `(B*H, ...)` into `H` tensors of `B` with `out.split(batch_size, dim=0)`.
+caller hands in as `bs`, LoFTR's `data['bs']`), or integer arithmetic of those (`x.shape[0] // 2`
+of a submodule's output). Left alone: a literal (`split(4)`, `split(2 * 3)`): nothing traced;
+a list of sizes (`split([b, b])`, RAFT's encoder): the TorchScript exporter keeps traced sizes
+in a list as computed inputs of the `Split`, so nothing is baked. The typical code stacks parts
+of one size and cuts them apart again: transformers' DPT-style reassemble stage concatenates the
+backbone's stages along the batch and takes them back with `hidden_states.split(batch_size,
+dim=0)` (ZoeDepth); a multi-head merge cuts `(B*H, ...)` into `H` tensors of `B` with
+`out.split(batch_size, dim=0)`.
 
 Why it hurts: `split` takes a Python `int`, so tracing turns the traced size into a number (the
 exporter warns: "Converting a tensor to a Python integer") and the ONNX `Split` keeps the
@@ -121,20 +125,24 @@ equivalent on every input set. Applies to every TensorRT version.""",
                    Fix({node: new}, safety=Safety.UNSAFE))
 
     def _traced_size(self, expr: cst.BaseExpression, node: cst.Call) -> bool:
-        """``expr`` is one size of a tensor (or integer arithmetic of sizes and integers), not a
-        literal; or the observed export warned at the call and ``expr`` is a size of a local not
-        shown to be a tensor, a name (``batch_size = hidden[0].shape[0]``, a parameter) or a
-        string-keyed entry."""
-        if type(expr) in (cst.Integer, cst.List, cst.Tuple):
-            return False
+        """``expr`` is one size of a tensor (or integer arithmetic of sizes and integers), not
+        literals alone; or the observed export warned at the call and ``expr`` is a size handed
+        in loosely (:meth:`_warned_size`)."""
+        if type(expr) in (cst.List, cst.Tuple) or not any(type(n) is cst.Name for n in walk(expr)):
+            return False  # sections, or literals (`4`, `2 * 3`): nothing traced
         if self.integer_size(expr):
             return True
-        if not self.traced_at(node):
-            return False
-        # The export turned a traced tensor into a Python integer on this line: the split size,
-        # held in a size of a local, a name (a parameter a caller hands a size in, LoFTR's `bs`)
-        # or a dict entry (`data['bs']`). A wrong guess raises in the rewritten model, and
-        # migrate keeps the fix only where the rewritten model is equivalent.
+        return self.traced_at(node) and self._warned_size(expr)
+
+    def _warned_size(self, expr: cst.BaseExpression) -> bool:
+        """Where the export turned a traced tensor into a Python integer on this line: a size of
+        a local not shown to be a tensor, a name (``batch_size = hidden[0].shape[0]``, a parameter
+        a caller hands a size in, LoFTR's ``bs``), a string-keyed entry (``data['bs']``), or
+        integer arithmetic of those with sizes and integers (hlb-CIFAR10's ``x.shape[0]//2``). A
+        wrong guess raises in the rewritten model, and migrate keeps the fix only where the
+        rewritten model is equivalent."""
+        if type(expr) is cst.BinaryOperation and type(expr.operator) in INTEGER_OPERATORS:
+            return all(self.integer_size(side) or self._warned_size(side) for side in (expr.left, expr.right))
         return self._loose_size(expr) or type(expr) is cst.Name or (
             type(expr) is cst.Subscript and len(expr.slice) == 1 and type(expr.slice[0].slice) is cst.Index
             and type(expr.slice[0].slice.value) is cst.SimpleString)
