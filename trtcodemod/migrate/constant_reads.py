@@ -62,7 +62,18 @@ class _FileFacts:
         self.owner: dict[ast.AST, ast.ClassDef | None] = {}
         self.functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
         self._collect(tree, None)
+        #: Each function's own nodes, walked once.
+        self.nodes = {id(f): list(_own_nodes(f)) for f in self.functions}
         self.changed = self._changed_attributes()
+        #: The calls of each attribute or function name, with the function they are in.
+        self.calls: dict[str, list[tuple[ast.Call, ast.AST]]] = {}
+        for caller in self.functions:
+            for node in self.nodes[id(caller)]:
+                if isinstance(node, ast.Call):
+                    callee = node.func
+                    name = callee.attr if isinstance(callee, ast.Attribute) else getattr(callee, "id", None)
+                    if name:
+                        self.calls.setdefault(name, []).append((node, caller))
 
     def _collect(self, node: ast.AST, cls: ast.ClassDef | None) -> None:
         for child in ast.iter_child_nodes(node):
@@ -82,7 +93,7 @@ class _FileFacts:
         for func in self.functions:
             if func.name == _INIT:
                 continue
-            for node in _own_nodes(func):
+            for node in self.nodes[id(func)]:
                 targets: list[ast.AST] = []
                 if isinstance(node, ast.Assign):
                     targets = list(node.targets)
@@ -116,6 +127,8 @@ class _Judge:
     def __init__(self, facts: _FileFacts) -> None:
         self.facts = facts
         self._busy: set[tuple[int, str]] = set()
+        self._known: dict[tuple[int, str, int], bool] = {}
+        self._bindings: dict[int, dict[str, list[ast.AST]]] = {}
 
     def constant(self, expr: ast.AST, func: ast.AST, depth: int = 2) -> bool:
         if isinstance(expr, ast.Constant):
@@ -161,19 +174,33 @@ class _Judge:
         key = (id(func), name)
         if key in self._busy:
             return True  # a loop of bindings adds no new source of values
-        params = self._params(func)
-        bindings = [b for b in _own_nodes(func) if self._binds(b, name)]
-        if name in params:
-            if bindings:
-                return False
-            return self._param(name, func, depth)
-        if not bindings:
-            return name in self.facts.module_constants
+        known = self._known.get((*key, depth))
+        if known is not None:
+            return known
+        bindings = self._bindings_of(func).get(name, [])
         self._busy.add(key)
         try:
-            return all(self._binding(b, func, depth) for b in bindings)
+            if name in self._params(func):
+                answer = not bindings and self._param(name, func, depth)
+            elif not bindings:
+                answer = name in self.facts.module_constants
+            else:
+                answer = all(self._binding(b, func, depth) for b in bindings)
         finally:
             self._busy.discard(key)
+        self._known[(*key, depth)] = answer
+        return answer
+
+    def _bindings_of(self, func: ast.AST) -> dict[str, list[ast.AST]]:
+        """Every node of ``func`` that binds each name (computed once per function)."""
+        found = self._bindings.get(id(func))
+        if found is None:
+            found = {}
+            for node in self.facts.nodes.get(id(func), []):
+                for name in self._bound_names(node):
+                    found.setdefault(name, []).append(node)
+            self._bindings[id(func)] = found
+        return found
 
     @staticmethod
     def _params(func: ast.AST) -> list[str]:
@@ -184,21 +211,20 @@ class _Judge:
             [a.arg for a in (args.vararg, args.kwarg) if a is not None]
 
     @staticmethod
-    def _binds(node: ast.AST, name: str) -> bool:
+    def _bound_names(node: ast.AST) -> list[str]:
+        """The names ``node`` binds."""
         targets: list[ast.AST] = []
         if isinstance(node, ast.Assign):
             targets = list(node.targets)
-        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.NamedExpr)):
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.NamedExpr, ast.comprehension)):
             targets = [node.target]
         elif isinstance(node, (ast.With, ast.AsyncWith)):
             targets = [i.optional_vars for i in node.items if i.optional_vars is not None]
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            return any((a.asname or a.name).split(".")[0] == name for a in node.names)
-        elif isinstance(node, ast.ExceptHandler) or isinstance(node, ast.comprehension):
-            return isinstance(node, ast.ExceptHandler) and node.name == name or \
-                isinstance(node, ast.comprehension) and any(isinstance(t, ast.Name) and t.id == name
-                                                            for t in ast.walk(node.target))
-        return any(isinstance(t, ast.Name) and t.id == name for target in targets for t in ast.walk(target))
+            return [(a.asname or a.name).split(".")[0] for a in node.names]
+        elif isinstance(node, ast.ExceptHandler):
+            return [node.name] if node.name else []
+        return [t.id for target in targets for t in ast.walk(target) if isinstance(t, ast.Name)]
 
     def _binding(self, node: ast.AST, func: ast.AST, depth: int) -> bool:
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.NamedExpr)):
@@ -218,8 +244,8 @@ class _Judge:
         positional = [a.arg for a in [*func.args.posonlyargs, *func.args.args]]
         if cls is not None and "staticmethod" not in decorators:
             positional = positional[1:]  # ``self`` or ``cls``, bound by the attribute call
-        calls = [(call, caller) for caller in self.facts.functions for call in _own_nodes(caller)
-                 if isinstance(call, ast.Call) and self._calls(call, func, cls)]
+        calls = [(call, caller) for call, caller in self.facts.calls.get(func.name, [])
+                 if self._calls(call, func, cls)]
         if not calls:
             return False
         defaults = dict(zip(reversed(positional), reversed(func.args.defaults)))
@@ -254,7 +280,7 @@ def constant_test_lines(tree: ast.Module) -> set[int]:
     judge = _Judge(facts)
     lines: set[int] = set()
     for func in facts.functions:
-        for node in _own_nodes(func):
+        for node in facts.nodes[id(func)]:
             if not isinstance(node, (ast.If, ast.While, ast.IfExp)):
                 continue
             test = node.test
