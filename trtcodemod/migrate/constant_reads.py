@@ -7,9 +7,10 @@ model, the same for every input, so the baked branch is the one eager mode takes
 
 :func:`constant_test_lines` finds the tests of ``if``, ``while`` and conditional expressions whose
 every leaf is such a value: an attribute of ``self`` that no method of the file assigns or changes
-in place after ``__init__`` (a buffer, a parameter, a config number, ``self.training``), a literal,
-a module-level constant or import, a local bound only to such values (``for i, layer in
-enumerate(self.layers)``), or a parameter that every call in the file passes such a value, and
+in place after ``__init__`` and that an ``__init__`` of the file sets (a buffer, a parameter, a
+config number; and ``self.training``), a literal, a module-level constant or import, a local bound
+only to such values (``for i, layer in enumerate(self.layers)``), or a parameter of a private
+function (``_name``, called from its own file) that every call in the file passes such a value, and
 pure arithmetic, comparisons, indexing and reading calls (``len``, ``.item()``, ``.any()``) over
 them. It reasons on one file; an attribute changed from another file is outside what it sees,
 which is why the graph's equivalence is still checked on every input set.
@@ -65,6 +66,19 @@ class _FileFacts:
         #: Each function's own nodes, walked once.
         self.nodes = {id(f): list(_own_nodes(f)) for f in self.functions}
         self.changed = self._changed_attributes()
+        #: Attributes some ``__init__`` of the file sets on ``self``: the values whose origin it sees.
+        self.initialised = {"training"}  # set by ``nn.Module`` itself, and by ``.eval()`` before an export
+        for func in self.functions:
+            if func.name == _INIT:
+                for node in self.nodes[id(func)]:
+                    targets = node.targets if isinstance(node, ast.Assign) else (
+                        [node.target] if isinstance(node, ast.AnnAssign) else [])
+                    self.initialised.update(t.attr for t in targets if isinstance(t, ast.Attribute)
+                                            and isinstance(t.value, ast.Name) and t.value.id == "self")
+                    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                            and node.func.attr == "register_buffer" and node.args \
+                            and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+                        self.initialised.add(node.args[0].value)
         #: The calls of each attribute or function name, with the function they are in.
         self.calls: dict[str, list[tuple[ast.Call, ast.AST]]] = {}
         for caller in self.functions:
@@ -137,7 +151,7 @@ class _Judge:
             return self._name(expr.id, func, depth)
         if _self_root(expr) is not None:
             root = _self_root(expr)
-            if self.facts.changed is None or root in self.facts.changed:
+            if self.facts.changed is None or root in self.facts.changed or root not in self.facts.initialised:
                 return False
             return all(self.constant(s.slice, func, depth) for s in ast.walk(expr) if isinstance(s, ast.Subscript))
         if isinstance(expr, ast.Attribute):
@@ -237,8 +251,9 @@ class _Judge:
 
     def _param(self, name: str, func: ast.AST, depth: int) -> bool:
         """A parameter holds the model's own value when every call of ``func`` in the file passes one."""
-        if depth <= 0 or not isinstance(func, _FUNCTIONS) or func.name == "forward":
-            return False
+        if depth <= 0 or not isinstance(func, _FUNCTIONS) or not func.name.startswith("_") \
+                or func.name.startswith("__"):
+            return False  # a public function may be called from other files, with anything
         cls = self.facts.owner.get(func)
         decorators = {d.id for d in func.decorator_list if isinstance(d, ast.Name)}
         positional = [a.arg for a in [*func.args.posonlyargs, *func.args.args]]
