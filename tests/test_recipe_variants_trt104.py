@@ -23,6 +23,12 @@ graph equals eager mode on the example and not where the data asks for another t
   the loop is a tensor and the statement after the loop reads it, so the rule declares it
   ``torch.Tensor | None`` before the loop, asserts it bound after, and scripts the function. The
   graph keeps one ``Loop`` and equals eager mode at other trip counts; eager mode is unchanged.
+- kuangliu's RetinaNet ``box_nms`` and an SSD script's copy of it (wchen61) collect index tensors
+  (``keep.append(i)``, ``i = order[0]``) and return ``torch.LongTensor(keep)`` or ``torch.tensor(keep,
+  dtype=torch.long)``, which TorchScript does not compile (the first also has a string default):
+  reported only before. The list of index tensors now becomes ``torch.stack`` cast to the dtype
+  and device, or an empty tensor of them, and with migrate's facts (``RECORDED``) the rule scripts
+  both; the graph keeps one ``Loop`` and follows the number of boxes kept, eager mode unchanged.
 - torchvision's class-by-class NMS loops over ``torch.unique(idxs)`` in a function the library
   scripts when tracing (the recipe, by hand): not reported (it was not a form the rule read, and a
   scripted function's loops stay loops), and its graph follows the number of classes. Without the
@@ -533,13 +539,60 @@ def _merge_sets() -> dict[str, tuple]:
     }
 
 
-# name → (the finding's words, the decorated signature, input sets with other trip counts)
+def _apart_pairs(count: int, shift: float = 0.0) -> tuple[torch.Tensor, torch.Tensor]:
+    """kuangliu's overlap: ``count`` pairs of overlapping boxes, the pairs apart, scores falling pair
+    by pair: each pass keeps a pair's first box and drops its second (``count`` passes)."""
+    boxes = [[20.0 * k + shift + dx, shift, 20.0 * k + shift + 9.0, shift + 9.0]
+             for k in range(count) for dx in (0.0, 1.0)]
+    return torch.tensor(boxes).reshape(-1, 4), torch.tensor([0.9 - 0.05 * k for k in range(2 * count)])
+
+
+def _shrinking_pairs(count: int, shift: float = 0.0) -> tuple[torch.Tensor, torch.Tensor]:
+    """wchen61's overlap (right and bottom edges clamped with ``min``: boxes of one size overlap
+    fully): ``count`` pairs of boxes of one size, the sizes halving pair by pair down and to the
+    right, so a later box overlaps an earlier one by at most a quarter (``count`` passes)."""
+    boxes, corner = [], shift
+    for k in range(count):
+        size = 16.0 / 2 ** k
+        boxes += [[corner + dx, corner, corner + dx + size, corner + size] for dx in (0.0, 0.5)]
+        corner += 2 * size
+    return torch.tensor(boxes).reshape(-1, 4), torch.tensor([0.9 - 0.05 * k for k in range(2 * count)])
+
+
+def _box_nms_sets(pairs) -> dict[str, tuple]:
+    """More and fewer pairs (each pass keeps one box of a pair and drops the other), and edge values:
+    one box, none, zeros (one kept), negative coordinates and scores, inf and NaN scores."""
+    nan, inf = float("nan"), float("inf")
+    negatives, _ = pairs(3, shift=-100.0)
+    return {"four pairs (more passes)": pairs(4), "one pair": pairs(1),
+            "one box": (torch.tensor([[0.0, 0.0, 4.0, 4.0]]), torch.tensor([0.3])),
+            "no boxes": (torch.zeros(0, 4), torch.zeros(0)),
+            "zeros (one kept)": (torch.zeros(5, 4), torch.zeros(5)),
+            "negatives": (negatives, -torch.linspace(0.1, 0.6, 6)),
+            "inf and NaN scores": (pairs(2)[0], torch.tensor([inf, 0.5, nan, -inf]))}
+
+
+_STACKED = ('    return (torch.stack(keep).to(dtype={}, device="cpu") if len(keep) > 0 '
+            'else torch.zeros(0, dtype={}, device="cpu"))')
+
+
+# name → (the finding's words, the decorated signature, input sets with other trip counts, the
+# function scripted, the rewrite's other new lines)
 RECORDED = {
     "diml_sinkhorn_early_stop": ("a `break` under a condition on tensor values ends the loop",
-                                 "@torch.jit.script\ndef Sinkhorn(K, u, v):\n", _sinkhorn_sets),
+                                 "@torch.jit.script\ndef Sinkhorn(K, u, v):\n", _sinkhorn_sets, "Sinkhorn", []),
     "yolov3_merge_nms": ("`while` condition reads the size of a tensor whose size depends on values",
                          "@torch.jit.script\ndef non_max_suppression(image_pred, conf_thres: float = 0.5, "
-                         "nms_thres: float = 0.4):\n", _merge_sets),
+                         "nms_thres: float = 0.4):\n", _merge_sets, "non_max_suppression", []),
+    "retinanet_box_nms": ("`while` condition reads the size of a tensor whose size depends on values",
+                          "@torch.jit.script\ndef box_nms(bboxes, scores, threshold: float = 0.5, "
+                          "mode: str = 'union'):\n",
+                          lambda: _box_nms_sets(_apart_pairs), "box_nms",
+                          ["        keep.append(i.reshape(()))", _STACKED.format("torch.long", "torch.long")]),
+    "ssd_box_nms_item_bounds": ("`while` condition reads the size of a tensor whose size depends on values",
+                                "@torch.jit.script\ndef box_nms(bboxes, scores, threshold: float = 0.5):\n",
+                                lambda: _box_nms_sets(_shrinking_pairs), "box_nms",
+                                ["        keep.append(i.reshape(()))", _STACKED.format("torch.long", "torch.long")]),
 }
 
 
@@ -575,14 +628,14 @@ def test_recorded_loops_are_not_evident_from_the_code_alone(recorded) -> None:
 
 
 def test_recorded_loops_are_reported_and_scripted_from_the_run(recorded) -> None:
-    words, signature, _ = RECORDED[recorded["name"]]
+    words, signature, _, _, others = RECORDED[recorded["name"]]
     result = recorded["result"]
     assert [f.rule for f in result.findings] == ["TRT104"] and words in result.findings[0].message
     after = result.source.decode()
     assert signature in after
     original = recorded["path"].read_text().splitlines()
-    assert [line for line in after.splitlines() if line not in original] == signature.splitlines()[:1] + (
-        signature.splitlines()[1:] if "conf_thres: float" in signature else [])
+    assert [line for line in after.splitlines() if line not in original] == [
+        line for line in signature.splitlines() if line not in original] + others
 
 
 def test_recorded_loops_graph_keeps_the_loop_and_follows_the_data(recorded) -> None:
@@ -597,8 +650,7 @@ def test_recorded_loops_graph_keeps_the_loop_and_follows_the_data(recorded) -> N
 
 
 def test_recorded_loops_eager_mode_is_unchanged(recorded) -> None:
-    after = recorded["after"]
-    function = after.Sinkhorn if recorded["name"] == "diml_sinkhorn_early_stop" else after.non_max_suppression
+    function = getattr(recorded["after"], RECORDED[recorded["name"]][3])
     assert isinstance(function, torch.jit.ScriptFunction)
     assert_eager_unchanged(recorded["model"], recorded["after_model"], recorded["sets"])
 
@@ -727,3 +779,86 @@ def test_torch_tensor_of_a_list_started_empty_keeps_the_loop_reported_only() -> 
     assert len(result.findings) == 2
     after = result.source.decode()
     assert "\n\ndef kept(" in after and "@torch.jit.script\ndef stacked(" in after
+
+
+INDEX_LISTS = """\
+import torch
+
+
+def long_tensor(scores: torch.Tensor, gap: float = 0.5) -> torch.Tensor:
+    _, order = scores.sort(descending=True)
+    keep = []
+    while order.numel() > 0:
+        keep.append(order[0])
+        order = order[1:][scores[order[1:]] < scores[order[0]] - gap]
+    return torch.LongTensor(keep)
+
+
+def on_device(boxes: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
+    idxs = torch.argsort(scores, descending=True)
+    keep = []
+    while idxs.numel() > 0 and len(keep) < 3:
+        i = idxs[0]
+        keep.append(i)
+        idxs = idxs[1:][(boxes[idxs[1:]] - boxes[i]).abs().sum(1) > 1.0]
+    return torch.as_tensor(keep, dtype=torch.int32, device=boxes.device)
+
+
+def values(scores: torch.Tensor) -> torch.Tensor:
+    order = scores.argsort()
+    keep = []
+    while order.numel() > 0:
+        keep.append(scores[order[0]])
+        order = order[1:][scores[order[1:]] > 0]
+    return torch.tensor(keep, dtype=torch.long)
+
+
+def returned(scores: torch.Tensor):
+    order = scores.argsort()
+    keep = []
+    while order.numel() > 0:
+        keep.append(order[0])
+        order = order[1:][scores[order[1:]] > 0]
+    return torch.tensor(keep, dtype=torch.long), keep
+
+
+def inferred(scores: torch.Tensor) -> torch.Tensor:
+    order = scores.argsort()
+    keep = []
+    while order.numel() > 0:
+        keep.append(order[0])
+        order = order[1:][scores[order[1:]] > 0]
+    return torch.tensor(keep)
+"""
+
+
+def test_lists_of_index_tensors_made_tensors_are_stacked_and_scripted(tmp_path: Path) -> None:
+    """``torch.LongTensor(keep)`` or ``torch.tensor(keep, dtype=<integer>)`` of a list of index
+    tensors becomes ``torch.stack`` cast to that dtype and device, or an empty tensor of them where
+    the list is empty (each element appended as one value, ``reshape(())``), and the function is
+    scripted (before, ``torch.tensor`` kept it reported only and ``torch.LongTensor`` was scripted
+    into an import error). A list of values that are not indices, a list also returned, and
+    ``torch.tensor`` without a dtype (an empty list gives float32) stay as written and reported."""
+    result = fix_source(INDEX_LISTS.encode(), "lists.py", Options(select=("TRT104",), unsafe=True, scope="all"))
+    assert len(result.findings) == 5
+    after = result.source.decode()
+    assert ("@torch.jit.script\ndef long_tensor(" in after and "    return (torch.stack(keep).to(dtype=torch.long, "
+            'device="cpu") if len(keep) > 0 else torch.zeros(0, dtype=torch.long, device="cpu"))\n' in after)
+    assert ("@torch.jit.script\ndef on_device(" in after and "    return (torch.stack(keep).to(dtype=torch.int32, "
+            "device=boxes.device) if len(keep) > 0 else torch.zeros(0, dtype=torch.int32, device=boxes.device))\n"
+            in after)
+    for name in ("values", "returned", "inferred"):
+        assert f"\n\ndef {name}(" in after, name
+    assert after.count("torch.tensor(keep") == 3
+    assert "        keep.append(order[0].reshape(()))\n" in after and "        keep.append(i.reshape(()))\n" in after
+    assert after.count(".reshape(())") == 2
+    namespace, scripted = import_source(INDEX_LISTS, tmp_path), import_source(after, tmp_path)
+    nan, inf = float("nan"), float("inf")
+    for scores in (torch.tensor([0.3, 2.0, 1.2, -0.4, 0.9]), torch.zeros(4), torch.zeros(0),
+                   torch.tensor([-1.0, -3.0, -2.5]), torch.tensor([nan, 1.0, inf, -inf, 0.2])):
+        boxes = torch.stack([scores.nan_to_num(), scores.nan_to_num() * 2], 1)
+        for name, args in (("long_tensor", (scores,)), ("long_tensor", (scores, 2.0)), ("on_device", (boxes, scores))):
+            want, got = run_once(namespace[name], list(args)), run_once(scripted[name], list(args))
+            assert want.error is None and got.error is None, (name, scores)
+            assert got.output.dtype == want.output.dtype and got.output.device == want.output.device, (name, scores)
+            assert got.output.shape == want.output.shape and torch.equal(got.output, want.output), (name, scores)

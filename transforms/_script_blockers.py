@@ -4,12 +4,13 @@ TRT104 puts ``@torch.jit.script`` on the module-level function that holds a data
 loop; the decorator compiles the function when the module is imported, so a function that
 TorchScript rejects turns a model that ran into one that fails at import. Rejections read from
 the code alone: a parameter with a default and no annotation (TorchScript takes it as a Tensor
-and refuses the default; a number or bool literal default is annotated with its type instead),
-``*args``/``**kwargs``, ``torch.tensor`` of a list started empty (TorchScript types it as a
-list of tensors, which ``torch.tensor`` rejects at run time: eager mode's empty result becomes an
-error), and a name first bound inside the loop and read after it (the loop may
-run zero times, so TorchScript finds it undefined on that path: "undefined value";
-:mod:`._loop_prebind` declares it where that is sound). A returned number literal compiles but
+and refuses the default; a number, bool or string literal default is annotated with its type
+instead), ``*args``/``**kwargs``, ``torch.tensor`` of a list started empty (TorchScript types it
+as a list of tensors, which ``torch.tensor`` rejects at run time: eager mode's empty result
+becomes an error; :mod:`._stacked_list` rewrites a list of index tensors first), and a name
+first bound inside the loop and read after it (the loop may run zero times, so TorchScript
+finds it undefined on that path: "undefined value"; :mod:`._loop_prebind` declares it where
+that is sound). A returned number literal compiles but
 stops the traced export ("Tracer cannot set value trace for type Int"). Other rejections (Python
 features TorchScript lacks) remain the fix's stated assumption.
 """
@@ -55,7 +56,7 @@ def _started_empty(function: cst.FunctionDef) -> set[str]:
 
 
 def annotate_defaults(function: cst.FunctionDef) -> cst.FunctionDef:
-    """``function`` with each unannotated parameter whose default is a number or bool literal
+    """``function`` with each unannotated parameter whose default is a number, bool or string literal
     annotated with the default's type (TorchScript would take it as a Tensor and reject the default)."""
     def annotated(param: cst.Param) -> cst.Param:
         kind = _literal_type(param.default) if param.annotation is None and param.default is not None else None
@@ -76,7 +77,10 @@ def _params(function: cst.FunctionDef) -> tuple[cst.Param, ...]:
 
 
 def _literal_type(value: cst.BaseExpression) -> str | None:
-    """``int``, ``float`` or ``bool`` for a literal of that type (``200``, ``-0.5``, ``True``), else None."""
+    """``int``, ``float``, ``bool`` or ``str`` for a literal of that type (``200``, ``-0.5``, ``True``,
+    ``'union'``), else None."""
+    if type(value) is cst.SimpleString:
+        return "str" if value.prefix.lower() in ("", "r", "u") else None  # not bytes, not an f-string
     if type(value) is cst.UnaryOperation and type(value.operator) in (cst.Minus, cst.Plus):
         value = value.expression
         if type(value) is cst.Name:

@@ -14,6 +14,7 @@ from trtcodemod.transforms._condition_evidence import _TENSOR, _DataFlowRule
 from trtcodemod.transforms._data_sized import DataSized
 from trtcodemod.transforms._loop_prebind import prebind
 from trtcodemod.transforms._script_blockers import annotate_defaults, first_bound_inside, script_blocker
+from trtcodemod.transforms._stacked_list import stack_index_lists
 
 
 class DataDependentLoop(_DataFlowRule):
@@ -52,22 +53,30 @@ The rewrite (a loop in a module-level function without decorators, the guidance'
 `@torch.jit.script` on that function. The TorchScript exporter then keeps the loop as an ONNX
 `Loop` whose trip count follows the input; TensorRT parses `Loop`. Not where TorchScript
 evidently rejects the function (the decorator would raise at import): a parameter with a
-default and no annotation (taken as a Tensor) unless the default is a number or bool literal
-(then the parameter is annotated `int`, `float` or `bool`, the default's type), or
+default and no annotation (taken as a Tensor) unless the default is a number, bool or string
+literal (then the parameter is annotated `int`, `float`, `bool` or `str`, the default's type), or
 `*args`/`**kwargs`; nor where it returns a number literal (`return keep, 0`: a traced export
 cannot carry a Python number out of a scripted function), nor where it calls `torch.tensor` on a
 list bound to `[]` (TorchScript types that list as a list of tensors, and `torch.tensor` of one
-raises at run time where eager mode returned an empty tensor); those loops are reported only. A name first bound inside the loop and read after it is undefined where the loop runs
-zero times, and TorchScript rejects it: where every binding of it in the loop is `name =
-<tensor>` and the statement right after the loop reads it unconditionally, the rewrite also
+raises at run time where eager mode returned an empty tensor); those loops are reported only.
+Except a list of index tensors made a tensor of an integer dtype (`keep.append(i)` with `i =
+order[0]` and `order` from `argsort`, `sort`'s or `topk`'s indices or `nonzero`, the list read
+only by `append`, `len` and `torch.LongTensor(keep)` or `torch.tensor(keep, dtype=torch.long)`):
+that call becomes `(torch.stack(keep).to(dtype=D, device=E) if len(keep) > 0 else
+torch.zeros(0, dtype=D, device=E))`, the same tensor, also where no index was kept (the device
+the call's own, else the CPU: `torch.LongTensor`'s, and torch's default device taken to be the
+CPU), each append `keep.append(i.reshape(()))` (the call read each element as one value). A
+name first bound inside the loop and read after it is undefined where the loop runs zero
+times, and TorchScript rejects it: where every binding of it in the loop is `name = <tensor>` and
+the statement right after the loop reads it unconditionally, the rewrite also
 declares it `name: torch.Tensor | None = None` before the loop and adds `assert name is not
 None` after it (where the loop ran zero times, eager mode raised `UnboundLocalError` at that
 read; it now raises an `AssertionError` one line before); otherwise the loop is reported only.
 
 Fix safety: unsafe. It assumes the function compiles with TorchScript as written
-(parameters without annotations are taken as Tensors, those given a number or bool literal
-default are passed values of the default's type, and Python features TorchScript lacks fail
-at import), that eager callers accept the compiled function (same values, but another
+(parameters without annotations are taken as Tensors, those given a number, bool or string
+literal default are passed values of the default's type, and Python features TorchScript
+lacks fail at import), that eager callers accept the compiled function (same values, but another
 call overhead and no Python debugging inside), and that the model is exported with the
 TorchScript exporter: the dynamo exporter refuses scripted functions (TRT105). `migrate`
 tries it as a candidate where the export bakes the trip count; a function that does not
@@ -151,8 +160,11 @@ class Decoder:
         if len(context.functions) != 1 or context.classes:
             return None
         original = function = context.functions[0]
-        if function.decorators or function.asynchronous is not None \
-                or script_blocker(function, lambda callee: context.refers_to(callee, "torch.tensor") is not None):
+        if function.decorators or function.asynchronous is not None:
+            return None
+        function = stack_index_lists(function, lambda node, names: context.refers_to(node, *names) is not None,
+                                     context.torch_attr)
+        if script_blocker(function, lambda callee: context.refers_to(callee, "torch.tensor") is not None):
             return None
         function = annotate_defaults(function)
         names = first_bound_inside(function, loop)
