@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 
 from trtcodemod.cli import app
 from trtcodemod.migrate.locate import unfaithful_graphs
+from trtcodemod.verify.results import VerifyReport
 from trtcodemod.verify.diverge import locate_divergence
 from trtcodemod.verify.export import export_model
 
@@ -88,11 +89,11 @@ def test_the_problem_is_placed_at_the_dropped_line() -> None:
              "detail": "the graph differs from eager even on the traced inputs",
              "divergence": {"source": "/m/model.py:14", "node": "/Add", "op": "Add", "max_abs_err": 0.5,
                             "lines_agreeing": 2, "lines_compared": 3, "dropped": ["/m/model.py:13"]}}
-    [problem] = unfaithful_graphs({"export_checks": [check]}, "before")
+    [problem] = unfaithful_graphs(VerifyReport.from_json({"export_checks": [check]}), "before")
     assert (problem.path, problem.line, problem.op) == ("/m/model.py", 13, "(wrong values)")
     assert "first differ from eager mode's at /m/model.py:14" in problem.message
     del check["divergence"]
-    [unplaced] = unfaithful_graphs({"export_checks": [check]}, "before")
+    [unplaced] = unfaithful_graphs(VerifyReport.from_json({"export_checks": [check]}), "before")
     assert unplaced.path is None and unplaced.line is None
 
 

@@ -234,6 +234,7 @@ def test_migrate_places_a_graph_onnx_runtime_refuses(tmp_path) -> None:
     masked update is a problem TRT202's fix removes."""
     from trtcodemod.evidence.facts import norm
     from trtcodemod.migrate.locate import FAILS_TO_RUN, Problem, unfaithful_graphs
+    from trtcodemod.verify.results import VerifyReport
     from trtcodemod.migrate.plan import describe, matches
     from trtcodemod.rules import Finding, Safety
     from trtcodemod.verify.static import failed_node
@@ -258,7 +259,7 @@ def test_migrate_places_a_graph_onnx_runtime_refuses(tmp_path) -> None:
 
     check = {"side": "before", "exporter": "torchscript", "faithful": False, "baked": False,
              "detail": f"ONNX Runtime CPU failed: {refused.value}", "failed_node": found}
-    [problem] = unfaithful_graphs({"export_checks": [check]}, "before")
+    [problem] = unfaithful_graphs(VerifyReport.from_json({"export_checks": [check]}), "before")
     assert (problem.kind, problem.op, problem.path, problem.line) == ("unfaithful", FAILS_TO_RUN, norm(str(model_file)),
                                                                      fill_line)
     assert describe([problem]) == f"the torchscript graph fails to run at line {fill_line}"

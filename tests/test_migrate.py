@@ -19,6 +19,7 @@ from trtcodemod.cli import app
 from trtcodemod.engine import Options, check_source, fix_source
 from trtcodemod.evidence.facts import Facts, Span
 from trtcodemod.migrate.locate import Problem, export_failures
+from trtcodemod.verify.results import VerifyReport
 from trtcodemod.usercode import UserFiles
 from trtcodemod.migrate.plan import APPLY, INFO, REMAINS, Plan, decide
 from trtcodemod.migrate.report import render
@@ -280,15 +281,15 @@ def test_export_failure_names_the_rule_and_the_user_line(tmp_path: Path) -> None
     facts = _facts(path, [1])
     report = {"export_errors": {"before": {"torchscript": "SymbolicValueError: Unsupported: ONNX export of operator "
                                                           "adaptive_avg_pool2d, input size not accessible."}}}
-    [problem] = export_failures(report, "before", facts)
+    [problem] = export_failures(VerifyReport.from_json(report), "before", facts)
     assert problem.rule == "TRT601" and problem.path is None
     report = {"export_errors": {"before": {"dynamo": "GuardOnDataDependentSymNode: Could not guard"}}}
     tracebacks = {"dynamo": [f'Traceback:\n  File "/usr/lib/torch/x.py", line 9, in g\n  File "{path}", line 5, in f\n']}
-    [problem] = export_failures(report, "before", facts, tracebacks)
+    [problem] = export_failures(VerifyReport.from_json(report), "before", facts, tracebacks)
     assert (problem.path, problem.line) == (path, 5)
     # The rewritten side has no facts: the line the export worker found (mapped to the user's file).
     error = f"SymbolicValueError: Unsupported: ONNX export of convolution for kernel of unknown shape. [at {path}:5]"
-    [problem] = export_failures({"export_errors": {"after": {"torchscript": error}}}, "after", None)
+    [problem] = export_failures(VerifyReport.from_json({"export_errors": {"after": {"torchscript": error}}}), "after", None)
     assert (problem.path, problem.line) == (path, 5)
 
 
@@ -321,11 +322,11 @@ def test_a_fix_that_breaks_equivalence_is_reverted_and_named(tmp_path: Path) -> 
     assert sorted(d.finding.rule for d in plan.applied) == ["TRT201", "TRT401"]
     report = {"equivalent": False, "culprits": [{"rule": "TRT401", "reproduces": True, "detail": "differs alone"},
                                                 {"rule": "TRT201", "reproduces": False, "detail": "keeps outputs"}]}
-    assert _revert_culprits(report, plan)
+    assert _revert_culprits(VerifyReport.from_json(report), plan)
     assert [d.finding.rule for d in plan.applied] == ["TRT201"]
     assert list(plan.reverted.values()) == ["breaks equivalence: differs alone"]
     # A difference the original already had reverts nothing.
-    assert not _revert_culprits({"equivalent": False, "culprits": [{"rule": "-", "reproduces": False}]}, plan)
+    assert not _revert_culprits(VerifyReport.from_json({"equivalent": False, "culprits": [{"rule": "-", "reproduces": False}]}), plan)
 
 
 # --- the real-blocker rules inside migrate ---------------------------------------------------
@@ -531,7 +532,7 @@ def test_a_bake_inside_a_check_that_raises_is_a_warning_not_a_wrong_value(tmp_pa
                 for line in (2, 3, 5, 6)]
     report = {"export_checks": [{"side": "before", "exporter": "torchscript", "faithful": True,
                                  "warnings": warnings}]}
-    problems = baked_values(report, "before", None)
+    problems = baked_values(VerifyReport.from_json(report), "before", None)
     assert {p.line: p.severity for p in problems} == {2: "warning", 3: "warning", 5: "warning", 6: "error"}
     assert all("drops the check" in p.message for p in problems if p.severity == "warning")
     listed = _remaining(problems, Plan())
@@ -620,9 +621,9 @@ def test_of_a_rules_fixes_only_the_one_above_an_export_failure_is_reverted(tmp_p
     culprit = [{"rule": "TRT712", "reproduces": True, "detail": "the rewritten model does not export"}]
     report = {"equivalent": False, "culprits": culprit,
               "export_errors": {"after": {"torchscript": f"layer_norm needs a constant shape [at {path}:10]"}}}
-    assert _revert_culprits(report, plan)
+    assert _revert_culprits(VerifyReport.from_json(report), plan)
     assert sorted(d.finding.line for d in plan.applied) == [3, 4]
     assert list(plan.reverted.values()) == [f"breaks the export at {path}:10: the rewritten model does not export"]
     # Failing again with nothing located: the rule's remaining fixes go together.
-    assert _revert_culprits({"equivalent": False, "culprits": culprit}, plan)
+    assert _revert_culprits(VerifyReport.from_json({"equivalent": False, "culprits": culprit}), plan)
     assert plan.applied == []

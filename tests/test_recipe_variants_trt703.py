@@ -27,6 +27,7 @@ from variant_models import export_variant, input_names, load_variant
 
 from trtcodemod.evidence.facts import Facts, norm
 from trtcodemod.migrate.locate import UNCHANGED_NOTE, frozen_state
+from trtcodemod.verify.results import VerifyReport
 from trtcodemod.migrate.observe import unchanged
 
 HERE = Path(__file__).parent / "recipe_variants" / "trt703"
@@ -109,7 +110,7 @@ def _observe(path: Path, factory: str = "build", calls: int = 3) -> Facts:
 
 def _state(facts: Facts) -> list:
     unfaithful = {"export_checks": [{"side": "before", "exporter": "torchscript", "faithful": False}]}
-    return frozen_state(unfaithful, "before", facts)
+    return frozen_state(VerifyReport.from_json(unfaithful), "before", facts)
 
 
 def _calls(module, count: int = 3) -> list[tuple]:

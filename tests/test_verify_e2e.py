@@ -250,13 +250,13 @@ def test_culprit_search_leaves_the_last_rule_to_the_next_round(tmp_path: Path) -
         assert len(list(session.ctx.work.glob("*-culprit-TRTB02-model"))) == 1  # none more
         # The same culprits and the same verdict as with the last rule checked alone.
         for report in (probed, left):
-            assert report["equivalent"] is False and report["exit_code"] == 1
-            assert report["culprit_rules"] == ["TRTA01"]
-        assert [c["detail"] for c in left["culprits"]] == [probed["culprits"][0]["detail"], LEFT_FOR_NEXT]
+            assert report.equivalent is False and report.exit_code == 1
+            assert report.culprit_rules == ["TRTA01"]
+        assert [c.detail for c in left.culprits] == [probed.culprits[0].detail, LEFT_FOR_NEXT]
         # The next round: TRTA01 reverted, TRTB02's fixes alone are verified and kept.
         after = session.verify(lambda source, path, options: fixer(source, path, replace(options, select=("TRTB02",))),
                                verified_next=True)
-        assert after["equivalent"] is True and after["rules_applied"] == ["TRTB02"] and after["culprits"] == []
+        assert after.equivalent is True and after.rules_applied == ["TRTB02"] and after.culprits == []
 
 
 # --- (d) a package with relative imports, two files rewritten ---------------------------------------

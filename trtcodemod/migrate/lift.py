@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
+from trtcodemod.verify.results import VerifyReport
 from trtcodemod.verify.rewrite import locate as locate_layout
 from trtcodemod.verify.spec import VerifySpec
 from trtcodemod.verify.worker import run_task
@@ -22,7 +23,7 @@ from trtcodemod.evidence.facts import Facts, norm
 from .locate import locate
 
 
-def state_problems(report: dict[str, Any], facts: Facts | None) -> list[Any]:
+def state_problems(report: VerifyReport, facts: Facts | None) -> list[Any]:
     """TRT703 problems of the original (forward wrote module state and the graph differs)."""
     return [p for p in locate(report, "before", facts)
             if p.kind == "state" and p.rule == "TRT703" and p.severity == "error"]
@@ -113,7 +114,7 @@ def run_lift(spec: VerifySpec, work: Path) -> dict[str, Any] | None:
 
 
 def add_lift(spec: VerifySpec, report: dict[str, Any], sources: dict[str, tuple[bytes, bytes]],
-             original: dict[str, Any], facts: Facts, work: Path, progress: Callable[[str], None],
+             original: VerifyReport, facts: Facts, work: Path, progress: Callable[[str], None],
              ) -> dict[str, tuple[bytes, bytes]]:
     """Plan, apply and report the lift where TRT703 state is located; the files to write."""
     problems = [p for p in state_problems(original, facts) if not _in_refreshed_cache(p, report)]

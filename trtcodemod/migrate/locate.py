@@ -27,6 +27,8 @@ from typing import Any, Iterable
 
 from trtcodemod.evidence.facts import Facts, norm
 from trtcodemod.usercode import AT_USER_LINE
+from trtcodemod.verify.results import VerifyReport
+
 from .constant_reads import constant_test_lines
 
 _TRACEBACK_FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
@@ -63,10 +65,10 @@ def _split(source: str | None) -> tuple[str | None, int | None]:
     return norm(match.group(1)), int(match.group(2))
 
 
-def hostile_nodes(report: dict[str, Any], side: str) -> list[Problem]:
+def hostile_nodes(report: VerifyReport, side: str) -> list[Problem]:
     """The static TensorRT check's issues of ``side``'s graphs (errors and warnings)."""
     out = []
-    for exporter, graphs in (report.get("graphs_by_exporter") or {}).items():
+    for exporter, graphs in report.graphs_by_exporter.items():
         for issue in ((graphs or {}).get(side) or {}).get("trt_issues", []):
             path, line = _split(issue.get("source"))
             helper = re.search(r"\(in (\w+), inserted by trtcodemod\)", issue.get("source") or "")
@@ -168,24 +170,24 @@ UNTRACED_NOTE = (", but the TorchScript export did not (no TracerWarning at this
                  "another path while tracing, e.g. behind `torch.jit.is_tracing()`), so its graph bakes nothing here")
 
 
-def _traced_lines(report: dict[str, Any], side: str) -> set[tuple[str, int]] | None:
+def _traced_lines(report: VerifyReport, side: str) -> set[tuple[str, int]] | None:
     """The lines where this side's TorchScript export read a tensor's value (its TracerWarnings);
     None without a TorchScript export that ran through (then nothing is known of what it read)."""
     lines: set[tuple[str, int]] | None = None
-    for check in report.get("export_checks", []):
-        if check.get("side") != side or check.get("exporter") != "torchscript":
+    for check in report.checks(side):
+        if check.exporter != "torchscript":
             continue
-        if str(check.get("detail", "")).startswith(("not exported", "export failed")):
+        if check.detail.startswith(("not exported", "export failed")):
             continue
         lines = lines if lines is not None else set()
-        for warning in check.get("warnings", []):
-            path, line = _split(warning.get("source"))
-            if warning.get("category") == "TracerWarning" and path and line:
+        for warning in check.warnings:
+            path, line = _split(warning.source)
+            if warning.category == "TracerWarning" and path and line:
                 lines.add((os.path.realpath(path), line))
     return lines
 
 
-def baked_values(report: dict[str, Any], side: str, facts: Facts | None) -> list[Problem]:
+def baked_values(report: VerifyReport, side: str, facts: Facts | None) -> list[Problem]:
     """Observed value reads (the original only) and the export's TracerWarnings. One inside a
     check that only raises or warns is a warning: the graph drops a check, it computes no wrong
     value; so is a read in eager mode that the TorchScript trace did not make (it took another path)."""
@@ -200,16 +202,16 @@ def baked_values(report: dict[str, Any], side: str, facts: Facts | None) -> list
                     else f"Python reads a tensor's value here ({', '.join(methods)}): the export bakes it in")
             out.append(Problem("baked", path, line, "(baked value)", None, what + note,
                                "warning" if guard or untraced else "error"))
-    for check in report.get("export_checks", []):
-        if check.get("side") != side or (side == "after" and check.get("faithful") is True):
+    for check in report.checks(side):
+        if side == "after" and check.faithful is True:
             continue  # a rewritten graph proven faithful on every input set bakes nothing that matters
-        for warning in check.get("warnings", []):
-            if warning.get("category") != "TracerWarning":
+        for warning in check.warnings:
+            if warning.category != "TracerWarning":
                 continue
-            path, line = _split(warning.get("source"))
+            path, line = _split(warning.source)
             guard = _guard_note(path, line)
-            out.append(Problem("baked", path, line, "(traced constant)", None, warning.get("message", "") + guard,
-                               "warning" if guard else "error", check.get("exporter")))
+            out.append(Problem("baked", path, line, "(traced constant)", None, warning.message + guard,
+                               "warning" if guard else "error", check.exporter))
     return out
 
 
@@ -229,12 +231,12 @@ def _rules_named(text: str) -> list[str]:
     return found
 
 
-def export_failures(report: dict[str, Any], side: str, facts: Facts | None,
+def export_failures(report: VerifyReport, side: str, facts: Facts | None,
                     tracebacks: dict[str, list[str]] | None = None) -> list[Problem]:
     """Each exporter that failed on ``side``: where (innermost user frame) and which rule it names."""
     user_files = set(facts.files) if facts else set()
     out = []
-    for exporter, error in ((report.get("export_errors") or {}).get(side) or {}).items():
+    for exporter, error in report.side_errors(side).items():
         if not error:
             continue
         texts = [error, *((tracebacks or {}).get(exporter, []) if side == "before" else [])]
@@ -255,17 +257,17 @@ def export_failures(report: dict[str, Any], side: str, facts: Facts | None,
 FAILS_TO_RUN = "(graph fails to run)"
 
 
-def unfaithful_graphs(report: dict[str, Any], side: str) -> list[Problem]:
+def unfaithful_graphs(report: VerifyReport, side: str) -> list[Problem]:
     """A graph that differs from its own model even on the traced inputs: wrong values, at the
     line where its values first part from eager mode's when that was found (``divergence``)."""
     out = []
-    for check in report.get("export_checks", []):
-        if check.get("side") != side or check.get("faithful") is not False or check.get("baked"):
+    for check in report.checks(side):
+        if check.faithful is not False or check.baked:
             continue
-        op = FAILS_TO_RUN if "failed" in check.get("detail", "") else "(wrong values)"
-        path, line, message = *_split(None), check.get("detail", "")
-        found = check.get("divergence") or {}
-        refused = check.get("failed_node") or {}
+        op = FAILS_TO_RUN if "failed" in check.detail else "(wrong values)"
+        path, line, message = *_split(None), check.detail
+        found = check.divergence or {}
+        refused = check.failed_node or {}
         if refused.get("source"):
             # ONNX Runtime names the node it refuses: the line that made it is where to fix.
             path, line = _split(refused["source"])
@@ -281,7 +283,7 @@ def unfaithful_graphs(report: dict[str, Any], side: str) -> list[Problem]:
             if dropped:
                 message += (f"; {', '.join(dropped)} ran torch calls that left no node in the graph: the trace "
                             f"dropped them (an in-place write through `.data`, a value changed behind the tracer)")
-        out.append(Problem("unfaithful", path, line, op, None, message, "error", check.get("exporter")))
+        out.append(Problem("unfaithful", path, line, op, None, message, "error", check.exporter))
     return out
 
 
@@ -299,12 +301,12 @@ UNCHANGED_NOTE = ("; but on every observed call the value written equaled the on
                   "device: a cache cast in forward), so no state passes between calls")
 
 
-def frozen_state(report: dict[str, Any], side: str, facts: Facts | None) -> list[Problem]:
+def frozen_state(report: VerifyReport, side: str, facts: Facts | None) -> list[Problem]:
     """What forward did to Python state (attribute writes, deep copies), at its lines, where a
     graph of ``side`` computes other values than its model: the likely reasons, with no node."""
     if facts is None or side != "before":
         return []
-    if not any(c.get("side") == side and c.get("faithful") is False for c in report.get("export_checks", [])):
+    if not any(c.faithful is False for c in report.checks(side)):
         return []
     out: dict[tuple[str, int, str], Problem] = {}
     changed: set[tuple[str, int, str]] = set()
@@ -325,10 +327,10 @@ def frozen_state(report: dict[str, Any], side: str, facts: Facts | None) -> list
             for key, p in out.items()]
 
 
-def locate(report: dict[str, Any], side: str, facts: Facts | None) -> list[Problem]:
+def locate(report: VerifyReport, side: str, facts: Facts | None) -> list[Problem]:
     """Every problem of ``side`` (``before`` or ``after``) of a verification report."""
     return [*hostile_nodes(report, side), *baked_values(report, side, facts),
-            *export_failures(report, side, facts, report.get("export_tracebacks")),
+            *export_failures(report, side, facts, report.export_tracebacks or None),
             *frozen_state(report, side, facts), *unfaithful_graphs(report, side)]
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from trtcodemod.report.diff import unified_diff
+from trtcodemod.verify.results import VerifyReport
 from trtcodemod.verify.rewrite import Fixer, locate as locate_layout
 from trtcodemod.verify.run import Verification
 from trtcodemod.verify.spec import RewriteOptions, VerifySpec
@@ -110,11 +111,11 @@ def _findings(files: list[str], options: RewriteOptions, facts: Facts | None) ->
     return findings, errors
 
 
-def side_state(report: dict[str, Any], side: str) -> dict[str, Any]:
+def side_state(report: VerifyReport, side: str) -> dict[str, Any]:
     """``{"exported", "faithful", "trt_errors", "trt_errors_by_op"}`` of one side; None where not measured."""
-    errors_by_exporter = (report.get("export_errors") or {}).get(side) or {}
+    errors_by_exporter = report.side_errors(side)
     exported = bool(errors_by_exporter) and all(v is None for v in errors_by_exporter.values())
-    graphs = [(g or {}).get(side) for g in (report.get("graphs_by_exporter") or {}).values()]
+    graphs = [(g or {}).get(side) for g in report.graphs_by_exporter.values()]
     by_op: dict[str, int] | None = None
     if any(g for g in graphs):
         by_op = {}
@@ -122,23 +123,21 @@ def side_state(report: dict[str, Any], side: str) -> dict[str, Any]:
             for issue in (graph or {}).get("trt_issues", []):
                 if issue.get("severity", "error") == "error":
                     by_op[issue["op"]] = by_op.get(issue["op"], 0) + 1
-    state = {"exported": exported, "faithful": (report.get("export_faithful") or {}).get(side),
+    state = {"exported": exported, "faithful": report.export_faithful.get(side),
              "trt_errors": None if by_op is None else sum(by_op.values()), "trt_errors_by_op": by_op}
     # Faithful only with eager mode's own float32 error measured by a float64 run (verify.md): said.
-    admitted = sum(c.get("float64_admitted") or 0 for c in report.get("export_checks", []) if c.get("side") == side)
+    admitted = sum(c.float64_admitted or 0 for c in report.checks(side))
     if admitted:
         state["float64_admitted"] = admitted
     return state
 
 
-def _latency(report: dict[str, Any], key: str = "median") -> dict[str, dict[str, float | None]]:
+def _latency(report: VerifyReport, key: str = "median") -> dict[str, dict[str, float | None]]:
     """Per backend, the ``key`` (the median, or the timed ``runs`` it is from) of each side's latency."""
     out = {}
-    for row in report.get("backends", []):
-        lat = row.get("latency_ms") or {}
-        if lat.get("before") or lat.get("after"):
-            label = row["name"] + (f" ({row['exporter']})" if row.get("exporter") else "")
-            out[label] = {k: (v or {}).get(key) if v else None for k, v in lat.items()}
+    for row in report.backends:
+        if row.latency_before or row.latency_after:
+            out[row.label] = {side: getattr(row.latency(side), key, None) for side in ("before", "after")}
     return out
 
 
@@ -247,8 +246,8 @@ def _migrate(spec: VerifySpec, report: dict[str, Any], phases: Phases, work: Pat
 def _loop(spec: VerifySpec, session: Verification, facts: Facts, report: dict[str, Any], progress: Progress,
           phases: Phases, facts_out: Path | None = None) -> tuple[dict[str, Any], dict[str, tuple[bytes, bytes]]]:
     original = session.original()
-    if original.get("exit_code") == 2:
-        report["error"] = original.get("error") or "the original model could not run"
+    if original.exit_code == 2:
+        report["error"] = original.error or "the original model could not run"
         return report, {}
     report["before"] = side_state(original, "before")
     problems = locate(original, "before", facts)
@@ -274,7 +273,7 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, report: dict[st
     plan = Plan()
     plan.update(findings, problems, facts, spec.rewrite.unsafe)
 
-    final: dict[str, Any] | None = None
+    final: VerifyReport | None = None
     verified: list[Any] = []
     extra = tuple(Path(f) for f in files)
     for round_no in range(1, MAX_ROUNDS + 1):
@@ -284,10 +283,10 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, report: dict[st
         with phases.section(f"round {round_no}"):
             # A round before the last verifies what its culprits leave: the next round does.
             final = session.verify(plan_fixer(plan, facts), extra_files=extra, verified_next=round_no < MAX_ROUNDS)
-        report["rounds"].append({"round": round_no, "fixes": len(final.get("fixes", [])),
-                                 "equivalent": final.get("equivalent"), "exit_code": final.get("exit_code"),
-                                 "after": side_state(final, "after"), "culprits": final.get("culprit_rules", [])})
-        if final.get("exit_code") == 2:
+        report["rounds"].append({"round": round_no, "fixes": len(final.fixes), "equivalent": final.equivalent,
+                                 "exit_code": final.exit_code, "after": side_state(final, "after"),
+                                 "culprits": final.culprit_rules})
+        if final.exit_code == 2:
             break
         if _revert_culprits(final, plan):
             continue
@@ -296,7 +295,7 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, report: dict[st
     applied, done = {d.key for d in plan.applied}, {d.key for d in verified}
     if final is not None and not applied <= done:
         plan = _restrict(plan, verified)  # new fixes planned too late: report what was verified
-    if final is not None and not final.get("equivalent"):
+    if final is not None and not final.equivalent:
         _revert_unproved(plan)
     elif final is not None:
         _revert_idle(plan, locate(final, "after", None))
@@ -315,7 +314,7 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, report: dict[st
         return _finish(spec, report, original, final, plan, facts, files, retrace, after_retrace)
 
 
-def _find_divergence(original: dict[str, Any], problems: list[Problem], session: Verification) -> bool:
+def _find_divergence(original: VerifyReport, problems: list[Problem], session: Verification) -> bool:
     """A graph that differs from its model even on the traced inputs, with nothing located to
     explain it (no state written in forward that changed between calls, no deep copy): find the
     line where its values first part from eager mode's (kept in the check, where ``locate``
@@ -323,12 +322,11 @@ def _find_divergence(original: dict[str, Any], problems: list[Problem], session:
     if any(p.kind == "state" and p.severity == "error" for p in problems):
         return False
     found = False
-    for check in original.get("export_checks", []):
-        if check.get("side") != "before" or check.get("faithful") is not False or check.get("baked") \
-                or "failed" in check.get("detail", ""):
+    for check in original.checks("before"):
+        if check.faithful is not False or check.baked or "failed" in check.detail:
             continue
-        check["divergence"] = session.divergence(check["exporter"])  # a phase of its own (the session's step)
-        found = found or bool((check["divergence"] or {}).get("source"))
+        check.divergence = session.divergence(check.exporter)  # a phase of its own (the session's step)
+        found = found or bool((check.divergence or {}).get("source"))
     return found
 
 
@@ -353,11 +351,11 @@ def _note_files(report: dict[str, Any], facts: Facts, files: list[str]) -> None:
                        "inputs": facts.inputs}
 
 
-def _revert_culprits(final: dict[str, Any], plan: Plan) -> bool:
+def _revert_culprits(final: VerifyReport, plan: Plan) -> bool:
     """Take back the fixes that broke equivalence; True when the plan changed."""
-    if final.get("equivalent") or not final.get("culprits"):
+    if final.equivalent or not final.culprits:
         return False
-    culprits = {c["rule"]: c["detail"] for c in final["culprits"] if c.get("reproduces")}
+    culprits = {c.rule: c.detail for c in final.culprits if c.reproduces}
     if culprits:
         changed = False
         for rule, detail in culprits.items():
@@ -371,14 +369,14 @@ def _revert_culprits(final: dict[str, Any], plan: Plan) -> bool:
             else:
                 changed = plan.revert([rule], f"breaks equivalence: {detail}") or changed
         return changed
-    if any(c["rule"] == "-" for c in final["culprits"]):
+    if any(c.rule == "-" for c in final.culprits):
         return False  # the original differs the same way: the rewrite did not introduce it
     # No single rule reproduces the difference: the fixes break it together; take them all back.
     rules = {d.finding.rule for d in plan.applied}
     return plan.revert(rules, "breaks equivalence together with " + ", ".join(sorted(rules)))
 
 
-def _fix_before_export_failure(final: dict[str, Any], plan: Plan, rule: str) -> tuple[Any, str] | None:
+def _fix_before_export_failure(final: VerifyReport, plan: Plan, rule: str) -> tuple[Any, str] | None:
     """Of ``rule``'s applied fixes (two or more), the one an export failure of the rewritten model
     points at: the fix holding the failure's line, or else the nearest fix above it in its file
     (what the rewritten line computes flows down to the call that fails: monai's `ch =
@@ -395,13 +393,13 @@ def _fix_before_export_failure(final: dict[str, Any], plan: Plan, rule: str) -> 
     return None
 
 
-def _judge_bakes_left(final: dict[str, Any], plan: Plan, retrace: Retrace, session: Verification,
+def _judge_bakes_left(final: VerifyReport, plan: Plan, retrace: Retrace, session: Verification,
                       progress: Progress) -> Retrace | None:
     """The original's graph changed with the sizes, so its verdict demotes no bake; where the
     rewritten model is clean and equivalent with only bakes left (a reverted fix's included: its
     line is in that model as it was), the rewritten model's own second trace decides them."""
     state = side_state(final, "after")
-    if not (final.get("equivalent") and retrace.summary.get("same") is False and state["exported"]
+    if not (final.equivalent and retrace.summary.get("same") is False and state["exported"]
             and state["faithful"] is True and state["trt_errors"] == 0):
         return None
     after = locate(final, "after", None)
@@ -452,11 +450,11 @@ def _restrict(plan: Plan, verified: list[Any]) -> Plan:
     return plan
 
 
-def _finish(spec: VerifySpec, report: dict[str, Any], original: dict[str, Any], final: dict[str, Any] | None,
+def _finish(spec: VerifySpec, report: dict[str, Any], original: VerifyReport, final: VerifyReport | None,
             plan: Plan, facts: Facts, files: list[str],
             retrace: Retrace | None = None,
             after_retrace: Retrace | None = None) -> tuple[dict[str, Any], dict[str, tuple[bytes, bytes]]]:
-    applied_rules = {(norm(f["path"]), f["rule"], int(f["line"])) for f in (final or {}).get("fixes", [])}
+    applied_rules = {(norm(f.path), f.rule, int(f.line)) for f in (final.fixes if final is not None else [])}
     for d in plan.applied:
         if d.follow_up and (norm(d.finding.path), d.finding.rule, d.finding.line) not in applied_rules:
             # Planned for code another fix wrote, but no such fix applies there: it stays located.
@@ -508,35 +506,35 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: dict[str, Any], 
     add_manual_steps(report["remaining"])
     if final is None:
         report["equivalent"] = True  # nothing was rewritten: the model is the original
-        report["latency_ms"] = {k: {"before": v, "after": v} for k, v in original.get("latency_before", {}).items()}
-        report["latency_runs"] = {k: {"before": v, "after": v}
-                                  for k, v in original.get("latency_before_runs", {}).items()}
+        report["latency_ms"] = {k: {"before": v, "after": v} for k, v in (original.latency_before or {}).items()}
+        report["latency_runs"] = {k: {"before": v, "after": v} for k, v in (original.latency_before_runs or {}).items()}
     else:
-        report["equivalent"] = bool(final.get("equivalent"))
+        report["equivalent"] = bool(final.equivalent)
         report["latency_ms"] = _latency(final)
         report["latency_runs"] = _latency(final, "runs")
-        report["rewrite_errors"] += final.get("rewrite_errors", [])
-        report["verification"] = {k: final.get(k) for k in ("problems", "culprits", "backends", "export_checks",
-                                                             "original_export_error")}
+        report["rewrite_errors"] += final.rewrite_errors
+        data = final.to_json()
+        report["verification"] = {k: data[k] for k in ("problems", "culprits", "backends", "export_checks",
+                                                       "original_export_error")}
     after = report["after"]
     clean = after["exported"] and after["faithful"] is True and after["trt_errors"] == 0
     # A problem still located at a line (a baked value the input sets happen not to expose
     # included) is not a migrated model, whatever the other checks say.
     errors_left = [r for r in report["remaining"] if r["severity"] == "error"]
     report["exit_code"] = 0 if clean and report["equivalent"] and not errors_left else 1
-    if final is not None and final.get("exit_code") == 2 and not after["exported"]:
+    if final is not None and final.exit_code == 2 and not after["exported"]:
         report["exit_code"] = 1  # the model runs; what blocks its export is in `remaining`
     report["changed_files"] = sorted(sources)
     report["diff"] = "".join(unified_diff(_display(p), old, new) for p, (old, new) in sorted(sources.items()))
     return report, sources
 
 
-def _proof(decision: Any, final: dict[str, Any] | None, facts: Facts) -> str:
+def _proof(decision: Any, final: VerifyReport | None, facts: Facts) -> str:
     """What proved a kept fix; for a candidate, the verification that kept it."""
     if not decision.candidate or final is None:
         return decision.proof
     rule, located = decision.finding.rule, describe(decision.problems)
-    if final.get("equivalent"):
+    if final.equivalent:
         return (f"verified: the rewritten model is equivalent to the original on all {facts.runs} input set(s); "
                 f"its assumption held on them: {assumption(rule)}; fixes {located}")
     return (f"kept: the remaining difference is the original model's own, not this fix's (see the culprits); "

@@ -43,6 +43,13 @@ class OutputComparison:
             data[key] = finite_or_none(data[key])
         return data
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "OutputComparison":
+        """The comparison :meth:`to_json` wrote (an unbounded error reads back as None)."""
+        return cls(data["name"], tuple(data["shape"]), data["dtype"], tuple(data["expected_shape"]),
+                   data["expected_dtype"], data["max_abs_err"], data["max_rel_err"], data["passed"],
+                   data.get("problem", ""), data.get("exact_admitted", 0))
+
 
 def finite_or_none(value: float | None) -> float | None:
     """JSON has no inf/NaN: an unbounded error becomes null (the ``problem`` says why)."""

@@ -1,7 +1,7 @@
 """Render verification reports: text (terminal), markdown (a PR comment), JSON.
 
-Input is the report dict built by ``run.verify`` (its JSON form is the contract);
-rendering never changes it.
+Input is the JSON form of the report ``run.verify`` builds (``results.VerifyReport.to_json``:
+the contract); rendering never changes it.
 """
 
 from __future__ import annotations

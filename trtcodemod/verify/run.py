@@ -19,13 +19,14 @@ from . import static
 from .backends import EAGER_BACKENDS, FAILED, GRAPH_BACKENDS, OK, SKIPPED, BackendRun, availability
 from .compare import OutputComparison, compare_outputs, finite_or_none, worst
 from .culprits import find_culprits
+from .results import (BackendResult, Culprit, ExportCheck, ExportWarning, InputSets, LatencyFigure, ModelSettings,
+                      ModelSummary, OriginalRun, VerifyReport)
 from .rewrite import Fixer, RewrittenTree, SourceLayout, locate, rewrite_copy
 from .spec import VerifySpec
 from .unordered import UnorderedError, order_rows, resolve as resolve_unordered
 from .worker import BACKEND_TASK, MODEL_TASK, TaskOutcome, run_task
 
 Progress = Callable[[str], None]
-REPORT_VERSION = 1
 
 
 @dataclass
@@ -236,59 +237,54 @@ def _compare_run(ctx: _Ctx, names: list[str], reference: BackendRun, run: Backen
     return list(merged.values()), per_set
 
 
-def _faithfulness(ctx: _Ctx, side: SideResult, exporter: str, tree: RewrittenTree | None) -> dict[str, Any]:
+def _faithfulness(ctx: _Ctx, side: SideResult, exporter: str, tree: RewrittenTree | None) -> ExportCheck:
     """Does this side's graph (ONNX Runtime CPU) reproduce this side's own eager outputs?"""
     exp = side.export(exporter)
-    entry: dict[str, Any] = {"side": side.role, "exporter": exporter, "faithful": None, "baked": False,
-                             "failing_sets": [], "detail": "", "warnings": []}
+    entry = ExportCheck(side=side.role, exporter=exporter)
     if exp is None:
-        entry["detail"] = f"not exported: {side.failure() or side.outcome.message or 'model failed'}"
+        entry.detail = f"not exported: {side.failure() or side.outcome.message or 'model failed'}"
         return entry
     for w in exp.get("warnings", []):
         if w.get("category") == "traceback":
             continue
         path, line = (tree.map_path(w.get("file"), w.get("line")) if tree else (w.get("file"), w.get("line")))
-        entry["warnings"].append({"category": w["category"], "message": w["message"],
-                                  "source": f"{path}:{line}" if path else None})
+        entry.warnings.append(ExportWarning(w["category"], w["message"], f"{path}:{line}" if path else None))
     if exp.get("error"):
-        entry["detail"] = f"export failed: {exp['error']}"
+        entry.detail = f"export failed: {exp['error']}"
         return entry
     run = side.graph_run("onnxruntime-cpu", exporter)
     cpu = side.eager.get("cpu")
     if run is None or cpu is None:
-        entry["detail"] = "ONNX Runtime CPU did not run"
+        entry.detail = "ONNX Runtime CPU did not run"
         return entry
     if run.status != OK:
-        entry.update(faithful=False, detail=f"ONNX Runtime CPU failed: {run.error}")
-        entry["failed_node"] = static.failed_node(side.onnx_path(exporter), run.error,
-                                                  tree.map_location if tree else None, tree.helper_at if tree else None)
+        entry.faithful, entry.detail = False, f"ONNX Runtime CPU failed: {run.error}"
+        entry.failed_node = static.failed_node(side.onnx_path(exporter), run.error,
+                                               tree.map_location if tree else None, tree.helper_at if tree else None)
         return entry
     _, per_set = _compare_run(ctx, side.outcome.data.get("output_names", []), cpu, run, side)
     failing = [k + 1 for k, comps in enumerate(per_set) if not all(c.passed for c in comps)]
-    entry["failing_sets"] = failing
-    entry["faithful"] = not failing
+    entry.failing_sets = failing
+    entry.faithful = not failing
     # Elements outside the tolerance that passed as eager mode's own float32 rounding.
-    entry["float64_admitted"] = sum(c.exact_admitted for comps in per_set for c in comps)
+    entry.float64_admitted = sum(c.exact_admitted for comps in per_set for c in comps)
     if failing:
         first_problem = next(c.problem for c in per_set[failing[0] - 1] if not c.passed)
-        entry["baked"] = 1 not in failing
-        if entry["baked"]:
-            entry["detail"] = (f"the graph matches eager on the traced input set but not on set(s) "
-                               f"{', '.join(map(str, failing))}: the export baked something in ({first_problem})")
+        entry.baked = 1 not in failing
+        if entry.baked:
+            entry.detail = (f"the graph matches eager on the traced input set but not on set(s) "
+                            f"{', '.join(map(str, failing))}: the export baked something in ({first_problem})")
         else:
-            entry["detail"] = f"the graph differs from eager even on the traced inputs ({first_problem})"
+            entry.detail = f"the graph differs from eager even on the traced inputs ({first_problem})"
     return entry
 
 
 def _backend_row(ctx: _Ctx, backend: str, exporter: str | None, before: SideResult, after: SideResult,
-                 names: list[str]) -> dict[str, Any]:
-    row: dict[str, Any] = {"name": backend, "exporter": exporter, "status": SKIPPED, "reason": None,
-                           "max_abs_err": None, "max_rel_err": None, "passed": None,
-                           "latency_ms": {"before": None, "after": None},
-                           "before": {"status": None, "reason": None}, "outputs": []}
+                 names: list[str]) -> BackendResult:
+    row = BackendResult(name=backend, exporter=exporter, status=SKIPPED)
     reason = availability(backend, ctx.probe)
     if reason:
-        row["reason"] = reason
+        row.reason = reason
         return row
     reference = before.eager.get("cpu")
     if exporter is None:
@@ -302,26 +298,26 @@ def _backend_row(ctx: _Ctx, backend: str, exporter: str | None, before: SideResu
             exp = after.export(exporter)
             a_missing = (f"export failed: {exp['error']}" if exp and exp.get("error")
                          else after.failure() or after.outcome.message or "not exported")
-    row["before"] = {"status": b_run.status if b_run else FAILED,
-                     "reason": (b_run.error if b_run else "the original was not run here"), "passed": None}
+    row.before = OriginalRun(status=b_run.status if b_run else FAILED,
+                             reason=b_run.error if b_run else "the original was not run here", passed=None)
     if b_run is not None and b_run.status == OK and reference is not None and exporter is not None:
         # Does the original's own graph match the original's eager outputs here? When it does
         # not, a difference of the rewritten graph may be one the rewrite did not introduce.
         _, b_sets = _compare_run(ctx, names, reference, b_run, before)
-        row["before"]["passed"] = all(c.passed for comps in b_sets for c in comps)
-    row["latency_ms"]["before"] = b_run.latency_ms if b_run else None
+        row.before.passed = all(c.passed for comps in b_sets for c in comps)
+    row.latency_before = LatencyFigure.from_json(b_run.latency_ms) if b_run else None
     if a_run is None:
-        row.update(status=FAILED, reason=f"rewritten model: {a_missing}")
+        row.status, row.reason = FAILED, f"rewritten model: {a_missing}"
         return row
-    row["latency_ms"]["after"] = a_run.latency_ms
+    row.latency_after = LatencyFigure.from_json(a_run.latency_ms)
     if a_run.status != OK:
-        row.update(status=FAILED, reason=a_run.error)
+        row.status, row.reason = FAILED, a_run.error
         return row
     merged, per_set = _compare_run(ctx, names, reference, a_run, before)
     all_comps = [c for comps in per_set for c in comps]
     max_abs, max_rel, passed = worst(all_comps)
-    row.update(status=OK, max_abs_err=finite_or_none(max_abs), max_rel_err=finite_or_none(max_rel), passed=passed,
-               outputs=[c.to_json() for c in merged])
+    row.status, row.max_abs_err, row.max_rel_err, row.passed = OK, finite_or_none(max_abs), finite_or_none(max_rel), passed
+    row.outputs = list(merged)
     return row
 
 
@@ -329,9 +325,9 @@ def _backend_row(ctx: _Ctx, backend: str, exporter: str | None, before: SideResu
 
 
 def verify(spec: VerifySpec, *, progress: Progress | None = None, fixer: Fixer | None = None) -> dict[str, Any]:
-    """Verify one model; returns the report (``report.py`` renders it). Never raises for model faults."""
+    """Verify one model; returns the report's JSON (``report.py`` renders it). Never raises for model faults."""
     with Verification(spec, progress=progress) as session:
-        return session.verify(fixer)
+        return session.verify(fixer).to_json()
 
 
 class Verification:
@@ -348,7 +344,7 @@ class Verification:
         self.ctx = _Ctx(spec=spec, work=work, out=out, progress=progress or (lambda _msg: None), phases=phases)
         self.layout = locate(spec.model_file)
         self._before: SideResult | None = None
-        self._base: dict[str, Any] | None = None
+        self._base: VerifyReport | None = None
 
     def __enter__(self) -> "Verification":
         return self
@@ -359,7 +355,7 @@ class Verification:
     def close(self) -> None:
         shutil.rmtree(self.ctx.work, ignore_errors=True)
 
-    def original(self) -> dict[str, Any]:
+    def original(self) -> VerifyReport:
         """The report with the original's side filled in (``exit_code`` 2 and ``error`` if it failed)."""
         if self._base is None:
             self._base = _original(self.ctx, self)
@@ -423,59 +419,51 @@ class Verification:
         return side.outcome.data.get("divergence") if side.outcome.status == "ok" else None
 
     def verify(self, fixer: Fixer | None = None, *, extra_files: tuple[Path, ...] = (),
-               verified_next: bool = False) -> dict[str, Any]:
+               verified_next: bool = False) -> VerifyReport:
         """Rewrite (``fixer``, default the engine with the spec's options) and verify against the original.
 
         ``verified_next``: the caller verifies again what is left once the culprits are reverted
         (``find_culprits``)."""
         report = self.original()
-        if self._before is None or not self._before.built or report["exit_code"] == 2:
-            return report  # the original did not run, or its settings are wrong (``report["error"]``)
+        if self._before is None or not self._before.built or report.exit_code == 2:
+            return report  # the original did not run, or its settings are wrong (``report.error``)
         return _rewritten(self.ctx, report, self._before, self.layout, fixer, extra_files, verified_next)
 
 
-def _empty_report(spec: VerifySpec) -> dict[str, Any]:
-    return {
-        "version": REPORT_VERSION, "name": spec.label,
-        "model": {"file": str(spec.model_file), "model": spec.model_call, "inputs": spec.inputs.describe(),
-                  "dynamic_axes": {k: {str(a): d for a, d in v.items()} for k, v in spec.dynamic_axes.items()},
-                  "exporters": list(spec.exporters), "opset": spec.opset, "target": spec.rewrite.target,
-                  "unsafe": spec.rewrite.unsafe, "atol": spec.atol, "rtol": spec.rtol, "unordered": {},
-                  "runs": spec.runs, "timing_budget": spec.timing_budget},
-        "exit_code": 2, "error": None, "original_export_error": None, "equivalent": False, "problems": [],
-        "export_faithful": {"before": None, "after": None}, "export_checks": [],
-        "models": {}, "inputs": {}, "backends": [], "graphs": {"before": None, "after": None},
-        "graphs_by_exporter": {}, "rules_applied": [], "fixes": [], "rewrite_errors": [],
-        "culprit_rules": [], "culprits": [], "environment": {}, "saved": None,
-    }
+def _empty_report(spec: VerifySpec) -> VerifyReport:
+    return VerifyReport(name=spec.label, model=ModelSettings(
+        file=str(spec.model_file), model=spec.model_call, inputs=spec.inputs.describe(),
+        dynamic_axes={k: {str(a): d for a, d in v.items()} for k, v in spec.dynamic_axes.items()},
+        exporters=list(spec.exporters), opset=spec.opset, target=spec.rewrite.target, unsafe=spec.rewrite.unsafe,
+        atol=spec.atol, rtol=spec.rtol, unordered={}, runs=spec.runs, timing_budget=spec.timing_budget))
 
 
-def _model_summary(side: SideResult) -> dict[str, Any]:
+def _model_summary(side: SideResult) -> ModelSummary:
     o = side.outcome
-    return {"status": "ok" if side.built else o.status if o.status != "ok" else "failed",
-            "message": side.failure() or "", "stage": o.stage, "seconds": round(o.seconds, 2),
-            "log_tail": o.log[-1500:] if not side.built else ""}
+    return ModelSummary(status="ok" if side.built else o.status if o.status != "ok" else "failed",
+                        message=side.failure() or "", stage=o.stage, seconds=round(o.seconds, 2),
+                        log_tail=o.log[-1500:] if not side.built else "")
 
 
 def _exported(spec: VerifySpec, side: SideResult) -> bool:
     return any(side.onnx_path(e) and not (side.export(e) or {}).get("error") for e in spec.exporters)
 
 
-def _original(ctx: _Ctx, session: Verification) -> dict[str, Any]:
+def _original(ctx: _Ctx, session: Verification) -> VerifyReport:
     """Build, run, export and check the original model: the half every rewrite is compared with."""
     spec = ctx.spec
     report = _empty_report(spec)
     if spec.save_dir:
-        report["saved"] = str(spec.save_dir)
+        report.saved = str(spec.save_dir)
     before = _run_model(ctx, "before", session.layout)
     session._before = before
     ctx.probe = before.outcome.data.get("probe", {})
-    report["environment"] = ctx.probe
-    report["models"]["before"] = _model_summary(before)
+    report.environment = ctx.probe
+    report.models["before"] = _model_summary(before)
     # The user's files the model's code came from: what a zoo's result cache depends on.
-    report["user_files"] = sorted(before.outcome.data.get("user_files", []))
+    report.user_files = sorted(before.outcome.data.get("user_files", []))
     if not before.built:
-        report["error"] = f"the original model could not run: {before.failure()}"
+        report.error = f"the original model could not run: {before.failure()}"
         return report
     ctx.input_names = before.outcome.data["input_names"]
     ctx.input_sets = before.outcome.data["input_sets"]
@@ -486,11 +474,11 @@ def _original(ctx: _Ctx, session: Verification) -> dict[str, Any]:
             first = next((o for o in before.eager["cpu"].outputs if o is not None), [])
             ctx.row_axes = resolve_unordered(spec.unordered, names, first)
         except UnorderedError as exc:
-            report["error"] = f"{spec.unordered_source}: {exc}"
+            report.error = f"{spec.unordered_source}: {exc}"
             return report
-        report["model"]["unordered"] = dict(ctx.row_axes)
-    report["inputs"] = {"names": ctx.input_names, "notes": before.outcome.data.get("input_notes", []),
-                        "sets": [{k: list(v.shape) for k, v in s.items()} for s in ctx.input_sets]}
+        report.model.unordered = dict(ctx.row_axes)
+    report.inputs = InputSets(names=ctx.input_names, notes=before.outcome.data.get("input_notes", []),
+                              sets=[{k: list(v.shape) for k, v in s.items()} for s in ctx.input_sets])
     # The original's exports may still be missing if its worker died while exporting.
     for exporter in spec.exporters:
         if before.export(exporter) is None and before.outcome.status != "ok":
@@ -498,22 +486,22 @@ def _original(ctx: _Ctx, session: Verification) -> dict[str, Any]:
                 "exporter": exporter, "path": None, "error": before.outcome.message, "warnings": []}
     _run_graphs(ctx, before, spec.backends, spec.exporters)
     for exporter in spec.exporters:
-        report["export_checks"].append(_faithfulness(ctx, before, exporter, None))
-    values = [c["faithful"] for c in report["export_checks"]]
-    report["export_faithful"]["before"] = None if any(v is None for v in values) or not values else all(values)
+        report.export_checks.append(_faithfulness(ctx, before, exporter, None))
+    values = [c.faithful for c in report.export_checks]
+    report.export_faithful["before"] = None if any(v is None for v in values) or not values else all(values)
     with ctx.step("before: static TensorRT check"):
         for exporter in spec.exporters:
             path = before.onnx_path(exporter)
-            report["graphs_by_exporter"][exporter] = {
+            report.graphs_by_exporter[exporter] = {
                 "before": static.check_onnx(path, spec.rewrite.target) if path else None, "after": None}
-    report["graphs"] = report["graphs_by_exporter"][spec.exporters[0]]
-    report["original_exported"] = _exported(spec, before)
-    report["export_errors"] = {"before": {e: (before.export(e) or {}).get("error") or (
+    report.graphs = report.graphs_by_exporter[spec.exporters[0]]
+    report.original_exported = _exported(spec, before)
+    report.export_errors = {"before": {e: (before.export(e) or {}).get("error") or (
         None if before.onnx_path(e) else before.outcome.message or "not exported") for e in spec.exporters}}
-    report["export_tracebacks"] = {e: [w["message"] for w in (before.export(e) or {}).get("warnings", [])
-                                       if w.get("category") == "traceback"] for e in spec.exporters}
-    latency: dict[str, dict[str, float] | None] = {}
-    runs: dict[str, int] = {}
+    report.export_tracebacks = {e: [w["message"] for w in (before.export(e) or {}).get("warnings", [])
+                                    if w.get("category") == "traceback"] for e in spec.exporters}
+    latency: dict[str, float | None] = {}
+    runs: dict[str, int | None] = {}
     timed = [("torch-cpu", before.eager.get("cpu"))]
     timed += [(f"{backend} ({exporter})", before.graph_run(backend, exporter))
               for backend, exporter in before.graph_runs]
@@ -521,94 +509,92 @@ def _original(ctx: _Ctx, session: Verification) -> dict[str, Any]:
         if run is not None and run.latency_ms:
             latency[label] = run.latency_ms.get("median")
             runs[label] = run.latency_ms.get("runs")
-    report["latency_before"] = latency
-    report["latency_before_runs"] = runs  # how many timed runs each figure is from (the budget may cut them)
-    report["exit_code"] = 1  # until a rewrite has been verified
+    report.latency_before = latency
+    report.latency_before_runs = runs  # how many timed runs each figure is from (the budget may cut them)
+    report.exit_code = 1  # until a rewrite has been verified
     return report
 
 
-def _rewritten(ctx: _Ctx, report: dict[str, Any], before: SideResult, layout: SourceLayout,
-               fixer: Fixer | None, extra_files: tuple[Path, ...] = (), verified_next: bool = False) -> dict[str, Any]:
+def _rewritten(ctx: _Ctx, report: VerifyReport, before: SideResult, layout: SourceLayout,
+               fixer: Fixer | None, extra_files: tuple[Path, ...] = (), verified_next: bool = False) -> VerifyReport:
     """Rewrite, build, export and check the rewritten model; compare it with the original."""
     spec = ctx.spec
     extra_files = (*extra_files, *(Path(f) for f in before.outcome.data.get("user_files", [])))
     with ctx.step("rewrite"):
         tree = rewrite_copy(layout, ctx.out / "after_src", spec.rewrite, fixer, extra_files=extra_files)
-    report["rules_applied"] = tree.rules
-    report["fixes"] = [vars(f) for f in tree.fixes]
-    report["rewrite_errors"] = tree.errors
+    report.rules_applied = tree.rules
+    report.fixes = list(tree.fixes)
+    report.rewrite_errors = tree.errors
 
     after = _run_model(ctx, "after", tree.layout, extra_paths=tree.extra_paths)
     ctx.last_rewrite = (tree, after)
-    report["models"]["after"] = _model_summary(after)
+    report.models["after"] = _model_summary(after)
     _run_graphs(ctx, after, spec.backends, spec.exporters)
 
     names = before.outcome.data.get("output_names", [])
     for exporter in spec.exporters:
-        report["export_checks"].append(_faithfulness(ctx, after, exporter, tree))
+        report.export_checks.append(_faithfulness(ctx, after, exporter, tree))
     order = {e: k for k, e in enumerate(spec.exporters)}
-    report["export_checks"].sort(key=lambda c: (order.get(c["exporter"], 0), c["side"] != "before"))
-    values = [c["faithful"] for c in report["export_checks"] if c["side"] == "after"]
-    report["export_faithful"]["after"] = None if any(v is None for v in values) or not values else all(values)
+    report.export_checks.sort(key=lambda c: (order.get(c.exporter, 0), c.side != "before"))
+    values = [c.faithful for c in report.checks("after")]
+    report.export_faithful["after"] = None if any(v is None for v in values) or not values else all(values)
 
     rows = [_backend_row(ctx, b, None, before, after, names) for b in spec.backends if b in EAGER_BACKENDS]
     for exporter in spec.exporters:
         rows += [_backend_row(ctx, b, exporter, before, after, names) for b in spec.backends if b in GRAPH_BACKENDS]
-    report["backends"] = rows
+    report.backends = rows
 
     with ctx.step("after: static TensorRT check"):
         for exporter in spec.exporters:
             path = after.onnx_path(exporter)
-            report["graphs_by_exporter"][exporter]["after"] = (
+            report.graphs_by_exporter[exporter]["after"] = (
                 static.check_onnx(path, spec.rewrite.target, tree.map_location, tree.helper_at) if path else None)
-    report["graphs"] = report["graphs_by_exporter"][spec.exporters[0]]
-    report["export_errors"]["after"] = {e: tree.map_error((after.export(e) or {}).get("error")) or (
+    report.graphs = report.graphs_by_exporter[spec.exporters[0]]
+    assert report.export_errors  # the original's side set them: a rewrite is verified only after it ran
+    report.export_errors["after"] = {e: tree.map_error((after.export(e) or {}).get("error")) or (
         None if after.onnx_path(e) else after.failure() or after.outcome.message or "not exported")
         for e in spec.exporters}
 
     # Verdict.
-    problems = report["problems"]
+    problems = report.problems
     if not after.built:
         problems.append(f"the rewritten model could not run: {after.failure()}")
     for row in rows:
-        label = row["name"] + (f" ({row['exporter']})" if row["exporter"] else "")
-        if row["status"] == OK and not row["passed"]:
-            bad = next((o for o in row["outputs"] if not o["passed"]), None)
-            problems.append(f"{label}: outputs differ from the original" + (f" ({bad['problem']})" if bad else ""))
-        elif row["status"] == FAILED and row["before"]["status"] == OK:
-            problems.append(f"{label}: the original ran but the rewritten model failed: {row['reason']}")
-    report["equivalent"] = not problems
+        if row.status == OK and not row.passed:
+            bad = next((o for o in row.outputs if not o.passed), None)
+            problems.append(f"{row.label}: outputs differ from the original" + (f" ({bad.problem})" if bad else ""))
+        elif row.status == FAILED and row.before.status == OK:
+            problems.append(f"{row.label}: the original ran but the rewritten model failed: {row.reason}")
+    report.equivalent = not problems
     if not _exported(spec, before):
         why = "; ".join(f"{e}: {(before.export(e) or {}).get('error') or before.outcome.message}" for e in spec.exporters)
         if not _exported(spec, after):
-            report["error"] = "the original model could not be exported: " + why
-            report["exit_code"] = 2
+            report.error = "the original model could not be exported: " + why
+            report.exit_code = 2
             return report
         # What the rewrite is for: the rewritten model exports where the original could not. Its
         # graphs are still compared with the original's eager outputs, so the verdict stands.
-        report["original_export_error"] = why
-    trt_errors = [i for e in spec.exporters for i in static.errors(report["graphs_by_exporter"][e]["after"])]
-    failed_after = [r for r in rows if r["status"] == FAILED]
-    report["exit_code"] = 0 if report["equivalent"] and not trt_errors and not failed_after else 1
+        report.original_export_error = why
+    trt_errors = [i for e in spec.exporters for i in static.errors(report.graphs_by_exporter[e]["after"])]
+    failed_after = [r for r in rows if r.status == FAILED]
+    report.exit_code = 0 if report.equivalent and not trt_errors and not failed_after else 1
 
-    introduced = [r for r in rows if r["status"] == OK and not r["passed"] and r["before"].get("passed") is not False]
-    introduced += [r for r in rows if r["status"] == FAILED and r["before"]["status"] == OK]
-    if not after.built:
-        introduced.append({"name": "build"})
-    if not report["equivalent"] and tree.rules and not introduced:
+    introduced = [r for r in rows if r.status == OK and not r.passed and r.before.passed is not False]
+    introduced += [r for r in rows if r.status == FAILED and r.before.status == OK]
+    if not report.equivalent and tree.rules and not introduced and after.built:
         # The original's graph is already wrong the same way (a value baked in before and after):
         # the rewrite did not introduce the difference, so no rule is to blame.
-        report["culprits"] = [{"rule": "-", "reproduces": False,
-                               "detail": "the original's own graph differs from its eager outputs where the "
-                                         "rewritten one does: the rewrite did not introduce the difference"}]
-    if not report["equivalent"] and tree.rules and introduced:
+        report.culprits = [Culprit(rule="-", reproduces=False,
+                                   detail="the original's own graph differs from its eager outputs where the "
+                                          "rewritten one does: the rewrite did not introduce the difference")]
+    if not report.equivalent and tree.rules and (introduced or not after.built):
         ctx.progress("looking for the culprit rule(s)")  # each rule's check is a phase of its own
-        failing_exporters = tuple(sorted({r["exporter"] for r in introduced if r.get("exporter")}))
-        report["culprits"] = find_culprits(
+        failing_exporters = tuple(sorted({r.exporter for r in introduced if r.exporter}))
+        report.culprits = [Culprit(**c) for c in find_culprits(
             tree.rules, lambda rule: _check_single_rule(ctx, layout, rule, fixer, before, names, failing_exporters,
                                                         extra_files),
-            verified_next=verified_next, last=_safe_rules(tree.rules))
-        report["culprit_rules"] = [c["rule"] for c in report["culprits"] if c["reproduces"]]
+            verified_next=verified_next, last=_safe_rules(tree.rules))]
+        report.culprit_rules = [c.rule for c in report.culprits if c.reproduces]
     return report
 
 

@@ -1,0 +1,363 @@
+"""The model-run layer's report, typed: what one verification found, side by side.
+
+``run.py`` builds these; ``migrate`` reads their attributes. Each class's ``to_json()`` is the
+JSON contract ``verify --format json`` prints and ``report.py`` renders: the same keys, in the
+same order, with the same values as the dicts these classes replaced. A key the report gets only
+on some paths (the original's latency once it ran, a check's ``failed_node`` when ONNX Runtime
+refused its graph) holds :data:`ABSENT` until then and is left out of the JSON, not written as
+``null``. ``from_json`` reads that JSON back (missing keys take their defaults).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .compare import OutputComparison
+from .rewrite import Fix
+
+REPORT_VERSION = 1
+SIDES = ("before", "after")
+
+
+class Absent:
+    """The type of :data:`ABSENT`: a key the report does not have (yet). False, like an empty value."""
+
+    _one: "Absent | None" = None
+
+    def __new__(cls) -> "Absent":
+        if cls._one is None:
+            cls._one = super().__new__(cls)
+        return cls._one
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> "Absent":
+        return self  # ``Verification.original()`` hands out deep copies; ``is ABSENT`` must hold in them
+
+
+ABSENT = Absent()
+
+
+def _present(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object of ``pairs`` in order, without the absent ones."""
+    return {key: value for key, value in pairs if value is not ABSENT}
+
+
+def _or_absent(data: dict[str, Any], key: str) -> Any:
+    return data[key] if key in data else ABSENT
+
+
+@dataclass
+class LatencyFigure:
+    """Median and p90 milliseconds over ``runs`` timed calls (``latency.summarize``)."""
+
+    median: float
+    p90: float
+    runs: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"median": self.median, "p90": self.p90, "runs": self.runs}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any] | None) -> "LatencyFigure | None":
+        return None if not data else cls(data["median"], data["p90"], data["runs"])
+
+
+def _latency_json(figure: LatencyFigure | None) -> dict[str, Any] | None:
+    return figure.to_json() if figure is not None else None
+
+
+@dataclass
+class ExportWarning:
+    """A warning the exporter gave, at the user's line (``source``, ``path:line``) when known."""
+
+    category: str
+    message: str
+    source: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"category": self.category, "message": self.message, "source": self.source}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "ExportWarning":
+        return cls(data.get("category", ""), data.get("message", ""), data.get("source"))
+
+
+@dataclass
+class ExportCheck:
+    """Does one side's graph of one exporter (on ONNX Runtime CPU) reproduce its own model's eager
+    outputs on every input set? ``faithful`` None: it could not be told."""
+
+    side: str
+    exporter: str
+    faithful: bool | None = None
+    #: It matched on the traced input set and not on another: the export baked something in.
+    baked: bool = False
+    failing_sets: list[int] = field(default_factory=list)
+    detail: str = ""
+    warnings: list[ExportWarning] = field(default_factory=list)
+    #: ONNX Runtime refused the graph: the node it names, placed at its line (``static.failed_node``).
+    failed_node: dict[str, Any] | None | Absent = ABSENT
+    #: Elements outside the tolerance that passed as eager mode's own float32 rounding.
+    float64_admitted: int | Absent = ABSENT
+    #: Where the graph's values first part from eager mode's (``migrate`` asks ``verify.diverge``).
+    divergence: dict[str, Any] | None | Absent = ABSENT
+
+    def to_json(self) -> dict[str, Any]:
+        return _present([("side", self.side), ("exporter", self.exporter), ("faithful", self.faithful),
+                         ("baked", self.baked), ("failing_sets", list(self.failing_sets)), ("detail", self.detail),
+                         ("warnings", [w.to_json() for w in self.warnings]), ("failed_node", self.failed_node),
+                         ("float64_admitted", self.float64_admitted), ("divergence", self.divergence)])
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "ExportCheck":
+        return cls(data.get("side", ""), data.get("exporter", ""), data.get("faithful"), data.get("baked", False),
+                   list(data.get("failing_sets", [])), data.get("detail", ""),
+                   [ExportWarning.from_json(w) for w in data.get("warnings", [])], _or_absent(data, "failed_node"),
+                   _or_absent(data, "float64_admitted"), _or_absent(data, "divergence"))
+
+
+@dataclass
+class OriginalRun:
+    """The original on one backend row: its status, why it failed, and (compared) whether its own
+    graph matched its eager outputs. ``passed`` is absent from a skipped row."""
+
+    status: str | None = None
+    reason: str | None = None
+    passed: bool | None | Absent = ABSENT
+
+    def to_json(self) -> dict[str, Any]:
+        return _present([("status", self.status), ("reason", self.reason), ("passed", self.passed)])
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "OriginalRun":
+        return cls(data.get("status"), data.get("reason"), _or_absent(data, "passed"))
+
+
+@dataclass
+class BackendResult:
+    """The rewritten model on one backend (an eager device, or a graph backend of one exporter),
+    compared with the original's eager CPU outputs over every input set."""
+
+    name: str
+    exporter: str | None
+    status: str = "skipped"
+    reason: str | None = None
+    max_abs_err: float | None = None
+    max_rel_err: float | None = None
+    passed: bool | None = None
+    latency_before: LatencyFigure | None = None
+    latency_after: LatencyFigure | None = None
+    before: OriginalRun = field(default_factory=OriginalRun)
+    #: Per output, the worst comparison over the input sets.
+    outputs: list[OutputComparison] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        """``onnxruntime-cpu (torchscript)``, or the eager backend's name."""
+        return self.name + (f" ({self.exporter})" if self.exporter else "")
+
+    def latency(self, side: str) -> LatencyFigure | None:
+        return self.latency_before if side == "before" else self.latency_after
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "exporter": self.exporter, "status": self.status, "reason": self.reason,
+                "max_abs_err": self.max_abs_err, "max_rel_err": self.max_rel_err, "passed": self.passed,
+                "latency_ms": {"before": _latency_json(self.latency_before), "after": _latency_json(self.latency_after)},
+                "before": self.before.to_json(), "outputs": [c.to_json() for c in self.outputs]}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "BackendResult":
+        latency = data.get("latency_ms") or {}
+        return cls(data["name"], data.get("exporter"), data.get("status", "skipped"), data.get("reason"),
+                   data.get("max_abs_err"), data.get("max_rel_err"), data.get("passed"),
+                   LatencyFigure.from_json(latency.get("before")), LatencyFigure.from_json(latency.get("after")),
+                   OriginalRun.from_json(data.get("before") or {}),
+                   [OutputComparison.from_json(c) for c in data.get("outputs", [])])
+
+
+@dataclass
+class ModelSummary:
+    """One side's model through build, eager run and export, in its worker."""
+
+    status: str
+    message: str
+    stage: str | None
+    seconds: float
+    log_tail: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"status": self.status, "message": self.message, "stage": self.stage, "seconds": self.seconds,
+                "log_tail": self.log_tail}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "ModelSummary":
+        return cls(data["status"], data.get("message", ""), data.get("stage"), data.get("seconds", 0.0),
+                   data.get("log_tail", ""))
+
+
+@dataclass
+class InputSets:
+    """The model's input names, the input sets' shapes, and notes on how they were made."""
+
+    names: list[str]
+    notes: list[str]
+    sets: list[dict[str, list[int]]]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"names": list(self.names), "notes": list(self.notes), "sets": [dict(s) for s in self.sets]}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "InputSets | None":
+        return cls(data["names"], data.get("notes", []), data.get("sets", [])) if data else None
+
+
+@dataclass
+class ModelSettings:
+    """What was verified, and how: the spec's settings as the report states them."""
+
+    file: str
+    model: str
+    inputs: str
+    dynamic_axes: dict[str, dict[str, str]]
+    exporters: list[str]
+    opset: int
+    target: str
+    unsafe: bool
+    atol: float
+    rtol: float
+    #: ``--unordered`` resolved against the original's outputs: output name -> row axis.
+    unordered: dict[str, int] = field(default_factory=dict)
+    runs: int = 0
+    timing_budget: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"file": self.file, "model": self.model, "inputs": self.inputs, "dynamic_axes": self.dynamic_axes,
+                "exporters": list(self.exporters), "opset": self.opset, "target": self.target,
+                "unsafe": self.unsafe, "atol": self.atol, "rtol": self.rtol, "unordered": dict(self.unordered),
+                "runs": self.runs, "timing_budget": self.timing_budget}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "ModelSettings":
+        return cls(data.get("file", ""), data.get("model", ""), data.get("inputs", ""), data.get("dynamic_axes", {}),
+                   list(data.get("exporters", [])), data.get("opset", 0), data.get("target", ""),
+                   data.get("unsafe", False), data.get("atol", 0), data.get("rtol", 0), data.get("unordered", {}),
+                   data.get("runs", 0), data.get("timing_budget"))
+
+
+@dataclass
+class Culprit:
+    """One applied rule checked alone: does it reproduce the difference (``culprits.find_culprits``)?"""
+
+    rule: str
+    reproduces: bool
+    detail: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"rule": self.rule, "reproduces": self.reproduces, "detail": self.detail}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "Culprit":
+        return cls(data["rule"], bool(data.get("reproduces")), data.get("detail", ""))
+
+
+def _sides(value: Any = None) -> dict[str, Any]:
+    return dict.fromkeys(SIDES, value)
+
+
+@dataclass
+class VerifyReport:
+    """One model's verification: the original's side (``Verification.original``), and the
+    rewritten model's compared with it once a rewrite was verified.
+
+    Per-side values are dicts keyed by side (``"before"``, ``"after"``); a graph's static
+    TensorRT check (``static.check_onnx``) and a divergence stay the plain dicts their modules make.
+    """
+
+    name: str
+    model: ModelSettings
+    version: int = REPORT_VERSION
+    #: 0: equivalent and clean; 1: a problem is left; 2: the original could not run (``error``).
+    exit_code: int = 2
+    error: str | None = None
+    #: Why the original did not export, where the rewritten model does.
+    original_export_error: str | None = None
+    equivalent: bool = False
+    problems: list[str] = field(default_factory=list)
+    export_faithful: dict[str, bool | None] = field(default_factory=_sides)
+    export_checks: list[ExportCheck] = field(default_factory=list)
+    models: dict[str, ModelSummary] = field(default_factory=dict)
+    inputs: InputSets | None = None
+    backends: list[BackendResult] = field(default_factory=list)
+    #: The first exporter's entry of ``graphs_by_exporter``.
+    graphs: dict[str, dict[str, Any] | None] = field(default_factory=_sides)
+    graphs_by_exporter: dict[str, dict[str, dict[str, Any] | None]] = field(default_factory=dict)
+    rules_applied: list[str] = field(default_factory=list)
+    fixes: list[Fix] = field(default_factory=list)
+    rewrite_errors: list[str] = field(default_factory=list)
+    culprit_rules: list[str] = field(default_factory=list)
+    culprits: list[Culprit] = field(default_factory=list)
+    environment: dict[str, Any] = field(default_factory=dict)
+    saved: str | None = None
+    # Once the original ran: -------------------------------------------------------------------
+    #: The user's files the model's code came from (what a zoo's result cache depends on).
+    user_files: list[str] | Absent = ABSENT
+    original_exported: bool | Absent = ABSENT
+    #: Per side, per exporter: why it did not export (None: it did).
+    export_errors: dict[str, dict[str, str | None]] | Absent = ABSENT
+    #: Per exporter: the tracebacks the export recorded (where its failure came from).
+    export_tracebacks: dict[str, list[str]] | Absent = ABSENT
+    #: Per backend label: the original's median latency, and the timed runs it is from.
+    latency_before: dict[str, float | None] | Absent = ABSENT
+    latency_before_runs: dict[str, int | None] | Absent = ABSENT
+
+    def to_json(self) -> dict[str, Any]:
+        return _present([
+            ("version", self.version), ("name", self.name), ("model", self.model.to_json()),
+            ("exit_code", self.exit_code), ("error", self.error), ("original_export_error", self.original_export_error),
+            ("equivalent", self.equivalent), ("problems", list(self.problems)),
+            ("export_faithful", dict(self.export_faithful)), ("export_checks", [c.to_json() for c in self.export_checks]),
+            ("models", {role: m.to_json() for role, m in self.models.items()}),
+            ("inputs", self.inputs.to_json() if self.inputs is not None else {}),
+            ("backends", [b.to_json() for b in self.backends]), ("graphs", self.graphs),
+            ("graphs_by_exporter", self.graphs_by_exporter), ("rules_applied", list(self.rules_applied)),
+            ("fixes", [vars(f) for f in self.fixes]), ("rewrite_errors", list(self.rewrite_errors)),
+            ("culprit_rules", list(self.culprit_rules)), ("culprits", [c.to_json() for c in self.culprits]),
+            ("environment", self.environment), ("saved", self.saved), ("user_files", self.user_files),
+            ("original_exported", self.original_exported), ("export_errors", self.export_errors),
+            ("export_tracebacks", self.export_tracebacks), ("latency_before", self.latency_before),
+            ("latency_before_runs", self.latency_before_runs)])
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "VerifyReport":
+        return cls(
+            name=data.get("name", ""), model=ModelSettings.from_json(data.get("model") or {}),
+            version=data.get("version", REPORT_VERSION), exit_code=data.get("exit_code", 2), error=data.get("error"),
+            original_export_error=data.get("original_export_error"), equivalent=data.get("equivalent", False),
+            problems=list(data.get("problems", [])), export_faithful=dict(data.get("export_faithful") or _sides()),
+            export_checks=[ExportCheck.from_json(c) for c in data.get("export_checks", [])],
+            models={role: ModelSummary.from_json(m) for role, m in (data.get("models") or {}).items()},
+            inputs=InputSets.from_json(data.get("inputs") or {}),
+            backends=[BackendResult.from_json(b) for b in data.get("backends", [])],
+            graphs=data.get("graphs") or _sides(), graphs_by_exporter=data.get("graphs_by_exporter") or {},
+            rules_applied=list(data.get("rules_applied", [])), fixes=[Fix(**f) for f in data.get("fixes", [])],
+            rewrite_errors=list(data.get("rewrite_errors", [])), culprit_rules=list(data.get("culprit_rules", [])),
+            culprits=[Culprit.from_json(c) for c in data.get("culprits", [])],
+            environment=data.get("environment") or {}, saved=data.get("saved"),
+            user_files=_or_absent(data, "user_files"), original_exported=_or_absent(data, "original_exported"),
+            export_errors=_or_absent(data, "export_errors"), export_tracebacks=_or_absent(data, "export_tracebacks"),
+            latency_before=_or_absent(data, "latency_before"),
+            latency_before_runs=_or_absent(data, "latency_before_runs"))
+
+    def side_errors(self, side: str) -> dict[str, str | None]:
+        """Per exporter, why ``side`` did not export (empty before it was exported)."""
+        return (self.export_errors or {}).get(side) or {}
+
+    def checks(self, side: str) -> list[ExportCheck]:
+        """The export checks of ``side``'s graphs."""
+        return [c for c in self.export_checks if c.side == side]
