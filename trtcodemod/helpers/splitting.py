@@ -1,0 +1,38 @@
+"""``torch.tensor_split`` at given indices, exported as slices.
+
+Both ONNX exporters write ``tensor_split`` as ONNX sequence operators (the TorchScript
+exporter a ``Loop`` filling a sequence, or ``SplitToSequence``; each part then a
+``SequenceAt``), which no TensorRT release parses. The parts are basic slices of the input
+along one axis, ``x[:i1]``, ``x[i1:i2]``, ..., ``x[ik:]``, with Python's slice rules for
+negative and out-of-range indices, exactly as ``tensor_split`` takes them; slices export as
+``Slice`` nodes. ``_trt_tensor_split`` is ``torch.tensor_split`` itself everywhere except
+inside ``torch.onnx.export``.
+"""
+
+from typing import List
+
+import torch
+
+from trtcodemod.helpers.onnx_export import _trt_onnx_exporting
+
+
+def _trt_tensor_split(x, indices: List[int], dim: int = 0):
+    """``torch.tensor_split(x, indices, dim)``; while exporting to ONNX, the same views as slices.
+
+    An input ``tensor_split`` refuses (a 0-d tensor, an axis out of range, indices that are not
+    numbers) keeps ``torch.tensor_split`` while exporting too, so its error stays the same.
+    """
+    if torch.jit.is_scripting():
+        return torch.tensor_split(x, indices, dim)
+    if (_trt_onnx_exporting() and isinstance(x, torch.Tensor) and -x.dim() <= dim < x.dim()
+            and all(isinstance(i, (int, torch.Tensor)) and not isinstance(i, bool) for i in indices)):
+        return _trt_tensor_split_slices(x, indices, dim)
+    return torch.tensor_split(x, indices, dim)
+
+
+@torch.jit.unused
+def _trt_tensor_split_slices(x, indices, dim: int):
+    """The parts as slices along ``dim`` (never runs when scripted)."""
+    lead = (slice(None),) * (dim % x.dim())
+    bounds = [None, *indices, None]
+    return tuple(x[lead + (slice(bounds[k], bounds[k + 1]),)] for k in range(len(bounds) - 1))
