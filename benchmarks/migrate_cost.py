@@ -9,7 +9,11 @@ Per model, each in a fresh Python process, measured as wall time from outside:
   input sets (the verifier's, so that both see the same sizes), run it eagerly on each, export
   it once with the TorchScript exporter and the dynamic axes, open an ONNX Runtime session (CPU,
   one thread, as ``migrate``'s default), run the graph on the same sets, compare with
-  ``migrate``'s tolerances, and time 20 runs of the eager model and of the graph;
+  ``migrate``'s tolerances, and time 20 runs of the eager model and of the graph. What the
+  comparison finds (equal, or the first set whose graph fails, gives another number of outputs,
+  other shapes or other values; or an export that fails) is the pipeline's result, not a reason
+  to stop: it goes on to the timed runs, so a model whose original graph is wrong still has a
+  ratio (the table's "by hand found" column);
 * **migrate**: ``python -m trtcodemod migrate ... --format json`` with the model's settings.
 
 Prints one Markdown table (the two wall times and their ratio) and, per model, ``migrate``'s
@@ -44,7 +48,7 @@ req = json.loads(sys.argv[1])
 import numpy as np, torch, onnxruntime as ort
 from trtcodemod.verify.inputs import make_input_sets
 from trtcodemod.verify.spec import InputsSpec
-from trtcodemod.verify.worker import build_model, import_user_module
+from trtcodemod.verify.worker import build_model, flatten_outputs, import_user_module
 steps = {}
 def step(name, t0):
     steps[name] = round(time.perf_counter() - t0, 3)
@@ -57,38 +61,66 @@ model = build_model(module, req["model"], tuple(req["args"]), req["kwargs"]).eva
 axes = {k: {int(a): n for a, n in v.items()} for k, v in req["dynamic_axes"].items()}
 made = make_input_sets(module, InputsSpec(function=req["inputs"]), model, axes, req["seed"])
 t = step("build, inputs", t)
-with torch.no_grad():
-    eager = [model(**s) for s in made.sets]
-t = step("eager x3", t)
-flat = lambda out: [o.detach().numpy() for o in (out if isinstance(out, (tuple, list)) else [out])]
-buffer = io.BytesIO()
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    torch.onnx.export(model, tuple(made.sets[0][n] for n in made.names), buffer, dynamo=False,
-                      opset_version=17, input_names=made.names, dynamic_axes=axes)
-t = step("export", t)
-options = ort.SessionOptions()
-options.intra_op_num_threads = 1
-session = ort.InferenceSession(buffer.getvalue(), options, providers=["CPUExecutionProvider"])
-feeds = [{n: s[n].numpy() for n in made.names if n in {i.name for i in session.get_inputs()}} for s in made.sets]
-def run(feed):
+def attempt(call, *args):
     try:
-        return session.run(None, feed)
-    except Exception as exc:  # a graph that fails on other sizes is a result: not equal
+        return call(*args)
+    except Exception as exc:  # a failing step is the pipeline's finding: the timed runs still go on
         return exc
-graph = [run(f) for f in feeds]
+def forward(inputs):
+    with torch.no_grad():
+        return model(**inputs)
+eager = [attempt(forward, s) for s in made.sets]
+t = step("eager x3", t)
+def export():
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, tuple(made.sets[0][n] for n in made.names), buffer, dynamo=False,
+                          opset_version=17, input_names=made.names, dynamic_axes=axes)
+    return buffer.getvalue()
+graph_bytes = attempt(export)
+t = step("export", t)
+session = None
+if not isinstance(graph_bytes, Exception):
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    session = attempt(lambda: ort.InferenceSession(graph_bytes, options, providers=["CPUExecutionProvider"]))
+def run(inputs):
+    wanted = {i.name for i in session.get_inputs()}
+    return session.run(None, {n: inputs[n].numpy() for n in made.names if n in wanted})
+graph = [attempt(run, s) for s in made.sets] if not isinstance(session, (Exception, type(None))) else []
 t = step("onnxruntime x3", t)
-same = all(not isinstance(ge, Exception) and all(np.allclose(g, e, atol=1e-4, rtol=1e-3, equal_nan=True)
-                                                 for g, e in zip(ge, flat(ee))) for ge, ee in zip(graph, eager))
+def finding():
+    """'equal', or the first thing that differs, as the user comparing by hand would see it."""
+    if isinstance(graph_bytes, Exception):
+        return f"export fails: {type(graph_bytes).__name__}"
+    if isinstance(session, Exception):
+        return f"ONNX Runtime cannot load the graph: {type(session).__name__}"
+    for number, (got, want) in enumerate(zip(graph, eager), 1):
+        if isinstance(want, Exception):
+            return f"set {number}: eager fails: {type(want).__name__}"
+        if isinstance(got, Exception):
+            return f"set {number}: the graph fails: {type(got).__name__}"
+        want = [v.detach().numpy() for _, v in flatten_outputs(want)]
+        if len(got) != len(want):
+            return f"set {number}: {len(got)} outputs, eager {len(want)}"
+        for index, (g, e) in enumerate(zip(got, want)):
+            if g.shape != e.shape:
+                return f"set {number} output {index}: shape {list(g.shape)}, eager {list(e.shape)}"
+            close = np.isclose(g, e, atol=1e-4, rtol=1e-3, equal_nan=True)
+            if not close.all():
+                return f"set {number} output {index}: {close.size - int(close.sum())} of {close.size} values differ"
+    return "equal"
+found = finding()
 t = step("compare", t)
-with torch.no_grad():
-    for _ in range(20):
-        model(**made.sets[0])
-t = step("eager x20", t)
 for _ in range(20):
-    run(feeds[0])
+    attempt(forward, made.sets[0])
+t = step("eager x20", t)
+if graph:
+    for _ in range(20):
+        attempt(run, made.sets[0])
 t = step("onnxruntime x20", t)
-print(json.dumps({"steps": steps, "same": bool(same)}))
+print(json.dumps({"steps": steps, "same": found == "equal", "found": found}))
 '''
 
 
@@ -163,19 +195,29 @@ def by_migrate(model: str) -> tuple[float, dict[str, Any]]:
         return seconds, {"error": done.stderr[-500:], "exit_code": done.returncode}
 
 
+def _found(hand: dict[str, Any]) -> str:
+    """What the by-hand pipeline found: its comparison's finding, or why it did not finish."""
+    if "found" in hand:
+        return str(hand["found"])
+    if "same" in hand:  # a JSON file of an earlier run
+        return "equal" if hand["same"] else "not equal"
+    lines = hand.get("error", "").strip().splitlines()
+    return "stopped: " + (lines[-1][-150:] if lines else "no message")
+
+
 def render(rows: list[dict[str, Any]]) -> str:
-    out = ["| model | by hand (s) | migrate (s) | ratio | migrate's exit | fixes | rounds |",
-           "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    out = ["| model | by hand (s) | by hand found | migrate (s) | ratio | migrate's exit | fixes | rounds |",
+           "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |"]
     for row in rows:
         r = row["migrate"]
-        out.append(f"| {row['model']} | {row['hand_s']:.1f} | {row['migrate_s']:.1f} | "
-                   f"{row['migrate_s'] / row['hand_s']:.1f}x | {r.get('exit_code')} | {len(r.get('applied', []))} | "
-                   f"{len(r.get('rounds', []))} |")
+        # a pipeline that did not reach its timed runs has no wall time to set against migrate's
+        ratio = f"{row['migrate_s'] / row['hand_s']:.1f}x" if "found" in row["hand"] or "same" in row["hand"] else "-"
+        out.append(f"| {row['model']} | {row['hand_s']:.1f} | {_found(row['hand'])} | {row['migrate_s']:.1f} | "
+                   f"{ratio} | {r.get('exit_code')} | {len(r.get('applied', []))} | {len(r.get('rounds', []))} |")
     for row in rows:
         out += ["", f"**{row['model']}**: by hand " + ", ".join(f"{k} {v:.1f} s" for k, v in
                                                                 row["hand"].get("steps", {}).items())
-                + (f" (graph equal to eager: {row['hand'].get('same')})" if "same" in row["hand"] else
-                   f" (failed: {row['hand'].get('error', '')[-200:]})"), "",
+                + f" (found: {_found(row['hand'])})", "",
                 "| migrate phase | seconds |", "| --- | ---: |"]
         phases = row["migrate"].get("phases") or []
         out += [f"| {p['phase']} | {p['seconds']:.1f} |" for p in phases]

@@ -15,7 +15,7 @@ from trtcodemod.verify.compare import compare_array, worst
 from trtcodemod.verify.culprits import LEFT_FOR_NEXT, find_culprits
 from trtcodemod.verify.latency import MIN_BUDGET_RUNS, time_calls
 from trtcodemod.verify.report import _lat
-from trtcodemod.verify.rewrite import LineMap, locate, rewrite_copy
+from trtcodemod.verify.rewrite import Fixer, LineMap, locate, rewrite_copy
 from trtcodemod.verify.spec import (
     RewriteOptions, SpecError, build_spec, load_model_tables, parse_backends, parse_dynamic_axes, parse_input_shape,
 )
@@ -173,6 +173,37 @@ def test_rewrite_copy_rewrites_every_file_and_maps_locations_back(tmp_path: Path
     assert tree.map_error(error) == ("SymbolicValueError: Unsupported: convolution for kernel of unknown shape. "
                                      f"[at {EXAMPLES / 'pkg_detector' / 'heads.py'}:13]")
     assert tree.map_error("RuntimeError: no line") == "RuntimeError: no line" and tree.map_error(None) is None
+
+
+def test_a_second_rewrite_into_the_same_folder_copies_only_what_differs(tmp_path: Path) -> None:
+    src = tmp_path / "src" / "pkg"
+    (src / "sub").mkdir(parents=True)
+    for name, text in {"__init__.py": "", "a.py": "A = 1\n", "b.py": "B = 2\n", "sub/__init__.py": "",
+                       "sub/c.py": "C = 3\n"}.items():
+        (src / name).write_text(text)
+
+    def fixing(name: str) -> Fixer:
+        def fixer(source: bytes, path: str, options: RewriteOptions) -> tuple[bytes, list[tuple[str, int, str]]]:
+            return (b"# fixed\n" + source, [("TRT999", 1, "fake")]) if path.endswith(name) else (source, [])
+        return fixer
+
+    dest = tmp_path / "after"
+    rewrite_copy(locate(src / "a.py"), dest, RewriteOptions(), fixing("a.py"))
+    # What the round's imports leave (bytecode), and what no copy of these sources holds.
+    cache = dest / "pkg" / "__pycache__"
+    cache.mkdir()
+    for stem in ("__init__", "a", "b"):
+        (cache / f"{stem}.cpython-311.pyc").write_bytes(b"compiled")
+    (dest / "pkg" / "sub" / "gone.py").write_text("G = 0\n")
+    (dest / "stray.py").write_text("")
+    tree = rewrite_copy(locate(src / "a.py"), dest, RewriteOptions(), fixing("b.py"))
+    assert tree.changed_files == [str(src / "b.py")]
+    assert (dest / "pkg" / "a.py").read_text() == "A = 1\n"  # the last round's rewrite undone
+    assert (dest / "pkg" / "b.py").read_text() == "# fixed\nB = 2\n"
+    assert (dest / "pkg" / "sub" / "c.py").read_text() == "C = 3\n"
+    assert not (dest / "pkg" / "sub" / "gone.py").exists() and not (dest / "stray.py").exists()
+    # The unchanged file's bytecode is kept; neither replaced file's is.
+    assert sorted(p.name for p in cache.iterdir()) == ["__init__.cpython-311.pyc"]
 
 
 def test_an_unparsable_file_is_reported_not_fatal(tmp_path: Path) -> None:

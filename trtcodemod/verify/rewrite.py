@@ -22,6 +22,7 @@ from typing import Any, Callable
 
 from trtcodemod.usercode import AT_USER_LINE
 
+from .mirror import drop_bytecode, mirror_file, mirror_tree, remove
 from .spec import RewriteOptions
 
 #: ``fixer(source_bytes, user_path, options) -> (new_source_bytes, [(rule, line, message)])``
@@ -180,7 +181,7 @@ def engine_fixer(source: bytes, path: str, options: RewriteOptions) -> tuple[byt
 def _package_pairs(package_dir: Path, dest: Path) -> list[tuple[Path, Path]]:
     """Copy ``package_dir`` to ``dest/<name>``; ``(copy, original)`` for each of its ``.py`` files."""
     target_pkg = dest / package_dir.name
-    shutil.copytree(package_dir, target_pkg, ignore=_SKIP)
+    mirror_tree(package_dir, target_pkg, _SKIP)
     return [(target_pkg / p.relative_to(package_dir), p)
             for p in sorted(package_dir.rglob("*.py")) if "__pycache__" not in p.parts]
 
@@ -193,37 +194,44 @@ def rewrite_copy(layout: SourceLayout, dest: Path, options: RewriteOptions, fixe
     them: a model file that is a wrapper importing the model from a sibling module or another
     package). Each is copied next to the model's copy (its whole top-level package when it sits
     in one) and rewritten too; the copy comes first on ``sys.path``, so imports find the copies.
+    A ``dest`` an earlier call filled (the last round's) is brought to the same state, copying
+    only the files that differ from the user's (``mirror.py``).
     """
     fixer = fixer or engine_fixer
-    if dest.exists():
-        shutil.rmtree(dest)
-    dest.mkdir(parents=True)
+    if dest.exists() and not dest.is_dir():
+        dest.unlink()
+    dest.mkdir(parents=True, exist_ok=True)
     if layout.package_dir is not None:
         pairs = _package_pairs(layout.package_dir, dest)
         copy_file = dest / layout.package_dir.name / layout.model_file.relative_to(layout.package_dir)
         tree = RewrittenTree(SourceLayout(copy_file, dest / layout.package_dir.name, dest, layout.module))
     else:
         copy_file = dest / layout.model_file.name
-        shutil.copy2(layout.model_file, copy_file)
+        mirror_file(layout.model_file, copy_file)
         pairs = [(copy_file, layout.model_file)]
         tree = RewrittenTree(SourceLayout(copy_file, None, dest, layout.module),
                              extra_paths=[str(layout.model_file.parent)])
     copied = {original.resolve() for _, original in pairs}
+    made = {(layout.package_dir or copy_file).name}  # the names this copy holds at dest's top
     for extra in sorted({Path(p).resolve() for p in extra_files}):
         if extra in copied or not extra.is_file() or extra.suffix != ".py":
             continue
         where = locate(extra)
         if where.package_dir is not None:
-            if (dest / where.package_dir.name).exists():
+            if where.package_dir.name in made:
                 continue  # a package of the same name is already there: never shadow it
             new_pairs = _package_pairs(where.package_dir, dest)
-        elif (dest / extra.name).exists():
+        elif extra.name in made:
             continue
         else:
-            shutil.copy2(extra, dest / extra.name)
+            mirror_file(extra, dest / extra.name)
             new_pairs = [(dest / extra.name, extra)]
+        made.add((where.package_dir or extra).name)
         pairs += new_pairs
         copied.update(original.resolve() for _, original in new_pairs)
+    for entry in list(dest.iterdir()):
+        if entry.name not in made and entry.name != "__pycache__":
+            remove(entry)  # an earlier copy's, which this one does not hold
     for copy_path, user_path in pairs:
         original = user_path.read_bytes()
         try:
@@ -234,6 +242,7 @@ def rewrite_copy(layout: SourceLayout, dest: Path, options: RewriteOptions, fixe
         tree.fixes.extend(Fix(rule, str(user_path), line, msg) for rule, line, msg in fixed)
         if new != original:
             copy_path.write_bytes(new)
+            drop_bytecode(copy_path)
             tree.changed_files.append(str(user_path))
             tree.maps[str(copy_path.resolve())] = (
                 str(user_path), LineMap(original.decode("utf-8", "replace"), new.decode("utf-8", "replace")))
