@@ -43,6 +43,7 @@ RULE_MODULES: tuple[str, ...] = (
     "isin",
     "size_guarded_resize",
     "split_by_size",
+    "tensor_split",
 )
 
 

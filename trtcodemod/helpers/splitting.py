@@ -9,14 +9,12 @@ negative and out-of-range indices, exactly as ``tensor_split`` takes them; slice
 inside ``torch.onnx.export``.
 """
 
-from typing import List
-
 import torch
 
 from trtcodemod.helpers.onnx_export import _trt_onnx_exporting
 
 
-def _trt_tensor_split(x, indices: List[int], dim: int = 0):
+def _trt_tensor_split(x, indices: list[int], dim: int = 0):
     """``torch.tensor_split(x, indices, dim)``; while exporting to ONNX, the same views as slices.
 
     An input ``tensor_split`` refuses (a 0-d tensor, an axis out of range, indices that are not

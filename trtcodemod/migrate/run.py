@@ -480,8 +480,10 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: VerifyReport, fi
     report["remaining"] = _remaining(located, plan)
     report["remaining"] += [{"op": d.problems[0].op if d.problems else "-",
                              "source": f"{d.finding.path}:{d.finding.line}", "rule": d.finding.rule,
-                             "message": d.reason, "kind": "finding", "exporter": None,
-                             "severity": "error" if any(p.severity == "error" for p in d.problems) else "warning"}
+                             "message": d.reason + (GONE_NOTE if _gone(d, located, side) else ""),
+                             "kind": "finding", "exporter": None,
+                             "severity": "error" if any(p.severity == "error" for p in d.problems)
+                             and not _gone(d, located, side) else "warning"}
                             for d in plan.by_action(REMAINS)
                             if not any(r["rule"] == d.finding.rule and r["source"] and r["source"].endswith(
                                 f":{d.finding.line}") for r in report["remaining"])]
@@ -527,6 +529,19 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: VerifyReport, fi
     report["changed_files"] = sorted(sources)
     report["diff"] = "".join(unified_diff(_display(p), old, new) for p, (old, new) in sorted(sources.items()))
     return report, sources
+
+
+#: Why a finding left without a fix is no longer an error: the other fixes removed its node.
+GONE_NOTE = "; the rewritten model's graph has no such node any more (the fixes applied removed it)"
+
+
+def _gone(decision: Any, located: list[Problem], side: str) -> bool:
+    """A finding kept for hostile nodes of the original whose rewritten graph has none of them
+    (MViT's squeeze `If` came from the shapes a sequence hid; with the split as slices it is gone)."""
+    from .plan import matches
+
+    return side == "after" and bool(decision.problems) and all(p.kind == "hostile" for p in decision.problems) \
+        and not any(p.kind == "hostile" and matches(p, decision.finding) for p in located)
 
 
 def _proof(decision: Any, final: VerifyReport | None, facts: Facts) -> str:

@@ -55,8 +55,10 @@ RULES: dict[str, tuple[str, ...]] = {
     "Gelu": ("TRT723",),  # opset 20+ on TensorRT < 10
     "_upsample_bilinear2d_aa": ("TRT725",),
     "_upsample_bicubic2d_aa": ("TRT725",),
-    "SequenceEmpty": ("TRT105",),  # list appends inside a scripted loop
-    "SequenceInsert": ("TRT105",),
+    "SequenceEmpty": ("TRT105", "TRT306"),  # list appends inside a scripted loop; tensor_split's loop
+    "SequenceInsert": ("TRT105", "TRT306"),
+    "SequenceAt": ("TRT306",),
+    "SplitToSequence": ("TRT306",),
     "ConcatFromSequence": ("TRT105",),
 }
 

@@ -1,0 +1,117 @@
+"""``torch.tensor_split`` at given indices (TRT306): exported as ONNX sequences; slice instead.
+
+The rewrite calls an inserted helper (``trtcodemod/helpers/splitting.py``) that is
+``torch.tensor_split`` outside an export and the same parts as basic slices while exporting.
+Both the function form (through the file's imports) and the method form are taken; the
+method name is torch's alone.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from trtcodemod.astutil import argument, has_star_args
+from trtcodemod.helpers import RESERVED_PREFIX
+from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
+
+SPLIT_HELPER = "_trt_tensor_split"
+_MESSAGE = ("`tensor_split` exports as ONNX sequence operators (`SplitToSequence` or a `Loop` filling a sequence, "
+            "then `SequenceAt`), which no TensorRT release parses")
+#: The keyword names torch gives the split points and the axis.
+_INDICES = ("indices", "indices_or_sections", "tensor_indices_or_sections")
+
+
+class TensorSplit(Rule):
+    needs_text = (b"tensor_split",)
+    info = RuleInfo(
+        id="TRT306",
+        name="tensor-split",
+        summary="`tensor_split` exports as ONNX sequence operators, which TensorRT never parses; take the parts as slices",
+        doc="""\
+What it finds: `torch.tensor_split(x, indices, dim)` and `x.tensor_split(indices, dim)` with
+the split points written as a list or tuple (`(1,)`, `[h, 2 * h]`), `dim` by position or keyword.
+A split into a number of sections (`tensor_split(x, 3)`), split points held in a name or a
+tensor, and unpacked arguments are reported without a fix.
+
+Why it hurts: both ONNX exporters write `tensor_split` with sequences: the TorchScript exporter
+as a `Loop` that fills a sequence (`SequenceEmpty`, `SequenceInsert`) or as `SplitToSequence`,
+each part then read back with `SequenceAt`. No TensorRT release parses a sequence operator, so
+the engine build fails at the first of them. torchvision's MViT splits its class token off
+this way in every pooling block (`torch.tensor_split(x, indices=(1,), dim=2)`, `mvit.py:87`):
+70 sequence nodes in a four-block model.
+
+The rewrite: `torch.tensor_split(x, (1,), dim=2)` → `_trt_tensor_split(x, [1], 2)`, an inserted
+helper (the points as a list, which `torch.jit.script` types as `List[int]`). Outside
+`torch.onnx.export` it is `torch.tensor_split` itself. While exporting it returns the parts as
+basic slices along the axis, `x[:, :, :1]` and `x[:, :, 1:]`: `tensor_split` takes its points with
+Python's slice rules (a negative point counts from the end, one past the end gives an empty
+part, a point below the one before it an empty part), so the slices are the same parts, and
+views of the same storage with the same strides; they export as `Slice` nodes, with split
+points computed from sizes kept in the graph.
+
+Fix safety: safe. Eager, `torch.jit.script`, `torch.fx`, `torch.compile` and `torch.export`
+run `torch.tensor_split` itself (a Python call and two flag checks more). While exporting, an
+input `tensor_split` refuses (a 0-d tensor, an axis out of range, points that are not numbers)
+keeps `torch.tensor_split`, and its error.
+
+TensorRT versions: all (no release parses ONNX sequence operators).""",
+        fix=Safety.SAFE,
+        examples=(
+            Example(
+                "class Pool(nn.Module):\n"
+                "    def forward(self, x):\n"
+                "        cls_token, x = torch.tensor_split(x, indices=(1,), dim=2)\n"
+                "        return cls_token, self.pool(x)\n",
+                "class Pool(nn.Module):\n"
+                "    def forward(self, x):\n"
+                "        cls_token, x = _trt_tensor_split(x, [1], 2)\n"
+                "        return cls_token, self.pool(x)\n",
+            ),
+            Example("head, body, tail = feats.tensor_split([n, -n], -1)\n",
+                    "head, body, tail = _trt_tensor_split(feats, [n, -n], -1)\n"),
+            Example("thirds = torch.tensor_split(x, 3, dim=1)\n"),
+        ),
+        references=(
+            "https://pytorch.org/docs/stable/generated/torch.tensor_split.html",
+            "https://github.com/onnx/onnx-tensorrt/blob/main/docs/operators.md",
+            "https://github.com/pytorch/vision/blob/main/torchvision/models/video/mvit.py",
+        ),
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if any(f.name.value.startswith(RESERVED_PREFIX) for f in self.context.functions):
+            return  # inside an inserted helper, which calls the original
+        func = node.func
+        if self.context.refers_to(func, "torch.tensor_split"):
+            tensor, first = argument(node, 0, "input"), 1
+        elif isinstance(func, cst.Attribute) and func.attr.value == "tensor_split" \
+                and not self.context.refers_to(func.value, "torch"):
+            tensor, first = cst.Arg(value=func.value), 0
+        else:
+            return
+        points = next((a for a in (argument(node, first, k) for k in _INDICES) if a is not None), None)
+        dim = argument(node, first + 1, "dim")
+        known = {"input", "dim", *_INDICES}
+        if has_star_args(node) or tensor is None or points is None \
+                or any(a.keyword is not None and a.keyword.value not in known for a in node.args):
+            self.report(node, f"{_MESSAGE}; take the parts as slices (not rewritten: unpacked, missing or other "
+                        "arguments)")
+            return
+        display = points.value
+        if not isinstance(display, (cst.Tuple, cst.List)) or any(
+                isinstance(e, cst.StarredElement) for e in display.elements):
+            self.report(node, f"{_MESSAGE}; take the parts as slices (not rewritten: the split is into a number of "
+                        "sections, or its points are not written out as a list or tuple)")
+            return
+        as_list = cst.List(elements=[e.with_changes(comma=cst.MaybeSentinel.DEFAULT) if i == len(display.elements) - 1
+                                     else e for i, e in enumerate(display.elements)])
+        comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        args = [cst.Arg(value=tensor.value, comma=comma), cst.Arg(value=as_list)]
+        if dim is not None:
+            args[-1] = args[-1].with_changes(comma=comma)
+            args.append(cst.Arg(value=dim.value))
+        self.report(node, f"{_MESSAGE}; take the parts as slices while exporting (`torch.tensor_split` otherwise)",
+                    Fix({node: cst.Call(func=cst.Name(SPLIT_HELPER), args=args)}, helpers=(SPLIT_HELPER,)))
+
+
+RULES = (TensorSplit,)
