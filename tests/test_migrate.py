@@ -627,3 +627,21 @@ def test_of_a_rules_fixes_only_the_one_above_an_export_failure_is_reverted(tmp_p
     # Failing again with nothing located: the rule's remaining fixes go together.
     assert _revert_culprits(VerifyReport.from_json({"equivalent": False, "culprits": culprit}), plan)
     assert plan.applied == []
+
+
+def test_a_finding_whose_node_the_rewritten_graph_lacks_is_no_longer_an_error(tmp_path: Path) -> None:
+    """torchvision MViT: its squeeze `If` came from shapes a sequence hid; once TRT306 takes the
+    split as slices, the rewritten graph has no `If` there, and the squeeze finding left without a
+    fix stops being an error. Still there, or judged on the original, it stays one."""
+    from trtcodemod.migrate.run import _gone
+
+    path, found = _findings(tmp_path)
+    node = Problem("hostile", path, 4, "If", "TRT401", "If node", "error")
+    decision = decide(found["TRT401"], [node], _facts(path, [1, 2]), unsafe=False)
+    assert decision.problems == [node]
+    assert _gone(decision, [], "after")
+    assert not _gone(decision, [node], "after")  # the rewritten graph still has it
+    assert not _gone(decision, [], "before")  # nothing was rewritten: the original's node is there
+    baked = decide(found["TRT401"], [Problem("baked", path, 4, "(traced constant)", None, "")], _facts(path, [1]),
+                   unsafe=False)
+    assert not _gone(baked, [], "after")  # the rewritten side cannot show a baked value: it stays

@@ -113,6 +113,9 @@ class RuntimeScope(Provider, cst.BatchableCSTVisitor):
         self._methods: list[tuple[ClassRecord, cst.FunctionDef] | None] = []
         self._module_names: set[str] = set()
         self._untraced_ids: set[int] = set()
+        #: Nodes of a branch that runs only while tracing, under a test that asks for it
+        #: (``int(c) if torch.jit.is_tracing() else c``): code written for the export.
+        self._for_tracing: set[int] = set()
         #: Depth of code a traced export does not run, and of our own inserted helpers.
         self.untraced = 0
         self.reserved = 0
@@ -187,6 +190,33 @@ class RuntimeScope(Provider, cst.BatchableCSTVisitor):
             self._untraced_ids.add(id(node.body))
         elif value is True and node.orelse is not None:
             self._untraced_ids.add(id(node.orelse))
+        if value is True and self._asks_for_tracing(node.test):
+            self._mark_for_tracing(node.body)
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        if self.value_when_exporting(node.test) is True and self._asks_for_tracing(node.test):
+            self._mark_for_tracing(node.body)
+
+    def _asks_for_tracing(self, test: cst.BaseExpression) -> bool:
+        """Does ``test`` call one of the checks that are true while tracing (not ``self.training``)?"""
+        stack: list[cst.CSTNode] = [test]
+        while stack:
+            node = stack.pop()
+            if type(node) is cst.Call and self.context.refers_to(node.func, *_TRACING_CALLS) is not None:
+                return True
+            stack.extend(node.children)
+        return False
+
+    def _mark_for_tracing(self, branch: cst.CSTNode) -> None:
+        stack: list[cst.CSTNode] = [branch]
+        while stack:
+            node = stack.pop()
+            self._for_tracing.add(id(node))
+            stack.extend(node.children)
+
+    def written_for_tracing(self, node: cst.CSTNode) -> bool:
+        """Is ``node`` in a branch its author wrote for the trace (``if torch.jit.is_tracing():``)?"""
+        return id(node) in self._for_tracing
 
     def leave_If(self, original_node: cst.If) -> None:
         if id(original_node) in self._untraced_ids:

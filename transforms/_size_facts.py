@@ -35,6 +35,7 @@ import libcst as cst
 
 from trtcodemod.astutil import bound_names, has_star_args, mentions_name, method_call, walk
 from trtcodemod.providers import ObservedFacts, Provider
+from trtcodemod.rules import Fix
 from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
 from trtcodemod.transforms._tensor_evidence import STATIC_METHODS as _STATIC_METHODS
 from trtcodemod.transforms._tensor_evidence import tensor_expression, tensor_parameters
@@ -160,6 +161,15 @@ class SizeRule(RuntimeScopeRule):
         self._shared: SizeFacts = shared
         self._frames: list[_Frame] = shared.frames
         self._observed: ObservedFacts = self.provider(ObservedFacts)
+
+    def report(self, node: cst.CSTNode, message: str, fix: Fix | None = None,
+               scopes: tuple[cst.CSTNode, ...] | None = None) -> None:
+        """As every rule's, except in a branch its author wrote for the trace: a size made a Python
+        number there is made one on purpose (kornia's ``filter2d``: ``int(c) if torch.jit.is_tracing()
+        else c``, a convolution's group count the exporter needs constant)."""
+        if self.runtime.written_for_tracing(node):
+            return
+        super().report(node, message, fix, scopes)
 
     def _first(self, node: cst.CSTNode, hook: str) -> bool:
         """True for the first rule that handles ``hook`` on ``node`` (hooks of one node run back to back)."""
