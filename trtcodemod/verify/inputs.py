@@ -119,6 +119,24 @@ def stretched_set(
     return resize_dynamic(reference, reference, dynamic_axes, generator, lambda size: 2 * size + (0 if double else 1))
 
 
+def refusal(model: torch.nn.Module, feed: dict[str, torch.Tensor]) -> str | None:
+    """Why ``model`` refuses ``feed`` (its error, in one line), or None where it runs. A copy of
+    the model runs, so that state it keeps between calls (a frame counter) is not advanced; a
+    model that cannot be copied is taken to accept the set."""
+    import copy
+
+    try:
+        probe = copy.deepcopy(model)
+    except Exception:  # noqa: BLE001 - not copyable: run the sets as they are
+        return None
+    try:
+        with torch.no_grad():
+            probe(**feed)
+    except Exception as error:  # noqa: BLE001 - the model's own refusal, reported in the notes
+        return f"{type(error).__name__}: {str(error).splitlines()[0][:160] if str(error) else ''}"
+    return None
+
+
 def make_input_sets(
     module: Any, spec: InputsSpec, model: torch.nn.Module,
     dynamic_axes: Mapping[str, Mapping[int, str]], seed: int, count: int = SET_COUNT,
@@ -152,7 +170,19 @@ def make_input_sets(
         # A typo here would silently export a static graph and skip the resized input set.
         raise TypeError(f"--dynamic-axes names {unknown}, which are not parameters of forward{tuple(params)}")
     if dynamic_axes and count > 2:
-        sets[-1], changed = resize_dynamic(sets[-1], sets[0], dynamic_axes, generators[-1])
+        last = sets[-1]
+        sets[-1], changed = resize_dynamic(last, sets[0], dynamic_axes, generators[-1])
+        refused = refusal(model, sets[-1]) if changed else None
+        if refused is not None:
+            # A model whose strides or patches must divide its input (YOLO's segmentation head
+            # concatenates maps a 65-pixel input leaves a row apart) takes twice the traced size,
+            # which keeps every divisor: the set then tests the model, not an input it refuses.
+            doubled, doubled_changed = resize_dynamic(last, sets[0], dynamic_axes,
+                                                      torch.Generator().manual_seed(seed + count - 1),
+                                                      lambda size: 2 * size)
+            if refusal(model, doubled) is None:
+                sets[-1], changed = doubled, doubled_changed
+                notes.append(f"the model refuses its dynamic axes one larger ({refused}): set {count} doubles them")
         if changed:
             notes.append(f"set {count} resizes dynamic axes: " + ", ".join(changed))
     order = [p for p in params if p in sets[0]]
