@@ -47,6 +47,13 @@ VARIANTS: dict[str, tuple[tuple[str, ...], str, list[list[tuple[int, ...]]]]] = 
                                        " * (width % self.patch_size[1] != 0))\n"
                                        "        pixel_values = nn.functional.pad(pixel_values, pad_values)",
                           [[(1, 3, 10, 13)], [(1, 3, 12, 7)]]),
+    # The test held in a flag bound on the line before, read only by the `if`: the flag goes too.
+    "hf_swinv2_was_padded": (("TRT717",), "        windows = self.mix(windows) + windows.mean(dim=(2, 4), keepdim=True)\n"
+                                          "        attention_windows = windows.view(batch_size, height_pad, width_pad, "
+                                          "channels)\n\n"
+                                          "        attention_windows = attention_windows[:, :height, :width, :]"
+                                          ".contiguous()\n\n",
+                             [[(1, 10, 7, 6)], [(1, 5, 12, 6)]]),
     # A flag beside the resize records that it was done; the caller resizes back when it is set.
     "hf_mobilevit_unfolding": (("TRT717",), "        features = F.interpolate(features, size=(new_height, "
                                             "new_width), mode=\"bilinear\", align_corners=False)\n"

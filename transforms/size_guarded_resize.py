@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import (argument, bound_names, code_of, helper_call, int_value, mentions_name, method_call,
+from trtcodemod.astutil import (argument, bound_names, code_of, helper_call, int_value, mentions_name, method_call, walk,
                                 short_code)
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.transforms._branch_building import comments_inside
@@ -51,6 +51,10 @@ export warned at the `if`, as for sizes a caller handed down) and whose body is 
   its own block and never in a block around the `if`, and flags set to `True`/`False` beside
   the resize (`interpolate = True`: transformers' MobileViT, whose caller resizes back when
   the flag is set);
+- the test may be held in a flag bound on the line just before the `if` and read nowhere else
+  (`was_padded = pad_values[3] > 0 or pad_values[5] > 0`, then `if was_padded:` and the crop:
+  transformers' Swin V2, Swin2SR, Donut Swin, DiNAT, CLAP and MaskFormer-Swin); the flag's line
+  goes with the `if`, so no Python `or` of traced sizes is left to bake;
 - or only assignments of integers, `t = v` or `t[i] = v` (also under an `if` without `else`
   on `x is None`, `x is not None` or a plain name), where each `v` is an integer literal, a
   size, or an operand of the test itself: the Swin window that shrinks to a small feature map
@@ -168,6 +172,8 @@ nothing, by the forms above); the `if`'s local `_trt_size_choice` is new.""",
     def __init__(self, context) -> None:
         super().__init__(context)
         self._elifs: set[cst.If] = set()
+        #: An ``if`` whose test is a flag bound on the line just before it, with that line and its value.
+        self._flags: dict[cst.If, tuple[cst.SimpleStatementLine, cst.BaseExpression]] = {}
         #: The functions being visited, innermost last: where a branch's local is read.
         self._functions: list[cst.FunctionDef] = []
 
@@ -179,6 +185,27 @@ nothing, by the forms above); the `if`'s local `_trt_size_choice` is new.""",
         super().leave_FunctionDef(original_node)
         self._functions.pop()
 
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        # ``was_padded = pad_values[3] > 0 or pad_values[5] > 0`` then ``if was_padded:`` (transformers'
+        # Swin V2, Swin2SR, Donut Swin, DiNAT, CLAP and MaskFormer-Swin): the test held in a flag.
+        for before, after in zip(node.body, node.body[1:]):
+            if type(after) is cst.If and type(after.test) is cst.Name and type(before) is cst.SimpleStatementLine \
+                    and len(before.body) == 1 and type(before.body[0]) is cst.Assign:
+                assign = before.body[0]
+                if len(assign.targets) == 1 and type(assign.targets[0].target) is cst.Name \
+                        and assign.targets[0].target.value == after.test.value:
+                    self._flags[after] = (before, assign.value)
+
+    def _flag(self, node: cst.If) -> tuple[cst.SimpleStatementLine, cst.BaseExpression] | None:
+        """The flag's line and value, where the ``if`` is the only place that reads it."""
+        held = self._flags.get(node)
+        function = self._functions[-1] if self._functions else None
+        if held is None or function is None:
+            return None
+        name = node.test.value  # type: ignore[attr-defined]
+        uses = sum(1 for n in walk(function) if type(n) is cst.Name and n.value == name)
+        return held if uses == 2 else None  # its assignment and this test
+
     def visit_If(self, node: cst.If) -> None:
         if type(node.orelse) is cst.If:
             self._elifs.add(node.orelse)  # an `elif` is part of its chain's decision, not an `if` of its own
@@ -186,8 +213,10 @@ nothing, by the forms above); the `if`'s local `_trt_size_choice` is new.""",
             return
         if node.orelse is None and self._choice(node) or type(node.orelse) is cst.Else and self._either(node):
             return
+        flag = self._flag(node) if node.orelse is None else None
+        test = flag[1] if flag is not None else node.test
         branch = self._branch(node)
-        if branch is None or not self._sized(node, node.test):
+        if branch is None or not self._sized(node, test):
             return
         assignment, locals_, flags = branch
         target = assignment.targets[0].target.value  # type: ignore[attr-defined]
@@ -195,7 +224,7 @@ nothing, by the forms above); the `if`'s local `_trt_size_choice` is new.""",
             (target if node.orelse is None else None)
         if source is None:
             return
-        kind, new_value, scaled = self._resize(assignment.value, source, node.test, locals_)
+        kind, new_value, scaled = self._resize(assignment.value, source, test, locals_)
         if kind is None:
             return
         lines = list(node.body.body)  # type: ignore[attr-defined]
@@ -210,15 +239,21 @@ nothing, by the forms above); the `if`'s local `_trt_size_choice` is new.""",
                 line = line.with_changes(body=[assignment.with_changes(value=new_value)])
             elif scaled is not None and small is scaled[0]:
                 line = line.with_changes(body=[small.with_changes(value=scaled[1])])
-            unconditional.append(line.with_changes(leading_lines=[*node.leading_lines, *comments])
+            above = [*flag[0].leading_lines] if flag is not None else []
+            unconditional.append(line.with_changes(leading_lines=[*above, *node.leading_lines, *comments])
                                  if not unconditional else line)
         also = "".join(f"; `{short_code(f.targets[0].target)}` is set every time, as the {kind[:-1]} is done"
                        for f in flags)
-        self.found(node.test, f"`if {short_code(node.test)}:` {kind} `{target}` only when a size asks for it: a "
+        if flag is not None:
+            also += f"; the flag `{short_code(node.test)}`, read only here, goes with it"
+        replacements: dict[cst.CSTNode, cst.CSTNode | cst.FlattenSentinel | cst.RemovalSentinel] = {
+            node: unconditional[0] if len(unconditional) == 1 else cst.FlattenSentinel(unconditional)}
+        if flag is not None:
+            replacements[flag[0]] = cst.RemovalSentinel.REMOVE
+        self.found(test, f"`if {short_code(test)}:` {kind} `{target}` only when a size asks for it: a "
                    "traced export keeps the branch the example took; do it every time, in a form that is the "
                    f"tensor itself where the condition is false{also}",
-                   Fix({node: unconditional[0] if len(unconditional) == 1 else cst.FlattenSentinel(unconditional)},
-                       safety=Safety.UNSAFE))
+                   Fix(replacements, safety=Safety.UNSAFE))
 
     def _branch(self, node: cst.If) -> tuple[cst.Assign, list[cst.Assign], list[cst.Assign]] | None:
         """The body as (the resize ``x = ...``, the locals it reads, the flags it sets), one small
@@ -388,7 +423,7 @@ nothing, by the forms above); the `if`'s local `_trt_size_choice` is new.""",
         if any(self.is_tensor(o) or self.is_value(o) for o in operands):
             return False  # a test of tensor values is TRT101's
         # Sizes handed down by a caller (`H, W = size`) are known only where the export warned.
-        return any(self.size_derived(o) for o in operands) or self.traced_at(node.test)
+        return any(self.size_derived(o) for o in operands) or self.traced_at(test)
 
     # -- the body ------------------------------------------------------------------------
 
