@@ -85,7 +85,8 @@ TensorRT versions: all (no release parses ONNX sequence operators).""",
         if self.context.refers_to(func, "torch.tensor_split"):
             tensor, first = argument(node, 0, "input"), 1
         elif isinstance(func, cst.Attribute) and func.attr.value == "tensor_split" \
-                and not self.context.refers_to(func.value, "torch"):
+                and not self.context.refers_to(func.value, "torch") \
+                and not (isinstance(func.value, cst.Name) and func.value.value == "torch"):
             tensor, first = cst.Arg(value=func.value), 0
         else:
             return

@@ -44,6 +44,7 @@ RULE_MODULES: tuple[str, ...] = (
     "size_guarded_resize",
     "split_by_size",
     "tensor_split",
+    "cumulative_extreme",
 )
 
 

@@ -44,6 +44,8 @@ RULES: dict[str, tuple[str, ...]] = {
     "atan2": ("TRT301",),
     "unique": ("TRT302",),
     "isin": ("TRT305",),
+    "cummax": ("TRT307",),
+    "cummin": ("TRT307",),
     "_unique2": ("TRT302",),
     "nonzero": ("TRT103",),
     "adaptive_avg_pool1d": ("TRT601",),

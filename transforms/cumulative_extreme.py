@@ -1,0 +1,99 @@
+"""``torch.cummax`` / ``torch.cummin`` (TRT307): no ONNX symbolic; a masked extreme over a triangle.
+
+The rewrite calls an inserted helper (``trtcodemod/helpers/cumulative.py``) that is the torch
+function outside an export and, for integer tensors, the same values and indices from a lower
+triangle of comparisons while exporting. Function and method forms are taken (the method
+names are torch's alone).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from trtcodemod.astutil import argument, has_star_args
+from trtcodemod.helpers import RESERVED_PREFIX
+from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
+
+HELPERS = {"cummax": "_trt_cummax", "cummin": "_trt_cummin"}
+
+
+class CumulativeExtreme(Rule):
+    needs_text = (b"cummax", b"cummin")
+    info = RuleInfo(
+        id="TRT307",
+        name="cumulative-extreme",
+        summary="`torch.cummax`/`torch.cummin` do not export (no ONNX symbolic); take the running extreme over a triangle",
+        doc="""\
+What it finds: `torch.cummax(x, dim)` and `torch.cummin(x, dim)`, also as methods
+(`x.cummax(dim)`), `dim` by position or keyword. A call with unpacked arguments or without a
+`dim` is reported without a fix.
+
+Why it hurts: the TorchScript exporter has no symbolic for `aten::cummax` or `aten::cummin` at
+any opset (torch 2.13): `torch.onnx.export` stops with `UnsupportedOperatorError`, so there is no
+ONNX file for TensorRT. transformers' Grounding DINO finds, for every text token, the special
+token before and after it this way (`torch.cummax(prev_special, dim=1)[0]` and a `cummin` of the
+flipped ids, `modeling_grounding_dino.py:1834, 1838`).
+
+The rewrite: `torch.cummax(x, dim=1)` → `_trt_cummax(x, 1)`, an inserted helper (`_trt_cummin`
+for `cummin`). Outside `torch.onnx.export` it is the torch function itself. While exporting an
+integer tensor it compares every position with every earlier one along the axis: the values are
+the `amax` (`amin`) over that lower triangle, the indices the last earlier position holding the
+value, which is the index torch gives among equal values (Where, ReduceMax/ReduceMin, Equal,
+Range; all parsed by TensorRT). The result has `.values` and `.indices` and indexes as a pair,
+as torch's does.
+
+Fix safety: safe. Eager, `torch.jit.script`, `torch.fx`, `torch.compile` and `torch.export` run
+the torch function itself. While exporting, a floating tensor keeps the torch function (the export
+then fails as before): with a NaN, torch's index is the NaN's, which no comparison finds; bool
+tensors and an axis out of range keep it too, and their error. The triangle holds `n * n`
+elements per row of the axis: meant for short axes (token positions), not for image sizes.
+
+TensorRT versions: all (the export fails before TensorRT is involved).""",
+        fix=Safety.SAFE,
+        examples=(
+            Example(
+                "def previous_special(ids, special):\n"
+                "    marked = torch.where(special, torch.arange(ids.shape[1]), -1)\n"
+                "    return torch.cummax(marked, dim=1)[0]\n",
+                "def previous_special(ids, special):\n"
+                "    marked = torch.where(special, torch.arange(ids.shape[1]), -1)\n"
+                "    return _trt_cummax(marked, 1)[0]\n",
+            ),
+            Example("lowest = ids.cummin(-1).values\n", "lowest = _trt_cummin(ids, -1).values\n"),
+            Example("running = torch.cummax(scores)\n"),
+        ),
+        references=(
+            "https://pytorch.org/docs/stable/generated/torch.cummax.html",
+            "https://pytorch.org/docs/stable/onnx_torchscript_supported_aten_ops.html",
+            "https://github.com/onnx/onnx-tensorrt/blob/main/docs/operators.md",
+        ),
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if any(f.name.value.startswith(RESERVED_PREFIX) for f in self.context.functions):
+            return  # inside an inserted helper, which calls the original
+        func = node.func
+        name = next((n for n in HELPERS if self.context.refers_to(func, f"torch.{n}")), None)
+        if name is not None:
+            tensor, first = argument(node, 0, "input"), 1
+        elif isinstance(func, cst.Attribute) and func.attr.value in HELPERS \
+                and not self.context.refers_to(func.value, "torch") \
+                and not (isinstance(func.value, cst.Name) and func.value.value == "torch"):
+            name, tensor, first = func.attr.value, cst.Arg(value=func.value), 0
+        else:
+            return
+        message = (f"the TorchScript exporter cannot convert `torch.{name}` (aten::{name}), so the model does not "
+                   "export")
+        dim = argument(node, first, "dim")
+        if has_star_args(node) or tensor is None or dim is None or len(node.args) != first + 1:
+            self.report(node, f"{message}; take the running extreme over a triangle of comparisons (not "
+                        "rewritten: unpacked, missing or other arguments)")
+            return
+        comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        args = [cst.Arg(value=tensor.value, comma=comma), cst.Arg(value=dim.value)]
+        self.report(node, f"{message}; take the running extreme over a triangle of comparisons while exporting "
+                    f"(`torch.{name}` otherwise)",
+                    Fix({node: cst.Call(func=cst.Name(HELPERS[name]), args=args)}, helpers=(HELPERS[name],)))
+
+
+RULES = (CumulativeExtreme,)
