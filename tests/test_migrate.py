@@ -642,6 +642,7 @@ def test_a_finding_whose_node_the_rewritten_graph_lacks_is_no_longer_an_error(tm
     assert _gone(decision, [], "after")
     assert not _gone(decision, [node], "after")  # the rewritten graph still has it
     assert not _gone(decision, [], "before")  # nothing was rewritten: the original's node is there
+    assert not _gone(decision, [], "after", exported=False)  # no rewritten graph: nothing is known of its nodes
     baked = decide(found["TRT401"], [Problem("baked", path, 4, "(traced constant)", None, "")], _facts(path, [1]),
                    unsafe=False)
     assert not _gone(baked, [], "after")  # the rewritten side cannot show a baked value: it stays

@@ -483,12 +483,13 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: VerifyReport, fi
     if after_retrace is not None and side == "after":
         located = after_retrace.apply(located)  # its lines are the rewritten model's own bakes
     report["remaining"] = _remaining(located, plan)
+    exported = bool(report["after"]["exported"])
     report["remaining"] += [{"op": d.problems[0].op if d.problems else "-",
                              "source": f"{d.finding.path}:{d.finding.line}", "rule": d.finding.rule,
-                             "message": d.reason + (GONE_NOTE if _gone(d, located, side) else ""),
+                             "message": d.reason + (GONE_NOTE if _gone(d, located, side, exported) else ""),
                              "kind": "finding", "exporter": None,
                              "severity": "error" if any(p.severity == "error" for p in d.problems)
-                             and not _gone(d, located, side) else "warning"}
+                             and not _gone(d, located, side, exported) else "warning"}
                             for d in plan.by_action(REMAINS)
                             if not any(r["rule"] == d.finding.rule and r["source"] and r["source"].endswith(
                                 f":{d.finding.line}") for r in report["remaining"])]
@@ -540,12 +541,14 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: VerifyReport, fi
 GONE_NOTE = "; the rewritten model's graph has no such node any more (the fixes applied removed it)"
 
 
-def _gone(decision: Any, located: list[Problem], side: str) -> bool:
-    """A finding kept for hostile nodes of the original whose rewritten graph has none of them
-    (MViT's squeeze `If` came from the shapes a sequence hid; with the split as slices it is gone)."""
+def _gone(decision: Any, located: list[Problem], side: str, exported: bool = True) -> bool:
+    """A finding kept for hostile nodes of the original whose rewritten graph (exported, so its
+    nodes are known) has none of them (MViT's squeeze `If` came from the shapes a sequence hid;
+    with the split as slices it is gone)."""
     from .plan import matches
 
-    return side == "after" and bool(decision.problems) and all(p.kind == "hostile" for p in decision.problems) \
+    return side == "after" and exported and bool(decision.problems) \
+        and all(p.kind == "hostile" for p in decision.problems) \
         and not any(p.kind == "hostile" and matches(p, decision.finding) for p in located)
 
 
