@@ -1,12 +1,13 @@
-"""TRT306: ``tensor_split`` at written-out points → ``_trt_tensor_split``.
+"""TRT306: ``tensor_split`` at written-out points → ``_trt_tensor_split``; into a written-out
+number of sections → ``_trt_tensor_sections``.
 
 The rewrite text for every form the rule takes, and the forms it reports without a fix; the
-helper's slices are ``tensor_split``'s parts bit for bit (values, dtype, shape, strides, storage
-offset, the same storage) at negative points, points past the end, decreasing points and on an
-empty axis; eager mode is unchanged (outputs, gradients, exceptions); ``torch.jit.script``,
-``torch.fx``, ``torch.compile`` and ``torch.export`` give the original's results; and both ONNX
-exporters write the rewritten model without a sequence operator, its graph equal to eager mode at
-other sizes and on edge values.
+helpers' slices are ``tensor_split``'s parts bit for bit (values, dtype, shape, strides, storage
+offset, the same storage) at negative points, points past the end, decreasing points, on an
+empty axis and for every length and number of sections up to a bound; eager mode is unchanged
+(outputs, gradients, exceptions); ``torch.jit.script``, ``torch.fx``, ``torch.compile`` and
+``torch.export`` give the original's results; and both ONNX exporters write the rewritten model
+without a sequence operator, its graph equal to eager mode at other sizes and on edge values.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import torch
 from safety import assert_same_run, import_source, run_once, toolchain_outcomes
 from support import rewrite, rules_found
 
-from trtcodemod.helpers.splitting import _trt_tensor_split_slices
+from trtcodemod.helpers.splitting import _trt_section_points, _trt_tensor_split_slices
 
 #: Operators no TensorRT release parses, which the original's export holds.
 SEQUENCE_OPS = {"SequenceEmpty", "SequenceInsert", "SequenceAt", "SequenceConstruct", "SplitToSequence",
@@ -45,11 +46,14 @@ def _fixed(code: str) -> str:
     ("a, b = x.tensor_split((self.k,), dim=1)\n", "a, b = _trt_tensor_split(x, [self.k], 1)\n"),
     ("a, b = f(x).tensor_split([2 * h])\n", "a, b = _trt_tensor_split(f(x), [2 * h])\n"),
     ("a, b, c = x[0].tensor_split((1, 2,), -2)\n", "a, b, c = _trt_tensor_split(x[0], [1, 2], -2)\n"),
+    ("parts = torch.tensor_split(x, 3, dim=1)\n", "parts = _trt_tensor_sections(x, 3, 1)\n"),
+    ("a, b = x.tensor_split(2)\n", "a, b = _trt_tensor_sections(x, 2)\n"),
+    ("parts = torch.tensor_split(x, indices_or_sections=4, dim=-1)\n", "parts = _trt_tensor_sections(x, 4, -1)\n"),
 ])
 def test_rewrite_text(code: str, want: str) -> None:
     after = _fixed(code)
     assert after.endswith(want), after
-    assert "def _trt_tensor_split(" in after  # the helper is inserted with the call
+    assert f"def {want.split('= ')[1].split('(')[0]}(" in after  # the helper is inserted with the call
 
 
 def test_the_function_through_an_import_alias() -> None:
@@ -59,7 +63,6 @@ def test_the_function_through_an_import_alias() -> None:
 
 
 @pytest.mark.parametrize("code", [
-    "parts = torch.tensor_split(x, 3, dim=1)\n",  # sections, not points
     "parts = x.tensor_split(len(heads), dim=0)\n",  # sections from an expression
     "parts = torch.tensor_split(x, points, 1)\n",  # points held in a name: a list or a count
     "parts = torch.tensor_split(x, self.split_indices, dim=-1)\n",
@@ -109,6 +112,18 @@ def test_the_slices_are_tensor_splits_parts(shape: tuple[int, ...], points: list
             _same_part(a, b)
 
 
+def test_the_sections_are_tensor_splits_parts() -> None:
+    """Every length up to 40 in 1 to 9 sections: torch's points (the first ``L % n`` parts longer)."""
+    for length in range(41):
+        x = torch.arange(float(length * 2)).reshape(2, length)
+        for sections in range(1, 10):
+            want = torch.tensor_split(x, sections, 1)
+            got = _trt_tensor_split_slices(x, _trt_section_points(x.shape[1], sections), 1)
+            assert len(got) == len(want) == sections
+            for a, b in zip(want, got):
+                _same_part(a, b)
+
+
 def test_the_slices_keep_inf_nan_and_gradients() -> None:
     x = torch.tensor([[float("nan"), float("inf"), -float("inf"), -0.0, 0.0, 3.0]], requires_grad=True)
     y = x.detach().clone().requires_grad_()
@@ -128,7 +143,8 @@ class M(nn.Module):
     def forward(self, x: torch.Tensor):
         a, b, c = torch.tensor_split(x, (1, -1), dim=-1)
         d, e = x.tensor_split([2], 0)
-        return a * 2, b, c + 1, d, e
+        f, g, h = torch.tensor_split(x, 3, dim=-1)
+        return a * 2, b, c + 1, d, e, f, g * 3, h
 """
 
 
@@ -137,6 +153,7 @@ def program(tmp_path_factory: pytest.TempPathFactory) -> tuple[type, type]:
     folder = tmp_path_factory.mktemp("trt306")
     after = rewrite(PROGRAM, select=("TRT306",))
     assert "a, b, c = _trt_tensor_split(x, [1, -1], -1)" in after and "d, e = _trt_tensor_split(x, [2], 0)" in after
+    assert "f, g, h = _trt_tensor_sections(x, 3, -1)" in after
     return import_source(PROGRAM, folder)["M"], import_source(after, folder)["M"]
 
 
@@ -165,12 +182,15 @@ def test_eager_is_unchanged(program: tuple[type, type], label: str) -> None:
         assert run_once(before, [x]).error is RuntimeError  # the exception is part of what is kept
 
 
-def test_an_axis_out_of_range_raises_the_same(tmp_path: Path) -> None:
-    source = "import torch\n\n\ndef f(x):\n    return torch.tensor_split(x, (1,), dim=3)\n"
+@pytest.mark.parametrize(("call", "error"), [("(1,), dim=3", IndexError), ("2, dim=3", IndexError),
+                                             ("0, dim=1", RuntimeError)])
+def test_an_axis_out_of_range_or_no_sections_raise_the_same(tmp_path: Path, call: str, error: type) -> None:
+    source = f"import torch\n\n\ndef f(x):\n    return torch.tensor_split(x, {call})\n"
     before = import_source(source, tmp_path)["f"]
     after = import_source(rewrite(source, select=("TRT306",)), tmp_path)["f"]
+    assert "_trt_tensor_s" in rewrite(source, select=("TRT306",))
     assert_same_run(run_once(before, [torch.randn(2, 3)]), run_once(after, [torch.randn(2, 3)]))
-    assert run_once(after, [torch.randn(2, 3)]).error is IndexError
+    assert run_once(after, [torch.randn(2, 3)]).error is error
 
 
 @pytest.mark.parametrize("label", ["example", "zeros", "inf-nan", "empty-rows", "3-d"])
@@ -198,7 +218,9 @@ class M(nn.Module):
         a, b, c = torch.tensor_split(x, (2, -1), dim=1)
         d, e, f = x.tensor_split([3, 1], -1)
         g, h = torch.tensor_split(x, indices=(100,), dim=0)
-        return a + 1, b * 2, c - 3, d, e * 4, f, g, h - 1
+        i, j, k = x.tensor_split(3, -1)
+        m, n = torch.tensor_split(x, 2)
+        return a + 1, b * 2, c - 3, d, e * 4, f, g, h - 1, i, j * 5, k, m, n * 6
 """
 
 
@@ -239,7 +261,8 @@ def test_the_rewritten_export_has_no_sequence_operator(exported: dict, exporter:
 
 GRAPH_INPUTS = {
     "example-size": torch.randn(5, 6), "smaller": torch.randn(2, 3), "larger": torch.randn(9, 11),
-    "one-column": torch.randn(4, 1), "no-columns": torch.zeros(3, 0), "no-rows": torch.zeros(0, 5),
+    "one-column": torch.randn(4, 1), "two-columns": torch.randn(1, 2), "seven-rows": torch.randn(7, 4),
+    "ten-columns": torch.randn(3, 10), "no-columns": torch.zeros(3, 0), "no-rows": torch.zeros(0, 5),
     "zeros": torch.zeros(4, 4), "negatives": -torch.rand(3, 7) - 0.5,
     "inf-nan": torch.tensor([[float("nan"), float("inf"), -float("inf"), -0.0, 1.0]] * 2),
 }
