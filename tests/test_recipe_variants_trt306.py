@@ -46,8 +46,9 @@ VARIANTS: dict[str, tuple[tuple[str, ...], tuple[str, ...], dict[str, tuple[torc
         "inf-nan": (torch.tensor(INF_NAN * 8).reshape(1, 8, 1, 2, 3),),
     }),
     "xlstm_fused_gates": ((
-        "q, k, v, o_preact = _trt_tensor_split(qkv_opreact, [self.qk_dim,\n                2 * self.qk_dim,\n"
-        "                2 * self.qk_dim + self.v_dim], -1)",
+        "q, k, v, o_preact = _trt_tensor_split(\n            qkv_opreact,\n            [\n                self.qk_dim,\n"
+        "                2 * self.qk_dim,\n                2 * self.qk_dim + self.v_dim\n            ],\n            -1,\n"
+        "        )",
         "i_preact, f_preact = _trt_tensor_split(self.ifgate_preact(x), [self.num_heads], -1)",
         "gate, z = _trt_tensor_split(up, [self.up_proj_dim], -1)"), (), {
         "one-step": (torch.randn(1, 1, 8, generator=_g(1)),),
@@ -65,7 +66,8 @@ VARIANTS: dict[str, tuple[tuple[str, ...], tuple[str, ...], dict[str, tuple[torc
         "inf-nan": (torch.tensor(INF_NAN * 4).reshape(1, 3, 8), torch.randn(1, 2, 6, generator=_g(7))),
         "one-key": (torch.randn(2, 5, 8, generator=_g(8)), torch.randn(2, 1, 6, generator=_g(9))),
     }),
-    "move_split_output": (("discrete_x, continuous_x = _trt_tensor_split(x, [self.num_discrete_features], -1)",),
+    "move_split_output": (("discrete_x, continuous_x = _trt_tensor_split(\n            x, [self.num_discrete_features], -1\n"
+                           "        )",),
                           ("torch.tensor_split(discrete_x, self.discrete_split_indices, dim=-1)",), {
         "one-row": (torch.randn(1, 10, generator=_g(1)),),
         "more-features": (torch.randn(4, 13, generator=_g(2)),),

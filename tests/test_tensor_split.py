@@ -56,6 +56,17 @@ def test_rewrite_text(code: str, want: str) -> None:
     assert f"def {want.split('= ')[1].split('(')[0]}(" in after  # the helper is inserted with the call
 
 
+def test_the_call_keeps_its_layout() -> None:
+    """Line breaks between the arguments and inside the points, a trailing comma, keywords in any order."""
+    code = ("a, b, c = torch.tensor_split(\n    x,\n    (\n        h,\n        2 * h,\n    ),\n    dim=-1,\n)\n"
+            "d, e = torch.tensor_split(x, dim=1, indices=(1,))\n"
+            "f, g = y.tensor_split(\n    2, dim=0\n)\n")
+    assert _fixed(code).endswith(
+        "a, b, c = _trt_tensor_split(\n    x,\n    [\n        h,\n        2 * h\n    ],\n    -1,\n)\n"
+        "d, e = _trt_tensor_split(x, [1], 1)\n"
+        "f, g = _trt_tensor_sections(\n    y, 2, 0\n)\n")
+
+
 def test_the_function_through_an_import_alias() -> None:
     after = rewrite("import torch as T\nfrom torch import tensor_split\n\n"
                     "a, b = T.tensor_split(x, (1,), 1)\nc, d = tensor_split(y, [2])\n", select=("TRT306",))

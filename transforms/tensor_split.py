@@ -104,26 +104,40 @@ TensorRT versions: all (no release parses ONNX sequence operators).""",
                         "arguments)")
             return
         display = points.value
-        comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
         if isinstance(display, cst.Integer):  # a number of sections, an int by its spelling
-            self._fix(node, SECTIONS_HELPER, [cst.Arg(value=tensor.value, comma=comma), cst.Arg(value=display)], dim)
+            self._fix(node, SECTIONS_HELPER, tensor, points, dim)
             return
         if not isinstance(display, (cst.Tuple, cst.List)) or any(
                 isinstance(e, cst.StarredElement) for e in display.elements):
             self.report(node, f"{_MESSAGE}; take the parts as slices (not rewritten: the points or the number of "
                         "sections are not written out as a list, a tuple or an integer)")
             return
-        as_list = cst.List(elements=[e.with_changes(comma=cst.MaybeSentinel.DEFAULT) if i == len(display.elements) - 1
-                                     else e for i, e in enumerate(display.elements)])
-        self._fix(node, SPLIT_HELPER, [cst.Arg(value=tensor.value, comma=comma), cst.Arg(value=as_list)], dim)
+        self._fix(node, SPLIT_HELPER, tensor, points.with_changes(value=_as_list(display)), dim)
 
-    def _fix(self, node: cst.Call, helper: str, args: list[cst.Arg], dim: cst.Arg | None) -> None:
-        """Report ``node`` with its rewrite: ``helper(args..., dim)``, the axis by position when given."""
-        if dim is not None:
-            args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-            args.append(cst.Arg(value=dim.value))
+    def _fix(self, node: cst.Call, helper: str, tensor: cst.Arg, points: cst.Arg, dim: cst.Arg | None) -> None:
+        """Report ``node`` with its rewrite ``helper(tensor, points, dim)``, every argument by position;
+        the call keeps its line breaks and the last argument's trailing comma."""
+        args = [a.with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT) for a in (tensor, points, dim) if a]
+        separator = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        args = [a if isinstance(a.comma, cst.Comma) else a.with_changes(comma=separator) for a in args[:-1]] \
+            + [args[-1].with_changes(comma=node.args[-1].comma)]
         self.report(node, f"{_MESSAGE}; take the parts as slices while exporting (`torch.tensor_split` otherwise)",
-                    Fix({node: cst.Call(func=cst.Name(helper), args=args)}, helpers=(helper,)))
+                    Fix({node: node.with_changes(func=cst.Name(helper), args=args)}, helpers=(helper,)))
+
+
+def _as_list(points: cst.Tuple | cst.List) -> cst.List:
+    """The points as a list (``torch.jit.script`` types it ``List[int]``), their line breaks kept;
+    a trailing comma goes (``(1,)`` becomes ``[1]``) unless a line break is written after it."""
+    elements = list(points.elements)
+    last = elements[-1].comma if elements else cst.MaybeSentinel.DEFAULT
+    if isinstance(last, cst.Comma) and isinstance(last.whitespace_after, cst.SimpleWhitespace):
+        elements[-1] = elements[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    if isinstance(points, cst.List):
+        return points.with_changes(elements=elements)
+    opening = points.lpar[0].whitespace_after if points.lpar else cst.SimpleWhitespace("")
+    closing = points.rpar[0].whitespace_before if points.rpar else cst.SimpleWhitespace("")
+    return cst.List(elements=elements, lbracket=cst.LeftSquareBracket(whitespace_after=opening),
+                    rbracket=cst.RightSquareBracket(whitespace_before=closing))
 
 
 RULES = (TensorSplit,)
