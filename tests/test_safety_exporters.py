@@ -91,6 +91,11 @@ CORNERS = [
     Corner("TRT204", "class M(nn.Module):\n    def forward(self, t, s):\n        t = t * 1\n"
                      "        v = t[:, 1]\n        v[s > 0] = 2.5\n        return t\n",
            _rows, (torch.float32,)),
+    # tensor_split at points (a negative one) and into sections; the parts put back out of order.
+    Corner("TRT306", "class M(nn.Module):\n    def forward(self, x):\n        a, b, c = torch.tensor_split(x, (1, -1))\n"
+                     "        return torch.cat([c, a, b])\n", _one, (torch.float32, torch.int64, torch.bool)),
+    Corner("TRT306", "class M(nn.Module):\n    def forward(self, x):\n        a, b, c = x.tensor_split(3)\n"
+                     "        return torch.cat([c, b, a])\n", _one, (torch.float32, torch.int64, torch.bool)),
 ]
 CORNER_IDS = [f"{c.rule}-{n}" for n, c in enumerate(CORNERS)]
 LENGTHS = (0, 1, 5)

@@ -15,6 +15,7 @@ from trtcodemod.helpers import RESERVED_PREFIX
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
 
 SPLIT_HELPER = "_trt_tensor_split"
+SECTIONS_HELPER = "_trt_tensor_sections"
 _MESSAGE = ("`tensor_split` exports as ONNX sequence operators (`SplitToSequence` or a `Loop` filling a sequence, "
             "then `SequenceAt`), which no TensorRT release parses")
 #: The keyword names torch gives the split points and the axis.
@@ -29,14 +30,16 @@ class TensorSplit(Rule):
         summary="`tensor_split` exports as ONNX sequence operators, which TensorRT never parses; take the parts as slices",
         doc="""\
 What it finds: `torch.tensor_split(x, indices, dim)` and `x.tensor_split(indices, dim)` with
-the split points written as a list or tuple (`(1,)`, `[h, 2 * h]`), `dim` by position or keyword.
-A split into a number of sections (`tensor_split(x, 3)`), split points held in a name or a
-tensor, and unpacked arguments are reported without a fix.
+the split points written as a list or tuple (`(1,)`, `[h, 2 * h]`), or a number of sections
+written as an integer (`tensor_split(x, 3)`), `dim` by position or keyword. Split points or
+sections held in a name or a tensor (from the code alone, a list of points or a count: two
+different overloads), and unpacked arguments are reported without a fix.
 
-Why it hurts: both ONNX exporters write `tensor_split` with sequences: the TorchScript exporter
-as a `Loop` that fills a sequence (`SequenceEmpty`, `SequenceInsert`) or as `SplitToSequence`,
-each part then read back with `SequenceAt`. No TensorRT release parses a sequence operator, so
-the engine build fails at the first of them. torchvision's MViT splits its class token off
+Why it hurts: the TorchScript exporter writes `tensor_split` with sequences, as a `Loop` that
+fills a sequence (`SequenceEmpty`, `SequenceInsert`) or as `SplitToSequence`, each part then read
+back with `SequenceAt`. No TensorRT release parses a sequence operator, so the engine build fails
+at the first of them. (torch 2.13's dynamo exporter writes the points form as `Slice` nodes, but
+a split into sections on a dynamic axis with the part sizes of the traced size: wrong elsewhere.) torchvision's MViT splits its class token off
 this way in every pooling block (`torch.tensor_split(x, indices=(1,), dim=2)`, `mvit.py:87`):
 70 sequence nodes in a four-block model.
 
@@ -47,7 +50,9 @@ basic slices along the axis, `x[:, :, :1]` and `x[:, :, 1:]`: `tensor_split` tak
 Python's slice rules (a negative point counts from the end, one past the end gives an empty
 part, a point below the one before it an empty part), so the slices are the same parts, and
 views of the same storage with the same strides; they export as `Slice` nodes, with split
-points computed from sizes kept in the graph.
+points computed from sizes kept in the graph. `torch.tensor_split(x, 3, dim=1)` →
+`_trt_tensor_sections(x, 3, 1)`: while exporting, the points torch cuts at, computed from the
+axis's size in the graph (of `L` elements in `n` sections the first `L % n` parts hold `L // n + 1`).
 
 Fix safety: safe. Eager, `torch.jit.script`, `torch.fx`, `torch.compile` and `torch.export`
 run `torch.tensor_split` itself (a Python call and two flag checks more). While exporting, an
@@ -69,7 +74,9 @@ TensorRT versions: all (no release parses ONNX sequence operators).""",
             ),
             Example("head, body, tail = feats.tensor_split([n, -n], -1)\n",
                     "head, body, tail = _trt_tensor_split(feats, [n, -n], -1)\n"),
-            Example("thirds = torch.tensor_split(x, 3, dim=1)\n"),
+            Example("thirds = torch.tensor_split(x, 3, dim=1)\n",
+                    "thirds = _trt_tensor_sections(x, 3, 1)\n"),
+            Example("parts = torch.tensor_split(x, self.points, dim=1)\n"),
         ),
         references=(
             "https://pytorch.org/docs/stable/generated/torch.tensor_split.html",
@@ -99,20 +106,40 @@ TensorRT versions: all (no release parses ONNX sequence operators).""",
                         "arguments)")
             return
         display = points.value
+        if isinstance(display, cst.Integer):  # a number of sections, an int by its spelling
+            self._fix(node, SECTIONS_HELPER, tensor, points, dim)
+            return
         if not isinstance(display, (cst.Tuple, cst.List)) or any(
                 isinstance(e, cst.StarredElement) for e in display.elements):
-            self.report(node, f"{_MESSAGE}; take the parts as slices (not rewritten: the split is into a number of "
-                        "sections, or its points are not written out as a list or tuple)")
+            self.report(node, f"{_MESSAGE}; take the parts as slices (not rewritten: the points or the number of "
+                        "sections are not written out as a list, a tuple or an integer)")
             return
-        as_list = cst.List(elements=[e.with_changes(comma=cst.MaybeSentinel.DEFAULT) if i == len(display.elements) - 1
-                                     else e for i, e in enumerate(display.elements)])
-        comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-        args = [cst.Arg(value=tensor.value, comma=comma), cst.Arg(value=as_list)]
-        if dim is not None:
-            args[-1] = args[-1].with_changes(comma=comma)
-            args.append(cst.Arg(value=dim.value))
+        self._fix(node, SPLIT_HELPER, tensor, points.with_changes(value=_as_list(display)), dim)
+
+    def _fix(self, node: cst.Call, helper: str, tensor: cst.Arg, points: cst.Arg, dim: cst.Arg | None) -> None:
+        """Report ``node`` with its rewrite ``helper(tensor, points, dim)``, every argument by position;
+        the call keeps its line breaks and the last argument's trailing comma."""
+        args = [a.with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT) for a in (tensor, points, dim) if a]
+        separator = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        args = [a if isinstance(a.comma, cst.Comma) else a.with_changes(comma=separator) for a in args[:-1]] \
+            + [args[-1].with_changes(comma=node.args[-1].comma)]
         self.report(node, f"{_MESSAGE}; take the parts as slices while exporting (`torch.tensor_split` otherwise)",
-                    Fix({node: cst.Call(func=cst.Name(SPLIT_HELPER), args=args)}, helpers=(SPLIT_HELPER,)))
+                    Fix({node: node.with_changes(func=cst.Name(helper), args=args)}, helpers=(helper,)))
+
+
+def _as_list(points: cst.Tuple | cst.List) -> cst.List:
+    """The points as a list (``torch.jit.script`` types it ``List[int]``), their line breaks kept;
+    a trailing comma goes (``(1,)`` becomes ``[1]``) unless a line break is written after it."""
+    elements = list(points.elements)
+    last = elements[-1].comma if elements else cst.MaybeSentinel.DEFAULT
+    if isinstance(last, cst.Comma) and isinstance(last.whitespace_after, cst.SimpleWhitespace):
+        elements[-1] = elements[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    if isinstance(points, cst.List):
+        return points.with_changes(elements=elements)
+    opening = points.lpar[0].whitespace_after if points.lpar else cst.SimpleWhitespace("")
+    closing = points.rpar[0].whitespace_before if points.rpar else cst.SimpleWhitespace("")
+    return cst.List(elements=elements, lbracket=cst.LeftSquareBracket(whitespace_after=opening),
+                    rbracket=cst.RightSquareBracket(whitespace_before=closing))
 
 
 RULES = (TensorSplit,)

@@ -1,12 +1,14 @@
 """``torch.tensor_split`` at given indices, exported as slices.
 
-Both ONNX exporters write ``tensor_split`` as ONNX sequence operators (the TorchScript
-exporter a ``Loop`` filling a sequence, or ``SplitToSequence``; each part then a
-``SequenceAt``), which no TensorRT release parses. The parts are basic slices of the input
+The TorchScript exporter writes ``tensor_split`` as ONNX sequence operators (a ``Loop`` filling
+a sequence, or ``SplitToSequence``; each part then a ``SequenceAt``), which no TensorRT release
+parses; the dynamo exporter keeps a split into sections at the traced size's part sizes. The parts are basic slices of the input
 along one axis, ``x[:i1]``, ``x[i1:i2]``, ..., ``x[ik:]``, with Python's slice rules for
 negative and out-of-range indices, exactly as ``tensor_split`` takes them; slices export as
 ``Slice`` nodes. ``_trt_tensor_split`` is ``torch.tensor_split`` itself everywhere except
-inside ``torch.onnx.export``.
+inside ``torch.onnx.export``. ``_trt_tensor_sections`` does the same for a split into a number of
+sections, with torch's part sizes: of ``L`` elements in ``n`` sections the first ``L % n`` parts hold
+``L // n + 1``, the others ``L // n``.
 """
 
 import torch
@@ -34,3 +36,29 @@ def _trt_tensor_split_slices(x, indices, dim: int):
     lead = (slice(None),) * (dim % x.dim())
     bounds = [None, *indices, None]
     return tuple(x[lead + (slice(bounds[k], bounds[k + 1]),)] for k in range(len(bounds) - 1))
+
+
+def _trt_tensor_sections(x, sections: int, dim: int = 0):
+    """``torch.tensor_split(x, sections, dim)``; while exporting to ONNX, the same views as slices.
+
+    An input ``tensor_split`` refuses (a 0-d tensor, an axis out of range, no sections) keeps
+    ``torch.tensor_split`` while exporting too, so its error stays the same.
+    """
+    if torch.jit.is_scripting():
+        return torch.tensor_split(x, sections, dim)
+    if (_trt_onnx_exporting() and isinstance(x, torch.Tensor) and -x.dim() <= dim < x.dim()
+            and isinstance(sections, int) and not isinstance(sections, bool) and sections > 0):
+        return _trt_tensor_split_slices(x, _trt_section_points(x.shape[dim], sections), dim)
+    return torch.tensor_split(x, sections, dim)
+
+
+@torch.jit.unused
+def _trt_section_points(length, sections: int):
+    """Where torch cuts ``length`` elements into ``sections`` parts (never runs when scripted).
+
+    Point ``k`` is ``k * (length // sections) + min(k, length % sections)``; the minimum is written
+    as ``(k + r - |k - r|) // 2``, with no comparison, so that a length the exporter traces stays a
+    computation in the graph instead of the example's value.
+    """
+    size, extra = length // sections, length % sections
+    return [k * size + (k + extra - abs(k - extra)) // 2 for k in range(1, sections)]
