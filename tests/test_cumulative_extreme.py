@@ -106,11 +106,13 @@ def test_floats_keep_torchs_function_while_exporting() -> None:
         _export(Floats(), (torch.randn(2, 5),))
 
 
-def test_scripted_and_traced_by_fx() -> None:
+def test_scripted_traced_compiled_and_exported() -> None:
     x = torch.randint(-3, 3, (2, 6))
     scripted = torch.jit.script(Running())
     traced = torch.fx.symbolic_trace(Running())
-    for model in (scripted, traced):
+    compiled = torch.compile(Running(), fullgraph=True, backend="eager")
+    exported = torch.export.export(Running(), (x,)).module()
+    for model in (scripted, traced, compiled, exported):
         for got, want in zip(model(x), Running()(x)):
             assert torch.equal(got, want)
 

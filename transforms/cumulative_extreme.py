@@ -11,8 +11,8 @@ from __future__ import annotations
 import libcst as cst
 
 from trtcodemod.astutil import argument, has_star_args
-from trtcodemod.helpers import RESERVED_PREFIX
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
+from trtcodemod.transforms._op_calls import in_inserted_helper, tensor_method_receiver
 
 HELPERS = {"cummax": "_trt_cummax", "cummin": "_trt_cummin"}
 
@@ -70,16 +70,14 @@ TensorRT versions: all (the export fails before TensorRT is involved).""",
     )
 
     def visit_Call(self, node: cst.Call) -> None:
-        if any(f.name.value.startswith(RESERVED_PREFIX) for f in self.context.functions):
-            return  # inside an inserted helper, which calls the original
-        func = node.func
-        name = next((n for n in HELPERS if self.context.refers_to(func, f"torch.{n}")), None)
+        if in_inserted_helper(self):
+            return
+        name = next((n for n in HELPERS if self.context.refers_to(node.func, f"torch.{n}")), None)
+        receiver = tensor_method_receiver(self, node, tuple(HELPERS))
         if name is not None:
             tensor, first = argument(node, 0, "input"), 1
-        elif isinstance(func, cst.Attribute) and func.attr.value in HELPERS \
-                and not self.context.refers_to(func.value, "torch") \
-                and not (isinstance(func.value, cst.Name) and func.value.value == "torch"):
-            name, tensor, first = func.attr.value, cst.Arg(value=func.value), 0
+        elif receiver is not None:
+            name, tensor, first = node.func.attr.value, cst.Arg(value=receiver), 0  # type: ignore[attr-defined]
         else:
             return
         message = (f"the TorchScript exporter cannot convert `torch.{name}` (aten::{name}), so the model does not "

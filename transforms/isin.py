@@ -11,8 +11,8 @@ from __future__ import annotations
 import libcst as cst
 
 from trtcodemod.astutil import argument, has_star_args
-from trtcodemod.helpers import RESERVED_PREFIX
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
+from trtcodemod.transforms._op_calls import in_inserted_helper
 
 ISIN_HELPER = "_trt_isin"
 _MESSAGE = "the TorchScript exporter cannot convert `torch.isin` (aten::isin), so the model does not export"
@@ -70,8 +70,8 @@ TensorRT versions: all (the export fails before TensorRT is involved).""",
     )
 
     def visit_Call(self, node: cst.Call) -> None:
-        if any(f.name.value.startswith(RESERVED_PREFIX) for f in self.context.functions):
-            return  # inside an inserted helper, which calls the original
+        if in_inserted_helper(self):
+            return
         if not self.context.refers_to(node.func, "torch.isin"):
             return
         elements, tests = argument(node, 0, "elements"), argument(node, 1, "test_elements")

@@ -15,31 +15,12 @@ from __future__ import annotations
 import libcst as cst
 
 from trtcodemod.astutil import argument, has_star_args, helper_call, method_call
-from trtcodemod.helpers import RESERVED_PREFIX
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
+from trtcodemod.transforms._op_calls import in_inserted_helper, tensor_method_receiver
 
-_MODULE_LIKE = frozenset({"torch", "np", "numpy", "pd", "pandas", "math", "self", "cls", "F", "nn"})
 
 ATAN2_HELPER = "_trt_atan2"
 UNIQUE_HELPER = "_trt_unique"
-
-
-def _in_helper(rule: Rule) -> bool:
-    """Inside an inserted ``_trt_*`` helper: never rewrite (the helpers call the originals)."""
-    return any(f.name.value.startswith(RESERVED_PREFIX) for f in rule.context.functions)
-
-
-def _tensor_method(rule: Rule, call: cst.Call, names: tuple[str, ...]) -> cst.BaseExpression | None:
-    """The receiver of ``receiver.<name>(...)`` when it may be a tensor, else None."""
-    parts = method_call(call)
-    if parts is None or parts[1] not in names:
-        return None
-    receiver = parts[0]
-    if rule.context.qualified_names(receiver):
-        return None  # np.unique(a), torch.Tensor.unique(...): a module's function
-    if type(receiver) is cst.Name and receiver.value in _MODULE_LIKE:
-        return None
-    return receiver
 
 
 class Atan2(Rule):
@@ -107,12 +88,12 @@ so the rule is not limited to old targets.""",
     )
 
     def visit_Call(self, node: cst.Call) -> None:
-        if _in_helper(self):
+        if in_inserted_helper(self):
             return
         if self.context.refers_to(node.func, "torch.atan2", "torch.arctan2"):
             receiver = None
         else:
-            receiver = _tensor_method(self, node, ("atan2", "arctan2", "atan2_", "arctan2_"))
+            receiver = tensor_method_receiver(self, node, ("atan2", "arctan2", "atan2_", "arctan2_"))
             if receiver is None:
                 return
             name = method_call(node)[1]  # type: ignore[index]
@@ -216,13 +197,13 @@ needs 8.5 or newer.""",
     )
 
     def visit_Call(self, node: cst.Call) -> None:
-        if _in_helper(self):
+        if in_inserted_helper(self):
             return
         if self.context.refers_to(node.func, "torch.unique"):
             tensor = argument(node, 0, "input")
             method = False
         else:
-            receiver = _tensor_method(self, node, ("unique",))
+            receiver = tensor_method_receiver(self, node, ("unique",))
             if receiver is None:
                 return
             tensor = cst.Arg(value=receiver)

@@ -11,8 +11,8 @@ from __future__ import annotations
 import libcst as cst
 
 from trtcodemod.astutil import argument, has_star_args
-from trtcodemod.helpers import RESERVED_PREFIX
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
+from trtcodemod.transforms._op_calls import in_inserted_helper, tensor_method_receiver
 
 SPLIT_HELPER = "_trt_tensor_split"
 SECTIONS_HELPER = "_trt_tensor_sections"
@@ -86,15 +86,13 @@ TensorRT versions: all (no release parses ONNX sequence operators).""",
     )
 
     def visit_Call(self, node: cst.Call) -> None:
-        if any(f.name.value.startswith(RESERVED_PREFIX) for f in self.context.functions):
-            return  # inside an inserted helper, which calls the original
-        func = node.func
-        if self.context.refers_to(func, "torch.tensor_split"):
+        if in_inserted_helper(self):
+            return
+        receiver = tensor_method_receiver(self, node, ("tensor_split",))
+        if self.context.refers_to(node.func, "torch.tensor_split"):
             tensor, first = argument(node, 0, "input"), 1
-        elif isinstance(func, cst.Attribute) and func.attr.value == "tensor_split" \
-                and not self.context.refers_to(func.value, "torch") \
-                and not (isinstance(func.value, cst.Name) and func.value.value == "torch"):
-            tensor, first = cst.Arg(value=func.value), 0
+        elif receiver is not None:
+            tensor, first = cst.Arg(value=receiver), 0
         else:
             return
         points = next((a for a in (argument(node, first, k) for k in _INDICES) if a is not None), None)

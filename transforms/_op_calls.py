@@ -1,0 +1,36 @@
+"""Calls of a torch operator, in function or method form: what the operator rules share.
+
+A function form (``torch.atan2(y, x)``) is matched through the file's imports; a method form
+(``y.atan2(x)``) cannot be resolved by name and matches any receiver that is not an imported
+module or a module-like name (``np``, ``torch``, ``self``...). No rule rewrites inside a helper
+trtcodemod inserted, since the helpers call the originals. This module defines no rule.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from trtcodemod.astutil import method_call
+from trtcodemod.helpers import RESERVED_PREFIX
+from trtcodemod.rules import Rule
+
+#: Receivers that are modules or the object itself, never a tensor (also when not imported).
+MODULE_LIKE = frozenset({"torch", "np", "numpy", "pd", "pandas", "math", "self", "cls", "F", "nn"})
+
+
+def in_inserted_helper(rule: Rule) -> bool:
+    """Inside an inserted ``_trt_*`` helper: never rewrite (the helpers call the originals)."""
+    return any(f.name.value.startswith(RESERVED_PREFIX) for f in rule.context.functions)
+
+
+def tensor_method_receiver(rule: Rule, call: cst.Call, names: tuple[str, ...]) -> cst.BaseExpression | None:
+    """The receiver of ``receiver.<name>(...)`` when it may be a tensor, else None."""
+    parts = method_call(call)
+    if parts is None or parts[1] not in names:
+        return None
+    receiver = parts[0]
+    if rule.context.qualified_names(receiver):
+        return None  # np.unique(a), torch.Tensor.unique(...): a module's function
+    if type(receiver) is cst.Name and receiver.value in MODULE_LIKE:
+        return None
+    return receiver
