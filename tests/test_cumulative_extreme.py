@@ -1,6 +1,6 @@
 """TRT307: ``torch.cummax``/``torch.cummin`` have no ONNX symbolic; the helper keeps torch's own
-function outside an export and, for integer tensors, takes the running extreme over a lower
-triangle while exporting. And ``migrate`` takes a second round for an export failure that only
+function outside an export and takes the running extreme over a lower triangle while exporting
+(integers, bool masks, and floats with torch's NaN index and signed zeros). And ``migrate`` takes a second round for an export failure that only
 shows once the first is fixed: transformers' Grounding DINO calls ``torch.isin`` (TRT305) and,
 four lines later, ``torch.cummax`` (``modeling_grounding_dino.py:1827, 1834``)."""
 
@@ -96,14 +96,66 @@ def test_eager_is_torchs_own_function() -> None:
                 torch.tensor(1.0), 1)
 
 
-def test_floats_keep_torchs_function_while_exporting() -> None:
-    """A NaN gives torch an index no comparison finds: floats are not taken, the export fails as before."""
-    class Floats(torch.nn.Module):
-        def forward(self, x: torch.Tensor) -> torch.Tensor:
-            return _trt_cummax(x, 1).values
+NAN, INF = float("nan"), float("inf")
 
-    with pytest.raises(Exception, match="cummax"):
-        _export(Floats(), (torch.randn(2, 5),))
+
+def _bits(t: torch.Tensor) -> torch.Tensor:
+    """The tensor's bytes as integers: -0.0 and 0.0 differ, and a NaN equals a NaN of the same bits."""
+    return t.view({torch.float32: torch.int32, torch.float64: torch.int64}[t.dtype]) if t.is_floating_point() else t
+
+
+@pytest.fixture(scope="module", params=[torch.float32, torch.float64], ids=["float32", "float64"])
+def float_graph(request: pytest.FixtureRequest) -> tuple[ort.InferenceSession, torch.dtype]:
+    return _export(Running(), (torch.randn(2, 7, dtype=request.param),)), request.param
+
+
+@pytest.mark.parametrize("x", [
+    [[0.0, -0.0, 1.0, NAN, 2.0, NAN, -1.0]], [[-0.0, 0.0, -0.0, 0.0], [0.0, -0.0, 0.0, -0.0]],
+    [[NAN, 1.0, NAN], [2.0, NAN, 3.0]], [[INF, -INF, INF, -INF, 5.0]], [[-INF, -INF], [NAN, NAN]],
+    [[1.5, 1.5, -2.0, 1.5, 7.0, 7.0]], [[3.0]], [[]]],
+    ids=["nan-then-larger", "signed-zeros", "nan-first", "infinities", "only-minus-inf-or-nan", "ties", "one", "empty"])
+def test_the_graph_gives_torchs_values_and_indices_on_floats(float_graph: tuple, x: list) -> None:
+    """torch takes every NaN it meets and keeps it (its index the last NaN's), and among equal values
+    the last, so ``-0.0`` after ``0.0`` is the value: the graph gives the same bits."""
+    graph, dtype = float_graph
+    x = torch.tensor(x, dtype=dtype)
+    outputs = graph.run(None, {"x": x.numpy()})
+    expected = (*torch.cummax(x, 1), *torch.cummin(x, -1), *torch.cummax(x, 0))
+    for got, want in zip(outputs, expected):
+        got = torch.from_numpy(got)
+        assert got.dtype == want.dtype and torch.equal(_bits(got), _bits(want)), (got, want)
+
+
+@pytest.mark.parametrize("dtype", [torch.bool, torch.uint8, torch.int8, torch.int16],
+                         ids=["bool", "uint8", "int8", "int16"])
+def test_the_graph_gives_torchs_values_and_indices_on_masks_and_narrow_integers(dtype: torch.dtype) -> None:
+    """Bool masks (a running any / all) and 8- or 16-bit integers are compared as int32 (ONNX reduces
+    neither bool nor int16); the values are the input's own, in its dtype."""
+    def make(shape: tuple[int, ...], seed: int) -> torch.Tensor:
+        values = torch.randint(-3, 3, shape, generator=torch.Generator().manual_seed(seed))
+        return values > 0 if dtype == torch.bool else (values if dtype != torch.uint8 else values + 3).to(dtype)
+
+    graph = _export(Running(), (make((2, 7), 0),))
+    info = torch.iinfo(dtype) if dtype != torch.bool else None
+    extremes = torch.tensor([[info.max, info.min, 0, info.min, info.max]], dtype=dtype) if info else make((1, 2), 5)
+    for x in (make((5, 9), 1), make((1, 1), 2), torch.ones(2, 3, dtype=dtype), torch.zeros(3, 4, dtype=dtype),
+              extremes, torch.empty(2, 0, dtype=dtype)):
+        outputs = graph.run(None, {"x": x.numpy()})
+        for got, want in zip(outputs, (*torch.cummax(x, 1), *torch.cummin(x, -1), *torch.cummax(x, 0))):
+            got = torch.from_numpy(got)
+            assert got.dtype == want.dtype and torch.equal(got, want), (x, got, want)
+
+
+def test_complex_and_out_of_range_keep_torchs_function_while_exporting() -> None:
+    """What torch refuses keeps torch's call, and torch's error, inside the export too."""
+    class OutOfRange(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return _trt_cummax(x, 2).values
+
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        _export(OutOfRange(), (torch.randint(0, 3, (2, 5)),))
+    with pytest.raises(RuntimeError, match="not implemented for 'ComplexFloat'"):
+        _export(Running(), (torch.randn(2, 5, dtype=torch.complex64),))
 
 
 def test_scripted_traced_compiled_and_exported() -> None:

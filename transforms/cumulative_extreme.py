@@ -1,9 +1,9 @@
 """``torch.cummax`` / ``torch.cummin`` (TRT307): no ONNX symbolic; a masked extreme over a triangle.
 
 The rewrite calls an inserted helper (``trtcodemod/helpers/cumulative.py``) that is the torch
-function outside an export and, for integer tensors, the same values and indices from a lower
-triangle of comparisons while exporting. Function and method forms are taken (the method
-names are torch's alone).
+function outside an export and the same values and indices from a lower triangle of comparisons
+while exporting (integers, bool masks, and floats with torch's NaN and tie rules). Function and
+method forms are taken (the method names are torch's alone).
 """
 
 from __future__ import annotations
@@ -35,18 +35,20 @@ token before and after it this way (`torch.cummax(prev_special, dim=1)[0]` and a
 flipped ids, `modeling_grounding_dino.py:1834, 1838`).
 
 The rewrite: `torch.cummax(x, dim=1)` → `_trt_cummax(x, 1)`, an inserted helper (`_trt_cummin`
-for `cummin`). Outside `torch.onnx.export` it is the torch function itself. While exporting an
-integer tensor it compares every position with every earlier one along the axis: the values are
-the `amax` (`amin`) over that lower triangle, the indices the last earlier position holding the
-value, which is the index torch gives among equal values (Where, ReduceMax/ReduceMin, Equal,
-Range; all parsed by TensorRT). The result has `.values` and `.indices` and indexes as a pair,
-as torch's does.
+for `cummin`). Outside `torch.onnx.export` it is the torch function itself. While exporting it
+compares every position with every earlier one along the axis: the extreme is the `amax` (`amin`)
+over that lower triangle, the index the last earlier position holding it, which is the index torch
+gives among equal values, and the values are the input at those indices (so `-0.0` after `0.0`
+keeps its sign, as in torch). torch's loop takes every NaN it meets and keeps it: with a NaN at or
+before a position, the value is NaN and the index the last such NaN's, and so is the graph's. Bool
+masks and 8- or 16-bit integers are compared as int32 (ONNX reduces neither bool nor int16). Where,
+ReduceMax/ReduceMin, Equal, IsNaN, Range, GatherElements: all parsed by TensorRT. The result has
+`.values` and `.indices` and indexes as a pair, as torch's does.
 
 Fix safety: safe. Eager, `torch.jit.script`, `torch.fx`, `torch.compile` and `torch.export` run
-the torch function itself. While exporting, a floating tensor keeps the torch function (the export
-then fails as before): with a NaN, torch's index is the NaN's, which no comparison finds; bool
-tensors and an axis out of range keep it too, and their error. The triangle holds `n * n`
-elements per row of the axis: meant for short axes (token positions), not for image sizes.
+the torch function itself. While exporting, what torch refuses (a complex tensor, an axis out of
+range) keeps the torch function, and its error. The triangle holds `n * n` elements per row of the
+axis: meant for short axes (token positions, a batch of scores), not for image sizes.
 
 TensorRT versions: all (the export fails before TensorRT is involved).""",
         fix=Safety.SAFE,
