@@ -10,8 +10,10 @@ sum in another order, |after - before| <= TOL * max|before|.
 from __future__ import annotations
 
 import io
+import json
 import warnings
 from contextlib import nullcontext
+from pathlib import Path
 
 import onnx
 import onnxruntime as ort
@@ -20,7 +22,9 @@ import torch
 import torch.nn.functional as F
 
 from safety import assert_same_run, import_source, run_once
-from support import assert_same, rewrite, rules_found, strip_helpers
+from support import assert_same, import_file, rewrite, rules_found, strip_helpers
+from typer.testing import CliRunner
+from trtcodemod.cli import app
 from trtcodemod.helpers.interpolate import _trt_interpolate, _trt_resize_onnx
 from trtcodemod.trt.check import check_graph
 
@@ -221,3 +225,32 @@ def test_a_position_embedding_follows_the_image_size() -> None:
         with torch.no_grad():
             _matches(graph, model, [(1, 3, 224, 224), (1, 3, 160, 320), (1, 3, 480, 96), (1, 3, 16, 16)])
 
+
+
+VARIANT = Path(__file__).parent / "recipe_variants" / "trt717" / "timm_pos_embed_early_out.py"
+
+
+def test_migrate_takes_the_resize_the_shortcut_hid_in_a_second_round(tmp_path: Path) -> None:
+    """timm's position embedding: the example's grid is the embedding's own, so the trace keeps the
+    size shortcut (TRT717). Skipping it while tracing makes the export reach the antialiased resize,
+    which fails; that is no reason to take TRT717 back: the next round adds TRT725's matrices."""
+    model = tmp_path / "vit.py"
+    model.write_text(VARIANT.read_text())
+    result = CliRunner().invoke(app, ["migrate", str(model), "--model", "build", "--inputs", "inputs",
+                                      "--dynamic-axes", '{"x": {"2": "h", "3": "w"}}', "--runs", "1",
+                                      "--warmup", "0", "--backends", "torch-cpu,onnxruntime-cpu", "--format", "json"])
+    if result.exception and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    report = json.loads(result.stdout)["models"][0]
+    assert [r["round"] for r in report["rounds"]] == [1, 2], report["rounds"]
+    assert report["rounds"][0]["after"]["exported"] is False and not report["reverted"]
+    assert sorted(a["rule"] for a in report["applied"]) == ["TRT717", "TRT725"]
+    assert report["exit_code"] == 0 and report["after"]["faithful"] and report["equivalent"] is True
+    rewritten = import_file(model, "vit_rewritten")
+    original = import_file(VARIANT, "vit_original")
+    for shape in [(1, 3, 16, 16), (2, 3, 20, 12)]:
+        x = torch.randn(shape)
+        torch.manual_seed(0)
+        want = original.build()(x)
+        torch.manual_seed(0)
+        assert torch.equal(rewritten.build()(x), want)
