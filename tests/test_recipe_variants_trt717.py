@@ -59,6 +59,15 @@ VARIANTS: dict[str, tuple[tuple[str, ...], str, list[list[tuple[int, ...]]]]] = 
                                             "new_width), mode=\"bilinear\", align_corners=False)\n"
                                             "        interpolate = True\n",
                                [[(1, 4, 9, 6)], [(1, 4, 6, 11)]]),
+    # A shortcut that returns the embedding as it is when the grid already matches, skipped while
+    # tracing; with timm's antialiased resize behind it (TRT725).
+    "timm_pos_embed_early_out": (("TRT717", "TRT725"),
+                                 "    if not _trt_tracing() and (not is_exporting() and num_new_tokens == "
+                                 "num_pos_tokens):\n",
+                                 [[(1, 3, 20, 12)], [(1, 3, 8, 24)]]),
+    "dinov2_pos_encoding_shortcut": (("TRT717",), "        if not _trt_tracing() and (npatch == N and w == h):\n"
+                                                  "            return self.pos_embed\n",
+                                     [[(1, 3, 16, 8)], [(1, 3, 20, 20)]]),
 }
 
 

@@ -440,3 +440,75 @@ def test_size_where_is_the_conditional_outside_a_trace() -> None:
             _trt_size_where(odd, 1, 2)
     scripted = torch.jit.script(_trt_size_where)
     assert [scripted(c, 3, 7) for c in (True, False)] == [3, 7]
+
+
+# --- a shortcut when the sizes already match: `if h == size and w == size: return x` -----------
+
+SHORTCUT = '''
+def f(x: torch.Tensor, size: int = 6):
+    _, _, h, w = x.shape
+    if h == size and w == size:
+        return x
+    x = F.interpolate(x, size=(size, size), mode="bilinear", align_corners=False)
+    return x
+'''
+
+SHORTCUTS_LEFT_ALONE = {
+    "an emptiness test (TRT713's)": '''
+def f(x: torch.Tensor):
+    if x.shape[0] == 0:
+        return x
+    return F.interpolate(x, size=(6, 6), mode="bilinear")
+''',
+    "a test that is not an equality": '''
+def f(x: torch.Tensor):
+    _, _, h, w = x.shape
+    if h != 6:
+        return x
+    return F.interpolate(x, size=(6, 6), mode="bilinear")
+''',
+    "a shortcut that computes": '''
+def f(x: torch.Tensor):
+    _, _, h, w = x.shape
+    if h == 6 and w == 6:
+        return x * 2
+    return F.interpolate(x, size=(6, 6), mode="bilinear")
+''',
+    "nothing after it reads what it returns": '''
+def f(x: torch.Tensor, y: torch.Tensor):
+    _, _, h, w = x.shape
+    if h == w:
+        return x
+    return y
+''',
+    "a shortcut its author skips while tracing": '''
+def f(x: torch.Tensor):
+    _, _, h, w = x.shape
+    if not torch.jit.is_tracing() and h == 6 and w == 6:
+        return x
+    return F.interpolate(x, size=(6, 6), mode="bilinear")
+''',
+}
+
+
+@pytest.mark.parametrize("name", list(SHORTCUTS_LEFT_ALONE))
+def test_shortcuts_left_alone(name: str) -> None:
+    assert "TRT717" not in rules_found(HEADER + SHORTCUTS_LEFT_ALONE[name])
+
+
+def test_shortcut_is_skipped_while_tracing_and_eager_mode_is_unchanged(tmp_path: Path) -> None:
+    after, f_before, f_after = _rewritten(SHORTCUT, "    if not _trt_tracing() and (h == size and w == size):\n"
+                                                    "        return x\n", tmp_path)
+    assert rewrite(after, unsafe=True, select=("TRT717",)) == after  # a second pass changes nothing
+    for shape in [(1, 2, 6, 6), (1, 2, 9, 4), (0, 2, 6, 6)]:
+        for x in _values(shape) if shape[0] else [torch.zeros(shape)]:
+            out_before, out_after = f_before(x), f_after(x)
+            assert_same(out_before, out_after)
+            if shape[2:] == (6, 6):
+                assert out_after is x  # the shortcut still returns the tensor itself in eager mode
+    # Traced, the general path is recorded: the graph resizes at any size, and at the shortcut's
+    # size a bilinear resize to the same size is the tensor itself.
+    traced = torch.jit.trace(f_after, (torch.randn(1, 2, 6, 6),), check_trace=False)
+    for shape in [(1, 2, 6, 6), (1, 2, 9, 4)]:
+        x = torch.randn(shape)
+        assert_same(traced(x), f_before(x))

@@ -217,7 +217,7 @@ def test_resize_cubic_and_antialias() -> None:
     issues = by_op(check_graph(model), "Resize")
     assert [i.node for i in issues] == ["cubic", "aa", "cubic_aa"]
     assert "'cubic'" in issues[0].reason and "antialias" in issues[1].reason
-    # Cubic alone is TRT727's (bicubic weight matrices); antialiasing has no rewrite (TRT725).
+    # Cubic alone is TRT727's (bicubic weight matrices); antialiasing is TRT725's (antialiased weight matrices).
     assert [i.rule for i in issues] == ["TRT727", "TRT725", "TRT725"]
 
 

@@ -404,6 +404,8 @@ def _exits(body: cst.BaseSuite) -> bool:
 #: Calls that are true while the TorchScript exporter traces (torchvision's own check included).
 _TRACING_CALLS = ("torch.jit.is_tracing", "torch.onnx.is_in_onnx_export", "torch._C._get_tracing_state",
                   "torchvision._is_tracing")
+#: The inserted helper that is true while a tracer records the model (trtcodemod/helpers/tracing.py).
+TRACING_HELPER = "_trt_tracing"
 
 
 def value_when_exporting(context: "FileContext", test: cst.BaseExpression) -> bool | None:
@@ -425,4 +427,6 @@ def value_when_exporting(context: "FileContext", test: cst.BaseExpression) -> bo
             return False
         if context.refers_to(test.func, *_TRACING_CALLS) is not None:
             return True
+        if type(test.func) is cst.Name and test.func.value == TRACING_HELPER:
+            return True  # our own helper, inserted by an earlier fix
     return None

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import argument, is_true
+from trtcodemod.astutil import argument, bound_names, is_true, walk
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety, spelled
 from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
 
@@ -26,6 +26,40 @@ _MODULES = ("torch.nn.Upsample", "torch.nn.modules.Upsample", "torch.nn.modules.
 def _is_bicubic(arg: cst.Arg | None) -> bool:
     """The mode is the literal string ``"bicubic"``."""
     return arg is not None and type(arg.value) is cst.SimpleString and arg.value.evaluated_value == "bicubic"
+
+
+def antialiased(call: cst.Call, scopes: list[cst.CSTNode]) -> str | None:
+    """How an ``F.interpolate`` call is known to antialias: ``antialias=True`` written out, or
+    the enclosing function's parameter that defaults to True and is never rebound (timm's
+    ``resample_abs_pos_embed(..., antialias: bool = True)``); None otherwise."""
+    arg = argument(call, 6, "antialias")
+    if arg is None:
+        return None
+    if is_true(arg.value):
+        return "`antialias=True`"
+    if type(arg.value) is not cst.Name:
+        return None
+    name = arg.value.value
+    function = next((scope for scope in reversed(scopes) if type(scope) is cst.FunctionDef), None)
+    if function is None:
+        return None
+    params = function.params
+    for param in (*params.params, *params.kwonly_params):
+        if param.name.value == name:
+            if param.default is None or not is_true(param.default) or _rebound(function, name):
+                return None
+            return f"`antialias={name}`, a parameter that defaults to True"
+    return None
+
+
+def _rebound(function: cst.FunctionDef, name: str) -> bool:
+    """Whether the body of ``function`` binds ``name`` again (an assignment, loop or walrus)."""
+    for node in walk(function.body):
+        target = getattr(node, "target", None) if type(node) in (
+            cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr, cst.CompFor) else None
+        if target is not None and name in bound_names(target):
+            return True
+    return False
 
 
 class BicubicResize(RuntimeScopeRule):
@@ -104,8 +138,7 @@ Clip, Min, Equal, Cast, Mul, Add and MatMul, parsed since TensorRT 8.4.""",
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.context.refers_to(node.func, *_FUNCTIONS):
-            antialias = argument(node, 6, "antialias")
-            if not _is_bicubic(argument(node, 3, "mode")) or (antialias is not None and is_true(antialias.value)):
+            if not _is_bicubic(argument(node, 3, "mode")) or antialiased(node, self._scopes):
                 return  # antialiased: TRT725's
             fix = Fix({node: node.with_changes(func=cst.Name(HELPER))}, safety=Safety.UNSAFE, helpers=(HELPER,))
             self.found(node, "`F.interpolate(..., mode=\"bicubic\")` exports as a cubic Resize, which TensorRT "

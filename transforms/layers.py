@@ -26,6 +26,7 @@ from trtcodemod.astutil import argument, bound_names, helper_call, is_true, walk
 from trtcodemod.context import NameSet
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety, spelled
 from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
+from trtcodemod.transforms.bicubic_resize import HELPER as INTERPOLATE_HELPER, antialiased
 from trtcodemod.versions import format_version
 
 _OPERATORS = "https://github.com/onnx/onnx-tensorrt/blob/main/docs/operators.md"
@@ -402,13 +403,15 @@ class AntialiasResize(RuntimeScopeRule):
     info = RuleInfo(
         id="TRT725",
         name="antialias-resize",
-        summary="antialiased resize (`antialias=True`, torchvision `Resize`): "
-                "no exporter gives TensorRT a Resize it parses",
+        summary="antialiased resize (`antialias=True`, torchvision `Resize`): no exporter gives TensorRT a "
+                "Resize it parses; use antialiased weight matrices",
         doc="""\
-What it finds: `F.interpolate(..., antialias=True)` in run-time code, and inside `nn.Module`
-subclasses torchvision's `transforms.Resize(...)` / `transforms.v2.Resize(...)` and
-`transforms.functional.resize(...)`, whose tensor path interpolates with antialiasing by
-default (torchvision 0.17 and later). Not reported: `antialias=False`, and nearest
+What it finds: `F.interpolate(..., antialias=True)` in run-time code, also where `antialias`
+is a parameter of the enclosing function that defaults to True and is never rebound (timm's
+`resample_abs_pos_embed`, which resizes ViT position embeddings to the image); and inside
+`nn.Module` subclasses torchvision's `transforms.Resize(...)` / `transforms.v2.Resize(...)`
+and `transforms.functional.resize(...)`, whose tensor path interpolates with antialiasing
+by default (torchvision 0.17 and later). Not reported: `antialias=False`, and nearest
 interpolation (antialiasing does not apply). torchvision transforms outside modules (data
 pipelines) are not reported: they are not part of the exported graph.
 
@@ -419,17 +422,37 @@ is not supported", bicubic likewise); the dynamo exporter emits `Resize` with
 version of its ONNX parser. The seed guidance's older worries about bilinear and nearest
 `nn.Upsampling*` modules no longer apply: they export as the same Resize as `F.interpolate`.
 
-What to do: inside the model, resize with `F.interpolate(x, size, mode="bilinear",
-align_corners=False)` (antialias off; when downscaling by a large factor this aliases, so
-blur first with a fixed depthwise convolution, or pool with `F.avg_pool2d` for integer
-factors), or pass `antialias=False` to torchvision. Better still, resize in preprocessing,
-outside the engine.
+The rewrite (`F.interpolate` only): `F.interpolate(...)` → `_trt_interpolate(...)`, TRT727's
+helper, the same arguments. Outside `torch.onnx.export` it is `F.interpolate` itself. While
+exporting, an antialiased bilinear or bicubic resize of a 4-D floating tensor becomes
+`Wh @ x @ Ww^T`, with PyTorch's antialiased weights built from the sizes (Pillow's scheme,
+which PyTorch follows: the filter widened by the shrink factor, the taps inside the image,
+each row divided by its sum; bicubic with A = -0.5), so they follow dynamic sizes. Resizing to
+the same size gives the identity matrix.
 
-Fix safety: none (detect only): turning antialiasing off changes the values when
-downscaling. Applies to every TensorRT version.""",
-        fix=Safety.NONE,
+Fix safety: unsafe, with TRT727's assumptions: the graph equals `F.interpolate` up to float
+rounding (the sums run in another order; measured about 1e-6 of the largest value in
+float32), for finite inputs only (a matrix product multiplies an inf or NaN by every zero
+weight, so it spreads over its whole image and channel), `torch.jit.script` cannot compile
+the helper's call, and two (out x in) matrix products cost more than the kernel on large
+images. One more difference, PyTorch's: measured with torch 2.13 on CPU, an antialiased
+resize to an output width of 1 repeats the first row's value down every row; the matrices
+compute each row. `trtcodemod migrate` tries the rewrite where the export fails on the
+antialiased kernel or the graph has an antialiased Resize, and keeps it only when the
+verification finds the rewritten model equivalent.
+
+What to do by hand, for torchvision's `Resize` (no rewrite): pass `antialias=False` (values
+change when downscaling; blur first with a fixed depthwise convolution, or pool with
+`F.avg_pool2d` for integer factors), or resize in preprocessing, outside the engine. Applies
+to every TensorRT version.""",
+        fix=Safety.UNSAFE,
+        assumption=(
+            "the input is finite (one inf or NaN spreads over the whole output), and the exported values may differ by "
+            "float rounding"),
         examples=(
-            Example("def shrink(x):\n    return F.interpolate(x, size=(56, 56), mode='bilinear', antialias=True)\n"),
+            Example("def shrink(x):\n    return F.interpolate(x, size=(56, 56), mode='bilinear', antialias=True)\n",
+                    "def shrink(x):\n    return _trt_interpolate(x, size=(56, 56), mode='bilinear', antialias=True)\n",
+                    unsafe=True),
             Example(
                 "from torchvision import transforms as T\n"
                 "class Preprocess(nn.Module):\n"
@@ -448,14 +471,20 @@ downscaling. Applies to every TensorRT version.""",
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.context.refers_to(node.func, "torch.nn.functional.interpolate"):
-            antialias = argument(node, 6, "antialias")
-            if antialias is not None and is_true(antialias.value):
-                mode = argument(node, 3, "mode")
-                kind = "bicubic" if mode is not None and "cubic" in _text(mode.value) else "bilinear"
-                self.found(node, "`F.interpolate(..., antialias=True)`: the TorchScript exporter cannot export "
-                           f"the antialiased {kind} kernel and the dynamo exporter emits a Resize with "
-                           "antialias=1, which TensorRT does not support; resize without antialiasing inside the "
-                           "model, or in preprocessing", scope="runtime")
+            how = antialiased(node, self._scopes)
+            if how is None:
+                return
+            mode = argument(node, 3, "mode")
+            if mode is None or type(mode.value) is not cst.SimpleString:
+                kind = "the antialiased kernel of the mode it is given"
+            else:
+                kind = "the antialiased " + ("bicubic" if "cubic" in _text(mode.value) else "bilinear") + " kernel"
+            fix = Fix({node: node.with_changes(func=cst.Name(INTERPOLATE_HELPER))}, safety=Safety.UNSAFE,
+                      helpers=(INTERPOLATE_HELPER,))
+            self.found(node, f"`F.interpolate(...)` with {how}: the TorchScript exporter cannot export {kind} "
+                       "and the dynamo exporter emits a Resize with antialias=1, which TensorRT does not "
+                       "support; compute PyTorch's antialiased weights as matrices while exporting (equal up to "
+                       "rounding for finite inputs)", fix, scope="runtime")
             return
         tv = self.context.refers_to(node.func, *_TV_RESIZE_CLASSES, *_TV_RESIZE_FUNCTIONS)
         if tv is None:

@@ -16,10 +16,10 @@ import libcst as cst
 
 from trtcodemod.astutil import bound_names, code_of, short_code, walk
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
-from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
+from trtcodemod.transforms._runtime_scope import TRACING_HELPER, RuntimeScopeRule
 from trtcodemod.transforms.module_state import _self_state, state_attr, _target_elements
 
-HELPER = "_trt_tracing"
+HELPER = TRACING_HELPER
 
 _TORCHSCRIPT = "https://pytorch.org/docs/stable/onnx_torchscript.html#avoiding-pitfalls"
 _EXPORT = "https://pytorch.org/docs/stable/export.html"

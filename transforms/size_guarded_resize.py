@@ -18,6 +18,7 @@ from trtcodemod.astutil import (argument, bound_names, code_of, helper_call, int
                                 short_code)
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.transforms._branch_building import comments_inside
+from trtcodemod.transforms._runtime_scope import TRACING_HELPER
 from trtcodemod.transforms._size_facts import TS_PITFALLS, SizeRule
 
 _PAD = ("torch.nn.functional.pad",)
@@ -66,7 +67,14 @@ export warned at the `if`, as for sizes a caller handed down) and whose body is 
   read by its test, `+ - *`, `//` and `%` by a non-zero literal or as the test computes them
   (`h % s`), `min`/`max` of those, and no number reading a name the branches set (TensorFlow's
   "SAME" padding in transformers' MobileNet: `if in_height % stride_height == 0: pad = max(k -
-  stride_height, 0)` / `else: pad = max(k - (in_height % stride_height), 0)`).
+  stride_height, 0)` / `else: pad = max(k - (in_height % stride_height), 0)`);
+- or the other way round, a shortcut: an `if` without `else` whose test compares a size for
+  equality (not with 0: emptiness is TRT713's) and whose body only returns a name or an
+  attribute, also under nested `if`s, where the code after it reads what it returns (DINOv2's,
+  DINO's and many ViTs' `if npatch == N and w == h: return self.pos_embed`, timm's
+  `resample_abs_pos_embed`: return the position embedding as it is when the grid already
+  matches, resize it otherwise). Not one whose test already asks for the trace
+  (`if not torch.jit.is_tracing() and ...`, transformers' form).
 
 Why it hurts: under the TorchScript exporter each size is a traced tensor and the `if`
 turns it into a Python bool (a `TracerWarning`): the graph keeps the branch the example
@@ -87,7 +95,9 @@ numbers becomes `_trt_size_choice = <test>` (evaluated once, where the `if` eval
 reads it next must take a traced size (a view, a pad, arithmetic, a slice bound do); where it
 meets Python again (`if sum(shift_size) > 0:`, `torch.roll(shifts=...)`, which the TorchScript
 exporter needs constant) the bake moves there or the export fails, and `migrate` takes the
-candidate back.
+candidate back. A shortcut is skipped while tracing: `if not _trt_tracing() and (<test>):`
+(the helper TRT726 inserts, true while `torch.jit.trace` or `torch.export` records the
+model), so the trace records the general path, and eager mode returns early as before.
 
 Fix safety: unsafe. It assumes that where the condition is false the crop is to the
 tensor's own size and the resize to its own size (then a crop takes every element and a
@@ -108,12 +118,16 @@ a flag set beside a resize is set where the test is false too (the assumption: w
 does work that leaves the tensor as it is there, as a resize back to the same size does), and
 reads `v` where the test is false (a literal, a size or an operand the test read already, so
 it raises nothing new); with an `else`, both numbers are computed every time (each raises
-nothing, by the forms above); the `if`'s local `_trt_size_choice` is new.""",
+nothing, by the forms above); the `if`'s local `_trt_size_choice` is new. A shortcut's rewrite changes nothing in eager mode
+(and nothing scripted); traced, it assumes that where the sizes match the code after it computes
+what it returns (a resize of the embedding to its own grid, which holds for finite values), and
+that work is then done every time in the graph.""",
         fix=Safety.UNSAFE,
         assumption=("where the condition is false, the crop or resize is to the tensor's own size (a pad's amounts are "
                     "multiplied by the condition), a resized tensor holds finite values, nothing relies on getting "
-                    "the same tensor object back, a number the `if` sets already holds a value, and a flag set beside "
-                    "a resize guards only work that leaves the tensor as it is where the test is false"),
+                    "the same tensor object back, a number the `if` sets already holds a value, a flag set beside "
+                    "a resize guards only work that leaves the tensor as it is where the test is false, and where a "
+                    "shortcut's sizes match, the code after it computes what it returns"),
         examples=(
             Example(
                 "class Embed(nn.Module):\n"
@@ -172,6 +186,8 @@ nothing, by the forms above); the `if`'s local `_trt_size_choice` is new.""",
     def __init__(self, context) -> None:
         super().__init__(context)
         self._elifs: set[cst.If] = set()
+        #: ``if``s inside a shortcut already reported: the outer one's fix covers them.
+        self._inside_shortcut: set[cst.If] = set()
         #: An ``if`` whose test is a flag bound on the line just before it, with that line and its value.
         self._flags: dict[cst.If, tuple[cst.SimpleStatementLine, cst.BaseExpression]] = {}
         #: The functions being visited, innermost last: where a branch's local is read.
@@ -209,9 +225,10 @@ nothing, by the forms above); the `if`'s local `_trt_size_choice` is new.""",
     def visit_If(self, node: cst.If) -> None:
         if type(node.orelse) is cst.If:
             self._elifs.add(node.orelse)  # an `elif` is part of its chain's decision, not an `if` of its own
-        if node in self._elifs or not self._frames or not self.active():
+        if node in self._elifs or node in self._inside_shortcut or not self._frames or not self.active():
             return
-        if node.orelse is None and self._choice(node) or type(node.orelse) is cst.Else and self._either(node):
+        if node.orelse is None and (self._shortcut(node) or self._choice(node)) \
+                or type(node.orelse) is cst.Else and self._either(node):
             return
         flag = self._flag(node) if node.orelse is None else None
         test = flag[1] if flag is not None else node.test
@@ -281,6 +298,49 @@ nothing, by the forms above); the `if`'s local `_trt_size_choice` is new.""",
             if type(local.value) not in (cst.Tuple, cst.List) or function is None or not _fresh_local(function, node, name):
                 return None
         return resize, locals_, flags
+
+    # -- a shortcut when the sizes already match -----------------------------------------
+
+    def _shortcut(self, node: cst.If) -> bool:
+        """``if npatch == N and w == h: return self.pos_embed`` (DINOv2's, timm's and many ViTs'
+        position embeddings): return early, as is, when sizes already match what the code after the
+        ``if`` would resize to. Skipped while tracing, so the trace records that general path; True
+        when found (reported)."""
+        if self._value_when_exporting(node.test) is False:
+            return False  # never taken while exporting: written for the trace already (RF-DETR's), or fixed
+        inner: set[cst.If] = set()
+        returned = _early_returns(node.body, inner)
+        if not returned or not self._matching_sizes(node.test):
+            return False
+        function = self._functions[-1] if self._functions else None
+        after = _statements_after(function, node) if function is not None else []
+        if not any(_reads(line, value) for line in after for value in returned):
+            return False  # nothing after the `if` works on what it returns: not a shortcut of that work
+        self._inside_shortcut |= inner
+        test = cst.BooleanOperation(
+            cst.UnaryOperation(cst.Not(), cst.Call(cst.Name(TRACING_HELPER))), cst.And(), _paren(node.test))
+        what = ", ".join(dict.fromkeys(f"`{short_code(v)}`" for v in returned))
+        self.found(node.test, f"`if {short_code(node.test)}:` returns {what} as it is when sizes match: a traced "
+                   "export keeps the example's shortcut, so the graph is right at the traced size only; skip it "
+                   f"while tracing ({TRACING_HELPER}()), so the trace records the general path (a resize to the "
+                   "same size where they match)",
+                   Fix({node.test: test}, safety=Safety.UNSAFE, helpers=(TRACING_HELPER,)))
+        return True
+
+    def _matching_sizes(self, test: cst.BaseExpression) -> bool:
+        """A test with a size compared for equality with another (not with 0: an emptiness test is
+        TRT713's), among other conjuncts (``not is_exporting() and n == m``)."""
+        for comparison in _leaf_comparisons(test):
+            for left, target in zip([comparison.left, *(c.comparator for c in comparison.comparisons)],
+                                    comparison.comparisons):
+                right = target.comparator
+                if type(target.operator) is not cst.Equal or _is_zero(left) or _is_zero(right):
+                    continue
+                if any(self.is_tensor(o) or self.is_value(o) for o in (left, right)):
+                    return False
+                if (self.size_derived(left) or self.size_derived(right)) or self.traced_at(test):
+                    return True
+        return False
 
     # -- a choice between numbers ---------------------------------------------------------
 
@@ -570,6 +630,66 @@ def _comparisons(test: cst.BaseExpression) -> list[cst.Comparison] | None:
     if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
         return _comparisons(test.expression)
     return None
+
+
+def _leaf_comparisons(test: cst.BaseExpression) -> list[cst.Comparison]:
+    """The comparisons among the ``and``/``or``/``not`` operands of ``test`` (other operands skipped)."""
+    if type(test) is cst.Comparison:
+        return [test]
+    if type(test) is cst.BooleanOperation:
+        return _leaf_comparisons(test.left) + _leaf_comparisons(test.right)
+    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+        return _leaf_comparisons(test.expression)
+    return []
+
+
+def _early_returns(body: cst.BaseSuite, inner: set[cst.If]) -> list[cst.BaseExpression] | None:
+    """What a block returns, when it only returns a name or an attribute (``return posemb``,
+    ``return self.pos_embed``), also under ``if``s without ``else`` (collected in ``inner``); None
+    otherwise."""
+    if type(body) is not cst.IndentedBlock:
+        return None
+    returned: list[cst.BaseExpression] = []
+    for line in body.body:
+        if type(line) is cst.SimpleStatementLine and len(line.body) == 1 and type(line.body[0]) is cst.Return:
+            value = line.body[0].value
+            if value is None or not _dotted(value):
+                return None
+            returned.append(value)
+        elif type(line) is cst.If and line.orelse is None:
+            nested = _early_returns(line.body, inner)
+            if not nested:
+                return None
+            inner.add(line)
+            returned.extend(nested)
+        else:
+            return None
+    return returned or None
+
+
+def _dotted(expr: cst.BaseExpression) -> bool:
+    while type(expr) is cst.Attribute:
+        expr = expr.value
+    return type(expr) is cst.Name
+
+
+def _reads(node: cst.CSTNode, value: cst.BaseExpression) -> bool:
+    """Whether ``node`` reads the name or the attribute chain ``value``."""
+    if type(value) is cst.Name:
+        return mentions_name(node, value.value)
+    text = code_of(value)
+    return any(type(n) is cst.Attribute and code_of(n) == text for n in walk(node))
+
+
+def _statements_after(function: cst.FunctionDef, node: cst.If) -> list[cst.CSTNode]:
+    """The statements of ``function``'s own block after the one that holds ``node``."""
+    if type(function.body) is not cst.IndentedBlock:
+        return []
+    lines = list(function.body.body)
+    for index, line in enumerate(lines):
+        if _contains(line, node):
+            return lines[index + 1:]
+    return []
 
 
 def _prefix_crop(subscript: cst.Subscript) -> bool:

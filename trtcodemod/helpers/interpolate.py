@@ -32,17 +32,19 @@ from trtcodemod.helpers.onnx_export import _trt_onnx_exporting
 def _trt_interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                      recompute_scale_factor=None, antialias=False):
     """``F.interpolate``; while exporting to ONNX, bicubic as matrix products TensorRT parses."""
-    if (not torch.jit.is_scripting() and mode == "bicubic" and not antialias and _trt_onnx_exporting()
-            and isinstance(input, torch.Tensor) and input.dim() == 4 and input.is_floating_point()
-            and (size is None) != (scale_factor is None)):
-        return _trt_bicubic_onnx(input, size, scale_factor, bool(align_corners), bool(recompute_scale_factor))
+    if (not torch.jit.is_scripting() and (mode == "bicubic" or (antialias and mode == "bilinear"))
+            and _trt_onnx_exporting() and isinstance(input, torch.Tensor) and input.dim() == 4
+            and input.is_floating_point() and (size is None) != (scale_factor is None)):
+        return _trt_resize_onnx(input, size, scale_factor, mode, bool(align_corners), bool(recompute_scale_factor),
+                                bool(antialias))
     return torch.nn.functional.interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor,
                                            antialias)
 
 
-def _trt_bicubic_onnx(input, size, scale_factor, align_corners, recompute_scale_factor):
-    """``F.interpolate(input, size or scale_factor, mode="bicubic")`` of a 4-D floating tensor as
-    ``Wh @ input @ Ww^T``; float16/bfloat16 are computed in float32 and rounded back."""
+def _trt_resize_onnx(input, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias):
+    """``F.interpolate(input, size or scale_factor, mode=mode, antialias=antialias)`` of a 4-D
+    floating tensor as ``Wh @ input @ Ww^T`` (bicubic, or antialiased bilinear/bicubic);
+    float16/bfloat16 are computed in float32 and rounded back."""
     dtype = input.dtype
     compute = torch.float32 if dtype in (torch.float16, torch.bfloat16) else dtype
     x = input if dtype == compute else input.to(compute)
@@ -56,10 +58,19 @@ def _trt_bicubic_onnx(input, size, scale_factor, align_corners, recompute_scale_
         out_h, out_w = _trt_scaled_size(in_h, scale_h), _trt_scaled_size(in_w, scale_w)
         if recompute_scale_factor:
             scale_h = scale_w = None  # the coordinates then come from the sizes, as in PyTorch
-    weight_h = _trt_cubic_weights(in_h, out_h, scale_h, align_corners, compute, x.device)
-    weight_w = _trt_cubic_weights(in_w, out_w, scale_w, align_corners, compute, x.device)
+    if antialias:
+        weight_h = _trt_antialias_weights(in_h, out_h, scale_h, align_corners, mode, compute, x.device)
+        weight_w = _trt_antialias_weights(in_w, out_w, scale_w, align_corners, mode, compute, x.device)
+    else:
+        weight_h = _trt_cubic_weights(in_h, out_h, scale_h, align_corners, compute, x.device)
+        weight_w = _trt_cubic_weights(in_w, out_w, scale_w, align_corners, compute, x.device)
     out = torch.matmul(torch.matmul(weight_h, x), weight_w.transpose(0, 1))
     return out if out.dtype == dtype else out.to(dtype)
+
+
+def _trt_bicubic_onnx(input, size, scale_factor, align_corners, recompute_scale_factor):
+    """``F.interpolate(input, ..., mode="bicubic")`` (no antialiasing) as two matrix products."""
+    return _trt_resize_onnx(input, size, scale_factor, "bicubic", align_corners, recompute_scale_factor, False)
 
 
 def _trt_scaled_size(size, factor):
@@ -111,6 +122,52 @@ def _trt_cubic_weights(in_size, out_size, scale, align_corners, dtype, device):
         term = (tap[:, None] == cols[None, :]).to(dtype) * coefficient[:, None]
         weights = term if weights is None else weights + term
     return weights
+
+
+def _trt_antialias_weights(in_size, out_size, scale, align_corners, mode, dtype, device):
+    """The ``(out_size, in_size)`` matrix of PyTorch's antialiased bilinear or bicubic weights
+    along one axis (``_upsample_bilinear2d_aa`` / ``_upsample_bicubic2d_aa``).
+
+    PyTorch follows Pillow: an output pixel's centre in the input is ``scale * (i + 0.5)``;
+    when shrinking (``scale >= 1``) the filter is stretched by ``scale`` (its support and the
+    taps it reaches grow with it); the taps are the input pixels in
+    ``[trunc(centre - support + 0.5), trunc(centre + support + 0.5))`` cut to the input (at most
+    ``2 * ceil(support) + 1`` of them), never clamped to the border, and their weights are
+    divided by their sum. Bilinear's filter is the triangle, bicubic's the cubic with A = -0.5.
+    """
+    rows = torch.arange(out_size, device=device).to(dtype)
+    cols = torch.arange(in_size, device=device).to(dtype)
+    n_out = torch.ones_like(rows).sum(0, keepdim=True)  # see _trt_cubic_weights: counted, not sliced
+    n_in = torch.ones_like(cols).sum(0, keepdim=True)
+    if align_corners:
+        # PyTorch's area scale: (in - 1) / (out - 1), and 0 for a single output.
+        ratio = torch.where(n_out > 1, (n_in - 1) / torch.clamp(n_out - 1, min=1), torch.zeros_like(n_out))
+    elif scale is not None and scale > 0:
+        ratio = torch.full((1,), 1.0 / scale, dtype=dtype, device=device)
+    else:
+        ratio = n_in / n_out
+    half = 2.0 if mode == "bicubic" else 1.0  # half the filter's width at scale 1
+    shrinking = ratio >= 1
+    support = torch.where(shrinking, half * ratio, torch.full_like(ratio, half))
+    inverse = torch.where(shrinking, 1 / ratio, torch.ones_like(ratio))
+    centre = ratio * (rows + 0.5)
+    # trunc and floor agree here: a negative start is raised to 0 either way.
+    start = torch.clamp(torch.floor(centre - support + 0.5), min=0)
+    stop = torch.minimum(torch.floor(centre + support + 0.5), n_in)
+    stop = torch.minimum(stop, start + (torch.ceil(support) * 2 + 1))
+    inside = (cols[None, :] >= start[:, None]) & (cols[None, :] < stop[:, None])
+    x = torch.abs((cols[None, :] - centre[:, None] + 0.5) * inverse)
+    if mode == "bicubic":
+        a = -0.5
+        near = ((a + 2) * x - (a + 3)) * x * x + 1
+        far = (((x - 5) * x + 8) * x - 4) * a
+        weights = torch.where(x < 1, near, torch.where(x < 2, far, torch.zeros_like(x)))
+    else:
+        weights = torch.clamp(1 - x, min=0)
+    weights = weights * inside.to(dtype)
+    total = weights.sum(1, keepdim=True)
+    # PyTorch leaves a row whose weights sum to 0 as it is.
+    return torch.where(total != 0, weights / torch.where(total != 0, total, torch.ones_like(total)), weights)
 
 
 class _TrtUpsample(torch.nn.Upsample):

@@ -566,7 +566,7 @@ class _Checker:
         if problems:
             rule = None
             if _attr(node, "antialias", 0):
-                rule = "TRT725"  # no rewrite: named only
+                rule = "TRT725"  # antialiased weight matrices replace it
             elif mode == "cubic" and len(problems) == 1:
                 rule = "TRT727"  # bicubic weight matrices replace it
             self.report(node, name, "Resize", "TensorRT's Resize does not support " + ", ".join(problems)
