@@ -512,3 +512,34 @@ def test_shortcut_is_skipped_while_tracing_and_eager_mode_is_unchanged(tmp_path:
     for shape in [(1, 2, 6, 6), (1, 2, 9, 4)]:
         x = torch.randn(shape)
         assert_same(traced(x), f_before(x))
+
+
+# --- several crops to one bound: the text cut to the longest the model takes ------------------
+
+CROPS = '''
+def f(masks: torch.Tensor, ids: torch.Tensor, max_len: int = 5):
+    if masks.shape[1] > max_len:
+        masks = masks[:, :max_len, :max_len]
+        ids = ids[:, :max_len]
+    return masks, ids
+'''
+
+
+def test_several_crops_are_done_every_time(tmp_path: Path) -> None:
+    after, f_before, f_after = _rewritten(CROPS, "    masks = masks[:, :max_len, :max_len]\n    ids = ids[:, :max_len]\n"
+                                                 "    return masks, ids", tmp_path)
+    assert "if " not in after.split("def f", 1)[1]
+    for n in (0, 3, 5, 8):  # shorter than the bound, at it, past it
+        masks, ids = torch.rand(2, n, n) > 0.5, torch.randint(0, 9, (2, n))
+        for got, want in zip(f_after(masks, ids), f_before(masks, ids)):
+            assert_same(got, want)
+    traced = torch.jit.trace(f_after, (torch.rand(2, 3, 3) > 0.5, torch.randint(0, 9, (2, 3))), check_trace=False)
+    masks, ids = torch.rand(2, 8, 8) > 0.5, torch.randint(0, 9, (2, 8))
+    for got, want in zip(traced(masks, ids), f_before(masks, ids)):
+        assert_same(got, want)
+
+
+def test_crops_of_one_name_twice_or_with_other_work_are_left_alone() -> None:
+    twice = CROPS.replace("ids = ids[:, :max_len]", "masks = masks[:, :max_len]")
+    other = CROPS.replace("ids = ids[:, :max_len]", "ids = ids * 2")
+    assert "TRT717" not in rules_found(HEADER + twice) and "TRT717" not in rules_found(HEADER + other)

@@ -68,6 +68,8 @@ export warned at the `if`, as for sizes a caller handed down) and whose body is 
   (`h % s`), `min`/`max` of those, and no number reading a name the branches set (TensorFlow's
   "SAME" padding in transformers' MobileNet: `if in_height % stride_height == 0: pad = max(k -
   stride_height, 0)` / `else: pad = max(k - (in_height % stride_height), 0)`);
+- or several crops from the start, each of the name it assigns (`masks = masks[:, :n, :n]`,
+  `ids = ids[:, :n]`: transformers' Grounding DINO cutting the text to the longest it takes);
 - or the other way round, a shortcut: an `if` without `else` whose test compares a size for
   equality (not with 0: emptiness is TRT713's) and whose body only returns a name or an
   attribute, also under nested `if`s, where the code after it reads what it returns (DINOv2's,
@@ -232,6 +234,8 @@ that work is then done every time in the graph.""",
             return
         flag = self._flag(node) if node.orelse is None else None
         test = flag[1] if flag is not None else node.test
+        if node.orelse is None and flag is None and self._crops(node):
+            return
         branch = self._branch(node)
         if branch is None or not self._sized(node, test):
             return
@@ -298,6 +302,36 @@ that work is then done every time in the graph.""",
             if type(local.value) not in (cst.Tuple, cst.List) or function is None or not _fresh_local(function, node, name):
                 return None
         return resize, locals_, flags
+
+    # -- several crops to one bound --------------------------------------------------------
+
+    def _crops(self, node: cst.If) -> bool:
+        """``if masks.shape[1] > max_len:`` then ``masks = masks[:, :max_len, :max_len]``, ``ids =
+        ids[:, :max_len]``... (transformers' Grounding DINO: the text cut to the longest it takes):
+        every line a crop from the start of the name it assigns. Each is done every time; True when
+        found (reported)."""
+        lines = node.body.body if type(node.body) is cst.IndentedBlock else []
+        targets: list[str] = []
+        for line in lines:
+            if type(line) is not cst.SimpleStatementLine or len(line.body) != 1 or type(line.body[0]) is not cst.Assign:
+                return False
+            assign = line.body[0]
+            if len(assign.targets) != 1 or type(assign.targets[0].target) is not cst.Name:
+                return False
+            target = assign.targets[0].target.value
+            if self._resize(assign.value, target, node.test, [])[0] != "crops" or target in targets:
+                return False
+            targets.append(target)
+        if len(targets) < 2 or not self._sized(node, node.test):
+            return False
+        comments = comments_inside(node)
+        unconditional = [line.with_changes(leading_lines=[*node.leading_lines, *comments]) if k == 0 else line
+                         for k, line in enumerate(lines)]
+        names = ", ".join(f"`{t}`" for t in targets)
+        self.found(node.test, f"`if {short_code(node.test)}:` crops {names} only when a size asks for it: a traced "
+                   "export keeps the branch the example took; crop every time (a crop past a tensor's end is "
+                   "the tensor itself)", Fix({node: cst.FlattenSentinel(unconditional)}, safety=Safety.UNSAFE))
+        return True
 
     # -- a shortcut when the sizes already match -----------------------------------------
 
