@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from trtcodemod.migrate.manual_steps import (EXPORT_STEP, LOAD_STEP, LOOP_STEP, NUMBER_STEP, OTHER_VALUES_STEP,
-                                             SIZE_STEP, VALUE_STEP, add_manual_steps, manual_step)
+from trtcodemod.migrate.manual_steps import (EXPORT_STEP, LOAD_STEP, LOOP_STEP, MISSING_KERNEL_STEP, NUMBER_STEP,
+                                             OTHER_VALUES_STEP, SIZE_STEP, VALUE_STEP, add_manual_steps,
+                                             manual_step)
 
 
 def _entry(**fields: Any) -> dict[str, Any]:
@@ -31,6 +32,10 @@ def test_a_reverted_operator_fix_points_to_its_rule() -> None:
 def test_unclaimed_problems_get_the_step_of_their_kind() -> None:
     assert manual_step(_entry(kind="export_failure", op="(export)", message="TypeError: x")) == EXPORT_STEP
     assert manual_step(_entry(kind="unfaithful", op="(graph fails to run)", message="ONNX Runtime")) == LOAD_STEP
+    # Grounding DINO's boolean `torch.eye`: a missing kernel, not shapes that disagree.
+    missing = ("ONNX Runtime CPU failed: session creation failed: NotImplemented: [ONNXRuntimeError] : 9 : "
+               "NOT_IMPLEMENTED : Could not find an implementation for EyeLike(9) node with name '/EyeLike'")
+    assert manual_step(_entry(kind="unfaithful", op="(graph fails to run)", message=missing)) == MISSING_KERNEL_STEP
     assert manual_step(_entry(kind="unfaithful", op="(wrong values)", message="differs")) == OTHER_VALUES_STEP
     assert manual_step(_entry(op="(retraced graph)", message="the graph traced at x differs")) == SIZE_STEP
     assert manual_step(_entry(message="Iterating over a tensor might cause the trace to be incorrect.")) == LOOP_STEP

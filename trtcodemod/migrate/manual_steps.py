@@ -39,6 +39,11 @@ EXPORT_STEP = ("the exporter stops at this line: rewrite it with operators the e
 LOAD_STEP = ("the graph's shapes at this line disagree with themselves: a size the export kept as the "
              "example's constant meets a dynamic one; build the size from the traced shape here, or export with "
              "this axis static (guidance: Dynamic shape input)")
+#: A graph with an operator ONNX Runtime has no kernel for (at that type): not a shape problem.
+MISSING_KERNEL_STEP = ("ONNX Runtime has no kernel for the operator it names (at this data type), so the graph "
+                       "cannot be checked there: find the torch call that exports it (`torch.eye(n, dtype=torch.bool)` "
+                       "gives a boolean EyeLike) and write it with operators both runtimes take (`torch.arange(n)[:, "
+                       "None] == torch.arange(n)`), or cast around it (guidance: Data type support)")
 #: A graph that loads but computes other values (guidance: "Tracing vs scripting").
 OTHER_VALUES_STEP = ("the graph computes other values than eager mode: the usual cause is a value the trace kept "
                      "as the example's constant, at the lines named beside this one; fix those lines, or export "
@@ -82,7 +87,9 @@ def manual_step(entry: dict[str, Any]) -> str | None:
     if kind == "export_failure":
         return EXPORT_STEP
     if kind == "unfaithful":
-        return LOAD_STEP if op == "(graph fails to run)" else OTHER_VALUES_STEP
+        if op != "(graph fails to run)":
+            return OTHER_VALUES_STEP
+        return MISSING_KERNEL_STEP if "Could not find an implementation for" in message else LOAD_STEP
     if "Iterating over a tensor" in message:
         return LOOP_STEP
     if "(retraced graph)" in op or "from a size" in message or "input size" in message:
