@@ -252,13 +252,13 @@ def test_migrate_places_a_graph_onnx_runtime_refuses(tmp_path) -> None:
         ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     fill_line = textwrap.dedent(MODULE).splitlines().index("        y[labels == -1] = 0.0") + 1
     found = failed_node(str(path), str(refused.value))
-    assert found is not None and found["op"] == "Where" and found["source"] == f"{model_file}:{fill_line}", found
+    assert found is not None and found.op == "Where" and found.source == f"{model_file}:{fill_line}", found
     at_run = failed_node(str(path), "Non-zero status code returned while running Where node. Name:"
-                                    f"'{found['node']}' Status Message: broadcast")
+                                    f"'{found.node}' Status Message: broadcast")
     assert at_run == found
 
     check = {"side": "before", "exporter": "torchscript", "faithful": False, "baked": False,
-             "detail": f"ONNX Runtime CPU failed: {refused.value}", "failed_node": found}
+             "detail": f"ONNX Runtime CPU failed: {refused.value}", "failed_node": found.to_json()}
     [problem] = unfaithful_graphs(VerifyReport.from_json({"export_checks": [check]}), "before")
     assert (problem.kind, problem.op, problem.path, problem.line) == ("unfaithful", FAILS_TO_RUN, norm(str(model_file)),
                                                                      fill_line)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import textwrap
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -25,7 +26,10 @@ HEADER = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n
 EVERY_RULE = tuple(cls.info.id for cls in rule_classes())  # opt-in rules too
 
 
-def _snippets() -> list[bytes]:
+@lru_cache(maxsize=None)
+def _snippets() -> tuple[bytes, ...]:
+    """Each distinct source once (the same text gives the same findings), read when first asked:
+    not while collecting, where every worker would pay for it."""
     found: list[bytes] = []
     for info in (cls.info for cls in rule_classes()):
         found.extend((HEADER + example.before).encode() for example in info.examples)
@@ -40,10 +44,8 @@ def _snippets() -> list[bytes]:
                     continue
                 # Tests often add the imports themselves: a snippet without any gets ours.
                 found.append((code if "import" in code else HEADER + code).encode())
-    return found
+    return tuple(dict.fromkeys(found))
 
-
-SNIPPETS = _snippets()
 GATED = {cls.info.id: cls.needs_text for cls in rule_classes() if cls.needs_text}
 
 
@@ -55,28 +57,32 @@ def _findings(source: bytes, target: str, scope: str) -> list[tuple[str, int, in
     return [(f.rule, f.line, f.column, f.message) for f in found]
 
 
-def test_the_sample_is_large_and_reaches_every_gated_rule(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert len(SNIPPETS) > 300
-    monkeypatch.setattr(Rule, "may_find", classmethod(lambda cls, source: True))
-    fired = {rule for source in SNIPPETS for rule, *_ in _findings(source, "8.0", "all")}
+@lru_cache(maxsize=None)
+def _ungated(target: str, scope: str) -> tuple[list[tuple[str, int, int, str]], ...]:
+    """Each snippet's findings with the prefilter switched off (every rule runs on every source),
+    computed once per target and scope for this module's tests."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Rule, "may_find", classmethod(lambda cls, source: True))
+        return tuple(_findings(source, target, scope) for source in _snippets())
+
+
+def test_the_sample_is_large_and_reaches_every_gated_rule() -> None:
+    assert len(_snippets()) > 300
+    fired = {rule for found in _ungated("8.0", "all") for rule, *_ in found}
     assert set(GATED) <= fired | {"TRT102"}  # TRT102 only below 8.4, reached at 8.0 too
     assert "TRT102" in fired
 
 
 @pytest.mark.parametrize("target", ["8.0", "8.6", "10.15"])
 @pytest.mark.parametrize("scope", ["model", "all"])
-def test_no_finding_without_its_text(target: str, scope: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    ungated = []
-    with monkeypatch.context() as patch:
-        patch.setattr(Rule, "may_find", classmethod(lambda cls, source: True))
-        for source in SNIPPETS:
-            found = _findings(source, target, scope)
-            for rule, line, *_ in found:
-                texts = GATED.get(rule)
-                assert texts is None or any(text in source for text in texts), \
-                    f"{rule} found at line {line} of a source without {texts}:\n{source.decode()[:400]}"
-            ungated.append(found)
-    gated = [_findings(source, target, scope) for source in SNIPPETS]
+def test_no_finding_without_its_text(target: str, scope: str) -> None:
+    ungated = _ungated(target, scope)
+    for source, found in zip(_snippets(), ungated):
+        for rule, line, *_ in found:
+            texts = GATED.get(rule)
+            assert texts is None or any(text in source for text in texts), \
+                f"{rule} found at line {line} of a source without {texts}:\n{source.decode()[:400]}"
+    gated = tuple(_findings(source, target, scope) for source in _snippets())
     assert gated == ungated
 
 

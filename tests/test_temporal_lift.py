@@ -314,7 +314,8 @@ def test_migrate_writes_the_lifted_model_and_the_new_wrapper_files(tmp_path: Pat
 
     shutil.copy(EXAMPLES / "bev_fusion.py", tmp_path / "bev_fusion.py")
     result = CliRunner().invoke(app, ["migrate", str(tmp_path / "bev_fusion.py"), "--model", "build", "--inputs",
-                                      "inputs", "--format", "json", "--write"])
+                                      "inputs", "--format", "json", "--write", "--runs", "1", "--warmup", "0",
+                                      "--backends", "torch-cpu,onnxruntime-cpu"])
     model = json.loads(result.stdout)["models"][0]
     assert model["lift"]["states"] == ["prev_bev"] and model["lift"]["mismatch"] is None, model["lift"]
     assert [a["line"] for a in model["applied"] if a["rule"] == "TRT703"] == [33]

@@ -327,10 +327,10 @@ def test_a_hanging_model_times_out(tmp_path: Path) -> None:
             time.sleep(600)
             return torch.nn.Identity()
         """)
-    code, report = run_json(str(model), "--model", "build", "--input-shape", "x:2", "--timeout", "20")
+    code, report = run_json(str(model), "--model", "build", "--input-shape", "x:2", "--timeout", "6")
     before = report["models"]["before"]
     assert before["status"] == "timeout"
-    assert before["message"] == "timed out after 20 s during build"
+    assert before["message"] == "timed out after 6 s during build"
     assert code == 2
 
 

@@ -14,9 +14,13 @@ from typing import Any
 
 import pytest
 
+from trtcodemod.verify import static
 from trtcodemod.verify.compare import OutputComparison
-from trtcodemod.verify.results import (ABSENT, BackendResult, Culprit, ExportCheck, ExportWarning, InputSets,
-                                       LatencyFigure, ModelSettings, ModelSummary, OriginalRun, VerifyReport)
+from trtcodemod.trt.issues import TrtIssue
+from trtcodemod.verify.diverge import Divergence
+from trtcodemod.verify.results import (ABSENT, BackendResult, Culprit, ExportCheck, ExportWarning, FailedNode,
+                                       GraphCheck, InputSets, LatencyFigure, ModelSettings, ModelSummary, OriginalRun,
+                                       VerifyReport)
 from trtcodemod.verify.rewrite import Fix
 from trtcodemod.verify.run import verify
 from trtcodemod.verify.spec import build_spec
@@ -37,6 +41,11 @@ ROW_KEYS = ["name", "exporter", "status", "reason", "max_abs_err", "max_rel_err"
 OUTPUT_KEYS = ["name", "shape", "dtype", "expected_shape", "expected_dtype", "max_abs_err", "max_rel_err", "passed",
                "problem", "exact_admitted"]
 SUMMARY_KEYS = ["status", "message", "stage", "seconds", "log_tail"]
+#: A graph's static check (``trt.inspect.summarize_graph``), and one that could not read its graph.
+GRAPH_KEYS = ["nodes", "ops", "opset", "target", "checked_against", "notes", "trt_issues"]
+GRAPH_ERROR_KEYS = ["nodes", "ops", "trt_issues", "error"]
+ISSUE_KEYS = ["op", "node", "reason", "source", "rule", "severity"]
+DIVERGENCE_KEYS = ["source", "node", "op", "max_abs_err", "lines_agreeing", "lines_compared", "dropped"]
 
 
 @pytest.fixture(scope="module")
@@ -67,11 +76,15 @@ def test_a_real_report_has_the_untyped_reports_keys_in_order(report: dict[str, A
     assert list(report["inputs"]) == ["names", "notes", "sets"]
     assert list(report["fixes"][0]) == ["rule", "path", "line", "message"]
     assert report["graphs"] == report["graphs_by_exporter"]["torchscript"]
+    assert [list(g) for g in report["graphs"].values()] == [GRAPH_KEYS, GRAPH_KEYS]
+    assert all(list(i) == ISSUE_KEYS for i in report["graphs"]["before"]["trt_issues"])
 
 
 def test_a_real_report_round_trips_through_the_types(report: dict[str, Any]) -> None:
     typed = VerifyReport.from_json(report)
     assert isinstance(typed.backends[0], BackendResult) and isinstance(typed.export_checks[0], ExportCheck)
+    before = typed.graphs_by_exporter["torchscript"]["before"]
+    assert isinstance(before, GraphCheck) and before.trt_issues and isinstance(before.trt_issues[0], TrtIssue)
     # The same text, so the same keys in the same order with the same values, nested included.
     assert json.dumps(typed.to_json(), indent=2) == json.dumps(report, indent=2)
     assert VerifyReport.from_json(typed.to_json()) == typed
@@ -94,8 +107,7 @@ SAMPLES: dict[type, tuple[Any, list[str]]] = {
     LatencyFigure: (_figure(1.5), ["median", "p90", "runs"]),
     ExportWarning: (ExportWarning("TracerWarning", "converting a tensor", "/m.py:3"), ["category", "message", "source"]),
     ExportCheck: (ExportCheck("after", "dynamo", False, True, [2], "baked", [ExportWarning("TracerWarning", "w", None)],
-                              {"op": "Gather", "node": "/g", "source": "/m.py:4"}, 2,
-                              {"source": "/m.py:5", "node": "/Add"}),
+                              FailedNode("/g", "Gather", "/m.py:4"), 2, Divergence("/m.py:5", "/Add")),
                   [*CHECK_KEYS[:7], "failed_node", "float64_admitted", "divergence"]),
     OriginalRun: (OriginalRun("ok", "fine", True), ["status", "reason", "passed"]),
     BackendResult: (BackendResult("onnxruntime-cpu", "torchscript", "ok", "why", 0.5, 0.25, True, _figure(1.0),
@@ -104,13 +116,18 @@ SAMPLES: dict[type, tuple[Any, list[str]]] = {
     InputSets: (InputSets(["x"], ["a note"], [{"x": [1, 3]}]), ["names", "notes", "sets"]),
     ModelSettings: (SETTINGS, MODEL_KEYS),
     Culprit: (Culprit("TRT401", True, "differs alone"), ["rule", "reproduces", "detail"]),
+    GraphCheck: (GraphCheck(5, {"If": 1, "Relu": 4}, [TrtIssue("If", "/If", "branches differ", "/m.py:3", "TRT101")],
+                            17, "8.5", "8.6", ["checked against 8.6"], "static check failed"),
+                 [*GRAPH_KEYS, "error"]),
+    FailedNode: (FailedNode("/Where_6", "Where", "/m.py:7"), ["node", "op", "source"]),
+    Divergence: (Divergence("/m.py:5", "/Add", "Add", 0.5, 2, 3, ["/m.py:4"]), DIVERGENCE_KEYS),
     VerifyReport: (VerifyReport(
         name="m", model=SETTINGS,
         version=2, exit_code=1, error="e", original_export_error="o", equivalent=True, problems=["p"],
         export_faithful={"before": True, "after": False}, export_checks=[ExportCheck("before", "torchscript")],
         models={"before": ModelSummary("ok", "", None, 0.5, "")}, inputs=InputSets(["x"], [], [{"x": [2]}]),
-        backends=[BackendResult("torch-cpu", None)], graphs={"before": {"nodes": 3}, "after": None},
-        graphs_by_exporter={"torchscript": {"before": {"nodes": 3}, "after": None}}, rules_applied=["TRT401"],
+        backends=[BackendResult("torch-cpu", None)], graphs={"before": GraphCheck(3, {}), "after": None},
+        graphs_by_exporter={"torchscript": {"before": GraphCheck(3, {}), "after": None}}, rules_applied=["TRT401"],
         fixes=[Fix("TRT401", "/m.py", 3, "squeeze")], rewrite_errors=["r"], culprit_rules=["TRT401"],
         culprits=[Culprit("TRT401", True, "d")], environment={"torch": "2"}, saved="/s", user_files=["/m.py"],
         original_exported=True, export_errors={"before": {"torchscript": None}}, export_tracebacks={"torchscript": []},
@@ -145,3 +162,6 @@ def test_a_key_not_there_yet_is_left_out_not_null() -> None:
     assert BackendResult("tensorrt", "torchscript", reason="no CUDA device").to_json()["before"] == {
         "status": None, "reason": None}
     assert VerifyReport.from_json({"name": "m"}).user_files is ABSENT
+    # A graph the static check could not read has an error and no opset, target or notes.
+    unread = static.check_onnx("/no/such/graph.onnx", "8.6")
+    assert list(unread.to_json()) == GRAPH_ERROR_KEYS and unread.nodes is None and unread.errors() == []

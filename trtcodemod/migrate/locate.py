@@ -69,13 +69,12 @@ def hostile_nodes(report: VerifyReport, side: str) -> list[Problem]:
     """The static TensorRT check's issues of ``side``'s graphs (errors and warnings)."""
     out = []
     for exporter, graphs in report.graphs_by_exporter.items():
-        for issue in ((graphs or {}).get(side) or {}).get("trt_issues", []):
-            path, line = _split(issue.get("source"))
-            helper = re.search(r"\(in (\w+), inserted by trtcodemod\)", issue.get("source") or "")
-            reason = issue.get("reason", "") + (f" (inside {helper.group(1)}, a helper trtcodemod inserted)"
-                                                 if helper else "")
-            out.append(Problem("hostile", path, line, issue.get("op", "?"), issue.get("rule"),
-                               reason, issue.get("severity", "error"), exporter))
+        graph = (graphs or {}).get(side)
+        for issue in graph.trt_issues if graph else []:
+            path, line = _split(issue.source)
+            helper = re.search(r"\(in (\w+), inserted by trtcodemod\)", issue.source or "")
+            reason = issue.reason + (f" (inside {helper.group(1)}, a helper trtcodemod inserted)" if helper else "")
+            out.append(Problem("hostile", path, line, issue.op, issue.rule, reason, issue.severity, exporter))
     return out
 
 
@@ -266,20 +265,20 @@ def unfaithful_graphs(report: VerifyReport, side: str) -> list[Problem]:
             continue
         op = FAILS_TO_RUN if "failed" in check.detail else "(wrong values)"
         path, line, message = *_split(None), check.detail
-        found = check.divergence or {}
-        refused = check.failed_node or {}
-        if refused.get("source"):
+        found = check.divergence or None
+        refused = check.failed_node or None
+        if refused and refused.source:
             # ONNX Runtime names the node it refuses: the line that made it is where to fix.
-            path, line = _split(refused["source"])
-            message += f"; ONNX Runtime refuses the {refused['op']} node {refused['node']!r} made at {refused['source']}"
-        elif found.get("source"):
-            dropped = found.get("dropped") or []
+            path, line = _split(refused.source)
+            message += f"; ONNX Runtime refuses the {refused.op} node {refused.node!r} made at {refused.source}"
+        elif found and found.source:
+            dropped = found.dropped
             # A line that ran torch calls and left no node is what the trace dropped: the cause,
             # where the first differing value is only where it shows.
-            path, line = _split(dropped[0] if dropped else found["source"])
-            message += (f"; the graph's values first differ from eager mode's at {found['source']} "
-                        f"({found['op']} node {found['node']!r}, max abs error {found['max_abs_err']:.3g}, after "
-                        f"{found['lines_agreeing']} line(s) that agree)")
+            path, line = _split(dropped[0] if dropped else found.source)
+            message += (f"; the graph's values first differ from eager mode's at {found.source} "
+                        f"({found.op} node {found.node!r}, max abs error {found.max_abs_err:.3g}, after "
+                        f"{found.lines_agreeing} line(s) that agree)")
             if dropped:
                 message += (f"; {', '.join(dropped)} ran torch calls that left no node in the graph: the trace "
                             f"dropped them (an in-place write through `.data`, a value changed behind the tracer)")

@@ -121,9 +121,8 @@ def side_state(report: VerifyReport, side: str) -> dict[str, Any]:
     if any(g for g in graphs):
         by_op = {}
         for graph in graphs:
-            for issue in (graph or {}).get("trt_issues", []):
-                if issue.get("severity", "error") == "error":
-                    by_op[issue["op"]] = by_op.get(issue["op"], 0) + 1
+            for issue in graph.errors() if graph else []:
+                by_op[issue.op] = by_op.get(issue.op, 0) + 1
     state = {"exported": exported, "faithful": report.export_faithful.get(side),
              "trt_errors": None if by_op is None else sum(by_op.values()), "trt_errors_by_op": by_op}
     # Faithful only with eager mode's own float32 error measured by a float64 run (verify.md): said.
@@ -338,7 +337,7 @@ def _find_divergence(original: VerifyReport, problems: list[Problem], session: V
         if check.faithful is not False or check.baked or "failed" in check.detail:
             continue
         check.divergence = session.divergence(check.exporter)  # a phase of its own (the session's step)
-        found = found or bool((check.divergence or {}).get("source"))
+        found = found or bool(check.divergence and check.divergence.source)
     return found
 
 

@@ -20,12 +20,10 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from trtcodemod.trt import support
+from trtcodemod.trt.issues import ERROR, WARNING, TrtIssue
 from trtcodemod.trt.shape_tensors import ShapeFlow, shape_inputs
 from trtcodemod.trt.source_map import node_source
 from trtcodemod.versions import TOPK_K_LIMIT, Version, format_version, since
-
-ERROR = "error"
-WARNING = "warning"
 
 #: ONNX op (or ATen fallback name) -> trtcodemod rules that remove it. The first is
 #: the default; checks pick another where the graph tells which construct it was.
@@ -106,24 +104,6 @@ _REDUCE_OPS = {
 # Ops a constant can flow through and stay constant; enough for what exporters emit
 # around pads, axes and K (e.g. torch's F.pad builds pads with a Slice chain).
 _FOLDABLE = {"Identity", "Cast", "Concat", "Unsqueeze", "Squeeze", "Reshape", "Transpose", "Slice", "ConstantOfShape"}
-
-
-@dataclass
-class TrtIssue:
-    """One reason TensorRT may reject or mishandle a node."""
-
-    op: str
-    node: str
-    reason: str
-    source: str | None = None
-    rule: str | None = None
-    severity: str = ERROR
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "op": self.op, "node": self.node, "reason": self.reason,
-            "source": self.source, "rule": self.rule, "severity": self.severity,
-        }
 
 
 def _op_label(node: onnx.NodeProto) -> str:

@@ -49,6 +49,11 @@ class Divergence:
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "Divergence":
+        return cls(data.get("source"), data.get("node"), data.get("op"), data.get("max_abs_err"),
+                   data.get("lines_agreeing", 0), data.get("lines_compared", 0), list(data.get("dropped", [])))
+
 
 def eager_values(model: Any, args: tuple[Any, ...], user: UserFiles) -> dict[tuple[str, int], list[Any]]:
     """``(file, line) -> tensor outputs`` (NumPy) of each torch call made at that user line."""

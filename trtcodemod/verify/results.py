@@ -11,9 +11,12 @@ refused its graph) holds :data:`ABSENT` until then and is left out of the JSON, 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
+
+from trtcodemod.trt.issues import ERROR, TrtIssue
 
 from .compare import OutputComparison
+from .diverge import Divergence
 from .rewrite import Fix
 
 REPORT_VERSION = 1
@@ -48,8 +51,16 @@ def _present(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return {key: value for key, value in pairs if value is not ABSENT}
 
 
-def _or_absent(data: dict[str, Any], key: str) -> Any:
-    return data[key] if key in data else ABSENT
+def _or_absent(data: dict[str, Any], key: str, read: Callable[[Any], Any] | None = None) -> Any:
+    """``data[key]`` (read by ``read`` unless None), or :data:`ABSENT` when the key is not there."""
+    if key not in data:
+        return ABSENT
+    return read(data[key]) if read is not None and data[key] is not None else data[key]
+
+
+def _json_of(value: Any) -> Any:
+    """A typed part's JSON; None and :data:`ABSENT` as they are."""
+    return value.to_json() if value is not None and value is not ABSENT else value
 
 
 @dataclass
@@ -89,6 +100,65 @@ class ExportWarning:
 
 
 @dataclass
+class GraphCheck:
+    """One graph's static TensorRT check (``static.check_onnx``): its size, op histogram and issues.
+
+    A check that could not load or read the graph has ``error`` and none of the keys from
+    ``opset`` to ``notes``.
+    """
+
+    nodes: int | None
+    ops: dict[str, int]
+    trt_issues: list[TrtIssue] = field(default_factory=list)
+    opset: int | None | Absent = ABSENT
+    target: str | Absent = ABSENT
+    #: The release of the support table the checks used (``notes`` says when it is not ``target``).
+    checked_against: str | Absent = ABSENT
+    notes: list[str] | Absent = ABSENT
+    error: str | Absent = ABSENT
+
+    def to_json(self) -> dict[str, Any]:
+        return _present([("nodes", self.nodes), ("ops", dict(self.ops)), ("opset", self.opset), ("target", self.target),
+                         ("checked_against", self.checked_against), ("notes", self.notes),
+                         ("trt_issues", [i.to_dict() for i in self.trt_issues]), ("error", self.error)])
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "GraphCheck":
+        issues = [TrtIssue.from_dict(i) for i in data.get("trt_issues", [])]
+        return cls(data.get("nodes"), dict(data.get("ops", {})), issues, _or_absent(data, "opset"),
+                   _or_absent(data, "target"), _or_absent(data, "checked_against"),
+                   _or_absent(data, "notes"), _or_absent(data, "error"))
+
+    def errors(self) -> list[TrtIssue]:
+        """The issues that block TensorRT (severity ``error``; warnings do not fail a run)."""
+        return [i for i in self.trt_issues if i.severity == ERROR]
+
+
+def _graphs_json(graphs: dict[str, GraphCheck | None]) -> dict[str, Any]:
+    return {side: _json_of(graph) for side, graph in graphs.items()}
+
+
+def _graphs_from_json(data: dict[str, Any]) -> dict[str, GraphCheck | None]:
+    return {side: None if graph is None else GraphCheck.from_json(graph) for side, graph in data.items()}
+
+
+@dataclass
+class FailedNode:
+    """The node an ONNX Runtime error names, and the user's line that made it (``static.failed_node``)."""
+
+    node: str
+    op: str
+    source: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"node": self.node, "op": self.op, "source": self.source}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "FailedNode":
+        return cls(data.get("node", ""), data.get("op", "?"), data.get("source"))
+
+
+@dataclass
 class ExportCheck:
     """Does one side's graph of one exporter (on ONNX Runtime CPU) reproduce its own model's eager
     outputs on every input set? ``faithful`` None: it could not be told."""
@@ -102,24 +172,26 @@ class ExportCheck:
     detail: str = ""
     warnings: list[ExportWarning] = field(default_factory=list)
     #: ONNX Runtime refused the graph: the node it names, placed at its line (``static.failed_node``).
-    failed_node: dict[str, Any] | None | Absent = ABSENT
+    failed_node: FailedNode | None | Absent = ABSENT
     #: Elements outside the tolerance that passed as eager mode's own float32 rounding.
     float64_admitted: int | Absent = ABSENT
     #: Where the graph's values first part from eager mode's (``migrate`` asks ``verify.diverge``).
-    divergence: dict[str, Any] | None | Absent = ABSENT
+    divergence: Divergence | None | Absent = ABSENT
 
     def to_json(self) -> dict[str, Any]:
         return _present([("side", self.side), ("exporter", self.exporter), ("faithful", self.faithful),
                          ("baked", self.baked), ("failing_sets", list(self.failing_sets)), ("detail", self.detail),
-                         ("warnings", [w.to_json() for w in self.warnings]), ("failed_node", self.failed_node),
-                         ("float64_admitted", self.float64_admitted), ("divergence", self.divergence)])
+                         ("warnings", [w.to_json() for w in self.warnings]),
+                         ("failed_node", _json_of(self.failed_node)), ("float64_admitted", self.float64_admitted),
+                         ("divergence", _json_of(self.divergence))])
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "ExportCheck":
         return cls(data.get("side", ""), data.get("exporter", ""), data.get("faithful"), data.get("baked", False),
                    list(data.get("failing_sets", [])), data.get("detail", ""),
-                   [ExportWarning.from_json(w) for w in data.get("warnings", [])], _or_absent(data, "failed_node"),
-                   _or_absent(data, "float64_admitted"), _or_absent(data, "divergence"))
+                   [ExportWarning.from_json(w) for w in data.get("warnings", [])],
+                   _or_absent(data, "failed_node", FailedNode.from_json), _or_absent(data, "float64_admitted"),
+                   _or_absent(data, "divergence", Divergence.from_json))
 
 
 @dataclass
@@ -275,8 +347,7 @@ class VerifyReport:
     """One model's verification: the original's side (``Verification.original``), and the
     rewritten model's compared with it once a rewrite was verified.
 
-    Per-side values are dicts keyed by side (``"before"``, ``"after"``); a graph's static
-    TensorRT check (``static.check_onnx``) and a divergence stay the plain dicts their modules make.
+    Per-side values are dicts keyed by side (``"before"``, ``"after"``).
     """
 
     name: str
@@ -295,8 +366,8 @@ class VerifyReport:
     inputs: InputSets | None = None
     backends: list[BackendResult] = field(default_factory=list)
     #: The first exporter's entry of ``graphs_by_exporter``.
-    graphs: dict[str, dict[str, Any] | None] = field(default_factory=_sides)
-    graphs_by_exporter: dict[str, dict[str, dict[str, Any] | None]] = field(default_factory=dict)
+    graphs: dict[str, GraphCheck | None] = field(default_factory=_sides)
+    graphs_by_exporter: dict[str, dict[str, GraphCheck | None]] = field(default_factory=dict)
     rules_applied: list[str] = field(default_factory=list)
     fixes: list[Fix] = field(default_factory=list)
     rewrite_errors: list[str] = field(default_factory=list)
@@ -324,8 +395,9 @@ class VerifyReport:
             ("export_faithful", dict(self.export_faithful)), ("export_checks", [c.to_json() for c in self.export_checks]),
             ("models", {role: m.to_json() for role, m in self.models.items()}),
             ("inputs", self.inputs.to_json() if self.inputs is not None else {}),
-            ("backends", [b.to_json() for b in self.backends]), ("graphs", self.graphs),
-            ("graphs_by_exporter", self.graphs_by_exporter), ("rules_applied", list(self.rules_applied)),
+            ("backends", [b.to_json() for b in self.backends]), ("graphs", _graphs_json(self.graphs)),
+            ("graphs_by_exporter", {e: _graphs_json(g) for e, g in self.graphs_by_exporter.items()}),
+            ("rules_applied", list(self.rules_applied)),
             ("fixes", [vars(f) for f in self.fixes]), ("rewrite_errors", list(self.rewrite_errors)),
             ("culprit_rules", list(self.culprit_rules)), ("culprits", [c.to_json() for c in self.culprits]),
             ("environment", self.environment), ("saved", self.saved), ("user_files", self.user_files),
@@ -344,7 +416,8 @@ class VerifyReport:
             models={role: ModelSummary.from_json(m) for role, m in (data.get("models") or {}).items()},
             inputs=InputSets.from_json(data.get("inputs") or {}),
             backends=[BackendResult.from_json(b) for b in data.get("backends", [])],
-            graphs=data.get("graphs") or _sides(), graphs_by_exporter=data.get("graphs_by_exporter") or {},
+            graphs=_graphs_from_json(data.get("graphs") or _sides()),
+            graphs_by_exporter={e: _graphs_from_json(g) for e, g in (data.get("graphs_by_exporter") or {}).items()},
             rules_applied=list(data.get("rules_applied", [])), fixes=[Fix(**f) for f in data.get("fixes", [])],
             rewrite_errors=list(data.get("rewrite_errors", [])), culprit_rules=list(data.get("culprit_rules", [])),
             culprits=[Culprit.from_json(c) for c in data.get("culprits", [])],

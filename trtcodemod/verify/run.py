@@ -19,6 +19,7 @@ from . import static
 from .backends import EAGER_BACKENDS, FAILED, GRAPH_BACKENDS, OK, SKIPPED, BackendRun, availability
 from .compare import OutputComparison, compare_outputs, finite_or_none, worst
 from .culprits import find_culprits
+from .diverge import Divergence
 from .results import (BackendResult, Culprit, ExportCheck, ExportWarning, InputSets, LatencyFigure, ModelSettings,
                       ModelSummary, OriginalRun, VerifyReport)
 from .rewrite import Fixer, RewrittenTree, SourceLayout, locate, rewrite_copy
@@ -408,7 +409,7 @@ class Verification:
             return None
         return self._before.onnx_path(exporter)
 
-    def divergence(self, exporter: str) -> dict[str, Any] | None:
+    def divergence(self, exporter: str) -> Divergence | None:
         """Where the original's graph of ``exporter`` first computes other values than the model on
         the traced input set (``verify.diverge``): in a worker; None when it could not tell."""
         path = self.original_onnx(exporter)
@@ -416,7 +417,8 @@ class Verification:
             return None
         side = _run_model(self.ctx, "divergence", self.layout, exporters=(), timing=False, out_dir=self.ctx.work,
                           diverge={"onnx_path": path, "atol": self.ctx.spec.atol, "rtol": self.ctx.spec.rtol})
-        return side.outcome.data.get("divergence") if side.outcome.status == "ok" else None
+        found = side.outcome.data.get("divergence") if side.outcome.status == "ok" else None
+        return Divergence.from_json(found) if found is not None else None
 
     def verify(self, fixer: Fixer | None = None, *, extra_files: tuple[Path, ...] = (),
                verified_next: bool = False) -> VerifyReport:
@@ -575,7 +577,7 @@ def _rewritten(ctx: _Ctx, report: VerifyReport, before: SideResult, layout: Sour
         # What the rewrite is for: the rewritten model exports where the original could not. Its
         # graphs are still compared with the original's eager outputs, so the verdict stands.
         report.original_export_error = why
-    trt_errors = [i for e in spec.exporters for i in static.errors(report.graphs_by_exporter[e]["after"])]
+    trt_errors = [i for e in spec.exporters if (g := report.graphs_by_exporter[e]["after"]) for i in g.errors()]
     failed_after = [r for r in rows if r.status == FAILED]
     report.exit_code = 0 if report.equivalent and not trt_errors and not failed_after else 1
 

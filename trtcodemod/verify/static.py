@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
+from .results import FailedNode, GraphCheck
+
 Mapper = Callable[[str | None], str | None]
 
 
@@ -15,8 +17,8 @@ def _summarizer() -> Callable[..., dict[str, Any]]:
 
 
 def check_onnx(path: str, target: str, map_location: Mapper | None = None,
-               helper_at: Callable[[Any], str | None] | None = None) -> dict[str, Any]:
-    """``{"nodes", "ops", "trt_issues": [...], ...}`` for one ONNX file; ``error`` if the check failed.
+               helper_at: Callable[[Any], str | None] | None = None) -> GraphCheck:
+    """Node count, op histogram and TensorRT issues of one ONNX file; ``error`` if the check failed.
 
     ``helper_at`` names the inserted helper a frame runs in (a rewritten model): a node made
     inside one is placed at the user's line that called it (``source_map.node_source``).
@@ -26,18 +28,18 @@ def check_onnx(path: str, target: str, map_location: Mapper | None = None,
     try:
         model = onnx.load(path, load_external_data=False)
     except Exception as exc:  # noqa: BLE001
-        return {"nodes": None, "ops": {}, "trt_issues": [], "error": f"cannot load {path}: {exc}"}
+        return GraphCheck(None, {}, error=f"cannot load {path}: {exc}")
     try:
         from trtcodemod.trt.source_map import record_sources
 
         sources = record_sources(model, helper_at)
-        summary = dict(_summarizer()(model, target, sources=sources))
+        summary = GraphCheck.from_json(dict(_summarizer()(model, target, sources=sources)))
     except Exception as exc:  # noqa: BLE001 - a checker bug must not hide the numeric result
-        return {"nodes": len(model.graph.node), "ops": _ops(model), "trt_issues": [],
-                "error": f"static check failed: {type(exc).__name__}: {exc}"}
+        return GraphCheck(len(model.graph.node), _ops(model),
+                          error=f"static check failed: {type(exc).__name__}: {exc}")
     if map_location is not None:
-        for issue in summary.get("trt_issues", []):
-            issue["source"] = map_location(issue.get("source"))
+        for issue in summary.trt_issues:
+            issue.source = map_location(issue.source)
     return summary
 
 
@@ -48,28 +50,20 @@ def _ops(model: Any) -> dict[str, int]:
     return dict(sorted(counts.items()))
 
 
-def errors(summary: dict[str, Any] | None) -> list[dict[str, Any]]:
-    """The issues that block TensorRT (severity ``error``; warnings do not fail a run)."""
-    if not summary:
-        return []
-    return [i for i in summary.get("trt_issues", []) if i.get("severity", "error") == "error"]
-
-
 #: How ONNX Runtime names the node it refuses: at load (shape inference) and at run time.
 _FAILED_NODE = (re.compile(r"Node \((?P<name>[^)]*)\) Op \((?P<op>\w+)\)"),
                 re.compile(r"running (?P<op>\w+) node\. Name:'(?P<name>[^']*)'"))
 
 
 def failed_node(path: str | None, error: str | None, map_location: Mapper | None = None,
-                helper_at: Callable[[Any], str | None] | None = None) -> dict[str, Any] | None:
+                helper_at: Callable[[Any], str | None] | None = None) -> FailedNode | None:
     """The node an ONNX Runtime error names (``Node (/Where_6) Op (Where) [ShapeInferenceError]
-    ...``) and the user's line that made it: ``{"node", "op", "source"}``, or None when the
-    error names no node. A graph refused at load has no outputs to compare, so this is the only
-    line it can be placed at."""
+    ...``) and the user's line that made it, or None when the error names no node. A graph
+    refused at load has no outputs to compare, so this is the only line it can be placed at."""
     match = next((m for m in (p.search(error or "") for p in _FAILED_NODE) if m), None)
     if match is None:
         return None
-    found = {"node": match["name"], "op": match["op"], "source": None}
+    found = FailedNode(match["name"], match["op"])
     if not path:
         return found
     try:
@@ -82,5 +76,5 @@ def failed_node(path: str | None, error: str | None, map_location: Mapper | None
         source = node_source(node, helper_at) if node is not None else None
     except Exception:  # noqa: BLE001 - a graph we cannot read again names no line
         return found
-    found["source"] = map_location(source) if map_location is not None and source else source
+    found.source = map_location(source) if map_location is not None and source else source
     return found
