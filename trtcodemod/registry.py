@@ -45,6 +45,8 @@ RULE_MODULES: tuple[str, ...] = (
     "split_by_size",
     "tensor_split",
     "cumulative_extreme",
+    "angle_conversion",
+    "affine_grid",
 )
 
 

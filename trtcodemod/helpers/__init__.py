@@ -32,7 +32,7 @@ import libcst as cst
 #: Modules of this package holding helpers; each function named ``_trt_*`` is one.
 HELPER_MODULES: tuple[str, ...] = (
     "onnx_export", "atan2", "unique", "indexing", "padding", "pooling", "assignment", "detection", "copying",
-    "sizes", "tracing", "interpolate", "sizes_tensor", "isin", "splitting", "cumulative",
+    "sizes", "tracing", "interpolate", "sizes_tensor", "isin", "splitting", "cumulative", "angles", "affine",
 )
 
 RESERVED_PREFIX = "_trt_"

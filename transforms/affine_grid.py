@@ -1,0 +1,88 @@
+"""``F.affine_grid`` (TRT309): no ONNX symbolic before opset 20, no TensorRT AffineGrid; a base grid
+times the affine matrices.
+
+The rewrite calls an inserted helper (``trtcodemod/helpers/affine.py``) that is ``F.affine_grid``
+outside an export and, while exporting a 2-D grid, PyTorch's own construction of it.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from trtcodemod.astutil import argument, has_star_args
+from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
+from trtcodemod.transforms._op_calls import in_inserted_helper
+
+HELPER = "_trt_affine_grid"
+_FUNCTION = "torch.nn.functional.affine_grid"
+
+
+class AffineGrid(Rule):
+    needs_text = (b"affine_grid",)
+    info = RuleInfo(
+        id="TRT309",
+        name="affine-grid",
+        summary="`F.affine_grid` does not export before opset 20 and TensorRT has no AffineGrid; build the base grid "
+                "and multiply",
+        doc="""\
+What it finds: `F.affine_grid(theta, size, align_corners=...)` (any import alias of
+`torch.nn.functional.affine_grid`), arguments by position or keyword. A `size` written out with
+five entries (a volumetric grid) and unpacked arguments are reported without a fix.
+
+Why it hurts: the TorchScript exporter has no symbolic for `aten::affine_grid_generator` before
+opset 20 (torch 2.13; `verify` and `migrate` export at 17): `torch.onnx.export` stops with
+`UnsupportedOperatorError`. At opset 20 and later it exports as ONNX `AffineGrid`, which no
+TensorRT release parses. Spatial transformer networks and kornia's patch extraction
+(`kornia/feature/laf.py`, `extract_patches_from_pyramid`, behind SIFT and KeyNet-AffNet-HardNet)
+build their sampling grids this way before `F.grid_sample`.
+
+The rewrite: `F.affine_grid(...)` → `_trt_affine_grid(...)`, the same arguments. Outside
+`torch.onnx.export` it is `F.affine_grid` itself. While exporting a 2-D grid (`size` of four,
+`theta` floating of shape `(N, 2, 3)`) it builds the grid as PyTorch does: `x` and `y` from
+`linspace(-1, 1, n)` (times `(n - 1) / n` without `align_corners`; 0 for one step), a base grid of
+`(x, y, 1)`, and `bmm` with `theta` transposed, so the graph holds Range, Mul, Div, Expand, Concat
+and MatMul, which TensorRT parses. A size that is not positive raises F.affine_grid's `ValueError`;
+a 5-D size or another theta keeps `F.affine_grid`.
+
+Fix safety: safe. Eager, `torch.jit.script`, `torch.fx`, `torch.compile` and `torch.export` run
+`F.affine_grid` itself (values, gradients, errors and the warning for `align_corners=None`). The
+exported graph's values are the same construction; the exporter writes `linspace` as a range
+times a step, which rounds otherwise than PyTorch's two-sided `linspace` (measured within 5e-7 in
+float32 on grids up to 32 x 32).
+
+TensorRT versions: all (the export fails, or gives AffineGrid, before TensorRT is involved).""",
+        fix=Safety.SAFE,
+        examples=(
+            Example(
+                "def sample(img, theta, ps):\n"
+                "    grid = F.affine_grid(theta, [theta.shape[0], img.shape[1], ps, ps], align_corners=False)\n"
+                "    return F.grid_sample(img, grid, align_corners=False)\n",
+                "def sample(img, theta, ps):\n"
+                "    grid = _trt_affine_grid(theta, [theta.shape[0], img.shape[1], ps, ps], align_corners=False)\n"
+                "    return F.grid_sample(img, grid, align_corners=False)\n",
+            ),
+            Example("grid = F.affine_grid(theta, [n, c, d, h, w], align_corners=True)\n"),
+        ),
+        references=(
+            "https://pytorch.org/docs/stable/generated/torch.nn.functional.affine_grid.html",
+            "https://onnx.ai/onnx/operators/onnx__AffineGrid.html",
+            "https://github.com/onnx/onnx-tensorrt/blob/main/docs/operators.md",
+        ),
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if in_inserted_helper(self) or not self.context.refers_to(node.func, _FUNCTION):
+            return
+        message = ("the TorchScript exporter cannot convert `F.affine_grid` (aten::affine_grid_generator) before "
+                   "opset 20, and TensorRT parses no AffineGrid")
+        size = argument(node, 1, "size")
+        volumetric = size is not None and type(size.value) in (cst.List, cst.Tuple) and len(size.value.elements) == 5
+        if has_star_args(node) or argument(node, 0, "theta") is None or size is None or volumetric:
+            self.report(node, f"{message}; build the base grid and multiply by theta (not rewritten: a volumetric "
+                        "grid or unpacked arguments)")
+            return
+        self.report(node, f"{message}; build the base grid and multiply by theta while exporting (`F.affine_grid` "
+                    "otherwise)", Fix({node: node.with_changes(func=cst.Name(HELPER))}, helpers=(HELPER,)))
+
+
+RULES = (AffineGrid,)

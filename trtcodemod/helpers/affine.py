@@ -1,0 +1,50 @@
+"""``F.affine_grid`` exported as a base grid times the affine matrices.
+
+The TorchScript exporter has no symbolic for ``aten::affine_grid_generator`` before opset 20
+(torch 2.13 exports at 17), and TensorRT parses no ``AffineGrid`` at any opset. PyTorch builds
+the grid itself from simpler operators (``AffineGridGenerator.cpp``): a base grid of ``(x, y,
+1)`` with ``x`` and ``y`` from ``linspace(-1, 1, n)`` (scaled by ``(n - 1) / n`` without
+``align_corners``, and 0 for a single step), multiplied by each ``theta`` transposed. The helper
+does the same operations in the same order (``linspace``, ``*``, ``/``, ``bmm``), so the graph
+holds ops TensorRT parses: Range (``linspace``), Mul, Div, Expand, Concat, MatMul.
+``_trt_affine_grid`` is ``F.affine_grid`` itself everywhere except inside ``torch.onnx.export``,
+and there too for what it does not take (5-D sizes, a theta of another shape or type), so
+those errors stay torch's; a size that is not positive raises its ValueError.
+"""
+
+import torch
+
+from trtcodemod.helpers.onnx_export import _trt_onnx_exporting
+
+
+def _trt_affine_grid(theta, size, align_corners=None):
+    """``F.affine_grid(theta, size, align_corners)``; while exporting a 2-D grid, the base grid
+    times ``theta`` transposed, as PyTorch computes it."""
+    if (not torch.jit.is_scripting() and _trt_onnx_exporting() and isinstance(theta, torch.Tensor)
+            and theta.is_floating_point() and theta.dim() == 3 and theta.shape[-2] == 2 and theta.shape[-1] == 3
+            and len(size) == 4):
+        if any(isinstance(s, int) and s <= 0 for s in size):
+            raise ValueError(f"Expected non-zero, positive output size. Got {size}")  # as F.affine_grid
+        return _trt_affine_grid_2d(theta, size, bool(align_corners))
+    return torch.nn.functional.affine_grid(theta, size, align_corners=align_corners)
+
+
+def _trt_affine_grid_2d(theta, size, align_corners: bool):
+    """The ``(N, H, W, 2)`` grid of ``theta`` ``(N, 2, 3)`` for ``size`` ``(N, C, H, W)``."""
+    n, height, width = size[0], size[2], size[3]
+    xs = _trt_linspace_from_neg_one(theta, width, align_corners)
+    ys = _trt_linspace_from_neg_one(theta, height, align_corners)
+    ones = torch.ones(height, width, 1, dtype=theta.dtype, device=theta.device)
+    base = torch.cat([xs.reshape(1, -1, 1).expand(height, width, 1) * ones,
+                      ys.reshape(-1, 1, 1).expand(height, width, 1) * ones, ones], dim=-1)
+    grid = base.reshape(1, height * width, 3).expand(n, height * width, 3).bmm(theta.transpose(1, 2))
+    return grid.reshape(n, height, width, 2)
+
+
+def _trt_linspace_from_neg_one(theta, steps, align_corners: bool):
+    """PyTorch's ``linspace_from_neg_one``: ``steps`` points over [-1, 1], pulled in by
+    ``(steps - 1) / steps`` without ``align_corners``, and ``[0]`` for one step."""
+    if steps <= 1:
+        return torch.zeros(1, dtype=theta.dtype, device=theta.device)
+    points = torch.linspace(-1, 1, steps, dtype=theta.dtype, device=theta.device)
+    return points if align_corners else points * (steps - 1) / steps
