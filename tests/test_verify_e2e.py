@@ -419,3 +419,34 @@ def test_wrapper_model_file_gets_its_imported_module_rewritten() -> None:
                             "--dynamic-axes", '{"feats": {"0": "batch", "2": "height", "3": "width"}}')
     assert [(Path(f["path"]).name, f["rule"]) for f in report["fixes"]] == [("anchor_head.py", "TRT401")]
     assert report["graphs"]["after"]["trt_issues"] == [] and code == 0
+
+
+TWO_MISSING_OPS = """
+import torch
+from torch import nn
+
+
+class Heading(nn.Module):
+    def forward(self, x):
+        degrees = torch.rad2deg(x)
+        peak = torch.cummax(degrees.long(), dim=1)[0]
+        if x.shape[1] > 4:  # a size test no rule takes: the trace keeps the example's branch
+            peak = peak * 2
+        return peak
+
+
+def inputs(generator):
+    return (torch.randn(2, 4, generator=generator),)
+"""
+
+
+def test_a_rule_is_not_blamed_for_an_export_the_original_could_not_make_either(tmp_path: Path) -> None:
+    """Two operators that do not export, each a safe rule's: each rule alone still leaves the other,
+    so its export fails, as the original's did. That is no evidence against it; the difference at
+    other sizes comes from the baked `if`, which neither rule touched."""
+    model = tmp_path / "heading.py"
+    model.write_text(TWO_MISSING_OPS)
+    code, report = run_json(str(model), "--model", "Heading", "--inputs", "inputs", "--runs", "1", "--warmup", "0",
+                            "--backends", "torch-cpu,onnxruntime-cpu", "--dynamic-axes", '{"x": {"1": "n"}}')
+    assert sorted(report["rules_applied"]) == ["TRT307", "TRT308"] and report["equivalent"] is False
+    assert report["culprit_rules"] == [], report["culprits"]
