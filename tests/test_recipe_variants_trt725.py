@@ -101,3 +101,23 @@ def test_eager_mode_is_unchanged_bit_for_bit(migrated) -> None:
     _, shapes = VARIANTS[migrated["name"]]
     sets = resize_eager_sets(migrated["module"], shapes, 2)
     assert_eager_unchanged(migrated["original"], migrated["rewritten"], sets)
+
+
+def test_dinov2s_attribute_defaulting_to_false_is_left_to_trt727_whose_helper_antialiases(tmp_path: Path) -> None:
+    """From the code alone DINOv2's ``interpolate_antialias`` defaults to False (the hub passes True
+    from another file): TRT725 leaves it; TRT727 takes the literal bicubic call, and the same helper
+    exports the antialiased weights when the attribute is True at run time."""
+    path = HERE / "dinov2_interpolate_antialias.py"
+    assert rules_found(path.read_text(), select=("TRT725",)) == []
+    variant = rewritten_variant(path, "TRT727", tmp_path)
+    assert "patch_pos_embed = _trt_interpolate(\n" in variant["source"]
+    assert variant["original"].interpolate_antialias is True
+    shapes = [(1, 3, 20, 20), (3, 3, 40, 8), (1, 3, 4, 4)]
+    for dynamo in (False, True):
+        graph = exported_graph(variant["rewritten"], variant["module"], tmp_path / f"dinov2_{dynamo}.onnx", dynamo)
+        assert "Resize" not in {n.op_type for n in graph.graph.node}, dynamo
+        assert not [i for i in check_graph(graph) if i.severity == "error"], dynamo
+        assert_graph_near_eager(graph, variant["original"], resize_input_sets(variant["module"], shapes, 1), 1e-5,
+                                f"dynamo={dynamo}")
+    sets = resize_eager_sets(variant["module"], shapes, 2)
+    assert_eager_unchanged(variant["original"], variant["rewritten"], sets)
