@@ -89,6 +89,55 @@ def test_a_literal_bicubic_mode_with_a_defaulted_antialias_is_not_claimed_twice(
     assert rules_found(code, select=("TRT725", "TRT727")) == ["TRT725"]
 
 
+ATTRIBUTES = '''
+import torch.nn.functional as F
+from torch import nn
+
+
+class Embeds(nn.Module):
+    def __init__(self, pos_embed_antialias: bool = True, interpolate_antialias=False, rebound=True, twice=True):
+        super().__init__()
+        self.pos_embed_antialias = pos_embed_antialias
+        self.fixed = True
+        self.interpolate_antialias = interpolate_antialias
+        rebound = rebound and twice
+        self.rebound = rebound
+        self.twice = twice
+
+    def forward(self, x, other):
+        def inner(size):
+            return F.interpolate(x, size=size, mode="bilinear", antialias=self.pos_embed_antialias)
+        a = inner((4, 4))
+        b = F.interpolate(x, size=(3, 3), mode="bilinear", antialias=self.fixed)
+        c = F.interpolate(x, size=(3, 3), mode="bicubic", antialias=self.interpolate_antialias)
+        d = F.interpolate(x, size=(3, 3), mode="bilinear", antialias=self.rebound)
+        e = F.interpolate(x, size=(3, 3), mode="bilinear", antialias=self.twice)
+        f = F.interpolate(x, size=(3, 3), mode="bilinear", antialias=other.fixed)
+        return a, b, c, d, e, f
+
+    def set_twice(self, value):
+        self.twice = value
+'''
+
+
+def test_an_attribute_the_class_stores_once_as_true_or_from_a_default_of_true() -> None:
+    """timm's NaFlexViT: ``antialias=self.pos_embed_antialias``, stored once in ``__init__`` from a
+    parameter defaulting to True, is taken (also inside a nested function), as is an attribute set
+    to True. Left: DINOv2's ``interpolate_antialias`` (default False; its literal bicubic mode is
+    TRT727's, whose helper antialiases by the value at run time), a rebound parameter, an attribute
+    stored twice, another object's attribute."""
+    assert rules_found(ATTRIBUTES, select=("TRT725",)) == ["TRT725", "TRT725"]
+    after = strip_helpers(rewrite(ATTRIBUTES, unsafe=True, select=("TRT725",)))
+    assert 'return _trt_interpolate(x, size=size, mode="bilinear", antialias=self.pos_embed_antialias)' in after
+    assert 'b = _trt_interpolate(x, size=(3, 3), mode="bilinear", antialias=self.fixed)' in after
+    for kept in ('c = F.interpolate(x, size=(3, 3), mode="bicubic", antialias=self.interpolate_antialias)',
+                 'd = F.interpolate(x, size=(3, 3), mode="bilinear", antialias=self.rebound)',
+                 'e = F.interpolate(x, size=(3, 3), mode="bilinear", antialias=self.twice)',
+                 'f = F.interpolate(x, size=(3, 3), mode="bilinear", antialias=other.fixed)'):
+        assert kept in after, kept
+    assert rules_found(ATTRIBUTES, select=("TRT727",)) == ["TRT727"]  # c only
+
+
 @pytest.fixture(scope="module")
 def modules(tmp_path_factory):
     before = import_source(SOURCE, tmp_path_factory.mktemp("before"))

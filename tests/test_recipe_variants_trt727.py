@@ -15,13 +15,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import onnx
 import pytest
 import torch
-from safety import assert_same_run, run_once
-from support import rules_found
-from variant_models import export_variant, export_variant_dynamo, input_names, rewritten_variant
+from variant_models import (assert_eager_unchanged, assert_graph_near_eager, assert_unsafe_rewrite, exported_graph,
+                            resize_eager_sets, resize_input_sets, rewritten_variant)
 
 from trtcodemod.trt.check import check_graph
 
@@ -45,15 +43,6 @@ VARIANTS: dict[str, tuple[tuple[str, ...], list[tuple[int, ...]]]] = {
 }
 
 
-def _export(model: torch.nn.Module, module, path: Path, dynamo: bool) -> onnx.ModelProto:
-    example = module.inputs(torch.Generator().manual_seed(0))
-    if dynamo:
-        export_variant_dynamo(model, example, module.DYNAMIC, path)
-    else:
-        export_variant(model, example, module.DYNAMIC, path, path.parent)
-    return onnx.load(str(path))
-
-
 def _cubic(model: onnx.ModelProto) -> list[str]:
     """The graph check's TRT727 findings (a cubic Resize)."""
     return [i.op for i in check_graph(model) if i.rule == "TRT727"]
@@ -64,7 +53,7 @@ def migrated(request, tmp_path_factory) -> dict:
     """The variant, the rewritten model, and both models exported with both exporters."""
     folder = tmp_path_factory.mktemp(request.param)
     variant = rewritten_variant(HERE / f"{request.param}.py", "TRT727", folder)
-    graphs = {(kind, dynamo): _export(variant[kind], variant["module"], folder / f"{kind}_{dynamo}.onnx", dynamo)
+    graphs = {(kind, dynamo): exported_graph(variant[kind], variant["module"], folder / f"{kind}_{dynamo}.onnx", dynamo)
               for kind in ("original", "rewritten") for dynamo in (False, True)}
     return dict(variant, graphs=graphs)
 
@@ -76,43 +65,20 @@ def test_the_original_exports_a_cubic_resize(migrated) -> None:
 
 def test_the_rule_rewrites_every_bicubic_call_from_the_code_alone(migrated) -> None:
     fragments, _ = VARIANTS[migrated["name"]]
-    for fragment in fragments:
-        assert fragment in migrated["source"], migrated["source"]
-    assert rules_found(migrated["source"], select=("TRT727",)) == []  # no bicubic call left
-    assert migrated["safe_only"] == migrated["path"].read_text()  # unsafe: not without --unsafe
+    assert_unsafe_rewrite(migrated, fragments, "TRT727")  # no bicubic call left; nothing without --unsafe
 
 
 def test_the_rewritten_graphs_have_no_cubic_resize_and_follow_other_sizes(migrated) -> None:
-    import onnxruntime as ort
-
     _, shapes = VARIANTS[migrated["name"]]
-    generator = torch.Generator().manual_seed(1)
-    example = migrated["module"].inputs(torch.Generator().manual_seed(0))[0]
-    sets = {"example": example, **{f"size {s}": torch.randn(s, generator=generator) for s in shapes},
-            "zeros": torch.zeros_like(example), "negatives": -example.abs() - 1}
+    sets = resize_input_sets(migrated["module"], shapes, 1)
     for dynamo in (False, True):
         graph = migrated["graphs"][("rewritten", dynamo)]
         assert not any(n.op_type == "Resize" and any(a.s == b"cubic" for a in n.attribute) for n in graph.graph.node)
         assert not [i for i in check_graph(graph) if i.severity == "error"], dynamo
-        session = ort.InferenceSession(graph.SerializeToString(), providers=["CPUExecutionProvider"])
-        for label, x in sets.items():
-            with torch.no_grad():
-                want = migrated["original"](x).numpy()
-            [got] = session.run(None, {input_names(migrated["original"])[0]: x.numpy()})
-            scale = max(float(np.abs(want).max(initial=0.0)), 1.0)
-            assert got.shape == want.shape, (dynamo, label, got.shape, want.shape)
-            assert np.allclose(got, want, rtol=0, atol=1e-5 * scale), (dynamo, label, np.abs(got - want).max())
+        assert_graph_near_eager(graph, migrated["original"], sets, 1e-5, f"dynamo={dynamo}")
 
 
 def test_eager_mode_is_unchanged_bit_for_bit(migrated) -> None:
     _, shapes = VARIANTS[migrated["name"]]
-    generator = torch.Generator().manual_seed(2)
-    example = migrated["module"].inputs(torch.Generator().manual_seed(0))[0]
-    special = example.clone().flatten()
-    special[:3] = torch.tensor([float("inf"), float("nan"), -float("inf")])
-    sets = [example, *(torch.randn(s, generator=generator) for s in shapes), torch.zeros_like(example),
-            special.reshape(example.shape), torch.randn(2, 3)]  # a wrong rank raises alike
-    for x in sets:
-        for given in (x, x.clone().requires_grad_()):
-            assert_same_run(run_once(migrated["original"], [given]), run_once(migrated["rewritten"], [given]),
-                            context=f"{migrated['name']} {tuple(x.shape)}")
+    sets = resize_eager_sets(migrated["module"], shapes, 2)
+    assert_eager_unchanged(migrated["original"], migrated["rewritten"], sets)

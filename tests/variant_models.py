@@ -181,3 +181,63 @@ def rewritten_variant(path: Path, rule: str, folder: Path, target: str | None = 
     rewritten.load_state_dict(original.state_dict())
     return dict(name=path.stem, path=path, module=module, original=original, rewritten=rewritten, source=source,
                 safe_only=rewrite(False))
+
+
+def resize_input_sets(module: ModuleType, shapes: list[tuple[int, ...]], seed: int) -> dict[str, torch.Tensor]:
+    """Finite inputs for a one-input resize variant: its example, random tensors at ``shapes``,
+    zeros and negatives."""
+    generator = torch.Generator().manual_seed(seed)
+    example = module.inputs(torch.Generator().manual_seed(0))[0]
+    return {"example": example, **{f"size {s}": torch.randn(s, generator=generator) for s in shapes},
+            "zeros": torch.zeros_like(example), "negatives": -example.abs() - 1}
+
+
+def assert_graph_near_eager(graph, model: torch.nn.Module, sets: dict[str, torch.Tensor], relative: float,
+                            context: str) -> None:
+    """ONNX Runtime on ``graph`` (an ONNX ModelProto with one input and one output) gives eager
+    mode's output on every set: the same shape, values within ``relative`` times the largest
+    magnitude (at least 1), as an unsafe rule that sums in another order states its tolerance."""
+    session = ort.InferenceSession(graph.SerializeToString(), providers=["CPUExecutionProvider"])
+    for label, x in sets.items():
+        with torch.no_grad():
+            want = model(x).numpy()
+        [got] = session.run(None, {input_names(model)[0]: x.numpy()})
+        scale = max(float(np.abs(want).max(initial=0.0)), 1.0)
+        assert got.shape == want.shape, (context, label, got.shape, want.shape)
+        assert np.allclose(got, want, rtol=0, atol=relative * scale), (context, label, np.abs(got - want).max())
+
+
+def resize_eager_sets(module: ModuleType, shapes: list[tuple[int, ...]], seed: int) -> dict[str, tuple]:
+    """Input sets (one tensor each) for comparing eager runs of a resize variant: the example,
+    random tensors at ``shapes``, zeros, inf/-inf/NaN, and a wrong rank (which must raise alike)."""
+    generator = torch.Generator().manual_seed(seed)
+    example = module.inputs(torch.Generator().manual_seed(0))[0]
+    special = example.clone().flatten()
+    special[:3] = torch.tensor([float("inf"), float("nan"), -float("inf")])
+    return {"example": (example,), **{f"size {s}": (torch.randn(s, generator=generator),) for s in shapes},
+            "zeros": (torch.zeros_like(example),), "inf-nan": (special.reshape(example.shape),),
+            "wrong rank": (torch.randn(2, 3),)}
+
+
+def assert_unsafe_rewrite(variant: dict, fragments: tuple[str, ...], rule: str) -> None:
+    """``rule`` rewrote the variant (from ``rewritten_variant``) with ``fragments`` in the new code,
+    left nothing of its own to find there, and changed nothing without ``--unsafe``."""
+    from support import rules_found
+
+    for fragment in fragments:
+        assert fragment in variant["source"], variant["source"]
+    assert rules_found(variant["source"], select=(rule,)) == []
+    assert variant["safe_only"] == variant["path"].read_text()
+
+
+def exported_graph(model: torch.nn.Module, module: ModuleType, path: Path, dynamo: bool):
+    """``model`` exported at the variant's example with its dynamic axes (``export_variant`` or
+    ``export_variant_dynamo``), loaded as an ONNX ModelProto."""
+    import onnx
+
+    example = module.inputs(torch.Generator().manual_seed(0))
+    if dynamo:
+        export_variant_dynamo(model, example, module.DYNAMIC, path)
+    else:
+        export_variant(model, example, module.DYNAMIC, path, path.parent)
+    return onnx.load(str(path))

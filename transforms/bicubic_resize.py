@@ -14,6 +14,7 @@ import libcst as cst
 
 from trtcodemod.astutil import argument, bound_names, is_true, walk
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety, spelled
+from trtcodemod.transforms._attribute_config import class_writes
 from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
 
 HELPER = "_trt_interpolate"
@@ -29,27 +30,53 @@ def _is_bicubic(arg: cst.Arg | None) -> bool:
 
 
 def antialiased(call: cst.Call, scopes: list[cst.CSTNode]) -> str | None:
-    """How an ``F.interpolate`` call is known to antialias: ``antialias=True`` written out, or
-    the enclosing function's parameter that defaults to True and is never rebound (timm's
-    ``resample_abs_pos_embed(..., antialias: bool = True)``); None otherwise."""
+    """How an ``F.interpolate`` call is known to antialias: ``antialias=True`` written out; the
+    enclosing function's parameter that defaults to True and is never rebound (timm's
+    ``resample_abs_pos_embed(..., antialias: bool = True)``); or ``self.<attr>`` that its class
+    stores once, as True or as such a parameter of ``__init__`` (timm's NaFlexViT
+    ``self.pos_embed_antialias``); None otherwise."""
     arg = argument(call, 6, "antialias")
     if arg is None:
         return None
     if is_true(arg.value):
         return "`antialias=True`"
+    if type(arg.value) is cst.Attribute:
+        return _configured_true(arg.value, scopes)
     if type(arg.value) is not cst.Name:
         return None
     name = arg.value.value
     function = next((scope for scope in reversed(scopes) if type(scope) is cst.FunctionDef), None)
-    if function is None:
+    if function is None or not _defaults_to_true(function, name):
         return None
+    return f"`antialias={name}`, a parameter that defaults to True"
+
+
+def _configured_true(value: cst.Attribute, scopes: list[cst.CSTNode]) -> str | None:
+    """``self.<attr>`` when the innermost class stores it exactly once: True, or an ``__init__``
+    parameter that defaults to True and is never rebound there. A value stored in several places,
+    a default of False (DINOv2's ``interpolate_antialias``) or a value from elsewhere: None."""
+    if type(value.value) is not cst.Name or value.value.value != "self":
+        return None
+    cls = next((scope for scope in reversed(scopes) if type(scope) is cst.ClassDef), None)
+    writes = class_writes(cls, value.attr.value) if cls is not None else []
+    if len(writes) != 1:
+        return None
+    method, stored = writes[0]
+    attribute = f"self.{value.attr.value}"
+    if is_true(stored):
+        return f"`antialias={attribute}`, which its class sets to True"
+    if type(stored) is cst.Name and method.name.value == "__init__" and _defaults_to_true(method, stored.value):
+        return f"`antialias={attribute}`, set from a constructor parameter that defaults to True"
+    return None
+
+
+def _defaults_to_true(function: cst.FunctionDef, name: str) -> bool:
+    """Whether ``name`` is a parameter of ``function`` that defaults to True and is never rebound."""
     params = function.params
     for param in (*params.params, *params.kwonly_params):
         if param.name.value == name:
-            if param.default is None or not is_true(param.default) or _rebound(function, name):
-                return None
-            return f"`antialias={name}`, a parameter that defaults to True"
-    return None
+            return param.default is not None and is_true(param.default) and not _rebound(function, name)
+    return False
 
 
 def _rebound(function: cst.FunctionDef, name: str) -> bool:

@@ -408,7 +408,10 @@ class AntialiasResize(RuntimeScopeRule):
         doc="""\
 What it finds: `F.interpolate(..., antialias=True)` in run-time code, also where `antialias`
 is a parameter of the enclosing function that defaults to True and is never rebound (timm's
-`resample_abs_pos_embed`, which resizes ViT position embeddings to the image); and inside
+`resample_abs_pos_embed`, which resizes ViT position embeddings to the image), or
+`self.<attr>` that its class stores once, as True or from an `__init__` parameter that
+defaults to True and is never rebound there (timm's NaFlexViT `self.pos_embed_antialias`;
+DINOv2's `interpolate_antialias`, default False, is left); and inside
 `nn.Module` subclasses torchvision's `transforms.Resize(...)` / `transforms.v2.Resize(...)`
 and `transforms.functional.resize(...)`, whose tensor path interpolates with antialiasing
 by default (torchvision 0.17 and later). Not reported: `antialias=False`, and nearest

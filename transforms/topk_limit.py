@@ -15,6 +15,7 @@ import libcst as cst
 
 from trtcodemod.astutil import int_value, short_code
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
+from trtcodemod.transforms._attribute_config import self_writes
 from trtcodemod.transforms.detection import _CHANGELOG, _ONNX_TOPK, _OPERATORS, _TORCH_TOPK, _TopkRule
 from trtcodemod.versions import TOPK_K_LIMIT
 
@@ -173,7 +174,7 @@ of every release lists it).""",
         writes: list[tuple[cst.FunctionDef, cst.BaseExpression]] = []
         for definitions in record.methods.values():
             for function in definitions:
-                writes.extend((function, value) for value in _self_writes(function, attr))
+                writes.extend((function, value) for value in self_writes(function, attr))
         if len(writes) != 1:
             return None  # never set here, or set in several places: not a fixed configuration
         function, value = writes[0]
@@ -205,33 +206,6 @@ def _assigned(statement: cst.Assign, name: str) -> list[cst.BaseExpression]:
             if any(type(e.value) is cst.Name and e.value.value == name for e in target.target.elements):
                 out.append(cst.Name("_unknown"))
     return out
-
-
-def _self_writes(function: cst.FunctionDef, attr: str) -> list[cst.BaseExpression]:
-    """Values ``function`` stores into ``self.<attr>`` (any store counts: augmented and annotated too)."""
-    found: list[cst.BaseExpression] = []
-
-    class _Writes(cst.CSTVisitor):
-        def _target(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
-            if type(target) is cst.Attribute and type(target.value) is cst.Name and target.value.value == "self" \
-                    and target.attr.value == attr:
-                found.append(value if value is not None else cst.Name("_unknown"))
-            elif type(target) in (cst.Tuple, cst.List):
-                for element in target.elements:  # type: ignore[attr-defined]
-                    self._target(element.value, None)
-
-        def visit_Assign(self, node: cst.Assign) -> None:
-            for target in node.targets:
-                self._target(target.target, node.value)
-
-        def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            self._target(node.target, None)
-
-        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-            self._target(node.target, node.value)
-
-    function.visit(_Writes())
-    return found
 
 
 RULES = (TopkLargeK,)
