@@ -131,3 +131,22 @@ def test_a_copy_of_a_changed_model_file_imports_afresh(tmp_path: Path) -> None:
     assert _value(copy, tmp_path / "b") == 4.0
     assert STATS["resumed_model_servers"] == before["resumed_model_servers"]
     assert _ran(copy) == ["model", "registry", "early", "late"]
+
+
+def test_a_folder_a_package_put_on_sys_path_is_the_copys_folder_after_the_checkpoint(tmp_path: Path) -> None:
+    original = _package(tmp_path / "original")
+    vendor = original / "vendor"
+    vendor.mkdir()
+    (vendor / "rsm_vendored.py").write_text(textwrap.dedent(_LOG).lstrip() + "\nEXTRA = 0.0\n")
+    init = "import os, sys\n\nsys.path.insert(0, os.path.join(os.path.dirname(__file__), 'vendor'))\n"
+    (original / "__init__.py").write_text(init)
+    model = (original / "model.py").read_text()
+    model = model.replace("from .late import SCALE\n", "from .late import SCALE\nfrom rsm_vendored import EXTRA\n")
+    (original / "model.py").write_text(model.replace("x * SCALE +", "x * SCALE + EXTRA +"))
+    copy = _copy(original, tmp_path / "copy", "vendor/rsm_vendored.py", "EXTRA = 0.0", "EXTRA = 10.0")
+    before = dict(STATS)
+    assert _value(original, tmp_path / "a") == 2.0
+    # rsm_pkg/__init__.py ran before the checkpoint and put the user's vendor folder on sys.path.
+    assert _value(copy, tmp_path / "b") == 12.0
+    assert STATS["resumed_model_servers"] - before["resumed_model_servers"] == 1
+    assert _ran(copy) == [] and (copy / "vendor" / "runs.log").read_text().split() == ["rsm_vendored"]
