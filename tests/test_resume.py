@@ -150,3 +150,16 @@ def test_a_folder_a_package_put_on_sys_path_is_the_copys_folder_after_the_checkp
     assert _value(copy, tmp_path / "b") == 12.0
     assert STATS["resumed_model_servers"] - before["resumed_model_servers"] == 1
     assert _ran(copy) == [] and (copy / "vendor" / "runs.log").read_text().split() == ["rsm_vendored"]
+
+
+def test_a_third_copy_still_forks_from_the_originals_checkpoints(tmp_path: Path) -> None:
+    original = _package(tmp_path / "original")
+    first = _copy(original, tmp_path / "round", "late.py", "SCALE = 2.0", "SCALE = 7.0")
+    second = _copy(original, tmp_path / "culprit", "late.py", "SCALE = 2.0", "SCALE = 3.0")
+    before = dict(STATS)
+    assert _value(original, tmp_path / "a") == 2.0
+    assert _value(first, tmp_path / "b") == 7.0
+    # Two servers are kept: the first copy's (no checkpoints of its own) makes way, not the original's.
+    assert _value(second, tmp_path / "c") == 3.0
+    assert STATS["resumed_model_servers"] - before["resumed_model_servers"] == 2
+    assert _ran(first) == ["late"] and _ran(second) == ["late"]
