@@ -68,6 +68,15 @@ def _copy(original: Path, root: Path, file: str, old: str, new: str) -> Path:
     return copy
 
 
+def _late_copy(original: Path, root: Path, scale: float) -> Path:
+    """A copy whose late.py (the last module the model imports) has another scale."""
+    return _copy(original, root, "late.py", "SCALE = 2.0", f"SCALE = {scale}")
+
+
+def _resumed_since(before: dict[str, int]) -> int:
+    return STATS["resumed_model_servers"] - before["resumed_model_servers"]
+
+
 def _request(package: Path) -> dict[str, Any]:
     return {"task": MODEL_TASK, "role": "before-float64", "model_file": str(package / "model.py"),
             "import_root": str(package.parent), "module": "rsm_pkg.model", "model": "Net", "seed": 0, "threads": 1,
@@ -93,12 +102,10 @@ def _checkpoint_everywhere(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_a_copy_that_changed_a_late_module_runs_only_that_module_and_those_after_it(tmp_path: Path) -> None:
     original = _package(tmp_path / "original")
-    copy = _copy(original, tmp_path / "copy", "late.py", "SCALE = 2.0", "SCALE = 7.0")
+    copy = _late_copy(original, tmp_path / "copy", 7.0)
     before = dict(STATS)
-    assert _value(original, tmp_path / "a") == 2.0
-    assert _value(copy, tmp_path / "b") == 7.0
-    assert _value(copy, tmp_path / "c") == 7.0
-    assert STATS["resumed_model_servers"] - before["resumed_model_servers"] == 1
+    assert [_value(original, tmp_path / "a"), _value(copy, tmp_path / "b"), _value(copy, tmp_path / "c")] == [2, 7, 7]
+    assert _resumed_since(before) == 1
     # The copy's unchanged modules imported before late.py ran once, in the original's server.
     assert _ran(original) == ["model", "registry", "early", "late"]
     assert _ran(copy) == ["late"]
@@ -129,7 +136,7 @@ def test_a_copy_of_a_changed_model_file_imports_afresh(tmp_path: Path) -> None:
     before = dict(STATS)
     assert _value(original, tmp_path / "a") == 2.0
     assert _value(copy, tmp_path / "b") == 4.0
-    assert STATS["resumed_model_servers"] == before["resumed_model_servers"]
+    assert _resumed_since(before) == 0
     assert _ran(copy) == ["model", "registry", "early", "late"]
 
 
@@ -148,18 +155,16 @@ def test_a_folder_a_package_put_on_sys_path_is_the_copys_folder_after_the_checkp
     assert _value(original, tmp_path / "a") == 2.0
     # rsm_pkg/__init__.py ran before the checkpoint and put the user's vendor folder on sys.path.
     assert _value(copy, tmp_path / "b") == 12.0
-    assert STATS["resumed_model_servers"] - before["resumed_model_servers"] == 1
+    assert _resumed_since(before) == 1
     assert _ran(copy) == [] and (copy / "vendor" / "runs.log").read_text().split() == ["rsm_vendored"]
 
 
 def test_a_third_copy_still_forks_from_the_originals_checkpoints(tmp_path: Path) -> None:
     original = _package(tmp_path / "original")
-    first = _copy(original, tmp_path / "round", "late.py", "SCALE = 2.0", "SCALE = 7.0")
-    second = _copy(original, tmp_path / "culprit", "late.py", "SCALE = 2.0", "SCALE = 3.0")
+    first, second = _late_copy(original, tmp_path / "round", 7.0), _late_copy(original, tmp_path / "culprit", 3.0)
     before = dict(STATS)
-    assert _value(original, tmp_path / "a") == 2.0
-    assert _value(first, tmp_path / "b") == 7.0
     # Two servers are kept: the first copy's (no checkpoints of its own) makes way, not the original's.
-    assert _value(second, tmp_path / "c") == 3.0
-    assert STATS["resumed_model_servers"] - before["resumed_model_servers"] == 2
+    values = [_value(original, tmp_path / "a"), _value(first, tmp_path / "b"), _value(second, tmp_path / "c")]
+    assert values == [2.0, 7.0, 3.0]
+    assert _resumed_since(before) == 2
     assert _ran(first) == ["late"] and _ran(second) == ["late"]
