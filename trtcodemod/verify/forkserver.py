@@ -48,7 +48,7 @@ THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "TRTCODEMOD_THREADS")
 #: What this process did: servers started, tasks forked, workers started as fresh interpreters
 #: (``worker.run_task``'s fallback), model servers started and tasks forked from one
 #: (``modelserver.py``). Tests read it; nothing else does.
-STATS = {"servers": 0, "forks": 0, "fresh": 0, "model_servers": 0, "preloaded_forks": 0}
+STATS = {"servers": 0, "forks": 0, "fresh": 0, "model_servers": 0, "preloaded_forks": 0, "resumed_model_servers": 0}
 
 
 # --- the server -------------------------------------------------------------------------------
@@ -215,6 +215,7 @@ class ForkServer:
         self._retired = False
         self.ready: dict[str, Any] | None = None  # the server's ready line
         self.models: dict[tuple[Any, ...], Any] = {}  # this server's model servers (``modelserver.py``)
+        self.no_resume: set[tuple[Any, ...]] = set()  # their keys that import afresh (``resume.py``)
         if env is None:
             return
         self.proc = subprocess.Popen([sys.executable, "-m", "trtcodemod.verify.forkserver"],

@@ -11,10 +11,14 @@ Which worker may use it, so that none sees a module that is not what its files s
 
 * only a request for the same import (model file, import root, module name, extra paths), the
   same working folder and the same environment: a rewritten copy lives in another folder, so
-  it has a server of its own, never the original's modules under the same names;
+  it has a server of its own, never the original's modules under the same names (a resumed
+  one, below, keeps only those the original imported before the copy's first change);
 * only while every file the preload loaded is as it was then (size and modification time,
   checked per task): a file rewritten in place, or one a loaded module took names from, makes
   the server stale, and the task (and the next server) imports afresh.
+
+A rewritten copy's server is, where it may be, a fork of a checkpoint the original's server
+made while importing (``resume.py``): it imports only from the first module the copy changed.
 
 A lone model file (no package) is executed again by each worker (``import_user_module`` loads
 it from its path); the modules it imports are the ones loaded once. A preload that fails (the
@@ -38,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from .forkserver import STATS, ForkServer, ServerGone
+from .resume import Recorder, connect, finish, plan_resume
 
 #: In a model server and the workers it forks: the modules loaded before the preload (None elsewhere).
 BEFORE_PRELOAD: frozenset[str] | None = None
@@ -67,18 +72,27 @@ def _stamp(path: str) -> tuple[int, int] | None:
 class ModelServer(ForkServer):
     """The parent's handle on one model server (a ``ForkServer`` whose channel is a socket)."""
 
-    def __init__(self, top: ForkServer, key: tuple[Any, ...], request: dict[str, Any], env: dict[str, str]) -> None:
+    def __init__(self, top: ForkServer, key: tuple[Any, ...], request: dict[str, Any], env: dict[str, str],
+                 base: ModelServer | None = None, resume: dict[str, Any] | None = None) -> None:
+        """``base``, ``resume``: fork from that server's checkpoint (``resume.plan_resume``) instead
+        of importing the model afresh."""
         super().__init__(None)
-        self.top, self.key = top, key
+        self.top, self.key, self.base = top, key, None
+        self.resumed = base is not None and resume is not None
         self.folder = Path(tempfile.mkdtemp(prefix="trtcodemod-model-server-"))
         try:
             listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             listener.bind(str(self.folder / "socket"))
             listener.listen(1)
             listener.settimeout(CONNECT_TIMEOUT)
-            (self.folder / "preload.json").write_text(json.dumps({k: request.get(k) for k in _IMPORT_KEYS}))
-            self.pid = top.start("trtcodemod.verify.modelserver", str(self.folder), str(self.folder / "server.log"),
-                                 env, worker=False)
+            plan = {k: request.get(k) for k in _IMPORT_KEYS}
+            (self.folder / "preload.json").write_text(json.dumps(plan))
+            if base is not None and resume is not None:
+                self.pid = resume_from(base, resume, self.folder, plan)
+                self.base = base  # its checkpoints (its process group) must outlive this server
+            else:
+                self.pid = top.start("trtcodemod.verify.modelserver", str(self.folder),
+                                     str(self.folder / "server.log"), env, worker=False)
             try:
                 self.sock, _ = listener.accept()
                 self.sock.settimeout(None)
@@ -88,9 +102,12 @@ class ModelServer(ForkServer):
             finally:
                 listener.close()
         except BaseException:
+            self._release_base()
             shutil.rmtree(self.folder, ignore_errors=True)
             raise
         STATS["model_servers"] += 1
+        if self.base is not None:
+            STATS["resumed_model_servers"] += 1
         self._attach(self.sock.makefile("rb"), self.sock.makefile("wb"))
 
     def fresh(self) -> bool:
@@ -119,9 +136,52 @@ class ModelServer(ForkServer):
         except (OSError, AttributeError):
             pass
         shutil.rmtree(self.folder, ignore_errors=True)
+        self._release_base()
+
+    def _release_base(self) -> None:
+        """This server no longer needs its base's checkpoints: the base may close once idle."""
+        base, self.base = self.base, None
+        if base is not None:
+            with base._changed:
+                base._busy -= 1
+                idle = base._retired and base._busy <= 0
+            if idle:
+                base.close()
 
 
 _lock = threading.RLock()  # a model server that fails to start ends itself under it
+
+
+def resume_from(base: ModelServer, resume: dict[str, Any], folder: Path, plan: dict[str, Any]) -> int:
+    """Fork the copy's server from ``base``'s checkpoint; its pid. ``base`` counts it as a task
+    until it closes, so that ``base`` (whose process group holds the checkpoints) outlives it."""
+    with base._changed:
+        if not base._alive:
+            raise ServerGone("the original's model server ended")
+        base._busy += 1
+    try:
+        return connect(resume["checkpoint"], folder, plan, resume)
+    except (OSError, ValueError, KeyError) as exc:
+        with base._changed:
+            base._busy -= 1
+        raise ServerGone(f"the checkpoint did not answer: {exc}") from exc
+
+
+def _resumable(top: ForkServer, key: tuple[Any, ...], request: dict[str, Any]) -> tuple[Any, Any]:
+    """A live model server of ``top`` whose checkpoints the server for ``request`` may fork from,
+    and the plan (``resume.plan_resume``); ``(None, None)`` where there is none."""
+    if key in top.no_resume or os.environ.get("TRTCODEMOD_CHECKPOINTS", "1") == "0":
+        return None, None
+    for other_key, other in reversed(list(top.models.items())):
+        if other is None or not other._alive or other.key[len(_IMPORT_KEYS):] != key[len(_IMPORT_KEYS):]:
+            continue  # another working folder or environment: not what a fresh import would see
+        if not (other.ready or {}).get("checkpoints") or not other.fresh():
+            continue
+        original = {k: json.loads(v) for k, v in zip(_IMPORT_KEYS, other_key)}
+        plan = plan_resume(other.ready, original, {k: request.get(k) for k in _IMPORT_KEYS})
+        if plan is not None:
+            return other, plan
+    return None, None
 
 
 def model_server(top: ForkServer, request: dict[str, Any], env: dict[str, str]) -> ModelServer | None:
@@ -140,11 +200,23 @@ def model_server(top: ForkServer, request: dict[str, Any], env: dict[str, str]) 
         if current is not None:
             top.models.pop(key)
             current.retire()
+            if current.resumed and not current._alive and (current.ready or {}).get("failed"):
+                top.no_resume.add(key)  # its resumed import failed: this key imports afresh from now on
         while len(top.models) >= KEEP:
-            oldest = next(iter(top.models))
+            # A server with checkpoints goes last: the next copy (a culprit check's, the next
+            # round's) forks from them; one without comes back from them cheaply.
+            plain = [k for k, m in top.models.items() if m is None or not (m.ready or {}).get("checkpoints")]
+            oldest = plain[0] if plain else next(iter(top.models))
             old = top.models.pop(oldest)
             if old is not None:
                 old.retire()
+        base, resume = _resumable(top, key, request)
+        if base is not None:
+            try:
+                top.models[key] = ModelServer(top, key, request, env, base, resume)
+                return top.models[key]
+            except (OSError, ServerGone):
+                top.no_resume.add(key)
         try:
             top.models[key] = ModelServer(top, key, request, env)
         except (OSError, ServerGone):
@@ -155,32 +227,53 @@ def model_server(top: ForkServer, request: dict[str, Any], env: dict[str, str]) 
 # --- in the model server --------------------------------------------------------------------
 
 
-def _preload_model(plan: dict[str, Any]) -> dict[str, Any]:
-    """Import the model's module as a worker does; the files it loaded, with their stamps."""
+def _preload_model(plan: dict[str, Any], folder: Path, channel: int) -> dict[str, Any]:
+    """Import the model's module as a worker does; the files it loaded, with their stamps, and
+    the checkpoints forked on the way (``resume.py``). Returns in each copy resumed from one too."""
     global BEFORE_PRELOAD
+    from . import resume
     from .userimport import import_user_module
 
     BEFORE_PRELOAD = frozenset(sys.modules)
+    recorder = None
+    if os.environ.get("TRTCODEMOD_CHECKPOINTS", "1") != "0" and hasattr(os, "fork"):
+        recorder = Recorder(plan, folder, (channel,))
+        sys.meta_path.insert(0, recorder)
     try:
         import_user_module(plan["model_file"], plan["import_root"], plan["module"], list(plan["extra_paths"] or []))
     except BaseException as exc:  # noqa: BLE001 - the tasks import it themselves, as before
         return {"failed": f"{type(exc).__name__}: {exc}"[:500]}
+    finally:
+        if recorder is not None:
+            recorder.active = False
+            sys.meta_path.remove(recorder)
+    why = finish(plan, BEFORE_PRELOAD)
+    if why:
+        return {"failed": f"resumed import: {why}"[:500]}
     files = {}
     for name in set(sys.modules) - BEFORE_PRELOAD:
         path = getattr(sys.modules.get(name), "__file__", None)
         if isinstance(path, str):
             files[path] = _stamp(path)
     files[plan["model_file"]] = _stamp(plan["model_file"])
-    return {"files": sorted(files.items())}
+    answer: dict[str, Any] = {"files": sorted(files.items())}
+    if recorder is not None and resume.RESUMED is None:
+        answer.update(recorder.answer())
+    return answer
 
 
 def main(argv: list[str]) -> int:
     """The forked server (its ``folder`` holds the socket and what to import): serve until closed."""
-    from .forkserver import serve
+    from . import resume
+    from .forkserver import end_with_parent, serve
 
     folder = Path(argv[0])
     plan = json.loads((folder / "preload.json").read_text())
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.connect(str(folder / "socket"))
     channel = sock.detach()
-    return serve((channel, os.dup(channel)), lambda: _preload_model(plan))
+    end_with_parent()
+    loaded = _preload_model(plan, folder, channel)
+    if resume.RESUMED is not None:
+        channel = resume.RESUMED  # a copy's server, forked from a checkpoint of this import
+    return serve((channel, os.dup(channel)), lambda: loaded)
