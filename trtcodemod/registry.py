@@ -47,6 +47,7 @@ RULE_MODULES: tuple[str, ...] = (
     "cumulative_extreme",
     "angle_conversion",
     "affine_grid",
+    "eye",
 )
 
 

@@ -555,6 +555,15 @@ class _Checker:
             self.report(node, name, "Resize", "TensorRT's Resize does not support " + ", ".join(problems)
                         + "; use bilinear or nearest interpolation without antialiasing", rule)
 
+    def check_EyeLike(self, node: onnx.NodeProto, name: str) -> None:
+        # TensorRT's parser builds EyeLike only from an input of static dimensions; torch.eye(n)
+        # exports as EyeLike(ConstantOfShape(n, m)), whose dimensions are n's: static only when
+        # that shape folds to a constant.
+        source = self.graphs.producers.get(node.input[0]) if node.input else None
+        if source is not None and source.op_type == "ConstantOfShape" and not self.graphs.is_const(source.input[0]):
+            self.report(node, name, "EyeLike", "its input's dimensions are computed at run time; TensorRT builds "
+                        "EyeLike only from an input of static dimensions", "TRT310")
+
     def check_Pad(self, node: onnx.NodeProto, name: str) -> None:
         self._needs_const_input(node, name, 3, "axes", "TRT502", "pad_tensor_axes")
         mode = _attr(node, "mode", "constant")
