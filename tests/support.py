@@ -24,6 +24,17 @@ def invoke(*args: str) -> Any:
     return result
 
 
+def migrate_json(model: Any, dynamic_axes: str, *extra: str) -> dict[str, Any]:
+    """``migrate`` on a model file's ``build``/``inputs`` (one timed run, the two CPU backends): the
+    JSON report of its model."""
+    import json
+
+    result = invoke("migrate", str(model), "--model", "build", "--inputs", "inputs", "--dynamic-axes", dynamic_axes,
+                    "--runs", "1", "--warmup", "0", "--backends", "torch-cpu,onnxruntime-cpu", "--format", "json",
+                    *extra)
+    return json.loads(result.stdout)["models"][0]
+
+
 def rewrite(code: str, *, unsafe: bool = False, select: tuple[str, ...] = ("ALL",), target: str = "8.6") -> str:
     """Apply every selected fix to ``code`` (dedented) and return the new text."""
     source = textwrap.dedent(code).encode()

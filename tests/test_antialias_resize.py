@@ -10,7 +10,6 @@ sum in another order, |after - before| <= TOL * max|before|.
 from __future__ import annotations
 
 import io
-import json
 import warnings
 from contextlib import nullcontext
 from pathlib import Path
@@ -22,9 +21,7 @@ import torch
 import torch.nn.functional as F
 
 from safety import assert_same_run, import_source, run_once
-from support import assert_same, import_file, rewrite, rules_found, strip_helpers
-from typer.testing import CliRunner
-from trtcodemod.cli import app
+from support import assert_same, import_file, migrate_json, rewrite, rules_found, strip_helpers
 from trtcodemod.helpers.interpolate import _trt_interpolate, _trt_resize_onnx
 from trtcodemod.trt.check import check_graph
 
@@ -288,12 +285,7 @@ def test_migrate_takes_the_resize_the_shortcut_hid_in_a_second_round(tmp_path: P
     which fails; that is no reason to take TRT717 back: the next round adds TRT725's matrices."""
     model = tmp_path / "vit.py"
     model.write_text(VARIANT.read_text())
-    result = CliRunner().invoke(app, ["migrate", str(model), "--model", "build", "--inputs", "inputs",
-                                      "--dynamic-axes", '{"x": {"2": "h", "3": "w"}}', "--runs", "1",
-                                      "--warmup", "0", "--backends", "torch-cpu,onnxruntime-cpu", "--format", "json"])
-    if result.exception and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    report = json.loads(result.stdout)["models"][0]
+    report = migrate_json(model, '{"x": {"2": "h", "3": "w"}}')
     assert [r["round"] for r in report["rounds"]] == [1, 2], report["rounds"]
     assert report["rounds"][0]["after"]["exported"] is False and not report["reverted"]
     assert sorted(a["rule"] for a in report["applied"]) == ["TRT717", "TRT725"]

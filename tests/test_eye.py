@@ -9,7 +9,6 @@ rewritten graph equal to eager at other sizes.
 from __future__ import annotations
 
 import io
-import json
 import warnings
 
 import onnx
@@ -17,10 +16,8 @@ import onnxruntime as ort
 import pytest
 import torch
 from safety import assert_same_run, import_source, run_once
-from support import rewrite, rules_found, strip_helpers
-from typer.testing import CliRunner
+from support import migrate_json, rewrite, rules_found, strip_helpers
 
-from trtcodemod.cli import app
 from trtcodemod.helpers.eye import _trt_eye
 from trtcodemod.trt.check import check_graph
 
@@ -103,12 +100,7 @@ def test_migrate_takes_the_eye_at_the_line_the_graph_check_names(tmp_path) -> No
     model = tmp_path / "text_mask.py"
     model.write_text(SOURCE + "\n\ndef build():\n    return TextMask()\n\n\ndef inputs(generator):\n"
                      "    return (torch.randint(0, 4, (2, 5), generator=generator),)\n")
-    result = CliRunner().invoke(app, ["migrate", str(model), "--model", "build", "--inputs", "inputs",
-                                      "--dynamic-axes", '{"ids": {"0": "b", "1": "n"}}', "--runs", "1",
-                                      "--warmup", "0", "--backends", "torch-cpu,onnxruntime-cpu", "--format", "json"])
-    if result.exception and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    report = json.loads(result.stdout)["models"][0]
+    report = migrate_json(model, '{"ids": {"0": "b", "1": "n"}}')
     assert report["before"]["exported"] is True and report["before"]["trt_errors"] == 2
     assert [a["rule"] for a in report["applied"]] == ["TRT310", "TRT310"]
     assert report["exit_code"] == 0 and report["after"]["faithful"] is True and report["equivalent"] is True
