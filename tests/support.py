@@ -171,3 +171,23 @@ def export_formulation(*namespaces: dict) -> Iterator[None]:
     finally:
         for holder, original in saved:
             holder["_trt_onnx_exporting"] = original
+
+
+def export_nchw(model: Any, x: Any, dynamo: bool, min_side: int = 2) -> Any:
+    """``model`` of one image batch ``x`` exported with batch, height and width dynamic (opset 17
+    for the TorchScript exporter): the ONNX model."""
+    import onnx
+    import torch
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if dynamo:
+            dims = {0: torch.export.Dim("n"), 2: torch.export.Dim("h", min=min_side),
+                    3: torch.export.Dim("w", min=min_side)}
+            return torch.onnx.export(model, (x,), dynamo=True, input_names=["x"], dynamic_shapes={"x": dims},
+                                     verbose=False).model_proto
+        buffer = io.BytesIO()
+        torch.onnx.export(model, (x,), buffer, dynamo=False, opset_version=17, input_names=["x"],
+                          dynamic_axes={"x": {0: "n", 2: "h", 3: "w"}})
+        return onnx.load_from_string(buffer.getvalue())
+

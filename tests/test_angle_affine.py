@@ -18,7 +18,7 @@ import onnxruntime as ort
 import pytest
 import torch
 import torch.nn.functional as F
-from safety import assert_same_run, import_source, run_once
+from safety import assert_same_run, import_source, run_once, toolchain_outcomes
 from support import assert_same, rewrite, rules_found, strip_helpers
 
 from trtcodemod.helpers.affine import _trt_affine_grid, _trt_affine_grid_2d
@@ -158,3 +158,17 @@ def test_the_original_does_not_export_and_the_rewrite_matches_eager(frames, dyna
         # grid is compared, the patches are not.
         for a, b in zip(want[:3] if values == "special" else want, got):
             assert_same(a, torch.from_numpy(b), atol=1e-6 * max(1.0, a.nan_to_num().abs().max().item()), rtol=0)
+
+
+def test_the_toolchains_run_the_original_calls(frames, tmp_path) -> None:
+    """Scripted, fx-traced (and scripted after), compiled and ``torch.export``-ed, the rewritten module
+    gives what the original gives, and fails where it fails."""
+    before, after = frames
+    inputs = [t.detach() for t in _inputs(3, "random")]
+    original, rewritten = toolchain_outcomes(before, inputs, tmp_path), toolchain_outcomes(after, inputs, tmp_path)
+    assert not isinstance(original["script"], Exception)  # the point: it scripted before, so it must after
+    for name, outcome in original.items():
+        if isinstance(outcome, Exception):
+            assert isinstance(rewritten[name], Exception), name
+            continue
+        assert_same(tuple(outcome), tuple(rewritten[name])), name

@@ -9,8 +9,6 @@ sum in another order, |after - before| <= TOL * max|before|.
 
 from __future__ import annotations
 
-import io
-import warnings
 from contextlib import nullcontext
 from pathlib import Path
 
@@ -21,7 +19,7 @@ import torch
 import torch.nn.functional as F
 
 from safety import assert_same_run, import_source, run_once
-from support import assert_same, import_file, migrate_json, rewrite, rules_found, strip_helpers
+from support import assert_same, export_nchw, import_file, migrate_json, rewrite, rules_found, strip_helpers
 from trtcodemod.helpers.interpolate import _trt_interpolate, _trt_resize_onnx
 from trtcodemod.trt.check import check_graph
 
@@ -225,19 +223,6 @@ class _PosEmbed(torch.nn.Module):
         return _trt_interpolate(self.pos, size=size, mode=self.mode, align_corners=False, antialias=True) + x.mean()
 
 
-def _export(model: torch.nn.Module, x: torch.Tensor, dynamo: bool) -> onnx.ModelProto:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        if dynamo:
-            dims = {0: torch.export.Dim("n"), 2: torch.export.Dim("h", min=4), 3: torch.export.Dim("w", min=4)}
-            return torch.onnx.export(model, (x,), dynamo=True, input_names=["x"], dynamic_shapes={"x": dims},
-                                     verbose=False).model_proto
-        buffer = io.BytesIO()
-        torch.onnx.export(model, (x,), buffer, dynamo=False, opset_version=17, input_names=["x"],
-                          dynamic_axes={"x": {0: "n", 2: "h", 3: "w"}})
-        return onnx.load_from_string(buffer.getvalue())
-
-
 def _matches(model: onnx.ModelProto, reference, shapes) -> None:
     assert "Resize" not in {n.op_type for n in model.graph.node}
     assert not [i for i in check_graph(model) if i.severity == "error"]
@@ -259,10 +244,10 @@ _BILINEAR = dict(scale_factor=(0.3, 1.5), mode="bilinear", recompute_scale_facto
 def test_both_exporters_give_no_resize_and_onnxruntime_matches(dynamo, call) -> None:
     x = torch.randn(2, 3, 18, 26)
     with pytest.raises(Exception, match="_aa|antialias") if not dynamo else nullcontext():
-        original = _export(_Resize(F.interpolate, **call), x, dynamo)
+        original = export_nchw(_Resize(F.interpolate, **call), x, dynamo, min_side=4)
     if dynamo:  # the dynamo exporter's Resize with antialias=1, which TensorRT does not parse
         assert [i.rule for i in check_graph(original) if i.op == "Resize"] == ["TRT725"]
-    model = _export(_Resize(_trt_interpolate, **call), x, dynamo)
+    model = export_nchw(_Resize(_trt_interpolate, **call), x, dynamo, min_side=4)
     _matches(model, lambda y: F.interpolate(y, antialias=True, **call), [(2, 3, 18, 26), (1, 3, 40, 7), (3, 3, 9, 64)])
 
 
@@ -270,7 +255,7 @@ def test_a_position_embedding_follows_the_image_size() -> None:
     """timm's use: the output size, not the input's, is dynamic (TorchScript exporter, the default)."""
     for mode in ("bicubic", "bilinear"):
         model = _PosEmbed(mode).eval()
-        graph = _export(model, torch.randn(1, 3, 224, 224), dynamo=False)
+        graph = export_nchw(model, torch.randn(1, 3, 224, 224), dynamo=False, min_side=4)
         with torch.no_grad():
             _matches(graph, model, [(1, 3, 224, 224), (1, 3, 160, 320), (1, 3, 480, 96), (1, 3, 16, 16)])
 

@@ -7,8 +7,6 @@ measured about 2e-6 and 3e-15).
 
 from __future__ import annotations
 
-import io
-import warnings
 
 import onnx
 import onnxruntime as ort
@@ -16,7 +14,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from support import assert_same, export_formulation, load, rewrite, rules_found, strip_helpers
+from support import assert_same, export_formulation, export_nchw, load, rewrite, rules_found, strip_helpers
 from trtcodemod.helpers.interpolate import _trt_bicubic_onnx, _trt_interpolate, _TrtUpsample
 from trtcodemod.registry import rule_by_id
 from trtcodemod.trt.check import check_graph
@@ -176,28 +174,15 @@ class _Original(_Pos):
         return F.interpolate(x, mode="bicubic", **self.call)
 
 
-def _export(model: torch.nn.Module, x: torch.Tensor, dynamo: bool) -> onnx.ModelProto:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        if dynamo:
-            dims = {0: torch.export.Dim("n"), 2: torch.export.Dim("h", min=2), 3: torch.export.Dim("w", min=2)}
-            return torch.onnx.export(model, (x,), dynamo=True, input_names=["x"], dynamic_shapes={"x": dims},
-                                     verbose=False).model_proto
-        buffer = io.BytesIO()
-        torch.onnx.export(model, (x,), buffer, dynamo=False, opset_version=17, input_names=["x"],
-                          dynamic_axes={"x": {0: "n", 2: "h", 3: "w"}})
-        return onnx.load_from_string(buffer.getvalue())
-
-
 @pytest.mark.parametrize("dynamo", [False, True], ids=["torchscript", "dynamo"])
 @pytest.mark.parametrize("call", [dict(size=(9, 13)), dict(scale_factor=2.0, align_corners=True),
                                   dict(scale_factor=(0.5, 1.5), recompute_scale_factor=True)],
                          ids=["size", "scale-align", "scale-recompute"])
 def test_both_exporters_give_no_cubic_resize_and_onnxruntime_matches(dynamo, call) -> None:
     x = torch.randn(2, 3, 8, 6)
-    original = _export(_Original(**call), x, dynamo)
+    original = export_nchw(_Original(**call), x, dynamo)
     assert [i.rule for i in check_graph(original) if i.op == "Resize"] == ["TRT727"]
-    model = _export(_Pos(**call), x, dynamo)
+    model = export_nchw(_Pos(**call), x, dynamo)
     assert "Resize" not in {n.op_type for n in model.graph.node}
     assert not [i for i in check_graph(model) if i.severity == "error"]
     session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
@@ -230,7 +215,7 @@ def test_upsample_module_subclass() -> None:
     x = torch.randn(1, 2, 5, 7)
     want = torch.nn.Upsample(scale_factor=2, mode="bicubic", align_corners=True)(x)
     assert torch.equal(up(x), want)
-    model = _export(up, x, dynamo=False)
+    model = export_nchw(up, x, dynamo=False)
     assert "Resize" not in {n.op_type for n in model.graph.node}
 
 

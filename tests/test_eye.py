@@ -15,7 +15,7 @@ import onnx
 import onnxruntime as ort
 import pytest
 import torch
-from safety import assert_same_run, import_source, run_once
+from safety import assert_same_run, import_source, run_once, toolchain_outcomes
 from support import migrate_json, rewrite, rules_found, strip_helpers
 
 from trtcodemod.helpers.eye import _trt_eye
@@ -104,3 +104,20 @@ def test_migrate_takes_the_eye_at_the_line_the_graph_check_names(tmp_path) -> No
     assert report["before"]["exported"] is True and report["before"]["trt_errors"] == 2
     assert [a["rule"] for a in report["applied"]] == ["TRT310", "TRT310"]
     assert report["exit_code"] == 0 and report["after"]["faithful"] is True and report["equivalent"] is True
+
+
+def test_the_toolchains_run_torch_eye(tmp_path) -> None:
+    """Scripted, fx-traced (and scripted after), compiled and ``torch.export``-ed, the rewritten
+    module gives what the original gives, and fails where it fails."""
+    (tmp_path / "b").mkdir(), (tmp_path / "a").mkdir()
+    before = import_source(SOURCE, tmp_path / "b")["TextMask"]
+    after = import_source(rewrite(SOURCE, select=("TRT310",)), tmp_path / "a")["TextMask"]
+    ids = torch.randint(0, 4, (2, 5))
+    original, rewritten = toolchain_outcomes(before, [ids], tmp_path), toolchain_outcomes(after, [ids], tmp_path)
+    assert not isinstance(original["script"], Exception)
+    for name, outcome in original.items():
+        if isinstance(outcome, Exception):
+            assert isinstance(rewritten[name], Exception), name
+            continue
+        for want, got in zip(outcome, rewritten[name]):
+            assert torch.equal(want, got) and want.dtype == got.dtype, name

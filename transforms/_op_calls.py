@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import method_call
+from trtcodemod.astutil import argument, method_call
 from trtcodemod.helpers import RESERVED_PREFIX
 from trtcodemod.rules import Rule
 
@@ -34,3 +34,19 @@ def tensor_method_receiver(rule: Rule, call: cst.Call, names: tuple[str, ...]) -
     if type(receiver) is cst.Name and receiver.value in MODULE_LIKE:
         return None
     return receiver
+
+
+def torch_operator_call(rule: Rule, call: cst.Call, names: tuple[str, ...]) -> tuple[str, cst.Arg | None, int] | None:
+    """``torch.<name>(x, ...)`` or ``x.<name>(...)`` for one of ``names`` (outside inserted
+    helpers): the name, the tensor's argument (None when the function form omits it) and the
+    position in ``call.args`` of the first argument after the tensor; None for any other call."""
+    if in_inserted_helper(rule):
+        return None
+    name = next((n for n in names if rule.context.refers_to(call.func, f"torch.{n}")), None)
+    if name is not None:
+        return name, argument(call, 0, "input"), 1
+    receiver = tensor_method_receiver(rule, call, names)
+    if receiver is None:
+        return None
+    return call.func.attr.value, cst.Arg(value=receiver), 0  # type: ignore[attr-defined]
+

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import argument, has_star_args
+from trtcodemod.astutil import has_star_args
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
-from trtcodemod.transforms._op_calls import in_inserted_helper, tensor_method_receiver
+from trtcodemod.transforms._op_calls import torch_operator_call
 
 HELPERS = {"rad2deg": "_trt_rad2deg", "deg2rad": "_trt_deg2rad"}
 
@@ -66,16 +66,10 @@ TensorRT versions: all (the export fails before TensorRT is involved).""",
     )
 
     def visit_Call(self, node: cst.Call) -> None:
-        if in_inserted_helper(self):
+        found = torch_operator_call(self, node, tuple(HELPERS))
+        if found is None:
             return
-        name = next((n for n in HELPERS if self.context.refers_to(node.func, f"torch.{n}")), None)
-        receiver = tensor_method_receiver(self, node, tuple(HELPERS))
-        if name is not None:
-            tensor, count = argument(node, 0, "input"), 1
-        elif receiver is not None:
-            name, tensor, count = node.func.attr.value, cst.Arg(value=receiver), 0  # type: ignore[attr-defined]
-        else:
-            return
+        name, tensor, count = found
         message = f"the TorchScript exporter cannot convert `torch.{name}` (aten::{name}), so the model does not export"
         if has_star_args(node) or tensor is None or len(node.args) != count:
             self.report(node, f"{message}; multiply by the constant instead (not rewritten: other arguments)")

@@ -12,7 +12,7 @@ import libcst as cst
 
 from trtcodemod.astutil import argument, has_star_args
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
-from trtcodemod.transforms._op_calls import in_inserted_helper, tensor_method_receiver
+from trtcodemod.transforms._op_calls import torch_operator_call
 
 HELPERS = {"cummax": "_trt_cummax", "cummin": "_trt_cummin"}
 
@@ -72,16 +72,10 @@ TensorRT versions: all (the export fails before TensorRT is involved).""",
     )
 
     def visit_Call(self, node: cst.Call) -> None:
-        if in_inserted_helper(self):
+        found = torch_operator_call(self, node, tuple(HELPERS))
+        if found is None:
             return
-        name = next((n for n in HELPERS if self.context.refers_to(node.func, f"torch.{n}")), None)
-        receiver = tensor_method_receiver(self, node, tuple(HELPERS))
-        if name is not None:
-            tensor, first = argument(node, 0, "input"), 1
-        elif receiver is not None:
-            name, tensor, first = node.func.attr.value, cst.Arg(value=receiver), 0  # type: ignore[attr-defined]
-        else:
-            return
+        name, tensor, first = found
         message = (f"the TorchScript exporter cannot convert `torch.{name}` (aten::{name}), so the model does not "
                    "export")
         dim = argument(node, first, "dim")

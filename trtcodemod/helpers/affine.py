@@ -17,10 +17,12 @@ import torch
 from trtcodemod.helpers.onnx_export import _trt_onnx_exporting
 
 
-def _trt_affine_grid(theta, size, align_corners=None):
+def _trt_affine_grid(theta, size: list[int], align_corners: bool | None = None):
     """``F.affine_grid(theta, size, align_corners)``; while exporting a 2-D grid, the base grid
     times ``theta`` transposed, as PyTorch computes it."""
-    if (not torch.jit.is_scripting() and _trt_onnx_exporting() and isinstance(theta, torch.Tensor)
+    if torch.jit.is_scripting():
+        return torch.nn.functional.affine_grid(theta, size, align_corners=align_corners)
+    if (_trt_onnx_exporting() and isinstance(theta, torch.Tensor)
             and theta.is_floating_point() and theta.dim() == 3 and theta.shape[-2] == 2 and theta.shape[-1] == 3
             and len(size) == 4):
         if any(isinstance(s, int) and s <= 0 for s in size):

@@ -16,13 +16,17 @@ from trtcodemod.helpers.onnx_export import _trt_onnx_exporting
 
 def _trt_rad2deg(x):
     """``torch.rad2deg(x)``; while exporting, ``x * (180 / pi)``."""
-    if not torch.jit.is_scripting() and _trt_onnx_exporting() and not x.is_complex():
+    if torch.jit.is_scripting():
+        return torch.rad2deg(x)
+    if _trt_onnx_exporting() and not x.is_complex():
         return x * 57.29577951308232
     return torch.rad2deg(x)
 
 
 def _trt_deg2rad(x):
     """``torch.deg2rad(x)``; while exporting, ``x * (pi / 180)``."""
-    if not torch.jit.is_scripting() and _trt_onnx_exporting() and not x.is_complex():
+    if torch.jit.is_scripting():
+        return torch.deg2rad(x)
+    if _trt_onnx_exporting() and not x.is_complex():
         return x * 0.017453292519943295
     return torch.deg2rad(x)
