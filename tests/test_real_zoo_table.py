@@ -150,17 +150,17 @@ def test_third_zoo_is_held_out_and_merges_in_its_own_order(real_zoo2: Any) -> No
     assert [m["name"] for m in data["report"]["models"]] == ["timm_swin_tiny", "hf_swin", "smp_pspnet"]
 
 
-@pytest.mark.parametrize("zoo", ["real_zoo4", "real_zoo5", "real_zoo6"])
+@pytest.mark.parametrize("zoo", ["real_zoo4", "real_zoo5", "real_zoo6", "real_zoo7"])
 def test_a_held_out_zoo_shares_no_model_with_the_zoos_before_it(real_zoo2: Any, zoo: str) -> None:
-    """Zoos 4 to 6 were chosen before migrate ran on them: none of their models is in an earlier zoo."""
+    """Zoos 4 to 7 were chosen before migrate ran on them: none of their models is in an earlier zoo."""
     sys.path.insert(0, str(BENCHMARKS))
     try:
         modules = {name: importlib.import_module(name)
-                   for name in ("real_zoo", "real_zoo3", "real_zoo4", "real_zoo5", "real_zoo6")}
+                   for name in ("real_zoo", "real_zoo3", "real_zoo4", "real_zoo5", "real_zoo6", "real_zoo7")}
     finally:
         sys.path.remove(str(BENCHMARKS))
     zoos = [modules["real_zoo"].MODELS, real_zoo2.MODELS2, modules["real_zoo3"].MODELS3, modules["real_zoo4"].MODELS4,
-            modules["real_zoo5"].MODELS5, modules["real_zoo6"].MODELS6]
+            modules["real_zoo5"].MODELS5, modules["real_zoo6"].MODELS6, modules["real_zoo7"].MODELS7]
     held_out = zoos[int(zoo[-1]) - 1]
     earlier = [spec for models in zoos[:zoos.index(held_out)] for spec in models]
     names = [spec.name for spec in held_out]
