@@ -80,7 +80,8 @@ VARIANTS: dict[str, Variant] = {
         "empty": (torch.zeros(0, 3), torch.zeros(0, 3)),
     }),
     "kornia_lightglue_orientations": Variant("TRT308", (
-        "return _trt_rad2deg(angle_rad).unsqueeze(-1)", "oris = _trt_deg2rad(get_laf_orientation(lafs).reshape(1, -1))"), {
+        "return _trt_rad2deg(angle_rad).unsqueeze(-1)",
+        "oris = _trt_deg2rad(get_laf_orientation(lafs).reshape(1, -1))"), {
         "more": (torch.randn(1, 13, 2, 3, generator=_g(10)),),
         "negatives": (-torch.rand(1, 4, 2, 3, generator=_g(11)) - 0.1,),
         "axes": (torch.tensor([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], [[-1.0, 1e-30, 0.0], [0.0, 1.0, 0.0]],
@@ -114,7 +115,8 @@ VARIANTS: dict[str, Variant] = {
         "more": (torch.randn(5, 3, 7, 9, generator=_g(24)),
                  torch.tensor([[1.2, -0.3, 2.0], [0.4, 0.8, -1.0]]).repeat(5, 1, 1)),
         "identity": (torch.randn(1, 3, 7, 9, generator=_g(25)), torch.eye(2, 3)[None]),
-        "zeros-and-negatives": (-torch.rand(2, 3, 7, 9, generator=_g(26)), torch.tensor([[-1.0, 0.0, 0.0], [0.0, -2.0, 0.0]]).expand(2, 2, 3).clone()),
+        "zeros-and-negatives": (-torch.rand(2, 3, 7, 9, generator=_g(26)),
+                                torch.tensor([[-1.0, 0.0, 0.0], [0.0, -2.0, 0.0]]).expand(2, 2, 3).clone()),
         "raises-no-channels": (torch.zeros(2, 0, 7, 9), torch.eye(2, 3).expand(2, 2, 3).clone()),
     }, 1e-5),
     "pytorch_tutorials_stn": Variant("TRT309", ("grid = _trt_affine_grid(theta, x.size())",), {

@@ -57,7 +57,8 @@ def build() -> nn.Module:
 
 
 def inputs(generator: torch.Generator) -> tuple[torch.Tensor, ...]:
-    M = torch.tensor([[0.9, 0.2, 1.5], [-0.1, 1.1, -0.5]]).repeat(2, 1, 1) + 0.05 * torch.randn(2, 2, 3, generator=generator)
+    M = torch.tensor([[0.9, 0.2, 1.5], [-0.1, 1.1, -0.5]]).repeat(2, 1, 1)
+    M = M + 0.05 * torch.randn(2, 2, 3, generator=generator)
     return torch.randn(2, 3, 7, 9, generator=generator), M
 
 

@@ -1,4 +1,4 @@
-"""A spatial transformer network: ``F.affine_grid(theta, x.size())`` with ``align_corners`` left out: PyTorch's tutorial.
+"""A spatial transformer network, ``F.affine_grid(theta, x.size())`` without ``align_corners``: PyTorch's tutorial.
 
 Reduced from pytorch/tutorials at c53e7d4efc0e39e455c531d21ec7db28ba220214,
 intermediate_source/spatial_transformer_tutorial.py, ``Net.stn``: a localization network

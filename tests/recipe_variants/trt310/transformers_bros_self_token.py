@@ -34,4 +34,5 @@ def inputs(generator: torch.Generator) -> tuple[torch.Tensor, ...]:
     return torch.randn(2, 5, 6, generator=generator), torch.tensor([[1, 1, 1, 1, 0], [1, 1, 1, 1, 1]])
 
 
-DYNAMIC = {"subsequent_token_logits": {0: "batch", 1: "tokens", 2: "targets"}, "attention_mask": {0: "batch", 1: "tokens"}}
+DYNAMIC = {"subsequent_token_logits": {0: "batch", 1: "tokens", 2: "targets"},
+           "attention_mask": {0: "batch", 1: "tokens"}}

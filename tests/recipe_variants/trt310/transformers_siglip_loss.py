@@ -1,11 +1,14 @@
 """SigLIP's pairwise sigmoid loss: ``torch.eye(logits_per_text.size(0))`` marks the matching pairs.
 
 Reduced from transformers 5.24.0 (the PyPI wheel), transformers/models/siglip/modeling_siglip.py,
-``SiglipModel.forward`` (lines 795-815): the embeddings normalized, the logits of texts against images, scaled and shifted,
-``eye = torch.eye(logits_per_text.size(0), device=logits_per_text.device)`` (the batch size from
-``.size(0)``, the default float type), ``m1_diag1 = -torch.ones_like(logits_per_text) + 2 * eye``
-and the mean negative log-sigmoid. Written here in our own words as a module over the two
-batches of embeddings.
+``SiglipModel.forward`` (lines 795-815): the embeddings normalized, the logits of texts against
+images, scaled and shifted, ``eye = torch.eye(logits_per_text.size(0),
+device=logits_per_text.device)`` (the batch size from ``.size(0)``, the default float type),
+``m1_diag1 = -torch.ones_like(logits_per_text) + 2 * eye`` and the mean negative log-sigmoid.
+Written here in our own words as a module over the two batches of embeddings, whose learned
+scale and bias start at 1.4 and -2: at 2.3 and -10, logits near -20 make the exported Log of
+Sigmoid lose digits in ONNX Runtime, with or without the rewrite (measured 11.21 against eager's
+11.35).
 """
 
 import torch
