@@ -99,6 +99,8 @@ VARIANTS: dict[str, Variant] = {
         "grid = _trt_affine_grid(theta=theta[:, :sr], size=list(dst_size), align_corners=self.align_corners)",), {
         "larger": (torch.randn(3, 2, 11, 5, generator=_g(15)), _theta(3, 16)),
         "one-theta": (torch.randn(4, 3, 4, 9, generator=_g(17)), _theta(1, 18)),
+        "one-row-and-one-column": (torch.randn(2, 3, 1, 1, generator=_g(41)), _theta(2, 42)),
+        "one-row": (torch.randn(2, 3, 1, 6, generator=_g(43)), _theta(2, 44)),
         "zeros": (torch.zeros(2, 1, 5, 5), torch.zeros(2, 3, 3)),
         "negatives": (-torch.rand(1, 2, 8, 3, generator=_g(19)), -_theta(1, 20)),
         "raises-no-images": (torch.zeros(0, 3, 6, 7), torch.zeros(0, 3, 3)),
@@ -247,6 +249,7 @@ def test_the_grid_points_of_a_symbolic_size_are_torch_linspace_within_half_an_ep
         assert (got - want).abs().max().item() <= torch.finfo(dtype).eps / 2
         assert got[0].item() == -1.0 and got[-1].item() == 1.0
     assert math.isclose(_trt_two_sided_range(theta, 5)[1].item(), -0.5)
+    assert _trt_two_sided_range(theta, 1).tolist() == [0.0]  # PyTorch's single point, chosen in the graph
 
 
 def test_torch_torch_is_the_torch_module() -> None:

@@ -51,8 +51,8 @@ times a step, which rounds otherwise than PyTorch's two-sided `linspace` (measur
 float32 on grids up to 32 x 32). A size read from a shape is traced (symbolic under the dynamo
 exporter, where `torch.linspace` would fix it to the example's): its points come from a range with
 `linspace`'s two-sided formula (within half a float epsilon of it), so the grid follows the size
-under both exporters. A grid axis of one step is decided when the model is traced: a graph traced
-at a larger size is wrong at one pixel (and one traced at one pixel at larger sizes).
+under both exporters, one pixel included (the graph chooses the single point 0; the trace does
+not decide it).
 
 TensorRT versions: all (the export fails, or gives AffineGrid, before TensorRT is involved).""",
         fix=Safety.SAFE,
