@@ -48,7 +48,11 @@ Fix safety: safe. Eager, `torch.jit.script`, `torch.fx`, `torch.compile` and `to
 `F.affine_grid` itself (values, gradients, errors and the warning for `align_corners=None`). The
 exported graph's values are the same construction; the exporter writes `linspace` as a range
 times a step, which rounds otherwise than PyTorch's two-sided `linspace` (measured within 5e-7 in
-float32 on grids up to 32 x 32).
+float32 on grids up to 32 x 32). A size read from a shape is traced (symbolic under the dynamo
+exporter, where `torch.linspace` would fix it to the example's): its points come from a range with
+`linspace`'s two-sided formula (within half a float epsilon of it), so the grid follows the size
+under both exporters, one pixel included (the graph chooses the single point 0; the trace does
+not decide it).
 
 TensorRT versions: all (the export fails, or gives AffineGrid, before TensorRT is involved).""",
         fix=Safety.SAFE,

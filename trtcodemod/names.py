@@ -14,7 +14,8 @@ not taken for it.
 
 A name imported in two ways (``try: from torch import vmap`` / ``except:
 from functorch import vmap``) resolves to both, in sorted order, so results are
-the same from run to run.
+the same from run to run. ``torch.torch`` is the torch module itself (torch binds its own
+name), so ``torch.torch.deg2rad`` resolves to ``torch.deg2rad``.
 """
 
 from __future__ import annotations
@@ -34,6 +35,13 @@ def dotted_name(node: cst.BaseExpression) -> str | None:
         return None
     parts.append(node.value)
     return ".".join(reversed(parts))
+
+
+def canonical(qualified: str) -> str:
+    """``qualified`` without the repeats of ``torch.torch``, which is the torch module itself."""
+    while qualified.startswith("torch.torch") and qualified[11:12] in ("", "."):
+        qualified = qualified[6:]
+    return qualified
 
 
 def import_bindings(node: cst.Import | cst.ImportFrom) -> list[tuple[str, str | None]]:
@@ -145,7 +153,7 @@ class ImportTable:
         if not bound:
             return ()
         suffix = f".{rest}" if rest else ""
-        return tuple(sorted(f"{q}{suffix}" for q in bound))
+        return tuple(sorted(canonical(f"{q}{suffix}") for q in bound))
 
     def matches(self, node: cst.BaseExpression, qualified: Iterable[str]) -> str | None:
         """The first of ``qualified`` that ``node`` refers to, or None."""

@@ -35,7 +35,7 @@ from typing import Iterable, Iterator
 import libcst as cst
 
 from trtcodemod.astutil import bound_names, children, visit_readonly
-from trtcodemod.names import ImportTable, dotted_name, import_bindings
+from trtcodemod.names import ImportTable, canonical, dotted_name, import_bindings
 
 # How a name is bound (the first element of each entry of ``Bindings.sites``).
 PARAM = "param"
@@ -530,7 +530,7 @@ class ScopeResolver:
                 found = ()
             else:
                 suffix = dotted[dotted.index("."):]
-                found = tuple(sorted(f"{qualified}{suffix}" for qualified in bound))
+                found = tuple(sorted(canonical(f"{qualified}{suffix}") for qualified in bound))
             self._attributes[key] = found
         return found
 

@@ -7,6 +7,11 @@ the grid itself from simpler operators (``AffineGridGenerator.cpp``): a base gri
 ``align_corners``, and 0 for a single step), multiplied by each ``theta`` transposed. The helper
 does the same operations in the same order (``linspace``, ``*``, ``/``, ``bmm``), so the graph
 holds ops TensorRT parses: Range (``linspace``), Mul, Div, Expand, Concat, MatMul.
+A size read from a shape while exporting is no Python int (a traced value under the TorchScript
+exporter, a symbolic one under dynamo's, where ``torch.linspace`` would fix it to the example's):
+its points come from a range, with ``torch.linspace``'s two-sided formula (within half a float
+epsilon of it, and the single point 0 for one step chosen in the graph), so the grid follows the
+size under both exporters.
 ``_trt_affine_grid`` is ``F.affine_grid`` itself everywhere except inside ``torch.onnx.export``,
 and there too for what it does not take (5-D sizes, a theta of another shape or type), so
 those errors stay torch's; a size that is not positive raises its ValueError.
@@ -46,7 +51,21 @@ def _trt_affine_grid_2d(theta, size, align_corners: bool):
 def _trt_linspace_from_neg_one(theta, steps, align_corners: bool):
     """PyTorch's ``linspace_from_neg_one``: ``steps`` points over [-1, 1], pulled in by
     ``(steps - 1) / steps`` without ``align_corners``, and ``[0]`` for one step."""
-    if steps <= 1:
-        return torch.zeros(1, dtype=theta.dtype, device=theta.device)
-    points = torch.linspace(-1, 1, steps, dtype=theta.dtype, device=theta.device)
+    if isinstance(steps, int):
+        if steps <= 1:
+            return torch.zeros(1, dtype=theta.dtype, device=theta.device)
+        points = torch.linspace(-1, 1, steps, dtype=theta.dtype, device=theta.device)
+    else:  # a traced or symbolic size: no branch on it, and no torch.linspace, which fixes it
+        points = _trt_two_sided_range(theta, steps)
     return points if align_corners else points * (steps - 1) / steps
+
+
+def _trt_two_sided_range(theta, steps):
+    """``linspace(-1, 1, steps)`` from a range, as PyTorch's kernel computes it: from -1 up to the
+    middle, from 1 down after it (within half a float epsilon of ``torch.linspace``); ``[0]`` for
+    one step, chosen in the graph, since a traced size must not decide it."""
+    index = torch.arange(steps, dtype=theta.dtype, device=theta.device)
+    count = index.new_ones(()) * steps
+    step = 2.0 / (count - 1)
+    points = torch.where(index < count // 2, index * step - 1, 1 - (count - 1 - index) * step)
+    return torch.where(count > 1, points, torch.zeros_like(points))

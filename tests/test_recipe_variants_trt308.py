@@ -1,0 +1,261 @@
+"""The angle-conversion (TRT308), affine-grid (TRT309) and eye (TRT310) recipes on real-code variants.
+
+Each variant in ``tests/recipe_variants/trt308/``, ``trt309/`` and ``trt310/`` is a small runnable
+model reduced from a public repository (cited in its docstring). ``torch.rad2deg``/``deg2rad``
+(``torch.torch.deg2rad`` included) and ``F.affine_grid`` have no symbolic in the TorchScript
+exporter at opset 17: the original does not export. ``torch.eye`` of a size read from an input
+exports as an EyeLike whose input shape is computed at run time, which TensorRT does not build (and
+ONNX Runtime has no boolean EyeLike): the original's graph check names it. Each rule rewrites the
+file from the code alone (safe fixes); the rewritten model exports (with the dynamo exporter too
+for one or two variants of each rule, to keep the file fast) with nothing hostile in the inserted
+helper's lines (no EyeLike at all for TRT310), its graph equals eager mode at other sizes (a grid's
+dynamic height and width under the dynamo exporter included) and on edge values (zeros,
+negatives, empty tensors, inf/NaN where they can occur), and eager mode is
+unchanged bit for bit (outputs, gradients, exceptions).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+import torch
+from variant_models import (assert_eager_unchanged, built_variant, export_variant, export_variant_dynamo,
+                            input_names)
+
+from trtcodemod.engine import Options, check_source, fix_source
+from trtcodemod.trt.check import check_graph
+from trtcodemod.verify.export import export_model
+
+HERE = Path(__file__).parent / "recipe_variants"
+NAN, INF = float("nan"), float("inf")
+
+
+def _g(seed: int) -> torch.Generator:
+    return torch.Generator().manual_seed(seed)
+
+
+def _rotations(n: int, seed: int) -> torch.Tensor:
+    return torch.linalg.qr(torch.randn(n, 3, 3, generator=_g(seed)))[0]
+
+
+def _theta(n: int, seed: int, rows: int = 3) -> torch.Tensor:
+    return torch.eye(3)[:rows].repeat(n, 1, 1) + 0.2 * torch.randn(n, rows, 3, generator=_g(seed))
+
+
+def _masks(rows: list[list[int]]) -> torch.Tensor:
+    return torch.tensor(rows)
+
+
+class Variant(NamedTuple):
+    rule: str
+    fragments: tuple[str, ...]
+    sets: dict[str, tuple[torch.Tensor, ...]]  # other sizes and edge values; "raises-"/"eager-": eager mode only
+    tolerance: float = 1e-6  # relative to the output's largest magnitude (1 at least)
+    dynamo: bool = False  # the dynamo export too (slow: a few per rule, the dynamic grids among them)
+
+
+_FLIP = torch.diag(torch.tensor([-1.0, -1.0, 1.0]))
+VARIANTS: dict[str, Variant] = {
+    "kornia_rotation_angle_error": Variant("TRT308", ("theta = _trt_rad2deg(-torch.atan2(-sin_theta, cos_theta))",), {
+        "more": (_rotations(9, 1), _rotations(9, 2)),
+        "identical": (_rotations(3, 3), _rotations(3, 3)),
+        "opposite": (_rotations(2, 4), _rotations(2, 4) @ _FLIP),
+        "zeros-and-negatives": (torch.zeros(2, 3, 3), -_rotations(2, 5)),
+        "nan": (torch.full((1, 3, 3), NAN), _rotations(1, 6)),
+        "no-pairs": (torch.zeros(0, 3, 3), torch.zeros(0, 3, 3)),
+    }),
+    "kornia_projective_rotation": Variant("TRT308", ("axis_angle_rad: torch.Tensor = _trt_deg2rad(angles)",), {
+        "more": ((torch.rand(11, 3, generator=_g(7)) - 0.5) * 720, torch.rand(11, 3, generator=_g(8)) + 0.5),
+        "zeros": (torch.zeros(3, 3), torch.ones(3, 3)),
+        "negatives": (-torch.rand(2, 3, generator=_g(9)) * 180, -torch.ones(2, 3)),
+        # No inf: the rotation's own sin and cos of inf differ between ONNX Runtime and eager mode.
+        "nan-and-signed-zeros": (torch.tensor([[NAN, 1.0, 2.0], [-0.0, -0.0, 90.0]]), torch.ones(2, 3)),
+        "empty": (torch.zeros(0, 3), torch.zeros(0, 3)),
+    }),
+    "kornia_lightglue_orientations": Variant("TRT308", (
+        "return _trt_rad2deg(angle_rad).unsqueeze(-1)",
+        "oris = _trt_deg2rad(get_laf_orientation(lafs).reshape(1, -1))"), {
+        "more": (torch.randn(1, 13, 2, 3, generator=_g(10)),),
+        "negatives": (-torch.rand(1, 4, 2, 3, generator=_g(11)) - 0.1,),
+        "axes": (torch.tensor([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], [[-1.0, 1e-30, 0.0], [0.0, 1.0, 0.0]],
+                               [[0.0, -2.0, 0.0], [1.0, 0.0, 0.0]]]).unsqueeze(0),),
+        "no-frames": (torch.zeros(1, 0, 2, 3),),
+    }),
+    "transformers_depth_pro_focal": Variant("TRT308", (
+        "focal_length = 0.5 * self.width / torch.tan(0.5 * _trt_deg2rad(field_of_view))",), {
+        "larger": (torch.rand(3, 10, 4, generator=_g(12)) * 80, torch.rand(3, generator=_g(13)) * 120 + 10),
+        "zero-and-negative-fov": (torch.rand(2, 2, 3, generator=_g(14)), torch.tensor([0.0, -45.0])),
+        "inf-nan": (torch.tensor([[[INF, -1.0], [0.0, NAN]]]).expand(3, 2, 2).clone(), torch.tensor([60.0, NAN, INF])),
+        "empty": (torch.zeros(0, 4, 5), torch.zeros(0)),
+    }, dynamo=True),
+    "monai_affine_transform": Variant("TRT309", (
+        "grid = _trt_affine_grid(theta=theta[:, :sr], size=list(dst_size), align_corners=self.align_corners)",), {
+        "larger": (torch.randn(3, 2, 11, 5, generator=_g(15)), _theta(3, 16)),
+        "one-theta": (torch.randn(4, 3, 4, 9, generator=_g(17)), _theta(1, 18)),
+        "one-row-and-one-column": (torch.randn(2, 3, 1, 1, generator=_g(41)), _theta(2, 42)),
+        "one-row": (torch.randn(2, 3, 1, 6, generator=_g(43)), _theta(2, 44)),
+        "zeros": (torch.zeros(2, 1, 5, 5), torch.zeros(2, 3, 3)),
+        "negatives": (-torch.rand(1, 2, 8, 3, generator=_g(19)), -_theta(1, 20)),
+        "raises-no-images": (torch.zeros(0, 3, 6, 7), torch.zeros(0, 3, 3)),
+    }, 1e-5, dynamo=True),
+    "timm_naflexvit_interp1d": Variant("TRT309", (
+        "grid = _trt_affine_grid(theta, (B, C, 1, out_length), align_corners=False)",), {
+        "wider": (torch.randn(2, 3, 17, generator=_g(21)), torch.tensor([17.0, 5.0])),
+        "same-width": (torch.randn(4, 1, 8, generator=_g(22)), torch.full((4,), 8.0)),
+        "negatives": (-torch.rand(1, 2, 3, generator=_g(23)), torch.tensor([-3.0])),
+        "no-tokens": (torch.zeros(2, 0, 6), torch.tensor([6.0, 2.0])),
+    }, 1e-5, dynamo=True),
+    "kornia_warp_affine": Variant("TRT309", (
+        "grid = _trt_affine_grid(src_norm_trans_dst_norm[:, :2, :], [B_M, C, dsize[0], dsize[1]],",), {
+        "more": (torch.randn(5, 3, 7, 9, generator=_g(24)),
+                 torch.tensor([[1.2, -0.3, 2.0], [0.4, 0.8, -1.0]]).repeat(5, 1, 1)),
+        "identity": (torch.randn(1, 3, 7, 9, generator=_g(25)), torch.eye(2, 3)[None]),
+        "zeros-and-negatives": (-torch.rand(2, 3, 7, 9, generator=_g(26)),
+                                torch.tensor([[-1.0, 0.0, 0.0], [0.0, -2.0, 0.0]]).expand(2, 2, 3).clone()),
+        "raises-no-channels": (torch.zeros(2, 0, 7, 9), torch.eye(2, 3).expand(2, 2, 3).clone()),
+    }, 1e-5),
+    "pytorch_tutorials_stn": Variant("TRT309", ("grid = _trt_affine_grid(theta, x.size())",), {
+        "more": (torch.randn(6, 1, 12, 12, generator=_g(27)),),
+        "zeros": (torch.zeros(2, 1, 12, 12),),
+        "negatives": (-torch.rand(1, 1, 12, 12, generator=_g(28)) * 5,),
+        "raises-no-images": (torch.zeros(0, 1, 12, 12),),
+    }, 1e-5),
+    "transformers_xlnet_non_target": Variant("TRT310", (
+        "non_tgt_mask = -_trt_eye(qlen, device=attn_mask.device, dtype=attn_mask.dtype)",), {
+        "longer": (_masks([[1] * 9, [1] * 4 + [0] * 5, [0] * 9]),),
+        "no-padding": (torch.ones(1, 3, dtype=torch.long),),
+        "one-token": (_masks([[1], [0]]),),
+        "no-tokens": (torch.zeros(2, 0, dtype=torch.long),),
+    }, dynamo=True),
+    "transformers_bros_self_token": Variant("TRT310", (
+        "self_token_mask = _trt_eye(max_seq_length, max_seq_length + 1, device=device, dtype=torch.bool)",), {
+        "longer": (torch.randn(3, 9, 10, generator=_g(29)), _masks([[1] * 9, [1] * 2 + [0] * 7, [1] * 8 + [0]])),
+        "inf-nan": (torch.tensor([[[NAN, INF, 1.0], [-INF, -0.0, 0.0]]]), _masks([[1, 0]])),
+        "one-token": (torch.randn(2, 1, 2, generator=_g(30)), _masks([[1], [0]])),
+        "no-tokens": (torch.zeros(2, 0, 1), torch.zeros(2, 0, dtype=torch.long)),
+    }),
+    "transformers_siglip_loss": Variant("TRT310", (
+        "eye = _trt_eye(logits_per_text.size(0), device=logits_per_text.device)",), {
+        "larger": (torch.randn(9, 6, generator=_g(31)), torch.randn(9, 6, generator=_g(32))),
+        "one-pair": (torch.randn(1, 6, generator=_g(33)), torch.randn(1, 6, generator=_g(34))),
+        "negatives": (-torch.rand(3, 6, generator=_g(35)), torch.rand(3, 6, generator=_g(36))),
+        "zeros-inf-nan": (torch.tensor([[0.0] * 6, [INF] + [0.0] * 5]), torch.tensor([[NAN] * 6, [1.0] * 6])),
+        # ONNX Runtime's ReduceMean of nothing is 0 (the original's graph's too), eager mode's mean NaN.
+        "eager-no-pairs": (torch.zeros(0, 6), torch.zeros(0, 6)),
+    }),
+    "simclr_info_nce_mask": Variant("TRT310", ("mask = _trt_eye(labels.shape[0], dtype=torch.bool)",), {
+        "more": (torch.randn(10, 5, generator=_g(37)),),
+        "one-pair": (torch.randn(2, 5, generator=_g(38)),),
+        "zeros-and-negatives": (torch.cat([torch.zeros(2, 5), -torch.rand(2, 5, generator=_g(39))]),),
+        # No inf: F.normalize of an infinite row is NaN in eager mode, not in ONNX Runtime.
+        "nan": (torch.tensor([[NAN, 1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 2.0, 3.0, -1.0], [1.0, -1.0, 0.5, 0.0, 0.0],
+                              [0.0, 0.0, 0.0, 0.0, 7.0]]),),
+        "raises-no-views": (torch.zeros(0, 5),),  # view(0, -1) of the masked labels
+    }),
+}
+_UNREWRITTEN = {"TRT308": r"(?<!_trt_)(rad2deg|deg2rad)\(", "TRT309": r"(?<!_trt_)affine_grid\(",
+                "TRT310": r"(?<!_trt_)\beye\((?!\d)"}
+_MISSING = {"TRT308": r"aten::(rad2deg|deg2rad)", "TRT309": r"aten::affine_grid_generator"}
+
+
+def _graph_equals_eager(session: ort.InferenceSession, model: torch.nn.Module, inputs: tuple, tolerance: float,
+                        label: str) -> None:
+    """The graph's output is eager mode's (shape, dtype; bools exactly, floats to ``tolerance`` of
+    the largest magnitude, NaN where NaN)."""
+    with torch.no_grad():
+        want = model(*inputs).numpy()
+    [got] = session.run(None, {n: t.numpy() for n, t in zip(input_names(model), inputs)})
+    assert got.shape == want.shape and got.dtype == want.dtype, label
+    if want.dtype.kind != "f":
+        assert np.array_equal(got, want), label
+        return
+    finite = np.abs(want[np.isfinite(want)])
+    scale = max(1.0, float(finite.max()) if finite.size else 1.0)
+    assert np.allclose(got, want, rtol=0, atol=tolerance * scale, equal_nan=True), (label, got, want)
+
+
+@pytest.mark.parametrize("name", list(VARIANTS))
+def test_variant_migrates(name: str, tmp_path: Path) -> None:
+    rule, fragments, others, tolerance, with_dynamo = VARIANTS[name]
+    path = HERE / rule.lower() / f"{name}.py"
+    module, original = built_variant(path, f"{rule.lower()}_{name}")
+    example = module.inputs(_g(0))
+
+    # Before: no symbolic for the operator (TRT308, TRT309), or an EyeLike TensorRT cannot build (TRT310).
+    before = export_model(original, example, tmp_path / "before.onnx", exporter="torchscript",
+                          input_names=input_names(original), output_names=["out"], dynamic_axes=module.DYNAMIC,
+                          opset=17)
+    if rule == "TRT310":
+        assert before.error is None, before.error
+        issues = check_graph(onnx.load(str(tmp_path / "before.onnx")), "10.0")
+        assert [(i.rule, i.severity) for i in issues if i.op == "EyeLike"] == [("TRT310", "error")], issues
+    else:
+        assert before.error is not None and re.search(_MISSING[rule], before.error), before.error
+
+    # The rule from the code alone, without --unsafe: every call of the model, nothing else.
+    options = Options(select=(rule,), scope="all")
+    new_source = fix_source(path.read_bytes(), str(path.resolve()), options).source.decode()
+    for fragment in fragments:
+        assert fragment in new_source, new_source
+    helpers_end = new_source.index("\n\n\n", new_source.rindex("\ndef _trt_")) + 3  # after the inserted helpers
+    body = new_source[helpers_end:]
+    assert not re.search(_UNREWRITTEN[rule], body), body
+    findings = check_source(path.read_bytes(), str(path.resolve()), options)
+    assert [f.rule for f in findings] == [rule] * len(fragments)
+    new_path = tmp_path / f"{name}_rewritten.py"
+    new_path.write_text(new_source)
+    _, rewritten = built_variant(new_path, f"{rule.lower()}_rewritten_{name}")
+
+    # After: the TorchScript exporter (and dynamo's for some); nothing hostile from the helper; the
+    # graphs follow other sizes and values.
+    torchscript, _ = export_variant(rewritten, example, module.DYNAMIC, tmp_path / "after.onnx", tmp_path)
+    sessions = {"torchscript": torchscript}
+    if with_dynamo:
+        sessions["dynamo"] = export_variant_dynamo(rewritten, example, module.DYNAMIC, tmp_path / "after_dynamo.onnx")
+    graph = onnx.load(str(tmp_path / "after.onnx"))
+    assert not {"EyeLike", "AffineGrid"} & {n.op_type for n in graph.graph.node if rule != "TRT308"}
+    helper_lines = new_source[:helpers_end].count("\n")
+    hostile = [i for i in check_graph(graph, "10.0") if i.severity == "error" and i.source
+               and i.source.startswith(str(new_path)) and int(i.source.rsplit(":", 1)[1]) <= helper_lines]
+    assert hostile == [], hostile
+    sets = {"example": example, **others}
+    for label, inputs in sets.items():
+        if label.startswith(("raises-", "eager-")):  # compared below, in eager mode only
+            continue
+        for exporter, session in sessions.items():
+            _graph_equals_eager(session, original, inputs, tolerance, f"{exporter} {label}")
+
+    # Eager mode is unchanged, bit for bit: outputs, input gradients, exceptions.
+    assert_eager_unchanged(original, rewritten, sets)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_the_grid_points_of_a_symbolic_size_are_torch_linspace_within_half_an_epsilon(dtype) -> None:
+    """The dynamo exporter's sizes are symbolic, and ``torch.linspace`` fixes them to the example's:
+    there the helper takes its points from a range, within half a float epsilon of linspace's."""
+    from trtcodemod.helpers.affine import _trt_two_sided_range
+
+    theta = torch.zeros(1, 2, 3, dtype=dtype)
+    for steps in [2, 3, 7, 8, 13, 64, 255, 1000]:
+        got, want = _trt_two_sided_range(theta, steps), torch.linspace(-1, 1, steps, dtype=dtype)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        assert (got - want).abs().max().item() <= torch.finfo(dtype).eps / 2
+        assert got[0].item() == -1.0 and got[-1].item() == 1.0
+    assert math.isclose(_trt_two_sided_range(theta, 5)[1].item(), -0.5)
+    assert _trt_two_sided_range(theta, 1).tolist() == [0.0]  # PyTorch's single point, chosen in the graph
+
+
+def test_torch_torch_is_the_torch_module() -> None:
+    """``torch.torch`` is torch itself (kornia's ``torch.torch.deg2rad``), under any alias and
+    repeated; a name that only starts with ``torch`` after ``torch.`` is not."""
+    source = ("import torch\nimport torch as th\n\n\ndef f(x):\n"
+              "    return torch.torch.rad2deg(x) + th.torch.torch.deg2rad(x) + torch.torchaudio.deg2rad(x)\n")
+    new = fix_source(source.encode(), "f.py", Options(select=("TRT308",), scope="all")).source.decode()
+    assert "return _trt_rad2deg(x) + _trt_deg2rad(x) + torch.torchaudio.deg2rad(x)\n" in new, new
