@@ -96,6 +96,48 @@ class Queue:
     assert _line_of(source, "if len(") in _lines(source.replace("self.frames.append(x)", "pass"))
 
 
+#: monai 1.6.1 ``networks/nets/dints.py`` (DiNTS and TopologyInstance, lines 499, 513, 682), reduced:
+#: architecture codes set in ``__init__``, a search class of the same file that indexes a table of
+#: its own with ``self.num_blocks`` and reads a code as ``.data.cpu()``, and loops over the codes.
+DINTS_LIKE = '''\
+import torch
+from torch import nn
+
+
+class Topology(nn.Module):
+    def __init__(self, code, num_blocks):
+        super().__init__()
+        self.num_blocks = num_blocks
+        self.code = code
+        self.node_a = torch.ones(num_blocks + 1, 2)
+
+    def forward(self, x):
+        for d in range(2):
+            if self.node_a[0][d]:
+                x = x + d
+        for b in range(self.num_blocks):
+            for i, active in enumerate(self.code[b].data):
+                if active:
+                    x = x * 2
+        return x
+
+
+class Search(Topology):
+    def decode(self, table):
+        table[1 + (self.num_blocks - 1):, -1] = 0.001
+        return self.code[0].data.cpu()
+'''
+
+
+def test_an_index_an_assignment_reads_and_a_copy_to_the_cpu_change_nothing() -> None:
+    lines = _lines(DINTS_LIKE)
+    assert {_line_of(DINTS_LIKE, "if self.node_a"), _line_of(DINTS_LIKE, "if active")} <= lines
+    for change in ("self.num_blocks = 3", "self.code[0] = 0", "self.code.add_(1)", "self.node_a, y = table, 1"):
+        source = DINTS_LIKE.replace("        return self.code[0].data.cpu()", f"        {change}\n        return table")
+        changed = _line_of(source, "if self.node_a") if "node_a" in change else _line_of(source, "if active")
+        assert changed not in _lines(source), change
+
+
 def test_random_values_and_calls_of_submodules_are_not_constant() -> None:
     for test in ("torch.rand(1) > self.probs[0]", "self.layers[0](x).sum() > 0", "self.probs[idx] > x"):
         source = EOMT_LIKE.replace("self.probs[idx] > 0", test)

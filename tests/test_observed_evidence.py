@@ -21,10 +21,12 @@ import libcst as cst
 import pytest
 import torch
 
+from trtcodemod.astutil import walk
 from trtcodemod.context import FileContext
 from trtcodemod.evidence.facts import Facts
 from trtcodemod.migrate.tensor_sites import varying_axes
 from trtcodemod.providers import ObservedFacts
+from trtcodemod.registry import rule_by_id
 from trtcodemod.versions import parse_target
 
 from support import invoke
@@ -65,6 +67,19 @@ class Select(nn.Module):
         keep = scores > 0
         n = self.count(keep)
         return pick(boxes, keep) * scale, positive(boxes, scores), bump(boxes.clone(), scores), boxes[:n]
+
+
+def never_called(scores, boxes):
+    kept = scores > 0.5
+    m = int(kept.sum())
+    return boxes[kept][:m], len(boxes)
+
+
+class Unused:
+    table: dict = {"k": torch.zeros(2)[0]}
+
+
+LIMITS = [torch.ones(3)[1], min(4, 5)]
 
 
 def build() -> nn.Module:
@@ -235,6 +250,61 @@ def test_observed_facts_answer_is_tensor_and_axis_varies(yolo, with_facts: bool)
     assert observed.axis_varies(output[0], -1) is (True if with_facts else None)
     assert observed.axis_varies(output[0], 4) is None  # no such axis
     assert observed.axis_varies(ny, 0) is None
+
+
+def _every_node_in_its_scopes(module: cst.Module):
+    """(node, its enclosing classes and functions): the traversal's view when a rule asks."""
+    def visit(node: cst.CSTNode, scopes: tuple[cst.CSTNode, ...]):
+        yield node, scopes
+        inner = (*scopes, node) if type(node) in (cst.ClassDef, cst.FunctionDef) else scopes
+        for child in node.children:
+            yield from visit(child, inner)
+
+    for statement in module.body:
+        yield from visit(statement, ())
+
+
+def test_a_function_nothing_was_observed_in_is_answered_without_positions(select) -> None:
+    """A function body where the run recorded nothing gets every answer of "never ran" without the
+    position pass; each answer equals the exact one, node by node, in every function (the header
+    of one that never ran included: its `def` line ran at import)."""
+    model, facts_file = select
+    facts = Facts.read(facts_file)
+    fast, exact = _context(model, facts), _context(model, facts)
+    exact_observed = exact.provider(ObservedFacts)
+    exact_observed._silent = lambda node: False  # the reference: every answer from positions
+    fast_observed = fast.provider(ObservedFacts)
+    mask = rule_by_id("TRT201")
+    never = next(s for s in fast.module.body if type(s) is cst.FunctionDef and s.name.value == "never_called")
+    fast.scopes[:] = [never]
+    for node in walk(never.body):  # what rules ask about: no whitespace or punctuation
+        assert fast_observed._silent(node)
+        assert (fast_observed.ran(node), fast_observed.reads_values(node), fast_observed.is_tensor(node)) == \
+            (False, None, False)
+    assert never not in fast._scoped_positions()._by_scope  # its body cost no position pass
+    unused = next(s for s in fast.module.body if type(s) is cst.ClassDef and s.name.value == "Unused")
+    fast.scopes[:] = [unused]
+    attribute = [fast_observed.is_tensor(n) for n in walk(unused.body)]
+    fast.scopes[:] = []
+    limits = next(s for s in fast.module.body if "LIMITS" in cst.Module([]).code_for_node(s))
+    table = [fast_observed.ran(n) for n in walk(limits)]
+    assert not any(attribute) and not any(table)  # the observer records no line of the import
+    assert fast._scoped_positions()._whole is None and unused not in fast._scoped_positions()._by_scope
+    def answers(observed: ObservedFacts, node: cst.CSTNode) -> tuple[Any, ...]:
+        return (observed.ran(node), observed.reads_values(node), observed.traced(node), observed.is_tensor(node),
+                observed.shapes(node), observed.proof(mask, node))
+
+    asked = 0
+    for (node, scopes), (twin, _) in zip(_every_node_in_its_scopes(fast.module), _every_node_in_its_scopes(exact.module)):
+        exact.scopes[:] = scopes
+        expected = answers(exact_observed, twin)
+        # Asked from its own scopes, and from inside the silent function (a rule looking elsewhere).
+        for where in (scopes, (never,)):
+            fast.scopes[:] = where
+            assert answers(fast_observed, node) == expected, cst.Module([]).code_for_node(node)[:60]
+            assert fast_observed._silent(node) == (where[-1:] == (never,) and fast._scoped_positions().in_body(node, never))
+        asked += any(expected)
+    assert asked > 20  # the run observed many of the nodes asked about
 
 
 # --- the rules ---------------------------------------------------------------------------------------

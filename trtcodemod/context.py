@@ -103,9 +103,22 @@ class FileContext:
         (``ScopedPositions``): only rules that consult facts call it, and only when there are
         facts for this file.
         """
+        return self._scoped_positions().get(node, tuple(self.scopes))
+
+    def function_body_lines(self) -> tuple[int, int] | None:
+        """First and last line of the body of the function the traversal is in (None outside a
+        function, or where it cannot be placed): cheap, no position pass."""
+        return self._scoped_positions().body_lines(tuple(self.scopes))
+
+    def in_function_body(self, node: cst.CSTNode) -> bool:
+        """Is ``node`` inside the body of the function the traversal is in?"""
+        return bool(self.scopes) and type(self.scopes[-1]) is cst.FunctionDef and \
+            self._scoped_positions().in_body(node, self.scopes[-1])
+
+    def _scoped_positions(self) -> ScopedPositions:
         if self._positions is None:
             self._positions = ScopedPositions(self.module, self.source)
-        return self._positions.get(node, tuple(self.scopes))
+        return self._positions
 
     # --- names -------------------------------------------------------------
     def qualified_names(self, node: cst.BaseExpression) -> tuple[str, ...]:

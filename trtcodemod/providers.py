@@ -72,6 +72,7 @@ class ObservedFacts(Provider):
     def __init__(self, context: "FileContext") -> None:
         super().__init__(context)
         self.facts = context.facts
+        self._silent_bodies: dict[tuple[int, int], bool] = {}
 
     @property
     def known(self) -> bool:
@@ -80,6 +81,20 @@ class ObservedFacts(Provider):
 
     def _where(self, node: cst.CSTNode) -> Any:
         return None if self.facts is None else self.context.position(node)
+
+    def _silent(self, node: cst.CSTNode) -> bool:
+        """``node`` is in the body of the function the traversal is in, and nothing was observed
+        anywhere in that body: every question below has its "never ran" answer, known without
+        the position pass over the function (most functions of a library file never run)."""
+        if self.facts is None:
+            return False
+        span = self.context.function_body_lines()
+        if span is None:
+            return False
+        silent = self._silent_bodies.get(span)
+        if silent is None:
+            silent = self._silent_bodies[span] = self.facts.silent(*span)
+        return silent and self.context.in_function_body(node)
 
     def line(self, node: cst.CSTNode) -> int | None:
         """The line ``node`` starts on, where a rule names it beside an observation (None
@@ -90,7 +105,7 @@ class ObservedFacts(Provider):
     def reads_values(self, node: cst.CSTNode) -> bool | None:
         """True: Python read a tensor's value inside ``node`` (``__bool__``, ``.item()``...), so an
         export bakes it in; False: it ran and read none; None: no facts, or it never ran."""
-        where = self._where(node)
+        where = None if self._silent(node) else self._where(node)
         if where is None:
             return None
         reads = self.facts.value_reads(where.start.line, where.start.column + 1, where.end.line, where.end.column + 1)
@@ -98,6 +113,8 @@ class ObservedFacts(Provider):
 
     def ran(self, node: cst.CSTNode) -> bool | None:
         """Did ``node``'s lines run in the observed forwards (None: no facts)?"""
+        if self._silent(node):
+            return False
         where = self._where(node)
         return None if where is None else self.facts.ran(where.start.line, where.end.line)
 
@@ -108,13 +125,13 @@ class ObservedFacts(Provider):
     def traced(self, node: cst.CSTNode) -> bool:
         """Did the observed export warn (a ``TracerWarning``) that a traced tensor became a Python
         or NumPy value on ``node``'s lines?"""
-        where = self._where(node)
+        where = None if self._silent(node) else self._where(node)
         return where is not None and bool(self.facts.traced(where.start.line, where.end.line))
 
     def proof(self, info: RuleInfo, node: cst.CSTNode) -> str | None:
         """The observation covering the assumption of the unsafe fix of the rule ``info``
         describes at ``node``, or None."""
-        where = self._where(node)
+        where = None if self._silent(node) else self._where(node)
         if where is None:
             return None
         return prove_in_file(self.facts, info, where.start.line, where.start.column + 1, where.end.line,
@@ -132,7 +149,7 @@ class ObservedFacts(Provider):
             name = RESULT
         else:
             return []
-        where = self._where(node)
+        where = None if self._silent(node) else self._where(node)
         if where is None:
             return []
         return self.facts.tensors(name, where.start.line, where.start.column + 1, where.end.line,

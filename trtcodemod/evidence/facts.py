@@ -10,6 +10,7 @@ expression Python was evaluating (1-based columns, like a finding's).
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
 import os
@@ -256,6 +257,8 @@ class FileFacts:
     facts: Facts
     path: str
     line_map: Callable[[int], int | None] | None = None
+    #: (number of events when built, every line of this file where something was observed, sorted).
+    _observed_lines: tuple[int, list[int]] | None = field(default=None, init=False, repr=False, compare=False)
 
     def span(self, line: int, column: int, end_line: int, end_column: int) -> Span | None:
         """Where a span of the analysed source was observed (None: an earlier fix pass moved it)."""
@@ -265,6 +268,23 @@ class FileFacts:
         if start is None or end is None or end - start != end_line - line:
             return None
         return Span(self.path, start, column, end, end_column)
+
+    def silent(self, line: int, end_line: int) -> bool:
+        """Nothing was observed on these lines of the analysed source: none ran (not even while
+        importing or building), no event touches them. Then every question about a span inside
+        has its "never ran" answer. False after an earlier fix pass moved lines (``line_map``)."""
+        if self.line_map is not None:
+            return False
+        cached = self._observed_lines
+        if cached is None or cached[0] != len(self.facts.events):
+            lines = set(self.facts.lines.get(self.path, ()))
+            for e in self.facts.events:
+                if e["path"] == self.path:
+                    lines.update(range(int(e["line"]), int(e["end_line"]) + 1))
+            cached = self._observed_lines = (len(self.facts.events), sorted(lines))
+        observed = cached[1]
+        at = bisect.bisect_left(observed, line)
+        return at == len(observed) or observed[at] > end_line
 
     def forward_lines(self) -> set[int]:
         """Lines of the observed contents where something was recorded while the model ran

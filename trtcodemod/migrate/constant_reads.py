@@ -26,7 +26,10 @@ _PURE_BUILTINS = frozenset({"len", "int", "float", "bool", "abs", "min", "max", 
                             "zip", "reversed", "list", "tuple"})
 #: Tensor methods that read a value and change nothing.
 _READING_METHODS = frozenset({"item", "any", "all", "sum", "numel", "size", "dim", "tolist", "float", "int", "bool",
-                              "long", "abs", "max", "min", "mean", "prod", "nonzero", "isnan", "isinf", "isfinite"})
+                              "long", "abs", "max", "min", "mean", "prod", "nonzero", "isnan", "isinf", "isfinite",
+                              # a copy or a view of the value, on the CPU or as NumPy (monai's DiNTS reads its
+                              # architecture code as ``self.arch_code_a[i].data.cpu()``)
+                              "cpu", "detach", "clone", "numpy", "contiguous", "flatten", "argmax", "argmin"})
 _INIT = "__init__"
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -38,6 +41,21 @@ def _self_root(node: ast.AST) -> str | None:
             return node.attr
         node = node.value
     return None
+
+
+def _assigned_roots(target: ast.AST) -> Iterator[str]:
+    """The attributes of ``self`` an assignment to ``target`` changes: ``x`` for ``self.x``,
+    ``self.x[i]`` or ``self.x.y``, each element of a tuple target, never what an index reads
+    (``table[: self.n] = 0`` changes ``table``, not ``self.n``: monai's DiNTS ``decode``)."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            yield from _assigned_roots(element)
+    elif isinstance(target, ast.Starred):
+        yield from _assigned_roots(target.value)
+    else:
+        root = _self_root(target)
+        if root is not None:
+            yield root
 
 
 def _own_nodes(func: ast.AST) -> Iterator[ast.AST]:
@@ -127,11 +145,7 @@ class _FileFacts:
                         targets = [func_expr.value]
                     if name.endswith("_") and not name.startswith("_"):
                         targets += node.args[:1]  # an in-place function: ``nn.init.ones_(self.w)``
-                for target in targets:
-                    for part in ast.walk(target):
-                        root = _self_root(part)
-                        if root is not None:
-                            changed.add(root)
+                changed.update(root for target in targets for root in _assigned_roots(target))
         return changed
 
 
@@ -290,7 +304,7 @@ class _Judge:
 
 def constant_test_lines(tree: ast.Module) -> set[int]:
     """Lines of the tests (of ``if``, ``while``, ``x if c else y``) in methods that read only the
-    model's own values and at least one of them from ``self`` or through a parameter."""
+    model's own values: from ``self``, through a parameter, or a local bound from them."""
     facts = _FileFacts(tree)
     judge = _Judge(facts)
     lines: set[int] = set()
@@ -299,8 +313,9 @@ def constant_test_lines(tree: ast.Module) -> set[int]:
             if not isinstance(node, (ast.If, ast.While, ast.IfExp)):
                 continue
             test = node.test
-            reads = any(_self_root(n) is not None or isinstance(n, ast.Name) and n.id in _Judge._params(func)
-                        for n in ast.walk(test))
+            # What it reads comes from ``self``, a parameter or a local bound from them (DiNTS's
+            # ``for i, activation in enumerate(self.arch_code_a[b].data): if activation:``).
+            reads = any(_self_root(n) is not None or isinstance(n, ast.Name) for n in ast.walk(test))
             if reads and judge.constant(test, func):
                 lines.update(range(test.lineno, (test.end_lineno or test.lineno) + 1))
     return lines
