@@ -1,5 +1,6 @@
-"""The suite's shared setup: its own folder importable (``support``, ``safety``, ``variant_models``),
-and the order in which ``-n 2 --dist loadfile`` hands files to the workers."""
+"""The suite's shared setup: its own folder importable (``support``, ``safety``, ``variant_models``)
+from the test files in its subfolders (docs/architecture.md, "Tests"), and the order in which
+``-n 2 --dist loadfile`` hands files to the workers."""
 
 import pathlib
 import sys
@@ -8,7 +9,7 @@ from collections import Counter
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 
 #: Seconds the slowest files took (the sum of their tests, `pytest --durations=0 -n 2`, 2026-11-29,
-#: 1813 s in all). `--dist loadfile` gives a worker the next file in line when it is free: with the
+#: 1813 s in all), keyed by file name: names are unique across the suite's folders. `--dist loadfile` gives a worker the next file in line when it is free: with the
 #: longest first, no long file starts last while the other worker has nothing left (the
 #: longest-processing-time-first order). Stale figures only change the order, never a result.
 SLOW_FILES = {
