@@ -7,9 +7,15 @@ import io
 import textwrap
 import warnings
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from trtcodemod.engine import Options, check_source, fix_source
+
+#: The suite's root (its helper modules and real-code variants; each test file sits a folder or two
+#: below it, docs/architecture.md "Tests") and the repository's.
+TESTS = Path(__file__).resolve().parent
+REPO = TESTS.parent
 
 
 def invoke(*args: str) -> Any:
@@ -33,6 +39,17 @@ def migrate_json(model: Any, dynamic_axes: str, *extra: str) -> dict[str, Any]:
                     "--runs", "1", "--warmup", "0", "--backends", "torch-cpu,onnxruntime-cpu", "--format", "json",
                     *extra)
     return json.loads(result.stdout)["models"][0]
+
+
+def migrate_small(path: Path) -> tuple[dict[str, Any], int]:
+    """``migrate``'s JSON report of the model ``build`` in ``path`` (input x: 1x3x5x5), quickly, and
+    its exit code."""
+    import json
+
+    result = invoke("migrate", str(path), "--model", "build", "--input-shape", "x:1x3x5x5", "--format", "json",
+                    "--runs", "1", "--warmup", "0", "--backends", "torch-cpu,onnxruntime-cpu")
+    [report] = json.loads(result.stdout)["models"]
+    return report, result.exit_code
 
 
 def rewrite(code: str, *, unsafe: bool = False, select: tuple[str, ...] = ("ALL",), target: str = "8.6") -> str:

@@ -73,7 +73,7 @@ The graph is a `Where`, with no NonZero or ScatterND. The values are those of th
 assignment, bit for bit: the same elementwise operation on the same elements, cast to `t`'s
 dtype as the in-place write casts; an all-false mask leaves `t`, an empty `t` stays empty,
 inf/NaN in the rows the mask leaves are not picked, and the gradients are the assignment's
-(measured on all-false, all-true, empty, inf/NaN and zero-divisor inputs: tests/test_mask_update.py).
+(measured on all-false, all-true, empty, inf/NaN and zero-divisor inputs: tests/transforms/test_mask_update.py).
 
 Fix safety: unsafe. Assumptions: (1) `v` broadcasts against `t` as it does against
 `t[mask]`: a value of the selected rows' shape (`t[mask] = rows`, one row per True entry)

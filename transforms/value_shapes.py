@@ -196,7 +196,7 @@ pass it in (a shape input of the engine).
 Fix safety: unsafe. The same rows only for bounds `>= 0` (a count always is; `x[:-2]`
 drops rows where the mask keeps none, `x[-2:]` keeps two where the mask keeps all); a
 start's view begins inside `x`'s storage where the copy is aligned, so a later CPU matmul may
-round the last bit differently (VALL-E's variant, `tests/test_recipe_variants_trt715.py`); the result is a copy, not a view of `x` (writes to it no
+round the last bit differently (VALL-E's variant, `tests/transforms/variants/test_recipe_variants_trt715.py`); the result is a copy, not a view of `x` (writes to it no
 longer reach `x`, and its strides are contiguous); a float `n` made `x[:n]` raise and
 no longer does. `migrate` tries it as a candidate where the graph check locates the
 `Slice`, and keeps it only when the verification finds the model equivalent. Based on

@@ -4,7 +4,7 @@ Convention for the whole package: a concrete node class is tested with ``type(no
 cst.Call`` (or ``type(node) in (...)``), an abstract one (``cst.BaseExpression``) with
 ``isinstance``. LibCST's classes have an ABC metaclass, which makes every ``isinstance``
 a Python-level call, five times the cost; its concrete classes are final, so both
-answer the same (``tests/test_traversal.py`` checks that they stay final).
+answer the same (``tests/core/test_traversal.py`` checks that they stay final).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ cuts the features back with a list of two sections, ``torch.split(x, [batch_dim,
 dim=0)`` (line 190). Written here in our own words with two convolutions for the residual layers.
 Sections are not TRT718's form: the TorchScript exporter keeps each traced size of a list as an
 input of the ONNX ``Split`` computed in the graph, so the export follows every batch as it is
-(checked in ``tests/test_recipe_variants_trt718.py``) and the rule leaves the line alone.
+(checked in ``tests/transforms/variants/test_recipe_variants_trt718.py``) and the rule leaves the line alone.
 """
 
 import torch

@@ -1,0 +1,211 @@
+"""Which line is the user's, whatever the layout of the checkout (issue 30).
+
+One answer (:mod:`trtcodemod.usercode`) serves the observer, the exporters' warnings and
+failures and the ONNX nodes' stacks: a real file that is not installed code is the user's,
+and the innermost such frame is the line. Tested on the same library laid out three ways
+(beside the model file, on ``PYTHONPATH`` from another folder, an editable install's
+``.pth`` entry): the exporter's TracerWarning lands on the library's line in each, so the
+rule that fixes it (TRT726, the shape-keyed anchor cache of a YOLO-style head) is tried and
+the three reports are the same. An operator the exporter cannot convert (``aten::isin``) is
+placed at the user's call that reaches it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import re
+import site
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+
+from support import REPO, invoke
+from trtcodemod.usercode import OURS, UserFiles, innermost, is_installed
+
+EXAMPLE = REPO / "examples" / "guidance" / "anchor_cache.py"
+WRAPPER = """import torch
+from torch import nn
+
+from anchorlib import Head
+
+
+class Detector(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.head = Head()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(x)
+
+
+def build() -> nn.Module:
+    return Detector()
+
+
+def inputs(generator: torch.Generator) -> tuple[torch.Tensor, ...]:
+    return (torch.randn(1, 3, 8, 8, generator=generator),)
+"""
+FAST = ["--runs", "1", "--warmup", "0", "--backends", "torch-cpu,onnxruntime-cpu", "--format", "json",
+        "--dynamic-axes", '{"x": {"0": "batch", "2": "h", "3": "w"}}']
+
+
+def _library(folder: Path) -> Path:
+    """The anchor-cache head of examples/guidance as a package ``anchorlib`` in ``folder``."""
+    package = folder / "anchorlib"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("from .head import Head\n")
+    (package / "head.py").write_text(EXAMPLE.read_text().split("\ndef build()")[0])
+    return package / "head.py"
+
+
+# --- the one answer -----------------------------------------------------------------------------
+
+
+def test_user_files_by_what_a_file_is(tmp_path: Path) -> None:
+    beside, elsewhere = tmp_path / "proj" / "lib.py", tmp_path / "libs" / "lib.py"
+    installed, venv_src = tmp_path / "site-packages" / "lib.py", tmp_path / "venv" / "src" / "clone" / "lib.py"
+    for path in (beside, elsewhere, installed, venv_src):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("x = 1\n")
+    user = UserFiles([str(tmp_path / "proj")])
+    assert user(str(beside)) and user(str(elsewhere)) and user(str(venv_src))
+    assert not user(str(installed)) and is_installed(str(installed))
+    assert not user(torch.__file__) and not user(os.__file__) and not user(os.path.join(OURS, "cli.py"))
+    assert not user("<frozen importlib._bootstrap>") and not user(str(tmp_path / "gone.py"))
+    # The model's own folder counts even inside an installed tree.
+    assert UserFiles([str(tmp_path / "site-packages")])(str(installed))
+    assert innermost([(str(beside), 3), (torch.__file__, 9), (str(elsewhere), 7), (os.__file__, 1)], user) == (
+        str(elsewhere.resolve()), 7)
+
+
+def test_tracer_warning_lands_in_a_library_outside_the_model_folder(tmp_path: Path) -> None:
+    from trtcodemod.verify.export import export_model
+
+    head = _library(tmp_path / "libs")
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "proj" / "model.py").write_text(WRAPPER)
+    sys.path[:0] = [str(tmp_path / "libs"), str(tmp_path / "proj")]
+    try:
+        import model as wrapper  # type: ignore[import-not-found]
+
+        model, example = wrapper.build(), torch.randn(1, 3, 8, 8)
+        model(example)  # the eager run before an export fills the cache, as the verifier's does
+        result = export_model(model, (example,), tmp_path / "m.onnx", exporter="torchscript",
+                              input_names=["x"], output_names=["y"], dynamic_axes={"x": {2: "h", 3: "w"}},
+                              opset=17, user_roots=(str(tmp_path / "proj"),))
+    finally:
+        del sys.path[:2]
+        for name in ("model", "anchorlib", "anchorlib.head"):
+            sys.modules.pop(name, None)
+    lines = {(w["file"], w["line"]) for w in result.warnings if w["category"] == "TracerWarning"}
+    cache_line = next(i for i, text in enumerate(head.read_text().splitlines(), 1) if "self.shape != shape" in text)
+    assert (str(head.resolve()), cache_line) in lines, lines
+    assert not any(file.endswith("model.py") for file, _ in lines), lines
+
+
+def _export_through(tmp_path: Path, name: str, source: str, call: Any, example: torch.Tensor,
+                    axes: dict[str, dict[int, str]]) -> Any:
+    """Export (TorchScript) a model whose forward is ``call(module, x)`` of the user's module
+    ``name`` (``source``, written to ``tmp_path``): the export result."""
+    from trtcodemod.verify.export import export_model
+
+    (tmp_path / f"{name}.py").write_text(source)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        module = importlib.import_module(name)
+
+        class Model(torch.nn.Module):
+            def forward(self, x: torch.Tensor) -> torch.Tensor:
+                return call(module, x)
+
+        return export_model(Model(), (example,), tmp_path / "m.onnx", exporter="torchscript", input_names=["x"],
+                            output_names=["y"], dynamic_axes=axes, opset=17, user_roots=(str(tmp_path),))
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop(name, None)
+
+
+def test_unconvertible_operator_is_placed_at_the_users_call(tmp_path: Path) -> None:
+    result = _export_through(tmp_path, "ids", "import torch\nfrom torch import isin as member\n\n\n"
+                             "def keep(labels, wanted):\n    return member(labels, wanted)\n",
+                             lambda ids, x: ids.keep(x, torch.tensor([1, 3])), torch.arange(6), {})
+    assert result.error and "aten::isin" in result.error
+    assert result.error.endswith(f"[at {(tmp_path / 'ids.py').resolve()}:6]"), result.error
+
+
+def test_symbolic_failure_is_placed_at_the_users_node(tmp_path: Path) -> None:
+    """A conv symbolic fails after tracing, with no user frame on the stack, and its message names
+    the conv's input (here the model's input, with no stack): the node being converted names the
+    line. kornia's ScalePyramid blur in miniature (a traced channel count expands the weight)."""
+    result = _export_through(
+        tmp_path, "blur", "import torch\nimport torch.nn.functional as F\n\n\ndef blur(x, k):\n    c = x.shape[1]\n"
+        "    w = k.view(1, 1, 1, -1).expand(c, 1, 1, k.shape[0]).contiguous()\n"
+        "    return F.conv2d(x, w, groups=c)\n",
+        lambda blur, x: blur.blur(x, torch.ones(3) / 3), torch.rand(1, 2, 8, 8), {"x": {0: "batch"}})
+    assert result.error and "kernel of unknown shape" in result.error
+    assert result.error.endswith(f"[at {(tmp_path / 'blur.py').resolve()}:8]"), result.error
+
+
+# --- three layouts, one report -------------------------------------------------------------------
+
+
+def _normal(report: dict[str, Any]) -> str:
+    """The verdicts of a report, each path cut to where it is in its own tree."""
+    kept = {key: report.get(key) for key in ("exit_code", "before", "after", "equivalent", "applied", "reverted",
+                                               "remaining", "info", "changed_files", "diff")}
+    text = json.dumps(kept, sort_keys=True)
+    text = re.sub(r"(?:[ab]/)?[^\s\"':]*/(anchorlib/\w+\.py)", r"\1", text)
+    return re.sub(r"[^\s\"':]*/(model\.py)", r"\1", text)
+
+
+@pytest.fixture(scope="module")
+def layouts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[int, dict[str, Any]]]:
+    root = tmp_path_factory.mktemp("layouts")
+    out: dict[str, tuple[int, dict[str, Any]]] = {}
+
+    def migrate(model: Path) -> tuple[int, dict[str, Any]]:
+        result = invoke("migrate", str(model), "--model", "build", "--inputs", "inputs", *FAST)
+        return result.exit_code, json.loads(result.stdout)["models"][0]
+
+    beside = root / "beside"
+    _library(beside)
+    (beside / "model.py").write_text(WRAPPER)
+    out["beside"] = migrate(beside / "model.py")
+
+    for name in ("pythonpath", "editable"):
+        project, libs = root / name / "proj", root / name / ("libs" if name == "pythonpath" else "clone/src")
+        _library(libs)
+        project.mkdir()
+        (project / "model.py").write_text(WRAPPER)
+        with pytest.MonkeyPatch.context() as patch:
+            if name == "pythonpath":
+                patch.setenv("PYTHONPATH", str(libs))
+                out[name] = migrate(project / "model.py")
+                continue
+            # What `pip install -e` leaves for a plain layout: a .pth entry naming the clone.
+            pth = Path(site.getsitepackages()[0]) / f"__editable__.anchorlib_{os.getpid()}.pth"
+            pth.write_text(f"{libs}\n")
+            try:
+                out[name] = migrate(project / "model.py")
+            finally:
+                pth.unlink()
+    return out
+
+
+def test_the_bake_in_the_library_is_fixed_in_every_layout(layouts: dict[str, tuple[int, dict[str, Any]]]) -> None:
+    for name, (code, report) in layouts.items():
+        assert code == 0 and report["exit_code"] == 0, (name, report["remaining"])
+        assert [(a["rule"], Path(a["path"]).name, a["landed"]) for a in report["applied"]] == [
+            ("TRT726", "head.py", True)], (name, report["applied"])
+        assert not any(r["source"] and "model.py" in r["source"] for r in report["remaining"]), name
+
+
+def test_the_three_reports_are_the_same(layouts: dict[str, tuple[int, dict[str, Any]]]) -> None:
+    beside = _normal(layouts["beside"][1])
+    assert _normal(layouts["pythonpath"][1]) == beside
+    assert _normal(layouts["editable"][1]) == beside

@@ -1,0 +1,649 @@
+"""``trtcodemod migrate``: real models, real worker processes, real exports, on CPU.
+
+Four end-to-end migrations (a value baked in, a model that does not export before, a clean
+graph, a wrapper whose model lives in a sibling module and needs a proof from facts), and
+fast unit tests of the facts, the plan and the engine's ``allow`` filter.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from trtcodemod.cli import app
+from trtcodemod.engine import Options, check_source, fix_source
+from trtcodemod.evidence.facts import Facts, Span
+from trtcodemod.migrate.locate import Problem, export_failures
+from trtcodemod.verify.results import VerifyReport
+from trtcodemod.usercode import UserFiles
+from trtcodemod.migrate.plan import APPLY, INFO, REMAINS, Plan, decide
+from trtcodemod.migrate.report import render
+from support import REPO
+
+EXAMPLES = REPO / "examples" / "migrate"
+#: One timed run, and only the backends this machine has: the tests check results, not speed.
+FAST = ["--runs", "1", "--warmup", "0", "--backends", "torch-cpu,onnxruntime-cpu"]
+
+
+def run_cli(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(app, ["migrate", *args])
+    if result.exception and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result.exit_code, result.stdout
+
+
+def run_json(*args: str) -> tuple[int, dict[str, Any]]:
+    code, out = run_cli(*args, "--format", "json", *FAST)
+    data = json.loads(out)
+    assert data["version"] == 1 and len(data["models"]) == 1
+    return code, data["models"][0]
+
+
+def line_of(path: Path, text: str) -> int:
+    return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if text in line)
+
+
+# --- end to end ------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def baked() -> tuple[int, dict[str, Any]]:
+    return run_json(str(EXAMPLES / "baked_scale.py"), "--model", "build", "--inputs", "inputs", "--unsafe")
+
+
+def test_baked_value_is_observed_located_and_fixed(baked: tuple[int, dict[str, Any]]) -> None:
+    code, r = baked
+    path = EXAMPLES / "baked_scale.py"
+    line = line_of(path, "if x.mean() > 0:")
+    assert r["before"]["faithful"] is False and r["before"]["exported"] is True
+    assert [(a["rule"], a["line"]) for a in r["applied"]] == [("TRT101", line)]
+    assert "--unsafe" in r["applied"][0]["proof"] and "baked in" in r["applied"][0]["proof"]
+    assert r["after"] == {"exported": True, "faithful": True, "trt_errors": 0, "trt_errors_by_op": {}}
+    assert r["equivalent"] is True and r["remaining"] == [] and code == 0 and r["exit_code"] == 0
+
+
+def test_dry_run_shows_the_diff_and_writes_nothing(baked: tuple[int, dict[str, Any]]) -> None:
+    _, r = baked
+    path = EXAMPLES / "baked_scale.py"
+    assert "if x.mean() > 0:" in path.read_text()  # untouched
+    assert "-        if x.mean() > 0:" in r["diff"] and "torch.where" in r["diff"]
+    assert r["changed_files"] == [str(path)]
+
+
+def test_model_that_does_not_export_before_exports_after() -> None:
+    path = EXAMPLES / "pooled_head.py"
+    code, r = run_json(str(path), "--model", "build", "--inputs", "inputs",
+                       "--dynamic-axes", '{"x": {"2": "height", "3": "width"}}')
+    assert r["before"]["exported"] is False and r["before"]["trt_errors"] is None
+    assert [(a["rule"], a["line"]) for a in r["applied"]] == [("TRT601", line_of(path, "nn.AdaptiveAvgPool2d"))]
+    # TRT601 is unsafe (for speed, where pooling already exports); the failed export proves it.
+    assert r["applied"][0]["proof"].startswith("observed: the torchscript export fails on adaptive pooling")
+    assert r["after"]["exported"] is True and r["after"]["faithful"] is True and r["after"]["trt_errors"] == 0
+    assert r["equivalent"] is True and code == 0
+
+
+def test_clean_graph_applies_nothing_and_exits_0() -> None:
+    path = EXAMPLES / "clean_net.py"
+    code, r = run_json(str(path), "--model", "build", "--inputs", "inputs")
+    assert code == 0 and r["exit_code"] == 0
+    assert r["applied"] == [] and r["changed_files"] == [] and r["diff"] == "" and r["rounds"] == []
+    assert r["before"] == r["after"] and r["before"]["trt_errors"] == 0 and r["equivalent"] is True
+    # Its torch.where is no finding for 8.6 (TRT102 matters below 8.4): nothing to say.
+    assert r["info"] == []
+    # For 8.0 the graph check agrees with check's TRT102 (Where is parsed from 8.4): a hostile
+    # node at that line, fixed by the blend, a candidate kept because it verifies equivalent.
+    code, r = run_json(str(path), "--model", "build", "--inputs", "inputs", "--target", "8.0")
+    assert r["before"]["trt_errors_by_op"] == {"Where": 1} and r["after"]["trt_errors"] == 0
+    assert [(a["rule"], a["line"]) for a in r["applied"]] == [("TRT102", line_of(path, "torch.where("))]
+    assert r["applied"][0]["proof"].startswith("verified:") and code == 0
+
+
+@pytest.fixture(scope="module")
+def wrapped(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, dict[str, Any], Path]:
+    folder = tmp_path_factory.mktemp("wrapped")
+    for name in ("wrapper.py", "anchor_head.py"):
+        shutil.copy(EXAMPLES / name, folder / name)
+    code, r = run_json(str(folder / "wrapper.py"), "--model", "build", "--inputs", "inputs", "--write",
+                       "--dynamic-axes", '{"feats": {"0": "batch", "2": "height", "3": "width"}}')
+    return code, r, folder
+
+
+def test_wrapper_model_file_rewrites_the_module_the_model_came_from(wrapped: tuple) -> None:
+    code, r, folder = wrapped
+    head = folder / "anchor_head.py"
+    assert code == 0, r
+    assert str(head.resolve()) in r["files"] and r["changed_files"] == [str(head.resolve())]
+    assert "logits[:, 0].sigmoid()" in head.read_text()  # --write wrote the sibling module
+    assert (folder / "wrapper.py").read_text() == (EXAMPLES / "wrapper.py").read_text()
+    assert r["before"]["trt_errors_by_op"] == {"If": 1} and r["after"]["trt_errors"] == 0
+
+
+def test_unsafe_fix_is_proved_by_facts_without_unsafe(wrapped: tuple) -> None:
+    _, r, folder = wrapped
+    assert r["unsafe"] is False
+    [fix] = r["applied"]
+    assert (fix["rule"], fix["line"]) == ("TRT401", line_of(EXAMPLES / "anchor_head.py", "squeeze(1)"))
+    assert fix["proof"].startswith("observed: the squeezed axis had size 1 in all 4 call(s) over 4 input set(s), "
+                                   "one with the dynamic axes stretched (feats[0] (batch) 2->5;")
+    assert "proof: observed: the squeezed axis had size 1" in render([r], "text", written=True)
+
+
+def test_mask_by_name_is_proved_by_the_observed_bool_index() -> None:
+    path = EXAMPLES / "mask_crop.py"
+    code, r = run_json(str(path), "--model", "build", "--inputs", "inputs")
+    proofs = {a["rule"]: a for a in r["applied"]}
+    assert proofs["TRT201"]["line"] == line_of(path, "return points[valid_mask]")
+    assert proofs["TRT201"]["proof"].startswith("observed: the index was a 1-D bool tensor in all 3 call(s)")
+    assert proofs["TRT704"]["line"] == line_of(path, "n = len(points)") and "baked in" in proofs["TRT704"]["proof"]
+    assert r["unsafe"] is False and r["equivalent"] is True and code == 0
+
+
+def test_json_keeps_the_issue_names(wrapped: tuple) -> None:
+    _, r, _ = wrapped
+    for key in ("name", "applied", "before", "after", "equivalent", "remaining"):
+        assert key in r
+    assert set(r["applied"][0]) >= {"rule", "path", "line", "proof"}
+    assert set(r["before"]) >= {"exported", "faithful", "trt_errors"}
+
+
+def test_bad_arguments_exit_2(tmp_path: Path) -> None:
+    code, _ = run_cli(str(tmp_path / "missing.py"), "--model", "build", "--inputs", "inputs")
+    assert code == 2
+
+
+# --- units: facts, plan, locate, engine filter -------------------------------------------------
+
+
+SOURCE = b"import torch\n\ndef f(x: torch.Tensor):\n    y = x.squeeze(1)\n    keep = x > 0\n    return y[keep]\n"
+
+
+def _findings(tmp_path: Path) -> tuple[str, dict[str, Any]]:
+    path = tmp_path / "m.py"
+    path.write_bytes(SOURCE)
+    found = {f.rule: f for f in check_source(SOURCE, str(path), Options(select=("ALL", "TRT401")))}
+    return str(path.resolve()), found
+
+
+def _facts(path: str, sizes: list[int], ran: set[int] | None = None) -> Facts:
+    return Facts.from_json({"version": 1, "runs": 2, "lines": {path: sorted(ran or {3, 4, 5, 6})}, "events": [
+        {"kind": "squeeze", "path": path, "line": 4, "column": 9, "end_line": 4, "end_column": 21, "direct": True,
+         "count": 1, "sizes": [s]} for s in sizes], "inputs": {}})
+
+
+def test_facts_round_trip_through_json(tmp_path: Path) -> None:
+    path, _ = _findings(tmp_path)
+    facts = _facts(path, [1, 1])
+    facts.save(tmp_path / "facts.json")
+    again = Facts.load(tmp_path / "facts.json")
+    assert again.to_json() == facts.to_json() and again.ran(path, 4) and not again.ran(path, 1)
+    assert len(again.at("squeeze", Span(path, 4, 9, 4, 21))) == 2
+
+
+def test_squeeze_is_proved_only_when_the_axis_was_always_1(tmp_path: Path) -> None:
+    path, found = _findings(tmp_path)
+    hostile = [Problem("hostile", path, 4, "If", "TRT401", "squeeze on a dynamic axis")]
+    proved = decide(found["TRT401"], hostile, _facts(path, [1, 1]), unsafe=False)
+    assert proved.action == APPLY and proved.proof.startswith("observed: the squeezed axis had size 1")
+    not_proved = decide(found["TRT401"], hostile, _facts(path, [1, 3]), unsafe=False)
+    assert not_proved.action == REMAINS and "--unsafe applies it" in not_proved.reason
+    assert decide(found["TRT401"], hostile, _facts(path, [1, 3]), unsafe=True).action == APPLY
+
+
+def test_findings_without_a_problem_or_that_never_ran_are_information(tmp_path: Path) -> None:
+    path, found = _findings(tmp_path)
+    assert decide(found["TRT201"], [], _facts(path, [1]), unsafe=True).action == INFO
+    never = decide(found["TRT201"], [Problem("baked", path, 6, "(traced constant)", None, "")],
+                   _facts(path, [1], ran={3, 4}), unsafe=True)
+    assert never.action == INFO and "never ran" in never.reason
+
+
+def test_a_line_only_the_export_ran_is_decided_by_its_nodes(tmp_path: Path) -> None:
+    """Code behind ``torch.jit.is_tracing()`` never runs in eager mode; a hostile node of the
+    exported graph made at its line says the export ran it, so its fix is planned there."""
+    path, found = _findings(tmp_path)
+    traced_only = decide(found["TRT201"], [Problem("hostile", path, 6, "NonZero", "TRT201", "")],
+                         _facts(path, [1], ran={3, 4}), unsafe=False)
+    assert traced_only.action == APPLY and "NonZero node at line 6" in traced_only.proof
+
+
+def test_a_line_only_the_export_ran_is_decided_by_its_export_failure(tmp_path: Path) -> None:
+    """Code behind ``torch.onnx.is_in_onnx_export()`` (smp's PSPNet pools with an area resize
+    there) never runs in eager mode; an export failure placed at its line says the export ran it.
+    A failure the rule names but placed elsewhere does not."""
+    path, found = _findings(tmp_path)
+    export_only = decide(found["TRT201"], [Problem("export_failure", path, 6, "(export)", "TRT201", "")],
+                         _facts(path, [1], ran={3, 4}), unsafe=False)
+    assert export_only.action == APPLY and "export failed at line 6" in export_only.proof
+    elsewhere = decide(found["TRT201"], [Problem("export_failure", path, 4, "(export)", "TRT201", "")],
+                       _facts(path, [1], ran={3, 4}), unsafe=False)
+    assert elsewhere.action == INFO and "never ran" in elsewhere.reason
+
+
+def test_plan_applies_exactly_its_fixes_through_the_engine_filter(tmp_path: Path) -> None:
+    path, found = _findings(tmp_path)
+    plan = Plan()
+    plan.update(found.values(), [Problem("hostile", path, 4, "If", "TRT401", "")], _facts(path, [1]), unsafe=False)
+    result = fix_source(SOURCE, path, Options(select=("ALL", "TRT401"), allow=plan.allows()))
+    assert [f.rule for f in result.fixed] == ["TRT401"]  # unsafe, proved; the safe TRT201 is not planned
+    assert b"x[:, 0]" in result.source and b"y[keep]" in result.source
+    assert fix_source(SOURCE, path, Options(select=("ALL", "TRT401"), allow=lambda f: False)).changed is False
+    plan.revert(["TRT401"], "breaks equivalence")
+    assert plan.applied == [] and fix_source(SOURCE, path, Options(select=("ALL", "TRT401"), allow=plan.allows())).changed is False
+
+
+BRANCH = (b"import torch\n\ndef f(x: torch.Tensor, t: torch.Tensor):\n    if x.max() > 0.5:\n        t = t + 1\n"
+          b"    return t\n")
+
+
+def test_a_node_in_code_another_fix_wrote_gets_that_rule_as_a_follow_up(tmp_path: Path) -> None:
+    """Below TensorRT 8.4, TRT101's torch.where is itself a Where the parser rejects: once the
+    graph check locates it at the `if` line, the plan adds TRT102 there, applied in the pass after."""
+    path = tmp_path / "m.py"
+    path.write_bytes(BRANCH)
+    options = Options(select=("ALL",), target="8.0")
+    findings = check_source(BRANCH, str(path), options)
+    assert [f.rule for f in findings] == ["TRT101"]  # no torch.where in the original
+    where = str(path.resolve())
+    facts = Facts.from_json({"version": 1, "runs": 2, "lines": {where: [3, 4, 5, 6]}, "events": [], "inputs": {}})
+    plan = Plan()
+    assert plan.update(findings, [Problem("baked", where, 4, "If", None, "")], facts, unsafe=True)
+    first = fix_source(BRANCH, where, Options(select=("ALL",), target="8.0", allow=plan.allows(),
+                                              follow_up=plan.follow_ups()))
+    assert b"torch.where(_trt_cond" in first.source and [f.rule for f in first.fixed] == ["TRT101"]
+    # The round's graph check: a Where at line 4 (the rewritten `if`), which no finding covers.
+    assert plan.update(findings, [Problem("hostile", where, 4, "Where", "TRT102", "")], facts, unsafe=True)
+    follow = [d for d in plan.applied if d.follow_up]
+    assert [(d.finding.rule, d.finding.line) for d in follow] == [("TRT102", 4)]
+    # A warning the fix's own code brings (a NonZero, say) is its stated cost, not a follow-up.
+    assert not plan.update(findings, [Problem("hostile", where, 4, "NonZero", "TRT201", "", severity="warning")],
+                           facts, unsafe=True)
+    second = fix_source(BRANCH, where, Options(select=("ALL",), target="8.0", allow=plan.allows(),
+                                               follow_up=plan.follow_ups()))
+    assert b"torch.where" not in second.source and b"torch.logical_not(_trt_cond)" in second.source
+    assert [(f.rule, f.line) for f in second.fixed] == [("TRT101", 4), ("TRT102", 4)]  # lines of the original
+    run = {}
+    for name, code in (("before", BRANCH), ("after", second.source)):
+        exec(compile(code, name, "exec"), run.setdefault(name, {}))
+    import torch
+    for x, t in ((torch.tensor([0.9, -1.0]), torch.tensor([2, 3])), (torch.tensor([0.1]), torch.tensor([-4]))):
+        assert torch.equal(run["before"]["f"](x, t), run["after"]["f"](x, t))
+    # Without follow-ups the engine leaves the Where alone (the plan decides every fix).
+    kept = fix_source(BRANCH, where, Options(select=("ALL",), target="8.0", allow=plan.allows()))
+    assert b"torch.where(_trt_cond" in kept.source
+
+
+def test_export_failure_names_the_rule_and_the_user_line(tmp_path: Path) -> None:
+    path, _ = _findings(tmp_path)
+    facts = _facts(path, [1])
+    report = {"export_errors": {"before": {"torchscript": "SymbolicValueError: Unsupported: ONNX export of operator "
+                                                          "adaptive_avg_pool2d, input size not accessible."}}}
+    [problem] = export_failures(VerifyReport.from_json(report), "before", facts)
+    assert problem.rule == "TRT601" and problem.path is None
+    report = {"export_errors": {"before": {"dynamo": "GuardOnDataDependentSymNode: Could not guard"}}}
+    tracebacks = {"dynamo": [f'Traceback:\n  File "/usr/lib/torch/x.py", line 9, in g\n  File "{path}", line 5, in f\n']}
+    [problem] = export_failures(VerifyReport.from_json(report), "before", facts, tracebacks)
+    assert (problem.path, problem.line) == (path, 5)
+    # The rewritten side has no facts: the line the export worker found (mapped to the user's file).
+    error = f"SymbolicValueError: Unsupported: ONNX export of convolution for kernel of unknown shape. [at {path}:5]"
+    [problem] = export_failures(VerifyReport.from_json({"export_errors": {"after": {"torchscript": error}}}), "after", None)
+    assert (problem.path, problem.line) == (path, 5)
+
+
+def test_observer_counts_only_the_users_files(tmp_path: Path) -> None:
+    import torch
+
+    user = UserFiles([str(tmp_path)])
+    (tmp_path / "m.py").write_text("x = 1\n")
+    assert user(str(tmp_path / "m.py"))
+    assert not user(torch.__file__) and not user("<frozen importlib._bootstrap>")
+    assert not user(json.__file__)  # the standard library
+
+
+def test_the_command_module_does_not_import_torch() -> None:
+    import subprocess
+    import sys
+
+    code = "import sys, trtcodemod.cli; print('torch' in sys.modules, 'onnx' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "False"]
+
+
+def test_a_fix_that_breaks_equivalence_is_reverted_and_named(tmp_path: Path) -> None:
+    from trtcodemod.migrate.run import _revert_culprits
+
+    path, found = _findings(tmp_path)
+    plan = Plan()
+    plan.update(found.values(), [Problem("hostile", path, 4, "If", "TRT401", ""),
+                                 Problem("hostile", path, 6, "NonZero", "TRT201", "")], _facts(path, [1]), unsafe=False)
+    assert sorted(d.finding.rule for d in plan.applied) == ["TRT201", "TRT401"]
+    report = {"equivalent": False, "culprits": [{"rule": "TRT401", "reproduces": True, "detail": "differs alone"},
+                                                {"rule": "TRT201", "reproduces": False, "detail": "keeps outputs"}]}
+    assert _revert_culprits(VerifyReport.from_json(report), plan)
+    assert [d.finding.rule for d in plan.applied] == ["TRT201"]
+    assert list(plan.reverted.values()) == ["breaks equivalence: differs alone"]
+    # A difference the original already had reverts nothing.
+    assert not _revert_culprits(VerifyReport.from_json({"equivalent": False, "culprits": [{"rule": "-", "reproduces": False}]}), plan)
+
+
+# --- the real-blocker rules inside migrate ---------------------------------------------------
+
+
+def test_topk_with_a_run_time_k_comes_out_clean_for_an_old_target() -> None:
+    path = EXAMPLES / "topk_cap.py"
+    args = (str(path), "--model", "build", "--inputs", "inputs", "--dynamic-axes", '{"scores": {"1": "n"}}',
+            "--target", "8.5")
+    code, r = run_json(*args)
+    # Without --unsafe the fix's assumption (tie order) cannot be observed: the fix is a candidate,
+    # kept because the verification finds the rewritten model equivalent, and says so.
+    assert r["before"]["trt_errors_by_op"] == {"TopK": 1}
+    assert [(a["rule"], a["line"]) for a in r["applied"]] == [("TRT803", line_of(path, "scores.topk("))]
+    assert r["applied"][0]["proof"].startswith("verified: the rewritten model is equivalent")
+    assert r["after"]["trt_errors"] == 0 and r["after"]["faithful"] is True
+    assert r["equivalent"] is True and r["remaining"] == [] and code == 0
+    code, r = run_json(*args, "--unsafe")
+    assert [(a["rule"], a["line"]) for a in r["applied"]] == [("TRT803", line_of(path, "scores.topk("))]
+    assert "--unsafe" in r["applied"][0]["proof"]
+    assert r["after"]["trt_errors"] == 0 and r["after"]["faithful"] is True
+    assert r["equivalent"] is True and code == 0
+    # Deployed on 8.6 the TopK parses, but Python's min() still picks 10 or the size while
+    # tracing (a bake the input sets, 6 and 7 wide, happen not to expose): fixed all the same.
+    code, r = run_json(*args[:-1], "8.6")
+    assert r["before"]["trt_errors"] == 0
+    assert [(a["rule"], "value baked in" in a["proof"]) for a in r["applied"]] == [("TRT803", True)]
+    assert r["remaining"] == [] and code == 0
+
+
+def test_pre_nms_topk_over_the_limit_is_taken_in_rounds() -> None:
+    """Issue 20: a pre-NMS top-k of 5000 (a config default) migrates to TopK rounds below the limit."""
+    path = EXAMPLES / "topk_large.py"
+    args = (str(path), "--model", "build", "--inputs", "inputs", "--exporter", "both")
+    code, r = run_json(*args)
+    # Without --unsafe the rounds are a candidate (their tie order is unobservable), kept because
+    # the verification finds the rewritten model equivalent.
+    assert r["before"]["trt_errors_by_op"] == {"TopK": 2}  # one per exporter
+    assert [(a["rule"], a["proof"].startswith("verified:")) for a in r["applied"]] == [("TRT804", True)]
+    assert r["after"]["trt_errors"] == 0 and r["equivalent"] is True and code == 0
+    for target in ("8.4", "10.x"):
+        code, r = run_json(*args, "--unsafe", "--target", target)
+        assert [(a["rule"], a["line"]) for a in r["applied"]] == [("TRT804", line_of(path, "scores.topk("))]
+        assert r["after"]["trt_errors"] == 0 and r["after"]["faithful"] is True
+        assert r["equivalent"] is True and code == 0
+
+
+def test_size_baked_through_math_ceil_is_rewritten_and_equivalent() -> None:
+    path = EXAMPLES / "ceil_size.py"
+    code, r = run_json(str(path), "--model", "build", "--inputs", "inputs", "--dynamic-axes", '{"x": {"1": "n"}}',
+                       "--unsafe")
+    assert [(a["rule"], a["line"]) for a in r["applied"]] == [("TRT712", line_of(path, "n = math.ceil("))]
+    assert "baked in" in r["applied"][0]["proof"]
+    assert "(x.shape[1] + 3) // 4" in r["diff"]
+    assert r["after"]["exported"] is True and r["after"]["trt_errors"] == 0
+    assert r["equivalent"] is True and code == 0
+
+
+LEN_OF_A_LEVEL = """\
+import torch
+from torch import nn
+
+
+class Head(nn.Module):
+    def forward(self, x):
+        levels = [x, x * 2.0]
+        n = len(levels[0])  # the batch, read as a Python int from the first level
+        return levels[1] + torch.arange(n, dtype=x.dtype)[:, None]
+
+
+def build():
+    return Head()
+
+
+def inputs(generator):
+    return (torch.randn(3, 4, generator=generator),)
+"""
+
+
+def test_len_of_an_element_of_a_list_is_fixed_where_the_run_saw_a_tensor(tmp_path: Path) -> None:
+    """`len(levels[0])` has no static evidence; the observed `__len__` of a tensor proves TRT704 there."""
+    path = tmp_path / "levels.py"
+    path.write_text(LEN_OF_A_LEVEL)
+    code, r = run_json(str(path), "--model", "build", "--inputs", "inputs", "--dynamic-axes", '{"x": {"0": "n"}}')
+    assert r["before"]["faithful"] is False
+    assert [(a["rule"], a["line"]) for a in r["applied"]] == [("TRT704", line_of(path, "n = len(levels[0])"))]
+    assert "n = levels[0].shape[0]" in r["diff"]
+    assert r["after"]["faithful"] is True and r["equivalent"] is True and code == 0
+    # Without an observation `levels[0]` may be any container: check says nothing there.
+    found = check_source(LEN_OF_A_LEVEL.encode(), str(path), Options(select=("TRT704",)))
+    assert [f for f in found if f.rule == "TRT704"] == []
+
+
+EAGER_SHORTCUT = """\
+import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def forward(self, x):
+        if not torch.jit.is_tracing() and bool((x >= 0).all()):  # eager-only shortcut
+            return x * 1.0
+        return x.relu()
+
+
+def build():
+    return Net()
+
+
+def inputs(generator):
+    return (torch.rand(2, 3, generator=generator),)
+"""
+
+
+def test_a_read_only_eager_mode_makes_is_a_warning_when_the_trace_did_not_make_it(tmp_path: Path) -> None:
+    """The observer sees the shortcut's `bool()` in eager mode; the TorchScript trace takes the other
+    path (no TracerWarning there), so its graph bakes nothing at that line: not an error."""
+    path = tmp_path / "shortcut.py"
+    path.write_text(EAGER_SHORTCUT)
+    code, r = run_json(str(path), "--model", "build", "--inputs", "inputs", "--dynamic-axes", '{"x": {"0": "n"}}')
+    [read] = [x for x in r["remaining"] if x["op"] == "(baked value)"]
+    assert read["source"].endswith(f":{line_of(path, 'eager-only shortcut')}") and read["severity"] == "warning"
+    assert "the TorchScript export did not" in read["message"]
+    assert r["before"]["faithful"] is True and code == 0
+
+
+def test_a_size_that_only_happens_to_be_1_proves_nothing() -> None:
+    """Heights 8 and 9 both pool to 1; the observer's stretched set (17) pools to 2."""
+    path = EXAMPLES / "derived_one.py"
+    code, r = run_json(str(path), "--model", "build", "--inputs", "inputs", "--select", "ALL,TRT401",
+                       "--dynamic-axes", '{"x": {"2": "height"}}')
+    assert r["facts"]["runs"] == 4 and r["applied"] == [] and code == 1
+    [left] = [x for x in r["remaining"] if x["rule"] == "TRT401"]
+    assert left["source"].endswith(f":{line_of(path, 'pooled.squeeze(2)')}") and "--unsafe applies it" in left["message"]
+
+
+def test_a_squeeze_proof_names_the_stretched_axes(tmp_path: Path) -> None:
+    path, found = _findings(tmp_path)
+    facts = _facts(path, [1, 1])
+    facts.stretched = ["x[2] (height) 8->17"]
+    proof = decide(found["TRT401"], [Problem("hostile", path, 4, "If", "TRT401", "")], facts, unsafe=False).proof
+    assert "one with the dynamic axes stretched (x[2] (height) 8->17)" in proof
+
+
+def test_a_reverted_candidate_leaves_its_baked_value_remaining_and_exit_1() -> None:
+    """legacy_ops: TRT702's `torch.exp(-gap / tau)` is tried and reverted (the TorchScript exporter
+    casts the float64 stamps to float32 before subtracting them); the value baked in at that line
+    is still there, though no input set of the rewritten side exposes it."""
+    config = EXAMPLES.parent / "models.toml"
+    code, report = run_json("--config", str(config), "--model", "legacy_ops", "--no-cache")
+    assert [r["rule"] for r in report["reverted"]] == ["TRT702"]
+    line = next(i for i, text in enumerate((EXAMPLES.parent / "legacy_ops.py").read_text().splitlines(), 1)
+                if "math.exp(-gap.item()" in text)
+    left = [r for r in report["remaining"] if r["rule"] == "TRT702"]
+    assert [r["source"].rsplit(":", 1)[1] for r in left] == [str(line)]
+    assert left[0]["message"].startswith("fix reverted: breaks equivalence") and left[0]["severity"] == "error"
+    assert "keep the number a tensor" in left[0]["manual_step"]  # the guidance's step for `.item()`
+    assert code == 1 and report["exit_code"] == 1
+
+
+def test_a_candidate_that_removes_none_of_its_nodes_is_reverted(tmp_path: Path) -> None:
+    """kornia's pyrdown: `.double()` → `.float()` beside a float64 divisor tensor keeps the
+    division (and its Casts) in float64: equivalent, but it fixes nothing, so it is taken back; a
+    candidate whose graph lost one of its nodes, or one tried for a bake too, is kept."""
+    from trtcodemod.migrate.run import _revert_idle
+
+    source = tmp_path / "pyr.py"
+    source.write_bytes(b"import torch\n\n\ndef level(side, divisor):\n"
+                       b"    return torch.floor(side.double() / divisor).long()\n")
+    path = str(source.resolve())
+    [finding] = [f for f in check_source(source.read_bytes(), path, Options(select=("TRT701",)))]
+    facts = Facts.from_json({"version": 1, "runs": 2, "lines": {path: [5]}, "events": [], "inputs": {}})
+
+    def casts(n: int, **extra: Any) -> list[Problem]:
+        return [Problem("hostile", path, 5, "Cast", "TRT701", "casts to float64", **extra) for _ in range(n)]
+
+    for after, baked, kept in ((casts(2), False, False), (casts(1), False, True), (casts(2), True, True)):
+        plan = Plan()
+        plan.update([finding], casts(2), facts, unsafe=False)
+        [decision] = plan.applied
+        assert decision.candidate and len(decision.problems) == 2
+        if baked:  # also tried for a value baked in at its line, which no graph node shows
+            decision.problems.append(Problem("baked", path, 5, "(traced constant)", None, ""))
+        _revert_idle(plan, after + [Problem("hostile", path, 5, "Cast", "TRT701", "", "warning")])
+        assert bool(plan.applied) == kept, (after, baked)
+        if not kept:
+            assert plan.reverted[decision.key] == ("removes nothing: the rewritten graph keeps every node it was "
+                                                   "tried for (Cast at line 5)")
+
+
+def test_a_bake_inside_a_check_that_raises_is_a_warning_not_a_wrong_value(tmp_path: Path) -> None:
+    """timm's `_assert(H == self.img_size[0])`, transformers' `if channels != n: raise`: the trace
+    drops the check (a TracerWarning there), the graph computes no wrong value: a warning, listed."""
+    from trtcodemod.migrate.locate import baked_values
+    from trtcodemod.migrate.run import _remaining
+
+    source = tmp_path / "m.py"
+    source.write_text("def f(x, n):\n    assert x.shape[1] == n\n    if x.shape[0] != 3:\n"
+                      "        raise ValueError('rgb')\n    _assert(x.shape[2] == 4, 'w')\n    k = int(x.shape[0] > 2)\n"
+                      "    return x * k\n")
+    path = str(source)
+    warnings = [{"category": "TracerWarning", "source": f"{path}:{line}", "message": "Converting a tensor"}
+                for line in (2, 3, 5, 6)]
+    report = {"export_checks": [{"side": "before", "exporter": "torchscript", "faithful": True,
+                                 "warnings": warnings}]}
+    problems = baked_values(VerifyReport.from_json(report), "before", None)
+    assert {p.line: p.severity for p in problems} == {2: "warning", 3: "warning", 5: "warning", 6: "error"}
+    assert all("drops the check" in p.message for p in problems if p.severity == "warning")
+    listed = _remaining(problems, Plan())
+    assert sorted((int(r["source"].rsplit(":", 1)[1]), r["severity"]) for r in listed) == [
+        (2, "warning"), (3, "warning"), (5, "warning"), (6, "error")]
+
+
+ATAN2 = (b"import torch\n\n\ndef heading(v):\n    return torch.atan2(v[:, 1], v[:, 0])\n\n\n"
+         b"def forward(x):\n    return x * 2\n")
+
+
+@pytest.mark.parametrize("ran", [{8, 9}, {4, 5, 8, 9}], ids=["atan2-never-ran", "atan2-ran"])
+def test_wrong_values_are_blamed_only_on_a_rule_kept_at_a_line_that_ran(tmp_path: Path, ran: set[int]) -> None:
+    """SSDlite's row said "TRT301 (wrong values)" though no atan2 ran: an unfaithful graph is put
+    on a rule only when its finding ran and stays a problem; otherwise it is the graph's own."""
+    from trtcodemod.migrate.run import _remaining
+
+    source = tmp_path / "m.py"
+    source.write_bytes(ATAN2)
+    path = str(source.resolve())
+    findings = check_source(ATAN2, path, Options(select=("ALL",)))
+    assert [f.rule for f in findings] == ["TRT301"]
+    facts = Facts.from_json({"version": 1, "runs": 2, "lines": {path: sorted(ran)}, "events": [], "inputs": {}})
+    wrong = Problem("unfaithful", None, None, "(wrong values)", None, "differs on input set 2", "error", "torchscript")
+    plan = Plan()
+    plan.update(findings, [wrong], facts, unsafe=False)
+    (decision,) = plan.decisions.values()
+    if 5 not in ran:
+        assert decision.action == INFO
+        assert [(r["rule"], r["op"], r["message"]) for r in _remaining([wrong], plan)] == [
+            (None, "(wrong values)", "differs on input set 2")]
+    else:
+        # A safe fix of a line that ran is applied (the suspect is fixed, not left to blame);
+        # reverted, it stays the named suspect.
+        assert decision.action == APPLY and "computes other values" in decision.proof
+        assert _remaining([wrong], plan)[0]["rule"] is None
+        plan.revert(["TRT301"], "breaks equivalence")
+        left = _remaining([wrong], plan)
+        assert [(r["rule"], r["message"]) for r in left] == [("TRT301", "fix reverted: breaks equivalence")]
+
+
+MASKED_COPY = (b"import torch\n\n\ndef f(a: torch.Tensor, b: torch.Tensor, x: torch.Tensor):\n    m = x > 0\n"
+               b"    a[m] = b[m]\n    return a\n")
+
+
+def test_a_candidate_waits_while_a_safe_fix_addresses_the_same_nodes(tmp_path: Path) -> None:
+    """`a[m] = b[m]`: the NonZero there is TRT201's (safe) and TRT202's (a candidate). The safe
+    fix goes first; the candidate is tried only if a later round still locates a problem there."""
+    path = tmp_path / "m.py"
+    path.write_bytes(MASKED_COPY)
+    where = str(path.resolve())
+    findings = check_source(MASKED_COPY, where, Options(select=("ALL",), scope="all"))
+    assert sorted(f.rule for f in findings) == ["TRT201", "TRT202"]
+    facts = Facts.from_json({"version": 1, "runs": 2, "lines": {where: [5, 6, 7]}, "events": [], "inputs": {}})
+    plan = Plan()
+    assert plan.update(findings, [Problem("hostile", where, 6, "NonZero", "TRT201", "")], facts, unsafe=False)
+    assert [d.finding.rule for d in plan.applied] == ["TRT201"]
+    held = [d for d in plan.by_action(INFO) if d.finding.rule == "TRT202"]
+    assert held and "the safe fix of TRT201 addresses it first" in held[0].reason
+    # The round after: a NonZero warning at the line is what TRT201's own helper brings (on a
+    # float mask): its stated cost, which the candidate is not tried for.
+    warning = Problem("hostile", where, 6, "NonZero", "TRT201", "", severity="warning")
+    assert not plan.update(findings, [warning], facts, unsafe=False)
+    assert [d.finding.rule for d in plan.applied] == ["TRT201"]
+    # An error still located there: the candidate is tried.
+    assert plan.update(findings, [Problem("hostile", where, 6, "NonZero", "TRT201", "")], facts, unsafe=False)
+    assert sorted(d.finding.rule for d in plan.applied) == ["TRT201", "TRT202"]
+    assert next(d for d in plan.applied if d.finding.rule == "TRT202").candidate
+
+
+def test_of_a_rules_fixes_only_the_one_above_an_export_failure_is_reverted(tmp_path: Path) -> None:
+    """A culprit rule with several fixes, and the rewritten model's export failing at a line: the
+    fix nearest above that line is taken back, the rule's other fixes stay to be verified again
+    (monai's SwinUNETR: TRT712's good fixes of a window pad and its fix of a deliberate constant)."""
+    from trtcodemod.migrate.run import _revert_culprits
+    from trtcodemod.rules import Finding, Safety
+
+    path = str((tmp_path / "m.py").resolve())
+    findings = [Finding("TRT712", "python-math-on-size", "m", path, line, 1, line, 9, Safety.UNSAFE)
+                for line in (3, 4, 9)]
+    facts = Facts.from_json({"version": 1, "runs": 2, "lines": {path: [3, 4, 9, 10]}, "events": [], "inputs": {}})
+    plan = Plan()
+    plan.update(findings, [Problem("baked", path, line, "(traced constant)", None, "") for line in (3, 4, 9)],
+                facts, unsafe=True)
+    assert len(plan.applied) == 3
+    culprit = [{"rule": "TRT712", "reproduces": True, "detail": "the rewritten model does not export"}]
+    report = {"equivalent": False, "culprits": culprit,
+              "export_errors": {"after": {"torchscript": f"layer_norm needs a constant shape [at {path}:10]"}}}
+    assert _revert_culprits(VerifyReport.from_json(report), plan)
+    assert sorted(d.finding.line for d in plan.applied) == [3, 4]
+    assert list(plan.reverted.values()) == [f"breaks the export at {path}:10: the rewritten model does not export"]
+    # Failing again with nothing located: the rule's remaining fixes go together.
+    assert _revert_culprits(VerifyReport.from_json({"equivalent": False, "culprits": culprit}), plan)
+    assert plan.applied == []
+
+
+def test_a_finding_whose_node_the_rewritten_graph_lacks_is_no_longer_an_error(tmp_path: Path) -> None:
+    """torchvision MViT: its squeeze `If` came from shapes a sequence hid; once TRT306 takes the
+    split as slices, the rewritten graph has no `If` there, and the squeeze finding left without a
+    fix stops being an error. Still there, or judged on the original, it stays one."""
+    from trtcodemod.migrate.run import _gone
+
+    path, found = _findings(tmp_path)
+    node = Problem("hostile", path, 4, "If", "TRT401", "If node", "error")
+    decision = decide(found["TRT401"], [node], _facts(path, [1, 2]), unsafe=False)
+    assert decision.problems == [node]
+    assert _gone(decision, [], "after")
+    assert not _gone(decision, [node], "after")  # the rewritten graph still has it
+    assert not _gone(decision, [], "before")  # nothing was rewritten: the original's node is there
+    assert not _gone(decision, [], "after", exported=False)  # no rewritten graph: nothing is known of its nodes
+    baked = decide(found["TRT401"], [Problem("baked", path, 4, "(traced constant)", None, "")], _facts(path, [1]),
+                   unsafe=False)
+    assert not _gone(baked, [], "after")  # the rewritten side cannot show a baked value: it stays

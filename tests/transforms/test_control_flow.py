@@ -1,0 +1,1190 @@
+"""TRT101/TRT104: Python control flow on tensor values — rewrite, run, export, run the ONNX graph."""
+
+from __future__ import annotations
+
+import io
+import textwrap
+import warnings
+
+import pytest
+import torch
+
+from support import REPO, assert_same, load, onnx_ops, rewrite, rules_found
+
+MODEL = """
+import torch
+from torch import nn
+
+
+class TrackGate(nn.Module):
+    def __init__(self, dim=8, thresh=0.5):
+        super().__init__()
+        self.proj = nn.Linear(dim, dim)
+        self.thresh = thresh
+
+    def forward(self, feat, prev, age):
+        score = self.proj(feat).sigmoid().mean()
+        # Blend with the previous state only when the match is good.
+        if score > self.thresh:  # data-dependent
+            out = 0.5 * feat + 0.5 * prev
+            age = age * 0
+        elif score > 0.3:
+            out = feat
+        else:
+            out = prev
+            age += 1
+        return out, age
+"""
+
+AFTER_BODY = """\
+        score = self.proj(feat).sigmoid().mean()
+        # Blend with the previous state only when the match is good.
+        # data-dependent
+        _trt_cond = torch.as_tensor(score > self.thresh)
+        _trt_cond_2 = torch.as_tensor(score > 0.3)
+        out = torch.where(_trt_cond, 0.5 * feat + 0.5 * prev, torch.where(_trt_cond_2, feat, prev))
+        age = torch.where(_trt_cond, age * 0, torch.where(_trt_cond_2, age, age + 1))
+        return out, age
+"""
+
+
+def _build(code: str, thresh: float = 0.5):
+    torch.manual_seed(0)
+    model = load(code, "TrackGate")(thresh=thresh)
+    return model.eval()
+
+
+def _pair(thresh: float = 0.5):
+    before = _build(MODEL, thresh)
+    after = _build(rewrite(MODEL, unsafe=True, select=("TRT101",)), thresh)
+    after.load_state_dict(before.state_dict())
+    return before, after
+
+
+def _inputs(seed: int, n: int = 4, scale: float = 1.0):
+    g = torch.Generator().manual_seed(seed)
+    return (torch.randn(n, 8, generator=g) * scale, torch.randn(n, 8, generator=g),
+            torch.randint(0, 5, (n,), generator=g))
+
+
+def test_rewrite_text() -> None:
+    after = rewrite(MODEL, unsafe=True, select=("TRT101",))
+    assert AFTER_BODY in after
+    assert "if score" not in after
+
+
+def test_needs_unsafe() -> None:
+    assert rewrite(MODEL, select=("TRT101",)) == textwrap.dedent(MODEL)
+    assert rules_found(MODEL) == ["TRT101"]
+
+
+@pytest.mark.parametrize("thresh", [0.0, 0.45, 0.5, 2.0, float("nan")], ids=["then", "mid", "half", "else", "nan"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_same_results_every_branch(thresh: float, seed: int) -> None:
+    before, after = _pair(thresh)
+    for n in (4, 1, 0):
+        feat, prev, age = _inputs(seed, n)
+        if n == 0:
+            if thresh != thresh:
+                continue
+            # mean() of an empty tensor is NaN in both versions: comparisons are False.
+        assert_same(before(feat, prev, age.clone()), after(feat, prev, age.clone()))
+
+
+def test_first_true_condition_wins() -> None:
+    """Both conditions hold (score > thresh and score > 0.3): eager takes the first branch."""
+    before, after = _pair(0.31)
+    feat, prev, age = _inputs(3)
+    out, new_age = before(feat, prev, age.clone())
+    assert torch.equal(new_age, torch.zeros_like(age))  # the first branch ran
+    assert_same((out, new_age), after(feat, prev, age.clone()))
+
+
+def _run_onnx(model, export_args, run_args):
+    import onnxruntime as ort
+
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, export_args, buffer, dynamo=False, opset_version=17,
+                          input_names=["feat", "prev", "age"])
+    session = ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
+    feeds = {name: arg.numpy() for name, arg in zip(["feat", "prev", "age"], run_args)}
+    return [torch.from_numpy(v) for v in session.run(None, feeds)]
+
+
+def test_traced_export_bakes_the_branch_and_the_rewrite_does_not() -> None:
+    """Export on an input taking the first branch, run ONNX on inputs taking the others."""
+    before, after = _pair(0.5)
+    with torch.no_grad():
+        before.proj.weight.copy_(torch.eye(8))
+        before.proj.bias.zero_()
+        after.load_state_dict(before.state_dict())
+    bright = (torch.full((2, 8), 3.0), torch.randn(2, 8), torch.tensor([1, 2]))   # sigmoid(3) > 0.5
+    middle = (torch.full((2, 8), -0.5), torch.randn(2, 8), torch.tensor([1, 2]))  # 0.3 < 0.38 < 0.5
+    dark = (torch.full((2, 8), -3.0), torch.randn(2, 8), torch.tensor([1, 2]))    # sigmoid(-3) < 0.3
+    for other in (middle, dark):
+        # `age += 1` is in place in eager: give each run its own copy.
+        expected = before(*(t.clone() for t in other))
+        baked = _run_onnx(before, bright, other)
+        assert not torch.allclose(baked[0], expected[0]) or not torch.equal(baked[1], expected[1])
+        fixed = _run_onnx(after, bright, other)
+        torch.testing.assert_close(fixed[0], expected[0])
+        assert torch.equal(fixed[1], expected[1])
+
+
+def test_export_has_where_and_no_if() -> None:
+    _, after = _pair()
+    ops = onnx_ops(after, _inputs(0))
+    assert "Where" in ops and "If" not in ops
+
+
+def _scripted_gate(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    if bool(x.sum() > 0):
+        out = x
+    else:
+        out = y + 1
+    return out
+
+
+class _ScriptedGate(torch.nn.Module):
+    def forward(self, x, y):
+        return torch.jit.script(_scripted_gate)(x, y)
+
+
+def test_scripted_branch_exports_if() -> None:
+    """The other way a data-dependent `if` reaches ONNX: scripted, it is an `If` node."""
+    assert "If" in onnx_ops(_ScriptedGate(), (torch.randn(3), torch.randn(3)))
+
+
+def test_unsafe_assumption_is_real() -> None:
+    """Branches of different shapes: `if` keeps one, torch.where broadcasts to both."""
+    code = """
+    import torch
+    class Pool:
+        def pick(self, x: torch.Tensor):
+            if x.sum() > 1e9:
+                y = x
+            else:
+                y = x.sum()
+            return y
+    """
+    after = rewrite(code, unsafe=True, select=("TRT101",))
+    assert "y = torch.where(_trt_cond, x, x.sum())" in after
+    x = torch.randn(3)
+    assert load(code, "Pool")().pick(x).shape == ()
+    assert load(after, "Pool")().pick(x).shape == (3,)
+
+
+def test_one_sided_and_augmented_assignment() -> None:
+    code = """
+    import torch
+    class Counter:
+        def step(self, score: torch.Tensor, misses: torch.Tensor, best: torch.Tensor):
+            if score < 0.3:
+                misses += 1
+            if not (score < best):
+                best = score
+            return misses, best
+    """
+    after = rewrite(code, unsafe=True, select=("TRT101",))
+    assert "misses = torch.where(_trt_cond, misses + 1, misses)" in after
+    assert "_trt_cond = torch.logical_not(torch.as_tensor(score < best))" in after
+    assert "best = torch.where(_trt_cond, score, best)" in after
+    before_f, after_f = load(code, "Counter")(), load(after, "Counter")()
+    for score in (0.1, 0.3, 0.9, float("nan"), float("-inf")):
+        def args():
+            return torch.tensor(score), torch.tensor([0, 4]), torch.tensor(0.5)
+        assert_same(before_f.step(*args()), after_f.step(*args()))
+    # The documented difference: eager `misses += 1` changed the caller's tensor in place.
+    misses = torch.tensor([0, 4])
+    before_f.step(torch.tensor(0.1), misses, torch.tensor(0.5))
+    assert misses.tolist() == [1, 5]
+    misses = torch.tensor([0, 4])
+    after_f.step(torch.tensor(0.1), misses, torch.tensor(0.5))
+    assert misses.tolist() == [0, 4]
+
+
+def test_boolean_operators_become_logical() -> None:
+    code = """
+    import torch
+    class Gate:
+        def f(self, a: torch.Tensor, b: torch.Tensor, x, y):
+            if a.any() and not b.all() or a.sum() > 2:
+                z = x
+            else:
+                z = y
+            return z
+    """
+    after = rewrite(code, unsafe=True, select=("TRT101",))
+    assert ("torch.logical_or(torch.logical_and(torch.as_tensor(a.any()), "
+            "torch.logical_not(torch.as_tensor(b.all()))), torch.as_tensor(a.sum() > 2))") in after
+    before_f, after_f = load(code, "Gate")(), load(after, "Gate")()
+    x, y = torch.randn(2), torch.randn(2)
+    for a in ([True, False], [False, False], [True, True, True]):
+        for b in ([True, True], [False, True]):
+            at, bt = torch.tensor(a), torch.tensor(b)
+            assert_same(before_f.f(at, bt, x, y), after_f.f(at, bt, x, y))
+
+
+def test_truthiness_condition_and_parameter_alias() -> None:
+    code = """
+    import torch as th
+    class Gate:
+        def f(self, n: th.Tensor, x: th.Tensor):
+            count = n.sum()
+            if count:
+                x = x * 2
+            return x
+    """
+    after = rewrite(code, unsafe=True, select=("TRT101",))
+    assert "_trt_cond = th.as_tensor(count).bool()" in after and "x = th.where(_trt_cond, x * 2, x)" in after
+    before_f, after_f = load(code, "Gate")(), load(after, "Gate")()
+    for n in (torch.tensor([0, 0]), torch.tensor([3, 0]), torch.tensor([float("nan")]), torch.tensor([-1, 1])):
+        assert_same(before_f.f(n, torch.ones(2)), after_f.f(n, torch.ones(2)))
+
+
+def test_fresh_name_does_not_collide() -> None:
+    code = """
+    import torch
+    class Gate:
+        def f(self, x: torch.Tensor, _trt_cond):
+            if x.sum() > 0:
+                y = x
+            else:
+                y = _trt_cond
+            return y
+    """
+    after = rewrite(code, unsafe=True, select=("TRT101",))
+    assert "_trt_cond_2 = torch.as_tensor(x.sum() > 0)" in after
+    assert "y = torch.where(_trt_cond_2, x, _trt_cond)" in after
+
+
+STATIC = """
+import torch
+from torch import nn
+
+
+class Block(nn.Module):
+    def __init__(self, cin, cout, depth):
+        super().__init__()
+        if cin != cout:
+            self.proj = nn.Linear(cin, cout)
+        self.layers = self._make(depth)
+
+    def _make(self, depth):
+        if depth > 1:
+            return [nn.Identity()] * depth
+        return []
+
+    @classmethod
+    def from_cfg(cls, cfg):
+        if cfg.depth > 50:
+            return cls(1, 1, 2)
+
+    def forward(self, x, mask=None, mode="bilinear", k: int = 3, flag: bool = False, return_loss=None, state=None):
+        if return_loss or not state.valid:
+            x = x + 1
+        if "boxes" in state or mode not in ("a", "b"):
+            x = x + 1
+        if self.training:
+            x = x + 1
+        if x.dim() == 4 and x.shape[0] > 1 and len(x.shape) == 4 and x.size(1) > 2 and x.ndim == 4:
+            x = x + 1
+        if mask is None or mask is not None:
+            x = x + 1
+        if isinstance(x, torch.Tensor) and torch.cuda.is_available() and x.is_cuda:
+            x = x + 1
+        if torch.jit.is_tracing() or torch.jit.is_scripting():
+            x = x + 1
+        if mode == "bilinear" or k > 2 or flag:
+            x = x + 1
+        if x.numel() == 0 or x.dtype == torch.float16 or x.device.type == "cuda":
+            x = x + 1
+        h, w = x.shape[-2:]
+        if h * w > 100:
+            x = x + 1
+        for i in range(x.shape[0]):
+            x = x + i
+        for i in range(k):
+            x = x + i
+        while h > 1:
+            h = h // 2
+        return x
+
+
+def free_function(x):
+    if x.sum() > 0:
+        x = x + 1
+    return x
+"""
+
+
+def test_static_conditions_not_flagged() -> None:
+    assert rules_found(STATIC, select=("TRT1",)) == []
+    # `x.numel() == 0` is static for TRT101 but an emptiness guard for TRT713 (sizes, not values).
+    assert rules_found(STATIC) == ["TRT713"]
+
+
+NOT_FIXED = """
+import torch
+
+
+class Tracker:
+    def update(self, x: torch.Tensor, y, boxes):
+        if x.sum() > 0:
+            self.hits += 1
+        if x.sum() > 1:
+            return y
+        if x.max() > 2:
+            y = y.add_(1)
+        if x.max() > 3:
+            print("big")
+            y = x
+        if x.min() > 0:
+            a = x
+            b = a * 2
+        if x.min() > 1:
+            fresh = x
+        if x.max().item() > 0.5:
+            y = x
+        if 0 < x.sum() < 1:
+            y = x
+        if x.mean() > 0:
+            boxes[0] = x
+        if x.std() > 0:
+            y = x
+            y = y + 1
+        return y
+"""
+
+
+def test_not_fixed_but_reported() -> None:
+    found = rules_found(NOT_FIXED)
+    assert found == ["TRT101"] * 10
+    assert rewrite(NOT_FIXED, unsafe=True) == textwrap.dedent(NOT_FIXED)
+
+
+def test_not_fixed_messages_say_why() -> None:
+    from trtcodemod.engine import Options, check_source
+
+    findings = check_source(textwrap.dedent(NOT_FIXED).encode(), "s.py", Options())
+    messages = [f.message for f in findings]
+    assert all("indicator tensor" in m and "torch.jit.script" in m for m in messages)
+    assert "in-place `add_`" in messages[2]
+    assert "does more than assign plain names" in messages[3]
+    assert "`b` is assigned in only some branches" in messages[4]  # `a` is a temporary of the branch
+    assert "`fresh` is assigned in only some branches" in messages[5]
+    assert "Python value" in messages[6]
+
+
+TEMPORARY = """
+import torch
+from torch import nn
+
+
+class Clamp(nn.Module):
+    def forward(self, hidden_states, scale):
+        if not torch.isfinite(hidden_states).all():
+            clamp_value = torch.finfo(hidden_states.dtype).max - 1000
+            hidden_states = torch.clamp(hidden_states, min=-clamp_value, max=clamp_value)
+        if scale.abs().max() > 1:
+            peak = scale.abs().max()
+            scale = scale / peak
+        return hidden_states * scale
+"""
+
+
+def test_a_branch_temporary_is_computed_before_the_selects() -> None:
+    """The clamp of DETR-family encoder layers: `clamp_value` is the branch's own temporary
+    (read only by its next assignment): it is computed before the `torch.where`."""
+    after = rewrite(TEMPORARY, unsafe=True)
+    assert ("        _trt_cond = torch.logical_not(torch.as_tensor(torch.isfinite(hidden_states).all()))\n"
+            "        clamp_value = torch.finfo(hidden_states.dtype).max - 1000\n"
+            "        hidden_states = torch.where(_trt_cond, torch.clamp(hidden_states, min=-clamp_value, "
+            "max=clamp_value), hidden_states)\n") in after
+    assert "        peak = scale.abs().max()\n        scale = torch.where(_trt_cond_1, scale / peak, scale)\n" in after \
+        or "        peak = scale.abs().max()\n        scale = torch.where(_trt_cond, scale / peak, scale)\n" in after
+    before, fixed = load(TEMPORARY, "Clamp")(), load(after, "Clamp")()
+    big = torch.finfo(torch.float32).max
+    for hidden, scale in [(torch.randn(2, 3), torch.tensor([0.5, -0.2, 0.1])), (torch.randn(2, 3), torch.randn(3) * 4),
+                          (torch.tensor([[float("inf"), -float("inf"), 1.0]]), torch.tensor([3.0, 0.0, -2.0])),
+                          (torch.tensor([[big, -big, float("nan")]]), torch.zeros(3)), (torch.zeros(0, 3), torch.ones(3))]:
+        assert_same(before(hidden, scale), fixed(hidden, scale))
+
+
+def test_a_name_the_branch_sets_and_others_read_is_no_temporary() -> None:
+    code = """
+    import torch
+    def gate(x: torch.Tensor, y: torch.Tensor):
+        if x.sum() > 0:
+            s = x.sum()
+            y = y / s
+        return y, s
+    """
+    after = rewrite(code, unsafe=True)
+    assert "torch.where" not in after
+    [message] = [m for m in _messages(code) if "TRT101" in m or "tensor values" in m]
+    assert "reads a name another assignment" in message
+
+
+def test_a_name_that_may_be_none_before_the_if_is_not_selected() -> None:
+    """timm's Gemma4 ViT sets `patch_valid = ~sentinel` only when a sentinel is there; the
+    parameter defaults to None, which `torch.where(c, ~sentinel, patch_valid)` raises on."""
+    code = """
+    import torch
+    from torch import nn
+    class Embed(nn.Module):
+        def forward(self, x, patch_coord, patch_valid=None):
+            if patch_valid is None:
+                sentinel = (patch_coord == -1).all(dim=-1)
+                if sentinel.any():
+                    patch_valid = ~sentinel
+            return x, patch_valid
+    """
+    assert "torch.where" not in rewrite(code, unsafe=True)
+    [message] = _messages(code)
+    assert "`patch_valid` is assigned in only some branches and may be None before the `if`" in message
+
+
+def test_a_python_bool_from_allclose_or_equal_is_not_a_tensor_condition() -> None:
+    """`torch.allclose` and `Tensor.equal` answer with a Python bool: a trace bakes it in whatever
+    wraps it, so the rewrite would gain nothing (kornia closed its polygons so)."""
+    code = """
+    import torch
+    def close(polygon: torch.Tensor, other: torch.Tensor):
+        y = other
+        if not torch.allclose(polygon[-1], polygon[0]):
+            y = polygon
+        if polygon.equal(other):
+            y = other * 2
+        return y
+    """
+    assert "torch.where" not in rewrite(code, unsafe=True)
+    messages = _messages(code)
+    assert len(messages) == 2 and all("the condition is a Python value" in m for m in messages)
+
+
+def _messages(code: str) -> list[str]:
+    from trtcodemod.engine import Options, check_source
+
+    return [f.message for f in check_source(textwrap.dedent(code).encode(), "s.py", Options(select=("TRT101",)))]
+
+
+def test_static_then_dynamic_elif_not_fixed() -> None:
+    code = """
+    from typing import Optional
+    import torch
+    class Gate:
+        def f(self, x: Optional[torch.Tensor], y):
+            if x is None:
+                y = y
+            elif x.sum() > 0:
+                y = x
+            return y
+    """
+    assert rules_found(code) == ["TRT101"]
+    assert rewrite(code, unsafe=True) == textwrap.dedent(code)
+
+
+def test_taint_flows_through_locals_and_helpers() -> None:
+    code = """
+    import torch
+    class Coder:
+        def decode(self, deltas: torch.Tensor, anchors: torch.Tensor):
+            scale = deltas.abs()
+            peak = scale.max()
+            if peak > 4:
+                deltas = deltas / peak
+            return deltas
+    """
+    assert rules_found(code) == ["TRT101"]
+
+
+def test_suppression_comment() -> None:
+    code = """
+    import torch
+    class Gate:
+        def f(self, x: torch.Tensor, y):
+            if x.sum() > 0:  # trtcodemod: ignore[TRT101]
+                y = x
+            return y
+    """
+    assert rules_found(code) == []
+
+
+def test_data_dependent_loops_reported() -> None:
+    code = """
+    import torch
+    class Refiner:
+        def run(self, x: torch.Tensor, steps: torch.Tensor, scores: torch.Tensor):
+            for _ in range(int(steps)):
+                x = x + 1
+            for _ in range(steps.item()):
+                x = x + 1
+            for _ in range(0, x.sum()):
+                x = x + 1
+            n = 0
+            while scores[n] > 0.5:
+                n += 1
+            for _ in range(x.shape[0]):
+                x = x + 1
+            return x
+    """
+    assert rules_found(code) == ["TRT104"] * 4
+    assert rewrite(code, unsafe=True) == textwrap.dedent(code)
+
+
+def test_traced_loop_is_unrolled() -> None:
+    """What TRT104 warns about is real: the trace repeats the body the example's number of times."""
+    code = """
+    import torch
+    class Refiner(torch.nn.Module):
+        def forward(self, x, steps):
+            for _ in range(int(steps)):
+                x = x * 2
+            return x
+    """
+    model = load(code, "Refiner")()
+    ops = onnx_ops(model, (torch.randn(2), torch.tensor(3)))
+    assert ops.count("Mul") == 3
+
+
+def test_example_model_tracker_update() -> None:
+    """examples/tracker_update.py: the rewritten model (TRT101 + TRT102, --unsafe) matches eager."""
+    from pathlib import Path
+
+    source = (REPO / "examples" / "tracker_update.py").read_text()
+    after = rewrite(source, unsafe=True, select=("TRT1",), target="8.0")
+    assert "if det_scores" not in after and "torch.where(misses > self.max_misses)" in after
+    found = rules_found(source, target="8.0")  # TRT102 matters below 8.4
+    assert found.count("TRT101") == 2 and found.count("TRT102") == 2 and found.count("TRT103") == 1
+    before_ns, after_ns = {}, {}
+    exec(compile(source, "tracker_update.py", "exec"), before_ns)
+    exec(compile(after, "tracker_update_after.py", "exec"), after_ns)
+    before, rewritten = before_ns["build"](), after_ns["build"]()
+    rewritten.load_state_dict(before.state_dict())
+    for seed in range(4):
+        args = before_ns["inputs"](torch.Generator().manual_seed(seed))
+        with torch.no_grad():
+            assert_same(before(*args), rewritten(*args))
+    ops = onnx_ops(rewritten, before_ns["inputs"](torch.Generator().manual_seed(0)))
+    assert "If" not in ops and "Where" not in ops
+
+
+def test_guarded_condition_and_string_branches_not_fixed() -> None:
+    code = """
+    from typing import Optional
+    import torch
+    class Gate:
+        def f(self, x: torch.Tensor, mask: Optional[torch.Tensor], note: str):
+            if mask is not None and mask.any():
+                x = x * 2
+            label = note.lower()
+            if x.sum() > 0:
+                label = "positive"
+            return x, label
+    """
+    assert rules_found(code) == ["TRT101", "TRT101"]
+    assert rewrite(code, unsafe=True) == textwrap.dedent(code)
+    # Evaluated eagerly, the guarded operand would crash on None:
+    before = load(code, "Gate")()
+    assert before.f(torch.ones(2), None, "n")[1] == "positive"
+
+
+# --- the stated assumptions: values, dtype, gradients, aliasing, exceptions ---------------
+
+CLIP = """
+import torch
+from torch import nn
+
+
+class Clip(nn.Module):
+    def forward(self, x, limit):
+        if x.abs().sum() > limit:
+            y = x.clamp(-limit, limit)
+        else:
+            y = x
+        return y
+"""
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.float64])
+@pytest.mark.parametrize("values", [
+    [0.0, 0.0, 0.0], [-3.0, 0.5, -0.0], [4.0, -5.0, 2.0], [float("inf"), 1.0, -1.0], [float("nan"), 2.0, 3.0],
+    [float("-inf"), float("inf"), 0.0], [],
+], ids=["zeros", "small", "large", "inf", "nan", "infs", "empty"])
+def test_rewrite_keeps_values_dtype_shape_on_edge_inputs(dtype: torch.dtype, values: list) -> None:
+    after = rewrite(CLIP, unsafe=True, select=("TRT101",))
+    assert "y = torch.where(_trt_cond, x.clamp(-limit, limit), x)" in after
+    before_m, after_m = load(CLIP, "Clip")(), load(after, "Clip")()
+    for shape in ((len(values),), (1, len(values))):
+        x = torch.tensor(values, dtype=dtype).reshape(shape)
+        for limit in (1.0, 100.0):
+            assert_same(before_m(x, limit), after_m(x, limit))
+
+
+def test_branches_of_different_dtypes_promote() -> None:
+    """The documented dtype assumption: an int input takes the else branch as int, torch.where promotes."""
+    after = rewrite(CLIP, unsafe=True, select=("TRT101",))
+    x = torch.tensor([0, 1, -1])
+    assert load(CLIP, "Clip")()(x, 100.0).dtype == torch.int64
+    assert load(after, "Clip")()(x, 100.0).dtype == torch.float32
+    assert "promoted dtype" in _doc()
+
+
+def _doc() -> str:
+    from transforms.control_flow import DataDependentIf
+
+    return " ".join(DataDependentIf.info.doc.split())  # its wrapping is no part of what it says
+
+
+def test_doc_states_the_contract() -> None:
+    doc = _doc()
+    for part in ("Values:", "Dtype and shape:", "Gradients:", "Aliasing:", "Exceptions:", "Toolchains:",
+                 "NaN gradients", "zero `.grad`", "new tensor", "never a view", "now raises", "cost time",
+                 "TRT102"):
+        assert part in doc, part
+
+
+ROOT = """
+import torch
+from torch import nn
+
+
+class Root(nn.Module):
+    def forward(self, x):
+        if x.min() > 0:
+            y = x.sqrt()
+        else:
+            y = x * 2
+        return y
+"""
+
+
+def test_gradient_is_nan_from_the_branch_not_taken() -> None:
+    """The stated gradient assumption is real: sqrt runs where the `if` skipped it, and 0 * inf is NaN."""
+    after = rewrite(ROOT, unsafe=True, select=("TRT101",))
+    assert "y = torch.where(_trt_cond, x.sqrt(), x * 2)" in after
+    for values in ([0.0, 4.0], [-1.0, 4.0], [-0.0, -3.0]):  # the else branch is taken
+        runs = []
+        for source in (ROOT, after):
+            x = torch.tensor(values, requires_grad=True)
+            y = load(source, "Root")()(x)
+            y.sum().backward()
+            runs.append((y.detach(), x.grad))
+        assert_same(runs[0][0], runs[1][0])  # the forward values agree
+        assert torch.equal(runs[0][1], torch.tensor([2.0, 2.0]))
+        # NaN exactly where sqrt' is inf (x = 0) or NaN (x < 0); 0 * finite elsewhere adds nothing.
+        not_finite = torch.tensor(values) <= 0
+        assert torch.equal(torch.isnan(runs[1][1]), not_finite)
+        assert torch.equal(runs[1][1][~not_finite], runs[0][1][~not_finite])
+    # Where the branch with sqrt is the one taken, the gradients agree.
+    runs = []
+    for source in (ROOT, after):
+        x = torch.tensor([1.0, 4.0], requires_grad=True)
+        load(source, "Root")()(x).sum().backward()
+        runs.append(x.grad)
+    assert_same(runs[0], runs[1])
+    assert "NaN gradients" in _doc()
+
+
+PICK = """
+import torch
+from torch import nn
+
+
+class Pick(nn.Module):
+    def forward(self, score, a, b):
+        if score > 0:
+            out = a * 2
+        else:
+            out = b
+        return out
+"""
+
+
+def test_branch_not_taken_gets_zero_gradient_instead_of_none() -> None:
+    after = rewrite(PICK, unsafe=True, select=("TRT101",))
+    grads = []
+    for source in (PICK, after):
+        a = torch.tensor([1.0, -2.0], requires_grad=True)
+        b = torch.tensor([3.0, 0.0], requires_grad=True)
+        out = load(source, "Pick")()(torch.tensor(1.0), a, b)
+        out.sum().backward()
+        grads.append((a.grad, b.grad))
+    assert_same(grads[0][0], grads[1][0])
+    assert grads[0][1] is None
+    assert torch.equal(grads[1][1], torch.zeros(2))
+    # requires_grad follows either branch: `b` alone requires grad, the `if` returned `a * 2`.
+    a, b = torch.tensor([1.0, 2.0]), torch.tensor([3.0, 4.0], requires_grad=True)
+    assert not load(PICK, "Pick")()(torch.tensor(1.0), a, b).requires_grad
+    assert load(after, "Pick")()(torch.tensor(1.0), a, b).requires_grad
+
+
+def test_branch_exception_now_raises() -> None:
+    """A branch the `if` skipped runs: its shape error raises."""
+    after = rewrite(PICK, unsafe=True, select=("TRT101",))
+    a, b = torch.ones(2), torch.ones(3)
+    assert load(PICK, "Pick")()(torch.tensor(1.0), a, b).shape == (2,)
+    with pytest.raises(RuntimeError):
+        load(after, "Pick")()(torch.tensor(1.0), a, b)
+
+
+def test_with_trt102_the_branch_not_taken_leaks_nan() -> None:
+    """Both unsafe rules: the torch.where TRT101 writes becomes a blend, and log(-1) = NaN leaks."""
+    code = """
+    import torch
+    from torch import nn
+    class Log(nn.Module):
+        def forward(self, x):
+            if x.min() > 0:
+                y = x.log()
+            else:
+                y = x
+            return y
+    """
+    only_101 = rewrite(code, unsafe=True, select=("TRT101",))
+    both = rewrite(code, unsafe=True, select=("TRT101", "TRT102"), target="8.0")
+    assert "y = x.log() * _trt_cond + x * torch.logical_not(_trt_cond)" in both
+    x = torch.tensor([-1.0, 2.0])
+    expected = load(code, "Log")()(x)
+    assert_same(expected, load(only_101, "Log")()(x))
+    assert torch.isnan(load(both, "Log")()(x)[0])
+
+
+ALIASED = {
+    "method": """
+        if x.sum() > 0:
+            out = x
+        else:
+            out = y * 2
+        out.add_(1)
+        return out
+    """,
+    "source": """
+        if x.sum() > 0:
+            out = x
+        else:
+            out = y
+        x.mul_(2)
+        return out
+    """,
+    "view": """
+        if x.sum() > 0:
+            out = x.view(-1)
+        else:
+            out = y
+        torch.relu_(x)
+        return out
+    """,
+    "item": """
+        if x.sum() > 0:
+            out = x[0]
+        else:
+            out = y[0]
+        out[0] = 5.0
+        return x, y
+    """,
+    "augmented": """
+        if x.sum() > 0:
+            out = y
+        else:
+            out = x
+        out += 1
+        return out
+    """,
+    "out_argument": """
+        if x.sum() > 0:
+            out = x
+        else:
+            out = y
+        torch.add(y, 1, out=out)
+        return out
+    """,
+    "one_sided": """
+        if x.sum() > 0:
+            x = y * 2
+        x.clamp_(min=0)
+        return x
+    """,
+    "loop": """
+        for _ in range(2):
+            y.mul_(2)
+            if x.sum() > 0:
+                out = y
+            else:
+                out = x
+        return out
+    """,
+    "attribute": """
+        if x.sum() > 0:
+            out = self.state
+        else:
+            out = y
+        self.state[0] = 1.0
+        return out
+    """,
+}
+
+
+def _aliased_module(body: str) -> str:
+    return ("import torch\nfrom torch import nn\n\n\nclass M(nn.Module):\n    def forward(self, x, y):\n"
+            + textwrap.indent(textwrap.dedent(body).strip("\n"), " " * 8) + "\n")
+
+
+@pytest.mark.parametrize("case", list(ALIASED))
+def test_alias_changed_in_place_later_is_reported_not_fixed(case: str) -> None:
+    code = _aliased_module(ALIASED[case])
+    assert rewrite(code, unsafe=True, select=("TRT101",)) == code
+    from trtcodemod.engine import Options, check_source
+
+    (finding,) = check_source(code.encode(), "s.py", Options(select=("TRT101",), unsafe=True))
+    assert "later changes it in place" in finding.message and finding.edit is None
+
+
+def test_why_the_alias_check_exists() -> None:
+    """Without the check, `out = x` then `out.add_(1)` would stop changing x (shown on the rewrite of a
+    version whose mutation the check cannot see: it happens inside a called method)."""
+    code = """
+    import torch
+    from torch import nn
+    class M(nn.Module):
+        def bump(self, t):
+            t.add_(1)
+        def forward(self, x, y):
+            if x.sum() > 0:
+                out = x
+            else:
+                out = y
+            self.bump(out)
+            return x
+    """
+    after = rewrite(code, unsafe=True, select=("TRT101",))
+    assert "out = torch.where(_trt_cond, x, y)" in after  # not seen: a documented limit
+    x, y = torch.ones(2), torch.zeros(2)
+    assert torch.equal(load(code, "M")()(x.clone(), y), torch.full((2,), 2.0))
+    assert torch.equal(load(after, "M")()(x.clone(), y), torch.ones(2))
+    assert "inside a called function is" in _doc()
+
+
+def test_alias_changed_before_the_if_is_fixed() -> None:
+    code = _aliased_module("""
+        x.add_(1)
+        if x.sum() > 0:
+            out = x
+        else:
+            out = y
+        return out * 2
+    """)
+    after = rewrite(code, unsafe=True, select=("TRT101",))
+    assert "out = torch.where(_trt_cond, x, y)" in after
+    for x in (torch.tensor([1.0, -0.5]), torch.tensor([-3.0, 0.0]), torch.zeros(0)):
+        y = torch.tensor([4.0, -4.0])[: x.numel()]
+        assert_same(load(code, "M")()(x.clone(), y), load(after, "M")()(x.clone(), y))
+
+
+# --- precision: only conditions that are evidently tensor values ------------------------
+
+LOOK_ALIKES = """
+import math
+import os
+
+import numpy as np
+import torch
+from torch import nn
+
+
+class Loader(nn.Module):
+    def __init__(self, cfg, path="weights.pt"):
+        super().__init__()
+        self.cfg = cfg
+        self.use_fp16 = cfg.fp16
+        self.path = path
+        self.proj = nn.Linear(4, 4)
+        self.stats = np.zeros(3)
+
+    def load(self, path):
+        if path.endswith(".npy"):
+            state = np.load(path)
+        else:
+            state = torch.load(path)
+        return state
+
+    def forward(self, x, meta):
+        name = os.path.basename(self.path)
+        if name.startswith("ckpt"):
+            x = x + 1
+        arr = np.asarray(self.stats)
+        if arr.max() > 0 or np.any(arr < 0) or math.isfinite(arr.sum()):
+            x = x + 1
+        if self.use_fp16 and self.cfg.head.norm == "bn" or self.cfg.scale > 1:
+            x = x + 1
+        if x.size(0) > 2 and x.numel() > 0 and x.dim() == 2 and len(x) > 1 and x.shape[-1] == 4:
+            x = x + 1
+        n = x.shape[0]
+        total = n * 2 + len(meta)
+        if total > 10:
+            x = x + 1
+        if meta["flip"] or meta.get("scale", 1.0) > 1:
+            x = x + 1
+        if isinstance(meta, dict) and "boxes" in meta and meta is not None:
+            x = x + 1
+        count = helper(x)
+        if count > 3:
+            x = x + 1
+        if torch.is_grad_enabled() or torch.overrides.has_torch_function((x,)) or x.is_nested:
+            x = x + 1
+        fmt = x.dtype
+        if fmt == torch.float16 or x.data_ptr() % 16 or meta.flip:
+            x = x + 1
+        return self.crop(x, n, meta["scale"])
+
+    def crop(self, x, size, scale):
+        # called with a shape and a dict value: neither parameter is a tensor
+        if size > 4 or scale > 1.5:
+            x = x[:4]
+        return x
+
+
+def helper(x):
+    if x.sum() > 0:
+        return 1
+    return 0
+
+
+class Stats:
+    def summarize(self, values, threshold=0.5):
+        if values.mean() > threshold:
+            return "high"
+        return "low"
+
+
+def read_config(text: str, depth: int):
+    if text.strip() == "" or depth > 3:
+        return None
+    return text
+
+
+def per_class(scores: torch.Tensor, thr: float):
+    # mmdet3d's box3d_multiclass_nms: a list, tested for emptiness, then rebound to a tensor
+    kept = []
+    for i in range(scores.shape[1]):
+        kept.append(scores[:, i] * thr)
+    if kept:
+        kept = torch.cat(kept)
+    else:
+        kept = scores.new_zeros(0)
+    if not kept.numel():
+        kept = scores
+    return kept
+"""
+
+
+def test_look_alikes_are_not_flagged() -> None:
+    """Strings, NumPy, math, shapes, configuration, file loaders and unknown values: no TRT101."""
+    assert rules_found(LOOK_ALIKES, select=("TRT101", "TRT104")) == []
+    assert rewrite(LOOK_ALIKES, unsafe=True, select=("TRT101", "TRT104")) == textwrap.dedent(LOOK_ALIKES)
+
+
+def test_file_loader_branches_not_merged() -> None:
+    """The loader `--unsafe` used to turn into torch.where, running both branches: it now runs one."""
+    code = """
+    import numpy as np
+    import torch
+    class Checkpoint:
+        def load(self, path):
+            if path.endswith(".npy"):
+                state = np.load(path)
+            else:
+                state = torch.load(path)
+            return state
+    """
+    assert rules_found(code) == []
+    assert rewrite(code, unsafe=True) == textwrap.dedent(code)
+
+
+POSITIVES = """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+        self.blocks = nn.ModuleList([nn.Linear(4, 4)])
+        self.scale = nn.Parameter(torch.ones(1))
+        self.register_buffer("running", torch.zeros(4))
+
+    def forward(self, x, mask=None):
+        logits = self.proj(x)
+        if logits.max() > 0:  # submodule output, tensor method
+            x = x * 2
+        probs = F.softmax(logits, dim=-1)
+        if (probs > 0.5).any():  # torch op on an input
+            x = x * 3
+        if self.scale > 1:  # module parameter
+            x = x * 4
+        if self.running.sum() == 0:  # module buffer
+            x = x * 5
+        y = self.blocks[0](x)
+        if y.mean() < 0:  # a ModuleList entry
+            x = x * 6
+        if x.max().item() > 1:  # a value read out of a tensor
+            x = x * 7
+        return self.refine(x, 2)
+
+    def refine(self, feat, steps: int):
+        # A helper called from forward with a tensor: its parameter is a tensor too.
+        if feat.abs().sum() > steps:
+            feat = feat / 2
+        return feat
+
+
+def gate(score: torch.Tensor, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    if score > 0:
+        out = a
+    else:
+        out = b
+    return out
+"""
+
+
+def test_tensor_conditions_flagged() -> None:
+    from trtcodemod.engine import Options, check_source
+
+    findings = check_source(textwrap.dedent(POSITIVES).encode(), "p.py", Options(select=("TRT101",)))
+    lines = textwrap.dedent(POSITIVES).splitlines()
+    flagged = [lines[f.line - 1].strip() for f in findings]
+    assert flagged == [
+        "if logits.max() > 0:  # submodule output, tensor method",
+        "if (probs > 0.5).any():  # torch op on an input",
+        "if self.scale > 1:  # module parameter",
+        "if self.running.sum() == 0:  # module buffer",
+        "if y.mean() < 0:  # a ModuleList entry",
+        "if x.max().item() > 1:  # a value read out of a tensor",
+        "if feat.abs().sum() > steps:",
+        "if score > 0:",
+    ]
+
+
+def test_annotated_free_function_is_rewritten_and_matches() -> None:
+    code = """
+    import torch
+    def gate(score: torch.Tensor, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+        if score > 0:
+            out = a
+        else:
+            out = b
+        return out
+    """
+    after = rewrite(code, unsafe=True, select=("TRT101",))
+    assert "out = torch.where(_trt_cond, a, b)" in after
+    ns_before, ns_after = {}, {}
+    exec(textwrap.dedent(code), ns_before)
+    exec(after, ns_after)
+    a, b = torch.ones(2), torch.zeros(2)
+    for score in (1.0, -1.0):
+        assert_same(ns_before["gate"](torch.tensor(score), a, b), ns_after["gate"](torch.tensor(score), a, b))
+
+
+def test_loops_use_the_same_evidence() -> None:
+    """TRT104: a trip count from a forward input is data; from a shape, a config or a list, it is not."""
+    code = """
+    import torch
+    from torch import nn
+    class Decoder(nn.Module):
+        def __init__(self, cfg):
+            super().__init__()
+            self.cfg = cfg
+        def forward(self, x, steps, names):
+            for _ in range(int(steps)):
+                x = x + 1
+            for _ in range(len(names)):
+                x = x + 1
+            for _ in range(self.cfg.steps):
+                x = x + 1
+            for _ in range(x.size(0)):
+                x = x + 1
+            k = 0
+            while k < self.cfg.steps:
+                k += 1
+            while x.sum() > 1:
+                x = x / 2
+            return x
+    """
+    assert rules_found(code, select=("TRT104",)) == ["TRT104", "TRT104"]
+
+
+def test_evidence_reaches_a_helper_defined_before_its_caller() -> None:
+    """forward → refine → gate, defined in reverse: the class analysis must come back to
+    `gate` and `refine` once their callers have shown their arguments are tensors."""
+    from trtcodemod.engine import Options, check_source
+
+    code = textwrap.dedent("""\
+        import torch
+        from torch import nn
+
+        class Head(nn.Module):
+            def gate(self, score):
+                if score.sum() > 0:
+                    score = score * 2
+                return score
+
+            def refine(self, feat):
+                return self.gate(feat.abs())
+
+            def forward(self, x):
+                return self.refine(x)
+
+            def unused(self, y):
+                if y.sum() > 0:
+                    y = y * 2
+                return y
+        """)
+    findings = check_source(code.encode(), "head.py", Options(select=("TRT101",)))
+    assert [(f.rule, f.line) for f in findings] == [("TRT101", 6)]
+
+    before: dict = {}
+    after: dict = {}
+    exec(code, before)
+    exec(rewrite(code, select=("TRT101",), unsafe=True), after)
+    for x in (torch.tensor([[1.0, -2.0]]), torch.zeros(1, 2), torch.tensor([[-0.0, 0.0]]), torch.empty(0, 2)):
+        assert torch.equal(after["Head"]()(x), before["Head"]()(x))
+
+
+TRACING_DECIDED = """
+import torch
+import torchvision
+from torch import nn
+
+
+class Net(nn.Module):
+    def forward(self, x):
+        if not torch.jit.is_tracing() and bool((x >= 0).all()):  # eager-only shortcut
+            return x * 1.0
+        if x.numel() > 4000 and not torchvision._is_tracing():  # torchvision's batched_nms switch
+            return x
+        if torch.jit.is_tracing():
+            y = x.relu()
+        elif x.sum() > 0:  # never evaluated while tracing
+            y = x + 1
+        else:
+            y = x - 1
+        return y
+"""
+
+
+def test_conditions_decided_while_tracing_are_not_reported() -> None:
+    """`not is_tracing() and ...` is False in the trace (the data never decides it there), and an
+    `elif` after a test that is True while tracing never runs in the trace."""
+    assert rules_found(TRACING_DECIDED, select=("TRT101", "TRT713")) == []
+    still = TRACING_DECIDED.replace("if torch.jit.is_tracing():", "if x.mean() > 0:")
+    assert rules_found(still, select=("TRT101",)) == ["TRT101"]
+    runnable = TRACING_DECIDED.replace("import torchvision\n", "").replace("torchvision._is_tracing()",
+                                                                          "torch.jit.is_tracing()")
+    net = load(runnable, "Net")()
+    for x in (torch.tensor([1.0, -2.0]), torch.zeros(3), torch.empty(0)):
+        assert torch.equal(torch.jit.trace(net, (x,), check_trace=False)(x), x.relu())

@@ -1,0 +1,365 @@
+"""TRT303 (einsum → matmul, unsafe) and TRT304 (one-operand einsum → permute, safe).
+
+Detection per TensorRT target, look-alikes that must not fire, the rewrite executed on real
+tensors (values within the rounding of a dot product, shapes, dtypes, gradients), the
+documented assumptions shown to be real, and the exported graphs (Einsum gone, ONNX Runtime
+agrees). TRT304's full safety contract is in tests/safety/test_safety_rewrites.py.
+"""
+
+from __future__ import annotations
+
+import io
+import warnings
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+import torch
+
+from support import load, onnx_ops, rewrite, rules_found
+from trtcodemod.transforms.einsum import matmul_form, parse_equation, permutation
+
+HEADER = "import torch\n"
+
+
+# --- the equation analysis ---------------------------------------------------------------
+
+@pytest.mark.parametrize("equation,form", [
+    ("ij,jk->ik", (False, False, False)),
+    ("bij,bjk->bik", (False, False, False)),
+    ("bhqd,bhkd->bhqk", (False, False, True)),
+    ("bhqk,bhkd->bhqd", (False, False, False)),
+    ("ij,kj->ik", (False, False, True)),
+    ("ji,jk->ik", (False, True, False)),
+    ("ij,jk->ki", (True, True, True)),
+    ("ij,kj->ki", (True, False, True)),
+    ("bij,bjk->bki", (True, True, True)),  # B(k, j) @ A(j, i)
+    ("...ij,...jk->...ik", (False, False, False)),
+    ("ij,jk", (False, False, False)),  # implicit output: ik
+    (" b i j , b j k -> b i k ", (False, False, False)),
+    # A bare matrix on one side: matmul broadcasts it over the other's batch axes.
+    ("bmd,dk->bmk", (False, False, False)),
+    ("ij,bjk->bik", (False, False, False)),
+    ("bij,kj->bki", (True, False, True)),
+    ("...ij,jk->...ik", (False, False, False)),
+])
+def test_matmul_forms(equation: str, form: tuple[bool, bool, bool]) -> None:
+    found = matmul_form(parse_equation(equation))
+    assert found is not None
+    assert (found.swap_operands, found.transpose_first, found.transpose_second) == form
+
+
+@pytest.mark.parametrize("equation", [
+    "bi,bj->bij",        # outer product: no contracted label
+    "bi,bi->b",          # contraction without free labels
+    "ij,jk->",           # everything summed
+    "bij,bjk->ik",       # batch summed out
+    "bij,bk->bik",       # batch label in one operand only, the other not a bare matrix
+    "ij,jk->...ik",      # an ellipsis in the output only
+    "ibj,bjk->bik",      # batch label not leading in the first operand
+    "bij,bjk->ibk",      # batch label not leading in the output
+    "...ij,bjk->...ik",  # ellipsis in one operand, batch labels in the other
+    "iij,jk->ik",        # diagonal
+    "ij,jk,kl->il",      # three operands
+    "ijk,jkl->il",       # two contracted labels
+    "ij,jk->ik->i",      # malformed
+    "i1,1k->ik",         # not letters
+])
+def test_not_one_matmul(equation: str) -> None:
+    eq = parse_equation(equation)
+    assert eq is None or matmul_form(eq) is None
+
+
+def test_permutations() -> None:
+    assert permutation(parse_equation("bchw->bhwc")) == (0, 2, 3, 1)
+    assert permutation(parse_equation("ij->ji")) == (1, 0)
+    assert permutation(parse_equation("ij->ij")) == (0, 1)
+    for equation in ("ii->i", "ij->i", "...ij->...ji", "ij,jk->ik", "->", "ij->jk"):
+        eq = parse_equation(equation)
+        assert eq is None or permutation(eq) is None, equation
+
+
+# --- detection per target ------------------------------------------------------------------
+
+PLAIN = "def f(q, k):\n    return torch.einsum('bhqd,bhkd->bhqk', q, k)\n"
+ELLIPSIS = "def f(a, b):\n    return torch.einsum('...ij,...jk->...ik', a, b)\n"
+DIAGONAL = "def f(a):\n    return torch.einsum('bii->bi', a)\n"
+COMPUTED = "def f(eq, a, b):\n    return torch.einsum(eq, a, b)\n"
+PERMUTE = "def f(x):\n    return torch.einsum('bchw->bhwc', x)\n"
+
+
+@pytest.mark.parametrize("code,expected", [
+    (PLAIN, {"7.1": ["TRT303"], "8.0": ["TRT303"], "8.2": [], "8.6": [], "9.0": [], "9.1": [], "10.x": []}),
+    (ELLIPSIS, {"8.0": ["TRT303"], "8.6": ["TRT303"], "9.0": ["TRT303"], "9.1": ["TRT303"], "10.11": ["TRT303"],
+                "10.12": [], "10.x": [], "11.2": []}),
+    (DIAGONAL, {"8.0": ["TRT303"], "8.6": ["TRT303"], "10.11": ["TRT303"], "10.12": []}),
+    (COMPUTED, {"8.0": ["TRT303"], "8.6": [], "10.x": []}),
+    (PERMUTE, {"8.0": ["TRT304"], "8.2": [], "8.6": []}),
+])
+def test_targets(code: str, expected: dict[str, list[str]]) -> None:
+    for target, rules in expected.items():
+        found = [r for r in rules_found(HEADER + code, target=target) if r in ("TRT303", "TRT304")]
+        assert found == rules, (target, found)
+
+
+@pytest.mark.parametrize("code", [
+    "import numpy as np\ndef f(a, b):\n    return np.einsum('ij,jk->ik', a, b)\n",
+    "from opt_einsum import contract\ndef f(a, b):\n    return contract('ij,jk->ik', a, b)\n",
+    "def einsum(eq, a, b):\n    return a\ndef f(a, b):\n    return einsum('ij,jk->ik', a, b)\n",
+    "import torch\ndef f(torch, a, b):\n    return torch.einsum('ij,jk->ik', a, b)\n",
+    "import torch\ndef f(a, b):\n    return a.einsum('ij,jk->ik', b)\n",
+    "import torch\nlabel = 'ij,jk->ik'\n",
+])
+def test_look_alikes_do_not_fire(code: str) -> None:
+    assert not {"TRT303", "TRT304"} & set(rules_found(code, target="8.0"))
+
+
+def test_unrewritable_forms_are_reported_without_a_fix() -> None:
+    for call in ("torch.einsum('bi,bj->bij', a, b)", "torch.einsum('ij,jk->ik', [*args])",
+                 "torch.einsum(*args)", "torch.einsum(eq, a, b)", "torch.einsum('ij,jk,kl->il', a, b, c)"):
+        code = f"import torch\ndef f(a, b, c, eq, args):\n    return {call}\n"
+        assert "TRT303" in rules_found(code, target="8.0"), call
+        assert rewrite(code, unsafe=True, target="8.0") == code, call
+
+
+def test_operands_in_a_list_display_are_the_operands() -> None:
+    """`torch.einsum(eq, [a, b])` (the older form; CvT, google/unrestricted-adversarial-examples)
+    means `torch.einsum(eq, a, b)`: both rules take the display's elements as the operands."""
+    code = ("import torch\ndef f(q: torch.Tensor, k: torch.Tensor, x: torch.Tensor):\n"
+            "    s = torch.einsum('bhlk,bhtk->bhlt', [q, k])\n"
+            "    return s, torch.einsum('chw->hwc', (x,))\n")
+    assert rules_found(code, target="8.0") == ["TRT303", "TRT304"]
+    assert rewrite(code, unsafe=True, target="8.0") == (
+        "import torch\ndef f(q: torch.Tensor, k: torch.Tensor, x: torch.Tensor):\n"
+        "    s = torch.matmul(q, k.transpose(-1, -2))\n"
+        "    return s, x.permute(1, 2, 0)\n")
+    # TRT304's fix stays safe where the listed operand is evidently a tensor.
+    assert "x.permute(1, 2, 0)" in rewrite(code, target="8.0")
+    q, k, x = torch.randn(2, 3, 4, 5), torch.randn(2, 3, 6, 5), torch.randn(3, 4, 5)
+    assert torch.equal(torch.einsum("chw->hwc", (x,)), x.permute(1, 2, 0))
+    torch.testing.assert_close(torch.einsum("bhlk,bhtk->bhlt", [q, k]), torch.matmul(q, k.transpose(-1, -2)))
+
+
+def test_equation_in_a_local_name_is_read() -> None:
+    """A local assigned a literal once, before the call, is that equation; a parameter, a name
+    bound twice or in a branch, a name used before its assignment, a lambda's own parameter and a
+    module global are not known statically (reported on TensorRT < 8.2, never rewritten)."""
+    code = ("import torch\ndef f(q: torch.Tensor, k: torch.Tensor, x: torch.Tensor):\n"
+            "    eq = 'bhqd,bhkd->bhqk'\n    layout = 'b c h w -> b h w c'\n"
+            "    for _ in range(2):\n        x = torch.einsum(layout, x)\n"
+            "    return torch.einsum(eq, q, k), x\n")
+    assert rules_found(code, target="8.0") == ["TRT304", "TRT303"]
+    assert rewrite(code, unsafe=True, target="8.0") == code.replace(
+        "torch.einsum(layout, x)", "x.permute(0, 2, 3, 1)").replace(
+        "torch.einsum(eq, q, k)", "torch.matmul(q, k.transpose(-1, -2))")
+    ellipsis = "import torch\ndef f(a, b):\n    eq = '...ij,...jk->...ik'\n    return torch.einsum(eq, a, b)\n"
+    assert rules_found(ellipsis, target="8.6") == ["TRT303"]  # refused up to 10.11: named at the default target
+    for unknown in (
+        "def f(q, k, eq):\n    return torch.einsum(eq, q, k)\n",
+        "def f(q, k, flag):\n    eq = 'bij,bjk->bik'\n    if flag:\n        eq = 'bij,bkj->bik'\n"
+        "    return torch.einsum(eq, q, k)\n",
+        "def f(q, k, flag):\n    if flag:\n        eq = 'bij,bjk->bik'\n    return torch.einsum(eq, q, k)\n",
+        "def f(q, k):\n    for i in range(2):\n        if i:\n            return torch.einsum(eq, q, k)\n"
+        "        eq = 'bij,bjk->bik'\n",
+        "def f(q, k):\n    eq = 'bij,bjk->bik'\n    del eq\n    return torch.einsum(eq, q, k)\n",
+        "def f(q, k):\n    eq = 'bij,bjk->bik'\n    g = lambda eq: torch.einsum(eq, q, k)\n    return g('bij,bkj->bik')\n",
+        "eq = 'bij,bjk->bik'\ndef f(q, k):\n    return torch.einsum(eq, q, k)\n",
+        "class M:\n    eq = 'bij,bjk->bik'\n    def f(self, q, k):\n        return torch.einsum(self.eq, q, k)\n",
+    ):
+        code = HEADER + unknown
+        assert rules_found(code, target="8.0") == ["TRT303"], unknown
+        assert rewrite(code, unsafe=True, target="8.0") == code, unknown
+        assert rules_found(code, target="8.6") == [], unknown
+
+
+def test_rewrite_is_unsafe_and_keeps_aliases() -> None:
+    code = "import torch as th\ndef f(q, k):\n    return th.einsum('bhqd,bhkd->bhqk', q * 2, k)\n"
+    assert rewrite(code, target="8.0") == code
+    assert rewrite(code, unsafe=True, target="8.0") == \
+        "import torch as th\ndef f(q, k):\n    return th.matmul(q * 2, k.transpose(-1, -2))\n"
+    chained = "import torch\ndef f(x: torch.Tensor):\n    return torch.einsum('bchw->bhwc', x + 1).softmax(-1)\n"
+    assert rewrite(chained, target="8.0") == \
+        "import torch\ndef f(x: torch.Tensor):\n    return (x + 1).permute(0, 2, 3, 1).softmax(-1)\n"
+
+
+def test_permute_needs_a_tensor_operand_to_be_safe() -> None:
+    """`torch.einsum(eq, ops)` takes a list or tuple argument as its operands; `ops.permute` does not."""
+    listed = "import torch\ndef f(a):\n    ops = [a]\n    return torch.einsum('nchw->nhwc', ops)\n"
+    assert "TRT304" in rules_found(listed, target="8.0")
+    assert rewrite(listed, unsafe=True, target="8.0") == listed
+    a = torch.randn(1, 2, 3, 4)
+    assert torch.equal(torch.einsum("nchw->nhwc", [a]), a.permute(0, 2, 3, 1))  # what the original computes
+    with pytest.raises(AttributeError):
+        [a].permute(0, 2, 3, 1)  # what a rewrite would have run
+    unknown = "import torch\ndef f(ops):\n    return torch.einsum('nchw->nhwc', ops)\n"
+    assert rewrite(unknown, target="8.0") == unknown  # unsafe: ops may be a list
+    assert "ops.permute(0, 2, 3, 1)" in rewrite(unknown, unsafe=True, target="8.0")
+    local = "import torch\ndef f(a):\n    x = torch.relu(a)\n    return torch.einsum('ij->ji', x)\n"
+    assert "x.permute(1, 0)" in rewrite(local, target="8.0")  # a torch call's result: safe
+
+
+# --- the rewrite on real tensors ------------------------------------------------------------
+
+#: (equation, operand shapes from sizes (i, j, k, b, h)).
+EQUATIONS = [
+    ("ij,jk->ik", lambda i, j, k, b, h: [(i, j), (j, k)]),
+    ("ij,kj->ik", lambda i, j, k, b, h: [(i, j), (k, j)]),
+    ("ij,jk->ki", lambda i, j, k, b, h: [(i, j), (j, k)]),
+    ("ji,jk->ik", lambda i, j, k, b, h: [(j, i), (j, k)]),
+    ("bij,bjk->bik", lambda i, j, k, b, h: [(b, i, j), (b, j, k)]),
+    ("bik,bjk->bij", lambda i, j, k, b, h: [(b, i, k), (b, j, k)]),
+    ("bhqd,bhkd->bhqk", lambda i, j, k, b, h: [(b, h, i, j), (b, h, k, j)]),
+    ("bhqk,bhkd->bhqd", lambda i, j, k, b, h: [(b, h, i, j), (b, h, j, k)]),
+    ("...ij,...jk->...ik", lambda i, j, k, b, h: [(h, b, i, j), (b, j, k)]),
+    ("bmd,dk->bmk", lambda i, j, k, b, h: [(b, i, j), (j, k)]),
+    ("ij,bjk->bik", lambda i, j, k, b, h: [(i, j), (b, j, k)]),
+    ("bij,kj->bki", lambda i, j, k, b, h: [(b, i, j), (k, j)]),
+    ("...ij,jk->...ik", lambda i, j, k, b, h: [(h, b, i, j), (j, k)]),
+]
+
+SIZES = [(3, 4, 5, 2, 3), (1, 7, 1, 1, 2), (0, 3, 2, 2, 1), (2, 0, 3, 1, 1), (5, 33, 6, 3, 2), (2, 1, 3, 2, 2)]
+
+
+def _operand(shape, dtype, seed: int, special: bool) -> torch.Tensor:
+    generator = torch.Generator().manual_seed(seed)
+    values = torch.randn(shape, generator=generator, dtype=torch.float64) * 3
+    if special and values.numel():
+        picks = torch.tensor([0.0, -0.0, float("inf"), -float("inf"), float("nan"), 1.0, -1.0], dtype=torch.float64)
+        where = torch.rand(shape, generator=generator) < 0.2
+        values = torch.where(where, picks[torch.randint(len(picks), shape, generator=generator)], values)
+    return values.to(dtype)
+
+
+def _within_rounding(expected: torch.Tensor, got: torch.Tensor, bound: torch.Tensor) -> None:
+    """Equal shapes/dtypes; finite values within ``bound``; non-finite values identical."""
+    assert expected.shape == got.shape and expected.dtype == got.dtype
+    e, g = expected.double(), got.double()
+    finite = torch.isfinite(e) & torch.isfinite(bound)
+    assert torch.equal(torch.isnan(e[~finite]), torch.isnan(g[~finite]))
+    assert torch.equal(e[~finite & ~torch.isnan(e)], g[~finite & ~torch.isnan(e)])
+    assert bool(((e - g).abs()[finite] <= bound[finite]).all()), ((e - g).abs()[finite] - bound[finite]).max()
+
+
+@pytest.mark.parametrize("equation,shapes", EQUATIONS, ids=[e for e, _ in EQUATIONS])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16])
+def test_rewrite_values_shapes_gradients(equation: str, shapes, dtype: torch.dtype) -> None:
+    before_code = f"import torch\ndef f(a, b):\n    return torch.einsum({equation!r}, a, b)\n"
+    after_code = rewrite(before_code, unsafe=True, target="8.0")
+    assert "matmul" in after_code and "einsum" not in after_code
+    before, after = load(before_code, "f"), load(after_code, "f")
+    eps = torch.finfo(dtype).eps
+    for number, sizes in enumerate(SIZES):
+        for special in (False, True):
+            sa, sb = shapes(*sizes)
+            grads = dtype in (torch.float32, torch.float64) and not special
+            a = _operand(sa, dtype, number, special).requires_grad_(grads)
+            b = _operand(sb, dtype, number + 100, special).requires_grad_(grads)
+            expected, got = before(a, b), after(a, b)
+            # The error of a length-K dot product computed in any order: K * eps * sum |a||b|.
+            length = sizes[1]
+            magnitude = torch.einsum(equation, a.detach().double().abs(), b.detach().double().abs())
+            _within_rounding(expected, got, 2 * length * eps * magnitude)
+            if grads:
+                grad = torch.randn(expected.shape, dtype=torch.float64).to(dtype)
+                ga = torch.autograd.grad(expected, (a, b), grad, allow_unused=True)
+                gb = torch.autograd.grad(got, (a, b), grad, allow_unused=True)
+                # Bound of the gradients: the same contractions on absolute values (float64).
+                abs_a = a.detach().double().abs().requires_grad_()
+                abs_b = b.detach().double().abs().requires_grad_()
+                (torch.einsum(equation, abs_a, abs_b) * grad.double().abs()).sum().backward()
+                longest = max(sizes) ** 2
+                for x, y, scale in zip(ga, gb, (abs_a.grad, abs_b.grad)):
+                    _within_rounding(x.detach(), y.detach(), 2 * longest * eps * scale)
+
+
+def test_rewrite_is_not_bit_identical_for_2d_float32() -> None:
+    """Why TRT303 is unsafe: the 2-D product reaches other kernels than einsum's batched one.
+
+    Which shapes round differently depends on the CPU's BLAS (an 8x3 by 3x3 product differs
+    on Intel Xeon, a matrix-vector one on AMD EPYC), so a sweep of shapes must find some.
+    """
+    differs = []
+    for m, k, n in [(8, 3, 3), (2, 16, 1), (5, 33, 1), (8, 16, 9), (64, 128, 1), (17, 1000, 3)]:
+        for seed in range(10):
+            generator = torch.Generator().manual_seed(seed)
+            a, b = torch.randn(m, k, generator=generator), torch.randn(k, n, generator=generator)
+            if not torch.equal(torch.einsum("ij,jk->ik", a, b), torch.matmul(a, b)):
+                differs.append((m, k, n))
+    assert differs
+
+
+def test_documented_assumptions_are_real() -> None:
+    """einsum broadcasts a contracted axis of size 1 and checks ranks; matmul does neither."""
+    a, b = torch.randn(2, 1), torch.randn(3, 4)
+    assert torch.einsum("ij,jk->ik", a, b).shape == (2, 4)
+    with pytest.raises(RuntimeError):
+        torch.matmul(a, b)
+    x, y = torch.randn(2, 3, 4), torch.randn(4, 5)
+    with pytest.raises(RuntimeError):
+        torch.einsum("ij,jk->ik", x, y)
+    assert torch.matmul(x, y).shape == (2, 3, 5)
+    # Strides: with a contracted axis of size 1 einsum returns a transposed view for this output order.
+    a, b = torch.randn(5, 1), torch.randn(1, 64)
+    assert torch.einsum("ij,jk->ki", a, b).stride() != torch.matmul(b.t(), a.t()).stride()
+
+
+# --- the exported graph -----------------------------------------------------------------------
+
+
+def _module(code: str) -> torch.nn.Module:
+    namespace: dict = {}
+    exec(compile(code, "snippet.py", "exec"), namespace)
+    return namespace["M"]()
+
+
+def _graph_ops(model: torch.nn.Module, inputs: tuple, dynamo: bool) -> tuple[list[str], bytes]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if dynamo:
+            program = torch.onnx.export(model, inputs, dynamo=True, verbose=False,
+                                        dynamic_shapes=tuple({0: torch.export.Dim.AUTO} for _ in inputs))
+            data = program.model_proto.SerializeToString()
+        else:
+            buffer = io.BytesIO()
+            names = [f"input_{i}" for i in range(len(inputs))]
+            torch.onnx.export(model, inputs, buffer, dynamo=False, opset_version=17, input_names=names,
+                              dynamic_axes={name: {0: "n"} for name in names})
+            data = buffer.getvalue()
+    return [node.op_type for node in onnx.load_from_string(data).graph.node], data
+
+
+@pytest.mark.parametrize("dynamo", [False, True], ids=["torchscript", "dynamo"])
+@pytest.mark.parametrize("equation,shapes", [
+    ("bhqd,bhkd->bhqk", [(2, 3, 4, 8), (2, 3, 5, 8)]),
+    ("ij,jk->ki", [(4, 3), (3, 5)]),
+    ("bchw->bhwc", [(2, 3, 4, 5)]),
+])
+def test_export_has_no_einsum(equation: str, shapes, dynamo: bool) -> None:
+    names = ", ".join(f"x{i}" for i in range(len(shapes)))
+    code = (f"import torch\nclass M(torch.nn.Module):\n    def forward(self, {names}):\n"
+            f"        return torch.einsum({equation!r}, {names})\n")
+    after = rewrite(code, unsafe=True, target="8.0")
+    assert after != code
+    inputs = tuple(torch.randn(shape) for shape in shapes)
+    before_ops, _ = _graph_ops(_module(code), inputs, dynamo)
+    after_ops, data = _graph_ops(_module(after), inputs, dynamo)
+    assert "Einsum" in before_ops
+    assert "Einsum" not in after_ops
+    assert ("MatMul" in after_ops) == (len(shapes) == 2)
+    # Another batch size than the traced one: the graph is not specialised to it.
+    other = tuple(torch.randn((3,) + shape[1:]) for shape in shapes)
+    session = ort.InferenceSession(data, providers=["CPUExecutionProvider"])
+    feed = {arg.name: value.numpy() for arg, value in zip(session.get_inputs(), other)}
+    got = torch.from_numpy(np.asarray(session.run(None, feed)[0]))
+    torch.testing.assert_close(got, torch.einsum(equation, *other), rtol=1e-5, atol=1e-5)
+
+
+def test_onnx_ops_helper_agrees() -> None:
+    """The shared helper (TorchScript exporter) sees the same change on a 2-D product."""
+    code = ("import torch\nclass M(torch.nn.Module):\n    def forward(self, a, b):\n"
+            "        return torch.einsum('ij,kj->ik', a, b)\n")
+    inputs = (torch.randn(4, 3), torch.randn(5, 3))
+    assert "Einsum" in onnx_ops(_module(code), inputs)
+    ops = onnx_ops(_module(rewrite(code, unsafe=True, target="7.1")), inputs)
+    assert "Einsum" not in ops and "MatMul" in ops

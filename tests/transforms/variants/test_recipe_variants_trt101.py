@@ -1,0 +1,219 @@
+"""The data-dependent-if recipe (TRT101) on real-code variants.
+
+Each variant in ``tests/recipe_variants/trt101/`` is a small runnable model reduced from a public
+library (cited in its docstring) with an ``if`` on tensor values.
+
+- Two are taken with an export to show for it (``TAKEN``): the TorchScript export keeps the branch
+  of the example (a ``TracerWarning`` at the ``if``, the observed fact) and is wrong on values that
+  take the other one. The rules rewrite the file with those facts (``--unsafe``, as migrate tries a
+  verified candidate); the rewritten graph equals eager mode on both branches' values and at
+  other sizes, and eager mode is unchanged, bit for bit (outputs, gradients), on random, zero,
+  negative, positive and inf/NaN inputs.
+- The overflow clamp of the DETR-family encoder layers is taken since its temporary
+  (``clamp_value``) is computed before the select; it runs only in training, so a train-mode trace
+  shows the difference: a baked branch before, a ``where`` after.
+- Two were rewritten into code that always fails, and are now reported with the reason instead:
+  a name that is None before the ``if`` (``torch.where`` cannot select None), and a condition
+  that is a Python bool (``torch.allclose``), whose branch also changes the shape.
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import pytest
+import torch
+from safety import assert_same_run, run_once
+from support import TESTS, assert_same
+from variant_models import export_variant, graph_matches, load_variant, observed_facts, variant_inputs
+
+from trtcodemod.engine import Options, check_source, fix_source
+
+HERE = TESTS / "recipe_variants" / "trt101"
+
+
+def _positive(t: torch.Tensor) -> torch.Tensor:
+    return t.abs() + 0.5
+
+
+def _negative(t: torch.Tensor) -> torch.Tensor:
+    return -t.abs() - 1.0
+
+
+# name → (rules, a fragment of the rewritten code, input shapes at another size,
+#         how to make inputs that take the example's other branch, what changes in the backward pass)
+TAKEN = {
+    # The example has negative weights (the shift runs); positive ones skip it.
+    # The backward pass of the original fails where the shift runs in place (`v -= v.min()`
+    # overwrites what `min` needs); the rewrite's out-of-place select has a gradient there.
+    "monai_weight_shift": (("TRT101",), "v = torch.where(_trt_cond, v - v.min(), v)", [(3, 7)], _positive,
+                           "in-place"),
+    # The example's heatmap holds values above the threshold (refined); a negative image's does not.
+    # TRT712 makes the refinement's own `math.ceil` of a count follow the input.
+    "kornia_sold2_refine": (
+        ("TRT101", "TRT712"),
+        "subheatmap = torch.where(_trt_cond, self.refine_heatmap(subheatmap, 0.2, valid_thresh=valid_thresh), "
+        "subheatmap)", [(1, 3, 8, 5)], _negative, "nan-gradient"),
+}
+
+
+def _built(module) -> torch.nn.Module:
+    torch.manual_seed(0)
+    return module.build().eval()
+
+
+def _rewritten(name: str, source: str, tmp_path: Path):
+    path = tmp_path / f"{name}_rewritten.py"
+    path.write_text(source)
+    return load_variant(path, f"trt101_rewritten_{name}")
+
+
+def _non_finite(t: torch.Tensor) -> torch.Tensor:
+    t = t.clone()
+    flat = t.view(-1)
+    flat[0], flat[-1] = float("inf"), float("nan")
+    return t
+
+
+@pytest.mark.parametrize("name", list(TAKEN))
+def test_taken_variant_migrates(name: str, tmp_path: Path) -> None:
+    rules, fragment, other_shapes, other_branch, backward = TAKEN[name]
+    path = HERE / f"{name}.py"
+    module = load_variant(path, f"trt101_{name}")
+    original = _built(module)
+    example = variant_inputs(module, None, 0)
+    flipped = tuple(other_branch(t) for t in example)
+    resized = variant_inputs(module, other_shapes, 1)
+    sets = {"example": example, "other-branch": flipped, "other-size": resized,
+            "other-size-other-branch": tuple(other_branch(t) for t in resized),
+            "zeros": tuple(torch.zeros_like(t) for t in example)}
+
+    # Before: the export keeps the example's branch (a TracerWarning at the `if`) and is wrong on
+    # values that take the other one.
+    before, traced = export_variant(original, example, module.DYNAMIC, tmp_path / "before.onnx", HERE)
+    source = path.read_text()
+    if_line = source[:source.index("        if ", source.index("def forward"))].count("\n") + 1
+    assert any(Path(f).resolve() == path.resolve() and line == if_line for f, line, _ in traced), traced
+    assert graph_matches(before, original, example)
+    assert not graph_matches(before, original, flipped)
+
+    # The rules with what migrate records: the observer's run (the `__bool__` read at the `if`)
+    # and the export's TracerWarnings (unsafe: migrate keeps the rewrite only verified).
+    options = Options(select=rules, unsafe=True, facts=observed_facts(path, module, tmp_path, traced), scope="all")
+    new_source = fix_source(path.read_bytes(), str(path.resolve()), options).source.decode()
+    assert fragment in new_source, new_source
+    rewritten = _built(_rewritten(name, new_source, tmp_path))
+    rewritten.load_state_dict(original.state_dict())
+
+    # The rewritten graph follows both branches and other sizes.
+    after, _ = export_variant(rewritten, example, module.DYNAMIC, tmp_path / "after.onnx", tmp_path)
+    for label, inputs in sets.items():
+        assert graph_matches(after, original, inputs, equal_nan=True), label
+
+    # Eager mode is unchanged, bit for bit: outputs and input gradients, inf/NaN included.
+    sets.update({"negatives": tuple(_negative(t) for t in example), "positives": tuple(_positive(t) for t in example),
+                 "inf-nan": tuple(_non_finite(t) for t in example)})
+    for label, inputs in sets.items():
+        graded = [t.clone().requires_grad_() for t in inputs]
+        assert_same_run(run_once(original, list(inputs)), run_once(rewritten, list(inputs)), context=label)
+        before_run, after_run = run_once(original, graded), run_once(rewritten, graded)
+        if backward == "in-place" and before_run.backward_error is not None:
+            assert before_run.backward_error is RuntimeError and after_run.backward_error is None, label
+            continue
+        if backward == "nan-gradient" and not torch.equal(after_run.grads[0].isnan(), before_run.grads[0].isnan()):
+            # The rule's stated cost: the refinement not taken divides by the mean of no values
+            # (NaN), and torch.where sends 0 * NaN = NaN back through it. Only where it is not
+            # taken (a NaN maximum is not above the threshold either).
+            assert label in {"other-branch", "other-size-other-branch", "negatives", "zeros", "inf-nan"}, label
+            nan_before, nan_after = before_run.grads[0].isnan(), after_run.grads[0].isnan()
+            assert nan_after[nan_before].all() and nan_after.sum() > nan_before.sum(), label
+            continue
+        assert_same_run(before_run, after_run, context=label)
+
+
+def _trace_warns_at_if(model: torch.nn.Module, example: tuple) -> tuple[torch.jit.ScriptModule, bool]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        traced = torch.jit.trace(model, example, check_trace=False)
+    return traced, any(issubclass(w.category, torch.jit.TracerWarning) and "boolean" in str(w.message)
+                       for w in caught)
+
+
+def test_detr_clamp_temporary_is_taken(tmp_path: Path) -> None:
+    """Not taken before: `clamp_value` is assigned and read in the branch ("a branch reads a name
+    another assignment of this `if` sets"). The export (eval mode) never runs the branch, so
+    migrate has nothing to fix there; `apply --unsafe` rewrites it, and a train-mode trace keeps
+    the decision in the graph."""
+    path = HERE / "hf_detr_encoder_clamp.py"
+    module = load_variant(path, "trt101_detr_clamp")
+    new_source = fix_source(path.read_bytes(), str(path.resolve()),
+                            Options(select=("TRT101",), unsafe=True, scope="all")).source.decode()
+    assert ("            _trt_cond = torch.logical_not(torch.as_tensor(torch.isfinite(hidden_states).all()))\n"
+            "            clamp_value = torch.finfo(hidden_states.dtype).max - 1000\n"
+            "            hidden_states = torch.where(_trt_cond, torch.clamp(hidden_states, min=-clamp_value, "
+            "max=clamp_value), hidden_states)\n") in new_source, new_source
+    original, rewritten = _built(module), _built(_rewritten("detr_clamp", new_source, tmp_path))
+    rewritten.load_state_dict(original.state_dict())
+    example = variant_inputs(module, None, 0)
+
+    # Train mode: the original's trace bakes the branch in; the rewrite's reads no Python bool.
+    for model in (original, rewritten):
+        model.train()
+    _, warned = _trace_warns_at_if(original, example)
+    assert warned
+    traced, warned = _trace_warns_at_if(rewritten, example)
+    assert not warned and "aten::where" in str(traced.graph)
+
+    # Eager mode, train and eval: outputs and gradients, on finite, huge and inf/NaN values.
+    big = torch.finfo(torch.float32).max
+    cases = [example, (torch.zeros(1, 3, 8),), (_non_finite(example[0]),),
+             (torch.full((1, 2, 8), big),), (torch.zeros(0, 4, 8),)]
+    for train in (True, False):
+        original.train(train)
+        rewritten.train(train)
+        for inputs in cases:
+            graded = [t.clone().requires_grad_() for t in inputs]
+            assert_same_run(run_once(original, graded), run_once(rewritten, graded), context=f"train={train}")
+            with torch.no_grad():
+                assert_same(original(*inputs), rewritten(*inputs))
+
+
+# name → (what the rule wrote before, the reason it now gives, the error that old rewrite raised)
+REPORTED = {
+    "timm_gemma4_patch_valid": (
+        ("            if sentinel.any():\n                patch_valid = ~sentinel\n",
+         "            _trt_cond = torch.as_tensor(sentinel.any())\n"
+         "            patch_valid = torch.where(_trt_cond, ~sentinel, patch_valid)\n"),
+        "`patch_valid` is assigned in only some branches and may be None before the `if`", TypeError),
+    "kornia_polygon_close": (
+        ("        if not torch.allclose(polygon[..., -1, :], polygon[..., 0, :]):\n"
+         "            polygon = torch.cat((polygon, polygon[..., :1, :]), dim=-2)\n",
+         "        _trt_cond = torch.logical_not(torch.as_tensor(torch.allclose(polygon[..., -1, :], "
+         "polygon[..., 0, :])))\n"
+         "        polygon = torch.where(_trt_cond, torch.cat((polygon, polygon[..., :1, :]), dim=-2), polygon)\n"),
+        "the condition is a Python value", RuntimeError),
+}
+
+
+@pytest.mark.parametrize("name", list(REPORTED))
+def test_variant_reported_not_broken(name: str, tmp_path: Path) -> None:
+    """Not right before: the rule rewrote these into code that raises on every input."""
+    (old_if, old_rewrite), reason, error = REPORTED[name]
+    path = HERE / f"{name}.py"
+    source = path.read_text()
+    options = Options(select=("TRT101",), unsafe=True, scope="all")
+    assert fix_source(path.read_bytes(), str(path.resolve()), options).source.decode() == source
+    [finding] = check_source(path.read_bytes(), str(path), options)
+    assert reason in finding.message, finding.message
+
+    # What the rule wrote before fails in eager mode, where the original runs.
+    module = load_variant(path, f"trt101_{name}")
+    assert old_if in source
+    broken = _built(_rewritten(name, "import torch\n" + source.replace(old_if, old_rewrite), tmp_path))
+    original = _built(module)
+    broken.load_state_dict(original.state_dict())
+    example = variant_inputs(module, None, 0)
+    assert original(*example) is not None
+    with pytest.raises(error):
+        broken(*example)

@@ -1,0 +1,129 @@
+"""The size-guarded pad, crop and resize (TRT717) on real-code variants.
+
+Each variant in ``tests/recipe_variants/trt717/`` is a small runnable model reduced from a public
+library or repository (cited in its docstring): a window or patch model that pads, crops or resizes
+only when a size asks for it. The example's sizes are whole windows, so the TorchScript export with
+dynamic axes keeps the "nothing to do" branch (a ``TracerWarning`` at the ``if``, the observed fact)
+and is wrong or fails at other sizes. The rule (with TRT712 where the sizes come from ``math.ceil``
+or ``max``) rewrites the file with those facts (``--unsafe``, as migrate tries a verified
+candidate); the rewritten graph equals eager mode at every size, and eager mode is unchanged, bit for
+bit, on random, zero, negative and inf/NaN inputs at sizes that take each branch.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+from support import TESTS, assert_same
+from variant_models import export_variant, graph_matches, load_variant, traced_facts, variant_inputs
+
+from trtcodemod.engine import Options, fix_source
+
+HERE = TESTS / "recipe_variants" / "trt717"
+
+# name → (rules, a fragment of the rewritten code, input shapes of the other input sets)
+VARIANTS: dict[str, tuple[tuple[str, ...], str, list[list[tuple[int, ...]]]]] = {
+    "monai_patch_embed": (
+        ("TRT717",),
+        "x = F.pad(x, (0, (self.patch_size[1] - w % self.patch_size[1]) * (w % self.patch_size[1] != 0)))",
+        [[(1, 3, 10, 13)], [(1, 3, 12, 7)]]),
+    "monai_swin_crop": (("TRT717",), "        x = x[:, :h, :w, :].contiguous()\n        return x",
+                        [[(1, 10, 7, 6)], [(1, 5, 12, 6)]]),
+    "timm_twins_crop": (("TRT717",), "        x = x[:, :H, :W, :].contiguous()\n        x = x.reshape(B, N, C)",
+                        [[(1, 6, 10, 7)], [(1, 6, 5, 12)]]),
+    "timm_mobilevit_resize": (
+        ("TRT712", "TRT717"),
+        '        x = F.interpolate(x, size=(new_h, new_w), mode="bilinear", align_corners=True)\n        x = self.conv(x)',
+        [[(1, 4, 9, 6)], [(1, 4, 6, 11)]]),
+    "kornia_window_partition": (("TRT717",), "x = F.pad(x, (0, 0, 0, (pad_w) * ((pad_h > 0) | (pad_w > 0)), 0, "
+                                             "(pad_h) * ((pad_h > 0) | (pad_w > 0))))",
+                                [[(1, 10, 6, 5)], [(1, 8, 13, 5)]]),
+    "mmcv_adaptive_padding": (("TRT712", "TRT717"), "(pad_w // 2) * ((pad_h > 0) | (pad_w > 0))",
+                              [[(1, 2, 9, 7)], [(1, 2, 6, 11)]]),
+    # The amounts in a local bound just before the pad, the sizes handed down by the caller.
+    "hf_swin_maybe_pad": (("TRT717",), "        pad_values = (0, (self.patch_size[1] - width % self.patch_size[1])"
+                                       " * (width % self.patch_size[1] != 0))\n"
+                                       "        pixel_values = nn.functional.pad(pixel_values, pad_values)",
+                          [[(1, 3, 10, 13)], [(1, 3, 12, 7)]]),
+    # The test held in a flag bound on the line before, read only by the `if`: the flag goes too.
+    "hf_swinv2_was_padded": (("TRT717",), "        windows = self.mix(windows) + windows.mean(dim=(2, 4), keepdim=True)\n"
+                                          "        attention_windows = windows.view(batch_size, height_pad, width_pad, "
+                                          "channels)\n\n"
+                                          "        attention_windows = attention_windows[:, :height, :width, :]"
+                                          ".contiguous()\n\n",
+                             [[(1, 10, 7, 6)], [(1, 5, 12, 6)]]),
+    # A flag beside the resize records that it was done; the caller resizes back when it is set.
+    "hf_mobilevit_unfolding": (("TRT717",), "        features = F.interpolate(features, size=(new_height, "
+                                            "new_width), mode=\"bilinear\", align_corners=False)\n"
+                                            "        interpolate = True\n",
+                               [[(1, 4, 9, 6)], [(1, 4, 6, 11)]]),
+    # A shortcut that returns the embedding as it is when the grid already matches, skipped while
+    # tracing; with timm's antialiased resize behind it (TRT725).
+    "timm_pos_embed_early_out": (("TRT717", "TRT725"),
+                                 "    if not _trt_tracing() and (not is_exporting() and num_new_tokens == "
+                                 "num_pos_tokens):\n",
+                                 [[(1, 3, 20, 12)], [(1, 3, 8, 24)]]),
+    "dinov2_pos_encoding_shortcut": (("TRT717",), "        if not _trt_tracing() and (npatch == N and w == h):\n"
+                                                  "            return self.pos_embed\n",
+                                     [[(1, 3, 16, 8)], [(1, 3, 20, 20)]]),
+}
+
+
+#: Where the original skips the crop, its tensor keeps the strides a zero pad of a transposed view
+#: left, and the ``Linear`` after it sums in another order than on the rewrite's contiguous copy:
+#: the same values up to float rounding, not bit for bit (the rule's documented cost).
+ROUNDING = {"timm_twins_crop": 1e-6}
+
+
+def _built(module) -> torch.nn.Module:
+    torch.manual_seed(0)
+    return module.build().eval()
+
+
+def _edge_sets(example: tuple, sets: list[tuple]) -> list[tuple]:
+    """Zeros, negatives and inf/NaN at the example's size and at a size that takes the other branch."""
+    out = []
+    for base in (example[0], sets[0][0]):
+        out += [(torch.zeros_like(base),), (-base.abs() - 1,),
+                (torch.where(base > 1, torch.full_like(base, float("inf")),
+                             torch.where(base < -1, torch.full_like(base, float("nan")), base)),)]
+    return out
+
+
+@pytest.mark.parametrize("name", list(VARIANTS))
+def test_variant_migrates(name: str, tmp_path: Path) -> None:
+    rules, fragment, others = VARIANTS[name]
+    path = HERE / f"{name}.py"
+    original_module = load_variant(path, f"trt717_{name}")
+    original = _built(original_module)
+    example = variant_inputs(original_module, None, 0)
+    sets = [variant_inputs(original_module, shapes, seed) for seed, shapes in enumerate(others, 1)]
+
+    # Before: the export keeps the example's branch (a TracerWarning at the `if`) and is wrong elsewhere.
+    before, traced = export_variant(original, example, original_module.DYNAMIC, tmp_path / "before.onnx", HERE)
+    assert traced, "the export raised no TracerWarning: nothing is baked"
+    assert graph_matches(before, original, example)
+    assert not all(graph_matches(before, original, inputs) for inputs in sets)
+
+    # The rules with the observed facts (unsafe: migrate keeps them only verified).
+    options = Options(select=rules, unsafe=True, facts=traced_facts(path, traced), scope="all")
+    new_source = fix_source(path.read_bytes(), str(path.resolve()), options).source.decode()
+    assert fragment in new_source, new_source
+    new_path = tmp_path / f"{name}_rewritten.py"
+    new_path.write_text(new_source)
+    rewritten_module = load_variant(new_path, f"trt717_rewritten_{name}")
+    rewritten = _built(rewritten_module)
+    rewritten.load_state_dict(original.state_dict())
+
+    # Eager mode is unchanged, bit for bit; the rewritten graph follows every size.
+    after, _ = export_variant(rewritten, example, original_module.DYNAMIC, tmp_path / "after.onnx", tmp_path)
+    tolerance = ROUNDING.get(name, 0.0)
+    for inputs in [example, *sets]:
+        with torch.no_grad():
+            assert_same(original(*inputs), rewritten(*inputs), atol=tolerance, rtol=tolerance)
+        assert graph_matches(after, rewritten, inputs), (name, [t.shape for t in inputs])
+    for inputs in _edge_sets(example, sets):
+        with torch.no_grad():
+            assert_same(original(*inputs), rewritten(*inputs), atol=tolerance, rtol=tolerance)

@@ -1,0 +1,100 @@
+"""The shape-keyed cache recipe (TRT726) on real-code variants.
+
+Each variant in ``tests/recipe_variants/trt726/`` is a small runnable model reduced from a public
+repository (cited in its docstring): a YOLO-family head whose grid or priors are rebuilt only when a
+feature map's size changes. For each one: an eager call fills the cache (the run migrate observes
+before the export); the TorchScript export with dynamic axes then takes the cache hit, its
+``TracerWarning`` at the ``if`` is the observed fact, and the graph is wrong at other sizes. The rule
+rewrites the file with those facts (``--unsafe``, as migrate tries a verified candidate); the
+rewritten model, exported after the same eager call, equals eager mode at every size, and eager
+mode (outputs and the cache left on ``self``) is unchanged, bit for bit, over a sequence of sizes
+that misses and hits the cache.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+from safety import assert_same_run, run_once
+from support import TESTS, assert_same
+from variant_models import export_variant, graph_matches, load_variant, traced_facts, variant_inputs
+
+from trtcodemod.engine import Options, fix_source
+
+HERE = TESTS / "recipe_variants" / "trt726"
+
+OTHERS = [[(1, 3, 4, 10)], [(1, 3, 9, 5)]]
+
+# name → (a fragment of the rewritten code, the cache's attribute on self)
+VARIANTS: dict[str, tuple[str, str]] = {
+    "yolov5_detect": ("if _trt_tracing() or self.dynamic or self.grid[i].shape[2:4] != x.shape[2:4]:", "grid"),
+    "yolov7_idetect": ("if _trt_tracing() or self.grid[i].shape[2:4] != x.shape[2:4]:", "grid"),
+    "super_gradients_yolo": ("if _trt_tracing() or self.grid[i].shape[2:4] != output.shape[2:4]:", "grid"),
+    "mmyolo_featmap_priors": ("if _trt_tracing() or featmap_sizes != self.featmap_sizes:", "mlvl_priors"),
+    # Not taken before: the key read through a local alias, and the miss inside an `and`.
+    "yolox_grid_alias": ("if _trt_tracing() or grid.shape[2:4] != output.shape[2:4]:", "grids"),
+    "ultralytics_format_guard": (
+        'if self.format != "imx" and (_trt_tracing() or self.dynamic or self.shape != shape):', "anchors"),
+}
+
+
+def _built(module) -> torch.nn.Module:
+    torch.manual_seed(0)
+    return module.build().eval()
+
+
+def _eager(model: torch.nn.Module, inputs: tuple) -> torch.Tensor:
+    with torch.no_grad():
+        return model(*inputs)
+
+
+@pytest.mark.parametrize("name", list(VARIANTS))
+def test_variant_migrates(name: str, tmp_path: Path) -> None:
+    fragment, cache = VARIANTS[name]
+    path = HERE / f"{name}.py"
+    original_module = load_variant(path, f"trt726_{name}")
+    original = _built(original_module)
+    example = variant_inputs(original_module, None, 0)
+    sets = [variant_inputs(original_module, shapes, seed) for seed, shapes in enumerate(OTHERS, 1)]
+
+    # Before: the eager call fills the cache; the export takes the hit (a TracerWarning at the
+    # `if` says where) and keeps the example's grid at every size.
+    _eager(original, example)
+    before, traced = export_variant(original, example, original_module.DYNAMIC, tmp_path / "before.onnx", HERE)
+    assert graph_matches(before, original, example)
+    assert not any(graph_matches(before, original, inputs) for inputs in sets)
+
+    # The rule with the observed facts (unsafe: migrate keeps it only verified), at the `if`
+    # the TracerWarning names.
+    options = Options(select=("TRT726",), unsafe=True, facts=traced_facts(path, traced), scope="all")
+    new_source = fix_source(path.read_bytes(), str(path.resolve()), options).source.decode()
+    assert fragment in new_source, new_source
+    source = path.read_text()
+    if_line = source[:source.rindex(fragment.replace("_trt_tracing() or ", ""))].count("\n") + 1
+    assert any(Path(f).resolve() == path.resolve() and line == if_line for f, line, _ in traced), traced
+    new_path = tmp_path / f"{name}_rewritten.py"
+    new_path.write_text(new_source)
+    rewritten = _built(load_variant(new_path, f"trt726_rewritten_{name}"))
+    rewritten.load_state_dict(original.state_dict())
+
+    # The rewritten graph follows every size, exported after the same eager call.
+    _eager(rewritten, example)
+    after, _ = export_variant(rewritten, example, original_module.DYNAMIC, tmp_path / "after.onnx", HERE)
+    for inputs in [example, *sets]:
+        assert graph_matches(after, rewritten, inputs), (name, [t.shape for t in inputs])
+
+    # Eager mode is unchanged, bit for bit: fresh instances over misses, hits, an empty batch
+    # (an error on both sides) and non-finite values; outputs, gradients, exceptions and the
+    # cache left on self alike.
+    original, rewritten = _built(original_module), _built(load_variant(new_path, f"trt726_eager_{name}"))
+    rewritten.load_state_dict(original.state_dict())
+    odd = example[0].clone()
+    odd[..., 0, 0] = float("inf")
+    odd[..., 1, 1] = float("nan")
+    odd[..., 2, 2] = -0.0
+    empty = (torch.zeros((0, *example[0].shape[1:])),)
+    for index, inputs in enumerate([example, example, *sets, (odd,), sets[0], empty, example]):
+        assert_same_run(run_once(original, list(inputs)), run_once(rewritten, list(inputs)), context=str(index))
+        assert_same(getattr(original, cache), getattr(rewritten, cache))

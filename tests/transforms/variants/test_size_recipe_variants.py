@@ -1,0 +1,146 @@
+"""The size recipes on real-code variants: NumPy on sizes (TRT711), a tensor of sizes built by a
+comprehension (TRT716), ``int``/``math.ceil``/``np.ceil``/``max`` of sizes handed down (TRT712), a
+window that shrinks to a smaller axis (TRT717's choice between numbers, with TRT712 after it).
+
+Each variant is a small runnable model in ``tests/size_recipe_variants/`` reduced from a public
+repository (cited in its docstring). For each one: the original is exported with the TorchScript
+exporter and dynamic axes; its ``TracerWarning`` lines are the observed facts (what ``migrate``
+records); the rule rewrites the file with those facts (``--unsafe``, as ``migrate`` tries a
+verified candidate); then, at other sizes, the original's graph is wrong or fails while the
+rewritten graph equals eager mode, and eager mode itself is unchanged, bit for bit.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+from support import TESTS, assert_same
+from typer.testing import CliRunner
+from variant_models import export_variant, graph_matches, load_variant, traced_facts, variant_inputs
+
+from trtcodemod.cli import app
+from trtcodemod.engine import Options, fix_source
+
+HERE = TESTS / "size_recipe_variants"
+
+# name → (rules, fragments of the rewritten code, input shapes of the other input sets)
+VARIANTS: dict[str, tuple[str, str | tuple[str, ...], list[list[tuple[int, ...]]]]] = {
+    # NumPy on sizes (TRT711)
+    "yolov4_grid": ("TRT711", ".repeat_interleave(output.size(2), 0)", [[(1, 3, 4, 9)], [(1, 3, 8, 3)]]),
+    "rpn_shifts": ("TRT711", "torch.meshgrid(shift_x, shift_y, indexing=\"xy\")", [[(1, 1, 3, 4)], [(1, 1, 6, 2)]]),
+    "efficientdet_anchors": ("TRT711", "torch.arange(stride / 2, image_shape[1], stride, dtype=torch.float64)",
+                             [[(1, 3, 8, 12)], [(1, 3, 20, 4)]]),
+    "centerformer_batch_id": ("TRT711", "torch.stack(torch.meshgrid(torch.arange(batch), torch.arange(obj_num)",
+                              [[(3, 1, 4, 5), (3, 5)], [(1, 1, 4, 5), (1, 2)]]),
+    "retinanet_shift": ("TRT711", "(torch.arange(0, shape[1]).to(torch.float64) + 0.5) * self.stride",
+                        [[(1, 3, 5, 2)], [(1, 3, 2, 6)]]),
+    # A tensor of sizes from a comprehension (TRT716)
+    "shapes_pairs_swapped": ("TRT716", "_trt_sizes_tensor([[s[1], s[0]] for s in shapes_list])",
+                             [[(1, 3, 6, 4)], [(1, 3, 10, 16)]]),
+    "bev_flatten_features": ("TRT716", "_trt_sizes_tensor([feat.shape[-2:] for feat in feats]",
+                             [[(1, 3, 6, 4)], [(1, 3, 10, 16)]]),
+    "srcs_pairs": ("TRT716", "_trt_sizes_tensor([[src.shape[2], src.shape[3]] for src in feats]",
+                   [[(1, 3, 6, 4)], [(1, 3, 10, 16)]]),
+    "tracker_list_shapes": ("TRT716", "_trt_sizes_tensor([list(src.shape[-2:]) for src in feats]",
+                            [[(1, 3, 6, 4)], [(1, 3, 10, 16)]]),
+    "encoder_size_pairs": ("TRT716", "_trt_sizes_tensor([(f.size(2), f.size(3)) for f in feats]",
+                           [[(1, 3, 6, 4)], [(1, 3, 10, 16)]]),
+    # ... over a list of sizes handed down by the caller (a parameter): sizes by the export's warning
+    "offsets_handed_down": ("TRT716", "_trt_sizes_tensor(\n            [[shape[1], shape[0]] for shape in spatial_shapes_list]",
+                            [[(1, 3, 6, 4)], [(1, 3, 10, 16)]]),
+    "level_sizes_argument": ("TRT716", "_trt_sizes_tensor([(size[1] - 1, size[0] - 1) for size in level_sizes]",
+                             [[(1, 3, 6, 4)], [(1, 3, 10, 16)]]),
+    # int / ceil / floor / max of sizes (TRT712)
+    "depth_anything_head": ("TRT712", "(_trt_size_int(patch_h * 2), _trt_size_int(patch_w * 2))",
+                            [[(1, 3, 6, 12)], [(1, 3, 12, 4)]]),
+    "swin_padded_mask": ("TRT712", "Hp = _trt_size_ceil(H / self.window_size) * self.window_size",
+                         [[(1, 2, 9, 4)], [(1, 2, 4, 13)]]),
+    "swin_window_reverse": ("TRT712", "B = _trt_size_int(windows.shape[0] / (H * W / window_size / window_size))",
+                            [[(6, 2, 2, 3)], [(18, 2, 2, 3)]]),
+    "adaptive_padding": ("TRT712", "output_h = _trt_size_ceil(input_h / stride_h)", [[(1, 2, 9, 4)], [(1, 2, 4, 10)]]),
+    "interpolate_output_size": ("TRT712", "_trt_size_floor(input.size(i + 2) * scale_factors[i])",
+                                [[(1, 2, 6, 3)], [(1, 2, 2, 10)]]),
+    # A window that shrinks to an axis no larger than it (TRT717's choice between numbers), then
+    # `int(np.ceil(h / window_size[0])) * window_size[0]` of that window (TRT712). The other sizes
+    # put an axis below the window, at a multiple of it, and one above one.
+    "video_swin_window": ("TRT712,TRT717", ("use_window_size[i] = _trt_size_where(_trt_size_choice, x_size[i], "
+                                            "use_window_size[i])", "Dp = _trt_size_ceil(D / window_size[0])"),
+                          [[(1, 2, 2, 6, 3)], [(1, 2, 1, 3, 2)], [(1, 2, 3, 4, 10)]]),
+    "monai_swin_layer": ("TRT712,TRT717", ("use_shift_size[i] = _trt_size_where(_trt_size_choice, 0, "
+                                           "use_shift_size[i])", "hp = _trt_size_ceil(h / window_size[0])"),
+                         [[(1, 3, 4, 8)], [(1, 3, 2, 3)], [(1, 3, 5, 12)]]),
+    "towhee_video_swin": ("TRT712,TRT717", ("_trt_size_choice = x_size[i] <= window_size[i]",
+                                            "wp = _trt_size_ceil(w / window_size[2])"),
+                          [[(1, 2, 1, 3, 6)], [(1, 2, 3, 2, 2)], [(1, 2, 2, 4, 9)]]),
+    "swift_4d_window": ("TRT712,TRT717", ("_trt_size_choice = x_size[i] <= window_size[i]",
+                                          "tp = _trt_size_ceil(t / window_size[3])"),
+                        [[(1, 2, 2, 2, 6, 2)], [(1, 2, 1, 1, 2, 1)], [(1, 2, 3, 5, 4, 3)]]),
+    "bevt_block_pad": ("TRT717", ("use_window_size[i] = _trt_size_where(_trt_size_choice, x_size[i], "
+                                  "use_window_size[i])", "\n        x = x[:, :D, :H, :W, :].contiguous()"),
+                       [[(1, 2, 6, 3, 2)], [(1, 1, 2, 2, 2)], [(1, 3, 4, 10, 2)]]),
+}
+
+
+@pytest.mark.parametrize("name", list(VARIANTS))
+def test_variant_migrates(name: str, tmp_path: Path) -> None:
+    rule, fragment, others = VARIANTS[name]
+    path = HERE / f"{name}.py"
+    original_module = load_variant(path, f"variant_{name}")
+    torch.manual_seed(0)
+    original = original_module.build().eval()
+    example = variant_inputs(original_module, None, 0)
+
+    # Before: the export keeps the example's sizes (a TracerWarning says where) and is wrong elsewhere.
+    before, traced = export_variant(original, example, original_module.DYNAMIC, tmp_path / "before.onnx", HERE)
+    assert traced, "the export raised no TracerWarning: nothing is baked"
+    assert graph_matches(before, original, example)
+    sets = [variant_inputs(original_module, shapes, seed) for seed, shapes in enumerate(others, 1)]
+    assert not all(graph_matches(before, original, inputs) for inputs in sets)
+
+    # The rule with the observed facts (unsafe: migrate keeps it only verified).
+    options = Options(select=tuple(rule.split(",")), unsafe=True, facts=traced_facts(path, traced), scope="all")
+    new_source = fix_source(path.read_bytes(), str(path.resolve()), options).source.decode()
+    for part in (fragment,) if isinstance(fragment, str) else fragment:
+        assert part in new_source, new_source
+    new_path = tmp_path / f"{name}_rewritten.py"
+    new_path.write_text(new_source)
+    rewritten_module = load_variant(new_path, f"rewritten_{name}")
+    torch.manual_seed(0)
+    rewritten = rewritten_module.build().eval()
+    rewritten.load_state_dict(original.state_dict())
+
+    # Eager mode is unchanged, bit for bit; the rewritten graph follows every size.
+    after, _ = export_variant(rewritten, example, original_module.DYNAMIC, tmp_path / "after.onnx", HERE)
+    for inputs in [example, *sets]:
+        with torch.no_grad():
+            assert_same(original(*inputs), rewritten(*inputs))
+        assert graph_matches(after, rewritten, inputs), (name, [t.shape for t in inputs])
+
+
+#: The variants whose NumPy code computes in float64 (NumPy's default) before a cast down: the
+#: translation keeps float64, so its own code casts to float64, which TensorRT lacks.
+FLOAT64_VARIANTS = ["efficientdet_anchors", "retinanet_shift"]
+
+
+@pytest.mark.parametrize("name", FLOAT64_VARIANTS)
+def test_float64_the_translation_keeps_is_fixed_as_a_follow_up(name: str, tmp_path: Path) -> None:
+    """``migrate`` end to end: the graph check tags the float64 Cast in the code TRT711 wrote
+    with TRT701, which is planned at that line as a follow-up and kept only verified."""
+    path = tmp_path / f"{name}.py"
+    path.write_bytes((HERE / f"{name}.py").read_bytes())
+    module = load_variant(path, f"float64_{name}")
+    dynamic = {name: {str(axis): label for axis, label in axes.items()} for name, axes in module.DYNAMIC.items()}
+    result = CliRunner().invoke(app, ["migrate", str(path), "--model", "build", "--inputs", "inputs",
+                                      "--dynamic-axes", json.dumps(dynamic), "--format", "json",
+                                      "--runs", "1", "--warmup", "0", "--backends", "torch-cpu,onnxruntime-cpu"])
+    if result.exception and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    [report] = json.loads(result.stdout)["models"]
+    applied = {entry["rule"]: entry for entry in report["applied"]}
+    assert set(applied) == {"TRT711", "TRT701"}, report["applied"]
+    assert applied["TRT701"]["line"] == applied["TRT711"]["line"]
+    assert "verified" in applied["TRT701"]["proof"]
+    assert report["remaining"] == [] and result.exit_code == 0, report["remaining"]

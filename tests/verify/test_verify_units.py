@@ -1,0 +1,414 @@
+"""Unit tests of the verifier's pure parts: comparison, spec parsing, rewriting a copy, reasons."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from trtcodemod.verify.backends import availability
+from trtcodemod.verify.compare import compare_array, worst
+from trtcodemod.verify.culprits import LEFT_FOR_NEXT, find_culprits
+from trtcodemod.verify.latency import MIN_BUDGET_RUNS, time_calls
+from trtcodemod.verify.report import _lat
+from trtcodemod.verify.rewrite import Fixer, LineMap, locate, rewrite_copy
+from trtcodemod.verify.spec import (
+    RewriteOptions, SpecError, build_spec, load_model_tables, parse_backends, parse_dynamic_axes, parse_input_shape,
+)
+from support import REPO
+
+EXAMPLES = REPO / "examples" / "verify"
+
+
+# --- compare ------------------------------------------------------------------------------
+
+
+def test_nan_in_the_same_places_is_equal() -> None:
+    a = np.array([1.0, np.nan, 3.0], dtype=np.float32)
+    c = compare_array("y", a, a.copy(), 1e-4, 1e-3)
+    assert c.passed and c.max_abs_err == 0.0
+
+
+def test_nan_where_the_original_is_finite_fails() -> None:
+    c = compare_array("y", np.array([0.0, 1.0]), np.array([np.nan, 1.0]), 1e-4, 1e-3)
+    assert not c.passed
+    assert "NaN at 1 position(s) where the original is finite" in c.problem
+    assert c.to_json()["max_abs_err"] is None  # JSON has no inf
+
+
+def test_inf_must_match_inf_of_the_same_sign() -> None:
+    assert compare_array("y", np.array([np.inf, -np.inf]), np.array([np.inf, -np.inf]), 0, 0).passed
+    c = compare_array("y", np.array([np.inf]), np.array([-np.inf]), 1e-4, 1e-3)
+    assert not c.passed and "inf mismatch" in c.problem
+
+
+def test_tolerances_and_errors() -> None:
+    e = np.array([1.0, 2.0, 0.0], dtype=np.float32)
+    ok = compare_array("y", e, e + np.float32(5e-5), 1e-4, 1e-3)
+    assert ok.passed and ok.max_abs_err == pytest.approx(5e-5, rel=1e-2)
+    bad = compare_array("y", e, e + np.float32(0.01), 1e-4, 1e-3)
+    assert not bad.passed and bad.max_rel_err == pytest.approx(0.01, rel=1e-2)
+    assert worst([ok, bad])[2] is False
+
+
+def test_shape_and_dtype_mismatch_fail() -> None:
+    assert "shape [2, 1] != expected [2]" in compare_array("y", np.zeros(2), np.zeros((2, 1)), 1, 1).problem
+    assert "dtype" in compare_array("y", np.zeros(2, np.float32), np.zeros(2, np.float64), 1, 1).problem
+
+
+# --- spec -------------------------------------------------------------------------------------
+
+
+def test_parse_input_shape_and_dynamic_axes() -> None:
+    assert parse_input_shape("x:1x3x224x224") == ("x", (1, 3, 224, 224))
+    with pytest.raises(SpecError):
+        parse_input_shape("1x3")
+    assert parse_dynamic_axes('{"x": {"0": "batch"}, "y": [1]}') == {"x": {0: "batch"}, "y": {1: "y_dim1"}}
+    with pytest.raises(SpecError, match="not valid JSON"):
+        parse_dynamic_axes("{x")
+
+
+def test_backends_always_include_the_reference_and_the_faithfulness_runner() -> None:
+    assert parse_backends("trt") == ("torch-cpu", "onnxruntime-cpu", "tensorrt")
+    with pytest.raises(SpecError, match="unknown backend"):
+        parse_backends("tpu")
+
+
+def test_build_spec_errors_are_spec_errors(tmp_path: Path) -> None:
+    model = tmp_path / "m.py"
+    model.write_text("")
+    with pytest.raises(SpecError, match="no inputs"):
+        build_spec({"model_file": str(model), "model": "build"})
+    with pytest.raises(SpecError, match="either --inputs or --input-shape"):
+        build_spec({"model_file": str(model), "model": "build", "inputs": "f", "input_shape": ["x:1"]})
+    with pytest.raises(SpecError, match="no such file"):
+        build_spec({"model_file": str(tmp_path / "nope.py"), "model": "m", "inputs": "f"})
+
+
+def test_threads_default_to_one_and_are_checked(tmp_path: Path) -> None:
+    model = tmp_path / "m.py"
+    model.write_text("def build():\n    pass\n")
+    base = {"model_file": str(model), "model": "build", "inputs": "f"}
+    assert build_spec(base).threads == 1
+    assert build_spec({**base, "threads": 0}).threads == 0
+    with pytest.raises(SpecError, match="--threads"):
+        build_spec({**base, "threads": -2})
+    # The timing budget likewise: 10 s unless given, 0 for none, never negative.
+    assert build_spec(base).timing_budget == 10.0
+    assert build_spec({**base, "timing_budget": 0}).timing_budget == 0.0
+    with pytest.raises(SpecError, match="--timing-budget"):
+        build_spec({**base, "timing_budget": -1})
+
+
+def test_timing_budget_stops_after_three_runs_once_spent() -> None:
+    calls: list[int] = []
+
+    def slow() -> None:
+        calls.append(1)
+        time.sleep(0.002)
+
+    # Each call outlasts the budget: the timing stops at the minimum, the warm-up included.
+    assert len(time_calls(slow, 20, 2, budget=0.001)) == MIN_BUDGET_RUNS == 3 and len(calls) == 5
+    # No budget, or one that is not spent: every configured run.
+    assert len(time_calls(slow, 6, 0, budget=0)) == 6
+    assert len(time_calls(slow, 6, 0)) == 6
+    assert len(time_calls(lambda: None, 20, 3, budget=60.0)) == 20
+    # Fewer runs than the minimum asked for: those.
+    assert len(time_calls(slow, 2, 0, budget=0.001)) == 2
+
+
+def test_latency_figures_say_their_runs_when_the_budget_cut_them() -> None:
+    assert _lat({"median": 1.5, "p90": 2.0, "runs": 3}, 20) == "1.500/2.000 (3 runs)"
+    assert _lat({"median": 1.5, "p90": 2.0, "runs": 20}, 20) == "1.500/2.000"
+    assert _lat(None, 20) == "-"
+
+
+def test_example_config_loads() -> None:
+    path, tables = load_model_tables(EXAMPLES / "models.toml", Path.cwd())
+    assert set(tables) == {"squeeze_head", "baked_branch", "where_iou", "pkg_detector"}
+    spec = build_spec(tables["squeeze_head"], base_dir=path.parent, name="squeeze_head")
+    assert spec.dynamic_axes == {"feats": {0: "batch", 2: "height", 3: "width"}} and spec.rewrite.unsafe
+
+
+# --- rewriting a copy -------------------------------------------------------------------------
+
+
+def test_locate_finds_the_top_package() -> None:
+    layout = locate(EXAMPLES / "pkg_detector" / "model.py")
+    assert layout.module == "pkg_detector.model"
+    assert layout.import_root == EXAMPLES
+
+
+def test_line_map_follows_inserted_and_changed_lines() -> None:
+    m = LineMap("a\nb\nc\nd\n", "h1\nh2\na\nb\nC\nd\n")
+    assert [m(i) for i in (3, 4, 5, 6)] == [1, 2, 3, 4]
+
+
+def test_line_map_names_the_inserted_helper() -> None:
+    before = "import torch\n\ndef f(x):\n    return torch.unique(x)\n"
+    after = ("import torch\n\n\n# Inserted by trtcodemod\ndef _trt_unique(x):\n    s = x.sort()\n    return s\n\n\n"
+             "def f(x):\n    return _trt_unique(x)\n")
+    m = LineMap(before, after)
+    assert m.inserted_helper(6) == "_trt_unique" and m.inserted_helper(7) == "_trt_unique"
+    assert m.inserted_helper(11) is None and m.inserted_helper(1) is None
+
+
+def test_rewrite_copy_rewrites_every_file_and_maps_locations_back(tmp_path: Path) -> None:
+    def fixer(source: bytes, path: str, options: RewriteOptions) -> tuple[bytes, list[tuple[str, int, str]]]:
+        if b"unsqueeze(1)" in source or b".squeeze(1)" in source:
+            return b"# helper\n" + source, [("TRT999", 1, "fake")]
+        return source, []
+
+    tree = rewrite_copy(locate(EXAMPLES / "pkg_detector" / "model.py"), tmp_path / "after", RewriteOptions(), fixer)
+    assert sorted(Path(p).name for p in tree.changed_files) == ["backbone.py", "heads.py"]
+    copy = tmp_path / "after" / "pkg_detector" / "heads.py"
+    assert copy.read_text().startswith("# helper\n")
+    assert tree.map_location(f"{copy}:14") == f"{EXAMPLES / 'pkg_detector' / 'heads.py'}:13"
+    assert tree.layout.module == "pkg_detector.model"
+    # An export error of the copy names the user's line the worker found in the copy.
+    error = f"SymbolicValueError: Unsupported: convolution for kernel of unknown shape. [at {copy}:14]"
+    assert tree.map_error(error) == ("SymbolicValueError: Unsupported: convolution for kernel of unknown shape. "
+                                     f"[at {EXAMPLES / 'pkg_detector' / 'heads.py'}:13]")
+    assert tree.map_error("RuntimeError: no line") == "RuntimeError: no line" and tree.map_error(None) is None
+
+
+def test_a_second_rewrite_into_the_same_folder_copies_only_what_differs(tmp_path: Path) -> None:
+    src = tmp_path / "src" / "pkg"
+    (src / "sub").mkdir(parents=True)
+    for name, text in {"__init__.py": "", "a.py": "A = 1\n", "b.py": "B = 2\n", "sub/__init__.py": "",
+                       "sub/c.py": "C = 3\n"}.items():
+        (src / name).write_text(text)
+
+    def fixing(name: str) -> Fixer:
+        def fixer(source: bytes, path: str, options: RewriteOptions) -> tuple[bytes, list[tuple[str, int, str]]]:
+            return (b"# fixed\n" + source, [("TRT999", 1, "fake")]) if path.endswith(name) else (source, [])
+        return fixer
+
+    dest = tmp_path / "after"
+    rewrite_copy(locate(src / "a.py"), dest, RewriteOptions(), fixing("a.py"))
+    # What the round's imports leave (bytecode), and what no copy of these sources holds.
+    cache = dest / "pkg" / "__pycache__"
+    cache.mkdir()
+    for stem in ("__init__", "a", "b"):
+        (cache / f"{stem}.cpython-311.pyc").write_bytes(b"compiled")
+    (dest / "pkg" / "sub" / "gone.py").write_text("G = 0\n")
+    (dest / "stray.py").write_text("")
+    tree = rewrite_copy(locate(src / "a.py"), dest, RewriteOptions(), fixing("b.py"))
+    assert tree.changed_files == [str(src / "b.py")]
+    assert (dest / "pkg" / "a.py").read_text() == "A = 1\n"  # the last round's rewrite undone
+    assert (dest / "pkg" / "b.py").read_text() == "# fixed\nB = 2\n"
+    assert (dest / "pkg" / "sub" / "c.py").read_text() == "C = 3\n"
+    assert not (dest / "pkg" / "sub" / "gone.py").exists() and not (dest / "stray.py").exists()
+    # The unchanged file's bytecode is kept; neither replaced file's is.
+    assert sorted(p.name for p in cache.iterdir()) == ["__init__.cpython-311.pyc"]
+
+
+def test_an_unparsable_file_is_reported_not_fatal(tmp_path: Path) -> None:
+    src = tmp_path / "m.py"
+    src.write_text("x = 1\n")
+
+    def broken(source: bytes, path: str, options: RewriteOptions) -> tuple[bytes, list]:
+        raise ValueError("cannot parse")
+
+    tree = rewrite_copy(locate(src), tmp_path / "after", RewriteOptions(), broken)
+    assert tree.errors and "cannot parse" in tree.errors[0]
+    assert (tmp_path / "after" / "m.py").read_text() == "x = 1\n"
+
+
+# --- reasons and culprits -------------------------------------------------------------------------
+
+
+def test_skip_reasons_name_what_is_missing() -> None:
+    probe = {"cuda": False, "ort_providers": ["CPUExecutionProvider"], "tensorrt_error": "tensorrt is not installed"}
+    assert availability("onnxruntime-cpu", probe) is None
+    assert availability("torch-cuda", probe) == "no CUDA device (torch.cuda.is_available() is False)"
+    assert availability("onnxruntime-cuda", probe).startswith("onnxruntime has no CUDAExecutionProvider")
+    assert availability("tensorrt", probe) == "tensorrt is not installed"
+    assert availability("tensorrt", {"cuda": False, "tensorrt": "10.0"}) == "no CUDA device"
+
+
+def test_culprits_one_rule_at_a_time() -> None:
+    checked = []
+
+    def check(rule: str) -> tuple[bool, str]:
+        checked.append(rule)
+        return rule == "TRT102", "differs" if rule == "TRT102" else "equal"
+
+    result = find_culprits(["TRT102", "TRT401"], check)
+    assert checked == ["TRT102", "TRT401"]
+    assert [r["rule"] for r in result if r["reproduces"]] == ["TRT102"]
+    combined = find_culprits(["TRT1", "TRT2"], lambda rule: (False, "equal"))
+    assert "rules combined" in combined[-1]["detail"]
+
+
+def test_culprits_leave_the_last_rule_to_the_next_verification() -> None:
+    checked: list[str] = []
+
+    def check(rule: str) -> tuple[bool, str]:
+        checked.append(rule)
+        return rule != "TRT704", "differs" if rule != "TRT704" else "equal"
+
+    # Every other rule reproduces: the last one's fixes alone are what the next round verifies.
+    result = find_culprits(["TRT104", "TRT727", "TRT704"], check, verified_next=True)
+    assert checked == ["TRT104", "TRT727"]
+    assert [(r["rule"], r["reproduces"]) for r in result] == [("TRT104", True), ("TRT727", True), ("TRT704", False)]
+    assert result[-1]["detail"] == LEFT_FOR_NEXT
+    # One of the others keeps the outputs equal: the last rule is checked, as without the flag.
+    checked.clear()
+    result = find_culprits(["TRT704", "TRT104", "TRT727"], check, verified_next=True)
+    assert checked == ["TRT704", "TRT104", "TRT727"]
+    assert [r["rule"] for r in result if r["reproduces"]] == ["TRT104", "TRT727"]
+    # Nothing verifies again (verify, a migrate's last round): every rule is checked.
+    checked.clear()
+    find_culprits(["TRT104", "TRT727", "TRT704"], check)
+    assert checked == ["TRT104", "TRT727", "TRT704"]
+
+
+def test_culprits_check_the_rules_with_safe_fixes_last() -> None:
+    """Keypoint R-CNN's round 1: TRT104 and TRT727 (unsafe fixes) break it, TRT704 (safe) does not;
+    the rules come sorted, the safe one checked last is the one left to the next round."""
+    from trtcodemod.verify.run import _safe_rules
+
+    checked: list[str] = []
+
+    def check(rule: str) -> tuple[bool, str]:
+        checked.append(rule)
+        return rule != "TRT704", "differs" if rule != "TRT704" else "equal"
+
+    rules = ["TRT104", "TRT704", "TRT727"]
+    assert _safe_rules(rules) == {"TRT704"}
+    result = find_culprits(rules, check, verified_next=True, last=_safe_rules(rules))
+    assert checked == ["TRT104", "TRT727"]
+    assert [(r["rule"], r["reproduces"]) for r in result] == [("TRT104", True), ("TRT704", False), ("TRT727", True)]
+    checked.clear()
+    assert find_culprits(rules, check, last={"TRT704"}) == find_culprits(rules, check)
+    assert checked == ["TRT104", "TRT727", "TRT704", "TRT104", "TRT704", "TRT727"]
+
+
+def test_the_command_module_does_not_import_torch() -> None:
+    code = "import sys, trtcodemod.verify.command; print('torch' in sys.modules, 'onnx' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "False"]
+
+
+# --- verifier fixes that migrate depends on (issue 7) -----------------------------------------
+
+
+def test_model_constructor_arguments_from_the_model_text_or_the_config(tmp_path: Path) -> None:
+    from trtcodemod.verify.spec import parse_model
+
+    assert parse_model("Net") == ("Net", (), {})
+    assert parse_model("Net(3, 8)") == ("Net", (3, 8), {})
+    assert parse_model("heads.Net(3, width=8, names=('a', 'b'))") == ("heads.Net", (3,), {"width": 8, "names": ("a", "b")})
+    for bad in ("Net(x)", "Net(**cfg)", "1 + 2", "Net("):
+        with pytest.raises(SpecError):
+            parse_model(bad)
+    model = tmp_path / "m.py"
+    model.write_text("x = 1\n")
+    spec = build_spec({"model_file": str(model), "model": "Net(3, width=8)", "input_shape": ["x:1x3"]})
+    assert (spec.model, spec.model_args, dict(spec.model_kwargs)) == ("Net", (3,), {"width": 8})
+    assert spec.model_call == "Net(3, width=8)"
+    spec = build_spec({"model_file": str(model), "model": "Net", "args": [3], "kwargs": {"width": 8},
+                       "input_shape": ["x:1x3"]})
+    assert (spec.model_args, dict(spec.model_kwargs)) == ((3,), {"width": 8})
+    with pytest.raises(SpecError):
+        build_spec({"model_file": str(model), "model": "Net(1)", "args": [3], "input_shape": ["x:1x3"]})
+
+
+def test_build_model_passes_constructor_arguments() -> None:
+    import types
+
+    import torch
+
+    from trtcodemod.verify.worker import build_model
+
+    module = types.SimpleNamespace(__name__="m", Net=lambda c, width=1: torch.nn.Linear(c, width))
+    model = build_model(module, "Net", (3,), {"width": 8})
+    assert (model.in_features, model.out_features, model.training) == (3, 8, False)
+
+
+def test_repeated_select_keeps_every_value(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from trtcodemod.cli import app
+    from trtcodemod.verify import command
+    from trtcodemod.verify.report import error_report
+
+    seen = []
+
+    def fake_run(spec, progress):  # noqa: ANN001, ANN202 - records the spec instead of verifying
+        seen.append(spec)
+        return error_report(spec.label, "not run")
+
+    monkeypatch.setattr(command, "run_one", fake_run)
+    model = tmp_path / "m.py"
+    model.write_text("x = 1\n")
+    CliRunner().invoke(app, ["verify", str(model), "--model", "Net", "--input-shape", "x:1x3",
+                             "--select", "TRT401", "--select", "TRT201,TRT3", "--unordered", "output.0"])
+    assert seen[0].rewrite.select == ("TRT401", "TRT201", "TRT3") and seen[0].unordered == ("output.0",)
+
+
+def test_order_insensitive_outputs_compare_sorted_rows() -> None:
+    from trtcodemod.verify.compare import compare_outputs
+    from trtcodemod.verify.unordered import order_rows
+
+    dets = np.array([[0.9, 1.0, 2.0], [0.9, 0.0, 1.0], [0.5, 3.0, 3.0]], dtype=np.float32)
+    swapped = dets[[1, 0, 2]]  # tied scores, rows swapped
+    assert not compare_outputs(["output.0"], [dets], [swapped], 1e-4, 1e-3)[0].passed
+    assert compare_outputs(["output.0"], [order_rows(dets)], [order_rows(swapped)], 1e-4, 1e-3)[0].passed
+    assert order_rows(np.float32(3.0)) == np.float32(3.0)
+
+
+def test_ops_changed_says_when_there_is_no_graph() -> None:
+    from trtcodemod.verify.report import _op_changes
+
+    assert _op_changes({"ops": {"Conv": 2}}, None) == "no rewritten graph"
+    assert _op_changes({"ops": {"Conv": 2}}, {"ops": {"Conv": 1}}) == "Conv 2->1"
+
+
+def test_exporter_failure_names_the_users_line(tmp_path: Path) -> None:
+    from trtcodemod.usercode import UserFiles
+    from trtcodemod.verify.export import _user_line_of
+
+    model = tmp_path / "m.py"
+    model.write_text("x = 1\n")
+    error = RuntimeError('Could not guard on data-dependent expression u0 < 3\n\nfrom user code:\n'
+                         f'   File "{model}", line 7, in forward\n    if n < 3:\n')
+    assert _user_line_of(error, UserFiles([str(tmp_path)])) == (str(model.resolve()), 7)
+    assert _user_line_of(RuntimeError("no frames"), UserFiles([str(tmp_path)])) is None
+
+
+def test_tracer_warnings_point_at_the_users_line_not_torch(tmp_path: Path) -> None:
+    import importlib.util
+
+    import torch
+
+    from trtcodemod.verify.export import export_model
+
+    # Installed code warns from its own frame, as torch/_tensor.py does: the line is the user's call.
+    lib, user = tmp_path / "site-packages", tmp_path / "user"
+    lib.mkdir()
+    user.mkdir()
+    (lib / "fakelib.py").write_text("import warnings, torch\n\ndef scale(x):\n"
+                                    "    warnings.warn('Converting a tensor to a Python number', torch.jit.TracerWarning)\n"
+                                    "    return x * 2\n")
+    model_file = user / "model.py"
+    model_file.write_text("import torch\nimport fakelib\n\nclass M(torch.nn.Module):\n    def forward(self, x):\n"
+                          "        return fakelib.scale(x)\n")
+    sys.path.insert(0, str(lib))
+    try:
+        spec = importlib.util.spec_from_file_location("usermodel", model_file)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        result = export_model(module.M(), (torch.ones(3),), tmp_path / "m.onnx", exporter="torchscript",
+                              input_names=["x"], output_names=["y"], dynamic_axes={}, opset=17,
+                              user_roots=(str(user),))
+    finally:
+        sys.path.remove(str(lib))
+    [tracer] = [w for w in result.warnings if w["category"] == "TracerWarning"]
+    assert (tracer["file"], tracer["line"]) == (str(model_file.resolve()), 6)
+    assert tracer["origin"].endswith("fakelib.py:4")  # where the library raised it, kept for reference

@@ -1,0 +1,168 @@
+"""The real-zoo benchmark's tables, rendered from a saved report (no model is run here)."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from typing import Any
+
+import pytest
+from support import REPO
+
+BENCHMARKS = REPO / "benchmarks"
+
+
+@pytest.fixture(scope="module")
+def real_zoo() -> Any:
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        return importlib.import_module("real_zoo")
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+
+
+def _side(exported: bool, faithful: bool, by_op: dict[str, int]) -> dict[str, Any]:
+    return {"exported": exported, "faithful": faithful, "trt_errors": sum(by_op.values()), "trt_errors_by_op": by_op}
+
+
+def _data() -> dict[str, Any]:
+    root = "/tmp/zoo"
+    fixed = {"name": "yolo", "exit_code": 0, "error": None, "equivalent": True,
+             "before": _side(True, False, {"Resize": 2}), "after": _side(True, True, {}),
+             "applied": [{"rule": "TRT704"}, {"rule": "TRT704"}, {"rule": "TRT601"}], "reverted": [],
+             "remaining": []}
+    stuck = {"name": "ssd", "exit_code": 1, "error": None, "equivalent": False,
+             "before": _side(True, False, {}), "after": _side(True, False, {}), "applied": [],
+             "reverted": [{"rule": "TRT101"}],
+             "remaining": [{"rule": None, "op": "(traced constant)", "source": f"{root}/tv/anchor.py:12"},
+                           {"rule": None, "op": "(traced constant)", "source": f"{root}/tv/anchor.py:12"},
+                           {"rule": "TRT704", "op": "(traced constant)", "source": f"{root}/tv/pool.py:7"},
+                           {"rule": None, "op": "(traced constant)", "source": f"{root}/tv/attn.py:3",
+                            "severity": "warning"},
+                           {"rule": "TRT301", "op": "(wrong values)", "source": None, "kind": "unfaithful"}]}
+    broken = {"name": "rtdetr", "exit_code": 2, "error": "could not build the model: boom\ntraceback",
+              "before": None, "after": None, "applied": [], "remaining": []}
+    return {"machine": "test box", "pins": {"timm": "1"}, "command": "python benchmarks/real_zoo.py",
+            "versions": {"torch": "2", "onnxruntime": "1"}, "zoo_root": root,
+            "report": {"models": [fixed, stuck, broken]},
+            "seconds": {"yolo": 10.0, "ssd": 20.0, "rtdetr": 1.0}, "peak_mib": {"yolo": 500.0, "ssd": 900.0}}
+
+
+def test_rows_show_before_after_fixes_and_what_remains(real_zoo: Any) -> None:
+    lines = real_zoo.model_rows(_data())
+    yolo, ssd, rtdetr, total = lines[2:]
+    assert yolo == ("| yolo | yes | no → yes | Resize 2 → 0 | yes | TRT601, TRT704×2 | none | 0 | 10 s | 500 MiB |")
+    # Repeated remaining entries are listed once, relative to the zoo's root; a reverted fix is counted.
+    # What a rule names comes first; an entry without a place shows its op; warnings last, marked.
+    assert ssd == ("| ssd | yes | no | 0 | no | none (1 reverted) | TRT704 @ tv/pool.py:7; TRT301 (wrong values); "
+                   "(traced constant) @ tv/anchor.py:12; (traced constant, warning) @ tv/attn.py:3 | 1 | 20 s | "
+                   "900 MiB |")
+    assert rtdetr.startswith("| rtdetr | — |") and "could not run: could not build the model: boom |" in rtdetr
+    assert "traceback" not in rtdetr
+    assert total == ("| **total (3)** | 2 after | 1 after | | 1 | 3 | | 1× exit 0, 1× exit 1, 1× exit 2 | 31 s | "
+                     "max 900 MiB |")
+
+
+def test_wrong_values_with_no_rule_to_blame_are_named_once(real_zoo: Any) -> None:
+    data = _data()
+    model = data["report"]["models"][1]
+    model["remaining"] = [{"rule": None, "op": "(wrong values)", "source": None, "kind": "unfaithful"}]
+    row = real_zoo.model_rows(data)[3]
+    assert "| none (1 reverted) | (wrong values) | 1 |" in row
+
+
+def test_model_seconds_are_the_gaps_between_progress_lines(real_zoo: Any) -> None:
+    run = real_zoo.Run(seconds=40.0, report={}, peak_mib={}, run_peak_mib=0.0, progress=[
+        (2.0, "some warning"), (12.5, "[1/2] yolo: exit 0 (migrated) | 12s elapsed, about 12s left"),
+        (30.0, "[2/2] ssd: exit 1 (not faithful) | 30s elapsed")])
+    assert real_zoo.model_seconds(run) == {"yolo": 12.5, "ssd": 17.5}
+
+
+def test_timing_table_names_the_machine_speedup_and_reruns(real_zoo: Any) -> None:
+    data = _data()
+    data["timing"] = {"jobs1": 100.0, "jobs2": 60.0, "cold": 62.0, "warm": 1.24, "touched": 20.0,
+                      "jobs1_peak_mib": 900.0, "jobs2_peak_mib": 1500.0, "machine_speedup": [1.9, 1.2],
+                      "load": [3.0, 4.5], "same": True, "cached_warm": 2, "touched_file": "x/head.py",
+                      "reran": ["yolo"]}
+    text = real_zoo.render(data)
+    assert "| `--jobs 2 --no-cache` | 60 s | 1.67x faster than `--jobs 1` (the machine's own 2-process " \
+           "speed-up: 1.20x-1.90x; load average 3.0 before, 4.5 after)" in text
+    assert "| `--jobs 2`, warm cache | 1.2 s | 2.0% of cold; 2/3 from the cache" in text
+    assert "| `--jobs 2` after touching `x/head.py` | 20 s | re-ran: yolo |" in text
+
+
+@pytest.fixture(scope="module")
+def real_zoo2() -> Any:
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        return importlib.import_module("real_zoo2")
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+
+
+def test_second_zoo_counts_need_work_fixed_and_clean_before(real_zoo2: Any) -> None:
+    data = _data()
+    clean = {"name": "unet", "exit_code": 0, "equivalent": True, "before": _side(True, True, {}),
+             "after": _side(True, True, {}), "applied": [], "remaining": []}
+    # Exit 0 with TensorRT errors left is not fixed; a model that fails to build needs work and is not fixed.
+    partial = {"name": "swin", "exit_code": 0, "equivalent": True, "before": _side(True, True, {"If": 1}),
+               "after": _side(True, True, {"If": 1}), "applied": [], "remaining": []}
+    # Clean on the first side, but migrate kept a fix (a bake the second trace showed): it needed work.
+    cache = {**clean, "name": "pose", "applied": [{"rule": "TRT726"}]}
+    data["report"]["models"] += [clean, partial, cache]
+    counts = real_zoo2.counts(data["report"])
+    assert counts == {"models": 6, "clean_before": ["unet"], "need_work": ["yolo", "ssd", "rtdetr", "swin", "pose"],
+                      "fixed": ["yolo", "pose"], "not_fixed": ["ssd", "rtdetr", "swin"]}
+
+
+def test_second_zoo_merges_parts_in_the_zoo_order(real_zoo2: Any) -> None:
+    first, second = _data(), _data()
+    first["report"]["models"] = [{"name": "hf_dpt"}]
+    first["report"]["models"].append({"name": "sam_tiny", "exit_code": 2})
+    second["report"]["models"] = [{"name": "sam_tiny"}, {"name": "tv_retinanet"}]
+    first.update(seconds={"hf_dpt": 3.0, "sam_tiny": 7.0}, peak_mib={}, load=[1.0, 2.0], command="a")
+    second.update(seconds={"sam_tiny": 1.0}, peak_mib={"sam_tiny": 9.0}, load=[0.5, 1.5], command="b")
+    data = real_zoo2.merged([first, second])
+    # sam_tiny re-ran in the second part: its row and time are the second run's.
+    assert data["report"]["models"] == [{"name": "tv_retinanet"}, {"name": "hf_dpt"}, {"name": "sam_tiny"}]
+    assert data["seconds"] == {"hf_dpt": 3.0, "sam_tiny": 1.0} and data["peak_mib"] == {"sam_tiny": 9.0}
+    assert data["load"] == [0.5, 2.0] and data["command"] == "a; b"
+
+
+def test_third_zoo_is_held_out_and_merges_in_its_own_order(real_zoo2: Any) -> None:
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        real_zoo, real_zoo3 = importlib.import_module("real_zoo"), importlib.import_module("real_zoo3")
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    names = [spec.name for spec in real_zoo3.MODELS3]
+    # No model of the first two zoos, and none built twice under another name.
+    seen = {spec.name for spec in (*real_zoo.MODELS, *real_zoo2.MODELS2)}
+    constructors = {spec.construct for spec in (*real_zoo.MODELS, *real_zoo2.MODELS2)}
+    assert len(set(names)) == len(names) and not seen & set(names)
+    assert not constructors & {spec.construct for spec in real_zoo3.MODELS3}
+    first, second = _data(), _data()
+    first["report"]["models"] = [{"name": "smp_pspnet"}, {"name": "hf_swin"}]
+    second["report"]["models"] = [{"name": "timm_swin_tiny"}]
+    for part in (first, second):
+        part.update(seconds={}, peak_mib={}, load=[1.0, 1.0], command="c")
+    data = real_zoo2.merged([first, second], real_zoo3.MODELS3)
+    assert [m["name"] for m in data["report"]["models"]] == ["timm_swin_tiny", "hf_swin", "smp_pspnet"]
+
+
+@pytest.mark.parametrize("zoo", ["real_zoo4", "real_zoo5", "real_zoo6", "real_zoo7"])
+def test_a_held_out_zoo_shares_no_model_with_the_zoos_before_it(real_zoo2: Any, zoo: str) -> None:
+    """Zoos 4 to 7 were chosen before migrate ran on them: none of their models is in an earlier zoo."""
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        modules = {name: importlib.import_module(name)
+                   for name in ("real_zoo", "real_zoo3", "real_zoo4", "real_zoo5", "real_zoo6", "real_zoo7")}
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    zoos = [modules["real_zoo"].MODELS, real_zoo2.MODELS2, modules["real_zoo3"].MODELS3, modules["real_zoo4"].MODELS4,
+            modules["real_zoo5"].MODELS5, modules["real_zoo6"].MODELS6, modules["real_zoo7"].MODELS7]
+    held_out = zoos[int(zoo[-1]) - 1]
+    earlier = [spec for models in zoos[:zoos.index(held_out)] for spec in models]
+    names = [spec.name for spec in held_out]
+    assert len(set(names)) == len(names) and not {spec.name for spec in earlier} & set(names)
+    assert not {spec.construct for spec in earlier} & {spec.construct for spec in held_out}
