@@ -26,6 +26,7 @@ import onnx
 import onnxruntime as ort
 import pytest
 import torch
+from support import TESTS
 from variant_models import (assert_eager_unchanged, built_variant, export_variant, export_variant_dynamo,
                             input_names)
 
@@ -33,7 +34,7 @@ from trtcodemod.engine import Options, check_source, fix_source
 from trtcodemod.trt.check import check_graph
 from trtcodemod.verify.export import export_model
 
-HERE = Path(__file__).parent / "recipe_variants"
+HERE = TESTS / "recipe_variants"
 NAN, INF = float("nan"), float("inf")
 
 
