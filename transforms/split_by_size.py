@@ -1,23 +1,26 @@
-"""``x.split(n)`` with ``n`` a traced size → ``x.unflatten(0, (-1, n)).unbind(0)`` (TRT718).
+"""``x.split(n)`` with ``n`` a traced size → ``_trt_split_by_size(x, n, 0)`` (TRT718).
 
 A tensor that stacks ``k`` parts of one size along an axis (``torch.cat`` of per-stage or
 per-head tensors) is cut back into its parts by ``split(n, dim)`` with ``n`` the size of one
 part, read from a tensor's shape. ``split`` takes a Python ``int``: the TorchScript exporter
 records the example's ``n`` as a constant (a ``TracerWarning``), so the exported ``Split`` cuts
-the example's sizes at every size. ``unflatten(dim, (-1, n))`` then ``unbind`` gives the same
-views with ``n`` kept in the graph (``unflatten`` takes traced sizes as ``view`` does) and the
-count of parts, fixed by the model, as the trace's.
+the example's sizes at every size. The inserted helper (``trtcodemod/helpers/splitting.py``) is
+``split`` itself outside an ONNX export; while exporting it views the axis as ``(-1, n)``, every
+other size read from the tensor, and unbinds the parts: ``n`` stays in the graph, and the count
+of parts, fixed by the model, is the trace's.
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import argument, code_of, has_star_args, int_value, method_call, parenthesize, short_code, walk
+from trtcodemod.astutil import argument, has_star_args, int_value, method_call, short_code, walk
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
+from trtcodemod.transforms._op_calls import in_inserted_helper
 from trtcodemod.transforms._size_facts import INTEGER_OPERATORS, SizeRule
 
 _FUNCTION = "torch.split"
+HELPER = "_trt_split_by_size"
 
 
 class SplitBySize(SizeRule):
@@ -47,48 +50,51 @@ exporter warns: "Converting a tensor to a Python integer") and the ONNX `Split` 
 example's sizes: at another batch or image size ONNX Runtime and TensorRT refuse the node or
 cut at the wrong places. The dynamo exporter is not affected.
 
-The rewrite: `x.unflatten(dim, (-1, n)).unbind(dim)` (for a negative `dim`, `unbind(dim - 1)`):
-the axis becomes `(k, n)` and the `k` parts are taken along the new axis. `unflatten` takes
-its sizes as `view` does, so the traced `n` stays in the graph, and the number of parts, which
-the model fixes (stages, heads), is the trace's. Each part is the same view of `x` as `split`
-returns (same values, shape, strides and storage; gradients flow the same way), under eager
-mode, `torch.jit.script`, fx, compile and export.
+The rewrite: `_trt_split_by_size(x, n, dim)`, an inserted helper that is `x.split(n, dim)`
+itself in eager mode, under `torch.jit.script`, fx, compile and `torch.export`, so nothing
+changes outside an ONNX export. While `torch.onnx.export` runs it views the axis as `(-1, n)`,
+every other size read from `x` (`x.view(x.shape[:d] + (-1, n) + x.shape[d + 1:])`), and unbinds
+the parts along it: the same values, shapes and strides as `split`'s parts, with `n` and the
+other sizes kept in the graph. A `view` and not `unflatten(dim, (-1, n))`: the TorchScript
+exporter keeps a size read later from a part of `unflatten` as the example's (Deformable DETR's
+two-stage decoder reads `hidden_states.shape[:-1]` of such a part).
 
-Fix safety: unsafe. `split` also takes an axis that is not a multiple of `n` (its last part is
-shorter) and `n` of 0 on an empty axis; the rewrite raises there. On an empty axis with `n`
-positive, `split` returns one empty part and the rewrite none. The assumption is that the axis
+Fix safety: unsafe, for the exported graph only. `split` also takes an axis that is not a
+multiple of `n` (its last part is shorter) and `n` of 0 on an empty axis; the export's form
+raises there. On an empty axis with `n` positive, `split` returns one empty part and the
+export's form none. The assumption is that the axis
 holds at least one whole part and a whole number of them, of size `n`: true where the axis was
 built by stacking parts of that size, which is what the form is for. `migrate` applies the fix
 where the observed export baked a value at the line and keeps it only if the rewritten model is
 equivalent on every input set. Applies to every TensorRT version.""",
         fix=Safety.UNSAFE,
-        assumption="the split axis holds one or more whole parts of size `n` (otherwise `split` returns a shorter "
-                   "last part where the rewrite raises, or, on an empty axis, one empty part where the rewrite "
-                   "returns none)",
-        fails_when=("the axis is not a multiple of `n` (a remainder part): the rewrite raises",
-                    "the axis is empty: `split` returns one empty part, the rewrite no part",
-                    "`n` is 0: the rewrite raises"),
+        assumption="while exporting to ONNX, the split axis holds one or more whole parts of size `n` (otherwise "
+                   "`split` returns a shorter last part where the export's form raises, or, on an empty axis, one "
+                   "empty part where it returns none); outside an export the helper is `split` itself",
+        fails_when=("the exported axis is not a multiple of `n` (a remainder part): the export's form raises",
+                    "the exported axis is empty: `split` returns one empty part, the export's form no part",
+                    "`n` is 0 while exporting: the export's form raises"),
         examples=(
             Example(
-                "import torch\n\n\ndef stages(x: torch.Tensor, y: torch.Tensor) -> list[torch.Tensor]:\n"
+                "def stages(x: torch.Tensor, y: torch.Tensor) -> list[torch.Tensor]:\n"
                 "    batch = x.shape[0]\n    stacked = torch.cat([x, y], dim=0)\n"
                 "    return [part * 2 for part in stacked.split(batch, dim=0)]\n",
-                "import torch\n\n\ndef stages(x: torch.Tensor, y: torch.Tensor) -> list[torch.Tensor]:\n"
+                "def stages(x: torch.Tensor, y: torch.Tensor) -> list[torch.Tensor]:\n"
                 "    batch = x.shape[0]\n    stacked = torch.cat([x, y], dim=0)\n"
-                "    return [part * 2 for part in stacked.unflatten(0, (-1, batch)).unbind(0)]\n",
+                "    return [part * 2 for part in _trt_split_by_size(stacked, batch, 0)]\n",
                 unsafe=True,
             ),
             Example(
-                "import torch\n\n\ndef heads(out: torch.Tensor, x: torch.Tensor) -> torch.Tensor:\n"
+                "def heads(out: torch.Tensor, x: torch.Tensor) -> torch.Tensor:\n"
                 "    return torch.cat(torch.split(out, x.size(0), -1), dim=1)\n",
-                "import torch\n\n\ndef heads(out: torch.Tensor, x: torch.Tensor) -> torch.Tensor:\n"
-                "    return torch.cat(out.unflatten(-1, (-1, x.size(0))).unbind(-2), dim=1)\n",
+                "def heads(out: torch.Tensor, x: torch.Tensor) -> torch.Tensor:\n"
+                "    return torch.cat(_trt_split_by_size(out, x.size(0), -1), dim=1)\n",
                 unsafe=True,
             ),
         ),
         references=(
             "https://pytorch.org/docs/stable/generated/torch.split.html",
-            "https://pytorch.org/docs/stable/generated/torch.Tensor.unflatten.html",
+            "https://pytorch.org/docs/stable/generated/torch.Tensor.view.html",
             "https://pytorch.org/docs/stable/generated/torch.unbind.html",
             "https://onnx.ai/onnx/operators/onnx__Split.html",
             "https://pytorch.org/docs/stable/onnx_torchscript.html#tracing-vs-scripting",
@@ -96,7 +102,7 @@ equivalent on every input set. Applies to every TensorRT version.""",
     )
 
     def visit_Call(self, node: cst.Call) -> None:
-        if not self._frames or not self.active() or has_star_args(node):
+        if not self._frames or not self.active() or has_star_args(node) or in_inserted_helper(self):
             return
         if self.context.refers_to(node.func, _FUNCTION):
             tensor, size, dim = argument(node, 0, "tensor"), argument(node, 1, "split_size_or_sections"), \
@@ -117,12 +123,12 @@ equivalent on every input set. Applies to every TensorRT version.""",
         axis = 0 if dim is None else int_value(dim.value)
         if axis is None or not self._traced_size(size.value, node):
             return
-        # `torch.split(a + b, n)`: the method call needs the whole operand in parentheses.
-        new = cst.parse_expression(f"{code_of(parenthesize(receiver))}.unflatten({axis}, (-1, {code_of(size.value)}))"
-                                   f".unbind({axis if axis >= 0 else axis - 1})")
+        if receiver.lpar and type(receiver) not in (cst.Tuple, cst.GeneratorExp, cst.NamedExpr):
+            receiver = receiver.with_changes(lpar=[], rpar=[])  # `(x + 1).split(n)`: an argument needs none
+        new = cst.Call(cst.Name(HELPER), [cst.Arg(receiver), cst.Arg(size.value), cst.Arg(cst.parse_expression(str(axis)))])
         self.found(node, f"`{short_code(node)}` splits by a traced size: the TorchScript export keeps the "
-                         "example's split sizes; `unflatten(...).unbind(...)` keeps the size in the graph",
-                   Fix({node: new}, safety=Safety.UNSAFE))
+                         f"example's split sizes; `{HELPER}` keeps the size in the graph while exporting",
+                   Fix({node: new}, safety=Safety.UNSAFE, helpers=(HELPER,)))
 
     def _traced_size(self, expr: cst.BaseExpression, node: cst.Call) -> bool:
         """``expr`` is one size of a tensor (or integer arithmetic of sizes and integers), not

@@ -1,4 +1,5 @@
-"""TRT718: ``x.split(n)`` with ``n`` a traced size becomes ``x.unflatten(d, (-1, n)).unbind(d)``.
+"""TRT718: ``x.split(n)`` with ``n`` a traced size becomes ``_trt_split_by_size(x, n, d)``: ``split`` itself
+outside an ONNX export, the axis viewed as ``(-1, n)`` and unbound while exporting.
 
 The rewrite text and what is left alone; eager runs before and after on real tensors (values,
 strides, shared storage, gradients, exceptions) where the axis holds whole parts, and where it
@@ -59,9 +60,9 @@ def middle(x: torch.Tensor, y: torch.Tensor):
 def test_rewrite_text() -> None:
     assert rewrite(FUNCTIONS) == FUNCTIONS  # unsafe: only with --unsafe or as migrate's verified candidate
     after = rewrite(FUNCTIONS, unsafe=True)
-    assert "return x.unflatten(0, (-1, y.shape[0])).unbind(0)" in after
-    assert "return x.unflatten(-1, (-1, n)).unbind(-2)" in after
-    assert "return (x + 1).unflatten(1, (-1, y.shape[0] * 2)).unbind(1)" in after
+    assert "return _trt_split_by_size(x, y.shape[0], 0)" in after
+    assert "return _trt_split_by_size(x, n, -1)" in after
+    assert "return _trt_split_by_size(x + 1, y.shape[0] * 2, 1)" in after
     assert rules_found(FUNCTIONS, select=("TRT718",)) == ["TRT718"] * 3
 
 
@@ -108,13 +109,14 @@ def test_a_negative_axis_and_a_transposed_input_keep_their_views(tmp_path: Path)
     assert all(p.stride() == q.stride() for p, q in zip(a.output, b.output))
 
 
-def test_a_remainder_part_is_the_stated_assumption(tmp_path: Path) -> None:
-    """7 rows by 3: `split` returns a short last part, the rewrite raises (never other values)."""
+def test_a_remainder_part_is_split_in_eager_mode_and_the_stated_assumption_while_exporting(tmp_path: Path) -> None:
+    """7 rows by 3: eager mode is `split` itself (a short last part); the export's form raises."""
     before, after = _pair(tmp_path, "rows")
     x, y = torch.randn(7, 2), torch.zeros(3, 1)
-    assert [p.shape[0] for p in before(x, y)] == [3, 3, 1]
-    with pytest.raises(RuntimeError):
-        after(x, y)
+    assert [p.shape[0] for p in after(x, y)] == [p.shape[0] for p in before(x, y)] == [3, 3, 1]
+    with pytest.raises(RuntimeError), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(_Module(after), (x, y), io.BytesIO(), dynamo=False)
 
 
 def test_the_rewrite_scripts(tmp_path: Path) -> None:
@@ -125,12 +127,22 @@ def test_the_rewrite_scripts(tmp_path: Path) -> None:
         assert torch.equal(p, q)
 
 
-def test_an_empty_axis_is_the_stated_assumption(tmp_path: Path) -> None:
-    """No rows at all: `split` returns one empty part, the rewrite none (the rule says so)."""
+def test_an_empty_axis_is_split_in_eager_mode(tmp_path: Path) -> None:
+    """No rows at all: `split` returns one empty part, and so does the rewrite outside an export."""
     before, after = _pair(tmp_path, "rows")
     x, y = torch.zeros(0, 2), torch.zeros(3, 1)
-    assert [p.shape for p in before(x, y)] == [torch.Size([0, 2])]
-    assert after(x, y) == ()
+    assert [p.shape for p in after(x, y)] == [p.shape for p in before(x, y)] == [torch.Size([0, 2])]
+
+
+class _Module(torch.nn.Module):
+    """A function as a module, for ``torch.onnx.export``."""
+
+    def __init__(self, function) -> None:
+        super().__init__()
+        self.function = function
+
+    def forward(self, *inputs):
+        return self.function(*inputs)
 
 
 def _session(model: torch.nn.Module, examples: tuple[torch.Tensor, ...]) -> ort.InferenceSession:
@@ -220,7 +232,7 @@ def test_an_element_of_a_list_is_a_size_only_where_the_export_warned(tmp_path: P
     ``hidden[0]`` is a tensor, so the size counts only with the observed export's warning."""
     assert rewrite(HELPER, unsafe=True) == HELPER
     after = _with_warning(HELPER, tmp_path, HELPER.splitlines()[SPLIT_LINE - 1])
-    assert "stacked.unflatten(0, (-1, batch)).unbind(0)" in after
+    assert "_trt_split_by_size(stacked, batch, 0)" in after
 
 
 #: The Set Transformer's attention block (juho-lee/set_transformer@6fdae7f, modules.py:18-32,
@@ -257,7 +269,7 @@ def test_the_set_transformer_block_takes_the_batch_split_and_leaves_the_head_spl
     # `size(0)` is a size where the observed export warned at the line (migrate's facts).
     assert rewrite(SET_ATTENTION, unsafe=True) == SET_ATTENTION
     after = _with_warning(SET_ATTENTION, tmp_path, "        return torch.cat((Q_ + A.bmm(V_)).split(Q.size(0), 0), 2)")
-    assert "return torch.cat((Q_ + A.bmm(V_)).unflatten(0, (-1, Q.size(0))).unbind(0), 2)" in after
+    assert "return torch.cat(_trt_split_by_size(Q_ + A.bmm(V_), Q.size(0), 0), 2)" in after
     assert after.count(".split(width, 2)") == 3  # a configured width, no size: left alone
     before_model, after_model = _twins(SET_ATTENTION, after, tmp_path, "Block")
     example = (torch.randn(2, 3, 4), torch.randn(2, 5, 4))
@@ -294,7 +306,7 @@ class Pair(nn.Module):
 def test_loftr_cuts_the_stacked_pair_by_the_batch_in_its_data_dict(tmp_path: Path) -> None:
     assert rewrite(PAIR, unsafe=True) == PAIR  # nothing in the code shows `feats_c` is a tensor
     after = _with_warning(PAIR, tmp_path, "        feat_c0, feat_c1 = feats_c.split(data['bs'])")
-    assert "feat_c0, feat_c1 = feats_c.unflatten(0, (-1, data['bs'])).unbind(0)" in after
+    assert "feat_c0, feat_c1 = _trt_split_by_size(feats_c, data['bs'], 0)" in after
     before_model, after_model = _twins(PAIR, after, tmp_path, "Pair")
     example = (torch.randn(2, 1, 8, 8), torch.randn(2, 1, 8, 8))
     with pytest.raises(Exception):

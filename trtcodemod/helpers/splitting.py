@@ -9,6 +9,13 @@ negative and out-of-range indices, exactly as ``tensor_split`` takes them; slice
 inside ``torch.onnx.export``. ``_trt_tensor_sections`` does the same for a split into a number of
 sections, with torch's part sizes: of ``L`` elements in ``n`` sections the first ``L % n`` parts hold
 ``L // n + 1``, the others ``L // n``.
+
+``_trt_split_by_size`` (TRT718) is ``x.split(size, dim)`` itself everywhere except inside
+``torch.onnx.export``, where ``split`` would take a traced ``size`` as the example's number: there
+the axis is viewed as ``(parts, size)`` with every other size read from ``x`` and the parts
+unbound. ``view`` with the other sizes, not ``unflatten``: the TorchScript exporter keeps a size
+read later from a part of ``unflatten`` as the example's (a decoder's ``hidden.shape[:-1]`` after
+Deformable DETR's two-stage split), and the sizes of a ``view`` as computed.
 """
 
 import torch
@@ -62,3 +69,23 @@ def _trt_section_points(length, sections: int):
     """
     size, extra = length // sections, length % sections
     return [k * size + (k + extra - abs(k - extra)) // 2 for k in range(1, sections)]
+
+
+def _trt_split_by_size(x, size: int, dim: int = 0):
+    """``x.split(size, dim)``; while exporting to ONNX, the axis viewed as whole parts of ``size``.
+
+    The export's form assumes the axis holds a whole number of parts (TRT718's stated assumption);
+    an input ``split`` refuses (a 0-d tensor, an axis out of range) keeps ``split`` there too.
+    """
+    if torch.jit.is_scripting():
+        return x.split(size, dim)
+    if _trt_onnx_exporting() and isinstance(x, torch.Tensor) and -x.dim() <= dim < x.dim():
+        return _trt_split_views(x, size, dim)
+    return x.split(size, dim)
+
+
+@torch.jit.unused
+def _trt_split_views(x, size, dim: int):
+    """The parts as views of ``x``: its axis ``dim`` viewed as ``(-1, size)``, then unbound."""
+    axis = dim % x.dim()
+    return x.view(tuple(x.shape[:axis]) + (-1, size) + tuple(x.shape[axis + 1:])).unbind(axis)

@@ -11,8 +11,7 @@ warnings), rewrites each file (``--unsafe``, as migrate tries a verified candida
 graph, with both exporters, equals eager mode at other batches and on zeros, negatives and inf/NaN,
 and eager mode is unchanged bit for bit (outputs, gradients). RAFT's list of equal sections is left
 alone, and needs nothing: its export follows every batch. The S2 wrapper's batched forward
-(``x.split(batch_size)``) is rewritten but not equivalent: the model reads each part's size, which
-the TorchScript export of a part of ``unflatten`` keeps as the example's.
+(``x.split(batch_size)``) reads each part's size: its rewritten graph follows the batch too.
 """
 
 from __future__ import annotations
@@ -43,13 +42,13 @@ HERE = TESTS / "recipe_variants" / "trt718"
 # name → (fragments of the rewritten code, input shapes of two other input sets)
 VARIANTS: dict[str, tuple[tuple[str, ...], list[list[tuple[int, ...]]]]] = {
     # The function form, a local bound to the batch size before the name is rebound.
-    "pyg_temporal_gman_heads": (("X = torch.cat(X.unflatten(0, (-1, batch_size)).unbind(0), dim=-1)",),
+    "pyg_temporal_gman_heads": (("X = torch.cat(_trt_split_by_size(X, batch_size, 0), dim=-1)",),
                                 [[(3, 4, 5, 8), (3, 4, 5, 8)], [(1, 2, 7, 8), (1, 2, 7, 8)]]),
     # Arithmetic of a size of a submodule's output (not taken before).
-    "hlb_cifar10_flip_average": (("orig, flipped = x.unflatten(0, (-1, x.shape[0]//2)).unbind(0)",),
+    "hlb_cifar10_flip_average": (("orig, flipped = _trt_split_by_size(x, x.shape[0]//2, 0)",),
                                  [[(3, 3, 9, 9)], [(1, 3, 9, 9)]]),
     # A size unpacked from a shape, the receiver a comprehension's name.
-    "s2wrapper_multiscale": (("torch.stack(out.unflatten(0, (-1, b)).unbind(0), dim=0).mean(dim=0) "
+    "s2wrapper_multiscale": (("torch.stack(_trt_split_by_size(out, b, 0), dim=0).mean(dim=0) "
                               "for out in outs_prefix_multiscale",),
                              [[(3, 3, 8, 8)], [(1, 3, 8, 8)]]),
 }
@@ -142,21 +141,21 @@ def test_the_dynamo_export_of_the_rewrite_follows_the_batch(migrated: dict) -> N
         assert_graph_equals_eager(session, migrated["original"], inputs, migrated["name"])
 
 
-def test_an_empty_batch_is_the_stated_assumption(migrated: dict) -> None:
-    """No images: the S2 wrapper's split of the prefix tokens by 0 returns one empty part and the
-    model an empty output; the rewrite raises (the rule's assumption: an axis of whole parts, at
-    least one). GMAN
-    and hlb-CIFAR10 raise on an empty batch either way (a projection of the one empty part, the
-    unpacking of one part into two)."""
+def test_an_empty_batch_runs_as_before(migrated: dict) -> None:
+    """No images: outside an export the helper is ``split`` itself, so the rewritten model does what
+    the original does: the S2 wrapper's split of the prefix tokens by 0 returns one empty part and
+    the model an empty output; GMAN and hlb-CIFAR10 raise either way (a projection of the one empty
+    part, the unpacking of one part into two). The rule's assumption (an axis of whole parts, at
+    least one) concerns the exported graph alone."""
     empty = tuple(t[:0] for t in migrated["example"])
     with torch.no_grad():
         if migrated["name"] == "s2wrapper_multiscale":
             assert migrated["original"](*empty).shape[0] == 0
+            assert migrated["rewritten"](*empty).shape[0] == 0
         else:
-            with pytest.raises((RuntimeError, ValueError)):
-                migrated["original"](*empty)
-        with pytest.raises(RuntimeError):
-            migrated["rewritten"](*empty)
+            for model in (migrated["original"], migrated["rewritten"]):
+                with pytest.raises((RuntimeError, ValueError)):
+                    model(*empty)
 
 
 RAFT = HERE / "raft_pair_sections.py"
@@ -180,12 +179,11 @@ def test_raft_sections_are_left_alone_and_need_nothing(tmp_path: Path) -> None:
     assert check_source(RAFT.read_bytes(), str(RAFT.resolve()), options) == []
 
 
-def test_s2_batched_forward_is_rewritten_but_not_equivalent(tmp_path: Path) -> None:
+def test_s2_batched_forward_is_rewritten_and_follows_the_batch(tmp_path: Path) -> None:
     """With ``split_forward`` the model runs on each part of ``x.split(batch_size)`` and reads its
-    size (a class token expanded to it). The rule rewrites that split with the observed facts, but
-    the TorchScript export records the size of a part of ``unflatten`` as the example's: the
-    rewritten graph still fails at another batch, which ``migrate``'s equivalence check refuses.
-    Not taken, and documented (the default ``split_forward=False`` is taken above)."""
+    size (a class token expanded to it). The parts come from a ``view`` while exporting, whose
+    sizes the TorchScript export keeps as computed (a part of ``unflatten(0, (-1, n))``, the
+    rule's earlier form, kept the example's batch there): the rewritten graph follows the batch."""
     path = HERE / "s2wrapper_multiscale.py"
     module = load_variant(path, "trt718_s2_batched")
     torch.manual_seed(0)
@@ -194,10 +192,12 @@ def test_s2_batched_forward_is_rewritten_but_not_equivalent(tmp_path: Path) -> N
     _, traced = export_variant(original, example, module.DYNAMIC, tmp_path / "before.onnx", HERE)
     options = Options(select=("TRT718",), unsafe=True, scope="all", facts=traced_facts(path, traced))
     source, rewritten_module = rewrite_variant(path, options, tmp_path, "trt718_rewritten_s2_batched")
-    assert "    x_batched = x.unflatten(0, (-1, batch_size)).unbind(0)\n" in source
+    assert "    x_batched = _trt_split_by_size(x, batch_size, 0)\n" in source
     torch.manual_seed(0)
     rewritten = rewritten_module.build_batched().eval()
     rewritten.load_state_dict(original.state_dict())
     after, _ = export_variant(rewritten, example, module.DYNAMIC, tmp_path / "after.onnx", tmp_path)
-    assert graph_matches(after, original, example)
-    assert not graph_matches(after, original, variant_inputs(module, [(3, 3, 8, 8)], 1))
+    before, _ = export_variant(original, example, module.DYNAMIC, tmp_path / "before2.onnx", tmp_path)
+    other = variant_inputs(module, [(3, 3, 8, 8)], 1)
+    assert graph_matches(after, original, example) and graph_matches(after, original, other)
+    assert not graph_matches(before, original, other)
