@@ -29,6 +29,14 @@ def test_a_reverted_operator_fix_points_to_its_rule() -> None:
     assert step is not None and "trtcodemod explain TRT727" in step
 
 
+def test_an_operation_with_no_tensorrt_path_gets_the_operator_step() -> None:
+    """kornia DISK's `torch.kthvalue` (the seventh zoo): TRT706 says what TensorRT lacks, not what to do."""
+    message = ("torchscript export failed at line 59; no automatic fix: `torch.kthvalue` has no TensorRT path: "
+               "the TorchScript exporter has no ONNX symbolic for it")
+    step = manual_step(_entry(rule="TRT706", kind="export_failure", op="(export)", message=message))
+    assert step is not None and "trtcodemod explain TRT706" in step
+
+
 def test_unclaimed_problems_get_the_step_of_their_kind() -> None:
     assert manual_step(_entry(kind="export_failure", op="(export)", message="TypeError: x")) == EXPORT_STEP
     assert manual_step(_entry(kind="unfaithful", op="(graph fails to run)", message="ONNX Runtime")) == LOAD_STEP

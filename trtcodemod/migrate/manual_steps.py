@@ -57,6 +57,8 @@ _VALUE_RULES = frozenset({"TRT101", "TRT102", "TRT103", "TRT201", "TRT202", "TRT
 _NUMBER_RULES = frozenset({"TRT702"})
 _LOOP_RULES = frozenset({"TRT104", "TRT105", "TRT406"})
 
+#: What TRT706's message says of an operation TensorRT has no path for: the problem, not what to do.
+_NO_PATH = "has no TensorRT path"
 #: Text that shows a message already carries a manual step.
 _HAS_STEP = ("no automatic fix", "build it in the graph instead", "lift it by hand", "guidance:")
 
@@ -77,9 +79,11 @@ def manual_step(entry: dict[str, Any]) -> str | None:
     """The manual step for one entry of the report's ``remaining`` (None: a warning, or one its
     message already gives)."""
     message = str(entry.get("message", ""))
+    rule, op, kind = entry.get("rule"), str(entry.get("op", "")), entry.get("kind")
+    if entry.get("severity") == "error" and rule and _NO_PATH in message and "guidance:" not in message:
+        return _for_rule(rule)  # TRT706 names what TensorRT lacks ("no automatic fix" there is no step)
     if entry.get("severity") != "error" or any(text in message for text in _HAS_STEP):
         return None
-    rule, op, kind = entry.get("rule"), str(entry.get("op", "")), entry.get("kind")
     if rule and (message.startswith("fix reverted") or kind != "hostile"):
         return _for_rule(rule)
     if rule:
