@@ -96,6 +96,11 @@ class ObservedFacts(Provider):
             silent = self._silent_bodies[span] = self.facts.silent(*span)
         return silent and self.context.in_function_body(node)
 
+    def _where_observed(self, node: cst.CSTNode) -> Any:
+        """``node``'s range for a question about what was observed there; None where nothing can be
+        (no facts, or a silent function's body: :meth:`_silent`)."""
+        return None if self._silent(node) else self._where(node)
+
     def line(self, node: cst.CSTNode) -> int | None:
         """The line ``node`` starts on, where a rule names it beside an observation (None
         without facts: positions cost a pass)."""
@@ -105,7 +110,7 @@ class ObservedFacts(Provider):
     def reads_values(self, node: cst.CSTNode) -> bool | None:
         """True: Python read a tensor's value inside ``node`` (``__bool__``, ``.item()``...), so an
         export bakes it in; False: it ran and read none; None: no facts, or it never ran."""
-        where = None if self._silent(node) else self._where(node)
+        where = self._where_observed(node)
         if where is None:
             return None
         reads = self.facts.value_reads(where.start.line, where.start.column + 1, where.end.line, where.end.column + 1)
@@ -125,13 +130,13 @@ class ObservedFacts(Provider):
     def traced(self, node: cst.CSTNode) -> bool:
         """Did the observed export warn (a ``TracerWarning``) that a traced tensor became a Python
         or NumPy value on ``node``'s lines?"""
-        where = None if self._silent(node) else self._where(node)
+        where = self._where_observed(node)
         return where is not None and bool(self.facts.traced(where.start.line, where.end.line))
 
     def proof(self, info: RuleInfo, node: cst.CSTNode) -> str | None:
         """The observation covering the assumption of the unsafe fix of the rule ``info``
         describes at ``node``, or None."""
-        where = None if self._silent(node) else self._where(node)
+        where = self._where_observed(node)
         if where is None:
             return None
         return prove_in_file(self.facts, info, where.start.line, where.start.column + 1, where.end.line,
@@ -149,7 +154,7 @@ class ObservedFacts(Provider):
             name = RESULT
         else:
             return []
-        where = None if self._silent(node) else self._where(node)
+        where = self._where_observed(node)
         if where is None:
             return []
         return self.facts.tensors(name, where.start.line, where.start.column + 1, where.end.line,

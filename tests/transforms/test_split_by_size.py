@@ -19,7 +19,7 @@ import numpy as np
 import onnxruntime as ort
 import pytest
 import torch
-from safety import assert_same_run, import_source, run_once
+from safety import assert_same_run, import_source, run_once, toolchain_outcomes
 from support import rewrite, rules_found
 
 STAGES = """\
@@ -117,6 +117,37 @@ def test_a_remainder_part_is_split_in_eager_mode_and_the_stated_assumption_while
     with pytest.raises(RuntimeError), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         torch.onnx.export(_Module(after), (x, y), io.BytesIO(), dynamo=False)
+
+
+HALVES = """\
+import torch
+from torch import nn
+
+
+class Halves(nn.Module):
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        a, b = x.split(y.shape[0], dim=0)
+        return a * 2 + b
+"""
+
+
+def test_the_toolchains_run_split_itself(tmp_path: Path) -> None:
+    """Outside an ONNX export the helper is ``split``: scripted, fx-traced (and scripted after),
+    compiled and ``torch.export``-ed, the rewritten module gives what the original gives, and fails
+    where it fails (a remainder part unpacked into two names)."""
+    after_source = rewrite(HALVES, unsafe=True)
+    assert "a, b = _trt_split_by_size(x, y.shape[0], 0)" in after_source
+    before = import_source(HALVES, tmp_path)["Halves"]
+    after = import_source(after_source, tmp_path)["Halves"]
+    for inputs in ([torch.randn(6, 3), torch.zeros(3)], [torch.randn(7, 3), torch.zeros(3)]):
+        original, rewritten = toolchain_outcomes(before, inputs, tmp_path), toolchain_outcomes(after, inputs, tmp_path)
+        if inputs[0].shape[0] == 6:
+            assert not isinstance(original["script"], Exception)  # it scripted before, so it must after
+        for name, outcome in original.items():
+            if isinstance(outcome, Exception):
+                assert isinstance(rewritten[name], Exception), name
+            else:
+                assert torch.equal(outcome, rewritten[name]), name
 
 
 def test_the_rewrite_scripts(tmp_path: Path) -> None:
