@@ -48,6 +48,7 @@ RULE_MODULES: tuple[str, ...] = (
     "angle_conversion",
     "affine_grid",
     "eye",
+    "unfold_windows",
 )
 
 

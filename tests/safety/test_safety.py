@@ -191,6 +191,13 @@ PROGRAMS = [
                       "        self.halo = 2\n        self.padding = (1, 0, 0, 1)\n"
                       "    def forward(self, x):\n        return F.pad(F.pad(x, [self.halo, self.halo]), self.padding)\n",
             one(tensors(min_dim=2, quantized=True)), target="8.0"),
+    # TRT311 windows that do not overlap (after the above, so their numbers stay): an axis
+    # shorter than the window raises in both; two axes tiled in turn.
+    Program("TRT311", "class M(nn.Module):\n    def forward(self, x):\n        return x.unfold(-1, 2, 2)\n",
+            one(tensors(min_dim=1))),
+    Program("TRT311", "class M(nn.Module):\n    def forward(self, x):\n"
+                      "        return x.unfold(0, 2, 2).unfold(dimension=1, size=3, step=3) * 2\n",
+            one(tensors(dtypes=FLOATS, min_dim=2))),
 ]
 
 PROGRAM_IDS = [f"{p.rule}-{n}" for n, p in enumerate(PROGRAMS)]

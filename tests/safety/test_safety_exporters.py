@@ -96,6 +96,10 @@ CORNERS = [
                      "        return torch.cat([c, a, b])\n", _one, (torch.float32, torch.int64, torch.bool)),
     Corner("TRT306", "class M(nn.Module):\n    def forward(self, x):\n        a, b, c = x.tensor_split(3)\n"
                      "        return torch.cat([c, b, a])\n", _one, (torch.float32, torch.int64, torch.bool)),
+    # unfold of a fixed axis under a dynamic first axis: pairs of values along the rows, the last one dropped.
+    Corner("TRT311", "class M(nn.Module):\n    def forward(self, t):\n        return t.unfold(1, 2, 2).sum(-1)\n",
+           lambda n, dtype: [torch.cat([_rows(n, dtype)[0]] * 2 + [_rows(n, dtype)[0][:, :1]], 1)],
+           (torch.float32, torch.int64)),
 ]
 CORNER_IDS = [f"{c.rule}-{n}" for n, c in enumerate(CORNERS)]
 LENGTHS = (0, 1, 5)

@@ -16,6 +16,12 @@ the axis is viewed as ``(parts, size)`` with every other size read from ``x`` an
 unbound. ``view`` with the other sizes, not ``unflatten``: the TorchScript exporter keeps a size
 read later from a part of ``unflatten`` as the example's (a decoder's ``hidden.shape[:-1]`` after
 Deformable DETR's two-stage split), and the sizes of a ``view`` as computed.
+
+``_trt_unfold`` (TRT311) is ``x.unfold(dimension, size, step)`` itself everywhere except inside
+``torch.onnx.export``, where windows that do not overlap (``step == size``) are the axis cut to a
+whole number of windows and viewed as ``(windows, size)``, the window moved last: the same view of
+``x`` as ``unfold``'s, with the axis's length kept in the graph (the TorchScript exporter's
+``unfold`` needs that length fixed and stops on a dynamic one).
 """
 
 import torch
@@ -89,3 +95,34 @@ def _trt_split_views(x, size, dim: int):
     """The parts as views of ``x``: its axis ``dim`` viewed as ``(-1, size)``, then unbound."""
     axis = dim % x.dim()
     return x.view(tuple(x.shape[:axis]) + (-1, size) + tuple(x.shape[axis + 1:])).unbind(axis)
+
+
+def _trt_unfold(x, dimension: int, size: int, step: int):
+    """``x.unfold(dimension, size, step)``; while exporting to ONNX, windows that do not overlap
+    as a view of the axis cut to whole windows.
+
+    Overlapping windows, a size that is not a positive ``int`` and an input ``unfold`` refuses
+    (a 0-d tensor, an axis out of range) keep ``unfold`` while exporting too.
+    """
+    if torch.jit.is_scripting():
+        return x.unfold(dimension, size, step)
+    if (_trt_onnx_exporting() and isinstance(x, torch.Tensor) and isinstance(dimension, int)
+            and not isinstance(dimension, bool) and -x.dim() <= dimension < x.dim() and isinstance(size, int)
+            and not isinstance(size, bool) and isinstance(step, int) and size == step and size > 0):
+        return _trt_unfold_views(x, dimension, size)
+    return x.unfold(dimension, size, step)
+
+
+@torch.jit.unused
+def _trt_unfold_views(x, dimension: int, size: int):
+    """The windows of ``size`` along ``dimension`` as one view of ``x`` (never runs when scripted)."""
+    # unfold's own check: an axis shorter than one window raises as unfold does; the result
+    # is never used, so the exported graph drops the node.
+    x.unfold(dimension, size, size)
+    axis = dimension % x.dim()
+    count = x.shape[axis] // size  # a count, not -1: a view of no elements cannot infer it
+    whole = x.narrow(axis, 0, count * size)
+    # The other sizes are read from `x`, not `whole`: ONNX Runtime folds sizes read from the
+    # reshaped tensor itself into a shape with -1, which an input of no elements cannot take.
+    windows = whole.view(tuple(x.shape[:axis]) + (count, size) + tuple(x.shape[axis + 1:]))
+    return windows.movedim(axis + 1, -1)

@@ -1,0 +1,262 @@
+"""TRT311: ``x.unfold(d, k, k)`` becomes ``_trt_unfold(x, d, k, k)``: ``unfold`` itself outside an ONNX
+export, the axis cut to whole windows and viewed as ``(-1, k)`` while exporting.
+
+The rewrite text and what is left alone; the export formulation against ``unfold`` on real tensors
+(values, shape, strides, storage, gradients, an in-place write through the view, the error of a
+short axis) for every axis, window and remainder up to a bound, transposed and empty inputs; eager
+runs and the toolchains before and after; and a patch embedding of the usual form (pad to a
+multiple, ``unfold`` twice, flatten the tiles) exported with a dynamic height and width: the
+TorchScript export stops before the rewrite and, after it, both exporters' graphs equal eager mode
+at other sizes, infinities and NaN included.
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+import pytest
+import torch
+from safety import assert_same_run, import_source, run_once, toolchain_outcomes
+from support import export_nchw, migrate_json, rewrite, rules_found
+
+from trtcodemod.helpers.splitting import _trt_unfold, _trt_unfold_views
+
+
+def _fixed(code: str) -> str:
+    return rewrite("import torch\n\n\n" + code, select=("TRT311",))
+
+
+@pytest.mark.parametrize(("code", "want"), [
+    ("t = x.unfold(2, p, p).unfold(3, p, p)\n", "t = _trt_unfold(_trt_unfold(x, 2, p, p), 3, p, p)\n"),
+    ("t = x.unfold(-1, 8, 8)\n", "t = _trt_unfold(x, -1, 8, 8)\n"),
+    ("t = x.unfold(dimension=1, size=self.ws, step=self.ws)\n", "t = _trt_unfold(x, 1, self.ws, self.ws)\n"),
+    ("t = x.unfold(1, step=k, size=k)\n", "t = _trt_unfold(x, 1, k, k)\n"),
+    ("t = (x + 1).unfold(0, 2 * k, 2*k)\n", "t = _trt_unfold(x + 1, 0, 2 * k, 2*k)\n"),
+    ("t = img[:, :, :hc, :wc].unfold(2, s, s)\n", "t = _trt_unfold(img[:, :, :hc, :wc], 2, s, s)\n"),
+    ("t = self.norm(x).unfold(1, cfg.patch, cfg.patch)\n", "t = _trt_unfold(self.norm(x), 1, cfg.patch, cfg.patch)\n"),
+])
+def test_rewrite_text(code: str, want: str) -> None:
+    after = _fixed(code)
+    assert after.endswith(want), after
+    assert "def _trt_unfold(" in after and "def _trt_unfold_views(" in after
+
+
+@pytest.mark.parametrize("code", [
+    "t = x.unfold(-1, 400, 160)\n",  # overlapping frames: no view expresses them
+    "t = x.unfold(1, k, 1)\n",
+    "t = x.unfold(1, k, s)\n",  # not known to be equal
+])
+def test_overlapping_windows_are_reported_without_a_fix(code: str) -> None:
+    source = "import torch\n\n\n" + code
+    assert rules_found(source, select=("TRT311",)) == ["TRT311"]
+    assert rewrite(source, select=("TRT311",)) == source
+
+
+def test_a_chain_is_one_finding() -> None:
+    assert rules_found("import torch\n\n\nt = x.unfold(2, p, p).unfold(3, p, p)\n", select=("TRT311",)) == ["TRT311"]
+
+
+@pytest.mark.parametrize("code", [
+    "t = torch.nn.functional.unfold(x, 3)\n",  # im2col, another operation
+    "t = F.unfold(x, kernel_size=2, stride=2)\n",
+    "t = x.unfold(*args)\n",
+    "t = x.unfold(1, 2)\n",  # another signature
+    "t = torch.Tensor.unfold(x, 1, 2, 2)\n",
+])
+def test_left_alone(code: str) -> None:
+    source = "import torch\nimport torch.nn.functional as F\n\n\n" + code
+    assert "TRT311" not in rules_found(source)
+    assert rewrite(source, select=("TRT311",)) == source
+
+
+def _same_view(expected: torch.Tensor, got: torch.Tensor) -> None:
+    assert got.shape == expected.shape and got.dtype == expected.dtype
+    if expected.numel():  # a view of no elements takes contiguous strides (documented in TRT311)
+        assert got.stride() == expected.stride() and got.storage_offset() == expected.storage_offset()
+    assert got.untyped_storage().data_ptr() == expected.untyped_storage().data_ptr()
+    assert torch.equal(got, expected)
+
+
+@pytest.mark.parametrize("length", [1, 2, 3, 5, 7, 8, 9, 16])
+@pytest.mark.parametrize("size", [1, 2, 3, 4])
+def test_the_export_form_is_unfolds_view_for_every_length_and_window(length: int, size: int) -> None:
+    base = torch.arange(2 * length * 3, dtype=torch.float32).reshape(2, length, 3)
+    for dim in (1, -2):
+        try:
+            expected = base.unfold(dim, size, size)
+        except RuntimeError as error:
+            with pytest.raises(RuntimeError, match=str(error)[:30]):
+                _trt_unfold_views(base, dim, size)
+            continue
+        _same_view(expected, _trt_unfold_views(base, dim, size))
+
+
+@pytest.mark.parametrize("dim", [0, 1, 2, 3, -1, -4])
+def test_the_export_form_on_transposed_sliced_and_empty_inputs(dim: int) -> None:
+    wide = torch.randn(3, 10, 4, 9)
+    for x in (wide.transpose(1, 3), wide[:, 1::2], wide[..., 1:], torch.randn(0, 4, 6, 6),
+              torch.randn(2, 4, 0, 6).transpose(0, 3)):
+        if x.shape[dim] < 2:
+            with pytest.raises(RuntimeError):
+                _trt_unfold_views(x, dim, 2)
+            continue
+        _same_view(x.unfold(dim, 2, 2), _trt_unfold_views(x, dim, 2))
+
+
+def test_the_export_form_keeps_gradients_and_writes_through_the_view() -> None:
+    x = torch.randn(2, 7, 6, dtype=torch.float64, requires_grad=True)
+    weight = torch.randn(2, 3, 6, 2, dtype=torch.float64)
+    (x.unfold(1, 2, 2) * weight).sum().backward()
+    expected, x.grad = x.grad.clone(), None
+    (_trt_unfold_views(x, 1, 2) * weight).sum().backward()
+    assert torch.equal(x.grad, expected)
+    plain = torch.zeros(4, 6)
+    _trt_unfold_views(plain, 1, 3)[1, 0, 2] = 5.0  # row 1, first window, its last element
+    assert plain[1, 2] == 5.0 and plain.sum() == 5.0
+
+
+def test_outside_an_export_the_helper_is_unfold_with_its_errors() -> None:
+    x = torch.randn(3, 8)
+    _same_view(x.unfold(1, 3, 1), _trt_unfold(x, 1, 3, 1))
+    for bad in ((2, 2, 2), (1, 9, 9), (1, 0, 0), (1, 2, -1)):
+        with pytest.raises(Exception) as original:
+            x.unfold(*bad)
+        with pytest.raises(type(original.value)):
+            _trt_unfold(x, *bad)
+
+
+PATCHES = """\
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class Patches(nn.Module):
+    def __init__(self, patch: int = 4) -> None:
+        super().__init__()
+        self.patch = patch
+        self.project = nn.Linear(3 * patch * patch, 8)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        p = self.patch
+        pad_h, pad_w = (p - x.shape[2] % p) % p, (p - x.shape[3] % p) % p
+        x = F.pad(x, (0, pad_w, 0, pad_h))
+        tiles = x.unfold(2, p, p).unfold(3, p, p)  # B, C, H/p, W/p, p, p
+        tiles = tiles.permute(0, 2, 3, 1, 4, 5).flatten(3)
+        return self.project(tiles).flatten(1, 2)
+
+
+class Blocks(nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        # A remainder dropped: blocks of 3 rows of a height that need not be a multiple of 3.
+        return x.unfold(dimension=2, size=3, step=3).amax(-1)
+"""
+
+
+@pytest.fixture(scope="module")
+def patches(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, dict]:
+    folder = tmp_path_factory.mktemp("unfold")
+    after = rewrite(PATCHES, select=("TRT311",))
+    assert after.count("_trt_unfold(") >= 4  # three calls and the helper's own definition
+    return import_source(PATCHES, folder), import_source(after, folder)
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 8, 12), (1, 3, 9, 5), (3, 3, 4, 4), (0, 3, 8, 8)])
+def test_eager_runs_are_unchanged(patches: tuple[dict, dict], shape: tuple[int, ...]) -> None:
+    before, after = patches
+    x = torch.randn(shape)
+    x[..., 0, 0] = float("inf")
+    for name in ("Patches", "Blocks"):
+        torch.manual_seed(0)
+        model_before = before[name]()
+        torch.manual_seed(0)
+        model_after = after[name]()
+        assert_same_run(run_once(model_before, [x]), run_once(model_after, [x]), context=name)
+
+
+def test_the_toolchains_run_unfold_itself(patches: tuple[dict, dict], tmp_path: Path) -> None:
+    before, after = patches
+    x = torch.randn(2, 3, 8, 12)
+    for name in ("Patches", "Blocks"):
+        torch.manual_seed(0)
+        outcomes_before = toolchain_outcomes(before[name], [x], tmp_path)
+        torch.manual_seed(0)
+        outcomes_after = toolchain_outcomes(after[name], [x], tmp_path)
+        assert outcomes_before.keys() == outcomes_after.keys()
+        for toolchain, result in outcomes_before.items():
+            if isinstance(result, Exception):
+                assert isinstance(outcomes_after[toolchain], type(result)), toolchain
+            else:
+                assert torch.equal(result, outcomes_after[toolchain]), toolchain
+
+
+def test_the_original_does_not_export_with_a_dynamic_height(patches: tuple[dict, dict]) -> None:
+    before, _ = patches
+    with pytest.raises(Exception, match="Unfold"):
+        export_nchw(before["Patches"]().eval(), torch.randn(1, 3, 8, 8), dynamo=False)
+
+
+def _run(model_proto, x: torch.Tensor) -> np.ndarray:
+    session = ort.InferenceSession(model_proto.SerializeToString(), providers=["CPUExecutionProvider"])
+    return session.run(None, {session.get_inputs()[0].name: x.numpy()})[0]
+
+
+@pytest.mark.parametrize("dynamo", [False, True], ids=["torchscript", "dynamo"])
+def test_the_rewritten_graph_equals_eager_at_other_sizes(patches: tuple[dict, dict], dynamo: bool) -> None:
+    _, after = patches
+    for name in ("Patches", "Blocks"):
+        torch.manual_seed(0)
+        model = after[name]().eval()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            graph = export_nchw(model, torch.randn(2, 3, 8, 12), dynamo, min_side=3)
+        ops = {node.op_type for node in graph.graph.node}
+        assert not ops & {"Loop", "SequenceAt", "SplitToSequence"}, ops
+        for shape in [(2, 3, 8, 12), (1, 3, 13, 7), (3, 3, 4, 20), (1, 3, 3, 3)]:
+            x = torch.randn(shape)
+            x[0, 0, 0, :2] = torch.tensor([float("inf"), float("nan")])
+            x[-1, -1, -1, -1] = -0.0
+            with torch.no_grad():
+                expected = model(x).numpy()
+            np.testing.assert_allclose(_run(graph, x), expected, rtol=1e-5, atol=1e-5, equal_nan=True,
+                                       err_msg=f"{name} {shape}")
+
+
+TILES = """\
+import torch
+from torch import nn
+
+
+class Tiles(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+
+    def forward(self, x):
+        y = self.conv(x)
+        b, c, h, w = y.shape
+        t = y.unfold(2, 4, 4).unfold(3, 4, 4)
+        return t.reshape(b, c, h // 4, w // 4, 16).mean(-1)
+
+
+def build():
+    torch.manual_seed(0)
+    return Tiles().eval()
+
+
+def inputs(generator):
+    return [torch.randn(1, 3, 16, 16, generator=generator)]
+"""
+
+
+def test_migrate_finds_the_export_failure_at_the_chain_and_fixes_it(tmp_path: Path) -> None:
+    model = tmp_path / "tiles.py"
+    model.write_text(TILES)
+    report = migrate_json(model, '{"x": {"0": "b", "2": "h", "3": "w"}}')
+    assert report["before"]["exported"] is False  # the TorchScript exporter stops at the unfold
+    assert [(fix["rule"], fix["line"]) for fix in report["applied"]] == [("TRT311", 13)]
+    assert report["exit_code"] == 0 and report["equivalent"] is True and not report["remaining"]
+    assert "_trt_unfold(_trt_unfold(y, 2, 4, 4), 3, 4, 4)" in report["diff"]

@@ -1,0 +1,131 @@
+"""``x.unfold(d, k, k)``, windows that do not overlap → ``_trt_unfold(x, d, k, k)`` (TRT311).
+
+Patch embeddings, descriptor pooling and block transforms cut an image into tiles with
+``x.unfold(2, p, p).unfold(3, p, p)``. The TorchScript exporter converts ``unfold`` only when the
+axis's length is fixed, so with a dynamic height or width the export stops. The inserted helper
+(``trtcodemod/helpers/splitting.py``) is ``unfold`` itself outside an ONNX export and, while
+exporting, the same view of the tensor made of ``narrow``, ``view`` and ``movedim``.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from trtcodemod.astutil import argument, code_of, has_star_args, helper_call, short_code
+from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
+from trtcodemod.transforms._op_calls import in_inserted_helper, tensor_method_receiver
+
+HELPER = "_trt_unfold"
+_KEYWORDS = ("dimension", "size", "step")
+
+
+class UnfoldWindows(Rule):
+    needs_text = (b"unfold",)
+    info = RuleInfo(
+        id="TRT311",
+        name="unfold-windows",
+        summary="`x.unfold(d, k, k)` does not export with a dynamic axis (TorchScript exporter); view the axis as "
+                "whole windows instead",
+        doc="""\
+What it finds: the tensor method `x.unfold(dimension, size, step)` whose size and step are
+written the same (`x.unfold(2, p, p)`, `x.unfold(3, 8, 8)`, by position or by keyword): windows
+that tile the axis without overlapping, the way patch embeddings, local descriptors and block
+transforms cut an image into tiles (`x.unfold(2, p, p).unfold(3, p, p)`); a chain of them is one
+finding. Windows that overlap or leave gaps (`unfold(-1, 400, 160)`, size and step written
+differently) are reported without a fix: no view expresses them. Left alone: `F.unfold` and
+`nn.Unfold` (im2col, another operation, which exports), and calls with unpacked arguments.
+
+Why it hurts: the TorchScript exporter's `unfold` needs the length of the axis as a fixed
+number. With a dynamic height or width (`dynamic_axes`) the export stops with
+`SymbolicValueError: Unsupported: ONNX export of operator Unfold, input size not accessible`, so
+there is no ONNX file at all; with a fixed length it writes one `Slice` per window and a
+`Concat`. The dynamo exporter is not affected.
+
+The rewrite: `_trt_unfold(x, d, k, k)`, an inserted helper that is `x.unfold(d, k, k)` itself
+in eager mode, under `torch.jit.script`, `torch.fx`, `torch.compile` and `torch.export`. While
+`torch.onnx.export` runs, and when `k` is a positive Python `int`, it cuts the axis to a whole
+number of windows (`x.narrow(d, 0, x.shape[d] // k * k)`, as `unfold` drops the remainder),
+views it as `(count, k)`, every size read from the tensor, and moves the window axis last:
+`Slice`, `Reshape` and `Transpose` in the graph, with the axis's length computed from the
+input's shape.
+
+Fix safety: safe. Outside an ONNX export nothing changes. While exporting, the result is the
+same view as `unfold`'s: the same values, shape, strides and storage (an in-place write through
+it reaches `x` as before), and the same gradients; only a result with no elements has contiguous
+strides where `unfold` keeps `x`'s (nothing reads them: no element, and a graph has no strides). An axis shorter than one window raises
+`unfold`'s own error, because the helper calls `unfold` first and drops the result (the exported
+graph has no node for it). A size that is a traced tensor or not a positive `int`, and inputs
+`unfold` refuses (a 0-d tensor, an axis out of range), keep `unfold` while exporting too. The
+graph's nodes are parsed by every TensorRT release.""",
+        fix=Safety.SAFE,
+        examples=(
+            Example(
+                "def patches(x: torch.Tensor, p: int) -> torch.Tensor:\n"
+                "    tiles = x.unfold(2, p, p).unfold(3, p, p)\n"
+                "    return tiles.flatten(-2)\n",
+                "def patches(x: torch.Tensor, p: int) -> torch.Tensor:\n"
+                "    tiles = _trt_unfold(_trt_unfold(x, 2, p, p), 3, p, p)\n"
+                "    return tiles.flatten(-2)\n",
+            ),
+            Example("blocks = image.unfold(dimension=-1, size=8, step=8)\n",
+                    "blocks = _trt_unfold(image, -1, 8, 8)\n"),
+            Example("frames = signal.unfold(-1, 400, 160)\n"),
+        ),
+        references=(
+            "https://pytorch.org/docs/stable/generated/torch.Tensor.unfold.html",
+            "https://pytorch.org/docs/stable/generated/torch.Tensor.view.html",
+            "https://pytorch.org/docs/stable/onnx_torchscript.html",
+            "https://github.com/onnx/onnx-tensorrt/blob/main/docs/operators.md",
+        ),
+    )
+
+    def visit_Module(self, node: cst.Module) -> None:
+        #: Calls already rewritten as the receiver of an outer one (`x.unfold(2, p, p).unfold(3, p, p)`).
+        self._taken: set[cst.Call] = set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if node in self._taken or in_inserted_helper(self):
+            return
+        new = self._rewritten(node)
+        if new is None and self._windows(node) is not None:
+            self.report(node, f"`{short_code(node)}`: the TorchScript exporter cannot convert `unfold` on an axis "
+                              "of dynamic length; windows that overlap or leave gaps have no view form (not "
+                              "rewritten): export with the dynamo exporter, or gather the windows with indices "
+                              "computed from the axis's length")
+        if new is not None:
+            # One finding for a chain: its calls begin at the same place, and one edit rewrites them all.
+            self.report(node, f"`{short_code(node)}`: the TorchScript exporter cannot convert `unfold` on an axis "
+                              f"of dynamic length; `{HELPER}` views the axis as whole windows while exporting",
+                        Fix({node: new}, helpers=(HELPER,)))
+
+    def _windows(self, node: cst.Call) -> tuple[cst.BaseExpression, list[cst.Arg]] | None:
+        """The receiver and the three arguments of a tensor's ``unfold(dimension, size, step)``, or None."""
+        if has_star_args(node):
+            return None
+        receiver = tensor_method_receiver(self, node, ("unfold",))
+        if receiver is None or len(node.args) != 3:
+            return None
+        args = [argument(node, k, name) for k, name in enumerate(_KEYWORDS)]
+        if any(a is None for a in args):
+            return None  # another signature (`F.unfold`-like objects take other keywords)
+        return receiver, args  # type: ignore[return-value]
+
+    def _rewritten(self, node: cst.Call) -> cst.Call | None:
+        """``node`` as a helper call (its receiver too, where that is such an ``unfold``), or None."""
+        found = self._windows(node)
+        if found is None:
+            return None
+        receiver, args = found
+        _, size, step = args
+        if code_of(size.value).replace(" ", "") != code_of(step.value).replace(" ", ""):
+            return None  # overlapping or gapped windows: no view expresses them
+        inner = self._rewritten(receiver) if type(receiver) is cst.Call else None
+        if inner is not None:
+            self._taken.add(receiver)
+            receiver = inner
+        elif receiver.lpar and type(receiver) not in (cst.Tuple, cst.GeneratorExp, cst.NamedExpr):
+            receiver = receiver.with_changes(lpar=[], rpar=[])  # `(x + 1).unfold(...)`: an argument needs none
+        return helper_call(HELPER, receiver, *(a.value for a in args))
+
+
+RULES = (UnfoldWindows,)
