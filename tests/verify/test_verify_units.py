@@ -205,6 +205,24 @@ def test_a_second_rewrite_into_the_same_folder_copies_only_what_differs(tmp_path
     assert not (dest / "pkg" / "sub" / "gone.py").exists() and not (dest / "stray.py").exists()
     # The unchanged file's bytecode is kept; neither replaced file's is.
     assert sorted(p.name for p in cache.iterdir()) == ["__init__.cpython-311.pyc"]
+    # A copy may be a hard link to the user's file: a rewrite replaces it, never writes into it.
+    assert (src / "a.py").read_text() == "A = 1\n" and (src / "b.py").read_text() == "B = 2\n"
+    assert (dest / "pkg" / "sub" / "c.py").stat().st_ino == (src / "sub" / "c.py").stat().st_ino
+
+
+def test_a_rewrite_into_a_fresh_folder_links_and_never_changes_the_users_files(tmp_path: Path) -> None:
+    src = tmp_path / "src" / "pkg"
+    src.mkdir(parents=True)
+    (src / "__init__.py").write_text("")
+    (src / "m.py").write_text("M = 1\n")
+
+    def fixer(source: bytes, path: str, options: RewriteOptions) -> tuple[bytes, list[tuple[str, int, str]]]:
+        return (b"M = 2\n", [("TRT999", 1, "fake")]) if path.endswith("m.py") else (source, [])
+
+    tree = rewrite_copy(locate(src / "m.py"), tmp_path / "after", RewriteOptions(), fixer)
+    assert tree.changed_files == [str(src / "m.py")]
+    assert (src / "m.py").read_text() == "M = 1\n" and (tmp_path / "after" / "pkg" / "m.py").read_text() == "M = 2\n"
+    assert (tmp_path / "after" / "pkg" / "__init__.py").stat().st_ino == (src / "__init__.py").stat().st_ino
 
 
 def test_an_unparsable_file_is_reported_not_fatal(tmp_path: Path) -> None:

@@ -6,6 +6,10 @@ it all again took most of a round's rewrite. A file whose size and modification 
 ``shutil.copy2``) are the source's is left as it is; any other (one the last round rewrote) is
 copied again, and its compiled bytecode removed, so no import runs code compiled from another
 text; what the source no longer has is removed.
+
+Where the file system allows, a copy is a hard link to the user's file: no bytes are copied,
+and its size and modification time are the source's by construction. A linked file is the
+user's own, so nothing may write into it in place: :func:`write_file` replaces it instead.
 """
 
 from __future__ import annotations
@@ -42,12 +46,28 @@ def drop_bytecode(target: Path) -> None:
             compiled.unlink()
 
 
+def _link_or_copy(source: str | Path, target: str | Path) -> None:
+    """``target`` as a hard link to ``source``, or a copy (``shutil.copy2``) where links cannot be
+    made (another file system, a file system without them)."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
+
+
+def write_file(target: Path, data: bytes) -> None:
+    """Give ``target`` the bytes ``data`` as a new file: a linked copy's old bytes are the user's file."""
+    remove(target)
+    target.write_bytes(data)
+    drop_bytecode(target)
+
+
 def mirror_file(source: Path, target: Path) -> None:
-    """Make ``target`` a copy of the file ``source`` (``shutil.copy2``) unless it already is one."""
+    """Make ``target`` a copy of the file ``source`` (linked or copied) unless it already is one."""
     if _same(source.stat(), target):
         return
     remove(target)
-    shutil.copy2(source, target)
+    _link_or_copy(source, target)
     drop_bytecode(target)
 
 
@@ -57,7 +77,8 @@ def mirror_tree(source: Path, target: Path, ignore: Ignore) -> None:
     imports wrote stay (bytecode records its source's size and time; a replaced file's is removed)."""
     if not target.is_dir() or target.is_symlink() or any(p.is_symlink() for p in source.rglob("*")):
         remove(target)
-        shutil.copytree(source, target, ignore=ignore)  # nothing to reuse, or links copytree resolves
+        # Nothing to reuse, or symbolic links, which copytree resolves.
+        shutil.copytree(source, target, ignore=ignore, copy_function=_link_or_copy)
         return
     for folder, dirs, files in os.walk(source):
         here = Path(folder)

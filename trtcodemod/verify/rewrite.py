@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 from trtcodemod.usercode import AT_USER_LINE
 
-from .mirror import drop_bytecode, mirror_file, mirror_tree, remove
+from .mirror import mirror_file, mirror_tree, remove, write_file
 from .spec import RewriteOptions
 
 #: ``fixer(source_bytes, user_path, options) -> (new_source_bytes, [(rule, line, message)])``
@@ -241,8 +241,7 @@ def rewrite_copy(layout: SourceLayout, dest: Path, options: RewriteOptions, fixe
             continue
         tree.fixes.extend(Fix(rule, str(user_path), line, msg) for rule, line, msg in fixed)
         if new != original:
-            copy_path.write_bytes(new)
-            drop_bytecode(copy_path)
+            write_file(copy_path, new)
             tree.changed_files.append(str(user_path))
             tree.maps[str(copy_path.resolve())] = (
                 str(user_path), LineMap(original.decode("utf-8", "replace"), new.decode("utf-8", "replace")))
