@@ -248,8 +248,11 @@ def merged(parts: list[dict[str, Any]], models: list[Spec] | None = None) -> dic
     return data
 
 
-def main(models: list[Spec] = MODELS2, name: str = "real_zoo2") -> None:
-    """The command line of a zoo script: run its models (or some) through migrate, or render saved runs."""
+def main(models: list[Spec] = MODELS2, name: str = "real_zoo2", pins: dict[str, str] = PINS2) -> None:
+    """The command line of a zoo script: run its models (or some) through migrate, or render saved runs.
+
+    ``pins`` are the wheels unpacked as the user's checkout (a later zoo may add a library).
+    """
     parser = argparse.ArgumentParser(description=(sys.modules["__main__"].__doc__ or __doc__).splitlines()[0])
     parser.add_argument("--work", type=Path, default=HERE / f".{name}", help="wheels and unpacked sources (cached)")
     parser.add_argument("--output", type=Path, default=None, help=f"the Markdown file (default WORK/{name}.md)")
@@ -268,9 +271,9 @@ def main(models: list[Spec] = MODELS2, name: str = "real_zoo2") -> None:
 
     wanted = set(filter(None, args.models.split(",")))
     chosen = [spec for spec in models if not wanted or spec.name in wanted]
-    src = fetch_sources(args.work, PINS2)
+    src = fetch_sources(args.work, pins)
     command = f"python benchmarks/{name}.py --jobs {args.jobs}" + (f" --models {args.models}" if wanted else "")
-    data: dict[str, Any] = {"machine": machine(), "pins": PINS2, "command": command,
+    data: dict[str, Any] = {"machine": machine(), "pins": pins, "command": command,
                             "versions": {"torch": torch.__version__, "onnxruntime": onnxruntime.__version__}}
     with tempfile.TemporaryDirectory(prefix=f"trtcodemod-{name.replace('_', '-')}-") as temp:
         config = make_zoo(Path(temp), src, chosen)
