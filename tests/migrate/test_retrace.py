@@ -309,3 +309,29 @@ def test_after_the_fixes_the_rewritten_models_own_second_trace_decides_the_bakes
     assert "the rewritten model's graph traced at x[0] (batch) 2 and 5; x[2] (height) 8 and 17 is the same" \
         in left["message"]
     assert r["after"]["faithful"] is True and r["equivalent"] is True
+
+
+def test_the_rewritten_models_second_trace_also_judges_findings_left_without_a_fix() -> None:
+    """YOLOE's `self.nc = int(x[-1].shape[1])` (TRT712, no automatic fix): the line is in the
+    rewritten model as it was, as a reverted fix's is, so that model's second trace is asked about
+    it and its verdict sets the entry's severity, with the note that says why."""
+    from trtcodemod.findings import Safety
+    from trtcodemod.migrate.plan import REMAINS, Decision, Plan
+    from trtcodemod.migrate.run import _bakes_as_written, _judged
+    from trtcodemod.rules import Finding
+
+    path = "/zoo/head.py"
+    baked = _constant(path, 14)
+    finding = Finding("TRT712", "int-of-size", "no automatic fix", path, 14, 8, 14, 30, Safety.NONE)
+    hostile = Finding("TRT705", "nonzero", "no automatic fix", path, 20, 4, 20, 20, Safety.NONE)
+    plan = Plan()
+    left = Decision(finding, REMAINS, reason="value baked in at line 14; no automatic fix", problems=[baked])
+    other = Decision(hostile, REMAINS, reason="NonZero node", problems=[
+        Problem("hostile", path, 20, "NonZero", "TRT705", "NonZero", "error")])
+    plan.decisions = {left.key: left, other.key: other}
+    assert _bakes_as_written(plan) == [left]  # only a finding whose problems are all bakes
+    same = Retrace({(path, 14)}, True, "the rewritten model's graph traced at x (batch) 2 and 5 is the same")
+    problems, note = _judged([baked], same)
+    assert [p.severity for p in problems] == ["warning"] and note == f"; {same.note}"
+    assert _judged([baked], None) == ([baked], "")
+    assert _judged([baked], Retrace())[1] == ""  # no verdict: the severity and the message stay

@@ -419,8 +419,9 @@ def _fix_before_export_failure(final: VerifyReport, plan: Plan, rule: str) -> tu
 def _judge_bakes_left(final: VerifyReport, plan: Plan, retrace: Retrace, session: Verification,
                       progress: Progress) -> Retrace | None:
     """The original's graph changed with the sizes, so its verdict demotes no bake; where the
-    rewritten model is clean and equivalent with only bakes left (a reverted fix's included: its
-    line is in that model as it was), the rewritten model's own second trace decides them."""
+    rewritten model is clean and equivalent with only bakes left (a reverted fix's and a finding's
+    without a fix included: their lines are in that model as they were), the rewritten model's
+    own second trace decides them."""
     state = side_state(final, "after")
     if not (final.equivalent and retrace.summary.get("same") is False and state["exported"]
             and state["faithful"] is True and state["trt_errors"] == 0):
@@ -428,18 +429,15 @@ def _judge_bakes_left(final: VerifyReport, plan: Plan, retrace: Retrace, session
     after = locate(final, "after", None)
     if any(p.kind != "baked" for p in after if p.severity == "error"):
         return None
-    return judge_rewritten([*after, *(p for d in _reverted_bakes(plan) for p in d.problems)], session, progress)
+    return judge_rewritten([*after, *(p for d in _bakes_as_written(plan) for p in d.problems)], session, progress)
 
 
-def _reverted_bakes(plan: Plan) -> list[Any]:
-    """The reverted fixes whose problems are all baked values (with a line): the code they would
-    have changed is in the rewritten model as it was."""
-    out = []
-    for key in plan.reverted:
-        d = plan.decisions[key]
-        if d.problems and all(p.kind == "baked" and p.path and p.line for p in d.problems):
-            out.append(d)
-    return out
+def _bakes_as_written(plan: Plan) -> list[Any]:
+    """The reverted fixes and the findings left without a fix whose problems are all baked values
+    (with a line): their code is in the rewritten model as it was (YOLOE's `self.nc =
+    int(x[-1].shape[1])`, a size of the text embeddings, which no dynamic axis changes)."""
+    decisions = [plan.decisions[key] for key in plan.reverted] + list(plan.by_action(REMAINS))
+    return [d for d in decisions if d.problems and all(p.kind == "baked" and p.path and p.line for p in d.problems)]
 
 
 def _revert_unproved(plan: Plan) -> None:
@@ -502,15 +500,18 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: VerifyReport, fi
         located = after_retrace.apply(located)  # its lines are the rewritten model's own bakes
     report["remaining"] = _remaining(located, plan)
     exported = bool(report["after"]["exported"])
-    report["remaining"] += [{"op": d.problems[0].op if d.problems else "-",
-                             "source": f"{d.finding.path}:{d.finding.line}", "rule": d.finding.rule,
-                             "message": d.reason + (GONE_NOTE if _gone(d, located, side, exported) else ""),
-                             "kind": "finding", "exporter": None,
-                             "severity": "error" if any(p.severity == "error" for p in d.problems)
-                             and not _gone(d, located, side, exported) else "warning"}
-                            for d in plan.by_action(REMAINS)
-                            if not any(r["rule"] == d.finding.rule and r["source"] and r["source"].endswith(
-                                f":{d.finding.line}") for r in report["remaining"])]
+    kept = list(report["remaining"])
+    for d in plan.by_action(REMAINS):
+        if any(r["rule"] == d.finding.rule and r["source"] and r["source"].endswith(f":{d.finding.line}")
+               for r in kept):
+            continue
+        gone = _gone(d, located, side, exported)
+        problems, judged = _judged(d.problems, after_retrace if side == "after" else None)
+        report["remaining"].append({
+            "op": d.problems[0].op if d.problems else "-", "source": f"{d.finding.path}:{d.finding.line}",
+            "rule": d.finding.rule, "message": d.reason + (GONE_NOTE if gone else "") + judged, "kind": "finding",
+            "exporter": None,
+            "severity": "error" if any(p.severity == "error" for p in problems) and not gone else "warning"})
     # A reverted fix leaves its problem where it was, even one the rewritten side cannot show
     # (a value baked in that no input set exposes is seen by the observer, on the original).
     located_entries = list(report["remaining"])
@@ -519,12 +520,7 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: VerifyReport, fi
         if any(r["rule"] == d.finding.rule and r["source"] and r["source"].endswith(f":{d.finding.line}")
                for r in located_entries):
             continue
-        problems, judged = d.problems, ""
-        if after_retrace is not None and side == "after":
-            # Its line is in the rewritten model as it was: that model's own second trace speaks for it.
-            problems = after_retrace.apply(problems)
-            if any(a.severity != b.severity for a, b in zip(problems, d.problems)):
-                judged = f"; {after_retrace.note}"
+        problems, judged = _judged(d.problems, after_retrace if side == "after" else None)
         report["remaining"].append({
             "op": problems[0].op if problems else "-", "source": f"{d.finding.path}:{d.finding.line}",
             "rule": d.finding.rule, "message": f"fix reverted: {why}{judged}", "kind": "finding", "exporter": None,
@@ -553,6 +549,16 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: VerifyReport, fi
     report["changed_files"] = sorted(sources)
     report["diff"] = "".join(unified_diff(_display(p), old, new) for p, (old, new) in sorted(sources.items()))
     return report, sources
+
+
+def _judged(problems: list[Problem], after_retrace: Retrace | None) -> tuple[list[Problem], str]:
+    """``problems`` of a line the rewritten model holds as it was, with the verdict of that model's
+    own second trace, and the note that says so where it changed a severity."""
+    if after_retrace is None:
+        return problems, ""
+    judged = after_retrace.apply(problems)
+    changed = any(a.severity != b.severity for a, b in zip(judged, problems))
+    return judged, f"; {after_retrace.note}" if changed else ""
 
 
 #: Why a finding left without a fix is no longer an error: the other fixes removed its node.
