@@ -309,12 +309,12 @@ def test_int_of_size_is_baked_by_torchscript_and_rewrite_follows_input() -> None
 # (``--facts``, or ``migrate``'s own) unlock a helper whose argument has no annotation.
 
 
-HEADER_grid = "import numpy as np\nimport torch\nfrom torch import nn\n\n"
+GRID_HEADER = "import numpy as np\nimport torch\nfrom torch import nn\n\n"
 
 
 def module(body: str, params: str = "x") -> str:
     lines = "".join(f"        {line}\n" for line in body.strip().splitlines())
-    return f"{HEADER_grid}class M(nn.Module):\n    def forward(self, {params}):\n{lines}"
+    return f"{GRID_HEADER}class M(nn.Module):\n    def forward(self, {params}):\n{lines}"
 
 
 def _options(facts: Facts | None, unsafe: bool = False) -> Options:
@@ -507,7 +507,7 @@ def test_numpy_on_constants_is_not_reported() -> None:
     assert findings(module("return x + torch.from_numpy(np.arange(10))")) == []
 
 
-HELPER = HEADER_grid + '''\
+HELPER = GRID_HEADER + '''\
 def make_grid(output):
     ny, nx = output.size(2), output.size(3)
     yv, xv = np.meshgrid(np.arange(ny), np.arange(nx), indexing="ij")
