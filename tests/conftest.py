@@ -19,7 +19,7 @@ SLOW_FILES = {
     "test_safety_exporters.py": 66, "test_prefilter.py": 107, "test_temporal_lift.py": 79,
     "test_recipe_variants_trt727.py": 72, "test_migrate.py": 55, "test_recipe_variants_trt725.py": 54,
     "test_recipe_variants_trt301.py": 49, "test_zoo.py": 48, "test_recipe_variants_trt306.py": 42,
-    "test_recipe_variants_trt402.py": 39, "test_zoo_ray.py": 39, "test_batch.py": 38, "test_topk_runtime_k.py": 37,
+    "test_recipe_variants_trt402.py": 39, "test_zoo_ray.py": 39, "test_batch.py": 38, "test_detection.py": 37,
     "test_bicubic_resize.py": 37, "test_safety.py": 33, "test_recipe_variants_trt601.py": 33,
     "test_recipe_variants_trt303.py": 30, "test_recipe_variants_trt308.py": 45, "test_recipe_variants_trt401.py": 28, "test_recipe_variants_trt102.py": 26,
     "test_recipe_variants_trt703.py": 25, "test_recipe_variants_trt201.py": 25, "test_size_recipe_variants.py": 25,

@@ -2,7 +2,7 @@
 
 - TRT706 looks calls up in :data:`UNSUPPORTED_OPS`, a table of torch functions and module
   classes whose export fails or yields an ONNX op TensorRT's parser rejects; each row is
-  backed by an export in tests/transforms/test_deployment.py.
+  backed by an export in tests/transforms/test_unsupported_ops.py.
 - TRT707 reports ``.rsample()`` in forward code: random sampling TensorRT cannot build.
 
 Both are detect only; where they look is shared with the other deployment rules: see
@@ -48,8 +48,8 @@ _FFT = tuple(f"torch.fft.{n}" for n in (
 ))
 _NO_EXPORT = "the TorchScript exporter has no ONNX symbolic for it"
 
-#: Each row is backed by an export in tests/transforms/test_deployment.py (opset 17, dynamo=False) and by
-#: TensorRT's operator table (trtcodemod/trt/onnx_ops.csv).
+#: Each row is backed by an export in tests/transforms/test_unsupported_ops.py (opset 17,
+#: dynamo=False) and by TensorRT's operator table (trtcodemod/trt/onnx_ops.csv).
 UNSUPPORTED_OPS: tuple[UnsupportedOp, ...] = (
     UnsupportedOp(("torch.nn.functional.fold", "torch.nn.Fold", "torch.nn.modules.fold.Fold"), "Col2Im",
                   "exports only from opset 18, as ONNX Col2Im, which no TensorRT release parses", opset=18),

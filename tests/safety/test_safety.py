@@ -16,7 +16,6 @@ into eager mode (the design the safe rules used to have) fails these checks.
 from __future__ import annotations
 
 import io
-import os
 import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -27,19 +26,13 @@ import onnx
 import onnxruntime as ort
 import pytest
 import torch
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 
+from drawn import FLOATS, SETTINGS, tensors
 from safety import Run, assert_same_run, import_source, run_once, toolchain_outcomes
 from support import export_formulation, rewrite
 
 HEADER = "import torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n"
-
-#: Where the drawn tensors live: ``TRTCODEMOD_TEST_DEVICE=cuda`` runs the eager and toolchain
-#: checks on a GPU (quantized tensors, CPU-only in torch, are then not drawn).
-DEVICE = torch.device(os.environ.get("TRTCODEMOD_TEST_DEVICE", "cpu"))
-
-SETTINGS = settings(max_examples=40, deadline=None, derandomize=True,
-                    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 
 @dataclass
@@ -63,49 +56,6 @@ class Program:
     @property
     def source(self) -> str:
         return HEADER + self.body
-
-
-# --- tensors --------------------------------------------------------------------------------
-
-FLOATS = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
-INTEGERS = (torch.int64, torch.int32, torch.uint8)
-SPECIALS = (0.0, -0.0, float("inf"), -float("inf"), float("nan"), 1.0, -1.0)
-
-
-@st.composite
-def tensors(draw, *, dtypes=FLOATS + INTEGERS + (torch.bool,), min_dim: int = 0, max_dim: int = 4,
-            grad: bool = True, quantized: bool = False, shape: tuple[int, ...] | None = None) -> torch.Tensor:
-    """A tensor of a drawn dtype, shape, layout and values, edge values included."""
-    if shape is None:
-        rank = draw(st.integers(min_dim, max_dim))
-        shape = tuple(draw(st.lists(st.integers(0, 5), min_size=rank, max_size=rank)))
-    dtype = draw(st.sampled_from(dtypes))
-    generator = torch.Generator().manual_seed(draw(st.integers(0, 2**16)))
-    base = torch.randn(shape, generator=generator, dtype=torch.float64) * 3
-    if base.numel() and draw(st.booleans()):
-        picks = torch.randint(len(SPECIALS), shape, generator=generator)
-        where = torch.rand(shape, generator=generator) < 0.3
-        base = torch.where(where, torch.tensor(SPECIALS, dtype=torch.float64)[picks], base)
-    if dtype == torch.bool:
-        tensor = base > 0
-    elif dtype.is_floating_point:
-        tensor = base.to(dtype)
-    else:
-        tensor = torch.nan_to_num(base, nan=0.0, posinf=7, neginf=-7).round().clamp(-8, 250)
-        tensor = tensor.clamp_min(0).to(dtype) if dtype == torch.uint8 else tensor.to(dtype)
-    layout = draw(st.sampled_from(["contiguous", "transposed", "channels_last"]))
-    if layout == "transposed" and tensor.dim() >= 2:
-        tensor = tensor.transpose(-1, -2).contiguous().transpose(-1, -2)
-    elif layout == "channels_last" and tensor.dim() == 4:
-        tensor = tensor.contiguous(memory_format=torch.channels_last)
-    tensor = tensor.to(DEVICE)
-    if quantized and DEVICE.type == "cpu" and draw(st.integers(0, 5)) == 0 and tensor.dim() >= 3:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return torch.quantize_per_tensor(torch.nan_to_num(base.float()), 0.1, 3, torch.quint8)
-    if grad and tensor.is_floating_point() and draw(st.booleans()):
-        tensor.requires_grad_(True)
-    return tensor
 
 
 def one(strategy) -> Callable[[st.DataObject], list[Any]]:

@@ -19,9 +19,9 @@ import pytest
 import torch
 from hypothesis import given
 
+from drawn import FLOATS, INTEGERS, SETTINGS, tensors
 from safety import Run, assert_same_run, import_source, run_once, toolchain_outcomes
 from support import rewrite
-from test_safety import FLOATS, INTEGERS, SETTINGS, tensors
 
 HEADER = "import torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n"
 

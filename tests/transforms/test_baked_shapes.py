@@ -1,4 +1,6 @@
-"""TRT711–TRT715: sizes baked in through NumPy / Python, size guards, shapes from values.
+"""The rules of ``transforms/baked_shapes.py``: TRT711 numpy-on-size, TRT712 python-math-on-size,
+TRT713 size-guard (the detection table covers TRT714/TRT715 too; their rewrites are in
+test_value_shapes.py).
 
 Detection is checked on positives and on look-alikes that must stay quiet; TRT712's
 rewrite is run before/after on many sizes (zero included); the claims the rule docs make
@@ -9,57 +11,31 @@ on a second input size.
 from __future__ import annotations
 
 import io
+import itertools
 import math
 import warnings
+from pathlib import Path
 
+import hypothesis.strategies as st
 import numpy as np
-import onnx
 import onnxruntime as ort
 import pytest
 import torch
+import torch.nn.functional as F
+from hypothesis import HealthCheck, given, settings
 
+from safety import assert_same_run, import_source, run_once, toolchain_outcomes
+from snippets import SIZE_HEADER as HEADER, export_checked_session as export_session, forward, ort_matches
 from support import assert_same, load, onnx_ops, rewrite, rules_found
+from trtcodemod.engine import Options, check_source, fix_source
+from trtcodemod.evidence.facts import Facts
+from trtcodemod.helpers.sizes import _trt_size_ceil, _trt_size_floor, _trt_size_int, _trt_size_max, _trt_size_min
 
 IDS = ("TRT711", "TRT712", "TRT713", "TRT714", "TRT715")
-HEADER = "import math\nimport numpy as np\nimport torch\nfrom torch import nn\n\n"
 
 
 def found(code: str) -> list[str]:
     return [r for r in rules_found(HEADER + code, select=IDS)]
-
-
-def forward(body: str, params: str = "x") -> str:
-    lines = "".join(f"        {line}\n" for line in body.strip().splitlines())
-    return f"class M(nn.Module):\n    def forward(self, {params}):\n{lines}"
-
-
-def export_session(model, args, names, dynamic_axes, *, dynamo: bool = False) -> ort.InferenceSession:
-    buffer = io.BytesIO()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        if dynamo:
-            program = torch.onnx.export(model, args, dynamo=True, input_names=names, dynamic_axes=dynamic_axes,
-                                        verbose=False)
-            program.save(buffer)
-        else:
-            torch.onnx.export(model, args, buffer, dynamo=False, opset_version=17, input_names=names,
-                              dynamic_axes=dynamic_axes)
-    onnx.checker.check_model(onnx.load_from_string(buffer.getvalue()))
-    return ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
-
-
-def ort_matches(session: ort.InferenceSession, model, *args: torch.Tensor) -> bool:
-    """Whether the exported graph gives the eager result (shape and values) on ``args``."""
-    expected = model(*args)
-    expected = expected if isinstance(expected, (tuple, list)) else (expected,)
-    feeds = {i.name: a.numpy() for i, a in zip(session.get_inputs(), args)}
-    try:
-        got = session.run(None, feeds)
-    except Exception:  # noqa: BLE001 - a graph that cannot run on this size does not match
-        return False
-    return all(
-        tuple(e.shape) == g.shape and np.allclose(e.detach().numpy(), g) for e, g in zip(expected, got)
-    )
 
 
 # --- detection -------------------------------------------------------------------------
@@ -314,46 +290,6 @@ def test_count_guard_on_masked_tensor_stops_torch_export() -> None:
     assert "TRT713" in found(COUNT_GUARD[len(HEADER):])
 
 
-# --- TRT714 / TRT715: shapes from values stay in the graph as execution tensors ---------
-
-ARANGE = HEADER + forward("return torch.arange(cond.sum().long(), dtype=torch.int32)", "cond")
-SLICE = HEADER + forward("n = m.sum()\nreturn x[:n]", "x, m")
-
-
-def _producer_of(model, args, names, op_type: str) -> set[str]:
-    buffer = io.BytesIO()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(model, args, buffer, dynamo=False, opset_version=17, input_names=names)
-    graph = onnx.load_from_string(buffer.getvalue()).graph
-    producers = {out: node for node in graph.node for out in node.output}
-    seen: set[int] = set()
-    types: set[str] = set()
-    for node in graph.node:
-        if node.op_type == op_type:
-            todo = list(node.input)
-            while todo:
-                producer = producers.get(todo.pop())
-                if producer is not None and id(producer) not in seen:
-                    seen.add(id(producer))
-                    types.add(producer.op_type)
-                    todo.extend(producer.input)
-    return types
-
-
-def test_arange_length_comes_from_a_reduction() -> None:
-    model = load(ARANGE, "M")()
-    assert "ReduceSum" in _producer_of(model, (torch.tensor([True, False, True]),), ["cond"], "Range")
-    session = export_session(model, (torch.tensor([True, False, True]),), ["cond"], {"cond": {0: "n"}})
-    assert ort_matches(session, model, torch.tensor([True, True, True, True]))  # correct, but an execution tensor
-
-
-def test_slice_bound_comes_from_a_reduction() -> None:
-    model = load(SLICE, "M")()
-    args = (torch.randn(5, 2), torch.tensor([1, 1, 0, 0, 1]))
-    assert "ReduceSum" in _producer_of(model, args, ["x", "m"], "Slice")
-
-
 INT_SIZE = HEADER + forward("b = int(x.shape[0])\nreturn x.new_zeros(b, 2)")
 
 
@@ -365,3 +301,763 @@ def test_int_of_size_is_baked_by_torchscript_and_rewrite_follows_input() -> None
     assert not ort_matches(export_session(before, (example,), ["x"], axes), before, other)
     assert ort_matches(export_session(after, (example,), ["x"], axes), after, other)
     assert ort_matches(export_session(before, (example,), ["x"], axes, dynamo=True), before, other)
+
+
+# --- (was test_numpy_on_size_fix.py) -------------------------------------------
+# TRT711's rewrite: a NumPy computation on tensor sizes that ends as a tensor becomes torch.
+#
+# Each rewrite is checked as text, then run before and after on real tensors at many sizes
+# (1 and 0 included): values bit for bit, dtype, shape, strides, device. The YOLO grid is
+# exported with both exporters at one size and run at another. Observed TracerWarnings
+# (``--facts``, or ``migrate``'s own) unlock a helper whose argument has no annotation.
+
+
+GRID_HEADER = "import numpy as np\nimport torch\nfrom torch import nn\n\n"
+
+
+def module(body: str, params: str = "x") -> str:
+    lines = "".join(f"        {line}\n" for line in body.strip().splitlines())
+    return f"{GRID_HEADER}class M(nn.Module):\n    def forward(self, {params}):\n{lines}"
+
+
+def _options(facts: Facts | None, unsafe: bool = False) -> Options:
+    # With facts, every line is looked at, as `migrate` does (its facts say what ran).
+    return Options(select=("TRT711",), unsafe=unsafe, facts=facts, **({"scope": "all"} if facts else {}))
+
+
+def fixed(code: str, facts: Facts | None = None) -> str:
+    return fix_source(code.encode(), "snippet.py", _options(facts, unsafe=True)).source.decode()
+
+
+def findings(code: str, facts: Facts | None = None) -> list:
+    return check_source(code.encode(), "snippet.py", _options(facts))
+
+
+# (name, forward before, forward after, input shapes to run both on)
+GRID_SHAPES = [(1, 3, 1, 1), (1, 3, 0, 4), (2, 3, 4, 0), (1, 3, 2, 5), (1, 3, 7, 3), (1, 3, 13, 17)]
+
+
+ROW_SHAPES = [(1, 1), (2, 0), (0, 3), (3, 7), (1, 64), (2, 199)]
+
+
+CASES = [
+    ("yolo_grid_ij",
+     'ny, nx = x.shape[2:]\nyv, xv = np.meshgrid(np.arange(ny), np.arange(nx), indexing="ij")\n'
+     "return torch.from_numpy(np.stack((xv, yv), 2).astype(np.float32))",
+     'ny, nx = x.shape[2:]\nyv, xv = torch.meshgrid(torch.arange(ny), torch.arange(nx), indexing="ij")\n'
+     "return torch.stack((xv, yv), 2).to(torch.float32)",
+     GRID_SHAPES),
+    ("grid_xy_default",  # NumPy's default order is "xy": written out, torch's default is "ij"
+     "h, w = x.size(2), x.size(3)\nreturn torch.from_numpy(np.stack(np.meshgrid(np.arange(w), np.arange(h)), -1))",
+     "h, w = x.size(2), x.size(3)\n"
+     'return torch.stack(torch.meshgrid(torch.arange(w), torch.arange(h), indexing="xy"), -1)',
+     GRID_SHAPES),
+    ("linspace_to_input_dtype",
+     "w = x.size(-1)\nreturn x * torch.tensor(np.linspace(0, w - 1, w), dtype=x.dtype)",
+     "w = x.size(-1)\nreturn x * torch.linspace(0, w - 1, w, dtype=torch.float64).to(x.dtype)",
+     ROW_SHAPES),
+    ("linspace_float64_kept",
+     "w = x.shape[1]\nreturn torch.tensor(np.linspace(0, w - 1, w))",
+     "w = x.shape[1]\nreturn torch.linspace(0, w - 1, w, dtype=torch.float64)",
+     ROW_SHAPES),
+    ("zeros_plus_ones_float64",
+     "n = x.shape[0]\nz = np.zeros((n, 4)) + np.ones((n, 4))\nreturn torch.from_numpy(z)",
+     "n = x.shape[0]\nz = torch.zeros((n, 4), dtype=torch.float64) + torch.ones((n, 4), dtype=torch.float64)\n"
+     "return z",
+     ROW_SHAPES),
+    ("indices_row",  # mmdetection3d's CenterFormer: np.indices((batch, self.obj_num))[0]
+     "b, n = x.shape[:2]\nreturn torch.as_tensor(np.indices((b, n))[0])",
+     'b, n = x.shape[:2]\nreturn torch.stack(torch.meshgrid(torch.arange(b), torch.arange(n), indexing="ij"))[0]',
+     ROW_SHAPES),
+    ("arange_arithmetic_int64",
+     "w = x.shape[1]\nreturn torch.from_numpy(np.arange(1, w + 1) * 2 - 1)",
+     "w = x.shape[1]\nreturn ((torch.arange(1, w + 1) * 2) - 1)",
+     ROW_SHAPES),
+    # NumPy's promotion made explicit: a Python float or a true division with an integer array
+    # is float64 in NumPy, float32 in torch.
+    ("arange_times_float_is_float64",
+     "w = x.shape[1]\nreturn torch.from_numpy(np.arange(w) * 0.5)",
+     "w = x.shape[1]\nreturn (torch.arange(w).to(torch.float64) * 0.5)",
+     ROW_SHAPES),
+    ("arange_divided_is_float64",
+     "w = x.shape[1]\nreturn torch.from_numpy(np.arange(w) / 2)",
+     "w = x.shape[1]\nreturn (torch.arange(w).to(torch.float64) / 2)",
+     ROW_SHAPES),
+    ("device_keyword",
+     "w = x.shape[1]\nreturn torch.tensor(np.arange(w), device=x.device)",
+     "w = x.shape[1]\nreturn torch.arange(w).to(device=x.device)",
+     ROW_SHAPES),
+    # More of the table: tile vs repeat (NumPy's repeat is repeat_interleave), the stacks,
+    # promotion across arrays (int64 with float32 is float64 in NumPy), views of a transpose.
+    ("tile_and_repeat",
+     "w = x.shape[1]\nreturn torch.from_numpy(np.tile(np.arange(w), (2, 1)) + np.repeat(np.arange(2), w).reshape(2, w))",
+     "w = x.shape[1]\nreturn (torch.tile(torch.arange(w), (2, 1)) + torch.arange(2).repeat_interleave(w).reshape(2, w))",
+     ROW_SHAPES),
+    ("hstack_column_stack",
+     "w = x.shape[1]\n"
+     "return torch.from_numpy(np.column_stack((np.arange(w), np.hstack((np.arange(w - w), np.ones(w))))))",
+     "w = x.shape[1]\nreturn torch.stack((torch.arange(w).to(torch.float64), torch.cat((torch.arange(w - w)"
+     ".to(torch.float64), torch.ones(w, dtype=torch.float64)), 0)), 1)",
+     ROW_SHAPES),
+    ("concatenate_promotes",
+     "n = x.shape[0]\nreturn torch.from_numpy(np.concatenate((np.arange(n), np.zeros(n, dtype=np.float32)), 0))",
+     "n = x.shape[0]\nreturn torch.cat((torch.arange(n).to(torch.float64), torch.zeros(n, dtype=torch.float32)"
+     ".to(torch.float64)), 0)",
+     ROW_SHAPES),
+    ("full_and_floor_division",
+     "n = x.shape[0]\nreturn torch.from_numpy(np.full((n, 2), 7) // 2 - np.full((n, 2), 1.5))",
+     "n = x.shape[0]\nreturn ((torch.full((n, 2), 7, dtype=torch.int64) // 2).to(torch.float64) - "
+     "torch.full((n, 2), 1.5, dtype=torch.float64))",
+     ROW_SHAPES),
+    ("transpose_slices",
+     "h, w = x.shape\nreturn torch.from_numpy(np.indices((h, w)).transpose(1, 2, 0)[:, 1:])",
+     'h, w = x.shape\nreturn torch.stack(torch.meshgrid(torch.arange(h), torch.arange(w), indexing="ij"))'
+     ".permute(1, 2, 0)[:, 1:]",
+     ROW_SHAPES),
+    ("T_of_stack_to_tensor",
+     "h, w = x.shape\nreturn torch.tensor(np.stack((np.arange(w), np.arange(w) * 2)).T, dtype=torch.float32)",
+     "h, w = x.shape\nreturn torch.stack((torch.arange(w), (torch.arange(w) * 2)), 0).permute(1, 0)"
+     ".to(torch.float32)",
+     ROW_SHAPES),
+    # torch.tensor copies: two tensors of one local are two tensors after the rewrite too.
+    ("local_read_twice_by_tensor",
+     "w = x.shape[1]\na = np.arange(w)\nreturn torch.tensor(a), torch.tensor(a)",
+     "w = x.shape[1]\na = torch.arange(w)\nreturn a.clone(), a.clone()",
+     ROW_SHAPES),
+]
+
+
+@pytest.mark.parametrize("name,before,after,shapes", CASES, ids=[c[0] for c in CASES])
+def test_numpy_grid_rewrite_text(name, before, after, shapes) -> None:
+    assert fixed(module(before)) == module(after)
+    assert rewrite(module(before)) == module(before)  # unsafe: not without --unsafe
+
+
+def _run(model, x):
+    try:
+        return model(x), None
+    except Exception as exc:  # noqa: BLE001 - the same exception is part of the same program
+        return None, type(exc)
+
+
+@pytest.mark.parametrize("name,before,after,shapes", CASES, ids=[c[0] for c in CASES])
+def test_same_values_dtype_shape_strides_and_device_at_every_size(name, before, after, shapes) -> None:
+    original, new = load(module(before), "M")(), load(fixed(module(before)), "M")()
+    assert "np." not in fixed(module(before)).split("class M", 1)[1]
+    for shape in shapes:
+        x = torch.randn(shape)
+        x.view(-1)[:3] = torch.tensor([0.0, -0.0, float("nan")])[: x.numel()]
+        want, error = _run(original, x)
+        got, new_error = _run(new, x)
+        assert error is new_error, (shape, error, new_error)
+        if want is None:
+            continue
+        assert_same(want, got)  # exact: values, dtype, shape, NaN and the sign of zero
+        wants, gots = (want, got) if isinstance(want, tuple) else ((want,), (got,))
+        for one, other in zip(wants, gots):
+            assert one.device == other.device == torch.device("cpu") and one.is_contiguous() == other.is_contiguous()
+            if one.numel():  # an empty array's strides address nothing (from_numpy gives zeros there)
+                assert one.stride() == other.stride(), shape
+            assert not other.requires_grad
+        # Memory shared between outputs is shared after the rewrite too, and only then.
+        assert _sharing(wants) == _sharing(gots), shape
+
+
+def _sharing(outputs: tuple) -> list[list[bool]]:
+    """Which pairs of (non-empty) outputs share memory."""
+    return [[a.numel() > 0 and a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr() for b in outputs]
+            for a in outputs]
+
+
+def test_negative_sizes_are_the_stated_assumption() -> None:
+    """`np.arange(w - 1)` at w = 0 is empty; `torch.arange(-1)` raises: why the fix is unsafe."""
+    code = module("w = x.shape[1]\nreturn torch.from_numpy(np.arange(w - 1))")
+    new = fixed(code)
+    assert "torch.arange(w - 1)" in new
+    x = torch.zeros(2, 0)
+    assert load(code, "M")()(x).shape == (0,)
+    with pytest.raises(RuntimeError):
+        load(new, "M")()(x)
+    assert load(new, "M")()(torch.zeros(2, 5)).tolist() == [0, 1, 2, 3]
+
+
+NOT_REWRITTEN = [
+    # The array stays NumPy: returned, printed, read twice, or a view handed out as a tensor.
+    "return np.arange(x.shape[0])",
+    "w = x.shape[1]\na = np.arange(w)\nprint(a.shape)\nreturn torch.from_numpy(a)",
+    'h, w = x.shape\nyv, xv = np.meshgrid(np.arange(h), np.arange(w))\nreturn torch.from_numpy(xv)',
+    # A NumPy local changed in place, a power, a function outside the table.
+    "w = x.shape[1]\na = np.arange(w)\na[0] = 5\nreturn torch.from_numpy(a)",
+    "w = x.shape[1]\nreturn torch.from_numpy(np.arange(w) ** 2)",
+    "w = x.shape[1]\nreturn torch.from_numpy(np.cumsum(np.arange(w)))",
+    # A new axis: NumPy's stride 0 there is not torch's, and from_numpy keeps it.
+    "w = x.shape[1]\nreturn torch.from_numpy(np.arange(w)[:, None])",
+    # No exact torch form, or a keyword the rewrite does not know.
+    "w = x.shape[1]\nreturn torch.from_numpy(np.prod(np.arange(w)))",
+    "w = x.shape[1]\nreturn torch.from_numpy(np.linspace(0, 1, w, endpoint=False))",
+]
+
+
+@pytest.mark.parametrize("body", NOT_REWRITTEN)
+def test_named_not_rewritten(body) -> None:
+    code = module(body)
+    found = findings(code)
+    assert found and all(f.edit is None and "not rewritten" in f.message for f in found)
+    assert fixed(code) == code
+
+
+def test_numpy_on_constants_is_not_reported() -> None:
+    assert findings(module("return x + torch.from_numpy(np.arange(10))")) == []
+
+
+HELPER = GRID_HEADER + '''\
+def make_grid(output):
+    ny, nx = output.size(2), output.size(3)
+    yv, xv = np.meshgrid(np.arange(ny), np.arange(nx), indexing="ij")
+    return torch.from_numpy(np.stack((xv, yv), 2).astype(np.float32))
+
+
+class Decode(nn.Module):
+    def forward(self, x):
+        return x.permute(0, 2, 3, 1)[..., :2] + make_grid(x)
+'''
+
+
+GRID_LINE = HELPER.splitlines().index('    yv, xv = np.meshgrid(np.arange(ny), np.arange(nx), indexing="ij")') + 1
+
+
+def _facts(path: str, line: int) -> Facts:
+    facts = Facts(runs=3, lines={str(Path(path).resolve()): set(range(1, 12))})
+    facts.note_traced([(path, line, "Converting a tensor to a NumPy array might cause the trace to be incorrect.")])
+    return facts
+
+
+def test_a_helper_without_annotation_is_silent_without_facts() -> None:
+    assert findings(HELPER) == []
+    assert check_source(HELPER.encode(), "snippet.py", Options(select=("TRT711",), scope="all")) == []
+
+
+def test_a_tracer_warning_at_the_line_unlocks_the_rewrite() -> None:
+    facts = _facts("snippet.py", GRID_LINE)
+    [finding] = findings(HELPER, facts)
+    assert finding.line == GRID_LINE and finding.fix.value == "unsafe"
+    new = fixed(HELPER, facts)
+    assert '    yv, xv = torch.meshgrid(torch.arange(ny), torch.arange(nx), indexing="ij")\n' in new
+    assert "    return torch.stack((xv, yv), 2).to(torch.float32)\n" in new
+    helper, rewritten = load(HELPER, "make_grid"), load(new, "make_grid")
+    for h, w in [(1, 1), (0, 2), (3, 0), (4, 5), (9, 2)]:
+        out = torch.randn(1, 2, h, w)
+        assert_same(helper(out), rewritten(out))
+
+
+def test_a_tracer_warning_elsewhere_unlocks_nothing() -> None:
+    assert findings(HELPER, _facts("snippet.py", GRID_LINE + 1)) == []
+    assert findings(HELPER, _facts("other.py", GRID_LINE)) == []
+
+
+def test_tracer_warnings_survive_the_facts_file(tmp_path) -> None:
+    facts = _facts(str(tmp_path / "m.py"), 7)
+    facts.save(tmp_path / "facts.json")
+    again = Facts.load(tmp_path / "facts.json").for_file(str(tmp_path / "m.py"))
+    assert again is not None and again.traced(7, 7) and not again.traced(8, 9)
+
+
+DECODE = module(
+    'ny, nx = x.shape[2:]\nyv, xv = np.meshgrid(np.arange(ny), np.arange(nx), indexing="ij")\n'
+    "grid = torch.from_numpy(np.stack((xv, yv), 2).astype(np.float32))\n"
+    "return x[:, :2].permute(0, 2, 3, 1) + grid")
+
+
+def _exported(model, example: torch.Tensor, path: Path, dynamo: bool) -> ort.InferenceSession:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if dynamo:
+            torch.onnx.export(model, (example,), dynamo=True, input_names=["x"],
+                              dynamic_axes={"x": {2: "h", 3: "w"}}, verbose=False).save(str(path))
+        else:
+            torch.onnx.export(model, (example,), str(path), dynamo=False, opset_version=17, input_names=["x"],
+                              dynamic_axes={"x": {2: "h", 3: "w"}})
+    return ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+
+
+def _matches(session: ort.InferenceSession, model, x: torch.Tensor) -> bool:
+    try:
+        [got] = session.run(None, {"x": x.numpy()})
+    except Exception:  # noqa: BLE001 - a graph that cannot run at this size does not match
+        return False
+    want = model(x).numpy()
+    return got.shape == want.shape and np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("dynamo", [False, True], ids=["torchscript", "dynamo"])
+def test_the_rewritten_grid_exports_for_every_size(tmp_path, dynamo) -> None:
+    original, new = load(DECODE, "M")(), load(fixed(DECODE), "M")()
+    example, others = torch.randn(1, 3, 4, 5), [torch.randn(1, 3, 6, 3), torch.randn(1, 3, 9, 11)]
+    session = _exported(new, example, tmp_path / "new.onnx", dynamo)
+    assert all(_matches(session, new, x) for x in [example, *others])
+    if not dynamo:
+        # The TorchScript exporter keeps the NumPy grid of the traced size: wrong elsewhere.
+        before = _exported(original, example, tmp_path / "old.onnx", dynamo)
+        assert _matches(before, original, example) and not any(_matches(before, original, x) for x in others)
+
+
+def test_the_users_torch_alias_is_kept_and_a_missing_import_added() -> None:
+    aliased = ("import numpy\nimport torch as th\nfrom torch import nn\n\nclass M(nn.Module):\n"
+               "    def forward(self, x):\n        return th.from_numpy(numpy.arange(x.shape[1]))\n")
+    assert fixed(aliased).endswith("        return th.arange(x.shape[1])\n")
+    bare = aliased.replace("import torch as th\nfrom torch import nn", "from torch import nn, from_numpy").replace(
+        "th.from_numpy", "from_numpy")
+    new = fixed(bare)
+    assert "import torch\n" in new and new.endswith("        return torch.arange(x.shape[1])\n")
+    assert_same(load(bare, "M")()(torch.zeros(2, 5)), load(new, "M")()(torch.zeros(2, 5)))
+
+
+# --- (was test_size_minmax.py) -------------------------------------------------
+# TRT712's `min`/`max` of sizes: the helpers keep the choice in the TorchScript export.
+#
+# The rewrite text, the helpers against the built-ins on ints, scripting, fx, and both ONNX
+# exporters run in ONNX Runtime at sizes other than the example's. Then the `int`/`ceil`/`floor`
+# helpers: the built-ins outside a trace (values, types, exceptions), a traced size in the graph.
+
+
+HALF = """\
+import torch
+from torch import nn
+
+
+class Half(nn.Module):
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        k = max(x.shape[1] // 2, 1)
+        n = min(x.shape[1] - 2, 3)
+        return torch.topk(x, k, dim=1).values, x[:, :n]
+"""
+
+
+def _load(code: str, tmp_path, name: str) -> torch.nn.Module:
+    # A real file: TorchScript needs the source of the helpers inserted into it.
+    path = tmp_path / f"{name}.py"
+    path.write_text(code)
+    namespace: dict = {"__name__": name, "__file__": str(path)}
+    exec(compile(code, str(path), "exec"), namespace)
+    return namespace["Half"]()
+
+
+def test_rewrite_text() -> None:
+    assert rewrite(HALF) == HALF  # unsafe: applied with --unsafe or by migrate as a verified candidate
+    after = rewrite(HALF, unsafe=True)
+    assert "k = _trt_size_max(x.shape[1] // 2, 1)" in after and "n = _trt_size_min(x.shape[1] - 2, 3)" in after
+    assert "def _trt_size_traced(" in after
+
+
+def test_an_int_of_a_size_is_a_size_and_remainders_stay_integers() -> None:
+    """``h = int(x.shape[2])`` binds the size itself (transformers' TF-style padding), and ``%`` of
+    it by a number is an integer like ``//``: the ``max`` is rewritten, and the ``int`` too."""
+    code = (
+        "import torch\n\n\n"
+        "def f(x: torch.Tensor):\n"
+        "    h = int(x.shape[2])\n"
+        "    return x[:, :, : max(3 - h % 2, 1)]\n"
+    )
+    after = rewrite(code, unsafe=True, select=("TRT712",))
+    assert "h = x.shape[2]\n" in after and "x[:, :, : _trt_size_max(3 - h % 2, 1)]" in after, after
+
+
+@pytest.mark.parametrize("call", [
+    "max(x.shape[1] * 0.5, 1)",  # a float: the traced form would change the type
+    "max(x.shape[1] / 2, 1)",
+    "max(x.shape[0], x.shape[1], 2)",  # three operands
+    "max(x.shape[0], x.shape[1], key=abs)",
+    "min(n, x.shape[1])",  # a name the rule cannot see is an int
+])
+def test_only_two_integer_operands_are_rewritten(call: str) -> None:
+    code = f"import torch\nclass M(torch.nn.Module):\n    def forward(self, x, n):\n        return {call}\n"
+    assert "_trt_size" not in rewrite(code, unsafe=True)
+
+
+def test_helpers_are_the_builtins_on_ints() -> None:
+    values = (-3, -1, 0, 1, 2, 7, 2**62)
+    for a, b in itertools.product(values, values):
+        for helper, builtin in ((_trt_size_max, max), (_trt_size_min, min)):
+            result = helper(a, b)
+            assert result == builtin(a, b) and type(result) is int
+
+
+def _compare_eager(original, rewritten, widths) -> None:
+    for width in widths:
+        x = torch.randn(2, width)
+        x[0, 0] = -0.0
+        for got, want in zip(rewritten(x), original(x)):
+            assert torch.equal(got, want) and got.dtype == want.dtype and got.stride() == want.stride()
+
+
+def test_eager_and_script_are_the_original(tmp_path) -> None:
+    original = _load(HALF, tmp_path, "half_before")
+    rewritten = _load(rewrite(HALF, unsafe=True), tmp_path, "half_after")
+    _compare_eager(original, rewritten, (1, 2, 3, 8, 17))
+    _compare_eager(torch.jit.script(original), torch.jit.script(rewritten), (1, 2, 3, 8, 17))
+
+
+def test_fx_fails_as_the_original_does(tmp_path) -> None:
+    """fx makes sizes Proxies; comparing one in Python raises in both."""
+    errors = []
+    for code, name in ((HALF, "fx_before"), (rewrite(HALF, unsafe=True), "fx_after")):
+        with pytest.raises(Exception) as caught:
+            torch.fx.symbolic_trace(_load(code, tmp_path, name))
+        errors.append(type(caught.value))
+    assert errors[0] is errors[1]
+
+
+def _onnx_outputs(model, path, widths, dynamo: bool) -> dict[int, list]:
+    example = (torch.randn(2, 8),)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if dynamo:
+            torch.onnx.export(model, example, str(path), dynamo=True, input_names=["x"],
+                              dynamic_shapes={"x": {1: torch.export.Dim.AUTO}})
+        else:
+            torch.onnx.export(model, example, str(path), dynamo=False, input_names=["x"],
+                              dynamic_axes={"x": {1: "width"}})
+    session = ort.InferenceSession(str(path))
+    return {w: session.run(None, {"x": torch.arange(2.0 * w).reshape(2, w).numpy()}) for w in widths}
+
+
+def test_torchscript_export_keeps_the_choice(tmp_path) -> None:
+    widths = (1, 2, 3, 8, 9, 17)
+    original = _load(HALF, tmp_path, "ts_before")
+    rewritten = _load(rewrite(HALF, unsafe=True), tmp_path, "ts_after")
+    before = _onnx_outputs(original, tmp_path / "before.onnx", widths, dynamo=False)
+    after = _onnx_outputs(rewritten, tmp_path / "after.onnx", widths, dynamo=False)
+    for width in widths:
+        expected = rewritten(torch.arange(2.0 * width).reshape(2, width))
+        for got, want in zip(after[width], expected):
+            assert got.shape == tuple(want.shape) and (got == want.numpy()).all(), width
+    # The original's graph kept the example's choices: max picked the size (so k = 0 at width 1,
+    # where max gives 1) and min picked 3 (so 3 columns at width 3, where min gives 1).
+    assert before[1][0].shape == (2, 0) and before[3][1].shape == (2, 3)
+    assert before[17][0].shape == (2, 8)  # where the choice does not flip, the size was traced
+
+
+def test_dynamo_export_is_unchanged(tmp_path) -> None:
+    """The dynamo exporter keeps min/max of symbolic sizes itself; the helpers leave it alone."""
+    widths = (3, 8, 9, 17)
+    original = _load(HALF, tmp_path, "dy_before")
+    rewritten = _load(rewrite(HALF, unsafe=True), tmp_path, "dy_after")
+    before = _onnx_outputs(original, tmp_path / "before.onnx", widths, dynamo=True)
+    after = _onnx_outputs(rewritten, tmp_path / "after.onnx", widths, dynamo=True)
+    for width in widths:
+        for got, want in zip(after[width], before[width]):
+            assert got.shape == want.shape and (got == want).all()
+
+
+TOPK_INDEX = """\
+import torch
+from torch import nn
+
+
+class Head(nn.Module):
+    def __init__(self, max_det: int = 4) -> None:
+        super().__init__()
+        self.max_det = max_det
+
+    def forward(self, scores: torch.Tensor) -> torch.Tensor:
+        return self.top(scores, self.max_det)
+
+    def top(self, scores: torch.Tensor, max_det: int) -> torch.Tensor:
+        anchors, nc = scores.shape[1:]
+        k = min(max_det, anchors)
+        return scores.amax(-1).topk(k, dim=1).values
+"""
+
+
+def test_a_parameter_annotated_int_is_an_integer_operand(tmp_path) -> None:
+    """ultralytics' Detect.get_topk_index: `k = min(max_det, anchors)` with `max_det: int` and
+    `anchors` a size. The original's graph keeps the example's choice (4 of 7 anchors: k = 4
+    at 2 anchors fails); the rewritten one follows the anchors, and eager is unchanged."""
+    after = rewrite(TOPK_INDEX, unsafe=True)
+    assert "k = _trt_size_min(max_det, anchors)" in after
+    # Unannotated, or rebound before the call, the name is not known to be an int.
+    assert "_trt_size" not in rewrite(TOPK_INDEX.replace("max_det: int)", "max_det)"), unsafe=True)
+    rebound = TOPK_INDEX.replace("        k = min", "        max_det = scores.sum()\n        k = min")
+    assert "_trt_size" not in rewrite(rebound, unsafe=True)
+    models = {}
+    for name, code in (("before", TOPK_INDEX), ("after", after)):
+        path = tmp_path / f"topk_{name}.py"
+        path.write_text(code)
+        namespace: dict = {"__name__": f"topk_{name}", "__file__": str(path)}
+        exec(compile(code, str(path), "exec"), namespace)
+        models[name] = namespace["Head"]()
+    for anchors in (0, 1, 2, 4, 5, 9):
+        scores = torch.randn(2, anchors, 3)
+        scores[0, :1] = -0.0
+        want, got = models["before"](scores), models["after"](scores)
+        assert torch.equal(got, want) and got.shape == want.shape and got.dtype == want.dtype
+    outputs = {}
+    for name, model in models.items():
+        path = tmp_path / f"topk_{name}.onnx"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(model, (torch.randn(1, 7, 3),), str(path), dynamo=False, input_names=["s"],
+                              dynamic_axes={"s": {1: "anchors"}})
+        session = ort.InferenceSession(str(path))
+        outputs[name] = {}
+        for anchors in (2, 3, 7, 12):
+            scores = torch.randn(1, anchors, 3)
+            try:
+                outputs[name][anchors] = session.run(None, {"s": scores.numpy()})[0].shape
+            except Exception:  # noqa: BLE001 - the baked k larger than the row
+                outputs[name][anchors] = "fails"
+            assert models["after"](scores).shape == (1, min(4, anchors))
+    assert outputs["after"] == {2: (1, 2), 3: (1, 3), 7: (1, 4), 12: (1, 4)}
+    assert outputs["before"][2] == "fails" and outputs["before"][12] == (1, 4)
+
+
+ROUNDED = [(_trt_size_int, int), (_trt_size_ceil, math.ceil), (_trt_size_floor, math.floor)]
+
+
+@pytest.mark.parametrize("helper,builtin", ROUNDED, ids=["int", "ceil", "floor"])
+def test_rounding_helpers_are_the_builtins_outside_a_trace(helper, builtin) -> None:
+    values = [0, 7, -7, 2**62, True, 0.0, -0.0, 2.5, -2.5, 1e20, -1e-300, 7 / 3, np.float64(2.2), np.float32(-2.7),
+              np.int64(5), torch.tensor(3), torch.tensor(2.5), torch.tensor(-2.5)]
+    for value in values:
+        want = builtin(value)
+        got = helper(value)
+        assert got == want and type(got) is type(want), (value, got, want)
+    for odd in [float("inf"), float("-inf"), float("nan"), "3", None, torch.tensor([1.0, 2.0])]:
+        outcomes = []
+        for function in (builtin, helper):
+            try:
+                outcomes.append(function(odd))
+            except Exception as exc:  # noqa: BLE001 - the same exception is part of the same program
+                outcomes.append(type(exc))
+        assert outcomes[0] == outcomes[1], (odd, outcomes)
+
+
+@pytest.mark.parametrize("helper,builtin", ROUNDED, ids=["int", "ceil", "floor"])
+def test_rounding_helpers_keep_the_traced_size(helper, builtin, tmp_path) -> None:
+    """Traced on one width, the exported graph rounds every other width's quotient as eager does."""
+
+    def crop(x: torch.Tensor) -> torch.Tensor:
+        return x[:, : helper(x.shape[1] * 0.75)] if helper is _trt_size_int else x[:, : helper(x.shape[1] / 3)]
+
+    class Crop(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return crop(x)
+
+    path = tmp_path / "crop.onnx"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(Crop(), (torch.randn(2, 8),), str(path), dynamo=False, input_names=["x"],
+                          dynamic_axes={"x": {1: "width"}})
+    session = ort.InferenceSession(str(path))
+    for width in (1, 2, 3, 4, 7, 8, 9, 13):
+        x = torch.arange(2.0 * width).reshape(2, width)
+        [got] = session.run(None, {"x": x.numpy()})
+        quotient = width * 0.75 if helper is _trt_size_int else width / 3
+        assert got.shape == (2, builtin(quotient)) and (got == Crop()(x).numpy()).all(), width
+
+
+@pytest.mark.parametrize("call,after", [
+    ("int(h * self.scale)", "_trt_size_int(h * self.scale)"),
+    ("math.ceil(h / self.stride)", "_trt_size_ceil(h / self.stride)"),
+    ("math.floor(w * 0.5)", "_trt_size_floor(w * 0.5)"),
+    ("int(np.ceil(w / self.window))", "_trt_size_ceil(w / self.window)"),
+    ("int(math.floor(h / 2.5))", "_trt_size_floor(h / 2.5)"),
+    ("int(math.ceil(h / 4))", "(h + 3) // 4"),  # the exact integer form where there is one
+    ("max(h - self.k, 0)", "_trt_size_max(h - self.k, 0)"),
+    ("int(x.sum())", None),  # a tensor value: TRT702's
+    ("round(h * 0.5)", None),
+    ("max(h * 0.5, 1)", None),  # a float: min/max keep integers only
+    ("int(h * n)", None),  # `n` could be anything: without facts, not a number the helper takes
+])
+def test_int_ceil_floor_of_sizes(call: str, after: str | None) -> None:
+    code = ("import math\nimport numpy as np\nimport torch\nclass M(torch.nn.Module):\n"
+            f"    def forward(self, x, n):\n        h, w = x.shape[2:]\n        return {call}\n")
+    new = rewrite(code, unsafe=True, select=("TRT712",))
+    assert new.endswith(f"        return {after or call}\n"), new
+
+
+def test_sizes_handed_down_are_taken_on_the_observed_evidence(tmp_path) -> None:
+    """`int(patch_h * 2)` in a head whose `patch_h` comes from the caller's `h // 2`: TRT702 names a
+    tensor conversion without facts; with the recorded run (no value read there) and the export's
+    TracerWarning at the line, it is TRT712's, rewritten with `_trt_size_int`."""
+    from trtcodemod.engine import Options, check_source, fix_source
+    from trtcodemod.evidence.facts import Facts
+
+    code = ("import torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n"
+            "class Head(nn.Module):\n    def forward(self, out, patch_h, patch_w):\n"
+            "        return F.interpolate(out, (int(patch_h * 2), int(patch_w * 2)))\n")
+    path = tmp_path / "head.py"
+    path.write_text(code)
+    assert {f.rule for f in check_source(code.encode(), str(path), Options(select=("TRT702", "TRT712")))} == {"TRT702"}
+    facts = Facts(runs=1, lines={str(path.resolve()): set(range(1, 8))})
+    facts.note_traced([(str(path), 7, "Converting a tensor to a Python integer might cause the trace to be incorrect.")])
+    options = Options(select=("TRT702", "TRT712"), facts=facts, scope="all", unsafe=True)
+    assert [f.rule for f in check_source(code.encode(), str(path), options)] == ["TRT712", "TRT712"]
+    new = fix_source(code.encode(), str(path), options).source.decode()
+    assert "(_trt_size_int(patch_h * 2), _trt_size_int(patch_w * 2))" in new
+
+
+def test_rounding_rewrites_script_as_the_original(tmp_path) -> None:
+    code = ("import math\nimport torch\nfrom torch import nn\n\n\nclass Crop(nn.Module):\n"
+            "    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:\n"
+            "        h = x.shape[1]\n"
+            "        return x[:, : math.ceil(h / 3)], x[:, : int(h * 0.5)], x[:, : math.floor(h * 2 / 3)]\n")
+    new = rewrite(code, unsafe=True, select=("TRT712",))
+    assert new.count("_trt_size_") >= 3
+    scripted = []
+    for name, source in (("crop_before", code), ("crop_after", new)):
+        path = tmp_path / f"{name}.py"
+        path.write_text(source)
+        namespace: dict = {"__name__": name, "__file__": str(path)}
+        exec(compile(source, str(path), "exec"), namespace)
+        scripted.append(torch.jit.script(namespace["Crop"]()))
+    for width in (0, 1, 2, 3, 5, 8, 13):
+        x = torch.arange(2.0 * width).reshape(2, width)
+        for want, got in zip(scripted[0](x), scripted[1](x)):
+            assert torch.equal(want, got), width
+
+
+# --- (was test_written_for_tracing.py) -----------------------------------------
+# Code its author wrote for the trace keeps its Python sizes: kornia's ``filter2d`` reads the
+# channel count as an int only while tracing (``int(c) if torch.jit.is_tracing() else c``,
+# kornia 0.9 ``filters/filter.py:182``), because the convolution's ``groups`` must be a constant
+# in ONNX. TRT712 made it a traced size, and the export then failed ("convolution for kernel of
+# unknown shape"), in the fifth and sixth zoos' kornia models.
+
+
+KORNIA_FORM = """\
+import torch
+import torch.nn.functional as F
+
+
+def filter2d(input: torch.Tensor, kernel: torch.Tensor) -> torch.Tensor:
+    b, c, h, w = input.shape
+    tmp_kernel = kernel[:, None, ...].expand(-1, int(c) if torch.jit.is_tracing() else c, -1, -1)
+    if torch.jit.is_tracing():
+        groups = int(c)
+    else:
+        groups = c
+    n = int(h)
+    y = torch.atan2(input, input) if torch.jit.is_tracing() else input
+    return F.conv2d(y, tmp_kernel.reshape(-1, 1, 3, 3), groups=groups, padding=1)[..., :n, :]
+"""
+
+
+def _lines(rule: str, source: str = KORNIA_FORM) -> list[int]:
+    found = check_source(source.encode(), "filter.py", Options(select=(rule,)))
+    return sorted(f.line for f in found)
+
+
+def test_sizes_made_ints_for_the_trace_are_left_alone() -> None:
+    assert _lines("TRT712") == [12]  # `n = int(h)` runs in eager mode too: still found
+
+
+def test_the_same_code_outside_a_tracing_branch_is_found() -> None:
+    plain = KORNIA_FORM.replace("int(c) if torch.jit.is_tracing() else c", "int(c)").replace(
+        "if torch.jit.is_tracing():", "if c > 0:")
+    assert _lines("TRT712", plain) == [7, 9, 12]
+    training = KORNIA_FORM.replace("torch.jit.is_tracing()", "not self.training")
+    assert 7 in _lines("TRT712", training)  # true while exporting, but not written for the trace
+
+
+def test_operators_in_a_tracing_branch_are_still_found() -> None:
+    """An op the trace records is in the graph whoever wrote it: only sizes are the author's choice."""
+    assert _lines("TRT301") == [13]
+
+
+def test_the_form_left_alone_exports_and_computes_the_blur() -> None:
+    """Left as its author wrote it, the form exports with a dynamic batch and size."""
+    namespace: dict = {}
+    exec(compile(KORNIA_FORM, "filter.py", "exec"), namespace)
+    filter2d = namespace["filter2d"]
+
+    class Blur(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return filter2d(x, torch.ones(1, 3, 3) / 9)
+
+    x = torch.rand(2, 3, 8, 8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(Blur(), (x,), io.BytesIO(), dynamo=False, input_names=["x"],
+                          dynamic_axes={"x": {0: "b", 2: "h", 3: "w"}})
+    assert torch.equal(Blur()(x)[..., :8, :], F.conv2d(x, (torch.ones(1, 3, 3) / 9)[:, None].expand(-1, 3, -1, -1)
+                                                       .reshape(-1, 1, 3, 3), groups=3, padding=1))
+
+
+# --- the safety contract on drawn tensors (was safety/test_safety_baked_shapes.py) ----------------
+# The contract for TRT712's rewrite (integer arithmetic on sizes), before vs after.
+#
+# Hypothesis draws tensor shapes (empty axes included) and dtypes; each program is
+# rewritten by the real engine with --unsafe and compared with tests/safety.py's comparator
+# (values, dtypes, shapes, strides, gradients, aliasing, exceptions). The program is also
+# run under torch.jit.script, torch.fx, torch.compile and torch.export: wherever the
+# original works the rewrite must work and agree, and where the original fails (fx cannot
+# call math.ceil on a traced size) the rewrite may do better.
+
+
+CONTRACT_HEADER = "import math\nimport torch\nfrom torch import nn\n\n"
+
+
+PROGRAMS = {
+    "ceil": "n = math.ceil(x.shape[1] / 4)\nreturn x.new_zeros(x.shape[0], n) + x.sum()",
+    "floor": "n = math.floor(x.size(-1) / 3)\nreturn x[..., :n] * 2",
+    "int-div": "n = int(x.shape[0] / 2)\nreturn x[:n].clone()",
+    "int": "b = int(x.shape[0])\nreturn x.reshape(b, -1)",
+    "numel": "n = math.ceil(x.numel() / 5)\nreturn torch.arange(n) + x.numel()",
+}
+
+
+SETTINGS = settings(max_examples=25, deadline=None, derandomize=True,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+
+
+def _source(body: str) -> str:
+    lines = "".join(f"        {line}\n" for line in body.splitlines())
+    return f"{CONTRACT_HEADER}class M(nn.Module):\n    def forward(self, x):\n{lines}"
+
+
+@pytest.fixture(scope="module")
+def modules(tmp_path_factory) -> dict[str, tuple[type, type]]:
+    folder: Path = tmp_path_factory.mktemp("baked_shapes")
+    built = {}
+    for name, body in PROGRAMS.items():
+        before = _source(body)
+        after = rewrite(before, unsafe=True, select=("TRT712",))
+        assert after != before and "math." not in after and "int(" not in after, after
+        built[name] = (import_source(before, folder)["M"], import_source(after, folder)["M"])
+    return built
+
+
+@st.composite
+def tensors(draw) -> torch.Tensor:
+    shape = draw(st.lists(st.integers(0, 9), min_size=2, max_size=3))
+    dtype = draw(st.sampled_from([torch.float32, torch.float16, torch.int64]))
+    x = torch.randn(shape).to(dtype) if dtype.is_floating_point else torch.randint(-5, 5, shape)
+    if draw(st.booleans()) and x.dim() >= 2:
+        x = x.transpose(0, 1)  # non-contiguous
+    if dtype is torch.float32 and draw(st.booleans()):
+        x = x.requires_grad_(True)
+    return x
+
+
+@pytest.mark.parametrize("name", list(PROGRAMS))
+@SETTINGS
+@given(x=tensors())
+def test_eager_contract(modules, name: str, x: torch.Tensor) -> None:
+    before, after = modules[name]
+    assert_same_run(run_once(before(), [x]), run_once(after(), [x]), context=name)
+
+
+@pytest.mark.parametrize("name", list(PROGRAMS))
+def test_toolchains(modules, name: str, tmp_path) -> None:
+    before, after = modules[name]
+    for shape in [(4, 9), (2, 8)]:
+        x = torch.randn(shape)
+        old = toolchain_outcomes(before, [x], tmp_path)
+        new = toolchain_outcomes(after, [x], tmp_path)
+        for chain, result in old.items():
+            if isinstance(result, Exception):
+                continue
+            assert not isinstance(new[chain], Exception), f"{name}: {chain} broke: {new[chain]!r}"
+            assert_same_run(run_once(lambda t: result, [x]), run_once(lambda t: new[chain], [x]),
+                            context=f"{name} under {chain}")

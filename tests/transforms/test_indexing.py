@@ -14,6 +14,7 @@ import torch
 
 from support import assert_same, load, onnx_ops, rewrite, rules_found
 
+
 MODEL = """
 import torch
 from torch import nn
@@ -284,31 +285,6 @@ def test_mask_with_other_indices_is_reported_not_rewritten() -> None:
     """
     assert rules_found(code) == ["TRT201", "TRT201"]
     assert rewrite(code, unsafe=True) == textwrap.dedent(code)
-
-
-def test_assignments_are_tensor_where_with_unsafe() -> None:
-    code = """
-    import torch
-
-    def f(boxes: torch.Tensor, scores: torch.Tensor, labels, fallback):
-        boxes[scores < 0.05] = fallback      # TRT202
-        scores[labels == 0] += 1.0           # TRT202
-        scores[labels == 1] = 0.0            # a masked fill: exports as one Where
-        scores[scores.isnan()] = float("-inf")
-        keep = scores > 0
-        scores[keep, 0:1] = labels[:, None]  # TRT202 (mixed indices)
-        boxes[keep][0] = 1.0                 # a read of a copy, then a write: TRT201 on the read
-        return boxes, scores
-    """
-    assert rules_found(code, select=("TRT201", "TRT202")) == ["TRT202", "TRT202", "TRT202", "TRT201"]
-    after = rewrite(code, unsafe=True)
-    safe = rewrite(code)  # TRT202's fix needs --unsafe
-    assert "boxes[scores < 0.05] = fallback" in safe and "scores[labels == 0] += 1.0" in safe
-    assert ("boxes = torch.where(_trt_mask_rows(scores < 0.05, boxes), torch.as_tensor(fallback, dtype=boxes.dtype, "
-            "device=boxes.device), boxes)") in after
-    assert "scores = torch.where(_trt_mask_rows(labels == 0, scores), (scores + 1.0).to(scores.dtype), scores)" in after
-    assert "scores[keep, 0:1] = labels[:, None]" in after  # mixed indices: reported only
-    assert "_trt_mask_index(boxes, keep)[0] = 1.0" in after
 
 
 def test_star_index_and_helper_bodies_are_left_alone() -> None:

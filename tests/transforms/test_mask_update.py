@@ -12,8 +12,10 @@ import onnx
 import onnxruntime as ort
 import pytest
 import torch
+
 from safety import assert_same_run, run_once
 from support import load, rewrite, rules_found
+
 
 MODULE = """
 import torch
@@ -273,3 +275,28 @@ def test_migrate_places_a_graph_onnx_runtime_refuses(tmp_path) -> None:
     assert not matches(unplaced, finding("TRT204", fill_line))
     nonzero = Problem("hostile", norm(str(model_file)), fill_line + 1, "NonZero", "TRT201", "data-dependent", "warning")
     assert matches(nonzero, finding("TRT202", fill_line + 1))
+
+
+def test_assignments_are_tensor_where_with_unsafe() -> None:
+    code = """
+    import torch
+
+    def f(boxes: torch.Tensor, scores: torch.Tensor, labels, fallback):
+        boxes[scores < 0.05] = fallback      # TRT202
+        scores[labels == 0] += 1.0           # TRT202
+        scores[labels == 1] = 0.0            # a masked fill: exports as one Where
+        scores[scores.isnan()] = float("-inf")
+        keep = scores > 0
+        scores[keep, 0:1] = labels[:, None]  # TRT202 (mixed indices)
+        boxes[keep][0] = 1.0                 # a read of a copy, then a write: TRT201 on the read
+        return boxes, scores
+    """
+    assert rules_found(code, select=("TRT201", "TRT202")) == ["TRT202", "TRT202", "TRT202", "TRT201"]
+    after = rewrite(code, unsafe=True)
+    safe = rewrite(code)  # TRT202's fix needs --unsafe
+    assert "boxes[scores < 0.05] = fallback" in safe and "scores[labels == 0] += 1.0" in safe
+    assert ("boxes = torch.where(_trt_mask_rows(scores < 0.05, boxes), torch.as_tensor(fallback, dtype=boxes.dtype, "
+            "device=boxes.device), boxes)") in after
+    assert "scores = torch.where(_trt_mask_rows(labels == 0, scores), (scores + 1.0).to(scores.dtype), scores)" in after
+    assert "scores[keep, 0:1] = labels[:, None]" in after  # mixed indices: reported only
+    assert "_trt_mask_index(boxes, keep)[0] = 1.0" in after

@@ -7,17 +7,21 @@ import itertools
 import textwrap
 import warnings
 
+import onnxruntime as ort
 import pytest
 import torch
+import torch.nn as nn
 import torch.nn.functional as F
 
+from snippets import found_selected as found
 from support import assert_same, export_formulation, load, onnx_ops, rewrite, rules_found, strip_helpers
 from trtcodemod.helpers.pooling import (
-    _TrtAdaptiveAvgPool1d,
-    _TrtAdaptiveAvgPool2d,
     _trt_adaptive_avg_pool1d,
     _trt_adaptive_avg_pool2d,
+    _TrtAdaptiveAvgPool1d,
+    _TrtAdaptiveAvgPool2d,
 )
+
 
 MODEL = """
 import torch.nn.functional as F
@@ -291,3 +295,70 @@ def test_area_resize_scripts_traces_and_exports_like_the_original(tmp_path) -> N
     assert_same(torch.jit.script(original)(x), torch.jit.script(rewritten)(x))
     assert_same(expected, torch.fx.symbolic_trace(rewritten)(x))
     assert_same(torch.export.export(original, (x,)).module()(x), torch.export.export(rewritten, (x,)).module()(x))
+
+
+# --- TRT602 adaptive max pooling: findings, look-alikes and what the export does ---------------
+
+@pytest.mark.parametrize("code", [
+    "y = F.adaptive_max_pool2d(x, (7, 7))\n",
+    "y = F.adaptive_max_pool2d(x, output_size=3)\n",
+    "y = F.adaptive_max_pool1d(x, 8)\n",
+    "y = torch.nn.functional.adaptive_max_pool3d(x, 2)\n",
+    "from torch.nn.functional import adaptive_max_pool2d as amp\ny = amp(x, (1, 4))\n",
+    "pool = nn.AdaptiveMaxPool2d((4, None))\n",
+    "pool = nn.AdaptiveMaxPool2d(size)\n",
+    "pool = nn.AdaptiveMaxPool2d(2, return_indices=True)\n",
+    "from torch.nn import AdaptiveMaxPool1d\npool = AdaptiveMaxPool1d(5)\n",
+])
+def test_adaptive_max_pool_reported(code: str) -> None:
+    assert found(code, "TRT602") == ["TRT602"]
+
+
+@pytest.mark.parametrize("code", [
+    "y = F.adaptive_max_pool2d(x, 1)\n",  # GlobalMaxPool
+    "y = F.adaptive_max_pool2d(x, (1, 1))\n",
+    "pool = nn.AdaptiveMaxPool2d(1, return_indices=True)\n",
+    "pool = nn.AdaptiveMaxPool3d((1, 1, 1))\n",
+    "pool = nn.AdaptiveAvgPool2d(7)\n",  # the average form is TRT601's
+    "pool = nn.MaxPool2d(2)\n",
+    "def adaptive_max_pool2d(x, s):\n    return x\ny = adaptive_max_pool2d(x, 7)\n",  # a user's own function
+])
+def test_adaptive_max_pool_not_reported(code: str) -> None:
+    assert found(code, "TRT602") == []
+
+
+class _Pool(nn.Module):
+    def __init__(self, size) -> None:
+        super().__init__()
+        self.pool = nn.AdaptiveMaxPool2d(size)
+
+    def forward(self, x):
+        return self.pool(x)
+
+
+def test_adaptive_max_pool_export_claims() -> None:
+    x = torch.randn(2, 3, 8, 8)
+    dynamic = {"input_0": {2: "h", 3: "w"}}
+    # Output size 1 is GlobalMaxPool for any input size (not reported).
+    assert onnx_ops(_Pool(1), (x,), dynamic_axes=dynamic) == ["GlobalMaxPool"]
+    # Dividing and static: an exact MaxPool.
+    assert onnx_ops(_Pool(4), (x,)) == ["MaxPool"]
+    with pytest.raises(Exception, match="input size not accessible"):
+        onnx_ops(_Pool(4), (x,), dynamic_axes=dynamic)
+    with pytest.raises(Exception, match="not factor of input size"):
+        onnx_ops(_Pool(3), (x,))
+
+
+def test_adaptive_max_pool_dynamo_bakes_the_kernel() -> None:
+    from torch.export import Dim
+
+    model = _Pool(4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        program = torch.onnx.export(model, (torch.randn(2, 3, 8, 8),), dynamo=True,
+                                    dynamic_shapes=({2: Dim("h", min=4, max=64), 3: Dim("w", min=4, max=64)},))
+    session = ort.InferenceSession(program.model_proto.SerializeToString())
+    x = torch.randn(2, 3, 16, 16)
+    got = session.run(None, {session.get_inputs()[0].name: x.numpy()})[0]
+    assert model(x).shape == (2, 3, 4, 4)
+    assert got.shape == (2, 3, 8, 8)  # the example's 2x2 kernel, silently

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 import torch
 
@@ -190,3 +192,35 @@ def _dynamo_ops(fn, path) -> list[str]:
     torch.onnx.export(_Wrap(fn), (torch.randn(2, 3, 4),), str(path), dynamo=True, opset_version=18,
                       input_names=["m"], dynamic_axes={"m": {0: "batch"}})
     return sorted(node.op_type for node in onnx.load(str(path)).graph.node)
+
+
+# --- what is not a rule (was test_repeat_transpose.py) -----------------------------------------
+
+HEADER = "import torch\nimport numpy as np\nfrom torch import nn\n"
+
+
+@pytest.mark.parametrize("rank", [2, 3])
+def test_dot_t_exports_as_transpose(rank: int) -> None:
+    """The seed's `.T` failure (no symbolic for numpy_T) is gone in torch 2.13: a plain Transpose."""
+    class M(torch.nn.Module):
+        def forward(self, x):
+            return x.T * 2
+
+    x = torch.randn(*range(2, 2 + rank))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ops = onnx_ops(M(), (x,), dynamic_axes={"input_0": {0: "n"}})
+        program = torch.onnx.export(M(), (x,), dynamo=True, verbose=False)
+    assert "Transpose" in ops
+    assert "Transpose" in [node.op_type for node in program.model_proto.graph.node]
+
+
+@pytest.mark.parametrize("code", [
+    "y = x.squeeze().unsqueeze(0)\n",
+    "y = x.squeeze().squeeze(1)\n",
+    "y = torch.squeeze(x).unsqueeze(-1).float()\n",
+    "y = x.float().squeeze()[0]\n",
+])
+def test_chained_squeeze_all_is_already_reported(code: str) -> None:
+    """TRT403 sees `squeeze()` inside chains: no separate rule needed."""
+    assert "TRT403" in rules_found(HEADER + code)

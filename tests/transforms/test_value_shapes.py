@@ -12,15 +12,15 @@ from __future__ import annotations
 
 import io
 import warnings
-from pathlib import Path
 
 import numpy as np
 import onnx
 import pytest
 import torch
-from safety import assert_same_run, import_source, run_once, toolchain_outcomes
-from support import rewrite
 
+from safety import assert_same_run, import_source, run_once, toolchain_outcomes
+from snippets import SIZE_HEADER as HEADER, export_checked_session as export_session, forward, ort_matches
+from support import load, rewrite
 from trtcodemod.trt.check import check_graph
 
 SOURCE = """\
@@ -221,3 +221,45 @@ def test_the_rewritten_slice_needs_no_shape_tensor_from_values(slicing) -> None:
         x = ROWS[: len(mask)] if len(mask) else ROWS[:0]
         got = session.run(None, {"x": x.numpy(), "m": mask.numpy()})[0]
         assert np.array_equal(got, before["M"]()(x, mask).numpy(), equal_nan=True), name
+
+
+# --- the premise: shapes from values stay in the graph as execution tensors ----------------
+
+ARANGE = HEADER + forward("return torch.arange(cond.sum().long(), dtype=torch.int32)", "cond")
+
+
+SLICE = HEADER + forward("n = m.sum()\nreturn x[:n]", "x, m")
+
+
+def _producer_of(model, args, names, op_type: str) -> set[str]:
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, args, buffer, dynamo=False, opset_version=17, input_names=names)
+    graph = onnx.load_from_string(buffer.getvalue()).graph
+    producers = {out: node for node in graph.node for out in node.output}
+    seen: set[int] = set()
+    types: set[str] = set()
+    for node in graph.node:
+        if node.op_type == op_type:
+            todo = list(node.input)
+            while todo:
+                producer = producers.get(todo.pop())
+                if producer is not None and id(producer) not in seen:
+                    seen.add(id(producer))
+                    types.add(producer.op_type)
+                    todo.extend(producer.input)
+    return types
+
+
+def test_arange_length_comes_from_a_reduction() -> None:
+    model = load(ARANGE, "M")()
+    assert "ReduceSum" in _producer_of(model, (torch.tensor([True, False, True]),), ["cond"], "Range")
+    session = export_session(model, (torch.tensor([True, False, True]),), ["cond"], {"cond": {0: "n"}})
+    assert ort_matches(session, model, torch.tensor([True, True, True, True]))  # correct, but an execution tensor
+
+
+def test_slice_bound_comes_from_a_reduction() -> None:
+    model = load(SLICE, "M")()
+    args = (torch.randn(5, 2), torch.tensor([1, 1, 0, 0, 1]))
+    assert "ReduceSum" in _producer_of(model, args, ["x", "m"], "Slice")

@@ -14,10 +14,12 @@ import warnings
 import onnx
 import pytest
 import torch
-from support import load, rewrite
 
+from snippets import found, messages
+from support import load, rewrite, rules_found
 from trtcodemod.engine import Options, check_source
 from trtcodemod.trt.check import check_graph
+
 
 CODE = '''\
 import torch
@@ -134,3 +136,62 @@ def test_held_dtype_rewrite_runs_as_the_original_within_float32(boxes: torch.Ten
         torch.float64, torch.float64, torch.float32, torch.float32)  # the dtype changes: part of the assumption
     torch.testing.assert_close(mean_a.double(), mean_b, rtol=1e-6, atol=0, equal_nan=True)
     assert torch.equal(grid_a.double(), grid_b)
+
+
+# --- TRT701's findings, its messages and the float64 premise checked by export ----------------
+
+
+def test_dtype_positives_through_aliases() -> None:
+    code = """
+    import torch as th
+    from torch import float64 as f64
+
+    def stamps_to_offsets(stamps, n):
+        a = th.zeros(n, dtype=f64)
+        b = stamps.to(th.int16)
+        c = stamps.double() + stamps.short().float()
+        d = (stamps > 0).byte()
+        e = stamps.view(th.uint8)
+        f = th.ByteTensor([1, 2])
+        g = stamps.to(stamps.device, th.double)
+        return a, b, c, d, e, f, g
+    """
+    assert found(code) == ["TRT701"] * 8
+
+
+def test_dtype_negatives() -> None:
+    code = """
+    class Stamps(nn.Module):
+        def __init__(self):
+            super().__init__()
+            # construction time: a float64 table cast down before use
+            self.register_buffer("freqs", torch.arange(8, dtype=torch.float64).float())
+
+        def forward(self, x):
+            if x.dtype == torch.float64 or x.dtype in (torch.uint8, torch.int16):
+                x = x.float()
+            eps = torch.finfo(torch.float64).eps
+            arr = np.zeros(3, dtype=np.float64)
+            if self.training:
+                x = x + torch.zeros_like(x, dtype=torch.float64).float()
+            return x.to(torch.float32) + eps, np.double(arr)
+    """
+    assert found(code) == []
+    # A file that does not import torch: `.double()` is someone else's method.
+    assert rules_found("def f(v):\n    return v.double()\n") == []
+
+
+def test_dtype_messages_say_what_to_do() -> None:
+    code = "def f(t, m):\n    return t.double(), m.byte()\n"
+    float64, uint8 = messages(code, "TRT701")
+    assert "128" in float64 and "reference" in float64
+    assert ".bool()" in uint8
+
+
+def test_float64_premise_timestamps_lose_their_gaps_in_float32() -> None:
+    """Why TRT701 does not just cast to float32: near 1.5e9 s float32 values are 128 s apart."""
+    t0 = torch.tensor(1.5e9, dtype=torch.float64)
+    assert (torch.nextafter(t0.float(), torch.tensor(2e9)) - t0.float()).item() == 128.0
+    gap32 = (t0 + 0.5).float() - t0.float()
+    assert gap32.item() == 0.0  # the half-second frame gap is gone
+    assert ((t0 + 0.5) - t0).float().item() == 0.5  # subtracting the reference first keeps it

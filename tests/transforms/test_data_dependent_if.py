@@ -11,6 +11,7 @@ import torch
 
 from support import REPO, assert_same, load, onnx_ops, rewrite, rules_found
 
+
 MODEL = """
 import torch
 from torch import nn
@@ -511,43 +512,6 @@ def test_suppression_comment() -> None:
             return y
     """
     assert rules_found(code) == []
-
-
-def test_data_dependent_loops_reported() -> None:
-    code = """
-    import torch
-    class Refiner:
-        def run(self, x: torch.Tensor, steps: torch.Tensor, scores: torch.Tensor):
-            for _ in range(int(steps)):
-                x = x + 1
-            for _ in range(steps.item()):
-                x = x + 1
-            for _ in range(0, x.sum()):
-                x = x + 1
-            n = 0
-            while scores[n] > 0.5:
-                n += 1
-            for _ in range(x.shape[0]):
-                x = x + 1
-            return x
-    """
-    assert rules_found(code) == ["TRT104"] * 4
-    assert rewrite(code, unsafe=True) == textwrap.dedent(code)
-
-
-def test_traced_loop_is_unrolled() -> None:
-    """What TRT104 warns about is real: the trace repeats the body the example's number of times."""
-    code = """
-    import torch
-    class Refiner(torch.nn.Module):
-        def forward(self, x, steps):
-            for _ in range(int(steps)):
-                x = x * 2
-            return x
-    """
-    model = load(code, "Refiner")()
-    ops = onnx_ops(model, (torch.randn(2), torch.tensor(3)))
-    assert ops.count("Mul") == 3
 
 
 def test_example_model_tracker_update() -> None:
@@ -1088,34 +1052,6 @@ def test_annotated_free_function_is_rewritten_and_matches() -> None:
     a, b = torch.ones(2), torch.zeros(2)
     for score in (1.0, -1.0):
         assert_same(ns_before["gate"](torch.tensor(score), a, b), ns_after["gate"](torch.tensor(score), a, b))
-
-
-def test_loops_use_the_same_evidence() -> None:
-    """TRT104: a trip count from a forward input is data; from a shape, a config or a list, it is not."""
-    code = """
-    import torch
-    from torch import nn
-    class Decoder(nn.Module):
-        def __init__(self, cfg):
-            super().__init__()
-            self.cfg = cfg
-        def forward(self, x, steps, names):
-            for _ in range(int(steps)):
-                x = x + 1
-            for _ in range(len(names)):
-                x = x + 1
-            for _ in range(self.cfg.steps):
-                x = x + 1
-            for _ in range(x.size(0)):
-                x = x + 1
-            k = 0
-            while k < self.cfg.steps:
-                k += 1
-            while x.sum() > 1:
-                x = x / 2
-            return x
-    """
-    assert rules_found(code, select=("TRT104",)) == ["TRT104", "TRT104"]
 
 
 def test_evidence_reaches_a_helper_defined_before_its_caller() -> None:

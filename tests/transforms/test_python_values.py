@@ -8,15 +8,19 @@ values to rounding and the same dtype, while the exported graph now follows the 
 from __future__ import annotations
 
 import io
+import textwrap
 import warnings
 from pathlib import Path
 
+import numpy as np
 import onnxruntime as ort
 import pytest
 import torch
 
-from safety import import_source
-from support import rewrite
+from safety import assert_same_run, import_source, run_once
+from snippets import HEADER, export_session, found, messages
+from support import assert_same, load, onnx_ops, rewrite, rules_found
+
 
 BEFORE = '''\
 import torch
@@ -232,3 +236,259 @@ def test_the_rewritten_bounds_export_follows_the_mask(tmp_path: Path) -> None:
         want = model(x, other)
         results.append(got.shape == tuple(want.shape) and torch.allclose(torch.from_numpy(got), want))
     assert results == [False, True]  # the original's graph kept the example's lengths
+
+
+# --- TRT702 and TRT704: findings, TRT704's rewrite and the premises checked by export --------
+
+
+MODULE_702 = """
+class Head(nn.Module):
+    def forward(self, logits, boxes, k: int, ratio: float = 0.5):
+        peak = logits.max().item()
+        rows = boxes.tolist()
+        arr = boxes.cpu().numpy()
+        n = int(logits)
+        total = torch.sum(boxes)
+        t = float(total)
+        s = float(boxes.max() / 2)
+        return self._decode(logits), peak, rows, arr, n, t, s
+
+    def _decode(self, logits):
+        return logits.argmax().item()
+"""
+
+
+def test_tensor_to_python_positives() -> None:
+    assert found(MODULE_702) == ["TRT702"] * 7
+
+
+def test_tensor_to_python_negatives() -> None:
+    code = """
+    class Head(nn.Module):
+        def __init__(self, scale):
+            super().__init__()
+            self.scale = scale
+            self.steps = torch.tensor([8, 16]).tolist()
+
+        def forward(self, x, xs, k: int, mode="bilinear"):
+            a = int(x.shape[0]) + int(len(xs)) + int(k) + int(mode == "bilinear")
+            b = float(self.scale) + self.logit_scale.exp().item()
+            n = x.size(0)
+            c = int(n)
+            if self.training:
+                loss = x.mean().item()
+            if not torch.jit.is_tracing():
+                print(x.sum().item())
+            return x * a * b * c
+
+        def summary(self, x):
+            return x.mean().item()  # not reached from forward
+
+    class Tracker:
+        def forward(self, x):
+            return x.item()  # not a module
+    """
+    assert found(code, "TRT702") == []
+
+
+def test_tensor_to_python_local_reassigned_to_number() -> None:
+    code = """
+    class Head(nn.Module):
+        def forward(self, x):
+            n = torch.sum(x)
+            n = 3
+            return x * float(n)
+    """
+    assert found(code) == []
+
+
+def test_item_premise_export_bakes_the_value() -> None:
+    """The exported graph keeps the traced example's `.item()` value: wrong on a second input."""
+    code = """
+    import torch
+    from torch import nn
+
+    class Normalize(nn.Module):
+        def forward(self, x):
+            peak = x.abs().max().item()
+            return x / peak
+    """
+    model = load(code, "Normalize")()
+    session = export_session(model, (torch.ones(4) * 2,), ["x"])
+    second = torch.tensor([1.0, -8.0, 4.0, 0.5])
+    (result,) = session.run(None, {"x": second.numpy()})
+    assert not np.allclose(result, model(second).numpy())  # divided by 2, not by 8
+    assert np.allclose(result, (second / 2).numpy())
+    assert rules_found(code) == ["TRT702"]
+
+
+MODULE_704 = """
+import torch
+from torch import Tensor, nn
+
+
+class RoiHead(nn.Module):
+    def forward(self, rois: Tensor, extra: torch.Tensor):
+        rois = rois.flatten(1)  # still a tensor
+        n = len(rois)
+        ids = torch.arange(len(extra), dtype=torch.float32)
+        return rois.sum(1) + ids, rois.new_full((n,), float(n)), n
+"""
+
+
+def test_len_rewrite_text() -> None:
+    after = rewrite(MODULE_704)
+    assert "n = rois.shape[0]" in after
+    assert "torch.arange(extra.shape[0], dtype=torch.float32)" in after
+    assert "len(" not in after
+    assert "# still a tensor" in after
+    assert rewrite(after) == after
+
+
+@pytest.mark.parametrize(
+    "shape", [(3, 4), (1, 2, 5), (0, 4), (0, 3, 2), (7, 1)], ids=["2d", "3d", "empty", "empty-3d", "column"]
+)
+def test_len_same_results(shape) -> None:
+    before = load(MODULE_704, "RoiHead")()
+    after = load(rewrite(MODULE_704), "RoiHead")()
+    for fill in ("randn", "zeros", "nan"):
+        rois = torch.randn(*shape) if fill == "randn" else torch.zeros(*shape)
+        if fill == "nan" and rois.numel():
+            rois[..., 0] = float("nan")
+        extra = torch.full((shape[0], 2), -float("inf"))
+        assert_same(before(rois, extra), after(rois, extra))
+
+
+def test_len_zero_dim_both_raise() -> None:
+    """The documented difference: a 0-d tensor raises in both forms, with different exception types."""
+    code = "import torch\ndef f(x: torch.Tensor):\n    return len(x)\n"
+    before, after = load(code, "f"), load(rewrite(code), "f")
+    with pytest.raises(TypeError):
+        before(torch.tensor(1.0))
+    with pytest.raises(IndexError):
+        after(torch.tensor(1.0))
+
+
+def test_len_export_follows_the_batch() -> None:
+    """Before: Reshape to a baked (2, -1). After: Shape/Gather, right for batch 5 too."""
+    code = """
+    import torch
+    from torch import nn
+
+    class Flatten(nn.Module):
+        def forward(self, x: torch.Tensor):
+            return x.reshape(len(x), -1)
+    """
+    example, second = torch.randn(2, 3, 4), torch.randn(5, 3, 4)
+    axes = {"x": {0: "n"}}
+    before = load(code, "Flatten")()
+    after_code = rewrite(code)
+    after = load(after_code, "Flatten")()
+    (wrong,) = export_session(before, (example,), ["x"], axes).run(None, {"x": second.numpy()})
+    (right,) = export_session(after, (example,), ["x"], axes).run(None, {"x": second.numpy()})
+    assert wrong.shape == (2, 30)
+    assert right.shape == (5, 12) and np.allclose(right, after(second).numpy())
+    ops = onnx_ops(after, (example,), dynamic_axes=axes, input_names=["x"])
+    assert "Shape" in ops and "Gather" in ops
+
+
+def test_len_report_only_cases() -> None:
+    code = """
+    import torch
+    from mylib import len as mylen
+
+    class Head(nn.Module):
+        def forward(self, x, boxes: torch.Tensor, feats: torch.Tensor, cfg: list):
+            a = len(x)                   # unannotated: may be a list
+            boxes = [boxes]
+            b = len(boxes)               # reassigned to a list
+            try:
+                c = len(feats)           # a try may catch the TypeError
+            except TypeError:
+                c = 0
+            d = len(cfg) + len(x.shape) + mylen(feats)
+            e = [len(feats) for feats in x]           # the comprehension's own name
+            f = (lambda boxes: len(boxes))(x)         # the lambda's own name
+            return a, b, c, d, e, f
+
+    def helper(x):
+        return len(x)                    # not forward, not annotated: silent
+    """
+    msgs = messages(code, "TRT704")
+    assert len(msgs) == 3
+    assert "not annotated" in msgs[0] and "reassigned" in msgs[1] and "try" in msgs[2]
+    assert rewrite(HEADER + textwrap.dedent(code)) == HEADER + textwrap.dedent(code)
+
+
+def test_len_of_a_parameter_rebound_only_after_it() -> None:
+    """A rebinding the `len` cannot see (after it, outside any loop around both; or the value
+    holding the call) leaves the parameter there; one that can (a loop, a lambda called
+    later) still withholds the fix."""
+    code = """
+    import torch
+    from torch import nn
+
+    class Merge(nn.Module):
+        def forward(self, x: torch.Tensor, y: torch.Tensor, z: torch.Tensor, w: torch.Tensor):
+            b = len(x)
+            x = self.conv(x)                 # after the len: x there is the parameter
+            y = [len(y)]                     # the value holds the call: it runs first
+            for _ in range(2):
+                c = len(z)                   # the second pass sees the list
+                z = [z]
+            count = lambda: len(w)           # runs after the rebinding
+            w = [w]
+            return b, x, y, c, count()
+    """
+    fixed = rewrite(HEADER + textwrap.dedent(code), select=("TRT704",))
+    assert "b = x.shape[0]" in fixed and "y = [y.shape[0]]" in fixed
+    assert "c = len(z)" in fixed and "count = lambda: len(w)" in fixed
+    msgs = messages(code, "TRT704")
+    assert len(msgs) == 4 and sum("reassigned" in m for m in msgs) == 2
+
+    merge = HEADER + textwrap.dedent('''
+    class Merge(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.conv = torch.nn.Conv1d(3, 4, 1)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            b = len(x)
+            x = self.conv(x)
+            return x.reshape(b, -1)
+    ''')
+    after_code = rewrite(merge, select=("TRT704",))
+    assert "b = x.shape[0]" in after_code
+    Before, After = load(merge, "Merge"), load(after_code, "Merge")
+    # Values, gradients and exceptions (a 1-D input fails in the convolution on both sides).
+    for x in (torch.randn(2, 3, 5), torch.zeros(0, 3, 5), torch.full((1, 3, 2), float("nan")), torch.randn(3)):
+        torch.manual_seed(0)
+        before = Before()
+        torch.manual_seed(0)
+        after = After()
+        assert_same_run(run_once(before, [x.clone().requires_grad_()]), run_once(after, [x.clone().requires_grad_()]))
+
+
+def test_code_after_a_tracing_early_exit_is_eager_only() -> None:
+    """torchvision's ``heatmaps_to_keypoints`` shape: ``if _is_tracing(): ...; return`` and the eager
+    loop after it. The trace never runs the loop, so its `.item()` and bicubic resize are not findings;
+    without the early exit (or before the guard) they are."""
+    code = """
+    import torchvision
+
+    class Keypoints(nn.Module):
+        def forward(self, maps, sizes):
+            if torchvision._is_tracing():
+                return traced_path(maps, sizes)
+            out = []
+            for i in range(maps.shape[0]):
+                h = int(sizes[i].item())
+                out.append(F.interpolate(maps[i][None], size=(h, h), mode="bicubic"))
+            return out
+    """
+    assert found(code, "TRT702") == [] and found(code, "TRT727") == []
+    falls_through = code.replace("return traced_path(maps, sizes)", "maps = traced_path(maps, sizes)")
+    assert len(found(falls_through, "TRT702")) == 1 and len(found(falls_through, "TRT727")) == 1
+    guard = "            if torchvision._is_tracing():\n                return traced_path(maps, sizes)\n"
+    eager_first = code.replace(guard, "").replace("            return out\n", guard + "            return out\n")
+    assert len(found(eager_first, "TRT702")) == 1

@@ -1,0 +1,192 @@
+"""TRT706 unsupported-op and TRT707 distribution-rsample: findings, and the table of unsupported
+operators backed by an export each; the example model of the deployment rules (TRT701-TRT705,
+TRT801), whose rules are tested in their own modules' files."""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import warnings
+
+import onnx
+import pytest
+import torch
+import torch.nn.functional as F
+
+from snippets import found
+from support import REPO, assert_same, rewrite, rules_found
+from trtcodemod.transforms.unsupported_ops import UNSUPPORTED_OPS
+from trtcodemod.trt.support import is_supported
+
+
+# --- TRT706 unsupported-op --------------------------------------------------------
+
+SAMPLES = {
+    "torch.nn.functional.fold": (lambda x: F.fold(x, (4, 4), 2), lambda: (torch.randn(1, 8, 9),)),
+    "torch.nn.Fold": (lambda x: torch.nn.Fold((4, 4), 2)(x), lambda: (torch.randn(1, 8, 9),)),
+    "torch.nn.modules.fold.Fold": (lambda x: torch.nn.modules.fold.Fold((4, 4), 2)(x),
+                                   lambda: (torch.randn(1, 8, 9),)),
+    "torch.stft": (lambda x: torch.stft(x, 16, window=torch.hann_window(16), return_complex=False),
+                   lambda: (torch.randn(1, 64),)),
+    "torch.nn.functional.grid_sample": (lambda x, g: F.grid_sample(x, g, align_corners=False),
+                                        lambda: (torch.randn(1, 2, 4, 4), torch.rand(1, 3, 3, 2) * 2 - 1)),
+    "torch.tril": (torch.tril, lambda: (torch.randn(3, 3),)),
+    "torch.triu": (torch.triu, lambda: (torch.randn(3, 3),)),
+    "torch.det": (torch.det, lambda: (torch.randn(2, 3, 3),)),
+    "torch.linalg.det": (torch.linalg.det, lambda: (torch.randn(2, 3, 3),)),
+    "torch.logdet": (torch.logdet, lambda: (torch.eye(3)[None],)),
+    "torch.multinomial": (lambda p: torch.multinomial(p, 1), lambda: (torch.rand(2, 5),)),
+    "torch.bernoulli": (torch.bernoulli, lambda: (torch.rand(2, 5),)),
+    "torch.nn.functional.max_unpool1d": (lambda x: F.max_unpool1d(*F.max_pool1d(x, 2, return_indices=True), 2),
+                                         lambda: (torch.randn(1, 1, 4),)),
+    "torch.nn.functional.max_unpool2d": (lambda x: F.max_unpool2d(*F.max_pool2d(x, 2, return_indices=True), 2),
+                                         lambda: (torch.randn(1, 1, 4, 4),)),
+    "torch.nn.functional.max_unpool3d": (lambda x: F.max_unpool3d(*F.max_pool3d(x, 2, return_indices=True), 2),
+                                         lambda: (torch.randn(1, 1, 4, 4, 4),)),
+    "torch.nn.MaxUnpool1d": (lambda x: torch.nn.MaxUnpool1d(2)(*F.max_pool1d(x, 2, return_indices=True)),
+                             lambda: (torch.randn(1, 1, 4),)),
+    "torch.nn.MaxUnpool2d": (lambda x: torch.nn.MaxUnpool2d(2)(*F.max_pool2d(x, 2, return_indices=True)),
+                             lambda: (torch.randn(1, 1, 4, 4),)),
+    "torch.nn.MaxUnpool3d": (lambda x: torch.nn.MaxUnpool3d(2)(*F.max_pool3d(x, 2, return_indices=True)),
+                             lambda: (torch.randn(1, 1, 4, 4, 4),)),
+    "torch.nn.functional.affine_grid": (lambda t: F.affine_grid(t, (1, 1, 4, 4), align_corners=False),
+                                        lambda: (torch.randn(1, 2, 3),)),
+    "torch.cumprod": (lambda x: torch.cumprod(x, 1), lambda: (torch.randn(2, 5),)),
+    "torch.cummax": (lambda x: torch.cummax(x, 1)[0], lambda: (torch.randn(2, 5),)),
+    "torch.cummin": (lambda x: torch.cummin(x, 1)[0], lambda: (torch.randn(2, 5),)),
+    "torch.logcumsumexp": (lambda x: torch.logcumsumexp(x, 1), lambda: (torch.randn(2, 5),)),
+    "torch.searchsorted": (torch.searchsorted, lambda: (torch.tensor([-1.0, 0.0, 1.0]), torch.randn(5))),
+    "torch.histc": (lambda x: torch.histc(x, 4), lambda: (torch.randn(20),)),
+    "torch.bincount": (torch.bincount, lambda: (torch.tensor([0, 1, 1, 3]),)),
+    "torch.inverse": (torch.inverse, lambda: (torch.randn(2, 3, 3),)),
+    "torch.linalg.inv": (torch.linalg.inv, lambda: (torch.randn(2, 3, 3),)),
+    "torch.linalg.pinv": (torch.linalg.pinv, lambda: (torch.randn(2, 3, 3),)),
+    "torch.linalg.solve": (torch.linalg.solve, lambda: (torch.randn(2, 3, 3), torch.randn(2, 3, 1))),
+    "torch.slogdet": (lambda x: torch.slogdet(x)[1], lambda: (torch.randn(2, 3, 3),)),
+    "torch.linalg.slogdet": (lambda x: torch.linalg.slogdet(x)[1], lambda: (torch.randn(2, 3, 3),)),
+    "torch.erfinv": (torch.erfinv, lambda: (torch.rand(5),)),
+    "torch.special.erfinv": (torch.special.erfinv, lambda: (torch.rand(5),)),
+    "torch.median": (torch.median, lambda: (torch.randn(2, 5),)),
+    "torch.nanmedian": (torch.nanmedian, lambda: (torch.randn(2, 5),)),
+    "torch.kthvalue": (lambda x: torch.kthvalue(x, 2, 1)[0], lambda: (torch.randn(2, 5),)),
+    "torch.mode": (lambda x: torch.mode(x, 1)[0], lambda: (torch.randn(2, 5),)),
+    "torch.diag": (torch.diag, lambda: (torch.randn(4),)),
+    "torch.renorm": (lambda x: torch.renorm(x, 2, 0, 1.0), lambda: (torch.randn(3, 4),)),
+    "torch.unique_consecutive": (torch.unique_consecutive, lambda: (torch.tensor([0, 1, 1, 3]),)),
+}
+for _name in ("fft", "ifft", "rfft", "irfft", "fft2", "ifft2", "rfft2", "irfft2", "fftn", "ifftn", "rfftn",
+              "irfftn", "hfft", "ihfft"):
+    SAMPLES[f"torch.fft.{_name}"] = (lambda x, fn=getattr(torch.fft, _name): fn(x).abs(),
+                                     lambda: (torch.randn(2, 8, 8),))
+
+ROWS = [pytest.param(row, name, id=name) for row in UNSUPPORTED_OPS for name in row.names]
+
+
+class _Call(torch.nn.Module):
+    def __init__(self, fn) -> None:
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *args):
+        return self.fn(*args)
+
+
+def _exported_ops(fn, args, opset: int) -> list[str]:
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(_Call(fn), args, buffer, dynamo=False, opset_version=opset)
+    return [node.op_type for node in onnx.load_from_string(buffer.getvalue()).graph.node]
+
+
+def test_every_table_name_has_an_export_sample() -> None:
+    names = {name for row in UNSUPPORTED_OPS for name in row.names}
+    assert names == set(SAMPLES)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("row,name", ROWS)
+def test_table_row_is_backed_by_an_export(row, name) -> None:
+    """Each row: the exporter fails, or emits the op TensorRT's table marks unsupported for the target."""
+    fn, make_args = SAMPLES[name]
+    args = make_args()
+    fn(*args)  # the sample itself is valid torch code
+    if row.onnx_op is None or row.opset > 17:
+        with pytest.raises(Exception):
+            _exported_ops(fn, args, 17)
+    if row.onnx_op is not None:
+        assert row.onnx_op in _exported_ops(fn, args, row.opset)
+        if row.needed_before is None:
+            assert is_supported(row.onnx_op, "8.6") is False
+        else:
+            before = (row.needed_before[0], row.needed_before[1] - 1)
+            assert is_supported(row.onnx_op, before) is False
+            assert is_supported(row.onnx_op, row.needed_before) is True
+
+
+def test_unsupported_op_matching() -> None:
+    code = """
+    from torch.nn.functional import fold as torch_fold
+
+    def fold(x):                 # the user's own fold
+        return x
+
+    class Decoder(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.merge = nn.Fold((8, 8), 2)           # a module class: reported where built
+            self.basis = torch.linalg.inv(torch.eye(3))  # construction-time constant: silent
+
+        def forward(self, cols, grid, m):
+            a = torch_fold(cols, (8, 8), 2)
+            b = fold(cols)
+            c = torch.fft.rfft(cols)
+            d = F.grid_sample(cols, grid)
+            e = torch.linalg.det(m)
+            f = F.unfold(cols, 2) + torch.cumsum(cols, 1)
+            return a, b, c, d, e, f
+    """
+    assert found(code, "TRT706") == ["TRT706"] * 4
+    assert found(code, "TRT706", target="8.4") == ["TRT706"] * 5  # grid_sample before 8.5
+
+
+# --- TRT707 distribution-rsample ---------------------------------------------------
+
+
+def test_rsample() -> None:
+    code = """
+    class Policy(nn.Module):
+        def forward(self, obs):
+            dist = torch.distributions.Normal(obs, 1.0)
+            if self.training:
+                return dist.rsample()
+            return dist.rsample(), dist.sample(), self.act(dist)
+
+        def act(self, dist):
+            return dist.rsample()
+
+        def explore(self, dist):
+            return dist.rsample()   # not called from forward
+    """
+    assert found(code, "TRT707") == ["TRT707", "TRT707"]
+
+
+# --- the example model ----------------------------------------------------------------
+
+
+def test_example_model() -> None:
+    path = REPO / "examples" / "legacy_ops.py"
+    source = path.read_text()
+    assert sorted(set(rules_found(source))) == ["TRT701", "TRT702", "TRT703", "TRT704", "TRT705", "TRT801"]
+    after = rewrite(source)
+    assert "torch.arange(queries.shape[0]" in after
+
+    def module_from(text: str):
+        spec = importlib.util.spec_from_loader("legacy_ops_under_test", loader=None)
+        module = importlib.util.module_from_spec(spec)
+        exec(compile(text, str(path), "exec"), module.__dict__)
+        return module
+
+    before_mod, after_mod = module_from(source), module_from(after)
+    args = before_mod.inputs(torch.Generator().manual_seed(0))
+    assert_same(before_mod.build()(*args), after_mod.build()(*args))
