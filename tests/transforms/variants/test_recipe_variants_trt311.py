@@ -60,7 +60,7 @@ class Variant(NamedTuple):
 
 
 VARIANTS: dict[str, Variant] = {
-    "verlab_xfeat_unfold2d": Variant(("x = _trt_unfold(_trt_unfold(x, 2, ws, ws), 3, ws, ws) \\",), {
+    "verlab_xfeat_unfold2d": Variant(("x = _trt_unfold(_trt_unfold(x, 2,  ws , ws), 3, ws,ws) \\",), {
         "not-multiples": (torch.randn(1, 3, 37, 21, generator=_g(1)),),
         "one-cell": (torch.randn(3, 3, 8, 8, generator=_g(2)),),
         "zeros": (torch.zeros(2, 3, 16, 24),),
