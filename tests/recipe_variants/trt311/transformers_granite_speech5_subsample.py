@@ -1,7 +1,7 @@
 """Granite Speech 5's subsampling block: frames pooled by two with ``unfold(1, 2, 2).mean(-1)``.
 
 Reduced from transformers 5.24.0 (the PyPI wheel), transformers/models/granite_speech5/
-modeling_granite_speech5.py, ``GraniteSpeech5EncoderSubsamplingBlock.forward`` (lines 273-303)
+modeling_granite_speech5.py, ``GraniteSpeech5EncoderSubsamplingBlock.forward`` (lines 274-303)
 and ``GraniteSpeech5EncoderConvolutionModule`` (lines 174-202): the convolution branch runs a
 depthwise convolution of stride 2 (its length rounds up), the residual branch is pooled by two
 along time with ``hidden_states.unfold(1, 2, 2).mean(-1)`` (an odd last frame is dropped), and

@@ -2,7 +2,7 @@
 
 Reduced from verlab/accelerated_features at commit e92685f57f8318b18725c5c8c0bd28c7fe188d9a,
 modules/model.py, ``XFeatModel._unfold2d`` (lines 113-120) and its call in ``XFeatModel.forward``
-(lines 140-152): the image is averaged to one channel and instance-normalized, then
+(lines 123-154): the image is averaged to one channel and instance-normalized, then
 ``x.unfold(2,  ws , ws).unfold(3, ws,ws)`` (a chain continued with a backslash onto
 ``.reshape(B, C, H//ws, W//ws, ws**2)``) cuts it into ``ws`` x ``ws`` cells, which are moved to
 the channel axis and fed to the keypoint head (``ws=8``). Written here in our own words with
