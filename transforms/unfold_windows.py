@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import argument, code_of, has_star_args, helper_call, short_code
+from trtcodemod.astutil import argument, code_of, has_star_args, short_code
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
 from trtcodemod.transforms._op_calls import in_inserted_helper, tensor_method_receiver
 
@@ -125,7 +125,23 @@ graph's nodes are parsed by every TensorRT release.""",
             receiver = inner
         elif receiver.lpar and type(receiver) not in (cst.Tuple, cst.GeneratorExp, cst.NamedExpr):
             receiver = receiver.with_changes(lpar=[], rpar=[])  # `(x + 1).unfold(...)`: an argument needs none
-        return helper_call(HELPER, receiver, *(a.value for a in args))
+        return _helper_call(node, receiver, [a.value for a in args])
+
+
+def _helper_call(node: cst.Call, receiver: cst.BaseExpression, values: list[cst.BaseExpression]) -> cst.Call:
+    """``_trt_unfold(receiver, dimension, size, step)`` with the call's line breaks and comments:
+    those before ``.unfold`` (a chain written one call a line, kornia's
+    ``batch.unfold(1, c, c)  # comment`` then ``.unfold(2, ...)``) follow the receiver's comma, and
+    the whitespace around the arguments stays where it was, by position."""
+    dot = node.func.dot  # type: ignore[attr-defined]
+    broken = [w for w in (dot.whitespace_before, dot.whitespace_after) if type(w) is cst.ParenthesizedWhitespace]
+    comma = cst.Comma(whitespace_after=broken[0] if broken else cst.SimpleWhitespace(" "))
+    if len(broken) == 2:  # a line break on both sides of the dot: one on each side of the comma
+        comma = cst.Comma(whitespace_before=broken[0], whitespace_after=broken[1])
+    args = [cst.Arg(value=receiver, comma=comma)]
+    for value, written in zip(values, node.args):
+        args.append(cst.Arg(value=value, comma=written.comma, whitespace_after_arg=written.whitespace_after_arg))
+    return cst.Call(func=cst.Name(HELPER), args=args, whitespace_before_args=node.whitespace_before_args)
 
 
 RULES = (UnfoldWindows,)

@@ -55,6 +55,36 @@ def test_overlapping_windows_are_reported_without_a_fix(code: str) -> None:
     assert rewrite(source, select=("TRT311",)) == source
 
 
+@pytest.mark.parametrize(("code", "want"), [
+    # kornia's CLAHE tiles (kornia/enhance/equalization.py, _compute_tiles, lines 74-79): a call a line, a comment
+    ("tiles = (\n"
+     "    batch.unfold(1, c, c)  # unfold(dimension, size, step)\n"
+     "    .unfold(2, kv, kv)\n"
+     "    .unfold(3, kh, kh)\n"
+     "    .squeeze(1)\n"
+     ").contiguous()\n",
+     "tiles = (\n"
+     "    _trt_unfold(_trt_unfold(_trt_unfold(batch, 1, c, c),  # unfold(dimension, size, step)\n"
+     "    2, kv, kv),\n"
+     "    3, kh, kh)\n"
+     "    .squeeze(1)\n"
+     ").contiguous()\n"),
+    # Aria's patch grid (transformers 5.24.0, models/aria/modeling_aria.py, lines 926-930): a keyword a line
+    ("s = pixel_mask.unfold(\n    dimension=1,\n    size=self.config.patch_size,\n"
+     "    step=self.config.patch_size,\n)\n",
+     "s = _trt_unfold(\n    pixel_mask, 1,\n    self.config.patch_size,\n    self.config.patch_size,\n)\n"),
+    ("s = x.unfold(\n    2,  # height\n    p, p,  # windows\n)\n",
+     "s = _trt_unfold(\n    x, 2,  # height\n    p, p,  # windows\n)\n"),
+    ("s = (x  # a\n    .  # b\n    unfold(2, p, p))\n",
+     "s = (_trt_unfold(x  # a\n    ,  # b\n    2, p, p))\n"),
+])
+def test_line_breaks_and_comments_stay(code: str, want: str) -> None:
+    after = _fixed(code)
+    assert after.endswith(want), after
+    assert rules_found(after, select=("TRT311",)) == []
+    compile(after, "after.py", "exec")
+
+
 def test_a_chain_is_one_finding() -> None:
     assert rules_found("import torch\n\n\nt = x.unfold(2, p, p).unfold(3, p, p)\n", select=("TRT311",)) == ["TRT311"]
 
