@@ -1,10 +1,12 @@
-"""``x.unfold(d, k, k)``, windows that do not overlap → ``_trt_unfold(x, d, k, k)`` (TRT311).
+"""``x.unfold(d, k, s)`` → ``_trt_unfold(x, d, k, s)`` (TRT311): windows that export on a dynamic axis.
 
 Patch embeddings, descriptor pooling and block transforms cut an image into tiles with
 ``x.unfold(2, p, p).unfold(3, p, p)``. The TorchScript exporter converts ``unfold`` only when the
 axis's length is fixed, so with a dynamic height or width the export stops. The inserted helper
 (``trtcodemod/helpers/splitting.py``) is ``unfold`` itself outside an ONNX export and, while
-exporting, the same view of the tensor made of ``narrow``, ``view`` and ``movedim``.
+exporting, the same view of the tensor made of ``narrow``, ``view`` and ``movedim`` where the
+windows do not overlap (safe), or the windows gathered by computed indices where they overlap or
+leave gaps (halo attention's ``kv.unfold(2, win, block)``; unsafe: a copy, not a view).
 """
 
 from __future__ import annotations
@@ -24,15 +26,15 @@ class UnfoldWindows(Rule):
     info = RuleInfo(
         id="TRT311",
         name="unfold-windows",
-        summary="`x.unfold(d, k, k)` does not export with a dynamic axis (TorchScript exporter); view the axis as "
-                "whole windows instead",
+        summary="`x.unfold(d, k, s)` does not export with a dynamic axis (TorchScript exporter); view the axis as "
+                "whole windows (or gather overlapping ones) instead",
         doc="""\
-What it finds: the tensor method `x.unfold(dimension, size, step)` whose size and step are
-written the same (`x.unfold(2, p, p)`, `x.unfold(3, 8, 8)`, by position or by keyword): windows
-that tile the axis without overlapping, the way patch embeddings, local descriptors and block
-transforms cut an image into tiles (`x.unfold(2, p, p).unfold(3, p, p)`); a chain of them is one
-finding. Windows that overlap or leave gaps (`unfold(-1, 400, 160)`, size and step written
-differently) are reported without a fix: no view expresses them. Left alone: `F.unfold` and
+What it finds: the tensor method `x.unfold(dimension, size, step)` (by position or by keyword).
+Where size and step are written the same (`x.unfold(2, p, p)`, `x.unfold(3, 8, 8)`), the windows
+tile the axis without overlapping, the way patch embeddings, local descriptors and block
+transforms cut an image into tiles (`x.unfold(2, p, p).unfold(3, p, p)`). Where they differ, the
+windows overlap or leave gaps: halo attention's `kv.unfold(2, win_size, block_size)`, sliding
+frames (`unfold(-1, 400, 160)`). A chain of calls is one finding. Left alone: `F.unfold` and
 `nn.Unfold` (im2col, another operation, which exports), and calls with unpacked arguments.
 
 Why it hurts: the TorchScript exporter's `unfold` needs the length of the axis as a fixed
@@ -41,23 +43,35 @@ number. With a dynamic height or width (`dynamic_axes`) the export stops with
 there is no ONNX file at all; with a fixed length it writes one `Slice` per window and a
 `Concat`. The dynamo exporter is not affected.
 
-The rewrite: `_trt_unfold(x, d, k, k)`, an inserted helper that is `x.unfold(d, k, k)` itself
+The rewrite: `_trt_unfold(x, d, k, s)`, an inserted helper that is `x.unfold(d, k, s)` itself
 in eager mode, under `torch.jit.script`, `torch.fx`, `torch.compile` and `torch.export`. While
-`torch.onnx.export` runs, and when `k` is a positive Python `int`, it cuts the axis to a whole
-number of windows (`x.narrow(d, 0, x.shape[d] // k * k)`, as `unfold` drops the remainder),
-views it as `(count, k)`, every size read from the tensor, and moves the window axis last:
-`Slice`, `Reshape` and `Transpose` in the graph, with the axis's length computed from the
-input's shape.
+`torch.onnx.export` runs, and when `k` and `s` are positive Python `int`s:
+- windows that do not overlap (`s == k`): it cuts the axis to a whole number of windows
+  (`x.narrow(d, 0, x.shape[d] // k * k)`, as `unfold` drops the remainder), views it as
+  `(count, k)`, every size read from the tensor, and moves the window axis last: `Slice`,
+  `Reshape` and `Transpose` in the graph, with the axis's length computed from the input's shape;
+- other windows: it gathers them along the axis with the indices `start + i` (`start` every `s`
+  from 0, `(length - k) // s + 1` of them, `i` below `k`), then views and moves the window axis
+  the same way: `Range`, `Gather`, `Reshape` and `Transpose`.
 
-Fix safety: safe. Outside an ONNX export nothing changes. While exporting, the result is the
-same view as `unfold`'s: the same values, shape, strides and storage (an in-place write through
-it reaches `x` as before), and the same gradients; only a result with no elements has contiguous
-strides where `unfold` keeps `x`'s (nothing reads them: no element, and a graph has no strides). An axis shorter than one window raises
-`unfold`'s own error, because the helper calls `unfold` first and drops the result (the exported
-graph has no node for it). A size that is a traced tensor or not a positive `int`, and inputs
-`unfold` refuses (a 0-d tensor, an axis out of range), keep `unfold` while exporting too. The
-graph's nodes are parsed by every TensorRT release.""",
+Fix safety: safe for windows that do not overlap; unsafe for the others. Outside an ONNX export
+nothing changes. While exporting, windows that do not overlap are the same view as `unfold`'s:
+the same values, shape, strides and storage (an in-place write through it reaches `x` as
+before), and the same gradients; only a result with no elements has contiguous strides where
+`unfold` keeps `x`'s (nothing reads them: no element, and a graph has no strides). Gathered
+windows have `unfold`'s values, shape and gradients, but they are a copy: an in-place write
+through them while exporting no longer reaches `x` (the assumption), and they are contiguous,
+so a `.view()` of them that `unfold`'s strides would refuse succeeds. Either way an axis shorter
+than one window raises `unfold`'s own error, because the helper calls `unfold` first and drops
+the result (the exported graph has no node for it). A size or step that is a traced tensor or not
+a positive `int`, and inputs `unfold` refuses (a 0-d tensor, an axis out of range), keep `unfold`
+while exporting too. The graph's nodes are parsed by every TensorRT release.""",
         fix=Safety.SAFE,
+        assumption="for windows that overlap or leave gaps (size and step written differently): while exporting, "
+                   "nothing writes into the windows in place (they are gathered, a copy of `x`, not a view); "
+                   "windows that do not overlap are exact",
+        fails_when=("a write into overlapping windows while exporting (`w = x.unfold(1, 3, 1); w[0] = 0`) "
+                    "no longer reaches `x`",),
         examples=(
             Example(
                 "def patches(x: torch.Tensor, p: int) -> torch.Tensor:\n"
@@ -69,7 +83,8 @@ graph's nodes are parsed by every TensorRT release.""",
             ),
             Example("blocks = image.unfold(dimension=-1, size=8, step=8)\n",
                     "blocks = _trt_unfold(image, -1, 8, 8)\n"),
-            Example("frames = signal.unfold(-1, 400, 160)\n"),
+            Example("frames = signal.unfold(-1, 400, 160)\n", "frames = _trt_unfold(signal, -1, 400, 160)\n",
+                    unsafe=True),
         ),
         references=(
             "https://pytorch.org/docs/stable/generated/torch.Tensor.unfold.html",
@@ -86,17 +101,20 @@ graph's nodes are parsed by every TensorRT release.""",
     def visit_Call(self, node: cst.Call) -> None:
         if node in self._taken or in_inserted_helper(self):
             return
-        new = self._rewritten(node)
-        if new is None and self._windows(node) is not None:
-            self.report(node, f"`{short_code(node)}`: the TorchScript exporter cannot convert `unfold` on an axis "
-                              "of dynamic length; windows that overlap or leave gaps have no view form (not "
-                              "rewritten): export with the dynamo exporter, or gather the windows with indices "
-                              "computed from the axis's length")
-        if new is not None:
-            # One finding for a chain: its calls begin at the same place, and one edit rewrites them all.
+        rewritten = self._rewritten(node)
+        if rewritten is None:
+            return
+        new, tiles = rewritten
+        # One finding for a chain: its calls begin at the same place, and one edit rewrites them all.
+        if tiles:
             self.report(node, f"`{short_code(node)}`: the TorchScript exporter cannot convert `unfold` on an axis "
                               f"of dynamic length; `{HELPER}` views the axis as whole windows while exporting",
                         Fix({node: new}, helpers=(HELPER,)))
+        else:
+            self.report(node, f"`{short_code(node)}`: the TorchScript exporter cannot convert `unfold` on an axis "
+                              f"of dynamic length; `{HELPER}` gathers the windows, which overlap or leave gaps, "
+                              "while exporting (a copy, not a view: unsafe)",
+                        Fix({node: new}, helpers=(HELPER,), safety=Safety.UNSAFE))
 
     def _windows(self, node: cst.Call) -> tuple[cst.BaseExpression, list[cst.Arg]] | None:
         """The receiver and the three arguments of a tensor's ``unfold(dimension, size, step)``, or None."""
@@ -110,22 +128,22 @@ graph's nodes are parsed by every TensorRT release.""",
             return None  # another signature (`F.unfold`-like objects take other keywords)
         return receiver, args  # type: ignore[return-value]
 
-    def _rewritten(self, node: cst.Call) -> cst.Call | None:
-        """``node`` as a helper call (its receiver too, where that is such an ``unfold``), or None."""
+    def _rewritten(self, node: cst.Call) -> tuple[cst.Call, bool] | None:
+        """``node`` as a helper call (its receiver too, where that is such an ``unfold``), and whether
+        every call of it cuts windows that do not overlap (size and step written the same); or None."""
         found = self._windows(node)
         if found is None:
             return None
         receiver, args = found
         _, size, step = args
-        if code_of(size.value).replace(" ", "") != code_of(step.value).replace(" ", ""):
-            return None  # overlapping or gapped windows: no view expresses them
+        tiles = code_of(size.value).replace(" ", "") == code_of(step.value).replace(" ", "")
         inner = self._rewritten(receiver) if type(receiver) is cst.Call else None
         if inner is not None:
             self._taken.add(receiver)
-            receiver = inner
+            receiver, tiles = inner[0], tiles and inner[1]
         elif receiver.lpar and type(receiver) not in (cst.Tuple, cst.GeneratorExp, cst.NamedExpr):
             receiver = receiver.with_changes(lpar=[], rpar=[])  # `(x + 1).unfold(...)`: an argument needs none
-        return _helper_call(node, receiver, [a.value for a in args])
+        return _helper_call(node, receiver, [a.value for a in args]), tiles
 
 
 def _helper_call(node: cst.Call, receiver: cst.BaseExpression, values: list[cst.BaseExpression]) -> cst.Call:

@@ -22,7 +22,7 @@ import torch
 from safety import assert_same_run, import_source, run_once, toolchain_outcomes
 from support import export_nchw, migrate_json, rewrite, rules_found
 
-from trtcodemod.helpers.splitting import _trt_unfold, _trt_unfold_views
+from trtcodemod.helpers.splitting import _trt_unfold, _trt_unfold_gathered, _trt_unfold_views
 
 
 def _fixed(code: str) -> str:
@@ -44,15 +44,47 @@ def test_rewrite_text(code: str, want: str) -> None:
     assert "def _trt_unfold(" in after and "def _trt_unfold_views(" in after
 
 
-@pytest.mark.parametrize("code", [
-    "t = x.unfold(-1, 400, 160)\n",  # overlapping frames: no view expresses them
-    "t = x.unfold(1, k, 1)\n",
-    "t = x.unfold(1, k, s)\n",  # not known to be equal
+@pytest.mark.parametrize(("code", "want"), [
+    ("t = x.unfold(-1, 400, 160)\n", "t = _trt_unfold(x, -1, 400, 160)\n"),  # overlapping frames
+    ("t = x.unfold(1, k, 1)\n", "t = _trt_unfold(x, 1, k, 1)\n"),
+    ("t = x.unfold(1, k, s)\n", "t = _trt_unfold(x, 1, k, s)\n"),  # not known to be equal
+    # Halo attention: overlapping windows along the height, tiles along the width: one unsafe finding.
+    ("kv = kv.unfold(2, self.win, self.block).unfold(3, self.block, self.block)\n",
+     "kv = _trt_unfold(_trt_unfold(kv, 2, self.win, self.block), 3, self.block, self.block)\n"),
 ])
-def test_overlapping_windows_are_reported_without_a_fix(code: str) -> None:
+def test_windows_that_may_overlap_are_gathered_only_with_unsafe(code: str, want: str) -> None:
     source = "import torch\n\n\n" + code
     assert rules_found(source, select=("TRT311",)) == ["TRT311"]
-    assert rewrite(source, select=("TRT311",)) == source
+    assert rewrite(source, select=("TRT311",)) == source  # safe fixes only: left as it is
+    assert rewrite(source, select=("TRT311",), unsafe=True).endswith(want)
+
+
+@pytest.mark.parametrize("length", [0, 1, 2, 3, 5, 8, 9, 16])
+@pytest.mark.parametrize(("size", "step"), [(1, 2), (2, 1), (3, 2), (4, 3), (2, 5), (3, 1)])
+def test_gathered_windows_are_unfolds_values_for_every_length_size_and_step(length: int, size: int,
+                                                                           step: int) -> None:
+    base = torch.arange(2 * length * 3, dtype=torch.float32).reshape(2, length, 3).transpose(0, 2)
+    for dim in (1, -2):
+        try:
+            expected = base.unfold(dim, size, step)
+        except RuntimeError as error:
+            with pytest.raises(RuntimeError, match=str(error)[:30]):
+                _trt_unfold_gathered(base, dim, size, step)
+            continue
+        got = _trt_unfold_gathered(base, dim, size, step)
+        assert got.shape == expected.shape and got.dtype == expected.dtype and torch.equal(got, expected)
+
+
+def test_gathered_windows_keep_gradients_and_are_a_copy() -> None:
+    x = torch.randn(2, 9, 4, dtype=torch.float64, requires_grad=True)
+    weight = torch.randn(2, 3, 4, 5, dtype=torch.float64)
+    (x.unfold(1, 5, 2) * weight).sum().backward()
+    expected, x.grad = x.grad.clone(), None
+    (_trt_unfold_gathered(x, 1, 5, 2) * weight).sum().backward()
+    assert torch.allclose(x.grad, expected, rtol=0, atol=1e-12)  # overlaps add up in another order
+    plain = torch.zeros(6)
+    _trt_unfold_gathered(plain, 0, 3, 1)[0, 0] = 5.0
+    assert plain.sum() == 0.0  # the stated assumption: a write into the windows does not reach `x`
 
 
 @pytest.mark.parametrize(("code", "want"), [
@@ -290,3 +322,43 @@ def test_migrate_finds_the_export_failure_at_the_chain_and_fixes_it(tmp_path: Pa
     assert [(fix["rule"], fix["line"]) for fix in report["applied"]] == [("TRT311", 13)]
     assert report["exit_code"] == 0 and report["equivalent"] is True and not report["remaining"]
     assert "_trt_unfold(_trt_unfold(y, 2, 4, 4), 3, 4, 4)" in report["diff"]
+
+
+HALO = """\
+import torch
+from torch import nn
+
+
+class Halo(nn.Module):
+    \"\"\"Blocks of 4 rows, each attending to a window of 8 rows around it (overlapping windows).\"\"\"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.block, self.win = 4, 8
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+
+    def forward(self, x):
+        y = self.conv(x)
+        y = nn.functional.pad(y, (0, 0, 2, 2))
+        windows = y.unfold(2, self.win, self.block)
+        return windows.amax(-1)
+
+
+def build():
+    torch.manual_seed(0)
+    return Halo().eval()
+
+
+def inputs(generator):
+    return [torch.randn(1, 3, 16, 12, generator=generator)]
+"""
+
+
+def test_migrate_gathers_overlapping_windows_as_a_candidate_and_proves_it(tmp_path: Path) -> None:
+    model = tmp_path / "halo.py"
+    model.write_text(HALO)
+    report = migrate_json(model, '{"x": {"0": "b", "2": "h", "3": "w"}}')
+    assert report["before"]["exported"] is False
+    [fix] = report["applied"]
+    assert (fix["rule"], fix["line"]) == ("TRT311", 16) and fix["proof"].startswith("verified:")
+    assert report["exit_code"] == 0 and report["equivalent"] is True and not report["remaining"]

@@ -21,7 +21,9 @@ Deformable DETR's two-stage split), and the sizes of a ``view`` as computed.
 ``torch.onnx.export``, where windows that do not overlap (``step == size``) are the axis cut to a
 whole number of windows and viewed as ``(windows, size)``, the window moved last: the same view of
 ``x`` as ``unfold``'s, with the axis's length kept in the graph (the TorchScript exporter's
-``unfold`` needs that length fixed and stops on a dynamic one).
+``unfold`` needs that length fixed and stops on a dynamic one). Windows that overlap or leave gaps
+(``step != size``) are gathered along the axis by computed indices instead: the same values, as a
+copy (TRT311's unsafe case).
 """
 
 import torch
@@ -99,17 +101,20 @@ def _trt_split_views(x, size, dim: int):
 
 def _trt_unfold(x, dimension: int, size: int, step: int):
     """``x.unfold(dimension, size, step)``; while exporting to ONNX, windows that do not overlap
-    as a view of the axis cut to whole windows.
+    as a view of the axis cut to whole windows, and other windows gathered by computed indices.
 
-    Overlapping windows, a size that is not a positive ``int`` and an input ``unfold`` refuses
-    (a 0-d tensor, an axis out of range) keep ``unfold`` while exporting too.
+    A size or step that is not a positive ``int`` and an input ``unfold`` refuses (a 0-d tensor,
+    an axis out of range) keep ``unfold`` while exporting too.
     """
     if torch.jit.is_scripting():
         return x.unfold(dimension, size, step)
     if (_trt_onnx_exporting() and isinstance(x, torch.Tensor) and isinstance(dimension, int)
             and not isinstance(dimension, bool) and -x.dim() <= dimension < x.dim() and isinstance(size, int)
-            and not isinstance(size, bool) and isinstance(step, int) and size == step and size > 0):
-        return _trt_unfold_views(x, dimension, size)
+            and not isinstance(size, bool) and isinstance(step, int) and not isinstance(step, bool)
+            and size > 0 and step > 0):
+        if size == step:
+            return _trt_unfold_views(x, dimension, size)
+        return _trt_unfold_gathered(x, dimension, size, step)
     return x.unfold(dimension, size, step)
 
 
@@ -125,4 +130,19 @@ def _trt_unfold_views(x, dimension: int, size: int):
     # The other sizes are read from `x`, not `whole`: ONNX Runtime folds sizes read from the
     # reshaped tensor itself into a shape with -1, which an input of no elements cannot take.
     windows = whole.view(tuple(x.shape[:axis]) + (count, size) + tuple(x.shape[axis + 1:]))
+    return windows.movedim(axis + 1, -1)
+
+
+@torch.jit.unused
+def _trt_unfold_gathered(x, dimension: int, size: int, step: int):
+    """Windows of ``size`` every ``step`` along ``dimension``, gathered by index (never runs when
+    scripted): ``unfold``'s values and shape, as a new tensor."""
+    x.unfold(dimension, size, step)  # unfold's own check, as in _trt_unfold_views
+    axis = dimension % x.dim()
+    count = (x.shape[axis] - size) // step + 1
+    starts = torch.arange(count, device=x.device) * step
+    index = (starts[:, None] + torch.arange(size, device=x.device)[None, :]).reshape(-1)
+    windows = x.index_select(axis, index)
+    # Sizes from `x` and the count, never -1: as in _trt_unfold_views, an empty input must reshape.
+    windows = windows.view(tuple(x.shape[:axis]) + (count, size) + tuple(x.shape[axis + 1:]))
     return windows.movedim(axis + 1, -1)
