@@ -51,7 +51,8 @@ _NO_EXPORT = "the TorchScript exporter has no ONNX symbolic for it"
 #: Each row is backed by an export in tests/transforms/test_unsupported_ops.py (opset 17,
 #: dynamo=False) and by TensorRT's operator table (trtcodemod/trt/onnx_ops.csv).
 UNSUPPORTED_OPS: tuple[UnsupportedOp, ...] = (
-    UnsupportedOp(("torch.nn.functional.fold", "torch.nn.Fold", "torch.nn.modules.fold.Fold"), "Col2Im",
+    # F.fold itself is TRT312's (a transposed convolution while exporting); the module stays here.
+    UnsupportedOp(("torch.nn.Fold", "torch.nn.modules.fold.Fold"), "Col2Im",
                   "exports only from opset 18, as ONNX Col2Im, which no TensorRT release parses", opset=18),
     UnsupportedOp(_FFT, None, f"{_NO_EXPORT} (aten::fft_*), and ONNX DFT is not parsed by any TensorRT release"),
     UnsupportedOp(("torch.stft",), "STFT",
@@ -91,7 +92,8 @@ class UnsupportedOperator(RuntimeScopeRule):
         doc="""\
 What it finds: calls of torch functions and module classes from a table, each backed by an
 export with `torch.onnx.export(dynamo=False, opset_version=17)` and by TensorRT's ONNX
-operator table: `F.fold` / `nn.Fold` (ONNX Col2Im, opset 18), `torch.fft.*` and `torch.stft`
+operator table: `nn.Fold` (ONNX Col2Im, opset 18; the function `F.fold` is TRT312's, which
+rewrites it), `torch.fft.*` and `torch.stft`
 (DFT / STFT), `torch.det` / `torch.linalg.det` / `torch.logdet` (Det), `torch.multinomial`,
 `torch.bernoulli`, `F.max_unpool*` / `nn.MaxUnpool*`, `F.affine_grid`, and functions the
 TorchScript exporter cannot export at all (`torch.cumprod`, `torch.searchsorted`,
@@ -116,7 +118,8 @@ index), or provide a TensorRT plugin.
 Fix safety: none (detect only).""",
         fix=Safety.NONE,
         examples=(
-            Example("def merge_patches(cols):\n    return F.fold(cols, (32, 32), kernel_size=4, stride=4)\n"),
+            Example("class Merge(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                    "        self.fold = nn.Fold((32, 32), kernel_size=4, stride=4)\n"),
             Example("def spectrum(x):\n    return torch.fft.rfft(x).abs()\n"),
             Example("def jacobian_scale(m):\n    return torch.linalg.det(m).abs()\n"),
         ),

@@ -49,6 +49,7 @@ RULE_MODULES: tuple[str, ...] = (
     "affine_grid",
     "eye",
     "unfold_windows",
+    "fold",
 )
 
 

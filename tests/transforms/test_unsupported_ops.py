@@ -22,7 +22,6 @@ from trtcodemod.trt.support import is_supported
 # --- TRT706 unsupported-op --------------------------------------------------------
 
 SAMPLES = {
-    "torch.nn.functional.fold": (lambda x: F.fold(x, (4, 4), 2), lambda: (torch.randn(1, 8, 9),)),
     "torch.nn.Fold": (lambda x: torch.nn.Fold((4, 4), 2)(x), lambda: (torch.randn(1, 8, 9),)),
     "torch.nn.modules.fold.Fold": (lambda x: torch.nn.modules.fold.Fold((4, 4), 2)(x),
                                    lambda: (torch.randn(1, 8, 9),)),
@@ -138,7 +137,7 @@ def test_unsupported_op_matching() -> None:
             self.basis = torch.linalg.inv(torch.eye(3))  # construction-time constant: silent
 
         def forward(self, cols, grid, m):
-            a = torch_fold(cols, (8, 8), 2)
+            a = torch_fold(cols, (8, 8), 2)   # F.fold: TRT312's, which rewrites it
             b = fold(cols)
             c = torch.fft.rfft(cols)
             d = F.grid_sample(cols, grid)
@@ -146,8 +145,9 @@ def test_unsupported_op_matching() -> None:
             f = F.unfold(cols, 2) + torch.cumsum(cols, 1)
             return a, b, c, d, e, f
     """
-    assert found(code, "TRT706") == ["TRT706"] * 4
-    assert found(code, "TRT706", target="8.4") == ["TRT706"] * 5  # grid_sample before 8.5
+    assert found(code, "TRT706") == ["TRT706"] * 3
+    assert found(code, "TRT706", target="8.4") == ["TRT706"] * 4  # grid_sample before 8.5
+    assert found(code, "TRT312") == ["TRT312"]
 
 
 # --- TRT707 distribution-rsample ---------------------------------------------------
