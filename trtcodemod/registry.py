@@ -50,6 +50,7 @@ RULE_MODULES: tuple[str, ...] = (
     "eye",
     "unfold_windows",
     "fold",
+    "grid_sample_3d",
 )
 
 

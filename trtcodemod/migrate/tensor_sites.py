@@ -29,9 +29,11 @@ from trtcodemod.usercode import OURS
 CALLS_PER_RUN = 4
 #: Distinct shapes kept per name and site.
 MAX_SHAPES = 8
-#: torch's Python plumbing between a tensor method and the mode (``Tensor.__len__`` dispatches
-#: through ``overrides.handle_torch_function``): frames that act for the caller.
-_PLUMBING = tuple(os.sep + os.path.join("torch", name) for name in ("overrides.py", "_tensor.py"))
+#: torch's Python plumbing between a tensor method or a ``torch.nn.functional`` function and the
+#: mode (``Tensor.__len__`` and ``F.grid_sample`` dispatch through
+#: ``overrides.handle_torch_function``): frames that act for the caller.
+_PLUMBING = tuple(os.sep + os.path.join("torch", *name.split("/"))
+                  for name in ("overrides.py", "_tensor.py", "nn/functional.py"))
 _USER, _THROUGH, _OTHER = 0, 1, 2
 
 
