@@ -151,6 +151,17 @@ PROGRAMS = [
     # TRT311's unsafe case, overlapping windows: eager mode runs unfold itself all the same.
     Program("TRT311", "class M(nn.Module):\n    def forward(self, x):\n        return x.unfold(-1, 3, 2)\n",
             one(tensors(min_dim=1)), unsafe=True),
+    # TRT312 fold (unsafe for scripting alone, so no toolchain comparison): fold's own errors on
+    # drawn shapes that do not match, its sums where they do.
+    Program("TRT312", "class M(nn.Module):\n    def forward(self, x):\n        return F.fold(x, (3, 3), 2)\n",
+            one(tensors(dtypes=FLOATS, min_dim=2, max_dim=3, shape=None)), unsafe=True, toolchains=False),
+    Program("TRT312", "class M(nn.Module):\n    def forward(self, x):\n"
+                      "        return F.fold(x.reshape(x.shape[0], 4, -1), (3, 3), 2)\n",
+            one(tensors(dtypes=FLOATS, shape=(2, 4, 2, 2))), unsafe=True, toolchains=False),
+    # TRT313 a volume's grid written as a five-axis permute; mismatched drawn shapes raise in both.
+    Program("TRT313", "class M(nn.Module):\n    def forward(self, x, flow):\n"
+                      "        return F.grid_sample(x, flow.permute(0, 2, 3, 4, 1), align_corners=True)\n",
+            pair(tensors(dtypes=FLOATS, shape=(1, 2, 3, 4, 2)), tensors(dtypes=FLOATS, shape=(1, 3, 2, 2, 3)))),
 ]
 
 PROGRAM_IDS = [f"{p.rule}-{n}" for n, p in enumerate(PROGRAMS)]
