@@ -16,7 +16,7 @@ from trtcodemod.transforms._op_calls import in_inserted_helper
 
 HELPER = "_trt_fold"
 _MESSAGE = ("`F.fold` exports only from opset 18, as ONNX Col2Im, which no TensorRT release parses; `_trt_fold` "
-            "sums the blocks with a transposed convolution while exporting (`F.fold` otherwise)")
+            "adds the blocks up as shifted block images while exporting (`F.fold` otherwise)")
 
 
 class Fold(Rule):
@@ -24,8 +24,8 @@ class Fold(Rule):
     info = RuleInfo(
         id="TRT312",
         name="fold",
-        summary="`F.fold` (col2im) exports only as ONNX Col2Im, which TensorRT does not parse; sum the blocks with "
-                "a transposed convolution",
+        summary="`F.fold` (col2im) exports only as ONNX Col2Im, which TensorRT does not parse; add the blocks up as "
+                "shifted block images",
         doc="""\
 What it finds: calls of `torch.nn.functional.fold` (col2im) through the file's imports
 (`F.fold(...)`, `nn.functional.fold(...)`, `from torch.nn.functional import fold`), whatever
@@ -59,7 +59,7 @@ and a lone `-0.0` summed to `0.0` as fold does. While exporting, the helper call
 and drops the result, so an input fold refuses (a block count that does not match
 `output_size`, channels that are not a multiple of the kernel's size) raises fold's own error;
 integer inputs (fold has no kernel for them), a rank other than 2 or 3 and a dilation other
-than 1 keep `F.fold` (and its export failure). other than 2 or 3 keep `F.fold`. Every TensorRT release parses the graph's nodes.""",
+than 1 keep `F.fold` (and its export failure). Every TensorRT release parses the graph's nodes.""",
         fix=Safety.UNSAFE,
         assumption="the rewritten code is not compiled with `torch.jit.script` (the helper takes fold's sizes as "
                    "Python ints or pairs, which TorchScript cannot type)",

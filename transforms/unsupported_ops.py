@@ -51,7 +51,7 @@ _NO_EXPORT = "the TorchScript exporter has no ONNX symbolic for it"
 #: Each row is backed by an export in tests/transforms/test_unsupported_ops.py (opset 17,
 #: dynamo=False) and by TensorRT's operator table (trtcodemod/trt/onnx_ops.csv).
 UNSUPPORTED_OPS: tuple[UnsupportedOp, ...] = (
-    # F.fold itself is TRT312's (a transposed convolution while exporting); the module stays here.
+    # F.fold itself is TRT312's (shifted block images added up while exporting); the module stays here.
     UnsupportedOp(("torch.nn.Fold", "torch.nn.modules.fold.Fold"), "Col2Im",
                   "exports only from opset 18, as ONNX Col2Im, which no TensorRT release parses", opset=18),
     UnsupportedOp(_FFT, None, f"{_NO_EXPORT} (aten::fft_*), and ONNX DFT is not parsed by any TensorRT release"),

@@ -1,5 +1,5 @@
-"""TRT312: ``F.fold(...)`` becomes ``_trt_fold(...)``: ``F.fold`` itself outside an ONNX export, a
-transposed convolution with a one-hot kernel while exporting.
+"""TRT312: ``F.fold(...)`` becomes ``_trt_fold(...)``: ``F.fold`` itself outside an ONNX export, shifted
+block images added up (reshapes, zero pads, additions) while exporting.
 
 The rewrite text for the spellings the file's imports give, and what is left alone; the export
 formulation against ``F.fold`` on real tensors for every kernel, dilation, padding and stride up to
@@ -25,7 +25,9 @@ import torch.nn.functional as F
 from safety import assert_same_run, import_source, run_once, toolchain_outcomes
 from support import export_nchw, migrate_json, rewrite, rules_found
 
+from trtcodemod.engine import Options, check_source
 from trtcodemod.helpers.folding import _trt_fold, _trt_fold_shifted
+from trtcodemod.registry import all_rules
 
 
 @pytest.mark.parametrize(("code", "want"), [
@@ -45,6 +47,17 @@ def test_rewrite_text(code: str, want: str) -> None:
     assert rewrite(source, select=("TRT312",)) == source  # unsafe: not without --unsafe
     assert after.endswith(want), after
     assert "def _trt_fold(" in after and "def _trt_fold_shifted(" in after
+
+
+def test_the_finding_and_summary_name_the_export_form_the_helper_takes() -> None:
+    # The helper adds shifted block images up (no convolution: its zero weights would turn an
+    # infinity into NaN); the finding and the rule table say so, and the doc says it once.
+    source = b"import torch.nn.functional as F\n\n\ny = F.fold(x, (8, 8), 2)\n"
+    [finding] = check_source(source, "model.py", Options(select=("TRT312",), scope="all", unsafe=True))
+    [info] = [i for i in all_rules() if i.id == "TRT312"]
+    for text in (finding.message, info.summary):
+        assert "convolution" not in text and "shifted block images" in text, text
+    assert info.doc.count("keep `F.fold`") == 1, info.doc
 
 
 @pytest.mark.parametrize("code", [
