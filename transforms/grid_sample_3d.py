@@ -60,7 +60,9 @@ the volume is skipped, never multiplied by 0); the helper calls `F.grid_sample` 
 the result, so an input it refuses raises its own error. `mode="bicubic"`,
 `padding_mode="reflection"` and integer inputs keep `F.grid_sample` (and its export failure).
 A NaN grid coordinate adds nothing in the export's form; with `padding_mode="border"` the
-kernel may clamp it to the volume's edge instead (the original has no graph to compare).""",
+kernel may clamp it to the volume's edge instead. And ONNX Runtime folds the volume's reshape
+into a shape with -1, which it cannot resolve for an empty batch: the graph runs on every batch
+but an empty one (the original has no graph at all to compare with).""",
         fix=Safety.SAFE,
         examples=(
             Example(
