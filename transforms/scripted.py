@@ -16,7 +16,7 @@ from __future__ import annotations
 import libcst as cst
 
 from trtcodemod.astutil import children, method_call
-from trtcodemod.rules import Example, Rule, RuleInfo, Safety
+from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
 
 _SCRIPT = ("torch.jit.script",)
 _SCRIPT_IF_TRACING = ("torch.jit._script_if_tracing", "torch.jit.script_if_tracing")
@@ -81,16 +81,39 @@ TorchScript exporter; `trtcodemod verify` shows whether TensorRT builds the resu
 trip count is fixed for a deployment (a number of layers, queries, a static size), drop the
 decorator so the trace unrolls the loop, or vectorise it (a batched op instead of the loop).
 
-Fix safety: none (detect only). TensorRT versions: all (the restrictions above hold in every
-version; Sequence ops are parsed by none).""",
-        fix=Safety.NONE,
+The rewrite (unsafe), for a module-level function decorated with `@torch.jit.script` (not
+`_script_if_tracing`, not a `torch.jit.script(fn)` call): the decorator is removed, so eager mode
+runs the function as Python and a traced export unrolls its loops and takes its branches for the
+example input, as for the rest of the model. It is offered at the decorated function and at each
+call of it in run-time code (a value the scripted code reads, seen by `migrate` at the call's
+line, is where such a function shows up: effdet's `_batch_detection` reads `.tolist()` inside).
+
+Fix safety: unsafe. It assumes the function computes the same as Python as it did compiled
+(TorchScript's semantics are Python's for the code it accepts: the rare differences are in
+integer division of negative numbers and in mutation of default arguments), and, for the
+export, that the trip counts and branches the trace unrolls for the example are the ones every
+input takes (a count fixed by the model or by sizes that are not dynamic): otherwise the graph
+keeps the example's. `migrate` keeps the fix only when the rewritten model is equivalent on every
+input set. TensorRT versions: all (the restrictions above hold in every version; Sequence ops
+are parsed by none).""",
+        fix=Safety.UNSAFE,
+        assumption="the scripted function computes the same as Python, and the loops and branches a trace "
+                   "unrolls for the example (its trip counts, the branches taken) are those of every input",
+        fails_when=("a loop whose trip count depends on the data or on a dynamic size: the trace keeps the "
+                    "example's count",
+                    "a branch on data: the trace keeps the example's branch"),
         examples=(
             Example(
                 "@torch.jit.script\n"
                 "def decode_steps(x, steps: int):\n"
                 "    for _ in range(steps):\n"
                 "        x = torch.relu(x) * 0.5\n"
-                "    return x\n"
+                "    return x\n",
+                "def decode_steps(x, steps: int):\n"
+                "    for _ in range(steps):\n"
+                "        x = torch.relu(x) * 0.5\n"
+                "    return x\n",
+                unsafe=True,
             ),
             Example(
                 "def gather_valid(x):\n"
@@ -126,10 +149,18 @@ version; Sequence ops are parsed by none).""",
                 target = target.func
             how = self._script_kind(target)
             if how is not None:
-                self._judge(decorator, node, how)
+                # The whole function is the finding's span: a graph check places its Loop or Sequence nodes
+                # at the body's lines, where the fix is wanted.
+                self._judge(node, node, how, self._unscripted(node))
                 return
 
     def visit_Call(self, node: cst.Call) -> None:
+        if type(node.func) is cst.Name and self.runtime_call():
+            defs = self._functions.get(node.func.value, [])
+            fix = self._unscripted(defs[0]) if len(defs) == 1 else None
+            if fix is not None and not self.context.resolver.lookup(node.func.value):
+                self._judge(node, defs[0], "@torch.jit.script", fix, call=True)
+            return
         if self.context.refers_to(node.func, *_SCRIPT) is None or len(node.args) != 1:
             return
         arg = node.args[0]
@@ -148,7 +179,22 @@ version; Sequence ops are parsed by none).""",
             return "@torch.jit._script_if_tracing"
         return None
 
-    def _judge(self, where: cst.CSTNode, func: cst.FunctionDef, how: str) -> None:
+    def runtime_call(self) -> bool:
+        """A call made inside a function or method (where a model's forward calls its helpers)."""
+        return self.context.function is not None
+
+    def _unscripted(self, func: cst.FunctionDef) -> Fix | None:
+        """``func`` without its plain ``@torch.jit.script`` decorator, as an unsafe fix (None when it
+        has no such decorator, or another decorator that might compile it too)."""
+        plain = [d for d in func.decorators if type(d.decorator) is not cst.Call
+                 and self.context.refers_to(d.decorator, *_SCRIPT)]
+        if len(plain) != 1 or len(func.decorators) != 1:
+            return None
+        kept = func.with_changes(decorators=[], leading_lines=[*func.leading_lines, *plain[0].leading_lines])
+        return Fix({func: kept}, safety=Safety.UNSAFE)
+
+    def _judge(self, where: cst.CSTNode, func: cst.FunctionDef, how: str, fix: Fix | None = None,
+               call: bool = False) -> None:
         loop, branch, appends = _control_flow(func)
         if not (loop or branch):
             return
@@ -161,14 +207,17 @@ version; Sequence ops are parsed by none).""",
             dynamo = "the dynamo exporter cannot export it"
         needs = " and ".join(n for n, present in (("loop state of a fixed shape", loop),
                                                   ("branches of the same rank", branch)) if present)
-        message = (f"`{name}` is scripted ({how}) and has {kinds}: a traced export emits ONNX {exported} "
+        who = f"`{name}`, called here," if call else f"`{name}`"
+        message = (f"{who} is scripted ({how}) and has {kinds}: a traced export emits ONNX {exported} "
                    f"(TensorRT needs {needs}) and {dynamo}")
         if appends:
             message += ("; its list appends in a loop become Sequence ops, which no TensorRT version parses "
                         "(write into a preallocated tensor)")
         else:
             message += "; unroll or vectorise it if the trip count is fixed at deployment"
-        self.report(where, message)
+        if fix is not None:
+            message += "; removing the decorator lets the trace unroll it (unsafe: the trip counts become the example's)"
+        self.report(where, message, fix)
 
 
 RULES = (ScriptedIsland,)

@@ -10,6 +10,8 @@ import torch
 
 from support import onnx_ops, rewrite, rules_found
 
+from trtcodemod.engine import Options, check_source
+
 HEADER = "import torch\nimport torch.nn as nn\nfrom typing import List\n"
 
 
@@ -93,9 +95,78 @@ def test_not_reported(code: str) -> None:
     assert _found(code) == []
 
 
-def test_detect_only() -> None:
+def test_the_decorator_is_removed_only_with_unsafe() -> None:
     source = HEADER + LOOP
+    assert rewrite(source, select=("TRT105",)) == source
+    assert rewrite(source, unsafe=True, select=("TRT105",)) == source.replace("@torch.jit.script\n", "")
+
+
+@pytest.mark.parametrize("code", [
+    APPEND,  # torch.jit.script(fn): the function stays as it is, the call compiles it
+    "\n@torch.jit._script_if_tracing\ndef steps(x, n: int):\n    for _ in range(n):\n        x = x + 1\n    return x\n",
+    "\n@torch.jit.script\n@staticmethod\ndef steps(x, n: int):\n    for _ in range(n):\n        x = x + 1\n    return x\n",
+])
+def test_no_fix_where_removing_one_decorator_is_not_the_whole_story(code: str) -> None:
+    source = HEADER + textwrap.dedent(code)
+    assert "TRT105" in rules_found(source, select=("TRT105",))
     assert rewrite(source, unsafe=True, select=("TRT105",)) == source
+
+
+CALLED = """
+@torch.jit.script
+def per_image(scores: torch.Tensor, k: int) -> torch.Tensor:
+    out: List[torch.Tensor] = []
+    for i in range(scores.shape[0]):
+        out.append(scores[i].topk(k).values)
+    return torch.stack(out)
+
+
+class Head(nn.Module):
+    def forward(self, x):
+        return per_image(x.flatten(1), 3)
+
+
+def build():
+    return Head()
+
+
+def inputs(generator):
+    return [torch.randn(2, 3, 4, 4, generator=generator)]
+"""
+
+
+def test_a_call_in_forward_is_a_finding_with_the_same_fix() -> None:
+    source = HEADER + CALLED
+    findings = check_source(source.encode(), "snippet.py", Options(select=("TRT105",)))
+    assert [(f.line, "called here" in f.message) for f in findings] == [(6, False), (15, True)]
+    assert rewrite(source, unsafe=True, select=("TRT105",)) == source.replace("@torch.jit.script\n", "")
+
+
+@pytest.mark.parametrize("x", [torch.randn(3, 7), torch.zeros(0, 5), torch.full((2, 4), float("inf")),
+                               -torch.arange(10.0).reshape(2, 5)])
+def test_the_function_unscripted_computes_what_it_did_scripted(tmp_path, x: torch.Tensor) -> None:
+    scripted = _load(tmp_path, CALLED, "per_image")
+    plain = _load(tmp_path, rewrite(HEADER + CALLED, unsafe=True, select=("TRT105",))[len(HEADER):], "per_image")
+    assert isinstance(scripted, torch.jit.ScriptFunction) and not isinstance(plain, torch.jit.ScriptFunction)
+    k = min(3, x.shape[1])
+    if x.shape[0] == 0:
+        for fn in (scripted, plain):  # stacking no tensor raises, scripted or not
+            with pytest.raises(RuntimeError):
+                fn(x, k)
+        return
+    torch.testing.assert_close(plain(x, k), scripted(x, k), rtol=0, atol=0, equal_nan=True)
+
+
+def test_migrate_removes_the_decorator_where_the_sequence_ops_are_and_proves_it(tmp_path) -> None:
+    from support import migrate_json
+
+    model = tmp_path / "head.py"
+    model.write_text(HEADER + CALLED)
+    report = migrate_json(model, "{}")
+    assert report["before"]["trt_errors"] > 0  # SequenceEmpty / SequenceInsert / ConcatFromSequence
+    [fix] = report["applied"]
+    assert fix["rule"] == "TRT105" and fix["proof"].startswith("verified:")
+    assert report["exit_code"] == 0 and report["after"]["trt_errors"] == 0
 
 
 # --- what the rule claims about the exports (torch 2.13) ------------------------------------
