@@ -51,6 +51,7 @@ RULE_MODULES: tuple[str, ...] = (
     "unfold_windows",
     "fold",
     "grid_sample_3d",
+    "matrix_transpose",
 )
 
 
