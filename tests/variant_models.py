@@ -241,3 +241,32 @@ def exported_graph(model: torch.nn.Module, module: ModuleType, path: Path, dynam
     else:
         export_variant(model, example, module.DYNAMIC, path, path.parent)
     return onnx.load(str(path))
+
+
+def seeded(seed: int) -> torch.Generator:
+    """A CPU generator seeded with ``seed``: the variants' input sets are the same on every run."""
+    return torch.Generator().manual_seed(seed)
+
+
+def with_specials(shape: tuple[int, ...], seed: int) -> torch.Tensor:
+    """Random values with +inf, NaN and -inf in the first three places."""
+    x = torch.randn(shape, generator=seeded(seed)).flatten()
+    x[:3] = torch.tensor([float("inf"), float("nan"), -float("inf")])
+    return x.reshape(shape)
+
+
+def assert_graph_within(session: ort.InferenceSession, model: torch.nn.Module, inputs: tuple, tolerance: float,
+                        label: str) -> None:
+    """The graph's one output is eager mode's: shape and dtype; non-float values exactly, floats to
+    ``tolerance`` of the largest finite magnitude (1 at least), NaN and infinities where eager mode
+    has them."""
+    with torch.no_grad():
+        want = model(*inputs).numpy()
+    [got] = session.run(None, {n: t.numpy() for n, t in zip(input_names(model), inputs)})
+    assert got.shape == want.shape and got.dtype == want.dtype, (label, got.shape, want.shape)
+    if want.dtype.kind != "f":
+        assert np.array_equal(got, want), label
+        return
+    finite = np.abs(want[np.isfinite(want)])
+    scale = max(1.0, float(finite.max()) if finite.size else 1.0)
+    assert np.allclose(got, want, rtol=0, atol=tolerance * scale, equal_nan=True), (label, got, want)

@@ -21,14 +21,12 @@ import re
 from pathlib import Path
 from typing import NamedTuple
 
-import numpy as np
 import onnx
-import onnxruntime as ort
 import pytest
 import torch
 from support import TESTS
-from variant_models import (assert_eager_unchanged, built_variant, export_variant, export_variant_dynamo,
-                            input_names)
+from variant_models import (assert_eager_unchanged, assert_graph_within, built_variant, export_variant,
+                            export_variant_dynamo, input_names, seeded)
 
 from trtcodemod.engine import Options, check_source, fix_source
 from trtcodemod.trt.check import check_graph
@@ -38,16 +36,14 @@ HERE = TESTS / "recipe_variants"
 NAN, INF = float("nan"), float("inf")
 
 
-def _g(seed: int) -> torch.Generator:
-    return torch.Generator().manual_seed(seed)
 
 
 def _rotations(n: int, seed: int) -> torch.Tensor:
-    return torch.linalg.qr(torch.randn(n, 3, 3, generator=_g(seed)))[0]
+    return torch.linalg.qr(torch.randn(n, 3, 3, generator=seeded(seed)))[0]
 
 
 def _theta(n: int, seed: int, rows: int = 3) -> torch.Tensor:
-    return torch.eye(3)[:rows].repeat(n, 1, 1) + 0.2 * torch.randn(n, rows, 3, generator=_g(seed))
+    return torch.eye(3)[:rows].repeat(n, 1, 1) + 0.2 * torch.randn(n, rows, 3, generator=seeded(seed))
 
 
 def _masks(rows: list[list[int]]) -> torch.Tensor:
@@ -73,9 +69,9 @@ VARIANTS: dict[str, Variant] = {
         "no-pairs": (torch.zeros(0, 3, 3), torch.zeros(0, 3, 3)),
     }),
     "kornia_projective_rotation": Variant("TRT308", ("axis_angle_rad: torch.Tensor = _trt_deg2rad(angles)",), {
-        "more": ((torch.rand(11, 3, generator=_g(7)) - 0.5) * 720, torch.rand(11, 3, generator=_g(8)) + 0.5),
+        "more": ((torch.rand(11, 3, generator=seeded(7)) - 0.5) * 720, torch.rand(11, 3, generator=seeded(8)) + 0.5),
         "zeros": (torch.zeros(3, 3), torch.ones(3, 3)),
-        "negatives": (-torch.rand(2, 3, generator=_g(9)) * 180, -torch.ones(2, 3)),
+        "negatives": (-torch.rand(2, 3, generator=seeded(9)) * 180, -torch.ones(2, 3)),
         # No inf: the rotation's own sin and cos of inf differ between ONNX Runtime and eager mode.
         "nan-and-signed-zeros": (torch.tensor([[NAN, 1.0, 2.0], [-0.0, -0.0, 90.0]]), torch.ones(2, 3)),
         "empty": (torch.zeros(0, 3), torch.zeros(0, 3)),
@@ -83,49 +79,49 @@ VARIANTS: dict[str, Variant] = {
     "kornia_lightglue_orientations": Variant("TRT308", (
         "return _trt_rad2deg(angle_rad).unsqueeze(-1)",
         "oris = _trt_deg2rad(get_laf_orientation(lafs).reshape(1, -1))"), {
-        "more": (torch.randn(1, 13, 2, 3, generator=_g(10)),),
-        "negatives": (-torch.rand(1, 4, 2, 3, generator=_g(11)) - 0.1,),
+        "more": (torch.randn(1, 13, 2, 3, generator=seeded(10)),),
+        "negatives": (-torch.rand(1, 4, 2, 3, generator=seeded(11)) - 0.1,),
         "axes": (torch.tensor([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], [[-1.0, 1e-30, 0.0], [0.0, 1.0, 0.0]],
                                [[0.0, -2.0, 0.0], [1.0, 0.0, 0.0]]]).unsqueeze(0),),
         "no-frames": (torch.zeros(1, 0, 2, 3),),
     }),
     "transformers_depth_pro_focal": Variant("TRT308", (
         "focal_length = 0.5 * self.width / torch.tan(0.5 * _trt_deg2rad(field_of_view))",), {
-        "larger": (torch.rand(3, 10, 4, generator=_g(12)) * 80, torch.rand(3, generator=_g(13)) * 120 + 10),
-        "zero-and-negative-fov": (torch.rand(2, 2, 3, generator=_g(14)), torch.tensor([0.0, -45.0])),
+        "larger": (torch.rand(3, 10, 4, generator=seeded(12)) * 80, torch.rand(3, generator=seeded(13)) * 120 + 10),
+        "zero-and-negative-fov": (torch.rand(2, 2, 3, generator=seeded(14)), torch.tensor([0.0, -45.0])),
         "inf-nan": (torch.tensor([[[INF, -1.0], [0.0, NAN]]]).expand(3, 2, 2).clone(), torch.tensor([60.0, NAN, INF])),
         "empty": (torch.zeros(0, 4, 5), torch.zeros(0)),
     }, dynamo=True),
     "monai_affine_transform": Variant("TRT309", (
         "grid = _trt_affine_grid(theta=theta[:, :sr], size=list(dst_size), align_corners=self.align_corners)",), {
-        "larger": (torch.randn(3, 2, 11, 5, generator=_g(15)), _theta(3, 16)),
-        "one-theta": (torch.randn(4, 3, 4, 9, generator=_g(17)), _theta(1, 18)),
-        "one-row-and-one-column": (torch.randn(2, 3, 1, 1, generator=_g(41)), _theta(2, 42)),
-        "one-row": (torch.randn(2, 3, 1, 6, generator=_g(43)), _theta(2, 44)),
+        "larger": (torch.randn(3, 2, 11, 5, generator=seeded(15)), _theta(3, 16)),
+        "one-theta": (torch.randn(4, 3, 4, 9, generator=seeded(17)), _theta(1, 18)),
+        "one-row-and-one-column": (torch.randn(2, 3, 1, 1, generator=seeded(41)), _theta(2, 42)),
+        "one-row": (torch.randn(2, 3, 1, 6, generator=seeded(43)), _theta(2, 44)),
         "zeros": (torch.zeros(2, 1, 5, 5), torch.zeros(2, 3, 3)),
-        "negatives": (-torch.rand(1, 2, 8, 3, generator=_g(19)), -_theta(1, 20)),
+        "negatives": (-torch.rand(1, 2, 8, 3, generator=seeded(19)), -_theta(1, 20)),
         "raises-no-images": (torch.zeros(0, 3, 6, 7), torch.zeros(0, 3, 3)),
     }, 1e-5, dynamo=True),
     "timm_naflexvit_interp1d": Variant("TRT309", (
         "grid = _trt_affine_grid(theta, (B, C, 1, out_length), align_corners=False)",), {
-        "wider": (torch.randn(2, 3, 17, generator=_g(21)), torch.tensor([17.0, 5.0])),
-        "same-width": (torch.randn(4, 1, 8, generator=_g(22)), torch.full((4,), 8.0)),
-        "negatives": (-torch.rand(1, 2, 3, generator=_g(23)), torch.tensor([-3.0])),
+        "wider": (torch.randn(2, 3, 17, generator=seeded(21)), torch.tensor([17.0, 5.0])),
+        "same-width": (torch.randn(4, 1, 8, generator=seeded(22)), torch.full((4,), 8.0)),
+        "negatives": (-torch.rand(1, 2, 3, generator=seeded(23)), torch.tensor([-3.0])),
         "no-tokens": (torch.zeros(2, 0, 6), torch.tensor([6.0, 2.0])),
     }, 1e-5, dynamo=True),
     "kornia_warp_affine": Variant("TRT309", (
         "grid = _trt_affine_grid(src_norm_trans_dst_norm[:, :2, :], [B_M, C, dsize[0], dsize[1]],",), {
-        "more": (torch.randn(5, 3, 7, 9, generator=_g(24)),
+        "more": (torch.randn(5, 3, 7, 9, generator=seeded(24)),
                  torch.tensor([[1.2, -0.3, 2.0], [0.4, 0.8, -1.0]]).repeat(5, 1, 1)),
-        "identity": (torch.randn(1, 3, 7, 9, generator=_g(25)), torch.eye(2, 3)[None]),
-        "zeros-and-negatives": (-torch.rand(2, 3, 7, 9, generator=_g(26)),
+        "identity": (torch.randn(1, 3, 7, 9, generator=seeded(25)), torch.eye(2, 3)[None]),
+        "zeros-and-negatives": (-torch.rand(2, 3, 7, 9, generator=seeded(26)),
                                 torch.tensor([[-1.0, 0.0, 0.0], [0.0, -2.0, 0.0]]).expand(2, 2, 3).clone()),
         "raises-no-channels": (torch.zeros(2, 0, 7, 9), torch.eye(2, 3).expand(2, 2, 3).clone()),
     }, 1e-5),
     "pytorch_tutorials_stn": Variant("TRT309", ("grid = _trt_affine_grid(theta, x.size())",), {
-        "more": (torch.randn(6, 1, 12, 12, generator=_g(27)),),
+        "more": (torch.randn(6, 1, 12, 12, generator=seeded(27)),),
         "zeros": (torch.zeros(2, 1, 12, 12),),
-        "negatives": (-torch.rand(1, 1, 12, 12, generator=_g(28)) * 5,),
+        "negatives": (-torch.rand(1, 1, 12, 12, generator=seeded(28)) * 5,),
         "raises-no-images": (torch.zeros(0, 1, 12, 12),),
     }, 1e-5),
     "transformers_xlnet_non_target": Variant("TRT310", (
@@ -137,24 +133,24 @@ VARIANTS: dict[str, Variant] = {
     }, dynamo=True),
     "transformers_bros_self_token": Variant("TRT310", (
         "self_token_mask = _trt_eye(max_seq_length, max_seq_length + 1, device=device, dtype=torch.bool)",), {
-        "longer": (torch.randn(3, 9, 10, generator=_g(29)), _masks([[1] * 9, [1] * 2 + [0] * 7, [1] * 8 + [0]])),
+        "longer": (torch.randn(3, 9, 10, generator=seeded(29)), _masks([[1] * 9, [1] * 2 + [0] * 7, [1] * 8 + [0]])),
         "inf-nan": (torch.tensor([[[NAN, INF, 1.0], [-INF, -0.0, 0.0]]]), _masks([[1, 0]])),
-        "one-token": (torch.randn(2, 1, 2, generator=_g(30)), _masks([[1], [0]])),
+        "one-token": (torch.randn(2, 1, 2, generator=seeded(30)), _masks([[1], [0]])),
         "no-tokens": (torch.zeros(2, 0, 1), torch.zeros(2, 0, dtype=torch.long)),
     }),
     "transformers_siglip_loss": Variant("TRT310", (
         "eye = _trt_eye(logits_per_text.size(0), device=logits_per_text.device)",), {
-        "larger": (torch.randn(9, 6, generator=_g(31)), torch.randn(9, 6, generator=_g(32))),
-        "one-pair": (torch.randn(1, 6, generator=_g(33)), torch.randn(1, 6, generator=_g(34))),
-        "negatives": (-torch.rand(3, 6, generator=_g(35)), torch.rand(3, 6, generator=_g(36))),
+        "larger": (torch.randn(9, 6, generator=seeded(31)), torch.randn(9, 6, generator=seeded(32))),
+        "one-pair": (torch.randn(1, 6, generator=seeded(33)), torch.randn(1, 6, generator=seeded(34))),
+        "negatives": (-torch.rand(3, 6, generator=seeded(35)), torch.rand(3, 6, generator=seeded(36))),
         "zeros-inf-nan": (torch.tensor([[0.0] * 6, [INF] + [0.0] * 5]), torch.tensor([[NAN] * 6, [1.0] * 6])),
         # ONNX Runtime's ReduceMean of nothing is 0 (the original's graph's too), eager mode's mean NaN.
         "eager-no-pairs": (torch.zeros(0, 6), torch.zeros(0, 6)),
     }),
     "simclr_info_nce_mask": Variant("TRT310", ("mask = _trt_eye(labels.shape[0], dtype=torch.bool)",), {
-        "more": (torch.randn(10, 5, generator=_g(37)),),
-        "one-pair": (torch.randn(2, 5, generator=_g(38)),),
-        "zeros-and-negatives": (torch.cat([torch.zeros(2, 5), -torch.rand(2, 5, generator=_g(39))]),),
+        "more": (torch.randn(10, 5, generator=seeded(37)),),
+        "one-pair": (torch.randn(2, 5, generator=seeded(38)),),
+        "zeros-and-negatives": (torch.cat([torch.zeros(2, 5), -torch.rand(2, 5, generator=seeded(39))]),),
         # No inf: F.normalize of an infinite row is NaN in eager mode, not in ONNX Runtime.
         "nan": (torch.tensor([[NAN, 1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 2.0, 3.0, -1.0], [1.0, -1.0, 0.5, 0.0, 0.0],
                               [0.0, 0.0, 0.0, 0.0, 7.0]]),),
@@ -166,20 +162,6 @@ _UNREWRITTEN = {"TRT308": r"(?<!_trt_)(rad2deg|deg2rad)\(", "TRT309": r"(?<!_trt
 _MISSING = {"TRT308": r"aten::(rad2deg|deg2rad)", "TRT309": r"aten::affine_grid_generator"}
 
 
-def _graph_equals_eager(session: ort.InferenceSession, model: torch.nn.Module, inputs: tuple, tolerance: float,
-                        label: str) -> None:
-    """The graph's output is eager mode's (shape, dtype; bools exactly, floats to ``tolerance`` of
-    the largest magnitude, NaN where NaN)."""
-    with torch.no_grad():
-        want = model(*inputs).numpy()
-    [got] = session.run(None, {n: t.numpy() for n, t in zip(input_names(model), inputs)})
-    assert got.shape == want.shape and got.dtype == want.dtype, label
-    if want.dtype.kind != "f":
-        assert np.array_equal(got, want), label
-        return
-    finite = np.abs(want[np.isfinite(want)])
-    scale = max(1.0, float(finite.max()) if finite.size else 1.0)
-    assert np.allclose(got, want, rtol=0, atol=tolerance * scale, equal_nan=True), (label, got, want)
 
 
 @pytest.mark.parametrize("name", list(VARIANTS))
@@ -187,7 +169,7 @@ def test_variant_migrates(name: str, tmp_path: Path) -> None:
     rule, fragments, others, tolerance, with_dynamo = VARIANTS[name]
     path = HERE / rule.lower() / f"{name}.py"
     module, original = built_variant(path, f"{rule.lower()}_{name}")
-    example = module.inputs(_g(0))
+    example = module.inputs(seeded(0))
 
     # Before: no symbolic for the operator (TRT308, TRT309), or an EyeLike TensorRT cannot build (TRT310).
     before = export_model(original, example, tmp_path / "before.onnx", exporter="torchscript",
@@ -231,7 +213,7 @@ def test_variant_migrates(name: str, tmp_path: Path) -> None:
         if label.startswith(("raises-", "eager-")):  # compared below, in eager mode only
             continue
         for exporter, session in sessions.items():
-            _graph_equals_eager(session, original, inputs, tolerance, f"{exporter} {label}")
+            assert_graph_within(session, original, inputs, tolerance, f"{exporter} {label}")
 
     # Eager mode is unchanged, bit for bit: outputs, input gradients, exceptions.
     assert_eager_unchanged(original, rewritten, sets)

@@ -20,14 +20,12 @@ import re
 from pathlib import Path
 from typing import NamedTuple
 
-import numpy as np
 import onnx
-import onnxruntime as ort
 import pytest
 import torch
 from support import TESTS
-from variant_models import (assert_eager_unchanged, built_variant, export_variant, export_variant_dynamo,
-                            input_names)
+from variant_models import (assert_eager_unchanged, assert_graph_within, built_variant, export_variant,
+                            export_variant_dynamo, input_names, seeded, with_specials)
 
 from trtcodemod.engine import Options, check_source, fix_source
 from trtcodemod.trt.check import check_graph
@@ -37,19 +35,12 @@ HERE = TESTS / "recipe_variants" / "trt311"
 NAN, INF = float("nan"), float("inf")
 
 
-def _g(seed: int) -> torch.Generator:
-    return torch.Generator().manual_seed(seed)
 
 
-def _special(shape: tuple[int, ...], seed: int) -> torch.Tensor:
-    """Random values with +inf, NaN and -inf in the first three places."""
-    x = torch.randn(shape, generator=_g(seed)).flatten()
-    x[:3] = torch.tensor([INF, NAN, -INF])
-    return x.reshape(shape)
 
 
 def _mask(batch: int, tokens: int, seed: int) -> torch.Tensor:
-    return torch.rand(batch, tokens, generator=_g(seed)) < 0.5
+    return torch.rand(batch, tokens, generator=seeded(seed)) < 0.5
 
 
 class Variant(NamedTuple):
@@ -61,84 +52,73 @@ class Variant(NamedTuple):
 
 VARIANTS: dict[str, Variant] = {
     "verlab_xfeat_unfold2d": Variant(("x = _trt_unfold(_trt_unfold(x, 2,  ws , ws), 3, ws,ws) \\",), {
-        "not-multiples": (torch.randn(1, 3, 37, 21, generator=_g(1)),),
-        "one-cell": (torch.randn(3, 3, 8, 8, generator=_g(2)),),
+        "not-multiples": (torch.randn(1, 3, 37, 21, generator=seeded(1)),),
+        "one-cell": (torch.randn(3, 3, 8, 8, generator=seeded(2)),),
         "zeros": (torch.zeros(2, 3, 16, 24),),
-        "negatives": (-torch.rand(2, 3, 17, 9, generator=_g(3)) - 1,),
-        "inf-nan": (_special((2, 3, 16, 16), 4),),
-        "raises-shorter-than-a-cell": (torch.randn(1, 3, 7, 16, generator=_g(5)),),
+        "negatives": (-torch.rand(2, 3, 17, 9, generator=seeded(3)) - 1,),
+        "inf-nan": (with_specials((2, 3, 16, 16), 4),),
+        "raises-shorter-than-a-cell": (torch.randn(1, 3, 7, 16, generator=seeded(5)),),
     }, dynamo=True),
     "kornia_rgb_to_yuv420": Variant((
         "return _trt_unfold(_trt_unfold(yuvimage[..., 1:3, :, :], -2, 2, 2), -2, 2, 2).mean((-1, -2))",), {
-        "other-sizes": (torch.rand(3, 3, 12, 4, generator=_g(6)),),
-        "one-block": (torch.rand(1, 3, 2, 2, generator=_g(7)),),
+        "other-sizes": (torch.rand(3, 3, 12, 4, generator=seeded(6)),),
+        "one-block": (torch.rand(1, 3, 2, 2, generator=seeded(7)),),
         "zeros": (torch.zeros(2, 3, 4, 6),),
-        "negatives": (-torch.rand(2, 3, 8, 2, generator=_g(8)),),
-        "inf-nan": (_special((1, 3, 4, 4), 9),),
+        "negatives": (-torch.rand(2, 3, 8, 2, generator=seeded(8)),),
+        "inf-nan": (with_specials((1, 3, 4, 4), 9),),
         "no-images": (torch.zeros(0, 3, 4, 6),),
-        "raises-odd-height": (torch.rand(1, 3, 5, 4, generator=_g(10)),),
+        "raises-odd-height": (torch.rand(1, 3, 5, 4, generator=seeded(10)),),
     }),
     "thuml_timexer_en_embedding": Variant((
         "x = _trt_unfold(x, -1, self.patch_len, self.patch_len)",), {
-        "longer-with-a-remainder": (torch.randn(4, 3, 30, generator=_g(11)),),
-        "one-patch": (torch.randn(1, 3, 4, generator=_g(12)),),
-        "one-patch-and-a-remainder": (torch.randn(2, 3, 7, generator=_g(13)),),
+        "longer-with-a-remainder": (torch.randn(4, 3, 30, generator=seeded(11)),),
+        "one-patch": (torch.randn(1, 3, 4, generator=seeded(12)),),
+        "one-patch-and-a-remainder": (torch.randn(2, 3, 7, generator=seeded(13)),),
         "zeros": (torch.zeros(2, 3, 16),),
-        "negatives": (-torch.rand(3, 3, 10, generator=_g(14)) - 1,),
-        "inf-nan": (_special((2, 3, 12), 15),),
-        "raises-shorter-than-a-patch": (torch.randn(2, 3, 3, generator=_g(16)),),
+        "negatives": (-torch.rand(3, 3, 10, generator=seeded(14)) - 1,),
+        "inf-nan": (with_specials((2, 3, 12), 15),),
+        "raises-shorter-than-a-patch": (torch.randn(2, 3, 3, generator=seeded(16)),),
         "no-batch": (torch.zeros(0, 3, 12),),
     }, dynamo=True),
     "transformers_granite_speech5_subsample": Variant((
         "pooled = _trt_unfold(hidden_states, 1, 2, 2).mean(-1)",), {
-        "odd-and-longer": (torch.randn(3, 15, 6, generator=_g(17)),),
-        "even": (torch.randn(2, 10, 6, generator=_g(18)),),
-        "two-frames": (torch.randn(1, 2, 6, generator=_g(19)),),
-        "three-frames": (torch.randn(2, 3, 6, generator=_g(20)),),
+        "odd-and-longer": (torch.randn(3, 15, 6, generator=seeded(17)),),
+        "even": (torch.randn(2, 10, 6, generator=seeded(18)),),
+        "two-frames": (torch.randn(1, 2, 6, generator=seeded(19)),),
+        "three-frames": (torch.randn(2, 3, 6, generator=seeded(20)),),
         "zeros": (torch.zeros(2, 8, 6),),
-        "negatives": (-torch.rand(2, 7, 6, generator=_g(21)) - 1,),
-        "inf-nan": (_special((2, 5, 6), 22),),
+        "negatives": (-torch.rand(2, 7, 6, generator=seeded(21)) - 1,),
+        "inf-nan": (with_specials((2, 5, 6), 22),),
         "no-batch": (torch.zeros(0, 8, 6),),
-        "raises-one-frame": (torch.randn(2, 1, 6, generator=_g(23)),),
+        "raises-one-frame": (torch.randn(2, 1, 6, generator=seeded(23)),),
     }),
     "monai_navit_volume_patches": Variant((
         "seq = _trt_unfold(_trt_unfold(_trt_unfold(image, 1, p, p), 2, p, p), 3, p, p)",), {
-        "larger-than-the-tables": (torch.randn(2, 10, 2, 8, generator=_g(24)),),
-        "one-cube": (torch.randn(2, 2, 2, 2, generator=_g(25)),),
+        "larger-than-the-tables": (torch.randn(2, 10, 2, 8, generator=seeded(24)),),
+        "one-cube": (torch.randn(2, 2, 2, 2, generator=seeded(25)),),
         "zeros": (torch.zeros(2, 4, 4, 4),),
-        "negatives": (-torch.rand(2, 2, 6, 4, generator=_g(26)) - 1,),
-        "inf-nan": (_special((2, 4, 2, 2), 27),),
-        "raises-not-a-multiple": (torch.randn(2, 3, 4, 4, generator=_g(28)),),
+        "negatives": (-torch.rand(2, 2, 6, 4, generator=seeded(26)) - 1,),
+        "inf-nan": (with_specials((2, 4, 2, 2), 27),),
+        "raises-not-a-multiple": (torch.randn(2, 3, 4, 4, generator=seeded(28)),),
         "raises-empty-axis": (torch.zeros(2, 0, 4, 4),),
     }),
     "hiera_mae_pixel_label_3d": Variant((
         "label = _trt_unfold(_trt_unfold(input_vid, 3, size, size), 4, size, size)",), {
         # 3 frames keep 2; 10 x 17 pixels are 2 x 4 patches with a remainder: 16 tokens.
-        "larger-with-remainders": (torch.randn(1, 3, 3, 10, 17, generator=_g(29)), _mask(1, 16, 30)),
-        "all-masked": (torch.randn(3, 3, 2, 4, 8, generator=_g(31)), torch.ones(3, 2, dtype=torch.bool)),
-        "none-masked": (torch.randn(2, 3, 2, 4, 8, generator=_g(32)), torch.zeros(2, 2, dtype=torch.bool)),
+        "larger-with-remainders": (torch.randn(1, 3, 3, 10, 17, generator=seeded(29)), _mask(1, 16, 30)),
+        "all-masked": (torch.randn(3, 3, 2, 4, 8, generator=seeded(31)), torch.ones(3, 2, dtype=torch.bool)),
+        "none-masked": (torch.randn(2, 3, 2, 4, 8, generator=seeded(32)), torch.zeros(2, 2, dtype=torch.bool)),
         "zeros": (torch.zeros(2, 3, 4, 8, 12), _mask(2, 12, 33)),
-        "negatives": (-torch.rand(2, 3, 4, 8, 12, generator=_g(34)) - 1, _mask(2, 12, 35)),
-        "inf-nan": (_special((2, 3, 4, 8, 12), 36), torch.ones(2, 12, dtype=torch.bool)),
+        "negatives": (-torch.rand(2, 3, 4, 8, 12, generator=seeded(34)) - 1, _mask(2, 12, 35)),
+        "inf-nan": (with_specials((2, 3, 4, 8, 12), 36), torch.ones(2, 12, dtype=torch.bool)),
         # The model's flatten(1, 3) exports as a Reshape to (0, -1, ...), which ONNX Runtime cannot
         # infer for no elements (the helper's own Reshapes before it run): eager mode only.
         "eager-no-videos": (torch.zeros(0, 3, 4, 8, 12), torch.zeros(0, 12, dtype=torch.bool)),
-        "raises-shorter-than-a-patch": (torch.randn(1, 3, 2, 3, 8, generator=_g(37)), _mask(1, 0, 38)),
+        "raises-shorter-than-a-patch": (torch.randn(1, 3, 2, 3, 8, generator=seeded(37)), _mask(1, 0, 38)),
     }),
 }
 
 
-def _graph_equals_eager(session: ort.InferenceSession, model: torch.nn.Module, inputs: tuple, tolerance: float,
-                        label: str) -> None:
-    """The graph's output is eager mode's (shape, dtype; values to ``tolerance`` of the largest
-    finite magnitude, NaN and infinities where eager mode has them)."""
-    with torch.no_grad():
-        want = model(*inputs).numpy()
-    [got] = session.run(None, {n: t.numpy() for n, t in zip(input_names(model), inputs)})
-    assert got.shape == want.shape and got.dtype == want.dtype, (label, got.shape, want.shape)
-    finite = np.abs(want[np.isfinite(want)])
-    scale = max(1.0, float(finite.max()) if finite.size else 1.0)
-    assert np.allclose(got, want, rtol=0, atol=tolerance * scale, equal_nan=True), (label, got, want)
 
 
 @pytest.mark.parametrize("name", list(VARIANTS))
@@ -146,7 +126,7 @@ def test_variant_migrates(name: str, tmp_path: Path) -> None:
     fragments, others, tolerance, with_dynamo = VARIANTS[name]
     path = HERE / f"{name}.py"
     module, original = built_variant(path, f"trt311_{name}")
-    example = module.inputs(_g(0))
+    example = module.inputs(seeded(0))
 
     # Before: the TorchScript exporter stops on unfold of an axis of dynamic length.
     before = export_model(original, example, tmp_path / "before.onnx", exporter="torchscript",
@@ -186,7 +166,7 @@ def test_variant_migrates(name: str, tmp_path: Path) -> None:
         if label.startswith(("raises-", "eager-")):  # compared below, in eager mode only
             continue
         for exporter, session in sessions.items():
-            _graph_equals_eager(session, original, inputs, tolerance, f"{exporter} {label}")
+            assert_graph_within(session, original, inputs, tolerance, f"{exporter} {label}")
 
     # Eager mode is unchanged, bit for bit: outputs, input gradients, exceptions.
     assert_eager_unchanged(original, rewritten, sets)

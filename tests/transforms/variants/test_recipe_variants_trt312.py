@@ -24,14 +24,12 @@ import warnings
 from pathlib import Path
 from typing import NamedTuple
 
-import numpy as np
 import onnx
-import onnxruntime as ort
 import pytest
 import torch
 from support import TESTS
-from variant_models import (assert_eager_unchanged, built_variant, export_variant, export_variant_dynamo,
-                            input_names)
+from variant_models import (assert_eager_unchanged, assert_graph_within, built_variant, export_variant,
+                            export_variant_dynamo, input_names, seeded, with_specials)
 
 from trtcodemod.engine import Options, check_source, fix_source
 from trtcodemod.trt.check import check_graph
@@ -41,15 +39,8 @@ HERE = TESTS / "recipe_variants" / "trt312"
 NAN, INF = float("nan"), float("inf")
 
 
-def _g(seed: int) -> torch.Generator:
-    return torch.Generator().manual_seed(seed)
 
 
-def _special(shape: tuple[int, ...], seed: int) -> torch.Tensor:
-    """Random values with +inf, NaN and -inf in the first three places."""
-    x = torch.randn(shape, generator=_g(seed)).flatten()
-    x[:3] = torch.tensor([INF, NAN, -INF])
-    return x.reshape(shape)
 
 
 class Variant(NamedTuple):
@@ -63,79 +54,68 @@ VARIANTS: dict[str, Variant] = {
     "timm_volo_outlook_attention": Variant((
         "x = _trt_fold(x, output_size=(H, W), kernel_size=self.kernel_size, padding=self.padding, "
         "stride=self.stride)",), {
-        "one-image": (torch.randn(1, 10, 12, 8, generator=_g(1)),),
-        "larger-batch": (torch.randn(5, 10, 12, 8, generator=_g(2)),),
+        "one-image": (torch.randn(1, 10, 12, 8, generator=seeded(1)),),
+        "larger-batch": (torch.randn(5, 10, 12, 8, generator=seeded(2)),),
         "zeros": (torch.zeros(2, 10, 12, 8),),
-        "negatives": (-torch.rand(2, 10, 12, 8, generator=_g(3)) - 1,),
-        "inf-nan": (_special((2, 10, 12, 8), 4),),
+        "negatives": (-torch.rand(2, 10, 12, 8, generator=seeded(3)) - 1,),
+        "inf-nan": (with_specials((2, 10, 12, 8), 4),),
         # nn.Unfold exports as a Reshape to (0, -1, ...) that ONNX Runtime cannot infer for no
         # elements (before the helper runs): eager mode only.
         "eager-no-images": (torch.zeros(0, 10, 12, 8),),
     }),
     "transformers_mobilevitv2_folding": Variant((
         "feature_map = _trt_fold(\n            patches,\n            output_size=output_size,\n",), {
-        "other-sizes": (torch.randn(3, 8, 16, 10, generator=_g(5)),),
-        "one-patch": (torch.randn(1, 8, 2, 2, generator=_g(6)),),
+        "other-sizes": (torch.randn(3, 8, 16, 10, generator=seeded(5)),),
+        "one-patch": (torch.randn(1, 8, 2, 2, generator=seeded(6)),),
         # Odd sizes: unfold drops the last row and column, fold leaves them zero.
-        "odd-sizes": (torch.randn(2, 8, 7, 5, generator=_g(7)),),
+        "odd-sizes": (torch.randn(2, 8, 7, 5, generator=seeded(7)),),
         "zeros": (torch.zeros(2, 8, 6, 4),),
-        "negatives": (-torch.rand(2, 8, 4, 8, generator=_g(8)) - 1,),
-        "inf-nan": (_special((1, 8, 4, 4), 9),),
-        "raises-too-few-channels": (torch.randn(1, 7, 4, 4, generator=_g(10)),),
+        "negatives": (-torch.rand(2, 8, 4, 8, generator=seeded(8)) - 1,),
+        "inf-nan": (with_specials((1, 8, 4, 4), 9),),
+        "raises-too-few-channels": (torch.randn(1, 7, 4, 4, generator=seeded(10)),),
     }, dynamo=True),
     "kornia_combine_tensor_patches": Variant((
         "norm_map = _trt_fold(input=unfold_ones, output_size=restored_size, kernel_size=window_size, stride=stride)",
         "folded = [_trt_fold(input=part, **fold_kwargs) for part in (patches.real, patches.imag)]",
         "folded = [_trt_fold(input=patches, **fold_kwargs)]"), {
-        "one-image": (torch.randn(1, 12, 3, 3, 4, generator=_g(11)),),
-        "larger-batch": (torch.randn(4, 12, 3, 3, 4, generator=_g(12)),),
+        "one-image": (torch.randn(1, 12, 3, 3, 4, generator=seeded(11)),),
+        "larger-batch": (torch.randn(4, 12, 3, 3, 4, generator=seeded(12)),),
         "zeros": (torch.zeros(2, 12, 3, 3, 4),),
-        "negatives": (-torch.rand(2, 12, 3, 3, 4, generator=_g(13)) - 1,),
-        "inf-nan": (_special((2, 12, 3, 3, 4), 14),),
+        "negatives": (-torch.rand(2, 12, 3, 3, 4, generator=seeded(13)) - 1,),
+        "inf-nan": (with_specials((2, 12, 3, 3, 4), 14),),
         # The ones image's F.unfold exports as a Reshape to (0, -1, ...) (as VOLO's): eager mode only.
         "eager-no-images": (torch.zeros(0, 12, 3, 3, 4),),
-        "raises-wrong-patch-count": (torch.randn(1, 11, 3, 3, 4, generator=_g(15)),),
-        "raises-four-axes": (torch.randn(12, 3, 3, 4, generator=_g(16)),),
+        "raises-wrong-patch-count": (torch.randn(1, 11, 3, 3, 4, generator=seeded(15)),),
+        "raises-four-axes": (torch.randn(12, 3, 3, 4, generator=seeded(16)),),
     }),
     "vocos_istft_head": Variant((
         "y = _trt_fold(\n            ifft, output_size=(1, output_size), kernel_size=(1, self.win_length), "
         "stride=(1, self.hop_length),\n        )[:, 0, 0, pad:-pad]",
         "window_envelope = _trt_fold(\n            window_sq,"), {
-        "many-frames": (torch.randn(3, 30, 6, generator=_g(17)),),
-        "one-frame": (torch.randn(2, 1, 6, generator=_g(18)),),
-        "two-frames": (torch.randn(1, 2, 6, generator=_g(19)),),
+        "many-frames": (torch.randn(3, 30, 6, generator=seeded(17)),),
+        "one-frame": (torch.randn(2, 1, 6, generator=seeded(18)),),
+        "two-frames": (torch.randn(1, 2, 6, generator=seeded(19)),),
         "zeros": (torch.zeros(2, 5, 6),),
-        "negatives": (-torch.rand(2, 6, 6, generator=_g(20)) - 1,),
-        "inf-nan": (_special((2, 5, 6), 21),),
+        "negatives": (-torch.rand(2, 6, 6, generator=seeded(20)) - 1,),
+        "inf-nan": (with_specials((2, 5, 6), 21),),
         "no-batch": (torch.zeros(0, 5, 6),),
-        "raises-wrong-width": (torch.randn(2, 5, 4, generator=_g(22)),),
+        "raises-wrong-width": (torch.randn(2, 5, 4, generator=seeded(22)),),
     }),
     "transformers_xcodec2_istft_head": Variant((
         "audio = _trt_fold(\n            time_frames,\n            output_size=(1, output_size),\n",
         "window_envelope = _trt_fold(\n            self.window.square().expand(1, num_frames, -1)"
         ".transpose(1, 2),\n"), {
-        "many-frames": (torch.randn(3, 25, 6, generator=_g(23)),),
-        "one-frame": (torch.randn(2, 1, 6, generator=_g(24)),),
+        "many-frames": (torch.randn(3, 25, 6, generator=seeded(23)),),
+        "one-frame": (torch.randn(2, 1, 6, generator=seeded(24)),),
         "zeros": (torch.zeros(2, 4, 6),),
-        "negatives": (-torch.rand(1, 9, 6, generator=_g(25)) - 1,),
-        "inf-nan": (_special((2, 6, 6), 26),),
+        "negatives": (-torch.rand(1, 9, 6, generator=seeded(25)) - 1,),
+        "inf-nan": (with_specials((2, 6, 6), 26),),
         "no-batch": (torch.zeros(0, 5, 6),),
-        "raises-wrong-width": (torch.randn(2, 5, 7, generator=_g(27)),),
+        "raises-wrong-width": (torch.randn(2, 5, 7, generator=seeded(27)),),
     }, dynamo=True),
 }
 
 
-def _graph_equals_eager(session: ort.InferenceSession, model: torch.nn.Module, inputs: tuple, tolerance: float,
-                        label: str) -> None:
-    """The graph's output is eager mode's (shape, dtype; values to ``tolerance`` of the largest
-    finite magnitude, NaN and infinities where eager mode has them)."""
-    with torch.no_grad():
-        want = model(*inputs).numpy()
-    [got] = session.run(None, {n: t.numpy() for n, t in zip(input_names(model), inputs)})
-    assert got.shape == want.shape and got.dtype == want.dtype, (label, got.shape, want.shape)
-    finite = np.abs(want[np.isfinite(want)])
-    scale = max(1.0, float(finite.max()) if finite.size else 1.0)
-    assert np.allclose(got, want, rtol=0, atol=tolerance * scale, equal_nan=True), (label, got, want)
 
 
 @pytest.mark.parametrize("name", list(VARIANTS))
@@ -143,7 +123,7 @@ def test_variant_migrates(name: str, tmp_path: Path) -> None:
     fragments, others, tolerance, with_dynamo = VARIANTS[name]
     path = HERE / f"{name}.py"
     module, original = built_variant(path, f"trt312_{name}")
-    example = module.inputs(_g(0))
+    example = module.inputs(seeded(0))
 
     # Before: the TorchScript exporter at opset 17 stops on fold (col2im).
     with warnings.catch_warnings():
@@ -191,7 +171,7 @@ def test_variant_migrates(name: str, tmp_path: Path) -> None:
         if label.startswith(("raises-", "eager-")):  # compared below, in eager mode only
             continue
         for exporter, session in sessions.items():
-            _graph_equals_eager(session, original, inputs, tolerance, f"{exporter} {label}")
+            assert_graph_within(session, original, inputs, tolerance, f"{exporter} {label}")
 
     # Eager mode is unchanged, bit for bit: outputs, input gradients, exceptions.
     assert_eager_unchanged(original, rewritten, sets)
