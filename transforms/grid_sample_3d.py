@@ -60,9 +60,11 @@ the volume is skipped, never multiplied by 0); the helper calls `F.grid_sample` 
 the result, so an input it refuses raises its own error. `mode="bicubic"`,
 `padding_mode="reflection"` and integer inputs keep `F.grid_sample` (and its export failure).
 A NaN grid coordinate adds nothing in the export's form; with `padding_mode="border"` the
-kernel may clamp it to the volume's edge instead. And ONNX Runtime folds the volume's reshape
-into a shape with -1, which it cannot resolve for an empty batch: the graph runs on every batch
-but an empty one (the original has no graph at all to compare with).""",
+kernel may clamp it to the volume's edge instead. In the TorchScript exporter's graph ONNX
+Runtime folds the volume's reshape into a shape with -1, which it cannot resolve for an empty
+batch: that graph runs on every batch but an empty one (the original has no TorchScript graph at
+all). The dynamo exporter writes the original as a 5-D `GridSample`, which ONNX Runtime runs and
+TensorRT does not parse; the rewritten graph runs there on every batch, an empty one included.""",
         fix=Safety.SAFE,
         examples=(
             Example(

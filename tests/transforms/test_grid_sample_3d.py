@@ -205,3 +205,30 @@ def test_migrate_finds_the_volume_from_the_observed_run_and_fixes_it(tmp_path: P
     assert report["before"]["exported"] is False
     assert [(fix["rule"], fix["line"]) for fix in report["applied"] if fix["rule"] == "TRT313"] == [("TRT313", 21)]
     assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
+
+
+class _Sampler(torch.nn.Module):
+    def __init__(self, padding_mode: str) -> None:
+        super().__init__()
+        self.padding_mode = padding_mode
+
+    def forward(self, x, grid):
+        return _trt_grid_sample(x, grid, padding_mode=self.padding_mode, align_corners=True)
+
+
+@pytest.mark.parametrize("padding_mode", ["zeros", "border"])
+def test_the_dynamo_graph_is_valid_with_a_symbolic_batch_and_runs_an_empty_one(padding_mode: str) -> None:
+    """Clamping indices to a size the dynamo exporter holds as a symbol once made it write a graph
+    ONNX Runtime refused to load; the original's 5-D GridSample exports there and runs every batch."""
+    batch = torch.export.Dim("batch")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        program = torch.onnx.export(_Sampler(padding_mode), (torch.randn(2, 2, 4, 5, 6), torch.rand(2, 3, 3, 3, 3)),
+                                    dynamo=True, input_names=["x", "grid"], verbose=False,
+                                    dynamic_shapes=({0: batch}, {0: batch}))
+    session = ort.InferenceSession(program.model_proto.SerializeToString(), providers=["CPUExecutionProvider"])
+    for n in (3, 0):
+        x, grid = torch.randn(n, 2, 4, 5, 6), torch.rand(n, 3, 3, 3, 3) * 2.6 - 1.3
+        got = session.run(None, {"x": x.numpy(), "grid": grid.numpy()})[0]
+        expected = F.grid_sample(x, grid, padding_mode=padding_mode, align_corners=True).numpy()
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)

@@ -42,7 +42,7 @@ def _trt_grid_unnormalize(coordinate, size, align_corners: bool, border: bool):
     else:
         position = ((coordinate + 1) * size - 1) / 2
     if border:
-        position = position.clamp(min=0).clamp(max=size - 1)
+        position = torch.where(position > size - 1, torch.full_like(position, 1.0) * (size - 1), position.clamp(min=0))
     return position
 
 
@@ -64,8 +64,9 @@ def _trt_grid_sample_3d(input, grid, mode: str, padding_mode: str, align_corners
     def voxel(xi, yi, zi):
         """The values at integer positions (outside the volume: 0), as (N, C, D', H', W')."""
         inside = (xi >= 0) & (xi <= width - 1) & (yi >= 0) & (yi <= height - 1) & (zi >= 0) & (zi <= depth - 1)
-        index = (zi.clamp(min=0).clamp(max=depth - 1) * height + yi.clamp(min=0).clamp(max=height - 1)) * width \
-            + xi.clamp(min=0).clamp(max=width - 1)
+        # A neighbour outside reads voxel 0 (its value is dropped below): no clamp to a size, which
+        # the dynamo exporter's graph cannot take from a symbolic bound.
+        index = torch.where(inside, (zi * height + yi) * width + xi, torch.zeros_like(xi))
         points = grid.shape[1] * grid.shape[2] * grid.shape[3]  # a count, never -1: an empty batch reshapes
         index = index.long().reshape(batch, 1, points).expand(batch, channels, points)
         values = volume.gather(2, index).reshape(out_shape)
