@@ -25,19 +25,21 @@ class ClusterError(RuntimeError):
     """Ray is missing or the cluster cannot be reached (the run cannot start: exit 2)."""
 
 
-def connect(address: str) -> Any:
-    """Import Ray and attach to ``address`` (``local``: a new instance here; ``auto``: the running one)."""
+def connect(address: str) -> tuple[Any, bool]:
+    """Import Ray and attach to ``address`` (``local``: a new instance here; ``auto``: the running
+    one); also whether this call connected (a program that embeds us may be connected already)."""
     try:
         import ray
     except ImportError:
         raise ClusterError("--ray needs Ray: pip install 'trtcodemod[cluster]'") from None
-    if not ray.is_initialized():
+    connected = not ray.is_initialized()
+    if connected:
         try:
             ray.init(address=None if address == LOCAL else address, include_dashboard=False,
                      log_to_driver=False, configure_logging=False)
         except Exception as exc:  # noqa: BLE001 - Ray raises many kinds; all mean "cannot start"
             raise ClusterError(f"--ray {address}: cannot connect: {type(exc).__name__}: {exc}") from None
-    return ray
+    return ray, connected
 
 
 def run_ray(tasks: list[Task], address: str, resources: list[tuple[float, float]], on_done: Done,
@@ -45,12 +47,15 @@ def run_ray(tasks: list[Task], address: str, resources: list[tuple[float, float]
     """Submit every task with its ``(num_cpus, num_gpus)``; ``on_done`` gets results as they finish."""
     # Ray prints its workers' and raylet's messages to sys.stdout, where the report goes
     # (`--format json > zoo.json`): while the zoo runs they go to stderr instead.
+    # Ray's driver also prints errors pushed to it (a killed worker) from a thread of its own,
+    # whenever they arrive: a connection this run made ends inside the redirection, so nothing
+    # reaches the report after it (a cluster's processes stay up; the driver only disconnects).
     with contextlib.redirect_stdout(sys.stderr):
-        ray = connect(address)
+        ray, connected = connect(address)
         try:
             _submit_and_wait(ray, tasks, resources, on_done, on_error)
         finally:
-            if address == LOCAL:  # the instance this run started; a cluster's stays up
+            if connected:
                 ray.shutdown()
 
 
