@@ -537,8 +537,9 @@ SIZE_MIN_HELPER = "_trt_size_min"
 SIZE_MAX_HELPER = "_trt_size_max"
 SIZE_INT_HELPER = "_trt_size_int"
 _ROUNDING_HELPERS = {"ceil": "_trt_size_ceil", "floor": "_trt_size_floor"}
+SIZE_SQRT_HELPER = "_trt_size_sqrt"
 #: Arithmetic whose result the helpers take (``/`` included: ``int(h / 2.5)``).
-_NUMBER_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide)
+_NUMBER_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Power)
 
 
 
@@ -591,7 +592,13 @@ operands that are configuration (`max(h - self.k, 0)`). Where no integer form is
 `math.ceil(h / self.stride)`) become `_trt_size_int(E)`, `_trt_size_ceil(E)`,
 `_trt_size_floor(E)`: the built-in in eager mode (and everywhere but a trace), and while a trace
 passes a 0-d tensor, the traced `Ceil`/`Floor` and a cast to int64 (which truncates toward zero,
-as `int` does), so the value stays a traced size. Inside `migrate` or with `--facts`, the
+as `int` does), so the value stays a traced size. `E` may hold `**` and square roots: a token
+grid's side `int(math.sqrt(x.shape[1]))` (vit-pytorch's RvT, `int(np.sqrt(h * w))`, `int(n ** 0.5)`)
+becomes `_trt_size_int(_trt_size_sqrt(x.shape[1]))`, `math.sqrt` itself in eager mode and under
+`torch.jit.script` (its scalar `aten::sqrt`), a float32 `Sqrt` while tracing; `math.sqrt` of a
+size alone becomes `_trt_size_sqrt(...)`. (A `torch.linspace` whose step count then stays traced
+exports, through the TorchScript exporter's own linspace, a division by `steps - 1`: one step gives
+NaN there.) Inside `migrate` or with `--facts`, the
 operands may also be sizes a caller handed down: a parameter (`patch_h` in Depth Anything's
 `int(patch_h * 14)`, `H` in a Swin stage's `int(np.ceil(H / self.window_size))`, the values of
 `input_h, input_w = input_shape` in mmcv's adaptive padding, an element of a local tuple such as
@@ -612,9 +619,10 @@ eager mode, `torch.jit.script` and `torch.export` the rewritten expression is th
 (its annotation is taken at its word), and that, while the TorchScript exporter traces, the
 code after them accepts a 0-d tensor where it got the number (a top-k's K, a slice bound,
 a shape, `F.interpolate`'s size, `F.pad`'s padding do; `range(k)` reads it back into a number
-as before, with the same TracerWarning). The `int`/`ceil`/`floor` helpers are exact in eager
-mode; while tracing, a traced `/` is float32 (a Python float is a double), so a quotient within
-float32's rounding of an integer can round the other way, and a configuration value is a number.
+as before, with the same TracerWarning). The `int`/`ceil`/`floor`/`sqrt` helpers are exact in eager
+mode; while tracing, a traced `/` or square root is float32 (a Python float is a double), so a
+quotient or root within float32's rounding of an integer can round the other way (a root of a
+perfect square below 2**24 is exact), and a configuration value is a number.
 `migrate` applies them as verified candidates (an input set with the axis stretched shows the
 baked choice). Applies to every TensorRT version.""",
         fix=Safety.UNSAFE,
@@ -719,9 +727,9 @@ baked choice). Applies to every TensorRT version.""",
                 return
             rounded = self._rounding(positional[0]) if builtin == "int" else None
             operand = rounded[1] if rounded is not None else positional[0]
-            if not observed and (not self.size_derived(operand) or self.is_tensor(operand)):
+            if not observed and (not self._size_number(operand) or self.is_tensor(operand)):
                 return
-        elif not observed and not any(self.size_derived(v) for v in positional):
+        elif not observed and not any(self._size_number(v) for v in positional):
             return
         fix = self._fix(node, name, builtin is not None, positional) or self._rounded_fix(node, builtin)
         text = short_code(node)
@@ -796,7 +804,52 @@ baked choice). Applies to every TensorRT version.""",
             return configuration(expr.value) or observed and (self._loose_size(expr) or _read_of_name(expr))
         if configuration(expr):
             return True
+        root = self._square_root(expr) if not integer else None
+        if root is not None:
+            return self._number(root, observed)
         return observed and (type(expr) is cst.Name or self._loose_size(expr) or _read_of_name(expr))
+
+    def _size_number(self, expr: cst.BaseExpression) -> bool:
+        """A size, arithmetic on sizes with non-tensors, or such a number under ``math.sqrt``
+        (``int(math.sqrt(n))`` of a token count, ``int(math.sqrt(h) * 2)``)."""
+        if self.size_derived(expr):
+            return True
+        root = self._square_root(expr)
+        if root is not None:
+            return self._size_number(root)
+        if type(expr) is cst.BinaryOperation and type(expr.operator) in _NUMBER_OPERATORS:
+            sides = (expr.left, expr.right)
+            return any(self._size_number(v) for v in sides) and not any(self.is_tensor(v) for v in sides)
+        if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Minus:
+            return self._size_number(expr.expression)
+        return False
+
+    def _square_root(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
+        """``E`` of ``math.sqrt(E)`` (or ``np.sqrt(E)``): a root the helpers keep traced."""
+        if type(expr) is not cst.Call or len(expr.args) != 1 or expr.args[0].keyword or expr.args[0].star:
+            return None
+        for qualified in self.context.qualified_names(expr.func):
+            if qualified in ("math.sqrt", "numpy.sqrt"):
+                return expr.args[0].value
+        return None
+
+    def _traced_roots(self, expr: cst.BaseExpression) -> tuple[cst.BaseExpression, bool]:
+        """``expr`` with each ``math.sqrt(E)`` in it as ``_trt_size_sqrt(E)``; whether there was one.
+        The inner calls are rewritten with the outer one: they get no finding of their own."""
+        rule = self
+
+        class Roots(cst.CSTTransformer):
+            found = False
+
+            def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+                if rule._square_root(original) is None:
+                    return updated
+                rule._rounded.add(id(original))
+                Roots.found = True
+                return helper_call(SIZE_SQRT_HELPER, updated.args[0].value)
+
+        rewritten = expr.visit(Roots())
+        return rewritten, Roots.found  # type: ignore[return-value]
 
     def _helper_fix(self, node: cst.Call, builtin: str, name: str, positional: list[cst.BaseExpression],
                     observed: bool) -> tuple[Fix, str] | None:
@@ -821,11 +874,19 @@ baked choice). Applies to every TensorRT version.""",
                 helper, arguments = SIZE_INT_HELPER, positional
         elif not builtin and name in _ROUNDING_HELPERS:
             helper, arguments = _ROUNDING_HELPERS[name], positional
+        elif not builtin and name == "sqrt":
+            helper, arguments = SIZE_SQRT_HELPER, positional
         else:
             return None
         if not all(self._number(v, observed) for v in arguments):
             return None
-        return Fix({node: helper_call(helper, *arguments)}, safety=Safety.UNSAFE, helpers=(helper,)), helper
+        helpers = (helper,)
+        if helper != SIZE_SQRT_HELPER:
+            rooted = [self._traced_roots(v) for v in arguments]
+            arguments = [v for v, _ in rooted]
+            if any(found for _, found in rooted):
+                helpers = (helper, SIZE_SQRT_HELPER)
+        return Fix({node: helper_call(helper, *arguments)}, safety=Safety.UNSAFE, helpers=helpers), helper
 
     def _fix(self, node: cst.Call, name: str, builtin: bool, positional: list[cst.BaseExpression]) -> Fix | None:
         if len(node.args) != 1 or node.args[0].keyword is not None:

@@ -291,23 +291,20 @@ def inputs(g: torch.Generator) -> tuple[torch.Tensor]:
 '''
 
 
-def test_after_the_fixes_the_rewritten_models_own_second_trace_decides_the_bakes_left(tmp_path: Path) -> None:
-    """The original's graph changes with the height (the pad done only when needed), so its second
-    trace demotes nothing, not even the channel count of the static axis 1. TRT717 pads every
-    time; TRT712's fix of the count breaks the export and is reverted. The rewritten model, traced
-    again at other sizes, gives the same graph: the bake left is a warning, the model migrated."""
+def test_a_steady_bake_is_not_tried_while_the_graph_changes_elsewhere(tmp_path: Path) -> None:
+    """The original's graph changes with the height (the pad done only when needed), so the two
+    traces differ; the channel count `int(x.shape[1])` of the static axis 1 is 3 in both, so its
+    line is a warning of its own and TRT712's candidate is not tried (it was, and was reverted for
+    breaking the export, before the traces' numbers were compared). TRT717 pads every time."""
     path = tmp_path / "net.py"
     path.write_text(PADDED)
     r = migrate(path, "--dynamic-axes", AXES)
-    assert r["exit_code"] == 0, r["remaining"]  # 1 before: the reverted fix's bake stayed an error
+    assert r["exit_code"] == 0, r["remaining"]
     assert r["retrace"]["same"] is False and r["retrace"]["first_difference"]["source"].endswith(":8")
-    assert [a["rule"] for a in r["applied"]] == ["TRT717"]
-    assert [(x["rule"], x["line"]) for x in r["reverted"]] == [("TRT712", 7)]
-    assert r["retrace_after"]["same"] is True
-    [left] = [e for e in r["remaining"] if e["source"] == f"{path.resolve()}:7"]
-    assert left["severity"] == "warning" and left["message"].startswith("fix reverted")
-    assert "the rewritten model's graph traced at x[0] (batch) 2 and 5; x[2] (height) 8 and 17 is the same" \
-        in left["message"]
+    assert r["retrace"]["steady_lines"] == 1
+    assert [a["rule"] for a in r["applied"]] == ["TRT717"] and r["reverted"] == []
+    [held] = [e for e in r["info"] if e["rule"] == "TRT712"]
+    assert held["line"] == 7 and "a warning only" in held["reason"]
     assert r["after"]["faithful"] is True and r["equivalent"] is True
 
 
@@ -335,3 +332,88 @@ def test_the_rewritten_models_second_trace_also_judges_findings_left_without_a_f
     assert [p.severity for p in problems] == ["warning"] and note == f"; {same.note}"
     assert _judged([baked], None) == ([baked], "")
     assert _judged([baked], Retrace())[1] == ""  # no verdict: the severity and the message stay
+
+
+# --- the numbers a trace baked, line by line ---------------------------------------------------
+
+STEADY_MODEL = '''import torch
+
+
+class Net(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("classes", torch.linspace(-1.0, 1.0, 12).reshape(1, 4, 3))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        b = x.shape[0]
+        feats = [x, self.classes]
+        if feats[-1].shape[0] != b:
+            feats[-1] = feats[-1].expand(b, -1, -1)
+        nc = int(feats[-1].shape[1])
+        scores = x.mean(2, keepdim=True) * feats[-1].sum(2, keepdim=True)
+        return scores.reshape(b, nc, -1)
+
+
+def build() -> Net:
+    return Net()
+
+
+def inputs(g: torch.Generator) -> tuple[torch.Tensor]:
+    return (torch.randn(1, 4, 8, generator=g),)
+'''
+
+
+def test_a_number_baked_the_same_at_both_sizes_is_a_warning_where_the_graph_differs_elsewhere(tmp_path: Path) -> None:
+    """YOLOE's head (ultralytics 8.4.190 `head.py:1314`): the class count `int(feats[-1].shape[1])`
+    is baked, and a batch shortcut (`tasks.py:1487`) makes the graph traced at batch 3 differ. The
+    number the trace baked at line 14 is 4 at both sizes: that line is a warning with its own note;
+    the shortcut's comparison (a bool, which two points say too little about) keeps its verdict."""
+    path = tmp_path / "net.py"
+    path.write_text(STEADY_MODEL)
+    r = migrate(path, "--dynamic-axes", '{"x": {"0": "batch", "2": "width"}}')
+    assert r["retrace"]["same"] is False and r["retrace"]["steady_lines"] == 1
+    by_line = {e["source"]: e for e in r["remaining"]}
+    steady = by_line[f"{path.resolve()}:14"]
+    assert steady["severity"] == "warning", steady
+    assert "the number baked here is the same in the graph traced at x[0] (batch) 1 and 3" in steady["message"]
+    shortcut = by_line[f"{path.resolve()}:12"]
+    assert shortcut["severity"] == "error" and "differs" in shortcut["message"]
+    assert r["exit_code"] == 1
+
+
+def test_steady_lines_need_the_same_numbers_in_both_traces() -> None:
+    from trtcodemod.migrate.retrace import steady_lines
+
+    a, b, c, d, e = (("/m.py", n) for n in range(1, 6))
+    first = {a: [3], b: [128], c: [True], d: [[2, 3]], e: [4]}
+    second = {a: [3], b: [257], c: [True], d: [[2, 3]]}
+    # The same class count and list are steady; a height is not; a bool says too little; a line the
+    # second trace did not convert (another path) is not known to be steady.
+    assert steady_lines({a, b, c, d, e}, first, second) == {a, d}
+    assert steady_lines({a}, {}, {}) == set()
+
+
+def test_the_export_keeps_the_numbers_each_tracer_warning_baked(tmp_path: Path) -> None:
+    import torch
+
+    from trtcodemod.verify.export import export_model
+
+    class Net(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            h = int(x.shape[2])
+            if x.shape[1] > 2:
+                x = x * 2.0
+            return x.reshape(x.shape[0], -1)[:, :h]
+
+    before = dict(torch.Tensor.__dict__)
+    result = export_model(Net(), (torch.randn(1, 3, 8),), tmp_path / "net.onnx", exporter="torchscript",
+                          input_names=["x"], output_names=["y"], dynamic_axes={"x": {0: "b", 2: "h"}}, opset=17,
+                          user_roots=(str(Path(__file__).parent),))
+    assert result.error is None
+    numbers = {w["line"] - Net.forward.__code__.co_firstlineno: w.get("values") for w in result.warnings
+               if w["category"] == "TracerWarning"}
+    assert numbers == {1: [8], 2: [True]}
+    assert dict(torch.Tensor.__dict__) == before  # the conversions are torch's own again
+    failed = export_model(Net(), (torch.randn(1, 3),), tmp_path / "bad.onnx", exporter="torchscript",
+                          input_names=["x"], output_names=["y"], dynamic_axes={}, opset=17)
+    assert failed.error and dict(torch.Tensor.__dict__) == before

@@ -29,7 +29,8 @@ from snippets import SIZE_HEADER as HEADER, export_checked_session as export_ses
 from support import assert_same, load, onnx_ops, rewrite, rules_found
 from trtcodemod.engine import Options, check_source, fix_source
 from trtcodemod.evidence.facts import Facts
-from trtcodemod.helpers.sizes import _trt_size_ceil, _trt_size_floor, _trt_size_int, _trt_size_max, _trt_size_min
+from trtcodemod.helpers.sizes import (_trt_size_ceil, _trt_size_floor, _trt_size_int, _trt_size_max, _trt_size_min,
+                                      _trt_size_sqrt)
 
 IDS = ("TRT711", "TRT712", "TRT713", "TRT714", "TRT715")
 
@@ -863,6 +864,13 @@ def test_rounding_helpers_keep_the_traced_size(helper, builtin, tmp_path) -> Non
     ("int(np.ceil(w / self.window))", "_trt_size_ceil(w / self.window)"),
     ("int(math.floor(h / 2.5))", "_trt_size_floor(h / 2.5)"),
     ("int(math.ceil(h / 4))", "(h + 3) // 4"),  # the exact integer form where there is one
+    ("int(math.sqrt(x.shape[1]))", "_trt_size_int(_trt_size_sqrt(x.shape[1]))"),  # a token grid's side
+    ("int(np.sqrt(h * w))", "_trt_size_int(_trt_size_sqrt(h * w))"),
+    ("int(x.shape[1] ** 0.5)", "_trt_size_int(x.shape[1] ** 0.5)"),
+    ("int(math.sqrt(h) * 2)", "_trt_size_int(_trt_size_sqrt(h) * 2)"),
+    ("math.sqrt(x.shape[-1])", "_trt_size_sqrt(x.shape[-1])"),
+    ("int(math.sqrt(n))", None),  # `n` is no size
+    ("int(math.sqrt(x.sum()))", None),  # a tensor value
     ("max(h - self.k, 0)", "_trt_size_max(h - self.k, 0)"),
     ("int(x.sum())", None),  # a tensor value: TRT702's
     ("round(h * 0.5)", None),
@@ -915,6 +923,70 @@ def test_rounding_rewrites_script_as_the_original(tmp_path) -> None:
         x = torch.arange(2.0 * width).reshape(2, width)
         for want, got in zip(scripted[0](x), scripted[1](x)):
             assert torch.equal(want, got), width
+
+
+def test_square_root_helper_is_math_sqrt_outside_a_trace() -> None:
+    for value in [0, 1, 2, 4, 7, 2**62, True, 0.0, -0.0, 2.5, 1e300, np.float32(2.0), np.int64(9), torch.tensor(9),
+                  torch.tensor(2.5), float("inf"), float("nan"), -1, -2.5, "4", None, torch.tensor([1.0, 4.0])]:
+        outcomes = []
+        for function in (math.sqrt, _trt_size_sqrt):
+            try:
+                got = function(value)
+                outcomes.append((got, type(got)) if got == got else ("nan", type(got)))
+            except Exception as exc:  # noqa: BLE001 - the same exception is part of the same program
+                outcomes.append(type(exc))
+        assert outcomes[0] == outcomes[1], (value, outcomes)
+    scripted = torch.jit.script(_trt_size_sqrt)
+    for value in [0, 1, 2, 3, 16, 10**12 + 7, 2.25, 1e-300, float("inf")]:
+        assert scripted(value) == math.sqrt(value), value
+
+
+RVT_FORM = """\
+from math import sqrt
+
+import torch
+from einops import repeat
+from torch import nn
+
+
+class AxialRotary(nn.Module):
+    def forward(self, x):
+        n = int(sqrt(x.shape[-2]))
+        seq = torch.linspace(-1.0, 1.0, steps=n, device=x.device).unsqueeze(-1)
+        grid = repeat(seq, "i d -> i j d", j=n) + repeat(seq, "j d -> i j d", i=n) * 10
+        return x + grid.reshape(1, n * n, 1)
+"""
+
+
+def test_a_token_grid_side_follows_the_tokens_after_the_rewrite(tmp_path) -> None:
+    """vit-pytorch's RvT (1.26.11, ``rvt.py:29``): a rotary table's side is ``int(sqrt(tokens))``.
+    The TorchScript export keeps the traced side (a TracerWarning); rewritten, the side is a traced
+    ``Sqrt`` and a cast, and ``linspace``/``repeat`` follow the token count at every size."""
+    new = rewrite(RVT_FORM, unsafe=True, select=("TRT712",))
+    assert "n = _trt_size_int(_trt_size_sqrt(x.shape[-2]))" in new
+    models = {name: load(source, "AxialRotary")() for name, source in (("before", RVT_FORM), ("after", new))}
+    results = {}
+    for name, model in models.items():
+        path = tmp_path / f"rvt_{name}.onnx"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(model, (torch.randn(2, 16, 3),), str(path), dynamo=False, input_names=["x"],
+                              dynamic_axes={"x": {0: "batch", 1: "tokens"}})
+        session = ort.InferenceSession(str(path))
+        results[name] = {}
+        for tokens in (0, 1, 4, 16, 49, 144):
+            x = torch.randn(2, tokens, 3)
+            x[0, :1] = -0.0
+            want = models["before"](x)
+            assert_same(want, models["after"](x))  # eager: the same program
+            try:
+                [got] = session.run(None, {"x": x.numpy()})
+                results[name][tokens] = bool(np.allclose(got, want.numpy(), atol=1e-6))
+            except Exception:  # noqa: BLE001 - the baked side meets another token count
+                results[name][tokens] = False
+    # One token: the exporter's own linspace divides by steps - 1 (NaN for one step), whatever the rewrite.
+    assert results["after"] == {0: True, 1: False, 4: True, 16: True, 49: True, 144: True}, results["after"]
+    assert not results["before"][49] and results["before"][16]
 
 
 # --- (was test_written_for_tracing.py) -----------------------------------------

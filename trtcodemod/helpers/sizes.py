@@ -15,6 +15,8 @@ tensor operand do they compute the choice with a traced ``clamp``/``minimum``/``
 ``int``, ``ceil`` and ``floor`` of a traced size (``int(h * scale)``, ``math.ceil(h / s)``) read
 it into a Python number the same way; their helpers keep it a 0-d ``int64`` tensor there
 (``Ceil``/``Floor`` and a cast in the graph, the cast truncating toward zero as ``int`` does).
+``math.sqrt`` of a size (a token count's side, ``int(math.sqrt(n))``) reads it the same way; its
+helper keeps a traced float32 ``Sqrt`` there.
 """
 
 import torch
@@ -129,3 +131,27 @@ def _trt_size_rounded(value, how):
         elif how == "floor":
             value = torch.floor(value)
     return value.to(torch.int64)
+
+
+def _trt_size_sqrt(value: int | float) -> float:
+    """``math.sqrt(value)``; a traced float32 ``Sqrt`` while a trace passes a tensor."""
+    if not torch.jit.is_scripting():
+        if torch.jit.is_tracing() and isinstance(value, torch.Tensor):
+            return _trt_size_root(value)
+        return _trt_size_math_sqrt(value)
+    # TorchScript has no math here; its scalar aten::sqrt is the op scripted math.sqrt calls.
+    return torch.sqrt(float(value))
+
+
+@torch.jit.unused
+def _trt_size_math_sqrt(value):
+    """``math.sqrt`` itself, imported where it runs (the helpers import only torch at the top)."""
+    import math
+
+    return math.sqrt(value)
+
+
+@torch.jit.unused
+def _trt_size_root(value):
+    """The traced root: float32, as the graph computes it (TensorRT has no float64)."""
+    return torch.sqrt(value.to(torch.float32))

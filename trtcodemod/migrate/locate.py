@@ -165,6 +165,8 @@ def _guard_note(path: str | None, line: int | None) -> str:
     return _guard_lines(path, mtime).get(line, "")
 
 
+#: How the note of a bake begins whose trace baked the same numbers at two sizes (``retrace``).
+STEADY = "the number baked here is the same in the graph traced at"
 UNTRACED_NOTE = (", but the TorchScript export did not (no TracerWarning at this line: the code takes "
                  "another path while tracing, e.g. behind `torch.jit.is_tracing()`), so its graph bakes nothing here")
 

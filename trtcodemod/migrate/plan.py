@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable
 
 from trtcodemod.evidence.facts import Facts, Span, norm
-from .locate import CONSTANT_NOTE, FAILS_TO_RUN, GUARD_NOTE, WARN_GUARD_NOTE, Problem
+from .locate import CONSTANT_NOTE, FAILS_TO_RUN, GUARD_NOTE, STEADY, WARN_GUARD_NOTE, Problem
 from trtcodemod.evidence.proofs import Observation, prove
 
 #: Rules whose fix removes a value baked in by the export (a value read at the line).
@@ -167,6 +167,12 @@ def decide(finding: Any, problems: Iterable[Problem], facts: Facts, unsafe: bool
     if unsafe:
         return Decision(finding, APPLY, proof=f"--unsafe (assumption not observed: {assumption(finding.rule)}); "
                                               f"fixes {located}", problems=hits)
+    if all(p.kind == "baked" and p.severity == "warning" and STEADY in p.message for p in hits):
+        # The trace baked the same numbers at two sizes while its graph changed elsewhere (a class
+        # count): nothing here follows the sizes, so no assumption is worth a verification. (A bake
+        # only judged by the same graph is still tried: two points are weaker evidence than that.)
+        return Decision(finding, INFO, reason=f"{located}: a warning only, the same number at every traced size",
+                        problems=hits)
     if info is None or info.proof is None:
         # Nothing observable decides the assumption, but the verification can test it on every
         # input set: a candidate, reverted (and named) when the rewritten model differs.

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from trtcodemod.evidence.facts import Facts, norm
-from .locate import Problem
+from .locate import STEADY, Problem
 
 #: The op of a bake located from the exporter's TracerWarning (``locate.baked_values``).
 TRACED = "(traced constant)"
@@ -87,6 +87,10 @@ class Retrace:
     trace_only: set[tuple[str, int]] = field(default_factory=set)
     #: The verdict is "no dynamic axis": a fact about the inputs, not about the original's graph.
     sizes_fixed: bool = False
+    #: Covered lines whose baked numbers were the same in both traces while the graph differed
+    #: elsewhere: warnings of their own, with ``steady_note``.
+    steady: set[tuple[str, int]] = field(default_factory=set)
+    steady_note: str = ""
 
     def apply(self, problems: list[Problem], rewritten: Rewritten | None = None) -> list[Problem]:
         """``problems`` with the verdict's note (and severity) on the bakes it covers.
@@ -103,8 +107,10 @@ class Retrace:
                     " (judged on the original; the rewrite leaves this line as it was)" if self.sizes_fixed
                     else " (judged on the original; the rewrite leaves this file as it was)")
                 only = TRACE_ONLY_NOTE if (p.path, at) in self.trace_only else ""
-                p = Problem(p.kind, p.path, p.line, p.op, p.rule, f"{p.message}{only}; {self.note}{where}",
-                            "warning" if self.demote else "error", p.exporter)
+                steady = (p.path, at) in self.steady
+                p = Problem(p.kind, p.path, p.line, p.op, p.rule,
+                            f"{p.message}{only}; {self.steady_note if steady else self.note}{where}",
+                            "warning" if self.demote or steady else "error", p.exporter)
             if p.kind == "baked" and p.op == TRACED and p.severity == "error" \
                     and p.message.startswith(_LIST_CONSTRUCTORS) and MANUAL_STEP not in p.message:
                 p = Problem(p.kind, p.path, p.line, p.op, p.rule, p.message + MANUAL_STEP, p.severity, p.exporter)
@@ -149,6 +155,25 @@ def trace_only(problems: list[Problem], facts: Facts) -> set[tuple[str, int]]:
             if p.kind == "baked" and p.op == TRACED and p.severity == "error" and p.exporter == EXPORTER
             and p.path and p.line and CONSTANT in p.message and (p.path, p.line) not in read
             and facts.lines.get(norm(p.path)) and not facts.ran(p.path, p.line)}
+
+
+def steady_lines(lines: set[tuple[str, int]], first: dict[tuple[str, int], list[Any]],
+                 second: dict[tuple[str, int], list[Any]]) -> set[tuple[str, int]]:
+    """The lines whose trace turned a tensor into the same numbers at both sizes: what the graph
+    holds there does not follow the stretched axes (YOLOE's class count, ``int(x[-1].shape[1])``,
+    is 3 at every image size). A ``bool`` says too little (``h > 32`` is True at both points), so
+    a line that converted one keeps its verdict."""
+    def numbers(values: list[Any]) -> bool:
+        flat = [v for value in values for v in (value if isinstance(value, list) else [value])]
+        return bool(flat) and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in flat)
+
+    return {k for k in lines if numbers(first.get(k, [])) and first.get(k) == second.get(k)}
+
+
+def _steady_note(points: str, diff_op: str, where: str | None) -> str:
+    return (f"{STEADY} {points}: it does not depend on the "
+            f"dynamic axes (the graph differs elsewhere, first at a {diff_op} node" + (f" from {where})" if where
+                                                                                     else ")"))
 
 
 def _points(stretched: list[str]) -> str:
@@ -196,6 +221,7 @@ def judge(problems: list[Problem], facts: Facts, session: Any, dynamic_axes: dic
     note = f"the graph traced at {points} differs (first at a {diff.op} node" + (
         f" from {where})" if where else ")") + ": a value baked from a size changes the graph"
     extra = []
+    at_path, at_line = None, None
     if where:
         from .locate import _split
 
@@ -204,7 +230,16 @@ def judge(problems: list[Problem], facts: Facts, session: Any, dynamic_axes: dic
             extra.append(Problem("baked", at_path, at_line, "(retraced graph)", None,
                                  f"the graph traced at {points} differs first at a {diff.op} node from this line: "
                                  "a value computed from an input size is baked in here", "error", EXPORTER))
-    return Retrace(lines, False, note, extra, summary, trace_only=only)
+    steady = steady_lines(lines, _numbers(session, "original"), _numbers(session, "retrace")) - {(at_path, at_line)}
+    summary["steady_lines"] = len(steady)
+    return Retrace(lines, False, note, extra, summary, trace_only=only, steady=steady,
+                   steady_note=_steady_note(points, diff.op, where))
+
+
+def _numbers(session: Any, which: str) -> dict[tuple[str, int], list[Any]]:
+    """The session's baked numbers by line (a session that cannot tell gives none)."""
+    numbers = getattr(session, "baked_numbers", None)
+    return {(norm(path), line): values for (path, line), values in (numbers(which) if numbers else {}).items()}
 
 
 def judge_rewritten(after: list[Problem], session: Any, progress: Callable[[str], None]) -> Retrace:
@@ -231,7 +266,16 @@ def judge_rewritten(after: list[Problem], session: Any, progress: Callable[[str]
     except Exception:  # noqa: BLE001 - an unreadable graph decides nothing: the bakes stay
         diff = True
     summary.update(seconds=round(time.perf_counter() - start, 2), same=diff is None)
-    if diff is not None:
+    if diff is True:
         return Retrace(summary=summary)
+    if diff is not None:
+        steady = steady_lines(lines, _numbers(session, "rewritten"), _numbers(session, "retrace-after"))
+        from .locate import _split
+
+        where = diff.source
+        steady -= {_split(where)} if where else set()
+        summary["steady_lines"] = len(steady)
+        return Retrace(steady, False, "", summary=summary, steady=steady,
+                       steady_note=_steady_note(_points(stretched), diff.op, where))
     return Retrace(lines, True, f"the rewritten model's graph traced at {_points(stretched)} is the same: the value "
                                 "does not depend on the dynamic axes", summary=summary)

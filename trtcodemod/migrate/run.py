@@ -24,7 +24,7 @@ from trtcodemod.verify.spec import RewriteOptions, VerifySpec
 from trtcodemod.verify.worker import run_task
 
 from trtcodemod.evidence.facts import Facts, norm
-from .locate import CONSTANT_NOTE, GUARD_NOTE, UNTRACED_NOTE, Problem, locate
+from .locate import CONSTANT_NOTE, GUARD_NOTE, STEADY, UNTRACED_NOTE, Problem, locate
 from .manual_steps import add_manual_steps
 from .observe import OBSERVE_TASK
 from .phases import ModelTimeout, Phases
@@ -162,6 +162,8 @@ def _remaining(problems: list[Problem], plan: Plan) -> list[dict[str, Any]]:
         for note in (GUARD_NOTE, UNTRACED_NOTE, CONSTANT_NOTE):  # why a located read is only a warning stays said
             if note in p.message and note not in message:
                 message += note
+        if p.severity == "warning" and STEADY not in message:
+            message += _steady([p])
         entry = {"op": p.op, "source": p.source, "rule": rule, "message": message, "kind": p.kind,
                  "exporter": p.exporter, "severity": p.severity}
         # A value read, the exporter's TracerWarning and its failure on one line, all with the
@@ -507,6 +509,7 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: VerifyReport, fi
             continue
         gone = _gone(d, located, side, exported)
         problems, judged = _judged(d.problems, after_retrace if side == "after" else None)
+        judged = judged or _steady(problems)
         report["remaining"].append({
             "op": d.problems[0].op if d.problems else "-", "source": f"{d.finding.path}:{d.finding.line}",
             "rule": d.finding.rule, "message": d.reason + (GONE_NOTE if gone else "") + judged, "kind": "finding",
@@ -521,6 +524,7 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: VerifyReport, fi
                for r in located_entries):
             continue
         problems, judged = _judged(d.problems, after_retrace if side == "after" else None)
+        judged = judged or _steady(problems)
         report["remaining"].append({
             "op": problems[0].op if problems else "-", "source": f"{d.finding.path}:{d.finding.line}",
             "rule": d.finding.rule, "message": f"fix reverted: {why}{judged}", "kind": "finding", "exporter": None,
@@ -549,6 +553,12 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: VerifyReport, fi
     report["changed_files"] = sorted(sources)
     report["diff"] = "".join(unified_diff(_display(p), old, new) for p, (old, new) in sorted(sources.items()))
     return report, sources
+
+
+def _steady(problems: list[Problem]) -> str:
+    """Why a finding's bakes are warnings where the second trace found them steady: its note."""
+    return next((f"; {p.message[p.message.index(STEADY):]}" for p in problems
+                 if p.severity == "warning" and STEADY in p.message), "")
 
 
 def _judged(problems: list[Problem], after_retrace: Retrace | None) -> tuple[list[Problem], str]:

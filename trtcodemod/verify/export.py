@@ -58,16 +58,20 @@ def export_model(
     caught: list[tuple[warnings.WarningMessage, tuple[str, int] | None]] = []
     user = UserFiles(user_roots)
 
+    #: What each caught warning's conversion returned (the number a trace baked), by index.
+    values: list[list[Any]] = []
+
     def record(message: Any, category: type, filename: str, lineno: int, file: Any = None, line: Any = None) -> None:
         # Called synchronously by warnings.warn: the user's frames are still on the stack.
         caught.append((warnings.WarningMessage(message, category, filename, lineno, file, line),
                        _user_frame(user)))
+        values.append([])
 
     with warnings.catch_warnings():
         warnings.simplefilter("always")
         warnings.showwarning = record
         try:
-            with torch.no_grad():
+            with torch.no_grad(), _baked_numbers(values) if exporter == "torchscript" else contextlib.nullcontext():
                 if exporter == "torchscript":
                     torch.onnx.export(
                         model, args, str(path), dynamo=False, verbose=True,
@@ -98,8 +102,8 @@ def export_model(
                 result.error += at_user_line(where)
             result.warnings.append({"category": "traceback", "message": traceback.format_exc()[-4000:],
                                     "file": None, "line": None})
-    seen = set()
-    for w, at in caught:
+    seen: dict[tuple[str, str, str, int], dict[str, Any]] = {}
+    for (w, at), numbers in zip(caught, values):
         if not _keep_warning(w, user):
             continue
         # A TracerWarning is issued from torch's own code (torch/_tensor.py); the line to
@@ -107,12 +111,62 @@ def export_model(
         file, line = at if at else (str(w.filename), int(w.lineno))
         key = (w.category.__name__, str(w.message), file, line)
         if key in seen:
+            kept = seen[key].get("values")
+            if kept is not None and len(kept) < _VALUES_KEPT:
+                kept.extend(numbers[:_VALUES_KEPT - len(kept)])
             continue
-        seen.add(key)
-        result.warnings.append({"category": w.category.__name__, "message": _first_lines(str(w.message), 1),
-                                "file": file, "line": line, "origin": f"{w.filename}:{w.lineno}"})
+        entry = {"category": w.category.__name__, "message": _first_lines(str(w.message), 1),
+                 "file": file, "line": line, "origin": f"{w.filename}:{w.lineno}"}
+        if w.category.__name__ == "TracerWarning" and numbers:
+            entry["values"] = numbers[:_VALUES_KEPT]
+        seen[key] = entry
+        result.warnings.append(entry)
     result.seconds = time.perf_counter() - start
     return result
+
+
+#: How many baked numbers a warning keeps (a loop's line converts once per trip).
+_VALUES_KEPT = 64
+#: The tensor methods that turn a traced tensor into a Python value (and warn while tracing).
+_CONVERSIONS = ("__int__", "__index__", "__float__", "__bool__", "item", "tolist")
+
+
+@contextlib.contextmanager
+def _baked_numbers(values: list[list[Any]]):
+    """While the trace runs, the Python value each warning conversion returned, kept with the
+    warning it raised: the number the graph holds as a constant (``self.nc = int(x.shape[1])``
+    gives 3 at every size, a height 128 at one trace and 257 at the next).
+
+    The methods are wrapped on ``torch.Tensor`` for the export only and restored after it.
+    """
+    wrapped = [name for name in _CONVERSIONS if name not in torch.Tensor.__dict__]
+
+    def wrap(original: Any) -> Any:
+        def converted(self: torch.Tensor, *args: Any, **kwargs: Any) -> Any:
+            before = len(values)
+            value = original(self, *args, **kwargs)
+            if len(values) > before:  # this conversion warned: its result is what the trace baked
+                values[-1].append(_plain(value))
+            return value
+
+        return converted
+
+    for name in wrapped:
+        setattr(torch.Tensor, name, wrap(getattr(torch.Tensor, name)))
+    try:
+        yield
+    finally:
+        for name in wrapped:
+            delattr(torch.Tensor, name)
+
+
+def _plain(value: Any) -> Any:
+    """A JSON value for a baked number: bools, ints and floats as they are, lists kept short."""
+    if isinstance(value, (bool, int, float)):
+        return value
+    if isinstance(value, list):
+        return [_plain(v) for v in value[:16]]
+    return repr(value)[:80]
 
 
 def _copy_passthrough_outputs(path: "os.PathLike[str] | str") -> None:

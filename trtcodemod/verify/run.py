@@ -345,6 +345,8 @@ class Verification:
         self.ctx = _Ctx(spec=spec, work=work, out=out, progress=progress or (lambda _msg: None), phases=phases)
         self.layout = locate(spec.model_file)
         self._before: SideResult | None = None
+        #: The stretched exports by label (``retrace``, ``retrace-after``) and the tree they ran.
+        self._stretched: dict[str, tuple[SideResult, RewrittenTree | None]] = {}
         self._base: VerifyReport | None = None
 
     def __enter__(self) -> "Verification":
@@ -382,11 +384,35 @@ class Verification:
         traced = after.onnx_path(exporter) if not (after.export(exporter) or {}).get("error") else None
         if traced is None:
             return None, None, [], "the rewritten model did not export"
-        path, stretched, why = self._stretched_export(tree.layout, tree.extra_paths, "retrace-after", exporter)
+        path, stretched, why = self._stretched_export(tree.layout, tree.extra_paths, "retrace-after", exporter,
+                                                      tree)
         return traced, path, stretched, why
 
+    def baked_numbers(self, which: str, exporter: str = "torchscript") -> dict[tuple[str, int], list[Any]]:
+        """The Python values the trace's conversions returned at each line that warned (the numbers
+        its graph holds as constants), by the user's ``(path, line)``. ``which``: ``original``,
+        ``retrace`` (the original at the stretched sizes), ``rewritten`` (the last rewrite verified),
+        ``retrace-after`` (that rewrite at the stretched sizes); empty where it did not run."""
+        side: SideResult | None
+        tree: RewrittenTree | None = None
+        if which == "original":
+            side = self._before
+        elif which == "rewritten":
+            side = self.ctx.last_rewrite[1] if self.ctx.last_rewrite else None
+            tree = self.ctx.last_rewrite[0] if self.ctx.last_rewrite else None
+        else:
+            side, tree = self._stretched.get(which, (None, None))
+        numbers: dict[tuple[str, int], list[Any]] = {}
+        for w in ((side.export(exporter) if side else None) or {}).get("warnings", []):
+            if w.get("category") != "TracerWarning" or "values" not in w or not w.get("file"):
+                continue
+            path, line = tree.map_path(w["file"], w["line"]) if tree else (w["file"], w["line"])
+            if path and line:
+                numbers.setdefault((path, line), []).extend(w["values"])
+        return numbers
+
     def _stretched_export(self, layout: SourceLayout, extra_paths: list[str], label: str,
-                          exporter: str) -> tuple[str | None, list[str], str]:
+                          exporter: str, tree: RewrittenTree | None = None) -> tuple[str | None, list[str], str]:
         assert self._before is not None
         names = list(self._before.outcome.data.get("output_names", []))
         why = ""
@@ -398,6 +424,7 @@ class Verification:
             export = side.export(exporter) or {}
             stretched = list(side.outcome.data.get("stretched") or [])
             if export.get("path") and not export.get("error") and stretched:
+                self._stretched[label] = (side, tree)
                 return export["path"], stretched, ""
             why += ("; at 2n: " if why else "") + (export.get("error") or side.outcome.message or "not exported")
         return None, [], why
