@@ -541,6 +541,26 @@ def test_a_bake_inside_a_check_that_raises_is_a_warning_not_a_wrong_value(tmp_pa
         (2, "warning"), (3, "warning"), (5, "warning"), (6, "error")]
 
 
+def test_a_bake_inside_torchs_own_check_behind_the_users_call_is_a_warning(tmp_path: Path) -> None:
+    """monai's MILModel calls `self.transformer(x)`; the TracerWarnings come from torch's
+    `multi_head_attention_forward` checks (`if head_dim * num_heads != embed_dim: raise`), placed
+    at the user's call line. The line that issued the warning (its origin) is the check."""
+    from trtcodemod.migrate.locate import baked_values
+
+    library = tmp_path / "functional.py"
+    library.write_text("def attention(x, heads):\n    if x.shape[2] % heads != 0:\n        raise ValueError('heads')\n"
+                       "    n = int(x.shape[0])\n    return x[:n]\n")
+    user = tmp_path / "m.py"
+    user.write_text("def f(x):\n    return attention(x, 8)\n")
+    warnings = [{"category": "TracerWarning", "source": f"{user}:2", "message": "Converting a tensor",
+                 "origin": f"{library}:{line}"} for line in (2, 4)]
+    report = {"export_checks": [{"side": "before", "exporter": "torchscript", "faithful": True,
+                                 "warnings": warnings}]}
+    problems = baked_values(VerifyReport.from_json(report), "before", None)
+    assert [(p.line, p.severity) for p in problems] == [(2, "warning"), (2, "error")]
+    assert "drops the check" in problems[0].message
+
+
 ATAN2 = (b"import torch\n\n\ndef heading(v):\n    return torch.atan2(v[:, 1], v[:, 0])\n\n\n"
          b"def forward(x):\n    return x * 2\n")
 

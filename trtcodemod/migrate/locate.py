@@ -210,7 +210,9 @@ def baked_values(report: VerifyReport, side: str, facts: Facts | None) -> list[P
             if warning.category != "TracerWarning":
                 continue
             path, line = _split(warning.source)
-            guard = _guard_note(path, line)
+            # The check may be torch's own, inside the call the user's line makes (the attention's
+            # `if head_dim * num_heads != embed_dim: raise` behind `self.transformer(x)`).
+            guard = _guard_note(path, line) or _guard_note(*_split(getattr(warning, "origin", None)))
             out.append(Problem("baked", path, line, "(traced constant)", None, warning.message + guard,
                                "warning" if guard else "error", check.exporter))
     return out

@@ -72,10 +72,19 @@ def _usable(expected: np.ndarray, *values: np.ndarray) -> np.ndarray:
     return usable
 
 
+#: How far past eager mode's largest error over an output a graph's may go: the graph sums in
+#: another order (fused kernels, other thread counts), so its rounding is as large as eager's but
+#: not bounded by it; measured on effdet CSPDarkDet-53m's boxes (tenth zoo, set 2): eager float32
+#: at most 0.008 from float64, ONNX Runtime 0.011 at one coordinate, the rest within eager's.
+OTHER_ORDER = 2.0
+
+
 def eager_error_scale(expected: np.ndarray, exact: np.ndarray, atol: float, rtol: float) -> float:
-    """Eager float32's largest distance from the float64 run over one output, or 0 where that
-    distance is beyond ``atol + rtol * max|x|`` (eager mode is then no reference for the output's
-    scale: a top-k whose rows rounding picks, a network whose activations saturate).
+    """Eager float32's largest rounding error over one output: its largest distance from the
+    float64 run among the elements within ``atol + rtol * max|x|`` of it (the output's scale).
+    Elements further off are not rounding (a top-k row that rounding picked otherwise, a box
+    float64 ranked elsewhere) and are left out; where they are most of the output, eager mode is
+    no reference for its scale (a network whose activations saturate) and this is 0.
 
     Only usable elements count (finite on both sides, the float64 value in range).
     """
@@ -83,8 +92,11 @@ def eager_error_scale(expected: np.ndarray, exact: np.ndarray, atol: float, rtol
     usable = _usable(np.asarray(expected), e, x)
     if not usable.any():
         return 0.0
-    largest = float(np.abs(e - x)[usable].max())
-    return largest if largest <= atol + rtol * float(np.abs(x)[usable].max()) else 0.0
+    errors = np.abs(e - x)[usable]
+    rounding = errors[errors <= atol + rtol * float(np.abs(x)[usable].max())]
+    if 2 * rounding.size <= errors.size:
+        return 0.0
+    return float(rounding.max())
 
 
 def admitted_by_exact(expected: np.ndarray, actual: np.ndarray, exact: np.ndarray, atol: float,
@@ -92,8 +104,9 @@ def admitted_by_exact(expected: np.ndarray, actual: np.ndarray, exact: np.ndarra
     """Where ``actual`` is as accurate as ``expected`` (eager float32) against ``exact`` (float64).
 
     Both ``|a - x| <= own + atol + rtol * |x|`` and ``|a - e| <= own + atol + rtol * |e|``, with
-    ``own`` eager mode's error: the larger of ``|e - x|`` and :func:`eager_error_scale` (eager's
-    largest error over the output, where eager is a reference at the output's scale). The
+    ``own`` eager mode's error: the larger of ``|e - x|`` and :data:`OTHER_ORDER` times
+    :func:`eager_error_scale` (eager's largest error over the output, where eager is a reference
+    at the output's scale: a graph summing in another order errs as much, not less). The
     tolerance is widened toward the exact value and away from eager's alike, so a value far from
     both (a wrong row where float64 chose another) is not admitted. Never where a value is not
     finite or the exact value is outside ``expected``'s dtype's range.
@@ -101,7 +114,7 @@ def admitted_by_exact(expected: np.ndarray, actual: np.ndarray, exact: np.ndarra
     e, a, x = (np.asarray(v, dtype=np.float64) for v in (expected, actual, exact))
     usable = _usable(np.asarray(expected), e, a, x)
     with np.errstate(invalid="ignore", over="ignore"):  # inf - inf: not usable anyway
-        own = np.maximum(np.abs(e - x), eager_error_scale(expected, exact, atol, rtol))
+        own = np.maximum(np.abs(e - x), OTHER_ORDER * eager_error_scale(expected, exact, atol, rtol))
         return usable & (np.abs(a - x) <= own + atol + rtol * np.abs(x)) & (np.abs(a - e) <= own + atol + rtol * np.abs(e))
 
 

@@ -85,18 +85,20 @@ def _latency_json(figure: LatencyFigure | None) -> dict[str, Any] | None:
 
 @dataclass
 class ExportWarning:
-    """A warning the exporter gave, at the user's line (``source``, ``path:line``) when known."""
+    """A warning the exporter gave, at the user's line (``source``, ``path:line``) when known;
+    ``origin`` is the line that issued it (torch's own, where the user's code called into torch)."""
 
     category: str
     message: str
     source: str | None
+    origin: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"category": self.category, "message": self.message, "source": self.source}
+        return {"category": self.category, "message": self.message, "source": self.source, "origin": self.origin}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "ExportWarning":
-        return cls(data.get("category", ""), data.get("message", ""), data.get("source"))
+        return cls(data.get("category", ""), data.get("message", ""), data.get("source"), data.get("origin"))
 
 
 @dataclass

@@ -249,7 +249,8 @@ def _faithfulness(ctx: _Ctx, side: SideResult, exporter: str, tree: RewrittenTre
         if w.get("category") == "traceback":
             continue
         path, line = (tree.map_path(w.get("file"), w.get("line")) if tree else (w.get("file"), w.get("line")))
-        entry.warnings.append(ExportWarning(w["category"], w["message"], f"{path}:{line}" if path else None))
+        entry.warnings.append(ExportWarning(w["category"], w["message"], f"{path}:{line}" if path else None,
+                                            w.get("origin")))
     if exp.get("error"):
         entry.detail = f"export failed: {exp['error']}"
         return entry
