@@ -90,13 +90,20 @@ class ExportWarning:
     category: str
     message: str
     source: str | None
+    #: The user's lines (``path:line``) that called the function holding ``source``, one per
+    #: distinct caller the trace saw; None for a caller that is not the user's (a TracerWarning only).
+    callers: list[str | None] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return {"category": self.category, "message": self.message, "source": self.source}
+        out: dict[str, Any] = {"category": self.category, "message": self.message, "source": self.source}
+        if self.callers:
+            out["callers"] = list(self.callers)
+        return out
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "ExportWarning":
-        return cls(data.get("category", ""), data.get("message", ""), data.get("source"))
+        return cls(data.get("category", ""), data.get("message", ""), data.get("source"),
+                   list(data.get("callers") or []))
 
 
 @dataclass
