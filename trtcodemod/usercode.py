@@ -95,6 +95,19 @@ def at_user_line(where: tuple[str, int]) -> str:
     return f" [at {where[0]}:{where[1]}]"
 
 
+def user_frames_on_stack(user: UserFiles, depth: int = 0, limit: int = 2) -> list[tuple[str, int]]:
+    """The ``limit`` innermost user frames on the current stack (innermost first), ``depth`` frames
+    above the caller's, each as ``(real path, line)``: the line a warning came from and the user's
+    line that called the function holding it."""
+    found: list[tuple[str, int]] = []
+    frame = sys._getframe(depth + 1)
+    while frame is not None and len(found) < limit:
+        if user(frame.f_code.co_filename):
+            found.append((os.path.realpath(frame.f_code.co_filename), frame.f_lineno))
+        frame = frame.f_back
+    return found
+
+
 def user_frame_on_stack(user: UserFiles, depth: int = 0) -> tuple[str, int] | None:
     """The innermost user frame on the current stack, ``depth`` frames above the caller's, as
     ``(real path, line)``: the line a warning, a traced value or a torch call came from."""

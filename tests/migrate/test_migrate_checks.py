@@ -79,3 +79,113 @@ def test_a_check_whose_branch_changes_values_stays_an_error(tmp_path: Path) -> N
     assert any(r["severity"] == "error" for r in at_check), report["remaining"]
     assert not any("value read in a check" in r["message"] for r in report["remaining"])
     assert report["exit_code"] != 0
+
+
+# --- a check one call away: a check function called as a statement (kornia's KORNIA_CHECK) -----
+
+CHECK_LIBRARY = '''\
+def CHECK(condition, msg=None, raises=True):
+    if not condition:
+        if raises:
+            text = "failed" if msg is None else msg
+            raise ValueError(text)
+        return False
+    return True
+
+
+def CHECK_FINITE(x, raises=True):
+    if not bool(x.isfinite().all()):
+        if raises:
+            raise ValueError("x must be finite")
+        return False
+    return True
+
+
+def CHECK_SAME_SIZE(x, y, dim=0, raises=True):
+    x_shape, y_shape = x.shape, y.shape
+    if not (x_shape[dim] == y_shape[dim] or x_shape[dim] == 1):
+        if raises:
+            raise ValueError(f"size mismatch: {list(x_shape)} and {list(y_shape)}")
+        return False
+    return True
+'''
+
+BLUR = '''\
+import torch
+from torch import nn
+
+from chklib.checks import CHECK, CHECK_FINITE, CHECK_SAME_SIZE
+
+
+class Blur(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("sigma", torch.tensor([[1.5, 0.5]]))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+{body}
+        return x * self.sigma.sum()
+
+
+def build() -> nn.Module:
+    return Blur().eval()
+
+
+def inputs(generator: torch.Generator) -> tuple[torch.Tensor, ...]:
+    return (torch.rand(2, 3, 4, 4, generator=generator),)
+'''
+
+#: Each read only decides whether a check raises: the sizes inside CHECK_SAME_SIZE, the values inside
+#: CHECK_FINITE, the flag handed to CHECK.
+CHECKED = ('        CHECK_SAME_SIZE(self.sigma, x)\n'
+           '        CHECK_FINITE(x)\n'
+           '        finite = bool(x.isfinite().all())\n'
+           '        CHECK(finite, "x must be finite" if finite else f"x has {x.numel()} values")')
+#: The same calls, their results used: the size comparison and the flag choose the output.
+USED = ('        if not CHECK_SAME_SIZE(self.sigma, x, raises=False):\n'
+        '            x = x * 2.0\n'
+        '        if not CHECK_FINITE(x, raises=False):\n'
+        '            x = x.nan_to_num()\n'
+        '        finite = bool(x.isfinite().all())\n'
+        '        CHECK(finite)\n'
+        '        x = x if finite else x.nan_to_num()')
+
+
+def _migrate_blur(tmp_path: Path, body: str) -> dict[str, Any]:
+    package = tmp_path / "chklib"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "checks.py").write_text(CHECK_LIBRARY)
+    model = tmp_path / "blur.py"
+    model.write_text(BLUR.format(body=body))
+    result = CliRunner().invoke(app, ["migrate", str(model), "--model", "build", "--inputs", "inputs",
+                                      "--dynamic-axes", '{"x": {"0": "batch"}}', *FAST])
+    if result.exception and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return json.loads(result.stdout)["models"][0]
+
+
+def _at(report: dict[str, Any], name: str, line: int) -> list[dict[str, Any]]:
+    return [r for r in report["remaining"] if (r["source"] or "").endswith(f"{name}:{line}")]
+
+
+def test_reads_that_only_decide_a_check_function_leave_warnings_and_exit_0(tmp_path: Path) -> None:
+    report = _migrate_blur(tmp_path, CHECKED)
+    inside = CHECK_LIBRARY.splitlines().index("    if not (x_shape[dim] == y_shape[dim] or x_shape[dim] == 1):") + 1
+    values = CHECK_LIBRARY.splitlines().index("    if not bool(x.isfinite().all()):") + 1
+    flag = BLUR.format(body=CHECKED).splitlines().index("        finite = bool(x.isfinite().all())") + 1
+    for name, line in (("checks.py", inside), ("checks.py", values), ("blur.py", flag)):
+        found = _at(report, name, line)
+        assert found and all(r["severity"] == "warning" for r in found), (name, report["remaining"])
+        assert all("only decides whether a check function raises" in r["message"] for r in found)
+    assert report["exit_code"] == 0 and report["equivalent"] is True
+
+
+def test_the_same_reads_stay_errors_where_the_results_are_used(tmp_path: Path) -> None:
+    report = _migrate_blur(tmp_path, USED)
+    values = CHECK_LIBRARY.splitlines().index("    if not bool(x.isfinite().all()):") + 1
+    flag = BLUR.format(body=USED).splitlines().index("        finite = bool(x.isfinite().all())") + 1
+    for name, line in (("checks.py", values), ("blur.py", flag)):
+        assert any(r["severity"] == "error" for r in _at(report, name, line)), (name, report["remaining"])
+    assert not any("only decides whether a check function raises" in r["message"] for r in report["remaining"])
+    assert report["exit_code"] == 1

@@ -181,6 +181,15 @@ class Facts:
                 methods.append(e["method"])
         return out
 
+    def read_callers(self, path: str, line: int) -> list[str | None]:
+        """The user's lines that called the function holding the value reads at ``path:line``, one
+        per distinct caller (None where the read had none, or the facts predate callers)."""
+        out: list[str | None] = []
+        for e in self.value_reads():
+            if (e["path"], e["line"]) == (path, line) and e.get("caller") not in out:
+                out.append(e.get("caller"))
+        return out
+
     def note_traced(self, warnings: Iterable[tuple[str, int, str]]) -> None:
         """Keep the export's ``TracerWarning``s, ``(path, line, message)``, as events of kind
         ``traced``: a traced tensor became a Python or NumPy value at that line, which rules

@@ -29,6 +29,7 @@ from trtcodemod.evidence.facts import Facts, norm
 from trtcodemod.usercode import AT_USER_LINE
 from trtcodemod.verify.results import VerifyReport
 
+from .check_calls import only_decides_a_check
 from .constant_reads import constant_test_lines
 
 _TRACEBACK_FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
@@ -84,6 +85,11 @@ GUARD_NOTE = ("; it stands in a check that raises (an assert, `if ...: raise`): 
 #: The same for a check whose branches raise or only warn (``if nan: warnings.warn(...)``).
 WARN_GUARD_NOTE = ("; it stands in a check that only raises or warns (`if ...: warnings.warn(...)`): the exported "
                    "graph drops the check and its warning, and computes the same values")
+
+#: The same for a read whose value only decides whether a check function raises (:mod:`.check_calls`).
+CHECK_CALL_NOTE = ("; it only decides whether a check function raises (a function that only raises or returns a "
+                   "constant, called as a statement, its result unused): the exported graph drops the check and "
+                   "computes the same values")
 
 #: What a read means when it reads only the model's own values (:mod:`.constant_reads`).
 CONSTANT_NOTE = ("; the condition reads only the model's own values (buffers, parameters, settings as `__init__` "
@@ -154,15 +160,20 @@ def _guard_lines(path: str, mtime: float) -> dict[int, str]:
     return lines
 
 
-def _guard_note(path: str | None, line: int | None) -> str:
-    """The note of the check whose test holds ``line`` ("" where there is none)."""
+def _guard_note(path: str | None, line: int | None, callers: list[str | None] | None = None) -> str:
+    """The note of the check whose test holds ``line`` ("" where there is none); ``callers``, the
+    user's lines the trace saw call the function holding it, let a read inside a check function
+    called as a statement count (:func:`.check_calls.only_decides_a_check`)."""
     if not path or not line:
         return ""
     try:
         mtime = Path(path).stat().st_mtime
     except OSError:
         return ""
-    return _guard_lines(path, mtime).get(line, "")
+    note = _guard_lines(path, mtime).get(line, "")
+    if not note and only_decides_a_check(path, line, callers):
+        note = CHECK_CALL_NOTE
+    return note
 
 
 #: How the note of a bake begins whose trace baked the same numbers at two sizes (``retrace``).
@@ -196,7 +207,7 @@ def baked_values(report: VerifyReport, side: str, facts: Facts | None) -> list[P
     if facts is not None and side == "before":
         traced = _traced_lines(report, side)
         for (path, line), methods in sorted(facts.baked_lines().items()):
-            guard = _guard_note(path, line)
+            guard = _guard_note(path, line, facts.read_callers(path, line))
             untraced = traced is not None and (os.path.realpath(path), line) not in traced
             note = guard or (UNTRACED_NOTE if untraced else "")
             what = (f"Python reads a tensor's value here in eager mode ({', '.join(methods)})" if untraced and not guard
@@ -212,7 +223,7 @@ def baked_values(report: VerifyReport, side: str, facts: Facts | None) -> list[P
             path, line = _split(warning.source)
             # The check may be torch's own, inside the call the user's line makes (the attention's
             # `if head_dim * num_heads != embed_dim: raise` behind `self.transformer(x)`).
-            guard = _guard_note(path, line) or _guard_note(*_split(getattr(warning, "origin", None)))
+            guard = _guard_note(path, line, warning.callers) or _guard_note(*_split(warning.origin))
             out.append(Problem("baked", path, line, "(traced constant)", None, warning.message + guard,
                                "warning" if guard else "error", check.exporter))
     return out

@@ -84,6 +84,19 @@ class Recorder:
             frame = frame.f_back
         return None, direct
 
+    def caller(self, depth: int = 2) -> str | None:
+        """``path:line`` of the second user frame above the caller: the user's line that called the
+        function holding the first (a check function's caller); None where there is none."""
+        frame = sys._getframe(depth)
+        seen = 0
+        while frame is not None:
+            if self.user(frame.f_code.co_filename):
+                seen += 1
+                if seen == 2:
+                    return f"{os.path.realpath(frame.f_code.co_filename)}:{frame.f_lineno}"
+            frame = frame.f_back
+        return None
+
     def _position(self, frame: Any) -> tuple[str, int, int, int, int]:
         code = frame.f_code
         positions = self._positions.get(code)
@@ -214,7 +227,7 @@ class Wrappers:
             def record_read(*args: Any, _name: str = name, **kwargs: Any) -> None:
                 site, direct = rec.site(1)
                 if site:
-                    rec.add("value_read", site, direct, method=_name)
+                    rec.add("value_read", site, direct, method=_name, caller=rec.caller(1))
 
             self._patch(torch.Tensor, name, lambda orig, r=record_read: guarded(r, orig))
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable
 
 from trtcodemod.evidence.facts import Facts, Span, norm
-from .locate import CONSTANT_NOTE, FAILS_TO_RUN, GUARD_NOTE, STEADY, WARN_GUARD_NOTE, Problem
+from .locate import CHECK_CALL_NOTE, CONSTANT_NOTE, FAILS_TO_RUN, GUARD_NOTE, STEADY, WARN_GUARD_NOTE, Problem
 from trtcodemod.evidence.proofs import Observation, prove
 
 #: Rules whose fix removes a value baked in by the export (a value read at the line).
@@ -29,6 +29,11 @@ SUPERSEDES = {"TRT726": "TRT703"}
 #: Rules whose construct exports without error but computes other values (``atan2``'s edges):
 #: the suspects when a graph differs from its model even on the inputs it was traced with.
 WRONG_VALUE_RULES = frozenset({"TRT301"})
+
+#: Rules that rewrite a module where it is built (``nn.LocalResponseNorm(...)`` in ``__init__``)
+#: while the graph check names them from a node's stack, made where forward calls the module: a
+#: hostile node tagged with such a rule is addressed by the rule's findings wherever they are.
+BUILT_MODULE_RULES = frozenset({"TRT405"})
 
 APPLY, REMAINS, INFO = "apply", "remains", "info"
 
@@ -87,6 +92,11 @@ def matches(problem: Problem, finding: Any) -> bool:
         # The error names the op: a module built in __init__ fails where forward calls it,
         # so the rule, not the line, says which finding fixes it.
         return problem.rule == finding.rule
+    if problem.kind == "hostile" and problem.rule in BUILT_MODULE_RULES and finding.rule == problem.rule:
+        # The node is made inside torch's code of a module built in __init__ and called from forward:
+        # the stack, not the line, says which construct made it (kornia's SOSNet: `self.desc_norm =
+        # nn.Sequential(nn.LocalResponseNorm(...))`, called as `self.desc_norm(descr + eps)`).
+        return True
     if problem.path is None or not _span(finding).has_line(problem.path, problem.line or 0):
         return False
     if problem.kind == "baked":
@@ -105,7 +115,7 @@ def describe(problems: list[Problem]) -> str:
         where = f" at line {p.line}" if p.line else ""
         if p.kind == "hostile":
             parts.append(f"{p.op} node{where} ({p.severity})")
-        elif p.kind == "baked" and p.message.endswith((GUARD_NOTE, WARN_GUARD_NOTE)):
+        elif p.kind == "baked" and p.message.endswith((GUARD_NOTE, WARN_GUARD_NOTE, CHECK_CALL_NOTE)):
             parts.append(f"value read in a check{where}, which the exported graph drops (warning)")
         elif p.kind == "baked" and p.message.endswith(CONSTANT_NOTE):
             parts.append(f"value of the model's own state read{where}, the same for every input (warning)")

@@ -24,7 +24,7 @@ from trtcodemod.verify.spec import RewriteOptions, VerifySpec
 from trtcodemod.verify.worker import run_task
 
 from trtcodemod.evidence.facts import Facts, norm
-from .locate import CONSTANT_NOTE, GUARD_NOTE, STEADY, UNTRACED_NOTE, Problem, locate
+from .locate import CHECK_CALL_NOTE, CONSTANT_NOTE, GUARD_NOTE, STEADY, UNTRACED_NOTE, Problem, locate
 from .manual_steps import add_manual_steps
 from .observe import OBSERVE_TASK
 from .phases import ModelTimeout, Phases
@@ -159,7 +159,7 @@ def _remaining(problems: list[Problem], plan: Plan) -> list[dict[str, Any]]:
             rule, message = decision.finding.rule, decision.reason
         else:
             rule, message = p.rule, p.message
-        for note in (GUARD_NOTE, UNTRACED_NOTE, CONSTANT_NOTE):  # why a located read is only a warning stays said
+        for note in (GUARD_NOTE, CHECK_CALL_NOTE, UNTRACED_NOTE, CONSTANT_NOTE):  # why a located read is only a warning stays said
             if note in p.message and note not in message:
                 message += note
         if p.severity == "warning" and STEADY not in message:

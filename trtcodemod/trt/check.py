@@ -22,7 +22,7 @@ from onnx import TensorProto, helper, numpy_helper
 from trtcodemod.trt import support
 from trtcodemod.trt.issues import ERROR, WARNING, TrtIssue
 from trtcodemod.trt.shape_tensors import ShapeFlow, shape_inputs
-from trtcodemod.trt.source_map import node_source
+from trtcodemod.trt.source_map import is_framework_frame, is_user_frame, node_frames, node_source
 from trtcodemod.versions import TOPK_K_LIMIT, Version, format_version, since
 
 #: ONNX op (or ATen fallback name) -> trtcodemod rules that remove it. The first is
@@ -462,6 +462,11 @@ class _Checker:
         rule = "TRT401" if squeeze else "TRT101"
         what = ("squeeze on a dynamic axis (the exporter checks the size at run time)" if squeeze
                 else "a data-dependent branch (or a squeeze on a dynamic axis)")
+        inside = _torch_function_of(node) if squeeze else None
+        if inside is not None:
+            rule = _SQUEEZING_TORCH_FUNCTIONS[inside]
+            what = (f"squeeze inside torch's `F.{inside}` (the exporter checks the size of its pooled axis at run "
+                    f"time; the squeeze is torch's, not your code's)")
         for i, (a, b) in enumerate(zip(then_g.output, else_g.output)):
             ra, rb = self.branch_rank(then_g, a), self.branch_rank(else_g, b)
             if ra is not None and rb is not None and ra != rb:
@@ -852,6 +857,25 @@ class _SizeBounds:
         if starts is None or ends is None or steps is None or np.any(np.asarray(steps) != 1):
             return None
         return data[int(np.ravel(starts)[0]):int(np.ravel(ends)[0])]
+
+
+#: torch functions that squeeze an axis the TorchScript exporter cannot prove to be 1, so that
+#: the squeeze exports as an ``If``: the function's name -> the rule that rewrites its calls.
+_SQUEEZING_TORCH_FUNCTIONS = {"local_response_norm": "TRT405"}
+
+
+def _torch_function_of(node: onnx.NodeProto) -> str | None:
+    """The torch function of :data:`_SQUEEZING_TORCH_FUNCTIONS` that made ``node`` (a frame of
+    ``torch/nn/functional.py`` on its stack, inside the user's innermost frame), or None. An
+    ``nn.LocalResponseNorm`` that forward calls goes through ``F.local_response_norm`` too."""
+    for frame in node_frames(node):
+        if is_user_frame(frame):
+            return None
+        parts = frame.file.replace("\\", "/").split("/")
+        if (frame.func in _SQUEEZING_TORCH_FUNCTIONS and is_framework_frame(frame)
+                and parts[-3:] == ["torch", "nn", "functional.py"]):
+            return frame.func
+    return None
 
 
 def _is_squeeze_if(then_g: onnx.GraphProto, else_g: onnx.GraphProto) -> bool:

@@ -21,7 +21,7 @@ from typing import Any, Mapping
 
 import torch
 
-from trtcodemod.usercode import UserFiles, at_user_line, innermost, user_frame_on_stack
+from trtcodemod.usercode import UserFiles, at_user_line, innermost, user_frame_on_stack, user_frames_on_stack
 
 
 @dataclass
@@ -55,7 +55,7 @@ def export_model(
     start = time.perf_counter()
     result = ExportResult(exporter=exporter, path=None)
     axes = {k: dict(v) for k, v in dynamic_axes.items()}
-    caught: list[tuple[warnings.WarningMessage, tuple[str, int] | None]] = []
+    caught: list[tuple[warnings.WarningMessage, tuple[str, int] | None, tuple[str, int] | None]] = []
     user = UserFiles(user_roots)
 
     #: What each caught warning's conversion returned (the number a trace baked), by index.
@@ -63,8 +63,9 @@ def export_model(
 
     def record(message: Any, category: type, filename: str, lineno: int, file: Any = None, line: Any = None) -> None:
         # Called synchronously by warnings.warn: the user's frames are still on the stack.
+        frames = user_frames_on_stack(user, 1)
         caught.append((warnings.WarningMessage(message, category, filename, lineno, file, line),
-                       _user_frame(user)))
+                       frames[0] if frames else None, frames[1] if len(frames) > 1 else None))
         values.append([])
 
     with warnings.catch_warnings():
@@ -103,7 +104,7 @@ def export_model(
             result.warnings.append({"category": "traceback", "message": traceback.format_exc()[-4000:],
                                     "file": None, "line": None})
     seen: dict[tuple[str, str, str, int], dict[str, Any]] = {}
-    for (w, at), numbers in zip(caught, values):
+    for (w, at, caller), numbers in zip(caught, values):
         if not _keep_warning(w, user):
             continue
         # A TracerWarning is issued from torch's own code (torch/_tensor.py); the line to
@@ -111,6 +112,10 @@ def export_model(
         file, line = at if at else (str(w.filename), int(w.lineno))
         key = (w.category.__name__, str(w.message), file, line)
         if key in seen:
+            callers = seen[key].get("callers")
+            if caller is not None and callers is not None and list(caller) not in callers \
+                    and len(callers) < _CALLERS_KEPT:
+                callers.append(list(caller))
             kept = seen[key].get("values")
             if kept is not None and len(kept) < _VALUES_KEPT:
                 kept.extend(numbers[:_VALUES_KEPT - len(kept)])
@@ -119,12 +124,18 @@ def export_model(
                  "file": file, "line": line, "origin": f"{w.filename}:{w.lineno}"}
         if w.category.__name__ == "TracerWarning" and numbers:
             entry["values"] = numbers[:_VALUES_KEPT]
+        if w.category.__name__ == "TracerWarning" and at is not None:
+            # The user's lines that called the function holding the warned line (a check function's
+            # callers: whether they use its result): [file, line] each, None where none is known.
+            entry["callers"] = [list(caller)] if caller is not None else [None]
         seen[key] = entry
         result.warnings.append(entry)
     result.seconds = time.perf_counter() - start
     return result
 
 
+#: How many distinct calling lines a warning keeps.
+_CALLERS_KEPT = 8
 #: How many baked numbers a warning keeps (a loop's line converts once per trip).
 _VALUES_KEPT = 64
 #: The tensor methods that turn a traced tensor into a Python value (and warn while tracing).

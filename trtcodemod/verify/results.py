@@ -91,14 +91,23 @@ class ExportWarning:
     category: str
     message: str
     source: str | None
+    #: The user's lines (``path:line``) that called the function holding ``source``, one per
+    #: distinct caller the trace saw; None for a caller that is not the user's (a TracerWarning only).
+    callers: list[str | None] = field(default_factory=list)
     origin: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"category": self.category, "message": self.message, "source": self.source, "origin": self.origin}
+        out: dict[str, Any] = {"category": self.category, "message": self.message, "source": self.source}
+        if self.callers:
+            out["callers"] = list(self.callers)
+        if self.origin:
+            out["origin"] = self.origin
+        return out
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "ExportWarning":
-        return cls(data.get("category", ""), data.get("message", ""), data.get("source"), data.get("origin"))
+        return cls(data.get("category", ""), data.get("message", ""), data.get("source"),
+                   list(data.get("callers") or []), data.get("origin"))
 
 
 @dataclass

@@ -249,8 +249,12 @@ def _faithfulness(ctx: _Ctx, side: SideResult, exporter: str, tree: RewrittenTre
         if w.get("category") == "traceback":
             continue
         path, line = (tree.map_path(w.get("file"), w.get("line")) if tree else (w.get("file"), w.get("line")))
+        callers: list[str | None] = []
+        for caller in w.get("callers") or []:
+            at = (tree.map_path(caller[0], caller[1]) if tree else tuple(caller)) if caller else None
+            callers.append(f"{at[0]}:{at[1]}" if at and at[0] else None)
         entry.warnings.append(ExportWarning(w["category"], w["message"], f"{path}:{line}" if path else None,
-                                            w.get("origin")))
+                                            callers, w.get("origin")))
     if exp.get("error"):
         entry.detail = f"export failed: {exp['error']}"
         return entry
