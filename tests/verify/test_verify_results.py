@@ -105,8 +105,9 @@ SETTINGS = ModelSettings("/m.py", "build", "inputs", {"x": {"0": "batch"}}, ["dy
                          {"out": 1}, 5, 2.5)
 SAMPLES: dict[type, tuple[Any, list[str]]] = {
     LatencyFigure: (_figure(1.5), ["median", "p90", "runs"]),
-    ExportWarning: (ExportWarning("TracerWarning", "converting a tensor", "/m.py:3", ["/c.py:9", None]),
-                    ["category", "message", "source", "callers"]),
+    ExportWarning: (ExportWarning("TracerWarning", "converting a tensor", "/m.py:3", ["/c.py:9", None],
+                                  "/torch/nn/functional.py:6847"),
+                    ["category", "message", "source", "callers", "origin"]),
     ExportCheck: (ExportCheck("after", "dynamo", False, True, [2], "baked", [ExportWarning("TracerWarning", "w", None)],
                               FailedNode("/g", "Gather", "/m.py:4"), 2, Divergence("/m.py:5", "/Add")),
                   [*CHECK_KEYS[:7], "failed_node", "float64_admitted", "divergence"]),
