@@ -561,6 +561,19 @@ def test_a_bake_inside_torchs_own_check_behind_the_users_call_is_a_warning(tmp_p
     assert "drops the check" in problems[0].message
 
 
+def test_a_check_of_passes_and_reports_is_read_without_error(tmp_path: Path) -> None:
+    """torch's own files hold `if ...: pass` beside `else: warnings.warn(...)`: reading them for
+    checks (a warning's origin) stopped migrate on torchvision's Faster R-CNN v2 (`'Pass' object
+    has no attribute 'body'`)."""
+    from trtcodemod.migrate.locate import WARN_GUARD_NOTE, _guard_note
+
+    source = tmp_path / "lib.py"
+    source.write_text("import warnings\n\n\ndef f(x):\n    if x.sum() > 0:\n        pass\n    else:\n"
+                      "        warnings.warn('empty')\n    if x.max() > 1:\n        pass\n    return x\n")
+    assert _guard_note(str(source), 5) == WARN_GUARD_NOTE
+    assert _guard_note(str(source), 9) == ""  # only `pass`: no check, a value the graph may need
+
+
 ATAN2 = (b"import torch\n\n\ndef heading(v):\n    return torch.atan2(v[:, 1], v[:, 0])\n\n\n"
          b"def forward(x):\n    return x * 2\n")
 

@@ -121,8 +121,8 @@ def _only_checks(body: list[ast.stmt]) -> bool:
 
 def _raises_or_reports(body: list[ast.stmt]) -> bool:
     """Does ``body`` (of :func:`_only_checks` statements) raise or report anywhere?"""
-    return any(not isinstance(s, (ast.Pass, ast.If)) or _raises_or_reports(s.body) or _raises_or_reports(s.orelse)
-               for s in body)
+    return any(_raises_or_reports(s.body) or _raises_or_reports(s.orelse) if isinstance(s, ast.If)
+               else not isinstance(s, ast.Pass) for s in body)
 
 
 @lru_cache(maxsize=64)
