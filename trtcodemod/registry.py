@@ -53,6 +53,7 @@ RULE_MODULES: tuple[str, ...] = (
     "grid_sample_3d",
     "matrix_transpose",
     "tile",
+    "flex_attention",
 )
 
 
