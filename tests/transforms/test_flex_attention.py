@@ -20,7 +20,7 @@ import onnx
 import onnxruntime as ort
 import pytest
 import torch
-from safety import assert_same_run, import_source, run_once
+from safety import assert_same_run, import_source, run_once, toolchain_outcomes
 from support import export_formulation, migrate_json, rewrite, rules_found
 from torch.nn.attention.flex_attention import create_block_mask, flex_attention
 
@@ -224,6 +224,25 @@ def test_eager_is_unchanged(program: tuple[type, type], label: str) -> None:
     assert_same_run(a, b, context=label)
     if label in ("gradients", "three-d"):
         assert a.error is not None  # the exception is part of what is kept
+
+
+def test_the_toolchains_give_the_originals_results(program: tuple[type, type], tmp_path: Path) -> None:
+    """torch.compile and torch.export run flex_attention itself; torch.jit.script and torch.fx fail
+    on the original (a higher-order operator, control flow on traced values) and the same way after."""
+    q, k, v = _qkv()
+    v = v[..., :8]
+    before = toolchain_outcomes(program[0], [q, k, v], tmp_path)
+    after = toolchain_outcomes(program[1], [q, k, v], tmp_path)
+    assert set(before) == set(after) == {"script", "fx", "fx+script", "compile", "export"}
+    for name, want in before.items():
+        got = after[name]
+        if isinstance(want, Exception):
+            assert type(got) is type(want), f"{name}: {want!r} became {got!r}"
+            continue
+        assert not isinstance(got, Exception), f"{name}: {got!r}"
+        for p, r in zip(want, got):
+            assert torch.equal(p, r), name
+    assert not isinstance(before["compile"], Exception) and not isinstance(before["export"], Exception)
 
 
 # --- both ONNX exporters ------------------------------------------------------------------------------

@@ -268,3 +268,22 @@ def test_migrate_places_the_lost_shape_at_the_tile(tmp_path: Path) -> None:
     assert [(fix["rule"], fix["line"]) for fix in report["applied"]] == [("TRT405", line)]
     assert report["after"]["exported"] is True and report["after"]["faithful"] is True
     assert report["exit_code"] == 0 and report["equivalent"] is True
+
+
+def test_migrate_removes_the_if_nodes_of_a_tile_that_exports(tmp_path: Path) -> None:
+    """Without a norm after it the model exports, with tile's If nodes (warnings at the tile line,
+    which TRT405's fix removes)."""
+    source = HEAD.replace("return self.norm(self.up(grid))", "return self.up(grid)")
+    model = tmp_path / "rope_only.py"
+    model.write_text(source)
+    report = migrate_json(model, '{"x": {"0": "batch", "2": "height", "3": "width"}}')
+    assert report["before"]["exported"] is True
+    line = next(i for i, text in enumerate(source.splitlines(), 1) if "angles.tile(4)" in text)
+    assert [(fix["rule"], fix["line"]) for fix in report["applied"]] == [("TRT405", line)]
+    graph = _export(import_source(rewrite(source, select=("TRT405",)), tmp_path)["build"](),
+                    torch.rand(1, 3, 16, 16), dynamo=False)
+    assert "If" not in {node.op_type for node in graph.graph.node}
+    original = _export(import_source(source, tmp_path)["build"](), torch.rand(1, 3, 16, 16),
+                       dynamo=False)
+    assert "If" in {node.op_type for node in original.graph.node}
+    assert report["exit_code"] == 0 and report["equivalent"] is True
