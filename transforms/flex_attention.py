@@ -31,9 +31,12 @@ class FlexAttention(Rule):
         "compute the attention it defines with matmul and softmax while exporting",
         doc="""\
 What it finds: calls of `torch.nn.attention.flex_attention.flex_attention` (through any import
-or alias), and calls through a name or attribute that the same file binds to
-`torch.compile(flex_attention, ...)` (`flex_attention_compiled = torch.compile(flex_attention)`,
-`self.attend = torch.compile(flex_attention, dynamic=False)`), the way most models call it.
+or alias), and calls through a name or attribute that every assignment in the same file binds to
+it, to `torch.compile(flex_attention, ...)` or to a conditional choosing between one of those and
+another callable, the ways most models call it (`flex_attention = torch.compile(flex_attention)`,
+`self.attend = torch.compile(flex_attention, dynamic=False)`, transformers'
+`compiled() if not is_torchdynamo_compiling() else flex_attention`). A `functools.partial` of it
+is left alone: the arguments it holds are not visible at the call.
 
 Why it hurts: `flex_attention` is a higher-order operator. The TorchScript exporter's trace
 stops inside it (with `block_mask=None` it builds an empty block mask with `vmap`:
@@ -71,6 +74,7 @@ TensorRT versions: all.""",
         assumption="`score_mod` and the block mask's `mask_mod` are elementwise in their index arguments, and the "
                    "block mask agrees with its `mask_mod` (as `create_block_mask` makes it)",
         fails_when=(
+            "a callable that a conditional chooses beside `flex_attention` computes something else",
             "a `score_mod` or `mask_mod` that reduces over its arguments or branches on their values in Python "
             "(it is written for scalars; the export formulation calls it once on broadcast index tensors)",
             "a block mask assembled from blocks by hand whose blocks exclude positions its `mask_mod` keeps",
@@ -124,23 +128,29 @@ TensorRT versions: all.""",
 
 
 def _compiled_bindings(rule: FlexAttention, module: cst.Module) -> list[str]:
-    """Targets (code) of assignments whose value is ``torch.compile(<flex_attention>, ...)``."""
-    found: list[str] = []
+    """Targets (code) that every assignment in the file binds to ``flex_attention``: the function
+    itself, ``torch.compile(flex_attention, ...)``, or a conditional expression choosing between
+    one of those and another callable (``compiled() if not compiling else flex_attention``)."""
+    values: dict[str, list[bool]] = {}
+
+    def flex_like(value: cst.BaseExpression, top: bool = True) -> bool:
+        if rule.context.refers_to(value, FLEX):
+            return True
+        if type(value) is cst.Call and rule.context.refers_to(value.func, "torch.compile"):
+            compiled = argument(value, 0, "model")
+            return compiled is not None and bool(rule.context.refers_to(compiled.value, FLEX))
+        if top and type(value) is cst.IfExp:
+            return flex_like(value.body, False) or flex_like(value.orelse, False)
+        return False
 
     class Finder(cst.CSTVisitor):
         def visit_Assign(self, node: cst.Assign) -> None:
-            value = node.value
-            if type(value) is not cst.Call or not rule.context.refers_to(value.func, "torch.compile"):
-                return
-            compiled = argument(value, 0, "model")
-            if compiled is None or not rule.context.refers_to(compiled.value, FLEX):
-                return
             for target in node.targets:
                 if type(target.target) in (cst.Name, cst.Attribute):
-                    found.append(code_of(target.target))
+                    values.setdefault(code_of(target.target), []).append(flex_like(node.value))
 
     module.visit(Finder())
-    return found
+    return [target for target, kinds in values.items() if all(kinds)]
 
 
 RULES = (FlexAttention,)

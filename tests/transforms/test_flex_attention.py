@@ -72,6 +72,23 @@ def test_calls_through_an_alias_and_a_compiled_copy() -> None:
     assert "compiled_flex = torch.compile(attend, dynamic=False)" in after  # the binding is kept
 
 
+def test_a_rebinding_and_a_conditional_choice_are_flex_attention() -> None:
+    """`flex_attention = torch.compile(flex_attention)` (the most common form) and transformers'
+    `compiled() if not compiling else flex_attention`; a name also bound to something else, and
+    a `functools.partial` (its held arguments are not visible at the call), are left alone."""
+    code = ("flex_attention = torch.compile(flex_attention, dynamic=False)\n\n\n"
+            "def attend(q, k, v, bm):\n    return flex_attention(q, k, v, block_mask=bm)\n\n\n"
+            "def friendly(q, k, v, compiling=False, **kwargs):\n"
+            "    fn = Wrapped()() if not compiling else flex_attention\n"
+            "    return fn(q, k, v, **kwargs)\n\n\n"
+            "def other(q, k, v):\n    g = torch.compile(flex_attention)\n    g = something_else\n"
+            "    h = functools.partial(flex_attention, block_mask=bm)\n    return g(q, k, v) + h(q, k, v)\n")
+    after = _fixed(code)
+    assert "    return _trt_flex_attention(flex_attention, q, k, v, block_mask=bm)\n" in after
+    assert "    return _trt_flex_attention(fn, q, k, v, **kwargs)\n" in after
+    assert "    return g(q, k, v) + h(q, k, v)\n" in after
+
+
 def test_other_code_is_left_alone() -> None:
     source = ("import torch\nimport torch.nn.functional as F\n\n\n"
               "def flex_attention(q, k, v):\n    return F.scaled_dot_product_attention(q, k, v)\n\n\n"
