@@ -1,4 +1,4 @@
-"""``torch.tile(x, dims)`` / ``x.tile(...)`` → ``_trt_tile(x, [...])`` (TRT405): a ``repeat`` of a
+"""``torch.tile(x, dims)`` / ``x.tile(...)`` → ``_trt_tile(x, [...])`` (TRT407): a ``repeat`` of a
 known rank while exporting, instead of the exporter's ``If`` nodes on the ranks.
 
 The counts must be written out (a list or tuple display, or the method's positional counts), so
@@ -24,7 +24,7 @@ _MESSAGE = ("the TorchScript exporter writes `tile` with two `If` nodes on the t
 class TileStaticRank(Rule):
     needs_text = (b"tile",)
     info = RuleInfo(
-        id="TRT405",
+        id="TRT407",
         name="tile-static-rank",
         summary="`tile` exports as `If` nodes on the rank, which erase the static shape downstream; "
         "repeat with the counts padded to the rank",

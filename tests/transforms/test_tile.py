@@ -1,4 +1,4 @@
-"""TRT405: ``torch.tile`` / ``x.tile(...)`` → ``_trt_tile(x, [...])``.
+"""TRT407: ``torch.tile`` / ``x.tile(...)`` → ``_trt_tile(x, [...])``.
 
 The rewrite text for every form the rule takes and the forms it reports without a fix; the
 helper's export formulation (``repeat`` with padded counts) is ``torch.tile`` bit for bit on
@@ -27,7 +27,7 @@ from trtcodemod.helpers.tiling import _trt_tile
 
 
 def _fixed(code: str) -> str:
-    return rewrite("import torch\n\n\n" + code, select=("TRT405",))
+    return rewrite("import torch\n\n\n" + code, select=("TRT407",))
 
 
 @pytest.mark.parametrize(("code", "want"), [
@@ -51,7 +51,7 @@ def test_rewrite_text(code: str, want: str) -> None:
 
 def test_the_function_through_an_import_alias() -> None:
     after = rewrite("import torch as T\nfrom torch import tile as tl\n\n"
-                    "a = T.tile(x, (2,))\nb = tl(y, [1, 3])\n", select=("TRT405",))
+                    "a = T.tile(x, (2,))\nb = tl(y, [1, 3])\n", select=("TRT407",))
     assert "a = _trt_tile(x, [2])\nb = _trt_tile(y, [1, 3])\n" in after
 
 
@@ -64,14 +64,14 @@ def test_the_function_through_an_import_alias() -> None:
 ])
 def test_forms_reported_without_a_fix(code: str) -> None:
     source = "import torch\n\n\n" + code
-    assert rules_found(source, select=("TRT405",)) == ["TRT405"]
-    assert rewrite(source, select=("TRT405",)) == source
+    assert rules_found(source, select=("TRT407",)) == ["TRT407"]
+    assert rewrite(source, select=("TRT407",)) == source
 
 
 def test_other_code_is_left_alone() -> None:
     source = ("import numpy as np\nimport torch\n\n\n"
               "a = np.tile(x, 2)\nb = x.repeat(2, 1)\nc = torch.tile\nd = self.tile(x)\n")
-    assert rules_found(source, select=("TRT405",)) == []
+    assert rules_found(source, select=("TRT407",)) == []
 
 
 # --- the export formulation is torch.tile ---------------------------------------------------------
@@ -137,7 +137,7 @@ class M(nn.Module):
 @pytest.fixture(scope="module")
 def program(tmp_path_factory: pytest.TempPathFactory) -> tuple[type, type]:
     folder = tmp_path_factory.mktemp("trt405")
-    after = rewrite(PROGRAM, select=("TRT405",))
+    after = rewrite(PROGRAM, select=("TRT407",))
     assert "a = _trt_tile(x, [2])" in after and "b = _trt_tile(x, [2, 1, 1])" in after
     assert "c = _trt_tile(x * 2, [1, x.shape[0]])" in after
     return import_source(PROGRAM, folder)["M"], import_source(after, folder)["M"]
@@ -234,7 +234,7 @@ def _export(model: torch.nn.Module, x: torch.Tensor, dynamo: bool) -> onnx.Model
 @pytest.fixture(scope="module")
 def head(tmp_path_factory: pytest.TempPathFactory) -> dict:
     folder = tmp_path_factory.mktemp("trt405_onnx")
-    after = rewrite(HEAD, select=("TRT405",))
+    after = rewrite(HEAD, select=("TRT407",))
     assert "angles = _trt_tile(angles, [4])" in after
     return {"before": import_source(HEAD, folder)["build"](), "after": import_source(after, folder)["build"]()}
 
@@ -265,22 +265,22 @@ def test_migrate_places_the_lost_shape_at_the_tile(tmp_path: Path) -> None:
     report = migrate_json(model, '{"x": {"0": "batch", "2": "height", "3": "width"}}')
     assert report["before"]["exported"] is False
     line = next(i for i, text in enumerate(HEAD.splitlines(), 1) if "angles.tile(4)" in text)
-    assert [(fix["rule"], fix["line"]) for fix in report["applied"]] == [("TRT405", line)]
+    assert [(fix["rule"], fix["line"]) for fix in report["applied"]] == [("TRT407", line)]
     assert report["after"]["exported"] is True and report["after"]["faithful"] is True
     assert report["exit_code"] == 0 and report["equivalent"] is True
 
 
 def test_migrate_removes_the_if_nodes_of_a_tile_that_exports(tmp_path: Path) -> None:
     """Without a norm after it the model exports, with tile's If nodes (warnings at the tile line,
-    which TRT405's fix removes)."""
+    which TRT407's fix removes)."""
     source = HEAD.replace("return self.norm(self.up(grid))", "return self.up(grid)")
     model = tmp_path / "rope_only.py"
     model.write_text(source)
     report = migrate_json(model, '{"x": {"0": "batch", "2": "height", "3": "width"}}')
     assert report["before"]["exported"] is True
     line = next(i for i, text in enumerate(source.splitlines(), 1) if "angles.tile(4)" in text)
-    assert [(fix["rule"], fix["line"]) for fix in report["applied"]] == [("TRT405", line)]
-    graph = _export(import_source(rewrite(source, select=("TRT405",)), tmp_path)["build"](),
+    assert [(fix["rule"], fix["line"]) for fix in report["applied"]] == [("TRT407", line)]
+    graph = _export(import_source(rewrite(source, select=("TRT407",)), tmp_path)["build"](),
                     torch.rand(1, 3, 16, 16), dynamo=False)
     assert "If" not in {node.op_type for node in graph.graph.node}
     original = _export(import_source(source, tmp_path)["build"](), torch.rand(1, 3, 16, 16),
