@@ -53,6 +53,8 @@ RULE_MODULES: tuple[str, ...] = (
     "grid_sample_3d",
     "matrix_transpose",
     "local_response_norm",
+    "tile",
+    "flex_attention",
 )
 
 

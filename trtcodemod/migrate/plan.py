@@ -81,6 +81,14 @@ def _rules_of_op(op: str) -> tuple[str, ...]:
     return RULES.get(op, ())
 
 
+def _shape_loss_rules(message: str) -> tuple[str, ...]:
+    """The rules whose fixes keep a static shape the exporter lost, when ``message`` says an
+    operator stopped on an input of unknown sizes (:data:`trtcodemod.trt.check.SHAPE_LOSS`)."""
+    from trtcodemod.trt.check import SHAPE_LOSS, SHAPE_LOSS_RULES
+
+    return SHAPE_LOSS_RULES if SHAPE_LOSS.search(message) else ()
+
+
 def matches(problem: Problem, finding: Any) -> bool:
     """Does fixing ``finding`` address ``problem``?"""
     if problem.kind == "unfaithful":
@@ -96,6 +104,10 @@ def matches(problem: Problem, finding: Any) -> bool:
         # The node is made inside torch's code of a module built in __init__ and called from forward:
         # the stack, not the line, says which construct made it (kornia's SOSNet: `self.desc_norm =
         # nn.Sequential(nn.LocalResponseNorm(...))`, called as `self.desc_norm(descr + eps)`).
+        return True
+    if problem.kind == "export_failure" and finding.rule in _shape_loss_rules(problem.message):
+        # An operator stopped on an input whose static shape was lost upstream: the line that
+        # fails only shows the loss, and the construct that erased it ran elsewhere.
         return True
     if problem.path is None or not _span(finding).has_line(problem.path, problem.line or 0):
         return False

@@ -11,6 +11,7 @@ rewrites the construct away, where one exists.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,7 +29,7 @@ from trtcodemod.versions import TOPK_K_LIMIT, Version, format_version, since
 #: ONNX op (or ATen fallback name) -> trtcodemod rules that remove it. The first is
 #: the default; checks pick another where the graph tells which construct it was.
 RULES: dict[str, tuple[str, ...]] = {
-    "If": ("TRT101", "TRT401"),  # data-dependent branch / squeeze on a dynamic axis
+    "If": ("TRT101", "TRT401", "TRT407"),  # data-dependent branch / squeeze on a dynamic axis / tile's rank test
     "Squeeze": ("TRT401", "TRT403"),
     "Unsqueeze": ("TRT402",),
     "Unique": ("TRT302",),
@@ -64,6 +65,12 @@ RULES: dict[str, tuple[str, ...]] = {
     "SplitToSequence": ("TRT306",),
     "ConcatFromSequence": ("TRT105",),
 }
+
+#: An export that stops because an operator's input lost its static shape upstream ("Unsupported:
+#: ONNX export of instance_norm for unknown channel size", "... of unknown rank"): the line that
+#: fails is not the cause, so the rules whose fixes keep the shape inference intact are named.
+SHAPE_LOSS = re.compile(r"\bunknown (?:channel size|rank|input size|shape|repeats (?:size|rank))\b")
+SHAPE_LOSS_RULES: tuple[str, ...] = ("TRT407",)  # tile's If nodes on the rank
 
 #: The rule that knows the construct behind a shape-tensor input computed from values.
 _SHAPE_RULES = {"Range": "TRT714", "Slice": "TRT715"}
