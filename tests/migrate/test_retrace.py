@@ -417,3 +417,41 @@ def test_the_export_keeps_the_numbers_each_tracer_warning_baked(tmp_path: Path) 
     failed = export_model(Net(), (torch.randn(1, 3),), tmp_path / "bad.onnx", exporter="torchscript",
                           input_names=["x"], output_names=["y"], dynamic_axes={}, opset=17)
     assert failed.error and dict(torch.Tensor.__dict__) == before
+
+
+DATA_SIZED = '''import torch
+
+
+class Net(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        kept = x[x > 0]
+        total = 0
+        for count in [b.shape[0] for b in (kept,)]:
+            total += count
+        if total > 6:
+            return kept.sum(0, keepdim=True) * 2.0
+        return kept.sum(0, keepdim=True)
+
+
+def build() -> Net:
+    return Net()
+
+
+def inputs(g: torch.Generator) -> tuple[torch.Tensor]:
+    return (torch.randn(2, 8, generator=g),)
+'''
+
+
+def test_with_no_dynamic_axis_a_size_the_data_decides_stays_an_error(tmp_path: Path) -> None:
+    """torchvision's Faster R-CNN v2 (fixed size, eighth zoo): `if boxes.numel() == 0` after the
+    score threshold reads a row count the data decides. No axis is dynamic, yet the graph differs
+    from the model on an input set of the traced size (8 positives traced, 4 in set 2): "every size
+    is fixed" does not hold there, so the line stays an error, named, instead of a warning."""
+    path = tmp_path / "net.py"
+    path.write_text(DATA_SIZED)
+    r = migrate(path)
+    assert r["before"]["faithful"] is False
+    entry = next(e for e in r["remaining"] if e["source"] == f"{path.resolve()}:10")
+    assert entry["severity"] == "error", entry
+    assert "the graph differs from the model on input sets of the traced sizes" in entry["message"]
+    assert r["exit_code"] == 1

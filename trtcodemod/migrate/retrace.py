@@ -91,6 +91,8 @@ class Retrace:
     #: elsewhere: warnings of their own, with ``steady_note``.
     steady: set[tuple[str, int]] = field(default_factory=set)
     steady_note: str = ""
+    #: Lines no verdict covers because the data decides what they read (:data:`DATA_BAKED_NOTE`).
+    data_read: set[tuple[str, int]] = field(default_factory=set)
 
     def apply(self, problems: list[Problem], rewritten: Rewritten | None = None) -> list[Problem]:
         """``problems`` with the verdict's note (and severity) on the bakes it covers.
@@ -101,6 +103,9 @@ class Retrace:
         """
         out = []
         for p in problems:
+            if (p.path, p.line) in self.data_read and p.kind == "baked" and DATA_BAKED_NOTE not in p.message:
+                p = Problem(p.kind, p.path, p.line, p.op, p.rule, f"{p.message}; {DATA_BAKED_NOTE}", p.severity,
+                            p.exporter)
             at = self._origin(p, rewritten)
             if at is not None:
                 where = "" if rewritten is None else (
@@ -181,18 +186,34 @@ def _points(stretched: list[str]) -> str:
     return "; ".join(s.replace("->", " and ") for s in stretched)
 
 
+#: Why "no dynamic axis" does not hold where the graph differs on inputs of the traced sizes.
+DATA_BAKED_NOTE = ("no dynamic axis is declared, but the graph differs from the model on input sets of the traced "
+                   "sizes: a number read here may come from a size the data decides (rows a threshold or NMS kept)")
+
+
 def judge(problems: list[Problem], facts: Facts, session: Any, dynamic_axes: dict[str, Any],
-          progress: Callable[[str], None]) -> Retrace:
-    """The verdict on the size-derived bakes among ``problems`` (the original's side)."""
+          progress: Callable[[str], None], data_baked: bool = False) -> Retrace:
+    """The verdict on the size-derived bakes among ``problems`` (the original's side).
+
+    ``data_baked``: the original's graph matches its model on the traced inputs and not on other
+    sets of the same sizes, so something their data decides is baked; with no dynamic axis, a
+    number read from a tensor's size then proves nothing (a row count after a threshold is a size
+    too), and those lines keep their error; tensors built from sizes (a constructor's warning) do not.
+    """
     only = trace_only(problems, facts)
     lines = size_derived(problems, facts) | only
+    read: set[tuple[str, int]] = set()
+    if not dynamic_axes and data_baked:
+        read = lines & {(p.path, p.line) for p in problems if p.kind == "baked" and CONVERTED in p.message}
+        lines -= read
     if not lines:
-        return Retrace()
+        return Retrace(data_read=read)
     if not dynamic_axes:
         return Retrace(lines, True, "no dynamic axis is declared: every input size is fixed, so a value computed "
                                     "from sizes alone is the same on every input the graph accepts",
-                       summary={"lines": len(lines), "same": None, "seconds": 0.0, "stretched": []},
-                       trace_only=only, sizes_fixed=True)
+                       summary={"lines": len(lines), "same": None, "seconds": 0.0, "stretched": [],
+                                "data_read": len(read)},
+                       trace_only=only, sizes_fixed=True, data_read=read)
     from .samegraph import first_difference
 
     progress("a second trace at other sizes (size-derived bakes)")

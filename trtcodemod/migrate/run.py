@@ -259,7 +259,8 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, report: dict[st
     _note_files(report, facts, files)
     # A bake of a size-derived Python value that does not change the graph at other sizes
     # (a static axis, a value the same whatever the size) is a warning, not an error.
-    retrace = judge(problems, facts, session, dict(spec.dynamic_axes), progress)
+    data_baked = any(c.exporter == "torchscript" and c.faithful is False and c.baked for c in original.checks("before"))
+    retrace = judge(problems, facts, session, dict(spec.dynamic_axes), progress, data_baked)
     problems = retrace.apply(problems)
     if retrace.summary:
         report["retrace"] = retrace.summary
