@@ -52,6 +52,7 @@ RULE_MODULES: tuple[str, ...] = (
     "fold",
     "grid_sample_3d",
     "matrix_transpose",
+    "packed_attention",
 )
 
 
