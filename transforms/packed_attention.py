@@ -92,8 +92,9 @@ Code that walks modules by type, repr or fx graph sees another model.""",
                     "self.transformer = torch.nn.TransformerEncoder(layer, num_layers=2)\n",
                     "layer = _TrtTransformerEncoderLayer(d_model=256, nhead=8, dropout=0.1)\n"
                     "self.transformer = torch.nn.TransformerEncoder(layer, num_layers=2)\n", unsafe=True),
-            Example("self.model = Transformer(d_model=64, nhead=4)\n",
-                    "self.model = _TrtTransformer(d_model=64, nhead=4)\n", unsafe=True),
+            Example("from torch.nn import Transformer\nself.model = Transformer(d_model=64, nhead=4)\n",
+                    "from torch.nn import Transformer\nself.model = _TrtTransformer(d_model=64, nhead=4)\n",
+                    unsafe=True),
         ),
         references=(
             "https://pytorch.org/docs/stable/generated/torch.nn.MultiheadAttention.html",
