@@ -221,6 +221,22 @@ def test_script_compiles_torchs_classes() -> None:
     expected = model(x)
     scripted = torch.jit.script(model)
     assert_same(expected, scripted(x))
+    # The documented cost: torch writes the prepared (torch's own) modules back into the parent.
+    assert type(model[1].attn) is torch.nn.MultiheadAttention
+    assert_same(expected, model(x))
+
+
+def test_compile_and_export_run_torchs_forward() -> None:
+    torch.manual_seed(0)
+    model = _TrtTransformerEncoderLayer(16, 2, 32).eval()
+    reference = torch.nn.TransformerEncoderLayer(16, 2, 32).eval()
+    reference.load_state_dict(model.state_dict())
+    x = torch.randn(5, 3, 16)
+    expected = reference(x)
+    assert_same(expected, torch.compile(model, backend="eager", fullgraph=True)(x))
+    program = torch.export.export(model, (x,))
+    assert_same(expected, program.module()(x))
+    assert not any("chunk" in str(node.target) or "split" in str(node.target) for node in program.graph.nodes)
 
 
 class _TrtMultiheadAttentionBlock(torch.nn.Module):
