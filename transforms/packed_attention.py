@@ -1,4 +1,4 @@
-"""``nn.MultiheadAttention`` and the transformer layers → helper subclasses (TRT315).
+"""``nn.MultiheadAttention`` and the transformer layers → helper subclasses (TRT316).
 
 The TorchScript exporter bakes the sequence length into torch's own packed-projection
 attention; the helpers (``trtcodemod/helpers/attention.py``) export it with the three
@@ -30,7 +30,7 @@ for _name in _HELPERS:
 class PackedAttention(Rule):
     needs_text = (b"MultiheadAttention", b"Transformer")
     info = RuleInfo(
-        id="TRT315",
+        id="TRT316",
         name="packed-attention",
         summary="`nn.MultiheadAttention` (and the `nn.Transformer*` layers) export with the sequence length baked in "
                 "(TorchScript exporter); project with the three weight blocks while exporting",

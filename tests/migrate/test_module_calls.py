@@ -69,9 +69,9 @@ def _baked(path: str, line: int) -> Problem:
 
 def test_plan_links_the_call_to_the_construction(tmp_path: Path) -> None:
     path = _file(tmp_path)
-    assert matches(_baked(path, 21), _finding(path, "TRT315", 8))
-    assert matches(_baked(path, 23), _finding(path, "TRT315", 12))
-    assert not matches(_baked(path, 21), _finding(path, "TRT315", 12))  # another module's construction
-    assert not matches(_baked(path, 23), _finding(path, "TRT315", 17))  # self.other is never called
+    assert matches(_baked(path, 21), _finding(path, "TRT316", 8))
+    assert matches(_baked(path, 23), _finding(path, "TRT316", 12))
+    assert not matches(_baked(path, 21), _finding(path, "TRT316", 12))  # another module's construction
+    assert not matches(_baked(path, 23), _finding(path, "TRT316", 17))  # self.other is never called
     # Only module-replacing rules are linked; others stay at their own line.
     assert not matches(_baked(path, 21), _finding(path, "TRT101", 8))

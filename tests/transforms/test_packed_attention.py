@@ -1,4 +1,4 @@
-"""TRT315: torch's attention modules become ``_Trt*`` subclasses whose TorchScript ONNX export
+"""TRT316: torch's attention modules become ``_Trt*`` subclasses whose TorchScript ONNX export
 projects with the three blocks of ``in_proj_weight`` (the sequence length then stays dynamic).
 
 The rewrite text (every import spelling; what is left alone); eager runs before and after on real
@@ -56,7 +56,7 @@ class Net(nn.Module):
 
 
 def _rewritten() -> str:
-    return rewrite(MODEL, unsafe=True, select=("TRT315",))
+    return rewrite(MODEL, unsafe=True, select=("TRT316",))
 
 
 def test_rewrite_text() -> None:
@@ -70,9 +70,9 @@ def test_rewrite_text() -> None:
     call_sites = strip_helpers(after)
     assert "MHA(" not in call_sites and "nn.TransformerEncoderLayer(" not in call_sites
     assert after.count("class _TrtMultiheadAttention(") == 1
-    assert rewrite(after, unsafe=True, select=("TRT315",)) == after  # idempotent
+    assert rewrite(after, unsafe=True, select=("TRT316",)) == after  # idempotent
     # Unsafe: nothing changes without --unsafe.
-    assert rewrite(MODEL, select=("TRT315",)) == textwrap_dedent(MODEL)
+    assert rewrite(MODEL, select=("TRT316",)) == textwrap_dedent(MODEL)
 
 
 def textwrap_dedent(code: str) -> str:
@@ -89,8 +89,8 @@ def textwrap_dedent(code: str) -> str:
 ])
 def test_left_alone(code: str) -> None:
     source = "import torch\n\n\n" + code
-    assert "TRT315" not in rules_found(source)
-    assert rewrite(source, unsafe=True, select=("TRT315",)) == source
+    assert "TRT316" not in rules_found(source)
+    assert rewrite(source, unsafe=True, select=("TRT316",)) == source
 
 
 def _pair() -> tuple[torch.nn.Module, torch.nn.Module]:
@@ -290,10 +290,10 @@ def test_migrate_fixes_the_call_line_at_the_construction(tmp_path: Path) -> None
     model = tmp_path / "bag.py"
     model.write_text(BAG.lstrip("\n"))
     axes = '{"x": {"0": "batch", "1": "instances"}}'
-    without = migrate_json(model, axes, "--ignore", "TRT315")
+    without = migrate_json(model, axes, "--ignore", "TRT316")
     assert without["exit_code"] == 1 and without["before"]["faithful"] is False
     assert any(p["source"].endswith("bag.py:16") for p in without["remaining"]), without["remaining"]
     report = migrate_json(model, axes)
     assert report["before"]["faithful"] is False
-    assert [(fix["rule"], fix["line"]) for fix in report["applied"]] == [("TRT315", 10)]
+    assert [(fix["rule"], fix["line"]) for fix in report["applied"]] == [("TRT316", 10)]
     assert report["exit_code"] == 0 and report["equivalent"] is True and report["after"]["faithful"] is True

@@ -19,13 +19,13 @@ from trtcodemod.evidence.proofs import Observation, prove
 
 #: Rules whose fix removes a value baked in by the export (a value read at the line).
 BAKED_RULES = frozenset({
-    "TRT101", "TRT105", "TRT104", "TRT702", "TRT704", "TRT711", "TRT712", "TRT713", "TRT716", "TRT717", "TRT718", "TRT721", "TRT722", "TRT726", "TRT803", "TRT315",
+    "TRT101", "TRT105", "TRT104", "TRT702", "TRT704", "TRT711", "TRT712", "TRT713", "TRT716", "TRT717", "TRT718", "TRT721", "TRT722", "TRT726", "TRT803", "TRT316",
 })
 
 #: Rules that replace a torch module built in ``__init__`` whose own code is what the export
 #: gets wrong: torch's frames are not the user's, so the problem is located at the line that
 #: calls the module, and the finding at the construction (:mod:`.module_calls` links them).
-CALLED_MODULE_RULES = frozenset({"TRT315"})
+CALLED_MODULE_RULES = frozenset({"TRT316"})
 
 #: rule -> the rule whose findings inside its applied fix's span stop being problems: the
 #: writes to `self` in a cache that TRT726 refreshes while tracing are the cache's own fill.
