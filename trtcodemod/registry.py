@@ -55,6 +55,7 @@ RULE_MODULES: tuple[str, ...] = (
     "local_response_norm",
     "tile",
     "flex_attention",
+    "packed_attention",
 )
 
 

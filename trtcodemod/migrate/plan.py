@@ -19,8 +19,13 @@ from trtcodemod.evidence.proofs import Observation, prove
 
 #: Rules whose fix removes a value baked in by the export (a value read at the line).
 BAKED_RULES = frozenset({
-    "TRT101", "TRT105", "TRT104", "TRT702", "TRT704", "TRT711", "TRT712", "TRT713", "TRT716", "TRT717", "TRT718", "TRT721", "TRT722", "TRT726", "TRT803",
+    "TRT101", "TRT105", "TRT104", "TRT702", "TRT704", "TRT711", "TRT712", "TRT713", "TRT716", "TRT717", "TRT718", "TRT721", "TRT722", "TRT726", "TRT803", "TRT316",
 })
+
+#: Rules that replace a torch module built in ``__init__`` whose own code is what the export
+#: gets wrong: torch's frames are not the user's, so the problem is located at the line that
+#: calls the module, and the finding at the construction (:mod:`.module_calls` links them).
+CALLED_MODULE_RULES = frozenset({"TRT316"})
 
 #: rule -> the rule whose findings inside its applied fix's span stop being problems: the
 #: writes to `self` in a cache that TRT726 refreshes while tracing are the cache's own fill.
@@ -89,12 +94,28 @@ def _shape_loss_rules(message: str) -> tuple[str, ...]:
     return SHAPE_LOSS_RULES if SHAPE_LOSS.search(message) else ()
 
 
+def _at(problem: Problem, finding: Any) -> bool:
+    """Is ``problem`` at ``finding``'s lines, or, for a module-replacing rule, at a line that
+    calls the module built at them?"""
+    if problem.path is None:
+        return False
+    span = _span(finding)
+    if span.has_line(problem.path, problem.line or 0):
+        return True
+    if finding.rule not in CALLED_MODULE_RULES or not problem.line or span.path != problem.path:
+        return False
+    from .module_calls import construction_lines
+
+    return any(first <= span.line and span.end_line <= last
+               for first, last in construction_lines(problem.path, problem.line))
+
+
 def matches(problem: Problem, finding: Any) -> bool:
     """Does fixing ``finding`` address ``problem``?"""
     if problem.kind == "unfaithful":
         if problem.op == FAILS_TO_RUN and problem.path is not None:
             # ONNX Runtime refused a node made at this line: any fix of the line may remove it.
-            return _span(finding).has_line(problem.path, problem.line or 0)
+            return _at(problem, finding)
         return finding.rule in WRONG_VALUE_RULES
     if problem.kind == "export_failure" and problem.rule:
         # The error names the op: a module built in __init__ fails where forward calls it,
@@ -109,7 +130,7 @@ def matches(problem: Problem, finding: Any) -> bool:
         # An operator stopped on an input whose static shape was lost upstream: the line that
         # fails only shows the loss, and the construct that erased it ran elsewhere.
         return True
-    if problem.path is None or not _span(finding).has_line(problem.path, problem.line or 0):
+    if not _at(problem, finding):
         return False
     if problem.kind == "baked":
         return finding.rule in BAKED_RULES
