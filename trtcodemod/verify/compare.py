@@ -11,9 +11,10 @@ the tolerance still passes when the actual value is no further from the exact on
 mode's is, and no further from eager mode's than eager mode's is from the exact one, each
 plus the tolerance: as accurate as eager mode itself, measured where it was not. Eager mode's
 error there is the larger of its error at the element and its largest error over the output
-(:func:`eager_error_scale`), where that largest error is within the tolerance of the output's
-largest value: float32 sums carry an absolute error on the scale of their terms, so an element
-near zero that eager mode happened to round well is no stricter a test than the rest.
+(:func:`eager_error_scale`), counting only errors within the tolerance of the output's largest
+value: float32 sums carry an absolute error on the scale of their terms, so an element near zero
+that eager mode happened to round well is no stricter a test than the rest, and rows a top-k
+picked otherwise in float64 (errors beyond that) neither widen nor void that scale.
 """
 
 from __future__ import annotations
@@ -73,18 +74,22 @@ def _usable(expected: np.ndarray, *values: np.ndarray) -> np.ndarray:
 
 
 def eager_error_scale(expected: np.ndarray, exact: np.ndarray, atol: float, rtol: float) -> float:
-    """Eager float32's largest distance from the float64 run over one output, or 0 where that
-    distance is beyond ``atol + rtol * max|x|`` (eager mode is then no reference for the output's
-    scale: a top-k whose rows rounding picks, a network whose activations saturate).
+    """Eager float32's largest distance from the float64 run over one output, counting only the
+    elements where that distance is within ``atol + rtol * max|x|``; 0 where there are none.
 
-    Only usable elements count (finite on both sides, the float64 value in range).
+    An element further off than that is no rounding: eager mode computed another value there (a
+    top-k whose rows rounding picks, a network whose activations saturate), so it measures nothing
+    about the output's scale and is left out, while the rest of the output, rows both runs picked
+    alike, still says how far float32 sums on this scale are from exact. Only usable elements
+    count (finite on both sides, the float64 value in range).
     """
     e, x = (np.asarray(v, dtype=np.float64) for v in (expected, exact))
     usable = _usable(np.asarray(expected), e, x)
     if not usable.any():
         return 0.0
-    largest = float(np.abs(e - x)[usable].max())
-    return largest if largest <= atol + rtol * float(np.abs(x)[usable].max()) else 0.0
+    error = np.abs(e - x)[usable]
+    rounding = error[error <= atol + rtol * float(np.abs(x)[usable].max())]
+    return float(rounding.max()) if rounding.size else 0.0
 
 
 def admitted_by_exact(expected: np.ndarray, actual: np.ndarray, exact: np.ndarray, atol: float,
@@ -93,7 +98,7 @@ def admitted_by_exact(expected: np.ndarray, actual: np.ndarray, exact: np.ndarra
 
     Both ``|a - x| <= own + atol + rtol * |x|`` and ``|a - e| <= own + atol + rtol * |e|``, with
     ``own`` eager mode's error: the larger of ``|e - x|`` and :func:`eager_error_scale` (eager's
-    largest error over the output, where eager is a reference at the output's scale). The
+    largest rounding error over the output, at the output's scale). The
     tolerance is widened toward the exact value and away from eager's alike, so a value far from
     both (a wrong row where float64 chose another) is not admitted. Never where a value is not
     finite or the exact value is outside ``expected``'s dtype's range.
