@@ -98,3 +98,32 @@ def test_scalars_vectors_empty_and_mismatched_shapes_are_not_rows() -> None:
     short = [eager[0][:, :6], _swap(eager, 8, 9)[1]]
     assert traded_rows(eager, short, exact, ATOL, RTOL) is None  # the group's outputs must all be there
     assert traded_rows(eager, _swap(eager, 8, 9), exact[:1], ATOL, RTOL) is None
+
+
+def test_a_set_s_comparison_trades_rows_back_and_counts_them_only_with_the_evidence() -> None:
+    # verify.run._compare_run, as the faithfulness and equivalence checks call it, with the
+    # reference side's float64 run already at hand (SideResult.exact).
+    from types import SimpleNamespace
+
+    from trtcodemod.verify.backends import OK, BackendRun
+    from trtcodemod.verify.run import SideResult, _compare_run
+    from trtcodemod.verify.worker import TaskOutcome
+
+    eager, exact = _detector()
+    graph = _swap(eager, 8, 9)
+    ctx = SimpleNamespace(spec=SimpleNamespace(atol=ATOL, rtol=RTOL), row_axes={})
+    names = ["output.0", "output.1"]
+
+    def compare(float64: list[np.ndarray]) -> list:
+        owner = SideResult("before", TaskOutcome("ok", {}), exact=[[float64]])
+        _, per_set = _compare_run(ctx, names, BackendRun(OK, outputs=[eager]), BackendRun(OK, outputs=[graph]), owner)
+        return per_set[0]
+
+    traded = compare(exact)
+    assert all(c.passed for c in traded) and [c.rows_traded for c in traded] == [2, 2]
+    in_order = [a.copy() for a in exact]
+    for a in in_order:
+        a[:, [2, 3]] = a[:, [3, 2]]
+    failed = compare(in_order)  # float64 in eager mode's order: the trade is the graph's, a failure
+    assert not any(c.passed for c in failed) and [c.rows_traded for c in failed] == [0, 0]
+    assert failed[0].problem.startswith("set 1: 6 of 36 element(s) outside atol/rtol")
