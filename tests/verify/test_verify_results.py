@@ -39,7 +39,7 @@ CHECK_KEYS = ["side", "exporter", "faithful", "baked", "failing_sets", "detail",
 ROW_KEYS = ["name", "exporter", "status", "reason", "max_abs_err", "max_rel_err", "passed", "latency_ms", "before",
             "outputs"]
 OUTPUT_KEYS = ["name", "shape", "dtype", "expected_shape", "expected_dtype", "max_abs_err", "max_rel_err", "passed",
-               "problem", "exact_admitted"]
+               "problem", "exact_admitted", "rows_traded"]
 SUMMARY_KEYS = ["status", "message", "stage", "seconds", "log_tail"]
 #: A graph's static check (``trt.inspect.summarize_graph``), and one that could not read its graph.
 GRAPH_KEYS = ["nodes", "ops", "opset", "target", "checked_against", "notes", "trt_issues"]
@@ -98,7 +98,7 @@ def _figure(median: float) -> LatencyFigure:
 
 
 def _comparison() -> OutputComparison:
-    return OutputComparison("out", (1, 2), "float32", (1, 2), "float32", 0.5, 0.25, False, "1 of 2 element(s)", 1)
+    return OutputComparison("out", (1, 2), "float32", (1, 2), "float32", 0.5, 0.25, False, "1 of 2 element(s)", 1, 2)
 
 
 SETTINGS = ModelSettings("/m.py", "build", "inputs", {"x": {"0": "batch"}}, ["dynamo"], 18, "8.5", True, 1e-3, 1e-2,
@@ -109,8 +109,8 @@ SAMPLES: dict[type, tuple[Any, list[str]]] = {
                                   "/torch/nn/functional.py:6847"),
                     ["category", "message", "source", "callers", "origin"]),
     ExportCheck: (ExportCheck("after", "dynamo", False, True, [2], "baked", [ExportWarning("TracerWarning", "w", None)],
-                              FailedNode("/g", "Gather", "/m.py:4"), 2, Divergence("/m.py:5", "/Add")),
-                  [*CHECK_KEYS[:7], "failed_node", "float64_admitted", "divergence"]),
+                              FailedNode("/g", "Gather", "/m.py:4"), 2, Divergence("/m.py:5", "/Add"), 4),
+                  [*CHECK_KEYS[:7], "failed_node", "float64_admitted", "divergence", "rows_traded"]),
     OriginalRun: (OriginalRun("ok", "fine", True), ["status", "reason", "passed"]),
     BackendResult: (BackendResult("onnxruntime-cpu", "torchscript", "ok", "why", 0.5, 0.25, True, _figure(1.0),
                                   _figure(2.0), OriginalRun("failed", "no", False), [_comparison()]), ROW_KEYS),

@@ -129,6 +129,10 @@ def side_state(report: VerifyReport, side: str) -> dict[str, Any]:
     admitted = sum(c.float64_admitted or 0 for c in report.checks(side))
     if admitted:
         state["float64_admitted"] = admitted
+    # Faithful with neighbouring rows a top-k orders by rounding traded back (verify.ties): said.
+    traded = sum(c.rows_traded or 0 for c in report.checks(side))
+    if traded:
+        state["rows_traded"] = traded
     return state
 
 
