@@ -1,9 +1,9 @@
 """``torch.tile(x, dims)`` / ``x.tile(...)`` → ``_trt_tile(x, [...])`` (TRT407): a ``repeat`` of a
 known rank while exporting, instead of the exporter's ``If`` nodes on the ranks.
 
-The counts must be written out (a list or tuple display, or the method's positional counts), so
-that the helper receives a list (``torch.jit.script`` types it ``List[int]``); counts held in a
-name (a tuple or a list, or an int for the method) are reported without a fix.
+The counts must be written out (a list or tuple display, a list comprehension, or the method's
+positional counts), so that the helper receives a list (``torch.jit.script`` types it
+``List[int]``); counts held in a name (a tuple or a list, or an int for the method) are reported without a fix.
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ class TileStaticRank(Rule):
         "repeat with the counts padded to the rank",
         doc="""\
 What it finds: `torch.tile(x, dims)` and the method `x.tile(...)` with the counts written out:
-`x.tile(2)`, `x.tile(1, n)`, `x.tile((2, 1))`, `torch.tile(x, [1, k])`, `dims=` by keyword.
+`x.tile(2)`, `x.tile(1, n)`, `x.tile((2, 1))`, `torch.tile(x, [1, k])`, `dims=` by keyword, and
+a list comprehension (`x.tile([a // b for a, b in zip(p.shape, x.shape)])`, SAM 2's window embedding).
 Counts held in a name (`x.tile(reps)`: a tuple, a list, or for the method an int) and unpacked
 arguments are reported without a fix.
 
@@ -104,11 +105,13 @@ that loses the shapes fails before TensorRT).""",
                     Fix({node: helper_call(HELPER, value, counts)}, helpers=(HELPER,)))
 
 
-def _counts(call: cst.Call, first: int) -> cst.List | None:
-    """The counts of ``call`` as a list display, or None when they are not written out.
+def _counts(call: cst.Call, first: int) -> cst.List | cst.ListComp | None:
+    """The counts of ``call`` as a list display (or the list comprehension written there), or None
+    when they are not written out.
 
     ``first`` is the position of the counts (1 for ``torch.tile(x, dims)``, 0 for the method,
-    whose positional arguments are each a count unless there is exactly one display)."""
+    whose positional arguments are each a count unless there is exactly one display or
+    comprehension)."""
     if has_star_args(call):
         return None
     allowed = {"dims"} | ({"input"} if first else set())
@@ -119,18 +122,26 @@ def _counts(call: cst.Call, first: int) -> cst.List | None:
     if keyword is not None:
         if positional:
             return None
-        return _display(keyword.value)
+        return _counts_value(keyword.value)
     if not positional:
         return None
     if len(positional) == 1:
         single = positional[0].value
-        if type(single) in (cst.Tuple, cst.List):
-            return _display(single)
+        if type(single) in (cst.Tuple, cst.List, cst.ListComp):
+            return _counts_value(single)
         if first or type(single) is not cst.Integer:
             return None  # torch.tile takes a sequence; a name may hold an int or a tuple
     comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
     return cst.List(elements=[cst.Element(value=a.value, comma=comma) for a in positional[:-1]]
                     + [cst.Element(value=positional[-1].value)])
+
+
+def _counts_value(node: cst.BaseExpression) -> cst.List | cst.ListComp | None:
+    """A list comprehension as written (it makes a list: ``List[int]`` for the helper in scripted
+    code too), else the display as a list display."""
+    if type(node) is cst.ListComp:
+        return node
+    return _display(node)
 
 
 def _display(node: cst.BaseExpression) -> cst.List | None:

@@ -42,6 +42,10 @@ def _fixed(code: str) -> str:
     ("y = torch.tile(input=x, dims=(2, k))\n", "y = _trt_tile(x, [2, k])\n"),
     ("y = torch.tile(x, dims=[1, 2])\n", "y = _trt_tile(x, [1, 2])\n"),
     ("y = f(x).tile(self.n, 1)\n", "y = _trt_tile(f(x), [self.n, 1])\n"),
+    # A list comprehension is a list as written (ultralytics' SAM 2 encoder, tests/recipe_variants/trt407).
+    ("y = w.tile([a // b for a, b in zip(p.shape, w.shape)])\n",
+     "y = _trt_tile(w, [a // b for a, b in zip(p.shape, w.shape)])\n"),
+    ("y = torch.tile(w, dims=[2 * k for k in ks])\n", "y = _trt_tile(w, [2 * k for k in ks])\n"),
 ])
 def test_rewrite_text(code: str, want: str) -> None:
     after = _fixed(code)
