@@ -51,7 +51,11 @@ every other sequence length (ONNX Runtime: "Reshape ... requested shape {4,12,16
 builds a profile it cannot run), with `batch_first` True or False, for a bare
 `nn.TransformerEncoder(nn.TransformerEncoderLayer(64, 4, 128), 1)`. The trace also reads
 sizes in torch's own `if ...: raise` checks, which is the TracerWarning at the line that
-calls the module. The dynamo exporter keeps the length dynamic.
+calls the module. Exported under `torch.no_grad()` in eval mode (as migrate's verifier does), a
+self-attention call that takes torch's fast path (query, key and value one tensor, e.g.
+`attn(x, x, x, need_weights=False)` as torchvision's ViT writes it) does not export at all:
+"Exporting the operator 'aten::_native_multi_head_attention' ... is not supported". The
+dynamo exporter keeps the length dynamic.
 
 The rewrite: `nn.MultiheadAttention(...)` → `_TrtMultiheadAttention(...)`, a subclass with
 the same constructor arguments, attributes, parameters and `state_dict` keys. Its forward is

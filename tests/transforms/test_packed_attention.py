@@ -204,6 +204,32 @@ def test_torch_module_bakes_the_length(batch_first: bool) -> None:
         _run_at(session, model, (9, 3, 32))
 
 
+class _FastPathBlock(torch.nn.Module):
+    """Self-attention as torchvision's ViT block calls it (one tensor, ``need_weights=False``)."""
+
+    def __init__(self, attention_type: type) -> None:
+        super().__init__()
+        self.attn = attention_type(32, 4, batch_first=True)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.attn(x, x, x, need_weights=False)[0]
+
+
+def test_fast_path_under_no_grad_does_not_export_and_the_helper_does() -> None:
+    """Exported under ``torch.no_grad()`` in eval mode, torch's module takes its fast path, which the
+    TorchScript exporter cannot convert; the helper exports the same call and follows the length."""
+    torch.manual_seed(0)
+    plain = _FastPathBlock(torch.nn.MultiheadAttention).eval()
+    with torch.no_grad(), pytest.raises(Exception, match="_native_multi_head_attention"):
+        _export(plain, torch.randn(2, 4, 32), dynamo=False)
+    model = _FastPathBlock(_TrtMultiheadAttention).eval()
+    model.load_state_dict(plain.state_dict())
+    with torch.no_grad():
+        session = _export(model, torch.randn(2, 4, 32), dynamo=False)
+    for shape in [(2, 4, 32), (3, 9, 32), (1, 1, 32)]:
+        _run_at(session, plain, shape)
+
+
 @pytest.mark.parametrize("dynamo", [False, True])
 @pytest.mark.parametrize("batch_first", [False, True])
 def test_helper_exports_follow_the_length(batch_first: bool, dynamo: bool) -> None:
