@@ -945,7 +945,6 @@ RVT_FORM = """\
 from math import sqrt
 
 import torch
-from einops import repeat
 from torch import nn
 
 
@@ -953,7 +952,8 @@ class AxialRotary(nn.Module):
     def forward(self, x):
         n = int(sqrt(x.shape[-2]))
         seq = torch.linspace(-1.0, 1.0, steps=n, device=x.device).unsqueeze(-1)
-        grid = repeat(seq, "i d -> i j d", j=n) + repeat(seq, "j d -> i j d", i=n) * 10
+        # RvT repeats with einops (`i d -> i j d`); expand is the same grid without the dependency.
+        grid = seq[:, None, :].expand(n, n, 1) + seq[None, :, :].expand(n, n, 1) * 10
         return x + grid.reshape(1, n * n, 1)
 """
 
