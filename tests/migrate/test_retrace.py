@@ -455,3 +455,39 @@ def test_with_no_dynamic_axis_a_size_the_data_decides_stays_an_error(tmp_path: P
     assert entry["severity"] == "error", entry
     assert "the graph differs from the model on input sets of the traced sizes" in entry["message"]
     assert r["exit_code"] == 1
+
+
+KILLED_WHEN_STRETCHED = '''import os
+import signal
+
+import torch
+
+
+class Net(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if x.shape[2] > 12:
+            os.kill(os.getpid(), signal.SIGKILL)  # what the kernel does to a 3-D attention at twice the size
+        return x * 2.0
+
+
+def build() -> Net:
+    return Net()
+
+
+def inputs(g: torch.Generator) -> tuple[torch.Tensor]:
+    return (torch.randn(2, 3, 8, generator=g),)
+'''
+
+
+def test_a_model_killed_on_the_stretched_set_is_still_observed(tmp_path: Path) -> None:
+    """monai's 3-D AutoencoderKL (eleventh zoo): its attention over every voxel needs ~8 times
+    the memory at the stretched set (every dynamic axis at 2n + 1), and the kernel killed the
+    observer: `migrate` stopped with exit 2 ("could not be observed"). The facts of the input sets
+    are kept before the stretched set runs; the kill is named among the run errors."""
+    path = tmp_path / "net.py"
+    path.write_text(KILLED_WHEN_STRETCHED)
+    r = migrate(path, "--dynamic-axes", '{"x": {"2": "width"}}')
+    assert r["exit_code"] != 2 and r["error"] is None, r["error"]
+    assert r["facts"]["runs"] == 3
+    assert any("killed running it" in e for e in r["facts"]["run_errors"]), r["facts"]["run_errors"]
+    assert r["before"]["exported"] is True

@@ -352,6 +352,12 @@ def _observe_task(req: dict[str, Any], cp: Checkpoint) -> None:
         sites = TensorSites(rec)
         with torch.no_grad(), Wrappers(rec), sites:
             for k, inputs in enumerate(sets):
+                if k == len(made.sets):
+                    # The facts of the input sets, kept before the stretched set runs: a model
+                    # that takes the set but not the memory it needs (a 3-D attention at twice
+                    # the size) gets the worker killed, and the parent keeps these instead.
+                    cp.data["facts"] = _facts(rec, sites, made.names, sets[:k], [], [*errors, STRETCHED_KILLED])
+                    cp.stage(STRETCHED_STAGE)
                 sites.run = k
                 rec.recording = True
                 try:
@@ -363,7 +369,18 @@ def _observe_task(req: dict[str, Any], cp: Checkpoint) -> None:
                     rec.recording = False
     finally:
         sys.settrace(None)
-    cp.data["facts"] = {
+    cp.data["facts"] = _facts(rec, sites, made.names, sets, changed, errors)
+
+
+#: The observer's stage while the stretched set runs, and what the facts say where it was killed there.
+STRETCHED_STAGE = "observe the stretched set"
+STRETCHED_KILLED = "the stretched set: the observer was killed running it (out of memory?); facts of the other sets"
+
+
+def _facts(rec: Any, sites: Any, names: list[str], sets: list[Any], changed: list[str],
+           errors: list[str]) -> dict[str, Any]:
+    """The observed facts as JSON, from the sets run so far."""
+    return {
         "version": 1,
         "runs": len(sets),
         "stretched": changed,
@@ -372,7 +389,7 @@ def _observe_task(req: dict[str, Any], cp: Checkpoint) -> None:
         "forward": {path: sorted(lines) for path, lines in sorted(rec.forward.items())},
         "events": sorted([*rec.events.values(), *sites.events()],
                          key=lambda e: (e["path"], e["line"], e["column"], e["kind"], e.get("name", ""))),
-        "inputs": _varying_axes(made.names, sets),
+        "inputs": _varying_axes(names, sets),
         "hashes": _hashes(rec.lines),
     }
 

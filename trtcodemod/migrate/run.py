@@ -26,7 +26,7 @@ from trtcodemod.verify.worker import run_task
 from trtcodemod.evidence.facts import Facts, norm
 from .locate import CHECK_CALL_NOTE, CONSTANT_NOTE, GUARD_NOTE, STEADY, UNTRACED_NOTE, Problem, locate
 from .manual_steps import add_manual_steps
-from .observe import OBSERVE_TASK
+from .observe import OBSERVE_TASK, STRETCHED_STAGE
 from .phases import ModelTimeout, Phases
 from .plan import APPLY, INFO, REMAINS, Plan, assumption, describe
 from .retrace import Retrace, Rewritten, judge, judge_rewritten
@@ -50,7 +50,9 @@ def observe(spec: VerifySpec, work: Path, timeout: float | None = None) -> tuple
     }
     outcome = run_task(request, work / "observe", timeout or spec.timeout, module="trtcodemod.migrate.observe")
     data = outcome.data.get("facts")
-    if outcome.status != "ok" or not data:
+    # Killed (or timed out) on the stretched set alone: the facts of the input sets still hold.
+    partial = outcome.status != "ok" and outcome.data.get("stage") == STRETCHED_STAGE
+    if (outcome.status != "ok" and not partial) or not data:
         return None, outcome.message or "the observer produced no facts"
     return Facts.from_json(data), None
 
