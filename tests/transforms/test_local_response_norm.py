@@ -258,3 +258,28 @@ def test_migrate_fixes_the_module_where_it_is_built_and_the_call(tmp_path: Path)
     applied = sorted((fix["rule"], fix["line"]) for fix in report["applied"])
     assert applied == [("TRT405", 12), ("TRT405", 16)], report["applied"]
     assert report["exit_code"] == 0 and report["equivalent"] is True and report["after"]["trt_errors"] == 0
+
+
+class _HelperOnly(torch.nn.Module):
+    def forward(self, x):
+        return _trt_local_response_norm(x, 5, alpha=1e-4, beta=0.75, k=2.0)
+
+
+@pytest.mark.parametrize("shape", [(2, 6, 5, 4), (2, 6, 3, 4, 5)], ids=["4d", "5d"])
+def test_the_exported_helper_runs_an_empty_batch(shape: tuple[int, ...]) -> None:
+    """torch views the squared input as (N, 1, C, D2, -1); ONNX Runtime cannot infer the -1 of a
+    Reshape with no elements, so a 4-D graph exported with a dynamic batch failed on an empty batch.
+    For 4-D the helper unsqueezes instead (the same values). For 5-D the -1 stays (it merges the
+    trailing axes) and an empty batch still cannot run: pinned here."""
+    data, tracer = _export(_HelperOnly(), torch.randn(shape), dynamo=False)
+    assert not tracer
+    session = ort.InferenceSession(data, providers=["CPUExecutionProvider"])
+    x = torch.randn(shape)
+    want = F.local_response_norm(x, 5, alpha=1e-4, beta=0.75, k=2.0).numpy()
+    np.testing.assert_allclose(session.run(None, {"x": x.numpy()})[0], want, rtol=1e-6, atol=1e-7)
+    empty = np.zeros((0, *shape[1:]), dtype=np.float32)
+    if len(shape) == 4:
+        assert session.run(None, {"x": empty})[0].shape == empty.shape
+    else:
+        with pytest.raises(Exception, match="cannot be reshaped"):
+            session.run(None, {"x": empty})

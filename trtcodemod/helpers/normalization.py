@@ -54,7 +54,9 @@ def _trt_local_response_norm_onnx(input, size, alpha, beta, k):
         div = torch.nn.functional.avg_pool2d(div, (size, 1), stride=1)[:, 0]
     else:
         sizes = input.size()
-        div = div.view(sizes[0], 1, sizes[1], sizes[2], -1)
+        # torch views as (N, 1, C, D2, -1); for 4-D that is an Unsqueeze, which (unlike a Reshape
+        # with -1) an empty batch can run through in the exported graph.
+        div = div.unsqueeze(1) if input.dim() == 4 else div.view(sizes[0], 1, sizes[1], sizes[2], -1)
         div = torch.nn.functional.pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
         div = torch.nn.functional.avg_pool3d(div, (size, 1, 1), stride=1)[:, 0]
         div = div.view(sizes)
