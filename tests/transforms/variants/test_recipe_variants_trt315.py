@@ -6,17 +6,16 @@ it, with its mask or score modification kept: vit-pytorch's N-d causal block mas
 imported by name, ``block_mask=`` and ``scale=``), transformers' tanh soft cap with grouped key/value
 heads (a callable chosen by a conditional, ``**`` keywords), attention-gym's ALiBi ``score_mod``
 (the function reached through its module path) and torchtune's packed document mask (a compiled
-copy bound through a function's return value). The originals do not export (the TorchScript
-trace stops inside ``flex_attention``). ``migrate`` rewrites the first two and ends with exit 0,
-equivalent; two of them are also rewritten by the rule and exported directly, the graph equal to
+copy bound through a function's return value, ``flex_attention_compiled =
+compile_flex_attention()``: found since this variant set, see the rule's test). The originals do
+not export (the TorchScript trace stops inside ``flex_attention``). ``migrate`` rewrites
+vit-pytorch's, transformers' and torchtune's and ends with exit 0, equivalent; two of them are also rewritten by the rule and exported directly, the graph equal to
 eager mode at other sizes and on edge values (zeros, negatives, large magnitudes, infinities),
 eager mode unchanged.
 
-Two are pinned as they stand today: ALiBi's rewrite exports its attention, but the ``score_mod``
-itself calls ``torch.exp2``, which the TorchScript exporter does not write at opset 17 (migrate
-ends with exit 1 on that line); torchtune's ``flex_attention_compiled = compile_flex_attention()``
-is not recognised as ``flex_attention`` (the rule follows assignments, not a function's return
-value), so nothing is found and the export still fails.
+ALiBi is pinned as it stands today: the call is rewritten, but the ``score_mod`` itself calls
+``torch.exp2``, which the TorchScript exporter does not write at opset 17 (migrate ends with
+exit 1 on that line).
 """
 
 from __future__ import annotations
@@ -62,10 +61,12 @@ CALLS = {
     "vit_pytorch_nd_causal_block_mask": "out = flex_attention(q, k, v, block_mask=self.block_mask, scale=self.scale)",
     "transformers_softcap_gqa_wrapped": "return flex_attention_compiled(query, key, value, **kwargs)",
     "attention_gym_alibi_score_mod": "out = torch.nn.attention.flex_attention.flex_attention(q, k, v, score_mod=self.alibi)",
+    "torchtune_packed_document_mask": "return flex_attention_compiled(q, k, v, block_mask=block_mask)",
 }
 
 
-@pytest.mark.parametrize("name", ["vit_pytorch_nd_causal_block_mask", "transformers_softcap_gqa_wrapped"])
+@pytest.mark.parametrize("name", ["vit_pytorch_nd_causal_block_mask", "transformers_softcap_gqa_wrapped",
+                                  "torchtune_packed_document_mask"])
 def test_migrate_rewrites_the_call_and_the_model_exports_equivalent(name: str) -> None:
     path = HERE / f"{name}.py"
     module = load_variant(path, f"trt315_m_{name}")
@@ -91,19 +92,6 @@ def test_alibi_is_rewritten_but_its_score_mod_calls_exp2() -> None:
     exp2_line = _line_of(path, "torch.exp2(")
     assert any("aten::exp2" in r["message"] and f"{path.name}:{exp2_line}" in r["message"]
                for r in report["remaining"]), report["remaining"]
-    assert report["exit_code"] == 1
-
-
-def test_torchtune_binding_through_a_function_is_not_found() -> None:
-    """``flex_attention_compiled = compile_flex_attention()``: the rule does not look into the
-    function, so the call through that name is not found and the export fails at it."""
-    path = HERE / "torchtune_packed_document_mask.py"
-    module = load_variant(path, "trt315_m_torchtune")
-    assert _found(path) == []
-    report = migrate_json(path, _axes_json(module))
-    assert report["before"]["exported"] is False and report["applied"] == []
-    call = _line_of(path, "return flex_attention_compiled(q, k, v, block_mask=block_mask)")
-    assert any(f"{path.name}:{call}" in r["message"] for r in report["remaining"]), report["remaining"]
     assert report["exit_code"] == 1
 
 
