@@ -1,7 +1,7 @@
 """attention-gym's ALiBi ``score_mod``: a per-head linear bias on the query/key distance.
 
 Reduced from meta-pytorch/attention-gym at commit a72972153a98ddb02aa2b57d7b3799fb42170b74,
-attn_gym/mods/alibi.py: ``generate_alibi_bias`` (lines 7-24), a factory whose closure adds
+attn_gym/mods/alibi.py: ``generate_alibi_bias`` (lines 7-22), a factory whose closure adds
 ``(kv_idx - q_idx) * exp2(-(h + 1) * 8 / H)`` to the score, the head index entering the slope as a
 tensor. The library hands such a ``score_mod`` to ``flex_attention(q, k, v, score_mod=...)``; the
 attention block around it is ours. Written here in our own words. Form kept: the factory's

@@ -1,12 +1,12 @@
 """torchtune's packed-sequence attention: a block-causal document mask, called through a compiled copy.
 
 Reduced from pytorch/torchtune at commit 130369504a2656b3c955814d6385d4c8915ad8c0,
-torchtune/modules/attention_utils.py: ``compile_flex_attention`` (lines 24-41: returns
+torchtune/modules/attention_utils.py: ``compile_flex_attention`` (lines 25-42: returns
 ``torch.compile(flex_attention, dynamic=False)``, retried with ``mode="max-autotune"``), the
-module-level ``flex_attention_compiled = compile_flex_attention()`` (line 43),
-``compile_friendly_flex_attention`` (lines 49-56: ``flex_attention_compiled(q, k, v,
-block_mask=block_mask)``), ``_get_document_ids_from_seq_lens`` (lines 62-89) and
-``packed_block_causal_mask`` (lines 122-167: ``mask_mod`` is ``q_idx >= kv_idx`` and
+module-level ``flex_attention_compiled = compile_flex_attention()`` (line 44),
+``compile_friendly_flex_attention`` (lines 50-57: ``flex_attention_compiled(q, k, v,
+block_mask=block_mask)``), ``_get_document_ids_from_seq_lens`` (from line 64) and
+``packed_block_causal_mask`` (further down: ``mask_mod`` is ``q_idx >= kv_idx`` and
 ``document_ids[b, q_idx] == document_ids[b, kv_idx]``, turned into a block mask for the pack).
 Written here in our own words. The pack's sequence lengths are fixed when the model is built
 (torchtune takes them from the batch; a block mask built in ``forward`` stops the TorchScript trace

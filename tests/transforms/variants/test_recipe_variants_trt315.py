@@ -5,7 +5,8 @@ repository (cited in its docstring) that calls ``flex_attention`` in the form th
 it, with its mask or score modification kept: vit-pytorch's N-d causal block mask (the function
 imported by name, ``block_mask=`` and ``scale=``), transformers' tanh soft cap with grouped key/value
 heads (a callable chosen by a conditional, ``**`` keywords), attention-gym's ALiBi ``score_mod``
-(the function reached through its module path) and torchtune's packed document mask (a compiled
+(the function reached through its module path), ViTok's 2-D sliding window (a block mask cached
+on the module, built in ``forward``) and torchtune's packed document mask (a compiled
 copy bound through a function's return value, ``flex_attention_compiled =
 compile_flex_attention()``: found since this variant set, see the rule's test). The originals do
 not export (the TorchScript trace stops inside ``flex_attention``). ``migrate`` rewrites
@@ -13,7 +14,9 @@ vit-pytorch's, transformers' and torchtune's and ends with exit 0, equivalent; t
 eager mode at other sizes and on edge values (zeros, negatives, large magnitudes, infinities),
 eager mode unchanged.
 
-ALiBi is pinned as it stands today: the call is rewritten, but the ``score_mod`` itself calls
+ViTok's 2-D sliding window is found but not taken: its block mask is built inside ``forward``
+(cached by length, but the length is a traced value while exporting), so the trace stops in
+``create_block_mask`` before the call. ALiBi is pinned as it stands today: the call is rewritten, but the ``score_mod`` itself calls
 ``torch.exp2``, which the TorchScript exporter does not write at opset 17 (migrate ends with
 exit 1 on that line).
 """
@@ -62,6 +65,7 @@ CALLS = {
     "transformers_softcap_gqa_wrapped": "return flex_attention_compiled(query, key, value, **kwargs)",
     "attention_gym_alibi_score_mod": "out = torch.nn.attention.flex_attention.flex_attention(q, k, v, score_mod=self.alibi)",
     "torchtune_packed_document_mask": "return flex_attention_compiled(q, k, v, block_mask=block_mask)",
+    "vitok_2d_sliding_window_cached_mask": "out = flex_attention(q, k, v, block_mask=block_mask, score_mod=score_mod)",
 }
 
 
@@ -91,6 +95,24 @@ def test_alibi_is_rewritten_but_its_score_mod_calls_exp2() -> None:
     assert [(fix["rule"], fix["line"]) for fix in report["applied"]] == [("TRT315", _line_of(path, CALLS[name]))]
     exp2_line = _line_of(path, "torch.exp2(")
     assert any("aten::exp2" in r["message"] and f"{path.name}:{exp2_line}" in r["message"]
+               for r in report["remaining"]), report["remaining"]
+    assert report["exit_code"] == 1
+
+
+def test_vitok_block_mask_built_in_forward_stops_the_export_before_the_call() -> None:
+    """The rule finds the call, but the export never reaches it: while tracing, the sequence
+    length is a traced value, the cache keyed by it misses, and ``create_block_mask`` runs its
+    ``vmap`` inside the trace ("Unsupported value kind: Tensor"). migrate places the failure at
+    that line, applies no TRT315 fix there and ends with exit 1."""
+    name = "vitok_2d_sliding_window_cached_mask"
+    path = HERE / f"{name}.py"
+    module = load_variant(path, f"trt315_m_{name}")
+    assert _found(path) == [("TRT315", _line_of(path, CALLS[name]))]
+    report = migrate_json(path, _axes_json(module))
+    assert report["before"]["exported"] is False
+    assert "TRT315" not in [fix["rule"] for fix in report["applied"]], report["applied"]
+    mask_line = _line_of(path, "return create_block_mask(make_2d_window(")
+    assert any("Unsupported value kind: Tensor" in r["message"] and f"{path.name}:{mask_line}" in r["message"]
                for r in report["remaining"]), report["remaining"]
     assert report["exit_code"] == 1
 
