@@ -1,15 +1,17 @@
 """vit-pytorch's N-d ViT attention with a causal mask along chosen grid axes, through a block mask.
 
-Reduced from vit-pytorch 1.26.11 (the PyPI wheel), vit_pytorch/vit_nd_masking.py: ``nd_causal_mask_fn``
-(lines 13-43; the mask function over flattened patch coordinates, a class token that sees and is
-seen by all), ``create_nd_block_mask`` (lines 79-85, ``create_block_mask(mask_fn, 1, heads, n, n)``)
-and ``nd_attention`` (lines 87-92: ``flex_attention(q, k, v, block_mask = block_mask, scale = scale)``).
-Written here in our own words. The original takes that call only where the compiled kernel is
-available (CUDA, AVX2 CPUs) and otherwise computes the attention by hand; the platform check is
-left out so the variant always takes the ``flex_attention`` path the rule is about. As in the
-original, the block mask is built once with the model for its fixed grid (building one inside
-``forward`` would stop the TorchScript trace at ``create_block_mask``'s ``vmap`` before the call). Form kept: the function imported by name, called with ``block_mask=`` and ``scale=``
-keywords; the mask is a causal one over one grid axis with the class token exempt.
+Reduced from vit-pytorch 1.26.11 (the PyPI wheel), vit_pytorch/vit_nd_masking.py:
+``nd_causal_mask_fn`` (lines 13-43; the mask function over flattened patch coordinates, a class
+token that sees and is seen by all), ``create_nd_block_mask`` (lines 79-85,
+``create_block_mask(mask_fn, 1, heads, n, n)``) and ``nd_attention`` (lines 87-92:
+``flex_attention(q, k, v, block_mask = block_mask, scale = scale)``). Written here in our own words.
+The original takes that call only where the compiled kernel is available (CUDA, AVX2 CPUs) and
+otherwise computes the attention by hand; the platform check is left out so the variant always takes
+the ``flex_attention`` path the rule is about. As in the original, the block mask is built once with
+the model for its fixed grid (building one inside ``forward`` would stop the TorchScript trace at
+``create_block_mask``'s ``vmap`` before the call). Form kept: the function imported by name, called
+with ``block_mask=`` and ``scale=`` keywords; the mask is a causal one over one grid axis with the
+class token exempt.
 """
 
 import math

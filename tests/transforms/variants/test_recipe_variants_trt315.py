@@ -3,22 +3,22 @@
 Each variant in ``tests/recipe_variants/trt315/`` is a small runnable model reduced from a public
 repository (cited in its docstring) that calls ``flex_attention`` in the form the original writes
 it, with its mask or score modification kept: vit-pytorch's N-d causal block mask (the function
-imported by name, ``block_mask=`` and ``scale=``), transformers' tanh soft cap with grouped key/value
-heads (a callable chosen by a conditional, ``**`` keywords), attention-gym's ALiBi ``score_mod``
-(the function reached through its module path), ViTok's 2-D sliding window (a block mask cached
-on the module, built in ``forward``) and torchtune's packed document mask (a compiled
+imported by name, ``block_mask=`` and ``scale=``), transformers' tanh soft cap with grouped
+key/value heads (a callable chosen by a conditional, ``**`` keywords), attention-gym's ALiBi
+``score_mod`` (the function reached through its module path), ViTok's 2-D sliding window (a block
+mask cached on the module, built in ``forward``) and torchtune's packed document mask (a compiled
 copy bound through a function's return value, ``flex_attention_compiled =
-compile_flex_attention()``: found since this variant set, see the rule's test). The originals do
-not export (the TorchScript trace stops inside ``flex_attention``). ``migrate`` rewrites
-vit-pytorch's, transformers' and torchtune's and ends with exit 0, equivalent; two of them are also rewritten by the rule and exported directly, the graph equal to
-eager mode at other sizes and on edge values (zeros, negatives, large magnitudes, infinities),
-eager mode unchanged.
+compile_flex_attention()``: found since this variant set, see the rule's test). The originals do not
+export (the TorchScript trace stops inside ``flex_attention``). ``migrate`` rewrites vit-pytorch's,
+transformers' and torchtune's and ends with exit 0, equivalent; two of them are also rewritten by
+the rule and exported directly, the graph equal to eager mode at other sizes and on edge values
+(zeros, negatives, large magnitudes, infinities), eager mode unchanged.
 
 ViTok's 2-D sliding window is found but not taken: its block mask is built inside ``forward``
 (cached by length, but the length is a traced value while exporting), so the trace stops in
-``create_block_mask`` before the call. ALiBi is pinned as it stands today: the call is rewritten, but the ``score_mod`` itself calls
-``torch.exp2``, which the TorchScript exporter does not write at opset 17 (migrate ends with
-exit 1 on that line).
+``create_block_mask`` before the call. ALiBi is pinned as it stands today: the call is rewritten,
+but the ``score_mod`` itself calls ``torch.exp2``, which the TorchScript exporter does not write at
+opset 17 (migrate ends with exit 1 on that line).
 """
 
 from __future__ import annotations
@@ -63,7 +63,8 @@ def _found(path: Path) -> list[tuple[str, int]]:
 CALLS = {
     "vit_pytorch_nd_causal_block_mask": "out = flex_attention(q, k, v, block_mask=self.block_mask, scale=self.scale)",
     "transformers_softcap_gqa_wrapped": "return flex_attention_compiled(query, key, value, **kwargs)",
-    "attention_gym_alibi_score_mod": "out = torch.nn.attention.flex_attention.flex_attention(q, k, v, score_mod=self.alibi)",
+    "attention_gym_alibi_score_mod":
+        "out = torch.nn.attention.flex_attention.flex_attention(q, k, v, score_mod=self.alibi)",
     "torchtune_packed_document_mask": "return flex_attention_compiled(q, k, v, block_mask=block_mask)",
     "vitok_2d_sliding_window_cached_mask": "out = flex_attention(q, k, v, block_mask=block_mask, score_mod=score_mod)",
 }
