@@ -35,7 +35,9 @@ or alias), and calls through a name or attribute that every assignment in the sa
 it, to `torch.compile(flex_attention, ...)` or to a conditional choosing between one of those and
 another callable, the ways most models call it (`flex_attention = torch.compile(flex_attention)`,
 `self.attend = torch.compile(flex_attention, dynamic=False)`, transformers'
-`compiled() if not is_torchdynamo_compiling() else flex_attention`). A `functools.partial` of it
+`compiled() if not is_torchdynamo_compiling() else flex_attention`), or to a call of a function
+of the file whose every `return` gives one of those (torchtune's `flex_attention_compiled =
+compile_flex_attention()`). A `functools.partial` of it
 is left alone: the arguments it holds are not visible at the call.
 
 Why it hurts: `flex_attention` is a higher-order operator. The TorchScript exporter's trace
@@ -130,8 +132,11 @@ TensorRT versions: all.""",
 def _compiled_bindings(rule: FlexAttention, module: cst.Module) -> list[str]:
     """Targets (code) that every assignment in the file binds to ``flex_attention``: the function
     itself, ``torch.compile(flex_attention, ...)``, or a conditional expression choosing between
-    one of those and another callable (``compiled() if not compiling else flex_attention``)."""
+    one of those and another callable (``compiled() if not compiling else flex_attention``), or a
+    call of a function defined once in the file whose every ``return`` gives one of those
+    (torchtune's ``flex_attention_compiled = compile_flex_attention()``)."""
     values: dict[str, list[bool]] = {}
+    factories: set[str] = set()
 
     def flex_like(value: cst.BaseExpression, top: bool = True) -> bool:
         if rule.context.refers_to(value, FLEX):
@@ -141,7 +146,11 @@ def _compiled_bindings(rule: FlexAttention, module: cst.Module) -> list[str]:
             return compiled is not None and bool(rule.context.refers_to(compiled.value, FLEX))
         if top and type(value) is cst.IfExp:
             return flex_like(value.body, False) or flex_like(value.orelse, False)
+        if top and type(value) is cst.Call and type(value.func) is cst.Name:
+            return value.func.value in factories
         return False
+
+    factories = _flex_factories(module, flex_like)
 
     class Finder(cst.CSTVisitor):
         def visit_Assign(self, node: cst.Assign) -> None:
@@ -151,6 +160,52 @@ def _compiled_bindings(rule: FlexAttention, module: cst.Module) -> list[str]:
 
     module.visit(Finder())
     return [target for target, kinds in values.items() if all(kinds)]
+
+
+def _flex_factories(module: cst.Module, flex_like) -> set[str]:
+    """Names of functions defined once in the file (at any depth outside classes), bound by no
+    assignment, with at least one ``return`` and every ``return`` (outside nested functions)
+    giving a value ``flex_like`` accepts."""
+    defined: dict[str, list[cst.FunctionDef]] = {}
+    assigned: set[str] = set()
+
+    class Returns(cst.CSTVisitor):
+        def __init__(self) -> None:
+            self.values: list[cst.BaseExpression | None] = []
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return False
+
+        def visit_Lambda(self, node: cst.Lambda) -> bool:
+            return False
+
+        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+            return False
+
+        def visit_Return(self, node: cst.Return) -> None:
+            self.values.append(node.value)
+
+    class Finder(cst.CSTVisitor):
+        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+            return False
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            defined.setdefault(node.name.value, []).append(node)
+
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            if type(node.target) is cst.Name:
+                assigned.add(node.target.value)
+
+    module.visit(Finder())
+    found: set[str] = set()
+    for name, nodes in defined.items():
+        if len(nodes) != 1 or name in assigned:
+            continue
+        returns = Returns()
+        nodes[0].body.visit(returns)
+        if returns.values and all(value is not None and flex_like(value) for value in returns.values):
+            found.add(name)
+    return found
 
 
 RULES = (FlexAttention,)

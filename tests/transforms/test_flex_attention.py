@@ -89,6 +89,30 @@ def test_a_rebinding_and_a_conditional_choice_are_flex_attention() -> None:
     assert "    return g(q, k, v) + h(q, k, v)\n" in after
 
 
+def test_a_binding_through_a_function_that_returns_it() -> None:
+    """torchtune's ``flex_attention_compiled = compile_flex_attention()``, the function returning
+    ``torch.compile(flex_attention, ...)`` on each path; a function that may return something
+    else, one defined twice and one whose name is also assigned are left alone."""
+    code = ("if supported:\n"
+            "    def compile_flex_attention():\n"
+            "        try:\n"
+            "            return torch.compile(flex_attention, dynamic=False)\n"
+            "        except Exception:\n"
+            "            return torch.compile(flex_attention, dynamic=False, mode='max-autotune')\n\n"
+            "    flex_attention_compiled = compile_flex_attention()\n\n\n"
+            "def maybe():\n    if ok:\n        return flex_attention\n    return other\n\n\n"
+            "def twice():\n    return flex_attention\n\n\n"
+            "def twice():\n    return other\n\n\n"
+            "def renamed():\n    return flex_attention\n\n\n"
+            "renamed = other\n"
+            "a, b, c = maybe(), twice(), renamed()\n\n\n"
+            "def attend(q, k, v, bm):\n"
+            "    return flex_attention_compiled(q, k, v, block_mask=bm) + a(q, k, v) + b(q, k, v) + c(q, k, v)\n")
+    after = _fixed(code)
+    assert ("    return _trt_flex_attention(flex_attention_compiled, q, k, v, block_mask=bm) + a(q, k, v) + "
+            "b(q, k, v) + c(q, k, v)\n") in after, after
+
+
 def test_other_code_is_left_alone() -> None:
     source = ("import torch\nimport torch.nn.functional as F\n\n\n"
               "def flex_attention(q, k, v):\n    return F.scaled_dot_product_attention(q, k, v)\n\n\n"
