@@ -96,3 +96,14 @@ def ort_matches(session: ort.InferenceSession, model, *args: torch.Tensor) -> bo
     return all(
         tuple(e.shape) == g.shape and np.allclose(e.detach().numpy(), g) for e, g in zip(expected, got)
     )
+
+
+#: Edge tensors for a rewrite run before and after in eager mode and under the toolchains: zeros,
+#: negatives, inf/NaN and -0.0, empty axes, a strided view, integers, and ranks 0 to 3.
+EDGE_TENSORS = {
+    "example": torch.randn(3, 5), "zeros": torch.zeros(4, 6), "negatives": -torch.rand(2, 3) - 1,
+    "inf-nan": torch.tensor([[float("nan"), float("inf"), -float("inf"), -0.0]] * 3),
+    "empty-rows": torch.zeros(0, 4), "empty-columns": torch.zeros(3, 0), "one": torch.ones(1, 1),
+    "strided": torch.randn(6, 4).t(), "int": torch.arange(12).reshape(3, 4), "3-d": torch.randn(2, 3, 4),
+    "0-d": torch.tensor(1.0), "1-d": torch.randn(5),
+}

@@ -22,6 +22,7 @@ import onnxruntime as ort
 import pytest
 import torch
 from safety import assert_same_run, import_source, run_once, toolchain_outcomes
+from snippets import EDGE_TENSORS
 from support import rewrite, rules_found
 
 from trtcodemod.helpers.splitting import _trt_section_points, _trt_tensor_split_slices
@@ -168,13 +169,7 @@ def program(tmp_path_factory: pytest.TempPathFactory) -> tuple[type, type]:
     return import_source(PROGRAM, folder)["M"], import_source(after, folder)["M"]
 
 
-INPUTS = {
-    "example": torch.randn(3, 5), "zeros": torch.zeros(4, 6), "negatives": -torch.rand(2, 3) - 1,
-    "inf-nan": torch.tensor([[float("nan"), float("inf"), -float("inf"), -0.0]] * 3),
-    "empty-rows": torch.zeros(0, 4), "empty-columns": torch.zeros(3, 0), "one": torch.ones(1, 1),
-    "strided": torch.randn(6, 4).t(), "int": torch.arange(12).reshape(3, 4), "3-d": torch.randn(2, 3, 4),
-    "0-d": torch.tensor(1.0), "1-d": torch.randn(5),
-}
+INPUTS = EDGE_TENSORS
 
 
 @pytest.mark.parametrize("label", list(INPUTS))

@@ -21,6 +21,7 @@ import onnxruntime as ort
 import pytest
 import torch
 from safety import assert_same_run, import_source, run_once, toolchain_outcomes
+from snippets import EDGE_TENSORS
 from support import export_formulation, migrate_json, rewrite, rules_found
 
 from trtcodemod.helpers.tiling import _trt_tile
@@ -140,20 +141,14 @@ class M(nn.Module):
 
 @pytest.fixture(scope="module")
 def program(tmp_path_factory: pytest.TempPathFactory) -> tuple[type, type]:
-    folder = tmp_path_factory.mktemp("trt405")
+    folder = tmp_path_factory.mktemp("trt407")
     after = rewrite(PROGRAM, select=("TRT407",))
     assert "a = _trt_tile(x, [2])" in after and "b = _trt_tile(x, [2, 1, 1])" in after
     assert "c = _trt_tile(x * 2, [1, x.shape[0]])" in after
     return import_source(PROGRAM, folder)["M"], import_source(after, folder)["M"]
 
 
-INPUTS = {
-    "example": torch.randn(3, 5), "zeros": torch.zeros(4, 6), "negatives": -torch.rand(2, 3) - 1,
-    "inf-nan": torch.tensor([[float("nan"), float("inf"), -float("inf"), -0.0]] * 3),
-    "empty-rows": torch.zeros(0, 4), "empty-columns": torch.zeros(3, 0), "one": torch.ones(1, 1),
-    "strided": torch.randn(6, 4).t(), "int": torch.arange(12).reshape(3, 4), "3-d": torch.randn(2, 3, 4),
-    "0-d": torch.tensor(1.0), "1-d": torch.randn(5), "half": torch.randn(2, 3).half(),
-}
+INPUTS = {**EDGE_TENSORS, "half": torch.randn(2, 3).half()}
 
 
 @pytest.mark.parametrize("label", list(INPUTS))

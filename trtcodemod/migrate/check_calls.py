@@ -52,7 +52,8 @@ def _parse(path: Path) -> ast.Module | None:
         return None
 
 
-def _reports(call: ast.Call) -> bool:
+def reports(call: ast.Call) -> bool:
+    """``print(...)``, ``warn(...)``, ``warnings.warn(...)``, ``logger.warning(...)``, ``self.log.info(...)``."""
     func = call.func
     if isinstance(func, ast.Name):
         return func.id in ("print", "warn")
@@ -74,7 +75,7 @@ def _only_checks(body: list[ast.stmt]) -> bool:
         if isinstance(s, (ast.Raise, ast.Pass, ast.Continue, ast.Break)):
             continue
         if isinstance(s, ast.Expr) and (isinstance(s.value, ast.Constant)
-                                        or isinstance(s.value, ast.Call) and _reports(s.value)):
+                                        or isinstance(s.value, ast.Call) and reports(s.value)):
             continue
         if isinstance(s, ast.Return) and (s.value is None or isinstance(s.value, ast.Constant)):
             continue

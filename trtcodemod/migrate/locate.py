@@ -29,7 +29,7 @@ from trtcodemod.evidence.facts import Facts, norm
 from trtcodemod.usercode import AT_USER_LINE
 from trtcodemod.verify.results import VerifyReport
 
-from .check_calls import only_decides_a_check
+from .check_calls import only_decides_a_check, reports
 from .constant_reads import constant_test_lines
 
 _TRACEBACK_FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
@@ -95,26 +95,11 @@ CHECK_CALL_NOTE = ("; it only decides whether a check function raises (a functio
 CONSTANT_NOTE = ("; the condition reads only the model's own values (buffers, parameters, settings as `__init__` "
                  "left them), the same for every input: the graph keeps the branch eager mode takes on every input")
 
-#: Calls that report and change no value: ``print``, ``warnings.warn``, a logger's levels.
-_REPORTING = frozenset({"print", "warn", "warning", "info", "debug", "error", "critical", "exception"})
-
-
-def _reports(call: ast.Call) -> bool:
-    """``print(...)``, ``warn(...)``, ``warnings.warn(...)``, ``logger.warning(...)``, ``self.log.info(...)``."""
-    func = call.func
-    if isinstance(func, ast.Name):
-        return func.id in ("print", "warn")
-    if not isinstance(func, ast.Attribute) or func.attr not in _REPORTING:
-        return False
-    receiver = func.value.attr if isinstance(func.value, ast.Attribute) else getattr(func.value, "id", "")
-    return receiver == "warnings" or "log" in receiver.lower()
-
-
 def _only_checks(body: list[ast.stmt]) -> bool:
     """Statements that raise or report and change no value: ``raise``, ``pass``, reporting
     calls, and ``if``s (on anything) whose branches are such statements too."""
     return all(isinstance(s, (ast.Raise, ast.Pass))
-               or isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and _reports(s.value)
+               or isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and reports(s.value)
                or isinstance(s, ast.If) and _only_checks(s.body) and _only_checks(s.orelse)
                for s in body)
 
