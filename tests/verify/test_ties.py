@@ -111,7 +111,7 @@ def test_a_set_s_comparison_trades_rows_back_and_counts_them_only_with_the_evide
 
     eager, exact = _detector()
     graph = _swap(eager, 8, 9)
-    ctx = SimpleNamespace(spec=SimpleNamespace(atol=ATOL, rtol=RTOL), row_axes={})
+    ctx = SimpleNamespace(spec=SimpleNamespace(atol=ATOL, rtol=RTOL), row_axes={}, input_sets=[{}])
     names = ["output.0", "output.1"]
 
     def compare(float64: list[np.ndarray]) -> list:

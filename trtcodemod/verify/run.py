@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from .backends import EAGER_BACKENDS, FAILED, GRAPH_BACKENDS, OK, SKIPPED, Backe
 from .compare import OutputComparison, compare_outputs, finite_or_none, worst
 from .culprits import find_culprits
 from .diverge import Divergence
+from .inconclusive import set_aside
 from .results import (BackendResult, Culprit, ExportCheck, ExportWarning, InputSets, LatencyFigure, ModelSettings,
                       ModelSummary, OriginalRun, VerifyReport)
 from .rewrite import Fixer, RewrittenTree, SourceLayout, locate, rewrite_copy
@@ -203,6 +205,7 @@ def _compare_run(ctx: _Ctx, names: list[str], reference: BackendRun, run: Backen
     """
     spec = ctx.spec
     per_set: list[list[OutputComparison]] = []
+    numbers: list[int] = []  # each entry's input set
     for k, (ref, got) in enumerate(zip(reference.outputs, run.outputs)):
         if ref is None:
             continue  # the reference itself failed on this set: nothing to compare against
@@ -211,6 +214,7 @@ def _compare_run(ctx: _Ctx, names: list[str], reference: BackendRun, run: Backen
             per_set.append([OutputComparison(name="(run)", shape=(), dtype="", expected_shape=(), expected_dtype="",
                                              max_abs_err=None, max_rel_err=None, passed=False,
                                              problem=f"set {k + 1}: {err}")])
+            numbers.append(k)
             continue
         labels = names or [f"output.{i}" for i in range(len(ref))]
         axes = ctx.row_axes
@@ -241,13 +245,24 @@ def _compare_run(ctx: _Ctx, names: list[str], reference: BackendRun, run: Backen
             if c.problem:
                 c.problem = f"set {k + 1}: {c.problem}"
         per_set.append(comps)
+        numbers.append(k)
+    if owner is not None:
+        # A set where eager mode misses its own float64 run at most of an output judges nothing.
+        set_aside(per_set, numbers, ctx.input_sets)
     merged: dict[str, OutputComparison] = {}
     for comps in per_set:
         for c in comps:
             old = merged.get(c.name)
-            if old is None or (old.passed and not c.passed) or (
-                    old.passed == c.passed and (c.max_abs_err or 0) > (old.max_abs_err or 0)):
+            if old is None or (old.passed and not c.passed) or (old.set_aside and not c.set_aside) or (
+                    old.passed == c.passed and old.set_aside == c.set_aside
+                    and (c.max_abs_err or 0) > (old.max_abs_err or 0)):
                 merged[c.name] = c
+    for comps in per_set:
+        for c in comps:
+            shown = merged[c.name]
+            if c.set_aside and shown.passed and not shown.problem:
+                # The output's worst judged set passed: say which set judged nothing, and why.
+                merged[c.name] = dataclasses.replace(shown, problem=c.problem)
     return list(merged.values()), per_set
 
 

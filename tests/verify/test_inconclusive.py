@@ -1,0 +1,118 @@
+"""Input sets on which eager mode misses its own float64 run: set aside only where another set of
+the same input shapes judges the graph (``verify/inconclusive.py``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from trtcodemod.verify.compare import OutputComparison, compare_array, worst
+from trtcodemod.verify.inconclusive import no_reference, set_aside
+
+ATOL, RTOL = 1e-4, 1e-3
+
+
+def _saturated() -> OutputComparison:
+    # Rows of a top-k over scores that are all 1.0 in float32 (effdet efficientdet_q0, eleventh
+    # zoo, set 1): eager float32's rows are not float64's at 3 of 4 elements, and the graph's
+    # third value is far from both.
+    expected = np.array([5.0, -4.7e8, 1.0, 2.0], dtype=np.float32)
+    exact = np.array([5.0, -3.1e3, 7.5, 9.0])
+    actual = np.array([5.0, -4.7e8, 40.0, 2.0], dtype=np.float32)
+    return compare_array("output", expected, actual, ATOL, RTOL, exact)
+
+
+def _judged(passed: bool) -> OutputComparison:
+    expected = np.array([1.0, 2.0, 3.0, 4.0], dtype=np.float32)
+    actual = expected.copy()
+    if not passed:
+        actual[0] = 1.5
+    return compare_array("output", expected, actual, ATOL, RTOL, expected.astype(np.float64))
+
+
+def _inputs(*sizes: int) -> list[dict[str, torch.Tensor]]:
+    return [{"x": torch.zeros(1, 3, n, n)} for n in sizes]
+
+
+def test_a_failing_output_where_eager_misses_float64_at_most_elements_is_no_reference() -> None:
+    saturated = _saturated()
+    assert not saturated.passed and saturated.eager_misses == 3 and saturated.eager_no_reference
+    assert no_reference([saturated])
+    failing = _judged(False)
+    assert failing.eager_misses == 0 and not failing.eager_no_reference
+    assert not no_reference([saturated, failing])  # another output that fails for real keeps the set failing
+    assert not no_reference([_judged(True)])  # a passing set needs nothing set aside
+
+
+def test_a_set_with_no_reference_is_set_aside_when_a_set_of_the_same_shapes_judges() -> None:
+    per_set = [[_saturated()], [_judged(True)]]
+    set_aside(per_set, [0, 1], _inputs(64, 64))
+    aside = per_set[0][0]
+    assert aside.passed and aside.set_aside
+    assert aside.problem == ("set 1 not judged: eager float32 itself is outside atol/rtol of its float64 run at 3 of "
+                             "4 element(s), so this set cannot tell a faithful graph from a wrong one; "
+                             "set 2, of the same input shapes, judged the graph")
+    abs_err, _, passed = worst([c for comps in per_set for c in comps])
+    assert passed and abs_err == 0.0  # the set aside adds no error
+
+
+def test_the_judging_set_still_fails_the_graph_when_it_fails() -> None:
+    per_set = [[_saturated()], [_judged(False)]]
+    set_aside(per_set, [0, 1], _inputs(64, 64))
+    assert per_set[0][0].set_aside
+    assert not worst([c for comps in per_set for c in comps])[2]
+
+
+def test_no_set_of_the_same_shapes_judges_so_the_failure_stands() -> None:
+    # A resized set (a dynamic axis) is the only one of its shapes: nothing proves the graph there.
+    per_set = [[_judged(True)], [_saturated()]]
+    set_aside(per_set, [0, 1], _inputs(64, 96))
+    assert not per_set[1][0].passed and not per_set[1][0].set_aside
+    # Every set without a reference: nothing judged, nothing passes.
+    per_set = [[_saturated()], [_saturated()]]
+    set_aside(per_set, [0, 1], _inputs(64, 64))
+    assert not any(c.passed for comps in per_set for c in comps)
+
+
+def test_set_numbers_follow_the_input_sets_where_one_had_no_reference_output() -> None:
+    # The reference failed on input set 2 (index 1): entries are sets 1 and 3.
+    per_set = [[_judged(True)], [_saturated()]]
+    set_aside(per_set, [0, 2], _inputs(64, 32, 64))
+    assert per_set[1][0].set_aside and per_set[1][0].problem.startswith("set 3 not judged")
+    assert per_set[1][0].problem.endswith("set 1, of the same input shapes, judged the graph")
+
+
+def test_the_fields_survive_json() -> None:
+    per_set = [[_saturated()], [_judged(True)]]
+    set_aside(per_set, [0, 1], _inputs(64, 64))
+    again = OutputComparison.from_json(per_set[0][0].to_json())
+    assert again.set_aside and again.eager_misses == 3 and again.passed
+
+
+def test_a_comparison_run_sets_the_saturated_set_aside_and_its_output_says_so() -> None:
+    # verify.run._compare_run as the faithfulness and equivalence checks call it: set 1 saturated
+    # (eager mode no reference), set 2 of the same shapes judged and equal.
+    from types import SimpleNamespace
+
+    from trtcodemod.verify.backends import OK, BackendRun
+    from trtcodemod.verify.run import SideResult, _compare_run
+    from trtcodemod.verify.worker import TaskOutcome
+
+    saturated_eager = np.array([5.0, -4.7e8, 1.0, 2.0], dtype=np.float32)
+    saturated_graph = np.array([5.0, -4.7e8, 40.0, 2.0], dtype=np.float32)
+    calm = np.array([1.0, 2.0, 3.0, 4.0], dtype=np.float32)
+    exact = [[np.array([5.0, -3.1e3, 7.5, 9.0])], [calm.astype(np.float64)]]
+    owner = SideResult("before", TaskOutcome("ok", {}), exact=[exact])
+
+    def run(sizes: tuple[int, int]) -> tuple[list, list]:
+        ctx = SimpleNamespace(spec=SimpleNamespace(atol=ATOL, rtol=RTOL), row_axes={}, input_sets=_inputs(*sizes))
+        return _compare_run(ctx, ["output"], BackendRun(OK, outputs=[[saturated_eager], [calm]]),
+                            BackendRun(OK, outputs=[[saturated_graph], [calm]]), owner)
+
+    merged, per_set = run((64, 64))
+    assert per_set[0][0].set_aside and per_set[1][0].passed and not per_set[1][0].set_aside
+    assert merged[0].passed and merged[0].max_abs_err == 0.0
+    assert merged[0].problem.startswith("set 1 not judged")
+    merged, per_set = run((64, 96))  # the saturated set is the only one of its shapes
+    assert not per_set[0][0].passed and not merged[0].passed
+    assert merged[0].problem.startswith("set 1: 1 of 4 element(s) outside atol/rtol")

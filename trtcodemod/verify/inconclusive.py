@@ -1,0 +1,59 @@
+"""Input sets on which eager mode is no reference, set aside when another set judges the graph.
+
+A random-weight detector can saturate on one input: every score exactly 1.0 in float32, boxes
+decoded through ``exp`` of huge values. Its top rows are then picked among ties, and eager float32
+misses the model's own float64 run at most of the output (effdet's efficientdet_q0, eleventh zoo,
+set 1: 86 of 120 elements; the yolo26n_obb case in ``tests/verify/test_compare_float64.py``). On
+such a set no comparison can tell a faithful graph from a wrong one: a graph that matches eager
+mode matches one arbitrary tie order, and one that does not may be as right.
+
+Such a set is set aside, neither passed as proof nor failed, only where another set of the same
+input shapes is a reference (eager mode within tolerance of float64 there) and so judges the
+same graph path; the report says which set judged it. Where no set of those shapes is a
+reference, the failure stands: nothing was proved for those shapes.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from trtcodemod.verify.compare import OutputComparison
+
+
+def _shapes(inputs: Mapping[str, Any]) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    return tuple(sorted((name, tuple(getattr(value, "shape", ()))) for name, value in inputs.items()))
+
+
+def no_reference(comparisons: Sequence[OutputComparison]) -> bool:
+    """A failing set whose every failing output is one where eager mode misses float64 at half of it or more."""
+    failing = [c for c in comparisons if not c.passed]
+    return bool(failing) and all(c.eager_no_reference for c in failing)
+
+
+def set_aside(per_set: Sequence[list[OutputComparison]], numbers: Sequence[int],
+              input_sets: Sequence[Mapping[str, Any]]) -> None:
+    """Mark, in place, the comparisons of each set where eager mode is no reference as set aside,
+    when a set of the same input shapes is a reference. ``numbers``: each entry's input set (from
+    0), an index into ``input_sets``."""
+    shapes = [_shapes(input_sets[k]) if k < len(input_sets) else None for k in numbers]
+    useless = {i for i, comps in enumerate(per_set) if no_reference(comps)}
+    for i in sorted(useless):
+        judge = next((j for j in range(len(per_set))
+                      if j not in useless and shapes[j] is not None and shapes[j] == shapes[i]), None)
+        if judge is None:
+            continue
+        for c in per_set[i]:
+            if c.passed:
+                continue
+            c.passed, c.set_aside = True, True
+            c.problem = (f"set {numbers[i] + 1} not judged: eager float32 itself is outside atol/rtol of its "
+                         f"float64 run at {c.eager_misses} of {_size(c.expected_shape)} element(s), so this set "
+                         f"cannot tell a faithful graph from a wrong one; set {numbers[judge] + 1}, of the same "
+                         f"input shapes, judged the graph")
+
+
+def _size(shape: Sequence[int]) -> int:
+    size = 1
+    for n in shape:
+        size *= int(n)
+    return size
