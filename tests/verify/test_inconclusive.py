@@ -44,6 +44,19 @@ def test_a_failing_output_where_eager_misses_float64_at_most_elements_is_no_refe
     assert not no_reference([_judged(True)])  # a passing set needs nothing set aside
 
 
+def test_a_quarter_of_the_output_missed_is_no_reference_less_is() -> None:
+    expected = np.arange(1.0, 9.0, dtype=np.float32)
+    actual = expected.copy()
+    actual[0] = 50.0  # the graph misses eager mode and float64 at one element
+    exact = expected.astype(np.float64)
+    exact[1] = 70.0  # eager misses float64 at 1 of 8: a reference
+    one = compare_array("output", expected, actual, ATOL, RTOL, exact)
+    assert one.eager_misses == 1 and not one.eager_no_reference
+    exact[2] = 90.0  # 2 of 8, a quarter: rounding picks the output
+    two = compare_array("output", expected, actual, ATOL, RTOL, exact)
+    assert two.eager_misses == 2 and two.eager_no_reference
+
+
 def test_a_set_with_no_reference_is_set_aside_when_a_set_of_the_same_shapes_judges() -> None:
     per_set = [[_saturated()], [_judged(True)]]
     set_aside(per_set, [0, 1], _inputs(64, 64))

@@ -25,6 +25,15 @@ from typing import Any, Sequence
 import numpy as np
 
 
+#: The share of an output at which eager float32's misses of its float64 run make it no reference.
+#: The tolerance is some 10^4 float32 roundings wide, so an element outside it is one where rounding
+#: flipped a discrete choice (a top-k row, an NMS pick); a quarter of the output flipped means
+#: rounding picks the output. Measured, eleventh zoo, effdet predict benches (120 elements, rows
+#: sorted), sets 1-3: efficientdet_q0 86, 27, 1 (set 1 saturated, every score 1.0); mixdet_m 34,
+#: 0, 93. A set aside needs another of its shapes judging (``inconclusive.set_aside``).
+NO_REFERENCE_SHARE = 0.25
+
+
 @dataclass
 class OutputComparison:
     """One output of one input set: expected (original eager) vs actual."""
@@ -51,10 +60,11 @@ class OutputComparison:
 
     @property
     def eager_no_reference(self) -> bool:
-        """Eager float32 misses its float64 run at half the output or more: on this set it cannot
-        tell a faithful graph from a wrong one (the top rows of tied, saturated scores)."""
+        """Eager float32 misses its float64 run at :data:`NO_REFERENCE_SHARE` of the output or
+        more: on this set it cannot tell a faithful graph from a wrong one (the top rows of tied,
+        saturated scores)."""
         size = int(np.prod(self.expected_shape, dtype=np.int64)) if self.expected_shape else 1
-        return size > 0 and 2 * self.eager_misses >= size
+        return size > 0 and self.eager_misses >= NO_REFERENCE_SHARE * size
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)

@@ -247,7 +247,7 @@ def _compare_run(ctx: _Ctx, names: list[str], reference: BackendRun, run: Backen
         per_set.append(comps)
         numbers.append(k)
     if owner is not None:
-        # A set where eager mode misses its own float64 run at most of an output judges nothing.
+        # A set where eager mode misses its own float64 run at much of an output judges nothing.
         set_aside(per_set, numbers, ctx.input_sets)
     merged: dict[str, OutputComparison] = {}
     for comps in per_set:
