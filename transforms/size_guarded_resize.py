@@ -237,7 +237,7 @@ that work is then done every time in the graph.""",
         if node.orelse is None and flag is None and self._crops(node):
             return
         branch = self._branch(node)
-        if branch is None or not self._sized(node, test):
+        if branch is None or not self._sized(node, test, flags_too=True):
             return
         assignment, locals_, flags = branch
         target = assignment.targets[0].target.value  # type: ignore[attr-defined]
@@ -246,8 +246,8 @@ that work is then done every time in the graph.""",
         if source is None:
             return
         kind, new_value, scaled = self._resize(assignment.value, source, test, locals_)
-        if kind is None:
-            return
+        if kind is None or kind == "pads" and _comparisons(test) is None:
+            return  # a pad's amounts are scaled by the test, which must then be comparisons only
         lines = list(node.body.body)  # type: ignore[attr-defined]
         # The if's comments (its header's, the branch's) stay, above the statements that are left.
         owns = {line.trailing_whitespace.comment.value for line in lines
@@ -508,9 +508,17 @@ that work is then done every time in the graph.""",
 
     # -- the condition -------------------------------------------------------------------
 
-    def _sized(self, node: cst.If, test: cst.BaseExpression) -> bool:
-        """A test of comparisons (``and``/``or``/``not`` of them) of which one reads a size."""
+    def _sized(self, node: cst.If, test: cst.BaseExpression, flags_too: bool = False) -> bool:
+        """A test of comparisons (``and``/``or``/``not`` of them) of which one reads a size; with
+        ``flags_too``, also ``or``/``and`` with attributes that are not tensors (ultralytics' ``if
+        txt_feats.shape[0] != x.shape[0] or self.model[-1].export:``), for a body done every time
+        whatever the test says."""
         comparisons = _comparisons(test)
+        if comparisons is None and flags_too:
+            comparisons, others = _leaf_comparisons(test), _non_comparisons(test)
+            if not comparisons or any(type(o) is not cst.Attribute or self.is_tensor(o) or self.is_value(o)
+                                      for o in others):
+                return False
         if comparisons is None:
             return False
         operands = [o for c in comparisons for o in (c.left, *(t.comparator for t in c.comparisons))]
@@ -547,8 +555,11 @@ that work is then done every time in the graph.""",
             if argument(value, None, "size") is not None and argument(value, None, "scale_factor") is None:
                 return "resizes", value, None
             return None, value, None
-        crop = value
         parts = method_call(value) if type(value) is cst.Call else None
+        if parts is not None and parts[1] in ("expand", "expand_as") and type(parts[0]) is cst.Name \
+                and parts[0].value == target and value.args and not any(a.star for a in value.args):  # type: ignore[attr-defined]
+            return "expands", value, None  # broadcast to a size: the tensor's own size where the test is false
+        crop = value
         if parts is not None and parts[1] == "contiguous" and not value.args:  # type: ignore[attr-defined]
             crop = parts[0]
         if type(crop) is cst.Subscript and type(crop.value) is cst.Name and crop.value.value == target \
@@ -675,6 +686,17 @@ def _leaf_comparisons(test: cst.BaseExpression) -> list[cst.Comparison]:
     if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
         return _leaf_comparisons(test.expression)
     return []
+
+
+def _non_comparisons(test: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The operands of ``test``'s ``and``/``or``/``not`` that are not comparisons."""
+    if type(test) is cst.Comparison:
+        return []
+    if type(test) is cst.BooleanOperation:
+        return _non_comparisons(test.left) + _non_comparisons(test.right)
+    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+        return _non_comparisons(test.expression)
+    return [test]
 
 
 def _early_returns(body: cst.BaseSuite, inner: set[cst.If]) -> list[cst.BaseExpression] | None:

@@ -218,7 +218,7 @@ def test_not_rewritten() -> None:
         return a, b, c, d, e, f
     """
     assert rules_found(code, select=("TRT601",)) == ["TRT601"] * 4  # the max form is TRT602's
-    assert rewrite(code, unsafe=True) == textwrap.dedent(code)
+    assert rewrite(code, select=("TRT601",), unsafe=True) == textwrap.dedent(code)
 
 
 def test_inserted_helpers_are_not_flagged() -> None:

@@ -39,16 +39,19 @@ def _trt_adaptive_bin_bounds(x: torch.Tensor, dim: int, bins: int) -> tuple[torc
 
 def _trt_adaptive_bin_gather(x: torch.Tensor, dim: int, bins: int, start: torch.Tensor,
                              end: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """The elements of each of the ``bins`` bins ``[start, end)`` of axis ``dim`` of ``x``, moved to the last two axes
-    ``(..., bins, slots)``, and which slots are inside their bin. A slot past its bin's end repeats
-    the bin's last element, never an element of another bin."""
-    dim, last = dim % x.dim(), x.dim() - 1  # the exporter mishandles negative axes in movedim
+    """The elements of each of the ``bins`` bins ``[start, end)`` of axis ``dim`` of ``x``, that axis
+    split into ``(bins, slots)`` in place (one Gather of a 2-D index: the result is contiguous, as
+    torch's pooling output is, so a ``view`` after the pool traces), and which slots are inside
+    their bin, shaped to broadcast against it. A slot past its bin's end repeats the bin's last
+    element, never an element of another bin."""
+    dim = dim % x.dim()
     n = x.shape[dim]
-    # No bin is longer than n // bins + 2.
-    slots = start[:, None] + torch.arange(n // max(bins, 1) + 2, device=x.device)
+    width = n // max(bins, 1) + 2  # no bin is longer than n // bins + 2
+    slots = start[:, None] + torch.arange(width, device=x.device)
     inside = slots < end[:, None]
     index = torch.minimum(slots, end[:, None] - 1)
-    return x.movedim(dim, last)[..., index], inside
+    values = x[(slice(None),) * dim + (index,)]
+    return values, inside[(Ellipsis,) + (None,) * (x.dim() - dim - 1)]
 
 
 def _trt_adaptive_bin_sum(x: torch.Tensor, dim: int, bins: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -58,8 +61,8 @@ def _trt_adaptive_bin_sum(x: torch.Tensor, dim: int, bins: int) -> tuple[torch.T
         return x.sum(dim, keepdim=True), end - start
     values, inside = _trt_adaptive_bin_gather(x, dim, bins, start, end)
     # Slots past a bin's end are masked out.
-    sums = torch.where(inside, values, torch.zeros((), dtype=x.dtype, device=x.device)).sum(-1)
-    return sums.movedim(x.dim() - 1, dim % x.dim()), end - start
+    sums = torch.where(inside, values, torch.zeros((), dtype=x.dtype, device=x.device)).sum(dim % x.dim() + 1)
+    return sums, end - start
 
 
 def _trt_adaptive_bin_max(x: torch.Tensor, dim: int, bins: int) -> torch.Tensor:
@@ -69,7 +72,7 @@ def _trt_adaptive_bin_max(x: torch.Tensor, dim: int, bins: int) -> torch.Tensor:
         return x.amax(dim, keepdim=True)
     start, end = _trt_adaptive_bin_bounds(x, dim, bins)
     values, _ = _trt_adaptive_bin_gather(x, dim, bins, start, end)
-    return values.amax(-1).movedim(x.dim() - 1, dim % x.dim())
+    return values.amax(dim % x.dim() + 1)
 
 
 def _trt_adaptive_avg_pool1d(input: torch.Tensor, output_size: list[int]) -> torch.Tensor:
