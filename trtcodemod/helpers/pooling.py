@@ -152,6 +152,14 @@ class _TrtAdaptiveAvgPool2d(torch.nn.AdaptiveAvgPool2d):
         return _trt_adaptive_avg_pool2d(input, self.output_size)
 
 
+def _trt_no_elements(x: torch.Tensor) -> bool:
+    """``x.numel() == 0``, read from ``nbytes`` while the TorchScript exporter traces (a Python int
+    there, where ``numel()`` is a traced value turned into a bool with a TracerWarning)."""
+    if torch.jit.is_tracing():
+        return x.nbytes == 0
+    return x.numel() == 0
+
+
 def _trt_adaptive_max_pool1d(input, output_size):
     # type: (Tensor, BroadcastingList1[int]) -> Tensor
     """``F.adaptive_max_pool1d(input, output_size)``; while exporting to ONNX, the maximum of each of
@@ -161,7 +169,9 @@ def _trt_adaptive_max_pool1d(input, output_size):
     own function does.)"""
     if torch.jit.is_scripting():
         return torch.nn.functional.adaptive_max_pool1d(input, output_size)
-    if _trt_onnx_exporting() and isinstance(input, torch.Tensor) and input.dim() in (2, 3) and input.is_floating_point():
+    # An empty input keeps torch's function: its empty result, or its error for an empty pooled axis.
+    if (_trt_onnx_exporting() and isinstance(input, torch.Tensor) and input.dim() in (2, 3)
+            and input.is_floating_point() and not _trt_no_elements(input)):
         size = output_size[0] if isinstance(output_size, (tuple, list)) and len(output_size) == 1 else output_size
         if type(size) is int and size >= 1:
             return _trt_adaptive_bin_max(input, -1, size)
@@ -175,7 +185,8 @@ def _trt_adaptive_max_pool2d(input, output_size):
     follows any height and width. The maximum is separable: the width's bins, then the height's."""
     if torch.jit.is_scripting():
         return torch.nn.functional.adaptive_max_pool2d(input, output_size)
-    if _trt_onnx_exporting() and isinstance(input, torch.Tensor) and input.dim() in (3, 4) and input.is_floating_point():
+    if (_trt_onnx_exporting() and isinstance(input, torch.Tensor) and input.dim() in (3, 4)
+            and input.is_floating_point() and not _trt_no_elements(input)):  # empty: torch's result or error
         sizes = tuple(output_size) if isinstance(output_size, (tuple, list)) else (output_size, output_size)
         if (len(sizes) == 2 and sizes != (None, None)
                 and all(size is None or (type(size) is int and size >= 1) for size in sizes)):
