@@ -73,7 +73,8 @@ may have to guard with an `If`). That is how torch computes `avg_pool1d` itself
 (`avg_pool2d(self.unsqueeze(-2), ...).squeeze(-2)`), so the values are torch's bit for bit:
 checked against torch for every kernel, stride (`None` included), padding, `ceil_mode`,
 `count_include_pad` and dilation, unbatched and empty inputs, inf and NaN, with the same
-dtype, shape and strides. A dilation other than 1 still exports a dilated MaxPool, which
+dtype, shape, strides and gradients (a kernel longer than the padded input fails while
+exporting with torch's 2-D wording of the same RuntimeError). A dilation other than 1 still exports a dilated MaxPool, which
 TensorRT refuses as well (the graph check says so). The modules become `_TrtAvgPool1d(...)` /
 `_TrtMaxPool1d(...)`, subclasses (same constructor, attributes, `extra_repr`, no parameters or
 buffers, so `state_dict` and `nn.Sequential` indices are unchanged) whose forward calls the

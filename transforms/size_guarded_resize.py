@@ -34,7 +34,8 @@ class SizeGuardedResize(SizeRule):
     info = RuleInfo(
         id="TRT717",
         name="size-guarded-resize",
-        summary="a pad, crop or resize done only when a size asks for it: the export keeps the example's branch",
+        summary="a pad, crop, resize or broadcast done only when a size asks for it: the export keeps the example's "
+                "branch",
         doc="""\
 What it finds, in forward code: an `if` (with no `else`, or an `else` that only takes the
 input as it is: `else: x_pad = x`) whose condition compares sizes
@@ -47,6 +48,11 @@ export warned at the `if`, as for sizes a caller handed down) and whose body is 
   (Swin's "remove the padding" after the window attention);
 - `x = F.interpolate(x, size=...)` (timm's MobileViT: resize to a multiple of the patch
   only when needed);
+- `x = x.expand(...)` or `x = x.expand_as(y)`: a broadcast done only when a size differs
+  (ultralytics' `WorldModel.predict`: `if txt_feats.shape[0] != x.shape[0] or
+  self.model[-1].export: txt_feats = txt_feats.expand(x.shape[0], -1, -1)`); for a crop, a
+  resize or a broadcast, whose rewrite does not read the test, the test may also `or`/`and`
+  attributes that are not tensors (a configuration flag such as `self.model[-1].export`);
 - with, around that assignment, a local holding a pad's amounts (`pad_values = (0, p - w % p)`
   then `x = F.pad(x, pad_values)`: transformers' Swin), read only after an assignment of it in
   its own block and never in a block around the `if`, and flags set to `True`/`False` beside
@@ -87,7 +93,7 @@ by the example's amount at every size.
 The rewrite: the `if` goes, its assignment stays and runs every time. A pad's amounts are
 multiplied by the condition (`(p - w % p) * (w % p != 0)`, with `or`/`and` written `|`/`&`
 so the condition stays a traced value): they are 0 where the condition was false, and a pad
-by 0 is the tensor as it was. A crop or a resize is kept as written. A local holding a pad's amounts is
+by 0 is the tensor as it was. A crop, a resize or a broadcast is kept as written. A local holding a pad's amounts is
 bound every time, its amounts multiplied by the condition; a flag beside the resize is set
 every time, as the resize now is. A choice between
 numbers becomes `_trt_size_choice = <test>` (evaluated once, where the `if` evaluated it) and
@@ -102,7 +108,8 @@ candidate back. A shortcut is skipped while tracing: `if not _trt_tracing() and 
 model), so the trace records the general path, and eager mode returns early as before.
 
 Fix safety: unsafe. It assumes that where the condition is false the crop is to the
-tensor's own size and the resize to its own size (then a crop takes every element and a
+tensor's own size and the resize or the broadcast to its own size (then a broadcast is a view of
+the same values, a crop takes every element and a
 `bilinear`, `nearest` or `bicubic` resize to the same size gives the same values), which
 the code does not say. The result is a new tensor where the original kept the input itself
 (aliasing, `is`, in-place writes through it), with the strides of a fresh copy: where the

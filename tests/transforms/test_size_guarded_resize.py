@@ -543,3 +543,50 @@ def test_crops_of_one_name_twice_or_with_other_work_are_left_alone() -> None:
     twice = CROPS.replace("ids = ids[:, :max_len]", "masks = masks[:, :max_len]")
     other = CROPS.replace("ids = ids[:, :max_len]", "ids = ids * 2")
     assert "TRT717" not in rules_found(HEADER + twice) and "TRT717" not in rules_found(HEADER + other)
+
+
+# --- a broadcast done only when the batch differs: ultralytics' WorldModel.predict -------------------
+
+EXPAND = '''
+def f(x: torch.Tensor, txt_feats: torch.Tensor, head):
+    # ultralytics/nn/tasks.py:1210: the text embeddings broadcast to the batch when it differs
+    if txt_feats.shape[0] != x.shape[0] or head.export:
+        txt_feats = txt_feats.expand(x.shape[0], -1, -1)
+    return txt_feats * x.mean((1, 2, 3))[:, None, None]
+'''
+
+
+class _Head:
+    def __init__(self, export: bool) -> None:
+        self.export = export
+
+
+def test_an_expand_to_the_batch_is_done_every_time(tmp_path: Path) -> None:
+    before = HEADER + EXPAND.lstrip("\n")
+    assert rules_found(before, select=("TRT717",)) == ["TRT717"]
+    after = rewrite(before, unsafe=True, select=("TRT717",))
+    assert "    # ultralytics/nn/tasks.py:1210: the text embeddings broadcast to the batch when it differs\n" \
+           "    txt_feats = txt_feats.expand(x.shape[0], -1, -1)\n" in after and "if " not in after, after
+    assert rewrite(before, select=("TRT717",)) == before  # unsafe: not without --unsafe
+    f_before, f_after = import_source(before, tmp_path)["f"], import_source(after, tmp_path)["f"]
+    for batch, text_batch in [(1, 1), (3, 1), (3, 3), (0, 1)]:
+        for export in (False, True):
+            x = torch.randn(batch, 2, 3, 3)
+            for txt in (torch.randn(text_batch, 4, 5), torch.full((text_batch, 4, 5), float("inf"))):
+                assert_same(f_before(x, txt, _Head(export)), f_after(x, txt, _Head(export)))
+    with pytest.raises(RuntimeError):  # a batch it cannot broadcast to raises in both
+        f_before(torch.randn(3, 2, 3, 3), torch.randn(2, 4, 5), _Head(False))
+    with pytest.raises(RuntimeError):
+        f_after(torch.randn(3, 2, 3, 3), torch.randn(2, 4, 5), _Head(False))
+
+
+def test_a_pad_whose_test_reads_a_flag_is_left_alone() -> None:
+    code = HEADER + '''
+def f(x: torch.Tensor, cfg):
+    _, _, h, w = x.shape
+    if w % 4 != 0 or cfg.always:
+        x = F.pad(x, (0, 4 - w % 4))
+    return x
+'''
+    # A pad's amounts are scaled by the test, which must then be comparisons only.
+    assert rewrite(code, unsafe=True, select=("TRT717",)) == code
