@@ -1,4 +1,4 @@
-"""TRT717: a pad, crop or resize done only when a size asks for it becomes unconditional.
+"""TRT717: a pad, crop, resize or broadcast done only when a size asks for it becomes unconditional.
 
 The rewrite is shown as text for each form (pad with the amounts times the condition, with
 ``or``/``not`` written ``|``/``^ True``; a crop; a resize; the ``else: y = x`` form), the forms it
@@ -590,3 +590,48 @@ def f(x: torch.Tensor, cfg):
 '''
     # A pad's amounts are scaled by the test, which must then be comparisons only.
     assert rewrite(code, unsafe=True, select=("TRT717",)) == code
+
+
+WORLD = """\
+import torch
+from torch import nn
+
+
+class TextGuided(nn.Module):
+    # ultralytics' WorldModel.predict (nn/tasks.py:1210): text embeddings broadcast to the batch when it
+    # differs; ImagePoolingAttn then reshapes them with the batch (nn/modules/block.py:740).
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.txt_feats = torch.randn(1, 3, 8)
+        self.export = False
+        self.query = nn.Linear(8, 8)
+
+    def forward(self, x):
+        txt_feats = self.txt_feats.type_as(x)
+        if txt_feats.shape[0] != x.shape[0] or self.export:
+            txt_feats = txt_feats.expand(x.shape[0], -1, -1)
+        bs = x.shape[0]
+        q = self.query(txt_feats).reshape(bs, -1, 2, 4)
+        return q.sum(-1) * x.mean((1, 2, 3))[:, None, None]
+
+
+def build():
+    torch.manual_seed(0)
+    return TextGuided().eval()
+
+
+def inputs(generator):
+    return (torch.rand(1, 2, 4, 4, generator=generator),)
+"""
+
+
+def test_migrate_broadcasts_the_text_to_every_batch(tmp_path: Path) -> None:
+    from support import migrate_json
+
+    model = tmp_path / "world.py"
+    model.write_text(WORLD)
+    report = migrate_json(model, '{"x": {"0": "n"}}')
+    line = next(i for i, text in enumerate(WORLD.splitlines(), 1) if "if txt_feats.shape[0]" in text)
+    assert [(fix["rule"], fix["line"]) for fix in report["applied"]] == [("TRT717", line)], report
+    assert report["exit_code"] == 0 and report["equivalent"] is True and report["after"]["faithful"] is True
