@@ -1,4 +1,4 @@
-"""Adaptive average pooling → exact, export-friendly pooling (TRT601).
+"""Adaptive average and max pooling → exact, export-friendly pooling (TRT601, TRT602).
 
 Why: the TorchScript exporter only exports ``adaptive_avg_pool2d`` when the output
 size is 1 (GlobalAveragePool) or divides a *static* input size (AveragePool). With a
@@ -271,17 +271,29 @@ def _max_sizes(node: cst.BaseExpression, dims: str) -> list[int | None] | None:
     return _output_sizes(node, dims)
 
 
+#: What TRT602 rewrites: the function or module -> the helper (1-D and 2-D; 3-D is reported only).
+_MAX_HELPERS = {
+    "torch.nn.functional.adaptive_max_pool1d": "_trt_adaptive_max_pool1d",
+    "torch.nn.functional.adaptive_max_pool2d": "_trt_adaptive_max_pool2d",
+    **{f"{prefix}AdaptiveMaxPool{d}": f"_TrtAdaptiveMaxPool{d}"
+       for prefix in ("torch.nn.", "torch.nn.modules.", "torch.nn.modules.pooling.") for d in ("1d", "2d")},
+}
+
+
 class AdaptiveMaxPool(Rule):
     needs_text = spelled(*_MAX_FUNCTIONS, *_MAX_MODULES)
     info = RuleInfo(
         id="TRT602",
         name="adaptive-max-pool",
         summary="adaptive max pooling fails to export with dynamic or non-dividing sizes "
-                "(and the dynamo exporter bakes the kernel in)",
+                "(and the dynamo exporter bakes the kernel in); use exact bins",
         doc="""\
 What it finds: `F.adaptive_max_pool1d/2d/3d(x, s)` calls and `nn.AdaptiveMaxPool1d/2d/3d(s)`
-where they are built (`__init__`, `nn.Sequential(...)`, anywhere), under any import alias,
-unless every output size is a literal 1.
+where they are built (`__init__`, `nn.Sequential(...)`, `nn.ModuleList([...])`, anywhere),
+under any import alias, unless every output size is a literal 1. Real code: ultralytics'
+YOLO-World `ImagePoolingAttn` pools each feature map to `k x k` with
+`nn.AdaptiveMaxPool2d((k, k))`; timm's `adaptive_avgmax_pool` and MONAI's pooling layers call
+`F.adaptive_max_pool2d`.
 
 Why it hurts: ONNX has no adaptive pooling; exporters emit a fixed `MaxPool` computed from
 the example input's size. Measured with torch 2.13: the TorchScript exporter stops with
@@ -293,21 +305,48 @@ graph returns 8x8 (not 4x4) for a 16x16 input, with no error. Output size 1 on e
 (`nn.AdaptiveMaxPool2d(1)`, `(1, 1)`) exports as GlobalMaxPool / ReduceMax for any input
 size and is not reported.
 
-What to do: where the input's pooled sizes are static and a multiple of the output size,
-nothing is needed (the exporters emit an exact MaxPool). Where they are dynamic but always
-a multiple, reshape and reduce, which is exact for every such size:
-`x.reshape(n, c, o_h, h // o_h, o_w, w // o_w).amax(dim=(3, 5))` (h, w read from
-`x.shape`). Where they do not divide, compute each bin's bounds (PyTorch's bins span
-[floor(i*n/o), ceil((i+1)*n/o))), or use output size 1 and a learned layer after it.
+The rewrite (1-D and 2-D): `F.adaptive_max_pool2d(x, s)` → `_trt_adaptive_max_pool2d(x, s)`
+(and the 1-D form), `nn.AdaptiveMaxPool2d(s)` → `_TrtAdaptiveMaxPool2d(s)` (a subclass with the
+same constructor, `output_size` attribute and `isinstance` checks, no parameters, so
+`state_dict` and `nn.Sequential` indices are unchanged, whose forward calls the helper).
+Outside `torch.onnx.export` the helper is torch's function itself. While exporting a floating
+input it takes the maximum of each of PyTorch's bins, computed from the traced sizes with
+TRT601's bin machinery (bin i of o over n spans [floor(i*n/o), ceil((i+1)*n/o)), any n and o,
+overlapping bins when n < o, `None` keeps an axis; the width's bins, then the height's: a
+maximum is separable), so the graph follows any height and width. A bin's unused slots repeat
+an element of the same bin, so the maximum is exact and no bin is ever empty; a NaN stays in
+the bins that hold it. `return_indices=True` (a tuple, and TensorRT's MaxPool has no Indices
+output), calls with other arguments, `torch.adaptive_max_pool1d` (it returns the indices too)
+and the 3-D forms are reported without a fix; so is a module passed around as a class.
 
-Fix safety: none (detect only): the reshape form changes the result (it raises) for sizes
-that do not divide, and `return_indices=True` has no such form. TensorRT versions: all (the
-failure is in the exporters; MaxPool, GlobalMaxPool and ReduceMax parse everywhere).""",
-        fix=Safety.NONE,
+Fix safety: unsafe, for speed, as TRT601's. Eager, `torch.jit.script` (the helpers carry
+torch's `BroadcastingList` types in a type comment), `torch.fx`, `torch.compile` and
+`torch.export` run torch's operator: the same values, dtype, strides, gradients (max pooling
+sends a gradient to one index of a tie; the bins' `amax` would split it, which is why the bins
+are taken only while exporting) and errors. The exported graph computes exactly torch's
+maxima for every shape, float dtype, empty batch and inf (ONNX Runtime's ReduceMax may drop a
+NaN that torch keeps). The assumption: where the pooled sizes are static and divide, the
+original already exports as one MaxPool and the bins (Range/Gather/ReduceMax) are slower; so
+the fix runs with `--unsafe`, or when `trtcodemod migrate` sees the export fail at the
+pooling. The module form also differs from torch's class by `type(m) is` and its repr's name.
+
+TensorRT versions: all (the failure is in the exporters; the new graph uses Range, Gather,
+Min and ReduceMax, supported since TensorRT 8.4).""",
+        fix=Safety.UNSAFE,
+        proof=prove_pool_export_fails,
+        assumption=(
+            "the pooling does not already export as one MaxPool (static, dividing sizes), where the exact bins are "
+            "slower (values are the same)"),
         examples=(
-            Example("y = F.adaptive_max_pool2d(feat, (7, 7))\n"),
-            Example("self.pool = nn.AdaptiveMaxPool2d((4, None))\n"),
-            Example("head = nn.Sequential(nn.AdaptiveMaxPool1d(8), nn.Flatten())\n"),
+            Example("y = F.adaptive_max_pool2d(feat, (7, 7))\n", "y = _trt_adaptive_max_pool2d(feat, (7, 7))\n",
+                    unsafe=True),
+            Example("self.im_pools = nn.ModuleList([nn.AdaptiveMaxPool2d((k, k)) for _ in range(nf)])\n",
+                    "self.im_pools = nn.ModuleList([_TrtAdaptiveMaxPool2d((k, k)) for _ in range(nf)])\n",
+                    unsafe=True),
+            Example("head = nn.Sequential(nn.AdaptiveMaxPool1d(8), nn.Flatten())\n",
+                    "head = nn.Sequential(_TrtAdaptiveMaxPool1d(8), nn.Flatten())\n", unsafe=True),
+            Example("y, where = F.adaptive_max_pool2d(feat, 7, return_indices=True)\n"),
+            Example("self.pool = nn.AdaptiveMaxPool3d((4, 4, 4))\n"),
         ),
         references=(
             "https://pytorch.org/docs/stable/generated/torch.nn.AdaptiveMaxPool2d.html",
@@ -320,22 +359,34 @@ failure is in the exporters; MaxPool, GlobalMaxPool and ReduceMax parse everywhe
         function = self.context.refers_to(node.func, *_MAX_FUNCTIONS)
         if function is not None:
             dims = _MAX_FUNCTIONS[function]
-            size, name = argument(node, 1, "output_size"), f"adaptive_max_pool{dims}"
+            size, name, given = argument(node, 1, "output_size"), f"adaptive_max_pool{dims}", {"input", "output_size"}
+            found = function
         else:
             module = self.context.refers_to(node.func, *_MAX_MODULES)
             if module is None:
                 return
             dims = _MAX_MODULES[module]
-            size, name = argument(node, 0, "output_size"), f"nn.AdaptiveMaxPool{dims}"
+            size, name, given = argument(node, 0, "output_size"), f"nn.AdaptiveMaxPool{dims}", {"output_size"}
+            found = module
         if any(is_reserved(scope) for scope in (*self.context.classes, *self.context.functions)):
             return
         if size is not None and not has_star_args(node):
             sizes = _max_sizes(size.value, dims)
             if sizes is not None and all(s == 1 for s in sizes):
                 return  # GlobalMaxPool / ReduceMax: exports for any input size
-        self.report(node, f"{name}: the TorchScript exporter fails when a pooled axis is dynamic or the output "
-                    "size does not divide it, and the dynamo exporter bakes the example's kernel in; reshape and "
-                    "`amax` when sizes always divide, or compute the bins")
+        why = (f"{name}: the TorchScript exporter fails when a pooled axis is dynamic or the output size does not "
+               "divide it, and the dynamo exporter bakes the example's kernel in")
+        helper = _MAX_HELPERS.get(found)
+        named = {a.keyword.value for a in node.args if a.keyword is not None}
+        if helper is None or has_star_args(node) or size is None or len(node.args) != len(given) or named - given:
+            reason = ("it asks for the indices or passes other arguments" if helper is not None
+                      else "no exact form for this one")
+            self.report(node, f"{why}; not rewritten ({reason}): reshape and `amax` when sizes always divide, "
+                        "or compute the bins")
+            return
+        self.report(node, f"{why}; `{helper}` takes the maximum of PyTorch's exact bins from the traced sizes while "
+                    "exporting (slower where sizes are static and divide)",
+                    Fix({node: node.with_changes(func=cst.Name(helper))}, safety=Safety.UNSAFE, helpers=(helper,)))
 
 
 RULES = (AdaptiveAvgPool, AdaptiveMaxPool)

@@ -34,7 +34,8 @@ class SizeGuardedResize(SizeRule):
     info = RuleInfo(
         id="TRT717",
         name="size-guarded-resize",
-        summary="a pad, crop or resize done only when a size asks for it: the export keeps the example's branch",
+        summary="a pad, crop, resize or broadcast done only when a size asks for it: the export keeps the example's "
+                "branch",
         doc="""\
 What it finds, in forward code: an `if` (with no `else`, or an `else` that only takes the
 input as it is: `else: x_pad = x`) whose condition compares sizes
@@ -47,6 +48,11 @@ export warned at the `if`, as for sizes a caller handed down) and whose body is 
   (Swin's "remove the padding" after the window attention);
 - `x = F.interpolate(x, size=...)` (timm's MobileViT: resize to a multiple of the patch
   only when needed);
+- `x = x.expand(...)` or `x = x.expand_as(y)`: a broadcast done only when a size differs
+  (ultralytics' `WorldModel.predict`: `if txt_feats.shape[0] != x.shape[0] or
+  self.model[-1].export: txt_feats = txt_feats.expand(x.shape[0], -1, -1)`); for a crop, a
+  resize or a broadcast, whose rewrite does not read the test, the test may also `or`/`and`
+  attributes that are not tensors (a configuration flag such as `self.model[-1].export`);
 - with, around that assignment, a local holding a pad's amounts (`pad_values = (0, p - w % p)`
   then `x = F.pad(x, pad_values)`: transformers' Swin), read only after an assignment of it in
   its own block and never in a block around the `if`, and flags set to `True`/`False` beside
@@ -87,7 +93,7 @@ by the example's amount at every size.
 The rewrite: the `if` goes, its assignment stays and runs every time. A pad's amounts are
 multiplied by the condition (`(p - w % p) * (w % p != 0)`, with `or`/`and` written `|`/`&`
 so the condition stays a traced value): they are 0 where the condition was false, and a pad
-by 0 is the tensor as it was. A crop or a resize is kept as written. A local holding a pad's amounts is
+by 0 is the tensor as it was. A crop, a resize or a broadcast is kept as written. A local holding a pad's amounts is
 bound every time, its amounts multiplied by the condition; a flag beside the resize is set
 every time, as the resize now is. A choice between
 numbers becomes `_trt_size_choice = <test>` (evaluated once, where the `if` evaluated it) and
@@ -102,7 +108,8 @@ candidate back. A shortcut is skipped while tracing: `if not _trt_tracing() and 
 model), so the trace records the general path, and eager mode returns early as before.
 
 Fix safety: unsafe. It assumes that where the condition is false the crop is to the
-tensor's own size and the resize to its own size (then a crop takes every element and a
+tensor's own size and the resize or the broadcast to its own size (then a broadcast is a view of
+the same values, a crop takes every element and a
 `bilinear`, `nearest` or `bicubic` resize to the same size gives the same values), which
 the code does not say. The result is a new tensor where the original kept the input itself
 (aliasing, `is`, in-place writes through it), with the strides of a fresh copy: where the
@@ -237,7 +244,7 @@ that work is then done every time in the graph.""",
         if node.orelse is None and flag is None and self._crops(node):
             return
         branch = self._branch(node)
-        if branch is None or not self._sized(node, test):
+        if branch is None or not self._sized(node, test, flags_too=True):
             return
         assignment, locals_, flags = branch
         target = assignment.targets[0].target.value  # type: ignore[attr-defined]
@@ -246,8 +253,8 @@ that work is then done every time in the graph.""",
         if source is None:
             return
         kind, new_value, scaled = self._resize(assignment.value, source, test, locals_)
-        if kind is None:
-            return
+        if kind is None or kind == "pads" and _comparisons(test) is None:
+            return  # a pad's amounts are scaled by the test, which must then be comparisons only
         lines = list(node.body.body)  # type: ignore[attr-defined]
         # The if's comments (its header's, the branch's) stay, above the statements that are left.
         owns = {line.trailing_whitespace.comment.value for line in lines
@@ -508,9 +515,17 @@ that work is then done every time in the graph.""",
 
     # -- the condition -------------------------------------------------------------------
 
-    def _sized(self, node: cst.If, test: cst.BaseExpression) -> bool:
-        """A test of comparisons (``and``/``or``/``not`` of them) of which one reads a size."""
+    def _sized(self, node: cst.If, test: cst.BaseExpression, flags_too: bool = False) -> bool:
+        """A test of comparisons (``and``/``or``/``not`` of them) of which one reads a size; with
+        ``flags_too``, also ``or``/``and`` with attributes that are not tensors (ultralytics' ``if
+        txt_feats.shape[0] != x.shape[0] or self.model[-1].export:``), for a body done every time
+        whatever the test says."""
         comparisons = _comparisons(test)
+        if comparisons is None and flags_too:
+            comparisons, others = _leaf_comparisons(test), _non_comparisons(test)
+            if not comparisons or any(type(o) is not cst.Attribute or self.is_tensor(o) or self.is_value(o)
+                                      for o in others):
+                return False
         if comparisons is None:
             return False
         operands = [o for c in comparisons for o in (c.left, *(t.comparator for t in c.comparisons))]
@@ -547,8 +562,11 @@ that work is then done every time in the graph.""",
             if argument(value, None, "size") is not None and argument(value, None, "scale_factor") is None:
                 return "resizes", value, None
             return None, value, None
-        crop = value
         parts = method_call(value) if type(value) is cst.Call else None
+        if parts is not None and parts[1] in ("expand", "expand_as") and type(parts[0]) is cst.Name \
+                and parts[0].value == target and value.args and not any(a.star for a in value.args):  # type: ignore[attr-defined]
+            return "expands", value, None  # broadcast to a size: the tensor's own size where the test is false
+        crop = value
         if parts is not None and parts[1] == "contiguous" and not value.args:  # type: ignore[attr-defined]
             crop = parts[0]
         if type(crop) is cst.Subscript and type(crop.value) is cst.Name and crop.value.value == target \
@@ -675,6 +693,17 @@ def _leaf_comparisons(test: cst.BaseExpression) -> list[cst.Comparison]:
     if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
         return _leaf_comparisons(test.expression)
     return []
+
+
+def _non_comparisons(test: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The operands of ``test``'s ``and``/``or``/``not`` that are not comparisons."""
+    if type(test) is cst.Comparison:
+        return []
+    if type(test) is cst.BooleanOperation:
+        return _non_comparisons(test.left) + _non_comparisons(test.right)
+    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+        return _non_comparisons(test.expression)
+    return [test]
 
 
 def _early_returns(body: cst.BaseSuite, inner: set[cst.If]) -> list[cst.BaseExpression] | None:

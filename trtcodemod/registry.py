@@ -21,6 +21,7 @@ RULE_MODULES: tuple[str, ...] = (
     "shapes",
     "padding",
     "pooling",
+    "pool_1d",
     "dtypes",
     "python_values",
     "module_state",

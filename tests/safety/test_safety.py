@@ -162,6 +162,25 @@ PROGRAMS = [
     Program("TRT313", "class M(nn.Module):\n    def forward(self, x, flow):\n"
                       "        return F.grid_sample(x, flow.permute(0, 2, 3, 4, 1), align_corners=True)\n",
             pair(tensors(dtypes=FLOATS, shape=(1, 2, 3, 4, 2)), tensors(dtypes=FLOATS, shape=(1, 3, 2, 2, 3)))),
+    # TRT603 1-D pooling: the functions (safe), a module (unsafe: another class to fx and `type`).
+    Program("TRT603", "class M(nn.Module):\n    def forward(self, x):\n"
+                      "        return F.avg_pool1d(x, 2, 1, 1, True, False)\n",
+            one(tensors(min_dim=2, max_dim=3, quantized=True))),
+    Program("TRT603", "class M(nn.Module):\n    def forward(self, x):\n"
+                      "        return torch.nn.functional.max_pool1d(x, 3, None, 1) * 2\n",
+            one(tensors(min_dim=2, max_dim=3))),
+    Program("TRT603", "class M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                      "        self.sr = nn.AvgPool1d(kernel_size=2, stride=2)\n"
+                      "    def forward(self, x):\n        return self.sr(x.transpose(1, 2))\n",
+            one(tensors(min_dim=3, max_dim=3)), unsafe=True),
+    # TRT602 adaptive max pooling (unsafe for speed alone, as TRT601: the eager side keeps the contract).
+    Program("TRT602", "class M(nn.Module):\n    def forward(self, x):\n"
+                      "        x = F.adaptive_max_pool2d(x, (3, None))\n        return x.view(x.size(0), -1)\n",
+            one(tensors(min_dim=4, max_dim=4)), unsafe=True),
+    Program("TRT602", "class M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                      "        self.pool = nn.AdaptiveMaxPool2d((2, 3))\n"
+                      "    def forward(self, x):\n        return self.pool(x)\n",
+            one(tensors(min_dim=3, max_dim=4)), unsafe=True),
 ]
 
 PROGRAM_IDS = [f"{p.rule}-{n}" for n, p in enumerate(PROGRAMS)]
@@ -259,6 +278,9 @@ ONNX_CASES = [
     ("TRT501", 7, [torch.randn(2, 3, 5)], "Pad"),
     ("TRT601", 11, [torch.randn(2, 3, 9, 11)], "AveragePool"),
     ("TRT501", next(n for n, p in enumerate(PROGRAMS) if "self.halo" in p.body), [torch.randn(2, 3, 5)], "Pad"),
+    ("TRT603", next(n for n, p in enumerate(PROGRAMS) if "F.avg_pool1d(" in p.body), [torch.randn(2, 3, 11)], None),
+    ("TRT602", next(n for n, p in enumerate(PROGRAMS) if "adaptive_max_pool2d(" in p.body),
+     [torch.randn(2, 3, 9, 11)], "MaxPool"),
 ]
 
 

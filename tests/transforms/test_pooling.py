@@ -1,4 +1,7 @@
-"""TRT601: adaptive average pooling as exact bins or a mean — rewrite, run, export."""
+"""TRT601: adaptive average pooling as exact bins or a mean — rewrite, run, export. TRT602: adaptive max
+pooling as the maxima of the exact bins while exporting — rewrite, the export form against torch (values, NaN,
+inf, empty batch, contiguity), scripting, both exporters at other sizes, the real forms, and ``migrate`` on a
+model pooled like ultralytics' YOLO-World ``ImagePoolingAttn`` (the pooled map viewed after the pool)."""
 
 from __future__ import annotations
 
@@ -7,6 +10,7 @@ import itertools
 import textwrap
 import warnings
 
+import numpy as np
 import onnxruntime as ort
 import pytest
 import torch
@@ -18,8 +22,12 @@ from support import assert_same, export_formulation, load, onnx_ops, rewrite, ru
 from trtcodemod.helpers.pooling import (
     _trt_adaptive_avg_pool1d,
     _trt_adaptive_avg_pool2d,
+    _trt_adaptive_max_pool1d,
+    _trt_adaptive_max_pool2d,
     _TrtAdaptiveAvgPool1d,
     _TrtAdaptiveAvgPool2d,
+    _TrtAdaptiveMaxPool1d,
+    _TrtAdaptiveMaxPool2d,
 )
 
 
@@ -218,7 +226,7 @@ def test_not_rewritten() -> None:
         return a, b, c, d, e, f
     """
     assert rules_found(code, select=("TRT601",)) == ["TRT601"] * 4  # the max form is TRT602's
-    assert rewrite(code, unsafe=True) == textwrap.dedent(code)
+    assert rewrite(code, select=("TRT601",), unsafe=True) == textwrap.dedent(code)
 
 
 def test_inserted_helpers_are_not_flagged() -> None:
@@ -362,3 +370,231 @@ def test_adaptive_max_pool_dynamo_bakes_the_kernel() -> None:
     got = session.run(None, {session.get_inputs()[0].name: x.numpy()})[0]
     assert model(x).shape == (2, 3, 4, 4)
     assert got.shape == (2, 3, 8, 8)  # the example's 2x2 kernel, silently
+
+
+# --- TRT602's fix: the maxima of PyTorch's exact bins while exporting -------------------------
+
+@pytest.mark.parametrize(("code", "want"), [
+    ("y = F.adaptive_max_pool2d(x, (7, 7))\n", "y = _trt_adaptive_max_pool2d(x, (7, 7))\n"),
+    ("y = F.adaptive_max_pool1d(x, output_size=4)\n", "y = _trt_adaptive_max_pool1d(x, output_size=4)\n"),
+    ("m = nn.ModuleList([nn.AdaptiveMaxPool2d((k, k)) for _ in range(nf)])\n",
+     "m = nn.ModuleList([_TrtAdaptiveMaxPool2d((k, k)) for _ in range(nf)])\n"),
+    ("m = nn.AdaptiveMaxPool1d(output_size=8)\n", "m = _TrtAdaptiveMaxPool1d(output_size=8)\n"),
+])
+def test_adaptive_max_pool_rewrite_is_unsafe(code: str, want: str) -> None:
+    source = "import torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\n" + code
+    assert rewrite(source, select=("TRT602",)) == textwrap.dedent(source)  # not without --unsafe
+    after = rewrite(source, select=("TRT602",), unsafe=True)
+    assert after.endswith(want), after
+    assert rewrite(after, select=("TRT602",), unsafe=True) == after
+
+
+@pytest.mark.parametrize("code", [
+    "y, i = F.adaptive_max_pool2d(x, 7, return_indices=True)\n",
+    "y = F.adaptive_max_pool2d(x, 7, False)\n",  # a third argument: not the helper's
+    "y, i = torch.adaptive_max_pool1d(x, 3)\n",  # returns the indices too
+    "y = F.adaptive_max_pool3d(x, 3)\n",
+    "m = nn.AdaptiveMaxPool2d(3, True)\n",
+    "m = nn.AdaptiveMaxPool2d(**kw)\n",
+    "m = nn.AdaptiveMaxPool3d((2, 2, 2))\n",
+])
+def test_adaptive_max_pool_reported_without_a_fix(code: str) -> None:
+    source = "import torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\n" + code
+    assert found(code, "TRT602") == ["TRT602"]
+    assert rewrite(source, select=("TRT602",), unsafe=True) == textwrap.dedent(source)
+
+
+def _max_cases() -> list[tuple[torch.Tensor, object]]:
+    g = torch.Generator().manual_seed(3)
+    special = torch.randn(2, 3, 9, 7, generator=g)
+    special[0, 0, 0, 0], special[0, 1, 4, 3], special[1, 2, 8, 6] = float("nan"), float("inf"), -float("inf")
+    special[1, 1] = -float("inf")  # a whole map of -inf
+    cases = []
+    for x in (torch.randn(2, 3, 7, 7, generator=g) * 3 - 1, torch.randn(3, 13, 5, generator=g), special,
+              torch.zeros(0, 2, 6, 6), -torch.rand(1, 2, 5, 11, generator=g),
+              torch.randn(1, 2, 6, 6, generator=g).half(), torch.randn(1, 2, 6, 6, generator=g).double(),
+              torch.randn(2, 3, 8, 8, generator=g).contiguous(memory_format=torch.channels_last)):
+        for size in ((3, 3), (2, 5), (7, 7), (1, 4), (4, None), (None, 2), (9, 9), 3, 1):
+            cases.append((x, size))
+    return cases
+
+
+@pytest.mark.parametrize(("x", "size"), _max_cases())
+def test_adaptive_max_pool_export_form_is_torchs(x: torch.Tensor, size: object) -> None:
+    expected = F.adaptive_max_pool2d(x, size)
+    with export_formulation():
+        got = _trt_adaptive_max_pool2d(x, size)
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    assert torch.equal(torch.isnan(got), torch.isnan(expected))
+    assert torch.equal(torch.nan_to_num(got, nan=0.0), torch.nan_to_num(expected, nan=0.0))
+    if x.is_contiguous():
+        assert got.is_contiguous()  # a `view` after the pool traces as it runs (ultralytics' ImagePoolingAttn)
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 7), (3, 11), (0, 2, 6), (1, 1, 2)])
+def test_adaptive_max_pool1d_export_form_is_torchs(shape: tuple[int, ...]) -> None:
+    x = torch.randn(shape)
+    for size in (3, 1, 5, 11, 14, (4,)):
+        with export_formulation():
+            got = _trt_adaptive_max_pool1d(x, size)
+        assert torch.equal(got, F.adaptive_max_pool1d(x, size)), size
+
+
+def test_adaptive_max_pool_errors_and_eager_are_torchs() -> None:
+    for x, size in ((torch.randn(2, 3, 0, 5), 2), (torch.ones(1, 2, 5, 5, dtype=torch.long), 2),
+                    (torch.randn(2, 3, 5), (2, 2, 2))):
+        with pytest.raises(Exception) as theirs:
+            F.adaptive_max_pool2d(x, size)
+        for context in (export_formulation(), warnings.catch_warnings()):
+            with context, pytest.raises(Exception) as ours:
+                _trt_adaptive_max_pool2d(x, size)
+            assert type(ours.value) is type(theirs.value) and str(ours.value) == str(theirs.value)
+    x = torch.randn(2, 3, 9, 9, dtype=torch.float64, requires_grad=True)
+    weight = torch.randn(2, 3, 4, 4, dtype=torch.float64)
+    (F.adaptive_max_pool2d(x, 4) * weight).sum().backward()
+    expected, x.grad = x.grad.clone(), None
+    (_trt_adaptive_max_pool2d(x, 4) * weight).sum().backward()  # eager: torch's own, one index per window
+    assert torch.equal(x.grad, expected)
+
+
+def test_adaptive_max_pool_modules_script_and_keep_the_interface() -> None:
+    class Calls(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.two, self.one = _TrtAdaptiveMaxPool2d((3, 3)), _TrtAdaptiveMaxPool1d(4)
+
+        def forward(self, x, y):
+            return (self.two(y).sum() + self.one(x).sum() + _trt_adaptive_max_pool2d(y, 2).sum()
+                    + _trt_adaptive_max_pool2d(y, [2, 3]).sum() + _trt_adaptive_max_pool1d(x, 2).sum())
+
+    x, y = torch.randn(2, 3, 10), torch.randn(2, 3, 9, 9)
+    assert torch.equal(torch.jit.script(Calls())(x, y), Calls()(x, y))
+    ours, theirs = _TrtAdaptiveMaxPool2d((5, None)), nn.AdaptiveMaxPool2d((5, None))
+    assert isinstance(ours, nn.AdaptiveMaxPool2d) and ours.extra_repr() == theirs.extra_repr()
+    assert ours.state_dict().keys() == theirs.state_dict().keys() and torch.equal(ours(y), theirs(y))
+
+
+WORLD = """\
+import torch
+from torch import nn
+
+
+class ImagePooling(nn.Module):
+    # ultralytics' ImagePoolingAttn (nn/modules/block.py:713, :733): each map pooled to k x k, then viewed.
+
+    def __init__(self, ch=(4, 8), ec=8, k=3) -> None:
+        super().__init__()
+        self.projections = nn.ModuleList([nn.Conv2d(c, ec, kernel_size=1) for c in ch])
+        self.im_pools = nn.ModuleList([nn.AdaptiveMaxPool2d((k, k)) for _ in range(len(ch))])
+        self.k = k
+
+    def forward(self, x):
+        bs = x.shape[0]
+        feats = [x, torch.cat([x, x], 1)[:, :, ::2, ::2]]
+        out = [pool(proj(f)).view(bs, -1, self.k**2) for (f, proj, pool) in zip(feats, self.projections, self.im_pools)]
+        return torch.cat(out, dim=-1)
+
+
+def build():
+    torch.manual_seed(0)
+    return ImagePooling().eval()
+
+
+def inputs(generator):
+    return (torch.rand(2, 4, 16, 16, generator=generator),)
+"""
+
+
+@pytest.mark.parametrize("dynamo", [False, True], ids=["torchscript", "dynamo"])
+def test_adaptive_max_pool_rewritten_exports_follow_any_size(dynamo: bool) -> None:
+    after = rewrite(WORLD, select=("TRT602",), unsafe=True)
+    assert "nn.ModuleList([_TrtAdaptiveMaxPool2d((k, k)) for _ in range(len(ch))])" in after
+    namespace: dict = {"__name__": "world"}
+    exec(compile(after, "world.py", "exec"), namespace)
+    model = namespace["build"]()
+    axes = {"x": {0: "n", 2: "h", 3: "w"}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if dynamo:
+            data = torch.onnx.export(model, (torch.rand(2, 4, 16, 16),), dynamo=True, input_names=["x"],
+                                     dynamic_axes=axes).model_proto.SerializeToString()
+        else:
+            buffer = io.BytesIO()
+            torch.onnx.export(model, (torch.rand(2, 4, 16, 16),), buffer, dynamo=False, opset_version=17,
+                              input_names=["x"], dynamic_axes=axes)
+            data = buffer.getvalue()
+    session = ort.InferenceSession(data, providers=["CPUExecutionProvider"])
+    for shape in [(1, 4, 16, 16), (3, 4, 20, 14), (2, 4, 7, 9), (1, 4, 3, 2)]:  # (view(0, -1, 9) fails in torch)
+        x = torch.rand(shape) * 4 - 2
+        x[0, 0, 0, 0] = float("inf")
+        with torch.no_grad():
+            expected = model(x).numpy()
+        got = session.run(None, {"x": x.numpy()})[0]
+        assert got.shape == expected.shape, shape
+        # The maxima are exact; the 1x1 convolutions before them round differently in ONNX Runtime.
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6, err_msg=str(shape))
+
+
+def test_migrate_fixes_the_adaptive_max_pool_where_the_export_fails(tmp_path) -> None:
+    from support import migrate_json
+
+    model = tmp_path / "world.py"
+    model.write_text(WORLD)
+    report = migrate_json(model, '{"x": {"0": "n", "2": "h", "3": "w"}}')
+    assert report["before"]["exported"] is False
+    line = next(i for i, text in enumerate(WORLD.splitlines(), 1) if "nn.AdaptiveMaxPool2d((k, k))" in text)
+    assert [(fix["rule"], fix["line"]) for fix in report["applied"]] == [("TRT602", line)], report["applied"]
+    assert "export fails on adaptive pooling" in report["applied"][0]["proof"]
+    assert report["exit_code"] == 0 and report["equivalent"] is True and report["after"]["trt_errors"] == 0
+
+
+@pytest.mark.parametrize(("where", "code", "want"), [
+    ("ultralytics/nn/modules/block.py:713",
+     "self.im_pools = nn.ModuleList([nn.AdaptiveMaxPool2d((k, k)) for _ in range(nf)])\n",
+     "self.im_pools = nn.ModuleList([_TrtAdaptiveMaxPool2d((k, k)) for _ in range(nf)])\n"),
+    ("timm/layers/non_local_attn.py:127", "rp = F.adaptive_max_pool2d(out, (self.block_size, 1))\n",
+     "rp = _trt_adaptive_max_pool2d(out, (self.block_size, 1))\n"),
+    ("timm/layers/adaptive_avgmax_pool.py:32", "x_max = F.adaptive_max_pool2d(x, output_size)\n",
+     "x_max = _trt_adaptive_max_pool2d(x, output_size)\n"),
+    ("segmentation_models_pytorch/encoders/_dpn.py:332", "self.pool = nn.AdaptiveMaxPool2d(output_size)\n",
+     "self.pool = _TrtAdaptiveMaxPool2d(output_size)\n"),
+])
+def test_adaptive_max_pool_real_forms(where: str, code: str, want: str) -> None:
+    source = "import torch.nn.functional as F\nfrom torch import nn\n\n\n" + code
+    assert rules_found(source, select=("TRT602",)) == ["TRT602"], where
+    assert rewrite(source, select=("TRT602",), unsafe=True).endswith(want), where
+
+
+def test_adaptive_max_pool_real_form_timm_non_local_views_after_the_pool() -> None:
+    """timm's BilinearAttnTransform (non_local_attn.py:127-129) pools to (block, 1) and (1, block) and
+    views the convolved result: the export form's values are torch's at other sizes too."""
+    g = torch.Generator().manual_seed(5)
+    for shape in [(2, 6, 8, 8), (1, 6, 12, 20)]:
+        out = torch.randn(shape, generator=g)
+        for size in ((4, 1), (1, 4)):
+            with export_formulation():
+                got = _trt_adaptive_max_pool2d(out, size)
+            assert torch.equal(got, F.adaptive_max_pool2d(out, size)) and got.is_contiguous()
+
+
+def test_adaptive_max_pool_exported_graph_and_nan() -> None:
+    """The exported bins equal torch wherever no NaN is pooled; ONNX Runtime's ReduceMax may drop a NaN
+    that torch keeps (measured: one of two NaN windows here), as TRT602's documentation says."""
+
+    class Pool(nn.Module):
+        def forward(self, x):
+            return _trt_adaptive_max_pool2d(x, (3, 3))
+
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(Pool(), (torch.randn(1, 2, 7, 7),), buffer, dynamo=False, opset_version=17,
+                          input_names=["x"], dynamic_axes={"x": {2: "h", 3: "w"}})
+    session = ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
+    x = torch.randn(1, 2, 9, 8)
+    x[0, 0, 0, 0], x[0, 1, 4, 4], x[0, 0, 8, 7] = float("nan"), float("nan"), float("inf")
+    expected = F.adaptive_max_pool2d(x, (3, 3))
+    got = torch.from_numpy(session.run(None, {"x": x.numpy()})[0])
+    keep = ~torch.isnan(expected)
+    assert torch.equal(got[keep], expected[keep]) and torch.isinf(got).sum() == 1
+    assert torch.isnan(got).sum() <= torch.isnan(expected).sum() == 2

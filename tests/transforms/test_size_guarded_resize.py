@@ -1,4 +1,4 @@
-"""TRT717: a pad, crop or resize done only when a size asks for it becomes unconditional.
+"""TRT717: a pad, crop, resize or broadcast done only when a size asks for it becomes unconditional.
 
 The rewrite is shown as text for each form (pad with the amounts times the condition, with
 ``or``/``not`` written ``|``/``^ True``; a crop; a resize; the ``else: y = x`` form), the forms it
@@ -543,3 +543,95 @@ def test_crops_of_one_name_twice_or_with_other_work_are_left_alone() -> None:
     twice = CROPS.replace("ids = ids[:, :max_len]", "masks = masks[:, :max_len]")
     other = CROPS.replace("ids = ids[:, :max_len]", "ids = ids * 2")
     assert "TRT717" not in rules_found(HEADER + twice) and "TRT717" not in rules_found(HEADER + other)
+
+
+# --- a broadcast done only when the batch differs: ultralytics' WorldModel.predict -------------------
+
+EXPAND = '''
+def f(x: torch.Tensor, txt_feats: torch.Tensor, head):
+    # ultralytics/nn/tasks.py:1210: the text embeddings broadcast to the batch when it differs
+    if txt_feats.shape[0] != x.shape[0] or head.export:
+        txt_feats = txt_feats.expand(x.shape[0], -1, -1)
+    return txt_feats * x.mean((1, 2, 3))[:, None, None]
+'''
+
+
+class _Head:
+    def __init__(self, export: bool) -> None:
+        self.export = export
+
+
+def test_an_expand_to_the_batch_is_done_every_time(tmp_path: Path) -> None:
+    before = HEADER + EXPAND.lstrip("\n")
+    assert rules_found(before, select=("TRT717",)) == ["TRT717"]
+    after = rewrite(before, unsafe=True, select=("TRT717",))
+    assert "    # ultralytics/nn/tasks.py:1210: the text embeddings broadcast to the batch when it differs\n" \
+           "    txt_feats = txt_feats.expand(x.shape[0], -1, -1)\n" in after and "if " not in after, after
+    assert rewrite(before, select=("TRT717",)) == before  # unsafe: not without --unsafe
+    f_before, f_after = import_source(before, tmp_path)["f"], import_source(after, tmp_path)["f"]
+    for batch, text_batch in [(1, 1), (3, 1), (3, 3), (0, 1)]:
+        for export in (False, True):
+            x = torch.randn(batch, 2, 3, 3)
+            for txt in (torch.randn(text_batch, 4, 5), torch.full((text_batch, 4, 5), float("inf"))):
+                assert_same(f_before(x, txt, _Head(export)), f_after(x, txt, _Head(export)))
+    with pytest.raises(RuntimeError):  # a batch it cannot broadcast to raises in both
+        f_before(torch.randn(3, 2, 3, 3), torch.randn(2, 4, 5), _Head(False))
+    with pytest.raises(RuntimeError):
+        f_after(torch.randn(3, 2, 3, 3), torch.randn(2, 4, 5), _Head(False))
+
+
+def test_a_pad_whose_test_reads_a_flag_is_left_alone() -> None:
+    code = HEADER + '''
+def f(x: torch.Tensor, cfg):
+    _, _, h, w = x.shape
+    if w % 4 != 0 or cfg.always:
+        x = F.pad(x, (0, 4 - w % 4))
+    return x
+'''
+    # A pad's amounts are scaled by the test, which must then be comparisons only.
+    assert rewrite(code, unsafe=True, select=("TRT717",)) == code
+
+
+WORLD = """\
+import torch
+from torch import nn
+
+
+class TextGuided(nn.Module):
+    # ultralytics' WorldModel.predict (nn/tasks.py:1210): text embeddings broadcast to the batch when it
+    # differs; ImagePoolingAttn then reshapes them with the batch (nn/modules/block.py:740).
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.txt_feats = torch.randn(1, 3, 8)
+        self.export = False
+        self.query = nn.Linear(8, 8)
+
+    def forward(self, x):
+        txt_feats = self.txt_feats.type_as(x)
+        if txt_feats.shape[0] != x.shape[0] or self.export:
+            txt_feats = txt_feats.expand(x.shape[0], -1, -1)
+        bs = x.shape[0]
+        q = self.query(txt_feats).reshape(bs, -1, 2, 4)
+        return q.sum(-1) * x.mean((1, 2, 3))[:, None, None]
+
+
+def build():
+    torch.manual_seed(0)
+    return TextGuided().eval()
+
+
+def inputs(generator):
+    return (torch.rand(1, 2, 4, 4, generator=generator),)
+"""
+
+
+def test_migrate_broadcasts_the_text_to_every_batch(tmp_path: Path) -> None:
+    from support import migrate_json
+
+    model = tmp_path / "world.py"
+    model.write_text(WORLD)
+    report = migrate_json(model, '{"x": {"0": "n"}}')
+    line = next(i for i, text in enumerate(WORLD.splitlines(), 1) if "if txt_feats.shape[0]" in text)
+    assert [(fix["rule"], fix["line"]) for fix in report["applied"]] == [("TRT717", line)], report
+    assert report["exit_code"] == 0 and report["equivalent"] is True and report["after"]["faithful"] is True

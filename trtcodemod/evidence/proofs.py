@@ -62,9 +62,10 @@ def prove_len(seen: Observation) -> str | None:
 
 
 def prove_pool_export_fails(seen: Observation) -> str | None:
-    """TRT601: an export failed on the adaptive pooling (its fix is unsafe for speed alone:
-    where the pooling already exports, with static dividing sizes, the exact bins are slower)."""
-    failed = sorted({p.exporter or "the" for p in seen.problems if p.kind == "export_failure" and p.rule == "TRT601"})
+    """TRT601, TRT602: an export failed on the adaptive pooling (their fixes are unsafe for speed
+    alone: where the pooling already exports, with static dividing sizes, the exact bins are slower)."""
+    failed = sorted({p.exporter or "the" for p in seen.problems
+                     if p.kind == "export_failure" and p.rule in ("TRT601", "TRT602")})
     if not failed:
         return None
     return f"observed: the {', '.join(failed)} export fails on adaptive pooling, so it does not already export"

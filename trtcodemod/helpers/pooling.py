@@ -25,9 +25,8 @@ import torch
 from trtcodemod.helpers.onnx_export import _trt_onnx_exporting
 
 
-def _trt_adaptive_bin_sum(x: torch.Tensor, dim: int, bins: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """Sums of ``x`` over the ``bins`` adaptive-pooling bins of axis ``dim``, and each bin's size."""
-    dim, last = dim % x.dim(), x.dim() - 1  # the exporter mishandles negative axes in movedim
+def _trt_adaptive_bin_bounds(x: torch.Tensor, dim: int, bins: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Where each of the ``bins`` adaptive-pooling bins of axis ``dim`` of ``x`` starts and ends."""
     n = x.shape[dim]  # a traced value, not a constant, when exporting with dynamic axes
     i = torch.arange(bins, device=x.device)
     step = max(bins, 1)  # bins == 0 gives an empty result; never divide by zero
@@ -35,15 +34,45 @@ def _trt_adaptive_bin_sum(x: torch.Tensor, dim: int, bins: int) -> tuple[torch.T
     # truncating division (a plain ONNX Div) is the floor.
     start = torch.div(i * n, step, rounding_mode="trunc")
     end = torch.div((i + 1) * n + step - 1, step, rounding_mode="trunc")
-    if bins == 1:
-        return x.sum(dim, keepdim=True), end - start
-    # No bin is longer than n // bins + 2; slots past a bin's end are masked out.
-    slots = start[:, None] + torch.arange(n // step + 2, device=x.device)
+    return start, end
+
+
+def _trt_adaptive_bin_gather(x: torch.Tensor, dim: int, bins: int, start: torch.Tensor,
+                             end: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The elements of each of the ``bins`` bins ``[start, end)`` of axis ``dim`` of ``x``, that axis
+    split into ``(bins, slots)`` in place (one Gather of a 2-D index: the result is contiguous, as
+    torch's pooling output is, so a ``view`` after the pool traces), and which slots are inside
+    their bin, shaped to broadcast against it. A slot past its bin's end repeats the bin's last
+    element, never an element of another bin."""
+    dim = dim % x.dim()
+    n = x.shape[dim]
+    width = n // max(bins, 1) + 2  # no bin is longer than n // bins + 2
+    slots = start[:, None] + torch.arange(width, device=x.device)
     inside = slots < end[:, None]
     index = torch.minimum(slots, end[:, None] - 1)
-    values = x.movedim(dim, last)[..., index]  # (..., bins, slots)
-    sums = torch.where(inside, values, torch.zeros((), dtype=x.dtype, device=x.device)).sum(-1)
-    return sums.movedim(last, dim), end - start
+    values = x[(slice(None),) * dim + (index,)]
+    return values, inside[(Ellipsis,) + (None,) * (x.dim() - dim - 1)]
+
+
+def _trt_adaptive_bin_sum(x: torch.Tensor, dim: int, bins: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Sums of ``x`` over the ``bins`` adaptive-pooling bins of axis ``dim``, and each bin's size."""
+    start, end = _trt_adaptive_bin_bounds(x, dim, bins)
+    if bins == 1:
+        return x.sum(dim, keepdim=True), end - start
+    values, inside = _trt_adaptive_bin_gather(x, dim, bins, start, end)
+    # Slots past a bin's end are masked out.
+    sums = torch.where(inside, values, torch.zeros((), dtype=x.dtype, device=x.device)).sum(dim % x.dim() + 1)
+    return sums, end - start
+
+
+def _trt_adaptive_bin_max(x: torch.Tensor, dim: int, bins: int) -> torch.Tensor:
+    """Maxima of ``x`` over the ``bins`` adaptive-pooling bins of axis ``dim``: a slot past its bin's
+    end repeats an element of the bin, so every slot is read (NaN where a bin holds one)."""
+    if bins == 1:
+        return x.amax(dim, keepdim=True)
+    start, end = _trt_adaptive_bin_bounds(x, dim, bins)
+    values, _ = _trt_adaptive_bin_gather(x, dim, bins, start, end)
+    return values.amax(dim % x.dim() + 1)
 
 
 def _trt_adaptive_avg_pool1d(input: torch.Tensor, output_size: list[int]) -> torch.Tensor:
@@ -121,3 +150,143 @@ class _TrtAdaptiveAvgPool2d(torch.nn.AdaptiveAvgPool2d):
 
     def forward(self, input: torch.Tensor) -> torch.Tensor:
         return _trt_adaptive_avg_pool2d(input, self.output_size)
+
+
+def _trt_no_elements(x: torch.Tensor) -> bool:
+    """``x.numel() == 0``, read from ``nbytes`` while the TorchScript exporter traces (a Python int
+    there, where ``numel()`` is a traced value turned into a bool with a TracerWarning)."""
+    if torch.jit.is_tracing():
+        return x.nbytes == 0
+    return x.numel() == 0
+
+
+def _trt_adaptive_max_pool1d(input, output_size):
+    # type: (Tensor, BroadcastingList1[int]) -> Tensor
+    """``F.adaptive_max_pool1d(input, output_size)``; while exporting to ONNX, the maximum of each of
+    PyTorch's exact bins, computed from the traced length so the graph follows any length.
+
+    (The type comment keeps ``torch.jit.script`` taking an int or a one-element sequence, as torch's
+    own function does.)"""
+    if torch.jit.is_scripting():
+        return torch.nn.functional.adaptive_max_pool1d(input, output_size)
+    # An empty input keeps torch's function: its empty result, or its error for an empty pooled axis.
+    if (_trt_onnx_exporting() and isinstance(input, torch.Tensor) and input.dim() in (2, 3)
+            and input.is_floating_point() and not _trt_no_elements(input)):
+        size = output_size[0] if isinstance(output_size, (tuple, list)) and len(output_size) == 1 else output_size
+        if type(size) is int and size >= 1:
+            return _trt_adaptive_bin_max(input, -1, size)
+    return torch.nn.functional.adaptive_max_pool1d(input, output_size)
+
+
+def _trt_adaptive_max_pool2d(input, output_size):
+    # type: (Tensor, BroadcastingList2[int]) -> Tensor
+    """``F.adaptive_max_pool2d(input, output_size)``; while exporting to ONNX, the maximum of each of
+    PyTorch's exact bins (``None`` keeps an axis), computed from the traced sizes so the graph
+    follows any height and width. The maximum is separable: the width's bins, then the height's."""
+    if torch.jit.is_scripting():
+        return torch.nn.functional.adaptive_max_pool2d(input, output_size)
+    if (_trt_onnx_exporting() and isinstance(input, torch.Tensor) and input.dim() in (3, 4)
+            and input.is_floating_point() and not _trt_no_elements(input)):  # empty: torch's result or error
+        sizes = tuple(output_size) if isinstance(output_size, (tuple, list)) else (output_size, output_size)
+        if (len(sizes) == 2 and sizes != (None, None)
+                and all(size is None or (type(size) is int and size >= 1) for size in sizes)):
+            out = input
+            if sizes[1] is not None:
+                out = _trt_adaptive_bin_max(out, -1, sizes[1])
+            if sizes[0] is not None:
+                out = _trt_adaptive_bin_max(out, -2, sizes[0])
+            return out
+    return torch.nn.functional.adaptive_max_pool2d(input, output_size)
+
+
+class _TrtAdaptiveMaxPool1d(torch.nn.AdaptiveMaxPool1d):
+    """``nn.AdaptiveMaxPool1d`` (without ``return_indices``) that exports with dynamic lengths (same
+    arguments, no parameters)."""
+
+    def forward(self, input: torch.Tensor) -> torch.Tensor:
+        return _trt_adaptive_max_pool1d(input, self.output_size)
+
+
+class _TrtAdaptiveMaxPool2d(torch.nn.AdaptiveMaxPool2d):
+    """``nn.AdaptiveMaxPool2d`` (without ``return_indices``) that exports with dynamic sizes (same
+    arguments, no parameters)."""
+
+    def forward(self, input: torch.Tensor) -> torch.Tensor:
+        return _trt_adaptive_max_pool2d(input, self.output_size)
+
+
+def _trt_pool_1d_int(value):
+    """One int from an int or a one-element tuple or list, else None (a Python value while tracing)."""
+    if isinstance(value, (tuple, list)) and len(value) == 1:
+        value = value[0]
+    return value if type(value) is int else None
+
+
+def _trt_pool_1d_window(kernel_size, stride, padding, dilation):
+    """Kernel, stride, padding and dilation of a 1-D pooling as ints (an omitted stride is the
+    kernel), or None where one is not a plain valid int: the caller keeps torch's function then."""
+    k, p, d = _trt_pool_1d_int(kernel_size), _trt_pool_1d_int(padding), _trt_pool_1d_int(dilation)
+    s = k if stride is None or (isinstance(stride, (tuple, list)) and len(stride) == 0) else _trt_pool_1d_int(stride)
+    if k is None or s is None or p is None or d is None:
+        return None
+    if k < 1 or s < 1 or d < 1 or p < 0 or 2 * p > (k - 1) * d + 1:
+        return None  # torch raises; let it
+    return k, s, p, d
+
+
+def _trt_avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    # type: (Tensor, BroadcastingList1[int], Optional[BroadcastingList1[int]], BroadcastingList1[int], bool, bool) -> Tensor
+    """``F.avg_pool1d``; while exporting to ONNX, the same pooling as a 2-D window over an added
+    axis of size 1, which is taken away again by index: an ONNX AveragePool of a 2-D kernel
+    (TensorRT pools 2-D and 3-D windows only) and a Gather of a constant index, not a Squeeze.
+
+    torch computes ``avg_pool1d`` itself as ``avg_pool2d`` of the input unsqueezed at -2, so the
+    values are torch's bit for bit. Outside an export it is ``F.avg_pool1d`` itself. (The type
+    comment keeps ``torch.jit.script`` taking ints or one-element sequences, as torch's own
+    function does.)"""
+    if torch.jit.is_scripting():
+        if stride is None:
+            return torch.nn.functional.avg_pool1d(input, kernel_size, padding=padding, ceil_mode=ceil_mode,
+                                                  count_include_pad=count_include_pad)
+        return torch.nn.functional.avg_pool1d(input, kernel_size, stride, padding, ceil_mode, count_include_pad)
+    if (_trt_onnx_exporting() and isinstance(input, torch.Tensor) and input.dim() in (2, 3)
+            and input.is_floating_point() and type(ceil_mode) is bool and type(count_include_pad) is bool):
+        window = _trt_pool_1d_window(kernel_size, stride, padding, 1)
+        if window is not None:
+            k, s, p, _ = window
+            return torch.nn.functional.avg_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, p), ceil_mode,
+                                                  count_include_pad).select(-2, 0)
+    return torch.nn.functional.avg_pool1d(input, kernel_size, stride, padding, ceil_mode, count_include_pad)
+
+
+def _trt_max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+    # type: (Tensor, BroadcastingList1[int], Optional[BroadcastingList1[int]], BroadcastingList1[int], BroadcastingList1[int], bool) -> Tensor
+    """``F.max_pool1d`` (without ``return_indices``); while exporting to ONNX, the same pooling as a
+    2-D window over an added axis of size 1, taken away again by index: an ONNX MaxPool of a 2-D
+    kernel and a Gather. Outside an export it is ``F.max_pool1d`` itself."""
+    if torch.jit.is_scripting():
+        return torch.nn.functional.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
+    if (_trt_onnx_exporting() and isinstance(input, torch.Tensor) and input.dim() in (2, 3)
+            and input.is_floating_point() and type(ceil_mode) is bool):
+        window = _trt_pool_1d_window(kernel_size, stride, padding, dilation)
+        if window is not None:
+            k, s, p, d = window
+            return torch.nn.functional.max_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, p), (1, d),
+                                                  ceil_mode).select(-2, 0)
+    return torch.nn.functional.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+class _TrtAvgPool1d(torch.nn.AvgPool1d):
+    """``nn.AvgPool1d`` that exports as a 2-D pooling (same arguments, attributes and state)."""
+
+    def forward(self, input: torch.Tensor) -> torch.Tensor:
+        return _trt_avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                               self.count_include_pad)
+
+
+class _TrtMaxPool1d(torch.nn.MaxPool1d):
+    """``nn.MaxPool1d`` (without ``return_indices``) that exports as a 2-D pooling (same arguments,
+    attributes and state)."""
+
+    def forward(self, input: torch.Tensor) -> torch.Tensor:
+        return _trt_max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode)

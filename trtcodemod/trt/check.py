@@ -50,6 +50,9 @@ RULES: dict[str, tuple[str, ...]] = {
     "affine_grid_generator": ("TRT309",),
     "_unique2": ("TRT302",),
     "nonzero": ("TRT103",),
+    # A 1-D window (TRT603's pooling over an added axis), or adaptive pooling that exported as one.
+    "AveragePool": ("TRT603", "TRT601"),
+    "MaxPool": ("TRT603", "TRT602"),
     "adaptive_avg_pool1d": ("TRT601",),
     "adaptive_avg_pool2d": ("TRT601",),
     "adaptive_avg_pool3d": ("TRT601",),
@@ -732,7 +735,7 @@ class _Checker:
         kernel = _attr(node, "kernel_shape", []) or []
         if len(kernel) not in (2, 3):
             self.report(node, name, node.op_type, f"{len(kernel)}-D pooling: TensorRT pools 2-D or 3-D windows only",
-                        "TRT601" if node.op_type == "AveragePool" else None)
+                        "TRT603" if len(kernel) == 1 else None)
         self.check_LpPool(node, name)
 
     def check_Dropout(self, node: onnx.NodeProto, name: str) -> None:
