@@ -39,14 +39,16 @@ encoder and feature sizes at 128 px, CLIPSeg's decoder, which reshapes its token
 position embeddings, PatchTST's context length); batch, height and width for the variational network's k-space (its
 4 coils fixed, as a scanner's are); none for effdet's predict bench, as in the earlier zoos. Machinery, table and
 counts are real_zoo2.py's. The wrappers were checked only for building and running eagerly (deterministic, finite
-outputs; each forward at the spec's size took at most 3 s here, most under 1 s, on two cores shared with other work), at two
-sizes (effdet at its one), before the first migrate run; changed then: effdet's efficientdetv2_dt was swapped for
-efficientdet_es (at random weights its box regression overflowed to infinities after the BatchNorm calibration, and
-a forward took 6 s), ultralytics' YOLO11-cls-ResNet18 for YOLOv8-cls-ResNet50 (its torchvision ResNet-18 downloads
-its weights), kornia's DeFMO for connected_components (4 s a forward at 64 px, 12 s at 96x80), timm's eca_nfnet_l0
-for nf_regnet_b0 (3.3 s a forward at 64 px); CLIPSeg extracts layers 0 to 2 of its three, SAM 2's windows are 8, 4,
-6 and 3 (a window that follows a query pooling halves, so the third stage's must be even) and the DenseNet has three
-dense blocks (with a fourth, a 24-voxel side is down to one voxel at the last transition's pooling).
+outputs; the best of three warm forwards at the spec's size took 1.3 s at most here, effdet's predict bench, and
+under 1 s for the others, most under 0.3 s; the slowest of the three took up to 3.6 s, with the machine's load at 6
+to 7 on two cores), at two sizes (effdet at its one), before the first migrate run; changed then: effdet's
+efficientdetv2_dt was swapped for efficientdet_es (at random weights its box regression overflowed to infinities
+after the BatchNorm calibration, and a forward took 6 s), ultralytics' YOLO11-cls-ResNet18 for YOLOv8-cls-ResNet50
+(its torchvision ResNet-18 downloads its weights), kornia's DeFMO for connected_components (4 s a forward at 64 px,
+12 s at 96x80), timm's eca_nfnet_l0 for nf_regnet_b0 (3.3 s a forward at 64 px); CLIPSeg extracts layers 0 to 2 of
+its three, SAM 2's windows are 8, 4, 6 and 3 (a window that follows a query pooling halves, so the third stage's
+must be even) and the DenseNet has three dense blocks (with a fourth, a 24-voxel side is down to one voxel at the
+last transition's pooling).
 """
 
 from __future__ import annotations
