@@ -43,12 +43,12 @@ outputs; the best of three warm forwards at the spec's size took 1.3 s at most h
 under 1 s for the others, most under 0.3 s; the slowest of the three took up to 3.6 s, with the machine's load at 6
 to 7 on two cores), at two sizes (effdet at its one), before the first migrate run; changed then: effdet's
 efficientdetv2_dt was swapped for efficientdet_es (at random weights its box regression overflowed to infinities
-after the BatchNorm calibration, and a forward took 6 s), ultralytics' YOLO11-cls-ResNet18 for YOLOv8-cls-ResNet50
-(its torchvision ResNet-18 downloads its weights), kornia's DeFMO for connected_components (4 s a forward at 64 px,
-12 s at 96x80), timm's eca_nfnet_l0 for nf_regnet_b0 (3.3 s a forward at 64 px); CLIPSeg extracts layers 0 to 2 of
-its three, SAM 2's windows are 8, 4, 6 and 3 (a window that follows a query pooling halves, so the third stage's
-must be even) and the DenseNet has three dense blocks (with a fourth, a 24-voxel side is down to one voxel at the
-last transition's pooling).
+after the BatchNorm calibration, and its first forward took 6 s), ultralytics' YOLO11-cls-ResNet18 for
+YOLOv8-cls-ResNet50 (its torchvision ResNet-18 downloads its weights), kornia's DeFMO for connected_components (a
+warm forward took 4 s at 64 px, 12 s at 96x80), timm's eca_nfnet_l0 for nf_regnet_b0 (3.3 s for its first forward at
+64 px); CLIPSeg extracts layers 0 to 2 of its three, SAM 2's windows are 8, 4, 6 and 3 (a window that follows a
+query pooling halves, so the third stage's must be even) and the DenseNet has three dense blocks (with a fourth, a
+24-voxel side is down to one voxel at the last transition's pooling).
 """
 
 from __future__ import annotations
