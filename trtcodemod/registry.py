@@ -56,6 +56,7 @@ RULE_MODULES: tuple[str, ...] = (
     "tile",
     "flex_attention",
     "packed_attention",
+    "spectral",
 )
 
 

@@ -1,0 +1,158 @@
+"""Discrete Fourier transforms of real tensors → cosine and sine matrix products (TRT709).
+
+``torch.fft.fft``/``fft2``/``fftn``, their inverses and ``rfft``/``rfft2``/``rfftn`` taken as
+``torch.view_as_real(...)``, ``.real``/``.imag``/``.abs()`` (or ``torch.real``/``torch.imag``/
+``torch.abs``) are rewritten into one helper per transform (``trtcodemod/helpers/spectral.py``)
+that is the torch function and that use outside ``torch.onnx.export`` and, while exporting,
+the same real tensor computed as matrix products: no complex tensor is made. Other uses of the
+transform (a complex product, ``irfft``) are reported without a fix.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from trtcodemod.astutil import has_star_args
+from trtcodemod.rules import Example, Fix, RuleInfo, Safety, spelled
+from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
+
+#: The transforms rewritten: torch's name → the helper.
+TRANSFORMS = {f"torch.fft.{name}": f"_trt_{name}" for name in (
+    "fft", "ifft", "rfft", "fft2", "ifft2", "rfft2", "fftn", "ifftn", "rfftn")}
+#: Functions that take the real part, imaginary part, both (as a last axis of 2) or the magnitude.
+_PART_FUNCTIONS = {"torch.view_as_real": "view_as_real", "torch.real": "real", "torch.imag": "imag",
+                   "torch.abs": "abs", "torch.absolute": "abs"}
+_PART_ATTRIBUTES = {"real": "real", "imag": "imag"}
+_PART_METHODS = {"abs": "abs", "absolute": "abs"}
+
+
+class DftMatmul(RuntimeScopeRule):
+    needs_text = spelled(*TRANSFORMS)
+    info = RuleInfo(
+        id="TRT709",
+        name="dft-matmul",
+        summary="`torch.fft.*` does not export (complex result; ONNX DFT TensorRT never parses); take the real "
+                "result as cosine and sine matrix products",
+        doc="""\
+What it finds: `torch.fft.fft`, `ifft`, `rfft`, `fft2`, `ifft2`, `rfft2`, `fftn`, `ifftn` and
+`rfftn` (under any import name, `from torch.fft import fft2` included) whose complex result the
+code takes as a real tensor right away: `torch.view_as_real(fft2(x))`, `fft(x).real`,
+`fft(x).imag`, `fft(x).abs()`, `torch.real(...)`, `torch.imag(...)`, `torch.abs(...)`. Any other
+use (the complex result kept in a variable, multiplied, passed to `irfftn`), an `out=` or unpacked
+argument is reported without a fix. `irfft*`, `hfft`, `ihfft` and `stft` are TRT706's.
+
+Why it hurts: the TorchScript exporter has no symbolic for `aten::fft_*`, so the model does not
+export; the dynamo exporter emits ONNX `DFT`, which no TensorRT release parses; and a complex
+tensor cannot be carried by the graphs TensorRT builds. vit_pytorch's SimpleViT with FFT
+(`torch.view_as_real(fft2(img))`) and MONAI's `fftn_centered_t` (`torch.view_as_real(
+torch.fft.fftn(x, dim=dims, norm="ortho"))`) do not export.
+
+The rewrite: `torch.view_as_real(fft2(img))` → `_trt_fft2("view_as_real", img)` (one helper per
+transform, the torch function's parameters passed on as written). Outside `torch.onnx.export`
+the helper is the torch function followed by the use. While exporting, a real (or integer)
+input takes, along each transformed axis of size n, the products with
+C[k, j] = cos(2 pi ((k j) mod n) / n) and S[k, j] = sin(...) built from `arange` of the traced
+sizes, so the graph follows any input size; `n`/`s` trim or zero-pad as torch does, `rfft*` keep
+`n // 2 + 1` frequencies of the last axis, `norm` scales. The graph: Range, Mul, Div, Sub, Cast,
+Cos, Sin, Transpose, MatMul (and Sqrt for `abs`). A complex input keeps the torch function (and
+its export error).
+
+Fix safety: unsafe; the assumption is that values equal to the FFT's up to rounding are good
+enough. A matrix product sums in another order than the FFT (measured: relative error below
+1e-6 in float32 for 64 x 64 images, 1e-15 in float64), costs O(n^2) per line instead of
+O(n log n), and multiplies every element by its weight: an inf or NaN in an input line makes
+every output of that line NaN or inf, where the FFT keeps some finite. Float16/bfloat16 are
+computed in float32 (the CPU FFT refuses them). `torch.jit.script` cannot compile the helpers
+(their `dim` is an int or a tuple). Eager mode, `torch.fx`, `torch.compile` and `torch.export`
+run the original.
+
+TensorRT versions: all (the export fails or yields DFT before TensorRT is involved).""",
+        fix=Safety.UNSAFE,
+        examples=(
+            Example(
+                "from torch.fft import fft2\n"
+                "def forward(self, img):\n"
+                "    freqs = torch.view_as_real(fft2(img))\n"
+                "    return self.to_freq_embedding(freqs)\n",
+                "from torch.fft import fft2\n"
+                "def forward(self, img):\n"
+                "    freqs = _trt_fft2(\"view_as_real\", img)\n"
+                "    return self.to_freq_embedding(freqs)\n",
+                unsafe=True,
+            ),
+            Example(
+                "def amplitude(self, x):\n"
+                "    return torch.fft.rfft(x, n=64, dim=1, norm=\"ortho\").abs()\n",
+                "def amplitude(self, x):\n"
+                "    return _trt_rfft(\"abs\", x, n=64, dim=1, norm=\"ortho\")\n",
+                unsafe=True,
+            ),
+            Example(
+                "def spectrum(self, x, k):\n"
+                "    return torch.fft.irfft(torch.fft.rfft(x) * k)\n",
+            ),
+        ),
+        references=(
+            "https://pytorch.org/docs/stable/fft.html",
+            "https://github.com/onnx/onnx-tensorrt/blob/main/docs/operators.md",
+        ),
+    )
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        #: Transform calls already taken with their use (visited before the call itself).
+        self._taken: set[int] = set()
+
+    def _transform(self, node: cst.BaseExpression) -> str | None:
+        if type(node) is not cst.Call:
+            return None
+        return self.context.refers_to(node.func, *TRANSFORMS)
+
+    def _take(self, whole: cst.BaseExpression, call: cst.Call, part: str) -> None:
+        """Rewrite ``whole`` (the use of the transform ``call``) into the helper, or report why not."""
+        name = self._transform(call)
+        if name is None:
+            return
+        self._taken.add(id(call))
+        short = name.replace("torch.fft.", "")
+        if has_star_args(call) or any(a.keyword is not None and a.keyword.value == "out" for a in call.args) \
+                or len(call.args) > 4 or not call.args:
+            self.found(call, f"{self._why(name)}; not rewritten: other arguments (`out=`, unpacked ones)")
+            return
+        helper = TRANSFORMS[name]
+        first = cst.Arg(value=cst.SimpleString(f'"{part}"'))
+        replacement = cst.Call(func=cst.Name(helper), args=[first, *call.args])
+        self.found(call, f"{self._why(name)}; the {part} result is computed as cosine and sine matrix products "
+                         f"while exporting (`torch.fft.{short}` otherwise)",
+                   Fix({whole: replacement}, safety=Safety.UNSAFE, helpers=(helper,)))
+
+    @staticmethod
+    def _why(name: str) -> str:
+        return (f"`{name}` has no TensorRT path: the TorchScript exporter has no ONNX symbolic for it, the dynamo "
+                "exporter's ONNX DFT is not parsed by any TensorRT release, and its result is complex")
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if id(node) in self._taken:
+            return
+        func = node.func
+        if len(node.args) == 1 and node.args[0].keyword is None and not node.args[0].star:
+            part = self.context.refers_to(func, *_PART_FUNCTIONS)
+            if part is not None and self._transform(node.args[0].value) is not None:
+                self._take(node, node.args[0].value, _PART_FUNCTIONS[part])
+                return
+        if (not node.args and type(func) is cst.Attribute and func.attr.value in _PART_METHODS
+                and self._transform(func.value) is not None):
+            self._take(node, func.value, _PART_METHODS[func.attr.value])  # type: ignore[arg-type]
+            return
+        name = self._transform(node)
+        if name is not None:
+            self.found(node, f"{self._why(name)}; not rewritten: its complex result is used as such (only "
+                             "`torch.view_as_real`, `.real`, `.imag` and `.abs()` of it are)")
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if node.attr.value in _PART_ATTRIBUTES and self._transform(node.value) is not None \
+                and id(node.value) not in self._taken:
+            self._take(node, node.value, _PART_ATTRIBUTES[node.attr.value])  # type: ignore[arg-type]
+
+
+RULES = (DftMatmul,)
