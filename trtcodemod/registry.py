@@ -57,6 +57,7 @@ RULE_MODULES: tuple[str, ...] = (
     "flex_attention",
     "packed_attention",
     "spectral",
+    "exp2",
 )
 
 
