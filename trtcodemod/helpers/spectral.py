@@ -10,17 +10,19 @@ transformed axis, the input times a cosine and a sine matrix
 
     C[k, j] = cos(2 pi ((k * j) mod n) / n),  S[k, j] = sin(2 pi ((k * j) mod n) / n)
 
-built from ``arange`` of the traced sizes (Range, Mul, Div, Sub, Cast, Cos, Sin, MatMul: parsed
-by TensorRT, and dynamic when the sizes are). ``(k * j) mod n`` is taken in integers (as
-``kj - floor(kj / n) * n``, not ONNX ``Mod``, which TensorRT 8.4 lacks) so the angle stays below
-2 pi and keeps its precision. A size ``n``/``s`` given by the code trims (the columns past ``n``
+built from ``arange`` of the traced sizes (Range, Mul, Div, Sub, Cast, Cos, Sin, Transpose,
+MatMul; Less where a size is given, Concat for ``view_as_real``, Sqrt for ``abs``: parsed by
+TensorRT, and dynamic when the sizes are). ``(k * j) mod n`` is taken in integers (as
+``kj - trunc(kj / n) * n``, both non-negative: no ONNX ``Mod``, which TensorRT 8.4 lacks, and no
+floor-division sign fix) so the angle stays below 2 pi and keeps its precision. A size ``n``/``s`` given by the code trims (the columns past ``n``
 are zero) or zero-pads (the matrix has only the input's columns) as torch does; ``rfft*`` keep
 the ``n // 2 + 1`` first rows of the last axis; ``norm`` scales the matrices.
 
 The values differ from the FFT's by rounding (a matrix product sums in another order), and a
-matrix product multiplies every element by its weight: one inf or NaN in an input line makes
-the whole output line inf/NaN, as in the FFT's own butterflies (measured: the FFT gives NaN
-there too, and so does this). Float16/bfloat16 are computed in float32 and rounded back; integer
+matrix product multiplies every element by its weight, a zero weight included: one inf or NaN in
+an input line makes every output of that line inf or NaN, where the FFT keeps some of them finite
+(``torch.fft.fft([1, inf, 2, 3])`` has the finite real parts -1 in two bins; here they are NaN).
+Float16/bfloat16 are computed in float32 and rounded back; integer
 and bool inputs in the default float type, as torch promotes them.
 
 Outside ``torch.onnx.export`` (eager, ``torch.fx``, ``torch.compile``, ``torch.export``) every
@@ -34,8 +36,19 @@ from trtcodemod.helpers.onnx_export import _trt_onnx_exporting
 
 
 def _trt_dft_part(z, part):
-    """What the code takes of the complex transform ``z``: ``torch.view_as_real(z)``, ``z.real``,
-    ``z.imag`` or ``z.abs()``."""
+    """What the code takes of the transform ``z``: ``torch.view_as_real(z)``, ``z.real``, ``z.imag``,
+    ``z.abs()`` or ``z`` itself (``"complex"``: a transform kept in a variable). A real ``z`` is
+    the ``(..., 2)`` layout the export formulation keeps such a transform in."""
+    if part == "complex":
+        return z
+    if not z.is_complex():
+        if part == "view_as_real":
+            return z
+        if part == "real":
+            return z[..., 0]
+        if part == "imag":
+            return z[..., 1]
+        return torch.sqrt(z[..., 0] * z[..., 0] + z[..., 1] * z[..., 1])
     if part == "view_as_real":
         return torch.view_as_real(z)
     if part == "real":
@@ -81,7 +94,7 @@ def _trt_dft_onnx(x, part, sizes, dims, norm, inverse, onesided):
         k = torch.arange(rows, device=x.device)
         j = torch.arange(length, device=x.device)
         kj = k[:, None] * j[None, :]
-        kj = kj - torch.div(kj, n, rounding_mode="floor") * n
+        kj = kj - torch.div(kj, n, rounding_mode="trunc") * n  # (both non-negative: the floor)
         angle = kj.to(compute) * (6.283185307179586 / n)
         scale = 1.0
         if norm == "ortho":
@@ -107,7 +120,7 @@ def _trt_dft_onnx(x, part, sizes, dims, norm, inverse, onesided):
         im = new_im.transpose(axis, last)
     if im is None:  # no axis: torch.fft.fftn over zero dims is the input as complex
         im = torch.zeros_like(re)
-    if part == "view_as_real":
+    if part == "view_as_real" or part == "complex":
         out = torch.stack((re, im), -1)
     elif part == "real":
         out = re
