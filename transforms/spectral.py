@@ -19,6 +19,8 @@ from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
 #: The transforms rewritten: torch's name → the helper.
 TRANSFORMS = {f"torch.fft.{name}": f"_trt_{name}" for name in (
     "fft", "ifft", "rfft", "fft2", "ifft2", "rfft2", "fftn", "ifftn", "rfftn")}
+#: The shifts that reorder a spectrum (a permutation: any use of them is rewritten).
+SHIFTS = {"torch.fft.fftshift": "_trt_fftshift", "torch.fft.ifftshift": "_trt_ifftshift"}
 #: Functions that take the real part, imaginary part, both (as a last axis of 2) or the magnitude.
 _PART_FUNCTIONS = {"torch.view_as_real": "view_as_real", "torch.real": "real", "torch.imag": "imag",
                    "torch.abs": "abs", "torch.absolute": "abs"}
@@ -29,7 +31,7 @@ _PART_METHODS = {"abs": "abs", "absolute": "abs"}
 
 
 class DftMatmul(RuntimeScopeRule):
-    needs_text = spelled(*TRANSFORMS)
+    needs_text = spelled(*TRANSFORMS, *SHIFTS)
     info = RuleInfo(
         id="TRT709",
         name="dft-matmul",
@@ -60,7 +62,10 @@ Cos, Sin, Transpose, MatMul (Less where a size is given, Concat for `view_as_rea
 `abs`). A transform kept in a variable whose every use takes a part (`z = fftn(x, ...)`, then
 `torch.real(z)` and `torch.imag(z)`) becomes `z = _trt_fftn("complex", x, ...)`, which is the
 complex transform outside an export and its `view_as_real` layout while exporting, and each use
-`_trt_dft_part(z, "real")`, which takes its part of either. A complex input keeps the torch function (and
+`_trt_dft_part(z, "real")`, which takes its part of either. `torch.fft.fftshift(x, dim)` →
+`_trt_fftshift(x, dim)` (`ifftshift` alike): while exporting a real input, each axis is split at
+its traced size and the two slices concatenated in the other order: the same elements in the
+same places, bit for bit (Shape, Div, Sub, Slice, Concat). A complex input keeps the torch function (and
 its export error).
 
 Fix safety: unsafe; the assumption is that values equal to the FFT's up to rounding are good
@@ -83,7 +88,8 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
             "long transformed axes: the products cost O(n^2) per line (the FFT O(n log n)) and sum n terms "
             "in another order",
             "float16/bfloat16 input: computed in float32 and rounded back (the CPU FFT refuses them)",
-            "`torch.jit.script` of the rewritten function: the helpers take `dim` as an int or a tuple",
+            "`torch.jit.script` of the rewritten function: the helpers take `dim` as an int or a tuple (this is why "
+            "the exact fftshift/ifftshift rewrite is labelled unsafe too)",
         ),
         examples=(
             Example(
@@ -232,10 +238,25 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
                 and self._transform(func.value) is not None):
             self._take(node, func.value, _PART_METHODS[func.attr.value])  # type: ignore[arg-type]
             return
+        shift = self.context.refers_to(func, *SHIFTS)
+        if shift is not None:
+            self._shift(node, shift)
+            return
         name = self._transform(node)
         if name is not None:
             self.found(node, f"{self._why(name)}; not rewritten: its complex result is used as such (only "
                              "`torch.view_as_real`, `.real`, `.imag` and `.abs()` of it are)")
+
+    def _shift(self, node: cst.Call, name: str) -> None:
+        message = (f"the TorchScript exporter has no ONNX symbolic for `{name}` (aten::fft_{name.rsplit('.', 1)[1]}), "
+                   "so the model does not export")
+        if has_star_args(node) or not node.args or len(node.args) > 2:
+            self.found(node, f"{message}; not rewritten: other arguments")
+            return
+        helper = SHIFTS[name]
+        self.found(node, f"{message}; the same reordering is taken as slices and a concatenation while exporting "
+                         f"(`{name}` otherwise)",
+                   Fix({node: node.with_changes(func=cst.Name(helper))}, safety=Safety.UNSAFE, helpers=(helper,)))
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if node.attr.value in _PART_ATTRIBUTES and self._transform(node.value) is not None \

@@ -201,3 +201,38 @@ def _trt_rfftn(part, input, s=None, dim=None, norm=None):
         dims, sizes = _trt_dft_axes(input, s, dim, None)
         return _trt_dft_onnx(input, part, sizes, dims, norm, False, True)
     return _trt_dft_part(torch.fft.rfftn(input, s, dim, norm), part)
+
+
+def _trt_shift_onnx(input, dim, inverse):
+    """``torch.fft.fftshift(input, dim)`` (``ifftshift`` when ``inverse``) as slices and a
+    concatenation per axis: the same permutation of the same elements, with each axis's split
+    computed from its traced size."""
+    if dim is None:
+        dims = list(range(input.dim()))
+    elif isinstance(dim, int):
+        dims = [dim]
+    else:
+        dims = list(dim)
+    out = input
+    for axis in dims:
+        axis = axis % input.dim()
+        n = out.shape[axis]
+        split = n - n // 2 if not inverse else n // 2  # roll by n // 2 (fftshift) or by -(n // 2)
+        head = out.narrow(axis, 0, split)
+        tail = out.narrow(axis, split, n - split)
+        out = torch.cat((tail, head), axis)
+    return out
+
+
+def _trt_fftshift(input, dim=None):
+    """``torch.fft.fftshift(input, dim)``; while exporting, slices and a concatenation."""
+    if _trt_onnx_exporting() and isinstance(input, torch.Tensor) and not input.is_complex():
+        return _trt_shift_onnx(input, dim, False)
+    return torch.fft.fftshift(input, dim)
+
+
+def _trt_ifftshift(input, dim=None):
+    """``torch.fft.ifftshift(input, dim)``; while exporting, slices and a concatenation."""
+    if _trt_onnx_exporting() and isinstance(input, torch.Tensor) and not input.is_complex():
+        return _trt_shift_onnx(input, dim, True)
+    return torch.fft.ifftshift(input, dim)
