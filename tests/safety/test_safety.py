@@ -162,6 +162,11 @@ PROGRAMS = [
     Program("TRT313", "class M(nn.Module):\n    def forward(self, x, flow):\n"
                       "        return F.grid_sample(x, flow.permute(0, 2, 3, 4, 1), align_corners=True)\n",
             pair(tensors(dtypes=FLOATS, shape=(1, 2, 3, 4, 2)), tensors(dtypes=FLOATS, shape=(1, 3, 2, 2, 3)))),
+    # TRT708 exp2: function and method forms, on every drawn dtype (integers and bools become floats).
+    Program("TRT708", "class M(nn.Module):\n    def forward(self, x):\n        return torch.exp2(x)\n",
+            one(tensors())),
+    Program("TRT708", "class M(nn.Module):\n    def forward(self, x):\n        return (x * 0.5).exp2() + 1\n",
+            one(tensors())),
 ]
 
 PROGRAM_IDS = [f"{p.rule}-{n}" for n, p in enumerate(PROGRAMS)]
@@ -259,6 +264,8 @@ ONNX_CASES = [
     ("TRT501", 7, [torch.randn(2, 3, 5)], "Pad"),
     ("TRT601", 11, [torch.randn(2, 3, 9, 11)], "AveragePool"),
     ("TRT501", next(n for n, p in enumerate(PROGRAMS) if "self.halo" in p.body), [torch.randn(2, 3, 5)], "Pad"),
+    ("TRT708", next(n for n, p in enumerate(PROGRAMS) if "torch.exp2(x)" in p.body),
+     [torch.tensor([0.0, -0.0, 1.5, -3.25, 127.0, -149.0, float("inf"), -float("inf"), float("nan")])], None),
 ]
 
 
