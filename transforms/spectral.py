@@ -62,7 +62,11 @@ Cos, Sin, Transpose, MatMul (Less where a size is given, Concat for `view_as_rea
 `abs`). A transform kept in a variable whose every use takes a part (`z = fftn(x, ...)`, then
 `torch.real(z)` and `torch.imag(z)`) becomes `z = _trt_fftn("complex", x, ...)`, which is the
 complex transform outside an export and its `view_as_real` layout while exporting, and each use
-`_trt_dft_part(z, "real")`, which takes its part of either. `torch.fft.fftshift(x, dim)` →
+`_trt_dft_part(z, "real")`, which takes its part of either. An input written as
+`torch.view_as_complex(pairs)` (MONAI's k-space, real and imaginary parts on a last axis of 2)
+is passed as the pairs with a `"pairs:"` part (`_trt_ifftn("pairs:view_as_real", pairs, ...)`):
+the products then take both parts, and no complex tensor is made while exporting (not for
+`rfft*`, which refuse a complex input). `torch.fft.fftshift(x, dim)` →
 `_trt_fftshift(x, dim)` (`ifftshift` alike): while exporting a real input, each axis is split at
 its traced size and the two slices concatenated in the other order: the same elements in the
 same places, bit for bit (Shape, Div, Sub, Slice, Concat). A complex input keeps the torch function (and
@@ -180,9 +184,10 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
                     or has_star_args(call) or len(call.args) > 4 or not call.args \
                     or any(a.keyword is not None and a.keyword.value == "out" for a in call.args):
                 continue
-            helper = TRANSFORMS[self._transform(call)]  # type: ignore[index]
+            name_of = self._transform(call)
+            helper = TRANSFORMS[name_of]  # type: ignore[index]
             replacements: dict[cst.CSTNode, cst.CSTNode] = {
-                call: cst.Call(func=cst.Name(helper), args=[cst.Arg(value=cst.SimpleString('"complex"')), *call.args])}
+                call: cst.Call(func=cst.Name(helper), args=self._arguments(call, name_of, "complex"))}
             for use in uses[name]:
                 z, part = self._part_of(use)  # type: ignore[misc]
                 replacements[use] = cst.Call(func=cst.Name(PART_HELPER), args=[
@@ -206,11 +211,24 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
             self.found(call, f"{self._why(name)}; not rewritten: other arguments (`out=`, unpacked ones)")
             return
         helper = TRANSFORMS[name]
-        first = cst.Arg(value=cst.SimpleString(f'"{part}"'))
-        replacement = cst.Call(func=cst.Name(helper), args=[first, *call.args])
+        replacement = cst.Call(func=cst.Name(helper), args=self._arguments(call, name, part))
         self.found(call, f"{self._why(name)}; the {part} result is computed as cosine and sine matrix products "
                          f"while exporting (`torch.fft.{short}` otherwise)",
                    Fix({whole: replacement}, safety=Safety.UNSAFE, helpers=(helper,)))
+
+    def _arguments(self, call: cst.Call, name: str, part: str) -> list[cst.Arg]:
+        """The helper's arguments: the part, then the transform's own; an input written as
+        ``torch.view_as_complex(pairs)`` (not for ``rfft*``, which refuse complex input) is passed as
+        the pairs, with a ``"pairs:"`` part, so no complex tensor is made while exporting."""
+        args = list(call.args)
+        first = args[0]
+        inner = first.value
+        if (first.keyword is None and not name.startswith("torch.fft.rfft") and type(inner) is cst.Call
+                and self.context.refers_to(inner.func, "torch.view_as_complex") and len(inner.args) == 1
+                and inner.args[0].keyword is None and not inner.args[0].star):
+            args[0] = first.with_changes(value=inner.args[0].value)
+            part = f"pairs:{part}"
+        return [cst.Arg(value=cst.SimpleString(f'"{part}"')), *args]
 
     @staticmethod
     def _why(name: str) -> str:

@@ -49,12 +49,14 @@ class Spectra(nn.Module):
         imag = torch.imag(torch.fft.ifft(signal))
         kept = tfft.rfft2(img, s=(4, 6), norm="forward")
         energy = torch.real(kept) ** 2 + kept.imag ** 2
-        return freqs, magnitude, real, imag, energy
+        pairs = torch.stack((img, img.flip(-1)), -1)
+        back = torch.view_as_real(torch.fft.ifft2(torch.view_as_complex(pairs), norm="ortho"))
+        return freqs, magnitude, real, imag, energy, back
 '''
 
 
 def test_rewrite_text_and_what_is_left() -> None:
-    assert rules_found(SOURCE, select=("TRT709",)) == ["TRT709"] * 5
+    assert rules_found(SOURCE, select=("TRT709",)) == ["TRT709"] * 6
     assert rewrite(SOURCE, select=("TRT709",)) == rewrite(SOURCE, select=("TRT709",), unsafe=False)
     assert "_trt_" not in rewrite(SOURCE, select=("TRT709",))  # unsafe: nothing without --unsafe
     after = strip_helpers(rewrite(SOURCE, select=("TRT709",), unsafe=True))
@@ -64,6 +66,7 @@ def test_rewrite_text_and_what_is_left() -> None:
     assert 'imag = _trt_ifft("imag", signal)' in after
     assert 'kept = _trt_rfft2("complex", img, s=(4, 6), norm="forward")' in after
     assert 'energy = _trt_dft_part(kept, "real") ** 2 + _trt_dft_part(kept, "imag") ** 2' in after
+    assert 'back = _trt_ifft2("pairs:view_as_real", pairs, norm="ortho")' in after
     once = rewrite(SOURCE, select=("TRT709",), unsafe=True)
     assert rewrite(once, select=("TRT709",), unsafe=True) == once
     refused = '''
@@ -122,6 +125,23 @@ def test_the_export_formulation_is_torchs_transform_up_to_rounding(kind) -> None
                             got = helper(part, x, norm=norm, **kwargs)
                         assert got.dtype == want.dtype and got.shape == want.shape, (kind, shape, kwargs, part)
                         assert torch.allclose(got, want, rtol=1e-12, atol=1e-12), (kind, shape, values, kwargs, norm)
+
+
+@pytest.mark.parametrize("kind", ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn"])
+def test_the_export_formulation_of_complex_pairs(kind) -> None:
+    """``fft(torch.view_as_complex(pairs))``: the products take both parts of the pairs."""
+    fn, helper = getattr(torch.fft, kind), HELPERS[kind]
+    for shape in [(2, 3, 8, 2), (1, 1, 1, 2), (3, 5, 7, 2)]:
+        for values in ("random", "zeros", "negative"):
+            pairs = _signal(shape, values)
+            for kwargs in _calls(kind)[:3]:
+                for part, take in PARTS.items():
+                    want = take(fn(torch.view_as_complex(pairs), norm="ortho", **kwargs))
+                    outside = helper(f"pairs:{part}", pairs, norm="ortho", **kwargs)
+                    assert torch.equal(outside, want)  # outside an export: torch's transform itself
+                    with export_formulation():
+                        got = helper(f"pairs:{part}", pairs, norm="ortho", **kwargs)
+                    assert got.shape == want.shape and torch.allclose(got, want, rtol=1e-12, atol=1e-12), (kind, kwargs)
 
 
 def test_the_export_formulation_on_other_dtypes() -> None:

@@ -38,7 +38,10 @@ from trtcodemod.helpers.onnx_export import _trt_onnx_exporting
 def _trt_dft_part(z, part):
     """What the code takes of the transform ``z``: ``torch.view_as_real(z)``, ``z.real``, ``z.imag``,
     ``z.abs()`` or ``z`` itself (``"complex"``: a transform kept in a variable). A real ``z`` is
-    the ``(..., 2)`` layout the export formulation keeps such a transform in."""
+    the ``(..., 2)`` layout the export formulation keeps such a transform in. A ``"pairs:"``
+    prefix (the input was given as real and imaginary pairs) says nothing about the result."""
+    if part.startswith("pairs:"):
+        part = part[6:]
     if part == "complex":
         return z
     if not z.is_complex():
@@ -56,6 +59,21 @@ def _trt_dft_part(z, part):
     if part == "imag":
         return z.imag
     return z.abs()
+
+
+def _trt_dft_signal(input, part):
+    """The signal the code transforms: ``input`` itself, or, for a ``"pairs:"`` part, the complex
+    tensor whose real and imaginary pairs ``input`` holds (``torch.view_as_complex(input)``)."""
+    if part.startswith("pairs:"):
+        return torch.view_as_complex(input)
+    return input
+
+
+def _trt_dft_shape(input, part):
+    """A real tensor of the transformed signal's shape (for its axes): ``input``, or its real parts."""
+    if part.startswith("pairs:"):
+        return input[..., 0]
+    return input
 
 
 def _trt_dft_axes(x, sizes, dims, default_dims):
@@ -85,6 +103,10 @@ def _trt_dft_onnx(x, part, sizes, dims, norm, inverse, onesided):
     compute = torch.float32 if dtype in (torch.float16, torch.bfloat16) else dtype
     re = x.to(compute)
     im = None
+    if part.startswith("pairs:"):  # x holds (real, imaginary) pairs on its last axis
+        part = part[6:]
+        im = re[..., 1]
+        re = re[..., 0]
     sign = 1.0 if inverse else -1.0
     for index in range(len(dims)):
         axis = dims[index]
@@ -134,73 +156,73 @@ def _trt_dft_onnx(x, part, sizes, dims, norm, inverse, onesided):
 def _trt_fft(part, input, n=None, dim=-1, norm=None):
     """``part`` of ``torch.fft.fft(input, n, dim, norm)``; while exporting, matrix products."""
     if _trt_onnx_exporting() and not input.is_complex():
-        dims, sizes = _trt_dft_axes(input, n, dim, None)
+        dims, sizes = _trt_dft_axes(_trt_dft_shape(input, part), n, dim, None)
         return _trt_dft_onnx(input, part, sizes, dims, norm, False, False)
-    return _trt_dft_part(torch.fft.fft(input, n, dim, norm), part)
+    return _trt_dft_part(torch.fft.fft(_trt_dft_signal(input, part), n, dim, norm), part)
 
 
 def _trt_ifft(part, input, n=None, dim=-1, norm=None):
     """``part`` of ``torch.fft.ifft(input, n, dim, norm)``; while exporting, matrix products."""
     if _trt_onnx_exporting() and not input.is_complex():
-        dims, sizes = _trt_dft_axes(input, n, dim, None)
+        dims, sizes = _trt_dft_axes(_trt_dft_shape(input, part), n, dim, None)
         return _trt_dft_onnx(input, part, sizes, dims, norm, True, False)
-    return _trt_dft_part(torch.fft.ifft(input, n, dim, norm), part)
+    return _trt_dft_part(torch.fft.ifft(_trt_dft_signal(input, part), n, dim, norm), part)
 
 
 def _trt_rfft(part, input, n=None, dim=-1, norm=None):
     """``part`` of ``torch.fft.rfft(input, n, dim, norm)``; while exporting, matrix products."""
     if _trt_onnx_exporting() and not input.is_complex():
-        dims, sizes = _trt_dft_axes(input, n, dim, None)
+        dims, sizes = _trt_dft_axes(_trt_dft_shape(input, part), n, dim, None)
         return _trt_dft_onnx(input, part, sizes, dims, norm, False, True)
-    return _trt_dft_part(torch.fft.rfft(input, n, dim, norm), part)
+    return _trt_dft_part(torch.fft.rfft(_trt_dft_signal(input, part), n, dim, norm), part)
 
 
 def _trt_fft2(part, input, s=None, dim=(-2, -1), norm=None):
     """``part`` of ``torch.fft.fft2(input, s, dim, norm)``; while exporting, matrix products."""
     if _trt_onnx_exporting() and not input.is_complex():
-        dims, sizes = _trt_dft_axes(input, s, dim, (-2, -1))
+        dims, sizes = _trt_dft_axes(_trt_dft_shape(input, part), s, dim, (-2, -1))
         return _trt_dft_onnx(input, part, sizes, dims, norm, False, False)
-    return _trt_dft_part(torch.fft.fft2(input, s, dim, norm), part)
+    return _trt_dft_part(torch.fft.fft2(_trt_dft_signal(input, part), s, dim, norm), part)
 
 
 def _trt_ifft2(part, input, s=None, dim=(-2, -1), norm=None):
     """``part`` of ``torch.fft.ifft2(input, s, dim, norm)``; while exporting, matrix products."""
     if _trt_onnx_exporting() and not input.is_complex():
-        dims, sizes = _trt_dft_axes(input, s, dim, (-2, -1))
+        dims, sizes = _trt_dft_axes(_trt_dft_shape(input, part), s, dim, (-2, -1))
         return _trt_dft_onnx(input, part, sizes, dims, norm, True, False)
-    return _trt_dft_part(torch.fft.ifft2(input, s, dim, norm), part)
+    return _trt_dft_part(torch.fft.ifft2(_trt_dft_signal(input, part), s, dim, norm), part)
 
 
 def _trt_rfft2(part, input, s=None, dim=(-2, -1), norm=None):
     """``part`` of ``torch.fft.rfft2(input, s, dim, norm)``; while exporting, matrix products."""
     if _trt_onnx_exporting() and not input.is_complex():
-        dims, sizes = _trt_dft_axes(input, s, dim, (-2, -1))
+        dims, sizes = _trt_dft_axes(_trt_dft_shape(input, part), s, dim, (-2, -1))
         return _trt_dft_onnx(input, part, sizes, dims, norm, False, True)
-    return _trt_dft_part(torch.fft.rfft2(input, s, dim, norm), part)
+    return _trt_dft_part(torch.fft.rfft2(_trt_dft_signal(input, part), s, dim, norm), part)
 
 
 def _trt_fftn(part, input, s=None, dim=None, norm=None):
     """``part`` of ``torch.fft.fftn(input, s, dim, norm)``; while exporting, matrix products."""
     if _trt_onnx_exporting() and not input.is_complex():
-        dims, sizes = _trt_dft_axes(input, s, dim, None)
+        dims, sizes = _trt_dft_axes(_trt_dft_shape(input, part), s, dim, None)
         return _trt_dft_onnx(input, part, sizes, dims, norm, False, False)
-    return _trt_dft_part(torch.fft.fftn(input, s, dim, norm), part)
+    return _trt_dft_part(torch.fft.fftn(_trt_dft_signal(input, part), s, dim, norm), part)
 
 
 def _trt_ifftn(part, input, s=None, dim=None, norm=None):
     """``part`` of ``torch.fft.ifftn(input, s, dim, norm)``; while exporting, matrix products."""
     if _trt_onnx_exporting() and not input.is_complex():
-        dims, sizes = _trt_dft_axes(input, s, dim, None)
+        dims, sizes = _trt_dft_axes(_trt_dft_shape(input, part), s, dim, None)
         return _trt_dft_onnx(input, part, sizes, dims, norm, True, False)
-    return _trt_dft_part(torch.fft.ifftn(input, s, dim, norm), part)
+    return _trt_dft_part(torch.fft.ifftn(_trt_dft_signal(input, part), s, dim, norm), part)
 
 
 def _trt_rfftn(part, input, s=None, dim=None, norm=None):
     """``part`` of ``torch.fft.rfftn(input, s, dim, norm)``; while exporting, matrix products."""
     if _trt_onnx_exporting() and not input.is_complex():
-        dims, sizes = _trt_dft_axes(input, s, dim, None)
+        dims, sizes = _trt_dft_axes(_trt_dft_shape(input, part), s, dim, None)
         return _trt_dft_onnx(input, part, sizes, dims, norm, False, True)
-    return _trt_dft_part(torch.fft.rfftn(input, s, dim, norm), part)
+    return _trt_dft_part(torch.fft.rfftn(_trt_dft_signal(input, part), s, dim, norm), part)
 
 
 def _trt_shift_onnx(input, dim, inverse):
