@@ -18,7 +18,7 @@ import onnxruntime as ort
 import pytest
 import torch
 from safety import assert_same_run, import_source, run_once, toolchain_outcomes
-from support import rewrite, rules_found, strip_helpers
+from support import migrate_small, rewrite, rules_found, strip_helpers
 
 from trtcodemod.helpers.powers import _trt_exp2
 from trtcodemod.trt.check import check_graph
@@ -194,3 +194,34 @@ def test_the_export_formulation_is_one_ulp_from_exp2_in_eager() -> None:
     assert int(ulps.max()) == 1 and int((ulps > 0).sum()) > 0
     whole = torch.arange(-20, 20)
     assert torch.equal(torch.pow(2.0, whole), torch.exp2(whole))  # integers: same value and dtype
+
+
+MODEL = '''
+import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 1)
+
+    def forward(self, x):
+        exponent = torch.floor(self.conv(x).clamp(-8, 8))
+        return x.mean(1, keepdim=True) * torch.exp2(-exponent)
+
+
+def build():
+    torch.manual_seed(0)
+    return Net().eval()
+'''
+
+
+def test_migrate_fixes_a_small_model(tmp_path) -> None:
+    path = tmp_path / "power_model.py"
+    path.write_text(MODEL)
+    report, exit_code = migrate_small(path)
+    assert exit_code == 0, report["remaining"]
+    assert [a["rule"] for a in report["applied"]] == ["TRT708"]
+    assert report["before"]["exported"] is False and report["after"]["faithful"] is True
+    assert "+        return x.mean(1, keepdim=True) * _trt_exp2(-exponent)" in report["diff"]
