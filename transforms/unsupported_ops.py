@@ -42,10 +42,8 @@ class UnsupportedOp:
     opset: int = 17
 
 
-_FFT = tuple(f"torch.fft.{n}" for n in (
-    "fft", "ifft", "rfft", "irfft", "fft2", "ifft2", "rfft2", "irfft2", "fftn", "ifftn", "rfftn", "irfftn",
-    "hfft", "ihfft",
-))
+# fft/ifft/rfft and their 2-D and n-D forms are TRT709's (matrix products where the result is taken as real).
+_FFT = tuple(f"torch.fft.{n}" for n in ("irfft", "irfft2", "irfftn", "hfft", "ihfft"))
 _NO_EXPORT = "the TorchScript exporter has no ONNX symbolic for it"
 
 #: Each row is backed by an export in tests/transforms/test_unsupported_ops.py (opset 17,
@@ -93,8 +91,8 @@ class UnsupportedOperator(RuntimeScopeRule):
 What it finds: calls of torch functions and module classes from a table, each backed by an
 export with `torch.onnx.export(dynamo=False, opset_version=17)` and by TensorRT's ONNX
 operator table: `nn.Fold` (ONNX Col2Im, opset 18; the function `F.fold` is TRT312's, which
-rewrites it), `torch.fft.*` and `torch.stft`
-(DFT / STFT), `torch.det` / `torch.linalg.det` / `torch.logdet` (Det), `torch.multinomial`,
+rewrites it), `torch.fft.irfft`/`irfft2`/`irfftn`/`hfft`/`ihfft` and `torch.stft` (DFT / STFT;
+the other transforms are TRT709's, which rewrites them where their result is taken as real), `torch.det` / `torch.linalg.det` / `torch.logdet` (Det), `torch.multinomial`,
 `torch.bernoulli`, `F.max_unpool*` / `nn.MaxUnpool*`, `F.affine_grid`, and functions the
 TorchScript exporter cannot export at all (`torch.cumprod`, `torch.searchsorted`,
 `torch.histc`, `torch.linalg.inv`, `torch.erfinv`, `torch.median`, `torch.kthvalue`, ...).
@@ -120,7 +118,7 @@ Fix safety: none (detect only).""",
         examples=(
             Example("class Merge(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
                     "        self.fold = nn.Fold((32, 32), kernel_size=4, stride=4)\n"),
-            Example("def spectrum(x):\n    return torch.fft.rfft(x).abs()\n"),
+            Example("def signal(spectrum):\n    return torch.fft.irfft(spectrum)\n"),
             Example("def jacobian_scale(m):\n    return torch.linalg.det(m).abs()\n"),
         ),
         references=(_OPERATORS, _SUPPORTED_ATEN, "https://pytorch.org/docs/stable/generated/torch.nn.Fold.html"),

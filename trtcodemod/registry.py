@@ -57,6 +57,8 @@ RULE_MODULES: tuple[str, ...] = (
     "tile",
     "flex_attention",
     "packed_attention",
+    "spectral",
+    "exp2",
 )
 
 

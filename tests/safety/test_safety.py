@@ -181,6 +181,11 @@ PROGRAMS = [
                       "        self.pool = nn.AdaptiveMaxPool2d((2, 3))\n"
                       "    def forward(self, x):\n        return self.pool(x)\n",
             one(tensors(min_dim=3, max_dim=4)), unsafe=True),
+    # TRT708 exp2: function and method forms, on every drawn dtype (integers and bools become floats).
+    Program("TRT708", "class M(nn.Module):\n    def forward(self, x):\n        return torch.exp2(x)\n",
+            one(tensors())),
+    Program("TRT708", "class M(nn.Module):\n    def forward(self, x):\n        return (x * 0.5).exp2() + 1\n",
+            one(tensors())),
 ]
 
 PROGRAM_IDS = [f"{p.rule}-{n}" for n, p in enumerate(PROGRAMS)]
@@ -281,6 +286,8 @@ ONNX_CASES = [
     ("TRT603", next(n for n, p in enumerate(PROGRAMS) if "F.avg_pool1d(" in p.body), [torch.randn(2, 3, 11)], None),
     ("TRT602", next(n for n, p in enumerate(PROGRAMS) if "adaptive_max_pool2d(" in p.body),
      [torch.randn(2, 3, 9, 11)], "MaxPool"),
+    ("TRT708", next(n for n, p in enumerate(PROGRAMS) if "torch.exp2(x)" in p.body),
+     [torch.tensor([0.0, -0.0, 1.5, -3.25, 127.0, -149.0, float("inf"), -float("inf"), float("nan")])], None),
 ]
 
 

@@ -1,0 +1,418 @@
+"""TRT709 (``torch.fft.*`` taken as a real tensor): cosine and sine matrix products while exporting.
+
+The rewrite text (the uses taken, import names, a transform kept in a variable, what is refused),
+eager mode bit for bit against the original (the helpers are the torch functions there), the
+export formulation against ``torch.fft`` on real tensors (every transform, ``n``/``s``/``dim``/
+``norm``, sizes 1, odd sizes, zeros, negatives, integers, half precision, inf/NaN), the export
+with both exporters (the original fails or yields DFT; the rewritten graph has no DFT, passes the
+TensorRT check and equals eager at other sizes in ONNX Runtime), the rule on real uses of
+``torch.fft`` from vit_pytorch, MONAI, timm and kornia (restated in our words), and migrate on a
+small model.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import warnings
+
+import onnx
+import onnxruntime as ort
+import pytest
+import torch
+from safety import assert_same_run, import_source, run_once
+from support import export_formulation, migrate_small, rewrite, rules_found, strip_helpers
+
+from trtcodemod.helpers.spectral import (
+    _trt_fft, _trt_fft2, _trt_fftn, _trt_fftshift, _trt_ifft, _trt_ifft2, _trt_ifftn, _trt_ifftshift, _trt_rfft,
+    _trt_rfft2, _trt_rfftn,
+)
+from trtcodemod.trt.check import check_graph
+
+HELPERS = {"fft": _trt_fft, "ifft": _trt_ifft, "rfft": _trt_rfft, "fft2": _trt_fft2, "ifft2": _trt_ifft2,
+           "rfft2": _trt_rfft2, "fftn": _trt_fftn, "ifftn": _trt_ifftn, "rfftn": _trt_rfftn}
+PARTS = {"view_as_real": lambda z: torch.view_as_real(z.resolve_conj()), "real": lambda z: z.real,
+         "imag": lambda z: z.imag, "abs": lambda z: z.abs()}
+
+SOURCE = '''
+import torch
+import torch.fft as tfft
+from torch import nn
+from torch.fft import fft2
+
+
+class Spectra(nn.Module):
+    def forward(self, img, signal):
+        freqs = torch.view_as_real(fft2(img))
+        magnitude = torch.fft.rfft(signal, n=12, dim=-1, norm="ortho").abs()
+        real = tfft.fftn(img, dim=(-2, -1)).real.sum(-1)
+        imag = torch.imag(torch.fft.ifft(signal))
+        kept = tfft.rfft2(img, s=(4, 6), norm="forward")
+        energy = torch.real(kept) ** 2 + kept.imag ** 2
+        pairs = torch.stack((img, img.flip(-1)), -1)
+        back = torch.view_as_real(torch.fft.ifft2(torch.view_as_complex(pairs), norm="ortho"))
+        return freqs, magnitude, real, imag, energy, back
+'''
+
+
+def test_rewrite_text_and_what_is_left() -> None:
+    assert rules_found(SOURCE, select=("TRT709",)) == ["TRT709"] * 6
+    assert rewrite(SOURCE, select=("TRT709",)) == rewrite(SOURCE, select=("TRT709",), unsafe=False)
+    assert "_trt_" not in rewrite(SOURCE, select=("TRT709",))  # unsafe: nothing without --unsafe
+    after = strip_helpers(rewrite(SOURCE, select=("TRT709",), unsafe=True))
+    assert 'freqs = _trt_fft2("view_as_real", img)' in after
+    assert 'magnitude = _trt_rfft("abs", signal, n=12, dim=-1, norm="ortho")' in after
+    assert 'real = _trt_fftn("real", img, dim=(-2, -1)).sum(-1)' in after
+    assert 'imag = _trt_ifft("imag", signal)' in after
+    assert 'kept = _trt_rfft2("complex", img, s=(4, 6), norm="forward")' in after
+    assert 'energy = _trt_dft_part(kept, "real") ** 2 + _trt_dft_part(kept, "imag") ** 2' in after
+    assert 'back = _trt_ifft2("pairs:view_as_real", pairs, norm="ortho")' in after
+    once = rewrite(SOURCE, select=("TRT709",), unsafe=True)
+    assert rewrite(once, select=("TRT709",), unsafe=True) == once
+    refused = '''
+import torch
+from torch import nn
+
+
+class Refused(nn.Module):
+    def forward(self, x, k, buffer, args):
+        product = torch.fft.irfft(torch.fft.rfft(x) * k)     # a complex product
+        first = torch.fft.fft(x, dim=-1)[:, :3].real          # indexed while complex
+        written = torch.fft.fft(x, out=buffer).real           # out=
+        unpacked = torch.view_as_real(torch.fft.fft2(*args))  # unpacked arguments
+        z = torch.fft.fftn(x)
+        mixed = z.real + z * 2                                # z is also used as a complex tensor
+        w = torch.fft.fft(x)
+        w = w * 2                                             # assigned twice
+        return product, first, written, unpacked, mixed, w.real
+'''
+    assert rules_found(refused, select=("TRT709",)) == ["TRT709"] * 6
+    assert rewrite(refused, select=("TRT709",), unsafe=True) == refused  # nothing rewritten
+    own = "def fft2(x):\n    return x\n\ndef f(x):\n    return fft2(x).real\n"
+    assert rules_found(own, select=("TRT709",)) == []
+
+
+def _signal(shape: tuple[int, ...], values: str, dtype: torch.dtype = torch.float64) -> torch.Tensor:
+    g = torch.Generator().manual_seed(sum(shape) + len(values))
+    x = torch.randn(*shape, generator=g, dtype=torch.float64)
+    if values == "zeros":
+        x = torch.zeros_like(x)
+    elif values == "negative":
+        x = -x.abs() - 1
+    return x.to(dtype)
+
+
+def _calls(kind: str) -> list[dict]:
+    """Argument sets real code passes (as keywords), for ``kind``."""
+    if kind in ("fft", "ifft", "rfft"):
+        return [{}, {"n": 7}, {"n": 3, "dim": 1}, {"dim": 0}, {"n": 1, "dim": -2}]
+    if kind.endswith("2"):
+        return [{}, {"s": (5, 3)}, {"s": (2, 9), "dim": (0, 2)}, {"dim": (1, -1)}, {"s": (-1, 4)}]
+    return [{}, {"dim": (-2, -1)}, {"s": (4,)}, {"s": (3, 5), "dim": (0, -1)}, {"dim": 1}]
+
+
+@pytest.mark.parametrize("kind", list(HELPERS))
+def test_the_export_formulation_is_torchs_transform_up_to_rounding(kind) -> None:
+    fn, helper = getattr(torch.fft, kind), HELPERS[kind]
+    for shape in [(2, 3, 8), (1, 1, 1), (3, 5, 7), (2, 1, 9), (4, 6, 1)]:
+        for values in ("random", "zeros", "negative"):
+            x = _signal(shape, values)
+            for kwargs in _calls(kind):
+                for norm in (None, "backward", "ortho", "forward"):
+                    for part, take in PARTS.items():
+                        want = take(fn(x, norm=norm, **kwargs))
+                        with export_formulation():
+                            got = helper(part, x, norm=norm, **kwargs)
+                        assert got.dtype == want.dtype and got.shape == want.shape, (kind, shape, kwargs, part)
+                        assert torch.allclose(got, want, rtol=1e-12, atol=1e-12), (kind, shape, values, kwargs, norm)
+
+
+@pytest.mark.parametrize("kind", ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn"])
+def test_the_export_formulation_of_complex_pairs(kind) -> None:
+    """``fft(torch.view_as_complex(pairs))``: the products take both parts of the pairs."""
+    fn, helper = getattr(torch.fft, kind), HELPERS[kind]
+    for shape in [(2, 3, 8, 2), (1, 1, 1, 2), (3, 5, 7, 2)]:
+        for values in ("random", "zeros", "negative"):
+            pairs = _signal(shape, values)
+            for kwargs in _calls(kind)[:3]:
+                for part, take in PARTS.items():
+                    want = take(fn(torch.view_as_complex(pairs), norm="ortho", **kwargs))
+                    outside = helper(f"pairs:{part}", pairs, norm="ortho", **kwargs)
+                    assert torch.equal(outside, want)  # outside an export: torch's transform itself
+                    with export_formulation():
+                        got = helper(f"pairs:{part}", pairs, norm="ortho", **kwargs)
+                    assert got.shape == want.shape and torch.allclose(got, want, rtol=1e-12, atol=1e-12), (kind, kwargs)
+
+
+def test_the_export_formulation_on_other_dtypes() -> None:
+    x = _signal((2, 16, 16), "random", torch.float32)
+    with export_formulation():
+        got = _trt_fft2("view_as_real", x)
+        whole = _trt_rfft("abs", torch.arange(-4, 5))
+        half = _trt_fft("real", x.half())
+        brain = _trt_rfftn("imag", x.bfloat16())
+        positional = _trt_fft2("view_as_real", x, (8, 8), (0, 1), "ortho")
+    want = torch.view_as_real(torch.fft.fft2(x))
+    assert got.dtype == torch.float32 and float((got - want).abs().max() / want.abs().max()) < 2e-6
+    assert whole.dtype == torch.float32 and torch.allclose(whole, torch.fft.rfft(torch.arange(-4, 5)).abs(), atol=1e-5)
+    assert half.dtype == torch.float16 and torch.allclose(half.float(), torch.fft.fft(x).real, atol=3e-2, rtol=1e-3)
+    assert brain.dtype == torch.bfloat16 and torch.allclose(brain.float(), torch.fft.rfftn(x).imag, atol=0.5, rtol=1e-2)
+    assert torch.allclose(positional, torch.view_as_real(torch.fft.fft2(x, (8, 8), (0, 1), "ortho")), atol=1e-5)
+
+
+def test_the_shifts_export_as_the_same_permutation_bit_for_bit() -> None:
+    for shape in [(7, 4), (1, 1), (5, 6, 3), (0, 3), (2, 9, 8)]:
+        x = torch.randn(*shape)
+        for dim in (None, 0, -1, (0, 1), [-1, 0]):
+            with export_formulation():
+                shifted, back = _trt_fftshift(x, dim), _trt_ifftshift(x, dim=dim)
+            assert torch.equal(shifted, torch.fft.fftshift(x, dim)) and torch.equal(back, torch.fft.ifftshift(x, dim))
+    whole = torch.arange(12).reshape(3, 4)
+    with export_formulation():
+        assert torch.equal(_trt_fftshift(whole), torch.fft.fftshift(whole))
+    for name, fn, original in (("fftshift", _trt_fftshift, torch.fft.fftshift),
+                               ("ifftshift", _trt_ifftshift, torch.fft.ifftshift)):
+        x = torch.randn(2, 3, 8, 7)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with pytest.raises(Exception, match=name):
+                torch.onnx.export(_Shift(original), (x,), io.BytesIO(), dynamo=False, opset_version=17)
+            buffer = io.BytesIO()
+            torch.onnx.export(_Shift(fn), (x,), buffer, dynamo=False, opset_version=17, input_names=["x"],
+                              dynamic_axes={"x": {0: "n", 2: "h", 3: "w"}})
+        session = ort.InferenceSession(buffer.getvalue())
+        for shape in [(1, 3, 5, 11), (3, 3, 2, 2), (1, 3, 1, 1)]:
+            y = torch.randn(*shape)
+            assert torch.equal(torch.from_numpy(session.run(None, {"x": y.numpy()})[0]), original(y, (-2, -1)))
+
+
+class _Shift(torch.nn.Module):
+    def __init__(self, fn) -> None:
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, x):
+        return self.fn(x, (-2, -1))
+
+
+def test_inf_and_nan_spread_over_their_line() -> None:
+    """As documented: the FFT keeps some outputs of a line with an inf finite; the products do not."""
+    x = torch.tensor([[1.0, math.inf, 2.0, 3.0], [1.0, math.nan, 2.0, 3.0], [1.0, 2.0, 3.0, 4.0]])
+    want = torch.view_as_real(torch.fft.fft(x))
+    with export_formulation():
+        got = _trt_fft("view_as_real", x)
+    assert bool(want[0].isfinite().any()) and not bool(got[0].isfinite().any())
+    assert not bool(got[1].isfinite().any())
+    assert torch.allclose(got[2], want[2], atol=1e-5)  # the other lines keep their values
+
+
+@pytest.fixture(scope="module")
+def spectra(tmp_path_factory):
+    before = import_source(SOURCE, tmp_path_factory.mktemp("before"))["Spectra"]
+    after = import_source(rewrite(SOURCE, select=("TRT709",), unsafe=True), tmp_path_factory.mktemp("after"))["Spectra"]
+    return before, after
+
+
+def _inputs(n: int, h: int, w: int, values: str) -> list[torch.Tensor]:
+    img = _signal((n, 3, h, w), values, torch.float32)
+    signal = _signal((n, 10), values, torch.float32)
+    if values == "special":
+        img.view(-1)[:3] = torch.tensor([math.inf, math.nan, -0.0])
+    return [img.requires_grad_(True), signal.requires_grad_(True)]
+
+
+def test_eager_mode_is_the_original_bit_for_bit(spectra) -> None:
+    before, after = spectra
+    for n, h, w in [(1, 4, 6), (2, 5, 7), (1, 1, 1)]:
+        for values in ("random", "zeros", "negative", "special"):
+            original = run_once(before(), _inputs(n, h, w, values))
+            assert original.error is None and original.backward_error is None  # values are compared, not errors
+            assert_same_run(original, run_once(after(), _inputs(n, h, w, values)), context=f"{n} {h} {w} {values}")
+    for inputs in ([torch.zeros(0, 3, 4, 6), torch.zeros(0, 10)],            # empty batch: torch's error
+                   [torch.ones(1, 3, 4, 6, dtype=torch.complex64), torch.randn(1, 10)],  # complex: torch's values
+                   [torch.ones(1, 3, 4, 6, dtype=torch.float16), torch.randn(1, 10)]):   # half on CPU: torch's error
+        assert_same_run(run_once(before(), inputs), run_once(after(), inputs))
+
+
+def _export(model: torch.nn.Module, inputs: list[torch.Tensor], dynamo: bool) -> onnx.ModelProto:
+    names = ["img", "signal"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if dynamo:
+            dims = {"img": {0: torch.export.Dim("n"), 2: torch.export.Dim("h", min=2), 3: torch.export.Dim("w", min=2)},
+                    "signal": {0: torch.export.Dim("n")}}
+            return torch.onnx.export(model, tuple(inputs), dynamo=True, input_names=names, dynamic_shapes=dims,
+                                     verbose=False).model_proto
+        buffer = io.BytesIO()
+        torch.onnx.export(model, tuple(inputs), buffer, dynamo=False, opset_version=17, input_names=names,
+                          dynamic_axes={"img": {0: "n", 2: "h", 3: "w"}, "signal": {0: "n"}})
+        return onnx.load_from_string(buffer.getvalue())
+
+
+@pytest.mark.parametrize("dynamo", [False, True], ids=["torchscript", "dynamo"])
+def test_the_original_does_not_export_and_the_rewrite_matches_eager(spectra, dynamo) -> None:
+    before, after = spectra
+    example = [t.detach() for t in _inputs(2, 8, 6, "random")]
+    if dynamo:
+        try:
+            graph = _export(before(), example, dynamo)
+        except Exception:  # noqa: BLE001 - complex outputs may not export at all: as bad
+            pass
+        else:
+            assert "DFT" in {n.op_type for n in graph.graph.node}
+    else:
+        with pytest.raises(Exception, match="fft"):
+            _export(before(), example, dynamo)
+    graph = _export(after(), example, dynamo)
+    ops = {n.op_type for n in graph.graph.node}
+    assert "DFT" not in ops and "MatMul" in ops
+    assert not [i for i in check_graph(graph) if i.severity == "error"]
+    assert not [i for i in check_graph(graph, target="8.4") if i.severity == "error"]
+    session = ort.InferenceSession(graph.SerializeToString())
+    for n, h, w in [(2, 8, 6), (1, 5, 11), (3, 16, 16), (1, 2, 3)]:  # other sizes than the example's
+        for values in ("random", "zeros", "negative"):
+            inputs = [t.detach() for t in _inputs(n, h, w, values)]
+            got = session.run(None, {i.name: t.numpy() for i, t in zip(session.get_inputs(), inputs)})
+            for mine, want in zip(got, before()(*inputs)):
+                want = want.detach()
+                assert mine.shape == tuple(want.shape)
+                assert torch.allclose(torch.from_numpy(mine), want, rtol=1e-4, atol=1e-4 * (1 + float(want.abs().max())))
+
+
+# --- real uses of torch.fft (restated in our words) -------------------------------------------
+
+REAL_USES = '''
+import torch
+from torch import nn
+from torch.fft import fft2
+
+
+class FrequencyPatches(nn.Module):
+    """vit_pytorch's SimpleViT with FFT: the image's 2-D spectrum, as real and imaginary channels."""
+
+    def forward(self, img):
+        freqs = torch.view_as_real(fft2(img))
+        return freqs.flatten(-2)
+
+
+class CenteredKSpace(nn.Module):
+    """MONAI's fftn_centered_t on a real image: the centered orthonormal spectrum over the last axes."""
+
+    def __init__(self, spatial_dims=2):
+        super().__init__()
+        self.spatial_dims = spatial_dims
+
+    def forward(self, im):
+        dims = tuple(range(-self.spatial_dims, 0))
+        x = torch.fft.ifftshift(im, dims)
+        x = torch.view_as_real(torch.fft.fftn(x, dim=dims, norm="ortho"))
+        return torch.fft.fftshift(x, [d - 1 for d in dims])
+
+
+class SpectralAmplitude(nn.Module):
+    """MONAI's spectral loss: the amplitude of the spectrum, from its real and imaginary parts."""
+
+    def __init__(self, size=None, dims=(2, 3), norm="ortho"):
+        super().__init__()
+        self.fft_signal_size, self.fft_dim, self.fft_norm = size, dims, norm
+
+    def forward(self, images):
+        img_fft = torch.fft.fftn(images, s=self.fft_signal_size, dim=self.fft_dim, norm=self.fft_norm)
+        return torch.sqrt(torch.real(img_fft) ** 2 + torch.imag(img_fft) ** 2)
+
+
+def dct_kernel(size):
+    """timm's CSATv2 DCT-II kernel: the spectrum is cut while complex, then turned by a complex factor."""
+    v = torch.eye(size)
+    v = torch.cat([v, v.flip([1])], dim=-1)
+    v = torch.fft.fft(v, dim=-1)[:, :size]
+    k = torch.exp(-1j * torch.pi * torch.arange(size)[None, :] / (2 * size))
+    return (v * k).real
+
+
+def fft_conv(image, kernel, h, w):
+    """kornia's FFT filtering: a product of two spectra, transformed back."""
+    image_fr = torch.fft.rfftn(image, dim=(-2, -1))
+    kernel_fr = torch.fft.rfftn(kernel, s=(h, w), dim=(-2, -1))
+    return torch.fft.irfftn(image_fr * kernel_fr, s=(h, w), dim=(-2, -1))
+
+
+def hilbert(x, axis):
+    """MONAI's Hilbert transform: the spectrum of a complex signal, stepped, transformed back."""
+    x = torch.as_tensor(x, dtype=torch.complex64)
+    xf = torch.fft.fft(x, n=x.shape[axis], dim=axis)
+    return torch.fft.ifft(xf * 2, dim=axis)
+'''
+
+
+def test_the_rule_on_real_uses(tmp_path) -> None:
+    after_text = rewrite(REAL_USES, select=("TRT709",), unsafe=True)
+    stripped = strip_helpers(after_text)
+    assert 'freqs = _trt_fft2("view_as_real", img)' in stripped
+    assert 'x = _trt_fftn("view_as_real", x, dim=dims, norm="ortho")' in stripped
+    assert '_trt_dft_part(img_fft, "real") ** 2 + _trt_dft_part(img_fft, "imag") ** 2' in stripped
+    # the three complex uses are named, not rewritten
+    for kept in ("torch.fft.fft(v, dim=-1)[:, :size]", "torch.fft.rfftn(image, dim=(-2, -1))",
+                 "torch.fft.fft(x, n=x.shape[axis], dim=axis)"):
+        assert kept in stripped
+    assert "x = _trt_ifftshift(im, dims)" in stripped and "return _trt_fftshift(x, [d - 1 for d in dims])" in stripped
+    assert rules_found(REAL_USES, select=("TRT709",)) == ["TRT709"] * 10  # 5 fixed; 5 named (2 in fft_conv, hilbert)
+    before_ns = import_source(REAL_USES, tmp_path)
+    after_ns = import_source(after_text, tmp_path)
+    g = torch.Generator().manual_seed(11)
+    cases = [("FrequencyPatches", (), [torch.randn(2, 3, 8, 8, generator=g)], {"img": {0: "n", 2: "h", 3: "w"}},
+              [(1, 3, 6, 10)]),
+             ("CenteredKSpace", (), [torch.randn(2, 1, 6, 8, generator=g)], {"im": {0: "n", 2: "h", 3: "w"}},
+              [(1, 1, 9, 5)]),
+             ("SpectralAmplitude", (), [torch.randn(2, 1, 6, 8, generator=g)], {"images": {0: "n", 2: "h", 3: "w"}},
+              [(3, 1, 7, 4)])]
+    for name, args, example, axes, others in cases:
+        original, rewritten = before_ns[name](*args), after_ns[name](*args)
+        for x in example + [torch.zeros(*example[0].shape), -example[0].abs()]:
+            assert_same_run(run_once(original, [x]), run_once(rewritten, [x]), context=name)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with pytest.raises(Exception):
+                torch.onnx.export(original, tuple(example), io.BytesIO(), dynamo=False, opset_version=17)
+            buffer = io.BytesIO()
+            torch.onnx.export(rewritten, tuple(example), buffer, dynamo=False, opset_version=17,
+                              input_names=list(axes), dynamic_axes=axes)
+        graph = onnx.load_from_string(buffer.getvalue())
+        assert not [i for i in check_graph(graph) if i.severity == "error"], name
+        session = ort.InferenceSession(buffer.getvalue())
+        for shape in others:
+            x = torch.randn(*shape, generator=g)
+            got = torch.from_numpy(session.run(None, {session.get_inputs()[0].name: x.numpy()})[0])
+            want = original(x)
+            assert got.shape == want.shape and torch.allclose(got, want, atol=1e-5 * (1 + float(want.abs().max()))), name
+
+
+MODEL = '''
+import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(6, 4, 1)
+
+    def forward(self, x):
+        freqs = torch.view_as_real(torch.fft.fft2(x, norm="ortho"))
+        return self.conv(freqs.permute(0, 1, 4, 2, 3).flatten(1, 2))
+
+
+def build():
+    torch.manual_seed(0)
+    return Net().eval()
+'''
+
+
+def test_migrate_fixes_a_small_model(tmp_path) -> None:
+    path = tmp_path / "spectral_model.py"
+    path.write_text(MODEL)
+    report, exit_code = migrate_small(path)
+    assert exit_code == 0, report["remaining"]
+    assert [a["rule"] for a in report["applied"]] == ["TRT709"]
+    assert report["before"]["exported"] is False and report["after"]["faithful"] is True
+    assert '+        freqs = _trt_fft2("view_as_real", x, norm="ortho")' in report["diff"]

@@ -1,0 +1,260 @@
+"""Discrete Fourier transforms of real tensors exported as matrix products (TRT709).
+
+``torch.fft.*`` does not export with the TorchScript exporter (no symbolic for ``aten::fft_*``),
+the dynamo exporter emits ONNX ``DFT``, which no TensorRT release parses, and the result is a
+complex tensor, which neither ONNX graph TensorRT builds can carry. What real code does with the
+transform is usually real again: ``torch.view_as_real(fft2(x))``, ``fft(x).real``, ``.imag``,
+``.abs()``. So each helper here takes that use (``part``) with the transform and, while
+``torch.onnx.export`` traces the model, computes it without a complex tensor: along each
+transformed axis, the input times a cosine and a sine matrix
+
+    C[k, j] = cos(2 pi ((k * j) mod n) / n),  S[k, j] = sin(2 pi ((k * j) mod n) / n)
+
+built from ``arange`` of the traced sizes (Range, Mul, Div, Sub, Cast, Cos, Sin, Transpose,
+MatMul; Less where a size is given, Concat for ``view_as_real``, Sqrt for ``abs``: parsed by
+TensorRT, and dynamic when the sizes are). ``(k * j) mod n`` is taken in integers (as
+``kj - trunc(kj / n) * n``, both non-negative: no ONNX ``Mod``, which TensorRT 8.4 lacks, and no
+floor-division sign fix) so the angle stays below 2 pi and keeps its precision. A size ``n``/``s`` given by the code trims (the columns past ``n``
+are zero) or zero-pads (the matrix has only the input's columns) as torch does; ``rfft*`` keep
+the ``n // 2 + 1`` first rows of the last axis; ``norm`` scales the matrices.
+
+The values differ from the FFT's by rounding (a matrix product sums in another order), and a
+matrix product multiplies every element by its weight, a zero weight included: one inf or NaN in
+an input line makes every output of that line inf or NaN, where the FFT keeps some of them finite
+(``torch.fft.fft([1, inf, 2, 3])`` has the finite real parts -1 in two bins; here they are NaN).
+Float16/bfloat16 are computed in float32 and rounded back; integer
+and bool inputs in the default float type, as torch promotes them.
+
+Outside ``torch.onnx.export`` (eager, ``torch.fx``, ``torch.compile``, ``torch.export``) every
+helper is the torch function followed by the use, so the program there is the original; a
+complex input keeps the original while exporting too (and its export error).
+"""
+
+import torch
+
+from trtcodemod.helpers.onnx_export import _trt_onnx_exporting
+
+
+def _trt_dft_part(z, part):
+    """What the code takes of the transform ``z``: ``torch.view_as_real(z)``, ``z.real``, ``z.imag``,
+    ``z.abs()`` or ``z`` itself (``"complex"``: a transform kept in a variable). A real ``z`` is
+    the ``(..., 2)`` layout the export formulation keeps such a transform in. A ``"pairs:"``
+    prefix (the input was given as real and imaginary pairs) says nothing about the result."""
+    if part.startswith("pairs:"):
+        part = part[6:]
+    if part == "complex":
+        return z
+    if not z.is_complex():
+        if part == "view_as_real":
+            return z
+        if part == "real":
+            return z[..., 0]
+        if part == "imag":
+            return z[..., 1]
+        return torch.sqrt(z[..., 0] * z[..., 0] + z[..., 1] * z[..., 1])
+    if part == "view_as_real":
+        return torch.view_as_real(z)
+    if part == "real":
+        return z.real
+    if part == "imag":
+        return z.imag
+    return z.abs()
+
+
+def _trt_dft_signal(input, part):
+    """The signal the code transforms: ``input`` itself, or, for a ``"pairs:"`` part, the complex
+    tensor whose real and imaginary pairs ``input`` holds (``torch.view_as_complex(input)``)."""
+    if part.startswith("pairs:"):
+        return torch.view_as_complex(input)
+    return input
+
+
+def _trt_dft_shape(input, part):
+    """A real tensor of the transformed signal's shape (for its axes): ``input``, or its real parts."""
+    if part.startswith("pairs:"):
+        return input[..., 0]
+    return input
+
+
+def _trt_dft_axes(x, sizes, dims, default_dims):
+    """The transformed axes (non-negative) and their sizes (None: the input's), as torch's
+    ``fftn``-style ``s``/``dim`` arguments choose them."""
+    if isinstance(dims, int):
+        dims = [dims]
+    if isinstance(sizes, int):
+        sizes = [sizes]
+    if dims is None:
+        if sizes is not None:
+            dims = list(range(-len(sizes), 0))
+        elif default_dims is None:
+            dims = list(range(x.dim()))
+        else:
+            dims = list(default_dims)
+    dims = [d % x.dim() for d in dims]
+    sizes = [None] * len(dims) if sizes is None else [None if s == -1 else s for s in sizes]
+    return dims, sizes
+
+
+def _trt_dft_onnx(x, part, sizes, dims, norm, inverse, onesided):
+    """``part`` of the DFT of the real tensor ``x`` along ``dims`` (sizes ``sizes``, None: the
+    axis's own), as products with cosine and sine matrices; ``onesided`` keeps the first
+    ``n // 2 + 1`` frequencies of the last axis (``rfft``)."""
+    dtype = x.dtype if x.is_floating_point() else torch.get_default_dtype()
+    compute = torch.float32 if dtype in (torch.float16, torch.bfloat16) else dtype
+    re = x.to(compute)
+    im = None
+    if part.startswith("pairs:"):  # x holds (real, imaginary) pairs on its last axis
+        part = part[6:]
+        im = re[..., 1]
+        re = re[..., 0]
+    sign = 1.0 if inverse else -1.0
+    for index in range(len(dims)):
+        axis = dims[index]
+        length = re.shape[axis]
+        n = length if sizes[index] is None else sizes[index]
+        rows = n // 2 + 1 if onesided and index == len(dims) - 1 else n
+        k = torch.arange(rows, device=x.device)
+        j = torch.arange(length, device=x.device)
+        kj = k[:, None] * j[None, :]
+        kj = kj - torch.div(kj, n, rounding_mode="trunc") * n  # (both non-negative: the floor)
+        angle = kj.to(compute) * (6.283185307179586 / n)
+        scale = 1.0
+        if norm == "ortho":
+            scale = n ** -0.5
+        elif (norm == "forward") != inverse:
+            scale = 1.0 / n
+        cos = torch.cos(angle) * scale
+        sin = torch.sin(angle) * (scale * sign)
+        if sizes[index] is not None:
+            keep = (j < n).to(compute)
+            cos = cos * keep
+            sin = sin * keep
+        last = re.dim() - 1  # non-negative: the TorchScript exporter writes a negative movedim into Transpose
+        a = re.transpose(axis, last)
+        if im is None:
+            new_re = torch.matmul(a, cos.transpose(0, 1))
+            new_im = torch.matmul(a, sin.transpose(0, 1))
+        else:
+            b = im.transpose(axis, last)
+            new_re = torch.matmul(a, cos.transpose(0, 1)) - torch.matmul(b, sin.transpose(0, 1))
+            new_im = torch.matmul(a, sin.transpose(0, 1)) + torch.matmul(b, cos.transpose(0, 1))
+        re = new_re.transpose(axis, last)
+        im = new_im.transpose(axis, last)
+    if im is None:  # no axis: torch.fft.fftn over zero dims is the input as complex
+        im = torch.zeros_like(re)
+    if part == "view_as_real" or part == "complex":
+        out = torch.stack((re, im), -1)
+    elif part == "real":
+        out = re
+    elif part == "imag":
+        out = im
+    else:
+        out = torch.sqrt(re * re + im * im)
+    return out if out.dtype == dtype else out.to(dtype)
+
+
+def _trt_fft(part, input, n=None, dim=-1, norm=None):
+    """``part`` of ``torch.fft.fft(input, n, dim, norm)``; while exporting, matrix products."""
+    if _trt_onnx_exporting() and not input.is_complex():
+        dims, sizes = _trt_dft_axes(_trt_dft_shape(input, part), n, dim, None)
+        return _trt_dft_onnx(input, part, sizes, dims, norm, False, False)
+    return _trt_dft_part(torch.fft.fft(_trt_dft_signal(input, part), n, dim, norm), part)
+
+
+def _trt_ifft(part, input, n=None, dim=-1, norm=None):
+    """``part`` of ``torch.fft.ifft(input, n, dim, norm)``; while exporting, matrix products."""
+    if _trt_onnx_exporting() and not input.is_complex():
+        dims, sizes = _trt_dft_axes(_trt_dft_shape(input, part), n, dim, None)
+        return _trt_dft_onnx(input, part, sizes, dims, norm, True, False)
+    return _trt_dft_part(torch.fft.ifft(_trt_dft_signal(input, part), n, dim, norm), part)
+
+
+def _trt_rfft(part, input, n=None, dim=-1, norm=None):
+    """``part`` of ``torch.fft.rfft(input, n, dim, norm)``; while exporting, matrix products."""
+    if _trt_onnx_exporting() and not input.is_complex():
+        dims, sizes = _trt_dft_axes(_trt_dft_shape(input, part), n, dim, None)
+        return _trt_dft_onnx(input, part, sizes, dims, norm, False, True)
+    return _trt_dft_part(torch.fft.rfft(_trt_dft_signal(input, part), n, dim, norm), part)
+
+
+def _trt_fft2(part, input, s=None, dim=(-2, -1), norm=None):
+    """``part`` of ``torch.fft.fft2(input, s, dim, norm)``; while exporting, matrix products."""
+    if _trt_onnx_exporting() and not input.is_complex():
+        dims, sizes = _trt_dft_axes(_trt_dft_shape(input, part), s, dim, (-2, -1))
+        return _trt_dft_onnx(input, part, sizes, dims, norm, False, False)
+    return _trt_dft_part(torch.fft.fft2(_trt_dft_signal(input, part), s, dim, norm), part)
+
+
+def _trt_ifft2(part, input, s=None, dim=(-2, -1), norm=None):
+    """``part`` of ``torch.fft.ifft2(input, s, dim, norm)``; while exporting, matrix products."""
+    if _trt_onnx_exporting() and not input.is_complex():
+        dims, sizes = _trt_dft_axes(_trt_dft_shape(input, part), s, dim, (-2, -1))
+        return _trt_dft_onnx(input, part, sizes, dims, norm, True, False)
+    return _trt_dft_part(torch.fft.ifft2(_trt_dft_signal(input, part), s, dim, norm), part)
+
+
+def _trt_rfft2(part, input, s=None, dim=(-2, -1), norm=None):
+    """``part`` of ``torch.fft.rfft2(input, s, dim, norm)``; while exporting, matrix products."""
+    if _trt_onnx_exporting() and not input.is_complex():
+        dims, sizes = _trt_dft_axes(_trt_dft_shape(input, part), s, dim, (-2, -1))
+        return _trt_dft_onnx(input, part, sizes, dims, norm, False, True)
+    return _trt_dft_part(torch.fft.rfft2(_trt_dft_signal(input, part), s, dim, norm), part)
+
+
+def _trt_fftn(part, input, s=None, dim=None, norm=None):
+    """``part`` of ``torch.fft.fftn(input, s, dim, norm)``; while exporting, matrix products."""
+    if _trt_onnx_exporting() and not input.is_complex():
+        dims, sizes = _trt_dft_axes(_trt_dft_shape(input, part), s, dim, None)
+        return _trt_dft_onnx(input, part, sizes, dims, norm, False, False)
+    return _trt_dft_part(torch.fft.fftn(_trt_dft_signal(input, part), s, dim, norm), part)
+
+
+def _trt_ifftn(part, input, s=None, dim=None, norm=None):
+    """``part`` of ``torch.fft.ifftn(input, s, dim, norm)``; while exporting, matrix products."""
+    if _trt_onnx_exporting() and not input.is_complex():
+        dims, sizes = _trt_dft_axes(_trt_dft_shape(input, part), s, dim, None)
+        return _trt_dft_onnx(input, part, sizes, dims, norm, True, False)
+    return _trt_dft_part(torch.fft.ifftn(_trt_dft_signal(input, part), s, dim, norm), part)
+
+
+def _trt_rfftn(part, input, s=None, dim=None, norm=None):
+    """``part`` of ``torch.fft.rfftn(input, s, dim, norm)``; while exporting, matrix products."""
+    if _trt_onnx_exporting() and not input.is_complex():
+        dims, sizes = _trt_dft_axes(_trt_dft_shape(input, part), s, dim, None)
+        return _trt_dft_onnx(input, part, sizes, dims, norm, False, True)
+    return _trt_dft_part(torch.fft.rfftn(_trt_dft_signal(input, part), s, dim, norm), part)
+
+
+def _trt_shift_onnx(input, dim, inverse):
+    """``torch.fft.fftshift(input, dim)`` (``ifftshift`` when ``inverse``) as slices and a
+    concatenation per axis: the same permutation of the same elements, with each axis's split
+    computed from its traced size."""
+    if dim is None:
+        dims = list(range(input.dim()))
+    elif isinstance(dim, int):
+        dims = [dim]
+    else:
+        dims = list(dim)
+    out = input
+    for axis in dims:
+        axis = axis % input.dim()
+        n = out.shape[axis]
+        split = n - n // 2 if not inverse else n // 2  # roll by n // 2 (fftshift) or by -(n // 2)
+        head = out.narrow(axis, 0, split)
+        tail = out.narrow(axis, split, n - split)
+        out = torch.cat((tail, head), axis)
+    return out
+
+
+def _trt_fftshift(input, dim=None):
+    """``torch.fft.fftshift(input, dim)``; while exporting, slices and a concatenation."""
+    if _trt_onnx_exporting() and isinstance(input, torch.Tensor) and not input.is_complex():
+        return _trt_shift_onnx(input, dim, False)
+    return torch.fft.fftshift(input, dim)
+
+
+def _trt_ifftshift(input, dim=None):
+    """``torch.fft.ifftshift(input, dim)``; while exporting, slices and a concatenation."""
+    if _trt_onnx_exporting() and isinstance(input, torch.Tensor) and not input.is_complex():
+        return _trt_shift_onnx(input, dim, True)
+    return torch.fft.ifftshift(input, dim)
