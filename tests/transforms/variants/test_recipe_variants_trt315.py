@@ -10,15 +10,15 @@ mask cached on the module, built in ``forward``) and torchtune's packed document
 copy bound through a function's return value, ``flex_attention_compiled =
 compile_flex_attention()``: found since this variant set, see the rule's test). The originals do not
 export (the TorchScript trace stops inside ``flex_attention``). ``migrate`` rewrites vit-pytorch's,
-transformers' and torchtune's and ends with exit 0, equivalent; two of them are also rewritten by
+transformers', torchtune's and attention-gym's and ends with exit 0, equivalent; two of them are also rewritten by
 the rule and exported directly, the graph equal to eager mode at other sizes and on edge values
 (zeros, negatives, large magnitudes, infinities), eager mode unchanged.
 
 ViTok's 2-D sliding window is found but not taken: its block mask is built inside ``forward``
 (cached by length, but the length is a traced value while exporting), so the trace stops in
-``create_block_mask`` before the call. ALiBi is pinned as it stands today: the call is rewritten,
-but the ``score_mod`` itself calls ``torch.exp2``, which the TorchScript exporter does not write at
-opset 17 (migrate ends with exit 1 on that line).
+``create_block_mask`` before the call. ALiBi's ``score_mod`` itself calls ``torch.exp2``, which the
+TorchScript exporter does not write: it stopped there until TRT708 (``exp2``) existed, and now ends
+with exit 0 with both fixes.
 """
 
 from __future__ import annotations
@@ -84,20 +84,20 @@ def test_migrate_rewrites_the_call_and_the_model_exports_equivalent(name: str) -
     assert "_trt_flex_attention(" in report["diff"], report["diff"]
 
 
-def test_alibi_is_rewritten_but_its_score_mod_calls_exp2() -> None:
-    """The call is rewritten; the export then stops in the ``score_mod`` (``torch.exp2`` has no
-    TorchScript-exporter translation at opset 17), a line of the model's own code: exit 1."""
+def test_alibi_takes_the_call_and_its_score_mod_s_exp2_end_to_end() -> None:
+    """The call is rewritten by TRT315, and the ``score_mod``'s own ``torch.exp2`` (no
+    TorchScript-exporter translation) by TRT708; this variant stopped at that line before TRT708
+    existed."""
     name = "attention_gym_alibi_score_mod"
     path = HERE / f"{name}.py"
     module = load_variant(path, f"trt315_m_{name}")
     assert _found(path) == [("TRT315", _line_of(path, CALLS[name]))]
     report = migrate_json(path, _axes_json(module))
     assert report["before"]["exported"] is False
-    assert [(fix["rule"], fix["line"]) for fix in report["applied"]] == [("TRT315", _line_of(path, CALLS[name]))]
-    exp2_line = _line_of(path, "torch.exp2(")
-    assert any("aten::exp2" in r["message"] and f"{path.name}:{exp2_line}" in r["message"]
-               for r in report["remaining"]), report["remaining"]
-    assert report["exit_code"] == 1
+    assert sorted((fix["rule"], fix["line"]) for fix in report["applied"]) == [
+        ("TRT315", _line_of(path, CALLS[name])), ("TRT708", _line_of(path, "torch.exp2("))]
+    assert report["after"]["exported"] is True and report["after"]["faithful"] is True
+    assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
 
 
 def test_vitok_block_mask_built_in_forward_stops_the_export_before_the_call() -> None:
