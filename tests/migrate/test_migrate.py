@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from trtcodemod.cli import app
 from trtcodemod.engine import Options, check_source, fix_source
-from trtcodemod.evidence.facts import Facts, Span
+from trtcodemod.evidence.facts import Facts, Span, norm
 from trtcodemod.migrate.locate import Problem, export_failures
 from trtcodemod.verify.results import VerifyReport
 from trtcodemod.usercode import UserFiles
@@ -235,6 +235,41 @@ def test_plan_applies_exactly_its_fixes_through_the_engine_filter(tmp_path: Path
     plan.revert(["TRT401"], "breaks equivalence")
     assert plan.applied == [] and fix_source(SOURCE, path, Options(select=("ALL", "TRT401"), allow=plan.allows())).changed is False
 
+
+
+#: A fix that joins two lines (TRT717, the size-guarded pad) above a chain two fixes take, nested:
+#: TRT401's squeeze holds TRT311's unfold chain, so TRT311 waits for the second pass (kornia's CLAHE).
+SHIFTED = (b"import torch\nimport torch.nn.functional as F\n\n\n"
+           b"def tiles(batch: torch.Tensor, k: int) -> torch.Tensor:\n"
+           b"    pad = k - batch.shape[-1] % k\n"
+           b"    if pad > 0:\n"
+           b"        batch = F.pad(batch, [0, pad])\n"
+           b"    return (\n"
+           b"        batch.unfold(1, 1, 1)\n"
+           b"        .unfold(2, k, k)\n"
+           b"        .squeeze(1)\n"
+           b"    )\n")
+
+
+def test_a_planned_fix_that_waits_a_pass_lands_below_a_fix_that_changed_the_line_count(tmp_path: Path) -> None:
+    """The engine's filter is asked, in a later pass, about the rewritten file; a planned fix that
+    overlapped another waits for that pass, and where a fix above it joined lines its line there is
+    not the original's: it is asked at the original's line, and lands (it was dropped before)."""
+    path = str(tmp_path / "tiles.py")
+    Path(path).write_bytes(SHIFTED)
+    select = ("TRT311", "TRT401", "TRT717")
+    found = check_source(SHIFTED, path, Options(select=select, unsafe=True))
+    assert sorted((f.rule, f.line) for f in found) == [("TRT311", 10), ("TRT401", 10), ("TRT717", 7)]
+    keys = {(norm(f.path), f.rule, f.line, f.column) for f in found}
+    result = fix_source(SHIFTED, path, Options(select=select, unsafe=True,
+                                               allow=lambda f: (norm(f.path), f.rule, f.line, f.column) in keys))
+    assert sorted((f.rule, f.line) for f in result.fixed) == [("TRT311", 10), ("TRT401", 10), ("TRT717", 7)]
+    assert b"_trt_unfold(_trt_unfold(batch, 1, 1, 1)" in result.source and b"[:, 0]" in result.source
+    # Only what the filter allows: without TRT311's key, its fix stays out in every pass.
+    keys = {k for k in keys if k[1] != "TRT311"}
+    result = fix_source(SHIFTED, path, Options(select=select, unsafe=True,
+                                               allow=lambda f: (norm(f.path), f.rule, f.line, f.column) in keys))
+    assert sorted(f.rule for f in result.fixed) == ["TRT401", "TRT717"] and b"_trt_unfold" not in result.source
 
 BRANCH = (b"import torch\n\ndef f(x: torch.Tensor, t: torch.Tensor):\n    if x.max() > 0.5:\n        t = t + 1\n"
           b"    return t\n")
