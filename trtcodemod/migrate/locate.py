@@ -104,6 +104,14 @@ def _only_checks(body: list[ast.stmt]) -> bool:
                for s in body)
 
 
+def _raises(body: list[ast.stmt]) -> bool:
+    """A block that only raises: ``raise``, after assignments to plain names at most (kornia's
+    ``min_vert = ...; raise ValueError(f"... {min_vert}")``, a message's parts computed first)."""
+    return bool(body) and isinstance(body[-1], ast.Raise) and all(
+        isinstance(s, ast.Assign) and all(isinstance(t, ast.Name) for t in s.targets)
+        or isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) for s in body[:-1])
+
+
 def _raises_or_reports(body: list[ast.stmt]) -> bool:
     """Does ``body`` (of :func:`_only_checks` statements) raise or report anywhere?"""
     return any(_raises_or_reports(s.body) or _raises_or_reports(s.orelse) if isinstance(s, ast.If)
@@ -127,7 +135,7 @@ def _guard_lines(path: str, mtime: float) -> dict[int, str]:
         note = GUARD_NOTE
         if isinstance(node, ast.Assert):
             test = node
-        elif isinstance(node, ast.If) and not node.orelse and all(isinstance(s, ast.Raise) for s in node.body):
+        elif isinstance(node, ast.If) and not node.orelse and _raises(node.body):
             test = node.test
         elif isinstance(node, ast.If) and _only_checks(node.body) and _only_checks(node.orelse) \
                 and _raises_or_reports([*node.body, *node.orelse]):

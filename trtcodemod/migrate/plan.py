@@ -28,8 +28,12 @@ BAKED_RULES = frozenset({
 CALLED_MODULE_RULES = frozenset({"TRT316"})
 
 #: rule -> the rule whose findings inside its applied fix's span stop being problems: the
-#: writes to `self` in a cache that TRT726 refreshes while tracing are the cache's own fill.
-SUPERSEDES = {"TRT726": "TRT703"}
+#: writes to `self` in a cache that TRT726 refreshes while tracing are the cache's own fill; the
+#: size test of a pad, crop or resize that TRT717 made one computation decides nothing any more.
+SUPERSEDES = {"TRT726": "TRT703", "TRT717": "TRT713"}
+#: Why, for each rule of :data:`SUPERSEDES`.
+SUPERSEDED_BECAUSE = {"TRT726": "a cache refreshed while tracing",
+                      "TRT717": "the size test it made part of one computation"}
 
 #: Rules whose construct exports without error but computes other values (``atan2``'s edges):
 #: the suspects when a graph differs from its model even on the inputs it was traced with.
@@ -326,7 +330,7 @@ class Plan:
         out = [d for d in live if d.action == action and d.key not in covered]
         if action == INFO:
             out += [replace(d, action=INFO, reason=f"inside the {owner.finding.rule} fix at line {owner.finding.line}"
-                                                   f" (a cache refreshed while tracing): no longer a problem")
+                                                   f" ({SUPERSEDED_BECAUSE[owner.finding.rule]}): no longer a problem")
                     for d in live for owner in [covered.get(d.key)] if owner is not None]
         return out
 
