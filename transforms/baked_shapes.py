@@ -1010,7 +1010,7 @@ Matters for both exporters and every TensorRT version.""",
     def visit_While(self, node: cst.While) -> None:
         super().visit_While(node)
         if self._frames and self.active() and self._value_when_exporting(node.test) is None:
-            self._decision(node.test, "decides whether the loop goes on on")
+            self._decision(node.test, "repeats a loop on", loop=True)
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         if self._frames and self.active() and self._value_when_exporting(node.test) is None:
@@ -1030,7 +1030,7 @@ Matters for both exporters and every TensorRT version.""",
         self._tested.update(id(n) for n in walk(test))
 
     def _decision(self, test: cst.BaseExpression, verb: str, *, truth: cst.BaseExpression | None = None,
-                  checks: bool = False) -> None:
+                  checks: bool = False, loop: bool = False) -> None:
         """Report a Python truth test of a decision on sizes (:meth:`size_decision`; ``truth``: the part
         whose truth Python takes, the whole ``test`` by default) where the observed export warned that
         it turned a traced value into a Python bool: the graph keeps the example's answer."""
@@ -1039,6 +1039,17 @@ Matters for both exporters and every TensorRT version.""",
         if not (self.size_decision(tested) or self.size_derived(tested)) or not self.traced_at(test):
             return
         code = short_code(test)
+        if any(self.size_of(part) for part in walk(tested) if isinstance(part, cst.BaseExpression)):
+            # A size of a tensor the data sizes (`order = order[keep]`, a `nonzero`): no input size decides it.
+            self.found(test, f"`{code}` {verb} a size the data decides, and the traced export warned here: the "
+                             "graph keeps the example's count; compute a fixed maximum with a mask (a top-k of "
+                             "a fixed K), or take this step out of the graph")
+            return
+        if loop:
+            self.found(test, f"`{code}` {verb} a size in Python, and the traced export warned here: the graph "
+                             "unrolls the loop as many times as the example ran it; loop a fixed number of times "
+                             "with a mask (a fixed maximum), or take this step out of the graph")
+            return
         if checks:
             self.found(test, f"`{code}` checks a size in Python, and the traced export warned here: the graph "
                              "drops the check (only eager mode raises); check the size before running the graph, "

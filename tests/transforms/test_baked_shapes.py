@@ -352,6 +352,19 @@ def test_decisions_on_sizes_need_the_export_to_have_warned_there() -> None:
     assert _decisions(mask, (5,)) == []
 
 
+
+def test_a_loop_on_a_size_and_a_decision_on_a_data_sized_tensor_say_so() -> None:
+    """NMS's `while order.shape[0] > 0:` (kornia's bbox.py) is a loop the trace unrolls, and a test on
+    the size of a masked tensor is a count the data decides: neither is an input size to declare static."""
+    nms = HEADER + ("def nms(boxes: torch.Tensor, scores: torch.Tensor):\n    order = scores.argsort()\n"
+                    "    keep = []\n    while order.shape[0] > 0:\n        keep.append(order[0])\n"
+                    "        order = order[1:][scores[order[1:]] > 0.5]\n    return keep\n")
+    [(line, message)] = _decisions(nms, (9,))
+    assert line == 9 and "unrolls the loop as many times as the example ran it" in message
+    masked = HEADER + forward("keep = x[x > 0]\ny = keep if keep.shape[0] % 4 else x\nreturn y")
+    [(line, message)] = _decisions(masked, (9,))
+    assert line == 9 and "a size the data decides" in message and "declare the axis static" not in message
+
 def test_a_decision_on_a_dynamic_size_keeps_the_examples_case_in_the_traced_graph() -> None:
     """What TRT713 says of a decision on a size: the TorchScript graph computes the traced example's
     case at a size that decides otherwise (the height 10 gives odd tiles of 3 rows, 8 even ones of 2)."""
