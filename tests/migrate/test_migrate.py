@@ -715,3 +715,51 @@ def test_a_finding_whose_node_the_rewritten_graph_lacks_is_no_longer_an_error(tm
     baked = decide(found["TRT401"], [Problem("baked", path, 4, "(traced constant)", None, "")], _facts(path, [1]),
                    unsafe=False)
     assert not _gone(baked, [], "after")  # the rewritten side cannot show a baked value: it stays
+
+
+DECODE = """\
+import torch
+from torch import nn
+
+
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):
+        outs = []
+        h = x
+        for _ in range(6):
+            h = torch.tanh(self.lin(h))
+            outs.append(h)
+            if (h.argmax(-1) == 3).all():
+                break
+        return torch.stack(outs, 1)
+
+
+def build():
+    torch.manual_seed(0)
+    return M().eval()
+
+
+def inputs(generator):
+    return (torch.randn(2, 4, generator=generator),)
+"""
+
+
+def test_a_decode_loop_with_an_early_break_is_named_once_per_rule(tmp_path: Path) -> None:
+    """SLANet's decoder: `for _ in range(n): ... if <all rows ended>: break`. The line that bakes is the
+    `break`'s test (16); TRT104's finding is the `for` (13). It is listed once, at 16, with its manual
+    step; TRT101 names the same test's branch; no second TRT104 entry repeats it at the `for`."""
+    from support import migrate_json
+
+    model = tmp_path / "decode.py"
+    model.write_text(DECODE)
+    report = migrate_json(model, '{"x": {"0": "b"}}')
+    assert report["exit_code"] == 1
+    entries = [(r["rule"], int(r["source"].rsplit(":", 1)[1])) for r in report["remaining"]]
+    assert entries.count(("TRT104", 16)) == 1 and ("TRT104", 13) not in entries, entries
+    assert ("TRT101", 16) in entries and all(r["rule"] for r in report["remaining"])
+    loop = next(r for r in report["remaining"] if r["rule"] == "TRT104")
+    assert "`break`" in loop["message"] and "fixed maximum and a mask" in loop["message"]

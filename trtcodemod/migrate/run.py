@@ -517,6 +517,11 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: VerifyReport, fi
         if any(r["rule"] == d.finding.rule and r["source"] and r["source"].endswith(f":{d.finding.line}")
                for r in kept):
             continue
+        if d.problems and all(any(r["rule"] == d.finding.rule and r["source"] == p.source for r in kept)
+                              for p in d.problems):
+            # Listed already, under this rule, at the lines of its problems: a loop whose `break` (the
+            # line that bakes) stands below its `for` (the finding's line), as SLANet's decoder.
+            continue
         gone = _gone(d, located, side, exported)
         problems, judged = _judged(d.problems, after_retrace if side == "after" else None)
         judged = judged or _steady(problems)
