@@ -33,7 +33,7 @@ import libcst as cst
 HELPER_MODULES: tuple[str, ...] = (
     "onnx_export", "atan2", "unique", "indexing", "padding", "pooling", "assignment", "detection", "copying",
     "sizes", "tracing", "interpolate", "sizes_tensor", "isin", "splitting", "cumulative", "angles", "affine",
-    "eye", "folding", "sampling", "transposing", "normalization", "tiling", "attention", "multihead",
+    "eye", "folding", "sampling", "transposing", "normalization", "tiling", "attention", "multihead", "constants",
 )
 
 RESERVED_PREFIX = "_trt_"
