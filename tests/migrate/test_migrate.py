@@ -763,3 +763,44 @@ def test_a_decode_loop_with_an_early_break_is_named_once_per_rule(tmp_path: Path
     assert ("TRT101", 16) in entries and all(r["rule"] for r in report["remaining"])
     loop = next(r for r in report["remaining"] if r["rule"] == "TRT104")
     assert "`break`" in loop["message"] and "fixed maximum and a mask" in loop["message"]
+
+
+GROUP_NORM = """\
+import torch
+from torch import nn
+
+
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.norm = nn.GroupNorm(4, 8)
+        self.conv = nn.Conv2d(8, 8, 3, padding=1)
+
+    def forward(self, x):
+        return self.conv(self.norm(x))
+
+
+def build():
+    torch.manual_seed(0)
+    return M().eval()
+
+
+def inputs(generator):
+    return (torch.rand(1, 8, 16, 16, generator=generator),)
+"""
+
+
+def test_a_check_inside_torchs_code_is_named_as_that_check_at_the_users_call(tmp_path: Path) -> None:
+    """monai's diffusion UNet listed a raw 'Converting a tensor to a Python boolean' at each GroupNorm
+    call: `F.group_norm`'s `if size_prods == 1: raise` on traced sizes. It is a warning, at the call,
+    said to be a check the graph drops, with where the check stands; the model exits 0."""
+    from support import migrate_json
+
+    model = tmp_path / "gn.py"
+    model.write_text(GROUP_NORM)
+    report = migrate_json(model, '{"x": {"0": "b", "2": "h", "3": "w"}}')
+    assert report["exit_code"] == 0
+    [entry] = report["remaining"]
+    assert entry["source"].endswith("gn.py:12") and entry["severity"] == "warning"
+    assert "it stands in a check that raises" in entry["message"]
+    assert "torch/nn/functional.py:" in entry["message"] and "not in this line" in entry["message"]

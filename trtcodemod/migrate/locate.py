@@ -216,10 +216,18 @@ def baked_values(report: VerifyReport, side: str, facts: Facts | None) -> list[P
             path, line = _split(warning.source)
             # The check may be torch's own, inside the call the user's line makes (the attention's
             # `if head_dim * num_heads != embed_dim: raise` behind `self.transformer(x)`).
-            guard = _guard_note(path, line, warning.callers) or _guard_note(*_split(warning.origin))
+            guard = _guard_note(path, line, warning.callers)
+            if not guard and warning.origin and _guard_note(*_split(warning.origin)):
+                guard = _guard_note(*_split(warning.origin)) + _inside(warning.origin)
             out.append(Problem("baked", path, line, "(traced constant)", None, warning.message + guard,
                                "warning" if guard else "error", check.exporter))
     return out
+
+
+def _inside(origin: str) -> str:
+    """Where a check this line calls into stands (torch's `F.group_norm`: `if size_prods == 1: raise`)."""
+    where = origin.split("site-packages/", 1)[-1]
+    return f" (the check is in the code this line calls, at {where}, not in this line)"
 
 
 def _user_frames(text: str, user_files: set[str]) -> list[tuple[str, int]]:
