@@ -115,6 +115,8 @@ class _Frame:
     ints: set[str] = field(default_factory=set)
     #: Names bound to a whole shape (``image_shape = x.shape[2:]``) → its sizes are counts.
     shapes: dict[str, bool] = field(default_factory=dict)
+    #: Names holding a Python decision on sizes (``odd = h % 2 == 1 or w % 2 == 1``).
+    decisions: set[str] = field(default_factory=set)
 
     def written(self, name: str) -> None:
         """``name`` was rebound or written through: values read from it no longer stand for it."""
@@ -133,6 +135,7 @@ class _Frame:
         self.masks.discard(name)
         self.counts.discard(name)
         self.loose.discard(name)
+        self.decisions.discard(name)
 
 
 class SizeFacts(Provider):
@@ -241,6 +244,8 @@ class SizeRule(RuntimeScopeRule):
                 return "derived", False
             if self.is_value(value):
                 return "value", False
+            if self.size_decision(value):
+                return "decision", False
             if self.is_tensor(value) or self.is_mask(value) or self._tensor_either_way(value):
                 return ("tensor" + (":dynamic" if self.is_data_dependent(value) else "")
                         + (":mask" if self.is_mask(value) else "")
@@ -531,6 +536,24 @@ class SizeRule(RuntimeScopeRule):
             return self.size_derived(expr.expression)
         return False
 
+    def size_decision(self, expr: cst.BaseExpression) -> bool:
+        """A Python decision on sizes: a comparison of a size or arithmetic on sizes with
+        non-tensors (``n % 2 == 1``, ``q_len > 1``), ``not`` of one, ``and``/``or`` with one (no
+        tensor operand: a comparison with a tensor is a mask), or a name bound to one."""
+        if type(expr) is cst.Name:
+            frame = self._frame()
+            return frame is not None and expr.value in frame.decisions and self._local(expr.value)
+        if type(expr) is cst.Comparison:
+            operands = [expr.left, *(c.comparator for c in expr.comparisons)]
+            return any(self.size_derived(o) for o in operands) and not any(self.is_tensor(o) for o in operands)
+        if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Not:
+            return self.size_decision(expr.expression) or self.size_derived(expr.expression)
+        if type(expr) is cst.BooleanOperation:
+            sides = (expr.left, expr.right)
+            return any(self.size_decision(e) for e in sides) and not any(
+                self.is_tensor(e) or self.is_mask(e) for e in sides)
+        return False
+
     def integer_size(self, expr: cst.BaseExpression) -> bool:
         """An integer literal, a size, a parameter annotated ``int``, or ``+ - * //`` of those:
         an ``int`` in eager mode (TRT712's ``min``/``max``, TRT716's lists of sizes)."""
@@ -622,6 +645,8 @@ def _record(frame: _Frame, name: str, kind: tuple[str | None, bool]) -> None:
         frame.tensors.add(name)
     elif what == "loose":
         frame.loose.add(name)
+    elif what == "decision":
+        frame.decisions.add(name)
     elif what is not None and what.startswith("tensor"):
         frame.tensors.add(name)
         if ":dynamic" in what:

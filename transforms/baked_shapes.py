@@ -29,7 +29,7 @@ from typing import Any
 import libcst as cst
 
 from trtcodemod.astutil import (
-    bound_names, children, code_of, has_star_args, helper_call, int_value, method_call, short_code,
+    bound_names, children, code_of, has_star_args, helper_call, int_value, method_call, short_code, walk,
 )
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.scopes import scope_bindings
@@ -918,7 +918,8 @@ class SizeGuard(_SizeRule):
     info = RuleInfo(
         id="TRT713",
         name="size-guard",
-        summary="`if` on a tensor's emptiness or element count: the export keeps one branch",
+        summary="`if` on a tensor's emptiness or element count, or a Python decision on a size the trace "
+                "warned of: the export keeps one branch",
         doc="""\
 What it finds, in forward code: an `if` (or `elif`) whose condition tests a tensor size
 for emptiness (`if x.shape[0] == 0:`, `if not len(dets):`, `if boxes.numel():`,
@@ -927,6 +928,18 @@ size of a tensor whose size depends on the data (`keep = boxes[scores > t]` then
 `if keep.shape[0] > max_det:`; also after `nonzero`, `masked_select`, `unique`). Sizes
 that describe the layout (`if x.shape[1] == 3:`, `if x.dim() == 4:`) are not reported,
 nor tests on tensor values (TRT101's).
+
+With observed facts (`migrate`, `--facts`), also any Python decision on a size, or on
+arithmetic on sizes, where the observed TorchScript export warned that it turned a traced
+value into a Python bool at that line: the test of an `if`, `elif`, `while` or conditional
+expression, the left side of `and`/`or` and the operand of `not` (kornia's CLAHE:
+`odd = tile_h % 2 == 1 or tile_w % 2 == 1`, then `f(x, not odd)` and `if odd:` pick one of two
+algorithms by the parity of `ceil(H / grid)`; transformers' `q_len > 1 and mask is None`), and
+a name bound to such a decision. Which axes are dynamic is the export's business, not the
+code's, so without that warning (a layout size, code never traced) nothing is reported; and
+`migrate` says for each whether the graph changed with the dynamic axes (the same graph at two
+sizes: a warning only). An `if` whose block only raises (after assignments to plain names at
+most) is a check the graph drops, said so.
 
 Why it hurts: a size is known when tracing, so the TorchScript exporter keeps the branch
 the example took (a `TracerWarning`), and the dynamo exporter does the same for a dynamic
@@ -943,6 +956,10 @@ What to do: make both branches one computation that also works on an empty tenso
 `torch._check(keep.shape[0] <= max_det)` or `torch._check_is_size(n)` so the guard is not
 needed; or move the decision out of the exported graph (return the full result and let
 the caller drop empty outputs).
+
+For a decision on a dynamic size: compute both cases in the graph and select with
+`torch.where` on the traced size (where both run at every size), export one graph per case,
+or declare the axis static and export at the deployed size.
 
 Fix safety: none (detect only): the branch-free form depends on what each branch does.
 Matters for both exporters and every TensorRT version.""",
@@ -968,6 +985,13 @@ Matters for both exporters and every TensorRT version.""",
                     "https://pytorch.org/docs/stable/generated/torch._check.html", _TS_PITFALLS),
     )
 
+    def visit_Module(self, node: cst.Module) -> None:
+        super_visit = getattr(super(), "visit_Module", None)
+        if super_visit is not None:
+            super_visit(node)
+        #: Truth tests already looked at as a whole (an `if`'s test), not again as their parts.
+        self._tested: set[int] = set()
+
     def visit_If(self, node: cst.If) -> None:
         if not self._frames or not self.active():
             return
@@ -975,10 +999,67 @@ Matters for both exporters and every TensorRT version.""",
             return
         found = self._guard(node.test, truth=True)
         if found is not None:
+            self._taken(node.test)
             self.found(node.test, f"`{short_code(node.test)}` branches on {found}: a traced export keeps only "
                        "the branch the example took (torch.export stops on it when the size comes from data); "
                        "make both branches one computation, state the assumption with torch._check, or take "
                        "the decision outside the graph")
+            return
+        self._decision(node.test, "branches on", checks=_only_raises(node))
+
+    def visit_While(self, node: cst.While) -> None:
+        super().visit_While(node)
+        if self._frames and self.active() and self._value_when_exporting(node.test) is None:
+            self._decision(node.test, "repeats a loop on", loop=True)
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        if self._frames and self.active() and self._value_when_exporting(node.test) is None:
+            self._decision(node.test, "chooses a value on")
+
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+        # `a or b` takes the truth of `a` (kornia's `odd = h % 2 == 1 or w % 2 == 1`).
+        if self._frames and self.active() and id(node) not in self._tested:
+            self._decision(node, "decides on", truth=node.left)
+
+    def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
+        # `f(x, not odd)` takes the truth of `odd`.
+        if type(node.operator) is cst.Not and self._frames and self.active() and id(node) not in self._tested:
+            self._decision(node, "decides on")
+
+    def _taken(self, test: cst.BaseExpression) -> None:
+        self._tested.update(id(n) for n in walk(test))
+
+    def _decision(self, test: cst.BaseExpression, verb: str, *, truth: cst.BaseExpression | None = None,
+                  checks: bool = False, loop: bool = False) -> None:
+        """Report a Python truth test of a decision on sizes (:meth:`size_decision`; ``truth``: the part
+        whose truth Python takes, the whole ``test`` by default) where the observed export warned that
+        it turned a traced value into a Python bool: the graph keeps the example's answer."""
+        self._taken(test)
+        tested = test if truth is None else truth
+        if not (self.size_decision(tested) or self.size_derived(tested)) or not self.traced_at(test):
+            return
+        code = short_code(test)
+        if any(self.size_of(part) for part in walk(tested) if isinstance(part, cst.BaseExpression)):
+            # A size of a tensor the data sizes (`order = order[keep]`, a `nonzero`): no input size decides it.
+            self.found(test, f"`{code}` {verb} a size the data decides, and the traced export warned here: the "
+                             "graph keeps the example's count; compute a fixed maximum with a mask (a top-k of "
+                             "a fixed K), or take this step out of the graph")
+            return
+        if loop:
+            self.found(test, f"`{code}` {verb} a size in Python, and the traced export warned here: the graph "
+                             "unrolls the loop as many times as the example ran it; loop a fixed number of times "
+                             "with a mask (a fixed maximum), or take this step out of the graph")
+            return
+        if checks:
+            self.found(test, f"`{code}` checks a size in Python, and the traced export warned here: the graph "
+                             "drops the check (only eager mode raises); check the size before running the graph, "
+                             "or state it with torch._check for torch.export")
+            return
+        self.found(test, f"`{code}` {verb} a size in Python, and the traced export warned here: the graph keeps "
+                         "the decision of the example's size; at a size of a dynamic axis that decides otherwise "
+                         "it computes the other case's values. Compute both cases in the graph and select with "
+                         "`torch.where` on the traced size, export one graph per case, or declare the axis "
+                         "static and export at the deployed size")
 
     def _guard(self, test: cst.BaseExpression, *, truth: bool) -> str | None:
         if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
@@ -1006,6 +1087,19 @@ Matters for both exporters and every TensorRT version.""",
                 return True
             return self.context.refers_to(expr.func, "torch.numel") is not None
         return False
+
+
+def _only_raises(node: cst.If) -> bool:
+    """An `if` with no `else` whose block only raises, after assignments to plain names at most (a
+    message's parts): a check, not a choice between computations (as ``migrate`` judges its bakes)."""
+    if node.orelse is not None:
+        return False
+    statements = [s for line in node.body.body
+                  for s in (line.body if type(line) in (cst.SimpleStatementLine, cst.SimpleStatementSuite)
+                            else [line])] if type(node.body) is cst.IndentedBlock else list(node.body.body)
+    return bool(statements) and type(statements[-1]) is cst.Raise and all(
+        type(s) is cst.Assign and all(type(t.target) is cst.Name for t in s.targets)
+        or type(s) is cst.AnnAssign and type(s.target) is cst.Name for s in statements[:-1])
 
 
 #: (operator, constant) pairs that ask "is the size zero?" with the size on the left;

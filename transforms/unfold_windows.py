@@ -45,7 +45,7 @@ there is no ONNX file at all; with a fixed length it writes one `Slice` per wind
 
 The rewrite: `_trt_unfold(x, d, k, s)`, an inserted helper that is `x.unfold(d, k, s)` itself
 in eager mode, under `torch.jit.script`, `torch.fx`, `torch.compile` and `torch.export`. While
-`torch.onnx.export` runs, and when `k` and `s` are positive Python `int`s:
+`torch.onnx.export` runs, and when `k` and `s` are positive Python `int`s (or one traced size, below):
 - windows that do not overlap (`s == k`): it cuts the axis to a whole number of windows
   (`x.narrow(d, 0, x.shape[d] // k * k)`, as `unfold` drops the remainder), views it as
   `(count, k)`, every size read from the tensor, and moves the window axis last: `Slice`,
@@ -63,9 +63,12 @@ windows have `unfold`'s values, shape and gradients, but they are a copy: an in-
 through them while exporting no longer reaches `x` (the assumption), and they are contiguous,
 so a `.view()` of them that `unfold`'s strides would refuse succeeds. Either way an axis shorter
 than one window raises `unfold`'s own error, because the helper calls `unfold` first and drops
-the result (the exported graph has no node for it). A size or step that is a traced tensor or not
-a positive `int`, and inputs `unfold` refuses (a 0-d tensor, an axis out of range), keep `unfold`
-while exporting too. The graph's nodes are parsed by every TensorRT release.""",
+the result (the exported graph has no node for it). A size read from a shape (`c = x.shape[1]`,
+`k = h // 4`: a 0-d integer tensor while the TorchScript exporter traces) that is also the step,
+the same value, gives the view too, its count computed in the graph (kornia's CLAHE tiles); two
+traced tensors for size and step may differ at another size, so they, a size or step that is
+not a positive `int` otherwise, and inputs `unfold` refuses (a 0-d tensor, an axis out of range),
+keep `unfold` while exporting too. The graph's nodes are parsed by every TensorRT release.""",
         fix=Safety.SAFE,
         assumption="for windows that overlap or leave gaps (size and step written differently): while exporting, "
                    "nothing writes into the windows in place (they are gathered, a copy of `x`, not a view); "

@@ -50,6 +50,7 @@ RULE_MODULES: tuple[str, ...] = (
     "affine_grid",
     "eye",
     "unfold_windows",
+    "constant_update",
     "fold",
     "grid_sample_3d",
     "matrix_transpose",

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from trtcodemod.cli import app
 from trtcodemod.engine import Options, check_source, fix_source
-from trtcodemod.evidence.facts import Facts, Span
+from trtcodemod.evidence.facts import Facts, Span, norm
 from trtcodemod.migrate.locate import Problem, export_failures
 from trtcodemod.verify.results import VerifyReport
 from trtcodemod.usercode import UserFiles
@@ -235,6 +235,41 @@ def test_plan_applies_exactly_its_fixes_through_the_engine_filter(tmp_path: Path
     plan.revert(["TRT401"], "breaks equivalence")
     assert plan.applied == [] and fix_source(SOURCE, path, Options(select=("ALL", "TRT401"), allow=plan.allows())).changed is False
 
+
+
+#: A fix that joins two lines (TRT717, the size-guarded pad) above a chain two fixes take, nested:
+#: TRT401's squeeze holds TRT311's unfold chain, so TRT311 waits for the second pass (kornia's CLAHE).
+SHIFTED = (b"import torch\nimport torch.nn.functional as F\n\n\n"
+           b"def tiles(batch: torch.Tensor, k: int) -> torch.Tensor:\n"
+           b"    pad = k - batch.shape[-1] % k\n"
+           b"    if pad > 0:\n"
+           b"        batch = F.pad(batch, [0, pad])\n"
+           b"    return (\n"
+           b"        batch.unfold(1, 1, 1)\n"
+           b"        .unfold(2, k, k)\n"
+           b"        .squeeze(1)\n"
+           b"    )\n")
+
+
+def test_a_planned_fix_that_waits_a_pass_lands_below_a_fix_that_changed_the_line_count(tmp_path: Path) -> None:
+    """The engine's filter is asked, in a later pass, about the rewritten file; a planned fix that
+    overlapped another waits for that pass, and where a fix above it joined lines its line there is
+    not the original's: it is asked at the original's line, and lands (it was dropped before)."""
+    path = str(tmp_path / "tiles.py")
+    Path(path).write_bytes(SHIFTED)
+    select = ("TRT311", "TRT401", "TRT717")
+    found = check_source(SHIFTED, path, Options(select=select, unsafe=True))
+    assert sorted((f.rule, f.line) for f in found) == [("TRT311", 10), ("TRT401", 10), ("TRT717", 7)]
+    keys = {(norm(f.path), f.rule, f.line, f.column) for f in found}
+    result = fix_source(SHIFTED, path, Options(select=select, unsafe=True,
+                                               allow=lambda f: (norm(f.path), f.rule, f.line, f.column) in keys))
+    assert sorted((f.rule, f.line) for f in result.fixed) == [("TRT311", 10), ("TRT401", 10), ("TRT717", 7)]
+    assert b"_trt_unfold(_trt_unfold(batch, 1, 1, 1)" in result.source and b"[:, 0]" in result.source
+    # Only what the filter allows: without TRT311's key, its fix stays out in every pass.
+    keys = {k for k in keys if k[1] != "TRT311"}
+    result = fix_source(SHIFTED, path, Options(select=select, unsafe=True,
+                                               allow=lambda f: (norm(f.path), f.rule, f.line, f.column) in keys))
+    assert sorted(f.rule for f in result.fixed) == ["TRT401", "TRT717"] and b"_trt_unfold" not in result.source
 
 BRANCH = (b"import torch\n\ndef f(x: torch.Tensor, t: torch.Tensor):\n    if x.max() > 0.5:\n        t = t + 1\n"
           b"    return t\n")
@@ -680,3 +715,92 @@ def test_a_finding_whose_node_the_rewritten_graph_lacks_is_no_longer_an_error(tm
     baked = decide(found["TRT401"], [Problem("baked", path, 4, "(traced constant)", None, "")], _facts(path, [1]),
                    unsafe=False)
     assert not _gone(baked, [], "after")  # the rewritten side cannot show a baked value: it stays
+
+
+DECODE = """\
+import torch
+from torch import nn
+
+
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):
+        outs = []
+        h = x
+        for _ in range(6):
+            h = torch.tanh(self.lin(h))
+            outs.append(h)
+            if (h.argmax(-1) == 3).all():
+                break
+        return torch.stack(outs, 1)
+
+
+def build():
+    torch.manual_seed(0)
+    return M().eval()
+
+
+def inputs(generator):
+    return (torch.randn(2, 4, generator=generator),)
+"""
+
+
+def test_a_decode_loop_with_an_early_break_is_named_once_per_rule(tmp_path: Path) -> None:
+    """SLANet's decoder: `for _ in range(n): ... if <all rows ended>: break`. The line that bakes is the
+    `break`'s test (16); TRT104's finding is the `for` (13). It is listed once, at 16, with its manual
+    step; TRT101 names the same test's branch; no second TRT104 entry repeats it at the `for`."""
+    from support import migrate_json
+
+    model = tmp_path / "decode.py"
+    model.write_text(DECODE)
+    report = migrate_json(model, '{"x": {"0": "b"}}')
+    assert report["exit_code"] == 1
+    entries = [(r["rule"], int(r["source"].rsplit(":", 1)[1])) for r in report["remaining"]]
+    assert entries.count(("TRT104", 16)) == 1 and ("TRT104", 13) not in entries, entries
+    assert ("TRT101", 16) in entries and all(r["rule"] for r in report["remaining"])
+    loop = next(r for r in report["remaining"] if r["rule"] == "TRT104")
+    assert "`break`" in loop["message"] and "fixed maximum and a mask" in loop["message"]
+
+
+GROUP_NORM = """\
+import torch
+from torch import nn
+
+
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.norm = nn.GroupNorm(4, 8)
+        self.conv = nn.Conv2d(8, 8, 3, padding=1)
+
+    def forward(self, x):
+        return self.conv(self.norm(x))
+
+
+def build():
+    torch.manual_seed(0)
+    return M().eval()
+
+
+def inputs(generator):
+    return (torch.rand(1, 8, 16, 16, generator=generator),)
+"""
+
+
+def test_a_check_inside_torchs_code_is_named_as_that_check_at_the_users_call(tmp_path: Path) -> None:
+    """monai's diffusion UNet listed a raw 'Converting a tensor to a Python boolean' at each GroupNorm
+    call: `F.group_norm`'s `if size_prods == 1: raise` on traced sizes. It is a warning, at the call,
+    said to be a check the graph drops, with where the check stands; the model exits 0."""
+    from support import migrate_json
+
+    model = tmp_path / "gn.py"
+    model.write_text(GROUP_NORM)
+    report = migrate_json(model, '{"x": {"0": "b", "2": "h", "3": "w"}}')
+    assert report["exit_code"] == 0
+    [entry] = report["remaining"]
+    assert entry["source"].endswith("gn.py:12") and entry["severity"] == "warning"
+    assert "it stands in a check that raises" in entry["message"]
+    assert "torch/nn/functional.py:" in entry["message"] and "not in this line" in entry["message"]

@@ -491,3 +491,17 @@ def test_a_model_killed_on_the_stretched_set_is_still_observed(tmp_path: Path) -
     assert r["facts"]["runs"] == 3
     assert any("killed running it" in e for e in r["facts"]["run_errors"]), r["facts"]["run_errors"]
     assert r["before"]["exported"] is True
+
+
+def test_the_verdict_in_a_bakes_message_is_found_after_the_exporters_words() -> None:
+    """A rule that names a bake (TRT713's decision on a size) replaces the exporter's words in the
+    report; the second trace's verdict, appended after them, is what ``verdict_of`` keeps."""
+    from trtcodemod.migrate.retrace import verdict_of
+
+    warning = "Converting a tensor to a Python boolean might cause the trace to be incorrect."
+    same = "; same graph at x[2] (height) 8 and 17: the value does not depend on the dynamic axes"
+    differs = "; the graph traced at x[2] (height) 8 and 17 differs (first at a Constant node): a value baked"
+    assert verdict_of(warning + same) == same
+    assert verdict_of(warning + differs) == differs
+    assert verdict_of(warning) == "" and verdict_of("") == ""
+    assert verdict_of(warning + "; it stands in a check that raises" + same) == same

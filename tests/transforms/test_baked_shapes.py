@@ -291,6 +291,107 @@ def test_count_guard_on_masked_tensor_stops_torch_export() -> None:
     assert "TRT713" in found(COUNT_GUARD[len(HEADER):])
 
 
+
+# --- TRT713: Python decisions on sizes the observed export warned of ------------------------------
+
+#: kornia's CLAHE, reduced: the parity of the tile size picks one of two computations, a check on a
+#: size raises after computing its message, and a layout test (`c == 3`) that no trace warned of.
+PARITY = HEADER + """\
+class M(nn.Module):
+    def forward(self, x):
+        b, c, h, w = x.shape
+        tile_h = -(-h // 4)
+        tile_w = -(-w // 4)
+        odd = tile_h % 2 == 1 or tile_w % 2 == 1
+        y = scale(x, not odd)
+        if h <= 4:
+            low = 4 + 1
+            raise ValueError(f"at least {low} rows")
+        if c == 3:
+            y = y + 1
+        if odd:
+            return y * 2
+        return y + (1 if tile_h % 2 else 0)
+
+
+def scale(x: torch.Tensor, up: bool) -> torch.Tensor:
+    return x * 3 if up else x
+"""
+#: The lines of PARITY where the TorchScript export turns a traced size into a Python bool.
+PARITY_TRACED = (11, 12, 13, 16, 18, 20)
+
+
+def _decisions(code: str, traced: tuple[int, ...]) -> list[tuple[int, str]]:
+    facts = Facts(runs=1, lines={str(Path("snippet.py").resolve()): set(range(1, 40))})
+    facts.note_traced([("snippet.py", line, "Converting a tensor to a Python boolean might cause the trace to be "
+                        "incorrect.") for line in traced])
+    found = check_source(code.encode(), "snippet.py", Options(select=("TRT713",), facts=facts, scope="all"))
+    return [(f.line, f.message) for f in found]
+
+
+def test_decisions_on_sizes_are_found_where_the_export_warned() -> None:
+    found = _decisions(PARITY, PARITY_TRACED)
+    assert [line for line, _ in found] == [11, 12, 13, 16, 18, 20]
+    by_line = dict(found)
+    assert by_line[11].startswith("`tile_h % 2 == 1 or tile_w % 2 == 1` decides on a size in Python")
+    assert by_line[12].startswith("`not odd` decides on a size")  # `odd` names the decision of line 11
+    assert by_line[13].startswith("`h <= 4` checks a size in Python") and "drops the check" in by_line[13]
+    assert by_line[18].startswith("`odd` branches on a size") and "declare the axis static" in by_line[18]
+    assert by_line[20].startswith("`tile_h % 2` chooses a value on a size")
+
+
+def test_decisions_on_sizes_need_the_export_to_have_warned_there() -> None:
+    assert _decisions(PARITY, ()) == []
+    # `c == 3` compares a size too (every size is traced): found, and `migrate` judges whether it
+    # follows a dynamic axis (here it does not: the same graph at two sizes, a warning only).
+    assert [line for line, _ in _decisions(PARITY, (16,))] == [16]
+    # A warning on another line says nothing of this one.
+    assert [line for line, _ in _decisions(PARITY, (12,))] == [12]
+    # A comparison with a tensor is a mask (TRT101's), not a decision on a size.
+    mask = HEADER + forward("n = x.shape[0]\nif (x.sum() > n) or n > 2:\n    return x\nreturn x + 1")
+    assert _decisions(mask, (5,)) == []
+
+
+
+def test_a_loop_on_a_size_and_a_decision_on_a_data_sized_tensor_say_so() -> None:
+    """NMS's `while order.shape[0] > 0:` (kornia's bbox.py) is a loop the trace unrolls, and a test on
+    the size of a masked tensor is a count the data decides: neither is an input size to declare static."""
+    nms = HEADER + ("def nms(boxes: torch.Tensor, scores: torch.Tensor):\n    order = scores.argsort()\n"
+                    "    keep = []\n    while order.shape[0] > 0:\n        keep.append(order[0])\n"
+                    "        order = order[1:][scores[order[1:]] > 0.5]\n    return keep\n")
+    [(line, message)] = _decisions(nms, (9,))
+    assert line == 9 and "unrolls the loop as many times as the example ran it" in message
+    masked = HEADER + forward("keep = x[x > 0]\ny = keep if keep.shape[0] % 4 else x\nreturn y")
+    [(line, message)] = _decisions(masked, (9,))
+    assert line == 9 and "a size the data decides" in message and "declare the axis static" not in message
+
+def test_a_decision_on_a_dynamic_size_keeps_the_examples_case_in_the_traced_graph() -> None:
+    """What TRT713 says of a decision on a size: the TorchScript graph computes the traced example's
+    case at a size that decides otherwise (the height 10 gives odd tiles of 3 rows, 8 even ones of 2)."""
+    model = load(PARITY, "M")()
+    axes = {"x": {2: "h", 3: "w"}}
+    session = export_session(model, (torch.rand(1, 3, 8, 8),), ["x"], axes)
+    assert ort_matches(session, model, torch.rand(1, 3, 16, 8))  # tiles of 4 and 2 rows: even, as traced
+    assert not ort_matches(session, model, torch.rand(1, 3, 10, 8))
+
+
+def test_migrate_names_each_decision_on_a_size_at_its_line(tmp_path: Path) -> None:
+    from support import migrate_json
+
+    model = tmp_path / "parity.py"
+    model.write_text(PARITY + "\n\ndef build():\n    return M().eval()\n\n\ndef inputs(generator):\n"
+                              "    return (torch.rand(1, 3, 8, 8, generator=generator),)\n")
+    report = migrate_json(model, '{"x": {"2": "h", "3": "w"}}')
+    assert report["exit_code"] == 1
+    at = {int(r["source"].rsplit(":", 1)[1]): r for r in report["remaining"] if r["source"]}
+    for line, said in ((11, "decides on"), (12, "decides on"), (18, "branches on"), (20, "chooses a value on")):
+        assert at[line]["rule"] == "TRT713" and at[line]["severity"] == "error", at[line]
+        assert f"{said} a size in Python" in at[line]["message"] and "no automatic fix" in at[line]["message"]
+    assert at[13]["rule"] == "TRT713" and at[13]["severity"] == "warning" and "checks a size" in at[13]["message"]
+    assert at[16]["rule"] == "TRT713"  # `c == 3`: judged with the rest, the graph differs at other sizes
+    # Every TracerWarning of the export has its rule: none is left as the exporter's raw text.
+    assert not [r for r in report["remaining"] if r["rule"] is None and "Python boolean" in r["message"]]
+
 INT_SIZE = HEADER + forward("b = int(x.shape[0])\nreturn x.new_zeros(b, 2)")
 
 

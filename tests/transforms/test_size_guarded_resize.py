@@ -635,3 +635,38 @@ def test_migrate_broadcasts_the_text_to_every_batch(tmp_path: Path) -> None:
     line = next(i for i, text in enumerate(WORLD.splitlines(), 1) if "if txt_feats.shape[0]" in text)
     assert [(fix["rule"], fix["line"]) for fix in report["applied"]] == [("TRT717", line)], report
     assert report["exit_code"] == 0 and report["equivalent"] is True and report["after"]["faithful"] is True
+
+
+PAD_MODEL = HEADER + """\
+class M(torch.nn.Module):
+    def forward(self, x):
+        _, _, h, w = x.shape
+        pad_h = (4 - h % 4) % 4
+        pad_w = (4 - w % 4) % 4
+        if pad_h > 0 or pad_w > 0:
+            x = F.pad(x, (0, pad_w, 0, pad_h), mode="reflect")
+        return x * 2
+
+
+def build():
+    return M().eval()
+
+
+def inputs(generator):
+    return (torch.rand(1, 3, 6, 7, generator=generator),)
+"""
+
+
+def test_migrate_makes_the_pad_one_computation_and_its_size_test_is_no_longer_a_problem(tmp_path: Path) -> None:
+    """TRT713 names the Python decision `pad_h > 0 or pad_w > 0` the export warned of; TRT717's fix
+    makes it part of the pad's amounts, so the decision is inside that fix: information, not a
+    problem that remains (kornia's CLAHE pads this way before cutting tiles)."""
+    from support import migrate_json
+
+    model = tmp_path / "pad.py"
+    model.write_text(PAD_MODEL)
+    report = migrate_json(model, '{"x": {"2": "h", "3": "w"}}')
+    assert [(fix["rule"], fix["line"], fix["landed"]) for fix in report["applied"]] == [("TRT717", 10, True)]
+    assert report["exit_code"] == 0 and not [r for r in report["remaining"] if r["severity"] == "error"]
+    [decision] = [i for i in report["info"] if i["rule"] == "TRT713"]
+    assert decision["line"] == 10 and "inside the TRT717 fix at line 10" in decision["reason"]

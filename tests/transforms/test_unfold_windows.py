@@ -287,6 +287,87 @@ def test_the_rewritten_graph_equals_eager_at_other_sizes(patches: tuple[dict, di
                                        err_msg=f"{name} {shape}")
 
 
+
+#: Windows whose size is read from the input's shape (kornia's CLAHE: `batch.unfold(1, c, c)` with
+#: `c = batch.shape[-3]`, then tiles of `ceil(h / grid)` rows): while the TorchScript exporter traces,
+#: those sizes are 0-d tensors, not ints.
+TRACED_SIZES = """\
+import torch
+from torch import nn
+
+
+class Grid(nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        c = x.shape[-3]
+        k = x.shape[-1] // 4
+        tiles = x.unfold(1, c, c).unfold(3, k, k)
+        return tiles.sum(-1) * 2
+"""
+
+
+@pytest.fixture(scope="module")
+def traced_sizes(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, dict]:
+    folder = tmp_path_factory.mktemp("unfold_traced")
+    after = rewrite(TRACED_SIZES, select=("TRT311",))
+    assert "tiles = _trt_unfold(_trt_unfold(x, 1, c, c), 3, k, k)" in after
+    return import_source(TRACED_SIZES, folder), import_source(after, folder)
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 5, 12), (1, 1, 2, 9), (0, 3, 4, 8), (2, 4, 3, 4), (1, 3, 2, 3)])
+def test_windows_of_a_size_read_from_the_shape_run_as_before(traced_sizes: tuple[dict, dict],
+                                                              shape: tuple[int, ...]) -> None:
+    before, after = traced_sizes
+    x = torch.randn(shape)
+    if x.numel():
+        x.view(-1)[:3] = torch.tensor([float("inf"), float("nan"), -0.0])
+    # (1, 3, 2, 3): a window of 0 rows, which unfold refuses; the same error before and after.
+    assert_same_run(run_once(before["Grid"](), [x]), run_once(after["Grid"](), [x]), context=str(shape))
+
+
+def test_the_helper_takes_one_traced_size_for_size_and_step_only() -> None:
+    """Outside an export a tensor size is unfold's (its values and errors); while exporting, only the
+    same 0-d integer tensor for size and step is viewed as whole windows: two tensors, even of one
+    value, may differ at another size, and a float is no size: unfold keeps them."""
+    x = torch.randn(2, 9, 4)
+    k = torch.tensor(3)
+    _same_view(x.unfold(1, 3, 3), _trt_unfold(x, 1, k, k))
+    with pytest.raises(Exception) as original:
+        x.unfold(1, torch.tensor(0), torch.tensor(0))
+    with pytest.raises(type(original.value)):
+        _trt_unfold(x, 1, torch.tensor(0), torch.tensor(0))
+    from trtcodemod.helpers.splitting import _trt_traced_count
+
+    assert _trt_traced_count(k) and _trt_traced_count(torch.tensor(3, dtype=torch.int32))
+    assert not any(_trt_traced_count(v) for v in (3, torch.tensor(3.0), torch.tensor(True), torch.tensor([3])))
+
+
+@pytest.mark.parametrize("dynamo", [False, True], ids=["torchscript", "dynamo"])
+def test_windows_of_a_traced_size_export_and_follow_the_input(traced_sizes: tuple[dict, dict], dynamo: bool) -> None:
+    before, after = traced_sizes
+    example = torch.randn(2, 3, 5, 12)
+    shapes = [(2, 3, 5, 12), (1, 3, 7, 9), (3, 3, 4, 23), (0, 3, 6, 8)]
+    if dynamo:
+        # The helper is unfold itself there: torch.export keeps the width the window size is read
+        # from as the example's, for the original and the rewrite alike.
+        shapes = [(2, 3, 5, 12), (1, 3, 7, 12), (0, 3, 6, 12)]
+        original = export_nchw(before["Grid"]().eval(), example, dynamo, min_side=4)
+        assert [str(i.type) for i in original.graph.input] == [
+            str(i.type) for i in export_nchw(after["Grid"]().eval(), example, dynamo, min_side=4).graph.input]
+    else:  # the original stops the TorchScript exporter
+        with pytest.raises(Exception, match="(?i)unfold"):
+            export_nchw(before["Grid"]().eval(), example, dynamo=False)
+    model = after["Grid"]().eval()
+    graph = export_nchw(model, example, dynamo, min_side=4)
+    for shape in shapes:
+        x = torch.randn(shape)
+        if x.numel():
+            x[0, 0, 0, :2] = torch.tensor([float("inf"), float("nan")])
+        with torch.no_grad():
+            expected = model(x).numpy()
+        got = _run(graph, x)
+        assert got.shape == expected.shape, shape
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5, equal_nan=True, err_msg=str(shape))
+
 TILES = """\
 import torch
 from torch import nn

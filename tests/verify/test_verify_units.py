@@ -430,3 +430,37 @@ def test_tracer_warnings_point_at_the_users_line_not_torch(tmp_path: Path) -> No
     [tracer] = [w for w in result.warnings if w["category"] == "TracerWarning"]
     assert (tracer["file"], tracer["line"]) == (str(model_file.resolve()), 6)
     assert tracer["origin"].endswith("fakelib.py:4")  # where the library raised it, kept for reference
+
+
+def test_a_conversion_warning_names_the_line_that_converted_not_the_recording_wrapper(tmp_path: Path) -> None:
+    """The export wraps the tensor conversions (``__bool__``...) to keep the number each one baked, so
+    the warning torch issues one frame up names that wrapper; the origin is the line that converted:
+    ``F.group_norm``'s ``if size_prods == 1: raise`` (monai's diffusion UNet: four raw warnings at its
+    GroupNorm calls, not known as the check they are). There the check is found, at the user's line."""
+    import importlib.util
+    import linecache
+
+    import torch
+
+    from trtcodemod.migrate.locate import GUARD_NOTE, _guard_note, _split
+    from trtcodemod.verify.export import export_model
+
+    user = tmp_path / "user"
+    user.mkdir()
+    model_file = user / "gn_model.py"
+    model_file.write_text("import torch\n\nclass M(torch.nn.Module):\n    def __init__(self):\n"
+                          "        super().__init__()\n        self.norm = torch.nn.GroupNorm(2, 4)\n\n"
+                          "    def forward(self, x):\n        return self.norm(x) * 2\n")
+    spec = importlib.util.spec_from_file_location("gn_usermodel", model_file)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    result = export_model(module.M().eval(), (torch.rand(1, 4, 5, 5),), tmp_path / "m.onnx", exporter="torchscript",
+                          input_names=["x"], output_names=["y"], dynamic_axes={"x": {0: "b", 2: "h", 3: "w"}},
+                          opset=17, user_roots=(str(user),))
+    assert result.error is None
+    [tracer] = [w for w in result.warnings if w["category"] == "TracerWarning"]
+    assert (tracer["file"], tracer["line"]) == (str(model_file.resolve()), 9)
+    path, line = _split(tracer["origin"])
+    assert path.endswith("torch/nn/functional.py"), tracer["origin"]
+    assert "size_prods == 1" in linecache.getline(path, line)
+    assert _guard_note(path, line) == GUARD_NOTE

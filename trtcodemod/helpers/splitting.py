@@ -103,19 +103,31 @@ def _trt_unfold(x, dimension: int, size: int, step: int):
     """``x.unfold(dimension, size, step)``; while exporting to ONNX, windows that do not overlap
     as a view of the axis cut to whole windows, and other windows gathered by computed indices.
 
-    A size or step that is not a positive ``int`` and an input ``unfold`` refuses (a 0-d tensor,
-    an axis out of range) keep ``unfold`` while exporting too.
+    A size that is also the step and a 0-d integer tensor (a size the exporter traces) gives the view
+    too. Any other size or step that is not a positive ``int``, and an input ``unfold`` refuses (a 0-d
+    tensor, an axis out of range), keep ``unfold`` while exporting too.
     """
     if torch.jit.is_scripting():
         return x.unfold(dimension, size, step)
     if (_trt_onnx_exporting() and isinstance(x, torch.Tensor) and isinstance(dimension, int)
-            and not isinstance(dimension, bool) and -x.dim() <= dimension < x.dim() and isinstance(size, int)
-            and not isinstance(size, bool) and isinstance(step, int) and not isinstance(step, bool)
-            and size > 0 and step > 0):
-        if size == step:
+            and not isinstance(dimension, bool) and -x.dim() <= dimension < x.dim()):
+        if (isinstance(size, int) and not isinstance(size, bool) and isinstance(step, int)
+                and not isinstance(step, bool) and size > 0 and step > 0):
+            if size == step:
+                return _trt_unfold_views(x, dimension, size)
+            return _trt_unfold_gathered(x, dimension, size, step)
+        if size is step and _trt_traced_count(size):
+            # One traced size for both (`t.unfold(2, k, k)`, `k` read from a shape): whole windows.
             return _trt_unfold_views(x, dimension, size)
-        return _trt_unfold_gathered(x, dimension, size, step)
     return x.unfold(dimension, size, step)
+
+
+@torch.jit.unused
+def _trt_traced_count(value) -> bool:
+    """A 0-d integer tensor: how the TorchScript exporter passes a size read from a shape, or computed
+    from one (never runs when scripted)."""
+    return (isinstance(value, torch.Tensor) and value.dim() == 0 and not value.is_floating_point()
+            and not value.is_complex() and value.dtype != torch.bool)
 
 
 @torch.jit.unused

@@ -104,6 +104,14 @@ def _only_checks(body: list[ast.stmt]) -> bool:
                for s in body)
 
 
+def _raises(body: list[ast.stmt]) -> bool:
+    """A block that only raises: ``raise``, after assignments to plain names at most (kornia's
+    ``min_vert = ...; raise ValueError(f"... {min_vert}")``, a message's parts computed first)."""
+    return bool(body) and isinstance(body[-1], ast.Raise) and all(
+        isinstance(s, ast.Assign) and all(isinstance(t, ast.Name) for t in s.targets)
+        or isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) for s in body[:-1])
+
+
 def _raises_or_reports(body: list[ast.stmt]) -> bool:
     """Does ``body`` (of :func:`_only_checks` statements) raise or report anywhere?"""
     return any(_raises_or_reports(s.body) or _raises_or_reports(s.orelse) if isinstance(s, ast.If)
@@ -127,7 +135,7 @@ def _guard_lines(path: str, mtime: float) -> dict[int, str]:
         note = GUARD_NOTE
         if isinstance(node, ast.Assert):
             test = node
-        elif isinstance(node, ast.If) and not node.orelse and all(isinstance(s, ast.Raise) for s in node.body):
+        elif isinstance(node, ast.If) and not node.orelse and _raises(node.body):
             test = node.test
         elif isinstance(node, ast.If) and _only_checks(node.body) and _only_checks(node.orelse) \
                 and _raises_or_reports([*node.body, *node.orelse]):
@@ -208,10 +216,18 @@ def baked_values(report: VerifyReport, side: str, facts: Facts | None) -> list[P
             path, line = _split(warning.source)
             # The check may be torch's own, inside the call the user's line makes (the attention's
             # `if head_dim * num_heads != embed_dim: raise` behind `self.transformer(x)`).
-            guard = _guard_note(path, line, warning.callers) or _guard_note(*_split(warning.origin))
+            guard = _guard_note(path, line, warning.callers)
+            if not guard and warning.origin and _guard_note(*_split(warning.origin)):
+                guard = _guard_note(*_split(warning.origin)) + _inside(warning.origin)
             out.append(Problem("baked", path, line, "(traced constant)", None, warning.message + guard,
                                "warning" if guard else "error", check.exporter))
     return out
+
+
+def _inside(origin: str) -> str:
+    """Where a check this line calls into stands (torch's `F.group_norm`: `if size_prods == 1: raise`)."""
+    where = origin.split("site-packages/", 1)[-1]
+    return f" (the check is in the code this line calls, at {where}, not in this line)"
 
 
 def _user_frames(text: str, user_files: set[str]) -> list[tuple[str, int]]:

@@ -19,7 +19,7 @@ from trtcodemod.evidence.proofs import Observation, prove
 
 #: Rules whose fix removes a value baked in by the export (a value read at the line).
 BAKED_RULES = frozenset({
-    "TRT101", "TRT105", "TRT104", "TRT702", "TRT704", "TRT711", "TRT712", "TRT713", "TRT716", "TRT717", "TRT718", "TRT721", "TRT722", "TRT726", "TRT803", "TRT316",
+    "TRT101", "TRT105", "TRT104", "TRT702", "TRT704", "TRT711", "TRT712", "TRT713", "TRT716", "TRT717", "TRT718", "TRT721", "TRT722", "TRT726", "TRT728", "TRT803", "TRT316",
 })
 
 #: Rules that replace a torch module built in ``__init__`` whose own code is what the export
@@ -28,12 +28,21 @@ BAKED_RULES = frozenset({
 CALLED_MODULE_RULES = frozenset({"TRT316", "TRT603"})
 
 #: rule -> the rule whose findings inside its applied fix's span stop being problems: the
-#: writes to `self` in a cache that TRT726 refreshes while tracing are the cache's own fill.
-SUPERSEDES = {"TRT726": "TRT703"}
+#: writes to `self` in a cache that TRT726 refreshes while tracing are the cache's own fill; the
+#: size test of a pad, crop or resize that TRT717 made one computation decides nothing any more.
+SUPERSEDES = {"TRT726": "TRT703", "TRT717": "TRT713"}
+#: Why, for each rule of :data:`SUPERSEDES`.
+SUPERSEDED_BECAUSE = {"TRT726": "a cache refreshed while tracing",
+                      "TRT717": "the size test it made part of one computation"}
 
 #: Rules whose construct exports without error but computes other values (``atan2``'s edges):
 #: the suspects when a graph differs from its model even on the inputs it was traced with.
-WRONG_VALUE_RULES = frozenset({"TRT301"})
+WRONG_VALUE_RULES = frozenset({"TRT301", "TRT728"})
+
+#: Of those, the rules whose wrong values may be indices, so the graph fails where they are read, at a
+#: line of the same file other than the construct's (TRT728: kornia's CLAHE builds LUT indices with
+#: `torch.tensor` then `+=`; the graph loses the update and a Gather several lines below fails).
+WRONG_INDEX_RULES = frozenset({"TRT728"})
 
 #: Rules that rewrite a module where it is built (``nn.LocalResponseNorm(...)`` in ``__init__``)
 #: while the graph check names them from a node's stack, made where forward calls the module: a
@@ -115,7 +124,8 @@ def matches(problem: Problem, finding: Any) -> bool:
     if problem.kind == "unfaithful":
         if problem.op == FAILS_TO_RUN and problem.path is not None:
             # ONNX Runtime refused a node made at this line: any fix of the line may remove it.
-            return _at(problem, finding)
+            return _at(problem, finding) or (finding.rule in WRONG_INDEX_RULES
+                                              and _span(finding).path == problem.path)
         return finding.rule in WRONG_VALUE_RULES
     if problem.kind == "export_failure" and problem.rule:
         # The error names the op: a module built in __init__ fails where forward calls it,
@@ -326,7 +336,7 @@ class Plan:
         out = [d for d in live if d.action == action and d.key not in covered]
         if action == INFO:
             out += [replace(d, action=INFO, reason=f"inside the {owner.finding.rule} fix at line {owner.finding.line}"
-                                                   f" (a cache refreshed while tracing): no longer a problem")
+                                                   f" ({SUPERSEDED_BECAUSE[owner.finding.rule]}): no longer a problem")
                     for d in live for owner in [covered.get(d.key)] if owner is not None]
         return out
 

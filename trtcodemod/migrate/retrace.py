@@ -181,6 +181,20 @@ def _steady_note(points: str, diff_op: str, where: str | None) -> str:
                                                                                      else ")"))
 
 
+#: How each verdict this module writes into a bake's message begins (after "; ").
+VERDICT_STARTS = (STEADY, "same graph at ", "the graph traced at ", "no dynamic axis is declared",
+                  "a second trace at other sizes could not decide it", "the two traces could not be compared",
+                  "the rewritten model's graph traced at ")
+
+
+def verdict_of(message: str) -> str:
+    """The verdict a second trace wrote into a bake's ``message`` ("; same graph at ...: the value does
+    not depend on the dynamic axes"), from its "; " on; "" where there is none. A rule that names the
+    bake speaks in its own words instead of the exporter's, and keeps this: whether the bake matters."""
+    found = [i for start in VERDICT_STARTS for i in [message.find(f"; {start}")] if i >= 0]
+    return message[min(found):] if found else ""
+
+
 def _points(stretched: list[str]) -> str:
     """``x[2] (height) 8->17`` -> ``x[2] (height) 8 and 17``."""
     return "; ".join(s.replace("->", " and ") for s in stretched)

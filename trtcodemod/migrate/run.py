@@ -29,7 +29,7 @@ from .manual_steps import add_manual_steps
 from .observe import OBSERVE_TASK, STRETCHED_STAGE
 from .phases import ModelTimeout, Phases
 from .plan import APPLY, INFO, REMAINS, Plan, assumption, describe
-from .retrace import Retrace, Rewritten, judge, judge_rewritten
+from .retrace import Retrace, Rewritten, judge, judge_rewritten, verdict_of
 from .split import analyse_split
 from .report import empty_report
 
@@ -165,6 +165,9 @@ def _remaining(problems: list[Problem], plan: Plan) -> list[dict[str, Any]]:
             rule, message = decision.finding.rule, decision.reason
         else:
             rule, message = p.rule, p.message
+        verdict = verdict_of(p.message) if p.kind == "baked" else ""
+        if verdict and verdict not in message:
+            message += verdict  # the second trace's word on whether the bake matters stays said
         for note in (GUARD_NOTE, CHECK_CALL_NOTE, UNTRACED_NOTE, CONSTANT_NOTE):  # why a located read is only a warning stays said
             if note in p.message and note not in message:
                 message += note
@@ -513,6 +516,11 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: VerifyReport, fi
     for d in plan.by_action(REMAINS):
         if any(r["rule"] == d.finding.rule and r["source"] and r["source"].endswith(f":{d.finding.line}")
                for r in kept):
+            continue
+        if d.problems and all(any(r["rule"] == d.finding.rule and r["source"] == p.source for r in kept)
+                              for p in d.problems):
+            # Listed already, under this rule, at the lines of its problems: a loop whose `break` (the
+            # line that bakes) stands below its `for` (the finding's line), as SLANet's decoder.
             continue
         gone = _gone(d, located, side, exported)
         problems, judged = _judged(d.problems, after_retrace if side == "after" else None)

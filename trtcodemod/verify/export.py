@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import sys
 import time
 import traceback
 import warnings
@@ -64,6 +65,7 @@ def export_model(
     def record(message: Any, category: type, filename: str, lineno: int, file: Any = None, line: Any = None) -> None:
         # Called synchronously by warnings.warn: the user's frames are still on the stack.
         frames = user_frames_on_stack(user, 1)
+        filename, lineno = _issuer(filename, lineno)
         caught.append((warnings.WarningMessage(message, category, filename, lineno, file, line),
                        frames[0] if frames else None, frames[1] if len(frames) > 1 else None))
         values.append([])
@@ -169,6 +171,21 @@ def _baked_numbers(values: list[list[Any]]):
     finally:
         for name in wrapped:
             delattr(torch.Tensor, name)
+
+
+def _issuer(filename: str, lineno: int) -> tuple[str, int]:
+    """The line that issued a warning: ``filename:lineno`` as the warning names it, except where that
+    is :func:`_baked_numbers`'s wrapper of a tensor conversion (the warning is issued one frame up,
+    which is the wrapper while it is installed): then the line that called the conversion (torch's
+    ``if size_prods == 1: raise`` in ``F.group_norm``), so that the check it stands in is found."""
+    if os.path.realpath(filename) != os.path.realpath(__file__):
+        return filename, lineno
+    frame, frame_file = sys._getframe(1), _issuer.__code__.co_filename
+    while frame is not None and not (frame.f_code.co_name == "converted"
+                                     and frame.f_code.co_filename == frame_file):
+        frame = frame.f_back
+    caller = frame.f_back if frame is not None else None
+    return (caller.f_code.co_filename, caller.f_lineno) if caller is not None else (filename, lineno)
 
 
 def _plain(value: Any) -> Any:

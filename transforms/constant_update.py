@@ -1,0 +1,207 @@
+"""``t = torch.tensor([...])`` then ``t += y`` (TRT728): an update the TorchScript export loses.
+
+While tracing, a tensor built from Python data in forward (``torch.tensor(...)``, or
+``torch.as_tensor`` of a literal list) is recorded as a constant. An in-place update of it
+afterwards is traced, but the ONNX graph the TorchScript exporter writes reads the constant as it
+was built: the update is lost. The inserted helper (``trtcodemod/helpers/constants.py``) is the
+tensor itself outside an export and its ``clone()`` while exporting: a node whose updates the graph
+keeps.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import libcst as cst
+
+from trtcodemod.astutil import helper_call, method_call, short_code
+from trtcodemod.rules import Example, Fix, RuleInfo, Safety, spelled
+from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
+
+HELPER = "_trt_updatable"
+_BUILDERS = ("torch.tensor", "torch.as_tensor")
+_DATA = (cst.List, cst.Tuple, cst.ListComp, cst.Integer, cst.Float)
+
+
+class ConstantUpdate(RuntimeScopeRule):
+    scope = "runtime"
+    needs_text = spelled(*_BUILDERS)
+    info = RuleInfo(
+        id="TRT728",
+        name="constant-update",
+        summary="a tensor built from Python data in forward, then updated in place: the TorchScript export "
+                "keeps it as built; clone it while exporting",
+        doc="""\
+What it finds, in run-time code: a local name bound to `torch.tensor(...)`, or to
+`torch.as_tensor(...)` of Python data written in place (a list, a tuple, a comprehension, a
+number, `[...] * n`), that the same function then updates in place before binding the name to
+anything else: an augmented assignment (`t += y`, `t[i] *= 2`), an assignment into it
+(`t[0] = v`) or an in-place method (`t.add_(y)`, `t.clamp_(0)`). kornia's CLAHE builds the lookup
+indices of its tiles this way: `j_idxs = torch.tensor([[0, 0, 1, 1], [-1, -1, 0, 0]] * n)` then
+`j_idxs += j_floor`.
+
+Why it hurts: while the TorchScript exporter traces, such a tensor is a constant of the graph,
+and the graph it writes reads that constant as it was built: the in-place update is lost
+(torch 2.13, with and without constant folding; a tensor that an operation made, `torch.arange`
+or `torch.zeros`, is not affected). The graph computes other values than the model, or fails in
+ONNX Runtime where the updated values were indices (`Gather ... indices element out of data
+bounds`). The dynamo exporter is not affected.
+
+The rewrite: the building call is wrapped, `t = _trt_updatable(torch.tensor(...))`. The inserted
+helper returns its argument itself in eager mode, under `torch.jit.script`, `torch.fx`,
+`torch.compile` and `torch.export`; while `torch.onnx.export` runs it returns `clone()` of it, a
+node of the graph that the update is then recorded on.
+
+Fix safety: safe. Outside an ONNX export nothing changes. While exporting, the clone has the
+same values, dtype, device, shape and strides (a built tensor is contiguous, and `clone` keeps
+that), and nothing else refers to the built tensor (`torch.tensor` always copies its data, and
+`torch.as_tensor` is taken only of Python data written in place), so an update through the name
+reaches exactly what it reached before. TensorRT versions: all (the problem is the exported
+graph).""",
+        fix=Safety.SAFE,
+        examples=(
+            Example(
+                "def lookup(luts: torch.Tensor, n: int):\n"
+                "    idx = torch.tensor([0, 1, 1, 2] * n)\n"
+                "    idx += torch.arange(4 * n) // 4\n"
+                "    return luts[idx]\n",
+                "def lookup(luts: torch.Tensor, n: int):\n"
+                "    idx = _trt_updatable(torch.tensor([0, 1, 1, 2] * n))\n"
+                "    idx += torch.arange(4 * n) // 4\n"
+                "    return luts[idx]\n",
+            ),
+            Example(
+                "def scales(x: torch.Tensor):\n"
+                "    s = torch.as_tensor([1.0, 2.0])\n"
+                "    s[0] = 3.0\n"
+                "    return x * s\n",
+                "def scales(x: torch.Tensor):\n"
+                "    s = _trt_updatable(torch.as_tensor([1.0, 2.0]))\n"
+                "    s[0] = 3.0\n"
+                "    return x * s\n",
+            ),
+        ),
+        references=(
+            "https://pytorch.org/docs/stable/onnx_torchscript.html#avoiding-pitfalls",
+            "https://pytorch.org/docs/stable/generated/torch.tensor.html",
+            "https://pytorch.org/docs/stable/generated/torch.clone.html",
+        ),
+    )
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        built: dict[str, cst.Call] = {}
+        reported: set[int] = set()
+        for statement in _own_statements(node.body):
+            for name, call in _updates(statement, built):
+                if id(call) in reported:
+                    continue
+                reported.add(id(call))
+                self.found(call, f"`{short_code(call)}` is updated in place below (`{short_code(statement)}`), but the "
+                                 "TorchScript export keeps it as built (the update is lost); "
+                                 f"`{HELPER}` clones it while exporting",
+                           Fix({call: helper_call(HELPER, call)}, helpers=(HELPER,)))
+            self._bind(statement, built)
+
+    def _bind(self, statement: cst.CSTNode, built: dict[str, cst.Call]) -> None:
+        """Names ``statement`` binds: to a building call, or (any other value) no longer to one."""
+        targets: list[cst.BaseExpression] = []
+        value: cst.BaseExpression | None = None
+        if type(statement) is cst.Assign:
+            targets, value = [t.target for t in statement.targets], statement.value
+        elif type(statement) is cst.AnnAssign:
+            targets, value = [statement.target], statement.value
+        for target in targets:
+            if type(target) is cst.Name:
+                built.pop(target.value, None)
+            elif type(target) in (cst.Tuple, cst.List):
+                for element in target.elements:  # type: ignore[attr-defined]
+                    if type(element.value) is cst.Name:
+                        built.pop(element.value.value, None)
+        if len(targets) == 1 and type(targets[0]) is cst.Name and value is not None and self._builds(value):
+            built[targets[0].value] = value  # type: ignore[assignment]
+        for name in _rebound(statement):
+            built.pop(name, None)
+
+    def _builds(self, value: cst.BaseExpression) -> bool:
+        if type(value) is not cst.Call or not value.args or value.args[0].keyword is not None or value.args[0].star:
+            return False
+        name = self.context.refers_to(value.func, *_BUILDERS)
+        if name == "torch.tensor":
+            return not any(a.keyword is not None and a.keyword.value == "requires_grad" for a in value.args)
+        return name == "torch.as_tensor" and _python_data(value.args[0].value)
+
+
+def _python_data(value: cst.BaseExpression) -> bool:
+    """Python data written in place: a list, tuple, comprehension, number, or `[...] * n`."""
+    if isinstance(value, _DATA):
+        return True
+    if type(value) is cst.UnaryOperation:
+        return _python_data(value.expression)
+    return type(value) is cst.BinaryOperation and type(value.operator) is cst.Multiply and (
+        isinstance(value.left, (cst.List, cst.Tuple)) or isinstance(value.right, (cst.List, cst.Tuple)))
+
+
+def _own_statements(body: cst.BaseSuite) -> Iterator[cst.BaseSmallStatement | cst.BaseCompoundStatement]:
+    """The function's statements in source order, the blocks of `if`/`for`/`while`/`with`/`try`
+    included (not nested functions or classes); a line of several statements gives each."""
+    for line in body.body:  # type: ignore[union-attr]
+        if type(line) is cst.SimpleStatementLine:
+            yield from line.body
+        elif type(line) in (cst.FunctionDef, cst.ClassDef):
+            continue
+        else:
+            yield line  # a compound statement: its own binding (`for t in ...`), then its blocks
+            for block in _blocks(line):
+                yield from _own_statements(block)
+
+
+def _blocks(statement: cst.CSTNode) -> Iterator[cst.BaseSuite]:
+    for name in ("body", "orelse", "finalbody"):
+        part = getattr(statement, name, None)
+        if isinstance(part, cst.BaseSuite):
+            yield part
+        elif part is not None and isinstance(getattr(part, "body", None), cst.BaseSuite):
+            yield part.body  # `else:` / `elif` / `finally:` hold their block one level down
+            if type(part) is cst.If:
+                yield from _blocks(part)
+    for handler in getattr(statement, "handlers", ()):
+        yield handler.body
+
+
+def _root(target: cst.BaseExpression) -> str | None:
+    """``t`` of ``t``, ``t[i]``, ``t[i][j]``: the name a write into ``target`` updates."""
+    while type(target) is cst.Subscript:
+        target = target.value  # type: ignore[attr-defined]
+    return target.value if type(target) is cst.Name else None
+
+
+def _updates(statement: cst.CSTNode, built: dict[str, cst.Call]) -> Iterator[tuple[str, cst.Call]]:
+    """Each built name ``statement`` updates in place, with its building call."""
+    names: list[str | None] = []
+    if type(statement) is cst.AugAssign:
+        names.append(_root(statement.target))
+    elif type(statement) is cst.Assign:
+        names += [_root(t.target) for t in statement.targets if type(t.target) is cst.Subscript]
+    if type(statement) in (cst.Expr, cst.Assign, cst.AugAssign, cst.Return):
+        value = getattr(statement, "value", None)
+        if type(value) is cst.Call:
+            parts = method_call(value)
+            if parts is not None and type(parts[0]) is cst.Name and parts[1].endswith("_") \
+                    and not parts[1].startswith("_"):
+                names.append(parts[0].value)
+    for name in names:
+        if name is not None and name in built:
+            yield name, built[name]
+
+
+def _rebound(statement: cst.CSTNode) -> list[str]:
+    """Plain names a `for` or `with` binds (``for t in ...``, ``with ... as t``)."""
+    if type(statement) is cst.For and type(statement.target) is cst.Name:
+        return [statement.target.value]
+    if type(statement) is cst.With:
+        return [i.asname.name.value for i in statement.items
+                if i.asname is not None and type(i.asname.name) is cst.Name]
+    return []
+
+
+RULES = (ConstantUpdate,)
