@@ -56,6 +56,8 @@ RULE_MODULES: tuple[str, ...] = (
     "tile",
     "flex_attention",
     "packed_attention",
+    "searchsorted",
+    "order_statistics",
 )
 
 
