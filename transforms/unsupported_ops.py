@@ -80,7 +80,8 @@ UNSUPPORTED_OPS: tuple[UnsupportedOp, ...] = (
     UnsupportedOp(("torch.erfinv", "torch.special.erfinv"), None, _NO_EXPORT),
     # torch.median and torch.kthvalue are TRT319's (their values from a sort while exporting).
     UnsupportedOp(("torch.nanmedian", "torch.mode"), None, _NO_EXPORT),
-    UnsupportedOp(("torch.diag", "torch.renorm", "torch.unique_consecutive"), None, _NO_EXPORT),
+    # torch.diag is TRT320's (built by indexing while exporting).
+    UnsupportedOp(("torch.renorm", "torch.unique_consecutive"), None, _NO_EXPORT),
 )
 _BY_NAME: dict[str, UnsupportedOp] = {name: row for row in UNSUPPORTED_OPS for name in row.names}
 
@@ -107,7 +108,7 @@ built (usually `__init__`).
 Not listed, because they export to ops TensorRT parses: `F.unfold` (Gather/Pad/Reshape),
 `torch.bucketize` (comparisons and a ReduceSum), `torch.cumsum`, `torch.einsum`,
 `torch.roll`, `torch.cdist`; nor what another rule rewrites: `torch.searchsorted` (TRT318),
-`torch.median` and `torch.kthvalue` (TRT319). Tensor methods (`x.cumprod(1)`, `x.median()`) cannot be
+`torch.median` and `torch.kthvalue` (TRT319), `torch.diag` (TRT320). Tensor methods (`x.cumprod(1)`, `x.median()`) cannot be
 resolved by name and are not matched.
 
 Why it hurts: the export fails, or the ONNX file holds an op TensorRT's parser rejects, so

@@ -58,6 +58,7 @@ RULE_MODULES: tuple[str, ...] = (
     "packed_attention",
     "searchsorted",
     "order_statistics",
+    "diagonal",
 )
 
 

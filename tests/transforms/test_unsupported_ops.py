@@ -66,7 +66,6 @@ SAMPLES = {
     "torch.special.erfinv": (torch.special.erfinv, lambda: (torch.rand(5),)),
     "torch.nanmedian": (torch.nanmedian, lambda: (torch.randn(2, 5),)),
     "torch.mode": (lambda x: torch.mode(x, 1)[0], lambda: (torch.randn(2, 5),)),
-    "torch.diag": (torch.diag, lambda: (torch.randn(4),)),
     "torch.renorm": (lambda x: torch.renorm(x, 2, 0, 1.0), lambda: (torch.randn(3, 4),)),
     "torch.unique_consecutive": (torch.unique_consecutive, lambda: (torch.tensor([0, 1, 1, 3]),)),
 }

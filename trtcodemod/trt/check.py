@@ -51,6 +51,7 @@ RULES: dict[str, tuple[str, ...]] = {
     "searchsorted": ("TRT318",),
     "median": ("TRT319",),
     "kthvalue": ("TRT319",),
+    "diag": ("TRT320",),
     "_unique2": ("TRT302",),
     "nonzero": ("TRT103",),
     "adaptive_avg_pool1d": ("TRT601",),
