@@ -73,8 +73,8 @@ UNSUPPORTED_OPS: tuple[UnsupportedOp, ...] = (
     UnsupportedOp(("torch.nn.functional.affine_grid",), None,
                   "exports only from opset 20, as ONNX AffineGrid, which TensorRT does not parse"),
     UnsupportedOp(("torch.cumprod", "torch.cummax", "torch.cummin", "torch.logcumsumexp"), None, _NO_EXPORT),
-    # torch.searchsorted is TRT318's (a count of comparisons while exporting).
-    UnsupportedOp(("torch.histc", "torch.bincount"), None, _NO_EXPORT),
+    # torch.searchsorted is TRT318's (a count of comparisons while exporting), torch.histc TRT321's.
+    UnsupportedOp(("torch.bincount",), None, _NO_EXPORT),
     UnsupportedOp(("torch.inverse", "torch.linalg.inv", "torch.linalg.pinv", "torch.linalg.solve",
                    "torch.slogdet", "torch.linalg.slogdet"), None, _NO_EXPORT),
     UnsupportedOp(("torch.erfinv", "torch.special.erfinv"), None, _NO_EXPORT),
@@ -99,7 +99,7 @@ operator table: `nn.Fold` (ONNX Col2Im, opset 18; the function `F.fold` is TRT31
 rewrites it), `torch.fft.*` and `torch.stft`
 (DFT / STFT), `torch.det` / `torch.linalg.det` / `torch.logdet` (Det), `torch.multinomial`,
 `torch.bernoulli`, `F.max_unpool*` / `nn.MaxUnpool*`, `F.affine_grid`, and functions the
-TorchScript exporter cannot export at all (`torch.cumprod`, `torch.histc`, `torch.bincount`,
+TorchScript exporter cannot export at all (`torch.cumprod`, `torch.bincount`,
 `torch.linalg.inv`, `torch.erfinv`, `torch.nanmedian`, `torch.mode`, ...).
 For older targets also `F.grid_sample` and `torch.tril`/`torch.triu` (parsed from
 TensorRT 8.5). Functions are reported in run-time code; module classes where they are
@@ -108,7 +108,8 @@ built (usually `__init__`).
 Not listed, because they export to ops TensorRT parses: `F.unfold` (Gather/Pad/Reshape),
 `torch.bucketize` (comparisons and a ReduceSum), `torch.cumsum`, `torch.einsum`,
 `torch.roll`, `torch.cdist`; nor what another rule rewrites: `torch.searchsorted` (TRT318),
-`torch.median` and `torch.kthvalue` (TRT319), `torch.diag` (TRT320). Tensor methods (`x.cumprod(1)`, `x.median()`) cannot be
+`torch.median` and `torch.kthvalue` (TRT319), `torch.diag` (TRT320), `torch.histc`
+(TRT321). Tensor methods (`x.cumprod(1)`, `x.median()`) cannot be
 resolved by name and are not matched.
 
 Why it hurts: the export fails, or the ONNX file holds an op TensorRT's parser rejects, so

@@ -59,6 +59,7 @@ RULE_MODULES: tuple[str, ...] = (
     "searchsorted",
     "order_statistics",
     "diagonal",
+    "histogram",
 )
 
 

@@ -54,7 +54,6 @@ SAMPLES = {
     "torch.cummax": (lambda x: torch.cummax(x, 1)[0], lambda: (torch.randn(2, 5),)),
     "torch.cummin": (lambda x: torch.cummin(x, 1)[0], lambda: (torch.randn(2, 5),)),
     "torch.logcumsumexp": (lambda x: torch.logcumsumexp(x, 1), lambda: (torch.randn(2, 5),)),
-    "torch.histc": (lambda x: torch.histc(x, 4), lambda: (torch.randn(20),)),
     "torch.bincount": (torch.bincount, lambda: (torch.tensor([0, 1, 1, 3]),)),
     "torch.inverse": (torch.inverse, lambda: (torch.randn(2, 3, 3),)),
     "torch.linalg.inv": (torch.linalg.inv, lambda: (torch.randn(2, 3, 3),)),

@@ -52,6 +52,7 @@ RULES: dict[str, tuple[str, ...]] = {
     "median": ("TRT319",),
     "kthvalue": ("TRT319",),
     "diag": ("TRT320",),
+    "histc": ("TRT321",),
     "_unique2": ("TRT302",),
     "nonzero": ("TRT103",),
     "adaptive_avg_pool1d": ("TRT601",),
