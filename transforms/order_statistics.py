@@ -9,6 +9,7 @@ the dim form (``[0]`` or ``.values``); function and method forms.
 from __future__ import annotations
 
 import libcst as cst
+import libcst.matchers  # noqa: F401  (cst.matchers)
 
 from trtcodemod.astutil import has_star_args
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
@@ -30,8 +31,10 @@ What it finds: `torch.median(x)`, and the values of `torch.median(x, dim, keepdi
 `torch.kthvalue(x, k, dim, keepdim)` (`[0]` or `.values` of the call), also as methods
 (`x.median(dim=-1)[0]`), arguments by position or keyword. `obj.median()` without arguments is
 not taken: pandas objects have that method too. A call whose indices may be used (the
-result unpacked, indexed otherwise, or kept), or with `out=` or unpacked arguments, is reported
-without a fix. `torch.nanmedian` and `torch.mode` stay TRT706's.
+result indexed otherwise or kept, or unpacked into a name the function reads), or with `out=` or
+unpacked arguments, is reported without a fix. `values, _indices = torch.kthvalue(x, k)`, where
+the underscored name appears nowhere else in the function, is the values alone: it becomes
+`values = _trt_kthvalue(x, k)`. `torch.nanmedian` and `torch.mode` stay TRT706's.
 
 Why it hurts: neither exporter converts `aten::median` or `aten::kthvalue` (torch 2.13): the
 TorchScript exporter stops with `UnsupportedOperatorError` at every opset and the dynamo
@@ -39,7 +42,9 @@ exporter with a `ConversionError`. Median filters do it in their forward pass: t
 `MedianPool2d` (`x.unfold(...).median(dim=-1)[0]`, `layers/median_pool.py:48`), MONAI's
 `median_filter` (`torch.median(features, dim=1)[0]`, `networks/layers/simplelayers.py:495`),
 kornia's `median_blur` outside an export (`filters/median.py:213`); I-BERT clips activations at
-percentiles with `torch.kthvalue(input, k=upper_index).values` (`ibert/quant_modules.py:550`).
+percentiles with `torch.kthvalue(input, k=upper_index).values` (`ibert/quant_modules.py:550`),
+kornia's DISK keeps its `n` strongest keypoints with `minus_threshold, _indices =
+torch.kthvalue(-detection_logp, n)` (`feature/disk/detector.py:59`).
 
 The rewrite: `torch.median(x, dim=1)[0]` → `_trt_median(x, dim=1)` (`_trt_kthvalue` for
 `kthvalue`), the same arguments with the tensor first. Outside `torch.onnx.export` it is the torch
@@ -71,6 +76,8 @@ TensorRT versions: all (the export fails before TensorRT is involved).""",
             Example("upper = torch.kthvalue(scores, k=upper_index).values\n",
                     "upper = _trt_kthvalue(scores, k=upper_index)\n"),
             Example("middle = torch.median(depth)\n", "middle = _trt_median(depth)\n"),
+            Example("def threshold(logp, n):\n    minus, _indices = torch.kthvalue(-logp, n)\n    return -minus\n",
+                    "def threshold(logp, n):\n    minus = _trt_kthvalue(-logp, n)\n    return -minus\n"),
             Example("value, index = torch.median(x, dim=1)\n"),
         ),
         references=(
@@ -83,6 +90,27 @@ TensorRT versions: all (the export fails before TensorRT is involved).""",
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self._values_of: set[int] = set()  # ids of calls whose values alone are taken
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        """``values, _indices = torch.kthvalue(...)`` with the indices' name read nowhere in the
+        function: the values alone are used."""
+        if len(node.targets) != 1 or not isinstance(node.value, cst.Call):
+            return
+        target = node.targets[0].target
+        if not isinstance(target, (cst.Tuple, cst.List)) or len(target.elements) != 2:
+            return
+        first, second = (element.value for element in target.elements)
+        if any(isinstance(e, cst.StarredElement) for e in target.elements):
+            return
+        if not (isinstance(first, cst.Name) and isinstance(second, cst.Name) and second.value.startswith("_")):
+            return
+        function = self.context.function
+        if function is None or _reads(function, second.value) != 1:  # only this binding names it
+            return
+        found = torch_operator_call(self, node.value, tuple(HELPERS))
+        if found is None or (found[2] == 0 and not node.value.args):
+            return
+        self._values(node, node.value, cst.Assign(targets=[cst.AssignTarget(target=first)], value=node.value))
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
@@ -110,7 +138,7 @@ TensorRT versions: all (the export fails before TensorRT is involved).""",
         self.report(node, f"{self._message(name)}; take the value from a sort (not rewritten: the indices may be "
                     "used, or unpacked, missing or other arguments)")
 
-    def _values(self, outer: cst.BaseExpression, call: cst.BaseExpression) -> None:
+    def _values(self, outer: cst.CSTNode, call: cst.BaseExpression, assign: cst.Assign | None = None) -> None:
         if not isinstance(call, cst.Call):
             return
         found = torch_operator_call(self, call, tuple(HELPERS))
@@ -127,9 +155,10 @@ TensorRT versions: all (the export fails before TensorRT is involved).""",
             self.report(call, f"{self._message(name)}; take the value from a sort (not rewritten: unpacked, "
                         "missing or other arguments)")
             return
-        self._fix(outer, call, name, tensor, first)
+        self._fix(outer, call, name, tensor, first, assign)
 
-    def _fix(self, outer: cst.BaseExpression, call: cst.Call, name: str, tensor: cst.Arg, first: int) -> None:
+    def _fix(self, outer: cst.CSTNode, call: cst.Call, name: str, tensor: cst.Arg, first: int,
+             assign: cst.Assign | None = None) -> None:
         rest = [arg for arg in call.args if arg is not tensor]
         if first == 0:  # method form: the receiver becomes the first argument
             rest = list(call.args)
@@ -140,12 +169,19 @@ TensorRT versions: all (the export fails before TensorRT is involved).""",
             rest[-1] = rest[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
         helper = HELPERS[name]
         replacement = call.with_changes(func=cst.Name(helper), args=[tensor_arg, *rest])
+        if assign is not None:  # `values, _indices = ...` -> `values = ...`
+            replacement = assign.with_changes(value=replacement)
         self.report(call, f"{self._message(name)}; take the value from a sort while exporting (`torch.{name}` "
                     "otherwise)", Fix({outer: replacement}, helpers=(helper,)))
 
     @staticmethod
     def _message(name: str) -> str:
         return f"the exporters cannot convert `torch.{name}` (aten::{name}), so the model does not export"
+
+
+def _reads(function: cst.FunctionDef, name: str) -> int:
+    """How many times ``name`` appears as a name in ``function`` (bindings and reads)."""
+    return len(cst.matchers.findall(function, cst.matchers.Name(name)))
 
 
 RULES = (OrderStatistic,)

@@ -2,7 +2,7 @@
 their values are used, the helper keeps torch's own function outside an export and takes the
 element of a sort while exporting (NaN restored as torch gives it, ties, negatives, infinities,
 one element, integer tensors). Real forward uses rewritten and run: timm's MedianPool2d, MONAI's
-median_filter, I-BERT's percentile clipping."""
+median_filter, I-BERT's percentile clipping, kornia DISK's threshold of the n strongest."""
 
 from __future__ import annotations
 
@@ -39,6 +39,30 @@ def test_the_rewrite() -> None:
     assert "    e = df.median().values + df.median()\n" in new  # a pandas object has .median() too
     assert rules_found(code) == ["TRT319"] * 9  # TRT706 no longer reports them; nor df.median()
     assert rewrite("def f(x):\n    return torch.median(x, 1)[0]\n").endswith("torch.median(x, 1)[0]\n")
+
+
+def test_unpacked_values_with_an_unread_underscored_index() -> None:
+    """``values, _indices = ...`` where the underscored name appears nowhere else in the function is
+    the values alone; an index that is read, a plain name, or ``_`` bound twice keeps the call."""
+    code = ("import torch\n\n\ndef f(x, n):\n"
+            "    minus_threshold, _indices = torch.kthvalue(-x, n)\n"
+            "    [low, _k] = x.kthvalue(2, -1)\n"
+            "    b, _i = torch.median(x, dim=1)\n"
+            "    c = _i + 1\n"
+            "    d, e = torch.median(x, 1)\n"
+            "    return minus_threshold, low, b, c, d, e\n\n\n"
+            "def g(x):\n"
+            "    a, _ = torch.median(x, 0)\n"
+            "    b, _ = torch.median(x, 1)\n"
+            "    return a, b\n\n\n"
+            "values, _unused = torch.median(table, 0)\n")
+    new = rewrite(code)
+    assert "    minus_threshold = _trt_kthvalue(-x, n)\n" in new
+    assert "    low = _trt_kthvalue(x, 2, -1)\n" in new
+    assert "    b, _i = torch.median(x, dim=1)\n" in new  # _i is read
+    assert "    d, e = torch.median(x, 1)\n" in new
+    assert "    a, _ = torch.median(x, 0)\n    b, _ = torch.median(x, 1)\n" in new  # `_` bound twice
+    assert new.endswith("values, _unused = torch.median(table, 0)\n")  # module level: not a function's name
 
 
 class Select(torch.nn.Module):
@@ -206,6 +230,25 @@ def percentile_bounds(input, lower_percentile, upper_percentile):
 """
 
 
+DISK = """\
+import torch
+
+
+def strongest(detection_logp, n):
+    # kornia/feature/disk/detector.py:56-61
+    minus_threshold, _indices = torch.kthvalue(-detection_logp, n)
+    threshold = -minus_threshold
+    above = detection_logp > threshold
+    tied = detection_logp == threshold
+    return above, tied, threshold
+"""
+
+
+def _bits(t: torch.Tensor) -> torch.Tensor:
+    """A float32 tensor's bytes as integers (signed zeros and NaN payloads compared); others as they are."""
+    return t.view(torch.int32) if t.dtype == torch.float32 else t
+
+
 def _load(tmp_path: Path, name: str, code: str, rewritten: bool):
     path = tmp_path / f"{name}_{int(rewritten)}.py"
     # --unsafe: timm's Tensor.unfold is TRT311's (unsafe), which the export needs as well.
@@ -219,6 +262,7 @@ def _load(tmp_path: Path, name: str, code: str, rewritten: bool):
     # I-BERT rounds a size (`round(input.shape[0] * ...)`), which the TorchScript exporter traces as a
     # tensor that `round` refuses: that line stops its export before kthvalue, with or without the fix.
     ("ibert", IBERT, "percentile_bounds", lambda: torch.randn(40), (0.1, 90.0), False),
+    ("disk", DISK, "strongest", lambda: torch.randn(50), (7,), True),
 ])
 def test_real_uses_rewrite_run_and_export(tmp_path: Path, name: str, code: str, function: str, make,
                                           others: tuple, exports: bool) -> None:
@@ -235,7 +279,7 @@ def test_real_uses_rewrite_run_and_export(tmp_path: Path, name: str, code: str, 
     for tensor in (x, make(), torch.zeros_like(x), -make().abs()):
         for want, got in zip(torch.utils._pytree.tree_leaves(getattr(before, function)(tensor, *others)),
                              torch.utils._pytree.tree_leaves(getattr(after, function)(tensor, *others))):
-            assert torch.equal(want.view(torch.int32), got.view(torch.int32))
+            assert torch.equal(_bits(want), _bits(got))
 
     class Original(torch.nn.Module):
         def forward(self, t):
