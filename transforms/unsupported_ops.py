@@ -71,12 +71,15 @@ UNSUPPORTED_OPS: tuple[UnsupportedOp, ...] = (
     UnsupportedOp(("torch.nn.functional.affine_grid",), None,
                   "exports only from opset 20, as ONNX AffineGrid, which TensorRT does not parse"),
     UnsupportedOp(("torch.cumprod", "torch.cummax", "torch.cummin", "torch.logcumsumexp"), None, _NO_EXPORT),
-    UnsupportedOp(("torch.searchsorted", "torch.histc", "torch.bincount"), None, _NO_EXPORT),
+    # torch.searchsorted is TRT318's (a count of comparisons while exporting), torch.histc TRT321's.
+    UnsupportedOp(("torch.bincount",), None, _NO_EXPORT),
     UnsupportedOp(("torch.inverse", "torch.linalg.inv", "torch.linalg.pinv", "torch.linalg.solve",
                    "torch.slogdet", "torch.linalg.slogdet"), None, _NO_EXPORT),
     UnsupportedOp(("torch.erfinv", "torch.special.erfinv"), None, _NO_EXPORT),
-    UnsupportedOp(("torch.median", "torch.nanmedian", "torch.kthvalue", "torch.mode"), None, _NO_EXPORT),
-    UnsupportedOp(("torch.diag", "torch.renorm", "torch.unique_consecutive"), None, _NO_EXPORT),
+    # torch.median and torch.kthvalue are TRT319's (their values from a sort while exporting).
+    UnsupportedOp(("torch.nanmedian", "torch.mode"), None, _NO_EXPORT),
+    # torch.diag is TRT320's (built by indexing while exporting).
+    UnsupportedOp(("torch.renorm", "torch.unique_consecutive"), None, _NO_EXPORT),
 )
 _BY_NAME: dict[str, UnsupportedOp] = {name: row for row in UNSUPPORTED_OPS for name in row.names}
 
@@ -94,15 +97,17 @@ operator table: `nn.Fold` (ONNX Col2Im, opset 18; the function `F.fold` is TRT31
 rewrites it), `torch.fft.irfft`/`irfft2`/`irfftn`/`hfft`/`ihfft` and `torch.stft` (DFT / STFT;
 the other transforms are TRT709's, which rewrites them where their result is taken as real), `torch.det` / `torch.linalg.det` / `torch.logdet` (Det), `torch.multinomial`,
 `torch.bernoulli`, `F.max_unpool*` / `nn.MaxUnpool*`, `F.affine_grid`, and functions the
-TorchScript exporter cannot export at all (`torch.cumprod`, `torch.searchsorted`,
-`torch.histc`, `torch.linalg.inv`, `torch.erfinv`, `torch.median`, `torch.kthvalue`, ...).
+TorchScript exporter cannot export at all (`torch.cumprod`, `torch.bincount`,
+`torch.linalg.inv`, `torch.erfinv`, `torch.nanmedian`, `torch.mode`, ...).
 For older targets also `F.grid_sample` and `torch.tril`/`torch.triu` (parsed from
 TensorRT 8.5). Functions are reported in run-time code; module classes where they are
 built (usually `__init__`).
 
 Not listed, because they export to ops TensorRT parses: `F.unfold` (Gather/Pad/Reshape),
 `torch.bucketize` (comparisons and a ReduceSum), `torch.cumsum`, `torch.einsum`,
-`torch.roll`, `torch.cdist`. Tensor methods (`x.cumprod(1)`, `x.median()`) cannot be
+`torch.roll`, `torch.cdist`; nor what another rule rewrites: `torch.searchsorted` (TRT318),
+`torch.median` and `torch.kthvalue` (TRT319), `torch.diag` (TRT320), `torch.histc`
+(TRT321). Tensor methods (`x.cumprod(1)`, `x.median()`) cannot be
 resolved by name and are not matched.
 
 Why it hurts: the export fails, or the ONNX file holds an op TensorRT's parser rejects, so
@@ -110,8 +115,8 @@ no engine can be built (or the layer falls back to a plugin you have to write).
 
 What to do: compute it outside the network (pre/post-processing), precompute it when its
 inputs are constant (an inverse of a fixed matrix in `__init__`), rewrite it with supported
-ops (`cumprod` as `exp(cumsum(log(x)))` for positive inputs; `median` with `sort` and a fixed
-index), or provide a TensorRT plugin.
+ops (`cumprod` as `exp(cumsum(log(x)))` for positive inputs; `nanmedian` with `sort` and a
+count of the NaN), or provide a TensorRT plugin.
 
 Fix safety: none (detect only).""",
         fix=Safety.NONE,

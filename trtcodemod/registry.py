@@ -60,6 +60,10 @@ RULE_MODULES: tuple[str, ...] = (
     "packed_attention",
     "spectral",
     "exp2",
+    "searchsorted",
+    "order_statistics",
+    "diagonal",
+    "histogram",
 )
 
 

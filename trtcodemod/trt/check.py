@@ -48,6 +48,11 @@ RULES: dict[str, tuple[str, ...]] = {
     "rad2deg": ("TRT308",),
     "deg2rad": ("TRT308",),
     "affine_grid_generator": ("TRT309",),
+    "searchsorted": ("TRT318",),
+    "median": ("TRT319",),
+    "kthvalue": ("TRT319",),
+    "diag": ("TRT320",),
+    "histc": ("TRT321",),
     "_unique2": ("TRT302",),
     "nonzero": ("TRT103",),
     # A 1-D window (TRT603's pooling over an added axis), or adaptive pooling that exported as one.

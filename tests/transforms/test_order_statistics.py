@@ -1,0 +1,348 @@
+"""TRT319: ``torch.median``/``torch.kthvalue`` have no ONNX symbolic (either exporter); where only
+their values are used, the helper keeps torch's own function outside an export and takes the
+element of a sort while exporting (NaN restored as torch gives it, ties, negatives, infinities,
+one element, integer tensors). Real forward uses rewritten and run: timm's MedianPool2d, MONAI's
+median_filter, I-BERT's percentile clipping, kornia DISK's threshold of the n strongest."""
+
+from __future__ import annotations
+
+import io
+import warnings
+from pathlib import Path
+
+import onnx
+import onnxruntime as ort
+import pytest
+import torch
+from support import import_file, migrate_json, rewrite, rules_found
+
+from trtcodemod.helpers.selection import _trt_kthvalue, _trt_median
+
+NAN, INF = float("nan"), float("inf")
+
+
+def test_the_rewrite() -> None:
+    code = ("import torch\n\n\ndef f(x, k, df):\n"
+            "    a = x.contiguous().view(x.size()[:4] + (-1,)).median(dim=-1)[0]\n"
+            "    b = torch.median(x, dim=1)[0] + torch.median(x) + torch.median(input=x, dim=1, keepdim=True).values\n"
+            "    c = torch.kthvalue(x, k=k).values + torch.kthvalue(-x, 3, 1, True)[0] + x.kthvalue(2)[0]\n"
+            "    v, i = torch.median(x, 1)\n"
+            "    d = torch.kthvalue(x, 2, 1)[1]\n"
+            "    e = df.median().values + df.median()\n"
+            "    return a, b, c, v, i, d, e\n")
+    new = rewrite(code)
+    assert "    a = _trt_median(x.contiguous().view(x.size()[:4] + (-1,)), dim=-1)\n" in new
+    assert "    b = _trt_median(x, dim=1) + _trt_median(x) + _trt_median(x, dim=1, keepdim=True)\n" in new
+    assert "    c = _trt_kthvalue(x, k=k) + _trt_kthvalue(-x, 3, 1, True) + _trt_kthvalue(x, 2)\n" in new
+    assert "    v, i = torch.median(x, 1)\n" in new  # indices used: reported only
+    assert "    d = torch.kthvalue(x, 2, 1)[1]\n" in new
+    assert "    e = df.median().values + df.median()\n" in new  # a pandas object has .median() too
+    assert rules_found(code) == ["TRT319"] * 9  # TRT706 no longer reports them; nor df.median()
+    assert rewrite("def f(x):\n    return torch.median(x, 1)[0]\n").endswith("torch.median(x, 1)[0]\n")
+
+
+def test_unpacked_values_with_an_unread_underscored_index() -> None:
+    """``values, _indices = ...`` where the underscored name appears nowhere else in the function is
+    the values alone; an index that is read, a plain name, or ``_`` bound twice keeps the call."""
+    code = ("import torch\n\n\ndef f(x, n):\n"
+            "    minus_threshold, _indices = torch.kthvalue(-x, n)\n"
+            "    [low, _k] = x.kthvalue(2, -1)\n"
+            "    b, _i = torch.median(x, dim=1)\n"
+            "    c = _i + 1\n"
+            "    d, e = torch.median(x, 1)\n"
+            "    return minus_threshold, low, b, c, d, e\n\n\n"
+            "def g(x):\n"
+            "    a, _ = torch.median(x, 0)\n"
+            "    b, _ = torch.median(x, 1)\n"
+            "    return a, b\n\n\n"
+            "values, _unused = torch.median(table, 0)\n")
+    new = rewrite(code)
+    assert "    minus_threshold = _trt_kthvalue(-x, n)\n" in new
+    assert "    low = _trt_kthvalue(x, 2, -1)\n" in new
+    assert "    b, _i = torch.median(x, dim=1)\n" in new  # _i is read
+    assert "    d, e = torch.median(x, 1)\n" in new
+    assert "    a, _ = torch.median(x, 0)\n    b, _ = torch.median(x, 1)\n" in new  # `_` bound twice
+    assert new.endswith("values, _unused = torch.median(table, 0)\n")  # module level: not a function's name
+
+
+class Select(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor,
+                                                torch.Tensor]:
+        return (_trt_median(x, 1), _trt_median(x, -1, True), _trt_median(x), _trt_kthvalue(x, 1, 1),
+                _trt_kthvalue(x, 2, 1, True), _trt_median(x, 0))
+
+
+def _expected(x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    return (torch.median(x, 1)[0], torch.median(x, -1, True)[0], torch.median(x), torch.kthvalue(x, 1, 1)[0],
+            torch.kthvalue(x, 2, 1, True)[0], torch.median(x, 0)[0])
+
+
+def _session(model: bytes) -> ort.InferenceSession:
+    return ort.InferenceSession(model, providers=["CPUExecutionProvider"])
+
+
+def _torchscript(module: torch.nn.Module, example: tuple, axes: dict) -> bytes:
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(module, example, buffer, dynamo=False, input_names=list(axes), dynamic_axes=axes)
+    return buffer.getvalue()
+
+
+def _dynamo(module: torch.nn.Module, example: tuple, shapes: tuple) -> bytes:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return torch.onnx.export(module, example, dynamo=True, dynamic_shapes=shapes, verbose=False).model_proto \
+            .SerializeToString()
+
+
+def _same(got: torch.Tensor, want: torch.Tensor) -> bool:
+    """Same dtype, shape and values, NaN where torch has NaN (zeros of either sign are equal)."""
+    return got.dtype == want.dtype and got.shape == want.shape and torch.equal(got.isnan(), want.isnan()) and (
+        torch.equal(got.nan_to_num(0.0), want.nan_to_num(0.0)))
+
+
+CASES = {
+    "random": torch.randn(4, 7) * 3,
+    "ties": torch.tensor([[1.0, 1.0, 2.0, 2.0, 2.0], [0.0, 0.0, 0.0, 0.0, 0.0], [-1.0, 3.0, -1.0, 3.0, -1.0]]),
+    "nan": torch.tensor([[NAN, 1.0, 2.0, 3.0, 4.0], [1.0, NAN, NAN, NAN, NAN], [2.0, 1.0, 0.0, -1.0, -2.0]]),
+    "infinities": torch.tensor([[INF, -INF, INF, 0.0, -0.0], [-INF, -INF, -INF, 1.0, NAN]]),
+    "negatives": -torch.arange(12.0).reshape(3, 4),
+    "even-length": torch.tensor([[4.0, 1.0, 3.0, 2.0], [8.0, 6.0, 7.0, 5.0]]),
+    "two-per-row": torch.tensor([[1.0, 0.0], [NAN, 0.0], [5.0, 5.0]]),
+}
+
+
+@pytest.fixture(scope="module", params=["torchscript", "dynamo"])
+def graph(request: pytest.FixtureRequest) -> ort.InferenceSession:
+    example = (torch.randn(3, 6),)
+    if request.param == "torchscript":
+        return _session(_torchscript(Select(), example, {"x": {0: "batch", 1: "n"}}))
+    shapes = ({0: torch.export.Dim("batch"), 1: torch.export.Dim("n", min=2)},)
+    return _session(_dynamo(Select(), example, shapes))
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_graph_gives_torchs_values(graph: ort.InferenceSession, case: str) -> None:
+    x = CASES[case]
+    outputs = graph.run(None, {graph.get_inputs()[0].name: x.numpy()})
+    for got, want in zip(outputs, _expected(x)):
+        assert _same(torch.from_numpy(got), want), (case, got, want)
+
+
+def test_the_graph_holds_no_median_and_only_ops_tensorrt_parses() -> None:
+    model = _torchscript(Select(), (torch.randn(2, 5),), {"x": {0: "batch"}})
+    ops = {node.op_type for node in onnx.load_from_string(model).graph.node}
+    assert "TopK" in ops and "If" not in ops
+    parsed = {"TopK", "IsNaN", "Where", "ReduceSum", "Cast", "Sub", "Less", "LessOrEqual", "Gather", "Slice",
+              "Shape", "Constant", "Unsqueeze", "Reshape", "Add", "Div", "Equal", "Concat", "Squeeze", "Mul"}
+    assert ops <= parsed, ops - parsed
+
+
+def test_integers_and_a_window_axis() -> None:
+    """Integer tensors (no NaN) and a median over a window axis of a 5-D tensor (a median filter)."""
+    class Window(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            return _trt_median(x, -1), _trt_kthvalue(x, 3, 2)
+
+    for dtype in (torch.int64, torch.int32, torch.float64, torch.float16):
+        x = torch.randint(-5, 5, (1, 2, 3, 4, 9)).to(dtype)
+        session = _session(_torchscript(Window(), (x,), {"x": {0: "b", 3: "w"}}))
+        for x in (x, torch.randint(-9, 9, (2, 2, 3, 7, 9)).to(dtype)):
+            got = session.run(None, {"x": x.numpy()})
+            for g, w in zip(got, (torch.median(x, -1)[0], torch.kthvalue(x, 3, 2)[0])):
+                assert _same(torch.from_numpy(g), w), (dtype, g, w)
+
+
+def test_eager_scripted_traced_compiled_exported_is_torchs_function() -> None:
+    x = torch.tensor([[3.0, NAN, 1.0, 2.0], [0.0, -0.0, 0.0, 5.0], [1.0, 2.0, 3.0, 4.0]])
+    want = _expected(x)
+    scripted = torch.jit.script(Select())
+    traced = torch.fx.symbolic_trace(Select())
+    compiled = torch.compile(Select(), fullgraph=True, backend="eager")
+    exported = torch.export.export(Select(), (x,)).module()
+    for model in (Select(), scripted, traced, compiled, exported):
+        for got, expected in zip(model(x), want):
+            assert got.dtype == expected.dtype and torch.equal(got.view(torch.int32), expected.view(torch.int32))
+    y = torch.randn(3, 5, requires_grad=True)
+    (_trt_median(y, 1).sum() + _trt_kthvalue(y, 2, 0).sum() + _trt_median(y)).backward()
+    ours = y.grad.clone()
+    y.grad = None
+    (torch.median(y, 1)[0].sum() + torch.kthvalue(y, 2, 0)[0].sum() + torch.median(y)).backward()
+    assert torch.equal(ours, y.grad)
+
+
+def test_what_torch_refuses_keeps_its_error_while_exporting() -> None:
+    class Bad(torch.nn.Module):
+        def __init__(self, k: int, dim: int) -> None:
+            super().__init__()
+            self.k, self.dim = k, dim
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return _trt_kthvalue(x, self.k, self.dim)
+
+    for k, dim, x in ((6, 1, torch.randn(2, 5)), (1, 2, torch.randn(2, 5)), (1, 1, torch.empty(2, 0))):
+        with pytest.raises((RuntimeError, IndexError)) as theirs:
+            torch.kthvalue(x, k, dim)
+        with pytest.raises(type(theirs.value)):
+            _torchscript(Bad(k, dim), (x,), {"x": {}})
+    with pytest.raises(IndexError):
+        _trt_median(torch.randn(2, 3), 4)
+
+
+# Real forward code (the library lines cited), rewritten and run before and after.
+TIMM = """\
+import torch
+import torch.nn.functional as F
+
+
+def median_pool(x):
+    # timm/layers/median_pool.py:45-49 (3x3 window, stride 1, reflect padding)
+    x = F.pad(x, (1, 1, 1, 1), mode='reflect')
+    x = x.unfold(2, 3, 1).unfold(3, 3, 1)
+    x = x.contiguous().view(x.size()[:4] + (-1,)).median(dim=-1)[0]
+    return x
+"""
+
+MONAI = """\
+import torch
+
+
+def median_of_features(features, original_shape):
+    # monai/networks/layers/simplelayers.py:495-496
+    median: torch.Tensor = torch.median(features, dim=1)[0]
+    median = median.reshape(original_shape)
+    return median
+"""
+
+IBERT = """\
+import torch
+
+
+def percentile_bounds(input, lower_percentile, upper_percentile):
+    # transformers/models/ibert/quant_modules.py:545-556
+    input_length = input.shape[0]
+    lower_index = round(input_length * (1 - lower_percentile * 0.01))
+    upper_index = round(input_length * upper_percentile * 0.01)
+    upper_bound = torch.kthvalue(input, k=upper_index).values
+    lower_bound = -torch.kthvalue(-input, k=lower_index).values
+    return lower_bound, upper_bound
+"""
+
+
+DISK = """\
+import torch
+
+
+def strongest(detection_logp, n):
+    # kornia/feature/disk/detector.py:56-61
+    minus_threshold, _indices = torch.kthvalue(-detection_logp, n)
+    threshold = -minus_threshold
+    above = detection_logp > threshold
+    tied = detection_logp == threshold
+    return above, tied, threshold
+"""
+
+
+def _bits(t: torch.Tensor) -> torch.Tensor:
+    """A float32 tensor's bytes as integers (signed zeros and NaN payloads compared); others as they are."""
+    return t.view(torch.int32) if t.dtype == torch.float32 else t
+
+
+def _load(tmp_path: Path, name: str, code: str, rewritten: bool):
+    path = tmp_path / f"{name}_{int(rewritten)}.py"
+    # --unsafe: timm's Tensor.unfold is TRT311's (unsafe), which the export needs as well.
+    path.write_text(rewrite(code, unsafe=True) if rewritten else code)
+    return import_file(path, f"{name}_{int(rewritten)}")
+
+
+@pytest.mark.parametrize("name,code,function,make,others,exports", [
+    ("timm", TIMM, "median_pool", lambda: torch.randn(2, 3, 6, 5), (), True),
+    ("monai", MONAI, "median_of_features", lambda: torch.randn(2, 27, 5, 4), ((2, 5, 4),), True),
+    # I-BERT rounds a size (`round(input.shape[0] * ...)`), which the TorchScript exporter traces as a
+    # tensor that `round` refuses: that line stops its export before kthvalue, with or without the fix.
+    ("ibert", IBERT, "percentile_bounds", lambda: torch.randn(40), (0.1, 90.0), False),
+    ("disk", DISK, "strongest", lambda: torch.randn(50), (7,), True),
+])
+def test_real_uses_rewrite_run_and_export(tmp_path: Path, name: str, code: str, function: str, make,
+                                          others: tuple, exports: bool) -> None:
+    """Each real use is rewritten to the helper; before and after give the same values in eager mode
+    (NaN and a tie included), and the rewritten one exports (TorchScript) and runs in ONNX Runtime
+    as torch does, where the original does not export."""
+    new = rewrite(code)
+    assert "median(" not in new.split("\n\n\ndef ")[-1].replace("_trt_median(", "")
+    assert "kthvalue(" not in new.split("\n\n\ndef ")[-1].replace("_trt_kthvalue(", "")
+    before, after = _load(tmp_path, name, code, False), _load(tmp_path, name, code, True)
+    x = make()
+    x.view(-1)[3] = NAN
+    x.view(-1)[5] = x.view(-1)[6]
+    for tensor in (x, make(), torch.zeros_like(x), -make().abs()):
+        for want, got in zip(torch.utils._pytree.tree_leaves(getattr(before, function)(tensor, *others)),
+                             torch.utils._pytree.tree_leaves(getattr(after, function)(tensor, *others))):
+            assert torch.equal(_bits(want), _bits(got))
+
+    class Original(torch.nn.Module):
+        def forward(self, t):
+            return getattr(before, function)(t, *others)
+
+    class Wrapped(torch.nn.Module):
+        def forward(self, t):
+            return getattr(after, function)(t, *others)
+
+    with pytest.raises(Exception):
+        _torchscript(Original(), (x,), {"x": {}})
+    if not exports:
+        with pytest.raises(TypeError, match="__round__"):
+            _torchscript(Wrapped(), (x,), {"x": {}})
+        return
+    session = _session(_torchscript(Wrapped(), (x,), {"x": {}}))
+    for tensor in (x, make(), torch.zeros_like(x)):
+        got = session.run(None, {"x": tensor.numpy()})
+        want = torch.utils._pytree.tree_leaves(getattr(before, function)(tensor, *others))
+        for g, w in zip(got, want):
+            assert _same(torch.from_numpy(g), w), (name, g, w)
+
+
+MODEL = """\
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class Denoise(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+
+    def forward(self, x):
+        x = F.pad(x, (1, 1, 1, 1), mode="reflect")
+        x = x.unfold(2, 3, 1).unfold(3, 3, 1)
+        x = x.contiguous().view(x.size()[:4] + (-1,)).median(dim=-1)[0]
+        return self.conv(x)
+
+
+def build():
+    return Denoise().eval()
+
+
+def inputs(generator):
+    return (torch.randn(2, 3, 8, 8, generator=generator),)
+"""
+
+
+def test_migrate_fixes_the_export_failure(tmp_path: Path) -> None:
+    model = tmp_path / "denoise.py"
+    model.write_text(MODEL)
+    report = migrate_json(model, '{"x": {"0": "batch"}}')
+    # TRT311 takes the Tensor.unfold windows, TRT319 their median.
+    assert sorted(a["rule"] for a in report["applied"]) == ["TRT311", "TRT319"], report["applied"]
+    assert report["exit_code"] == 0 and report["after"]["exported"] and report["equivalent"] is True
+    rewritten = import_file(model, "denoise_rewritten")
+    original = {}
+    exec(compile(MODEL, "denoise.py", "exec"), original)
+    x = torch.randn(3, 3, 8, 8)
+    torch.manual_seed(0)
+    ours = rewritten.build()
+    torch.manual_seed(0)
+    theirs = original["build"]()
+    assert torch.equal(ours(x), theirs(x))
