@@ -1,7 +1,7 @@
 """kornia's sub-pixel refinement of 3-D extrema: the Cramer system scaled by a power of two first.
 
 Reduced from kornia 0.9.0 (the PyPI wheel), kornia/geometry/subpix/spatial_soft_argmax.py:
-``_scale_to_unit_hessian`` (lines 678-721) and ``_solve_cramer_sym3x3`` (lines 783-856), as
+``_scale_to_unit_hessian`` (lines 678-721) and ``_solve_cramer_sym3x3`` (lines 783-855), as
 ``ConvQuadInterp3d`` (line 1143) uses them on a (batch, channels, scale, height, width) response.
 The Hessian entries and the gradient come from central differences; before solving, the nine
 coefficients are scaled by ``2**-e``, where ``e`` is the floor of ``log2`` of the largest finite

@@ -1,14 +1,14 @@
 """transformers' MXFP8 dequantization: E8M0 block scales stored as bytes become ``2 ** (byte - 127)``.
 
 Reduced from transformers 5.24.0 (the PyPI wheel), transformers/integrations/finegrained_fp8.py:
-``Fp8Dequantize._dequantize_one`` (lines 1130-1172). The quantized weight, already in float32,
+``Fp8Dequantize._dequantize_one`` (lines 1130-1173). The quantized weight, already in float32,
 is split into a grid of blocks that matches the scale tensor's last two axes; when the scales are
 ``torch.uint8`` (MXFP8's E8M0 exponents, one byte per block) they are turned into float32 factors
 with ``(scales.to(torch.float32) - 127.0).exp2()``, otherwise taken as they are; each block is
-multiplied by its factor and the weight reshaped back. transformers runs this when it loads a
-checkpoint; here a linear layer runs it on every call (dequantize-on-the-fly, as inference code
-without FP8 kernels does), with the weight and scales held as buffers. Written here in our own
-words. Form kept: the method ``.exp2()`` on a parenthesised expression, under the ``uint8`` test.
+multiplied by its factor and the weight reshaped back (and cast to the output dtype, left out
+here: float32 throughout). transformers runs this when it loads a checkpoint; here a linear layer
+runs it on every call (dequantize-on-the-fly, as inference code without FP8 kernels does), with
+the weight and scales held as buffers. Written here in our own words. Form kept: the method ``.exp2()`` on a parenthesised expression, under the ``uint8`` test.
 """
 
 import torch

@@ -3,9 +3,9 @@ of k-space held as real/imaginary pairs.
 
 Reduced from facebookresearch/fastMRI at commit 91f2df4711adbb6d643df1810f234e4abcf5881b:
 fastmri/fftc.py ``fft2c_new`` (lines 14-38), ``ifft2c_new`` (lines 41-65) and the shift helpers
-``roll_one_dim``, ``roll``, ``fftshift``, ``ifftshift`` (lines 71-170); fastmri/math.py
-``complex_mul`` (lines 12-32) and ``complex_conj``; fastmri/models/varnet.py ``VarNetBlock``
-(lines 282-322). k-space and coil sensitivities are real tensors with a last axis of 2 (real,
+``roll_one_dim``, ``roll``, ``fftshift``, ``ifftshift`` (lines 71-165); fastmri/math.py
+``complex_mul`` (lines 12-32) and ``complex_conj`` (from line 35); fastmri/models/varnet.py ``VarNetBlock``
+(lines 282-323). k-space and coil sensitivities are real tensors with a last axis of 2 (real,
 imaginary). The centered transforms shift the two spatial axes with fastMRI's own roll (two
 ``narrow`` slices concatenated in the other order), then take
 ``torch.view_as_real(torch.fft.fftn(torch.view_as_complex(data), dim=(-2, -1), norm=norm))`` (and

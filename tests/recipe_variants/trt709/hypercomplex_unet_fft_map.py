@@ -1,7 +1,7 @@
 """Hypercomplex-UNet's Fourier map: the real and imaginary parts of an n-D FFT as two feature maps.
 
 Reduced from Whethe/Hypercomplex-UNet at commit c79d8d9978e6a17c31d054441c527be55d49bc7d,
-utils/utils_fourier.py: ``fft_map`` (lines 4-10), which takes ``fft_x = torch.fft.fftn(x)`` (no
+utils/utils_fourier.py: ``fft_map`` (lines 5-10), which takes ``fft_x = torch.fft.fftn(x)`` (no
 ``dim``: every axis, the batch and channels included) and returns ``fft_x.real`` and
 ``fft_x.imag``. The network that feeds both parts to a hypercomplex convolution is ours: the two
 parts concatenated on the channels and one 1x1 convolution. Written here in our own words. Form

@@ -1,7 +1,7 @@
 """vit-pytorch's SimpleViT with FFT: the image's 2-D spectrum cut into patches as a second token stream.
 
 Reduced from vit-pytorch 1.26.11 (the PyPI wheel), vit_pytorch/simple_vit_with_fft.py:
-``SimpleViT.__init__`` (lines 82-125) and ``SimpleViT.forward`` (lines 127-148). ``forward`` embeds
+``SimpleViT.__init__`` (lines 82-125) and ``SimpleViT.forward`` (lines 127-146). ``forward`` embeds
 the image's pixel patches, and, as a second stream, the patches of ``torch.view_as_real(fft2(img))``
 (``fft2`` imported by name from ``torch.fft``; real and imaginary parts on a last axis of 2, folded
 into each patch), adds fixed 2-D sine-cosine positions to both, runs one transformer over the two
