@@ -169,11 +169,18 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
         parameters = {p.name.value for p in walk(node.params) if type(p) is cst.Param}
         uses: dict[str, list[cst.CSTNode]] = {name: [] for name in kept}
         names: dict[str, list[cst.Name]] = {name: [] for name in kept}
+        # An attribute's or a keyword's name is no use of the variable (``fft = torch.fft.rfft2(x)``).
+        not_variables: set[int] = set()
+        for inner in walk(node.body):
+            if type(inner) is cst.Attribute:
+                not_variables.add(id(inner.attr))
+            elif type(inner) is cst.Arg and inner.keyword is not None:
+                not_variables.add(id(inner.keyword))
         for inner in walk(node.body):
             found = self._part_of(inner)
             if found is not None and type(found[0]) is cst.Name and found[0].value in uses:
                 uses[found[0].value].append(inner)
-            if type(inner) is cst.Name and inner.value in names:
+            if type(inner) is cst.Name and inner.value in names and id(inner) not in not_variables:
                 names[inner.value].append(inner)
         for name, assignments in kept.items():
             statement = assignments[0]

@@ -92,6 +92,29 @@ class Refused(nn.Module):
     assert rules_found(own, select=("TRT709",)) == []
 
 
+def test_a_variable_named_like_the_module_is_kept() -> None:
+    """``fft = torch.fft.rfft2(x)`` (vision-ssm-derain's ``FreqEnhance``): the ``fft`` in
+    ``torch.fft.rfft2`` and a keyword named ``fft`` are no uses of the variable, so its one use
+    still takes a part. (Before, they counted as uses of the complex tensor: no fix.)"""
+    code = '''
+import torch
+from torch import nn
+
+
+class FreqEnhance(nn.Module):
+    def forward(self, x, gate):
+        fft = torch.fft.rfft2(x.float(), norm="ortho")
+        amp = torch.abs(fft)
+        return gate(amp, fft=None)
+'''
+    after = strip_helpers(rewrite(code, select=("TRT709",), unsafe=True))
+    assert 'fft = _trt_rfft2("complex", x.float(), norm="ortho")' in after, after
+    assert 'amp = _trt_dft_part(fft, "abs")' in after and "return gate(amp, fft=None)" in after
+    # A real second use of the variable still keeps the call as it is.
+    mixed = code.replace("return gate(amp, fft=None)", "return gate(amp, fft=fft)")
+    assert rewrite(mixed, select=("TRT709",), unsafe=True) == mixed
+
+
 def _signal(shape: tuple[int, ...], values: str, dtype: torch.dtype = torch.float64) -> torch.Tensor:
     g = torch.Generator().manual_seed(sum(shape) + len(values))
     x = torch.randn(*shape, generator=g, dtype=torch.float64)

@@ -1,0 +1,207 @@
+"""The dft-matmul recipe (TRT709) on real-code variants.
+
+Each variant in ``tests/recipe_variants/trt709/`` is a small runnable model reduced from a public
+repository (cited in its docstring) that takes a ``torch.fft`` transform as a real tensor in the
+form the original writes it: vit-pytorch's SimpleViT with FFT (``torch.view_as_real(fft2(img))``,
+``fft2`` imported by name), fastMRI's VarNet block (centered ``fftn``/``ifftn`` of k-space pairs,
+``torch.view_as_real(torch.fft.fftn(torch.view_as_complex(data), dim=..., norm=...))``),
+Hypercomplex-UNet's Fourier map (``fftn`` over every axis kept in a variable, its ``.real`` and
+``.imag`` taken), vision-ssm-derain's frequency gate (``fft = torch.fft.rfft2(...)`` then
+``torch.abs(fft)``: found since this variant set, see the rule's test) and LaMa's Fourier unit
+(``rfftn`` rebound by the statement that stacks its two parts, then ``irfftn``). The originals
+do not export with the TorchScript exporter (no symbolic for ``aten::fft_*``). ``migrate``
+rewrites vit-pytorch's, fastMRI's and Hypercomplex-UNet's and ends with exit 0, equivalent;
+vision-ssm-derain's is rewritten and exports, but ends with exit 1 on another node (the float64
+Cast that ``torch.nan_to_num(..., posinf=1e6)`` exports, TRT701's). Hypercomplex-UNet's and
+vision-ssm-derain's are also rewritten by the rule and exported directly: the graph equals eager
+mode to 1e-5 of the largest magnitude at other sizes, on zeros, negatives and large values (no
+empty batch: eager mode refuses one in both), and never gives a finite value where eager mode
+gives inf or NaN; eager mode is unchanged.
+
+Not taken: LaMa's ``ffted`` is rebound by the statement that reads its parts (and later again),
+so the rule names the call without a fix, and the model's ``irfftn`` (TRT706's) would stop the
+export anyway. transformers' FNet reaches ``torch.fft.fftn`` through
+``functools.partial(torch.fft.fftn, dim=(1, 2))`` held on the module: the rule does not see the
+transform at the call (``self.fourier_transform(x).real``), and migrate names the export failure
+at that line with no rule.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from support import migrate_json
+from variant_models import (assert_eager_unchanged, assert_graph_within, assert_unsafe_rewrite, export_variant,
+                            input_names, load_variant, rewritten_variant, seeded)
+
+from trtcodemod.engine import Options, check_source
+from trtcodemod.verify.export import export_model
+
+HERE = Path(__file__).resolve().parents[2] / "recipe_variants" / "trt709"
+INF = float("inf")
+
+
+def _line_of(path: Path, fragment: str) -> int:
+    """The one line of code in ``path`` that holds ``fragment`` (the docstring quotes code in ``)."""
+    [line] = [i for i, text in enumerate(path.read_text().splitlines(), 1) if fragment in text and "``" not in text]
+    return line
+
+
+def _axes_json(module) -> str:
+    return json.dumps({name: {str(axis): label for axis, label in axes.items()}
+                       for name, axes in module.DYNAMIC.items()})
+
+
+def _found(path: Path) -> list[tuple[str, int, str]]:
+    findings = check_source(path.read_bytes(), str(path.resolve()), Options(select=("TRT709",), scope="all"))
+    return [(f.rule, f.line, f.fix.value) for f in findings]
+
+
+#: variant -> (the transform calls the rule fixes, the text the rewrite puts there).
+TAKEN = {
+    "vit_pytorch_fft_patch_embedding": (["freqs = torch.view_as_real(fft2(img))"],
+                                        ['freqs = _trt_fft2("view_as_real", img)']),
+    "fastmri_varnet_block_centered_fft": (
+        ["torch.fft.fftn(torch.view_as_complex(data)", "torch.fft.ifftn(torch.view_as_complex(data)"],
+        ['data = _trt_fftn("pairs:view_as_real", data, dim=(-2, -1), norm=norm)',
+         'data = _trt_ifftn("pairs:view_as_real", data, dim=(-2, -1), norm=norm)']),
+    "hypercomplex_unet_fft_map": (["fft_x = torch.fft.fftn(x)"],
+                                  ['fft_x = _trt_fftn("complex", x)', 'fft_x_real = _trt_dft_part(fft_x, "real")',
+                                   'fft_x_imag = _trt_dft_part(fft_x, "imag")']),
+    "vision_ssm_derain_freq_enhance": (['fft = torch.fft.rfft2(x32, norm="ortho")'],
+                                       ['fft = _trt_rfft2("complex", x32, norm="ortho")',
+                                        'amp = _trt_dft_part(fft, "abs")']),
+}
+
+
+@pytest.mark.parametrize("name", list(TAKEN))
+def test_the_rule_finds_each_transform_and_rewrites_it_with_unsafe_only(name: str, tmp_path: Path) -> None:
+    path = HERE / f"{name}.py"
+    calls, fragments = TAKEN[name]
+    assert _found(path) == [("TRT709", _line_of(path, call), "unsafe") for call in calls]
+    # The fragments are in the new code, nothing is left for the rule, nothing without --unsafe.
+    assert_unsafe_rewrite(rewritten_variant(path, "TRT709", tmp_path), tuple(fragments), "TRT709")
+
+
+@pytest.mark.parametrize("name", ["vit_pytorch_fft_patch_embedding", "fastmri_varnet_block_centered_fft",
+                                  "hypercomplex_unet_fft_map"])
+def test_migrate_rewrites_the_transforms_and_the_model_exports_equivalent(name: str) -> None:
+    path = HERE / f"{name}.py"
+    module = load_variant(path, f"trt709_m_{name}")
+    report = migrate_json(path, _axes_json(module))
+    assert report["before"]["exported"] is False
+    lines = [_line_of(path, call) for call in TAKEN[name][0]]
+    assert sorted(fix["line"] for fix in report["applied"] if fix["rule"] == "TRT709") == sorted(lines)
+    assert report["after"]["exported"] is True and report["after"]["faithful"] is True
+    assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
+    for fragment in TAKEN[name][1]:
+        assert fragment in report["diff"], report["diff"]
+
+
+def test_vision_ssm_derain_exports_after_the_rewrite_but_keeps_nan_to_num_s_float64_cast() -> None:
+    """TRT709 takes the transform and the rewritten model exports; the graph then holds the Cast
+    to float64 that the TorchScript exporter writes for ``torch.nan_to_num(..., posinf=1e6)``,
+    which TensorRT refuses: migrate names it (TRT701, without a fix) and ends with exit 1."""
+    name = "vision_ssm_derain_freq_enhance"
+    path = HERE / f"{name}.py"
+    module = load_variant(path, f"trt709_m_{name}")
+    report = migrate_json(path, _axes_json(module))
+    assert report["before"]["exported"] is False
+    assert [(fix["rule"], fix["line"]) for fix in report["applied"]] == [
+        ("TRT709", _line_of(path, "fft = torch.fft.rfft2("))]
+    assert report["after"]["exported"] is True and report["after"]["faithful"] is True
+    nan_line = _line_of(path, "gate32 = torch.nan_to_num(")
+    assert [(r["rule"], r["op"], r["source"].rsplit(":", 1)[1]) for r in report["remaining"]] == [
+        ("TRT701", "Cast", str(nan_line))], report["remaining"]
+    assert report["exit_code"] == 1 and report["equivalent"] is True
+
+
+def test_lama_rebound_transform_is_named_without_a_fix() -> None:
+    """``ffted`` is bound to the transform, then rebound by the statement that stacks its parts:
+    not a variable whose every use takes a part. The rule names the call without a fix, and
+    migrate stops at that line (the model's ``irfftn`` is TRT706's and has no fix either)."""
+    name = "lama_ffc_fourier_unit"
+    path = HERE / f"{name}.py"
+    line = _line_of(path, "ffted = torch.fft.rfftn(")
+    assert _found(path) == [("TRT709", line, "none")]
+    module = load_variant(path, f"trt709_m_{name}")
+    report = migrate_json(path, _axes_json(module))
+    assert report["applied"] == [] and report["after"]["exported"] is False
+    assert any(r["rule"] == "TRT709" and r["source"].endswith(f"{path.name}:{line}") for r in report["remaining"])
+    assert report["exit_code"] == 1
+
+
+def test_fnet_partial_is_not_seen() -> None:
+    """The transform is bound with ``functools.partial`` when the model is built; at the call the
+    rule sees ``self.fourier_transform(...)``, not ``torch.fft.fftn``. migrate places the export
+    failure at that line with no rule."""
+    name = "transformers_fnet_partial_fftn"
+    path = HERE / f"{name}.py"
+    assert _found(path) == []
+    module = load_variant(path, f"trt709_m_{name}")
+    report = migrate_json(path, _axes_json(module))
+    line = _line_of(path, "outputs = self.fourier_transform(hidden_states).real")
+    assert report["applied"] == [] and report["exit_code"] == 1
+    assert any("aten::fft_fftn" in r["message"] and r["source"].endswith(f"{path.name}:{line}")
+               for r in report["remaining"]), report["remaining"]
+
+
+#: Direct export: input sets at other sizes and edge values (one input each).
+DIRECT = {
+    "hypercomplex_unet_fft_map": {
+        "other size": torch.randn(3, 3, 9, 4, generator=seeded(1)),
+        "one pixel": torch.randn(1, 3, 1, 1, generator=seeded(2)),
+        "zeros": torch.zeros(2, 3, 5, 7),
+        "negatives": -torch.rand(2, 3, 4, 8, generator=seeded(3)) - 1,
+        "large": torch.randn(2, 3, 6, 6, generator=seeded(4)) * 1e4,
+        # No empty batch: the transform runs over the batch axis too, and eager ``fftn`` refuses a
+        # length of 0 ("Invalid number of data points").
+    },
+    "vision_ssm_derain_freq_enhance": {
+        "other size": torch.randn(3, 4, 7, 9, generator=seeded(5)),
+        "odd width": torch.randn(1, 4, 12, 5, generator=seeded(6)),
+        "zeros": torch.zeros(2, 4, 6, 8),
+        "negatives": -torch.rand(2, 4, 8, 6, generator=seeded(7)) - 1,
+        "large": torch.randn(2, 4, 10, 12, generator=seeded(8)) * 1e4,
+        # No empty batch: eager ``rfft2`` on the CPU refuses a batch of 0 (an MKL configuration error).
+    },
+}
+
+
+@pytest.mark.parametrize("name", list(DIRECT))
+def test_rewritten_exports_and_equals_eager(name: str, tmp_path: Path) -> None:
+    path = HERE / f"{name}.py"
+    variant = rewritten_variant(path, "TRT709", tmp_path)
+    module, original, rewritten = variant["module"], variant["original"], variant["rewritten"]
+    example = module.inputs(seeded(0))
+    # The original: no TorchScript export at all.
+    failed = export_model(original, example, tmp_path / "before.onnx", exporter="torchscript",
+                          input_names=input_names(original), output_names=["out"], dynamic_axes=module.DYNAMIC,
+                          opset=17)
+    assert failed.error is not None and "fft" in failed.error, failed.error
+    session, _ = export_variant(rewritten, example, module.DYNAMIC, tmp_path / "after.onnx", tmp_path)
+    sets = {"example": example[0], **DIRECT[name]}
+    for label, x in sets.items():
+        assert_graph_within(session, original, (x,), 1e-5, label)
+    # An infinity in the input: the products spread it over its lines (the recipe's stated
+    # assumption), so the graph may give NaN where the FFT is finite, but never a finite value
+    # where eager mode has inf or NaN.
+    special = example[0].clone()
+    special[0, 0, 1, 2] = INF
+    special[1, 1, 0, 0] = -INF
+    with torch.no_grad():
+        want = original(special).numpy()
+    [got] = session.run(None, {input_names(original)[0]: special.numpy()})
+    assert got.shape == want.shape and not np.isfinite(want).all()
+    assert not np.isfinite(got[~np.isfinite(want)]).any()
+    scale = max(1.0, float(np.abs(want[np.isfinite(want)]).max(initial=0.0)))
+    assert np.allclose(got[np.isfinite(got)], want[np.isfinite(got)], rtol=0, atol=1e-5 * scale)
+    # Eager mode is the original: values bit for bit, and the same behaviour with gradients.
+    for label, x in sets.items():
+        with torch.no_grad():
+            torch.testing.assert_close(rewritten(x), original(x), rtol=0, atol=0, equal_nan=True, msg=label)
+    assert_eager_unchanged(original, rewritten, {"example": example, "inf": (special,)})
