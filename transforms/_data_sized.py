@@ -19,6 +19,7 @@ import libcst as cst
 from trtcodemod.astutil import method_call, walk
 from trtcodemod.context import FileContext
 from trtcodemod.transforms._script_blockers import _literal_type
+from trtcodemod.transforms._op_calls import INF_TEST_HELPERS
 
 _SIZED_METHODS = frozenset({"nonzero", "argwhere", "unique", "unique_consecutive", "masked_select"})
 _SIZED_TORCH = tuple(f"torch.{name}" for name in _SIZED_METHODS)
@@ -102,6 +103,8 @@ class DataSized:
             return self._mask(node.expression)
         if type(node) is cst.BinaryOperation and type(node.operator) in (cst.BitAnd, cst.BitOr):
             return self._mask(node.left) or self._mask(node.right)
+        if type(node) is cst.Call and type(node.func) is cst.Name and node.func.value in INF_TEST_HELPERS:
+            return True  # TRT733's rewrite of x.isinf() and the like
         parts = method_call(node) if type(node) is cst.Call else None
         return parts is not None and parts[1] in _MASK_METHODS
 

@@ -15,6 +15,10 @@ from trtcodemod.helpers import RESERVED_PREFIX
 from trtcodemod.rules import Rule
 
 #: Receivers that are modules or the object itself, never a tensor (also when not imported).
+#: The inserted helpers TRT733 writes for ``isinf``-like tests: their result is a bool tensor, as the
+#: torch function's, so rules that recognise masks by the call take them too.
+INF_TEST_HELPERS = frozenset({"_trt_isinf", "_trt_isfinite", "_trt_isposinf", "_trt_isneginf"})
+
 MODULE_LIKE = frozenset({"torch", "np", "numpy", "pd", "pandas", "math", "self", "cls", "F", "nn"})
 
 

@@ -24,6 +24,7 @@ from trtcodemod.astutil import method_call, strip_parens
 from trtcodemod.helpers import RESERVED_PREFIX
 from trtcodemod.providers import ObservedFacts
 from trtcodemod.transforms._tensor_evidence import TensorEvidence, WrittenSubscripts
+from trtcodemod.transforms._op_calls import INF_TEST_HELPERS
 from trtcodemod.evidence.proofs import prove_mask
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
 
@@ -147,6 +148,8 @@ class _MaskRule(Rule):
                 return True  # torch.zeros(..., dtype=torch.bool), x.to(dtype=torch.bool)
         if self.context.refers_to(call.func, *_BOOL_FUNCTIONS):
             return True
+        if type(call.func) is cst.Name and call.func.value in INF_TEST_HELPERS:
+            return True  # TRT733's rewrite of torch.isfinite(...) and the like
         parts = method_call(call)
         if parts is None:
             return False

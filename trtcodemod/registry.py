@@ -64,6 +64,7 @@ RULE_MODULES: tuple[str, ...] = (
     "order_statistics",
     "diagonal",
     "histogram",
+    "inf_tests",
 )
 
 

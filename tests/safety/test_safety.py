@@ -186,6 +186,17 @@ PROGRAMS = [
             one(tensors())),
     Program("TRT708", "class M(nn.Module):\n    def forward(self, x):\n        return (x * 0.5).exp2() + 1\n",
             one(tensors())),
+    # TRT733 tests for infinities, on every drawn dtype (integers and bools hold none).
+    Program("TRT733", "class M(nn.Module):\n    def forward(self, x):\n"
+                      "        return torch.isfinite(x), x.isinf(), torch.nan_to_num(x, 0.5, neginf=-3.0)\n",
+            one(tensors())),
+    Program("TRT733", "class M(nn.Module):\n    def forward(self, x):\n"
+                      "        return torch.isposinf(x) | x.isneginf(), x.nan_to_num() * 2\n",
+            one(tensors())),
+    Program("TRT733", "class M(nn.Module):\n    def forward(self, x):\n"
+                      "        clean = torch.nan_to_num(x, 0.5, neginf=-3.0)\n"
+                      "        return clean + torch.isfinite(x).float() - x.isinf().float()\n",
+            one(tensors(dtypes=FLOATS))),
 ]
 
 PROGRAM_IDS = [f"{p.rule}-{n}" for n, p in enumerate(PROGRAMS)]
@@ -288,6 +299,8 @@ ONNX_CASES = [
      [torch.randn(2, 3, 9, 11)], "MaxPool"),
     ("TRT708", next(n for n, p in enumerate(PROGRAMS) if "torch.exp2(x)" in p.body),
      [torch.tensor([0.0, -0.0, 1.5, -3.25, 127.0, -149.0, float("inf"), -float("inf"), float("nan")])], None),
+    ("TRT733", next(n for n, p in enumerate(PROGRAMS) if "clean = torch.nan_to_num(" in p.body),
+     [torch.tensor([0.0, -0.0, 1.5, -3.25, 3e38, float("inf"), -float("inf"), float("nan")])], "IsInf"),
 ]
 
 

@@ -53,6 +53,11 @@ RULES: dict[str, tuple[str, ...]] = {
     "kthvalue": ("TRT319",),
     "diag": ("TRT320",),
     "histc": ("TRT321",),
+    "isposinf": ("TRT733",),
+    "isneginf": ("TRT733",),
+    # A Cast to a dtype TensorRT lacks is TRT701's (check_node_dtypes tags it); the float64 one the
+    # TorchScript exporter writes in front of IsInf (isinf, isfinite, nan_to_num) is TRT733's too.
+    "Cast": ("TRT701", "TRT733"),
     "_unique2": ("TRT302",),
     "nonzero": ("TRT103",),
     # A 1-D window (TRT603's pooling over an added axis), or adaptive pooling that exported as one.
