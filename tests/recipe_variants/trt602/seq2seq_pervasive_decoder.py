@@ -7,9 +7,9 @@ Reduced from eladhoffer/seq2seq.pytorch at commit 769c9995594ea0059075280f49a86a
 seq2seq/models/prevasive.py, ``merge_time`` lines 12-23 (the ``'cat'`` mode: shapes built with
 ``list(x.shape)`` and ``insert``, two ``expand`` calls, ``torch.cat``), ``PrevasiveDecoder.__init__``
 lines 65-91 (line 88 ``self.pool = nn.AdaptiveMaxPool2d((1, None))``) and
-``PrevasiveDecoder.forward`` lines 93-115 (embedding scaled by ``hidden_size ** 0.5``, the
+``PrevasiveDecoder.forward`` lines 93-116 (embedding scaled by ``hidden_size ** 0.5``, the
 transposes, ``merge_time``, ``main_block``, the pool, ``x.squeeze(2).transpose(1, 2)``, the
-classifier). Written here in our own words: two masked-free convolutions stand in for the masked
+classifier). Written here in our own words: two plain (unmasked) convolutions stand in for the masked
 DenseNet/ResNet ``main_block``, the positional embedding, dropout, padding mask, the other merge
 modes and ``merge_time``'s batch-size assert are left out, and the encoder's output is an input.
 """
