@@ -598,3 +598,50 @@ def test_adaptive_max_pool_exported_graph_and_nan() -> None:
     keep = ~torch.isnan(expected)
     assert torch.equal(got[keep], expected[keep]) and torch.isinf(got).sum() == 1
     assert torch.isnan(got).sum() <= torch.isnan(expected).sum() == 2
+
+
+KEEP_AN_AXIS = """\
+import torch
+from torch import nn
+
+
+class AxisPools(nn.Module):
+    # seq2seq.pytorch's Pervasive Attention decoder (prevasive.py:88) and coordinate attention's
+    # strip pools: an output size with None in it keeps that axis.
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, kernel_size=1)
+        self.over_rows = nn.AdaptiveMaxPool2d((1, None))
+        self.over_columns = nn.AdaptiveAvgPool2d((None, 1))
+
+    def forward(self, x):
+        x = self.conv(x)
+        return self.over_rows(x).squeeze(2).sum(-1) + self.over_columns(x).squeeze(3).sum(-1)
+
+
+def build():
+    torch.manual_seed(0)
+    return AxisPools().eval()
+
+
+def inputs(generator):
+    return (torch.randn(2, 3, 9, 7, generator=generator),)
+"""
+
+
+def test_migrate_takes_the_pools_that_keep_an_axis(tmp_path) -> None:
+    """With ``None`` in the output size the TorchScript exporter's message names no operator
+    ("ONNX export of operator adaptive pooling, since output_size is not constant"); migrate names
+    TRT601 and TRT602 for it, so both fixes are applied where the export fails."""
+    from support import migrate_json
+
+    model = tmp_path / "axis_pools.py"
+    model.write_text(KEEP_AN_AXIS)
+    report = migrate_json(model, '{"x": {"0": "n", "2": "h", "3": "w"}}')
+    assert report["before"]["exported"] is False
+    lines = KEEP_AN_AXIS.splitlines()
+    wanted = [("TRT602", next(i for i, t in enumerate(lines, 1) if "nn.AdaptiveMaxPool2d((1, None))" in t)),
+              ("TRT601", next(i for i, t in enumerate(lines, 1) if "nn.AdaptiveAvgPool2d((None, 1))" in t))]
+    assert sorted((fix["rule"], fix["line"]) for fix in report["applied"]) == sorted(wanted), report["applied"]
+    assert report["exit_code"] == 0 and report["equivalent"] is True and report["after"]["exported"] is True

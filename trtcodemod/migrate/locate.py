@@ -236,6 +236,13 @@ def _user_frames(text: str, user_files: set[str]) -> list[tuple[str, int]]:
     return [(norm(f), n) for f, n in frames if norm(f) in user_files]
 
 
+#: Export errors that name no operator, and the rules whose fixes take the failing call. torch's
+#: adaptive-pooling symbolic, shared by the average and the max forms, stops on an output size with
+#: ``None`` in it (``nn.AdaptiveMaxPool2d((1, None))``, ``nn.AdaptiveAvgPool2d((None, 1))``) with
+#: "ONNX export of operator adaptive pooling, since output_size is not constant".
+_UNNAMED_OPERATORS = ((re.compile(r"\bONNX export of operator adaptive pooling\b"), ("TRT601", "TRT602")),)
+
+
 def _rules_named(text: str) -> list[str]:
     from trtcodemod.trt.check import RULES
 
@@ -243,6 +250,9 @@ def _rules_named(text: str) -> list[str]:
     for name, rules in RULES.items():
         if len(name) > 3 and re.search(rf"\b{re.escape(name)}\b", text):
             found.extend(r for r in rules[:1] if r not in found)
+    for pattern, rules in _UNNAMED_OPERATORS:
+        if pattern.search(text):
+            found.extend(r for r in rules if r not in found)
     return found
 
 
