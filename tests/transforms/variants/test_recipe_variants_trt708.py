@@ -9,14 +9,13 @@ inside a closure handed to ``flex_attention``), kornia's sub-pixel refinement
 (``torch.exp2(exponent.abs())`` scaling a Cramer system) and novel-view-diffusion's NeRF encoding
 (``torch.exp2(torch.arange(start=..., end=..., device=...))``). The rule finds every one from the
 code alone and rewrites it (a safe fix). The TorchScript exporter has no symbolic for ``aten::exp2``:
-``migrate`` rewrites transformers', kornia's SIFT and attention-gym's (with TRT315 for the
-``flex_attention`` call) and ends with exit 0, equivalent. Two are also rewritten by the rule and
+``migrate`` rewrites transformers', kornia's SIFT, attention-gym's (with TRT315 for the
+``flex_attention`` call) and kornia's refinement (with TRT733 for its ``torch.isfinite``, which
+exports as a Cast to float64 before ``IsInf``) and ends with exit 0, equivalent. Two are also rewritten by the rule and
 exported directly: the graph equals eager mode (to one float32 ulp, ``Pow(2, x)``) at other sizes,
 on zeros, negatives, infinities and an empty batch, and eager mode is unchanged.
 
-Not end to end: kornia's refinement exports after the rewrite, but its ``torch.isfinite`` calls
-export as a Cast to float64 before ``IsInf`` (TRT701, no fix), so migrate ends with exit 1 there.
-novel-view-diffusion's ``exp2`` takes a constant range: the exporter folds it, the original exports
+Not needed: novel-view-diffusion's ``exp2`` takes a constant range: the exporter folds it, the original exports
 as it is, and migrate applies nothing (exit 0); the rule's finding from the code alone is harmless
 there.
 """
@@ -101,22 +100,23 @@ def test_migrate_rewrites_the_call_and_the_model_exports_equivalent(name: str) -
     assert CALLS[name][1] in report["diff"], report["diff"]
 
 
-def test_kornia_refinement_exports_after_the_rewrite_but_isfinite_casts_to_float64() -> None:
-    """TRT708 takes the ``exp2`` and the rewritten model exports; the TorchScript exporter writes
-    ``torch.isfinite`` as a Cast to float64 before ``IsInf``, which TensorRT refuses: migrate names
-    those lines (TRT701, without a fix) and ends with exit 1."""
+def test_kornia_refinement_takes_the_exp2_and_its_isfinite_end_to_end() -> None:
+    """TRT708 takes the ``exp2``; the rewritten model's ``torch.isfinite`` exports as a Cast to
+    float64 before ``IsInf``, which TensorRT refuses, and TRT733 takes those lines too (it stopped
+    there, exit 1, before TRT733 existed)."""
     name = "kornia_quad_interp_unit_hessian"
     path = HERE / f"{name}.py"
     module = load_variant(path, f"trt708_m_{name}")
     report = migrate_json(path, _axes_json(module))
     assert report["before"]["exported"] is False
-    assert [(fix["rule"], fix["line"]) for fix in report["applied"]] == [("TRT708", _line_of(path, CALLS[name][0]))]
-    assert report["after"]["exported"] is True and report["after"]["faithful"] is True
     isfinite = {_line_of(path, "usable = torch.isfinite(magnitude)"),
                 _line_of(path, "hessian = torch.where(torch.isfinite(hessian)")}
-    assert {(r["rule"], r["op"]) for r in report["remaining"]} == {("TRT701", "Cast")}, report["remaining"]
-    assert {int(r["source"].rsplit(":", 1)[1]) for r in report["remaining"]} == isfinite
-    assert report["exit_code"] == 1 and report["equivalent"] is True
+    applied = [(fix["rule"], fix["line"]) for fix in report["applied"]]
+    assert ("TRT708", _line_of(path, CALLS[name][0])) in applied
+    assert {line for rule, line in applied if rule == "TRT733"} == isfinite, applied
+    assert report["after"]["exported"] is True and report["after"]["faithful"] is True
+    assert report["after"]["trt_errors"] == 0
+    assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
 
 
 def test_novel_view_diffusion_exp2_of_a_constant_range_exports_as_it_is(tmp_path: Path) -> None:
