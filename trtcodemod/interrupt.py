@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
 from contextlib import contextmanager
 from types import FrameType, TracebackType
@@ -11,6 +12,8 @@ from typing import Iterator
 
 #: The signals a batch turns into :class:`Interrupted` (Ctrl-C, ``kill``, CI cancellation).
 HANDLED = (signal.SIGINT, signal.SIGTERM)
+#: Seconds after which a signal whose exception Python ignored is sent again (:meth:`SignalGuard._unraisable`).
+RESEND_AFTER = 0.05
 
 
 class Interrupted(BaseException):
@@ -41,11 +44,13 @@ class SignalGuard:
         self._owner = os.getpid()
         self._deferring = False
         self._previous: dict[int, object] = {}
+        self._previous_hook = None
 
     def __enter__(self) -> "SignalGuard":
         if threading.current_thread() is threading.main_thread():
             for sig in HANDLED:
                 self._previous[sig] = signal.signal(sig, self._handle)
+            self._previous_hook, sys.unraisablehook = sys.unraisablehook, self._unraisable
         return self
 
     def __exit__(self, kind: type[BaseException] | None, value: BaseException | None,
@@ -53,6 +58,24 @@ class SignalGuard:
         for sig, handler in self._previous.items():
             signal.signal(sig, handler)  # type: ignore[arg-type]
         self._previous.clear()
+        if self._previous_hook is not None:
+            sys.unraisablehook, self._previous_hook = self._previous_hook, None
+
+    def _unraisable(self, unraisable: "sys.UnraisableHookArgs") -> None:
+        """Python ignores an exception raised in a callback it runs (importlib's module-lock
+        weakref callback, where a signal landed under load) and prints it. Our own
+        :class:`Interrupted` must not be lost so: the signal is sent again, and its handler raises
+        in the code that runs next, where the batch stops as for any signal."""
+        value = unraisable.exc_value
+        if isinstance(value, Interrupted) and os.getpid() == self._owner:
+            # From another thread, a moment later: sent from here, the handler would run inside
+            # this hook, and Python would ignore its exception again.
+            again = threading.Timer(RESEND_AFTER, os.kill, args=(os.getpid(), value.signum))
+            again.daemon = True
+            again.start()
+            return
+        hook = self._previous_hook or sys.__unraisablehook__
+        hook(unraisable)
 
     def _handle(self, signum: int, frame: FrameType | None) -> None:
         if os.getpid() != self._owner:

@@ -522,6 +522,34 @@ def test_a_signal_while_the_command_line_is_parsed_is_said_and_coded(monkeypatch
     assert signal.getsignal(signum) is previous
 
 
+def test_a_signal_whose_exception_python_ignores_is_sent_again(capsys) -> None:
+    """A signal landing in a callback Python runs (importlib's module-lock weakref callback, under
+    load: apply ran to its end with rc 0 and a traceback) raises where Python ignores the exception;
+    the guard sends it again, so it stops the code that runs next, and prints no traceback."""
+    import weakref
+
+    from trtcodemod.interrupt import Interrupted, SignalGuard
+
+    class Owner:
+        pass
+
+    def callback(_ref: object) -> None:
+        os.kill(os.getpid(), signal.SIGINT)
+
+    hook = sys.unraisablehook
+    reached = False
+    with pytest.raises(Interrupted) as stopped:
+        with SignalGuard():
+            owner = Owner()
+            ref = weakref.ref(owner, callback)
+            del owner  # the callback runs here, and Python ignores what the handler raises in it
+            time.sleep(2)  # the signal comes again a moment later, and raises here
+            reached = True
+    assert stopped.value.signum == signal.SIGINT and not reached and ref() is None
+    assert "Traceback" not in capsys.readouterr().err
+    assert sys.unraisablehook is hook  # restored
+
+
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="POSIX fork")
 def test_a_forked_worker_does_not_run_the_parents_handler() -> None:
     """Workers forked while the guard is active: Ctrl-C is the parent's; SIGTERM kills them at once.
