@@ -505,3 +505,105 @@ def test_the_verdict_in_a_bakes_message_is_found_after_the_exporters_words() -> 
     assert verdict_of(warning + differs) == differs
     assert verdict_of(warning) == "" and verdict_of("") == ""
     assert verdict_of(warning + "; it stands in a check that raises" + same) == same
+
+
+# --- constants computed in the graph are constants ----------------------------------------------
+
+
+def _scaled(folder: Path, name: str, nodes_for_scale: list[Any], initializers: list[Any], scale: str,
+            opset: int = 17) -> str:
+    """``y = x * scale``, where ``scale`` is an initializer or computed by ``nodes_for_scale``."""
+    nodes = [*nodes_for_scale, helper.make_node("Mul", ["x", scale], ["y"], name="mul")]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 4])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], initializers)
+    path = folder / f"{name}.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)]), str(path))
+    return str(path)
+
+
+def _built_scale(first: float) -> list[Any]:
+    """``scale = ones(4); scale[0] = first`` as an export writes it: ConstantOfShape, ScatterND."""
+    np = __import__("numpy")
+    return [
+        helper.make_node("Constant", [], ["shape"], value=numpy_helper.from_array(np.array([4], dtype=np.int64))),
+        helper.make_node("ConstantOfShape", ["shape"], ["ones"],
+                         value=numpy_helper.from_array(np.array([1.0], dtype=np.float32))),
+        helper.make_node("Constant", [], ["index"], value=numpy_helper.from_array(np.array([[0]], dtype=np.int64))),
+        helper.make_node("Constant", [], ["first"], value_floats=[first]),
+        helper.make_node("ScatterND", ["ones", "index", "first"], ["scale"]),
+    ]
+
+
+def test_a_constant_built_in_one_graph_and_folded_in_the_other_is_the_same_graph(tmp_path: Path) -> None:
+    np = __import__("numpy")
+    held = numpy_helper.from_array(np.array([0.5, 1.0, 1.0, 1.0], dtype=np.float32), "held")
+    a = _scaled(tmp_path, "a", [], [held], "held")
+    b = _scaled(tmp_path, "b", _built_scale(0.5), [], "scale")
+    assert first_difference(a, b) is None
+    assert first_difference(b, a) is None
+
+
+def test_a_constant_built_to_another_value_is_another_graph_at_the_node_that_reads_it(tmp_path: Path) -> None:
+    np = __import__("numpy")
+    held = numpy_helper.from_array(np.array([0.5, 1.0, 1.0, 1.0], dtype=np.float32), "held")
+    a = _scaled(tmp_path, "a", [], [held], "held")
+    b = _scaled(tmp_path, "b", _built_scale(0.25), [], "scale")
+    diff = first_difference(a, b)
+    assert diff is not None and diff.op == "Mul"
+
+
+def test_a_random_node_of_constants_is_never_a_constant(tmp_path: Path) -> None:
+    """RandomUniformLike of a constant gives another value on every run: two such graphs compare as
+    nodes (the same), and one of them against a held value of one draw differs."""
+    np = __import__("numpy")
+    draw = [helper.make_node("Constant", [], ["zeros"], value=numpy_helper.from_array(np.zeros(4, np.float32))),
+            helper.make_node("RandomUniformLike", ["zeros"], ["scale"], seed=1.0)]
+    a = _scaled(tmp_path, "a", draw, [], "scale")
+    b = _scaled(tmp_path, "b", list(draw), [], "scale")
+    assert first_difference(a, b) is None
+    drawn = __import__("onnx.reference", fromlist=["ReferenceEvaluator"]).ReferenceEvaluator(
+        onnx.load(a)).run(None, {"x": np.ones((1, 4), np.float32)})[0][0]
+    held = _scaled(tmp_path, "c", [], [numpy_helper.from_array(drawn.astype(np.float32), "held")], "held")
+    diff = first_difference(a, held)
+    assert diff is not None and diff.op == "RandomUniformLike"
+
+
+CACHED = '''import torch
+
+_CACHE = {}
+
+
+def basis(dtype):
+    if dtype not in _CACHE:
+        scale = torch.ones(4, dtype=dtype)
+        scale[0] = 0.5
+        _CACHE[dtype] = torch.outer(scale, scale)
+    return _CACHE[dtype]
+
+
+class Net(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if x.shape[1] == 4:
+            x = x * 2.0
+        return x @ basis(x.dtype)
+
+
+def build() -> Net:
+    return Net()
+
+
+def inputs(g: torch.Generator) -> tuple[torch.Tensor]:
+    return (torch.randn(2, 4, 4, generator=g),)
+'''
+
+
+def test_a_module_level_cache_does_not_make_the_second_trace_another_graph(tmp_path: Path) -> None:
+    """kornia's JPEG codec caches its DCT basis: a trace after an eager call holds it as one constant,
+    a trace in a fresh process builds it from ones and an index assignment. Both compute the same
+    thing, so the static axis's comparison at line 16 is a warning and the model is migrated."""
+    path = tmp_path / "net.py"
+    path.write_text(CACHED)
+    r = migrate(path, "--dynamic-axes", '{"x": {"0": "batch"}}')
+    assert r["retrace"]["same"] is True, r["retrace"]
+    assert [(e["source"], e["severity"]) for e in r["remaining"]] == [(f"{path.resolve()}:16", "warning")]
+    assert r["exit_code"] == 0

@@ -4,6 +4,14 @@ Names, doc strings and metadata are ignored (they carry the traced stack and the
 counters, not the computation). A value is named by where it comes from: a graph input by
 its position, an initializer by its contents, a node output by the node's position; so two
 graphs are the same when they compute the same thing from the same constants.
+
+A node whose inputs are all constants is a constant too, named by its value: its outputs are
+computed (ONNX's reference evaluator) and the node leaves the comparison, as ``Constant``
+nodes do. One trace can hold as a folded constant what another builds from constants in the
+graph (kornia's JPEG codec caches its DCT basis at module level: a trace after an eager call
+reads the cached tensor, a trace in a fresh process builds it from ``arange``, ``cos`` and an
+index assignment); both compute the same thing. Ops whose result is not a function of their
+inputs (the random ones) are never folded, nor values over :data:`FOLD_LIMIT` elements.
 """
 
 from __future__ import annotations
@@ -13,8 +21,17 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import onnx
 from onnx import numpy_helper
+
+#: Ops whose outputs are not a function of their inputs: a node of one is never a constant.
+NOT_FOLDED = frozenset({"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Multinomial",
+                        "Bernoulli", "Dropout"})
+#: The largest value (elements) a folded node may hold; larger ones stay nodes.
+FOLD_LIMIT = 1 << 20
+#: At most this many nodes are evaluated per graph (a bound on the comparison's time).
+FOLD_BUDGET = 4000
 
 
 @dataclass
@@ -27,9 +44,17 @@ class Difference:
 
 
 def _tensor(t: onnx.TensorProto) -> tuple[Any, ...]:
-    data = numpy_helper.to_array(t, base_dir="") if not t.external_data else t.SerializeToString()
-    raw = data.tobytes() if hasattr(data, "tobytes") else bytes(data)
-    return ("tensor", t.data_type, tuple(t.dims), hashlib.sha256(raw).hexdigest())
+    if t.external_data:
+        return ("tensor", t.data_type, tuple(t.dims), hashlib.sha256(t.SerializeToString()).hexdigest())
+    return _value(numpy_helper.to_array(t, base_dir=""))
+
+
+def _value(data: Any) -> tuple[Any, ...]:
+    """A constant named by its contents: element type, shape and bytes (the same for an initializer,
+    a ``Constant`` node's value and a node folded to that value)."""
+    data = np.asarray(data)
+    raw = data.tobytes() if data.dtype != object else repr(data.tolist()).encode()
+    return ("tensor", data.dtype.str, tuple(data.shape), hashlib.sha256(raw).hexdigest())
 
 
 def _value_type(v: onnx.ValueInfoProto) -> tuple[Any, ...]:
@@ -41,19 +66,62 @@ def _value_type(v: onnx.ValueInfoProto) -> tuple[Any, ...]:
 class _Signer:
     """Canonical node signatures of one graph and its subgraphs (one token space, scoped by nesting)."""
 
-    def __init__(self) -> None:
+    def __init__(self, opsets: dict[str, int] | None = None) -> None:
         self.tokens: dict[str, Any] = {}
+        #: The values of the constants met so far (initializers, Constant nodes, folded nodes).
+        self.values: dict[str, Any] = {}
+        #: The top-level nodes that stay nodes (not folded), in order: what ``signs`` describes.
+        self.kept: list[onnx.NodeProto] = []
+        self.opsets = opsets or {}
+        self.budget = FOLD_BUDGET
 
     def graph(self, g: onnx.GraphProto, prefix: str) -> list[tuple[Any, ...]]:
         for k, v in enumerate(g.input):
             self.tokens[v.name] = (f"{prefix}in{k}", _value_type(v))
+            self.values.pop(v.name, None)  # a subgraph's input shadows nothing constant
         for t in g.initializer:
             self.tokens[t.name] = _tensor(t)
-        signs = []
-        for n, node in enumerate(g.node):
-            signs.append(self.node(node, f"{prefix}{n}"))
+            if not t.external_data and _size(t.dims) <= FOLD_LIMIT:
+                self.values[t.name] = numpy_helper.to_array(t, base_dir="")
+        signs: list[tuple[Any, ...]] = []
+        for node in g.node:
+            if self.fold(node):
+                continue
+            if not prefix:
+                self.kept.append(node)
+            signs.append(self.node(node, f"{prefix}{len(signs)}"))  # named by its place among the kept
         signs.append(("outputs", tuple(self.tokens.get(v.name, "?") for v in g.output)))
         return signs
+
+    def fold(self, node: onnx.NodeProto) -> bool:
+        """Compute a node of constants: its outputs become values (True); False where it stays a node."""
+        if node.domain not in ("", "ai.onnx") or node.op_type in NOT_FOLDED or not node.output:
+            return False
+        if any(a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS) for a in node.attribute):
+            return False
+        if not all(name in self.values for name in node.input if name):
+            return False
+        try:
+            if node.op_type == "Constant":
+                outputs = [_constant(node)]
+            else:
+                if self.budget <= 0:
+                    return False
+                self.budget -= 1
+                from onnx.reference import ReferenceEvaluator
+
+                evaluator = ReferenceEvaluator(node, opsets=self.opsets or None)
+                feeds = {name: self.values[name] for name in node.input if name}
+                outputs = list(evaluator.run(None, feeds))
+        except Exception:  # noqa: BLE001 - an op the evaluator cannot run stays a node
+            return False
+        if len(outputs) != len(node.output) or any(np.asarray(v).size > FOLD_LIMIT for v in outputs):
+            return False
+        for name, v in zip(node.output, outputs):
+            if name:
+                self.values[name] = np.asarray(v)
+                self.tokens[name] = _value(v)
+        return True
 
     def node(self, node: onnx.NodeProto, label: str) -> tuple[Any, ...]:
         inputs = tuple(self.tokens.get(name, ("outer", name)) if name else "" for name in node.input)
@@ -76,9 +144,41 @@ class _Signer:
         return tuple(value) if isinstance(value, list) else value
 
 
+def _size(dims: Any) -> int:
+    n = 1
+    for d in dims:
+        n *= int(d)
+    return n
+
+
+def _constant(node: onnx.NodeProto) -> Any:
+    """A ``Constant`` node's value (any of its attribute forms)."""
+    [a] = node.attribute
+    if a.type == onnx.AttributeProto.TENSOR:
+        return numpy_helper.to_array(a.t, base_dir="")
+    if a.type == onnx.AttributeProto.SPARSE_TENSOR:
+        raise ValueError("a sparse constant stays a node")
+    value = onnx.helper.get_attribute_value(a)
+    if a.name in ("value_float", "value_floats"):
+        return np.asarray(value, dtype=np.float32)
+    if a.name in ("value_int", "value_ints"):
+        return np.asarray(value, dtype=np.int64)
+    return np.asarray(value)
+
+
+def _opsets(model: onnx.ModelProto) -> dict[str, int]:
+    return {(o.domain or ""): o.version for o in model.opset_import}
+
+
+def _signer(model: onnx.ModelProto) -> tuple[_Signer, list[tuple[Any, ...]]]:
+    signer = _Signer(_opsets(model))
+    return signer, signer.graph(model.graph, "")
+
+
 def signature(model: onnx.ModelProto) -> list[tuple[Any, ...]]:
-    """One entry per top-level node (subgraphs inside their node's), then the outputs."""
-    return _Signer().graph(model.graph, "")
+    """One entry per top-level node that is not a constant (subgraphs inside their node's), then
+    the outputs."""
+    return _signer(model)[1]
 
 
 def first_difference(path_a: str, path_b: str) -> Difference | None:
@@ -87,13 +187,14 @@ def first_difference(path_a: str, path_b: str) -> Difference | None:
 
     a = onnx.load(path_a, load_external_data=False)
     b = onnx.load(path_b, load_external_data=False)
-    sa, sb = signature(a), signature(b)
+    (signer_a, sa), (signer_b, sb) = _signer(a), _signer(b)
     if sa == sb and _value_types(a) == _value_types(b):
         return None
     # Where they part: align the ops (and their attributes) so that a branch only one trace took
     # is found as inserted nodes, not as every later node shifted; then name that node's line.
-    ops_a, ops_b = _ops(a.graph.node), _ops(b.graph.node)
-    nodes_a, nodes_b = list(a.graph.node), list(b.graph.node)
+    # The nodes compared are those that are not constants.
+    nodes_a, nodes_b = signer_a.kept, signer_b.kept
+    ops_a, ops_b = _ops(nodes_a), _ops(nodes_b)
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, ops_a, ops_b, autojunk=False).get_opcodes():
         if tag == "equal":
             continue
