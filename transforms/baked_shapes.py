@@ -606,7 +606,12 @@ the window `get_window_size` returns in Video Swin's and monai's `int(np.ceil(h 
 * window_size[0]`) where the recorded run read no
 tensor value at the call (its operands were numbers in eager mode) and the export warned there
 (a traced size met Python). Other uses are reported with the manual step: compute the number
-outside the model and pass it in.
+outside the model and pass it in. Where such a number bounds a loop below it (`n_iters =
+math.ceil(max(h, w) / k)`, then `for i in range(n_iters):`, kornia's distance transform), the
+report says so and why no rewrite of the number helps: `range` reads it into a Python int again,
+so the trace unrolls the loop for the example's size; the step by hand is a fixed trip count that
+covers the largest deployed size (where later rounds change nothing) or the loop in a
+`torch.jit.script` function.
 
 Fix safety: unsafe. The rewrite assumes the value is a `torch.Tensor`, so that its size
 is a Python `int` (the tensor is only evidenced by `forward`'s parameters, a `Tensor`
@@ -755,7 +760,40 @@ baked choice). Applies to every TensorRT version.""",
             message = (f"`{text}` turns a traced size into a Python number: the TorchScript export keeps the "
                        "example's value; use integer arithmetic on the size (`s // k`, `(s + k - 1) // k`) or "
                        "pass the number in as an input")
+        trips = self._trip_count_note(node) if fix is None else ""
+        if trips:
+            message = f"`{text}` turns a traced size into a Python number: the TorchScript export keeps the " \
+                      f"example's value{trips}"
         self.found(node, message, fix)
+
+    def _trip_count_note(self, node: cst.Call) -> str:
+        """Where the number is the bound of a loop below (``n = math.ceil(max(h, w) / k)``, then ``for i in
+        range(n):``), what no arithmetic changes: ``range`` reads it into a Python int again, so the trace
+        unrolls the loop as many times as the example's size needs (kornia's distance transform)."""
+        function = self.context.function
+        if function is None:
+            return ""
+        names = {target.value for statement in walk(function) if type(statement) is cst.Assign
+                 and any(n is node for n in walk(statement.value))
+                 for assigned in statement.targets for target in [assigned.target] if type(target) is cst.Name}
+        for loop in walk(function):
+            if type(loop) is not cst.For or type(loop.iter) is not cst.Call:
+                continue
+            bound = loop.iter
+            if not (type(bound.func) is cst.Name and bound.func.value == "range" and bound.args):
+                continue
+            if not any(n is node or type(n) is cst.Name and n.value in names for arg in bound.args
+                       for n in walk(arg.value)):
+                continue
+            where = self.context.position(loop)
+            line = f" at line {where.start.line}" if where is not None else ""
+            return (f"; it is the trip count of the loop{line} (`for ... in {short_code(bound)}`), which `range` "
+                    "reads into a Python int again: the trace unrolls the loop as many times as the example's "
+                    "size needs, so a larger input gets too few rounds and no arithmetic on the size changes "
+                    "that. By hand: loop a fixed number of times that covers the largest size you deploy "
+                    "(where later rounds change nothing, as in a cascade that has settled), or move the loop "
+                    "into a torch.jit.script function (an ONNX Loop with a dynamic trip count)")
+        return ""
 
     def _observed_size(self, node: cst.Call) -> bool:
         """Facts say ``node`` is about sizes: the observed export warned at its line that a traced

@@ -29,6 +29,7 @@ from snippets import SIZE_HEADER as HEADER, export_checked_session as export_ses
 from support import assert_same, load, onnx_ops, rewrite, rules_found
 from trtcodemod.engine import Options, check_source, fix_source
 from trtcodemod.evidence.facts import Facts
+from trtcodemod.rules import Safety
 from trtcodemod.helpers.sizes import (_trt_size_ceil, _trt_size_floor, _trt_size_int, _trt_size_max, _trt_size_min,
                                       _trt_size_sqrt)
 
@@ -1234,3 +1235,45 @@ def test_toolchains(modules, name: str, tmp_path) -> None:
             assert not isinstance(new[chain], Exception), f"{name}: {chain} broke: {new[chain]!r}"
             assert_same_run(run_once(lambda t: result, [x]), run_once(lambda t: new[chain], [x]),
                             context=f"{name} under {chain}")
+
+
+TRIP_COUNT = '''
+import math
+import torch
+
+
+def pyramid(image: torch.Tensor) -> torch.Tensor:
+    levels = math.log2(image.shape[2])
+    out = image
+    for i in range(int(levels)):
+        out = out + torch.roll(out, 1, 2)
+    return out
+
+
+def scaled(image: torch.Tensor) -> torch.Tensor:
+    n = math.log2(image.shape[2])
+    return image * n
+'''
+
+
+def test_a_number_that_bounds_a_loop_says_why_no_arithmetic_helps() -> None:
+    """TRT712 without a fix, where the number is a `range` bound below it (kornia's distance transform:
+    `n_iters = math.ceil(max(h, w) / k_half)`, then `for i in range(n_iters):`): the report names the
+    loop's line and the step by hand, not "integer arithmetic on the size"; elsewhere it is unchanged."""
+    found = check_source(TRIP_COUNT.encode(), "m.py", Options(select=("TRT712",)))
+    by_line = {f.line: f for f in found}
+    assert sorted(by_line) == [7, 15] and {f.fix for f in found} == {Safety.NONE}
+    loop = by_line[7].message
+    assert "the trip count of the loop at line 9 (`for ... in range(int(levels))`)" in loop
+    assert "a fixed number of times that covers the largest size you deploy" in loop
+    assert "torch.jit.script" in loop and "integer arithmetic" not in loop
+    assert "integer arithmetic on the size" in by_line[15].message and "trip count" not in by_line[15].message
+    # What the note says: the traced export unrolls the loop for the example's size, so a larger
+    # input gets the example's rounds (3 at height 8), not its own (5 at height 32).
+    pyramid = load(TRIP_COUNT, "pyramid")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        traced = torch.jit.trace(pyramid, (torch.rand(1, 1, 8, 4),))
+    x = torch.rand(1, 1, 32, 4)
+    assert torch.equal(traced(torch.ones(1, 1, 8, 4)), pyramid(torch.ones(1, 1, 8, 4)))
+    assert not torch.equal(traced(x), pyramid(x))
