@@ -82,7 +82,7 @@ class _Signer:
         for t in g.initializer:
             self.tokens[t.name] = _tensor(t)
             if not t.external_data and _size(t.dims) <= FOLD_LIMIT:
-                self.values[t.name] = numpy_helper.to_array(t, base_dir="")
+                self.values[t.name] = t  # read when a fold needs it: a model's weights are not copied
         signs: list[tuple[Any, ...]] = []
         for node in g.node:
             if self.fold(node):
@@ -111,7 +111,7 @@ class _Signer:
                 from onnx.reference import ReferenceEvaluator
 
                 evaluator = ReferenceEvaluator(node, opsets=self.opsets or None)
-                feeds = {name: self.values[name] for name in node.input if name}
+                feeds = {name: _array(self.values[name]) for name in node.input if name}
                 outputs = list(evaluator.run(None, feeds))
         except Exception:  # noqa: BLE001 - an op the evaluator cannot run stays a node
             return False
@@ -142,6 +142,11 @@ class _Signer:
             return tuple(tuple(self.graph(g, f"{prefix}{k}.")) for k, g in enumerate(a.graphs))
         value = onnx.helper.get_attribute_value(a)
         return tuple(value) if isinstance(value, list) else value
+
+
+def _array(value: Any) -> Any:
+    """A constant's value as an array (an initializer is kept as its TensorProto until needed)."""
+    return numpy_helper.to_array(value, base_dir="") if isinstance(value, onnx.TensorProto) else value
 
 
 def _size(dims: Any) -> int:
