@@ -55,9 +55,6 @@ RULES: dict[str, tuple[str, ...]] = {
     "histc": ("TRT321",),
     "isposinf": ("TRT733",),
     "isneginf": ("TRT733",),
-    # A Cast to a dtype TensorRT lacks is TRT701's (check_node_dtypes tags it); the float64 one the
-    # TorchScript exporter writes in front of IsInf (isinf, isfinite, nan_to_num) is TRT733's too.
-    "Cast": ("TRT701", "TRT733"),
     "_unique2": ("TRT302",),
     "nonzero": ("TRT103",),
     # A 1-D window (TRT603's pooling over an added axis), or adaptive pooling that exported as one.
@@ -439,11 +436,22 @@ class _Checker:
                                if dtype == "float64" else "TensorRT does not support it"),
                             severity=WARNING if dtype == "float64" else ERROR)
 
+    def _feeds_only_isinf(self, node: onnx.NodeProto) -> bool:
+        """Every consumer of the Cast's output is an IsInf node."""
+        consumers = [c for out in node.output if out for c in self.graphs.consumers.get(out, [])]
+        return bool(consumers) and all(c.op_type == "IsInf" for c in consumers)
+
     def check_node_dtypes(self, node: onnx.NodeProto, name: str) -> None:
         """Report where an unsupported dtype enters the graph, not every node it flows through."""
         if node.op_type == "Cast":
             dtype = _BAD_DTYPES.get(_attr(node, "to", 0))
-            if dtype:
+            if dtype == "float64" and self._feeds_only_isinf(node):
+                # The TorchScript exporter's isinf (and isfinite, nan_to_num through it): TRT733's.
+                self.report(node, name, "Cast", "casts to float64, which TensorRT does not support, for an IsInf: "
+                            "the TorchScript exporter writes torch.isinf (also isfinite and nan_to_num) this way; "
+                            "compare in the tensor's own dtype (`x.abs() == inf`) while exporting",
+                            rule="TRT733", severity=ERROR)
+            elif dtype:
                 # uint8 exists in TensorRT only at the network boundary, next to a Cast.
                 self.report(node, name, "Cast", f"casts to {dtype}, which TensorRT does not support"
                             f"{' inside the network' if dtype == 'uint8' else ''}; "
