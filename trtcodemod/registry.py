@@ -60,6 +60,7 @@ RULE_MODULES: tuple[str, ...] = (
     "packed_attention",
     "spectral",
     "exp2",
+    "unfold_axis",
 )
 
 

@@ -37,12 +37,14 @@ SUPERSEDED_BECAUSE = {"TRT726": "a cache refreshed while tracing",
 
 #: Rules whose construct exports without error but computes other values (``atan2``'s edges):
 #: the suspects when a graph differs from its model even on the inputs it was traced with.
-WRONG_VALUE_RULES = frozenset({"TRT301", "TRT728"})
+WRONG_VALUE_RULES = frozenset({"TRT301", "TRT728", "TRT330"})
 
 #: Of those, the rules whose wrong values may be indices, so the graph fails where they are read, at a
 #: line of the same file other than the construct's (TRT728: kornia's CLAHE builds LUT indices with
-#: `torch.tensor` then `+=`; the graph loses the update and a Gather several lines below fails).
-WRONG_INDEX_RULES = frozenset({"TRT728"})
+#: `torch.tensor` then `+=`; the graph loses the update and a Gather several lines below fails), and the
+#: rules whose wrong values have the wrong shape (TRT330: PatchTST's windows on the wrong axis meet the
+#: positional encoding's shape in an Add further on, which ONNX Runtime refuses at load).
+WRONG_INDEX_RULES = frozenset({"TRT728", "TRT330"})
 
 #: Rules that rewrite a module where it is built (``nn.LocalResponseNorm(...)`` in ``__init__``)
 #: while the graph check names them from a node's stack, made where forward calls the module: a
