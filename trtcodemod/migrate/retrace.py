@@ -265,10 +265,27 @@ def judge(problems: list[Problem], facts: Facts, session: Any, dynamic_axes: dic
             extra.append(Problem("baked", at_path, at_line, "(retraced graph)", None,
                                  f"the graph traced at {points} differs first at a {diff.op} node from this line: "
                                  "a value computed from an input size is baked in here", "error", EXPORTER))
+    extra += _unrolled(original, path, points, summary)
     steady = steady_lines(lines, _numbers(session, "original"), _numbers(session, "retrace")) - {(at_path, at_line)}
     summary["steady_lines"] = len(steady)
     return Retrace(lines, False, note, extra, summary, trace_only=only, steady=steady,
                    steady_note=_steady_note(points, diff.op, where))
+
+
+def _unrolled(original: str, retraced: str, points: str, summary: dict[str, Any]) -> list[Problem]:
+    """A problem at each Python loop the two graphs unrolled a different number of times."""
+    from .unrolled import unrolled_loops
+
+    try:
+        loops = unrolled_loops(original, retraced)
+    except Exception:  # noqa: BLE001 - graphs we cannot read again name no loop
+        return []
+    summary["unrolled_loops"] = [f"{u.path}:{u.line}" for u in loops]
+    return [Problem("baked", u.path, u.line, "(unrolled loop)", None,
+                    f"`{u.header}` repeats with the dynamic axes: the graph traced at {points} unrolls it another "
+                    f"number of times (a line of its body made {u.counts[0]} node(s) in the first graph, "
+                    f"{u.counts[1]} in the second): a traced export runs a Python loop and records its body once per "
+                    "iteration", "error", EXPORTER) for u in loops]
 
 
 def _numbers(session: Any, which: str) -> dict[tuple[str, int], list[Any]]:
