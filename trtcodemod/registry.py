@@ -61,6 +61,7 @@ RULE_MODULES: tuple[str, ...] = (
     "spectral",
     "exp2",
     "unfold_axis",
+    "conditional_pad",
 )
 
 
