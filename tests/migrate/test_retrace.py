@@ -627,3 +627,45 @@ def test_migrate_names_the_loop_over_a_dynamic_axis_with_its_manual_step(tmp_pat
     assert "`for t in range(x.shape[1])` repeats with the dynamic axes" in loop["message"]
     assert "declare the axis static" in loop["manual_step"] and "torch.jit.script" in loop["manual_step"]
     assert r["retrace"]["unrolled_loops"] == [f"{path.resolve()}:27"]
+
+
+SILENT_LOOP = '''import torch
+
+
+class Net(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.cell = torch.nn.Linear(4, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        state = x[:, 0]
+        outs = []
+        for t in range(x.shape[1]):
+            state = torch.tanh(self.cell(state)) + x[:, t]
+            outs.append(state)
+        return torch.stack(outs, 1)
+
+
+def build() -> Net:
+    torch.manual_seed(0)
+    return Net().eval()
+
+
+def inputs(g: torch.Generator) -> tuple[torch.Tensor]:
+    return (torch.randn(2, 3, 4, generator=g),)
+'''
+
+
+def test_a_loop_over_a_dynamic_axis_with_no_warning_anywhere_is_still_named(tmp_path: Path) -> None:
+    """No TracerWarning, so no bake asks for a second trace; the graph differs from its model at
+    other frame counts and nothing is located: the second trace is made for the loops."""
+    path = tmp_path / "net.py"
+    path.write_text(SILENT_LOOP)
+    r = migrate(path, "--dynamic-axes", '{"x": {"0": "batch", "1": "frames"}}')
+    assert r["exit_code"] == 1 and r["before"]["faithful"] is False
+    assert [(e["source"], e["op"], e["severity"]) for e in r["remaining"]] == [
+        (f"{path.resolve()}:12", "(unrolled loop)", "error")]
+    assert r["retrace"]["same"] is False and r["retrace"]["lines"] == 0
+    # With the frames axis static there is nothing to name: the loop's count is the only one.
+    r = migrate(path, "--dynamic-axes", '{"x": {"0": "batch"}}')
+    assert r["exit_code"] == 0, r["remaining"]
