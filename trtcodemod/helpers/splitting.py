@@ -124,7 +124,9 @@ def _trt_unfold(x, dimension: int, size: int, step: int):
         if size is step and _trt_traced_count(size):
             # One traced size for both (`t.unfold(2, k, k)`, `k` read from a shape): whole windows.
             return _trt_unfold_views(x, dimension, size)
-    return x.unfold(dimension, size, step)
+    # A negative dimension counted from the front: the same view, which the TorchScript exporter's own
+    # `unfold` puts on the right axis (TRT330).
+    return _trt_unfold_axis(x, dimension, size, step)
 
 
 def _trt_unfold_axis(x, dimension: int, size: int, step: int):
