@@ -110,7 +110,8 @@ def _trt_unfold(x, dimension: int, size: int, step: int):
 
     A size that is also the step and a 0-d integer tensor (a size the exporter traces) gives the view
     too. Any other size or step that is not a positive ``int``, and an input ``unfold`` refuses (a 0-d
-    tensor, an axis out of range), keep ``unfold`` while exporting too.
+    tensor, an axis out of range), keep ``unfold`` while exporting too (a negative dimension counted
+    from the front, the same view: ``_trt_unfold_axis``).
     """
     if torch.jit.is_scripting():
         return x.unfold(dimension, size, step)
