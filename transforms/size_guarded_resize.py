@@ -45,7 +45,9 @@ export warned at the `if`, as for sizes a caller handed down) and whose body is 
 - `x = F.pad(x, (...))` with the amounts written out (monai's `PatchEmbed`: pad to the next
   multiple of the patch only when the size is not one);
 - `x = x[:, :H, :W]` or `x = x[:, :H, :W].contiguous()`: a crop from the start of each axis
-  (Swin's "remove the padding" after the window attention);
+  (Swin's "remove the padding" after the window attention); not a bound written negative
+  (EnCodec's `if pad > 0: frame = frame[..., :-pad]`): at `pad == 0` it takes nothing, not the
+  whole axis;
 - `x = F.interpolate(x, size=...)` (timm's MobileViT: resize to a multiple of the patch
   only when needed);
 - `x = x.expand(...)` or `x = x.expand_as(y)`: a broadcast done only when a size differs
@@ -756,7 +758,9 @@ def _statements_after(function: cst.FunctionDef, node: cst.If) -> list[cst.CSTNo
 
 
 def _prefix_crop(subscript: cst.Subscript) -> bool:
-    """Every index a slice from the start (``:h``, ``0:h``, ``:``) or ``...``; at least one bound."""
+    """Every index a slice from the start (``:h``, ``0:h``, ``:``) or ``...``; at least one bound, none
+    written negative: ``:-n`` counts from the end, so where ``n`` is 0 (EnCodec's ``if pad > 0:
+    frame = frame[..., :-pad]``) it takes nothing, not the whole axis."""
     bounded = False
     for element in subscript.slice:
         index = element.slice
@@ -767,6 +771,8 @@ def _prefix_crop(subscript: cst.Subscript) -> bool:
         if type(index) is not cst.Slice or index.step is not None:
             return False
         if index.lower is not None and not _is_zero(index.lower):
+            return False
+        if type(index.upper) is cst.UnaryOperation and type(index.upper.operator) is cst.Minus:
             return False
         bounded = bounded or index.upper is not None
     return bounded

@@ -65,6 +65,8 @@ RULE_MODULES: tuple[str, ...] = (
     "diagonal",
     "histogram",
     "inf_tests",
+    "unfold_axis",
+    "conditional_pad",
 )
 
 

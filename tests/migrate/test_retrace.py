@@ -14,6 +14,7 @@ from typing import Any
 
 import onnx
 import pytest
+import torch
 from onnx import TensorProto, helper, numpy_helper
 from typer.testing import CliRunner
 
@@ -607,3 +608,166 @@ def test_a_module_level_cache_does_not_make_the_second_trace_another_graph(tmp_p
     assert r["retrace"]["same"] is True, r["retrace"]
     assert [(e["source"], e["severity"]) for e in r["remaining"]] == [(f"{path.resolve()}:16", "warning")]
     assert r["exit_code"] == 0
+
+
+# --- a Python loop whose count follows a dynamic axis (unrolled.py) ----------------------------
+
+RECURRENT = '''import torch
+
+
+class Step(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.layers = torch.nn.ModuleList([torch.nn.Linear(4, 4) for _ in range(2)])
+
+    def forward(self, state: torch.Tensor) -> torch.Tensor:
+        for layer in self.layers:
+            state = torch.tanh(layer(state))
+        return state
+
+
+class Net(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.step = Step()
+        self.head = torch.nn.ModuleList([torch.nn.Linear(4, 4) for _ in range(3)])
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        scale = 2.0 if x.shape[2] > 1 else 1.0
+        for layer in self.head:
+            x = layer(x) * scale
+        state = x[:, 0]
+        outs = []
+        for t in range(x.shape[1]):
+            if t == 0:
+                state = state * 0.5
+            else:
+                state = self.step(state) + x[:, t]
+            outs.append(state)
+        return torch.stack(outs, 1)
+
+
+def build() -> Net:
+    torch.manual_seed(0)
+    return Net().eval()
+
+
+def inputs(g: torch.Generator) -> tuple[torch.Tensor]:
+    return (torch.randn(2, 3, 4, generator=g),)
+'''
+
+#: A branch taken at one size only, inside a loop of a fixed count: not the loop's count.
+BRANCHED = '''import torch
+
+
+class Net(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        for k in range(3):
+            x = x * 2.0
+            if x.shape[1] > 4:
+                x = x - 1.0
+            x = x + 1.0
+        return x
+'''
+
+
+def _export_at(module: torch.nn.Module, shape: tuple[int, ...], path: Path) -> str:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        # verbose: each node keeps its stack in its doc string, as migrate's exports do
+        torch.onnx.export(module, (torch.randn(*shape),), str(path), dynamo=False, input_names=["x"],
+                          dynamic_axes={"x": {0: "batch", 1: "frames"}}, verbose=True)
+    return str(path)
+
+
+def _module(source: str, folder: Path) -> Any:
+    import importlib.util
+
+    path = folder / "loops_model.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(f"loops_model_{abs(hash(str(folder)))}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+def test_the_loop_over_frames_is_found_and_loops_it_runs_are_not(tmp_path: Path) -> None:
+    from trtcodemod.migrate.unrolled import unrolled_loops
+
+    model = _module(RECURRENT, tmp_path).build()
+    a = _export_at(model, (2, 3, 4), tmp_path / "a.onnx")
+    b = _export_at(model, (5, 7, 4), tmp_path / "b.onnx")
+    loops = unrolled_loops(a, b)
+    # The frames loop only: the head's loop runs 3 times at every size, and Step's loop (another
+    # function, called from the frames loop's body) repeats with the frames loop.
+    assert [(Path(u.path).name, u.line, u.header) for u in loops] == [
+        ("loops_model.py", 27, "for t in range(x.shape[1])")]
+    x, y = loops[0].counts
+    assert x < y
+    assert unrolled_loops(a, a) == []
+
+
+def test_a_branch_taken_at_one_size_inside_a_fixed_loop_is_not_a_loop_count(tmp_path: Path) -> None:
+    from trtcodemod.migrate.unrolled import unrolled_loops
+
+    model = _module(BRANCHED, tmp_path).Net()
+    a = _export_at(model, (2, 3), tmp_path / "a.onnx")
+    b = _export_at(model, (2, 9), tmp_path / "b.onnx")
+    assert first_difference(a, b) is not None  # the graphs differ: the branch
+    assert unrolled_loops(a, b) == []
+
+
+def test_migrate_names_the_loop_over_a_dynamic_axis_with_its_manual_step(tmp_path: Path) -> None:
+    path = tmp_path / "net.py"
+    path.write_text(RECURRENT)
+    r = migrate(path, "--dynamic-axes", '{"x": {"0": "batch", "1": "frames"}}')
+    assert r["exit_code"] == 1
+    [loop] = [e for e in r["remaining"] if e["op"] == "(unrolled loop)"]
+    assert loop["source"] == f"{path.resolve()}:27" and loop["severity"] == "error"
+    assert "`for t in range(x.shape[1])` repeats with the dynamic axes" in loop["message"]
+    assert "declare the axis static" in loop["manual_step"] and "torch.jit.script" in loop["manual_step"]
+    assert r["retrace"]["unrolled_loops"] == [f"{path.resolve()}:27"]
+
+
+SILENT_LOOP = '''import torch
+
+
+class Net(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.cell = torch.nn.Linear(4, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        state = x[:, 0]
+        outs = []
+        for t in range(x.shape[1]):
+            state = torch.tanh(self.cell(state)) + x[:, t]
+            outs.append(state)
+        return torch.stack(outs, 1)
+
+
+def build() -> Net:
+    torch.manual_seed(0)
+    return Net().eval()
+
+
+def inputs(g: torch.Generator) -> tuple[torch.Tensor]:
+    return (torch.randn(2, 3, 4, generator=g),)
+'''
+
+
+def test_a_loop_over_a_dynamic_axis_with_no_warning_anywhere_is_still_named(tmp_path: Path) -> None:
+    """No TracerWarning, so no bake asks for a second trace; the graph differs from its model at
+    other frame counts and nothing is located: the second trace is made for the loops."""
+    path = tmp_path / "net.py"
+    path.write_text(SILENT_LOOP)
+    r = migrate(path, "--dynamic-axes", '{"x": {"0": "batch", "1": "frames"}}')
+    assert r["exit_code"] == 1 and r["before"]["faithful"] is False
+    assert [(e["source"], e["op"], e["severity"]) for e in r["remaining"]] == [
+        (f"{path.resolve()}:12", "(unrolled loop)", "error")]
+    assert r["retrace"]["same"] is False and r["retrace"]["lines"] == 0
+    # With the frames axis static there is nothing to name: the loop's count is the only one.
+    r = migrate(path, "--dynamic-axes", '{"x": {"0": "batch"}}')
+    assert r["exit_code"] == 0, r["remaining"]

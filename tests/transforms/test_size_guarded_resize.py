@@ -176,6 +176,22 @@ def f(x: torch.Tensor, state):
         state.padded = True
     return x
 ''',
+    # `:-pad` counts from the end: at pad == 0 it takes nothing (EnCodec's decode), so the crop cannot
+    # run every time.
+    "a crop to a bound written negative": '''
+def f(x: torch.Tensor):
+    pad = x.shape[-1] % 4
+    if pad > 0:
+        x = x[..., :-pad]
+    return x
+''',
+    "a crop to a negated sum": '''
+def f(x: torch.Tensor):
+    n = x.shape[-1] % 4
+    if n != 0:
+        x = x[:, :-(n + 0)]
+    return x
+''',
     "an elif chain": '''
 def f(x: torch.Tensor):
     _, _, h, w = x.shape

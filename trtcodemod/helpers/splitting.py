@@ -24,6 +24,11 @@ whole number of windows and viewed as ``(windows, size)``, the window moved last
 ``unfold`` needs that length fixed and stops on a dynamic one). Windows that overlap or leave gaps
 (``step != size``) are gathered along the axis by computed indices instead: the same values, as a
 copy (TRT311's unsafe case).
+
+``_trt_unfold_axis`` (TRT330) is ``x.unfold(dimension, size, step)`` with a negative ``dimension``
+counted from the front (``dimension + x.dim()``): the same axis, so the same view, in every mode;
+the TorchScript exporter's ``unfold`` takes a negative dimension as an axis of the tensor one rank
+larger it builds, and puts the windows on the wrong axis.
 """
 
 import torch
@@ -105,7 +110,8 @@ def _trt_unfold(x, dimension: int, size: int, step: int):
 
     A size that is also the step and a 0-d integer tensor (a size the exporter traces) gives the view
     too. Any other size or step that is not a positive ``int``, and an input ``unfold`` refuses (a 0-d
-    tensor, an axis out of range), keep ``unfold`` while exporting too.
+    tensor, an axis out of range), keep ``unfold`` while exporting too (a negative dimension counted
+    from the front, the same view: ``_trt_unfold_axis``).
     """
     if torch.jit.is_scripting():
         return x.unfold(dimension, size, step)
@@ -119,6 +125,20 @@ def _trt_unfold(x, dimension: int, size: int, step: int):
         if size is step and _trt_traced_count(size):
             # One traced size for both (`t.unfold(2, k, k)`, `k` read from a shape): whole windows.
             return _trt_unfold_views(x, dimension, size)
+    # A negative dimension counted from the front: the same view, which the TorchScript exporter's own
+    # `unfold` puts on the right axis (TRT330).
+    return _trt_unfold_axis(x, dimension, size, step)
+
+
+def _trt_unfold_axis(x, dimension: int, size: int, step: int):
+    """``x.unfold(dimension, size, step)`` with a negative ``dimension`` in range written as the same axis
+    counted from the front; anything else (scripted, not a tensor, not an ``int``, out of range, a 0-d
+    tensor) is ``unfold`` as written, with its own errors."""
+    if torch.jit.is_scripting():
+        return x.unfold(dimension, size, step)
+    if (isinstance(x, torch.Tensor) and isinstance(dimension, int) and not isinstance(dimension, bool)
+            and -x.dim() <= dimension < 0):
+        return x.unfold(dimension + x.dim(), size, step)
     return x.unfold(dimension, size, step)
 
 

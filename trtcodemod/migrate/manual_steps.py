@@ -28,6 +28,12 @@ NUMBER_STEP = ("keep the number a tensor: torch functions and tensor arithmetic 
 #: A loop over a tensor's rows (guidance: "For loops").
 LOOP_STEP = ("vectorize the loop over the tensor, or loop over a fixed `range` of a known size "
              "(guidance: For loops: parallelizable, static, dynamic)")
+#: A Python loop whose count follows a dynamic axis (a second trace unrolled it another number of times).
+UNROLLED_STEP = ("the graph holds the example's number of iterations at every size: loop a fixed number of times "
+                 "with a mask (a fixed maximum), move the loop into a `torch.jit.script` function (an ONNX "
+                 "`Loop`), run it outside the exported graph (export its body, the state passed in and out), or "
+                 "declare the axis static and export at the deployed size (guidance: For loops: parallelizable, "
+                 "static, dynamic; Dynamic shape input)")
 #: An operator or pattern TensorRT or the exporter does not take.
 OP_STEP = ("rewrite this call with operators the exporter and TensorRT take, as `trtcodemod explain {rule}` "
            "describes, or keep this part out of the engine (a TensorRT plugin, or the step done before or after it)")
@@ -94,6 +100,8 @@ def manual_step(entry: dict[str, Any]) -> str | None:
         if op != "(graph fails to run)":
             return OTHER_VALUES_STEP
         return MISSING_KERNEL_STEP if "Could not find an implementation for" in message else LOAD_STEP
+    if op == "(unrolled loop)":
+        return UNROLLED_STEP
     if "Iterating over a tensor" in message:
         return LOOP_STEP
     if "(retraced graph)" in op or "from a size" in message or "input size" in message:

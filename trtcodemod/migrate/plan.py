@@ -19,7 +19,7 @@ from trtcodemod.evidence.proofs import Observation, prove
 
 #: Rules whose fix removes a value baked in by the export (a value read at the line).
 BAKED_RULES = frozenset({
-    "TRT101", "TRT105", "TRT104", "TRT702", "TRT704", "TRT711", "TRT712", "TRT713", "TRT716", "TRT717", "TRT718", "TRT721", "TRT722", "TRT726", "TRT728", "TRT803", "TRT316",
+    "TRT101", "TRT105", "TRT104", "TRT702", "TRT704", "TRT711", "TRT712", "TRT713", "TRT716", "TRT717", "TRT718", "TRT721", "TRT722", "TRT726", "TRT728", "TRT803", "TRT316", "TRT331",
 })
 
 #: Rules that replace a torch module built in ``__init__`` whose own code is what the export
@@ -29,20 +29,24 @@ CALLED_MODULE_RULES = frozenset({"TRT316", "TRT603"})
 
 #: rule -> the rule whose findings inside its applied fix's span stop being problems: the
 #: writes to `self` in a cache that TRT726 refreshes while tracing are the cache's own fill; the
-#: size test of a pad, crop or resize that TRT717 made one computation decides nothing any more.
-SUPERSEDES = {"TRT726": "TRT703", "TRT717": "TRT713"}
+#: size test of a pad, crop or resize that TRT717 made one computation decides nothing any more; nor
+#: does the value test of an extra pad that TRT331 made one computation.
+SUPERSEDES = {"TRT726": "TRT703", "TRT717": "TRT713", "TRT331": "TRT101"}
 #: Why, for each rule of :data:`SUPERSEDES`.
 SUPERSEDED_BECAUSE = {"TRT726": "a cache refreshed while tracing",
-                      "TRT717": "the size test it made part of one computation"}
+                      "TRT717": "the size test it made part of one computation",
+                      "TRT331": "the test of a pad it made part of one computation"}
 
 #: Rules whose construct exports without error but computes other values (``atan2``'s edges):
 #: the suspects when a graph differs from its model even on the inputs it was traced with.
-WRONG_VALUE_RULES = frozenset({"TRT301", "TRT728"})
+WRONG_VALUE_RULES = frozenset({"TRT301", "TRT728", "TRT330"})
 
 #: Of those, the rules whose wrong values may be indices, so the graph fails where they are read, at a
 #: line of the same file other than the construct's (TRT728: kornia's CLAHE builds LUT indices with
-#: `torch.tensor` then `+=`; the graph loses the update and a Gather several lines below fails).
-WRONG_INDEX_RULES = frozenset({"TRT728"})
+#: `torch.tensor` then `+=`; the graph loses the update and a Gather several lines below fails), and the
+#: rules whose wrong values have the wrong shape (TRT330: PatchTST's windows on the wrong axis meet the
+#: positional encoding's shape in an Add further on, which ONNX Runtime refuses at load).
+WRONG_INDEX_RULES = frozenset({"TRT728", "TRT330"})
 
 #: Rules that rewrite a module where it is built (``nn.LocalResponseNorm(...)`` in ``__init__``)
 #: while the graph check names them from a node's stack, made where forward calls the module: a

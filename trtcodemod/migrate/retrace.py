@@ -265,10 +265,52 @@ def judge(problems: list[Problem], facts: Facts, session: Any, dynamic_axes: dic
             extra.append(Problem("baked", at_path, at_line, "(retraced graph)", None,
                                  f"the graph traced at {points} differs first at a {diff.op} node from this line: "
                                  "a value computed from an input size is baked in here", "error", EXPORTER))
+    extra += _unrolled(original, path, points, summary)
     steady = steady_lines(lines, _numbers(session, "original"), _numbers(session, "retrace")) - {(at_path, at_line)}
     summary["steady_lines"] = len(steady)
     return Retrace(lines, False, note, extra, summary, trace_only=only, steady=steady,
                    steady_note=_steady_note(points, diff.op, where))
+
+
+def judge_loops(session: Any, progress: Callable[[str], None]) -> Retrace:
+    """The second trace where no bake asked for one, yet the original's graph differs from its model at
+    other sizes and nothing is located: a Python loop whose count follows a dynamic axis warns nowhere
+    (``range`` takes the traced size as an ``int``), so the unrolled loops are looked for directly."""
+    from .samegraph import first_difference
+
+    progress("a second trace at other sizes (a graph that differs with nothing located)")
+    start = time.perf_counter()
+    original = session.original_onnx(EXPORTER)
+    path, stretched, why = session.retrace(EXPORTER) if original else (None, [], "the original did not export")
+    summary: dict[str, Any] = {"lines": 0, "stretched": stretched, "same": None}
+    if path is None or original is None or not stretched:
+        summary.update(seconds=round(time.perf_counter() - start, 2), why=why or "no dynamic axis changed size")
+        return Retrace(summary=summary)
+    try:
+        diff = first_difference(original, path)
+    except Exception:  # noqa: BLE001 - an unreadable graph decides nothing
+        summary["seconds"] = round(time.perf_counter() - start, 2)
+        return Retrace(summary=summary)
+    summary.update(same=diff is None)
+    extra = [] if diff is None else _unrolled(original, path, _points(stretched), summary)
+    summary["seconds"] = round(time.perf_counter() - start, 2)
+    return Retrace(extra=extra, summary=summary)
+
+
+def _unrolled(original: str, retraced: str, points: str, summary: dict[str, Any]) -> list[Problem]:
+    """A problem at each Python loop the two graphs unrolled a different number of times."""
+    from .unrolled import unrolled_loops
+
+    try:
+        loops = unrolled_loops(original, retraced)
+    except Exception:  # noqa: BLE001 - graphs we cannot read again name no loop
+        return []
+    summary["unrolled_loops"] = [f"{u.path}:{u.line}" for u in loops]
+    return [Problem("baked", u.path, u.line, "(unrolled loop)", None,
+                    f"`{u.header}` repeats with the dynamic axes: the graph traced at {points} unrolls it another "
+                    f"number of times (a line of its body made {u.counts[0]} node(s) in the first graph, "
+                    f"{u.counts[1]} in the second): a traced export runs a Python loop and records its body once per "
+                    "iteration", "error", EXPORTER) for u in loops]
 
 
 def _numbers(session: Any, which: str) -> dict[tuple[str, int], list[Any]]:

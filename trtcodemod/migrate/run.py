@@ -29,7 +29,7 @@ from .manual_steps import add_manual_steps
 from .observe import OBSERVE_TASK, STRETCHED_STAGE
 from .phases import ModelTimeout, Phases
 from .plan import APPLY, INFO, REMAINS, Plan, assumption, describe
-from .retrace import Retrace, Rewritten, judge, judge_rewritten, verdict_of
+from .retrace import Retrace, Rewritten, judge, judge_loops, judge_rewritten, verdict_of
 from .split import analyse_split
 from .report import empty_report
 
@@ -270,6 +270,10 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, report: dict[st
     # (a static axis, a value the same whatever the size) is a warning, not an error.
     data_baked = any(c.exporter == "torchscript" and c.faithful is False and c.baked for c in original.checks("before"))
     retrace = judge(problems, facts, session, dict(spec.dynamic_axes), progress, data_baked)
+    if not retrace.summary and spec.dynamic_axes and data_baked and not any(p.severity == "error" for p in problems):
+        # The graph differs from its model at other sizes and nothing says where: a Python loop over
+        # a dynamic axis warns nowhere; a second trace finds it unrolled another number of times.
+        retrace = judge_loops(session, progress)
     problems = retrace.apply(problems)
     if retrace.summary:
         report["retrace"] = retrace.summary

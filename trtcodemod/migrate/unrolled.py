@@ -1,0 +1,149 @@
+"""A Python ``for`` loop whose trip count follows a dynamic axis: what a second trace shows unrolled.
+
+A traced export runs a Python loop and records its body once per iteration. Where the loop runs
+once per frame of a video (``for i in range(num_frames):``, ``num_frames`` read from the input's
+shape) the graph holds the example's count of copies: a trace at another size has another count,
+and the graph traced first computes only the example's frames. Nothing warns: ``range`` takes
+the traced size as a plain ``int``. The two graphs the second trace compares (:mod:`.retrace`)
+say where: every node's stack names the lines of the user's code that made it, so the lines run
+inside the loop make more nodes in one graph than in the other.
+
+:func:`unrolled_loops` finds those loops: for each user line whose node count differs between
+the graphs, the innermost ``for`` around it in its file; a loop is kept when the lines directly in its body
+(in no loop nested in it) that every iteration runs (in no ``if`` of the body) all changed their
+count in one direction (a branch taken at one size changes only its own lines; one taken on the
+first iteration only keeps its count), or, with no such line that made nodes, the lines that
+changed did, and no kept loop around it explains it already (a loop nested in an unrolled loop
+repeats with it, in its body or in code its body calls).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from collections import Counter
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from trtcodemod.evidence.facts import norm
+
+
+@dataclass(frozen=True)
+class Unrolled:
+    """One loop: its file, the line of its ``for``, its header's text, and one line of its body's node
+    counts in the two graphs."""
+
+    path: str
+    line: int
+    header: str
+    counts: tuple[int, int]
+
+
+def _line_counts(model: Any, user: Any, outer: dict[tuple[str, int], set[tuple[str, int]]]) -> Counter[tuple[str, int]]:
+    """``(file, line) -> nodes`` whose stack passes through that line of a user's file (each node
+    counted once per line, in the main graph and its subgraphs); ``outer`` gathers, for each line,
+    the lines further out on those stacks (its callers)."""
+    from trtcodemod.trt.source_map import is_user_frame, iter_nodes, node_frames
+
+    counts: Counter[tuple[str, int]] = Counter()
+    for node in iter_nodes(model.graph):
+        stack = [(norm(f.file), f.line) for f in node_frames(node) if (user(f.file) if user else is_user_frame(f))]
+        for k, key in enumerate(stack):  # innermost first
+            outer.setdefault(key, set()).update(stack[k + 1:])
+        counts.update(set(stack))
+    return counts
+
+
+@lru_cache(maxsize=64)
+def _loops(path: str, mtime: float) -> tuple[tuple[int, int, int, str, frozenset[int]], ...]:
+    """``(for line, body first line, body last line, header text, lines under an if)`` of every ``for``
+    in ``path``: the last are the lines of the bodies of ``if`` statements in the loop's body (not in a
+    loop nested in it), run on some iterations only."""
+    del mtime  # the cache key: a file rewritten since is parsed again
+    try:
+        with open(path, encoding="utf-8") as handle:
+            source = handle.read()
+        tree = ast.parse(source)
+    except (OSError, SyntaxError, ValueError):
+        return ()
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.For, ast.AsyncFor)) and node.body:
+            header = f"for {ast.unparse(node.target)} in {ast.unparse(node.iter)}"
+            out.append((node.lineno, node.body[0].lineno, node.body[-1].end_lineno or node.body[-1].lineno, header,
+                        frozenset(_conditional(node.body))))
+    return tuple(out)
+
+
+def _conditional(body: list[ast.stmt]) -> set[int]:
+    """The lines of ``if`` branches in ``body``, not looking into nested loops or functions."""
+    lines: set[int] = set()
+    for statement in body:
+        if isinstance(statement, (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef,
+                                  ast.ClassDef)):
+            continue
+        if isinstance(statement, ast.If):
+            for branch in (statement.body, statement.orelse):
+                for inner in branch:
+                    lines.update(range(inner.lineno, (inner.end_lineno or inner.lineno) + 1))
+            continue
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            nested = getattr(statement, field, None)
+            if isinstance(nested, list):
+                lines |= _conditional([n for n in nested if isinstance(n, ast.stmt)] +
+                                      [b for h in nested if isinstance(h, ast.ExceptHandler) for b in h.body])
+    return lines
+
+
+def _innermost(path: str, line: int) -> tuple[int, int, int, str, frozenset[int]] | None:
+    """The innermost ``for`` whose body holds ``line``."""
+    try:
+        mtime = os.path.getmtime(path)
+    except OSError:
+        return None
+    around = [loop for loop in _loops(path, mtime) if loop[1] <= line <= loop[2]]
+    return max(around, key=lambda loop: loop[1]) if around else None
+
+
+def unrolled_loops(path_a: str, path_b: str, user: Any = None) -> list[Unrolled]:
+    """The loops the two graphs unrolled a different number of times, outermost first."""
+    import onnx
+
+    outer: dict[tuple[str, int], set[tuple[str, int]]] = {}
+    a = _line_counts(onnx.load(path_a, load_external_data=False), user, outer)
+    b = _line_counts(onnx.load(path_b, load_external_data=False), user, outer)
+    # Lines directly in each loop's body (the loop is their innermost), with their counts.
+    by_loop: dict[tuple[str, int], list[tuple[int, int]]] = {}
+    bodies: dict[tuple[str, int], list[tuple[str, int]]] = {}
+    spans: dict[tuple[str, int], tuple[int, int, int, str]] = {}
+    for key in set(a) | set(b):
+        loop = _innermost(*key)
+        if loop is None:
+            continue
+        spans[(key[0], loop[0])] = loop
+        by_loop.setdefault((key[0], loop[0]), []).append((a.get(key, 0), b.get(key, 0)))
+        bodies.setdefault((key[0], loop[0]), []).append(key)
+    found = []
+    for (path, line), counts in by_loop.items():
+        conditional = spans[(path, line)][4]
+        lines = list(zip(bodies[(path, line)], counts))
+        # The lines every iteration runs (outside any `if` of the body) all repeat more (or all fewer)
+        # times: the loop's count. A branch taken at one size changes only its own lines; one taken on
+        # some iterations only (the first) may keep its count. With no such line, the changed ones.
+        every = [c for key, c in lines if key[1] not in conditional] or [c for _, c in lines if c[0] != c[1]]
+        if not every or not (all(y > x for x, y in every) or all(y < x for x, y in every)):
+            continue
+        x, y = max(every, key=lambda c: (min(c), max(c)))
+        found.append(Unrolled(path, line, spans[(path, line)][3], (x, y)))
+    # A loop inside another found loop repeats with it, in its body or in code its body calls: the outer
+    # one is the cause.
+    def inside(u: Unrolled, o: Unrolled) -> bool:
+        first, last = spans[(o.path, o.line)][1:3]
+        if o.path == u.path and first <= u.line <= last:
+            return True
+        callers = set().union(*(outer.get(key, set()) for key in bodies[(u.path, u.line)]))
+        return any(path == o.path and first <= line <= last for path, line in callers)
+
+    kept = [u for u in found if not any(o is not u and inside(u, o) for o in found)]
+    return sorted(kept, key=lambda u: (u.path, u.line))
