@@ -60,6 +60,8 @@ RULE_MODULES: tuple[str, ...] = (
     "packed_attention",
     "spectral",
     "exp2",
+    "bitwise_size",
+    "while_scan",
 )
 
 
