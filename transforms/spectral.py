@@ -26,6 +26,8 @@ _PART_FUNCTIONS = {"torch.view_as_real": "view_as_real", "torch.real": "real", "
                    "torch.abs": "abs", "torch.absolute": "abs"}
 #: What each use of a transform kept in a variable becomes.
 PART_HELPER = "_trt_dft_part"
+#: What ``torch.view_as_complex(pairs)`` kept in a variable a transform takes becomes.
+COMPLEX_HELPER = "_trt_view_as_complex"
 _PART_ATTRIBUTES = {"real": "real", "imag": "imag"}
 _PART_METHODS = {"abs": "abs", "absolute": "abs"}
 
@@ -66,7 +68,13 @@ complex transform outside an export and its `view_as_real` layout while exportin
 `torch.view_as_complex(pairs)` (MONAI's k-space, real and imaginary parts on a last axis of 2)
 is passed as the pairs with a `"pairs:"` part (`_trt_ifftn("pairs:view_as_real", pairs, ...)`):
 the products then take both parts, and no complex tensor is made while exporting (not for
-`rfft*`, which refuse a complex input). `torch.fft.fftshift(x, dim)` →
+`rfft*`, which refuse a complex input). Where the code keeps it in a variable first
+(MONAI's `fftn_centered_t`: `x = torch.view_as_complex(ifftshift(im, ...))` in an `if
+is_complex:` branch, then `torch.view_as_real(torch.fft.fftn(x, ...))`), that assignment becomes
+`x = _trt_view_as_complex(...)`: the same complex tensor, always; while exporting it also
+remembers its pairs (and their version), and a transform helper given that tensor, not written
+to since, takes the pairs instead, so the `view_as_complex` is used by nothing and leaves the
+graph. `torch.fft.fftshift(x, dim)` →
 `_trt_fftshift(x, dim)` (`ifftshift` alike): while exporting a real input, each axis is split at
 its traced size and the two slices concatenated in the other order: the same elements in the
 same places, bit for bit (Shape, Div, Sub, Slice, Concat). A complex input keeps the torch function (and
@@ -140,6 +148,9 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
         self._taken: set[int] = set()
         #: Transform calls kept in a variable whose every use takes a real part: id → replacements.
         self._kept: dict[int, dict[cst.CSTNode, cst.CSTNode]] = {}
+        #: Transform calls whose input variable is assigned ``torch.view_as_complex(pairs)`` in the
+        #: same function: id → the replacements of those assignments' calls.
+        self._complex_inputs: dict[int, dict[cst.CSTNode, cst.CSTNode]] = {}
 
     def _part_of(self, node: cst.CSTNode) -> tuple[cst.BaseExpression, str] | None:
         """``(z, part)`` when ``node`` takes a real part of ``z`` (``torch.real(z)``, ``z.imag``...)."""
@@ -156,6 +167,37 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
         return None
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._find_complex_inputs(node)
+        self._find_kept(node)
+
+    def _find_complex_inputs(self, node: cst.FunctionDef) -> None:
+        """``x = torch.view_as_complex(pairs)`` (in any branch) and a transform of ``x`` later in the
+        function (MONAI's ``fftn_centered_t``): the assignment becomes ``_trt_view_as_complex(pairs)``,
+        the same complex tensor, which while exporting remembers its pairs for the transform."""
+        inputs: dict[str, list[cst.Call]] = {}
+        for inner in walk(node.body):
+            if type(inner) is cst.Call and self._transform(inner) is not None and inner.args \
+                    and inner.args[0].keyword is None and not inner.args[0].star \
+                    and type(inner.args[0].value) is cst.Name:
+                inputs.setdefault(inner.args[0].value.value, []).append(inner)
+        if not inputs:
+            return
+        taken: set[int] = set()
+        for statement in walk(node.body):
+            if type(statement) is not cst.Assign or len(statement.targets) != 1 \
+                    or type(statement.targets[0].target) is not cst.Name:
+                continue
+            value = statement.value
+            name = statement.targets[0].target.value
+            if name not in inputs or type(value) is not cst.Call or id(value) in taken \
+                    or not self.context.refers_to(value.func, "torch.view_as_complex") or len(value.args) != 1 \
+                    or value.args[0].keyword is not None or value.args[0].star:
+                continue
+            taken.add(id(value))
+            first = inputs[name][0]
+            self._complex_inputs.setdefault(id(first), {})[value] = value.with_changes(func=cst.Name(COMPLEX_HELPER))
+
+    def _find_kept(self, node: cst.FunctionDef) -> None:
         """``z = fftn(x, ...)`` whose every use in the function takes a real part: the transform is
         kept as it is outside an export and in the ``(..., 2)`` layout while exporting, and each use
         takes its part of either."""
@@ -219,9 +261,14 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
             return
         helper = TRANSFORMS[name]
         replacement = cst.Call(func=cst.Name(helper), args=self._arguments(call, name, part))
+        replacements: dict[cst.CSTNode, cst.CSTNode] = {whole: replacement}
+        helpers: tuple[str, ...] = (helper,)
+        if id(call) in self._complex_inputs and not name.startswith("torch.fft.rfft"):
+            replacements.update(self._complex_inputs.pop(id(call)))
+            helpers += (COMPLEX_HELPER,)
         self.found(call, f"{self._why(name)}; the {part} result is computed as cosine and sine matrix products "
                          f"while exporting (`torch.fft.{short}` otherwise)",
-                   Fix({whole: replacement}, safety=Safety.UNSAFE, helpers=(helper,)))
+                   Fix(replacements, safety=Safety.UNSAFE, helpers=helpers))
 
     def _arguments(self, call: cst.Call, name: str, part: str) -> list[cst.Arg]:
         """The helper's arguments: the part, then the transform's own; an input written as
@@ -249,9 +296,13 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
             replacements = self._kept.pop(id(node))
             name = self._transform(node)
             helper = TRANSFORMS[name]  # type: ignore[index]
+            helpers: tuple[str, ...] = (helper, PART_HELPER)
+            if id(node) in self._complex_inputs and not name.startswith("torch.fft.rfft"):  # type: ignore[union-attr]
+                replacements.update(self._complex_inputs.pop(id(node)))
+                helpers += (COMPLEX_HELPER,)
             self.found(node, f"{self._why(name)}; every use of the variable takes a real part of it, computed as "
                              f"cosine and sine matrix products while exporting (`{name}` otherwise)",
-                       Fix(replacements, safety=Safety.UNSAFE, helpers=(helper, PART_HELPER)))
+                       Fix(replacements, safety=Safety.UNSAFE, helpers=helpers))
             return
         func = node.func
         if len(node.args) == 1 and node.args[0].keyword is None and not node.args[0].star:

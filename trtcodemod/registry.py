@@ -67,6 +67,8 @@ RULE_MODULES: tuple[str, ...] = (
     "inf_tests",
     "unfold_axis",
     "conditional_pad",
+    "bitwise_size",
+    "while_scan",
 )
 
 

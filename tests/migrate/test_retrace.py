@@ -771,3 +771,46 @@ def test_a_loop_over_a_dynamic_axis_with_no_warning_anywhere_is_still_named(tmp_
     # With the frames axis static there is nothing to name: the loop's count is the only one.
     r = migrate(path, "--dynamic-axes", '{"x": {"0": "batch"}}')
     assert r["exit_code"] == 0, r["remaining"]
+
+
+ROLLED = '''import torch
+
+
+def roll_1d(x: torch.Tensor, shift: int, dim: int) -> torch.Tensor:
+    shift = shift % x.size(dim)
+    if shift == 0:
+        return x
+    left = x.narrow(dim, 0, x.size(dim) - shift)
+    right = x.narrow(dim, x.size(dim) - shift, shift)
+    return torch.cat((right, left), dim=dim)
+
+
+class Net(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.exp2(roll_1d(x, x.shape[2] // 2, 2))
+
+
+def build() -> Net:
+    return Net()
+
+
+def inputs(g: torch.Generator) -> tuple[torch.Tensor]:
+    return (torch.randn(2, 3, 8, generator=g),)
+'''
+
+
+def test_where_the_original_does_not_export_the_rewritten_models_second_trace_judges_the_bakes_left(
+        tmp_path: Path) -> None:
+    """MONAI's `roll_1d` (`if shift == 0: return x`, a size test no dynamic size here decides
+    otherwise) beside a construct that stops the export (`torch.exp2`, TRT708): the original gives
+    no second trace to judge the bake, so the rewritten model's own second trace does; its graph is
+    the same at other sizes, so the bake is a warning and migrate ends at 0."""
+    path = tmp_path / "net.py"
+    path.write_text(ROLLED)
+    r = migrate(path, "--dynamic-axes", AXES)
+    assert r["before"]["exported"] is False and r["retrace"].get("same") is None
+    assert [a["rule"] for a in r["applied"]] == ["TRT708"]
+    assert r["retrace_after"]["same"] is True, r.get("retrace_after")
+    assert r["exit_code"] == 0, r["remaining"]
+    [guard] = [e for e in r["remaining"] if e["source"].endswith(":6")]
+    assert guard["severity"] == "warning" and "does not depend on the dynamic axes" in guard["message"]

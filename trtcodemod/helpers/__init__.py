@@ -34,7 +34,7 @@ HELPER_MODULES: tuple[str, ...] = (
     "onnx_export", "atan2", "unique", "indexing", "padding", "pooling", "assignment", "detection", "copying",
     "sizes", "tracing", "interpolate", "sizes_tensor", "isin", "splitting", "cumulative", "angles", "affine",
     "eye", "folding", "sampling", "transposing", "normalization", "tiling", "attention", "multihead",
-    "spectral", "powers", "constants",
+    "spectral", "powers", "constants", "scanning",
     "searching", "selection", "diagonal", "histogram", "finite",
 )
 

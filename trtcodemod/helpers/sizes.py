@@ -155,3 +155,89 @@ def _trt_size_math_sqrt(value):
 def _trt_size_root(value):
     """The traced root: float32, as the graph computes it (TensorRT has no float64)."""
     return torch.sqrt(value.to(torch.float32))
+
+
+def _trt_size_bitwise(op: str, a: int, b: int) -> int:
+    """``a | b`` (``op`` ``"|"``; ``"&"``, ``"^"``, ``"<<"``, ``">>"`` alike, TRT732); while a trace passes
+    a tensor for one size and the other operand is a Python ``int``, the same integer computed with
+    floor divisions, products and sums (ONNX has no bitwise operator on integers before opset 18,
+    and the TorchScript exporter writes none for them)."""
+    if not torch.jit.is_scripting() and (torch.jit.is_tracing() or torch.compiler.is_exporting()) \
+            and _trt_size_bitwise_traceable(op, a, b):
+        return _trt_size_bitwise_traced(op, a, b)
+    if op == "|":
+        return a | b
+    if op == "&":
+        return a & b
+    if op == "^":
+        return a ^ b
+    if op == "<<":
+        return a << b
+    return a >> b
+
+
+@torch.jit.unused
+def _trt_size_bitwise_traceable(op, a, b) -> bool:
+    """Whether the arithmetic form applies: one 0-d integer tensor (a traced size) or ``SymInt`` and a Python ``int``
+    (the right operand of a shift; either of ``| & ^``)."""
+    def number(v):
+        return isinstance(v, int) and not isinstance(v, bool)
+
+    def size(v):
+        if isinstance(v, torch.SymInt):  # torch.export's symbolic size (the dynamo exporter)
+            return True
+        return isinstance(v, torch.Tensor) and v.dim() == 0 and not v.is_floating_point() \
+            and not v.is_complex() and v.dtype != torch.bool
+    if op in ("<<", ">>"):
+        return size(a) and number(b) and 0 <= b < 63
+    return size(a) and number(b) or size(b) and number(a)
+
+
+@torch.jit.unused
+def _trt_size_bitwise_traced(op, a, b):
+    """The bitwise result as arithmetic on the traced integer (never runs when scripted)."""
+    if op == "<<":
+        return a * (1 << b)
+    if op == ">>":
+        return _trt_size_floor_div(a, 1 << b)
+    if isinstance(a, int):
+        a, b = b, a  # the tensor first; | & ^ are symmetric
+    both = _trt_size_and_number(a, b)
+    if op == "&":
+        return both
+    if op == "|":
+        return a + b - both  # a + b = (a | b) + (a & b)
+    return a + b - 2 * both  # a ^ b = (a | b) - (a & b)
+
+
+@torch.jit.unused
+def _trt_size_and_number(t, c):
+    """``t & c`` for an integer tensor (or ``SymInt``) ``t`` and a Python int ``c``: each run of set bits
+    ``[lo, hi)`` of ``c`` keeps ``floor(t / 2**lo) - floor(t / 2**hi) * 2**(hi - lo)`` (those bits of
+    ``t``, floor division keeping two's complement for negative ``t``), shifted back by ``lo``."""
+    if c < 0:
+        return t - _trt_size_and_number(t, ~c)  # the bits of ~c cleared (~c >= 0)
+    out = t * 0
+    lo = 0
+    while c >> lo:
+        if not (c >> lo) & 1:
+            lo += 1
+            continue
+        hi = lo
+        while (c >> hi) & 1:
+            hi += 1
+        low = _trt_size_floor_div(t, 1 << lo)
+        high = _trt_size_floor_div(t, 1 << hi)
+        out = out + (low - high * (1 << (hi - lo))) * (1 << lo)
+        lo = hi
+    return out
+
+
+@torch.jit.unused
+def _trt_size_floor_div(t, d):
+    """``t // d`` for an integer tensor (or a ``SymInt``) and a positive Python int, as a truncating ``Div`` and a
+    step down where that rounded up (no ONNX ``Mod``, which TensorRT 8.4 lacks)."""
+    if not isinstance(t, torch.Tensor):
+        return t // d  # a SymInt: torch.export keeps Python's floor division symbolic
+    q = torch.div(t, d, rounding_mode="trunc")
+    return q - (q * d > t).to(q.dtype)

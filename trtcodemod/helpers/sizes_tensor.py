@@ -28,8 +28,13 @@ def _trt_sizes_stacked(data, dtype, device):
     if isinstance(data, (list, tuple)):
         return torch.stack([_trt_sizes_stacked(item, dtype, device) for item in data])
     # A plain int stays a constant either way; a traced size's conversion is recorded, so the
-    # graph computes it from the input. torch.long is what as_tensor infers for either.
-    return torch.as_tensor(data, dtype=torch.long if dtype is None else dtype, device=device)
+    # graph computes it from the input. torch.long is what as_tensor infers for either. Not
+    # `torch.as_tensor` itself: the tracer warns that its result is a constant even for a traced
+    # size, which it is not, and migrate would locate that warning in this helper.
+    dtype = torch.long if dtype is None else dtype
+    if isinstance(data, torch.Tensor):
+        return data.to(dtype=dtype, device=device)
+    return torch.full((), data, dtype=dtype, device=device)
 
 
 @torch.jit.unused

@@ -61,6 +61,29 @@ def _trt_dft_part(z, part):
     return z.abs()
 
 
+def _trt_view_as_complex(input):
+    """``torch.view_as_complex(input)``, always; while ``torch.onnx.export`` traces the model, the
+    complex tensor also remembers ``input`` (its real and imaginary pairs) and the version both
+    had, so a transform it is passed to later (``z = view_as_complex(p)``, then ``fftn(z)``, as
+    MONAI's ``fftn_centered_t`` writes it) can take the pairs: the complex tensor is then used by
+    nothing in the graph, which drops it with its ``view_as_complex``."""
+    z = torch.view_as_complex(input)
+    if not torch.jit.is_scripting() and _trt_onnx_exporting():
+        z._trt_complex_pairs = (input, z._version)
+    return z
+
+
+def _trt_dft_input(input, part):
+    """``(input, part)`` as the export formulation takes them: a complex ``input`` that
+    ``_trt_view_as_complex`` made while exporting, not written to since, is passed as its
+    pairs with a ``"pairs:"`` part; anything else as it is."""
+    if input.is_complex() and not part.startswith("pairs:"):
+        kept = getattr(input, "_trt_complex_pairs", None)
+        if kept is not None and kept[1] == input._version:
+            return kept[0], "pairs:" + part
+    return input, part
+
+
 def _trt_dft_signal(input, part):
     """The signal the code transforms: ``input`` itself, or, for a ``"pairs:"`` part, the complex
     tensor whose real and imaginary pairs ``input`` holds (``torch.view_as_complex(input)``)."""
@@ -155,17 +178,21 @@ def _trt_dft_onnx(x, part, sizes, dims, norm, inverse, onesided):
 
 def _trt_fft(part, input, n=None, dim=-1, norm=None):
     """``part`` of ``torch.fft.fft(input, n, dim, norm)``; while exporting, matrix products."""
-    if _trt_onnx_exporting() and not input.is_complex():
-        dims, sizes = _trt_dft_axes(_trt_dft_shape(input, part), n, dim, None)
-        return _trt_dft_onnx(input, part, sizes, dims, norm, False, False)
+    if _trt_onnx_exporting():
+        input, part = _trt_dft_input(input, part)
+        if not input.is_complex():
+            dims, sizes = _trt_dft_axes(_trt_dft_shape(input, part), n, dim, None)
+            return _trt_dft_onnx(input, part, sizes, dims, norm, False, False)
     return _trt_dft_part(torch.fft.fft(_trt_dft_signal(input, part), n, dim, norm), part)
 
 
 def _trt_ifft(part, input, n=None, dim=-1, norm=None):
     """``part`` of ``torch.fft.ifft(input, n, dim, norm)``; while exporting, matrix products."""
-    if _trt_onnx_exporting() and not input.is_complex():
-        dims, sizes = _trt_dft_axes(_trt_dft_shape(input, part), n, dim, None)
-        return _trt_dft_onnx(input, part, sizes, dims, norm, True, False)
+    if _trt_onnx_exporting():
+        input, part = _trt_dft_input(input, part)
+        if not input.is_complex():
+            dims, sizes = _trt_dft_axes(_trt_dft_shape(input, part), n, dim, None)
+            return _trt_dft_onnx(input, part, sizes, dims, norm, True, False)
     return _trt_dft_part(torch.fft.ifft(_trt_dft_signal(input, part), n, dim, norm), part)
 
 
@@ -179,17 +206,21 @@ def _trt_rfft(part, input, n=None, dim=-1, norm=None):
 
 def _trt_fft2(part, input, s=None, dim=(-2, -1), norm=None):
     """``part`` of ``torch.fft.fft2(input, s, dim, norm)``; while exporting, matrix products."""
-    if _trt_onnx_exporting() and not input.is_complex():
-        dims, sizes = _trt_dft_axes(_trt_dft_shape(input, part), s, dim, (-2, -1))
-        return _trt_dft_onnx(input, part, sizes, dims, norm, False, False)
+    if _trt_onnx_exporting():
+        input, part = _trt_dft_input(input, part)
+        if not input.is_complex():
+            dims, sizes = _trt_dft_axes(_trt_dft_shape(input, part), s, dim, (-2, -1))
+            return _trt_dft_onnx(input, part, sizes, dims, norm, False, False)
     return _trt_dft_part(torch.fft.fft2(_trt_dft_signal(input, part), s, dim, norm), part)
 
 
 def _trt_ifft2(part, input, s=None, dim=(-2, -1), norm=None):
     """``part`` of ``torch.fft.ifft2(input, s, dim, norm)``; while exporting, matrix products."""
-    if _trt_onnx_exporting() and not input.is_complex():
-        dims, sizes = _trt_dft_axes(_trt_dft_shape(input, part), s, dim, (-2, -1))
-        return _trt_dft_onnx(input, part, sizes, dims, norm, True, False)
+    if _trt_onnx_exporting():
+        input, part = _trt_dft_input(input, part)
+        if not input.is_complex():
+            dims, sizes = _trt_dft_axes(_trt_dft_shape(input, part), s, dim, (-2, -1))
+            return _trt_dft_onnx(input, part, sizes, dims, norm, True, False)
     return _trt_dft_part(torch.fft.ifft2(_trt_dft_signal(input, part), s, dim, norm), part)
 
 
@@ -203,17 +234,21 @@ def _trt_rfft2(part, input, s=None, dim=(-2, -1), norm=None):
 
 def _trt_fftn(part, input, s=None, dim=None, norm=None):
     """``part`` of ``torch.fft.fftn(input, s, dim, norm)``; while exporting, matrix products."""
-    if _trt_onnx_exporting() and not input.is_complex():
-        dims, sizes = _trt_dft_axes(_trt_dft_shape(input, part), s, dim, None)
-        return _trt_dft_onnx(input, part, sizes, dims, norm, False, False)
+    if _trt_onnx_exporting():
+        input, part = _trt_dft_input(input, part)
+        if not input.is_complex():
+            dims, sizes = _trt_dft_axes(_trt_dft_shape(input, part), s, dim, None)
+            return _trt_dft_onnx(input, part, sizes, dims, norm, False, False)
     return _trt_dft_part(torch.fft.fftn(_trt_dft_signal(input, part), s, dim, norm), part)
 
 
 def _trt_ifftn(part, input, s=None, dim=None, norm=None):
     """``part`` of ``torch.fft.ifftn(input, s, dim, norm)``; while exporting, matrix products."""
-    if _trt_onnx_exporting() and not input.is_complex():
-        dims, sizes = _trt_dft_axes(_trt_dft_shape(input, part), s, dim, None)
-        return _trt_dft_onnx(input, part, sizes, dims, norm, True, False)
+    if _trt_onnx_exporting():
+        input, part = _trt_dft_input(input, part)
+        if not input.is_complex():
+            dims, sizes = _trt_dft_axes(_trt_dft_shape(input, part), s, dim, None)
+            return _trt_dft_onnx(input, part, sizes, dims, norm, True, False)
     return _trt_dft_part(torch.fft.ifftn(_trt_dft_signal(input, part), s, dim, norm), part)
 
 

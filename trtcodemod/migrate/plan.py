@@ -19,7 +19,7 @@ from trtcodemod.evidence.proofs import Observation, prove
 
 #: Rules whose fix removes a value baked in by the export (a value read at the line).
 BAKED_RULES = frozenset({
-    "TRT101", "TRT105", "TRT104", "TRT702", "TRT704", "TRT711", "TRT712", "TRT713", "TRT716", "TRT717", "TRT718", "TRT721", "TRT722", "TRT726", "TRT728", "TRT803", "TRT316", "TRT331",
+    "TRT101", "TRT105", "TRT104", "TRT702", "TRT704", "TRT711", "TRT712", "TRT713", "TRT716", "TRT717", "TRT718", "TRT721", "TRT722", "TRT726", "TRT728", "TRT803", "TRT316", "TRT331", "TRT336",
 })
 
 #: Rules that replace a torch module built in ``__init__`` whose own code is what the export
@@ -30,12 +30,13 @@ CALLED_MODULE_RULES = frozenset({"TRT316", "TRT603"})
 #: rule -> the rule whose findings inside its applied fix's span stop being problems: the
 #: writes to `self` in a cache that TRT726 refreshes while tracing are the cache's own fill; the
 #: size test of a pad, crop or resize that TRT717 made one computation decides nothing any more; nor
-#: does the value test of an extra pad that TRT331 made one computation.
-SUPERSEDES = {"TRT726": "TRT703", "TRT717": "TRT713", "TRT331": "TRT101"}
+#: does the value test of an extra pad that TRT331 made one computation, nor the loop TRT336 made a search.
+SUPERSEDES = {"TRT726": "TRT703", "TRT717": "TRT713", "TRT331": "TRT101", "TRT336": "TRT104"}
 #: Why, for each rule of :data:`SUPERSEDES`.
 SUPERSEDED_BECAUSE = {"TRT726": "a cache refreshed while tracing",
                       "TRT717": "the size test it made part of one computation",
-                      "TRT331": "the test of a pad it made part of one computation"}
+                      "TRT331": "the test of a pad it made part of one computation",
+                      "TRT336": "the loop it made a search in the graph"}
 
 #: Rules whose construct exports without error but computes other values (``atan2``'s edges):
 #: the suspects when a graph differs from its model even on the inputs it was traced with.

@@ -434,12 +434,13 @@ def _fix_before_export_failure(final: VerifyReport, plan: Plan, rule: str) -> tu
 
 def _judge_bakes_left(final: VerifyReport, plan: Plan, retrace: Retrace, session: Verification,
                       progress: Progress) -> Retrace | None:
-    """The original's graph changed with the sizes, so its verdict demotes no bake; where the
-    rewritten model is clean and equivalent with only bakes left (a reverted fix's and a finding's
-    without a fix included: their lines are in that model as they were), the rewritten model's
-    own second trace decides them."""
+    """The original's graph changed with the sizes (or the original did not export: no verdict),
+    so its verdict demotes no bake; where the rewritten model is clean and equivalent with only
+    bakes left (a reverted fix's and a finding's without a fix included: their lines are in that
+    model as they were), the rewritten model's own second trace decides them (MONAI's VarNet:
+    the original stops at `view_as_complex`, and `if shift == 0` of its roll is left)."""
     state = side_state(final, "after")
-    if not (final.equivalent and retrace.summary.get("same") is False and state["exported"]
+    if not (final.equivalent and retrace.summary.get("same") is not True and state["exported"]
             and state["faithful"] is True and state["trt_errors"] == 0):
         return None
     after = locate(final, "after", None)

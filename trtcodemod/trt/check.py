@@ -57,6 +57,9 @@ RULES: dict[str, tuple[str, ...]] = {
     "isneginf": ("TRT733",),
     "_unique2": ("TRT302",),
     "nonzero": ("TRT103",),
+    # "Exporting the operator 'aten::view_as_complex' ... is not supported": a complex input a
+    # transform takes (MONAI's `x = torch.view_as_complex(...)`, then `fftn(x)`); TRT709 takes its pairs.
+    "view_as_complex": ("TRT709",),
     # A 1-D window (TRT603's pooling over an added axis), or adaptive pooling that exported as one.
     "AveragePool": ("TRT603", "TRT601"),
     "MaxPool": ("TRT603", "TRT602"),

@@ -1,0 +1,183 @@
+"""An index stepped along a run of true elements (TRT336): ``while mask[..., i, :]: i += 1``.
+
+A ``while`` whose only statement steps a counter by one and whose test reads one element of a
+tensor at that counter is a search: the index of the first false element from the start, in
+the loop's order. A traced export unrolls it with the example's trip count; the rewrite finds
+the same index in the graph while tracing (``trtcodemod/helpers/scanning.py``).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from trtcodemod.astutil import helper_call
+from trtcodemod.rules import Example, Fix, RuleInfo, Safety
+from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
+
+HELPER = "_trt_scan_while"
+
+
+class WhileScan(RuntimeScopeRule):
+    needs_text = (b"while",)
+    info = RuleInfo(
+        id="TRT336",
+        name="while-scan",
+        summary="`while t[..., i, :]: i += 1` searches for the first false element: tracing unrolls it with the "
+                "example's trip count; find the index in the graph",
+        doc="""\
+What it finds, in forward code: a `while` loop with no `else` whose body is one statement
+stepping a counter by one (`i += 1`, `i -= 1`, `i = i + 1`, `i = i - 1`) and whose test is a
+subscript of a tensor (a name or an attribute of one, `self.mask`) at that counter, every other
+index of the subscript being `...` or `:`: `while mask[..., right, :]: right += 1`. MONAI's
+`CoilSensitivityModel.get_fully_sampled_region` finds the fully sampled centre of the k-space
+mask with two such loops, one up and one down from the middle.
+
+Why it hurts: each trip reads one element into a Python `bool`, so a traced export (the
+TorchScript exporter) runs the loop with the example's mask and keeps the index it ended at as a
+constant (the tracer warns "Converting a tensor to a Python boolean"); everything computed from
+it (the centre's width and start, the slice it copies) is the example's at every input. (This
+is a case of TRT104, which reports such loops and can only script them.)
+
+The rewrite: `while mask[..., right, :]: right += 1` →
+`right = _trt_scan_while(lambda right: mask[..., right, :], mask, -2, right, 1)`. Outside a
+TorchScript trace (eager, fx, `torch.compile`, `torch.export`) the helper is the loop:
+`i = start; while test(i): i += step`, the same tests in the same order, the same result and
+errors (the dynamo exporter stops at the loop's data-dependent test, as on the original). While
+`torch.jit.trace` (the TorchScript exporter) records the model it computes the index from the
+tensor's line along the indexed axis: the elements the loop would test in its order
+(`line[i:]` stepping up; stepping down `line[:i + 1]` reversed and then the whole line reversed,
+as Python's negative indices continue from the end), a stop appended, and the first that is
+zero, `ArgMax` of `== 0`; the index is `start + step * count`, a traced integer, so the slices
+and sizes computed from it follow the input. The graph: Transpose, Reshape, Slice, Concat,
+Equal, Cast, ArgMax, Mul, Add.
+
+Fix safety: unsafe; the assumptions are (1) the test reads one element (every other axis of
+the tensor has size 1, as `bool()` of the element requires in eager mode), (2) the loop ends
+before it runs off the tensor (where eager mode raises `IndexError`, the trace returns the
+index past the last tested element), and (3) a start the trace computes (a traced size) is not
+negative (a Python-number start may be). Where the loop's test raises midway, the counter keeps
+its start value instead of the value it had reached (only visible in an `except` around it).
+
+TensorRT versions: all (ArgMax from 8.4).""",
+        fix=Safety.UNSAFE,
+        assumption=("the test reads a single element (the tensor's other axes have size 1), the loop stops before "
+                    "running off the tensor, and a traced start index is not negative"),
+        fails_when=(
+            "the tensor has other axes longer than 1: eager mode raises at `bool()`, the trace reads the line of "
+            "the flattened tensor",
+            "every element from the start is true: eager mode raises IndexError, the trace returns the index past "
+            "the end",
+            "a start computed from traced values that is negative: the trace tests from the line's start",
+        ),
+        examples=(
+            Example(
+                "def get_fully_sampled_region(self, mask):\n"
+                "    left = right = mask.shape[-2] // 2\n"
+                "    while mask[..., right, :]:\n"
+                "        right += 1\n"
+                "    while mask[..., left, :]:\n"
+                "        left -= 1\n"
+                "    return left + 1, right\n",
+                "def get_fully_sampled_region(self, mask):\n"
+                "    left = right = mask.shape[-2] // 2\n"
+                "    right = _trt_scan_while(lambda right: mask[..., right, :], mask, -2, right, 1)\n"
+                "    left = _trt_scan_while(lambda left: mask[..., left, :], mask, -2, left, -1)\n"
+                "    return left + 1, right\n",
+                unsafe=True,
+            ),
+        ),
+        references=(
+            "https://pytorch.org/docs/stable/generated/torch.jit.trace.html",
+            "https://onnx.ai/onnx/operators/onnx__ArgMax.html",
+        ),
+    )
+
+    def visit_While(self, node: cst.While) -> None:
+        if not self.active() or node.orelse is not None:
+            return
+        step = _step(node.body)
+        if step is None:
+            return
+        counter, delta = step
+        found = _scanned(node.test, counter)
+        if found is None:
+            return
+        tensor, axis = found
+        test = cst.Lambda(params=cst.Parameters(params=[cst.Param(name=cst.Name(counter))]), body=node.test)
+        call = helper_call(HELPER, test, tensor, _integer(axis), cst.Name(counter), _integer(delta))
+        statement = cst.SimpleStatementLine(
+            body=[cst.Assign(targets=[cst.AssignTarget(target=cst.Name(counter))], value=call)],
+            leading_lines=node.leading_lines)
+        self.found(node, f"`while` steps `{counter}` along `{cst.Module([]).code_for_node(tensor)}` until an element "
+                         "is false: a traced export unrolls it with the example's trip count and keeps the index it "
+                         f"ended at; {HELPER} finds the index in the graph while tracing (the loop otherwise)",
+                   Fix({node: statement}, safety=Safety.UNSAFE, helpers=(HELPER,)))
+
+
+def _integer(value: int) -> cst.BaseExpression:
+    if value < 0:
+        return cst.UnaryOperation(operator=cst.Minus(), expression=cst.Integer(str(-value)))
+    return cst.Integer(str(value))
+
+
+def _step(body: cst.BaseSuite) -> tuple[str, int] | None:
+    """``(counter, +1 or -1)`` for a body that is one statement stepping a counter by one."""
+    if type(body) is cst.IndentedBlock:
+        if len(body.body) != 1 or type(body.body[0]) is not cst.SimpleStatementLine:
+            return None
+        small = body.body[0].body
+    else:  # `while test: i += 1` on one line
+        small = body.body  # type: ignore[attr-defined]
+    if len(small) != 1:
+        return None
+    statement = small[0]
+    if type(statement) is cst.AugAssign and type(statement.target) is cst.Name \
+            and type(statement.value) is cst.Integer and statement.value.evaluated_value == 1:
+        sign = {cst.AddAssign: 1, cst.SubtractAssign: -1}.get(type(statement.operator))
+        return (statement.target.value, sign) if sign else None
+    if type(statement) is cst.Assign and len(statement.targets) == 1 and type(statement.targets[0].target) is cst.Name:
+        name = statement.targets[0].target.value
+        value = statement.value
+        if type(value) is cst.BinaryOperation and type(value.left) is cst.Name and value.left.value == name \
+                and type(value.right) is cst.Integer and value.right.evaluated_value == 1:
+            sign = {cst.Add: 1, cst.Subtract: -1}.get(type(value.operator))
+            return (name, sign) if sign else None
+    return None
+
+
+def _plain(expr: cst.BaseExpression) -> bool:
+    """A name or an attribute chain of names: evaluating it twice reads the same object."""
+    while type(expr) is cst.Attribute:
+        expr = expr.value
+    return type(expr) is cst.Name
+
+
+def _scanned(test: cst.BaseExpression, counter: str) -> tuple[cst.BaseExpression, int] | None:
+    """``(tensor, axis)`` for a test ``tensor[..., counter, :]`` (other indices ``...`` or ``:``)."""
+    if type(test) is not cst.Subscript or not _plain(test.value) or test.lpar:
+        return None
+    position = None
+    ellipsis = None
+    for index, element in enumerate(test.slice):
+        inner = element.slice
+        if type(inner) is cst.Index and type(inner.value) is cst.Name and inner.value.value == counter \
+                and inner.star is None:
+            if position is not None:
+                return None
+            position = index
+        elif type(inner) is cst.Index and type(inner.value) is cst.Ellipsis:
+            if ellipsis is not None:
+                return None
+            ellipsis = index
+        elif type(inner) is cst.Slice and inner.lower is None and inner.upper is None and inner.step is None:
+            continue
+        else:
+            return None
+    if position is None:
+        return None
+    if ellipsis is not None and ellipsis < position:
+        return test.value, position - len(test.slice)  # counted from the end: -1 is the last axis
+    return test.value, position
+
+
+RULES = (WhileScan,)

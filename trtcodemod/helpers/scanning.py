@@ -1,0 +1,45 @@
+"""A ``while`` loop that steps an index along a run of true elements, kept in the graph (TRT336).
+
+``while mask[..., i, :]: i += 1`` (MONAI's coil-sensitivity model finds the fully sampled centre
+of its k-space mask this way) reads one element per trip: a traced export unrolls the loop with
+the example's trip count and keeps the index it ended at as a constant. ``_trt_scan_while`` is
+the loop itself outside a trace (the same tests, in the same order, with the same results and
+errors), ``torch.export`` included (the dynamo exporter stops at the loop's data-dependent
+test as it does on the original: a traced index would only move that stop to the slice it
+bounds). While ``torch.jit.trace`` (the TorchScript exporter) records the model it computes the index the loop ends at from the whole line: the elements the loop would
+test, in its order, with a stop appended, and the first one that is false (``ArgMax`` of
+``== 0``). Python's negative indices count from the end, so a loop stepping down past 0 tests the
+line again from its last element, as the formulation does.
+"""
+
+import torch
+
+
+def _trt_scan_while(test, tensor, axis, start, step):
+    """The index ``while test(i): i += step`` (``step`` 1 or -1) ends at, from ``i = start``:
+    the loop itself, or while a trace records the model, the first false element of ``tensor``'s
+    line along ``axis`` in the loop's order, found in the graph."""
+    if not torch.jit.is_scripting() and torch.jit.is_tracing() and isinstance(tensor, torch.Tensor):
+        return _trt_scan_traced(tensor, axis, start, step)
+    i = start
+    while test(i):
+        i += step
+    return i
+
+
+@torch.jit.unused
+def _trt_scan_traced(tensor, axis, start, step):
+    """The loop's end index as a traced 0-d integer (never runs when scripted)."""
+    line = tensor.movedim(axis % tensor.dim(), tensor.dim() - 1).reshape(-1)  # non-negative axes: ONNX Transpose
+    n = line.shape[0]
+    below = isinstance(start, int) and start < 0  # a Python number: known here (a traced one is taken as >= 0)
+    if step > 0 and below:
+        tested = torch.cat((line[n + start:], line))  # -3, -2, -1, then 0, 1, ... to the end
+    elif step > 0:
+        tested = line[start:]  # i, i + 1, ... to the end (where the loop would raise IndexError)
+    elif below:
+        tested = line[: n + start + 1].flip(0)  # -1 - k, ..., -n
+    else:
+        tested = torch.cat((line[: start + 1].flip(0), line.flip(0)))  # i, ..., 0, then -1, ..., -n
+    stop = torch.cat((tested == 0, torch.ones(1, dtype=torch.bool, device=tested.device)))
+    return start + step * stop.to(torch.int64).argmax()
