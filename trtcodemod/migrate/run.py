@@ -532,7 +532,7 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: VerifyReport, fi
         judged = judged or _steady(problems)
         report["remaining"].append({
             "op": d.problems[0].op if d.problems else "-", "source": f"{d.finding.path}:{d.finding.line}",
-            "rule": d.finding.rule, "message": d.reason + (_gone_note(d) if gone else "") + judged,
+            "rule": d.finding.rule, "message": d.reason + (GONE_NOTE if gone else "") + judged,
             "kind": "finding",
             "exporter": None,
             "severity": "error" if any(p.severity == "error" for p in problems) and not gone else "warning"})
@@ -594,32 +594,17 @@ def _judged(problems: list[Problem], after_retrace: Retrace | None) -> tuple[lis
 
 #: Why a finding left without a fix is no longer an error: the other fixes removed its node.
 GONE_NOTE = "; the rewritten model's graph has no such node any more (the fixes applied removed it)"
-#: Why a finding left without a fix is no longer an error: the rewritten model's export does not bake it.
-BAKE_GONE_NOTE = ("; the rewritten model's export holds no error here (its second trace found the same graph at "
-                  "other sizes, or it does not warn here)")
-
-
-def _gone_note(decision: Any) -> str:
-    return BAKE_GONE_NOTE if all(p.kind == "baked" for p in decision.problems) else GONE_NOTE
-
-
 def _gone(decision: Any, located: list[Problem], side: str, exported: bool = True) -> bool:
-    """A finding kept for problems of the original that the rewritten model's export (exported, so
-    its nodes and warnings are known) no longer shows: hostile nodes it has none of (MViT's squeeze
-    `If` came from the shapes a sequence hid; with the split as slices it is gone), or bakes it
-    holds at none of their lines as errors (fastMRI's `if shift == 0` in its roll: the original did
-    not export, so only the rewritten model's second trace can judge it, and finds the same graph)."""
+    """A finding kept for hostile nodes of the original whose rewritten graph (exported, so its
+    nodes are known) has none of them (MViT's squeeze `If` came from the shapes a sequence hid;
+    with the split as slices it is gone). Not for bakes: a rewritten export that does not warn
+    at a line, or whose second trace could not tell, proves nothing about the decision there
+    (kornia CLAHE's tile parity, which its graph gets wrong at 129 pixels)."""
     from .plan import matches
 
-    if side != "after" or not exported or not decision.problems:
-        return False
-    if all(p.kind == "hostile" for p in decision.problems):
-        return not any(p.kind == "hostile" and matches(p, decision.finding) for p in located)
-    if all(p.kind == "baked" for p in decision.problems):
-        lines = {(norm(p.path), p.line) for p in decision.problems if p.path}
-        return bool(lines) and not any(p.kind == "baked" and p.severity == "error" and p.path
-                                       and (norm(p.path), p.line) in lines for p in located)
-    return False
+    return side == "after" and exported and bool(decision.problems) \
+        and all(p.kind == "hostile" for p in decision.problems) \
+        and not any(p.kind == "hostile" and matches(p, decision.finding) for p in located)
 
 
 def _proof(decision: Any, final: VerifyReport | None, facts: Facts) -> str:
