@@ -785,9 +785,8 @@ baked choice). Applies to every TensorRT version.""",
             if not any(n is node or type(n) is cst.Name and n.value in names for arg in bound.args
                        for n in walk(arg.value)):
                 continue
-            where = self.context.position(loop)
-            line = f" at line {where.start.line}" if where is not None else ""
-            return (f"; it is the trip count of the loop{line} (`for ... in {short_code(bound)}`), which `range` "
+            # The loop is named by its code: rules read no positions but through providers.
+            return (f"; it is the trip count of the loop `for ... in {short_code(bound)}`, which `range` "
                     "reads into a Python int again: the trace unrolls the loop as many times as the example's "
                     "size needs, so a larger input gets too few rounds and no arithmetic on the size changes "
                     "that. By hand: loop a fixed number of times that covers the largest size you deploy "

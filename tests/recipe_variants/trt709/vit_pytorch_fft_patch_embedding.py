@@ -6,16 +6,31 @@ the image's pixel patches, and, as a second stream, the patches of ``torch.view_
 (``fft2`` imported by name from ``torch.fft``; real and imaginary parts on a last axis of 2, folded
 into each patch), adds fixed 2-D sine-cosine positions to both, runs one transformer over the two
 streams packed together and pools the pixel tokens. Written here in our own words, with one small
-attention block for the library's transformer. Form kept: the name imported from ``torch.fft`` and
-``torch.view_as_real`` taken of the transform right away. The image size is fixed when the model is
-built (the position tables depend on it): the batch is dynamic.
+attention block for the library's transformer, and the library's einops patch rearrangements and
+mean written with torch's own reshape and permute (einops is not a test dependency). Form kept: the
+name imported from ``torch.fft`` and ``torch.view_as_real`` taken of the transform right away. The
+image size is fixed when the model is built (the position tables depend on it): the batch is dynamic.
 """
 
 import torch
-from einops import reduce
-from einops.layers.torch import Rearrange
 from torch import nn
 from torch.fft import fft2
+
+
+class Patches(nn.Module):
+    """``b c (h p1) (w p2) [ri] -> b (h w) (p1 p2 [ri] c)``, as the library's einops ``Rearrange``."""
+
+    def __init__(self, patch: int) -> None:
+        super().__init__()
+        self.patch = patch
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        p = self.patch
+        b, c, height, width = x.shape[:4]
+        extra = x.shape[4:]  # the real/imaginary axis of a spectrum, if any
+        x = x.reshape(b, c, height // p, p, width // p, p, *extra)
+        order = (0, 2, 4, 3, 5) + tuple(range(6, 6 + len(extra))) + (1,)
+        return x.permute(*order).reshape(b, (height // p) * (width // p), -1)
 
 
 def sincos_positions(h: int, w: int, dim: int, temperature: float = 10000.0) -> torch.Tensor:
@@ -33,10 +48,10 @@ class SimpleViTWithFFT(nn.Module):
         patch_dim = channels * patch_size * patch_size
         freq_patch_dim = channels * 2 * freq_patch_size * freq_patch_size
         self.to_patch_embedding = nn.Sequential(
-            Rearrange("b c (h p1) (w p2) -> b (h w) (p1 p2 c)", p1=patch_size, p2=patch_size),
+            Patches(patch_size),
             nn.LayerNorm(patch_dim), nn.Linear(patch_dim, dim), nn.LayerNorm(dim))
         self.to_freq_embedding = nn.Sequential(
-            Rearrange("b c (h p1) (w p2) ri -> b (h w) (p1 p2 ri c)", p1=freq_patch_size, p2=freq_patch_size),
+            Patches(freq_patch_size),
             nn.LayerNorm(freq_patch_dim), nn.Linear(freq_patch_dim, dim), nn.LayerNorm(dim))
         self.register_buffer("pos_embedding", sincos_positions(image_size // patch_size, image_size // patch_size, dim))
         self.register_buffer("freq_pos_embedding",
@@ -55,7 +70,7 @@ class SimpleViTWithFFT(nn.Module):
         normed = self.norm(tokens)
         tokens = tokens + self.attend(normed, normed, normed, need_weights=False)[0]
         x = tokens[:, f.shape[1]:]
-        return self.linear_head(reduce(x, "b n d -> b d", "mean"))
+        return self.linear_head(x.mean(dim=1))
 
 
 def build() -> nn.Module:
