@@ -68,9 +68,8 @@ UNSUPPORTED_OPS: tuple[UnsupportedOp, ...] = (
                    "torch.nn.functional.max_unpool3d", "torch.nn.MaxUnpool1d", "torch.nn.MaxUnpool2d",
                    "torch.nn.MaxUnpool3d"), None,
                   "the TorchScript exporter fails on it, and ONNX MaxUnpool is not parsed by TensorRT"),
-    UnsupportedOp(("torch.nn.functional.affine_grid",), None,
-                  "exports only from opset 20, as ONNX AffineGrid, which TensorRT does not parse"),
-    UnsupportedOp(("torch.cumprod", "torch.cummax", "torch.cummin", "torch.logcumsumexp"), None, _NO_EXPORT),
+    # cummax/cummin are TRT307's and affine_grid TRT309's (each with a fix), so they are not rows here.
+    UnsupportedOp(("torch.cumprod", "torch.logcumsumexp"), None, _NO_EXPORT),
     # torch.searchsorted is TRT318's (a count of comparisons while exporting), torch.histc TRT321's.
     UnsupportedOp(("torch.bincount",), None, _NO_EXPORT),
     UnsupportedOp(("torch.inverse", "torch.linalg.inv", "torch.linalg.pinv", "torch.linalg.solve",

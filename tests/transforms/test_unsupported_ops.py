@@ -48,11 +48,7 @@ SAMPLES = {
                              lambda: (torch.randn(1, 1, 4, 4),)),
     "torch.nn.MaxUnpool3d": (lambda x: torch.nn.MaxUnpool3d(2)(*F.max_pool3d(x, 2, return_indices=True)),
                              lambda: (torch.randn(1, 1, 4, 4, 4),)),
-    "torch.nn.functional.affine_grid": (lambda t: F.affine_grid(t, (1, 1, 4, 4), align_corners=False),
-                                        lambda: (torch.randn(1, 2, 3),)),
     "torch.cumprod": (lambda x: torch.cumprod(x, 1), lambda: (torch.randn(2, 5),)),
-    "torch.cummax": (lambda x: torch.cummax(x, 1)[0], lambda: (torch.randn(2, 5),)),
-    "torch.cummin": (lambda x: torch.cummin(x, 1)[0], lambda: (torch.randn(2, 5),)),
     "torch.logcumsumexp": (lambda x: torch.logcumsumexp(x, 1), lambda: (torch.randn(2, 5),)),
     "torch.bincount": (torch.bincount, lambda: (torch.tensor([0, 1, 1, 3]),)),
     "torch.inverse": (torch.inverse, lambda: (torch.randn(2, 3, 3),)),
@@ -90,6 +86,15 @@ def _exported_ops(fn, args, opset: int) -> list[str]:
         warnings.simplefilter("ignore")
         torch.onnx.export(_Call(fn), args, buffer, dynamo=False, opset_version=opset)
     return [node.op_type for node in onnx.load_from_string(buffer.getvalue()).graph.node]
+
+
+def test_a_call_another_rule_fixes_is_not_named_again() -> None:
+    """cummax (TRT307) and affine_grid (TRT309) have fixes: TRT706 does not also call them
+    operators with no TensorRT path."""
+    code = ("import torch\nimport torch.nn.functional as F\nclass M(torch.nn.Module):\n"
+            "    def forward(self, x, t):\n"
+            "        return torch.cummax(x, 1)[0], F.affine_grid(t, (1, 1, 4, 4), align_corners=False)\n")
+    assert rules_found(code) == ["TRT307", "TRT309"]
 
 
 def test_every_table_name_has_an_export_sample() -> None:
