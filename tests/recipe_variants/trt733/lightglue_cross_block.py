@@ -4,10 +4,10 @@ a row with no valid key (a padded keypoint) comes out of the softmax as NaN, whi
 with ``m0, m1 = m0.nan_to_num(), m1.nan_to_num()`` (tensor methods, default arguments).
 
 Reduced from cvg/LightGlue at commit 1fd587b6f5a7a0befd31188f1e5d2f05740006d7,
-lightglue/lightglue.py, ``CrossBlock.forward`` lines 201-234 (the shared ``to_qk``/``to_v``
+lightglue/lightglue.py, ``CrossBlock.forward`` lines 201-230 (the shared ``to_qk``/``to_v``
 projections, ``sim.masked_fill(~mask, -float("inf"))``, the two softmaxes, the two einsums and
 the ``nan_to_num`` of both messages at line 225) and ``TransformerLayer.masked_forward`` lines
-251-257 (the cross mask from the two keypoint masks). Written here in our own words: one block,
+256-262 (the cross mask from the two keypoint masks). Written here in our own words: one block,
 two heads, a small descriptor size, no flash path; the keypoint masks are inputs.
 """
 

@@ -5,7 +5,7 @@ dtype's extremes) before the output gate.
 
 Reduced from transformers 5.24.0 (the PyPI wheel the second zoo unpacks),
 transformers/models/esmfold2/modeling_esmfold2.py, ``EsmFold2AtomAttention.forward`` lines
-302-339 (query, key and value projections, the attention with the mask, the ``nan_to_num`` at line
+302-340 (query, key and value projections, the attention with the mask, the ``nan_to_num`` at line
 336, the reshape and the sigmoid gate before ``o_proj``). Written here in our own words: the
 attention interface is written out as a masked softmax over a key padding mask (an input), two
 heads.
