@@ -140,7 +140,8 @@ DIRECT = {
     "lightglue_cross_block": ({
         "other-sizes": _keypoints(3, 7, 4, 1),
         "every-key-masked": _keypoints(2, 5, 9, 2, valid1=torch.zeros(2, 9, dtype=torch.bool)),
-        "nothing-masked": _keypoints(1, 3, 3, 3, torch.ones(1, 3, dtype=torch.bool), torch.ones(1, 3, dtype=torch.bool)),
+        "nothing-masked": _keypoints(1, 3, 3, 3, torch.ones(1, 3, dtype=torch.bool),
+                                     torch.ones(1, 3, dtype=torch.bool)),
         "one-keypoint": _keypoints(2, 1, 6, 4),
         "zeros": tuple(t.zero_() if t.is_floating_point() else t for t in _keypoints(2, 4, 5, 5)),
         "eager-no-batch": _keypoints(0, 4, 5, 6),
