@@ -7,8 +7,9 @@ masked with ``-inf`` (``m0, m1 = m0.nan_to_num(), m1.nan_to_num()``), ESMFold2's
 does the same with a bare ``torch.nan_to_num(attn_output)``, CHMv2's depth head guards a
 denominator (``torch.nan_to_num(denom, nan=1.0, posinf=1.0, neginf=1.0).clamp_min(eps)``),
 VISTA3D replaces the NaN of unpredicted voxels with an attribute (``nan=self.NINF_VALUE``, the call
-chained with ``.sigmoid()``), and kornia sanitizes local affine frames with three tensor-method
-``isfinite`` tests. The TorchScript exporter writes each with a Cast to float64, which the graph
+chained with ``.sigmoid()``), kornia sanitizes local affine frames with three tensor-method
+``isfinite`` tests, and IEDGNN's dynamic graph zeroes the reciprocal of an isolated node's degree
+with ``torch.where(torch.isinf(tensor), ...)``. The TorchScript exporter writes each with a Cast to float64, which the graph
 check names TRT733 (TensorRT has no float64). The rule finds every call from the code alone;
 ``migrate`` applies TRT733 at those lines and ends with exit 0, the rewritten model equivalent.
 Two variants are also rewritten and exported directly (LightGlue with the dynamo exporter too):
@@ -56,6 +57,9 @@ VARIANTS: dict[str, tuple[tuple[str, str], ...]] = {
          "return _trt_isfinite(laf).all(dim=-1).all(dim=-1) & _trt_isfinite(det) & (det != 0)"),
         ("center = torch.where(laf[..., 2:3].isfinite(), laf[..., 2:3], torch.zeros_like(laf[..., 2:3]))",
          "center = torch.where(_trt_isfinite(laf[..., 2:3]), laf[..., 2:3], torch.zeros_like(laf[..., 2:3]))")),
+    "iedgnn_dynamic_graph_normalizer": (
+        ("tensor = torch.where(torch.isinf(tensor), torch.zeros_like(tensor), tensor)",
+         "tensor = torch.where(_trt_isinf(tensor), torch.zeros_like(tensor), tensor)"),),
 }
 
 
