@@ -223,3 +223,30 @@ def test_migrate_fixes_a_small_model(tmp_path) -> None:
     assert sorted(a["rule"] for a in report["applied"]) == ["TRT733", "TRT733"]
     assert report["after"]["trt_errors"] == 0 and report["after"]["faithful"] is True
     assert "+        return y * _trt_isfinite(x).all(1, keepdim=True).float()" in report["diff"]
+
+
+def test_nan_to_num_after_a_head_split_follows_other_sizes_while_exporting() -> None:
+    """The replacements are 0-d and broadcast: a ``full_like`` of a tensor whose shape the exporter
+    infers statically (here after ``unflatten`` into heads) is a ConstantOfShape it folds to the
+    example's size, and the graph then refuses another size (LightGlue's cross attention,
+    tests/recipe_variants/trt733/lightglue_cross_block.py)."""
+    class Attend(torch.nn.Module):
+        def forward(self, q, k):
+            q, k = (t.unflatten(-1, (2, -1)).transpose(1, 2) for t in (q, k))
+            sim = torch.einsum("bhid,bhjd->bhij", q, k).masked_fill(k[:, :, None, :, 0] > 0, -math.inf)
+            out = torch.einsum("bhij,bhjd->bhid", sim.softmax(-1), k)
+            return _trt_nan_to_num(out), _trt_nan_to_num(out * math.inf, nan=1.5, neginf=-2.0)
+
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(Attend(), (torch.randn(1, 2, 4), torch.randn(1, 3, 4)), buffer, dynamo=False,
+                          opset_version=17, input_names=["q", "k"],
+                          dynamic_axes={"q": {0: "b", 1: "n"}, "k": {0: "b", 1: "m"}})
+    q, k = torch.randn(3, 5, 4), torch.randn(3, 7, 4)
+    k[1, :, 0] = 1.0  # every key of the first head masked: NaN rows
+    got = ort.InferenceSession(buffer.getvalue()).run(None, {"q": q.numpy(), "k": k.numpy()})
+    want = Attend()(q, k)
+    assert torch.equal(want[0][1, 0], torch.zeros(5, 2))  # the NaN rows, cleared
+    assert got[0].shape == (3, 2, 5, 2) and torch.allclose(torch.from_numpy(got[0]), want[0], atol=1e-6)
+    assert torch.equal(torch.from_numpy(got[1]), want[1])  # every value replaced: exact

@@ -70,7 +70,10 @@ def _trt_nan_to_num(input, nan: float = 0.0, posinf: float | None = None, neginf
         info = torch.finfo(input.dtype)
         high = info.max if posinf is None else posinf
         low = info.min if neginf is None else neginf
-        kept = torch.where(input == float("inf"), torch.full_like(input, high), input)
-        kept = torch.where(input == -float("inf"), torch.full_like(input, low), kept)
-        return torch.where(input != input, torch.full_like(input, nan), kept)
+        # 0-d replacements broadcast: a ``full_like`` would be a ConstantOfShape of the input's
+        # shape, which the exporter folds to the example's size where it infers that shape
+        # statically (an Einsum's output), so the graph would refuse any other size.
+        kept = torch.where(input == float("inf"), input.new_full((), high), input)
+        kept = torch.where(input == -float("inf"), input.new_full((), low), kept)
+        return torch.where(input != input, input.new_full((), nan), kept)
     return torch.nan_to_num(input, nan, posinf, neginf)
