@@ -270,3 +270,17 @@ def assert_graph_within(session: ort.InferenceSession, model: torch.nn.Module, i
     finite = np.abs(want[np.isfinite(want)])
     scale = max(1.0, float(finite.max()) if finite.size else 1.0)
     assert np.allclose(got, want, rtol=0, atol=tolerance * scale, equal_nan=True), (label, got, want)
+
+
+def line_of(path: Path, fragment: str) -> int:
+    """The one line of code in ``path`` that holds ``fragment`` (docstrings quote code in ``)."""
+    [line] = [i for i, text in enumerate(path.read_text().splitlines(), 1) if fragment in text and "``" not in text]
+    return line
+
+
+def axes_json(module: ModuleType) -> str:
+    """A variant's ``DYNAMIC`` axes as ``--dynamic-axes`` takes them."""
+    import json
+
+    return json.dumps({name: {str(axis): label for axis, label in axes.items()}
+                       for name, axes in module.DYNAMIC.items()})

@@ -32,6 +32,7 @@ import torch
 from support import migrate_json
 from variant_models import (assert_eager_unchanged, built_variant, export_variant, export_variant_dynamo,
                             input_names, load_variant, observed_facts)
+from variant_models import line_of as _line_of, axes_json as _axes_json
 
 from trtcodemod.engine import Options, check_source, fix_source
 
@@ -42,19 +43,6 @@ FIVE_D = "Unsupported: ONNX export of operator GridSample with 5D volumetric inp
 
 def _g(seed: int) -> torch.Generator:
     return torch.Generator().manual_seed(seed)
-
-
-def _line_of(path: Path, fragment: str) -> int:
-    """The one line of code in ``path`` that holds ``fragment`` (the docstring quotes code in ``)."""
-    [line] = [i for i, text in enumerate(path.read_text().splitlines(), 1) if fragment in text and "``" not in text]
-    return line
-
-
-def _axes_json(module) -> str:
-    import json
-
-    return json.dumps({name: {str(axis): label for axis, label in axes.items()}
-                       for name, axes in module.DYNAMIC.items()})
 
 
 #: variant -> the text of the 5-D call migrate rewrites (other grid_sample calls stay).

@@ -23,7 +23,6 @@ with exit 0 with both fixes.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -32,6 +31,7 @@ import pytest
 import torch
 from support import migrate_json
 from variant_models import assert_eager_unchanged, export_variant, input_names, load_variant
+from variant_models import line_of as _line_of, axes_json as _axes_json
 
 from trtcodemod.engine import Options, check_source, fix_source
 
@@ -41,17 +41,6 @@ INF = float("inf")
 
 def _g(seed: int) -> torch.Generator:
     return torch.Generator().manual_seed(seed)
-
-
-def _line_of(path: Path, fragment: str) -> int:
-    """The one line of code in ``path`` that holds ``fragment`` (the docstring quotes code in ``)."""
-    [line] = [i for i, text in enumerate(path.read_text().splitlines(), 1) if fragment in text and "``" not in text]
-    return line
-
-
-def _axes_json(module) -> str:
-    return json.dumps({name: {str(axis): label for axis, label in axes.items()}
-                       for name, axes in module.DYNAMIC.items()})
 
 
 def _found(path: Path) -> list[tuple[str, int]]:

@@ -44,6 +44,7 @@ import torch
 from support import TESTS, migrate_json, rules_found
 from variant_models import (assert_eager_unchanged, assert_graph_within, built_variant, export_variant,
                             graph_matches, input_names, seeded, variant_inputs)
+from variant_models import line_of as _line_of
 
 from trtcodemod.engine import Options, check_source, fix_source
 from trtcodemod.verify.export import export_model
@@ -76,12 +77,6 @@ VARIANTS = {
     "kornia_siglip2_pooling_padding_mask": Variant(
         "self.attention = nn.MultiheadAttention(", "_TrtMultiheadAttention", [(3, 4, 32), (3, 4)], "baked"),
 }
-
-
-def _line_of(path: Path, fragment: str) -> int:
-    """The one line of code in ``path`` that holds ``fragment`` (the docstring quotes code in ``)."""
-    [line] = [i for i, text in enumerate(path.read_text().splitlines(), 1) if fragment in text and "``" not in text]
-    return line
 
 
 def _rewritten_construction(variant: Variant) -> str:

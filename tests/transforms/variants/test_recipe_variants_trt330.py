@@ -32,6 +32,7 @@ import pytest
 import torch
 from support import migrate_json
 from variant_models import assert_eager_unchanged, built_variant, export_variant, input_names, load_variant
+from variant_models import line_of as _line_of
 
 from trtcodemod.engine import Options, check_source, fix_source
 
@@ -65,12 +66,6 @@ NOT_ACCESSIBLE = "Unfold, input size not accessible"
 
 def _g(seed: int) -> torch.Generator:
     return torch.Generator().manual_seed(seed)
-
-
-def _line_of(path: Path, fragment: str) -> int:
-    """The one line of code in ``path`` that holds ``fragment`` (the docstring quotes code in ``)."""
-    [line] = [i for i, text in enumerate(path.read_text().splitlines(), 1) if fragment in text and "``" not in text]
-    return line
 
 
 def _rewritten(name: str, folder: Path):

@@ -25,6 +25,7 @@ import pytest
 import torch
 from support import migrate_json
 from variant_models import assert_eager_unchanged, built_variant, export_variant, input_names, load_variant
+from variant_models import line_of as _line_of
 
 from trtcodemod.engine import Options, check_source, fix_source
 
@@ -37,11 +38,6 @@ VARIANTS = ["encodec_sconv1d_pad1d", "transformers_encodec_conv1d_pad1d", "audio
 
 def _g(seed: int) -> torch.Generator:
     return torch.Generator().manual_seed(seed)
-
-
-def _line_of(path: Path, fragment: str) -> int:
-    [line] = [i for i, text in enumerate(path.read_text().splitlines(), 1) if fragment in text and "``" not in text]
-    return line
 
 
 def _session(model, module, tmp_path: Path, name: str):

@@ -19,7 +19,6 @@ mode unchanged.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -28,6 +27,7 @@ import pytest
 import torch
 from support import migrate_json
 from variant_models import assert_eager_unchanged, built_variant, export_variant, input_names, load_variant
+from variant_models import axes_json as _axes_json
 
 from trtcodemod.engine import Options, check_source, fix_source
 
@@ -42,11 +42,6 @@ def _g(seed: int) -> torch.Generator:
 def _lines_of(path: Path, fragment: str) -> list[int]:
     """The lines of code in ``path`` that hold ``fragment`` (the docstring quotes code in ``)."""
     return [i for i, text in enumerate(path.read_text().splitlines(), 1) if fragment in text and "``" not in text]
-
-
-def _axes_json(module) -> str:
-    return json.dumps({name: {str(axis): label for axis, label in axes.items()}
-                       for name, axes in module.DYNAMIC.items()})
 
 
 #: variant -> the text of each call or construction TRT405 rewrites.

@@ -21,7 +21,6 @@ display); the rule now passes a list comprehension as written (tests/transforms/
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import onnx
@@ -30,6 +29,7 @@ import torch
 from support import TESTS, migrate_json
 from variant_models import (assert_eager_unchanged, assert_graph_within, built_variant, export_variant,
                             export_variant_dynamo, load_variant, seeded, with_specials)
+from variant_models import line_of as _line_of, axes_json as _axes_json
 
 from trtcodemod.engine import Options, check_source, fix_source
 
@@ -51,17 +51,6 @@ VARIANTS = {
         "pos_embed = pos_embed.tile([1, 1, repeat_h, repeat_w])[:, :, :height, :width]",
         "pos_embed = _trt_tile(pos_embed, [1, 1, repeat_h, repeat_w])[:, :, :height, :width]", {"TRT712"}),
 }
-
-
-def _line_of(path: Path, fragment: str) -> int:
-    """The one line of code in ``path`` that holds ``fragment`` (docstrings quote code in ``)."""
-    [line] = [i for i, text in enumerate(path.read_text().splitlines(), 1) if fragment in text and "``" not in text]
-    return line
-
-
-def _axes_json(module) -> str:
-    return json.dumps({name: {str(axis): label for axis, label in axes.items()}
-                       for name, axes in module.DYNAMIC.items()})
 
 
 def _rewritten_source(path: Path) -> str:

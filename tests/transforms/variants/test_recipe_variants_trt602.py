@@ -32,6 +32,7 @@ import torch
 from support import TESTS, migrate_json
 from variant_models import (assert_eager_unchanged, export_variant, export_variant_dynamo, input_names, load_variant,
                             rewritten_variant)
+from variant_models import line_of as _line_of, axes_json as _axes_json
 
 from trtcodemod.engine import Options, check_source
 from trtcodemod.verify.export import export_model
@@ -42,17 +43,6 @@ INF = float("inf")
 
 def _g(seed: int) -> torch.Generator:
     return torch.Generator().manual_seed(seed)
-
-
-def _line_of(path: Path, fragment: str) -> int:
-    """The one line of code in ``path`` that holds ``fragment`` (the docstring quotes code in ``)."""
-    [line] = [i for i, text in enumerate(path.read_text().splitlines(), 1) if fragment in text and "``" not in text]
-    return line
-
-
-def _axes_json(module) -> str:
-    return json.dumps({name: {str(axis): label for axis, label in axes.items()}
-                       for name, axes in module.DYNAMIC.items()})
 
 
 #: variant -> (where the pool is built, that text rewritten, what the TorchScript exporter says).

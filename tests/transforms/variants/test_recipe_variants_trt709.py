@@ -28,7 +28,6 @@ at that line with no rule.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -37,23 +36,13 @@ import torch
 from support import migrate_json
 from variant_models import (assert_eager_unchanged, assert_graph_within, assert_unsafe_rewrite, export_variant,
                             input_names, load_variant, rewritten_variant, seeded)
+from variant_models import line_of as _line_of, axes_json as _axes_json
 
 from trtcodemod.engine import Options, check_source
 from trtcodemod.verify.export import export_model
 
 HERE = Path(__file__).resolve().parents[2] / "recipe_variants" / "trt709"
 INF = float("inf")
-
-
-def _line_of(path: Path, fragment: str) -> int:
-    """The one line of code in ``path`` that holds ``fragment`` (the docstring quotes code in ``)."""
-    [line] = [i for i, text in enumerate(path.read_text().splitlines(), 1) if fragment in text and "``" not in text]
-    return line
-
-
-def _axes_json(module) -> str:
-    return json.dumps({name: {str(axis): label for axis, label in axes.items()}
-                       for name, axes in module.DYNAMIC.items()})
 
 
 def _found(path: Path) -> list[tuple[str, int, str]]:

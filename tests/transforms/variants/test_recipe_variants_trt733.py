@@ -23,7 +23,6 @@ split, so the graph refused another size (fixed; the rule's test file pins it).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -33,6 +32,7 @@ import torch
 from support import migrate_json
 from variant_models import (assert_eager_unchanged, built_variant, export_variant, export_variant_dynamo,
                             exported_graph, input_names, load_variant, seeded)
+from variant_models import line_of as _line_of, axes_json as _axes_json
 
 from trtcodemod.engine import Options, check_source, fix_source
 from trtcodemod.trt.check import check_graph
@@ -63,20 +63,9 @@ VARIANTS: dict[str, tuple[tuple[str, str], ...]] = {
 }
 
 
-def _line_of(path: Path, fragment: str) -> int:
-    """The one line of code in ``path`` that holds ``fragment`` (the docstring quotes code in ``)."""
-    [line] = [i for i, text in enumerate(path.read_text().splitlines(), 1) if fragment in text and "``" not in text]
-    return line
-
-
 def _lines(name: str) -> list[int]:
     path = HERE / f"{name}.py"
     return sorted(_line_of(path, call) for call, _ in VARIANTS[name])
-
-
-def _axes_json(module) -> str:
-    return json.dumps({name: {str(axis): label for axis, label in axes.items()}
-                       for name, axes in module.DYNAMIC.items()})
 
 
 def _float64_casts(graph: onnx.ModelProto) -> int:
