@@ -14,10 +14,13 @@ from __future__ import annotations
 import libcst as cst
 
 from trtcodemod.astutil import argument, code_of, has_star_args, short_code
+from trtcodemod.helpers import canonical_name
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
 from trtcodemod.transforms._op_calls import in_inserted_helper, tensor_method_receiver
 
 HELPER = "_trt_unfold"
+#: TRT330's helper: ``unfold`` with a negative axis counted from the front, which ``HELPER`` also does.
+AXIS_HELPER = "_trt_unfold_axis"
 _KEYWORDS = ("dimension", "size", "step")
 
 
@@ -34,8 +37,11 @@ Where size and step are written the same (`x.unfold(2, p, p)`, `x.unfold(3, 8, 8
 tile the axis without overlapping, the way patch embeddings, local descriptors and block
 transforms cut an image into tiles (`x.unfold(2, p, p).unfold(3, p, p)`). Where they differ, the
 windows overlap or leave gaps: halo attention's `kv.unfold(2, win_size, block_size)`, sliding
-frames (`unfold(-1, 400, 160)`). A chain of calls is one finding. Left alone: `F.unfold` and
-`nn.Unfold` (im2col, another operation, which exports), and calls with unpacked arguments.
+frames (`unfold(-1, 400, 160)`). A chain of calls is one finding. Also TRT330's
+`_trt_unfold_axis(x, d, k, s)`, which counts a negative axis from the front but still needs the
+axis's length (after a pad, `nn.ReplicationPad1d` then `unfold(-1, ...)`, the exporter never has
+it, dynamic axes or not): `_trt_unfold` counts the axis from the front too. Left alone: `F.unfold`
+and `nn.Unfold` (im2col, another operation, which exports), and calls with unpacked arguments.
 
 Why it hurts: the TorchScript exporter's `unfold` needs the length of the axis as a fixed
 number. With a dynamic height or width (`dynamic_axes`) the export stops with
@@ -120,9 +126,12 @@ keep `unfold` while exporting too. The graph's nodes are parsed by every TensorR
                         Fix({node: new}, helpers=(HELPER,), safety=Safety.UNSAFE))
 
     def _windows(self, node: cst.Call) -> tuple[cst.BaseExpression, list[cst.Arg]] | None:
-        """The receiver and the three arguments of a tensor's ``unfold(dimension, size, step)``, or None."""
+        """The receiver and the three arguments of a tensor's ``unfold(dimension, size, step)`` (or of
+        TRT330's ``_trt_unfold_axis(x, dimension, size, step)``), or None."""
         if has_star_args(node):
             return None
+        if _axis_helper_call(node):
+            return node.args[0].value, list(node.args[1:])
         receiver = tensor_method_receiver(self, node, ("unfold",))
         if receiver is None or len(node.args) != 3:
             return None
@@ -144,7 +153,11 @@ keep `unfold` while exporting too. The graph's nodes are parsed by every TensorR
         if inner is not None:
             self._taken.add(receiver)
             receiver, tiles = inner[0], tiles and inner[1]
-        elif receiver.lpar and type(receiver) not in (cst.Tuple, cst.GeneratorExp, cst.NamedExpr):
+        if _axis_helper_call(node):
+            # The helper takes the same arguments: the name changes, the layout stays.
+            first = node.args[0].with_changes(value=receiver)
+            return node.with_changes(func=cst.Name(HELPER), args=[first, *node.args[1:]]), tiles
+        if inner is None and receiver.lpar and type(receiver) not in (cst.Tuple, cst.GeneratorExp, cst.NamedExpr):
             receiver = receiver.with_changes(lpar=[], rpar=[])  # `(x + 1).unfold(...)`: an argument needs none
         return _helper_call(node, receiver, [a.value for a in args]), tiles
 
@@ -163,6 +176,12 @@ def _helper_call(node: cst.Call, receiver: cst.BaseExpression, values: list[cst.
     for value, written in zip(values, node.args):
         args.append(cst.Arg(value=value, comma=written.comma, whitespace_after_arg=written.whitespace_after_arg))
     return cst.Call(func=cst.Name(HELPER), args=args, whitespace_before_args=node.whitespace_before_args)
+
+
+def _axis_helper_call(node: cst.Call) -> bool:
+    """``_trt_unfold_axis(x, dimension, size, step)`` (or a fresh name for it), four plain arguments."""
+    return (type(node.func) is cst.Name and canonical_name(node.func.value) == AXIS_HELPER
+            and len(node.args) == 4 and all(a.keyword is None and not a.star for a in node.args))
 
 
 RULES = (UnfoldWindows,)

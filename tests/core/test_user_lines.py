@@ -151,6 +151,24 @@ def test_symbolic_failure_is_placed_at_the_users_node(tmp_path: Path) -> None:
     assert result.error.endswith(f"[at {(tmp_path / 'blur.py').resolve()}:8]"), result.error
 
 
+def test_a_failure_inside_an_inserted_helper_is_placed_at_the_users_call(tmp_path: Path) -> None:
+    """The helper is not the line to act on: its caller is, where another rule can take the call
+    (TRT330's ``_trt_unfold_axis`` after a pad, which TRT311 replaces). Both ways of naming the line:
+    a symbolic's node stack (``unfold``) and the Python traceback (``isin``)."""
+    source = ("import torch\nimport torch.nn.functional as F\n\n\n"
+              "def _trt_unfold_axis(x, dimension: int, size: int, step: int):\n"
+              "    return x.unfold(dimension + x.dim(), size, step)\n\n\n"
+              "def _trt_member(a, b):\n    return torch.isin(a, b)\n\n\n"
+              "def frames(x):\n    return _trt_unfold_axis(F.pad(x, (0, 4)), -1, 8, 4)\n\n\n"
+              "def keep(labels):\n    return _trt_member(labels, torch.tensor([1, 3]))\n")
+    result = _export_through(tmp_path, "helped", source, lambda m, x: m.frames(x), torch.rand(2, 3, 32), {})
+    assert result.error and "input size not accessible" in result.error
+    assert result.error.endswith(f"[at {(tmp_path / 'helped.py').resolve()}:14]"), result.error
+    result = _export_through(tmp_path, "helped", source, lambda m, x: m.keep(x), torch.arange(6), {})
+    assert result.error and "aten::isin" in result.error
+    assert result.error.endswith(f"[at {(tmp_path / 'helped.py').resolve()}:18]"), result.error
+
+
 # --- three layouts, one report -------------------------------------------------------------------
 
 

@@ -22,7 +22,8 @@ from typing import Any, Mapping
 
 import torch
 
-from trtcodemod.usercode import UserFiles, at_user_line, innermost, user_frame_on_stack, user_frames_on_stack
+from trtcodemod.helpers import RESERVED_PREFIX
+from trtcodemod.usercode import UserFiles, at_user_line, innermost, user_frames_on_stack
 
 
 @dataclass
@@ -222,18 +223,24 @@ def _copy_passthrough_outputs(path: "os.PathLike[str] | str") -> None:
 
 
 def _user_frame(user: UserFiles) -> tuple[str, int] | None:
-    """The innermost frame of the user's code on the stack of the warning being recorded.
+    """The innermost frame of the user's code on the stack of the torch call being recorded,
+    outside the helpers trtcodemod inserted (their caller is the line to act on).
 
-    Innermost, wherever the user's files lie: a library helper on ``PYTHONPATH`` that bakes
-    a value is the line, not the wrapper in the model's folder that called it.
+    Innermost, wherever the user's files lie: a library helper on ``PYTHONPATH`` that calls
+    the op is the line, not the wrapper in the model's folder that called it.
     """
-    return user_frame_on_stack(user, 2)
+    frame = sys._getframe(2)
+    while frame is not None:
+        if user(frame.f_code.co_filename) and not frame.f_code.co_name.startswith(RESERVED_PREFIX):
+            return os.path.realpath(frame.f_code.co_filename), frame.f_lineno
+        frame = frame.f_back
+    return None
 
 
 _FRAME_TEXT = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
 #: A TorchScript graph node's stack (``Node.sourceRange()``), innermost first: one
 #: ``/path/m.py(12): blur`` line per frame.
-_NODE_FRAME = re.compile(r"(?P<file>[^\s()'\"]+\.py)\((?P<line>\d+)\): \w")
+_NODE_FRAME = re.compile(r"(?P<file>[^\s()'\"]+\.py)\((?P<line>\d+)\): (?P<function>\w+)")
 
 
 def _user_line_of(exc: BaseException, user: UserFiles) -> tuple[str, int] | None:
@@ -243,7 +250,9 @@ def _user_line_of(exc: BaseException, user: UserFiles) -> tuple[str, int] | None
     errors (a data-dependent guard) quote it in their message ("from user code: File ..."); a
     TorchScript symbolic's failure has it in the graph node it was converting.
     """
-    candidates = [(f.filename, f.lineno or 0) for f in traceback.extract_tb(exc.__traceback__)]
+    # A frame inside a helper trtcodemod inserted is not the line to act on: its caller is.
+    candidates = [(f.filename, f.lineno or 0) for f in traceback.extract_tb(exc.__traceback__)
+                  if not f.name.startswith(RESERVED_PREFIX)]
     text = "\n".join(str(e) for e in _chain(exc))
     candidates += [(m["file"], int(m["line"])) for m in _FRAME_TEXT.finditer(text)]
     candidates += _node_frames(exc)
@@ -264,7 +273,8 @@ def _node_frames(exc: BaseException) -> list[tuple[str, int]]:
         while tb is not None:
             node = tb.tb_frame.f_locals.get("node")
             if isinstance(node, torch._C.Node):
-                stack = [(m["file"], int(m["line"])) for m in _NODE_FRAME.finditer(node.sourceRange())]
+                stack = [(m["file"], int(m["line"])) for m in _NODE_FRAME.finditer(node.sourceRange())
+                         if not m["function"].startswith(RESERVED_PREFIX)]
                 frames += reversed(stack)
             tb = tb.tb_next
     return frames

@@ -15,11 +15,13 @@ variants are also rewritten and exported directly: the graph equals eager mode a
 sizes and on edge values (zeros, negatives, infinities; an empty batch in eager mode only), and
 eager mode is unchanged.
 
-Not taken: a call whose input comes out of a pad (pytorch-forecasting's PatchTST embedding after
-``nn.ReplicationPad1d``, Whisper's median filter after a reflection pad). The rule finds and
-rewrites it, but the TorchScript exporter refuses ``unfold`` on a padded axis before and after
-("input size not accessible": its ``unfold`` needs the axis' size, which it does not know after the
-pad); the test below pins that.
+A call whose input comes out of a pad (pytorch-forecasting's PatchTST embedding after
+``nn.ReplicationPad1d``, Whisper's median filter after a reflection pad) needs more than TRT330: the
+rule finds and rewrites it, but the TorchScript exporter refuses ``unfold`` on a padded axis before
+and after ("input size not accessible": its ``unfold`` needs the axis' size, which it does not know
+after the pad, dynamic axes or not); the test below pins that. ``migrate`` then meets the export
+failure at the call (not inside the inserted helper) and verifies TRT311's gathered windows there,
+which take ``_trt_unfold_axis`` as they take ``unfold``: both end with exit 0, equivalent.
 """
 
 from __future__ import annotations
@@ -122,6 +124,30 @@ def test_migrate_applies_trt330_at_the_call_and_ends_equivalent(name: str) -> No
         [("TRT330", _line_of(path, CALLS[name][0]))], report["applied"]
     assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
     assert f"+        {CALLS[name][1]}" in report["diff"] or CALLS[name][1] in report["diff"], report["diff"]
+
+
+#: variant after a pad -> TRT311's rewrite of TRT330's call, which migrate verifies.
+GATHERED = {
+    "pytorch_forecasting_patch_embedding": "_trt_unfold(x, -1, self.patch_len, self.stride)",
+    "transformers_whisper_median_filter": "_trt_unfold(inputs, -1, filter_width, 1)",
+}
+
+
+@pytest.mark.parametrize("name", AFTER_A_PAD)
+def test_migrate_takes_an_unfold_after_a_pad_with_trt311_after_trt330(name: str) -> None:
+    """The export failure is met at the call, where TRT311's candidate replaces TRT330's helper."""
+    path = HERE / f"{name}.py"
+    module = load_variant(path, f"trt330_g_{name}")
+    axes = {input_name: {str(axis): label for axis, label in dims.items()} for input_name, dims in module.DYNAMIC.items()}
+    report = migrate_json(path, json.dumps(axes))
+    assert report["before"]["exported"] is False, report["before"]
+    line = _line_of(path, CALLS[name][0])
+    assert {(fix["rule"], fix["line"]) for fix in report["applied"]} >= {("TRT330", line), ("TRT311", line)}, \
+        report["applied"]
+    assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
+    assert any(GATHERED[name] in text for text in report["diff"].splitlines() if text.startswith("+ ")), report["diff"]
+    assert not any(CALLS[name][1] in text for text in report["diff"].splitlines() if text.startswith("+")), \
+        report["diff"]
 
 
 def _with_inf(tensor: torch.Tensor) -> torch.Tensor:
