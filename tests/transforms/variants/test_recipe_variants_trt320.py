@@ -3,18 +3,20 @@
 Each variant in ``tests/recipe_variants/trt320/`` is a small runnable model reduced from a public
 repository (cited in its docstring) that calls ``torch.diag`` in its forward in the form the
 original writes it: kornia's guided filter regularises a per-pixel covariance with
-``guidance.new_full((C,), eps).diag()`` (the tensor method, a vector to a matrix), Glow's LU
-1x1 convolution rebuilds its weight with ``torch.diag(self.s_sign * torch.exp(self.w_s))`` (rosinality/glow-pytorch),
-SLAPS' graph generator scales features by ``input @ torch.diag(self.W)`` (BorealisAI/SLAPS-GNN),
-SimCLR's NT-Xent reads the positive pairs from two off-diagonals, ``torch.diag(sim, ±self.batch_size * self.world_size)``
-(a matrix to a vector, offsets written as attribute arithmetic; Spijkervet/SimCLR), and MONAI's
-MMD drops a Gram matrix's diagonal with ``torch.diag(torch.diagonal(y_y))`` (a matrix of a
-diagonal). The TorchScript exporter refuses each original (``aten::diag``). The rule finds every
-call from the code alone; ``migrate`` applies TRT320 at those lines and, for the first four,
-ends with exit 0, the rewritten model equivalent. Three variants (kornia, SLAPS: a vector to a
+``guidance.new_full((C,), eps).diag()`` (the tensor method, a vector to a matrix);
+rosinality/glow-pytorch's LU 1x1 convolution rebuilds its weight with
+``torch.diag(self.s_sign * torch.exp(self.w_s))``; BorealisAI/SLAPS-GNN's graph generator scales
+features by ``input @ torch.diag(self.W)``; Spijkervet/SimCLR's NT-Xent reads the positive pairs
+from two off-diagonals, ``torch.diag(sim, self.batch_size * self.world_size)`` and its negative
+(a matrix to a vector, the offsets attribute arithmetic); MONAI's MMD drops a Gram matrix's
+diagonal with ``torch.diag(torch.diagonal(y_y))`` (a matrix of a diagonal). The TorchScript
+exporter refuses each original (``aten::diag``). The rule finds every call from the code alone;
+``migrate`` applies TRT320 at those lines and, for the first four, ends with exit 0, the
+rewritten model equivalent. Three variants (kornia, SLAPS: a vector to a
 matrix; SimCLR: a matrix to its off-diagonals) are also rewritten and exported directly: the graph
 equals eager mode at other sizes and on edge values (zeros, negatives, infinities, an empty batch
-or graph), and eager mode is unchanged bit for bit.
+or graph), and eager mode is unchanged bit for bit. (SimCLR's similarity matrix is symmetric: its
+two off-diagonals hold the same values, so the sign of an offset is the rule's own tests' to check.)
 
 MONAI's MMD is not taken end to end: the rewrite exports and is equivalent, but the inner
 ``torch.diagonal`` exports as an EyeLike that the graph check names as an error (TRT310's

@@ -46,7 +46,8 @@ VARIANTS: dict[str, tuple[tuple[str, str], ...]] = {
          "hist = _trt_histc(img_chan.to(torch.float32), bins=256, min=0, max=255)"),),
     "monai_vector_quantizer_perplexity": (
         ("torch.histc(encoding_indices.float(), bins=self.quantizer.num_embeddings, max=self.quantizer.num_embeddings)",
-         "_trt_histc(encoding_indices.float(), bins=self.quantizer.num_embeddings, max=self.quantizer.num_embeddings)"),),
+         "_trt_histc(encoding_indices.float(), bins=self.quantizer.num_embeddings, "
+         "max=self.quantizer.num_embeddings)"),),
     "smp_multiclass_stats_histc": (
         ("tp = torch.histc(matched.float(), bins=num_classes, min=0, max=num_classes - 1)",
          "tp = _trt_histc(matched.float(), bins=num_classes, min=0, max=num_classes - 1)"),
