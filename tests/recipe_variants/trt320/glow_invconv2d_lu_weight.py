@@ -5,8 +5,8 @@ weight from its factors, the upper factor's diagonal made from a parameter vecto
 Reduced from rosinality/glow-pytorch, commit 97081ff115a694cf04aeedbd58447f33d242c879,
 model.py, ``InvConv2dLU.forward`` lines 114-122 and ``InvConv2dLU.calc_weight`` lines 124-131
 (the diag at line 128). Written here in our own words: the LU factors are drawn with torch
-(a QR of a seeded random matrix, then ``torch.linalg.lu``) instead of scipy, and the log
-determinant is returned with the output, summed with ``torch.sum``.
+(a QR of a random matrix, then ``torch.linalg.lu``) instead of scipy; the module stands
+alone (in Glow it sits between ActNorm and the affine coupling).
 """
 
 import torch

@@ -4,7 +4,7 @@ covariance is regularised with ``eps`` on its diagonal, built as
 matrix, the tensor-method form), and the filter's linear coefficients solve against it.
 
 Reduced from kornia 0.9.0 (the PyPI wheel the zoo unpacks), kornia/filters/guided.py,
-``_guided_blur_multichannel_guidance`` lines 115-170 (the diag at line 152), reached from
+``_guided_blur_multichannel_guidance`` lines 115-179 (the diag at line 152), reached from
 ``GuidedBlur.forward``. Written here in our own words: a two-channel guidance and no
 subsampling; the box blur is a reflect pad and a 3x3 average; ``torch.linalg.solve`` (which the
 TorchScript exporter cannot convert either) is written as the 2x2 adjugate over the

@@ -3,7 +3,7 @@ away as ``y_y - torch.diag(torch.diagonal(y_y))`` (the diagonal of a matrix turn
 square matrix), weighted by the batch sizes and combined with the cross term.
 
 Reduced from MONAI 1.6.1 (the PyPI wheel the zoo unpacks), monai/metrics/mmd.py,
-``compute_mmd`` lines 64-90 (the diags at lines 80 and 84). Written here in our own words: the
+``compute_mmd`` lines 43-91 (the diags at lines 80 and 84). Written here in our own words: the
 shape checks and the optional mapping are left out, and a small convolutional encoder (a shared
 1x1 convolution and a global average) makes the two batches of features the discrepancy compares,
 as a feature-drift monitor does in its forward.

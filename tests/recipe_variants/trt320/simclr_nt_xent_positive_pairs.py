@@ -4,8 +4,8 @@ read from its two off-diagonals with ``torch.diag(sim, self.batch_size * self.wo
 the rest kept by a fixed mask as negatives, and the cross entropy over both.
 
 Reduced from Spijkervet/SimCLR, commit 2738efae85b3ca1b70b7919c5d7a7837d9d75235,
-simclr/modules/nt_xent.py, ``NT_Xent.forward`` lines 27-50 (the diags at lines 41-42) and
-``NT_Xent.mask_correlated_samples`` lines 17-24. Written here in our own words: one process
+simclr/modules/nt_xent.py, ``NT_Xent.forward`` lines 27-52 (the diags at lines 41-42) and
+``NT_Xent.mask_correlated_samples`` lines 18-25. Written here in our own words: one process
 (``world_size`` 1, no gather), the mask built with ``torch.eye`` and rolled eyes, the cross
 entropy's mean written out (log-softmax of the logits' first column).
 """

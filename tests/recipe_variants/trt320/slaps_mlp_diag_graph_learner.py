@@ -4,7 +4,7 @@ the scaled features, normalized, give the similarity graph the classifier reads.
 
 Reduced from BorealisAI/SLAPS-GNN, commit 489481fd3fa1ba0be6b1d42b40acec8b8858b7ec,
 layers.py, ``Diag.forward`` lines 49-51 (the diag at line 50), used by graph_generator.py,
-``MLP_Diag.internal_forward`` and the dense branch of ``MLP_Diag.forward`` (lines 71-99).
+``MLP_Diag.internal_forward`` and the dense branch of ``MLP_Diag.forward`` (lines 71-98).
 Written here in our own words: the k-nearest-neighbour sparsification (``top_k``) is left out,
 the similarity goes through the "elu" non-linearity of utils.py ``apply_non_linearity``, and
 the weights start away from one so the scaling shows.

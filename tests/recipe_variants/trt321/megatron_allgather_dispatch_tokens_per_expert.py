@@ -5,7 +5,7 @@ that groups the tokens by expert.
 
 Reduced from NVIDIA/Megatron-LM, commit f1f039224584f0bc6ba89c21ef4f491d7136e3ce (the parent of
 the commit that moved to mask-based routing), megatron/core/transformer/moe/token_dispatcher.py,
-``MoEAllGatherTokenDispatcher.token_permutation`` lines 109-209 (the histc at lines 198-203).
+``MoEAllGatherTokenDispatcher.token_permutation`` lines 109-213 (the histc at lines 198-203).
 Written here in our own words: one device and top-1 routing (the branch with
 ``local_indices = max_ind``); the indices are cast to float before the count (CPU has no integer
 histc; Megatron ran it on CUDA); the experts are applied to the sorted tokens by reading each

@@ -4,7 +4,7 @@ matches the target are kept (others set to -1) and counted per class with
 and the target's own counts minus those give the false positives and negatives.
 
 Reduced from segmentation_models_pytorch 0.6.0 (the PyPI wheel the zoo unpacks),
-segmentation_models_pytorch/metrics/functional.py, ``_get_stats_multiclass`` lines 179-220 (the
+segmentation_models_pytorch/metrics/functional.py, ``_get_stats_multiclass`` lines 179-221 (the
 histc calls at lines 204, 206 and 210). Written here in our own words: a 1x1 convolution and an
 argmax make the predicted class map, the statistics run in the forward (as an evaluation head
 does); no ignore index; the true negatives (``num_elements`` from a ``torch.tensor`` of the

@@ -4,10 +4,11 @@ the rows each expert takes are counted with
 expert ids cast to float (CPU has no integer histc), then turned into offsets by a cumulative sum.
 
 Reduced from transformers 5.24.0 (the PyPI wheel the zoo unpacks), transformers/integrations/moe.py,
-the grouped-mm experts forward lines 424-520 (the histc at line 449, the offsets at line 450).
-Written here in our own words: a softmax top-2 router in front; ``torch._grouped_mm`` (which no
-exporter converts) is written as each sorted row reading its expert's weights, the expert found
-by counting the offsets at or below the row; the weighted rows are summed back per token.
+``grouped_mm_experts_forward`` lines 424-537 (the histc at line 449, the offsets at line 450).
+Written here in our own words: a softmax top-2 router in front; the grouped matmul
+(``_grouped_linear``, ``torch._grouped_mm`` or transformers' fallback op) is written as each
+sorted row reading its expert's weights, the expert found by counting the offsets at or below
+the row; the weighted rows are summed back per token.
 """
 
 import torch
