@@ -33,7 +33,8 @@ What it finds: `torch.median(x)`, and the values of `torch.median(x, dim, keepdi
 not taken: pandas objects have that method too. A call whose indices may be used (the
 result indexed otherwise or kept, or unpacked into a name the function reads), or with `out=` or
 unpacked arguments, is reported without a fix. `values, _indices = torch.kthvalue(x, k)`, where
-the underscored name appears nowhere else in the function, is the values alone: it becomes
+the second name appears nowhere else in the function (an underscored name, or any name bound
+there and never read: `med, med_indexes = th.median(x, dim=2)`), is the values alone: it becomes
 `values = _trt_kthvalue(x, k)`. `torch.nanmedian` and `torch.mode` stay TRT706's.
 
 Why it hurts: neither exporter converts `aten::median` or `aten::kthvalue` (torch 2.13): the
@@ -93,7 +94,8 @@ TensorRT versions: all (the export fails before TensorRT is involved).""",
 
     def visit_Assign(self, node: cst.Assign) -> None:
         """``values, _indices = torch.kthvalue(...)`` with the indices' name read nowhere in the
-        function: the values alone are used."""
+        function (underscored or not: SpeckleNoisePytorch's ``med_unf_input, med_unf_indexes =
+        th.median(...)`` never reads the second): the values alone are used."""
         if len(node.targets) != 1 or not isinstance(node.value, cst.Call):
             return
         target = node.targets[0].target
@@ -102,7 +104,7 @@ TensorRT versions: all (the export fails before TensorRT is involved).""",
         first, second = (element.value for element in target.elements)
         if any(isinstance(e, cst.StarredElement) for e in target.elements):
             return
-        if not (isinstance(first, cst.Name) and isinstance(second, cst.Name) and second.value.startswith("_")):
+        if not (isinstance(first, cst.Name) and isinstance(second, cst.Name)):
             return
         function = self.context.function
         if function is None or _reads(function, second.value) != 1:  # only this binding names it

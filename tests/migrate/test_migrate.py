@@ -329,6 +329,26 @@ def test_export_failure_names_the_rule_and_the_user_line(tmp_path: Path) -> None
     assert (problem.path, problem.line) == (path, 5)
 
 
+def test_a_module_scope_in_the_printed_graph_names_no_rule(tmp_path: Path) -> None:
+    """The TorchScript exporter prints the graph around the value it stopped on, with each node's
+    module scope: a median filter held as ``self.median`` (timm's ``MedianPool2d``) puts "median"
+    there while the failing operator is ``Unfold``. The scope names no rule (TRT319 would be
+    credited and TRT311, the unfold's fix at that line, never tried); the operator still does."""
+    path, _ = _findings(tmp_path)
+    facts = _facts(path, [1])
+    error = ("SymbolicValueError: Unsupported: ONNX export of operator Unfold, input size not accessible.  [Caused "
+             "by the value '38 defined in (%38 : Float(*, *, *, *) = onnx::Pad[mode=\"reflect\"](%x, %37), scope: "
+             "m.Denoiser::/m.MedianPool2d::median # torch/nn/functional.py:5823:0 )' (type 'Tensor') in the "
+             "TorchScript graph. The containing node has kind 'onnx::Pad'.]")
+    [problem] = export_failures(VerifyReport.from_json({"export_errors": {"before": {"torchscript": error}}}),
+                                "before", facts)
+    assert problem.rule is None, problem
+    named = error.replace("operator Unfold", "operator 'aten::median'")
+    [problem] = export_failures(VerifyReport.from_json({"export_errors": {"before": {"torchscript": named}}}),
+                                "before", facts)
+    assert problem.rule == "TRT319"
+
+
 def test_observer_counts_only_the_users_files(tmp_path: Path) -> None:
     import torch
 

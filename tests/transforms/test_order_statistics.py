@@ -43,7 +43,7 @@ def test_the_rewrite() -> None:
 
 def test_unpacked_values_with_an_unread_underscored_index() -> None:
     """``values, _indices = ...`` where the underscored name appears nowhere else in the function is
-    the values alone; an index that is read, a plain name, or ``_`` bound twice keeps the call."""
+    the values alone; an index that is read, or ``_`` bound twice keeps the call."""
     code = ("import torch\n\n\ndef f(x, n):\n"
             "    minus_threshold, _indices = torch.kthvalue(-x, n)\n"
             "    [low, _k] = x.kthvalue(2, -1)\n"
@@ -63,6 +63,31 @@ def test_unpacked_values_with_an_unread_underscored_index() -> None:
     assert "    d, e = torch.median(x, 1)\n" in new
     assert "    a, _ = torch.median(x, 0)\n    b, _ = torch.median(x, 1)\n" in new  # `_` bound twice
     assert new.endswith("values, _unused = torch.median(table, 0)\n")  # module level: not a function's name
+
+
+def test_unpacked_values_with_an_unread_plain_index_name() -> None:
+    """The indices' name need not be underscored: bound once and read nowhere else in the function
+    (SpeckleNoisePytorch's ``median_pool_2d``: ``med_unf_input, med_unf_indexes = th.median(...)``,
+    ``torch`` as ``th``), the values alone are used. A plain name that is read, a parameter's name,
+    a name declared ``global`` or read by a nested function keeps the call."""
+    code = ("import torch as th\n\n\ndef pool(rows, indexes):\n"
+            "    med, med_indexes = th.median(rows, dim=2, keepdim=True)\n"
+            "    low, index = th.kthvalue(rows, 2, 1)\n"
+            "    mid, indexes = th.median(rows, 1)\n"
+            "    return med, low, index, mid\n\n\n"
+            "def kept(rows):\n"
+            "    global where\n"
+            "    a, where = th.median(rows, 0)\n"
+            "    b, order = th.median(rows, 1)\n"
+            "    read = lambda: order\n"
+            "    return a, b, read\n")
+    new = rewrite(code)
+    assert "    med = _trt_median(rows, dim=2, keepdim=True)\n" in new
+    assert "    low, index = th.kthvalue(rows, 2, 1)\n" in new  # index is returned
+    assert "    mid, indexes = th.median(rows, 1)\n" in new  # a parameter's name
+    assert "    a, where = th.median(rows, 0)\n" in new  # global
+    assert "    b, order = th.median(rows, 1)\n" in new  # read by the lambda
+    assert rules_found(code, select=("TRT319",)) == ["TRT319"] * 5
 
 
 class Select(torch.nn.Module):

@@ -243,9 +243,16 @@ def _user_frames(text: str, user_files: set[str]) -> list[tuple[str, int]]:
 _UNNAMED_OPERATORS = ((re.compile(r"\bONNX export of operator adaptive pooling\b"), ("TRT601", "TRT602")),)
 
 
+#: A module scope in the TorchScript graph the exporter prints with its error ("scope:
+#: m.Denoiser::/m.MedianPool2d::median # file.py:26:0"): attribute names, not operators. A median
+#: filter held as ``self.median`` named TRT319 for an ``Unfold`` that failed before any median.
+_SCOPE = re.compile(r"\bscope: [^#\n]*")
+
+
 def _rules_named(text: str) -> list[str]:
     from trtcodemod.trt.check import RULES
 
+    text = _SCOPE.sub("", text)
     found = []
     for name, rules in RULES.items():
         if len(name) > 3 and re.search(rf"\b{re.escape(name)}\b", text):
