@@ -42,10 +42,9 @@ TorchScript exporter stops with `UnsupportedOperatorError` at every opset and th
 exporter with a `ConversionError`. Median filters do it in their forward pass: timm's
 `MedianPool2d` (`x.unfold(...).median(dim=-1)[0]`, `layers/median_pool.py:48`), MONAI's
 `median_filter` (`torch.median(features, dim=1)[0]`, `networks/layers/simplelayers.py:495`),
-kornia's `median_blur` outside an export (`filters/median.py:213`); I-BERT clips activations at
-percentiles with `torch.kthvalue(input, k=upper_index).values` (`ibert/quant_modules.py:550`),
-kornia's DISK keeps its `n` strongest keypoints with `minus_threshold, _indices =
-torch.kthvalue(-detection_logp, n)` (`feature/disk/detector.py:59`).
+kornia's `median_blur` outside an export (`filters/median.py:213`); kornia's DISK keeps its `n`
+strongest keypoints with `minus_threshold, _indices = torch.kthvalue(-detection_logp, n)`
+(`feature/disk/detector.py:59`).
 
 The rewrite: `torch.median(x, dim=1)[0]` → `_trt_median(x, dim=1)` (`_trt_kthvalue` for
 `kthvalue`), the same arguments with the tensor first. Outside `torch.onnx.export` it is the torch
