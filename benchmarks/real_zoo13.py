@@ -18,7 +18,8 @@ attention beside the window attention and overlapping cross-attention windows un
 channel attention) and SCUNet (a Swin-Conv U-Net: the input reflect-padded to a multiple of 64, window and shifted
 window blocks beside convolutions, the output cropped back). Frequency domain and dynamic resizing, from spandrel:
 LaMa (inpainting with fast Fourier convolutions: ``rfftn`` and ``irfftn`` of the global branch; the image is the
-input's first three channels, the mask its fourth thresholded at 0.7) and SAFMN x2 (spatially adaptive feature
+input's first three channels, the mask its fourth thresholded at 0.7; the masking and compositing are the LaMa
+class's, its generator a smaller one of the same class) and SAFMN x2 (spatially adaptive feature
 modulation: adaptive max pooling to a pyramid of the input's size divided by 2, 4 and 8, then nearest upsampling
 back). 3-D medical: dynamic-network-architectures' PlainConvUNet (nnU-Net's default 3-D U-Net, instance norm, four
 stages). Segmentation with prompts: transformers' SAM-HQ (SAM's windowed ViT with decomposed relative positions, its
@@ -44,12 +45,16 @@ size is part of the ViT, its time embedding holds 8 frames); batch alone where t
 (SAM-HQ's prompt encoder and position embeddings at 64 px, nViT's position embeddings); none for effdet's predict
 bench, as in the earlier zoos. Machinery, table and counts are real_zoo2.py's. The wrappers were checked only for
 building and running eagerly (deterministic over three forwards, finite outputs), at two sizes (effdet at its one),
-before the first migrate run: the best of three forwards at the spec's size took 2.3 s at most here (effdet's
-predict bench), 1.8 s for SCUNet, 1.6 s for HAT, under 1 s for the others, most under 0.2 s; the slowest of all
-forwards took up to 4.6 s (SCUNet, a batch of two), with the machine's load at 5 to 6 on two cores. Changed then:
+before the first migrate run: in the last check the best of three forwards at the spec's size took 2.9 s at most
+here (effdet's predict bench), 2.5 s for SCUNet, 1.5 s for the 3-D SEResNet50, under 1 s for the others, most under
+0.3 s; single forwards took up to 5.7 s (the SEResNet50, a batch of two at 40 voxels), with the machine's load at 6 to
+8 on two cores (at a load of 5, SCUNet's best was 1.8 s and effdet's 2.3 s). Changed then:
 dynamic-network-architectures' Primus (a 3-D EVA ViT with rotary positions) was swapped for spandrel's DAT (its
 package asks for timm below 1.0.23, and with the pinned timm 1.0.31 its rotary embedding's width does not match the
-attention heads' for any config tried: it does not build); LaMa is built with 4 input channels (its generator
+attention heads' for any config tried: it does not build); LaMa's generator was cut to 16 channels wide and 4
+residual blocks with the same class (``FFCResNetGenerator(4, 3, ngf=16, n_blocks=4)`` in place of the default 64 wide
+and 18 blocks, whose forward took 2.2 s at 64 px and 23 s for two images at 72 px), its BatchNorm layers calibrated
+as the earlier zoos' detectors' are; LaMa is built with 4 input channels (its generator
 concatenates the mask to the image; the class's default of 3 fails on the first convolution); SCUNet keeps dim 64
 (its heads are 32 wide, so a narrower dim leaves none at the first level) with two blocks a level, so that shifted
 windows run.
@@ -108,9 +113,11 @@ MODELS13 = [
          f"from {_SPANDREL}.SCUNet.__arch.SCUNet import SCUNet",
          "SCUNet(config=[2, 2, 2, 2, 2, 2, 2], dim=64, input_resolution=64)", "return self.m(x)", "1, 3, 48, 56",
          DYNAMIC_BHW),
-    Spec("spandrel_lama", "spandrel LaMa inpainting (fast Fourier convolutions; a mask from the fourth channel)",
-         f"from {_SPANDREL}.LaMa.__arch.LaMa import LaMa", "LaMa(in_nc=4, out_nc=3)",
-         "return self.m(x[:, :3], (x[:, 3:] > 0.7).to(x.dtype))", "1, 4, 64, 64", DYNAMIC_BHW),
+    Spec("spandrel_lama", "spandrel LaMa inpainting (fast Fourier convolutions, a generator 16 wide with 4 blocks; "
+         "a mask from the fourth channel)", f"from {_SPANDREL}.LaMa.__arch.LaMa import FFCResNetGenerator, LaMa",
+         "LaMa(in_nc=4, out_nc=3)", "return self.m(x[:, :3], (x[:, 3:] > 0.7).to(x.dtype))", "1, 4, 64, 64",
+         DYNAMIC_BHW, init="self.m.model = FFCResNetGenerator(4, 3, ngf=16, n_blocks=4).eval()",
+         calibrate="self.m(xb[:, :3], (xb[:, 3:] > 0.7).to(xb.dtype))"),
     Spec("spandrel_safmn", "spandrel SAFMN x2 (spatially adaptive feature modulation: max-pooled pyramids "
          "upsampled to the input's size)", f"from {_SPANDREL}.SAFMN.__arch.safmn import SAFMN",
          "SAFMN(dim=16, n_blocks=2, ffn_scale=2.0, upscaling_factor=2)", "return self.m(x)", "1, 3, 48, 56",
