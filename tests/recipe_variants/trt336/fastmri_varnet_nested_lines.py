@@ -4,8 +4,8 @@ and ``l`` down from the middle while the mask is set (``while mask[..., r, :]: r
 on the mask, and keeps the centre's columns with ``mask_center`` before the U-Net.
 
 Reduced from facebookresearch/fastMRI at commit 0abc8e24a8dd1a00cddb51abb820cb8c54c2e944,
-models/varnet/varnet.py, ``SensitivityModel.forward`` (lines 223-244; the nested function at lines
-224-233), and the same commit's fastmri/data/transforms.py, ``mask_center`` (lines 86-100). Written
+models/varnet/varnet.py, ``SensitivityModel.forward`` (lines 223-243; the nested function at lines
+224-232), and the same commit's fastmri/data/transforms.py, ``mask_center`` (lines 86-100). Written
 here in our own words: the inverse FFT and the U-Net are one convolution; the result is divided by
 its root sum of squares over the coils as in the original.
 """

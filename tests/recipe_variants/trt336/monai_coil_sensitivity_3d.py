@@ -6,7 +6,7 @@ k-space (B, C, H, W, D, 2).
 
 Reduced from MONAI 1.6.1 (the PyPI wheel),
 monai/apps/reconstruction/networks/nets/coil_sensitivity_model.py:
-``CoilSensitivityModel.get_fully_sampled_region`` (lines 88-113) and ``forward`` (lines 115-145),
+``CoilSensitivityModel.get_fully_sampled_region`` (lines 88-113) and ``forward`` (lines 115-142),
 on the 3-D shapes its docstring gives (line 120: mask (1,1,1,1,D,1)). Written here in our own
 words: the inverse FFT and the complex U-Net are one 3-D convolution over the real and imaginary
 channels.

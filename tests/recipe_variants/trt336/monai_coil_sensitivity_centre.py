@@ -7,7 +7,7 @@ assignment) before the coil images are estimated and normalized by their root su
 Reduced from MONAI 1.6.1 (the PyPI wheel),
 monai/apps/reconstruction/networks/nets/coil_sensitivity_model.py:
 ``CoilSensitivityModel.get_fully_sampled_region`` (lines 88-113; the loops at lines 107-111) and
-``CoilSensitivityModel.forward`` (lines 115-145, the ``use_fully_sampled_region_only`` branch at
+``CoilSensitivityModel.forward`` (lines 115-142, the ``use_fully_sampled_region_only`` branch at
 lines 126-131). Written here in our own words: the inverse FFT and the complex U-Net are one
 convolution over the real and imaginary channels.
 """

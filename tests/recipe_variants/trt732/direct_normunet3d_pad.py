@@ -5,7 +5,7 @@ and removed after it. ``pad`` and ``unpad`` are static methods.
 
 Reduced from NKI-AI/direct at commit 50b9704d2d7aa8eede763ced92e71b69baa8189d,
 direct/nn/unet/unet_3d.py: ``NormUnetModel3d.pad`` (lines 327-354), ``NormUnetModel3d.unpad``
-(lines 356-385) and ``NormUnetModel3d.forward`` (lines 395-415). Written here in our own words:
+(lines 355-393) and ``NormUnetModel3d.forward`` (lines 395-415). Written here in our own words:
 the U-Net is one 3-D convolution and the group normalization is left out.
 """
 

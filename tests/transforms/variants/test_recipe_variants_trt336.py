@@ -21,6 +21,7 @@ the same ``IndexError``).
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -128,7 +129,8 @@ def test_the_traced_centre_is_wrong_even_for_the_examples_mask() -> None:
         return torch.stack([torch.as_tensor(left + 1), torch.as_tensor(right)])
 
     assert centre(mask).tolist() == [4, 9]
-    with pytest.warns(torch.jit.TracerWarning):
+    with pytest.warns(torch.jit.TracerWarning), warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # torch.jit.trace's own notice
         traced = torch.jit.trace(centre, (mask,))
     assert traced(mask).tolist() == [10, 9]
 

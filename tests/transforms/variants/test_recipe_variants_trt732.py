@@ -10,9 +10,11 @@ and mridc's segmentation V-Net (``| self.padding_size`` with the default 11, whi
 less than a power of two). The rule finds every OR from the code alone; the TorchScript exporter
 refuses each original ("bitwise OR for non-boolean input values"); ``migrate`` applies TRT732 at
 those lines (with TRT712 for the ``math.floor``/``math.ceil`` of the padding) and ends with exit
-0, the rewritten model equivalent. Two variants are also rewritten and exported directly: the
+0, the rewritten model equivalent. Three variants are also rewritten and exported directly: the
 graph equals eager mode at sizes that are and are not multiples of the mask, on zeros,
-negatives and infinities, and eager mode is unchanged bit for bit.
+negatives and infinities, and eager mode is unchanged bit for bit; mridc's padding size 11 is
+exported directly too (its OR keeps bit 2 of each size, two runs of set bits in the helper's
+arithmetic).
 """
 
 from __future__ import annotations
@@ -134,6 +136,16 @@ DIRECT = {
         "negatives": (-_x((1, 2, 31, 9), 9)[0].abs(),),
         "-inf": _x((2, 2, 12, 19), 10, -INF),
         "no-batch": (torch.zeros(0, 2, 7, 8),),
+    },
+    # padding size 11 (0b1011): the rounding keeps bit 2 of the size and sets the others
+    "mridc_vnet_segmentation_pad": {
+        "bit-2-set": _x((1, 2, 5, 13), 11),
+        "bit-2-clear": _x((3, 2, 9, 16), 12),
+        "ones": _x((1, 2, 1, 1), 13),
+        "large": _x((1, 2, 29, 40), 14),
+        "zeros": (torch.zeros(2, 2, 6, 7),),
+        "negatives": (-_x((1, 2, 12, 3), 15)[0].abs(),),
+        "inf": _x((1, 2, 8, 21), 16, INF),
     },
 }
 
