@@ -15,6 +15,11 @@ graph equals eager mode at sizes that are and are not multiples of the mask, on 
 negatives and infinities, and eager mode is unchanged bit for bit; mridc's padding size 11 is
 exported directly too (its OR keeps bit 2 of each size, two runs of set bits in the helper's
 arithmetic).
+
+A sixth variant, Mimicry's SAGAN self-attention, shifts sizes right (``location_num >> 2``,
+``C >> 3``): the rule finds the shifts, but the TorchScript exporter writes this model as it is
+(it has a symbolic for ``__rshift__``: Pow, Cast, Div) and ``migrate`` finds nothing to do; the
+last test pins that.
 """
 
 from __future__ import annotations
@@ -172,3 +177,34 @@ def test_rewritten_exports_and_equals_eager(name: str, tmp_path: Path) -> None:
         scale = max(1.0, float(finite.max()) if finite.size else 1.0)
         assert np.allclose(got, want, rtol=0, atol=1e-5 * scale, equal_nan=True), label
     assert_eager_unchanged(original, rewritten, sets)
+
+
+MIMICRY = HERE / "mimicry_sagan_self_attention.py"
+SHIFTS = ("downsampled_num = location_num >> 2", "theta = self.theta(x).view(N, C >> 3, location_num)",
+          "phi = phi.view(N, C >> 3, downsampled_num)", "g = g.view(N, C >> 1, downsampled_num)",
+          "attn_g = attn_g.view(N, C >> 1, H, W)")
+
+
+def test_mimicrys_shifts_are_found_but_export_as_they_are(tmp_path: Path) -> None:
+    """Mimicry's self-attention shifts sizes right (``location_num >> 2``, ``C >> 3``, ``C >> 1``). The
+    rule finds the five shifts from the code, but the TorchScript exporter writes a shift of a traced
+    size (``aten::__rshift_``: Pow, Cast, Div): the graph equals eager mode at other (even) sizes, and
+    ``migrate`` finds nothing to do (exit 0). What TRT732's documentation says of shifts (no ONNX
+    operator before opset 18) holds for ``| & ^`` under this exporter; a shift of a symbolic size
+    does stop the dynamo exporter where its value reaches the graph (not in this model, whose
+    shifted sizes only feed ``view``)."""
+    findings = check_source(MIMICRY.read_bytes(), str(MIMICRY.resolve()), Options(select=("TRT732",), scope="all"))
+    assert sorted((f.rule, f.line) for f in findings) == sorted(("TRT732", _line_of(MIMICRY, s)) for s in SHIFTS)
+    module, model = built_variant(MIMICRY, "trt732_mimicry")
+    example = module.inputs(seeded(0))
+    session, traced = export_variant(model, example, module.DYNAMIC, tmp_path / "ts.onnx", tmp_path)
+    assert not traced, traced  # no size turned into a constant
+    for shape in [(1, 16, 4, 4), (3, 16, 12, 2), (2, 16, 2, 18)]:
+        x = torch.randn(shape, generator=seeded(sum(shape)))
+        with torch.no_grad():
+            want = model(x).numpy()
+        [got] = session.run(None, {"x": x.numpy()})
+        assert got.shape == want.shape and np.allclose(got, want, rtol=1e-5, atol=1e-5), shape
+    report = migrate_json(MIMICRY, _axes_json(module))
+    assert report["before"]["exported"] is True and report["before"]["faithful"] is True, report["before"]
+    assert report["applied"] == [] and report["exit_code"] == 0, (report["applied"], report["remaining"])
