@@ -25,7 +25,7 @@ SLOW_FILES = {
     "test_recipe_variants_trt703.py": 25, "test_recipe_variants_trt201.py": 25, "test_size_recipe_variants.py": 25,
     "test_recipe_variants_trt709.py": 47, "test_recipe_variants_trt708.py": 42,
     "test_recipe_variants_trt602.py": 60, "test_recipe_variants_trt603.py": 41, "test_recipe_variants_trt733.py": 27,
-    "test_recipe_variants_trt728.py": 40,
+    "test_recipe_variants_trt728.py": 47,
 }
 
 

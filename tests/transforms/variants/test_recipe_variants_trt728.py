@@ -5,12 +5,14 @@ Each variant in ``tests/recipe_variants/trt728/`` is a small runnable model redu
 updates it in place: kornia's CLAHE lookup-table indices (``torch.tensor([...] * n)`` then ``+=``,
 kornia 0.9.0), kornia's 3-D pixel normalization matrix (a 4 x 4 literal whose diagonal is then set
 from the volume's size, kornia/kornia), torchgeometry's 2-D one (the same form, 3 x 3, in the
-repository kornia grew from) and NeRF-Det's camera intrinsics (``torch.tensor`` of the metadata's
-NumPy array, then ``intrinsic[:2] /= ratio`` to the feature map's stride, open-mmlab/mmdetection3d).
+repository kornia grew from), NeRF-Det's camera intrinsics (``torch.tensor`` of the metadata's
+NumPy array, then ``intrinsic[:2] /= ratio`` to the feature map's stride, open-mmlab/mmdetection3d)
+and ImVoxelNet's, where NeRF-Det's came from, with the extrinsic from the predicted pitch and roll
+(SamsungLabs/imvoxelnet).
 The TorchScript exporter keeps each built tensor as a constant and loses the update: CLAHE's graph
 gathers out of bounds in ONNX Runtime, the normalization graphs compute other coordinates, even at
-the example's size; NeRF-Det's does not export (``aten::lift_fresh``, the NumPy array's tensor that
-the update keeps in the graph). The rule finds every building call from the code alone; ``migrate``
+the example's size; NeRF-Det's and ImVoxelNet's do not export (``aten::lift_fresh``, the NumPy
+array's tensor that the update keeps in the graph). The rule finds every building call from the code alone; ``migrate``
 applies TRT728 there and ends with exit 0, equivalent (CLAHE with TRT712 for its ``max`` of sizes;
 its exit 0 needed a fix of ``migrate``: the original's failing gather, located at a slice
 assignment's line and kept there under TRT203, is no error once the rewritten graph is faithful).
@@ -43,7 +45,10 @@ VARIANTS: dict[str, tuple[str, ...]] = {
     "kornia_normal_transform_pixel3d": ("tr_mat = torch.tensor(",),
     "torchgeometry_normal_transform_pixel": ("tr_mat = torch.tensor(",),
     "mmdet3d_nerfdet_compute_projection": ("intrinsic = torch.tensor(",),
+    "imvoxelnet_compute_projection_angles": ("intrinsic = torch.tensor(",),
 }
+#: Built from a NumPy array: the original does not export at all (`aten::lift_fresh`).
+OF_NUMPY = {"mmdet3d_nerfdet_compute_projection", "imvoxelnet_compute_projection_angles"}
 
 
 def _lines(path: Path, fragments: tuple[str, ...]) -> list[int]:
@@ -71,11 +76,11 @@ def test_the_original_graph_loses_the_update_at_the_example_already(name: str, t
     """The graph reads the tensor as built: ONNX Runtime refuses CLAHE's gather (the indices were
     never shifted), the normalization graphs give other coordinates; eager mode runs."""
     module, model = built_variant(HERE / f"{name}.py", f"trt728_o_{name}")
-    if name == "mmdet3d_nerfdet_compute_projection":
+    if name in OF_NUMPY:
         # Of a NumPy array, the built tensor is a `lift_fresh` node that the update keeps alive:
         # the exporter has no symbolic for it, at the building line.
-        with pytest.raises(AssertionError, match=r"lift_fresh.*nerfdet_compute_projection.py:%d" % line_of(
-                HERE / f"{name}.py", VARIANTS[name][0])):
+        with pytest.raises(AssertionError, match=r"lift_fresh.*%s.py:%d" % (name, line_of(
+                HERE / f"{name}.py", VARIANTS[name][0]))):
             _session(model, module, tmp_path, "before")
         return
     session = _session(model, module, tmp_path, "before")
@@ -95,7 +100,7 @@ def test_migrate_applies_trt728_and_ends_equivalent(name: str) -> None:
     applied = sorted((fix["rule"], fix["line"]) for fix in report["applied"] if fix["rule"] == "TRT728")
     assert applied == [("TRT728", n) for n in _lines(path, VARIANTS[name])], report["applied"]
     assert {fix["rule"] for fix in report["applied"]} <= {"TRT728", "TRT712"}, report["applied"]
-    assert report["before"]["faithful"] is (None if "nerfdet" in name else False)  # NeRF-Det's does not export
+    assert report["before"]["faithful"] is (None if name in OF_NUMPY else False)  # None: it does not export
     assert report["after"]["faithful"] is True
     assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
     if name == "kornia_clahe_map_luts":
