@@ -21,7 +21,7 @@ import onnx
 import onnxruntime as ort
 import pytest
 import torch
-from safety import assert_same_run, import_source, run_once
+from safety import Run, assert_same_run, import_source, run_once, toolchain_outcomes
 from support import export_formulation, rewrite, rules_found, strip_helpers
 
 from trtcodemod.transforms.missing_symbolic import OPS
@@ -238,6 +238,39 @@ def _positive_nans(inputs: list) -> list:
     return [torch.where(i.isnan(), torch.full_like(i, math.nan), i) if i.is_floating_point() else i for i in inputs]
 
 
+TOOLCHAIN_SOURCE = """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class M(nn.Module):
+    def forward(self, a, b):
+        return (torch.take_along_dim(a, (b.abs() * 10).long() % 3, dim=1), torch.diff(a, dim=0), a.rot90(1, [0, 1]),
+                torch.count_nonzero(a, 0), torch.nansum(a, 0), torch.nanmean(a), torch.trunc(a),
+                torch.heaviside(a, b), a.isclose(b), torch.kron(a, b), F.channel_shuffle(a.unsqueeze(-1), 3),
+                torch.xlogy(a, b), torch.sinc(a), torch.signbit(a), torch.copysign(a, b), torch.trace(a),
+                torch.logaddexp(a, b), torch.hypot(a, b), torch.cumprod(a, 0))
+"""
+
+
+def test_other_toolchains_run_the_original(tmp_path) -> None:
+    """torch.jit.script, torch.fx (and fx then script), torch.compile and torch.export give what they give
+    the original: each helper is the torch function there."""
+    before = import_source(TOOLCHAIN_SOURCE, tmp_path)["M"]
+    after = import_source(rewrite(TOOLCHAIN_SOURCE, select=("TRT337",), unsafe=True), tmp_path)["M"]
+    inputs = [torch.randn(4, 3), torch.randn(4, 3)]
+    want = toolchain_outcomes(before, inputs, tmp_path)
+    got = toolchain_outcomes(after, inputs, tmp_path)
+    assert set(want) == set(got)
+    for name in want:
+        if isinstance(want[name], Exception):
+            assert isinstance(got[name], Exception), name
+        else:
+            assert not isinstance(got[name], Exception), f"{name}: {got[name]!r}"
+            assert_same_run(Run(inputs, want[name]), Run(inputs, got[name]), context=name)
+
+
 def test_the_unsafe_functions_do_differ_somewhere() -> None:
     """Why the table marks them unsafe: a value where the composition is not the function bit for bit."""
     negative_nan = torch.tensor([-math.nan, 1.0])
@@ -303,3 +336,37 @@ def test_the_export_passes_the_trt_check_and_matches_eager_at_other_sizes(progra
             _same_values(got, want, f"{name} at {n}")
         else:
             _close_values(got, want, f"{name} at {n}", 1e-5)
+
+
+def test_the_dynamo_exporter_takes_the_compositions_too(programs) -> None:
+    """The helpers take their composition under the dynamo exporter as well: one export of every function
+    (several of whose originals the dynamo exporter fails on or computes differently: kron, copysign,
+    hypot, cumprod, heaviside), and ONNX Runtime gives eager torch's values at another size."""
+    before, after = programs
+    names, params, calls, position = list(CASES), [], [], 0
+    for name in names:
+        count = len(_onnx_inputs(name, 9))
+        arguments = [f"x{position + i}" for i in range(count)]
+        params += arguments
+        calls.append(f"functions[{name!r}]({', '.join(arguments)})")
+        position += count
+    namespace = {"torch": torch, "functions": after}
+    exec(f"class All(torch.nn.Module):\n    def forward(self, {', '.join(params)}):\n"
+         f"        return ({', '.join(calls)},)\n", namespace)
+    example = [t for name in names for t in _onnx_inputs(name, 9)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        program = torch.onnx.export(namespace["All"](), tuple(example), dynamo=True, verbose=False,
+                                    dynamic_shapes=tuple({0: torch.export.Dim.AUTO} for _ in example))
+    graph = program.model_proto
+    assert not [i for i in check_graph(graph) if i.severity == "error"]
+    session = ort.InferenceSession(graph.SerializeToString())
+    inputs = {name: _onnx_inputs(name, 40) for name in names}
+    flat = [t for name in names for t in inputs[name]]
+    outputs = session.run(None, {i.name: t.numpy() for i, t in zip(session.get_inputs(), flat)})
+    for name, got in zip(names, outputs):
+        want = before[name](*inputs[name])
+        if EXACT[name] or name in ("signbit", "copysign"):
+            _same_values(torch.from_numpy(got), want, f"{name} (dynamo)")
+        else:
+            _close_values(torch.from_numpy(got), want, f"{name} (dynamo)", 1e-5)

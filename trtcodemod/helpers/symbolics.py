@@ -107,7 +107,9 @@ def _trt_diff(input, n: int = 1, dim: int = -1, prepend: torch.Tensor | None = N
     """``torch.diff``; while exporting, ``n`` differences of two slices (``logical_xor`` for bool)."""
     if torch.jit.is_scripting():
         return torch.diff(input, n, dim, prepend, append)
-    if _trt_foreign(input, "diff"):
+    if _trt_foreign(input, "diff"):  # the arguments given (pandas' diff takes two)
+        if prepend is None and append is None:
+            return input.diff(n) if dim == -1 else input.diff(n, dim)
         return input.diff(n, dim, prepend, append)
     if (_trt_composable(input) and input.dim() > 0 and -input.dim() <= dim < input.dim() and n >= 0
             and all(extra is None or (isinstance(extra, torch.Tensor) and extra.dim() == input.dim())
@@ -128,8 +130,11 @@ def _trt_diff_onnx(input, n, axis, prepend, append):
     return x
 
 
-def _trt_rot90(input, k: int = 1, dims: list[int] = [0, 1]):
-    """``torch.rot90``; while exporting, the same flips and transpose torch takes."""
+def _trt_rot90(input, k: int = 1, dims: list[int] | None = None):
+    """``torch.rot90`` (``dims`` by default ``[0, 1]``); while exporting, the same flips and transpose
+    torch takes."""
+    if dims is None:
+        dims = [0, 1]
     if torch.jit.is_scripting():
         return torch.rot90(input, k, dims)
     if _trt_foreign(input, "rot90"):
@@ -160,7 +165,8 @@ def _trt_count_nonzero(input, dim: int | None = None):
     return torch.count_nonzero(input, dim)
 
 
-def _trt_nansum(input, dim: int | None = None, keepdim: bool = False, dtype: torch.dtype | None = None):
+def _trt_nansum(input, dim=None, keepdim=False, dtype=None):
+    # type: (Tensor, Optional[BroadcastingList1[int]], bool, Optional[torch.dtype]) -> Tensor
     """``torch.nansum``; while exporting, the sum with each NaN replaced by 0."""
     if torch.jit.is_scripting():
         return torch.nansum(input, dim, keepdim, dtype=dtype)
@@ -180,7 +186,8 @@ def _trt_nansum_onnx(input, dim, keepdim, dtype):
     return kept.sum(dim, keepdim, dtype=dtype)
 
 
-def _trt_nanmean(input, dim: int | None = None, keepdim: bool = False, dtype: torch.dtype | None = None):
+def _trt_nanmean(input, dim=None, keepdim=False, dtype=None):
+    # type: (Tensor, Optional[BroadcastingList1[int]], bool, Optional[torch.dtype]) -> Tensor
     """``torch.nanmean``; while exporting, the NaN-free sum over the count of numbers, as torch divides."""
     if torch.jit.is_scripting():
         return torch.nanmean(input, dim, keepdim, dtype=dtype)
