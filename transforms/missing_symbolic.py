@@ -94,7 +94,8 @@ What it finds: calls of torch functions that have no ONNX symbolic in the TorchS
 `UnsupportedOperatorError`), in function form (`torch.diff(x)`, `torch.special.xlogy(x, y)`,
 `F.channel_shuffle(x, g)`) and method form (`x.diff()`), and `nn.ChannelShuffle` modules. A call
 with other arguments (`out=`, unpacked ones, keywords the function does not have) is reported
-without a fix; in-place methods (`x.trunc_()`) are left alone.
+without a fix; a method call whose arguments no tensor method takes is another object's
+(`tracer.trace(model)`) and is left alone, as are in-place methods (`x.trunc_()`).
 
 Why it hurts: the export stops at the first such call, so there is no ONNX file for TensorRT.
 Real forward code uses them: kornia inverts and checks its homographies with `torch.isclose`
@@ -190,6 +191,8 @@ Exp, Sin and Sqrt, which every release parses).""",
         if (has_star_args(node) or len(positional) > len(params) or any(k not in params for k in keywords)
                 or len(set(keywords) | set(taken)) != len(keywords) + len(taken)
                 or (receiver is None and "input" not in keywords and not positional)):
+            if receiver is not None:
+                return  # no tensor method takes these arguments: another object's (an fx tracer's `trace(model)`)
             self.report(node, f"{message}; take {op.composition} while exporting instead (not rewritten: other "
                               "arguments)")
             return

@@ -31,7 +31,8 @@ class SmallInverse(Rule):
         doc="""\
 What it finds: `torch.inverse(m)`, `torch.linalg.inv(m)`, the method `m.inverse()` and
 `torch.linalg.solve(A, B)`. Calls with other arguments (`out=`, `left=False`, unpacked ones)
-are reported without a fix.
+are reported without a fix; an `inverse(...)` method with arguments is not a tensor's and is
+left alone.
 
 Why it hurts: the TorchScript exporter has no symbolic for `aten::linalg_inv` or
 `aten::linalg_solve` (torch 2.13, any opset), and no ONNX op TensorRT parses inverts a matrix:
@@ -99,6 +100,8 @@ TensorRT versions: all (the export fails before TensorRT is involved).""",
         positional = [a for a in node.args if a.keyword is None]
         if (has_star_args(node) or len(node.args) != len(wanted) or any(k not in wanted for k in keywords)
                 or set(keywords) & set(wanted[:len(positional)])):
+            if receiver is not None:
+                return  # a tensor's `inverse()` takes no argument: another object's (`cropper.inverse(image)`)
             self.report(node, f"{message} (not rewritten: other arguments)")
             return
         helper = SOLVE if solve else INVERSE

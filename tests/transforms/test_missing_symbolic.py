@@ -22,7 +22,7 @@ import onnxruntime as ort
 import pytest
 import torch
 from safety import Run, assert_same_run, import_source, run_once, toolchain_outcomes
-from support import export_formulation, rewrite, rules_found, strip_helpers
+from support import export_formulation, migrate_small, rewrite, rules_found, strip_helpers
 
 from trtcodemod.transforms.missing_symbolic import OPS
 from trtcodemod.trt.check import check_graph
@@ -151,8 +151,10 @@ def test_rewrite_text_and_what_is_left() -> None:
             "    torch.nansum(*args)\n"
             "    a.cumprod(1, 2, 3)\n"
             "    a.trunc_()\n"
+            "    graph = tracer.trace(model, concrete_args=args)\n"
             "    return np.diff(t), np.kron(t, t), torch.cumsum(a, 0)\n")
-    assert rules_found(left, select=("TRT337",)) == ["TRT337"] * 3  # reported, not rewritten
+    # out= and unpacked arguments: reported, not rewritten; methods no tensor has (with those arguments): silent
+    assert rules_found(left, select=("TRT337",)) == ["TRT337"] * 2
     assert rewrite(left, select=("TRT337",), unsafe=True) == left
     own = "def diff(x):\n    return x\n\ndef f(x):\n    return diff(x)\n"
     assert rules_found(own, select=("TRT337",)) == []
@@ -370,3 +372,40 @@ def test_the_dynamo_exporter_takes_the_compositions_too(programs) -> None:
             _same_values(torch.from_numpy(got), want, f"{name} (dynamo)")
         else:
             _close_values(torch.from_numpy(got), want, f"{name} (dynamo)", 1e-5)
+
+
+MODEL = '''
+import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 1)
+
+    def forward(self, x):
+        y = self.conv(x)
+        rates = torch.sigmoid(y.mean((2, 3)))
+        decay = torch.cumprod(1 - rates * 0.5, dim=1)
+        edges = torch.diff(y, dim=-1).abs().mean((2, 3))
+        near = torch.isclose(x, x.round(), atol=0.25).float().mean((1, 2, 3))  # of the input: no rounding to flip
+        return decay + edges * near[:, None]
+
+
+def build():
+    torch.manual_seed(0)
+    return Net().eval()
+'''
+
+
+def test_migrate_fixes_a_small_model(tmp_path) -> None:
+    """A safe fix (diff, isclose) and an unsafe one (cumprod, kept once migrate has verified it)."""
+    path = tmp_path / "decay_model.py"
+    path.write_text(MODEL)
+    report, exit_code = migrate_small(path)
+    assert exit_code == 0, report["remaining"]
+    assert [a["rule"] for a in report["applied"]] == ["TRT337"] * 3
+    assert report["before"]["exported"] is False and report["after"]["faithful"] is True
+    assert "+        decay = _trt_cumprod(1 - rates * 0.5, dim=1)" in report["diff"]
+    assert "+        near = _trt_isclose(x, x.round(), atol=0.25).float().mean((1, 2, 3))" in report["diff"]

@@ -50,7 +50,8 @@ def test_rewrite_text_and_what_is_left() -> None:
             "def f(a, b, t):\n"
             "    torch.linalg.inv(a, out=b)\n"
             "    x = torch.linalg.solve(a, b, left=False)\n"
-            "    return np.linalg.inv(t), torch.linalg.pinv(a), x\n")
+            "    y = cropper.inverse(a)\n"
+            "    return np.linalg.inv(t), torch.linalg.pinv(a), x, y\n")
     assert rules_found(left, select=("TRT338",)) == ["TRT338", "TRT338"]  # reported, not rewritten
     assert rewrite(left, select=("TRT338",), unsafe=True) == left
 
