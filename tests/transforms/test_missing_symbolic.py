@@ -285,6 +285,14 @@ def test_the_unsafe_functions_do_differ_somewhere() -> None:
         assert not torch.equal(_trt_cumprod(x, 0), torch.cumprod(x, 0))
         m = torch.randn(300, 300, generator=torch.Generator().manual_seed(1))
         assert not torch.equal(_trt_trace(m), torch.trace(m))
+        from trtcodemod.helpers.symbolics import _trt_hypot, _trt_logaddexp, _trt_sinc, _trt_xlogy
+        g = torch.Generator().manual_seed(2)
+        a, b = torch.randn(20000, generator=g) * 5, torch.randn(20000, generator=g).abs() * 5
+        for helper, function, inputs in ((_trt_xlogy, torch.xlogy, (a, b)), (_trt_sinc, torch.sinc, (a,)),
+                                         (_trt_logaddexp, torch.logaddexp, (a, b)), (_trt_hypot, torch.hypot, (a, b))):
+            got, want = helper(*inputs), function(*inputs)
+            assert not torch.equal(got, want), function.__name__  # an ulp or two apart, on some values
+            assert torch.allclose(got, want, rtol=1e-6, atol=0.0), function.__name__
     assert float(torch.copysign(torch.tensor([2.0]), negative_nan[:1])) == -2.0
 
 
