@@ -56,6 +56,7 @@ OPS: tuple[MissingSymbolic, ...] = (
     _op("nansum", ("dim", "keepdim", "dtype"), True, "the sum with each NaN replaced by 0"),
     _op("nanmean", ("dim", "keepdim", "dtype"), True, "that sum over the count of numbers"),
     _op("trunc", (), True, "`floor` at or above 0, `ceil` below", functions=("torch.trunc", "torch.fix")),
+    _op("ravel", (), True, "`contiguous().view(-1)`, the two calls torch's own `ravel` makes"),
     _op("heaviside", ("values",), True, "`values` where the input is 0, else `input > 0`"),
     _op("isclose", ("other", "rtol", "atol", "equal_nan"), True,
         "torch's formula, each half-precision step rounded as torch rounds it"),

@@ -137,6 +137,16 @@ _UNIQUE_OPTIONS = (
 )
 
 
+_UNIQUE_EXTRAS = ("return_inverse", "return_counts")
+#: The extra results asked for -> the helper that returns them.
+_UNIQUE_HELPERS = {
+    (): UNIQUE_HELPER,
+    ("return_inverse",): "_trt_unique_inverse",
+    ("return_counts",): "_trt_unique_counts",
+    ("return_inverse", "return_counts"): "_trt_unique_inverse_counts",
+}
+
+
 class Unique(Rule):
     needs_text = (b"unique",)
     info = RuleInfo(
@@ -144,9 +154,11 @@ class Unique(Rule):
         name="unique",
         summary="`torch.unique` exports as ONNX `Unique`, which TensorRT never supports; use a sort-based helper",
         doc="""\
-What it finds: `torch.unique(x)` and `x.unique()`. The plain sorted form (no
-`return_inverse`, no `return_counts`, `dim=None`, `sorted` absent or `True`) is rewritten;
-the other forms are reported without a fix. A method call cannot be resolved by name: any
+What it finds: `torch.unique(x)` and `x.unique()`. The sorted form over the whole tensor
+(`dim=None`, `sorted` absent or `True`) is rewritten, also with `return_inverse=True` and
+`return_counts=True` written as literals (kornia's histogram matching,
+`_, bin_idx, s_counts = torch.unique(source, return_inverse=True, return_counts=True)`);
+`dim=`, `sorted=False` and flags that are not literals are reported without a fix. A method call cannot be resolved by name: any
 receiver that is not an imported module or `self` matches (`np.unique(a)` does not); the
 helper calls a non-tensor's own `.unique()`, so a pandas `Series.unique()` still works.
 
@@ -179,16 +191,33 @@ so every NaN is kept, after all numbers, as torch does. One unspecified detail: 
 size, and the exported graph may return the other. `sorted=False` is not rewritten: torch's
 order is then implementation-defined, and a sorted result is not the same function.
 
+With the extra results the helper is `_trt_unique_inverse`, `_trt_unique_counts` or
+`_trt_unique_inverse_counts` (torch's own function outside an export, each scriptable with
+its literal flags). While exporting, the sort also gives where each value came from; a count
+is the distance from one run's start (NonZero) to the next, exact: counts alone keep the fix
+safe. An element's index among the distinct values is the number of run starts up to its
+sorted place, less one, a running sum (CumSum) put back in the input's shape by
+ScatterElements; TensorRT's CumSum is floating point only, so the sum is taken in float32,
+exact below 2**24 elements: with `return_inverse=True` the fix is unsafe for that assumption,
+and `migrate` verifies it.
+
 TensorRT versions: all (Unique is unsupported in every version); the rewritten graph
 needs 8.5 or newer.""",
         fix=Safety.SAFE,
+        assumption="with `return_inverse=True`: fewer than 2**24 elements (the inverse indices are a running count "
+                   "summed in float32, as TensorRT's CumSum is floating point only)",
+        fails_when=("an input of 2**24 elements or more: the inverse indices past that round in the graph",),
         examples=(
             Example("classes = torch.unique(labels)\n", "classes = _trt_unique(labels)\n"),
             Example(
                 "def present(det):\n    return det[:, 5].unique(sorted=True)\n",
                 "def present(det):\n    return _trt_unique(det[:, 5])\n",
             ),
-            Example("ids, counts = torch.unique(labels, return_counts=True)\n"),
+            Example("ids, counts = torch.unique(labels, return_counts=True)\n",
+                    "ids, counts = _trt_unique_counts(labels)\n"),
+            Example("_, bins, counts = torch.unique(x, return_inverse=True, return_counts=True)\n",
+                    "_, bins, counts = _trt_unique_inverse_counts(x)\n", unsafe=True),
+            Example("rows = torch.unique(pairs, dim=0)\n"),
         ),
         references=(
             "https://pytorch.org/docs/stable/generated/torch.unique.html",
@@ -208,36 +237,48 @@ needs 8.5 or newer.""",
                 return
             tensor = cst.Arg(value=receiver)
             method = True
-        problem = self._unsupported(node, method)
+        problem, extras = self._unsupported(node, method)
         if tensor is None and problem is None:
             return
         if problem or tensor is None:
             self.report(node, f"unique exports as ONNX Unique, which TensorRT never supports; {problem}")
             return
+        helper = _UNIQUE_HELPERS[extras]
+        if "return_inverse" in extras:
+            # The inverse is a running count of the runs, summed in float32 (TensorRT's CumSum).
+            self.report(node, "unique exports as ONNX Unique, which TensorRT never supports; use the sort-based "
+                              "helper, whose inverse indices count the runs in float32 (exact below 2**24 elements)",
+                        Fix({node: helper_call(helper, tensor.value)}, helpers=(helper,), safety=Safety.UNSAFE))
+            return
         self.report(
             node,
             "unique exports as ONNX Unique, which TensorRT never supports; use the sort-based helper",
-            Fix({node: helper_call(UNIQUE_HELPER, tensor.value)}, helpers=(UNIQUE_HELPER,)),
+            Fix({node: helper_call(helper, tensor.value)}, helpers=(helper,)),
         )
 
     @staticmethod
-    def _unsupported(node: cst.Call, method: bool) -> str | None:
-        """Why this call cannot be rewritten, or None."""
+    def _unsupported(node: cst.Call, method: bool) -> tuple[str | None, tuple[str, ...]]:
+        """Why this call cannot be rewritten (or None), and the extra results it asks for
+        (``return_inverse``, ``return_counts``, each given as a literal ``True``)."""
         if has_star_args(node):
-            return "not rewritten: unpacked arguments"
+            return "not rewritten: unpacked arguments", ()
         known = 0 if method else 1
+        extras: list[str] = []
         for function_position, method_position, keyword, assumed in _UNIQUE_OPTIONS:
             arg = argument(node, method_position if method else function_position, keyword)
             if arg is None:
                 continue
             known += 1
             value = arg.value
-            if not (type(value) is cst.Name and value.value == assumed):
-                return (f"not rewritten: `{keyword}=` must be {assumed} for the helper "
-                        "(inverse indices, counts, `dim` and unsorted output need a hand-written sort-based version)")
+            if keyword in _UNIQUE_EXTRAS and type(value) is cst.Name and value.value == "True":
+                extras.append(keyword)
+            elif not (type(value) is cst.Name and value.value == assumed):
+                allowed = "True or False" if keyword in _UNIQUE_EXTRAS else assumed
+                return (f"not rewritten: `{keyword}=` must be {allowed} as a literal for the helper "
+                        "(`dim` and unsorted output need a hand-written sort-based version)"), ()
         if len(node.args) != known:
-            return "not rewritten: unexpected arguments"
-        return None
+            return "not rewritten: unexpected arguments", ()
+        return None, tuple(extras)
 
 
 RULES = (Atan2, Unique)

@@ -88,6 +88,8 @@ CASES: dict[str, Case] = {
     "nanmean": Case("torch.nanmean(a, dim=0)", lambda n, dt: [rows(n, 3, dt, exact=True)], FLOATS,
                     "a.nanmean(1, True)"),
     "trunc": Case("torch.trunc(a)", one(), NUMBERS, "a.trunc()"),
+    # kornia's histogram matching ravels its images; a transposed input takes the copy path.
+    "ravel": Case("torch.ravel(a.t())", one(3), NUMBERS + (torch.bool,), "a.ravel()"),
     "heaviside": Case("torch.heaviside(a, b)", two(), NUMBERS, "a.heaviside(b)"),
     "isclose": Case("torch.isclose(a, b, rtol=1e-2, atol=1e-3, equal_nan=True)",
                     lambda n, dt: [values(n, dt), (values(n, dt).double() * (1 + 0.02 * torch.randn(
@@ -122,8 +124,8 @@ def _source(form: str) -> str:
 def test_the_table_and_the_cases_cover_the_same_functions() -> None:
     assert set(CASES) == set(EXACT)
     assert {n for n, exact in EXACT.items() if exact} == {
-        "take_along_dim", "diff", "rot90", "count_nonzero", "nansum", "nanmean", "trunc", "heaviside", "isclose",
-        "kron", "channel_shuffle"}
+        "take_along_dim", "diff", "rot90", "count_nonzero", "nansum", "nanmean", "trunc", "ravel", "heaviside",
+        "isclose", "kron", "channel_shuffle"}
 
 
 def test_rewrite_text_and_what_is_left() -> None:

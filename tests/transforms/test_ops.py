@@ -219,7 +219,50 @@ def test_unique_other_forms_are_reported_not_rewritten() -> None:
     after = rewrite(code, unsafe=True)
     assert "r8 = _trt_unique(x)" in after
     assert after.count("_trt_unique(") == 2  # the call and the definition
-    assert "np.unique(a)" in after and "torch.unique(x, **opts)" in after
+    # The inverse (unsafe: a float32 running count) and the counts (safe) have their own helpers.
+    assert "r1 = _trt_unique_inverse(x)" in after and "r2 = _trt_unique_counts(x)" in after
+    assert "r2 = _trt_unique_counts(x)" in rewrite(code) and "r1 = torch.unique(x, return_inverse=True)" in \
+        rewrite(code)
+    for kept in ("torch.unique(x, dim=0)", "torch.unique(x, sorted=False)", "x.unique(sorted=flag)",
+                 "np.unique(a)", "torch.unique(x, **opts)", "torch.unique(*opts)"):
+        assert kept in after, kept
+
+
+UNIQUE_ALL_MODEL = """
+import torch
+from torch import nn
+
+
+class Quantiles(nn.Module):
+    def forward(self, source, template):
+        _, bins, counts = torch.unique(source.reshape(-1), return_inverse=True, return_counts=True)
+        values, t_counts = template.unique(return_counts=True)
+        quantiles = counts.to(torch.float32).cumsum(0) / source.numel()
+        return quantiles[bins].reshape(source.shape), values, t_counts
+"""
+
+
+def test_unique_with_inverse_and_counts_is_torchs_in_eager_and_in_the_graph() -> None:
+    """kornia's histogram matching, reduced: the inverse indices and counts of a sorted unique."""
+    after = rewrite(UNIQUE_ALL_MODEL, select=("TRT302",), unsafe=True)
+    assert "_trt_unique_inverse_counts(source.reshape(-1))" in after and "_trt_unique_counts(template)" in after
+    before_module, after_module = load(UNIQUE_ALL_MODEL, "Quantiles")(), load(after, "Quantiles")()
+    g = torch.Generator().manual_seed(1)
+    cases = [(torch.randint(0, 6, (2, 5, 7), generator=g).float(), torch.randint(0, 9, (4, 4), generator=g).float()),
+             (torch.tensor([[NAN, 1.0, -0.0], [0.0, INF, NAN]]), torch.tensor([[-INF, 2.0], [2.0, NAN]])),
+             (torch.full((3, 3), 2.5), torch.tensor([[7.0]]))]
+    for source, template in cases:
+        assert_same(before_module(source, template), after_module(source, template))
+    args = cases[0]
+    names, axes = ["source", "template"], {"source": {0: "b", 1: "h", 2: "w"}, "template": {0: "a", 1: "c"}}
+    assert "Unique" in onnx_ops(before_module, args, dynamic_axes=axes, input_names=names)
+    ops = onnx_ops(after_module, args, dynamic_axes=axes, input_names=names)
+    assert "Unique" not in ops and {"TopK", "NonZero", "ScatterElements", "CumSum"} <= set(ops), ops
+    session = ort.InferenceSession(_export(after_module, args, names, axes))
+    for source, template in [*cases[:1], (torch.randint(-2, 3, (1, 9, 4), generator=g).float(),
+                                          torch.randint(0, 3, (3, 5), generator=g).float())]:
+        got = session.run(None, {"source": source.numpy(), "template": template.numpy()})
+        assert_same(before_module(source, template), tuple(torch.from_numpy(a) for a in got))
 
 
 def test_unique_method_on_non_tensors_still_works() -> None:

@@ -219,6 +219,18 @@ def _trt_trunc(input):
     return torch.trunc(input)
 
 
+def _trt_ravel(input):
+    """``torch.ravel``; while exporting, ``contiguous().view(-1)``: what torch's ``ravel`` is made of
+    (a view where the tensor is contiguous, a copy otherwise), which the exporter writes as Reshape."""
+    if torch.jit.is_scripting():
+        return torch.ravel(input)
+    if _trt_foreign(input, "ravel"):
+        return input.ravel()
+    if isinstance(input, torch.Tensor) and _trt_onnx_exporting():
+        return input.contiguous().view(-1)
+    return torch.ravel(input)
+
+
 def _trt_heaviside(input, values):
     """``torch.heaviside``; while exporting, ``values`` where the input is 0, else ``input > 0``."""
     if torch.jit.is_scripting():

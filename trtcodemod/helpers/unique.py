@@ -53,3 +53,71 @@ def _trt_unique_onnx(x):
     keep = (values != previous) | first
     # index_select: a plain Gather (indexing by a tensor exports as GatherND with dynamo).
     return torch.index_select(values, 0, torch.nonzero(keep.to(torch.float32)).reshape(-1))
+
+
+def _trt_unique_inverse(x):
+    """``torch.unique(x, return_inverse=True)``; while exporting to ONNX, sort-based (no ``Unique``)."""
+    if torch.jit.is_scripting():
+        return torch.unique(x, return_inverse=True)
+    if not isinstance(x, (torch.Tensor, torch.fx.Proxy)) and hasattr(x, "unique"):
+        return x.unique(return_inverse=True)
+    if _trt_onnx_exporting() and isinstance(x, torch.Tensor):
+        values, inverse, _ = _trt_unique_all_onnx(x)
+        return values, inverse
+    return torch.unique(x, return_inverse=True)
+
+
+def _trt_unique_counts(x):
+    """``torch.unique(x, return_counts=True)``; while exporting to ONNX, sort-based (no ``Unique``)."""
+    if torch.jit.is_scripting():
+        return torch.unique(x, return_counts=True)
+    if not isinstance(x, (torch.Tensor, torch.fx.Proxy)) and hasattr(x, "unique"):
+        return x.unique(return_counts=True)
+    if _trt_onnx_exporting() and isinstance(x, torch.Tensor):
+        values, _, counts = _trt_unique_all_onnx(x)
+        return values, counts
+    return torch.unique(x, return_counts=True)
+
+
+def _trt_unique_inverse_counts(x):
+    """``torch.unique(x, return_inverse=True, return_counts=True)``; while exporting to ONNX,
+    sort-based (no ``Unique``)."""
+    if torch.jit.is_scripting():
+        return torch.unique(x, return_inverse=True, return_counts=True)
+    if not isinstance(x, (torch.Tensor, torch.fx.Proxy)) and hasattr(x, "unique"):
+        return x.unique(return_inverse=True, return_counts=True)
+    if _trt_onnx_exporting() and isinstance(x, torch.Tensor):
+        return _trt_unique_all_onnx(x)
+    return torch.unique(x, return_inverse=True, return_counts=True)
+
+
+@torch.jit.unused
+def _trt_unique_all_onnx(x):
+    """The sorted distinct values of ``x``, each element's index among them (``x``'s shape) and each
+    value's count, as ``torch.unique(x, return_inverse=True, return_counts=True)`` gives them
+    (never runs when scripted).
+
+    The flat values are sorted (TopK, which also gives where each came from); a run of equal
+    values starts where a value differs from its predecessor (every NaN starts its own, as in
+    torch). An element's index is the number of run starts up to its sorted place, less one:
+    a running sum of the start flags, taken in float32 because TensorRT's CumSum is floating
+    point only, so it is exact below 2**24 elements (the fix's assumption); ScatterElements
+    puts each back where the sort took it from. A count is the distance from a run's start to
+    the next one's (the last to the length); NonZero finds the starts, so the lengths of the
+    values and counts still follow the data (TensorRT 8.5 or newer).
+    """
+    flat = x.reshape(-1)
+    sortable = flat.to(torch.int32) if flat.dtype == torch.bool else flat  # ONNX TopK has no bool kernel
+    ordered, order = torch.sort(sortable)
+    # As in _trt_unique_onnx: every size follows the input's length, an empty one included.
+    previous = torch.cat([ordered.new_zeros(1), ordered])[:ordered.shape[0]]
+    first = torch.arange(ordered.shape[0], device=ordered.device) == 0
+    starts_here = (ordered != previous) | first
+    rank = starts_here.to(torch.float32).cumsum(0).to(torch.int64) - 1
+    inverse = torch.zeros_like(order).scatter(0, order, rank).reshape(x.shape)
+    starts = torch.nonzero(starts_here.to(torch.float32)).reshape(-1)
+    ends = torch.cat([starts, starts.new_ones(1) * flat.shape[0]])[1:]
+    values = torch.index_select(ordered, 0, starts)
+    if flat.dtype == torch.bool:
+        values = values.to(torch.bool)
+    return values, inverse, ends - starts
