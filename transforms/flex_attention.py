@@ -37,7 +37,9 @@ another callable, the ways most models call it (`flex_attention = torch.compile(
 `self.attend = torch.compile(flex_attention, dynamic=False)`, transformers'
 `compiled() if not is_torchdynamo_compiling() else flex_attention`), or to a call of a function
 of the file whose every `return` gives one of those (torchtune's `flex_attention_compiled =
-compile_flex_attention()`). A `functools.partial` of it
+compile_flex_attention()`), also as a class attribute called through its class (torchtitan's
+`FlexAttentionWrapper._compiled_flex_attn`, bound in the class body with an annotation). A
+`functools.partial` of it
 is left alone: the arguments it holds are not visible at the call.
 
 Why it hurts: `flex_attention` is a higher-order operator. The TorchScript exporter's trace
@@ -153,10 +155,38 @@ def _compiled_bindings(rule: FlexAttention, module: cst.Module) -> list[str]:
     factories = _flex_factories(module, flex_like)
 
     class Finder(cst.CSTVisitor):
+        def __init__(self) -> None:
+            self.classes: list[str] = []  # the class whose body binds a name (not inside its methods)
+
+        def visit_ClassDef(self, node: cst.ClassDef) -> None:
+            self.classes.append(node.name.value)
+
+        def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+            self.classes.pop()
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            self.classes.append("")
+
+        def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+            self.classes.pop()
+
+        def bind(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+            if type(target) not in (cst.Name, cst.Attribute):
+                return
+            code = code_of(target)
+            if type(target) is cst.Name and self.classes and self.classes[-1]:
+                # A class attribute (torchtitan's `_compiled_flex_attn: ClassVar[Callable] =
+                # torch.compile(flex_attention, ...)`), called through the class.
+                code = f"{self.classes[-1]}.{code}"
+            values.setdefault(code, []).append(flex_like(value))
+
         def visit_Assign(self, node: cst.Assign) -> None:
             for target in node.targets:
-                if type(target.target) in (cst.Name, cst.Attribute):
-                    values.setdefault(code_of(target.target), []).append(flex_like(node.value))
+                self.bind(target.target, node.value)
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            if node.value is not None:
+                self.bind(node.target, node.value)
 
     module.visit(Finder())
     return [target for target, kinds in values.items() if all(kinds)]

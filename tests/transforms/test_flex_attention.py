@@ -113,6 +113,24 @@ def test_a_binding_through_a_function_that_returns_it() -> None:
             "b(q, k, v) + c(q, k, v)\n") in after, after
 
 
+def test_a_class_attribute_called_through_its_class() -> None:
+    """torchtitan's ``FlexAttentionWrapper._compiled_flex_attn``: bound in the class body (with an
+    annotation) to ``torch.compile(flex_attention, ...)`` and called through the class name. A bare
+    name of a method that happens to be the attribute's, another class's attribute of that name and
+    one the class also binds to something else are left alone."""
+    code = ("class FlexAttentionWrapper(nn.Module):\n"
+            "    _compiled_flex_attn: ClassVar[Callable] = torch.compile(flex_attention, mode='max-autotune')\n\n"
+            "    def forward(self, q, k, v, *, block_mask, scale=None):\n"
+            "        _compiled_flex_attn = other\n"
+            "        return FlexAttentionWrapper._compiled_flex_attn(q, k, v, block_mask=block_mask, scale=scale) + "
+            "_compiled_flex_attn(q, k, v) + Other._compiled_flex_attn(q, k, v) + Twice.attend(q, k, v)\n\n\n"
+            "class Twice:\n    attend = flex_attention\n    attend = other\n")
+    after = _fixed(code)
+    assert ("        return _trt_flex_attention(FlexAttentionWrapper._compiled_flex_attn, q, k, v, "
+            "block_mask=block_mask, scale=scale) + _compiled_flex_attn(q, k, v) + Other._compiled_flex_attn(q, k, v)"
+            " + Twice.attend(q, k, v)\n") in after, after
+
+
 def test_other_code_is_left_alone() -> None:
     source = ("import torch\nimport torch.nn.functional as F\n\n\n"
               "def flex_attention(q, k, v):\n    return F.scaled_dot_product_attention(q, k, v)\n\n\n"

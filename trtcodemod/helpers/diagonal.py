@@ -54,3 +54,32 @@ def _trt_diag_vector(matrix, diagonal: int):
     block = block[:block.shape[1], :block.shape[0]]  # a square of the shorter side (slices clamp)
     side = block.shape[0]
     return block.reshape(-1)[torch.arange(side, device=matrix.device) * (side + 1)]
+
+
+def _trt_diagonal(input, offset: int = 0, dim1: int = 0, dim2: int = 1):
+    """``torch.diagonal(input, offset, dim1, dim2)`` (a view); while exporting, a gathered copy.
+
+    The TorchScript exporter writes ``torch.diagonal`` as the input times an EyeLike of its
+    shape, summed: an EyeLike of a run-time shape, which TensorRT builds only from static
+    dimensions (and an infinity off the diagonal turns its diagonal element into NaN there).
+    """
+    if torch.jit.is_scripting():
+        return torch.diagonal(input, offset, dim1, dim2)
+    if not isinstance(input, torch.Tensor):
+        return input.diagonal(offset, dim1, dim2)  # a method call on another array type (NumPy's)
+    if _trt_onnx_exporting() and type(offset) is int and type(dim1) is int and type(dim2) is int:
+        rank = input.dim()
+        if -rank <= dim1 < rank and -rank <= dim2 < rank and dim1 % rank != dim2 % rank:
+            return _trt_diagonal_gather(input, offset, dim1 % rank, dim2 % rank)
+    return torch.diagonal(input, offset, dim1, dim2)
+
+
+@torch.jit.unused
+def _trt_diagonal_gather(input, offset: int, dim1: int, dim2: int):
+    """The ``offset``-th diagonal of the planes ``(dim1, dim2)`` of ``input``, as the last axis (a copy)."""
+    planes = input.movedim((dim1, dim2), (-2, -1))
+    block = planes[..., :, offset:] if offset >= 0 else planes[..., -offset:, :]
+    block = block[..., :block.shape[-1], :block.shape[-2]]  # a square of the shorter side (slices clamp)
+    # Row i of the square gives its element i: an index per row, broadcast over the other axes.
+    index = torch.arange(block.shape[-1], device=input.device).unsqueeze(-1).expand(block.shape[:-1] + (1,))
+    return block.gather(-1, index).select(-1, 0)

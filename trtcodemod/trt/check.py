@@ -52,6 +52,8 @@ RULES: dict[str, tuple[str, ...]] = {
     "median": ("TRT319",),
     "kthvalue": ("TRT319",),
     "diag": ("TRT320",),
+    # torch.eye's (TRT310) or torch.diagonal's (TRT320): either rule's finding at its line removes it.
+    "EyeLike": ("TRT310", "TRT320"),
     "histc": ("TRT321",),
     "isposinf": ("TRT733",),
     "isneginf": ("TRT733",),
@@ -606,8 +608,37 @@ class _Checker:
         # that shape folds to a constant.
         source = self.graphs.producers.get(node.input[0]) if node.input else None
         if source is not None and source.op_type == "ConstantOfShape" and not self.graphs.is_const(source.input[0]):
+            # torch.diagonal exports as its input times an EyeLike of that input's sizes (transposed
+            # for other dimensions), summed: TRT320's; torch.eye's (any other EyeLike) is TRT310's.
+            diagonal = self._diagonal_product(node, source)
             self.report(node, name, "EyeLike", "its input's dimensions are computed at run time; TensorRT builds "
-                        "EyeLike only from an input of static dimensions", "TRT310")
+                        "EyeLike only from an input of static dimensions"
+                        + (" (its input times an identity, summed: how `torch.diagonal` exports)" if diagonal else ""),
+                        "TRT320" if diagonal else "TRT310")
+
+    def _diagonal_product(self, eye: onnx.NodeProto, shape_of: onnx.NodeProto) -> bool:
+        """``eye`` (EyeLike of ``shape_of``, a ConstantOfShape) looks like ``torch.diagonal``'s: times
+        the tensor whose sizes the ConstantOfShape takes (transposed for other dimensions), summed."""
+        sized = set()  # the tensors whose Shape feeds the ConstantOfShape (a few nodes up)
+        frontier, seen = [shape_of.input[0]], set()
+        while frontier and len(seen) < 16:
+            producer = self.graphs.producers.get(frontier.pop())
+            if producer is None or id(producer) in seen:
+                continue
+            seen.add(id(producer))
+            if producer.op_type == "Shape":
+                sized.add(producer.input[0])
+            else:
+                frontier.extend(producer.input)
+
+        def of_sized(tensor: str) -> bool:
+            producer = self.graphs.producers.get(tensor)
+            return tensor in sized or (producer is not None and producer.op_type == "Transpose"
+                                        and producer.input[0] in sized)
+
+        return any(mul.op_type == "Mul" and all(of_sized(t) for t in mul.input if t != eye.output[0])
+                   and any(c.op_type == "ReduceSum" for c in self.graphs.consumers.get(mul.output[0], []))
+                   for mul in self.graphs.consumers.get(eye.output[0], []))
 
     def check_Pad(self, node: onnx.NodeProto, name: str) -> None:
         self._needs_const_input(node, name, 3, "axes", "TRT502", "pad_tensor_axes")

@@ -8,9 +8,12 @@ key/value heads (a callable chosen by a conditional, ``**`` keywords), attention
 ``score_mod`` (the function reached through its module path), ViTok's 2-D sliding window (a block
 mask cached on the module, built in ``forward``) and torchtune's packed document mask (a compiled
 copy bound through a function's return value, ``flex_attention_compiled =
-compile_flex_attention()``: found since this variant set, see the rule's test). The originals do not
-export (the TorchScript trace stops inside ``flex_attention``). ``migrate`` rewrites vit-pytorch's,
-transformers', torchtune's and attention-gym's and ends with exit 0, equivalent; two of them are also rewritten by
+compile_flex_attention()``: found since this variant set, see the rule's test) and torchtitan's
+causal block mask built before the forward, called through a compiled copy held as a class attribute
+(``FlexAttentionWrapper._compiled_flex_attn``: found since this variant, see the rule's test). The
+originals do not export (the TorchScript trace stops inside ``flex_attention``). ``migrate``
+rewrites vit-pytorch's, transformers', torchtune's, torchtitan's and attention-gym's and ends with
+exit 0, equivalent; two of them are also rewritten by
 the rule and exported directly, the graph equal to eager mode at other sizes and on edge values
 (zeros, negatives, large magnitudes, infinities), eager mode unchanged.
 
@@ -56,11 +59,12 @@ CALLS = {
         "out = torch.nn.attention.flex_attention.flex_attention(q, k, v, score_mod=self.alibi)",
     "torchtune_packed_document_mask": "return flex_attention_compiled(q, k, v, block_mask=block_mask)",
     "vitok_2d_sliding_window_cached_mask": "out = flex_attention(q, k, v, block_mask=block_mask, score_mod=score_mod)",
+    "torchtitan_flex_wrapper_class_compiled": "return FlexAttentionWrapper._compiled_flex_attn(q, k, v, block_mask=",
 }
 
 
 @pytest.mark.parametrize("name", ["vit_pytorch_nd_causal_block_mask", "transformers_softcap_gqa_wrapped",
-                                  "torchtune_packed_document_mask"])
+                                  "torchtune_packed_document_mask", "torchtitan_flex_wrapper_class_compiled"])
 def test_migrate_rewrites_the_call_and_the_model_exports_equivalent(name: str) -> None:
     path = HERE / f"{name}.py"
     module = load_variant(path, f"trt315_m_{name}")

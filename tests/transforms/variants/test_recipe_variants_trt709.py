@@ -7,12 +7,14 @@ form the original writes it: vit-pytorch's SimpleViT with FFT (``torch.view_as_r
 ``torch.view_as_real(torch.fft.fftn(torch.view_as_complex(data), dim=..., norm=...))``),
 Hypercomplex-UNet's Fourier map (``fftn`` over every axis kept in a variable, its ``.real`` and
 ``.imag`` taken), vision-ssm-derain's frequency gate (``fft = torch.fft.rfft2(...)`` then
-``torch.abs(fft)``: found since this variant set, see the rule's test) and LaMa's Fourier unit
+``torch.abs(fft)``: found since this variant set, see the rule's test), Fourier Transformer's DCT
+of the hidden states (a 1-D ``Vc = torch.fft.fft(v, dim=1)`` read through ``Vc.real`` and
+``Vc.imag``) and LaMa's Fourier unit
 (``rfftn`` rebound by the statement that stacks its two parts, then ``irfftn``). The originals
 do not export with the TorchScript exporter (no symbolic for ``aten::fft_*``). ``migrate``
 rewrites vit-pytorch's, fastMRI's, Hypercomplex-UNet's and vision-ssm-derain's (with TRT733 for the
-float64 Cast that its ``torch.nan_to_num(..., posinf=1e6)`` exports) and ends with exit 0,
-equivalent. Hypercomplex-UNet's and
+float64 Cast that its ``torch.nan_to_num(..., posinf=1e6)`` exports) and Fourier Transformer's
+(with TRT712 for its ``math.ceil`` of a size) and ends with exit 0, equivalent. Hypercomplex-UNet's and
 vision-ssm-derain's are also rewritten by the rule and exported directly: the graph equals eager
 mode to 1e-5 of the largest magnitude at other sizes, on zeros, negatives and large values (no
 empty batch: eager mode refuses one in both), and never gives a finite value where eager mode
@@ -64,6 +66,9 @@ TAKEN = {
     "vision_ssm_derain_freq_enhance": (['fft = torch.fft.rfft2(x32, norm="ortho")'],
                                        ['fft = _trt_rfft2("complex", x32, norm="ortho")',
                                         'amp = _trt_dft_part(fft, "abs")']),
+    "fourier_transformer_dct_lowpass": (["Vc = torch.fft.fft(v, dim=1)"],
+                                        ['Vc = _trt_fft("complex", v, dim=1)',
+                                         'V = _trt_dft_part(Vc, "real") * W_r - _trt_dft_part(Vc, "imag") * W_i']),
 }
 
 
@@ -105,6 +110,25 @@ def test_vision_ssm_derain_takes_the_transform_and_its_nan_to_num_end_to_end() -
     assert report["after"]["exported"] is True and report["after"]["faithful"] is True
     assert report["after"]["trt_errors"] == 0
     assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
+
+
+def test_fourier_transformer_dct_takes_the_transform_and_its_size_unpacking_end_to_end() -> None:
+    """TRT709 takes the 1-D ``fft`` read through ``.real`` and ``.imag``; the model's
+    ``math.ceil(T * KEPT)`` of a size is TRT712's (a verified candidate too). The ``np.sqrt(N)`` of the ortho scaling
+    stays a warning (TRT711, no fix): ``N`` is the time axis, fixed here, so its value holds."""
+    name = "fourier_transformer_dct_lowpass"
+    path = HERE / f"{name}.py"
+    module = load_variant(path, f"trt709_m_{name}")
+    report = migrate_json(path, _axes_json(module))
+    assert report["before"]["exported"] is False
+    assert sorted((fix["rule"], fix["line"]) for fix in report["applied"]) == [
+        ("TRT709", _line_of(path, "Vc = torch.fft.fft(")), ("TRT712", _line_of(path, "return x_dct[:math.ceil(T * KEPT)"))]
+    assert report["after"]["exported"] is True and report["after"]["faithful"] is True
+    assert report["after"]["trt_errors"] == 0
+    assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
+    assert {r["rule"] for r in report["remaining"]} <= {"TRT711"}, report["remaining"]
+    for fragment in TAKEN[name][1]:
+        assert fragment in report["diff"], report["diff"]
 
 
 def test_lama_rebound_transform_is_named_without_a_fix() -> None:
