@@ -62,6 +62,13 @@ export warned at the `if`, as for sizes a caller handed down) and whose body is 
   its own block and never in a block around the `if`, and flags set to `True`/`False` beside
   the resize (`interpolate = True`: transformers' MobileViT, whose caller resizes back when
   the flag is set);
+- or the branch returns it, `return F.pad(x, (...))` (also with the amounts' local before it),
+  `return x[:, :H, :W]` or `return F.interpolate(x, size=...)`, and the code after the `if`
+  returns the tensor as it is: the line right after it is `return x`, or the `if` has `else:
+  return x` (spandrel's `pad_to_multiple`, which SwinIR, HAT and SCUNet pad with: `if pad_h or
+  pad_w: return F.pad(tensor, (0, pad_w, 0, pad_h), mode, value)` then `return tensor`);
+- the test may read a number's truth (`if pad_h or pad_w:`, `if w % 4:`): a number computed from
+  sizes stands for `pad_h != 0`, the same truth for any number;
 - the test may be held in a flag bound on the line just before the `if` and read nowhere else
   (`was_padded = pad_values[3] > 0 or pad_values[5] > 0`, then `if was_padded:` and the crop:
   transformers' Swin V2, Swin2SR, Donut Swin, DiNAT, CLAP and MaskFormer-Swin); the flag's line
@@ -97,7 +104,11 @@ by the example's amount at every size.
 The rewrite: the `if` goes, its assignment stays and runs every time. A pad's amounts are
 multiplied by the condition (`(p - w % p) * (w % p != 0)`, with `or`/`and` written `|`/`&`
 so the condition stays a traced value): they are 0 where the condition was false, and a pad
-by 0 is the tensor as it was. A crop, a resize or a broadcast is kept as written. A local holding a pad's amounts is
+by 0 is the tensor as it was. A number's truth is written `!= 0` there (`(pad_h != 0) |
+(pad_w != 0)`): `pad_h | pad_w` would be a bitwise or of integers, which the exporter has no
+ONNX op for at opset 17. A crop, a resize or a broadcast is kept as written. An early return
+becomes the return of the resize, every time, and the `return x` after the `if` (or its
+`else`) goes. A local holding a pad's amounts is
 bound every time, its amounts multiplied by the condition; a flag beside the resize is set
 every time, as the resize now is. A choice between
 numbers becomes `_trt_size_choice = <test>` (evaluated once, where the `if` evaluated it) and
@@ -115,7 +126,7 @@ Fix safety: unsafe. It assumes that where the condition is false the crop is to 
 tensor's own size and the resize or the broadcast to its own size (then a broadcast is a view of
 the same values, a crop takes every element and a
 `bilinear`, `nearest` or `bicubic` resize to the same size gives the same values), which
-the code does not say. The result is a new tensor where the original kept the input itself
+the code does not say. The result is a new tensor where the original kept or returned the input itself
 (aliasing, `is`, in-place writes through it), with the strides of a fresh copy: where the
 original's tensor kept another layout (a zero pad of a transposed view), a later matrix product
 may sum in another order, so values agree to float rounding, not always bit for bit (timm's
@@ -189,6 +200,22 @@ that work is then done every time in the graph.""",
                 "        _trt_size_choice = h <= window\n"
                 "        window = _trt_size_where(_trt_size_choice, h, window)\n"
                 "        return x.reshape(x.shape[0], x.shape[1], -1, window, x.shape[3])\n",
+                unsafe=True,
+            ),
+            Example(
+                "def pad_to_multiple(x: torch.Tensor, multiple: int) -> torch.Tensor:\n"
+                "    _, _, h, w = x.size()\n"
+                "    pad_h = (multiple - h % multiple) % multiple\n"
+                "    pad_w = (multiple - w % multiple) % multiple\n"
+                "    if pad_h or pad_w:\n"
+                "        return F.pad(x, (0, pad_w, 0, pad_h), mode=\"reflect\")\n"
+                "    return x\n",
+                "def pad_to_multiple(x: torch.Tensor, multiple: int) -> torch.Tensor:\n"
+                "    _, _, h, w = x.size()\n"
+                "    pad_h = (multiple - h % multiple) % multiple\n"
+                "    pad_w = (multiple - w % multiple) % multiple\n"
+                "    return F.pad(x, (0, (pad_w) * ((pad_h != 0) | (pad_w != 0)), 0, (pad_h) * ((pad_h != 0) | "
+                "(pad_w != 0))), mode=\"reflect\")\n",
                 unsafe=True,
             ),
         ),
