@@ -353,7 +353,8 @@ that work is then done every time in the graph.""",
         function = self._functions[-1] if self._functions else None
         locals_ = [line.body[0] for line in lines[:-1]]  # type: ignore[attr-defined]
         for local in locals_:  # ``pad_values = (...)`` before ``return F.pad(x, pad_values)``
-            if type(local) is not cst.Assign or len(local.targets) != 1 or type(local.targets[0].target) is not cst.Name \
+            if type(local) is not cst.Assign or len(local.targets) != 1 \
+                    or type(local.targets[0].target) is not cst.Name \
                     or type(local.value) not in (cst.Tuple, cst.List) or function is None \
                     or not _fresh_local(function, node, local.targets[0].target.value):
                 return False
