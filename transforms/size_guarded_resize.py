@@ -26,6 +26,8 @@ _INTERPOLATE = ("torch.nn.functional.interpolate",)
 SIZE_WHERE_HELPER = "_trt_size_where"
 #: The local holding the test, evaluated once as the ``if`` did (reserved prefix: no user's name).
 CHOICE = "_trt_size_choice"
+#: What each kind of resize did to the tensor, for the messages.
+_DONE = {"pads": "padded", "crops": "cropped", "resizes": "resized", "expands": "broadcast"}
 _COMPARISONS = (cst.Equal, cst.NotEqual, cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)
 
 
@@ -60,6 +62,13 @@ export warned at the `if`, as for sizes a caller handed down) and whose body is 
   its own block and never in a block around the `if`, and flags set to `True`/`False` beside
   the resize (`interpolate = True`: transformers' MobileViT, whose caller resizes back when
   the flag is set);
+- or the branch returns it, `return F.pad(x, (...))` (also with the amounts' local before it),
+  `return x[:, :H, :W]` or `return F.interpolate(x, size=...)`, and the code after the `if`
+  returns the tensor as it is: the line right after it is `return x`, or the `if` has `else:
+  return x` (spandrel's `pad_to_multiple`, which SwinIR, HAT and SCUNet pad with: `if pad_h or
+  pad_w: return F.pad(tensor, (0, pad_w, 0, pad_h), mode, value)` then `return tensor`);
+- the test may read a number's truth (`if pad_h or pad_w:`, `if w % 4:`): a number computed from
+  sizes stands for `pad_h != 0`, the same truth for any number;
 - the test may be held in a flag bound on the line just before the `if` and read nowhere else
   (`was_padded = pad_values[3] > 0 or pad_values[5] > 0`, then `if was_padded:` and the crop:
   transformers' Swin V2, Swin2SR, Donut Swin, DiNAT, CLAP and MaskFormer-Swin); the flag's line
@@ -95,7 +104,11 @@ by the example's amount at every size.
 The rewrite: the `if` goes, its assignment stays and runs every time. A pad's amounts are
 multiplied by the condition (`(p - w % p) * (w % p != 0)`, with `or`/`and` written `|`/`&`
 so the condition stays a traced value): they are 0 where the condition was false, and a pad
-by 0 is the tensor as it was. A crop, a resize or a broadcast is kept as written. A local holding a pad's amounts is
+by 0 is the tensor as it was. A number's truth is written `!= 0` there (`(pad_h != 0) |
+(pad_w != 0)`): `pad_h | pad_w` would be a bitwise or of integers, which the exporter has no
+ONNX op for at opset 17. A crop, a resize or a broadcast is kept as written. An early return
+becomes the return of the resize, every time, and the `return x` after the `if` (or its
+`else`) goes. A local holding a pad's amounts is
 bound every time, its amounts multiplied by the condition; a flag beside the resize is set
 every time, as the resize now is. A choice between
 numbers becomes `_trt_size_choice = <test>` (evaluated once, where the `if` evaluated it) and
@@ -113,7 +126,7 @@ Fix safety: unsafe. It assumes that where the condition is false the crop is to 
 tensor's own size and the resize or the broadcast to its own size (then a broadcast is a view of
 the same values, a crop takes every element and a
 `bilinear`, `nearest` or `bicubic` resize to the same size gives the same values), which
-the code does not say. The result is a new tensor where the original kept the input itself
+the code does not say. The result is a new tensor where the original kept or returned the input itself
 (aliasing, `is`, in-place writes through it), with the strides of a fresh copy: where the
 original's tensor kept another layout (a zero pad of a transposed view), a later matrix product
 may sum in another order, so values agree to float rounding, not always bit for bit (timm's
@@ -189,6 +202,22 @@ that work is then done every time in the graph.""",
                 "        return x.reshape(x.shape[0], x.shape[1], -1, window, x.shape[3])\n",
                 unsafe=True,
             ),
+            Example(
+                "def pad_to_multiple(x: torch.Tensor, multiple: int) -> torch.Tensor:\n"
+                "    _, _, h, w = x.size()\n"
+                "    pad_h = (multiple - h % multiple) % multiple\n"
+                "    pad_w = (multiple - w % multiple) % multiple\n"
+                "    if pad_h or pad_w:\n"
+                "        return F.pad(x, (0, pad_w, 0, pad_h), mode=\"reflect\")\n"
+                "    return x\n",
+                "def pad_to_multiple(x: torch.Tensor, multiple: int) -> torch.Tensor:\n"
+                "    _, _, h, w = x.size()\n"
+                "    pad_h = (multiple - h % multiple) % multiple\n"
+                "    pad_w = (multiple - w % multiple) % multiple\n"
+                "    return F.pad(x, (0, (pad_w) * ((pad_h != 0) | (pad_w != 0)), 0, (pad_h) * ((pad_h != 0) | "
+                "(pad_w != 0))), mode=\"reflect\")\n",
+                unsafe=True,
+            ),
         ),
         references=(TS_PITFALLS, "https://pytorch.org/docs/stable/generated/torch.nn.functional.pad.html",
                     "https://pytorch.org/docs/stable/generated/torch.where.html"),
@@ -245,6 +274,8 @@ that work is then done every time in the graph.""",
         test = flag[1] if flag is not None else node.test
         if node.orelse is None and flag is None and self._crops(node):
             return
+        if self._early_return(node, test, flag):
+            return
         branch = self._branch(node)
         if branch is None or not self._sized(node, test, flags_too=True):
             return
@@ -254,36 +285,114 @@ that work is then done every time in the graph.""",
             (target if node.orelse is None else None)
         if source is None:
             return
-        kind, new_value, scaled = self._resize(assignment.value, source, test, locals_)
-        if kind is None or kind == "pads" and _comparisons(test) is None:
+        explicit = self._explicit(test)
+        kind, new_value, scaled = self._resize(assignment.value, source, explicit, locals_)
+        if kind is None or kind == "pads" and _comparisons(explicit) is None:
             return  # a pad's amounts are scaled by the test, which must then be comparisons only
+        also = "".join(f"; `{short_code(f.targets[0].target)}` is set every time, as the {kind[:-1]} is done"
+                       for f in flags)
+        if flag is not None:
+            also += f"; the flag `{short_code(node.test)}`, read only here, goes with it"
+        self.found(test, f"`if {short_code(test)}:` {kind} `{target}` only when a size asks for it: a "
+                   "traced export keeps the branch the example took; do it every time, in a form that is the "
+                   f"tensor itself where the condition is false{also}",
+                   Fix(self._unconditional(node, flag, assignment, new_value, scaled), safety=Safety.UNSAFE))
+
+    def _unconditional(self, node: cst.If, flag: tuple[cst.SimpleStatementLine, cst.BaseExpression] | None,
+                       small: cst.Assign | cst.Return, new_value: cst.BaseExpression,
+                       scaled: tuple[cst.Assign, cst.BaseExpression] | None,
+                       after: cst.SimpleStatementLine | None = None
+                       ) -> dict[cst.CSTNode, cst.CSTNode | cst.FlattenSentinel | cst.RemovalSentinel]:
+        """The replacements that do the branch's lines every time: ``small`` (the resize, or the
+        ``return`` of one) with ``new_value`` as its value, the pad's
+        local as ``scaled``; the ``if``'s comments above them, its flag's line and ``after`` (the
+        ``return x`` an early return skipped) removed, their comments kept."""
         lines = list(node.body.body)  # type: ignore[attr-defined]
         # The if's comments (its header's, the branch's) stay, above the statements that are left.
         owns = {line.trailing_whitespace.comment.value for line in lines
                 if type(line) is cst.SimpleStatementLine and line.trailing_whitespace.comment is not None}
         comments = [c for c in comments_inside(node) if c.comment.value not in owns]
+        if after is not None:
+            comments += [cst.EmptyLine(comment=line.comment) for line in after.leading_lines if line.comment]
+            if after.trailing_whitespace.comment is not None:
+                comments.append(cst.EmptyLine(comment=after.trailing_whitespace.comment))
         unconditional = []
         for line in lines:
-            small = line.body[0]  # type: ignore[attr-defined]
-            if small is assignment:
-                line = line.with_changes(body=[assignment.with_changes(value=new_value)])
-            elif scaled is not None and small is scaled[0]:
-                line = line.with_changes(body=[small.with_changes(value=scaled[1])])
+            first = line.body[0]  # type: ignore[attr-defined]
+            if first is small:
+                line = line.with_changes(body=[small.with_changes(value=new_value)])
+            elif scaled is not None and first is scaled[0]:
+                line = line.with_changes(body=[first.with_changes(value=scaled[1])])
             above = [*flag[0].leading_lines] if flag is not None else []
             unconditional.append(line.with_changes(leading_lines=[*above, *node.leading_lines, *comments])
                                  if not unconditional else line)
-        also = "".join(f"; `{short_code(f.targets[0].target)}` is set every time, as the {kind[:-1]} is done"
-                       for f in flags)
-        if flag is not None:
-            also += f"; the flag `{short_code(node.test)}`, read only here, goes with it"
         replacements: dict[cst.CSTNode, cst.CSTNode | cst.FlattenSentinel | cst.RemovalSentinel] = {
             node: unconditional[0] if len(unconditional) == 1 else cst.FlattenSentinel(unconditional)}
         if flag is not None:
             replacements[flag[0]] = cst.RemovalSentinel.REMOVE
-        self.found(test, f"`if {short_code(test)}:` {kind} `{target}` only when a size asks for it: a "
-                   "traced export keeps the branch the example took; do it every time, in a form that is the "
-                   f"tensor itself where the condition is false{also}",
-                   Fix(replacements, safety=Safety.UNSAFE))
+        if after is not None:
+            replacements[after] = cst.RemovalSentinel.REMOVE
+        return replacements
+
+    # -- an early return of the resized tensor -------------------------------------------
+
+    def _early_return(self, node: cst.If, test: cst.BaseExpression,
+                      flag: tuple[cst.SimpleStatementLine, cst.BaseExpression] | None) -> bool:
+        """``if pad_h or pad_w: return F.pad(x, (0, pad_w, 0, pad_h), mode)`` directly followed by
+        ``return x`` (spandrel's ``pad_to_multiple``), or with ``else: return x``: the branch returns
+        a pad, crop, resize or broadcast of ``x``, the code after it ``x`` as it is. The resize is
+        returned every time (a pad's amounts times the test); True when found (reported)."""
+        if type(node.body) is not cst.IndentedBlock or not node.body.body:
+            return False
+        lines = list(node.body.body)
+        if not all(type(line) is cst.SimpleStatementLine and len(line.body) == 1 for line in lines):
+            return False
+        returned = lines[-1].body[0]  # type: ignore[attr-defined]
+        if type(returned) is not cst.Return or returned.value is None:
+            return False
+        function = self._functions[-1] if self._functions else None
+        locals_ = [line.body[0] for line in lines[:-1]]  # type: ignore[attr-defined]
+        for local in locals_:  # ``pad_values = (...)`` before ``return F.pad(x, pad_values)``
+            if type(local) is not cst.Assign or len(local.targets) != 1 \
+                    or type(local.targets[0].target) is not cst.Name \
+                    or type(local.value) not in (cst.Tuple, cst.List) or function is None \
+                    or not _fresh_local(function, node, local.targets[0].target.value):
+                return False
+        after = None
+        if node.orelse is None:
+            after = _next_line(function, node) if function is not None else None
+            otherwise = _returned_name(after)
+        elif type(node.orelse) is cst.Else and type(node.orelse.body) is cst.IndentedBlock \
+                and len(node.orelse.body.body) == 1:
+            otherwise = _returned_name(node.orelse.body.body[0])
+        else:
+            return False  # an elif chain is another decision
+        if otherwise is None or not self._sized(node, test, flags_too=True):
+            return False
+        explicit = self._explicit(test)
+        kind, new_value, scaled = self._resize(returned.value, otherwise, explicit, locals_)  # type: ignore[arg-type]
+        if kind is None or kind == "pads" and _comparisons(explicit) is None:
+            return False
+        also = f"; the flag `{short_code(node.test)}`, read only here, goes with it" if flag is not None else ""
+        self.found(test, f"`if {short_code(test)}:` returns `{otherwise}` {_DONE[kind]} only when a size asks for "
+                   f"it, and `{otherwise}` as it is otherwise: a traced export keeps the branch the example took; "
+                   f"return the {kind[:-1]} every time, in a form that is the tensor itself where the condition is "
+                   f"false{also}",
+                   Fix(self._unconditional(node, flag, returned, new_value, scaled, after), safety=Safety.UNSAFE))
+        return True
+
+    def _explicit(self, test: cst.BaseExpression) -> cst.BaseExpression:
+        """``test`` with each ``and``/``or``/``not`` operand that is a number computed from sizes
+        (``if pad_h or pad_w:``, a bare int's truth) written ``pad_h != 0``: the same truth for any
+        number, and a comparison the rewrite can keep traced (``|`` of two ints is a bitwise or,
+        with no ONNX op at opset 17)."""
+        if type(test) is cst.BooleanOperation:
+            return test.with_changes(left=self._explicit(test.left), right=self._explicit(test.right))
+        if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+            return test.with_changes(expression=self._explicit(test.expression))
+        if type(test) is cst.Comparison or self.is_tensor(test) or self.is_value(test) or not self.size_derived(test):
+            return test
+        return cst.Comparison(test, [cst.ComparisonTarget(cst.NotEqual(), cst.Integer("0"))])
 
     def _branch(self, node: cst.If) -> tuple[cst.Assign, list[cst.Assign], list[cst.Assign]] | None:
         """The body as (the resize ``x = ...``, the locals it reads, the flags it sets), one small
@@ -406,7 +515,7 @@ that work is then done every time in the graph.""",
         replaced = {a.value: helper_call(SIZE_WHERE_HELPER, choice, a.value, other) for a, other in others.items()}
         lines = [_replaced(line, replaced) for line in node.body.body]  # type: ignore[attr-defined]
         test = cst.SimpleStatementLine(
-            body=[cst.Assign(targets=[cst.AssignTarget(choice)], value=_as_traced(node.test))],
+            body=[cst.Assign(targets=[cst.AssignTarget(choice)], value=_as_traced(self._explicit(node.test)))],
             leading_lines=[*node.leading_lines, *comments_inside(node)])
         self.found(node.test, f"`if {short_code(node.test)}:` {what}: a traced export keeps the example's choice; "
                    f"{SIZE_WHERE_HELPER} keeps the choice in the graph while tracing (the same number in eager "
@@ -522,9 +631,10 @@ that work is then done every time in the graph.""",
         ``flags_too``, also ``or``/``and`` with attributes that are not tensors (ultralytics' ``if
         txt_feats.shape[0] != x.shape[0] or self.model[-1].export:``), for a body done every time
         whatever the test says."""
-        comparisons = _comparisons(test)
+        explicit = self._explicit(test)
+        comparisons = _comparisons(explicit)
         if comparisons is None and flags_too:
-            comparisons, others = _leaf_comparisons(test), _non_comparisons(test)
+            comparisons, others = _leaf_comparisons(explicit), _non_comparisons(explicit)
             if not comparisons or any(type(o) is not cst.Attribute or self.is_tensor(o) or self.is_value(o)
                                       for o in others):
                 return False
@@ -666,6 +776,24 @@ def _unchanged_in_else(node: cst.If, target: str) -> str | None:
     if other is None or other.targets[0].target.value != target or type(other.value) is not cst.Name:  # type: ignore[attr-defined]
         return None
     return other.value.value
+
+
+def _next_line(function: cst.FunctionDef, node: cst.If) -> cst.CSTNode | None:
+    """The statement right after ``node`` in the block that holds it; None at a block's end."""
+    for block in walk(function):
+        if type(block) is cst.IndentedBlock:
+            for index, line in enumerate(block.body):
+                if line is node:
+                    return block.body[index + 1] if index + 1 < len(block.body) else None
+    return None
+
+
+def _returned_name(line: cst.CSTNode | None) -> str | None:
+    """``x`` where ``line`` is ``return x`` alone; None otherwise."""
+    if type(line) is not cst.SimpleStatementLine or len(line.body) != 1 or type(line.body[0]) is not cst.Return:
+        return None
+    value = line.body[0].value
+    return value.value if type(value) is cst.Name else None
 
 
 def _first_is(call: cst.Call, name: str) -> bool:

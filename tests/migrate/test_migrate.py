@@ -7,6 +7,8 @@ fast unit tests of the facts, the plan and the engine's ``allow`` filter.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import json
 import shutil
 from pathlib import Path
@@ -754,6 +756,27 @@ def test_a_finding_kept_for_a_graph_that_failed_is_no_error_where_the_rewritten_
     assert not _gone(decision, [elsewhere], "after")  # the rewritten graph is not faithful: it stays
     assert not _gone(decision, [], "before")
     assert not _gone(decision, [], "after", exported=False)
+
+
+def test_a_node_the_rewrite_moved_is_not_gone(tmp_path: Path) -> None:
+    """The rewritten graph's nodes stand at the rewritten file's lines: a fix that removed lines
+    above the finding (TRT717's `if` and the `return x` after it) moves its node up. It is judged
+    at the original line it copies, and where a fix wrote its line, as possibly the same node: the
+    finding stays. A node of another line, copied as it was, still does not count."""
+    from trtcodemod.migrate.retrace import Rewritten
+    from trtcodemod.migrate.run import _gone
+
+    path, found = _findings(tmp_path)
+    node = Problem("hostile", path, 4, "If", "TRT401", "If node", "error")
+    decision = decide(found["TRT401"], [node], _facts(path, [1, 2]), unsafe=False)
+    lines = SOURCE.decode().splitlines(keepends=True)
+    shifted = Rewritten({path: (SOURCE, "".join(lines[:1] + lines[2:]).encode())})  # line 2 removed: 4 is now 3
+    written = Rewritten({path: (SOURCE, "".join(lines[:3] + ["    y = written_by_a_fix(x)\n"] + lines[4:]).encode())})
+    moved = replace(node, line=3)
+    assert _gone(decision, [moved], "after")  # judged at the rewritten line, as before: line 3 is another line
+    assert not _gone(decision, [moved], "after", rewritten=shifted)
+    assert not _gone(decision, [node], "after", rewritten=written)
+    assert _gone(decision, [replace(node, line=1)], "after", rewritten=shifted)
 
 
 DECODE = """\

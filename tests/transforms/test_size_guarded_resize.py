@@ -106,13 +106,84 @@ def f(x: torch.Tensor):
         resized = True
     return x
 ''', '    x = F.interpolate(x, size=(new_h, new_w), mode="bilinear", align_corners=False)\n    resized = True\n'),
+    # A number's truth (`if w % 4:`) is `!= 0`: the pad's factor must be a comparison, kept traced.
+    "pad_when_a_remainder_is_left": ('''
+def f(x: torch.Tensor):
+    _, _, h, w = x.shape
+    if w % 4:
+        x = F.pad(x, (0, 4 - w % 4))
+    return x
+''', "    x = F.pad(x, (0, (4 - w % 4) * (w % 4 != 0)))\n    return x"),
+    # spandrel's `pad_to_multiple` (SwinIR, HAT, SCUNet...): the pad returned early, the tensor as it
+    # is after the `if`; the test is the truth of two ints, never `pad_h | pad_w` (a bitwise or of
+    # ints, which has no ONNX op at opset 17).
+    "pad_returned_early": ('''
+def f(x: torch.Tensor):
+    _, _, h, w = x.shape
+    pad_h = (4 - h % 4) % 4
+    pad_w = (4 - w % 4) % 4
+    if pad_h or pad_w:
+        return F.pad(x, (0, pad_w, 0, pad_h), "reflect")
+    return x
+''', '    return F.pad(x, (0, (pad_w) * ((pad_h != 0) | (pad_w != 0)), 0, (pad_h) * ((pad_h != 0) | (pad_w != 0))), '
+        '"reflect")\n'),
+    "pad_returned_early_from_a_local": ('''
+def f(x: torch.Tensor):
+    _, _, h, w = x.shape
+    pad_w = (4 - w % 4) % 4
+    if not pad_w == 0:
+        pads = (0, pad_w)
+        return F.pad(x, pads)
+    return x
+''', "    pads = (0, (pad_w) * ((pad_w == 0) ^ True))\n    return F.pad(x, pads)\n"),
+    "pad_returned_early_behind_a_flag": ('''
+def f(x: torch.Tensor):
+    _, _, h, w = x.shape
+    pad_h, pad_w = (4 - h % 4) % 4, (4 - w % 4) % 4
+    padded = pad_h > 0 or pad_w > 0
+    if padded:
+        return F.pad(x, (0, pad_w, 0, pad_h), mode="replicate")
+    return x
+''', '    return F.pad(x, (0, (pad_w) * ((pad_h > 0) | (pad_w > 0)), 0, (pad_h) * ((pad_h > 0) | (pad_w > 0))), '
+        'mode="replicate")\n'),
+    "early_return_comments_kept": ('''
+def f(x: torch.Tensor):
+    _, _, h, w = x.shape
+    pad_w = (4 - w % 4) % 4
+    # pad to whole windows
+    if pad_w:  # only when needed
+        return F.pad(x, (0, pad_w))  # zeros
+    # as it is
+    return x  # unchanged
+''', "    # pad to whole windows\n    # only when needed\n    # as it is\n    # unchanged\n"
+        "    return F.pad(x, (0, (pad_w) * (pad_w != 0)))  # zeros\n"),
+    "crop_returned_early_with_an_else": ('''
+def f(x: torch.Tensor):
+    _, _, h, w = x.shape
+    if h % 2 or w % 2:
+        return x[:, :, : h // 2 * 2, : w // 2 * 2]
+    else:
+        return x
+''', "    return x[:, :, : h // 2 * 2, : w // 2 * 2]\n"),
+    "resize_returned_early": ('''
+def f(x: torch.Tensor):
+    _, _, h, w = x.shape
+    new_h, new_w = (h + 1) // 2 * 2, (w + 1) // 2 * 2
+    if new_h != h or new_w != w:
+        return F.interpolate(x, size=(new_h, new_w), mode="bilinear", align_corners=False)
+    return x
+''', '    return F.interpolate(x, size=(new_h, new_w), mode="bilinear", align_corners=False)\n'),
 }
+
+#: Cases whose `if` returns early: the rewrite's `return` ends the function (the `return x` after it goes).
+RETURNS = {"pad_returned_early", "pad_returned_early_from_a_local", "pad_returned_early_behind_a_flag",
+           "early_return_comments_kept", "crop_returned_early_with_an_else", "resize_returned_early"}
 
 #: Cases with more than one guarded pad.
 FINDINGS = {"pad_amounts_in_a_local": 2}
 
 #: Cases whose rewrite assumes finite values (a resize to the tensor's own size).
-NOT_FINITE = {"resize_when_changed", "resize_with_a_flag"}
+NOT_FINITE = {"resize_when_changed", "resize_with_a_flag", "resize_returned_early"}
 
 LEFT_ALONE = {
     "a test of tensor values": '''
@@ -201,6 +272,79 @@ def f(x: torch.Tensor):
         x = F.pad(x, (0, 0, 0, 4 - h % 4))
     return x
 ''',
+    "a number's truth that is no size": '''
+def f(x: torch.Tensor, extra):
+    if extra:
+        x = F.pad(x, (0, extra))
+    return x
+''',
+    "a tensor value's truth": '''
+def f(x: torch.Tensor):
+    n = x.sum()
+    if n:
+        x = F.pad(x, (0, 1))
+    return x
+''',
+    "an early return followed by other work": '''
+def f(x: torch.Tensor):
+    _, _, h, w = x.shape
+    if w % 4 != 0:
+        return F.pad(x, (0, 4 - w % 4))
+    x = x * 2
+    return x
+''',
+    "an early return at the end of the function": '''
+def f(x: torch.Tensor):
+    _, _, h, w = x.shape
+    if w % 4 != 0:
+        return F.pad(x, (0, 4 - w % 4))
+''',
+    "an early return of another tensor's pad": '''
+def f(x: torch.Tensor, y: torch.Tensor):
+    _, _, h, w = x.shape
+    if w % 4 != 0:
+        return F.pad(y, (0, 4 - w % 4))
+    return x
+''',
+    "an early return, then another tensor returned": '''
+def f(x: torch.Tensor, y: torch.Tensor):
+    _, _, h, w = x.shape
+    if w % 4 != 0:
+        return F.pad(x, (0, 4 - w % 4))
+    return y
+''',
+    "an early return beside other work": '''
+def f(x: torch.Tensor):
+    _, _, h, w = x.shape
+    if w % 4 != 0:
+        print(w)
+        return F.pad(x, (0, 4 - w % 4))
+    return x
+''',
+    "an early return of a crop written negative": '''
+def f(x: torch.Tensor):
+    pad = x.shape[-1] % 4
+    if pad:
+        return x[..., :-pad]
+    return x
+''',
+    "an early return in an elif chain": '''
+def f(x: torch.Tensor):
+    _, _, h, w = x.shape
+    if w % 4 != 0:
+        return F.pad(x, (0, 4 - w % 4))
+    elif h % 4 != 0:
+        return F.pad(x, (0, 0, 0, 4 - h % 4))
+    return x
+''',
+    "an early return with an else doing more": '''
+def f(x: torch.Tensor):
+    _, _, h, w = x.shape
+    if w % 4 != 0:
+        return F.pad(x, (0, 4 - w % 4))
+    else:
+        return x * 2
+''',
 }
 
 
@@ -229,6 +373,8 @@ def _rewritten(code: str, fragment: str, tmp_path: Path, count: int = 1) -> tupl
 def test_rewrite_and_run(name: str, tmp_path: Path) -> None:
     after, f_before, f_after = _rewritten(*CASES[name], tmp_path, count=FINDINGS.get(name, 1))
     assert "if " not in after.split("def f", 1)[1]
+    if name in RETURNS:
+        assert after.endswith(CASES[name][1]), after  # the `return x` the `if` skipped is gone
     # Sizes that take the branch and sizes that do not (4-D NCHW for all but the NHWC crops).
     shapes = [(1, 2, 8, 8), (1, 2, 9, 6), (2, 3, 7, 5), (1, 1, 12, 13)]
     for shape in shapes:
@@ -294,6 +440,15 @@ def f(x: torch.Tensor):
     return F.pad(x, (0, 0, pad // 2, pad - pad // 2))
 ''', "    _trt_size_choice = in_height % stride == 0\n"
      "    pad = _trt_size_where(_trt_size_choice, max(kernel - stride, 0), max(kernel - (in_height % stride), 0))\n"),
+    # A number's truth chooses: `h % 2 != 0` is the same bool in eager mode and a traced one while tracing.
+    "choice_on_a_remainder": ('''
+def f(x: torch.Tensor):
+    h = x.shape[2]
+    extra = 0
+    if h % 2:
+        extra = 1
+    return F.pad(x, (0, 0, 0, extra))
+''', "    _trt_size_choice = h % 2 != 0\n    extra = _trt_size_where(_trt_size_choice, 1, extra)\n"),
 }
 
 CHOICES_LEFT_ALONE = {
@@ -404,6 +559,8 @@ class _Wrap(torch.nn.Module):
     # With TRT712 beside it (`int(x.shape[-2])` kept a size, `max` of it kept traced): the pad
     # follows each height's parity, where the original padded every height as the even 8.
     ("tf_same_padding", ("TRT712", "TRT717"), (3, 5, 9)),
+    # The even 8 kept no extra row in the original's graph: every odd height lost it.
+    ("choice_on_a_remainder", ("TRT717",), (1, 3, 5, 9)),
 ])
 def test_choice_keeps_the_traced_window(tmp_path: Path, name: str, select: tuple[str, ...],
                                         wrong_before: tuple[int, ...]) -> None:
@@ -438,6 +595,47 @@ def test_choice_keeps_the_traced_window(tmp_path: Path, name: str, select: tuple
                 matches[side, h] = False
     assert all(matches["after", h] for h in (1, 3, 4, 5, 8, 9)), matches
     assert not any(matches["before", h] for h in wrong_before), matches
+
+
+@pytest.mark.parametrize("name", ["pad_returned_early", "crop_returned_early_with_an_else", "resize_returned_early"])
+def test_an_early_return_exports_for_every_size(tmp_path: Path, name: str) -> None:
+    """spandrel's `pad_to_multiple` form: exported at a size that skips the branch, the original's
+    graph returns the input as it is at every size; the rewritten graph, exported at either size
+    (opset 17: the test's truth is a comparison, no bitwise or of integers), gives eager mode's
+    result at sizes that take the branch and sizes that do not."""
+    import warnings
+
+    import onnx
+    import onnxruntime as ort
+
+    before = HEADER + CASES[name][0].lstrip("\n")
+    after = rewrite(before, unsafe=True, select=("TRT717",))
+    f_before, f_after = import_source(before, tmp_path)["f"], import_source(after, tmp_path)["f"]
+    sizes = [(1, 2, 8, 8), (1, 2, 9, 6), (2, 2, 7, 5)]
+
+    def exported(f: Any, shape: tuple[int, ...], path: Path) -> Any:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(_Wrap(f), (torch.randn(shape),), str(path), dynamo=False, opset_version=17,
+                              input_names=["x"], dynamic_axes={"x": {0: "n", 2: "h", 3: "w"}})
+        ops = {node.op_type for node in onnx.load(str(path)).graph.node}
+        assert not ops & {"BitwiseOr", "BitwiseAnd", "If"}, ops
+        return ort.InferenceSession(str(path))
+
+    def matches(session: Any, f: Any, shape: tuple[int, ...]) -> bool:
+        x = torch.randn(shape, generator=torch.Generator().manual_seed(sum(shape)))
+        want = f(x).numpy()
+        try:
+            [got] = session.run(None, {"x": x.numpy()})
+        except Exception:  # noqa: BLE001 - a graph that cannot run at this size does not match
+            return False
+        return got.shape == want.shape and bool((abs(got - want) <= 1e-5).all())
+
+    for example in sizes[:2]:
+        session = exported(f_after, example, tmp_path / "after.onnx")
+        assert all(matches(session, f_before, shape) for shape in sizes), (example, after)
+    original = exported(f_before, sizes[0], tmp_path / "before.onnx")
+    assert matches(original, f_before, sizes[0]) and not matches(original, f_before, sizes[1])
 
 
 def test_size_where_is_the_conditional_outside_a_trace() -> None:
@@ -686,3 +884,50 @@ def test_migrate_makes_the_pad_one_computation_and_its_size_test_is_no_longer_a_
     assert report["exit_code"] == 0 and not [r for r in report["remaining"] if r["severity"] == "error"]
     [decision] = [i for i in report["info"] if i["rule"] == "TRT713"]
     assert decision["line"] == 10 and "inside the TRT717 fix at line 10" in decision["reason"]
+
+
+EARLY_PAD_MODEL = HEADER + """\
+def pad_to_multiple(tensor: torch.Tensor, multiple: int, *, mode: str) -> torch.Tensor:
+    _, _, h, w = tensor.size()
+    pad_h = (multiple - h % multiple) % multiple
+    pad_w = (multiple - w % multiple) % multiple
+    if pad_h or pad_w:
+        return F.pad(tensor, (0, pad_w, 0, pad_h), mode)
+    return tensor
+
+
+class M(torch.nn.Module):
+    # spandrel's SwinIR and HAT: pad to whole windows, work per window, crop back.
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 3, 3, padding=1)
+
+    def forward(self, x):
+        H, W = x.shape[2:]
+        x = pad_to_multiple(x, 4, mode="reflect")
+        y = F.interpolate(F.avg_pool2d(self.conv(x), 4), scale_factor=4.0, mode="nearest")
+        return y[:, :, :H, :W]
+
+
+def build():
+    torch.manual_seed(0)
+    return M().eval()
+
+
+def inputs(generator):
+    return (torch.rand(1, 3, 8, 8, generator=generator),)
+"""
+
+
+def test_migrate_pads_to_whole_windows_at_every_size(tmp_path: Path) -> None:
+    """Traced at 8 x 8, a multiple of the window, the original's graph never pads; migrate takes
+    TRT717's early-return fix, and the model is faithful at the other sizes it tries."""
+    from support import migrate_json
+
+    model = tmp_path / "early.py"
+    model.write_text(EARLY_PAD_MODEL)
+    report = migrate_json(model, '{"x": {"2": "h", "3": "w"}}')
+    line = next(i for i, text in enumerate(EARLY_PAD_MODEL.splitlines(), 1) if "if pad_h or pad_w" in text)
+    assert [(fix["rule"], fix["line"], fix["landed"]) for fix in report["applied"]] == [("TRT717", line, True)], report
+    assert report["before"]["faithful"] is False and report["after"]["faithful"] is True
+    assert report["exit_code"] == 0 and report["equivalent"] is True

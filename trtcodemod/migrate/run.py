@@ -527,7 +527,7 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: VerifyReport, fi
             # Listed already, under this rule, at the lines of its problems: a loop whose `break` (the
             # line that bakes) stands below its `for` (the finding's line), as SLANet's decoder.
             continue
-        gone = _gone(d, located, side, exported)
+        gone = _gone(d, located, side, exported, Rewritten(sources) if sources else None)
         problems, judged = _judged(d.problems, after_retrace if side == "after" else None)
         judged = judged or _steady(problems)
         report["remaining"].append({
@@ -598,7 +598,8 @@ RUNS_NOTE = ("; the rewritten model's graph runs and gives eager mode's values o
              "original's did not (the fixes applied removed the failure)")
 
 
-def _gone(decision: Any, located: list[Problem], side: str, exported: bool = True) -> bool:
+def _gone(decision: Any, located: list[Problem], side: str, exported: bool = True,
+          rewritten: Rewritten | None = None) -> bool:
     """A finding kept for hostile nodes of the original whose rewritten graph (exported, so its
     nodes are known) has none of them (MViT's squeeze `If` came from the shapes a sequence hid;
     with the split as slices it is gone), or kept for the original graph failing or computing
@@ -606,13 +607,22 @@ def _gone(decision: Any, located: list[Problem], side: str, exported: bool = Tru
     original's Gather ran out of bounds at the slice assignment's line, TRT728's fix of the indices
     removed that). Not for bakes: a rewritten export that does not warn at a line, or whose second
     trace could not tell, proves nothing about the decision there (kornia CLAHE's tile parity,
-    which its graph gets wrong at 129 pixels)."""
+    which its graph gets wrong at 129 pixels). The rewritten graph's nodes stand at the rewritten
+    files' lines: each is judged at the original line it copies (``rewritten``), and one at a line
+    a fix wrote at the finding's own line (it may be the same node, moved: spandrel's reflect pad,
+    one line up once TRT717 returned it every time)."""
     from .plan import matches
+
+    def original(problem: Problem) -> Problem:
+        if rewritten is None or problem.path is None or not problem.line or not rewritten.changed(problem.path):
+            return problem
+        line = rewritten.origin(problem.path, problem.line)
+        return replace(problem, line=line if line is not None else decision.finding.line)
 
     if side != "after" or not exported or not decision.problems \
             or not all(p.kind in ("hostile", "unfaithful") for p in decision.problems):
         return False
-    if any(p.kind == "hostile" and matches(p, decision.finding) for p in located):
+    if any(p.kind == "hostile" and matches(original(p), decision.finding) for p in located):
         return False
     # An unfaithful graph is one verdict over the whole graph: gone only where the rewritten one is faithful.
     return not (any(p.kind == "unfaithful" for p in decision.problems) and any(p.kind == "unfaithful" for p in located))
