@@ -101,7 +101,7 @@ the engine is wrong (or fails in a reshape) at any other size; the other way rou
 by the example's amount at every size.
 
 The rewrite: the `if` goes, its assignment stays and runs every time. A pad's amounts are
-multiplied by the condition (`(p - w % p) * (w % p != 0)`, with `or`/`and` written `|`/`&`
+multiplied by the condition (`(p - w % p) * (w % p != 0)`, with `or`/`and`/`not c` written `|`/`&`/`(c) == 0`
 so the condition stays a traced value): they are 0 where the condition was false, and a pad
 by 0 is the tensor as it was. A repeat's counts are chosen by the test, `_trt_size_choice = <test>`
 then `x = x.repeat(_trt_size_where(_trt_size_choice, n, 1), 1, ...)`: 1 where the test is false, and
@@ -897,13 +897,16 @@ def _paren(expr: cst.BaseExpression) -> cst.BaseExpression:
 
 
 def _as_traced(test: cst.BaseExpression) -> cst.BaseExpression:
-    """The test with ``and``/``or``/``not`` as ``&``/``|``/``^ True``: a bool in eager mode, a traced
-    bool tensor while tracing (``or`` would turn the traced comparison into a Python bool)."""
+    """The test with ``and``/``or``/``not`` as ``&``/``|``/``== 0``: a bool in eager mode, a traced
+    bool tensor while tracing (``or`` would turn the traced comparison into a Python bool). ``not c``
+    is ``(c) == 0``: the tracer has no ``__xor__`` or ``eq`` of a tensor with a Python bool (``^ True``
+    and ``== False`` stop the export), and with an integer it has."""
     if type(test) is cst.BooleanOperation:
         operator = cst.BitOr() if type(test.operator) is cst.Or else cst.BitAnd()
         return cst.BinaryOperation(_paren(_as_traced(test.left)), operator, _paren(_as_traced(test.right)))
     if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
-        return cst.BinaryOperation(_paren(_as_traced(test.expression)), cst.BitXor(), cst.Name("True"))
+        return cst.Comparison(_paren(_as_traced(test.expression)),
+                              [cst.ComparisonTarget(cst.Equal(), cst.Integer("0"))])
     return test.with_changes(lpar=[], rpar=[])
 
 

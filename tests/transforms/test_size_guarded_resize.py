@@ -1,7 +1,7 @@
 """TRT717: a pad, crop, resize or broadcast done only when a size asks for it becomes unconditional.
 
 The rewrite is shown as text for each form (pad with the amounts times the condition, with
-``or``/``not`` written ``|``/``^ True``; a crop; a resize; the ``else: y = x`` form), the forms it
+``or``/``not`` written ``|``/``== 0``; a crop; a resize; the ``else: y = x`` form), the forms it
 must leave alone are listed, and each rewritten function is run against the original on real
 tensors at sizes that take each branch, with zeros, negatives and inf/NaN values, compared bit
 for bit (values, dtype, shape). An ``if`` that only sets numbers (a Swin window shrunk to a small
@@ -44,7 +44,7 @@ def f(x: torch.Tensor):
     if not (h % 2 == 0 and w % 2 == 0):
         x = F.pad(x, [0, w % 2, 0, h % 2])
     return x
-''', "x = F.pad(x, [0, (w % 2) * (((h % 2 == 0) & (w % 2 == 0)) ^ True), 0, (h % 2) * (((h % 2 == 0) & (w % 2 == 0)) ^ True)])"),
+''', "x = F.pad(x, [0, (w % 2) * (((h % 2 == 0) & (w % 2 == 0)) == 0), 0, (h % 2) * (((h % 2 == 0) & (w % 2 == 0)) == 0)])"),
     "pad_in_else_form": ('''
 def f(x: torch.Tensor):
     b, h, w, c = x.shape
@@ -268,7 +268,7 @@ def f(x: torch.Tensor, shift=(1, 1)):
                 use_shift_size[i] = 0
     y = x.unfold(2, use_window_size[0], use_window_size[0]).unfold(3, use_window_size[1], use_window_size[1])
     return y.sum((-1, -2)) + use_shift_size[0] * 10 + use_shift_size[1]
-''', "        _trt_size_choice = (x_size[i] <= window_size[i]) | ((x_size[i] > 0) ^ True)\n"
+''', "        _trt_size_choice = (x_size[i] <= window_size[i]) | ((x_size[i] > 0) == 0)\n"
      "        use_window_size[i] = _trt_size_where(_trt_size_choice, x_size[i], use_window_size[i])\n"
      "        if shift is not None:\n"
      "            use_shift_size[i] = _trt_size_where(_trt_size_choice, 0, use_shift_size[i])\n"),
@@ -911,3 +911,32 @@ def test_migrate_repeats_the_hq_features_by_the_traced_test(tmp_path: Path) -> N
     assert report["before"]["faithful"] is False, report["before"]
     assert [(fix["rule"], fix["line"]) for fix in report["applied"]] == [("TRT717", line)], report
     assert report["exit_code"] == 0 and report["equivalent"] is True and report["after"]["faithful"] is True
+
+
+def test_a_pad_under_not_exports_and_follows_the_parity(tmp_path: Path) -> None:
+    """`if not (h % 2 == 0 and w % 2 == 0):` written `((...) & (...)) == 0`: the tracer has no
+    xor or eq of a traced bool with a Python bool (`^ True` stopped the export); traced at an even
+    size, the rewritten graph pads each odd size as eager mode does, where the original pads none."""
+    import warnings
+
+    import onnxruntime as ort
+
+    code, _ = CASES["pad_unless_divisible"]
+    before = HEADER + code.lstrip("\n")
+    after = rewrite(before, unsafe=True, select=("TRT717",))
+    matches = {}
+    for side, source in (("before", before), ("after", after)):
+        f = import_source(source, tmp_path)["f"]
+        path = tmp_path / f"{side}.onnx"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(_Wrap(f), (torch.randn(1, 2, 4, 6),), str(path), dynamo=False, input_names=["x"],
+                              dynamic_axes={"x": {2: "h", 3: "w"}})
+        session = ort.InferenceSession(str(path))
+        for h, w in [(4, 6), (5, 6), (4, 7), (3, 3)]:
+            x = torch.randn(1, 2, h, w, generator=torch.Generator().manual_seed(h * w))
+            want = f(x).numpy()
+            [got] = session.run(None, {"x": x.numpy()})
+            matches[side, h, w] = got.shape == want.shape and bool((abs(got - want) <= 1e-6).all())
+    assert all(v for (side, _, _), v in matches.items() if side == "after"), matches
+    assert not any(matches["before", h, w] for h, w in [(5, 6), (4, 7), (3, 3)]), matches
