@@ -729,6 +729,19 @@ def f(hq: torch.Tensor, image: torch.Tensor, points: torch.Tensor):
 ''', "    _trt_size_choice = image.shape[0] != points.shape[0]\n"
      "    src = torch.repeat_interleave(image, _trt_size_where(_trt_size_choice, points.shape[0], 1), dim=0)\n"
      "    return src"),
+    # CLVP's text and audio (models/clvp/modeling_clvp.py:748): whichever side has one row is
+    # repeated to the other's; each branch repeats its own name.
+    "clvp_either_side": ('''
+def f(hq: torch.Tensor, image: torch.Tensor, points: torch.Tensor):
+    if hq.shape[0] == 1 and image.shape[0] != 1:
+        hq = hq.repeat(image.shape[0], 1, 1, 1)
+    elif hq.shape[0] != 1 and image.shape[0] == 1:
+        image = image.repeat(hq.shape[0], 1, 1, 1)
+    return torch.cat([hq, image], dim=1)
+''', "    _trt_size_choice = (hq.shape[0] == 1) & (image.shape[0] != 1)\n"
+     "    hq = hq.repeat(_trt_size_where(_trt_size_choice, image.shape[0], 1), 1, 1, 1)\n"
+     "    image = image.repeat(_trt_size_where(_trt_size_choice, 1, _trt_size_where((hq.shape[0] != 1) & "
+     "(image.shape[0] == 1), hq.shape[0], 1)), 1, 1, 1)\n"),
 }
 
 REPEATS_LEFT_ALONE = {
@@ -786,7 +799,7 @@ def _repeat_inputs() -> list[tuple[torch.Tensor, torch.Tensor, torch.Tensor]]:
     """HQ features of 1 or of the batch, batches of 0, 1, 2 and 3, one or two points, values with
     zeros, negatives, inf and NaN."""
     sets = []
-    for batch, hq_batch, points in [(1, 1, 1), (3, 1, 1), (3, 3, 1), (2, 2, 2), (2, 1, 2), (1, 1, 3), (3, 1, 3),
+    for batch, hq_batch, points in [(1, 1, 1), (3, 1, 1), (3, 3, 1), (2, 2, 2), (2, 1, 2), (1, 1, 3), (3, 1, 3), (1, 3, 1),
                                     (0, 0, 1), (0, 1, 2)]:
         empty = 0 in (batch, hq_batch)
         images = [torch.randn(batch, 2, 3, 3)] * 4 if empty else _values((batch, 2, 3, 3))
