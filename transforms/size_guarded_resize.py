@@ -208,6 +208,21 @@ that work is then done every time in the graph.""",
                 "        return x.reshape(x.shape[0], x.shape[1], -1, window, x.shape[3])\n",
                 unsafe=True,
             ),
+            Example(
+                "class Decoder(nn.Module):\n"
+                "    def forward(self, x, hq):\n"
+                "        b = x.shape[0]\n"
+                "        if hq.shape[0] == 1:\n"
+                "            hq = hq.repeat(b, 1, 1, 1)\n"
+                "        return torch.cat([x, hq], dim=1)\n",
+                "class Decoder(nn.Module):\n"
+                "    def forward(self, x, hq):\n"
+                "        b = x.shape[0]\n"
+                "        _trt_size_choice = hq.shape[0] == 1\n"
+                "        hq = hq.repeat(_trt_size_where(_trt_size_choice, b, 1), 1, 1, 1)\n"
+                "        return torch.cat([x, hq], dim=1)\n",
+                unsafe=True,
+            ),
         ),
         references=(TS_PITFALLS, "https://pytorch.org/docs/stable/generated/torch.nn.functional.pad.html",
                     "https://pytorch.org/docs/stable/generated/torch.where.html"),
