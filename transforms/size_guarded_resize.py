@@ -1,4 +1,4 @@
-"""A pad, crop or resize done only when a size asks for it: the export keeps the example's choice (TRT717).
+"""A pad, crop, resize or repeat done only when a size asks for it: the export keeps the example's choice (TRT717).
 
 Window and patch models pad the input to a multiple of the window only when it is not one
 already, crop the padding off only when there was some, or resize only when the size
@@ -36,8 +36,8 @@ class SizeGuardedResize(SizeRule):
     info = RuleInfo(
         id="TRT717",
         name="size-guarded-resize",
-        summary="a pad, crop, resize or broadcast done only when a size asks for it: the export keeps the example's "
-                "branch",
+        summary="a pad, crop, resize, broadcast or repeat done only when a size asks for it: the export keeps the "
+                "example's branch",
         doc="""\
 What it finds, in forward code: an `if` (with no `else`, or an `else` that only takes the
 input as it is: `else: x_pad = x`) whose condition compares sizes
@@ -85,6 +85,14 @@ export warned at the `if`, as for sizes a caller handed down) and whose body is 
   (`h % s`), `min`/`max` of those, and no number reading a name the branches set (TensorFlow's
   "SAME" padding in transformers' MobileNet: `if in_height % stride_height == 0: pad = max(k -
   stride_height, 0)` / `else: pad = max(k - (in_height % stride_height), 0)`);
+- or a repeat of the name it assigns, `x = x.repeat(n, 1, ...)`, `x = x.repeat_interleave(n, d)` or
+  `x = torch.repeat_interleave(x, n, dim=d)` (an axis given), also with an `else` that takes the
+  input as it is (`else: src = image`: segment-anything's per-mask expansion) and in an `if`/`elif`
+  chain of such repeats with no `else` (transformers' SAM-HQ mask decoder: `if hq.shape[0] == 1:
+  hq = hq.repeat(b * p, 1, 1, 1)` / `elif hq.shape[0] == b and b * p != b: hq =
+  hq.repeat_interleave(p, 0)`; SAM 3's `if text.shape[0] == 1 and geo.shape[0] > 1: text =
+  text.repeat(geo.shape[0], 1, 1)`), where each count (not written `1`) raises nothing where the
+  test is false (as for the numbers below: literals, sizes, names bound before the `if`, `+ - *`);
 - or several crops from the start, each of the name it assigns (`masks = masks[:, :n, :n]`,
   `ids = ids[:, :n]`: transformers' Grounding DINO cutting the text to the longest it takes);
 - or the other way round, a shortcut: an `if` without `else` whose test compares a size for
@@ -102,13 +110,20 @@ the engine is wrong (or fails in a reshape) at any other size; the other way rou
 by the example's amount at every size.
 
 The rewrite: the `if` goes, its assignment stays and runs every time. A pad's amounts are
-multiplied by the condition (`(p - w % p) * (w % p != 0)`, with `or`/`and` written `|`/`&`
+multiplied by the condition (`(p - w % p) * (w % p != 0)`, with `or`/`and`/`not c` written `|`/`&`/`(c) == 0`
 so the condition stays a traced value): they are 0 where the condition was false, and a pad
 by 0 is the tensor as it was. A number's truth is written `!= 0` there (`(pad_h != 0) |
 (pad_w != 0)`): `pad_h | pad_w` would be a bitwise or of integers, which the exporter has no
 ONNX op for at opset 17. A crop, a resize or a broadcast is kept as written. An early return
 becomes the return of the resize, every time, and the `return x` after the `if` (or its
-`else`) goes. A local holding a pad's amounts is
+`else`) goes. A repeat's counts are chosen by the test, `_trt_size_choice = <test>`
+then `x = x.repeat(_trt_size_where(_trt_size_choice, n, 1), 1, ...)`: 1 where the test is false, and
+a repeat by 1 is the tensor's values as they are; an `elif`'s count is 1 where a test before it
+holds (`_trt_size_where(_trt_size_choice, 1, _trt_size_where(<its test>, n, 1))`), so every test
+of the chain is evaluated every time (comparisons of sizes) and at most one repeat counts. Traced at
+a batch of 1, SAM-HQ's `hq.shape[0] == 1` holds and the original graph repeats the features by the
+batch at every batch (3 images give 9 rows, and the add beside it fails); the rewritten graph
+chooses the count by the traced test (`Where`, then `Tile`). A local holding a pad's amounts is
 bound every time, its amounts multiplied by the condition; a flag beside the resize is set
 every time, as the resize now is. A choice between
 numbers becomes `_trt_size_choice = <test>` (evaluated once, where the `if` evaluated it) and
@@ -130,7 +145,9 @@ the code does not say. The result is a new tensor where the original kept or ret
 (aliasing, `is`, in-place writes through it), with the strides of a fresh copy: where the
 original's tensor kept another layout (a zero pad of a transposed view), a later matrix product
 may sum in another order, so values agree to float rounding, not always bit for bit (timm's
-Twins: 1 ulp). A resize to the tensor's own size reads each value's neighbour with weight 0,
+Twins: 1 ulp). A repeat assumes the tensor has as many axes as the counts (`repeat(1, 1)` of a 1-D tensor adds an
+axis, where the original left it as it was) and, where the test is false, gives a contiguous copy
+of the values. A resize to the tensor's own size reads each value's neighbour with weight 0,
 so an inf or NaN next to a value makes it NaN (0 * inf): where it resizes, the rewrite assumes
 finite values. And the work is done every time (a pad by 0 or a crop of everything is a copy). `trtcodemod migrate` tries
 it as a candidate where the export warned at the `if`, and keeps it only when the
@@ -148,7 +165,8 @@ what it returns (a resize of the embedding to its own grid, which holds for fini
 that work is then done every time in the graph.""",
         fix=Safety.UNSAFE,
         assumption=("where the condition is false, the crop or resize is to the tensor's own size (a pad's amounts are "
-                    "multiplied by the condition), a resized tensor holds finite values, nothing relies on getting "
+                    "multiplied by the condition, a repeat's counts are 1 there, on a tensor with as many axes as "
+                    "counts), a resized tensor holds finite values, nothing relies on getting "
                     "the same tensor object back, a number the `if` sets already holds a value, a flag set beside "
                     "a resize guards only work that leaves the tensor as it is where the test is false, and where a "
                     "shortcut's sizes match, the code after it computes what it returns"),
@@ -218,6 +236,21 @@ that work is then done every time in the graph.""",
                 "(pad_w != 0))), mode=\"reflect\")\n",
                 unsafe=True,
             ),
+            Example(
+                "class Decoder(nn.Module):\n"
+                "    def forward(self, x, hq):\n"
+                "        b = x.shape[0]\n"
+                "        if hq.shape[0] == 1:\n"
+                "            hq = hq.repeat(b, 1, 1, 1)\n"
+                "        return torch.cat([x, hq], dim=1)\n",
+                "class Decoder(nn.Module):\n"
+                "    def forward(self, x, hq):\n"
+                "        b = x.shape[0]\n"
+                "        _trt_size_choice = hq.shape[0] == 1\n"
+                "        hq = hq.repeat(_trt_size_where(_trt_size_choice, b, 1), 1, 1, 1)\n"
+                "        return torch.cat([x, hq], dim=1)\n",
+                unsafe=True,
+            ),
         ),
         references=(TS_PITFALLS, "https://pytorch.org/docs/stable/generated/torch.nn.functional.pad.html",
                     "https://pytorch.org/docs/stable/generated/torch.where.html"),
@@ -266,6 +299,8 @@ that work is then done every time in the graph.""",
         if type(node.orelse) is cst.If:
             self._elifs.add(node.orelse)  # an `elif` is part of its chain's decision, not an `if` of its own
         if node in self._elifs or node in self._inside_shortcut or not self._frames or not self.active():
+            return
+        if self._repeats(node):
             return
         if node.orelse is None and (self._shortcut(node) or self._choice(node)) \
                 or type(node.orelse) is cst.Else and self._either(node):
@@ -493,6 +528,93 @@ that work is then done every time in the graph.""",
                 if (self.size_derived(left) or self.size_derived(right)) or self.traced_at(test):
                     return True
         return False
+
+    # -- a repeat done only when a size asks for it ------------------------------------------
+
+    def _repeats(self, node: cst.If) -> bool:
+        """``if hq.shape[0] == 1: hq = hq.repeat(b * p, 1, 1, 1)`` / ``elif hq.shape[0] == b and ...:
+        hq = hq.repeat_interleave(p, 0)`` (transformers' SAM-HQ mask decoder, SAM 3's text features,
+        CLVP's text and audio): each branch repeats a name, only when a size asks for it. A repeat by
+        1 is the tensor's values as they are, so each repeat is done every time, by the counts the
+        tests choose: ``_trt_size_where(_trt_size_choice, n, 1)``, and for an ``elif`` the count where
+        every test before it is false. True when found (reported)."""
+        branches: list[tuple[cst.If, cst.Assign, list[cst.BaseExpression]]] = []
+        current: cst.If | cst.Else | None = node
+        while type(current) is cst.If:
+            assign = _single_assignment(current.body)
+            if assign is None or not self._sized(current, current.test):
+                return False
+            target = assign.targets[0].target.value  # type: ignore[attr-defined]
+            # With an ``else`` (one ``if``, no ``elif``): ``else: y = x`` keeps ``x`` as it is.
+            source = _unchanged_in_else(current, target) if current is node and type(current.orelse) is cst.Else \
+                else target
+            counts = self._repeat_counts(assign.value, source) if source is not None else None
+            if counts is None:
+                return False
+            branches.append((current, assign, counts))
+            current = current.orelse if type(current.orelse) is cst.If else None
+            if current is None and type(branches[-1][0].orelse) is cst.Else and len(branches) > 1:
+                return False  # an elif chain ending in an else: its else does other work
+        computed = set().union(*(_computed_in(b.test) for b, _, _ in branches))
+        bound = self._bound_before(node)
+        if not all(self._harmless(c, computed, bound) for _, _, counts in branches for c in counts):
+            return False  # a count computed where the test is false must raise nothing there
+        choice = cst.Name(CHOICE)
+        lines = []
+        for k, (branch, assign, counts) in enumerate(branches):
+            replaced: dict[cst.CSTNode, cst.BaseExpression] = {}
+            for count in counts:
+                chosen = helper_call(SIZE_WHERE_HELPER, _as_traced(branch.test) if k else choice, count,
+                                     cst.Integer("1"))
+                if k:  # an elif's count: 1 where a test before it is true
+                    for earlier in reversed(branches[1:k]):
+                        chosen = helper_call(SIZE_WHERE_HELPER, _as_traced(earlier[0].test), cst.Integer("1"), chosen)
+                    chosen = helper_call(SIZE_WHERE_HELPER, choice, cst.Integer("1"), chosen)
+                replaced[count] = chosen
+            line = branch.body.body[0]  # type: ignore[attr-defined]
+            lines.append(line.with_changes(body=[_replaced(assign, replaced)], leading_lines=[]))
+        # The chain's comments go above it, but those that end a line kept stay on it.
+        owns = {line.trailing_whitespace.comment.value for line in lines if line.trailing_whitespace.comment}
+        test = cst.SimpleStatementLine(
+            body=[cst.Assign(targets=[cst.AssignTarget(choice)], value=_as_traced(node.test))],
+            leading_lines=[*node.leading_lines, *(c for c in comments_inside(node) if c.comment.value not in owns)])
+        names = ", ".join(dict.fromkeys(f"`{code_of(a.targets[0].target)}`" for _, a, _ in branches))
+        chain = " (and its `elif`s)" if len(branches) > 1 else ""
+        self.found(node.test, f"`if {short_code(node.test)}:`{chain} repeats {names} only when a size asks for it: "
+                   "a traced export keeps the branch the example took (at a batch of 1, `shape[0] == 1` holds "
+                   f"and the graph repeats at every batch); repeat every time, by counts {SIZE_WHERE_HELPER} "
+                   "chooses from the test (1 where it is false: the tensor's values as they are)",
+                   Fix({node: cst.FlattenSentinel([test, *lines])}, safety=Safety.UNSAFE, helpers=(SIZE_WHERE_HELPER,)))
+        return True
+
+    def _repeat_counts(self, value: cst.BaseExpression, source: str) -> list[cst.BaseExpression] | None:
+        """The counts of ``source.repeat(n, 1, ...)`` (each count not written ``1``), of
+        ``source.repeat_interleave(n, dim)`` or ``torch.repeat_interleave(source, n, dim=d)`` (``n``,
+        with an axis given: without one the result is flat, not the tensor where ``n`` is 1); None
+        for anything else."""
+        if type(value) is not cst.Call or any(a.star for a in value.args):
+            return None
+        if self.context.refers_to(value.func, "torch.repeat_interleave"):
+            if not _first_is(value, source):
+                return None
+            repeats, dim, rest = argument(value, 1, "repeats"), argument(value, 2, "dim"), 3
+        else:
+            parts = method_call(value)
+            if parts is None or type(parts[0]) is not cst.Name or parts[0].value != source:
+                return None
+            if parts[1] == "repeat":
+                if not value.args or any(a.keyword is not None for a in value.args):
+                    return None
+                return [a.value for a in value.args if int_value(a.value) != 1]
+            if parts[1] != "repeat_interleave":
+                return None
+            repeats, dim, rest = argument(value, 0, "repeats"), argument(value, 1, "dim"), 2
+        if repeats is None or dim is None or int_value(dim.value) is None:
+            return None
+        given = {id(repeats), id(dim)} | ({id(value.args[0])} if rest == 3 else set())
+        if any(id(a) not in given for a in value.args):
+            return None  # ``output_size=`` or anything else: not a plain repeat
+        return [repeats.value]
 
     # -- a choice between numbers ---------------------------------------------------------
 
@@ -917,13 +1039,16 @@ def _paren(expr: cst.BaseExpression) -> cst.BaseExpression:
 
 
 def _as_traced(test: cst.BaseExpression) -> cst.BaseExpression:
-    """The test with ``and``/``or``/``not`` as ``&``/``|``/``^ True``: a bool in eager mode, a traced
-    bool tensor while tracing (``or`` would turn the traced comparison into a Python bool)."""
+    """The test with ``and``/``or``/``not`` as ``&``/``|``/``== 0``: a bool in eager mode, a traced
+    bool tensor while tracing (``or`` would turn the traced comparison into a Python bool). ``not c``
+    is ``(c) == 0``: the tracer has no ``__xor__`` or ``eq`` of a tensor with a Python bool (``^ True``
+    and ``== False`` stop the export), and with an integer it has."""
     if type(test) is cst.BooleanOperation:
         operator = cst.BitOr() if type(test.operator) is cst.Or else cst.BitAnd()
         return cst.BinaryOperation(_paren(_as_traced(test.left)), operator, _paren(_as_traced(test.right)))
     if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
-        return cst.BinaryOperation(_paren(_as_traced(test.expression)), cst.BitXor(), cst.Name("True"))
+        return cst.Comparison(_paren(_as_traced(test.expression)),
+                              [cst.ComparisonTarget(cst.Equal(), cst.Integer("0"))])
     return test.with_changes(lpar=[], rpar=[])
 
 

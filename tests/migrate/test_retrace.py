@@ -413,7 +413,8 @@ def test_the_export_keeps_the_numbers_each_tracer_warning_baked(tmp_path: Path) 
     assert result.error is None
     numbers = {w["line"] - Net.forward.__code__.co_firstlineno: w.get("values") for w in result.warnings
                if w["category"] == "TracerWarning"}
-    assert numbers == {1: [8], 2: [True]}
+    # The comparison's bool is kept as the two numbers it compared (a bool says too little).
+    assert numbers == {1: [8], 2: [[3, 2]]}
     assert dict(torch.Tensor.__dict__) == before  # the conversions are torch's own again
     failed = export_model(Net(), (torch.randn(1, 3),), tmp_path / "bad.onnx", exporter="torchscript",
                           input_names=["x"], output_names=["y"], dynamic_axes={}, opset=17)
@@ -814,3 +815,81 @@ def test_where_the_original_does_not_export_the_rewritten_models_second_trace_ju
     assert r["exit_code"] == 0, r["remaining"]
     [guard] = [e for e in r["remaining"] if e["source"].endswith(":6")]
     assert guard["severity"] == "warning" and "does not depend on the dynamic axes" in guard["message"]
+
+
+def test_a_traced_comparison_is_kept_as_the_numbers_it_compared(tmp_path: Path) -> None:
+    """`max(q / k, 1.0)` on sizes (transformers SAM's `get_rel_pos`), `h > w`, `not n == 1`: each
+    bool the trace baked is kept as the two numbers compared, read with the trace paused (no
+    warning of its own, no constant recorded); a bool of anything else stays a bool."""
+    import torch
+
+    from trtcodemod.verify.export import export_model
+
+    class Net(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            scale = max(x.shape[2] / x.shape[1], 1.0)
+            if x.shape[2] > x.shape[0]:
+                x = x * scale
+            flag = bool(torch.ones((), dtype=torch.bool) & (x.shape[1] < 5))
+            if not x.shape[0] == 1:
+                x = x + 1.0
+            return x * float(flag)
+
+    before = dict(torch.Tensor.__dict__)
+    result = export_model(Net(), (torch.randn(2, 4, 8),), tmp_path / "net.onnx", exporter="torchscript",
+                          input_names=["x"], output_names=["y"], dynamic_axes={"x": {0: "b"}}, opset=17,
+                          user_roots=(str(Path(__file__).parent),))
+    assert result.error is None
+    first = Net.forward.__code__.co_firstlineno
+    numbers = {w["line"] - first: w.get("values") for w in result.warnings if w["category"] == "TracerWarning"}
+    assert numbers[1] == [[2.0, 1.0]]
+    assert numbers[2] == [[8, 2]]
+    assert numbers[4] == [True]  # `&` of a bool tensor: not a comparison of two numbers
+    assert numbers[5] == [[2, 1]]
+    assert dict(torch.Tensor.__dict__) == before  # the comparisons and conversions are torch's own again
+
+
+#: transformers SAM's relative positions (`get_rel_pos`: `max(k_size / q_size, 1.0)` on a static
+#: token grid) beside a batch shortcut: the graph traced at batch 3 differs, but not at the scale.
+STATIC_COMPARISON = '''import torch
+
+
+class Net(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("classes", torch.linspace(-1.0, 1.0, 12).reshape(1, 4, 3))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        b = x.shape[0]
+        scale = max(x.shape[2] / x.shape[1], 1.0)
+        feats = self.classes
+        if feats.shape[0] != b:
+            feats = feats.expand(b, -1, -1)
+        return x.mean(2, keepdim=True) * scale + feats.sum(2, keepdim=True)
+
+
+def build() -> Net:
+    return Net()
+
+
+def inputs(g: torch.Generator) -> tuple[torch.Tensor]:
+    return (torch.randn(1, 4, 8, generator=g),)
+'''
+
+
+def test_a_comparison_of_static_sizes_is_a_warning_where_the_graph_differs_elsewhere(tmp_path: Path) -> None:
+    """Only the batch is dynamic. The scale's comparison compares 8 / 4 with 1.0 in both traces:
+    a warning with its own note, and TRT712's candidate is not tried; the batch test compares
+    1 with 1, then 1 with 3: the line that changes the graph keeps its error."""
+    path = tmp_path / "net.py"
+    path.write_text(STATIC_COMPARISON)
+    r = migrate(path, "--dynamic-axes", '{"x": {"0": "batch"}}', "--select", "TRT712,TRT713")
+    assert r["retrace"]["same"] is False and r["retrace"]["steady_lines"] == 1
+    by_line = {e["source"]: e for e in r["remaining"]}
+    steady = by_line[f"{path.resolve()}:11"]
+    assert steady["severity"] == "warning", steady
+    assert "the number baked here is the same in the graph traced at x[0] (batch) 1 and 3" in steady["message"]
+    assert not [a for a in r["applied"] + r["reverted"] if a["rule"] == "TRT712"], r
+    batch = by_line[f"{path.resolve()}:13"]
+    assert batch["severity"] == "error" and "differs" in batch["message"]
+    assert r["exit_code"] == 1

@@ -1,7 +1,7 @@
 """TRT717: a pad, crop, resize or broadcast done only when a size asks for it becomes unconditional.
 
 The rewrite is shown as text for each form (pad with the amounts times the condition, with
-``or``/``not`` written ``|``/``^ True``; a crop; a resize; the ``else: y = x`` form), the forms it
+``or``/``not`` written ``|``/``== 0``; a crop; a resize; the ``else: y = x`` form), the forms it
 must leave alone are listed, and each rewritten function is run against the original on real
 tensors at sizes that take each branch, with zeros, negatives and inf/NaN values, compared bit
 for bit (values, dtype, shape). An ``if`` that only sets numbers (a Swin window shrunk to a small
@@ -44,7 +44,7 @@ def f(x: torch.Tensor):
     if not (h % 2 == 0 and w % 2 == 0):
         x = F.pad(x, [0, w % 2, 0, h % 2])
     return x
-''', "x = F.pad(x, [0, (w % 2) * (((h % 2 == 0) & (w % 2 == 0)) ^ True), 0, (h % 2) * (((h % 2 == 0) & (w % 2 == 0)) ^ True)])"),
+''', "x = F.pad(x, [0, (w % 2) * (((h % 2 == 0) & (w % 2 == 0)) == 0), 0, (h % 2) * (((h % 2 == 0) & (w % 2 == 0)) == 0)])"),
     "pad_in_else_form": ('''
 def f(x: torch.Tensor):
     b, h, w, c = x.shape
@@ -414,7 +414,7 @@ def f(x: torch.Tensor, shift=(1, 1)):
                 use_shift_size[i] = 0
     y = x.unfold(2, use_window_size[0], use_window_size[0]).unfold(3, use_window_size[1], use_window_size[1])
     return y.sum((-1, -2)) + use_shift_size[0] * 10 + use_shift_size[1]
-''', "        _trt_size_choice = (x_size[i] <= window_size[i]) | ((x_size[i] > 0) ^ True)\n"
+''', "        _trt_size_choice = (x_size[i] <= window_size[i]) | ((x_size[i] > 0) == 0)\n"
      "        use_window_size[i] = _trt_size_where(_trt_size_choice, x_size[i], use_window_size[i])\n"
      "        if shift is not None:\n"
      "            use_shift_size[i] = _trt_size_where(_trt_size_choice, 0, use_shift_size[i])\n"),
@@ -931,3 +931,270 @@ def test_migrate_pads_to_whole_windows_at_every_size(tmp_path: Path) -> None:
     assert [(fix["rule"], fix["line"], fix["landed"]) for fix in report["applied"]] == [("TRT717", line, True)], report
     assert report["before"]["faithful"] is False and report["after"]["faithful"] is True
     assert report["exit_code"] == 0 and report["equivalent"] is True
+
+
+# --- a repeat done only when a size asks for it ----------------------------------------------
+
+REPEATS = {  # name → (original function, the rewrite's lines)
+    # transformers 5.24.0 SAM-HQ's mask decoder (models/sam_hq/modeling_sam_hq.py:1011): the HQ
+    # features repeated to every point of every image; traced at a batch of 1, `shape[0] == 1`
+    # holds and the graph repeats them by the batch at every batch.
+    "sam_hq_chain": ('''
+def f(hq: torch.Tensor, image: torch.Tensor, points: torch.Tensor):
+    batch_size, channels, height, width = image.shape
+    point_batch_size = points.shape[1]
+    # one feature map per point
+    if hq.shape[0] == 1:
+        hq = hq.repeat(batch_size * point_batch_size, 1, 1, 1)
+    elif hq.shape[0] == batch_size and batch_size * point_batch_size != batch_size:
+        hq = hq.repeat_interleave(point_batch_size, 0)
+    return image.repeat_interleave(point_batch_size, 0) + hq
+''', "    # one feature map per point\n"
+     "    _trt_size_choice = hq.shape[0] == 1\n"
+     "    hq = hq.repeat(_trt_size_where(_trt_size_choice, batch_size * point_batch_size, 1), 1, 1, 1)\n"
+     "    hq = hq.repeat_interleave(_trt_size_where(_trt_size_choice, 1, _trt_size_where((hq.shape[0] == batch_size) "
+     "& (batch_size * point_batch_size != batch_size), point_batch_size, 1)), 0)\n"
+     "    return "),
+    # SAM 3's text features (models/sam3/modeling_sam3.py:2411): one prompt broadcast to the batch.
+    "sam3_text": ('''
+def f(hq: torch.Tensor, image: torch.Tensor, points: torch.Tensor):
+    if hq.shape[0] == 1 and image.shape[0] > 1:
+        hq = hq.repeat(image.shape[0], 1, 1, 1)
+    return torch.cat([image, hq], dim=1)
+''', "    _trt_size_choice = (hq.shape[0] == 1) & (image.shape[0] > 1)\n"
+     "    hq = hq.repeat(_trt_size_where(_trt_size_choice, image.shape[0], 1), 1, 1, 1)\n"),
+    # segment-anything's per-mask expansion, with an `else` that keeps the input.
+    "per_point_else": ('''
+def f(hq: torch.Tensor, image: torch.Tensor, points: torch.Tensor):
+    if image.shape[0] != points.shape[0]:
+        src = torch.repeat_interleave(image, points.shape[0], dim=0)
+    else:
+        src = image
+    return src
+''', "    _trt_size_choice = image.shape[0] != points.shape[0]\n"
+     "    src = torch.repeat_interleave(image, _trt_size_where(_trt_size_choice, points.shape[0], 1), dim=0)\n"
+     "    return src"),
+    # CLVP's text and audio (models/clvp/modeling_clvp.py:748): whichever side has one row is
+    # repeated to the other's; each branch repeats its own name.
+    "clvp_either_side": ('''
+def f(hq: torch.Tensor, image: torch.Tensor, points: torch.Tensor):
+    if hq.shape[0] == 1 and image.shape[0] != 1:
+        hq = hq.repeat(image.shape[0], 1, 1, 1)
+    elif hq.shape[0] != 1 and image.shape[0] == 1:
+        image = image.repeat(hq.shape[0], 1, 1, 1)
+    return torch.cat([hq, image], dim=1)
+''', "    _trt_size_choice = (hq.shape[0] == 1) & (image.shape[0] != 1)\n"
+     "    hq = hq.repeat(_trt_size_where(_trt_size_choice, image.shape[0], 1), 1, 1, 1)\n"
+     "    image = image.repeat(_trt_size_where(_trt_size_choice, 1, _trt_size_where((hq.shape[0] != 1) & "
+     "(image.shape[0] == 1), hq.shape[0], 1)), 1, 1, 1)\n"),
+}
+
+REPEATS_LEFT_ALONE = {
+    "a repeat_interleave with no axis (flat: not the tensor where the count is 1)": '''
+def f(hq: torch.Tensor, image: torch.Tensor):
+    if hq.shape[0] == 1:
+        hq = hq.repeat_interleave(image.shape[0])
+    return hq
+''',
+    "a repeat of another name": '''
+def f(hq: torch.Tensor, image: torch.Tensor):
+    out = hq
+    if hq.shape[0] == 1:
+        out = image.repeat(image.shape[0], 1, 1, 1)
+    return out
+''',
+    "counts from a list": '''
+def f(hq: torch.Tensor, image: torch.Tensor):
+    sizes = [image.shape[0], 1, 1, 1]
+    if hq.shape[0] == 1:
+        hq = hq.repeat(*sizes)
+    return hq
+''',
+    "a count bound only in the branch's absence": '''
+def f(hq: torch.Tensor, image: torch.Tensor):
+    if hq.shape[0] == 1:
+        hq = hq.repeat(unknown_count(image), 1, 1, 1)
+    return hq
+''',
+    "an elif chain ending in an else": '''
+def f(hq: torch.Tensor, image: torch.Tensor):
+    if hq.shape[0] == 1:
+        hq = hq.repeat(image.shape[0], 1, 1, 1)
+    elif hq.shape[0] == 2:
+        hq = hq.repeat_interleave(2, 0)
+    else:
+        hq = hq * 2
+    return hq
+''',
+    "a repeat on a tensor's values": '''
+def f(hq: torch.Tensor, image: torch.Tensor):
+    if hq.sum() > 0:
+        hq = hq.repeat(image.shape[0], 1, 1, 1)
+    return hq
+''',
+}
+
+
+@pytest.mark.parametrize("name", list(REPEATS_LEFT_ALONE))
+def test_repeats_left_alone(name: str) -> None:
+    assert "TRT717" not in rules_found(HEADER + REPEATS_LEFT_ALONE[name])
+
+
+def _repeat_inputs() -> list[tuple[torch.Tensor, torch.Tensor, torch.Tensor]]:
+    """HQ features of 1 or of the batch, batches of 0, 1, 2 and 3, one or two points, values with
+    zeros, negatives, inf and NaN."""
+    sets = []
+    for batch, hq_batch, points in [(1, 1, 1), (3, 1, 1), (3, 3, 1), (2, 2, 2), (2, 1, 2), (1, 1, 3), (3, 1, 3), (1, 3, 1),
+                                    (0, 0, 1), (0, 1, 2)]:
+        empty = 0 in (batch, hq_batch)
+        images = [torch.randn(batch, 2, 3, 3)] * 4 if empty else _values((batch, 2, 3, 3))
+        features = [torch.randn(hq_batch, 2, 3, 3)] * 4 if empty else _values((hq_batch, 2, 3, 3))
+        for image, hq in zip(images, features):
+            sets.append((hq, image, torch.zeros(points, points, 2)))
+    return sets
+
+
+@pytest.mark.parametrize("name", list(REPEATS))
+def test_repeat_rewrite_and_run(name: str, tmp_path: Path) -> None:
+    """Eager mode: bit for bit the original's values, dtype and shape, on both sides of each test."""
+    after, f_before, f_after = _rewritten(*REPEATS[name], tmp_path)
+    assert "if " not in after.split("def f", 1)[1] and "else" not in after.split("def f", 1)[1]
+    compared = 0
+    for hq, image, points in _repeat_inputs():
+        try:
+            want = f_before(hq, image, points)
+        except RuntimeError:
+            with pytest.raises(RuntimeError):  # a batch it cannot broadcast to raises in both
+                f_after(hq, image, points)
+            continue
+        assert_same(want, f_after(hq, image, points))
+        compared += 1
+    assert compared >= 18
+
+
+@pytest.mark.parametrize("name, batches, wrong_before", [
+    ("sam_hq_chain", (1, 2, 3), (2, 3)),  # traced at 1: the original repeats by the batch at every batch
+    ("sam3_text", (1, 2, 3), (2, 3)),  # traced at 1: the original concatenates one prompt at every batch
+])
+def test_repeat_export_follows_the_batch(tmp_path: Path, name: str, batches: tuple[int, ...],
+                                         wrong_before: tuple[int, ...]) -> None:
+    """Exported at one batch with the batch dynamic, the original's graph keeps the example's
+    branch; the rewritten graph gives eager mode's values at every batch."""
+    import warnings
+
+    import onnxruntime as ort
+
+    code, _ = REPEATS[name]
+    before = HEADER + code.lstrip("\n")
+    after = rewrite(before, unsafe=True, select=("TRT717",))
+
+    class Wrap(torch.nn.Module):
+        def __init__(self, function) -> None:
+            super().__init__()
+            self.function = function
+            self.hq = torch.nn.Parameter(torch.randn(1, 2, 3, 3))
+
+        def forward(self, image: torch.Tensor) -> torch.Tensor:
+            hq = self.hq.expand(image.shape[0], -1, -1, -1) if name == "sam_hq_chain" else self.hq
+            return self.function(hq, image, torch.zeros(1, 2, 2))
+
+    matches = {}
+    for side, source in (("before", before), ("after", after)):
+        model = Wrap(import_source(source, tmp_path)["f"]).eval()
+        path = tmp_path / f"{side}.onnx"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(model, (torch.randn(1, 2, 3, 3),), str(path), dynamo=False,
+                              input_names=["image"], dynamic_axes={"image": {0: "b"}})
+        session = ort.InferenceSession(str(path))
+        for batch in batches:
+            image = torch.randn(batch, 2, 3, 3, generator=torch.Generator().manual_seed(batch))
+            with torch.no_grad():
+                want = model(image).numpy()
+            try:
+                [got] = session.run(None, {"image": image.numpy()})
+                matches[side, batch] = got.shape == want.shape and bool((abs(got - want) <= 1e-6).all())
+            except Exception:  # noqa: BLE001 - a graph that cannot run at this batch does not match
+                matches[side, batch] = False
+    assert all(matches["after", b] for b in batches), matches
+    assert not any(matches["before", b] for b in wrong_before), matches
+
+
+HQ_MODEL = """\
+import torch
+from torch import nn
+
+
+class Decoder(nn.Module):
+    # transformers' SAM-HQ mask decoder (models/sam_hq/modeling_sam_hq.py:1011): the HQ features
+    # repeated to every point of every image, by a chain of size tests.
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = nn.Conv2d(2, 2, 1)
+        self.hq = nn.Conv2d(2, 2, 1)
+
+    def forward(self, x):
+        points = torch.zeros(1, 1, 2).expand(x.shape[0], -1, -1)
+        batch_size = x.shape[0]
+        point_batch_size = points.shape[1]
+        hq_features = self.hq(x)
+        if hq_features.shape[0] == 1:
+            hq_features = hq_features.repeat(batch_size * point_batch_size, 1, 1, 1)
+        elif hq_features.shape[0] == batch_size and batch_size * point_batch_size != batch_size:
+            hq_features = hq_features.repeat_interleave(point_batch_size, 0)
+        return self.conv(x).repeat_interleave(point_batch_size, 0) + hq_features
+
+
+def build():
+    torch.manual_seed(0)
+    return Decoder().eval()
+
+
+def inputs(generator):
+    return (torch.rand(1, 2, 4, 4, generator=generator),)
+"""
+
+
+def test_migrate_repeats_the_hq_features_by_the_traced_test(tmp_path: Path) -> None:
+    """Traced at a batch of 1 (the example), the original graph repeats the features by the batch
+    at every batch (unfaithful); migrate locates the chain at its `if` and TRT717's choice of counts
+    makes the graph follow the batch."""
+    from support import migrate_json
+
+    model = tmp_path / "hq.py"
+    model.write_text(HQ_MODEL)
+    report = migrate_json(model, '{"x": {"0": "n"}}')
+    line = next(i for i, text in enumerate(HQ_MODEL.splitlines(), 1) if "if hq_features.shape[0] == 1" in text)
+    assert report["before"]["faithful"] is False, report["before"]
+    assert [(fix["rule"], fix["line"]) for fix in report["applied"]] == [("TRT717", line)], report
+    assert report["exit_code"] == 0 and report["equivalent"] is True and report["after"]["faithful"] is True
+
+
+def test_a_pad_under_not_exports_and_follows_the_parity(tmp_path: Path) -> None:
+    """`if not (h % 2 == 0 and w % 2 == 0):` written `((...) & (...)) == 0`: the tracer has no
+    xor or eq of a traced bool with a Python bool (`^ True` stopped the export); traced at an even
+    size, the rewritten graph pads each odd size as eager mode does, where the original pads none."""
+    import warnings
+
+    import onnxruntime as ort
+
+    code, _ = CASES["pad_unless_divisible"]
+    before = HEADER + code.lstrip("\n")
+    after = rewrite(before, unsafe=True, select=("TRT717",))
+    matches = {}
+    for side, source in (("before", before), ("after", after)):
+        f = import_source(source, tmp_path)["f"]
+        path = tmp_path / f"{side}.onnx"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(_Wrap(f), (torch.randn(1, 2, 4, 6),), str(path), dynamo=False, input_names=["x"],
+                              dynamic_axes={"x": {2: "h", 3: "w"}})
+        session = ort.InferenceSession(str(path))
+        for h, w in [(4, 6), (5, 6), (4, 7), (3, 3)]:
+            x = torch.randn(1, 2, h, w, generator=torch.Generator().manual_seed(h * w))
+            want = f(x).numpy()
+            [got] = session.run(None, {"x": x.numpy()})
+            matches[side, h, w] = got.shape == want.shape and bool((abs(got - want) <= 1e-6).all())
+    assert all(v for (side, _, _), v in matches.items() if side == "after"), matches
+    assert not any(matches["before", h, w] for h, w in [(5, 6), (4, 7), (3, 3)]), matches

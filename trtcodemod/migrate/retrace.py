@@ -167,7 +167,9 @@ def steady_lines(lines: set[tuple[str, int]], first: dict[tuple[str, int], list[
     """The lines whose trace turned a tensor into the same numbers at both sizes: what the graph
     holds there does not follow the stretched axes (YOLOE's class count, ``int(x[-1].shape[1])``,
     is 3 at every image size). A ``bool`` says too little (``h > 32`` is True at both points), so
-    a line that converted one keeps its verdict."""
+    a line that converted one keeps its verdict, except where the export kept a traced comparison's
+    operands in its place (``[h, 32]``, :func:`trtcodemod.verify.export._baked_numbers`): SAM's
+    ``max(k_size / q_size, 1.0)`` on a static token grid compares the same numbers at every batch."""
     def numbers(values: list[Any]) -> bool:
         flat = [v for value in values for v in (value if isinstance(value, list) else [value])]
         return bool(flat) and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in flat)

@@ -16,6 +16,7 @@ import sys
 import time
 import traceback
 import warnings
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
@@ -145,33 +146,80 @@ _VALUES_KEPT = 64
 _CONVERSIONS = ("__int__", "__index__", "__float__", "__bool__", "item", "tolist")
 
 
+#: The comparisons whose 0-d result a trace may turn into a Python bool (``if h > 32:``, ``max(a, b)``).
+_COMPARED = ("__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__")
+
+
 @contextlib.contextmanager
 def _baked_numbers(values: list[list[Any]]):
     """While the trace runs, the Python value each warning conversion returned, kept with the
     warning it raised: the number the graph holds as a constant (``self.nc = int(x.shape[1])``
     gives 3 at every size, a height 128 at one trace and 257 at the next).
 
+    A bool says too little (``h > 32`` is True at both heights 128 and 257), so where the bool is
+    that of a traced comparison of numbers, what is kept is the two numbers it compared (``[128,
+    32]``): SAM's ``max(k_size / q_size, 1.0)`` on a static token grid compares ``[1.0, 1.0]`` at
+    every batch, a ``shape[0] == 1`` on the batch ``[1, 1]`` at one and ``[3, 1]`` at the next.
+
     The methods are wrapped on ``torch.Tensor`` for the export only and restored after it.
     """
     wrapped = [name for name in _CONVERSIONS if name not in torch.Tensor.__dict__]
+    comparisons = [name for name in _COMPARED if name not in torch.Tensor.__dict__]
+    #: id of a comparison's 0-d result -> (a weak reference to it, the numbers it compared).
+    compared: dict[int, tuple[Any, list[Any]]] = {}
 
-    def wrap(original: Any) -> Any:
+    def wrap(name: str, original: Any) -> Any:
         def converted(self: torch.Tensor, *args: Any, **kwargs: Any) -> Any:
             before = len(values)
             value = original(self, *args, **kwargs)
             if len(values) > before:  # this conversion warned: its result is what the trace baked
-                values[-1].append(_plain(value))
+                held = compared.get(id(self)) if name == "__bool__" else None
+                values[-1].append(held[1] if held is not None and held[0]() is self else _plain(value))
             return value
 
         return converted
 
+    def compare(original: Any) -> Any:
+        def comparison(self: torch.Tensor, other: Any) -> Any:
+            result = original(self, other)
+            if isinstance(result, torch.Tensor) and torch._C._get_tracing_state() is not None and result.dim() == 0:
+                numbers = _compared_numbers(self, other)
+                if numbers is not None:
+                    compared[id(result)] = (weakref.ref(result), numbers)
+            return result
+
+        return comparison
+
     for name in wrapped:
-        setattr(torch.Tensor, name, wrap(getattr(torch.Tensor, name)))
+        setattr(torch.Tensor, name, wrap(name, getattr(torch.Tensor, name)))
+    for name in comparisons:
+        setattr(torch.Tensor, name, compare(getattr(torch.Tensor, name)))
     try:
         yield
     finally:
-        for name in wrapped:
+        for name in wrapped + comparisons:
             delattr(torch.Tensor, name)
+        compared.clear()
+
+
+def _compared_numbers(*operands: Any) -> list[Any] | None:
+    """The numbers two operands of a traced comparison hold (a 0-d or one-element tensor read with
+    the trace paused, so nothing is recorded or warned); None where one is not a number."""
+    numbers = []
+    state = torch._C._get_tracing_state()
+    torch._C._set_tracing_state(None)
+    try:
+        for operand in operands:
+            if isinstance(operand, torch.Tensor):
+                if operand.numel() != 1 or operand.dtype == torch.bool or operand.is_complex():
+                    return None
+                operand = operand.item()
+            if isinstance(operand, bool) or not isinstance(operand, (int, float)):
+                return None
+            numbers.append(operand)
+    finally:
+        torch._C._set_tracing_state(state)
+    return numbers
 
 
 def _issuer(filename: str, lineno: int) -> tuple[str, int]:
