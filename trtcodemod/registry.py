@@ -69,6 +69,7 @@ RULE_MODULES: tuple[str, ...] = (
     "conditional_pad",
     "bitwise_size",
     "while_scan",
+    "integer_cumsum",
 )
 
 

@@ -281,8 +281,12 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, report: dict[st
     # (or a size of one) takes a warning at its line as that evidence (TRT711 in a helper).
     facts.note_traced((p.path, p.line, p.message) for p in problems
                       if p.kind == "baked" and p.op == "(traced constant)" and p.path and p.line)
+    # And the nodes the graph check located with a rule: a rule whose construct the syntax cannot tell
+    # from a harmless one (TRT334: a cumsum of integers the code does not show) reports where one was.
+    facts.note_located((p.path, p.line, p.rule) for p in problems
+                       if p.kind == "hostile" and p.rule and p.path and p.line)
     if facts_out is not None:
-        facts.save(facts_out)  # with the warnings, for `check`/`apply --facts`
+        facts.save(facts_out)  # with the warnings and located nodes, for `check`/`apply --facts`
     with phases.phase("static analysis"):
         findings, errors = analyse_split(files, lambda some: _findings(some, spec.rewrite, facts))
     report["rewrite_errors"] = errors
