@@ -19,8 +19,6 @@ result (a bool or integer input, or ``dtype=`` an int32/int64) is summed in floa
 exact while every element and partial sum is an integer of magnitude at most ``2**24``.
 """
 
-from typing import Optional
-
 import torch
 
 from trtcodemod.helpers.onnx_export import _trt_onnx_exporting
@@ -84,7 +82,7 @@ def _trt_running_extreme(x, dim: int, largest: bool):
     return values.movedim(last, axis), indices.movedim(last, axis)
 
 
-def _trt_cumsum(x, dim: int, dtype: Optional[torch.dtype] = None):
+def _trt_cumsum(x, dim: int, dtype: torch.dtype | None = None):
     """``torch.cumsum(x, dim, dtype=dtype)``; while exporting, an int32 or int64 result is summed in
     float32 (TensorRT's CumSum takes floats only) and cast to the dtype torch gives: exact while
     the elements and partial sums are integers of magnitude at most ``2**24``."""
@@ -102,7 +100,7 @@ def _trt_cumsum(x, dim: int, dtype: Optional[torch.dtype] = None):
     return torch.cumsum(x, dim, dtype=dtype)
 
 
-def _trt_cumsum_dtype(x: torch.Tensor, dtype: Optional[torch.dtype]) -> torch.dtype:
+def _trt_cumsum_dtype(x: torch.Tensor, dtype: torch.dtype | None) -> torch.dtype:
     """The dtype ``torch.cumsum(x, dim, dtype=dtype)`` returns: ``dtype`` when given, int64 for a
     bool or integer ``x``, else ``x``'s own."""
     if dtype is not None:
