@@ -131,7 +131,7 @@ TensorRT versions: all (CumSum is parsed from 8.4, floats only).""",
             return  # a dtype the code does not spell: its sum may be a float one
         if dtype_name is not None and dtype_name not in _INTEGER_DTYPES:
             return  # a float (or complex) result: TensorRT takes it
-        shown = dtype_name in _SUMMED_DTYPES or (tensor is not None and dtype is None
+        shown = dtype_name in _INTEGER_DTYPES or (tensor is not None and dtype is None
                                                  and self._integer(tensor.value, _DEPTH))
         if not shown and not self._located(node):
             return
