@@ -27,6 +27,8 @@ SLOW_FILES = {
     "test_recipe_variants_trt602.py": 60, "test_recipe_variants_trt603.py": 41, "test_recipe_variants_trt733.py": 27,
     "test_recipe_variants_trt320.py": 24, "test_recipe_variants_trt321.py": 27,
     "test_recipe_variants_trt318.py": 30, "test_recipe_variants_trt319.py": 50,
+    "test_recipe_variants_trt732.py": 51, "test_recipe_variants_trt336.py": 30,
+    "test_recipe_variants_trt728.py": 47,
     "test_recipe_variants_trt334.py": 31,
 }
 

@@ -26,8 +26,8 @@ class BitwiseOnSize(SizeRule):
     info = RuleInfo(
         id="TRT732",
         name="bitwise-on-size",
-        summary="`|`, `&`, `^`, `<<`, `>>` on a tensor size: the TorchScript exporter has no ONNX operator for "
-                "them (opset < 18); compute the same integer with arithmetic while tracing",
+        summary="`|`, `&`, `^` on a tensor size have no ONNX operator (TorchScript exporter, opset < 18; shifts break "
+                "the dynamo exporter); compute the same integer with arithmetic while tracing",
         doc="""\
 What it finds, in forward code: a binary `|`, `&`, `^`, `<<` or `>>` one of whose operands is a
 tensor size (`x.shape[i]`, `x.size(i)`, names unpacked from `x.shape`, arithmetic on those with
@@ -37,11 +37,14 @@ numbers, as TRT711-TRT713 decide it) and whose other operand is not a tensor: MO
 is left alone.
 
 Why it hurts: under the TorchScript exporter a size is a traced 0-d int64 tensor, so the
-operator records `aten::bitwise_or` (`bitwise_and`, `bitwise_xor`, `__lshift__`,
-`__rshift__`), for which the exporter has no ONNX operator on integers before opset 18:
-`torch.onnx.export(..., dynamo=False)` stops with "ONNX export does NOT support exporting
-bitwise OR for non-boolean input values" (torch 2.13, opset 17), and TensorRT parses no
-bitwise operator at any opset. MONAI's VarNet and its other reconstruction networks pad this
+operator records `aten::bitwise_or` (`bitwise_and`, `bitwise_xor`), for which the exporter has
+no ONNX operator on integers before opset 18: `torch.onnx.export(..., dynamo=False)` stops with
+"ONNX export does NOT support exporting bitwise OR for non-boolean input values" (torch 2.13,
+opset 17), and TensorRT parses no bitwise operator at any opset. Shifts are different: the
+TorchScript exporter writes `__lshift__`/`__rshift__` of a traced size as Pow, Cast and Div,
+which export and parse (measured on Mimicry's SAGAN attention, `H * W >> 2`: nothing to fix
+there); a shift of a symbolic size breaks the dynamo exporter's trace, which is where the shift
+rewrite matters. MONAI's VarNet and its other reconstruction networks pad this
 way and do not export.
 
 The rewrite: `(w - 1) | (k - 1)` → `_trt_size_bitwise("|", w - 1, k - 1)`. Outside a trace the

@@ -20,21 +20,26 @@ from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
 
 HELPER = "_trt_updatable"
 _BUILDERS = ("torch.tensor", "torch.as_tensor")
+#: The legacy constructors: a new tensor of Python data (of a tensor or a size they mean other things).
+_LEGACY = ("torch.Tensor", "torch.FloatTensor", "torch.DoubleTensor", "torch.HalfTensor", "torch.LongTensor",
+           "torch.IntTensor", "torch.ShortTensor", "torch.ByteTensor", "torch.BoolTensor")
 _DATA = (cst.List, cst.Tuple, cst.ListComp, cst.Integer, cst.Float)
 
 
 class ConstantUpdate(RuntimeScopeRule):
     scope = "runtime"
-    needs_text = spelled(*_BUILDERS)
+    needs_text = spelled(*_BUILDERS, *_LEGACY) + (b"new_tensor",)
     info = RuleInfo(
         id="TRT728",
         name="constant-update",
         summary="a tensor built from Python data in forward, then updated in place: the TorchScript export "
                 "keeps it as built; clone it while exporting",
         doc="""\
-What it finds, in run-time code: a local name bound to `torch.tensor(...)`, or to
-`torch.as_tensor(...)` of Python data written in place (a list, a tuple, a comprehension, a
-number, `[...] * n`), that the same function then updates in place before binding the name to
+What it finds, in run-time code: a local name bound to `torch.tensor(...)` or `t.new_tensor(...)`,
+or to `torch.as_tensor(...)` of Python data written in place (a list, a tuple, a comprehension, a
+number, `[...] * n`), or to a legacy constructor (`torch.Tensor`, `torch.FloatTensor`,
+`torch.LongTensor`, ...) of such data other than a number (a size there), that the same function
+then updates in place before binding the name to
 anything else: an augmented assignment (`t += y`, `t[i] *= 2`), an assignment into it
 (`t[0] = v`) or an in-place method (`t.add_(y)`, `t.clamp_(0)`). kornia's CLAHE builds the lookup
 indices of its tiles this way: `j_idxs = torch.tensor([[0, 0, 1, 1], [-1, -1, 0, 0]] * n)` then
@@ -54,8 +59,9 @@ node of the graph that the update is then recorded on.
 
 Fix safety: safe. Outside an ONNX export nothing changes. While exporting, the clone has the
 same values, dtype, device, shape and strides (a built tensor is contiguous, and `clone` keeps
-that), and nothing else refers to the built tensor (`torch.tensor` always copies its data, and
-`torch.as_tensor` is taken only of Python data written in place), so an update through the name
+that), and nothing else refers to the built tensor (`torch.tensor` and `new_tensor` always copy
+their data; `torch.as_tensor` and the legacy constructors are taken only of Python data written in
+place), so an update through the name
 reaches exactly what it reached before. TensorRT versions: all (the problem is the exported
 graph).""",
         fix=Safety.SAFE,
@@ -125,10 +131,17 @@ graph).""",
     def _builds(self, value: cst.BaseExpression) -> bool:
         if type(value) is not cst.Call or not value.args or value.args[0].keyword is not None or value.args[0].star:
             return False
-        name = self.context.refers_to(value.func, *_BUILDERS)
+        if any(a.keyword is not None and a.keyword.value == "requires_grad" for a in value.args):
+            return False
+        name = self.context.refers_to(value.func, *_BUILDERS, *_LEGACY)
         if name == "torch.tensor":
-            return not any(a.keyword is not None and a.keyword.value == "requires_grad" for a in value.args)
-        return name == "torch.as_tensor" and _python_data(value.args[0].value)
+            return True
+        if name is None and type(value.func) is cst.Attribute and value.func.attr.value == "new_tensor":
+            return True  # `t.new_tensor(data)` always copies its data, as `torch.tensor` does
+        if name == "torch.as_tensor":
+            return _python_data(value.args[0].value)
+        # A legacy constructor takes a number as a size (an uninitialized tensor), a tensor as itself.
+        return name is not None and _python_data(value.args[0].value) and not _number(value.args[0].value)
 
 
 def _python_data(value: cst.BaseExpression) -> bool:
@@ -139,6 +152,11 @@ def _python_data(value: cst.BaseExpression) -> bool:
         return _python_data(value.expression)
     return type(value) is cst.BinaryOperation and type(value.operator) is cst.Multiply and (
         isinstance(value.left, (cst.List, cst.Tuple)) or isinstance(value.right, (cst.List, cst.Tuple)))
+
+
+def _number(value: cst.BaseExpression) -> bool:
+    return isinstance(value, (cst.Integer, cst.Float)) or (type(value) is cst.UnaryOperation
+                                                          and _number(value.expression))
 
 
 def _own_statements(body: cst.BaseSuite) -> Iterator[cst.BaseSmallStatement | cst.BaseCompoundStatement]:

@@ -313,7 +313,10 @@ Outside `torch.onnx.export` the helper is torch's function itself. While exporti
 input it takes the maximum of each of PyTorch's bins, computed from the traced sizes with
 TRT601's bin machinery (bin i of o over n spans [floor(i*n/o), ceil((i+1)*n/o)), any n and o,
 overlapping bins when n < o, `None` keeps an axis; the width's bins, then the height's: a
-maximum is separable), so the graph follows any height and width. A bin's unused slots repeat
+maximum is separable), so the graph follows any height and width. The output size may itself be
+read from a shape (SAFMN's pyramid, `(h // 2**i, w // 2**i)`; mmdetection's BFP, another level's
+`size()[2:]`): while the exporter traces that is a 0-d tensor, the error "output_size is not
+constant" with torch's function, and the bins are computed from it in the graph as well. A bin's unused slots repeat
 an element of the same bin, so the maximum is exact and no bin is ever empty; a NaN stays in
 the bins that hold it. `return_indices=True` (a tuple, and TensorRT's MaxPool has no Indices
 output), calls with other arguments, `torch.adaptive_max_pool1d` (it returns the indices too)

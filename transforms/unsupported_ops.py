@@ -69,11 +69,12 @@ UNSUPPORTED_OPS: tuple[UnsupportedOp, ...] = (
                    "torch.nn.MaxUnpool3d"), None,
                   "the TorchScript exporter fails on it, and ONNX MaxUnpool is not parsed by TensorRT"),
     # cummax/cummin are TRT307's and affine_grid TRT309's (each with a fix), so they are not rows here.
-    UnsupportedOp(("torch.cumprod", "torch.logcumsumexp"), None, _NO_EXPORT),
+    # torch.cumprod is TRT337's (products over a triangle while exporting), with the other functions it composes.
+    UnsupportedOp(("torch.logcumsumexp",), None, _NO_EXPORT),
     # torch.searchsorted is TRT318's (a count of comparisons while exporting), torch.histc TRT321's.
     UnsupportedOp(("torch.bincount",), None, _NO_EXPORT),
-    UnsupportedOp(("torch.inverse", "torch.linalg.inv", "torch.linalg.pinv", "torch.linalg.solve",
-                   "torch.slogdet", "torch.linalg.slogdet"), None, _NO_EXPORT),
+    # torch.inverse, torch.linalg.inv and torch.linalg.solve are TRT338's (the adjugate of 2x2 to 4x4 matrices).
+    UnsupportedOp(("torch.linalg.pinv", "torch.slogdet", "torch.linalg.slogdet"), None, _NO_EXPORT),
     UnsupportedOp(("torch.erfinv", "torch.special.erfinv"), None, _NO_EXPORT),
     # torch.median and torch.kthvalue are TRT319's (their values from a sort while exporting).
     UnsupportedOp(("torch.nanmedian", "torch.mode"), None, _NO_EXPORT),
@@ -96,8 +97,8 @@ operator table: `nn.Fold` (ONNX Col2Im, opset 18; the function `F.fold` is TRT31
 rewrites it), `torch.fft.irfft`/`irfft2`/`irfftn`/`hfft`/`ihfft` and `torch.stft` (DFT / STFT;
 the other transforms are TRT709's, which rewrites them where their result is taken as real), `torch.det` / `torch.linalg.det` / `torch.logdet` (Det), `torch.multinomial`,
 `torch.bernoulli`, `F.max_unpool*` / `nn.MaxUnpool*`, `F.affine_grid`, and functions the
-TorchScript exporter cannot export at all (`torch.cumprod`, `torch.bincount`,
-`torch.linalg.inv`, `torch.erfinv`, `torch.nanmedian`, `torch.mode`, ...).
+TorchScript exporter cannot export at all (`torch.logcumsumexp`, `torch.bincount`,
+`torch.linalg.pinv`, `torch.erfinv`, `torch.nanmedian`, `torch.mode`, ...).
 For older targets also `F.grid_sample` and `torch.tril`/`torch.triu` (parsed from
 TensorRT 8.5). Functions are reported in run-time code; module classes where they are
 built (usually `__init__`).
@@ -106,15 +107,17 @@ Not listed, because they export to ops TensorRT parses: `F.unfold` (Gather/Pad/R
 `torch.bucketize` (comparisons and a ReduceSum), `torch.cumsum`, `torch.einsum`,
 `torch.roll`, `torch.cdist`; nor what another rule rewrites: `torch.searchsorted` (TRT318),
 `torch.median` and `torch.kthvalue` (TRT319), `torch.diag` (TRT320), `torch.histc`
-(TRT321). Tensor methods (`x.cumprod(1)`, `x.median()`) cannot be
-resolved by name and are not matched.
+(TRT321), `torch.cumprod`, `torch.diff`, `torch.take_along_dim` and the other functions with
+no TorchScript symbolic that TRT337 composes, `torch.inverse` / `torch.linalg.inv` /
+`torch.linalg.solve` (TRT338, 2x2 to 4x4 matrices). Tensor methods (`x.logcumsumexp(1)`,
+`x.nanmedian()`) cannot be resolved by name and are not matched.
 
 Why it hurts: the export fails, or the ONNX file holds an op TensorRT's parser rejects, so
 no engine can be built (or the layer falls back to a plugin you have to write).
 
 What to do: compute it outside the network (pre/post-processing), precompute it when its
 inputs are constant (an inverse of a fixed matrix in `__init__`), rewrite it with supported
-ops (`cumprod` as `exp(cumsum(log(x)))` for positive inputs; `nanmedian` with `sort` and a
+ops (`logcumsumexp` as `log(cumsum(exp(x - max)))` plus the max; `nanmedian` with `sort` and a
 count of the NaN), or provide a TensorRT plugin.
 
 Fix safety: none (detect only).""",

@@ -69,6 +69,8 @@ RULE_MODULES: tuple[str, ...] = (
     "conditional_pad",
     "bitwise_size",
     "while_scan",
+    "missing_symbolic",
+    "small_inverse",
     "integer_cumsum",
 )
 

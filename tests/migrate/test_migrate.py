@@ -737,6 +737,25 @@ def test_a_finding_whose_node_the_rewritten_graph_lacks_is_no_longer_an_error(tm
     assert not _gone(baked, [], "after")  # the rewritten side cannot show a baked value: it stays
 
 
+def test_a_finding_kept_for_a_graph_that_failed_is_no_error_where_the_rewritten_graph_is_faithful(
+        tmp_path: Path) -> None:
+    """kornia CLAHE: the original graph's gather runs out of bounds at a slice assignment's line
+    (TRT203, not rewritten); TRT728's fix of the indices makes the rewritten graph faithful, so the
+    finding kept there is no error any more. A rewritten graph that is still unfaithful keeps it one."""
+    from trtcodemod.migrate.locate import FAILS_TO_RUN
+    from trtcodemod.migrate.run import RUNS_NOTE, _gone, _gone_note
+
+    path, found = _findings(tmp_path)
+    failed = Problem("unfaithful", path, 4, FAILS_TO_RUN, None, "the graph failed: Gather out of bounds", "error")
+    decision = decide(found["TRT401"], [failed], _facts(path, [1, 2]), unsafe=False)
+    assert decision.problems == [failed]
+    assert _gone(decision, [], "after") and _gone_note(decision) == RUNS_NOTE
+    elsewhere = Problem("unfaithful", path, 9, "(wrong values)", None, "other values", "error")
+    assert not _gone(decision, [elsewhere], "after")  # the rewritten graph is not faithful: it stays
+    assert not _gone(decision, [], "before")
+    assert not _gone(decision, [], "after", exported=False)
+
+
 DECODE = """\
 import torch
 from torch import nn

@@ -535,6 +535,51 @@ def test_adaptive_max_pool_rewritten_exports_follow_any_size(dynamo: bool) -> No
         np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6, err_msg=str(shape))
 
 
+SIZED_BINS = """\
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class Pyramid(nn.Module):
+    def forward(self, x):
+        h, w = x.size()[-2:]
+        levels = [x]
+        for i in range(1, 3):
+            levels.append(F.interpolate(F.{pool}(x, (h // 2**i, w // 2**i)), size=(h, w), mode="nearest"))
+        return torch.cat(levels, 1)
+"""
+
+
+@pytest.mark.parametrize("pool", ["adaptive_max_pool2d", "adaptive_avg_pool2d"])
+def test_bins_read_from_the_shape_follow_every_size(pool: str) -> None:
+    """SAFMN's pyramid: the bin counts are the input's sizes halved (a 0-d tensor each while the
+    exporter traces). The original does not export ("output_size is not constant"); the rewrite's
+    graph computes the bins from them and equals eager mode at sizes that do and do not divide."""
+    code = SIZED_BINS.format(pool=pool)
+    axes = {0: "n", 2: "h", 3: "w"}
+    x = torch.rand(1, 2, 40, 48) * 4 - 2
+    with pytest.raises(Exception, match="output_size is not constant|adaptive"):
+        _export(load(code, "Pyramid")(), x, axes)
+    after = rewrite(code, unsafe=True)
+    assert f"_trt_{pool}(x, (h // 2**i, w // 2**i))" in after, after
+    model = load(after, "Pyramid")()
+    session = ort.InferenceSession(_export(model, x, axes), providers=["CPUExecutionProvider"])
+    for shape in [(1, 2, 40, 48), (2, 2, 81, 97), (1, 2, 7, 5), (3, 2, 4, 4)]:
+        x = torch.rand(shape) * 4 - 2
+        x[0, 0, 1, 2] = float("inf")
+        x[-1, 1, 0, 0] = -float("inf")
+        expected = load(code, "Pyramid")()(x)
+        with torch.no_grad():
+            assert torch.equal(model(x), expected), shape  # eager mode is torch's own pooling
+        got = torch.from_numpy(session.run(None, {"x": x.numpy()})[0])
+        assert got.shape == expected.shape, shape
+        if pool == "adaptive_max_pool2d":
+            assert torch.equal(got, expected), shape  # maxima are exact
+        else:
+            _close(expected, got)
+
+
 def test_migrate_fixes_the_adaptive_max_pool_where_the_export_fails(tmp_path) -> None:
     from support import migrate_json
 

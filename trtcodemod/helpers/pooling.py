@@ -13,6 +13,10 @@ averaging matrix or a cumulative-sum difference would spread ``0*inf`` and
 ``inf-inf`` NaNs to other bins). Like PyTorch, it sums first and divides by the
 bin size last, accumulating float16/bfloat16 in float32.
 
+A bin count may itself be read from a shape (SAFMN's pyramid pools to ``(h // 2**i, w // 2**i)``):
+while the TorchScript exporter traces, that is a 0-d integer tensor, and the bins are computed from
+it in the graph as from the axis's length, so the pyramid follows every input size.
+
 Outside ``torch.onnx.export`` the helpers are ``F.adaptive_avg_pool1d/2d`` themselves,
 so eager results, strides (``x.view(n, -1)`` after the pool keeps working), gradients,
 quantized inputs and speed are torch's own.
@@ -23,13 +27,14 @@ from __future__ import annotations
 import torch
 
 from trtcodemod.helpers.onnx_export import _trt_onnx_exporting
+from trtcodemod.helpers.splitting import _trt_traced_count
 
 
 def _trt_adaptive_bin_bounds(x: torch.Tensor, dim: int, bins: int) -> tuple[torch.Tensor, torch.Tensor]:
     """Where each of the ``bins`` adaptive-pooling bins of axis ``dim`` of ``x`` starts and ends."""
     n = x.shape[dim]  # a traced value, not a constant, when exporting with dynamic axes
     i = torch.arange(bins, device=x.device)
-    step = max(bins, 1)  # bins == 0 gives an empty result; never divide by zero
+    step = _trt_adaptive_bin_step(bins)  # bins == 0 gives an empty result; never divide by zero
     # Bin i spans [floor(i*n/bins), ceil((i+1)*n/bins)); all terms are >= 0, so the
     # truncating division (a plain ONNX Div) is the floor.
     start = torch.div(i * n, step, rounding_mode="trunc")
@@ -46,7 +51,7 @@ def _trt_adaptive_bin_gather(x: torch.Tensor, dim: int, bins: int, start: torch.
     element, never an element of another bin."""
     dim = dim % x.dim()
     n = x.shape[dim]
-    width = n // max(bins, 1) + 2  # no bin is longer than n // bins + 2
+    width = n // _trt_adaptive_bin_step(bins) + 2  # no bin is longer than n // bins + 2
     slots = start[:, None] + torch.arange(width, device=x.device)
     inside = slots < end[:, None]
     index = torch.minimum(slots, end[:, None] - 1)
@@ -54,10 +59,23 @@ def _trt_adaptive_bin_gather(x: torch.Tensor, dim: int, bins: int, start: torch.
     return values, inside[(Ellipsis,) + (None,) * (x.dim() - dim - 1)]
 
 
+def _trt_adaptive_bin_step(bins):
+    """``max(bins, 1)``, kept in the graph for a traced count (never runs when scripted)."""
+    if isinstance(bins, torch.Tensor):
+        return bins.clamp(min=1)
+    return max(bins, 1)
+
+
+def _trt_pool_bins(size) -> bool:
+    """A bin count the export form takes: a positive ``int``, or a count read from a shape while the
+    TorchScript exporter traces (a 0-d integer tensor), which the graph keeps as it is."""
+    return (type(size) is int and size >= 1) or (torch.jit.is_tracing() and _trt_traced_count(size))
+
+
 def _trt_adaptive_bin_sum(x: torch.Tensor, dim: int, bins: int) -> tuple[torch.Tensor, torch.Tensor]:
     """Sums of ``x`` over the ``bins`` adaptive-pooling bins of axis ``dim``, and each bin's size."""
     start, end = _trt_adaptive_bin_bounds(x, dim, bins)
-    if bins == 1:
+    if type(bins) is int and bins == 1:
         return x.sum(dim, keepdim=True), end - start
     values, inside = _trt_adaptive_bin_gather(x, dim, bins, start, end)
     # Slots past a bin's end are masked out.
@@ -68,7 +86,7 @@ def _trt_adaptive_bin_sum(x: torch.Tensor, dim: int, bins: int) -> tuple[torch.T
 def _trt_adaptive_bin_max(x: torch.Tensor, dim: int, bins: int) -> torch.Tensor:
     """Maxima of ``x`` over the ``bins`` adaptive-pooling bins of axis ``dim``: a slot past its bin's
     end repeats an element of the bin, so every slot is read (NaN where a bin holds one)."""
-    if bins == 1:
+    if type(bins) is int and bins == 1:
         return x.amax(dim, keepdim=True)
     start, end = _trt_adaptive_bin_bounds(x, dim, bins)
     values, _ = _trt_adaptive_bin_gather(x, dim, bins, start, end)
@@ -81,14 +99,14 @@ def _trt_adaptive_avg_pool1d(input: torch.Tensor, output_size: list[int]) -> tor
         return torch.nn.functional.adaptive_avg_pool1d(input, output_size)
     if _trt_onnx_exporting() and isinstance(input, torch.Tensor) and input.dim() in (2, 3) and input.is_floating_point():
         size = output_size[0] if isinstance(output_size, (tuple, list)) else output_size
-        if type(size) is int and size >= 0:
+        if (type(size) is int and size >= 0) or _trt_pool_bins(size):
             return _trt_adaptive_avg_pool1d_onnx(input, size)
     return torch.nn.functional.adaptive_avg_pool1d(input, output_size)
 
 
 def _trt_adaptive_avg_pool1d_onnx(input: torch.Tensor, size: int) -> torch.Tensor:
     """Adaptive average pooling of the last axis of a floating 2-D/3-D ``input`` into ``size`` bins."""
-    if size == 1:
+    if type(size) is int and size == 1:
         return input.mean(-1, keepdim=True)
     acc = input.float() if input.dtype in (torch.float16, torch.bfloat16) else input
     sums, counts = _trt_adaptive_bin_sum(acc, -1, size)
@@ -103,7 +121,8 @@ def _trt_adaptive_avg_pool2d(input: torch.Tensor, output_size: list[int]) -> tor
         return torch.nn.functional.adaptive_avg_pool2d(input, sizes)
     if _trt_onnx_exporting() and isinstance(input, torch.Tensor) and input.dim() in (3, 4) and input.is_floating_point():
         sizes = tuple(output_size) if isinstance(output_size, (tuple, list)) else (output_size, output_size)
-        if len(sizes) == 2 and all(size is None or (type(size) is int and size >= 0) for size in sizes):
+        if len(sizes) == 2 and all(size is None or (type(size) is int and size >= 0) or _trt_pool_bins(size)
+                                   for size in sizes):
             return _trt_adaptive_avg_pool2d_onnx(input, sizes)
     return torch.nn.functional.adaptive_avg_pool2d(input, output_size)
 
@@ -111,7 +130,8 @@ def _trt_adaptive_avg_pool2d(input: torch.Tensor, output_size: list[int]) -> tor
 def _trt_adaptive_avg_pool2d_onnx(input: torch.Tensor, sizes: tuple) -> torch.Tensor:
     """Adaptive average pooling of a floating 3-D/4-D ``input``; ``sizes`` is (height, width),
     ``None`` keeping an axis."""
-    if all(size in (1, None) for size in sizes) and sizes != (None, None):
+    if (all(size is None or (type(size) is int and size == 1) for size in sizes)
+            and not (sizes[0] is None and sizes[1] is None)):
         # One bin per pooled axis: the mean, which exports as a single ReduceMean.
         return input.mean(tuple(d for d, size in zip((-2, -1), sizes) if size == 1), keepdim=True)
     acc = input.float() if input.dtype in (torch.float16, torch.bfloat16) else input
@@ -133,7 +153,7 @@ def _trt_area_resize(input: torch.Tensor, size: list[int]) -> torch.Tensor:
         return torch.nn.functional.interpolate(input, size=size, mode="area")
     if _trt_onnx_exporting() and isinstance(input, torch.Tensor) and input.dim() == 4 and input.is_floating_point():
         sizes = tuple(size) if isinstance(size, (tuple, list)) else (size, size)
-        if len(sizes) == 2 and all(type(s) is int and s >= 0 for s in sizes):
+        if len(sizes) == 2 and all((type(s) is int and s >= 0) or _trt_pool_bins(s) for s in sizes):
             return _trt_adaptive_avg_pool2d_onnx(input, sizes)
     return torch.nn.functional.interpolate(input, size=size, mode="area")
 
@@ -173,7 +193,7 @@ def _trt_adaptive_max_pool1d(input, output_size):
     if (_trt_onnx_exporting() and isinstance(input, torch.Tensor) and input.dim() in (2, 3)
             and input.is_floating_point() and not _trt_no_elements(input)):
         size = output_size[0] if isinstance(output_size, (tuple, list)) and len(output_size) == 1 else output_size
-        if type(size) is int and size >= 1:
+        if _trt_pool_bins(size):
             return _trt_adaptive_bin_max(input, -1, size)
     return torch.nn.functional.adaptive_max_pool1d(input, output_size)
 
@@ -188,8 +208,8 @@ def _trt_adaptive_max_pool2d(input, output_size):
     if (_trt_onnx_exporting() and isinstance(input, torch.Tensor) and input.dim() in (3, 4)
             and input.is_floating_point() and not _trt_no_elements(input)):  # empty: torch's result or error
         sizes = tuple(output_size) if isinstance(output_size, (tuple, list)) else (output_size, output_size)
-        if (len(sizes) == 2 and sizes != (None, None)
-                and all(size is None or (type(size) is int and size >= 1) for size in sizes)):
+        if (len(sizes) == 2 and not (sizes[0] is None and sizes[1] is None)
+                and all(size is None or _trt_pool_bins(size) for size in sizes)):
             out = input
             if sizes[1] is not None:
                 out = _trt_adaptive_bin_max(out, -1, sizes[1])

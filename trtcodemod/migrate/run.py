@@ -557,7 +557,7 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: VerifyReport, fi
         judged = judged or _steady(problems)
         report["remaining"].append({
             "op": d.problems[0].op if d.problems else "-", "source": f"{d.finding.path}:{d.finding.line}",
-            "rule": d.finding.rule, "message": d.reason + (GONE_NOTE if gone else "") + judged,
+            "rule": d.finding.rule, "message": d.reason + (_gone_note(d) if gone else "") + judged,
             "kind": "finding",
             "exporter": None,
             "severity": "error" if any(p.severity == "error" for p in problems) and not gone else "warning"})
@@ -619,17 +619,32 @@ def _judged(problems: list[Problem], after_retrace: Retrace | None) -> tuple[lis
 
 #: Why a finding left without a fix is no longer an error: the other fixes removed its node.
 GONE_NOTE = "; the rewritten model's graph has no such node any more (the fixes applied removed it)"
+RUNS_NOTE = ("; the rewritten model's graph runs and gives eager mode's values on the input sets, where the "
+             "original's did not (the fixes applied removed the failure)")
+
+
 def _gone(decision: Any, located: list[Problem], side: str, exported: bool = True) -> bool:
     """A finding kept for hostile nodes of the original whose rewritten graph (exported, so its
     nodes are known) has none of them (MViT's squeeze `If` came from the shapes a sequence hid;
-    with the split as slices it is gone). Not for bakes: a rewritten export that does not warn
-    at a line, or whose second trace could not tell, proves nothing about the decision there
-    (kornia CLAHE's tile parity, which its graph gets wrong at 129 pixels)."""
+    with the split as slices it is gone), or kept for the original graph failing or computing
+    other values there, where the rewritten graph is faithful (kornia CLAHE's tile indices: the
+    original's Gather ran out of bounds at the slice assignment's line, TRT728's fix of the indices
+    removed that). Not for bakes: a rewritten export that does not warn at a line, or whose second
+    trace could not tell, proves nothing about the decision there (kornia CLAHE's tile parity,
+    which its graph gets wrong at 129 pixels)."""
     from .plan import matches
 
-    return side == "after" and exported and bool(decision.problems) \
-        and all(p.kind == "hostile" for p in decision.problems) \
-        and not any(p.kind == "hostile" and matches(p, decision.finding) for p in located)
+    if side != "after" or not exported or not decision.problems \
+            or not all(p.kind in ("hostile", "unfaithful") for p in decision.problems):
+        return False
+    if any(p.kind == "hostile" and matches(p, decision.finding) for p in located):
+        return False
+    # An unfaithful graph is one verdict over the whole graph: gone only where the rewritten one is faithful.
+    return not (any(p.kind == "unfaithful" for p in decision.problems) and any(p.kind == "unfaithful" for p in located))
+
+
+def _gone_note(decision: Any) -> str:
+    return RUNS_NOTE if any(p.kind == "unfaithful" for p in decision.problems) else GONE_NOTE
 
 
 def _proof(decision: Any, final: VerifyReport | None, facts: Facts) -> str:

@@ -77,6 +77,15 @@ RULES: dict[str, tuple[str, ...]] = {
     "SequenceAt": ("TRT306",),
     "SplitToSequence": ("TRT306",),
     "ConcatFromSequence": ("TRT105",),
+    # Functions with no TorchScript symbolic that TRT337 composes while exporting, and TRT338's inverses,
+    # by the name the exporter's error gives ("Exporting the operator 'aten::trace' ..."): some of the
+    # bare names ("trace", "diff") are ordinary words of other errors.
+    **{f"aten::{name}": ("TRT337",) for name in (
+        "take_along_dim", "diff", "rot90", "count_nonzero", "nansum", "nanmean", "trunc", "heaviside", "isclose",
+        "kron", "channel_shuffle", "xlogy", "sinc", "signbit", "copysign", "trace", "logaddexp", "hypot",
+        "cumprod")},
+    "aten::linalg_inv": ("TRT338",),
+    "aten::linalg_solve": ("TRT338",),
 }
 
 #: An export that stops because an operator's input lost its static shape upstream ("Unsupported:

@@ -4,8 +4,10 @@ Each variant in ``tests/recipe_variants/trt331/`` is a small runnable model redu
 repository (cited in its docstring) whose reflection padding adds an extra zero pad, with its amount,
 only under a length test: EnCodec's ``pad1d`` with its ``SConv1d`` (facebookresearch/encodec, plain
 ints, ``math.ceil``), transformers' ``EncodecConv1d._pad1d`` (a ``staticmethod``, the sizes held as
-0-d buffers, so the test compares with a tensor) and AudioCraft's ``StreamableConv1d`` (causal: all
-the padding on the left, a dilated second layer). Traced at an example long enough to reflect, the
+0-d buffers, so the test compares with a tensor), AudioCraft's ``StreamableConv1d`` (causal: all
+the padding on the left, a dilated second layer), SpeechTokenizer's SEANet residual block (a dilated
+kernel-3 layer and a kernel-1 shortcut, ZhangXInFD/SpeechTokenizer) and WavTokenizer's ``SConv1d``
+with a time GroupNorm and a stride-4 layer (jishengpeng/WavTokenizer). Traced at an example long enough to reflect, the
 TorchScript graph keeps the branch without the extra pad: at a length the reflection cannot take,
 ONNX Runtime fails where eager mode pads. The rule finds the ``if`` from the code alone; ``migrate``
 applies TRT331 there (with TRT712's traced ``math.ceil``/``max`` where the sizes are Python ints) and
@@ -18,6 +20,7 @@ reached: a 1-sample input, where the stride-2 layer's ``max`` of the paddings is
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -33,7 +36,8 @@ HERE = Path(__file__).resolve().parents[2] / "recipe_variants" / "trt331"
 INF = float("inf")
 TEST = "if length <= max_pad:"
 PRODUCT = "extra_pad = (max_pad - length + 1) * (length <= max_pad)"
-VARIANTS = ["encodec_sconv1d_pad1d", "transformers_encodec_conv1d_pad1d", "audiocraft_streamable_conv1d_causal"]
+VARIANTS = ["encodec_sconv1d_pad1d", "transformers_encodec_conv1d_pad1d", "audiocraft_streamable_conv1d_causal",
+            "speechtokenizer_seanet_resnet_block", "wavtokenizer_sconv1d_group_norm"]
 
 
 def _g(seed: int) -> torch.Generator:
@@ -89,7 +93,8 @@ def test_migrate_applies_trt331_and_ends_equivalent(name: str) -> None:
     assert ("TRT331", _line_of(path, TEST)) in applied, applied
     assert {rule for rule, _ in applied} <= {"TRT331", "TRT712"}, applied
     assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
-    assert f"+        {PRODUCT}" in report["diff"], report["diff"]
+    # the added line at the `if`'s own indentation (WavTokenizer's helper returns early, one level up)
+    assert re.search(rf"^\+ +{re.escape(PRODUCT)}$", report["diff"], re.M), report["diff"]
 
 
 def _with_inf(tensor: torch.Tensor) -> torch.Tensor:

@@ -1,0 +1,419 @@
+"""TRT337 (functions with no TorchScript ONNX symbolic): the rewrite, eager mode, and the export.
+
+For every function in the rule's table: the rewrite of its function and method forms (and what
+is left), eager mode before and after on edge values (the torch function itself), the
+export-time composition against the torch function on the same values (bit for bit for the
+functions the table marks safe: signed zeros, infinities, NaN, half and integer types, empty
+tensors, broadcasting; within rounding for the others), and one TorchScript export per function
+(the original's fails) whose graph passes the TensorRT check and gives in ONNX Runtime, at two
+other sizes of the dynamic axis, what eager torch gives.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import warnings
+from dataclasses import dataclass
+from typing import Callable
+
+import onnx
+import onnxruntime as ort
+import pytest
+import torch
+from safety import Run, assert_same_run, import_source, run_once, toolchain_outcomes
+from support import export_formulation, migrate_small, rewrite, rules_found, strip_helpers
+
+from trtcodemod.transforms.missing_symbolic import OPS
+from trtcodemod.trt.check import check_graph
+
+SPECIAL = (0.0, -0.0, math.inf, -math.inf, math.nan, 0.5, -0.5, 2.5, -2.5, 1.0, -1.0, 3.0, 1e-30, -7.25)
+
+
+def values(n: int, dtype: torch.dtype, seed: int = 0, exact: bool = False) -> torch.Tensor:
+    """``n`` values: the special ones first (NaN and infinities for floats), then random ones (multiples
+    of 1/4 when ``exact``, so that every sum of them is exact)."""
+    g = torch.Generator().manual_seed(seed)
+    if dtype.is_floating_point:
+        drawn = torch.randn(max(n, 1), generator=g, dtype=torch.float64) * 4
+        if exact:
+            drawn = (drawn * 4).round() / 4
+        return torch.cat([torch.tensor(SPECIAL, dtype=torch.float64), drawn])[:n].to(dtype)
+    if dtype == torch.bool:
+        return torch.randint(0, 2, (n,), generator=g).bool()
+    low = 0 if dtype == torch.uint8 else -9
+    return torch.randint(low, 10, (n,), generator=g).to(dtype)
+
+
+def rows(n: int, width: int, dtype: torch.dtype, seed: int = 0, exact: bool = False) -> torch.Tensor:
+    return values(n * width, dtype, seed, exact).reshape(width, n).T.contiguous()
+
+
+@dataclass
+class Case:
+    #: The call in the source, in function form (``a`` and ``b`` are the inputs).
+    call: str
+    #: Inputs: number of rows (the dynamic axis 0) and dtype -> the forward's arguments.
+    inputs: Callable[[int, torch.dtype], list]
+    #: Eager dtypes the function takes.
+    dtypes: tuple[torch.dtype, ...]
+    #: The method form, when there is one.
+    method: str | None = None
+
+
+FLOATS = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+NUMBERS = FLOATS + (torch.int64, torch.int32, torch.uint8)
+
+
+def one(width: int = 1):
+    return lambda n, dtype: [rows(n, width, dtype) if width > 1 else values(n, dtype)]
+
+
+def two(width: int = 1):
+    return lambda n, dtype: [rows(n, width, dtype), rows(n, width, dtype, seed=1).flip(0)] if width > 1 else \
+        [values(n, dtype), values(n, dtype, seed=1).flip(0)]
+
+
+CASES: dict[str, Case] = {
+    "take_along_dim": Case("torch.take_along_dim(a, b, dim=1)",
+                           lambda n, dt: [rows(n, 4, dt), torch.randint(0, 4, (n, 6), generator=torch.Generator()
+                                                                          .manual_seed(n))],
+                           NUMBERS + (torch.bool,), "a.take_along_dim(b, 1)"),
+    "diff": Case("torch.diff(a, n=2, dim=0)", one(3), NUMBERS + (torch.bool,), "a.diff(dim=0)"),
+    "rot90": Case("torch.rot90(a, 1, [0, 1])", one(3), NUMBERS + (torch.bool,), "a.rot90(3, [1, 0])"),
+    "count_nonzero": Case("torch.count_nonzero(a, 0)", one(3), NUMBERS + (torch.bool,), "a.count_nonzero(dim=1)"),
+    # ONNX Runtime sums in its own order (as for torch.sum exported): values whose sums are exact.
+    "nansum": Case("torch.nansum(a, 0)", lambda n, dt: [rows(n, 3, dt, exact=True)], NUMBERS,
+                   "a.nansum(dim=1, keepdim=True)"),
+    "nanmean": Case("torch.nanmean(a, dim=0)", lambda n, dt: [rows(n, 3, dt, exact=True)], FLOATS,
+                    "a.nanmean(1, True)"),
+    "trunc": Case("torch.trunc(a)", one(), NUMBERS, "a.trunc()"),
+    "heaviside": Case("torch.heaviside(a, b)", two(), NUMBERS, "a.heaviside(b)"),
+    "isclose": Case("torch.isclose(a, b, rtol=1e-2, atol=1e-3, equal_nan=True)",
+                    lambda n, dt: [values(n, dt), (values(n, dt).double() * (1 + 0.02 * torch.randn(
+                        n, generator=torch.Generator().manual_seed(3), dtype=torch.float64))).to(dt)
+                                   if dt.is_floating_point else values(n, dt, seed=2)],
+                    NUMBERS, "a.isclose(b)"),
+    "kron": Case("torch.kron(a, b)", lambda n, dt: [rows(n, 2, dt), rows(3, 2, dt, seed=4)], NUMBERS,
+                 "a.kron(b)"),
+    "channel_shuffle": Case("F.channel_shuffle(a, 2)", lambda n, dt: [rows(n, 24, dt).reshape(n, 6, 4)],
+                            (torch.float32, torch.float64, torch.uint8)),
+    "xlogy": Case("torch.xlogy(a, b)", two(), NUMBERS, "a.xlogy(b)"),
+    "sinc": Case("torch.special.sinc(a)", one(), FLOATS + (torch.int64,), "a.sinc()"),
+    "signbit": Case("torch.signbit(a)", one(), NUMBERS, "a.signbit()"),
+    "copysign": Case("torch.copysign(a, b)", two(), NUMBERS, "a.copysign(b)"),
+    "trace": Case("torch.trace(a)", one(3), (torch.float32, torch.float64, torch.int64), "a.trace()"),
+    "logaddexp": Case("torch.logaddexp(a, b)", two(), (torch.float32, torch.float64), "a.logaddexp(b)"),
+    "hypot": Case("torch.hypot(a, b)", two(), (torch.float32, torch.float64), "a.hypot(b)"),
+    "cumprod": Case("torch.cumprod(a, 0)", one(3), (torch.float32, torch.float64, torch.int64), "a.cumprod(dim=1)"),
+}
+EXACT = {op.name: op.exact for op in OPS}
+
+
+def _source(form: str) -> str:
+    lines = ["import torch", "import torch.nn.functional as F", "from torch import nn", ""]
+    for name, case in CASES.items():
+        call = case.call if form == "function" else case.method
+        if call is not None:
+            lines += [f"def {name}(a, b=None):", f"    return {call}", ""]
+    return "\n".join(lines)
+
+
+def test_the_table_and_the_cases_cover_the_same_functions() -> None:
+    assert set(CASES) == set(EXACT)
+    assert {n for n, exact in EXACT.items() if exact} == {
+        "take_along_dim", "diff", "rot90", "count_nonzero", "nansum", "nanmean", "trunc", "heaviside", "isclose",
+        "kron", "channel_shuffle"}
+
+
+def test_rewrite_text_and_what_is_left() -> None:
+    for form in ("function", "method"):
+        source = _source(form)
+        count = sum(1 for case in CASES.values() if (case.call if form == "function" else case.method))
+        assert rules_found(source, select=("TRT337",)) == ["TRT337"] * count
+        safe = strip_helpers(rewrite(source, select=("TRT337",)))
+        unsafe = strip_helpers(rewrite(source, select=("TRT337",), unsafe=True))
+        for name, case in CASES.items():
+            if form == "method" and case.method is None:
+                continue
+            assert (f"_trt_{name}(" in safe) == EXACT[name], name
+            assert f"_trt_{name}(" in unsafe, name
+        once = rewrite(source, select=("TRT337",), unsafe=True)
+        assert rewrite(once, select=("TRT337",), unsafe=True) == once
+    after = strip_helpers(rewrite(_source("function"), select=("TRT337",), unsafe=True))
+    assert "return _trt_diff(a, n=2, dim=0)" in after and "return _trt_channel_shuffle(a, 2)" in after
+    assert "return _trt_sinc(a)" in after  # torch.special.sinc
+    method = strip_helpers(rewrite(_source("method"), select=("TRT337",), unsafe=True))
+    assert "return _trt_take_along_dim(a, b, 1)" in method and "return _trt_nanmean(a, 1, True)" in method
+    left = ("import torch\nimport numpy as np\n"
+            "def f(a, b, t, args):\n"
+            "    torch.diff(a, out=b)\n"
+            "    torch.nansum(*args)\n"
+            "    a.cumprod(1, 2, 3)\n"
+            "    a.trunc_()\n"
+            "    graph = tracer.trace(model, concrete_args=args)\n"
+            "    return np.diff(t), np.kron(t, t), torch.cumsum(a, 0)\n")
+    # out= and unpacked arguments: reported, not rewritten; methods no tensor has (with those arguments): silent
+    assert rules_found(left, select=("TRT337",)) == ["TRT337"] * 2
+    assert rewrite(left, select=("TRT337",), unsafe=True) == left
+    own = "def diff(x):\n    return x\n\ndef f(x):\n    return diff(x)\n"
+    assert rules_found(own, select=("TRT337",)) == []
+
+
+def test_channel_shuffle_module_is_built_as_the_subclass(tmp_path) -> None:
+    source = ("import torch\nfrom torch import nn\n\nclass M(nn.Module):\n    def __init__(self):\n"
+              "        super().__init__()\n        self.shuffle = nn.ChannelShuffle(3)\n\n"
+              "    def forward(self, x):\n        return self.shuffle(x)\n")
+    after = rewrite(source, select=("TRT337",))
+    assert "self.shuffle = _TrtChannelShuffle(3)" in after
+    before_m, after_m = import_source(source, tmp_path)["M"](), import_source(after, tmp_path)["M"]()
+    assert isinstance(after_m.shuffle, torch.nn.ChannelShuffle) and repr(after_m) == repr(before_m)
+    x = torch.randn(2, 6, 3, 3)
+    assert torch.equal(after_m(x), before_m(x))
+    graph = _export(after_m, [x])
+    assert not [i for i in check_graph(graph) if i.severity == "error"]
+    y = torch.randn(5, 6, 3, 3)
+    assert torch.equal(_run(graph, [y]), before_m(y))
+
+
+@pytest.fixture(scope="module")
+def programs(tmp_path_factory):
+    source = _source("function")
+    before = import_source(source, tmp_path_factory.mktemp("before"))
+    after = import_source(rewrite(source, select=("TRT337",), unsafe=True), tmp_path_factory.mktemp("after"))
+    return before, after
+
+
+def _edge_inputs(name: str, dtype: torch.dtype) -> list[list]:
+    case = CASES[name]
+    sets = [case.inputs(len(SPECIAL), dtype), case.inputs(7, dtype)]
+    if name not in ("trace", "channel_shuffle", "take_along_dim", "kron"):
+        sets.append(case.inputs(0, dtype))  # empty
+    if name in ("heaviside", "xlogy", "copysign", "logaddexp", "hypot", "isclose"):
+        first, second = case.inputs(len(SPECIAL), dtype)
+        sets.append([first.reshape(-1, 1), second[:5].reshape(1, 5)])  # broadcasting
+    return sets
+
+
+def _same_values(got: torch.Tensor, want: torch.Tensor, context: str) -> None:
+    assert got.dtype == want.dtype and got.shape == want.shape, f"{context}: {got.dtype}{tuple(got.shape)} vs " \
+                                                                 f"{want.dtype}{tuple(want.shape)}"
+    if want.is_floating_point():
+        same = ((got == want) & (torch.signbit(got) == torch.signbit(want))) | (got.isnan() & want.isnan())
+    else:
+        same = got == want
+    assert bool(same.all()), f"{context}: {got[~same][:4].tolist()} vs {want[~same][:4].tolist()}"
+
+
+def _close_values(got: torch.Tensor, want: torch.Tensor, context: str, rtol: float) -> None:
+    assert got.dtype == want.dtype and got.shape == want.shape, context
+    if not want.is_floating_point():
+        assert torch.equal(got, want), context
+        return
+    assert bool((got.isnan() == want.isnan()).all()), context
+    assert torch.allclose(got.double(), want.double(), rtol=rtol, atol=1e-30, equal_nan=True), context
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_eager_mode_is_the_original_and_the_composition_matches_it(programs, name) -> None:
+    before, after = programs
+    for dtype in CASES[name].dtypes:
+        for inputs in _edge_inputs(name, dtype):
+            context = f"{name} {dtype} {[tuple(i.shape) for i in inputs]}"
+            assert_same_run(run_once(before[name], inputs), run_once(after[name], inputs), context=context)
+            want = run_once(before[name], inputs)
+            if want.error is not None:
+                continue
+            if name in ("signbit", "copysign"):  # all but the sign of a NaN (see the next test)
+                inputs = _positive_nans(inputs)
+                want = run_once(before[name], inputs)
+            with export_formulation(after):
+                got = after[name](*[i.clone() for i in inputs])
+            if EXACT[name] or name in ("signbit", "copysign"):
+                _same_values(got, want.output, context)
+            else:
+                rtol = {torch.float16: 2e-3, torch.bfloat16: 2e-2, torch.float32: 1e-5}.get(dtype, 1e-12)
+                _close_values(got, want.output, context, rtol)
+
+
+def _positive_nans(inputs: list) -> list:
+    return [torch.where(i.isnan(), torch.full_like(i, math.nan), i) if i.is_floating_point() else i for i in inputs]
+
+
+TOOLCHAIN_SOURCE = """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class M(nn.Module):
+    def forward(self, a, b):
+        return (torch.take_along_dim(a, (b.abs() * 10).long() % 3, dim=1), torch.diff(a, dim=0), a.rot90(1, [0, 1]),
+                torch.count_nonzero(a, 0), torch.nansum(a, 0), torch.nanmean(a), torch.trunc(a),
+                torch.heaviside(a, b), a.isclose(b), torch.kron(a, b), F.channel_shuffle(a.unsqueeze(-1), 3),
+                torch.xlogy(a, b), torch.sinc(a), torch.signbit(a), torch.copysign(a, b), torch.trace(a),
+                torch.logaddexp(a, b), torch.hypot(a, b), torch.cumprod(a, 0))
+"""
+
+
+def test_other_toolchains_run_the_original(tmp_path) -> None:
+    """torch.jit.script, torch.fx (and fx then script), torch.compile and torch.export give what they give
+    the original: each helper is the torch function there."""
+    before = import_source(TOOLCHAIN_SOURCE, tmp_path)["M"]
+    after = import_source(rewrite(TOOLCHAIN_SOURCE, select=("TRT337",), unsafe=True), tmp_path)["M"]
+    inputs = [torch.randn(4, 3), torch.randn(4, 3)]
+    want = toolchain_outcomes(before, inputs, tmp_path)
+    got = toolchain_outcomes(after, inputs, tmp_path)
+    assert set(want) == set(got)
+    for name in want:
+        if isinstance(want[name], Exception):
+            assert isinstance(got[name], Exception), name
+        else:
+            assert not isinstance(got[name], Exception), f"{name}: {got[name]!r}"
+            assert_same_run(Run(inputs, want[name]), Run(inputs, got[name]), context=name)
+
+
+def test_the_unsafe_functions_do_differ_somewhere() -> None:
+    """Why the table marks them unsafe: a value where the composition is not the function bit for bit."""
+    negative_nan = torch.tensor([-math.nan, 1.0])
+    assert bool(torch.signbit(negative_nan)[0])
+    with export_formulation():
+        from trtcodemod.helpers.symbolics import _trt_copysign, _trt_cumprod, _trt_signbit, _trt_trace
+        assert not bool(_trt_signbit(negative_nan)[0])
+        assert float(_trt_copysign(torch.tensor([2.0]), negative_nan[:1])) == 2.0
+        x = torch.rand(4000, dtype=torch.float32, generator=torch.Generator().manual_seed(0)) * 0.02 + 0.995
+        assert not torch.equal(_trt_cumprod(x, 0), torch.cumprod(x, 0))
+        m = torch.randn(300, 300, generator=torch.Generator().manual_seed(1))
+        assert not torch.equal(_trt_trace(m), torch.trace(m))
+        from trtcodemod.helpers.symbolics import _trt_hypot, _trt_logaddexp, _trt_sinc, _trt_xlogy
+        g = torch.Generator().manual_seed(2)
+        a, b = torch.randn(20000, generator=g) * 5, torch.randn(20000, generator=g).abs() * 5
+        for helper, function, inputs in ((_trt_xlogy, torch.xlogy, (a, b)), (_trt_sinc, torch.sinc, (a,)),
+                                         (_trt_logaddexp, torch.logaddexp, (a, b)), (_trt_hypot, torch.hypot, (a, b))):
+            got, want = helper(*inputs), function(*inputs)
+            assert not torch.equal(got, want), function.__name__  # an ulp or two apart, on some values
+            assert torch.allclose(got, want, rtol=1e-6, atol=0.0), function.__name__
+    assert float(torch.copysign(torch.tensor([2.0]), negative_nan[:1])) == -2.0
+
+
+class _Call(torch.nn.Module):
+    def __init__(self, fn) -> None:
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *inputs):
+        return self.fn(*inputs)
+
+
+def _export(model: torch.nn.Module, inputs: list) -> onnx.ModelProto:
+    names = [f"input_{i}" for i in range(len(inputs))]
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, tuple(inputs), buffer, dynamo=False, opset_version=17, input_names=names,
+                          dynamic_axes={n: {0: f"n{i}"} for i, n in enumerate(names)})
+    return onnx.load_from_string(buffer.getvalue())
+
+
+def _run(graph: onnx.ModelProto, inputs: list) -> torch.Tensor:
+    session = ort.InferenceSession(graph.SerializeToString())
+    feed = {i.name: t.numpy() for i, t in zip(session.get_inputs(), inputs)}
+    return torch.from_numpy(session.run(None, feed)[0])
+
+
+def _onnx_inputs(name: str, n: int) -> list:
+    case = CASES[name]
+    inputs = case.inputs(n, torch.float32)
+    if name in ("signbit", "copysign"):  # a NaN's sign is what the graph cannot read (see the test above)
+        inputs = _positive_nans(inputs)
+    if name == "kron":
+        inputs[1] = case.inputs(3, torch.float32)[1]
+    return inputs
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_the_export_passes_the_trt_check_and_matches_eager_at_other_sizes(programs, name) -> None:
+    before, after = programs
+    example = _onnx_inputs(name, 9)
+    with pytest.raises(Exception, match="Unsupported|not supported|export"):
+        _export(_Call(before[name]), example)
+    graph = _export(_Call(after[name]), example)
+    assert not [i for i in check_graph(graph) if i.severity == "error"], name
+    for n in (len(SPECIAL) + 3, 40):
+        inputs = _onnx_inputs(name, n)
+        got, want = _run(graph, inputs), before[name](*inputs)
+        if EXACT[name] or name in ("signbit", "copysign"):
+            _same_values(got, want, f"{name} at {n}")
+        else:
+            _close_values(got, want, f"{name} at {n}", 1e-5)
+
+
+def test_the_dynamo_exporter_takes_the_compositions_too(programs) -> None:
+    """The helpers take their composition under the dynamo exporter as well: one export of every function
+    (several of whose originals the dynamo exporter fails on or computes differently: kron, copysign,
+    hypot, cumprod, heaviside), and ONNX Runtime gives eager torch's values at another size."""
+    before, after = programs
+    names, params, calls, position = list(CASES), [], [], 0
+    for name in names:
+        count = len(_onnx_inputs(name, 9))
+        arguments = [f"x{position + i}" for i in range(count)]
+        params += arguments
+        calls.append(f"functions[{name!r}]({', '.join(arguments)})")
+        position += count
+    namespace = {"torch": torch, "functions": after}
+    exec(f"class All(torch.nn.Module):\n    def forward(self, {', '.join(params)}):\n"
+         f"        return ({', '.join(calls)},)\n", namespace)
+    example = [t for name in names for t in _onnx_inputs(name, 9)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        program = torch.onnx.export(namespace["All"](), tuple(example), dynamo=True, verbose=False,
+                                    dynamic_shapes=tuple({0: torch.export.Dim.AUTO} for _ in example))
+    graph = program.model_proto
+    assert not [i for i in check_graph(graph) if i.severity == "error"]
+    session = ort.InferenceSession(graph.SerializeToString())
+    inputs = {name: _onnx_inputs(name, 40) for name in names}
+    flat = [t for name in names for t in inputs[name]]
+    outputs = session.run(None, {i.name: t.numpy() for i, t in zip(session.get_inputs(), flat)})
+    for name, got in zip(names, outputs):
+        want = before[name](*inputs[name])
+        if EXACT[name] or name in ("signbit", "copysign"):
+            _same_values(torch.from_numpy(got), want, f"{name} (dynamo)")
+        else:
+            _close_values(torch.from_numpy(got), want, f"{name} (dynamo)", 1e-5)
+
+
+MODEL = '''
+import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 1)
+
+    def forward(self, x):
+        y = self.conv(x)
+        rates = torch.sigmoid(y.mean((2, 3)))
+        decay = torch.cumprod(1 - rates * 0.5, dim=1)
+        edges = torch.diff(y, dim=-1).abs().mean((2, 3))
+        near = torch.isclose(x, x.round(), atol=0.25).float().mean((1, 2, 3))  # of the input: no rounding to flip
+        return decay + edges * near[:, None]
+
+
+def build():
+    torch.manual_seed(0)
+    return Net().eval()
+'''
+
+
+def test_migrate_fixes_a_small_model(tmp_path) -> None:
+    """A safe fix (diff, isclose) and an unsafe one (cumprod, kept once migrate has verified it)."""
+    path = tmp_path / "decay_model.py"
+    path.write_text(MODEL)
+    report, exit_code = migrate_small(path)
+    assert exit_code == 0, report["remaining"]
+    assert [a["rule"] for a in report["applied"]] == ["TRT337"] * 3
+    assert report["before"]["exported"] is False and report["after"]["faithful"] is True
+    assert "+        decay = _trt_cumprod(1 - rates * 0.5, dim=1)" in report["diff"]
+    assert "+        near = _trt_isclose(x, x.round(), atol=0.25).float().mean((1, 2, 3))" in report["diff"]

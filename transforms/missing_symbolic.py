@@ -1,0 +1,232 @@
+"""Torch functions with no TorchScript ONNX symbolic (TRT337): a composition while exporting.
+
+One rule with a table (:data:`OPS`): per function, the names it is called by, whether its method
+form is taken, the parameters the inserted helper (``trtcodemod/helpers/symbolics.py``) accepts, and
+whether the export-time composition gives the function's values bit for bit (a safe fix) or only
+up to rounding or the sign of a NaN (an unsafe one). Calls with an argument form the helper does
+not take (``out=``, unpacked arguments, unknown keywords) are reported without a fix.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from trtcodemod.astutil import has_star_args
+from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety, spelled
+from trtcodemod.transforms._op_calls import in_inserted_helper, tensor_method_receiver
+
+
+@dataclass(frozen=True)
+class MissingSymbolic:
+    """One row of TRT337's table."""
+
+    #: The torch function's name (``aten::<name>``) and its helper ``_trt_<name>``.
+    name: str
+    #: Qualified names of the function form.
+    functions: tuple[str, ...]
+    #: Whether ``x.<name>(...)`` is taken too.
+    method: bool
+    #: The helper's parameters, in order (the first is the tensor).
+    params: tuple[str, ...]
+    #: Bit for bit on every input (True) or up to rounding / a NaN's sign (False: an unsafe fix).
+    exact: bool
+    #: What the graph computes instead, in a few words.
+    composition: str
+
+    @property
+    def helper(self) -> str:
+        return f"_trt_{self.name}"
+
+
+def _op(name: str, params: tuple[str, ...], exact: bool, composition: str, *, method: bool = True,
+        functions: tuple[str, ...] = ()) -> MissingSymbolic:
+    return MissingSymbolic(name, functions or (f"torch.{name}",), method, ("input", *params), exact, composition)
+
+
+#: Each row is backed by tests/transforms/test_missing_symbolic.py: the original's TorchScript export
+#: fails (opset 17), the rewritten one passes the TensorRT graph check, and ONNX Runtime gives eager
+#: torch's values (bit for bit where ``exact``).
+OPS: tuple[MissingSymbolic, ...] = (
+    _op("take_along_dim", ("indices", "dim"), True, "GatherElements on the operands broadcast to each other"),
+    _op("diff", ("n", "dim", "prepend", "append"), True, "differences of two slices (Xor for bool)"),
+    _op("rot90", ("k", "dims"), True, "the flips and transpose torch itself takes"),
+    _op("count_nonzero", ("dim",), True, "the sum of `x != 0`"),
+    _op("nansum", ("dim", "keepdim", "dtype"), True, "the sum with each NaN replaced by 0"),
+    _op("nanmean", ("dim", "keepdim", "dtype"), True, "that sum over the count of numbers"),
+    _op("trunc", (), True, "`floor` at or above 0, `ceil` below", functions=("torch.trunc", "torch.fix")),
+    _op("heaviside", ("values",), True, "`values` where the input is 0, else `input > 0`"),
+    _op("isclose", ("other", "rtol", "atol", "equal_nan"), True,
+        "torch's formula, each half-precision step rounded as torch rounds it"),
+    _op("kron", ("other",), True, "the product on interleaved axes, as torch computes it"),
+    _op("channel_shuffle", ("groups",), True, "a reshape to (groups, channels / groups) and a transpose",
+        method=False, functions=("torch.nn.functional.channel_shuffle", "torch.channel_shuffle",
+                                 "torch.native_channel_shuffle")),
+    _op("xlogy", ("other",), False, "`where(isnan(y), y, where(x == 0, 0, x * log(y)))`",
+        functions=("torch.xlogy", "torch.special.xlogy")),
+    _op("sinc", (), False, "`where(x == 0, 1, sin(pi x) / (pi x))`", functions=("torch.sinc", "torch.special.sinc")),
+    _op("signbit", (), False, "`x < 0`, or for a zero `1 / x < 0` (a NaN reads as positive)"),
+    _op("copysign", ("other",), False, "`|x|` negated where `other` is negative or -0.0 (a NaN reads as positive)"),
+    _op("trace", (), False, "the sum of the masked diagonal in the input's type (torch sums a float one in double)"),
+    _op("logaddexp", ("other",), False, "`max + log(1 + exp(min - max))` (ONNX has no log1p)"),
+    _op("hypot", ("other",), False, "`big * sqrt(1 + (small / big) ** 2)`"),
+    _op("cumprod", ("dim", "dtype"), False, "ReduceProd over a triangle (`n * n` values per row), no logarithm"),
+)
+_BY_FUNCTION = {qualified: op for op in OPS for qualified in op.functions}
+_BY_METHOD = {op.name: op for op in OPS if op.method}
+_MODULES = ("torch.nn.ChannelShuffle", "torch.nn.modules.channelshuffle.ChannelShuffle")
+MODULE_HELPER = "_TrtChannelShuffle"
+
+_TABLE = "\n".join(f"- `{op.name}` ({'safe' if op.exact else 'unsafe'}): {op.composition}." for op in OPS)
+
+
+class MissingSymbolicRule(Rule):
+    needs_text = spelled(*_BY_FUNCTION, *_MODULES)
+    info = RuleInfo(
+        id="TRT337",
+        name="missing-symbolic",
+        summary="torch functions the TorchScript exporter cannot convert (take_along_dim, diff, rot90, isclose, "
+                "trunc, kron, cumprod...); a composition of supported ops while exporting",
+        doc=f"""\
+What it finds: calls of torch functions that have no ONNX symbolic in the TorchScript exporter
+(`torch.onnx.export(dynamo=False, opset_version=17)`, torch 2.13, raises
+`UnsupportedOperatorError`), in function form (`torch.diff(x)`, `torch.special.xlogy(x, y)`,
+`F.channel_shuffle(x, g)`) and method form (`x.diff()`), and `nn.ChannelShuffle` modules. A call
+with other arguments (`out=`, unpacked ones, keywords the function does not have) is reported
+without a fix; a method call whose arguments no tensor method takes is another object's
+(`tracer.trace(model)`) and is left alone, as are in-place methods (`x.trunc_()`).
+
+Why it hurts: the export stops at the first such call, so there is no ONNX file for TensorRT.
+Real forward code uses them: kornia inverts and checks its homographies with `torch.isclose`
+(`kornia/filters/kernels.py`) and `torch.diff`, its solvers take `torch.copysign`; transformers'
+layout models `torch.take_along_dim`; `torch.rot90`, `torch.cumprod` and `torch.count_nonzero` in
+augmentation-free inference code.
+
+The rewrite: `torch.diff(x, dim=1)` → `_trt_diff(x, dim=1)` (`x.diff(dim=1)` → `_trt_diff(x,
+dim=1)`), `nn.ChannelShuffle(g)` → `_TrtChannelShuffle(g)` (a subclass: same state and repr),
+each an inserted helper that is the torch function itself outside `torch.onnx.export` and, while
+exporting, a composition of ops the exporter converts and TensorRT parses:
+{_TABLE}
+A tensor the composition does not take (complex, mismatched dtypes torch refuses, a dim out of
+range) keeps the torch function while exporting too, and with it torch's error.
+
+Fix safety: safe for the functions marked safe: eager, `torch.jit.script`, `torch.fx`,
+`torch.compile` and `torch.export` run the torch function itself, and the composition computes
+its values bit for bit (measured in float16, float32 and float64 with signed zeros, infinities
+and NaN, integers and bool where the function takes them, empty tensors and broadcasting; the sums
+of `nansum`, `nanmean` and the torch function reduce in ONNX Runtime's order, as `torch.sum`
+exported does). Unsafe for the others (`--unsafe`): the composition rounds differently
+(`xlogy`, `sinc`: torch's own `log`/`sin` differ by an ulp from the scalar ones these kernels
+call; `logaddexp` without `log1p`; `hypot`; `trace` summed in float, not double; `cumprod` as a
+product over a triangle, in the reduction's order) or reads the sign of a NaN as positive
+(`signbit`, `copysign`).
+
+TensorRT versions: all (the export fails before TensorRT is involved; the compositions use
+Slice, Gather(Elements), Where, comparisons, Floor/Ceil, Reciprocal, ReduceSum/ReduceProd, Log,
+Exp, Sin and Sqrt, which every release parses).""",
+        fix=Safety.SAFE,
+        assumption="for `xlogy`, `sinc`, `logaddexp`, `hypot`, `trace` and `cumprod`: values within rounding of "
+                   "the torch function's are good enough while exporting; for `signbit` and `copysign`: no NaN "
+                   "with its sign bit set reaches them",
+        fails_when=("`torch.signbit(x)` of a NaN whose sign bit is set (x86's `0.0 / 0.0` is one) is True; the "
+                    "graph says False",
+                    "`torch.cumprod` of long axes or values near overflow: the product's order differs, so does "
+                    "its rounding (and where it overflows)",
+                    "`torch.logaddexp(a, b)` of a large gap: `log(1 + e)` rounds `e` away where `log1p` keeps it"),
+        examples=(
+            Example(
+                "def edges(x):\n"
+                "    return torch.diff(x, dim=-1).abs() + x.diff(dim=-2).abs().sum()\n",
+                "def edges(x):\n"
+                "    return _trt_diff(x, dim=-1).abs() + _trt_diff(x, dim=-2).abs().sum()\n",
+            ),
+            Example(
+                "def gather_boxes(boxes, order):\n"
+                "    return torch.take_along_dim(boxes, order[..., None], dim=1)\n",
+                "def gather_boxes(boxes, order):\n"
+                "    return _trt_take_along_dim(boxes, order[..., None], dim=1)\n",
+            ),
+            Example(
+                "class Block(nn.Module):\n"
+                "    def __init__(self):\n"
+                "        super().__init__()\n"
+                "        self.shuffle = nn.ChannelShuffle(4)\n",
+                "class Block(nn.Module):\n"
+                "    def __init__(self):\n"
+                "        super().__init__()\n"
+                "        self.shuffle = _TrtChannelShuffle(4)\n",
+            ),
+            Example("def decay(rates):\n    return torch.cumprod(1 - rates, dim=0)\n",
+                    "def decay(rates):\n    return _trt_cumprod(1 - rates, dim=0)\n", unsafe=True),
+            Example("total = torch.nansum(x, out=buffer)\n"),
+        ),
+        references=(
+            "https://pytorch.org/docs/stable/onnx_torchscript_supported_aten_ops.html",
+            "https://github.com/onnx/onnx-tensorrt/blob/main/docs/operators.md",
+        ),
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if in_inserted_helper(self):
+            return
+        qualified = self.context.refers_to(node.func, *_BY_FUNCTION, *_MODULES)
+        if qualified in _MODULES:
+            self._module(node)
+            return
+        if qualified is not None:
+            self._call(node, _BY_FUNCTION[qualified], None)
+            return
+        receiver = tensor_method_receiver(self, node, tuple(_BY_METHOD))
+        if receiver is not None:
+            self._call(node, _BY_METHOD[node.func.attr.value], receiver)  # type: ignore[attr-defined]
+
+    def _call(self, node: cst.Call, op: MissingSymbolic, receiver: cst.BaseExpression | None) -> None:
+        message = (f"the TorchScript exporter cannot convert `torch.{op.name}` (aten::{op.name}), so the model "
+                   "does not export")
+        params = op.params if receiver is None else op.params[1:]
+        positional = [a for a in node.args if a.keyword is None]
+        keywords = [a.keyword.value for a in node.args if a.keyword is not None]
+        taken = [p for p in params[:len(positional)]]
+        if (has_star_args(node) or len(positional) > len(params) or any(k not in params for k in keywords)
+                or len(set(keywords) | set(taken)) != len(keywords) + len(taken)
+                or (receiver is None and "input" not in keywords and not positional)):
+            if receiver is not None:
+                return  # no tensor method takes these arguments: another object's (an fx tracer's `trace(model)`)
+            self.report(node, f"{message}; take {op.composition} while exporting instead (not rewritten: other "
+                              "arguments)")
+            return
+        args = list(node.args)
+        if receiver is not None:
+            args = [cst.Arg(value=_unwrapped(receiver), comma=cst.MaybeSentinel.DEFAULT if not args
+                            else cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))] + args
+        safety = Safety.SAFE if op.exact else Safety.UNSAFE
+        kind = "bit for bit" if op.exact else "up to rounding"
+        self.report(node, f"{message}; take {op.composition} while exporting ({kind}; `torch.{op.name}` otherwise)",
+                    Fix({node: cst.Call(func=cst.Name(op.helper), args=args)}, safety=safety, helpers=(op.helper,)))
+
+    def _module(self, node: cst.Call) -> None:
+        message = ("`nn.ChannelShuffle` runs `channel_shuffle`, which the TorchScript exporter cannot convert "
+                   "(aten::channel_shuffle), so the model does not export")
+        if has_star_args(node) or len(node.args) != 1 or node.args[0].keyword not in (None,) and \
+                node.args[0].keyword.value != "groups":  # type: ignore[union-attr]
+            self.report(node, f"{message} (not rewritten: other arguments)")
+            return
+        self.report(node, f"{message}; build `_TrtChannelShuffle`, whose forward reshapes and transposes while "
+                          "exporting (bit for bit)",
+                    Fix({node: node.with_changes(func=cst.Name(MODULE_HELPER))}, helpers=(MODULE_HELPER,)))
+
+
+#: Expressions that stay one argument without their parentheses (a tuple or a generator would not).
+_PLAIN = (cst.BinaryOperation, cst.UnaryOperation, cst.Call, cst.Attribute, cst.Subscript, cst.Name,
+          cst.Comparison, cst.BooleanOperation)
+
+
+def _unwrapped(value: cst.BaseExpression) -> cst.BaseExpression:
+    """A method receiver's one pair of parentheses (``(a - b).diff()``) is not needed as an argument."""
+    if isinstance(value, _PLAIN) and len(value.lpar) == 1 and len(value.rpar) == 1:
+        return value.with_changes(lpar=[], rpar=[])
+    return value
+
+
+RULES = (MissingSymbolicRule,)

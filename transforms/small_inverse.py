@@ -1,0 +1,124 @@
+"""``torch.inverse`` / ``torch.linalg.inv`` / ``torch.linalg.solve`` (TRT338): the adjugate while exporting.
+
+The rewrite calls inserted helpers (``trtcodemod/helpers/inverse.py``) that are the torch functions
+outside an export and, while exporting, the closed-form inverse of 2x2, 3x3 and 4x4 matrices
+(transposed cofactors over the determinant); other sizes keep the torch function, whose export
+fails as before. Unsafe: it rounds differently from LAPACK's LU, and a singular matrix gives
+infinities or NaN where torch raises.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from trtcodemod.astutil import has_star_args
+from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety, spelled
+from trtcodemod.transforms._op_calls import in_inserted_helper, tensor_method_receiver
+
+INVERSE = "_trt_inverse"
+SOLVE = "_trt_solve"
+_INVERSES = ("torch.inverse", "torch.linalg.inv")
+_SOLVES = ("torch.linalg.solve",)
+
+
+class SmallInverse(Rule):
+    needs_text = spelled(*_INVERSES, *_SOLVES)
+    info = RuleInfo(
+        id="TRT338",
+        name="small-inverse",
+        summary="`torch.inverse`/`torch.linalg.inv`/`torch.linalg.solve` do not export; the adjugate over the "
+                "determinant for 2x2, 3x3 and 4x4 matrices while exporting",
+        doc="""\
+What it finds: `torch.inverse(m)`, `torch.linalg.inv(m)`, the method `m.inverse()` and
+`torch.linalg.solve(A, B)`. Calls with other arguments (`out=`, `left=False`, unpacked ones)
+are reported without a fix; an `inverse(...)` method with arguments is not a tensor's and is
+left alone.
+
+Why it hurts: the TorchScript exporter has no symbolic for `aten::linalg_inv` or
+`aten::linalg_solve` (torch 2.13, any opset), and no ONNX op TensorRT parses inverts a matrix:
+the export stops with `UnsupportedOperatorError`. kornia inverts its homographies and affine maps
+in forward code (`_torch_inverse_cast` in `kornia/utils/helpers.py`, called by
+`warp_perspective`, `warp_affine`, `normalize_homography` and the homography estimators: some
+80 calls), so models built on them do not export.
+
+The rewrite: `torch.linalg.inv(m)` → `_trt_inverse(m)` (`m.inverse()` too), `torch.linalg.solve(A,
+B)` → `_trt_solve(A, B)`, inserted helpers. Outside `torch.onnx.export` they are the torch
+functions themselves. While exporting, a float tensor of 2x2, 3x3 or 4x4 matrices (the last two
+sizes, static while tracing; batch axes may be dynamic) takes the closed form: each cofactor the
+written-out determinant of its minor, the determinant row 0 times its cofactors, the inverse the
+transposed cofactors over the determinant (Gather, Mul, Sub, Div, Concat); `solve` is that
+inverse times `B` (a MatMul). Any other size keeps the torch function, so its export still fails
+(the finding says so): invert larger matrices outside the network, or precompute constant ones.
+
+Fix safety: unsafe (`--unsafe`, or verified by `migrate`). Eager, `torch.jit.script`,
+`torch.fx`, `torch.compile` and `torch.export` run the torch function itself. The exported
+closed form rounds differently from LAPACK's LU factorisation (a few ulps on well-conditioned
+matrices, more on ill-conditioned ones), and a singular matrix gives infinities or NaN where
+torch raises `torch.linalg.LinAlgError`.
+
+TensorRT versions: all (the export fails before TensorRT is involved).""",
+        fix=Safety.UNSAFE,
+        assumption="the matrices inverted while exporting are 2x2, 3x3 or 4x4, not singular and conditioned well "
+                   "enough that the closed form's rounding (not LAPACK's LU) is good enough",
+        fails_when=("a singular matrix: the graph divides by a zero determinant (infinities, NaN) where torch raises",
+                    "an ill-conditioned matrix: the cofactors' cancellation loses digits LU pivoting keeps",
+                    "another size (5x5 and up): the helper keeps `torch.linalg.inv`, and the export fails as before"),
+        examples=(
+            Example(
+                "def warp_points(homography, points):\n"
+                "    inverse = torch.inverse(homography)\n"
+                "    return (inverse[:, None, :2, :2] @ points[..., None]).squeeze(-1)\n",
+                "def warp_points(homography, points):\n"
+                "    inverse = _trt_inverse(homography)\n"
+                "    return (inverse[:, None, :2, :2] @ points[..., None]).squeeze(-1)\n",
+                unsafe=True,
+            ),
+            Example("dst_norm = src_norm @ dst_to_src.inverse()\n", "dst_norm = src_norm @ _trt_inverse(dst_to_src)\n",
+                    unsafe=True),
+            Example("x = torch.linalg.solve(A, b, left=False)\n"),
+        ),
+        references=(
+            "https://pytorch.org/docs/stable/generated/torch.linalg.inv.html",
+            "https://pytorch.org/docs/stable/onnx_torchscript_supported_aten_ops.html",
+        ),
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if in_inserted_helper(self):
+            return
+        name = self.context.refers_to(node.func, *_INVERSES, *_SOLVES)
+        receiver = tensor_method_receiver(self, node, ("inverse",)) if name is None else None
+        if name is None and receiver is None:
+            return
+        solve = name in _SOLVES
+        shown = "torch.linalg.solve" if solve else "torch.linalg.inv"
+        message = (f"the TorchScript exporter cannot convert `{shown}`, so the model does not export; take the "
+                   "adjugate over the determinant while exporting (2x2, 3x3 and 4x4 matrices only: other sizes "
+                   "still do not export; rounding differs from LAPACK, a singular matrix gives inf/NaN)")
+        wanted = (("A", "B") if solve else ("input",)) if receiver is None else ()
+        keywords = [a.keyword.value for a in node.args if a.keyword is not None]
+        positional = [a for a in node.args if a.keyword is None]
+        if (has_star_args(node) or len(node.args) != len(wanted) or any(k not in wanted for k in keywords)
+                or set(keywords) & set(wanted[:len(positional)])):
+            if receiver is not None:
+                return  # a tensor's `inverse()` takes no argument: another object's (`cropper.inverse(image)`)
+            self.report(node, f"{message} (not rewritten: other arguments)")
+            return
+        helper = SOLVE if solve else INVERSE
+        args = list(node.args) if receiver is None else [cst.Arg(value=_unwrapped(receiver))]
+        self.report(node, message, Fix({node: cst.Call(func=cst.Name(helper), args=args)}, safety=Safety.UNSAFE,
+                                       helpers=(helper,)))
+
+
+#: Expressions that stay one argument without their parentheses (a tuple or a generator would not).
+_PLAIN = (cst.BinaryOperation, cst.UnaryOperation, cst.Call, cst.Attribute, cst.Subscript, cst.Name,
+          cst.Comparison, cst.BooleanOperation)
+
+
+def _unwrapped(value: cst.BaseExpression) -> cst.BaseExpression:
+    if isinstance(value, _PLAIN) and len(value.lpar) == 1 and len(value.rpar) == 1:
+        return value.with_changes(lpar=[], rpar=[])
+    return value
+
+
+RULES = (SmallInverse,)

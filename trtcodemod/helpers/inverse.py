@@ -1,0 +1,82 @@
+"""``torch.inverse`` / ``torch.linalg.inv`` of small matrices, exported as the adjugate over the determinant (TRT338).
+
+The TorchScript exporter has no symbolic for ``aten::linalg_inv`` (torch 2.13, any opset), and
+ONNX has no inverse TensorRT parses. A 2x2, 3x3 or 4x4 matrix (kornia's homographies and affine
+maps, camera intrinsics, 4x4 poses) has a closed form: each cofactor is a determinant of the
+minor, the determinant a row of the matrix times its cofactors, and the inverse the transposed
+cofactors over it. ``_trt_inverse`` is ``torch.linalg.inv`` itself everywhere except inside
+``torch.onnx.export``, where a real float matrix of one of those sizes (static while tracing)
+takes that closed form: elementwise Mul, Sub, Div and a Concat, batch axes dynamic. It rounds
+differently from LAPACK's LU factorisation, and a singular matrix gives infinities or NaN where
+torch raises. Other sizes keep ``torch.linalg.inv`` (the export then fails as before).
+"""
+
+import torch
+
+from trtcodemod.helpers.onnx_export import _trt_onnx_exporting
+
+
+def _trt_inverse(input):
+    """``torch.linalg.inv(input)``; while exporting, for 2x2, 3x3 and 4x4 matrices, the adjugate
+    over the determinant."""
+    if torch.jit.is_scripting():
+        return torch.linalg.inv(input)
+    if not isinstance(input, (torch.Tensor, torch.fx.Proxy)) and hasattr(input, "inverse"):
+        return input.inverse()
+    if _trt_small_matrix(input):
+        return _trt_adjugate_inverse(input)
+    return torch.linalg.inv(input)
+
+
+def _trt_solve(A, B):
+    """``torch.linalg.solve(A, B)``; while exporting, for 2x2, 3x3 and 4x4 ``A``, its closed-form
+    inverse times ``B`` (``B`` a batch of vectors or of matrices, as torch reads it)."""
+    if torch.jit.is_scripting():
+        return torch.linalg.solve(A, B)
+    if (_trt_small_matrix(A) and isinstance(B, torch.Tensor) and B.dtype == A.dtype and B.dim() >= 1):
+        inverse = _trt_adjugate_inverse(A)
+        if B.dim() == 1 or (B.dim() == A.dim() - 1 and list(B.shape) == list(A.shape[:-1])):
+            return (inverse @ B.unsqueeze(-1)).squeeze(-1)
+        return inverse @ B
+    return torch.linalg.solve(A, B)
+
+
+def _trt_small_matrix(input) -> bool:
+    """A real float tensor of 2x2, 3x3 or 4x4 matrices while exporting."""
+    return (isinstance(input, torch.Tensor) and input.dim() >= 2 and input.is_floating_point()
+            and int(input.shape[-1]) == int(input.shape[-2]) and int(input.shape[-1]) in (2, 3, 4)
+            and _trt_onnx_exporting())
+
+
+@torch.jit.unused
+def _trt_adjugate_inverse(input):
+    """The inverse as the transposed cofactors over the determinant (expanded along row 0)."""
+    n = int(input.shape[-1])
+    entries = [[input[..., i, j] for j in range(n)] for i in range(n)]
+    cofactors = [[_trt_cofactor(entries, i, j) for j in range(n)] for i in range(n)]
+    determinant = entries[0][0] * cofactors[0][0]
+    for j in range(1, n):
+        determinant = determinant + entries[0][j] * cofactors[0][j]
+    # Row i of the inverse is column i of the cofactors.
+    rows = [torch.stack([cofactors[j][i] for j in range(n)], -1) for i in range(n)]
+    return torch.stack(rows, -2) / determinant.unsqueeze(-1).unsqueeze(-1)
+
+
+@torch.jit.unused
+def _trt_cofactor(entries, row: int, column: int):
+    """``(-1) ** (row + column)`` times the determinant of ``entries`` without that row and column."""
+    minor = [[value for j, value in enumerate(line) if j != column] for i, line in enumerate(entries) if i != row]
+    value = _trt_small_determinant(minor)
+    return -value if (row + column) % 2 else value
+
+
+@torch.jit.unused
+def _trt_small_determinant(entries):
+    """The determinant of a 1x1, 2x2 or 3x3 list of tensors, written out."""
+    n = len(entries)
+    if n == 1:
+        return entries[0][0]
+    if n == 2:
+        return entries[0][0] * entries[1][1] - entries[0][1] * entries[1][0]
+    (a, b, c), (d, e, f), (g, h, i) = entries
+    return a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g)

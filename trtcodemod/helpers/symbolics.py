@@ -1,0 +1,445 @@
+"""Torch functions the TorchScript exporter has no ONNX symbolic for, composed while exporting (TRT337).
+
+``torch.onnx.export(dynamo=False, opset_version=17)`` stops with ``UnsupportedOperatorError`` on
+each of these (torch 2.13). Each ``_trt_<op>`` is the torch function itself everywhere except inside
+``torch.onnx.export``, where a real tensor takes a composition of operators that export and that
+TensorRT parses (Slice, Gather, Where, comparisons, Floor/Ceil, ReduceSum/ReduceProd, Mul...).
+Which compositions give the torch function's values bit for bit, and which only up to rounding, is
+said per function (and measured in tests/transforms/test_missing_symbolic.py). An argument form a
+composition does not take (a non-tensor input, a complex one, an argument torch would refuse) keeps
+the torch function, and with it torch's result or error.
+
+ONNX Runtime's Where gives 0.0 for a -0.0 it takes from its first branch (the second keeps it), so a
+value that may be -0.0 is passed as the second branch, or a sign is applied as a product with +-1.
+"""
+
+import torch
+
+from trtcodemod.helpers.onnx_export import _trt_onnx_exporting
+
+
+def _trt_composable(input) -> bool:
+    """A real (not complex) tensor while exporting: what the compositions take."""
+    return isinstance(input, torch.Tensor) and not input.is_complex() and _trt_onnx_exporting()
+
+
+def _trt_foreign(input, name: str) -> bool:
+    """A receiver of the method form that is not a tensor but has its own method ``name``."""
+    return not isinstance(input, (torch.Tensor, torch.fx.Proxy)) and hasattr(input, name)
+
+
+@torch.jit.unused
+def _trt_float_of(input, other):
+    """Both operands as tensors of their promoted type, integers and bools promoted to the default
+    float type (the type ``copysign``, ``xlogy``, ``hypot`` and ``logaddexp`` compute in)."""
+    dtype = torch.result_type(input, other)
+    if not dtype.is_floating_point:
+        dtype = torch.get_default_dtype()
+    device = input.device if isinstance(input, torch.Tensor) else other.device
+    first = input.to(dtype) if isinstance(input, torch.Tensor) else torch.tensor(input, dtype=dtype, device=device)
+    second = other.to(dtype) if isinstance(other, torch.Tensor) else torch.tensor(other, dtype=dtype, device=device)
+    return first, second
+
+
+def _trt_negative(x):
+    """Where ``x``'s sign is negative: ``x < 0``, and for a zero ``1 / x < 0`` (-0.0); a NaN reads as
+    positive (the graph cannot read its sign bit)."""
+    if not x.is_floating_point():
+        return x < 0
+    return (x < 0) | ((x == 0) & (torch.reciprocal(x) < 0))
+
+
+def _trt_widened(x):
+    """A half or bfloat16 tensor in float32, which torch computes their elementwise functions in."""
+    return x.float() if x.dtype in (torch.float16, torch.bfloat16) else x
+
+
+def _trt_log1p(x):
+    """``log(1 + x)`` without ``log1p`` (not in ONNX), accurate for small ``x``: ``log(u) * x / (u - 1)``
+    with ``u = 1 + x`` corrects the rounding of ``u``."""
+    u = 1 + x
+    return torch.where(u == 1, x, torch.log(u) * x / (u - 1))
+
+
+@torch.jit.unused
+def _trt_slice_on(x, dim: int, start, stop):
+    """``x`` sliced ``start:stop`` on axis ``dim`` (a Slice node; dynamic sizes stay dynamic)."""
+    index = [slice(None)] * x.dim()
+    index[dim] = slice(start, stop)
+    return x[tuple(index)]
+
+
+# --- safe: the composition computes the function's values bit for bit -------------------------
+
+
+def _trt_take_along_dim(input, indices, dim: int | None = None):
+    """``torch.take_along_dim``; while exporting, ``gather`` on the broadcast operands (GatherElements)."""
+    if torch.jit.is_scripting():
+        return torch.take_along_dim(input, indices, dim)
+    if _trt_foreign(input, "take_along_dim"):
+        return input.take_along_dim(indices, dim)
+    if (_trt_composable(input) and isinstance(indices, torch.Tensor) and indices.dtype == torch.int64
+            and (dim is None or (input.dim() == indices.dim() and -input.dim() <= dim < max(input.dim(), 1)))):
+        return _trt_take_along_dim_onnx(input, indices, dim)
+    return torch.take_along_dim(input, indices, dim)
+
+
+@torch.jit.unused
+def _trt_take_along_dim_onnx(input, indices, dim):
+    if dim is None:
+        return input.reshape(-1).gather(0, indices.reshape(-1))
+    if input.dim() == 0:
+        return input.gather(0, indices)
+    axis = dim % input.dim()
+    # Each operand broadcast to the other's sizes on every axis but ``axis``: a zero of shape 1 on
+    # ``axis`` (a sum of zeros, so an empty axis is no problem) added to the indices, and a Where that
+    # picks the input itself (a sum would turn -0.0 into 0.0).
+    input_shape = torch.zeros_like(input, dtype=torch.int64).sum(axis, keepdim=True)
+    index_shape = torch.ones_like(indices, dtype=input.dtype).sum(axis, keepdim=True) > 0
+    wide_indices = indices + input_shape
+    # The input times ones (a -0.0, an infinity and a NaN stay what they are); bool: a logical and.
+    wide_input = input & index_shape if input.dtype == torch.bool else input * index_shape.to(input.dtype)
+    return wide_input.gather(axis, wide_indices)
+
+
+def _trt_diff(input, n: int = 1, dim: int = -1, prepend: torch.Tensor | None = None,
+              append: torch.Tensor | None = None):
+    """``torch.diff``; while exporting, ``n`` differences of two slices (``logical_xor`` for bool)."""
+    if torch.jit.is_scripting():
+        return torch.diff(input, n, dim, prepend, append)
+    if _trt_foreign(input, "diff"):  # the arguments given (pandas' diff takes two)
+        if prepend is None and append is None:
+            return input.diff(n) if dim == -1 else input.diff(n, dim)
+        return input.diff(n, dim, prepend, append)
+    if (_trt_composable(input) and input.dim() > 0 and -input.dim() <= dim < input.dim() and n >= 0
+            and all(extra is None or (isinstance(extra, torch.Tensor) and extra.dim() == input.dim())
+                    for extra in (prepend, append))):
+        return _trt_diff_onnx(input, n, dim % input.dim(), prepend, append)
+    return torch.diff(input, n, dim, prepend, append)
+
+
+@torch.jit.unused
+def _trt_diff_onnx(input, n, axis, prepend, append):
+    parts = [p for p in (prepend, input, append) if p is not None]
+    x = torch.cat(parts, axis) if len(parts) > 1 else input
+    if n == 0:
+        return x.clone()
+    for _ in range(n):  # slicing an axis shorter than n leaves it empty, as torch's clamp of n does
+        later, earlier = _trt_slice_on(x, axis, 1, None), _trt_slice_on(x, axis, None, -1)
+        x = torch.logical_xor(later, earlier) if x.dtype == torch.bool else later - earlier
+    return x
+
+
+def _trt_rot90(input, k: int = 1, dims: list[int] | None = None):
+    """``torch.rot90`` (``dims`` by default ``[0, 1]``); while exporting, the same flips and transpose
+    torch takes."""
+    if dims is None:
+        dims = [0, 1]
+    if torch.jit.is_scripting():
+        return torch.rot90(input, k, dims)
+    if _trt_foreign(input, "rot90"):
+        return input.rot90(k, dims)
+    if _trt_composable(input) and len(dims) == 2 and input.dim() >= 2:
+        first, second = dims[0] % input.dim(), dims[1] % input.dim()
+        if first != second and -input.dim() <= dims[0] < input.dim() and -input.dim() <= dims[1] < input.dim():
+            turns = k % 4
+            if turns == 1:
+                return input.flip(second).transpose(first, second)
+            if turns == 2:
+                return input.flip(first, second)
+            if turns == 3:
+                return input.flip(first).transpose(first, second)
+            return input.clone()
+    return torch.rot90(input, k, dims)
+
+
+def _trt_count_nonzero(input, dim: int | None = None):
+    """``torch.count_nonzero``; while exporting, the sum of ``input != 0`` (int64)."""
+    if torch.jit.is_scripting():
+        return torch.count_nonzero(input, dim)
+    if _trt_foreign(input, "count_nonzero"):
+        return input.count_nonzero(dim)
+    if _trt_composable(input):
+        nonzero = input != 0
+        return nonzero.sum() if dim is None else nonzero.sum(dim)
+    return torch.count_nonzero(input, dim)
+
+
+def _trt_nansum(input, dim=None, keepdim=False, dtype=None):
+    # type: (Tensor, Optional[BroadcastingList1[int]], bool, Optional[torch.dtype]) -> Tensor
+    """``torch.nansum``; while exporting, the sum with each NaN replaced by 0."""
+    if torch.jit.is_scripting():
+        return torch.nansum(input, dim, keepdim, dtype=dtype)
+    if _trt_foreign(input, "nansum"):
+        return input.nansum(dim, keepdim, dtype=dtype)
+    if _trt_composable(input) and input.dtype != torch.bool:
+        return _trt_nansum_onnx(input, dim, keepdim, dtype)
+    return torch.nansum(input, dim, keepdim, dtype=dtype)
+
+
+@torch.jit.unused
+def _trt_nansum_onnx(input, dim, keepdim, dtype):
+    kept = torch.where(torch.isnan(input), 0, input) if input.is_floating_point() else input
+    if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
+        total = kept.sum(dtype=dtype)
+        return total.reshape([1] * input.dim()) if keepdim else total
+    return kept.sum(dim, keepdim, dtype=dtype)
+
+
+def _trt_nanmean(input, dim=None, keepdim=False, dtype=None):
+    # type: (Tensor, Optional[BroadcastingList1[int]], bool, Optional[torch.dtype]) -> Tensor
+    """``torch.nanmean``; while exporting, the NaN-free sum over the count of numbers, as torch divides."""
+    if torch.jit.is_scripting():
+        return torch.nanmean(input, dim, keepdim, dtype=dtype)
+    if _trt_foreign(input, "nanmean"):
+        return input.nanmean(dim, keepdim, dtype=dtype)
+    if _trt_composable(input) and input.is_floating_point():
+        numbers = torch.logical_not(torch.isnan(input))
+        if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
+            count = numbers.sum()
+            count = count.reshape([1] * input.dim()) if keepdim else count
+        else:
+            count = numbers.sum(dim, keepdim)
+        return _trt_nansum_onnx(input, dim, keepdim, dtype).div(count)
+    return torch.nanmean(input, dim, keepdim, dtype=dtype)
+
+
+def _trt_trunc(input):
+    """``torch.trunc``; while exporting, ``floor`` of the numbers at or above 0 and ``ceil`` of the others."""
+    if torch.jit.is_scripting():
+        return torch.trunc(input)
+    if _trt_foreign(input, "trunc"):
+        return input.trunc()
+    if _trt_composable(input) and input.dtype != torch.bool:
+        if not input.is_floating_point():
+            return input.clone()
+        one = torch.ones((), dtype=input.dtype, device=input.device)
+        magnitude = torch.floor(input.abs()) * torch.where(_trt_negative(input), -one, one)
+        return torch.where(torch.isnan(input), input, magnitude)
+    return torch.trunc(input)
+
+
+def _trt_heaviside(input, values):
+    """``torch.heaviside``; while exporting, ``values`` where the input is 0, else ``input > 0``."""
+    if torch.jit.is_scripting():
+        return torch.heaviside(input, values)
+    if _trt_foreign(input, "heaviside"):
+        return input.heaviside(values)
+    if (_trt_composable(input) and isinstance(values, torch.Tensor) and values.dtype == input.dtype
+            and input.dtype != torch.bool):
+        return torch.where(input != 0, (input > 0).to(input.dtype), values)
+    return torch.heaviside(input, values)
+
+
+def _trt_isclose(input, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False):
+    """``torch.isclose``; while exporting, torch's own formula, each step rounded to the input's type."""
+    if torch.jit.is_scripting():
+        return torch.isclose(input, other, rtol, atol, equal_nan)
+    if _trt_foreign(input, "isclose"):
+        return input.isclose(other, rtol, atol, equal_nan)
+    if (_trt_composable(input) and isinstance(other, torch.Tensor) and other.dtype == input.dtype
+            and input.dtype != torch.bool and rtol >= 0 and atol >= 0):
+        return _trt_isclose_onnx(input, other, rtol, atol, equal_nan)
+    return torch.isclose(input, other, rtol, atol, equal_nan)
+
+
+@torch.jit.unused
+def _trt_isclose_onnx(input, other, rtol, atol, equal_nan):
+    close = input == other
+    if equal_nan and input.is_floating_point():
+        close = close | (torch.isnan(input) & torch.isnan(other))
+    if rtol == 0 and atol == 0:
+        return close
+    if not input.is_floating_point():
+        input, other = input.to(torch.get_default_dtype()), other.to(torch.get_default_dtype())
+    dtype = input.dtype
+    # torch computes a half or bfloat16 step in float and rounds its result: so does the graph.
+    wide = torch.float32 if dtype in (torch.float16, torch.bfloat16) else dtype
+    allowed = ((other.to(wide) * rtol).to(dtype).abs().to(wide) + atol).to(dtype)
+    actual = (input.to(wide) - other.to(wide)).to(dtype).abs()
+    return close | ((actual < float("inf")) & (actual <= allowed))
+
+
+def _trt_kron(input, other):
+    """``torch.kron``; while exporting, the product of the operands on interleaved axes, as torch."""
+    if torch.jit.is_scripting():
+        return torch.kron(input, other)
+    if _trt_foreign(input, "kron"):
+        return input.kron(other)
+    if _trt_composable(input) and isinstance(other, torch.Tensor) and not other.is_complex():
+        rank = max(input.dim(), other.dim())
+        first = input.reshape([1] * (rank - input.dim()) + list(input.shape)) if input.dim() < rank else input
+        second = other.reshape([1] * (rank - other.dim()) + list(other.shape)) if other.dim() < rank else other
+        for axis in range(rank):
+            first, second = first.unsqueeze(2 * axis + 1), second.unsqueeze(2 * axis)
+        product = first * second
+        for axis in range(rank):
+            product = product.flatten(axis, axis + 1)
+        return product
+    return torch.kron(input, other)
+
+
+def _trt_channel_shuffle(input, groups: int):
+    """``F.channel_shuffle``; while exporting, the channels split into ``groups`` and transposed."""
+    if torch.jit.is_scripting():
+        return torch.nn.functional.channel_shuffle(input, groups)
+    if _trt_composable(input) and input.dim() >= 3 and groups > 0:
+        return input.unflatten(1, (groups, -1)).transpose(1, 2).flatten(1, 2)
+    return torch.nn.functional.channel_shuffle(input, groups)
+
+
+class _TrtChannelShuffle(torch.nn.ChannelShuffle):
+    """``nn.ChannelShuffle`` whose forward is :func:`_trt_channel_shuffle` (same state, same repr)."""
+
+    def forward(self, input):
+        return _trt_channel_shuffle(input, self.groups)
+
+    def _get_name(self):
+        return "ChannelShuffle"
+
+
+def _trt_xlogy(input, other):
+    """``torch.xlogy``; while exporting, NaN where ``other`` is NaN, else 0 where ``input`` is 0, else
+    ``input * log(other)``."""
+    if torch.jit.is_scripting():
+        return torch.xlogy(input, other)
+    if _trt_foreign(input, "xlogy"):
+        return input.xlogy(other)
+    if ((isinstance(input, torch.Tensor) or isinstance(other, torch.Tensor))
+            and _trt_composable(input if isinstance(input, torch.Tensor) else other)
+            and not (isinstance(input, torch.Tensor) and input.is_complex())
+            and not (isinstance(other, torch.Tensor) and other.is_complex())):
+        x, y = _trt_float_of(input, other)
+        dtype = x.dtype
+        x, y = _trt_widened(x), _trt_widened(y)
+        product = torch.where(x == 0, torch.zeros_like(x), x * torch.log(y))
+        return torch.where(torch.isnan(y), y, product).to(dtype)
+    return torch.xlogy(input, other)
+
+
+def _trt_sinc(input):
+    """``torch.sinc``; while exporting, 1 at 0 and ``sin(pi x) / (pi x)`` elsewhere."""
+    if torch.jit.is_scripting():
+        return torch.sinc(input)
+    if _trt_foreign(input, "sinc"):
+        return input.sinc()
+    if _trt_composable(input):
+        x = input if input.is_floating_point() else input.to(torch.get_default_dtype())
+        wide = _trt_widened(x)  # torch computes a half or bfloat16 sinc in float
+        product = wide * 3.141592653589793
+        return torch.where(wide == 0, torch.ones_like(wide), torch.sin(product) / product).to(x.dtype)
+    return torch.sinc(input)
+
+
+# --- unsafe: the composition holds up to rounding (or the sign of a NaN) ----------------------
+
+
+def _trt_signbit(input):
+    """``torch.signbit``; while exporting, ``x < 0``, and for a zero whether ``1 / x`` is negative
+    (a NaN counts as positive: the graph cannot read its sign bit)."""
+    if torch.jit.is_scripting():
+        return torch.signbit(input)
+    if _trt_foreign(input, "signbit"):
+        return input.signbit()
+    if _trt_composable(input):
+        return _trt_negative(input)
+    return torch.signbit(input)
+
+
+def _trt_copysign(input, other):
+    """``torch.copysign``; while exporting, ``|input|`` negated where ``other``'s sign is negative (the
+    sign of a NaN ``other`` reads as positive)."""
+    if torch.jit.is_scripting():
+        return torch.copysign(input, other)
+    if _trt_foreign(input, "copysign"):
+        return input.copysign(other)
+    if (isinstance(input, torch.Tensor) and _trt_composable(input)
+            and not (isinstance(other, torch.Tensor) and other.is_complex())):
+        magnitude, sign = _trt_float_of(input, other)
+        one = torch.ones((), dtype=magnitude.dtype, device=magnitude.device)
+        return magnitude.abs() * torch.where(_trt_negative(sign), -one, one)
+    return torch.copysign(input, other)
+
+
+def _trt_trace(input):
+    """``torch.trace``; while exporting, the sum of the masked diagonal (in the input's type: torch
+    accumulates a float matrix's diagonal in double)."""
+    if torch.jit.is_scripting():
+        return torch.trace(input)
+    if _trt_foreign(input, "trace"):
+        return input.trace()
+    if _trt_composable(input) and input.dim() == 2 and input.dtype != torch.bool:
+        rows = torch.arange(input.shape[0], device=input.device).unsqueeze(1)
+        columns = torch.arange(input.shape[1], device=input.device).unsqueeze(0)
+        diagonal = torch.where(rows != columns, torch.zeros_like(input), input)
+        return diagonal.sum() if input.is_floating_point() else diagonal.sum(dtype=torch.int64)
+    return torch.trace(input)
+
+
+def _trt_logaddexp(input, other):
+    """``torch.logaddexp``; while exporting, ``max + log(1 + exp(min - max))`` (ONNX has no log1p)."""
+    if torch.jit.is_scripting():
+        return torch.logaddexp(input, other)
+    if _trt_foreign(input, "logaddexp"):
+        return input.logaddexp(other)
+    if _trt_composable(input) and isinstance(other, torch.Tensor) and not other.is_complex():
+        a, b = _trt_float_of(input, other)
+        dtype = a.dtype
+        a, b = _trt_widened(a), _trt_widened(b)
+        larger = a >= b
+        high, low = torch.where(larger, a, b), torch.where(larger, b, a)
+        same_infinity = (a.abs() == float("inf")) & (a == b)
+        return torch.where(same_infinity, a, high + _trt_log1p(torch.exp(low - high))).to(dtype)
+    return torch.logaddexp(input, other)
+
+
+def _trt_hypot(input, other):
+    """``torch.hypot``; while exporting, ``big * sqrt(1 + (small / big) ** 2)`` (no overflow), an
+    infinity where either is infinite, NaN where either is NaN otherwise."""
+    if torch.jit.is_scripting():
+        return torch.hypot(input, other)
+    if _trt_foreign(input, "hypot"):
+        return input.hypot(other)
+    if (_trt_composable(input) and input.is_floating_point() and isinstance(other, torch.Tensor)
+            and other.dtype == input.dtype):
+        dtype = input.dtype
+        x, y = _trt_widened(input).abs(), _trt_widened(other).abs()
+        first_bigger = x >= y
+        big, small = torch.where(first_bigger, x, y), torch.where(first_bigger, y, x)
+        ratio = small / big
+        length = big * torch.sqrt(1 + ratio * ratio)
+        length = torch.where(big == 0, big, length)
+        length = torch.where(torch.isnan(x) | torch.isnan(y), x + y, length)
+        infinite = (x == float("inf")) | (y == float("inf"))
+        return torch.where(infinite, torch.full_like(length, float("inf")), length).to(dtype)
+    return torch.hypot(input, other)
+
+
+def _trt_cumprod(input, dim: int, dtype: torch.dtype | None = None):
+    """``torch.cumprod``; while exporting, products over a triangle (ReduceProd of the values at or
+    before each position, 1 after it): ``n * n`` values per row, no logarithm."""
+    if torch.jit.is_scripting():
+        return torch.cumprod(input, dim, dtype=dtype)
+    if _trt_foreign(input, "cumprod"):
+        return input.cumprod(dim, dtype=dtype)
+    if _trt_composable(input) and input.dim() > 0 and -input.dim() <= dim < input.dim():
+        return _trt_cumprod_onnx(input, dim % input.dim(), dtype)
+    return torch.cumprod(input, dim, dtype=dtype)
+
+
+@torch.jit.unused
+def _trt_cumprod_onnx(input, axis, dtype):
+    if dtype is not None:
+        x = input.to(dtype)
+    elif input.is_floating_point():
+        x = input
+    else:
+        x = input.to(torch.int64)
+    last = x.dim() - 1
+    moved = x if axis == last else x.movedim(axis, last)
+    n = moved.shape[-1]
+    position = torch.arange(n, device=x.device)
+    earlier = position.unsqueeze(0) <= position.unsqueeze(1)  # [i, j]: j <= i
+    rows = moved.unsqueeze(-2).expand(*moved.shape[:-1], n, n)
+    products = torch.where(~earlier, torch.ones((), dtype=x.dtype, device=x.device), rows).prod(-1)
+    return products if axis == last else products.movedim(last, axis)
