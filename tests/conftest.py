@@ -29,6 +29,7 @@ SLOW_FILES = {
     "test_recipe_variants_trt318.py": 30, "test_recipe_variants_trt319.py": 50,
     "test_recipe_variants_trt732.py": 51, "test_recipe_variants_trt336.py": 30,
     "test_recipe_variants_trt728.py": 47,
+    "test_recipe_variants_trt334.py": 31,
 }
 
 

@@ -133,6 +133,12 @@ class ObservedFacts(Provider):
         where = self._where_observed(node)
         return where is not None and bool(self.facts.traced(where.start.line, where.end.line))
 
+    def located(self, node: cst.CSTNode, rule: str) -> bool:
+        """Did the graph check of the observed export place a node that ``rule`` removes on
+        ``node``'s lines (``migrate`` notes them before the rules run)?"""
+        where = self._where_observed(node)
+        return where is not None and rule in self.facts.located(where.start.line, where.end.line)
+
     def proof(self, info: RuleInfo, node: cst.CSTNode) -> str | None:
         """The observation covering the assumption of the unsafe fix of the rule ``info``
         describes at ``node``, or None."""

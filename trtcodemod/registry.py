@@ -71,6 +71,7 @@ RULE_MODULES: tuple[str, ...] = (
     "while_scan",
     "missing_symbolic",
     "small_inverse",
+    "integer_cumsum",
 )
 
 

@@ -585,3 +585,38 @@ def test_version_facts_carry_sources() -> None:
     assert [f.since for f in FACTS.values()] == sorted(f.since for f in FACTS.values())
     assert all("Changelog" in f.source or "release notes" in f.source for f in FACTS.values())
     assert "clamping" in DTYPE_FACTS["float64"] and "input or output" in DTYPE_FACTS["uint8"]
+
+
+# -- CumSum's element types (TRT334) ------------------------------------------------------------
+@pytest.mark.parametrize("dtype,name", [(TensorProto.INT64, "int64"), (TensorProto.INT32, "int32"),
+                                        (TensorProto.BOOL, "bool"), (TensorProto.INT8, "int8")])
+def test_an_integer_or_bool_cumsum_is_trt334(dtype: int, name: str) -> None:
+    node = helper.make_node("CumSum", ["x", "axis"], ["y"], name="cumsum")
+    model = make_model([node], [vi("x", dtype, [2, 5])], [vi("y", dtype, [2, 5])], [const("axis", 1)])
+    issues = [i for i in check_graph(model, "10.x") if i.op == "CumSum"]
+    assert [(i.rule, i.severity, i.node) for i in issues] == [("TRT334", "error", "cumsum")]
+    assert f"CumSum of {name}" in issues[0].reason and "FP32/FP16/BF16 only" in issues[0].reason
+
+
+@pytest.mark.parametrize("dtype", [TensorProto.FLOAT, TensorProto.FLOAT16, TensorProto.BFLOAT16, TensorProto.DOUBLE],
+                         ids=["float32", "float16", "bfloat16", "float64"])
+def test_a_float_cumsum_is_not_trt334(dtype: int) -> None:
+    """TensorRT takes FP32/FP16/BF16; a float64 one is reported where the float64 enters (TRT701), not here."""
+    node = helper.make_node("CumSum", ["x", "axis"], ["y"], name="cumsum")
+    model = make_model([node], [vi("x", dtype, [2, 5])], [vi("y", dtype, [2, 5])], [const("axis", 1)])
+    assert [i for i in check_graph(model, "10.x") if i.op == "CumSum"] == []
+
+
+class PositionIds(nn.Module):
+    def forward(self, x):
+        mask = x.ne(1).int()
+        positions = torch.cumsum(mask, dim=1).type_as(mask) * mask  # LINE: int cumsum
+        running = x.float().cumsum(1)  # LINE: float cumsum
+        return positions, running, (x > 2).cumsum(-1)  # LINE: bool cumsum
+
+
+def test_exported_integer_cumsums_are_located_at_their_lines() -> None:
+    model = torchscript_export(PositionIds(), torch.tensor([[1, 2, 3, 1]]), {"x": {0: "b", 1: "n"}})
+    issues = [i for i in check_graph(model, "10.x") if i.op == "CumSum"]
+    assert sorted((i.rule, i.source) for i in issues) == sorted(
+        ("TRT334", f"{__file__}:{line_of(mark)}") for mark in ("int cumsum", "bool cumsum"))

@@ -200,6 +200,17 @@ class Facts:
             if event not in self.events:
                 self.events.append(event)
 
+    def note_located(self, problems: Iterable[tuple[str, int, str]]) -> None:
+        """Keep the nodes the graph check located, ``(path, line, rule)``, as events of kind
+        ``located``: the exported graph holds a node that rule removes, made at that line, which a
+        rule whose construct the syntax cannot tell apart takes as its evidence (TRT334: a CumSum of
+        integers where the code shows no dtype)."""
+        for path, line, rule in problems:
+            event = {"kind": "located", "path": norm(path), "line": line, "column": 1, "end_line": line,
+                     "end_column": _WHOLE_LINE, "direct": True, "count": 1, "rule": rule}
+            if event not in self.events:
+                self.events.append(event)
+
     def tensor_events(self, path: str, name: str) -> list[dict[str, Any]]:
         """The observer's records of ``name`` holding a tensor in ``path`` (indexed on first use:
         rules ask for every name they meet)."""
@@ -325,6 +336,14 @@ class FileFacts:
             if site.same(span) or (name != RESULT and _contains(site, span)):
                 found.append(e)
         return found
+
+    def located(self, line: int, end_line: int) -> list[str]:
+        """The rules of the graph check's nodes located on these lines (:meth:`Facts.note_located`)."""
+        span = self.span(line, 1, end_line, 1)
+        if span is None:
+            return []
+        return [e.get("rule", "") for e in self.facts.events if e["kind"] == "located"
+                and e["path"] == span.path and span.line <= e["line"] <= span.end_line]
 
     def traced(self, line: int, end_line: int) -> list[str]:
         """The export's ``TracerWarning`` messages on these lines (see :meth:`Facts.note_traced`)."""

@@ -1,4 +1,5 @@
-"""``torch.cummax`` / ``torch.cummin`` exported as a masked extreme over a triangle.
+"""``torch.cummax`` / ``torch.cummin`` exported as a masked extreme over a triangle, and an integer
+``torch.cumsum`` exported as a float32 sum.
 
 The TorchScript exporter has no symbolic for ``aten::cummax`` or ``aten::cummin`` (torch 2.13, any
 opset): the export fails. The running extreme at position ``i`` is the extreme over positions
@@ -10,6 +11,12 @@ last such NaN. Bool and 8- or 16-bit integers are compared as ``int32``: ONNX re
 nor int16, TensorRT none of the three.
 ``_trt_cummax`` / ``_trt_cummin`` are the torch functions themselves everywhere except inside
 ``torch.onnx.export``.
+
+TensorRT's CumSum takes FP32/FP16/BF16 only, and torch exports a cumulative sum of a bool or
+integer tensor as a CumSum of that type (ONNX Runtime does not even load a bool one).
+``_trt_cumsum`` is ``torch.cumsum`` except inside ``torch.onnx.export``, where an int32 or int64
+result (a bool or integer input, or ``dtype=`` an int32/int64) is summed in float32 and cast back:
+exact while every element and partial sum is an integer of magnitude at most ``2**24``.
 """
 
 import torch
@@ -73,3 +80,31 @@ def _trt_running_extreme(x, dim: int, largest: bool):
     if axis == last:
         return values, indices
     return values.movedim(last, axis), indices.movedim(last, axis)
+
+
+def _trt_cumsum(x, dim: int, dtype: torch.dtype | None = None):
+    """``torch.cumsum(x, dim, dtype=dtype)``; while exporting, an int32 or int64 result is summed in
+    float32 (TensorRT's CumSum takes floats only) and cast to the dtype torch gives: exact while
+    the elements and partial sums are integers of magnitude at most ``2**24``."""
+    if torch.jit.is_scripting():
+        return torch.cumsum(x, dim, dtype=dtype)
+    if not isinstance(x, torch.Tensor):
+        # A method call on something else (a NumPy array): its own method, as written.
+        return x.cumsum(dim) if dtype is None else x.cumsum(dim, dtype=dtype)
+    if _trt_onnx_exporting():
+        target = _trt_cumsum_dtype(x, dtype)
+        if target == torch.int64 or target == torch.int32:
+            # torch casts the input to ``dtype`` first, then sums.
+            source = x if dtype is None else x.to(dtype)
+            return source.to(torch.float32).cumsum(dim).to(target)
+    return torch.cumsum(x, dim, dtype=dtype)
+
+
+def _trt_cumsum_dtype(x: torch.Tensor, dtype: torch.dtype | None) -> torch.dtype:
+    """The dtype ``torch.cumsum(x, dim, dtype=dtype)`` returns: ``dtype`` when given, int64 for a
+    bool or integer ``x``, else ``x``'s own."""
+    if dtype is not None:
+        return dtype
+    if x.is_floating_point() or x.is_complex():
+        return x.dtype
+    return torch.int64

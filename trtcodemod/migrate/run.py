@@ -281,13 +281,29 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, report: dict[st
     # (or a size of one) takes a warning at its line as that evidence (TRT711 in a helper).
     facts.note_traced((p.path, p.line, p.message) for p in problems
                       if p.kind == "baked" and p.op == "(traced constant)" and p.path and p.line)
+    # And the nodes the graph check located with a rule: a rule whose construct the syntax cannot tell
+    # from a harmless one (TRT334: a cumsum of integers the code does not show) reports where one was.
+    _note_located(facts, problems)
     if facts_out is not None:
-        facts.save(facts_out)  # with the warnings, for `check`/`apply --facts`
+        facts.save(facts_out)  # with the warnings and located nodes, for `check`/`apply --facts`
     with phases.phase("static analysis"):
         findings, errors = analyse_split(files, lambda some: _findings(some, spec.rewrite, facts))
     report["rewrite_errors"] = errors
     plan = Plan()
     plan.update(findings, problems, facts, spec.rewrite.unsafe)
+
+    def after_problems(verified: VerifyReport) -> list[Problem]:
+        """The problems located in a rewritten model's graph. Those a fix let the export reach (a
+        cumsum of integers behind a searchsorted that stopped the original's export) are facts the
+        first analysis lacked: the files holding them are analysed again, and their findings replace
+        the old ones, so a rule that reports only where the graph check located its node sees them."""
+        found = locate(verified, "after", None)
+        noted = set(_note_located(facts, found))
+        again = [path for path in files if norm(path) in noted]
+        if again:
+            more, _ = _findings(again, spec.rewrite, facts)
+            findings[:] = [f for f in findings if norm(f.path) not in noted] + more
+        return found
 
     final: VerifyReport | None = None
     verified: list[Any] = []
@@ -305,11 +321,11 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, report: dict[st
         if final.exit_code == 2:
             # Equivalent but not exported: the export now stops further on (Grounding DINO's `cummax`
             # behind the `isin` the round fixed). Another round, where a finding addresses that failure.
-            if not (final.equivalent and plan.update(findings, locate(final, "after", None), facts,
+            if not (final.equivalent and plan.update(findings, after_problems(final), facts,
                                                      spec.rewrite.unsafe)):
                 break
             continue
-        if _stopped_at_export(final) and plan.update(findings, locate(final, "after", None), facts,
+        if _stopped_at_export(final) and plan.update(findings, after_problems(final), facts,
                                                      spec.rewrite.unsafe):
             # The same in eager mode, but the export now reaches code the original's trace skipped and
             # stops there (timm's antialiased resize behind the size shortcut TRT717 removed while
@@ -317,7 +333,7 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, report: dict[st
             continue
         if _revert_culprits(final, plan):
             continue
-        if not plan.update(findings, locate(final, "after", None), facts, spec.rewrite.unsafe):
+        if not plan.update(findings, after_problems(final), facts, spec.rewrite.unsafe):
             break
     applied, done = {d.key for d in plan.applied}, {d.key for d in verified}
     if final is not None and not applied <= done:
@@ -339,6 +355,15 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, report: dict[st
         report["retrace_after"] = after_retrace.summary
     with phases.phase("finish"):
         return _finish(spec, report, original, final, plan, facts, files, retrace, after_retrace)
+
+
+def _note_located(facts: Facts, problems: list[Problem]) -> list[str]:
+    """Note the hostile nodes the graph check tagged with a rule as facts (``Facts.note_located``):
+    the files where a node was noted that the facts did not hold yet."""
+    before = len(facts.events)
+    facts.note_located((p.path, p.line, p.rule) for p in problems
+                       if p.kind == "hostile" and p.rule and p.path and p.line)
+    return sorted({e["path"] for e in facts.events[before:]})
 
 
 def _find_divergence(original: VerifyReport, problems: list[Problem], session: Verification) -> bool:

@@ -146,6 +146,19 @@ def _op_label(node: onnx.NodeProto) -> str:
     return f"{node.domain}::{node.op_type}"
 
 
+def _integer_or_bool(code: int | None) -> str | None:
+    """The name of an integer or bool ONNX element type (None for floats and unknown types): what
+    TensorRT's CumSum refuses (it takes FP32/FP16/BF16, ``onnx_ops.csv``) and TRT334 sums in float32.
+    A float64 CumSum is not among them: the float64 is reported where it enters the graph (TRT701)."""
+    if code is None or code in (TensorProto.BFLOAT16, TensorProto.UNDEFINED):
+        return None
+    try:
+        dtype = helper.tensor_dtype_to_np_dtype(code)
+    except (KeyError, ValueError):
+        return None
+    return dtype.name if dtype.kind in "iub" else None
+
+
 @dataclass
 class _Graphs:
     """Everything the checks look up by tensor name, across the main graph and subgraphs."""
@@ -773,6 +786,11 @@ class _Checker:
 
     def check_CumSum(self, node: onnx.NodeProto, name: str) -> None:
         self._needs_const_input(node, name, 1, "axis", fact="cumsum_dynamic_axis")
+        code = self.graphs.elem_type(node.input[0]) if node.input else None
+        kind = _integer_or_bool(code)
+        if kind is not None:
+            self.report(node, name, "CumSum", f"a CumSum of {kind}: TensorRT's CumSum takes FP32/FP16/BF16 only "
+                        "(sum in float32 and cast back while exporting)", "TRT334")
 
     def check_Slice(self, node: onnx.NodeProto, name: str) -> None:
         self._needs_const_input(node, name, 3, "axes", fact="slice_tensor_axes")

@@ -61,7 +61,11 @@ CALLS: dict[str, tuple[tuple[str, str], ...]] = {
 #: variants migrate takes end to end -> the other fixes it applies with TRT318 (rule, text of the line).
 END_TO_END: dict[str, tuple[tuple[str, str], ...]] = {
     "transformers_splinter_question_positions": (),
-    "transformers_musicflamingo_audio_timestamps": (),
+    # the running counts of int64 lengths: CumSums of int64, which TensorRT refuses (TRT334); the
+    # input's `post_lengths` only once the export gets past the searchsorted and the check locates it
+    "transformers_musicflamingo_audio_timestamps": (
+        ("TRT334", "cumsum_samples = torch.cumsum(sample_lengths, dim=0)"),
+        ("TRT334", "torch.cumsum(post_lengths, dim=0)[:-1]])")),
     # `len(xp)` in the same line: a Python int of a size, which TRT704 reads from the shape instead.
     "kornia_histogram_matching_interp": (("TRT704", "i = torch.clip(torch.searchsorted(xp, x, right=True)"),),
     "nerf_pytorch_sample_pdf": (),

@@ -26,10 +26,11 @@ read the module scopes the exporter prints with its error as operator names: tim
 as ``self.median`` made an ``Unfold`` failure TRT319's, so TRT311 was never tried (exit 1; the
 scopes are now ignored, tests/migrate/test_migrate.py pins it).
 
-Not end to end: kornia DISK. TRT319 is applied, but the guard ``detection_logp.numel() > n`` is
-a count the trace keeps (TRT713, no automatic fix) and ``torch.cumsum(tied, 0)`` on a bool mask
-exports an ONNX ``CumSum`` of bool, which ONNX Runtime refuses to load (no rule takes it); exit 1,
-pinned below.
+kornia DISK is taken end to end too since TRT334: ``torch.cumsum(tied, 0)`` on a bool mask exported
+an ONNX ``CumSum`` of bool, which ONNX Runtime refuses to load (exit 1 before TRT334); now
+``migrate`` applies TRT319, TRT334 for the cumsum and TRT201 for the mask indexing, and ends with
+exit 0, equivalent, the guard ``detection_logp.numel() > n`` left as a warning (TRT713, a count the
+trace keeps, no automatic fix), pinned below.
 """
 
 from __future__ import annotations
@@ -125,17 +126,19 @@ def test_migrate_applies_trt319_and_ends_equivalent(name: str) -> None:
     assert "_trt_median(" in report["diff"], report["diff"]
 
 
-def test_kornia_disk_is_rewritten_but_not_taken_end_to_end_today() -> None:
-    """TRT319 is applied; the count guard stays a traced constant (TRT713, no automatic fix) and
-    the bool ``CumSum`` leaves a graph ONNX Runtime does not load: exit 1."""
+def test_kornia_disk_is_taken_end_to_end_with_trt334() -> None:
+    """TRT319 is applied, and TRT334 for the bool ``CumSum`` ONNX Runtime did not load (exit 1 before
+    it); the count guard stays a traced constant (TRT713, no automatic fix), a warning: exit 0."""
     path = HERE / "kornia_disk_top_n_keypoints.py"
     module = load_variant(path, "trt319_m_disk")
     report = migrate_json(path, _axes_json(module))
-    assert ("TRT319", _line_of(path, CALLS["kornia_disk_top_n_keypoints"][0])) in \
-        [(fix["rule"], fix["line"]) for fix in report["applied"]]
-    assert ("TRT713", _line_of(path, "if detection_logp.numel() > n:")) in \
-        [(r["rule"], int(r["source"].rsplit(":", 1)[1])) for r in report["remaining"] if r["rule"]]
-    assert report["exit_code"] == 1 and report["after"]["faithful"] is not True, report["after"]
+    applied = [(fix["rule"], fix["line"]) for fix in report["applied"]]
+    assert ("TRT319", _line_of(path, CALLS["kornia_disk_top_n_keypoints"][0])) in applied
+    assert ("TRT334", _line_of(path, "torch.cumsum(tied, 0)")) in applied
+    assert [(r["rule"], int(r["source"].rsplit(":", 1)[1]), r["severity"]) for r in report["remaining"]] == \
+        [("TRT713", _line_of(path, "if detection_logp.numel() > n:"), "warning")]
+    assert report["exit_code"] == 0 and report["equivalent"] is True, report["after"]
+    assert report["after"]["faithful"] is True and report["after"]["trt_errors"] == 0, report["after"]
 
 
 def _images(shape: tuple[int, ...], seed: int) -> tuple[torch.Tensor]:
