@@ -135,7 +135,7 @@ def f(x: torch.Tensor):
         pads = (0, pad_w)
         return F.pad(x, pads)
     return x
-''', "    pads = (0, (pad_w) * ((pad_w == 0) ^ True))\n    return F.pad(x, pads)\n"),
+''', "    pads = (0, (pad_w) * ((pad_w == 0) == 0))\n    return F.pad(x, pads)\n"),
     "pad_returned_early_behind_a_flag": ('''
 def f(x: torch.Tensor):
     _, _, h, w = x.shape
