@@ -130,9 +130,9 @@ def _trt_dft_shape(input, part):
 def _trt_dft_axes(x, sizes, dims, default_dims):
     """The transformed axes (non-negative) and their sizes (None: the input's), as torch's
     ``fftn``-style ``s``/``dim`` arguments choose them."""
-    if isinstance(dims, int):
+    if dims is not None and not isinstance(dims, (list, tuple)):
         dims = [dims]
-    if isinstance(sizes, int):
+    if sizes is not None and not isinstance(sizes, (list, tuple)):  # an int, or a size the tracer records
         sizes = [sizes]
     if dims is None:
         if sizes is not None:
