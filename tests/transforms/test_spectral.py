@@ -764,8 +764,14 @@ def inverse_of_a_product(x, k):
 '''
 
 
-def test_the_rebound_forms_refused() -> None:
-    assert rewrite(REBOUND_REFUSED, select=("TRT709",), unsafe=True) == REBOUND_REFUSED  # nothing rewritten
+def test_the_rebound_forms_refused_next_to_one_taken() -> None:
+    """Each refused form is named without a fix, while the same file's taken form is rewritten."""
+    taken = "\n\ndef taken(x):\n    y = torch.fft.rfft2(x)\n    y = torch.view_as_real(y)\n    return y\n"
+    after = strip_helpers(rewrite(REBOUND_REFUSED + taken, select=("TRT709",), unsafe=True))
+    assert 'y = _trt_rfft2("complex", x)\n    y = _trt_dft_part(y, "view_as_real")' in after
+    assert after.count("_trt_") == 2 and after.count("torch.fft.rfft2(") == 7 and "torch.fft.irfft2(" in after
+    for line in REBOUND_REFUSED.splitlines():
+        assert line in after  # every refused line as it was
     found = check_source(REBOUND_REFUSED.encode(), "snippet.py", Options(select=("TRT709", "TRT706")))
     # Each transform named without a fix; the inverse of a product is TRT706's alone.
     assert sorted((f.rule, f.fix.value) for f in found) == [("TRT706", "none")] + [("TRT709", "none")] * 7
@@ -784,6 +790,7 @@ def rebound(tmp_path_factory):
 
 def test_the_rebound_rewrite_runs_as_the_original_in_eager_mode(rebound) -> None:
     before, after = rebound
+    assert {"_trt_rfftn", "_trt_rfft", "_trt_irfftn", "_trt_irfft", "_trt_complex"} <= set(after)  # rewritten
     for name, args in (("FourierUnit", {}), ("FourierUnit", {"norm": None, "upcast": True}),
                        ("FourierUnit", {"norm": "forward"}), ("Filter", {}), ("Filter", {"norm": "ortho"})):
         for shape in [(1, 2, 6, 8), (2, 2, 5, 7), (1, 2, 1, 2), (1, 2, 3, 1)]:
