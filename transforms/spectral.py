@@ -5,7 +5,10 @@
 ``torch.abs``) are rewritten into one helper per transform (``trtcodemod/helpers/spectral.py``)
 that is the torch function and that use outside ``torch.onnx.export`` and, while exporting,
 the same real tensor computed as matrix products: no complex tensor is made. Other uses of the
-transform (a complex product, ``irfft``) are reported without a fix.
+transform (a complex product) are reported without a fix. A transform kept in a variable that a
+later statement rebinds from its parts (LaMa's ``ffted = torch.stack((ffted.real, ffted.imag))``)
+is taken when no other read reaches it; ``irfft``/``irfft2``/``irfftn`` of a complex tensor made
+from real parts (``torch.complex``, ``torch.view_as_complex``) become helpers that take the parts.
 """
 
 from __future__ import annotations
@@ -105,9 +108,11 @@ class DftMatmul(RuntimeScopeRule):
 What it finds: `torch.fft.fft`, `ifft`, `rfft`, `fft2`, `ifft2`, `rfft2`, `fftn`, `ifftn` and
 `rfftn` (under any import name, `from torch.fft import fft2` included) whose complex result the
 code takes as a real tensor right away: `torch.view_as_real(fft2(x))`, `fft(x).real`,
-`fft(x).imag`, `fft(x).abs()`, `torch.real(...)`, `torch.imag(...)`, `torch.abs(...)`. Any other
-use (the complex result multiplied, indexed, passed to `irfftn`), an `out=` or unpacked argument
-is reported without a fix. `irfft*`, `hfft`, `ihfft` and `stft` are TRT706's.
+`fft(x).imag`, `fft(x).abs()`, `torch.real(...)`, `torch.imag(...)`, `torch.abs(...)`, or a variable every read of which takes such a part; and `irfft`, `irfft2`
+and `irfftn` whose input is `torch.complex(re, im)` or `torch.view_as_complex(pairs)` of real
+tensors (written there, or assigned to the name it is given in the same function). Any other
+use (the complex result multiplied, indexed, passed to `irfftn` as it is), an `out=` or unpacked
+argument is reported without a fix. Other `irfft*` inputs, `hfft`, `ihfft` and `stft` are TRT706's.
 
 Why it hurts: the TorchScript exporter has no symbolic for `aten::fft_*`, so the model does not
 export; the dynamo exporter emits ONNX `DFT`, which no TensorRT release parses; and a complex
@@ -136,7 +141,27 @@ is_complex:` branch, then `torch.view_as_real(torch.fft.fftn(x, ...))`), that as
 `x = _trt_view_as_complex(...)`: the same complex tensor, always; while exporting it also
 remembers its pairs (and their version), and a transform helper given that tensor, not written
 to since, takes the pairs instead, so the `view_as_complex` is used by nothing and leaves the
-graph. `torch.fft.fftshift(x, dim)` →
+graph. A transform whose variable is rebound by a later statement that reads nothing of it but
+its parts (LaMa's Fourier unit: `ffted = torch.fft.rfftn(x, dim=fft_dim, norm=...)` in each branch
+of an `if`, then `ffted = torch.stack((ffted.real, ffted.imag), dim=-1)`; or `y =
+torch.view_as_real(y)`) is taken the same way when, on every path to that statement, the last
+binding of the name is such a transform and only parts of it are read in between: the parts
+become `_trt_dft_part(ffted, "real")`, one fix for every branch's transform. Not taken: a path on
+which the name keeps another value (an `if` without `else`), a read of the whole tensor between,
+a `try` around the rebinding statement, `break`/`continue` between, a nested function or lambda
+reading the name, `global`/`nonlocal`. The inverse real transforms: `torch.fft.irfftn(ffted,
+s=..., dim=..., norm=...)` → `_trt_irfftn(ffted, s=..., dim=..., norm=...)`, and the `ffted =
+torch.complex(re, im)` that made its input → `_trt_complex(re, im)` (`torch.view_as_complex(p)` →
+`_trt_view_as_complex(p)`): always the same complex tensor, which while exporting remembers its
+real tensors and their versions; the helper given that tensor, none of them written to since,
+computes the real output from them as products along the transformed axes, sizes from the
+traced shapes or `s`/`n`: the complex inverse (cosine and sine matrices) on every axis but the
+last, then on the last the Hermitian half spectrum: the output of length n (`s`, or 2 (m - 1)
+from m bins) is the sum over bins k <= n / 2 of w_k (Re X_k cos(2 pi k t / n) - Im X_k sin(...)),
+w = 1 for bin 0 and for bin n / 2 (n even), whose imaginary parts are ignored as irfft ignores
+them, 2 for the bins between; bins past n / 2 are dropped, missing ones are zeros; `norm`
+scales. Graph: also Equal and Less on the bin numbers. Any other input (a tensor not made there,
+or written to since) keeps torch's function (and its export error). `torch.fft.fftshift(x, dim)` →
 `_trt_fftshift(x, dim)` (`ifftshift` alike): while exporting a real input, each axis is split at
 its traced size and the two slices concatenated in the other order: the same elements in the
 same places, bit for bit (Shape, Div, Sub, Slice, Concat). A complex input keeps the torch function (and
@@ -144,7 +169,8 @@ its export error).
 
 Fix safety: unsafe; the assumption is that values equal to the FFT's up to rounding are good
 enough. A matrix product sums in another order than the FFT (measured: relative error below
-1e-6 in float32 for 64 x 64 images, 1e-15 in float64), costs O(n^2) per line instead of
+1e-6 in float32 for 64 x 64 images, 1e-15 in float64; the inverse real transforms below 1e-5 of the
+largest magnitude in float32, 1e-12 in float64), costs O(n^2) per line instead of
 O(n log n), and multiplies every element by its weight: an inf or NaN in an input line makes
 every output of that line NaN or inf, where the FFT keeps some finite (`fft([1, inf, 2, 3])` has
 the finite real parts -1 in two bins; the products give NaN there). Float16/bfloat16 are
@@ -191,6 +217,21 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
                 "def amplitude(self, images):\n"
                 "    img_fft = _trt_fftn(\"complex\", images, s=self.size, dim=self.dims, norm=self.norm)\n"
                 "    return torch.sqrt(_trt_dft_part(img_fft, \"real\") ** 2 + _trt_dft_part(img_fft, \"imag\") ** 2)\n",
+                unsafe=True,
+            ),
+            Example(
+                "def forward(self, x):\n"
+                "    ffted = torch.fft.rfftn(x, dim=(-2, -1), norm=\"ortho\")\n"
+                "    ffted = torch.stack((ffted.real, ffted.imag), dim=-1)\n"
+                "    ffted = self.conv(ffted)\n"
+                "    ffted = torch.complex(ffted[..., 0], ffted[..., 1])\n"
+                "    return torch.fft.irfftn(ffted, s=x.shape[-2:], dim=(-2, -1), norm=\"ortho\")\n",
+                "def forward(self, x):\n"
+                "    ffted = _trt_rfftn(\"complex\", x, dim=(-2, -1), norm=\"ortho\")\n"
+                "    ffted = torch.stack((_trt_dft_part(ffted, \"real\"), _trt_dft_part(ffted, \"imag\")), dim=-1)\n"
+                "    ffted = self.conv(ffted)\n"
+                "    ffted = _trt_complex(ffted[..., 0], ffted[..., 1])\n"
+                "    return _trt_irfftn(ffted, s=x.shape[-2:], dim=(-2, -1), norm=\"ortho\")\n",
                 unsafe=True,
             ),
             Example(

@@ -25,6 +25,11 @@ an input line makes every output of that line inf or NaN, where the FFT keeps so
 Float16/bfloat16 are computed in float32 and rounded back; integer
 and bool inputs in the default float type, as torch promotes them.
 
+The inverse real transforms (``irfft``/``irfft2``/``irfftn``) take the real tensors their complex
+input was made of (``_trt_complex``, ``_trt_view_as_complex`` remember them while exporting): the
+complex inverse on every axis but the last, then the Hermitian half spectrum on the last (bins 0
+and ``n / 2`` once, their imaginary parts ignored, the bins between twice).
+
 Outside ``torch.onnx.export`` (eager, ``torch.fx``, ``torch.compile``, ``torch.export``) every
 helper is the torch function followed by the use, so the program there is the original; a
 complex input keeps the original while exporting too (and its export error).
