@@ -583,10 +583,10 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
             where: cst.CSTNode = node
             if id(node) in self._rebound:
                 where = self._rebound.pop(id(node))
-                how = ("every use of the variable until the statement that rebinds it from its parts takes a real "
-                       "part of it")
+                how = ("every read of the variable it is bound to, until the statement that rebinds the variable "
+                       "from its parts, takes a real part of it")
                 if where is not node:
-                    how = f"(bound to it in each branch) {how}"
+                    how = f"{how} (one fix for the transform of each branch of this statement)"
             else:
                 how = "every use of the variable takes a real part of it"
             self.found(where, f"{self._why(name)}; {how}, computed as cosine and sine matrix products while "
