@@ -108,7 +108,8 @@ class DftMatmul(RuntimeScopeRule):
 What it finds: `torch.fft.fft`, `ifft`, `rfft`, `fft2`, `ifft2`, `rfft2`, `fftn`, `ifftn` and
 `rfftn` (under any import name, `from torch.fft import fft2` included) whose complex result the
 code takes as a real tensor right away: `torch.view_as_real(fft2(x))`, `fft(x).real`,
-`fft(x).imag`, `fft(x).abs()`, `torch.real(...)`, `torch.imag(...)`, `torch.abs(...)`, or a variable every read of which takes such a part; and `irfft`, `irfft2`
+`fft(x).imag`, `fft(x).abs()`, `torch.real(...)`, `torch.imag(...)`, `torch.abs(...)`, or a
+variable every read of which takes such a part; and `irfft`, `irfft2`
 and `irfftn` whose input is `torch.complex(re, im)` or `torch.view_as_complex(pairs)` of real
 tensors (written there, or assigned to the name it is given in the same function). Any other
 use (the complex result multiplied, indexed, passed to `irfftn` as it is), an `out=` or unpacked

@@ -98,7 +98,8 @@ operator table: `nn.Fold` (ONNX Col2Im, opset 18; the function `F.fold` is TRT31
 rewrites it), `torch.fft.irfft`/`irfft2`/`irfftn`/`hfft`/`ihfft` and `torch.stft` (DFT / STFT;
 the other transforms are TRT709's, which rewrites them where their result is taken as real, and
 so is an `irfft`/`irfft2`/`irfftn` whose input is `torch.complex(re, im)` or
-`torch.view_as_complex(pairs)`, written there or assigned in the same function), `torch.det` / `torch.linalg.det` / `torch.logdet` (Det), `torch.multinomial`,
+`torch.view_as_complex(pairs)`, written there or assigned in the same function), `torch.det` /
+`torch.linalg.det` / `torch.logdet` (Det), `torch.multinomial`,
 `torch.bernoulli`, `F.max_unpool*` / `nn.MaxUnpool*`, `F.affine_grid`, and functions the
 TorchScript exporter cannot export at all (`torch.cumprod`, `torch.bincount`,
 `torch.linalg.inv`, `torch.erfinv`, `torch.nanmedian`, `torch.mode`, ...).
