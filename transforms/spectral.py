@@ -5,20 +5,29 @@
 ``torch.abs``) are rewritten into one helper per transform (``trtcodemod/helpers/spectral.py``)
 that is the torch function and that use outside ``torch.onnx.export`` and, while exporting,
 the same real tensor computed as matrix products: no complex tensor is made. Other uses of the
-transform (a complex product, ``irfft``) are reported without a fix.
+transform (a complex product) are reported without a fix. A transform kept in a variable that a
+later statement rebinds from its parts (LaMa's ``ffted = torch.stack((ffted.real, ffted.imag))``)
+is taken when no other read reaches it; ``irfft``/``irfft2``/``irfftn`` of a complex tensor made
+from real parts (``torch.complex``, ``torch.view_as_complex``) become helpers that take the parts.
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import has_star_args, walk
+from trtcodemod.astutil import has_star_args, mentions_name, walk
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety, spelled
 from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
 
 #: The transforms rewritten: torch's name → the helper.
 TRANSFORMS = {f"torch.fft.{name}": f"_trt_{name}" for name in (
     "fft", "ifft", "rfft", "fft2", "ifft2", "rfft2", "fftn", "ifftn", "rfftn")}
+#: The inverse real transforms rewritten where their input is made from real parts: torch's name → the helper.
+INVERSE_REAL = {f"torch.fft.{name}": f"_trt_{name}" for name in ("irfft", "irfft2", "irfftn")}
+#: What ``torch.complex(re, im)`` / ``torch.view_as_complex(pairs)`` an inverse real transform takes becomes.
+COMPLEX_MAKERS = {"torch.complex": "_trt_complex", "torch.view_as_complex": "_trt_view_as_complex"}
+#: The keywords each of them may be given.
+_MAKER_KEYWORDS = {"torch.complex": ("real", "imag"), "torch.view_as_complex": ("input",)}
 #: The shifts that reorder a spectrum (a permutation: any use of them is rewritten).
 SHIFTS = {"torch.fft.fftshift": "_trt_fftshift", "torch.fft.ifftshift": "_trt_ifftshift"}
 #: Functions that take the real part, imaginary part, both (as a last axis of 2) or the magnitude.
@@ -32,8 +41,64 @@ _PART_ATTRIBUTES = {"real": "real", "imag": "imag"}
 _PART_METHODS = {"abs": "abs", "absolute": "abs"}
 
 
+def complex_maker(node: cst.CSTNode, context) -> str | None:
+    """``"torch.complex"`` or ``"torch.view_as_complex"`` when ``node`` calls it with its own
+    arguments only (no ``out=``, nothing unpacked)."""
+    if type(node) is not cst.Call or has_star_args(node):
+        return None
+    name = context.refers_to(node.func, *COMPLEX_MAKERS)
+    if name is None:
+        return None
+    allowed = _MAKER_KEYWORDS[name]
+    if len(node.args) != len(allowed) or any(a.keyword is not None and a.keyword.value not in allowed
+                                             for a in node.args):
+        return None
+    return name
+
+
+def inverse_real(node: cst.CSTNode, context) -> str | None:
+    """The inverse real transform (``irfft``/``irfft2``/``irfftn``) ``node`` calls, when its input
+    is given first, by position, and nothing else than ``n``/``s``, ``dim`` and ``norm`` follows."""
+    if type(node) is not cst.Call:
+        return None
+    name = context.refers_to(node.func, *INVERSE_REAL)
+    if name is None or has_star_args(node) or not node.args or len(node.args) > 4 \
+            or node.args[0].keyword is not None \
+            or any(a.keyword is not None and a.keyword.value == "out" for a in node.args):
+        return None
+    return name
+
+
+def inverse_real_makers(function: cst.FunctionDef, context) -> dict[int, list[cst.Call]]:
+    """The inverse real transforms in ``function`` whose input is a name the function assigns
+    ``torch.complex(re, im)`` or ``torch.view_as_complex(pairs)`` (in any branch: the helper
+    checks, when it runs, that the tensor it is given is the one made there): id → those calls."""
+    inputs: dict[str, list[cst.Call]] = {}
+    for inner in walk(function.body):
+        if inverse_real(inner, context) is not None and type(inner.args[0].value) is cst.Name:  # type: ignore[union-attr]
+            inputs.setdefault(inner.args[0].value.value, []).append(inner)  # type: ignore[union-attr]
+    if not inputs:
+        return {}
+    makers: dict[str, list[cst.Call]] = {}
+    for statement in walk(function.body):
+        if type(statement) is cst.Assign and len(statement.targets) == 1 \
+                and type(statement.targets[0].target) is cst.Name and statement.targets[0].target.value in inputs \
+                and complex_maker(statement.value, context) is not None:
+            makers.setdefault(statement.targets[0].target.value, []).append(statement.value)  # type: ignore[arg-type]
+    return {id(call): makers[name] for name, calls in inputs.items() if name in makers for call in calls}
+
+
+def takes_inverse_real(node: cst.Call, context, kept_inputs: set[int]) -> bool:
+    """Whether TRT709 rewrites the inverse real transform ``node``: its input is written
+    ``torch.complex(...)``/``torch.view_as_complex(...)`` there, or is a name assigned one in
+    the function (``kept_inputs``: the ids :func:`inverse_real_makers` found)."""
+    if inverse_real(node, context) is None:
+        return False
+    return complex_maker(node.args[0].value, context) is not None or id(node) in kept_inputs
+
+
 class DftMatmul(RuntimeScopeRule):
-    needs_text = spelled(*TRANSFORMS, *SHIFTS)
+    needs_text = spelled(*TRANSFORMS, *SHIFTS, *INVERSE_REAL)
     info = RuleInfo(
         id="TRT709",
         name="dft-matmul",
@@ -43,9 +108,12 @@ class DftMatmul(RuntimeScopeRule):
 What it finds: `torch.fft.fft`, `ifft`, `rfft`, `fft2`, `ifft2`, `rfft2`, `fftn`, `ifftn` and
 `rfftn` (under any import name, `from torch.fft import fft2` included) whose complex result the
 code takes as a real tensor right away: `torch.view_as_real(fft2(x))`, `fft(x).real`,
-`fft(x).imag`, `fft(x).abs()`, `torch.real(...)`, `torch.imag(...)`, `torch.abs(...)`. Any other
-use (the complex result multiplied, indexed, passed to `irfftn`), an `out=` or unpacked argument
-is reported without a fix. `irfft*`, `hfft`, `ihfft` and `stft` are TRT706's.
+`fft(x).imag`, `fft(x).abs()`, `torch.real(...)`, `torch.imag(...)`, `torch.abs(...)`, or a
+variable every read of which takes such a part; and `irfft`, `irfft2`
+and `irfftn` whose input is `torch.complex(re, im)` or `torch.view_as_complex(pairs)` of real
+tensors (written there, or assigned to the name it is given in the same function). Any other
+use (the complex result multiplied, indexed, passed to `irfftn` as it is), an `out=` or unpacked
+argument is reported without a fix. Other `irfft*` inputs, `hfft`, `ihfft` and `stft` are TRT706's.
 
 Why it hurts: the TorchScript exporter has no symbolic for `aten::fft_*`, so the model does not
 export; the dynamo exporter emits ONNX `DFT`, which no TensorRT release parses; and a complex
@@ -74,7 +142,27 @@ is_complex:` branch, then `torch.view_as_real(torch.fft.fftn(x, ...))`), that as
 `x = _trt_view_as_complex(...)`: the same complex tensor, always; while exporting it also
 remembers its pairs (and their version), and a transform helper given that tensor, not written
 to since, takes the pairs instead, so the `view_as_complex` is used by nothing and leaves the
-graph. `torch.fft.fftshift(x, dim)` →
+graph. A transform whose variable is rebound by a later statement that reads nothing of it but
+its parts (LaMa's Fourier unit: `ffted = torch.fft.rfftn(x, dim=fft_dim, norm=...)` in each branch
+of an `if`, then `ffted = torch.stack((ffted.real, ffted.imag), dim=-1)`; or `y =
+torch.view_as_real(y)`) is taken the same way when, on every path to that statement, the last
+binding of the name is such a transform and only parts of it are read in between: the parts
+become `_trt_dft_part(ffted, "real")`, one fix for every branch's transform. Not taken: a path on
+which the name keeps another value (an `if` without `else`), a read of the whole tensor between,
+a `try` around the rebinding statement, `break`/`continue` between, a nested function or lambda
+reading the name, `global`/`nonlocal`. The inverse real transforms: `torch.fft.irfftn(ffted,
+s=..., dim=..., norm=...)` → `_trt_irfftn(ffted, s=..., dim=..., norm=...)`, and the `ffted =
+torch.complex(re, im)` that made its input → `_trt_complex(re, im)` (`torch.view_as_complex(p)` →
+`_trt_view_as_complex(p)`): always the same complex tensor, which while exporting remembers its
+real tensors and their versions; the helper given that tensor, none of them written to since,
+computes the real output from them as products along the transformed axes, sizes from the
+traced shapes or `s`/`n`: the complex inverse (cosine and sine matrices) on every axis but the
+last, then on the last the Hermitian half spectrum: the output of length n (`s`, or 2 (m - 1)
+from m bins) is the sum over bins k <= n / 2 of w_k (Re X_k cos(2 pi k t / n) - Im X_k sin(...)),
+w = 1 for bin 0 and for bin n / 2 (n even), whose imaginary parts are ignored as irfft ignores
+them, 2 for the bins between; bins past n / 2 are dropped, missing ones are zeros; `norm`
+scales. Graph: also Equal and Less on the bin numbers. Any other input (a tensor not made there,
+or written to since) keeps torch's function (and its export error). `torch.fft.fftshift(x, dim)` →
 `_trt_fftshift(x, dim)` (`ifftshift` alike): while exporting a real input, each axis is split at
 its traced size and the two slices concatenated in the other order: the same elements in the
 same places, bit for bit (Shape, Div, Sub, Slice, Concat). A complex input keeps the torch function (and
@@ -82,7 +170,8 @@ its export error).
 
 Fix safety: unsafe; the assumption is that values equal to the FFT's up to rounding are good
 enough. A matrix product sums in another order than the FFT (measured: relative error below
-1e-6 in float32 for 64 x 64 images, 1e-15 in float64), costs O(n^2) per line instead of
+1e-6 in float32 for 64 x 64 images, 1e-15 in float64; the inverse real transforms below 1e-5 of the
+largest magnitude in float32, 1e-12 in float64), costs O(n^2) per line instead of
 O(n log n), and multiplies every element by its weight: an inf or NaN in an input line makes
 every output of that line NaN or inf, where the FFT keeps some finite (`fft([1, inf, 2, 3])` has
 the finite real parts -1 in two bins; the products give NaN there). Float16/bfloat16 are
@@ -132,6 +221,21 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
                 unsafe=True,
             ),
             Example(
+                "def forward(self, x):\n"
+                "    ffted = torch.fft.rfftn(x, dim=(-2, -1), norm=\"ortho\")\n"
+                "    ffted = torch.stack((ffted.real, ffted.imag), dim=-1)\n"
+                "    ffted = self.conv(ffted)\n"
+                "    ffted = torch.complex(ffted[..., 0], ffted[..., 1])\n"
+                "    return torch.fft.irfftn(ffted, s=x.shape[-2:], dim=(-2, -1), norm=\"ortho\")\n",
+                "def forward(self, x):\n"
+                "    ffted = _trt_rfftn(\"complex\", x, dim=(-2, -1), norm=\"ortho\")\n"
+                "    ffted = torch.stack((_trt_dft_part(ffted, \"real\"), _trt_dft_part(ffted, \"imag\")), dim=-1)\n"
+                "    ffted = self.conv(ffted)\n"
+                "    ffted = _trt_complex(ffted[..., 0], ffted[..., 1])\n"
+                "    return _trt_irfftn(ffted, s=x.shape[-2:], dim=(-2, -1), norm=\"ortho\")\n",
+                unsafe=True,
+            ),
+            Example(
                 "def spectrum(self, x, k):\n"
                 "    return torch.fft.irfft(torch.fft.rfft(x) * k)\n",
             ),
@@ -151,6 +255,16 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
         #: Transform calls whose input variable is assigned ``torch.view_as_complex(pairs)`` in the
         #: same function: id → the replacements of those assignments' calls.
         self._complex_inputs: dict[int, dict[cst.CSTNode, cst.CSTNode]] = {}
+        #: Inverse real transforms whose input name is assigned ``torch.complex``/``view_as_complex``
+        #: in the same function: id → those calls.
+        self._inverse_inputs: dict[int, list[cst.Call]] = {}
+        #: Calls already part of a fix (a ``view_as_complex`` two transforms take is rewritten once).
+        self._claimed: set[int] = set()
+        #: Transform calls whose fix another call of the same group carries (the other branch's).
+        self._grouped: set[int] = set()
+        #: Transform calls kept in a variable that a later statement rebinds from its parts: id →
+        #: the node the finding is placed on (the call, or the ``if`` holding each branch's call).
+        self._rebound: dict[int, cst.CSTNode] = {}
 
     def _part_of(self, node: cst.CSTNode) -> tuple[cst.BaseExpression, str] | None:
         """``(z, part)`` when ``node`` takes a real part of ``z`` (``torch.real(z)``, ``z.imag``...)."""
@@ -169,6 +283,7 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._find_complex_inputs(node)
         self._find_kept(node)
+        self._inverse_inputs.update(inverse_real_makers(node, self.context))
 
     def _find_complex_inputs(self, node: cst.FunctionDef) -> None:
         """``x = torch.view_as_complex(pairs)`` (in any branch) and a transform of ``x`` later in the
@@ -194,6 +309,7 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
                     or value.args[0].keyword is not None or value.args[0].star:
                 continue
             taken.add(id(value))
+            self._claimed.add(id(value))
             first = inputs[name][0]
             self._complex_inputs.setdefault(id(first), {})[value] = value.with_changes(func=cst.Name(COMPLEX_HELPER))
 
@@ -229,9 +345,10 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
             call = statement.value
             used = {id(self._part_of(use)[0]) for use in uses[name]}  # type: ignore[index]
             others = [n for n in names[name] if n is not statement.targets[0].target and id(n) not in used]
-            if len(assignments) != 1 or others or not uses[name] or name in parameters \
-                    or has_star_args(call) or len(call.args) > 4 or not call.args \
-                    or any(a.keyword is not None and a.keyword.value == "out" for a in call.args):
+            if len(assignments) != 1 or others or not uses[name] or name in parameters:
+                self._find_rebound(node, name)
+                continue
+            if not self._plain(call):
                 continue
             name_of = self._transform(call)
             helper = TRANSFORMS[name_of]  # type: ignore[index]
@@ -242,6 +359,169 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
                 replacements[use] = cst.Call(func=cst.Name(PART_HELPER), args=[
                     cst.Arg(value=z), cst.Arg(value=cst.SimpleString(f'"{part}"'))])
             self._kept[id(call)] = replacements
+
+    @staticmethod
+    def _plain(call: cst.Call) -> bool:
+        """The transform's own arguments only: the input, then at most ``n``/``s``, ``dim``, ``norm``."""
+        return not has_star_args(call) and 0 < len(call.args) <= 4 \
+            and not any(a.keyword is not None and a.keyword.value == "out" for a in call.args)
+
+    # --- a transform kept in a variable that a later statement rebinds from its parts ----------
+
+    def _find_rebound(self, function: cst.FunctionDef, name: str) -> None:
+        """``y = rfftn(x, ...)`` (in one or every branch of an ``if``), then, on every path,
+        only parts of ``y`` read until a statement ``y = ...`` that reads nothing of ``y`` but
+        its parts (LaMa's ``ffted = torch.stack((ffted.real, ffted.imag), dim=-1)``): no other
+        binding of ``y`` reaches those reads, and the transform's reaches no other, so they take
+        their parts of the ``(..., 2)`` layout while exporting. Refused: a ``try`` around the
+        statement (a handler could read the transform), ``break``/``continue`` between (the
+        transform could leave the loop), a nested function or lambda reading ``y``, ``global``/
+        ``nonlocal y``."""
+        for inner in walk(function.body):
+            if type(inner) in (cst.Global, cst.Nonlocal) and any(n.name.value == name for n in inner.names):
+                return
+        for block, index, ancestors in self._statements(function.body, ()):
+            statement = block[index]
+            target = self._rebinding(statement, name)
+            if target is None or any(type(a) in (cst.Try, cst.TryStar) for a in ancestors):
+                continue
+            value = statement.value  # type: ignore[attr-defined]
+            if self._transform(value) is not None:
+                continue
+            uses = self._parts_only(value, name)
+            if uses is None:
+                continue
+            starts: list[cst.Assign] = []
+            stop = self._bound_before(block[:index], name, uses, starts)
+            if stop is None or not uses or not all(self._plain(s.value) for s in starts):  # type: ignore[arg-type]
+                continue
+            replacements: dict[cst.CSTNode, cst.CSTNode] = {}
+            for start in starts:
+                call = start.value
+                replacements[call] = cst.Call(func=cst.Name(TRANSFORMS[self._transform(call)]),  # type: ignore[index]
+                                              args=self._arguments(call, self._transform(call), "complex"))  # type: ignore[arg-type]
+            for use in uses:
+                z, part = self._part_of(use)  # type: ignore[misc]
+                replacements[use] = cst.Call(func=cst.Name(PART_HELPER), args=[
+                    cst.Arg(value=z), cst.Arg(value=cst.SimpleString(f'"{part}"'))])
+            calls = [start.value for start in starts]
+            self._kept[id(calls[-1])] = replacements
+            # One fix for the transforms of every branch; the finding is placed on the statement
+            # that holds them all (which one runs is not known here: migrate matches lines).
+            self._rebound[id(calls[-1])] = calls[-1] if len(calls) == 1 else stop
+            self._grouped.update(id(call) for call in calls[:-1])
+
+    def _statements(self, block, ancestors):
+        """Each statement of ``block`` (an indented block, a one-line suite or a list of
+        statements) and of the blocks inside it, not inside nested functions or classes, as
+        ``(its block as a list, its index there, the compound statements around it)``."""
+        units = self._units(block)
+        for index, unit in enumerate(units):
+            yield units, index, ancestors
+            for inner in self._blocks(unit):
+                yield from self._statements(inner, ancestors + (unit,))
+
+    @staticmethod
+    def _units(block) -> list[cst.CSTNode]:
+        """The statements of a block, with each line's ``;``-separated small statements apart."""
+        body = block if isinstance(block, (list, tuple)) else block.body
+        units: list[cst.CSTNode] = []
+        for statement in body:
+            if type(statement) is cst.SimpleStatementLine:
+                units.extend(statement.body)
+            else:
+                units.append(statement)
+        return units
+
+    @staticmethod
+    def _blocks(unit: cst.CSTNode) -> list:
+        """The blocks directly inside a compound statement (an ``elif`` as a block of itself);
+        none for a nested function or class."""
+        if type(unit) in (cst.FunctionDef, cst.ClassDef) or not isinstance(unit, cst.BaseCompoundStatement):
+            return []
+        blocks: list = []
+        for child in unit.children:
+            if isinstance(child, cst.BaseSuite):
+                blocks.append(child)
+            elif type(child) is cst.If:
+                blocks.append([child])
+            elif type(child) in (cst.Else, cst.Finally, cst.ExceptHandler, cst.ExceptStarHandler, cst.MatchCase):
+                blocks.append(child.body)
+        return blocks
+
+    @staticmethod
+    def _rebinding(statement: cst.CSTNode, name: str) -> cst.Name | None:
+        """The target when ``statement`` is ``name = value`` (or ``name: T = value``)."""
+        if type(statement) is cst.Assign and len(statement.targets) == 1:
+            target = statement.targets[0].target
+        elif type(statement) is cst.AnnAssign and statement.value is not None:
+            target = statement.target
+        else:
+            return None
+        return target if type(target) is cst.Name and target.value == name else None
+
+    def _parts_only(self, node: cst.CSTNode, name: str) -> list[cst.CSTNode] | None:
+        """The uses in ``node`` that take a part of ``name``, when every other mention of the
+        name is none of the variable (an attribute's or a keyword's name); None when the
+        variable is read as a whole, bound, or read by a nested function or lambda."""
+        parts: list[cst.CSTNode] = []
+        covered: set[int] = set()
+        ignored: set[int] = set()
+        deferred = False
+        for inner in walk(node):
+            if type(inner) is cst.Attribute:
+                ignored.add(id(inner.attr))
+            elif type(inner) is cst.Arg and inner.keyword is not None:
+                ignored.add(id(inner.keyword))
+            elif type(inner) in (cst.Lambda, cst.FunctionDef, cst.ClassDef) and mentions_name(inner, name):
+                deferred = True
+            found = self._part_of(inner)
+            if found is not None and type(found[0]) is cst.Name and found[0].value == name:
+                parts.append(inner)
+                covered.add(id(found[0]))
+        if deferred:
+            return None
+        for inner in walk(node):
+            if type(inner) is cst.Name and inner.value == name and id(inner) not in covered and id(inner) not in ignored:
+                return None
+        return parts
+
+    def _bound_before(self, units: list[cst.CSTNode], name: str, uses: list[cst.CSTNode],
+                      starts: list[cst.Assign]) -> cst.CSTNode | None:
+        """The statement of ``units`` where, read backwards from their end, every path meets
+        ``name = <a transform>`` (added to ``starts``) before any other mention of the name than
+        a part taken of it (added to ``uses``), with no ``break``/``continue`` in between: that
+        assignment, or the ``if``/``with`` holding it; None when some path does not."""
+        for unit in reversed(units):
+            if self._rebinding(unit, name) is not None and type(unit) is cst.Assign \
+                    and self._transform(unit.value) is not None:
+                starts.append(unit)
+                return unit
+            if any(type(inner) in (cst.Break, cst.Continue) for inner in walk(unit)):
+                return None
+            parts = self._parts_only(unit, name)
+            if parts is not None:
+                uses.extend(parts)
+                continue
+            if type(unit) is cst.If:
+                test = self._parts_only(unit.test, name)
+                if test is None or unit.orelse is None:
+                    return None
+                uses.extend(test)
+                orelse = [unit.orelse] if type(unit.orelse) is cst.If else self._units(unit.orelse.body)
+                if self._bound_before(self._units(unit.body), name, uses, starts) is None \
+                        or self._bound_before(orelse, name, uses, starts) is None:
+                    return None
+                return unit
+            if type(unit) is cst.With:
+                items = [self._parts_only(item, name) for item in unit.items]
+                if any(item is None for item in items):
+                    return None
+                for item in items:
+                    uses.extend(item)  # type: ignore[arg-type]
+                return unit if self._bound_before(self._units(unit.body), name, uses, starts) is not None else None
+            return None
+        return None
 
     def _transform(self, node: cst.BaseExpression) -> str | None:
         if type(node) is not cst.Call:
@@ -290,19 +570,33 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
                 "exporter's ONNX DFT is not parsed by any TensorRT release, and its result is complex")
 
     def visit_Call(self, node: cst.Call) -> None:
-        if id(node) in self._taken:
+        if id(node) in self._taken or id(node) in self._grouped:
             return
         if id(node) in self._kept:
             replacements = self._kept.pop(id(node))
             name = self._transform(node)
-            helper = TRANSFORMS[name]  # type: ignore[index]
-            helpers: tuple[str, ...] = (helper, PART_HELPER)
+            helpers: tuple[str, ...] = tuple(dict.fromkeys(
+                TRANSFORMS[self._transform(call)] for call in replacements  # type: ignore[index,arg-type]
+                if self._transform(call) is not None)) + (PART_HELPER,)  # type: ignore[arg-type]
             if id(node) in self._complex_inputs and not name.startswith("torch.fft.rfft"):  # type: ignore[union-attr]
                 replacements.update(self._complex_inputs.pop(id(node)))
                 helpers += (COMPLEX_HELPER,)
-            self.found(node, f"{self._why(name)}; every use of the variable takes a real part of it, computed as "
-                             f"cosine and sine matrix products while exporting (`{name}` otherwise)",
+            where: cst.CSTNode = node
+            if id(node) in self._rebound:
+                where = self._rebound.pop(id(node))
+                how = ("every read of the variable it is bound to, until the statement that rebinds the variable "
+                       "from its parts, takes a real part of it")
+                if where is not node:
+                    how = f"{how} (one fix for the transform of each branch of this statement)"
+            else:
+                how = "every use of the variable takes a real part of it"
+            self.found(where, f"{self._why(name)}; {how}, computed as cosine and sine matrix products while "
+                             f"exporting (`{name}` otherwise)",
                        Fix(replacements, safety=Safety.UNSAFE, helpers=helpers))
+            return
+        inverse = self.context.refers_to(node.func, *INVERSE_REAL)
+        if inverse is not None:
+            self._inverse(node, inverse)
             return
         func = node.func
         if len(node.args) == 1 and node.args[0].keyword is None and not node.args[0].star:
@@ -322,6 +616,37 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
         if name is not None:
             self.found(node, f"{self._why(name)}; not rewritten: its complex result is used as such (only "
                              "`torch.view_as_real`, `.real`, `.imag` and `.abs()` of it are)")
+
+    def _inverse(self, node: cst.Call, name: str) -> None:
+        """``irfftn(torch.complex(re, im), s=..., dim=..., norm=...)``, the complex input written
+        there or kept in a variable: the transform becomes its helper and the call that makes
+        the input ``_trt_complex``/``_trt_view_as_complex``, which remember the real tensors it
+        was made of while exporting. Any other input is TRT706's (reported there)."""
+        if not takes_inverse_real(node, self.context, set(self._inverse_inputs)):
+            return
+        helper = INVERSE_REAL[name]
+        first = node.args[0]
+        maker = complex_maker(first.value, self.context)
+        if maker is not None:
+            inner = first.value.with_changes(func=cst.Name(COMPLEX_MAKERS[maker]))  # type: ignore[union-attr]
+            replacements: dict[cst.CSTNode, cst.CSTNode] = {
+                node: node.with_changes(func=cst.Name(helper), args=[first.with_changes(value=inner), *node.args[1:]])}
+            helpers: tuple[str, ...] = (helper, COMPLEX_MAKERS[maker])
+        else:
+            replacements = {node: node.with_changes(func=cst.Name(helper))}
+            helpers = (helper,)
+            for call in self._inverse_inputs.pop(id(node)):
+                if id(call) in self._claimed:
+                    continue
+                self._claimed.add(id(call))
+                made_by = COMPLEX_MAKERS[complex_maker(call, self.context)]  # type: ignore[index]
+                replacements[call] = call.with_changes(func=cst.Name(made_by))
+                helpers += (made_by,)
+        short = name.replace("torch.fft.", "")
+        self.found(node, f"{self._why(name)}; its input is made from real tensors, so its real output is computed "
+                         "from them as cosine and sine matrix products while exporting (the Hermitian half "
+                         f"spectrum on the last axis; `torch.fft.{short}` otherwise)",
+                   Fix(replacements, safety=Safety.UNSAFE, helpers=tuple(dict.fromkeys(helpers))))
 
     def _shift(self, node: cst.Call, name: str) -> None:
         message = (f"the TorchScript exporter has no ONNX symbolic for `{name}` (aten::fft_{name.rsplit('.', 1)[1]}), "

@@ -17,6 +17,7 @@ import libcst as cst
 
 from trtcodemod.rules import Example, RuleInfo, Safety, spelled
 from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
+from trtcodemod.transforms.spectral import INVERSE_REAL, inverse_real_makers, takes_inverse_real
 from trtcodemod.versions import Version
 
 _OPERATORS = "https://github.com/onnx/onnx-tensorrt/blob/main/docs/operators.md"
@@ -42,7 +43,8 @@ class UnsupportedOp:
     opset: int = 17
 
 
-# fft/ifft/rfft and their 2-D and n-D forms are TRT709's (matrix products where the result is taken as real).
+# fft/ifft/rfft and their 2-D and n-D forms are TRT709's (matrix products where the result is taken as real),
+# and so are irfft/irfft2/irfftn of a complex tensor made from real parts (torch.complex, view_as_complex).
 _FFT = tuple(f"torch.fft.{n}" for n in ("irfft", "irfft2", "irfftn", "hfft", "ihfft"))
 _NO_EXPORT = "the TorchScript exporter has no ONNX symbolic for it"
 
@@ -95,7 +97,10 @@ What it finds: calls of torch functions and module classes from a table, each ba
 export with `torch.onnx.export(dynamo=False, opset_version=17)` and by TensorRT's ONNX
 operator table: `nn.Fold` (ONNX Col2Im, opset 18; the function `F.fold` is TRT312's, which
 rewrites it), `torch.fft.irfft`/`irfft2`/`irfftn`/`hfft`/`ihfft` and `torch.stft` (DFT / STFT;
-the other transforms are TRT709's, which rewrites them where their result is taken as real), `torch.det` / `torch.linalg.det` / `torch.logdet` (Det), `torch.multinomial`,
+the other transforms are TRT709's, which rewrites them where their result is taken as real, and
+so is an `irfft`/`irfft2`/`irfftn` whose input is `torch.complex(re, im)` or
+`torch.view_as_complex(pairs)`, written there or assigned in the same function), `torch.det` /
+`torch.linalg.det` / `torch.logdet` (Det), `torch.multinomial`,
 `torch.bernoulli`, `F.max_unpool*` / `nn.MaxUnpool*`, `F.affine_grid`, and functions the
 TorchScript exporter cannot export at all (`torch.logcumsumexp`, `torch.bincount`,
 `torch.linalg.pinv`, `torch.erfinv`, `torch.nanmedian`, `torch.mode`, ...).
@@ -131,9 +136,19 @@ Fix safety: none (detect only).""",
         references=(_OPERATORS, _SUPPORTED_ATEN, "https://pytorch.org/docs/stable/generated/torch.nn.Fold.html"),
     )
 
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        #: Inverse real transforms whose input is a name assigned from real parts (TRT709's).
+        self._spectral_inputs: set[int] = set()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._spectral_inputs.update(inverse_real_makers(node, self.context))
+
     def visit_Call(self, node: cst.Call) -> None:
         name = self.context.refers_to(node.func, *_BY_NAME)
         if name is None:
+            return
+        if name in INVERSE_REAL and takes_inverse_real(node, self.context, self._spectral_inputs):
             return
         row = _BY_NAME[name]
         if row.needed_before is not None and not self.context.target < row.needed_before:

@@ -27,6 +27,7 @@ from trtcodemod.helpers.spectral import (
     _trt_fft, _trt_fft2, _trt_fftn, _trt_fftshift, _trt_ifft, _trt_ifft2, _trt_ifftn, _trt_ifftshift, _trt_rfft,
     _trt_rfft2, _trt_rfftn,
 )
+from trtcodemod.engine import Options, check_source
 from trtcodemod.trt.check import check_graph
 
 HELPERS = {"fft": _trt_fft, "ifft": _trt_ifft, "rfft": _trt_rfft, "fft2": _trt_fft2, "ifft2": _trt_ifft2,
@@ -633,3 +634,298 @@ def test_migrate_fixes_a_model_whose_transform_takes_a_kept_complex_input(tmp_pa
     assert [a["rule"] for a in report["applied"]] == ["TRT709"]
     assert report["before"]["exported"] is False and report["after"]["faithful"] is True
     assert "+        x = _trt_view_as_complex(ksp)" in report["diff"]
+
+
+# --- a transform rebound by the statement that reads its parts, and the inverse real transforms ----
+# (LaMa's Fourier unit, spandrel's and advimman/lama's: `ffted = rfftn(...)` in each branch of an `if`,
+# `ffted = torch.stack((ffted.real, ffted.imag), dim=-1)`, a convolution on the parts, then
+# `irfftn(torch.complex(re, im), s=..., dim=..., norm=...)`.)
+
+REBOUND = '''
+import torch
+from torch import nn
+
+
+class FourierUnit(nn.Module):
+    """LaMa's Fourier unit (restated): the spectrum's name rebound by the statement that stacks
+    its parts, a 1x1 convolution on them, then irfftn of torch.complex of the result."""
+
+    def __init__(self, channels=2, norm="ortho", upcast=False):
+        super().__init__()
+        torch.manual_seed(0)
+        self.conv = nn.Conv2d(channels * 2, channels * 2, 1)
+        self.norm = norm
+        self.upcast = upcast
+
+    def forward(self, x):
+        batch = x.shape[0]
+        if self.upcast:
+            ffted = torch.fft.rfftn(x.float(), dim=(-2, -1), norm=self.norm)
+        else:
+            ffted = torch.fft.rfftn(x, dim=(-2, -1), norm=self.norm)
+        ffted = torch.stack((ffted.real, ffted.imag), dim=-1)
+        ffted = ffted.permute(0, 1, 4, 2, 3).reshape((batch, -1) + ffted.shape[2:4])
+        ffted = self.conv(ffted)
+        ffted = ffted.view((batch, -1, 2) + ffted.shape[2:]).permute(0, 1, 3, 4, 2)
+        ffted = torch.complex(ffted[..., 0], ffted[..., 1])
+        size = x.shape[-2:]
+        return torch.fft.irfftn(ffted, s=size, dim=(-2, -1), norm=self.norm)
+
+
+class Filter(nn.Module):
+    """A 1-D filter: the spectrum rebound by view_as_real, irfft of view_as_complex written there."""
+
+    def __init__(self, norm=None):
+        super().__init__()
+        self.norm = norm
+
+    def forward(self, x):
+        spec = torch.fft.rfft(x, dim=-1, norm=self.norm)
+        spec = torch.view_as_real(spec)
+        return torch.fft.irfft(torch.view_as_complex((spec * torch.sigmoid(spec)).contiguous()), n=x.shape[-1],
+                               dim=-1, norm=self.norm)
+'''
+
+
+def test_the_rebound_transform_and_the_inverse_are_rewritten() -> None:
+    after = strip_helpers(rewrite(REBOUND, select=("TRT709",), unsafe=True))
+    assert 'ffted = _trt_rfftn("complex", x.float(), dim=(-2, -1), norm=self.norm)' in after
+    assert 'ffted = _trt_rfftn("complex", x, dim=(-2, -1), norm=self.norm)' in after
+    assert 'ffted = torch.stack((_trt_dft_part(ffted, "real"), _trt_dft_part(ffted, "imag")), dim=-1)' in after
+    assert "ffted = _trt_complex(ffted[..., 0], ffted[..., 1])" in after
+    assert "return _trt_irfftn(ffted, s=size, dim=(-2, -1), norm=self.norm)" in after
+    assert 'spec = _trt_rfft("complex", x, dim=-1, norm=self.norm)' in after
+    assert 'spec = _trt_dft_part(spec, "view_as_real")' in after
+    assert ("return _trt_irfft(_trt_view_as_complex((spec * torch.sigmoid(spec)).contiguous()), n=x.shape[-1],"
+            in after)
+    # One finding for the two branches' transforms (placed on their `if`), one per inverse, one for Filter's.
+    assert rules_found(REBOUND, select=("TRT709",)) == ["TRT709"] * 4
+    once = rewrite(REBOUND, select=("TRT709",), unsafe=True)
+    assert rewrite(once, select=("TRT709",), unsafe=True) == once
+    # An inverse of anything else is not TRT709's (TRT706 names it: see its test); the product's
+    # forward transform is named without a fix.
+    other = "import torch\ndef f(x, k):\n    return torch.fft.irfftn(torch.fft.rfftn(x) * k)\n"
+    assert rules_found(other, select=("TRT709",)) == ["TRT709"]
+    assert rewrite(other, select=("TRT709",), unsafe=True) == other
+
+
+REBOUND_REFUSED = '''
+import torch
+
+
+def no_else(x, c):
+    y = x
+    if c:
+        y = torch.fft.rfft2(x)
+    y = torch.stack((y.real, y.imag), -1)          # y may be the input: not every binding is a transform
+    return y
+
+
+def whole_read(x):
+    y = torch.fft.rfft2(x)
+    z = y * 2                                       # the complex tensor read as a whole
+    y = torch.stack((y.real, z.imag), -1)
+    return y
+
+
+def rebound_from_whole(x):
+    y = torch.fft.rfft2(x)
+    y = torch.view_as_real(y * 2)                   # the rebinding statement reads it as a whole
+    return y
+
+
+def in_try(x):
+    try:
+        y = torch.fft.rfft2(x)
+        y = torch.stack((y.real, y.imag), -1)       # a handler could read the transform
+    except RuntimeError:
+        return y
+    return y
+
+
+def leaves_the_loop(xs):
+    for x in xs:
+        y = torch.fft.rfft2(x)
+        if x.sum() > 0:
+            break                                   # the transform would leave the loop
+        y = torch.stack((y.real, y.imag), -1)
+    return y
+
+
+def read_later(x):
+    y = torch.fft.rfft2(x)
+    part = lambda: y.real                           # read when called, after the rebinding
+    y = torch.stack((y.real, y.imag), -1)
+    return part() + y.sum()
+
+
+def inverse_of_a_product(x, k):
+    return torch.fft.irfft2(torch.fft.rfft2(x) * k)  # not made from real parts: TRT706's
+'''
+
+
+def test_the_rebound_forms_refused_next_to_one_taken() -> None:
+    """Each refused form is named without a fix, while the same file's taken form is rewritten."""
+    taken = "\n\ndef taken(x):\n    y = torch.fft.rfft2(x)\n    y = torch.view_as_real(y)\n    return y\n"
+    after = strip_helpers(rewrite(REBOUND_REFUSED + taken, select=("TRT709",), unsafe=True))
+    assert 'y = _trt_rfft2("complex", x)\n    y = _trt_dft_part(y, "view_as_real")' in after
+    assert after.count("_trt_") == 2 and after.count("torch.fft.rfft2(") == 7 and "torch.fft.irfft2(" in after
+    for line in REBOUND_REFUSED.splitlines():
+        assert line in after  # every refused line as it was
+    found = check_source(REBOUND_REFUSED.encode(), "snippet.py", Options(select=("TRT709",)))
+    # Each transform named without a fix; the inverse of a product is not TRT709's.
+    assert [(f.rule, f.fix.value) for f in found] == [("TRT709", "none")] * 7
+
+
+def _rebound_modules(tmp_path_factory):
+    before = import_source(REBOUND, tmp_path_factory.mktemp("rebound_before"))
+    after = import_source(rewrite(REBOUND, select=("TRT709",), unsafe=True), tmp_path_factory.mktemp("rebound_after"))
+    return before, after
+
+
+@pytest.fixture(scope="module")
+def rebound(tmp_path_factory):
+    return _rebound_modules(tmp_path_factory)
+
+
+def test_the_rebound_rewrite_runs_as_the_original_in_eager_mode(rebound) -> None:
+    before, after = rebound
+    assert {"_trt_rfftn", "_trt_rfft", "_trt_irfftn", "_trt_irfft", "_trt_complex"} <= set(after)  # rewritten
+    for name, args in (("FourierUnit", {}), ("FourierUnit", {"norm": None, "upcast": True}),
+                       ("FourierUnit", {"norm": "forward"}), ("Filter", {}), ("Filter", {"norm": "ortho"})):
+        for shape in [(1, 2, 6, 8), (2, 2, 5, 7), (1, 2, 1, 2), (1, 2, 3, 1)]:
+            for values in ("random", "zeros", "negative", "special"):
+                x = _signal(shape, "random" if values == "special" else values, torch.float32)
+                if values == "special":
+                    x.view(-1)[:3] = torch.tensor([math.inf, math.nan, -0.0])
+                original = run_once(before[name](**args), [x.clone().requires_grad_(True)])
+                rewritten = run_once(after[name](**args), [x.clone().requires_grad_(True)])
+                assert_same_run(original, rewritten, context=f"{name} {args} {shape} {values}")
+    for x in (torch.zeros(0, 2, 4, 4), torch.ones(1, 2, 4, 4, dtype=torch.float64)):  # torch's error; float64
+        assert_same_run(run_once(before["FourierUnit"](), [x]), run_once(after["FourierUnit"](), [x]))
+
+
+def _inverse_calls(kind: str) -> list[dict]:
+    if kind == "irfft":
+        return [{}, {"n": 7}, {"n": 8}, {"n": 3, "dim": 1}, {"dim": 0}, {"n": 1}]
+    if kind == "irfft2":
+        return [{}, {"s": (5, 3)}, {"s": (2, 9), "dim": (0, 2)}, {"dim": (1, -1)}, {"s": (-1, 4)}]
+    return [{}, {"dim": (-2, -1)}, {"s": (4,)}, {"s": (3, 5), "dim": (0, -1)}, {"dim": 1}, {"s": (6, 7)}]
+
+
+@pytest.mark.parametrize("kind", ["irfft", "irfft2", "irfftn"])
+def test_the_inverse_formulation_is_torchs_on_half_spectra(kind) -> None:
+    """Random half spectra, odd and even output lengths, trimmed and zero-padded, each norm: the
+    products equal torch's inverse (float64: 1e-12), with the parts given by ``torch.complex`` or by
+    ``torch.view_as_complex``; outside an export the helper is torch's function bit for bit."""
+    from trtcodemod.helpers.spectral import _trt_complex, _trt_irfft, _trt_irfft2, _trt_irfftn, _trt_view_as_complex
+
+    fn, helper = getattr(torch.fft, kind), {"irfft": _trt_irfft, "irfft2": _trt_irfft2, "irfftn": _trt_irfftn}[kind]
+    checked = 0
+    for shape in [(2, 3, 5), (3, 7, 2), (2, 6, 9), (2, 2, 4), (2, 4, 3)]:  # (one bin: torch refuses n = 0)
+        for values in ("random", "zeros", "negative"):
+            re, im = _signal(shape, values), _signal(shape, "random") * (values != "zeros")
+            for kwargs in _inverse_calls(kind):
+                for norm in (None, "backward", "ortho", "forward"):
+                    want = fn(torch.complex(re, im), norm=norm, **kwargs)
+                    assert torch.equal(helper(_trt_complex(re, im), norm=norm, **kwargs), want)
+                    with export_formulation():
+                        got = helper(_trt_complex(re, im), norm=norm, **kwargs)
+                        pairs = helper(_trt_view_as_complex(torch.stack((re, im), -1)), norm=norm, **kwargs)
+                    assert got.dtype == want.dtype and got.shape == want.shape, (kind, shape, kwargs)
+                    assert torch.allclose(got, want, rtol=1e-12, atol=1e-12), (kind, shape, values, kwargs, norm)
+                    assert torch.allclose(pairs, want, rtol=1e-12, atol=1e-12), (kind, shape, values, kwargs, norm)
+                    checked += 1
+    assert checked == 5 * 3 * len(_inverse_calls(kind)) * 4
+
+
+def test_the_inverse_formulation_in_float32_and_its_edges() -> None:
+    from trtcodemod.helpers.spectral import _trt_complex, _trt_irfft, _trt_irfftn
+
+    g = torch.Generator().manual_seed(5)
+    for h, w in [(64, 64), (63, 65), (32, 17)]:
+        spectrum = torch.fft.rfftn(torch.randn(2, 3, h, w, generator=g), dim=(-2, -1))
+        re, im = spectrum.real.contiguous(), spectrum.imag.contiguous()
+        for norm in (None, "ortho", "forward"):
+            want = torch.fft.irfftn(torch.complex(re, im), s=(h, w), dim=(-2, -1), norm=norm)
+            with export_formulation():
+                got = _trt_irfftn(_trt_complex(re, im), s=(h, w), dim=(-2, -1), norm=norm)
+            assert got.dtype == torch.float32 and float((got - want).abs().max() / want.abs().max()) < 1e-5, (h, w)
+    # The imaginary parts of bin 0 and of bin n / 2 (n even) are ignored, as irfft ignores them.
+    re, im = torch.randn(3, 5, generator=g, dtype=torch.float64), torch.randn(3, 5, generator=g, dtype=torch.float64)
+    moved = im.clone()
+    moved[:, 0] += 10.0
+    moved[:, 4] -= 7.0
+    with export_formulation():
+        even, even_moved = _trt_irfft(_trt_complex(re, im), n=8), _trt_irfft(_trt_complex(re, moved), n=8)
+        odd, odd_moved = _trt_irfft(_trt_complex(re, im), n=9), _trt_irfft(_trt_complex(re, moved), n=9)
+    assert torch.allclose(even, even_moved, atol=1e-12)
+    assert torch.allclose(even, torch.fft.irfft(torch.complex(re, im), 8), atol=1e-12)
+    assert not torch.allclose(odd, odd_moved)  # n = 9: bin 4 is a full bin, its imaginary part counts
+    assert torch.allclose(odd_moved, torch.fft.irfft(torch.complex(re, moved), 9), atol=1e-12)
+    # Half precision is computed in float32 and rounded back.
+    with export_formulation():
+        half = _trt_irfftn(_trt_complex(re.half(), im.half()))
+    assert half.dtype == torch.float16 and torch.allclose(half.double(), torch.fft.irfftn(torch.complex(re, im)),
+                                                          atol=1e-2)
+    # An inf in a bin makes its line inf or NaN, as documented for every transform here.
+    special = re.clone()
+    special[1, 2] = math.inf
+    with export_formulation():
+        spread = _trt_irfft(_trt_complex(special, im))
+    assert not bool(spread[1].isfinite().any()) and bool(spread[0].isfinite().all())
+    # Parts written to after the complex tensor was made: not taken (torch's, on the tensor made).
+    with export_formulation():
+        a = re.clone()
+        z = _trt_complex(a, im)
+        a.mul_(2)
+        written = _trt_irfft(z)
+        assert not hasattr(torch.complex(re, im), "_trt_complex_parts")
+    assert torch.equal(written, torch.fft.irfft(torch.complex(re, im)))
+    assert not hasattr(_trt_complex(re, im), "_trt_complex_parts")  # outside an export nothing is kept
+
+
+@pytest.mark.parametrize("dynamo", [False, True], ids=["torchscript", "dynamo"])
+def test_the_rebound_rewrite_exports_and_equals_eager(rebound, dynamo) -> None:
+    before, after = rebound
+    example = _signal((2, 2, 8, 10), "random", torch.float32)
+    for name in ("FourierUnit", "Filter"):
+        original, rewritten = before[name](), after[name]()
+
+        def export(model):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                if dynamo:
+                    dims = {"x": {0: torch.export.Dim("n"), 2: torch.export.Dim("h", min=2),
+                                  3: torch.export.Dim("w", min=2)}}
+                    return torch.onnx.export(model, (example,), dynamo=True, input_names=["x"], dynamic_shapes=dims,
+                                             verbose=False).model_proto
+                buffer = io.BytesIO()
+                torch.onnx.export(model, (example,), buffer, dynamo=False, opset_version=17, input_names=["x"],
+                                  dynamic_axes={"x": {0: "n", 2: "h", 3: "w"}})
+                return onnx.load_from_string(buffer.getvalue())
+
+        if dynamo:
+            try:
+                graph = export(original)
+            except Exception:  # noqa: BLE001 - complex tensors may not export at all: as bad
+                pass
+            else:
+                assert "DFT" in {n.op_type for n in graph.graph.node}
+        else:
+            with pytest.raises(Exception, match="fft"):
+                export(original)
+        graph = export(rewritten)
+        ops = {n.op_type for n in graph.graph.node}
+        assert "DFT" not in ops and "MatMul" in ops, name
+        assert not [i for i in check_graph(graph) if i.severity == "error"], name
+        assert not [i for i in check_graph(graph, target="8.4") if i.severity == "error"], name
+        session = ort.InferenceSession(graph.SerializeToString())
+        for shape in [(2, 2, 7, 9), (1, 2, 16, 6)]:  # two other sizes: odd and even widths
+            for values in ("random", "zeros", "negative"):
+                x = _signal(shape, values, torch.float32)
+                got = torch.from_numpy(session.run(None, {"x": x.numpy()})[0])
+                with torch.no_grad():
+                    want = original(x)
+                assert got.shape == want.shape, (name, shape)
+                assert torch.allclose(got, want, rtol=1e-5, atol=1e-5 * (1 + float(want.abs().max()))), (name, shape)

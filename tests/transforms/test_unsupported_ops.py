@@ -15,6 +15,7 @@ import torch.nn.functional as F
 
 from snippets import found
 from support import REPO, assert_same, rewrite, rules_found
+from trtcodemod.engine import Options, check_source
 from trtcodemod.transforms.unsupported_ops import UNSUPPORTED_OPS
 from trtcodemod.trt.support import is_supported
 
@@ -91,6 +92,28 @@ def test_a_call_another_rule_fixes_is_not_named_again() -> None:
             "    def forward(self, x, t):\n"
             "        return torch.cummax(x, 1)[0], F.affine_grid(t, (1, 1, 4, 4), align_corners=False)\n")
     assert rules_found(code) == ["TRT307", "TRT309"]
+
+
+def test_an_inverse_real_transform_trt709_takes_is_not_named() -> None:
+    """``irfft``/``irfft2``/``irfftn`` of ``torch.complex(re, im)`` or ``torch.view_as_complex(p)``,
+    written there or assigned to its input in the same function (LaMa's Fourier unit), are TRT709's,
+    which rewrites them; any other input stays TRT706's."""
+    code = (
+        "import torch\n"
+        "def lama(x, re, im):\n"
+        "    ffted = torch.complex(re, im)\n"
+        "    return torch.fft.irfftn(ffted, s=x.shape[-2:], dim=(-2, -1), norm='ortho')\n"
+        "def inline(re, im, pairs):\n"
+        "    return torch.fft.irfft(torch.complex(re, im), n=8), torch.fft.irfft2(torch.view_as_complex(pairs))\n"
+        "def product(x, k):\n"
+        "    return torch.fft.irfftn(torch.fft.rfftn(x) * k)\n"
+        "def other(z):\n"
+        "    y = torch.complex(z, z)\n"
+        "    return torch.fft.irfft(z)\n"
+    )
+    assert rules_found(code, select=("TRT706",)) == ["TRT706", "TRT706"]
+    lines = [f.line for f in check_source(code.encode(), "snippet.py", Options(select=("TRT706",)))]
+    assert lines == [8, 11]  # the product, and `z` (not the tensor made from parts)
 
 
 def test_every_table_name_has_an_export_sample() -> None:

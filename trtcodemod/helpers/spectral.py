@@ -25,6 +25,11 @@ an input line makes every output of that line inf or NaN, where the FFT keeps so
 Float16/bfloat16 are computed in float32 and rounded back; integer
 and bool inputs in the default float type, as torch promotes them.
 
+The inverse real transforms (``irfft``/``irfft2``/``irfftn``) take the real tensors their complex
+input was made of (``_trt_complex``, ``_trt_view_as_complex`` remember them while exporting): the
+complex inverse on every axis but the last, then the Hermitian half spectrum on the last (bins 0
+and ``n / 2`` once, their imaginary parts ignored, the bins between twice).
+
 Outside ``torch.onnx.export`` (eager, ``torch.fx``, ``torch.compile``, ``torch.export``) every
 helper is the torch function followed by the use, so the program there is the original; a
 complex input keeps the original while exporting too (and its export error).
@@ -73,6 +78,34 @@ def _trt_view_as_complex(input):
     return z
 
 
+def _trt_complex(real, imag):
+    """``torch.complex(real, imag)``, always; while ``torch.onnx.export`` traces the model, the
+    complex tensor also remembers its two parts and the versions the three had, so an inverse
+    real transform it is passed to later (``z = torch.complex(re, im)``, then ``irfftn(z)``, as
+    LaMa's Fourier unit writes it) can take the parts: the complex tensor is then used by
+    nothing in the graph, which drops it."""
+    z = torch.complex(real, imag)
+    if not torch.jit.is_scripting() and _trt_onnx_exporting():
+        z._trt_complex_parts = (real, imag, real._version, imag._version, z._version)
+    return z
+
+
+def _trt_complex_parts(input):
+    """The real and imaginary parts of the complex ``input`` that ``_trt_complex`` or
+    ``_trt_view_as_complex`` made while exporting, when none of the tensors was written to
+    since; None otherwise."""
+    if not input.is_complex():
+        return None
+    kept = getattr(input, "_trt_complex_parts", None)
+    if kept is not None and kept[0]._version == kept[2] and kept[1]._version == kept[3] \
+            and input._version == kept[4]:
+        return kept[0], kept[1]
+    kept = getattr(input, "_trt_complex_pairs", None)
+    if kept is not None and kept[1] == input._version:
+        return kept[0][..., 0], kept[0][..., 1]
+    return None
+
+
 def _trt_dft_input(input, part):
     """``(input, part)`` as the export formulation takes them: a complex ``input`` that
     ``_trt_view_as_complex`` made while exporting, not written to since, is passed as its
@@ -102,9 +135,9 @@ def _trt_dft_shape(input, part):
 def _trt_dft_axes(x, sizes, dims, default_dims):
     """The transformed axes (non-negative) and their sizes (None: the input's), as torch's
     ``fftn``-style ``s``/``dim`` arguments choose them."""
-    if isinstance(dims, int):
+    if dims is not None and not isinstance(dims, (list, tuple)):
         dims = [dims]
-    if isinstance(sizes, int):
+    if sizes is not None and not isinstance(sizes, (list, tuple)):  # an int, or a size the tracer records
         sizes = [sizes]
     if dims is None:
         if sizes is not None:
@@ -118,26 +151,18 @@ def _trt_dft_axes(x, sizes, dims, default_dims):
     return dims, sizes
 
 
-def _trt_dft_onnx(x, part, sizes, dims, norm, inverse, onesided):
-    """``part`` of the DFT of the real tensor ``x`` along ``dims`` (sizes ``sizes``, None: the
-    axis's own), as products with cosine and sine matrices; ``onesided`` keeps the first
-    ``n // 2 + 1`` frequencies of the last axis (``rfft``)."""
-    dtype = x.dtype if x.is_floating_point() else torch.get_default_dtype()
-    compute = torch.float32 if dtype in (torch.float16, torch.bfloat16) else dtype
-    re = x.to(compute)
-    im = None
-    if part.startswith("pairs:"):  # x holds (real, imaginary) pairs on its last axis
-        part = part[6:]
-        im = re[..., 1]
-        re = re[..., 0]
+def _trt_dft_lines(re, im, sizes, dims, norm, inverse, onesided, compute):
+    """The real and imaginary parts (``im`` None: zero) of the DFT of ``re + i im`` along
+    ``dims`` (sizes ``sizes``, None: the axis's own), as products with cosine and sine matrices;
+    ``onesided`` keeps the first ``n // 2 + 1`` frequencies of the last axis (``rfft``)."""
     sign = 1.0 if inverse else -1.0
     for index in range(len(dims)):
         axis = dims[index]
         length = re.shape[axis]
         n = length if sizes[index] is None else sizes[index]
         rows = n // 2 + 1 if onesided and index == len(dims) - 1 else n
-        k = torch.arange(rows, device=x.device)
-        j = torch.arange(length, device=x.device)
+        k = torch.arange(rows, device=re.device)
+        j = torch.arange(length, device=re.device)
         kj = k[:, None] * j[None, :]
         kj = kj - torch.div(kj, n, rounding_mode="trunc") * n  # (both non-negative: the floor)
         angle = kj.to(compute) * (6.283185307179586 / n)
@@ -163,6 +188,22 @@ def _trt_dft_onnx(x, part, sizes, dims, norm, inverse, onesided):
             new_im = torch.matmul(a, sin.transpose(0, 1)) + torch.matmul(b, cos.transpose(0, 1))
         re = new_re.transpose(axis, last)
         im = new_im.transpose(axis, last)
+    return re, im
+
+
+def _trt_dft_onnx(x, part, sizes, dims, norm, inverse, onesided):
+    """``part`` of the DFT of the real tensor ``x`` along ``dims`` (sizes ``sizes``, None: the
+    axis's own), as products with cosine and sine matrices; ``onesided`` keeps the first
+    ``n // 2 + 1`` frequencies of the last axis (``rfft``)."""
+    dtype = x.dtype if x.is_floating_point() else torch.get_default_dtype()
+    compute = torch.float32 if dtype in (torch.float16, torch.bfloat16) else dtype
+    re = x.to(compute)
+    im = None
+    if part.startswith("pairs:"):  # x holds (real, imaginary) pairs on its last axis
+        part = part[6:]
+        im = re[..., 1]
+        re = re[..., 0]
+    re, im = _trt_dft_lines(re, im, sizes, dims, norm, inverse, onesided, compute)
     if im is None:  # no axis: torch.fft.fftn over zero dims is the input as complex
         im = torch.zeros_like(re)
     if part == "view_as_real" or part == "complex":
@@ -258,6 +299,77 @@ def _trt_rfftn(part, input, s=None, dim=None, norm=None):
         dims, sizes = _trt_dft_axes(_trt_dft_shape(input, part), s, dim, None)
         return _trt_dft_onnx(input, part, sizes, dims, norm, False, True)
     return _trt_dft_part(torch.fft.rfftn(_trt_dft_signal(input, part), s, dim, norm), part)
+
+
+def _trt_irdft_onnx(re, im, sizes, dims, norm):
+    """``torch.fft.irfftn`` of ``re + i im`` along ``dims`` (output sizes ``sizes``, None: the
+    axis's own, and ``2 * (m - 1)`` on the last of ``m`` bins) as products with cosine and sine
+    matrices: the complex inverse along every axis but the last, then, on the last, the
+    Hermitian half spectrum: bins 0 and ``n / 2`` (``n`` even) count once, their imaginary parts
+    are ignored, and the bins between twice; bins past ``n // 2`` are dropped, missing ones
+    are zeros."""
+    dtype = re.dtype
+    compute = torch.float32 if dtype in (torch.float16, torch.bfloat16) else dtype
+    re = re.to(compute)
+    im = im.to(compute)
+    re, im = _trt_dft_lines(re, im, sizes[:-1], dims[:-1], norm, True, False, compute)
+    axis = dims[-1]
+    bins = re.shape[axis]
+    n = 2 * (bins - 1) if sizes[-1] is None else sizes[-1]
+    t = torch.arange(n, device=re.device)
+    k = torch.arange(bins, device=re.device)
+    tk = t[:, None] * k[None, :]
+    tk = tk - torch.div(tk, n, rounding_mode="trunc") * n  # (both non-negative: the floor)
+    angle = tk.to(compute) * (6.283185307179586 / n)
+    scale = 1.0
+    if norm == "ortho":
+        scale = n ** -0.5
+    elif norm != "forward":
+        scale = 1.0 / n
+    below = (2 * k < n).to(compute)  # the bins counted twice, and bin 0
+    first = (k == 0).to(compute)
+    middle = (2 * k == n).to(compute)
+    cos = torch.cos(angle) * ((2.0 * below - first + middle) * scale)
+    sin = torch.sin(angle) * ((2.0 * below - 2.0 * first) * scale)
+    last = re.dim() - 1
+    a = re.transpose(axis, last)
+    b = im.transpose(axis, last)
+    out = torch.matmul(a, cos.transpose(0, 1)) - torch.matmul(b, sin.transpose(0, 1))
+    out = out.transpose(axis, last)
+    return out if out.dtype == dtype else out.to(dtype)
+
+
+def _trt_irfft(input, n=None, dim=-1, norm=None):
+    """``torch.fft.irfft(input, n, dim, norm)``; while exporting, matrix products of the parts
+    ``_trt_complex``/``_trt_view_as_complex`` made ``input`` of."""
+    if _trt_onnx_exporting():
+        parts = _trt_complex_parts(input)
+        if parts is not None:
+            dims, sizes = _trt_dft_axes(parts[0], n, dim, None)
+            return _trt_irdft_onnx(parts[0], parts[1], sizes, dims, norm)
+    return torch.fft.irfft(input, n, dim, norm)
+
+
+def _trt_irfft2(input, s=None, dim=(-2, -1), norm=None):
+    """``torch.fft.irfft2(input, s, dim, norm)``; while exporting, matrix products of the parts
+    ``_trt_complex``/``_trt_view_as_complex`` made ``input`` of."""
+    if _trt_onnx_exporting():
+        parts = _trt_complex_parts(input)
+        if parts is not None:
+            dims, sizes = _trt_dft_axes(parts[0], s, dim, (-2, -1))
+            return _trt_irdft_onnx(parts[0], parts[1], sizes, dims, norm)
+    return torch.fft.irfft2(input, s, dim, norm)
+
+
+def _trt_irfftn(input, s=None, dim=None, norm=None):
+    """``torch.fft.irfftn(input, s, dim, norm)``; while exporting, matrix products of the parts
+    ``_trt_complex``/``_trt_view_as_complex`` made ``input`` of."""
+    if _trt_onnx_exporting():
+        parts = _trt_complex_parts(input)
+        if parts is not None:
+            dims, sizes = _trt_dft_axes(parts[0], s, dim, None)
+            return _trt_irdft_onnx(parts[0], parts[1], sizes, dims, norm)
+    return torch.fft.irfftn(input, s, dim, norm)
 
 
 def _trt_shift_onnx(input, dim, inverse):

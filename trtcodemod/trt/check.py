@@ -62,6 +62,10 @@ RULES: dict[str, tuple[str, ...]] = {
     # "Exporting the operator 'aten::view_as_complex' ... is not supported": a complex input a
     # transform takes (MONAI's `x = torch.view_as_complex(...)`, then `fftn(x)`); TRT709 takes its pairs.
     "view_as_complex": ("TRT709",),
+    # "Exporting the operator 'aten::complex' ...": a complex tensor made from real parts that an inverse
+    # real transform takes (LaMa's `ffted = torch.complex(re, im)`, then `irfftn(ffted)`); TRT709 takes the
+    # parts. Spelled with its namespace: the bare word is prose in other errors.
+    "aten::complex": ("TRT709",),
     # A 1-D window (TRT603's pooling over an added axis), or adaptive pooling that exported as one.
     "AveragePool": ("TRT603", "TRT601"),
     "MaxPool": ("TRT603", "TRT602"),

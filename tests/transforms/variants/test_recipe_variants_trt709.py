@@ -9,20 +9,20 @@ Hypercomplex-UNet's Fourier map (``fftn`` over every axis kept in a variable, it
 ``.imag`` taken), vision-ssm-derain's frequency gate (``fft = torch.fft.rfft2(...)`` then
 ``torch.abs(fft)``: found since this variant set, see the rule's test), Fourier Transformer's DCT
 of the hidden states (a 1-D ``Vc = torch.fft.fft(v, dim=1)`` read through ``Vc.real`` and
-``Vc.imag``) and LaMa's Fourier unit
-(``rfftn`` rebound by the statement that stacks its two parts, then ``irfftn``). The originals
-do not export with the TorchScript exporter (no symbolic for ``aten::fft_*``). ``migrate``
-rewrites vit-pytorch's, fastMRI's, Hypercomplex-UNet's and vision-ssm-derain's (with TRT733 for the
-float64 Cast that its ``torch.nan_to_num(..., posinf=1e6)`` exports) and Fourier Transformer's
-(with TRT712 for its ``math.ceil`` of a size) and ends with exit 0, equivalent. Hypercomplex-UNet's and
+``Vc.imag``) and LaMa's Fourier unit (``rfftn`` rebound by the statement that stacks its two
+parts, then ``irfftn`` of ``torch.complex``). The originals do not export with the TorchScript
+exporter (no symbolic for ``aten::fft_*``). ``migrate`` rewrites vit-pytorch's, fastMRI's,
+Hypercomplex-UNet's, LaMa's and vision-ssm-derain's (with TRT733 for the float64 Cast that its
+``torch.nan_to_num(..., posinf=1e6)`` exports) and Fourier Transformer's (with TRT712 for its
+``math.ceil`` of a size) and ends with exit 0, equivalent. Hypercomplex-UNet's and
 vision-ssm-derain's are also rewritten by the rule and exported directly: the graph equals eager
 mode to 1e-5 of the largest magnitude at other sizes, on zeros, negatives and large values (no
 empty batch: eager mode refuses one in both), and never gives a finite value where eager mode
 gives inf or NaN; eager mode is unchanged.
 
-Not taken: LaMa's ``ffted`` is rebound by the statement that reads its parts (and later again),
-so the rule names the call without a fix, and the model's ``irfftn`` (TRT706's) would stop the
-export anyway. transformers' FNet reaches ``torch.fft.fftn`` through
+LaMa's was not taken before this variant set's fix: ``ffted`` is rebound by the statement that
+reads its parts, and its ``irfftn`` was TRT706's; both are taken now (see its test). Not taken:
+transformers' FNet reaches ``torch.fft.fftn`` through
 ``functools.partial(torch.fft.fftn, dim=(1, 2))`` held on the module: the rule does not see the
 transform at the call (``self.fourier_transform(x).real``), and migrate names the export failure
 at that line with no rule.
@@ -131,19 +131,29 @@ def test_fourier_transformer_dct_takes_the_transform_and_its_size_unpacking_end_
         assert fragment in report["diff"], report["diff"]
 
 
-def test_lama_rebound_transform_is_named_without_a_fix() -> None:
+def test_lama_rebound_transform_and_its_inverse_end_to_end() -> None:
     """``ffted`` is bound to the transform, then rebound by the statement that stacks its parts:
-    not a variable whose every use takes a part. The rule names the call without a fix, and
-    migrate stops at that line (the model's ``irfftn`` is TRT706's and has no fix either)."""
+    every read the transform reaches takes a part, so the rule takes it (one fix); the
+    ``irfftn`` of ``torch.complex(ffted[..., 0], ffted[..., 1])`` is taken too. migrate ends with
+    exit 0, equivalent (before this, the rule named the call without a fix and migrate stopped
+    there, exit 1)."""
     name = "lama_ffc_fourier_unit"
     path = HERE / f"{name}.py"
-    line = _line_of(path, "ffted = torch.fft.rfftn(")
-    assert _found(path) == [("TRT709", line, "none")]
+    forward, inverse = _line_of(path, "ffted = torch.fft.rfftn("), _line_of(path, "return torch.fft.irfftn(")
+    assert _found(path) == [("TRT709", forward, "unsafe"), ("TRT709", inverse, "unsafe")]
     module = load_variant(path, f"trt709_m_{name}")
     report = migrate_json(path, _axes_json(module))
-    assert report["applied"] == [] and report["after"]["exported"] is False
-    assert any(r["rule"] == "TRT709" and r["source"].endswith(f"{path.name}:{line}") for r in report["remaining"])
-    assert report["exit_code"] == 1
+    assert report["before"]["exported"] is False
+    assert sorted((fix["rule"], fix["line"]) for fix in report["applied"]) == [("TRT709", forward),
+                                                                                ("TRT709", inverse)]
+    assert report["after"]["exported"] is True and report["after"]["faithful"] is True
+    assert report["after"]["trt_errors"] == 0
+    assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
+    for fragment in ('ffted = _trt_rfftn("complex", x, dim=fft_dim, norm=self.fft_norm)',
+                     'ffted = torch.stack((_trt_dft_part(ffted, "real"), _trt_dft_part(ffted, "imag")), dim=-1)',
+                     "ffted = _trt_complex(ffted[..., 0], ffted[..., 1])",
+                     "return _trt_irfftn(ffted, s=ifft_shape_slice, dim=fft_dim, norm=self.fft_norm)"):
+        assert fragment in report["diff"], report["diff"]
 
 
 def test_fnet_partial_is_not_seen() -> None:
