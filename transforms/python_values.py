@@ -451,7 +451,8 @@ dimension, and the two agree on every shape, empty tensors included. One differe
 `Tensor` annotation (Python does not enforce it) and is withheld when the parameter has a
 default other than `None` (`x: Tensor = ()` is a tuple whenever the caller leaves it out),
 or is rebound anywhere in the function by anything but `x = x.<tensor method>(...)`,
-`x = x[...]` or an augmented assignment: another assignment, a `for`, `with ... as` or
+`x = x[...]` or an augmented assignment (also as one name of a tuple given as many values,
+`x, xp = x.to(t), xp.to(t)`: kornia's `interp`): another assignment, a `for`, `with ... as` or
 `except ... as` target, `:=`, a `match` capture, `del`, `global`/`nonlocal` (also in a
 nested function), an import, a nested `def` or `class` of that name. A plain assignment the
 `len` cannot see does not count: one after it that no loop around both brings back

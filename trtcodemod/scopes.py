@@ -106,12 +106,20 @@ class Bindings:
         self.first.setdefault(name, self.position)
 
     def target(self, node: cst.BaseExpression, kind: str, value: Value = None) -> None:
-        """The names an assignment-like target binds (``a``, ``a, (b, *c)``; not ``a.b``/``a[i]``)."""
+        """The names an assignment-like target binds (``a``, ``a, (b, *c)``; not ``a.b``/``a[i]``).
+
+        A flat tuple of names given a tuple of as many values (``x, xp = x.to(t), xp.to(t)``) binds
+        each name to its own value; any other unpacking binds its names to no known value."""
         if type(node) is cst.Name:
             self.bind(node.value, kind, value)
-        else:
-            for name in bound_names(node):
-                self.bind(name, kind)
+            return
+        pairs = _unpacked_pairs(node, value)
+        if pairs is not None:
+            for name, element in pairs:
+                self.bind(name, kind, element)
+            return
+        for name in bound_names(node):
+            self.bind(name, kind)
 
     def bind_params(self, params: cst.Parameters) -> None:
         for param in (*params.posonly_params, *params.params, *params.kwonly_params):
@@ -578,3 +586,18 @@ class ScopeResolver:
         """Whether anything (an import, a definition, a parameter...) binds ``name`` here:
         False means a use of ``name`` here is the builtin of that name."""
         return self.lookup(name) != ()
+
+
+def _unpacked_pairs(target: cst.BaseExpression, value: Value) -> list[tuple[str, cst.BaseExpression]] | None:
+    """``a, b = f(x), g(y)``: each name with its own value, or None for any other form (a starred
+    element, a nested target, a value that is not a tuple of as many plain elements)."""
+    if type(target) not in (cst.Tuple, cst.List) or type(value) not in (cst.Tuple, cst.List):
+        return None
+    names, values = target.elements, value.elements  # type: ignore[union-attr]
+    if len(names) != len(values) or not names:
+        return None
+    if any(type(e) is not cst.Element or type(e.value) is not cst.Name for e in names):
+        return None
+    if any(type(e) is not cst.Element for e in values):
+        return None
+    return [(n.value.value, v.value) for n, v in zip(names, values)]  # type: ignore[attr-defined]

@@ -420,6 +420,33 @@ def test_len_report_only_cases() -> None:
     assert rewrite(HEADER + textwrap.dedent(code)) == HEADER + textwrap.dedent(code)
 
 
+def test_len_of_a_parameter_converted_in_a_tuple_assignment() -> None:
+    """kornia's histogram matching: ``x, xp, fp = x.to(t), xp.to(t), fp.to(t)`` keeps each a tensor
+    (each name bound to its own element, a tensor method of itself), so ``len(xp)`` after it takes
+    ``xp.shape[0]``; an element that is not one (``xp, n = [xp], 2``), or a value that is not a
+    tuple of as many elements (``a, b = pair``), still withholds the fix."""
+    code = """
+    import torch
+
+    def interp(x: torch.Tensor, xp: torch.Tensor, fp: torch.Tensor, a: torch.Tensor, pair):
+        x, xp, fp = x.to(torch.float32), xp.to(torch.float32), fp.to(torch.float32)
+        n = len(xp) - 1
+        a, b = pair
+        return torch.clip(x, 1, n), fp, len(a)
+
+    def listed(xp: torch.Tensor):
+        xp, n = [xp], 2
+        return len(xp) + n
+    """
+    fixed = rewrite(HEADER + textwrap.dedent(code), select=("TRT704",))
+    assert "n = xp.shape[0] - 1" in fixed and "len(a)" in fixed and "return len(xp) + n" in fixed, fixed
+    msgs = messages(code, "TRT704")
+    assert len(msgs) == 3 and sum("reassigned" in m for m in msgs) == 2, msgs
+    interp = load(fixed, "interp")
+    x, xp = torch.tensor([0.5, 2.5, 9.0]), torch.tensor([0.0, 1.0, 2.0, 3.0])
+    assert torch.equal(interp(x, xp, xp * 2, xp, (xp, xp))[0], torch.clip(x, 1, 3))
+
+
 def test_len_of_a_parameter_rebound_only_after_it() -> None:
     """A rebinding the `len` cannot see (after it, outside any loop around both; or the value
     holding the call) leaves the parameter there; one that can (a loop, a lambda called
