@@ -893,3 +893,21 @@ def test_a_comparison_of_static_sizes_is_a_warning_where_the_graph_differs_elsew
     batch = by_line[f"{path.resolve()}:13"]
     assert batch["severity"] == "error" and "differs" in batch["message"]
     assert r["exit_code"] == 1
+
+
+def test_a_comparison_inside_vmap_is_not_read() -> None:
+    """``create_block_mask`` runs its mask function under ``vmap``, where reading a value raises:
+    the recorder of compared numbers leaves such a tensor alone instead of raising an error the
+    model's own code never would (ViTok's export failed at the mask function's line, not at
+    ``create_block_mask``'s)."""
+    from trtcodemod.verify.export import _compared_numbers
+
+    seen = []
+
+    def step(t: torch.Tensor) -> torch.Tensor:
+        seen.append(_compared_numbers(t, 1))
+        return t + 1
+
+    torch.vmap(step)(torch.arange(3.0))
+    assert seen == [None]
+    assert _compared_numbers(torch.tensor(2.5), 1) == [2.5, 1]

@@ -211,7 +211,8 @@ def _compared_numbers(*operands: Any) -> list[Any] | None:
     try:
         for operand in operands:
             if isinstance(operand, torch.Tensor):
-                if operand.numel() != 1 or operand.dtype == torch.bool or operand.is_complex():
+                if operand.numel() != 1 or operand.dtype == torch.bool or operand.is_complex() \
+                        or _transformed(operand):
                     return None
                 operand = operand.item()
             if isinstance(operand, bool) or not isinstance(operand, (int, float)):
@@ -220,6 +221,13 @@ def _compared_numbers(*operands: Any) -> list[Any] | None:
     finally:
         torch._C._set_tracing_state(state)
     return numbers
+
+
+def _transformed(tensor: torch.Tensor) -> bool:
+    """A tensor inside a functorch transform (``vmap``, as ``create_block_mask`` runs a mask
+    function): reading its value would raise there, where the model's own code would not."""
+    wrapped = getattr(torch._C._functorch, "is_functorch_wrapped_tensor", None)
+    return bool(wrapped is not None and wrapped(tensor))
 
 
 def _issuer(filename: str, lineno: int) -> tuple[str, int]:

@@ -57,7 +57,9 @@ VARIANTS: dict[str, tuple[tuple[str, str], ...]] = {
          "fn = _trt_histc(target_i.float(), bins=num_classes, min=0, max=num_classes - 1) - tp")),
 }
 #: variant -> the other fixes migrate applies (rule, text of the line)
-ALSO = {"torchvision_equalize_scale_channel": (("TRT201", "nonzero_hist = hist[hist != 0]"),)}
+ALSO = {"torchvision_equalize_scale_channel": (("TRT201", "nonzero_hist = hist[hist != 0]"),),
+        # the expert offsets are summed as int32, which TensorRT's CumSum cannot take (TRT334's)
+        "transformers_moe_grouped_tokens_per_expert": (("TRT334", "offsets = torch.cumsum(tokens_per_expert"),)}
 
 
 def _lines(name: str) -> list[int]:
