@@ -257,19 +257,22 @@ def with_specials(shape: tuple[int, ...], seed: int) -> torch.Tensor:
 
 def assert_graph_within(session: ort.InferenceSession, model: torch.nn.Module, inputs: tuple, tolerance: float,
                         label: str) -> None:
-    """The graph's one output is eager mode's: shape and dtype; non-float values exactly, floats to
-    ``tolerance`` of the largest finite magnitude (1 at least), NaN and infinities where eager mode
-    has them."""
+    """Each of the graph's outputs is eager mode's (one tensor or a tuple of them): shape and dtype;
+    non-float values exactly, floats to ``tolerance`` of the largest finite magnitude (1 at least),
+    NaN and infinities where eager mode has them."""
     with torch.no_grad():
-        want = model(*inputs).numpy()
-    [got] = session.run(None, {n: t.numpy() for n, t in zip(input_names(model), inputs)})
-    assert got.shape == want.shape and got.dtype == want.dtype, (label, got.shape, want.shape)
-    if want.dtype.kind != "f":
-        assert np.array_equal(got, want), label
-        return
-    finite = np.abs(want[np.isfinite(want)])
-    scale = max(1.0, float(finite.max()) if finite.size else 1.0)
-    assert np.allclose(got, want, rtol=0, atol=tolerance * scale, equal_nan=True), (label, got, want)
+        result = model(*inputs)
+    wants = [w.numpy() for w in (result if isinstance(result, (tuple, list)) else (result,))]
+    gots = session.run(None, {n: t.numpy() for n, t in zip(input_names(model), inputs)})
+    assert len(gots) == len(wants), (label, len(gots), len(wants))
+    for got, want in zip(gots, wants):
+        assert got.shape == want.shape and got.dtype == want.dtype, (label, got.shape, want.shape)
+        if want.dtype.kind != "f":
+            assert np.array_equal(got, want), (label, got, want)
+            continue
+        finite = np.abs(want[np.isfinite(want)])
+        scale = max(1.0, float(finite.max()) if finite.size else 1.0)
+        assert np.allclose(got, want, rtol=0, atol=tolerance * scale, equal_nan=True), (label, got, want)
 
 
 def line_of(path: Path, fragment: str) -> int:

@@ -287,11 +287,11 @@ def test_torchscript_functions_are_rewritten_and_still_compile(tmp_path) -> None
 
     @torch.jit.script
     def heading(s, c):
-        return torch.atan2(s, c), torch.unique(s)
+        return torch.atan2(s, c), torch.unique(s), torch.unique(c, return_inverse=True, return_counts=True)
     """
-    assert rules_found(code) == ["TRT301", "TRT302"]
-    after = rewrite(code)
-    assert "_trt_atan2(s, c), _trt_unique(s)" in after
+    assert rules_found(code) == ["TRT301", "TRT302", "TRT302"]
+    after = rewrite(code, unsafe=True)
+    assert "_trt_atan2(s, c), _trt_unique(s), _trt_unique_inverse_counts(c)" in after
     path = tmp_path / "scripted_heading.py"
     path.write_text(after)  # TorchScript reads the function's source from its file
     spec = importlib.util.spec_from_file_location("scripted_heading", path)
@@ -299,5 +299,8 @@ def test_torchscript_functions_are_rewritten_and_still_compile(tmp_path) -> None
     spec.loader.exec_module(module)
     assert isinstance(module.heading, torch.jit.ScriptFunction)
     s, c = torch.tensor([0.0, -0.0, 1.0, 1.0]), torch.tensor([-1.0, -1.0, 0.0, 1.0])
-    for expected, actual in zip((torch.atan2(s, c), torch.unique(s)), module.heading(s, c)):
+    got = module.heading(s, c)
+    for expected, actual in zip((torch.atan2(s, c), torch.unique(s)), got[:2]):
+        assert torch.equal(expected, actual)
+    for expected, actual in zip(torch.unique(c, return_inverse=True, return_counts=True), got[2]):
         assert torch.equal(expected, actual)

@@ -30,13 +30,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import onnx
 import pytest
 import torch
 from support import migrate_json
-from variant_models import (assert_eager_unchanged, built_variant, export_variant, input_names, load_variant,
-                            seeded)
+from variant_models import (assert_eager_unchanged, assert_graph_within, built_variant, export_variant, input_names,
+                            load_variant, seeded)
 from variant_models import line_of as _line_of, axes_json as _axes_json
 
 from trtcodemod.engine import Options, check_source, fix_source
@@ -158,24 +157,6 @@ def test_mmd_before_the_diagonal_fix_keeps_an_eye_like_named_for_trt320(tmp_path
     assert [(i.rule, i.severity) for i in issues] == [("TRT320", "error")] * 2, issues
 
 
-def _outputs(values) -> list[torch.Tensor]:
-    return list(values) if isinstance(values, (tuple, list)) else [values]
-
-
-def _graph_equals_eager(session, model: torch.nn.Module, inputs: tuple, label: str) -> None:
-    """Every output: shape and dtype; values to 1e-5 of the largest finite magnitude; NaN and
-    infinities where eager mode has them."""
-    with torch.no_grad():
-        wants = [w.numpy() for w in _outputs(model(*inputs))]
-    gots = session.run(None, {n: t.numpy() for n, t in zip(input_names(model), inputs)})
-    assert len(gots) == len(wants), label
-    for got, want in zip(gots, wants):
-        assert got.shape == want.shape and got.dtype == want.dtype, (label, got.shape, want.shape)
-        finite = np.abs(want[np.isfinite(want)])
-        scale = max(1.0, float(finite.max()) if finite.size else 1.0)
-        assert np.allclose(got, want, rtol=0, atol=1e-5 * scale, equal_nan=True), (label, got, want)
-
-
 def _with(shape: tuple[int, ...], seed: int, fill=None, scale: float = 1.0) -> torch.Tensor:
     x = torch.rand(shape, generator=seeded(seed)) * scale
     if fill is not None:
@@ -237,5 +218,5 @@ def test_rewritten_exports_and_equals_eager(name: str, tmp_path: Path) -> None:
     sets = {"example": example, **DIRECT[name]}
     for label, inputs in sets.items():
         if not label.startswith("eager-"):
-            _graph_equals_eager(session, original, inputs, label)
+            assert_graph_within(session, original, inputs, 1e-5, label)
     assert_eager_unchanged(original, rewritten, sets)

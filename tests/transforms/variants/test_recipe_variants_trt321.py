@@ -21,12 +21,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pytest
 import torch
 from support import migrate_json
-from variant_models import (assert_eager_unchanged, built_variant, export_variant, input_names, load_variant,
-                            seeded)
+from variant_models import (assert_eager_unchanged, assert_graph_within, built_variant, export_variant, input_names,
+                            load_variant, seeded)
 from variant_models import line_of as _line_of, axes_json as _axes_json
 
 from trtcodemod.engine import Options, check_source, fix_source
@@ -107,25 +106,6 @@ def test_migrate_applies_trt321_and_ends_equivalent(name: str) -> None:
     assert "_trt_histc(" in report["diff"], report["diff"]
 
 
-def _outputs(values) -> list[torch.Tensor]:
-    return list(values) if isinstance(values, (tuple, list)) else [values]
-
-
-def _graph_equals_eager(session, model: torch.nn.Module, inputs: tuple, label: str) -> None:
-    """Every output: shape and dtype; integers exactly; floats to 1e-5 of the largest magnitude."""
-    with torch.no_grad():
-        wants = [w.numpy() for w in _outputs(model(*inputs))]
-    gots = session.run(None, {n: t.numpy() for n, t in zip(input_names(model), inputs)})
-    assert len(gots) == len(wants), label
-    for got, want in zip(gots, wants):
-        assert got.shape == want.shape and got.dtype == want.dtype, (label, got.shape, want.shape)
-        if want.dtype.kind != "f":
-            assert np.array_equal(got, want), (label, got, want)
-            continue
-        scale = max(1.0, float(np.abs(want).max(initial=0.0)))
-        assert np.allclose(got, want, rtol=0, atol=1e-5 * scale), (label, got, want)
-
-
 def _image(shape: tuple[int, ...], seed: int, low: int = 0, high: int = 256) -> torch.Tensor:
     return torch.randint(low, high, shape, generator=seeded(seed), dtype=torch.uint8)
 
@@ -163,5 +143,5 @@ def test_rewritten_exports_and_equals_eager(name: str, tmp_path: Path) -> None:
     session, _ = export_variant(rewritten, example, module.DYNAMIC, tmp_path / "after.onnx", tmp_path)
     sets = {"example": example, **DIRECT[name]}
     for label, inputs in sets.items():
-        _graph_equals_eager(session, original, inputs, label)
+        assert_graph_within(session, original, inputs, 1e-5, label)
     assert_eager_unchanged(original, rewritten, sets)
