@@ -64,6 +64,9 @@ OPS: tuple[MissingSymbolic, ...] = (
     _op("channel_shuffle", ("groups",), True, "a reshape to (groups, channels / groups) and a transpose",
         method=False, functions=("torch.nn.functional.channel_shuffle", "torch.channel_shuffle",
                                  "torch.native_channel_shuffle")),
+    _op("rms_norm", ("normalized_shape", "weight", "eps"), True,
+        "`x * rsqrt(mean(x * x) + eps)` over the normalized axes times the weight, torch's own steps (in float "
+        "for half types)", method=False, functions=("torch.nn.functional.rms_norm", "torch.rms_norm")),
     _op("xlogy", ("other",), False, "`where(isnan(y), y, where(x == 0, 0, x * log(y)))`",
         functions=("torch.xlogy", "torch.special.xlogy")),
     _op("sinc", (), False, "`where(x == 0, 1, sin(pi x) / (pi x))`", functions=("torch.sinc", "torch.special.sinc")),
@@ -73,11 +76,23 @@ OPS: tuple[MissingSymbolic, ...] = (
     _op("logaddexp", ("other",), False, "`max + log(1 + exp(min - max))` (ONNX has no log1p)"),
     _op("hypot", ("other",), False, "`big * sqrt(1 + (small / big) ** 2)`"),
     _op("cumprod", ("dim", "dtype"), False, "ReduceProd over a triangle (`n * n` values per row), no logarithm"),
+    _op("expm1", (), False, "`(u - 1) * x / log(u)` with `u = exp(x)`, `x` where `u` is 1",
+        functions=("torch.expm1", "torch.special.expm1")),
+    _op("fmin", ("other",), False, "`other` where it is below the input or the input is NaN (a Where: ONNX Runtime "
+        "reads a -0.0 it picks from `other` as 0.0)"),
+    _op("fmax", ("other",), False, "`other` where it is above the input or the input is NaN (a Where: ONNX Runtime "
+        "reads a -0.0 it picks from `other` as 0.0)"),
 )
 _BY_FUNCTION = {qualified: op for op in OPS for qualified in op.functions}
 _BY_METHOD = {op.name: op for op in OPS if op.method}
-_MODULES = ("torch.nn.ChannelShuffle", "torch.nn.modules.channelshuffle.ChannelShuffle")
-MODULE_HELPER = "_TrtChannelShuffle"
+#: torch modules whose forward calls a function of the table -> the inserted subclass built instead.
+MODULE_HELPERS = {
+    "torch.nn.ChannelShuffle": "_TrtChannelShuffle",
+    "torch.nn.modules.channelshuffle.ChannelShuffle": "_TrtChannelShuffle",
+    "torch.nn.RMSNorm": "_TrtRMSNorm",
+    "torch.nn.modules.normalization.RMSNorm": "_TrtRMSNorm",
+}
+_MODULES = tuple(MODULE_HELPERS)
 
 _TABLE = "\n".join(f"- `{op.name}` ({'safe' if op.exact else 'unsafe'}): {op.composition}." for op in OPS)
 
@@ -93,7 +108,7 @@ class MissingSymbolicRule(Rule):
 What it finds: calls of torch functions that have no ONNX symbolic in the TorchScript exporter
 (`torch.onnx.export(dynamo=False, opset_version=17)`, torch 2.13, raises
 `UnsupportedOperatorError`), in function form (`torch.diff(x)`, `torch.special.xlogy(x, y)`,
-`F.channel_shuffle(x, g)`) and method form (`x.diff()`), and `nn.ChannelShuffle` modules. A call
+`F.channel_shuffle(x, g)`) and method form (`x.diff()`), and `nn.ChannelShuffle` and `nn.RMSNorm` modules. A call
 with other arguments (`out=`, unpacked ones, keywords the function does not have) is reported
 without a fix; a method call whose arguments no tensor method takes is another object's
 (`tracer.trace(model)`) and is left alone, as are in-place methods (`x.trunc_()`).
@@ -102,10 +117,13 @@ Why it hurts: the export stops at the first such call, so there is no ONNX file 
 Real forward code uses them: kornia inverts and checks its homographies with `torch.isclose`
 (`kornia/filters/kernels.py`) and `torch.diff`, its solvers take `torch.copysign`; transformers'
 layout models `torch.take_along_dim`; `torch.rot90`, `torch.cumprod` and `torch.count_nonzero` in
-augmentation-free inference code.
+augmentation-free inference code; `F.rms_norm` and `nn.RMSNorm` in transformers' xLSTM and
+DiffLlama, vit-pytorch's LeJEPA and timm's fast-norm path; `torch.expm1` in transformers'
+activations and state-space mixers; `torch.fmin`/`torch.fmax` in kornia's RANSAC and epipolar code.
 
 The rewrite: `torch.diff(x, dim=1)` → `_trt_diff(x, dim=1)` (`x.diff(dim=1)` → `_trt_diff(x,
-dim=1)`), `nn.ChannelShuffle(g)` → `_TrtChannelShuffle(g)` (a subclass: same state and repr),
+dim=1)`), `nn.ChannelShuffle(g)` → `_TrtChannelShuffle(g)` and `nn.RMSNorm(d)` → `_TrtRMSNorm(d)`
+(subclasses: same constructor, state and repr),
 each an inserted helper that is the torch function itself outside `torch.onnx.export` and, while
 exporting, a composition of ops the exporter converts and TensorRT parses:
 {_TABLE}
@@ -120,21 +138,23 @@ of `nansum`, `nanmean` and the torch function reduce in ONNX Runtime's order, as
 exported does). Unsafe for the others (`--unsafe`): the composition rounds differently
 (`xlogy`, `sinc`: torch's own `log`/`sin` differ by an ulp from the scalar ones these kernels
 call; `logaddexp` without `log1p`; `hypot`; `trace` summed in float, not double; `cumprod` as a
-product over a triangle, in the reduction's order) or reads the sign of a NaN as positive
-(`signbit`, `copysign`).
+product over a triangle, in the reduction's order; `expm1` from `exp` and `log`), reads the sign
+of a NaN as positive (`signbit`, `copysign`), or picks a -0.0 through a Where, which ONNX
+Runtime turns into 0.0 (`fmin`, `fmax`; torch and the composition agree bit for bit in eager).
 
 TensorRT versions: all (the export fails before TensorRT is involved; the compositions use
 Slice, Gather(Elements), Where, comparisons, Floor/Ceil, Reciprocal, ReduceSum/ReduceProd, Log,
 Exp, Sin and Sqrt, which every release parses).""",
         fix=Safety.SAFE,
-        assumption="for `xlogy`, `sinc`, `logaddexp`, `hypot`, `trace` and `cumprod`: values within rounding of "
-                   "the torch function's are good enough while exporting; for `signbit` and `copysign`: no NaN "
-                   "with its sign bit set reaches them",
+        assumption="for `xlogy`, `sinc`, `logaddexp`, `hypot`, `trace`, `cumprod` and `expm1`: values within "
+                   "rounding of the torch function's are good enough while exporting; for `signbit` and `copysign`: "
+                   "no NaN with its sign bit set reaches them; for `fmin` and `fmax`: a -0.0 result may read as 0.0",
         fails_when=("`torch.signbit(x)` of a NaN whose sign bit is set (x86's `0.0 / 0.0` is one) is True; the "
                     "graph says False",
                     "`torch.cumprod` of long axes or values near overflow: the product's order differs, so does "
                     "its rounding (and where it overflows)",
-                    "`torch.logaddexp(a, b)` of a large gap: `log(1 + e)` rounds `e` away where `log1p` keeps it"),
+                    "`torch.logaddexp(a, b)` of a large gap: `log(1 + e)` rounds `e` away where `log1p` keeps it",
+                    "`torch.fmin(a, b)` whose result is a -0.0 taken from `b`: ONNX Runtime's Where gives 0.0"),
         examples=(
             Example(
                 "def edges(x):\n"
@@ -173,7 +193,7 @@ Exp, Sin and Sqrt, which every release parses).""",
             return
         qualified = self.context.refers_to(node.func, *_BY_FUNCTION, *_MODULES)
         if qualified in _MODULES:
-            self._module(node)
+            self._module(node, qualified)
             return
         if qualified is not None:
             self._call(node, _BY_FUNCTION[qualified], None)
@@ -206,7 +226,15 @@ Exp, Sin and Sqrt, which every release parses).""",
         self.report(node, f"{message}; take {op.composition} while exporting ({kind}; `torch.{op.name}` otherwise)",
                     Fix({node: cst.Call(func=cst.Name(op.helper), args=args)}, safety=safety, helpers=(op.helper,)))
 
-    def _module(self, node: cst.Call) -> None:
+    def _module(self, node: cst.Call, qualified: str) -> None:
+        helper = MODULE_HELPERS[qualified]
+        if helper == "_TrtRMSNorm":
+            # The subclass takes the constructor's arguments, whatever their form: it only replaces forward.
+            self.report(node, "`nn.RMSNorm` runs `rms_norm`, which the TorchScript exporter cannot convert "
+                              "(aten::rms_norm), so the model does not export; build `_TrtRMSNorm`, whose forward "
+                              "takes torch's own steps while exporting (bit for bit)",
+                        Fix({node: node.with_changes(func=cst.Name(helper))}, helpers=(helper,)))
+            return
         message = ("`nn.ChannelShuffle` runs `channel_shuffle`, which the TorchScript exporter cannot convert "
                    "(aten::channel_shuffle), so the model does not export")
         if has_star_args(node) or len(node.args) != 1 or node.args[0].keyword not in (None,) and \
@@ -215,7 +243,7 @@ Exp, Sin and Sqrt, which every release parses).""",
             return
         self.report(node, f"{message}; build `_TrtChannelShuffle`, whose forward reshapes and transposes while "
                           "exporting (bit for bit)",
-                    Fix({node: node.with_changes(func=cst.Name(MODULE_HELPER))}, helpers=(MODULE_HELPER,)))
+                    Fix({node: node.with_changes(func=cst.Name(helper))}, helpers=(helper,)))
 
 
 #: Expressions that stay one argument without their parentheses (a tuple or a generator would not).

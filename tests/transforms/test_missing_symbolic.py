@@ -108,8 +108,17 @@ CASES: dict[str, Case] = {
     "logaddexp": Case("torch.logaddexp(a, b)", two(), (torch.float32, torch.float64), "a.logaddexp(b)"),
     "hypot": Case("torch.hypot(a, b)", two(), (torch.float32, torch.float64), "a.hypot(b)"),
     "cumprod": Case("torch.cumprod(a, 0)", one(3), (torch.float32, torch.float64, torch.int64), "a.cumprod(dim=1)"),
+    # Rows of 3 normalized with a weight (its own fixed values: the dynamic axis is the rows').
+    "rms_norm": Case("F.rms_norm(a, (3,), b, eps=1e-6)",
+                     lambda n, dt: [rows(n, 3, dt), values(len(SPECIAL) + 3, dt, seed=5)[-3:]], FLOATS),
+    "expm1": Case("torch.expm1(a)", one(), FLOATS + (torch.int64, torch.bool), "a.expm1()"),
+    "fmin": Case("torch.fmin(a, b)", two(), NUMBERS, "a.fmin(b)"),
+    "fmax": Case("torch.fmax(a, b)", two(), NUMBERS, "a.fmax(b)"),
 }
 EXACT = {op.name: op.exact for op in OPS}
+#: Exact in torch, but ONNX Runtime's ReduceMean and Sqrt round apart from torch's `mean` and `rsqrt` (an ulp,
+#: as `torch.mean` exported does): compared within rounding in the graph.
+ROUNDED_IN_ONNX = {"rms_norm"}
 
 
 def _source(form: str) -> str:
@@ -125,7 +134,7 @@ def test_the_table_and_the_cases_cover_the_same_functions() -> None:
     assert set(CASES) == set(EXACT)
     assert {n for n, exact in EXACT.items() if exact} == {
         "take_along_dim", "diff", "rot90", "count_nonzero", "nansum", "nanmean", "trunc", "ravel", "heaviside",
-        "isclose", "kron", "channel_shuffle"}
+        "isclose", "kron", "channel_shuffle", "rms_norm"}
 
 
 def test_rewrite_text_and_what_is_left() -> None:
@@ -145,6 +154,9 @@ def test_rewrite_text_and_what_is_left() -> None:
     after = strip_helpers(rewrite(_source("function"), select=("TRT337",), unsafe=True))
     assert "return _trt_diff(a, n=2, dim=0)" in after and "return _trt_channel_shuffle(a, 2)" in after
     assert "return _trt_sinc(a)" in after  # torch.special.sinc
+    assert "return _trt_rms_norm(a, (3,), b, eps=1e-6)" in after
+    assert strip_helpers(rewrite("import torch\ny = torch.rms_norm(x, [3])\n", select=("TRT337",))).endswith(
+        "y = _trt_rms_norm(x, [3])\n")
     method = strip_helpers(rewrite(_source("method"), select=("TRT337",), unsafe=True))
     assert "return _trt_take_along_dim(a, b, 1)" in method and "return _trt_nanmean(a, 1, True)" in method
     left = ("import torch\nimport numpy as np\n"
@@ -160,6 +172,48 @@ def test_rewrite_text_and_what_is_left() -> None:
     assert rewrite(left, select=("TRT337",), unsafe=True) == left
     own = "def diff(x):\n    return x\n\ndef f(x):\n    return diff(x)\n"
     assert rules_found(own, select=("TRT337",)) == []
+
+
+def test_rms_norm_module_is_built_as_the_subclass(tmp_path) -> None:
+    """`nn.RMSNorm` with its arguments in any form: the subclass takes the same constructor and state."""
+    source = ("import torch\nfrom torch import nn\n\nclass M(nn.Module):\n    def __init__(self, d=6):\n"
+              "        super().__init__()\n        self.norm = nn.RMSNorm(d, eps=1e-5)\n"
+              "        self.plain = torch.nn.RMSNorm([3, d], elementwise_affine=False)\n\n"
+              "    def forward(self, x):\n        return self.norm(x) + self.plain(x)\n")
+    after = rewrite(source, select=("TRT337",))
+    assert "self.norm = _TrtRMSNorm(d, eps=1e-5)" in after
+    assert "self.plain = _TrtRMSNorm([3, d], elementwise_affine=False)" in after
+    torch.manual_seed(0)
+    before_m = import_source(source, tmp_path)["M"]()
+    torch.manual_seed(0)
+    after_m = import_source(after, tmp_path)["M"]()
+    with torch.no_grad():
+        before_m.norm.weight.uniform_(0.5, 2.0)
+    after_m.load_state_dict(before_m.state_dict())
+    assert isinstance(after_m.norm, torch.nn.RMSNorm) and repr(after_m) == repr(before_m)
+    assert list(after_m.state_dict()) == list(before_m.state_dict())
+    x = torch.randn(2, 3, 6) * 4
+    assert torch.equal(after_m(x), before_m(x))
+    with pytest.raises(Exception, match="Unsupported|not supported"):
+        _export(before_m, [x])
+    graph = _export(after_m, [x])
+    assert not [i for i in check_graph(graph) if i.severity == "error"]
+    y = torch.randn(5, 3, 6)
+    assert torch.allclose(_run(graph, [y]), before_m(y), rtol=1e-6, atol=1e-6)
+
+
+def test_fmin_and_fmax_lose_a_negative_zero_only_in_onnx_runtime() -> None:
+    """Why they are unsafe: eager torch and the composition agree bit for bit, but ONNX Runtime's Where reads
+    a -0.0 it picks from its first operand as 0.0."""
+    a, b = torch.tensor([1.0, math.nan, 0.0, -0.0]), torch.tensor([-0.0, -0.0, -0.0, 0.0])
+    from trtcodemod.helpers.symbolics import _trt_fmax, _trt_fmin
+    for helper, function in ((_trt_fmin, torch.fmin), (_trt_fmax, torch.fmax)):
+        with export_formulation():
+            _same_values(helper(a, b), function(a, b), function.__name__)
+        graph = _export(_Call(lambda x, y, helper=helper: helper(x, y)), [a, b])
+        got = _run(graph, [a, b])
+        assert torch.equal(got, function(a, b))  # equal as numbers...
+        assert torch.signbit(function(a, b)).any() and not torch.equal(torch.signbit(got), torch.signbit(function(a, b)))
 
 
 def test_channel_shuffle_module_is_built_as_the_subclass(tmp_path) -> None:
@@ -191,7 +245,7 @@ def _edge_inputs(name: str, dtype: torch.dtype) -> list[list]:
     sets = [case.inputs(len(SPECIAL), dtype), case.inputs(7, dtype)]
     if name not in ("trace", "channel_shuffle", "take_along_dim", "kron"):
         sets.append(case.inputs(0, dtype))  # empty
-    if name in ("heaviside", "xlogy", "copysign", "logaddexp", "hypot", "isclose"):
+    if name in ("heaviside", "xlogy", "copysign", "logaddexp", "hypot", "isclose", "fmin", "fmax"):
         first, second = case.inputs(len(SPECIAL), dtype)
         sets.append([first.reshape(-1, 1), second[:5].reshape(1, 5)])  # broadcasting
     return sets
@@ -234,7 +288,8 @@ def test_eager_mode_is_the_original_and_the_composition_matches_it(programs, nam
             if EXACT[name] or name in ("signbit", "copysign"):
                 _same_values(got, want.output, context)
             else:
-                rtol = {torch.float16: 2e-3, torch.bfloat16: 2e-2, torch.float32: 1e-5}.get(dtype, 1e-12)
+                # The output's type: an integer input of expm1 or sinc gives a float32 result.
+                rtol = {torch.float16: 2e-3, torch.bfloat16: 2e-2, torch.float32: 1e-5}.get(want.output.dtype, 1e-12)
                 _close_values(got, want.output, context, rtol)
 
 
@@ -254,7 +309,8 @@ class M(nn.Module):
                 torch.count_nonzero(a, 0), torch.nansum(a, 0), torch.nanmean(a), torch.trunc(a),
                 torch.heaviside(a, b), a.isclose(b), torch.kron(a, b), F.channel_shuffle(a.unsqueeze(-1), 3),
                 torch.xlogy(a, b), torch.sinc(a), torch.signbit(a), torch.copysign(a, b), torch.trace(a),
-                torch.logaddexp(a, b), torch.hypot(a, b), torch.cumprod(a, 0))
+                torch.logaddexp(a, b), torch.hypot(a, b), torch.cumprod(a, 0), F.rms_norm(a, [3], b[0], 1e-6),
+                torch.rms_norm(a, (3,)), torch.expm1(a), torch.fmin(a, b), a.fmax(b))
 """
 
 
@@ -290,7 +346,9 @@ def test_the_unsafe_functions_do_differ_somewhere() -> None:
         from trtcodemod.helpers.symbolics import _trt_hypot, _trt_logaddexp, _trt_sinc, _trt_xlogy
         g = torch.Generator().manual_seed(2)
         a, b = torch.randn(20000, generator=g) * 5, torch.randn(20000, generator=g).abs() * 5
+        from trtcodemod.helpers.symbolics import _trt_expm1
         for helper, function, inputs in ((_trt_xlogy, torch.xlogy, (a, b)), (_trt_sinc, torch.sinc, (a,)),
+                                         (_trt_expm1, torch.expm1, (a / 8,)),
                                          (_trt_logaddexp, torch.logaddexp, (a, b)), (_trt_hypot, torch.hypot, (a, b))):
             got, want = helper(*inputs), function(*inputs)
             assert not torch.equal(got, want), function.__name__  # an ulp or two apart, on some values
@@ -344,7 +402,7 @@ def test_the_export_passes_the_trt_check_and_matches_eager_at_other_sizes(progra
     for n in (len(SPECIAL) + 3, 40):
         inputs = _onnx_inputs(name, n)
         got, want = _run(graph, inputs), before[name](*inputs)
-        if EXACT[name] or name in ("signbit", "copysign"):
+        if (EXACT[name] or name in ("signbit", "copysign")) and name not in ROUNDED_IN_ONNX:
             _same_values(got, want, f"{name} at {n}")
         else:
             _close_values(got, want, f"{name} at {n}", 1e-5)
@@ -378,7 +436,7 @@ def test_the_dynamo_exporter_takes_the_compositions_too(programs) -> None:
     outputs = session.run(None, {i.name: t.numpy() for i, t in zip(session.get_inputs(), flat)})
     for name, got in zip(names, outputs):
         want = before[name](*inputs[name])
-        if EXACT[name] or name in ("signbit", "copysign"):
+        if (EXACT[name] or name in ("signbit", "copysign")) and name not in ROUNDED_IN_ONNX:
             _same_values(torch.from_numpy(got), want, f"{name} (dynamo)")
         else:
             _close_values(torch.from_numpy(got), want, f"{name} (dynamo)", 1e-5)

@@ -310,6 +310,43 @@ class _TrtChannelShuffle(torch.nn.ChannelShuffle):
         return "ChannelShuffle"
 
 
+def _trt_rms_norm(input, normalized_shape: list[int], weight: torch.Tensor | None = None,
+                  eps: float | None = None):
+    """``F.rms_norm``; while exporting, ``x * rsqrt(mean(x * x) + eps)`` over the normalized axes, times
+    the weight: torch's own steps, in float for a half or bfloat16 input (whose default ``eps`` is
+    float's)."""
+    if torch.jit.is_scripting():
+        return torch.nn.functional.rms_norm(input, normalized_shape, weight, eps)
+    if (_trt_composable(input) and input.is_floating_point() and 0 < len(normalized_shape) <= input.dim()
+            and list(input.shape[input.dim() - len(normalized_shape):]) == list(normalized_shape)
+            and (weight is None or (isinstance(weight, torch.Tensor) and list(weight.shape) == list(normalized_shape)
+                                    and weight.dtype == input.dtype))):
+        return _trt_rms_norm_onnx(input, len(normalized_shape), weight, eps)
+    return torch.nn.functional.rms_norm(input, normalized_shape, weight, eps)
+
+
+@torch.jit.unused
+def _trt_rms_norm_onnx(input, axes, weight, eps):
+    wide = _trt_widened(input)
+    if eps is None:
+        eps = torch.finfo(wide.dtype).eps
+    dims = list(range(-axes, 0))
+    normed = wide * torch.rsqrt(wide.pow(2).mean(dims, keepdim=True) + eps)
+    if weight is not None:
+        normed = normed * weight
+    return normed.to(input.dtype)
+
+
+class _TrtRMSNorm(torch.nn.RMSNorm):
+    """``nn.RMSNorm`` whose forward is :func:`_trt_rms_norm` (same state, same repr)."""
+
+    def forward(self, x):
+        return _trt_rms_norm(x, list(self.normalized_shape), self.weight, self.eps)
+
+    def _get_name(self):
+        return "RMSNorm"
+
+
 def _trt_xlogy(input, other):
     """``torch.xlogy``; while exporting, NaN where ``other`` is NaN, else 0 where ``input`` is 0, else
     ``input * log(other)``."""
@@ -455,3 +492,54 @@ def _trt_cumprod_onnx(input, axis, dtype):
     rows = moved.unsqueeze(-2).expand(*moved.shape[:-1], n, n)
     products = torch.where(~earlier, torch.ones((), dtype=x.dtype, device=x.device), rows).prod(-1)
     return products if axis == last else products.movedim(last, axis)
+
+
+def _trt_expm1(input):
+    """``torch.expm1``; while exporting, ``(u - 1) * x / log(u)`` with ``u = exp(x)`` (which corrects the
+    rounding of ``u``), ``x`` itself where ``u`` is 1, -1 where it is 0 and infinity where it is."""
+    if torch.jit.is_scripting():
+        return torch.expm1(input)
+    if _trt_foreign(input, "expm1"):
+        return input.expm1()
+    if _trt_composable(input):
+        x = input if input.is_floating_point() else input.to(torch.get_default_dtype())
+        wide = _trt_widened(x)
+        u = torch.exp(wide)
+        corrected = (u - 1) * wide / torch.log(u)
+        # The value that may be -0.0 (``x`` itself) goes in Where's second branch (see the module's note).
+        near_zero = torch.where(u != 1, corrected, wide)
+        ends = torch.where(u == 0, torch.full_like(wide, -1.0), torch.where(u == float("inf"), u, near_zero))
+        return torch.where(torch.isnan(wide), wide, ends).to(x.dtype)
+    return torch.expm1(input)
+
+
+def _trt_fmin(input, other):
+    """``torch.fmin``; while exporting, ``other`` where it is below ``input`` or ``input`` is NaN, else
+    ``input`` (of two equal zeros, the first, as torch)."""
+    if torch.jit.is_scripting():
+        return torch.fmin(input, other)
+    if _trt_foreign(input, "fmin"):
+        return input.fmin(other)
+    if (_trt_composable(input) and isinstance(other, torch.Tensor) and not other.is_complex()
+            and input.dtype == other.dtype):
+        take_other = other < input
+        if input.is_floating_point():
+            take_other = take_other | torch.isnan(input)
+        return torch.where(take_other, other, input)
+    return torch.fmin(input, other)
+
+
+def _trt_fmax(input, other):
+    """``torch.fmax``; while exporting, ``other`` where it is above ``input`` or ``input`` is NaN, else
+    ``input`` (of two equal zeros, the first, as torch)."""
+    if torch.jit.is_scripting():
+        return torch.fmax(input, other)
+    if _trt_foreign(input, "fmax"):
+        return input.fmax(other)
+    if (_trt_composable(input) and isinstance(other, torch.Tensor) and not other.is_complex()
+            and input.dtype == other.dtype):
+        take_other = other > input
+        if input.is_floating_point():
+            take_other = take_other | torch.isnan(input)
+        return torch.where(take_other, other, input)
+    return torch.fmax(input, other)
