@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import libcst as cst
 
-from trtcodemod.evidence.facts import RESULT
+from trtcodemod.evidence.facts import FLOOR_GAP, RESULT
 from trtcodemod.evidence.proofs import prove_in_file
 from trtcodemod.rules import RuleInfo, UndeclaredProvider, _required
 
@@ -165,6 +165,16 @@ class ObservedFacts(Provider):
             return []
         return self.facts.tensors(name, where.start.line, where.start.column + 1, where.end.line,
                                   where.end.column + 1)
+
+    def floor_gap(self, node: cst.CSTNode) -> bool:
+        """Did a floor division at ``node`` (``a // b``, ``torch.floor_divide(a, b)``) give a quotient
+        other than its truncation in the recorded run (a negative one, not whole)? False without
+        facts or observation."""
+        where = self._where_observed(node)
+        if where is None:
+            return False
+        return bool(self.facts.tensors(FLOOR_GAP, where.start.line, where.start.column + 1, where.end.line,
+                                       where.end.column + 1))
 
     def is_tensor(self, node: cst.CSTNode) -> bool:
         """Was ``node`` seen holding a tensor in the recorded run: a name (or ``self.<name>``)

@@ -23,6 +23,9 @@ FACTS_VERSION = 1
 _WHOLE_LINE = 1 << 20
 #: The name a tensor event gives a call's result (``tensor_sites.RESULT``; no name holds it yet).
 RESULT = "<result>"
+#: The name of a tensor event at a floor division (``//``, ``torch.floor_divide``) whose quotient was not
+#: its truncation somewhere: where the exporter's truncating ``Div`` gives other values (TRT339).
+FLOOR_GAP = "<floor-gap>"
 #: The fields every event has (``observe.py`` writes them; a facts file without them is malformed).
 _EVENT_FIELDS = ("kind", "path", "line", "column", "end_line", "end_column")
 

@@ -89,6 +89,23 @@ def _trt_size_int(value: int | float) -> int:
     return int(value)
 
 
+def _trt_size_floordiv(a: int, b: int) -> int:
+    """``a // b``; while a trace passes a tensor, a floor division the graph keeps (the exporter writes
+    a traced ``//`` as a ``Div`` that truncates toward zero: ``-(-h // s)`` would come out one smaller)."""
+    if not torch.jit.is_scripting() and torch.jit.is_tracing():
+        if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
+            return _trt_size_floordiv_traced(a, b)
+    return a // b
+
+
+@torch.jit.unused
+def _trt_size_floordiv_traced(a, b):
+    """The traced quotient: ``torch.div(..., rounding_mode="floor")``, exported exactly for integers."""
+    if not isinstance(a, torch.Tensor):
+        a = torch.zeros_like(b) + a  # a number on the left: the divisor's type and device, no constant
+    return torch.div(a, b, rounding_mode="floor")
+
+
 def _trt_size_ceil(value: int | float) -> int:
     """``math.ceil(value)``; a traced ``ceil`` while a trace passes a tensor."""
     if not torch.jit.is_scripting():

@@ -22,7 +22,7 @@ from typing import Any
 import torch
 from torch.overrides import TorchFunctionMode
 
-from trtcodemod.evidence.facts import RESULT
+from trtcodemod.evidence.facts import FLOOR_GAP, RESULT
 from trtcodemod.usercode import OURS
 
 #: How many calls per site and input set are inspected (a site in a loop runs many times).
@@ -35,6 +35,23 @@ MAX_SHAPES = 8
 _PLUMBING = tuple(os.sep + os.path.join("torch", *name.split("/"))
                   for name in ("overrides.py", "_tensor.py", "nn/functional.py"))
 _USER, _THROUGH, _OTHER = 0, 1, 2
+
+
+#: Floor divisions that make a new tensor (in-place ones leave no operands to compare with).
+_FLOOR_DIVISIONS = (torch.Tensor.__floordiv__, torch.floor_divide, torch.Tensor.floor_divide)
+
+
+def _floor_gap(args: tuple, result: Any) -> bool:
+    """Did a floor division give other values than the truncating ``Div`` the TorchScript exporter writes
+    for it (a negative quotient that is not whole)?"""
+    if len(args) != 2 or not isinstance(args[0], torch.Tensor) or not isinstance(result, torch.Tensor) \
+            or result.dtype == torch.bool or result.is_complex() or result.numel() == 0:
+        return False
+    truncated = torch.div(args[0], args[1], rounding_mode="trunc")
+    differs = result != truncated
+    if result.is_floating_point():
+        differs = differs & ~(torch.isnan(result) & torch.isnan(truncated))
+    return bool(differs.any())
 
 
 class TensorSites(TorchFunctionMode):
@@ -63,7 +80,7 @@ class TensorSites(TorchFunctionMode):
         if rec.recording and not rec._busy:
             rec._busy = True  # our own tensor reads below must not be recorded as the model's
             try:
-                self._record(args, kwargs, result)
+                self._record(args, kwargs, result, func in _FLOOR_DIVISIONS)
             except Exception:  # noqa: BLE001 - observing must never change what the model does
                 pass
             finally:
@@ -95,7 +112,7 @@ class TensorSites(TorchFunctionMode):
             return _THROUGH
         return _OTHER
 
-    def _record(self, args: tuple, kwargs: dict, result: Any) -> None:
+    def _record(self, args: tuple, kwargs: dict, result: Any, floor_division: bool = False) -> None:
         frame = self._user_frame()
         if frame is None:
             return
@@ -113,6 +130,8 @@ class TensorSites(TorchFunctionMode):
         site = self.rec._position(frame)
         for name, tensor in named:
             self._add(site, name, tensor)
+        if floor_division and _floor_gap(args, result):
+            self._add(site, FLOOR_GAP, result)
 
     def _add(self, site: tuple, name: str, tensor: Any) -> None:
         path, line, col, end_line, end_col = site

@@ -1,0 +1,273 @@
+"""TRT339 (floor division the TorchScript exporter writes as truncation): rewrite, eager mode, export.
+
+The rewrite of `//`, `torch.floor_divide` and `x.floor_divide` on tensors and of `//` on sizes that can
+be negative (and what is left); eager mode before and after on edge values (the same values, dtype,
+errors, and the same error from backward); the export-time quotient against torch's bit for bit;
+and exports whose originals are silently wrong in ONNX Runtime while the rewritten graphs give eager
+torch's values at other sizes.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import warnings
+
+import onnx
+import onnxruntime as ort
+import pytest
+import torch
+from safety import Run, assert_same_run, import_source, run_once, toolchain_outcomes
+from support import export_formulation, migrate_small, rewrite, rules_found, strip_helpers
+
+from trtcodemod.trt.check import check_graph
+
+SPECIAL = (0.0, -0.0, math.inf, -math.inf, math.nan, 0.5, -0.5, 2.5, -2.5, 1.0, -1.0, 3.0, 1e-30, -7.25, 0.1, 7.0,
+           -0.3, 1e30)
+
+SOURCE = """
+import torch
+import numpy as np
+
+
+def by_number(x: torch.Tensor, stride: int):
+    return x // stride, (x - 1) // 2.5
+
+
+def by_tensor(a: torch.Tensor, b: torch.Tensor):
+    return a // b, torch.floor_divide(a, b), a.floor_divide(b)
+
+
+def ceil_rows(x: torch.Tensor, size: int = 4):
+    h = x.shape[-1]
+    rows = -(-h // size)
+    half = (size - h) // 2
+    plain = h // 2
+    out = (h - 1) // 2 + 1
+    return x.new_zeros(x.shape[0], rows), half, plain, out
+
+
+def untouched(n: int, arr, t: torch.Tensor):
+    t //= 2
+    return n // 2, (n - 3) // 2, np.asarray(arr) // 2, t
+
+
+def indices(x: torch.Tensor, w: int):
+    return torch.arange(x.shape[1]) // 2, x.argmax(1) // w, torch.arange(-3, 4) // 2, x.argmax(1) // -w
+"""
+
+
+def test_rewrite_text_and_what_is_left() -> None:
+    safe = strip_helpers(rewrite(SOURCE, select=("TRT339",)))
+    assert "return _trt_floor_divide(x, stride), _trt_floor_divide(x - 1, 2.5)" in safe
+    assert ("return _trt_floor_divide(a, b), _trt_floor_divide(a, b), _trt_floor_divide(a, b)" in safe)
+    assert "rows = -(-h // size)" in safe  # the size fix is unsafe
+    unsafe = strip_helpers(rewrite(SOURCE, select=("TRT339",), unsafe=True))
+    assert "rows = -(_trt_size_floordiv(-h, size))" in unsafe
+    assert "half = _trt_size_floordiv(size - h, 2)" in unsafe
+    assert "plain = h // 2" in unsafe  # a size and a positive number: truncation is the floor
+    assert "out = (h - 1) // 2 + 1" in unsafe  # a size minus a number: taken as non-negative
+    assert "return n // 2, (n - 3) // 2, np.asarray(arr) // 2, t" in unsafe and "t //= 2" in unsafe
+    # Non-negative indices by a divisor not written negative: left alone; a negative start or divisor: taken.
+    assert "return torch.arange(x.shape[1]) // 2, x.argmax(1) // w, _trt_floor_divide(torch.arange(-3, 4), 2), " \
+           "_trt_floor_divide(x.argmax(1), -w)" in safe
+    # 7 tensor divisions, 2 size divisions, and the in-place one reported without a fix.
+    assert rules_found(SOURCE, select=("TRT339",)) == ["TRT339"] * 10
+    once = rewrite(SOURCE, select=("TRT339",), unsafe=True)
+    assert rewrite(once, select=("TRT339",), unsafe=True) == once
+
+
+def values(n: int, dtype: torch.dtype, seed: int = 0) -> torch.Tensor:
+    g = torch.Generator().manual_seed(seed)
+    if dtype.is_floating_point:
+        drawn = torch.randn(max(n, 1), generator=g, dtype=torch.float64) * 20
+        return torch.cat([torch.tensor(SPECIAL, dtype=torch.float64), drawn])[:n].to(dtype)
+    low = 0 if dtype == torch.uint8 else -50
+    return torch.randint(low, 50, (n,), generator=g).to(dtype)
+
+
+DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.int64, torch.int32, torch.int8,
+          torch.uint8)
+
+
+@pytest.fixture(scope="module")
+def programs(tmp_path_factory):
+    before = import_source(SOURCE, tmp_path_factory.mktemp("before"))
+    after = import_source(rewrite(SOURCE, select=("TRT339",), unsafe=True), tmp_path_factory.mktemp("after"))
+    return before, after
+
+
+def _same(got: torch.Tensor, want: torch.Tensor, context: str) -> None:
+    assert got.dtype == want.dtype and got.shape == want.shape, context
+    if want.is_floating_point():
+        same = ((got == want) & (torch.signbit(got) == torch.signbit(want))) | (got.isnan() & want.isnan())
+    else:
+        same = got == want
+    assert bool(same.all()), f"{context}: {got[~same][:4].tolist()} vs {want[~same][:4].tolist()}"
+
+
+def _finite_quotients(a: torch.Tensor, b) -> torch.Tensor:
+    """Where torch's own vectorized ``fmod`` (which the composition calls in eager mode) is exact: the
+    quotient does not overflow. (The graph's ``Mod`` is exact there too: see the export test.)"""
+    return ((a.double() / (b.double() if isinstance(b, torch.Tensor) else b)).abs() < 1e30) | ~torch.isfinite(a)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_eager_mode_is_the_original_and_the_export_time_quotient_is_torchs(programs, dtype) -> None:
+    before, after = programs
+    n = len(SPECIAL) * len(SPECIAL) if dtype.is_floating_point else 200
+    a = values(len(SPECIAL), dtype).repeat_interleave(len(SPECIAL)) if dtype.is_floating_point else values(n, dtype)
+    b = values(len(SPECIAL), dtype).repeat(len(SPECIAL)) if dtype.is_floating_point else values(n, dtype, seed=1)
+    for inputs in ([a, b], [a[:0], b[:0]], [a.reshape(-1, 1)[:7], b[:5]]):
+        assert_same_run(run_once(before["by_tensor"], inputs), run_once(after["by_tensor"], inputs), context=str(dtype))
+        want = run_once(before["by_tensor"], inputs)
+        if want.error is not None:  # integer division by zero: the same error before and after
+            assert not dtype.is_floating_point
+            continue
+        with export_formulation(after):
+            got = after["by_tensor"](*inputs)
+        keep = _finite_quotients(*inputs) if dtype.is_floating_point else torch.ones((), dtype=torch.bool)
+        for g, w in zip(got, want.output):
+            _same(g[keep.expand_as(g)], w[keep.expand_as(w)], f"{dtype}")
+    for stride in (2, -3, 7) if not dtype.is_floating_point or dtype == torch.uint8 else (2, -3):
+        inputs = [a, stride]
+        assert_same_run(run_once(before["by_number"], inputs), run_once(after["by_number"], inputs), context=str(dtype))
+        want = before["by_number"](*inputs)
+        with export_formulation(after):
+            got = after["by_number"](*inputs)
+        for g, w in zip(got, want):
+            _same(g, w, f"{dtype} by {stride}")
+
+
+def test_backward_raises_the_same_error(programs) -> None:
+    before, after = programs
+    for program in (before, after):
+        x = torch.tensor([-3.5, 2.0], requires_grad=True)
+        quotient, _ = program["by_number"](x, 2)
+        with pytest.raises(RuntimeError, match="floor_divide"):
+            quotient.sum().backward()
+
+
+class _Call(torch.nn.Module):
+    def __init__(self, fn) -> None:
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *inputs):
+        return self.fn(*inputs)
+
+
+def _export(model: torch.nn.Module, inputs: list, dynamic: dict | None = None) -> onnx.ModelProto:
+    names = [f"input_{i}" for i in range(len(inputs))]
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, tuple(inputs), buffer, dynamo=False, opset_version=17, input_names=names,
+                          dynamic_axes=dynamic if dynamic is not None else {n: {0: f"n{i}"} for i, n in enumerate(names)})
+    return onnx.load_from_string(buffer.getvalue())
+
+
+def _run(graph: onnx.ModelProto, inputs: list) -> list[torch.Tensor]:
+    session = ort.InferenceSession(graph.SerializeToString())
+    feed = {i.name: t.numpy() for i, t in zip(session.get_inputs(), inputs)}
+    return [torch.from_numpy(o) for o in session.run(None, feed)]
+
+
+@pytest.mark.parametrize("dtype", (torch.float32, torch.int64))
+def test_the_original_export_is_wrong_and_the_rewritten_one_is_torch(programs, dtype) -> None:
+    before, after = programs
+    example = [values(40, dtype), values(40, dtype, seed=1)]
+    example[1] = torch.where(example[1] == 0, torch.ones_like(example[1]), example[1])  # no integer division by 0
+    wrong = _run(_export(_Call(before["by_tensor"]), example), example)
+    assert not torch.equal(wrong[0], before["by_tensor"](*example)[0])  # truncated, silently
+    graph = _export(_Call(after["by_tensor"]), example)
+    assert not [i for i in check_graph(graph) if i.severity == "error"]
+    a = values(len(SPECIAL), dtype).repeat_interleave(len(SPECIAL)) if dtype.is_floating_point else values(300, dtype)
+    b = values(len(SPECIAL), dtype).repeat(len(SPECIAL)) if dtype.is_floating_point else values(300, dtype, seed=2)
+    b = torch.where(b == 0, torch.ones_like(b), b) if not dtype.is_floating_point else b
+    for got, want in zip(_run(graph, [a, b]), before["by_tensor"](a, b)):
+        _same(got, want, f"{dtype} in ONNX Runtime")  # overflowing quotients included
+    graph = _export(_Call(lambda x: after["by_number"](x, -3)), [example[0]])
+    for got, want in zip(_run(graph, [a]), before["by_number"](a, -3)):
+        _same(got, want, f"{dtype} by -3 in ONNX Runtime")
+
+
+def test_a_ceiling_of_a_traced_size_keeps_its_rows(programs) -> None:
+    before, after = programs
+    dynamic = {"input_0": {1: "width"}}
+    wrong = _export(_Call(lambda x: before["ceil_rows"](x)[0]), [torch.randn(1, 10)], dynamic)
+    assert _run(wrong, [torch.randn(1, 10)])[0].shape == (1, 2)  # one row short at the traced size itself
+    graph = _export(_Call(lambda x: after["ceil_rows"](x)[0]), [torch.randn(1, 10)], dynamic)
+    assert not [i for i in check_graph(graph) if i.severity == "error"]
+    for width in (10, 13, 16, 1):
+        x = torch.randn(1, width)
+        assert _run(graph, [x])[0].shape == before["ceil_rows"](x)[0].shape, width
+    for width in (0, 3, 10):
+        x = torch.randn(2, width)
+        assert_same_run(run_once(before["ceil_rows"], [x]), run_once(after["ceil_rows"], [x]), context=str(width))
+
+
+TOOLCHAIN_SOURCE = """
+import torch
+from torch import nn
+
+
+class M(nn.Module):
+    def forward(self, a, b):
+        h = a.shape[-1]
+        return a // b, torch.floor_divide(a, 3), a.floor_divide(b), a // 2.5, a.new_zeros(-(-h // 4))
+"""
+
+
+def test_other_toolchains_run_the_original(tmp_path) -> None:
+    before = import_source(TOOLCHAIN_SOURCE, tmp_path)["M"]
+    after = import_source(rewrite(TOOLCHAIN_SOURCE, select=("TRT339",), unsafe=True), tmp_path)["M"]
+    assert "_trt_size_floordiv(" in rewrite(TOOLCHAIN_SOURCE, select=("TRT339",), unsafe=True)
+    inputs = [torch.randn(4, 6) * 10, torch.randn(4, 6) * 3]
+    want = toolchain_outcomes(before, inputs, tmp_path)
+    got = toolchain_outcomes(after, inputs, tmp_path)
+    assert set(want) == set(got)
+    for name in want:
+        if isinstance(want[name], Exception):
+            assert isinstance(got[name], Exception), name
+        else:
+            assert not isinstance(got[name], Exception), f"{name}: {got[name]!r}"
+            assert_same_run(Run(inputs, want[name]), Run(inputs, got[name]), context=name)
+
+
+MODEL = '''
+import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 1)
+
+    def forward(self, x):
+        y = self.conv(x)
+        # Signed cell offsets of each activation (negative ones too): a floor division.
+        cells = (y * 8).round() // 3
+        # Column pairs: a floor division of non-negative values, the same in the graph (left alone).
+        pairs = torch.arange(y.shape[-1], device=y.device) // 2
+        return y + cells + pairs
+
+
+def build():
+    torch.manual_seed(0)
+    return Net().eval()
+'''
+
+
+def test_migrate_fixes_a_small_model(tmp_path) -> None:
+    """The original exports and loads, but its graph differs from eager mode on the traced inputs: TRT339 is
+    the suspect, applied and verified, only where the recorded run saw a quotient differ from its truncation."""
+    path = tmp_path / "cells_model.py"
+    path.write_text(MODEL)
+    report, exit_code = migrate_small(path)
+    assert exit_code == 0, report["remaining"]
+    assert [a["rule"] for a in report["applied"]] == ["TRT339"]
+    assert report["before"]["faithful"] is False and report["after"]["faithful"] is True
+    assert "+        cells = _trt_floor_divide((y * 8).round(), 3)" in report["diff"]
+    assert "_trt_floor_divide(torch.arange" not in report["diff"]
