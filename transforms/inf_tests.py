@@ -43,8 +43,9 @@ The rewrite: the call → `_trt_isinf(x)`, `_trt_isfinite(x)`, ... `_trt_nan_to_
 same arguments), inserted helpers. Outside `torch.onnx.export` each is the torch function itself.
 While exporting, a floating-point tensor takes comparisons in its own dtype: `x.abs() == inf`,
 `x.abs() < inf` (false for NaN, as `isfinite`), `x == inf`, `x == -inf`, and `nan_to_num` as three
-`Where` on `x == inf`, `x == -inf` and `x != x` with the dtype's largest and smallest finite
-values where no replacement is given, as torch. Comparisons with infinity round nothing, so the
+`Where` on `x == inf`, `x == -inf` and `isnan(x)` with the dtype's largest and smallest finite
+values where no replacement is given, as torch (not `x != x`: ONNX Runtime's optimizer swaps the
+branches of a Where on a Not, and its Where reads a -0.0 from the first branch as 0.0). Comparisons with infinity round nothing, so the
 graph computes the function's values exactly; an integer or bool tensor, which holds no infinity,
 gives the constant answer in its shape (and `nan_to_num` the tensor).
 
@@ -52,7 +53,7 @@ Fix safety: safe. Eager, `torch.jit.script`, `torch.fx`, `torch.compile` and `to
 the torch function itself (values, dtype, errors; the results are bool, or `nan_to_num`'s, whose
 gradient the torch function keeps); only the exported graph differs, with the same values.
 
-TensorRT versions: all (Abs, Equal, Less, Not and Where parse from 8.4; a float64 Cast never).""",
+TensorRT versions: all (Abs, Equal, Less, IsNaN, Not and Where parse from 8.4; a float64 Cast never).""",
         fix=Safety.SAFE,
         examples=(
             Example(

@@ -192,6 +192,24 @@ def test_nan_to_num_defaults_are_the_dtype_s_extremes_while_exporting(dtype) -> 
     assert torch.equal(torch.from_numpy(got), torch.nan_to_num(x))
 
 
+def test_nan_to_num_keeps_a_negative_zero_in_onnx_runtime() -> None:
+    """ONNX Runtime's optimizer swaps the branches of a Where on a Not (`x != x`), and its Where reads a -0.0
+    from the first branch as 0.0: the NaN test is an IsNaN, so -0.0 stays -0.0."""
+    class One(torch.nn.Module):
+        def forward(self, x):
+            return _trt_nan_to_num(x, 1.0)
+
+    x = torch.tensor([-0.0, 0.0, math.nan, -2.0, -0.0])
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(One(), (x,), buffer, dynamo=False, opset_version=17, input_names=["x"])
+    [got] = ort.InferenceSession(buffer.getvalue()).run(None, {"x": x.numpy()})
+    want = torch.nan_to_num(x, 1.0)
+    assert torch.equal(torch.from_numpy(got), want)
+    assert torch.equal(torch.signbit(torch.from_numpy(got)), torch.signbit(want))
+
+
 MODEL = '''
 import torch
 from torch import nn

@@ -62,7 +62,7 @@ def _trt_isneginf(input):
 
 def _trt_nan_to_num(input, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None):
     """``torch.nan_to_num(input, nan, posinf, neginf)``; while exporting, three ``Where`` on
-    ``x == inf``, ``x == -inf`` and ``x != x`` (infinities become the dtype's largest and
+    ``x == inf``, ``x == -inf`` and ``isnan(x)`` (infinities become the dtype's largest and
     smallest finite values unless given, as in torch)."""
     if torch.jit.is_scripting():
         return torch.nan_to_num(input, nan, posinf, neginf)
@@ -75,5 +75,7 @@ def _trt_nan_to_num(input, nan: float = 0.0, posinf: float | None = None, neginf
         # statically (an Einsum's output), so the graph would refuse any other size.
         kept = torch.where(input == float("inf"), input.new_full((), high), input)
         kept = torch.where(input == -float("inf"), input.new_full((), low), kept)
-        return torch.where(input != input, input.new_full((), nan), kept)
+        # isnan, not `input != input`: ONNX Runtime's optimizer turns a Where on a Not into a Where with its
+        # branches swapped, and its Where reads a -0.0 from the first branch as 0.0 (`kept` may hold -0.0).
+        return torch.where(torch.isnan(input), input.new_full((), nan), kept)
     return torch.nan_to_num(input, nan, posinf, neginf)

@@ -10,7 +10,9 @@ composition does not take (a non-tensor input, a complex one, an argument torch 
 the torch function, and with it torch's result or error.
 
 ONNX Runtime's Where gives 0.0 for a -0.0 it takes from its first branch (the second keeps it), so a
-value that may be -0.0 is passed as the second branch, or a sign is applied as a product with +-1.
+value that may be -0.0 is passed as the second branch, or a sign is applied as a product with +-1. Its
+graph optimizer also rewrites a Where whose condition is a Not (``x != y`` exports as Not(Equal)) into
+one with the branches swapped, so such a Where's condition is written without a Not.
 """
 
 import torch
@@ -239,7 +241,10 @@ def _trt_heaviside(input, values):
         return input.heaviside(values)
     if (_trt_composable(input) and isinstance(values, torch.Tensor) and values.dtype == input.dtype
             and input.dtype != torch.bool):
-        return torch.where(input != 0, (input > 0).to(input.dtype), values)
+        # Not `input != 0`: ONNX Runtime's optimizer swaps the branches of a Where on a Not, and a -0.0 in
+        # `values` must stay in the second branch (see the module's note).
+        nonzero = (input < 0) | (input > 0) | torch.isnan(input) if input.is_floating_point() else (input < 0) | (input > 0)
+        return torch.where(nonzero, (input > 0).to(input.dtype), values)
     return torch.heaviside(input, values)
 
 
@@ -507,7 +512,7 @@ def _trt_expm1(input):
         u = torch.exp(wide)
         corrected = (u - 1) * wide / torch.log(u)
         # The value that may be -0.0 (``x`` itself) goes in Where's second branch (see the module's note).
-        near_zero = torch.where(u != 1, corrected, wide)
+        near_zero = torch.where((u < 1) | (u > 1), corrected, wide)  # no Not: ONNX Runtime would swap the branches
         ends = torch.where(u == 0, torch.full_like(wide, -1.0), torch.where(u == float("inf"), u, near_zero))
         return torch.where(torch.isnan(wide), wide, ends).to(x.dtype)
     return torch.expm1(input)
