@@ -19,12 +19,14 @@ from trtcodemod.transforms._op_calls import in_inserted_helper, tensor_method_re
 from trtcodemod.transforms._size_facts import SizeRule
 
 HELPER = "_trt_floor_divide"
+DIV_HELPER = "_trt_div_floor"
 SIZE_HELPER = "_trt_size_floordiv"
 _FUNCTIONS = ("torch.floor_divide",)
+_DIVISIONS = ("torch.div", "torch.divide")
 
 
 class FloorDivide(SizeRule):
-    needs_text = (b"//", b"floor_divide")
+    needs_text = (b"//", b"floor_divide", b"rounding_mode")
     info = RuleInfo(
         id="TRT339",
         name="floor-divide",
@@ -40,7 +42,9 @@ divisor not written negative), and `a // b` of tensor sizes where either side is
 it can be negative: a negation (`-(-h // s)`, the ceiling idiom), a negative literal (`h // -s`)
 or a difference whose first term is not a size (`(k - h) // 2`; a size minus something, `(h - 1)
 // s + 1`, is taken as non-negative, as the code that divides it takes it). An in-place `t //= d` on a tensor is reported without a fix
-(a new tensor would not alias the old one).
+(a new tensor would not alias the old one). With a recorded run only, also `torch.div(a, b,
+rounding_mode="floor")` (and `a.div(b, rounding_mode="floor")`) where the run saw the graph's
+quotient differ from torch's: an integer one exports exactly, a float one as `Floor(Div)`.
 
 Why it hurts: the TorchScript exporter writes `aten::floor_divide` as an ONNX `Div` (with a
 cast to an integer and back for floats), and ONNX's `Div` truncates toward zero (torch 2.13,
@@ -147,6 +151,31 @@ TensorRT versions: all (Div, Mod, Floor, comparisons, Where, Mul, which every re
         receiver = tensor_method_receiver(self, node, ("floor_divide",))
         if receiver is not None and len(node.args) == 1 and node.args[0].keyword is None and not has_star_args(node):
             self._call(node, receiver, node.args[0].value)
+            return
+        if self._observed.known:
+            self._div_floor(node)
+
+    def _div_floor(self, node: cst.Call) -> None:
+        """``torch.div(a, b, rounding_mode="floor")`` (or the method) where the recorded run saw the graph's
+        ``Floor(Div)`` differ from torch's quotient (a float one that rounds up to a whole number)."""
+        positional = [a.value for a in node.args if a.keyword is None]
+        mode = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "rounding_mode"), None)
+        if type(mode) is not cst.SimpleString or mode.evaluated_value != "floor" or has_star_args(node) \
+                or len(node.args) != len(positional) + 1:
+            return
+        if self.context.refers_to(node.func, *_DIVISIONS) is not None and len(positional) == 2:
+            left, right = positional
+        else:
+            receiver = tensor_method_receiver(self, node, ("div", "divide"))
+            if receiver is None or len(positional) != 1:
+                return
+            left, right = receiver, positional[0]
+        if not self._observed.floor_gap(node):
+            return
+        self.found(node, "`torch.div(..., rounding_mode=\"floor\")` of floats exports as Floor(Div), which floors the "
+                         "rounded quotient (torch floors the exact one: `1.0 // 0.1` is 9.0, the graph says 10.0), and "
+                         f"the recorded run met such a quotient here; `{DIV_HELPER}` computes torch's in the graph",
+                   Fix({node: helper_call(DIV_HELPER, _bare(left), _bare(right))}, helpers=(DIV_HELPER,)))
 
     def _may_be_negative(self, expr: cst.BaseExpression) -> bool:
         """Is ``expr`` written so that it can be negative: a negation (``-h``, a negative literal) or a

@@ -271,3 +271,51 @@ def test_migrate_fixes_a_small_model(tmp_path) -> None:
     assert report["before"]["faithful"] is False and report["after"]["faithful"] is True
     assert "+        cells = _trt_floor_divide((y * 8).round(), 3)" in report["diff"]
     assert "_trt_floor_divide(torch.arange" not in report["diff"]
+
+
+DIV_MODEL = '''
+import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 1)
+
+    def forward(self, x):
+        y = self.conv(x)
+        # Positions on a 0.1 grid binned by 0.1: a float floor division whose quotients round to whole numbers.
+        cells = torch.div((y * 8).round() * 0.1, 0.1, rounding_mode="floor")
+        # An integer floor division: exported exactly, left alone.
+        rows = torch.div(torch.arange(y.shape[-1], device=y.device) - 3, 2, rounding_mode="floor")
+        return y + cells + rows
+'''
+
+
+def test_a_float_div_floor_is_taken_where_the_run_saw_the_graph_differ(tmp_path) -> None:
+    """`torch.div(..., rounding_mode="floor")` exports as Floor(Div) for floats: without facts it is not
+    reported (an integer one is exact, the code does not say which); `migrate` sees the float one differ and
+    rewrites it alone."""
+    source = DIV_MODEL + "\n\ndef build():\n    torch.manual_seed(0)\n    return Net().eval()\n"
+    assert rules_found(source, select=("TRT339",)) == []
+    path = tmp_path / "grid_model.py"
+    path.write_text(source)
+    report, exit_code = migrate_small(path)
+    assert exit_code == 0, report["remaining"]
+    assert [a["rule"] for a in report["applied"]] == ["TRT339"]
+    assert report["before"]["faithful"] is False and report["after"]["faithful"] is True
+    assert "+        cells = _trt_div_floor((y * 8).round() * 0.1, 0.1)" in report["diff"]
+    assert "_trt_div_floor(torch.arange" not in report["diff"]
+
+
+def test_div_floor_helper_is_torch_in_eager_mode_and_while_exporting() -> None:
+    from trtcodemod.helpers.division import _trt_div_floor
+    a = torch.arange(-40, 40).float() * 0.1
+    x = torch.tensor([-3.5, 2.0], requires_grad=True)
+    _trt_div_floor(x, 2).sum().backward()  # div keeps its zero gradient (`//` would raise)
+    assert torch.equal(x.grad, torch.zeros(2))
+    with export_formulation():
+        _same(_trt_div_floor(a, 0.1), torch.div(a, 0.1, rounding_mode="floor"), "while exporting")
+    graph = _export(_Call(lambda t: _trt_div_floor(t, 0.1)), [a])
+    _same(_run(graph, [a])[0], torch.div(a, 0.1, rounding_mode="floor"), "in ONNX Runtime")

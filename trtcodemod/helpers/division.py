@@ -34,6 +34,20 @@ def _trt_floor_divide(input, other):
     return input // other
 
 
+def _trt_div_floor(input, other):
+    # type: (Tensor, Union[Tensor, int, float]) -> Tensor
+    """``torch.div(input, other, rounding_mode="floor")``; while exporting, the same quotient as
+    :func:`_trt_floor_divide` computes (the exporter writes a float one as ``Floor(Div)``, which floors
+    the rounded quotient: ``1.0 // 0.1`` is 9.0 in torch and 10.0 there)."""
+    if torch.jit.is_scripting():
+        return torch.div(input, other, rounding_mode="floor")
+    if isinstance(input, torch.Tensor) and not input.is_complex() and _trt_onnx_exporting():
+        if (isinstance(other, torch.Tensor) and not other.is_complex()) or \
+                (isinstance(other, (int, float)) and not isinstance(other, bool)):
+            return _trt_floor_divide_onnx(input, other)
+    return torch.div(input, other, rounding_mode="floor")
+
+
 @torch.jit.unused
 def _trt_floor_divide_onnx(input, other):
     dtype = torch.result_type(input, other)

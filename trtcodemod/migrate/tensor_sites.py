@@ -39,18 +39,35 @@ _USER, _THROUGH, _OTHER = 0, 1, 2
 
 #: Floor divisions that make a new tensor (in-place ones leave no operands to compare with).
 _FLOOR_DIVISIONS = (torch.Tensor.__floordiv__, torch.floor_divide, torch.Tensor.floor_divide)
+_DIVISIONS = (torch.div, torch.Tensor.div, torch.divide, torch.Tensor.divide)
 
 
-def _floor_gap(args: tuple, result: Any) -> bool:
-    """Did a floor division give other values than the truncating ``Div`` the TorchScript exporter writes
-    for it (a negative quotient that is not whole)?"""
+def _floor_division(func: Any, kwargs: dict) -> str:
+    """``"//"`` for ``//`` and ``floor_divide``, ``"div"`` for ``div(..., rounding_mode="floor")``, else ``""``."""
+    if func in _FLOOR_DIVISIONS:
+        return "//"
+    if func in _DIVISIONS and kwargs.get("rounding_mode") == "floor":
+        return "div"
+    return ""
+
+
+def _floor_gap(kind: str, args: tuple, result: Any) -> bool:
+    """Did a floor division give other values than the graph the TorchScript exporter writes for it: a
+    truncating ``Div`` for ``//`` (a negative quotient that is not whole differs), ``Floor(Div)`` for a
+    float ``div(..., rounding_mode="floor")`` (a quotient that rounds up to a whole number differs; an
+    integer one is exported exactly)?"""
     if len(args) != 2 or not isinstance(args[0], torch.Tensor) or not isinstance(result, torch.Tensor) \
             or result.dtype == torch.bool or result.is_complex() or result.numel() == 0:
         return False
-    truncated = torch.div(args[0], args[1], rounding_mode="trunc")
-    differs = result != truncated
+    if kind == "//":
+        exported = torch.div(args[0], args[1], rounding_mode="trunc")
+    elif result.is_floating_point():
+        exported = torch.floor(torch.true_divide(*args)).to(result.dtype)
+    else:
+        return False
+    differs = result != exported
     if result.is_floating_point():
-        differs = differs & ~(torch.isnan(result) & torch.isnan(truncated))
+        differs = differs & ~(torch.isnan(result) & torch.isnan(exported))
     return bool(differs.any())
 
 
@@ -80,7 +97,7 @@ class TensorSites(TorchFunctionMode):
         if rec.recording and not rec._busy:
             rec._busy = True  # our own tensor reads below must not be recorded as the model's
             try:
-                self._record(args, kwargs, result, func in _FLOOR_DIVISIONS)
+                self._record(args, kwargs, result, _floor_division(func, kwargs))
             except Exception:  # noqa: BLE001 - observing must never change what the model does
                 pass
             finally:
@@ -112,7 +129,7 @@ class TensorSites(TorchFunctionMode):
             return _THROUGH
         return _OTHER
 
-    def _record(self, args: tuple, kwargs: dict, result: Any, floor_division: bool = False) -> None:
+    def _record(self, args: tuple, kwargs: dict, result: Any, floor_division: str = "") -> None:
         frame = self._user_frame()
         if frame is None:
             return
@@ -130,7 +147,7 @@ class TensorSites(TorchFunctionMode):
         site = self.rec._position(frame)
         for name, tensor in named:
             self._add(site, name, tensor)
-        if floor_division and _floor_gap(args, result):
+        if floor_division and _floor_gap(floor_division, args, result):
             self._add(site, FLOOR_GAP, result)
 
     def _add(self, site: tuple, name: str, tensor: Any) -> None:
