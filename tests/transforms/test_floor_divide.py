@@ -271,3 +271,36 @@ def test_migrate_fixes_a_small_model(tmp_path) -> None:
     assert report["before"]["faithful"] is False and report["after"]["faithful"] is True
     assert "+        cells = _trt_floor_divide((y * 8).round(), 3)" in report["diff"]
     assert "_trt_floor_divide(torch.arange" not in report["diff"]
+
+
+BLOCKS_MODEL = '''
+import torch
+from torch import nn
+
+
+class Blocks(nn.Module):
+    def forward(self, x):
+        w = x.shape[-1]
+        blocks = -(-w // 2)
+        cols = torch.arange(w, device=x.device) // 2
+        pooled = x.new_zeros(x.shape[0], x.shape[1], x.shape[2], blocks)
+        return pooled.scatter_add(-1, cols.expand_as(x), x)
+
+
+def build():
+    return Blocks().eval()
+'''
+
+
+def test_migrate_takes_a_ceiling_whose_short_count_fails_an_index_further_on(tmp_path) -> None:
+    """The traced ceiling is one block short (2 for w = 5), and ONNX Runtime refuses the ScatterElements
+    two lines below, whose indices reach the third block: the failing node is not at the ceiling's line,
+    but its wrong value is an index count, so TRT339 is the suspect there (as in MiniMax-M3-VL's indexer)."""
+    path = tmp_path / "blocks_model.py"
+    path.write_text(BLOCKS_MODEL)
+    report, exit_code = migrate_small(path)
+    assert report["before"]["exported"] is True and report["before"]["faithful"] is False
+    assert exit_code == 0, report["remaining"]
+    assert [a["rule"] for a in report["applied"]] == ["TRT339"]
+    assert "+        blocks = -(_trt_size_floordiv(-w, 2))" in report["diff"]
+    assert report["after"]["faithful"] is True and report["equivalent"] is True
