@@ -18,7 +18,10 @@ submodule's or helper's results), and ends with exit 0, the rewritten model equi
 OpenPCDet, MiniMax (with TRT712 and TRT717 on its ``if pad:`` and ``min(...)``) and Qwen2-Audio
 (with TRT603 on its AvgPool1d). OpenPCDet (rewritten with the observer's facts) and icefall
 (rewritten from the code alone) are also exported directly: the graph equals eager mode at other
-sizes and on edge values, and eager mode is unchanged.
+sizes and on edge values (OpenPCDet's integer cells exactly, for boxes across the range's edges, far
+outside it, on whole cells and all zeros; icefall's counts exactly and its features to 1e-5, for
+every count below 9, negative counts, zeros, infinities in the features and an empty batch), and
+eager mode is unchanged (OpenPCDet's empty batch and box list too, where eager mode alone runs).
 
 Not taken by ``migrate``: icefall's traced branch, which the eager run never reaches (the rule
 takes it, the plan has no observation or graph node there to prove it by), and kornia's ceiling,
@@ -91,6 +94,12 @@ def _boxes(seed: int, batch: int, count: int, centre: tuple[float, float, float]
     return torch.cat([where, size, heading], dim=-1)
 
 
+def _with_inf(x: torch.Tensor) -> torch.Tensor:
+    x = x.clone()
+    x[0, 2, 3], x[1, 5, 0] = float("inf"), -float("inf")
+    return x
+
+
 def _features(seed: int, batch: int, frames: int, lengths: list[int]) -> tuple[torch.Tensor, torch.Tensor]:
     return torch.randn(batch, frames, 13, generator=seeded(seed)), torch.tensor(lengths)
 
@@ -123,7 +132,9 @@ DIRECT = {
         "one-utterance": _features(7, 1, 9, [9]),
         "zeros": (torch.zeros(3, 15, 13), torch.tensor([15, 5, 0])),
         "negative-counts": _features(8, 3, 11, [-1, -2, -9]),
-    }, {"eager-no-batch": (torch.zeros(0, 21, 13), torch.zeros(0, dtype=torch.long))}),
+        "inf-in-the-features": (_with_inf(torch.randn(2, 12, 13, generator=seeded(10))), torch.tensor([12, 3])),
+        "no-batch": (torch.zeros(0, 21, 13), torch.zeros(0, dtype=torch.long)),
+    }, {}),
 }
 
 
