@@ -1,7 +1,7 @@
 """kornia's Qwen2.5-VL vision tower: the window-attention mask over the patch grid.
 
 Reduced from kornia 0.9.0 (the pinned wheel), kornia/models/qwen25/vision.py,
-``Qwen25VisionTransformer._window_mask`` (lines 298-305), ``forward`` (lines 307-331) and
+``Qwen25VisionTransformer._window_mask`` (lines 298-305), ``forward`` (lines 307-332) and
 ``_merge_order`` (lines 49-56). The image's patch grid ``gh x gw`` (its sizes over the patch
 size) is cut into windows of ``window_size // patch_size`` patches; the number of windows across
 is the ceiling written ``windows_w = -(-gw // patches_per_window)``; each patch's window id is

@@ -1,7 +1,7 @@
 """Voxel R-CNN's RoI-grid pooling: the voxel cell of every grid point of every box, at each stride.
 
 Reduced from open-mmlab/OpenPCDet at commit 8cacccec11db6f59bf6934600c9a175dae254806,
-pcdet/models/roi_heads/voxelrcnn_head.py, ``VoxelRCNNHead.roi_grid_pool`` (lines 106-190: the
+pcdet/models/roi_heads/voxelrcnn_head.py, ``VoxelRCNNHead.roi_grid_pool`` (lines 106-191: the
 voxel coordinates at lines 130-132, ``roi_grid_coords // cur_stride`` at line 169),
 ``get_global_grid_points_of_roi`` and ``get_dense_grid_points`` (lines 194-215), and
 pcdet/utils/common_utils.py, ``rotate_points_along_z`` (lines 35-57). Each box ``(x, y, z, dx,

@@ -1,7 +1,7 @@
 """MiniMax-M3-VL's block indexer: each query's top key blocks, keys padded to whole blocks.
 
 Reduced from transformers 5.24.0 (the pinned wheel), transformers/models/minimax_m3_vl/
-modeling_minimax_m3_vl.py, ``MiniMaxM3VLIndexer.forward`` (lines 553-598). Queries and one key
+modeling_minimax_m3_vl.py, ``MiniMaxM3VLIndexer.forward`` (lines 553-599). Queries and one key
 head are projected and normalized; the number of key blocks is the ceiling written
 ``num_key_blocks = -(-k_len // self.block_size)`` with ``k_len`` the keys' traced length, the
 scores are padded with ``-inf`` by ``num_key_blocks * block_size - k_len`` columns, viewed as
