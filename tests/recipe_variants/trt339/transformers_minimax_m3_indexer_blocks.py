@@ -9,9 +9,10 @@ scores are padded with ``-inf`` by ``num_key_blocks * block_size - k_len`` colum
 blocks (``position_ids // self.block_size``, minus a range, clamped at 0) are forced in with
 ``scatter_``, and the ``min(topk_blocks, num_key_blocks)`` best blocks are returned, ``-1``
 where a block lies wholly in the future. Under the TorchScript exporter ``-(-10 // 4)`` is 2
-instead of 3 blocks: the padding is negative and the view fails, or at a whole multiple the
-count is right and at others wrong. Written here in our own words with small widths, without
-the rotary embedding and the cache.
+instead of 3 blocks, at the traced length too: the padding comes out -2 (``F.pad`` crops two key
+columns), the scores hold two blocks, and ONNX Runtime refuses the ``scatter_`` whose block
+indices reach the third. Written here in our own words with small widths, without the rotary
+embedding and the cache.
 """
 
 import torch
