@@ -41,10 +41,13 @@ indices the code shows non-negative, `torch.arange(n) // k`, `x.argmax(1) // w`,
 divisor not written negative), and `a // b` of tensor sizes where either side is written so that
 it can be negative: a negation (`-(-h // s)`, the ceiling idiom), a negative literal (`h // -s`)
 or a difference whose first term is not a size (`(k - h) // 2`; a size minus something, `(h - 1)
-// s + 1`, is taken as non-negative, as the code that divides it takes it). An in-place `t //= d` on a tensor is reported without a fix
-(a new tensor would not alias the old one). With a recorded run only, also `torch.div(a, b,
-rounding_mode="floor")` (and `a.div(b, rounding_mode="floor")`) where the run saw the graph's
-quotient differ from torch's: an integer one exports exactly, a float one as `Floor(Div)`.
+// s + 1`, is taken as non-negative, as the code that divides it takes it), in a branch written for the
+trace too (`if torch.jit.is_tracing(): n = (n - 7) // 2`, icefall's Zipformer: what the export runs,
+and what a recorded run never reaches, so it is taken without an observation). An in-place `t //= d`
+on a tensor is reported without a fix (a new tensor would not alias the old one). With a recorded
+run only, also `torch.div(a, b, rounding_mode="floor")` (and `a.div(b, rounding_mode="floor")`)
+where the run saw the graph's quotient differ from torch's: an integer one exports exactly, a float
+one as `Floor(Div)`.
 
 Why it hurts: the TorchScript exporter writes `aten::floor_divide` as an ONNX `Div` (with a
 cast to an integer and back for floats), and ONNX's `Div` truncates toward zero (torch 2.13,
@@ -205,10 +208,20 @@ TensorRT versions: all (Div, Mod, Floor, comparisons, Where, Mul, which every re
         return type(expr.func) is cst.Attribute and expr.func.attr.value in ("argmax", "argmin", "argsort") \
             and self.is_tensor(expr.func.value)
 
+    def report(self, node: cst.CSTNode, message: str, fix: Fix | None = None,
+               scopes: tuple[cst.CSTNode, ...] | None = None) -> None:
+        """Reported in a branch written for the trace too (``if torch.jit.is_tracing(): n = (n - 7) //
+        2``, icefall's Zipformer): unlike a size made a Python number there on purpose, which the size
+        rules leave, the ``//`` is the same division eager mode runs, and the exporter truncates it."""
+        super(SizeRule, self).report(node, message, fix, scopes)
+
     def _observed_gap(self, node: cst.CSTNode) -> bool:
         """Without facts every tensor division is reported; with them (``migrate``, ``--facts``) only
         those whose quotient the recorded run saw differ from its truncation: the others compute the
-        same in the graph."""
+        same in the graph. A division in a branch written for the trace, which the eager run never
+        reaches, is reported: no observation can speak for it."""
+        if self._observed.known and self.runtime.written_for_tracing(node) and not self._observed.ran(node):
+            return True
         return not self._observed.known or self._observed.floor_gap(node)
 
     def _call(self, node: cst.Call, left: cst.BaseExpression, right: cst.BaseExpression) -> None:

@@ -273,6 +273,76 @@ def test_migrate_fixes_a_small_model(tmp_path) -> None:
     assert "_trt_floor_divide(torch.arange" not in report["diff"]
 
 
+BLOCKS_MODEL = '''
+import torch
+from torch import nn
+
+
+class Blocks(nn.Module):
+    def forward(self, x):
+        w = x.shape[-1]
+        blocks = -(-w // 2)
+        cols = torch.arange(w, device=x.device) // 2
+        pooled = x.new_zeros(x.shape[0], x.shape[1], x.shape[2], blocks)
+        return pooled.scatter_add(-1, cols.expand_as(x), x)
+
+
+def build():
+    return Blocks().eval()
+'''
+
+
+def test_migrate_takes_a_ceiling_whose_short_count_fails_an_index_further_on(tmp_path) -> None:
+    """The traced ceiling is one block short (2 for w = 5), and ONNX Runtime refuses the ScatterElements
+    two lines below, whose indices reach the third block: the failing node is not at the ceiling's line,
+    but its wrong value is an index count, so TRT339 is the suspect there (as in MiniMax-M3-VL's indexer)."""
+    path = tmp_path / "blocks_model.py"
+    path.write_text(BLOCKS_MODEL)
+    report, exit_code = migrate_small(path)
+    assert report["before"]["exported"] is True and report["before"]["faithful"] is False
+    assert exit_code == 0, report["remaining"]
+    assert [a["rule"] for a in report["applied"]] == ["TRT339"]
+    assert "+        blocks = -(_trt_size_floordiv(-w, 2))" in report["diff"]
+    assert report["after"]["faithful"] is True and report["equivalent"] is True
+
+
+TRACE_BRANCH = """
+import warnings
+
+import torch
+
+
+def lengths(x_lens: torch.Tensor, frames: torch.Tensor):
+    if torch.jit.is_scripting() or torch.jit.is_tracing():
+        x_lens = (x_lens - 7) // 2
+    else:
+        with warnings.catch_warnings():
+            x_lens = (x_lens - 7) // 2
+    return x_lens, frames // 2
+"""
+
+
+def test_a_division_in_a_branch_written_for_the_trace_is_taken(tmp_path) -> None:
+    """icefall's Zipformer writes its frame counts twice, under ``is_tracing()`` and in eager mode: the
+    traced branch is what the export runs, and truncates. From the code alone it is rewritten (the
+    eager branch is left); with a recorded run, which never reaches it, too (no observation can
+    speak for it), while a division the run saw give whole quotients is left."""
+    from trtcodemod.engine import Options, fix_source
+    from trtcodemod.evidence.facts import Facts
+
+    safe = strip_helpers(rewrite(TRACE_BRANCH, select=("TRT339",)))
+    assert "        x_lens = _trt_floor_divide(x_lens - 7, 2)\n    else:" in safe
+    assert "            x_lens = (x_lens - 7) // 2\n    return" in safe
+    path = tmp_path / "trace_branch.py"
+    path.write_text(TRACE_BRANCH)
+    lines = set(range(1, len(TRACE_BRANCH.splitlines()) + 1)) - {9}  # the eager run skips the traced branch
+    facts = Facts(runs=1, lines={str(path.resolve()): lines})
+    fixed = fix_source(path.read_bytes(), str(path.resolve()), Options(select=("TRT339",), facts=facts)).source
+    fixed = strip_helpers(fixed.decode())
+    assert "        x_lens = _trt_floor_divide(x_lens - 7, 2)\n    else:" in fixed
+    assert "return x_lens, frames // 2" in fixed
+
+
 DIV_MODEL = '''
 import torch
 from torch import nn

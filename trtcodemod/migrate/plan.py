@@ -46,8 +46,10 @@ WRONG_VALUE_RULES = frozenset({"TRT301", "TRT728", "TRT330", "TRT339"})
 #: line of the same file other than the construct's (TRT728: kornia's CLAHE builds LUT indices with
 #: `torch.tensor` then `+=`; the graph loses the update and a Gather several lines below fails), and the
 #: rules whose wrong values have the wrong shape (TRT330: PatchTST's windows on the wrong axis meet the
-#: positional encoding's shape in an Add further on, which ONNX Runtime refuses at load).
-WRONG_INDEX_RULES = frozenset({"TRT728", "TRT330"})
+#: positional encoding's shape in an Add further on, which ONNX Runtime refuses at load; TRT339: a ceiling
+#: `-(-k_len // block)` one short gives a block count whose indices a ScatterElements further on refuses,
+#: as in MiniMax-M3-VL's block indexer).
+WRONG_INDEX_RULES = frozenset({"TRT728", "TRT330", "TRT339"})
 
 #: Rules that rewrite a module where it is built (``nn.LocalResponseNorm(...)`` in ``__init__``)
 #: while the graph check names them from a node's stack, made where forward calls the module: a
