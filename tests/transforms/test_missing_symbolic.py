@@ -230,6 +230,8 @@ def test_rms_norm_modules_and_an_imported_function_are_rewritten(tmp_path) -> No
             _same_values(after_m(x.to(dtype)), before_m(x.to(dtype)), f"{dtype}, the composition")
     before_m, after_m = before_m.float(), after_m.float()
     _same_values(after_m(x[:0]), before_m(x[:0]), "empty")
+    scripted = torch.jit.script(after_m.norm)  # the subclass scripts as nn.RMSNorm does
+    _same_values(scripted(x), before_m.norm(x), "scripted")
     with pytest.raises(Exception, match="Unsupported|not supported|export"):
         _export(before_m, [x])
     graph = _export(after_m, [x])
