@@ -29,7 +29,7 @@ TRT303 reads einops' einsum), 17 of the 20 at exit 0:
 | vp_hyper_connections | exit 1 | exit 0 (TRT303) | Einsum with an ellipsis, einops' `einsum` at simple_vit_with_hyper_connections.py:72 |
 | vp_ats_vit | exit 1 | exit 1 | aten::uniform at ats_vit.py:23 (random token sampling in eval) and per-sample `unique` padded to a data-dependent length (data-dependent: not fixable faithfully) |
 | vp_vivit_moss | exit 1 | exit 1 | `is_causal = self.causal and q.shape[-2] > 1` (vivit_with_moss.py:87): a traced size makes it a tensor, which `scaled_dot_product_attention` refuses (line 90) |
-| timm_rope_mixed | exit 1 | exit 1 | the graph does not run: ONNX Runtime refuses the cls token's Expand at eva.py:1004 (the trace holds `expand(B, -1, -1)`; the TorchScript exporter's graph has sizes (B, 3, 3)) |
+| timm_rope_mixed | exit 1 | exit 1 | the graph does not run: ONNX Runtime refuses the cls token's Expand at eva.py:1004 (the trace holds `expand(B, -1, -1)`; the TorchScript exporter's graph has sizes (B, 3, 3), with or without constant folding, at opset 17 and 18; the dynamo exporter's graph runs and matches eager within 1e-10 at batch 1 and 2) |
 | vp_pit, vp_t2t, vp_vit_5 | exit 0 (TRT712) | exit 0 | |
 | timm_samvit | exit 0 (TRT712, TRT717, TRT725) | exit 0 | |
 | timm_sam2_hiera | exit 0 (TRT407, TRT727) | exit 0 | |
