@@ -20,7 +20,9 @@ one-operand equations that only reorder axes (``bchw->bhwc``) into ``permute``.
 Matching goes through the file's imports (``torch.einsum``, ``from torch import einsum``);
 the equation must be a string literal, or a local name assigned once from one before the
 call, to be understood. The operands may be listed in one list or tuple display
-(``torch.einsum(eq, [a, b])``), which torch unpacks.
+(``torch.einsum(eq, [a, b])``), which torch unpacks. einops' ``einsum(a, b, pattern)`` (the
+operands first, axis names of any length separated by spaces) is read too: on torch tensors it
+is ``torch.einsum`` of the pattern with one letter per name, and exports the same node.
 """
 
 from __future__ import annotations
@@ -39,6 +41,9 @@ from trtcodemod.versions import Version, format_version, since
 _SEQUENCES = (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp)
 
 _EINSUM = ("torch.einsum", "torch.functional.einsum")
+#: einops' einsum: the operands first, then a pattern of space-separated axis names
+#: (``einsum(q, k, 'b h i d, b h j d -> b h i j')``), run as ``torch.einsum`` on torch tensors.
+_EINOPS = ("einops.einsum", "einops.einops.einsum")
 
 #: The ONNX parser has no Einsum importer before this version.
 EINSUM_SINCE: Version = (8, 2)
@@ -115,6 +120,35 @@ def parse_equation(text: str) -> Equation | None:
         output = "".join(sorted(ch for ch in set(letters) if letters.count(ch) == 1))
         output_ellipsis = any(e for _, e in terms)
     return Equation(tuple(t for t, _ in terms), output, tuple(e for _, e in terms), output_ellipsis)
+
+
+def parse_einops_pattern(text: str) -> Equation | None:
+    """An einops ``einsum`` pattern (``'b h i d, b h j d -> b h i j'``, ``'... e1 e2, ... e1 d -> ... e2 d'``)
+    as the equation einops hands ``torch.einsum``: each axis name (an identifier, possibly of several
+    characters) becomes one letter. None for anything odd: no arrow (einops requires one), a name that
+    is not an identifier, or an ellipsis that does not lead its term."""
+    lhs, arrow, rhs = text.partition("->")
+    if not arrow or "->" in rhs:
+        return None
+    letters: dict[str, str] = {}
+    alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+    def term(part: str) -> str | None:
+        out = []
+        for position, token in enumerate(part.split()):
+            if token == "..." and position == 0:
+                out.append("...")
+                continue
+            if not token.isidentifier() or (token not in letters and len(letters) == len(alphabet)):
+                return None
+            out.append(letters.setdefault(token, alphabet[len(letters)]))
+        return "".join(out)
+
+    terms = [term(part) for part in lhs.split(",")]
+    output = term(rhs)
+    if output is None or any(t is None for t in terms):
+        return None
+    return parse_equation(",".join(terms) + "->" + output)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
@@ -201,10 +235,15 @@ class _EinsumCall:
 
 
 def _match(rule: Rule, node: cst.Call) -> _EinsumCall | None:
-    if not rule.context.refers_to(node.func, *_EINSUM):
+    qualified = rule.context.refers_to(node.func, *_EINSUM, *_EINOPS)
+    if qualified is None:
         return None
     if has_star_args(node) or any(arg.keyword is not None for arg in node.args) or not node.args:
         return _EinsumCall(None, None, None)
+    if qualified in _EINOPS:  # the pattern last, every other argument an operand
+        text = _equation_text(rule, node.args[-1].value)
+        equation = parse_einops_pattern(text) if text is not None else None
+        return _EinsumCall(equation, text, [arg.value for arg in node.args[:-1]] if len(node.args) > 1 else None)
     text = _equation_text(rule, node.args[0].value)
     equation = parse_equation(text) if text is not None else None
     return _EinsumCall(equation, text, _operands([arg.value for arg in node.args[1:]]))
@@ -271,15 +310,17 @@ def _transposed(node: cst.BaseExpression) -> cst.BaseExpression:
 
 
 class EinsumMatmul(Rule):
-    needs_text = spelled(*_EINSUM)
+    needs_text = spelled(*_EINSUM, *_EINOPS)
     info = RuleInfo(
         id="TRT303",
         name="einsum-matmul",
         summary="`torch.einsum` exports as ONNX `Einsum`, which TensorRT < 8.2 lacks and < 10.12 limits; "
         "write matrix products with `torch.matmul`",
         doc="""\
-What it finds: `torch.einsum(equation, ...)` calls whose exported `Einsum` node the target
-TensorRT cannot build:
+What it finds: `torch.einsum(equation, ...)` calls, and einops' `einsum(*operands, pattern)`
+(`einsum(q, k, 'b h i d, b h j d -> b h i j')`: axis names of any length, which einops hands
+`torch.einsum` as one letter each), whose exported `Einsum` node the target TensorRT cannot
+build:
 - TensorRT before 8.2: every call (its ONNX parser has no Einsum importer). Calls whose
   equation is not known statically are reported too. Known: a string literal, or a local
   name that one statement of the function assigns a literal before the call and nothing
@@ -309,7 +350,10 @@ free label first:
 `einsum('ij,kj->ik', x, w)` → `torch.matmul(x, w.transpose(-1, -2))`. One operand may be
 a bare matrix that the other's batch axes share (`einsum('bmd,dk->bmk', x, w)` →
 `torch.matmul(x, w)`: matmul broadcasts it); operands listed in one list or tuple
-display (`einsum('bij,bjk->bik', [a, b])`, the older form) are those operands. The graph
+display (`einsum('bij,bjk->bik', [a, b])`, the older form) are those operands. einops'
+form is rewritten the same way: vit-pytorch's hyper-connections mix their residual streams
+with `einsum(alpha, residuals, '... e1 e2, ... e1 d -> ... e2 d')`, refused for its ellipsis
+up to TensorRT 10.11, which becomes `torch.matmul(alpha.transpose(-1, -2), residuals)`. The graph
 then holds MatMul (and Transpose), parsed by every TensorRT version. Other equations (sums,
 outer products, three operands, diagonals) are reported without a fix: write them with
 `matmul`, `permute`, `reshape`, `sum` and broadcasting by hand.
@@ -330,13 +374,17 @@ Fix safety: unsafe. What changes:
   equation states.
 - Strides: with a contracted or free axis of size 1, einsum sometimes returns a permuted
   view (seen for `ij,jk->ki` and `bji,bjk->bik`); the matmul result is contiguous.
+- Operand types (einops' form): einops takes NumPy arrays and other frameworks' tensors as
+  well; `torch.matmul` takes torch tensors only. The rewrite assumes torch tensors (an
+  exported Einsum proves them at that line).
 Gradients agree to the same rounding.
 
 TensorRT versions: before 10.12 (see above); from 8.2 only for ellipsis and diagonal
 equations.""",
         fix=Safety.UNSAFE,
         assumption=(
-            "matmul accepts the operands' shapes as einsum did, and results may differ from einsum's in the last bits"),
+            "matmul accepts the operands' shapes as einsum did (and, for einops' einsum, they are torch tensors), "
+            "and results may differ from einsum's in the last bits"),
         needed_before=EINSUM_FULL_SINCE,
         examples=(
             Example(
@@ -403,14 +451,14 @@ equations.""",
 
 class EinsumPermute(Rule):
     requires = (TensorEvidence,)
-    needs_text = spelled(*_EINSUM)
+    needs_text = spelled(*_EINSUM, *_EINOPS)
     info = RuleInfo(
         id="TRT304",
         name="einsum-permute",
         summary="one-operand `torch.einsum` that only reorders axes: TensorRT < 8.2 has no Einsum; use `permute`",
         doc="""\
-What it finds: `torch.einsum(equation, x)` with a literal equation (or a local name assigned
-one once before the call, as TRT303 reads it) that names every axis
+What it finds: `torch.einsum(equation, x)`, or einops' `einsum(x, pattern)`, with a literal
+equation (or a local name assigned one once before the call, as TRT303 reads it) that names every axis
 of `x` once, no ellipsis, and lists the same labels in another (or the same) order on the
 right (`'bchw->bhwc'`, `'ij->ji'`).
 

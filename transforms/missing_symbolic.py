@@ -64,9 +64,6 @@ OPS: tuple[MissingSymbolic, ...] = (
     _op("channel_shuffle", ("groups",), True, "a reshape to (groups, channels / groups) and a transpose",
         method=False, functions=("torch.nn.functional.channel_shuffle", "torch.channel_shuffle",
                                  "torch.native_channel_shuffle")),
-    _op("rms_norm", ("normalized_shape", "weight", "eps"), True,
-        "`x * rsqrt(mean(x * x) + eps)` over the normalized axes times the weight, torch's own steps (in float "
-        "for half types)", method=False, functions=("torch.nn.functional.rms_norm", "torch.rms_norm")),
     _op("xlogy", ("other",), False, "`where(isnan(y), y, where(x == 0, 0, x * log(y)))`",
         functions=("torch.xlogy", "torch.special.xlogy")),
     _op("sinc", (), False, "`where(x == 0, 1, sin(pi x) / (pi x))`", functions=("torch.sinc", "torch.special.sinc")),
@@ -76,6 +73,10 @@ OPS: tuple[MissingSymbolic, ...] = (
     _op("logaddexp", ("other",), False, "`max + log(1 + exp(min - max))` (ONNX has no log1p)"),
     _op("hypot", ("other",), False, "`big * sqrt(1 + (small / big) ** 2)`"),
     _op("cumprod", ("dim", "dtype"), False, "ReduceProd over a triangle (`n * n` values per row), no logarithm"),
+    _op("rms_norm", ("normalized_shape", "weight", "eps"), False,
+        "`x * rsqrt(mean(x * x) + eps) * weight` over the normalized axes, in float32 for half input as torch "
+        "computes it (ReduceMean sums in ONNX Runtime's order)", method=False,
+        functions=("torch.nn.functional.rms_norm", "torch.rms_norm")),
     _op("expm1", (), False, "`(u - 1) * x / log(u)` with `u = exp(x)`, `x` where `u` is 1",
         functions=("torch.expm1", "torch.special.expm1")),
     _op("fmin", ("other",), False, "`other` where it is below the input or the input is NaN (a Where: ONNX Runtime "
@@ -85,14 +86,29 @@ OPS: tuple[MissingSymbolic, ...] = (
 )
 _BY_FUNCTION = {qualified: op for op in OPS for qualified in op.functions}
 _BY_METHOD = {op.name: op for op in OPS if op.method}
-#: torch modules whose forward calls a function of the table -> the inserted subclass built instead.
-MODULE_HELPERS = {
-    "torch.nn.ChannelShuffle": "_TrtChannelShuffle",
-    "torch.nn.modules.channelshuffle.ChannelShuffle": "_TrtChannelShuffle",
-    "torch.nn.RMSNorm": "_TrtRMSNorm",
-    "torch.nn.modules.normalization.RMSNorm": "_TrtRMSNorm",
-}
-_MODULES = tuple(MODULE_HELPERS)
+
+
+@dataclass(frozen=True)
+class MissingModule:
+    """A torch module whose forward calls one of :data:`OPS`: built as a helper subclass instead."""
+
+    #: Qualified names of the class.
+    classes: tuple[str, ...]
+    #: The helper subclass (same ``__init__``, state and repr; forward calls the function's helper).
+    helper: str
+    #: The function its forward calls (a row of :data:`OPS`).
+    op: str
+    #: The constructor's parameters the subclass is known to take; None: any (its ``__init__`` is torch's).
+    params: tuple[str, ...] | None
+
+
+MODULES: tuple[MissingModule, ...] = (
+    MissingModule(("torch.nn.ChannelShuffle", "torch.nn.modules.channelshuffle.ChannelShuffle"),
+                  "_TrtChannelShuffle", "channel_shuffle", ("groups",)),
+    MissingModule(("torch.nn.RMSNorm", "torch.nn.modules.normalization.RMSNorm"), "_TrtRMSNorm", "rms_norm", None),
+)
+_BY_MODULE = {qualified: module for module in MODULES for qualified in module.classes}
+_MODULES = tuple(_BY_MODULE)
 
 _TABLE = "\n".join(f"- `{op.name}` ({'safe' if op.exact else 'unsafe'}): {op.composition}." for op in OPS)
 
@@ -108,7 +124,8 @@ class MissingSymbolicRule(Rule):
 What it finds: calls of torch functions that have no ONNX symbolic in the TorchScript exporter
 (`torch.onnx.export(dynamo=False, opset_version=17)`, torch 2.13, raises
 `UnsupportedOperatorError`), in function form (`torch.diff(x)`, `torch.special.xlogy(x, y)`,
-`F.channel_shuffle(x, g)`) and method form (`x.diff()`), and `nn.ChannelShuffle` and `nn.RMSNorm` modules. A call
+`F.channel_shuffle(x, g)`, `F.rms_norm(x, shape, w, eps)`) and method form (`x.diff()`), and
+`nn.ChannelShuffle` and `nn.RMSNorm` modules. A call
 with other arguments (`out=`, unpacked ones, keywords the function does not have) is reported
 without a fix; a method call whose arguments no tensor method takes is another object's
 (`tracer.trace(model)`) and is left alone, as are in-place methods (`x.trunc_()`).
@@ -117,13 +134,18 @@ Why it hurts: the export stops at the first such call, so there is no ONNX file 
 Real forward code uses them: kornia inverts and checks its homographies with `torch.isclose`
 (`kornia/filters/kernels.py`) and `torch.diff`, its solvers take `torch.copysign`; transformers'
 layout models `torch.take_along_dim`; `torch.rot90`, `torch.cumprod` and `torch.count_nonzero` in
-augmentation-free inference code; `F.rms_norm` and `nn.RMSNorm` in transformers' xLSTM and
-DiffLlama, vit-pytorch's LeJEPA and timm's fast-norm path; `torch.expm1` in transformers'
-activations and state-space mixers; `torch.fmin`/`torch.fmax` in kornia's RANSAC and epipolar code.
+augmentation-free inference code. Torch's own RMS norm (`nn.RMSNorm`, `F.rms_norm`, torch 2.4 and
+newer) is what newer vision towers normalize with: timm's `RmsNorm` calls it (`timm/layers/norm.py`,
+imported as `try: from torch.nn.functional import rms_norm`, with timm's own formula as the
+fallback: the rewritten call falls back to the same formula on a torch without it), and so do its
+Gemma 4, DeepSeek, AIMv2 and ViT-XP towers, vit-pytorch's newer ViTs and transformers' DiffLlama;
+the TorchScript exporter has no symbolic for it at any opset it writes. `torch.expm1` is in
+transformers' activations and state-space mixers, `torch.fmin`/`torch.fmax` in kornia's RANSAC
+and epipolar code.
 
 The rewrite: `torch.diff(x, dim=1)` → `_trt_diff(x, dim=1)` (`x.diff(dim=1)` → `_trt_diff(x,
 dim=1)`), `nn.ChannelShuffle(g)` → `_TrtChannelShuffle(g)` and `nn.RMSNorm(d)` → `_TrtRMSNorm(d)`
-(subclasses: same constructor, state and repr),
+(subclasses: same constructor, state and repr; `isinstance` still holds),
 each an inserted helper that is the torch function itself outside `torch.onnx.export` and, while
 exporting, a composition of ops the exporter converts and TensorRT parses:
 {_TABLE}
@@ -138,15 +160,17 @@ of `nansum`, `nanmean` and the torch function reduce in ONNX Runtime's order, as
 exported does). Unsafe for the others (`--unsafe`): the composition rounds differently
 (`xlogy`, `sinc`: torch's own `log`/`sin` differ by an ulp from the scalar ones these kernels
 call; `logaddexp` without `log1p`; `hypot`; `trace` summed in float, not double; `cumprod` as a
-product over a triangle, in the reduction's order; `expm1` from `exp` and `log`), reads the sign
+product over a triangle, in the reduction's order; `expm1` from `exp` and `log`; `rms_norm`, whose
+composition is torch's own bit for bit in eager mode, but whose exported ReduceMean and reciprocal
+square root round in ONNX Runtime's and TensorRT's way, within a few float32 ulps), reads the sign
 of a NaN as positive (`signbit`, `copysign`), or picks a -0.0 through a Where, which ONNX
 Runtime turns into 0.0 (`fmin`, `fmax`; torch and the composition agree bit for bit in eager).
 
 TensorRT versions: all (the export fails before TensorRT is involved; the compositions use
 Slice, Gather(Elements), Where, comparisons, Floor/Ceil, Reciprocal, ReduceSum/ReduceProd, Log,
-Exp, Sin and Sqrt, which every release parses).""",
+Exp, Sin, Sqrt and ReduceMean, which every release parses).""",
         fix=Safety.SAFE,
-        assumption="for `xlogy`, `sinc`, `logaddexp`, `hypot`, `trace`, `cumprod` and `expm1`: values within "
+        assumption="for `xlogy`, `sinc`, `logaddexp`, `hypot`, `trace`, `cumprod`, `rms_norm` and `expm1`: values within "
                    "rounding of the torch function's are good enough while exporting; for `signbit` and `copysign`: "
                    "no NaN with its sign bit set reaches them; for `fmin` and `fmax`: a -0.0 result may read as 0.0",
         fails_when=("`torch.signbit(x)` of a NaN whose sign bit is set (x86's `0.0 / 0.0` is one) is True; the "
@@ -180,6 +204,8 @@ Exp, Sin and Sqrt, which every release parses).""",
             ),
             Example("def decay(rates):\n    return torch.cumprod(1 - rates, dim=0)\n",
                     "def decay(rates):\n    return _trt_cumprod(1 - rates, dim=0)\n", unsafe=True),
+            Example("def norm(x, weight):\n    return F.rms_norm(x, (x.shape[-1],), weight, 1e-6)\n",
+                    "def norm(x, weight):\n    return _trt_rms_norm(x, (x.shape[-1],), weight, 1e-6)\n", unsafe=True),
             Example("total = torch.nansum(x, out=buffer)\n"),
         ),
         references=(
@@ -192,8 +218,8 @@ Exp, Sin and Sqrt, which every release parses).""",
         if in_inserted_helper(self):
             return
         qualified = self.context.refers_to(node.func, *_BY_FUNCTION, *_MODULES)
-        if qualified in _MODULES:
-            self._module(node, qualified)
+        if qualified in _BY_MODULE:
+            self._module(node, _BY_MODULE[qualified])
             return
         if qualified is not None:
             self._call(node, _BY_FUNCTION[qualified], None)
@@ -226,24 +252,21 @@ Exp, Sin and Sqrt, which every release parses).""",
         self.report(node, f"{message}; take {op.composition} while exporting ({kind}; `torch.{op.name}` otherwise)",
                     Fix({node: cst.Call(func=cst.Name(op.helper), args=args)}, safety=safety, helpers=(op.helper,)))
 
-    def _module(self, node: cst.Call, qualified: str) -> None:
-        helper = MODULE_HELPERS[qualified]
-        if helper == "_TrtRMSNorm":
-            # The subclass takes the constructor's arguments, whatever their form: it only replaces forward.
-            self.report(node, "`nn.RMSNorm` runs `rms_norm`, which the TorchScript exporter cannot convert "
-                              "(aten::rms_norm), so the model does not export; build `_TrtRMSNorm`, whose forward "
-                              "takes torch's own steps while exporting (bit for bit)",
-                        Fix({node: node.with_changes(func=cst.Name(helper))}, helpers=(helper,)))
-            return
-        message = ("`nn.ChannelShuffle` runs `channel_shuffle`, which the TorchScript exporter cannot convert "
-                   "(aten::channel_shuffle), so the model does not export")
-        if has_star_args(node) or len(node.args) != 1 or node.args[0].keyword not in (None,) and \
-                node.args[0].keyword.value != "groups":  # type: ignore[union-attr]
+    def _module(self, node: cst.Call, module: MissingModule) -> None:
+        op = next(op for op in OPS if op.name == module.op)
+        name = module.classes[0].rsplit(".", 1)[1]
+        message = (f"`nn.{name}` runs `{op.name}`, which the TorchScript exporter cannot convert "
+                   f"(aten::{op.name}), so the model does not export")
+        if module.params is not None and (
+                has_star_args(node) or len(node.args) != len(module.params)
+                or any(a.keyword is not None and a.keyword.value != p for a, p in zip(node.args, module.params))):
             self.report(node, f"{message} (not rewritten: other arguments)")
             return
-        self.report(node, f"{message}; build `_TrtChannelShuffle`, whose forward reshapes and transposes while "
-                          "exporting (bit for bit)",
-                    Fix({node: node.with_changes(func=cst.Name(helper))}, helpers=(helper,)))
+        kind = "bit for bit" if op.exact else "up to rounding"
+        self.report(node, f"{message}; build `{module.helper}`, whose forward takes {op.composition} while "
+                          f"exporting ({kind})",
+                    Fix({node: node.with_changes(func=cst.Name(module.helper))},
+                        safety=Safety.SAFE if op.exact else Safety.UNSAFE, helpers=(module.helper,)))
 
 
 #: Expressions that stay one argument without their parentheses (a tuple or a generator would not).

@@ -277,7 +277,11 @@ def _scan(statements: Iterable[cst.CSTNode], collector: Bindings, nested: str | 
                 for item in statement.items:  # type: ignore[attr-defined]
                     collector.visit_WithItem(item)
             elif kind is cst.Try or kind is cst.TryStar:
+                imported = _absolute_imports(_suite_statements(statement.body))  # type: ignore[attr-defined]
                 for handler in statement.handlers:  # type: ignore[attr-defined]
+                    if imported and _catches_import_failure(handler):
+                        _scan_fallback(handler, collector, nested, imported)
+                        continue
                     collector.visit_ExceptHandler(handler)
                     _scan(_suite_statements(handler.body), collector, nested)
             elif kind is cst.Match:
@@ -290,6 +294,53 @@ def _scan(statements: Iterable[cst.CSTNode], collector: Bindings, nested: str | 
             hook = getattr(collector, "visit_" + kind.__name__, None)
             if hook is not None:
                 hook(statement)
+
+
+#: Exceptions a failed import raises, and the handlers that catch them with others.
+_IMPORT_FAILURES = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+
+
+def _absolute_imports(statements: Iterable[cst.CSTNode]) -> set[str]:
+    """Names the plain import statements of a ``try`` body bind absolutely (``from torch.nn.functional
+    import rms_norm``), the body's own statements only."""
+    names: set[str] = set()
+    for statement in statements:
+        if type(statement) is cst.SimpleStatementLine:
+            for small in statement.body:  # type: ignore[attr-defined]
+                if type(small) in (cst.Import, cst.ImportFrom):
+                    names.update(local for local, qualified in import_bindings(small) if qualified is not None)
+    return names
+
+
+def _catches_import_failure(handler: cst.ExceptHandler | cst.ExceptStarHandler) -> bool:
+    """``except:``, ``except ImportError:``, ``except (ImportError, AttributeError):``, ``except Exception:``."""
+    caught = handler.type
+    if caught is None:
+        return True
+    kinds = [element.value for element in caught.elements] if type(caught) is cst.Tuple else [caught]
+    return any(type(kind) is cst.Name and kind.value in _IMPORT_FAILURES for kind in kinds)
+
+
+def _scan_fallback(handler: cst.ExceptHandler | cst.ExceptStarHandler, collector: Bindings, nested: str | None,
+                   imported: set[str]) -> None:
+    """An import-failure handler of a ``try`` whose body imports names absolutely. Where the import
+    succeeds (the only case in which the code after it is the one that runs with the names the body
+    imports: ``try: from torch.nn.functional import rms_norm`` / ``except ImportError: from .fast_norm
+    import rms_norm``, timm's form), the names keep the body's meaning: the handler's other bindings of
+    those names (a project-relative import, a ``def``, an assignment) do not make them unknown. Its
+    absolute imports still add their qualified names (``from functorch import vmap``), and every other
+    name it binds is bound as usual."""
+    scratch = Bindings(comprehension_targets=collector._comprehension_targets)
+    scratch.position = collector.position
+    scratch.visit_ExceptHandler(handler)
+    _scan(_suite_statements(handler.body), scratch, nested)
+    for name, sites in scratch.sites.items():
+        collector.sites.setdefault(name, []).extend(sites)
+    for name, qualified in scratch.imports.items():
+        collector.imports.setdefault(name, set()).update(qualified)
+    for name in scratch.other - imported:
+        collector.other.add(name)
+        collector.first.setdefault(name, scratch.first.get(name, collector.position))
 
 
 def _scan_blocks(statement: cst.CSTNode, collector: Bindings, nested: str | None) -> None:

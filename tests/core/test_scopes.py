@@ -176,6 +176,50 @@ def test_ambiguous_import_resolves_to_both_in_a_function_scope() -> None:
     assert "TRT102" in rules_found(code, target=TARGET)
 
 
+def test_an_import_fallback_keeps_the_try_imports_meaning() -> None:
+    """``try: from torch... import f`` / ``except ImportError:`` a fallback of the project's own (a relative
+    import, a ``def``, an assignment): wherever the import succeeds the name is torch's, so it resolves
+    to torch's (timm's ``rms_norm`` in ``timm/layers/norm.py`` and ``norm_act.py``). A handler for other
+    exceptions, a rebinding after the ``try``, a fallback for another name, and a ``try`` whose body
+    imports the name relatively keep the name unknown, as before."""
+    fallbacks = (
+        "    from .fast_norm import rms_norm\n",
+        "    def rms_norm(x, shape, weight=None, eps=None):\n        return x\n",
+        "    rms_norm = None\n",
+        "    from functools import partial as rms_norm\n",
+    )
+    for fallback in fallbacks:
+        for handler in ("except ImportError:", "except (ImportError, AttributeError):", "except Exception:",
+                        "except:"):
+            code = (f"try:\n    from torch.nn.functional import rms_norm\n{handler}\n{fallback}\n\n"
+                    "def f(x):\n    return rms_norm(x, (8,))\n")
+            names = _names_at(code, "rms_norm")
+            assert names and "torch.nn.functional.rms_norm" in names[0], (fallback, handler, names)
+            assert "TRT337" in rules_found(code), (fallback, handler)
+    unknown = (
+        # another exception: the handler's binding runs where the import succeeded
+        "try:\n    from torch.nn.functional import rms_norm\nexcept KeyError:\n    from .fast_norm import rms_norm\n",
+        # rebound after the try: the later binding is what f sees
+        "try:\n    from torch.nn.functional import rms_norm\nexcept ImportError:\n    pass\n"
+        "from .fast_norm import rms_norm\n",
+        # the try imports the name relatively: nothing of torch's to keep
+        "try:\n    from .fast_norm import rms_norm\nexcept ImportError:\n    from .slow_norm import rms_norm\n",
+        # the torch import is not in the try: the handler's own import of the name shadows it
+        "from torch.nn.functional import rms_norm\ntry:\n    import apex\nexcept ImportError:\n"
+        "    from .fast_norm import rms_norm\n",
+    )
+    for head in unknown:
+        code = head + "\n\ndef f(x):\n    return rms_norm(x, (8,))\n"
+        assert _names_at(code, "rms_norm") == [()], head
+        assert "TRT337" not in rules_found(code), head
+    # Other names the handler binds are bound as usual.
+    code = ("import torch\ntry:\n    from torch.nn.functional import rms_norm\nexcept ImportError:\n"
+            "    from .fast_norm import rms_norm\n    torch = None\n\n"
+            "def f(x):\n    return torch.rms_norm(x, (8,))\n")
+    assert _names_at(code.replace("torch.rms_norm", "rms_norm"), "rms_norm")[0] == ("torch.nn.functional.rms_norm",)
+    assert "TRT337" not in rules_found(code)
+
+
 def test_torch_name_avoids_a_shadowed_alias() -> None:
     code = textwrap.dedent("""\
         import torch as th

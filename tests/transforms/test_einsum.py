@@ -18,7 +18,7 @@ import pytest
 import torch
 
 from support import load, onnx_ops, rewrite, rules_found
-from trtcodemod.transforms.einsum import matmul_form, parse_equation, permutation
+from trtcodemod.transforms.einsum import matmul_form, parse_einops_pattern, parse_equation, permutation
 
 HEADER = "import torch\n"
 
@@ -197,6 +197,121 @@ def test_permute_needs_a_tensor_operand_to_be_safe() -> None:
     assert "ops.permute(0, 2, 3, 1)" in rewrite(unknown, unsafe=True, target="8.0")
     local = "import torch\ndef f(a):\n    x = torch.relu(a)\n    return torch.einsum('ij->ji', x)\n"
     assert "x.permute(1, 0)" in rewrite(local, target="8.0")  # a torch call's result: safe
+
+
+# --- einops' einsum: operands first, then a pattern of axis names ---------------------------
+
+@pytest.mark.parametrize("pattern,equation", [
+    ("b h i d, b h j d -> b h i j", "abcd,abed->abce"),
+    ("... e1 e2, ... e1 d -> ... e2 d", "...ab,...ac->...bc"),  # vit-pytorch's hyper-connections
+    ("batch seq dim, dim out -> batch seq out", "abc,cd->abd"),
+    ("b c h w -> b h w c", "abcd->acdb"),
+    ("b n d, b n e -> b n e d", "abc,abd->abdc"),  # an outer product: read, but not one matrix product
+])
+def test_einops_patterns_are_read_as_torch_equations(pattern: str, equation: str) -> None:
+    assert parse_einops_pattern(pattern) == parse_equation(equation)
+
+
+@pytest.mark.parametrize("pattern", [
+    "b i j, b j k",            # einops requires the arrow
+    "b (h d), d k -> b h k",   # composed axes: not in einsum
+    "b i 2, b 2 k -> b i k",   # not an identifier
+    "b ... i, b i k -> b k",   # an ellipsis that does not lead
+    "b i j -> b i -> b",       # two arrows
+])
+def test_odd_einops_patterns_are_not_read(pattern: str) -> None:
+    assert parse_einops_pattern(pattern) is None
+
+
+EINOPS_SOURCE = """import torch
+import einops
+from einops import einsum
+
+
+def mix(alpha, residuals):
+    return einsum(alpha, residuals, '... e1 e2, ... e1 d -> ... e2 d')
+
+
+def attend(q, k, v):
+    pattern = 'b h i j, b h j d -> b h i d'
+    sim = einops.einsum(q, k, "b h i d, b h j d -> b h i j")
+    return einsum(sim.softmax(-1), v, pattern)
+
+
+def layout(x: torch.Tensor):
+    return einsum(x, 'b c h w -> b h w c')
+
+
+def outer(branch, beta):
+    return einsum(branch, beta, "b n d, b n e -> b n e d")
+"""
+
+
+def test_einops_einsum_is_rewritten_like_torch_einsum() -> None:
+    """einops' ``einsum(*operands, pattern)`` (lucidrains' repositories: vit-pytorch's hyper-connections
+    mix residual streams with ``'... e1 e2, ... e1 d -> ... e2 d'``) runs ``torch.einsum`` on torch tensors
+    and exports the same Einsum: both rules read its pattern and operands; the ellipsis is named at the
+    default target, everything at 8.0; a user's own ``einsum`` and numpy's stay alone."""
+    assert rules_found(EINOPS_SOURCE, target="8.6") == ["TRT303"]
+    assert rules_found(EINOPS_SOURCE, target="8.0") == ["TRT303", "TRT303", "TRT303", "TRT304", "TRT303"]
+    after = rewrite(EINOPS_SOURCE, unsafe=True, target="8.0")
+    assert "return torch.matmul(alpha.transpose(-1, -2), residuals)" in after
+    assert 'sim = torch.matmul(q, k.transpose(-1, -2))' in after
+    assert "return torch.matmul(sim.softmax(-1), v)" in after
+    assert "return x.permute(0, 2, 3, 1)" in after
+    assert 'return einsum(branch, beta, "b n d, b n e -> b n e d")' in after  # not one product: named only
+    assert rewrite(EINOPS_SOURCE, target="8.0") == EINOPS_SOURCE.replace(
+        "einsum(x, 'b c h w -> b h w c')", "x.permute(0, 2, 3, 1)")  # the annotated tensor: safe
+    own = "import torch\ndef einsum(*args):\n    return args[0]\ndef f(a, b):\n    return einsum(a, b, 'i j, j k -> i k')\n"
+    assert rules_found(own, target="8.0") == []
+    for call in ("einsum(*ops, 'i j, j k -> i k')", "einsum(a, b, pattern)", "einsum('i j, j k -> i k')"):
+        code = f"from einops import einsum\ndef f(a, b, ops, pattern):\n    return {call}\n"
+        assert rules_found(code, target="8.0") == ["TRT303"], call
+        assert rewrite(code, unsafe=True, target="8.0") == code, call
+
+
+def _einops_free(code: str) -> str:
+    """The rewritten module without its einops imports (tests do not import einops): every einops call
+    that remains is replaced, so the functions run on torch alone."""
+    return "\n".join(line for line in code.splitlines() if "import einops" not in line and "from einops" not in line)
+
+
+def test_einops_rewrites_compute_the_pattern_and_export_without_einsum() -> None:
+    """The rewritten functions against ``torch.einsum`` of the same pattern written in letters (what einops
+    hands torch), on zeros, negatives, infinities, NaN and empty batches, in eager mode and in ONNX Runtime
+    at two batch sizes of one export (no Einsum left)."""
+    namespace: dict = {}
+    exec(compile(_einops_free(rewrite(EINOPS_SOURCE, unsafe=True, target="8.0").replace(
+        'return einsum(branch, beta, "b n d, b n e -> b n e d")', "return None")), "einops_after.py", "exec"),
+         namespace)
+    cases = [
+        (namespace["mix"], "...ab,...ac->...bc", lambda n: [(n, 5, 4, 3), (n, 5, 4, 6)]),
+        (namespace["layout"], "abcd->acdb", lambda n: [(n, 3, 4, 5)]),
+    ]
+    for number, n in enumerate((0, 1, 3)):
+        for special in (False, True):
+            for function, equation, shapes in cases:
+                operands = [_operand(shape, torch.float32, number * 10 + i, special) for i, shape in enumerate(shapes(n))]
+                _within_rounding(torch.einsum(equation, *operands), function(*operands),
+                                 2 * 6 * torch.finfo(torch.float32).eps
+                                 * torch.einsum(equation, *[o.double().abs() for o in operands]))
+            q, k, v = (_operand((n, 2, 4, 8), torch.float32, number + i, special) for i in range(3))
+            want = torch.einsum("bhij,bhjd->bhid", torch.einsum("bhid,bhjd->bhij", q, k).softmax(-1), v)
+            torch.testing.assert_close(namespace["attend"](q, k, v), want, equal_nan=True)
+
+    class Mix(torch.nn.Module):
+        def forward(self, alpha, residuals):
+            return namespace["mix"](alpha, residuals)
+
+    example = (torch.randn(2, 5, 4, 3), torch.randn(2, 5, 4, 6))
+    ops, data = _graph_ops(Mix(), example, dynamo=False)
+    assert "Einsum" not in ops and "MatMul" in ops
+    session = ort.InferenceSession(data, providers=["CPUExecutionProvider"])
+    for n in (1, 7):
+        alpha, residuals = torch.randn(n, 5, 4, 3) * 3, torch.randn(n, 5, 4, 6)
+        feed = {arg.name: value.numpy() for arg, value in zip(session.get_inputs(), (alpha, residuals))}
+        torch.testing.assert_close(torch.from_numpy(session.run(None, feed)[0]),
+                                   torch.einsum("...ab,...ac->...bc", alpha, residuals), rtol=1e-5, atol=1e-5)
 
 
 # --- the rewrite on real tensors ------------------------------------------------------------

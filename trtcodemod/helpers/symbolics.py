@@ -317,32 +317,48 @@ class _TrtChannelShuffle(torch.nn.ChannelShuffle):
 
 def _trt_rms_norm(input, normalized_shape: list[int], weight: torch.Tensor | None = None,
                   eps: float | None = None):
-    """``F.rms_norm``; while exporting, ``x * rsqrt(mean(x * x) + eps)`` over the normalized axes, times
-    the weight: torch's own steps, in float for a half or bfloat16 input (whose default ``eps`` is
-    float's)."""
+    """``F.rms_norm`` (``torch.rms_norm``); while exporting, ``x * rsqrt(mean(x * x) + eps) * weight`` over
+    the last ``len(normalized_shape)`` axes, computed in float32 for float16 and bfloat16 input and cast back
+    once, as torch's kernel does (``eps`` by default the machine epsilon of that computing type)."""
     if torch.jit.is_scripting():
         return torch.nn.functional.rms_norm(input, normalized_shape, weight, eps)
-    if (_trt_composable(input) and input.is_floating_point() and 0 < len(normalized_shape) <= input.dim()
-            and list(input.shape[input.dim() - len(normalized_shape):]) == list(normalized_shape)
-            and (weight is None or (isinstance(weight, torch.Tensor) and list(weight.shape) == list(normalized_shape)
-                                    and weight.dtype == input.dtype))):
+    if _trt_composable(input) and input.is_floating_point() and _trt_rms_norm_takes(input, normalized_shape, weight):
+        return _trt_rms_norm_onnx(input, len(normalized_shape), weight, eps)
+    if not hasattr(torch.nn.functional, "rms_norm") and _trt_rms_norm_takes(input, normalized_shape, weight):
+        # torch before 2.4 has no rms_norm: where the call was a fallback's (``try: from torch...
+        # import rms_norm``), the same formula
         return _trt_rms_norm_onnx(input, len(normalized_shape), weight, eps)
     return torch.nn.functional.rms_norm(input, normalized_shape, weight, eps)
 
 
 @torch.jit.unused
-def _trt_rms_norm_onnx(input, axes, weight, eps):
-    wide = _trt_widened(input)
+def _trt_rms_norm_takes(input, normalized_shape, weight) -> bool:
+    """A real floating tensor with at least ``len(normalized_shape)`` axes, and a floating weight of that
+    many axes or none (anything else keeps torch's function, and its error). The sizes themselves are not
+    compared: while tracing they are traced values, and reading them would bake them in (a weight of the
+    wrong sizes still fails to broadcast)."""
+    if not (isinstance(input, torch.Tensor) and input.is_floating_point() and not input.is_complex()):
+        return False
+    count = len(normalized_shape)
+    if not 0 < count <= input.dim():
+        return False
+    return weight is None or (isinstance(weight, torch.Tensor) and weight.is_floating_point()
+                              and weight.dim() == count)
+
+
+@torch.jit.unused
+def _trt_rms_norm_onnx(input, count, weight, eps):
+    x = _trt_widened(input)
     if eps is None:
-        eps = torch.finfo(wide.dtype).eps
-    dims = list(range(-axes, 0))
-    normed = wide * torch.rsqrt(wide.pow(2).mean(dims, keepdim=True) + eps)
+        eps = torch.finfo(x.dtype).eps
+    axes = list(range(input.dim() - count, input.dim()))
+    out = x * torch.rsqrt((x * x).mean(axes, keepdim=True) + eps)
     if weight is not None:
-        normed = normed * weight
-    return normed.to(input.dtype)
+        out = out * weight.to(x.dtype)
+    return out.to(input.dtype)
 
 
-class _TrtRMSNorm(torch.nn.RMSNorm):
+class _TrtRMSNorm(getattr(torch.nn, "RMSNorm", torch.nn.Module)):
     """``nn.RMSNorm`` whose forward is :func:`_trt_rms_norm` (same state, same repr)."""
 
     def forward(self, x):

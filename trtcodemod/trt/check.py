@@ -89,7 +89,7 @@ RULES: dict[str, tuple[str, ...]] = {
     **{f"aten::{name}": ("TRT337",) for name in (
         "take_along_dim", "diff", "rot90", "count_nonzero", "nansum", "nanmean", "trunc", "heaviside", "isclose",
         "kron", "channel_shuffle", "xlogy", "sinc", "signbit", "copysign", "trace", "logaddexp", "hypot",
-        "cumprod")},
+        "cumprod", "rms_norm", "expm1", "fmin", "fmax")},
     "aten::linalg_inv": ("TRT338",),
     "aten::linalg_solve": ("TRT338",),
 }
