@@ -35,7 +35,7 @@ HELPER_MODULES: tuple[str, ...] = (
     "sizes", "tracing", "interpolate", "sizes_tensor", "isin", "splitting", "cumulative", "angles", "affine",
     "eye", "folding", "sampling", "transposing", "normalization", "tiling", "attention", "multihead",
     "spectral", "powers", "constants", "scanning",
-    "searching", "selection", "diagonal", "histogram", "finite", "symbolics", "inverse",
+    "searching", "selection", "diagonal", "histogram", "finite", "symbolics", "inverse", "convolution",
 )
 
 RESERVED_PREFIX = "_trt_"
