@@ -88,9 +88,12 @@ expression reads `t.size(...)` or `t.shape`, or uses a local assigned (directly 
 other locals) from one. The depthwise filter repeated or expanded to the image's channel
 count is the common form: `window.expand(channel, 1, k, k)` after `channel = img.size(1)`
 (SSIM losses and metrics), `kernel.view(1, 1, 3, 3).repeat(input.size(1), 1, 1, 1)` (kornia's
-`sharpness`), `create_window(size, channel)` with `_, channel, _, _ = img.size()`. Sizes of a
-module's own attributes (`self.weight.shape`, weight standardisation) are constants of the
-export and are not counted.
+`sharpness`), `create_window(size, channel)` with `_, channel, _, _ = img.size()`; and a
+kernel the function receives as a parameter when its group count is a size or a parameter too
+(`F.conv2d(img1, window, padding=window_size // 2, groups=channel)` in the `_ssim(img1, img2,
+window, window_size, channel)` that most SSIM code calls with a window it tiled to the
+channel count). Sizes of a module's own attributes (`self.weight.shape`, weight
+standardisation) are constants of the export and are not counted.
 
 Why it hurts: the TorchScript exporter records a size read as a graph computation (`Shape`,
 `Gather`), so the repeated kernel is a `Tile` (or `Expand`) whose shape the graph only knows
@@ -163,9 +166,17 @@ computed at run time is parsed from TensorRT 8.5, see TRT724).""",
             return
         func = self.context.function
         sized: set[str] = set()
+        params: set[str] = set()
         if func is not None:
             sized = self._sized.get(id(func)) or self._sized.setdefault(id(func), _sized_names(func))
-        if not (_reads_a_size(weight.value) or _names(weight.value) & sized):
+            params = {p.name.value for p in (*func.params.posonly_params, *func.params.params,
+                                             *func.params.kwonly_params)} - {"self"}
+        groups = argument(node, 6, "groups")
+        # A kernel passed in, with a group count from a size or a parameter: the depthwise window that a caller
+        # tiled to the channel count (`_ssim(img1, img2, window, window_size, channel)`).
+        passed_depthwise = groups is not None and bool(_names(weight.value) & params) and (
+            _reads_a_size(groups.value) or bool(_names(groups.value) & (params | sized)))
+        if not (_reads_a_size(weight.value) or _names(weight.value) & sized or passed_depthwise):
             return
         short = name.replace("torch.nn.functional.", "F.")
         wrapped = cst.Call(func=cst.Name(HELPER), args=[cst.Arg(value=weight.value)])

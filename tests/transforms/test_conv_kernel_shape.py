@@ -66,12 +66,40 @@ class Blur(torch.nn.Module):
 '''
 
 
+#: The SSIM most repositories copy: the window tiled to the channel count by the caller, the convolutions in a
+#: function that receives it with the group count.
+SSIM_PASSED = '''
+import torch
+import torch.nn.functional as F
+
+
+def create_window(window_size, channel):
+    g = torch.exp(-(torch.arange(window_size, dtype=torch.float32) - window_size // 2) ** 2 / 4.5)
+    g = (g / g.sum()).unsqueeze(1)
+    return g.mm(g.t()).float().unsqueeze(0).unsqueeze(0).expand(channel, 1, window_size, window_size).contiguous()
+
+
+def _ssim(img1, img2, window, window_size, channel):
+    mu1 = F.conv2d(img1, window, padding=window_size // 2, groups=channel)
+    mu2 = F.conv2d(img2, window, padding=window_size // 2, groups=channel)
+    return mu1 * mu2
+
+
+class SSIMMap(torch.nn.Module):
+    def forward(self, x):
+        channel = x.size(1)
+        return _ssim(x, x.flip(-1), create_window(5, channel), 5, channel)
+'''
+
+
 def test_rewrite_text() -> None:
     assert "return F.conv2d(img, _trt_conv_kernel(window), padding=2, groups=channel)" in rewrite(SSIM, unsafe=True)
     after = rewrite(SHARPNESS, unsafe=True)
     assert "conv2d(input, _trt_conv_kernel(kernel), bias=None" in after
     assert rewrite(SHARPNESS) == SHARPNESS  # unsafe: only with --unsafe (or proved by migrate)
     assert rewrite(after, unsafe=True) == after  # a second pass changes nothing
+    passed = rewrite(SSIM_PASSED, unsafe=True)
+    assert passed.count("_trt_conv_kernel(window), padding=window_size // 2, groups=channel)") == 2
     keyword = ("import torch\ndef f(x, k):\n    c = x.shape[1]\n"
                "    return torch.conv_transpose2d(x, weight=k.expand(c, 1, 2, 2), stride=2, groups=c)\n")
     assert "weight=_trt_conv_kernel(k.expand(c, 1, 2, 2))" in rewrite(keyword, unsafe=True)
@@ -82,7 +110,9 @@ def test_rewrite_text() -> None:
     "import torch\nimport torch.nn.functional as F\nclass M(torch.nn.Module):\n    def forward(self, x):\n"
     "        w = self.weight - self.weight.mean(dim=(1, 2, 3), keepdim=True)\n"
     "        return F.conv2d(x, w.view(self.weight.shape[0], -1, 3, 3))\n",
-    "import torch\nimport torch.nn.functional as F\ndef f(x, w):\n    return F.conv2d(x, w * 2, groups=x.size(1))\n",
+    "import torch\nimport torch.nn.functional as F\ndef f(x, w):\n    return F.conv2d(x, w * 2, groups=4)\n",
+    "import torch\nimport torch.nn.functional as F\nclass M(torch.nn.Module):\n    def forward(self, x):\n"
+    "        return F.conv2d(x, self.weight, groups=self.groups)\n",
     "import torch\ndef conv2d(x, w):\n    return x\ndef f(x, k):\n    return conv2d(x, k.repeat(x.size(1), 1, 1, 1))\n",
     "import numpy as np\nimport torch\ndef f(x, k):\n    return np.convolve(x, k.repeat(x.size(1)))\n",
 ])
@@ -114,7 +144,7 @@ def _export(model: torch.nn.Module, example: torch.Tensor) -> bytes:
     return buffer.getvalue()
 
 
-@pytest.mark.parametrize("code,cls", [(SSIM, "SSIMBlur"), (SHARPNESS, "Sharpen")])
+@pytest.mark.parametrize("code,cls", [(SSIM, "SSIMBlur"), (SHARPNESS, "Sharpen"), (SSIM_PASSED, "SSIMMap")])
 def test_export_at_two_sizes(code: str, cls: str) -> None:
     example = torch.rand(1, 3, 32, 32)
     with pytest.raises(Exception, match="kernel of unknown shape"):
