@@ -125,7 +125,8 @@ def test_left_alone(code: str) -> None:
 def test_eager_and_script_unchanged(code: str, cls: str) -> None:
     before, after = load(code, cls)(), load(rewrite(code, unsafe=True), cls)()
     for x in (torch.rand(2, 3, 9, 11) * 4 - 2, torch.zeros(1, 3, 5, 5), torch.empty(0, 3, 6, 6),
-              torch.tensor([float("inf"), -float("inf"), float("nan"), -0.0, 1e30, -3.0]).repeat(3, 6).view(1, 3, 6, 6)):
+              torch.tensor([float("inf"), -float("inf"), float("nan"), -0.0, 1e30, -3.0]).repeat(3, 6)
+              .view(1, 3, 6, 6)):
         expected, got = before(x), after(x)
         assert torch.equal(expected.isnan(), got.isnan())
         assert torch.equal(expected.nan_to_num(0.0, 1.0, -1.0), got.nan_to_num(0.0, 1.0, -1.0))
