@@ -10,6 +10,33 @@ processing modules (filters, color, enhance, geometry, morphology, contrib). Mac
 zoo's (real_zoo2.py's table and counts, ``PINS13``). Dynamic axes as a deploying user declares them: batch, height
 and width for images; batch, depth, height and width for volumes; batch alone where the size is part of the model
 (position embeddings, fixed input shapes); batch and tokens for the token transformer.
+
+Each model was built and run eagerly before migrate ran (finite outputs, forwards of 0.7 s at most here); changed
+then: SwinUNETR takes batch norm (instance norm refuses its 1-voxel deepest level at 32 voxels). 33 models first,
+then 11 more of kornia's image processing after the first run showed where it stops (the second batch in the
+list). Results (``--jobs 1``, 2 cores shared, load 5 to 8), by what stops each model, at the library's line:
+
+Clean at first contact (exit 0, nothing to fix): 25 models.
+Fixed by migrate at first contact (exit 0): monai_basicunet_3d, monai_swinunetr_3d, monai_subpixel_3d,
+kornia_tiny_vit, kornia_median_blur, kornia_bilateral_blur, kornia_depth_to_normals, kornia_extract_patches,
+kornia_warp_perspective, kornia_translate.
+Exit 1 at first contact, exit 0 after the fixes of this sweep:
+- kornia_rgb_to_lab, kornia_rgb_to_yuv, kornia_rgb_to_luv: ``einsum('oi, ...ihw -> ...ohw')`` with an ellipsis,
+  refused by TensorRT before 10.12, at kornia/color/utils.py:52; one matmul with the image's axes moved (TRT303).
+- kornia_sharpness: ``conv2d`` of a kernel repeated to ``input.size(1)``, "kernel of unknown shape" for the
+  TorchScript exporter, at kornia/enhance/adjust.py:1137 (TRT324).
+Exit 1 still:
+- monai_quicknat: ``nn.MaxUnpool2d`` does not export (monai/networks/nets/quicknat.py:297; no TensorRT MaxUnpool).
+- kornia_rotate: the centre as Python floats of the size (kornia/geometry/transform/affwarp.py:68), the
+  size-guarded batch broadcast (affwarp.py:196 and 201) and ``F.affine_grid`` (imgwarp.py:491, where TRT309's
+  fix is reverted).
+- kornia_resize_antialias: the antialiasing blur's kernel size and sigma are Python numbers of the input size
+  (affwarp.py:731 and 733): the graph is not faithful at other sizes.
+- kornia_pyrdown: float64 arithmetic on traced sizes (kornia/geometry/transform/pyramid.py:451-452; TRT701's fix
+  of line 452 alone removes nothing).
+- kornia_posterize: uint8 arithmetic that wraps (kornia/enhance/adjust.py:1036).
+
+44 models: 25 clean before, 19 need work; migrate fixed 10 of the 19 at first contact, 14 after the two fixes.
 """
 
 from __future__ import annotations
