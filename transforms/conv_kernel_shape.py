@@ -116,7 +116,12 @@ change with the inputs' dynamic axes; they are constants of the exported graph, 
 TracerWarning at the helper. Where they do (a kernel sized from the image, as an antialiasing
 blur's), the exported graph runs only at the traced kernel size: at an input size whose
 kernel differs, its Reshape cannot take the kernel and ONNX Runtime raises (no silently other
-values); migrate's check at other sizes finds it and reverts the fix.
+values); migrate's check at other sizes finds it and reverts the fix. The group count is
+another matter the rewrite does not change: ONNX `Conv` takes it as an attribute, a constant,
+so a convolution whose groups follow a dynamic axis (StyleGAN's modulated convolution, the
+batch folded into the groups: `groups=b`) exports, but its graph refuses every other batch
+size; migrate's check finds that too and reverts the fix, and the manual step stays
+(per-sample weights as a batched matmul, or a static batch).
 
 TensorRT versions: all (the export fails before TensorRT is involved; a Conv whose weight is
 computed at run time is parsed from TensorRT 8.5, see TRT724).""",
