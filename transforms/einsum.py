@@ -14,7 +14,9 @@ Both exporters of torch 2.13 emit one ONNX ``Einsum`` node for ``torch.einsum`` 
 
 TRT303 rewrites the two-operand equations that are one matrix product
 (``bij,bjk->bik``, ``bhqd,bhkd->bhqk``, ``...ij,...jk->...ik``) into ``torch.matmul`` with
-``transpose(-1, -2)`` where an operand's last two labels are swapped; TRT304 rewrites the
+``transpose(-1, -2)`` where an operand's last two labels are swapped, and the other
+two-operand equations that contract one label (``oi,...ihw->...ohw``, ``bqc,bchw->bqhw``)
+into ``torch.matmul`` of the operands with their axes moved; TRT304 rewrites the
 one-operand equations that only reorder axes (``bchw->bhwc``) into ``permute``.
 
 Matching goes through the file's imports (``torch.einsum``, ``from torch import einsum``);
@@ -203,6 +205,92 @@ def matmul_form(eq: Equation) -> MatmulForm | None:
     return MatmulForm(True, tail_b != k + j, tail_a != j + i)
 
 
+@dataclass(frozen=True)
+class Contraction:
+    """A two-operand equation with one contracted label, written as one ``torch.matmul``.
+
+    ``first`` and ``second`` are the operands' expressions as code with the placeholders
+    ``{a}`` and ``{b}`` (each operand's axes moved, and size-1 axes added, so that matmul's
+    batch axes line up), ``result`` the code that takes the product to the output's order.
+    """
+
+    first: str
+    second: str
+    result: str
+
+
+def _moved(code: str, labels: str, order: str) -> str:
+    """``code`` with the axes ``labels`` (the trailing axes, after any ellipsis) put in ``order``.
+
+    Axes are counted from the end, so that any leading (ellipsis) axes stay where they are.
+    """
+    if labels == order:
+        return code
+    n = len(labels)
+    moving = [label for position, label in enumerate(labels) if order[position] != label]
+    source = [labels.index(label) - n for label in moving]
+    target = [order.index(label) - n for label in moving]
+    if len(moving) == 2 and source == target[::-1]:
+        return f"{code}.transpose({source[0]}, {source[1]})"
+    return f"{code}.movedim({tuple(source)}, {tuple(target)})"
+
+
+def _ones(code: str, count: int, trailing: int) -> str:
+    """``code`` with ``count`` size-1 axes added before its last ``trailing`` axes."""
+    if not count:
+        return code
+    return f"{code}[..., {', '.join(['None'] * count + [':'] * trailing)}]"
+
+
+def contraction_form(eq: Equation) -> Contraction | None:
+    """How a two-operand equation that is not one plain matrix product is one ``torch.matmul``.
+
+    Accepted: exactly one contracted label (in both operands, not in the output); every other
+    label in the output, either in both operands (a batch label) or in one (that operand's
+    free label); an ellipsis in both operands and the output (batch axes) or in one operand
+    and the output (that operand's leading free axes). The first operand becomes
+    ``(..., batch, its free axes but the last, ones, its last free axis, contracted)``, the
+    second ``(..., batch, ones, its free axes but the last, contracted, its last free axis)``:
+    matmul broadcasts the ones against the other's free axes, and the product's axes are put
+    in the output's order. An operand with no free label gets a size-1 axis, taken out of the
+    product by index. Examples: kornia's colour conversions ``oi,...ihw->...ohw``,
+    segmentation heads ``bqc,bchw->bqhw``, ``...a,abcd->...bcd``.
+    """
+    if len(eq.inputs) != 2 or eq.has_diagonal:
+        return None
+    (a, b), out = eq.inputs, eq.output
+    ea, eb = eq.input_ellipsis
+    if eq.output_ellipsis != (ea or eb):
+        return None
+    contracted = [label for label in a if label in b and label not in out]
+    if len(contracted) != 1 or any(label not in out for label in a + b if label not in contracted):
+        return None
+    (j,) = contracted
+    batch = "".join(label for label in a if label in b and label != j)
+    free_a = "".join(label for label in a if label not in b)
+    free_b = "".join(label for label in b if label not in a)
+    # Batch axes: ellipsis and labels in the first operand's order, in both operands.
+    # The first operand: batch, free_a[:-1], ones for free_b[:-1], free_a[-1:] (or a one), j.
+    order_a = batch + free_a + j
+    code_a = _moved("{a}", a, order_a)
+    lead_a = bool(ea or batch or free_a[:-1])
+    ones_a = (len(free_b) - 1 if free_b and lead_a else 0) + (0 if free_a else 1)
+    code_a = _ones(code_a, ones_a, 1 + len(free_a[-1:]))
+    # The second operand: batch, ones for free_a[:-1], free_b[:-1], j, free_b[-1:] (or a one).
+    order_b = batch + free_b[:-1] + j + free_b[-1:]
+    code_b = _moved("{b}", b, order_b)
+    if not free_b:
+        code_b = _ones(code_b, 1, 0)
+    lead_b = bool(eb or batch)
+    code_b = _ones(code_b, len(free_a) - 1 if free_a and lead_b else 0, len(free_b[:-1]) + 2 if free_b else 2)
+    # The product: batch, free_a[:-1], free_b[:-1], free_a[-1] (or a one), free_b[-1] (or a one).
+    result = "{p}" + {(True, True): "", (False, True): "[..., 0, :]", (True, False): "[..., 0]",
+                      (False, False): "[..., 0, 0]"}[bool(free_a), bool(free_b)]
+    product = batch + free_a[:-1] + free_b[:-1] + free_a[-1:] + free_b[-1:]
+    result = _moved(result, product, out)
+    return Contraction(code_a, code_b, result)
+
+
 def permutation(eq: Equation) -> tuple[int, ...] | None:
     """The axis order of a one-operand equation that only reorders its axes, or None."""
     if len(eq.inputs) != 1 or eq.has_ellipsis or eq.has_diagonal:
@@ -353,9 +441,24 @@ a bare matrix that the other's batch axes share (`einsum('bmd,dk->bmk', x, w)` �
 display (`einsum('bij,bjk->bik', [a, b])`, the older form) are those operands. einops'
 form is rewritten the same way: vit-pytorch's hyper-connections mix their residual streams
 with `einsum(alpha, residuals, '... e1 e2, ... e1 d -> ... e2 d')`, refused for its ellipsis
-up to TensorRT 10.11, which becomes `torch.matmul(alpha.transpose(-1, -2), residuals)`. The graph
-then holds MatMul (and Transpose), parsed by every TensorRT version. Other equations (sums,
-outer products, three operands, diagonals) are reported without a fix: write them with
+up to TensorRT 10.11, which becomes `torch.matmul(alpha.transpose(-1, -2), residuals)`.
+Any other two-operand equation that contracts exactly one label is one matmul too, once
+each operand's axes are moved: every other label is in the output, either in both operands
+(a batch label) or in one (that operand's free label), and an ellipsis leads both operands
+and the output (batch axes) or one operand and the output (that operand's leading axes).
+The first operand's axes go to (batch, its free axes, contracted), the second's to (batch,
+its free axes but the last, contracted, its last free axis), size-1 axes added (`[..., None,
+:, :]`) where the other operand's free axes must broadcast, an operand with no free axis
+given one of size 1 (taken out of the product by index), and the product's axes moved to
+the output's order. Axes are counted from the end (`movedim`, `transpose` with negative
+axes), so that leading ellipsis axes of any number stay where they are:
+`einsum('oi,...ihw->...ohw', k, x)` (kornia's RGB to XYZ, YUV, Lab and Luv) →
+`torch.matmul(k, x.transpose(-3, -2)).transpose(-3, -2)`, `einsum('bqc,bchw->bqhw', q, m)`
+(segmentation heads) → `torch.matmul(q[..., None, :, :], m.transpose(-3, -2)).transpose(-3,
+-2)`, `einsum('bi,bi->b', a, b)` → `torch.matmul(a[..., None, :], b[..., None])[..., 0, 0]`.
+The graph then holds MatMul, Transpose, Unsqueeze and Gather, parsed by every TensorRT
+version. Other equations (outer products, two or more contracted labels, a label summed in
+one operand, three operands, diagonals) are reported without a fix: write them with
 `matmul`, `permute`, `reshape`, `sum` and broadcasting by hand.
 
 Fix safety: unsafe. What changes:
@@ -394,6 +497,8 @@ equations.""",
             ),
             Example("y = torch.einsum('bij,bjk->bik', a, b)\n", "y = torch.matmul(a, b)\n", unsafe=True),
             Example("y = torch.einsum('...ij,...jk->...ik', a, b)\n", "y = torch.matmul(a, b)\n", unsafe=True),
+            Example("y = torch.einsum('oi,...ihw->...ohw', k, x)\n",
+                    "y = torch.matmul(k, x.transpose(-3, -2)).transpose(-3, -2)\n", unsafe=True),
             Example("outer = torch.einsum('bi,bj->bij', u, v)\n"),
         ),
         references=_REFERENCES,
@@ -422,9 +527,19 @@ equations.""",
                         "(not rewritten: the equation or the operands are not literal)")
             return
         form = matmul_form(eq) if eq is not None else None
-        if form is None or len(call.operands) != 2:
+        contraction = contraction_form(eq) if eq is not None and form is None else None
+        if (form is None and contraction is None) or len(call.operands) != 2:
             self.report(node, f"einsum {call.text!r} exports as ONNX Einsum: {why}; write it with "
-                        "matmul/permute/reshape/sum by hand (not one matrix product)")
+                        "matmul/permute/reshape/sum by hand (not one contraction of one label)")
+            return
+        if contraction is not None:
+            self.report(
+                node,
+                f"einsum {call.text!r} exports as ONNX Einsum: {why}; it contracts one label, use torch.matmul "
+                "on the operands with their axes moved (assumes the operands' ranks match the equation and "
+                "their contracted sizes match)",
+                Fix({node: self._contraction(contraction, *call.operands)}, safety=Safety.UNSAFE),
+            )
             return
         first, second = call.operands
         if form.swap_operands:
@@ -444,6 +559,27 @@ equations.""",
             "(assumes the operands' ranks match the equation and their contracted sizes match)",
             Fix({node: replacement}, safety=Safety.UNSAFE),
         )
+
+
+    def _contraction(self, plan: Contraction, first: cst.BaseExpression,
+                     second: cst.BaseExpression) -> cst.BaseExpression:
+        """``plan``'s code with the two operands in place of its placeholders."""
+        text = plan.result.format(p=f"__trt_matmul__({plan.first}, {plan.second})".format(
+            a="__trt_first__", b="__trt_second__"))
+        values = {"__trt_first__": parenthesize(first), "__trt_second__": parenthesize(second),
+                  "__trt_matmul__": self.context.torch_attr("matmul")}
+        return cst.parse_expression(text).visit(_Placeholders(values))
+
+
+class _Placeholders(cst.CSTTransformer):
+    """Puts expressions in place of the placeholder names of a generated expression."""
+
+    def __init__(self, values: dict[str, cst.BaseExpression]) -> None:
+        super().__init__()
+        self.values = values
+
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
+        return self.values.get(original_node.value, updated_node)
 
 
 # --- TRT304 ----------------------------------------------------------------------------------

@@ -73,6 +73,7 @@ RULE_MODULES: tuple[str, ...] = (
     "small_inverse",
     "integer_cumsum",
     "floor_divide",
+    "conv_kernel_shape",
 )
 
 

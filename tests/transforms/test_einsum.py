@@ -18,7 +18,7 @@ import pytest
 import torch
 
 from support import load, onnx_ops, rewrite, rules_found
-from trtcodemod.transforms.einsum import matmul_form, parse_einops_pattern, parse_equation, permutation
+from trtcodemod.transforms.einsum import contraction_form, matmul_form, parse_einops_pattern, parse_equation, permutation
 
 HEADER = "import torch\n"
 
@@ -419,6 +419,131 @@ def test_documented_assumptions_are_real() -> None:
     assert torch.einsum("ij,jk->ki", a, b).stride() != torch.matmul(b.t(), a.t()).stride()
 
 
+# --- contractions of one label that are not one plain matrix product ---------------------------
+
+#: Equations from real code (kornia's colour conversions, segmentation and DETR heads, talking-heads attention,
+#: Transformer-XL, graph convolutions) with operand shapes: each contracts one label, with the operands' other
+#: axes in orders no single matmul takes.
+CONTRACTIONS = [
+    ("oi, ...ihw -> ...ohw", [(3, 3), (2, 3, 5, 6)], "torch.matmul(a, b.transpose(-3, -2)).transpose(-3, -2)"),
+    ("oi, ...ihw -> ...ohw", [(3, 3), (3, 5, 6)], None),
+    ("bqc, bchw -> bqhw", [(2, 5, 3), (2, 3, 6, 7)],
+     "torch.matmul(a[..., None, :, :], b.transpose(-3, -2)).transpose(-3, -2)"),
+    ("bqc, bqhw -> bchw", [(2, 5, 3), (2, 5, 6, 7)], None),
+    ("...a,abcd->...bcd", [(2, 3, 4), (4, 5, 6, 7)], None),
+    ("in,nhw->ihw", [(3, 4), (4, 5, 6)], None),
+    ("b h i j, h g -> b g i j", [(2, 3, 4, 5), (3, 6)], None),
+    ("ibh,hnd->ibnd", [(2, 3, 4), (4, 5, 6)], None),
+    ("bi,bi->b", [(3, 4), (3, 4)], "torch.matmul(a[..., None, :], b[..., None])[..., 0, 0]"),
+    ("...c,...cb->...b", [(3, 4), (2, 3, 4, 5)], None),
+    ("bnd,csd->bcns", [(2, 3, 4), (5, 6, 4)], None),
+    ("nhw,ixh->nixw", [(2, 3, 4), (5, 6, 3)], None),
+    ("bd,bkd->bk", [(2, 3), (2, 4, 3)], None),
+    ("bkd,bd->kb", [(2, 4, 3), (2, 3)], None),
+    ("buwnh,fnh->bnuwf", [(2, 3, 4, 5, 6), (7, 5, 6)], None),
+    ("...hqk,...khd->...qhd", [(2, 3, 4, 5), (2, 5, 3, 6)], None),
+    ("oi,...i->...o", [(4, 3), (2, 5, 3)], None),
+]
+
+
+def _sized(shape, sizes: dict[int, int]) -> tuple[int, ...]:
+    """``shape`` with some of its axes given other sizes (an empty one, a size of 1)."""
+    return tuple(sizes.get(axis, size) for axis, size in enumerate(shape))
+
+
+@pytest.mark.parametrize("equation,shapes,text", CONTRACTIONS, ids=[f"{e}-{len(s[1])}" for e, s, _ in CONTRACTIONS])
+def test_contractions_are_one_matmul(equation: str, shapes, text: str | None) -> None:
+    """Rewritten at targets that refuse them, and equal to einsum within the rounding of a dot product, for
+    zeros, negatives, infinities and NaN, empty axes and axes of size 1, with gradients."""
+    code = f"import torch\ndef f(a, b):\n    return torch.einsum({equation!r}, a, b)\n"
+    after = rewrite(code, unsafe=True, target="8.0")
+    assert "einsum" not in after and "matmul" in after
+    if text is not None:
+        assert after == f"import torch\ndef f(a, b):\n    return {text}\n"
+    if "..." in equation:
+        assert rewrite(code, unsafe=True, target="8.6") == after  # refused with an ellipsis up to 10.11
+    before, rewritten = load(code, "f"), load(after, "f")
+    eq = parse_equation(equation)
+    j = next(label for label in eq.inputs[0] if label in eq.inputs[1] and label not in eq.output)
+    for number, (resize_a, resize_b) in enumerate([({}, {}), ({0: 0}, {}), ({-1: 1}, {0: 1}), ({}, {-1: 0})]):
+        sa = _sized(shapes[0], {axis % len(shapes[0]): size for axis, size in resize_a.items()})
+        sb = _sized(shapes[1], {axis % len(shapes[1]): size for axis, size in resize_b.items()})
+        ja = sa[len(sa) - len(eq.inputs[0]) + eq.inputs[0].index(j)]
+        jb = sb[len(sb) - len(eq.inputs[1]) + eq.inputs[1].index(j)]
+        try:
+            expected_shape = torch.einsum(equation, torch.empty(sa), torch.empty(sb)).shape
+        except RuntimeError:
+            continue  # sizes einsum itself refuses (a resized label the other operand shares)
+        if ja != jb:
+            continue  # einsum broadcasts a contracted axis of size 1, matmul does not: the rule's assumption
+        for special in (False, True):
+            grads = not special
+            a = _operand(sa, torch.float64, number, special).requires_grad_(grads)
+            b = _operand(sb, torch.float64, number + 50, special).requires_grad_(grads)
+            expected, got = before(a, b), rewritten(a, b)
+            assert expected.shape == expected_shape
+            length = max(1, ja)
+            magnitude = torch.einsum(equation, a.detach().abs(), b.detach().abs())
+            _within_rounding(expected, got, 4 * length * torch.finfo(torch.float64).eps * magnitude)
+            if grads and expected.numel():
+                grad = torch.randn(expected.shape, dtype=torch.float64)
+                for x, y in zip(torch.autograd.grad(expected, (a, b), grad), torch.autograd.grad(got, (a, b), grad)):
+                    torch.testing.assert_close(x, y)
+
+
+def test_random_contractions_are_one_matmul() -> None:
+    """Random equations of the accepted form (batch, free and one contracted label in random orders, an
+    ellipsis in none, one or both operands): the rewrite computes einsum's values and shape."""
+    generator = torch.Generator().manual_seed(3)
+
+    def pick(n: int) -> int:
+        return int(torch.randint(n, (1,), generator=generator))
+
+    def shuffled(labels: str) -> str:
+        return "".join(labels[i] for i in torch.randperm(len(labels), generator=generator).tolist())
+
+    checked = 0
+    for _ in range(300):
+        batch, free_a, free_b = "bcd"[:pick(3)], "mno"[:pick(3)], "pqr"[:pick(3)]
+        ellipsis = pick(4)  # 0: none, 1: first, 2: second, 3: both
+        a, b = shuffled(batch + free_a + "j"), shuffled(batch + free_b + "j")
+        out = shuffled(batch + free_a + free_b)
+        lead = "..." if ellipsis else ""
+        equation = (f"{'...' if ellipsis in (1, 3) else ''}{a},{'...' if ellipsis in (2, 3) else ''}{b}"
+                    f"->{lead}{out}")
+        eq = parse_equation(equation)
+        if matmul_form(eq) is not None:
+            continue
+        assert contraction_form(eq) is not None, equation
+        sizes = {label: 2 + pick(3) for label in "bcdmnopqrj"}
+        extra = (2, 3)
+        sa = (extra if ellipsis in (1, 3) else ()) + tuple(sizes[label] for label in a)
+        sb = ((extra[1:] if ellipsis == 3 else extra) if ellipsis in (2, 3) else ()) + tuple(sizes[x] for x in b)
+        x, y = torch.randn(sa, generator=generator, dtype=torch.float64), torch.randn(sb, generator=generator,
+                                                                                    dtype=torch.float64)
+        code = f"import torch\ndef f(a, b):\n    return torch.einsum({equation!r}, a, b)\n"
+        after = rewrite(code, unsafe=True, target="8.0")
+        assert "einsum" not in after, equation
+        torch.testing.assert_close(load(after, "f")(x, y), torch.einsum(equation, x, y), msg=equation)
+        checked += 1
+    assert checked > 200
+
+
+@pytest.mark.parametrize("equation", [
+    "i,j->ij",           # no contracted label: an outer product
+    "blq,bhlk->bhlqk",   # no contracted label
+    "bnhv,dhv->bdn",     # two contracted labels
+    "bij,bk->bk",        # a label summed in one operand only
+    "...ij,jk->ik",      # the ellipsis summed out
+    "bii,bi->b",         # diagonal
+])
+def test_other_equations_are_not_one_contraction(equation: str) -> None:
+    assert contraction_form(parse_equation(equation)) is None
+    code = f"import torch\ndef f(a, b):\n    return torch.einsum({equation!r}, a, b)\n"
+    assert "TRT303" in rules_found(code, target="8.0")
+    assert rewrite(code, unsafe=True, target="8.0") == code
+
+
 # --- the exported graph -----------------------------------------------------------------------
 
 
@@ -478,3 +603,29 @@ def test_onnx_ops_helper_agrees() -> None:
     assert "Einsum" in onnx_ops(_module(code), inputs)
     ops = onnx_ops(_module(rewrite(code, unsafe=True, target="7.1")), inputs)
     assert "Einsum" not in ops and "MatMul" in ops
+
+
+def test_kornia_colour_matrix_exports_without_einsum_at_two_sizes() -> None:
+    """kornia's `_apply_linear_transformation` (RGB to XYZ, YUV, Lab, Luv on CPU): `oi,...ihw->...ohw` with an
+    ellipsis, which TensorRT 8.6 refuses; after the rewrite the graph has no Einsum and, exported with dynamic
+    batch, height and width, computes einsum's values at another size too."""
+    code = ("import torch\nclass M(torch.nn.Module):\n    def forward(self, image):\n"
+            "        kernel = torch.tensor([[0.4, 0.3, 0.2], [0.2, 0.7, 0.1], [0.0, 0.1, 0.9]])\n"
+            "        return torch.einsum('oi, ...ihw -> ...ohw', kernel, image)\n")
+    assert rules_found(code, target="8.6") == ["TRT303"]
+    after = rewrite(code, unsafe=True, target="8.6")
+    assert "torch.matmul(kernel, image.transpose(-3, -2)).transpose(-3, -2)" in after
+    axes = {"image": {0: "b", 2: "h", 3: "w"}}
+    before_ops = onnx_ops(_module(code), (torch.rand(1, 3, 8, 8),), dynamic_axes=axes, input_names=["image"])
+    assert "Einsum" in before_ops
+    model = _module(after)
+    buffer = io.BytesIO()
+    torch.onnx.export(model, (torch.rand(1, 3, 8, 8),), buffer, dynamo=False, opset_version=17,
+                      input_names=["image"], dynamic_axes=axes)
+    assert "Einsum" not in [node.op_type for node in onnx.load_from_string(buffer.getvalue()).graph.node]
+    session = ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
+    for shape in ((1, 3, 8, 8), (3, 3, 13, 7)):
+        image = torch.rand(shape) * 4 - 2
+        image[0, 0, 0, :2] = torch.tensor([0.0, -0.0])
+        got = torch.from_numpy(session.run(None, {"image": image.numpy()})[0])
+        torch.testing.assert_close(got, _module(code)(image), rtol=1e-5, atol=1e-6)

@@ -36,6 +36,7 @@ HELPER_MODULES: tuple[str, ...] = (
     "eye", "folding", "sampling", "transposing", "normalization", "tiling", "attention", "multihead",
     "spectral", "powers", "constants", "scanning",
     "searching", "selection", "diagonal", "histogram", "finite", "symbolics", "inverse", "division",
+    "convolution",
 )
 
 RESERVED_PREFIX = "_trt_"

@@ -6,9 +6,10 @@ self.key_proj)`` on line 81 and ``v = torch.einsum('bmd,dv->bmv', reshaped_m, se
 on line 87, the weights bare (dim, key_dim) matrices; the query, score, mix and output einsums on
 lines 80, 83, 88 and 89). Written here in our own words with fewer heads and channels; the
 dropouts are left out. The key and value products are one matrix product each with the weight
-broadcast over the batch (not taken before); the four others contract or keep labels that are not
-one product's (``bnd,hkd->bnhk``: two free labels in the weight), so TRT303 names them without
-a fix and their Einsum nodes stay.
+broadcast over the batch (not taken before); the query, score and mix einsums contract one label
+with free labels on both sides (``bnd,hkd->bnhk``: two free labels in the weight), one matmul
+each once their axes are moved (not taken before either); the output einsum (``bnhv,dhv->bdn``)
+contracts two labels, so TRT303 names it without a fix and its Einsum node stays.
 """
 
 import torch

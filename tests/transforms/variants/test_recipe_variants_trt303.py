@@ -3,7 +3,8 @@
 Each variant in ``tests/recipe_variants/trt303/`` is a small runnable model reduced from a public
 repository (cited in its docstring) that writes a matrix product as ``torch.einsum``: attention
 scores and outputs (MaxViT, CvT, the Idefics perceiver, LightGlue), MobileNetV4's key and value
-projections by a weight shared over the batch (timm) and a VQ codebook distance (LlamaGen). Their forms differ: three upper-case batch labels with spaces, operands in a list
+projections by a weight shared over the batch and its query, score and mix contractions (timm)
+and a VQ codebook distance (LlamaGen). Their forms differ: three upper-case batch labels with spaces, operands in a list
 (``einsum(eq, [q, k])``, not taken before), a leading ellipsis with spaces, a transposed first
 operand, a bare weight matrix broadcast over the batch (``bmd,dk->bmk``, not taken before), a 2-D
 product whose operand is another einsum. Both exporters emit ONNX ``Einsum``, which
@@ -84,7 +85,11 @@ VARIANTS: dict[str, tuple[tuple[str, ...], int, dict[str, tuple[torch.Tensor, ..
         # elements fails in ONNX Runtime on the original's graph too.
     }),
     "timm_multi_query_attention": (("k = torch.matmul(reshaped_x, self.key_proj)",
-                                    "v = torch.matmul(reshaped_x, self.value_proj)"), 4, {
+                                    "v = torch.matmul(reshaped_x, self.value_proj)",
+                                    "q = torch.matmul(reshaped_x[..., None, :, :], "
+                                    "self.query_proj.transpose(-2, -1)).transpose(-3, -2)",
+                                    "attn = (torch.matmul(q, k.transpose(-2, -1)[..., None, :, :]) * self.scale)",
+                                    "o = torch.matmul(attn, v[..., None, :, :])"), 1, {
         "larger": (_seeded(3, 6, 5, 2, seed=25),),
         "one-pixel": (_seeded(1, 6, 1, 1, seed=26),),
         "zeros": (torch.zeros(2, 6, 2, 2),),
@@ -162,7 +167,9 @@ def test_eager_agrees_within_rounding(variant: dict) -> None:
         for given in (list(inputs), graded):
             before, after = run_once(variant["original"], given), run_once(variant["rewritten"], given)
             assert before.error is after.error, label
-            torch.testing.assert_close(after.output, before.output, equal_nan=True, msg=label)
+            # float32 rounding of the products, which the scores' softmax carries to the outputs (MobileNetV4's
+            # attention at scores of a few hundred: 6e-5 on outputs of 46).
+            torch.testing.assert_close(after.output, before.output, equal_nan=True, rtol=1e-5, atol=1e-5, msg=label)
             if before.grads is not None:
                 for a, b in zip(before.grads, after.grads):
                     if a is not None:

@@ -1,0 +1,174 @@
+"""TRT324 (a convolution kernel built from a tensor's size): the TorchScript exporter cannot tell its shape.
+
+The rewrite text on the real forms (SSIM's window expanded to the channel count, kornia's sharpness kernel
+repeated to it, a size unpacked from ``img.size()``), what is left alone, eager mode unchanged on edge values,
+``torch.jit.script``, and the export: the original stops with "kernel of unknown shape", the rewritten graph
+exports with dynamic batch, height and width and gives eager mode's values at other sizes; where the kernel's
+spatial size follows the image (the rule's assumption broken) the graph is right only at the traced size.
+"""
+
+from __future__ import annotations
+
+import io
+import warnings
+
+import onnxruntime as ort
+import pytest
+import torch
+
+from support import load, rewrite, rules_found, strip_helpers
+from trtcodemod.helpers.convolution import _trt_conv_kernel
+
+SSIM = '''
+import torch
+import torch.nn.functional as F
+
+
+def gaussian_window(size, channel):
+    g = torch.exp(-(torch.arange(size, dtype=torch.float32) - size // 2) ** 2 / 4.5)
+    g = (g / g.sum())[:, None]
+    return (g @ g.t())[None, None].expand(channel, 1, size, size).contiguous()
+
+
+class SSIMBlur(torch.nn.Module):
+    def forward(self, img):
+        (_, channel, _, _) = img.size()
+        window = gaussian_window(5, channel)
+        return F.conv2d(img, window, padding=2, groups=channel)
+'''
+
+SHARPNESS = '''
+import torch
+
+
+class Sharpen(torch.nn.Module):
+    def forward(self, input):
+        kernel = (
+            torch.tensor([[1, 1, 1], [1, 5, 1], [1, 1, 1]], dtype=input.dtype)
+            .view(1, 1, 3, 3)
+            .repeat(input.size(1), 1, 1, 1)
+            / 13
+        )
+        return torch.nn.functional.conv2d(input, kernel, bias=None, stride=1, padding=1, groups=input.size(1))
+'''
+
+#: The kernel's spatial size follows the image's width: the rule's assumption does not hold.
+SIZED_BY_WIDTH = '''
+import torch
+import torch.nn.functional as F
+
+
+class Blur(torch.nn.Module):
+    def forward(self, x):
+        k = x.shape[-1] // 16 * 2 + 1
+        window = torch.ones(x.shape[1], 1, k, k) / (k * k)
+        return F.conv2d(x, window, padding=k // 2, groups=x.shape[1])
+'''
+
+
+#: The SSIM most repositories copy: the window tiled to the channel count by the caller, the convolutions in a
+#: function that receives it with the group count.
+SSIM_PASSED = '''
+import torch
+import torch.nn.functional as F
+
+
+def create_window(window_size, channel):
+    g = torch.exp(-(torch.arange(window_size, dtype=torch.float32) - window_size // 2) ** 2 / 4.5)
+    g = (g / g.sum()).unsqueeze(1)
+    return g.mm(g.t()).float().unsqueeze(0).unsqueeze(0).expand(channel, 1, window_size, window_size).contiguous()
+
+
+def _ssim(img1, img2, window, window_size, channel):
+    mu1 = F.conv2d(img1, window, padding=window_size // 2, groups=channel)
+    mu2 = F.conv2d(img2, window, padding=window_size // 2, groups=channel)
+    return mu1 * mu2
+
+
+class SSIMMap(torch.nn.Module):
+    def forward(self, x):
+        channel = x.size(1)
+        return _ssim(x, x.flip(-1), create_window(5, channel), 5, channel)
+'''
+
+
+def test_rewrite_text() -> None:
+    assert "return F.conv2d(img, _trt_conv_kernel(window), padding=2, groups=channel)" in rewrite(SSIM, unsafe=True)
+    after = rewrite(SHARPNESS, unsafe=True)
+    assert "conv2d(input, _trt_conv_kernel(kernel), bias=None" in after
+    assert rewrite(SHARPNESS) == SHARPNESS  # unsafe: only with --unsafe (or proved by migrate)
+    assert rewrite(after, unsafe=True) == after  # a second pass changes nothing
+    passed = rewrite(SSIM_PASSED, unsafe=True)
+    assert passed.count("_trt_conv_kernel(window), padding=window_size // 2, groups=channel)") == 2
+    keyword = ("import torch\ndef f(x, k):\n    c = x.shape[1]\n"
+               "    return torch.conv_transpose2d(x, weight=k.expand(c, 1, 2, 2), stride=2, groups=c)\n")
+    assert "weight=_trt_conv_kernel(k.expand(c, 1, 2, 2))" in rewrite(keyword, unsafe=True)
+
+
+@pytest.mark.parametrize("code", [
+    # A module's own weight and its sizes: constants of the export.
+    "import torch\nimport torch.nn.functional as F\nclass M(torch.nn.Module):\n    def forward(self, x):\n"
+    "        w = self.weight - self.weight.mean(dim=(1, 2, 3), keepdim=True)\n"
+    "        return F.conv2d(x, w.view(self.weight.shape[0], -1, 3, 3))\n",
+    "import torch\nimport torch.nn.functional as F\ndef f(x, w):\n    return F.conv2d(x, w * 2, groups=4)\n",
+    "import torch\nimport torch.nn.functional as F\nclass M(torch.nn.Module):\n    def forward(self, x):\n"
+    "        return F.conv2d(x, self.weight, groups=self.groups)\n",
+    "import torch\ndef conv2d(x, w):\n    return x\ndef f(x, k):\n    return conv2d(x, k.repeat(x.size(1), 1, 1, 1))\n",
+    "import numpy as np\nimport torch\ndef f(x, k):\n    return np.convolve(x, k.repeat(x.size(1)))\n",
+])
+def test_left_alone(code: str) -> None:
+    assert "TRT324" not in rules_found(code)
+    assert rewrite(code, unsafe=True) == code
+
+
+@pytest.mark.parametrize("code,cls", [(SSIM, "SSIMBlur"), (SHARPNESS, "Sharpen")])
+def test_eager_and_script_unchanged(code: str, cls: str) -> None:
+    before, after = load(code, cls)(), load(rewrite(code, unsafe=True), cls)()
+    for x in (torch.rand(2, 3, 9, 11) * 4 - 2, torch.zeros(1, 3, 5, 5), torch.empty(0, 3, 6, 6),
+              torch.tensor([float("inf"), -float("inf"), float("nan"), -0.0, 1e30, -3.0]).repeat(3, 6)
+              .view(1, 3, 6, 6)):
+        expected, got = before(x), after(x)
+        assert torch.equal(expected.isnan(), got.isnan())
+        assert torch.equal(expected.nan_to_num(0.0, 1.0, -1.0), got.nan_to_num(0.0, 1.0, -1.0))
+    weight = torch.randn(4, 1, 3, 3)
+    assert _trt_conv_kernel(weight) is weight
+    scripted = torch.jit.script(_trt_conv_kernel)
+    assert scripted(weight) is weight
+
+
+def _export(model: torch.nn.Module, example: torch.Tensor) -> bytes:
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, (example,), buffer, dynamo=False, opset_version=17, input_names=["x"],
+                          dynamic_axes={"x": {0: "batch", 2: "height", 3: "width"}})
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("code,cls", [(SSIM, "SSIMBlur"), (SHARPNESS, "Sharpen"), (SSIM_PASSED, "SSIMMap")])
+def test_export_at_two_sizes(code: str, cls: str) -> None:
+    example = torch.rand(1, 3, 32, 32)
+    with pytest.raises(Exception, match="kernel of unknown shape"):
+        _export(load(code, cls)(), example)
+    after = rewrite(code, unsafe=True)
+    assert "_trt_conv_kernel" in strip_helpers(after)
+    model = load(after, cls)()
+    session = ort.InferenceSession(_export(model, example), providers=["CPUExecutionProvider"])
+    for shape in ((1, 3, 32, 32), (3, 3, 19, 45)):
+        x = torch.rand(shape) * 6 - 3
+        got = torch.from_numpy(session.run(None, {"x": x.numpy()})[0])
+        torch.testing.assert_close(got, load(code, cls)()(x), rtol=1e-5, atol=1e-6)
+
+
+def test_assumption_is_real() -> None:
+    """A kernel whose spatial size follows the image: exported at 32 pixels (3x3), its graph keeps 3x3, and at 64
+    pixels, where eager mode builds 5x5, its Reshape cannot take the 5x5 kernel: ONNX Runtime raises rather than
+    computing other values (migrate's check at other sizes finds it and reverts the fix)."""
+    after = rewrite(SIZED_BY_WIDTH, unsafe=True)
+    assert "_trt_conv_kernel(window)" in after
+    model = load(after, "Blur")()
+    session = ort.InferenceSession(_export(model, torch.rand(1, 2, 32, 32)), providers=["CPUExecutionProvider"])
+    x = torch.rand(1, 2, 32, 32)
+    torch.testing.assert_close(torch.from_numpy(session.run(None, {"x": x.numpy()})[0]), model(x))
+    with pytest.raises(Exception, match="cannot be reshaped"):
+        session.run(None, {"x": torch.rand(1, 2, 64, 64).numpy()})

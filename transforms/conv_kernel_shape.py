@@ -1,0 +1,197 @@
+"""A convolution kernel whose shape is computed from a tensor's size (TRT324).
+
+``F.conv2d(x, k.repeat(x.size(1), 1, 1, 1), groups=x.size(1))``: the TorchScript exporter
+stops at such a call with "ONNX export of convolution for kernel of unknown shape". The rewrite
+wraps the kernel in an inserted helper (``trtcodemod/helpers/convolution.py``) that gives the
+exported kernel its traced sizes after the first axis as constants.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from trtcodemod.astutil import argument, bound_names, walk
+from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety, spelled
+from trtcodemod.transforms._op_calls import in_inserted_helper
+
+HELPER = "_trt_conv_kernel"
+
+_CONV = tuple(
+    f"{prefix}{kind}{dims}"
+    for prefix in ("torch.nn.functional.", "torch.")
+    for kind in ("conv", "conv_transpose")
+    for dims in ("1d", "2d", "3d")
+)
+
+
+def _root(node: cst.BaseExpression) -> cst.BaseExpression:
+    """The innermost receiver of an attribute, call or subscript chain (``self`` of ``self.w.size(0)``)."""
+    while True:
+        if type(node) is cst.Attribute:
+            node = node.value
+        elif type(node) is cst.Call:
+            node = node.func
+        elif type(node) is cst.Subscript:
+            node = node.value
+        else:
+            return node
+
+
+def _reads_a_size(node: cst.CSTNode) -> bool:
+    """``t.size(...)`` or ``t.shape`` of something that is not a module attribute (``self.weight.shape`` is
+    a parameter's size: a constant of the export)."""
+    for sub in walk(node):
+        if type(sub) is cst.Attribute and sub.attr.value in ("shape", "size"):
+            root = _root(sub.value)
+            if not (type(root) is cst.Name and root.value == "self"):
+                return True
+    return False
+
+
+def _names(node: cst.CSTNode) -> set[str]:
+    return {sub.value for sub in walk(node) if type(sub) is cst.Name}
+
+
+def _sized_names(func: cst.FunctionDef) -> set[str]:
+    """Names the function assigns, directly or through other such names, from a tensor's size."""
+    flows: list[tuple[list[str], cst.CSTNode]] = []
+    for node in walk(func.body):
+        if type(node) is cst.Assign:
+            flows.extend((bound_names(target.target), node.value) for target in node.targets)
+        elif type(node) in (cst.AnnAssign, cst.AugAssign) and node.value is not None:
+            flows.append((bound_names(node.target), node.value))
+        elif type(node) is cst.NamedExpr:
+            flows.append((bound_names(node.target), node.value))
+    sized: set[str] = set()
+    reads = [(targets, _reads_a_size(value), _names(value)) for targets, value in flows]
+    changed = True
+    while changed:
+        changed = False
+        for targets, direct, names in reads:
+            if (direct or names & sized) and not set(targets) <= sized:
+                sized |= set(targets)
+                changed = True
+    return sized
+
+
+class ConvKernelShape(Rule):
+    needs_text = spelled(*_CONV)
+    info = RuleInfo(
+        id="TRT324",
+        name="conv-kernel-shape",
+        summary="`F.conv2d` with a kernel built from a tensor's size (`k.repeat(x.size(1), 1, 1, 1)`): the "
+                "TorchScript exporter cannot tell the kernel's shape; give the exported kernel its traced shape",
+        doc="""\
+What it finds: `F.conv1d/2d/3d` and `F.conv_transpose1d/2d/3d` (and the `torch.conv*`
+functions) whose weight is computed from a tensor's size in the same function: the weight
+expression reads `t.size(...)` or `t.shape`, or uses a local assigned (directly or through
+other locals) from one. The depthwise filter repeated or expanded to the image's channel
+count is the common form: `window.expand(channel, 1, k, k)` after `channel = img.size(1)`
+(SSIM losses and metrics), `kernel.view(1, 1, 3, 3).repeat(input.size(1), 1, 1, 1)` (kornia's
+`sharpness`), `create_window(size, channel)` with `_, channel, _, _ = img.size()`; and a
+kernel the function receives as a parameter when its group count is a size or a parameter too
+(`F.conv2d(img1, window, padding=window_size // 2, groups=channel)` in the `_ssim(img1, img2,
+window, window_size, channel)` that most SSIM code calls with a window it tiled to the
+channel count). Sizes of a module's own attributes (`self.weight.shape`, weight
+standardisation) are constants of the export and are not counted.
+
+Why it hurts: the TorchScript exporter records a size read as a graph computation (`Shape`,
+`Gather`), so the repeated kernel is a `Tile` (or `Expand`) whose shape the graph only knows
+at run time. Its convolution symbolic needs the kernel's spatial sizes when it writes the ONNX
+`Conv`, and stops with "Unsupported: ONNX export of convolution for kernel of unknown shape":
+there is no ONNX file for TensorRT, whichever axes are dynamic. (The dynamo exporter exports
+it.)
+
+The rewrite: the weight argument `w` becomes `_trt_conv_kernel(w)`, an inserted helper. Outside
+the TorchScript exporter it returns `w` itself. While that exporter traces, it returns
+`w.reshape([w.shape[0]] + [int(s) for s in w.shape[1:]])`: the same values, and a Reshape to a
+shape whose axes after the first are constants, so the exporter knows the kernel's spatial
+sizes and writes the Conv. The first axis (the output channels, the repeated count) stays a
+traced size.
+
+Fix safety: unsafe. Eager mode, `torch.jit.script`, `torch.fx`, `torch.compile`, `torch.export`
+and the dynamo exporter run the original code (the helper returns its argument). Assumption:
+the kernel's axes after the first (input channels per group and the spatial sizes) do not
+change with the inputs' dynamic axes; they are constants of the exported graph, with a
+TracerWarning at the helper. Where they do (a kernel sized from the image, as an antialiasing
+blur's), the exported graph runs only at the traced kernel size: at an input size whose
+kernel differs, its Reshape cannot take the kernel and ONNX Runtime raises (no silently other
+values); migrate's check at other sizes finds it and reverts the fix. The group count is
+another matter the rewrite does not change: ONNX `Conv` takes it as an attribute, a constant,
+so a convolution whose groups follow a dynamic axis (StyleGAN's modulated convolution, the
+batch folded into the groups: `groups=b`) exports, but its graph refuses every other batch
+size; migrate's check finds that too and reverts the fix, and the manual step stays
+(per-sample weights as a batched matmul, or a static batch).
+
+TensorRT versions: all (the export fails before TensorRT is involved; a Conv whose weight is
+computed at run time is parsed from TensorRT 8.5, see TRT724).""",
+        fix=Safety.UNSAFE,
+        assumption="the kernel's sizes after its first axis do not change with the inputs' dynamic axes: "
+                   "the export keeps them as constants",
+        examples=(
+            Example(
+                "def sharpen(image, kernel):\n"
+                "    channels = image.size(1)\n"
+                "    window = kernel.view(1, 1, 3, 3).repeat(channels, 1, 1, 1)\n"
+                "    return F.conv2d(image, window, padding=1, groups=channels)\n",
+                "def sharpen(image, kernel):\n"
+                "    channels = image.size(1)\n"
+                "    window = kernel.view(1, 1, 3, 3).repeat(channels, 1, 1, 1)\n"
+                "    return F.conv2d(image, _trt_conv_kernel(window), padding=1, groups=channels)\n",
+                unsafe=True,
+            ),
+            Example(
+                "def ssim_blur(img, window):\n"
+                "    (_, channel, _, _) = img.size()\n"
+                "    return F.conv2d(img, window.expand(channel, 1, 11, 11), padding=5, groups=channel)\n",
+                "def ssim_blur(img, window):\n"
+                "    (_, channel, _, _) = img.size()\n"
+                "    return F.conv2d(img, _trt_conv_kernel(window.expand(channel, 1, 11, 11)), padding=5, "
+                "groups=channel)\n",
+                unsafe=True,
+            ),
+        ),
+        references=(
+            "https://pytorch.org/docs/stable/generated/torch.nn.functional.conv2d.html",
+            "https://github.com/pytorch/pytorch/blob/main/torch/onnx/_internal/torchscript_exporter/symbolic_opset9.py",
+        ),
+    )
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._sized: dict[int, set[str]] = {}
+
+    def visit_Call(self, node: cst.Call) -> None:
+        name = self.context.refers_to(node.func, *_CONV)
+        if name is None or in_inserted_helper(self):
+            return
+        weight = argument(node, 1, "weight")
+        if weight is None or (type(weight.value) is cst.Call and type(weight.value.func) is cst.Name
+                              and weight.value.func.value == HELPER):
+            return
+        func = self.context.function
+        sized: set[str] = set()
+        params: set[str] = set()
+        if func is not None:
+            sized = self._sized.get(id(func)) or self._sized.setdefault(id(func), _sized_names(func))
+            params = {p.name.value for p in (*func.params.posonly_params, *func.params.params,
+                                             *func.params.kwonly_params)} - {"self"}
+        groups = argument(node, 6, "groups")
+        # A kernel passed in, with a group count from a size or a parameter: the depthwise window that a caller
+        # tiled to the channel count (`_ssim(img1, img2, window, window_size, channel)`).
+        passed_depthwise = groups is not None and bool(_names(weight.value) & params) and (
+            _reads_a_size(groups.value) or bool(_names(groups.value) & (params | sized)))
+        if not (_reads_a_size(weight.value) or _names(weight.value) & sized or passed_depthwise):
+            return
+        short = name.replace("torch.nn.functional.", "F.")
+        wrapped = cst.Call(func=cst.Name(HELPER), args=[cst.Arg(value=weight.value)])
+        self.report(
+            node,
+            f"`{short}` takes a kernel built from a tensor's size: the TorchScript exporter cannot tell its shape "
+            "(\"convolution for kernel of unknown shape\"); give the exported kernel its traced sizes after the "
+            "first axis (assumes they do not change with the dynamic axes)",
+            Fix({weight.value: wrapped}, safety=Safety.UNSAFE, helpers=(HELPER,)),
+        )
+
+
+RULES = (ConvKernelShape,)
