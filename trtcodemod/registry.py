@@ -72,6 +72,7 @@ RULE_MODULES: tuple[str, ...] = (
     "missing_symbolic",
     "small_inverse",
     "integer_cumsum",
+    "attention_scale",
 )
 
 
