@@ -32,8 +32,9 @@ class AttentionTracedScale(SizeRule):
 What it finds, in run-time code: a call of `torch.nn.functional.scaled_dot_product_attention`
 (through any import or alias) whose `scale` argument (keyword-only) is
 computed from a tensor size: `scale=x.shape[1] ** -0.5`, `scale=n ** -0.5` after
-`b, n, c = x.shape` (Florence-2's and DaViT's channel attention scale by the number of tokens,
-which follows the image size). Inside `migrate` or with `--facts`, also a `scale` handed down
+`b, n, c = x.shape` (Florence-2's channel attention scales by the number of tokens, which follows
+the image size), or any expression holding one (`scale=1 / math.sqrt(n)`, `float(n) ** -0.5`;
+TRT712 keeps such a root traced, this rule then takes the tensor it gives). Inside `migrate` or with `--facts`, also a `scale` handed down
 by a caller (transformers' `sdpa_attention_forward(..., scaling=...)` in
 `integrations/sdpa_attention.py`) where the observed TorchScript export warned at the call that
 it turned a traced value into a Python float. Literals, `None` and configuration (`self.scale`)
@@ -90,12 +91,31 @@ TensorRT versions: all (the graph is wrong before TensorRT sees it).""",
         if type(scale) in (cst.Integer, cst.Float) or type(scale) is cst.Name and scale.value == "None" \
                 or configuration(scale):
             return
-        if not (self.size_derived(scale) or self.traced_at(node) and not self.is_tensor(scale)):
+        if self.is_tensor(scale) or not (self._from_sizes(scale) or self.traced_at(node)):
             return
         self.found(node, f"`{short_code(node)}`: `scale` is computed from a size, which the TorchScript export reads "
                          "into a Python float: the graph keeps the example's scale; "
                          f"{HELPER} multiplies the query by the traced scale while tracing (the same call otherwise)",
                    Fix({node: node.with_changes(func=cst.Name(HELPER))}, safety=Safety.SAFE, helpers=(HELPER,)))
+
+    def _from_sizes(self, scale: cst.BaseExpression) -> bool:
+        """A number computed from a size: the size itself, arithmetic on it, or any expression holding one
+        (``1 / math.sqrt(n)``, ``float(n) ** -0.5``, ``math.pow(x.shape[1], -0.5)``)."""
+        return any(self.size_derived(part) for part in _parts(scale))
+
+
+def _parts(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """``expr`` and the expressions inside it, outside lambdas."""
+    found: list[cst.BaseExpression] = []
+    stack: list[cst.CSTNode] = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Lambda):
+            continue
+        if isinstance(node, cst.BaseExpression):
+            found.append(node)
+        stack.extend(node.children)
+    return found
 
 
 RULES = (AttentionTracedScale,)

@@ -22,6 +22,8 @@ from support import load, migrate_json, rewrite, rules_found, strip_helpers
 from trtcodemod.helpers.attention import _trt_sdpa
 
 SOURCE = '''
+import math
+
 import torch
 import torch.nn.functional as F
 from torch.nn.functional import scaled_dot_product_attention as sdpa
@@ -35,7 +37,8 @@ class ChannelAttention(torch.nn.Module):
         e = F.scaled_dot_product_attention(q, k, v, scale=0.125)
         f = F.scaled_dot_product_attention(q, k, v, scale=None)
         g = F.scaled_dot_product_attention(q, k, v, scale=self.scale)
-        return a, c, e, f, g
+        r = F.scaled_dot_product_attention(q, k, v, scale=1 / math.sqrt(n))
+        return a, c, e, f, g, r
 
 
 def attend(q, k, v, scaling=None):
@@ -44,10 +47,11 @@ def attend(q, k, v, scaling=None):
 
 
 def test_rewrite_text_and_what_is_left() -> None:
-    assert rules_found(SOURCE, select=("TRT322",)) == ["TRT322", "TRT322"]
+    assert rules_found(SOURCE, select=("TRT322",)) == ["TRT322"] * 3
     after = strip_helpers(rewrite(SOURCE, select=("TRT322",)))  # safe: no --unsafe needed
     assert "a = _trt_sdpa(q, k, v, scale=n ** -0.5)" in after
     assert "c = _trt_sdpa(q, k, v, None, 0.0, False, scale=k.shape[2] ** -0.5)" in after
+    assert "r = _trt_sdpa(q, k, v, scale=1 / math.sqrt(n))" in after
     for kept in ("scale=0.125)", "scale=None)", "scale=self.scale)", "scale=scaling)"):
         assert f"F.scaled_dot_product_attention(q, k, v, {kept}" in after
     once = rewrite(SOURCE, select=("TRT322",))
