@@ -36,11 +36,12 @@ Results (38 models, in slices with ``--jobs 1`` on two shared cores; "first" is 
 | 14 clean before: levit, pvt_v2, poolformer, efficientnet, hgnet_v2, dinov3_convnext, groupvit_vision, hubert, ast, mlcd, whisper_encoder, wav2vec2_bert, parakeet, data2vec_audio | clean | | |
 | hf_mimi | 1 | 0 | masking_utils.py:761 `if not is_tracing(mask) and (mask[:, -1] == 0).all()`: an eager read the trace skips behind transformers' own tracing check, left an error because the original's export stopped at `torch.diff` (line 759) |
 | hf_florence2_vision | 1 | 0 (TRT322) | florence2 modeling:242 `scale = num_tokens**-0.5` handed to integrations/sdpa_attention.py:182 `F.scaled_dot_product_attention(..., scale=scaling)`: the float scale of the example's size |
-| hf_bit | 1 | 1 | bit modeling:172 `max((math.ceil(x / stride) - 1) * stride + ... - x, 0)` in a closure defined in `DynamicPad2d.__init__` and stored on `self` (no rule looks there), then the size-guarded pad at :185 |
+| hf_bit | 1 | 0 (TRT712, TRT717) | bit modeling:172 `max((math.ceil(x / stride) - 1) * stride + ... - x, 0)` in a closure defined in `DynamicPad2d.__init__` and stored on `self` (no rule looked there; the `max` kept the choice of a padding below 0 at even sizes for the 1x1 stride-2 convolutions), then the size-guarded pad at :185 |
 
-First contact: 14 clean, 24 needed work, 21 fixed (87%); after the fixes 23 of 24. Re-run with the fixes (one
-slice of 7): hf_mimi 0, hf_florence2_vision 0, hf_bit 1, and hf_vit, hf_swinv2, hf_siglip_vision, hf_clap_audio 0 as
-before.
+First contact: 14 clean, 24 needed work, 21 fixed (87%); after the fixes 24 of 24. Re-run with the fixes: hf_mimi
+0, hf_florence2_vision 0, and hf_vit, hf_swinv2, hf_siglip_vision, hf_clap_audio 0 as before (one slice of 7, before
+the BiT fix: hf_bit 1 then); after the BiT fix, hf_bit 0, and hf_pixio, hf_sam3_vit, hf_mobilenet_v1 0 and
+hf_efficientnet clean as before.
 """
 
 from __future__ import annotations
