@@ -17,7 +17,9 @@ Where the rules look (the same for every rule of this family):
   not analysed (missed findings, never false ones).
 - *run-time code*: every function of the file except the methods that only run while
   the object is built (``__init__`` and other dunders, class methods, and the methods only
-  they call) (TRT701, TRT705, TRT706 for functions).
+  they call) (TRT701, TRT705, TRT706 for functions). A function a method defines and stores
+  on the object (``self.compute_padding = compute_padding`` in ``__init__``, transformers'
+  BiT) counts as a method of the attribute's name: it runs where ``self.<attr>(...)`` is called.
 - nowhere in code that a traced export does not run: the body of ``if self.training:``
   (``torch.onnx.export`` puts the model in eval mode), ``if torch.jit.is_scripting():``,
   the ``else`` of ``if torch.jit.is_tracing():`` / ``if torch.onnx.is_in_onnx_export():``
@@ -149,7 +151,18 @@ class RuntimeScope(Provider, cst.BatchableCSTVisitor):
             self.classes[-1].methods.setdefault(node.name.value, []).append(node)
             self._methods.append((self.classes[-1], node))
         else:
-            self._methods.append(self._methods[-1] if self._methods else None)
+            outer = self._methods[-1] if self._methods else None
+            stored = _stored_on_self(outer[1], node.name.value) \
+                if outer is not None and self.scopes and self.scopes[-1] is outer[1] else None
+            if outer is not None and stored is not None:
+                # A closure a method stores on the object (`self.compute_padding = compute_padding` in
+                # transformers' BiT `DynamicPad2d.__init__`): it runs where `self.<attr>(...)` is called,
+                # so it counts as a method of that name (a copy under it: not the method's own node).
+                alias = node.with_changes(name=cst.Name(stored))
+                outer[0].methods.setdefault(stored, []).append(alias)
+                self._methods.append((outer[0], alias))
+            else:
+                self._methods.append(outer)
         self.scopes.append(node)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
@@ -388,6 +401,23 @@ class RuntimeScopeRule(Rule):
             self.hold(where[0], where[1], node, message, fix)
         elif scope == "runtime" and self.runtime.in_function():
             self.report(node, _text(message), fix)
+
+
+def _stored_on_self(method: cst.FunctionDef, name: str) -> str | None:
+    """The attribute ``method`` stores its local function ``name`` in (``self.<attr> = name``), if any."""
+    stack: list[cst.CSTNode] = [method.body]
+    while stack:
+        node = stack.pop()
+        if type(node) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            continue
+        if type(node) is cst.Assign and type(node.value) is cst.Name and node.value.value == name:
+            for target in node.targets:
+                attribute = target.target
+                if type(attribute) is cst.Attribute and type(attribute.value) is cst.Name \
+                        and attribute.value.value == "self":
+                    return attribute.attr.value
+        stack.extend(node.children)
+    return None
 
 
 def _exits(body: cst.BaseSuite) -> bool:

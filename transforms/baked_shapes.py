@@ -586,7 +586,12 @@ tensor a `clamp`/`maximum` that the graph keeps. Measured with torch 2.13, expor
 width 8: the original's top-k of `max(w // 2, 1)` gives no value at width 1 (the trace kept
 "the size wins") and its `x[:, :min(w - 2, 3)]` keeps 3 columns at width 3 (the trace kept
 "3 wins"); the rewritten graph gives 1 value and 1 column, as eager does. The same holds for
-operands that are configuration (`max(h - self.k, 0)`). Where no integer form is exact,
+operands that are configuration (`max(h - self.k, 0)`), and for operands holding a rounding
+of such a number, which is an integer too: TensorFlow's "SAME" padding `max((math.ceil(h / s) - 1)
+* s + (k - 1) * d + 1 - h, 0)` (old timm's `get_same_padding`, transformers' BiT) becomes
+`_trt_size_max((_trt_size_ceil(h / s) - 1) * s + ..., 0)`, one finding (measured: kernel 2, stride 3,
+traced at height 9, where the padding is 0: the original graph pads nothing at height 10, the
+rewritten one pads the row eager mode pads). Where no integer form is exact,
 `int(E)`, `math.ceil(E)`/`math.floor(E)` and `int(np.ceil(E))`/`int(np.floor(E))` of a number
 `E` built from sizes, literals and configuration with `+ - * / //` (`int(h * self.patch_size)`,
 `math.ceil(h / self.stride)`) become `_trt_size_int(E)`, `_trt_size_ceil(E)`,
@@ -841,6 +846,10 @@ baked choice). Applies to every TensorRT version.""",
             return configuration(expr.value) or observed and (self._loose_size(expr) or _read_of_name(expr))
         if configuration(expr):
             return True
+        rounded = self._rounding(expr)
+        if rounded is not None:
+            # `math.ceil(x / stride)` inside `max(...)` (TensorFlow's "SAME" padding): an int of a number.
+            return self._number(rounded[1], observed)
         root = self._square_root(expr) if not integer else None
         if root is not None:
             return self._number(root, observed)
@@ -870,23 +879,26 @@ baked choice). Applies to every TensorRT version.""",
                 return expr.args[0].value
         return None
 
-    def _traced_roots(self, expr: cst.BaseExpression) -> tuple[cst.BaseExpression, bool]:
-        """``expr`` with each ``math.sqrt(E)`` in it as ``_trt_size_sqrt(E)``; whether there was one.
-        The inner calls are rewritten with the outer one: they get no finding of their own."""
+    def _traced_roots(self, expr: cst.BaseExpression) -> tuple[cst.BaseExpression, set[str]]:
+        """``expr`` with each ``math.sqrt(E)`` in it as ``_trt_size_sqrt(E)`` and each ``math.ceil(E)``
+        / ``math.floor(E)`` (or NumPy's) as ``_trt_size_ceil(E)`` / ``_trt_size_floor(E)``; the helpers
+        used. The inner calls are rewritten with the outer one: they get no finding of their own."""
         rule = self
 
         class Roots(cst.CSTTransformer):
-            found = False
+            used: set[str] = set()
 
             def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-                if rule._square_root(original) is None:
+                rounded = rule._rounding(original)
+                if rule._square_root(original) is None and rounded is None:
                     return updated
                 rule._rounded.add(id(original))
-                Roots.found = True
-                return helper_call(SIZE_SQRT_HELPER, updated.args[0].value)
+                helper = SIZE_SQRT_HELPER if rounded is None else _ROUNDING_HELPERS[rounded[0]]
+                Roots.used = Roots.used | {helper}
+                return helper_call(helper, updated.args[0].value)
 
         rewritten = expr.visit(Roots())
-        return rewritten, Roots.found  # type: ignore[return-value]
+        return rewritten, Roots.used  # type: ignore[return-value]
 
     def _helper_fix(self, node: cst.Call, builtin: str, name: str, positional: list[cst.BaseExpression],
                     observed: bool) -> tuple[Fix, str] | None:
@@ -921,8 +933,8 @@ baked choice). Applies to every TensorRT version.""",
         if helper != SIZE_SQRT_HELPER:
             rooted = [self._traced_roots(v) for v in arguments]
             arguments = [v for v, _ in rooted]
-            if any(found for _, found in rooted):
-                helpers = (helper, SIZE_SQRT_HELPER)
+            inner = sorted(set().union(*(used for _, used in rooted)) - {helper})
+            helpers = (helper, *inner)
         return Fix({node: helper_call(helper, *arguments)}, safety=Safety.UNSAFE, helpers=helpers), helper
 
     def _fix(self, node: cst.Call, name: str, builtin: bool, positional: list[cst.BaseExpression]) -> Fix | None:

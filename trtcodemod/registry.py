@@ -74,6 +74,7 @@ RULE_MODULES: tuple[str, ...] = (
     "integer_cumsum",
     "floor_divide",
     "conv_kernel_shape",
+    "attention_scale",
 )
 
 

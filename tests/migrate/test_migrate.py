@@ -511,6 +511,68 @@ def test_a_read_only_eager_mode_makes_is_a_warning_when_the_trace_did_not_make_i
     assert r["before"]["faithful"] is True and code == 0
 
 
+#: A library's own tracing check (transformers' `is_tracing(tensor)`, kornia's `_is_tracing_or_exporting()`),
+#: which no rule can see through, guarding an eager-only read beside a call the TorchScript exporter cannot
+#: convert: transformers' `find_packed_sequence_indices` (`torch.diff`, then `if not is_tracing(mask) and
+#: (mask[:, -1] == 0).all(): return None`).
+LIBRARY_TRACING_CHECK = """\
+import torch
+from torch import nn
+
+
+def is_tracing(tensor=None):
+    return torch.jit.is_tracing() or (tensor is not None and type(tensor).__name__ == "Proxy")
+
+
+class Net(nn.Module):
+    def forward(self, x):
+        steps = torch.diff(x, prepend=x[:, :1] - 1, dim=-1)
+        packed = (steps != 1).to(x.dtype).cumsum(-1)
+        if not is_tracing(packed) and bool((packed[:, -1] == 0).all()):  # eager-only shortcut
+            return x
+        return x + packed
+
+
+def build():
+    return Net()
+
+
+def inputs(generator):
+    return (torch.rand(2, 5, generator=generator),)
+"""
+
+
+def test_an_eager_only_read_is_judged_on_the_rewritten_trace_where_the_original_does_not_export(
+        tmp_path: Path) -> None:
+    """The original's export stops at `torch.diff` (TRT337 fixes it), so its trace says nothing of
+    the shortcut's `bool()`: the rewritten model's export, which ran through with no TracerWarning at
+    that line (left as it was), takes the other path: a warning, and migrate ends at 0."""
+    path = tmp_path / "packed.py"
+    path.write_text(LIBRARY_TRACING_CHECK)
+    code, r = run_json(str(path), "--model", "build", "--inputs", "inputs", "--dynamic-axes",
+                       '{"x": {"0": "n", "1": "t"}}')
+    assert r["before"]["exported"] is False and [a["rule"] for a in r["applied"]] == ["TRT337"]
+    assert r["after"]["faithful"] is True and r["equivalent"] is True
+    line = line_of(path, "eager-only shortcut")
+    reads = [x for x in r["remaining"] if x["source"].endswith(f":{line}")]  # TRT101's and TRT702's
+    assert reads and all(x["severity"] == "warning" for x in reads), reads
+    assert all("the rewritten model's TorchScript export read no tensor value here" in x["message"] for x in reads)
+    assert code == 0, r["remaining"]
+
+
+def test_an_eager_read_the_rewritten_trace_makes_stays_an_error(tmp_path: Path) -> None:
+    """The same read without the tracing check: the rewritten model's trace reads it too (a
+    TracerWarning at the line), so the graph keeps the example's branch: still an error."""
+    path = tmp_path / "packed.py"
+    path.write_text(LIBRARY_TRACING_CHECK.replace("not is_tracing(packed) and ", ""))
+    code, r = run_json(str(path), "--model", "build", "--inputs", "inputs", "--dynamic-axes",
+                       '{"x": {"0": "n", "1": "t"}}')
+    assert r["before"]["exported"] is False
+    line = line_of(path, "eager-only shortcut")
+    assert any(x["source"].endswith(f":{line}") and x["severity"] == "error" for x in r["remaining"]), r["remaining"]
+    assert code == 1
+
+
 def test_a_size_that_only_happens_to_be_1_proves_nothing() -> None:
     """Heights 8 and 9 both pool to 1; the observer's stretched set (17) pools to 2."""
     path = EXAMPLES / "derived_one.py"

@@ -197,6 +197,10 @@ PROGRAMS = [
                       "        clean = torch.nan_to_num(x, 0.5, neginf=-3.0)\n"
                       "        return clean + torch.isfinite(x).float() - x.isinf().float()\n",
             one(tensors(dtypes=FLOATS))),
+    # TRT322 a scale from a size in scaled dot-product attention (the tokens of a channel attention).
+    Program("TRT322", "class M(nn.Module):\n    def forward(self, x):\n        n = x.shape[-2]\n"
+                      "        return F.scaled_dot_product_attention(x, x * 0.5, x, scale=n ** -0.5)\n",
+            one(tensors(dtypes=FLOATS, min_dim=2, max_dim=4))),
 ]
 
 PROGRAM_IDS = [f"{p.rule}-{n}" for n, p in enumerate(PROGRAMS)]

@@ -1277,3 +1277,110 @@ def test_a_number_that_bounds_a_loop_says_why_no_arithmetic_helps() -> None:
     x = torch.rand(1, 1, 32, 4)
     assert torch.equal(traced(torch.ones(1, 1, 8, 4)), pyramid(torch.ones(1, 1, 8, 4)))
     assert not torch.equal(traced(x), pyramid(x))
+
+
+#: transformers' BiT (`DynamicPad2d`): TensorFlow's "SAME" padding computed by a closure that `__init__`
+#: defines and stores on the object, called from forward as `self.compute_padding(...)`.
+STORED_CLOSURE = '''\
+import math
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class DynamicPad2d(nn.Module):
+    def __init__(self, kernel_size, stride, dilation):
+        super().__init__()
+        self.kernel_size, self.stride, self.dilation = kernel_size, stride, dilation
+
+        def compute_padding(x, kernel_size, stride, dilation):
+            return max((math.ceil(x / stride) - 1) * stride + (kernel_size - 1) * dilation + 1 - x, 0)
+
+        def only_at_build(n):
+            return math.ceil(n / 2)
+
+        self.compute_padding = compute_padding
+        self.half = only_at_build(kernel_size)
+
+    def forward(self, input):
+        input_height, input_width = input.size()[-2:]
+        padding_height = self.compute_padding(input_height, self.kernel_size, self.stride, self.dilation)
+        padding_width = self.compute_padding(input_width, self.kernel_size, self.stride, self.dilation)
+        if padding_height > 0 or padding_width > 0:
+            input = F.pad(input, [padding_width // 2, padding_width - padding_width // 2,
+                                  padding_height // 2, padding_height - padding_height // 2])
+        return input
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.pad = DynamicPad2d(3, 2, 1)
+        self.conv = nn.Conv2d(3, 4, 3, stride=2)
+
+    def forward(self, x):
+        return self.conv(self.pad(x))
+
+
+def build():
+    return Net()
+
+
+def inputs(generator):
+    return (torch.rand(1, 3, 16, 16, generator=generator),)
+'''
+
+
+def test_a_closure_init_stores_on_the_object_is_run_time_code() -> None:
+    """The closure runs where forward calls `self.compute_padding(...)`: its `math.ceil` of a size handed
+    down is found where the export warned (facts); the closure only `__init__` calls is left alone."""
+    facts = Facts(runs=1, lines={str(Path("snippet.py").resolve()): set(range(1, 60))})
+    facts.note_traced([("snippet.py", line, "Converting a tensor to a Python float might cause the trace to be "
+                        "incorrect.") for line in (14, 17)])
+    found = check_source(STORED_CLOSURE.encode(), "snippet.py", Options(select=("TRT712",), facts=facts, scope="all",
+                                                                         unsafe=True))
+    assert sorted({f.line for f in found}) == [14], [(f.line, f.message) for f in found]
+    fixed = fix_source(STORED_CLOSURE.encode(), "snippet.py",
+                       Options(select=("TRT712",), facts=facts, scope="all", unsafe=True)).source.decode()
+    assert "_trt_size_ceil(x / stride)" in fixed and "return math.ceil(n / 2)" in fixed
+
+
+def test_migrate_fixes_the_padding_a_stored_closure_computes(tmp_path: Path) -> None:
+    from support import migrate_json
+
+    model = tmp_path / "bit_pad.py"
+    model.write_text(STORED_CLOSURE)
+    report = migrate_json(model, '{"x": {"0": "b", "2": "h", "3": "w"}}')
+    assert report["before"]["faithful"] is False
+    assert {a["rule"] for a in report["applied"]} == {"TRT712", "TRT717"}, report["applied"]
+    assert report["after"]["faithful"] is True and report["equivalent"] is True
+    assert report["exit_code"] == 0, report["remaining"]
+
+
+#: TensorFlow's "SAME" padding with the rounding inside the `max` (old timm's `get_same_padding`, BiT).
+SAME_PAD = HEADER + '''class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.k, self.s = 2, 3
+
+    def forward(self, x):
+        h = x.shape[2]
+        pad = max((math.ceil(h / self.s) - 1) * self.s + self.k - h, 0)
+        return torch.nn.functional.pad(x, (0, 0, 0, pad))
+'''
+
+
+def test_a_rounding_inside_min_or_max_is_rewritten_with_it() -> None:
+    after = rewrite(SAME_PAD, select=("TRT712",), unsafe=True)
+    assert "pad = _trt_size_max((_trt_size_ceil(h / self.s) - 1) * self.s + self.k - h, 0)" in after
+    assert rules_found(SAME_PAD, select=("TRT712",)) == ["TRT712"]  # one finding: the ceil goes with the max
+    before, rewritten = load(SAME_PAD, "M")(), load(after, "M")()
+    for h in (0, 1, 2, 5, 9, 10):  # a kernel of 2, stride 3: a row where h % 3 == 1, none elsewhere
+        x = torch.randn(1, 2, h, 3)
+        assert torch.equal(before(x), rewritten(x))
+    session = export_session(rewritten, (torch.randn(1, 2, 9, 3),), ["x"], {"x": {2: "h"}})
+    original = export_session(before, (torch.randn(1, 2, 9, 3),), ["x"], {"x": {2: "h"}})
+    for h in (9, 10, 11, 13):
+        assert ort_matches(session, before, torch.randn(1, 2, h, 3))
+    assert not ort_matches(original, before, torch.randn(1, 2, 10, 3))  # the trace kept `max` choosing 0

@@ -92,3 +92,26 @@ def _trt_flex_attention_math(query, key, value, score_mod, mask_mod, scale, enab
     # flex_attention keeps the log-sum-exp in base 2 and converts it back: the same rounding.
     ln2 = 0.6931471805599453
     return out, lse / ln2 * ln2
+
+
+def _trt_sdpa(query, key, value, attn_mask: torch.Tensor | None = None, dropout_p: float = 0.0,
+              is_causal: bool = False, scale: float | None = None, enable_gqa: bool = False):
+    """``F.scaled_dot_product_attention`` with the same arguments; while a trace passes ``scale`` as a
+    0-d tensor (a number computed from a traced size, ``num_tokens ** -0.5``), the query multiplied by
+    it and a scale of 1, so that the graph computes the scale from the input's size instead of keeping
+    the example's number (SDPA reads ``scale`` into a Python float)."""
+    if torch.jit.is_scripting():
+        return torch.nn.functional.scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal,
+                                                                scale=scale, enable_gqa=enable_gqa)
+    if isinstance(scale, torch.Tensor) and torch.jit.is_tracing():
+        return _trt_sdpa_traced_scale(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+    return torch.nn.functional.scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal,
+                                                            scale=scale, enable_gqa=enable_gqa)
+
+
+@torch.jit.unused
+def _trt_sdpa_traced_scale(query, key, value, attn_mask, dropout_p: float, is_causal: bool, scale,
+                           enable_gqa: bool):
+    """The attention with the traced ``scale`` applied to the query (never runs when scripted)."""
+    return torch.nn.functional.scaled_dot_product_attention(query * scale.to(query.dtype), key, value, attn_mask,
+                                                            dropout_p, is_causal, scale=1.0, enable_gqa=enable_gqa)

@@ -224,6 +224,39 @@ def baked_values(report: VerifyReport, side: str, facts: Facts | None) -> list[P
     return out
 
 
+#: Said of an eager value read the original's export never reached, judged on the rewritten model's trace.
+UNTRACED_AFTER_NOTE = ("; the rewritten model's TorchScript export read no tensor value here (no TracerWarning at "
+                       "this line, which the rewrite left as it was: the code takes another path while tracing, e.g. "
+                       "behind a library's own tracing check), so its graph bakes nothing here; the original's "
+                       "export stopped before it could say")
+
+
+def untraced_after(problems: list[Problem], original: VerifyReport, final: VerifyReport, rewritten: Any) -> list[Problem]:
+    """``problems`` with the eager value reads the rewritten model's trace did not make as warnings.
+
+    :func:`baked_values` judges the original's eager reads on the original's TorchScript trace;
+    where that export stopped (HF's `torch.diff` in `find_packed_sequence_indices`, fixed by
+    migrate) nothing is known of what the trace read, so every read stays an error. The rewritten
+    model's export that ran through answers the same question for each line the rewrite left as it
+    was: no TracerWarning there (`if not is_tracing(mask) and (mask[:, -1] == 0).all():`, whose
+    library check is true while tracing) means its graph reads no value there. ``rewritten``: a
+    :class:`~.retrace.Rewritten` of the changed files."""
+    if _traced_lines(original, "before") is not None:
+        return problems  # the original's own trace judged them already
+    traced = _traced_lines(final, "after")
+    if traced is None:
+        return problems
+    out = []
+    for p in problems:
+        if p.kind == "baked" and p.op == "(baked value)" and p.severity == "error" and p.path and p.line:
+            # The verifier reports the rewritten model's warnings at the user's lines they copy.
+            if rewritten.copy(p.path, p.line) is not None and (os.path.realpath(p.path), p.line) not in traced:
+                message = p.message.replace("): the export bakes it in", ") in eager mode", 1)
+                p = replace(p, severity="warning", message=message + UNTRACED_AFTER_NOTE)
+        out.append(p)
+    return out
+
+
 def _inside(origin: str) -> str:
     """Where a check this line calls into stands (torch's `F.group_norm`: `if size_prods == 1: raise`)."""
     where = origin.split("site-packages/", 1)[-1]

@@ -20,6 +20,7 @@ from trtcodemod.evidence.proofs import Observation, prove
 #: Rules whose fix removes a value baked in by the export (a value read at the line).
 BAKED_RULES = frozenset({
     "TRT101", "TRT105", "TRT104", "TRT702", "TRT704", "TRT711", "TRT712", "TRT713", "TRT716", "TRT717", "TRT718", "TRT721", "TRT722", "TRT726", "TRT728", "TRT803", "TRT316", "TRT331", "TRT336",
+    "TRT322",
 })
 
 #: Rules that replace a torch module built in ``__init__`` whose own code is what the export

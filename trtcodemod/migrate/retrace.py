@@ -69,6 +69,15 @@ class Rewritten:
             self._maps[key] = {b + 1 + k: a + 1 + k for a, b, size in blocks for k in range(size)}
         return self._maps[key].get(line)
 
+    def copy(self, path: str, line: int) -> int | None:
+        """The rewritten line that is an unchanged copy of the original's ``line``; None where the
+        rewrite changed that line."""
+        key = norm(path)
+        if key not in self._files:
+            return line
+        self.origin(path, line)  # builds the map
+        return next((new for new, old in self._maps[key].items() if old == line), None)
+
 
 @dataclass
 class Retrace:

@@ -24,7 +24,8 @@ from trtcodemod.verify.spec import RewriteOptions, VerifySpec
 from trtcodemod.verify.worker import run_task
 
 from trtcodemod.evidence.facts import Facts, norm
-from .locate import CHECK_CALL_NOTE, CONSTANT_NOTE, GUARD_NOTE, STEADY, UNTRACED_NOTE, Problem, locate
+from .locate import (CHECK_CALL_NOTE, CONSTANT_NOTE, GUARD_NOTE, STEADY, UNTRACED_AFTER_NOTE, UNTRACED_NOTE, Problem,
+                     locate, untraced_after)
 from .manual_steps import add_manual_steps
 from .observe import OBSERVE_TASK, STRETCHED_STAGE
 from .phases import ModelTimeout, Phases
@@ -554,6 +555,7 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: VerifyReport, fi
             continue
         gone = _gone(d, located, side, exported, Rewritten(sources) if sources else None)
         problems, judged = _judged(d.problems, after_retrace if side == "after" else None)
+        problems, judged = _untraced_after(problems, judged, original, final, side, sources)
         judged = judged or _steady(problems)
         report["remaining"].append({
             "op": d.problems[0].op if d.problems else "-", "source": f"{d.finding.path}:{d.finding.line}",
@@ -570,6 +572,7 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: VerifyReport, fi
                for r in located_entries):
             continue
         problems, judged = _judged(d.problems, after_retrace if side == "after" else None)
+        problems, judged = _untraced_after(problems, judged, original, final, side, sources)
         judged = judged or _steady(problems)
         report["remaining"].append({
             "op": problems[0].op if problems else "-", "source": f"{d.finding.path}:{d.finding.line}",
@@ -605,6 +608,19 @@ def _steady(problems: list[Problem]) -> str:
     """Why a finding's bakes are warnings where the second trace found them steady: its note."""
     return next((f"; {p.message[p.message.index(STEADY):]}" for p in problems
                  if p.severity == "warning" and STEADY in p.message), "")
+
+
+def _untraced_after(problems: list[Problem], judged: str, original: VerifyReport, final: VerifyReport | None,
+                    side: str, sources: dict[str, tuple[bytes, bytes]]) -> tuple[list[Problem], str]:
+    """``problems`` of a finding left as it was, its eager value reads judged on the rewritten model's
+    trace where the original's export stopped (:func:`.locate.untraced_after`), and the note that says
+    so where it changed a severity."""
+    if side != "after" or final is None:
+        return problems, judged
+    out = untraced_after(problems, original, final, Rewritten(sources))
+    if any(a.severity != b.severity for a, b in zip(out, problems)) and UNTRACED_AFTER_NOTE not in judged:
+        judged += UNTRACED_AFTER_NOTE
+    return out, judged
 
 
 def _judged(problems: list[Problem], after_retrace: Retrace | None) -> tuple[list[Problem], str]:

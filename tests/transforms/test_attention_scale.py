@@ -1,0 +1,195 @@
+"""TRT322 (``F.scaled_dot_product_attention(..., scale=s)`` with ``s`` from a size): the query scaled while tracing.
+
+The rewrite text (a scale from unpacked sizes, from ``x.shape``, positional; literals, ``None``,
+configuration and a parameter without facts left alone), the helper against the operator (eager:
+bit for bit, edge values, masks, causal, grouped heads; the traced formulation on a traced scale),
+the TorchScript export at two sizes (the original keeps the example's scale, the rewritten graph
+follows the tokens in ONNX Runtime), and migrate on Florence-2's channel attention, whose scale is
+handed down to transformers' ``sdpa_attention_forward`` (only the observed export names it).
+"""
+
+from __future__ import annotations
+
+import io
+import warnings
+
+import onnxruntime as ort
+import pytest
+import torch
+import torch.nn.functional as F
+from support import load, migrate_json, rewrite, rules_found, strip_helpers
+
+from trtcodemod.helpers.attention import _trt_sdpa
+
+SOURCE = '''
+import math
+
+import torch
+import torch.nn.functional as F
+from torch.nn.functional import scaled_dot_product_attention as sdpa
+
+
+class ChannelAttention(torch.nn.Module):
+    def forward(self, q, k, v):
+        b, h, n, d = k.shape
+        a = F.scaled_dot_product_attention(q, k, v, scale=n ** -0.5)
+        c = sdpa(q, k, v, None, 0.0, False, scale=k.shape[2] ** -0.5)
+        e = F.scaled_dot_product_attention(q, k, v, scale=0.125)
+        f = F.scaled_dot_product_attention(q, k, v, scale=None)
+        g = F.scaled_dot_product_attention(q, k, v, scale=self.scale)
+        r = F.scaled_dot_product_attention(q, k, v, scale=1 / math.sqrt(n))
+        return a, c, e, f, g, r
+
+
+def attend(q, k, v, scaling=None):
+    return F.scaled_dot_product_attention(q, k, v, scale=scaling)
+'''
+
+
+def test_rewrite_text_and_what_is_left() -> None:
+    assert rules_found(SOURCE, select=("TRT322",)) == ["TRT322"] * 3
+    after = strip_helpers(rewrite(SOURCE, select=("TRT322",)))  # safe: no --unsafe needed
+    assert "a = _trt_sdpa(q, k, v, scale=n ** -0.5)" in after
+    assert "c = _trt_sdpa(q, k, v, None, 0.0, False, scale=k.shape[2] ** -0.5)" in after
+    assert "r = _trt_sdpa(q, k, v, scale=1 / math.sqrt(n))" in after
+    for kept in ("scale=0.125)", "scale=None)", "scale=self.scale)", "scale=scaling)"):
+        assert f"F.scaled_dot_product_attention(q, k, v, {kept}" in after
+    once = rewrite(SOURCE, select=("TRT322",))
+    assert rewrite(once, select=("TRT322",)) == once
+
+
+def _qkv(batch: int, heads: int, queries: int, keys: int, width: int, kv_heads: int | None = None,
+         seed: int = 0) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    g = torch.Generator().manual_seed(seed)
+    kv = kv_heads or heads
+    return (torch.randn(batch, heads, queries, width, generator=g), torch.randn(batch, kv, keys, width, generator=g),
+            torch.randn(batch, kv, keys, width, generator=g))
+
+
+@pytest.mark.parametrize("scale", [None, 0.3, 0.0, -1.5, 1e30])
+def test_eager_is_the_operator_bit_for_bit(scale: float | None) -> None:
+    q, k, v = _qkv(2, 4, 5, 7, 8)
+    mask = torch.rand(5, 7, generator=torch.Generator().manual_seed(1)) > 0.3
+    for kwargs in ({}, {"attn_mask": mask}, {"is_causal": True}, {"attn_mask": torch.zeros(5, 7)}):
+        expected = F.scaled_dot_product_attention(q, k, v, scale=scale, **kwargs)
+        got = _trt_sdpa(q, k, v, scale=scale, **kwargs)
+        assert torch.equal(expected.isnan(), got.isnan()) and torch.equal(expected.nan_to_num(), got.nan_to_num())
+    qg, kg, vg = _qkv(1, 4, 3, 6, 8, kv_heads=2)
+    assert torch.equal(_trt_sdpa(qg, kg, vg, scale=scale, enable_gqa=True),
+                       F.scaled_dot_product_attention(qg, kg, vg, scale=scale, enable_gqa=True))
+    # Edge values pass through as the operator has them: zeros, empty key sets, infinities.
+    zeros = torch.zeros(1, 1, 2, 4)
+    assert torch.equal(_trt_sdpa(zeros, zeros, zeros, scale=scale),
+                       F.scaled_dot_product_attention(zeros, zeros, zeros, scale=scale))
+    empty = torch.zeros(1, 1, 0, 4)
+    assert torch.equal(_trt_sdpa(zeros, empty, empty, scale=scale).isnan(),
+                       F.scaled_dot_product_attention(zeros, empty, empty, scale=scale).isnan())
+    inf = torch.full((1, 1, 2, 4), float("inf"))
+    assert torch.equal(_trt_sdpa(inf, zeros, zeros, scale=scale).isnan(),
+                       F.scaled_dot_product_attention(inf, zeros, zeros, scale=scale).isnan())
+
+
+def test_the_same_exceptions_as_the_operator() -> None:
+    q, k, v = _qkv(1, 2, 3, 4, 8)
+    for bad in ({"scale": 0.5, "enable_gqa": "no", "dropout_p": "x"}, {"attn_mask": torch.zeros(3, 5)}):
+        with pytest.raises(Exception) as expected:
+            F.scaled_dot_product_attention(q, k, v, **bad)
+        with pytest.raises(type(expected.value)):
+            _trt_sdpa(q, k, v, **bad)
+
+
+def test_scripted_the_helper_is_the_operator() -> None:
+    scripted = torch.jit.script(_trt_sdpa)
+    q, k, v = _qkv(1, 2, 3, 4, 8)
+    assert torch.equal(scripted(q, k, v, None, 0.0, False, 0.25, False), F.scaled_dot_product_attention(q, k, v, scale=0.25))
+
+
+class _Tokens(torch.nn.Module):
+    """Florence-2's channel attention: the scale is the number of tokens to the power -0.5."""
+
+    def __init__(self, attention) -> None:
+        super().__init__()
+        self.attention = attention
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        b, n, c = x.shape
+        q = k = v = x.reshape(b, n, 2, c // 2).permute(0, 2, 3, 1)  # channels attend to channels over n tokens
+        return self.attention(q, k, v, scale=n ** -0.5)
+
+
+def _export(model: torch.nn.Module, x: torch.Tensor) -> ort.InferenceSession:
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, (x,), buffer, dynamo=False, input_names=["x"],
+                          dynamic_axes={"x": {0: "batch", 1: "tokens"}})
+    return ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
+
+
+def test_the_exported_graph_follows_the_number_of_tokens() -> None:
+    g = torch.Generator().manual_seed(3)
+    traced_at, other = torch.randn(1, 6, 8, generator=g) * 3, torch.randn(2, 21, 8, generator=g) * 3
+    original, rewritten = _Tokens(F.scaled_dot_product_attention), _Tokens(_trt_sdpa)
+    for x in (traced_at, other):
+        assert torch.equal(original(x), rewritten(x))
+    before, after = _export(original, traced_at), _export(rewritten, traced_at)
+    for x in (traced_at, other):
+        expected = original(x).numpy()
+        assert abs(after.run(None, {"x": x.numpy()})[0] - expected).max() < 1e-5
+    # The original's graph keeps the scale of 6 tokens: at 21 it computes other values.
+    assert abs(before.run(None, {"x": other.numpy()})[0] - original(other).numpy()).max() > 1e-3
+
+
+MODEL = '''
+import torch
+import torch.nn.functional as F
+
+
+def attention_forward(module, query, key, value, scaling=None):
+    return F.scaled_dot_product_attention(query, key, value, scale=scaling)
+
+
+class ChannelAttention(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.qkv = torch.nn.Linear(8, 24)
+
+    def forward(self, x):
+        b, n, c = x.shape
+        qkv = self.qkv(x).reshape(b, n, 3, 2, c // 2).permute(2, 0, 3, 4, 1)
+        q, k, v = qkv.unbind(0)
+        scale = n ** -0.5
+        out = attention_forward(self, q, k, v, scaling=scale)
+        return out.permute(0, 3, 1, 2).reshape(b, n, c)
+
+
+def build():
+    return ChannelAttention()
+
+
+def inputs(generator):
+    return (torch.randn(1, 6, 8, generator=generator),)
+'''
+
+
+def test_migrate_fixes_a_scale_handed_down_from_the_caller(tmp_path) -> None:
+    """Without facts the call in ``attention_forward`` has only a parameter for its scale; the
+    observed export warns there that it read a traced value into a float: the fix lands there."""
+    assert rules_found(MODEL, select=("TRT322",)) == []
+    path = tmp_path / "channel_attention.py"
+    path.write_text(MODEL)
+    report = migrate_json(path, '{"x": {"0": "batch", "1": "tokens"}}')
+    assert report["before"]["faithful"] is False
+    assert [a["rule"] for a in report["applied"]] == ["TRT322"]
+    assert "return _trt_sdpa(query, key, value, scale=scaling)" in report["diff"]
+    assert report["after"]["faithful"] is True and report["equivalent"] is True
+    assert report["exit_code"] == 0, report["remaining"]
+
+
+def test_the_loaded_rewrite_runs_as_the_original() -> None:
+    rewritten = load(rewrite(SOURCE, select=("TRT322",)), "ChannelAttention")()
+    original = load(SOURCE, "ChannelAttention")()
+    rewritten.scale = original.scale = 0.2
+    q, k, v = _qkv(2, 2, 5, 9, 8)
+    for got, expected in zip(rewritten(q, k, v), original(q, k, v)):
+        assert torch.equal(got, expected)
