@@ -235,29 +235,21 @@ def test_other_toolchains_run_the_original(tmp_path) -> None:
             assert_same_run(Run(inputs, want[name]), Run(inputs, got[name]), context=name)
 
 
-MODEL = '''
-import torch
-from torch import nn
+def _conv_model(*lines: str) -> str:
+    """A model source: a 1x1 convolution `y = self.conv(x)`, then ``lines`` of forward (the last a return)."""
+    body = "".join(f"        {line}\n" for line in lines)
+    return ("import torch\nfrom torch import nn\n\n\nclass Net(nn.Module):\n    def __init__(self):\n"
+            "        super().__init__()\n        self.conv = nn.Conv2d(3, 4, 1)\n\n    def forward(self, x):\n"
+            f"        y = self.conv(x)\n{body}\n\ndef build():\n    torch.manual_seed(0)\n    return Net().eval()\n")
 
 
-class Net(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.conv = nn.Conv2d(3, 4, 1)
-
-    def forward(self, x):
-        y = self.conv(x)
-        # Signed cell offsets of each activation (negative ones too): a floor division.
-        cells = (y * 8).round() // 3
-        # Column pairs: a floor division of non-negative values, the same in the graph (left alone).
-        pairs = torch.arange(y.shape[-1], device=y.device) // 2
-        return y + cells + pairs
-
-
-def build():
-    torch.manual_seed(0)
-    return Net().eval()
-'''
+MODEL = _conv_model(
+    "# Signed cell offsets of each activation (negative ones too): a floor division.",
+    "cells = (y * 8).round() // 3",
+    "# Column pairs: a floor division of non-negative values, the same in the graph (left alone).",
+    "pairs = torch.arange(y.shape[-1], device=y.device) // 2",
+    "return y + cells + pairs",
+)
 
 
 def test_migrate_fixes_a_small_model(tmp_path) -> None:
@@ -343,31 +335,20 @@ def test_a_division_in_a_branch_written_for_the_trace_is_taken(tmp_path) -> None
     assert "return x_lens, frames // 2" in fixed
 
 
-DIV_MODEL = '''
-import torch
-from torch import nn
-
-
-class Net(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.conv = nn.Conv2d(3, 4, 1)
-
-    def forward(self, x):
-        y = self.conv(x)
-        # Positions on a 0.1 grid binned by 0.1: a float floor division whose quotients round to whole numbers.
-        cells = torch.div((y * 8).round() * 0.1, 0.1, rounding_mode="floor")
-        # An integer floor division: exported exactly, left alone.
-        rows = torch.div(torch.arange(y.shape[-1], device=y.device) - 3, 2, rounding_mode="floor")
-        return y + cells + rows
-'''
+DIV_MODEL = _conv_model(
+    "# Positions on a 0.1 grid binned by 0.1: a float floor division whose quotients round to whole numbers.",
+    'cells = torch.div((y * 8).round() * 0.1, 0.1, rounding_mode="floor")',
+    "# An integer floor division: exported exactly, left alone.",
+    'rows = torch.div(torch.arange(y.shape[-1], device=y.device) - 3, 2, rounding_mode="floor")',
+    "return y + cells + rows",
+)
 
 
 def test_a_float_div_floor_is_taken_where_the_run_saw_the_graph_differ(tmp_path) -> None:
     """`torch.div(..., rounding_mode="floor")` exports as Floor(Div) for floats: without facts it is not
     reported (an integer one is exact, the code does not say which); `migrate` sees the float one differ and
     rewrites it alone."""
-    source = DIV_MODEL + "\n\ndef build():\n    torch.manual_seed(0)\n    return Net().eval()\n"
+    source = DIV_MODEL
     assert rules_found(source, select=("TRT339",)) == []
     path = tmp_path / "grid_model.py"
     path.write_text(source)
