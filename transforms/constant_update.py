@@ -15,10 +15,22 @@ from typing import Iterator
 import libcst as cst
 
 from trtcodemod.astutil import helper_call, method_call, short_code
+from trtcodemod.model_code import is_autograd_function
+from trtcodemod.names import dotted_name
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety, spelled
 from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
 
 HELPER = "_trt_updatable"
+#: The class decorator that runs an autograd Function's ``forward`` as plain code while exporting.
+FORWARD_HELPER = "_trt_traced_forward"
+#: Tensor methods whose result is a tensor (a name bound to one is a tensor an augmented assignment
+#: updates in place); ``size``, ``dim``, ``item``... give Python numbers, whose ``+=`` rebinds.
+_TENSOR_RESULT_METHODS = frozenset({
+    "clone", "contiguous", "detach", "float", "double", "half", "long", "int", "bool", "to", "type_as",
+    "view", "view_as", "reshape", "reshape_as", "expand", "expand_as", "repeat", "permute", "transpose", "t",
+    "flatten", "squeeze", "unsqueeze", "new_zeros", "new_ones", "new_full", "new_empty", "new_tensor",
+    "mm", "bmm", "matmul", "mul", "add", "sub", "div", "sum", "mean", "sqrt", "exp", "abs", "clamp",
+})
 _BUILDERS = ("torch.tensor", "torch.as_tensor")
 #: The legacy constructors: a new tensor of Python data (of a tensor or a size they mean other things).
 _LEGACY = ("torch.Tensor", "torch.FloatTensor", "torch.DoubleTensor", "torch.HalfTensor", "torch.LongTensor",
@@ -28,7 +40,7 @@ _DATA = (cst.List, cst.Tuple, cst.ListComp, cst.Integer, cst.Float)
 
 class ConstantUpdate(RuntimeScopeRule):
     scope = "runtime"
-    needs_text = spelled(*_BUILDERS, *_LEGACY) + (b"new_tensor",)
+    needs_text = spelled(*_BUILDERS, *_LEGACY) + (b"new_tensor", b"Function")
     info = RuleInfo(
         id="TRT728",
         name="constant-update",
@@ -95,6 +107,7 @@ graph).""",
     )
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._check_function_forward(node)
         built: dict[str, cst.Call] = {}
         reported: set[int] = set()
         for statement in _own_statements(node.body):
@@ -107,6 +120,77 @@ graph).""",
                                  f"`{HELPER}` clones it while exporting",
                            Fix({call: helper_call(HELPER, call)}, helpers=(HELPER,)))
             self._bind(statement, built)
+
+    def _check_function_forward(self, node: cst.FunctionDef) -> None:
+        """``forward`` of a ``torch.autograd.Function`` subclass that writes into a tensor in place."""
+        cls = self.context.enclosing_class
+        if node.name.value != "forward" or cls is None or not self._torch or not is_autograd_function(cls):
+            return
+        if any((dotted_name(d.decorator) or "").startswith(FORWARD_HELPER) for d in cls.decorators):
+            return  # already decorated
+        if _defines(cls, "symbolic"):
+            return  # the exporter writes the Function's own ONNX form, not its traced forward
+        params = [p.name.value for p in node.params.params]
+        ctx = params[0] if params and not _defines(cls, "setup_context") else None
+        writes = [statement for statement in _own_statements(node.body) if self._writes_in_place(statement, node, ctx)]
+        if not writes:
+            return
+        lines = ", ".join(f"`{short_code(w, 40)}`" for w in writes[:3]) + (" ..." if len(writes) > 3 else "")
+        decorated = cls.with_changes(decorators=[cst.Decorator(cst.Name(FORWARD_HELPER)), *cls.decorators])
+        self.found(writes[0], f"`forward` of autograd Function `{cls.name.value}` writes into a tensor in place "
+                              f"({len(writes)}: {lines}): the TorchScript export inlines the Function's traced forward "
+                              "and loses such writes (the graph reads the tensor as it was, or the export fails); "
+                              f"`@{FORWARD_HELPER}` runs forward as plain code while exporting",
+                   Fix({cls: decorated}, helpers=(FORWARD_HELPER,)))
+
+    def _writes_in_place(self, statement: cst.CSTNode, forward: cst.FunctionDef, ctx: str | None) -> bool:
+        """Does ``statement`` (of ``forward``) write into a tensor: ``t[i] = v``, ``t[i] += v``, ``t += v`` on a
+        name bound to a tensor, ``t.add_(v)``, ``torch.f(..., out=t)``?"""
+        if type(statement) is cst.Assign:
+            if any(type(t.target) is cst.Subscript and _root(t.target) not in (None, ctx) for t in statement.targets):
+                return True
+        elif type(statement) is cst.AugAssign:
+            target = statement.target
+            if type(target) is cst.Subscript:
+                return _root(target) not in (None, ctx)
+            if type(target) is cst.Name and self._bound_to_tensor(forward, target.value):
+                return True
+        if type(statement) not in (cst.Expr, cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Return):
+            return False
+        stack: list[cst.CSTNode] = [statement]
+        while stack:
+            item = stack.pop()
+            if type(item) in (cst.Lambda, cst.FunctionDef):
+                continue
+            if type(item) is cst.Call:
+                if any(a.keyword is not None and a.keyword.value == "out" for a in item.args):
+                    return True
+                parts = method_call(item)
+                if parts is not None and parts[1].endswith("_") and not parts[1].startswith("_") \
+                        and _root(parts[0]) not in (None, ctx) and not self.context.qualified_names(parts[0]):
+                    return True
+            stack.extend(item.children)
+        return False
+
+    def _bound_to_tensor(self, forward: cst.FunctionDef, name: str) -> bool:
+        """Is every plain assignment of ``name`` in ``forward`` a torch call or a tensor-making method
+        (so that ``name += v`` updates a tensor in place rather than rebinding a number)?"""
+        values = [s.value for s in _own_statements(forward.body) if type(s) is cst.Assign
+                  and any(type(t.target) is cst.Name and t.target.value == name for t in s.targets)]
+        if not values:
+            return False
+        for value in values:
+            if type(value) is not cst.Call:
+                return False
+            names = self.context.qualified_names(value.func)
+            if names:
+                if not any(n.startswith("torch.") and n not in ("torch.Size", "torch.numel") for n in names):
+                    return False
+                continue
+            parts = method_call(value)
+            if parts is None or parts[1] not in _TENSOR_RESULT_METHODS:
+                return False
+        return True
 
     def _bind(self, statement: cst.CSTNode, built: dict[str, cst.Call]) -> None:
         """Names ``statement`` binds: to a building call, or (any other value) no longer to one."""
@@ -142,6 +226,19 @@ graph).""",
             return _python_data(value.args[0].value)
         # A legacy constructor takes a number as a size (an uninitialized tensor), a tensor as itself.
         return name is not None and _python_data(value.args[0].value) and not _number(value.args[0].value)
+
+
+def _defines(cls: cst.ClassDef, name: str) -> bool:
+    """Does the body of ``cls`` define or assign ``name``?"""
+    for line in cls.body.body:  # type: ignore[union-attr]
+        if type(line) is cst.FunctionDef and line.name.value == name:
+            return True
+        if type(line) is cst.SimpleStatementLine:
+            for small in line.body:
+                if type(small) is cst.Assign and any(type(t.target) is cst.Name and t.target.value == name
+                                                     for t in small.targets):
+                    return True
+    return False
 
 
 def _python_data(value: cst.BaseExpression) -> bool:
