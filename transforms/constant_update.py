@@ -1,4 +1,5 @@
-"""``t = torch.tensor([...])`` then ``t += y`` (TRT728): an update the TorchScript export loses.
+"""``t = torch.tensor([...])`` then ``t += y``, or any in-place write in an autograd Function's forward
+(TRT728): an update the TorchScript export loses.
 
 While tracing, a tensor built from Python data in forward (``torch.tensor(...)``, or
 ``torch.as_tensor`` of a literal list) is recorded as a constant. An in-place update of it
@@ -44,8 +45,9 @@ class ConstantUpdate(RuntimeScopeRule):
     info = RuleInfo(
         id="TRT728",
         name="constant-update",
-        summary="a tensor built from Python data in forward, then updated in place: the TorchScript export "
-                "keeps it as built; clone it while exporting",
+        summary="a tensor built from Python data in forward, or any tensor in an autograd Function's forward, "
+                "updated in place: the TorchScript export loses the update; clone it (run forward as plain code) "
+                "while exporting",
         doc="""\
 What it finds, in run-time code: a local name bound to `torch.tensor(...)` or `t.new_tensor(...)`,
 or to `torch.as_tensor(...)` of Python data written in place (a list, a tuple, a comprehension, a
@@ -75,7 +77,38 @@ that), and nothing else refers to the built tensor (`torch.tensor` and `new_tens
 their data; `torch.as_tensor` and the legacy constructors are taken only of Python data written in
 place), so an update through the name
 reaches exactly what it reached before. TensorRT versions: all (the problem is the exported
-graph).""",
+graph).
+
+The forward of an autograd Function. What it finds: a `torch.autograd.Function` subclass (a base
+named `Function`, `autograd.Function`, `torch.autograd.Function`) without its own `symbolic`, whose
+`forward` writes into a tensor in place: an assignment into part of one (`yi[:, i, :, :] = y`), an
+augmented assignment of a part (`y[..., 0] += 1`) or of a name every assignment of which in
+`forward` is a torch call or a tensor-making method (`t = x.clone(); t += 1`; not `m = x.size(0);
+m += 1`), an in-place method (`y.clamp_(0)`, `buf.add_(x)`), or a call with `out=`. It is reported
+once per class, at the first such write. pytorchcv's iSQRT-COV fills the Newton-Schulz buffers
+`yi`/`zi` with slice writes in a Python loop this way.
+
+Why it hurts: the TorchScript exporter records `Fn.apply(x)` (however it is called: stored as
+`self.sqrt = Fn.apply` in `__init__` too) as one PythonOp node holding the trace of `forward`, and
+inlines that trace into the graph; the inlining loses the trace's in-place writes (torch 2.13): a
+buffer filled by slice writes reads as it was allocated (iSQRT-COV's graph differed from eager mode
+in 10 of 10 outputs on the traced input), and an in-place method or an augmented assignment often
+stops the export (`IndexError: Argument passed to at() was not in the map`). A Function with a
+`symbolic` is exported by it, not by its trace; the dynamo exporter is not affected.
+
+The rewrite: the class is decorated, `@_trt_traced_forward`. The inserted helper gives the class an
+`apply` that, while `torch.onnx.export` runs (either exporter) and the class has no `symbolic`,
+calls `forward` as plain code, under `torch.no_grad()` as `apply` does, with a stand-in context
+that takes `save_for_backward`, `mark_dirty`, `mark_non_differentiable`, `set_materialize_grads`,
+attributes and `needs_input_grad` (a Function written with `setup_context` gets no context, as its
+`forward` takes none): the tracer then follows the writes as anywhere else in a model. Everywhere
+else `apply` is the class's own (`apply` of its base, or one the class defines), so eager values,
+gradients through `backward`, `torch.compile` and `torch.export` are as before.
+
+Fix safety: safe. Outside an ONNX export nothing changes (the decorated class's `apply` calls the
+one it replaced). While exporting, `forward` computes what `apply` returns (the same code on the
+same arguments, gradients off); the context keeps nothing for a backward pass an export never runs.
+A subclass of the decorated class inherits the new `apply` and runs its own `forward`.""",
         fix=Safety.SAFE,
         examples=(
             Example(
@@ -97,6 +130,21 @@ graph).""",
                 "    s = _trt_updatable(torch.as_tensor([1.0, 2.0]))\n"
                 "    s[0] = 3.0\n"
                 "    return x * s\n",
+            ),
+            Example(
+                "class Shifted(torch.autograd.Function):\n"
+                "    @staticmethod\n"
+                "    def forward(ctx, x):\n"
+                "        out = torch.zeros_like(x)\n"
+                "        out[:, 1:] = x[:, :-1]\n"
+                "        return out\n",
+                "@_trt_traced_forward\n"
+                "class Shifted(torch.autograd.Function):\n"
+                "    @staticmethod\n"
+                "    def forward(ctx, x):\n"
+                "        out = torch.zeros_like(x)\n"
+                "        out[:, 1:] = x[:, :-1]\n"
+                "        return out\n",
             ),
         ),
         references=(
