@@ -94,7 +94,10 @@ inlines that trace into the graph; the inlining loses the trace's in-place write
 buffer filled by slice writes reads as it was allocated (iSQRT-COV's graph differed from eager mode
 in 10 of 10 outputs on the traced input), and an in-place method or an augmented assignment often
 stops the export (`IndexError: Argument passed to at() was not in the map`). A Function with a
-`symbolic` is exported by it, not by its trace; the dynamo exporter is not affected.
+`symbolic` is exported by it, not by its trace; the dynamo exporter is not affected. `migrate` takes
+the rule where the graph differs from eager mode on the traced inputs (no line to blame: the
+writes vanish), and where the export stops with that `IndexError` (the error is raised in a graph
+pass, with no user frame left).
 
 The rewrite: the class is decorated, `@_trt_traced_forward`. The inserted helper gives the class an
 `apply` that, while `torch.onnx.export` runs (either exporter) and the class has no `symbolic`,

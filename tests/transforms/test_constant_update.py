@@ -416,3 +416,44 @@ def test_migrate_fixes_the_function_that_loses_its_writes(tmp_path: Path) -> Non
     assert report["before"]["exported"] is False or report["before"]["faithful"] is False
     assert sorted((f["rule"], f["landed"]) for f in report["applied"]) == [("TRT728", True)] * 3
     assert report["exit_code"] == 0 and report["equivalent"] is True and report["after"]["faithful"] is True
+
+
+STOPS = HEADER + """\
+class AddOne(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        y = x * 1
+        y.add_(1)
+        return y * 2
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 2.0
+
+
+class M(nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return AddOne.apply(x * 1)
+
+
+def build():
+    return M().eval()
+
+
+def inputs(generator):
+    return (torch.randn(2, 3, generator=generator),)
+"""
+
+
+def test_migrate_fixes_the_function_whose_write_stops_the_export(tmp_path: Path) -> None:
+    """`y.add_(1)` in the Function's forward stops the TorchScript export in a graph pass, with no user
+    frame left ("Argument passed to at() was not in the map"): the error names TRT728, migrate applies it,
+    and the rewritten model exports, faithful at another batch size."""
+    from support import migrate_json
+
+    model = tmp_path / "stops.py"
+    model.write_text(STOPS)
+    report = migrate_json(model, '{"x": {"0": "b"}}')
+    assert report["before"]["exported"] is False
+    assert [(f["rule"], f["line"], f["landed"]) for f in report["applied"]] == [("TRT728", 9, True)]
+    assert report["exit_code"] == 0 and report["equivalent"] is True and report["after"]["faithful"] is True
