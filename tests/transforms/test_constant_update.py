@@ -457,3 +457,48 @@ def test_migrate_fixes_the_function_whose_write_stops_the_export(tmp_path: Path)
     assert report["before"]["exported"] is False
     assert [(f["rule"], f["line"], f["landed"]) for f in report["applied"]] == [("TRT728", 9, True)]
     assert report["exit_code"] == 0 and report["equivalent"] is True and report["after"]["faithful"] is True
+
+
+def test_the_decorated_apply_is_the_class_own_outside_an_export() -> None:
+    """Outside an export `apply` is the one it replaced (a class's own `apply` too); a subclass of a decorated
+    class runs its own forward while exporting."""
+    from trtcodemod.helpers.constants import _trt_traced_forward
+
+    calls: list[str] = []
+
+    @_trt_traced_forward
+    class Own(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            out = x.clone()
+            out[0] = 5.0
+            return out
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad
+
+        @classmethod
+        def apply(cls, *args):
+            calls.append(cls.__name__)
+            return super().apply(*args)
+
+    class Child(Own):
+        @staticmethod
+        def forward(ctx, x):
+            out = x.clone()
+            out[0] = -5.0
+            return out
+
+    x = torch.randn(3)
+    assert Own.apply(x)[0].item() == 5.0 and calls == ["Own"]
+    assert Child.apply(x)[0].item() == -5.0 and calls == ["Own", "Child"]
+    module = type("C", (nn.Module,), {"forward": lambda self, a: Child.apply(a * 1)})()
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(module, (x,), buffer, dynamo=False, opset_version=17, input_names=["a"],
+                          dynamic_axes={"a": {0: "n"}})
+    session = ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
+    y = torch.randn(5)
+    np.testing.assert_array_equal(session.run(None, {"a": y.numpy()})[0], Child.apply(y).numpy())
