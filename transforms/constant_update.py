@@ -1,4 +1,5 @@
-"""``t = torch.tensor([...])`` then ``t += y`` (TRT728): an update the TorchScript export loses.
+"""``t = torch.tensor([...])`` then ``t += y``, or any in-place write in an autograd Function's forward
+(TRT728): an update the TorchScript export loses.
 
 While tracing, a tensor built from Python data in forward (``torch.tensor(...)``, or
 ``torch.as_tensor`` of a literal list) is recorded as a constant. An in-place update of it
@@ -15,10 +16,22 @@ from typing import Iterator
 import libcst as cst
 
 from trtcodemod.astutil import helper_call, method_call, short_code
+from trtcodemod.model_code import is_autograd_function
+from trtcodemod.names import dotted_name
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety, spelled
 from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
 
 HELPER = "_trt_updatable"
+#: The class decorator that runs an autograd Function's ``forward`` as plain code while exporting.
+FORWARD_HELPER = "_trt_traced_forward"
+#: Tensor methods whose result is a tensor (a name bound to one is a tensor an augmented assignment
+#: updates in place); ``size``, ``dim``, ``item``... give Python numbers, whose ``+=`` rebinds.
+_TENSOR_RESULT_METHODS = frozenset({
+    "clone", "contiguous", "detach", "float", "double", "half", "long", "int", "bool", "to", "type_as",
+    "view", "view_as", "reshape", "reshape_as", "expand", "expand_as", "repeat", "permute", "transpose", "t",
+    "flatten", "squeeze", "unsqueeze", "new_zeros", "new_ones", "new_full", "new_empty", "new_tensor",
+    "mm", "bmm", "matmul", "mul", "add", "sub", "div", "sum", "mean", "sqrt", "exp", "abs", "clamp",
+})
 _BUILDERS = ("torch.tensor", "torch.as_tensor")
 #: The legacy constructors: a new tensor of Python data (of a tensor or a size they mean other things).
 _LEGACY = ("torch.Tensor", "torch.FloatTensor", "torch.DoubleTensor", "torch.HalfTensor", "torch.LongTensor",
@@ -28,12 +41,13 @@ _DATA = (cst.List, cst.Tuple, cst.ListComp, cst.Integer, cst.Float)
 
 class ConstantUpdate(RuntimeScopeRule):
     scope = "runtime"
-    needs_text = spelled(*_BUILDERS, *_LEGACY) + (b"new_tensor",)
+    needs_text = spelled(*_BUILDERS, *_LEGACY) + (b"new_tensor", b"Function")
     info = RuleInfo(
         id="TRT728",
         name="constant-update",
-        summary="a tensor built from Python data in forward, then updated in place: the TorchScript export "
-                "keeps it as built; clone it while exporting",
+        summary="a tensor built from Python data in forward, or any tensor in an autograd Function's forward, "
+                "updated in place: the TorchScript export loses the update; clone it (run forward as plain code) "
+                "while exporting",
         doc="""\
 What it finds, in run-time code: a local name bound to `torch.tensor(...)` or `t.new_tensor(...)`,
 or to `torch.as_tensor(...)` of Python data written in place (a list, a tuple, a comprehension, a
@@ -63,7 +77,41 @@ that), and nothing else refers to the built tensor (`torch.tensor` and `new_tens
 their data; `torch.as_tensor` and the legacy constructors are taken only of Python data written in
 place), so an update through the name
 reaches exactly what it reached before. TensorRT versions: all (the problem is the exported
-graph).""",
+graph).
+
+The forward of an autograd Function. What it finds: a `torch.autograd.Function` subclass (a base
+named `Function`, `autograd.Function`, `torch.autograd.Function`) without its own `symbolic`, whose
+`forward` writes into a tensor in place: an assignment into part of one (`yi[:, i, :, :] = y`), an
+augmented assignment of a part (`y[..., 0] += 1`) or of a name every assignment of which in
+`forward` is a torch call or a tensor-making method (`t = x.clone(); t += 1`; not `m = x.size(0);
+m += 1`), an in-place method (`y.clamp_(0)`, `buf.add_(x)`), or a call with `out=`. It is reported
+once per class, at the first such write. pytorchcv's iSQRT-COV fills the Newton-Schulz buffers
+`yi`/`zi` with slice writes in a Python loop this way.
+
+Why it hurts: the TorchScript exporter records `Fn.apply(x)` (however it is called: stored as
+`self.sqrt = Fn.apply` in `__init__` too) as one PythonOp node holding the trace of `forward`, and
+inlines that trace into the graph; the inlining loses the trace's in-place writes (torch 2.13): a
+buffer filled by slice writes reads as it was allocated (iSQRT-COV's graph differed from eager mode
+in 10 of 10 outputs on the traced input), and an in-place method or an augmented assignment often
+stops the export (`IndexError: Argument passed to at() was not in the map`). A Function with a
+`symbolic` is exported by it, not by its trace; the dynamo exporter is not affected. `migrate` takes
+the rule where the graph differs from eager mode on the traced inputs (no line to blame: the
+writes vanish), and where the export stops with that `IndexError` (the error is raised in a graph
+pass, with no user frame left).
+
+The rewrite: the class is decorated, `@_trt_traced_forward`. The inserted helper gives the class an
+`apply` that, while `torch.onnx.export` runs (either exporter) and the class has no `symbolic`,
+calls `forward` as plain code, under `torch.no_grad()` as `apply` does, with a stand-in context
+that takes `save_for_backward`, `mark_dirty`, `mark_non_differentiable`, `set_materialize_grads`,
+attributes and `needs_input_grad` (a Function written with `setup_context` gets no context, as its
+`forward` takes none): the tracer then follows the writes as anywhere else in a model. Everywhere
+else `apply` is the class's own (`apply` of its base, or one the class defines), so eager values,
+gradients through `backward`, `torch.compile` and `torch.export` are as before.
+
+Fix safety: safe. Outside an ONNX export nothing changes (the decorated class's `apply` calls the
+one it replaced). While exporting, `forward` computes what `apply` returns (the same code on the
+same arguments, gradients off); the context keeps nothing for a backward pass an export never runs.
+A subclass of the decorated class inherits the new `apply` and runs its own `forward`.""",
         fix=Safety.SAFE,
         examples=(
             Example(
@@ -86,6 +134,21 @@ graph).""",
                 "    s[0] = 3.0\n"
                 "    return x * s\n",
             ),
+            Example(
+                "class Shifted(torch.autograd.Function):\n"
+                "    @staticmethod\n"
+                "    def forward(ctx, x):\n"
+                "        out = torch.zeros_like(x)\n"
+                "        out[:, 1:] = x[:, :-1]\n"
+                "        return out\n",
+                "@_trt_traced_forward\n"
+                "class Shifted(torch.autograd.Function):\n"
+                "    @staticmethod\n"
+                "    def forward(ctx, x):\n"
+                "        out = torch.zeros_like(x)\n"
+                "        out[:, 1:] = x[:, :-1]\n"
+                "        return out\n",
+            ),
         ),
         references=(
             "https://pytorch.org/docs/stable/onnx_torchscript.html#avoiding-pitfalls",
@@ -95,6 +158,7 @@ graph).""",
     )
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._check_function_forward(node)
         built: dict[str, cst.Call] = {}
         reported: set[int] = set()
         for statement in _own_statements(node.body):
@@ -107,6 +171,77 @@ graph).""",
                                  f"`{HELPER}` clones it while exporting",
                            Fix({call: helper_call(HELPER, call)}, helpers=(HELPER,)))
             self._bind(statement, built)
+
+    def _check_function_forward(self, node: cst.FunctionDef) -> None:
+        """``forward`` of a ``torch.autograd.Function`` subclass that writes into a tensor in place."""
+        cls = self.context.enclosing_class
+        if node.name.value != "forward" or cls is None or not self._torch or not is_autograd_function(cls):
+            return
+        if any((dotted_name(d.decorator) or "").startswith(FORWARD_HELPER) for d in cls.decorators):
+            return  # already decorated
+        if _defines(cls, "symbolic"):
+            return  # the exporter writes the Function's own ONNX form, not its traced forward
+        params = [p.name.value for p in node.params.params]
+        ctx = params[0] if params and not _defines(cls, "setup_context") else None
+        writes = [statement for statement in _own_statements(node.body) if self._writes_in_place(statement, node, ctx)]
+        if not writes:
+            return
+        lines = ", ".join(f"`{short_code(w, 40)}`" for w in writes[:3]) + (" ..." if len(writes) > 3 else "")
+        decorated = cls.with_changes(decorators=[cst.Decorator(cst.Name(FORWARD_HELPER)), *cls.decorators])
+        self.found(writes[0], f"`forward` of autograd Function `{cls.name.value}` writes into a tensor in place "
+                              f"({len(writes)}: {lines}): the TorchScript export inlines the Function's traced forward "
+                              "and loses such writes (the graph reads the tensor as it was, or the export fails); "
+                              f"`@{FORWARD_HELPER}` runs forward as plain code while exporting",
+                   Fix({cls: decorated}, helpers=(FORWARD_HELPER,)))
+
+    def _writes_in_place(self, statement: cst.CSTNode, forward: cst.FunctionDef, ctx: str | None) -> bool:
+        """Does ``statement`` (of ``forward``) write into a tensor: ``t[i] = v``, ``t[i] += v``, ``t += v`` on a
+        name bound to a tensor, ``t.add_(v)``, ``torch.f(..., out=t)``?"""
+        if type(statement) is cst.Assign:
+            if any(type(t.target) is cst.Subscript and _root(t.target) not in (None, ctx) for t in statement.targets):
+                return True
+        elif type(statement) is cst.AugAssign:
+            target = statement.target
+            if type(target) is cst.Subscript:
+                return _root(target) not in (None, ctx)
+            if type(target) is cst.Name and self._bound_to_tensor(forward, target.value):
+                return True
+        if type(statement) not in (cst.Expr, cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Return):
+            return False
+        stack: list[cst.CSTNode] = [statement]
+        while stack:
+            item = stack.pop()
+            if type(item) in (cst.Lambda, cst.FunctionDef):
+                continue
+            if type(item) is cst.Call:
+                if any(a.keyword is not None and a.keyword.value == "out" for a in item.args):
+                    return True
+                parts = method_call(item)
+                if parts is not None and parts[1].endswith("_") and not parts[1].startswith("_") \
+                        and _root(parts[0]) not in (None, ctx) and not self.context.qualified_names(parts[0]):
+                    return True
+            stack.extend(item.children)
+        return False
+
+    def _bound_to_tensor(self, forward: cst.FunctionDef, name: str) -> bool:
+        """Is every plain assignment of ``name`` in ``forward`` a torch call or a tensor-making method
+        (so that ``name += v`` updates a tensor in place rather than rebinding a number)?"""
+        values = [s.value for s in _own_statements(forward.body) if type(s) is cst.Assign
+                  and any(type(t.target) is cst.Name and t.target.value == name for t in s.targets)]
+        if not values:
+            return False
+        for value in values:
+            if type(value) is not cst.Call:
+                return False
+            names = self.context.qualified_names(value.func)
+            if names:
+                if not any(n.startswith("torch.") and n not in ("torch.Size", "torch.numel") for n in names):
+                    return False
+                continue
+            parts = method_call(value)
+            if parts is None or parts[1] not in _TENSOR_RESULT_METHODS:
+                return False
+        return True
 
     def _bind(self, statement: cst.CSTNode, built: dict[str, cst.Call]) -> None:
         """Names ``statement`` binds: to a building call, or (any other value) no longer to one."""
@@ -142,6 +277,19 @@ graph).""",
             return _python_data(value.args[0].value)
         # A legacy constructor takes a number as a size (an uninitialized tensor), a tensor as itself.
         return name is not None and _python_data(value.args[0].value) and not _number(value.args[0].value)
+
+
+def _defines(cls: cst.ClassDef, name: str) -> bool:
+    """Does the body of ``cls`` define or assign ``name``?"""
+    for line in cls.body.body:  # type: ignore[union-attr]
+        if type(line) is cst.FunctionDef and line.name.value == name:
+            return True
+        if type(line) is cst.SimpleStatementLine:
+            for small in line.body:
+                if type(small) is cst.Assign and any(type(t.target) is cst.Name and t.target.value == name
+                                                     for t in small.targets):
+                    return True
+    return False
 
 
 def _python_data(value: cst.BaseExpression) -> bool:

@@ -239,12 +239,12 @@ def method_is_model_code(cls: cst.ClassDef, name: str) -> bool:
     (a box coder's ``encode`` cannot), on top of :func:`function_is_model_code`."""
     if _TARGET_ENCODER.match(name) and _CODER_CLASS.match(cls.name.value):
         return False
-    if name == "backward" and _is_autograd_function(cls):
+    if name == "backward" and is_autograd_function(cls):
         return False  # an export runs an autograd Function's forward (or its symbolic), never its backward
     return function_is_model_code(name)
 
 
-def _is_autograd_function(cls: cst.ClassDef) -> bool:
+def is_autograd_function(cls: cst.ClassDef) -> bool:
     """A ``torch.autograd.Function`` subclass (``Function``, ``autograd.Function``...), by its bases' names."""
     return any(base.keyword is None and (dotted_name(base.value) or "") in _AUTOGRAD_FUNCTION for base in cls.bases)
 

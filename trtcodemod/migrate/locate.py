@@ -273,7 +273,12 @@ def _user_frames(text: str, user_files: set[str]) -> list[tuple[str, int]]:
 #: adaptive-pooling symbolic, shared by the average and the max forms, stops on an output size with
 #: ``None`` in it (``nn.AdaptiveMaxPool2d((1, None))``, ``nn.AdaptiveAvgPool2d((None, 1))``) with
 #: "ONNX export of operator adaptive pooling, since output_size is not constant".
-_UNNAMED_OPERATORS = ((re.compile(r"\bONNX export of operator adaptive pooling\b"), ("TRT601", "TRT602")),)
+#: The TorchScript exporter's graph passes stop with "Argument passed to at() was not in the map" on an
+#: in-place op (``y.add_(1)``, ``y[..., 0] += 1``) in the trace of an autograd Function's ``forward``, which
+#: it inlines from the Function's node (torch 2.13); no user frame is left on the stack by then. TRT728
+#: runs such a ``forward`` as plain code while exporting (only where it finds an in-place write in one).
+_UNNAMED_OPERATORS = ((re.compile(r"\bONNX export of operator adaptive pooling\b"), ("TRT601", "TRT602")),
+                      (re.compile(r"\bArgument passed to at\(\) was not in the map\b"), ("TRT728",)))
 
 
 #: A module scope in the TorchScript graph the exporter prints with its error ("scope:
