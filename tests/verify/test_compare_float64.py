@@ -241,3 +241,64 @@ def test_a_failing_set_is_judged_again_with_its_owners_float64_run_rows_sorted_a
     assert not wrong[0][0].passed
     _, unknown = _compare_run(ctx, ["output"], reference, run, _side(None))  # no float64 run could be had
     assert not unknown[0][0].passed
+
+
+# --- an output that amplified rounding leaves eager mode no reference for, element by element ----
+
+
+def _amplified(seed: int = 0, spread: float = 1e-4) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A BatchNorm of a channel that varies by a few float32 steps, really computed: 256 terms near
+    0.5 summed in float32 in two orders (eager mode's and a graph's), and in float64, then centred
+    and scaled by the channel's spread. Rounding of ~1e-5 becomes ~2% of the output, and puts eager
+    mode outside atol/rtol of float64 at nearly every element (pytorchcv IBPPose, fourteenth zoo)."""
+    rng = np.random.default_rng(seed)
+    terms = 0.5 + spread * rng.standard_normal((400, 256))
+    exact = terms.sum(axis=1)
+    low = terms.astype(np.float32)
+    eager = np.cumsum(low, axis=1, dtype=np.float32)[:, -1]
+    graph = np.cumsum(low[:, ::-1], axis=1, dtype=np.float32)[:, -1]
+    mean, std = exact.mean(), exact.std()
+
+    def norm(s: np.ndarray, dtype: type) -> np.ndarray:
+        return ((s.astype(np.float64) - mean) / std).astype(dtype)
+
+    return norm(eager, np.float32), norm(graph, np.float32), norm(exact, np.float64)
+
+
+def test_a_graph_as_accurate_as_eager_mode_over_an_output_rounding_amplified_passes() -> None:
+    from trtcodemod.verify.compare import judged_by_exact
+
+    eager, graph, exact = _amplified()
+    assert 2 * np.count_nonzero(np.abs(eager - exact) > ATOL + RTOL * np.abs(exact)) > eager.size
+    assert not compare_array("heatmaps", eager, graph, ATOL, RTOL).passed  # element by element: no
+    result = compare_array("heatmaps", eager, graph, ATOL, RTOL, exact)
+    assert result.passed and result.float64_judged and result.exact_admitted > 0, result.problem
+    assert judged_by_exact(eager, graph, exact, ATOL)
+    # The graph of another seed's rounding, and eager mode's own values, pass alike.
+    for seed in (1, 2):
+        e, g, x = _amplified(seed)
+        assert compare_array("heatmaps", e, g, ATOL, RTOL, x).passed
+    assert compare_array("heatmaps", eager, eager.copy(), ATOL, RTOL, exact).passed
+
+
+def test_other_values_a_wrong_region_non_finite_or_eager_mode_far_off_still_fail() -> None:
+    eager, graph, exact = _amplified()
+    scaled = (graph * 1.2).astype(np.float32)  # another computation: 20% off, beyond eager mode's 2%
+    assert not compare_array("heatmaps", eager, scaled, ATOL, RTOL, exact).passed
+    region = graph.copy()
+    region[:5] += 1.0  # five elements off by whole values, the rest as accurate as eager mode
+    wrong = compare_array("heatmaps", eager, region, ATOL, RTOL, exact)
+    assert not wrong.passed and not wrong.float64_judged
+    for bad in (np.nan, np.inf):
+        edge = graph.copy()
+        edge[7] = bad
+        assert not compare_array("heatmaps", eager, edge, ATOL, RTOL, exact).passed
+    # Eager mode 55% of the output (RMS) off float64: it carries nothing of the output to judge by.
+    noisy, noisy_graph, noisy_exact = _amplified(spread=3e-6)
+    assert not compare_array("heatmaps", noisy, noisy_graph, ATOL, RTOL, noisy_exact).passed
+    # Misses at less than half of the output (a flipped row's): judged element by element, as before.
+    few = _amplified(spread=3e-3)
+    assert 2 * np.count_nonzero(np.abs(few[0] - few[2]) > ATOL + RTOL * np.abs(few[2])) < few[0].size
+    moved = few[1].copy()
+    moved[0] += 0.05
+    assert not compare_array("heatmaps", few[0], moved, ATOL, RTOL, few[2]).float64_judged

@@ -103,3 +103,37 @@ def test_migrate_names_the_line(tmp_path: Path) -> None:
     assert "left no node in the graph" in wrong["message"]
     assert exit_code == 1
     assert any(p["phase"] == "divergence: where the graph differs" for p in report["phases"])
+
+
+def test_migrate_names_the_line_of_a_graph_that_differs_only_at_other_sizes(tmp_path: Path) -> None:
+    # A write behind the tracer that touches nothing at the traced batch of 1 (an empty slice)
+    # and the second batch element of a larger set: the graph is faithful on the traced set and
+    # differs on the resized one, and no bake, node, state or loop says why. The line is named
+    # where the values first part on that set, never an exit 1 with nothing remaining.
+    import json
+
+    from support import invoke
+
+    path, _ = _load(tmp_path, "z.data[1:] = 0")
+    result = invoke("migrate", str(path), "--model", "build", "--input-shape", "x:1x3x5x5", "--dynamic-axes",
+                    '{"x": {"0": "batch"}}', "--format", "json", "--runs", "1", "--warmup", "0",
+                    "--backends", "torch-cpu,onnxruntime-cpu")
+    [report] = json.loads(result.stdout)["models"]
+    assert result.exit_code == 1 and report["after"]["faithful"] is False
+    [wrong] = [r for r in report["remaining"] if r["kind"] == "unfaithful"]
+    assert wrong["source"] == f"{path.resolve()}:{WRITE_LINE}", wrong
+    assert wrong["severity"] == "error" and wrong["manual_step"]
+    assert "first differ from eager mode's on input set 3" in wrong["message"]
+    assert "left no node in the graph" in wrong["message"]
+
+
+def test_a_graph_that_differs_only_on_other_sets_is_named_only_when_asked() -> None:
+    check = {"side": "before", "exporter": "torchscript", "faithful": False, "baked": True, "failing_sets": [3],
+             "detail": "the graph matches eager on the traced input set but not on set(s) 3",
+             "divergence": {"source": "/m/model.py:14", "node": "/Add", "op": "Add", "max_abs_err": 0.5,
+                            "lines_agreeing": 2, "lines_compared": 3, "dropped": []}}
+    report = VerifyReport.from_json({"export_checks": [check]})
+    assert unfaithful_graphs(report, "before") == []  # located bakes speak for these, as before
+    [problem] = unfaithful_graphs(report, "before", baked=True)
+    assert (problem.path, problem.line) == ("/m/model.py", 14)
+    assert "first differ from eager mode's on input set 3 at /m/model.py:14" in problem.message

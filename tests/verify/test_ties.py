@@ -127,3 +127,82 @@ def test_a_set_s_comparison_trades_rows_back_and_counts_them_only_with_the_evide
     failed = compare(in_order)  # float64 in eager mode's order: the trade is the graph's, a failure
     assert not any(c.passed for c in failed) and [c.rows_traded for c in failed] == [0, 0]
     assert failed[0].problem.startswith("set 1: 6 of 36 element(s) outside atol/rtol")
+
+
+# --- rows sorted by a key of their own: ties within the tolerance trade at any distance -----------
+
+
+def _peaks(scores: np.ndarray, seed: int = 0) -> np.ndarray:
+    """A top-k decoder's rows ``(batch, k, 6)``: a box, a class, then the score the rows are sorted by."""
+    rng = np.random.default_rng(seed)
+    batch, k = scores.shape
+    boxes = rng.uniform(0, 128, size=(batch, k, 4))
+    classes = rng.integers(0, 20, size=(batch, k, 1)).astype(np.float64)
+    return np.concatenate([boxes, classes, scores[..., None]], axis=-1)
+
+
+def _saturated(batch: int = 1, k: int = 12) -> np.ndarray:
+    """Real float32 sigmoid scores of large logits, sorted by torch.topk: 1.0 exactly, 0.99999994,
+    ... a few float32 steps apart (CenterNet's heatmap peaks on random weights)."""
+    import torch
+
+    logits = torch.linspace(20.0, 13.0, steps=batch * k, dtype=torch.float32).reshape(batch, k)
+    scores, _ = torch.sigmoid(logits).topk(k, dim=1)
+    return scores.numpy().astype(np.float64)
+
+
+def _reordered(rows: np.ndarray, order: list[int], b: int = 0) -> np.ndarray:
+    out = rows.copy()
+    out[b] = rows[b, order]
+    return out
+
+
+def test_rows_whose_keys_tie_within_the_tolerance_trade_at_any_distance() -> None:
+    scores = _saturated()
+    assert scores[0, 0] == 1.0 and scores[0, 0] == scores[0, 1] and (scores.max() - scores.min()) < ATOL
+    exact = _peaks(scores)
+    eager = exact.astype(np.float32)
+    order = [5, 1, 2, 3, 4, 0, 11, 7, 8, 9, 10, 6]  # rows 0 and 5, 6 and 11 traded: further than REACH
+    graph = _reordered(eager, order)
+    assert not _passes1(eager, graph, exact)
+    traded = traded_rows([eager], [graph], [exact], ATOL, RTOL)
+    assert traded is not None and traded[2] == 4
+    assert _passes1(eager, traded[0][0], traded[1][0])
+    np.testing.assert_array_equal(traded[0][0], eager)  # the graph's own rows, put back in eager's order
+    # float64 in another order of the tied rows, too: still the same rows.
+    assert traded_rows([eager], [graph], [_reordered(exact, [1, 0, *range(2, 12)])], ATOL, RTOL) is not None
+    # A batch of two: each element trades its own tied rows.
+    scores2 = _saturated(batch=2, k=6)
+    eager2 = _peaks(scores2, seed=3).astype(np.float32)
+    graph2 = _reordered(_reordered(eager2, [3, 1, 2, 0, 4, 5], b=0), [0, 5, 2, 3, 4, 1], b=1)
+    traded2 = traded_rows([eager2], [graph2], [eager2.astype(np.float64)], ATOL, RTOL)
+    assert traded2 is not None and traded2[2] == 4  # two rows moved in each batch element
+    np.testing.assert_array_equal(traded2[0][0], eager2)
+
+
+def _passes1(expected, actual, exact) -> bool:
+    return all(c.passed for c in compare_outputs(["output"], [expected], [actual], ATOL, RTOL, [exact]))
+
+
+def test_keys_apart_a_changed_row_a_constant_or_unsorted_column_trade_nothing() -> None:
+    spread = np.linspace(0.99, 0.5, 12)[None]  # sorted scores, each beyond the tolerance of the next
+    exact = _peaks(spread)
+    eager = exact.astype(np.float32)
+    far = [5, 1, 2, 3, 4, 0, *range(6, 12)]
+    assert traded_rows([eager], [_reordered(eager, far)], [exact], ATOL, RTOL) is None
+    # Tied keys, but a row whose box the graph computed otherwise: no pairing.
+    exact = _peaks(_saturated())
+    eager = exact.astype(np.float32)
+    wrong = _reordered(eager, far)
+    wrong[0, 3, 0] += 0.5
+    assert traded_rows([eager], [wrong], [exact], ATOL, RTOL) is None
+    # A column of one value (padding) orders nothing; neither does an unsorted one.
+    flat = exact.copy()
+    flat[..., 5] = 0.0
+    assert traded_rows([flat.astype(np.float32)], [_reordered(flat.astype(np.float32), far)], [flat],
+                       ATOL, RTOL) is None
+    shuffled = exact.copy()
+    shuffled[0, :, 5] = shuffled[0, [1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10], 5]
+    shuffled[0, 0, 5] = 0.5  # no longer monotone
+    assert traded_rows([shuffled.astype(np.float32)], [_reordered(shuffled.astype(np.float32), far)], [shuffled],
+                       ATOL, RTOL) is None

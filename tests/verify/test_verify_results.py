@@ -39,7 +39,7 @@ CHECK_KEYS = ["side", "exporter", "faithful", "baked", "failing_sets", "detail",
 ROW_KEYS = ["name", "exporter", "status", "reason", "max_abs_err", "max_rel_err", "passed", "latency_ms", "before",
             "outputs"]
 OUTPUT_KEYS = ["name", "shape", "dtype", "expected_shape", "expected_dtype", "max_abs_err", "max_rel_err", "passed",
-               "problem", "exact_admitted", "rows_traded", "eager_misses", "set_aside"]
+               "problem", "exact_admitted", "rows_traded", "eager_misses", "set_aside", "float64_judged"]
 SUMMARY_KEYS = ["status", "message", "stage", "seconds", "log_tail"]
 #: A graph's static check (``trt.inspect.summarize_graph``), and one that could not read its graph.
 GRAPH_KEYS = ["nodes", "ops", "opset", "target", "checked_against", "notes", "trt_issues"]

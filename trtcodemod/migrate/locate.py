@@ -327,12 +327,16 @@ def export_failures(report: VerifyReport, side: str, facts: Facts | None,
 FAILS_TO_RUN = "(graph fails to run)"
 
 
-def unfaithful_graphs(report: VerifyReport, side: str) -> list[Problem]:
+def unfaithful_graphs(report: VerifyReport, side: str, baked: bool = False) -> list[Problem]:
     """A graph that differs from its own model even on the traced inputs: wrong values, at the
-    line where its values first part from eager mode's when that was found (``divergence``)."""
+    line where its values first part from eager mode's when that was found (``divergence``).
+
+    ``baked``: graphs that differ only on other input sets too (a bake that nothing located
+    explains: migrate names them rather than end with nothing remaining), at the line where
+    their values first part on the first such set, when that was found."""
     out = []
     for check in report.checks(side):
-        if check.faithful is not False or check.baked:
+        if check.faithful is not False or (check.baked and not baked):
             continue
         op = FAILS_TO_RUN if "failed" in check.detail else "(wrong values)"
         path, line, message = *_split(None), check.detail
@@ -347,7 +351,8 @@ def unfaithful_graphs(report: VerifyReport, side: str) -> list[Problem]:
             # A line that ran torch calls and left no node is what the trace dropped: the cause,
             # where the first differing value is only where it shows.
             path, line = _split(dropped[0] if dropped else found.source)
-            message += (f"; the graph's values first differ from eager mode's at {found.source} "
+            on = f" on input set {check.failing_sets[0]}" if check.baked and check.failing_sets else ""
+            message += (f"; the graph's values first differ from eager mode's{on} at {found.source} "
                         f"({found.op} node {found.node!r}, max abs error {found.max_abs_err:.3g}, after "
                         f"{found.lines_agreeing} line(s) that agree)")
             if dropped:

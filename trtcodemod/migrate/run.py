@@ -25,7 +25,7 @@ from trtcodemod.verify.worker import run_task
 
 from trtcodemod.evidence.facts import Facts, norm
 from .locate import (CHECK_CALL_NOTE, CONSTANT_NOTE, GUARD_NOTE, STEADY, UNTRACED_AFTER_NOTE, UNTRACED_NOTE, Problem,
-                     locate, untraced_after)
+                     locate, unfaithful_graphs, untraced_after)
 from .manual_steps import add_manual_steps
 from .observe import OBSERVE_TASK, STRETCHED_STAGE
 from .phases import ModelTimeout, Phases
@@ -278,6 +278,7 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, report: dict[st
     problems = retrace.apply(problems)
     if retrace.summary:
         report["retrace"] = retrace.summary
+    _find_baked_divergence(original, problems, session)
     # The export's TracerWarnings are facts too: a rule that needs to know a value is a tensor
     # (or a size of one) takes a warning at its line as that evidence (TRT711 in a helper).
     facts.note_traced((p.path, p.line, p.message) for p in problems
@@ -381,6 +382,39 @@ def _find_divergence(original: VerifyReport, problems: list[Problem], session: V
         check.divergence = session.divergence(check.exporter)  # a phase of its own (the session's step)
         found = found or bool(check.divergence and check.divergence.source)
     return found
+
+
+def _find_baked_divergence(original: VerifyReport, problems: list[Problem], session: Verification) -> bool:
+    """A graph that differs from its model only on other input sets, with nothing located to
+    explain it (no bake, no hostile node, no state, no unrolled loop): find the line where its
+    values first part from eager mode's on the first set where they differ (kept in the check;
+    ``_finish`` names it as what remains rather than end unfaithful with nothing remaining)."""
+    if any(p.severity == "error" for p in problems):
+        return False
+    found = False
+    for check in original.checks("before"):
+        if check.faithful is not False or not check.baked or not check.failing_sets or "failed" in check.detail:
+            continue
+        check.divergence = session.divergence(check.exporter, check.failing_sets[0])
+        found = found or bool(check.divergence and check.divergence.source)
+    return found
+
+
+def _unexplained(original: VerifyReport, source: VerifyReport, side: str) -> list[Problem]:
+    """An unfaithful graph of ``side`` that nothing located explains, as problems: at the line
+    where the original's graph first parts from its model (found by ``_find_divergence`` or
+    ``_find_baked_divergence``) where that is known, else with the check's own word and no line."""
+    out = []
+    for p in unfaithful_graphs(source, side, baked=True):
+        if p.path is None and source is not original:
+            # The rewritten side's graph was not searched: the original's line, where it was found.
+            known = next((q for q in unfaithful_graphs(original, "before", baked=True)
+                          if q.exporter == p.exporter and q.path), None)
+            if known is not None:
+                p = replace(p, path=known.path, line=known.line,
+                            message=p.message + "; in the original's graph: " + known.message)
+        out.append(p)
+    return out
 
 
 def analysed_files(facts: Facts, model_file: Path, problems: Iterable[Problem] = ()) -> list[str]:
@@ -596,6 +630,14 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: VerifyReport, fi
     # A problem still located at a line (a baked value the input sets happen not to expose
     # included) is not a migrated model, whatever the other checks say.
     errors_left = [r for r in report["remaining"] if r["severity"] == "error"]
+    if after["exported"] and after["faithful"] is False and not errors_left:
+        # Unfaithful, and nothing located says why: what differs is named all the same, never
+        # an exit 1 with nothing remaining.
+        unexplained = [{"op": p.op, "source": p.source, "rule": p.rule, "message": p.message, "kind": p.kind,
+                        "exporter": p.exporter, "severity": p.severity} for p in _unexplained(original, source, side)]
+        add_manual_steps(unexplained)
+        report["remaining"] += unexplained
+        errors_left = [r for r in report["remaining"] if r["severity"] == "error"]
     report["exit_code"] = 0 if clean and report["equivalent"] and not errors_left else 1
     if final is not None and final.exit_code == 2 and not after["exported"]:
         report["exit_code"] = 1  # the model runs; what blocks its export is in `remaining`

@@ -15,6 +15,12 @@ error there is the larger of its error at the element and its largest error over
 value: float32 sums carry an absolute error on the scale of their terms, so an element near zero
 that eager mode happened to round well is no stricter a test than the rest, and rows a top-k
 picked otherwise in float64 (errors beyond that) neither widen nor void that scale.
+
+Where eager mode misses its float64 run at most of an output (a deep random-weight network that
+amplifies rounding, BatchNorms calibrated on channels that vary by a few float32 steps), element
+by element it is no reference; the output as a whole still is, while its error stays small beside
+the output: the graph passes when its root mean square and largest errors against float64 are
+within those of eager mode's (:func:`judged_by_exact`), and ``float64_judged`` says so.
 """
 
 from __future__ import annotations
@@ -32,6 +38,16 @@ import numpy as np
 #: sorted), sets 1-3: efficientdet_q0 86, 27, 1 (set 1 saturated, every score 1.0); mixdet_m 34,
 #: 0, 93. A set aside needs another of its shapes judging (``inconclusive.set_aside``).
 NO_REFERENCE_SHARE = 0.25
+
+#: How far eager float32 may be from its float64 run, root mean square over an output and relative
+#: to the output's own, for the output as a whole to judge a graph where eager mode misses float64
+#: at :data:`NO_REFERENCE_SHARE` of its elements or more (:func:`judged_by_exact`). Rounding that a
+#: deep random-weight network amplifies spreads over every element and stays small beside the
+#: output (pytorchcv IBPPose, fourteenth zoo: BatchNorms calibrated on channels whose variation is
+#: a few float32 steps scale rounding by up to 316 three times over; eager mode 0.061 of the
+#: output's RMS off float64, at 10331 of 12800 elements); a top-k whose rows rounding picked
+#: otherwise is off by whole values at its flipped rows, far beyond this.
+REFERENCE_RMS = 0.25
 
 
 @dataclass
@@ -57,6 +73,9 @@ class OutputComparison:
     #: Not judged: eager mode is no reference on this set, and another set of the same input
     #: shapes judged the graph (``inconclusive.set_aside``); ``problem`` says why.
     set_aside: bool = False
+    #: Passed as a whole against the float64 run where eager mode is no reference element by
+    #: element (:func:`judged_by_exact`): the graph is as accurate as eager float32 over the output.
+    float64_judged: bool = False
 
     @property
     def eager_no_reference(self) -> bool:
@@ -79,7 +98,7 @@ class OutputComparison:
         return cls(data["name"], tuple(data["shape"]), data["dtype"], tuple(data["expected_shape"]),
                    data["expected_dtype"], data["max_abs_err"], data["max_rel_err"], data["passed"],
                    data.get("problem", ""), data.get("exact_admitted", 0), data.get("rows_traded", 0),
-                   data.get("eager_misses", 0), data.get("set_aside", False))
+                   data.get("eager_misses", 0), data.get("set_aside", False), data.get("float64_judged", False))
 
 
 def finite_or_none(value: float | None) -> float | None:
@@ -157,6 +176,31 @@ def admitted_by_exact(expected: np.ndarray, actual: np.ndarray, exact: np.ndarra
             & (np.abs(a - e) <= own + scale + atol + rtol * np.abs(e))
 
 
+def judged_by_exact(expected: np.ndarray, actual: np.ndarray, exact: np.ndarray, atol: float) -> bool:
+    """Is ``actual`` as accurate as ``expected`` (eager float32) against ``exact`` (float64) over
+    the whole output, where eager mode's own rounding puts it outside the tolerance of float64
+    at most of it and element by element it judges nothing? (``compare_array`` asks only where
+    eager mode misses float64 at more than half of the output: a discrete choice that rounding
+    flipped, a top-k row or an NMS pick, moves the rows it flipped and is judged element by
+    element; rounding that a deep network amplifies moves nearly every element: IBPPose's sets,
+    77% and 69%.)
+
+    Only where every element is usable and eager mode still carries the output (its root mean
+    square error at most :data:`REFERENCE_RMS` of the float64 output's): then both the graph's
+    root mean square error and its largest error against float64 must be within
+    :data:`OTHER_ORDER` times eager mode's own (plus ``atol`` on the largest). A graph that
+    computes something else errs by whole values where eager mode errs by amplified rounding.
+    """
+    e, a, x = (np.asarray(v, dtype=np.float64) for v in (expected, actual, exact))
+    if e.size == 0 or not _usable(np.asarray(expected), e, a, x).all():
+        return False
+    eager_err, graph_err = np.abs(e - x), np.abs(a - x)
+    eager_rms, graph_rms = float(np.sqrt(np.mean(eager_err ** 2))), float(np.sqrt(np.mean(graph_err ** 2)))
+    if eager_rms > REFERENCE_RMS * float(np.sqrt(np.mean(x ** 2))):
+        return False
+    return graph_rms <= OTHER_ORDER * eager_rms and float(graph_err.max()) <= OTHER_ORDER * float(eager_err.max()) + atol
+
+
 def _eager_misses(expected: np.ndarray, exact: np.ndarray, atol: float, rtol: float) -> int:
     """Usable elements where eager float32 is outside atol/rtol of the float64 run."""
     e, x = (np.asarray(v, dtype=np.float64) for v in (expected, exact))
@@ -216,6 +260,13 @@ def compare_array(name: str, expected: np.ndarray, actual: np.ndarray, atol: flo
         admitted = int(np.count_nonzero(kept))
         outside &= ~kept
         own_misses = _eager_misses(expected, exact, atol, rtol)
+    judged = False
+    if outside.any() and 2 * own_misses > e.size and judged_by_exact(expected, actual, exact, atol):
+        # Eager mode's amplified rounding leaves it no reference element by element; over the
+        # output, the graph is as close to the float64 run as eager mode is.
+        admitted += int(np.count_nonzero(outside))
+        outside[:] = False
+        judged = True
     tolerance_misses = int(np.count_nonzero(outside))
     if tolerance_misses:
         problems.append(f"{tolerance_misses} of {e.size} element(s) outside atol/rtol"
@@ -230,7 +281,7 @@ def compare_array(name: str, expected: np.ndarray, actual: np.ndarray, atol: flo
         max_abs = max_rel = float("inf")
     return OutputComparison(**base, max_abs_err=max_abs, max_rel_err=max_rel,
                             passed=not problems, problem="; ".join(problems), exact_admitted=admitted,
-                            eager_misses=own_misses)
+                            eager_misses=own_misses, float64_judged=judged)
 
 
 def compare_outputs(

@@ -151,8 +151,10 @@ def _run_model(ctx: _Ctx, role: str, layout: SourceLayout, *, extra_paths: list[
         request.update(stretch="2n+1" if grow else "2n", eager_devices=[], input_sets=ctx.input_sets[:1],
                        output_names=stretch)
     if diverge is not None:
-        # The traced set only, no eager timing, no export: the graph is the original's.
-        request.update(diverge=diverge, eager_devices=[], input_sets=ctx.input_sets[:1])
+        # One set (the traced one unless ``diverge["set"]`` says another), no eager timing, no
+        # export: the graph is the original's.
+        k = int(diverge.get("set", 0))
+        request.update(diverge=diverge, eager_devices=[], input_sets=ctx.input_sets[k:k + 1])
     if float64:
         # Every set, no eager timing, no export: the model's outputs in float64.
         request.update(float64=True, eager_devices=[], exporters=[])
@@ -472,14 +474,17 @@ class Verification:
             return None
         return self._before.onnx_path(exporter)
 
-    def divergence(self, exporter: str) -> Divergence | None:
+    def divergence(self, exporter: str, input_set: int = 1) -> Divergence | None:
         """Where the original's graph of ``exporter`` first computes other values than the model on
-        the traced input set (``verify.diverge``): in a worker; None when it could not tell."""
+        input set ``input_set`` (1: the traced one; ``verify.diverge``): in a worker; None when it
+        could not tell."""
         path = self.original_onnx(exporter)
-        if path is None or self._before is None or not self._before.built:
+        if path is None or self._before is None or not self._before.built \
+                or not 1 <= input_set <= len(self.ctx.input_sets):
             return None
         side = _run_model(self.ctx, "divergence", self.layout, exporters=(), timing=False, out_dir=self.ctx.work,
-                          diverge={"onnx_path": path, "atol": self.ctx.spec.atol, "rtol": self.ctx.spec.rtol})
+                          diverge={"onnx_path": path, "atol": self.ctx.spec.atol, "rtol": self.ctx.spec.rtol,
+                                   "set": input_set - 1})
         found = side.outcome.data.get("divergence") if side.outcome.status == "ok" else None
         return Divergence.from_json(found) if found is not None else None
 
