@@ -1,4 +1,4 @@
-"""Max unpooling (TRT340): a scatter into zeros while exporting.
+"""Max unpooling (TRT340): a scatter into zeros while exporting, and max pooling's indices picked from its windows.
 
 ``F.max_unpool1d/2d/3d`` and ``nn.MaxUnpool1d/2d/3d`` do not export with the TorchScript exporter,
 and TensorRT parses no ONNX MaxUnpool. The calls become the helpers of
@@ -35,20 +35,26 @@ class MaxUnpoolRule(Rule):
         id="TRT340",
         name="max-unpool",
         summary="max unpooling (`F.max_unpool2d`, `nn.MaxUnpool2d`, 1-D and 3-D) does not export and TensorRT has "
-                "no MaxUnpool; the input scattered into zeros of the unpooled size while exporting",
+                "no MaxUnpool, nor MaxPool's Indices output; a scatter into zeros, and the indices picked from the "
+                "windows, while exporting",
         doc="""\
 What it finds: calls of `F.max_unpool1d`, `F.max_unpool2d` and `F.max_unpool3d`, and
 `nn.MaxUnpool1d`, `nn.MaxUnpool2d` and `nn.MaxUnpool3d` where they are built (usually
-`__init__`). A call with a keyword the function or constructor does not have is reported without
-a fix.
+`__init__`); and the max pooling whose indices they take: `F.max_pool2d(..., return_indices=True)`
+and `nn.MaxPool2d(..., return_indices=True)` (given by keyword or position, anything but a literal
+`False`). A call with a keyword the function or constructor does not have is reported without a
+fix.
 
 Why it hurts: the TorchScript exporter (`torch.onnx.export(dynamo=False)`, torch 2.13) stops at
 every max unpooling, at a fixed size and with dynamic axes ("TypeError: cond must be a bool, but
 got a Tensor": its symbolic checks a traced size as a Python bool), and no TensorRT release
-parses ONNX MaxUnpool, so there is no engine either way. SegNet-style decoders unpool with the
+parses ONNX MaxUnpool, so there is no engine either way. The indices come from max pooling,
+which exports as a MaxPool whose second output, Indices, TensorRT's MaxPool does not produce
+(its parser rejects the graph). SegNet-style decoders unpool with the
 indices of their encoder's max pooling: ENet (pytorchcv's `ENetUpBlock`, `self.unpool =
 nn.MaxUnpool2d(kernel_size=2)` called as `self.unpool(x, max_indices)`), monai's QuickNAT
-(`monai/networks/nets/quicknat.py`), SegNet ports.
+(`monai/networks/nets/quicknat.py`), SegNet ports; ENet pools with 3x3 windows, stride 2,
+padding 1 and `return_indices=True` (`ENetMaxDownBlock`).
 
 The rewrite: `F.max_unpool2d(x, idx, 2)` → `_trt_max_unpool2d(x, idx, 2)` and
 `nn.MaxUnpool2d(kernel_size=2)` → `_TrtMaxUnpool2d(kernel_size=2)` (a subclass: same
@@ -63,18 +69,32 @@ axes of a given `output_size`. Unbatched input (one axis fewer) is taken too. Ot
 int64 indices, a rank torch refuses, complex values) keeps torch's function while exporting too,
 and with it torch's error.
 
+`nn.MaxPool2d(3, 2, 1, return_indices=True)` → `_TrtMaxPool2d(3, 2, 1, return_indices=True)` and
+`F.max_pool2d(x, 2, return_indices=True)` → `_trt_max_pool2d(x, 2, return_indices=True)`: while
+exporting, each window's elements as one strided slice per kernel offset (of the input padded
+with zeros, which a mask of the positions inside the input leaves out), the pick torch's kernel
+makes (the window's last NaN if it holds one, else its first element equal to the maximum, so
+the first of a window of -inf) as an ArgMax of distinct priorities, and the maximum and its flat
+index by GatherElements; a MaxPool without indices gives only the output's sizes (ceil mode
+included). Without `return_indices` the pooling is left alone (another rule's, or no problem). The
+2-D form only: 1-D max pooling is TRT603's, and a 3-D one with indices keeps torch's function.
+
 Fix safety: safe: eager, `torch.fx`, `torch.compile` and `torch.export` run torch's function
 itself, and the scatter copies values without arithmetic, so the graph gives torch's values bit
 for bit (signed zeros, infinities and NaN included) wherever each index is written once, or a
 repeated index carries the same value each time, as max pooling's indices do (overlapping
-windows repeat the index of one input element, with its one value). Indices that write two
+windows repeat the index of one input element, with its one value); and the pooling's maxima and
+indices are torch's bit for bit (ties, NaN, infinities and signed zeros: measured in float16,
+float32 and float64, padded, overlapping, dilated and ceil-mode windows; the maximum is the
+window's element itself, not MaxPool's, which in ONNX Runtime passes over a NaN). Indices that write two
 different values to one place have no defined result in torch either (its CUDA kernel writes in
 any order). Not taken: `torch.jit.script` of the rewritten call (the helpers are plain Python;
 script the original or export by tracing); torch's check of an `output_size` out of range runs
 in eager mode, not while exporting.
 
-TensorRT versions: all (ScatterElements with no reduction, ConstantOfShape, Shape, Reshape and
-integer arithmetic on sizes, which every release parses).""",
+TensorRT versions: all (ScatterElements with no reduction, ConstantOfShape, Shape, Reshape,
+Slice, Range, ArgMax, GatherElements, MaxPool with one output and integer arithmetic on sizes,
+which every release parses).""",
         fix=Safety.SAFE,
         examples=(
             Example(
@@ -93,6 +113,8 @@ integer arithmetic on sizes, which every release parses).""",
                 "def decode(x, indices):\n"
                 "    return _trt_max_unpool2d(x, indices, 2, stride=2)\n",
             ),
+            Example("def encode(x):\n    return F.max_pool2d(x, 3, 2, 1, return_indices=True)\n",
+                    "def encode(x):\n    return _trt_max_pool2d(x, 3, 2, 1, return_indices=True)\n"),
             Example("def decode(x, indices):\n    return F.max_unpool1d(x, indices, 2, ceil_mode=True)\n"),
         ),
         references=(

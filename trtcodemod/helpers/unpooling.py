@@ -7,6 +7,9 @@ outside ``torch.onnx.export``; while exporting, zeros of the unpooled size with 
 written at the flat per-channel indices (ScatterElements, which every TensorRT release parses):
 the same values bit for bit (a copy, no arithmetic) wherever the indices are unique, or a
 repeated index carries the same value each time, as max pooling's indices do.
+
+The indices come from max pooling, which exports as a MaxPool whose Indices output TensorRT's MaxPool
+does not produce: ``_trt_max_pool2d`` picks the maxima and their indices from the windows instead.
 """
 
 import torch
