@@ -22,12 +22,26 @@ import pytest
 import torch
 import torch.nn.functional as F
 from safety import import_source
+from torch.utils._python_dispatch import TorchDispatchMode
 from support import bits_equal, export_formulation, migrate_small, rewrite, rules_found, strip_helpers
 
 from trtcodemod.helpers import unpooling
 from trtcodemod.trt.check import check_graph
 
 SPECIAL = (0.0, -0.0, math.inf, -math.inf, math.nan, 0.5, -0.5, 1e-30, -7.25, 3.0)
+
+
+class AtenOps(TorchDispatchMode):
+    """The aten operators run inside the block (the export-time formulation must not run the operators
+    the exporter or TensorRT cannot take)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.names: set[str] = set()
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.names.add(func.__name__.split(".")[0])
+        return func(*args, **(kwargs or {}))
 
 
 def image(shape: tuple[int, ...], dtype: torch.dtype = torch.float32, seed: int = 0) -> torch.Tensor:
@@ -86,6 +100,8 @@ def test_modules_keep_their_state_and_repr_and_eager_mode_is_torchs(tmp_path) ->
     before = import_source(SOURCE, tmp_path)["Up"]()
     after = import_source(rewrite(SOURCE, select=("TRT340",)), tmp_path)["Up"]()
     assert repr(after) == repr(before)
+    assert [type(m).__name__ for m in (after.unpool, after.wide, after.line, after.volume)] == [
+        "_TrtMaxUnpool2d", "_TrtMaxUnpool2d", "_TrtMaxUnpool1d", "_TrtMaxUnpool3d"]
     assert isinstance(after.unpool, torch.nn.MaxUnpool2d) and isinstance(after.line, torch.nn.MaxUnpool1d)
     assert after.wide.stride == (2, 2) and after.wide.padding == (1, 1) and after.volume.kernel_size == (2, 2, 2)
     for size in (8, 10):
@@ -131,7 +147,7 @@ def test_the_scatter_gives_torchs_values_bit_for_bit(name: str, dtype: torch.dty
     else:
         expected = original(pooled, indices, **kwargs)
         assert bits_equal(helper(pooled, indices, **kwargs), expected)  # eager: torch's function
-    with export_formulation():
+    with export_formulation(), AtenOps() as ops:
         if expected is not None:
             got = helper(pooled, indices, **kwargs)
         # the output size given, in full or as the spatial sizes only (torch takes the last axes)
@@ -142,11 +158,13 @@ def test_the_scatter_gives_torchs_values_bit_for_bit(name: str, dtype: torch.dty
         assert bits_equal(got, expected), name
     assert bits_equal(given, original(pooled, indices, output_size=full, **kwargs))
     assert bits_equal(spatial, given)
+    assert "scatter" in ops.names and not [name for name in ops.names if "unpool" in name], ops.names
     # the special values were unpooled where they were maxima
     assert given.isnan().any() and (given == math.inf).any()
 
 
 def test_other_input_keeps_torchs_function_and_its_error() -> None:
+    """A guard of the fallback (it holds without the rule too): what the scatter does not take is torch's."""
     pooled, indices = F.max_pool2d(image((1, 2, 4, 4)), 2, return_indices=True)
     with export_formulation():
         with pytest.raises(RuntimeError):  # int32 indices: torch refuses them, and so does the helper
@@ -173,9 +191,12 @@ def test_max_pool_indices_are_torchs_pick_bit_for_bit(pool, dtype) -> None:
         x[..., :3, :3] = -math.inf  # a window of -inf only
         expected = F.max_pool2d(x, *pool, return_indices=True)
         assert all(bits_equal(e, g) for e, g in zip(expected, unpooling._trt_max_pool2d(x, *pool, True)))
-        with export_formulation():
+        with export_formulation(), AtenOps() as ops:
             values, indices = unpooling._trt_max_pool2d(x, *pool, True)
             plain = unpooling._trt_max_pool2d(x, *pool)
+        # the pick by ArgMax and GatherElements (eager torch runs `max_pool2d_with_indices` for any max pooling:
+        # the exporter writes a MaxPool without Indices where they are not returned)
+        assert {"argmax", "gather"} <= ops.names, ops.names
         assert bits_equal(values, expected[0]) and bits_equal(indices, expected[1]), (shape, pool)
         assert bits_equal(plain, expected[0])
         assert expected[0].isnan().any()
