@@ -310,3 +310,55 @@ def test_migrate_fixes_a_small_model(tmp_path) -> None:
     assert "+        self.pool = _TrtMaxPool2d(2, return_indices=True)" in report["diff"]
     # nested calls, both rewritten
     assert "_trt_max_unpool2d(*_trt_max_pool2d(x, 2, return_indices=True), 2, output_size=x.shape[2:])" in report["diff"]
+
+
+HANDED_DOWN = '''
+import torch
+from torch import nn
+
+
+class Decoder(nn.Module):
+    """monai's QuickNAT (monai/networks/nets/quicknat.py): the pooling and unpooling modules are built by the
+    network and handed to the block whose forward calls them."""
+
+    def __init__(self, max_pool, un_pool):
+        super().__init__()
+        self.conv = nn.Conv2d(8, 8, 1)
+        self.max_pool = max_pool
+        self.un_pool = un_pool
+
+    def forward(self, x):
+        out, indices = self.max_pool(x)
+        return self.un_pool(self.conv(out), indices, output_size=x.shape)
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        max_pool = nn.MaxPool2d(2, 2, return_indices=True, ceil_mode=True)
+        un_pool = nn.MaxUnpool2d(kernel_size=2, stride=2)
+        self.stem = nn.Conv2d(3, 8, 1)
+        self.block = Decoder(max_pool, un_pool)
+
+    def forward(self, x):
+        return self.block(self.stem(x))
+
+
+def build():
+    torch.manual_seed(0)
+    return Net().eval()
+'''
+
+
+def test_migrate_fixes_modules_built_in_one_class_and_called_in_another(tmp_path) -> None:
+    """The export error names no op and the line that calls `self.un_pool` is not where it is built: the
+    traceback's frame in `F.max_unpool2d` names TRT340; once it exports, the MaxPool whose Indices output is
+    used is tagged TRT340, and the construction is found where it is (a ceil-mode pooling of odd sizes: 5x5)."""
+    path = tmp_path / "handed_down.py"
+    path.write_text(HANDED_DOWN)
+    report, exit_code = migrate_small(path)
+    assert exit_code == 0, report["remaining"]
+    assert report["before"]["exported"] is False and report["after"]["faithful"] is True
+    assert sorted(a["rule"] for a in report["applied"]) == ["TRT340"] * 2
+    assert "+        max_pool = _TrtMaxPool2d(2, 2, return_indices=True, ceil_mode=True)" in report["diff"]
+    assert "+        un_pool = _TrtMaxUnpool2d(kernel_size=2, stride=2)" in report["diff"]

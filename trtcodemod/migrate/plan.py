@@ -55,7 +55,9 @@ WRONG_INDEX_RULES = frozenset({"TRT728", "TRT330", "TRT339"})
 #: Rules that rewrite a module where it is built (``nn.LocalResponseNorm(...)`` in ``__init__``)
 #: while the graph check names them from a node's stack, made where forward calls the module: a
 #: hostile node tagged with such a rule is addressed by the rule's findings wherever they are.
-BUILT_MODULE_RULES = frozenset({"TRT405"})
+#: TRT340: a MaxPool whose Indices output is used, made inside `nn.MaxPool2d(return_indices=True)` built in one
+#: module and called in another's forward.
+BUILT_MODULE_RULES = frozenset({"TRT405", "TRT340"})
 
 APPLY, REMAINS, INFO = "apply", "remains", "info"
 

@@ -809,7 +809,9 @@ class _Checker:
     def check_MaxPool(self, node: onnx.NodeProto, name: str) -> None:
         self._check_pool(node, name)
         if len(node.output) > 1 and node.output[1] and self.graphs.consumers.get(node.output[1]):
-            self.report(node, name, "MaxPool", "the Indices output is used; TensorRT's MaxPool does not produce it")
+            # TRT340 computes the indices while exporting (2-D max pooling built or called with return_indices)
+            self.report(node, name, "MaxPool", "the Indices output is used; TensorRT's MaxPool does not produce it",
+                        rule="TRT340")
 
     def check_AveragePool(self, node: onnx.NodeProto, name: str) -> None:
         self._check_pool(node, name)
