@@ -54,7 +54,9 @@ def _trt_max_unpool_scatter(input, indices, count: int, kernel_size, stride, pad
         sizes = list(output_size)[-count:]
     zeros = input.new_zeros((*input.shape[:first], *sizes))
     flat = zeros.flatten(first).scatter(first, indices.flatten(first), input.flatten(first))
-    return flat.view_as(zeros)
+    # the leading sizes from the input itself, so the exporter's shape inference keeps the static ones (the
+    # channels, which a following Concat and InstanceNormalization need)
+    return flat.view(*input.shape[:first], *sizes)
 
 
 def _trt_max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
@@ -150,8 +152,10 @@ def _trt_max_pool2d_indices(input, values, kernel_size, stride, padding, dilatio
     zero = torch.zeros_like(order)
     priority = torch.where(nan, order + count + 1, torch.where(equal, count - order, zero))
     chosen = priority.argmax(-3, keepdim=True)
-    picked = torch.gather(stacked, -3, chosen).squeeze(-3)
-    return picked, torch.gather(positions.expand(stacked.shape), -3, chosen).squeeze(-3)
+    # shaped as the MaxPool's output, whose sizes the exporter's shape inference knows (the channels, which a
+    # following Concat and InstanceNormalization need; the strided slices lose them)
+    picked = torch.gather(stacked, -3, chosen).view(values.shape)
+    return picked, torch.gather(positions.expand(stacked.shape), -3, chosen).view(values.shape)
 
 
 def _trt_max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
