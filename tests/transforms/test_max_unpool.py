@@ -362,3 +362,36 @@ def test_migrate_fixes_modules_built_in_one_class_and_called_in_another(tmp_path
     assert sorted(a["rule"] for a in report["applied"]) == ["TRT340"] * 2
     assert "+        max_pool = _TrtMaxPool2d(2, 2, return_indices=True, ceil_mode=True)" in report["diff"]
     assert "+        un_pool = _TrtMaxUnpool2d(kernel_size=2, stride=2)" in report["diff"]
+
+
+CONCAT_NORM = """import torch
+from torch import nn
+import torch.nn.functional as F
+
+
+class Dense(nn.Module):
+    \"\"\"QuickNAT's dense blocks: the unpooled map concatenated with the skip and instance-normalized, which the
+    TorchScript exporter refuses for an unknown channel count.\"\"\"
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 1)
+        self.pool = nn.MaxPool2d(2, 2, return_indices=True, ceil_mode=True)
+        self.unpool = nn.MaxUnpool2d(2, 2)
+
+    def forward(self, x):
+        x = self.conv(x)
+        y, indices = self.pool(x)
+        return F.instance_norm(torch.cat([self.unpool(y, indices, output_size=x.shape), x], 1))
+"""
+
+
+def test_the_exported_sizes_keep_the_channels(tmp_path) -> None:
+    torch.manual_seed(0)
+    model = import_source(rewrite(CONCAT_NORM, select=("TRT340",)), tmp_path)["Dense"]().eval()
+    graph = _export(model, torch.randn(1, 3, 7, 9))  # "instance_norm for unknown channel size" where they are lost
+    session = ort.InferenceSession(graph.SerializeToString(), providers=["CPUExecutionProvider"])
+    y = torch.randn(2, 3, 5, 12)
+    with torch.no_grad():
+        expected = model(y)
+    torch.testing.assert_close(torch.from_numpy(session.run(None, {"x": y.numpy()})[0]), expected, atol=1e-5, rtol=1e-5)
