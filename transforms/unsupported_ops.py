@@ -66,10 +66,7 @@ UNSUPPORTED_OPS: tuple[UnsupportedOp, ...] = (
                   "exports as ONNX Det, which no TensorRT release parses"),
     UnsupportedOp(("torch.multinomial",), "Multinomial", "exports as ONNX Multinomial, which TensorRT does not parse"),
     UnsupportedOp(("torch.bernoulli",), "Bernoulli", "exports as ONNX Bernoulli, which TensorRT does not parse"),
-    UnsupportedOp(("torch.nn.functional.max_unpool1d", "torch.nn.functional.max_unpool2d",
-                   "torch.nn.functional.max_unpool3d", "torch.nn.MaxUnpool1d", "torch.nn.MaxUnpool2d",
-                   "torch.nn.MaxUnpool3d"), None,
-                  "the TorchScript exporter fails on it, and ONNX MaxUnpool is not parsed by TensorRT"),
+    # F.max_unpool1d/2d/3d and nn.MaxUnpool1d/2d/3d are TRT340's (a scatter into zeros while exporting).
     # cummax/cummin are TRT307's and affine_grid TRT309's (each with a fix), so they are not rows here.
     # torch.cumprod is TRT337's (products over a triangle while exporting), with the other functions it composes.
     UnsupportedOp(("torch.logcumsumexp",), None, _NO_EXPORT),
@@ -101,7 +98,7 @@ the other transforms are TRT709's, which rewrites them where their result is tak
 so is an `irfft`/`irfft2`/`irfftn` whose input is `torch.complex(re, im)` or
 `torch.view_as_complex(pairs)`, written there or assigned in the same function), `torch.det` /
 `torch.linalg.det` / `torch.logdet` (Det), `torch.multinomial`,
-`torch.bernoulli`, `F.max_unpool*` / `nn.MaxUnpool*`, `F.affine_grid`, and functions the
+`torch.bernoulli`, `F.affine_grid`, and functions the
 TorchScript exporter cannot export at all (`torch.logcumsumexp`, `torch.bincount`,
 `torch.linalg.pinv`, `torch.erfinv`, `torch.nanmedian`, `torch.mode`, ...).
 For older targets also `F.grid_sample` and `torch.tril`/`torch.triu` (parsed from
@@ -114,7 +111,7 @@ Not listed, because they export to ops TensorRT parses: `F.unfold` (Gather/Pad/R
 `torch.median` and `torch.kthvalue` (TRT319), `torch.diag` (TRT320), `torch.histc`
 (TRT321), `torch.cumprod`, `torch.diff`, `torch.take_along_dim` and the other functions with
 no TorchScript symbolic that TRT337 composes, `torch.inverse` / `torch.linalg.inv` /
-`torch.linalg.solve` (TRT338, 2x2 to 4x4 matrices). Tensor methods (`x.logcumsumexp(1)`,
+`torch.linalg.solve` (TRT338, 2x2 to 4x4 matrices), `F.max_unpool*` and `nn.MaxUnpool*` (TRT340). Tensor methods (`x.logcumsumexp(1)`,
 `x.nanmedian()`) cannot be resolved by name and are not matched.
 
 Why it hurts: the export fails, or the ONNX file holds an op TensorRT's parser rejects, so

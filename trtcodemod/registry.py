@@ -70,6 +70,7 @@ RULE_MODULES: tuple[str, ...] = (
     "bitwise_size",
     "while_scan",
     "missing_symbolic",
+    "max_unpool",
     "small_inverse",
     "integer_cumsum",
     "floor_divide",

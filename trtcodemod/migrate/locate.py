@@ -281,6 +281,23 @@ _UNNAMED_OPERATORS = ((re.compile(r"\bONNX export of operator adaptive pooling\b
                       (re.compile(r"\bArgument passed to at\(\) was not in the map\b"), ("TRT728",)))
 
 
+#: torch functions whose own Python checks stop the TorchScript export with an error that names no operator,
+#: by the frame of ``torch/nn/functional.py`` the export's traceback fails in: ``F.max_unpool2d`` checks the
+#: output size it computed from traced sizes as a Python bool ("cond must be a bool, but got a Tensor"), where
+#: a module built elsewhere and handed down calls it (monai's QuickNAT builds `nn.MaxUnpool2d` in the network's
+#: `__init__` and passes it to the blocks whose forward calls it).
+_FAILING_TORCH_FUNCTIONS = {f"max_unpool{n}d": ("TRT340",) for n in (1, 2, 3)}
+_FUNCTIONAL_FRAME = re.compile(r'torch/nn/functional\.py", line \d+, in (?P<name>\w+)')
+
+
+def _rules_of_torch_frames(texts: list[str]) -> list[str]:
+    found: list[str] = []
+    for text in texts:
+        for match in _FUNCTIONAL_FRAME.finditer(text):
+            found.extend(r for r in _FAILING_TORCH_FUNCTIONS.get(match["name"], ()) if r not in found)
+    return found
+
+
 #: A module scope in the TorchScript graph the exporter prints with its error ("scope:
 #: m.Denoiser::/m.MedianPool2d::median # file.py:26:0"): attribute names, not operators. A median
 #: filter held as ``self.median`` named TRT319 for an ``Unfold`` that failed before any median.
@@ -317,7 +334,7 @@ def export_failures(report: VerifyReport, side: str, facts: Facts | None,
             # worker picked the line among them, and the verifier mapped it to the user's file.
             frames = [(norm(at["file"]), int(at["line"]))]
         path, line = frames[0] if frames else (None, None)
-        rules = _rules_named(error)
+        rules = _rules_named(error) or _rules_of_torch_frames(texts[1:])
         for rule in rules or [None]:
             out.append(Problem("export_failure", path, line, "(export)", rule, error[:300], "error", exporter))
     return out

@@ -26,7 +26,7 @@ BAKED_RULES = frozenset({
 #: Rules that replace a torch module built in ``__init__`` whose own code is what the export
 #: gets wrong: torch's frames are not the user's, so the problem is located at the line that
 #: calls the module, and the finding at the construction (:mod:`.module_calls` links them).
-CALLED_MODULE_RULES = frozenset({"TRT316", "TRT603"})
+CALLED_MODULE_RULES = frozenset({"TRT316", "TRT603", "TRT340"})
 
 #: rule -> the rule whose findings inside its applied fix's span stop being problems: the
 #: writes to `self` in a cache that TRT726 refreshes while tracing are the cache's own fill; the
@@ -55,7 +55,9 @@ WRONG_INDEX_RULES = frozenset({"TRT728", "TRT330", "TRT339"})
 #: Rules that rewrite a module where it is built (``nn.LocalResponseNorm(...)`` in ``__init__``)
 #: while the graph check names them from a node's stack, made where forward calls the module: a
 #: hostile node tagged with such a rule is addressed by the rule's findings wherever they are.
-BUILT_MODULE_RULES = frozenset({"TRT405"})
+#: TRT340: a MaxPool whose Indices output is used, made inside `nn.MaxPool2d(return_indices=True)` built in one
+#: module and called in another's forward.
+BUILT_MODULE_RULES = frozenset({"TRT405", "TRT340"})
 
 APPLY, REMAINS, INFO = "apply", "remains", "info"
 

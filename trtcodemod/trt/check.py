@@ -68,7 +68,7 @@ RULES: dict[str, tuple[str, ...]] = {
     "aten::complex": ("TRT709",),
     # A 1-D window (TRT603's pooling over an added axis), or adaptive pooling that exported as one.
     "AveragePool": ("TRT603", "TRT601"),
-    "MaxPool": ("TRT603", "TRT602"),
+    "MaxPool": ("TRT603", "TRT602", "TRT340"),  # TRT340: max pooling whose Indices output is used
     "adaptive_avg_pool1d": ("TRT601",),
     "adaptive_avg_pool2d": ("TRT601",),
     "adaptive_avg_pool3d": ("TRT601",),
@@ -90,6 +90,10 @@ RULES: dict[str, tuple[str, ...]] = {
         "take_along_dim", "diff", "rot90", "count_nonzero", "nansum", "nanmean", "trunc", "heaviside", "isclose",
         "kron", "channel_shuffle", "xlogy", "sinc", "signbit", "copysign", "trace", "logaddexp", "hypot",
         "cumprod", "rms_norm", "expm1", "fmin", "fmax")},
+    # Max unpooling (TRT340): the exporter's error where it names the op, and ONNX MaxUnpool (no TensorRT release
+    # parses it) where an exporter writes one.
+    **{f"aten::max_unpool{n}d": ("TRT340",) for n in (1, 2, 3)},
+    "MaxUnpool": ("TRT340",),
     "aten::linalg_inv": ("TRT338",),
     "aten::linalg_solve": ("TRT338",),
 }
@@ -805,7 +809,9 @@ class _Checker:
     def check_MaxPool(self, node: onnx.NodeProto, name: str) -> None:
         self._check_pool(node, name)
         if len(node.output) > 1 and node.output[1] and self.graphs.consumers.get(node.output[1]):
-            self.report(node, name, "MaxPool", "the Indices output is used; TensorRT's MaxPool does not produce it")
+            # TRT340 computes the indices while exporting (2-D max pooling built or called with return_indices)
+            self.report(node, name, "MaxPool", "the Indices output is used; TensorRT's MaxPool does not produce it",
+                        rule="TRT340")
 
     def check_AveragePool(self, node: onnx.NodeProto, name: str) -> None:
         self._check_pool(node, name)
