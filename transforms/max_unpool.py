@@ -88,9 +88,11 @@ indices are torch's bit for bit (ties, NaN, infinities and signed zeros: measure
 float32 and float64, padded, overlapping, dilated and ceil-mode windows; the maximum is the
 window's element itself, not MaxPool's, which in ONNX Runtime passes over a NaN). Indices that write two
 different values to one place have no defined result in torch either (its CUDA kernel writes in
-any order). Not taken: `torch.jit.script` of the rewritten call (the helpers are plain Python;
-script the original or export by tracing); torch's check of an `output_size` out of range runs
-in eager mode, not while exporting.
+any order). Under `torch.jit.script` each helper is torch's function (a scripting fallback; the
+function form of max pooling is rewritten only with a literal `return_indices=True`, the pair
+the scripted helper returns; `nn.MaxUnpool2d` itself does not script in torch 2.13, nor does its
+subclass, the same way). Torch's check of an `output_size` out of range runs in eager mode, not
+while exporting.
 
 TensorRT versions: all (ScatterElements with no reduction, ConstantOfShape, Shape, Reshape,
 Slice, Range, ArgMax, GatherElements, MaxPool with one output and integer arithmetic on sizes,
@@ -130,7 +132,7 @@ which every release parses).""",
         if qualified in _POOL_FUNCTIONS or qualified in _POOL_MODULES:
             helper, _ = _POOL_FUNCTIONS.get(qualified) or _POOL_MODULES[qualified]
             params = _POOL_FUNCTION_PARAMS if qualified in _POOL_FUNCTIONS else _POOL_MODULE_PARAMS
-            if not _returns_indices(node, params):
+            if not _returns_indices(node, params, literal_true=qualified in _POOL_FUNCTIONS):
                 return
             kind = "`F.max_pool2d`" if qualified in _POOL_FUNCTIONS else "`nn.MaxPool2d`"
             self._rewrite(node, helper, params,
@@ -162,14 +164,17 @@ which every release parses).""",
                     Fix({node.func: cst.Name(helper)}, safety=Safety.SAFE, helpers=(helper,)))
 
 
-def _returns_indices(node: cst.Call, params: tuple[str, ...]) -> bool:
-    """Is ``return_indices`` given (by keyword or position), as anything but a literal False?"""
+def _returns_indices(node: cst.Call, params: tuple[str, ...], literal_true: bool = False) -> bool:
+    """Is ``return_indices`` given (by keyword or position), as anything but a literal False (with
+    ``literal_true``: as a literal True, the function form, whose scripted helper returns the pair)?"""
     place = params.index("return_indices")
     for position, arg in enumerate(node.args):
         if arg.star:
             return False
         if (arg.keyword is not None and arg.keyword.value == "return_indices") or (
                 arg.keyword is None and position == place):
+            if literal_true:
+                return isinstance(arg.value, cst.Name) and arg.value.value == "True"
             return not (isinstance(arg.value, cst.Name) and arg.value.value == "False")
     return False
 

@@ -395,3 +395,37 @@ def test_the_exported_sizes_keep_the_channels(tmp_path) -> None:
     with torch.no_grad():
         expected = model(y)
     torch.testing.assert_close(torch.from_numpy(session.run(None, {"x": y.numpy()})[0]), expected, atol=1e-5, rtol=1e-5)
+
+
+SCRIPTED = '''
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.pool = nn.MaxPool2d(2, return_indices=True)
+
+    def forward(self, x):
+        y, i = self.pool(x)
+        z, j = F.max_pool2d(x, 2, return_indices=True)
+        return F.max_unpool2d(y, i, 2) + F.max_unpool2d(z, j, [2, 2])
+'''
+
+
+def test_torch_jit_script_runs_the_original(tmp_path) -> None:
+    """Each helper starts with a scripting fallback: the rewritten module scripts and gives the original's
+    values; `nn.MaxUnpool2d` itself fails to script in torch 2.13 ("Expected IntList but got Int"), and so
+    does its subclass, the same way."""
+    after_source = rewrite(SCRIPTED, select=("TRT340",))
+    assert "_TrtMaxPool2d(2, return_indices=True)" in after_source and "_trt_max_unpool2d(y, i, 2)" in after_source
+    before = import_source(SCRIPTED, tmp_path)["M"]()
+    after = import_source(after_source, tmp_path)["M"]()
+    x = torch.randn(2, 3, 6, 6, generator=torch.Generator().manual_seed(0))
+    assert torch.equal(torch.jit.script(after)(x), torch.jit.script(before)(x))
+    for module in (torch.nn.MaxUnpool2d(2), import_source(rewrite(
+            "from torch import nn\nu = nn.MaxUnpool2d(2)\n", select=("TRT340",)), tmp_path)["u"]):
+        with pytest.raises(RuntimeError, match="IntList"):
+            torch.jit.script(module)

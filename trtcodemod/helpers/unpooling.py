@@ -60,21 +60,30 @@ def _trt_max_unpool_scatter(input, indices, count: int, kernel_size, stride, pad
 
 
 def _trt_max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    # type: (Tensor, Tensor, BroadcastingList1[int], Optional[BroadcastingList1[int]], BroadcastingList1[int], Optional[List[int]]) -> Tensor
     """``F.max_unpool1d``; while exporting, the input scattered into zeros of the unpooled length."""
+    if torch.jit.is_scripting():
+        return torch.nn.functional.max_unpool1d(input, indices, kernel_size, stride, padding, output_size)
     if _trt_unpool_takes(input, indices, 1):
         return _trt_max_unpool_scatter(input, indices, 1, kernel_size, stride, padding, output_size)
     return torch.nn.functional.max_unpool1d(input, indices, kernel_size, stride, padding, output_size)
 
 
 def _trt_max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    # type: (Tensor, Tensor, BroadcastingList2[int], Optional[BroadcastingList2[int]], BroadcastingList2[int], Optional[List[int]]) -> Tensor
     """``F.max_unpool2d``; while exporting, the input scattered into zeros of the unpooled size."""
+    if torch.jit.is_scripting():
+        return torch.nn.functional.max_unpool2d(input, indices, kernel_size, stride, padding, output_size)
     if _trt_unpool_takes(input, indices, 2):
         return _trt_max_unpool_scatter(input, indices, 2, kernel_size, stride, padding, output_size)
     return torch.nn.functional.max_unpool2d(input, indices, kernel_size, stride, padding, output_size)
 
 
 def _trt_max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    # type: (Tensor, Tensor, BroadcastingList3[int], Optional[BroadcastingList3[int]], BroadcastingList3[int], Optional[List[int]]) -> Tensor
     """``F.max_unpool3d``; while exporting, the input scattered into zeros of the unpooled size."""
+    if torch.jit.is_scripting():
+        return torch.nn.functional.max_unpool3d(input, indices, kernel_size, stride, padding, output_size)
     if _trt_unpool_takes(input, indices, 3):
         return _trt_max_unpool_scatter(input, indices, 3, kernel_size, stride, padding, output_size)
     return torch.nn.functional.max_unpool3d(input, indices, kernel_size, stride, padding, output_size)
@@ -84,6 +93,10 @@ class _TrtMaxUnpool1d(torch.nn.MaxUnpool1d):
     """``nn.MaxUnpool1d`` whose forward is :func:`_trt_max_unpool1d` (same state, same repr)."""
 
     def forward(self, input, indices, output_size=None):
+        # type: (Tensor, Tensor, Optional[List[int]]) -> Tensor
+        if torch.jit.is_scripting():
+            return torch.nn.functional.max_unpool1d(input, indices, self.kernel_size, self.stride, self.padding,
+                                                      output_size)
         return _trt_max_unpool1d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
 
     def _get_name(self):
@@ -94,6 +107,10 @@ class _TrtMaxUnpool2d(torch.nn.MaxUnpool2d):
     """``nn.MaxUnpool2d`` whose forward is :func:`_trt_max_unpool2d` (same state, same repr)."""
 
     def forward(self, input, indices, output_size=None):
+        # type: (Tensor, Tensor, Optional[List[int]]) -> Tensor
+        if torch.jit.is_scripting():
+            return torch.nn.functional.max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding,
+                                                      output_size)
         return _trt_max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
 
     def _get_name(self):
@@ -104,6 +121,10 @@ class _TrtMaxUnpool3d(torch.nn.MaxUnpool3d):
     """``nn.MaxUnpool3d`` whose forward is :func:`_trt_max_unpool3d` (same state, same repr)."""
 
     def forward(self, input, indices, output_size=None):
+        # type: (Tensor, Tensor, Optional[List[int]]) -> Tensor
+        if torch.jit.is_scripting():
+            return torch.nn.functional.max_unpool3d(input, indices, self.kernel_size, self.stride, self.padding,
+                                                      output_size)
         return _trt_max_unpool3d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
 
     def _get_name(self):
@@ -159,8 +180,11 @@ def _trt_max_pool2d_indices(input, values, kernel_size, stride, padding, dilatio
 
 
 def _trt_max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    """``F.max_pool2d``; while exporting with ``return_indices=True``, the maxima and their indices picked
-    from the windows (:func:`_trt_max_pool2d_indices`), a MaxPool without its Indices output giving the sizes."""
+    # type: (Tensor, BroadcastingList2[int], Optional[BroadcastingList2[int]], BroadcastingList2[int], BroadcastingList2[int], bool, bool) -> Tuple[Tensor, Tensor]
+    """``F.max_pool2d(..., return_indices=True)``; while exporting, the maxima and their indices picked from
+    the windows (:func:`_trt_max_pool2d_indices`), a MaxPool without its Indices output giving the sizes."""
+    if torch.jit.is_scripting():  # the rule writes this call only where `return_indices=True` is literal
+        return torch.nn.functional.max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     if (return_indices and isinstance(input, torch.Tensor) and input.is_floating_point()
             and input.dim() in (3, 4) and _trt_onnx_exporting()):
         sizes = torch.nn.functional.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
@@ -173,6 +197,9 @@ class _TrtMaxPool2d(torch.nn.MaxPool2d):
     """``nn.MaxPool2d`` whose forward is :func:`_trt_max_pool2d` (same state, same repr)."""
 
     def forward(self, input):
+        if torch.jit.is_scripting():  # `return_indices` is one of the module's constants: torch's own dispatch
+            return torch.nn.functional.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                                                  ceil_mode=self.ceil_mode, return_indices=self.return_indices)
         return _trt_max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
                                self.return_indices)
 
