@@ -370,3 +370,8 @@ def test_div_floor_helper_is_torch_in_eager_mode_and_while_exporting() -> None:
         _same(_trt_div_floor(a, 0.1), torch.div(a, 0.1, rounding_mode="floor"), "while exporting")
     graph = _export(_Call(lambda t: _trt_div_floor(t, 0.1)), [a])
     _same(_run(graph, [a])[0], torch.div(a, 0.1, rounding_mode="floor"), "in ONNX Runtime")
+    scripted = torch.jit.script(_trt_div_floor)  # a tensor, an int and a float divisor: torch.div each time
+    n = torch.arange(-7, 8)
+    for divisor in (n.flip(0).clamp(min=1), 2, 0.1):
+        _same(scripted(a if isinstance(divisor, float) else n, divisor),
+              torch.div(a if isinstance(divisor, float) else n, divisor, rounding_mode="floor"), f"scripted {divisor!r}")

@@ -10,7 +10,6 @@ the exact quotient of the difference, the step down where the signs differ, the 
 ``floor``): the same values bit for bit, signed zeros and NaN included.
 """
 
-from typing import Union
 
 import torch
 
@@ -39,7 +38,11 @@ def _trt_div_floor(input, other):
     """``torch.div(input, other, rounding_mode="floor")``; while exporting, the same quotient as
     :func:`_trt_floor_divide` computes (the exporter writes a float one as ``Floor(Div)``, which floors
     the rounded quotient: ``1.0 // 0.1`` is 9.0 in torch and 10.0 there)."""
-    if torch.jit.is_scripting():
+    if torch.jit.is_scripting():  # each type of `other` refined: torch.div has no overload for the Union
+        if isinstance(other, torch.Tensor):
+            return torch.div(input, other, rounding_mode="floor")
+        if isinstance(other, int):
+            return torch.div(input, other, rounding_mode="floor")
         return torch.div(input, other, rounding_mode="floor")
     if isinstance(input, torch.Tensor) and not input.is_complex() and _trt_onnx_exporting():
         if (isinstance(other, torch.Tensor) and not other.is_complex()) or \
