@@ -99,7 +99,7 @@ CASES = (
     Case("div floor (float)", lambda x: torch.div(x, 0.1, rounding_mode="floor"), (torch.tensor([1.0, -1.0, 2.9]),),
          "TRT339 (migrate)"),
     Case("bitwise_and (int)", lambda x: x & 3, (IDX,), "TRT732 (sizes)"),
-    # not taken by any rule yet (but max_unpool2d, TRT340)
+    # not taken by any rule yet (but max_unpool2d, TRT340, and the accumulating writes, TRT341)
     Case("fliplr", lambda x: torch.fliplr(x), (A,)),
     Case("inner", lambda x, y: torch.inner(x, y), (A, B)),
     Case("vecdot", lambda x, y: torch.linalg.vecdot(x, y), (A, B)),
@@ -128,9 +128,9 @@ CASES = (
     Case("sdpa enable_gqa", lambda q: F.scaled_dot_product_attention(q, q[:, :2], q[:, :2], enable_gqa=True),
          (torch.randn(1, 4, 5, 8, generator=_g),)),
     Case("threshold (value != 0)", lambda x: F.threshold(x, 0.1, 20.0), (A,)),
-    Case("index_add (repeated index)", lambda x: x.index_add(0, torch.tensor([0, 0, 2]), torch.ones(3, 5)), (A,)),
+    Case("index_add (repeated index)", lambda x: x.index_add(0, torch.tensor([0, 0, 2]), torch.ones(3, 5)), (A,), "TRT341"),
     Case("index_put accumulate", lambda x: x.index_put((torch.tensor([0, 0, 2]),), torch.ones(3, 5), accumulate=True),
-         (A,)),
+         (A,), "TRT341"),
     Case("nonzero_static", lambda x: torch.nonzero_static(x > 0, size=4), (A,)),
     # exported well (controls)
     Case("log1p", lambda x: torch.log1p(x), (POS,)),

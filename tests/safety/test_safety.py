@@ -201,6 +201,17 @@ PROGRAMS = [
     Program("TRT322", "class M(nn.Module):\n    def forward(self, x):\n        n = x.shape[-2]\n"
                       "        return F.scaled_dot_product_attention(x, x * 0.5, x, scale=n ** -0.5)\n",
             one(tensors(dtypes=FLOATS, min_dim=2, max_dim=4))),
+    # TRT341 accumulating writes: rows summed into every other row (repeats), in place into a copy, and
+    # index_put with an index counted from the end; 0-d inputs raise in arange's indexing (the same error).
+    Program("TRT341", "class M(nn.Module):\n    def forward(self, x):\n"
+                      "        bins = torch.arange(x.shape[0], device=x.device) % 2\n"
+                      "        return x.index_add(0, bins, x), torch.index_add(x, -1, bins[:x.shape[-1]], x[..., :2])\n",
+            one(tensors())),
+    Program("TRT341", "class M(nn.Module):\n    def forward(self, x):\n"
+                      "        bins = torch.arange(x.shape[0], device=x.device) % 2 - 1\n"
+                      "        y = x.clone()\n        y.index_add_(0, bins + 1, x * 2)\n"
+                      "        return y.index_put((bins,), x, accumulate=True)\n",
+            one(tensors())),
 ]
 
 PROGRAM_IDS = [f"{p.rule}-{n}" for n, p in enumerate(PROGRAMS)]

@@ -100,6 +100,12 @@ CORNERS = [
     Corner("TRT311", "class M(nn.Module):\n    def forward(self, t):\n        return t.unfold(1, 2, 2).sum(-1)\n",
            lambda n, dtype: [torch.cat([_rows(n, dtype)[0]] * 2 + [_rows(n, dtype)[0][:, :1]], 1)],
            (torch.float32, torch.int64)),
+    # TRT341 accumulating writes: every row summed into the first two (repeated indices), in place too.
+    Corner("TRT341", "class M(nn.Module):\n    def forward(self, x):\n"
+                     "        bins = torch.arange(x.shape[0], device=x.device) % 2\n"
+                     "        y = x * 1\n        y.index_add_(0, bins, x)\n"
+                     "        return torch.cat([x.index_add(0, bins, x), y, x.index_put((bins - 1,), x, accumulate=True)])\n",
+           _one, (torch.float32, torch.float16, torch.int64, torch.int16)),
 ]
 CORNER_IDS = [f"{c.rule}-{n}" for n, c in enumerate(CORNERS)]
 LENGTHS = (0, 1, 5)

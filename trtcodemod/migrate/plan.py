@@ -41,7 +41,7 @@ SUPERSEDED_BECAUSE = {"TRT726": "a cache refreshed while tracing",
 
 #: Rules whose construct exports without error but computes other values (``atan2``'s edges):
 #: the suspects when a graph differs from its model even on the inputs it was traced with.
-WRONG_VALUE_RULES = frozenset({"TRT301", "TRT728", "TRT330", "TRT339"})
+WRONG_VALUE_RULES = frozenset({"TRT301", "TRT728", "TRT330", "TRT339", "TRT341"})
 
 #: Of those, the rules whose wrong values may be indices, so the graph fails where they are read, at a
 #: line of the same file other than the construct's (TRT728: kornia's CLAHE builds LUT indices with

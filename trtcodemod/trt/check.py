@@ -94,6 +94,8 @@ RULES: dict[str, tuple[str, ...]] = {
     # parses it) where an exporter writes one.
     **{f"aten::max_unpool{n}d": ("TRT340",) for n in (1, 2, 3)},
     "MaxUnpool": ("TRT340",),
+    # "Unsupported: ONNX export of operator index_add, alpha != 1" (TRT341 scatter-adds while exporting).
+    "index_add": ("TRT341",),
     "aten::linalg_inv": ("TRT338",),
     "aten::linalg_solve": ("TRT338",),
 }
