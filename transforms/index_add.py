@@ -62,7 +62,8 @@ while exporting too. The in-place forms copy the sum into the tensor. An in-plac
 written in place (`bev[0].index_put_(...)`, `x.view(-1).index_add_(...)`) is reported without a
 fix: the TorchScript exporter keeps a write into a view only where it is made on the view's own
 expression, and loses it through a helper's parameter (as it loses the original's write through a
-name bound to a view).
+name bound to a view). A call in a function decorated with `@torch.jit.script` is reported without
+a fix too: a traced export runs that function as compiled, where the helper is torch's call.
 
 Fix safety: safe. Eager mode, `torch.jit.script`, `torch.fx`, `torch.compile` and
 `torch.export` run torch's call itself (values, dtype, gradients, aliasing of the in-place forms,
@@ -122,6 +123,13 @@ the exporter's default opset 17 is).""",
             self.report(node, f"{message}; not rewritten: an in-place write into a view (write the sum out of place "
                               f"and assign it: `bev[0] = bev[0].{name[:-1]}(...)`)")
             return
+        if _in_scripted_function(self.context.function):
+            # A traced export runs a scripted function as compiled, where `torch.jit.is_scripting()` is true:
+            # the helper would be torch's call there, and the graph the same.
+            self.report(node, f"{message}; not rewritten: in a function compiled with `torch.jit.script`, which a "
+                              "traced export runs as compiled (the helper would keep torch's call there); call it "
+                              "from unscripted code")
+            return
         rest = [arg for arg in node.args if arg is not tensor]
         comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
         receiver = cst.Arg(value=tensor.value, comma=comma if rest else cst.MaybeSentinel.DEFAULT)
@@ -129,6 +137,12 @@ the exporter's default opset 17 is).""",
         helper = HELPERS[name]
         self.report(node, f"{message}; `{helper}` adds with a scatter-add while exporting (torch's call otherwise)",
                     Fix({node: cst.Call(func=cst.Name(helper), args=args)}, helpers=(helper,)))
+
+
+def _in_scripted_function(func: cst.FunctionDef | None) -> bool:
+    """Is ``func`` decorated with ``torch.jit.script`` (``@torch.jit.script``, ``@jit.script``)?"""
+    return func is not None and any(
+        cst.Module([]).code_for_node(d.decorator).endswith("jit.script") for d in func.decorators)
 
 
 def _is_view(expr: cst.BaseExpression) -> bool:

@@ -20,6 +20,7 @@ import torch
 from safety import import_source
 from support import export_formulation, migrate_small, rewrite
 
+from trtcodemod.engine import Options, check_source
 from trtcodemod.trt.check import check_graph
 
 SOURCE = """import torch
@@ -204,6 +205,50 @@ class Scatter(nn.Module):
         want = model(*feeds)
         for g, w in list(zip(got, want))[:2]:
             assert w.abs().sum() > 0 and torch.equal(torch.from_numpy(g), w)
+
+
+def test_a_call_in_a_scripted_function_is_named_but_not_rewritten() -> None:
+    """schnetpack's ``@torch.jit.script`` ``_scatter_add``: a traced export runs the compiled function, in which
+    ``torch.jit.is_scripting()`` is true, so the helper there is torch's call and the graph keeps one write (shown
+    below with the helper written in by hand). The rule names the call and leaves it as it is."""
+    source = """import torch
+
+
+@torch.jit.script
+def pool(x: torch.Tensor, idx: torch.Tensor, n: int) -> torch.Tensor:
+    tmp = torch.zeros(n, 3, dtype=x.dtype)
+    return tmp.index_add(0, idx, x)
+
+
+def unscripted(x, idx, n: int):
+    tmp = torch.zeros(n, 3, dtype=x.dtype)
+    return tmp.index_add(0, idx, x)
+"""
+    findings = check_source(source.encode(), "snippet.py", Options(select=("TRT341",)))
+    assert [(f.line, "`torch.jit.script`" in f.message) for f in findings] == [(7, True), (12, False)]
+    after = rewrite(source, select=("TRT341",))
+    assert "    return tmp.index_add(0, idx, x)\n\n\ndef unscripted" in after
+    assert "    return _trt_index_add(tmp, 0, idx, x)\n" in after
+
+    by_hand = source.replace("    return tmp.index_add(0, idx, x)\n\n\ndef",
+                             "    return _trt_index_add(tmp, 0, idx, x)\n\n\ndef")
+    by_hand = "from trtcodemod.helpers.accumulation import _trt_index_add\n" + by_hand
+    pool = import_source(by_hand, _tmp_folder())["pool"]
+
+    class Pool(torch.nn.Module):
+        def forward(self, x, idx):
+            return pool(x, idx, 2) * 1
+
+    x, idx = torch.ones(4, 3), torch.tensor([0, 0, 1, 1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        buffer = io.BytesIO()
+        torch.onnx.export(Pool(), (x, idx), buffer, dynamo=False, opset_version=17, input_names=["x", "idx"],
+                          dynamic_axes={"x": {0: "n"}, "idx": {0: "n"}})
+    session = ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
+    [got] = session.run(None, {"x": x.numpy(), "idx": idx.numpy()})
+    assert torch.equal(Pool()(x, idx), torch.full((2, 3), 2.0))
+    assert (got == 1.0).all()  # one write kept: the helper's scatter-add never ran
 
 
 def _bins_model(bins: str, pooled: str) -> str:
