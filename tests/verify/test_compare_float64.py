@@ -302,3 +302,103 @@ def test_other_values_a_wrong_region_non_finite_or_eager_mode_far_off_still_fail
     moved = few[1].copy()
     moved[0] += 0.05
     assert not compare_array("heatmaps", few[0], moved, ATOL, RTOL, few[2]).float64_judged
+
+
+# --- a graph whose kernels round more than eager mode's, at elements near zero from large terms -----
+
+
+def _cancelled(seed: int = 0, spread: float = 0.01) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A BatchNorm then a ReLU over channels that each sum 512 terms near 1 (a Conv's), calibrated
+    on their spread, really computed: eager mode sums each channel pairwise (numpy's float32 sum),
+    the graph one term after another (a kernel that rounds more: ~5 times eager mode's error), and
+    float64 exactly. The channels ReLU keeps near zero carry rounding on the scale of the large
+    ones: eager mode misses float64 at a few of 1024 elements, the graph at some 30 more than the
+    per-element test admits (boxmot MLFN, fifteenth zoo: 15 of 1024, eager mode at 3)."""
+    rng = np.random.default_rng(seed)
+    terms = 1.0 + spread * rng.standard_normal((1024, 512))
+    exact = terms.sum(axis=1)
+    low = terms.astype(np.float32)
+    eager = low.sum(axis=1, dtype=np.float32)
+    graph = np.cumsum(low, axis=1, dtype=np.float32)[:, -1]
+    mean, std = exact.mean(), exact.std()
+
+    def norm(s: np.ndarray, dtype: type) -> np.ndarray:
+        return np.maximum((s.astype(np.float64) - mean) / std, 0.0).astype(dtype)
+
+    return norm(eager, np.float32), norm(graph, np.float32), norm(exact, np.float64)
+
+
+def _misses(values: np.ndarray, reference: np.ndarray) -> int:
+    return int(np.count_nonzero(np.abs(values.astype(np.float64) - reference) > ATOL + RTOL * np.abs(reference)))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_a_graph_whose_kernels_round_more_passes_as_a_whole_where_small_elements_miss(seed: int) -> None:
+    from trtcodemod.verify.compare import judged_normwise
+
+    eager, graph, exact = _cancelled(seed)
+    assert 0 < _misses(eager, exact) < 0.02 * eager.size  # eager mode a reference, element by element
+    assert not compare_array("features", eager, graph, ATOL, RTOL).passed
+    result = compare_array("features", eager, graph, ATOL, RTOL, exact)
+    assert result.passed and result.float64_judged and result.problem == "", result.problem
+    assert result.exact_admitted == _misses(graph, eager.astype(np.float64))
+    # Where it needed the whole output: the graph errs up to 6 times eager mode's largest error,
+    # within the tolerance of the output's largest value.
+    graph_err, eager_err = np.abs(graph - exact), np.abs(eager - exact)
+    assert 3 * eager_err.max() < graph_err.max() <= ATOL + RTOL * exact.max()
+    outside = ~admitted_by_exact(eager, graph, exact, ATOL, RTOL) \
+        & (np.abs(graph - eager) > ATOL + RTOL * np.abs(eager))
+    assert outside.sum() > 10 and judged_normwise(eager, graph, exact, ATOL, RTOL, outside)
+    # Eager mode's own values, and NaN where both runs have it, change nothing.
+    assert compare_array("features", eager, eager.copy(), ATOL, RTOL, exact).passed
+    e, g, x = eager.copy(), graph.copy(), exact.copy()
+    e[5] = g[5] = x[5] = np.nan
+    assert compare_array("features", e, g, ATOL, RTOL, x).float64_judged
+
+
+def test_a_slightly_wrong_graph_is_still_unfaithful_where_eager_mode_judges_small_elements() -> None:
+    from trtcodemod.verify.compare import judged_normwise
+
+    eager, graph, exact = _cancelled()
+    bound = ATOL + RTOL * exact.max()  # the tolerance of the output's largest value: 3.2e-3
+    small = np.flatnonzero((exact > 0.02) & (exact < 0.1))[:8]
+    assert small.size == 8
+    # Eager mode's values, eight small elements 2e-3 off: within the tolerance of the largest
+    # value, but where the graph agrees with eager mode elsewhere it rounds as eager mode does,
+    # and 2e-3 is six times eager mode's largest error.
+    wrong = eager.copy()
+    wrong[small] += np.float32(2e-3)
+    assert np.abs(wrong - exact).max() < bound
+    result = compare_array("features", eager, wrong, ATOL, RTOL, exact)
+    assert not result.passed and not result.float64_judged
+    assert result.problem.startswith("8 of 1024 element(s) outside atol/rtol")
+    # Eager mode's values 2e-3 off everywhere (a constant computed otherwise): within the tolerance
+    # of the largest value at every element, not within that of the output's root mean square.
+    offset = eager + np.float32(2e-3)
+    assert np.abs(offset - exact).max() < bound < 2e-3 / (ATOL + RTOL * np.sqrt(np.mean(exact ** 2))) * bound
+    assert not compare_array("features", eager, offset, ATOL, RTOL, exact).passed
+    # The graph that rounds more, with values computed otherwise: beyond the tolerance of the
+    # largest value (1.5 of it at eight small elements), scaled by 1%, off by whole values.
+    for name, bad in (("region", graph + np.isin(np.arange(graph.size), small) * np.float32(1.5 * bound)),
+                      ("scaled", graph * np.float32(1.01)),
+                      ("whole values", graph + (np.arange(graph.size) == small[0]) * np.float32(1.0))):
+        result = compare_array("features", eager, bad.astype(np.float32), ATOL, RTOL, exact)
+        assert not result.passed and not result.float64_judged, name
+    # A graph that rounds half as much again as that (7 to 8 times eager mode), one small element
+    # 1.2 times the tolerance of the largest value off: within the per-element allowance scaled by
+    # how much more it rounds, and a speck in the root mean square, but beyond the output's tolerance.
+    rougher = (exact + 1.5 * (graph - exact)).astype(np.float32)
+    assert compare_array("features", eager, rougher, ATOL, RTOL, exact).float64_judged
+    rougher[small[0]] = exact[small[0]] + 1.2 * bound
+    assert not compare_array("features", eager, rougher, ATOL, RTOL, exact).passed
+    # A value not finite where the others are; eager mode far from float64 (a top-k picked
+    # otherwise), which measures no rounding; eager mode exact where the two agree.
+    edge = graph.copy()
+    edge[small[0]] = np.inf
+    assert not compare_array("features", eager, edge, ATOL, RTOL, exact).passed
+    flipped = eager.copy()
+    flipped[0] = exact.max() + 1.0
+    assert not compare_array("features", flipped, graph, ATOL, RTOL, exact).passed
+    outside = np.abs(graph - eager) > ATOL + RTOL * np.abs(eager)
+    assert not judged_normwise(eager, graph, eager.astype(np.float64), ATOL, RTOL, outside)
+    assert not judged_normwise(eager, graph, exact, ATOL, RTOL, np.ones(eager.shape, bool))  # nowhere agrees

@@ -137,3 +137,62 @@ def test_a_graph_that_differs_only_on_other_sets_is_named_only_when_asked() -> N
     [problem] = unfaithful_graphs(report, "before", baked=True)
     assert (problem.path, problem.line) == ("/m/model.py", 14)
     assert "first differ from eager mode's on input set 3 at /m/model.py:14" in problem.message
+
+
+FOLDED = '''\
+import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+        self.bn = nn.BatchNorm2d(4)
+
+    def forward(self, x):
+        y = self.conv(x)
+        y = self.bn(y)
+        z = torch.relu(y) * 2
+        {write}
+        return torch.nn.functional.gelu(z).mean(dim=1)
+
+
+def build():
+    net = Net()
+    with torch.no_grad():
+        net.bn.running_mean.copy_(torch.tensor([0.5, -1.0, 2.0, 0.0]))
+        net.bn.running_var.copy_(torch.tensor([0.25, 4.0, 1.0, 9.0]))
+        net.bn.weight.copy_(torch.tensor([2.0, -1.0, 0.5, 3.0]))
+    return net.eval()
+'''
+#: The lines of the Conv, its BatchNorm, the write, and the gelu in FOLDED.
+CONV_LINE, BN_LINE, FOLDED_WRITE_LINE, FOLDED_GELU_LINE = 12, 13, 15, 16
+
+
+@pytest.mark.parametrize("x", [torch.randn(1, 3, 5, 5, generator=torch.Generator().manual_seed(2)),
+                               torch.full((2, 3, 4, 3), -3.0), torch.zeros(1, 3, 2, 2)],
+                         ids=["random", "negative", "zeros"])
+def test_a_conv_with_its_batchnorm_folded_in_agrees_at_the_conv_line(tmp_path: Path, x: torch.Tensor) -> None:
+    # The exporter folds an eval-mode BatchNorm into the Conv's weights: the Conv node, placed at
+    # the Conv's line, computes the BatchNorm line's value. That is no divergence; the dropped
+    # write is, found at the gelu after it.
+    import onnx
+
+    path = tmp_path / "folded.py"
+    path.write_text(FOLDED.format(write="z.data.add_(1)"))
+    spec = importlib.util.spec_from_file_location("diverge_folded", path)
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    torch.manual_seed(0)
+    model = module.build()
+    onnx_path = tmp_path / "folded.onnx"
+    result = export_model(model, (x,), onnx_path, exporter="torchscript", input_names=["x"], output_names=["out"],
+                          dynamic_axes={}, opset=17, user_roots=(str(tmp_path),))
+    assert result.error is None
+    assert "BatchNormalization" not in {n.op_type for n in onnx.load(str(onnx_path)).graph.node}  # folded
+    found = locate_divergence(model, (x,), ["x"], str(onnx_path), (str(tmp_path),), 1e-5, 1e-5)
+    real = str(path.resolve())
+    assert found.source == f"{real}:{FOLDED_GELU_LINE}", found
+    assert found.dropped == [f"{real}:{FOLDED_WRITE_LINE}"]
+    assert found.lines_agreeing >= 2 and found.max_abs_err > 0.1

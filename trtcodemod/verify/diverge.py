@@ -14,8 +14,11 @@ comparison of the outputs gives no line. This finds one:
 
 Lines with nothing to compare (constants the exporter folded, no node of that shape) are
 passed over, and a line agrees when any of its values matches: an op the exporter
-decomposes has intermediates eager mode never made. The answer is the first such line, the
-node there, and how many lines agreed before it.
+decomposes has intermediates eager mode never made. A line also agrees when its values match
+one eager mode made at one of the next :data:`FUSED_REACH` lines it ran: an op the exporter
+fused with the ops after it (a Conv with the BatchNorm of the next line folded into its
+weights, placed at the Conv's line) computes a later line's value there. The answer is the
+first line that matches none, the node there, and how many lines agreed before it.
 """
 
 from __future__ import annotations
@@ -30,6 +33,11 @@ from trtcodemod.usercode import UserFiles, user_frame_on_stack
 #: what tells where a graph went wrong, and memory is bounded.
 _PER_LINE = 64
 _MAX_ELEMENTS = 1 << 22
+
+#: How many lines after a line (in the order eager mode first ran them) a fused node's value may
+#: be found at: a Conv's BatchNorm is the next line that runs torch calls (boxmot MLFN, fifteenth
+#: zoo: ``self.conv1(x)`` then ``self.bn1(x)``), or the one after where a line between reads a size.
+FUSED_REACH = 2
 
 
 @dataclass
@@ -150,13 +158,15 @@ def first_divergence(nodes: list[tuple[Any, list[Any]]], eager: dict[tuple[str, 
         by_line[where] += [(node, value) for value in outputs if value is not None]
     agreeing = compared = 0
     last_agreeing: tuple[str, int] | None = None
+    ran = list(eager)
     for where in order:
         made = eager.get(where, [])
         pairs = [(node, got, want) for node, got in by_line[where] for want in made if got.shape == want.shape]
         if not pairs:
             continue  # nothing eager mode made here has a shape the graph's values have
         compared += 1
-        if any(_close(got, want, atol, rtol) for _, got, want in pairs):
+        if any(_close(got, want, atol, rtol) for _, got, want in pairs) \
+                or _fused_ahead(by_line[where], eager, ran, where, atol, rtol):
             agreeing += 1
             last_agreeing = where
             continue
@@ -164,6 +174,17 @@ def first_divergence(nodes: list[tuple[Any, list[Any]]], eager: dict[tuple[str, 
         return Divergence(f"{where[0]}:{where[1]}", node.name or node.op_type, node.op_type, _error(got, want),
                           agreeing, compared, _dropped(list(eager), set(by_line), last_agreeing, where))
     return Divergence(None, lines_agreeing=agreeing, lines_compared=compared)
+
+
+def _fused_ahead(values: list[tuple[Any, Any]], eager: dict[tuple[str, int], list[Any]],
+                 ran: list[tuple[str, int]], where: tuple[str, int], atol: float, rtol: float) -> bool:
+    """Does a value of the graph at ``where`` match one eager mode made at one of the next
+    :data:`FUSED_REACH` lines it ran (a node the exporter fused with the ops of those lines)?"""
+    if where not in ran:
+        return False
+    start = ran.index(where) + 1
+    ahead = [want for line in ran[start:start + FUSED_REACH] for want in eager[line]]
+    return any(_close(got, want, atol, rtol) for _, got in values for want in ahead if got.shape == want.shape)
 
 
 def _dropped(ran: list[tuple[str, int]], in_graph: set[tuple[str, int]], after: tuple[str, int] | None,
