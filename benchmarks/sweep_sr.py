@@ -18,7 +18,29 @@ and the discriminators (not deployment models); GFPGAN's archs (its package impo
 installed). Small configs, random weights, 32 to 64 px; dynamic batch, height and width, frames fixed where the model
 loops over them in Python (BasicVSR) or its layers are built for a number of frames (DUF, TOFlow, TSA).
 
-Results at the end of this docstring.
+Each model was built and run eagerly before migrate ran (finite outputs; forwards of 1.5 s at most here, BasicVSR's
+three 64 px frames; changed then: BasicVSR at 64 px, SpyNet's six-level pyramid is empty at 32; Real-ESRGAN's
+activation is ``leakyrelu``). Results (``--jobs 1``, 2 cores shared, load 3 to 7), by what stops each model, at the
+library's line:
+
+Clean at first contact (exit 0, nothing to fix): 18 models (EDSR x2/x3/x4, RCAN x2/x3, RRDBNet x1/x2/x4, MSRResNet
+x3/x4, both SRVGGNetCompact, ECBSR, RIDNet, DUF, TSA fusion, predeblur, HiFaceGAN).
+Fixed by migrate at first contact (exit 0): the four SwinIR (TRT712: the batch of ``window_reverse``,
+``int(windows.shape[0] / (h * w / window_size / window_size))``, basicsr/archs/swinir_arch.py:89), TOFlow (TRT712:
+``max(w - 1, 1)`` in ``flow_warp``, basicsr/archs/arch_util.py:142-143). Warnings left (exit 0): SwinIR's
+``self.mean = self.mean.type_as(x)`` (TRT703, swinir_arch.py:892), RRDBNet's pixel-unshuffle ``assert``
+(arch_util.py:202), HiFaceGAN's sizes read in its SPADE blocks (batch alone is dynamic there).
+Exit 1 at first contact, exit 0 after the fixes of this sweep: sr_spynet and sr_basicvsr (its SpyNet), at
+basicsr/archs/spynet_arch.py: the input resized to a multiple of 32 with ``math.floor(math.ceil(w / 32.0) * 32.0)``
+(:85-86; only the inner ``ceil`` was rewritten, the outer ``floor`` read the traced size again), the pyramid's start
+``int(math.floor(ref[0].size(2) / 2.0))`` of a list's element (:61-62, no fix), the flow scaled back by
+``float(w) / float(w_floor)`` (:93-94, no fix), and the row or column added where the upsampled flow is short,
+``if upsampled_flow.size(2) != ref[level].size(2): F.pad(..., pad=[0, 0, 0, 1], mode='replicate')`` (:67, 69):
+TRT717's ``(1) * (test)`` exported as a bool, and ONNX Runtime refused the pads' Concat of bool and int64. Each fix
+alone left the graph unfaithful, so migrate reverted all; with the four, 12 fixes are kept together (TRT712x10,
+TRT717x2), faithful and equivalent.
+
+25 models: 18 clean before; 7 need work; migrate fixed 5 of the 7 at first contact, 7 after the fixes.
 """
 
 from __future__ import annotations
