@@ -10,13 +10,14 @@ BasicSR). Its package imports ``torchvision.transforms.functional_tensor``, whic
 wrapper first maps that name to ``torchvision.transforms.functional``, as users of BasicSR do; nothing else of the
 library is changed. Models were chosen across ``basicsr/archs``: the image restorers (EDSR, RCAN, RRDBNet at its
 three scales, MSRResNet, SRVGGNetCompact, ECBSR, SwinIR with each of its upsamplers, RIDNet), video and flow
-(SpyNet, BasicVSR, TOFlow, DUF, EDVR's TSA fusion and predeblur parts), HiFaceGAN (a SPADE
-generator). Left out: StyleGAN2's generator (its
-fused activation is a compiled op, absent here), the models needing deformable convolution (EDVR, IconVSR, BasicVSR++: the compiled op is
-absent here), DFDNet (it loads a dictionary file), the VGG feature extractor, the Inception network of the FID metric
-and the discriminators (not deployment models); GFPGAN's archs (its package imports facexlib, which is not
-installed). Small configs, random weights, 32 to 64 px; dynamic batch, height and width, frames fixed where the model
-loops over them in Python (BasicVSR) or its layers are built for a number of frames (DUF, TOFlow, TSA).
+(SpyNet, BasicVSR, TOFlow, DUF, EDVR's TSA fusion and predeblur parts, and ``arch_util``'s ``resize_flow`` and
+``flow_warp`` as a flow model's post-processing calls them), HiFaceGAN (a SPADE generator). Left out: StyleGAN2's
+generator (its fused activation is a compiled op, absent here), the models needing deformable convolution (EDVR,
+IconVSR, BasicVSR++: torchvision's compiled op is absent here), DFDNet (it loads a dictionary file), the VGG feature
+extractor, the Inception network of the FID metric and the discriminators (not deployment models); GFPGAN's archs
+(its package imports facexlib, which is not installed). Small configs, random weights, 32 to 64 px; dynamic batch,
+height and width, frames fixed where the model loops over them in Python (BasicVSR) or its layers are built for a
+number of frames (DUF, TOFlow, TSA); batch alone for HiFaceGAN (its crop size is part of the model).
 
 Each model was built and run eagerly before migrate ran (finite outputs; forwards of 1.5 s at most here, BasicVSR's
 three 64 px frames; changed then: BasicVSR at 64 px, SpyNet's six-level pyramid is empty at 32; Real-ESRGAN's
@@ -29,7 +30,9 @@ Fixed by migrate at first contact (exit 0): the four SwinIR (TRT712: the batch o
 ``int(windows.shape[0] / (h * w / window_size / window_size))``, basicsr/archs/swinir_arch.py:89), TOFlow (TRT712:
 ``max(w - 1, 1)`` in ``flow_warp``, basicsr/archs/arch_util.py:142-143). Warnings left (exit 0): SwinIR's
 ``self.mean = self.mean.type_as(x)`` (TRT703, swinir_arch.py:892), RRDBNet's pixel-unshuffle ``assert``
-(arch_util.py:202), HiFaceGAN's sizes read in its SPADE blocks (batch alone is dynamic there).
+(arch_util.py:202), HiFaceGAN's sizes read in its SPADE blocks (batch alone is dynamic there). Added after the
+fixes, run on main's code and on this branch's (the same result): sr_resize_flow (TRT712: ``int(flow_h * sizes[0])``,
+arch_util.py:172) and sr_flow_warp (TRT712, as TOFlow), fixed at first contact.
 Exit 1 at first contact, exit 0 after the fixes of this sweep: sr_spynet and sr_basicvsr (its SpyNet), at
 basicsr/archs/spynet_arch.py: the input resized to a multiple of 32 with ``math.floor(math.ceil(w / 32.0) * 32.0)``
 (:85-86; only the inner ``ceil`` was rewritten, the outer ``floor`` read the traced size again), the pyramid's start
@@ -40,7 +43,9 @@ TRT717's ``(1) * (test)`` exported as a bool, and ONNX Runtime refused the pads'
 alone left the graph unfaithful, so migrate reverted all; with the four, 12 fixes are kept together (TRT712x10,
 TRT717x2), faithful and equivalent.
 
-25 models: 18 clean before; 7 need work; migrate fixed 5 of the 7 at first contact, 7 after the fixes.
+27 models: 18 clean before; 9 need work; migrate fixed 7 of the 9 at first contact, 9 after the fixes. No
+regression in models fixed before: spandrel_swinir, spandrel_hat, spandrel_dat (zoo 13), monai_swinunetr_3d,
+kornia_tiny_vit and kornia_extract_patches (sweep_kornia_monai) still exit 0.
 """
 
 from __future__ import annotations
@@ -137,6 +142,14 @@ MODELS_SR = [
          _DYNAMIC_VIDEO),
     Spec("sr_predeblur", "basicsr EDVR's predeblur module (16 features)", _arch("edvr_arch", "PredeblurModule"),
          "PredeblurModule(num_feat=16)", "return self.m(x)", _SMALL, DYNAMIC_BHW),
+    # arch_util's flow functions, as a flow model's post-processing calls them.
+    Spec("sr_resize_flow", "basicsr resize_flow (a flow resized by ratios 2 and 0.5, its vectors scaled)",
+         _arch("arch_util", "resize_flow"), "torch.nn.Identity()", 'return resize_flow(self.m(x), "ratio", [2.0, 0.5])',
+         "1, 2, 32, 32", DYNAMIC_BHW),
+    Spec("sr_flow_warp", "basicsr flow_warp (an image warped by a flow with grid_sample, border padding)",
+         _arch("arch_util", "flow_warp"), "torch.nn.Identity()",
+         "return flow_warp(self.m(x)[:, :3], x[:, 3:].permute(0, 2, 3, 1) * 4.0, padding_mode='border')",
+         "1, 5, 32, 32", DYNAMIC_BHW),
     Spec("sr_hifacegan", "basicsr HiFaceGAN (SPADE generator, 8 features, 64 px crops)",
          _arch("hifacegan_arch", "HiFaceGAN"), "HiFaceGAN(num_feat=8, crop_size=64, is_train=False)",
          "return self.m(x)", _SMALL, DYNAMIC_B),
