@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from trtcodemod.astutil import bound_names, has_star_args, mentions_name, method_call, walk
+from trtcodemod.astutil import bound_names, has_star_args, int_value, mentions_name, method_call, walk
 from trtcodemod.providers import ObservedFacts, Provider
 from trtcodemod.rules import Fix
 from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
@@ -240,7 +240,7 @@ class SizeRule(RuntimeScopeRule):
                 return "size", size
             if self._is_shape_tuple(value):
                 return "shape", self._is_count_tensor(self._shape_owner(value))
-            if self.size_derived(value):
+            if self.size_derived(value) or self._rounded_size(value) or self._chosen_size(value):
                 return "derived", False
             if self.is_value(value):
                 return "value", False
@@ -515,6 +515,31 @@ class SizeRule(RuntimeScopeRule):
         """Did the observed export (``migrate``, or ``--facts``) warn that a traced tensor was
         turned into a Python or NumPy value on ``node``'s lines (a ``TracerWarning``)?"""
         return self._observed.traced(node)
+
+    def _rounded_size(self, value: cst.BaseExpression) -> bool:
+        """``math.floor(math.ceil(w / 32.0) * 32.0)``, ``math.ceil(h / s)``: a size rounded in Python (or
+        by the helper that keeps it traced), bound to a name that is then computed from sizes too (SpyNet's
+        padded size, read again in ``float(w) / float(w_pad)``)."""
+        if type(value) is not cst.Call or len(value.args) != 1 or value.args[0].keyword or value.args[0].star:
+            return False
+        func = value.func
+        names = self.context.qualified_names(func)
+        rounding = set(names) & {"math.ceil", "math.floor", "numpy.ceil", "numpy.floor"} or \
+            type(func) is cst.Name and func.value in ("_trt_size_ceil", "_trt_size_floor")
+        if not rounding:
+            return False
+        inner = value.args[0].value
+        return self.size_derived(inner) or self._rounded_size(inner) or type(inner) is cst.BinaryOperation and any(
+            self._rounded_size(side) for side in (inner.left, inner.right))
+
+    def _chosen_size(self, value: cst.BaseExpression) -> bool:
+        """``w if w % 32 == 0 else 32 * (w // 32 + 1)``: one number or another computed from sizes (mmagic's
+        SPyNet), bound to a name that is then computed from sizes too."""
+        if type(value) is not cst.IfExp:
+            return False
+        branches = (value.body, value.orelse)
+        return any(self.size_derived(b) for b in branches) and all(
+            self.size_derived(b) or int_value(b) is not None for b in branches)
 
     def size_derived(self, expr: cst.BaseExpression) -> bool:
         """A size, or arithmetic on sizes with numbers and other non-tensors (``h * scale``, ``w - 1``)."""

@@ -523,19 +523,29 @@ def _load_nodes(root: cst.CSTNode, name: str) -> list[cst.Name]:
 
 
 def _read_of_name(expr: cst.BaseExpression) -> bool:
-    """``o.size(i)``, ``o.shape[i]``, ``values[i]`` of a plain name ``o`` (whatever it holds)."""
+    """``o.size(i)``, ``o.shape[i]``, ``values[i]`` of a plain name ``o`` (whatever it holds), or of an
+    element ``o[k]`` of one (SpyNet's pyramid, a list of tensors: ``ref[0].size(2)``)."""
     if type(expr) is cst.Subscript and len(expr.slice) == 1 and type(expr.slice[0].slice) is cst.Index:
         base = expr.value
         if type(base) is cst.Attribute and base.attr.value == "shape":
-            base = base.value
+            return _named(base.value)
         return type(base) is cst.Name
     parts = method_call(expr) if type(expr) is cst.Call else None
-    return parts is not None and parts[1] == "size" and type(parts[0]) is cst.Name and len(expr.args) == 1
+    return parts is not None and parts[1] == "size" and _named(parts[0]) and len(expr.args) == 1
+
+
+def _named(owner: cst.BaseExpression) -> bool:
+    """A plain name, or an element of one at a literal index (``levels[0]``, ``feats[-1]``)."""
+    if type(owner) is cst.Name:
+        return True
+    return type(owner) is cst.Subscript and type(owner.value) is cst.Name and len(owner.slice) == 1 \
+        and type(owner.slice[0].slice) is cst.Index and int_value(owner.slice[0].slice.value) is not None
 
 
 SIZE_MIN_HELPER = "_trt_size_min"
 SIZE_MAX_HELPER = "_trt_size_max"
 SIZE_INT_HELPER = "_trt_size_int"
+SIZE_FLOAT_HELPER = "_trt_size_float"
 _ROUNDING_HELPERS = {"ceil": "_trt_size_ceil", "floor": "_trt_size_floor"}
 SIZE_SQRT_HELPER = "_trt_size_sqrt"
 #: Arithmetic whose result the helpers take (``/`` included: ``int(h / 2.5)``).
@@ -601,12 +611,19 @@ as `int` does), so the value stays a traced size. `E` may hold `**` and square r
 grid's side `int(math.sqrt(x.shape[1]))` (vit-pytorch's RvT, `int(np.sqrt(h * w))`, `int(n ** 0.5)`)
 becomes `_trt_size_int(_trt_size_sqrt(x.shape[1]))`, `math.sqrt` itself in eager mode and under
 `torch.jit.script` (its scalar `aten::sqrt`), a float32 `Sqrt` while tracing; `math.sqrt` of a
-size alone becomes `_trt_size_sqrt(...)`. (A `torch.linspace` whose step count then stays traced
+size alone becomes `_trt_size_sqrt(...)`. A rounding of such a rounding is one number too: SpyNet's
+size padded to a multiple of 32, `math.floor(math.ceil(w / 32.0) * 32.0)` (basicsr, mmagic), becomes
+`_trt_size_floor(_trt_size_ceil(w / 32.0) * 32.0)` (only the inner call rewritten, the outer floor
+read the traced size again), and a name bound to it counts as computed from sizes. `float(E)`
+of such a number becomes `_trt_size_float(E)`: `float` in eager mode and scripted, a float32 0-d
+tensor while a trace passes one, so SpyNet's flow scaled back by `float(w) / float(w_pad)` follows
+the input (measured: exported at 64 px, the original graph resizes every input to 64 and scales by 1). (A `torch.linspace` whose step count then stays traced
 exports, through the TorchScript exporter's own linspace, a division by `steps - 1`: one step gives
 NaN there.) Inside `migrate` or with `--facts`, the
 operands may also be sizes a caller handed down: a parameter (`patch_h` in Depth Anything's
 `int(patch_h * 14)`, `H` in a Swin stage's `int(np.ceil(H / self.window_size))`, the values of
-`input_h, input_w = input_shape` in mmcv's adaptive padding, an element of a local tuple such as
+`input_h, input_w = input_shape` in mmcv's adaptive padding, a size of an element of a local list
+of tensors (SpyNet's pyramid: `int(math.floor(ref[0].size(2) / 2.0))`), an element of a local tuple such as
 the window `get_window_size` returns in Video Swin's and monai's `int(np.ceil(h / window_size[0]))
 * window_size[0]`) where the recorded run read no
 tensor value at the call (its operands were numbers in eager mode) and the export warned there
@@ -863,6 +880,11 @@ baked choice). Applies to every TensorRT version.""",
         root = self._square_root(expr)
         if root is not None:
             return self._size_number(root)
+        rounded = self._rounding(expr)
+        if rounded is not None:
+            # `math.floor(math.ceil(w / 32.0) * 32.0)` (SpyNet's padded size): the outer call reads the
+            # traced size too, and the whole is rewritten with its inner rounding.
+            return self._size_number(rounded[1])
         if type(expr) is cst.BinaryOperation and type(expr.operator) in _NUMBER_OPERATORS:
             sides = (expr.left, expr.right)
             return any(self._size_number(v) for v in sides) and not any(self.is_tensor(v) for v in sides)
@@ -914,6 +936,8 @@ baked choice). Applies to every TensorRT version.""",
             helper, arguments = SIZE_MIN_HELPER if builtin == "min" else SIZE_MAX_HELPER, positional
         elif len(positional) != 1:
             return None
+        elif builtin == "float":
+            helper, arguments = SIZE_FLOAT_HELPER, positional
         elif builtin == "int":
             rounded = self._rounding(positional[0])
             if rounded is not None:

@@ -19,6 +19,7 @@ from trtcodemod.astutil import (argument, bound_names, code_of, helper_call, int
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.transforms._branch_building import comments_inside
 from trtcodemod.transforms._runtime_scope import TRACING_HELPER
+from trtcodemod.transforms._numpy_torch import configuration
 from trtcodemod.transforms._size_facts import TS_PITFALLS, SizeRule
 
 _PAD = ("torch.nn.functional.pad",)
@@ -84,7 +85,9 @@ export warned at the `if`, as for sizes a caller handed down) and whose body is 
   read by its test, `+ - *`, `//` and `%` by a non-zero literal or as the test computes them
   (`h % s`), `min`/`max` of those, and no number reading a name the branches set (TensorFlow's
   "SAME" padding in transformers' MobileNet: `if in_height % stride_height == 0: pad = max(k -
-  stride_height, 0)` / `else: pad = max(k - (in_height % stride_height), 0)`);
+  stride_height, 0)` / `else: pad = max(k - (in_height % stride_height), 0)`), also written as one
+  expression, `w_up = w if w % 32 == 0 else 32 * (w // 32 + 1)` (mmagic's SPyNet rounding its input
+  up to a multiple of 32), with the same conditions on both numbers;
 - or a repeat of the name it assigns, `x = x.repeat(n, 1, ...)`, `x = x.repeat_interleave(n, d)` or
   `x = torch.repeat_interleave(x, n, dim=d)` (an axis given), also with an `else` that takes the
   input as it is (`else: src = image`: segment-anything's per-mask expansion) and in an `if`/`elif`
@@ -112,7 +115,12 @@ by the example's amount at every size.
 The rewrite: the `if` goes, its assignment stays and runs every time. A pad's amounts are
 multiplied by the condition (`(p - w % p) * (w % p != 0)`, with `or`/`and`/`not c` written `|`/`&`/`(c) == 0`
 so the condition stays a traced value): they are 0 where the condition was false, and a pad
-by 0 is the tensor as it was. A number's truth is written `!= 0` there (`(pad_h != 0) |
+by 0 is the tensor as it was. An amount the trace does not see (a literal, a module's
+configuration: SpyNet's `if up.size(2) != ref.size(2): up = F.pad(up, [0, 0, 0, 1], mode="replicate")`,
+a row added where the upsampled flow is short) is chosen by the test instead,
+`_trt_size_where(up.size(2) != ref.size(2), 1, 0)`: times the traced bool it exports as a bool (the
+exporter casts the number to the bool's type), and ONNX Runtime refuses to load the pads' `Concat`
+of bool and int64 (measured with torch 2.13); the choice is an int64 `Where`. A number's truth is written `!= 0` there (`(pad_h != 0) |
 (pad_w != 0)`): `pad_h | pad_w` would be a bitwise or of integers, which the exporter has no
 ONNX op for at opset 17. A crop, a resize or a broadcast is kept as written. An early return
 becomes the return of the resize, every time, and the `return x` after the `if` (or its
@@ -127,7 +135,8 @@ chooses the count by the traced test (`Where`, then `Tile`). A local holding a p
 bound every time, its amounts multiplied by the condition; a flag beside the resize is set
 every time, as the resize now is. A choice between
 numbers becomes `_trt_size_choice = <test>` (evaluated once, where the `if` evaluated it) and
-`t = _trt_size_where(_trt_size_choice, v, t)` for each assignment: in eager mode (and scripted)
+`t = _trt_size_where(_trt_size_choice, v, t)` for each assignment (an expression's choice, `t = a if c
+else b`, becomes `t = _trt_size_where(c, a, b)`): in eager mode (and scripted)
 `v if _trt_size_choice else t`, the same number, and only while a trace passes the test as a
 0-d tensor a traced `where`, so the window stays a traced size (`Where` in the graph). What
 reads it next must take a traced size (a view, a pad, arithmetic, a slice bound do); where it
@@ -331,7 +340,8 @@ that work is then done every time in the graph.""",
         self.found(test, f"`if {short_code(test)}:` {kind} `{target}` only when a size asks for it: a "
                    "traced export keeps the branch the example took; do it every time, in a form that is the "
                    f"tensor itself where the condition is false{also}",
-                   Fix(self._unconditional(node, flag, assignment, new_value, scaled), safety=Safety.UNSAFE))
+                   Fix(self._unconditional(node, flag, assignment, new_value, scaled), safety=Safety.UNSAFE,
+                       helpers=_where_used(new_value, scaled)))
 
     def _unconditional(self, node: cst.If, flag: tuple[cst.SimpleStatementLine, cst.BaseExpression] | None,
                        small: cst.Assign | cst.Return, new_value: cst.BaseExpression,
@@ -413,8 +423,21 @@ that work is then done every time in the graph.""",
                    f"it, and `{otherwise}` as it is otherwise: a traced export keeps the branch the example took; "
                    f"return the {kind[:-1]} every time, in a form that is the tensor itself where the condition is "
                    f"false{also}",
-                   Fix(self._unconditional(node, flag, returned, new_value, scaled, after), safety=Safety.UNSAFE))
+                   Fix(self._unconditional(node, flag, returned, new_value, scaled, after), safety=Safety.UNSAFE,
+                       helpers=_where_used(new_value, scaled)))
         return True
+
+    def _scaled_amount(self, amount: cst.BaseExpression, test: cst.BaseExpression) -> cst.BaseExpression:
+        """A pad's amount where the test holds, 0 where not. An amount computed from sizes is a traced
+        integer: times the traced test it stays one. A number the trace does not see (a literal, a module's
+        configuration: SpyNet's `pad=[0, 0, 0, 1]` when the upsampled flow is a row short) times the traced
+        bool exports as a bool (the exporter casts the number to the tensor's type), and the pads' Concat
+        mixes bool and int64: ONNX Runtime refuses to load the graph. There the test chooses between the
+        amount and 0, ``_trt_size_where``: the same int in eager mode, a traced ``Where`` of int64."""
+        if int_value(amount) is not None or configuration(amount):
+            return helper_call(SIZE_WHERE_HELPER, _as_traced(test), amount.with_changes(lpar=[], rpar=[]),
+                               cst.Integer("0"))
+        return _times(amount, _as_traced(test))
 
     def _explicit(self, test: cst.BaseExpression) -> cst.BaseExpression:
         """``test`` with each ``and``/``or``/``not`` operand that is a number computed from sizes
@@ -645,6 +668,36 @@ that work is then done every time in the graph.""",
                    Fix({node: cst.FlattenSentinel([test, *lines])}, safety=Safety.UNSAFE,
                        helpers=(SIZE_WHERE_HELPER,)))
 
+    def visit_Assign(self, node: cst.Assign) -> None:
+        super_visit = getattr(super(), "visit_Assign", None)
+        if super_visit is not None:
+            super_visit(node)
+        self._either_expression(node)
+
+    def _either_expression(self, node: cst.Assign) -> None:
+        """``w_up = w if w % 32 == 0 else 32 * (w // 32 + 1)`` (mmagic's SPyNet): the ``if``/``else`` of
+        :meth:`_either` written as one expression, a number or another by a size. It becomes
+        ``_trt_size_where(<test>, then, else)``, both numbers computed every time (only where computing
+        them raises nothing: :meth:`_harmless`)."""
+        value = node.value
+        if type(value) is not cst.IfExp or len(node.targets) != 1 or not self._frames or not self.active():
+            return
+        if self._value_when_exporting(value.test) is not None or not self._sized(value, value.test):  # type: ignore[arg-type]
+            return
+        computed = _computed_in(value.test)
+        bound = self._bound_before(node)  # type: ignore[arg-type]
+        names = set(bound_names(node.targets[0].target))
+        for branch in (value.body, value.orelse):
+            if any(mentions_name(branch, name) for name in names - bound) or not self._harmless(branch, computed, bound):
+                return
+        chosen = helper_call(SIZE_WHERE_HELPER, _as_traced(self._explicit(value.test)),
+                             value.body.with_changes(lpar=[], rpar=[]), value.orelse.with_changes(lpar=[], rpar=[]))
+        self.found(value.test, f"`{short_code(value)}` chooses a number by a size in Python: a traced export keeps "
+                   f"the example's choice; {SIZE_WHERE_HELPER} keeps the choice in the graph while tracing (the "
+                   "same number in eager mode, both numbers computed every time)",
+                   Fix({value: chosen.with_changes(lpar=value.lpar, rpar=value.rpar)}, safety=Safety.UNSAFE,
+                       helpers=(SIZE_WHERE_HELPER,)))
+
     def _either(self, node: cst.If) -> bool:
         """``if h % s == 0: pad = max(k - s, 0)`` / ``else: pad = max(k - h % s, 0)`` (TensorFlow's
         "SAME" padding in transformers): both branches only set the same names to numbers whose
@@ -785,7 +838,7 @@ that work is then done every time in the graph.""",
             if amounts is None or type(amounts) not in (cst.Tuple, cst.List) or len(locals_) > (local is not None):
                 return None, value, None
             scaled = amounts.with_changes(elements=[
-                e if _is_zero(e.value) else e.with_changes(value=_times(e.value, _as_traced(test)))
+                e if _is_zero(e.value) else e.with_changes(value=self._scaled_amount(e.value, test))
                 for e in amounts.elements])  # type: ignore[attr-defined]
             if local is not None:
                 return "pads", value, (local, scaled)
@@ -1050,6 +1103,12 @@ def _as_traced(test: cst.BaseExpression) -> cst.BaseExpression:
         return cst.Comparison(_paren(_as_traced(test.expression)),
                               [cst.ComparisonTarget(cst.Equal(), cst.Integer("0"))])
     return test.with_changes(lpar=[], rpar=[])
+
+
+def _where_used(value: cst.BaseExpression, scaled: tuple[cst.Assign, cst.BaseExpression] | None) -> tuple[str, ...]:
+    """``(SIZE_WHERE_HELPER,)`` where a pad's amounts (in ``value`` or the local ``scaled``) call it."""
+    parts = [value] + ([scaled[1]] if scaled is not None else [])
+    return (SIZE_WHERE_HELPER,) if any(SIZE_WHERE_HELPER in code_of(p) for p in parts) else ()
 
 
 def _times(amount: cst.BaseExpression, test: cst.BaseExpression) -> cst.BaseExpression:

@@ -30,8 +30,8 @@ from support import assert_same, load, onnx_ops, rewrite, rules_found
 from trtcodemod.engine import Options, check_source, fix_source
 from trtcodemod.evidence.facts import Facts
 from trtcodemod.rules import Safety
-from trtcodemod.helpers.sizes import (_trt_size_ceil, _trt_size_floor, _trt_size_int, _trt_size_max, _trt_size_min,
-                                      _trt_size_sqrt)
+from trtcodemod.helpers.sizes import (_trt_size_ceil, _trt_size_float, _trt_size_floor, _trt_size_int, _trt_size_max,
+                                      _trt_size_min, _trt_size_sqrt)
 
 IDS = ("TRT711", "TRT712", "TRT713", "TRT714", "TRT715")
 
@@ -971,6 +971,10 @@ def test_rounding_helpers_keep_the_traced_size(helper, builtin, tmp_path) -> Non
     ("int(x.shape[1] ** 0.5)", "_trt_size_int(x.shape[1] ** 0.5)"),
     ("int(math.sqrt(h) * 2)", "_trt_size_int(_trt_size_sqrt(h) * 2)"),
     ("math.sqrt(x.shape[-1])", "_trt_size_sqrt(x.shape[-1])"),
+    # SpyNet's size padded to a multiple of 32: the outer floor reads the traced size too.
+    ("math.floor(math.ceil(w / 32.0) * 32.0)", "_trt_size_floor(_trt_size_ceil(w / 32.0) * 32.0)"),
+    ("float(w) / float(h)", "_trt_size_float(w) / _trt_size_float(h)"),  # a ratio of sizes
+    ("float(n)", None),  # `n` is no size
     ("int(math.sqrt(n))", None),  # `n` is no size
     ("int(math.sqrt(x.sum()))", None),  # a tensor value
     ("max(h - self.k, 0)", "_trt_size_max(h - self.k, 0)"),
@@ -1005,6 +1009,94 @@ def test_sizes_handed_down_are_taken_on_the_observed_evidence(tmp_path) -> None:
     assert [f.rule for f in check_source(code.encode(), str(path), options)] == ["TRT712", "TRT712"]
     new = fix_source(code.encode(), str(path), options).source.decode()
     assert "(_trt_size_int(patch_h * 2), _trt_size_int(patch_w * 2))" in new
+
+
+def test_float_helper_is_the_builtin_outside_a_trace() -> None:
+    values = [0, 7, -7, 2**62, 2**53 + 1, True, 0.0, -0.0, 2.5, -2.5, 1e300, float("inf"), float("-inf"), np.int64(5),
+              np.float32(-2.7), torch.tensor(3), torch.tensor(-2.5)]
+    for value in values:
+        want, got = float(value), _trt_size_float(value)
+        assert type(got) is type(want) and (got == want or math.isnan(want) and math.isnan(got)), (value, got, want)
+    nan = _trt_size_float(float("nan"))
+    assert type(nan) is float and math.isnan(nan)
+    for odd in ["3", "x", None, torch.tensor([1.0, 2.0]), torch.zeros(0)]:
+        outcomes = []
+        for function in (float, _trt_size_float):
+            try:
+                outcomes.append(function(odd))
+            except Exception as exc:  # noqa: BLE001 - the same exception is part of the same program
+                outcomes.append(type(exc))
+        assert outcomes[0] == outcomes[1], (odd, outcomes)
+    scripted = torch.jit.script(_trt_size_float)
+    assert scripted(5) == 5.0 and scripted(-2.5) == -2.5
+
+
+SPYNET_SIZES = '''import math
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class Pyramid(nn.Module):
+    def forward(self, x):
+        h, w = x.size(2), x.size(3)
+        h_pad = math.floor(math.ceil(h / 32.0) * 32.0)
+        w_pad = math.floor(math.ceil(w / 32.0) * 32.0)
+        y = F.interpolate(x, size=(h_pad, w_pad), mode="bilinear", align_corners=False)
+        y = F.interpolate(y, size=(h, w), mode="bilinear", align_corners=False)
+        return y * (float(w) / float(w_pad)) + float(h) / float(h_pad)
+'''
+
+
+def test_a_size_padded_to_a_multiple_and_its_ratio_follow_the_input(tmp_path) -> None:
+    """SpyNet (basicsr, mmagic): the input resized to the next multiple of 32 with
+    `math.floor(math.ceil(w / 32.0) * 32.0)`, the flow scaled back by `float(w) / float(w_pad)`. The outer
+    floor and the `float`s read the traced sizes into Python numbers too: exported at 64 px, the original
+    graph resizes every size to 64 and scales by 1. Rewritten, the graph follows the input at every size
+    (equal to eager mode), where the original's does not."""
+    after = rewrite(SPYNET_SIZES, unsafe=True, select=("TRT712",))
+    assert "_trt_size_floor(_trt_size_ceil(h / 32.0) * 32.0)" in after
+    assert "_trt_size_float(w) / _trt_size_float(w_pad)" in after and "= math.floor(" not in after
+    matches = {}
+    for side, source in (("before", SPYNET_SIZES), ("after", after)):
+        model = import_source(source, tmp_path)["Pyramid"]()
+        session = export_session(model, (torch.rand(1, 2, 64, 64),), ["x"], {"x": {0: "b", 2: "h", 3: "w"}})
+        for shape in [(1, 2, 64, 64), (2, 2, 65, 40), (1, 2, 33, 100), (1, 2, 1, 1), (3, 2, 96, 31)]:
+            x = torch.randn(shape, generator=torch.Generator().manual_seed(sum(shape)))
+            want = model(x).numpy()
+            [got] = session.run(None, {"x": x.numpy()})
+            # The traced ratio is float32 where eager mode's is a double: a few ulps apart.
+            matches[side, shape] = got.shape == want.shape and bool(np.allclose(got, want, rtol=1e-5, atol=1e-5))
+    assert all(v for (side, _), v in matches.items() if side == "after"), matches
+    assert not any(v for (side, shape), v in matches.items() if side == "before" and shape[2:] != (64, 64)), matches
+    f_before = import_source(SPYNET_SIZES, tmp_path)["Pyramid"]()
+    f_after = import_source(after, tmp_path)["Pyramid"]()
+    for shape in [(1, 1, 5, 7), (0, 2, 40, 40), (1, 1, 32, 64)]:
+        for x in (torch.zeros(shape), -torch.rand(shape) - 1, torch.full(shape, float("inf"))):
+            assert_same(f_before(x), f_after(x))
+
+
+def test_a_size_of_a_list_element_is_taken_on_the_observed_evidence(tmp_path) -> None:
+    """SpyNet's pyramid is a list of tensors: `int(math.floor(ref[0].size(2) / 2.0))` reads a size of one
+    of its elements, which no annotation shows to be a tensor. With the recorded run (no tensor value
+    read there) and the export's TracerWarning at the line, it is rewritten with `_trt_size_floor`."""
+    code = ("import math\nimport torch\nfrom torch import nn\n\n"
+            "class Pyramid(nn.Module):\n    def forward(self, x):\n        ref = [x, x[:, :, ::2, ::2]]\n"
+            "        return ref[1].new_zeros([ref[1].size(0), int(math.floor(ref[1].size(2) / 2.0)), "
+            "int(math.floor(ref[-1].shape[3] / 2.0))])\n")
+    path = tmp_path / "pyramid.py"
+    path.write_text(code)
+    assert not [f for f in check_source(code.encode(), str(path), Options(select=("TRT712",)))]
+    facts = Facts(runs=1, lines={str(path.resolve()): set(range(1, 9))})
+    facts.note_traced([(str(path), 8, "Converting a tensor to a Python integer might cause the trace to be incorrect.")])
+    options = Options(select=("TRT712",), facts=facts, scope="all", unsafe=True)
+    assert [f.rule for f in check_source(code.encode(), str(path), options)] == ["TRT712", "TRT712"]
+    new = fix_source(code.encode(), str(path), options).source.decode()
+    assert "_trt_size_floor(ref[1].size(2) / 2.0), _trt_size_floor(ref[-1].shape[3] / 2.0)])" in new
+    model = import_source(new, tmp_path)["Pyramid"]()
+    session = export_session(model, (torch.rand(1, 2, 16, 12),), ["x"], {"x": {0: "b", 2: "h", 3: "w"}})
+    for shape in [(1, 2, 16, 12), (2, 2, 9, 30), (1, 2, 3, 5)]:
+        assert ort_matches(session, model, torch.rand(shape)), shape
 
 
 def test_rounding_rewrites_script_as_the_original(tmp_path) -> None:

@@ -55,6 +55,18 @@ def f(x: torch.Tensor):
         x_pad = x
     return x_pad * 2
 ''', "    x_pad = F.pad(x, (0, 0, 0, (pad_r) * (pad_r > 0)))\n    return x_pad * 2"),
+    # SpyNet's pyramid (basicsr, mmagic): the upsampled flow is a row or column short at odd sizes;
+    # a literal amount: the test chooses it (times the traced bool it would export as a bool).
+    "pad_one_row_when_short": ('''
+def f(x: torch.Tensor):
+    up = F.interpolate(F.avg_pool2d(x, 2), scale_factor=2.0, mode="nearest")
+    if up.size(2) != x.size(2):
+        up = F.pad(up, [0, 0, 0, 1], mode="replicate")
+    if up.size(3) != x.size(3):
+        up = F.pad(input=up, pad=[0, 1, 0, 0], mode="replicate")
+    return up + x
+''', '    up = F.pad(input=up, pad=[0, _trt_size_where(up.size(3) != x.size(3), 1, 0), 0, 0], mode="replicate")\n'
+        "    return up + x"),
     "comments_kept": ('''
 def f(x: torch.Tensor):
     _, _, h, w = x.shape
@@ -180,7 +192,7 @@ RETURNS = {"pad_returned_early", "pad_returned_early_from_a_local", "pad_returne
            "early_return_comments_kept", "crop_returned_early_with_an_else", "resize_returned_early"}
 
 #: Cases with more than one guarded pad.
-FINDINGS = {"pad_amounts_in_a_local": 2}
+FINDINGS = {"pad_amounts_in_a_local": 2, "pad_one_row_when_short": 2}
 
 #: Cases whose rewrite assumes finite values (a resize to the tensor's own size).
 NOT_FINITE = {"resize_when_changed", "resize_with_a_flag", "resize_returned_early"}
@@ -428,6 +440,13 @@ def f(x: torch.Tensor):
         n = 4
     return x[:, :n] * n
 ''', "    _trt_size_choice = x.shape[1] <= 4\n    n = _trt_size_where(_trt_size_choice, x.shape[1], 4)\n"),
+    # The same choice as one expression (mmagic's SPyNet rounds its input up to a multiple of 32).
+    "expression_choice": ('''
+def f(x: torch.Tensor):
+    h = x.shape[2]
+    h_up = h if (h % 4) == 0 else 4 * (h // 4 + 1)
+    return F.pad(x, (0, 0, 0, h_up - h)) * h_up
+''', "    h_up = _trt_size_where((h % 4) == 0, h, 4 * (h // 4 + 1))\n"),
     # TensorFlow's "SAME" padding as transformers' MobileNetV2 (`apply_tf_padding`) writes it.
     "tf_same_padding": ('''
 def f(x: torch.Tensor):
@@ -452,6 +471,16 @@ def f(x: torch.Tensor):
 }
 
 CHOICES_LEFT_ALONE = {
+    "an expression choice whose other number divides by a size": '''
+def f(x: torch.Tensor):
+    n = 4 if x.shape[2] == 0 else 8 // x.shape[2]
+    return x * n
+''',
+    "an expression choice of a tensor value": '''
+def f(x: torch.Tensor):
+    n = x.sum() if x.shape[2] > 2 else 0
+    return x * n
+''',
     "a tensor value chosen": '''
 def f(x: torch.Tensor):
     n = 4
@@ -561,6 +590,8 @@ class _Wrap(torch.nn.Module):
     ("tf_same_padding", ("TRT712", "TRT717"), (3, 5, 9)),
     # The even 8 kept no extra row in the original's graph: every odd height lost it.
     ("choice_on_a_remainder", ("TRT717",), (1, 3, 5, 9)),
+    # Traced at 8, a multiple of 4, the original keeps `h_up = h`: no pad at any other height.
+    ("expression_choice", ("TRT717",), (1, 3, 5, 9)),
 ])
 def test_choice_keeps_the_traced_window(tmp_path: Path, name: str, select: tuple[str, ...],
                                         wrong_before: tuple[int, ...]) -> None:
@@ -1198,3 +1229,39 @@ def test_a_pad_under_not_exports_and_follows_the_parity(tmp_path: Path) -> None:
             matches[side, h, w] = got.shape == want.shape and bool((abs(got - want) <= 1e-6).all())
     assert all(v for (side, _, _), v in matches.items() if side == "after"), matches
     assert not any(matches["before", h, w] for h, w in [(5, 6), (4, 7), (3, 3)]), matches
+
+
+def test_a_literal_pad_amount_exports_and_follows_the_size(tmp_path: Path) -> None:
+    """SpyNet's `if up.size(2) != ref.size(2): up = F.pad(up, [0, 0, 0, 1], mode="replicate")`: a
+    literal amount times the traced test exported as a bool (the exporter casts the 1 to the test's
+    type), and ONNX Runtime refused the pads' Concat of bool and int64. Chosen by the test with
+    `_trt_size_where`, the amount is an int64 `Where`: traced at an even size, the graph pads each odd
+    size as eager mode does, where the original pads none (and fails to add)."""
+    import warnings
+
+    import onnxruntime as ort
+
+    code, _ = CASES["pad_one_row_when_short"]
+    before = HEADER + code.lstrip("\n")
+    after = rewrite(before, unsafe=True, select=("TRT717",))
+    assert after.count("_trt_size_where(") >= 2
+    matches = {}
+    for side, source in (("before", before), ("after", after)):
+        f = import_source(source, tmp_path)["f"]
+        path = tmp_path / f"{side}.onnx"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(_Wrap(f), (torch.randn(1, 2, 8, 6),), str(path), dynamo=False, input_names=["x"],
+                              dynamic_axes={"x": {2: "h", 3: "w"}})
+        session = ort.InferenceSession(str(path))
+        for h, w in [(8, 6), (9, 6), (8, 7), (5, 3), (12, 10)]:
+            x = torch.randn(1, 2, h, w, generator=torch.Generator().manual_seed(h * w))
+            want = f(x).numpy()
+            try:
+                [got] = session.run(None, {"x": x.numpy()})
+            except Exception:  # noqa: BLE001 - a graph that cannot run at this size does not match
+                matches[side, h, w] = False
+                continue
+            matches[side, h, w] = got.shape == want.shape and bool((abs(got - want) <= 1e-6).all())
+    assert all(v for (side, _, _), v in matches.items() if side == "after"), matches
+    assert not any(matches["before", h, w] for h, w in [(9, 6), (8, 7), (5, 3)]), matches

@@ -89,6 +89,22 @@ def _trt_size_int(value: int | float) -> int:
     return int(value)
 
 
+def _trt_size_float(value: int | float) -> float:
+    """``float(value)``; the traced number as a float32 0-d tensor while a trace passes a tensor (a ratio
+    of sizes, ``float(w) / float(w_pad)``, stays in the graph)."""
+    if not torch.jit.is_scripting():
+        if torch.jit.is_tracing() and isinstance(value, torch.Tensor):
+            return _trt_size_traced_float(value)
+        return float(value)
+    return float(value)
+
+
+@torch.jit.unused
+def _trt_size_traced_float(value):
+    """The traced number as float32, as the graph computes it (TensorRT has no float64)."""
+    return value.to(torch.float32)
+
+
 def _trt_size_floordiv(a: int, b: int) -> int:
     """``a // b``; while a trace passes a tensor, a floor division the graph keeps (the exporter writes
     a traced ``//`` as a ``Div`` that truncates toward zero: ``-(-h // s)`` would come out one smaller)."""
