@@ -75,12 +75,13 @@ def _trt_sort_order(input, dim: int, descending: bool):
         keys = torch.where(nan, torch.full_like(keys, float("inf")), keys)
     first = torch.sort(keys, dim=dim, descending=descending)[1]
     ranked = keys.gather(dim, first)
-    changed = (ranked != ranked.roll(1, dim)).to(torch.float32)
+    count = input.shape[dim]
+    before = (torch.arange(count, device=input.device) - 1).clamp(min=0)  # each place's predecessor (the first: itself)
+    changed = (ranked != ranked.index_select(dim, before)).to(torch.float32)
     group = changed.cumsum(dim).to(torch.int64) * 2
     if nan is not None:
         ranked_nan = nan.gather(dim, first).to(torch.int64)
         group = group + (1 - ranked_nan if descending else ranked_nan)
-    count = input.shape[dim]
     second = torch.sort(group * count + first, dim=dim)[1]
     return first.gather(dim, second)
 
