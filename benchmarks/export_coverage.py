@@ -99,7 +99,7 @@ CASES = (
     Case("div floor (float)", lambda x: torch.div(x, 0.1, rounding_mode="floor"), (torch.tensor([1.0, -1.0, 2.9]),),
          "TRT339 (migrate)"),
     Case("bitwise_and (int)", lambda x: x & 3, (IDX,), "TRT732 (sizes)"),
-    # not taken by any rule yet (but max_unpool2d, TRT340, and the accumulating writes, TRT341)
+    # not taken by any rule yet (but max_unpool2d, TRT340, the accumulating writes, TRT341, and the stable sort, TRT343)
     Case("fliplr", lambda x: torch.fliplr(x), (A,)),
     Case("inner", lambda x, y: torch.inner(x, y), (A, B)),
     Case("vecdot", lambda x, y: torch.linalg.vecdot(x, y), (A, B)),
@@ -121,7 +121,8 @@ CASES = (
     Case("cov", lambda x: torch.cov(x), (A,)),
     Case("adjoint", lambda x: x.adjoint(), (M,)),
     Case("addcdiv", lambda x, y: torch.addcdiv(x, x, y + 3, value=0.5), (A, B)),
-    Case("sort stable", lambda x: torch.sort(x, stable=True).values, (A,)),
+    Case("sort stable", lambda x: torch.sort(x, stable=True).values, (A,), "TRT343"),
+    Case("msort", lambda x: torch.msort(x), (A,), "TRT343"),
     Case("adaptive_max_pool1d", lambda x: F.adaptive_max_pool1d(x, 2), (A[None],), "TRT602"),
     Case("max_unpool2d", lambda x: F.max_unpool2d(*F.max_pool2d(x, 2, return_indices=True), 2), (IMG,), "TRT340"),
     Case("interpolate nearest-exact", lambda x: F.interpolate(x, scale_factor=1.5, mode="nearest-exact"), (IMG,)),

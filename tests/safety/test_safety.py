@@ -212,6 +212,13 @@ PROGRAMS = [
                       "        y = x.clone()\n        y.index_add_(0, bins + 1, x * 2)\n"
                       "        return y.index_put((bins,), x, accumulate=True)\n",
             one(tensors())),
+    # TRT343 sorts: stable sorts and argsorts in both orders (the helpers), `stable=False` dropped, msort as a sort
+    # along the first axis; 0-d inputs sort as torch sorts them, complex ones raise the same error.
+    Program("TRT343", "class M(nn.Module):\n    def forward(self, x):\n"
+                      "        values, order = torch.sort(x, dim=-1, descending=True, stable=True)\n"
+                      "        return values, order, x.argsort(stable=True), torch.sort(x, stable=False).indices, "
+                      "torch.msort(x), x.sort(dim=0, stable=True).values\n",
+            one(tensors())),
 ]
 
 PROGRAM_IDS = [f"{p.rule}-{n}" for n, p in enumerate(PROGRAMS)]

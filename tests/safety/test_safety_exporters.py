@@ -106,6 +106,13 @@ CORNERS = [
                      "        y = x * 1\n        y.index_add_(0, bins, x)\n"
                      "        return torch.cat([x.index_add(0, bins, x), y, x.index_put((bins - 1,), x, accumulate=True)])\n",
            _one, (torch.float32, torch.float16, torch.int64, torch.int16)),
+    # TRT343 sorts: a stable sort (repeats, signed zeros, infinities, NaN), its indices, a stable argsort descending
+    # and an msort, one column each.
+    Corner("TRT343", "class M(nn.Module):\n    def forward(self, x):\n"
+                     "        values, order = x.sort(dim=0, stable=True)\n"
+                     "        down = torch.argsort(x, dim=0, descending=True, stable=True)\n"
+                     "        return torch.stack([values, order.to(x.dtype), down.to(x.dtype), torch.msort(x)], 1)\n",
+           _one, (torch.float32, torch.float16, torch.int64, torch.int32, torch.uint8)),
 ]
 CORNER_IDS = [f"{c.rule}-{n}" for n, c in enumerate(CORNERS)]
 LENGTHS = (0, 1, 5)

@@ -96,6 +96,11 @@ RULES: dict[str, tuple[str, ...]] = {
     "MaxUnpool": ("TRT340",),
     # "Unsupported: ONNX export of operator index_add, alpha != 1" (TRT341 scatter-adds while exporting).
     "index_add": ("TRT341",),
+    # A sort with `stable=` ("Unsupported: ONNX export of operator Sort, Out parameter is not supported") and
+    # `torch.msort` ("Exporting the operator 'aten::msort' ..."): TRT343 drops `stable=False`, sorts twice
+    # while exporting for `stable=True`, and writes msort as a sort.
+    "operator Sort, Out parameter": ("TRT343",),
+    "aten::msort": ("TRT343",),
     "aten::linalg_inv": ("TRT338",),
     "aten::linalg_solve": ("TRT338",),
 }
