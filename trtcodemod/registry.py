@@ -77,6 +77,7 @@ RULE_MODULES: tuple[str, ...] = (
     "conv_kernel_shape",
     "attention_scale",
     "index_add",
+    "whole_window_pool",
 )
 
 
