@@ -277,7 +277,8 @@ def build():
 
 
 def test_migrate_fixes_the_export_that_stops(tmp_path) -> None:
-    """HACNN's channel attention: the export stops at the line ("not constant"); migrate applies TRT342 there."""
+    """HACNN's channel attention and final pooling: the export stops at the first ("not constant"); migrate applies
+    TRT342 there and at the other call of the file in the same round."""
     import json
 
     path = tmp_path / "hacnn_like.py"
@@ -290,6 +291,8 @@ def test_migrate_fixes_the_export_that_stops(tmp_path) -> None:
     exit_code = result.exit_code
     assert report["before"]["exported"] is False
     assert exit_code == 0, report["remaining"]
-    assert {a["rule"] for a in report["applied"]} == {"TRT342"}
+    # the export stops at the first call; the second, in the same file, is applied with it: one round
+    assert sorted((a["rule"], a["line"]) for a in report["applied"]) == [("TRT342", 12), ("TRT342", 25)]
+    assert len(report["rounds"]) == 1
     assert "+        x = _trt_whole_avg_pool2d(x, x.size()[2:], whole=(2, 3))" in report["diff"]
     assert report["after"]["faithful"] is True and report["equivalent"] is True

@@ -1,0 +1,133 @@
+"""The whole-window pooling recipe (TRT342) on real-code variants.
+
+Each variant in ``tests/recipe_variants/trt342/`` is a small runnable model reduced from a public repository
+or the zoo's pinned copy (cited in its docstring), with the pooling written as its authors write it:
+mamaheux's ``GlobalAvgPool2d`` (``F.avg_pool2d(x, (x.data.size()[2], x.data.size()[3]))``), the DeepStream
+exercise's ``GlobalAvgPool2d`` (``N, C, H, W`` bound from ``x.data.size(i)``, ``avg_pool2d`` imported bare,
+``x`` rebound to the result), AlignedReID's ``HorizontalMaxPool2d`` (``input_size = x.size()``, then
+``nn.functional.max_pool2d(input=x, kernel_size=(1, input_size[3]))``: strip max pooling over the width) and
+boxmot's HACNN attention (``F.avg_pool2d(x, x.size()[2:])`` three ways, one in a loop over regions). The
+TorchScript export of each original stops ("Failed to export a node ... because it is not constant"), with
+the batch alone dynamic too.
+
+``migrate`` applies TRT342 at every pooling call, and at nothing else, and ends with exit 0, the rewritten
+model equivalent, for all four. The two with a dynamic height and width are also rewritten from the code
+alone and exported directly: the graph equals eager mode at other sizes (a 1x1 map, one row, a wide one) and
+on edge values (inf, NaN, -inf), and eager mode is unchanged.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+from support import migrate_json
+from variant_models import (assert_eager_unchanged, assert_graph_within, built_variant, export_variant, graph_matches,
+                            load_variant, seeded, with_specials)
+from variant_models import axes_json as _axes_json, line_of as _line_of
+
+from trtcodemod.engine import Options, check_source, fix_source
+
+HERE = Path(__file__).resolve().parents[2] / "recipe_variants" / "trt342"
+CODE_ALONE = Options(select=("TRT342",), scope="all")
+
+#: variant -> (the calls, as written; the text migrate writes for them).
+MIGRATED: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "mamaheux_global_avg_pool_data_size": (
+        ("return F.avg_pool2d(x, (x.data.size()[2], x.data.size()[3]))",),
+        ("return _trt_whole_avg_pool2d(x, (x.data.size()[2], x.data.size()[3]), whole=(2, 3))",)),
+    "cycoslee_deepstream_global_avg_pool": (
+        ("x = avg_pool2d(x, (H, W))",), ("x = _trt_whole_avg_pool2d(x, (H, W), whole=(2, 3))",)),
+    "alignedreid_horizontal_max_pool": (
+        ("return nn.functional.max_pool2d(input=x, kernel_size=(1, input_size[3]))",),
+        ("return _trt_whole_max_pool2d(input=x, kernel_size=(1, input_size[3]), whole=(None, 3))",)),
+    "boxmot_hacnn_attention": (
+        ("x = F.avg_pool2d(x, x.size()[2:])\n",
+         "x = F.avg_pool2d(x, x.size()[2:]).view(x.size(0), x.size(1))",
+         "x_local_i = F.avg_pool2d(x_local_i, x_local_i.size()[2:])"),
+        ("x = _trt_whole_avg_pool2d(x, x.size()[2:], whole=(2, 3))",
+         "x = _trt_whole_avg_pool2d(x, x.size()[2:], whole=(2, 3)).view(x.size(0), x.size(1))",
+         "x_local_i = _trt_whole_avg_pool2d(x_local_i, x_local_i.size()[2:], whole=(2, 3))")),
+}
+
+
+def _line(path: Path, call: str) -> int:
+    lines = [i for i, text in enumerate(path.read_text().splitlines(keepends=True), 1)
+             if call in text and "``" not in text]
+    assert len(lines) == 1, (call, lines)
+    return lines[0]
+
+
+@pytest.mark.parametrize("name", list(MIGRATED))
+def test_migrate_applies_the_rule_and_ends_equivalent(name: str) -> None:
+    calls, written = MIGRATED[name]
+    path = HERE / f"{name}.py"
+    module = load_variant(path, f"trt342_m_{name}")
+    lines = sorted(_line(path, call) for call in calls)
+    found = check_source(path.read_bytes(), str(path.resolve()), CODE_ALONE)
+    assert sorted(f.line for f in found) == lines and all(f.edit is not None for f in found)  # from the code alone
+    report = migrate_json(path, _axes_json(module))
+    assert report["before"]["exported"] is False, report["before"]
+    applied = [(fix["rule"], fix["line"]) for fix in report["applied"]]
+    assert sorted(line for rule, line in applied if rule == "TRT342") == lines, applied
+    assert {rule for rule, _ in applied} == {"TRT342"}, applied
+    assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
+    assert report["after"]["exported"] is True and report["after"]["faithful"] is True
+    added = [line for line in report["diff"].splitlines() if line.startswith("+")]
+    for text in written:
+        assert any(text in line for line in added), report["diff"]
+
+
+#: Variants whose window is read through ``x.data``: the TorchScript exporter sees Python ints there.
+READ_THROUGH_DATA = ("mamaheux_global_avg_pool_data_size", "cycoslee_deepstream_global_avg_pool")
+
+#: variant -> the input sets the graph is compared on (beyond the example).
+DIRECT = {
+    "mamaheux_global_avg_pool_data_size": {
+        "smallest": (torch.randn(1, 3, 3, 3, generator=seeded(1)),),
+        "tall": (torch.randn(3, 3, 31, 5, generator=seeded(2)),),
+        "edge-values": (with_specials((2, 3, 9, 11), 3),),
+    },
+    "cycoslee_deepstream_global_avg_pool": {
+        "smallest": (torch.randn(1, 3, 1, 1, generator=seeded(1)),),
+        "tall": (torch.randn(4, 3, 33, 6, generator=seeded(2)),),
+        "edge-values": (with_specials((2, 3, 5, 7), 3),),
+    },
+    "alignedreid_horizontal_max_pool": {
+        "tall": (torch.randn(2, 3, 30, 5, generator=seeded(4)),),
+        "one-column": (torch.randn(1, 3, 7, 1, generator=seeded(1)),),
+        "one-row": (torch.randn(2, 3, 1, 9, generator=seeded(2)),),
+        "wide": (torch.randn(1, 3, 4, 40, generator=seeded(3)),),
+        "edge-values": (with_specials((2, 3, 6, 6), 4) * 1e30,),
+    },
+}
+
+
+@pytest.mark.parametrize("name", list(DIRECT))
+def test_rewritten_from_the_code_alone_exports_and_equals_eager(name: str, tmp_path: Path) -> None:
+    path = HERE / f"{name}.py"
+    module, original = built_variant(path, f"trt342_{name}")
+    example = module.inputs(seeded(0))
+    if name in READ_THROUGH_DATA:
+        # the sizes read through `x.data` are Python ints while tracing: the window is baked, with no warning, and
+        # the graph is wrong at every other size (or refuses it)
+        baked = export_variant(original, example, module.DYNAMIC, tmp_path / "before.onnx", tmp_path)[0]
+        assert not graph_matches(baked, original, DIRECT[name]["tall"])
+    else:
+        with pytest.raises(Exception, match="not constant"):
+            export_variant(original, example, module.DYNAMIC, tmp_path / "before.onnx", tmp_path)
+
+    new_source = fix_source(path.read_bytes(), str(path.resolve()), CODE_ALONE).source.decode()
+    for text in MIGRATED[name][1]:
+        assert text in new_source, new_source
+    new_path = tmp_path / f"{name}_rewritten.py"
+    new_path.write_text(new_source)
+    _, rewritten = built_variant(new_path, f"trt342_rewritten_{name}")
+    rewritten.load_state_dict(original.state_dict())
+
+    session = export_variant(rewritten, example, module.DYNAMIC, tmp_path / "after.onnx", tmp_path)[0]
+    others = DIRECT[name]
+    for label, inputs in {"example": example, **others}.items():
+        assert_graph_within(session, original, inputs, 1e-5, label)
+    assert_eager_unchanged(original, rewritten, {"example": example, **others})
