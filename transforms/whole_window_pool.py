@@ -164,7 +164,7 @@ TensorRT versions: every release parses ReduceMean and ReduceMax.""",
                 "def forward(self, x):\n    n, c, h, w = x.size()\n    return F.max_pool2d(x, (h, 1))\n",
                 "def forward(self, x):\n    n, c, h, w = x.size()\n    return _trt_whole_max_pool2d(x, (h, 1), whole=(2, None))\n",
             ),
-            Example("def forward(self, x):\n    h = x.size(2)\n    x = self.conv(x)\n    return F.avg_pool2d(x, h)\n"),
+            Example("def forward(self, x):\n    return F.avg_pool2d(x, x.size()[2:], divisor_override=4)\n"),
         ),
         references=(
             "https://pytorch.org/docs/stable/generated/torch.nn.functional.avg_pool2d.html",
