@@ -21,7 +21,7 @@ from typing import Union
 
 import libcst as cst
 
-from trtcodemod.astutil import argument, bound_names, code_of, has_star_args, int_value, walk
+from trtcodemod.astutil import argument, bound_names, has_star_args, int_value, walk
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety, spelled
 from trtcodemod.transforms._op_calls import in_inserted_helper
 
@@ -129,7 +129,11 @@ without a fix.
 Why it hurts: while the TorchScript exporter traces, `x.size()` holds traced values, and the
 pooling symbolic needs a constant kernel: the export stops with "Failed to export a node ...
 onnx::Gather ... because it is not constant. Please try to make things (e.g. kernel sizes) static"
-(torch 2.13). Writing the sizes as Python ints would bake the traced input's size into the graph.
+(torch 2.13), with a dynamic batch alone too (the shape it gathers from is not constant). Sizes read
+through `x.data` are Python ints while tracing: that export succeeds, with no warning, and bakes
+the traced size into the window, so the graph is wrong at every other size (the rewrite reduces
+the whole axes at any size). `migrate` applies the rule's findings in a file together once the
+export stops at one of them (the exporter stops at the first such call).
 
 The rewrite: `F.avg_pool2d(x, x.size()[2:])` → `_trt_whole_avg_pool2d(x, x.size()[2:], whole=(2, 3))`
 (`_trt_whole_max_pool2d`, the 1-D and 3-D forms alike), the arguments unchanged; `whole` gives,

@@ -33,7 +33,7 @@ import torch
 from support import migrate_json
 from variant_models import (assert_eager_unchanged, assert_graph_within, built_variant, export_variant, graph_matches,
                             load_variant, seeded, with_specials)
-from variant_models import axes_json as _axes_json, line_of as _line_of
+from variant_models import axes_json as _axes_json
 
 from trtcodemod.engine import Options, check_source, fix_source
 
