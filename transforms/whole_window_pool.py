@@ -130,9 +130,9 @@ Why it hurts: while the TorchScript exporter traces, `x.size()` holds traced val
 pooling symbolic needs a constant kernel: the export stops with "Failed to export a node ...
 onnx::Gather ... because it is not constant. Please try to make things (e.g. kernel sizes) static"
 (torch 2.13), with a dynamic batch alone too (the shape it gathers from is not constant). Sizes read
-through `x.data` are Python ints while tracing: that export succeeds, with no warning, and bakes
-the traced size into the window, so the graph is wrong at every other size (the rewrite reduces
-the whole axes at any size). `migrate` applies the rule's findings in a file together once the
+through `x.data` are Python ints while tracing, and `F.max_pool1d`'s symbolic takes a traced size
+as a constant: those exports succeed, with no warning, with the traced size baked into the window,
+so the graph is wrong at every other size (the rewrite reduces the whole axes at any size). `migrate` applies the rule's findings in a file together once the
 export stops at one of them (the exporter stops at the first such call).
 
 The rewrite: `F.avg_pool2d(x, x.size()[2:])` → `_trt_whole_avg_pool2d(x, x.size()[2:], whole=(2, 3))`

@@ -140,3 +140,38 @@ def test_rewritten_from_the_code_alone_exports_and_equals_eager(name: str, tmp_p
     for label, inputs in {"example": example, **others}.items():
         assert_graph_within(session, original, inputs, 1e-5, label)
     assert_eager_unchanged(original, rewritten, {"example": example, **others})
+
+
+def test_libmultilabel_xml_cnn_max_pool_over_the_whole_length(tmp_path: Path) -> None:
+    """LibMultiLabel's XML-CNN (the TRT602 variant, tests/recipe_variants/trt602/) with ``num_pool=1`` takes the other
+    branch of its encoder: ``F.max_pool1d(h_sub, h_sub.shape[2])``, a maximum over the whole text length per
+    filter. The original exports, with no warning, a 1-D MaxPool whose kernel is the traced length: at another
+    length its graph fails (or, at a multiple, would pool several windows). The rewrite, from the code alone,
+    exports a ReduceMax (no 1-D MaxPool, which TensorRT refuses too) that equals eager mode at other lengths and
+    batch sizes."""
+    import onnx
+
+    path = HERE.parent / "trt602" / "libmultilabel_xmlcnn_encoder.py"
+    module = load_variant(path, "trt342_libmultilabel")
+    new_source = fix_source(path.read_bytes(), str(path.resolve()), CODE_ALONE).source.decode()
+    assert "                h_sub = _trt_whole_max_pool1d(h_sub, h_sub.shape[2], whole=(2,))\n" in new_source
+    new_path = tmp_path / "libmultilabel_rewritten.py"
+    new_path.write_text(new_source)
+    rewritten_module = load_variant(new_path, "trt342_libmultilabel_rewritten")
+    torch.manual_seed(0)
+    original = module.XMLCNN(num_pool=1).eval()
+    rewritten = rewritten_module.XMLCNN(num_pool=1).eval()
+    rewritten.load_state_dict(original.state_dict())
+    example = module.inputs(seeded(0))
+    baked, traced = export_variant(original, example, module.DYNAMIC, tmp_path / "before.onnx", tmp_path)
+    assert traced == []  # no warning: the 1-D symbolic takes the traced size as a constant kernel
+    assert not graph_matches(baked, original, (torch.randint(1, 30, (3, 40), generator=seeded(2)),))
+    session = export_variant(rewritten, example, module.DYNAMIC, tmp_path / "after.onnx", tmp_path)[0]
+    ops = {node.op_type for node in onnx.load(str(tmp_path / "after.onnx")).graph.node}
+    assert "ReduceMax" in ops and "MaxPool" not in ops
+    sets = {"example": example, "shortest": (torch.randint(1, 30, (1, 4), generator=seeded(1)),),
+            "long": (torch.randint(1, 30, (3, 40), generator=seeded(2)),),
+            "padding-only": (torch.zeros(2, 9, dtype=torch.long),)}
+    for label, inputs in sets.items():
+        assert_graph_within(session, original, inputs, 1e-5, label)
+    assert_eager_unchanged(original, rewritten, sets)
