@@ -14,7 +14,9 @@ the batch alone dynamic too.
 (the export stops at the first call; the others of the file are applied with it), and ends with exit 0, the
 rewritten model equivalent. The three with a dynamic height and width are also rewritten from the code alone
 and exported directly: the graph equals eager mode at other sizes (a 1x1 map, one row, a tall or wide one) and
-on edge values (inf, NaN, -inf), and eager mode is unchanged.
+on edge values (inf, NaN, -inf), and eager mode is unchanged. So is LibMultiLabel's XML-CNN (the TRT602
+variant) with one pool, ``F.max_pool1d(h_sub, h_sub.shape[2])``, whose original exports its traced length as
+the kernel.
 
 Not taken by ``migrate``: the two variants that read the sizes through ``x.data``. The TorchScript exporter sees
 Python ints there: the original exports, with no warning, its window baked at the traced size, and its graph
