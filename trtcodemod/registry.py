@@ -78,6 +78,7 @@ RULE_MODULES: tuple[str, ...] = (
     "attention_scale",
     "index_add",
     "sort_stable",
+    "whole_window_pool",
 )
 
 

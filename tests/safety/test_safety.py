@@ -219,6 +219,11 @@ PROGRAMS = [
                       "        return values, order, x.argsort(stable=True), torch.sort(x, stable=False).indices, "
                       "torch.msort(x), x.sort(dim=0, stable=True).values\n",
             one(tensors())),
+    # TRT342 whole-window pooling: global average pooling and strip max pooling written with the input's own
+    # sizes; empty spatial axes raise in torch's call (the same error on both sides).
+    Program("TRT342", "class M(nn.Module):\n    def forward(self, x):\n        n, c, h, w = x.size()\n"
+                      "        return F.avg_pool2d(x, x.size()[2:]), F.max_pool2d(x, (h, 1)), F.avg_pool2d(x, (1, w))\n",
+            one(tensors(dtypes=FLOATS, min_dim=4, max_dim=4))),
 ]
 
 PROGRAM_IDS = [f"{p.rule}-{n}" for n, p in enumerate(PROGRAMS)]

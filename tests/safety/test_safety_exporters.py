@@ -113,6 +113,13 @@ CORNERS = [
                      "        down = torch.argsort(x, dim=0, descending=True, stable=True)\n"
                      "        return torch.stack([values, order.to(x.dtype), down.to(x.dtype), torch.msort(x)], 1)\n",
            _one, (torch.float32, torch.float16, torch.int64, torch.int32, torch.uint8)),
+    # TRT342 whole-window pooling over a 3x2 image per element (the batch is the dynamic axis: the dynamo
+    # exporter keeps the original's static kernel; the TorchScript exporter stops on the original).
+    Corner("TRT342", "class M(nn.Module):\n    def forward(self, x):\n"
+                     "        y = x.reshape(-1, 1, 1, 1) * torch.tensor([[1.0, -2.0], [0.5, 3.0], [0.25, 1.0]], dtype=x.dtype)\n"
+                     "        h, w = y.shape[2:]\n"
+                     "        return torch.cat([F.avg_pool2d(y, y.size()[2:]).flatten(), F.max_pool2d(y, (h, 1)).flatten()])\n",
+           _one, (torch.float32, torch.float64)),
 ]
 CORNER_IDS = [f"{c.rule}-{n}" for n, c in enumerate(CORNERS)]
 LENGTHS = (0, 1, 5)

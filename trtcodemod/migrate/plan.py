@@ -10,6 +10,7 @@ every input set. Everything else is information, or what remains.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable
 
@@ -41,7 +42,20 @@ SUPERSEDED_BECAUSE = {"TRT726": "a cache refreshed while tracing",
 
 #: Rules whose construct exports without error but computes other values (``atan2``'s edges):
 #: the suspects when a graph differs from its model even on the inputs it was traced with.
-WRONG_VALUE_RULES = frozenset({"TRT301", "TRT728", "TRT330", "TRT339", "TRT341"})
+#: TRT342: a whole-window pooling whose sizes are read through ``x.data`` (mamaheux's and the DeepStream exercise's
+#: ``GlobalAvgPool2d``) exports without a warning, its window baked at the traced size.
+WRONG_VALUE_RULES = frozenset({"TRT301", "TRT728", "TRT330", "TRT339", "TRT341", "TRT342"})
+
+#: Rules whose every finding stops the TorchScript export the same way once one does, with an error that names
+#: no operator ("Failed to export a node '%5 : Long(device=cpu) = onnx::Gather[axis=0](%2, %4), scope: ...' (in
+#: list node ...) because it is not constant": a size gathered from a traced shape, in a list argument that must be
+#: constant; a located message keeps its first 300 characters, which may end within the scope): the exporter stops
+#: at the first, so a model with five such calls takes five rounds. When the export stops so at one of the rule's
+#: findings, the rule's findings in that file are applied together (boxmot's HACNN pools `x.size()[2:]` at four
+#: lines of one file).
+STOPS_AT_EVERY_CALL = {
+    "TRT342": re.compile(r"Failed to export a node '%[\w.]+ : Long\([^)]*\) = onnx::Gather\["),
+}
 
 #: Of those, the rules whose wrong values may be indices, so the graph fails where they are read, at a
 #: line of the same file other than the construct's (TRT728: kornia's CLAHE builds LUT indices with
@@ -196,11 +210,14 @@ def assumption(rule: str) -> str:
     return f"{text} (how it can fail: `trtcodemod explain {rule}`)" if text else f"see `trtcodemod explain {rule}`"
 
 
-def decide(finding: Any, problems: Iterable[Problem], facts: Facts, unsafe: bool) -> Decision:
-    """One finding's decision, with the located problems it addresses and the proof."""
+def decide(finding: Any, problems: Iterable[Problem], facts: Facts, unsafe: bool,
+           also: Iterable[Problem] = ()) -> Decision:
+    """One finding's decision, with the located problems it addresses (and ``also``: those a finding of the same
+    rule in the same file addresses, where the rule stops the export at every call) and the proof."""
     from trtcodemod.registry import rule_by_id
 
     hits = [p for p in problems if matches(p, finding)]
+    hits += [p for p in also if not any(p is h for h in hits)]
     if not facts.ran(finding.path, finding.line, finding.end_line):
         # The eager run never reached it; a node of the exported graph made at its lines, or the
         # export failing there, says the export did (code behind `torch.jit.is_tracing()` or
@@ -244,6 +261,22 @@ def decide(finding: Any, problems: Iterable[Problem], facts: Facts, unsafe: bool
                         problems=hits, candidate=True)
     return Decision(finding, REMAINS, reason=f"{located}; unsafe fix not applied (no observation covers its "
                                              f"assumption; --unsafe applies it)", problems=hits)
+
+
+def _stopped_by_rule(findings: list[Any], problems: list[Problem]) -> dict[tuple[str, str], list[Problem]]:
+    """(rule, file) -> the export failures one of the rule's findings in that file is at, for the rules of
+    :data:`STOPS_AT_EVERY_CALL` whose error the failure gives."""
+    out: dict[tuple[str, str], list[Problem]] = {}
+    for finding in findings:
+        pattern = STOPS_AT_EVERY_CALL.get(finding.rule)
+        if pattern is None:
+            continue
+        for p in problems:
+            if p.kind == "export_failure" and p.rule is None and _at(p, finding) and pattern.search(p.message or ""):
+                found = out.setdefault((finding.rule, _span(finding).path), [])
+                if not any(p is q for q in found):
+                    found.append(p)
+    return out
 
 
 def _hold_back_candidates(decisions: list[Decision], applied: list[Decision]) -> list[Decision]:
@@ -296,9 +329,10 @@ class Plan:
         rank = {INFO: 0, REMAINS: 1, APPLY: 2}
         findings = list(findings)
         follow_ups = self._follow_ups(findings, problems)
+        stopped = _stopped_by_rule(findings, problems)
         made = []
         for finding in [*findings, *follow_ups]:
-            decision = decide(finding, problems, facts, unsafe)
+            decision = decide(finding, problems, facts, unsafe, stopped.get((finding.rule, _span(finding).path), ()))
             decision.follow_up = any(finding is f for f in follow_ups)
             made.append(decision)
         for decision in _hold_back_candidates(made, self.applied):
