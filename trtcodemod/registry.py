@@ -76,6 +76,7 @@ RULE_MODULES: tuple[str, ...] = (
     "floor_divide",
     "conv_kernel_shape",
     "attention_scale",
+    "inplace_compare",
 )
 
 

@@ -36,7 +36,7 @@ HELPER_MODULES: tuple[str, ...] = (
     "eye", "folding", "sampling", "transposing", "normalization", "tiling", "attention", "multihead",
     "spectral", "powers", "constants", "scanning",
     "searching", "selection", "diagonal", "histogram", "finite", "symbolics", "inverse", "division",
-    "convolution", "unpooling",
+    "convolution", "unpooling", "comparisons",
 )
 
 RESERVED_PREFIX = "_trt_"

@@ -39,9 +39,10 @@ SUPERSEDED_BECAUSE = {"TRT726": "a cache refreshed while tracing",
                       "TRT331": "the test of a pad it made part of one computation",
                       "TRT336": "the loop it made a search in the graph"}
 
-#: Rules whose construct exports without error but computes other values (``atan2``'s edges):
-#: the suspects when a graph differs from its model even on the inputs it was traced with.
-WRONG_VALUE_RULES = frozenset({"TRT301", "TRT728", "TRT330", "TRT339"})
+#: Rules whose construct exports without error but computes other values (``atan2``'s edges) or
+#: values of another type (TRT323: ``masks.gt_(0.5)`` exported as a bool comparison, YOLOv5's mask
+#: decoding): the suspects when a graph differs from its model even on the inputs it was traced with.
+WRONG_VALUE_RULES = frozenset({"TRT301", "TRT728", "TRT330", "TRT339", "TRT323"})
 
 #: Of those, the rules whose wrong values may be indices, so the graph fails where they are read, at a
 #: line of the same file other than the construct's (TRT728: kornia's CLAHE builds LUT indices with
@@ -49,8 +50,9 @@ WRONG_VALUE_RULES = frozenset({"TRT301", "TRT728", "TRT330", "TRT339"})
 #: rules whose wrong values have the wrong shape (TRT330: PatchTST's windows on the wrong axis meet the
 #: positional encoding's shape in an Add further on, which ONNX Runtime refuses at load; TRT339: a ceiling
 #: `-(-k_len // block)` one short gives a block count whose indices a ScatterElements further on refuses,
-#: as in MiniMax-M3-VL's block indexer).
-WRONG_INDEX_RULES = frozenset({"TRT728", "TRT330", "TRT339"})
+#: as in MiniMax-M3-VL's block indexer), and TRT323, whose bool comparison meets a float in an Add further
+#: on, which ONNX Runtime refuses at load.
+WRONG_INDEX_RULES = frozenset({"TRT728", "TRT330", "TRT339", "TRT323"})
 
 #: Rules that rewrite a module where it is built (``nn.LocalResponseNorm(...)`` in ``__init__``)
 #: while the graph check names them from a node's stack, made where forward calls the module: a
