@@ -149,6 +149,15 @@ _SEG_MASKS = ("pred, proto = self.m(x)[:2]\n        p = pred[0]\n        det = p
               "boxes = xywh2xyxy(det[:, :4])\n        "
               "masks = process_mask(proto[0], det[:, 5 + self.m.model[-1].nc:], boxes, x.shape[2:], upsample=True)\n"
               "        return boxes, masks")
+#: The same rows through the other two mask decoders (crop after upsampling; ``native``: the letterbox padding
+#: cropped from the prototypes first, with the gain and padding computed from the sizes).
+_SEG_OTHER = ("pred, proto = self.m(x)[:2]\n        p = pred[0]\n        det = p[p[:, 4].topk(10).indices]\n        "
+              "boxes = xywh2xyxy(det[:, :4])\n        "
+              "return boxes, {fn}(proto[0], det[:, 5 + self.m.model[-1].nc:], boxes, x.shape[2:])")
+#: Boxes of the 10 rows of highest objectness scaled back to a 480x640 original (utils.general scale_boxes, which
+#: clips them in place).
+_SCALED = ("p = self.m(x)[0][0]\n        det = p[p[:, 4].topk(10).indices]\n        "
+           "return scale_boxes(x.shape[2:], xywh2xyxy(det[:, :4]), (480, 640))")
 _NMS = ("det = non_max_suppression(self.m(x)[0], conf_thres=0.001, iou_thres=0.6, max_det=20)[0]\n        "
         "return det")
 
@@ -210,6 +219,25 @@ MODELS_YOLO = [
     Spec("y5_n_nms", "yolov5 YOLOv5n and utils.general non_max_suppression (20 rows at most)",
          _IMPORTS + "\nfrom yolov5.utils.general import non_max_suppression", _yaml("yolov5n.yaml"), _NMS, _IMG,
          DYNAMIC_BHW + '\nunordered = ["output"]', calibrate="self.m(xb)"),
+    Spec("y5_n_seg_upsample", "yolov5 YOLOv5n-seg, top 10 rows through process_mask_upsample",
+         _IMPORTS + "\nfrom yolov5.models.yolo import SegmentationModel\nfrom yolov5.utils.general import xywh2xyxy"
+         "\nfrom yolov5.utils.segment.general import process_mask_upsample",
+         'SegmentationModel(os.path.join(CFG, "segment/yolov5n-seg.yaml"), nc=3)',
+         _SEG_OTHER.format(fn="process_mask_upsample"), _IMG, DYNAMIC_BHW, calibrate="self.m(xb)"),
+    Spec("y5_n_seg_native", "yolov5 YOLOv5n-seg, top 10 rows through process_mask_native (padding cropped)",
+         _IMPORTS + "\nfrom yolov5.models.yolo import SegmentationModel\nfrom yolov5.utils.general import xywh2xyxy"
+         "\nfrom yolov5.utils.segment.general import process_mask_native",
+         'SegmentationModel(os.path.join(CFG, "segment/yolov5n-seg.yaml"), nc=3)',
+         _SEG_OTHER.format(fn="process_mask_native"), _IMG, DYNAMIC_BHW, calibrate="self.m(xb)"),
+    Spec("y5_n_boxes_scaled", "yolov5 YOLOv5n, top 10 boxes scaled to a 480x640 original (scale_boxes, clip_boxes)",
+         _IMPORTS + "\nfrom yolov5.utils.general import scale_boxes, xywh2xyxy", _yaml("yolov5n.yaml"), _SCALED,
+         _IMG, DYNAMIC_BHW, calibrate="self.m(xb)"),
+    Spec("y5_s_fused", "yolov5 YOLOv5s with Conv and BatchNorm fused (model.fuse(), as attempt_load does)",
+         _IMPORTS, _yaml("yolov5s.yaml", 0.25) + ".fuse()", _DET, _IMG, DYNAMIC_BHW),
+    Spec("y5_ensemble", "yolov5 Ensemble of YOLOv5n and YOLOv5-FPN (models.experimental, predictions concatenated)",
+         _IMPORTS + "\nfrom yolov5.models.experimental import Ensemble",
+         f"Ensemble().extend([{_yaml('yolov5n.yaml')}, {_yaml('hub/yolov5-fpn.yaml', 0.125, 0.33)}])",
+         "return self.m(x)[0]", _IMG, DYNAMIC_BHW),
     # Last: its config sets the activation of every Conv built after it (a class attribute).
     Spec("y5_leakyrelu", "yolov5 YOLOv5s-LeakyReLU (hub/yolov5s-LeakyReLU.yaml)", _IMPORTS,
          _yaml("hub/yolov5s-LeakyReLU.yaml", 0.25), _DET, _IMG, DYNAMIC_BHW),
