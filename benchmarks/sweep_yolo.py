@@ -22,6 +22,37 @@ write them from the library's other blocks (Focus, SPP and BottleneckCSP as in v
 MixConv2d, CrossConv, C3x, C3SPP, C3Ghost and depthwise transposed convolutions). All ``nc=3``, random weights,
 eval mode; the outputs are the decoded predictions the model returns in eval mode. Dynamic axes as a deploying user
 declares them: batch, height and width (detectors at 128 px, 256 px for the P7 head, the classifier at 64 px).
+
+Each model was built and run eagerly before migrate ran (deterministic, finite, at a second size of its stride
+multiple; forwards of 1.7 s at most here). 23 models first; the last five (the other two mask decoders, boxes scaled
+to the original, fused Conv+BN, an Ensemble) were added after the two fixes below, so their first contact is with
+the fixes in place. Results (``--jobs 1``, 2 cores shared, load 4 to 7), by what stops each model, at the library's
+line:
+
+First contact (23 models): 2 clean (y5_s_export: export.py's ``Detect.dynamic`` rebuilds the grid on every call;
+y5_n_cls), 2 fixed (y5_n_tta, y5_transformer), 19 not fixed. 17 of the 19 stopped at one line: the grid and anchor
+cache of ``Detect`` (``if self.dynamic or self.grid[i].shape[2:4] != x[i].shape[2:4]:``,
+yolov5/models/yolo.py:64), a traced constant that TRT726 is written for, but ``models/yolo.py`` imports torch and
+``nn`` only through ``from yolov5.models.common import *``, so no rule looked at the file (the same in YOLOv7 and the
+repositories cut from YOLOv5). Fixed by reading what a star import of the user's own module binds
+(trtcodemod/star_imports.py): all 17 exit 0.
+- y5_n_seg_masks: ``masks.gt_(0.5)`` (yolov5/utils/segment/general.py:67) exports as a bool ``Greater`` with no cast
+  back (TorchScript exporter): the graph returns bool where the model returns float32. Fixed by TRT323
+  (inplace-compare); what stops it now is the comparison of the thresholded masks: one element of 163840 differs
+  between eager mode and ONNX Runtime (a 0 for a 1: a mask value that rounding puts on the other side of 0.5, not
+  admitted by the float64 run), so the rewrite is not equivalent and TRT726's candidate is reverted with it. y5_n_seg_upsample (line 40),
+  added later: the same.
+- y5_n_nms: ``non_max_suppression`` (yolov5/utils/general.py:900-963: a loop over the batch, emptiness tests, a time
+  limit): data-dependent, named at those lines with the manual step; its export also stops on an exporter assertion
+  (``aten::bitwise_and``) placed at no line.
+
+After the fixes (28 models): 2 clean; 26 need work, of which migrate fixes 21 (exit 0); not fixed:
+y5_n_seg_masks and y5_n_seg_upsample (the thresholded masks above), y5_n_nms (NMS), y5_n_seg_native (the letterbox
+gain ``min(mh / shape[0], mw / shape[1])`` and ``int(pad[1])`` in Python, general.py:82-85: TRT712 has no rewrite for
+a minimum of quotients, nor for ``int`` of an element of a tuple built from it), y5_n_boxes_scaled (the same gain in
+``scale_boxes``, yolov5/utils/general.py:803, and ``boxes[..., [0, 2]] -= pad[0]`` at line 809: the TorchScript
+exporter writes an index_put after an Ellipsis with an index list as a graph ONNX Runtime refuses, an Add with an
+empty input; ``boxes[:, [0, 2]]`` exports right).
 """
 
 from __future__ import annotations
