@@ -39,8 +39,8 @@ repositories cut from YOLOv5). Fixed by reading what a star import of the user's
 - y5_n_seg_masks: ``masks.gt_(0.5)`` (yolov5/utils/segment/general.py:67) exports as a bool ``Greater`` with no cast
   back (TorchScript exporter): the graph returns bool where the model returns float32. Fixed by TRT323
   (inplace-compare); what stops it now is the comparison of the thresholded masks: one element of 163840 differs
-  between eager mode and ONNX Runtime (a 0 for a 1: a mask value that rounding puts on the other side of 0.5, not
-  admitted by the float64 run), so the rewrite is not equivalent and TRT726's candidate is reverted with it. y5_n_seg_upsample (line 40),
+  between eager mode and ONNX Runtime (a thresholded value: before the threshold the masks come within 2.4e-6 of 0.5
+  on such inputs, and the float64 run does not admit the graph's side), so the rewrite is not equivalent and TRT726's candidate is reverted with it. y5_n_seg_upsample (line 40),
   added later: the same.
 - y5_n_nms: ``non_max_suppression`` (yolov5/utils/general.py:900-963: a loop over the batch, emptiness tests, a time
   limit): data-dependent, named at those lines with the manual step; its export also stops on an exporter assertion
