@@ -105,55 +105,69 @@ def _rebound(statement: ast.stmt) -> set[str]:
     return names
 
 
+#: What one module-level statement does to the names a star import takes: ("bind", local, qualified, module),
+#: ("unbind", local) or ("star", module, level).
+Event = tuple
+
+
 @lru_cache(maxsize=256)
-def _exports(path: str, size: int, mtime: int, depth: int) -> tuple[tuple[Binding, ...], tuple[str, ...]]:
-    """The absolute-import bindings module ``path`` exports to a star import, and the files read."""
+def _parsed(path: str, size: int, mtime: int) -> tuple[tuple[Event, ...], frozenset[str] | None]:
+    """The import events of one file, in order, and its literal ``__all__`` (kept per size and mtime)."""
     try:
         tree = ast.parse(Path(path).read_bytes())
     except (OSError, SyntaxError, ValueError, RecursionError):
-        return (), ()
+        return (), frozenset()
     statements = _top_statements(tree.body)
-    bound: dict[str, list[tuple[str, str]]] = {}
-    files: list[str] = [path]
+    events: list[Event] = []
     for statement in statements:
         if isinstance(statement, ast.Import):
             for alias in statement.names:
                 if alias.asname:
-                    bound[alias.asname] = [(alias.name, alias.name)]
+                    events.append(("bind", alias.asname, alias.name, alias.name))
                 else:
                     head = alias.name.split(".", 1)[0]
-                    bound[head] = [(head, alias.name)]
+                    events.append(("bind", head, head, alias.name))
         elif isinstance(statement, ast.ImportFrom):
             if any(alias.name == "*" for alias in statement.names):
-                inner = find_module(Path(path), statement.module, statement.level)
-                if inner is not None and depth < _MAX_DEPTH:
-                    found, read = exports_of(inner, depth + 1)
-                    files.extend(read)
-                    for local, qualified, module in found:
-                        bound[local] = [(qualified, module)]
+                events.append(("star", statement.module, statement.level))
                 continue
             for alias in statement.names:
                 local = alias.asname or alias.name
                 if statement.level or not statement.module:
-                    bound.pop(local, None)  # project-relative: never torch's
+                    events.append(("unbind", local))  # project-relative: never torch's
                 else:
-                    bound[local] = [(f"{statement.module}.{alias.name}", statement.module)]
+                    events.append(("bind", local, f"{statement.module}.{alias.name}", statement.module))
         else:
-            for name in _rebound(statement):
-                bound.pop(name, None)
+            events.extend(("unbind", name) for name in sorted(_rebound(statement)))
     public = _literal_all(statements)
-    out = tuple((local, qualified, module) for local, pairs in sorted(bound.items()) for qualified, module in pairs
-                if (local in public if public is not None else not local.startswith("_")))
-    return out, tuple(dict.fromkeys(files))
+    return tuple(events), (frozenset(public) if public is not None else None)
 
 
 def exports_of(path: Path, depth: int = 0) -> tuple[tuple[Binding, ...], tuple[str, ...]]:
-    """:func:`_exports` for a file, keyed by its size and modification time."""
+    """The absolute-import bindings module ``path`` exports to a star import, and the files read
+    (each file's parse kept per its size and modification time; the star imports it makes resolved anew)."""
     try:
         stat = os.stat(path)
     except OSError:
         return (), ()
-    return _exports(str(path), stat.st_size, stat.st_mtime_ns, depth)
+    events, public = _parsed(str(path), stat.st_size, stat.st_mtime_ns)
+    bound: dict[str, tuple[str, str]] = {}
+    files: list[str] = [str(path)]
+    for event in events:
+        if event[0] == "bind":
+            bound[event[1]] = (event[2], event[3])
+        elif event[0] == "unbind":
+            bound.pop(event[1], None)
+        else:
+            inner = find_module(Path(path), event[1], event[2])
+            if inner is not None and depth < _MAX_DEPTH:
+                found, read = exports_of(inner, depth + 1)
+                files.extend(read)
+                for local, qualified, module in found:
+                    bound[local] = (qualified, module)
+    out = tuple((local, qualified, module) for local, (qualified, module) in sorted(bound.items())
+                if (local in public if public is not None else not local.startswith("_")))
+    return out, tuple(dict.fromkeys(files))
 
 
 def star_bindings(path: str | os.PathLike[str], source: bytes) -> list[Binding]:

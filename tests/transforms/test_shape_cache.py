@@ -293,3 +293,13 @@ def test_a_head_that_gets_torch_through_a_star_import_is_fixed(tmp_path: Path, s
 def test_a_star_import_that_does_not_bring_torch_finds_nothing(tmp_path: Path, common: str | None) -> None:
     path = _star_project(tmp_path, "from pkg.models.common import *", common)
     assert "_trt_tracing" not in _fix_file(path)
+
+
+def test_star_imports_are_followed_through_the_imported_module(tmp_path: Path) -> None:
+    """``models/common.py`` itself star-imports the module that imports torch; a change there is seen at once."""
+    path = _star_project(tmp_path, "from pkg.models.common import *", "from .base import *\n")
+    base = tmp_path / "pkg" / "models" / "base.py"
+    base.write_text("import os\n")
+    assert "_trt_tracing" not in _fix_file(path)
+    base.write_text(STAR_COMMON + "\n# torch now\n")
+    assert "if _trt_tracing() or self.grid[i]" in _fix_file(path)
