@@ -4,7 +4,8 @@
 version *and* a hash of the package's own source files (rules, engine, helpers: a
 development checkout invalidates itself on every edit); the engine options the file gets
 (the rule selection with the per-file ignores that match it, the target TensorRT version,
-``--unsafe``, and any other field of ``engine.Options``); check or apply; whether fix edits are wanted
+``--unsafe``, and any other field of ``engine.Options``); the bytes of the user's modules its
+``from m import *`` statements read (:mod:`trtcodemod.star_imports`); check or apply; whether fix edits are wanted
 (JSON and SARIF carry them); and, when a facts file is used, its bytes and the file's
 path (facts are recorded per path). Anything else that could change a finding is part of
 one of those. Nothing is looked up by path or modification time.
@@ -50,6 +51,7 @@ from trtcodemod.outcome import FileOutcome
 from trtcodemod.suppression import suppression_warnings
 from trtcodemod.release import __version__
 from trtcodemod.rules import Finding, Safety
+from trtcodemod.star_imports import star_import_files
 
 if TYPE_CHECKING:
     from trtcodemod.config import Settings
@@ -130,6 +132,12 @@ class Cache:
         if options.facts is not None:  # facts are recorded per path
             digest.update(b"\0path\0" + display.encode("utf-8", "surrogateescape"))
         digest.update(b"\0source\0" + source)
+        # What a star import of the user's own module binds is read from that module's file.
+        for path in star_import_files(display, source):
+            try:
+                digest.update(b"\0star\0" + Path(path).read_bytes())
+            except OSError:
+                digest.update(b"\0star-missing\0" + path.encode("utf-8", "surrogateescape"))
         return digest.hexdigest()
 
     def _entry(self, key: str) -> Path:

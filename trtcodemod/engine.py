@@ -36,6 +36,7 @@ from trtcodemod.model_code import ModelCode, definition_is_model_code, path_reas
 from trtcodemod.positions import scoped_ranges
 from trtcodemod.registry import rule_by_id, select_rules
 from trtcodemod.rules import Finding, Fix, PendingFinding, Safety
+from trtcodemod.star_imports import star_bindings
 from trtcodemod.suppression import is_suppressed
 from trtcodemod.versions import DEFAULT_TARGET, parse_target
 
@@ -342,6 +343,7 @@ def analyze(
     context = FileContext(path=path, module=module, target=target, unsafe=options.unsafe, facts=facts,
                           source=source)
     context.imports.add_imports_from(module.body)
+    context.imports.add_star_bindings(star_bindings(path, source))
     rules = [cls(context) for cls in select_rules(options.select, options.ignore)
              if cls.info.applies_to(target) and cls.may_find(source) and cls.info.id not in excluded]
     if not rules:

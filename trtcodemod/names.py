@@ -50,7 +50,9 @@ def import_bindings(node: cst.Import | cst.ImportFrom) -> list[tuple[str, str | 
     ``import a.b`` binds ``a`` to ``a``; ``import a.b as c`` binds ``c`` to ``a.b``;
     ``from a import b as c`` binds ``c`` to ``a.b``. Names bound by a project-relative
     import (``from .m import x``) come with None: they never name torch, but they still
-    bind the name. ``from m import *`` binds names that cannot be known here: none listed.
+    bind the name. ``from m import *`` binds names that cannot be known from the statement: none
+    listed (:meth:`ImportTable.add_star_bindings` takes what :mod:`trtcodemod.star_imports` reads
+    from ``m``'s file when it is the user's own module).
     """
     bound: list[tuple[str, str | None]] = []
     if type(node) is cst.Import:
@@ -87,6 +89,8 @@ class ImportTable:
         self._bindings: dict[str, set[str]] = {}
         #: Every module an import statement named (``import a.b``, ``from a.b import *``).
         self._modules: set[str] = set()
+        #: Names the file's module-level star imports of its own code bind (:mod:`trtcodemod.star_imports`).
+        self._star: dict[str, set[str]] = {}
 
     def add_import(self, node: cst.Import | cst.ImportFrom) -> None:
         """Record the names an import statement binds."""
@@ -102,6 +106,19 @@ class ImportTable:
         for local, qualified in import_bindings(node):
             if qualified is not None:  # project-relative imports never name torch
                 self._bind(local, qualified)
+
+    def add_star_bindings(self, bindings: Iterable[tuple[str, str, str]]) -> None:
+        """Record what ``from m import *`` binds where ``m`` is the user's file on disk and was read
+        (local name, qualified name, module its import statement named): ``models/yolo.py`` of
+        YOLOv5 gets ``torch``, ``nn`` and ``F`` from ``from models.common import *`` only."""
+        for local, qualified, module in bindings:
+            self._modules.add(module)
+            self._bind(local, qualified)
+            self._star.setdefault(local, set()).add(qualified)
+
+    def star_binding(self, local: str) -> tuple[str, ...]:
+        """The qualified names a module-level star import binds ``local`` to (sorted; ``()`` if none)."""
+        return tuple(sorted(self._star.get(local, ())))
 
     def add_imports_from(self, statements: Iterable[cst.CSTNode]) -> None:
         """Record the imports among module-level statements, also inside if/try/with."""

@@ -79,6 +79,7 @@ RULE_MODULES: tuple[str, ...] = (
     "index_add",
     "sort_stable",
     "whole_window_pool",
+    "inplace_compare",
 )
 
 

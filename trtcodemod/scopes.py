@@ -618,6 +618,9 @@ class ScopeResolver:
         if first is not None and (self._deferred or first <= self.position):
             return SHADOWED
         qualified = module.imports.get(name)
+        if not qualified and name not in module.sites:
+            # Bound by nothing in this file but maybe by a star import of the user's own module.
+            qualified = self.imports.star_binding(name)
         return self._unless_walrus(name, passed, self.module, tuple(sorted(qualified)) if qualified else ())
 
     def _unless_walrus(

@@ -135,6 +135,19 @@ def test_nothing_stale_when_an_input_of_the_result_changes(project: Path, change
         assert all("edits" in f for f in json.loads(with_cache[1])["findings"])
 
 
+def test_nothing_stale_when_a_star_imported_module_changes(project: Path) -> None:
+    """What ``from common import *`` binds is read from ``common.py``: its bytes are part of the key."""
+    src = project / "src"
+    (src / "common.py").write_text("import os\n")
+    (src / "head.py").write_text("from common import *\n\n\ndef head(x):\n    return torch.atan2(x, x)\n")
+    args = ["check", "--select", "TRT301", str(src / "head.py")]
+    assert "TRT301" not in run(*args).stdout
+    (src / "common.py").write_text("import torch\n")
+    with_cache = _report(*args)
+    assert with_cache == _report(*args, "--no-cache")
+    assert "head.py:5:12: TRT301" in with_cache[1]
+
+
 def test_a_changed_file_is_a_miss_and_the_others_hits(project: Path) -> None:
     src = project / "src"
     run("check", str(src))

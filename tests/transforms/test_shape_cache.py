@@ -236,3 +236,70 @@ def test_the_graph_is_faithful_at_another_size_only_after_the_fix(tmp_path: Path
     assert not before and after
     # The comparison is not even evaluated while tracing: no bool of a traced size.
     assert not [w for w in warned if "Python boolean" in w]
+
+
+# --- the head of a module that imports torch only through a star import of the user's own module ---------
+
+#: YOLOv5's and YOLOv7's ``models/yolo.py``: no ``import torch``; ``torch`` and ``nn`` come from
+#: ``from models.common import *`` (or the package's absolute or relative form of it).
+STAR_COMMON = "import math\n\nimport torch\nimport torch.nn as nn\n\n\nclass Conv(nn.Module):\n    pass\n"
+STAR_HEAD = GRID.replace(HEADER, "")
+
+
+def _star_project(tmp_path: Path, star: str, common: str | None = STAR_COMMON,
+                  head_folder: str = "pkg/models", common_file: str = "pkg/models/common.py") -> Path:
+    head = tmp_path / head_folder / "yolo.py"
+    head.parent.mkdir(parents=True, exist_ok=True)
+    for folder in (tmp_path / "pkg", tmp_path / "pkg" / "models"):
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "__init__.py").write_text("")
+    if common is not None:
+        (tmp_path / common_file).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / common_file).write_text(common)
+    head.write_text(f"import sys\n\n{star}\n\n{STAR_HEAD}")
+    return head
+
+
+def _fix_file(path: Path) -> str:
+    from trtcodemod.engine import Options, fix_source
+
+    return fix_source(path.read_bytes(), str(path), Options(select=("TRT726",), unsafe=True)).source.decode()
+
+
+@pytest.mark.parametrize("star,common_file", [
+    ("from pkg.models.common import *", "pkg/models/common.py"),  # the yolov5 package: absolute
+    ("from .common import *", "pkg/models/common.py"),  # relative
+    ("from models.common import *", "pkg/models/common.py"),  # a checkout's root on sys.path (YOLOv7)
+    ("from pkg.models.layers import *", "pkg/models/layers/__init__.py"),  # a package's __init__
+])
+def test_a_head_that_gets_torch_through_a_star_import_is_fixed(tmp_path: Path, star: str, common_file: str) -> None:
+    if star.startswith("from models."):
+        path = _star_project(tmp_path / "pkg", star, head_folder="models", common_file="models/common.py")
+    else:
+        path = _star_project(tmp_path, star, common_file=common_file)
+    out = _fix_file(path)
+    assert "if _trt_tracing() or self.grid[i].shape[1:3] != f.shape[2:4]:" in out
+    # The rewritten module runs: the helper's own `import torch` is inserted with it.
+    assert "def _trt_tracing() -> bool:" in out and "\nimport torch\n" in out
+
+
+@pytest.mark.parametrize("common", [
+    None,  # the module is not on disk: nothing says the names are torch's
+    "import torch\nimport torch.nn as nn\n__all__ = ['Conv']\n\n\nclass Conv(nn.Module):\n    pass\n",  # __all__
+    "import torch as _torch\nimport torch.nn as _nn\n",  # private names are not star-exported
+    "import torch\nimport torch.nn as nn\nnn = None\ntorch = None\n",  # bound again after the import
+    "from .base import torch, nn\n",  # project-relative in the imported module: never torch's
+])
+def test_a_star_import_that_does_not_bring_torch_finds_nothing(tmp_path: Path, common: str | None) -> None:
+    path = _star_project(tmp_path, "from pkg.models.common import *", common)
+    assert "_trt_tracing" not in _fix_file(path)
+
+
+def test_star_imports_are_followed_through_the_imported_module(tmp_path: Path) -> None:
+    """``models/common.py`` itself star-imports the module that imports torch; a change there is seen at once."""
+    path = _star_project(tmp_path, "from pkg.models.common import *", "from .base import *\n")
+    base = tmp_path / "pkg" / "models" / "base.py"
+    base.write_text("import os\n")
+    assert "_trt_tracing" not in _fix_file(path)
+    base.write_text(STAR_COMMON + "\n# torch now\n")
+    assert "if _trt_tracing() or self.grid[i]" in _fix_file(path)

@@ -40,11 +40,12 @@ SUPERSEDED_BECAUSE = {"TRT726": "a cache refreshed while tracing",
                       "TRT331": "the test of a pad it made part of one computation",
                       "TRT336": "the loop it made a search in the graph"}
 
-#: Rules whose construct exports without error but computes other values (``atan2``'s edges):
-#: the suspects when a graph differs from its model even on the inputs it was traced with.
+#: Rules whose construct exports without error but computes other values (``atan2``'s edges) or
+#: values of another type (TRT323: ``masks.gt_(0.5)`` exported as a bool comparison, YOLOv5's mask
+#: decoding): the suspects when a graph differs from its model even on the inputs it was traced with.
 #: TRT342: a whole-window pooling whose sizes are read through ``x.data`` (mamaheux's and the DeepStream exercise's
 #: ``GlobalAvgPool2d``) exports without a warning, its window baked at the traced size.
-WRONG_VALUE_RULES = frozenset({"TRT301", "TRT728", "TRT330", "TRT339", "TRT341", "TRT342"})
+WRONG_VALUE_RULES = frozenset({"TRT301", "TRT728", "TRT330", "TRT339", "TRT341", "TRT342", "TRT323"})
 
 #: Rules whose every finding stops the TorchScript export the same way once one does, with an error that names
 #: no operator ("Failed to export a node '%5 : Long(device=cpu) = onnx::Gather[axis=0](%2, %4), scope: ...' (in
@@ -63,8 +64,9 @@ STOPS_AT_EVERY_CALL = {
 #: rules whose wrong values have the wrong shape (TRT330: PatchTST's windows on the wrong axis meet the
 #: positional encoding's shape in an Add further on, which ONNX Runtime refuses at load; TRT339: a ceiling
 #: `-(-k_len // block)` one short gives a block count whose indices a ScatterElements further on refuses,
-#: as in MiniMax-M3-VL's block indexer).
-WRONG_INDEX_RULES = frozenset({"TRT728", "TRT330", "TRT339"})
+#: as in MiniMax-M3-VL's block indexer), and TRT323, whose bool comparison meets a float in an Add further
+#: on, which ONNX Runtime refuses at load.
+WRONG_INDEX_RULES = frozenset({"TRT728", "TRT330", "TRT339", "TRT323"})
 
 #: Rules that rewrite a module where it is built (``nn.LocalResponseNorm(...)`` in ``__init__``)
 #: while the graph check names them from a node's stack, made where forward calls the module: a
