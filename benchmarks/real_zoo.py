@@ -92,6 +92,8 @@ class Spec:
     #: model's BatchNorm layers running statistics from that call (see CALIBRATION).
     calibrate: str = ""
     quick: bool = False
+    #: Lines of Wrap.__init__ after the calibration: what an exporter does to the calibrated model (fusing).
+    finish: str = ""
 
 
 _DETR_BACKBONE = ('backbone_config=dict(model_type="resnet", layer_type="basic", depths=[1, 1, 1, 1], '
@@ -290,6 +292,8 @@ def _init(spec: Spec) -> str:
     lines = [spec.init] if spec.init else []
     if spec.calibrate:
         lines.append(f"calibrate_batchnorm(self.m, lambda xb: {spec.calibrate}, ({spec.shape}))")
+    if spec.finish:
+        lines.append(spec.finish)
     return "\n        ".join(lines) or "pass"
 
 

@@ -583,6 +583,65 @@ def test_a_size_that_only_happens_to_be_1_proves_nothing() -> None:
     assert left["source"].endswith(f":{line_of(path, 'pooled.squeeze(2)')}") and "--unsafe applies it" in left["message"]
 
 
+#: Even heights only (a map pooled by 2 and upsampled back is concatenated with it), then four
+#: stride-2 convolutions, each ``ceil(h / 2)``: one row from 8 and from 16, two from 24.
+STRIDED_ONE = """
+import torch
+from torch import nn
+import torch.nn.functional as F
+
+
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.down = nn.Sequential(*[nn.Conv2d(4, 4, 3, 2, 1) for _ in range(4)])
+
+    def forward(self, x):
+        skip = F.interpolate(F.max_pool2d(x, 2), scale_factor=2.0)
+        deep = self.down(torch.cat([x, skip], 1))
+        return deep.squeeze(2)
+
+
+def build():
+    return Head()
+
+
+def inputs(generator):
+    return (torch.randn(1, 2, 8, 4, generator=generator),)
+"""
+
+
+def test_a_model_that_refuses_2n_plus_1_is_stretched_to_3n_not_2n(tmp_path: Path) -> None:
+    """The stretched height 17 is refused (the concatenation), and 16, the verifier's doubled set,
+    leaves the squeezed row at 1 as 8 does: only 24 shows 2. Before, the refused 17 was named in
+    the proof all the same and TRT401 was applied without --unsafe, wrong at 24."""
+    path = tmp_path / "strided_one.py"
+    path.write_text(STRIDED_ONE)
+    code, r = run_json(str(path), "--model", "build", "--inputs", "inputs", "--select", "ALL,TRT401",
+                       "--dynamic-axes", '{"x": {"2": "height"}}')
+    assert r["applied"] == [] and code == 1, r["applied"]
+    [left] = [x for x in r["remaining"] if x["rule"] == "TRT401"]
+    assert left["source"].endswith(f":{line_of(path, 'deep.squeeze(2)')}")
+    assert r["facts"]["runs"] == 4
+    [note] = [e for e in r["facts"]["run_errors"] if "stretched" in e]
+    assert "2n+1 refused" in note and "taken at 3n instead" in note, note
+
+
+def test_a_stretched_set_the_model_refuses_everywhere_is_not_named(tmp_path: Path) -> None:
+    """A model that takes its traced height only: every stretch is refused, so no proof may say it
+    held at one, and the run counts only the sets that ran."""
+    path = tmp_path / "fixed_height.py"
+    path.write_text(STRIDED_ONE.replace("        deep = self.down", "        if x.shape[2] != 8:\n"
+                                        "            raise ValueError('8 rows only')\n        deep = self.down"))
+    facts_path = tmp_path / "facts.json"
+    run_cli(str(path), "--model", "build", "--inputs", "inputs", "--dynamic-axes", '{"x": {"2": "height"}}',
+            "--save-facts", str(facts_path), *FAST)
+    facts = Facts.from_json(json.loads(facts_path.read_text()))
+    assert facts.stretched == []
+    assert any(e.startswith("the stretched set: 2n+1 refused") and "3n refused" in e and "2n refused" in e
+               for e in facts.run_errors), facts.run_errors
+
+
 def test_a_squeeze_proof_names_the_stretched_axes(tmp_path: Path) -> None:
     path, found = _findings(tmp_path)
     facts = _facts(path, [1, 1])

@@ -92,6 +92,44 @@ def test_a_comparison_on_a_dynamic_axis_stays_an_error_at_its_line(tmp_path: Pat
     assert r["exit_code"] == 1
 
 
+#: Even heights only (a map pooled by 2 and upsampled back is concatenated with it), then four
+#: ceil-mode poolings: one row from 8 and from 16, two from 24.
+STRIDED = '''import torch
+import torch.nn.functional as F
+
+
+class Net(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = torch.cat([x, F.interpolate(F.max_pool2d(x, 2), scale_factor=2.0)], 1)
+        for _ in range(4):
+            y = F.max_pool2d(y, 2, ceil_mode=True)
+        if y.shape[2] == 1:
+            y = y * 2.0
+        return y - 1.0
+
+
+def build() -> Net:
+    return Net()
+
+
+def inputs(g: torch.Generator) -> tuple[torch.Tensor]:
+    return (torch.randn(2, 3, 8, 8, generator=g),)
+'''
+
+
+def test_a_model_that_refuses_2n_plus_1_is_traced_again_at_3n_not_2n(tmp_path: Path) -> None:
+    """Height 17 is refused; at 16, the verifier's doubled set, the row count is 1 as at 8, so a
+    trace there is the same graph and the comparison looked steady (a warning, exit 0). At 24 it
+    is 2: another graph, the bake an error at its line."""
+    path = tmp_path / "strided.py"
+    path.write_text(STRIDED)
+    r = migrate(path, "--dynamic-axes", '{"x": {"2": "height"}}')
+    errors = {e["source"]: e["message"] for e in r["remaining"] if e["severity"] == "error"}
+    where = f"{path.resolve()}:10"
+    assert where in errors and "8 and 24" in errors[where], r["remaining"]
+    assert r["retrace"]["same"] is False and r["exit_code"] == 1
+
+
 TRACE_ONLY = '''import torch
 
 

@@ -20,7 +20,9 @@ for the user's files only (never torch's frames, never ours):
 
 With dynamic axes, one more set than the verifier's is run: every dynamic axis at ``2n + 1``
 (``verify.inputs.stretched_set``), so that a size derived from one (``h // 8``) changes
-somewhere and no proof rests on a size that only happened to be 1.
+somewhere and no proof rests on a size that only happened to be 1; where the model refuses
+those sizes (a stride that must divide them), at ``3n``, then ``2n`` (``verify.inputs.STRETCHES``).
+Only a stretched set the model ran through is named in the facts (``stretched``).
 
 Sites carry the position of the calling bytecode instruction (``co_positions``), which is
 the call or subscript expression itself, so a fact can be matched to one finding on a line
@@ -326,7 +328,7 @@ def _observe_task(req: dict[str, Any], cp: Checkpoint) -> None:
     import torch
 
     from trtcodemod.migrate.tensor_sites import TensorSites
-    from trtcodemod.verify.inputs import make_input_sets, stretched_set
+    from trtcodemod.verify.inputs import STRETCHES, make_input_sets, stretched_set
 
     seed = req["seed"]
     torch.manual_seed(seed)
@@ -344,32 +346,56 @@ def _observe_task(req: dict[str, Any], cp: Checkpoint) -> None:
         cp.stage("inputs")
         made = make_input_sets(module, req["inputs"], model, req["dynamic_axes"], seed)
         sets = list(made.sets)
-        stretched, changed = stretched_set(sets[0], req["dynamic_axes"], seed) if req["dynamic_axes"] else ({}, [])
-        if changed:
-            sets.append(stretched)  # sizes derived from a dynamic axis must change somewhere
         errors: list[str] = []
         cp.stage("observe")
         sites = TensorSites(rec)
         with torch.no_grad(), Wrappers(rec), sites:
             for k, inputs in enumerate(sets):
-                if k == len(made.sets):
-                    # The facts of the input sets, kept before the stretched set runs: a model
-                    # that takes the set but not the memory it needs (a 3-D attention at twice
-                    # the size) gets the worker killed, and the parent keeps these instead.
-                    cp.data["facts"] = _facts(rec, sites, made.names, sets[:k], [], [*errors, STRETCHED_KILLED])
-                    cp.stage(STRETCHED_STAGE)
                 sites.run = k
-                rec.recording = True
-                try:
-                    model(**inputs)
-                except Exception as exc:  # noqa: BLE001 - a failing set is a fact too
-                    which = "the stretched set" if k >= len(made.sets) else f"set {k + 1}"
-                    errors.append(f"{which}: {type(exc).__name__}: {exc}")
-                finally:
-                    rec.recording = False
+                failed = _observe_one(model, inputs, rec)
+                if failed:
+                    errors.append(f"set {k + 1}: {failed}")
+            # The stretched set: 2n + 1, or where the model refuses it, 3n, then 2n (STRETCHES).
+            # Its facts are kept as they come (a refused try recorded what ran before it
+            # failed), but only a set the model ran through names its stretched axes: a proof
+            # may say it held there. The facts of the input sets are kept before each try: a model
+            # that takes the set but not the memory it needs (a 3-D attention at twice the size)
+            # gets the worker killed, and the parent keeps these instead.
+            changed: list[str] = []
+            refused: list[str] = []
+            for attempt, how in enumerate(STRETCHES if req["dynamic_axes"] else ()):
+                stretched, tried = stretched_set(sets[0], req["dynamic_axes"], seed, how=how)
+                if not tried:
+                    break
+                cp.data["facts"] = _facts(rec, sites, made.names, sets, changed, [*errors, STRETCHED_KILLED])
+                cp.stage(STRETCHED_STAGE)
+                sites.run = len(made.sets) + attempt  # a refused try's calls do not use up this one's
+                failed = _observe_one(model, stretched, rec)
+                if failed is None:
+                    sets.append(stretched)
+                    changed = tried
+                    if refused:
+                        errors.append(f"the stretched set at {'; at '.join(refused)}; taken at {how} instead")
+                    break
+                refused.append(f"{how} refused ({failed})")
+            else:
+                if refused:
+                    errors.append("the stretched set: " + "; ".join(refused))
     finally:
         sys.settrace(None)
     cp.data["facts"] = _facts(rec, sites, made.names, sets, changed, errors)
+
+
+def _observe_one(model: Any, inputs: dict[str, Any], rec: Any) -> str | None:
+    """One recorded forward: None, or the error the model raised (a failing set is a fact too)."""
+    rec.recording = True
+    try:
+        model(**inputs)
+        return None
+    except Exception as exc:  # noqa: BLE001 - kept as the run's error
+        return f"{type(exc).__name__}: {exc}"
+    finally:
+        rec.recording = False
 
 
 #: The observer's stage while the stretched set runs, and what the facts say where it was killed there.

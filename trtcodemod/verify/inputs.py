@@ -103,20 +103,25 @@ def resize_dynamic(
     return out, changed
 
 
+#: The observer's and the second trace's stretches of a dynamic axis of traced size ``n``, in the order tried:
+#: ``2n + 1`` changes every size a division by up to ``n`` derives, rounded down or up (``h // 8`` of 8 and of 9;
+#: a squeeze proof cannot rest on a size that only happened to be 1); where the model refuses it (a stride that must
+#: divide its input: a YOLO neck concatenates maps an odd size leaves a row apart), ``3n`` keeps every divisor of
+#: ``n`` and still changes every such size (``ceil(3n / d) > ceil(n / d)`` and ``3n // d > n // d`` wherever
+#: ``d <= 2n``, while ``2n`` leaves ``ceil(n / d)`` where it was for ``d >= n``: 8 and 16 both end four stride-2
+#: convolutions at 1); ``2n`` last, for a model that takes only powers of two.
+STRETCHES: dict[str, Callable[[int], int]] = {"2n+1": lambda size: 2 * size + 1, "3n": lambda size: 3 * size,
+                                              "2n": lambda size: 2 * size}
+
+
 def stretched_set(
     reference: dict[str, torch.Tensor], dynamic_axes: Mapping[str, Mapping[int, str]], seed: int,
-    double: bool = False,
+    how: str = "2n+1",
 ) -> tuple[dict[str, torch.Tensor], list[str]]:
-    """``reference`` with every dynamic axis at ``2n + 1``: for the observer, not the verifier.
-
-    ``+1`` leaves sizes derived by a division (``h // 8`` of 8 and of 9) where they were, so a
-    squeeze of such an axis looks proved; ``2n + 1`` changes every size a division by up to
-    ``n`` derives, so a proof from the observed runs cannot rest on one that only happened to be 1.
-    ``double``: ``2n`` instead, which changes those sizes too and keeps every divisor of ``n``
-    (a model whose strides must divide its input size takes it where ``2n + 1`` fails).
-    """
+    """``reference`` with every dynamic axis stretched as ``how`` says (a key of :data:`STRETCHES`;
+    ``2n + 1`` by default): for the observer and the second trace, not the verifier's sets."""
     generator = torch.Generator().manual_seed(seed + 7919)
-    return resize_dynamic(reference, reference, dynamic_axes, generator, lambda size: 2 * size + (0 if double else 1))
+    return resize_dynamic(reference, reference, dynamic_axes, generator, STRETCHES[how])
 
 
 def refusal(model: torch.nn.Module, feed: dict[str, torch.Tensor]) -> str | None:

@@ -122,7 +122,7 @@ class SideResult:
 
 def _run_model(ctx: _Ctx, role: str, layout: SourceLayout, *, extra_paths: list[str] | None = None,
                exporters: tuple[str, ...] | None = None, state_dict: Path | None = None,
-               out_dir: Path | None = None, timing: bool = True, stretch: list[str] | None = None, grow: bool = True,
+               out_dir: Path | None = None, timing: bool = True, stretch: list[str] | None = None, how: str = "2n+1",
                diverge: dict[str, Any] | None = None, float64: bool = False) -> SideResult:
     spec = ctx.spec
     # The "before" run is the one that probes the machine, so it cannot ask ctx.probe yet;
@@ -147,8 +147,8 @@ def _run_model(ctx: _Ctx, role: str, layout: SourceLayout, *, extra_paths: list[
                        input_names=ctx.input_names, input_sets=ctx.input_sets)
     if stretch is not None:
         # Export only (``stretch``: the original's output names), at the traced set with every
-        # dynamic axis at 2n + 1 (``grow``) or at 2n (a stride that must divide it still does).
-        request.update(stretch="2n+1" if grow else "2n", eager_devices=[], input_sets=ctx.input_sets[:1],
+        # dynamic axis stretched as ``how`` says (a key of ``inputs.STRETCHES``: 2n + 1, 3n or 2n).
+        request.update(stretch=how, eager_devices=[], input_sets=ctx.input_sets[:1],
                        output_names=stretch)
     if diverge is not None:
         # One set (the traced one unless ``diverge["set"]`` says another), no eager timing, no
@@ -455,16 +455,18 @@ class Verification:
         names = list(self._before.outcome.data.get("output_names", []))
         why = ""
         # 2n + 1 first (it changes every size a division derives); where the model does not
-        # take those sizes (a stride that must divide them), 2n, which changes them too.
-        for grow, step in ((True, label), (False, f"{label}-2n")):
+        # take those sizes (a stride that must divide them), 3n, which keeps every divisor of n
+        # and changes them too, rounded up as well as down; 2n last (``inputs.STRETCHES``).
+        for how in ("2n+1", "3n", "2n"):  # the keys of inputs.STRETCHES (which imports torch)
+            step = label if how == "2n+1" else f"{label}-{how}"
             side = _run_model(self.ctx, step, layout, extra_paths=extra_paths, exporters=(exporter,), timing=False,
-                              out_dir=self.ctx.work, stretch=names, grow=grow)
+                              out_dir=self.ctx.work, stretch=names, how=how)
             export = side.export(exporter) or {}
             stretched = list(side.outcome.data.get("stretched") or [])
             if export.get("path") and not export.get("error") and stretched:
                 self._stretched[label] = (side, tree)
                 return export["path"], stretched, ""
-            why += ("; at 2n: " if why else "") + (export.get("error") or side.outcome.message or "not exported")
+            why += (f"; at {how}: " if why else "") + (export.get("error") or side.outcome.message or "not exported")
         return None, [], why
 
     def original_onnx(self, exporter: str) -> str | None:

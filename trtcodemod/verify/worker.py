@@ -132,8 +132,7 @@ def _model_task(req: dict[str, Any], cp: Checkpoint) -> None:
 
         # A second trace at other sizes (migrate's evidence for a size-derived bake): the traced
         # set with every dynamic axis at 2n + 1 (the set the observer ran last), or at 2n.
-        double = req["stretch"] == "2n"
-        stretched, cp.data["stretched"] = stretched_set(sets[0], req["dynamic_axes"], seed, double=double)
+        stretched, cp.data["stretched"] = stretched_set(sets[0], req["dynamic_axes"], seed, how=req["stretch"])
         sets = [{n: stretched[n] for n in names}]
 
     if req.get("diverge"):
