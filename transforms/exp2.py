@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import argument, has_star_args
+from trtcodemod.astutil import argument, as_argument, has_star_args
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety, spelled
 from trtcodemod.transforms._op_calls import in_inserted_helper, torch_operator_call
 
@@ -85,20 +85,8 @@ TensorRT versions: all (the export fails before TensorRT is involved; TensorRT p
                               "arguments)")
             return
         self.report(node, f"{message}; take `torch.pow(2.0, x)` (ONNX Pow) while exporting (`torch.exp2` otherwise)",
-                    Fix({node: cst.Call(func=cst.Name(HELPER), args=[cst.Arg(value=_unwrapped(tensor.value))])},
+                    Fix({node: cst.Call(func=cst.Name(HELPER), args=[cst.Arg(value=as_argument(tensor.value))])},
                         helpers=(HELPER,)))
-
-
-#: Expressions that stay one argument without their parentheses (a tuple or a generator would not).
-_PLAIN = (cst.BinaryOperation, cst.UnaryOperation, cst.Call, cst.Attribute, cst.Subscript, cst.Name,
-          cst.Comparison, cst.BooleanOperation)
-
-
-def _unwrapped(value: cst.BaseExpression) -> cst.BaseExpression:
-    """A method receiver's one pair of parentheses (``((a + b) / 3).exp2()``) is not needed as an argument."""
-    if isinstance(value, _PLAIN) and len(value.lpar) == 1 and len(value.rpar) == 1:
-        return value.with_changes(lpar=[], rpar=[])
-    return value
 
 
 RULES = (Exp2,)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import has_star_args
+from trtcodemod.astutil import as_argument, has_star_args
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
 from trtcodemod.transforms._op_calls import in_inserted_helper, tensor_method_receiver
 
@@ -91,24 +91,12 @@ that is TRT203's slice-assignment problem, not this one. TensorRT versions: all.
             if len(node.args) <= 1:  # a keyword or an unpacked operand: no tensor method takes more
                 self.report(node, f"{message} (not rewritten: other arguments)")
             return
-        args = [cst.Arg(value=_unwrapped(receiver)), cst.Arg(value=cst.SimpleString(f'"{op}"'))]
+        args = [cst.Arg(value=as_argument(receiver)), cst.Arg(value=cst.SimpleString(f'"{op}"'))]
         args += [cst.Arg(value=a.value) for a in node.args]
         args = [a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
                 if i < len(args) - 1 else a for i, a in enumerate(args)]
         self.report(node, f"{message}; {HELPER}() casts it back while exporting (the method itself otherwise)",
                     Fix({node: cst.Call(func=cst.Name(HELPER), args=args)}, safety=Safety.SAFE, helpers=(HELPER,)))
-
-
-#: Expressions that stay one argument without their parentheses (a tuple or a generator would not).
-_PLAIN = (cst.BinaryOperation, cst.UnaryOperation, cst.Call, cst.Attribute, cst.Subscript, cst.Name,
-          cst.Comparison, cst.BooleanOperation)
-
-
-def _unwrapped(value: cst.BaseExpression) -> cst.BaseExpression:
-    """A receiver's one pair of parentheses (``(a - b).gt_(0)``) is not needed as an argument."""
-    if isinstance(value, _PLAIN) and len(value.lpar) == 1 and len(value.rpar) == 1:
-        return value.with_changes(lpar=[], rpar=[])
-    return value
 
 
 RULES = (InplaceCompare,)

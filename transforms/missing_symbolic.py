@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from trtcodemod.astutil import has_star_args
+from trtcodemod.astutil import as_argument, has_star_args
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety, spelled
 from trtcodemod.transforms._op_calls import in_inserted_helper, tensor_method_receiver
 
@@ -245,7 +245,7 @@ Exp, Sin, Sqrt and ReduceMean, which every release parses).""",
             return
         args = list(node.args)
         if receiver is not None:
-            args = [cst.Arg(value=_unwrapped(receiver), comma=cst.MaybeSentinel.DEFAULT if not args
+            args = [cst.Arg(value=as_argument(receiver), comma=cst.MaybeSentinel.DEFAULT if not args
                             else cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))] + args
         safety = Safety.SAFE if op.exact else Safety.UNSAFE
         kind = "bit for bit" if op.exact else "up to rounding"
@@ -267,18 +267,6 @@ Exp, Sin, Sqrt and ReduceMean, which every release parses).""",
                           f"exporting ({kind})",
                     Fix({node: node.with_changes(func=cst.Name(module.helper))},
                         safety=Safety.SAFE if op.exact else Safety.UNSAFE, helpers=(module.helper,)))
-
-
-#: Expressions that stay one argument without their parentheses (a tuple or a generator would not).
-_PLAIN = (cst.BinaryOperation, cst.UnaryOperation, cst.Call, cst.Attribute, cst.Subscript, cst.Name,
-          cst.Comparison, cst.BooleanOperation)
-
-
-def _unwrapped(value: cst.BaseExpression) -> cst.BaseExpression:
-    """A method receiver's one pair of parentheses (``(a - b).diff()``) is not needed as an argument."""
-    if isinstance(value, _PLAIN) and len(value.lpar) == 1 and len(value.rpar) == 1:
-        return value.with_changes(lpar=[], rpar=[])
-    return value
 
 
 RULES = (MissingSymbolicRule,)

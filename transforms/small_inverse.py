@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import has_star_args
+from trtcodemod.astutil import as_argument, has_star_args
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety, spelled
 from trtcodemod.transforms._op_calls import in_inserted_helper, tensor_method_receiver
 
@@ -105,20 +105,9 @@ TensorRT versions: all (the export fails before TensorRT is involved).""",
             self.report(node, f"{message} (not rewritten: other arguments)")
             return
         helper = SOLVE if solve else INVERSE
-        args = list(node.args) if receiver is None else [cst.Arg(value=_unwrapped(receiver))]
+        args = list(node.args) if receiver is None else [cst.Arg(value=as_argument(receiver))]
         self.report(node, message, Fix({node: cst.Call(func=cst.Name(helper), args=args)}, safety=Safety.UNSAFE,
                                        helpers=(helper,)))
-
-
-#: Expressions that stay one argument without their parentheses (a tuple or a generator would not).
-_PLAIN = (cst.BinaryOperation, cst.UnaryOperation, cst.Call, cst.Attribute, cst.Subscript, cst.Name,
-          cst.Comparison, cst.BooleanOperation)
-
-
-def _unwrapped(value: cst.BaseExpression) -> cst.BaseExpression:
-    if isinstance(value, _PLAIN) and len(value.lpar) == 1 and len(value.rpar) == 1:
-        return value.with_changes(lpar=[], rpar=[])
-    return value
 
 
 RULES = (SmallInverse,)

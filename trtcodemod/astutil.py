@@ -126,6 +126,19 @@ def strip_parens(node: cst.BaseExpression) -> cst.BaseExpression:
     return node.with_changes(lpar=[], rpar=[])
 
 
+#: Expressions that stay one argument without their parentheses (a tuple or a generator would not).
+_PLAIN_ARGUMENTS = (cst.BinaryOperation, cst.UnaryOperation, cst.Call, cst.Attribute, cst.Subscript, cst.Name,
+                    cst.Comparison, cst.BooleanOperation)
+
+
+def as_argument(value: cst.BaseExpression) -> cst.BaseExpression:
+    """A method receiver moved into an argument list: its one pair of parentheses (``(a - b).gt_(0)`` becoming
+    ``helper(a - b, 0)``) is not needed there; a tuple's or a generator's, or more than one pair, stay."""
+    if isinstance(value, _PLAIN_ARGUMENTS) and len(value.lpar) == 1 and len(value.rpar) == 1:
+        return value.with_changes(lpar=[], rpar=[])
+    return value
+
+
 def bound_names(target: cst.BaseExpression) -> list[str]:
     """Plain names bound by an assignment or loop target (``a``, ``a, (b, *c)``)."""
     if type(target) is cst.Name:
