@@ -24,6 +24,8 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
+from trtcodemod.usercode import is_installed
+
 #: How many folders above the importing file's are tried as the root of an absolute import.
 _MAX_LEVELS = 8
 #: How deep star imports are followed (``a`` star-imports ``b``, which star-imports ``c``...).
@@ -31,10 +33,6 @@ _MAX_DEPTH = 4
 
 #: (local name, qualified name, module named by the import statement)
 Binding = tuple[str, str, str]
-
-
-def _installed(path: Path) -> bool:
-    return any(part in ("site-packages", "dist-packages") for part in path.parts)
 
 
 def _module_file(base: Path, dotted: str) -> Path | None:
@@ -60,7 +58,7 @@ def find_module(origin: Path, module: str | None, level: int) -> Path | None:
     for _ in range(_MAX_LEVELS):
         found = _module_file(folder, module)
         if found is not None:
-            return None if _installed(found) else found
+            return None if is_installed(str(found)) else found
         if folder.parent == folder:
             break
         folder = folder.parent
