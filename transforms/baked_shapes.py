@@ -534,6 +534,23 @@ def _read_of_name(expr: cst.BaseExpression) -> bool:
     return parts is not None and parts[1] == "size" and _named(parts[0]) and len(expr.args) == 1
 
 
+def _float_valued(expr: cst.BaseExpression) -> bool:
+    """An expression whose Python value is a float whatever its operands: a true division, a float
+    literal, ``float(...)``, or ``+ - *`` with one of those on either side."""
+    if type(expr) is cst.Float:
+        return True
+    if type(expr) is cst.Call and type(expr.func) is cst.Name and expr.func.value == "float":
+        return True
+    if type(expr) is cst.BinaryOperation:
+        if type(expr.operator) is cst.Divide:
+            return True
+        if type(expr.operator) in (cst.Add, cst.Subtract, cst.Multiply):
+            return _float_valued(expr.left) or _float_valued(expr.right)
+    if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Minus:
+        return _float_valued(expr.expression)
+    return False
+
+
 def _named(owner: cst.BaseExpression) -> bool:
     """A plain name, or an element of one at a literal index (``levels[0]``, ``feats[-1]``)."""
     if type(owner) is cst.Name:
@@ -544,6 +561,8 @@ def _named(owner: cst.BaseExpression) -> bool:
 
 SIZE_MIN_HELPER = "_trt_size_min"
 SIZE_MAX_HELPER = "_trt_size_max"
+SIZE_MIN_FLOAT_HELPER = "_trt_size_min_float"
+SIZE_MAX_FLOAT_HELPER = "_trt_size_max_float"
 SIZE_INT_HELPER = "_trt_size_int"
 SIZE_FLOAT_HELPER = "_trt_size_float"
 _ROUNDING_HELPERS = {"ceil": "_trt_size_ceil", "floor": "_trt_size_floor"}
@@ -601,7 +620,12 @@ of such a number, which is an integer too: TensorFlow's "SAME" padding `max((mat
 * s + (k - 1) * d + 1 - h, 0)` (old timm's `get_same_padding`, transformers' BiT) becomes
 `_trt_size_max((_trt_size_ceil(h / s) - 1) * s + ..., 0)`, one finding (measured: kernel 2, stride 3,
 traced at height 9, where the padding is 0: the original graph pads nothing at height 10, the
-rewritten one pads the row eager mode pads). Where no integer form is exact,
+rewritten one pads the row eager mode pads). Two float operands, each a true division, a float
+literal or `float(...)` (or `+ - *` with one), take `_trt_size_min_float`/`_trt_size_max_float`, the
+same built-ins typed `float` for scripting: YOLOv5's letterbox gain `min(img1_shape[0] / img0_shape[0],
+img1_shape[1] / img0_shape[1])` in `scale_boxes` (measured: the original graph keeps the example's
+winner, the rewritten one the quotient that wins at each size); a float and an int are left, since eager
+code gets either type. Where no integer form is exact,
 `int(E)`, `math.ceil(E)`/`math.floor(E)` and `int(np.ceil(E))`/`int(np.floor(E))` of a number
 `E` built from sizes, literals and configuration with `+ - * / //` (`int(h * self.patch_size)`,
 `math.ceil(h / self.stride)`) become `_trt_size_int(E)`, `_trt_size_ceil(E)`,
@@ -929,11 +953,18 @@ baked choice). Applies to every TensorRT version.""",
         if len(positional) != len(node.args):
             return None
         if builtin in ("min", "max"):
-            # Integers only: with a float the traced choice would be a float tensor where eager
-            # code may have got an int.
-            if len(positional) != 2 or not all(self._number(v, observed, integer=True) for v in positional):
+            # Both integers or both floats: with one of each, eager code gets whichever wins, an int
+            # or a float, where the traced choice would be a float tensor.
+            if len(positional) != 2:
                 return None
-            helper, arguments = SIZE_MIN_HELPER if builtin == "min" else SIZE_MAX_HELPER, positional
+            if all(self._number(v, observed, integer=True) for v in positional):
+                helper = SIZE_MIN_HELPER if builtin == "min" else SIZE_MAX_HELPER
+            elif all(_float_valued(v) for v in positional):
+                # Two floats (a letterbox gain, `min(h / h0, w / w0)`): eager returns a float either way.
+                helper = SIZE_MIN_FLOAT_HELPER if builtin == "min" else SIZE_MAX_FLOAT_HELPER
+            else:
+                return None
+            arguments = positional
         elif len(positional) != 1:
             return None
         elif builtin == "float":

@@ -608,3 +608,26 @@ def test_inserted_code_uses_the_files_line_endings(code: str, newline: bytes) ->
 def test_cr_only_file_keeps_its_last_newline() -> None:
     result = _fix(b"import torch\ry = x.squeeze(1)\r", unsafe=True, select=("TRT401",))
     assert result.source == b"import torch\ry = x[:, 0]\r"
+
+
+def test_a_helper_defined_twice_is_refused(tmp_path, monkeypatch) -> None:
+    """Python keeps a module's last definition and the engine copied the first: `_trt_size_traced_float`
+    was once defined twice in helpers/sizes.py, and an inserted `_trt_size_float` called the wrong one."""
+    import trtcodemod.helpers as helpers
+
+    package = tmp_path / "helpers"
+    package.mkdir()
+    (package / "__init__.py").write_text(Path(helpers.__file__).read_text())
+    (package / "one.py").write_text("import torch\n\n\ndef _trt_twice(x):\n    return x\n")
+    (package / "two.py").write_text("import torch\n\n\ndef _trt_twice(x, y):\n    return y\n")
+    monkeypatch.setattr(helpers, "__file__", str(package / "__init__.py"))
+    monkeypatch.setattr(helpers, "HELPER_MODULES", ("one", "two"))
+    helpers._helper_nodes.cache_clear()
+    try:
+        with pytest.raises(RuntimeError, match="'_trt_twice' is defined twice"):
+            helpers._helper_nodes()
+        monkeypatch.setattr(helpers, "HELPER_MODULES", ("one",))
+        helpers._helper_nodes.cache_clear()
+        assert set(helpers._helper_nodes()) == {"_trt_twice"}
+    finally:
+        helpers._helper_nodes.cache_clear()

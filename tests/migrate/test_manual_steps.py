@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from trtcodemod.migrate.manual_steps import (EXPORT_STEP, LOAD_STEP, LOOP_STEP, MISSING_KERNEL_STEP, NUMBER_STEP,
+from trtcodemod.migrate.manual_steps import (EMPTY_INPUT_STEP, EXPORT_STEP, LOAD_STEP, LOOP_STEP, MISSING_KERNEL_STEP, NUMBER_STEP,
                                              OTHER_VALUES_STEP, SIZE_STEP, VALUE_STEP, add_manual_steps,
                                              manual_step)
 
@@ -44,6 +44,12 @@ def test_unclaimed_problems_get_the_step_of_their_kind() -> None:
     missing = ("ONNX Runtime CPU failed: session creation failed: NotImplemented: [ONNXRuntimeError] : 9 : "
                "NOT_IMPLEMENTED : Could not find an implementation for EyeLike(9) node with name '/EyeLike'")
     assert manual_step(_entry(kind="unfaithful", op="(graph fails to run)", message=missing)) == MISSING_KERNEL_STEP
+    # YOLOv5's `boxes[..., [0, 2]] -= pad[0]`: a node with a lost input, not shapes that disagree.
+    empty = ("ONNX Runtime CPU failed: session creation failed: InvalidGraph: [ONNXRuntimeError] : 10 : INVALID_GRAPH "
+             ": This is an invalid model. In Node, (\"/Add\", Add, \"\", -1) : (\"\", \"/Constant_1_output_0\": "
+             "tensor(int64),) -> (\"/Add_output_0\",) , Error Node (/Add)'s input 0 is marked single but has an "
+             "empty string in the graph")
+    assert manual_step(_entry(kind="unfaithful", op="(graph fails to run)", message=empty)) == EMPTY_INPUT_STEP
     assert manual_step(_entry(kind="unfaithful", op="(wrong values)", message="differs")) == OTHER_VALUES_STEP
     assert manual_step(_entry(op="(retraced graph)", message="the graph traced at x differs")) == SIZE_STEP
     assert manual_step(_entry(message="Iterating over a tensor might cause the trace to be incorrect.")) == LOOP_STEP

@@ -31,7 +31,7 @@ from trtcodemod.engine import Options, check_source, fix_source
 from trtcodemod.evidence.facts import Facts
 from trtcodemod.rules import Safety
 from trtcodemod.helpers.sizes import (_trt_size_ceil, _trt_size_float, _trt_size_floor, _trt_size_int, _trt_size_max,
-                                      _trt_size_min, _trt_size_sqrt)
+                                      _trt_size_max_float, _trt_size_min, _trt_size_min_float, _trt_size_sqrt)
 
 IDS = ("TRT711", "TRT712", "TRT713", "TRT714", "TRT715")
 
@@ -775,6 +775,67 @@ def test_an_int_of_a_size_is_a_size_and_remainders_stay_integers() -> None:
 def test_only_two_integer_operands_are_rewritten(call: str) -> None:
     code = f"import torch\nclass M(torch.nn.Module):\n    def forward(self, x, n):\n        return {call}\n"
     assert "_trt_size" not in rewrite(code, unsafe=True)
+
+
+LETTERBOX = """\
+import torch
+from torch import nn
+
+
+class Letterbox(nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h, w = x.shape[2:]
+        gain = min(h / 48, w / 64)
+        top = max(h / 2.0, w - 1.5)
+        return x * gain + top
+"""
+
+
+def test_a_minimum_of_two_quotients_is_rewritten_as_floats() -> None:
+    """YOLOv5's letterbox gain `min(img1_shape[0] / img0_shape[0], img1_shape[1] / img0_shape[1])`:
+    both operands are floats, so eager code gets a float whichever wins."""
+    after = rewrite(LETTERBOX, unsafe=True, select=("TRT712",))
+    assert "gain = _trt_size_min_float(h / 48, w / 64)" in after, after
+    assert "top = _trt_size_max_float(h / 2.0, w - 1.5)" in after, after
+    assert "def _trt_size_chosen_float(" in after and "def _trt_size_traced(" in after
+
+
+@pytest.mark.parametrize("call", ["min(h / 48, w)", "max(h * 1.5, 3)", "min(h / 48, w / 64, 2.0)"])
+def test_a_float_and_an_int_are_left(call: str) -> None:
+    """Eager code gets an int or a float depending on which operand wins: no single traced type."""
+    code = f"import torch\nclass M(torch.nn.Module):\n    def forward(self, x):\n        h, w = x.shape[2:]\n" \
+           f"        return x * {call}\n"
+    assert "_trt_size" not in rewrite(code, unsafe=True, select=("TRT712",))
+
+
+def test_float_helpers_are_the_builtins_on_floats() -> None:
+    values = (-2.5, -0.0, 0.0, 0.75, 1.0, 3e38, float("inf"))
+    for a, b in itertools.product(values, values):
+        for helper, builtin in ((_trt_size_max_float, max), (_trt_size_min_float, min)):
+            result = helper(a, b)
+            assert result is builtin(a, b) or (result == builtin(a, b) and type(result) is float)
+
+
+def test_the_letterbox_gain_follows_the_size_in_the_graph(tmp_path) -> None:
+    """Exported at 48x64 (where the height's quotient wins by a hair: both are 1.0), the original keeps
+    the example's choice as a constant; the rewritten graph follows both sizes, and eager mode and
+    scripting are unchanged."""
+    original = _load(LETTERBOX.replace("Letterbox", "Half"), tmp_path, "lb_before")
+    rewritten = _load(rewrite(LETTERBOX, unsafe=True, select=("TRT712",)).replace("Letterbox", "Half"), tmp_path,
+                      "lb_after")
+    scripted = torch.jit.script(rewritten)
+    sizes = ((48, 64), (96, 64), (48, 128), (20, 100), (100, 20))
+    for h, w in sizes:
+        x = torch.randn(1, 2, h, w)
+        assert torch.equal(rewritten(x), original(x)) and torch.equal(scripted(x), original(x))
+    example = torch.randn(1, 2, 60, 64)  # height wins: 1.25 vs 1.0
+    axes = {"x": {2: "h", 3: "w"}}
+    before = export_session(original, (example,), ["x"], axes)
+    after = export_session(rewritten, (example,), ["x"], axes)
+    for h, w in sizes:
+        x = torch.randn(1, 2, h, w)
+        assert ort_matches(after, original, x), (h, w)
+    assert not ort_matches(before, original, torch.randn(1, 2, 100, 20))  # the width wins there
 
 
 def test_helpers_are_the_builtins_on_ints() -> None:

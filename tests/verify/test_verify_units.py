@@ -464,3 +464,43 @@ def test_a_conversion_warning_names_the_line_that_converted_not_the_recording_wr
     assert path.endswith("torch/nn/functional.py"), tracer["origin"]
     assert "size_prods == 1" in linecache.getline(path, line)
     assert _guard_note(path, line) == GUARD_NOTE
+
+
+ELLIPSIS_WRITE = """\
+import torch
+
+
+class Boxes(torch.nn.Module):
+    def forward(self, boxes, pad):
+        boxes = boxes.clone()
+        boxes[..., [0, 2]] -= pad[0]
+        return boxes
+"""
+
+
+def test_a_node_the_onnx_checker_refuses_at_load_is_placed_at_its_line(tmp_path: Path) -> None:
+    """The TorchScript exporter writes `boxes[..., [0, 2]] -= v` with an Add that lost an input; ONNX Runtime's
+    load-time checker names it as `In Node, ("/Add", Add, "", -1)`, a form the other patterns miss."""
+    import warnings
+
+    import onnxruntime as ort
+    import torch
+
+    from support import import_file
+    from trtcodemod.verify.static import failed_node
+
+    model_file = tmp_path / "boxes.py"
+    model_file.write_text(ELLIPSIS_WRITE)
+    model = import_file(model_file, "ellipsis_write").Boxes().eval()
+    path = tmp_path / "boxes.onnx"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, (torch.randn(3, 4), torch.tensor([1.0, 2.0])), str(path), dynamo=False,
+                          opset_version=17, verbose=True, dynamic_axes={"boxes": {0: "n"}},
+                          input_names=["boxes", "pad"])
+    with pytest.raises(Exception) as refused:
+        ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    assert "has an empty string in the graph" in str(refused.value)
+    found = failed_node(str(path), str(refused.value))
+    line = ELLIPSIS_WRITE.splitlines().index("        boxes[..., [0, 2]] -= pad[0]") + 1
+    assert found is not None and found.op == "Add" and found.source == f"{model_file}:{line}", found

@@ -71,7 +71,11 @@ def _helper_nodes() -> dict[str, tuple[Definition, tuple[str, ...]]]:
         module = cst.parse_module(path.read_bytes())
         for stmt in module.body:
             if is_reserved(stmt):
-                definitions.setdefault(stmt.name.value, stmt)
+                if stmt.name.value in definitions:
+                    # Python keeps the last definition and the engine would copy the first: two helpers
+                    # under one name are a bug in the package, never a choice.
+                    raise RuntimeError(f"helper {stmt.name.value!r} is defined twice (the second in {path.name})")
+                definitions[stmt.name.value] = stmt
     # Dependencies may cross helper modules; a helper calling itself needs nothing more.
     table = {}
     for name, node in definitions.items():

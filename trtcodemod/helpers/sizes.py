@@ -52,6 +52,30 @@ def _trt_size_min(a: int, b: int) -> int:
     return min(a, b)
 
 
+def _trt_size_max_float(a: float, b: float) -> float:
+    """``max(a, b)`` of two float numbers (quotients of sizes); a traced maximum while a trace passes a
+    tensor for one (typed ``float`` for scripting, where the integer helper's types would refuse them)."""
+    if not torch.jit.is_scripting() and torch.jit.is_tracing():
+        if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
+            return _trt_size_chosen_float(True, a, b)
+    return max(a, b)
+
+
+def _trt_size_min_float(a: float, b: float) -> float:
+    """``min(a, b)`` of two float numbers (a letterbox gain, ``min(h / h0, w / w0)``); a traced minimum
+    while a trace passes a tensor for one."""
+    if not torch.jit.is_scripting() and torch.jit.is_tracing():
+        if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
+            return _trt_size_chosen_float(False, a, b)
+    return min(a, b)
+
+
+@torch.jit.unused
+def _trt_size_chosen_float(largest: bool, a: float, b: float) -> float:
+    """:func:`_trt_size_traced` under float types, which a scripted caller checks (never runs when scripted)."""
+    return _trt_size_traced(largest, a, b)
+
+
 @torch.jit.unused
 def _trt_size_traced(largest: bool, a: int, b: int) -> int:
     """The traced choice: a 0-d tensor, as the trace's sizes are (never runs when scripted)."""

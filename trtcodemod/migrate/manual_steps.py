@@ -45,6 +45,11 @@ EXPORT_STEP = ("the exporter stops at this line: rewrite it with operators the e
 LOAD_STEP = ("the graph's shapes at this line disagree with themselves: a size the export kept as the "
              "example's constant meets a dynamic one; build the size from the traced shape here, or export with "
              "this axis static (guidance: Dynamic shape input)")
+#: A graph whose node lost an input in the export (the ONNX checker's "marked single but has an empty string").
+EMPTY_INPUT_STEP = ("the exporter wrote a node at this line with an input missing, so no runtime loads the graph: "
+                    "an in-place write through an index list after an Ellipsis (`x[..., [0, 2]] -= v`) does this "
+                    "under the TorchScript exporter; write the index as a slice (`x[..., 0:3:2]`), or name the axes "
+                    "before it (`x[:, :, [0, 2]]`) (guidance: Tracing export)")
 #: A graph with an operator ONNX Runtime has no kernel for (at that type): not a shape problem.
 MISSING_KERNEL_STEP = ("ONNX Runtime has no kernel for the operator it names (at this data type), so the graph "
                        "cannot be checked there: find the torch call that exports it (`torch.eye(n, dtype=torch.bool)` "
@@ -99,7 +104,9 @@ def manual_step(entry: dict[str, Any]) -> str | None:
     if kind == "unfaithful":
         if op != "(graph fails to run)":
             return OTHER_VALUES_STEP
-        return MISSING_KERNEL_STEP if "Could not find an implementation for" in message else LOAD_STEP
+        if "Could not find an implementation for" in message:
+            return MISSING_KERNEL_STEP
+        return EMPTY_INPUT_STEP if "has an empty string in the graph" in message else LOAD_STEP
     if op == "(unrolled loop)":
         return UNROLLED_STEP
     if "Iterating over a tensor" in message:

@@ -52,7 +52,9 @@ def _ops(model: Any) -> dict[str, int]:
 
 #: How ONNX Runtime names the node it refuses: at load (shape inference) and at run time.
 _FAILED_NODE = (re.compile(r"Node \((?P<name>[^)]*)\) Op \((?P<op>\w+)\)"),
-                re.compile(r"running (?P<op>\w+) node\. Name:'(?P<name>[^']*)'"))
+                re.compile(r"running (?P<op>\w+) node\. Name:'(?P<name>[^']*)'"),
+                # The ONNX checker run at load: `In Node, ("/Add", Add, "", -1) : ... input 0 ... empty string`.
+                re.compile(r'In Node, \("(?P<name>[^"]*)", (?P<op>\w+),'))
 
 
 def failed_node(path: str | None, error: str | None, map_location: Mapper | None = None,
