@@ -534,9 +534,10 @@ def _read_of_name(expr: cst.BaseExpression) -> bool:
     return parts is not None and parts[1] == "size" and _named(parts[0]) and len(expr.args) == 1
 
 
-def _float_valued(expr: cst.BaseExpression) -> bool:
+def _float_valued(expr: cst.BaseExpression, function: cst.FunctionDef | None = None, depth: int = 0) -> bool:
     """An expression whose Python value is a float whatever its operands: a true division, a float
-    literal, ``float(...)``, or ``+ - *`` with one of those on either side."""
+    literal, ``float(...)``, ``+ - *`` with one of those on either side, or a local of ``function``
+    every assignment of which is one (``gain_w = float(img_size[0]) / img0_shape[1]``)."""
     if type(expr) is cst.Float:
         return True
     if type(expr) is cst.Call and type(expr.func) is cst.Name and expr.func.value == "float":
@@ -545,10 +546,35 @@ def _float_valued(expr: cst.BaseExpression) -> bool:
         if type(expr.operator) is cst.Divide:
             return True
         if type(expr.operator) in (cst.Add, cst.Subtract, cst.Multiply):
-            return _float_valued(expr.left) or _float_valued(expr.right)
+            return _float_valued(expr.left, function, depth) or _float_valued(expr.right, function, depth)
     if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Minus:
-        return _float_valued(expr.expression)
+        return _float_valued(expr.expression, function, depth)
+    if type(expr) is cst.Name and function is not None and depth < 3:
+        values = _assigned_values(function, expr.value)
+        return bool(values) and all(v is not None and _float_valued(v, function, depth + 1) for v in values)
     return False
+
+
+def _assigned_values(function: cst.FunctionDef, name: str) -> list[cst.BaseExpression | None]:
+    """What each binding of ``name`` in ``function`` assigns (None where it is not a plain ``name = value``:
+    a tuple target, a loop, an augmented assignment, a parameter)."""
+    values: list[cst.BaseExpression | None] = []
+    if any(param.name.value == name for param in function.params.params + function.params.kwonly_params
+           + function.params.posonly_params):
+        values.append(None)
+    for node in walk(function.body):
+        if type(node) is cst.Assign:
+            for target in node.targets:
+                if name in bound_names(target.target):
+                    values.append(node.value if type(target.target) is cst.Name else None)
+        elif type(node) in (cst.AugAssign, cst.AnnAssign) and type(node.target) is cst.Name \
+                and node.target.value == name:
+            values.append(None if type(node) is cst.AugAssign else node.value)
+        elif type(node) in (cst.For, cst.NamedExpr, cst.WithItem) or type(node) is cst.CompFor:
+            target = node.target if type(node) is not cst.WithItem else (node.asname.name if node.asname else None)
+            if target is not None and name in bound_names(target):
+                values.append(None)
+    return values
 
 
 def _named(owner: cst.BaseExpression) -> bool:
@@ -957,11 +983,12 @@ baked choice). Applies to every TensorRT version.""",
             # or a float, where the traced choice would be a float tensor.
             if len(positional) != 2:
                 return None
-            if all(self._number(v, observed, integer=True) for v in positional):
-                helper = SIZE_MIN_HELPER if builtin == "min" else SIZE_MAX_HELPER
-            elif all(_float_valued(v) for v in positional):
+            floats = [_float_valued(v, self.context.function) for v in positional]
+            if all(floats):
                 # Two floats (a letterbox gain, `min(h / h0, w / w0)`): eager returns a float either way.
                 helper = SIZE_MIN_FLOAT_HELPER if builtin == "min" else SIZE_MAX_FLOAT_HELPER
+            elif not any(floats) and all(self._number(v, observed, integer=True) for v in positional):
+                helper = SIZE_MIN_HELPER if builtin == "min" else SIZE_MAX_HELPER
             else:
                 return None
             arguments = positional

@@ -800,6 +800,21 @@ def test_a_minimum_of_two_quotients_is_rewritten_as_floats() -> None:
     assert "def _trt_size_chosen_float(" in after and "def _trt_size_traced(" in after
 
 
+def test_locals_bound_to_float_quotients_are_floats() -> None:
+    """A tracker's `gain_w = float(img_size[0]) / img0_shape[1]`, then `min(gain_w, gain_h)`; a name bound
+    twice, once to an int, is not a float."""
+    code = ("import torch\nclass M(torch.nn.Module):\n    def forward(self, x):\n        h, w = x.shape[2:]\n"
+            "        gain_w = float(w) / 64\n        gain_h = h / 48\n        k = w\n        if h > 3:\n"
+            "            k = w / 2\n        return x * min(gain_w, gain_h), x * max(gain_h, k)\n")
+    path = str(Path("letterbox_locals.py").resolve())
+    facts = Facts(runs=3, lines={path: set(range(1, 12))})
+    facts.note_traced([(path, 10, "Converting a tensor to a Python boolean might cause the trace to be incorrect.")])
+    options = Options(select=("TRT712",), unsafe=True, facts=facts, scope="all")
+    after = fix_source(code.encode(), path, options).source.decode()
+    assert "min(gain_w, gain_h)" not in after and "_trt_size_min_float(gain_w, gain_h)" in after, after
+    assert "max(gain_h, k)" in after
+
+
 @pytest.mark.parametrize("call", ["min(h / 48, w)", "max(h * 1.5, 3)", "min(h / 48, w / 64, 2.0)"])
 def test_a_float_and_an_int_are_left(call: str) -> None:
     """Eager code gets an int or a float depending on which operand wins: no single traced type."""

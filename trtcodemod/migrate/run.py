@@ -300,7 +300,7 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, report: dict[st
         first analysis lacked: the files holding them are analysed again, and their findings replace
         the old ones, so a rule that reports only where the graph check located its node sees them."""
         found = locate(verified, "after", None)
-        noted = set(_note_located(facts, found))
+        noted = set(_note_located(facts, found)) | set(_note_traced(facts, found))
         again = [path for path in files if norm(path) in noted]
         if again:
             more, _ = _findings(again, spec.rewrite, facts)
@@ -365,6 +365,17 @@ def _note_located(facts: Facts, problems: list[Problem]) -> list[str]:
     before = len(facts.events)
     facts.note_located((p.path, p.line, p.rule) for p in problems
                        if p.kind == "hostile" and p.rule and p.path and p.line)
+    return sorted({e["path"] for e in facts.events[before:]})
+
+
+def _note_traced(facts: Facts, problems: list[Problem]) -> list[str]:
+    """Note a rewritten model's TracerWarnings, at the user's lines, as facts (``Facts.note_traced``):
+    a fix can make a value a traced tensor that a later line reads into Python (`float(w)` kept in the
+    graph, then `min(gain_w, gain_h)` of the two floats), which the first analysis saw as numbers. The
+    files where a warning was noted that the facts did not hold yet."""
+    before = len(facts.events)
+    facts.note_traced((p.path, p.line, p.message) for p in problems
+                      if p.kind == "baked" and p.op == "(traced constant)" and p.path and p.line)
     return sorted({e["path"] for e in facts.events[before:]})
 
 

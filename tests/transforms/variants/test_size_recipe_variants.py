@@ -63,6 +63,10 @@ VARIANTS: dict[str, tuple[str, str | tuple[str, ...], list[list[tuple[int, ...]]
     "adaptive_padding": ("TRT712", "output_h = _trt_size_ceil(input_h / stride_h)", [[(1, 2, 9, 4)], [(1, 2, 4, 10)]]),
     "interpolate_output_size": ("TRT712", "_trt_size_floor(input.size(i + 2) * scale_factors[i])",
                                 [[(1, 2, 6, 3)], [(1, 2, 2, 10)]]),
+    # The letterbox gain, a minimum of two float quotients of sizes (TRT712's float helpers): the
+    # other sizes make the other quotient the smaller.
+    "yolov5_scale_boxes": ("TRT712", "gain = _trt_size_min_float(img1_shape[0] / img0_shape[0], "
+                                     "img1_shape[1] / img0_shape[1])", [[(1, 3, 32, 96)], [(1, 3, 96, 40)]]),
     # A window that shrinks to an axis no larger than it (TRT717's choice between numbers), then
     # `int(np.ceil(h / window_size[0])) * window_size[0]` of that window (TRT712). The other sizes
     # put an axis below the window, at a multiple of it, and one above one.
@@ -144,3 +148,27 @@ def test_float64_the_translation_keeps_is_fixed_as_a_follow_up(name: str, tmp_pa
     assert applied["TRT701"]["line"] == applied["TRT711"]["line"]
     assert "verified" in applied["TRT701"]["proof"]
     assert report["remaining"] == [] and result.exit_code == 0, report["remaining"]
+
+
+def test_a_bake_a_fix_uncovers_is_fixed_in_the_next_round(tmp_path: Path) -> None:
+    """A tracker's letterbox gain (``tracker_scale_coords``): ``float(img_size[0])`` of a size warns and is
+    rewritten first; only then is ``min(gain_w, gain_h)`` a comparison of traced values, which warns in the
+    rewritten model's export. ``migrate`` takes that warning as a fact, analyses the file again and fixes
+    the minimum in a later round; the verifier's third set changes the input's aspect ratio (height
+    twice, width once), where the example's choice flips."""
+    path = tmp_path / "tracker_scale_coords.py"
+    path.write_bytes((HERE / "tracker_scale_coords.py").read_bytes())
+    result = CliRunner().invoke(app, ["migrate", str(path), "--model", "build", "--inputs", "inputs",
+                                      "--dynamic-axes", json.dumps({"x": {"2": "h", "3": "w"}}), "--format", "json",
+                                      "--runs", "1", "--warmup", "0", "--backends", "torch-cpu,onnxruntime-cpu"])
+    if result.exception and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    [report] = json.loads(result.stdout)["models"]
+    source = path.read_text().splitlines()
+    lines = [source.index("    gain_w = float(img_size[0]) / img0_shape[1]") + 1,
+             source.index("    gain_h = float(img_size[1]) / img0_shape[0]") + 1,
+             source.index("    gain = min(gain_w, gain_h)") + 1]
+    assert sorted(entry["line"] for entry in report["applied"]) == lines, report["applied"]
+    assert {entry["rule"] for entry in report["applied"]} == {"TRT712"}
+    assert report["remaining"] == [] and result.exit_code == 0, report["remaining"]
+    assert "_trt_size_min_float(gain_w, gain_h)" in report["diff"]
