@@ -40,12 +40,13 @@ windows) and FFTformer (attention and feed-forward in the frequency domain: ``rf
 ``irfft2``). 3-D medical, from monai: the RetinaNetDetector in 3-D (a ResNet-10 FPN RetinaNet, anchors of three shapes
 at three scales, box decoding, top 50 per level, NMS, 20 detections of the first volume as (20, 8) rows; the score
 threshold at 0 so that random weights give detections) and ResNet-10 3-D. Pyramid pooling and keypoints, from pytorchcv:
-PSPNet on ResNetD-50b (``fixed_size=False``) and SuperPointNet (cell softmax and depth-to-space, threshold, NMS,
-descriptors sampled with ``grid_sample``: the first image's points, scores and descriptors, as many as it finds). From
-kornia: DeFMO (a blurred image and its background to 24 sharp sub-frames with alpha) and the ``smnn`` descriptor matcher
-(mutual nearest neighbours with the ratio test on two sets of 64 descriptors of 32: distances and index pairs, as many
-as match). Then the minority, backbones from corners the earlier zoos used little: timm's resmlp_12_224 (affine layers
-for norms, a linear layer across patches) and convmixer_768_32, and torchvision's EfficientNetV2-S (fused MBConv).
+PSPNet on ResNetD-50b (``fixed_size=False``) and SuperPointNet (cell softmax and depth-to-space reshapes, a threshold, a
+greedy NMS loop in Python over the points sorted by score, descriptors sampled with ``grid_sample``: the first image's
+points, scores and descriptors, as many as it finds). From kornia: DeFMO (a blurred image and its background to 24 sharp
+sub-frames with alpha) and the ``smnn`` descriptor matcher (mutual nearest neighbours with the ratio test on two sets of
+64 descriptors of 32: distances and index pairs, as many as match). Then the minority, backbones from corners the
+earlier zoos used little: timm's resmlp_12_224 (affine layers for norms, a linear layer across patches) and
+convmixer_768_32, and torchvision's EfficientNetV2-S (fused MBConv).
 
 Each is small and has the dynamic axes a deploying user declares: batch, height and width for the images (the RF-DETR
 models at multiples of their patch size times windows, which their backbone asserts: 32 for Nano, 12 for Seg Nano, 24
@@ -219,8 +220,9 @@ MODELS16 = [
          "upsampled back)", f"from {_PCV}.pspnet import pspnet_resnetd50b_voc",
          "pspnet_resnetd50b_voc(aux=False, fixed_size=False, in_size=(64, 64))", "return self.m(x)", _SMALL,
          DYNAMIC_BHW, calibrate="self.m(xb)"),
-    Spec("pcv_superpointnet", "pytorchcv SuperPointNet (keypoint scores by a cell softmax and depth-to-space, "
-         "threshold and NMS, descriptors sampled by grid_sample)", f"from {_PCV}.superpointnet import superpointnet",
+    Spec("pcv_superpointnet", "pytorchcv SuperPointNet (keypoint scores by a cell softmax and depth-to-space "
+         "reshapes, a threshold, a greedy NMS loop over the points sorted by score, descriptors sampled by "
+         "grid_sample)", f"from {_PCV}.superpointnet import superpointnet",
          "superpointnet()", "pts, confs, descs = self.m(x)\n        return pts[0], confs[0], descs[0]",
          "1, 1, 64, 64", DYNAMIC_BHW),
     # kornia: fast moving object deblurring, descriptor matching.
