@@ -3,7 +3,7 @@
 An assignment (plain or augmented) whose subscript ends in a list of positions right after an
 Ellipsis exports with ``dynamo=False`` (torch 2.13, opset 17), but the exporter writes the
 Ellipsis's place among the ``index_put`` indices as an absent value: the graph holds an ``Add``
-of two empty inputs, which ONNX Runtime refuses at load. The rewrite wraps the list in an
+of that absent value, which ONNX Runtime refuses at load. The rewrite wraps the list in an
 inserted helper (``trtcodemod/helpers/indexing.py``) that returns it untouched outside an export
 and the equivalent slice while exporting, where there is one (integers of one sign in strictly
 increasing even steps).
@@ -112,15 +112,15 @@ class EllipsisIndexWrite(Rule):
         doc="""\
 What it finds: an assignment, plain or augmented, into a subscript that ends in a list of
 positions right after an Ellipsis: `boxes[..., [0, 2]] -= pad[0]`, `xyxy[..., [1, 3]] /= h`,
-`boxes[..., [0, 2]] = boxes[..., [0, 2]].clamp(0, w)`, `x[0, ..., [1]] = v`, in any code of a
-file that imports torch. Detection models write box coordinates this way when they scale boxes
-back to the image and clip them to its border (ultralytics' `scale_boxes` and `clip_boxes`,
-YOLOv5's `scale_boxes`, RT-DETR's predictor).
+`boxes[..., [0, 2]] = boxes[..., [0, 2]].clamp(0, w)`, `x[0, ..., [1]] = v`, in a file that
+imports torch. Detection models write box coordinates this way when they scale boxes back to the
+image, normalize them or clip them to its border (YOLOv5's `scale_boxes`, ultralytics' RT-DETR
+predictor and `Boxes.xyxyn`, the NumPy branch of ultralytics' `clip_boxes`).
 
 Why it hurts: the TorchScript exporter (torch 2.13, opset 17, static or dynamic axes) exports
-the write, but its `index_put` carries the Ellipsis's place as an absent value: the graph holds
-an `Add` of two empty inputs, and ONNX Runtime refuses to load it ("Node (/Add)'s input 0 is
-marked single but has an empty string in the graph"). Reads (`y = x[..., [0, 2]]`), a list that
+the write, but its `index_put` carries the Ellipsis's place as an absent value: the graph
+holds an `Add` of that absent value, and ONNX Runtime refuses to load it ("Node (/Add)'s input
+0 is marked single but has an empty string in the graph"). Reads (`y = x[..., [0, 2]]`), a list that
 is not last or not right after the Ellipsis (`x[..., [0, 2], :]`, `x[..., 1, [0, 2]]`), a list
 with no Ellipsis (`x[:, [0, 2]] -= v`) and a slice with a step (`x[..., 0:3:2] -= v`) export and
 run; so does the write with the dynamo exporter. An index tensor there
@@ -136,7 +136,9 @@ positions out of order, unevenly spaced or of both signs (no slice names them), 
 are not integer literals (`[i, j]`), an index tensor (write the list instead), and an index
 before the Ellipsis that is not a slice, an integer literal or `None` (a second index tensor
 there would place the written elements otherwise next to a slice). TRT203 stays quiet on these
-writes: this rule's finding and fix replace its "not an integer literal" note.
+writes: this rule's finding and fix replace its "not an integer literal" note. In the pinned
+ultralytics 8.4.190, kornia, boxmot, effdet, segment_anything, monai and torchvision sources
+(1863 files, every scope) the rule finds 12 such writes, all in ultralytics, and rewrites all 12.
 
 Fix safety: safe. Outside an export the subscript receives the very list it had, so eager
 mode, `torch.fx`, `torch.compile` and `torch.export` run the original write (values, dtype,
@@ -148,6 +150,11 @@ copy, operates and writes it back, on the slice it operates on a view in place; 
 the same, and the graph's match eager mode's (measured at two sizes with dynamic axes, both
 exporters). One difference stays while exporting: where the axis is shorter than a position,
 the original raises and the slice takes fewer elements (a traced graph cannot raise either way).
+The rule does not ask whether the subscripted value is a tensor: a NumPy array (ultralytics'
+`clip_boxes` writes the same line in its NumPy branch) takes the slice while exporting as it
+takes the list, the same elements. The helper's call costs about 0.2 microseconds per write in
+eager mode (measured: 1.003 to 1.017 times the original's time on the three models of
+tests/recipe_variants/trt344/).
 
 TensorRT versions: all (the fix is for ONNX Runtime's refusal and the exporter's graph; the
 slice write is a `ScatterND`, which TensorRT parses from 8.2, like any write into part of a
@@ -174,12 +181,14 @@ tensor: TRT203).""",
                 "    boxes[..., _trt_index_list([0, 2])] = boxes[..., [0, 2]].clamp(0, w)\n"
                 "    return boxes\n",
             ),
-            Example("def shift(points: torch.Tensor, dx: float):\n    points[..., [0, 1, 3]] += dx\n    return points\n"),
+            Example("def shift(points: torch.Tensor, dx: float):\n"
+                    "    points[..., [0, 1, 3]] += dx\n    return points\n"),
         ),
         references=(
             "https://pytorch.org/docs/stable/tensor_view.html",
             "https://onnx.ai/onnx/operators/onnx__ScatterND.html",
-            "https://github.com/ultralytics/ultralytics/blob/main/ultralytics/utils/ops.py",
+            "https://github.com/ultralytics/ultralytics/blob/main/ultralytics/models/rtdetr/predict.py",
+            "https://github.com/ultralytics/yolov5/blob/master/utils/general.py",
         ),
     )
 
@@ -209,7 +218,7 @@ tensor: TRT203).""",
         if index is None:
             return
         message = (f"a write into `{short_code(target, 40)}` (a list right after an Ellipsis) exports with the "
-                   "TorchScript exporter as a graph ONNX Runtime refuses (an `Add` of absent inputs)")
+                   "TorchScript exporter as a graph ONNX Runtime refuses (an `Add` of an absent input)")
         if type(index) is cst.Call:
             self.report(target, f"{message}; not rewritten: an index tensor (write the list of positions itself, "
                                 "which indexes the same way, and apply again)")
