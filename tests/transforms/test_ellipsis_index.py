@@ -245,6 +245,16 @@ def build():
 """
 
 
+def test_onnx_runtimes_load_error_names_its_node() -> None:
+    from trtcodemod.verify.static import failed_node
+
+    error = ('[ONNXRuntimeError] : 10 : INVALID_GRAPH : Load model from m.onnx failed:This is an invalid model. In '
+             'Node, ("/Add_5", Add, "", -1) : ("","",) -> ("/Add_5_output_0",) , Error Node (/Add_5)\'s input 0 is '
+             'marked single but has an empty string in the graph')
+    found = failed_node(None, error)
+    assert found is not None and (found.node, found.op) == ("/Add_5", "Add")
+
+
 def test_migrate_places_the_refused_node_and_fixes_it(tmp_path) -> None:
     """ONNX Runtime's load error quotes the node (``In Node, ("/Add", Add, ...``): migrate places it at its
     line, TRT344 takes both writes, and the graph then runs and matches eager mode."""

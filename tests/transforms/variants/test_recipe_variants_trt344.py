@@ -5,11 +5,12 @@ detection code (cited in its docstring) that writes box coordinates through an E
 of positions: YOLOv5's ``scale_boxes`` (``boxes[..., [0, 2]] -= pad[0]``, then the per-column
 clamps of its ``clip_boxes``), ultralytics' RT-DETR predictor (``pred[..., [0, 2]] *= ow``, the image
 size a tensor input) and ultralytics' ``Boxes.xyxyn`` / ``xywhn`` (``xyxy[..., [0, 2]] /=
-self.orig_shape[1]``). The TorchScript exporter exports every one, and ONNX Runtime refuses every
+self.orig_shape[1]``) and its SAM 3 semantic predictor (``boxes[..., [0, 2]] *= orig_img.shape[1]``,
+the scale read from a dynamic image's shape). The TorchScript exporter exports every one, and ONNX Runtime refuses every
 graph ("input 0 is marked single but has an empty string").
 
 ``migrate`` places the refused node at its line, applies TRT344 there and ends with exit 0, the
-rewritten model equivalent, for all three. Rewritten from the code alone and exported directly with
+rewritten model equivalent, for all four. Rewritten from the code alone and exported directly with
 both exporters, each graph equals eager mode at other sizes and on edge values (zeros, negatives,
 infinities and NaN, one box, no box), and eager mode is unchanged (outputs, inputs afterwards,
 gradients).
@@ -38,6 +39,8 @@ WRITES: dict[str, tuple[str, ...]] = {
     "ultralytics_rtdetr_scale_to_image": ("pred[..., [0, 2]] *= ow", "pred[..., [1, 3]] *= oh"),
     "ultralytics_boxes_xyxyn": ("xyxy[..., [0, 2]] /= self.orig_shape[1]", "xyxy[..., [1, 3]] /= self.orig_shape[0]",
                                 "xywh[..., [0, 2]] /= self.orig_shape[1]", "xywh[..., [1, 3]] /= self.orig_shape[0]"),
+    "ultralytics_sam3_boxes_to_image": ("boxes[..., [0, 2]] *= orig_img.shape[2]",
+                                        "boxes[..., [1, 3]] *= orig_img.shape[1]"),
 }
 
 
@@ -70,6 +73,12 @@ def _queries(seed: int, batch: int, count: int, image_hw: list[list[float]]) -> 
     return (torch.randn(batch, count, 16, generator=seeded(seed)), torch.tensor(image_hw))
 
 
+def _sam(seed: int, queries: int, height: int, width: int) -> tuple[torch.Tensor, ...]:
+    g = seeded(seed)
+    return (torch.randn(queries, 4, generator=g), torch.randn(queries, 1, generator=g),
+            torch.randn(queries, 8, 8, generator=g), torch.rand(3, height, width, generator=g))
+
+
 def _rows(seed: int, count: int) -> tuple[torch.Tensor]:
     data = torch.rand(count, 6, generator=seeded(seed)) * 700 - 30
     if count >= 4:
@@ -90,6 +99,9 @@ SETS = {
         "specials": (with_specials((2, 7, 16), 4), torch.tensor([[INF, 640.0], [480.0, float("nan")]]))},
     "ultralytics_boxes_xyxyn": {"one-box": _rows(1, 1), "many": _rows(2, 40), "no-box": _rows(3, 0),
                                 "edges": _rows(4, 6)},
+    "ultralytics_sam3_boxes_to_image": {
+        "one-query-small-image": _sam(1, 1, 5, 3), "more-queries-other-image": _sam(2, 12, 48, 64),
+        "specials": (with_specials((4, 4), 5), with_specials((4, 1), 6), _sam(7, 4, 9, 9)[2], torch.rand(3, 9, 9))},
 }
 
 
