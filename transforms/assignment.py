@@ -22,6 +22,7 @@ from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.scopes import PARAM, Bindings
 from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
 from trtcodemod.transforms._tensor_evidence import TensorEvidence, annotated_tensor_parameter
+from trtcodemod.transforms.ellipsis_index import reported_index
 from trtcodemod.transforms.indexing import NONE, STRONG, _is_plain_scalar, _MaskRule
 
 _OPERATORS = "https://github.com/onnx/onnx-tensorrt/blob/main/docs/operators.md"
@@ -165,7 +166,8 @@ name in the function is a torch call (`torch.zeros(...)`, `torch.cat(...)`) or a
 method (`.clone()`, `.new_zeros(...)`, `.view(...)`), the parameter is annotated
 `torch.Tensor`, or `self.x` is registered as a buffer (or assigned from torch) in the
 class. Dict and list stores (`out["boxes"] = b`, `xs[i] = v`) never match. A boolean-mask
-index is TRT202's (a tensor value) or TRT204's (a number).
+index is TRT202's (a tensor value) or TRT204's (a number); a list of positions right
+after an Ellipsis (`boxes[..., [0, 2]] -= pad`) is TRT344's.
 
 Why it hurts: both exporters (torch 2.13, static and dynamic shapes) turn a write into
 part of a tensor into `ScatterND` (dynamo: `ScatterElements` for some integer indices),
@@ -372,6 +374,8 @@ TensorRT (no TensorRT on our machines): the finding is about the construct, and
             return
         if self._mask_index(target):
             return  # TRT202 / TRT204
+        if reported_index(self.context, target) is not None:
+            return  # TRT344: a list right after an Ellipsis, whose write ONNX Runtime refuses
         what = "augmented assignment" if value is None else "assignment"
         sliced = _has_slicing(target)
         problem = (f"{what} into part of tensor `{short_code(target.value, 24)}` exports as ScatterND "

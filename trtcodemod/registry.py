@@ -78,6 +78,7 @@ RULE_MODULES: tuple[str, ...] = (
     "attention_scale",
     "index_add",
     "sort_stable",
+    "ellipsis_index",
     "whole_window_pool",
     "inplace_compare",
 )

@@ -219,6 +219,11 @@ PROGRAMS = [
                       "        return values, order, x.argsort(stable=True), torch.sort(x, stable=False).indices, "
                       "torch.msort(x), x.sort(dim=0, stable=True).values\n",
             one(tensors())),
+    # TRT344 writes into `x[..., [i, j]]`: an augmented and a plain write, one position and an evenly spaced pair;
+    # a last axis shorter than a position raises IndexError on both sides (the list is kept outside an export).
+    Program("TRT344", "class M(nn.Module):\n    def forward(self, x):\n        y = x * 1\n"
+                      "        y[..., [0, 2]] -= 1\n        y[..., [1]] = y[..., [1]] * 2\n        return y\n",
+            one(tensors())),
     # TRT342 whole-window pooling: global average pooling and strip max pooling written with the input's own
     # sizes; empty spatial axes raise in torch's call (the same error on both sides).
     Program("TRT342", "class M(nn.Module):\n    def forward(self, x):\n        n, c, h, w = x.size()\n"
@@ -328,6 +333,8 @@ ONNX_CASES = [
      [torch.tensor([0.0, -0.0, 1.5, -3.25, 127.0, -149.0, float("inf"), -float("inf"), float("nan")])], None),
     ("TRT733", next(n for n, p in enumerate(PROGRAMS) if "clean = torch.nan_to_num(" in p.body),
      [torch.tensor([0.0, -0.0, 1.5, -3.25, 3e38, float("inf"), -float("inf"), float("nan")])], "IsInf"),
+    ("TRT344", next(n for n, p in enumerate(PROGRAMS) if p.rule == "TRT344"),
+     [torch.tensor([[0.0, -0.0, 1.5, -3.25], [float("inf"), -float("inf"), float("nan"), 2.0]])], None),
 ]
 
 

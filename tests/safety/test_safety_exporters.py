@@ -113,6 +113,13 @@ CORNERS = [
                      "        down = torch.argsort(x, dim=0, descending=True, stable=True)\n"
                      "        return torch.stack([values, order.to(x.dtype), down.to(x.dtype), torch.msort(x)], 1)\n",
            _one, (torch.float32, torch.float16, torch.int64, torch.int32, torch.uint8)),
+    # TRT344 box coordinates written through an Ellipsis: a pair shifted, a pair clamped (NaN, infinities and
+    # signed zeros in the boxes), one column scaled. ONNX Runtime refuses the original's TorchScript graph.
+    Corner("TRT344", "class M(nn.Module):\n    def forward(self, x):\n"
+                     "        y = torch.stack([x, x * 2, x - 1, x * 3], 1)\n"
+                     "        y[..., [0, 2]] -= 1\n        y[..., [1, 3]] = y[..., [1, 3]].clamp(-2, 2)\n"
+                     "        y[..., [3]] *= 2\n        return y\n",
+           _one, (torch.float32, torch.float16, torch.int64, torch.int16)),
     # TRT342 whole-window pooling over a 3x2 image per element (the batch is the dynamic axis: the dynamo
     # exporter keeps the original's static kernel; the TorchScript exporter stops on the original).
     Corner("TRT342", "class M(nn.Module):\n    def forward(self, x):\n"

@@ -36,3 +36,40 @@ def _trt_mask_index(values, mask):
         positions = torch.nonzero(mask.flatten().to(torch.float32)).reshape(-1)
         return torch.index_select(values.flatten(0, mask.dim() - 1), 0, positions)
     return values[mask]
+
+
+def _trt_index_list(indices):
+    # type: (List[int]) -> List[int]
+    """``indices`` itself, a list of positions on one axis; while exporting, the slice that names the same
+    positions, where there is one.
+
+    The TorchScript exporter writes an assignment into ``x[..., [0, 2]]`` (a list right after an
+    Ellipsis, last in the subscript) as a graph that ONNX Runtime refuses: the Ellipsis's place among
+    the write's indices becomes an absent input. A slice there exports as an ordinary slice write.
+    Outside ``torch.onnx.export`` the list is returned untouched, so the write is the original one (an
+    index past the axis raises ``IndexError`` as before; a slice would silently take fewer positions).
+    """
+    if torch.jit.is_scripting():
+        return indices
+    if _trt_onnx_exporting():
+        return _trt_index_slice(indices)
+    return indices
+
+
+@torch.jit.unused
+def _trt_index_slice(indices):
+    """The slice ``first:last + 1:step`` that names the positions of ``indices`` when they are integers of one
+    sign (all at least 0, or all negative, counted from the end) in strictly increasing steps of one size; else
+    ``indices`` unchanged. ``[k]`` is ``k:k + 1``; a negative run that ends at -1 runs to the end (``-3::2``)."""
+    if not isinstance(indices, list) or len(indices) == 0:
+        return indices
+    if not all(type(i) is int for i in indices):
+        return indices
+    first, last = indices[0], indices[-1]
+    if (first < 0) != (last < 0):
+        return indices
+    step = indices[1] - first if len(indices) > 1 else 1
+    if step <= 0 or any(b - a != step for a, b in zip(indices, indices[1:])):
+        return indices
+    stop = last + 1
+    return slice(first, None if stop == 0 else stop, step)

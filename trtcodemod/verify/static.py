@@ -50,11 +50,11 @@ def _ops(model: Any) -> dict[str, int]:
     return dict(sorted(counts.items()))
 
 
-#: How ONNX Runtime names the node it refuses: at load (shape inference) and at run time.
+#: How ONNX Runtime names the node it refuses: at load (shape inference; the graph's own check, which
+#: quotes the node as ``In Node, ("/Add", Add, "", -1) : ...``) and at run time.
 _FAILED_NODE = (re.compile(r"Node \((?P<name>[^)]*)\) Op \((?P<op>\w+)\)"),
-                re.compile(r"running (?P<op>\w+) node\. Name:'(?P<name>[^']*)'"),
-                # The ONNX checker run at load: `In Node, ("/Add", Add, "", -1) : ... input 0 ... empty string`.
-                re.compile(r'In Node, \("(?P<name>[^"]*)", (?P<op>\w+),'))
+                re.compile(r'In Node, \("(?P<name>[^"]*)", (?P<op>\w+),'),
+                re.compile(r"running (?P<op>\w+) node\. Name:'(?P<name>[^']*)'"))
 
 
 def failed_node(path: str | None, error: str | None, map_location: Mapper | None = None,

@@ -1,0 +1,268 @@
+"""TRT344: writes into ``x[..., [i, j]]`` → ``x[..., _trt_index_list([i, j])]``, a slice while exporting.
+
+The original exports with the TorchScript exporter, but ONNX Runtime refuses its graph ("input 0 is
+marked single but has an empty string"); after the rewrite the graph loads and gives eager mode's
+values at the traced size and at others (dynamic axes, both exporters), eager mode is the original
+write itself (values, dtype errors, index errors, aliasing, gradients), and ``migrate`` places the
+refused node at its line and takes the rule. The safety contract (script, fx, compile, export,
+hypothesis-drawn tensors) runs in tests/safety/.
+"""
+
+from __future__ import annotations
+
+import io
+import warnings
+
+import onnx
+import onnxruntime as ort
+import pytest
+import torch
+
+from safety import import_source
+from support import export_formulation, migrate_small, rewrite
+
+from trtcodemod.engine import Options, check_source
+from trtcodemod.helpers.indexing import _trt_index_list, _trt_index_slice
+from trtcodemod.rules import Safety
+
+SOURCE = """import torch
+from torch import nn
+
+
+class Decode(nn.Module):
+    def forward(self, boxes: torch.Tensor, pad: torch.Tensor):
+        boxes = boxes * 1
+        boxes[..., [0, 2]] -= pad[0]
+        boxes[..., [1, 3]] -= pad[1]
+        boxes[..., :4] /= 2.0
+        boxes[..., [0, 2]] = boxes[..., [0, 2]].clamp(0, 640)
+        boxes[..., [1]] *= pad[1:]
+        boxes[0, ..., [-3, -1]] = boxes[0, ..., [-3, -1]].clamp(-1.5, 1000.0)
+        return boxes
+"""
+NAMES = ["boxes", "pad"]
+
+
+def test_rewrite_text_and_what_is_left() -> None:
+    after = rewrite(SOURCE, select=("TRT344",))
+    body = after.split("class Decode", 1)[1]
+    assert "        boxes[..., _trt_index_list([0, 2])] -= pad[0]\n" in body
+    assert "        boxes[..., _trt_index_list([1, 3])] -= pad[1]\n" in body
+    assert "        boxes[..., :4] /= 2.0\n" in body
+    # the read on the right keeps its list: reads export and run
+    assert "        boxes[..., _trt_index_list([0, 2])] = boxes[..., [0, 2]].clamp(0, 640)\n" in body
+    assert "        boxes[..., _trt_index_list([1])] *= pad[1:]\n" in body
+    assert "        boxes[0, ..., _trt_index_list([-3, -1])] = boxes[0, ..., [-3, -1]].clamp(-1.5, 1000.0)\n" in body
+    assert "def _trt_index_list(indices):" in after
+    assert rewrite(after, select=("TRT344",)) == after  # a second apply changes nothing
+    kept = ("def f(x: torch.Tensor, i: int, j: int, idx: torch.Tensor, v: float):\n"
+            "    x[..., [0, 1, 3]] = v\n    x[..., [2, 0]] = v\n    x[..., [1, 1]] += v\n    x[..., [i, j]] = v\n"
+            "    x[idx, ..., [0, 2]] = v\n    x[..., torch.tensor([0, 2])] -= v\n    x[..., [-1, 0]] = v\n"
+            "    x[..., []] = v\n"
+            "    x[..., [0, 2], :] = v\n    x[:, [0, 2]] -= v\n    x[..., 1, [0, 2]] = v\n    y = x[..., [0, 2]]\n"
+            "    x[..., 0:3:2] -= v\n    return y\n")
+    source = "import torch\n" + kept
+    assert rewrite(source, select=("TRT344",)).endswith(kept)
+    found = check_source(source.encode(), "snippet.py", Options(select=("TRT344", "TRT203")))
+    # TRT344 names the first eight (no slice, an index tensor, a possible tensor before the Ellipsis); TRT203
+    # keeps the writes that are not TRT344's, and is quiet on TRT344's own
+    assert [(f.line, f.rule) for f in found if f.rule == "TRT344"] == [(n, "TRT344") for n in range(3, 11)]
+    assert sorted({f.line for f in found if f.rule == "TRT203"}) == [11, 12, 13, 15]
+    assert "no slice names the same positions" in found[0].message
+    assert all(f.fix == Safety.NONE and "not rewritten" in f.message for f in found if f.rule == "TRT344")
+    # a file that does not import torch (NumPy post-processing) is left alone
+    assert rewrite("def f(b, w):\n    b[..., [0, 2]] = b[..., [0, 2]].clip(0, w)\n", select=("TRT344",)) == \
+        "def f(b, w):\n    b[..., [0, 2]] = b[..., [0, 2]].clip(0, w)\n"
+
+
+def test_trt203_is_quiet_where_trt344_fixes() -> None:
+    source = "import torch\ndef f(x: torch.Tensor, v: float):\n    x[..., [0, 2]] -= v\n    x[..., 0] = v\n"
+    found = check_source(source.encode(), "snippet.py", Options(select=("TRT344", "TRT203")))
+    assert [(f.line, f.rule) for f in found] == [(3, "TRT344"), (4, "TRT203")]
+    assert found[0].fix == Safety.SAFE
+
+
+def test_the_slice_names_the_same_positions() -> None:
+    assert _trt_index_slice([0, 2]) == slice(0, 3, 2)
+    assert _trt_index_slice([3]) == slice(3, 4, 1)
+    assert _trt_index_slice([-1]) == slice(-1, None, 1)
+    assert _trt_index_slice([-3, -1]) == slice(-3, None, 2)
+    assert _trt_index_slice([-5, -3]) == slice(-5, -2, 2)
+    for kept in ([], [2, 0], [1, 1], [0, 1, 3], [-1, 0], [True, False], [0.0, 2.0]):
+        assert _trt_index_slice(kept) is kept
+    x = torch.arange(60.0).reshape(3, 4, 5)
+    for positions in ([0, 2], [1], [0, 1, 2, 3, 4], [1, 4], [-1], [-4, -2], [-5, -3, -1], [4]):
+        assert torch.equal(x[..., positions], x[..., _trt_index_slice(positions)])
+    assert _trt_index_list([0, 2]) == [0, 2]  # outside an export: the list itself
+    assert torch.jit.script(_trt_index_list)([0, 2]) == [0, 2]
+
+
+@pytest.fixture(scope="module")
+def programs(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("ellipsis_index")
+    after = rewrite(SOURCE, select=("TRT344",))
+    assert after.split("class Decode", 1)[1].count("_trt_index_list([") == 5  # the tests below run the rewrite
+    return import_source(SOURCE, folder)["Decode"], import_source(after, folder)
+
+
+def _boxes(rows: int, columns: int, dtype: torch.dtype = torch.float32, seed: int = 0) -> list[torch.Tensor]:
+    """Boxes with zeros, signed zeros, negatives, infinities and NaN, and a pad of two values."""
+    generator = torch.Generator().manual_seed(seed)
+    boxes = (torch.randn(rows, columns, 6, generator=generator) * 400).to(dtype)
+    if dtype.is_floating_point and boxes.numel():
+        flat = boxes.view(-1)
+        flat[::7] = float("nan")
+        flat[1::5] = float("inf")
+        flat[2::11] = -0.0
+        flat[3::13] = -float("inf")
+        flat[4::9] = 0.0
+    pad = torch.tensor([3.5, -2.0]).to(dtype)
+    return [boxes, pad]
+
+
+def _same(got: torch.Tensor, want: torch.Tensor) -> None:
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert torch.equal(got.isnan(), want.isnan())
+    keep = ~want.isnan()
+    assert torch.equal(got[keep], want[keep]) and torch.equal(got[keep].signbit(), want[keep].signbit())
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16], ids=str)
+def test_eager_mode_is_the_original_write_and_the_export_formulation_equals_it(programs, dtype) -> None:
+    before, namespace = programs
+    for rows, columns in ((1, 1), (2, 5), (4, 0), (3, 17)):
+        inputs = _boxes(rows, columns, dtype, seed=rows + columns)
+        want = before()(*[t.clone() for t in inputs])
+        _same(namespace["Decode"]()(*[t.clone() for t in inputs]), want)
+        with export_formulation(namespace):
+            _same(namespace["Decode"]()(*[t.clone() for t in inputs]), want)
+
+
+def test_eager_mode_keeps_errors_aliasing_and_gradients(programs) -> None:
+    before, namespace = programs
+    after = namespace["Decode"]
+    # an integer tensor: the float subtraction raises the same error on both sides
+    ints = [torch.zeros(2, 3, 6, dtype=torch.int64), torch.tensor([1.5, 2.0])]
+    errors = []
+    for model in (before, after):
+        with pytest.raises(RuntimeError) as caught:
+            model()(*ints)
+        errors.append(str(caught.value))
+    assert errors[0] == errors[1] and "can't be cast" in errors[0]
+    # a position past the axis (boxes of 3 values) raises IndexError on both sides, as the list does
+    short = [torch.zeros(2, 3, 3), torch.tensor([1.0, 2.0])]
+    messages = []
+    for model in (before, after):
+        with pytest.raises(IndexError) as caught:
+            model()(*short)
+        messages.append(str(caught.value))
+    assert messages[0] == messages[1]
+    # a write through a view reaches its base, and gradients flow the same way
+    write = "def f(x, v):\n    y = x[1]\n    y[..., [0, 2]] -= v\n    return x\n"
+    source = "import torch\n" + write
+    funcs = [import_source(code, _folder())["f"] for code in (source, rewrite(source))]
+    assert "_trt_index_list([0, 2])" in rewrite(source)
+    results = []
+    for f in funcs:
+        leaf = torch.arange(12.0).reshape(2, 6).requires_grad_()
+        v = torch.tensor(0.5, requires_grad=True)
+        x = leaf * 1
+        out = f(x, v)
+        assert out is x
+        (out * torch.arange(12.0).reshape(2, 6)).sum().backward()
+        results.append((out.detach(), leaf.grad, v.grad))
+    for got, want in zip(results[1], results[0]):
+        assert torch.equal(got, want)
+    assert results[0][0][1, 0] == 5.5 and results[0][0][0, 0] == 0.0  # the write reached the base
+
+
+def _folder():
+    import tempfile
+    from pathlib import Path
+
+    return Path(tempfile.mkdtemp(prefix="ellipsis_index_"))
+
+
+def _export(model: torch.nn.Module, inputs: list[torch.Tensor], dynamo: bool = False) -> onnx.ModelProto:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if dynamo:
+            axes = ({0: torch.export.Dim.AUTO, 1: torch.export.Dim.AUTO}, None)
+            return torch.onnx.export(model, tuple(inputs), dynamo=True, input_names=NAMES, verbose=False,
+                                     dynamic_shapes=axes).model_proto
+        buffer = io.BytesIO()
+        torch.onnx.export(model, tuple(inputs), buffer, dynamo=False, opset_version=17, input_names=NAMES,
+                          dynamic_axes={"boxes": {0: "n", 1: "k"}})
+        return onnx.load_from_string(buffer.getvalue())
+
+
+def _run(graph: onnx.ModelProto, inputs: list[torch.Tensor]) -> torch.Tensor:
+    session = ort.InferenceSession(graph.SerializeToString(), providers=["CPUExecutionProvider"])
+    feeds = {i.name: t.numpy() for i, t in zip(session.get_inputs(), inputs)}
+    return torch.from_numpy(session.run(None, feeds)[0])
+
+
+def test_onnx_runtime_refuses_the_original_graph(programs) -> None:
+    before, _ = programs
+    graph = _export(before(), _boxes(2, 5))
+    with pytest.raises(Exception, match="marked single but has an empty string"):
+        _run(graph, _boxes(2, 5))
+
+
+@pytest.mark.parametrize("dynamo", [False, True], ids=["torchscript", "dynamo"])
+def test_the_rewritten_graph_gives_eager_values_at_every_size(programs, dynamo: bool) -> None:
+    _, namespace = programs
+    model = namespace["Decode"]()
+    graph = _export(model, _boxes(2, 5), dynamo=dynamo)
+    # An empty second axis only with the dynamo exporter: any TorchScript-exported write after an integer index
+    # (`x[0] = x[0] * 2`, `x[0, :, 1:2] = 1.0`, `x[0, ..., 1] = 1.0`) fails in ONNX Runtime's Reshape there
+    # (measured, torch 2.13), with or without this rule.
+    sizes = ((2, 5), (4, 33), (1, 1)) + (((3, 0),) if dynamo else ())
+    for rows, columns in sizes:
+        inputs = _boxes(rows, columns, seed=10 + rows)
+        _same(_run(graph, inputs), model(*[t.clone() for t in inputs]))
+
+
+MIGRATE_MODEL = """import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 1)
+
+    def forward(self, x):
+        boxes = self.conv(x).flatten(2).transpose(1, 2)
+        boxes[..., [0, 2]] -= 0.5
+        boxes[..., [1, 3]] = boxes[..., [1, 3]].clamp(0, 1)
+        return boxes
+
+
+def build():
+    torch.manual_seed(0)
+    return Net().eval()
+"""
+
+
+def test_onnx_runtimes_load_error_names_its_node() -> None:
+    from trtcodemod.verify.static import failed_node
+
+    error = ('[ONNXRuntimeError] : 10 : INVALID_GRAPH : Load model from m.onnx failed:This is an invalid model. In '
+             'Node, ("/Add_5", Add, "", -1) : ("","",) -> ("/Add_5_output_0",) , Error Node (/Add_5)\'s input 0 is '
+             'marked single but has an empty string in the graph')
+    found = failed_node(None, error)
+    assert found is not None and (found.node, found.op) == ("/Add_5", "Add")
+
+
+def test_migrate_places_the_refused_node_and_fixes_it(tmp_path) -> None:
+    """ONNX Runtime's load error quotes the node (``In Node, ("/Add", Add, ...``): migrate places it at its
+    line, TRT344 takes both writes, and the graph then runs and matches eager mode."""
+    path = tmp_path / "boxes_model.py"
+    path.write_text(MIGRATE_MODEL)
+    report, exit_code = migrate_small(path)
+    assert report["before"]["exported"] is True
+    assert exit_code == 0, report["remaining"]
+    assert [a["rule"] for a in report["applied"]] == ["TRT344", "TRT344"]
+    assert "+        boxes[..., _trt_index_list([0, 2])] -= 0.5" in report["diff"]
+    assert report["after"]["faithful"] is True and report["equivalent"] is True

@@ -1,0 +1,131 @@
+"""The ellipsis-index-write recipe (TRT344) on real-code variants.
+
+Each variant in ``tests/recipe_variants/trt344/`` is a small runnable model reduced from real
+detection code (cited in its docstring) that writes box coordinates through an Ellipsis and a list
+of positions: YOLOv5's ``scale_boxes`` (``boxes[..., [0, 2]] -= pad[0]``, then the per-column
+clamps of its ``clip_boxes``), ultralytics' RT-DETR predictor (``pred[..., [0, 2]] *= ow``, the image
+size a tensor input) and ultralytics' ``Boxes.xyxyn`` / ``xywhn`` (``xyxy[..., [0, 2]] /=
+self.orig_shape[1]``) and its SAM 3 semantic predictor (``boxes[..., [0, 2]] *= orig_img.shape[1]``,
+the scale read from a dynamic image's shape). The TorchScript exporter exports every one, and ONNX Runtime refuses every
+graph ("input 0 is marked single but has an empty string").
+
+``migrate`` places the refused node at its line, applies TRT344 there and ends with exit 0, the
+rewritten model equivalent, for all four. Rewritten from the code alone and exported directly with
+both exporters, each graph equals eager mode at other sizes and on edge values (zeros, negatives,
+infinities and NaN, one box, no box), and eager mode is unchanged (outputs, inputs afterwards,
+gradients).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+from support import migrate_json
+from variant_models import (assert_eager_unchanged, assert_graph_within, built_variant, export_variant,
+                            export_variant_dynamo, load_variant, seeded, with_specials)
+from variant_models import axes_json as _axes_json, line_of as _line_of
+
+from trtcodemod.engine import Options, check_source, fix_source
+
+HERE = Path(__file__).resolve().parents[2] / "recipe_variants" / "trt344"
+CODE_ALONE = Options(select=("TRT344",), scope="all")
+INF = float("inf")
+
+#: variant -> the writes, as written (each line TRT344 takes).
+WRITES: dict[str, tuple[str, ...]] = {
+    "yolov5_scale_boxes": ("boxes[..., [0, 2]] -= pad[0]", "boxes[..., [1, 3]] -= pad[1]"),
+    "ultralytics_rtdetr_scale_to_image": ("pred[..., [0, 2]] *= ow", "pred[..., [1, 3]] *= oh"),
+    "ultralytics_boxes_xyxyn": ("xyxy[..., [0, 2]] /= self.orig_shape[1]", "xyxy[..., [1, 3]] /= self.orig_shape[0]",
+                                "xywh[..., [0, 2]] /= self.orig_shape[1]", "xywh[..., [1, 3]] /= self.orig_shape[0]"),
+    "ultralytics_sam3_boxes_to_image": ("boxes[..., [0, 2]] *= orig_img.shape[2]",
+                                        "boxes[..., [1, 3]] *= orig_img.shape[1]"),
+}
+
+
+@pytest.mark.parametrize("name", list(WRITES))
+def test_migrate_applies_the_rule_and_ends_equivalent(name: str) -> None:
+    path = HERE / f"{name}.py"
+    module = load_variant(path, f"trt344_m_{name}")
+    lines = sorted(_line_of(path, write) for write in WRITES[name])
+    found = check_source(path.read_bytes(), str(path.resolve()), CODE_ALONE)
+    assert sorted(f.line for f in found) == lines  # from the code alone
+    report = migrate_json(path, _axes_json(module))
+    assert report["before"]["exported"] is True and report["before"]["faithful"] is False, report["before"]
+    applied = [(fix["rule"], fix["line"]) for fix in report["applied"]]
+    assert applied == [("TRT344", line) for line in lines], applied
+    assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
+    assert report["after"]["exported"] is True and report["after"]["faithful"] is True
+    added = [line for line in report["diff"].splitlines() if line.startswith("+")]
+    for write in WRITES[name]:
+        start, rest = write.split("[..., ", 1)
+        positions, tail = rest.split("]]", 1)
+        expected = f"{start}[..., _trt_index_list({positions}])]{tail}"
+        assert any(expected in line for line in added), (expected, report["diff"])
+
+
+def _features(seed: int, shape: tuple[int, ...]) -> tuple[torch.Tensor, ...]:
+    return (torch.randn(shape, generator=seeded(seed)) * 2,)
+
+
+def _queries(seed: int, batch: int, count: int, image_hw: list[list[float]]) -> tuple[torch.Tensor, ...]:
+    return (torch.randn(batch, count, 16, generator=seeded(seed)), torch.tensor(image_hw))
+
+
+def _sam(seed: int, queries: int, height: int, width: int) -> tuple[torch.Tensor, ...]:
+    g = seeded(seed)
+    return (torch.randn(queries, 4, generator=g), torch.randn(queries, 1, generator=g),
+            torch.randn(queries, 8, 8, generator=g), torch.rand(3, height, width, generator=g))
+
+
+def _rows(seed: int, count: int) -> tuple[torch.Tensor]:
+    data = torch.rand(count, 6, generator=seeded(seed)) * 700 - 30
+    if count >= 4:
+        data[0] = torch.tensor([0.0, -0.0, 0.0, -0.0, 0.0, 0.0])
+        data[1, :4] = torch.tensor([INF, -INF, float("nan"), 5.0])
+        data[2, :4] = torch.tensor([-12.5, -3.0, -1.0, -0.5])
+    return (data,)
+
+
+#: variant -> the sets the graphs are compared on (the example's shapes, other sizes, edge values).
+SETS = {
+    "yolov5_scale_boxes": {
+        "one-cell": _features(1, (1, 8, 1, 1)), "larger": _features(2, (3, 8, 7, 9)),
+        "specials": (with_specials((2, 8, 3, 4), 3),), "zeros": (torch.zeros(1, 8, 2, 2),)},
+    "ultralytics_rtdetr_scale_to_image": {
+        "one-query": _queries(1, 1, 1, [[1.0, 1.0]]),
+        "more": _queries(2, 3, 50, [[1080.0, 1920.0], [0.0, 0.0], [-4.0, 2.5]]),
+        "specials": (with_specials((2, 7, 16), 4), torch.tensor([[INF, 640.0], [480.0, float("nan")]]))},
+    "ultralytics_boxes_xyxyn": {"one-box": _rows(1, 1), "many": _rows(2, 40), "no-box": _rows(3, 0),
+                                "edges": _rows(4, 6)},
+    "ultralytics_sam3_boxes_to_image": {
+        "one-query-small-image": _sam(1, 1, 5, 3), "more-queries-other-image": _sam(2, 12, 48, 64),
+        "specials": (with_specials((4, 4), 5), with_specials((4, 1), 6), _sam(7, 4, 9, 9)[2], torch.rand(3, 9, 9))},
+}
+
+
+@pytest.mark.parametrize("dynamo", [False, True], ids=["torchscript", "dynamo"])
+@pytest.mark.parametrize("name", list(WRITES))
+def test_rewritten_from_the_code_alone_exports_and_equals_eager(name: str, dynamo: bool, tmp_path: Path) -> None:
+    path = HERE / f"{name}.py"
+    module, original = built_variant(path, f"trt344_{name}")
+    example = module.inputs(seeded(0))
+    if not dynamo:  # the original's graph: exported, and refused by ONNX Runtime at load
+        with pytest.raises(Exception, match="marked single but has an empty string"):
+            export_variant(original, example, module.DYNAMIC, tmp_path / "before.onnx", tmp_path)
+        assert (tmp_path / "before.onnx").exists()
+    new_source = fix_source(path.read_bytes(), str(path.resolve()), CODE_ALONE).source.decode()
+    assert new_source.count("[..., _trt_index_list([") == len(WRITES[name]), new_source
+    new_path = tmp_path / f"{name}_rewritten.py"
+    new_path.write_text(new_source)
+    _, rewritten = built_variant(new_path, f"trt344_rewritten_{name}")
+    rewritten.load_state_dict(original.state_dict())
+    if dynamo:
+        session = export_variant_dynamo(rewritten, example, module.DYNAMIC, tmp_path / "after.onnx")
+    else:
+        session = export_variant(rewritten, example, module.DYNAMIC, tmp_path / "after.onnx", tmp_path)[0]
+    for label, inputs in {"example": example, **SETS[name]}.items():
+        assert_graph_within(session, original, inputs, 1e-6, label)
+    if not dynamo:
+        assert_eager_unchanged(original, rewritten, {"example": example, **SETS[name]})
