@@ -48,8 +48,9 @@ LOAD_STEP = ("the graph's shapes at this line disagree with themselves: a size t
 #: A graph whose node lost an input in the export (the ONNX checker's "marked single but has an empty string").
 EMPTY_INPUT_STEP = ("the exporter wrote a node at this line with an input missing, so no runtime loads the graph: "
                     "an in-place write through an index list after an Ellipsis (`x[..., [0, 2]] -= v`) does this "
-                    "under the TorchScript exporter; write the index as a slice (`x[..., 0:3:2]`), or name the axes "
-                    "before it (`x[:, :, [0, 2]]`) (guidance: Tracing export)")
+                    "under the TorchScript exporter (TRT344 rewrites a literal list in steps: `trtcodemod explain TRT344`); "
+                    "write the index as a slice (`x[..., 0:3:2]`), or name the axes before it (`x[:, :, [0, 2]]`) "
+                    "(guidance: Tracing export)")
 #: A graph with an operator ONNX Runtime has no kernel for (at that type): not a shape problem.
 MISSING_KERNEL_STEP = ("ONNX Runtime has no kernel for the operator it names (at this data type), so the graph "
                        "cannot be checked there: find the torch call that exports it (`torch.eye(n, dtype=torch.bool)` "
