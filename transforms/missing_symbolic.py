@@ -10,10 +10,11 @@ not take (``out=``, unpacked arguments, unknown keywords) are reported without a
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import libcst as cst
 
-from trtcodemod.astutil import as_argument, has_star_args
+from trtcodemod.astutil import argument, as_argument, has_star_args
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety, spelled
 from trtcodemod.transforms._op_calls import in_inserted_helper, tensor_method_receiver
 
@@ -34,15 +35,62 @@ class MissingSymbolic:
     exact: bool
     #: What the graph computes instead, in a few words.
     composition: str
+    #: The inserted helper when it is not ``_trt_<name>`` (one another rule shares).
+    helper_name: str = ""
+    #: Which calls the exporter refuses, where only some are (a mode, a flag): None, all of them.
+    takes: Callable[[cst.Call], bool] | None = None
+    #: What the exporter cannot convert, for the message (default: ``torch.<name>``, aten::<name>).
+    label: str = ""
+    #: Whether ``torch.jit.script`` compiles a call of the helper (False: an unsafe fix even when ``exact``).
+    scripts: bool = True
+
+    @property
+    def safe(self) -> bool:
+        return self.exact and self.scripts
 
     @property
     def helper(self) -> str:
-        return f"_trt_{self.name}"
+        return self.helper_name or f"_trt_{self.name}"
+
+    @property
+    def refused(self) -> str:
+        return self.label or f"`torch.{self.name}` (aten::{self.name})"
 
 
 def _op(name: str, params: tuple[str, ...], exact: bool, composition: str, *, method: bool = True,
-        functions: tuple[str, ...] = ()) -> MissingSymbolic:
-    return MissingSymbolic(name, functions or (f"torch.{name}",), method, ("input", *params), exact, composition)
+        functions: tuple[str, ...] = (), helper: str = "", takes: Callable[[cst.Call], bool] | None = None,
+        label: str = "", scripts: bool = True) -> MissingSymbolic:
+    return MissingSymbolic(name, functions or (f"torch.{name}",), method, ("input", *params), exact, composition,
+                           helper, takes, label, scripts)
+
+
+def _string_is(position: int | None, keyword: str, text: str) -> Callable[[cst.Call], bool]:
+    """Calls whose argument ``keyword`` (or at ``position``) is the literal string ``text``."""
+    def takes(call: cst.Call) -> bool:
+        arg = argument(call, position, keyword)
+        return arg is not None and type(arg.value) is cst.SimpleString and arg.value.evaluated_value == text
+    return takes
+
+
+def _flag_set(keyword: str) -> Callable[[cst.Call], bool]:
+    """Calls that pass ``keyword=`` as anything but the literal False (a variable may hold True)."""
+    def takes(call: cst.Call) -> bool:
+        arg = argument(call, None, keyword)
+        return arg is not None and not (type(arg.value) is cst.Name and arg.value.value == "False")
+    return takes
+
+
+def _threshold_not_zero(first: int) -> Callable[[cst.Call], bool]:
+    """Calls whose threshold and value (at ``first`` and after it) are not both a literal 0: with both 0
+    it is a ReLU, which the exporter converts."""
+    def takes(call: cst.Call) -> bool:
+        given = (argument(call, first, "threshold"), argument(call, first + 1, "value"))
+        return not all(arg is not None and type(arg.value) in (cst.Integer, cst.Float)
+                       and float(arg.value.value) == 0 for arg in given)
+    return takes
+
+
+_INTERPOLATE_PARAMS = ("size", "scale_factor", "mode", "align_corners", "recompute_scale_factor", "antialias")
 
 
 #: Each row is backed by tests/transforms/test_missing_symbolic.py: the original's TorchScript export
@@ -83,6 +131,37 @@ OPS: tuple[MissingSymbolic, ...] = (
         "reads a -0.0 it picks from `other` as 0.0)"),
     _op("fmax", ("other",), False, "`other` where it is above the input or the input is NaN (a Where: ONNX Runtime "
         "reads a -0.0 it picks from `other` as 0.0)"),
+    _op("fliplr", (), True, "`flip` of axis 1"),
+    _op("flipud", (), True, "`flip` of axis 0"),
+    _op("adjoint", (), True, "a real tensor's last two axes transposed (the same view)"),
+    _op("diag_embed", ("offset", "dim1", "dim2"), True,
+        "a Where of the values on a square of zeros (by row and column number), moved to `dim1` and `dim2`"),
+    _op("frac", (), True, "`x - trunc(x)`, the truncation as `trunc`'s composition"),
+    _op("sgn", (), True, "`sign` of a real tensor"),
+    _op("threshold", ("threshold", "value", "inplace"), True,
+        "a Where with the input in its second branch (the comparison in float32 for half input, as torch)",
+        method=False, functions=("torch.nn.functional.threshold", "torch.threshold"), takes=_threshold_not_zero(1),
+        label="`F.threshold` to a threshold or value other than 0"),
+    _op("addcdiv", ("tensor1", "tensor2", "value"), True, "`input + value * tensor1 / tensor2` in torch's order"),
+    _op("nearest_exact", _INTERPOLATE_PARAMS, True,
+        "per spatial axis a Gather of the rows `min(floor((i + 0.5) * scale), in - 1)`, computed in float32 as "
+        "torch's kernel does", method=False, functions=("torch.nn.functional.interpolate",),
+        helper="_trt_interpolate", takes=_string_is(3, "mode", "nearest-exact"), scripts=False,
+        label='`F.interpolate(..., mode="nearest-exact")` (aten::_upsample_nearest_exact1d/2d/3d)'),
+    MissingSymbolic(
+        "sdpa_gqa", ("torch.nn.functional.scaled_dot_product_attention",), False,
+        ("query", "key", "value", "attn_mask", "dropout_p", "is_causal", "scale", "enable_gqa"), True,
+        "each key and value head repeated for its group of query heads (as torch's math kernel does), then the "
+        "attention without `enable_gqa`", helper_name="_trt_sdpa", takes=_flag_set("enable_gqa"),
+        label="`F.scaled_dot_product_attention(..., enable_gqa=True)`"),
+    _op("sinh", (), False, "`(e + e / (e + 1)) / 2` with `e = expm1(|x|)`, the sign as a product"),
+    _op("cosh", (), False, "`(u + 1 / u) / 2` with `u = exp(|x|)`"),
+    _op("asinh", (), False, "`log1p(|x| + x^2 / (1 + sqrt(1 + x^2)))`, the sign as a product",
+        functions=("torch.asinh", "torch.arcsinh")),
+    _op("acosh", (), False, "`log1p(t + sqrt(t * (t + 2)))` with `t = x - 1`",
+        functions=("torch.acosh", "torch.arccosh")),
+    _op("atanh", (), False, "`log1p(2|x| / (1 - |x|)) / 2`, the sign as a product",
+        functions=("torch.atanh", "torch.arctanh")),
 )
 _BY_FUNCTION = {qualified: op for op in OPS for qualified in op.functions}
 _BY_METHOD = {op.name: op for op in OPS if op.method}
@@ -100,17 +179,24 @@ class MissingModule:
     op: str
     #: The constructor's parameters the subclass is known to take; None: any (its ``__init__`` is torch's).
     params: tuple[str, ...] | None
+    #: Which constructions build a module whose forward the exporter refuses (a mode): None, all.
+    takes: Callable[[cst.Call], bool] | None = None
 
 
 MODULES: tuple[MissingModule, ...] = (
     MissingModule(("torch.nn.ChannelShuffle", "torch.nn.modules.channelshuffle.ChannelShuffle"),
                   "_TrtChannelShuffle", "channel_shuffle", ("groups",)),
     MissingModule(("torch.nn.RMSNorm", "torch.nn.modules.normalization.RMSNorm"), "_TrtRMSNorm", "rms_norm", None),
+    MissingModule(("torch.nn.Threshold", "torch.nn.modules.activation.Threshold"), "_TrtThreshold", "threshold",
+                  None, takes=_threshold_not_zero(0)),
+    # TRT727 builds the same subclass for a bicubic mode; the helper takes either mode while exporting.
+    MissingModule(("torch.nn.Upsample", "torch.nn.modules.Upsample", "torch.nn.modules.upsampling.Upsample"),
+                  "_TrtUpsample", "nearest_exact", None, takes=_string_is(2, "mode", "nearest-exact")),
 )
 _BY_MODULE = {qualified: module for module in MODULES for qualified in module.classes}
 _MODULES = tuple(_BY_MODULE)
 
-_TABLE = "\n".join(f"- `{op.name}` ({'safe' if op.exact else 'unsafe'}): {op.composition}." for op in OPS)
+_TABLE = "\n".join(f"- `{op.name}` ({'safe' if op.safe else 'unsafe'}): {op.composition}." for op in OPS)
 
 
 class MissingSymbolicRule(Rule):
@@ -219,25 +305,28 @@ Exp, Sin, Sqrt and ReduceMean, which every release parses).""",
             return
         qualified = self.context.refers_to(node.func, *_BY_FUNCTION, *_MODULES)
         if qualified in _BY_MODULE:
-            self._module(node, _BY_MODULE[qualified])
+            module = _BY_MODULE[qualified]
+            if module.takes is None or module.takes(node):
+                self._module(node, module)
             return
         if qualified is not None:
-            self._call(node, _BY_FUNCTION[qualified], None)
+            op = _BY_FUNCTION[qualified]
+            if op.takes is None or op.takes(node):
+                self._call(node, op, None)
             return
         receiver = tensor_method_receiver(self, node, tuple(_BY_METHOD))
         if receiver is not None:
             self._call(node, _BY_METHOD[node.func.attr.value], receiver)  # type: ignore[attr-defined]
 
     def _call(self, node: cst.Call, op: MissingSymbolic, receiver: cst.BaseExpression | None) -> None:
-        message = (f"the TorchScript exporter cannot convert `torch.{op.name}` (aten::{op.name}), so the model "
-                   "does not export")
+        message = f"the TorchScript exporter cannot convert {op.refused}, so the model does not export"
         params = op.params if receiver is None else op.params[1:]
         positional = [a for a in node.args if a.keyword is None]
         keywords = [a.keyword.value for a in node.args if a.keyword is not None]
         taken = [p for p in params[:len(positional)]]
         if (has_star_args(node) or len(positional) > len(params) or any(k not in params for k in keywords)
                 or len(set(keywords) | set(taken)) != len(keywords) + len(taken)
-                or (receiver is None and "input" not in keywords and not positional)):
+                or (receiver is None and params[0] not in keywords and not positional)):
             if receiver is not None:
                 return  # no tensor method takes these arguments: another object's (an fx tracer's `trace(model)`)
             self.report(node, f"{message}; take {op.composition} while exporting instead (not rewritten: other "
@@ -247,16 +336,17 @@ Exp, Sin, Sqrt and ReduceMean, which every release parses).""",
         if receiver is not None:
             args = [cst.Arg(value=as_argument(receiver), comma=cst.MaybeSentinel.DEFAULT if not args
                             else cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))] + args
-        safety = Safety.SAFE if op.exact else Safety.UNSAFE
-        kind = "bit for bit" if op.exact else "up to rounding"
-        self.report(node, f"{message}; take {op.composition} while exporting ({kind}; `torch.{op.name}` otherwise)",
+        safety = Safety.SAFE if op.safe else Safety.UNSAFE
+        kind = ("bit for bit" if op.scripts else "bit for bit; a call `torch.jit.script` cannot compile") \
+            if op.exact else "up to rounding"
+        self.report(node, f"{message}; take {op.composition} while exporting ({kind}; torch's call otherwise)",
                     Fix({node: cst.Call(func=cst.Name(op.helper), args=args)}, safety=safety, helpers=(op.helper,)))
 
     def _module(self, node: cst.Call, module: MissingModule) -> None:
         op = next(op for op in OPS if op.name == module.op)
         name = module.classes[0].rsplit(".", 1)[1]
-        message = (f"`nn.{name}` runs `{op.name}`, which the TorchScript exporter cannot convert "
-                   f"(aten::{op.name}), so the model does not export")
+        message = (f"`nn.{name}` runs {op.refused}, which the TorchScript exporter cannot convert, so the model "
+                   "does not export")
         if module.params is not None and (
                 has_star_args(node) or len(node.args) != len(module.params)
                 or any(a.keyword is not None and a.keyword.value != p for a, p in zip(node.args, module.params))):

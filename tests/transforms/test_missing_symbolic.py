@@ -115,8 +115,35 @@ CASES: dict[str, Case] = {
     "expm1": Case("torch.expm1(a)", one(), FLOATS + (torch.int64, torch.bool), "a.expm1()"),
     "fmin": Case("torch.fmin(a, b)", two(), NUMBERS, "a.fmin(b)"),
     "fmax": Case("torch.fmax(a, b)", two(), NUMBERS, "a.fmax(b)"),
+    "fliplr": Case("torch.fliplr(a)", one(3), NUMBERS + (torch.bool,), "a.fliplr()"),
+    "flipud": Case("torch.flipud(a)", one(3), NUMBERS + (torch.bool,), "a.flipud()"),
+    "adjoint": Case("torch.adjoint(a)", one(3), NUMBERS + (torch.bool,), "a.adjoint()"),
+    # dims 0 and 2 of the result (the square across the dynamic axis) and an offset; the method: below it
+    "diag_embed": Case("torch.diag_embed(a, 1, 0, 2)", one(3), NUMBERS + (torch.bool,), "a.diag_embed(-2)"),
+    "frac": Case("torch.frac(a)", one(), FLOATS + (torch.int64,), "a.frac()"),
+    "sgn": Case("torch.sgn(a)", one(), NUMBERS, "a.sgn()"),
+    # a threshold of 0.1 is rounded otherwise in half precision than in float32 (torch compares in float32)
+    "threshold": Case("F.threshold(a, 0.1, -2.5)", one(), FLOATS),
+    "addcdiv": Case("torch.addcdiv(a, a, b, value=0.3)", two(), FLOATS, "a.addcdiv(b, a.flip(0))"),
+    # 1-D, 2-D and 3-D resizing: a 2-D one of (n, 2, 3, 5) inputs at a scale factor of 1.5 and 2.5
+    "nearest_exact": Case("F.interpolate(a, scale_factor=(1.5, 2.5), mode='nearest-exact')",
+                          lambda n, dt: [rows(n, 30, dt).reshape(n, 2, 3, 5)], NUMBERS),
+    # 4 query heads over 2 key/value heads, a causal mask
+    "sdpa_gqa": Case("F.scaled_dot_product_attention(a, b, b * 2, is_causal=True, enable_gqa=True)",
+                     lambda n, dt: [rows(n, 96, dt, exact=True).reshape(n, 4, 3, 8) / 8,
+                                    rows(n, 48, dt, seed=1, exact=True).reshape(n, 2, 3, 8) / 8],
+                     (torch.float32, torch.float64, torch.bfloat16)),
+    "sinh": Case("torch.sinh(a)", one(), FLOATS + (torch.int64,), "a.sinh()"),
+    "cosh": Case("torch.cosh(a)", one(), FLOATS + (torch.int64,), "a.cosh()"),
+    "asinh": Case("torch.arcsinh(a)", one(), FLOATS + (torch.int64,), "a.asinh()"),
+    "acosh": Case("torch.acosh(a)", one(), FLOATS + (torch.int64,), "a.acosh()"),
+    "atanh": Case("torch.atanh(a / 8)", one(), FLOATS + (torch.int64,), "a.atanh()"),
 }
 EXACT = {op.name: op.exact for op in OPS}
+SAFE = {op.name: op.safe for op in OPS}
+HELPER = {op.name: op.helper for op in OPS}
+#: Exact in eager mode, within rounding in ONNX Runtime: the attention (every exported SDPA rounds its own way).
+GRAPH_ROUNDS = {"sdpa_gqa"}
 
 
 def _source(form: str) -> str:
@@ -132,7 +159,10 @@ def test_the_table_and_the_cases_cover_the_same_functions() -> None:
     assert set(CASES) == set(EXACT)
     assert {n for n, exact in EXACT.items() if exact} == {
         "take_along_dim", "diff", "rot90", "count_nonzero", "nansum", "nanmean", "trunc", "ravel", "heaviside",
-        "isclose", "kron", "channel_shuffle"}
+        "isclose", "kron", "channel_shuffle", "fliplr", "flipud", "adjoint", "diag_embed", "frac", "sgn",
+        "threshold", "addcdiv", "nearest_exact", "sdpa_gqa"}
+    # the function form of nearest-exact calls `_trt_interpolate`, which torch.jit.script cannot compile
+    assert {n for n, safe in SAFE.items() if EXACT[n] and not safe} == {"nearest_exact"}
 
 
 def test_rewrite_text_and_what_is_left() -> None:
@@ -145,8 +175,8 @@ def test_rewrite_text_and_what_is_left() -> None:
         for name, case in CASES.items():
             if form == "method" and case.method is None:
                 continue
-            assert (f"_trt_{name}(" in safe) == EXACT[name], name
-            assert f"_trt_{name}(" in unsafe, name
+            assert (f"{HELPER[name]}(" in safe) == SAFE[name], name
+            assert f"{HELPER[name]}(" in unsafe, name
         once = rewrite(source, select=("TRT337",), unsafe=True)
         assert rewrite(once, select=("TRT337",), unsafe=True) == once
     after = strip_helpers(rewrite(_source("function"), select=("TRT337",), unsafe=True))
@@ -299,9 +329,9 @@ def programs(tmp_path_factory):
 def _edge_inputs(name: str, dtype: torch.dtype) -> list[list]:
     case = CASES[name]
     sets = [case.inputs(len(SPECIAL), dtype), case.inputs(7, dtype)]
-    if name not in ("trace", "channel_shuffle", "take_along_dim", "kron"):
+    if name not in ("trace", "channel_shuffle", "take_along_dim", "kron", "nearest_exact", "sdpa_gqa"):
         sets.append(case.inputs(0, dtype))  # empty
-    if name in ("heaviside", "xlogy", "copysign", "logaddexp", "hypot", "isclose", "fmin", "fmax"):
+    if name in ("heaviside", "xlogy", "copysign", "logaddexp", "hypot", "isclose", "fmin", "fmax", "addcdiv"):
         first, second = case.inputs(len(SPECIAL), dtype)
         sets.append([first.reshape(-1, 1), second[:5].reshape(1, 5)])  # broadcasting
     return sets
@@ -317,13 +347,13 @@ def _same_values(got: torch.Tensor, want: torch.Tensor, context: str) -> None:
     assert bool(same.all()), f"{context}: {got[~same][:4].tolist()} vs {want[~same][:4].tolist()}"
 
 
-def _close_values(got: torch.Tensor, want: torch.Tensor, context: str, rtol: float) -> None:
+def _close_values(got: torch.Tensor, want: torch.Tensor, context: str, rtol: float, atol: float = 1e-30) -> None:
     assert got.dtype == want.dtype and got.shape == want.shape, context
     if not want.is_floating_point():
         assert torch.equal(got, want), context
         return
     assert bool((got.isnan() == want.isnan()).all()), context
-    assert torch.allclose(got.double(), want.double(), rtol=rtol, atol=1e-30, equal_nan=True), context
+    assert torch.allclose(got.double(), want.double(), rtol=rtol, atol=atol, equal_nan=True), context
 
 
 @pytest.mark.parametrize("name", list(CASES))
@@ -444,6 +474,8 @@ def _onnx_inputs(name: str, n: int) -> list:
         inputs = _positive_nans(inputs)
     if name == "kron":
         inputs[1] = case.inputs(3, torch.float32)[1]
+    if name == "sdpa_gqa":  # the exported attention spreads a NaN or an infinity its own way (any SDPA's graph)
+        inputs = [torch.nan_to_num(i, nan=0.0, posinf=3.0, neginf=-3.0) for i in inputs]
     return inputs
 
 
@@ -451,17 +483,17 @@ def _onnx_inputs(name: str, n: int) -> list:
 def test_the_export_passes_the_trt_check_and_matches_eager_at_other_sizes(programs, name) -> None:
     before, after = programs
     example = _onnx_inputs(name, 9)
-    with pytest.raises(Exception, match="Unsupported|not supported|export"):
+    with pytest.raises(Exception, match="Unsupported|not supported|not implemented|export"):
         _export(_Call(before[name]), example)
     graph = _export(_Call(after[name]), example)
     assert not [i for i in check_graph(graph) if i.severity == "error"], name
     for n in (len(SPECIAL) + 3, 40):
         inputs = _onnx_inputs(name, n)
         got, want = _run(graph, inputs), before[name](*inputs)
-        if EXACT[name] or name in ("signbit", "copysign"):
+        if (EXACT[name] and name not in GRAPH_ROUNDS) or name in ("signbit", "copysign"):
             _same_values(got, want, f"{name} at {n}")
-        else:
-            _close_values(got, want, f"{name} at {n}", 1e-5)
+        else:  # an attention's sums of products: within rounding of its largest terms
+            _close_values(got, want, f"{name} at {n}", 1e-5, 1e-6 if name in GRAPH_ROUNDS else 1e-30)
 
 
 def test_the_dynamo_exporter_takes_the_compositions_too(programs) -> None:
@@ -492,10 +524,10 @@ def test_the_dynamo_exporter_takes_the_compositions_too(programs) -> None:
     outputs = session.run(None, {i.name: t.numpy() for i, t in zip(session.get_inputs(), flat)})
     for name, got in zip(names, outputs):
         want = before[name](*inputs[name])
-        if EXACT[name] or name in ("signbit", "copysign"):
+        if (EXACT[name] and name not in GRAPH_ROUNDS) or name in ("signbit", "copysign"):
             _same_values(torch.from_numpy(got), want, f"{name} (dynamo)")
         else:
-            _close_values(torch.from_numpy(got), want, f"{name} (dynamo)", 1e-5)
+            _close_values(torch.from_numpy(got), want, f"{name} (dynamo)", 1e-5, 1e-6 if name in GRAPH_ROUNDS else 1e-30)
 
 
 MODEL = '''
