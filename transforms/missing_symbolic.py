@@ -43,6 +43,8 @@ class MissingSymbolic:
     label: str = ""
     #: Whether ``torch.jit.script`` compiles a call of the helper (False: an unsafe fix even when ``exact``).
     scripts: bool = True
+    #: The helper has the function's own signature, so ``*args`` and ``**kwargs`` pass through it.
+    forwards_stars: bool = False
 
     @property
     def safe(self) -> bool:
@@ -73,10 +75,13 @@ def _string_is(position: int | None, keyword: str, text: str) -> Callable[[cst.C
 
 
 def _flag_set(keyword: str) -> Callable[[cst.Call], bool]:
-    """Calls that pass ``keyword=`` as anything but the literal False (a variable may hold True)."""
+    """Calls that pass ``keyword=`` as anything but the literal False (a variable may hold True), or pass
+    ``**kwargs``, which may hold it (transformers' ``sdpa_attention_forward`` sets ``enable_gqa`` that way)."""
     def takes(call: cst.Call) -> bool:
         arg = argument(call, None, keyword)
-        return arg is not None and not (type(arg.value) is cst.Name and arg.value.value == "False")
+        if arg is None:
+            return any(a.star == "**" for a in call.args)
+        return not (type(arg.value) is cst.Name and arg.value.value == "False")
     return takes
 
 
@@ -153,7 +158,7 @@ OPS: tuple[MissingSymbolic, ...] = (
         ("query", "key", "value", "attn_mask", "dropout_p", "is_causal", "scale", "enable_gqa"), True,
         "each key and value head repeated for its group of query heads (as torch's math kernel does), then the "
         "attention without `enable_gqa`", helper_name="_trt_sdpa", takes=_flag_set("enable_gqa"),
-        label="`F.scaled_dot_product_attention(..., enable_gqa=True)`"),
+        label="`F.scaled_dot_product_attention(..., enable_gqa=True)`", forwards_stars=True),
     _op("sinh", (), False, "`(e + e / (e + 1)) / 2` with `e = expm1(|x|)`, the sign as a product"),
     _op("cosh", (), False, "`(u + 1 / u) / 2` with `u = exp(|x|)`"),
     _op("asinh", (), False, "`log1p(|x| + x^2 / (1 + sqrt(1 + x^2)))`, the sign as a product",
@@ -300,8 +305,24 @@ Exp, Sin, Sqrt and ReduceMean, which every release parses).""",
         ),
     )
 
+    def visit_Module(self, node: cst.Module) -> None:
+        #: This file's subclasses of a module in :data:`MODULES` whose own constructor is torch's: name ->
+        #: (the base as written, the module), and those already reported.
+        self._subclasses: dict[str, tuple[cst.BaseExpression, MissingModule]] = {}
+        self._reported_bases: set[str] = set()
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        own_init = any(type(s) is cst.FunctionDef and s.name.value == "__init__" for s in node.body.body)
+        for base in node.bases:
+            qualified = self.context.refers_to(base.value, *_MODULES)
+            if qualified is not None and _BY_MODULE[qualified].takes is not None and not own_init:
+                self._subclasses[node.name.value] = (base.value, _BY_MODULE[qualified])
+
     def visit_Call(self, node: cst.Call) -> None:
         if in_inserted_helper(self):
+            return
+        if type(node.func) is cst.Name and node.func.value in self._subclasses:
+            self._subclass(node, node.func.value)
             return
         qualified = self.context.refers_to(node.func, *_BY_FUNCTION, *_MODULES)
         if qualified in _BY_MODULE:
@@ -320,6 +341,13 @@ Exp, Sin, Sqrt and ReduceMean, which every release parses).""",
 
     def _call(self, node: cst.Call, op: MissingSymbolic, receiver: cst.BaseExpression | None) -> None:
         message = f"the TorchScript exporter cannot convert {op.refused}, so the model does not export"
+        if receiver is None and op.forwards_stars and has_star_args(node):
+            kind = "bit for bit" if op.exact else "up to rounding"
+            self.report(node, f"{message} (where the unpacked arguments hold it); take {op.composition} while "
+                              f"exporting ({kind}; torch's call otherwise)",
+                        Fix({node: node.with_changes(func=cst.Name(op.helper))},
+                            safety=Safety.SAFE if op.safe else Safety.UNSAFE, helpers=(op.helper,)))
+            return
         params = op.params if receiver is None else op.params[1:]
         positional = [a for a in node.args if a.keyword is None]
         keywords = [a.keyword.value for a in node.args if a.keyword is not None]
@@ -341,6 +369,22 @@ Exp, Sin, Sqrt and ReduceMean, which every release parses).""",
             if op.exact else "up to rounding"
         self.report(node, f"{message}; take {op.composition} while exporting ({kind}; torch's call otherwise)",
                     Fix({node: cst.Call(func=cst.Name(op.helper), args=args)}, safety=safety, helpers=(op.helper,)))
+
+    def _subclass(self, node: cst.Call, name: str) -> None:
+        """``Upsample(scale_factor=2., mode='nearest-exact')`` of a class of this file that subclasses
+        ``nn.Upsample`` without its own constructor (Wan's VAE): its base becomes the helper subclass,
+        which its ``super().forward`` then reaches."""
+        base, module = self._subclasses[name]
+        if name in self._reported_bases or not module.takes(node):  # type: ignore[misc]
+            return
+        self._reported_bases.add(name)
+        op = next(op for op in OPS if op.name == module.op)
+        torch_name = module.classes[0].rsplit(".", 1)[1]
+        self.report(base, f"`{name}` subclasses `nn.{torch_name}` and is built to run {op.refused}, which the "
+                          f"TorchScript exporter cannot convert; derive it from `{module.helper}`, whose forward takes "
+                          f"{op.composition} while exporting ({'bit for bit' if op.exact else 'up to rounding'})",
+                    Fix({base: cst.Name(module.helper)}, safety=Safety.SAFE if op.exact else Safety.UNSAFE,
+                        helpers=(module.helper,)))
 
     def _module(self, node: cst.Call, module: MissingModule) -> None:
         op = next(op for op in OPS if op.name == module.op)

@@ -223,7 +223,8 @@ def _trt_antialias_weights(in_size, out_size, scale, align_corners, mode, dtype,
 
 
 class _TrtUpsample(torch.nn.Upsample):
-    """``nn.Upsample`` whose bicubic mode exports as weight matrices (same arguments, no parameters)."""
+    """``nn.Upsample`` whose bicubic mode exports as weight matrices and whose nearest-exact mode as Gathers
+    (same arguments, no parameters, the same repr)."""
 
     def forward(self, input: torch.Tensor) -> torch.Tensor:
         if torch.jit.is_scripting():
@@ -232,3 +233,7 @@ class _TrtUpsample(torch.nn.Upsample):
                                                    recompute_scale_factor=self.recompute_scale_factor)
         return _trt_interpolate(input, self.size, self.scale_factor, self.mode, self.align_corners,
                                 recompute_scale_factor=self.recompute_scale_factor)
+
+    def _get_name(self):
+        # nn.Upsample's own name in a repr; a project's subclass of it (derived from this one) keeps its own
+        return "Upsample" if type(self).__name__.startswith("_Trt") else type(self).__name__
