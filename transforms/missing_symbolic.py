@@ -380,7 +380,8 @@ Exp, Sin, Sqrt and ReduceMean, which every release parses).""",
         self._reported_bases.add(name)
         op = next(op for op in OPS if op.name == module.op)
         torch_name = module.classes[0].rsplit(".", 1)[1]
-        self.report(base, f"`{name}` subclasses `nn.{torch_name}` and is built to run {op.refused}, which the "
+        # Reported at the construction (which runs when the model is built; the class statement runs at import)
+        self.report(node, f"`{name}` subclasses `nn.{torch_name}` and is built to run {op.refused}, which the "
                           f"TorchScript exporter cannot convert; derive it from `{module.helper}`, whose forward takes "
                           f"{op.composition} while exporting ({'bit for bit' if op.exact else 'up to rounding'})",
                     Fix({base: cst.Name(module.helper)}, safety=Safety.SAFE if op.exact else Safety.UNSAFE,
