@@ -210,13 +210,20 @@ class MissingSymbolicRule(Rule):
         id="TRT337",
         name="missing-symbolic",
         summary="torch functions the TorchScript exporter cannot convert (take_along_dim, diff, rot90, isclose, "
-                "trunc, kron, cumprod...); a composition of supported ops while exporting",
+                "trunc, kron, cumprod, frac, fliplr, nearest-exact resizing, SDPA with enable_gqa...); a "
+                "composition of supported ops while exporting",
         doc=f"""\
 What it finds: calls of torch functions that have no ONNX symbolic in the TorchScript exporter
 (`torch.onnx.export(dynamo=False, opset_version=17)`, torch 2.13, raises
 `UnsupportedOperatorError`), in function form (`torch.diff(x)`, `torch.special.xlogy(x, y)`,
 `F.channel_shuffle(x, g)`, `F.rms_norm(x, shape, w, eps)`) and method form (`x.diff()`), and
-`nn.ChannelShuffle` and `nn.RMSNorm` modules. A call
+`nn.ChannelShuffle`, `nn.RMSNorm` and `nn.Threshold` modules. Some are refused only with some
+arguments, and only those calls are taken: `F.interpolate(..., mode="nearest-exact")` and
+`nn.Upsample(..., mode="nearest-exact")` with the mode written as that string (and a class of the
+file that subclasses `nn.Upsample` and is built so: Wan's and Qwen-Image's VAEs), the
+`F.scaled_dot_product_attention` calls that pass `enable_gqa` as anything but `False` or pass
+`**kwargs` (transformers' SDPA integration sets it there), and `F.threshold`/`nn.Threshold` unless
+both numbers are a literal 0 (a ReLU, which exports). A call
 with other arguments (`out=`, unpacked ones, keywords the function does not have) is reported
 without a fix; a method call whose arguments no tensor method takes is another object's
 (`tracer.trace(model)`) and is left alone, as are in-place methods (`x.trunc_()`).
@@ -232,11 +239,21 @@ fallback: the rewritten call falls back to the same formula on a torch without i
 Gemma 4, DeepSeek, AIMv2 and ViT-XP towers, vit-pytorch's newer ViTs and transformers' DiffLlama;
 the TorchScript exporter has no symbolic for it at any opset it writes. `torch.expm1` is in
 transformers' activations and state-space mixers, `torch.fmin`/`torch.fmax` in kornia's RANSAC
-and epipolar code.
+and epipolar code. Nearest-exact resizing is how Wan 2.1's and Qwen-Image's video VAEs upsample
+(`Upsample(scale_factor=(2., 2.), mode='nearest-exact')`, Wan-Video/Wan2.1 `wan/modules/vae.py`) and
+how NAF resizes features; grouped-query attention through SDPA is torchtitan's, nanochat's and
+transformers' (`enable_gqa=True` whenever a decoder has fewer key/value heads and no mask). kornia's
+Canny detector thresholds with `F.threshold(magnitude, low_threshold, 0.0)`, its crop transforms
+build matrices with `torch.diag_embed`, transformers' audio codecs' quantizers call `atanh` and
+Moonshine `asinh`.
 
 The rewrite: `torch.diff(x, dim=1)` → `_trt_diff(x, dim=1)` (`x.diff(dim=1)` → `_trt_diff(x,
 dim=1)`), `nn.ChannelShuffle(g)` → `_TrtChannelShuffle(g)` and `nn.RMSNorm(d)` → `_TrtRMSNorm(d)`
-(subclasses: same constructor, state and repr; `isinstance` still holds),
+(subclasses: same constructor, state and repr; `isinstance` still holds), `nn.Threshold(t, v)` →
+`_TrtThreshold(t, v)`, `nn.Upsample(..., mode="nearest-exact")` → `_TrtUpsample(...)` (TRT727's
+subclass; a file's own subclass of `nn.Upsample` is derived from it instead), `F.interpolate(...,
+mode="nearest-exact")` → `_trt_interpolate(...)` and SDPA with `enable_gqa` → `_trt_sdpa(...)`
+(TRT322's helper, the same signature),
 each an inserted helper that is the torch function itself outside `torch.onnx.export` and, while
 exporting, a composition of ops the exporter converts and TensorRT parses:
 {_TABLE}
@@ -255,21 +272,34 @@ product over a triangle, in the reduction's order; `expm1` from `exp` and `log`;
 composition is torch's own bit for bit in eager mode, but whose exported ReduceMean and reciprocal
 square root round in ONNX Runtime's and TensorRT's way, within a few float32 ulps), reads the sign
 of a NaN as positive (`signbit`, `copysign`), or picks a -0.0 through a Where, which ONNX
-Runtime turns into 0.0 (`fmin`, `fmax`; torch and the composition agree bit for bit in eager).
+Runtime turns into 0.0 (`fmin`, `fmax`; torch and the composition agree bit for bit in eager);
+`sinh`, `cosh`, `asinh`, `acosh` and `atanh` are composed of `exp`, `log` and `sqrt` (without
+`expm1`/`log1p`, which ONNX lacks: written out to stay accurate near 0), within two float32 ulps.
+Nearest-exact resizing is bit for bit (a Gather copies the values; the source rows are torch's
+float32 index arithmetic, the output size for a scale factor `p / 2^k` computed exactly in
+integers), but the function form is unsafe: `torch.jit.script` cannot compile a call of
+`_trt_interpolate` (F.interpolate's overloaded signature); the module form scripts as
+`nn.Upsample`. The grouped-query attention repeats each key/value head as torch's own math kernel
+does, bit for bit in eager mode; the exported attention then rounds as any exported SDPA does.
 
 TensorRT versions: all (the export fails before TensorRT is involved; the compositions use
 Slice, Gather(Elements), Where, comparisons, Floor/Ceil, Reciprocal, ReduceSum/ReduceProd, Log,
-Exp, Sin, Sqrt and ReduceMean, which every release parses).""",
+Exp, Sin, Sqrt, ReduceMean, Sign, Transpose, Range and Expand, which every release parses).""",
         fix=Safety.SAFE,
-        assumption="for `xlogy`, `sinc`, `logaddexp`, `hypot`, `trace`, `cumprod`, `rms_norm` and `expm1`: values within "
-                   "rounding of the torch function's are good enough while exporting; for `signbit` and `copysign`: "
-                   "no NaN with its sign bit set reaches them; for `fmin` and `fmax`: a -0.0 result may read as 0.0",
+        assumption="for `xlogy`, `sinc`, `logaddexp`, `hypot`, `trace`, `cumprod`, `rms_norm`, `expm1`, `sinh`, `cosh`, "
+                   "`asinh`, `acosh` and `atanh`: values within rounding of the torch function's are good enough "
+                   "while exporting; for `signbit` and `copysign`: no NaN with its sign bit set reaches them; for "
+                   "`fmin` and `fmax`: a -0.0 result may read as 0.0; for `F.interpolate(mode=\"nearest-exact\")`: "
+                   "the function is not compiled by `torch.jit.script`",
         fails_when=("`torch.signbit(x)` of a NaN whose sign bit is set (x86's `0.0 / 0.0` is one) is True; the "
                     "graph says False",
                     "`torch.cumprod` of long axes or values near overflow: the product's order differs, so does "
                     "its rounding (and where it overflows)",
                     "`torch.logaddexp(a, b)` of a large gap: `log(1 + e)` rounds `e` away where `log1p` keeps it",
-                    "`torch.fmin(a, b)` whose result is a -0.0 taken from `b`: ONNX Runtime's Where gives 0.0"),
+                    "`torch.fmin(a, b)` whose result is a -0.0 taken from `b`: ONNX Runtime's Where gives 0.0",
+                    "`torch.sinh(x)` and the other hyperbolic functions: an ulp or two from torch's own values",
+                    "a scripted function that calls `F.interpolate(..., mode=\"nearest-exact\")`: the rewritten call "
+                    "does not compile under `torch.jit.script`"),
         examples=(
             Example(
                 "def edges(x):\n"
@@ -297,11 +327,27 @@ Exp, Sin, Sqrt and ReduceMean, which every release parses).""",
                     "def decay(rates):\n    return _trt_cumprod(1 - rates, dim=0)\n", unsafe=True),
             Example("def norm(x, weight):\n    return F.rms_norm(x, (x.shape[-1],), weight, 1e-6)\n",
                     "def norm(x, weight):\n    return _trt_rms_norm(x, (x.shape[-1],), weight, 1e-6)\n", unsafe=True),
+            Example(
+                "class Resample(nn.Module):\n"
+                "    def __init__(self, dim):\n"
+                "        super().__init__()\n"
+                "        self.up = nn.Upsample(scale_factor=2.0, mode='nearest-exact')\n",
+                "class Resample(nn.Module):\n"
+                "    def __init__(self, dim):\n"
+                "        super().__init__()\n"
+                "        self.up = _TrtUpsample(scale_factor=2.0, mode='nearest-exact')\n",
+            ),
+            Example("def attend(q, k, v):\n    return F.scaled_dot_product_attention(q, k, v, is_causal=True, "
+                    "enable_gqa=True)\n",
+                    "def attend(q, k, v):\n    return _trt_sdpa(q, k, v, is_causal=True, enable_gqa=True)\n"),
             Example("total = torch.nansum(x, out=buffer)\n"),
         ),
         references=(
             "https://pytorch.org/docs/stable/onnx_torchscript_supported_aten_ops.html",
             "https://github.com/onnx/onnx-tensorrt/blob/main/docs/operators.md",
+            "https://pytorch.org/docs/stable/generated/torch.nn.functional.interpolate.html",
+            "https://pytorch.org/docs/stable/generated/torch.nn.functional.scaled_dot_product_attention.html",
+            "https://github.com/Wan-Video/Wan2.1/blob/main/wan/modules/vae.py",
         ),
     )
 
