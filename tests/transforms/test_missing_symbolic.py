@@ -122,8 +122,10 @@ CASES: dict[str, Case] = {
     "diag_embed": Case("torch.diag_embed(a, 1, 0, 2)", one(3), NUMBERS + (torch.bool,), "a.diag_embed(-2)"),
     "frac": Case("torch.frac(a)", one(), FLOATS + (torch.int64,), "a.frac()"),
     "sgn": Case("torch.sgn(a)", one(), NUMBERS, "a.sgn()"),
-    # a threshold of 0.1 is rounded otherwise in half precision than in float32 (torch compares in float32)
-    "threshold": Case("F.threshold(a, 0.1, -2.5)", one(), FLOATS),
+    # torch compares a half input in float32: 1.7 rounds up to 1.7001953125 in float16, which is above the
+    # threshold in float32 and at it in float16 (the input holds that number)
+    "threshold": Case("F.threshold(a, 1.7, -2.5)",
+                      lambda n, dt: [torch.cat([torch.tensor([1.7, 1.75], dtype=dt), values(n, dt)])[:n]], FLOATS),
     "addcdiv": Case("torch.addcdiv(a, a, b, value=0.3)", two(), FLOATS, "a.addcdiv(b, a.flip(0))"),
     # 1-D, 2-D and 3-D resizing: a 2-D one of (n, 2, 3, 5) inputs at a scale factor of 1.5 and 2.5
     "nearest_exact": Case("F.interpolate(a, scale_factor=(1.5, 2.5), mode='nearest-exact')",
