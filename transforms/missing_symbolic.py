@@ -170,6 +170,9 @@ OPS: tuple[MissingSymbolic, ...] = (
 )
 _BY_FUNCTION = {qualified: op for op in OPS for qualified in op.functions}
 _BY_METHOD = {op.name: op for op in OPS if op.method}
+#: Methods torch also spells another way (NumPy's names).
+_BY_METHOD.update({alias: _BY_METHOD[name] for alias, name in (("arcsinh", "asinh"), ("arccosh", "acosh"),
+                                                                ("arctanh", "atanh"))})
 
 
 @dataclass(frozen=True)

@@ -137,9 +137,9 @@ CASES: dict[str, Case] = {
                      (torch.float32, torch.float64, torch.bfloat16)),
     "sinh": Case("torch.sinh(a)", one(), FLOATS + (torch.int64,), "a.sinh()"),
     "cosh": Case("torch.cosh(a)", one(), FLOATS + (torch.int64,), "a.cosh()"),
-    "asinh": Case("torch.arcsinh(a)", one(), FLOATS + (torch.int64,), "a.asinh()"),
+    "asinh": Case("torch.arcsinh(a)", one(), FLOATS + (torch.int64,), "a.arcsinh()"),
     "acosh": Case("torch.acosh(a)", one(), FLOATS + (torch.int64,), "a.acosh()"),
-    "atanh": Case("torch.atanh(a / 8)", one(), FLOATS + (torch.int64,), "a.atanh()"),
+    "atanh": Case("torch.atanh(a / 8)", one(), FLOATS + (torch.int64,), "a.arctanh()"),
 }
 EXACT = {op.name: op.exact for op in OPS}
 SAFE = {op.name: op.safe for op in OPS}
