@@ -224,6 +224,15 @@ PROGRAMS = [
     Program("TRT344", "class M(nn.Module):\n    def forward(self, x):\n        y = x * 1\n"
                       "        y[..., [0, 2]] -= 1\n        y[..., [1]] = y[..., [1]] * 2\n        return y\n",
             one(tensors())),
+    # TRT337's table: the flips and the adjoint of a matrix (fewer axes raise the same error), the elementwise
+    # fixes (ints and bool raise in threshold's, addcdiv's or frac's call alike) and a diagonal embedding.
+    Program("TRT337", "class M(nn.Module):\n    def forward(self, x):\n"
+                      "        return torch.fliplr(x), x.flipud(), x.adjoint(), torch.adjoint(x.flip(0))\n",
+            one(tensors())),
+    Program("TRT337", "class M(nn.Module):\n    def forward(self, x):\n"
+                      "        return torch.sgn(x), F.threshold(x, 0.5, -1.0), torch.addcdiv(x, x, x, value=0.5), "
+                      "x.frac(), torch.diag_embed(x, 1, 0, -1)\n",
+            one(tensors())),
     # TRT342 whole-window pooling: global average pooling and strip max pooling written with the input's own
     # sizes; empty spatial axes raise in torch's call (the same error on both sides).
     Program("TRT342", "class M(nn.Module):\n    def forward(self, x):\n        n, c, h, w = x.size()\n"

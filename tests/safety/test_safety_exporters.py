@@ -106,6 +106,11 @@ CORNERS = [
                      "        y = x * 1\n        y.index_add_(0, bins, x)\n"
                      "        return torch.cat([x.index_add(0, bins, x), y, x.index_put((bins - 1,), x, accumulate=True)])\n",
            _one, (torch.float32, torch.float16, torch.int64, torch.int16)),
+    # TRT337's elementwise fixes and flips (signed zeros, infinities, NaN), one column each.
+    Corner("TRT337", "class M(nn.Module):\n    def forward(self, x):\n"
+                     "        return torch.stack([torch.frac(x), torch.sgn(x), F.threshold(x, 0.5, -1.0), "
+                     "torch.addcdiv(x, x, x.flip(0), value=0.5), x.flipud()], 1)\n",
+           _one, (torch.float32, torch.float16)),
     # TRT343 sorts: a stable sort (repeats, signed zeros, infinities, NaN), its indices, a stable argsort descending
     # and an msort, one column each.
     Corner("TRT343", "class M(nn.Module):\n    def forward(self, x):\n"

@@ -115,8 +115,37 @@ CASES: dict[str, Case] = {
     "expm1": Case("torch.expm1(a)", one(), FLOATS + (torch.int64, torch.bool), "a.expm1()"),
     "fmin": Case("torch.fmin(a, b)", two(), NUMBERS, "a.fmin(b)"),
     "fmax": Case("torch.fmax(a, b)", two(), NUMBERS, "a.fmax(b)"),
+    "fliplr": Case("torch.fliplr(a)", one(3), NUMBERS + (torch.bool,), "a.fliplr()"),
+    "flipud": Case("torch.flipud(a)", one(3), NUMBERS + (torch.bool,), "a.flipud()"),
+    "adjoint": Case("torch.adjoint(a)", one(3), NUMBERS + (torch.bool,), "a.adjoint()"),
+    # dims 0 and 2 of the result (the square across the dynamic axis) and an offset; the method: below it
+    "diag_embed": Case("torch.diag_embed(a, 1, 0, 2)", one(3), NUMBERS + (torch.bool,), "a.diag_embed(-2)"),
+    "frac": Case("torch.frac(a)", one(), FLOATS + (torch.int64,), "a.frac()"),
+    "sgn": Case("torch.sgn(a)", one(), NUMBERS, "a.sgn()"),
+    # torch compares a half input in float32: 1.7 rounds up to 1.7001953125 in float16, which is above the
+    # threshold in float32 and at it in float16 (the input holds that number)
+    "threshold": Case("F.threshold(a, 1.7, -2.5)",
+                      lambda n, dt: [torch.cat([torch.tensor([1.7, 1.75], dtype=dt), values(n, dt)])[:n]], FLOATS),
+    "addcdiv": Case("torch.addcdiv(a, a, b, value=0.3)", two(), FLOATS, "a.addcdiv(b, a.flip(0))"),
+    # 1-D, 2-D and 3-D resizing: a 2-D one of (n, 2, 3, 5) inputs at a scale factor of 1.5 and 2.5
+    "nearest_exact": Case("F.interpolate(a, scale_factor=(1.5, 2.5), mode='nearest-exact')",
+                          lambda n, dt: [rows(n, 30, dt).reshape(n, 2, 3, 5)], NUMBERS),
+    # 4 query heads over 2 key/value heads, a causal mask
+    "sdpa_gqa": Case("F.scaled_dot_product_attention(a, b, b * 2, is_causal=True, enable_gqa=True)",
+                     lambda n, dt: [rows(n, 96, dt, exact=True).reshape(n, 4, 3, 8) / 8,
+                                    rows(n, 48, dt, seed=1, exact=True).reshape(n, 2, 3, 8) / 8],
+                     (torch.float32, torch.float64, torch.bfloat16)),
+    "sinh": Case("torch.sinh(a)", one(), FLOATS + (torch.int64,), "a.sinh()"),
+    "cosh": Case("torch.cosh(a)", one(), FLOATS + (torch.int64,), "a.cosh()"),
+    "asinh": Case("torch.arcsinh(a)", one(), FLOATS + (torch.int64,), "a.arcsinh()"),
+    "acosh": Case("torch.acosh(a)", one(), FLOATS + (torch.int64,), "a.acosh()"),
+    "atanh": Case("torch.atanh(a / 8)", one(), FLOATS + (torch.int64,), "a.arctanh()"),
 }
 EXACT = {op.name: op.exact for op in OPS}
+SAFE = {op.name: op.safe for op in OPS}
+HELPER = {op.name: op.helper for op in OPS}
+#: Exact in eager mode, within rounding in ONNX Runtime: the attention (every exported SDPA rounds its own way).
+GRAPH_ROUNDS = {"sdpa_gqa"}
 
 
 def _source(form: str) -> str:
@@ -132,7 +161,10 @@ def test_the_table_and_the_cases_cover_the_same_functions() -> None:
     assert set(CASES) == set(EXACT)
     assert {n for n, exact in EXACT.items() if exact} == {
         "take_along_dim", "diff", "rot90", "count_nonzero", "nansum", "nanmean", "trunc", "ravel", "heaviside",
-        "isclose", "kron", "channel_shuffle"}
+        "isclose", "kron", "channel_shuffle", "fliplr", "flipud", "adjoint", "diag_embed", "frac", "sgn",
+        "threshold", "addcdiv", "nearest_exact", "sdpa_gqa"}
+    # the function form of nearest-exact calls `_trt_interpolate`, which torch.jit.script cannot compile
+    assert {n for n, safe in SAFE.items() if EXACT[n] and not safe} == {"nearest_exact"}
 
 
 def test_rewrite_text_and_what_is_left() -> None:
@@ -145,8 +177,8 @@ def test_rewrite_text_and_what_is_left() -> None:
         for name, case in CASES.items():
             if form == "method" and case.method is None:
                 continue
-            assert (f"_trt_{name}(" in safe) == EXACT[name], name
-            assert f"_trt_{name}(" in unsafe, name
+            assert (f"{HELPER[name]}(" in safe) == SAFE[name], name
+            assert f"{HELPER[name]}(" in unsafe, name
         once = rewrite(source, select=("TRT337",), unsafe=True)
         assert rewrite(once, select=("TRT337",), unsafe=True) == once
     after = strip_helpers(rewrite(_source("function"), select=("TRT337",), unsafe=True))
@@ -299,9 +331,9 @@ def programs(tmp_path_factory):
 def _edge_inputs(name: str, dtype: torch.dtype) -> list[list]:
     case = CASES[name]
     sets = [case.inputs(len(SPECIAL), dtype), case.inputs(7, dtype)]
-    if name not in ("trace", "channel_shuffle", "take_along_dim", "kron"):
+    if name not in ("trace", "channel_shuffle", "take_along_dim", "kron", "nearest_exact", "sdpa_gqa"):
         sets.append(case.inputs(0, dtype))  # empty
-    if name in ("heaviside", "xlogy", "copysign", "logaddexp", "hypot", "isclose", "fmin", "fmax"):
+    if name in ("heaviside", "xlogy", "copysign", "logaddexp", "hypot", "isclose", "fmin", "fmax", "addcdiv"):
         first, second = case.inputs(len(SPECIAL), dtype)
         sets.append([first.reshape(-1, 1), second[:5].reshape(1, 5)])  # broadcasting
     return sets
@@ -317,13 +349,13 @@ def _same_values(got: torch.Tensor, want: torch.Tensor, context: str) -> None:
     assert bool(same.all()), f"{context}: {got[~same][:4].tolist()} vs {want[~same][:4].tolist()}"
 
 
-def _close_values(got: torch.Tensor, want: torch.Tensor, context: str, rtol: float) -> None:
+def _close_values(got: torch.Tensor, want: torch.Tensor, context: str, rtol: float, atol: float = 1e-30) -> None:
     assert got.dtype == want.dtype and got.shape == want.shape, context
     if not want.is_floating_point():
         assert torch.equal(got, want), context
         return
     assert bool((got.isnan() == want.isnan()).all()), context
-    assert torch.allclose(got.double(), want.double(), rtol=rtol, atol=1e-30, equal_nan=True), context
+    assert torch.allclose(got.double(), want.double(), rtol=rtol, atol=atol, equal_nan=True), context
 
 
 @pytest.mark.parametrize("name", list(CASES))
@@ -366,7 +398,11 @@ class M(nn.Module):
                 torch.heaviside(a, b), a.isclose(b), torch.kron(a, b), F.channel_shuffle(a.unsqueeze(-1), 3),
                 torch.xlogy(a, b), torch.sinc(a), torch.signbit(a), torch.copysign(a, b), torch.trace(a),
                 torch.logaddexp(a, b), torch.hypot(a, b), torch.cumprod(a, 0), F.rms_norm(a, [3], b[0], 1e-6),
-                torch.rms_norm(a, (4, 3)), torch.expm1(a), torch.fmin(a, b), a.fmax(b))
+                torch.rms_norm(a, (4, 3)), torch.expm1(a), torch.fmin(a, b), a.fmax(b), torch.fliplr(a), a.flipud(),
+                a.adjoint(), torch.diag_embed(a, -1), a.frac(), torch.sgn(a), F.threshold(a, 0.1, 2.0),
+                torch.addcdiv(a, a, b, value=0.5), torch.sinh(a), a.cosh(), torch.asinh(a), torch.acosh(a.abs() + 1),
+                torch.atanh(a / 8),
+                F.scaled_dot_product_attention(a[None, None], b[None, None], b[None, None], enable_gqa=True))
 """
 
 
@@ -412,6 +448,117 @@ def test_the_unsafe_functions_do_differ_somewhere() -> None:
     assert float(torch.copysign(torch.tensor([2.0]), negative_nan[:1])) == -2.0
 
 
+def test_the_hyperbolic_functions_do_differ_somewhere() -> None:
+    """Why ``sinh``, ``cosh``, ``asinh``, ``acosh`` and ``atanh`` are unsafe: an ulp or two from torch's own."""
+    from trtcodemod.helpers.symbolics import _trt_acosh, _trt_asinh, _trt_atanh, _trt_cosh, _trt_sinh
+    x = torch.randn(20000, generator=torch.Generator().manual_seed(5)) * 4
+    with export_formulation():
+        for helper, function, inputs in ((_trt_sinh, torch.sinh, x), (_trt_cosh, torch.cosh, x),
+                                         (_trt_asinh, torch.asinh, x), (_trt_acosh, torch.acosh, x.abs() + 1),
+                                         (_trt_atanh, torch.atanh, x / 16)):
+            got, want = helper(inputs), function(inputs)
+            assert not torch.equal(got, want), function.__name__
+            assert torch.allclose(got, want, rtol=1e-6, atol=0.0), function.__name__
+
+
+def test_threshold_to_a_negative_zero_keeps_its_sign_in_onnx_runtime() -> None:
+    """``F.threshold(x, t, -0.0)``: ONNX Runtime's Where reads a -0.0 from its first branch as 0.0, so the
+    helper fills a +0.0 and signs it by a product; the input's own -0.0 and NaN pass through."""
+    from trtcodemod.helpers.symbolics import _trt_threshold
+    x = torch.tensor([-0.0, 0.0, -1.0, 0.5, math.nan, 3.0, -math.inf])
+    graph = _export(_Call(lambda a: _trt_threshold(a, -0.5, -0.0)), [x])
+    for inputs in ([x], [x.flip(0)]):
+        _same_values(_run(graph, inputs), torch.nn.functional.threshold(inputs[0], -0.5, -0.0), "threshold -0.0")
+
+
+MODULES_SOURCE = """import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.up = nn.Upsample(scale_factor=2, mode="nearest-exact")
+        self.up3d = torch.nn.Upsample(size=(3, 5, 4), mode="nearest-exact")
+        self.plain = nn.Upsample(scale_factor=2)
+        self.cut = nn.Threshold(0.25, -1.0)
+        self.relu = nn.Threshold(0, 0.0)
+
+    def forward(self, x):
+        y = self.cut(self.up(x)) + self.relu(self.plain(x))
+        wide = F.interpolate(x, size=(7, 3), mode="nearest-exact") + F.interpolate(x, size=(7, 3), mode="nearest")
+        line = F.interpolate(x.flatten(2), scale_factor=0.75, mode="nearest-exact", recompute_scale_factor=True)
+        cube = self.up3d(x.unsqueeze(2))
+        return y.sum((2, 3)) + wide.sum((2, 3)) + line.sum(2) + cube.sum((2, 3, 4))
+"""
+
+
+def test_modules_and_resizes_of_every_rank(tmp_path) -> None:
+    """``nn.Upsample(mode="nearest-exact")`` and ``nn.Threshold`` are built as helper subclasses (same state and
+    repr, scriptable as torch's); 1-D, 2-D and 3-D nearest-exact resizing by size, factor and recomputed
+    factor export (the original does not) and give torch's values bit for bit in ONNX Runtime at two other
+    batch and image sizes; other modes and a ReLU-like threshold are left alone."""
+    after = rewrite(MODULES_SOURCE, select=("TRT337",), unsafe=True)
+    body = strip_helpers(after)
+    assert 'self.up = _TrtUpsample(scale_factor=2, mode="nearest-exact")' in body
+    assert 'self.up3d = _TrtUpsample(size=(3, 5, 4), mode="nearest-exact")' in body
+    assert "self.plain = nn.Upsample(scale_factor=2)" in body and "self.relu = nn.Threshold(0, 0.0)" in body
+    assert "self.cut = _TrtThreshold(0.25, -1.0)" in body
+    assert '_trt_interpolate(x, size=(7, 3), mode="nearest-exact") + F.interpolate(x, size=(7, 3), mode="nearest")' \
+        in body
+    safe = strip_helpers(rewrite(MODULES_SOURCE, select=("TRT337",)))
+    assert "_TrtUpsample(scale_factor=2" in safe and 'F.interpolate(x, size=(7, 3), mode="nearest-exact")' in safe
+    before_m, after_m = import_source(MODULES_SOURCE, tmp_path)["M"](), import_source(after, tmp_path)["M"]()
+    assert isinstance(after_m.up, torch.nn.Upsample) and isinstance(after_m.cut, torch.nn.Threshold)
+    assert repr(after_m) == repr(before_m)
+    x = torch.randn(2, 3, 6, 5, generator=torch.Generator().manual_seed(0))
+    x[0, 0, 0, 0], x[0, 1, 2, 3], x[1, 2, 4, 4] = math.nan, -math.inf, -0.0
+    _same_values(after_m(x), before_m(x), "eager")
+    with export_formulation():
+        _same_values(after_m(x), before_m(x), "the composition")
+    for name in ("up", "up3d", "cut"):  # the subclasses script as torch's modules do
+        scripted = torch.jit.script(getattr(after_m, name))
+        y = x.unsqueeze(2) if name == "up3d" else x
+        _same_values(scripted(y), getattr(before_m, name)(y), f"scripted {name}")
+    with pytest.raises(Exception, match="Unsupported|not supported|export"):
+        _export(before_m, [x])
+    names = ["input_0"]
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(after_m, (x,), buffer, dynamo=False, opset_version=17, input_names=names,
+                          dynamic_axes={"input_0": {0: "n", 2: "h", 3: "w"}})
+    graph = onnx.load_from_string(buffer.getvalue())
+    assert not [i for i in check_graph(graph) if i.severity == "error"]
+    for shape in ((1, 3, 4, 7), (3, 3, 9, 10)):
+        y = torch.randn(*shape, generator=torch.Generator().manual_seed(shape[2])) * 3
+        _close_values(_run(graph, [y]), before_m(y), f"graph at {shape}", 1e-6)  # sums of the resized values
+        with export_formulation():
+            _same_values(after_m.up(y), before_m.up(y), f"nearest-exact at {shape}")
+    # the resize alone, bit for bit in ONNX Runtime at another image size (NaN, infinities and -0.0 copied)
+    buffer = io.BytesIO()
+    torch.onnx.export(_Call(lambda a: after_m.up(a)), (x,), buffer, dynamo=False, opset_version=17,
+                      input_names=names, dynamic_axes={"input_0": {0: "n", 2: "h", 3: "w"}})
+    y = torch.randn(4, 3, 7, 9, generator=torch.Generator().manual_seed(7))
+    y[1, 1, 3], y[2, 0, 0, 0] = math.nan, -0.0
+    _same_values(_run(onnx.load_from_string(buffer.getvalue()), [y]), before_m.up(y), "nearest-exact graph")
+
+
+def test_a_mode_or_flag_the_exporter_takes_is_left_alone() -> None:
+    source = ("import torch\nimport torch.nn.functional as F\n\ndef f(x, q, k, v, mode, gqa):\n"
+              "    a = F.interpolate(x, scale_factor=2, mode='nearest')\n"
+              "    b = F.interpolate(x, scale_factor=2, mode=mode)\n"
+              "    c = F.scaled_dot_product_attention(q, k, v, enable_gqa=False)\n"
+              "    d = F.scaled_dot_product_attention(q, k, v)\n"
+              "    e = F.threshold(x, 0, 0) + F.threshold(x, 0.0, 0.0)\n"
+              "    g = F.scaled_dot_product_attention(q, k, v, enable_gqa=gqa)\n"
+              "    return a, b, c, d, e, g\n")
+    assert rules_found(source, select=("TRT337",)) == ["TRT337"]  # a flag that may be True: taken
+    after = rewrite(source, select=("TRT337",))
+    assert strip_helpers(after).count("_trt_sdpa(q, k, v, enable_gqa=gqa)") == 1
+
+
 class _Call(torch.nn.Module):
     def __init__(self, fn) -> None:
         super().__init__()
@@ -444,6 +591,8 @@ def _onnx_inputs(name: str, n: int) -> list:
         inputs = _positive_nans(inputs)
     if name == "kron":
         inputs[1] = case.inputs(3, torch.float32)[1]
+    if name == "sdpa_gqa":  # the exported attention spreads a NaN or an infinity its own way (any SDPA's graph)
+        inputs = [torch.nan_to_num(i, nan=0.0, posinf=3.0, neginf=-3.0) for i in inputs]
     return inputs
 
 
@@ -451,17 +600,17 @@ def _onnx_inputs(name: str, n: int) -> list:
 def test_the_export_passes_the_trt_check_and_matches_eager_at_other_sizes(programs, name) -> None:
     before, after = programs
     example = _onnx_inputs(name, 9)
-    with pytest.raises(Exception, match="Unsupported|not supported|export"):
+    with pytest.raises(Exception, match="Unsupported|not supported|not implemented|export"):
         _export(_Call(before[name]), example)
     graph = _export(_Call(after[name]), example)
     assert not [i for i in check_graph(graph) if i.severity == "error"], name
     for n in (len(SPECIAL) + 3, 40):
         inputs = _onnx_inputs(name, n)
         got, want = _run(graph, inputs), before[name](*inputs)
-        if EXACT[name] or name in ("signbit", "copysign"):
+        if (EXACT[name] and name not in GRAPH_ROUNDS) or name in ("signbit", "copysign"):
             _same_values(got, want, f"{name} at {n}")
-        else:
-            _close_values(got, want, f"{name} at {n}", 1e-5)
+        else:  # an attention's sums of products: within rounding of its largest terms
+            _close_values(got, want, f"{name} at {n}", 1e-5, 1e-6 if name in GRAPH_ROUNDS else 1e-30)
 
 
 def test_the_dynamo_exporter_takes_the_compositions_too(programs) -> None:
@@ -492,10 +641,10 @@ def test_the_dynamo_exporter_takes_the_compositions_too(programs) -> None:
     outputs = session.run(None, {i.name: t.numpy() for i, t in zip(session.get_inputs(), flat)})
     for name, got in zip(names, outputs):
         want = before[name](*inputs[name])
-        if EXACT[name] or name in ("signbit", "copysign"):
+        if (EXACT[name] and name not in GRAPH_ROUNDS) or name in ("signbit", "copysign"):
             _same_values(torch.from_numpy(got), want, f"{name} (dynamo)")
         else:
-            _close_values(torch.from_numpy(got), want, f"{name} (dynamo)", 1e-5)
+            _close_values(torch.from_numpy(got), want, f"{name} (dynamo)", 1e-5, 1e-6 if name in GRAPH_ROUNDS else 1e-30)
 
 
 MODEL = '''

@@ -103,10 +103,26 @@ def _trt_sdpa(query, key, value, attn_mask: torch.Tensor | None = None, dropout_
     if torch.jit.is_scripting():
         return torch.nn.functional.scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal,
                                                                 scale=scale, enable_gqa=enable_gqa)
+    if enable_gqa and _trt_onnx_exporting() and isinstance(key, torch.Tensor) and isinstance(value, torch.Tensor) \
+            and isinstance(query, torch.Tensor) and query.dim() >= 3 and key.dim() >= 3 and value.dim() >= 3:
+        # The TorchScript exporter has no conversion with enable_gqa=True: each key/value head repeated
+        # for its group of query heads (what PyTorch's own math kernel does), then the plain attention.
+        key, value = _trt_repeat_heads(key, query), _trt_repeat_heads(value, query)
+        enable_gqa = False
     if isinstance(scale, torch.Tensor) and torch.jit.is_tracing():
         return _trt_sdpa_traced_scale(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
     return torch.nn.functional.scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal,
                                                             scale=scale, enable_gqa=enable_gqa)
+
+
+@torch.jit.unused
+def _trt_repeat_heads(kv, query):
+    """``kv`` with each head (axis -3) repeated ``query heads / kv heads`` times in a row, as
+    ``repeat_interleave`` along that axis; the count stays a traced size while exporting."""
+    groups = query.shape[-3] // kv.shape[-3]
+    wide = kv.unsqueeze(-3)
+    sizes = list(kv.shape[:-2]) + [groups] + list(kv.shape[-2:])
+    return wide.expand(sizes).flatten(-4, -3)
 
 
 @torch.jit.unused

@@ -31,7 +31,12 @@ from trtcodemod.helpers.onnx_export import _trt_onnx_exporting
 
 def _trt_interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                      recompute_scale_factor=None, antialias=False):
-    """``F.interpolate``; while exporting to ONNX, bicubic as matrix products TensorRT parses."""
+    """``F.interpolate``; while exporting to ONNX, bicubic as matrix products TensorRT parses, and
+    ``nearest-exact`` (which the TorchScript exporter has no symbolic for) as a Gather per axis."""
+    if (not torch.jit.is_scripting() and mode == "nearest-exact" and _trt_onnx_exporting()
+            and isinstance(input, torch.Tensor) and 3 <= input.dim() <= 5 and not input.is_complex()
+            and align_corners is None and not antialias and (size is None) != (scale_factor is None)):
+        return _trt_nearest_exact_onnx(input, size, scale_factor, bool(recompute_scale_factor))
     if (not torch.jit.is_scripting() and (mode == "bicubic" or (antialias and mode == "bilinear"))
             and _trt_onnx_exporting() and isinstance(input, torch.Tensor) and input.dim() == 4
             and input.is_floating_point() and (size is None) != (scale_factor is None)):
@@ -66,6 +71,53 @@ def _trt_resize_onnx(input, size, scale_factor, mode, align_corners, recompute_s
         weight_w = _trt_cubic_weights(in_w, out_w, scale_w, align_corners, compute, x.device)
     out = torch.matmul(torch.matmul(weight_h, x), weight_w.transpose(0, 1))
     return out if out.dtype == dtype else out.to(dtype)
+
+
+def _trt_nearest_exact_onnx(input, size, scale_factor, recompute_scale_factor):
+    """``F.interpolate(input, ..., mode="nearest-exact")`` of a 3-D, 4-D or 5-D tensor: per spatial axis,
+    a Gather of the source rows ``min(floor((i + 0.5) * scale), in - 1)``, computed in float32 as
+    PyTorch's kernel does (``scale`` is ``1 / scale_factor`` rounded to float32 when a factor is given and
+    not recomputed, ``in / out`` in float32 otherwise). A Gather copies the values: bit for bit."""
+    count = input.dim() - 2
+    if size is not None:
+        sizes = list(size) if isinstance(size, (tuple, list)) else [size] * count
+        factors = [None] * count
+    else:
+        factors = list(scale_factor) if isinstance(scale_factor, (tuple, list)) else [scale_factor] * count
+    if len(sizes if size is not None else factors) != count:
+        return torch.nn.functional.interpolate(input, size, scale_factor, "nearest-exact", None,
+                                               recompute_scale_factor)  # torch's error
+    out = input
+    for axis in range(count):
+        in_size = input.shape[axis + 2]
+        if size is not None:
+            out_size, factor = sizes[axis], None
+        else:
+            out_size = _trt_floor_scaled(in_size, float(factors[axis]))
+            factor = None if recompute_scale_factor else float(factors[axis])
+        positions = torch.arange(out_size, device=input.device).to(torch.float32)
+        if factor is not None and factor > 0:
+            step = torch.full((1,), 1.0 / factor, dtype=torch.float32, device=input.device)
+        else:
+            n_in = torch.ones_like(torch.arange(in_size, device=input.device), dtype=torch.float32).sum(0, keepdim=True)
+            n_out = torch.ones_like(positions).sum(0, keepdim=True)
+            step = n_in / n_out
+        source = torch.floor((positions + 0.5) * step).to(torch.int64)
+        last = torch.ones_like(torch.arange(in_size, device=input.device)).sum(0, keepdim=True) - 1
+        out = out.index_select(axis + 2, torch.minimum(source, last))
+    return out
+
+
+def _trt_floor_scaled(size, factor):
+    """``floor(size * factor)`` as PyTorch computes an output size (in double): exactly, in integers,
+    where the factor is a ratio ``p / 2^k`` with a small ``p`` (2, 1.5, 0.5, 0.25...); in float32
+    otherwise (:func:`_trt_scaled_size`)."""
+    numerator, denominator = factor.as_integer_ratio()
+    if 0 <= numerator < 2 ** 40 and not isinstance(size, int) and isinstance(size, torch.Tensor):
+        return torch.div(size.to(torch.int64) * numerator, denominator, rounding_mode="floor")
+    if isinstance(size, int):
+        return int(size * factor)
+    return _trt_scaled_size(size, factor)
 
 
 def _trt_bicubic_onnx(input, size, scale_factor, align_corners, recompute_scale_factor):
@@ -171,7 +223,8 @@ def _trt_antialias_weights(in_size, out_size, scale, align_corners, mode, dtype,
 
 
 class _TrtUpsample(torch.nn.Upsample):
-    """``nn.Upsample`` whose bicubic mode exports as weight matrices (same arguments, no parameters)."""
+    """``nn.Upsample`` whose bicubic mode exports as weight matrices and whose nearest-exact mode as Gathers
+    (same arguments, no parameters, the same repr)."""
 
     def forward(self, input: torch.Tensor) -> torch.Tensor:
         if torch.jit.is_scripting():
@@ -180,3 +233,7 @@ class _TrtUpsample(torch.nn.Upsample):
                                                    recompute_scale_factor=self.recompute_scale_factor)
         return _trt_interpolate(input, self.size, self.scale_factor, self.mode, self.align_corners,
                                 recompute_scale_factor=self.recompute_scale_factor)
+
+    def _get_name(self):
+        # nn.Upsample's own name in a repr; a project's subclass of it (derived from this one) keeps its own
+        return "Upsample" if type(self).__name__.startswith("_Trt") else type(self).__name__

@@ -564,3 +564,268 @@ def _trt_fmax(input, other):
             take_other = take_other | torch.isnan(input)
         return torch.where(take_other, other, input)
     return torch.fmax(input, other)
+
+
+# --- safe: flips, a transpose, a diagonal, a fractional part, a threshold ----------------------
+
+
+def _trt_fliplr(input):
+    """``torch.fliplr``; while exporting, ``flip`` of axis 1 (what torch's ``fliplr`` is)."""
+    if torch.jit.is_scripting():
+        return torch.fliplr(input)
+    if _trt_foreign(input, "fliplr"):
+        return input.fliplr()
+    if _trt_composable(input) and input.dim() >= 2:
+        return input.flip(1)
+    return torch.fliplr(input)
+
+
+def _trt_flipud(input):
+    """``torch.flipud``; while exporting, ``flip`` of axis 0 (what torch's ``flipud`` is)."""
+    if torch.jit.is_scripting():
+        return torch.flipud(input)
+    if _trt_foreign(input, "flipud"):
+        return input.flipud()
+    if _trt_composable(input) and input.dim() >= 1:
+        return input.flip(0)
+    return torch.flipud(input)
+
+
+def _trt_adjoint(input):
+    """``torch.adjoint``; while exporting, a real tensor's last two axes transposed (the same view torch
+    returns; a complex one keeps torch's conjugate view, and its error)."""
+    if torch.jit.is_scripting():
+        return torch.adjoint(input)
+    if _trt_foreign(input, "adjoint"):
+        return input.adjoint()
+    if _trt_composable(input) and input.dim() >= 2:
+        return input.transpose(-2, -1)
+    return torch.adjoint(input)
+
+
+def _trt_diag_embed(input, offset: int = 0, dim1: int = -2, dim2: int = -1):
+    """``torch.diag_embed``; while exporting, the last axis spread over a square of zeros by a Where on
+    the row and column numbers (the values in its second branch: a -0.0 stays), then moved to ``dim1`` and
+    ``dim2``."""
+    if torch.jit.is_scripting():
+        return torch.diag_embed(input, offset, dim1, dim2)
+    if _trt_foreign(input, "diag_embed"):
+        return input.diag_embed(offset, dim1, dim2)
+    rank = input.dim() + 1 if isinstance(input, torch.Tensor) else 0
+    if (_trt_composable(input) and input.dim() >= 1 and -rank <= dim1 < rank and -rank <= dim2 < rank
+            and dim1 % rank != dim2 % rank):
+        return _trt_diag_embed_onnx(input, offset, dim1 % rank, dim2 % rank)
+    return torch.diag_embed(input, offset, dim1, dim2)
+
+
+@torch.jit.unused
+def _trt_diag_embed_onnx(input, offset, dim1, dim2):
+    shift = abs(offset)
+    if shift:
+        padding = torch.zeros_like(input[..., :1]).expand(*input.shape[:-1], shift)
+        input = torch.cat([input, padding], -1)
+    positions = torch.arange(input.shape[-1], device=input.device)
+    rows, columns = positions.unsqueeze(1), positions.unsqueeze(0)
+    # The value of (row, column) is the input's at the row for an offset >= 0, at the column below it.
+    spread = input.unsqueeze(-1) if offset >= 0 else input.unsqueeze(-2)  # the Where broadcasts it
+    gap = columns - rows
+    off = (gap < offset) | (gap > offset)  # no Not: ONNX Runtime would swap the branches
+    square = torch.where(off, torch.zeros((), dtype=input.dtype, device=input.device), spread)
+    # The two new axes (last) moved to dim1 and dim2, the others in order: one Transpose.
+    rank = square.dim()
+    others = iter(range(rank - 2))
+    order = [rank - 2 if axis == dim1 else rank - 1 if axis == dim2 else next(others) for axis in range(rank)]
+    return square.permute(order)
+
+
+def _trt_frac(input):
+    """``torch.frac``; while exporting, ``x - trunc(x)`` as torch computes it, the truncation as
+    :func:`_trt_trunc` composes it (an infinity gives NaN, a negative whole number 0.0, as in torch)."""
+    if torch.jit.is_scripting():
+        return torch.frac(input)
+    if _trt_foreign(input, "frac"):
+        return input.frac()
+    if _trt_composable(input) and input.is_floating_point():
+        return input - _trt_trunc(input)
+    return torch.frac(input)
+
+
+def _trt_threshold(input, threshold: float, value: float, inplace: bool = False):
+    """``F.threshold`` (``torch.threshold``): ``value`` where the input is at or below ``threshold``, the
+    input elsewhere (a NaN stays); while exporting, a Where with the input in its second branch."""
+    if torch.jit.is_scripting():
+        return torch.nn.functional.threshold(input, threshold, value, inplace)
+    if (_trt_composable(input) and input.is_floating_point() and not inplace
+            and isinstance(threshold, (int, float)) and isinstance(value, (int, float))):
+        return _trt_threshold_onnx(input, threshold, value)
+    return torch.nn.functional.threshold(input, threshold, value, inplace)
+
+
+@torch.jit.unused
+def _trt_threshold_onnx(input, threshold, value):
+    # torch compares a half or bfloat16 input in float32, with the threshold in that type, and fills in
+    # the input's type: the same numbers here.
+    wide = _trt_widened(input)
+    limit = torch.tensor(threshold, dtype=wide.dtype, device=input.device)
+    fill = torch.tensor(value, dtype=wide.dtype, device=input.device).to(input.dtype)
+    below = wide <= limit
+    if value == 0 and bool(torch.tensor(float(value)).signbit()):
+        # ONNX Runtime's Where reads a -0.0 from its first branch as 0.0: a +0.0 there, signed by a product.
+        one = torch.ones((), dtype=input.dtype, device=input.device)
+        return torch.where(below, torch.zeros_like(fill), input) * torch.where(below, -one, one)
+    return torch.where(below, fill, input)
+
+
+class _TrtThreshold(torch.nn.Threshold):
+    """``nn.Threshold`` whose forward is :func:`_trt_threshold` (same state, same repr)."""
+
+    def forward(self, input):
+        return _trt_threshold(input, self.threshold, self.value, self.inplace)
+
+    def _get_name(self):
+        return "Threshold"
+
+
+def _trt_sgn(input):
+    """``torch.sgn``; while exporting, ``sign`` of a real tensor (what ``sgn`` is for one), 0 for a NaN as in
+    torch (ONNX's Sign gives NaN)."""
+    if torch.jit.is_scripting():
+        return torch.sgn(input)
+    if _trt_foreign(input, "sgn"):
+        return input.sgn()
+    if _trt_composable(input) and input.dtype != torch.bool:
+        if not input.is_floating_point():
+            return torch.sign(input)
+        return torch.where(torch.isnan(input), torch.zeros((), dtype=input.dtype, device=input.device),
+                           torch.sign(input))
+    return torch.sgn(input)
+
+
+# --- unsafe: hyperbolic functions composed of exp and log, within rounding ---------------------
+
+
+@torch.jit.unused
+def _trt_float_input(input):
+    """The input as the floating type torch computes a unary function in (integers: the default float)."""
+    x = input if input.is_floating_point() else input.to(torch.get_default_dtype())
+    return x, _trt_widened(x)
+
+
+@torch.jit.unused
+def _trt_signed(magnitude, x):
+    """``magnitude`` with ``x``'s sign (a -0.0 too), applied as a product with +-1 (no Where on the value)."""
+    one = torch.ones((), dtype=magnitude.dtype, device=magnitude.device)
+    return magnitude * torch.where(_trt_negative(x), -one, one)
+
+
+@torch.jit.unused
+def _trt_expm1_of(x):
+    """``expm1`` of a non-negative or NaN float tensor without ONNX's missing Expm1 (see :func:`_trt_expm1`)."""
+    u = torch.exp(x)
+    corrected = (u - 1) * x / torch.log(u)
+    return torch.where((u < 1) | (u > 1), torch.where(u == float("inf"), u, corrected), x)
+
+
+def _trt_sinh(input):
+    """``torch.sinh``; while exporting, ``(e + e / (e + 1)) / 2`` with ``e = expm1(|x|)`` (no cancellation
+    near 0), ``exp(|x| / 2) ** 2 / 2`` past 20, the sign put back as a product."""
+    if torch.jit.is_scripting():
+        return torch.sinh(input)
+    if _trt_foreign(input, "sinh"):
+        return input.sinh()
+    if _trt_composable(input):
+        x, wide = _trt_float_input(input)
+        size = wide.abs()
+        e = _trt_expm1_of(size)
+        near = (e + e / (e + 1)) * 0.5
+        half = torch.exp(size * 0.5)  # exp(|x|) / 2 as a product of halves: no overflow before sinh's own
+        far = half * (half * 0.5)
+        return _trt_signed(torch.where(size > 20, far, near), wide).to(x.dtype)
+    return torch.sinh(input)
+
+
+def _trt_cosh(input):
+    """``torch.cosh``; while exporting, ``(u + 1 / u) / 2`` with ``u = exp(|x|)``, ``exp(|x| / 2) ** 2 / 2`` past 20."""
+    if torch.jit.is_scripting():
+        return torch.cosh(input)
+    if _trt_foreign(input, "cosh"):
+        return input.cosh()
+    if _trt_composable(input):
+        x, wide = _trt_float_input(input)
+        size = wide.abs()
+        u = torch.exp(size)
+        near = (u + 1 / u) * 0.5
+        half = torch.exp(size * 0.5)  # exp(|x|) / 2 as a product of halves: no overflow before cosh's own
+        far = half * (half * 0.5)
+        return torch.where(size > 20, far, near).to(x.dtype)
+    return torch.cosh(input)
+
+
+def _trt_asinh(input):
+    """``torch.asinh``; while exporting, ``log1p(|x| + x^2 / (1 + sqrt(1 + x^2)))`` (accurate near 0),
+    ``log(|x|) + log 2`` past 2^28, the sign put back as a product."""
+    if torch.jit.is_scripting():
+        return torch.asinh(input)
+    if _trt_foreign(input, "asinh"):
+        return input.asinh()
+    if _trt_composable(input):
+        x, wide = _trt_float_input(input)
+        size = wide.abs()
+        big = size > 268435456.0
+        small = torch.where(big, torch.zeros_like(size), size)  # no overflow of the square
+        square = small * small
+        near = _trt_log1p(small + square / (1 + torch.sqrt(1 + square)))
+        far = torch.log(size) + 0.6931471805599453
+        return _trt_signed(torch.where(big, far, near), wide).to(x.dtype)
+    return torch.asinh(input)
+
+
+def _trt_acosh(input):
+    """``torch.acosh``; while exporting, ``log1p(t + sqrt(t * (t + 2)))`` with ``t = x - 1`` (accurate
+    near 1), ``log(x) + log 2`` past 2^28; NaN below 1, as torch."""
+    if torch.jit.is_scripting():
+        return torch.acosh(input)
+    if _trt_foreign(input, "acosh"):
+        return input.acosh()
+    if _trt_composable(input):
+        x, wide = _trt_float_input(input)
+        big = wide > 268435456.0
+        t = torch.where(big, torch.zeros_like(wide), wide) - 1
+        near = _trt_log1p(t + torch.sqrt(t * (t + 2)))
+        far = torch.log(wide) + 0.6931471805599453
+        below = torch.full_like(wide, float("nan"))
+        return torch.where(wide < 1, below, torch.where(big, far, near)).to(x.dtype)
+    return torch.acosh(input)
+
+
+def _trt_atanh(input):
+    """``torch.atanh``; while exporting, ``log1p(2|x| / (1 - |x|)) / 2`` (accurate near 0), infinity at 1,
+    NaN past it, the sign put back as a product."""
+    if torch.jit.is_scripting():
+        return torch.atanh(input)
+    if _trt_foreign(input, "atanh"):
+        return input.atanh()
+    if _trt_composable(input):
+        x, wide = _trt_float_input(input)
+        size = wide.abs()
+        inside = size < 1
+        safe = torch.where(inside, size, torch.zeros_like(size))
+        near = _trt_log1p(2 * safe / (1 - safe)) * 0.5
+        edge = torch.where(size == 1, torch.full_like(size, float("inf")), torch.full_like(size, float("nan")))
+        return _trt_signed(torch.where(inside, near, torch.where(torch.isnan(size), size, edge)), wide).to(x.dtype)
+    return torch.atanh(input)
+
+
+def _trt_addcdiv(input, tensor1, tensor2, value: float = 1):
+    """``torch.addcdiv``: ``input + value * tensor1 / tensor2``; while exporting, those products in torch's
+    order (``value * tensor1`` first)."""
+    if torch.jit.is_scripting():
+        return torch.addcdiv(input, tensor1, tensor2, value=value)
+    if _trt_foreign(input, "addcdiv"):
+        return input.addcdiv(tensor1, tensor2, value=value)
+    if (_trt_composable(input) and isinstance(tensor1, torch.Tensor) and isinstance(tensor2, torch.Tensor)
+            and input.is_floating_point() and tensor1.dtype == input.dtype and tensor2.dtype == input.dtype):
+        dtype = input.dtype
+        a, b, c = _trt_widened(input), _trt_widened(tensor1), _trt_widened(tensor2)
+        return (a + value * b / c).to(dtype)
+    return torch.addcdiv(input, tensor1, tensor2, value=value)

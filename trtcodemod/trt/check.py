@@ -89,7 +89,13 @@ RULES: dict[str, tuple[str, ...]] = {
     **{f"aten::{name}": ("TRT337",) for name in (
         "take_along_dim", "diff", "rot90", "count_nonzero", "nansum", "nanmean", "trunc", "heaviside", "isclose",
         "kron", "channel_shuffle", "xlogy", "sinc", "signbit", "copysign", "trace", "logaddexp", "hypot",
-        "cumprod", "rms_norm", "expm1", "fmin", "fmax")},
+        "cumprod", "rms_norm", "expm1", "fmin", "fmax", "fliplr", "flipud", "mH", "diag_embed", "frac", "sgn",
+        "addcdiv", "sinh", "cosh", "asinh", "acosh", "atanh", "_upsample_nearest_exact1d",
+        "_upsample_nearest_exact2d", "_upsample_nearest_exact3d")},
+    # "conversion of scaled_dot_product_attention not implemented if enable_gqa is True" and "Unsupported: ONNX
+    # export of operator threshold, non-zero threshold" (TRT337 repeats the key/value heads, writes a Where).
+    "not implemented if enable_gqa": ("TRT337",),
+    "operator threshold, non-zero": ("TRT337",),
     # Max unpooling (TRT340): the exporter's error where it names the op, and ONNX MaxUnpool (no TensorRT release
     # parses it) where an exporter writes one.
     **{f"aten::max_unpool{n}d": ("TRT340",) for n in (1, 2, 3)},
