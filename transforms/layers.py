@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import argument, bound_names, helper_call, is_true, walk
+from trtcodemod.astutil import argument, bound_names, helper_call, is_false, is_true, short_code, walk
 from trtcodemod.context import NameSet
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety, spelled
-from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
+from trtcodemod.providers import ObservedFacts
+from trtcodemod.transforms._runtime_scope import RuntimeScope, RuntimeScopeRule
 from trtcodemod.transforms.bicubic_resize import HELPER as INTERPOLATE_HELPER, antialiased
 from trtcodemod.versions import format_version
 
@@ -399,6 +400,7 @@ def _nearest(node: cst.BaseExpression) -> bool:
 
 class AntialiasResize(RuntimeScopeRule):
     scope = "anywhere"
+    requires = (RuntimeScope, ObservedFacts)
     needs_text = spelled("torch.nn.functional.interpolate", *_TV_RESIZE_CLASSES, *_TV_RESIZE_FUNCTIONS)
     info = RuleInfo(
         id="TRT725",
@@ -411,7 +413,10 @@ is a parameter of the enclosing function that defaults to True and is never rebo
 `resample_abs_pos_embed`, which resizes ViT position embeddings to the image), or
 `self.<attr>` that its class stores once, as True or from an `__init__` parameter that
 defaults to True and is never rebound there (timm's NaFlexViT `self.pos_embed_antialias`;
-DINOv2's `interpolate_antialias`, default False, is left); and inside
+DINOv2's `interpolate_antialias`, default False, is left); inside `migrate` (or with
+`--facts`), `antialias=<any expression but False>` where the recorded export stopped at the
+antialiased kernel made on that call's lines (rf-detr's windowed DINOv2 writes
+`antialias=patch_pos_embed.device.type != "mps"`); and inside
 `nn.Module` subclasses torchvision's `transforms.Resize(...)` / `transforms.v2.Resize(...)`
 and `transforms.functional.resize(...)`, whose tensor path interpolates with antialiasing
 by default (torchvision 0.17 and later). Not reported: `antialias=False`, and nearest
@@ -474,7 +479,7 @@ to every TensorRT version.""",
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.context.refers_to(node.func, "torch.nn.functional.interpolate"):
-            how = antialiased(node, self._scopes)
+            how = antialiased(node, self._scopes) or self._met_true(node)
             if how is None:
                 return
             mode = argument(node, 3, "mode")
@@ -507,6 +512,20 @@ to every TensorRT version.""",
                    "exporter cannot export it and the dynamo exporter emits a Resize with antialias=1, which "
                    "TensorRT does not support; pass antialias=False (values change when downscaling) or resize "
                    "in preprocessing")
+
+
+    def _met_true(self, node: cst.Call) -> str | None:
+        """``antialias=<expression>`` (not a literal False) where the recorded export stopped at an
+        antialiased kernel made on this call's lines: the run took it true (rf-detr's windowed DINOv2,
+        ``antialias=patch_pos_embed.device.type != "mps"``). The helper is the same call outside an
+        export, so it keeps whatever the expression gives there."""
+        arg = argument(node, 6, "antialias")
+        if arg is None or is_false(arg.value):
+            return None
+        if not self.provider(ObservedFacts).located(node, self.info.id):
+            return None
+        return f"`antialias={short_code(arg.value)}`, which the recorded export met true (it stopped at the " \
+               "antialiased kernel made here)"
 
 
 def _text(node: cst.BaseExpression) -> str:

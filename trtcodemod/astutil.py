@@ -50,6 +50,11 @@ def is_true(node: cst.BaseExpression | None) -> bool:
     return type(node) is cst.Name and node.value == "True"
 
 
+def is_false(node: cst.BaseExpression | None) -> bool:
+    """The literal ``False`` (or ``0``, which a flag takes as false)."""
+    return type(node) is cst.Name and node.value == "False" or type(node) is cst.Integer and node.value == "0"
+
+
 def int_value(node: cst.BaseExpression | None) -> int | None:
     """The value of an integer literal such as ``2`` or ``-1``, else None."""
     if type(node) is cst.Integer:

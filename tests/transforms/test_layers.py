@@ -736,3 +736,60 @@ def test_views_of_a_tensor_left_out_of_the_copy_still_share_its_copy() -> None:
         torch.onnx.export(Copy(), (x,), dynamo=True, input_names=["x"], verbose=False).save(buffer)
     got = ort.InferenceSession(buffer.getvalue()).run(None, {"x": x.numpy()})[0]
     torch.testing.assert_close(torch.from_numpy(got), expected)
+
+
+POS_EMBED_RESIZE = """\
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class PosEmbed(nn.Module):
+    \"\"\"rf-detr's windowed DINOv2 position embeddings, resized to the patch grid with the flag an expression.\"\"\"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pos = nn.Parameter(torch.randn(1, 8, 6, 6))
+
+    def forward(self, x):
+        h, w = x.shape[2] // 4, x.shape[3] // 4
+        pos = F.interpolate(self.pos, size=(h, w), mode="bicubic", align_corners=False,
+                            antialias=self.pos.device.type != "mps")
+        return x[:, :8, ::4, ::4] + pos
+
+
+def build():
+    return PosEmbed().eval()
+
+
+def inputs(generator):
+    return (torch.rand(1, 8, 16, 20, generator=generator),)
+"""
+
+
+def test_an_antialias_expression_is_taken_where_the_export_stopped_at_its_kernel(tmp_path) -> None:
+    """From the code alone `antialias=<expression>` may be false (DINOv2's configured flag is): not reported.
+    Where the recorded export stopped at the antialiased kernel made at this call, the run took it true:
+    migrate rewrites it, and the rewritten model exports and is equivalent at other sizes."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from trtcodemod.cli import app
+
+    assert found(POS_EMBED_RESIZE, "TRT725") == []
+    path = tmp_path / "pos_embed.py"
+    path.write_text(POS_EMBED_RESIZE)
+    result = CliRunner().invoke(app, ["migrate", str(path), "--model", "build", "--inputs", "inputs",
+                                      "--dynamic-axes", json.dumps({"x": {"2": "h", "3": "w"}}), "--format", "json",
+                                      "--runs", "1", "--warmup", "0", "--backends", "torch-cpu,onnxruntime-cpu"])
+    if result.exception and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    [report] = json.loads(result.stdout)["models"]
+    assert report["before"]["exported"] is False
+    line = POS_EMBED_RESIZE.splitlines().index("        pos = F.interpolate(self.pos, size=(h, w), mode=\"bicubic\", "
+                                               "align_corners=False,") + 1
+    assert [(entry["rule"], entry["line"]) for entry in report["applied"]] == [("TRT725", line)], report["applied"]
+    assert report["after"]["exported"] is True and report["after"]["faithful"] is True
+    assert report["equivalent"] is True and result.exit_code == 0, report["remaining"]
+    assert "pos = _trt_interpolate(self.pos" in report["diff"]

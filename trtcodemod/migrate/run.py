@@ -360,11 +360,13 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, report: dict[st
 
 
 def _note_located(facts: Facts, problems: list[Problem]) -> list[str]:
-    """Note the hostile nodes the graph check tagged with a rule as facts (``Facts.note_located``):
-    the files where a node was noted that the facts did not hold yet."""
+    """Note the hostile nodes the graph check tagged with a rule, and the export failures a rule claims,
+    as facts (``Facts.note_located``): the files where a node was noted that the facts did not hold yet."""
     before = len(facts.events)
+    # An export that stopped at a line on an operator a rule takes is that rule's node too: the
+    # construct ran there (an antialiased resize whose flag is an expression the run took true).
     facts.note_located((p.path, p.line, p.rule) for p in problems
-                       if p.kind == "hostile" and p.rule and p.path and p.line)
+                       if p.kind in ("hostile", "export_failure") and p.rule and p.path and p.line)
     return sorted({e["path"] for e in facts.events[before:]})
 
 
