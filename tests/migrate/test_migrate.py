@@ -815,6 +815,32 @@ def test_a_candidate_waits_while_a_safe_fix_addresses_the_same_nodes(tmp_path: P
     assert next(d for d in plan.applied if d.finding.rule == "TRT202").candidate
 
 
+def test_a_bake_past_an_original_that_did_not_export_blames_no_fix(tmp_path: Path) -> None:
+    """rf-detr: the original's export stops at an antialiased resize; with the fixes the export goes on, and its
+    graph matches eager mode on the traced sets but not where the batch changes (a loop over the batch's images
+    no fix touched). No single fix reproduces that: the fixes are not taken back as breaking it together."""
+    from trtcodemod.migrate.run import _revert_culprits
+    from trtcodemod.rules import Finding, Safety
+
+    path = str((tmp_path / "m.py").resolve())
+    findings = [Finding("TRT712", "python-math-on-size", "m", path, line, 1, line, 9, Safety.UNSAFE) for line in (3, 4)]
+    facts = Facts.from_json({"version": 1, "runs": 2, "lines": {path: [3, 4, 9]}, "events": [], "inputs": {}})
+    plan = Plan()
+    plan.update(findings, [Problem("baked", path, line, "(traced constant)", None, "") for line in (3, 4)],
+                facts, unsafe=True)
+    together = [{"rule": "TRT712", "reproduces": False, "detail": "the original does not export"}]
+    baked = {"side": "after", "exporter": "torchscript", "faithful": False, "baked": True, "failing_sets": [3],
+             "detail": "the graph matches eager on the traced input set but not on set(s) 3"}
+    report = {"equivalent": False, "culprits": together, "export_checks": [baked],
+              "export_errors": {"before": {"torchscript": "aten::_upsample_bicubic2d_aa"}, "after": {"torchscript": None}}}
+    assert not _revert_culprits(VerifyReport.from_json(report), plan)
+    assert len(plan.applied) == 2 and not plan.reverted
+    # A graph wrong on the traced inputs too, or an original that exported: taken back together, as before.
+    wrong = dict(report, export_checks=[dict(baked, baked=False)])
+    assert _revert_culprits(VerifyReport.from_json(wrong), plan)
+    assert plan.applied == [] and set(plan.reverted.values()) == {"breaks equivalence together with TRT712"}
+
+
 def test_of_a_rules_fixes_only_the_one_above_an_export_failure_is_reverted(tmp_path: Path) -> None:
     """A culprit rule with several fixes, and the rewritten model's export failing at a line: the
     fix nearest above that line is taken back, the rule's other fixes stay to be verified again
