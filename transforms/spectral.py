@@ -134,6 +134,17 @@ def spectral_chains(function: cst.FunctionDef, context) -> dict[int, dict[cst.CS
         name = _bound_name(unit)
         if name is not None:
             assigned.setdefault(name, []).append((position, ancestors, unit.value))  # type: ignore[attr-defined]
+            continue
+        # Any other binding (`y *= k`, `a, y = ...`) is a value no chain is followed through.
+        targets: list[cst.CSTNode] = []
+        if type(unit) is cst.Assign:
+            targets = [t.target for t in unit.targets]
+        elif type(unit) in (cst.AugAssign, cst.AnnAssign):
+            targets = [unit.target]  # type: ignore[attr-defined]
+        for target in targets:
+            for inner in walk(target):
+                if type(inner) is cst.Name:
+                    assigned.setdefault(inner.value, []).append((position, ancestors, unit))
 
     def spectral(expr, position, ancestors, found, visiting) -> bool:
         if type(expr) is cst.Call:
