@@ -77,7 +77,7 @@ from torch import nn
 
 class Refused(nn.Module):
     def forward(self, x, k, buffer, args):
-        product = torch.fft.irfft(torch.fft.rfft(x) * k)     # a complex product
+        product = torch.fft.irfft(torch.fft.rfft(x) / k)     # a complex quotient
         first = torch.fft.fft(x, dim=-1)[:, :3].real          # indexed while complex
         written = torch.fft.fft(x, out=buffer).real           # out=
         unpacked = torch.view_as_real(torch.fft.fft2(*args))  # unpacked arguments
@@ -375,15 +375,25 @@ def test_the_rule_on_real_uses(tmp_path) -> None:
     assert 'freqs = _trt_fft2("view_as_real", img)' in stripped
     assert 'x = _trt_fftn("view_as_real", x, dim=dims, norm="ortho")' in stripped
     assert '_trt_dft_part(img_fft, "real") ** 2 + _trt_dft_part(img_fft, "imag") ** 2' in stripped
-    # the three complex uses are named, not rewritten
-    for kept in ("torch.fft.fft(v, dim=-1)[:, :size]", "torch.fft.rfftn(image, dim=(-2, -1))",
-                 "torch.fft.fft(x, n=x.shape[axis], dim=axis)"):
+    # kornia's product of two spectra, transformed back by irfftn: the chain is taken
+    assert 'image_fr = _trt_rfftn("tracked", image, dim=(-2, -1))' in stripped
+    assert 'kernel_fr = _trt_rfftn("tracked", kernel, s=(h, w), dim=(-2, -1))' in stripped
+    assert "return _trt_irfftn(_trt_complex_mul(image_fr, kernel_fr), s=(h, w), dim=(-2, -1))" in stripped
+    # the two other complex uses are named, not rewritten
+    for kept in ("torch.fft.fft(v, dim=-1)[:, :size]", "torch.fft.fft(x, n=x.shape[axis], dim=axis)"):
         assert kept in stripped
     assert "x = _trt_ifftshift(im, dims)" in stripped and "return _trt_fftshift(x, [d - 1 for d in dims])" in stripped
-    assert rules_found(REAL_USES, select=("TRT709",)) == ["TRT709"] * 10  # 5 fixed; 5 named (2 in fft_conv, hilbert)
+    assert rules_found(REAL_USES, select=("TRT709",)) == ["TRT709"] * 9  # 6 fixed (fft_conv's chain); 3 named
     before_ns = import_source(REAL_USES, tmp_path)
     after_ns = import_source(after_text, tmp_path)
     g = torch.Generator().manual_seed(11)
+    for h, w in ((8, 8), (7, 10)):  # fft_conv: eager bit for bit, and its formulation while exporting
+        image, kernel = torch.randn(2, 3, h, w, generator=g), torch.randn(1, 3, 3, 3, generator=g)
+        want = before_ns["fft_conv"](image, kernel, h, w)
+        assert torch.equal(after_ns["fft_conv"](image, kernel, h, w), want)
+        with export_formulation(after_ns):
+            got = after_ns["fft_conv"](image, kernel, h, w)
+        assert torch.allclose(got, want, atol=1e-5 * (1 + float(want.abs().max()))), (h, w)
     cases = [("FrequencyPatches", (), [torch.randn(2, 3, 8, 8, generator=g)], {"img": {0: "n", 2: "h", 3: "w"}},
               [(1, 3, 6, 10)]),
              ("CenteredKSpace", (), [torch.randn(2, 1, 6, 8, generator=g)], {"im": {0: "n", 2: "h", 3: "w"}},
