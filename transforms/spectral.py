@@ -39,6 +39,8 @@ _PART_FUNCTIONS = {"torch.view_as_real": "view_as_real", "torch.real": "real", "
 PART_HELPER = "_trt_dft_part"
 #: What a product of spectra (``a * b``, a factor a transform) an inverse real transform takes becomes.
 PRODUCT_HELPER = "_trt_complex_mul"
+#: What a spectrum divided by a real tensor or number (``a / n``) in such a chain becomes.
+QUOTIENT_HELPER = "_trt_complex_div"
 #: What ``torch.view_as_complex(pairs)`` kept in a variable a transform takes becomes.
 COMPLEX_HELPER = "_trt_view_as_complex"
 _PART_ATTRIBUTES = {"real": "real", "imag": "imag"}
@@ -118,7 +120,7 @@ def spectral_chains(function: cst.FunctionDef, context) -> dict[int, dict[cst.CS
     product among them (FFTformer's ``irfft2(rfft2(q) * rfft2(k), s=...)``, GFNet's ``x =
     rfft2(x, ...)``, ``x = x * torch.view_as_complex(w)``, ``irfft2(x, s=...)``): id of the
     inverse call → the nodes to rewrite, each with its kind (``"transform"``, ``"product"``,
-    ``"maker"``). A name read at a statement is resolved to its assignments before it, back to
+    ``"quotient"``: a spectrum divided by what is no spectrum, ``"maker"``). A name read at a statement is resolved to its assignments before it, back to
     the first one that runs whenever the statement does (the same block or one around it); the
     helpers check when they run that the tensor they are given is the one made there, so a
     binding that does not reach costs nothing but the rewrite of its call."""
@@ -155,6 +157,15 @@ def spectral_chains(function: cst.FunctionDef, context) -> dict[int, dict[cst.CS
                 return True
             if complex_maker(expr, context) is not None:
                 found[expr] = "maker"
+                return True
+            return False
+        if type(expr) is cst.BinaryOperation and type(expr.operator) is cst.Divide:
+            # A spectrum divided by what is no spectrum (a number, a real tensor: checked when it runs).
+            left: dict[cst.CSTNode, str] = {}
+            if spectral(expr.left, position, ancestors, left, visiting) \
+                    and not spectral(expr.right, position, ancestors, {}, set(visiting)):
+                found.update(left)
+                found[expr] = "quotient"
                 return True
             return False
         if type(expr) is cst.BinaryOperation and type(expr.operator) is cst.Multiply:
@@ -223,8 +234,10 @@ names assigned in the function, forward transforms, such complex tensors or othe
 with real or complex factors beside them (FFTformer's attention `irfft2(rfft2(q) * rfft2(k),
 s=...)` and its feed-forward filter `irfft2(rfft2(x) * self.fft, s=...)`, GFNet's global filter
 `x = x * torch.view_as_complex(self.complex_weight)` between `rfft2` and `irfft2`, FFT
-convolutions `irfft(rfft(x) * rfft(k), n)`). Any other use (the complex result divided, indexed,
-returned, passed to `irfftn` as it is), an `out=` or unpacked argument is reported without a fix.
+convolutions `irfft(rfft(x) * rfft(k), n)`, with long-convolution layers' `rfft(k, n=size) / size`:
+a spectrum divided by what is no spectrum). Any other use (the complex result divided by a
+spectrum, indexed, returned, passed to `irfftn` as it is), an `out=` or unpacked argument is
+reported without a fix.
 Other `irfft*` inputs, `hfft`, `ihfft` and `stft` are TRT706's.
 
 Why it hurts: the TorchScript exporter has no symbolic for `aten::fft_*`, so the model does not
@@ -287,8 +300,11 @@ product the same way, so the inverse computes its output from real tensors and e
 tensor is left unused (the exporter drops it). A name is followed to its assignments before the
 read, back to the first that runs whenever the read does; a factor not made by the helpers (a
 complex parameter, a complex tensor written to since) makes the product torch's `*`, and the
-inverse then keeps torch's function (and its export error). Only `*` is taken (not `/`,
-`torch.mul`, `einsum`, an in-place `*=`). Graph: also Mul, Sub and Add on the parts. `torch.fft.fftshift(x, dim)` →
+inverse then keeps torch's function (and its export error). A spectrum divided by what is no
+spectrum (`rfft(k, n=size) / size`) → `_trt_complex_div(a, b)`: `a / b`; while exporting, each
+part divided by the real tensor or number (a complex divisor keeps torch's `/`). Only `*` and
+that `/` are taken (not a quotient of spectra, `torch.mul`, `einsum`, an in-place `*=`). Graph:
+also Mul, Div, Sub and Add on the parts. `torch.fft.fftshift(x, dim)` →
 `_trt_fftshift(x, dim)` (`ifftshift` alike): while exporting a real input, each axis is split at
 its traced size and the two slices concatenated in the other order: the same elements in the
 same places, bit for bit (Shape, Div, Sub, Slice, Concat). A complex input keeps the torch function (and
@@ -376,7 +392,7 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
             ),
             Example(
                 "def deconvolve(self, x, k):\n"
-                "    return torch.fft.irfft(torch.fft.rfft(x) / k)\n",
+                "    return torch.fft.irfft(torch.fft.rfft(x) / torch.fft.rfft(k))\n",
             ),
         ),
         references=(
@@ -828,6 +844,10 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
             if kind == "product":
                 helpers.append(PRODUCT_HELPER)
                 return cst.Call(func=cst.Name(PRODUCT_HELPER), args=[
+                    cst.Arg(value=updated.left), cst.Arg(value=updated.right)])  # type: ignore[attr-defined]
+            if kind == "quotient":
+                helpers.append(QUOTIENT_HELPER)
+                return cst.Call(func=cst.Name(QUOTIENT_HELPER), args=[
                     cst.Arg(value=updated.left), cst.Arg(value=updated.right)])  # type: ignore[attr-defined]
             if kind == "maker":
                 made_by = COMPLEX_MAKERS[complex_maker(original, self.context)]  # type: ignore[index]

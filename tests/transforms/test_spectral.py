@@ -77,7 +77,7 @@ from torch import nn
 
 class Refused(nn.Module):
     def forward(self, x, k, buffer, args):
-        product = torch.fft.irfft(torch.fft.rfft(x) / k)     # a complex quotient
+        product = torch.fft.irfft(torch.fft.rfft(x) / torch.fft.rfft(k))  # a quotient of spectra
         first = torch.fft.fft(x, dim=-1)[:, :3].real          # indexed while complex
         written = torch.fft.fft(x, out=buffer).real           # out=
         unpacked = torch.view_as_real(torch.fft.fft2(*args))  # unpacked arguments
@@ -87,7 +87,7 @@ class Refused(nn.Module):
         w = w * 2                                             # assigned twice
         return product, first, written, unpacked, mixed, w.real
 '''
-    assert rules_found(refused, select=("TRT709",)) == ["TRT709"] * 6
+    assert rules_found(refused, select=("TRT709",)) == ["TRT709"] * 7
     assert rewrite(refused, select=("TRT709",), unsafe=True) == refused  # nothing rewritten
     own = "def fft2(x):\n    return x\n\ndef f(x):\n    return fft2(x).real\n"
     assert rules_found(own, select=("TRT709",)) == []
@@ -714,13 +714,13 @@ def test_the_rebound_transform_and_the_inverse_are_rewritten() -> None:
     assert rewrite(once, select=("TRT709",), unsafe=True) == once
     # An inverse of a product of spectra is taken with its transform (see the product tests below);
     # an inverse of anything else is not TRT709's (TRT706 names it: see its test), and the
-    # quotient's forward transform is named without a fix.
+    # quotient of spectra's forward transforms are named without a fix.
     product = "import torch\ndef f(x, k):\n    return torch.fft.irfftn(torch.fft.rfftn(x) * k)\n"
     assert rules_found(product, select=("TRT709",)) == ["TRT709"]
     assert "return _trt_irfftn(_trt_complex_mul(_trt_rfftn(\"tracked\", x), k))" in strip_helpers(
         rewrite(product, select=("TRT709",), unsafe=True))
-    other = "import torch\ndef f(x, k):\n    return torch.fft.irfftn(torch.fft.rfftn(x) / k)\n"
-    assert rules_found(other, select=("TRT709",)) == ["TRT709"]
+    other = "import torch\ndef f(x, k):\n    return torch.fft.irfftn(torch.fft.rfftn(x) / torch.fft.rfftn(k))\n"
+    assert rules_found(other, select=("TRT709",)) == ["TRT709"] * 2
     assert rewrite(other, select=("TRT709",), unsafe=True) == other
 
 
@@ -775,7 +775,7 @@ def read_later(x):
 
 
 def inverse_of_a_quotient(x, k):
-    return torch.fft.irfft2(torch.fft.rfft2(x) / k)  # a quotient is no product of spectra: TRT706's
+    return torch.fft.irfft2(torch.fft.rfft2(x) / torch.fft.rfft2(k))  # a quotient of spectra: TRT706's
 '''
 
 
@@ -784,12 +784,12 @@ def test_the_rebound_forms_refused_next_to_one_taken() -> None:
     taken = "\n\ndef taken(x):\n    y = torch.fft.rfft2(x)\n    y = torch.view_as_real(y)\n    return y\n"
     after = strip_helpers(rewrite(REBOUND_REFUSED + taken, select=("TRT709",), unsafe=True))
     assert 'y = _trt_rfft2("complex", x)\n    y = _trt_dft_part(y, "view_as_real")' in after
-    assert after.count("_trt_") == 2 and after.count("torch.fft.rfft2(") == 7 and "torch.fft.irfft2(" in after
+    assert after.count("_trt_") == 2 and after.count("torch.fft.rfft2(") == 8 and "torch.fft.irfft2(" in after
     for line in REBOUND_REFUSED.splitlines():
         assert line in after  # every refused line as it was
     found = check_source(REBOUND_REFUSED.encode(), "snippet.py", Options(select=("TRT709",)))
     # Each transform named without a fix; the inverse of a quotient is not TRT709's.
-    assert [(f.rule, f.fix.value) for f in found] == [("TRT709", "none")] * 7
+    assert [(f.rule, f.fix.value) for f in found] == [("TRT709", "none")] * 8
 
 
 def _rebound_modules(tmp_path_factory):
@@ -1027,6 +1027,19 @@ class Convolve(nn.Module):
         n = x.shape[-1]
         return torch.fft.irfft(torch.fft.rfft(x, n=n, norm=self.norm) * torch.fft.rfft(k, n=n, norm=self.norm) * 0.5,
                                n=n, norm=self.norm)
+
+
+class LongConvolution(nn.Module):
+    """A long-convolution layer's FFT convolution (restated): the kernel's spectrum divided by the
+    FFT size, the input zero-padded to twice its length, the output cut back."""
+
+    def forward(self, u, k):
+        seqlen = u.shape[-1]
+        fft_size = 2 * seqlen
+        k_f = torch.fft.rfft(k, n=fft_size) / fft_size
+        u_f = torch.fft.rfft(u.to(dtype=k.dtype), n=fft_size)
+        y = torch.fft.irfft(u_f * k_f, n=fft_size, norm="forward")[..., :seqlen]
+        return y
 '''
 
 
@@ -1041,26 +1054,30 @@ def test_the_product_chains_are_rewritten() -> None:
                  "weight = _trt_view_as_complex(self.complex_weight)", "x = _trt_complex_mul(x, weight)",
                  'x = _trt_irfft2(x, s=(h, w), dim=(1, 2), norm="ortho")',
                  'return _trt_irfft(_trt_complex_mul(_trt_complex_mul(_trt_rfft("tracked", x, n=n, norm=self.norm), '
-                 '_trt_rfft("tracked", k, n=n, norm=self.norm)), 0.5),'):
+                 '_trt_rfft("tracked", k, n=n, norm=self.norm)), 0.5),',
+                 'k_f = _trt_complex_div(_trt_rfft("tracked", k, n=fft_size), fft_size)',
+                 'u_f = _trt_rfft("tracked", u.to(dtype=k.dtype), n=fft_size)',
+                 'y = _trt_irfft(_trt_complex_mul(u_f, k_f), n=fft_size, norm="forward")[..., :seqlen]'):
         assert line in after, line
     assert "torch.fft" not in after.split("class PatchAttention")[1]
     # One finding per chain, on its first transform (where an export stops first).
     found = check_source(PRODUCTS.encode(), "snippet.py", Options(select=("TRT709", "TRT706")))
     lines = PRODUCTS.splitlines()
-    assert [(f.rule, f.fix.value) for f in found] == [("TRT709", "unsafe")] * 4
-    assert [lines[f.line - 1].split()[0] for f in found] == ["q_fft", "x_patch_fft", "x", "return"]
+    assert [(f.rule, f.fix.value) for f in found] == [("TRT709", "unsafe")] * 5
+    assert [lines[f.line - 1].split()[0] for f in found] == ["q_fft", "x_patch_fft", "x", "return", "k_f"]
     once = rewrite(PRODUCTS, select=("TRT709",), unsafe=True)
     assert rewrite(once, select=("TRT709",), unsafe=True) == once
 
 
 def test_what_a_product_chain_does_not_take() -> None:
-    """A quotient, a factor read through a name bound after the inverse, an in-place product and an
-    inverse of a name no transform reaches are not taken (each transform named without a fix)."""
+    """A quotient of spectra, a factor read through a name bound after the inverse, an in-place
+    product and an inverse of a name no transform reaches are not taken (each transform named
+    without a fix)."""
     refused = (
         "import torch\n"
         "def quotient(x, k):\n"
         "    y = torch.fft.rfft2(x)\n"
-        "    y = y / k\n"
+        "    y = y / torch.fft.rfft2(k)\n"
         "    return torch.fft.irfft2(y)\n"
         "def later(x, k):\n"
         "    z = k\n"
@@ -1074,7 +1091,7 @@ def test_what_a_product_chain_does_not_take() -> None:
     )
     assert rewrite(refused, select=("TRT709",), unsafe=True) == refused
     found = check_source(refused.encode(), "snippet.py", Options(select=("TRT709",)))
-    assert [(f.rule, f.fix.value) for f in found] == [("TRT709", "none")] * 3
+    assert [(f.rule, f.fix.value) for f in found] == [("TRT709", "none")] * 4
     # An earlier binding in the same block is hidden by a later one: only the product reaches.
     shadowed = ("import torch\ndef f(x, k):\n    y = torch.fft.rfft2(x)\n    y = k\n    return torch.fft.irfft2(y)\n")
     assert rewrite(shadowed, select=("TRT709",), unsafe=True) == shadowed
@@ -1124,6 +1141,29 @@ def test_the_complex_product_formulation() -> None:
                     finite = expected.isfinite()
                     assert torch.equal(part.isfinite(), finite) or values == "inf"
                     assert torch.allclose(part[finite], expected[finite], rtol=1e-6, atol=1e-6), (dtype, values)
+    # The quotient by a real tensor (with a zero in it) or a number; by a complex tensor: torch's `/`.
+    from trtcodemod.helpers.spectral import _trt_complex_div
+
+    for dtype in (torch.float32, torch.float64):
+        a_re, a_im = _signal((2, 3, 4, 5), "random", dtype), _signal((2, 3, 4, 5), "negative", dtype)
+        divisor = _signal((4, 1), "negative", dtype)
+        divisor[1, 0] = 0.0
+        for other in (divisor, 6, 0.25):
+            want = torch.complex(a_re, a_im) / other
+            torch.testing.assert_close(_trt_complex_div(torch.complex(a_re, a_im), other), want, rtol=0, atol=0,
+                                       equal_nan=True)
+            with export_formulation():
+                got = _trt_complex_div(_trt_complex(a_re, a_im), other)
+                re, im = got._trt_complex_parts[:2]
+            assert got.dtype == want.dtype and got.shape == want.shape
+            finite = want.real.isfinite() & want.imag.isfinite()
+            assert torch.allclose(re[finite], want.real[finite], rtol=1e-6, atol=1e-6)
+            assert torch.allclose(im[finite], want.imag[finite], rtol=1e-6, atol=1e-6)
+            assert not bool((re.isfinite() & im.isfinite())[~finite].any())  # a zero divisor: not finite either
+        with export_formulation():
+            by_complex = _trt_complex_div(_trt_complex(a_re, a_im), _trt_complex(a_im, a_re))
+        assert not hasattr(by_complex, "_trt_complex_parts")
+        torch.testing.assert_close(by_complex, torch.complex(a_re, a_im) / torch.complex(a_im, a_re), rtol=0, atol=0)
     # A complex factor the helpers did not make, or one written to since: torch's product, nothing kept.
     z = torch.complex(torch.ones(2, 3), torch.ones(2, 3))
     with export_formulation():
@@ -1152,12 +1192,13 @@ def products(tmp_path_factory):
     return before, after
 
 
-_PRODUCT_INPUTS = {"PatchAttention": 2, "PatchFilter": 1, "GlobalFilter": 1, "Convolve": 1}
+_PRODUCT_INPUTS = {"PatchAttention": 2, "PatchFilter": 1, "GlobalFilter": 1, "Convolve": 1, "LongConvolution": 2}
 
 
 def test_the_product_rewrite_runs_as_the_original_in_eager_mode(products) -> None:
     before, after = products
-    assert {"_trt_rfft2", "_trt_rfft", "_trt_irfft2", "_trt_irfft", "_trt_complex_mul"} <= set(after)  # rewritten
+    assert {"_trt_rfft2", "_trt_rfft", "_trt_irfft2", "_trt_irfft", "_trt_complex_mul",
+            "_trt_complex_div"} <= set(after)  # rewritten
     for name, count in _PRODUCT_INPUTS.items():
         for shape in [(1, 3, 8, 8), (2, 3, 8, 8)]:
             for values in ("random", "zeros", "negative", "special"):

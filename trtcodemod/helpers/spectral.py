@@ -391,7 +391,7 @@ def _trt_complex_factor(x):
         return x, None
     if isinstance(x, complex):
         return x.real, x.imag
-    if isinstance(x, (bool, int, float)):
+    if isinstance(x, (bool, int, float, torch.SymInt, torch.SymFloat)):  # (a size the exporter traces)
         return x, None
     return None
 
@@ -420,6 +420,22 @@ def _trt_complex_mul(input, other):
                     re, im = re.to(common), im.to(common)
                 return _trt_complex(re, im)
     return input * other
+
+
+def _trt_complex_div(input, other):
+    """``input / other``, always the same value; while ``torch.onnx.export`` traces the model, a
+    complex ``input`` whose parts the helpers remember divided by a real tensor or number (an FFT
+    convolution's ``rfft(k, n=size) / size``) is each part divided, a complex tensor remembering
+    them; a complex divisor keeps torch's ``/``."""
+    if not torch.jit.is_scripting() and _trt_onnx_exporting():
+        left, right = _trt_complex_factor(input), _trt_complex_factor(other)
+        if left is not None and left[1] is not None and right is not None and right[1] is None:
+            re, im = left[0] / right[0], left[1] / right[0]
+            if re.dtype != im.dtype:
+                common = torch.promote_types(re.dtype, im.dtype)
+                re, im = re.to(common), im.to(common)
+            return _trt_complex(re, im)
+    return input / other
 
 
 def _trt_shift_onnx(input, dim, inverse):
