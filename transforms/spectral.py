@@ -8,7 +8,9 @@ the same real tensor computed as matrix products: no complex tensor is made. Oth
 transform (a complex product) are reported without a fix. A transform kept in a variable that a
 later statement rebinds from its parts (LaMa's ``ffted = torch.stack((ffted.real, ffted.imag))``)
 is taken when no other read reaches it; ``irfft``/``irfft2``/``irfftn`` of a complex tensor made
-from real parts (``torch.complex``, ``torch.view_as_complex``) become helpers that take the parts.
+from real parts (``torch.complex``, ``torch.view_as_complex``) become helpers that take the parts,
+and so do those of a product of spectra (FFTformer's ``irfft2(rfft2(q) * rfft2(k))``): the
+transforms and products of the chain become helpers that remember the parts while exporting.
 """
 
 from __future__ import annotations
@@ -35,6 +37,10 @@ _PART_FUNCTIONS = {"torch.view_as_real": "view_as_real", "torch.real": "real", "
                    "torch.abs": "abs", "torch.absolute": "abs"}
 #: What each use of a transform kept in a variable becomes.
 PART_HELPER = "_trt_dft_part"
+#: What a product of spectra (``a * b``, a factor a transform) an inverse real transform takes becomes.
+PRODUCT_HELPER = "_trt_complex_mul"
+#: What a spectrum divided by a real tensor or number (``a / n``) in such a chain becomes.
+QUOTIENT_HELPER = "_trt_complex_div"
 #: What ``torch.view_as_complex(pairs)`` kept in a variable a transform takes becomes.
 COMPLEX_HELPER = "_trt_view_as_complex"
 _PART_ATTRIBUTES = {"real": "real", "imag": "imag"}
@@ -72,20 +78,131 @@ def inverse_real(node: cst.CSTNode, context) -> str | None:
 def inverse_real_makers(function: cst.FunctionDef, context) -> dict[int, list[cst.Call]]:
     """The inverse real transforms in ``function`` whose input is a name the function assigns
     ``torch.complex(re, im)`` or ``torch.view_as_complex(pairs)`` (in any branch: the helper
-    checks, when it runs, that the tensor it is given is the one made there): id → those calls."""
+    checks, when it runs, that the tensor it is given is the one made there): id → those calls;
+    and those whose input is a spectral product (:func:`spectral_chains`): id → no call."""
     inputs: dict[str, list[cst.Call]] = {}
     for inner in walk(function.body):
         if inverse_real(inner, context) is not None and type(inner.args[0].value) is cst.Name:  # type: ignore[union-attr]
             inputs.setdefault(inner.args[0].value.value, []).append(inner)  # type: ignore[union-attr]
-    if not inputs:
-        return {}
     makers: dict[str, list[cst.Call]] = {}
     for statement in walk(function.body):
         if type(statement) is cst.Assign and len(statement.targets) == 1 \
                 and type(statement.targets[0].target) is cst.Name and statement.targets[0].target.value in inputs \
                 and complex_maker(statement.value, context) is not None:
             makers.setdefault(statement.targets[0].target.value, []).append(statement.value)  # type: ignore[arg-type]
-    return {id(call): makers[name] for name, calls in inputs.items() if name in makers for call in calls}
+    found = {id(call): makers[name] for name, calls in inputs.items() if name in makers for call in calls}
+    for inverse in spectral_chains(function, context):  # (the product chains: their makers come with them)
+        found.setdefault(inverse, [])
+    return found
+
+
+def _bound_name(statement: cst.CSTNode) -> str | None:
+    """The name ``statement`` binds when it is ``name = value`` (or ``name: T = value``)."""
+    if type(statement) is cst.Assign and len(statement.targets) == 1:
+        target = statement.targets[0].target
+    elif type(statement) is cst.AnnAssign and statement.value is not None:
+        target = statement.target
+    else:
+        return None
+    return target.value if type(target) is cst.Name else None
+
+
+def _plain_transform(call: cst.Call) -> bool:
+    """The transform's own arguments only: the input, then at most ``n``/``s``, ``dim``, ``norm``."""
+    return not has_star_args(call) and 0 < len(call.args) <= 4 \
+        and not any(a.keyword is not None and a.keyword.value == "out" for a in call.args)
+
+
+def spectral_chains(function: cst.FunctionDef, context) -> dict[int, dict[cst.CSTNode, str]]:
+    """The inverse real transforms in ``function`` whose input is a spectral product: through
+    names bound in the function and products ``a * b``, made of forward transforms (``rfft2(x)``)
+    and of ``torch.complex``/``torch.view_as_complex`` calls, with at least one transform or
+    product among them (FFTformer's ``irfft2(rfft2(q) * rfft2(k), s=...)``, GFNet's ``x =
+    rfft2(x, ...)``, ``x = x * torch.view_as_complex(w)``, ``irfft2(x, s=...)``): id of the
+    inverse call → the nodes to rewrite, each with its kind (``"transform"``, ``"product"``,
+    ``"quotient"``: a spectrum divided by what is no spectrum, ``"maker"``). A name read at a statement is resolved to its assignments before it, back to
+    the first one that runs whenever the statement does (the same block or one around it); the
+    helpers check when they run that the tensor they are given is the one made there, so a
+    binding that does not reach costs nothing but the rewrite of its call."""
+    inverses = [inner for inner in walk(function.body) if inverse_real(inner, context) is not None]
+    if not inverses:
+        return {}
+    order: list[tuple[cst.CSTNode, tuple]] = []
+    for units, index, ancestors in DftMatmul._statements(function.body, ()):
+        if not isinstance(units[index], cst.BaseCompoundStatement):
+            order.append((units[index], ancestors))
+    assigned: dict[str, list[tuple[int, tuple, cst.BaseExpression]]] = {}
+    for position, (unit, ancestors) in enumerate(order):
+        name = _bound_name(unit)
+        if name is not None:
+            assigned.setdefault(name, []).append((position, ancestors, unit.value))  # type: ignore[attr-defined]
+            continue
+        # Any other binding (`y *= k`, `a, y = ...`) is a value no chain is followed through.
+        targets: list[cst.CSTNode] = []
+        if type(unit) is cst.Assign:
+            targets = [t.target for t in unit.targets]
+        elif type(unit) in (cst.AugAssign, cst.AnnAssign):
+            targets = [unit.target]  # type: ignore[attr-defined]
+        for target in targets:
+            for inner in walk(target):
+                if type(inner) is cst.Name:
+                    assigned.setdefault(inner.value, []).append((position, ancestors, unit))
+
+    def spectral(expr, position, ancestors, found, visiting) -> bool:
+        if type(expr) is cst.Call:
+            if context.refers_to(expr.func, *TRANSFORMS) is not None:
+                if not _plain_transform(expr):
+                    return False
+                found[expr] = "transform"
+                return True
+            if complex_maker(expr, context) is not None:
+                found[expr] = "maker"
+                return True
+            return False
+        if type(expr) is cst.BinaryOperation and type(expr.operator) is cst.Divide:
+            # A spectrum divided by what is no spectrum (a number, a real tensor: checked when it runs).
+            left: dict[cst.CSTNode, str] = {}
+            if spectral(expr.left, position, ancestors, left, visiting) \
+                    and not spectral(expr.right, position, ancestors, {}, set(visiting)):
+                found.update(left)
+                found[expr] = "quotient"
+                return True
+            return False
+        if type(expr) is cst.BinaryOperation and type(expr.operator) is cst.Multiply:
+            left = spectral(expr.left, position, ancestors, found, visiting)
+            right = spectral(expr.right, position, ancestors, found, visiting)
+            if left or right:
+                found[expr] = "product"
+                return True
+            return False
+        if type(expr) is cst.Name:
+            reached = False
+            for before, around, value in reversed(assigned.get(expr.value, [])):
+                if before >= position:
+                    continue
+                if id(value) not in visiting:
+                    visiting.add(id(value))
+                    reached = spectral(value, before, around, found, visiting) or reached
+                if len(around) <= len(ancestors) and all(a is b for a, b in zip(around, ancestors)):
+                    break  # this assignment runs whenever the read does: none before it reaches
+            return reached
+        return False
+
+    chains: dict[int, dict[cst.CSTNode, str]] = {}
+    wanted = {id(call) for call in inverses}
+    for position, (unit, ancestors) in enumerate(order):
+        for inner in walk(unit):
+            if id(inner) not in wanted or id(inner) in chains:
+                continue
+            found: dict[cst.CSTNode, str] = {}
+            if spectral(inner.args[0].value, position, ancestors, found, set()) \
+                    and any(kind != "maker" for kind in found.values()):
+                chains[id(inner)] = found
+    if chains:  # each chain's nodes in source order (its first transform is where an export stops)
+        where = {id(inner): index for index, inner in enumerate(walk(function.body))}
+        chains = {key: dict(sorted(found.items(), key=lambda item: where.get(id(item[0]), 0)))
+                  for key, found in chains.items()}
+    return chains
 
 
 def takes_inverse_real(node: cst.Call, context, kept_inputs: set[int]) -> bool:
@@ -111,9 +228,17 @@ code takes as a real tensor right away: `torch.view_as_real(fft2(x))`, `fft(x).r
 `fft(x).imag`, `fft(x).abs()`, `torch.real(...)`, `torch.imag(...)`, `torch.abs(...)`, or a
 variable every read of which takes such a part; and `irfft`, `irfft2`
 and `irfftn` whose input is `torch.complex(re, im)` or `torch.view_as_complex(pairs)` of real
-tensors (written there, or assigned to the name it is given in the same function). Any other
-use (the complex result multiplied, indexed, passed to `irfftn` as it is), an `out=` or unpacked
-argument is reported without a fix. Other `irfft*` inputs, `hfft`, `ihfft` and `stft` are TRT706's.
+tensors (written there, or assigned to the name it is given in the same function); and `irfft`,
+`irfft2` and `irfftn` of a product of spectra: `a * b` whose factors are, written there or through
+names assigned in the function, forward transforms, such complex tensors or other such products,
+with real or complex factors beside them (FFTformer's attention `irfft2(rfft2(q) * rfft2(k),
+s=...)` and its feed-forward filter `irfft2(rfft2(x) * self.fft, s=...)`, GFNet's global filter
+`x = x * torch.view_as_complex(self.complex_weight)` between `rfft2` and `irfft2`, FFT
+convolutions `irfft(rfft(x) * rfft(k), n)`, with long-convolution layers' `rfft(k, n=size) / size`:
+a spectrum divided by what is no spectrum). Any other use (the complex result divided by a
+spectrum, indexed, returned, passed to `irfftn` as it is), an `out=` or unpacked argument is
+reported without a fix.
+Other `irfft*` inputs, `hfft`, `ihfft` and `stft` are TRT706's.
 
 Why it hurts: the TorchScript exporter has no symbolic for `aten::fft_*`, so the model does not
 export; the dynamo exporter emits ONNX `DFT`, which no TensorRT release parses; and a complex
@@ -162,7 +287,24 @@ from m bins) is the sum over bins k <= n / 2 of w_k (Re X_k cos(2 pi k t / n) - 
 w = 1 for bin 0 and for bin n / 2 (n even), whose imaginary parts are ignored as irfft ignores
 them, 2 for the bins between; bins past n / 2 are dropped, missing ones are zeros; `norm`
 scales. Graph: also Equal and Less on the bin numbers. Any other input (a tensor not made there,
-or written to since) keeps torch's function (and its export error). `torch.fft.fftshift(x, dim)` →
+or written to since) keeps torch's function (and its export error). A product of spectra
+(`q_fft = torch.fft.rfft2(q)`, `k_fft = torch.fft.rfft2(k)`, `out = q_fft * k_fft`,
+`torch.fft.irfft2(out, s=(8, 8))`) → `q_fft = _trt_rfft2("tracked", q)`, `out =
+_trt_complex_mul(q_fft, k_fft)`, `_trt_irfft2(out, s=(8, 8))` (a `torch.complex`/`view_as_complex`
+factor → `_trt_complex`/`_trt_view_as_complex`): outside an export, torch's transform and `a * b`,
+the same values bit for bit; while exporting, the `"tracked"` transform computes its real and
+imaginary parts as the products above and returns `torch.complex` of them, remembering them (with
+their versions) as `_trt_complex` does, and `_trt_complex_mul` takes the parts of its factors
+((a + ib)(c + id) = (ac - bd) + i(ad + bc); a real tensor or number as c + 0i) and returns the
+product the same way, so the inverse computes its output from real tensors and every complex
+tensor is left unused (the exporter drops it). A name is followed to its assignments before the
+read, back to the first that runs whenever the read does; a factor not made by the helpers (a
+complex parameter, a complex tensor written to since) makes the product torch's `*`, and the
+inverse then keeps torch's function (and its export error). A spectrum divided by what is no
+spectrum (`rfft(k, n=size) / size`) → `_trt_complex_div(a, b)`: `a / b`; while exporting, each
+part divided by the real tensor or number (a complex divisor keeps torch's `/`). Only `*` and
+that `/` are taken (not a quotient of spectra, `torch.mul`, `einsum`, an in-place `*=`). Graph:
+also Mul, Div, Sub and Add on the parts. `torch.fft.fftshift(x, dim)` →
 `_trt_fftshift(x, dim)` (`ifftshift` alike): while exporting a real input, each axis is split at
 its traced size and the two slices concatenated in the other order: the same elements in the
 same places, bit for bit (Shape, Div, Sub, Slice, Concat). A complex input keeps the torch function (and
@@ -236,8 +378,21 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
                 unsafe=True,
             ),
             Example(
-                "def spectrum(self, x, k):\n"
-                "    return torch.fft.irfft(torch.fft.rfft(x) * k)\n",
+                "def forward(self, q, k):\n"
+                "    q_fft = torch.fft.rfft2(q.float())\n"
+                "    k_fft = torch.fft.rfft2(k.float())\n"
+                "    out = q_fft * k_fft\n"
+                "    return torch.fft.irfft2(out, s=(8, 8))\n",
+                "def forward(self, q, k):\n"
+                "    q_fft = _trt_rfft2(\"tracked\", q.float())\n"
+                "    k_fft = _trt_rfft2(\"tracked\", k.float())\n"
+                "    out = _trt_complex_mul(q_fft, k_fft)\n"
+                "    return _trt_irfft2(out, s=(8, 8))\n",
+                unsafe=True,
+            ),
+            Example(
+                "def deconvolve(self, x, k):\n"
+                "    return torch.fft.irfft(torch.fft.rfft(x) / torch.fft.rfft(k))\n",
             ),
         ),
         references=(
@@ -265,6 +420,10 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
         #: Transform calls kept in a variable that a later statement rebinds from its parts: id →
         #: the node the finding is placed on (the call, or the ``if`` holding each branch's call).
         self._rebound: dict[int, cst.CSTNode] = {}
+        #: Inverse real transforms whose input is a spectral product: id → the nodes of the chain.
+        self._chains: dict[int, dict[cst.CSTNode, str]] = {}
+        #: Forward transforms a chain rewrites (named by the inverse's finding, not on their own).
+        self._chained: set[int] = set()
 
     def _part_of(self, node: cst.CSTNode) -> tuple[cst.BaseExpression, str] | None:
         """``(z, part)`` when ``node`` takes a real part of ``z`` (``torch.real(z)``, ``z.imag``...)."""
@@ -284,6 +443,12 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
         self._find_complex_inputs(node)
         self._find_kept(node)
         self._inverse_inputs.update(inverse_real_makers(node, self.context))
+        claimed = set(self._kept) | self._grouped | {id(n) for r in self._kept.values() for n in r}
+        for inverse, chain in spectral_chains(node, self.context).items():
+            if inverse in self._chains or any(id(n) in claimed for n in chain):
+                continue
+            self._chains[inverse] = chain
+            self._chained.update(id(n) for n, kind in chain.items() if kind == "transform")
 
     def _find_complex_inputs(self, node: cst.FunctionDef) -> None:
         """``x = torch.view_as_complex(pairs)`` (in any branch) and a transform of ``x`` later in the
@@ -411,15 +576,16 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
             self._rebound[id(calls[-1])] = calls[-1] if len(calls) == 1 else stop
             self._grouped.update(id(call) for call in calls[:-1])
 
-    def _statements(self, block, ancestors):
+    @classmethod
+    def _statements(cls, block, ancestors):
         """Each statement of ``block`` (an indented block, a one-line suite or a list of
         statements) and of the blocks inside it, not inside nested functions or classes, as
         ``(its block as a list, its index there, the compound statements around it)``."""
-        units = self._units(block)
+        units = cls._units(block)
         for index, unit in enumerate(units):
             yield units, index, ancestors
-            for inner in self._blocks(unit):
-                yield from self._statements(inner, ancestors + (unit,))
+            for inner in cls._blocks(unit):
+                yield from cls._statements(inner, ancestors + (unit,))
 
     @staticmethod
     def _units(block) -> list[cst.CSTNode]:
@@ -570,7 +736,7 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
                 "exporter's ONNX DFT is not parsed by any TensorRT release, and its result is complex")
 
     def visit_Call(self, node: cst.Call) -> None:
-        if id(node) in self._taken or id(node) in self._grouped:
+        if id(node) in self._taken or id(node) in self._grouped or id(node) in self._chained:
             return
         if id(node) in self._kept:
             replacements = self._kept.pop(id(node))
@@ -622,6 +788,9 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
         there or kept in a variable: the transform becomes its helper and the call that makes
         the input ``_trt_complex``/``_trt_view_as_complex``, which remember the real tensors it
         was made of while exporting. Any other input is TRT706's (reported there)."""
+        if id(node) in self._chains:
+            self._chain(node, name, self._chains.pop(id(node)))
+            return
         if not takes_inverse_real(node, self.context, set(self._inverse_inputs)):
             return
         helper = INVERSE_REAL[name]
@@ -648,6 +817,68 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
                          f"spectrum on the last axis; `torch.fft.{short}` otherwise)",
                    Fix(replacements, safety=Safety.UNSAFE, helpers=tuple(dict.fromkeys(helpers))))
 
+    def _chain(self, node: cst.Call, name: str, chain: dict[cst.CSTNode, str]) -> None:
+        """``irfft2(q_fft * k_fft, s=...)`` where ``q_fft = rfft2(q)`` (a spectral product): the
+        inverse becomes its helper, each forward transform of the chain its helper with the
+        ``"tracked"`` part (torch's complex transform; while exporting a complex tensor remembering
+        its parts, computed as products), each product ``_trt_complex_mul(a, b)`` (``a * b``;
+        while exporting, from the parts) and each ``torch.complex``/``view_as_complex`` its helper:
+        the inverse then computes its output from real tensors only. A node an earlier chain
+        rewrote (two inverses of one spectrum) is not rewritten twice."""
+        kinds: dict[int, str] = {id(node): "inverse"}
+        nodes: list[cst.CSTNode] = [node]
+        for inner, kind in chain.items():
+            if id(inner) in self._claimed:
+                continue
+            self._claimed.add(id(inner))
+            kinds[id(inner)] = kind
+            nodes.append(inner)
+        helpers: list[str] = [INVERSE_REAL[name]]
+        extra: dict[cst.CSTNode, cst.CSTNode] = {}
+        originals = {id(n): n for n in nodes}
+
+        def rebuilt(original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+            kind = kinds[id(original)]
+            if kind == "inverse":
+                return updated.with_changes(func=cst.Name(INVERSE_REAL[name]))  # type: ignore[attr-defined]
+            if kind == "product":
+                helpers.append(PRODUCT_HELPER)
+                return cst.Call(func=cst.Name(PRODUCT_HELPER), args=[
+                    cst.Arg(value=updated.left), cst.Arg(value=updated.right)])  # type: ignore[attr-defined]
+            if kind == "quotient":
+                helpers.append(QUOTIENT_HELPER)
+                return cst.Call(func=cst.Name(QUOTIENT_HELPER), args=[
+                    cst.Arg(value=updated.left), cst.Arg(value=updated.right)])  # type: ignore[attr-defined]
+            if kind == "maker":
+                made_by = COMPLEX_MAKERS[complex_maker(original, self.context)]  # type: ignore[index]
+                helpers.append(made_by)
+                return updated.with_changes(func=cst.Name(made_by))  # type: ignore[attr-defined]
+            transform = self._transform(original)  # type: ignore[arg-type]
+            helpers.append(TRANSFORMS[transform])  # type: ignore[index]
+            if id(original) in self._complex_inputs and not transform.startswith("torch.fft.rfft"):  # type: ignore[union-attr]
+                extra.update(self._complex_inputs.pop(id(original)))
+                helpers.append(COMPLEX_HELPER)
+            return cst.Call(func=cst.Name(TRANSFORMS[transform]),  # type: ignore[index]
+                            args=self._arguments(original, transform, "tracked"))  # type: ignore[arg-type]
+
+        inside: set[int] = set()
+        for outer in nodes:
+            inside.update(id(inner) for inner in walk(outer) if inner is not outer)
+        replacements: dict[cst.CSTNode, cst.CSTNode] = {}
+        for outer in nodes:
+            if id(outer) not in inside:
+                replacements[outer] = outer.visit(_Rebuild(originals, rebuilt))  # type: ignore[assignment]
+        replacements.update(extra)
+        # The finding is placed on the chain's first transform: the export stops there first.
+        where = next((n for n in nodes if kinds[id(n)] == "transform"), node)
+        first = self._transform(where) if where is not node else name  # type: ignore[arg-type]
+        self.found(where, f"{self._why(first)}; its result reaches `{name}` through a product of spectra (forward "
+                          "transforms of real tensors, real or complex factors made from real parts), so the "
+                          "transforms, the products and the inverse's real output are computed from real and "
+                          "imaginary parts as cosine and sine matrix products while exporting (the torch functions "
+                          "and `*` otherwise)",
+                   Fix(replacements, safety=Safety.UNSAFE, helpers=tuple(dict.fromkeys(helpers))))
+
     def _shift(self, node: cst.Call, name: str) -> None:
         message = (f"the TorchScript exporter has no ONNX symbolic for `{name}` (aten::fft_{name.rsplit('.', 1)[1]}), "
                    "so the model does not export")
@@ -663,6 +894,21 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
         if node.attr.value in _PART_ATTRIBUTES and self._transform(node.value) is not None \
                 and id(node.value) not in self._taken:
             self._take(node, node.value, _PART_ATTRIBUTES[node.attr.value])  # type: ignore[arg-type]
+
+
+class _Rebuild(cst.CSTTransformer):
+    """Rebuilds a subtree, each node of ``originals`` (by id) replaced by ``rebuilt(original,
+    updated)``, its own children already rebuilt (a product of transforms, nested in an inverse)."""
+
+    def __init__(self, originals: dict[int, cst.CSTNode], rebuilt) -> None:
+        super().__init__()
+        self._originals = originals
+        self._rebuilt = rebuilt
+
+    def on_leave(self, original_node, updated_node):  # type: ignore[override]
+        if id(original_node) in self._originals:
+            return self._rebuilt(original_node, updated_node)
+        return updated_node
 
 
 RULES = (DftMatmul,)

@@ -44,7 +44,8 @@ class UnsupportedOp:
 
 
 # fft/ifft/rfft and their 2-D and n-D forms are TRT709's (matrix products where the result is taken as real),
-# and so are irfft/irfft2/irfftn of a complex tensor made from real parts (torch.complex, view_as_complex).
+# and so are irfft/irfft2/irfftn of a complex tensor made from real parts (torch.complex, view_as_complex)
+# or of a product of spectra (transforms, those tensors).
 _FFT = tuple(f"torch.fft.{n}" for n in ("irfft", "irfft2", "irfftn", "hfft", "ihfft"))
 _NO_EXPORT = "the TorchScript exporter has no ONNX symbolic for it"
 
@@ -96,7 +97,9 @@ operator table: `nn.Fold` (ONNX Col2Im, opset 18; the function `F.fold` is TRT31
 rewrites it), `torch.fft.irfft`/`irfft2`/`irfftn`/`hfft`/`ihfft` and `torch.stft` (DFT / STFT;
 the other transforms are TRT709's, which rewrites them where their result is taken as real, and
 so is an `irfft`/`irfft2`/`irfftn` whose input is `torch.complex(re, im)` or
-`torch.view_as_complex(pairs)`, written there or assigned in the same function), `torch.det` /
+`torch.view_as_complex(pairs)`, written there or assigned in the same function, or a product
+`a * b` of such spectra and forward transforms, `irfft2(rfft2(q) * rfft2(k))` or through names),
+`torch.det` /
 `torch.linalg.det` / `torch.logdet` (Det), `torch.multinomial`,
 `torch.bernoulli`, `F.affine_grid`, and functions the
 TorchScript exporter cannot export at all (`torch.logcumsumexp`, `torch.bincount`,

@@ -84,8 +84,9 @@ def test_a_call_another_rule_fixes_is_not_named_again() -> None:
 
 def test_an_inverse_real_transform_trt709_takes_is_not_named() -> None:
     """``irfft``/``irfft2``/``irfftn`` of ``torch.complex(re, im)`` or ``torch.view_as_complex(p)``,
-    written there or assigned to its input in the same function (LaMa's Fourier unit), are TRT709's,
-    which rewrites them; any other input stays TRT706's."""
+    written there or assigned to its input in the same function (LaMa's Fourier unit), and of a
+    product of spectra (FFTformer's ``irfft2(rfft2(q) * rfft2(k))``) are TRT709's, which rewrites
+    them; any other input (a quotient of spectra, a tensor not made there) stays TRT706's."""
     code = (
         "import torch\n"
         "def lama(x, re, im):\n"
@@ -94,14 +95,14 @@ def test_an_inverse_real_transform_trt709_takes_is_not_named() -> None:
         "def inline(re, im, pairs):\n"
         "    return torch.fft.irfft(torch.complex(re, im), n=8), torch.fft.irfft2(torch.view_as_complex(pairs))\n"
         "def product(x, k):\n"
-        "    return torch.fft.irfftn(torch.fft.rfftn(x) * k)\n"
+        "    return torch.fft.irfftn(torch.fft.rfftn(x) * k), torch.fft.irfftn(torch.fft.rfftn(x) / torch.fft.rfftn(k))\n"
         "def other(z):\n"
         "    y = torch.complex(z, z)\n"
         "    return torch.fft.irfft(z)\n"
     )
     assert rules_found(code, select=("TRT706",)) == ["TRT706", "TRT706"]
     lines = [f.line for f in check_source(code.encode(), "snippet.py", Options(select=("TRT706",)))]
-    assert lines == [8, 11]  # the product, and `z` (not the tensor made from parts)
+    assert lines == [8, 11]  # the quotient (the product is TRT709's), and `z` (not the tensor made from parts)
 
 
 def test_every_table_name_has_an_export_sample() -> None:

@@ -47,8 +47,12 @@ def _trt_dft_part(z, part):
     prefix (the input was given as real and imaginary pairs) says nothing about the result."""
     if part.startswith("pairs:"):
         part = part[6:]
-    if part == "complex":
+    if part == "complex" or part == "tracked":
         return z
+    if z.is_complex() and not torch.jit.is_scripting() and _trt_onnx_exporting():
+        parts = _trt_complex_parts(z)
+        if parts is not None:  # a tensor the helpers made while exporting: its parts, no complex op
+            z = torch.stack(parts, -1)
     if not z.is_complex():
         if part == "view_as_real":
             return z
@@ -114,6 +118,9 @@ def _trt_dft_input(input, part):
         kept = getattr(input, "_trt_complex_pairs", None)
         if kept is not None and kept[1] == input._version:
             return kept[0], "pairs:" + part
+        parts = _trt_complex_parts(input)
+        if parts is not None:  # made by _trt_complex (or a product or a tracked transform) while exporting
+            return torch.stack(parts, -1), "pairs:" + part
     return input, part
 
 
@@ -206,6 +213,8 @@ def _trt_dft_onnx(x, part, sizes, dims, norm, inverse, onesided):
     re, im = _trt_dft_lines(re, im, sizes, dims, norm, inverse, onesided, compute)
     if im is None:  # no axis: torch.fft.fftn over zero dims is the input as complex
         im = torch.zeros_like(re)
+    if part == "tracked":  # the complex transform, remembering its parts (for a product, an inverse)
+        return _trt_complex(re if re.dtype == dtype else re.to(dtype), im if im.dtype == dtype else im.to(dtype))
     if part == "view_as_real" or part == "complex":
         out = torch.stack((re, im), -1)
     elif part == "real":
@@ -370,6 +379,63 @@ def _trt_irfftn(input, s=None, dim=None, norm=None):
             dims, sizes = _trt_dft_axes(parts[0], s, dim, None)
             return _trt_irdft_onnx(parts[0], parts[1], sizes, dims, norm)
     return torch.fft.irfftn(input, s, dim, norm)
+
+
+def _trt_complex_factor(x):
+    """``(real, imaginary)`` of a factor of a spectral product while exporting: the parts a
+    complex tensor the helpers made remembers, a real tensor or number with no imaginary part
+    (None), a Python complex number's two parts; None for a complex tensor made otherwise."""
+    if isinstance(x, torch.Tensor):
+        if x.is_complex():
+            return _trt_complex_parts(x)
+        return x, None
+    if isinstance(x, complex):
+        return x.real, x.imag
+    if isinstance(x, (bool, int, float, torch.SymInt, torch.SymFloat)):  # (a size the exporter traces)
+        return x, None
+    return None
+
+
+def _trt_complex_mul(input, other):
+    """``input * other``, always the same value; while ``torch.onnx.export`` traces the model and
+    a factor is a complex tensor whose parts the helpers remember (a transform taken as
+    ``"tracked"``, ``_trt_complex``, ``_trt_view_as_complex``, another such product), the product
+    is computed from the parts, ``(a + ib)(c + id) = (ac - bd) + i(ad + bc)`` (a real factor:
+    ``ac + i bc``), and is a complex tensor remembering its parts: an inverse real transform (or a
+    part) taken of it then uses nothing complex, and the complex tensors leave the graph unused."""
+    if not torch.jit.is_scripting() and _trt_onnx_exporting():
+        left, right = _trt_complex_factor(input), _trt_complex_factor(other)
+        if left is not None and right is not None and (left[1] is not None or right[1] is not None):
+            a, b = left
+            c, d = right
+            if b is None:
+                re, im = a * c, a * d
+            elif d is None:
+                re, im = a * c, b * c
+            else:
+                re, im = a * c - b * d, a * d + b * c
+            if isinstance(re, torch.Tensor) and isinstance(im, torch.Tensor):
+                if re.dtype != im.dtype:  # (a zero-dimensional factor promotes apart)
+                    common = torch.promote_types(re.dtype, im.dtype)
+                    re, im = re.to(common), im.to(common)
+                return _trt_complex(re, im)
+    return input * other
+
+
+def _trt_complex_div(input, other):
+    """``input / other``, always the same value; while ``torch.onnx.export`` traces the model, a
+    complex ``input`` whose parts the helpers remember divided by a real tensor or number (an FFT
+    convolution's ``rfft(k, n=size) / size``) is each part divided, a complex tensor remembering
+    them; a complex divisor keeps torch's ``/``."""
+    if not torch.jit.is_scripting() and _trt_onnx_exporting():
+        left, right = _trt_complex_factor(input), _trt_complex_factor(other)
+        if left is not None and left[1] is not None and right is not None and right[1] is None:
+            re, im = left[0] / right[0], left[1] / right[0]
+            if re.dtype != im.dtype:
+                common = torch.promote_types(re.dtype, im.dtype)
+                re, im = re.to(common), im.to(common)
+            return _trt_complex(re, im)
+    return input / other
 
 
 def _trt_shift_onnx(input, dim, inverse):
