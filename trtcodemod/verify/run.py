@@ -309,6 +309,13 @@ def _faithfulness(ctx: _Ctx, side: SideResult, exporter: str, tree: RewrittenTre
         entry.rows_traded = traded
     if failing:
         first_problem = next(c.problem for c in per_set[failing[0] - 1] if not c.passed)
+        refused = next((c.problem for k in failing for c in per_set[k - 1] if c.name == "(run)"), None)
+        if refused is not None:
+            # ONNX Runtime ran the graph on the traced set and refused it on another (a Concat of a
+            # batch the trace baked and one that follows the input): the node it names has a line.
+            entry.failed_node = static.failed_node(side.onnx_path(exporter), refused,
+                                                   tree.map_location if tree else None,
+                                                   tree.helper_at if tree else None)
         entry.baked = 1 not in failing
         if entry.baked:
             entry.detail = (f"the graph matches eager on the traced input set but not on set(s) "
