@@ -21,7 +21,7 @@ from .backends import EAGER_BACKENDS, FAILED, GRAPH_BACKENDS, OK, SKIPPED, Backe
 from .compare import OutputComparison, compare_outputs, finite_or_none, worst
 from .culprits import find_culprits
 from .diverge import Divergence
-from .inconclusive import set_aside
+from .inconclusive import none_judged, set_aside, unreferenced
 from .results import (BackendResult, Culprit, ExportCheck, ExportWarning, InputSets, LatencyFigure, ModelSettings,
                       ModelSummary, OriginalRun, VerifyReport)
 from .rewrite import Fixer, RewrittenTree, SourceLayout, locate, rewrite_copy
@@ -317,7 +317,14 @@ def _faithfulness(ctx: _Ctx, side: SideResult, exporter: str, tree: RewrittenTre
                                                    tree.map_location if tree else None,
                                                    tree.helper_at if tree else None)
         entry.baked = 1 not in failing
-        if entry.baked:
+        if entry.baked and none_judged(per_set, failing):
+            # Eager float32 cannot judge these sets and no set of their shapes could: the failure
+            # stands (nothing proved for those shapes), but it is no evidence of a bake.
+            entry.no_reference_sets = list(failing)
+            entry.detail = (f"the graph matches eager on the traced input set; on set(s) {', '.join(map(str, failing))} "
+                            f"eager float32 is no reference and no set of the same input shapes is one, so nothing "
+                            f"is proved for those shapes: {unreferenced(per_set[failing[0] - 1])} ({first_problem})")
+        elif entry.baked:
             entry.detail = (f"the graph matches eager on the traced input set but not on set(s) "
                             f"{', '.join(map(str, failing))}: the export baked something in ({first_problem})")
         else:
