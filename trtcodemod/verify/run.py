@@ -313,9 +313,10 @@ def _faithfulness(ctx: _Ctx, side: SideResult, exporter: str, tree: RewrittenTre
         if refused is not None:
             # ONNX Runtime ran the graph on the traced set and refused it on another (a Concat of a
             # batch the trace baked and one that follows the input): the node it names has a line.
-            entry.failed_node = static.failed_node(side.onnx_path(exporter), refused,
-                                                   tree.map_location if tree else None,
-                                                   tree.helper_at if tree else None)
+            node = static.failed_node(side.onnx_path(exporter), refused, tree.map_location if tree else None,
+                                      tree.helper_at if tree else None)
+            if node is not None:
+                entry.failed_node = node
         entry.baked = 1 not in failing
         if entry.baked and none_judged(per_set, failing):
             # Eager float32 cannot judge these sets and no set of their shapes could: the failure
