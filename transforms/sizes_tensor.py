@@ -28,7 +28,7 @@ SIZE, LOOSE = 2, 1
 
 
 class SizesTensor(SizeRule):
-    needs_text = (b"tensor",)
+    needs_text = (b"tensor", b"range")
     info = RuleInfo(
         id="TRT716",
         name="sizes-tensor",
@@ -50,6 +50,11 @@ unpacked from `x.shape`, arithmetic on those); a size of an object not shown to 
 observed export warned at the call (inside `migrate`, or with `--facts`). Deformable DETR
 (transformers) builds its `spatial_shapes` this way.
 
+It also finds an index built in Python from one size: `x[list(range(x.shape[0])), k]`,
+`x[range(n)]` or `x[tuple(range(n))]` (with `n` a size of a tensor, or a size of the very value
+indexed, whatever made it: `times[list(range(times.shape[0])), ki]` in kornia's DeFMO, with
+`times` a buffer repeated to the batch).
+
 Why it hurts: under the TorchScript exporter each size is a traced 0-d tensor, but
 `torch.as_tensor` and `torch.tensor` copy the Python list into a new tensor, reading every
 value: the graph keeps the example's sizes as a constant (a `TracerWarning` says "results
@@ -58,7 +63,16 @@ normalisers) is wrong at another input size. Measured with torch 2.13: a toy mod
 exports feature sizes at 32x32 gives the 32x32 sizes at 64x48 too. The dynamo exporter keeps
 sizes symbolic itself.
 
+Indexing copies a list of positions into a tensor the same way, and `range` reads the size into a
+Python int first: no TracerWarning at all, and the graph gathers the example's positions (measured
+with torch 2.13: DeFMO traced at batch 1 gathers row 0 only, and at batch 2 ONNX Runtime refuses
+the `Concat` of that one row with the batch of the latent, two lines below).
+
 The rewrite: the call → `_trt_sizes_tensor(X, dtype=..., device=...)` (the same arguments).
+The index → `torch.arange(n)`: an int64 tensor of the same positions, so the same advanced
+indexing (a copy, of the same shape and values; `x[range(n)]` too); only a single bound that is
+a size itself, since `torch.arange(a, b)` raises where `range(a, b)` is empty backwards and
+`torch.arange(n - 2)` where the bound is negative.
 Outside a trace the helper is `torch.as_tensor(X, dtype=dtype, device=device)`; while
 `torch.jit.trace` runs (the TorchScript exporter) it builds the tensor with nested
 `torch.stack` of `torch.as_tensor` of each size, which the trace records from the sizes' own
@@ -68,23 +82,29 @@ empty list, a ragged list).
 
 Fix safety: unsafe. Assumptions: `X` is a nested list/tuple of integer sizes with a uniform
 structure, and `dtype` is given or integral (`torch.tensor` and `torch.as_tensor` of such a
-list are the same new `int64` tensor, so both become the one helper). Outside a trace the
+list are the same new `int64` tensor, so both become the one helper); for an index, that the
+value indexed is a `torch.Tensor` (an object with its own `__getitem__` may treat a tensor index
+otherwise than a list). Outside a trace the
 helper is `torch.as_tensor` itself, so eager, `torch.fx`, `torch.compile`, `torch.export` and
 the dynamo exporter see the original (measured: `torch.export` raises the same error for
 dynamic sizes, as both specialize them). `torch.jit.script` cannot compile a caller of the
 helper (its arguments are untyped; measured: a scripted `torch.as_tensor([h, w])` runs, the
 rewrite does not compile). A list name is followed through its own function only: a list also changed
 elsewhere (passed to a function that appends to it) is outside what the rule sees.
-`migrate` tries it as a candidate where the export warns of a traced constant at the call,
-kept only when the verification (an input set at other sizes) finds the rewrite equivalent.
+`migrate` tries it as a candidate where the export warns of a traced constant at the call, or
+where ONNX Runtime refuses, on an input set at other sizes, a node made in the same file (the
+index's silent bake), kept only when the verification (an input set at other sizes) finds the
+rewrite equivalent.
 Measured on transformers 5.24.0's Deformable DETR (`benchmarks/real_zoo.py`): applied at
 `modeling_deformable_detr.py:1431`, the export goes from not faithful to faithful, exit 1 → 0;
 on its Mask2Former (`benchmarks/real_zoo4.py`), applied at `modeling_mask2former.py:1000` (the
-list handed down) and `:1353` with TRT717's four Swin pads, exit 1 → 0.
+list handed down) and `:1353` with TRT717's four Swin pads, exit 1 → 0; on kornia 0.9.0's DeFMO
+(`benchmarks/real_zoo16.py`), the range index at `kornia/feature/defmo.py:358`, exit 1 → 0.
 Applies to every TensorRT version.""",
         fix=Safety.UNSAFE,
         assumption=(
-            "the list is a nested list or tuple of integer sizes with a uniform structure, and the dtype is integral"),
+            "the list is a nested list or tuple of integer sizes with a uniform structure, and the dtype is integral; "
+            "a value indexed by a range of a size is a tensor"),
         fails_when=NUMBER_AS_TENSOR_FAILURES,
         examples=(
             Example(
@@ -352,6 +372,55 @@ Applies to every TensorRT version.""",
         self.found(node, f"`{short_code(node)}` copies traced sizes into a new tensor: the TorchScript export "
                          f"keeps the example's sizes as a constant; {HELPER} stacks them in the graph while "
                          "tracing", fix)
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        """``x[list(range(x.shape[0])), k]``: an index built in Python from a size, which indexing
+        copies into a tensor as ``torch.as_tensor`` would (and no TracerWarning says so)."""
+        if not self._frames or not self.active():
+            return
+        for element in node.slice:
+            if type(element.slice) is not cst.Index:
+                continue
+            index = element.slice.value
+            bounds = self._range_bounds(index)
+            # One bound, a size itself: `torch.arange(n)` is `range(n)` for every n >= 0, while
+            # `torch.arange(a, b)` raises where `range(a, b)` is empty backwards (a > b) and
+            # `torch.arange(n - 2)` where the difference is negative.
+            if bounds is None or len(bounds) != 1 or not (
+                    self.size_of(bounds[0]) is not None or self._own_size(bounds[0], node.value)):
+                continue
+            torch_name = self.context.torch_name()
+            arange = cst.parse_expression(f"{torch_name}.arange()").with_changes(args=[cst.Arg(b) for b in bounds])
+            self.found(index, f"`{short_code(index)}` indexes with a Python list of the numbers in a range of a "
+                              "traced size: indexing copies it into a constant of the example's length, silently "
+                              f"(no TracerWarning); {torch_name}.arange of the size stays in the graph",
+                       Fix({index: arange}, safety=Safety.UNSAFE))
+
+    def _range_bounds(self, index: cst.BaseExpression) -> list[cst.BaseExpression] | None:
+        """The arguments of ``range(...)``, ``list(range(...))`` or ``tuple(range(...))`` (built-ins)."""
+        call = index
+        if type(call) is cst.Call and type(call.func) is cst.Name and call.func.value in ("list", "tuple") \
+                and len(call.args) == 1 and call.args[0].keyword is None and not call.args[0].star \
+                and not self.context.resolver.binds(call.func.value):
+            call = call.args[0].value
+        if not (type(call) is cst.Call and type(call.func) is cst.Name and call.func.value == "range"
+                and not self.context.resolver.binds("range") and 1 <= len(call.args) <= 3
+                and all(a.keyword is None and not a.star for a in call.args)):
+            return None
+        return [a.value for a in call.args]
+
+    def _own_size(self, bound: cst.BaseExpression, indexed: cst.BaseExpression) -> bool:
+        """``o.shape[i]`` or ``o.size(i)`` of the very value indexed (``o[list(range(o.shape[0]))]``): a
+        value with sizes indexed by a list of positions is a tensor (or an array), whatever made it."""
+        if type(bound) is cst.Subscript and len(bound.slice) == 1 and type(bound.slice[0].slice) is cst.Index:
+            owner = self._loose_owner(bound.value)
+        elif type(bound) is cst.Call and len(bound.args) == 1 and bound.args[0].keyword is None:
+            parts = method_call(bound)
+            owner = parts[0] if parts is not None and parts[1] == "size" else None
+        else:
+            return False
+        return owner is not None and type(indexed) is cst.Name and type(owner) is cst.Name \
+            and owner.value == indexed.value
 
     def _note_method(self, name: str, method: str, node: cst.Call) -> None:
         """A method of a tracked list: ``append`` of sizes keeps it sizes, anything else ends that."""

@@ -284,3 +284,172 @@ def test_a_list_handed_down_runs_as_the_original(tmp_path) -> None:
         else:
             got = after(x, bad)
             assert torch.equal(want, got) and want.dtype == got.dtype
+
+
+# --- an index of the numbers in a range of a size ---------------------------------------------
+
+RENDER = """\
+import torch
+from torch import nn
+
+
+class Render(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("times", torch.linspace(0, 1, 5), persistent=False)
+
+    def forward(self, latent: torch.Tensor) -> torch.Tensor:
+        times = self.times.to(dtype=latent.dtype).unsqueeze(0).repeat(latent.shape[0], 1) * latent.mean((1, 2, 3))[:, None]
+        out = []
+        for k in range(times.shape[1]):
+            t = times[list(range(times.shape[0])), k][:, None, None, None].expand(-1, 1, latent.shape[2], latent.shape[3])
+            out.append(torch.cat((t, latent), 1))
+        tail = latent[range(latent.shape[0]), 0]
+        return torch.stack(out, 1), tail
+"""
+
+
+def test_range_index_rewrite_text() -> None:
+    assert rewrite(RENDER) == RENDER  # unsafe: only with --unsafe, or as migrate's verified candidate
+    after = rewrite(RENDER, unsafe=True)
+    assert "t = times[torch.arange(times.shape[0]), k][:, None, None, None]" in after
+    assert "tail = latent[torch.arange(latent.shape[0]), 0]" in after
+    assert rules_found(RENDER).count("TRT716") == 2
+
+
+@pytest.mark.parametrize("lines", [
+    "return x[list(range(3)), 0]",  # a constant range: the same at every size
+    "return x[list(range(n)), 0]",  # an int parameter: the trace's constant anyway
+    "return x[[i for i in range(x.shape[0])], 0]",  # a comprehension: TRT406's
+    "o = self.cache; return x[list(range(o.shape[0]))]",  # the size of something not shown to be a tensor
+    "return x[list(range(x.shape[0], step=2))]",  # a keyword range does not take
+    "return x[list(range(1, x.shape[0]))]",  # torch.arange(1, 0) raises where the range is empty
+    "return x[list(range(x.shape[0] - 2))]",  # torch.arange(-1) raises where the range is empty
+    "return [x.shape[0]][list(range(x.shape[0]))[0]]",
+])
+def test_what_is_not_a_range_index_of_a_size_is_left_alone(lines: str) -> None:
+    code = f"import torch\nclass M(torch.nn.Module):\n    def forward(self, x, other, n: int):\n        {lines}\n"
+    code = code.replace("; ", "\n        ")
+    assert "arange" not in rewrite(code, unsafe=True)
+
+
+def test_a_range_shadowed_by_the_user_is_left_alone() -> None:
+    code = ("import torch\nrange = lambda n: [0] * n\n"
+            "class M(torch.nn.Module):\n    def forward(self, x):\n        return x[list(range(x.shape[0])), 0]\n")
+    assert "arange" not in rewrite(code, unsafe=True)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 5])
+def test_an_arange_indexes_as_the_list_of_its_range(n) -> None:
+    x = torch.randn(n, 3, n + 1)
+    if n:
+        x[0, 0, 0], x[-1, 1, -1], x[n // 2, 2, 0] = float("nan"), float("inf"), -0.0
+    cases = ((list(range(n)), 1), (list(range(n)),), (slice(None), 0, list(range(n))), (range(n), 2))
+    for index in cases:
+        arange = tuple(torch.arange(n) if type(i) in (list, range) else i for i in index)
+        want, got = x[index], x[arange]
+        assert want.shape == got.shape and want.dtype == got.dtype
+        assert torch.equal(want.nan_to_num(7.0, 8.0), got.nan_to_num(7.0, 8.0))
+        assert torch.equal(want.signbit(), got.signbit())
+        got[...] = 1.0  # both are copies: a write changes neither x nor the other
+        assert torch.equal(want.nan_to_num(7.0, 8.0), x[index].nan_to_num(7.0, 8.0))
+
+
+def _render_outputs(model: torch.nn.Module, batch: int, size: int) -> tuple[list, list]:
+    session_input = torch.rand(2, 3, 4, 4)
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, (session_input,), buffer, dynamo=False, input_names=["latent"],
+                          dynamic_axes={"latent": {0: "b", 2: "h", 3: "w"}})
+    session = ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
+    x = torch.rand(batch, 3, size, size + 1)
+    return [o for o in session.run(None, {"latent": x.numpy()})], [o.numpy() for o in model(x)]
+
+
+def test_the_original_bakes_the_range_and_the_rewrite_follows_the_batch(tmp_path) -> None:
+    after = rewrite(RENDER, unsafe=True)
+    original, rewritten = (_load(code.replace("Render", "Levels"), tmp_path, name)
+                           for code, name in ((RENDER, "render_original"), (after, "render_rewritten")))
+    for batch, size in ((2, 4), (3, 6), (5, 3)):
+        x = torch.rand(batch, 3, size, size + 2)
+        for a, b in zip(original(x), rewritten(x)):  # eager is unchanged
+            assert torch.equal(a, b)
+        got, want = _render_outputs(rewritten, batch, size)
+        assert all(g.shape == w.shape and abs(g - w).max() <= 1e-6 for g, w in zip(got, want))
+    # The original's graph keeps the traced batch's positions: it matches at batch 2 only.
+    got, want = _render_outputs(original, 2, 5)
+    assert all(g.shape == w.shape and abs(g - w).max() <= 1e-6 for g, w in zip(got, want))
+    with pytest.raises(Exception, match="Concat|Gather|dimension"):
+        _render_outputs(original, 3, 5)
+
+
+def test_a_graph_refused_on_another_set_is_placed_and_matched_to_the_range_index() -> None:
+    """A graph that runs on the traced set and that ONNX Runtime refuses on another, at a node it
+    names, is a located problem (not only named at the end), and TRT716's finding in the same file
+    is a fix for it: the bake is silent, and shows where the baked positions meet the batch."""
+    from trtcodemod.migrate.locate import FAILS_TO_RUN, unfaithful_graphs
+    from trtcodemod.migrate.plan import matches
+    from trtcodemod.rules import Finding, Safety
+    from trtcodemod.verify.results import VerifyReport
+
+    refused = {"node": "/m/rendering/Concat_73", "op": "Concat", "source": "/m/defmo.py:364"}
+    check = {"side": "before", "exporter": "torchscript", "faithful": False, "baked": True, "failing_sets": [3],
+             "detail": "the graph matches eager on the traced input set but not on set(s) 3: the export baked "
+                       "something in (set 3: Fail: ... running Concat node. Name:'/m/rendering/Concat_73')",
+             "failed_node": refused}
+    [problem] = unfaithful_graphs(VerifyReport.from_json({"export_checks": [check]}), "before")
+    assert (problem.op, problem.path, problem.line) == (FAILS_TO_RUN, "/m/defmo.py", 364)
+    assert "refuses the Concat node '/m/rendering/Concat_73' made at /m/defmo.py:364" in problem.message
+
+    def finding(rule: str, path: str) -> Finding:
+        return Finding(rule, "x", "m", path, 358, 23, 358, 50, Safety.UNSAFE)
+
+    assert matches(problem, finding("TRT716", "/m/defmo.py"))
+    assert not matches(problem, finding("TRT716", "/m/other.py"))
+    assert not matches(problem, finding("TRT712", "/m/defmo.py"))  # another line, a rule of values, not indices
+    # Without a node, a graph that differs only on other sets stays for the end, as before.
+    del check["failed_node"]
+    assert unfaithful_graphs(VerifyReport.from_json({"export_checks": [check]}), "before") == []
+
+
+BATCHED = """\
+import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("times", torch.linspace(0, 1, 3), persistent=False)
+        self.conv = nn.Conv2d(3, 2, 1)
+
+    def forward(self, x):
+        latent = self.conv(x)
+        times = self.times.unsqueeze(0).repeat(latent.shape[0], 1)
+        t = times[list(range(times.shape[0])), 1][:, None, None, None].expand(-1, 1, latent.shape[2], latent.shape[3])
+        return torch.cat((t, latent), 1)
+
+
+def build():
+    torch.manual_seed(0)
+    return Net().eval()
+"""
+
+
+def test_migrate_fixes_a_range_index_refused_at_another_batch(tmp_path) -> None:
+    import json
+
+    from support import invoke
+
+    path = tmp_path / "batched.py"
+    path.write_text(BATCHED)
+    result = invoke("migrate", str(path), "--model", "build", "--input-shape", "x:1x3x5x5", "--dynamic-axes",
+                    '{"x": {"0": "batch"}}', "--format", "json", "--runs", "1", "--warmup", "0",
+                    "--backends", "torch-cpu,onnxruntime-cpu")
+    [report] = json.loads(result.stdout)["models"]
+    assert report["before"]["faithful"] is False, report["remaining"]
+    assert [a["rule"] for a in report["applied"]] == ["TRT716"], report
+    assert "fails to run at line 15" in report["applied"][0]["proof"]
+    assert report["after"]["faithful"] is True and result.exit_code == 0, report["remaining"]
+    assert "times[torch.arange(times.shape[0]), 1]" in report["diff"]

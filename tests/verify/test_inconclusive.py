@@ -129,3 +129,80 @@ def test_a_comparison_run_sets_the_saturated_set_aside_and_its_output_says_so() 
     merged, per_set = run((64, 96))  # the saturated set is the only one of its shapes
     assert not per_set[0][0].passed and not merged[0].passed
     assert merged[0].problem.startswith("set 1: 1 of 4 element(s) outside atol/rtol")
+
+
+# --- a set no set of its shapes judges: said so, the failure standing --------------------------
+
+
+def _amplified(graph_wrong: bool = False, eager_share: float = 0.46, seed: int = 0) -> OutputComparison:
+    # Logits of a network that amplifies float32 rounding at a resized set (EfficientNetV2-S with
+    # random weights, BatchNorms calibrated at 64 px, set 3 at 129x65, sixteenth zoo): float64
+    # values of some 7.5e5, eager float32 0.46 of that off in root mean square, the graph 0.45 (its
+    # own rounding). ``graph_wrong``: a graph that also divides by another pooled count.
+    rng = np.random.default_rng(seed)
+    exact = rng.normal(0.0, 7.5e5, 20)
+    expected = (exact + rng.normal(0.0, eager_share * 7.5e5, 20)).astype(np.float32)
+    actual = (exact + rng.normal(0.0, 0.45 * 7.5e5, 20)).astype(np.float32)
+    if graph_wrong:
+        actual = (actual * (15 / 4)).astype(np.float32)
+    return compare_array("output", expected, actual, ATOL, RTOL, exact)
+
+
+def test_a_set_where_eager_float32_is_no_reference_and_no_set_of_its_shapes_is_one_is_said_so() -> None:
+    from trtcodemod.verify.inconclusive import none_judged, unreferenced
+
+    amplified = _amplified()
+    assert not amplified.passed and amplified.eager_misses == 20 and amplified.eager_no_reference
+    assert 0.3 < amplified.eager_rms_share < 0.7 and 0.3 < amplified.graph_rms_share < 0.7
+    per_set = [[_judged(True)], [_judged(True)], [amplified]]
+    set_aside(per_set, [0, 1, 2], _inputs(64, 64, 129))
+    assert not per_set[2][0].passed  # the failure stands: nothing proved at those shapes
+    assert none_judged(per_set, [3]) == [3]
+    text = unreferenced(per_set[2])
+    assert "misses its float64 run at 20 of 20 element(s)" in text and "amplifies float32 rounding" in text
+    assert f"{amplified.eager_rms_share:.3g} of the output's own (the graph's: {amplified.graph_rms_share:.3g})" in text
+
+
+def test_a_wrong_graph_where_eager_float32_is_a_reference_is_a_plain_failure() -> None:
+    from trtcodemod.verify.inconclusive import none_judged
+
+    # The same graph error, where eager mode rounds as float32 does (1e-6 of the output): a reference.
+    wrong = _amplified(graph_wrong=True, eager_share=1e-6)
+    assert not wrong.passed and not wrong.eager_no_reference and wrong.eager_misses == 0
+    assert none_judged([[_judged(True)], [_judged(True)], [wrong]], [3]) == []
+    # A set without a reference beside a failing one with a reference: a plain failure too.
+    assert none_judged([[_judged(True)], [_judged(False)], [_amplified()]], [2, 3]) == []
+    assert none_judged([[_judged(True)]], []) == []
+
+
+def test_a_wrong_graph_where_eager_float32_is_no_reference_still_fails() -> None:
+    # Where eager mode is no reference, a graph off by a whole factor fails as one that is not: the
+    # set proves nothing either way, and nothing passes.
+    for wrong in (False, True):
+        assert not _amplified(graph_wrong=wrong).passed
+
+
+def test_migrate_names_a_set_without_reference_so_and_looks_for_no_line() -> None:
+    from trtcodemod.migrate.locate import NO_REFERENCE, unfaithful_graphs
+    from trtcodemod.migrate.manual_steps import NO_REFERENCE_STEP, manual_step
+    from trtcodemod.migrate.run import _find_baked_divergence
+    from trtcodemod.verify.results import VerifyReport
+
+    check = {"side": "before", "exporter": "torchscript", "faithful": False, "baked": True, "failing_sets": [3],
+             "detail": "the graph matches eager on the traced input set; on set(s) 3 eager float32 is no reference",
+             "no_reference_sets": [3]}
+    report = VerifyReport.from_json({"export_checks": [check]})
+    assert report.to_json()["export_checks"][0]["no_reference_sets"] == [3]
+
+    class Session:
+        def divergence(self, exporter: str, input_set: int) -> None:
+            raise AssertionError("no line is where amplified rounding went wrong")
+
+    assert _find_baked_divergence(report, [], Session()) is False
+    [problem] = unfaithful_graphs(report, "before", baked=True)
+    assert (problem.op, problem.path) == (NO_REFERENCE, None)
+    assert manual_step({"op": problem.op, "kind": "unfaithful", "message": problem.message,
+                        "severity": "error"}) == NO_REFERENCE_STEP
+    del check["no_reference_sets"]
+    [plain] = unfaithful_graphs(VerifyReport.from_json({"export_checks": [check]}), "before", baked=True)
+    assert plain.op == "(wrong values)"

@@ -342,6 +342,9 @@ def export_failures(report: VerifyReport, side: str, facts: Facts | None,
 
 #: The op of an ``unfaithful`` problem whose graph ONNX Runtime does not load or run at all.
 FAILS_TO_RUN = "(graph fails to run)"
+#: The op of an ``unfaithful`` problem whose failing input sets eager float32 cannot judge (its own
+#: float64 run is far from it at much of the output) and no set of their shapes could: not judged.
+NO_REFERENCE = "(no float32 reference)"
 
 
 def unfaithful_graphs(report: VerifyReport, side: str, baked: bool = False) -> list[Problem]:
@@ -350,15 +353,20 @@ def unfaithful_graphs(report: VerifyReport, side: str, baked: bool = False) -> l
 
     ``baked``: graphs that differ only on other input sets too (a bake that nothing located
     explains: migrate names them rather than end with nothing remaining), at the line where
-    their values first part on the first such set, when that was found."""
+    their values first part on the first such set, when that was found. A graph ONNX Runtime refuses on
+    another set at a node it names (a Concat of a batch the trace baked and one that follows the input)
+    is located at that node's line either way: a problem the plan can match fixes to."""
     out = []
     for check in report.checks(side):
-        if check.faithful is not False or (check.baked and not baked):
+        refusal = bool(check.failed_node and check.failed_node.source)
+        if check.faithful is not False or (check.baked and not baked and not refusal):
             continue
-        op = FAILS_TO_RUN if "failed" in check.detail else "(wrong values)"
+        refused = check.failed_node or None
+        # ONNX Runtime refused the graph at load, or ran it and refused it on one input set.
+        op = FAILS_TO_RUN if "failed" in check.detail or refused else \
+            NO_REFERENCE if check.no_reference_sets else "(wrong values)"
         path, line, message = *_split(None), check.detail
         found = check.divergence or None
-        refused = check.failed_node or None
         if refused and refused.source:
             # ONNX Runtime names the node it refuses: the line that made it is where to fix.
             path, line = _split(refused.source)

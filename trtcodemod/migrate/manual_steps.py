@@ -61,6 +61,12 @@ OTHER_VALUES_STEP = ("the graph computes other values than eager mode: the usual
                      "as the example's constant, at the lines named beside this one; fix those lines, or export "
                      "with the axes whose change exposes it static (guidance: Tracing vs scripting)")
 
+#: A graph on input sets where eager float32 is no reference (``locate.NO_REFERENCE``).
+NO_REFERENCE_STEP = ("eager float32 is too far from the model's own float64 values on those input sets to judge any "
+                     "graph there (a random-weight or badly calibrated network amplifies rounding at those sizes): "
+                     "check the graph at those sizes with the trained weights, or on inputs that the network computes "
+                     "stably in float32, before deploying it there")
+
 #: Rules whose construct is a value computed from a size.
 _SIZE_RULES = frozenset({"TRT704", "TRT711", "TRT712", "TRT716", "TRT717", "TRT718", "TRT726"})
 #: Rules whose construct is a decision on, or a size from, tensor values.
@@ -103,6 +109,8 @@ def manual_step(entry: dict[str, Any]) -> str | None:
     if kind == "export_failure":
         return EXPORT_STEP
     if kind == "unfaithful":
+        if op == "(no float32 reference)":
+            return NO_REFERENCE_STEP
         if op != "(graph fails to run)":
             return OTHER_VALUES_STEP
         if "Could not find an implementation for" in message:

@@ -65,8 +65,10 @@ STOPS_AT_EVERY_CALL = {
 #: positional encoding's shape in an Add further on, which ONNX Runtime refuses at load; TRT339: a ceiling
 #: `-(-k_len // block)` one short gives a block count whose indices a ScatterElements further on refuses,
 #: as in MiniMax-M3-VL's block indexer), and TRT323, whose bool comparison meets a float in an Add further
-#: on, which ONNX Runtime refuses at load.
-WRONG_INDEX_RULES = frozenset({"TRT728", "TRT330", "TRT339", "TRT323"})
+#: on, which ONNX Runtime refuses at load; TRT716, whose sizes copied into a constant may be indices
+#: of the example's length (kornia's DeFMO: `times[list(range(times.shape[0])), ki]` keeps one row at
+#: batch 2, and the `torch.cat` with the latent two lines below refuses the mismatched batch).
+WRONG_INDEX_RULES = frozenset({"TRT728", "TRT330", "TRT339", "TRT323", "TRT716"})
 
 #: Rules that rewrite a module where it is built (``nn.LocalResponseNorm(...)`` in ``__init__``)
 #: while the graph check names them from a node's stack, made where forward calls the module: a

@@ -87,6 +87,10 @@ class OutputComparison:
     #: tolerance, both runs within it norm-wise (:func:`judged_normwise`): the graph is as accurate
     #: as a float32 computation of the model over the output.
     float64_judged: bool = False
+    #: Root mean square error against the float64 run, as a share of the float64 output's own, of
+    #: eager float32 and of the graph (usable elements; only where the output was measured so).
+    eager_rms_share: float | None = None
+    graph_rms_share: float | None = None
 
     @property
     def eager_no_reference(self) -> bool:
@@ -109,7 +113,8 @@ class OutputComparison:
         return cls(data["name"], tuple(data["shape"]), data["dtype"], tuple(data["expected_shape"]),
                    data["expected_dtype"], data["max_abs_err"], data["max_rel_err"], data["passed"],
                    data.get("problem", ""), data.get("exact_admitted", 0), data.get("rows_traded", 0),
-                   data.get("eager_misses", 0), data.get("set_aside", False), data.get("float64_judged", False))
+                   data.get("eager_misses", 0), data.get("set_aside", False), data.get("float64_judged", False),
+                   data.get("eager_rms_share"), data.get("graph_rms_share"))
 
 
 def finite_or_none(value: float | None) -> float | None:
@@ -268,6 +273,20 @@ def judged_normwise(expected: np.ndarray, actual: np.ndarray, exact: np.ndarray,
     return bool(np.all(graph_err <= OTHER_ORDER * k * float(eager_err.max()) + atol + rtol * np.abs(x)))
 
 
+def rms_shares(expected: np.ndarray, actual: np.ndarray, exact: np.ndarray) -> tuple[float | None, float | None]:
+    """Eager float32's and the graph's root mean square error against float64, each a share of the
+    float64 output's root mean square, over the usable elements (None: none usable, or all zero)."""
+    e, a, x = (np.asarray(v, dtype=np.float64) for v in (expected, actual, exact))
+    usable = _usable(np.asarray(expected), e, a, x)
+    if not usable.any():
+        return None, None
+    e, a, x = e[usable], a[usable], x[usable]
+    scale = float(np.sqrt(np.mean(x ** 2)))
+    if scale == 0.0:
+        return None, None
+    return float(np.sqrt(np.mean((e - x) ** 2))) / scale, float(np.sqrt(np.mean((a - x) ** 2))) / scale
+
+
 def _eager_misses(expected: np.ndarray, exact: np.ndarray, atol: float, rtol: float) -> int:
     """Usable elements where eager float32 is outside atol/rtol of the float64 run."""
     e, x = (np.asarray(v, dtype=np.float64) for v in (expected, exact))
@@ -328,6 +347,9 @@ def compare_array(name: str, expected: np.ndarray, actual: np.ndarray, atol: flo
         admitted = int(np.count_nonzero(kept))
         outside &= ~kept
         own_misses = _eager_misses(expected, exact, atol, rtol)
+        shares = rms_shares(expected, actual, exact)
+    else:
+        shares = (None, None)
     judged = False
     if outside.any() and referenced and (
             (2 * own_misses > e.size and judged_by_exact(expected, actual, exact, atol))
@@ -352,7 +374,8 @@ def compare_array(name: str, expected: np.ndarray, actual: np.ndarray, atol: flo
         max_abs = max_rel = float("inf")
     return OutputComparison(**base, max_abs_err=max_abs, max_rel_err=max_rel,
                             passed=not problems, problem="; ".join(problems), exact_admitted=admitted,
-                            eager_misses=own_misses, float64_judged=judged)
+                            eager_misses=own_misses, float64_judged=judged, eager_rms_share=shares[0],
+                            graph_rms_share=shares[1])
 
 
 def compare_outputs(

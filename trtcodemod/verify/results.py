@@ -191,13 +191,18 @@ class ExportCheck:
     #: Rows that matched once neighbours' places were traded back: near-equal top-k scores, which
     #: eager mode and its float64 run order differently too (``ties``).
     rows_traded: int | Absent = ABSENT
+    #: The failing sets, every one, where eager float32 itself is no reference (it misses its float64
+    #: run at much of a failing output) and no set of the same input shapes is one: nothing was proved
+    #: for those shapes, and nothing says the export baked something in (``inconclusive``).
+    no_reference_sets: list[int] | Absent = ABSENT
 
     def to_json(self) -> dict[str, Any]:
         return _present([("side", self.side), ("exporter", self.exporter), ("faithful", self.faithful),
                          ("baked", self.baked), ("failing_sets", list(self.failing_sets)), ("detail", self.detail),
                          ("warnings", [w.to_json() for w in self.warnings]),
                          ("failed_node", _json_of(self.failed_node)), ("float64_admitted", self.float64_admitted),
-                         ("divergence", _json_of(self.divergence)), ("rows_traded", self.rows_traded)])
+                         ("divergence", _json_of(self.divergence)), ("rows_traded", self.rows_traded),
+                         ("no_reference_sets", self.no_reference_sets)])
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "ExportCheck":
@@ -205,7 +210,8 @@ class ExportCheck:
                    list(data.get("failing_sets", [])), data.get("detail", ""),
                    [ExportWarning.from_json(w) for w in data.get("warnings", [])],
                    _or_absent(data, "failed_node", FailedNode.from_json), _or_absent(data, "float64_admitted"),
-                   _or_absent(data, "divergence", Divergence.from_json), _or_absent(data, "rows_traded"))
+                   _or_absent(data, "divergence", Divergence.from_json), _or_absent(data, "rows_traded"),
+                   _or_absent(data, "no_reference_sets", list))
 
 
 @dataclass

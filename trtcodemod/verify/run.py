@@ -21,7 +21,7 @@ from .backends import EAGER_BACKENDS, FAILED, GRAPH_BACKENDS, OK, SKIPPED, Backe
 from .compare import OutputComparison, compare_outputs, finite_or_none, worst
 from .culprits import find_culprits
 from .diverge import Divergence
-from .inconclusive import set_aside
+from .inconclusive import none_judged, set_aside, unreferenced
 from .results import (BackendResult, Culprit, ExportCheck, ExportWarning, InputSets, LatencyFigure, ModelSettings,
                       ModelSummary, OriginalRun, VerifyReport)
 from .rewrite import Fixer, RewrittenTree, SourceLayout, locate, rewrite_copy
@@ -309,8 +309,23 @@ def _faithfulness(ctx: _Ctx, side: SideResult, exporter: str, tree: RewrittenTre
         entry.rows_traded = traded
     if failing:
         first_problem = next(c.problem for c in per_set[failing[0] - 1] if not c.passed)
+        refused = next((c.problem for k in failing for c in per_set[k - 1] if c.name == "(run)"), None)
+        if refused is not None:
+            # ONNX Runtime ran the graph on the traced set and refused it on another (a Concat of a
+            # batch the trace baked and one that follows the input): the node it names has a line.
+            node = static.failed_node(side.onnx_path(exporter), refused, tree.map_location if tree else None,
+                                      tree.helper_at if tree else None)
+            if node is not None:
+                entry.failed_node = node
         entry.baked = 1 not in failing
-        if entry.baked:
+        if entry.baked and none_judged(per_set, failing):
+            # Eager float32 cannot judge these sets and no set of their shapes could: the failure
+            # stands (nothing proved for those shapes), but it is no evidence of a bake.
+            entry.no_reference_sets = list(failing)
+            entry.detail = (f"the graph matches eager on the traced input set; on set(s) {', '.join(map(str, failing))} "
+                            f"eager float32 is no reference and no set of the same input shapes is one, so nothing "
+                            f"is proved for those shapes: {unreferenced(per_set[failing[0] - 1])} ({first_problem})")
+        elif entry.baked:
             entry.detail = (f"the graph matches eager on the traced input set but not on set(s) "
                             f"{', '.join(map(str, failing))}: the export baked something in ({first_problem})")
         else:
