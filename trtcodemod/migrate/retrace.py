@@ -32,6 +32,8 @@ from .locate import STEADY, Problem
 
 #: The op of a bake located from the exporter's TracerWarning (``locate.baked_values``).
 TRACED = "(traced constant)"
+#: The op of the problem a second trace locates: the first node its graph differs at.
+RETRACED_GRAPH = "(retraced graph)"
 EXPORTER = "torchscript"
 #: The TracerWarning of a tensor built from Python values (``torch.tensor``, ``torch.as_tensor``...).
 CONSTANT = "results are registered as constants"
@@ -273,7 +275,7 @@ def judge(problems: list[Problem], facts: Facts, session: Any, dynamic_axes: dic
 
         at_path, at_line = _split(where)
         if at_path and (at_path, at_line) not in lines:
-            extra.append(Problem("baked", at_path, at_line, "(retraced graph)", None,
+            extra.append(Problem("baked", at_path, at_line, RETRACED_GRAPH, None,
                                  f"the graph traced at {points} differs first at a {diff.op} node from this line: "
                                  "a value computed from an input size is baked in here", "error", EXPORTER))
     extra += _unrolled(original, path, points, summary)
