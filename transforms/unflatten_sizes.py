@@ -33,6 +33,7 @@ class UnflattenSizes(Rule):
 What it finds: `torch.unflatten(x, dim, sizes)` and the tensor method `x.unflatten(dim, sizes)`,
 by position or keyword, the axis an integer and the sizes anything but a named-tensor list:
 a literal (`(-1, 2)`, `(self.heads, self.dim)`), a slice of a shape (`f.shape[2:]`), a name.
+A chain (`x.unflatten(1, (-1, d)).unflatten(-1, (-1, d))`) is one finding.
 Calls with unpacked arguments are reported without a fix. Left alone: a call with another
 number of arguments (`self.unflatten(outputs)`, a pytree's `unflatten`), an axis written as a
 string (named tensors).
@@ -92,36 +93,62 @@ TensorRT versions: all (the sizes are baked before TensorRT sees the graph).""",
         ),
     )
 
+    def visit_Module(self, node: cst.Module) -> None:
+        self._inner: set[int] = set()  # calls a chain's outer finding rewrites
+
     def visit_Call(self, node: cst.Call) -> None:
-        if in_inserted_helper(self):
+        if in_inserted_helper(self) or id(node) in self._inner:
             return
+        parts = self._parts(node)
+        if parts is None:
+            return
+        if parts == "unpacked":
+            self.report(node, f"{_MESSAGE}; view with the other sizes read from the input (not rewritten: "
+                        "unpacked arguments)")
+            return
+        self.report(node, f"{_MESSAGE}; `{HELPER}` views with the other sizes read from the input while exporting "
+                    "(`torch.unflatten` otherwise)",
+                    Fix({node: self._rewritten(node, parts)}, helpers=(HELPER,)))
+
+    def _parts(self, node: cst.Call) -> tuple[cst.Arg, cst.Arg, cst.Arg] | str | None:
+        """The tensor, axis and sizes of a call this rule takes; "unpacked" for one with unpacked
+        arguments; None for any other call."""
         if self.context.refers_to(node.func, "torch.unflatten"):
             tensor, first = argument(node, 0, "input"), 1
         else:
             receiver = tensor_method_receiver(self, node, ("unflatten",))
             if receiver is None:
-                return
+                return None
             if receiver.lpar and type(receiver) not in (cst.Tuple, cst.GeneratorExp, cst.NamedExpr):
                 receiver = receiver.with_changes(lpar=[], rpar=[])  # `(a + b).unflatten(...)`: an argument needs none
             tensor, first = cst.Arg(value=receiver), 0
         if has_star_args(node):
-            self.report(node, f"{_MESSAGE}; view with the other sizes read from the input (not rewritten: "
-                        "unpacked arguments)")
-            return
+            return "unpacked"
         dim, sizes = argument(node, first, "dim"), argument(node, first + 1, "sizes")
         known = {"input", "dim", "sizes"} if first else {"dim", "sizes"}
         if tensor is None or dim is None or sizes is None or len(node.args) != first + 2 \
                 or any(a.keyword is not None and a.keyword.value not in known for a in node.args):
-            return  # another function's `unflatten` (a pytree's, a runner's), or not torch's arguments
+            return None  # another function's `unflatten` (a pytree's, a runner's), or not torch's arguments
         if type(dim.value) in (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString):
-            return  # named tensors: `x.unflatten("C", (("C1", 2), ("C2", 3)))`
+            return None  # named tensors: `x.unflatten("C", (("C1", 2), ("C2", 3)))`
+        return tensor, dim, sizes
+
+    def _rewritten(self, node: cst.Call, parts: tuple[cst.Arg, cst.Arg, cst.Arg]) -> cst.Call:
+        """``HELPER(tensor, dim, sizes)``, every argument by position, the call's line breaks and last
+        comma kept; a tensor that is itself such a call (`x.unflatten(1, a).unflatten(-1, b)`) is
+        rewritten inside it, one finding for the chain."""
+        tensor, dim, sizes = parts
+        inner = tensor.value
+        if type(inner) is cst.Call:
+            inner_parts = self._parts(inner)
+            if isinstance(inner_parts, tuple):
+                self._inner.add(id(inner))
+                tensor = tensor.with_changes(value=self._rewritten(inner, inner_parts))
         args = [a.with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT) for a in (tensor, dim, sizes)]
         separator = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
         args = [a if isinstance(a.comma, cst.Comma) else a.with_changes(comma=separator) for a in args[:-1]] \
             + [args[-1].with_changes(comma=node.args[-1].comma)]
-        self.report(node, f"{_MESSAGE}; `{HELPER}` views with the other sizes read from the input while exporting "
-                    "(`torch.unflatten` otherwise)",
-                    Fix({node: node.with_changes(func=cst.Name(HELPER), args=args)}, helpers=(HELPER,)))
+        return node.with_changes(func=cst.Name(HELPER), args=args)
 
 
 RULES = (UnflattenSizes,)

@@ -61,6 +61,14 @@ def test_the_call_keeps_its_layout_and_the_alias() -> None:
         "a = _trt_unflatten(\n    x,\n    1,\n    (2, -1),\n)\nb = _trt_unflatten(y, 0, [1, -1])\n")
 
 
+def test_a_chain_is_one_finding() -> None:
+    """ESMFold's outer product splits both axes in one expression: one finding rewrites both calls."""
+    source = "import torch\n\n\ny = x.unflatten(1, (-1, d)).unflatten(-1, (-1, d)).transpose(2, 3)\n"
+    assert rules_found(source, select=("TRT345",)) == ["TRT345"]
+    assert rewrite(source, select=("TRT345",)).endswith(
+        "y = _trt_unflatten(_trt_unflatten(x, 1, (-1, d)), -1, (-1, d)).transpose(2, 3)\n")
+
+
 def test_unpacked_arguments_are_reported_without_a_fix() -> None:
     source = "import torch\n\n\ny = x.unflatten(*args)\nz = torch.unflatten(x, **kw)\n"
     assert rules_found(source, select=("TRT345",)) == ["TRT345", "TRT345"]
@@ -212,14 +220,18 @@ class M(nn.Module):
         patches = F.unfold(x, 3, padding=1).unflatten(2, x.shape[2:])
         b, c, h, w = patches.shape
         flat = patches.view(b, c, h * w).transpose(1, 2)
-        pairs = torch.unflatten(flat, -1, (-1, 3))
+        pairs = torch.unflatten(flat, -1, (-1, x.shape[1] + 1))  # a size the exporter traces as a 0-d tensor
         return pairs.reshape(pairs.shape[0], -1) * 2 + 1
 """
 
 
-def _export(model: torch.nn.Module, x: torch.Tensor) -> onnx.ModelProto:
+def _export(model: torch.nn.Module, x: torch.Tensor, *, strict: bool = False) -> onnx.ModelProto:
+    """The TorchScript export with a dynamic batch; ``strict``: a TracerWarning (a traced value read
+    into Python, as ``numel()`` of a traced size would be) fails it."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        if strict:
+            warnings.simplefilter("error", torch.jit.TracerWarning)
         buffer = io.BytesIO()
         torch.onnx.export(model, (x,), buffer, dynamo=False, opset_version=17, input_names=["x"],
                           dynamic_axes={"x": {0: "batch"}})
@@ -242,7 +254,7 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> dict:
     before_model, after_model = import_source(EXPORTED, folder)["M"](), import_source(after, folder)["M"]()
     example = torch.randn(3, 2, 5, 4)
     return {"before": before_model, "original": _export(before_model, example),
-            "rewritten": _export(after_model, example)}
+            "rewritten": _export(after_model, example, strict=True)}
 
 
 def test_the_originals_export_bakes_the_traced_batch(exported: dict) -> None:

@@ -185,7 +185,7 @@ def _trt_unflatten(x, dim: int, sizes: list[int]):
     with every other size read from ``x``.
 
     An input ``unflatten`` refuses before it views (a 0-d tensor, an axis out of range, no sizes,
-    sizes that are not numbers) keeps ``torch.unflatten`` while exporting too, so its error stays the
+    sizes that are not numbers or 0-d tensors) keeps ``torch.unflatten`` while exporting too, so its error stays the
     same; sizes that do not multiply up to the axis make ``view`` raise as ``unflatten`` does.
     """
     if torch.jit.is_scripting():
@@ -198,12 +198,13 @@ def _trt_unflatten(x, dim: int, sizes: list[int]):
 @torch.jit.unused
 def _trt_unflatten_takes(x, dim, sizes) -> bool:
     """A tensor of one axis or more, an integer axis in range and one or more sizes, each an integer
-    (a traced size included) or a one-element tensor (never runs when scripted)."""
+    or a 0-d tensor (a size the TorchScript exporter traces; its ``dim()`` is a number while tracing,
+    where ``numel()`` would be a traced tensor read into a bool) (never runs when scripted)."""
     if not (isinstance(x, torch.Tensor) and x.dim() > 0 and isinstance(dim, int) and not isinstance(dim, bool)):
         return False
     if not (-x.dim() <= dim < x.dim() and isinstance(sizes, (list, tuple)) and len(sizes) > 0):
         return False
-    return all((isinstance(s, int) and not isinstance(s, bool)) or (isinstance(s, torch.Tensor) and s.numel() == 1)
+    return all((isinstance(s, int) and not isinstance(s, bool)) or (isinstance(s, torch.Tensor) and s.dim() == 0)
                for s in sizes)
 
 
