@@ -66,6 +66,14 @@ input `unflatten` refuses before viewing (a 0-d tensor, an axis out of range, no
 that are not numbers) keeps `torch.unflatten`, and its error; sizes that do not multiply up to
 the axis (or a `-1` on an empty axis) make `view` raise where `unflatten` raises.
 
+In `migrate`: the export warns nowhere (no Python value is read), so the bake shows only where a
+size is read later, often in another file. `migrate` traces the original again at other sizes of
+the dynamic axes and takes the first node whose graph changed (also where no warning asked for the
+second trace); that node, or a node ONNX Runtime refuses to run at another size, is tied to every
+`unflatten` finding on the exported path, whatever its line, and the fix is applied and verified.
+Where the graph already follows the sizes (the result meets a tensor whose sizes the exporter kept,
+as V-JEPA 2's rotated pairs are added to the input), nothing is located and the call stays.
+
 TensorRT versions: all (the sizes are baked before TensorRT sees the graph).""",
         fix=Safety.SAFE,
         examples=(
