@@ -81,6 +81,7 @@ RULE_MODULES: tuple[str, ...] = (
     "ellipsis_index",
     "whole_window_pool",
     "inplace_compare",
+    "unflatten_sizes",
 )
 
 

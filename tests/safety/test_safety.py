@@ -238,6 +238,12 @@ PROGRAMS = [
     Program("TRT342", "class M(nn.Module):\n    def forward(self, x):\n        n, c, h, w = x.size()\n"
                       "        return F.avg_pool2d(x, x.size()[2:]), F.max_pool2d(x, (h, 1)), F.avg_pool2d(x, (1, w))\n",
             one(tensors(dtypes=FLOATS, min_dim=4, max_dim=4))),
+    # TRT345 unflatten: the last axis split with a -1 size, the first with a written one; a 0-d tensor or an empty
+    # axis (the -1 cannot be inferred) raises unflatten's own error on both sides (torch's call outside an export).
+    Program("TRT345", "class M(nn.Module):\n    def forward(self, x):\n"
+                      "        a = x.unflatten(-1, (1, -1)) * 2\n        b = torch.unflatten(x, 0, (1, -1))\n"
+                      "        return torch.cat([a.flatten(-2), b.flatten(0, 1) - a.flatten(-2)])\n",
+            one(tensors())),
 ]
 
 PROGRAM_IDS = [f"{p.rule}-{n}" for n, p in enumerate(PROGRAMS)]
@@ -344,6 +350,8 @@ ONNX_CASES = [
      [torch.tensor([0.0, -0.0, 1.5, -3.25, 3e38, float("inf"), -float("inf"), float("nan")])], "IsInf"),
     ("TRT344", next(n for n, p in enumerate(PROGRAMS) if p.rule == "TRT344"),
      [torch.tensor([[0.0, -0.0, 1.5, -3.25], [float("inf"), -float("inf"), float("nan"), 2.0]])], None),
+    ("TRT345", next(n for n, p in enumerate(PROGRAMS) if p.rule == "TRT345"),
+     [torch.tensor([[0.0, -0.0, 1.5], [float("inf"), -float("inf"), float("nan")], [2.0, -3.0, 4.0]])], None),
 ]
 
 

@@ -229,6 +229,25 @@ def test_heaviside_and_expm1_keep_a_negative_zero_in_onnx_runtime() -> None:
     _same_values(torch.from_numpy(grown)[zeros], torch.expm1(x)[zeros], "expm1")
 
 
+def test_channel_shuffle_keeps_the_batch_of_sizes_read_after_it(tmp_path) -> None:
+    """The shuffle's export-time form views the channels as ``(groups, -1)`` with ``view`` and the other sizes
+    read from the input: an ``unflatten`` there left the result typed with the traced batch, so a size read
+    from it later (``y.view(y.shape[0], -1)``) was the example's, and the graph failed at any other batch."""
+    source = ("import torch\nimport torch.nn.functional as F\nfrom torch import nn\n\nclass M(nn.Module):\n"
+              "    def forward(self, x):\n        y = F.channel_shuffle(x, 2)\n"
+              "        return y.view(y.shape[0], -1) * 2\n")
+    after = rewrite(source, select=("TRT337",))
+    assert "y = _trt_channel_shuffle(x, 2)" in after and "def _trt_unflatten_view(" in after
+    before_m, after_m = import_source(source, tmp_path)["M"](), import_source(after, tmp_path)["M"]()
+    graph = _export(after_m, [torch.randn(3, 4, 2, 5)])
+    for batch in (1, 2, 6):
+        x = torch.randn(batch, 4, 2, 5)
+        assert torch.equal(_run(graph, [x]), before_m(x)), batch
+    edges = torch.tensor([float("nan"), float("inf"), -float("inf"), -0.0, 0.0]).repeat(2, 4, 2, 1)
+    got, want = _run(graph, [edges]), before_m(edges)
+    assert torch.equal(got.isnan(), want.isnan()) and torch.equal(got.nan_to_num(), want.nan_to_num())
+
+
 def test_channel_shuffle_module_is_built_as_the_subclass(tmp_path) -> None:
     source = ("import torch\nfrom torch import nn\n\nclass M(nn.Module):\n    def __init__(self):\n"
               "        super().__init__()\n        self.shuffle = nn.ChannelShuffle(3)\n\n"

@@ -178,3 +178,40 @@ def _trt_unfold_gathered(x, dimension: int, size: int, step: int):
     # Sizes from `x` and the count, never -1: as in _trt_unfold_views, an empty input must reshape.
     windows = windows.view(tuple(x.shape[:axis]) + (count, size) + tuple(x.shape[axis + 1:]))
     return windows.movedim(axis + 1, -1)
+
+
+def _trt_unflatten(x, dim: int, sizes: list[int]):
+    """``torch.unflatten(x, dim, sizes)``; while exporting to ONNX, the same view written as ``view``
+    with every other size read from ``x``.
+
+    An input ``unflatten`` refuses before it views (a 0-d tensor, an axis out of range, no sizes,
+    sizes that are not numbers or 0-d tensors) keeps ``torch.unflatten`` while exporting too, so its error stays the
+    same; sizes that do not multiply up to the axis make ``view`` raise as ``unflatten`` does.
+    """
+    if torch.jit.is_scripting():
+        return torch.unflatten(x, dim, sizes)
+    if _trt_onnx_exporting() and _trt_unflatten_takes(x, dim, sizes):
+        return _trt_unflatten_view(x, dim, sizes)
+    return torch.unflatten(x, dim, sizes)
+
+
+@torch.jit.unused
+def _trt_unflatten_takes(x, dim, sizes) -> bool:
+    """A tensor of one axis or more, an integer axis in range and one or more sizes, each an integer
+    or a 0-d tensor (a size the TorchScript exporter traces; its ``dim()`` is a number while tracing,
+    where ``numel()`` would be a traced tensor read into a bool) (never runs when scripted)."""
+    if not (isinstance(x, torch.Tensor) and x.dim() > 0 and isinstance(dim, int) and not isinstance(dim, bool)):
+        return False
+    if not (-x.dim() <= dim < x.dim() and isinstance(sizes, (list, tuple)) and len(sizes) > 0):
+        return False
+    return all((isinstance(s, int) and not isinstance(s, bool)) or (isinstance(s, torch.Tensor) and s.dim() == 0)
+               for s in sizes)
+
+
+@torch.jit.unused
+def _trt_unflatten_view(x, dim: int, sizes):
+    """``x`` viewed with axis ``dim`` replaced by ``sizes`` and the other sizes read from ``x`` (never
+    runs when scripted): the TorchScript exporter keeps those reads in the graph, where its ``unflatten``
+    leaves the result's sizes unknown and any size read from it later is the example's."""
+    axis = dim % x.dim()
+    return x.view(tuple(x.shape[:axis]) + tuple(sizes) + tuple(x.shape[axis + 1:]))

@@ -18,6 +18,7 @@ one with the branches swapped, so such a Where's condition is written without a 
 import torch
 
 from trtcodemod.helpers.onnx_export import _trt_onnx_exporting
+from trtcodemod.helpers.splitting import _trt_unflatten_view
 
 
 def _trt_composable(input) -> bool:
@@ -301,7 +302,9 @@ def _trt_channel_shuffle(input, groups: int):
     if torch.jit.is_scripting():
         return torch.nn.functional.channel_shuffle(input, groups)
     if _trt_composable(input) and input.dim() >= 3 and groups > 0:
-        return input.unflatten(1, (groups, -1)).transpose(1, 2).flatten(1, 2)
+        # `view` with the other sizes read from the input, not `unflatten`, whose result the TorchScript
+        # exporter types with the example's sizes (every size read from it later would be baked in)
+        return _trt_unflatten_view(input, 1, (groups, -1)).transpose(1, 2).flatten(1, 2)
     return torch.nn.functional.channel_shuffle(input, groups)
 
 

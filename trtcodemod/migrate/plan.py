@@ -17,6 +17,7 @@ from typing import Any, Callable, Iterable
 from trtcodemod.evidence.facts import Facts, Span, norm
 from .locate import CHECK_CALL_NOTE, CONSTANT_NOTE, FAILS_TO_RUN, GUARD_NOTE, STEADY, WARN_GUARD_NOTE, Problem
 from trtcodemod.evidence.proofs import Observation, prove
+from .retrace import RETRACED_GRAPH
 
 #: Rules whose fix removes a value baked in by the export (a value read at the line).
 BAKED_RULES = frozenset({
@@ -76,6 +77,14 @@ WRONG_INDEX_RULES = frozenset({"TRT728", "TRT330", "TRT339", "TRT323", "TRT716"}
 #: TRT340: a MaxPool whose Indices output is used, made inside `nn.MaxPool2d(return_indices=True)` built in one
 #: module and called in another's forward.
 BUILT_MODULE_RULES = frozenset({"TRT405", "TRT340"})
+
+#: Rules whose construct leaves the TorchScript exporter typing its result with the traced example's sizes,
+#: dynamic axes included (TRT345: `unflatten`), so that a size read from it or from anything computed from it
+#: downstream is folded to the example's number: the symptom lies at another line, often in another file (the
+#: second trace's first difference, a node that fails to run or computes other values at another size), and
+#: the construct that erased the sizes ran before it (a zoo model's `unfold(...).unflatten(2, f.shape[2:])`,
+#: baked at the `view` of transformers' Perceiver `space_to_depth`). Their fixes are safe, and verified.
+SIZE_ERASING_RULES = frozenset({"TRT345"})
 
 APPLY, REMAINS, INFO = "apply", "remains", "info"
 
@@ -149,6 +158,8 @@ def _at(problem: Problem, finding: Any) -> bool:
 
 def matches(problem: Problem, finding: Any) -> bool:
     """Does fixing ``finding`` address ``problem``?"""
+    if finding.rule in SIZE_ERASING_RULES and (problem.op == RETRACED_GRAPH or problem.op == FAILS_TO_RUN):
+        return True
     if problem.kind == "unfaithful":
         if problem.op == FAILS_TO_RUN and problem.path is not None:
             # ONNX Runtime refused a node made at this line: any fix of the line may remove it.

@@ -32,6 +32,8 @@ from .locate import STEADY, Problem
 
 #: The op of a bake located from the exporter's TracerWarning (``locate.baked_values``).
 TRACED = "(traced constant)"
+#: The op of the problem a second trace locates: the first node its graph differs at.
+RETRACED_GRAPH = "(retraced graph)"
 EXPORTER = "torchscript"
 #: The TracerWarning of a tensor built from Python values (``torch.tensor``, ``torch.as_tensor``...).
 CONSTANT = "results are registered as constants"
@@ -273,7 +275,7 @@ def judge(problems: list[Problem], facts: Facts, session: Any, dynamic_axes: dic
 
         at_path, at_line = _split(where)
         if at_path and (at_path, at_line) not in lines:
-            extra.append(Problem("baked", at_path, at_line, "(retraced graph)", None,
+            extra.append(Problem("baked", at_path, at_line, RETRACED_GRAPH, None,
                                  f"the graph traced at {points} differs first at a {diff.op} node from this line: "
                                  "a value computed from an input size is baked in here", "error", EXPORTER))
     extra += _unrolled(original, path, points, summary)
@@ -304,6 +306,18 @@ def judge_loops(session: Any, progress: Callable[[str], None]) -> Retrace:
         return Retrace(summary=summary)
     summary.update(same=diff is None)
     extra = [] if diff is None else _unrolled(original, path, _points(stretched), summary)
+    if diff is not None and not extra and diff.source:
+        # No loop, yet the graph changed: a size read as the example's number with no warning (the
+        # TorchScript exporter types the result of `unflatten` with the example's sizes, and folds
+        # every size read from it later). The first difference is where the number shows.
+        from .locate import _split
+
+        summary["first_difference"] = {"op": diff.op, "source": diff.source}
+        at_path, at_line = _split(diff.source)
+        if at_path:
+            extra.append(Problem("baked", at_path, at_line, RETRACED_GRAPH, None,
+                                 f"the graph traced at {_points(stretched)} differs first at a {diff.op} node from "
+                                 "this line: a value computed from an input size is baked in here", "error", EXPORTER))
     summary["seconds"] = round(time.perf_counter() - start, 2)
     return Retrace(extra=extra, summary=summary)
 
