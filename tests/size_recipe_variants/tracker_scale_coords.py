@@ -44,7 +44,8 @@ def build() -> nn.Module:
 
 
 def inputs(generator: torch.Generator) -> tuple[torch.Tensor, ...]:
-    return (torch.rand(1, 3, 40, 64, generator=generator),)
+    # Near the frame's aspect ratio: the height's quotient wins at 37x66, the width's at 38x67.
+    return (torch.rand(1, 3, 37, 66, generator=generator),)
 
 
 DYNAMIC = {"x": {2: "h", 3: "w"}}

@@ -45,10 +45,8 @@ AXES = {"x": {0: "batch", 2: "height", 3: "width"}}
 def test_a_model_that_refuses_one_more_gets_twice_the_size() -> None:
     model = Halves()
     made = make_input_sets(_module(), InputsSpec(function="inputs"), model, AXES, seed=0)
-    # Twice and three times by turns (batch, height, width): the aspect ratio changes too.
-    assert [tuple(s["x"].shape) for s in made.sets] == [(1, 3, 8, 8), (1, 3, 8, 8), (2, 3, 24, 16)]
-    assert any("refuses its dynamic axes one larger (RuntimeError" in n and "doubles and triples them by turns" in n
-               for n in made.notes), made.notes
+    assert [tuple(s["x"].shape) for s in made.sets] == [(1, 3, 8, 8), (1, 3, 8, 8), (2, 3, 16, 16)]
+    assert any("refuses its dynamic axes one larger (RuntimeError" in n for n in made.notes), made.notes
     assert model.calls == 0  # the probes ran on copies
     for feed in made.sets:
         model(**feed)  # every set is one the model takes
@@ -56,25 +54,8 @@ def test_a_model_that_refuses_one_more_gets_twice_the_size() -> None:
 
 def test_a_model_that_takes_one_more_keeps_it() -> None:
     made = make_input_sets(_module(), InputsSpec(function="inputs"), AnySize(), AXES, seed=0)
-    # One more and twice plus one by turns: batch 2, height 17, width 9, so that the height-to-width ratio
-    # changes and a decision on it (a letterbox gain) can flip.
-    assert tuple(made.sets[-1]["x"].shape) == (2, 3, 17, 9)
+    assert tuple(made.sets[-1]["x"].shape) == (2, 3, 9, 9)
     assert not any("refuses" in n for n in made.notes)
-
-
-class SquareOnly(torch.nn.Module):
-    """A model that takes square inputs only (a fixed grid of patches both ways), and even sizes."""
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if x.shape[2] != x.shape[3] or x.shape[2] % 2:
-            raise ValueError(f"needs an even square input, got {tuple(x.shape[2:])}")
-        return x * 2
-
-
-def test_a_model_that_takes_only_squares_gets_every_axis_doubled() -> None:
-    made = make_input_sets(_module(), InputsSpec(function="inputs"), SquareOnly(), AXES, seed=0)
-    assert tuple(made.sets[-1]["x"].shape) == (2, 3, 16, 16)
-    assert any(n.endswith("set 3 doubles them") for n in made.notes), made.notes
 
 
 def test_the_sets_are_the_same_on_every_call() -> None:

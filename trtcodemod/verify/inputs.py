@@ -2,10 +2,7 @@
 
 Set 1 is what the exporter traces with. Set 2 has other values with the same shapes
 (catches baked values: a Python ``if`` on a tensor). Set 3 also changes the size of
-every dynamic axis (catches baked shapes: ``range(int(n))``, loops over a size), and
-not in proportion: every other dynamic axis grows about twice as much as the ones
-beside it, so that a decision on the axes' ratio (a letterbox gain, ``min(h / H0,
-w / W0)``) can flip where the traced graph kept the example's.
+every dynamic axis (catches baked shapes: ``range(int(n))``, loops over a size).
 Runs inside a worker process: imports torch.
 """
 
@@ -86,18 +83,15 @@ def resize_dynamic(
     sample: dict[str, torch.Tensor], reference: dict[str, torch.Tensor],
     dynamic_axes: Mapping[str, Mapping[int, str]], generator: torch.Generator,
     grow: Callable[[int], int] = lambda size: size + 1,
-    grow_odd: Callable[[int], int] | None = None,
 ) -> tuple[dict[str, torch.Tensor], list[str]]:
-    """Give every dynamic axis a size other than the traced one (one size per axis name); with
-    ``grow_odd``, the second, fourth... axis name (in declaration order) grows by that instead."""
+    """Give every dynamic axis a size other than the traced one (one size per axis name)."""
     traced: dict[str, int] = {}
     for name, axes in dynamic_axes.items():
         for axis, dim in axes.items():
             if name in reference and axis < reference[name].dim():
                 traced.setdefault(dim, reference[name].shape[axis])
     # +1 keeps tensors small; a traced size of 1 becomes 2 (1 is where squeeze bakes in).
-    new_size = {dim: (grow_odd if grow_odd is not None and i % 2 else grow)(size)
-                for i, (dim, size) in enumerate(traced.items()) if size > 0}
+    new_size = {dim: grow(size) for dim, size in traced.items() if size > 0}
     out, changed = dict(sample), []
     for name, axes in dynamic_axes.items():
         for axis, dim in axes.items():
@@ -182,25 +176,18 @@ def make_input_sets(
         raise TypeError(f"--dynamic-axes names {unknown}, which are not parameters of forward{tuple(params)}")
     if dynamic_axes and count > 2:
         last = sets[-1]
-        # n + 1 and 2n + 1 by turns: the axes' ratio changes too (batch, height, width: height twice).
-        sets[-1], changed = resize_dynamic(last, sets[0], dynamic_axes, generators[-1],
-                                           grow_odd=lambda size: 2 * size + 1)
+        sets[-1], changed = resize_dynamic(last, sets[0], dynamic_axes, generators[-1])
         refused = refusal(model, sets[-1]) if changed else None
         if refused is not None:
             # A model whose strides or patches must divide its input (YOLO's segmentation head
-            # concatenates maps a 65-pixel input leaves a row apart) takes multiples of the traced
-            # size, which keep every divisor: twice and three times by turns, or twice each where the
-            # model takes only one ratio (a square input): the set then tests the model, not an
-            # input it refuses.
-            for grow_odd, how in ((lambda size: 3 * size, "doubles and triples them by turns"),
-                                  (None, "doubles them")):
-                doubled, doubled_changed = resize_dynamic(last, sets[0], dynamic_axes,
-                                                          torch.Generator().manual_seed(seed + count - 1),
-                                                          lambda size: 2 * size, grow_odd)
-                if refusal(model, doubled) is None:
-                    sets[-1], changed = doubled, doubled_changed
-                    notes.append(f"the model refuses its dynamic axes one larger ({refused}): set {count} {how}")
-                    break
+            # concatenates maps a 65-pixel input leaves a row apart) takes twice the traced size,
+            # which keeps every divisor: the set then tests the model, not an input it refuses.
+            doubled, doubled_changed = resize_dynamic(last, sets[0], dynamic_axes,
+                                                      torch.Generator().manual_seed(seed + count - 1),
+                                                      lambda size: 2 * size)
+            if refusal(model, doubled) is None:
+                sets[-1], changed = doubled, doubled_changed
+                notes.append(f"the model refuses its dynamic axes one larger ({refused}): set {count} doubles them")
         if changed:
             notes.append(f"set {count} resizes dynamic axes: " + ", ".join(changed))
     order = [p for p in params if p in sets[0]]

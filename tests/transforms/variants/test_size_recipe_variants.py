@@ -154,8 +154,8 @@ def test_a_bake_a_fix_uncovers_is_fixed_in_the_next_round(tmp_path: Path) -> Non
     """A tracker's letterbox gain (``tracker_scale_coords``): ``float(img_size[0])`` of a size warns and is
     rewritten first; only then is ``min(gain_w, gain_h)`` a comparison of traced values, which warns in the
     rewritten model's export. ``migrate`` takes that warning as a fact, analyses the file again and fixes
-    the minimum in a later round; the verifier's third set changes the input's aspect ratio (height
-    twice, width once), where the example's choice flips."""
+    the minimum in a later round. The example sits near the frame's aspect ratio, so that the verifier's third
+    set (each axis one larger) flips the example's choice."""
     path = tmp_path / "tracker_scale_coords.py"
     path.write_bytes((HERE / "tracker_scale_coords.py").read_bytes())
     result = CliRunner().invoke(app, ["migrate", str(path), "--model", "build", "--inputs", "inputs",
