@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import int_value, short_code
+from trtcodemod.astutil import int_value, int_values, short_code
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
 from trtcodemod.transforms._op_calls import in_inserted_helper
 
@@ -50,18 +50,6 @@ def reported_index(context, subscript: cst.Subscript) -> cst.BaseExpression | No
     if type(index) is cst.Call and not any(n in _TENSOR_FACTORIES for n in context.qualified_names(index.func)):
         return None
     return index
-
-
-def _literal_list(node: cst.List) -> list[int] | None:
-    values = []
-    for element in node.elements:
-        if type(element) is cst.StarredElement:
-            return None
-        value = int_value(element.value)
-        if value is None:
-            return None
-        values.append(value)
-    return values
 
 
 def _why_not_a_slice(values: list[int]) -> str | None:
@@ -224,7 +212,7 @@ tensor: TRT203).""",
                                 "which indexes the same way, and apply again)")
             return
         assert type(index) is cst.List
-        values = _literal_list(index)
+        values = int_values(index)
         if values is None:
             why = "elements that are not integer literals"
         else:
