@@ -841,6 +841,44 @@ def test_a_bake_past_an_original_that_did_not_export_blames_no_fix(tmp_path: Pat
     assert plan.applied == [] and set(plan.reverted.values()) == {"breaks equivalence together with TRT712"}
 
 
+STILL_STOPPED = """\
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class Still(nn.Module):
+    def forward(self, x):
+        n = int(x.shape[2] * 0.5)
+        y = F.interpolate(x, size=(n, n))
+        return torch.special.i0(y)
+
+
+def build():
+    return Still().eval()
+
+
+def inputs(generator):
+    return (torch.rand(1, 2, 8, 8, generator=generator),)
+"""
+
+
+def test_a_candidate_is_not_kept_where_the_rewritten_model_still_does_not_export(tmp_path: Path) -> None:
+    """Eager mode alone is no proof of a candidate: its helper is the original call there. The export stops at
+    `i0` (no rule) after TRT712's candidate: the candidate goes back as unproved, not "verified" (rf-detr's
+    keypoint model kept four candidates so, its export stopped by its batch loops)."""
+    from support import migrate_json
+
+    path = tmp_path / "still.py"
+    path.write_text(STILL_STOPPED)
+    report = migrate_json(path, json.dumps({"x": {"2": "h", "3": "w"}}))
+    assert report["after"]["exported"] is False and report["applied"] == [], report["applied"]
+    [reverted] = report["reverted"]
+    assert reverted["rule"] == "TRT712" and reverted["line"] == 8
+    assert "still does not export" in reverted["why"], reverted
+    assert report["exit_code"] == 1
+
+
 def test_of_a_rules_fixes_only_the_one_above_an_export_failure_is_reverted(tmp_path: Path) -> None:
     """A culprit rule with several fixes, and the rewritten model's export failing at a line: the
     fix nearest above that line is taken back, the rule's other fixes stay to be verified again

@@ -342,6 +342,11 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, report: dict[st
         plan = _restrict(plan, verified)  # new fixes planned too late: report what was verified
     if final is not None and not final.equivalent:
         _revert_unproved(plan)
+    elif final is not None and not side_state(final, "after")["exported"]:
+        # Equivalent in eager mode only, where a candidate's helper is the original call: no exported
+        # graph tested its assumption (rf-detr's keypoint model, still stopped by its batch loops).
+        _revert_unproved(plan, "not proved: the rewritten model still does not export, so no exported graph "
+                               "tested this candidate's assumption")
     elif final is not None:
         _revert_idle(plan, locate(final, "after", None))
     applied = {d.key for d in plan.applied}
@@ -549,13 +554,19 @@ def _bakes_as_written(plan: Plan) -> list[Any]:
     return [d for d in decisions if d.problems and all(p.kind == "baked" and p.path and p.line for p in d.problems)]
 
 
-def _revert_unproved(plan: Plan) -> None:
-    """A candidate is kept only when the verification shows the rewrite equivalent: where it does
-    not (the original's own graph differing the same way included), its assumption is unproved."""
+#: Why a candidate goes back when the verification did not show the rewrite equivalent.
+NOT_EQUIVALENT = ("not proved: the rewritten model is not equivalent to the original, so the verification could not "
+                  "test this candidate's assumption")
+
+
+def _revert_unproved(plan: Plan, why: str = NOT_EQUIVALENT) -> None:
+    """A candidate is kept only when the verification shows the rewrite equivalent, on an exported graph:
+    where it does not (the original's own graph differing the same way included), or where the rewritten
+    model still does not export (equivalent in eager mode, where the helpers are the original calls), its
+    assumption is unproved."""
     for d in plan.applied:
         if d.candidate:
-            plan.reverted[d.key] = ("not proved: the rewritten model is not equivalent to the original, so the "
-                                    "verification could not test this candidate's assumption")
+            plan.reverted[d.key] = why
 
 
 def _revert_idle(plan: Plan, after: list[Problem]) -> None:
