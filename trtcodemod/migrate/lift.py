@@ -88,7 +88,7 @@ def _in_refreshed_cache(problem: Any, report: dict[str, Any]) -> bool:
     """A write that fills a cache TRT726's landed fix refreshes while tracing: no state to lift."""
     from .plan import SUPERSEDES
 
-    return any(SUPERSEDES.get(a["rule"]) == problem.rule and a.get("landed") and problem.path
+    return any(problem.rule in SUPERSEDES.get(a["rule"], ()) and a.get("landed") and problem.path
                and norm(a["path"]) == norm(problem.path) and a["line"] <= (problem.line or 0) <= a.get("end_line", 0)
                for a in report.get("applied", []))
 

@@ -22,7 +22,7 @@ from .retrace import RETRACED_GRAPH
 #: Rules whose fix removes a value baked in by the export (a value read at the line).
 BAKED_RULES = frozenset({
     "TRT101", "TRT105", "TRT104", "TRT702", "TRT704", "TRT711", "TRT712", "TRT713", "TRT716", "TRT717", "TRT718", "TRT721", "TRT722", "TRT726", "TRT728", "TRT803", "TRT316", "TRT331", "TRT336",
-    "TRT322",
+    "TRT322", "TRT348",
 })
 
 #: Rules that replace a torch module built in ``__init__`` whose own code is what the export
@@ -30,16 +30,19 @@ BAKED_RULES = frozenset({
 #: calls the module, and the finding at the construction (:mod:`.module_calls` links them).
 CALLED_MODULE_RULES = frozenset({"TRT316", "TRT603", "TRT340"})
 
-#: rule -> the rule whose findings inside its applied fix's span stop being problems: the
+#: rule -> the rules whose findings inside its applied fix's span stop being problems: the
 #: writes to `self` in a cache that TRT726 refreshes while tracing are the cache's own fill; the
 #: size test of a pad, crop or resize that TRT717 made one computation decides nothing any more; nor
-#: does the value test of an extra pad that TRT331 made one computation, nor the loop TRT336 made a search.
-SUPERSEDES = {"TRT726": "TRT703", "TRT717": "TRT713", "TRT331": "TRT101", "TRT336": "TRT104"}
+#: does the value test of an extra pad that TRT331 made one computation, nor the loop TRT336 made a search, nor
+#: the `int()` reads, `if`s and writes of a loop TRT348 computes at once while tracing (eager code keeps the loop).
+SUPERSEDES = {"TRT726": ("TRT703",), "TRT717": ("TRT713",), "TRT331": ("TRT101",), "TRT336": ("TRT104",),
+              "TRT348": ("TRT702", "TRT713", "TRT101", "TRT104", "TRT202", "TRT203")}
 #: Why, for each rule of :data:`SUPERSEDES`.
 SUPERSEDED_BECAUSE = {"TRT726": "a cache refreshed while tracing",
                       "TRT717": "the size test it made part of one computation",
                       "TRT331": "the test of a pad it made part of one computation",
-                      "TRT336": "the loop it made a search in the graph"}
+                      "TRT336": "the loop it made a search in the graph",
+                      "TRT348": "the loop it computes at once while tracing, kept for eager code only"}
 
 #: Rules whose construct exports without error but computes other values (``atan2``'s edges) or
 #: values of another type (TRT323: ``masks.gt_(0.5)`` exported as a bool comparison, YOLOv5's mask
@@ -401,7 +404,7 @@ class Plan:
 
     def superseded_by(self, finding: Any) -> Decision | None:
         """The applied fix whose span holds ``finding`` and makes it no problem (:data:`SUPERSEDES`)."""
-        return next((d for d in self.applied if SUPERSEDES.get(d.finding.rule) == finding.rule
+        return next((d for d in self.applied if finding.rule in SUPERSEDES.get(d.finding.rule, ())
                      and _span(d.finding).has_line(norm(finding.path), finding.line)), None)
 
     def revert(self, rules: Iterable[str], why: str) -> bool:

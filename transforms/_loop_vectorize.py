@@ -1,0 +1,434 @@
+"""Translate an element-wise loop nest into one computation on all its iterations (TRT348's engine).
+
+The nest is ``for v1 in range(n1): for v2 in range(n2): ...`` whose innermost body computes a
+few numbers per iteration and writes them into the iteration's own elements of tensors made
+before the loop. Each loop variable becomes an index tensor (``arange`` laid along its own
+axis), each per-iteration number a tensor over all iterations, each ``if`` a mask, each write
+one indexed assignment of ``torch.where(mask, new, old)``. The translation declines (raises
+:class:`Decline`) anything whose meaning it cannot carry over exactly as written: a loop
+variable used as a number, a call it does not know to be element-wise, a read of a written
+tensor at another iteration's elements, a name the loop leaves behind for later code.
+
+What it assumes, and ``migrate`` verifies, is that every read it treats as one number is one
+element (the subscript indexes every axis) and that the numbers are tensors' elements: a
+per-iteration Python ``int()`` becomes ``.long()``, which truncates the same way but does not
+raise on NaN.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from trtcodemod.astutil import code_of, walk
+
+#: Tensor methods that act on each element alone (``.item()`` is the element itself).
+ELEMENTWISE_METHODS = frozenset({
+    "sign", "abs", "neg", "exp", "log", "sqrt", "rsqrt", "sigmoid", "tanh", "floor", "ceil", "trunc", "round",
+    "long", "int", "float", "double", "half", "bool", "item", "clamp", "clamp_min", "clamp_max", "reciprocal",
+})
+#: ``torch.<name>`` functions that act on each element alone.
+ELEMENTWISE_FUNCTIONS = frozenset({
+    "sign", "abs", "exp", "log", "sqrt", "sigmoid", "tanh", "floor", "ceil", "trunc", "clamp", "minimum", "maximum",
+})
+_COMPARISONS = {cst.LessThan: "<", cst.LessThanEqual: "<=", cst.GreaterThan: ">", cst.GreaterThanEqual: ">=",
+                cst.Equal: "==", cst.NotEqual: "!="}
+#: Prefix of every name the translation binds (reserved: no user's name starts with it).
+PREFIX = "_trt_"
+
+
+class Decline(Exception):
+    """The loop is not one this translation carries over exactly."""
+
+
+@dataclass
+class _Alias:
+    """A per-iteration name bound to ``base[<loop variables>, :, ...]``: read later with item indexes."""
+
+    base: str
+    prefix: list[str]
+    slices: int | None  # explicit trailing `:` (None: none written, the rest of the axes)
+
+
+@dataclass
+class LoopNest:
+    """The loops of a nest, outermost first, and the innermost body's statements."""
+
+    variables: list[str]
+    counts: list[cst.BaseExpression]
+    body: list[cst.BaseStatement]
+
+
+def loop_nest(node: cst.For, depth: int = 3) -> LoopNest | None:
+    """``for v in range(n):`` nested up to ``depth`` deep, each loop the only statement of the one
+    outside it; None for any other ``for``."""
+    variables: list[str] = []
+    counts: list[cst.BaseExpression] = []
+    current: cst.BaseStatement = node
+    while True:
+        if type(current) is not cst.For or current.orelse is not None or current.asynchronous is not None:
+            return None
+        call = current.iter
+        if type(current.target) is not cst.Name or type(call) is not cst.Call or type(call.func) is not cst.Name \
+                or call.func.value != "range" or len(call.args) != 1 or call.args[0].keyword is not None \
+                or call.args[0].star:
+            return None
+        variables.append(current.target.value)
+        counts.append(call.args[0].value)
+        body = list(current.body.body) if type(current.body) is cst.IndentedBlock else []
+        if len(body) == 1 and type(body[0]) is cst.For and len(variables) < depth and loop_nest(body[0], 1):
+            current = body[0]
+            continue
+        if not body:
+            return None
+        if any(variables.count(v) > 1 for v in variables):
+            return None
+        for count in counts:  # a trip count may not read a variable of the nest
+            if any(type(n) is cst.Name and n.value in variables for n in walk(count)):
+                return None
+        return LoopNest(variables, counts, body)
+
+
+@dataclass
+class Vectorizer:
+    """The translation of one nest's body; :meth:`statements` is the code, one line per statement."""
+
+    nest: LoopNest
+    torch: str
+    lines: list[str] = field(default_factory=list)
+    _locals: dict[str, tuple[str, ...]] = field(default_factory=dict)  # name -> the masks it was bound under
+    _aliases: dict[str, _Alias] = field(default_factory=dict)
+    _outside_reads: set[str] = field(default_factory=set)
+    _written: set[str] = field(default_factory=set)
+    _masks: list[str] = field(default_factory=list)
+    _mask_count: int = 0
+    _guarded: dict[tuple[str, str], str] = field(default_factory=dict)  # (mask, index) -> its guarded name
+    _counts: list[str] = field(default_factory=list)  # each loop's trip count, as the code reads it
+
+    def statements(self) -> list[str]:
+        self._written = _written_bases(self.nest.body)
+        variables = self.nest.variables
+        counts = []
+        for variable, count in zip(variables, self.nest.counts):
+            code = code_of(count).strip()
+            if len(variables) > 1 and any(type(n) is cst.Call for n in walk(count)):
+                self.lines.append(f"{PREFIX}size_{variable} = {code}")  # evaluated once, as `range` did
+                code = f"{PREFIX}size_{variable}"
+            counts.append(code)
+        self._counts = counts
+        for axis, variable in enumerate(variables):
+            # Every index tensor has the nest's whole shape: the TorchScript exporter writes an indexed
+            # assignment with indexes that broadcast into each other as a graph that fails to run.
+            shape = ", ".join("-1" if a == axis else "1" for a in range(len(variables)))
+            view = f".view({shape}).expand({', '.join(counts)})" if len(variables) > 1 else ""
+            self.lines.append(f"{self._index(variable)} = {self.torch}.arange({counts[axis]}){view}")
+        for statement in self.nest.body:
+            self._statement(statement)
+        return self.lines
+
+    # --- statements ---------------------------------------------------------
+    def _statement(self, statement: cst.BaseStatement) -> None:
+        if type(statement) is cst.If:
+            self._if(statement)
+            return
+        if type(statement) is not cst.SimpleStatementLine:
+            raise Decline("a compound statement")
+        for small in statement.body:
+            if type(small) is cst.Pass:
+                continue
+            if type(small) is cst.Assign and len(small.targets) == 1:
+                self._assign(small.targets[0].target, small.value, None)
+            elif type(small) is cst.AugAssign:
+                self._assign(small.target, small.value, code_of(small.operator).strip()[:-1])
+            else:
+                raise Decline("a statement that is not an assignment")
+
+    def _if(self, node: cst.If) -> None:
+        test = self._condition(node.test)
+        if not self._batched(node.test):
+            raise Decline("an `if` on a value the same for every iteration")
+        self._mask_count += 1
+        mask = f"{PREFIX}mask{self._mask_count}"
+        outer = self._mask()
+        self.lines.append(f"{mask} = {test}" if outer is None else f"{mask} = {outer} & ({test})")
+        self._masks.append(mask)
+        for statement in _block(node.body):
+            self._statement(statement)
+        self._masks.pop()
+        if node.orelse is None:
+            return
+        self._mask_count += 1
+        other = f"{PREFIX}mask{self._mask_count}"
+        self.lines.append(f"{other} = ~({test})" if outer is None else f"{other} = {outer} & ~({test})")
+        self._masks.append(other)
+        if type(node.orelse) is cst.If:
+            self._if(node.orelse)
+        else:
+            for statement in _block(node.orelse.body):
+                self._statement(statement)
+        self._masks.pop()
+
+    def _assign(self, target: cst.BaseExpression, value: cst.BaseExpression, operator: str | None) -> None:
+        if type(target) is cst.Name:
+            self._bind(target.value, value, operator)
+        elif type(target) is cst.Subscript:
+            self._write(target, value, operator)
+        else:
+            raise Decline("an assignment to something other than a name or a subscript")
+
+    def _bind(self, name: str, value: cst.BaseExpression, operator: str | None) -> None:
+        if name in self.nest.variables or name in self._written or name in self._outside_reads \
+                or name.startswith(PREFIX):
+            raise Decline(f"`{name}` carries a value from one iteration to the next")
+        alias = self._alias(value) if operator is None else None
+        if alias is not None:
+            if self._masks or name in self._locals:
+                raise Decline(f"`{name}` is bound to a slice under a condition")
+            self._aliases[name] = alias
+            return
+        if name in self._aliases:
+            raise Decline(f"`{name}` is rebound")
+        new = self._value(value)
+        if operator is not None:
+            new = f"{self._read_local(name)} {operator} ({new})"
+        masks = tuple(self._masks)
+        bound = self._locals.get(name)
+        if bound is not None and masks[:len(bound)] != bound:
+            raise Decline(f"`{name}` is bound in two branches")
+        if bound is not None and len(bound) < len(masks):
+            new = f"{self.torch}.where({masks[-1]}, {new}, {name})"
+            masks = bound
+        self._locals[name] = masks
+        self.lines.append(f"{name} = {new}")
+
+    def _write(self, target: cst.Subscript, value: cst.BaseExpression, operator: str | None) -> None:
+        base, items = _flat_subscript(target)
+        if type(base) is not cst.Name or base.value not in self._written:
+            raise Decline("a write into something other than a tensor named before the loop")
+        slot = self._own_slot(items)
+        old = f"{base.value}[{', '.join(slot)}]"
+        new = self._value(value)
+        if operator is not None:
+            new = f"{old} {operator} ({new})"
+        mask = self._mask()
+        if mask is not None:
+            new = f"{self.torch}.where({mask}, {new}, {old})"
+        self.lines.append(f"{old} = {new}")
+
+    def _own_slot(self, items: list[cst.BaseExpression]) -> list[str]:
+        """The index of the iteration's own elements: the loop variables in order, then numbers the
+        same for every iteration."""
+        variables = self.nest.variables
+        if len(items) < len(variables) or any(
+                type(item) is not cst.Name or item.value != variable for item, variable in zip(items, variables)):
+            raise Decline("a written tensor indexed otherwise than by the loop variables first")
+        rest = items[len(variables):]
+        if any(type(item) not in (cst.Integer, cst.Name, cst.Attribute, cst.UnaryOperation) or self._batched(item)
+               for item in rest):
+            raise Decline("a written tensor indexed by more than the loop variables and fixed numbers")
+        # The iterations' own elements are one block: basic slices, which the TorchScript exporter writes with the
+        # traced sizes kept (an indexed assignment by index tensors keeps a traced size of 1).
+        return [f":{count}" for count in self._counts] + [code_of(item).strip() for item in rest]
+
+    # --- expressions ----------------------------------------------------------
+    def _alias(self, value: cst.BaseExpression) -> _Alias | None:
+        """``base[v1, v2, :, :]`` (the loop variables, then whole slices) of a tensor the loop does
+        not write."""
+        if type(value) is not cst.Subscript:
+            return None
+        base, items = _flat_subscript(value)
+        variables = self.nest.variables
+        if type(base) not in (cst.Name, cst.Attribute) or self._batched(base) \
+                or len(items) < len(variables) or code_of(base).strip() in self._written:
+            return None
+        if any(type(item) is not cst.Name or item.value != v for item, v in zip(items, variables)):
+            return None
+        rest = items[len(variables):]
+        if any(type(item) is not cst.Slice or item.lower or item.upper or item.step for item in rest):
+            return None
+        return _Alias(code_of(base).strip(), [self._index(v) for v in variables], len(rest) or None)
+
+    def _value(self, node: cst.BaseExpression) -> str:
+        kind = type(node)
+        if kind in (cst.Integer, cst.Float):
+            return node.value
+        if kind is cst.Name:
+            return self._name(node.value)
+        if not self._batched(node):
+            return f"({code_of(node).strip()})"  # the same for every iteration: as written
+        if kind is cst.Subscript:
+            return self._subscript(node)
+        if kind is cst.BinaryOperation:
+            operator = code_of(node.operator).strip()
+            return f"({self._value(node.left)} {operator} {self._value(node.right)})"
+        if kind is cst.UnaryOperation and type(node.operator) in (cst.Minus, cst.Plus):
+            return f"({code_of(node.operator).strip()}{self._value(node.expression)})"
+        if kind in (cst.Comparison, cst.BooleanOperation) or kind is cst.UnaryOperation and type(
+                node.operator) is cst.Not:
+            return self._condition(node)
+        if kind is cst.Call:
+            return self._call(node)
+        raise Decline(f"`{code_of(node).strip()}` is not an element-wise computation this rule knows")
+
+    def _name(self, name: str) -> str:
+        if name in self.nest.variables:
+            raise Decline(f"the loop variable `{name}` is used as a number")
+        if name in self._aliases or name in self._written:
+            raise Decline(f"`{name}` is used whole")
+        if name in self._locals:
+            return self._read_local(name)
+        self._outside_reads.add(name)
+        return name
+
+    def _read_local(self, name: str) -> str:
+        if name not in self._locals:
+            raise Decline(f"`{name}` is read before this iteration binds it")
+        bound = self._locals[name]
+        if tuple(self._masks[:len(bound)]) != bound:
+            raise Decline(f"`{name}` is read outside the condition that binds it")
+        return name
+
+    def _index(self, variable: str) -> str:
+        return f"{PREFIX}{variable}"
+
+    def _index_item(self, item: cst.BaseExpression) -> str:
+        """One index of a read: a loop variable, a per-iteration integer (kept in range where a
+        condition skipped the read, as the loop never made it there), or a number."""
+        if type(item) is cst.Name and item.value in self.nest.variables:
+            return self._index(item.value)
+        if type(item) is cst.Slice:
+            raise Decline("a read of more than one element")
+        code = self._value(item)
+        mask = self._mask()
+        if mask is None or not self._batched(item):
+            return code
+        key = (mask, code)
+        if key not in self._guarded:
+            self._guarded[key] = f"{PREFIX}at{len(self._guarded) + 1}"
+            self.lines.append(f"{self._guarded[key]} = {self.torch}.where({mask}, {code}, 0)")
+        return self._guarded[key]
+
+    def _subscript(self, node: cst.Subscript) -> str:
+        base, items = _flat_subscript(node)
+        if type(base) is cst.Name and base.value in self._aliases:
+            alias = self._aliases[base.value]
+            if alias.slices is not None and len(items) != alias.slices:
+                raise Decline(f"`{code_of(node).strip()}` does not read one element of its slice")
+            indexes = alias.prefix + [self._index_item(item) for item in items]
+            return f"{alias.base}[{', '.join(indexes)}]"
+        name = code_of(base).strip()
+        if type(base) is cst.Name and name in self._written:
+            return f"{name}[{', '.join(self._own_slot(items))}]"
+        if type(base) not in (cst.Name, cst.Attribute) or self._batched(base):
+            raise Decline(f"`{code_of(node).strip()}` indexes a per-iteration value")
+        if type(base) is cst.Name:
+            self._outside_reads.add(name)
+        return f"{name}[{', '.join(self._index_item(item) for item in items)}]"
+
+    def _call(self, node: cst.Call) -> str:
+        if any(arg.star for arg in node.args):
+            raise Decline("a call with unpacked arguments")
+        func = node.func
+        if type(func) is cst.Name and func.value == "int" and len(node.args) == 1 and node.args[0].keyword is None:
+            return f"{_atom(self._value(node.args[0].value))}.long()"  # int() truncates toward zero, as .long()
+        if type(func) is cst.Name and func.value == "abs" and len(node.args) == 1:
+            return f"{self.torch}.abs({self._value(node.args[0].value)})"
+        if type(func) is cst.Attribute:
+            owner = func.value
+            if type(owner) is cst.Name and owner.value == self.torch and func.attr.value in ELEMENTWISE_FUNCTIONS:
+                return f"{self.torch}.{func.attr.value}({self._arguments(node)})"
+            if self._batched(owner) and func.attr.value in ELEMENTWISE_METHODS:
+                receiver = self._value(owner)
+                if func.attr.value == "item":
+                    return receiver
+                return f"{_atom(receiver)}.{func.attr.value}({self._arguments(node)})"
+        raise Decline(f"`{code_of(node).strip()}` is not a call this rule knows to be element-wise")
+
+    def _arguments(self, node: cst.Call) -> str:
+        parts = []
+        for arg in node.args:
+            value = self._value(arg.value)
+            parts.append(f"{arg.keyword.value}={value}" if arg.keyword is not None else value)
+        return ", ".join(parts)
+
+    def _condition(self, node: cst.BaseExpression) -> str:
+        kind = type(node)
+        if kind is cst.BooleanOperation:
+            operator = "&" if type(node.operator) is cst.And else "|"
+            return f"({self._condition(node.left)} {operator} {self._condition(node.right)})"
+        if kind is cst.UnaryOperation and type(node.operator) is cst.Not:
+            return f"(~{self._condition(node.expression)})"
+        if kind is cst.Comparison:
+            parts = []
+            left = self._value(node.left)
+            for target in node.comparisons:
+                symbol = _COMPARISONS.get(type(target.operator))
+                if symbol is None:
+                    raise Decline("a comparison other than <, <=, >, >=, ==, !=")
+                right = self._value(target.comparator)
+                parts.append(f"({left} {symbol} {right})")
+                left = right
+            return parts[0] if len(parts) == 1 else "(" + " & ".join(parts) + ")"
+        return self._value(node)
+
+    def _mask(self) -> str | None:
+        return self._masks[-1] if self._masks else None
+
+    def _batched(self, node: cst.CSTNode) -> bool:
+        """Does ``node`` depend on the iteration (a loop variable or a name the body binds)?"""
+        names = set(self.nest.variables) | set(self._locals) | set(self._aliases) | self._written
+        return any(type(n) is cst.Name and n.value in names for n in walk(node))
+
+
+def _atom(code: str) -> str:
+    """``code`` as the receiver of a method: parenthesised unless it is a name or a subscript."""
+    try:
+        node = cst.parse_expression(code)
+    except cst.ParserSyntaxError:
+        return f"({code})"
+    return code if type(node) in (cst.Name, cst.Subscript, cst.Call, cst.Attribute) or node.lpar else f"({code})"
+
+
+def _block(suite: cst.BaseSuite) -> list[cst.BaseStatement]:
+    if type(suite) is cst.IndentedBlock:
+        return list(suite.body)
+    return [cst.SimpleStatementLine(body=list(suite.body))]
+
+
+def _flat_subscript(node: cst.Subscript) -> tuple[cst.BaseExpression, list[cst.BaseExpression]]:
+    """``t[a][b, c]`` as ``t`` and ``[a, b, c]`` (chained indexes of single elements are one index)."""
+    items: list[cst.BaseExpression] = []
+    current: cst.BaseExpression = node
+    while type(current) is cst.Subscript:
+        level = []
+        for element in current.slice:
+            if type(element.slice) is cst.Index:
+                if element.slice.star is not None:
+                    raise Decline("an unpacked index")
+                level.append(element.slice.value)
+            else:
+                level.append(element.slice)
+        if type(current.value) is cst.Subscript and any(type(item) is cst.Slice for item in level):
+            raise Decline("a chained index after a slice")
+        items = level + items
+        current = current.value
+    if any(type(item) is cst.Name and item.value == "None" or type(item) is cst.Ellipsis for item in items):
+        raise Decline("`None` or `...` in an index")
+    return current, items
+
+
+def _written_bases(body: list[cst.BaseStatement]) -> set[str]:
+    """The names the body writes elements of (``t[...] = v``, ``t[...] += v``)."""
+    written: set[str] = set()
+    for statement in body:
+        for node in walk(statement):
+            target = None
+            if type(node) is cst.AugAssign:
+                target = node.target
+            elif type(node) is cst.AssignTarget:
+                target = node.target
+            if type(target) is cst.Subscript:
+                base, _ = _flat_subscript(target)
+                written.add(code_of(base).strip())
+    return written

@@ -1,0 +1,185 @@
+"""TRT348: a loop nest over sizes whose every iteration works on its own elements, computed at once while tracing.
+
+``for b in range(batch): for k in range(channels): ...`` reading a few numbers of element
+``[b, k]``, deciding with an ``if`` and writing ``pts[b, k, 0] += ...`` is the guidance's
+parallelizable loop: no iteration depends on another. A traced export unrolls it with the
+example's sizes, reads each number into Python (``int(...)``) and keeps the example's branch.
+The rewrite keeps the loop for eager code and computes all iterations at once while tracing
+(:mod:`trtcodemod.transforms._loop_vectorize`).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from trtcodemod.astutil import code_of, walk
+from trtcodemod.rules import Example, Fix, RuleInfo, Safety
+from trtcodemod.transforms._loop_vectorize import PREFIX, Decline, LoopNest, Vectorizer, loop_nest
+from trtcodemod.transforms._runtime_scope import TRACING_HELPER, RuntimeScopeRule
+
+_ASSUMPTION = ("every read the loop treats as one number reads one element (its index covers every axis), and "
+               "no value read into Python with `int()` is NaN or infinite (the loop raises there; the graph does not)")
+
+
+class ElementwiseLoop(RuntimeScopeRule):
+    needs_text = (b"for",)
+    info = RuleInfo(
+        id="TRT348",
+        name="elementwise-loop",
+        summary="a loop nest over sizes whose iterations each read and write only their own elements (`pts[b, k, 0] "
+                "+= ...` after `int(pts[b, k, 0])` and an `if`): tracing unrolls it; compute all iterations at once",
+        doc="""\
+What it finds, in run-time code: a nest of up to three `for v in range(n)` loops, each the only
+statement of the one outside it, whose innermost body is made of assignments and `if`/`else`
+statements that work element by element:
+- names bound to one number per iteration (`px = int(pts[b, k, 0])`, `d = hm[py, px + 1] -
+  hm[py, px - 1]`), or to a slice of a tensor at the loop variables (`hm = heatmap[b, k, :, :]`),
+  read later one element at a time;
+- writes into the iteration's own elements of a tensor made before the loop: the loop
+  variables first, in order, then fixed numbers (`pts[b, k, 0] += d.sign() * 0.25`);
+- arithmetic, comparisons (chained ones too), `and`/`or`/`not`, `int()`, `abs()`, and
+  element-wise tensor methods and `torch` functions (`sign`, `abs`, `exp`, `clamp`...).
+A loop variable used as a number, a read of a written tensor at other elements, a name the loop
+leaves for later code, a call not known to be element-wise, `break`/`continue`, a nest inside
+another loop: not reported (nothing is rewritten).
+
+Why it hurts: a traced export (the TorchScript exporter) runs the loops with the example's
+sizes and records every iteration; each `int(...)` becomes the example's number and each `if`
+the example's branch (TracerWarnings at those lines). The graph is right only for the traced
+input: pytorchcv's `HeatmapMaxDetBlock` (SimplePose, AlphaPose: the quarter-pixel shift of each
+keypoint towards its higher neighbour) exports with the example's keypoint positions. The
+guidance's section on parallelizable loops asks for the loop to be written over all elements
+at once.
+
+The rewrite: `if _trt_tracing(): <all iterations at once> else: <the loop, unchanged>`. While
+`torch.jit.trace` or `torch.export` records the model, each loop variable is an index tensor
+(`torch.arange(n)`, laid along its own axis: `.view(-1, 1)`, `.view(1, -1)`), every number is a
+tensor over all iterations, `int(x)` is `x.long()` (both truncate toward zero), an `if` is a mask
+(`_trt_mask1 = (0 < px) & (px < w - 1)`), a read under a mask indexes `torch.where(mask, i, 0)`
+(where the loop skipped a read, the graph reads a valid element and discards it), and a write
+is `pts[_trt_b, _trt_k, 0] = torch.where(mask, pts[_trt_b, _trt_k, 0] + d, pts[_trt_b, _trt_k,
+0])`. Statements keep their order, so a later statement sees an earlier write as in the loop.
+Eager code, scripting, fx and `torch.compile` run the loop.
+
+Fix safety: unsafe; the assumptions are that every read the loop takes as one number indexes
+every axis of its tensor (a read of a row would broadcast differently), and that no number
+read with `int()` is NaN or infinite (the loop raises `ValueError` there, the graph computes
+on). `migrate` applies it where the loop's lines hold a located problem (a traced constant or
+the unrolled loop) and keeps it only if the rewritten model's graph matches eager mode on every
+input set.
+
+TensorRT versions: all.""",
+        fix=Safety.UNSAFE,
+        assumption=_ASSUMPTION,
+        fails_when=(
+            "a read treated as one number indexes fewer axes than its tensor has (it is a row, not an element)",
+            "a value read with `int()` is NaN or infinite: the loop raises, the traced graph does not",
+        ),
+        examples=(
+            Example(
+                "def refine(heatmap, pts, batch, channels, width, height):\n"
+                "    for b in range(batch):\n"
+                "        for k in range(channels):\n"
+                "            hm = heatmap[b, k, :, :]\n"
+                "            px = int(pts[b, k, 0])\n"
+                "            py = int(pts[b, k, 1])\n"
+                "            if (0 < px < width - 1) and (0 < py < height - 1):\n"
+                "                pts[b, k, 0] += (hm[py, px + 1] - hm[py, px - 1]).sign() * 0.25\n"
+                "    return pts\n",
+                "def refine(heatmap, pts, batch, channels, width, height):\n"
+                "    if _trt_tracing():\n"
+                "        _trt_b = torch.arange(batch).view(-1, 1)\n"
+                "        _trt_k = torch.arange(channels).view(1, -1)\n"
+                "        px = (pts[_trt_b, _trt_k, 0]).long()\n"
+                "        py = (pts[_trt_b, _trt_k, 1]).long()\n"
+                "        _trt_mask1 = (((0 < px) & (px < (width - 1))) & ((0 < py) & (py < (height - 1))))\n"
+                "        pts[_trt_b, _trt_k, 0] = torch.where(_trt_mask1, pts[_trt_b, _trt_k, 0] + (((heatmap[_trt_b, "
+                "_trt_k, torch.where(_trt_mask1, py, 0), torch.where(_trt_mask1, (px + 1), 0)] - heatmap[_trt_b, "
+                "_trt_k, torch.where(_trt_mask1, py, 0), torch.where(_trt_mask1, (px - 1), 0)])).sign() * 0.25)), "
+                "pts[_trt_b, _trt_k, 0])\n"
+                "    else:\n"
+                "        for b in range(batch):\n"
+                "            for k in range(channels):\n"
+                "                hm = heatmap[b, k, :, :]\n"
+                "                px = int(pts[b, k, 0])\n"
+                "                py = int(pts[b, k, 1])\n"
+                "                if (0 < px < width - 1) and (0 < py < height - 1):\n"
+                "                    pts[b, k, 0] += (hm[py, px + 1] - hm[py, px - 1]).sign() * 0.25\n"
+                "    return pts\n",
+                unsafe=True,
+            ),
+        ),
+        references=(
+            "https://pytorch.org/docs/stable/onnx_torchscript.html#tracing-vs-scripting",
+            "https://pytorch.org/docs/stable/generated/torch.where.html",
+            "https://numpy.org/doc/stable/user/basics.indexing.html#advanced-indexing",
+            "https://github.com/osmr/imgclsmob/blob/master/pytorch/pytorchcv/models/common.py",
+        ),
+    )
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self._loops: list[cst.CSTNode] = []  # the loops the traversal is inside
+
+    def visit_For(self, node: cst.For) -> None:
+        outer = bool(self._loops)
+        self._loops.append(node)
+        if outer or not self.active():
+            return
+        nest = loop_nest(node)
+        if nest is None or all(type(count) is cst.Integer for count in nest.counts):
+            return  # a fixed trip count unrolls correctly
+        try:
+            lines = Vectorizer(nest, self.context.torch_name()).statements()
+        except Decline:
+            return
+        if self._used_after(node, nest, lines):
+            return
+        self.found(node, lambda: self._message(nest), Fix({node: self._rewritten(node, lines)},
+                                                           safety=Safety.UNSAFE, helpers=(TRACING_HELPER,)))
+
+    def leave_For(self, original_node: cst.For) -> None:
+        self._loops.pop()
+
+    def visit_While(self, node: cst.While) -> None:
+        self._loops.append(node)
+
+    def leave_While(self, original_node: cst.While) -> None:
+        self._loops.pop()
+
+    def _used_after(self, node: cst.For, nest: LoopNest, lines: list[str]) -> bool:
+        """Does code after the loop read a name the loop binds (its variables, its per-iteration
+        names), which the rewrite leaves holding other values?"""
+        function = self.context.function
+        if function is None:
+            return True
+        bound = set(nest.variables)
+        for statement in nest.body:
+            for inner in walk(statement):
+                if type(inner) is cst.AssignTarget and type(inner.target) is cst.Name:
+                    bound.add(inner.target.value)
+        inside = {id(n) for n in walk(node)}
+        seen = False
+        for inner in walk(function.body):
+            if inner is node:
+                seen = True
+            elif seen and id(inner) not in inside and type(inner) is cst.Name and inner.value in bound:
+                return True
+        return False
+
+    def _rewritten(self, node: cst.For, lines: list[str]) -> cst.If:
+        body = [cst.parse_statement(line + "\n") for line in lines]
+        return cst.If(test=cst.parse_expression(f"{TRACING_HELPER}()"), body=cst.IndentedBlock(body=body),
+                      orelse=cst.Else(body=cst.IndentedBlock(body=[node.with_changes(leading_lines=())])),
+                      leading_lines=node.leading_lines)
+
+    def _message(self, nest: LoopNest) -> str:
+        loops = " / ".join(f"`for {v} in range({code_of(c).strip()})`" for v, c in zip(nest.variables, nest.counts))
+        return (f"{loops} runs the same element-wise body on each iteration, reading and writing only its own "
+                "elements: a traced export unrolls it with the example's sizes and keeps the example's numbers and "
+                f"branches; while tracing, `{TRACING_HELPER}()` computes every iteration at once (index tensors, "
+                "masks for `if`), the loop otherwise")
+
+
+RULES = (ElementwiseLoop,)
+
+__all__ = ["ElementwiseLoop", "PREFIX"]
