@@ -105,6 +105,7 @@ class Vectorizer:
     _mask_count: int = 0
     _guarded: dict[tuple[str, str], str] = field(default_factory=dict)  # (mask, index) -> its guarded name
     _counts: list[str] = field(default_factory=list)  # each loop's trip count, as the code reads it
+    _ranks: dict[str, int] = field(default_factory=dict)  # name -> the rank of one iteration's value
 
     def statements(self) -> list[str]:
         self._written = _written_bases(self.nest.body)
@@ -125,7 +126,13 @@ class Vectorizer:
             self.lines.append(f"{self._index(variable)} = {self.torch}.arange({counts[axis]}){view}")
         for statement in self.nest.body:
             self._statement(statement)
-        return self.lines
+        indexes = {self._index(v) for v in variables}
+
+        def needed(line: str) -> bool:  # an index tensor that no read uses is not made
+            name = line.split(" = ", 1)[0]
+            return name not in indexes or any(name in other for other in self.lines if other is not line)
+
+        return [line for line in self.lines if needed(line)]
 
     # --- statements ---------------------------------------------------------
     def _statement(self, statement: cst.BaseStatement) -> None:
@@ -138,16 +145,29 @@ class Vectorizer:
             if type(small) is cst.Pass:
                 continue
             if type(small) is cst.Assign and len(small.targets) == 1:
-                self._assign(small.targets[0].target, small.value, None)
+                target, value = small.targets[0].target, small.value
+                if type(target) is cst.Tuple and type(value) is cst.Tuple \
+                        and len(target.elements) == len(value.elements) \
+                        and not any(e.value is None or type(e) is cst.StarredElement
+                                    for e in (*target.elements, *value.elements)):
+                    # `px, py = a, b`: both values are computed before either name is bound
+                    values = [self._value(e.value) for e in value.elements]
+                    for element, computed in zip(target.elements, values):
+                        self._assign(element.value, computed, None)
+                    continue
+                self._assign(target, value, None)
             elif type(small) is cst.AugAssign:
                 self._assign(small.target, small.value, code_of(small.operator).strip()[:-1])
             else:
                 raise Decline("a statement that is not an assignment")
 
     def _if(self, node: cst.If) -> None:
-        test = self._condition(node.test)
         if not self._batched(node.test):
             raise Decline("an `if` on a value the same for every iteration")
+        condition = self._condition(node.test)
+        if condition.rank:
+            raise Decline("an `if` on a vector")
+        test = condition.code
         self._mask_count += 1
         mask = f"{PREFIX}mask{self._mask_count}"
         outer = self._mask()
@@ -169,19 +189,20 @@ class Vectorizer:
                 self._statement(statement)
         self._masks.pop()
 
-    def _assign(self, target: cst.BaseExpression, value: cst.BaseExpression, operator: str | None) -> None:
+    def _assign(self, target: cst.BaseExpression, value: "cst.BaseExpression | Value",
+                operator: str | None) -> None:
         if type(target) is cst.Name:
             self._bind(target.value, value, operator)
         elif type(target) is cst.Subscript:
-            self._write(target, value, operator)
+            self._write(target, value if isinstance(value, Value) else self._value(value), operator)
         else:
             raise Decline("an assignment to something other than a name or a subscript")
 
-    def _bind(self, name: str, value: cst.BaseExpression, operator: str | None) -> None:
+    def _bind(self, name: str, value: "cst.BaseExpression | Value", operator: str | None) -> None:
         if name in self.nest.variables or name in self._written or name in self._outside_reads \
                 or name.startswith(PREFIX):
             raise Decline(f"`{name}` carries a value from one iteration to the next")
-        alias = self._alias(value) if operator is None else None
+        alias = self._alias(value) if operator is None and not isinstance(value, Value) else None
         if alias is not None:
             if self._masks or name in self._locals:
                 raise Decline(f"`{name}` is bound to a slice under a condition")
@@ -189,32 +210,40 @@ class Vectorizer:
             return
         if name in self._aliases:
             raise Decline(f"`{name}` is rebound")
-        new = self._value(value)
+        new = value if isinstance(value, Value) else self._value(value)
         if operator is not None:
-            new = f"{self._read_local(name)} {operator} ({new})"
+            new = _combine(operator, self._read_local(name), new)
         masks = tuple(self._masks)
         bound = self._locals.get(name)
         if bound is not None and masks[:len(bound)] != bound:
             raise Decline(f"`{name}` is bound in two branches")
         if bound is not None and len(bound) < len(masks):
-            new = f"{self.torch}.where({masks[-1]}, {new}, {name})"
+            old = self._ranks[name]
+            if old != new.rank or not new.batched:
+                raise Decline(f"`{name}` changes its shape under a condition")
+            new = Value(f"{self.torch}.where({_padded(masks[-1], new.rank)}, {new.code}, {name})", new.rank)
             masks = bound
         self._locals[name] = masks
-        self.lines.append(f"{name} = {new}")
+        self._ranks[name] = new.rank
+        self.lines.append(f"{name} = {new.code}")
 
-    def _write(self, target: cst.Subscript, value: cst.BaseExpression, operator: str | None) -> None:
+    def _write(self, target: cst.Subscript, value: "Value", operator: str | None) -> None:
         base, items = _flat_subscript(target)
         if type(base) is not cst.Name or base.value not in self._written:
             raise Decline("a write into something other than a tensor named before the loop")
         slot = self._own_slot(items)
-        old = f"{base.value}[{', '.join(slot)}]"
-        new = self._value(value)
-        if operator is not None:
-            new = f"{old} {operator} ({new})"
+        rank = 0 if len(items) > len(self.nest.variables) else value.rank
+        if rank == 0 and len(items) == len(self.nest.variables):
+            raise Decline("a number written into a slice of unknown size")
+        if value.batched and value.rank != rank:
+            raise Decline("a value of another shape than the elements it is written into")
+        old = Value(f"{base.value}[{', '.join(slot)}]", rank)
+        new = _combine(operator, old, value) if operator is not None else value
         mask = self._mask()
+        code = new.code
         if mask is not None:
-            new = f"{self.torch}.where({mask}, {new}, {old})"
-        self.lines.append(f"{old} = {new}")
+            code = f"{self.torch}.where({_padded(mask, rank)}, {new.code}, {old.code})"
+        self.lines.append(f"{old.code} = {code}")
 
     def _own_slot(self, items: list[cst.BaseExpression]) -> list[str]:
         """The index of the iteration's own elements: the loop variables in order, then numbers the
@@ -249,21 +278,21 @@ class Vectorizer:
             return None
         return _Alias(code_of(base).strip(), [self._index(v) for v in variables], len(rest) or None)
 
-    def _value(self, node: cst.BaseExpression) -> str:
+    def _value(self, node: cst.BaseExpression) -> "Value":
         kind = type(node)
         if kind in (cst.Integer, cst.Float):
-            return node.value
+            return Value(node.value, 0, batched=False)
         if kind is cst.Name:
             return self._name(node.value)
         if not self._batched(node):
-            return f"({code_of(node).strip()})"  # the same for every iteration: as written
+            return Value(f"({code_of(node).strip()})", 0, batched=False)  # the same for every iteration: as written
         if kind is cst.Subscript:
             return self._subscript(node)
         if kind is cst.BinaryOperation:
-            operator = code_of(node.operator).strip()
-            return f"({self._value(node.left)} {operator} {self._value(node.right)})"
+            return _combine(code_of(node.operator).strip(), self._value(node.left), self._value(node.right))
         if kind is cst.UnaryOperation and type(node.operator) in (cst.Minus, cst.Plus):
-            return f"({code_of(node.operator).strip()}{self._value(node.expression)})"
+            inner = self._value(node.expression)
+            return Value(f"({code_of(node.operator).strip()}{inner.code})", inner.rank)
         if kind in (cst.Comparison, cst.BooleanOperation) or kind is cst.UnaryOperation and type(
                 node.operator) is cst.Not:
             return self._condition(node)
@@ -271,7 +300,7 @@ class Vectorizer:
             return self._call(node)
         raise Decline(f"`{code_of(node).strip()}` is not an element-wise computation this rule knows")
 
-    def _name(self, name: str) -> str:
+    def _name(self, name: str) -> "Value":
         if name in self.nest.variables:
             raise Decline(f"the loop variable `{name}` is used as a number")
         if name in self._aliases or name in self._written:
@@ -279,15 +308,15 @@ class Vectorizer:
         if name in self._locals:
             return self._read_local(name)
         self._outside_reads.add(name)
-        return name
+        return Value(name, 0, batched=False)
 
-    def _read_local(self, name: str) -> str:
+    def _read_local(self, name: str) -> "Value":
         if name not in self._locals:
             raise Decline(f"`{name}` is read before this iteration binds it")
         bound = self._locals[name]
         if tuple(self._masks[:len(bound)]) != bound:
             raise Decline(f"`{name}` is read outside the condition that binds it")
-        return name
+        return Value(name, self._ranks[name])
 
     def _index(self, variable: str) -> str:
         return f"{PREFIX}{variable}"
@@ -299,66 +328,98 @@ class Vectorizer:
             return self._index(item.value)
         if type(item) is cst.Slice:
             raise Decline("a read of more than one element")
-        code = self._value(item)
+        value = self._value(item)
+        if value.rank:
+            raise Decline("an index that is not one number")
         mask = self._mask()
-        if mask is None or not self._batched(item):
-            return code
-        key = (mask, code)
+        if mask is None or not value.batched:
+            return value.code
+        key = (mask, value.code)
         if key not in self._guarded:
             self._guarded[key] = f"{PREFIX}at{len(self._guarded) + 1}"
-            self.lines.append(f"{self._guarded[key]} = {self.torch}.where({mask}, {code}, 0)")
+            self.lines.append(f"{self._guarded[key]} = {self.torch}.where({mask}, {value.code}, 0)")
         return self._guarded[key]
 
-    def _subscript(self, node: cst.Subscript) -> str:
+    def _subscript(self, node: cst.Subscript) -> "Value":
         base, items = _flat_subscript(node)
         if type(base) is cst.Name and base.value in self._aliases:
             alias = self._aliases[base.value]
             if alias.slices is not None and len(items) != alias.slices:
                 raise Decline(f"`{code_of(node).strip()}` does not read one element of its slice")
             indexes = alias.prefix + [self._index_item(item) for item in items]
-            return f"{alias.base}[{', '.join(indexes)}]"
+            return Value(f"{alias.base}[{', '.join(indexes)}]", 0)
         name = code_of(base).strip()
         if type(base) is cst.Name and name in self._written:
-            return f"{name}[{', '.join(self._own_slot(items))}]"
+            if len(items) == len(self.nest.variables):
+                raise Decline("a read of a written tensor's slice of unknown size")
+            return Value(f"{name}[{', '.join(self._own_slot(items))}]", 0)
         if type(base) not in (cst.Name, cst.Attribute) or self._batched(base):
             raise Decline(f"`{code_of(node).strip()}` indexes a per-iteration value")
         if type(base) is cst.Name:
             self._outside_reads.add(name)
-        return f"{name}[{', '.join(self._index_item(item) for item in items)}]"
+        return Value(f"{name}[{', '.join(self._index_item(item) for item in items)}]", 0)
 
-    def _call(self, node: cst.Call) -> str:
+    def _call(self, node: cst.Call) -> "Value":
         if any(arg.star for arg in node.args):
             raise Decline("a call with unpacked arguments")
-        func = node.func
-        if type(func) is cst.Name and func.value == "int" and len(node.args) == 1 and node.args[0].keyword is None:
-            return f"{_atom(self._value(node.args[0].value))}.long()"  # int() truncates toward zero, as .long()
-        if type(func) is cst.Name and func.value == "abs" and len(node.args) == 1:
-            return f"{self.torch}.abs({self._value(node.args[0].value)})"
+        func, args = node.func, node.args
+        single = len(args) == 1 and args[0].keyword is None
+        if type(func) is cst.Name and single and func.value in ("int", "round", "abs"):
+            inner = args[0].value
+            if func.value == "round" or func.value == "int" and type(inner) is cst.Call \
+                    and type(inner.func) is cst.Name and inner.func.value == "round":
+                # `round(float(v))` and `int(round(float(v)))`: half to even, an integer, as torch.round then .long()
+                rounded = inner.args[0].value if func.value == "int" else inner
+                if type(rounded) is cst.Call and type(rounded.func) is cst.Name and rounded.func.value == "float" \
+                        and len(rounded.args) == 1 and rounded.args[0].keyword is None:
+                    rounded = rounded.args[0].value
+                value = self._value(rounded)
+                return Value(f"{self.torch}.round({value.code}).long()", value.rank)
+            value = self._value(inner)
+            if func.value == "int":  # int() truncates toward zero, as .long()
+                return Value(f"{_atom(value.code)}.long()", value.rank)
+            return Value(f"{self.torch}.abs({value.code})", value.rank)
         if type(func) is cst.Attribute:
-            owner = func.value
-            if type(owner) is cst.Name and owner.value == self.torch and func.attr.value in ELEMENTWISE_FUNCTIONS:
-                return f"{self.torch}.{func.attr.value}({self._arguments(node)})"
-            if self._batched(owner) and func.attr.value in ELEMENTWISE_METHODS:
+            owner, attr = func.value, func.attr.value
+            if type(owner) is cst.Name and owner.value == self.torch:
+                if attr in ELEMENTWISE_FUNCTIONS:
+                    values = self._arguments(node)
+                    return Value(f"{self.torch}.{attr}({', '.join(v for v, _ in values)})",
+                                 max((r for _, r in values), default=0))
+                if attr in ("Tensor", "stack") and len(args) == 1 and args[0].keyword is None \
+                        and type(args[0].value) in (cst.Tuple, cst.List):
+                    # `torch.Tensor((a, b))` and `torch.stack([a, b])` of numbers: one vector per iteration
+                    parts = [self._value(e.value) for e in args[0].value.elements]
+                    if not parts or any(p.rank for p in parts) or any(type(e) is cst.StarredElement
+                                                                   for e in args[0].value.elements):
+                        raise Decline("a vector made of other than numbers")
+                    stacked = f"{self.torch}.stack(({', '.join(p.code for p in parts)},), -1)"
+                    if attr == "Tensor":
+                        stacked += f".to({self.torch}.get_default_dtype())"
+                    return Value(stacked, 1)
+            if self._batched(owner) and attr in ELEMENTWISE_METHODS:
                 receiver = self._value(owner)
-                if func.attr.value == "item":
+                if attr == "item":
                     return receiver
-                return f"{_atom(receiver)}.{func.attr.value}({self._arguments(node)})"
+                values = self._arguments(node)
+                return Value(f"{_atom(receiver.code)}.{attr}({', '.join(v for v, _ in values)})", receiver.rank)
         raise Decline(f"`{code_of(node).strip()}` is not a call this rule knows to be element-wise")
 
-    def _arguments(self, node: cst.Call) -> str:
+    def _arguments(self, node: cst.Call) -> list[tuple[str, int]]:
         parts = []
         for arg in node.args:
             value = self._value(arg.value)
-            parts.append(f"{arg.keyword.value}={value}" if arg.keyword is not None else value)
-        return ", ".join(parts)
+            parts.append((f"{arg.keyword.value}={value.code}" if arg.keyword is not None else value.code, value.rank))
+        return parts
 
-    def _condition(self, node: cst.BaseExpression) -> str:
+    def _condition(self, node: cst.BaseExpression) -> "Value":
         kind = type(node)
         if kind is cst.BooleanOperation:
             operator = "&" if type(node.operator) is cst.And else "|"
-            return f"({self._condition(node.left)} {operator} {self._condition(node.right)})"
+            return _combine(operator, self._condition(node.left), self._condition(node.right))
         if kind is cst.UnaryOperation and type(node.operator) is cst.Not:
-            return f"(~{self._condition(node.expression)})"
+            inner = self._condition(node.expression)
+            return Value(f"(~{inner.code})", inner.rank)
         if kind is cst.Comparison:
             parts = []
             left = self._value(node.left)
@@ -367,9 +428,12 @@ class Vectorizer:
                 if symbol is None:
                     raise Decline("a comparison other than <, <=, >, >=, ==, !=")
                 right = self._value(target.comparator)
-                parts.append(f"({left} {symbol} {right})")
+                parts.append(_combine(symbol, left, right))
                 left = right
-            return parts[0] if len(parts) == 1 else "(" + " & ".join(parts) + ")"
+            result = parts[0]
+            for part in parts[1:]:
+                result = _combine("&", result, part)
+            return result
         return self._value(node)
 
     def _mask(self) -> str | None:
@@ -379,6 +443,31 @@ class Vectorizer:
         """Does ``node`` depend on the iteration (a loop variable or a name the body binds)?"""
         names = set(self.nest.variables) | set(self._locals) | set(self._aliases) | self._written
         return any(type(n) is cst.Name and n.value in names for n in walk(node))
+
+
+@dataclass(frozen=True)
+class Value:
+    """A translated expression: its code, the rank of one iteration's value (0: a number), and
+    whether it differs between iterations (its leading axes are the nest's)."""
+
+    code: str
+    rank: int
+    batched: bool = True
+
+
+def _combine(operator: str, left: Value, right: Value) -> Value:
+    """``left <operator> right`` over all iterations: an iteration's number meeting an iteration's
+    vector gains the vector's axis (their leading axes are the nest's, so they must line up)."""
+    lcode, rcode = left.code, right.code
+    if left.batched and right.batched and left.rank != right.rank:
+        lcode, rcode = _padded(lcode, right.rank - left.rank), _padded(rcode, left.rank - right.rank)
+    rank = max(left.rank, right.rank)
+    return Value(f"({lcode} {operator} {rcode})", rank, left.batched or right.batched)
+
+
+def _padded(code: str, axes: int) -> str:
+    """``code`` with ``axes`` trailing axes of size 1 (none when ``axes`` is not positive)."""
+    return f"{_atom(code)}[(..., {', '.join(['None'] * axes)})]" if axes > 0 else code
 
 
 def _atom(code: str) -> str:

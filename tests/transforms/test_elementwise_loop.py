@@ -1,0 +1,280 @@
+"""TRT348 (a loop nest whose iterations each work on their own elements): all iterations at once while tracing.
+
+The rewrite text (pytorchcv's keypoint refinement, an `if`/`else` with a local rebound under a
+mask, a single loop, and the loops left alone), eager mode (the loop itself), the traced
+formulation against the loop on edge values (maxima on the border, zeros, negatives, an empty
+batch), the export with both exporters (the original's TorchScript graph keeps the example's
+keypoints; the rewritten graph follows the input in ONNX Runtime), and migrate on a small model.
+"""
+
+from __future__ import annotations
+
+import io
+import warnings
+
+import onnx
+import onnxruntime as ort
+import pytest
+import torch
+from safety import assert_same_run, import_source, run_once
+from support import migrate_small, rewrite, rules_found, strip_helpers
+
+SOURCE = '''
+import torch
+from torch import nn
+
+
+class Refine(nn.Module):
+    """The quarter-pixel shift of each keypoint towards its higher neighbour (pytorchcv's form)."""
+
+    def forward(self, x):
+        heatmap = x
+        batch = heatmap.shape[0]
+        channels = heatmap.shape[1]
+        in_size = x.shape[2:]
+        scores, indices = heatmap.view(batch, channels, -1).max(dim=2, keepdim=True)
+        scores_mask = (scores > 0.0).float()
+        pts = torch.cat(((indices % in_size[1]) * scores_mask, (indices // in_size[1]) * scores_mask, scores), dim=2)
+        for b in range(batch):
+            for k in range(channels):
+                hm = heatmap[b, k, :, :]
+                px = int(pts[b, k, 0])
+                py = int(pts[b, k, 1])
+                if (0 < px < in_size[1] - 1) and (0 < py < in_size[0] - 1):
+                    pts[b, k, 0] += (hm[py, px + 1] - hm[py, px - 1]).sign() * 0.25
+                    pts[b, k, 1] += (hm[py + 1, px] - hm[py - 1, px]).sign() * 0.25
+        return pts
+
+
+class Branches(nn.Module):
+    """HRNet's chained indexes, an `else`, and a local rebound under a condition."""
+
+    def forward(self, x):
+        out = x.new_zeros(x.shape[0], x.shape[1], 2)
+        n, m = x.shape[0], x.shape[1]
+        for i in range(n):
+            for j in range(m):
+                v = x[i][j][0][0]
+                w = v * 2
+                if v > 0.5:
+                    w = w - 1
+                    out[i, j, 0] = w
+                elif v < -0.5 or not v < 0.25:
+                    out[i, j, 1] = abs(v)
+                else:
+                    out[i][j][0] = torch.clamp(v, min=-0.1, max=0.1)
+                out[i, j, 1] += w
+        return out
+
+
+def single(values, limit: float):
+    for i in range(values.shape[0]):
+        if values[i, 0] > limit:
+            values[i, 1] = values[i, 0] - limit
+    return values
+
+
+def kept(x, y, n: int):
+    for i in range(x.shape[0]):
+        x[i, 0] = i                      # the loop variable as a number
+    for i in range(x.shape[0]):
+        x[i, 0] = x[i - 1, 0]            # another iteration's element
+    for i in range(x.shape[0]):
+        t = x[i, 0] * 2
+        y[i] = t
+    for i in range(x.shape[0]):
+        x[i, 0] = x[i, 1].sum()          # not element-wise by name
+    for i in range(x.shape[0]):
+        if x[i, 0] > 0:
+            break
+        x[i, 0] = 0
+    for i in range(4):                    # a fixed trip count unrolls correctly
+        x[i, 0] = x[i, 1] + n
+    for i in range(x.shape[0]):
+        x[i, 0] = x[i, 1] + 1
+    print(i)                              # the loop variable, read after the loop
+    return x, t
+'''
+
+
+def test_rewrite_text_and_what_is_left() -> None:
+    assert rules_found(SOURCE, select=("TRT348",)) == ["TRT348"] * 3
+    assert "_trt_" not in rewrite(SOURCE, select=("TRT348",))  # unsafe: nothing without --unsafe
+    after = strip_helpers(rewrite(SOURCE, select=("TRT348",), unsafe=True))
+    refine = after.split("class Branches")[0]
+    assert "        if _trt_tracing():\n            _trt_b = torch.arange(batch).view(-1, 1).expand(batch, channels)\n" \
+        in refine
+    assert "            px = pts[:batch, :channels, 0].long()\n" in refine
+    assert "            _trt_mask1 = (((0 < px) & (px < (in_size[1] - 1))) & ((0 < py) & (py < (in_size[0] - 1))))\n" \
+        in refine
+    assert "            pts[:batch, :channels, 0] = torch.where(_trt_mask1, (pts[:batch, :channels, 0] + ((" in refine
+    assert "        else:\n            for b in range(batch):\n                for k in range(channels):\n" in refine
+    branches = after.split("class Branches")[1].split("def single")[0]
+    assert "w = torch.where(_trt_mask1, (w - 1), w)" in branches  # rebound under the `if`: the other iterations keep it
+    assert "_trt_mask2 = ~((v > 0.5))" in branches
+    assert "out[:n, :m, 1] = torch.where(_trt_mask3, torch.abs(v), out[:n, :m, 1])" in branches
+    assert "out[:n, :m, 0] = torch.where(_trt_mask4, torch.clamp(v, min=(-0.1), max=0.1), out[:n, :m, 0])" in branches
+    assert "out[:n, :m, 1] = (out[:n, :m, 1] + w)" in branches
+    assert ("    if _trt_tracing():\n        _trt_mask1 = (values[:values.shape[0], 0] > limit)\n"
+            "        values[:values.shape[0], 1] = torch.where(_trt_mask1, (values[:values.shape[0], 0] - limit), "
+            "values[:values.shape[0], 1])\n    else:\n        for i in range(values.shape[0]):\n") in after
+    assert after.split("def kept")[1] == SOURCE.split("def kept")[1]  # nothing else rewritten
+    once = rewrite(SOURCE, select=("TRT348",), unsafe=True)
+    assert rewrite(once, select=("TRT348",), unsafe=True) == once  # the loop it keeps is not taken again
+
+
+@pytest.fixture(scope="module")
+def programs(tmp_path_factory):
+    before = import_source(SOURCE, tmp_path_factory.mktemp("before"))
+    after = import_source(rewrite(SOURCE, select=("TRT348",), unsafe=True), tmp_path_factory.mktemp("after"))
+    return before, after
+
+
+def _heatmaps(batch: int, channels: int, h: int, w: int, kind: str, seed: int = 0) -> torch.Tensor:
+    g = torch.Generator().manual_seed(seed)
+    x = torch.rand(batch, channels, h, w, generator=g)
+    if kind == "zeros":
+        return torch.zeros(batch, channels, h, w)
+    if kind == "negative":
+        return -x
+    if kind == "border" and batch and channels:
+        x[:, ::2, 0, :] += 2.0  # maxima on the top row: the shift is skipped there
+        x[:, 1::3, :, -1] += 3.0  # and on the right column
+    if kind == "ties":
+        return torch.floor(x * 2) / 2  # equal neighbours: sign 0
+    return x
+
+
+_KINDS = ("random", "zeros", "negative", "border", "ties")
+_SHAPES = ((2, 3, 8, 6), (1, 17, 9, 7), (3, 1, 3, 3), (0, 4, 5, 5), (2, 0, 5, 5), (1, 2, 1, 1))
+
+
+def test_eager_mode_is_the_loop(programs) -> None:
+    before, after = programs
+    for shape in _SHAPES:
+        for kind in _KINDS:
+            x = _heatmaps(*shape, kind)
+            assert_same_run(run_once(before["Refine"](), [x]), run_once(after["Refine"](), [x.clone()]),
+                            context=f"{shape} {kind}")
+
+
+def _traced(module: torch.nn.Module, example: torch.Tensor) -> torch.jit.ScriptModule:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return torch.jit.trace(module, (example,), check_trace=False)
+
+
+def test_the_traced_formulation_is_the_loop(programs) -> None:
+    before, after = programs
+    for name, example in (("Refine", _heatmaps(2, 3, 8, 6, "random")), ("Branches", torch.randn(2, 3, 8, 6))):
+        traced = _traced(after[name](), example)
+        original = _traced(before[name](), example)
+        differs = False
+        for shape in _SHAPES:
+            for kind in _KINDS:
+                x = _heatmaps(*shape, kind) if name == "Refine" else _heatmaps(*shape, kind) * 2 - 1
+                try:
+                    expected = before[name]()(x.clone())
+                except RuntimeError:  # the model's own `view(b, c, -1)` of an empty batch: the graph raises too
+                    with pytest.raises(RuntimeError):
+                        traced(x.clone())
+                    continue
+                assert torch.equal(traced(x.clone()), expected), (name, shape, kind)
+                try:
+                    differs = differs or not torch.equal(original(x.clone()), expected)
+                except RuntimeError:  # the unrolled loop indexes past a smaller input
+                    differs = True
+        assert differs, name  # the original's trace kept the example's keypoints and branches
+
+
+def test_a_single_loop_while_tracing(programs) -> None:
+    before, after = programs
+    for values in (torch.randn(6, 2), torch.zeros(3, 2), torch.full((2, 2), -1.0), torch.zeros(0, 2)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            traced = torch.jit.trace(lambda v: after["single"](v.clone(), 0.2), (torch.randn(4, 2),))
+        assert torch.equal(traced(values), before["single"](values.clone(), 0.2))
+
+
+def _export(model: torch.nn.Module, example: torch.Tensor, dynamo: bool) -> onnx.ModelProto:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if dynamo:
+            dims = {"x": {0: torch.export.Dim("b", min=1, max=8), 2: torch.export.Dim("h", min=3, max=64),
+                          3: torch.export.Dim("w", min=3, max=64)}}
+            return torch.onnx.export(model, (example,), dynamo=True, input_names=["x"], dynamic_shapes=dims,
+                                     verbose=False).model_proto
+        buffer = io.BytesIO()
+        torch.onnx.export(model, (example,), buffer, dynamo=False, opset_version=17, input_names=["x"],
+                          dynamic_axes={"x": {0: "b", 2: "h", 3: "w"}})
+        return onnx.load_from_string(buffer.getvalue())
+
+
+def _inputs(name: str, shape: tuple[int, ...], kind: str) -> torch.Tensor:
+    x = _heatmaps(*shape, kind, seed=shape[0])
+    return x if name == "Refine" else x * 2 - 1
+
+
+def _agrees(graph: onnx.ModelProto, name: str, reference: torch.nn.Module) -> bool:
+    session = ort.InferenceSession(graph.SerializeToString())
+    for shape in ((1, 3, 8, 6), (3, 3, 9, 7), (2, 3, 16, 5), (4, 3, 3, 3)):
+        for kind in _KINDS:
+            x = _inputs(name, shape, kind)
+            got = torch.from_numpy(session.run(None, {"x": x.numpy()})[0])
+            if not torch.equal(got, reference(x.clone())):
+                return False
+    return True
+
+
+# The TorchScript exporter traces batch 1 (an indexed assignment by index tensors keeps a traced size of 1);
+# torch.export specializes a dimension whose example size is 1, so the dynamo export traces batch 2, and
+# takes `Branches`, since its ONNX translation of pytorchcv's `indices % in_size[1]` (a remainder by a
+# symbolic size) fails before any loop.
+@pytest.mark.parametrize("dynamo, name", [(False, "Refine"), (False, "Branches"), (True, "Branches")],
+                         ids=["torchscript-refine", "torchscript-branches", "dynamo-branches"])
+def test_the_export_follows_the_input(programs, dynamo, name) -> None:
+    before, after = programs
+    example = _inputs(name, (2 if dynamo else 1, 3, 8, 6), "random")
+    reference = before[name]()
+    if not dynamo:
+        assert not _agrees(_export(before[name](), example, dynamo), name, reference)
+    assert _agrees(_export(after[name](), example, dynamo), name, reference)
+
+
+MODEL = '''
+import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 1)
+
+    def forward(self, x):
+        heatmap = self.conv(x)
+        batch, channels, height, width = heatmap.shape
+        scores, indices = heatmap.view(batch, channels, -1).max(dim=2, keepdim=True)
+        pts = torch.cat(((indices % width).float(), (indices // width).float(), scores), dim=2)
+        for b in range(batch):
+            for k in range(channels):
+                px = int(pts[b, k, 0])
+                py = int(pts[b, k, 1])
+                if 0 < px < width - 1 and 0 < py < height - 1:
+                    pts[b, k, 0] += (heatmap[b, k, py, px + 1] - heatmap[b, k, py, px - 1]).sign() * 0.25
+        return pts
+
+
+def build():
+    torch.manual_seed(0)
+    return Net().eval()
+'''
+
+
+def test_migrate_fixes_a_small_model(tmp_path) -> None:
+    path = tmp_path / "keypoint_model.py"
+    path.write_text(MODEL)
+    report, exit_code = migrate_small(path)
+    assert exit_code == 0, report["remaining"]
+    assert [a["rule"] for a in report["applied"]] == ["TRT348"]
+    assert "+        if _trt_tracing():" in report["diff"]
