@@ -82,6 +82,7 @@ RULE_MODULES: tuple[str, ...] = (
     "whole_window_pool",
     "inplace_compare",
     "unflatten_sizes",
+    "size_numel",
 )
 
 
