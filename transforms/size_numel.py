@@ -78,7 +78,11 @@ tensor operations, `view`/`reshape` sizes and comparisons take as they take a tr
 In `migrate`: the export warns nowhere, and the constant lands on the line that uses the count,
 often a few lines later; `migrate` traces the original again at other sizes of the dynamic axes and
 ties the first node whose graph changed (or a node ONNX Runtime refuses at another size) to every
-finding of this rule on the exported path, then applies the fix and verifies it.
+finding of this rule on the exported path, then applies the fix and verifies it. Since the
+observed sets may all match the graph (Idefics2's test is true on every random image, whatever count
+the graph keeps), `migrate` makes that second trace whenever the code holds a finding of this rule.
+The count, written either way, is a size for TRT712, TRT713 and TRT716 (`int(math.sqrt(...))` of
+it, a guard on it, a tensor of it), so their fixes compose with this one.
 
 TensorRT versions: all (the count is baked before TensorRT sees the graph).""",
         fix=Safety.SAFE,

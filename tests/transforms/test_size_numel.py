@@ -273,3 +273,26 @@ def test_a_silent_bake_finding_asks_for_the_second_trace(tmp_path: Path) -> None
     assert _silent_bake_found([str(plain), str(counted)]) is True
     assert _silent_bake_found([str(plain)]) is False
     assert _silent_bake_found([str(tmp_path / "missing.py")]) is False
+
+
+COUNT_USES = """import math
+import torch
+from torch import nn
+
+
+class M(nn.Module):
+    def forward(self, x):
+        if x.shape[2:].numel() > 4000:
+            x = x * 2
+        n = int(math.sqrt(x.shape[2:].numel()))
+        return torch.tensor([x.shape[1:].numel(), x.shape[0]]) + n
+"""
+
+
+def test_the_count_is_a_size_for_the_size_rules_before_and_after_the_rewrite() -> None:
+    """TRT713 (a guard on it), TRT712 (`int`/`math.sqrt` of it) and TRT716 (a tensor of it) see the count of a
+    shape as a size, written as `numel()` or as TRT346's helper, so `migrate` can apply them after TRT346."""
+    others = {"TRT712", "TRT713", "TRT716"}
+    before = set(rules_found(COUNT_USES)) & others
+    after = set(rules_found(rewrite(COUNT_USES, select=("TRT346",)))) & others
+    assert before == after == others
