@@ -9,7 +9,8 @@
   name a recorded run saw holding a tensor at its line (``output`` in a helper's
   ``output.size(2)``, :meth:`~trtcodemod.providers.ObservedFacts.is_tensor`);
 - sizes: ``t.shape[i]``, ``t.size(i)``, ``t.numel()``, ``torch.numel(t)``, ``len(t)`` of such a
-  tensor, and locals assigned from them (``h, w = x.shape[2:]``, ``b, c, h, w = x.size()``),
+  tensor, the count of a shape (``t.shape[1:].numel()``, TRT346's ``_trt_size_numel(t.shape[1:])``),
+  and locals assigned from them (``h, w = x.shape[2:]``, ``b, c, h, w = x.size()``),
   or indexing a local bound to a whole shape (``s = x.shape[2:]`` then ``s[1]``),
   and arithmetic on sizes with non-tensors (``w - 1``, ``h * scale``);
 - 0-d values computed from tensor data: reductions without a dim (``m.sum()``,
@@ -455,6 +456,8 @@ class SizeRule(RuntimeScopeRule):
         if type(expr) is not cst.Call or has_star_args(expr):
             return None
         parts = method_call(expr)
+        if parts is not None and parts[1] == "numel" and not expr.args and self._is_shape_tuple(parts[0]):
+            return True  # `x.shape[1:].numel()`: the count of a tensor's sizes (TRT346 keeps it traced)
         if parts is not None and self.is_tensor(parts[0]) and not self.context.qualified_names(parts[0]):
             if parts[1] == "size" and len(expr.args) == 1 and (
                 expr.args[0].keyword is None or expr.args[0].keyword.value == "dim"
@@ -467,6 +470,8 @@ class SizeRule(RuntimeScopeRule):
         if len(expr.args) == 1 and expr.args[0].keyword is None:
             if self.context.refers_to(func, "torch.numel") and self.is_tensor(expr.args[0].value):
                 return True
+            if type(func) is cst.Name and func.value == "_trt_size_numel" and self._is_shape_tuple(expr.args[0].value):
+                return True  # TRT346's rewrite of `x.shape[1:].numel()`: the same count
             if type(func) is cst.Name and func.value == "int" and not self.context.resolver.binds("int"):
                 # `in_height = int(x.shape[-2])` (transformers' TF-style padding): the same integer.
                 return self.size_of(expr.args[0].value)

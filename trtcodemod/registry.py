@@ -83,6 +83,7 @@ RULE_MODULES: tuple[str, ...] = (
     "inplace_compare",
     "unflatten_sizes",
     "elementwise_loop",
+    "size_numel",
 )
 
 

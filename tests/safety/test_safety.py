@@ -244,6 +244,12 @@ PROGRAMS = [
                       "        a = x.unflatten(-1, (1, -1)) * 2\n        b = torch.unflatten(x, 0, (1, -1))\n"
                       "        return torch.cat([a.flatten(-2), b.flatten(0, 1) - a.flatten(-2)])\n",
             one(tensors())),
+    # TRT346 counts of a torch.Size: the whole shape, a slice (empty for a 0-d or 1-d tensor: 1) and a local name
+    # bound to a slice; 0-d and empty tensors included.
+    Program("TRT346", "class M(nn.Module):\n    def forward(self, x):\n"
+                      "        rest = x.shape[1:]\n"
+                      "        return x.reshape(-1) * x.shape.numel() - rest.numel() + x.size()[:-1].numel()\n",
+            one(tensors())),
 ]
 
 PROGRAM_IDS = [f"{p.rule}-{n}" for n, p in enumerate(PROGRAMS)]

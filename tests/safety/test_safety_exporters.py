@@ -125,6 +125,12 @@ CORNERS = [
                      "        y[..., [0, 2]] -= 1\n        y[..., [1, 3]] = y[..., [1, 3]].clamp(-2, 2)\n"
                      "        y[..., [3]] *= 2\n        return y\n",
            _one, (torch.float32, torch.float16, torch.int64, torch.int16)),
+    # TRT346 counts of a torch.Size whose first axis is dynamic: the rows of a two-column table, its whole count
+    # (empty, one row, five rows).
+    Corner("TRT346", "class M(nn.Module):\n    def forward(self, x):\n"
+                     "        y = torch.stack([x, x * 2], 1)\n"
+                     "        return x * y.shape.numel() - y.size()[:1].numel() + y.shape[1:].numel()\n",
+           _one, (torch.float32, torch.float16, torch.int64, torch.int16)),
     # TRT342 whole-window pooling over a 3x2 image per element (the batch is the dynamic axis: the dynamo
     # exporter keeps the original's static kernel; the TorchScript exporter stops on the original).
     Corner("TRT342", "class M(nn.Module):\n    def forward(self, x):\n"

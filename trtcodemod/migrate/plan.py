@@ -87,7 +87,9 @@ BUILT_MODULE_RULES = frozenset({"TRT405", "TRT340"})
 #: second trace's first difference, a node that fails to run or computes other values at another size), and
 #: the construct that erased the sizes ran before it (a zoo model's `unfold(...).unflatten(2, f.shape[2:])`,
 #: baked at the `view` of transformers' Perceiver `space_to_depth`). Their fixes are safe, and verified.
-SIZE_ERASING_RULES = frozenset({"TRT345"})
+#: TRT346 (`x.shape[1:].numel()`) joins them: the count is read into a Python int with no TracerWarning, and the
+#: constant lands on the line that uses it (a `Reshape`, a comparison), often a few lines below.
+SIZE_ERASING_RULES = frozenset({"TRT345", "TRT346"})
 
 APPLY, REMAINS, INFO = "apply", "remains", "info"
 

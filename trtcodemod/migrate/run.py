@@ -115,6 +115,23 @@ def _findings(files: list[str], options: RewriteOptions, facts: Facts | None) ->
     return findings, errors
 
 
+def _silent_bake_found(files: list[str]) -> bool:
+    """A finding, in the analysed files, of a rule whose construct bakes a size with no TracerWarning
+    (``plan.SIZE_ERASING_RULES``)."""
+    from trtcodemod.engine import Options, check_source
+    from .plan import SIZE_ERASING_RULES
+
+    options = Options(select=tuple(sorted(SIZE_ERASING_RULES)), scope="all")  # every line, as `_engine_options`
+    for path in files:
+        try:
+            source = Path(path).read_bytes()
+            if (b"numel" in source or b"unflatten" in source) and check_source(source, path, options):
+                return True
+        except Exception:  # noqa: BLE001 - an unreadable file asks for nothing; the static analysis reports it
+            continue
+    return False
+
+
 def side_state(report: VerifyReport, side: str) -> dict[str, Any]:
     """``{"exported", "faithful", "trt_errors", "trt_errors_by_op"}`` of one side; None where not measured."""
     errors_by_exporter = report.side_errors(side)
@@ -271,9 +288,13 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, report: dict[st
     # (a static axis, a value the same whatever the size) is a warning, not an error.
     data_baked = any(c.exporter == "torchscript" and c.faithful is False and c.baked for c in original.checks("before"))
     retrace = judge(problems, facts, session, dict(spec.dynamic_axes), progress, data_baked)
-    if not retrace.summary and spec.dynamic_axes and data_baked and not any(p.severity == "error" for p in problems):
+    if not retrace.summary and spec.dynamic_axes and not any(p.severity == "error" for p in problems) \
+            and (data_baked or _silent_bake_found(files)):
         # The graph differs from its model at other sizes and nothing says where: a Python loop over
         # a dynamic axis warns nowhere; a second trace finds it unrolled another number of times.
+        # Or the code holds a construct whose bake warns nowhere and may match the model on the
+        # observed data (Idefics2's `!= pixel_values.shape[1:].numel()` is true on every random image,
+        # whatever count the graph keeps): the second trace shows whether it changes with the sizes.
         retrace = judge_loops(session, progress)
     problems = retrace.apply(problems)
     if retrace.summary:
