@@ -84,6 +84,7 @@ RULE_MODULES: tuple[str, ...] = (
     "unflatten_sizes",
     "elementwise_loop",
     "size_numel",
+    "size_float",
 )
 
 

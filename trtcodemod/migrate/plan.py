@@ -25,6 +25,11 @@ BAKED_RULES = frozenset({
     "TRT322", "TRT348",
 })
 
+#: The graph check's rule for a hostile node -> other rules whose fix at the node's line removes it: a float64
+#: Cast (TRT701's) that the TorchScript exporter makes for a traced size in arithmetic with a float literal,
+#: which TRT350 keeps in float32 (easydetect's `scores + (point_coords.shape[1] - 2.5) * reweight`).
+ALSO_REMOVED_BY = {"TRT701": ("TRT350",)}
+
 #: Rules that replace a torch module built in ``__init__`` whose own code is what the export
 #: gets wrong: torch's frames are not the user's, so the problem is located at the line that
 #: calls the module, and the finding at the construction (:mod:`.module_calls` links them).
@@ -193,7 +198,8 @@ def matches(problem: Problem, finding: Any) -> bool:
     if problem.kind == "export_failure":
         return problem.rule in (None, finding.rule)
     # A hostile node: its rule, another rule that removes the same op, or any rule when untagged.
-    return problem.rule is None or finding.rule == problem.rule or finding.rule in _rules_of_op(problem.op)
+    return problem.rule is None or finding.rule == problem.rule or finding.rule in _rules_of_op(problem.op) \
+        or finding.rule in ALSO_REMOVED_BY.get(problem.rule, ())
 
 
 def describe(problems: list[Problem]) -> str:

@@ -1,0 +1,140 @@
+"""TRT350: a tensor size in arithmetic with a float literal exports as float64 (the TorchScript exporter).
+
+``(point_coords.shape[1] - 2.5) * reweight`` is a Python float in eager mode, and meeting a
+float32 tensor it computes in float32. Under the TorchScript exporter the size is a traced 0-d
+integer, and the exporter types its arithmetic with a Python float as float64: the graph
+casts the float32 tensor it meets to float64 (a ``Cast`` TensorRT lacks) and computes there.
+The rewrite converts the size with ``_trt_size_float`` (``float(size)`` in eager mode, the
+traced size as float32 while tracing), so the graph stays in float32.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from trtcodemod.astutil import helper_call, strip_parens, walk
+from trtcodemod.rules import Example, Fix, RuleInfo, Safety
+from trtcodemod.transforms._size_facts import NUMBER_AS_TENSOR_FAILURES, SizeRule
+
+HELPER = "_trt_size_float"
+_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
+
+
+def _float_literal(node: cst.BaseExpression) -> bool:
+    node = strip_parens(node)
+    if type(node) is cst.UnaryOperation and type(node.operator) in (cst.Minus, cst.Plus):
+        node = strip_parens(node.expression)
+    return type(node) is cst.Float
+
+
+class SizeFloat(SizeRule):
+    needs_text = (b"shape", b"size(")
+    info = RuleInfo(
+        id="TRT350",
+        name="size-float-arithmetic",
+        summary="a tensor size in arithmetic with a float literal (`(x.shape[1] - 2.5) * w`): the TorchScript export "
+                "computes it in float64 and casts the tensors it meets to float64, which TensorRT lacks",
+        doc="""\
+What it finds, in run-time code: arithmetic (`+`, `-`, `*`, `/`) of tensor sizes (`x.shape[i]`,
+`x.size(i)`, a local bound to one, `len(x)` of a tensor) and number literals, at least one of them
+a float: `(point_coords.shape[1] - 2.5) * reweight`, `h * 0.5 + 1.0`.
+
+Why it hurts: in eager mode the size is a Python `int` and the result a Python `float`; where
+it meets a float32 tensor the arithmetic is float32. Under the TorchScript exporter the size is
+a traced 0-d `int64` tensor, and the exporter types its arithmetic with a Python float as
+float64. Where the result meets a float32 tensor, the graph casts that tensor to float64
+(`Cast(to=DOUBLE)`) and computes there. TensorRT has no float64. easydetect's ONNX mask decoder
+(`SamDecoderOnnx`, `scores + (point_coords.shape[1] - 2.5) * reweight`, the best-mask choice)
+exports with its IoU scores cast to float64 this way.
+
+The rewrite takes the whole arithmetic of sizes and number literals: `(point_coords.shape[1] -
+2.5)` -> `_trt_size_float(point_coords.shape[1] - 2.5)`. The helper is `float(...)` in eager mode
+and when scripted (the same number: the arithmetic is already a Python float), and the traced
+result cast to float32 while tracing, so everything it meets stays float32. Converting only the
+size is not enough: the exporter's constant folding computes a float32 0-d tensor with a Python
+float as two 0-d tensors, and promotes the pair to float64 again.
+
+Fix safety: unsafe. While exporting, the arithmetic is float32 where Python computed a double:
+a size over 2**24 loses its last digits, and a factor that is not a power of two (`h * 0.1`) can
+round one float32 step away from eager mode's double product narrowed to float32. `migrate`
+applies it where the graph check finds a float64 Cast made at the line and keeps it only if the
+rewritten graph matches eager mode on every input set.
+
+TensorRT versions: all (no version has float64 tensors inside the network).""",
+        fix=Safety.UNSAFE,
+        assumption="the size fits float32's 24-bit mantissa, and the float arithmetic rounds the same in float32 as "
+                   "the double Python computed narrowed to float32",
+        fails_when=NUMBER_AS_TENSOR_FAILURES,
+        examples=(
+            Example(
+                "class Choose(nn.Module):\n"
+                "    def forward(self, scores, point_coords, reweight):\n"
+                "        return torch.argmax(scores + (point_coords.shape[1] - 2.5) * reweight, dim=1)\n",
+                "class Choose(nn.Module):\n"
+                "    def forward(self, scores, point_coords, reweight):\n"
+                "        return torch.argmax(scores + _trt_size_float(point_coords.shape[1] - 2.5) * reweight, dim=1)\n",
+                unsafe=True,
+            ),
+            Example(
+                "class Half(nn.Module):\n"
+                "    def forward(self, x):\n"
+                "        h = x.shape[2]\n"
+                "        return x * (h * 0.5)\n",
+                "class Half(nn.Module):\n"
+                "    def forward(self, x):\n"
+                "        h = x.shape[2]\n"
+                "        return x * _trt_size_float(h * 0.5)\n",
+                unsafe=True,
+            ),
+        ),
+        references=(
+            "https://pytorch.org/docs/stable/onnx_torchscript.html#tracing-vs-scripting",
+            "https://github.com/onnx/onnx-tensorrt/blob/main/docs/operators.md",
+            "https://pytorch.org/docs/stable/tensor_attributes.html#type-promotion-doc",
+        ),
+    )
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self._inner: set[int] = set()  # operations inside one this rule already reported
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if type(node.func) is cst.Name and node.func.value == HELPER:
+            for inner in walk(node):  # already rewritten (a second pass of the engine sees its own fix)
+                self._inner.add(id(inner))
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        if id(node) in self._inner or not self.active():
+            return
+        found = self._numbers(node)
+        if found is None or not (found[0] and found[1]):
+            return
+        for inner in walk(node):
+            self._inner.add(id(inner))
+        expression = cst.Module([]).code_for_node(strip_parens(node))
+        self.report(node, f"`{expression}` computes with a tensor size and a float literal: under the TorchScript "
+                          "exporter the size is a traced integer and the exporter types this arithmetic as float64, "
+                          "casting the tensors it meets to float64 (TensorRT has none); `_trt_size_float` makes the "
+                          "result float32 while tracing (`float` otherwise)",
+                    Fix({node: helper_call(HELPER, strip_parens(node))}, safety=Safety.UNSAFE, helpers=(HELPER,)))
+
+    def _numbers(self, node: cst.BaseExpression) -> tuple[bool, bool] | None:
+        """For arithmetic of sizes and number literals only: (a size in it, a float literal in it); else None."""
+        node = strip_parens(node)
+        if type(node) is cst.BinaryOperation:
+            if type(node.operator) not in _OPERATORS:
+                return None
+            left, right = self._numbers(node.left), self._numbers(node.right)
+            if left is None or right is None:
+                return None
+            return left[0] or right[0], left[1] or right[1]
+        if _float_literal(node):
+            return False, True
+        if type(node) is cst.Integer or type(node) is cst.UnaryOperation and type(
+                strip_parens(node.expression)) is cst.Integer:
+            return False, False
+        if type(node) is cst.Call and type(node.func) is cst.Name and node.func.value == HELPER:
+            return None  # already rewritten
+        return (True, False) if self.size_of(node) is not None else None
+
+
+RULES = (SizeFloat,)
