@@ -32,6 +32,8 @@ ELEMENTWISE_METHODS = frozenset({
 ELEMENTWISE_FUNCTIONS = frozenset({
     "sign", "abs", "exp", "log", "sqrt", "sigmoid", "tanh", "floor", "ceil", "trunc", "clamp", "minimum", "maximum",
 })
+#: Modules whose ``floor``/``ceil`` of one number the translation takes (the names code binds them to).
+_MATH_MODULES = frozenset({"math", "np", "numpy"})
 _COMPARISONS = {cst.LessThan: "<", cst.LessThanEqual: "<=", cst.GreaterThan: ">", cst.GreaterThanEqual: ">=",
                 cst.Equal: "==", cst.NotEqual: "!="}
 #: Prefix of every name the translation binds (reserved: no user's name starts with it).
@@ -377,8 +379,14 @@ class Vectorizer:
                 return Value(f"{self.torch}.round({value.code}).long()", value.rank)
             value = self._value(inner)
             if func.value == "int":  # int() truncates toward zero, as .long()
-                return Value(f"{_atom(value.code)}.long()", value.rank)
+                code = value.code if value.code.endswith(".long()") else f"{_atom(value.code)}.long()"
+                return Value(code, value.rank)
             return Value(f"{self.torch}.abs({value.code})", value.rank)
+        if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value in _MATH_MODULES \
+                and func.attr.value in ("floor", "ceil") and single:
+            # `math.floor(v)` (and NumPy's, on one element) rounds to an integer: the same integer as a long tensor
+            value = self._value(args[0].value)
+            return Value(f"{self.torch}.{func.attr.value}({value.code}).long()", value.rank)
         if type(func) is cst.Attribute:
             owner, attr = func.value, func.attr.value
             if type(owner) is cst.Name and owner.value == self.torch:
@@ -386,17 +394,25 @@ class Vectorizer:
                     values = self._arguments(node)
                     return Value(f"{self.torch}.{attr}({', '.join(v for v, _ in values)})",
                                  max((r for _, r in values), default=0))
-                if attr in ("Tensor", "stack") and len(args) == 1 and args[0].keyword is None \
+                if attr in ("Tensor", "tensor", "stack") and len(args) >= 1 and args[0].keyword is None \
+                        and all(a.keyword is not None and a.keyword.value == "device" for a in args[1:]) \
                         and type(args[0].value) in (cst.Tuple, cst.List):
                     # `torch.Tensor((a, b))` and `torch.stack([a, b])` of numbers: one vector per iteration
                     parts = [self._value(e.value) for e in args[0].value.elements]
                     if not parts or any(p.rank for p in parts) or any(type(e) is cst.StarredElement
                                                                    for e in args[0].value.elements):
                         raise Decline("a vector made of other than numbers")
+                    # `torch.tensor` of 0-d tensors keeps their dtype, as `stack` does; `torch.Tensor` makes the default
                     stacked = f"{self.torch}.stack(({', '.join(p.code for p in parts)},), -1)"
                     if attr == "Tensor":
                         stacked += f".to({self.torch}.get_default_dtype())"
+                    for extra in args[1:]:
+                        stacked += f".to({self._value(extra.value).code})"
                     return Value(stacked, 1)
+            if self._batched(owner) and attr == "to" and not any(self._batched(a.value) for a in args):
+                receiver = self._value(owner)  # `.to(device)`, `.to(dtype)`: element by element
+                return Value(f"{_atom(receiver.code)}.to({', '.join(v for v, _ in self._arguments(node))})",
+                             receiver.rank)
             if self._batched(owner) and attr in ELEMENTWISE_METHODS:
                 receiver = self._value(owner)
                 if attr == "item":
