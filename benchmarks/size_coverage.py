@@ -231,9 +231,7 @@ look into the comprehension). The table of that run (``--markdown`` adds each ca
 from __future__ import annotations
 
 import argparse
-import contextlib
 import importlib.util
-import os
 import sys
 import tempfile
 import warnings
@@ -243,6 +241,9 @@ from pathlib import Path
 import numpy as np
 import onnxruntime as ort
 import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from export_coverage import _quiet_stdout  # noqa: E402  (the same quieting of torch's C++ prints)
 
 IMAGE = ((2, 4, 6, 8), (3, 4, 10, 14), (1, 4, 4, 12))
 IMAGE_AXES = {0: "batch", 2: "height", 3: "width"}
@@ -527,21 +528,6 @@ NOTES = {
     "interpolate(size=[int(s) for s in shape])": "warned; TRT712 does not look into a comprehension over a shape",
     "pad to math.ceil multiple": "warned; TRT712's unsafe fix (`migrate` proves it)",
 }
-
-
-@contextlib.contextmanager
-def _quiet_stdout():
-    """Standard output closed at the file descriptor: torch's C++ side prints the graph it failed on."""
-    sys.stdout.flush()
-    saved = os.dup(1)
-    with open(os.devnull, "w") as devnull:
-        os.dup2(devnull.fileno(), 1)
-        try:
-            yield
-        finally:
-            sys.stdout.flush()
-            os.dup2(saved, 1)
-            os.close(saved)
 
 
 def source(case: Case) -> str:
