@@ -5,7 +5,9 @@ Each variant in ``tests/recipe_variants/trt348/`` is a small runnable model redu
 keypoints: pytorchcv's ``HeatmapMaxDetBlock`` (``int(pts[b, k, 0])``, ``pts[b, k, 0] += ...sign() *
 0.25``), AlphaPose's ``getPrediction`` (``pX, pY = int(round(float(...))), ...``, a vector built with
 ``torch.Tensor((a, b))`` added to a row, ``preds[i][j] += diff.sign() * 0.25``) and pytorch-pose's
-``final_preds`` (``int(math.floor(...))``, a list resolution, a shifted neighbour test).
+``final_preds`` (``int(math.floor(...))``, a list resolution, a shifted neighbour test) and
+simple-HRNet's ``get_final_preds`` (under ``if post_processing:``, ``torch.tensor([...]).to(device)``,
+``torch.sign(diff)``).
 
 The TorchScript export unrolls the loops with the example's batch and keypoints and keeps the example's
 positions and branches. ``migrate`` locates the reads, applies TRT348 and ends at exit 0 with the
@@ -35,6 +37,7 @@ LOOPS: dict[str, str] = {
     "pytorchcv_heatmap_max_det": "for b in range(batch):",
     "alphapose_get_prediction": "for i in range(preds.size(0)):",
     "bearpaw_final_preds": "for n in range(coords.size(0)):",
+    "simple_hrnet_final_preds": "for n in range(coords.shape[0]):",
 }
 
 
