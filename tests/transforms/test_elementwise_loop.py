@@ -278,3 +278,14 @@ def test_migrate_fixes_a_small_model(tmp_path) -> None:
     assert exit_code == 0, report["remaining"]
     assert [a["rule"] for a in report["applied"]] == ["TRT348"]
     assert "+        if _trt_tracing():" in report["diff"]
+
+
+def test_scripting_takes_the_loop(programs) -> None:
+    """`torch.jit.script` compiles both branches and runs the loop (`_trt_tracing()` is false when scripted)."""
+    before, after = programs
+    for name in ("Refine", "Branches"):
+        scripted = torch.jit.script(after[name]())
+        for shape in ((2, 3, 8, 6), (1, 2, 1, 1)):
+            for kind in _KINDS:
+                x = _inputs(name, shape, kind)
+                assert torch.equal(scripted(x.clone()), before[name]()(x.clone())), (name, shape, kind)
