@@ -48,21 +48,22 @@ moving and a fixed volume, integrated by ``DVF2DDF`` (scaling and squaring throu
 volume warped by ``Warp``.
 
 Each is small and has the dynamic axes a deploying user declares: batch, height and width for the images (the HQ-SAM
-forwards up to 128 px, which its encoder pads to, and the kornia tiles at sizes that are not whole tiles); batch,
-depth, height and width for the volumes (RegUNet at multiples of 8); batch alone where the size is part of the model
-(NTS-Net's anchors for 448 px, the 3-D MaxViT's and CoAtNet's partitions and bias tables); the number of boxes for
-``MaskDecoderHQ``; none for ``SamOnnxModel``, which takes one picture's embedding and a fixed set of prompts as its
-export script's example inputs do. Machinery, table and counts are real_zoo2.py's. The wrappers were checked only for
-building and running eagerly (deterministic over three forwards, finite outputs), at two sizes (a batch of two and,
-where height, width, depth or the number of boxes are dynamic, 16 more or, for the pytorchcv segmenters, 32 more; two
-boxes in place of three), before the first migrate run: with one thread on the shared two cores, the best of three
-forwards at the spec's size took under 0.3 s for every model but NTS-Net (1.39 s; 2.87 s for a batch of two), most
-under 0.05 s; the 3-D CoAtNet 0.25 s (0.70 s for two), the 3-D MaxViT 0.18 s. NTS-Net's build, which calibrates batch
-norm on four 448 px images, took 21 s. Changed then: from the first list (before any run), pytorchcv's ENet was
-replaced by SegNet (ENet is in zoo 14; it was found before running it). After the first runs: the HQ decoder takes one
-image's embedding and a batch of boxes (a batch of embeddings each with one box failed eagerly: its decoder repeats one
-image's embedding per prompt), and the point-prompted HQ-SAM runs at 96x112 (at 96x128, 16 more in width exceeds the
-encoder's 128 px, which its padding crops silently).
+forwards up to 128 px, which its encoder pads to, and the kornia tiles at sizes that are not whole tiles); batch, depth,
+height and width for the volumes (RegUNet at multiples of 8); batch alone where the size is part of the model (NTS-Net's
+anchors for 448 px, the 3-D MaxViT's and CoAtNet's partitions and bias tables); the number of boxes for
+``MaskDecoderHQ``; none for ``SamOnnxModel``, which takes one picture's embedding with a fixed set of prompts held by
+the wrapper (as zoo 17's ``SamDecoderOnnx``). Machinery, table and counts are real_zoo2.py's. The wrappers were checked
+only for building and running eagerly (deterministic over three forwards, finite outputs), at two sizes (a batch of two
+and, where height, width, depth or the number of boxes are dynamic, 16 more or, for the pytorchcv segmenters, 32 more;
+two boxes in place of three), before the first migrate run: with one thread on the shared two cores, the best of three
+forwards at the spec's size took under 0.35 s for every model but NTS-Net (1.27 to 1.39 s; 1.85 to 2.87 s for a batch of
+two), most under 0.05 s; the 3-D CoAtNet 0.25 to 0.31 s (0.64 to 0.70 s for two), the 3-D MaxViT 0.16 to 0.18 s, SegNet
+0.09 to 0.13 s (0.28 to 0.42 s for two at 96 px). NTS-Net's build, which calibrates batch norm on four 448 px images,
+took 20 to 21 s. Changed then: from the first list (before any run), pytorchcv's ENet was replaced by SegNet (ENet is in
+zoo 14; it was found before running it). After the first runs: the HQ decoder takes one image's embedding and a batch of
+boxes (a batch of embeddings each with one box failed eagerly: its decoder repeats one image's embedding per prompt),
+and the point-prompted HQ-SAM runs at 96x112 (at 96x128, 16 more in width exceeds the encoder's 128 px, which its
+padding crops silently).
 """
 
 from __future__ import annotations
