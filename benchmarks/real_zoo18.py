@@ -20,8 +20,8 @@ zoos 15 to 17 dropped, as they found.
 24 models, chosen by family before any was run, none of them (library, architecture and variant) in zoos 1 to 17 or in
 the library sweeps (benchmarks/sweep_*.py), most of them of kinds that often need work for an ONNX or TensorRT
 deployment. Promptable segmentation, from segment-anything-hq, random weights, its build_sam layout shrunk (a 128 px ViT
-encoder with patches of 16, relative positions, windows of 3 over the 8x8 tokens, so padded to 9, and one global
-block whose output is the early feature the HQ token fuses; a one-layer two-way transformer of width 32): ``Sam``'s own
+encoder with patches of 16, relative positions, windows of 3 over the 8x8 tokens, so padded to 9, and one global block
+whose output is the early feature the HQ token fuses; a one-layer two-way transformer of width 32): ``Sam``'s own
 forward on a batch of images with a box each (pixels normalised and padded to 128, masks upsampled, cropped to the
 input's size, resized to an original size of twice the input's and thresholded), the same with two point prompts, a
 positive and a negative, multimask output and ``hq_token_only``, ``SamOnnxModel`` (its export wrapper: two points and a
@@ -34,18 +34,20 @@ computed from the input's size), efficientnet_cc_b0_4e (CondConv: per-sample ker
 routing function), maxvit_rmlp_pico_rw_256 (block and grid attention over 3-D partitions with a relative-position MLP
 bias) and coatnet_pico_rw_224 (convolution stages, then attention with a relative position bias), both at 64^3, which
 their partitions and bias tables fix; MixNet-S (channels split across kernels of 3 to 9), ResNet-18 with blur pooling,
-MobileNetV2 at half width and DenseNet-121. Detection post-processing and segmentation, from pytorchcv: NTS-Net (a
-navigator scoring 1614 anchors on three scales of a ResNet-50, hard NMS in numpy over them, the top 4 regions cropped
-from the padded image and resized to 224 px, a scrutinizer concatenating their features; 448 px birds, as the model
-is laid out), SQNet (fire modules, parallel dilated convolutions, refinement on the skips), ERFNet (factorised 1-D
-convolutions, a downsampler concatenating a pooled input), EDANet (dense asymmetric blocks), SegNet (max-pooling
-indices driving max-unpooling) and LinkNet (a ResNet-18 encoder with decoders added to its skips). Warps and tiling,
-from kornia: a thin-plate spline solved from six point pairs and applied with ``warp_image_tps``, a homography solved
-by DLT from four corner pairs that depend on the input and applied with ``warp_perspective`` at the input's size, and
-tiled processing (``extract_tensor_patches`` with automatic padding to whole 16 px tiles, a small network per tile,
-``combine_tensor_patches`` removing the padding). Registration, from monai: RegUNet predicting a velocity field from a
-moving and a fixed volume, integrated by ``DVF2DDF`` (scaling and squaring through grid-sample warps) and the moving
-volume warped by ``Warp``.
+MobileNetV2 at half width and DenseNet-121; timm's 2-D versions of some of these families are in earlier zoos (ConvNeXt
+atto in zoo 2, a MixNet in zoo 11, CoAtNet and MaxViT variants in zoos 3, 4, 9 and 16, a DenseNet in zoo 12), but these
+are timm-3d's own modules, volumetric throughout (3-D kernels, pooling, partitions and bias tables). Detection
+post-processing and segmentation, from pytorchcv: NTS-Net (a navigator scoring 1614 anchors on three scales of a
+ResNet-50, hard NMS in numpy over them, the top 4 regions cropped from the padded image and resized to 224 px, a
+scrutinizer concatenating their features; 448 px birds, as the model is laid out), SQNet (fire modules, parallel dilated
+convolutions, refinement on the skips), ERFNet (factorised 1-D convolutions, a downsampler concatenating a pooled
+input), EDANet (dense asymmetric blocks), SegNet (max-pooling indices driving max-unpooling) and LinkNet (a ResNet-18
+encoder with decoders added to its skips). Warps and tiling, from kornia: a thin-plate spline solved from six point
+pairs and applied with ``warp_image_tps``, a homography solved by DLT from four corner pairs that depend on the input
+and applied with ``warp_perspective`` at the input's size, and tiled processing (``extract_tensor_patches`` with
+automatic padding to whole 16 px tiles, a small network per tile, ``combine_tensor_patches`` removing the padding).
+Registration, from monai: RegUNet predicting a velocity field from a moving and a fixed volume, integrated by
+``DVF2DDF`` (scaling and squaring through grid-sample warps) and the moving volume warped by ``Warp``.
 
 Each is small and has the dynamic axes a deploying user declares: batch, height and width for the images (the HQ-SAM
 forwards up to 128 px, which its encoder pads to, and the kornia tiles at sizes that are not whole tiles); batch, depth,
