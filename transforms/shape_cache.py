@@ -166,6 +166,96 @@ def _key(test: cst.BaseExpression, written: list[cst.BaseExpression],
     return None
 
 
+# --- a value precomputed for the configured size, recomputed only when the size differs ---
+
+
+def _self_attr(node: cst.BaseExpression) -> str | None:
+    """``self.x`` (read or written) → ``x``; anything else → None."""
+    if type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == "self":
+        return node.attr.value
+    return None
+
+
+def _size_comparisons(test: cst.BaseExpression) -> tuple[bool, list[cst.BaseExpression]] | None:
+    """Whether ``test`` is a miss (``key != size``, ``or`` chain) or a hit (``key == size``, ``and`` chain) of
+    configured keys, and the keys: each comparison has one operand read from ``self`` and one that is not."""
+    for miss, parts in ((True, _disjuncts(_bare(test))), (False, _conjuncts(_bare(test)))):
+        keys: list[cst.BaseExpression] = []
+        for part in parts:
+            if miss:
+                operands = _miss_operands(part)
+                if operands is None or operands[1]:
+                    break
+                left, right = operands[0]
+            else:
+                if type(part) is not cst.Comparison or len(part.comparisons) != 1 \
+                        or type(part.comparisons[0].operator) is not cst.Equal:
+                    break
+                left, right = part.left, part.comparisons[0].comparator
+            on_self = [bool(_chain(o)) for o in (left, right)]
+            if on_self.count(True) != 1:
+                break
+            keys.append(left if on_self[0] else right)
+        else:
+            if keys:
+                return miss, keys
+    return None
+
+
+def _callees(node: cst.CSTNode) -> set[str]:
+    """The functions ``node`` calls by a plain name or as ``self.<method>`` (``torch.zeros`` is no such callee)."""
+    found = set()
+    for n in walk(node):
+        if type(n) is cst.Call and (type(n.func) is cst.Name or _self_attr(n.func) is not None):
+            found.add(code_of(n.func))
+    return found
+
+
+def _self_reads(node: cst.CSTNode) -> set[str]:
+    """The attributes of ``self`` that ``node`` reads, other than the methods it calls."""
+    called = {id(n.func) for n in walk(node) if type(n) is cst.Call}
+    return {_self_attr(n) for n in walk(node) if _self_attr(n) is not None and id(n) not in called}
+
+
+def _precomputed_by(init: cst.FunctionDef) -> dict[str, set[str]]:
+    """The attributes ``__init__`` stores from a call (``self.mask = self.calculate_mask(r)``, or through a
+    local: ``mask = self.calculate_mask(r)`` then ``self.register_buffer("mask_0", mask[0])``), each with
+    the callees it was computed by."""
+    derived: dict[str, set[str]] = {}
+    stored: dict[str, set[str]] = {}
+
+    def source(value: cst.CSTNode) -> set[str]:
+        names = {n.value for n in walk(value) if type(n) is cst.Name}
+        found = set(_callees(value))
+        for name in names & set(derived):
+            found |= derived[name]
+        return found
+
+    for n in walk(init.body):
+        if type(n) is cst.Assign:
+            via = source(n.value)
+            for target in n.targets:
+                for element in _target_elements(target.target):
+                    if type(element) is cst.Name and via:
+                        derived[element.value] = derived.get(element.value, set()) | via
+                    attr = _self_attr(element)
+                    if attr is not None and via:
+                        stored.setdefault(attr, set()).update(via)
+        elif type(n) is cst.Call and len(n.args) >= 2 and type(n.args[0].value) is cst.SimpleString \
+                and type(n.func) is cst.Attribute and _self_attr(n.func) is not None \
+                and n.func.attr.value in ("register_buffer", "register_parameter"):
+            via = source(n.args[1].value)
+            if via:
+                stored.setdefault(n.args[0].value.evaluated_value, set()).update(via)
+    return stored
+
+
+def _writes_self(node: cst.CSTNode) -> bool:
+    return bool(_written(node)) or any(
+        type(n) is cst.Call and type(n.func) is cst.Attribute and _self_attr(n.func) is not None
+        and n.func.attr.value in ("register_buffer", "register_parameter") for n in walk(node))
+
+
 @dataclass
 class _Candidate:
     node: cst.If
@@ -180,7 +270,7 @@ class ShapeKeyedCache(RuntimeScopeRule):
     info = RuleInfo(
         id="TRT726",
         name="shape-keyed-cache",
-        summary="a cache on `self` keyed by an input's shape: a traced export bakes the cached values",
+        summary="a cache on `self` keyed by an input's shape, or a value precomputed for the configured size: a traced export bakes the cached values",
         doc="""\
 What it finds, in forward code of `nn.Module` subclasses (`forward` and the methods it calls
 as `self.<m>(...)`): an `if` whose test is a cache miss on a value read from `self` (the key)
@@ -203,13 +293,38 @@ outside such an `if` (per-frame state, TRT703's and TRT721's), and `if self.x is
 alone: a first-call initialisation whose value depends on that call's input, not on a key
 (recomputing it while tracing would change what the model computes).
 
+It also finds the same memo written the other way round, a value precomputed once in
+`__init__` for the configured size and recomputed from the input's size only when that size
+differs (Swin-style window attention: spandrel's SwinIR, Swin2SR, DRCT, DAT and RGT):
+```
+if self.patches_resolution != _H or self.patches_resolution != _W:   # RGT, DAT
+    mask_tmp = self.calculate_mask(_H, _W)
+    x1 = self.attns[0](qkv_0, _H, _W, mask=mask_tmp[0].to(x.device))
+else:
+    x1 = self.attns[0](qkv_0, _H, _W, mask=self.attn_mask_0)
+if self.input_resolution == x_size:                                  # SwinIR, Swin2SR, DRCT
+    attn_windows = self.attn(x_windows, mask=self.attn_mask)
+else:
+    attn_windows = self.attn(x_windows, mask=self.calculate_mask(x_size).to(x.device))
+```
+That is an `if` with an `else` whose test compares a key read from `self` with a value that
+is not (a miss, `key != v` joined by `or`, or a hit, `key == v` joined by `and`); the branch
+taken on a hit reads a value on `self` that `__init__` stored from a call (directly, through a
+local, or by `register_buffer`) and that the miss branch computes by calling the same function
+or method (`self.calculate_mask`) instead of reading it. Not reported: an `elif`, a branch that
+writes to `self` (state, or the cache form above), a stored value `__init__` did not compute
+with what the miss branch calls (a constant, another function), a miss branch that reads the
+stored value too (it adapts the value rather than replacing it), both or neither side of the
+comparison on `self`, and a key forward writes.
+
 Why it hurts: both exporters trace. The comparison is a traced size turned into a Python
 bool (a TracerWarning at the `if`), decided once on the example call. When the cache already
 holds the example's shape (the eager run before the export, or any earlier call), the trace
 takes the hit: the graph holds the cached tensors as constants and the engine decodes every
 other input size with the example's grid. With a dynamic axis the export even looks clean.
 
-What the fix does: `if _trt_tracing() or <test>:`. The inserted helper is true while
+What the fix does: `if _trt_tracing() or <test>:` (the hit-first form of a precomputed value:
+`if not _trt_tracing() and <test>:`, so the recomputing `else` runs while tracing). The inserted helper is true while
 `torch.jit.trace` (the TorchScript exporter) or `torch.export` (the dynamo exporter) records
 the model, so the cache misses there and the values are computed from the traced input, in
 the graph; `or` short-circuits, so the comparison is not even evaluated (no TracerWarning).
@@ -220,7 +335,8 @@ values on every call. `torch.fx` symbolic tracing fails on the comparison as bef
 
 Fix safety: unsafe. Its assumption is the memo contract: the cached values are a pure function
 of the key (and of what is fixed once the model is built), so recomputing them on a hit gives
-the same values. A body that also counts, logs or depends on something else changes what a
+the same values (for a value precomputed in `__init__`: recomputing it for the configured size
+gives what `__init__` stored, so nothing changed it since, a loaded checkpoint included). A body that also counts, logs or depends on something else changes what a
 traced call computes and leaves on `self`. `migrate` tries the fix where the export's
 TracerWarning is located at the `if`, and keeps it only when the rewritten model is
 equivalent on every input set. Applies to every TensorRT version and both exporters.""",
@@ -260,6 +376,39 @@ equivalent on every input set. Applies to every TensorRT version and both export
                 "                self.grid[i] = self._make_grid(x[i].shape[3], x[i].shape[2])\n"
                 "            x[i] = x[i] + self.grid[i]\n"
                 "        return x\n",
+                unsafe=True,
+            ),
+            Example(
+                "class Block(nn.Module):\n"
+                "    def __init__(self, size):\n"
+                "        super().__init__()\n"
+                "        self.size = size\n"
+                "        self.register_buffer('mask', self.make_mask(size))\n"
+                "\n"
+                "    def make_mask(self, n):\n"
+                "        return torch.arange(n).float()\n"
+                "\n"
+                "    def forward(self, x):\n"
+                "        if self.size != x.shape[-1]:\n"
+                "            mask = self.make_mask(x.shape[-1])\n"
+                "        else:\n"
+                "            mask = self.mask\n"
+                "        return x + mask\n",
+                "class Block(nn.Module):\n"
+                "    def __init__(self, size):\n"
+                "        super().__init__()\n"
+                "        self.size = size\n"
+                "        self.register_buffer('mask', self.make_mask(size))\n"
+                "\n"
+                "    def make_mask(self, n):\n"
+                "        return torch.arange(n).float()\n"
+                "\n"
+                "    def forward(self, x):\n"
+                "        if _trt_tracing() or self.size != x.shape[-1]:\n"
+                "            mask = self.make_mask(x.shape[-1])\n"
+                "        else:\n"
+                "            mask = self.mask\n"
+                "        return x + mask\n",
                 unsafe=True,
             ),
         ),
@@ -320,7 +469,7 @@ equivalent on every input set. Applies to every TensorRT version and both export
             self._open.pop()
 
     def _candidate(self, node: cst.If) -> _Candidate | None:
-        if not self._torch or not self.active() or node.orelse is not None or not self._candidates:
+        if not self._torch or not self.active() or not self._candidates:
             return None
         where = self.current_method()
         if where is None or not where[0].is_module or self._scopes[-1] is not where[1]:
@@ -328,6 +477,8 @@ equivalent on every input set. Applies to every TensorRT version and both export
         test = node.test
         if any(type(n) is cst.NamedExpr for n in walk(test)):
             return None  # skipped while tracing, the name would be unbound after the `if`
+        if node.orelse is not None:
+            return self._precomputed(node, where[0], where[1])
         conjuncts = _conjuncts(test)
         if any(type(d) is cst.Call and type(d.func) is cst.Name and d.func.value.startswith(HELPER)
                for c in conjuncts for d in _disjuncts(_bare(c))):
@@ -357,6 +508,55 @@ equivalent on every input set. Applies to every TensorRT version and both export
             replacement = replacement.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
         fix = Fix({conjunct: replacement}, safety=Safety.UNSAFE, helpers=(HELPER,))
         return _Candidate(node, where[1], state_attr(key), message, fix)
+
+    def _precomputed(self, node: cst.If, record, method: cst.FunctionDef) -> _Candidate | None:
+        """``if self.res != size: m = self.make(size) ... else: <self.m, made by self.make in __init__>``
+        (or the hit test first: ``if self.res == size: <self.m> else: <self.make(size)>``)."""
+        if type(node.orelse) is not cst.Else:
+            return None  # an `elif` chain decides more than a hit or a miss
+        compared = _size_comparisons(node.test)
+        if compared is None:
+            return None
+        miss, keys = compared
+        test = node.test
+        if any(type(n) is cst.Call and type(n.func) is cst.Name and n.func.value.startswith(HELPER)
+               for n in walk(test)):
+            return None  # already refreshed
+        recompute, cached = (node.body, node.orelse.body) if miss else (node.orelse.body, node.body)
+        if _writes_self(node.body) or _writes_self(node.orelse.body):
+            return None  # a cache (the form above) or state, not a value fixed at construction
+        inits = [s for s in record.node.body.body if type(s) is cst.FunctionDef and s.name.value == "__init__"]
+        if len(inits) != 1:
+            return None
+        stored = _precomputed_by(inits[0])
+        callees = _callees(recompute)
+        # the values the hit path reads in place of what the miss path computes: stored by __init__
+        # from a call the miss path makes again, and not read by the miss path itself
+        replaced = sorted(attr for attr in _self_reads(cached) - _self_reads(recompute)
+                          if stored.get(attr, set()) & callees)
+        if not replaced:
+            return None
+        key_attrs = {state_attr(k) for k in keys}
+        if key_attrs & set(replaced):
+            return None
+        names = ", ".join(f"`self.{a}`" for a in replaced[:3])
+        maker = sorted(set().union(*(stored[a] & callees for a in replaced)))[0]
+        message = (f"`{short_code(test, 60)}` picks {names}, precomputed in `__init__` by `{maker}(...)` for the "
+                   f"configured `{short_code(keys[0], 40)}`, over recomputing it from the input's size: a traced "
+                   "export decides the comparison once on the example, and at the configured size the graph keeps "
+                   f"the precomputed values for every input size; {HELPER}() takes the recomputing branch while "
+                   "tracing")
+        bare = test.with_changes(lpar=[], rpar=[]) if test.lpar else test  # its parentheses go around the chain
+        if miss:  # `a != s or b != t` → `_trt_tracing() or a != s or b != t`
+            replacement = cst.BooleanOperation(left=cst.Call(func=cst.Name(HELPER)), operator=cst.Or(), right=bare)
+        else:  # `a == s and b == t` → `not _trt_tracing() and a == s and b == t`
+            replacement = cst.BooleanOperation(
+                left=cst.UnaryOperation(operator=cst.Not(), expression=cst.Call(func=cst.Name(HELPER))),
+                operator=cst.And(), right=bare)
+        if bare is not test:
+            replacement = replacement.with_changes(lpar=test.lpar, rpar=test.rpar)
+        fix = Fix({test: replacement}, safety=Safety.UNSAFE, helpers=(HELPER,))
+        return _Candidate(node, method, sorted(key_attrs)[0], message, fix)
 
 
 RULES = (ShapeKeyedCache,)

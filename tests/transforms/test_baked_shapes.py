@@ -228,6 +228,44 @@ def test_dynamo_export_of_rewritten_ceil() -> None:
         assert ort_matches(session, after, torch.randn(2, n)), n
 
 
+#: spandrel RGT's (and Swin-style models') ``windows2img``: the batch read back as ``int`` of a quotient of sizes.
+WINDOW_BATCH = HEADER + forward("""\
+b, c, h, w = x.shape
+win = x.view(b, c, h // 2, 2, w // 2, 2).permute(0, 2, 4, 3, 5, 1).reshape(-1, 4, c)
+B = int(win.shape[0] / (h * w / 2 / 2))
+return win.view(B, h // 2, w // 2, 2, 2, -1).permute(0, 5, 1, 3, 2, 4).reshape(B, -1, h, w)""")
+
+
+@pytest.mark.parametrize("code,example,others,axes", [
+    (INT_SCALE, (2, 10), [(2, 1), (2, 3), (3, 7), (1, 11), (2, 10)], {"x": {0: "b", 1: "n"}}),
+    (WINDOW_BATCH, (1, 3, 8, 8), [(2, 3, 6, 10), (3, 3, 4, 4), (1, 3, 8, 8)], {"x": {0: "b", 2: "h", 3: "w"}}),
+], ids=["scaled-width", "window-batch"])
+def test_dynamo_export_of_rewritten_int_follows_the_input(code, example, others, axes) -> None:
+    """``int()`` of a symbolic float is specialized by ``torch.export`` (the dynamo exporter) to the example's
+    value; the rewritten ``_trt_size_int`` keeps it symbolic there, so the graph follows every size."""
+    before = load(code, "M")()
+    after = load(rewrite(code, unsafe=True, select=("TRT712",)), "M")()
+    assert "_trt_size_int(" in rewrite(code, unsafe=True, select=("TRT712",))
+    generator = torch.Generator().manual_seed(0)
+    inputs = [torch.randn(shape, generator=generator) for shape in others]
+    for x in inputs:  # the same program in eager mode
+        assert_same(before(x), after(x))
+    old = export_session(before, (torch.randn(example),), ["x"], axes, dynamo=True)
+    new = export_session(after, (torch.randn(example),), ["x"], axes, dynamo=True)
+    assert not all(ort_matches(old, before, x) for x in inputs)
+    for x in inputs:
+        assert ort_matches(new, after, x), tuple(x.shape)
+
+
+def test_the_int_helper_still_scripts(tmp_path: Path) -> None:
+    """The symbolic branch is never compiled by ``torch.jit.script``, which keeps the built-in."""
+    after = import_source(rewrite(WINDOW_BATCH, unsafe=True, select=("TRT712",)), tmp_path)["M"]()
+    scripted = torch.jit.script(after)
+    for shape in ((1, 3, 8, 8), (2, 3, 6, 10), (3, 3, 4, 4)):
+        x = torch.randn(shape)
+        assert_same(scripted(x), after(x))
+
+
 # --- TRT711: the NumPy grid and its torch form --------------------------------------------
 
 GRID_NP = HEADER + forward("""\

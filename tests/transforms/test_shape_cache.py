@@ -303,3 +303,224 @@ def test_star_imports_are_followed_through_the_imported_module(tmp_path: Path) -
     assert "_trt_tracing" not in _fix_file(path)
     base.write_text(STAR_COMMON + "\n# torch now\n")
     assert "if _trt_tracing() or self.grid[i]" in _fix_file(path)
+
+
+# --- a value precomputed in __init__ for the configured size, recomputed only when the size differs ---
+# spandrel's RGT and DAT (`if self.patches_resolution != _H or ...: mask_tmp = self.calculate_mask(_H, _W)
+# ... else: <self.attn_mask_0>`) and SwinIR, Swin2SR, DRCT (`if self.input_resolution == x_size:
+# <self.attn_mask> else: <self.calculate_mask(x_size)>`).
+
+WINDOWS = HEADER + '''
+class Windows(nn.Module):
+    def __init__(self, resolution=8, window=4, shift=2):
+        super().__init__()
+        self.resolution, self.window, self.shift = resolution, window, shift
+        masks = self.calculate_mask(resolution, resolution)
+        self.register_buffer("mask_0", masks[0])
+        self.register_buffer("mask_1", masks[1])
+
+    def calculate_mask(self, H, W):
+        img = torch.zeros((1, H, W, 1))
+        cuts = (slice(0, -self.window), slice(-self.window, -self.shift), slice(-self.shift, None))
+        cnt = 0
+        for h in cuts:
+            for w in cuts:
+                img[:, h, w, :] = cnt
+                cnt += 1
+        win = img.view(1, H // self.window, self.window, W // self.window, self.window, 1)
+        win = win.permute(0, 1, 3, 2, 4, 5).reshape(-1, self.window * self.window)
+        mask = win.unsqueeze(1) - win.unsqueeze(2)
+        mask = mask.masked_fill(mask != 0, -100.0).masked_fill(mask == 0, 0.0)
+        return mask, mask * 0.5
+
+    def attend(self, x, mask):
+        B, H, W, C = x.shape
+        w = self.window
+        win = x.view(B, H // w, w, W // w, w, C).permute(0, 1, 3, 2, 4, 5).reshape(B, (H // w) * (W // w), w * w, C)
+        attn = (win @ win.transpose(-2, -1) + mask).softmax(-1)
+        out = (attn @ win).view(B, H // w, W // w, w, w, C)
+        return out.permute(0, 1, 3, 2, 4, 5).reshape(B, H, W, C)
+
+    def forward(self, x):
+        x = torch.roll(x.permute(0, 2, 3, 1), (-self.shift, -self.shift), (1, 2))
+        _H, _W = x.shape[1], x.shape[2]
+        if self.resolution != _H or self.resolution != _W:
+            mask_tmp = self.calculate_mask(_H, _W)
+            a = self.attend(x, mask_tmp[0].to(x.device))
+            b = self.attend(x.flip(-1), mask_tmp[1].to(x.device))
+        else:
+            a = self.attend(x, self.mask_0)
+            b = self.attend(x.flip(-1), self.mask_1)
+        return torch.roll(a + b, (self.shift, self.shift), (1, 2)).permute(0, 3, 1, 2)
+'''
+
+#: SwinIR's form: the hit test first, a tuple key, one mask stored straight from the call.
+SWIN = WINDOWS.replace("class Windows", "class Swin").replace(
+    '''        masks = self.calculate_mask(resolution, resolution)
+        self.register_buffer("mask_0", masks[0])
+        self.register_buffer("mask_1", masks[1])''',
+    '''        self.input_resolution = (resolution, resolution)
+        self.register_buffer("attn_mask", self.calculate_mask(resolution, resolution)[0])''').replace(
+    '''        _H, _W = x.shape[1], x.shape[2]
+        if self.resolution != _H or self.resolution != _W:
+            mask_tmp = self.calculate_mask(_H, _W)
+            a = self.attend(x, mask_tmp[0].to(x.device))
+            b = self.attend(x.flip(-1), mask_tmp[1].to(x.device))
+        else:
+            a = self.attend(x, self.mask_0)
+            b = self.attend(x.flip(-1), self.mask_1)
+        return torch.roll(a + b,''',
+    '''        x_size = (x.shape[1], x.shape[2])
+        if self.input_resolution == x_size:
+            a = self.attend(x, self.attn_mask)
+        else:
+            a = self.attend(x, self.calculate_mask(x_size[0], x_size[1])[0].to(x.device))
+        return torch.roll(a,''')
+
+WINDOWS_TEST = "if self.resolution != _H or self.resolution != _W:"
+SWIN_TEST = "if self.input_resolution == x_size:"
+
+
+def test_a_mask_precomputed_for_the_configured_size_is_recomputed_while_tracing() -> None:
+    assert SWIN != WINDOWS and SWIN_TEST in SWIN
+    assert code_lines(fixed(WINDOWS)) == code_lines(WINDOWS.replace(
+        WINDOWS_TEST, "if _trt_tracing() or self.resolution != _H or self.resolution != _W:"))
+    assert code_lines(fixed(SWIN)) == code_lines(SWIN.replace(
+        SWIN_TEST, "if not _trt_tracing() and self.input_resolution == x_size:"))
+    assert "def _trt_tracing() -> bool:" in fixed(SWIN)
+    assert rewrite(WINDOWS, unsafe=False, select=("TRT726",)) == WINDOWS  # unsafe: only with --unsafe
+
+
+def precomputed(init: str, body: str) -> str:
+    """A module whose ``__init__`` runs ``init`` and whose ``forward(x)`` runs ``body``."""
+    init_lines = "".join(f"        {line}\n" for line in init.strip().splitlines())
+    return method(body, extra=f"    def __init__(self):\n        super().__init__()\n{init_lines}\n"
+                              "    def make(self, h, w):\n        return torch.ones(h, w)\n\n")
+
+
+@pytest.mark.parametrize("init,body,after", [
+    # stored straight from the call; the miss test written with `not ==`
+    ("self.r = 4\nself.t = self.make(4, 4)",
+     "if not self.r == x.shape[-1]:\n    t = self.make(x.shape[-2], x.shape[-1])\nelse:\n    t = self.t\nreturn x + t",
+     "if _trt_tracing() or not self.r == x.shape[-1]:"),
+    # a module-level function and `self.t = ...` through a local (a relative-position table)
+    ("self.r = 4\nt = index(4, 4)\nself.t = t.flip(0)",
+     "if self.r != x.shape[-1]:\n    t = index(x.shape[-2], x.shape[-1]).flip(0)\nelse:\n    t = self.t\nreturn x + t",
+     "if _trt_tracing() or self.r != x.shape[-1]:"),
+    # the hit test of two sizes, the key on the right
+    ("self.h = self.w = 4\nself.register_buffer('t', self.make(4, 4))",
+     "if x.shape[-2] == self.h and x.shape[-1] == self.w:\n    t = self.t\nelse:\n    t = self.make(x.shape[-2], x.shape[-1])\n"
+     "return x + t", "if not _trt_tracing() and x.shape[-2] == self.h and x.shape[-1] == self.w:"),
+    # a parenthesized test keeps its parentheses
+    ("self.r = 4\nself.t = self.make(4, 4)",
+     "if (self.r != x.shape[-1]):\n    t = self.make(x.shape[-2], x.shape[-1])\nelse:\n    t = self.t\nreturn x + t",
+     "if (_trt_tracing() or self.r != x.shape[-1]):"),
+])
+def test_other_precomputed_forms_are_recomputed_while_tracing(init: str, body: str, after: str) -> None:
+    code = "def index(h, w):\n    return torch.arange(h * w).view(h, w)\n\n" + precomputed(init, body)
+    assert after in fixed(code)
+    assert "precomputed in `__init__`" in " ".join(
+        f.message for f in __import__("trtcodemod.engine", fromlist=["check_source"]).check_source(
+            code.encode(), "snippet.py", __import__("trtcodemod.engine", fromlist=["Options"]).Options(
+                select=("TRT726",))))
+
+
+MISS = "if self.r != x.shape[-1]:\n    t = self.make(x.shape[-2], x.shape[-1])\nelse:\n    t = self.t\nreturn x + t"
+
+
+@pytest.mark.parametrize("init,body", [
+    # the hit value is not made by what the miss path calls: not the same value at another size
+    ("self.r = 4\nself.t = torch.ones(4, 4)", MISS),
+    ("self.r = 4\nself.t = other(4)", MISS),
+    # a constant, not a computed value
+    ("self.r = 4\nself.register_buffer('t', torch.zeros(4, 4))", MISS),
+    # the miss path reads the stored value too: it adapts it, it does not replace it
+    ("self.r = 4\nself.t = self.make(4, 4)",
+     "if self.r != x.shape[-1]:\n    t = self.t[:1] * self.make(x.shape[-2], x.shape[-1])\nelse:\n    t = self.t\nreturn x + t"),
+    # an `elif` decides more than a hit or a miss
+    ("self.r = 4\nself.t = self.make(4, 4)",
+     "if self.r != x.shape[-1]:\n    t = self.make(x.shape[-2], x.shape[-1])\nelif x.dim() > 3:\n    t = 0\n"
+     "else:\n    t = self.t\nreturn x + t"),
+    # a branch writes to self: state (or the cache form above), not a value fixed at construction
+    ("self.r = 4\nself.t = self.make(4, 4)",
+     "if self.r != x.shape[-1]:\n    self.t = self.make(x.shape[-2], x.shape[-1])\n    t = self.t\nelse:\n    t = self.t\n"
+     "return x + t"),
+    # both sides of the comparison are configuration; or neither is
+    ("self.r = 4\nself.s = 4\nself.t = self.make(4, 4)",
+     MISS.replace("if self.r != x.shape[-1]", "if self.r != self.s")),
+    ("self.r = 4\nself.t = self.make(4, 4)", MISS.replace("if self.r != x.shape[-1]", "if x.shape[-2] != x.shape[-1]")),
+    # a threshold, and a hit test written as a miss chain
+    ("self.r = 4\nself.t = self.make(4, 4)", MISS.replace("!=", "<")),
+    ("self.r = 4\nself.t = self.make(4, 4)", MISS.replace("if self.r != x.shape[-1]",
+                                                          "if self.r != x.shape[-1] and self.r != x.shape[-2]")),
+    # the key is forward's own state
+    ("self.r = 4\nself.t = self.make(4, 4)", "self.r = x.shape[-1]\n" + MISS),
+])
+def test_not_a_precomputed_value(init: str, body: str) -> None:
+    code = "def other(n):\n    return torch.ones(n, n)\n\n" + precomputed(init, body)
+    assert "TRT726" not in rules_found(code, select=("TRT726",))
+    assert "_trt_tracing" not in fixed(code)
+
+
+#: the configured size, other sizes and batches, an empty batch, a non-square input, again the configured size
+WINDOW_SIZES = [(1, 3, 8, 8), (2, 3, 12, 12), (0, 3, 8, 8), (1, 3, 8, 12), (1, 3, 4, 4), (2, 3, 8, 8), (1, 3, 16, 8)]
+
+
+@pytest.mark.parametrize("code,name", [(WINDOWS, "Windows"), (SWIN, "Swin")])
+def test_eager_is_bit_for_bit_the_same_at_the_configured_size_and_others(tmp_path: Path, code: str, name: str) -> None:
+    assert "_trt_tracing() " in fixed(code)  # the rewritten program, not the original again
+    before = import_source(code, tmp_path)[name]()
+    after = import_source(fixed(code), tmp_path)[name]()
+    for step, shape in enumerate(WINDOW_SIZES):
+        x = _input(shape, step)
+        assert_same_run(run_once(before, [x]), run_once(after, [x]), context=f"call {step} {shape}")
+    assert str(before.state_dict()) == str(after.state_dict())
+
+
+@pytest.mark.parametrize("code,name", [(WINDOWS, "Windows"), (SWIN, "Swin")])
+def test_every_toolchain_does_what_it_did_with_a_precomputed_mask(tmp_path: Path, code: str, name: str) -> None:
+    assert "_trt_tracing() " in fixed(code)
+    x = _input((1, 3, 8, 8), 0)
+    old = toolchain_outcomes(import_source(code, tmp_path)[name], [x], tmp_path)
+    new = toolchain_outcomes(import_source(fixed(code), tmp_path)[name], [x], tmp_path)
+    assert old.keys() == new.keys()
+    for tool in old:
+        if isinstance(old[tool], Exception):
+            assert type(new[tool]) is type(old[tool]), tool
+        else:
+            assert_same_run(run_once(lambda: old[tool], []), run_once(lambda: new[tool], []), context=tool)
+
+
+def _faithful_at(code: str, name: str, tmp_path: Path, dynamo: bool,
+                 sizes: list[tuple[int, int, int, int]]) -> tuple[bool, list[str]]:
+    """Exported on the configured size (8 x 8), run at each of ``sizes`` against eager."""
+    model = import_source(code, tmp_path)[name]().eval()
+    example = torch.randn(1, 3, 8, 8)
+    try:
+        graph, warned = _export(model, example, dynamo)
+    except Exception:  # noqa: BLE001 - the dynamo exporter refuses a size it specialised
+        return False, []
+    session = ort.InferenceSession(graph, providers=["CPUExecutionProvider"])
+    for shape in sizes:
+        other = torch.randn(shape, generator=torch.Generator().manual_seed(sum(shape)))
+        with torch.no_grad():
+            expected = import_source(code, tmp_path)[name]().eval()(other)
+        try:
+            [got] = session.run(None, {"x": other.numpy()})
+        except Exception:  # noqa: BLE001 - a mask of the configured size against another size's windows
+            return False, warned
+        if got.shape != tuple(expected.shape) or not (torch.from_numpy(got) - expected).abs().max() < 1e-5:
+            return False, warned
+    return True, warned
+
+
+@pytest.mark.parametrize("dynamo", [False, True], ids=["torchscript", "dynamo"])
+@pytest.mark.parametrize("code,name", [(WINDOWS, "Windows"), (SWIN, "Swin")])
+def test_the_graph_holds_the_mask_of_every_size_only_after_the_fix(tmp_path: Path, code: str, name: str,
+                                                                  dynamo: bool) -> None:
+    sizes = [(1, 3, 12, 16), (1, 3, 16, 8)]  # two sizes other than the configured one (the dynamo export: batch 1)
+    before, _ = _faithful_at(code, name, tmp_path, dynamo, sizes)
+    after, warned = _faithful_at(fixed(code), name, tmp_path, dynamo, sizes + [(1, 3, 8, 8)])
+    assert not before and after
+    # The comparison is not even evaluated while tracing: no bool of a traced size.
+    assert not [w for w in warned if "Python boolean" in w]

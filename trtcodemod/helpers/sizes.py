@@ -15,6 +15,9 @@ tensor operand do they compute the choice with a traced ``clamp``/``minimum``/``
 ``int``, ``ceil`` and ``floor`` of a traced size (``int(h * scale)``, ``math.ceil(h / s)``) read
 it into a Python number the same way; their helpers keep it a 0-d ``int64`` tensor there
 (``Ceil``/``Floor`` and a cast in the graph, the cast truncating toward zero as ``int`` does).
+``torch.export`` (the dynamo exporter) keeps ``math.ceil``/``math.floor`` of a symbolic float
+symbolic but specializes ``int()`` of one to the example's value: ``_trt_size_int`` takes
+``torch.sym_int`` there.
 ``math.sqrt`` of a size (a token count's side, ``int(math.sqrt(n))``) reads it the same way; its
 helper keeps a traced float32 ``Sqrt`` there.
 """
@@ -103,10 +106,13 @@ def _trt_size_chosen(condition, chosen, other):
 
 
 def _trt_size_int(value: int | float) -> int:
-    """``int(value)``; the traced number as an ``int64`` 0-d tensor while a trace passes a tensor."""
+    """``int(value)``; the traced number as an ``int64`` 0-d tensor while a trace passes a tensor, and
+    a symbolic integer while ``torch.export`` (the dynamo exporter) passes a symbolic float."""
     if not torch.jit.is_scripting():
         if torch.jit.is_tracing() and isinstance(value, torch.Tensor):
             return _trt_size_rounded(value, "trunc")
+        if isinstance(value, torch.SymFloat):
+            return _trt_size_symbolic_int(value)
         return int(value)
     if isinstance(value, int):
         return value
@@ -180,6 +186,13 @@ def _trt_size_real(value):
 
 
 @torch.jit.unused
+@torch.jit.unused
+def _trt_size_symbolic_int(value):
+    """``int`` of a symbolic float, kept symbolic: ``int()`` would specialize it to the example's value
+    (``torch.export`` guards on it, and a dynamic axis the user did not mark strict is silently fixed)."""
+    return torch.sym_int(value)
+
+
 def _trt_size_rounded(value, how):
     """The traced integer: ``ceil``/``floor`` of a float, then ``int64`` (a cast truncates toward zero)."""
     if value.is_floating_point():
