@@ -44,11 +44,16 @@ tensor to fill later: `torch.Tensor(...)`, a typed one (`torch.FloatTensor`, `to
 `torch.ByteTensor`, ... and their `torch.cuda.` forms) or the tensor method `x.new(...)`, where
 the arguments are sizes and at least one is a size of a tensor (`x.shape[i]`, `x.size(i)`, a name
 unpacked from `x.size()`, arithmetic on those, or a whole shape: `x.size()`, `x.shape[2:]`), as
-TRT711–TRT716 decide; with two or more arguments (which can only be sizes) also where the observed
-export warned at the call (inside `migrate`, or with `--facts`), and a size of an object not shown
-to be a tensor counts there too. One argument that is not a size (Python data, `torch.Tensor([1,
-2])`; a tensor, which the constructor returns as it is) is left alone, as are unpacked arguments
-and keywords other than `device` (`device` of a typed constructor too, whose errors differ).
+TRT711–TRT716 decide. `o.shape[i]` or `o.size(i)` of an object not shown to be a tensor (a
+helper's parameter) is an int whatever `o` is, and counts for the constructors; for `o.new(...)`
+(nothing else shows `o` to be a tensor) and for a whole `o.shape` (of a NumPy array a tuple:
+Python data) only where the observed export warned at the call (inside `migrate`, or with
+`--facts`), where two or more arguments (which can only be sizes) count whatever they are. One
+argument that is not a size (Python data, `torch.Tensor([1, 2])`; a tensor, which the constructor
+returns as it is) is left alone, as are unpacked arguments, a tensor among several arguments, and
+keywords other than `device` (`device` of a typed constructor too, whose errors differ). Code that
+only runs while the module is built (`nn.Parameter(torch.Tensor(out, in))` in `__init__`) is not
+looked at.
 Real code: spandrel 0.4.2's HVI-CIDNet colour transform allocates its hue plane with
 `torch.Tensor(img.shape[0], img.shape[2], img.shape[3])` and fills it through masks;
 transformers 5.24.0's RAG shifts targets with `target.new(target.shape[0], 1).fill_(pad)`;
@@ -143,7 +148,7 @@ constructors refuse a traced size. TensorRT versions: all (the problem is the ex
                     return
                 fix = Fix({node: replacement})
                 how = "`torch.empty` of the same sizes, dtype and device takes the traced sizes"
-            self.report(node, f"`{short_code(node)}` {_MESSAGE}; {how}", fix)
+            self.found(node, f"`{short_code(node)}` {_MESSAGE}; {how}", fix)
             return
         parts = method_call(node)
         if parts is None or parts[1] != "new" or any(k != "device" for k in named):
@@ -152,7 +157,7 @@ constructors refuse a traced size. TensorRT versions: all (the problem is the ex
         if self.context.qualified_names(receiver) or not self._sizes(node, sizes, receiver):
             return
         func = node.func.with_changes(attr=cst.Name("new_empty"))  # type: ignore[attr-defined]
-        self.report(node, f"`{short_code(node)}` {_MESSAGE}; `new_empty` of the same sizes takes the traced sizes",
+        self.found(node, f"`{short_code(node)}` {_MESSAGE}; `new_empty` of the same sizes takes the traced sizes",
                     Fix({node: node.with_changes(func=func)}))
 
     def _sizes(self, node: cst.Call, sizes: list[cst.BaseExpression], receiver: cst.BaseExpression | None) -> bool:
@@ -164,14 +169,19 @@ constructors refuse a traced size. TensorRT versions: all (the problem is the ex
             # taken where the observed export warned here and the receiver's own size is an argument.
             if not traced or not any(self._loose_size(s) and _reads_size_of(s, receiver) for s in sizes):
                 return False
+        # `o.shape[i]` of an object not shown to be a tensor is an int whatever `o` is: a size of it counts
+        # for a constructor named as such; a whole `o.shape` (a NumPy tuple: Python data) only where the
+        # export warned, and so for a `new` whose receiver nothing shows to be a tensor.
+        loose = receiver is None or traced
         if len(sizes) == 1:
             only = sizes[0]
-            if self.size_derived(only) or self._is_shape_tuple(only):
+            if self.size_derived(only) or self._is_shape_tuple(only) or (loose and self._loose_size(only)):
                 return True
-            return traced and (self._loose_size(only) or self._loose_owner(only) is not None)
+            return traced and self._loose_owner(only) is not None
         if any(self.is_tensor(s) for s in sizes):
             return False
-        return any(self.size_derived(s) or self._is_shape_tuple(s) for s in sizes) or traced
+        return traced or any(self.size_derived(s) or self._is_shape_tuple(s) or (loose and self._loose_size(s))
+                             for s in sizes)
 
     def _typed(self, node: cst.Call, legacy: str) -> cst.Call | None:
         """``torch.empty(sizes..., dtype=torch.<dtype>, device="cpu"|"cuda")`` for a typed constructor

@@ -110,12 +110,26 @@ def _with_warning(code: str, tmp_path: Path) -> str:
     return fix_source(code.encode(), str(path.resolve()), options).source.decode()
 
 
-def test_loose_sizes_count_only_where_the_export_warned(tmp_path: Path) -> None:
-    assert rules_found(LOOSE, select=("TRT349",)) == []
+def test_a_loose_receiver_counts_only_where_the_export_warned(tmp_path: Path) -> None:
+    """`img.shape[i]` is an int whatever `img` is: the constructors take it; `target.new` is a tensor's
+    method only by the export's warning (nothing else shows `target` to be a tensor)."""
+    plain = rewrite(LOOSE, select=("TRT349",))
+    assert "hue = _trt_legacy_empty(img.shape[0], img.shape[2], img.shape[3])" in plain
+    assert "one = _trt_legacy_empty(img.shape[0])" in plain
+    assert "pad = target.new(target.shape[0], 1)" in plain
     after = _with_warning(LOOSE, tmp_path)
     assert "hue = _trt_legacy_empty(img.shape[0], img.shape[2], img.shape[3])" in after
     assert "pad = target.new_empty(target.shape[0], 1)" in after
     assert "one = _trt_legacy_empty(img.shape[0])" in after
+
+
+def test_a_loose_whole_shape_counts_only_where_the_export_warned(tmp_path: Path) -> None:
+    """`torch.Tensor(arr.shape)` of a NumPy array is a tensor of the shape's values (Python data): without
+    the export's warning saying `arr` was traced, it is left alone."""
+    code = ("import torch\nclass Grid(torch.nn.Module):\n    def make(self, arr):\n"
+            "        return torch.Tensor(arr.shape[1:])\n")
+    assert rules_found(code, select=("TRT349",)) == []
+    assert "return _trt_legacy_empty(arr.shape[1:])" in _with_warning(code, tmp_path)
 
 
 def test_the_plan_takes_it_for_a_traced_constant_at_its_line() -> None:
