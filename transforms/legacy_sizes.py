@@ -67,7 +67,10 @@ exporter (and `torch.jit.trace`) the result is recorded as a constant of the tra
 sizes: the trace warns "torch.Tensor results are registered as constants", and everything
 written into the tensor or computed from it keeps the example's sizes. Measured with torch 2.13 on
 HVI-CIDNet: the graph traced at 64x64 fails in ONNX Runtime at 192x192 (`Expand`: invalid expand
-shape, at the mask assignment into the hue plane). The dynamo exporter is not concerned.
+shape, at the mask assignment into the hue plane). The typed constructors and `x.new` bake the same
+way without any warning. The dynamo exporter is not concerned. `migrate` applies the fix where the
+export warns at the call, or where ONNX Runtime refuses, at another input size, a node made in the
+same file (the `torch.cat` or the mask assignment that meets the tensor).
 
 The rewrite: `torch.Tensor(a, b)` → `_trt_legacy_empty(a, b)` (an inserted helper,
 `trtcodemod/helpers/constants.py`: the legacy constructor itself outside a trace, `torch.empty` of

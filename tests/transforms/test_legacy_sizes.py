@@ -142,6 +142,37 @@ def test_the_plan_takes_it_for_a_traced_constant_at_its_line() -> None:
     assert not matches(Problem("baked", "/m/hvi.py", 51, "(traced constant)", None, "item"), Finding())
 
 
+def test_the_plan_takes_it_for_a_graph_failure_in_its_file() -> None:
+    """`torch.FloatTensor(b, 1, n)` and `x.new(b, 1)` bake silently (no TracerWarning): the symptom is the
+    `torch.cat` that meets the tensor at another size, a line or two below, in the same file."""
+    from trtcodemod.migrate.locate import FAILS_TO_RUN
+
+    class Finding:
+        rule, path, line, column, end_line, end_column = "TRT349", "/m/rag.py", 18, 14, 18, 40
+
+    failed = Problem("unfaithful", "/m/rag.py", 19, FAILS_TO_RUN, None, "Concat: dimension mismatch", "error")
+    assert matches(failed, Finding())
+    assert not matches(Problem("unfaithful", "/m/other.py", 19, FAILS_TO_RUN, None, "Concat", "error"), Finding())
+
+
+def test_only_the_untyped_constructor_warns_while_tracing() -> None:
+    """Why the plan needs the failure: the typed constructors and `new` give no TracerWarning at all."""
+    import linecache
+
+    def make(x: torch.Tensor):
+        a = torch.Tensor(x.shape[0], 2).fill_(0)
+        b = torch.FloatTensor(x.shape[0], 2).fill_(0)
+        c = x.new(x.shape[0], 2).fill_(0)
+        return a, b, c
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        traced = torch.jit.trace(make, (torch.zeros(3),))
+    lines = {(w.filename, w.lineno) for w in caught if issubclass(w.category, torch.jit.TracerWarning)}
+    assert [linecache.getline(*where).strip()[:16] for where in lines] == ["a = torch.Tensor"]
+    assert all(out.shape[0] == 3 for out in traced(torch.zeros(5)))  # all three keep the traced size
+
+
 # --- the new tensor: sizes, dtype, device and errors of the legacy constructor ------------------------
 
 SIZES = [(2, 3), (0,), (1, 0, 4), (5,), (torch.Size([2, 3]),), (3, 1, 1, 1)]

@@ -76,8 +76,10 @@ STOPS_AT_EVERY_CALL = {
 #: as in MiniMax-M3-VL's block indexer), and TRT323, whose bool comparison meets a float in an Add further
 #: on, which ONNX Runtime refuses at load; TRT716, whose sizes copied into a constant may be indices
 #: of the example's length (kornia's DeFMO: `times[list(range(times.shape[0])), ki]` keeps one row at
-#: batch 2, and the `torch.cat` with the latent two lines below refuses the mismatched batch).
-WRONG_INDEX_RULES = frozenset({"TRT728", "TRT330", "TRT339", "TRT323", "TRT716"})
+#: batch 2, and the `torch.cat` with the latent two lines below refuses the mismatched batch); TRT349, whose
+#: typed legacy constructors and `x.new(sizes)` bake the example's sizes without a TracerWarning (only
+#: `torch.Tensor(sizes)` warns), so the `torch.cat` or mask assignment that meets the tensor refuses it.
+WRONG_INDEX_RULES = frozenset({"TRT728", "TRT330", "TRT339", "TRT323", "TRT716", "TRT349"})
 
 #: Rules that rewrite a module where it is built (``nn.LocalResponseNorm(...)`` in ``__init__``)
 #: while the graph check names them from a node's stack, made where forward calls the module: a
