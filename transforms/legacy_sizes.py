@@ -84,9 +84,12 @@ without gradient, its values uninitialised as before, and raises where the origi
 negative size); `torch.Tensor` is left to the helper, which calls it outside a trace, because its
 device follows the default tensor type and not `torch.set_default_device` (while tracing under
 `set_default_device`, the helper's tensor is on that device). A typed constructor names its device,
-which `torch.empty` is then given. `torch.jit.script` compiles `torch.empty` and `new_empty`, where
-it could not compile `torch.Tensor(...)` or `x.new(...)`; `torch.fx` traces them where the legacy
-constructors refuse a traced size. TensorRT versions: all (the problem is the exported graph).""",
+which `torch.empty` is then given. Toolchains (torch 2.13): `torch.jit.script` compiles a typed
+constructor and `torch.empty` alike, and `new_empty` where it refused `x.new`; neither
+`torch.Tensor(...)` nor the helper (variable arguments) compiles; `torch.fx` traces `torch.empty`
+and `new_empty` where the legacy constructors refuse its proxies, and the helper refuses them as
+`torch.Tensor` does; `torch.compile` and `torch.export` give the same tensors before and after.
+TensorRT versions: all (the problem is the exported graph).""",
         fix=Safety.SAFE,
         examples=(
             Example(

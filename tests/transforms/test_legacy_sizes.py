@@ -330,3 +330,27 @@ def test_the_toolchains_work_wherever_the_original_did(program: tuple[type, type
         got = after[name]
         assert not isinstance(got, Exception), f"{name}: {got!r}"
         assert torch.equal(got, before[name]), name
+
+
+SCRIPTABLE = """import torch
+from torch import nn
+
+
+class M(nn.Module):
+    def forward(self, x: torch.Tensor):
+        pad = torch.FloatTensor(x.shape[0], 2).zero_()
+        col = x.new(x.shape[0], 1).fill_(3.0)
+        return torch.cat([x, pad, col], 1)
+"""
+
+
+def test_script_compiles_the_rewrite_where_it_compiled_the_typed_constructor(tmp_path: Path) -> None:
+    """`torch.jit.script` takes a typed constructor and `torch.empty` alike, and `new_empty` where it
+    refused `x.new`: what scripted before still scripts, and gives the same result."""
+    after = rewrite(SCRIPTABLE, select=("TRT349",))
+    assert "x.new_empty(x.shape[0], 1)" in after and "torch.empty(x.shape[0], 2, dtype=torch.float32" in after
+    before_type, after_type = import_source(SCRIPTABLE, tmp_path)["M"], import_source(after, tmp_path)["M"]
+    with pytest.raises(Exception):  # noqa: B017 - TorchScript's frontend error: `x.new` is not in its grammar
+        torch.jit.script(before_type())
+    x = torch.rand(3, 4)
+    assert torch.equal(torch.jit.script(after_type())(x), before_type()(x))
