@@ -85,6 +85,7 @@ RULE_MODULES: tuple[str, ...] = (
     "elementwise_loop",
     "size_numel",
     "size_float",
+    "legacy_sizes",
 )
 
 

@@ -943,6 +943,30 @@ def test_a_finding_kept_for_a_graph_that_failed_is_no_error_where_the_rewritten_
     assert not _gone(decision, [], "after", exported=False)
 
 
+def test_a_graph_failure_the_rewritten_graph_lacks_is_no_error_where_a_warning_node_stays(tmp_path: Path) -> None:
+    """spandrel HVI-CIDNet: a mask assignment (TRT202, not rewritten) was kept for its NonZero, a warning,
+    and for the original graph failing at its line (the hue plane a legacy constructor baked, which
+    TRT349 fixes at another line). The rewritten graph is faithful and still has the NonZero: the
+    finding stays, a warning, with the failure said to be gone; where the rewritten graph is still
+    unfaithful, or nothing was rewritten, it stays an error."""
+    from trtcodemod.migrate.locate import FAILS_TO_RUN
+    from trtcodemod.migrate.run import _gone, _runs_now
+
+    path, found = _findings(tmp_path)
+    node = Problem("hostile", path, 4, "NonZero", "TRT401", "NonZero node", "warning")
+    failed = Problem("unfaithful", path, 4, FAILS_TO_RUN, None, "the graph failed: invalid expand shape", "error")
+    decision = decide(found["TRT401"], [node, failed], _facts(path, [1, 2]), unsafe=False)
+    assert decision.problems == [node, failed]
+    assert not _gone(decision, [node], "after")  # the warning node is still there
+    assert _runs_now(decision, [node], "after")
+    elsewhere = Problem("unfaithful", path, 9, "(wrong values)", None, "other values", "error")
+    assert not _runs_now(decision, [node, elsewhere], "after")
+    assert not _runs_now(decision, [node], "before")
+    assert not _runs_now(decision, [node], "after", exported=False)
+    only_node = decide(found["TRT401"], [node], _facts(path, [1, 2]), unsafe=False)
+    assert not _runs_now(only_node, [node], "after")  # kept for no failure: nothing to say gone
+
+
 def test_a_node_the_rewrite_moved_is_not_gone(tmp_path: Path) -> None:
     """The rewritten graph's nodes stand at the rewritten file's lines: a fix that removed lines
     above the finding (TRT717's `if` and the `return x` after it) moves its node up. It is judged

@@ -78,3 +78,19 @@ def _trt_traced_forward(cls):
 
     cls.apply = classmethod(apply)
     return cls
+
+
+def _trt_legacy_empty(*sizes, device=None):
+    """``torch.Tensor(*sizes)`` (``device=`` passed on where given): a new tensor of these sizes, of the
+    default dtype, its values uninitialised; while tracing, ``torch.empty`` of the same sizes and dtype.
+
+    The legacy constructor reads each size into a Python int, so the trace records its result as a
+    constant of the example's sizes (a ``TracerWarning``: "torch.Tensor results are registered as
+    constants"); ``torch.empty`` takes the traced sizes themselves and the graph follows the input.
+    Outside a trace it is the legacy constructor itself (it alone keeps the device of a default tensor
+    type set with ``torch.set_default_tensor_type``, and ignores ``torch.set_default_device``)."""
+    if torch.jit.is_tracing():
+        return torch.empty(*sizes, dtype=torch.get_default_dtype(), device=device)
+    if device is None:
+        return torch.Tensor(*sizes)
+    return torch.Tensor(*sizes, device=device)

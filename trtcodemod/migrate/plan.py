@@ -22,7 +22,7 @@ from .retrace import RETRACED_GRAPH
 #: Rules whose fix removes a value baked in by the export (a value read at the line).
 BAKED_RULES = frozenset({
     "TRT101", "TRT105", "TRT104", "TRT702", "TRT704", "TRT711", "TRT712", "TRT713", "TRT716", "TRT717", "TRT718", "TRT721", "TRT722", "TRT726", "TRT728", "TRT803", "TRT316", "TRT331", "TRT336",
-    "TRT322", "TRT348",
+    "TRT322", "TRT348", "TRT349",
 })
 
 #: The graph check's rule for a hostile node -> other rules whose fix at the node's line removes it: a float64
@@ -76,8 +76,10 @@ STOPS_AT_EVERY_CALL = {
 #: as in MiniMax-M3-VL's block indexer), and TRT323, whose bool comparison meets a float in an Add further
 #: on, which ONNX Runtime refuses at load; TRT716, whose sizes copied into a constant may be indices
 #: of the example's length (kornia's DeFMO: `times[list(range(times.shape[0])), ki]` keeps one row at
-#: batch 2, and the `torch.cat` with the latent two lines below refuses the mismatched batch).
-WRONG_INDEX_RULES = frozenset({"TRT728", "TRT330", "TRT339", "TRT323", "TRT716"})
+#: batch 2, and the `torch.cat` with the latent two lines below refuses the mismatched batch); TRT349, whose
+#: typed legacy constructors and `x.new(sizes)` bake the example's sizes without a TracerWarning (only
+#: `torch.Tensor(sizes)` warns), so the `torch.cat` or mask assignment that meets the tensor refuses it.
+WRONG_INDEX_RULES = frozenset({"TRT728", "TRT330", "TRT339", "TRT323", "TRT716", "TRT349"})
 
 #: Rules that rewrite a module where it is built (``nn.LocalResponseNorm(...)`` in ``__init__``)
 #: while the graph check names them from a node's stack, made where forward calls the module: a

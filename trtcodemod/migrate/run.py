@@ -652,15 +652,20 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: VerifyReport, fi
             # line that bakes) stands below its `for` (the finding's line), as SLANet's decoder.
             continue
         gone = _gone(d, located, side, exported, Rewritten(sources) if sources else None)
+        runs = not gone and _runs_now(d, located, side, exported)
         problems, judged = _judged(d.problems, after_retrace if side == "after" else None)
         problems, judged = _untraced_after(problems, judged, original, final, side, sources)
         judged = judged or _steady(problems)
+        # A graph failure of the original that the rewritten graph no longer has is no error of this
+        # finding's; what else it was kept for (a warning node still there) keeps its own severity.
+        errors = [p for p in problems if p.severity == "error" and not (runs and p.kind == "unfaithful")]
         report["remaining"].append({
             "op": d.problems[0].op if d.problems else "-", "source": f"{d.finding.path}:{d.finding.line}",
-            "rule": d.finding.rule, "message": d.reason + (_gone_note(d) if gone else "") + judged,
+            "rule": d.finding.rule,
+            "message": d.reason + (_gone_note(d) if gone else RUNS_NOTE if runs else "") + judged,
             "kind": "finding",
             "exporter": None,
-            "severity": "error" if any(p.severity == "error" for p in problems) and not gone else "warning"})
+            "severity": "error" if errors and not gone else "warning"})
     # A reverted fix leaves its problem where it was, even one the rewritten side cannot show
     # (a value baked in that no input set exposes is seen by the observer, on the original).
     located_entries = list(report["remaining"])
@@ -773,6 +778,15 @@ def _gone(decision: Any, located: list[Problem], side: str, exported: bool = Tru
         return False
     # An unfaithful graph is one verdict over the whole graph: gone only where the rewritten one is faithful.
     return not (any(p.kind == "unfaithful" for p in decision.problems) and any(p.kind == "unfaithful" for p in located))
+
+
+def _runs_now(decision: Any, located: list[Problem], side: str, exported: bool = True) -> bool:
+    """A finding kept (among others) for the original graph failing or computing other values, where
+    the rewritten graph, exported, is faithful: that failure is gone, whatever else the finding was
+    kept for (spandrel's HVI-CIDNet: the mask assignment's NonZero, a warning, stays in the rewritten
+    graph; the graph's failure at that line came from the hue plane TRT349 no longer bakes)."""
+    return side == "after" and exported and any(p.kind == "unfaithful" for p in decision.problems) \
+        and not any(p.kind == "unfaithful" for p in located)
 
 
 def _gone_note(decision: Any) -> str:
