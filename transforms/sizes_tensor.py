@@ -63,7 +63,9 @@ their normaliser this way: D-FINE's, DEIM's and easydetect's `_generate_anchors`
 (`(grid_xy.unsqueeze(0) + 0.5) / torch.tensor([w, h], dtype=dtype)`, easydetect 0.7.10's
 `nn/decoder.py:742`), lyuwenyu's RT-DETR (`valid_WH = torch.tensor([w, h]).to(dtype)` in
 `rtdetr_decoder.py`) and transformers' OmDet-Turbo (`torch.tensor([width, height], dtype=dtype,
-device=device)`, `modeling_omdet_turbo.py:1215`). The trace keeps `torch.arange(h)` and `h * w`
+device=device)`, `modeling_omdet_turbo.py:1215`); transformers' D-FINE scales its "discrete"
+deformable sampling the same way (`torch.tensor([[width, height]], device=value.device)` in the
+loop over `value_spatial_shapes`, `modeling_d_fine.py:190`). The trace keeps `torch.arange(h)` and `h * w`
 following the input but divides by the example's `[w, h]`: every anchor is wrong at another size.
 
 It also finds an index built in Python from one size: `x[list(range(x.shape[0])), k]`,

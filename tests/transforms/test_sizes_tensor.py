@@ -551,7 +551,8 @@ def test_a_loop_over_a_local_list_of_sizes_needs_no_warning() -> None:
 
 @pytest.mark.parametrize("lines", [
     # the names rebound in the body: no longer the item's sizes
-    "for lvl, (h, w) in enumerate(spatial_shapes):\n            w = x.mean()\n            out.append(torch.tensor([w, h]))",
+    "for lvl, (h, w) in enumerate(spatial_shapes):\n            w = x.mean()\n"
+    "            out.append(torch.tensor([w, h]))",
     # the parameter rebound for good (not a default where it is None)
     "spatial_shapes = [(x.mean(), x.sum())]\n        for (h, w) in spatial_shapes:\n"
     "            out.append(torch.tensor([w, h]))",
