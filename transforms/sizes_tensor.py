@@ -50,6 +50,24 @@ unpacked from `x.shape`, arithmetic on those); a size of an object not shown to 
 observed export warned at the call (inside `migrate`, or with `--facts`). Deformable DETR
 (transformers) builds its `spatial_shapes` this way.
 
+A display may also hold names a `for` loop unpacks from each item of such a list, with `+ - *
+//` and integer literals: `for lvl, (h, w) in enumerate(spatial_shapes):` (the built-in
+`enumerate`, also with `start=`), `for (h, w) in shapes:`, or the item whole (`for shape in
+shapes: torch.tensor(shape)`), where the list is a local list of sizes as above, or a parameter
+(a list a caller hands down: loose sizes, counted only where the export warned at the call). A
+parameter that is only given its default under `if spatial_shapes is None:` (the anchors made
+for `eval_spatial_size` when no list is given) still counts as handed down. The target is one
+name or a flat tuple of names; a name the loop body rebinds is no longer the item's size, and
+the index `enumerate` counts is not one. The anchor generators of the RT-DETR family build
+their normaliser this way: D-FINE's, DEIM's and easydetect's `_generate_anchors`
+(`(grid_xy.unsqueeze(0) + 0.5) / torch.tensor([w, h], dtype=dtype)`, easydetect 0.7.10's
+`nn/decoder.py:742`), lyuwenyu's RT-DETR (`valid_WH = torch.tensor([w, h]).to(dtype)` in
+`rtdetr_decoder.py`) and transformers' OmDet-Turbo (`torch.tensor([width, height], dtype=dtype,
+device=device)`, `modeling_omdet_turbo.py:1215`); transformers' D-FINE scales its "discrete"
+deformable sampling the same way (`torch.tensor([[width, height]], device=value.device)` in the
+loop over `value_spatial_shapes`, `modeling_d_fine.py:190`). The trace keeps `torch.arange(h)` and `h * w`
+following the input but divides by the example's `[w, h]`: every anchor is wrong at another size.
+
 It also finds an index built in Python from one size: `x[list(range(x.shape[0])), k]`,
 `x[range(n)]` or `x[tuple(range(n))]` (with `n` a size of a tensor, or a size of the very value
 indexed, whatever made it: `times[list(range(times.shape[0])), ki]` in kornia's DeFMO, with
@@ -81,8 +99,10 @@ lists/tuples of ints and traced integer sizes takes the original call (floats, b
 empty list, a ragged list).
 
 Fix safety: unsafe. Assumptions: `X` is a nested list/tuple of integer sizes with a uniform
-structure, and `dtype` is given or integral (`torch.tensor` and `torch.as_tensor` of such a
-list are the same new `int64` tensor, so both become the one helper); for an index, that the
+structure, and `dtype` is given (integral or floating: the anchors' `dtype=torch.float32`) or
+left to infer (`torch.tensor` and `torch.as_tensor` of such a list are the same new tensor, `int64`
+when inferred, so both become the one helper; while tracing, each traced size is converted to the
+dtype, as `torch.tensor` converts the number); for an index, that the
 value indexed is a `torch.Tensor` (an object with its own `__getitem__` may treat a tensor index
 otherwise than a list). Outside a trace the
 helper is `torch.as_tensor` itself, so eager, `torch.fx`, `torch.compile`, `torch.export` and
@@ -99,11 +119,15 @@ Measured on transformers 5.24.0's Deformable DETR (`benchmarks/real_zoo.py`): ap
 `modeling_deformable_detr.py:1431`, the export goes from not faithful to faithful, exit 1 → 0;
 on its Mask2Former (`benchmarks/real_zoo4.py`), applied at `modeling_mask2former.py:1000` (the
 list handed down) and `:1353` with TRT717's four Swin pads, exit 1 → 0; on kornia 0.9.0's DeFMO
-(`benchmarks/real_zoo16.py`), the range index at `kornia/feature/defmo.py:358`, exit 1 → 0.
+(`benchmarks/real_zoo16.py`), the range index at `kornia/feature/defmo.py:358`, exit 1 → 0; on
+easydetect 0.7.10's D-FINE-style detectors (`benchmarks/real_zoo17.py`, ed_n_deploy and
+ed_s_fused), the loop-unpacked `[w, h]` at `easydetect/nn/decoder.py:742` with TRT316, TRT712 and
+TRT717's candidates (which the bake left unprovable and took back before), exit 1 → 0.
 Applies to every TensorRT version.""",
         fix=Safety.UNSAFE,
         assumption=(
-            "the list is a nested list or tuple of integer sizes with a uniform structure, and the dtype is integral; "
+            "the list is a nested list or tuple of integer sizes with a uniform structure, and the dtype is "
+            "integral or floating (or inferred); "
             "a value indexed by a range of a size is a tensor"),
         fails_when=NUMBER_AS_TENSOR_FAILURES,
         examples=(
@@ -166,11 +190,18 @@ Applies to every TensorRT version.""",
         #: Comprehension targets being looked at, innermost last: name → how sure each item of the
         #: iterable is a nest of sizes (0: an item of something else, such as a list of features).
         self._items: list[tuple[str, int]] = []
+        #: Per function: names a ``for`` loop unpacks from each item of a nest of sizes
+        #: (``for lvl, (h, w) in enumerate(spatial_shapes):``) → how sure each is one size.
+        self._looped: list[dict[str, int]] = []
+        #: Assignments that only give a parameter left ``None`` its default (``if spatial_shapes is
+        #: None: spatial_shapes = [...]``): the parameter still holds what a caller hands down otherwise.
+        self._defaults: set[int] = set()
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         super().visit_FunctionDef(node)
         self._lists.append({})
         self._displays.append({})
+        self._looped.append({})
         params = node.params
         self._params.append({p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)})
 
@@ -178,14 +209,40 @@ Applies to every TensorRT version.""",
         super().leave_FunctionDef(original_node)
         self._lists.pop()
         self._displays.pop()
+        self._looped.pop()
         self._params.pop()
+
+    def visit_If(self, node: cst.If) -> None:
+        super().visit_If(node)
+        test = node.test
+        if not (self._params and type(test) is cst.Comparison and type(test.left) is cst.Name
+                and len(test.comparisons) == 1 and type(test.comparisons[0].operator) is cst.Is
+                and type(test.comparisons[0].comparator) is cst.Name
+                and test.comparisons[0].comparator.value == "None"):
+            return
+        name = test.left.value
+        for line in node.body.body:
+            if type(line) is not cst.SimpleStatementLine:
+                continue
+            for statement in line.body:
+                if type(statement) is cst.Assign and len(statement.targets) == 1 \
+                        and type(statement.targets[0].target) is cst.Name and statement.targets[0].target.value == name:
+                    self._defaults.add(id(statement))
 
     def leave_Assign(self, original_node: cst.Assign) -> None:
         super().leave_Assign(original_node)
         if not self._lists:
             return
         for target in original_node.targets:
+            name = target.target.value if type(target.target) is cst.Name else None
+            handed = name is not None and id(original_node) in self._defaults and name in self._params[-1]
             self._rebind(target.target, original_node.value)
+            if handed:
+                # A default for a parameter left None: the list is the caller's or this default, so
+                # it counts as handed down (loose: only where the export warned at the call).
+                self._lists[-1].pop(name, None)
+                self._displays[-1].pop(name, None)
+                self._params[-1].add(name)
 
     def leave_AugAssign(self, original_node: cst.AugAssign) -> None:
         super().leave_AugAssign(original_node)
@@ -194,8 +251,47 @@ Applies to every TensorRT version.""",
 
     def visit_For(self, node: cst.For) -> None:
         super().visit_For(node)
-        if self._params:
-            self._params[-1].difference_update(bound_names(node.target))  # a loop rebinds its target
+        if not self._params:
+            return
+        # What the iterable holds is judged before the loop rebinds its target (`for shapes in shapes`).
+        item, sure = self._loop_item(node)
+        for name in bound_names(node.target):  # a loop rebinds its target
+            self._params[-1].discard(name)
+            self._lists[-1].pop(name, None)
+            self._displays[-1].pop(name, None)
+            self._looped[-1].pop(name, None)
+        if item is None or not sure:
+            return
+        if type(item) is cst.Name:
+            self._displays[-1][item.value] = sure  # `for shape in shapes`: each item a display of sizes
+            return
+        for element in item.elements:  # type: ignore[attr-defined]
+            self._looped[-1][element.value.value] = sure  # `for (h, w) in shapes`: each name one size
+
+    def _loop_item(self, node: cst.For) -> tuple[cst.BaseExpression | None, int]:
+        """The part of a ``for`` target bound to each item of the iterable, and how sure that item is a
+        nest of sizes: ``(h, w)`` of ``for (h, w) in shapes`` or of ``for lvl, (h, w) in enumerate(shapes)``
+        (the built-in ``enumerate``), where ``shapes`` is a display or local list of sizes, or a parameter
+        not rebound here (a list of sizes a caller hands down: loose, counted where the export warned).
+        Only a name, or a flat tuple/list of plain names (no star): what unpacks an item of known depth."""
+        target, iterable = node.target, node.iter
+        if node.asynchronous is not None:
+            return None, 0
+        if type(iterable) is cst.Call and type(iterable.func) is cst.Name and iterable.func.value == "enumerate" \
+                and not self.context.resolver.binds("enumerate") and iterable.args \
+                and iterable.args[0].keyword is None and not iterable.args[0].star \
+                and all(a.keyword is not None and a.keyword.value == "start" for a in iterable.args[1:]):
+            if type(target) not in (cst.Tuple, cst.List) or len(target.elements) != 2 \
+                    or type(target.elements[0]) is not cst.Element or type(target.elements[1]) is not cst.Element:
+                return None, 0
+            target, iterable = target.elements[1].value, iterable.args[0].value
+        if type(target) in (cst.Tuple, cst.List):
+            if not target.elements or any(type(e) is not cst.Element or type(e.value) is not cst.Name
+                                          for e in target.elements):
+                return None, 0
+        elif type(target) is not cst.Name:
+            return None, 0
+        return target, self._nest(iterable) or self._handed_down(iterable)
 
     def _rebind(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         lists, displays = self._lists[-1], self._displays[-1]
@@ -206,6 +302,7 @@ Applies to every TensorRT version.""",
         name = target.value
         lists.pop(name, None)
         displays.pop(name, None)
+        self._looped[-1].pop(name, None)
         self._params[-1].discard(name)
         if type(value) is cst.List and not value.elements:
             lists[name] = SIZE  # an empty list: sizes until something else is appended
@@ -305,6 +402,23 @@ Applies to every TensorRT version.""",
             return SIZE
         if self._loose_size(expr):
             return LOOSE
+        return self._looped_leaf(expr)
+
+    def _looped_leaf(self, expr: cst.BaseExpression, literal: int = 0) -> int:
+        """How sure ``expr`` is one integer read from a loop's item of sizes: such a name, or
+        ``+ - * //`` of those with integer literals (``w // 2``); a literal alone is not one."""
+        if type(expr) is cst.Name:
+            looped = self._looped[-1] if self._looped else {}
+            return looped.get(expr.value, 0) if self._local(expr.value) and self._item(expr) is None else 0
+        if type(expr) is cst.Integer:
+            return literal
+        if type(expr) is cst.BinaryOperation and type(expr.operator) in INTEGER_OPERATORS:
+            left, right = self._looped_leaf(expr.left, SIZE), self._looped_leaf(expr.right, SIZE)
+            if left and right and (type(expr.left) is not cst.Integer or type(expr.right) is not cst.Integer):
+                return min(left, right)
+            return 0
+        if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Minus:
+            return self._looped_leaf(expr.expression, literal)
         return 0
 
     def _sized(self, expr: cst.BaseExpression) -> bool:

@@ -1075,3 +1075,52 @@ def test_a_check_inside_torchs_code_is_named_as_that_check_at_the_users_call(tmp
     assert entry["source"].endswith("gn.py:12") and entry["severity"] == "warning"
     assert "it stands in a check that raises" in entry["message"]
     assert "torch/nn/functional.py:" in entry["message"] and "not in this line" in entry["message"]
+
+
+BLOCKED_BY_ANOTHER_BAKE = """\
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class Blocked(nn.Module):
+    def forward(self, x):
+        n = int(x.shape[2] * 0.5)
+        y = F.interpolate(x, size=(n, n))
+        return {last}
+
+
+def build():
+    return Blocked().eval()
+
+
+def inputs(generator):
+    return (torch.rand(1, 2, 8, 8, generator=generator),)
+"""
+
+
+def test_a_right_candidate_goes_back_unproved_where_another_bake_keeps_the_graph_wrong(tmp_path: Path) -> None:
+    """easydetect's D-FINE detectors (zoo 17): six right candidates went back together while the anchors'
+    `torch.tensor([w, h])`, which no rule took then, kept every graph wrong at other sizes. Here TRT712's
+    candidate (`int(x.shape[2] * 0.5)`, verified and kept alone) is taken back where `len(range(w))`, which no
+    rule takes, bakes the width: no exported graph can prove it, so it is not kept, and the reason says that
+    the original's graph differs the same way (the candidate is not blamed) rather than that it broke anything."""
+    from support import migrate_json
+
+    from trtcodemod.migrate.run import NOT_EQUIVALENT_AS_BEFORE
+
+    axes = json.dumps({"x": {"2": "h", "3": "w"}})
+    alone = tmp_path / "alone.py"
+    alone.write_text(BLOCKED_BY_ANOTHER_BAKE.format(last="y"))
+    report = migrate_json(alone, axes)
+    assert [(a["rule"], a["line"]) for a in report["applied"]] == [("TRT712", 8)], report["reverted"]
+    assert report["applied"][0]["proof"].startswith("verified") and report["exit_code"] == 0
+
+    blocked = tmp_path / "blocked.py"
+    blocked.write_text(BLOCKED_BY_ANOTHER_BAKE.format(last="y * len(range(x.shape[3]))"))
+    report = migrate_json(blocked, axes)
+    assert report["applied"] == [] and report["after"]["faithful"] is False
+    [reverted] = report["reverted"]
+    assert (reverted["rule"], reverted["line"]) == ("TRT712", 8)
+    assert reverted["why"] == NOT_EQUIVALENT_AS_BEFORE and "breaks" not in reverted["why"]
+    assert report["exit_code"] == 1

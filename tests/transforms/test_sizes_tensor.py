@@ -453,3 +453,189 @@ def test_migrate_fixes_a_range_index_refused_at_another_batch(tmp_path) -> None:
     assert "fails to run at line 15" in report["applied"][0]["proof"]
     assert report["after"]["faithful"] is True and result.exit_code == 0, report["remaining"]
     assert "times[torch.arange(times.shape[0]), 1]" in report["diff"]
+
+
+# --- sizes unpacked by a loop over a list of sizes (D-FINE / RT-DETR anchors) -------------------
+
+ANCHORS = """\
+import torch
+from torch import nn
+
+
+class Anchors(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.convs = nn.ModuleList(nn.Conv2d(1, 2, 3, stride=s, padding=1) for s in (2, 4))
+        self.eps = 1e-2
+
+    def _shapes(self, x):
+        shapes = []
+        for conv in self.convs:
+            _, _, h, w = conv(x).shape
+            shapes.append([h, w])
+        return shapes
+
+    def _generate_anchors(self, spatial_shapes=None, grid_size=0.05, dtype=torch.float32):
+        if spatial_shapes is None:
+            spatial_shapes = []
+            for s in (8, 16):
+                spatial_shapes.append([int(64 / s), int(64 / s)])
+        anchors = []
+        for lvl, (h, w) in enumerate(spatial_shapes):
+            grid_y, grid_x = torch.meshgrid(torch.arange(h), torch.arange(w), indexing="ij")
+            grid_xy = torch.stack([grid_x, grid_y], dim=-1)
+            grid_xy = (grid_xy.unsqueeze(0) + 0.5) / torch.tensor([w, h], dtype=dtype)
+            wh = torch.ones_like(grid_xy) * grid_size * (2.0**lvl)
+            anchors.append(torch.concat([grid_xy, wh], dim=-1).reshape(-1, h * w, 4))
+        anchors = torch.concat(anchors, dim=1)
+        valid_mask = ((anchors > self.eps) * (anchors < 1 - self.eps)).all(-1, keepdim=True)
+        anchors = torch.log(anchors / (1 - anchors))
+        return torch.where(valid_mask, anchors, torch.inf), valid_mask
+
+    def forward(self, x):
+        return self._generate_anchors(self._shapes(x))
+"""
+
+
+def _warned_at(code: str, tmp_path, marker: str, name: str = "anchors") -> str:
+    """``code`` rewritten (``--unsafe``, TRT716) with the facts of an export that warned at the
+    line holding ``marker`` (a TracerWarning there), as migrate records them."""
+    from trtcodemod.engine import Options, fix_source
+    from trtcodemod.evidence.facts import Facts
+
+    path = tmp_path / f"{name}.py"
+    path.write_text(code)
+    line = next(i for i, text in enumerate(code.splitlines(), 1) if marker in text)
+    facts = Facts(runs=1, lines={str(path.resolve()): set(range(1, len(code.splitlines()) + 1))})
+    facts.note_traced([(str(path.resolve()), line, "torch.tensor results are registered as constants")])
+    options = Options(select=("TRT716",), unsafe=True, facts=facts, scope="all")
+    result = fix_source(code.encode(), str(path.resolve()), options)
+    assert not result.internal_errors, result.internal_errors
+    return result.source.decode()
+
+
+def test_sizes_a_loop_unpacks_from_a_list_handed_down(tmp_path) -> None:
+    # D-FINE's (and easydetect's, DEIM's) `_generate_anchors`: `spatial_shapes` is the caller's list,
+    # or the default built when it is None; `h, w` are sizes only by the export's warning at the call.
+    assert "_trt_sizes_tensor" not in rewrite(ANCHORS, unsafe=True)
+    after = _warned_at(ANCHORS, tmp_path, "torch.tensor([w, h]")
+    assert "/ _trt_sizes_tensor([w, h], dtype=dtype)" in after
+    assert after.count("_trt_sizes_tensor(") == 2  # the helper's definition and the call
+
+
+@pytest.mark.parametrize("loop,call", [
+    # RT-DETR (lyuwenyu/RT-DETR rtdetr_decoder.py): the dtype given afterwards.
+    ("for lvl, (h, w) in enumerate(spatial_shapes):", "torch.tensor([w, h]).to(dtype)"),
+    # transformers' OmDet-Turbo (modeling_omdet_turbo.py:1215): dtype and device, other names.
+    ("for level, (height, width) in enumerate(spatial_shapes):",
+     "torch.tensor([width, height], dtype=dtype, device=x.device)"),
+    ("for i, (h, w) in enumerate(spatial_shapes, start=1):", "torch.tensor([w, h * 2])"),
+    ("for (h, w) in spatial_shapes:", "torch.as_tensor([w, h], dtype=dtype)"),
+    ("for shape in spatial_shapes:", "torch.tensor(shape)"),
+])
+def test_loop_forms_over_a_list_handed_down(tmp_path, loop: str, call: str) -> None:
+    code = ("import torch\nclass M(torch.nn.Module):\n    def forward(self, x, spatial_shapes, dtype=torch.float32):\n"
+            f"        out = []\n        {loop}\n            out.append({call})\n        return out\n")
+    after = _warned_at(code, tmp_path, "out.append(")
+    assert "out.append(_trt_sizes_tensor(" in after
+    assert "_trt_sizes_tensor" not in rewrite(code, unsafe=True)  # no warning: a list of anything
+
+
+def test_a_loop_over_a_local_list_of_sizes_needs_no_warning() -> None:
+    code = ("import torch\nclass M(torch.nn.Module):\n    def forward(self, x, y):\n        shapes = []\n"
+            "        shapes.append(x.shape[2:])\n        shapes.append(y.shape[2:])\n        out = []\n"
+            "        for lvl, (h, w) in enumerate(shapes):\n            out.append(torch.tensor([w, h - 1]))\n"
+            "        return out\n")
+    assert "out.append(_trt_sizes_tensor([w, h - 1]))" in rewrite(code, unsafe=True)
+
+
+@pytest.mark.parametrize("lines", [
+    # the names rebound in the body: no longer the item's sizes
+    "for lvl, (h, w) in enumerate(spatial_shapes):\n            w = x.mean()\n"
+    "            out.append(torch.tensor([w, h]))",
+    # the parameter rebound for good (not a default where it is None)
+    "spatial_shapes = [(x.mean(), x.sum())]\n        for (h, w) in spatial_shapes:\n"
+    "            out.append(torch.tensor([w, h]))",
+    # a default under another test than `is None`
+    "if dtype:\n            spatial_shapes = [(x.mean(), x.sum())]\n        for (h, w) in spatial_shapes:\n"
+    "            out.append(torch.tensor([w, h]))",
+    # a starred or nested target: its depth is not followed
+    "for lvl, (h, *w) in enumerate(spatial_shapes):\n            out.append(torch.tensor([h]))",
+    "for lvl, ((h, w), s) in enumerate(spatial_shapes):\n            out.append(torch.tensor([w, h]))",
+    # the index of enumerate is not a size
+    "for lvl, (h, w) in enumerate(spatial_shapes):\n            out.append(torch.tensor([lvl, lvl]))",
+    # a loop over a local list of values
+    "pairs = [(x.mean(), x.sum())]\n        for (h, w) in pairs:\n            out.append(torch.tensor([w, h]))",
+    # a user's own enumerate
+    "enumerate = zip\n        for lvl, (h, w) in enumerate(spatial_shapes, spatial_shapes):\n"
+    "            out.append(torch.tensor([w, h]))",
+])
+def test_what_a_loop_does_not_show_to_be_sizes_is_left_alone(tmp_path, lines: str) -> None:
+    code = ("import torch\nclass M(torch.nn.Module):\n    def forward(self, x, spatial_shapes, dtype=None):\n"
+            f"        out = []\n        {lines}\n        return out\n")
+    compile(code, "m.py", "exec")
+    assert "_trt_sizes_tensor(" not in _warned_at(code, tmp_path, "out.append(")
+
+
+def _anchor_models(tmp_path) -> tuple[torch.nn.Module, torch.nn.Module]:
+    after = _warned_at(ANCHORS, tmp_path, "torch.tensor([w, h]")
+    assert "_trt_sizes_tensor([w, h]" in after
+    return _load_as(ANCHORS, tmp_path, "original"), _load_as(after, tmp_path, "rewritten")
+
+
+def _load_as(code: str, tmp_path, name: str) -> torch.nn.Module:
+    path = tmp_path / f"{name}.py"
+    path.write_text(code)
+    namespace: dict = {"__name__": name, "__file__": str(path)}
+    exec(compile(code, str(path), "exec"), namespace)
+    torch.manual_seed(0)
+    return namespace["Anchors"]().eval()
+
+
+def test_anchor_helper_runs_as_the_original(tmp_path) -> None:
+    # Eager: the same anchors and mask, bit for bit (inf where invalid), at sizes down to a 1x1
+    # level, odd sizes, the default list (None), float64 and an empty level.
+    original, rewritten = _anchor_models(tmp_path)
+    for h, w in [(32, 32), (64, 48), (1, 1), (3, 17), (5, 2), (128, 8)]:
+        x = torch.rand(2, 1, h, w)
+        for want, got in zip(original(x), rewritten(x)):
+            assert torch.equal(want, got) and want.dtype == got.dtype and want.shape == got.shape
+    for shapes, dtype in ((None, torch.float32), ([[4, 5], [2, 3]], torch.float64), ([[0, 3]], torch.float32),
+                          ([[torch.tensor(6), torch.tensor(2)]], torch.float32)):
+        try:
+            want = original._generate_anchors(shapes, dtype=dtype)
+        except RuntimeError as error:  # an empty level: the reshape raises, in both alike
+            with pytest.raises(type(error), match="cannot reshape"):
+                rewritten._generate_anchors(shapes, dtype=dtype)
+            continue
+        got = rewritten._generate_anchors(shapes, dtype=dtype)
+        for a, b in zip(want, got):
+            assert torch.equal(a, b) and a.dtype == b.dtype and a.shape == b.shape
+    assert torch.isinf(original(torch.rand(1, 1, 128, 8))[0]).any()  # the edge values (inf) are compared
+
+
+def _export_anchors(model: torch.nn.Module, size: tuple[int, int]) -> ort.InferenceSession:
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, (torch.rand(1, 1, *size),), buffer, dynamo=False, input_names=["x"],
+                          output_names=["anchors", "valid"], dynamic_axes={"x": {0: "b", 2: "h", 3: "w"}})
+    return ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
+
+
+def test_the_original_bakes_the_anchor_sizes_and_the_rewrite_follows_them(tmp_path) -> None:
+    # Exported at 32x32 and at 64x48, run at the other size and more: the original divides by
+    # the traced example's sizes (wrong values, right shapes), the rewrite by the input's.
+    original, rewritten = _anchor_models(tmp_path)
+    for traced, others in (((32, 32), [(64, 48), (96, 160)]), ((64, 48), [(32, 32), (40, 8)])):
+        wrong = []
+        for model, name in ((original, "original"), (rewritten, "rewritten")):
+            session = _export_anchors(model, traced)
+            for h, w in [traced, *others]:
+                x = torch.rand(1, 1, h, w)
+                got = [torch.from_numpy(a) for a in session.run(None, {"x": x.numpy()})]
+                want = model(x)
+                if not all(g.shape == e.shape and torch.allclose(g, e.to(g.dtype), atol=1e-6)
+                           for g, e in zip(got, want)):
+                    wrong.append((name, h, w))
+        assert wrong == [("original", h, w) for h, w in others], (traced, wrong)

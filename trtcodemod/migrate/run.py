@@ -362,7 +362,7 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, report: dict[st
     if final is not None and not applied <= done:
         plan = _restrict(plan, verified)  # new fixes planned too late: report what was verified
     if final is not None and not final.equivalent:
-        _revert_unproved(plan)
+        _revert_unproved(plan, NOT_EQUIVALENT_AS_BEFORE if _differs_as_the_original(final) else NOT_EQUIVALENT)
     elif final is not None and not side_state(final, "after")["exported"]:
         # Equivalent in eager mode only, where a candidate's helper is the original call: no exported
         # graph tested its assumption (rf-detr's keypoint model, still stopped by its batch loops).
@@ -578,6 +578,21 @@ def _bakes_as_written(plan: Plan) -> list[Any]:
 #: Why a candidate goes back when the verification did not show the rewrite equivalent.
 NOT_EQUIVALENT = ("not proved: the rewritten model is not equivalent to the original, so the verification could not "
                   "test this candidate's assumption")
+
+
+#: The same, where the original's own graph differs from its eager outputs as the rewritten one does: the
+#: candidates are not blamed, but what keeps the graph wrong is something none of them changes (a value
+#: baked at a line no rule takes: easydetect's anchors divided by `torch.tensor([w, h])` before TRT716
+#: followed a loop's sizes); a candidate goes back all the same, since no graph tested its assumption.
+NOT_EQUIVALENT_AS_BEFORE = (
+    "not proved: the rewritten model's graph still differs from its eager outputs as the original's does, "
+    "for a reason none of the candidates changes (see what remains: a value baked where no fix applies), so no "
+    "exported graph could test this candidate's assumption; it may well be right once that is fixed")
+
+
+def _differs_as_the_original(final: VerifyReport) -> bool:
+    """The verification blamed no rule: the original's own graph already differs the same way."""
+    return any(c.rule == "-" for c in final.culprits)
 
 
 def _revert_unproved(plan: Plan, why: str = NOT_EQUIVALENT) -> None:
