@@ -25,6 +25,8 @@ from trtcodemod.transforms._size_facts import TS_PITFALLS, SizeRule
 _PAD = ("torch.nn.functional.pad",)
 _INTERPOLATE = ("torch.nn.functional.interpolate",)
 SIZE_WHERE_HELPER = "_trt_size_where"
+#: ``math.ceil``/``math.floor`` in a chosen number, and the size helpers that keep them traced.
+_ROUNDING_HELPERS = {"math.ceil": "_trt_size_ceil", "math.floor": "_trt_size_floor"}
 #: The local holding the test, evaluated once as the ``if`` did (reserved prefix: no user's name).
 CHOICE = "_trt_size_choice"
 #: What each kind of resize did to the tensor, for the messages.
@@ -138,7 +140,23 @@ numbers becomes `_trt_size_choice = <test>` (evaluated once, where the `if` eval
 `t = _trt_size_where(_trt_size_choice, v, t)` for each assignment (an expression's choice, `t = a if c
 else b`, becomes `t = _trt_size_where(c, a, b)`): in eager mode (and scripted)
 `v if _trt_size_choice else t`, the same number, and only while a trace passes the test as a
-0-d tensor a traced `where`, so the window stays a traced size (`Where` in the graph). What
+0-d tensor a traced `where`, so the window stays a traced size (`Where` in the graph). An `if`/`else`
+whose branches set the same names takes each number only where computing it raises nothing: literals,
+sizes, names bound before, an element by a literal index that the function read before
+(`stride[0]`), `+ - *`, `//`/`%` by a literal, `min`/`max`, and `math.ceil`/`math.floor` of those or of
+their true division by a non-zero literal. A chained assignment sets each of its names, and each gets
+its own choice, with `math.ceil`/`math.floor` written `_trt_size_ceil`/`_trt_size_floor` (traced while
+tracing, the same int in eager mode): kornia's `compute_padding` (`extract_tensor_patches` and
+`combine_tensor_patches` with automatic padding), `if vertical_padding % 2 == 0: top_padding =
+bottom_padding = vertical_padding // 2` / `else: ... bottom_padding = ceil(vertical_padding / 2)`,
+becomes `top_padding = _trt_size_where(_trt_size_choice, vertical_padding // 2, vertical_padding //
+2)` and `bottom_padding = _trt_size_where(_trt_size_choice, vertical_padding // 2,
+_trt_size_ceil(vertical_padding / 2))` (measured: exported at 56x72, where both amounts are even, the
+original graph split an odd amount evenly and the tiles no longer covered the image; the rewritten
+graph matches eager mode at 57x73 and 113x145). Still left alone: a branch that reads a name it set
+(`top_pad = math.floor(vertical_pad / 2)`, `bottom_pad = top_pad + 1`, a pad-to-shape utility), and
+branches that set different names (the common pad to a multiple of 64, `max_h` set only where
+`h % 64 > 0`, `top_pad = bottom_pad = 0` in the `else`). What
 reads it next must take a traced size (a view, a pad, arithmetic, a slice bound do); where it
 meets Python again (`if sum(shift_size) > 0:`, `torch.roll(shifts=...)`, which the TorchScript
 exporter needs constant) the bake moves there or the export fails, and `migrate` takes the
@@ -702,25 +720,71 @@ that work is then done every time in the graph.""",
         """``if h % s == 0: pad = max(k - s, 0)`` / ``else: pad = max(k - h % s, 0)`` (TensorFlow's
         "SAME" padding in transformers): both branches only set the same names to numbers whose
         computing raises nothing. Each becomes ``_trt_size_where(choice, then, else)``, so both
-        numbers are computed every time; True when found (reported)."""
-        then, other = _plain_assignments(node.body), _plain_assignments(node.orelse.body)  # type: ignore[union-attr]
+        numbers are computed every time; True when found (reported). A chained assignment in a branch
+        (kornia's ``if padding % 2 == 0: top = bottom = padding // 2`` / ``else: top = padding // 2;
+        bottom = ceil(padding / 2)``) sets each of its names, and each gets its own choice."""
+        then, other = _plain_assignments(node.body, chained=True), _plain_assignments(node.orelse.body, chained=True)  # type: ignore[union-attr]
         if not then or other is None or not self._sized(node, node.test):
             return False
-        keys = [code_of(a.targets[0].target) for a in then]
-        otherwise = {code_of(a.targets[0].target): a.value for a in other}
-        if len(set(keys)) != len(keys) or set(keys) != set(otherwise) or len(other) != len(then):
+        pairs = [(target.target, a.value) for a in then for target in a.targets]
+        keys = [code_of(target) for target, _ in pairs]
+        otherwise = {code_of(target.target): a.value for a in other for target in a.targets}
+        if len(set(keys)) != len(keys) or set(keys) != set(otherwise) or len(otherwise) != len(keys):
             return False
         # A number may not read what the branches set (the order of the assignments would matter).
-        names = {_base_name(a.targets[0].target) for a in then}
+        names = {_base_name(target) for target, _ in pairs}
         computed = _computed_in(node.test)
         bound = self._bound_before(node)
-        for value in [a.value for a in then] + list(otherwise.values()):
+        for value in [value for _, value in pairs] + list(otherwise.values()):
             if any(mentions_name(value, name) for name in names) or not self._harmless(value, computed, bound):
                 return False
         targets = ", ".join(f"`{key}`" for key in keys)
-        self._found_choice(node, {a: otherwise[key] for a, key in zip(then, keys)},
-                           f"sets {targets} to one number or another by a size", ", both numbers computed every time")
+        what, more = f"sets {targets} to one number or another by a size", ", both numbers computed every time"
+        if all(len(a.targets) == 1 for a in then + other) and not self._rounds(node):
+            self._found_choice(node, {a: otherwise[key] for a, key in zip(then, keys)}, what, more)
+            return True
+        # One assignment per name, each value's `math.ceil`/`math.floor` the size helper's (a traced
+        # rounding while tracing, the same int in eager mode).
+        choice = cst.Name(CHOICE)
+        test = cst.SimpleStatementLine(
+            body=[cst.Assign(targets=[cst.AssignTarget(choice)], value=_as_traced(self._explicit(node.test)))],
+            leading_lines=[*node.leading_lines, *comments_inside(node)])
+        lines = [cst.SimpleStatementLine(body=[cst.Assign(
+            targets=[cst.AssignTarget(target.deep_clone())],
+            value=helper_call(SIZE_WHERE_HELPER, choice, self._traced_rounding(value),
+                              self._traced_rounding(otherwise[key])))]) for (target, value), key in zip(pairs, keys)]
+        helpers = (SIZE_WHERE_HELPER, *_ROUNDING_HELPERS.values())
+        self.found(node.test, f"`if {short_code(node.test)}:` {what}: a traced export keeps the example's choice; "
+                   f"{SIZE_WHERE_HELPER} keeps the choice in the graph while tracing (the same number in eager "
+                   f"mode{more})", Fix({node: cst.FlattenSentinel([test, *lines])}, safety=Safety.UNSAFE,
+                                       helpers=helpers))
         return True
+
+    def _rounding(self, value: cst.BaseExpression) -> str | None:
+        """``math.ceil``/``math.floor`` (as the module refers to it) called on one positional argument."""
+        if type(value) is not cst.Call or len(value.args) != 1 or value.args[0].keyword is not None \
+                or value.args[0].star:
+            return None
+        return self.context.refers_to(value.func, *_ROUNDING_HELPERS)
+
+    def _rounds(self, node: cst.If) -> bool:
+        """Whether a branch's value calls ``math.ceil``/``math.floor``."""
+        return any(self._rounding(part) is not None for part in walk(node)
+                   if isinstance(part, cst.BaseExpression))
+
+    def _traced_rounding(self, value: cst.BaseExpression) -> cst.BaseExpression:
+        """``value`` with each ``math.ceil(E)``/``math.floor(E)`` as ``_trt_size_ceil(E)``/``_trt_size_floor(E)``."""
+        rule = self
+
+        class _Rounding(cst.CSTTransformer):
+            def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+                name = rule._rounding(original)
+                if name is None:
+                    return updated
+                return helper_call(_ROUNDING_HELPERS[name], updated.args[0].value).with_changes(
+                    lpar=updated.lpar, rpar=updated.rpar)
+
+        return value.visit(_Rounding())
 
     def _harmless(self, value: cst.BaseExpression, computed: set[str], bound: set[str]) -> bool:
         """An integer whose computing raises nothing where the test would have skipped it: literals,
@@ -732,6 +796,8 @@ that work is then done every time in the graph.""",
             return True
         if type(value) is cst.Name:
             return value.value in bound or value.value in computed
+        if type(value) is cst.Subscript:  # `stride[0]`: an element the function read before, or the test reads
+            return _bare(value) in bound or _bare(value) in computed
         if type(value) is cst.UnaryOperation and type(value.operator) is cst.Minus:
             return self._harmless(value.expression, computed, bound)
         if type(value) is cst.BinaryOperation:
@@ -743,14 +809,24 @@ that work is then done every time in the graph.""",
                 divisor = int_value(value.right)
                 return bool(divisor) or _bare(value) in computed
             return False
+        if self._rounding(value) is not None:  # `math.ceil(p / 2)`: a rounding of a number raises nothing
+            return self._harmless_quotient(value.args[0].value, computed, bound)  # type: ignore[attr-defined]
         if type(value) is cst.Call and type(value.func) is cst.Name and value.func.value in ("min", "max") \
                 and not self.context.resolver.binds(value.func.value):
             return len(value.args) >= 2 and all(a.keyword is None and not a.star and
                                                 self._harmless(a.value, computed, bound) for a in value.args)
         return False
 
+    def _harmless_quotient(self, value: cst.BaseExpression, computed: set[str], bound: set[str]) -> bool:
+        """A harmless integer, or one divided (``/``) by a non-zero integer literal."""
+        if type(value) is cst.BinaryOperation and type(value.operator) is cst.Divide:
+            return bool(int_value(value.right)) and self._harmless(value.left, computed, bound)
+        return self._harmless(value, computed, bound)
+
     def _bound_before(self, node: cst.If) -> set[str]:
-        """Names the enclosing function binds in its own block before the statement holding ``node``."""
+        """Names the enclosing function binds in its own block before the statement holding ``node``,
+        and the elements of a name by a literal index (``stride[0]``, as code) read there: reading
+        them again raises nothing."""
         function = self._functions[-1] if self._functions else None
         if function is None or type(function.body) is not cst.IndentedBlock:
             return set()
@@ -763,6 +839,10 @@ that work is then done every time in the graph.""",
                     if type(small) is cst.Assign:
                         for target in small.targets:
                             bound.update(bound_names(target.target))
+                        bound.update(_bare(part) for part in walk(small.value) if type(part) is cst.Subscript
+                                     and type(part.value) is cst.Name and len(part.slice) == 1
+                                     and type(part.slice[0].slice) is cst.Index
+                                     and int_value(part.slice[0].slice.value) is not None)
         return bound
 
     def _number_assignments(self, body: cst.BaseSuite, test: cst.BaseExpression) -> list[cst.Assign] | None:
@@ -1115,8 +1195,9 @@ def _times(amount: cst.BaseExpression, test: cst.BaseExpression) -> cst.BaseExpr
     return cst.BinaryOperation(_paren(amount), cst.Multiply(), _paren(test))
 
 
-def _plain_assignments(body: cst.BaseSuite) -> list[cst.Assign] | None:
-    """The body's assignments ``t = v`` / ``t[i] = v`` (one target each), when it holds nothing else."""
+def _plain_assignments(body: cst.BaseSuite, chained: bool = False) -> list[cst.Assign] | None:
+    """The body's assignments ``t = v`` / ``t[i] = v`` (one target each; with ``chained``, also
+    ``a = b = v``), when it holds nothing else."""
     if type(body) is not cst.IndentedBlock:
         return None
     found = []
@@ -1124,7 +1205,8 @@ def _plain_assignments(body: cst.BaseSuite) -> list[cst.Assign] | None:
         if type(line) is not cst.SimpleStatementLine:
             return None
         for small in line.body:
-            if type(small) is not cst.Assign or len(small.targets) != 1 or not _choice_target(small.targets[0].target):
+            if type(small) is not cst.Assign or not (len(small.targets) == 1 or chained) \
+                    or not all(_choice_target(t.target) for t in small.targets):
                 return None
             found.append(small)
     return found

@@ -2,8 +2,9 @@
 
 The rewrite calls inserted helpers (``trtcodemod/helpers/inverse.py``) that are the torch functions
 outside an export and, while exporting, the closed-form inverse of 2x2, 3x3 and 4x4 matrices
-(transposed cofactors over the determinant); other sizes keep the torch function, whose export
-fails as before. Unsafe: it rounds differently from LAPACK's LU, and a singular matrix gives
+(transposed cofactors over the determinant) and Gaussian elimination with partial pivoting,
+unrolled, for 5x5 up to 128x128; larger sizes keep the torch function, whose export fails as
+before. Unsafe: it rounds differently from LAPACK's LU, and a singular matrix gives
 infinities or NaN where torch raises.
 """
 
@@ -27,7 +28,7 @@ class SmallInverse(Rule):
         id="TRT338",
         name="small-inverse",
         summary="`torch.inverse`/`torch.linalg.inv`/`torch.linalg.solve` do not export; the adjugate over the "
-                "determinant for 2x2, 3x3 and 4x4 matrices while exporting",
+                "determinant for 2x2, 3x3 and 4x4 matrices, pivoted elimination up to 128x128, while exporting",
         doc="""\
 What it finds: `torch.inverse(m)`, `torch.linalg.inv(m)`, the method `m.inverse()` and
 `torch.linalg.solve(A, B)`. Calls with other arguments (`out=`, `left=False`, unpacked ones)
@@ -47,22 +48,35 @@ functions themselves. While exporting, a float tensor of 2x2, 3x3 or 4x4 matrice
 sizes, static while tracing; batch axes may be dynamic) takes the closed form: each cofactor the
 written-out determinant of its minor, the determinant row 0 times its cofactors, the inverse the
 transposed cofactors over the determinant (Gather, Mul, Sub, Div, Concat); `solve` is that
-inverse times `B` (a MatMul). Any other size keeps the torch function, so its export still fails
-(the finding says so): invert larger matrices outside the network, or precompute constant ones.
+inverse times `B` (a MatMul). A matrix of 5x5 up to 128x128 (kornia's thin-plate spline solves an
+`(N + 3) x (N + 3)` system in `get_tps_transform`; normal equations of a least-squares fit, a
+Kalman gain's innovation covariance) takes Gaussian elimination with partial pivoting in LAPACK's
+`getrf`/`getrs` order, unrolled over the static size: per column an ArgMax of the magnitudes at
+and below the diagonal (the first largest, as LAPACK), a GatherElements of the pivot row, two
+Where to swap it with the current row, a Sub of its multiples from the rows below; then back
+substitution, a MatMul and a Div per row. `solve`'s `B` may be a batch of vectors, of matrices,
+one matrix or a batch of one for the whole batch (a TPS module's `torch.linalg.solve(L, Z)` with
+`Z` of shape `(1, k + 3, 2)`), as torch broadcasts; the inverse solves against the identity.
+Real code it takes: kornia's `get_tps_transform` (`_torch_solve_cast`, 9x9 for six point pairs),
+the TPS module copied across warping repositories (`TPS_coeffs`, 80x80 for 77 points), MuyGPyS's
+`_muygps_compute_solve` (a nearest-neighbour kernel matrix per batch item). Larger sizes keep the
+torch function, so their export still fails (the finding says so): invert them outside the
+network, or precompute constant ones.
 
 Fix safety: unsafe (`--unsafe`, or verified by `migrate`). Eager, `torch.jit.script`,
 `torch.fx`, `torch.compile` and `torch.export` run the torch function itself. The exported
 closed form rounds differently from LAPACK's LU factorisation (a few ulps on well-conditioned
-matrices, more on ill-conditioned ones), and a singular matrix gives infinities or NaN where
-torch raises `torch.linalg.LinAlgError`.
+matrices, more on ill-conditioned ones); the exported elimination pivots as LAPACK does but
+sums in another order (blocked `getrf` reassociates), and a singular matrix gives infinities or
+NaN where torch raises `torch.linalg.LinAlgError`.
 
 TensorRT versions: all (the export fails before TensorRT is involved).""",
         fix=Safety.UNSAFE,
-        assumption="the matrices inverted while exporting are 2x2, 3x3 or 4x4, not singular and conditioned well "
-                   "enough that the closed form's rounding (not LAPACK's LU) is good enough",
+        assumption="the matrices inverted while exporting are at most 128x128, not singular and conditioned well "
+                   "enough that the closed form's or the unrolled elimination's rounding (not LAPACK's) is good enough",
         fails_when=("a singular matrix: the graph divides by a zero determinant (infinities, NaN) where torch raises",
                     "an ill-conditioned matrix: the cofactors' cancellation loses digits LU pivoting keeps",
-                    "another size (5x5 and up): the helper keeps `torch.linalg.inv`, and the export fails as before"),
+                    "a matrix larger than 128x128: the helper keeps `torch.linalg.inv`, and the export fails as before"),
         examples=(
             Example(
                 "def warp_points(homography, points):\n"
@@ -93,8 +107,8 @@ TensorRT versions: all (the export fails before TensorRT is involved).""",
         solve = name in _SOLVES
         shown = "torch.linalg.solve" if solve else "torch.linalg.inv"
         message = (f"the TorchScript exporter cannot convert `{shown}`, so the model does not export; take the "
-                   "adjugate over the determinant while exporting (2x2, 3x3 and 4x4 matrices only: other sizes "
-                   "still do not export; rounding differs from LAPACK, a singular matrix gives inf/NaN)")
+                   "adjugate over the determinant (2x2 to 4x4) or pivoted elimination (5x5 to 128x128) while exporting "
+                   "(larger sizes still do not export; rounding differs from LAPACK, a singular matrix gives inf/NaN)")
         wanted = (("A", "B") if solve else ("input",)) if receiver is None else ()
         keywords = [a.keyword.value for a in node.args if a.keyword is not None]
         positional = [a for a in node.args if a.keyword is None]

@@ -468,6 +468,27 @@ def f(x: torch.Tensor):
         extra = 1
     return F.pad(x, (0, 0, 0, extra))
 ''', "    _trt_size_choice = h % 2 != 0\n    extra = _trt_size_where(_trt_size_choice, 1, extra)\n"),
+    # kornia's `compute_padding` (extract_tensor_patches, combine_tensor_patches with automatic
+    # padding): the stride's element read before, a chained assignment in one branch, `math.ceil` in
+    # the other; each name gets its own choice and the rounding stays traced.
+    "padding_split_by_parity": ('''
+import math
+
+
+def f(x: torch.Tensor, window=(4, 4), stride=(4, 4)):
+    height = x.shape[-2]
+    remainder = (height - window[0]) % stride[0]
+    vertical = stride[0] - remainder if remainder != 0 else 0
+    if vertical % 2 == 0:
+        top = bottom = vertical // 2
+    else:
+        top = vertical // 2
+        bottom = math.ceil(vertical / 2)
+    return F.pad(x, (0, 0, top, bottom)) * (top + 10 * bottom)
+''', "    vertical = _trt_size_where(remainder != 0, stride[0] - remainder, 0)\n"
+     "    _trt_size_choice = vertical % 2 == 0\n"
+     "    top = _trt_size_where(_trt_size_choice, vertical // 2, vertical // 2)\n"
+     "    bottom = _trt_size_where(_trt_size_choice, vertical // 2, _trt_size_ceil(vertical / 2))\n"),
 }
 
 CHOICES_LEFT_ALONE = {
@@ -548,6 +569,25 @@ def f(x: torch.Tensor):
         print(n)
     return n
 ''',
+    "a rounding of a division by a size": '''
+import math
+
+
+def f(x: torch.Tensor):
+    h = x.shape[2]
+    if h % 2 == 0:
+        a = b = h // 2
+    else:
+        a = h // 2
+        b = math.ceil(4 / h)
+    return a + b
+''',
+    "an element read first in the branch": '''
+def f(x: torch.Tensor, stride=(4, 4)):
+    r = x.shape[2] % 4
+    v = stride[0] - r if r != 0 else 0
+    return x * v
+''',
     "a test of no size": '''
 def f(x: torch.Tensor, m: int):
     n = 4
@@ -566,7 +606,7 @@ def test_choices_left_alone(name: str) -> None:
 @pytest.mark.parametrize("name", list(CHOICES))
 def test_choice_rewrite_and_run(name: str, tmp_path: Path) -> None:
     """Eager mode: the same numbers and results, bit for bit, on both sides of the test."""
-    _, f_before, f_after = _rewritten(*CHOICES[name], tmp_path)
+    _, f_before, f_after = _rewritten(*CHOICES[name], tmp_path, count=2 if name == "padding_split_by_parity" else 1)
     # Axes below the window, equal to it, a multiple of it, one above one.
     for shape in [(1, 2, 2, 3), (1, 2, 3, 4), (2, 1, 6, 8), (1, 2, 7, 9), (1, 1, 4, 5)]:
         *finite, special = _values(shape)
@@ -592,6 +632,9 @@ class _Wrap(torch.nn.Module):
     ("choice_on_a_remainder", ("TRT717",), (1, 3, 5, 9)),
     # Traced at 8, a multiple of 4, the original keeps `h_up = h`: no pad at any other height.
     ("expression_choice", ("TRT717",), (1, 3, 5, 9)),
+    # Traced at 8, a multiple of the window, the original pads nothing at any height; the odd amounts
+    # (heights 1, 3, 5, 9) put the extra row at the bottom, as eager mode does.
+    ("padding_split_by_parity", ("TRT717",), (1, 3, 5, 9)),
 ])
 def test_choice_keeps_the_traced_window(tmp_path: Path, name: str, select: tuple[str, ...],
                                         wrong_before: tuple[int, ...]) -> None:

@@ -8,7 +8,13 @@ cofactors over it. ``_trt_inverse`` is ``torch.linalg.inv`` itself everywhere ex
 ``torch.onnx.export``, where a real float matrix of one of those sizes (static while tracing)
 takes that closed form: elementwise Mul, Sub, Div and a Concat, batch axes dynamic. It rounds
 differently from LAPACK's LU factorisation, and a singular matrix gives infinities or NaN where
-torch raises. Other sizes keep ``torch.linalg.inv`` (the export then fails as before).
+torch raises. A matrix of 5x5 up to 128x128 (a thin-plate spline's ``(N + 3) x (N + 3)`` system,
+kornia's ``get_tps_transform``; a least-squares normal matrix) has no closed form worth writing out:
+it takes Gaussian elimination with partial pivoting, LAPACK's own ``getrf``/``getrs`` order,
+unrolled over its static size (per column an ArgMax of the magnitudes, a GatherElements for the
+pivot row, two Where to swap it with the current one, a Sub of multiples of it; then back
+substitution, a MatMul and a Div per row). Larger sizes keep ``torch.linalg.inv`` (the export then
+fails as before).
 """
 
 import torch
@@ -25,6 +31,9 @@ def _trt_inverse(input):
         return input.inverse()
     if _trt_small_matrix(input):
         return _trt_adjugate_inverse(input)
+    if _trt_eliminable(input):
+        eye = torch.eye(int(input.shape[-1]), dtype=input.dtype, device=input.device)
+        return _trt_eliminate(input, eye.expand_as(input))
     return torch.linalg.inv(input)
 
 
@@ -38,6 +47,24 @@ def _trt_solve(A, B):
         if B.dim() == 1 or (B.dim() == A.dim() - 1 and list(B.shape) == list(A.shape[:-1])):
             return (inverse @ B.unsqueeze(-1)).squeeze(-1)
         return inverse @ B
+    if _trt_eliminable(A) and isinstance(B, torch.Tensor) and B.dtype == A.dtype and B.dim() >= 1:
+        vector = B.dim() == 1 or (B.dim() == A.dim() - 1 and list(B.shape) == list(A.shape[:-1]))
+        right = B.unsqueeze(-1) if vector else B
+        left = A
+        if right.dim() == 2 and left.dim() > 2:  # one right-hand side for the whole batch, as torch broadcasts
+            right = right.expand(list(left.shape[:-2]) + list(right.shape[-2:]))
+        if left.dim() == 2 and right.dim() > 2:  # one matrix for a batch of right-hand sides
+            left = left.expand(list(right.shape[:-2]) + list(left.shape[-2:]))
+        if left.dim() == right.dim() and int(right.shape[-2]) == int(left.shape[-1]):
+            batch, other = [int(s) for s in left.shape[:-2]], [int(s) for s in right.shape[:-2]]
+            if all(r in (1, b) for b, r in zip(batch, other)):  # a batch of one broadcasts, as in torch
+                right = right.expand(list(left.shape[:-2]) + list(right.shape[-2:]))
+            elif all(b == 1 for b in batch):
+                left = left.expand(list(right.shape[:-2]) + list(left.shape[-2:]))
+            else:
+                return torch.linalg.solve(A, B)
+            solved = _trt_eliminate(left, right)
+            return solved[..., 0] if vector else solved  # a Gather: the exporter cannot prove the size 1 here
     return torch.linalg.solve(A, B)
 
 
@@ -46,6 +73,40 @@ def _trt_small_matrix(input) -> bool:
     return (isinstance(input, torch.Tensor) and input.dim() >= 2 and input.is_floating_point()
             and int(input.shape[-1]) == int(input.shape[-2]) and int(input.shape[-1]) in (2, 3, 4)
             and _trt_onnx_exporting())
+
+
+def _trt_eliminable(input) -> bool:
+    """A real float tensor of square matrices of 5x5 up to 128x128 while exporting."""
+    return (isinstance(input, torch.Tensor) and input.dim() >= 2 and input.is_floating_point()
+            and int(input.shape[-1]) == int(input.shape[-2]) and 5 <= int(input.shape[-1]) <= 128
+            and _trt_onnx_exporting())
+
+
+@torch.jit.unused
+def _trt_eliminate(A, B):
+    """``A^-1 B`` by Gaussian elimination with partial pivoting (LAPACK's ``getrf``, then ``getrs``),
+    unrolled over the static order ``n`` of ``A``; ``B`` has ``A``'s batch shape and ``n`` rows."""
+    n = int(A.shape[-1])
+    system = torch.cat([A, B], -1)
+    rows = torch.arange(n, device=A.device)
+    for k in range(n):
+        # The pivot: the first row at or below k whose entry in column k is largest in magnitude.
+        pivot = system[..., k:, k].abs().argmax(-1) + k
+        index = pivot.unsqueeze(-1).unsqueeze(-1).expand_as(system[..., :1, :])
+        pivot_row = torch.gather(system, -2, index)
+        current = system[..., k:k + 1, :]
+        is_pivot = (rows == pivot.unsqueeze(-1)).unsqueeze(-1)
+        system = torch.where((rows == k).unsqueeze(-1), pivot_row, torch.where(is_pivot, current, system))
+        if k + 1 < n:
+            factors = system[..., k + 1:, k:k + 1] / system[..., k:k + 1, k:k + 1]
+            below = system[..., k + 1:, :] - factors * system[..., k:k + 1, :]
+            system = torch.cat([system[..., :k + 1, :], below], -2)
+    upper, right = system[..., :n], system[..., n:]
+    known = right[..., n - 1:n, :] / upper[..., n - 1:n, n - 1:n]  # rows i + 1 to n - 1 of the solution
+    for i in range(n - 2, -1, -1):
+        rest = right[..., i:i + 1, :] - upper[..., i:i + 1, i + 1:] @ known
+        known = torch.cat([rest / upper[..., i:i + 1, i:i + 1], known], -2)
+    return known
 
 
 @torch.jit.unused
