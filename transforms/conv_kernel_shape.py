@@ -15,6 +15,7 @@ from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety, spelled
 from trtcodemod.transforms._op_calls import in_inserted_helper
 
 HELPER = "_trt_conv_kernel"
+GROUPED = "_trt_sized_groups_conv"
 
 _CONV = tuple(
     f"{prefix}{kind}{dims}"
@@ -22,6 +23,8 @@ _CONV = tuple(
     for kind in ("conv", "conv_transpose")
     for dims in ("1d", "2d", "3d")
 )
+#: Forward convolutions, whose arguments are (input, weight, bias, stride, padding, dilation, groups).
+_FORWARD = tuple(name for name in _CONV if "transpose" not in name)
 
 
 def _root(node: cst.BaseExpression) -> cst.BaseExpression:
@@ -46,6 +49,70 @@ def _reads_a_size(node: cst.CSTNode) -> bool:
             if not (type(root) is cst.Name and root.value == "self"):
                 return True
     return False
+
+
+def _reads_first_axis(node: cst.CSTNode) -> bool:
+    """``t.size(0)``, ``t.shape[0]``, ``t.size()[0]`` or ``len(t)`` of something that is not a module attribute:
+    the size of a tensor's first axis, the batch of an input (or a per-sample kernel's batch-times-channels)."""
+    for sub in walk(node):
+        target = None
+        if type(sub) is cst.Call and type(sub.func) is cst.Attribute and sub.func.attr.value == "size" \
+                and len(sub.args) == 1 and type(sub.args[0].value) is cst.Integer and sub.args[0].value.value == "0":
+            target = sub.func.value
+        elif type(sub) is cst.Subscript and len(sub.slice) == 1 and type(sub.slice[0].slice) is cst.Index \
+                and type(sub.slice[0].slice.value) is cst.Integer and sub.slice[0].slice.value.value == "0" \
+                and _is_shape(sub.value):
+            target = sub.value
+        elif type(sub) is cst.Call and type(sub.func) is cst.Name and sub.func.value == "len" and len(sub.args) == 1:
+            target = sub.args[0].value
+        if target is not None:
+            root = _root(target)
+            if not (type(root) is cst.Name and root.value == "self"):
+                return True
+    return False
+
+
+def _is_shape(node: cst.BaseExpression) -> bool:
+    """``t.shape`` or ``t.size()``."""
+    if type(node) is cst.Attribute:
+        return node.attr.value == "shape"
+    return type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == "size" \
+        and not node.args
+
+
+def _is_leading_sizes(node: cst.BaseExpression) -> bool:
+    """``t.shape``, ``t.size()``, or their slice from the first axis (``t.shape[:2]``)."""
+    if type(node) is cst.Subscript and len(node.slice) == 1 and type(node.slice[0].slice) is cst.Slice:
+        lower = node.slice[0].slice.lower
+        return (lower is None or (type(lower) is cst.Integer and lower.value == "0")) and _is_shape(node.value)
+    return _is_shape(node)
+
+
+def _first_axis_names(func: cst.FunctionDef) -> set[str]:
+    """Names the function assigns from the size of a tensor's first axis (``B, C, H, W = x.shape`` binds
+    ``B``; ``b = x.size(0)``), directly or through other such names (``n = b * self.groups``)."""
+    flows: list[tuple[list[str], cst.CSTNode | None, bool]] = []
+    for node in walk(func.body):
+        if type(node) is cst.Assign:
+            for target in node.targets:
+                if type(target.target) in (cst.Tuple, cst.List) and _is_leading_sizes(node.value) \
+                        and target.target.elements:
+                    flows.append((bound_names(target.target.elements[0].value), None, True))
+                else:
+                    flows.append((bound_names(target.target), node.value, False))
+        elif type(node) in (cst.AnnAssign, cst.AugAssign) and node.value is not None:
+            flows.append((bound_names(node.target), node.value, False))
+    batch: set[str] = set()
+    reads = [(targets, direct or _reads_first_axis(value), _names(value) if value is not None else set())
+             for targets, value, direct in flows]
+    changed = True
+    while changed:
+        changed = False
+        for targets, direct, names in reads:
+            if (direct or names & batch) and not set(targets) <= batch:
+                batch |= set(targets)
+                changed = True
+    return batch
 
 
 def _names(node: cst.CSTNode) -> set[str]:
@@ -116,12 +183,25 @@ change with the inputs' dynamic axes; they are constants of the exported graph, 
 TracerWarning at the helper. Where they do (a kernel sized from the image, as an antialiasing
 blur's), the exported graph runs only at the traced kernel size: at an input size whose
 kernel differs, its Reshape cannot take the kernel and ONNX Runtime raises (no silently other
-values); migrate's check at other sizes finds it and reverts the fix. The group count is
-another matter the rewrite does not change: ONNX `Conv` takes it as an attribute, a constant,
-so a convolution whose groups follow a dynamic axis (StyleGAN's modulated convolution, the
-batch folded into the groups: `groups=b`) exports, but its graph refuses every other batch
-size; migrate's check finds that too and reverts the fix, and the manual step stays
-(per-sample weights as a batched matmul, or a static batch).
+values); migrate's check at other sizes finds it and reverts the fix. A group count computed from a tensor's first axis
+is the other form: per-sample kernels with the batch folded into the channels and the groups
+(timm's CondConv, `groups=self.groups * B` after `B, C, H, W = x.shape`, timm-3d's CondConv3d the
+same in 3-D; StyleGAN2's modulated convolution, `groups=b`, as GFPGAN's in spandrel; kornia's
+`filter2d`/`filter3d`, `groups=tmp_kernel.size(0)`, a kernel per sample times channels). ONNX
+`Conv` takes the group count as an attribute, a constant: a graph traced at batch 2 refuses batch
+3 (or, where the shapes still fit, computes other values). Such a call, `F.conv1d/2d/3d` with a
+`groups` that reads `t.size(0)`, `t.shape[0]`, `len(t)` or a local assigned from one (the first
+name of `B, C, H, W = x.shape` or of `x.shape[:2]`), becomes `_trt_sized_groups_conv(F.conv3d, x,
+weight, ...)`, the call's own arguments after the function: outside the TorchScript exporter it
+calls the convolution; while that exporter traces, it computes the same convolution as the
+input's patches (zero padding, then one strided slice per kernel offset, constant bounds) times
+each group's kernel in one batched MatMul, with the group count read from the shapes (the input's
+channels over the kernel's second axis), so the graph follows the batch. Its values are the
+convolution's up to float32 summation order. Transposed convolutions with such groups keep the
+kernel wrapper only, and their graphs still refuse other batches (migrate's check reverts the fix;
+the manual step: a static batch). A group count from a size of another axis (`groups=channel`
+after `channel = img.size(1)`, SSIM's) is not taken for the batch: the kernel wrapper, and the
+Conv's constant group count stands for that axis's traced size.
 
 TensorRT versions: all (the export fails before TensorRT is involved; a Conv whose weight is
 computed at run time is parsed from TensorRT 8.5, see TRT724).""",
@@ -150,6 +230,19 @@ computed at run time is parsed from TensorRT 8.5, see TRT724).""",
                 "groups=channel)\n",
                 unsafe=True,
             ),
+            Example(
+                "def per_sample(x, weight, out_channels):\n"
+                "    B, C, H, W = x.shape\n"
+                "    weight = weight.view(B * out_channels, C, 3, 3)\n"
+                "    out = F.conv2d(x.reshape(1, B * C, H, W), weight, padding=1, groups=B)\n"
+                "    return out.view(B, out_channels, H, W)\n",
+                "def per_sample(x, weight, out_channels):\n"
+                "    B, C, H, W = x.shape\n"
+                "    weight = weight.view(B * out_channels, C, 3, 3)\n"
+                "    out = _trt_sized_groups_conv(F.conv2d, x.reshape(1, B * C, H, W), weight, padding=1, groups=B)\n"
+                "    return out.view(B, out_channels, H, W)\n",
+                unsafe=True,
+            ),
         ),
         references=(
             "https://pytorch.org/docs/stable/generated/torch.nn.functional.conv2d.html",
@@ -160,6 +253,12 @@ computed at run time is parsed from TensorRT 8.5, see TRT724).""",
     def __init__(self, context) -> None:
         super().__init__(context)
         self._sized: dict[int, set[str]] = {}
+        self._batch: dict[int, set[str]] = {}
+
+    def _first_axis(self, func: cst.FunctionDef) -> set[str]:
+        if id(func) not in self._batch:
+            self._batch[id(func)] = _first_axis_names(func)
+        return self._batch[id(func)]
 
     def visit_Call(self, node: cst.Call) -> None:
         name = self.context.refers_to(node.func, *_CONV)
@@ -177,6 +276,21 @@ computed at run time is parsed from TensorRT 8.5, see TRT724).""",
             params = {p.name.value for p in (*func.params.posonly_params, *func.params.params,
                                              *func.params.kwonly_params)} - {"self"}
         groups = argument(node, 6, "groups")
+        if name in _FORWARD and groups is not None and func is not None and (
+                _reads_first_axis(groups.value) or _names(groups.value) & self._first_axis(func)):
+            # The batch folded into the groups (per-sample kernels): an ONNX Conv keeps its group count as a
+            # constant, so the whole convolution becomes patches times kernels while the exporter traces.
+            short = name.replace("torch.nn.functional.", "F.")
+            call = cst.Call(func=cst.Name(GROUPED), args=[cst.Arg(value=node.func), *node.args])
+            self.report(
+                node,
+                f"`{short}` with a group count computed from a tensor's first axis (the batch folded into the "
+                "groups, per-sample kernels): the exported Conv keeps the traced group count as a constant and "
+                "refuses every other batch; compute it as patches times kernels while the TorchScript exporter "
+                "traces",
+                Fix({node: call}, safety=Safety.UNSAFE, helpers=(GROUPED,)),
+            )
+            return
         # A kernel passed in, with a group count from a size or a parameter: the depthwise window that a caller
         # tiled to the channel count (`_ssim(img1, img2, window, window_size, channel)`).
         passed_depthwise = groups is not None and bool(_names(weight.value) & params) and (

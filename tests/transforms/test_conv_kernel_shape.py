@@ -172,3 +172,155 @@ def test_assumption_is_real() -> None:
     torch.testing.assert_close(torch.from_numpy(session.run(None, {"x": x.numpy()})[0]), model(x))
     with pytest.raises(Exception, match="cannot be reshaped"):
         session.run(None, {"x": torch.rand(1, 2, 64, 64).numpy()})
+
+
+#: timm's CondConv (timm/layers/cond_conv2d.py, timm_3d's CondConv3d the same in 3-D): per-sample kernels mixed by
+#: routing weights, the batch folded into the channels and the groups (``groups=self.groups * B``).
+CONDCONV = '''
+import torch
+import torch.nn.functional as F
+
+
+class CondConv(torch.nn.Module):
+    def __init__(self, dims=2, cin=4, cout=6, k=3, groups=2, experts=3):
+        super().__init__()
+        self.dims, self.in_channels, self.out_channels, self.groups = dims, cin, cout, groups
+        self.kernel_size = (k,) * dims
+        g = torch.Generator().manual_seed(1)
+        size = cout * (cin // groups) * k ** dims
+        self.weight = torch.nn.Parameter(torch.randn(experts, size, generator=g) / 4)
+        self.bias = torch.nn.Parameter(torch.randn(experts, cout, generator=g))
+        self.route = torch.nn.Parameter(torch.randn(cin, experts, generator=g))
+
+    def forward(self, x):
+        B, C = x.shape[:2]
+        routing_weights = torch.sigmoid(x.flatten(2).mean(-1) @ self.route)
+        weight = torch.matmul(routing_weights, self.weight)
+        weight = weight.view((B * self.out_channels, self.in_channels // self.groups) + self.kernel_size)
+        bias = torch.matmul(routing_weights, self.bias).view(B * self.out_channels)
+        x = x.reshape((1, B * C) + x.shape[2:])
+        out = F.conv2d(x, weight, bias, stride=2, padding=1, dilation=1, groups=self.groups * B)
+        return out.view((B, self.out_channels) + out.shape[2:])
+'''
+CONDCONV3D = CONDCONV.replace("F.conv2d", "F.conv3d").replace("dims=2", "dims=3")
+
+#: StyleGAN2's modulated convolution (GFPGAN's in spandrel, rosinality's): ``b, c, h, w = x.shape``, ``groups=b``.
+MODULATED = '''
+import torch
+import torch.nn.functional as F
+
+
+class Modulated(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        g = torch.Generator().manual_seed(2)
+        self.weight = torch.nn.Parameter(torch.randn(1, 5, 3, 3, 3, generator=g))
+        self.style = torch.nn.Parameter(torch.randn(3, 3, generator=g))
+
+    def forward(self, x):
+        b, c, h, w = x.shape
+        style = (x.mean((2, 3)) @ self.style).view(b, 1, c, 1, 1)
+        weight = self.weight * style
+        weight = weight * torch.rsqrt(weight.pow(2).sum([2, 3, 4]) + 1e-8).view(b, 5, 1, 1, 1)
+        weight = weight.view(b * 5, c, 3, 3)
+        x = x.view(1, b * c, h, w)
+        out = F.conv2d(x, weight, padding=1, groups=b)
+        return out.view(b, 5, *out.shape[2:4])
+'''
+
+#: kornia's filter2d with a kernel per sample: the groups are the kernel's first axis (batch times channels).
+FILTER2D = '''
+import torch
+import torch.nn.functional as F
+
+
+class Filter(torch.nn.Module):
+    def forward(self, input):
+        b, c, h, w = input.shape
+        kernel = torch.softmax(input.mean(1).flatten(1)[:, :9], -1).view(-1, 3, 3)
+        tmp_kernel = kernel[:, None, ...].expand(-1, c, -1, -1).reshape(-1, 1, 3, 3)
+        input = input.reshape(-1, tmp_kernel.size(0), input.size(-2), input.size(-1))
+        output = F.conv2d(input, tmp_kernel, groups=tmp_kernel.size(0), padding=1, stride=1)
+        return output.view(b, c, h, w)
+'''
+
+
+def test_rewrite_text_batch_folded_into_groups() -> None:
+    direct = CONDCONV3D
+    assert ("out = _trt_sized_groups_conv(F.conv3d, x, weight, bias, stride=2, padding=1, dilation=1, "
+            "groups=self.groups * B)") in rewrite(direct, unsafe=True)
+    assert "_trt_sized_groups_conv(F.conv2d, x, weight, padding=1, groups=b)" in rewrite(MODULATED, unsafe=True)
+    assert ("_trt_sized_groups_conv(F.conv2d, input, tmp_kernel, groups=tmp_kernel.size(0), padding=1, stride=1)"
+            in rewrite(FILTER2D, unsafe=True))
+    for code in (direct, MODULATED, FILTER2D):
+        once = rewrite(code, unsafe=True)
+        assert "_trt_conv_kernel(" not in strip_helpers(once)
+        assert rewrite(once, unsafe=True) == once
+        assert rewrite(code) == code  # unsafe
+
+
+def test_patches_equal_convolution_on_edge_values() -> None:
+    """The export path, run eagerly: the same values as the convolution, in 1-D, 2-D and 3-D, with strides,
+    dilations, string paddings, several groups, unbatched input and non-finite values."""
+    from trtcodemod.helpers.convolution import _trt_grouped_conv_patches
+
+    g = torch.Generator().manual_seed(3)
+    convs = {1: torch.nn.functional.conv1d, 2: torch.nn.functional.conv2d, 3: torch.nn.functional.conv3d}
+    cases = [(1, 3, 4, 3, 1, 1, 1), (6, 1, 1, 3, 2, 0, 1), (4, 2, 3, 2, 2, 1, 2), (2, 2, 2, 3, 1, "same", 2),
+             (3, 1, 2, 2, 1, "valid", 1)]
+    for dims, conv in convs.items():
+        for groups, per_group, out_per_group, k, stride, padding, dilation in cases:
+            x = torch.randn((2, groups * per_group) + (7,) * dims, generator=g, dtype=torch.float64)
+            w = torch.randn((groups * out_per_group, per_group) + (k,) * dims, generator=g, dtype=torch.float64)
+            b = torch.randn(groups * out_per_group, generator=g, dtype=torch.float64)
+            expected = conv(x, w, b, stride, padding, dilation, groups)
+            torch.testing.assert_close(_trt_grouped_conv_patches(x, w, b, stride, padding, dilation), expected)
+            torch.testing.assert_close(_trt_grouped_conv_patches(x[0], w, None, stride, padding, dilation),
+                                       conv(x[0], w, None, stride, padding, dilation, groups))
+    x = torch.tensor([float("inf"), -float("inf"), float("nan"), -0.0, 1e30, -3.0, 0.0, 2.5]).repeat(4, 8)
+    x = x.view(1, 4, 8, 8)
+    w = torch.rand(4, 2, 3, 3, generator=g) + 0.5  # positive: inf stays inf where it is alone
+    expected = torch.nn.functional.conv2d(x, w, None, 1, 1, 1, 2)
+    got = _trt_grouped_conv_patches(x, w, None, 1, 1, 1)
+    assert torch.equal(expected.isnan(), got.isnan())
+    assert torch.equal(expected.isinf(), got.isinf())
+    torch.testing.assert_close(got.nan_to_num(0.0, 1.0, -1.0), expected.nan_to_num(0.0, 1.0, -1.0))
+
+
+@pytest.mark.parametrize("code,cls", [(CONDCONV, "CondConv"), (MODULATED, "Modulated"), (FILTER2D, "Filter")])
+def test_batch_folded_eager_unchanged(code: str, cls: str) -> None:
+    before, after = load(code, cls)(), load(rewrite(code, unsafe=True), cls)()
+    for x in (torch.rand(2, 4, 9, 11) * 4 - 2, torch.zeros(1, 4, 5, 5),
+              torch.tensor([1e30, -0.0, -3.0, 0.0, 2.5, 1e-30]).repeat(4, 6).view(1, 4, 6, 6)):
+        if cls != "CondConv":
+            x = x[:, :3].contiguous()
+        assert torch.equal(before(x), after(x))
+
+
+def _export_batch(model: torch.nn.Module, example: torch.Tensor) -> bytes:
+    buffer = io.BytesIO()
+    axes = {0: "batch", **{i: f"s{i}" for i in range(2, example.dim())}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, (example,), buffer, dynamo=False, opset_version=17, input_names=["x"],
+                          dynamic_axes={"x": axes})
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("code,cls,shapes", [
+    (CONDCONV, "CondConv", ((2, 4, 16, 16), (3, 4, 11, 20))),
+    (CONDCONV3D, "CondConv", ((2, 4, 8, 8, 8), (3, 4, 5, 9, 7))),
+    (MODULATED, "Modulated", ((2, 3, 16, 16), (3, 3, 11, 20))),
+    (FILTER2D, "Filter", ((2, 3, 16, 16), (3, 3, 11, 20))),
+])
+def test_batch_folded_export_at_two_sizes(code: str, cls: str, shapes) -> None:
+    """Exported at batch 2, the graph gives eager mode's values at batch 1 and 3 and other sizes (the Conv's
+    constant group count would refuse them)."""
+    after = rewrite(code, unsafe=True)
+    assert "_trt_sized_groups_conv(F.conv" in after
+    model = load(after, cls)()
+    session = ort.InferenceSession(_export_batch(model, torch.rand(shapes[0])), providers=["CPUExecutionProvider"])
+    for shape in (*shapes, (1, *shapes[1][1:])):
+        x = torch.rand(shape) * 6 - 3
+        got = torch.from_numpy(session.run(None, {"x": x.numpy()})[0])
+        torch.testing.assert_close(got, load(code, cls)()(x), rtol=1e-4, atol=1e-5)
