@@ -200,3 +200,20 @@ def toolchain_outcomes(module_type: type, inputs: list[Any], folder: Path) -> di
     attempt("compile", lambda: torch.compile(module_type(), fullgraph=True, backend="eager"))
     attempt("export", lambda: torch.export.export(module_type(), tuple(clone_input(v) for v in inputs)).module())
     return results
+
+
+def assert_same_toolchain_outcomes(before_type: type, after_type: type, inputs: list[Any], folder: Path, *,
+                                   original_may_fail: bool = False) -> None:
+    """Under each toolchain the rewritten program gives the original's tensors (NaN where it has NaN); where
+    the original fails (allowed only with ``original_may_fail``), the rewrite fails with the same exception type."""
+    before, after = toolchain_outcomes(before_type, inputs, folder), toolchain_outcomes(after_type, inputs, folder)
+    assert set(before) == set(after) == {"script", "fx", "fx+script", "compile", "export"}
+    for name, want in before.items():
+        got = after[name]
+        if isinstance(want, Exception):
+            assert original_may_fail, f"{name}: the original fails: {want!r}"
+            assert type(got) is type(want), f"{name}: {want!r} became {got!r}"
+            continue
+        assert not isinstance(got, Exception), f"{name}: {got!r}"
+        for p, q in zip(want, got):
+            assert torch.equal(p.nan_to_num(), q.nan_to_num()) and torch.equal(p.isnan(), q.isnan()), name

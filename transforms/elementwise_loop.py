@@ -17,8 +17,9 @@ from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.transforms._loop_vectorize import PREFIX, Decline, LoopNest, Vectorizer, loop_nest
 from trtcodemod.transforms._runtime_scope import TRACING_HELPER, RuntimeScopeRule
 
-_ASSUMPTION = ("every read the loop treats as one number reads one element (its index covers every axis), and "
-               "no value read into Python with `int()` is NaN or infinite (the loop raises there; the graph does not)")
+_ASSUMPTION = ("every read the loop treats as one number reads one element (its index covers every axis), no "
+               "value read into Python with `int()` is NaN or infinite (the loop raises there; the graph does not), "
+               "and no trip count passes the end of a written tensor's axis")
 
 
 class ElementwiseLoop(RuntimeScopeRule):
@@ -37,8 +38,11 @@ statements that work element by element:
   read later one element at a time;
 - writes into the iteration's own elements of a tensor made before the loop: the loop
   variables first, in order, then fixed numbers (`pts[b, k, 0] += d.sign() * 0.25`);
-- arithmetic, comparisons (chained ones too), `and`/`or`/`not`, `int()`, `abs()`, and
-  element-wise tensor methods and `torch` functions (`sign`, `abs`, `exp`, `clamp`...).
+- arithmetic, comparisons (chained ones too), `and`/`or`/`not`, `int()`, `abs()`,
+  `int(round(float(v)))`, `math.floor`/`math.ceil`, element-wise tensor methods and `torch`
+  functions (`sign`, `abs`, `exp`, `clamp`, `.to(device)`...), tuple assignments (`px, py = a, b`),
+  and a vector of numbers per iteration (`torch.Tensor((a, b))`, `torch.tensor([a, b])`) added to
+  a row (`preds[i][j] += diff.sign() * 0.25`). Chained indexes (`hm[py][px + 1]`) are one index.
 A loop variable used as a number, a read of a written tensor at other elements, a name the loop
 leaves for later code, a call not known to be element-wise, `break`/`continue`, a nest inside
 another loop: not reported (nothing is rewritten).
@@ -57,14 +61,20 @@ The rewrite: `if _trt_tracing(): <all iterations at once> else: <the loop, uncha
 tensor over all iterations, `int(x)` is `x.long()` (both truncate toward zero), an `if` is a mask
 (`_trt_mask1 = (0 < px) & (px < w - 1)`), a read under a mask indexes `torch.where(mask, i, 0)`
 (where the loop skipped a read, the graph reads a valid element and discards it), and a write
-is `pts[_trt_b, _trt_k, 0] = torch.where(mask, pts[_trt_b, _trt_k, 0] + d, pts[_trt_b, _trt_k,
-0])`. Statements keep their order, so a later statement sees an earlier write as in the loop.
-Eager code, scripting, fx and `torch.compile` run the loop.
+into the iterations' own elements is one slice of that block: `pts[:batch, :channels, 0] =
+torch.where(mask, pts[:batch, :channels, 0] + d, pts[:batch, :channels, 0])`. Two measured traps
+shape this: the TorchScript exporter writes an indexed assignment by index tensors that
+broadcast into each other as a graph ONNX Runtime refuses, and one by index tensors keeps a
+traced size of 1, so the index tensors are expanded to the nest's whole shape
+(`.view(-1, 1).expand(batch, channels)`) and writes use basic slices. Statements keep their order,
+so a later statement sees an earlier write as in the loop. Eager code, scripting (which compiles
+both branches), fx and `torch.compile` run the loop.
 
 Fix safety: unsafe; the assumptions are that every read the loop takes as one number indexes
-every axis of its tensor (a read of a row would broadcast differently), and that no number
+every axis of its tensor (a read of a row would broadcast differently), that no number
 read with `int()` is NaN or infinite (the loop raises `ValueError` there, the graph computes
-on). `migrate` applies it where the loop's lines hold a located problem (a traced constant or
+on), and that each trip count is at most the written tensor's axis (the loop raises
+`IndexError` past its end; a slice stops there). `migrate` applies it where the loop's lines hold a located problem (a traced constant or
 the unrolled loop) and keeps it only if the rewritten model's graph matches eager mode on every
 input set.
 
@@ -74,6 +84,8 @@ TensorRT versions: all.""",
         fails_when=(
             "a read treated as one number indexes fewer axes than its tensor has (it is a row, not an element)",
             "a value read with `int()` is NaN or infinite: the loop raises, the traced graph does not",
+            "a trip count larger than the written tensor's axis: the loop raises `IndexError`, the slice stops at "
+            "the axis's end",
         ),
         examples=(
             Example(

@@ -21,7 +21,7 @@ import onnx
 import onnxruntime as ort
 import pytest
 import torch
-from safety import assert_same_run, import_source, run_once, toolchain_outcomes
+from safety import assert_same_run, assert_same_toolchain_outcomes, import_source, run_once
 from snippets import EDGE_TENSORS
 from support import rewrite, rules_found
 
@@ -203,14 +203,7 @@ def test_an_axis_out_of_range_or_no_sections_raise_the_same(tmp_path: Path, call
 def test_the_toolchains_give_the_originals_results(program: tuple[type, type], label: str, tmp_path: Path) -> None:
     """torch.jit.script, fx (and fx scripted), torch.compile and torch.export."""
     x = INPUTS[label]
-    before, after = toolchain_outcomes(program[0], [x], tmp_path), toolchain_outcomes(program[1], [x], tmp_path)
-    assert set(before) == set(after) == {"script", "fx", "fx+script", "compile", "export"}
-    for name, want in before.items():
-        got = after[name]
-        assert not isinstance(want, Exception), f"{name}: the original fails: {want!r}"
-        assert not isinstance(got, Exception), f"{name}: {got!r}"
-        for p, q in zip(want, got):
-            assert torch.equal(p.nan_to_num(), q.nan_to_num()) and torch.equal(p.isnan(), q.isnan()), name
+    assert_same_toolchain_outcomes(program[0], program[1], [x], tmp_path)
 
 
 # --- both ONNX exporters ----------------------------------------------------------------------------

@@ -22,7 +22,7 @@ import onnx.numpy_helper
 import onnxruntime as ort
 import pytest
 import torch
-from safety import assert_same_run, import_source, run_once, toolchain_outcomes
+from safety import assert_same_run, assert_same_toolchain_outcomes, import_source, run_once
 from snippets import EDGE_TENSORS
 from support import rewrite, rules_found
 
@@ -188,14 +188,7 @@ def test_eager_is_unchanged(program: tuple[type, type], label: str) -> None:
 def test_the_toolchains_give_the_originals_results(program: tuple[type, type], label: str, tmp_path: Path) -> None:
     """torch.jit.script (a tuple of sizes passed as the helper's list), fx, torch.compile and torch.export."""
     x = EDGE_TENSORS[label]
-    before, after = toolchain_outcomes(program[0], [x], tmp_path), toolchain_outcomes(program[1], [x], tmp_path)
-    assert set(before) == set(after) == {"script", "fx", "fx+script", "compile", "export"}
-    for name, want in before.items():
-        got = after[name]
-        assert not isinstance(want, Exception), f"{name}: the original fails: {want!r}"
-        assert not isinstance(got, Exception), f"{name}: {got!r}"
-        for p, q in zip(want, got):
-            assert torch.equal(p.nan_to_num(), q.nan_to_num()) and torch.equal(p.isnan(), q.isnan()), name
+    assert_same_toolchain_outcomes(program[0], program[1], [x], tmp_path)
 
 
 def test_the_helper_is_unflatten_outside_an_export() -> None:

@@ -119,13 +119,15 @@ def _silent_bake_found(files: list[str]) -> bool:
     """A finding, in the analysed files, of a rule whose construct bakes a size with no TracerWarning
     (``plan.SIZE_ERASING_RULES``)."""
     from trtcodemod.engine import Options, check_source
+    from trtcodemod.registry import rule_classes
     from .plan import SIZE_ERASING_RULES
 
     options = Options(select=tuple(sorted(SIZE_ERASING_RULES)), scope="all")  # every line, as `_engine_options`
+    rules = [cls for cls in rule_classes() if cls.info.id in SIZE_ERASING_RULES]
     for path in files:
         try:
             source = Path(path).read_bytes()
-            if (b"numel" in source or b"unflatten" in source) and check_source(source, path, options):
+            if any(cls.may_find(source) for cls in rules) and check_source(source, path, options):
                 return True
         except Exception:  # noqa: BLE001 - an unreadable file asks for nothing; the static analysis reports it
             continue
