@@ -900,6 +900,26 @@ def test_the_inverse_formulation_in_float32_and_its_edges() -> None:
     assert not hasattr(_trt_complex(re, im), "_trt_complex_parts")  # outside an export nothing is kept
 
 
+def _exported_as_products(export, original, rewritten, dynamo: bool, name: str):
+    """The original's graph holds a DFT (dynamo) or does not export (TorchScript: no `fft` symbolic);
+    the rewritten one exports as matrix products TensorRT takes: its graph."""
+    if dynamo:
+        try:
+            graph = export(original)
+        except Exception:  # noqa: BLE001 - complex tensors may not export at all: as bad
+            pass
+        else:
+            assert "DFT" in {n.op_type for n in graph.graph.node}
+    else:
+        with pytest.raises(Exception, match="fft"):
+            export(original)
+    graph = export(rewritten)
+    ops = {n.op_type for n in graph.graph.node}
+    assert "DFT" not in ops and "MatMul" in ops, name
+    assert not [i for i in check_graph(graph) if i.severity == "error"], name
+    return graph
+
+
 @pytest.mark.parametrize("dynamo", [False, True], ids=["torchscript", "dynamo"])
 def test_the_rebound_rewrite_exports_and_equals_eager(rebound, dynamo) -> None:
     before, after = rebound
@@ -920,20 +940,7 @@ def test_the_rebound_rewrite_exports_and_equals_eager(rebound, dynamo) -> None:
                                   dynamic_axes={"x": {0: "n", 2: "h", 3: "w"}})
                 return onnx.load_from_string(buffer.getvalue())
 
-        if dynamo:
-            try:
-                graph = export(original)
-            except Exception:  # noqa: BLE001 - complex tensors may not export at all: as bad
-                pass
-            else:
-                assert "DFT" in {n.op_type for n in graph.graph.node}
-        else:
-            with pytest.raises(Exception, match="fft"):
-                export(original)
-        graph = export(rewritten)
-        ops = {n.op_type for n in graph.graph.node}
-        assert "DFT" not in ops and "MatMul" in ops, name
-        assert not [i for i in check_graph(graph) if i.severity == "error"], name
+        graph = _exported_as_products(export, original, rewritten, dynamo, name)
         assert not [i for i in check_graph(graph, target="8.4") if i.severity == "error"], name
         session = ort.InferenceSession(graph.SerializeToString())
         for shape in [(2, 2, 7, 9), (1, 2, 16, 6)]:  # two other sizes: odd and even widths
@@ -1237,20 +1244,7 @@ def test_the_product_rewrite_exports_and_equals_eager(products, dynamo) -> None:
                                   dynamic_axes={k: axes for k in names})
                 return onnx.load_from_string(buffer.getvalue())
 
-        if dynamo:
-            try:
-                graph = export(original)
-            except Exception:  # noqa: BLE001 - complex tensors may not export at all: as bad
-                pass
-            else:
-                assert "DFT" in {n.op_type for n in graph.graph.node}
-        else:
-            with pytest.raises(Exception, match="fft"):
-                export(original)
-        graph = export(rewritten)
-        ops = {n.op_type for n in graph.graph.node}
-        assert "DFT" not in ops and "MatMul" in ops, name
-        assert not [i for i in check_graph(graph) if i.severity == "error"], name
+        graph = _exported_as_products(export, original, rewritten, dynamo, name)
         session = ort.InferenceSession(graph.SerializeToString())
         sizes = [(1, 3, 8, 8), (3, 3, 8, 8)] if fixed else [(1, 3, 16, 8), (3, 3, 12, 20)]
         for shape in sizes:
