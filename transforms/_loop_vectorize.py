@@ -115,7 +115,7 @@ class Vectorizer:
         counts = []
         for variable, count in zip(variables, self.nest.counts):
             code = code_of(count).strip()
-            if len(variables) > 1 and any(type(n) is cst.Call for n in walk(count)):
+            if any(type(n) is cst.Call for n in walk(count)):
                 self.lines.append(f"{PREFIX}size_{variable} = {code}")  # evaluated once, as `range` did
                 code = f"{PREFIX}size_{variable}"
             counts.append(code)

@@ -148,8 +148,12 @@ TensorRT versions: all.""",
             return
         if self._used_after(node, nest, lines):
             return
-        self.found(node, lambda: self._message(nest), Fix({node: self._rewritten(node, lines)},
-                                                           safety=Safety.UNSAFE, helpers=(TRACING_HELPER,)))
+        try:
+            rewritten = self._rewritten(node, lines)
+        except cst.ParserSyntaxError:
+            return  # a trip count written so that it cannot stand in a slice (a lambda, a starred call...)
+        self.found(node, lambda: self._message(nest), Fix({node: rewritten}, safety=Safety.UNSAFE,
+                                                           helpers=(TRACING_HELPER,)))
 
     def leave_For(self, original_node: cst.For) -> None:
         self._loops.pop()

@@ -289,3 +289,37 @@ def test_scripting_takes_the_loop(programs) -> None:
             for kind in _KINDS:
                 x = _inputs(name, shape, kind)
                 assert torch.equal(scripted(x.clone()), before[name]()(x.clone())), (name, shape, kind)
+
+
+def test_a_trip_count_with_a_call_is_evaluated_once() -> None:
+    """`range(count(x))` calls `count` once; the rewrite binds it before the slices that read it, and the traced
+    form still equals the loop."""
+    code = (
+        "import torch\n\n\n"
+        "def shift(values, calls):\n"
+        "    def count(v):\n"
+        "        calls.append(1)\n"
+        "        return v.shape[0]\n"
+        "    for i in range(count(values)):\n"
+        "        if values[i, 0] > 0:\n"
+        "            values[i, 1] = values[i, 0] * 2\n"
+        "    return values\n"
+    )
+    after = rewrite(code, select=("TRT348",), unsafe=True)
+    assert "        _trt_size_i = count(values)\n        _trt_mask1 = (values[:_trt_size_i, 0] > 0)\n" in after
+    namespace: dict = {}
+    exec(compile(after, "shift.py", "exec"), namespace)
+    for values in (torch.randn(5, 2), torch.zeros(0, 2), torch.tensor([[float("nan"), 1.0], [-0.0, 2.0]])):
+        calls: list = []
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            traced = torch.jit.trace(lambda v: namespace["shift"](v.clone(), calls), (torch.randn(3, 2),))
+        calls.clear()
+        got = namespace["shift"](values.clone(), calls)  # eager: the loop, one call
+        assert len(calls) == 1
+        want = values.clone()
+        for i in range(want.shape[0]):
+            if want[i, 0] > 0:
+                want[i, 1] = want[i, 0] * 2
+        for result in (got, traced(values)):
+            assert torch.equal(result.nan_to_num(), want.nan_to_num()) and torch.equal(result.isnan(), want.isnan())
