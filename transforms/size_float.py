@@ -146,6 +146,8 @@ TensorRT versions: all (no version has float64 tensors inside the network).""",
             return False, False
         if type(node) is cst.Call and type(node.func) is cst.Name and node.func.value == HELPER:
             return None  # already rewritten
+        if type(node) is cst.UnaryOperation and type(node.operator) in (cst.Minus, cst.Plus):
+            return self._numbers(node.expression)  # `-x.shape[1] * 0.5`: a negated size is a size's arithmetic
         return (True, False) if self.size_of(node) is not None else None
 
 

@@ -40,6 +40,8 @@ def _fixed(body: str) -> str:
     ("        return x / (x.size(1) + 1.0)\n", "        return x / (_trt_size_float(x.size(1) + 1.0))\n"),
     ("        return x.div(2.0 * x.shape[0])\n", "        return x.div(_trt_size_float(2.0 * x.shape[0]))\n"),
     ("        return x * (x.shape[1] * -0.5)\n", "        return x * (_trt_size_float(x.shape[1] * -0.5))\n"),
+    ("        return x * (-x.shape[1] * 0.5)\n", "        return x * (_trt_size_float(-x.shape[1] * 0.5))\n"),
+    ("        return x + (-(x.shape[1] - 1) / 2.0)\n", "        return x + (_trt_size_float(-(x.shape[1] - 1) / 2.0))\n"),
     ("        return x - (1.0 * x.shape[3] / 2)\n", "        return x - (_trt_size_float(1.0 * x.shape[3] / 2))\n"),
     ("        h = x.shape[2]\n        return x * (h * 0.5 + 1)\n",
      "        h = x.shape[2]\n        return x * (_trt_size_float(h * 0.5 + 1))\n"),
@@ -63,7 +65,6 @@ def test_rewrite_text(body: str, want: str) -> None:
     "        return x * (x.sum() * 0.5 + x.shape[1])\n",
     "        return x * (scale * 0.5)\n",  # a name bound nowhere here
     "        return x * (_trt_size_float(x.shape[1] * 0.5) * 2.0)\n",  # already rewritten
-    "        return x * (-x.shape[1] * 0.5)\n",  # a negated size: not taken (a reported limit)
 ])
 def test_other_code_is_left_alone(body: str) -> None:
     code = HEAD + body
@@ -123,7 +124,8 @@ class M(nn.Module):
         a = x + (x.shape[-1] - 2.5) * reweight
         b = x * (h * 0.5 + 1) - x.div(2.0 * len(x))
         c = x.to(torch.float64) * (x.size(-1) / 3.0) if x.is_floating_point() else x * (1.0 * h / 2)
-        return a, b, c
+        d = x * (-x.shape[-1] * 0.5)
+        return a, b, c, d
 """
 
 
@@ -131,7 +133,7 @@ class M(nn.Module):
 def program(tmp_path_factory: pytest.TempPathFactory) -> tuple[type, type]:
     folder = tmp_path_factory.mktemp("trt350")
     after = rewrite(PROGRAM, unsafe=True, select=("TRT350",))
-    assert after.count("_trt_size_float(") == 5 + 1, after  # five arithmetics and the helper's definition
+    assert after.count("_trt_size_float(") == 6 + 1, after  # six arithmetics and the helper's definition
     return import_source(PROGRAM, folder)["M"], import_source(after, folder)["M"]
 
 
