@@ -2,64 +2,64 @@
 
     python benchmarks/real_zoo19.py [--jobs N] [--models a,b] [--work DIR] [--output FILE] [--render JSON]
 
-Fixes were made after the eighteenth zoo's first contact, so what it gives after them is no longer a figure for
-models nobody tuned for. This zoo is the next check: the eighteenth zoo's libraries and pins and two more libraries by
-other authors, whose code no earlier zoo or sweep ran (``PINS19``: unpacked wheels like the others, never
-pip-installed): yolov7-package 0.0.13 (WongKinYiu's YOLOv7 repository packaged as a library: its ``Model`` builds a
-network from a layer list; the IDetect, IAuxDetect, IKeypoint and IBin heads decode anchors on grids made in the
-forward; Swin and Swin V2 CSP blocks, RepConv, Ghost and ResX CSP modules; the repository's ``non_max_suppression`` and
-``non_max_suppression_kpt``; it imports torch, torchvision, numpy, PyYAML, OpenCV, requests, tqdm and wget, the last
-now in the ``bench`` extra) and deep-sort-realtime 1.3.2 (a Deep SORT tracker; its appearance embedder is its own
-MobileNetV2; it imports numpy, scipy and OpenCV). 13 of the 24 models come from the two new libraries. The package
-ships no model files, so the YOLOv7 models are built by its ``Model`` from small layer lists written here in its own
-format (``_cfg``), as a user with their own yaml would. Considered and dropped before any model was chosen (by the
-wheel's metadata and imports): pytorch-ssd 1.8.0 (its package imports its Lightning CLI: pytorch-lightning and wandb),
+Fixes were made after the eighteenth zoo's first contact, so what it gives after them is no longer a figure for models
+nobody tuned for. This zoo is the next check: the eighteenth zoo's libraries and pins and two more libraries by other
+authors, whose code no earlier zoo or sweep ran (``PINS19``: unpacked wheels like the others, never pip-installed):
+yolov7-package 0.0.13 (WongKinYiu's YOLOv7 repository packaged as a library: its ``Model`` builds a network from a layer
+list; the IDetect, IAuxDetect, IKeypoint and IBin heads decode anchors on grids made in the forward; Swin and Swin V2
+CSP blocks, RepConv, Ghost and ResX CSP modules; the repository's ``non_max_suppression`` and
+``non_max_suppression_kpt``; it imports torch, torchvision, numpy, PyYAML, OpenCV, requests, tqdm and wget, the last now
+in the ``bench`` extra) and deep-sort-realtime 1.3.2 (a Deep SORT tracker; its appearance embedder is its own
+MobileNetV2; it imports numpy, scipy and OpenCV). 13 of the 24 models come from the two new libraries. The package ships
+no model files, so the YOLOv7 models are built by its ``Model`` from small layer lists written here in its own format
+(``_cfg``), as a user with their own yaml would. Considered and dropped before any model was chosen (by the wheel's
+metadata and imports): pytorch-ssd 1.8.0 (its package imports its Lightning CLI: pytorch-lightning and wandb),
 pytorchyolo 1.8.0 (imgaug, which needs scikit-image; and no model cfg files in the wheel), craft-text-detector 0.4.3
-(gdown, for two models), face-detection 0.2.2 (source distribution only); the libraries zoos 15 to 18 dropped, as
-they found.
+(gdown, for two models), face-detection 0.2.2 (source distribution only); the libraries zoos 15 to 18 dropped, as they
+found.
 
 24 models, chosen by family before any was run, none of them (library, architecture and variant) in zoos 1 to 18 or in
 the library sweeps (benchmarks/sweep_*.py), most of them of kinds that often need work for an ONNX or TensorRT
-deployment. Detection and pose, from yolov7-package, random weights, 3 classes, 128 px: a YOLOv7-tiny-like network
-(an ELAN block, max-pool downsampling, SPPCSPC, a small neck to strides 8, 16 and 32) with the IDetect head (implicit
-add and multiply around the output convolutions, boxes decoded on grids); the same followed by the repository's
-``non_max_suppression`` (confidence filter, class-offset boxes, torchvision's NMS, at most 300 an image), every
-image's rows in one tensor with its index; the plain Detect head set as the repository's export script sets it for
+deployment. Detection and pose, from yolov7-package, random weights, 3 classes, 128 px: a YOLOv7-tiny-like network (an
+ELAN block, max-pool downsampling, SPPCSPC, a small neck to strides 8, 16 and 32) with the IDetect head (implicit add
+and multiply around the output convolutions, boxes decoded on grids); the same followed by the repository's
+``non_max_suppression`` (confidence filter, class-offset boxes, torchvision's NMS, at most 300 an image), every image's
+rows in one tensor with its index; the plain Detect head set as the repository's export script sets it for
 ``--include-nms`` (boxes turned to corners by a matrix product, scores times objectness) and, separately, followed by
 ``non_max_suppression`` with multi-label boxes and class-agnostic NMS; a neck of RepConv blocks re-parameterised into
-single convolutions by ``Model.fuse`` (parameters frozen first: IDetect's fuse folds the implicit terms into the
-output convolutions in place); a pose model (IKeypoint: 17 keypoints an anchor decoded on the grids, one class as its
-decoding assumes) followed by ``non_max_suppression_kpt``; the IBin head (width and height as soft bins); Swin CSP
-blocks (windows of 8, padded, shifted every other layer) and Swin V2 CSP blocks (scaled cosine attention and a
-continuous position bias) at P3 and P5; a W6-like network (ReOrg space-to-depth stem, DownC, four levels to stride
-64, the IAuxDetect head, lead outputs decoded); a Ghost network (Stem, Ghost CSP blocks, Ghost SPP-CSP); a
-YOLOR-CSP-like network (grouped ResX CSP blocks). Re-identification, from deep-sort-realtime: its MobileNetV2
-embedder at half width on 128x64 person crops. Depth, lens and warps, from kornia: ``warp_frame_depth`` (a small network's depth back-projected
+single convolutions by ``Model.fuse`` (parameters frozen first: IDetect's fuse folds the implicit terms into the output
+convolutions in place); a pose model (IKeypoint: 17 keypoints an anchor decoded on the grids, one class as its decoding
+assumes) followed by ``non_max_suppression_kpt``; the IBin head (width and height as soft bins); Swin CSP blocks
+(windows of 8, padded, shifted every other layer) and Swin V2 CSP blocks (scaled cosine attention and a continuous
+position bias) at P3 and P5; a W6-like network (ReOrg space-to-depth stem, DownC, four levels to stride 64, the
+IAuxDetect head, lead outputs decoded); a Ghost network (Stem, Ghost CSP blocks, Ghost SPP-CSP); a YOLOR-CSP-like
+network (grouped ResX CSP blocks). Re-identification, from deep-sort-realtime: its MobileNetV2 embedder at half width on
+128x64 person crops. Depth, lens and warps, from kornia: ``warp_frame_depth`` (a small network's depth back-projected
 with intrinsics made from the input's size, moved by a relative pose, projected and sampled), ``undistort_image``
 (radial and tangential distortion, then a convolution), ``elastic_transform2d`` (a displacement field from a small
 network, Gaussian-smoothed, grid-sampled), ``crop_and_resize`` (a box from a small regression network, cropped and
 resized to 32x32), scale-space keypoint refinement (a difference-of-Gaussians stack, ``ConvQuadInterp3d``) and heatmap
-keypoint decoding (``spatial_soft_argmax2d`` over 8 heatmaps, ``render_gaussian2d`` back at the points). Backbones
-from timm families no zoo ran: CrossViT tiny at 240 px (two patch sizes, cross-attention through the class tokens),
+keypoint decoding (``spatial_soft_argmax2d`` over 8 heatmaps, ``render_gaussian2d`` back at the points). Backbones from
+timm families no zoo ran: CrossViT tiny at 240 px (two patch sizes, cross-attention through the class tokens),
 CSPDarkNet-53, HardCoRe-NAS A and MobileNetV5-300M (Gemma 3n's vision encoder: universal inverted residuals, mobile
 multi-query attention with downsampled keys and values). From monai: Regressor (3-D residual units to a linear head).
 
 Each is small and has the dynamic axes a deploying user declares: batch, height and width for the images (the YOLOv7
-models at multiples of their largest stride, the crops and warps at any size); batch alone where the size is part of
-the model (CrossViT's position embeddings for 240 px, monai's Regressor whose linear head fixes its 16^3 input).
-Machinery, table and counts are real_zoo2.py's. The wrappers were checked only for building and running eagerly
-(deterministic over three forwards, finite outputs), at two sizes (the spec's and a batch of two 32 px larger, 64 for
-the W6-like model, 16 for the rest with height and width dynamic), before the first migrate run: with one thread on
-the shared two cores, the best of three forwards at the spec's size took under 0.01 s for most, 0.06 to 0.07 s for
-the two NMS models that keep 300 boxes an image (0.3 s for two at 160 px), 0.04 s for CrossViT and 0.25 s for
-MobileNetV5 (0.67 s for two at 80 px); builds took 1.2 to 5.7 s. Changed after the first eager runs: the pose model
-has one class (IKeypoint's decoding takes the first six channels as box, objectness and class); the Ghost network's
-second layer has stride 1 (``Stem`` already halves twice; P3 did not meet its upsampled neighbour); the YOLOR-like
-network's ResX CSP blocks are 128 wide (grouped convolutions of 32 groups need it); ``non_max_suppression`` has no
-``max_det`` argument here (300 is fixed); the RepConv model's parameters are frozen before ``fuse``; the four kornia
-warps first wrapped ``torch.nn.Identity()``, which zoo 18's kornia models already build (the held-out test compares
-constructors), so each now takes its depth, field, box or output convolution from a small network; and the list had
-23 models, so the multi-label NMS model was added.
+models at multiples of their largest stride, the crops and warps at any size); batch alone where the size is part of the
+model (CrossViT's position embeddings for 240 px, monai's Regressor whose linear head fixes its 16^3 input). Machinery,
+table and counts are real_zoo2.py's. The wrappers were checked only for building and running eagerly (deterministic over
+three forwards, finite outputs), at two sizes (the spec's and a batch of two 32 px larger, 64 for the W6-like model, 16
+for the rest with height and width dynamic), before the first migrate run: with one thread on the shared two cores, the
+best of three forwards at the spec's size took under 0.01 s for most, 0.04 to 0.07 s for the two NMS models that keep
+300 boxes an image (0.16 to 0.32 s for two at 160 px), 0.04 s for CrossViT and 0.25 to 0.44 s for MobileNetV5 (0.67 to
+1.52 s for two at 80 px), over two full runs; builds took 1.2 to 4.5 s (MobileNetV5 5.7 to 11.2 s). Changed after the
+first eager runs: the pose model has one class (IKeypoint's decoding takes the first six channels as box, objectness and
+class); the Ghost network's second layer has stride 1 (``Stem`` already halves twice; P3 did not meet its upsampled
+neighbour); the YOLOR-like network's ResX CSP blocks are 128 wide (grouped convolutions of 32 groups need it);
+``non_max_suppression`` has no ``max_det`` argument here (300 is fixed); the RepConv model's parameters are frozen
+before ``fuse``; the four kornia warps first wrapped ``torch.nn.Identity()``, which zoo 18's kornia models already build
+(the held-out test compares constructors), so each now takes its depth, field, box or output convolution from a small
+network; and the list had 23 models, so the multi-label NMS model was added.
 """
 
 from __future__ import annotations
