@@ -50,16 +50,16 @@ model (CrossViT's position embeddings for 240 px, monai's Regressor whose linear
 table and counts are real_zoo2.py's. The wrappers were checked only for building and running eagerly (deterministic over
 three forwards, finite outputs), at two sizes (the spec's and a batch of two 32 px larger, 64 for the W6-like model, 16
 for the rest with height and width dynamic), before the first migrate run: with one thread on the shared two cores, the
-best of three forwards at the spec's size took under 0.01 s for most, 0.04 to 0.07 s for the two NMS models that keep
-300 boxes an image (0.16 to 0.32 s for two at 160 px), 0.04 s for CrossViT and 0.25 to 0.44 s for MobileNetV5 (0.67 to
-1.52 s for two at 80 px), over two full runs; builds took 1.2 to 4.5 s (MobileNetV5 5.7 to 11.2 s). Changed after the
-first eager runs: the pose model has one class (IKeypoint's decoding takes the first six channels as box, objectness and
-class); the Ghost network's second layer has stride 1 (``Stem`` already halves twice; P3 did not meet its upsampled
-neighbour); the YOLOR-like network's ResX CSP blocks are 128 wide (grouped convolutions of 32 groups need it);
-``non_max_suppression`` has no ``max_det`` argument here (300 is fixed); the RepConv model's parameters are frozen
-before ``fuse``; the four kornia warps first wrapped ``torch.nn.Identity()``, which zoo 18's kornia models already build
-(the held-out test compares constructors), so each now takes its depth, field, box or output convolution from a small
-network; and the list had 23 models, so the multi-label NMS model was added.
+best of three forwards at the spec's size took under 0.01 s for 19 of them, 0.03 s for CSPDarkNet-53, 0.04 to 0.07 s for
+the two NMS models that keep 300 boxes an image (0.16 to 0.32 s for two at 160 px), 0.04 s for CrossViT and 0.25 to 0.44
+s for MobileNetV5 (0.67 to 1.52 s for two at 80 px), over two full runs; builds took 1.2 to 4.5 s (MobileNetV5 5.7 to
+11.2 s). Changed after the first eager runs: the pose model has one class (IKeypoint's decoding takes the first six
+channels as box, objectness and class); the Ghost network's second layer has stride 1 (``Stem`` already halves twice; P3
+did not meet its upsampled neighbour); the YOLOR-like network's ResX CSP blocks are 128 wide (grouped convolutions of 32
+groups need it); ``non_max_suppression`` has no ``max_det`` argument here (300 is fixed); the RepConv model's parameters
+are frozen before ``fuse``; the four kornia warps first wrapped ``torch.nn.Identity()``, which zoo 18's kornia models
+already build (the held-out test compares constructors), so each now takes its depth, field, box or output convolution
+from a small network; and the list had 23 models, so the multi-label NMS model was added.
 """
 
 from __future__ import annotations
