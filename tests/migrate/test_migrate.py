@@ -1124,3 +1124,37 @@ def test_a_right_candidate_goes_back_unproved_where_another_bake_keeps_the_graph
     assert (reverted["rule"], reverted["line"]) == ("TRT712", 8)
     assert reverted["why"] == NOT_EQUIVALENT_AS_BEFORE and "breaks" not in reverted["why"]
     assert report["exit_code"] == 1
+
+
+SAFE_FIX_BESIDE_A_BAKE = """\
+import torch
+from torch import nn
+
+
+class Rows(nn.Module):
+    def forward(self, x: torch.Tensor):
+        return x.reshape(len(x), -1).sum(1) * len(range(x.shape[3]))
+
+
+def build():
+    return Rows().eval()
+
+
+def inputs(generator):
+    return (torch.rand(2, 2, 4, 4, generator=generator),)
+"""
+
+
+def test_a_graph_wrong_as_the_originals_is_unfaithful_not_a_rewrite_that_is_not_equivalent(tmp_path: Path) -> None:
+    """yolov7's NMS and kornia's crop-and-resize (zoo 19): safe fixes landed, and the graph still differed
+    from eager where the original's did (a size baked at a line no rule takes). The report said "rewrite NOT
+    EQUIVALENT", as if a fix had changed the program; the rewritten model is equivalent, its export is not
+    faithful, and that is what it says."""
+    from support import migrate_json
+
+    path = tmp_path / "rows.py"
+    path.write_text(SAFE_FIX_BESIDE_A_BAKE)
+    report = migrate_json(path, json.dumps({"x": {"0": "batch", "3": "w"}}))
+    assert [a["rule"] for a in report["applied"]] == ["TRT704"], report["reverted"]
+    assert report["after"]["faithful"] is False and report["exit_code"] == 1
+    assert report["equivalent"] is True
