@@ -52,7 +52,8 @@ Mask2Former's deformable attention), the latter two loose sizes as below. What a
 decided as for TRT711–TRT715 (`x.shape[i]`, `x.size(i)`, names
 unpacked from `x.shape`, arithmetic on those). In a display, a size may also be divided or
 scaled: `+ - * / // %` of sizes with integer and float literals (`w / 2.0`, `h * 0.8`, `(h - 1) / 2`),
-and number literals may stand beside the sizes, also as whole rows (`[0.0, 0.0, 1.0]`): a
+and number literals may stand beside the sizes, also as whole rows (`[0.0, 0.0, 1.0]`); the
+same holds for sizes read from a comprehension's or a loop's item (`[s[1] / 2.0 for s in shapes]`): a
 camera's intrinsics built from the image size, `torch.tensor([[w * 0.8, 0.0, w / 2.0], [0.0,
 h * 0.8, h / 2.0], [0.0, 0.0, 1.0]])`, which kornia's depth warp and undistortion take (a display
 of literals only is no nest of sizes). A size of an object not shown to be a tensor
@@ -358,14 +359,14 @@ Applies to every TensorRT version.""",
         return None
 
     def _item_leaf(self, expr: cst.BaseExpression) -> int:
-        """How sure ``expr`` (reading a comprehension target) is one integer size: a size read
-        from the target, or ``+ - * //`` of those with integer literals (``s[0] // 2``)."""
+        """How sure ``expr`` (reading a comprehension target) is one number of sizes: a size read
+        from the target, or ``+ - * / //`` of those with number literals (``s[0] // 2``, ``s[1] / 2.0``)."""
         found = self._item_size(expr)
         if found is not None:
             return found
-        if type(expr) is cst.Integer:
+        if type(expr) in (cst.Integer, cst.Float):
             return SIZE
-        if type(expr) is cst.BinaryOperation and type(expr.operator) in INTEGER_OPERATORS:
+        if type(expr) is cst.BinaryOperation and type(expr.operator) in _NUMBER_OPERATORS:
             return min(self._item_leaf(expr.left), self._item_leaf(expr.right))
         if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Minus:
             return self._item_leaf(expr.expression)
@@ -442,16 +443,17 @@ Applies to every TensorRT version.""",
         return type(expr.operator) is cst.Divide or any(self._fractional_size(side) for side in sides)
 
     def _looped_leaf(self, expr: cst.BaseExpression, literal: int = 0) -> int:
-        """How sure ``expr`` is one integer read from a loop's item of sizes: such a name, or
-        ``+ - * //`` of those with integer literals (``w // 2``); a literal alone is not one."""
+        """How sure ``expr`` is one number read from a loop's item of sizes: such a name, or
+        ``+ - * / //`` of those with number literals (``w // 2``, ``w / 2.0``); a literal alone is not one."""
         if type(expr) is cst.Name:
             looped = self._looped[-1] if self._looped else {}
             return looped.get(expr.value, 0) if self._local(expr.value) and self._item(expr) is None else 0
-        if type(expr) is cst.Integer:
+        if type(expr) in (cst.Integer, cst.Float):
             return literal
-        if type(expr) is cst.BinaryOperation and type(expr.operator) in INTEGER_OPERATORS:
+        if type(expr) is cst.BinaryOperation and type(expr.operator) in _NUMBER_OPERATORS:
             left, right = self._looped_leaf(expr.left, SIZE), self._looped_leaf(expr.right, SIZE)
-            if left and right and (type(expr.left) is not cst.Integer or type(expr.right) is not cst.Integer):
+            literals = (cst.Integer, cst.Float)
+            if left and right and (type(expr.left) not in literals or type(expr.right) not in literals):
                 return min(left, right)
             return 0
         if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Minus:

@@ -203,7 +203,8 @@ def test_torch_export_sees_the_original(tmp_path) -> None:
     ("[s for s in shapes]", True),
     ("[list(x.shape[2:]) for _ in range(2)]", True),
     ("[f.shape[-2:] for f in [x, y]]", False),  # an item of anything else: loose, needs the warning
-    ("[(s[0] * 0.5, s[1]) for s in shapes]", False),  # a float
+    ("[(s[0] * 0.5, s[1] / 2) for s in shapes]", True),  # scaled and divided
+    ("[(s[0] * x.mean(), s[1]) for s in shapes]", False),  # times a value
     ("[s[0] for s in shapes for t in shapes]", False),  # two loops
     ("[x.mean() for s in shapes]", False),  # not read from the item
     ("[n for n in range(3)]", False),
@@ -224,9 +225,10 @@ def test_a_comprehension_target_shadows_a_local_of_its_name() -> None:
 def test_comprehension_helper_runs_as_the_original(tmp_path) -> None:
     code = ("import torch\nclass M(torch.nn.Module):\n    def forward(self, x, y):\n"
             "        shapes = [x.shape[2:], y.shape[2:]]\n"
-            "        return torch.tensor([[s[1], s[0] - 1] for s in shapes]), torch.as_tensor([list(s) for s in shapes])\n")
+            "        return torch.tensor([[s[1], s[0] - 1] for s in shapes]), torch.as_tensor([list(s) for s in shapes]), "
+            "torch.tensor([[s[1] / 2.0, s[0] * 0.5, 1.0] for s in shapes])\n")
     new = rewrite(code, unsafe=True)
-    assert new.count("_trt_sizes_tensor([") == 2
+    assert new.count("_trt_sizes_tensor([") == 3
     before, after = load(code, "M")(), load(new, "M")()
     for hx, wx, hy, wy in [(1, 1, 0, 3), (4, 5, 2, 2), (0, 0, 7, 1)]:
         x, y = torch.zeros(1, 1, hx, wx), torch.zeros(1, 1, hy, wy)
@@ -535,6 +537,7 @@ def test_sizes_a_loop_unpacks_from_a_list_handed_down(tmp_path) -> None:
     ("for i, (h, w) in enumerate(spatial_shapes, start=1):", "torch.tensor([w, h * 2])"),
     ("for (h, w) in spatial_shapes:", "torch.as_tensor([w, h], dtype=dtype)"),
     ("for shape in spatial_shapes:", "torch.tensor(shape)"),
+    ("for (h, w) in spatial_shapes:", "torch.tensor([w / 2.0, (h - 1) * 0.5])"),  # divided and scaled
 ])
 def test_loop_forms_over_a_list_handed_down(tmp_path, loop: str, call: str) -> None:
     code = ("import torch\nclass M(torch.nn.Module):\n    def forward(self, x, spatial_shapes, dtype=torch.float32):\n"
@@ -565,6 +568,8 @@ def test_a_loop_over_a_local_list_of_sizes_needs_no_warning() -> None:
     # a starred or nested target: its depth is not followed
     "for lvl, (h, *w) in enumerate(spatial_shapes):\n            out.append(torch.tensor([h]))",
     "for lvl, ((h, w), s) in enumerate(spatial_shapes):\n            out.append(torch.tensor([w, h]))",
+    # a size times a value, beside a literal
+    "for (h, w) in spatial_shapes:\n            out.append(torch.tensor([w * x.mean(), 0.5]))",
     # the index of enumerate is not a size
     "for lvl, (h, w) in enumerate(spatial_shapes):\n            out.append(torch.tensor([lvl, lvl]))",
     # a loop over a local list of values
@@ -667,7 +672,7 @@ def test_a_camera_matrix_of_scaled_sizes_is_a_nest_of_sizes() -> None:
     after = rewrite(CAMERA, unsafe=True, select=("TRT716",))
     assert ("k = _trt_sizes_tensor([[w * 0.8, 0.0, w / 2.0], [0.0, h * 0.8, (h - 1) / 2], [0.0, 0.0, 1.0]])"
             in after)
-    assert rewrite(CAMERA, select=("TRT716",)) == CAMERA  # unsafe: only with --unsafe, or as migrate's verified candidate
+    assert rewrite(CAMERA, select=("TRT716",)) == CAMERA  # unsafe: with --unsafe, or as migrate verifies it
 
 
 @pytest.mark.parametrize("shape", [(1, 1, 32, 32), (2, 3, 1, 1), (1, 2, 5, 7), (3, 1, 1919, 2), (1, 1, 2, 1081)])
