@@ -25,6 +25,11 @@ _KEYWORDS = frozenset({"dtype", "device"})
 #: How sure the sizes are: from a tensor shown to be one, or "loose" (``o.shape`` of an ``o``
 #: not shown to be a tensor), which counts only where the observed export warned at the call.
 SIZE, LOOSE = 2, 1
+#: A display of number literals only (``[0.0, 0.0, 1.0]``): it may sit beside rows of sizes, but
+#: is no nest of sizes itself.
+_LITERALS = 3
+#: What a number computed from sizes may be made with; a ``/`` makes it a float.
+_NUMBER_OPERATORS = (*INTEGER_OPERATORS, cst.Divide)
 
 
 class SizesTensor(SizeRule):
@@ -45,7 +50,13 @@ of any other list (`[f.shape[-2:] for f in feats]`, `[(f.size(2), f.size(3)) for
 of sizes a caller hands down: `[[shape[1], shape[0]] for shape in spatial_shapes_list]` in
 Mask2Former's deformable attention), the latter two loose sizes as below. What a size is is
 decided as for TRT711–TRT715 (`x.shape[i]`, `x.size(i)`, names
-unpacked from `x.shape`, arithmetic on those); a size of an object not shown to be a tensor
+unpacked from `x.shape`, arithmetic on those). In a display, a size may also be divided or
+scaled: `+ - * / // %` of sizes with integer and float literals (`w / 2.0`, `h * 0.8`, `(h - 1) / 2`),
+and number literals may stand beside the sizes, also as whole rows (`[0.0, 0.0, 1.0]`); the
+same holds for sizes read from a comprehension's or a loop's item (`[s[1] / 2.0 for s in shapes]`): a
+camera's intrinsics built from the image size, `torch.tensor([[w * 0.8, 0.0, w / 2.0], [0.0,
+h * 0.8, h / 2.0], [0.0, 0.0, 1.0]])`, which kornia's depth warp and undistortion take (a display
+of literals only is no nest of sizes). A size of an object not shown to be a tensor
 (the loop variable in `for source in sources: h, w = source.shape[2:]`) counts only where the
 observed export warned at the call (inside `migrate`, or with `--facts`). Deformable DETR
 (transformers) builds its `spatial_shapes` this way.
@@ -94,15 +105,21 @@ a size itself, since `torch.arange(a, b)` raises where `range(a, b)` is empty ba
 Outside a trace the helper is `torch.as_tensor(X, dtype=dtype, device=device)`; while
 `torch.jit.trace` runs (the TorchScript exporter) it builds the tensor with nested
 `torch.stack` of `torch.as_tensor` of each size, which the trace records from the sizes' own
-nodes, so the graph follows the input. Anything that is not a non-empty, uniform nest of
-lists/tuples of ints and traced integer sizes takes the original call (floats, bools, an
-empty list, a ragged list).
+nodes, so the graph follows the input. While tracing, a size divided or scaled (`w / 2.0`) is
+a 0-d float32 tensor: the helper infers as_tensor's dtype (the default float dtype where any
+number is a Python float or a floating size, `int64` otherwise). Anything that is not a
+non-empty, uniform nest of lists/tuples of ints, floats and traced sizes (0-d `int64`, or of the
+default float dtype) takes the original call (bools, a float64 0-d tensor, an empty list, a
+ragged list).
 
-Fix safety: unsafe. Assumptions: `X` is a nested list/tuple of integer sizes with a uniform
-structure, and `dtype` is given (integral or floating: the anchors' `dtype=torch.float32`) or
+Fix safety: unsafe. Assumptions: `X` is a nested list/tuple of sizes (and numbers computed
+from them) with a uniform structure, and `dtype` is given (integral or floating: the anchors' `dtype=torch.float32`) or
 left to infer (`torch.tensor` and `torch.as_tensor` of such a list are the same new tensor, `int64`
 when inferred, so both become the one helper; while tracing, each traced size is converted to the
-dtype, as `torch.tensor` converts the number); for an index, that the
+dtype, as `torch.tensor` converts the number; a size scaled by a float is computed in float32
+while tracing, where eager Python computes in double and rounds once: measured with torch 2.13,
+`w * 0.8` differs by one float32 rounding at some sizes (1535.2 at w = 1919: 1.2e-4), halves and
+literals are exact); for an index, that the
 value indexed is a `torch.Tensor` (an object with its own `__getitem__` may treat a tensor index
 otherwise than a list). Outside a trace the
 helper is `torch.as_tensor` itself, so eager, `torch.fx`, `torch.compile`, `torch.export` and
@@ -122,12 +139,16 @@ list handed down) and `:1353` with TRT717's four Swin pads, exit 1 → 0; on kor
 (`benchmarks/real_zoo16.py`), the range index at `kornia/feature/defmo.py:358`, exit 1 → 0; on
 easydetect 0.7.10's D-FINE-style detectors (`benchmarks/real_zoo17.py`, ed_n_deploy and
 ed_s_fused), the loop-unpacked `[w, h]` at `easydetect/nn/decoder.py:742` with TRT316, TRT712 and
-TRT717's candidates (which the bake left unprovable and took back before), exit 1 → 0.
+TRT717's candidates (which the bake left unprovable and took back before), exit 1 → 0; on kornia
+0.9.0's depth warp and undistortion (`benchmarks/real_zoo19.py`, kornia_warp_frame_depth and
+kornia_undistort), the camera matrix of scaled sizes in the model's `forward`, from not faithful to
+faithful, exit 1 → 0 (in the depth warp with the TRT320 and TRT712 candidates the bake had left
+unprovable: the EyeLike and CumSum go).
 Applies to every TensorRT version.""",
         fix=Safety.UNSAFE,
         assumption=(
-            "the list is a nested list or tuple of integer sizes with a uniform structure, and the dtype is "
-            "integral or floating (or inferred); "
+            "the list is a nested list or tuple of sizes (and numbers computed from them) with a uniform "
+            "structure, and the dtype is integral or floating (or inferred); "
             "a value indexed by a range of a size is a tensor"),
         fails_when=NUMBER_AS_TENSOR_FAILURES,
         examples=(
@@ -338,14 +359,14 @@ Applies to every TensorRT version.""",
         return None
 
     def _item_leaf(self, expr: cst.BaseExpression) -> int:
-        """How sure ``expr`` (reading a comprehension target) is one integer size: a size read
-        from the target, or ``+ - * //`` of those with integer literals (``s[0] // 2``)."""
+        """How sure ``expr`` (reading a comprehension target) is one number of sizes: a size read
+        from the target, or ``+ - * / //`` of those with number literals (``s[0] // 2``, ``s[1] / 2.0``)."""
         found = self._item_size(expr)
         if found is not None:
             return found
-        if type(expr) is cst.Integer:
+        if type(expr) in (cst.Integer, cst.Float):
             return SIZE
-        if type(expr) is cst.BinaryOperation and type(expr.operator) in INTEGER_OPERATORS:
+        if type(expr) is cst.BinaryOperation and type(expr.operator) in _NUMBER_OPERATORS:
             return min(self._item_leaf(expr.left), self._item_leaf(expr.right))
         if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Minus:
             return self._item_leaf(expr.expression)
@@ -395,26 +416,44 @@ Applies to every TensorRT version.""",
         return 0
 
     def _leaf(self, expr: cst.BaseExpression) -> int:
-        """How sure ``expr`` is one integer computed from a size (0: it is not)."""
+        """How sure ``expr`` is one number computed from a size (0: it is not)."""
         if self._items and any(self._item(n) is not None for n in _names(expr)):
             return self._item_leaf(expr)
         if self.integer_size(expr) and self._sized(expr):
+            return SIZE
+        if self._fractional_size(expr) and self._sized(expr):
             return SIZE
         if self._loose_size(expr):
             return LOOSE
         return self._looped_leaf(expr)
 
+    def _fractional_size(self, expr: cst.BaseExpression) -> bool:
+        """``w / 2.0``, ``h * 0.8``, ``(w - 1) / 2``: ``+ - * / //`` of integer sizes and number
+        literals, with a ``/`` or a float literal somewhere: a Python ``float`` in eager mode, a
+        traced 0-d float tensor while tracing (a camera's intrinsics built from the image size)."""
+        if type(expr) is cst.Float:
+            return True
+        if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Minus:
+            return self._fractional_size(expr.expression)
+        if type(expr) is not cst.BinaryOperation or type(expr.operator) not in _NUMBER_OPERATORS:
+            return False
+        sides = (expr.left, expr.right)
+        if not all(self.integer_size(side) or self._fractional_size(side) for side in sides):
+            return False
+        return type(expr.operator) is cst.Divide or any(self._fractional_size(side) for side in sides)
+
     def _looped_leaf(self, expr: cst.BaseExpression, literal: int = 0) -> int:
-        """How sure ``expr`` is one integer read from a loop's item of sizes: such a name, or
-        ``+ - * //`` of those with integer literals (``w // 2``); a literal alone is not one."""
+        """How sure ``expr`` is one number read from a loop's item of sizes: such a name, or
+        ``+ - * / //`` of those with number literals (``w // 2``, ``w / 2.0``); a literal alone is not one."""
         if type(expr) is cst.Name:
             looped = self._looped[-1] if self._looped else {}
             return looped.get(expr.value, 0) if self._local(expr.value) and self._item(expr) is None else 0
-        if type(expr) is cst.Integer:
+        if type(expr) in (cst.Integer, cst.Float):
             return literal
-        if type(expr) is cst.BinaryOperation and type(expr.operator) in INTEGER_OPERATORS:
+        if type(expr) is cst.BinaryOperation and type(expr.operator) in _NUMBER_OPERATORS:
             left, right = self._looped_leaf(expr.left, SIZE), self._looped_leaf(expr.right, SIZE)
-            if left and right and (type(expr.left) is not cst.Integer or type(expr.right) is not cst.Integer):
+            literals = (cst.Integer, cst.Float)
+            if left and right and (type(expr.left) not in literals or type(expr.right) not in literals):
                 return min(left, right)
             return 0
         if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Minus:
@@ -432,7 +471,13 @@ Applies to every TensorRT version.""",
         return False
 
     def _display(self, expr: cst.BaseExpression) -> int:
-        """How sure ``expr`` is a non-empty nest of sizes (integer literals may join them)."""
+        """How sure ``expr`` is a non-empty nest of sizes (number literals may join them, also as
+        whole rows: ``[0.0, 0.0, 1.0]`` under a camera matrix's rows of sizes)."""
+        level = self._display_nest(expr)
+        return 0 if level == _LITERALS else level
+
+    def _display_nest(self, expr: cst.BaseExpression) -> int:
+        """:meth:`_display`, or ``_LITERALS`` for a display of number literals only."""
         item = self._item(expr)
         if item is not None:
             return item[1]
@@ -458,9 +503,10 @@ Applies to every TensorRT version.""",
             if type(element) is not cst.Element:
                 return 0  # a starred element: its length is unknown here
             value = element.value
-            if self.integer_size(value) and not self._sized(value):
-                continue  # `-1`, `n: int`: an int alongside the sizes, not one of them
-            level = self._leaf(value) or self._display(value)
+            if (self.integer_size(value) or self._fractional_size(value)) and not self._sized(value):
+                levels.append(_LITERALS)  # `-1`, `0.5`, `n: int`: a number alongside the sizes, not one of them
+                continue
+            level = self._leaf(value) or self._display_nest(value)
             if not level:
                 return 0
             levels.append(level)

@@ -90,7 +90,10 @@ def test_a_list_appended_with_sizes_is_followed() -> None:
     "s = []\n        s.append((x.shape[2], 1))\n        s.extend(other)\n        return torch.as_tensor(s)",
     "s = []\n        s.append((x.shape[2], 1))\n        s = other\n        return torch.as_tensor(s)",
     "s = []\n        s.append((x.shape[2], 1))\n        s += other\n        return torch.as_tensor(s)",
-    "return torch.as_tensor([x.shape[2] * 0.5])",  # a float
+    "return torch.as_tensor([x.shape[2] * x.mean()])",  # a size times a value
+    "return torch.as_tensor([x.shape[2] / other])",  # divided by something not shown to be a number
+    "return torch.as_tensor([[0.5, 1.0], [2.0, -3.5]])",  # number literals only
+    "return torch.as_tensor([n / 2, 0.5])",  # an int parameter: the trace's constant anyway
     "return torch.as_tensor([1, 2])",  # no size
     "return torch.tensor([-1], dtype=int)",
     "return torch.tensor([n], device=x.device)",  # an int parameter: the trace's constant anyway
@@ -200,7 +203,8 @@ def test_torch_export_sees_the_original(tmp_path) -> None:
     ("[s for s in shapes]", True),
     ("[list(x.shape[2:]) for _ in range(2)]", True),
     ("[f.shape[-2:] for f in [x, y]]", False),  # an item of anything else: loose, needs the warning
-    ("[(s[0] * 0.5, s[1]) for s in shapes]", False),  # a float
+    ("[(s[0] * 0.5, s[1] / 2) for s in shapes]", True),  # scaled and divided
+    ("[(s[0] * x.mean(), s[1]) for s in shapes]", False),  # times a value
     ("[s[0] for s in shapes for t in shapes]", False),  # two loops
     ("[x.mean() for s in shapes]", False),  # not read from the item
     ("[n for n in range(3)]", False),
@@ -221,9 +225,10 @@ def test_a_comprehension_target_shadows_a_local_of_its_name() -> None:
 def test_comprehension_helper_runs_as_the_original(tmp_path) -> None:
     code = ("import torch\nclass M(torch.nn.Module):\n    def forward(self, x, y):\n"
             "        shapes = [x.shape[2:], y.shape[2:]]\n"
-            "        return torch.tensor([[s[1], s[0] - 1] for s in shapes]), torch.as_tensor([list(s) for s in shapes])\n")
+            "        return torch.tensor([[s[1], s[0] - 1] for s in shapes]), torch.as_tensor([list(s) for s in shapes]), "
+            "torch.tensor([[s[1] / 2.0, s[0] * 0.5, 1.0] for s in shapes])\n")
     new = rewrite(code, unsafe=True)
-    assert new.count("_trt_sizes_tensor([") == 2
+    assert new.count("_trt_sizes_tensor([") == 3
     before, after = load(code, "M")(), load(new, "M")()
     for hx, wx, hy, wy in [(1, 1, 0, 3), (4, 5, 2, 2), (0, 0, 7, 1)]:
         x, y = torch.zeros(1, 1, hx, wx), torch.zeros(1, 1, hy, wy)
@@ -532,6 +537,7 @@ def test_sizes_a_loop_unpacks_from_a_list_handed_down(tmp_path) -> None:
     ("for i, (h, w) in enumerate(spatial_shapes, start=1):", "torch.tensor([w, h * 2])"),
     ("for (h, w) in spatial_shapes:", "torch.as_tensor([w, h], dtype=dtype)"),
     ("for shape in spatial_shapes:", "torch.tensor(shape)"),
+    ("for (h, w) in spatial_shapes:", "torch.tensor([w / 2.0, (h - 1) * 0.5])"),  # divided and scaled
 ])
 def test_loop_forms_over_a_list_handed_down(tmp_path, loop: str, call: str) -> None:
     code = ("import torch\nclass M(torch.nn.Module):\n    def forward(self, x, spatial_shapes, dtype=torch.float32):\n"
@@ -562,6 +568,8 @@ def test_a_loop_over_a_local_list_of_sizes_needs_no_warning() -> None:
     # a starred or nested target: its depth is not followed
     "for lvl, (h, *w) in enumerate(spatial_shapes):\n            out.append(torch.tensor([h]))",
     "for lvl, ((h, w), s) in enumerate(spatial_shapes):\n            out.append(torch.tensor([w, h]))",
+    # a size times a value, beside a literal
+    "for (h, w) in spatial_shapes:\n            out.append(torch.tensor([w * x.mean(), 0.5]))",
     # the index of enumerate is not a size
     "for lvl, (h, w) in enumerate(spatial_shapes):\n            out.append(torch.tensor([lvl, lvl]))",
     # a loop over a local list of values
@@ -637,5 +645,96 @@ def test_the_original_bakes_the_anchor_sizes_and_the_rewrite_follows_them(tmp_pa
                 want = model(x)
                 if not all(g.shape == e.shape and torch.allclose(g, e.to(g.dtype), atol=1e-6)
                            for g, e in zip(got, want)):
+                    wrong.append((name, h, w))
+        assert wrong == [("original", h, w) for h, w in others], (traced, wrong)
+
+
+CAMERA = """\
+import torch
+from torch import nn
+
+
+class Camera(nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        b, h, w = x.shape[0], x.shape[2], x.shape[3]
+        k = torch.tensor([[w * 0.8, 0.0, w / 2.0], [0.0, h * 0.8, (h - 1) / 2], [0.0, 0.0, 1.0]])
+        k = k[None].expand(b, -1, -1)
+        ys, xs = torch.meshgrid(torch.arange(h, dtype=x.dtype), torch.arange(w, dtype=x.dtype), indexing="ij")
+        fx, fy, cx, cy = (k[:, i, j, None, None] for i, j in ((0, 0), (1, 1), (0, 2), (1, 2)))
+        rays = torch.stack([(xs - cx) / fx, (ys - cy) / fy, k[:, 2, 2, None, None].expand(b, h, w)], -1)
+        return x.mean(1)[..., None] * rays
+"""
+
+
+def test_a_camera_matrix_of_scaled_sizes_is_a_nest_of_sizes() -> None:
+    # A camera's intrinsics from the image size (kornia's depth warp and undistortion take one):
+    # sizes divided or scaled by float literals, rows of literals beside them.
+    after = rewrite(CAMERA, unsafe=True, select=("TRT716",))
+    assert ("k = _trt_sizes_tensor([[w * 0.8, 0.0, w / 2.0], [0.0, h * 0.8, (h - 1) / 2], [0.0, 0.0, 1.0]])"
+            in after)
+    assert rewrite(CAMERA, select=("TRT716",)) == CAMERA  # unsafe: with --unsafe, or as migrate verifies it
+
+
+@pytest.mark.parametrize("shape", [(1, 1, 32, 32), (2, 3, 1, 1), (1, 2, 5, 7), (3, 1, 1919, 2), (1, 1, 2, 1081)])
+def test_camera_helper_runs_as_the_original(tmp_path, shape) -> None:
+    # Eager: the helper is torch.tensor itself, bit for bit, at 1x1 and odd sizes.
+    text = rewrite(CAMERA, unsafe=True, select=("TRT716",))
+    assert "_trt_sizes_tensor([[w * 0.8" in text
+    original, rewritten = load(CAMERA, "Camera")(), load(text, "Camera")()
+    x = torch.rand(*shape)
+    want, got = original(x), rewritten(x)
+    assert want.dtype == got.dtype == torch.float32 and want.shape == got.shape
+    assert torch.equal(want, got)
+
+
+@pytest.mark.parametrize("dtype", [None, torch.float32, torch.float64, torch.long])
+def test_the_helper_traces_scaled_sizes_with_as_tensors_dtype(dtype) -> None:
+    # While tracing, `w / 2.0` and `h * 0.8` are 0-d float32 tensors: the stack infers as_tensor's
+    # dtype (the default float dtype where any number is a float) and follows the input's size.
+    # The traced products are rounded from float32 operands, eager Python's from doubles: at most
+    # a float32 rounding or two apart (exact for halves).
+    def matrix(x):
+        h, w = x.shape[-2:]
+        return _trt_sizes_tensor([[w * 0.8, 0.0, w / 2.0], [0.0, h * 0.8, (h - 1) / 2], [0, 0, 1]], dtype=dtype)
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        traced = torch.jit.trace(matrix, (torch.rand(1, 64, 64),))
+    assert not [w for w in caught if "registered as constants" in str(w.message)], dtype
+    for h, w in [(64, 64), (1, 1), (7, 2), (1081, 1919)]:
+        want = torch.as_tensor([[w * 0.8, 0.0, w / 2.0], [0.0, h * 0.8, (h - 1) / 2], [0, 0, 1]], dtype=dtype)
+        got = traced(torch.rand(1, h, w))
+        assert got.dtype == want.dtype and got.shape == want.shape, (dtype, h, w)
+        if want.is_floating_point():
+            torch.testing.assert_close(got, want, rtol=3e-7, atol=0)
+            assert torch.equal(got[:, 2], want[:, 2])  # halves and literals: exact
+        else:
+            assert torch.equal(got, want)
+
+
+def _export_camera(model: torch.nn.Module, size: tuple[int, int]) -> ort.InferenceSession:
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, (torch.rand(1, 2, *size),), buffer, dynamo=False, input_names=["x"],
+                          dynamic_axes={"x": {0: "b", 2: "h", 3: "w"}})
+    return ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
+
+
+def test_the_original_bakes_the_camera_matrix_and_the_rewrite_follows_it(tmp_path) -> None:
+    # Exported at 32x32 and at 48x64, run at the other size and more: the original back-projects
+    # with the example's intrinsics (right shapes, wrong rays), the rewrite with the input's.
+    original = load(CAMERA, "Camera")()
+    rewritten = load(rewrite(CAMERA, unsafe=True, select=("TRT716",)), "Camera")()
+    for traced, others in (((32, 32), [(48, 64), (1, 1), (17, 5)]), ((48, 64), [(32, 32), (9, 128)])):
+        wrong = []
+        for model, name in ((original, "original"), (rewritten, "rewritten")):
+            session = _export_camera(model, traced)
+            for batch, (h, w) in [(1, traced), *((2, size) for size in others)]:
+                x = torch.rand(batch, 2, h, w)
+                (got,) = session.run(None, {"x": x.numpy()})
+                want = model(x)
+                if got.shape != tuple(want.shape) or not torch.allclose(torch.from_numpy(got), want, rtol=1e-5,
+                                                                           atol=1e-5):
                     wrong.append((name, h, w))
         assert wrong == [("original", h, w) for h, w in others], (traced, wrong)

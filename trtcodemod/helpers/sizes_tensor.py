@@ -25,13 +25,17 @@ def _trt_sizes_stacked(data, dtype, device):
     """``data`` stacked size by size, or None where it is not a uniform nest of integer sizes."""
     if _trt_sizes_nest(data) is None:
         return None
+    if dtype is None:
+        # What as_tensor infers: the default float dtype where any number is a float (a Python
+        # float, or a traced size divided or scaled: `w / 2.0` is a 0-d float tensor while
+        # tracing), torch.long otherwise.
+        dtype = torch.get_default_dtype() if _trt_sizes_fractional(data) else torch.long
     if isinstance(data, (list, tuple)):
         return torch.stack([_trt_sizes_stacked(item, dtype, device) for item in data])
-    # A plain int stays a constant either way; a traced size's conversion is recorded, so the
-    # graph computes it from the input. torch.long is what as_tensor infers for either. Not
-    # `torch.as_tensor` itself: the tracer warns that its result is a constant even for a traced
-    # size, which it is not, and migrate would locate that warning in this helper.
-    dtype = torch.long if dtype is None else dtype
+    # A plain number stays a constant either way; a traced size's conversion is recorded, so the
+    # graph computes it from the input. Not `torch.as_tensor` itself: the tracer warns that its
+    # result is a constant even for a traced size, which it is not, and migrate would locate that
+    # warning in this helper.
     if isinstance(data, torch.Tensor):
         return data.to(dtype=dtype, device=device)
     return torch.full((), data, dtype=dtype, device=device)
@@ -40,7 +44,8 @@ def _trt_sizes_stacked(data, dtype, device):
 @torch.jit.unused
 def _trt_sizes_nest(data):
     """The lengths of ``data``'s nested lists (``(3, 2)`` for three pairs), or None where it is
-    not a uniform nest of ints and traced integer sizes (0-d ``int64`` tensors)."""
+    not a uniform nest of numbers and traced sizes (0-d ``int64`` tensors, or of the default float
+    dtype where a size was divided or scaled)."""
     # Judged on the Python lists: while tracing, a stacked tensor's shape holds traced sizes.
     if isinstance(data, (list, tuple)):
         if len(data) == 0:
@@ -51,8 +56,16 @@ def _trt_sizes_nest(data):
         return (len(data),) + nests[0]
     if isinstance(data, bool):
         return None  # as_tensor infers torch.bool for it
-    if isinstance(data, int):
+    if isinstance(data, (int, float)):
         return ()
-    if isinstance(data, torch.Tensor) and data.dim() == 0 and data.dtype == torch.long:
-        return ()
+    if isinstance(data, torch.Tensor) and data.dim() == 0 and data.dtype in (torch.long, torch.get_default_dtype()):
+        return ()  # a traced size, or one divided or scaled by a float (`w / 2.0`, `h * 0.8`)
     return None
+
+
+@torch.jit.unused
+def _trt_sizes_fractional(data):
+    """Is any number of the nest ``data`` a float (a Python float or a floating 0-d tensor)?"""
+    if isinstance(data, (list, tuple)):
+        return any(_trt_sizes_fractional(item) for item in data)
+    return isinstance(data, float) or isinstance(data, torch.Tensor) and data.is_floating_point()
