@@ -38,6 +38,7 @@ This module defines no rule and is not registered.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, ClassVar, Sequence, Union
 
@@ -135,7 +136,7 @@ class RuntimeScope(Provider, cst.BatchableCSTVisitor):
     def visit_Module(self, node: cst.Module) -> None:
         self.torch = self.context.imports.imports_module("torch")
         source = self.context.source
-        if source is None or b"forward" in source:  # a walk of the module only where the text can hold one
+        if source is None or _FORWARD_WRITE.search(source):  # a walk of the module only where the text can hold one
             self.installed_forwards = _installed_forwards(node)
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -429,6 +430,10 @@ def _stored_on_self(method: cst.FunctionDef, name: str) -> str | None:
                     return attribute.attr.value
         stack.extend(node.children)
     return None
+
+
+#: ``<x>.forward = ...`` in a file's text (``==`` aside): where :func:`_installed_forwards` may find one.
+_FORWARD_WRITE = re.compile(rb"\.forward\s*=(?!=)")
 
 
 def _installed_forwards(module: cst.Module) -> frozenset[str]:
