@@ -33,6 +33,10 @@ _BOOL_METHODS = frozenset({
 _TIGHTER = (cst.Add, cst.Subtract, cst.LeftShift, cst.RightShift, cst.BitAnd, cst.BitXor)
 
 
+#: Tensor methods whose result is a Python number (or list), not a tensor.
+_NUMBER_METHODS = frozenset({"size", "dim", "numel", "item", "tolist", "nelement", "ndimension", "element_size",
+                             "get_device", "stride", "storage_offset", "is_contiguous", "is_floating_point"})
+
 #: Arithmetic whose result is a tensor when an operand is one.
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power,
                cst.MatrixMultiply)
@@ -124,6 +128,9 @@ versions: all.""",
             return self._tensor(expr.left, depth + 1) or self._tensor(expr.right, depth + 1)
         if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Minus:
             return self._tensor(expr.expression, depth + 1)
+        parts = method_call(expr) if type(expr) is cst.Call else None
+        if parts is not None and parts[1] in _NUMBER_METHODS:
+            return False  # `x.size(0)` shows that `x` is a tensor, but is a number itself
         return self.provider(TensorEvidence).evident(expr)
 
     def _bool(self, expr: cst.BaseExpression, depth: int = 0) -> bool:

@@ -71,6 +71,8 @@ def test_a_name_every_assignment_of_which_is_bool_counts() -> None:
     "(0 < x < 1) + (y > 1)",  # a chained comparison is Python's `and`
     "(x < 0) * (y > 1)",  # `*` of bools exports as And
     "(x < 0) | (y > 1)",
+    "(x.size(0) > 0) + (y.dim() > 1)",  # sizes are numbers: Python's True + True is 2
+    "(x.numel() > 0) + (x.item() > 1)",
 ])
 def test_not_a_sum_of_bool_tensors(line: str) -> None:
     code = f"{HEADER}def f(u, v, a, b):\n    x = u.float()\n    y = v.float()\n    return {line}\n"
