@@ -8,7 +8,10 @@ float64 timestamp, a per-frame counter, a data-dependent box count).
 Where the rules look (the same for every rule of this family):
 
 - *forward code*: ``forward`` of an ``nn.Module`` subclass and the methods it calls as
-  ``self.<name>(...)``, transitively, within the class (TRT702, TRT703, TRT707).
+  ``self.<name>(...)``, transitively, within the class (TRT702, TRT703, TRT707). A method
+  the file installs as an object's forward (``m.forward = m.fuseforward`` in YOLOv5/YOLOv7's
+  ``Model.fuse``, ``self.forward = self.forward_deploy``) is forward code too, in every
+  module class of the file that defines it: once installed, calling the module runs it.
   A class counts as a module when one of its bases resolves through the file's imports
   to something in ``torch.nn`` (``nn.Module``, ``nn.Sequential``, ``nn.Conv2d``...), when
   a base's name ends in ``Module`` (``BaseModule``, ``LightningModule``), or when a base
@@ -35,6 +38,7 @@ This module defines no rule and is not registered.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, ClassVar, Sequence, Union
 
@@ -75,6 +79,8 @@ class ClassRecord:
     is_module: bool
     methods: dict[str, list[cst.FunctionDef]] = field(default_factory=dict)
     calls: dict[str, set[str]] = field(default_factory=dict)
+    #: Names of methods the file installs as an object's ``forward`` (``m.forward = m.fuseforward``).
+    installed_forwards: frozenset[str] = frozenset()
     _kept: dict[str, set[str]] = field(default_factory=dict, repr=False)
 
     def kept(self, scope: str) -> set[str]:
@@ -82,7 +88,8 @@ class ClassRecord:
         found = self._kept.get(scope)
         if found is None:
             if scope == "forward":
-                found = _closure({"forward"} & set(self.methods), self.calls) if self.is_module else set()
+                roots = ({"forward"} | self.installed_forwards) & set(self.methods)
+                found = _closure(roots, self.calls) if self.is_module else set()
             else:
                 build_roots = {
                     name for name, defs in self.methods.items()
@@ -122,15 +129,20 @@ class RuntimeScope(Provider, cst.BatchableCSTVisitor):
         self.untraced = 0
         self.reserved = 0
         self._shadows: list[tuple[cst.CSTNode, set[str]]] = []
+        #: Methods the file installs as an object's forward (``m.forward = m.fuseforward``).
+        self.installed_forwards: frozenset[str] = frozenset()
 
     # --- file and scopes --------------------------------------------------------
     def visit_Module(self, node: cst.Module) -> None:
         self.torch = self.context.imports.imports_module("torch")
+        source = self.context.source
+        if source is None or _FORWARD_WRITE.search(source):  # a walk of the module only where the text can hold one
+            self.installed_forwards = _installed_forwards(node)
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         if node.name.value.startswith("_Trt"):
             self.reserved += 1
-        record = ClassRecord(node, self._is_module_class(node))
+        record = ClassRecord(node, self._is_module_class(node), installed_forwards=self.installed_forwards)
         if record.is_module:
             self._module_names.add(node.name.value)
         self.classes.append(record)
@@ -418,6 +430,30 @@ def _stored_on_self(method: cst.FunctionDef, name: str) -> str | None:
                     return attribute.attr.value
         stack.extend(node.children)
     return None
+
+
+#: ``<x>.forward = ...`` in a file's text (``==`` aside): where :func:`_installed_forwards` may find one.
+_FORWARD_WRITE = re.compile(rb"\.forward\s*=(?!=)")
+
+
+def _installed_forwards(module: cst.Module) -> frozenset[str]:
+    """``m.forward = m.fuseforward``: the names of the methods an assignment makes an object's
+    ``forward`` (its own method, read from the same object the assignment writes to)."""
+    found: set[str] = set()
+    stack: list[cst.CSTNode] = [module]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.Assign and type(node.value) is cst.Attribute:
+            receiver = node.value.value
+            for target in node.targets:
+                written = target.target
+                if type(written) is cst.Attribute and written.attr.value == "forward" \
+                        and receiver.deep_equals(written.value):
+                    found.add(node.value.attr.value)
+        elif isinstance(node, cst.BaseExpression):
+            continue  # no statement inside an expression (lambdas aside: they hold no assignment)
+        stack.extend(node.children)
+    return frozenset(found)
 
 
 def _exits(body: cst.BaseSuite) -> bool:

@@ -343,9 +343,14 @@ def analyze(
     context = FileContext(path=path, module=module, target=target, unsafe=options.unsafe, facts=facts,
                           source=source)
     context.imports.add_imports_from(module.body)
-    context.imports.add_star_bindings(star_bindings(path, source))
+    stars = star_bindings(path, source)
+    context.imports.add_star_bindings(stars)
+    # A name a star import binds never shows in this file's text (pytorch-YOLOv4's `tool/yolo_layer.py` gets `np`
+    # from `from tool.torch_utils import *`): a rule that waits for `numpy` in the text looks at what it binds too.
+    text = source + b"\n" + " ".join(sorted({q for _, q, _ in stars} | {m for _, _, m in stars})).encode() \
+        if stars else source
     rules = [cls(context) for cls in select_rules(options.select, options.ignore)
-             if cls.info.applies_to(target) and cls.may_find(source) and cls.info.id not in excluded]
+             if cls.info.applies_to(target) and cls.may_find(text) and cls.info.id not in excluded]
     if not rules:
         return [], []
     try:

@@ -94,3 +94,26 @@ def test_a_file_without_the_text_skips_the_rule() -> None:
     assert [f.rule for f in check_source(source, "m.py", Options(select=("TRT301",)))] == ["TRT301"]
     cls = next(c for c in rule_classes() if c.info.id == "TRT301")
     assert cls.may_find(source) and not cls.may_find(source.replace(b"atan2", b"hypot"))
+
+
+def test_a_module_a_star_import_binds_counts_as_text(tmp_path) -> None:
+    # pytorch-YOLOv4's `tool/yolo_layer.py` gets `np` and `torch` only from `from tool.torch_utils import *`:
+    # the text never says `numpy`, yet TRT711 (which waits for it) has a NumPy grid on sizes to rewrite there.
+    (tmp_path / "tool").mkdir()
+    (tmp_path / "tool" / "__init__.py").write_text("")
+    (tmp_path / "tool" / "torch_utils.py").write_text("import numpy as np\nimport torch\n")
+    layer = tmp_path / "tool" / "yolo_layer.py"
+    layer.write_text(
+        "import torch.nn as nn\n"
+        "from tool.torch_utils import *\n\n\n"
+        "class Head(nn.Module):\n"
+        "    def forward(self, output):\n"
+        "        grid = np.expand_dims(np.linspace(0, output.size(3) - 1, output.size(3)), axis=0)\n"
+        "        return output + torch.tensor(grid, dtype=torch.float32)\n")
+    source = layer.read_bytes()
+    assert b"numpy" not in source
+    found = check_source(source, str(layer), Options(select=("TRT711",), scope="all"))
+    assert [f.rule for f in found] == ["TRT711"]
+    # Without the module that binds them, the names are nobody's: nothing to find.
+    (tmp_path / "tool" / "torch_utils.py").write_text("")
+    assert check_source(layer.read_bytes(), str(layer), Options(select=("TRT711",), scope="all")) == []

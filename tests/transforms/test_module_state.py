@@ -67,6 +67,38 @@ def test_state_in_forward_negatives() -> None:
     assert found(code) == []
 
 
+def test_a_method_installed_as_forward_is_forward_code() -> None:
+    # YOLOv7's `Model.fuse()`: `m.forward = m.fuseforward`; RepVGG-style `self.forward = self.forward_deploy`.
+    code = """
+    class Head(nn.Module):
+        def forward(self, x):
+            return x
+
+        def fuseforward(self, x):
+            self.calls += 1
+            return x
+
+        def deploy(self):
+            self.forward = self.forward_deploy
+
+        def forward_deploy(self, x):
+            self.last = x
+            return x
+
+        def unused(self, x):
+            self.seen = x
+            return x
+
+    class Model(nn.Module):
+        def fuse(self):
+            for m in self.modules():
+                m.forward = m.fuseforward
+            other.forward = m.unused  # another object's method: not this one's forward
+            return self
+    """
+    assert found(code) == ["TRT703"] * 2
+
+
 def test_module_classes_recognised() -> None:
     body = "    def forward(self, x):\n        self.n = x\n        return x\n"
     code = (

@@ -225,6 +225,39 @@ def test_a_rewrite_into_a_fresh_folder_links_and_never_changes_the_users_files(t
     assert (tmp_path / "after" / "pkg" / "__init__.py").stat().st_ino == (src / "__init__.py").stat().st_ino
 
 
+def test_a_file_of_a_namespace_package_is_copied_where_its_import_finds_the_copy(tmp_path: Path) -> None:
+    # CenterNet's layout: `src/lib/models` has no `__init__.py`, and the wrapper imports `models.decode`.
+    root = tmp_path / "user"
+    (root / "models" / "networks").mkdir(parents=True)
+    (root / "wrap.py").write_text("from models.decode import VALUE\n")
+    (root / "models" / "decode.py").write_text("from models.utils import BASE\nVALUE = BASE + 1\n")
+    (root / "models" / "utils.py").write_text("BASE = 1\n")
+    (root / "models" / "networks" / "net.py").write_text("NET = 1\n")
+
+    def fixing(name: str) -> Fixer:
+        def fixer(source: bytes, path: str, options: RewriteOptions) -> tuple[bytes, list[tuple[str, int, str]]]:
+            return (source.replace(b"+ 1", b"+ 10"), [("TRT999", 2, "fake")]) if path.endswith(name) else (source, [])
+        return fixer
+
+    dest = tmp_path / "after"
+    extra = [root / "models" / "decode.py", root / "models" / "utils.py", root / "models" / "networks" / "net.py"]
+    tree = rewrite_copy(locate(root / "wrap.py"), dest, RewriteOptions(), fixing("decode.py"), extra_files=extra)
+    assert tree.changed_files == [str(root / "models" / "decode.py")]
+    assert (dest / "models" / "decode.py").read_text().endswith("VALUE = BASE + 10\n")
+    assert not (dest / "decode.py").exists()  # not beside the wrapper, where `models.decode` never looks
+    assert tree.map_location(f"{dest / 'models' / 'decode.py'}:2") == f"{root / 'models' / 'decode.py'}:2"
+    # The copy comes first on sys.path, the user's folder after it: the import finds the rewritten text.
+    probe = "import sys; sys.path[:0] = sys.argv[1:]; import wrap; print(wrap.VALUE)"
+    out = subprocess.run([sys.executable, "-c", probe, str(dest), str(root)], capture_output=True, text=True,
+                         check=True, cwd=tmp_path)
+    assert out.stdout.strip() == "11"
+    # A later round that rewrites another file leaves no copy of this round's rewrite behind.
+    tree = rewrite_copy(locate(root / "wrap.py"), dest, RewriteOptions(), fixing("net.py"), extra_files=extra[1:])
+    assert not (dest / "models" / "decode.py").exists()
+    assert (dest / "models" / "networks" / "net.py").read_text() == "NET = 1\n"
+    assert (root / "models" / "decode.py").read_text().endswith("VALUE = BASE + 1\n")
+
+
 def test_an_unparsable_file_is_reported_not_fatal(tmp_path: Path) -> None:
     src = tmp_path / "m.py"
     src.write_text("x = 1\n")

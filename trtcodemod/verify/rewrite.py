@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 from trtcodemod.usercode import AT_USER_LINE
 
-from .mirror import mirror_file, mirror_tree, remove, write_file
+from .mirror import drop_bytecode, mirror_file, mirror_tree, remove, write_file
 from .spec import RewriteOptions
 
 #: ``fixer(source_bytes, user_path, options) -> (new_source_bytes, [(rule, line, message)])``
@@ -213,6 +213,9 @@ def rewrite_copy(layout: SourceLayout, dest: Path, options: RewriteOptions, fixe
                              extra_paths=[str(layout.model_file.parent)])
     copied = {original.resolve() for _, original in pairs}
     made = {(layout.package_dir or copy_file).name}  # the names this copy holds at dest's top
+    #: Files placed in folders without ``__init__.py`` (namespace packages), relative to ``dest``.
+    namespaced: set[Path] = set()
+    root = layout.import_root.resolve()
     for extra in sorted({Path(p).resolve() for p in extra_files}):
         if extra in copied or not extra.is_file() or extra.suffix != ".py":
             continue
@@ -221,6 +224,25 @@ def rewrite_copy(layout: SourceLayout, dest: Path, options: RewriteOptions, fixe
             if where.package_dir.name in made:
                 continue  # a package of the same name is already there: never shadow it
             new_pairs = _package_pairs(where.package_dir, dest)
+        elif extra.parent != root and extra.is_relative_to(root):
+            # In a folder without `__init__.py` under the model's import root (CenterNet's `src/lib/models`,
+            # imported as `models.decode`): a namespace package, imported by its folder's path from the root.
+            # The copy keeps that path, so the copy's portion of the namespace comes first on sys.path.
+            relative = extra.relative_to(root)
+            top = relative.parts[0]
+            if top in made and top not in {p.parts[0] for p in namespaced}:
+                continue  # a package or file of that name is already there: never shadow it
+            target = dest / relative
+            for folder in reversed(target.parents[:len(relative.parts) - 1]):
+                if not folder.is_dir() or folder.is_symlink():
+                    remove(folder)  # an earlier copy's file or link where this copy needs a folder
+            target.parent.mkdir(parents=True, exist_ok=True)
+            mirror_file(extra, target)
+            namespaced.add(relative)
+            made.add(top)
+            pairs.append((target, extra))
+            copied.add(extra)
+            continue
         elif extra.name in made:
             continue
         else:
@@ -232,6 +254,14 @@ def rewrite_copy(layout: SourceLayout, dest: Path, options: RewriteOptions, fixe
     for entry in list(dest.iterdir()):
         if entry.name not in made and entry.name != "__pycache__":
             remove(entry)  # an earlier copy's, which this one does not hold
+    for top in {p.parts[0] for p in namespaced}:
+        # A namespace folder holds only this copy's files: an earlier round's other file would shadow the user's.
+        for path in sorted((dest / top).rglob("*"), reverse=True):
+            if "__pycache__" in path.parts:
+                continue
+            if path.is_file() and path.relative_to(dest) not in namespaced:
+                remove(path)
+                drop_bytecode(path)
     for copy_path, user_path in pairs:
         original = user_path.read_bytes()
         try:

@@ -35,6 +35,8 @@ VARIANTS: dict[str, tuple[str, str]] = {
     "mmyolo_featmap_priors": ("if _trt_tracing() or featmap_sizes != self.featmap_sizes:", "mlvl_priors"),
     # Not taken before: the key read through a local alias, and the miss inside an `and`.
     "yolox_grid_alias": ("if _trt_tracing() or grid.shape[2:4] != output.shape[2:4]:", "grids"),
+    # Not taken before: the cache in the method `Model.fuse` installs as forward (`m.forward = m.fuseforward`).
+    "yolov7_fuseforward": ("if _trt_tracing() or self.grid[i].shape[2:4] != x.shape[2:4]:", "grid"),
     "ultralytics_format_guard": (
         'if self.format != "imx" and (_trt_tracing() or self.dynamic or self.shape != shape):', "anchors"),
 }

@@ -1,0 +1,195 @@
+"""A sum of boolean tensors (``(x < l) + (x > r)``), which the TorchScript exporter writes as an Add of bools (TRT352)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from trtcodemod.astutil import method_call
+from trtcodemod.providers import ObservedFacts
+from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
+from trtcodemod.transforms._op_calls import in_inserted_helper
+from trtcodemod.transforms._tensor_evidence import TensorEvidence
+
+#: Comparison operators whose result is a bool tensor when an operand is a tensor (``is``/``in`` are Python's).
+_COMPARISONS = (cst.LessThan, cst.GreaterThan, cst.LessThanEqual, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
+
+#: torch functions whose result is a bool tensor.
+_BOOL_FUNCTIONS = frozenset({
+    "torch.lt", "torch.gt", "torch.le", "torch.ge", "torch.eq", "torch.ne", "torch.less", "torch.greater",
+    "torch.less_equal", "torch.greater_equal", "torch.not_equal", "torch.logical_and", "torch.logical_or",
+    "torch.logical_not", "torch.logical_xor", "torch.isnan", "torch.isinf", "torch.isfinite", "torch.isposinf",
+    "torch.isneginf", "torch.isclose", "torch.isin", "torch.signbit",
+})
+
+#: Tensor methods whose result is a bool tensor (methods NumPy arrays lack, or whose result is bool there too).
+_BOOL_METHODS = frozenset({
+    "bool", "lt", "gt", "le", "ge", "eq", "ne", "less", "greater", "less_equal", "greater_equal", "not_equal",
+    "logical_and", "logical_or", "logical_not", "logical_xor", "isnan", "isinf", "isfinite", "isposinf",
+    "isneginf", "isclose", "signbit", "any", "all",
+})
+
+#: Operators that bind tighter than ``|`` and may take an unparenthesized ``a + b`` as their left operand
+#: (``a + b - c``, ``a + b << c``, ``a + b & c``): there the rewritten ``a | b`` needs parentheses.
+_TIGHTER = (cst.Add, cst.Subtract, cst.LeftShift, cst.RightShift, cst.BitAnd, cst.BitXor)
+
+
+#: Tensor methods whose result is a Python number (or list), not a tensor.
+_NUMBER_METHODS = frozenset({"size", "dim", "numel", "item", "tolist", "nelement", "ndimension", "element_size",
+                             "get_device", "stride", "storage_offset", "is_contiguous", "is_floating_point"})
+
+#: Arithmetic whose result is a tensor when an operand is one.
+_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power,
+               cst.MatrixMultiply)
+
+
+class BoolAdd(Rule):
+    needs_text = (b"+",)
+    requires = (TensorEvidence, ObservedFacts)
+    info = RuleInfo(
+        id="TRT352",
+        name="bool-add",
+        summary="`(x < l) + (x > r)`: a sum of boolean tensors (torch's logical or) exports as an ONNX Add of bools, "
+                "which ONNX Runtime and TensorRT refuse; write the or as `|`",
+        doc="""\
+What it finds: `a + b` where both operands are boolean tensors by what the code shows: a
+comparison (`<`, `>`, `<=`, `>=`, `==`, `!=`) with a tensor on one side (a single comparison,
+not a chain, and no `None` operand), a torch function or tensor method that returns bools
+(`torch.isnan`, `x.logical_not()`, `x.bool()`, `x.gt(v)`...), `~`, `|`, `&` or `^` of such
+operands, another such sum, or a local name every assignment of which is one of these. A
+chain is taken whole. CenterNet's keypoint decoding (`multi_pose_decode`) marks the
+keypoints to drop that way:
+```
+mask = (hm_kps[..., 0:1] < l) + (hm_kps[..., 0:1] > r) + \\
+       (hm_kps[..., 1:2] < t) + (hm_kps[..., 1:2] > b) + \\
+       (hm_score < thresh) + (min_dist > (torch.max(b - t, r - l) * 0.3))
+mask = (mask > 0).float()
+```
+Not reported: a sum where an operand may be a number, a Python bool or a tensor of another
+type (`True + True` is 2 in Python, and a bool tensor plus an int tensor counts), and
+`mask += cond` (an in-place sum: not rewritten).
+
+Why it hurts: torch adds two bool tensors as a logical or (the result is bool, `True + True`
+is `True`). The TorchScript exporter writes the operator as it reads: an ONNX `Add` whose inputs
+are bool, which the ONNX standard does not allow: ONNX Runtime refuses to load the graph
+("Type 'tensor(bool)' of input parameter ... of operator (Add) ... is invalid"), and TensorRT's
+parser has no bool sum either. (`*` of two bool tensors is safe: the exporter writes it as
+`And`.)
+
+What the fix does: `a + b` → `a | b` (a chain `a + b + c` → `a | b | c`), in parentheses
+where an operator that binds tighter than `|` takes the sum as its left operand
+(`a + b - c`). The exporter writes `|` as ONNX `Or`, which TensorRT parses.
+
+Fix safety: safe. For two bool tensors `+` and `|` are the same operation in torch (logical
+or, result bool, shapes broadcast the same way, the same errors for shapes that do not), in
+eager mode, `torch.jit.script`, `torch.fx`, `torch.compile` and `torch.export`; bools carry no
+gradient. The fix is made only where both operands are shown to be bool tensors. TensorRT
+versions: all.""",
+        fix=Safety.SAFE,
+        examples=(
+            Example(
+                "import torch\n\n"
+                "def outside(heat, l, r):\n"
+                "    kps = heat.sigmoid()\n"
+                "    mask = (kps < l) + (kps > r)\n"
+                "    return (mask > 0).float()\n",
+                "import torch\n\n"
+                "def outside(heat, l, r):\n"
+                "    kps = heat.sigmoid()\n"
+                "    mask = (kps < l) | (kps > r)\n"
+                "    return (mask > 0).float()\n",
+            ),
+            Example(
+                "import torch\n\n"
+                "def invalid(x, y):\n"
+                "    return torch.isnan(x) + (y.abs() > 1) + torch.isinf(x)\n",
+                "import torch\n\n"
+                "def invalid(x, y):\n"
+                "    return torch.isnan(x) | (y.abs() > 1) | torch.isinf(x)\n",
+            ),
+        ),
+        references=(
+            "https://onnx.ai/onnx/operators/onnx__Add.html",
+            "https://pytorch.org/docs/stable/generated/torch.add.html",
+        ),
+    )
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        self._covered: set[int] = set()
+        self._tight: set[int] = set()
+
+    def _tensor(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
+        """Does the code show that ``expr`` is a tensor (an index into one, or arithmetic with one, too)?"""
+        if depth > 8:
+            return False
+        if type(expr) is cst.Subscript:
+            return self._tensor(expr.value, depth + 1)
+        if type(expr) is cst.BinaryOperation and isinstance(expr.operator, _ARITHMETIC):
+            return self._tensor(expr.left, depth + 1) or self._tensor(expr.right, depth + 1)
+        if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Minus:
+            return self._tensor(expr.expression, depth + 1)
+        parts = method_call(expr) if type(expr) is cst.Call else None
+        if parts is not None and parts[1] in _NUMBER_METHODS:
+            return False  # `x.size(0)` shows that `x` is a tensor, but is a number itself
+        return self.provider(TensorEvidence).evident(expr)
+
+    def _bool(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
+        """Does the code show that ``expr`` is a bool tensor?"""
+        if depth > 8:
+            return False
+        kind = type(expr)
+        if kind is cst.Comparison:
+            if len(expr.comparisons) != 1 or not isinstance(expr.comparisons[0].operator, _COMPARISONS):
+                return False
+            sides = (expr.left, expr.comparisons[0].comparator)
+            if any(type(s) is cst.Name and s.value == "None" for s in sides):
+                return False
+            return any(self._tensor(s) or self._bool(s, depth + 1) for s in sides)
+        if kind is cst.UnaryOperation:
+            return type(expr.operator) is cst.BitInvert and self._bool(expr.expression, depth + 1)
+        if kind is cst.BinaryOperation:
+            if isinstance(expr.operator, (cst.BitOr, cst.BitAnd, cst.BitXor, cst.Add)):
+                return self._bool(expr.left, depth + 1) and self._bool(expr.right, depth + 1)
+            return False
+        if kind is cst.Call:
+            names = self.context.qualified_names(expr.func)
+            if names:
+                return any(n in _BOOL_FUNCTIONS for n in names)
+            parts = method_call(expr)
+            return parts is not None and parts[1] in _BOOL_METHODS and self._tensor(parts[0])
+        if kind is cst.Name:
+            values = self.provider(TensorEvidence).bindings().get(expr.value)
+            return bool(values) and all(v is not None and v is not expr and self._bool(v, depth + 1) for v in values)
+        return False
+
+    def _or(self, node: cst.BaseExpression) -> cst.BaseExpression:
+        """The chain with each ``+`` of it written as ``|`` (parentheses kept)."""
+        if type(node) is cst.BinaryOperation and type(node.operator) is cst.Add:
+            operator = cst.BitOr(whitespace_before=node.operator.whitespace_before,
+                                 whitespace_after=node.operator.whitespace_after)
+            return node.with_changes(left=self._or(node.left), operator=operator, right=self._or(node.right))
+        return node
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        if isinstance(node.operator, _TIGHTER) and type(node.left) is cst.BinaryOperation and not node.left.lpar:
+            self._tight.add(id(node.left))
+        if type(node.operator) is not cst.Add or id(node) in self._covered or in_inserted_helper(self):
+            return
+        if not (self._bool(node.left) and self._bool(node.right)):
+            return
+        for inner in (node.left, node.right):  # the rest of the chain is rewritten with it
+            stack = [inner]
+            while stack:
+                part = stack.pop()
+                if type(part) is cst.BinaryOperation and type(part.operator) is cst.Add:
+                    self._covered.add(id(part))
+                    stack.extend((part.left, part.right))
+        replacement = self._or(node)
+        if id(node) in self._tight:
+            replacement = replacement.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        self.report(node, "a sum of bool tensors is torch's logical or, but the TorchScript exporter writes an ONNX "
+                          "Add of bools, which ONNX Runtime and TensorRT refuse; `|` is the same or and exports as Or",
+                    Fix({node: replacement}, safety=Safety.SAFE))
+
+
+RULES = (BoolAdd,)
