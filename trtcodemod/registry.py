@@ -87,6 +87,7 @@ RULE_MODULES: tuple[str, ...] = (
     "size_float",
     "legacy_sizes",
     "bool_add",
+    "detached_sizes",
 )
 
 

@@ -98,7 +98,8 @@ BUILT_MODULE_RULES = frozenset({"TRT405", "TRT340"})
 #: baked at the `view` of transformers' Perceiver `space_to_depth`). Their fixes are safe, and verified.
 #: TRT346 (`x.shape[1:].numel()`) joins them: the count is read into a Python int with no TracerWarning, and the
 #: constant lands on the line that uses it (a `Reshape`, a comparison), often a few lines below.
-SIZE_ERASING_RULES = frozenset({"TRT345", "TRT346"})
+#: TRT354 (`x.data.size()`): `.data` leaves the trace, so its sizes are the example's ints, silently.
+SIZE_ERASING_RULES = frozenset({"TRT345", "TRT346", "TRT354"})
 
 APPLY, REMAINS, INFO = "apply", "remains", "info"
 

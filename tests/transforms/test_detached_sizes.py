@@ -1,0 +1,156 @@
+"""TRT354: sizes read through ``.data`` (``x.data.size()``, ``x.data.shape``) are read from the tensor while tracing.
+
+The rewrite is checked as text (the forms taken, and what is left alone: a parameter's sizes, ``.data``
+used for values, sizes read from the tensor itself), then run: eager mode is the same on real tensors
+with zeros, negatives, inf/NaN, empty and 0-d tensors and on an object that is not a tensor; the same
+under scripting, fx, ``torch.compile`` and ``torch.export``; the original's TorchScript export keeps
+the traced sizes (ONNX Runtime refuses another size), the rewritten one follows them.
+"""
+
+from __future__ import annotations
+
+import io
+import warnings
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+import pytest
+import torch
+from torch import nn
+from safety import assert_same_run, assert_same_toolchain_outcomes, import_source, run_once
+from support import rewrite, rules_found
+
+from trtcodemod.helpers.detached import _trt_sized_data
+
+HEAD = "import torch\nfrom torch import nn\n\n\nclass M(nn.Module):\n    def forward(self, x, y):\n"
+
+
+def _fixed(body: str) -> str:
+    return rewrite(HEAD + body, select=("TRT354",))
+
+
+@pytest.mark.parametrize(("body", "want"), [
+    ("        b, c, h, w = x.data.size()\n        return x.view(b, c, h * w)\n",
+     "        b, c, h, w = _trt_sized_data(x).size()\n        return x.view(b, c, h * w)\n"),
+    ("        return x.view(x.data.size(0), -1)\n", "        return x.view(_trt_sized_data(x).size(0), -1)\n"),
+    ("        return torch.zeros([x.data.size()[0], 2] + list(x.data.size()[2:]))\n",
+     "        return torch.zeros([_trt_sized_data(x).size()[0], 2] + list(_trt_sized_data(x).size()[2:]))\n"),
+    ("        n = x.data.shape[0]\n        return y[:n]\n", "        n = _trt_sized_data(x).shape[0]\n        return y[:n]\n"),
+    ("        return x.reshape(x.data.shape)\n", "        return x.reshape(_trt_sized_data(x).shape)\n"),
+    ("        return y.view(y[0].data.size())\n", "        return y.view(_trt_sized_data(y[0]).size())\n"),
+])
+def test_rewrite_text(body: str, want: str) -> None:
+    after = _fixed(body)
+    assert after.endswith(want), after
+    assert "def _trt_sized_data(" in after
+    assert rules_found(after, select=("TRT354",)) == []
+
+
+@pytest.mark.parametrize("body", [
+    "        return x.view(self.weight.data.size())\n",  # a parameter's sizes do not follow the input
+    "        return x.view(self.proj.weight.data.shape)\n",
+    "        return x.view(x.size(0), -1)\n",  # the tensor's own sizes: recorded already
+    "        return x.data.clone() + y\n",  # `.data` for its values, not its sizes
+    "        return x.data\n",
+    "        return x.data.dim() + y\n",  # the rank is fixed by the export
+])
+def test_other_code_is_left_alone(body: str) -> None:
+    code = HEAD + body
+    assert rules_found(code, select=("TRT354",)) == []
+    assert _fixed(body) == code
+
+
+def test_the_helper_is_data_outside_a_trace_and_for_non_tensors() -> None:
+    x = torch.randn(2, 3, requires_grad=True)
+    data = _trt_sized_data(x)
+    assert data.requires_grad is False and data.data_ptr() == x.data_ptr()
+    array = np.zeros((2, 5))
+    assert _trt_sized_data(array).shape == array.data.shape == (2, 5)  # a NumPy array's own `.data`
+    with pytest.raises(AttributeError):
+        _trt_sized_data((1, 2))
+
+
+def test_while_tracing_the_sizes_follow_the_input() -> None:
+    def f(x):
+        b, n = _trt_sized_data(x).size()
+        return x.view(n, b)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        traced = torch.jit.trace(f, (torch.randn(2, 3),))
+    assert traced(torch.randn(4, 5)).shape == (5, 4)
+
+
+PROGRAM = """import torch
+from torch import nn
+
+
+class M(nn.Module):
+    def forward(self, x: torch.Tensor):
+        sizes = x.data.size()
+        rows = x.data.shape[0]
+        flat = x.reshape(rows, -1) if x.dim() > 0 else x.reshape(1, 1)
+        return flat * 2, torch.zeros(sizes, dtype=x.dtype) + x, torch.tensor(list(x.data.size()))
+"""
+
+
+@pytest.fixture(scope="module")
+def program(tmp_path_factory: pytest.TempPathFactory) -> tuple[type, type]:
+    folder = tmp_path_factory.mktemp("trt354")
+    after = rewrite(PROGRAM, select=("TRT354",))
+    assert after.count("_trt_sized_data(") == 3 + 1, after
+    return import_source(PROGRAM, folder)["M"], import_source(after, folder)["M"]
+
+
+@pytest.mark.parametrize("label", ["example", "zeros", "negatives", "inf-nan", "empty-rows", "empty-columns", "one",
+                                   "strided", "int", "3-d", "0-d", "1-d"])
+def test_eager_is_unchanged(program: tuple[type, type], label: str) -> None:
+    """Values, dtypes, strides, gradients, aliasing and exceptions (a 0-d tensor has no first size)."""
+    from snippets import EDGE_TENSORS
+
+    before, after = program[0](), program[1]()
+    x = EDGE_TENSORS[label]
+    runs = [[x]] + ([[x.clone().requires_grad_()]] if x.is_floating_point() else [])
+    for given in runs:
+        assert_same_run(run_once(before, given), run_once(after, given), context=label)
+
+
+def test_the_other_toolchains_are_unchanged(program: tuple[type, type], tmp_path: Path) -> None:
+    assert_same_toolchain_outcomes(program[0], program[1], [torch.randn(3, 4, 5)], tmp_path, original_may_fail=True)
+
+
+SHUFFLE = """import torch
+from torch import nn
+
+
+class Shuffle(nn.Module):
+    def forward(self, x):
+        b, c, h, w = x.data.size()
+        x = x.view(b, 2, c // 2, h, w).transpose(1, 2).contiguous()
+        return x.view(b, -1, h, w)
+"""
+
+
+def _export(model: nn.Module, example: torch.Tensor) -> ort.InferenceSession:
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, (example,), buffer, dynamo=False, opset_version=17, input_names=["x"],
+                          dynamic_axes={"x": {0: "b", 2: "h", 3: "w"}})
+    return ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
+
+
+
+def test_the_export_follows_the_sizes_only_after(tmp_path: Path) -> None:
+    before = import_source(SHUFFLE, tmp_path)["Shuffle"]()
+    after = import_source(rewrite(SHUFFLE, select=("TRT354",)), tmp_path)["Shuffle"]()
+    example = torch.randn(1, 4, 6, 6)
+    other = torch.randn(3, 4, 5, 9)
+    with pytest.raises(Exception, match="Reshape|reshape"):
+        _export(before, example).run(None, {"x": other.numpy()})
+    session = _export(after, example)
+    for x in (example, other, torch.zeros(2, 4, 1, 7), torch.full((2, 4, 3, 2), float("nan"))):
+        got = session.run(None, {"x": x.numpy()})[0]
+        want = before(x).numpy()
+        assert got.shape == want.shape and np.array_equal(got, want, equal_nan=True)
