@@ -85,8 +85,9 @@ The guidance's loop sections ask for a loop over a batch to be written over the 
 The rewrite, while tracing and only when `images` is a tensor (`_trt_tracing() and
 isinstance(images, torch.Tensor)`); a list of images, eager code, scripting and `torch.compile`
 run the code as written. A batch tensor's rows all have the batch's size, dtype and device:
-- the largest size reads one row: the comprehension iterates `images[:1]` (a slice, which follows
-  the batch), and the maximum of one row's size is the maximum of the batch's equal sizes;
+- the largest size reads one row: the comprehension iterates `images[:1].unbind(0)` (a slice, which
+  follows the batch, taken apart into its one row without a TracerWarning), and the maximum of one
+  row's size is the maximum of the batch's equal sizes;
 - the loop's body runs once on the whole batch: `img` becomes `images`, a size read shifts past
   the batch axis (`img.shape[k]` is `images.shape[k + 1]`, `tuple(img.shape)` is
   `tuple(images.shape[1:])`), an index keeps it (`img[0]` is `images[:, 0]`), `F.pad` pads the
@@ -97,15 +98,14 @@ run the code as written. A batch tensor's rows all have the batch's size, dtype 
 
 Fix safety: safe: eager mode runs the loop; while tracing a tensor the graph computes the same
 values (padding each row by the same amounts and stacking them is padding the batch). `migrate`
-applies it where the loop's lines hold a located problem (the unrolled loop).
+applies it where the loop's lines hold a located problem: the export's TracerWarning at the loop
+("Iterating over a tensor"), which also shows the export runs these lines when eager mode never does
+(the tracing form is called only while tracing).
 
 TensorRT versions: all.""",
         fix=Safety.SAFE,
         examples=(
             Example(
-                "import torch\n"
-                "\n"
-                "\n"
                 "def pack(tensor_list):\n"
                 "    max_size = []\n"
                 "    for i in range(tensor_list[0].dim()):\n"
@@ -115,13 +115,10 @@ TensorRT versions: all.""",
                 "        padding = [s1 - s2 for s1, s2 in zip(max_size, tuple(img.shape))]\n"
                 "        padded_imgs.append(torch.nn.functional.pad(img, (0, padding[2], 0, padding[1])))\n"
                 "    return torch.stack(padded_imgs)\n",
-                "import torch\n"
-                "\n"
-                "\n"
                 "def pack(tensor_list):\n"
                 "    max_size = []\n"
                 "    for i in range(tensor_list[0].dim()):\n"
-                "        max_size.append(torch.max(torch.stack([img.shape[i] for img in (tensor_list[:1] if "
+                "        max_size.append(torch.max(torch.stack([img.shape[i] for img in (tensor_list[:1].unbind(0) if "
                 "_trt_tracing() and isinstance(tensor_list, torch.Tensor) else tensor_list)])))\n"
                 "    padded_imgs = []\n"
                 "    if _trt_tracing() and isinstance(tensor_list, torch.Tensor) and tensor_list.dim() > 2:\n"
@@ -156,7 +153,7 @@ TensorRT versions: all.""",
             return
         batch = iterable.value
         torch = self.context.torch_name()
-        guarded = cst.parse_expression(f"({batch}[:1] if {TRACING_HELPER}() and isinstance({batch}, "
+        guarded = cst.parse_expression(f"({batch}[:1].unbind(0) if {TRACING_HELPER}() and isinstance({batch}, "
                                        f"{torch}.Tensor) else {batch})")
         fix = Fix({iterable: guarded}, safety=Safety.SAFE, helpers=(TRACING_HELPER,))
         self.found(node, lambda: self._size_message(batch), fix)
@@ -209,7 +206,7 @@ TensorRT versions: all.""",
     def _size_message(self, batch: str) -> str:
         return (f"the largest size over `{batch}` reads every image: called with a batch tensor, the trace splits it "
                 f"into the example's rows and the graph refuses another batch size; while tracing a tensor "
-                f"(`{TRACING_HELPER}()`), read one row (`{batch}[:1]`: a batch's rows all have its size)")
+                f"(`{TRACING_HELPER}()`), read one row (`{batch}[:1].unbind(0)`: a batch's rows all have its size)")
 
     # --- the loop that pads each image ----------------------------------------------------
     def _loop(self, function: cst.FunctionDef, statements: list[cst.BaseStatement], index: int) -> None:

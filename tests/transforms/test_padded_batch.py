@@ -85,7 +85,7 @@ EXPECTED_LOOP = '''\
 def test_rewrite_text() -> None:
     assert rules_found(PACK, select=SELECT) == ["TRT351", "TRT351"]
     out = strip_helpers(rewrite(PACK, select=SELECT))
-    assert ("sizes = torch.stack([torch.as_tensor(img.shape[i]) for img in (tensor_list[:1] if _trt_tracing() and "
+    assert ("sizes = torch.stack([torch.as_tensor(img.shape[i]) for img in (tensor_list[:1].unbind(0) if _trt_tracing() and "
             "isinstance(tensor_list, torch.Tensor) else tensor_list)]).to(torch.float32)") in out
     assert EXPECTED_LOOP in out, out
 
@@ -102,7 +102,7 @@ def test_return_of_the_stack_and_a_reduction_written_directly() -> None:
         return torch.stack(padded)
     '''
     out = strip_helpers(rewrite(code, select=SELECT))
-    assert "for img in (images[:1] if _trt_tracing() and isinstance(images, torch.Tensor) else images)" in out
+    assert "for img in (images[:1].unbind(0) if _trt_tracing() and isinstance(images, torch.Tensor) else images)" in out
     assert ("    if _trt_tracing() and isinstance(images, torch.Tensor) and images.dim() > 3:\n"
             "        padded = torch.nn.functional.pad(images, (0, biggest[2] - images.shape[3], 0, "
             "biggest[1] - images.shape[2]))\n"
