@@ -1,7 +1,8 @@
 """torchvision's detection transform batching its images, rounded up to ``size_divisible``, with no mask.
 
-Reduced from pytorch/vision (commit 01fdb48), torchvision/models/detection/transform.py:
-``GeneralizedRCNNTransform.batch_images`` hands over to ``_onnx_batch_images`` while tracing; that method
+Reduced from pytorch/vision (commit 01fdb48; the same text in torchvision 0.29.1 from PyPI, lines 209-228
+and 237-255), torchvision/models/detection/transform.py: ``GeneralizedRCNNTransform.batch_images`` hands
+over to ``_onnx_batch_images`` while tracing; that method
 takes the largest size of each axis with ``torch.max(torch.stack([img.shape[i] for img in
 images]).to(torch.float32)).to(torch.int64)``, rounds the height and width up with ``torch.ceil(... /
 stride) * stride``, pads each image in a loop and returns ``torch.stack(padded_imgs)`` directly. Written here
