@@ -45,7 +45,9 @@ class _Rows:
     drops: dict[str, int]
     #: The batch must have more axes than this for every row operation the body does to be valid.
     needs: int = 0
-    lists: dict[str, str] = field(default_factory=dict)  # list appended to -> its rows' name in the branch
+    lists: list[str] = field(default_factory=list)  # the lists appended to (in the branch: the batch itself)
+    #: Row names bound to a new tensor (a pad, a ``zeros_like``, arithmetic), not a view of the input.
+    fresh: set[str] = field(default_factory=set)
 
     def need(self, count: int) -> None:
         self.needs = max(self.needs, count)
@@ -73,8 +75,10 @@ images or one batch tensor:
   ones), and appends both to lists that the statements right after the loop stack
   (`tensor = torch.stack(padded_imgs)`, `return torch.stack(padded_imgs)`). The body may read the
   image's size (`img.shape[k]`, `tuple(img.shape)`, `img.device`), index it with numbers and slices,
-  call `F.pad`, `torch.zeros_like` and its kin, and cast (`.to(torch.bool)`); anything else on an
-  image (another call, a branch, a second loop) and the loop is left alone.
+  call `F.pad`, `torch.zeros_like` and its kin, and cast (`.to(torch.bool)`); what it appends is a
+  new tensor (a pad, a `zeros_like`, arithmetic), never the image or a view of it, which the branch
+  would hand out as the input itself where `torch.stack` copies. Anything else on an image
+  (another call, a branch, a second loop) and the loop is left alone.
 
 Why it hurts: called with a 4-D batch tensor (`nested_tensor_from_tensor_list(samples)` on the
 model's input), `for img in images` splits the tensor into its rows: a traced export (the
@@ -265,10 +269,13 @@ TensorRT versions: all.""",
             if name in rows.lists or name == row:
                 raise Decline
             text, drop = self._expr(small.value, rows)
+            rows.fresh.discard(name)
             if drop is None:
                 rows.drops.pop(name, None)
             else:
                 rows.drops[name] = drop
+                if self._fresh(small.value, rows):
+                    rows.fresh.add(name)
             return f"{name} = {text}"
         if type(small) is cst.Expr and type(small.value) is cst.Call:
             call = small.value
@@ -281,9 +288,28 @@ TensorRT versions: all.""",
                 text, drop = self._expr(call.args[0].value, rows)
                 if drop is None:
                     raise Decline  # a number per image: the list is not the batch's rows
-                rows.lists[name] = name
+                if not self._fresh(call.args[0].value, rows):
+                    raise Decline  # the image itself or a view of it: the branch would hand out the input
+                rows.lists.append(name)
                 return f"{name} = {text}"
         raise Decline
+
+    def _fresh(self, node: cst.BaseExpression, rows: _Rows) -> bool:
+        """Is the row ``node`` a new tensor, as ``torch.stack`` makes one (not the image or a view of it)?"""
+        node = strip_parens(node)
+        if type(node) is cst.Name:
+            return node.value in rows.fresh
+        if type(node) is cst.BinaryOperation:
+            return True
+        if type(node) is cst.Call:
+            if self.context.refers_to(node.func, *_PAD, *_LIKE) is not None:
+                return True
+            parts = method_call(node)
+            if parts is not None and parts[1] == "clone":
+                return True
+            if parts is not None and parts[1] in _ELEMENTWISE_METHODS:
+                return self._fresh(parts[0], rows)
+        return False
 
     def _expr(self, node: cst.BaseExpression, rows: _Rows) -> tuple[str, int | None]:
         """The expression over the whole batch, and how many axes its row lost (None: not a row)."""

@@ -159,6 +159,25 @@ def test_return_of_the_stack_and_a_reduction_written_directly() -> None:
         tensor = torch.stack(out)
         return tensor + p
     ''',
+    # the image itself appended (the branch would hand out the input, where the stack copies it)
+    '''
+    import torch
+    def f(images):
+        out = []
+        for img in images:
+            out.append(img.float())
+        return torch.stack(out)
+    ''',
+    # a view of the image appended
+    '''
+    import torch
+    def f(images):
+        out = []
+        for img in images:
+            view = img[0]
+            out.append(view)
+        return torch.stack(out)
+    ''',
     # a tensor index on an image
     '''
     import torch
