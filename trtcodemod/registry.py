@@ -88,6 +88,7 @@ RULE_MODULES: tuple[str, ...] = (
     "legacy_sizes",
     "bool_add",
     "detached_sizes",
+    "padded_batch",
 )
 
 

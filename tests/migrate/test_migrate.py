@@ -226,6 +226,28 @@ def test_a_line_only_the_export_ran_is_decided_by_its_export_failure(tmp_path: P
     assert elsewhere.action == INFO and "never ran" in elsewhere.reason
 
 
+def test_a_line_only_the_export_ran_is_decided_by_its_tracer_warning(tmp_path: Path) -> None:
+    """The DETR family's ``_onnx_nested_tensor_from_tensor_list`` runs only while tracing; the trace's
+    own TracerWarning placed at the finding's line ("Iterating over a tensor") says the export ran it.
+    One placed at another line, or a traced constant no export raised, does not."""
+    source = (b"import torch\n\ndef pack(images):\n    out = []\n    for img in images:\n"
+              b"        out.append(torch.nn.functional.pad(img, (0, 1)))\n    return torch.stack(out)\n")
+    path = tmp_path / "pack.py"
+    path.write_bytes(source)
+    name = str(path.resolve())
+    [loop] = check_source(source, name, Options(select=("TRT351",), scope="all"))
+    facts = Facts.from_json({"version": 1, "runs": 1, "lines": {name: [3]}, "events": [], "inputs": {}})
+
+    def warning(line: int, exporter: str | None) -> Problem:
+        return Problem("baked", name, line, "(traced constant)", None, "Iterating over a tensor", "error", exporter)
+
+    warned = decide(loop, [warning(5, "torchscript")], facts, unsafe=False)
+    assert warned.action == APPLY and "line 5" in warned.proof
+    assert decide(loop, [warning(3, "torchscript")], facts, unsafe=False).action == INFO
+    unexported = decide(loop, [warning(5, None)], facts, unsafe=False)
+    assert unexported.action == INFO and "never ran" in unexported.reason
+
+
 def test_plan_applies_exactly_its_fixes_through_the_engine_filter(tmp_path: Path) -> None:
     path, found = _findings(tmp_path)
     plan = Plan()

@@ -22,7 +22,7 @@ from .retrace import RETRACED_GRAPH
 #: Rules whose fix removes a value baked in by the export (a value read at the line).
 BAKED_RULES = frozenset({
     "TRT101", "TRT105", "TRT104", "TRT702", "TRT704", "TRT711", "TRT712", "TRT713", "TRT716", "TRT717", "TRT718", "TRT721", "TRT722", "TRT726", "TRT728", "TRT803", "TRT316", "TRT331", "TRT336",
-    "TRT322", "TRT348", "TRT349",
+    "TRT322", "TRT348", "TRT349", "TRT351",
 })
 
 #: The graph check's rule for a hostile node -> other rules whose fix at the node's line removes it: a float64
@@ -253,9 +253,13 @@ def decide(finding: Any, problems: Iterable[Problem], facts: Facts, unsafe: bool
         # The eager run never reached it; a node of the exported graph made at its lines, or the
         # export failing there, says the export did (code behind `torch.jit.is_tracing()` or
         # `torch.onnx.is_in_onnx_export()`: kornia's, torchvision's and smp's export-only branches):
-        # it is on the exported path after all.
+        # it is on the exported path after all. So does a TracerWarning the trace raised at the finding's
+        # own lines (the DETR family's `_onnx_nested_tensor_from_tensor_list`, called only while tracing,
+        # iterating its batch tensor).
         hits = [p for p in hits if p.path is not None and (
-            p.kind == "hostile" or p.kind == "export_failure" and _span(finding).has_line(p.path, p.line or 0))]
+            p.kind == "hostile" or p.kind == "export_failure" and _span(finding).has_line(p.path, p.line or 0)
+            or p.op == "(traced constant)" and p.exporter is not None
+            and _span(finding).has_line(p.path, p.line or 0))]
         if not hits:
             return Decision(finding, INFO, reason="never ran in the observed forwards (not on the exported path)")
     if not hits:
