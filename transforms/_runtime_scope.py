@@ -8,7 +8,10 @@ float64 timestamp, a per-frame counter, a data-dependent box count).
 Where the rules look (the same for every rule of this family):
 
 - *forward code*: ``forward`` of an ``nn.Module`` subclass and the methods it calls as
-  ``self.<name>(...)``, transitively, within the class (TRT702, TRT703, TRT707).
+  ``self.<name>(...)``, transitively, within the class (TRT702, TRT703, TRT707). A method
+  the file installs as a module's forward (``m.forward = m.fuseforward`` in YOLOv5/YOLOv7's
+  ``Model.fuse``, ``self.forward = self.forward_fast`` in ``__init__``) is forward code too:
+  after that assignment the module's call runs it instead of ``forward``.
   A class counts as a module when one of its bases resolves through the file's imports
   to something in ``torch.nn`` (``nn.Module``, ``nn.Sequential``, ``nn.Conv2d``...), when
   a base's name ends in ``Module`` (``BaseModule``, ``LightningModule``), or when a base
@@ -35,6 +38,7 @@ This module defines no rule and is not registered.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, ClassVar, Sequence, Union
 
@@ -75,6 +79,8 @@ class ClassRecord:
     is_module: bool
     methods: dict[str, list[cst.FunctionDef]] = field(default_factory=dict)
     calls: dict[str, set[str]] = field(default_factory=dict)
+    #: Method names the file installs as a module's ``forward`` (:func:`installed_forwards`).
+    forward_roots: frozenset[str] = frozenset()
     _kept: dict[str, set[str]] = field(default_factory=dict, repr=False)
 
     def kept(self, scope: str) -> set[str]:
@@ -82,7 +88,8 @@ class ClassRecord:
         found = self._kept.get(scope)
         if found is None:
             if scope == "forward":
-                found = _closure({"forward"} & set(self.methods), self.calls) if self.is_module else set()
+                roots = ({"forward"} | self.forward_roots) & set(self.methods)
+                found = _closure(roots, self.calls) if self.is_module else set()
             else:
                 build_roots = {
                     name for name, defs in self.methods.items()
@@ -122,15 +129,20 @@ class RuntimeScope(Provider, cst.BatchableCSTVisitor):
         self.untraced = 0
         self.reserved = 0
         self._shadows: list[tuple[cst.CSTNode, set[str]]] = []
+        #: Method names the file installs as a module's forward (``m.forward = m.fuseforward``).
+        self.forward_roots: frozenset[str] = frozenset()
 
     # --- file and scopes --------------------------------------------------------
     def visit_Module(self, node: cst.Module) -> None:
         self.torch = self.context.imports.imports_module("torch")
+        source = self.context.source
+        if source is None or _FORWARD_ASSIGNMENT.search(source):
+            self.forward_roots = installed_forwards(node)
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         if node.name.value.startswith("_Trt"):
             self.reserved += 1
-        record = ClassRecord(node, self._is_module_class(node))
+        record = ClassRecord(node, self._is_module_class(node), forward_roots=self.forward_roots)
         if record.is_module:
             self._module_names.add(node.name.value)
         self.classes.append(record)
@@ -401,6 +413,39 @@ class RuntimeScopeRule(Rule):
             self.hold(where[0], where[1], node, message, fix)
         elif scope == "runtime" and self.runtime.in_function():
             self.report(node, _text(message), fix)
+
+
+#: Text that may assign a ``forward`` attribute (checked before walking the module for it).
+_FORWARD_ASSIGNMENT = re.compile(rb"\.forward\s*=[^=]")
+
+
+def _bound_methods(value: cst.BaseExpression) -> set[str]:
+    """``m.fuseforward`` → ``{"fuseforward"}``; ``a.f if c else a.g`` → both; anything else → none."""
+    if type(value) is cst.IfExp:
+        return _bound_methods(value.body) | _bound_methods(value.orelse)
+    if type(value) is cst.Attribute:
+        return {value.attr.value}
+    return set()
+
+
+def installed_forwards(module: cst.Module) -> frozenset[str]:
+    """The method names the module's code assigns to some object's ``forward`` attribute.
+
+    ``m.forward = m.fuseforward`` (YOLOv5/YOLOv7 ``Model.fuse``, after folding BatchNorm),
+    ``self.forward = self.forward_slicing if mode else self.forward_plain`` (timm's
+    FasterNet): once it ran, calling the module runs that method, so a traced export records
+    it. The object is not resolved: a method of that name in any module class of the file
+    counts (it may never run; the observed run tells which did)."""
+    found: set[str] = set()
+    stack: list[cst.CSTNode] = [module]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.Assign:
+            if any(type(t.target) is cst.Attribute and t.target.attr.value == "forward" for t in node.targets):
+                found |= _bound_methods(node.value)
+        stack.extend(node.children)
+    found.discard("forward")
+    return frozenset(found)
 
 
 def _stored_on_self(method: cst.FunctionDef, name: str) -> str | None:

@@ -273,7 +273,8 @@ class ShapeKeyedCache(RuntimeScopeRule):
         summary="a cache on `self` keyed by an input's shape, or a value precomputed for the configured size: a traced export bakes the cached values",
         doc="""\
 What it finds, in forward code of `nn.Module` subclasses (`forward` and the methods it calls
-as `self.<m>(...)`): an `if` whose test is a cache miss on a value read from `self` (the key)
+as `self.<m>(...)`; a method the file installs as a module's forward, `m.forward = m.fuseforward`
+in YOLOv5/YOLOv7's `Model.fuse`, and what it calls, count too): an `if` whose test is a cache miss on a value read from `self` (the key)
 and whose body writes that same key again, usually with the values it memoizes:
 ```
 if self.dynamic or self.shape != shape:      # ultralytics Detect
@@ -289,7 +290,7 @@ the fix then goes inside that operand, so the other guards still decide while tr
 `.shape`, an index or an attribute, or through a local name bound to it just before the `if`
 in the same block (`grid = self.grids[k]` then `if grid.shape[2:4] != out.shape[2:4]:`, YOLOX). Not reported: a body that does not write the key back,
 an `if` with an `elif`/`else`, a test that binds a name (`:=`), a key forward also writes
-outside such an `if` (per-frame state, TRT703's and TRT721's), and `if self.x is None:`
+outside such an `if` of the same key (per-frame state, TRT703's and TRT721's), and `if self.x is None:`
 alone: a first-call initialisation whose value depends on that call's input, not on a key
 (recomputing it while tracing would change what the model computes).
 
@@ -433,8 +434,11 @@ equivalent on every input set. Applies to every TensorRT version and both export
         if record is not None and candidates:
             forward = record.kept("forward")
             for c in candidates:
-                # A key forward also writes elsewhere is state, not a memo.
-                if not any(m in forward and attr == c.attr and id(c.node) not in inside for m, attr, inside in writes):
+                # A key forward also writes elsewhere is state, not a memo. A write inside another memo of the
+                # same key is no such write: two forwards (`forward` and the `fuseforward` that YOLOv7's
+                # `Model.fuse` installs) each refresh the same cache under the same miss test.
+                memos = {id(other.node) for other in candidates if other.attr == c.attr}
+                if not any(m in forward and attr == c.attr and not memos & inside for m, attr, inside in writes):
                     # Reported at the whole `if`: its span (the body's writes too) is what migrate matches.
                     self.hold(record, c.method, c.node, c.message, c.fix)
         super().leave_ClassDef(original_node)
