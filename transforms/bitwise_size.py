@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import helper_call
+from trtcodemod.astutil import code_of, helper_call
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.transforms._size_facts import SizeRule
 
 HELPER = "_trt_size_bitwise"
+#: In-place operators that combine a Python flag with a comparison (`multi_label &= nc > 1`).
+_FLAG_ASSIGN: dict[type, str] = {cst.BitAndAssign: "&=", cst.BitOrAssign: "|=", cst.BitXorAssign: "^="}
 _OPERATORS: dict[type, str] = {cst.BitOr: "|", cst.BitAnd: "&", cst.BitXor: "^", cst.LeftShift: "<<",
                                cst.RightShift: ">>"}
 
@@ -35,6 +37,19 @@ numbers, as TRT711-TRT713 decide it) and whose other operand is not a tensor: MO
 `divisible_pad_t` rounds each spatial size up to a multiple of `k` with
 `w_mult = ((w - 1) | (k - 1)) + 1`. A chain (`a | b | c`) is one finding; an in-place `w |= k`
 is left alone.
+
+It also finds a Python flag (a name or attribute that is no tensor and no size) combined by `&`, `|`
+or `^`, in place or not, with one comparison of sizes: YOLOv5's and YOLOv7's `non_max_suppression`
+write `multi_label &= nc > 1` (`nc = prediction.shape[2] - 5`). Under the TorchScript exporter the
+comparison is a 0-d bool tensor, and `bool & Tensor` records `aten::bitwise_and(Tensor, bool)`, for
+which the JIT has no op: the export stops in alias analysis ("We don't have an op for
+aten::bitwise_and but it isn't a special case"), with no line of the user's code in the error;
+`migrate` takes that error as this rule's. Two comparisons (`(h > 1) & (w > 1)`, both traced) export
+as an ONNX `And` and are left alone. The rewrite takes the comparison's truth, `multi_label &=
+bool(nc > 1)`: in eager mode a comparison of `int`s is a `bool` already, so nothing changes; while
+tracing the value becomes a constant of the traced call (a TracerWarning at that line, which
+`migrate`'s second trace at other sizes judges: a size of a static axis, such as the class axis,
+gives the same value at every size).
 
 Why it hurts: under the TorchScript exporter a size is a traced 0-d int64 tensor, so the
 operator records `aten::bitwise_or` (`bitwise_and`, `bitwise_xor`), for which the exporter has
@@ -68,9 +83,12 @@ for operands it can type.
 TensorRT versions: all (the export fails before TensorRT is involved).""",
         fix=Safety.UNSAFE,
         assumption="while tracing, one operand is a traced size and the other a Python int (anything else keeps "
-                   "the operator and its export error)",
+                   "the operator and its export error); for a flag and a comparison of sizes, that the comparison's "
+                   "value is the same at every input size the graph serves (a static axis)",
         fails_when=(
             "both operands traced (two sizes): the operator is kept and the export still fails there",
+            "a flag combined with a comparison of sizes of a dynamic axis: the graph keeps the example's truth "
+            "(migrate's second trace at other sizes reports it)",
             "`torch.jit.script` of the rewritten function with operands it types as tensors",
         ),
         examples=(
@@ -131,7 +149,45 @@ TensorRT versions: all (the export fails before TensorRT is involved).""",
         op = _OPERATORS[type(expr.operator)]  # type: ignore[attr-defined]
         return helper_call(HELPER, cst.SimpleString(f'"{op}"'), _bare(left), _bare(right))  # a call needs no parentheses
 
+    # -- a Python flag combined with a comparison of sizes: `multi_label &= nc > 1` --------------
+
+    def _size_comparison(self, expr: cst.BaseExpression) -> bool:
+        """``nc > 1``: one comparison whose operands are no tensors and one of which is a size."""
+        if type(expr) is not cst.Comparison or len(expr.comparisons) != 1:
+            return False
+        operands = (expr.left, expr.comparisons[0].comparator)
+        return not any(self.is_tensor(o) or self.is_value(o) for o in operands) \
+            and any(self.size_derived(o) for o in operands)
+
+    def _flag_operand(self, expr: cst.BaseExpression) -> bool:
+        """The other side: a name or attribute that is no tensor, no size and no comparison of sizes."""
+        return type(expr) in (cst.Name, cst.Attribute) and not self.is_tensor(expr) and not self.is_value(expr) \
+            and not self.size_derived(expr)
+
+    def _report_flag(self, node: cst.CSTNode, comparison: cst.Comparison, op: str) -> None:
+        self.found(node, f"`{op}` of a Python flag and `{code_of(comparison)}`, a comparison of traced sizes: under "
+                         "the TorchScript exporter the comparison is a 0-d bool tensor and `bool "
+                         f"{op} Tensor` records `aten::bitwise_*` with a Python bool, for which the exporter has no "
+                         "op (it stops in alias analysis, with no line); `bool(...)` takes the comparison's value as "
+                         "the flag does (the trace keeps it as a constant, with a TracerWarning here)",
+                   Fix({comparison: cst.Call(cst.Name("bool"), [cst.Arg(_bare(comparison))])}, safety=Safety.UNSAFE))
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if not self._frames or not self.active() or type(node.operator) not in _FLAG_ASSIGN:
+            return
+        value = node.value
+        if self._size_comparison(value) and self._flag_operand(node.target):
+            self._report_flag(node, value, _FLAG_ASSIGN[type(node.operator)])
+
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        if self._frames and self.active() and type(node.operator) in (cst.BitAnd, cst.BitOr, cst.BitXor):
+            for flag, comparison in ((node.left, node.right), (node.right, node.left)):
+                if self._size_comparison(comparison) and self._flag_operand(flag):
+                    self._report_flag(node, comparison, _OPERATORS[type(node.operator)])
+                    return
+        self._visit_bitwise(node)
+
+    def _visit_bitwise(self, node: cst.BinaryOperation) -> None:
         if id(node) in self._inner or not self._frames or not self.active() or not self._bitwise(node) \
                 or not self._sized(node):
             return

@@ -61,7 +61,11 @@ export warned at the `if`, as for sizes a caller handed down) and whose body is 
   resize or a broadcast, whose rewrite does not read the test, the test may also `or`/`and`
   attributes that are not tensors (a configuration flag such as `self.model[-1].export`);
 - with, around that assignment, a local holding a pad's amounts (`pad_values = (0, p - w % p)`
-  then `x = F.pad(x, pad_values)`: transformers' Swin), read only after an assignment of it in
+  then `x = F.pad(x, pad_values)`: transformers' Swin), or one amount a local (`pad_r = (ws - W_ %
+  ws) % ws` then `x = F.pad(x, (0, pad_r, 0, pad_b))`: YOLOv7's Swin layers) that the pad's tuple
+  reads and whose computing raises nothing where the test is false (as for the numbers below; also
+  an attribute the test reads, and `%`/`//` by a divisor the test divides by: not 0 where it ran),
+  read only after an assignment of it in
   its own block and never in a block around the `if`, and flags set to `True`/`False` beside
   the resize (`interpolate = True`: transformers' MobileViT, whose caller resizes back when
   the flag is set);
@@ -134,7 +138,8 @@ of the chain is evaluated every time (comparisons of sizes) and at most one repe
 a batch of 1, SAM-HQ's `hq.shape[0] == 1` holds and the original graph repeats the features by the
 batch at every batch (3 images give 9 rows, and the add beside it fails); the rewritten graph
 chooses the count by the traced test (`Where`, then `Tile`). A local holding a pad's amounts is
-bound every time, its amounts multiplied by the condition; a flag beside the resize is set
+bound every time, its amounts multiplied by the condition; a local holding one amount is bound
+every time as written, and the pad's tuple multiplies it; a flag beside the resize is set
 every time, as the resize now is. A choice between
 numbers becomes `_trt_size_choice = <test>` (evaluated once, where the `if` evaluated it) and
 `t = _trt_size_where(_trt_size_choice, v, t)` for each assignment (an expression's choice, `t = a if c
@@ -348,6 +353,10 @@ that work is then done every time in the graph.""",
         if source is None:
             return
         explicit = self._explicit(test)
+        numbers = [a for a in locals_ if type(a.value) not in (cst.Tuple, cst.List)]
+        if numbers and not all(self._harmless(a.value, _computed_in(explicit), self._bound_before(node))
+                               for a in numbers):
+            return  # an amount now computed where the test is false must raise nothing there
         kind, new_value, scaled = self._resize(assignment.value, source, explicit, locals_)
         if kind is None or kind == "pads" and _comparisons(explicit) is None:
             return  # a pad's amounts are scaled by the test, which must then be comparisons only
@@ -374,6 +383,8 @@ that work is then done every time in the graph.""",
         # The if's comments (its header's, the branch's) stay, above the statements that are left.
         owns = {line.trailing_whitespace.comment.value for line in lines
                 if type(line) is cst.SimpleStatementLine and line.trailing_whitespace.comment is not None}
+        # A comment above a later line of the branch stays there, with its line (the first line's go on top).
+        owns |= {empty.comment.value for line in lines[1:] for empty in line.leading_lines if empty.comment}
         comments = [c for c in comments_inside(node) if c.comment.value not in owns]
         if after is not None:
             comments += [cst.EmptyLine(comment=line.comment) for line in after.leading_lines if line.comment]
@@ -493,7 +504,7 @@ that work is then done every time in the graph.""",
         function = self._functions[-1] if self._functions else None
         for local in locals_:
             name = local.targets[0].target.value  # type: ignore[attr-defined]
-            if type(local.value) not in (cst.Tuple, cst.List) or function is None or not _fresh_local(function, node, name):
+            if function is None or not _fresh_local(function, node, name):
                 return None
         return resize, locals_, flags
 
@@ -798,6 +809,8 @@ that work is then done every time in the graph.""",
             return value.value in bound or value.value in computed
         if type(value) is cst.Subscript:  # `stride[0]`: an element the function read before, or the test reads
             return _bare(value) in bound or _bare(value) in computed
+        if type(value) is cst.Attribute:  # `self.window_size`: read by the test already, so reading it raises nothing
+            return _bare(value) in computed
         if type(value) is cst.UnaryOperation and type(value.operator) is cst.Minus:
             return self._harmless(value.expression, computed, bound)
         if type(value) is cst.BinaryOperation:
@@ -807,7 +820,8 @@ that work is then done every time in the graph.""",
                 return True
             if type(value.operator) in (cst.FloorDivide, cst.Modulo):
                 divisor = int_value(value.right)
-                return bool(divisor) or _bare(value) in computed
+                # `% self.window_size` where the test computes `W % self.window_size`: it was not 0 there
+                return bool(divisor) or _bare(value) in computed or f"{_DIVISOR}{_bare(value.right)}" in computed
             return False
         if self._rounding(value) is not None:  # `math.ceil(p / 2)`: a rounding of a number raises nothing
             return self._harmless_quotient(value.args[0].value, computed, bound)  # type: ignore[attr-defined]
@@ -912,10 +926,15 @@ that work is then done every time in the graph.""",
             pads = argument(value, 1, "pad")
             amounts = pads.value if pads is not None else None
             local = None
+            # One amount each (`pad_r = (ws - W % ws) % ws`): bound every time as written, read by the pad's
+            # tuple, whose amounts are scaled (the caller checks that computing them raises nothing).
+            numbers = [a for a in locals_ if type(a.value) not in (cst.Tuple, cst.List)]
             if type(amounts) is cst.Name:  # the amounts in a local the branch bound just before
                 local = next((a for a in locals_ if a.targets[0].target.value == amounts.value), None)  # type: ignore[attr-defined]
                 amounts = local.value if local is not None else None
-            if amounts is None or type(amounts) not in (cst.Tuple, cst.List) or len(locals_) > (local is not None):
+            if amounts is None or type(amounts) not in (cst.Tuple, cst.List) or local in numbers \
+                    or len(locals_) - len(numbers) > (local is not None) \
+                    or not all(mentions_name(amounts, n.targets[0].target.value) for n in numbers):  # type: ignore[attr-defined]
                 return None, value, None
             scaled = amounts.with_changes(elements=[
                 e if _is_zero(e.value) else e.with_changes(value=self._scaled_amount(e.value, test))
@@ -1222,14 +1241,24 @@ def _bare(expr: cst.BaseExpression) -> str:
     return code_of(expr.with_changes(lpar=[], rpar=[]))
 
 
+#: Marks, in :func:`_computed_in`, a divisor the test divides by (`W % s` holds `<divisor>s`).
+_DIVISOR = "<divisor>"
+
+
 def _computed_in(test: cst.BaseExpression) -> set[str]:
-    """The names and arithmetic (``h % s``) the test evaluates, as code without parentheses."""
+    """The names, attributes and arithmetic (``h % s``) the test evaluates, as code without parentheses,
+    and each divisor of a ``%`` or ``//`` in it marked :data:`_DIVISOR` (it was not 0 where the test ran)."""
     found: set[str] = set()
     stack: list[cst.CSTNode] = [test]
     while stack:
         current = stack.pop()
-        if type(current) in (cst.BinaryOperation, cst.Name):
+        if type(current) in (cst.BinaryOperation, cst.Name, cst.Attribute):
             found.add(_bare(current))  # type: ignore[arg-type]
+        if type(current) is cst.BinaryOperation and type(current.operator) in (cst.Modulo, cst.FloorDivide):
+            found.add(_DIVISOR + _bare(current.right))
+        if type(current) is cst.Call:
+            stack.extend(a.value for a in current.args)  # not the function's own name: reading it calls nothing
+            continue
         stack.extend(current.children)
     return found
 

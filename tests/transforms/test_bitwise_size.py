@@ -187,3 +187,116 @@ def test_migrate_fixes_a_small_model(tmp_path) -> None:
     assert [a["rule"] for a in report["applied"]] == ["TRT732", "TRT732"]
     assert report["before"]["exported"] is False and report["after"]["faithful"] is True
     assert '_trt_size_bitwise("|", w - 1, 7)' in report["diff"]
+
+
+# --- a Python flag combined with a comparison of sizes (YOLOv5/YOLOv7 `non_max_suppression`) ---------------
+
+#: `multi_label &= nc > 1`: `nc` is a size (the class axis), the comparison a traced 0-d bool tensor, and
+#: `bool & Tensor` records `aten::bitwise_and(Tensor, bool)`: the TorchScript exporter stops in alias analysis.
+FLAG = '''
+import torch
+from torch import Tensor
+
+
+def decode(prediction: Tensor, multi_label: bool = False, wide: bool = True):
+    nc = prediction.shape[2] - 5
+    multi_label &= nc > 1
+    wide = wide | (prediction.shape[1] > 3)
+    scale = 2.0 if wide else 1.0
+    if multi_label:
+        return prediction[..., 5:] * prediction[..., 4:5] * scale
+    return prediction[..., 5:].amax(-1, keepdim=True) * scale
+
+
+class Net(torch.nn.Module):
+    def __init__(self, multi_label: bool) -> None:
+        super().__init__()
+        self.multi_label = multi_label
+
+    def forward(self, x):
+        return decode(x, self.multi_label)
+'''
+
+
+def test_a_flag_and_a_size_comparison_rewrite_text_and_what_is_left() -> None:
+    assert rules_found(FLAG, select=("TRT732",)) == ["TRT732"] * 2
+    after = rewrite(FLAG, select=("TRT732",), unsafe=True)
+    assert "    multi_label &= bool(nc > 1)\n" in after
+    assert "    wide = wide | (bool(prediction.shape[1] > 3))\n" in after
+    assert rewrite(FLAG, select=("TRT732",)) == FLAG  # unsafe: nothing without --unsafe
+    assert rewrite(after, select=("TRT732",), unsafe=True) == after
+    left = [
+        "def f(x: Tensor, y: Tensor):\n    keep = (x.shape[0] > 1) & (y.shape[0] > 1)\n    return keep\n",  # two traced
+        "def f(x: Tensor, m: Tensor):\n    m &= x.shape[0] > 1\n    return m\n",  # a tensor flag
+        "def f(x: Tensor, a: int):\n    a &= a > 1\n    return a\n",  # no size compared
+    ]
+    for code in left:
+        assert "TRT732" not in rules_found("import torch\nfrom torch import Tensor\n\n\n" + code, select=("TRT732",))
+
+
+@pytest.mark.parametrize("multi_label", [False, True])
+def test_a_flag_and_a_size_comparison_eager_and_export(tmp_path, multi_label: bool) -> None:
+    before = import_source(FLAG, tmp_path)["Net"](multi_label)
+    after = import_source(rewrite(FLAG, select=("TRT732",), unsafe=True), tmp_path)["Net"](multi_label)
+    # Class axes of 1, 2 and 3 (`nc` 0 decides the flag off), rows with zeros, infinities and a NaN.
+    for shape in [(1, 4, 6), (2, 3, 8), (1, 0, 7), (2, 5, 5)]:
+        x = torch.randn(shape)
+        x.view(-1)[:4] = torch.tensor([0.0, -0.0, float("inf"), float("nan")])[: x.numel()]
+        assert_same_run(run_once(before, [x]), run_once(after, [x]), context=str(shape))
+
+    def export(model) -> bytes:
+        buffer = io.BytesIO()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(model, (torch.randn(1, 6, 8),), buffer, dynamo=False, opset_version=17,
+                              input_names=["x"], dynamic_axes={"x": {0: "b", 1: "n"}})
+        return buffer.getvalue()
+
+    with pytest.raises(Exception, match="bitwise_and|bitwise_or"):
+        export(before)
+    session = ort.InferenceSession(export(after))
+    for shape in [(1, 6, 8), (3, 11, 8)]:  # the example's size and another batch and row count
+        x = torch.randn(shape)
+        got = torch.from_numpy(session.run(None, {"x": x.numpy()})[0])
+        assert torch.equal(got, before(x)), shape
+
+
+FLAG_MODEL = '''
+import torch
+from torch import nn
+
+
+def decode(prediction, multi_label=False):
+    nc = prediction.shape[2] - 5  # number of classes
+    multi_label &= nc > 1
+    if multi_label:
+        return prediction[..., 5:] * prediction[..., 4:5]
+    return prediction[..., 5:].amax(-1, keepdim=True)
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 1)
+
+    def forward(self, x):
+        return decode(self.conv(x).flatten(2).transpose(1, 2), True)
+
+
+def build():
+    torch.manual_seed(0)
+    return Net().eval()
+'''
+
+
+def test_migrate_names_the_flag_for_the_export_failure_without_a_line(tmp_path) -> None:
+    """The export stops in alias analysis with no user frame; the error names `aten::bitwise_and` with a
+    Python bool, which is TRT732's: migrate tries the rewrite and verifies it."""
+    path = tmp_path / "flag_model.py"
+    path.write_text(FLAG_MODEL)
+    report, exit_code = migrate_small(path)
+    assert report["before"]["exported"] is False
+    assert [(a["rule"], a["line"]) for a in report["applied"]] == [("TRT732", 8)]
+    assert "multi_label &= bool(nc > 1)" in report["diff"]
+    assert report["after"]["exported"] is True and report["after"]["faithful"] is True
+    assert exit_code == 0, report["remaining"]

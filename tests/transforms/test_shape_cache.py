@@ -559,3 +559,125 @@ def test_the_graph_holds_the_mask_of_every_size_only_after_the_fix(tmp_path: Pat
     assert not before and after
     # The comparison is not even evaluated while tracing: no bool of a traced size.
     assert not [w for w in warned if "Python boolean" in w]
+
+
+# --- a forward the model installs on a module (YOLOv5/YOLOv7 `Model.fuse`: `m.forward = m.fuseforward`) ---
+
+#: YOLOv7's `IDetect`: `forward` (with the implicit layers) and `fuseforward` (after `fuse` folded them), each
+#: with the same grid cache; `Model.fuse` installs `fuseforward` as the head's forward.
+FUSED = HEADER + '''
+class Detect(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.nl = 2
+        self.grid = [torch.zeros(1)] * self.nl
+        self.implicit = nn.Parameter(torch.full((1, 2, 1, 1), 0.5), requires_grad=False)
+
+    @staticmethod
+    def _make_grid(nx, ny):
+        yv, xv = torch.meshgrid([torch.arange(ny), torch.arange(nx)], indexing="ij")
+        return torch.stack((xv, yv), 2).view((1, ny, nx, 2)).float()
+
+    def forward(self, x):
+        out = []
+        for i in range(self.nl):
+            f = x[:, :2, :: i + 1, :: i + 1] * self.implicit
+            bs, _, ny, nx = f.shape
+            if self.grid[i].shape[1:3] != f.shape[2:4]:
+                self.grid[i] = self._make_grid(nx, ny)
+            out.append((f.permute(0, 2, 3, 1) + self.grid[i]).flatten(1, 2))
+        return torch.cat(out, 1)
+
+    def fuseforward(self, x):
+        out = []
+        for i in range(self.nl):
+            f = x[:, :2, :: i + 1, :: i + 1]
+            bs, _, ny, nx = f.shape
+            if self.grid[i].shape[1:3] != f.shape[2:4]:
+                self.grid[i] = self._make_grid(nx, ny)
+            out.append((f.permute(0, 2, 3, 1).sigmoid() * 2.0 + self.grid[i]).flatten(1, 2))
+        return torch.cat(out, 1)
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Conv2d(3, 3, 1)
+        self.head = Detect()
+
+    def fuse(self):
+        for m in self.modules():
+            if type(m) is Detect:
+                m.forward = m.fuseforward
+        return self
+
+    def forward(self, x):
+        return self.head(self.stem(x))
+
+
+def Fused():
+    torch.manual_seed(0)
+    return Model().fuse().eval()
+'''
+
+FUSED_TESTS = ("if self.grid[i].shape[1:3] != f.shape[2:4]:",
+               "if _trt_tracing() or self.grid[i].shape[1:3] != f.shape[2:4]:")
+
+
+def test_a_cache_in_a_forward_installed_by_fuse_misses_while_tracing() -> None:
+    # Both memos of the same key are fixed: neither one's write makes the other's key state.
+    assert code_lines(fixed(FUSED)) == code_lines(FUSED.replace(*FUSED_TESTS))
+    # `self.forward = self.<m> if ... else self.<n>` installs either method (timm's FasterNet).
+    chosen = FUSED.replace("    def fuse(self):", "    def pick(self, fast):\n"
+                           "        self.forward = self.fuseforward if fast else self.forward\n\n    def fuse(self):")
+    chosen = chosen.replace("                m.forward = m.fuseforward\n", "                m.pick(True)\n")
+    assert code_lines(fixed(chosen)) == code_lines(chosen.replace(*FUSED_TESTS))
+
+
+@pytest.mark.parametrize("code", [
+    # a method of that name that nothing installs as a forward is no forward code
+    FUSED.replace("                m.forward = m.fuseforward\n", "                m.other = m.fuseforward\n"),
+    # the installed forward writes the key outside any memo of it: per-frame state
+    FUSED.replace("        return torch.cat(out, 1)\n\n\nclass Model",
+                  "        self.grid = [torch.zeros(1)] * self.nl\n        return torch.cat(out, 1)\n\n\nclass Model"),
+])
+def test_not_an_installed_forward_cache(code: str) -> None:
+    assert fixed(code).count("_trt_tracing() or") <= 1
+    assert "_trt_tracing() or" not in fixed(code).split("def fuseforward")[1]
+
+
+def test_eager_is_bit_for_bit_the_same_with_the_installed_forward(tmp_path: Path) -> None:
+    before = import_source(FUSED, tmp_path)["Fused"]()
+    after = import_source(fixed(FUSED), tmp_path)["Fused"]()
+    for step, shape in enumerate(SIZES):
+        x = _input(shape, step)
+        assert_same_run(run_once(before, [x]), run_once(after, [x]), context=f"call {step} {shape}")
+    assert [str(g) for g in before.head.grid] == [str(g) for g in after.head.grid]
+
+
+@pytest.mark.parametrize("dynamo", [False, True], ids=["torchscript", "dynamo"])
+def test_the_fused_graph_is_faithful_at_two_other_sizes_only_after_the_fix(tmp_path: Path, dynamo: bool) -> None:
+    def faithful(code: str) -> bool:
+        model = import_source(code, tmp_path)["Fused"]()
+        example = torch.randn(1, 3, 8, 8)
+        with torch.no_grad():
+            model(example)  # the eager run that fills the cache
+        try:
+            graph, _ = _export(model, example, dynamo)
+        except Exception:  # noqa: BLE001 - the dynamo exporter refuses a specialised dynamic size
+            return False
+        session = ort.InferenceSession(graph, providers=["CPUExecutionProvider"])
+        for shape in ((1, 3, 12, 10), (1, 3, 5, 3)):
+            other = _input(shape, 3).detach()  # edge values too: zeros, infinities, a NaN
+            with torch.no_grad():
+                expected = import_source(code, tmp_path)["Fused"]()(other)
+            try:
+                [got] = session.run(None, {"x": other.numpy()})
+            except Exception:  # noqa: BLE001 - a grid of the example's size
+                return False
+            if got.shape != tuple(expected.shape) or not torch.allclose(torch.from_numpy(got), expected, atol=1e-5, equal_nan=True):
+                return False
+        return True
+
+    assert not faithful(FUSED)
+    assert faithful(fixed(FUSED))

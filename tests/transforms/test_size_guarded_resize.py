@@ -1308,3 +1308,104 @@ def test_a_literal_pad_amount_exports_and_follows_the_size(tmp_path: Path) -> No
             matches[side, h, w] = got.shape == want.shape and bool((abs(got - want) <= 1e-6).all())
     assert all(v for (side, _, _), v in matches.items() if side == "after"), matches
     assert not any(matches["before", h, w] for h, w in [(9, 6), (8, 7), (5, 3)]), matches
+
+
+# --- one amount a line beside a flag (YOLOv7's Swin layers) ------------------------------------------------
+
+#: YOLOv7's `SwinTransformerLayer.forward`: each amount in a local of its own, computed with the window read
+#: from the module (`% self.window_size`, a divisor the test itself divides by), a flag set beside the pad
+#: and read after the window attention to crop the padding off. The module here is a default argument.
+ONE_AMOUNT_A_LINE = HEADER + '''
+class _Layer:
+    window_size = 4
+
+
+def f(x: torch.Tensor, self=_Layer()):
+    _, _, H_, W_ = x.shape
+
+    Padding = False
+    if min(H_, W_) < self.window_size or H_ % self.window_size!=0 or W_ % self.window_size!=0:
+        Padding = True
+        # pad to whole windows
+        pad_r = (self.window_size - W_ % self.window_size) % self.window_size
+        pad_b = (self.window_size - H_ % self.window_size) % self.window_size
+        x = F.pad(x, (0, pad_r, 0, pad_b))
+    B, C, H, W = x.shape
+    w = self.window_size
+    windows = x.view(B, C, H // w, w, W // w, w)
+    x = (windows - windows.mean((3, 5), keepdim=True)).reshape(B, C, H, W)
+    if Padding:
+        x = x[:, :, :H_, :W_]  # reverse padding
+    return x
+'''
+
+ONE_AMOUNT_TEST = ("(((min(H_, W_) < self.window_size) | (H_ % self.window_size!=0)) | "
+                   "(W_ % self.window_size!=0))")
+
+
+def test_pad_amounts_one_a_line_beside_a_flag_are_padded_every_time(tmp_path: Path) -> None:
+    assert rules_found(ONE_AMOUNT_A_LINE, select=("TRT717",)) == ["TRT717"]
+    after = rewrite(ONE_AMOUNT_A_LINE, unsafe=True, select=("TRT717",))
+    body = after.split("def f", 1)[1]
+    assert "if min(" not in body
+    # The amounts are bound every time as written; the pad's tuple scales them by the test.
+    assert ("        Padding = True\n        # pad to whole windows\n"
+            "        pad_r = (self.window_size - W_ % self.window_size) % self.window_size\n"
+            "        pad_b = (self.window_size - H_ % self.window_size) % self.window_size\n"
+            f"        x = F.pad(x, (0, (pad_r) * {ONE_AMOUNT_TEST}, 0, (pad_b) * {ONE_AMOUNT_TEST}))\n"
+            ).replace("        ", "    ") in body
+    assert body.count("# pad to whole windows") == 1
+    f_before = import_source(ONE_AMOUNT_A_LINE, tmp_path)["f"]
+    f_after = import_source(after, tmp_path)["f"]
+    # Whole windows (no pad), a short axis (`min(...) < window`), odd sizes, either axis longer.
+    for shape in [(1, 2, 8, 8), (1, 2, 9, 6), (2, 3, 7, 5), (1, 1, 3, 2), (1, 2, 4, 13), (1, 2, 3, 1)]:
+        for x in _values(shape):
+            assert_same(f_before(x), f_after(x))
+    empty = torch.zeros(1, 2, 0, 5)  # an empty axis: `min(...) < window` holds, its amount is 0
+    assert_same(f_before(empty), f_after(empty))
+
+
+@pytest.mark.parametrize("change", [
+    # the divisor of an amount is not one the test divides by: it may be 0 where the test is false
+    ("pad_r = (self.window_size - W_ % self.window_size) % self.window_size",
+     "pad_r = (self.window_size - W_ % self.window_size) % self.stride"),
+    # an amount the pad does not read is no amount
+    ("        x = F.pad(x, (0, pad_r, 0, pad_b))", "        x = F.pad(x, (0, pad_r, 0, 1))"),
+    # an amount read after the `if`: bound every time, it would be read where it was unbound
+    ("    return x\n", "    return x, pad_b\n"),
+])
+def test_pad_amounts_one_a_line_left_alone(change: tuple[str, str]) -> None:
+    assert change[0] in ONE_AMOUNT_A_LINE
+    assert "TRT717" not in rules_found(ONE_AMOUNT_A_LINE.replace(*change), select=("TRT717",))
+
+
+def test_pad_amounts_one_a_line_export_pads_at_every_size(tmp_path: Path) -> None:
+    """Traced at whole windows (8×8: the original pads nothing), the rewritten graph pads each other
+    size as eager mode does; the original's view into windows fails there."""
+    import warnings
+
+    import onnxruntime as ort
+
+    after = rewrite(ONE_AMOUNT_A_LINE, unsafe=True, select=("TRT717",))
+    matches = {}
+    for side, source in (("before", ONE_AMOUNT_A_LINE), ("after", after)):
+        f = import_source(source, tmp_path)["f"]
+        path = tmp_path / f"{side}.onnx"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(_Wrap(f), (torch.randn(1, 2, 8, 8),), str(path), dynamo=False, input_names=["x"],
+                              dynamic_axes={"x": {2: "h", 3: "w"}})
+        session = ort.InferenceSession(str(path))
+        for h, w in [(8, 8), (9, 6), (6, 13)]:
+            for x in _values((1, 2, h, w)):
+                want = f(x).numpy()
+                try:
+                    [got] = session.run(None, {"x": x.numpy()})
+                except Exception:  # noqa: BLE001 - a graph that cannot run at this size does not match
+                    matches[side, h, w] = False
+                    continue
+                same = got.shape == want.shape and bool(
+                    torch.allclose(torch.from_numpy(got), torch.from_numpy(want), atol=1e-5, equal_nan=True))
+                matches[side, h, w] = matches.get((side, h, w), True) and same
+    assert all(v for (side, _, _), v in matches.items() if side == "after"), matches
+    assert not any(matches["before", h, w] for h, w in [(9, 6), (6, 13)]), matches

@@ -278,7 +278,11 @@ def _user_frames(text: str, user_files: set[str]) -> list[tuple[str, int]]:
 #: it inlines from the Function's node (torch 2.13); no user frame is left on the stack by then. TRT728
 #: runs such a ``forward`` as plain code while exporting (only where it finds an in-place write in one).
 _UNNAMED_OPERATORS = ((re.compile(r"\bONNX export of operator adaptive pooling\b"), ("TRT601", "TRT602")),
-                      (re.compile(r"\bArgument passed to at\(\) was not in the map\b"), ("TRT728",)))
+                      (re.compile(r"\bArgument passed to at\(\) was not in the map\b"), ("TRT728",)),
+                      # `flag &= nc > 1` (YOLOv5/YOLOv7's `non_max_suppression`): a Python bool and a traced
+                      # comparison of sizes stop the export in alias analysis, with no user line.
+                      (re.compile(r"\bhave an op for aten::bitwise_(?:and|or|xor)\b.*?Argument types: Tensor, bool\b",
+                                  re.S), ("TRT732",)))
 
 
 #: torch functions whose own Python checks stop the TorchScript export with an error that names no operator,
