@@ -443,13 +443,15 @@ def _installed_forwards(module: cst.Module) -> frozenset[str]:
     stack: list[cst.CSTNode] = [module]
     while stack:
         node = stack.pop()
-        if type(node) is cst.Assign and type(node.value) is cst.Attribute:
-            receiver = node.value.value
+        if type(node) is cst.Assign:
+            # `self.forward = self.fast if deploy else self.forward` (timm's FasterNet) installs either.
+            values = [node.value.body, node.value.orelse] if type(node.value) is cst.IfExp else [node.value]
             for target in node.targets:
                 written = target.target
-                if type(written) is cst.Attribute and written.attr.value == "forward" \
-                        and receiver.deep_equals(written.value):
-                    found.add(node.value.attr.value)
+                if type(written) is not cst.Attribute or written.attr.value != "forward":
+                    continue
+                found.update(v.attr.value for v in values
+                             if type(v) is cst.Attribute and v.value.deep_equals(written.value))
         elif isinstance(node, cst.BaseExpression):
             continue  # no statement inside an expression (lambdas aside: they hold no assignment)
         stack.extend(node.children)
