@@ -86,6 +86,7 @@ RULE_MODULES: tuple[str, ...] = (
     "size_numel",
     "size_float",
     "legacy_sizes",
+    "roll_shift",
 )
 
 

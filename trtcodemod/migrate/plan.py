@@ -62,9 +62,11 @@ WRONG_VALUE_RULES = frozenset({"TRT301", "TRT728", "TRT330", "TRT339", "TRT341",
 #: constant; a located message keeps its first 300 characters, which may end within the scope): the exporter stops
 #: at the first, so a model with five such calls takes five rounds. When the export stops so at one of the rule's
 #: findings, the rule's findings in that file are applied together (boxmot's HACNN pools `x.size()[2:]` at four
-#: lines of one file).
+#: lines of one file; TRT353: a `torch.roll` by a negated shift computed from a size, "onnx::Neg(...)", GMFlow's
+#: shifted-window attention rolls its queries, keys and values at three lines).
 STOPS_AT_EVERY_CALL = {
     "TRT342": re.compile(r"Failed to export a node '%[\w.]+ : Long\([^)]*\) = onnx::Gather\["),
+    "TRT353": re.compile(r"Failed to export a node '%[\w.]+ : Long\([^)]*\) = onnx::Neg\("),
 }
 
 #: Of those, the rules whose wrong values may be indices, so the graph fails where they are read, at a
