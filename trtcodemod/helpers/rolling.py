@@ -11,6 +11,9 @@ except inside ``torch.onnx.export``, where each rolled axis of length ``n`` take
 exporters keep in terms of the traced sizes and shifts. The divisor is ``arange(n) * 0 + n``, a
 tensor as long as the axis, so an empty axis divides nothing (ONNX Runtime refuses a Mod by a zero
 scalar even over no elements). The elements are the original's, moved, so the values are exact.
+Without dims the flattened tensor is rolled and viewed back: a ``Reshape``, which in ONNX reads a 0
+in the target shape as "keep the input's dimension", so an empty tensor of rank 2 or more fails in
+the graph there, as any view of a flattened empty tensor does.
 """
 
 import torch
@@ -19,13 +22,14 @@ from trtcodemod.helpers.onnx_export import _trt_onnx_exporting
 
 
 def _trt_roll(input, shifts, dims=None):
+    # type: (Tensor, BroadcastingList1[int], Optional[BroadcastingList1[int]]) -> Tensor
     """``torch.roll(input, shifts, dims)``; while exporting to ONNX, one gather per rolled axis.
 
     A receiver of the method form that is not a tensor but has its own ``roll`` keeps its method;
     an fx ``Proxy`` records ``torch.roll``. Shifts and dims of different lengths, or several shifts
     without dims, go to ``torch.roll`` (which raises).
     """
-    if torch.jit.is_scripting():
+    if torch.jit.is_scripting():  # the one-element list of a single shift or dim rolls as the int
         if dims is None:
             return torch.roll(input, shifts)
         return torch.roll(input, shifts, dims)
