@@ -11,25 +11,26 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import argument, as_argument, has_star_args, int_value
+from trtcodemod.astutil import argument, as_argument, bound_names, has_star_args, int_value
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety, spelled
 from trtcodemod.transforms._op_calls import torch_operator_call
 
 HELPER = "_trt_roll"
 
 
-def _fixed(node: cst.BaseExpression) -> bool:
+def _fixed(node: cst.BaseExpression, names: frozenset[str] = frozenset()) -> bool:
     """Shifts the exporters take as constants: integer literals, attributes of ``self`` (a module's
-    configured shift), negated or in a tuple or list of such."""
+    configured shift) and ``names`` (locals bound only to such), negated or in a tuple or list of such."""
     if int_value(node) is not None:
         return True
     if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus:
-        return _fixed(node.expression)
+        return _fixed(node.expression, names)
     if type(node) in (cst.Tuple, cst.List):
-        return all(type(e) is cst.Element and _fixed(e.value) for e in node.elements)  # type: ignore[attr-defined]
+        return all(type(e) is cst.Element and _fixed(e.value, names)  # type: ignore[attr-defined]
+                   for e in node.elements)  # type: ignore[attr-defined]
     if type(node) is cst.Attribute and type(node.value) is cst.Name:
         return node.value.value == "self"
-    return False
+    return type(node) is cst.Name and node.value in names
 
 
 class RollShift(Rule):
@@ -41,8 +42,9 @@ class RollShift(Rule):
                 "negated shift or bakes the example's, the dynamo export stops; gather the rolled positions",
         doc="""\
 What it finds: `torch.roll(x, shifts, dims)` and `x.roll(shifts, dims)` whose shifts are not written
-as constants: anything but integer literals and attributes of `self` (a module's configured shift,
-as Swin's `-self.shift_size`), such as a local computed from a size (`shift = window // 2`), a
+as constants: anything but integer literals, attributes of `self` (a module's configured shift,
+as Swin's `-self.shift_size`) and locals bound only to those (`sh, sw = self.shift_size`, as
+timm-style Swin blocks write it), such as a local computed from a size (`shift = window // 2`), a
 parameter, or a call. A call with unpacked arguments is reported without a fix.
 
 Why it hurts: both ONNX exporters write a roll as two slices and a concatenation whose bounds must be
@@ -91,6 +93,34 @@ Range, Mod and Gather from 8.4).""",
         ),
     )
 
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        #: Per function: local name -> whether every assignment to it so far binds a constant shift
+        #: (`sh, sw = self.shift_size` in timm-style Swin blocks, whose roll exports as it is).
+        self._constant: list[dict[str, bool]] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._constant.append({})
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._constant.pop()
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if not self._constant:
+            return
+        frame = self._constant[-1]
+        fixed = _fixed(node.value, self._constant_names())
+        for target in node.targets:
+            for name in bound_names(target.target):
+                frame[name] = fixed and frame.get(name, True)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if self._constant and type(node.target) is cst.Name:
+            self._constant[-1][node.target.value] = False
+
+    def _constant_names(self) -> frozenset[str]:
+        return frozenset(n for n, fixed in self._constant[-1].items() if fixed) if self._constant else frozenset()
+
     def visit_Call(self, node: cst.Call) -> None:
         found = torch_operator_call(self, node, ("roll",))
         if found is None:
@@ -100,7 +130,7 @@ Range, Mod and Gather from 8.4).""",
         dims = argument(node, first + 1, "dims")
         if shifts is None and not has_star_args(node):
             return
-        if shifts is not None and _fixed(shifts.value):
+        if shifts is not None and _fixed(shifts.value, self._constant_names()):
             return
         message = ("`roll` by a shift computed at run time: both exporters need its slices' bounds as constants (the "
                    "TorchScript export stops at a negated shift and otherwise bakes the traced example's, the "

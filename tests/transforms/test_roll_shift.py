@@ -51,11 +51,20 @@ def test_rewrite_text_and_what_is_left() -> None:
             "class Block(torch.nn.Module):\n"
             "    def forward(self, x, a, args):\n"
             "        y = torch.roll(x, shifts=(-self.shift_size, -self.shift_size), dims=(1, 2))\n"
+            "        sh, sw = self.shift_size\n"
+            "        y = y + torch.roll(x, shifts=(-sh, -sw), dims=(1, 2))\n"
             "        z = torch.roll(x, 3, 0) + x.roll(-1, 1) + torch.roll(x, [1, -2], [0, 1])\n"
             "        u = torch.roll(x, *args)\n"
             "        return y, z, u, np.roll(a, x.shape[0])\n")
     assert rules_found(left, select=("TRT353",)) == ["TRT353"]  # only the unpacked call: reported, not rewritten
     assert rewrite(left, select=("TRT353",)) == left
+    rebound = ("import torch\n"
+               "class Block(torch.nn.Module):\n"
+               "    def forward(self, x):\n"
+               "        sh = self.shift\n"
+               "        sh = x.shape[1] // 2\n"
+               "        return torch.roll(x, sh, 1)\n")
+    assert rules_found(rebound, select=("TRT353",)) == ["TRT353"]  # a local bound to a size too is not constant
     own = "def roll(x, n):\n    return x\n\ndef f(x):\n    return roll(x, x.shape[0] // 2)\n"
     assert rules_found(own, select=("TRT353",)) == []
 
