@@ -11,6 +11,11 @@ and the dynamo exporter, which keep sizes symbolic themselves) the helper is the
 import torch
 
 
+def _trt_sizes_legacy_tensor(data):
+    """``torch.Tensor(data)`` of a list: the default float dtype, stacked from the sizes while tracing."""
+    return _trt_sizes_tensor(data, torch.get_default_dtype())
+
+
 def _trt_sizes_tensor(data, dtype=None, device=None):
     """``torch.as_tensor(data, dtype=dtype, device=device)``; stacked from the sizes while tracing."""
     if not torch.jit.is_scripting() and torch.jit.is_tracing():
@@ -25,6 +30,8 @@ def _trt_sizes_stacked(data, dtype, device):
     """``data`` stacked size by size, or None where it is not a uniform nest of integer sizes."""
     if _trt_sizes_nest(data) is None:
         return None
+    if dtype is None:  # as `torch.as_tensor` infers it: a float anywhere makes the default float dtype
+        dtype = torch.get_default_dtype() if _trt_sizes_floating(data) else torch.long
     if isinstance(data, (list, tuple)):
         return torch.stack([_trt_sizes_stacked(item, dtype, device) for item in data])
     # A plain int stays a constant either way; a traced size's conversion is recorded, so the
@@ -51,8 +58,18 @@ def _trt_sizes_nest(data):
         return (len(data),) + nests[0]
     if isinstance(data, bool):
         return None  # as_tensor infers torch.bool for it
-    if isinstance(data, int):
+    if isinstance(data, (int, float)):
         return ()
-    if isinstance(data, torch.Tensor) and data.dim() == 0 and data.dtype == torch.long:
-        return ()
+    if isinstance(data, torch.Tensor) and data.dim() == 0 and (data.dtype == torch.long or data.is_floating_point()):
+        return ()  # a traced size, or a number computed from sizes with a true division (`(w - 1) / 2.`)
     return None
+
+
+@torch.jit.unused
+def _trt_sizes_floating(data):
+    """Does the nest hold a float (a Python float or a floating 0-d tensor)?"""
+    if isinstance(data, (list, tuple)):
+        return any(_trt_sizes_floating(item) for item in data)
+    if isinstance(data, torch.Tensor):
+        return data.is_floating_point()
+    return isinstance(data, float)
