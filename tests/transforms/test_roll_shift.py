@@ -249,3 +249,42 @@ def test_migrate_fixes_a_small_model(tmp_path) -> None:
     assert [a["rule"] for a in report["applied"]] == ["TRT353"]
     assert report["before"]["exported"] is False and report["after"]["faithful"] is True
     assert "+        return _trt_roll(y, shifts=(-(window // 2), -(window // 2)), dims=(2, 3))" in report["diff"]
+
+
+HALF = '''
+import torch
+from torch import nn
+
+
+class Earth(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.mix = nn.Conv2d(3, 3, 1)
+
+    def forward(self, x):
+        y = self.mix(x)
+        opposite = torch.roll(y, shifts=y.shape[-1] // 2, dims=-1)
+        return torch.cat([torch.flip(opposite[..., :2, :], (-2,)), y], dim=-2)
+
+
+def build():
+    torch.manual_seed(0)
+    return Earth().eval()
+
+
+def inputs(generator):
+    return (torch.randn(1, 3, 6, 12, generator=generator),)
+'''
+
+
+def test_migrate_traces_again_for_a_roll_whose_bake_warns_nowhere(tmp_path) -> None:
+    """A positive shift from a size: the export warns nowhere and its graph matches the model at the
+    verifier's width one larger (13 // 2 == 12 // 2); a TRT353 finding asks for the second trace, which
+    finds the Slice baked at the roll, and the fix is applied there."""
+    path = tmp_path / "earth_model.py"
+    path.write_text(HALF)
+    report = migrate_json(path, '{"x": {"0": "b", "2": "h", "3": "w"}}')
+    assert report["before"]["faithful"] is True  # the verifier's own sizes cannot see it
+    assert report["retrace"]["same"] is False
+    assert [a["rule"] for a in report["applied"]] == ["TRT353"]
+    assert report["exit_code"] == 0 and report["after"]["faithful"] is True, report["remaining"]

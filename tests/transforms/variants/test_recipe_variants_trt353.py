@@ -7,8 +7,9 @@ splits: negated before the attention, positive after it) and CREDIT's earth padd
 through ``int(x.shape[-1] // 2)``). The rule finds every roll from the code alone and rewrites it (a safe
 fix). GMFlow's does not export with the TorchScript exporter (the negated shift is not a constant);
 CREDIT's exports and rolls by the traced example's half at every width, which the verifier's larger
-size (one more, the same half for an even width) does not show: migrate traces again at other sizes
-(TRT353 is a silent-bake rule), finds the Slice baked and applies TRT353 with TRT712 for the ``int``.
+size (one more, the same half for an even width) does not show: migrate's second trace at other sizes
+(asked for by the ``int``'s warning here; by the TRT353 finding itself where nothing warns, see
+``test_roll_shift.py``) finds the Slice baked at the roll and applies TRT353, with TRT712 for the ``int``.
 Both end with exit 0, equivalent; the rewritten graphs equal eager mode at other sizes and on edge values,
 with both exporters, and eager mode is unchanged.
 """
