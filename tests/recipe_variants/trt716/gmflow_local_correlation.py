@@ -1,4 +1,4 @@
-"""GMFlow's local matching: each pixel's correlation with a window around it, sampled at coordinates normalised by the size.
+"""GMFlow's local matching: each pixel against a window around it, sampled at coordinates normalised by the size.
 
 Reduced from haofeixu/gmflow at b5123431164d01ec14526a1c3d22218aecb62024: ``local_correlation_softmax``
 (gmflow/matching.py, lines 39-83) and the ``normalize_coords`` it calls (gmflow/geometry.py, lines

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import onnxruntime as ort
 import torch
 from support import migrate_json
 from variant_models import (assert_eager_unchanged, assert_graph_within, built, export_variant, graph_matches,
