@@ -623,8 +623,10 @@ row of 2; `x.new_zeros(math.ceil(x.shape[1] / 3))` exports a single constant. Th
 exporter (`dynamo=True`) keeps `min`, `max` and `math.ceil` of sizes symbolic (`Min`,
 `Ceil` nodes), so for those the rule matters with the TorchScript exporter only; but it
 specializes `int(x.shape[1] * 0.5)` to the example's value too (measured: a constant
-slice end); `int(x.shape[0])` alone stays symbolic there. The rewritten `_trt_size_int` keeps
-an `int` of a symbolic float symbolic under `torch.export` (`torch.sym_int`), so it fixes that
+slice end); `int(x.shape[0])` alone stays symbolic there, but `int(x.shape[-1] // 2)`, an integer
+expression, is specialized too (CREDIT's earth padding rolls by it). The rewritten `_trt_size_int` keeps
+an `int` of a symbolic float symbolic under `torch.export` (`torch.sym_int`), and returns a symbolic
+integer as it is, so it fixes that
 exporter's bake as well (measured: spandrel RGT's `windows2img`, `B = int(n / (H * W / H_sp /
 W_sp))`, kept the example's batch in the dynamo graph and follows it after the rewrite).
 

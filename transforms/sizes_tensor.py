@@ -18,7 +18,13 @@ from trtcodemod.transforms._size_facts import INTEGER_OPERATORS, NUMBER_AS_TENSO
 from trtcodemod.transforms._size_facts import SizeRule
 
 HELPER = "_trt_sizes_tensor"
+#: ``torch.Tensor(data)`` of a list display: the legacy constructor, data of the default float dtype.
+LEGACY_HELPER = "_trt_sizes_legacy_tensor"
 _CONSTRUCTORS = ("torch.as_tensor", "torch.tensor")
+#: ``+ - * / //``: the operators of a number computed from sizes with a true division (``(w - 1) / 2.``).
+_NUMBER_OPERATORS = (*INTEGER_OPERATORS, cst.Divide)
+#: The level of a literal in :meth:`SizesTensor._number_level`: not a size, but may stand beside one.
+_LITERAL = 3
 #: The keywords the helper takes; a call with any other (``requires_grad=``...) is left alone.
 _KEYWORDS = frozenset({"dtype", "device"})
 
@@ -33,7 +39,7 @@ _NUMBER_OPERATORS = (*INTEGER_OPERATORS, cst.Divide)
 
 
 class SizesTensor(SizeRule):
-    needs_text = (b"tensor", b"range")
+    needs_text = (b"tensor", b"range", b"Tensor")
     info = RuleInfo(
         id="TRT716",
         name="sizes-tensor",
@@ -79,6 +85,16 @@ deformable sampling the same way (`torch.tensor([[width, height]], device=value.
 loop over `value_spatial_shapes`, `modeling_d_fine.py:190`). The trace keeps `torch.arange(h)` and `h * w`
 following the input but divides by the example's `[w, h]`: every anchor is wrong at another size.
 
+An item may also be a number computed from sizes with a true division or a float literal, with
+`+ - * / //`, integer and float literals and `int` parameters, and a float literal may stand beside
+the sizes: GMFlow's `normalize_coords` (haofeixu/gmflow, `gmflow/geometry.py:37`) divides sampling
+coordinates by `torch.Tensor([(w - 1) / 2., (h - 1) / 2.])`, SuperPoint's descriptor sampling
+(magicleap/SuperGluePretrainedNetwork, `models/superpoint.py:84`) by `torch.tensor([(w*s - s/2 -
+0.5), (h*s - s/2 - 0.5)])`. In such a number a parameter of the function not rebound there counts
+as a size a caller hands down (GMFlow's `h, w`), loose, so only where the export warned at the call.
+The legacy constructor given one list or tuple display, `torch.Tensor([...])`, is taken as
+`torch.tensor` of the default float dtype (given sizes, `torch.Tensor(b, h, w)`, it is TRT349's).
+
 It also finds an index built in Python from one size: `x[list(range(x.shape[0])), k]`,
 `x[range(n)]` or `x[tuple(range(n))]` (with `n` a size of a tensor, or a size of the very value
 indexed, whatever made it: `times[list(range(times.shape[0])), ki]` in kornia's DeFMO, with
@@ -97,7 +113,8 @@ Python int first: no TracerWarning at all, and the graph gathers the example's p
 with torch 2.13: DeFMO traced at batch 1 gathers row 0 only, and at batch 2 ONNX Runtime refuses
 the `Concat` of that one row with the batch of the latent, two lines below).
 
-The rewrite: the call → `_trt_sizes_tensor(X, dtype=..., device=...)` (the same arguments).
+The rewrite: the call → `_trt_sizes_tensor(X, dtype=..., device=...)` (the same arguments);
+`torch.Tensor(X)` → `_trt_sizes_legacy_tensor(X)` (`_trt_sizes_tensor` with the default float dtype).
 The index → `torch.arange(n)`: an int64 tensor of the same positions, so the same advanced
 indexing (a copy, of the same shape and values; `x[range(n)]` too); only a single bound that is
 a size itself, since `torch.arange(a, b)` raises where `range(a, b)` is empty backwards and
@@ -113,7 +130,9 @@ default float dtype) takes the original call (bools, a float64 0-d tensor, an em
 ragged list).
 
 Fix safety: unsafe. Assumptions: `X` is a nested list/tuple of sizes (and numbers computed
-from them) with a uniform structure, and `dtype` is given (integral or floating: the anchors' `dtype=torch.float32`) or
+from them) with a uniform structure, a number computed with a true division rounds to the same
+float32 value computed in float32 while tracing as in Python's double (exact for halves and
+quarters of sizes, as GMFlow's and SuperPoint's), and `dtype` is given (integral or floating: the anchors' `dtype=torch.float32`) or
 left to infer (`torch.tensor` and `torch.as_tensor` of such a list are the same new tensor, `int64`
 when inferred, so both become the one helper; while tracing, each traced size is converted to the
 dtype, as `torch.tensor` converts the number; a size scaled by a float is computed in float32
@@ -148,10 +167,22 @@ Applies to every TensorRT version.""",
         fix=Safety.UNSAFE,
         assumption=(
             "the list is a nested list or tuple of sizes (and numbers computed from them) with a uniform "
-            "structure, and the dtype is integral or floating (or inferred); "
+            "structure, and the dtype is integral or floating (or inferred); a number computed from sizes "
+            "with a true division rounds alike in float32 and in Python's double; "
             "a value indexed by a range of a size is a tensor"),
         fails_when=NUMBER_AS_TENSOR_FAILURES,
         examples=(
+            Example(
+                "class Grid(nn.Module):\n"
+                "    def forward(self, x):\n"
+                "        b, c, h, w = x.shape\n"
+                "        return x / torch.Tensor([(w - 1) / 2., (h - 1) / 2.])[:, None, None]\n",
+                "class Grid(nn.Module):\n"
+                "    def forward(self, x):\n"
+                "        b, c, h, w = x.shape\n"
+                "        return x / _trt_sizes_legacy_tensor([(w - 1) / 2., (h - 1) / 2.])[:, None, None]\n",
+                unsafe=True,
+            ),
             Example(
                 "class Levels(nn.Module):\n"
                 "    def forward(self, x, y):\n"
@@ -416,7 +447,8 @@ Applies to every TensorRT version.""",
         return 0
 
     def _leaf(self, expr: cst.BaseExpression) -> int:
-        """How sure ``expr`` is one number computed from a size (0: it is not)."""
+        """How sure ``expr`` is one integer computed from a size (0: it is not), or one number computed
+        from sizes with a true division or a float literal."""
         if self._items and any(self._item(n) is not None for n in _names(expr)):
             return self._item_leaf(expr)
         if self.integer_size(expr) and self._sized(expr):
@@ -425,7 +457,34 @@ Applies to every TensorRT version.""",
             return SIZE
         if self._loose_size(expr):
             return LOOSE
-        return self._looped_leaf(expr)
+        return self._looped_leaf(expr) or self._number_leaf(expr)
+
+    def _number_leaf(self, expr: cst.BaseExpression) -> int:
+        """How sure ``expr`` is a number computed from sizes with a true division or a float literal
+        (``(w - 1) / 2.``, GMFlow's ``normalize_coords``; ``w * s - s / 2 - 0.5``, SuperPoint's descriptor
+        sampling): sizes, ``int`` parameters, parameters of this function not rebound (LOOSE: sizes a
+        caller hands down, counted only where the export warned at the call) and loose sizes, with
+        integer and float literals and ``+ - * / //``, not literals alone."""
+        if not _fractional(expr):
+            return 0
+        level = self._number_level(expr)
+        return 0 if level == _LITERAL else level
+
+    def _number_level(self, expr: cst.BaseExpression) -> int:
+        if type(expr) in (cst.Integer, cst.Float):
+            return _LITERAL
+        if self.size_of(expr) is not None or self.int_parameter(expr):
+            return SIZE
+        if self._loose_size(expr):
+            return LOOSE
+        if type(expr) is cst.Name and self._params and expr.value in self._params[-1] \
+                and self._local(expr.value) and self._item(expr) is None:
+            return LOOSE
+        if type(expr) is cst.BinaryOperation and type(expr.operator) in _NUMBER_OPERATORS:
+            return min(self._number_level(expr.left), self._number_level(expr.right))
+        if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Minus:
+            return self._number_level(expr.expression)
+        return 0
 
     def _fractional_size(self, expr: cst.BaseExpression) -> bool:
         """``w / 2.0``, ``h * 0.8``, ``(w - 1) / 2``: ``+ - * / //`` of integer sizes and number
@@ -519,18 +578,22 @@ Applies to every TensorRT version.""",
         if parts is not None and type(parts[0]) is cst.Name and parts[0].value in self._lists[-1]:
             self._note_method(parts[0].value, parts[1], node)
             return
-        if not self.context.refers_to(node.func, *_CONSTRUCTORS):
+        legacy = self.context.refers_to(node.func, "torch.Tensor") is not None
+        if not legacy and not self.context.refers_to(node.func, *_CONSTRUCTORS):
             return
         positional = [a for a in node.args if a.keyword is None]
         if len(positional) != 1 or node.args[0] is not positional[0] or any(
                 a.star or a.keyword.value not in _KEYWORDS for a in node.args[1:]):  # type: ignore[union-attr]
             return
+        if legacy and (len(node.args) != 1 or type(positional[0].value) not in (cst.List, cst.Tuple)):
+            return  # `torch.Tensor(b, h)`, `torch.Tensor(n)`: sizes of a new tensor, TRT349's
         sure = self._nest(positional[0].value)
         if not sure or (sure == LOOSE and not self.traced_at(node)):
             return
-        fix = Fix({node: node.with_changes(func=cst.Name(HELPER))}, safety=Safety.UNSAFE, helpers=(HELPER,))
+        helper = LEGACY_HELPER if legacy else HELPER
+        fix = Fix({node: node.with_changes(func=cst.Name(helper))}, safety=Safety.UNSAFE, helpers=(helper,))
         self.found(node, f"`{short_code(node)}` copies traced sizes into a new tensor: the TorchScript export "
-                         f"keeps the example's sizes as a constant; {HELPER} stacks them in the graph while "
+                         f"keeps the example's sizes as a constant; {helper} stacks them in the graph while "
                          "tracing", fix)
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
@@ -593,6 +656,17 @@ Applies to every TensorRT version.""",
             lists[name] = min(lists[name], sure)
         else:
             lists.pop(name)
+
+
+def _fractional(expr: cst.BaseExpression) -> bool:
+    """Does ``expr`` hold a true division or a float literal (so its value is a float)?"""
+    if type(expr) is cst.Float:
+        return True
+    if type(expr) is cst.BinaryOperation:
+        return type(expr.operator) is cst.Divide or _fractional(expr.left) or _fractional(expr.right)
+    if type(expr) is cst.UnaryOperation:
+        return _fractional(expr.expression)
+    return False
 
 
 def _names(expr: cst.BaseExpression) -> list[cst.Name]:

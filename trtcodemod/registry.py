@@ -89,6 +89,7 @@ RULE_MODULES: tuple[str, ...] = (
     "bool_add",
     "detached_sizes",
     "padded_batch",
+    "roll_shift",
 )
 
 

@@ -186,6 +186,13 @@ PROGRAMS = [
             one(tensors())),
     Program("TRT708", "class M(nn.Module):\n    def forward(self, x):\n        return (x * 0.5).exp2() + 1\n",
             one(tensors())),
+    # TRT353 rolls by shifts computed from sizes: along an axis (past its length too), and flattened.
+    Program("TRT353", "class M(nn.Module):\n    def forward(self, x):\n"
+                      "        return torch.roll(x, shifts=-(x.shape[0] // 2) - x.shape[-1], dims=0)\n",
+            one(tensors(min_dim=1))),
+    Program("TRT353", "class M(nn.Module):\n    def forward(self, x):\n"
+                      "        return x.roll(x.shape[-1] // 3 + 1)\n",
+            one(tensors(min_dim=1))),
     # TRT733 tests for infinities, on every drawn dtype (integers and bools hold none).
     Program("TRT733", "class M(nn.Module):\n    def forward(self, x):\n"
                       "        return torch.isfinite(x), x.isinf(), torch.nan_to_num(x, 0.5, neginf=-3.0)\n",
@@ -352,6 +359,9 @@ ONNX_CASES = [
      [torch.randn(2, 3, 9, 11)], "MaxPool"),
     ("TRT708", next(n for n, p in enumerate(PROGRAMS) if "torch.exp2(x)" in p.body),
      [torch.tensor([0.0, -0.0, 1.5, -3.25, 127.0, -149.0, float("inf"), -float("inf"), float("nan")])], None),
+    ("TRT353", next(n for n, p in enumerate(PROGRAMS) if p.rule == "TRT353"),
+     [torch.tensor([[0.0, -0.0, 1.5], [float("inf"), -float("inf"), float("nan")], [2.0, -3.0, 4.0],
+                    [5.0, 6.0, 7.0]])], None),
     ("TRT733", next(n for n, p in enumerate(PROGRAMS) if "clean = torch.nan_to_num(" in p.body),
      [torch.tensor([0.0, -0.0, 1.5, -3.25, 3e38, float("inf"), -float("inf"), float("nan")])], "IsInf"),
     ("TRT344", next(n for n, p in enumerate(PROGRAMS) if p.rule == "TRT344"),

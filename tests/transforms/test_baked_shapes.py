@@ -236,10 +236,18 @@ B = int(win.shape[0] / (h * w / 2 / 2))
 return win.view(B, h // 2, w // 2, 2, 2, -1).permute(0, 5, 1, 3, 2, 4).reshape(B, -1, h, w)""")
 
 
+#: CREDIT's earth padding (NCAR/miles-credit, credit/boundary_padding.py): half the longitude through `int` of an
+#: integer quotient, a symbolic integer under `torch.export`, which `int()` specializes as it does a float.
+INT_HALF = HEADER + forward("""\
+half = int(x.shape[-1] // 2)
+return torch.cat([x[..., half:], x[..., :half]], dim=-1) * 2""")
+
+
 @pytest.mark.parametrize("code,example,others,axes", [
     (INT_SCALE, (2, 10), [(2, 1), (2, 3), (3, 7), (1, 11), (2, 10)], {"x": {0: "b", 1: "n"}}),
     (WINDOW_BATCH, (1, 3, 8, 8), [(2, 3, 6, 10), (3, 3, 4, 4), (1, 3, 8, 8)], {"x": {0: "b", 2: "h", 3: "w"}}),
-], ids=["scaled-width", "window-batch"])
+    (INT_HALF, (2, 3, 12), [(2, 3, 16), (1, 3, 7), (3, 3, 2), (2, 3, 12)], {"x": {0: "b", 2: "n"}}),
+], ids=["scaled-width", "window-batch", "integer-half"])
 def test_dynamo_export_of_rewritten_int_follows_the_input(code, example, others, axes) -> None:
     """``int()`` of a symbolic float is specialized by ``torch.export`` (the dynamo exporter) to the example's
     value; the rewritten ``_trt_size_int`` keeps it symbolic there, so the graph follows every size."""

@@ -738,3 +738,120 @@ def test_the_original_bakes_the_camera_matrix_and_the_rewrite_follows_it(tmp_pat
                                                                            atol=1e-5):
                     wrong.append((name, h, w))
         assert wrong == [("original", h, w) for h, w in others], (traced, wrong)
+
+
+# --- numbers computed from sizes with a true division, and the legacy `torch.Tensor(list)` constructor ---
+
+#: GMFlow's `normalize_coords` (haofeixu/gmflow, gmflow/geometry.py: the sizes a caller hands down, a legacy
+#: constructor) and SuperPoint's descriptor sampling (magicleap/SuperGluePretrainedNetwork,
+#: models/superpoint.py: the sizes of a tensor that is not forward's, an `int` parameter).
+FRACTIONS = """\
+import torch
+from torch import nn
+
+
+def normalize_coords(coords, h, w):
+    c = torch.Tensor([(w - 1) / 2., (h - 1) / 2.]).float().to(coords.device)
+    return (coords - c) / c
+
+
+def descriptor_scale(d, s: int = 8):
+    b, c, h, w = d.shape
+    return torch.tensor([(w * s - s / 2 - 0.5), (h * s - s / 2 - 0.5)],).to(d)
+
+
+class Net(nn.Module):
+    def forward(self, x):
+        b, c, h, w = x.shape
+        ys, xs = torch.meshgrid(torch.arange(h), torch.arange(w), indexing="ij")
+        grid = torch.stack([xs, ys], -1).float()[None].expand(b, -1, -1, -1)
+        return normalize_coords(grid, h, w) * descriptor_scale(x) + x.mean()
+"""
+
+
+def _fractions_rewritten(tmp_path, warned: tuple[int, ...]) -> str:
+    from trtcodemod.engine import Options, fix_source
+    from trtcodemod.evidence.facts import Facts
+
+    path = tmp_path / "fractions.py"
+    path.write_text(FRACTIONS)
+    facts = Facts(runs=1, lines={str(path.resolve()): set(range(1, len(FRACTIONS.splitlines()) + 1))})
+    facts.note_traced([(str(path.resolve()), line, "Converting a tensor to a Python float") for line in warned])
+    options = Options(select=("TRT716",), unsafe=True, facts=facts, scope="all")
+    return fix_source(FRACTIONS.encode(), str(path.resolve()), options).source.decode()
+
+
+def test_numbers_from_sizes_with_a_division_are_taken_where_the_export_warned(tmp_path) -> None:
+    assert "_trt_sizes" not in rewrite(FRACTIONS, unsafe=True)  # sizes handed down or of a non-forward tensor
+    assert "_trt_sizes" not in _fractions_rewritten(tmp_path, ())
+    after = _fractions_rewritten(tmp_path, (6, 12))
+    assert "c = _trt_sizes_legacy_tensor([(w - 1) / 2., (h - 1) / 2.]).float().to(coords.device)" in after
+    assert "return _trt_sizes_tensor([(w * s - s / 2 - 0.5), (h * s - s / 2 - 0.5)],).to(d)" in after
+    # a size of forward's tensor times a float (left alone before floats were taken): no warning needed
+    scaled = "import torch\nclass M(torch.nn.Module):\n    def forward(self, x):\n        return torch.as_tensor([x.shape[2] * 0.5])\n"
+    assert "return _trt_sizes_tensor([x.shape[2] * 0.5])" in rewrite(scaled, unsafe=True, select=("TRT716",))
+    # literals alone, and names that are not sizes, are no list of sizes
+    left = ("import torch\nclass M(torch.nn.Module):\n    def forward(self, x, scale: float):\n"
+            "        return torch.tensor([1 / 2, 0.5]) + torch.Tensor([scale / 2, 1.0]) + torch.Tensor(3, 4).sum()\n")
+    assert "_trt_sizes" not in rewrite(left, unsafe=True, select=("TRT716",))
+
+
+def _fraction_models(tmp_path) -> tuple[torch.nn.Module, torch.nn.Module]:
+    models = []
+    for name, code in (("fractions_original", FRACTIONS), ("fractions_rewritten", _fractions_rewritten(tmp_path, (6, 12)))):
+        path = tmp_path / f"{name}.py"
+        path.write_text(code)
+        namespace: dict = {"__name__": name, "__file__": str(path)}
+        exec(compile(code, str(path), "exec"), namespace)
+        models.append(namespace["Net"]().eval())
+    return models[0], models[1]
+
+
+def test_the_original_bakes_the_fractions_and_the_rewrite_follows_the_size(tmp_path) -> None:
+    original, rewritten = _fraction_models(tmp_path)
+
+    def session(model):
+        buffer = io.BytesIO()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(model, (torch.randn(1, 2, 8, 12),), buffer, dynamo=False, opset_version=17,
+                              input_names=["x"], dynamic_axes={"x": {0: "b", 2: "h", 3: "w"}})
+        return ort.InferenceSession(buffer.getvalue())
+
+    before, after = session(original), session(rewritten)
+    for shape in [(2, 2, 5, 9), (1, 2, 16, 4), (1, 2, 8, 12), (1, 2, 1, 3)]:  # height 1: a zero normaliser
+        x = torch.randn(shape)
+        want = original(x)
+        (got,) = after.run(None, {"x": x.numpy()})
+        assert torch.allclose(torch.from_numpy(got), want, atol=1e-5, equal_nan=True), shape
+        if shape != (1, 2, 8, 12):
+            (baked,) = before.run(None, {"x": x.numpy()})
+            assert not torch.allclose(torch.from_numpy(baked), want, atol=1e-5, equal_nan=True), shape
+        assert torch.equal(rewritten(x).nan_to_num(), want.nan_to_num())  # eager is unchanged
+
+
+@pytest.mark.parametrize("data", [[1.5, 2], [(3, 0.25), (1, -2.0)], [0, -7], [float("inf"), float("nan")]])
+def test_the_legacy_helper_is_torch_tensor_outside_a_trace(data) -> None:
+    from trtcodemod.helpers.sizes_tensor import _trt_sizes_legacy_tensor
+
+    want = torch.Tensor(data)
+    got = _trt_sizes_legacy_tensor(data)
+    assert got.dtype == want.dtype and torch.equal(got.nan_to_num(), want.nan_to_num())
+    default = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    try:
+        assert _trt_sizes_legacy_tensor(data).dtype == torch.Tensor(data).dtype == torch.float64
+    finally:
+        torch.set_default_dtype(default)
+
+
+def test_traced_fractions_stack_as_the_default_float_dtype() -> None:
+    def scale(x):
+        h, w = x.shape[-2:]
+        return _trt_sizes_tensor([(w - 1) / 2.0, h * 3, 0.5])
+
+    traced = torch.jit.trace(scale, (torch.rand(1, 4, 6),), check_trace=False)
+    for h, w in [(4, 6), (7, 2), (1, 1)]:
+        want = torch.as_tensor([(w - 1) / 2.0, h * 3, 0.5])
+        got = traced(torch.rand(1, h, w))
+        assert got.dtype == want.dtype == torch.float32 and torch.equal(got, want), (h, w)

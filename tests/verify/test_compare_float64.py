@@ -205,9 +205,55 @@ def test_run_float64_runs_the_model_in_float64_and_keeps_integer_inputs() -> Non
     assert out[1][0].shape == (0, 2) and out[1][1].tolist() == [-6]
 
 
+def test_a_model_that_mixes_in_float32_runs_again_with_every_float_raised() -> None:
+    """``model.double()`` stops at the model's own float32 constant; the second run makes it float64 too."""
+    torch.manual_seed(0)
+    model = _Mixed().eval()
+    x = torch.randn(2, 3)
+    with pytest.raises(RuntimeError):
+        with torch.no_grad():
+            model.double()(x.double())
+    [[got]] = run_float64(model, [{"x": x}], flatten_outputs)
+    assert got.dtype == np.float64 and torch.get_default_dtype() == torch.float32
+    with torch.no_grad():
+        want = model.lin(x.double()) @ torch.ones(2, 2, dtype=torch.float64)
+    np.testing.assert_array_equal(got, want.numpy())
+
+
+class _Grid(nn.Module):
+    """GMFlow's and RAFT's pattern: a coordinate grid cast with ``.float()``, a mean from ``torch.tensor``."""
+
+    def forward(self, x):
+        grid = torch.stack(torch.meshgrid(torch.arange(x.shape[0]), torch.arange(x.shape[1]), indexing="ij")).float()
+        mean = torch.tensor([0.485, 0.456, 0.406])[: x.shape[1]]
+        prob = torch.softmax(((x - mean) / 0.229).view(1, -1), dim=-1)
+        return prob @ grid.view(2, -1).t()  # float64 @ float32: matmul refuses it in the first run
+
+
+def test_a_models_own_float32_casts_compute_in_float64_in_the_second_run() -> None:
+    x = torch.randn(4, 3)
+    with pytest.raises(RuntimeError):
+        _Grid()(x.double())
+    [[got]] = run_float64(_Grid(), [{"x": x}], flatten_outputs)
+    rows, cols = torch.meshgrid(torch.arange(4, dtype=torch.float64), torch.arange(3, dtype=torch.float64),
+                                indexing="ij")
+    mean = torch.tensor([0.485, 0.456, 0.406], dtype=torch.float64)
+    prob = torch.softmax(((x.double() - mean) / 0.229).view(1, -1), dim=-1)
+    want = prob @ torch.stack([rows, cols]).view(2, -1).t()
+    np.testing.assert_array_equal(got, want.numpy())
+    assert not np.array_equal(got, _Grid()(x).double().numpy())  # float32 rounding is gone
+
+
+class _Float32Only(nn.Module):
+    def forward(self, x):
+        if x.dtype != torch.float32:
+            raise TypeError("float32 only")
+        return x * 2
+
+
 def test_a_model_that_fails_in_float64_gives_no_reference() -> None:
-    out = run_float64(_Mixed().eval(), [{"x": torch.randn(2, 3)}], flatten_outputs)
-    assert out == [None]
+    out = run_float64(_Float32Only().eval(), [{"x": torch.randn(2, 3)}], flatten_outputs)
+    assert out == [None] and torch.get_default_dtype() == torch.float32
 
 
 def _side(exact: list) -> "SideResult":

@@ -36,7 +36,7 @@ HELPER_MODULES: tuple[str, ...] = (
     "eye", "folding", "sampling", "transposing", "normalization", "tiling", "attention", "multihead",
     "spectral", "powers", "constants", "scanning",
     "searching", "selection", "diagonal", "histogram", "finite", "symbolics", "inverse", "division",
-    "convolution", "unpooling", "accumulation", "sorting", "whole_pooling", "comparisons", "numel",
+    "convolution", "unpooling", "accumulation", "sorting", "whole_pooling", "comparisons", "numel", "rolling",
     "detached",
 )
 

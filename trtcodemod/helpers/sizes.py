@@ -107,12 +107,14 @@ def _trt_size_chosen(condition, chosen, other):
 
 def _trt_size_int(value: int | float) -> int:
     """``int(value)``; the traced number as an ``int64`` 0-d tensor while a trace passes a tensor, and
-    a symbolic integer while ``torch.export`` (the dynamo exporter) passes a symbolic float."""
+    a symbolic integer while ``torch.export`` (the dynamo exporter) passes a symbolic float or integer."""
     if not torch.jit.is_scripting():
         if torch.jit.is_tracing() and isinstance(value, torch.Tensor):
             return _trt_size_rounded(value, "trunc")
         if isinstance(value, torch.SymFloat):
             return _trt_size_symbolic_int(value)
+        if isinstance(value, torch.SymInt):
+            return value  # already an integer: `int` of it would specialize the export to the example's value
         return int(value)
     if isinstance(value, int):
         return value

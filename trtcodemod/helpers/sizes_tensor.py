@@ -11,6 +11,11 @@ and the dynamo exporter, which keep sizes symbolic themselves) the helper is the
 import torch
 
 
+def _trt_sizes_legacy_tensor(data):
+    """``torch.Tensor(data)`` of a list: the default float dtype, stacked from the sizes while tracing."""
+    return _trt_sizes_tensor(data, torch.get_default_dtype())
+
+
 def _trt_sizes_tensor(data, dtype=None, device=None):
     """``torch.as_tensor(data, dtype=dtype, device=device)``; stacked from the sizes while tracing."""
     if not torch.jit.is_scripting() and torch.jit.is_tracing():

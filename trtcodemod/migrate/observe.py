@@ -263,11 +263,22 @@ class Wrappers:
 
         self._patch(builtins, "len", lambda orig: guarded(record_len, orig))
 
+        def constructing(module: Any) -> bool:
+            # The first user frame is the `__init__` of this very module: a module built during the
+            # forward (GMFlow's `PositionEmbeddingSine(...)` in `feature_add_position`) is new on every
+            # call, so what its constructor sets is no state kept between calls.
+            frame = sys._getframe(2)
+            while frame is not None:
+                if rec.user(frame.f_code.co_filename):
+                    return frame.f_code.co_name == "__init__" and frame.f_locals.get("self") is module
+                frame = frame.f_back
+            return False
+
         def record_state(module: Any, name: str, value: Any) -> None:
             # Written by the user's own line (torch's internals set attributes too): state kept on
             # the module between calls, which an export turns into a constant.
             site, direct = rec.site(1)
-            if site and direct and not name.startswith("_"):
+            if site and direct and not name.startswith("_") and not constructing(module):
                 old = getattr(module, name, _MISSING)
                 rec.add("state_write", site, direct, attribute=name, tensor=isinstance(value, torch.Tensor),
                         unchanged=unchanged(old, value))

@@ -117,13 +117,13 @@ def _findings(files: list[str], options: RewriteOptions, facts: Facts | None) ->
 
 def _silent_bake_found(files: list[str]) -> bool:
     """A finding, in the analysed files, of a rule whose construct bakes a size with no TracerWarning
-    (``plan.SIZE_ERASING_RULES``)."""
+    (``plan.SILENT_BAKE_RULES``)."""
     from trtcodemod.engine import Options, check_source
     from trtcodemod.registry import rule_classes
-    from .plan import SIZE_ERASING_RULES
+    from .plan import SILENT_BAKE_RULES
 
-    options = Options(select=tuple(sorted(SIZE_ERASING_RULES)), scope="all")  # every line, as `_engine_options`
-    rules = [cls for cls in rule_classes() if cls.info.id in SIZE_ERASING_RULES]
+    options = Options(select=tuple(sorted(SILENT_BAKE_RULES)), scope="all")  # every line, as `_engine_options`
+    rules = [cls for cls in rule_classes() if cls.info.id in SILENT_BAKE_RULES]
     for path in files:
         try:
             source = Path(path).read_bytes()

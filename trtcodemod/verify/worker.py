@@ -9,6 +9,7 @@ so a segfault or a hang still leaves what was done and names the stage it died i
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import sys
@@ -18,7 +19,7 @@ import time
 import traceback
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from .forkserver import end_with_parent
 from .userimport import import_user_module
@@ -182,19 +183,60 @@ def _model_task(req: dict[str, Any], cp: Checkpoint) -> None:
 
 def run_float64(model: Any, sets: list[dict[str, Any]], flatten: Any) -> list[list[Any] | None]:
     """Per input set, the outputs of ``model`` with its floating parameters, buffers and inputs in
-    float64 (None for a set it fails on: a model that mixes in float32 tensors of its own)."""
+    float64 (None for a set it fails on).
+
+    A model that mixes in float32 tensors of its own (``coords_grid(...).float()``, a
+    ``torch.tensor([0.485, ...])`` mean) stops there ("expected scalar type Float but found Double");
+    such a set runs once more with float64 as the default dtype and every float32, float16 or bfloat16
+    tensor an operation takes or returns raised to float64 (:func:`_float64_everywhere`): the model's
+    own casts to float32 no longer round. None only when that run fails too.
+    """
     import torch
 
     model = model.double()
     out: list[list[Any] | None] = []
     for feed in sets:
+        doubled = {k: v.double() if v.is_floating_point() else v.clone() for k, v in feed.items()}
         try:
             with torch.no_grad():
-                result = model(**{k: v.double() if v.is_floating_point() else v.clone() for k, v in feed.items()})
-            out.append([t.detach().cpu().numpy() for _, t in flatten(result)])
-        except Exception:  # noqa: BLE001 - no float64 reference for this set: plain tolerance there
-            out.append(None)
+                result = model(**doubled)
+        except Exception:  # noqa: BLE001 - float32 of the model's own: try with every float raised
+            try:
+                with torch.no_grad(), _float64_everywhere():
+                    result = model(**doubled)
+            except Exception:  # noqa: BLE001 - no float64 reference for this set: plain tolerance there
+                out.append(None)
+                continue
+        out.append([t.detach().cpu().numpy() for _, t in flatten(result)])
     return out
+
+
+@contextlib.contextmanager
+def _float64_everywhere() -> Iterator[None]:
+    """float64 as the default dtype, and every float32, float16 or bfloat16 tensor an operation takes or
+    returns raised to float64: a model's explicit ``.float()`` and ``dtype=torch.float32`` compute in
+    float64 too. Complex and integer tensors are left as they are."""
+    import torch
+    from torch.overrides import TorchFunctionMode
+    from torch.utils._pytree import tree_map
+
+    lower = (torch.float32, torch.float16, torch.bfloat16)
+
+    def raise_float(value: Any) -> Any:
+        return value.double() if isinstance(value, torch.Tensor) and value.dtype in lower else value
+
+    class Float64(TorchFunctionMode):
+        def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+            args, kwargs = tree_map(raise_float, (args, kwargs or {}))
+            return tree_map(raise_float, func(*args, **kwargs))
+
+    default = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    try:
+        with Float64():
+            yield
+    finally:
+        torch.set_default_dtype(default)
 
 
 def _backend_task(req: dict[str, Any], cp: Checkpoint) -> None:
