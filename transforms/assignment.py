@@ -92,6 +92,29 @@ def _has_slicing(subscript: cst.Subscript) -> bool:
     )
 
 
+#: The helper that makes an integer position among index tensors a tensor while exporting.
+POSITION_HELPER = "_trt_index_position"
+
+
+def _positions_among_names(subscript: cst.Subscript) -> tuple[list[cst.BaseExpression], list[cst.Name]] | None:
+    """``out[b, 0, h, w]``: every index a plain name (an index tensor, for all the code shows) or a
+    non-negative integer literal, at least one of each, nothing sliced: the literals and the names."""
+    literals: list[cst.BaseExpression] = []
+    names: list[cst.Name] = []
+    for element in subscript.slice:
+        index = element.slice
+        if type(index) is not cst.Index or index.star is not None:
+            return None
+        value = index.value
+        if type(value) is cst.Integer and int_value(value) is not None and int_value(value) >= 0:
+            literals.append(value)
+        elif type(value) is cst.Name and value.value not in ("None", "True", "False"):
+            names.append(value)
+        else:
+            return None
+    return (literals, names) if literals and names else None
+
+
 class _Active:
     """The one indexed axis of ``x[:, a:b]`` / ``x[..., k]`` and where it is."""
 
@@ -200,6 +223,23 @@ anew: arithmetic or an elementwise call such as `boxes[:, 0] = boxes[:, 0].clamp
 result has memory of its own). Bounds of different signs (`1:-1`, whose
 order depends on the axis size), steps, computed bounds, several indexed axes and index
 tensors are reported without a fix.
+
+One form of several indexed axes gets a safe fix of another kind: a non-negative integer literal
+among plain names and nothing sliced, `out[b, 0, h, w] = v` (also augmented), as kornia 0.9.0's
+ConvQuadInterp3d writes its refined coordinates (`coords_max[b_idx, c_idx, 0, d_idx, h_idx, w_idx] =
+...`, `spatial_soft_argmax.py:1128`). PyTorch takes the integer as a `select` and the index
+tensors as one advanced index of what is left, and the TorchScript exporter (torch 2.13) refuses
+the write: "Only consecutive 1-d tensor indices are supported in exporting aten::index_put", so the
+model does not export at all. The literal → `_trt_index_position(0, [b, h, w])`, an inserted helper
+that returns the integer itself outside `torch.onnx.export`; while exporting, where every other
+index is a 1-d integer tensor, `torch.full_like` of the first one with the position: with every
+written axis indexed, the position broadcast to the indices' length names the same elements in the
+same order, and the export writes one ScatterND (measured: equal to eager mode in ONNX Runtime at
+other batch and spatial sizes, no index at all included). Any other index (a bool mask, a 2-d
+index, a number) keeps the integer: the original write. A negative position, a slice, `None` or
+an index that is not a plain name is left alone. The ScatterND stays (this finding's point).
+Measured on kornia 0.9.0's quad_interp3d zoo model (`benchmarks/real_zoo19.py`): applied at
+`spatial_soft_argmax.py:1128-1130` with TRT708's `exp2`, the model exports.
 
 Fix safety: unsafe. Assumptions: `x` is a strided tensor; nothing else holds it (the
 conditions above cannot see a reference kept by a function the tensor was passed to
@@ -386,7 +426,16 @@ TensorRT (no TensorRT on our machines): the finding is about the construct, and
             return
         active, why = _active_axis(target)
         fix = None
-        if active is None:
+        positions = _positions_among_names(target) if active is None else None
+        if positions is not None:
+            # `out[b, 0, h, w] = v`: the TorchScript exporter cannot write an integer among index tensors.
+            indices = cst.List([cst.Element(n) for n in positions[1]])
+            replaced = {e: cst.Call(cst.Name(POSITION_HELPER), [cst.Arg(e), cst.Arg(indices)]) for e in positions[0]}
+            reason = (f"not rewritten into torch.cat: {why}; the integer position among index tensors also fails "
+                      "the TorchScript export (only consecutive 1-d tensor indices): "
+                      f"{POSITION_HELPER} makes it a tensor of the indices' length while exporting")
+            fix = Fix(replaced, helpers=(POSITION_HELPER,))
+        elif active is None:
             reason = f"not rewritten: {why}"
         elif not rewritable or value is None:
             reason = "not rewritten: only a plain `x[...] = value` is"

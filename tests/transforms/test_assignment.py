@@ -582,3 +582,110 @@ def test_the_contract_can_fail(loaded) -> None:
         inputs = [torch.randn(3, 3), torch.tensor([1.0, -1.0, -1.0])]
         with pytest.raises(AssertionError):
             assert_same_run(run_once(loaded.table[0][0](), inputs), run_once(wrong(), inputs))
+
+
+# --- an integer position among index tensors (`out[b, 0, h, w] = v`) ------------------------------------
+# kornia 0.9.0's ConvQuadInterp3d writes its refined coordinates this way (`coords_max[b_idx, c_idx, 0, d_idx,
+# h_idx, w_idx] = ...`, spatial_soft_argmax.py:1128): the TorchScript exporter refuses the write outright.
+
+POSITIONS = """\
+import torch
+from torch import nn
+
+
+class Scatter(nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        out = torch.zeros(x.shape[0], 3, x.shape[1], x.shape[2], dtype=x.dtype)
+        b, h, w = torch.where(x > 0.5)
+        out[b, 0, h, w] = x[b, h, w] * 2
+        out[b, 2, h, w] = h.to(x.dtype)
+        out[b, 2, h, w] += w.to(x.dtype)
+        return out
+"""
+
+
+def test_an_integer_among_index_names_is_rewritten() -> None:
+    after = rewrite(POSITIONS, select=BOTH)  # a safe fix: no --unsafe needed
+    assert "out[b, _trt_index_position(0, [b, h, w]), h, w] = x[b, h, w] * 2" in after
+    assert "out[b, _trt_index_position(2, [b, h, w]), h, w] = h.to(x.dtype)" in after
+    assert "out[b, _trt_index_position(2, [b, h, w]), h, w] += w.to(x.dtype)" in after
+    assert "def _trt_index_position_tensor(" in after
+    assert rewrite(after, select=BOTH) == after  # idempotent
+
+
+@pytest.mark.parametrize("write", [
+    "out[b, -1, h, w] = 1.0",  # a negative position: left to the original
+    "out[b, :, h] = 1.0",  # a slice: the integer's axis and the slice's would be placed otherwise
+    "out[b, 0, h + 1, w] = 1.0",  # an index that is not a plain name
+    "out[0, 1, 2, 3] = 1.0",  # no index tensor
+    "out[b, None, h] = 1.0",
+])
+def test_what_is_not_a_position_among_index_names_is_left_alone(write: str) -> None:
+    body = ("def f(x: torch.Tensor):\n    out = torch.zeros(2, 3, 4, 5)\n    b, h, w = torch.where(x > 0.5)\n"
+            f"    {write}\n    return out\n")
+    assert found(body) == ["TRT203"]
+    assert "_trt_index_position" not in fixed(body)
+
+
+def _position_models() -> tuple[torch.nn.Module, torch.nn.Module]:
+    return load(POSITIONS, "Scatter")().eval(), load(rewrite(POSITIONS, select=BOTH), "Scatter")().eval()
+
+
+def test_a_position_among_index_tensors_writes_as_the_original() -> None:
+    from trtcodemod.helpers.indexing import _trt_index_position, _trt_index_position_tensor
+
+    # The models in eager mode (the helper returns the integer itself): bit for bit, with infinities, NaN, no
+    # index at all (nothing above 0.5) and every index.
+    original, rewritten = _position_models()
+    edge = torch.tensor([[[float("inf"), 0.7, float("nan")], [0.9, -float("inf"), 1.0]]])
+    for x in (torch.rand(2, 5, 7), torch.zeros(1, 3, 3), torch.ones(3, 1, 2), edge):
+        want, got = original(x), rewritten(x)
+        assert got.dtype == want.dtype and torch.equal(want.nan_to_num(-7), got.nan_to_num(-7))
+    assert _trt_index_position(1, [torch.tensor([0])]) == 1
+
+    # What the helper gives while exporting names the elements the integer does: a write and a read, long
+    # and int32 indices, the integer first, in the middle and last, an empty index.
+    generator = torch.Generator().manual_seed(0)
+    target = torch.rand(3, 4, 5, 6, generator=generator)
+    for dtype in (torch.long, torch.int32):
+        for n in (0, 1, 9):
+            a = torch.randint(0, 3, (n,), generator=generator, dtype=dtype)
+            c = torch.randint(0, 5, (n,), generator=generator, dtype=dtype)
+            d = torch.randint(0, 6, (n,), generator=generator, dtype=dtype)
+            value = torch.rand(n, generator=generator)
+            for k in (0, 3):
+                k_t = _trt_index_position_tensor(k, [a, c, d])
+                assert isinstance(k_t, torch.Tensor) and k_t.dtype == dtype and k_t.shape == (n,)
+                want, got = target.clone(), target.clone()
+                want[a, k, c, d] = value
+                got[a, k_t, c, d] = value
+                assert torch.equal(want, got) and torch.equal(target[a, k, c, d], target[a, k_t, c, d])
+            first = _trt_index_position_tensor(2, [a, c])
+            assert torch.equal(target[2, a, c], target[first, a, c])
+            last = _trt_index_position_tensor(5, [a, a, c])
+            assert torch.equal(target[a, a, c, 5], target[a, a, c, last])
+    # Any other index keeps the integer (the original write): a mask, a 2-d index, a number.
+    for others in ([torch.tensor([True, False])], [torch.zeros(2, 2, dtype=torch.long)], [torch.tensor([0]), 3],
+                   [torch.tensor([0.5])], []):
+        assert _trt_index_position_tensor(1, others) == 1
+
+
+def _export_positions(model: torch.nn.Module, size: tuple[int, int, int]) -> ort.InferenceSession:
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, (torch.rand(*size),), buffer, dynamo=False, input_names=["x"],
+                          dynamic_axes={"x": {0: "b", 1: "h", 2: "w"}})
+    return ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
+
+
+def test_the_original_does_not_export_and_the_rewrite_follows_the_input() -> None:
+    original, rewritten = _position_models()
+    with pytest.raises(Exception, match="consecutive 1-d tensor indices"):
+        _export_positions(original, (1, 8, 8))
+    for traced, others in (((1, 8, 8), [(2, 5, 7), (3, 16, 4)]), ((2, 5, 7), [(1, 8, 8), (1, 1, 1)])):
+        session = _export_positions(rewritten, traced)
+        for size in (traced, *others):
+            for x in (torch.rand(*size), torch.zeros(*size)):  # and no index at all
+                (got,) = session.run(None, {"x": x.numpy()})
+                assert torch.equal(torch.from_numpy(got), original(x)), (traced, size)

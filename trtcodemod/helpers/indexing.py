@@ -73,3 +73,32 @@ def _trt_index_slice(indices):
         return indices
     stop = last + 1
     return slice(first, None if stop == 0 else stop, step)
+
+
+def _trt_index_position(position, indices):
+    # type: (int, List[Tensor]) -> int
+    """``position``, an integer index written among index tensors (``out[b, 0, h, w] = v``); while exporting,
+    the same position as a tensor of the index tensors' length.
+
+    PyTorch takes the integer as a ``select`` of its axis and the index tensors as one advanced index of what
+    is left; the TorchScript exporter cannot write that (``Only consecutive 1-d tensor indices are supported
+    in exporting aten::index_put``). Where every other index of the subscript is a 1-d integer tensor and
+    nothing is sliced, the position broadcast to their length names the same elements in the same order
+    (every axis written is indexed, so the written elements line up alike), and the exporter writes one
+    ScatterND. Outside ``torch.onnx.export``, or with any other index (a bool mask, a 2-d index, a number),
+    the integer itself: the original write.
+    """
+    if torch.jit.is_scripting():
+        return position
+    if _trt_onnx_exporting():
+        return _trt_index_position_tensor(position, indices)
+    return position
+
+
+@torch.jit.unused
+def _trt_index_position_tensor(position, indices):
+    """``position`` as a tensor like the first index tensor, where all of ``indices`` are 1-d integer tensors."""
+    if not indices or not all(isinstance(i, torch.Tensor) and i.dim() == 1 and i.dtype in (torch.long, torch.int)
+                              for i in indices):
+        return position
+    return torch.full_like(indices[0], position)
