@@ -115,6 +115,48 @@ def _positions_among_names(subscript: cst.Subscript) -> tuple[list[cst.BaseExpre
     return (literals, names) if literals and names else None
 
 
+#: The helper that expands a value written into a slice to the slice's shape while exporting.
+SLICE_VALUE_HELPER = "_trt_slice_value"
+
+
+def _basic_slicing(subscript: cst.Subscript) -> bool:
+    """Only slices with plain bounds, Ellipsis and integer literals: a view of the tensor (no index tensor), cheap to
+    take twice, whose bounds have no side effects (names, attributes, literals and arithmetic of those)."""
+    for element in subscript.slice:
+        index = element.slice
+        if type(index) is cst.Slice:
+            if not all(part is None or _plain_bound(part) for part in (index.lower, index.upper, index.step)):
+                return False
+        elif type(index) is not cst.Index or index.star is not None:
+            return False
+        elif not (_is_ellipsis(element) or int_value(index.value) is not None):
+            return False
+    return True
+
+
+def _plain_bound(node: cst.BaseExpression) -> bool:
+    if type(node) in (cst.Name, cst.Integer):
+        return True
+    if type(node) is cst.Attribute:
+        return _plain_bound(node.value)
+    if type(node) is cst.UnaryOperation:
+        return _plain_bound(node.expression)
+    if type(node) is cst.BinaryOperation:
+        return _plain_bound(node.left) and _plain_bound(node.right)
+    return False
+
+
+def _is_number(value: cst.BaseExpression) -> bool:
+    """A number or bool literal (signed): the write fills it, with nothing to broadcast."""
+    if type(value) is cst.UnaryOperation:
+        return _is_number(value.expression)
+    return type(value) in (cst.Integer, cst.Float) or (type(value) is cst.Name and value.value in ("True", "False"))
+
+
+def _is_slice_value_call(value: cst.BaseExpression) -> bool:
+    return type(value) is cst.Call and type(value.func) is cst.Name and value.func.value == SLICE_VALUE_HELPER
+
+
 class _Active:
     """The one indexed axis of ``x[:, a:b]`` / ``x[..., k]`` and where it is."""
 
@@ -238,8 +280,21 @@ same order, and the export writes one ScatterND (measured: equal to eager mode i
 other batch and spatial sizes, no index at all included). Any other index (a bool mask, a 2-d
 index, a number) keeps the integer: the original write. A negative position, a slice, `None` or
 an index that is not a plain name is left alone. The ScatterND stays (this finding's point).
-Measured on kornia 0.9.0's quad_interp3d zoo model (`benchmarks/real_zoo19.py`): applied at
-`spatial_soft_argmax.py:1128-1130` with TRT708's `exp2`, the model exports.
+
+A plain write of a tensor value into a view (only slices with plain bounds, Ellipsis and integer
+literals, `coords[:, :, 0] = torch.arange(d).view(d, 1, 1)`) where the torch.cat rebuild above is
+not offered gets a safe fix too: the TorchScript trace records the broadcast of the value to the
+slice with the example's sizes as constants, so at any other size the graph expands to the wrong
+shape and ONNX Runtime refuses to run it (measured, torch 2.13: "invalid expand shape"). The value →
+`_trt_slice_value(value, coords[:, :, 0])`, an inserted helper that returns the value itself outside
+`torch.onnx.export`, and while exporting `value.expand_as(slice)`, whose shape the trace takes from
+the slice's own sizes: the same values, as the write broadcasts the value to that shape itself. A
+value with more axes than the slice (leading size-1 axes the write drops) or a number is left to
+the write. `migrate` applies these where the export fails or ONNX Runtime refuses the graph at
+one of them, and with it every finding of the same kind of fix in that file: the exporter and ONNX
+Runtime stop at the first, so each round would locate only one more.
+Measured on kornia 0.9.0's quad_interp3d zoo model (`benchmarks/real_zoo19.py`): the positions at
+`spatial_soft_argmax.py:1128-1130` with TRT708's `exp2`, and the grid's broadcasts at `:953-955`.
 
 Fix safety: unsafe. Assumptions: `x` is a strided tensor; nothing else holds it (the
 conditions above cannot see a reference kept by a function the tensor was passed to
@@ -454,6 +509,13 @@ TensorRT (no TensorRT on our machines): the finding is about the construct, and
                 reason = "rebuild it with torch.cat (fix needs --unsafe: it rebinds the name)"
                 fix = Fix({statement: self._replacement(statement, target.value, active, value)},
                           safety=Safety.UNSAFE)
+        if fix is None and value is not None and rewritable and _basic_slicing(target) \
+                and not _is_number(value) and not _is_slice_value_call(value):
+            # The write broadcasts the value to the slice: the TorchScript trace bakes that broadcast's sizes.
+            reason += (f"; {SLICE_VALUE_HELPER} expands the value to the slice while exporting (the trace would "
+                       "broadcast it to the example's sizes)")
+            call = cst.Call(cst.Name(SLICE_VALUE_HELPER), [cst.Arg(value), cst.Arg(target)])
+            fix = Fix({value: call}, helpers=(SLICE_VALUE_HELPER,))
         self.found(target, f"{problem}; {reason}", fix)
 
     def _computed_value(self, value: cst.BaseExpression) -> bool:

@@ -689,3 +689,151 @@ def test_the_original_does_not_export_and_the_rewrite_follows_the_input() -> Non
             for x in (torch.rand(*size), torch.zeros(*size)):  # and no index at all
                 (got,) = session.run(None, {"x": x.numpy()})
                 assert torch.equal(torch.from_numpy(got), original(x)), (traced, size)
+
+
+# --- a value broadcast into a slice (`coords[:, :, 0] = torch.arange(d).view(d, 1, 1)`) ---------------------
+# kornia 0.9.0's ConvQuadInterp3d fills its coordinate grid this way (spatial_soft_argmax.py:953-955), and reads
+# the grid before its later writes, so the torch.cat rebuild is withheld.
+
+GRID = """\
+import torch
+from torch import nn
+
+
+class Grid(nn.Module):
+    def forward(self, x: torch.Tensor):
+        b, c, d, h, w = x.shape
+        coords = torch.empty(b, c, 3, d, h, w, dtype=x.dtype)
+        coords[:, :, 0] = torch.arange(d, dtype=x.dtype).view(d, 1, 1)
+        coords[:, :, 1] = torch.arange(w, dtype=x.dtype).view(1, 1, w)
+        coords[:, :, 2] = torch.arange(h, dtype=x.dtype).view(1, h, 1)
+        first = coords[:, :, 0].sum()
+        coords[..., 1:w - 1] = x[:, :, None, :, :, 1:w - 1] * first
+        coords[:, :, 1, 0] = 0.5
+        return coords
+"""
+
+
+def test_a_value_broadcast_into_a_slice_is_expanded_while_exporting() -> None:
+    after = rewrite(GRID, select=BOTH)  # a safe fix: no --unsafe needed
+    assert "coords[:, :, 0] = _trt_slice_value(torch.arange(d, dtype=x.dtype).view(d, 1, 1), coords[:, :, 0])" in after
+    assert "coords[..., 1:w - 1] = _trt_slice_value(x[:, :, None, :, :, 1:w - 1] * first, coords[..., 1:w - 1])" \
+        in after
+    assert "coords[:, :, 1, 0] = 0.5" in after  # a number is filled, nothing to broadcast
+    assert after.count("_trt_slice_value(") == 1 + 4  # the definition and four writes
+    assert rewrite(after, select=BOTH) == after  # idempotent
+
+
+@pytest.mark.parametrize("write", [
+    "out[:, k] = y",  # a name as an index: maybe an index tensor (a gather, not a view)
+    "out[:, 1:3] = y",  # rebuilt with torch.cat under --unsafe instead (which expands the value itself)
+    "out[idx(), 0] = y",
+    "out[:, 0] = -1.5",
+])
+def test_what_is_not_a_broadcast_into_a_view_is_left_alone(write: str) -> None:
+    body = f"def f(x: torch.Tensor, y, k, idx):\n    out = torch.zeros(2, 3, 4)\n    {write}\n    return out\n"
+    assert found(body) == ["TRT203"]
+    assert "_trt_slice_value" not in fixed(body, unsafe=False)
+
+
+def test_a_value_expanded_into_a_slice_writes_as_the_original() -> None:
+    from trtcodemod.helpers.indexing import _trt_slice_value, _trt_slice_value_expanded
+
+    original, rewritten = load(GRID, "Grid")().eval(), load(rewrite(GRID, select=BOTH), "Grid")().eval()
+    edge = torch.tensor([float("inf"), -float("inf"), float("nan"), 0.0, -0.0]).view(1, 1, 1, 1, 5)
+    for x in (torch.rand(2, 3, 4, 5, 6), torch.rand(1, 1, 1, 1, 1), torch.rand(1, 2, 3, 0, 4), edge):
+        want, got = original(x), rewritten(x)
+        assert want.shape == got.shape and torch.equal(want.nan_to_num(7), got.nan_to_num(7))
+    # What the helper gives while exporting writes the same values, for values of fewer axes, one size-1 axis to
+    # broadcast, the slice's own shape, another dtype (the write converts it) and an empty slice; a value with a
+    # leading extra axis (which the write drops and expand_as rejects) and a number stay as they are.
+    target = torch.rand(2, 3, 4, 5)
+    for index, value in (((slice(None), 0), torch.arange(5.0)), ((Ellipsis, slice(1, 3)), torch.rand(3, 1, 2)),
+                         ((slice(None), 1), torch.rand(2, 4, 5)), ((0,), torch.arange(5)),
+                         ((slice(None), slice(2, 2)), torch.rand(5))):
+        want, got = target.clone(), target.clone()
+        want[index] = value
+        got[index] = _trt_slice_value_expanded(value, got[index])
+        assert torch.equal(want, got), index
+    extra = torch.rand(1, 4, 5)
+    assert _trt_slice_value_expanded(extra, target[0, 0]) is extra
+    assert _trt_slice_value_expanded(0.5, target[0]) == 0.5
+    assert _trt_slice_value(extra, target[0, 0]) is extra  # outside an export: the value itself
+
+
+def test_a_value_broadcast_into_a_slice_exports_following_the_input() -> None:
+    original, rewritten = load(GRID, "Grid")().eval(), load(rewrite(GRID, select=BOTH), "Grid")().eval()
+    for traced, others in (((1, 2, 3, 8, 8), [(2, 1, 3, 5, 7), (1, 3, 2, 16, 4)]),
+                           ((2, 1, 3, 5, 7), [(1, 2, 3, 8, 8), (1, 1, 1, 1, 3)])):
+        wrong = []
+        for model, name in ((original, "original"), (rewritten, "rewritten")):
+            buffer = io.BytesIO()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                torch.onnx.export(model, (torch.rand(*traced),), buffer, dynamo=False, input_names=["x"],
+                                  dynamic_axes={"x": {0: "b", 1: "c", 2: "d", 3: "h", 4: "w"}})
+            session = ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
+            for size in (traced, *others):
+                x = torch.rand(*size)
+                try:
+                    (got,) = session.run(None, {"x": x.numpy()})
+                    same = torch.allclose(torch.from_numpy(got), model(x), rtol=1e-6, atol=1e-6)
+                except Exception:  # noqa: BLE001  (ONNX Runtime refuses the baked Expand)
+                    same = False
+                if not same:
+                    wrong.append((name, size))
+        assert wrong == [("original", size) for size in others], (traced, wrong)
+
+
+# --- migrate: the exporter and ONNX Runtime stop at the first of several such writes -----------------------
+
+STOPS = """\
+import torch
+
+
+def refine(x: torch.Tensor):
+    b, c, d, h, w = x.shape
+    coords = torch.empty(b, c, 3, d, h, w)
+    coords[:, :, 0] = torch.arange(d, dtype=x.dtype).view(d, 1, 1)
+    coords[:, :, 1] = torch.arange(w, dtype=x.dtype).view(1, 1, w)
+    coords[:, :, 2] = torch.arange(h, dtype=x.dtype).view(1, h, 1)
+    total = coords.sum()
+    bi, ci, di, hi, wi = torch.where(x > 0.5)
+    coords[bi, ci, 0, di, hi, wi] = x[bi, ci, di, hi, wi]
+    coords[bi, ci, 1, di, hi, wi] = x[bi, ci, di, hi, wi]
+    coords[bi, ci, 2, di, hi, wi] = x[bi, ci, di, hi, wi]
+    coords[bi] = total
+    return coords
+"""
+
+
+def test_migrate_plans_every_write_the_first_failure_stands_for(tmp_path) -> None:
+    """The TorchScript exporter refuses the first integer position among index tensors and ONNX Runtime the first
+    baked broadcast: each round would locate one more. Located at one, the plan takes every finding with the same
+    kind of fix in the file, and none with another kind (the index-tensor write, the other kind of fix)."""
+    from trtcodemod.engine import Options, check_source
+    from trtcodemod.evidence.facts import Facts
+    from trtcodemod.migrate.locate import FAILS_TO_RUN, Problem
+    from trtcodemod.migrate.plan import Plan
+
+    path = tmp_path / "refine.py"
+    path.write_text(STOPS)
+    where = str(path.resolve())
+    findings = check_source(STOPS.encode(), where, Options(select=("TRT203",)))
+    assert [f.line for f in findings] == [7, 8, 9, 12, 13, 14, 15]
+    facts = Facts.from_json({"version": 1, "runs": 2, "lines": {where: list(range(4, 17))}, "events": [],
+                             "inputs": {}})
+    refused = Problem("export_failure", where, 12, "(export)", None,
+                      "RuntimeError: Only consecutive 1-d tensor indices are supported in exporting aten::index_put "
+                      "to ONNX.Check https://pytorch.org/docs/stable/onnx.html#indexing for details")
+    plan = Plan()
+    assert plan.update(findings, [refused], facts, unsafe=False)
+    assert sorted(d.finding.line for d in plan.applied) == [12, 13, 14]
+    fails = Problem("unfaithful", where, 7, FAILS_TO_RUN, None, "the torchscript graph fails to run at line 7")
+    assert plan.update(findings, [fails], facts, unsafe=False)
+    assert sorted(d.finding.line for d in plan.applied) == [7, 8, 9, 12, 13, 14]
+    # Another export failure at such a write (not the exporter's refusal) stands for its own line only.
+    other = Problem("export_failure", where, 12, "(export)", None, "RuntimeError: something else")
+    alone = Plan()
+    alone.update(findings, [other], facts, unsafe=False)
+    assert sorted(d.finding.line for d in alone.applied) == [12]

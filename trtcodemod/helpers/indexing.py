@@ -102,3 +102,30 @@ def _trt_index_position_tensor(position, indices):
                               for i in indices):
         return position
     return torch.full_like(indices[0], position)
+
+
+def _trt_slice_value(value, part):
+    """``value``, written into ``part`` (the slice ``x[:, :, 0]`` of ``x[:, :, 0] = value``); while exporting,
+    ``value.expand_as(part)``.
+
+    The write broadcasts ``value`` to the slice (``torch.arange(d).view(d, 1, 1)`` into a slice of shape
+    ``(b, c, d, h, w)``). The TorchScript trace records that broadcast with the example's sizes as constants,
+    so at any other size the graph expands to the wrong shape and ONNX Runtime refuses to run it. Expanded
+    explicitly to the slice, the shape comes from the slice's own traced sizes. The same values are written:
+    the write would broadcast the value to this shape itself. A value with more axes than the slice (leading
+    size-1 axes, which the write drops and ``expand_as`` rejects) and anything that is not a tensor are left
+    to the write.
+    """
+    if torch.jit.is_scripting():
+        return value
+    if _trt_onnx_exporting():
+        return _trt_slice_value_expanded(value, part)
+    return value
+
+
+@torch.jit.unused
+def _trt_slice_value_expanded(value, part):
+    """``value.expand_as(part)`` where ``value`` is a tensor with no more axes than the tensor ``part``."""
+    if isinstance(value, torch.Tensor) and isinstance(part, torch.Tensor) and value.dim() <= part.dim():
+        return value.expand_as(part)
+    return value

@@ -66,10 +66,49 @@ WRONG_VALUE_RULES = frozenset({"TRT301", "TRT728", "TRT330", "TRT339", "TRT341",
 #: findings, the rule's findings in that file are applied together (boxmot's HACNN pools `x.size()[2:]` at four
 #: lines of one file; TRT353: a `torch.roll` by a negated shift computed from a size, "onnx::Neg(...)", GMFlow's
 #: shifted-window attention rolls its queries, keys and values at three lines).
+#: TRT203: an integer position among index tensors in a write (`coords_max[b, c, 0, d, h, w] = ...`, then `1`
+#: and `2` on the next lines, kornia's ConvQuadInterp3d), which the exporter refuses at the first write.
 STOPS_AT_EVERY_CALL = {
     "TRT342": re.compile(r"Failed to export a node '%[\w.]+ : Long\([^)]*\) = onnx::Gather\["),
     "TRT353": re.compile(r"Failed to export a node '%[\w.]+ : Long\([^)]*\) = onnx::Neg\("),
+    "TRT203": re.compile(r"Only consecutive 1-d tensor indices are supported in exporting aten::index_put"),
 }
+
+#: Of those, the rules whose findings stop the export so only where their fix inserts this helper (TRT203's other
+#: findings are slice writes, which export).
+STOPS_WITH_HELPER = {"TRT203": "_trt_index_position"}
+
+#: Fixes (rule, the helper the fix inserts) whose every finding makes a graph ONNX Runtime refuses at other sizes
+#: once one does: TRT203's value broadcast into a slice, which the trace expands to the example's sizes
+#: (`coords_max[:, :, 0] = torch.arange(D).view(D, 1, 1)`, then `[:, :, 1]` and `[:, :, 2]` on the next lines
+#: in kornia's ConvQuadInterp3d): ONNX Runtime stops at the first, so each round would locate one more.
+FAILS_AT_EVERY_WRITE = {("TRT203", "_trt_slice_value")}
+
+
+def _helper_of(finding: Any, helper: str | None) -> bool:
+    return helper is not None and finding.edit is not None and helper in finding.edit.helpers
+
+
+def _stops_every_call(finding: Any) -> re.Pattern[str] | None:
+    """The error with which ``finding`` stops the export as every finding like it does, if it is such a finding."""
+    helper = STOPS_WITH_HELPER.get(finding.rule)
+    if helper is not None and not _helper_of(finding, helper):
+        return None
+    return STOPS_AT_EVERY_CALL.get(finding.rule)
+
+
+def _fails_at_every_write(finding: Any) -> str | None:
+    """The helper of ``finding``'s fix where it is one of :data:`FAILS_AT_EVERY_WRITE`."""
+    helpers = [helper for rule, helper in FAILS_AT_EVERY_WRITE if rule == finding.rule]
+    return next((helper for helper in helpers if _helper_of(finding, helper)), None)
+
+
+def _stop_key(finding: Any) -> tuple[str, str, str] | None:
+    """The findings whose located stops count for one another: one rule, one file, one kind of fix."""
+    if _stops_every_call(finding) is not None:
+        return finding.rule, _span(finding).path, ""
+    helper = _fails_at_every_write(finding)
+    return (finding.rule, _span(finding).path, helper) if helper else None
 
 #: Of those, the rules whose wrong values may be indices, so the graph fails where they are read, at a
 #: line of the same file other than the construct's (TRT728: kornia's CLAHE builds LUT indices with
@@ -307,17 +346,25 @@ def decide(finding: Any, problems: Iterable[Problem], facts: Facts, unsafe: bool
                                              f"assumption; --unsafe applies it)", problems=hits)
 
 
-def _stopped_by_rule(findings: list[Any], problems: list[Problem]) -> dict[tuple[str, str], list[Problem]]:
-    """(rule, file) -> the export failures one of the rule's findings in that file is at, for the rules of
-    :data:`STOPS_AT_EVERY_CALL` whose error the failure gives."""
-    out: dict[tuple[str, str], list[Problem]] = {}
+def _stopped_by_rule(findings: list[Any], problems: list[Problem]) -> dict[tuple[str, str, str], list[Problem]]:
+    """:func:`_stop_key` -> the export failures one of the rule's findings in that file is at, for the rules of
+    :data:`STOPS_AT_EVERY_CALL` whose error the failure gives, and the graphs ONNX Runtime refuses at a finding of
+    :data:`FAILS_AT_EVERY_WRITE`."""
+    out: dict[tuple[str, str, str], list[Problem]] = {}
     for finding in findings:
-        pattern = STOPS_AT_EVERY_CALL.get(finding.rule)
-        if pattern is None:
+        key = _stop_key(finding)
+        if key is None:
             continue
+        pattern = _stops_every_call(finding)
         for p in problems:
-            if p.kind == "export_failure" and p.rule is None and _at(p, finding) and pattern.search(p.message or ""):
-                found = out.setdefault((finding.rule, _span(finding).path), [])
+            if not _at(p, finding):
+                continue
+            if pattern is not None:
+                hit = p.kind == "export_failure" and p.rule is None and pattern.search(p.message or "")
+            else:
+                hit = p.kind == "unfaithful" and p.op == FAILS_TO_RUN
+            if hit:
+                found = out.setdefault(key, [])
                 if not any(p is q for q in found):
                     found.append(p)
     return out
@@ -376,7 +423,9 @@ class Plan:
         stopped = _stopped_by_rule(findings, problems)
         made = []
         for finding in [*findings, *follow_ups]:
-            decision = decide(finding, problems, facts, unsafe, stopped.get((finding.rule, _span(finding).path), ()))
+            key = _stop_key(finding)
+            also = stopped.get(key, ()) if key is not None else ()
+            decision = decide(finding, problems, facts, unsafe, also)
             decision.follow_up = any(finding is f for f in follow_ups)
             made.append(decision)
         for decision in _hold_back_candidates(made, self.applied):
