@@ -146,6 +146,13 @@ def _plain_bound(node: cst.BaseExpression) -> bool:
     return False
 
 
+def _root_name(node: cst.BaseExpression) -> str | None:
+    """``out`` of ``out``, ``out[0]`` or ``out.buf``: the name whose tensor a write goes into."""
+    while type(node) in (cst.Subscript, cst.Attribute):
+        node = node.value  # type: ignore[attr-defined]
+    return node.value if type(node) is cst.Name else None
+
+
 def _is_number(value: cst.BaseExpression) -> bool:
     """A number or bool literal (signed): the write fills it, with nothing to broadcast."""
     if type(value) is cst.UnaryOperation:
@@ -283,16 +290,19 @@ an index that is not a plain name is left alone. The ScatterND stays (this findi
 
 A plain write of a tensor value into a view (only slices with plain bounds, Ellipsis and integer
 literals, `coords[:, :, 0] = torch.arange(d).view(d, 1, 1)`) where the torch.cat rebuild above is
-not offered gets a safe fix too: the TorchScript trace records the broadcast of the value to the
+not offered, and whose value does not mention the tensor written (it may be a view of it), gets a
+safe fix too: the TorchScript trace records the broadcast of the value to the
 slice with the example's sizes as constants, so at any other size the graph expands to the wrong
 shape and ONNX Runtime refuses to run it (measured, torch 2.13: "invalid expand shape"). The value →
 `_trt_slice_value(value, coords[:, :, 0])`, an inserted helper that returns the value itself outside
 `torch.onnx.export`, and while exporting `value.expand_as(slice)`, whose shape the trace takes from
 the slice's own sizes: the same values, as the write broadcasts the value to that shape itself. A
 value with more axes than the slice (leading size-1 axes the write drops) or a number is left to
-the write. `migrate` applies these where the export fails or ONNX Runtime refuses the graph at
-one of them, and with it every finding of the same kind of fix in that file: the exporter and ONNX
-Runtime stop at the first, so each round would locate only one more.
+the write. `migrate` applies the positions where the export fails with that error at one of them,
+and the broadcasts where ONNX Runtime refuses the Expand made at one of them (not another node
+there: a Gather out of bounds is another fix's), each with every finding of the same kind of fix
+in that file: the exporter and ONNX Runtime stop at the first, so each round would locate only
+one more.
 Measured on kornia 0.9.0's quad_interp3d zoo model (`benchmarks/real_zoo19.py`): the positions at
 `spatial_soft_argmax.py:1128-1130` with TRT708's `exp2`, and the grid's broadcasts at `:953-955`.
 
@@ -509,8 +519,9 @@ TensorRT (no TensorRT on our machines): the finding is about the construct, and
                 reason = "rebuild it with torch.cat (fix needs --unsafe: it rebinds the name)"
                 fix = Fix({statement: self._replacement(statement, target.value, active, value)},
                           safety=Safety.UNSAFE)
-        if fix is None and value is not None and rewritable and _basic_slicing(target) \
-                and not _is_number(value) and not _is_slice_value_call(value):
+        root = _root_name(target.value)
+        if fix is None and value is not None and rewritable and _basic_slicing(target) and root is not None \
+                and not mentions_name(value, root) and not _is_number(value) and not _is_slice_value_call(value):
             # The write broadcasts the value to the slice: the TorchScript trace bakes that broadcast's sizes.
             reason += (f"; {SLICE_VALUE_HELPER} expands the value to the slice while exporting (the trace would "
                        "broadcast it to the example's sizes)")

@@ -82,7 +82,9 @@ STOPS_WITH_HELPER = {"TRT203": "_trt_index_position"}
 #: once one does: TRT203's value broadcast into a slice, which the trace expands to the example's sizes
 #: (`coords_max[:, :, 0] = torch.arange(D).view(D, 1, 1)`, then `[:, :, 1]` and `[:, :, 2]` on the next lines
 #: in kornia's ConvQuadInterp3d): ONNX Runtime stops at the first, so each round would locate one more.
-FAILS_AT_EVERY_WRITE = {("TRT203", "_trt_slice_value")}
+#: The value is the node ONNX Runtime refuses for them (an Expand to the example's shape): a refusal of another node
+#: at such a line (a Gather out of bounds, whose indices another rule's fix corrects) is not theirs.
+FAILS_AT_EVERY_WRITE = {("TRT203", "_trt_slice_value"): "Expand"}
 
 
 def _helper_of(finding: Any, helper: str | None) -> bool:
@@ -101,6 +103,13 @@ def _fails_at_every_write(finding: Any) -> str | None:
     """The helper of ``finding``'s fix where it is one of :data:`FAILS_AT_EVERY_WRITE`."""
     helpers = [helper for rule, helper in FAILS_AT_EVERY_WRITE if rule == finding.rule]
     return next((helper for helper in helpers if _helper_of(finding, helper)), None)
+
+
+def _refused_for(problem: Problem, finding: Any, helper: str) -> bool:
+    """Does ``problem`` say ONNX Runtime refuses, at ``finding``'s line, the node that ``helper``'s fix addresses?"""
+    op = FAILS_AT_EVERY_WRITE[(finding.rule, helper)]
+    return problem.kind == "unfaithful" and problem.op == FAILS_TO_RUN and _at(problem, finding) \
+        and f"refuses the {op} node" in (problem.message or "")
 
 
 def _stop_key(finding: Any) -> tuple[str, str, str] | None:
@@ -225,6 +234,9 @@ def matches(problem: Problem, finding: Any) -> bool:
         return True
     if problem.kind == "unfaithful":
         if problem.op == FAILS_TO_RUN and problem.path is not None:
+            every_write = _fails_at_every_write(finding)
+            if every_write is not None:
+                return _refused_for(problem, finding, every_write)  # only the node the fix addresses
             # ONNX Runtime refused a node made at this line: any fix of the line may remove it.
             return _at(problem, finding) or (finding.rule in WRONG_INDEX_RULES
                                               and _span(finding).path == problem.path)
@@ -362,7 +374,7 @@ def _stopped_by_rule(findings: list[Any], problems: list[Problem]) -> dict[tuple
             if pattern is not None:
                 hit = p.kind == "export_failure" and p.rule is None and pattern.search(p.message or "")
             else:
-                hit = p.kind == "unfaithful" and p.op == FAILS_TO_RUN
+                hit = _refused_for(p, finding, key[2])
             if hit:
                 found = out.setdefault(key, [])
                 if not any(p is q for q in found):
