@@ -1180,3 +1180,43 @@ def test_a_graph_wrong_as_the_originals_is_unfaithful_not_a_rewrite_that_is_not_
     assert [a["rule"] for a in report["applied"]] == ["TRT704"], report["reverted"]
     assert report["after"]["faithful"] is False and report["exit_code"] == 1
     assert report["equivalent"] is True
+
+
+EXPORT_BEHIND_A_FLAG = """\
+import torch
+from torch import nn
+
+
+class Rows(nn.Module):
+    def forward(self, x):
+        nc = x.shape[2] - 5
+        multi = True
+        multi &= nc > 1
+        rows = [xi[xi[:, 4] > 0.5] for xi in x]
+        return torch.cat([r * 2 for r in rows]) if multi else x.flatten(0, 1)
+
+
+def build():
+    return Rows().eval()
+
+
+def inputs(generator):
+    return (torch.rand(1, 6, 8, generator=generator),)
+"""
+
+
+def test_the_fix_that_lets_the_export_through_is_not_blamed_for_a_bake_behind_it(tmp_path: Path) -> None:
+    """yolov7's NMS (zoo 19): `multi_label &= nc > 1` stops the original's export with no line; TRT732's
+    candidate lets it through, and the graph then fails at another batch in the per-image loop behind it.
+    No graph of the original exists to compare, so the culprit search named the only rule applied, and the
+    report said it "breaks equivalence"; eager mode is unchanged and the difference is a bake further on:
+    the candidate goes back as unproved, not as broken."""
+    from support import migrate_json
+
+    path = tmp_path / "rows.py"
+    path.write_text(EXPORT_BEHIND_A_FLAG)
+    report = migrate_json(path, json.dumps({"x": {"0": "batch", "1": "n"}}))
+    reverted = {r["rule"]: r["why"] for r in report["reverted"]}
+    assert reverted["TRT732"].startswith("not proved"), reverted
+    assert "breaks" not in reverted["TRT732"]
+    assert report["exit_code"] == 1
