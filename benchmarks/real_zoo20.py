@@ -5,48 +5,49 @@
 Fixes were made after the nineteenth zoo's first contact, so what it gives after them is no longer a figure for models
 nobody tuned for. This zoo is the next check: the nineteenth zoo's libraries and pins and two more libraries by other
 authors, whose code no earlier zoo or sweep ran (``PINS20``: unpacked wheels like the others, never pip-installed):
-glasses 0.0.6 (Zuppichini and Cicala's "compact, concise and customizable" vision library: classification families
-built from its own blocks, and UNet, FPN and panoptic FPN segmentation models whose encoders are its ResNets; it
-imports torch, torchvision, numpy, einops and ``torchsummary``, the last now in the ``bench`` extra) and
+glasses 0.0.6 (Zuppichini and Cicala's "compact, concise and customizable" vision library: classification families built
+from its own blocks, and UNet, FPN and panoptic FPN segmentation models whose encoders are its ResNets; it imports
+torch, torchvision, numpy, einops and ``torchsummary``, the last now in the ``bench`` extra) and
 efficientnet-lite-pytorch 0.1.0 (ML Illustrated's EfficientNet-Lite: TensorFlow-style "same" padding computed from the
-image size given at build time; it imports torch only). 18 of the 24 models come from the two new libraries.
-Considered and dropped before any model was chosen (by the wheel's files and metadata): efficientnet-pytorch 0.7.1
-(source distribution only), depth-anything-v2 0.1.0 (no distribution in this workplace's index), lightly 1.6.0
-(hydra-core and pytorch-lightning), geffnet (by timm's author, whose library is pinned already); the libraries zoos 15
-to 19 dropped, as they found.
+image size given at build time; it imports torch only). 18 of the 24 models come from the two new libraries. Considered
+and dropped before any model was chosen (by the wheel's files and metadata): efficientnet-pytorch 0.7.1 (source
+distribution only), depth-anything-v2 0.1.0 (no distribution in this workplace's index), lightly 1.6.0 (hydra-core and
+pytorch-lightning), geffnet (by timm's author, whose library is pinned already); the libraries zoos 15 to 19 dropped, as
+they found.
 
 24 models, chosen by family before any was run, none of them (library, architecture and variant) in zoos 1 to 19 or in
 the library sweeps (benchmarks/sweep_*.py). This session was short (about twenty minutes), so the new libraries were
-taken from what installs at once, and they are mostly backbones and segmentation: about ten models, fewer than the
-usual fourteen, are of the kinds that most often need work (segmentation, fixed-size transformers, RoI pooling, box
-post-processing and NMS, matching, peak picking). Segmentation, from glasses, random weights, 2 classes, 64 px: UNet (its own
-encoder and decoder, skip connections concatenated), FPN and panoptic FPN (ResNet encoders, top-down pathway,
-upsampled and merged). Transformers from glasses at their fixed 224 px: ViT-S/16 and DeiT-T/16 (class and
-distillation tokens). Backbones from glasses: ResNeSt-14d (split attention), FishNet-99 (a tail, body and head that
-downsample, upsample and concatenate), RegNetY-200MF, channel-SE ResNet-18, EfficientNet-B0, EfficientNet-Lite0,
-DenseNet-121, ResNet-26d, ResNeXt-50 32x4d, MobileNetV2, VGG-11 with batch norm and Wide ResNet-50-2. From efficientnet-lite-pytorch: EfficientNet-Lite0 at its 224 px (padding fixed by the size it was built
-for). From the pinned libraries: torchvision's MultiScaleRoIAlign (a Faster R-CNN second stage: FPN levels from a small
-network, boxes regressed from the image, each box pooled from the level its size picks, a linear head) and
-torchvision's box post-processing on a small one-stage head (``box_convert``, ``clip_boxes_to_image``,
-``remove_small_boxes``, a score threshold, ``batched_nms``; every image's rows in one tensor with its index); from
-kornia, ``match_mnn`` (mutual nearest neighbours between dense descriptors of an image and its mirror image),
-``conv_soft_argmax3d`` (sub-pixel peaks in a 4-level response stack), the HardNet8 patch descriptor (32x32 patches,
-random weights) and ``nms2d`` on heatmaps from a small network followed by a top-k of the kept peaks.
+taken from what installs at once, and they are mostly backbones and segmentation: about ten models, fewer than the usual
+fourteen, are of the kinds that most often need work (segmentation, fixed-size transformers, RoI pooling, box
+post-processing and NMS, matching, peak picking). Segmentation, from glasses, random weights, 2 classes, 64 px: UNet
+(its own encoder and decoder, skip connections concatenated), FPN and panoptic FPN (ResNet encoders, top-down pathway,
+upsampled and merged). Transformers from glasses at their fixed 224 px: ViT-S/16 and DeiT-T/16 (class and distillation
+tokens). Backbones from glasses: ResNeSt-14d (split attention), FishNet-99 (a tail, body and head that downsample,
+upsample and concatenate), RegNetY-200MF, channel-SE ResNet-18, EfficientNet-B0, EfficientNet-Lite0, DenseNet-121,
+ResNet-26d, ResNeXt-50 32x4d, MobileNetV2, VGG-11 with batch norm and Wide ResNet-50-2. From efficientnet-lite-pytorch:
+EfficientNet-Lite0 at its 224 px (padding fixed by the size it was built for). From the pinned libraries: torchvision's
+MultiScaleRoIAlign (a Faster R-CNN second stage: FPN levels from a small network, boxes regressed from the image, each
+box pooled from the level its size picks, a linear head) and torchvision's box post-processing on a small one-stage head
+(``box_convert``, ``clip_boxes_to_image``, ``remove_small_boxes``, a score threshold, ``batched_nms``; every image's
+rows in one tensor with its index); from kornia, ``match_mnn`` (mutual nearest neighbours between dense descriptors of
+an image and its mirror image), ``conv_soft_argmax3d`` (sub-pixel peaks in a 4-level response stack), the HardNet8 patch
+descriptor (32x32 patches, random weights) and ``nms2d`` on heatmaps from a small network followed by a top-k of the
+kept peaks.
 
 Each is small and has the dynamic axes a deploying user declares: batch, height and width for the images (multiples of
 32 for the segmentation models and backbones); batch alone where the size is part of the model (the ViT and DeiT
-position embeddings, efficientnet-lite-pytorch's padding, HardNet8's 32x32 patches).
-Machinery, table and counts are real_zoo2.py's. The wrappers were checked only for building and running eagerly
-(deterministic over two forwards, finite outputs) at two sizes (the spec's, and a batch of two, 32 px larger where
-height and width are dynamic) before the first migrate run: with one thread on the shared two cores, a forward at the
-spec's size took 0.001 to 0.10 s for 22 of them, 0.14 to 0.16 s for Wide ResNet-50-2 and 0.45 to 0.52 s for ViT-S/16 at
-224 px (0.73 to 0.99 s for two), over two full runs; builds took up to 5.0 s. Changed after the first eager runs, before any migrate run: the plain FPN
-returns its segmentation branch's list of per-level maps, so its wrapper returns them as a tuple; kornia's HardNet8
-is built with ``pretrained=False`` (by default it downloads weights, which this machine cannot); transformers'
-TimeSformer, first in the list, was in zoo 6 (the held-out test caught it), and PP-OCRv5's server text detector,
-tried in its place, needs the intra-class block settings of its released config, so glasses' EfficientNet-Lite0 took
-the place; then, to raise the share of models that need work, glasses' RegNetX-200MF, SE-ResNet-18 and AlexNet gave
-their places to the torchvision box post-processing, ``match_mnn`` and ``conv_soft_argmax3d`` models.
+position embeddings, efficientnet-lite-pytorch's padding, HardNet8's 32x32 patches). Machinery, table and counts are
+real_zoo2.py's. The wrappers were checked only for building and running eagerly (deterministic over two forwards, finite
+outputs) at two sizes (the spec's, and a batch of two, 32 px larger where height and width are dynamic) before the first
+migrate run: with one thread on the shared two cores, a forward at the spec's size took 0.001 to 0.10 s for 22 of them,
+0.14 to 0.16 s for Wide ResNet-50-2 and 0.45 to 0.52 s for ViT-S/16 at 224 px (0.73 to 0.99 s for two), over two full
+runs; builds took up to 5.0 s. Changed after the first eager runs, before any migrate run: the plain FPN returns its
+segmentation branch's list of per-level maps, so its wrapper returns them as a tuple; kornia's HardNet8 is built with
+``pretrained=False`` (by default it downloads weights, which this machine cannot); transformers' TimeSformer, first in
+the list, was in zoo 6 (the held-out test caught it), and PP-OCRv5's server text detector, tried in its place, needs the
+intra-class block settings of its released config, so glasses' EfficientNet-Lite0 took the place; then, to raise the
+share of models that need work, glasses' RegNetX-200MF, SE-ResNet-18 and AlexNet gave their places to the torchvision
+box post-processing, ``match_mnn`` and ``conv_soft_argmax3d`` models.
 """
 
 from __future__ import annotations
@@ -157,7 +158,8 @@ MODELS20 = [
          "return torch.cat(rows)", "1, 3, 64, 64", DYNAMIC_BHW),
     # kornia: descriptor matching and scale-space peak localisation.
     Spec("kornia_match_mnn", "kornia match_mnn (mutual nearest neighbours between dense descriptors of the batch's "
-         "first image and of its mirror image, from a small network on the stride-4 grid, L2-normalised; match distances and "
+         "first image and of its mirror image, from a small network on the stride-4 grid, L2-normalised; match "
+         "distances and "
          "index pairs)", "import kornia",
          "torch.nn.Sequential(torch.nn.Conv2d(3, 16, 3, 2, 1), torch.nn.ReLU(), torch.nn.Conv2d(16, 32, 3, 2, 1))",
          "d1 = torch.nn.functional.normalize(self.m(x[:1]).flatten(2)[0].t(), dim=1)\n        "
@@ -171,7 +173,8 @@ MODELS20 = [
          "(1, 1, 1), output_value=True)\n        return coords, values", "1, 3, 64, 64", DYNAMIC_BHW),
     # kornia: a patch descriptor and heatmap peak picking.
     Spec("kornia_hardnet8", "kornia HardNet8 (a local patch descriptor: 32x32 grey patches to 128-d, whitened "
-         "and normalised)", "import kornia", "kornia.feature.HardNet8(pretrained=False)", "return self.m(x)", "1, 1, 32, 32",
+         "and normalised)", "import kornia", "kornia.feature.HardNet8(pretrained=False)", "return self.m(x)",
+         "1, 1, 32, 32",
          DYNAMIC_B, calibrate="self.m(xb)"),
     Spec("kornia_nms2d_topk", "kornia nms2d (3x3 max-pool non-maximum suppression) on 4 heatmaps from a small "
          "network, then the 16 strongest peaks of each with their coordinates", "import kornia",
