@@ -127,3 +127,19 @@ def test_a_run_that_never_asks_runs_once_with_no_note() -> None:
 
     (result, _), note = run_reference(run)
     assert calls == [1] and result.status == FAILED and note == ""
+
+
+def test_migrate_reports_the_reference_and_finds_the_export_faithful(tmp_path: Path) -> None:
+    model = tmp_path / "head.py"
+    model.write_text(textwrap.dedent(ASKS))
+    args = ["migrate", str(model), "--model", "build", "--inputs", "inputs", "--runs", "1", "--warmup", "0",
+            "--backends", "torch-cpu,onnxruntime-cpu"]
+    result = CliRunner().invoke(app, [*args, "--format", "json"])
+    if result.exception and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    report = json.loads(result.stdout)["models"][0]
+    site = f"head.py:{_line_of(ASKS, 'if torch.onnx.is_in_onnx_export():')}"
+    assert report["before"]["faithful"] is True and site in report["before"]["reference"]
+    assert report["remaining"] == [] and report["exit_code"] == 0
+    text = CliRunner().invoke(app, args).stdout
+    assert text.count("eager reference: the export branch") == 1 and site in text
