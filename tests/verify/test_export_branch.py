@@ -12,6 +12,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+import pytest
 import torch
 from typer.testing import CliRunner
 
@@ -52,7 +53,7 @@ ASKS_NOT = ASKS.replace("if torch.onnx.is_in_onnx_export():", "if x.dim() == 3:"
 def _verify(tmp_path: Path, body: str, *extra: str) -> tuple[int, dict[str, Any], str]:
     model = tmp_path / "head.py"
     model.write_text(textwrap.dedent(body))
-    args = ["verify", str(model), "--model", "build", "--inputs", "inputs", *FAST]
+    args = ["verify", str(model), "--model", "build", "--inputs", "inputs", *FAST, *extra]
     result = CliRunner().invoke(app, [*args, "--format", "json"])
     if result.exception and not isinstance(result.exception, SystemExit):
         raise result.exception
@@ -64,12 +65,15 @@ def _line_of(body: str, text: str) -> int:
     return next(i for i, line in enumerate(textwrap.dedent(body).splitlines(), 1) if text in line)
 
 
-def test_a_model_with_an_export_branch_is_compared_with_that_branch(tmp_path: Path) -> None:
-    code, report, text = _verify(tmp_path, ASKS)
+@pytest.mark.parametrize("exporter", ["torchscript", "dynamo"])
+def test_a_model_with_an_export_branch_is_compared_with_that_branch(tmp_path: Path, exporter: str) -> None:
+    code, report, text = _verify(tmp_path, ASKS, "--exporter", exporter)
     # Compared with the eager branch, the graph (which computes the export branch) differs: the
-    # sigmoid and the concatenation. Compared with the export branch, it matches.
+    # sigmoid and the concatenation. Compared with the export branch, it matches. Both exporters
+    # answer the question True while they trace.
+    checks = [c for c in report["export_checks"] if c["side"] == "before"]
+    assert [c["exporter"] for c in checks] == [exporter] and all(c["faithful"] is True for c in checks)
     assert report["export_faithful"]["before"] is True
-    assert all(c["faithful"] for c in report["export_checks"] if c["side"] == "before")
     reference = report["models"]["before"]["reference"]
     site = f"head.py:{_line_of(ASKS, 'if torch.onnx.is_in_onnx_export():')}"
     assert "export branch" in reference and site in reference
