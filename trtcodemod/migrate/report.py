@@ -145,6 +145,9 @@ def render_text(r: dict[str, Any], written: bool = False, profile: bool = False)
         rows.append([f"ms {label}", *(_ms(lat.get(side), runs.get(label, {}).get(side), wanted)
                                      for side in ("before", "after"))])
     out += ["", *("  " + line for line in _table(rows, ["", "before", "after"]))]
+    # The original's note (the rewritten side asks at the same lines, in its temporary copy).
+    note = b.get("reference") or a.get("reference")
+    out += [f"  {note}"] if note else []
 
     out += ["", f"Applied ({len(r['applied'])}):" if r["applied"] else "Applied: none"]
     for f in r["applied"]:

@@ -155,6 +155,10 @@ def side_state(report: VerifyReport, side: str) -> dict[str, Any]:
     traded = sum(c.rows_traded or 0 for c in report.checks(side))
     if traded:
         state["rows_traded"] = traded
+    # Compared with the model's export branch, where it asks whether it is exported (verify.exportbranch).
+    model = report.models.get(side)
+    if model is not None and model.reference:
+        state["reference"] = model.reference
     return state
 
 

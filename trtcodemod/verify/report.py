@@ -158,6 +158,7 @@ def render_text(r: dict[str, Any]) -> str:
         return "\n".join(out)
 
     out += ["", "Export faithfulness (each graph on ONNX Runtime CPU vs its own model's eager outputs, every input set)"]
+    out += [f"  {role:<7} {model['reference']}" for role, model in r["models"].items() if model.get("reference")]
     for c in r["export_checks"]:
         out.append(f"  {c['side']:<7} {c['exporter']:<12} {_faithful_word(c):<9} {c['detail']}".rstrip())
         for w in c["warnings"]:
@@ -259,6 +260,8 @@ def render_markdown(r: dict[str, Any]) -> str:
             out.append(f"- {role}: **{model['status']}**: {model['message']}")
     if r["export_checks"]:
         out += ["", "**Export faithfulness**", ""]
+        out += [f"- {role}: {model['reference']}" for role, model in r["models"].items() if model.get("reference")]
+        out += [""] if any(model.get("reference") for model in r["models"].values()) else []
         out += _md_table(["model", "exporter", "graph vs eager", "detail"],
                          [[c["side"], c["exporter"], _faithful_word(c), c["detail"] or ""] for c in r["export_checks"]])
         warns = [(c["side"], w) for c in r["export_checks"] for w in c["warnings"]]

@@ -282,15 +282,21 @@ class ModelSummary:
     stage: str | None
     seconds: float
     log_tail: str
+    #: Which eager reference the graphs were compared with, when not the ordinary one: a model
+    #: that asks ``torch.onnx.is_in_onnx_export()`` ran with "yes" (verify/exportbranch.py).
+    reference: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {"status": self.status, "message": self.message, "stage": self.stage, "seconds": self.seconds,
-                "log_tail": self.log_tail}
+        out = {"status": self.status, "message": self.message, "stage": self.stage, "seconds": self.seconds,
+               "log_tail": self.log_tail}
+        if self.reference:
+            out["reference"] = self.reference
+        return out
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "ModelSummary":
         return cls(data["status"], data.get("message", ""), data.get("stage"), data.get("seconds", 0.0),
-                   data.get("log_tail", ""))
+                   data.get("log_tail", ""), data.get("reference", ""))
 
 
 @dataclass

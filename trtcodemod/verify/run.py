@@ -529,7 +529,8 @@ def _model_summary(side: SideResult) -> ModelSummary:
     o = side.outcome
     return ModelSummary(status="ok" if side.built else o.status if o.status != "ok" else "failed",
                         message=side.failure() or "", stage=o.stage, seconds=round(o.seconds, 2),
-                        log_tail=o.log[-1500:] if not side.built else "")
+                        log_tail=o.log[-1500:] if not side.built else "",
+                        reference=o.data.get("reference", "") if side.built else "")
 
 
 def _exported(spec: VerifySpec, side: SideResult) -> bool:

@@ -88,6 +88,7 @@ def _model_task(req: dict[str, Any], cp: Checkpoint) -> None:
 
     from .backends import probe_environment, run_eager
     from .export import export_model
+    from .exportbranch import export_branch_reference, run_reference
     from .inputs import make_input_sets
 
     if req.get("probe"):
@@ -144,14 +145,16 @@ def _model_task(req: dict[str, Any], cp: Checkpoint) -> None:
         cp.stage("divergence")
         ask = req["diverge"]
         args = tuple(sets[0][n] for n in names)
-        cp.data["divergence"] = locate_divergence(model, args, names, ask["onnx_path"],
-                                                  tuple(req.get("user_roots", ())), ask["atol"], ask["rtol"]).to_json()
+        with export_branch_reference():  # the same branch as the eager reference it explains
+            cp.data["divergence"] = locate_divergence(model, args, names, ask["onnx_path"], tuple(
+                req.get("user_roots", ())), ask["atol"], ask["rtol"]).to_json()
         return
 
     if req.get("float64"):
         # The comparison's reference for eager mode's own rounding (compare.admitted_by_exact).
         cp.stage("float64")
-        cp.data["float64"] = run_float64(model, sets, flatten_outputs)
+        with export_branch_reference():  # the same branch as the eager reference
+            cp.data["float64"] = run_float64(model, sets, flatten_outputs)
         return
 
     cp.data["eager"] = {}
@@ -160,8 +163,12 @@ def _model_task(req: dict[str, Any], cp: Checkpoint) -> None:
         if device == "cuda" and not torch.cuda.is_available():
             continue
         cp.stage(f"eager ({device})")
-        run, names_here = run_eager(model, sets, device, req["runs"], req["warmup"], flatten_outputs,
-                                     req.get("timing_budget"))
+        # A model that asks whether it is being exported is run with "yes" for an answer: the
+        # graph computes that branch, so the reference does too (exportbranch.py).
+        (run, names_here), note = run_reference(lambda: run_eager(
+            model, sets, device, req["runs"], req["warmup"], flatten_outputs, req.get("timing_budget")))
+        if note and "reference" not in cp.data:
+            cp.data["reference"] = note
         output_names = output_names or names_here
         cp.data["eager"][device] = run
         model = model.to("cpu")
