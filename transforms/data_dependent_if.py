@@ -53,7 +53,9 @@ parameters tested for truth as they are (`if return_loss:`), count as configurat
 Construction code (`__init__`, what only it calls, class methods) is not looked at. With
 `--facts` (saved by `migrate --save-facts`), a line where the observed run read a tensor
 value with `__bool__` is reported even without such evidence, and a line that ran without
-one is not.
+one is not; `len(x)` of a tensor reads its size (`x.shape[0]`), not a value, so
+`if len(desc) == 0:` is not reported even where the run saw `Tensor.__len__` (kornia's
+`match_mnn`; an emptiness test is TRT713's).
 
 Why it hurts: a traced export runs Python once, so the condition is evaluated on the
 example input and the graph keeps only the branch it took (a `TracerWarning` at best): on

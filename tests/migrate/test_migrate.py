@@ -500,6 +500,48 @@ def test_len_of_an_element_of_a_list_is_fixed_where_the_run_saw_a_tensor(tmp_pat
     assert [f for f in found if f.rule == "TRT704"] == []
 
 
+EMPTY_GUARD = """\
+import torch
+from torch import nn
+
+
+def mutual(d1, d2):
+    if (len(d1) == 0) or (len(d2) == 0):  # an empty set matches nothing
+        return d1.new_empty(0, 1)
+    dist = torch.cdist(d1, d2)
+    return dist.min(dim=1).values.view(-1, 1)
+
+
+class Match(nn.Module):
+    def forward(self, x):
+        return mutual(x.flatten(1), x.flip(0).flatten(1) + 0.5)
+
+
+def build():
+    return Match()
+
+
+def inputs(generator):
+    return (torch.randn(3, 4, generator=generator),)
+"""
+
+
+def test_len_in_an_emptiness_guard_is_a_size_not_a_tensor_value(tmp_path: Path) -> None:
+    """kornia's `match_mnn`: `if len(d1) == 0 ...` reads a size (`__len__` is `shape[0]`), not the data.
+    It was taken for a value read: TRT101 (data-dependent `if`) and an error where the second trace at
+    other sizes shows the same graph. Now only TRT713 is left, a warning, and the graph is checked
+    equal to eager mode at every traced size."""
+    path = tmp_path / "empty_guard.py"
+    path.write_text(EMPTY_GUARD)
+    code, r = run_json(str(path), "--model", "build", "--inputs", "inputs", "--dynamic-axes", '{"x": {"0": "n"}}')
+    guard = line_of(path, "if (len(d1) == 0)")
+    at_guard = [p for p in r["remaining"] if p["source"].endswith(f"empty_guard.py:{guard}")]
+    assert not [p for p in at_guard if p["rule"] == "TRT101"], at_guard
+    assert at_guard and all(p["rule"] == "TRT713" and p["severity"] == "warning" for p in at_guard), at_guard
+    assert r["retrace"]["same"] is True
+    assert r["after"]["faithful"] is True and r["equivalent"] is True and code == 0
+
+
 EAGER_SHORTCUT = """\
 import torch
 from torch import nn

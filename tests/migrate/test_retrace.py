@@ -949,3 +949,14 @@ def test_a_comparison_inside_vmap_is_not_read() -> None:
     torch.vmap(step)(torch.arange(3.0))
     assert seen == [None]
     assert _compared_numbers(torch.tensor(2.5), 1) == [2.5, 1]
+
+
+def test_a_len_of_a_tensor_is_a_size_read_and_its_line_is_retraced(tmp_path: Path) -> None:
+    """`if len(d1) == 0:` (kornia's `match_mnn`): the observer records `Tensor.__len__`, which reads
+    `shape[0]`, not the data, so the line is judged like any size (a second trace), not kept an error
+    as a value read; a `__bool__` at the same line still is one."""
+    path = str((tmp_path / "m.py").resolve())
+    facts = _facts(path, [("value_read", 3, {"method": "__len__"}), ("value_read", 4, {"method": "__bool__"})],
+                   {3, 4})
+    assert size_derived([_traced(path, 3), _traced(path, 4)], facts) == {(path, 3)}
+    assert [(e["line"], e["method"]) for e in facts.value_reads()] == [(4, "__bool__")]

@@ -1124,3 +1124,57 @@ def test_conditions_decided_while_tracing_are_not_reported() -> None:
     net = load(runnable, "Net")()
     for x in (torch.tensor([1.0, -2.0]), torch.zeros(3), torch.empty(0)):
         assert torch.equal(torch.jit.trace(net, (x,), check_trace=False)(x), x.relu())
+
+
+EMPTY_GUARD = """\
+import torch
+
+
+def mutual(d1: torch.Tensor, d2: torch.Tensor):
+    if (len(d1) == 0) or (len(d2) == 0):
+        return d1.new_empty(0, 1)
+    return torch.cdist(d1, d2).min(dim=1).values.view(-1, 1)
+"""
+
+
+def _observed_guard(method: str, path: str):
+    """Facts of a run of ``EMPTY_GUARD`` (``path``) that read ``method`` of a tensor at each `len(...)`."""
+    from trtcodemod.evidence.facts import Facts
+
+    line = EMPTY_GUARD.splitlines().index("    if (len(d1) == 0) or (len(d2) == 0):") + 1
+    reads = [{"kind": "value_read", "path": path, "line": line, "column": col, "end_line": line,
+              "end_column": col + 7, "method": method, "count": 1} for col in (9, 27)]
+    return Facts.from_json({"runs": 2, "lines": {path: [4, 5, 7]}, "events": reads})
+
+
+@pytest.mark.parametrize("method, reported", [("__len__", False), ("__bool__", True)])
+def test_len_read_by_the_run_is_a_size_not_a_tensor_value(tmp_path, method: str, reported: bool) -> None:
+    """kornia's `match_mnn`: the recorded run saw `Tensor.__len__` in `if len(d1) == 0 ...`, which reads
+    `shape[0]`, not the data; it made TRT101 report a data-dependent `if`. A `__bool__` read at the
+    same place still does (the test would pass for a rule that never reports)."""
+    from trtcodemod.engine import Options, check_source
+
+    path = str((tmp_path / "m.py").resolve())
+    (tmp_path / "m.py").write_text(EMPTY_GUARD)
+    found = check_source(EMPTY_GUARD.encode(), path, Options(select=("TRT101",), facts=_observed_guard(method, path)))
+    assert [f.rule for f in found] == (["TRT101"] if reported else [])
+
+
+def test_an_emptiness_guard_traces_right_at_every_non_empty_size() -> None:
+    """What the verdict rests on: a trace keeps the non-empty branch, which equals eager mode at other
+    sizes (and at one row, the edge); only an empty input (which a convolution's grid never gives) would
+    need the other branch, which is what TRT713's warning says."""
+    mutual = load(EMPTY_GUARD, "mutual")
+    gen = torch.Generator().manual_seed(0)
+    example = (torch.randn(5, 4, generator=gen), torch.randn(5, 4, generator=gen))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        traced = torch.jit.trace(mutual, example, check_trace=False)
+    for n, m in ((5, 5), (1, 1), (9, 3), (2, 11)):
+        d1, d2 = torch.randn(n, 4, generator=gen), torch.randn(m, 4, generator=gen)
+        d2[0] = d1[0]  # an exact match: a zero distance
+        assert torch.equal(traced(d1, d2), mutual(d1, d2))
+    empty = torch.empty(0, 4)
+    assert mutual(empty, example[1]).shape == (0, 1)
+    with pytest.raises(RuntimeError):  # the trace has no empty branch: `min` over no rows
+        traced(example[0], empty)

@@ -19,6 +19,9 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 FACTS_VERSION = 1
+#: Tensor methods the observer records among its value reads that read a size, not the data:
+#: ``len(t)`` is ``t.shape[0]`` (:meth:`Facts.value_reads` leaves them out).
+SIZE_READS = frozenset({"__len__"})
 #: The end column of an event that covers its whole line (a warning knows only the line).
 _WHOLE_LINE = 1 << 20
 #: The name a tensor event gives a call's result (``tensor_sites.RESULT``; no name holds it yet).
@@ -172,8 +175,13 @@ class Facts:
         return exact or [e for e, s in spans if s.overlaps(span)]
 
     def value_reads(self) -> list[dict[str, Any]]:
-        """Where Python read a tensor's value during a forward: what an export bakes in."""
-        return [e for e in self.events if e["kind"] == "value_read"]
+        """Where Python read a tensor's value during a forward: what an export bakes in.
+
+        ``len(t)`` (``__len__``) is not one: it reads ``t.shape[0]``, a size, never the data. The
+        TorchScript trace warns where it is taken, so the bake is located from that warning and
+        judged like any size (a second trace at other sizes, ``retrace.py``); counted as a value,
+        it made `if len(desc1) == 0:` look data-dependent (TRT101) and kept it from that test."""
+        return [e for e in self.events if e["kind"] == "value_read" and e.get("method") not in SIZE_READS]
 
     def baked_lines(self) -> dict[tuple[str, int], list[str]]:
         """``(path, line) -> methods`` of the value reads made there."""

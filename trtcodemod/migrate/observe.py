@@ -8,7 +8,9 @@ for the user's files only (never torch's frames, never ours):
   nothing is traced while the model's module is imported, only which user files it loaded),
   and which of them ran during the forwards (``forward``; not while importing or building);
 * every place Python reads a tensor's value (``__bool__``, ``.item()``, ``.tolist()``,
-  ``__int__``, ``__index__``, ``__float__``, ``__len__``, ``.numpy()``): what an export bakes in;
+  ``__int__``, ``__index__``, ``__float__``, ``__len__``, ``.numpy()``): what an export bakes in
+  (``__len__`` is recorded with them but reads a size, ``shape[0]``: the facts leave it out of
+  the value reads, ``facts.SIZE_READS``);
 * at each ``t[index]``, the dtype and rank of a tensor index;
 * at each ``len(x)``, whether ``x`` was a tensor;
 * at each ``squeeze(d)``, the size of axis ``d``;
