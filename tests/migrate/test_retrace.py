@@ -1019,3 +1019,58 @@ def test_a_loop_over_the_batch_stays_named_beside_a_mask_rewritten_in_its_body(t
             if text[1:].strip() == "for i in range(x.shape[0]):":
                 loop_at = new_line
     assert loop_at is not None and at == loop_at > 7
+
+
+#: One tensor per image of a dynamic batch, as torchvision's MultiScaleRoIAlign takes its boxes: no `for`
+#: statement, yet the list and the comprehension over it repeat with the batch. The constant of a static
+#: size (a TracerWarning) asks for the second trace.
+UNBOUND = '''import torch
+
+
+def per_image(rows: list[torch.Tensor]) -> torch.Tensor:
+    return torch.cat([r.sum(0, keepdim=True) for r in rows])
+
+
+class Net(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = x * torch.tensor(x.shape[2], dtype=x.dtype)
+        return per_image(list(y.unbind(0))) + 1.0
+
+
+def build() -> Net:
+    return Net().eval()
+
+
+def inputs(g: torch.Generator) -> tuple[torch.Tensor]:
+    return (torch.rand(2, 3, 8, generator=g),)
+'''
+
+
+def test_a_list_of_one_tensor_per_image_is_named_as_repeating_with_the_batch(tmp_path: Path) -> None:
+    """zoo 20 tv_multiscale_roi_align: `list(boxes.unbind(0))` over a dynamic batch. The first differing
+    node's line made another number of nodes in the second graph: it is named as repeating, with the
+    unrolled loop's manual step (not the step for a number baked from a size)."""
+    path = tmp_path / "net.py"
+    path.write_text(UNBOUND)
+    r = migrate(path, "--dynamic-axes", '{"x": {"0": "batch"}}')
+    assert r["exit_code"] == 1 and r["before"]["faithful"] is False
+    [entry] = [e for e in r["remaining"] if e["op"] == "(retraced graph)"]
+    assert entry["source"] == f"{path.resolve()}:11" and entry["severity"] == "error"
+    assert "repeats with the dynamic axes, as an unrolled loop does" in entry["message"]
+    import re
+
+    first, second = map(int, re.search(r"this line made (\d+) node\(s\) in the first graph and (\d+) in the second",
+                                       entry["message"]).groups())
+    assert 0 < first < second  # batch 2, then 5: more rows, more nodes
+    assert "declare the axis static" in entry["manual_step"] and "torch.jit.script" in entry["manual_step"]
+    # A size that changes a constant and not the number of nodes repeats nothing.
+    from trtcodemod.migrate.unrolled import repeated_at
+
+    model = _module(UNBOUND, tmp_path).build()
+    a = _export_at(model, (2, 3, 8), tmp_path / "a.onnx")
+    wider = _export_at(model, (2, 3, 17), tmp_path / "b.onnx")
+    more = _export_at(model, (5, 3, 8), tmp_path / "c.onnx")
+    where = (str(tmp_path / "loops_model.py"), 11)
+    assert first_difference(a, wider) is not None and repeated_at(a, wider, where) is None
+    x, y = repeated_at(a, more, where)
+    assert 0 < x < y

@@ -301,7 +301,8 @@ def judge(problems: list[Problem], facts: Facts, session: Any, dynamic_axes: dic
         if at_path and (at_path, at_line) not in lines:
             extra.append(Problem("baked", at_path, at_line, RETRACED_GRAPH, None,
                                  f"the graph traced at {points} differs first at a {diff.op} node from this line: "
-                                 "a value computed from an input size is baked in here", "error", EXPORTER))
+                                 "a value computed from an input size is baked in here"
+                                 + _repeated(original, path, at_path, at_line), "error", EXPORTER))
     extra += _unrolled(original, path, points, summary)
     steady = steady_lines(lines, _numbers(session, "original"), _numbers(session, "retrace")) - {(at_path, at_line)}
     summary["steady_lines"] = len(steady)
@@ -341,9 +342,23 @@ def judge_loops(session: Any, progress: Callable[[str], None]) -> Retrace:
         if at_path:
             extra.append(Problem("baked", at_path, at_line, RETRACED_GRAPH, None,
                                  f"the graph traced at {_points(stretched)} differs first at a {diff.op} node from "
-                                 "this line: a value computed from an input size is baked in here", "error", EXPORTER))
+                                 "this line: a value computed from an input size is baked in here"
+                                 + _repeated(original, path, at_path, at_line), "error", EXPORTER))
     summary["seconds"] = round(time.perf_counter() - start, 2)
     return Retrace(extra=extra, summary=summary)
+
+
+def _repeated(original: str, retraced: str, path: str, line: int) -> str:
+    """:data:`~.unrolled.REPEATED_NOTE` where the first differing node's line made another number of nodes
+    in the second graph (torchvision's MultiScaleRoIAlign given `list(boxes.unbind(0))`, one tensor per
+    image of a dynamic batch); nothing where it did not or the graphs cannot be read again."""
+    from .unrolled import REPEATED_NOTE, repeated_at
+
+    try:
+        counts = repeated_at(original, retraced, (path, line))
+    except Exception:  # noqa: BLE001 - graphs we cannot read again add nothing
+        return ""
+    return REPEATED_NOTE.format(a=counts[0], b=counts[1]) if counts else ""
 
 
 def _unrolled(original: str, retraced: str, points: str, summary: dict[str, Any]) -> list[Problem]:
