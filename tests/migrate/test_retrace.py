@@ -960,3 +960,128 @@ def test_a_len_of_a_tensor_is_a_size_read_and_its_line_is_retraced(tmp_path: Pat
                    {3, 4})
     assert size_derived([_traced(path, 3), _traced(path, 4)], facts) == {(path, 3)}
     assert [(e["line"], e["method"]) for e in facts.value_reads()] == [(4, "__bool__")]
+
+
+# --- the original's loop stays named beside a rewrite in its file (zoo 20: tv_box_postprocess) -----------
+
+
+def test_on_an_unfaithful_rewritten_side_the_originals_extras_stand_where_the_rewrite_left_them(tmp_path: Path) -> None:
+    """No second trace judged the rewritten model and its graph is still not faithful: the original's
+    unrolled loop (a line the rewrite left as it was, moved down by a helper inserted above) stands at its
+    rewritten line; one at a line the rewrite changed does not; without ``carry`` neither does."""
+    path = str(tmp_path / "net.py")
+    old = b"import torch\nfor i in range(b):\n    y = v[m]\n"
+    new = b"import torch\ndef _helper():\n    pass\nfor i in range(b):\n    y = _helper(v, m)\n"
+    loop = Problem("baked", path, 2, "(unrolled loop)", None, "`for i in range(b)` repeats", "error", "torchscript")
+    changed = Problem("baked", path, 3, "(retraced graph)", None, "differs here", "error", "torchscript")
+    verdict = Retrace(set(), False, "the graph differs", [loop, changed])
+    rewrite = Rewritten({path: (old, new)})
+    carried = verdict.apply([], rewrite, carry=True)
+    assert [(p.path, p.line, p.op, p.severity) for p in carried] == [(path, 4, "(unrolled loop)", "error")]
+    assert carried[0].message == loop.message
+    assert verdict.apply([], rewrite) == []
+    # A problem already located at that line and op is not listed twice.
+    there = Problem("baked", path, 4, "(unrolled loop)", None, "located", "error", "torchscript")
+    assert verdict.apply([there], rewrite, carry=True) == [there]
+
+
+BATCH_LOOP = '''import torch
+
+
+class Net(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        rows = []
+        for i in range(x.shape[0]):
+            v = x[i].flatten() * 2.0
+            v = v[v > 0.5]
+            rows.append(v.sum().reshape(1))
+        return torch.cat(rows)
+
+
+def build() -> Net:
+    return Net().eval()
+
+
+def inputs(g: torch.Generator) -> tuple[torch.Tensor]:
+    return (torch.rand(2, 3, 8, generator=g),)
+'''
+
+
+def test_a_loop_over_the_batch_stays_named_beside_a_mask_rewritten_in_its_body(tmp_path: Path) -> None:
+    """torchvision post-processing per image (`for i in range(b):`) with a boolean mask in the loop's body:
+    TRT201 rewrites the mask (a helper inserted above moves the loop down), the rewritten graph still holds
+    the example's batch, and the loop is named at its line in the rewritten file with its manual step."""
+    path = tmp_path / "net.py"
+    path.write_text(BATCH_LOOP)
+    r = migrate(path, "--dynamic-axes", '{"x": {"0": "batch"}}')
+    assert r["exit_code"] == 1 and r["after"]["faithful"] is False
+    assert any(a["rule"] == "TRT201" for a in r["applied"]), r["applied"]
+    assert r["retrace"]["unrolled_loops"] == [f"{path.resolve()}:7"]
+    [loop] = [e for e in r["remaining"] if e["op"] == "(unrolled loop)"]
+    assert loop["severity"] == "error" and "`for i in range(x.shape[0])` repeats" in loop["message"]
+    assert "declare the axis static" in loop["manual_step"]
+    # Its line is the `for`'s in the rewritten file (the diff's new side, hunk by hunk).
+    at, new_line, loop_at = int(loop["source"].rsplit(":", 1)[1]), 0, None
+    for text in r["diff"].splitlines():
+        if text.startswith("@@"):
+            new_line = int(text.split("+")[1].split(",")[0].split(" ")[0]) - 1
+        elif text.startswith((" ", "+")) and not text.startswith("+++"):
+            new_line += 1
+            if text[1:].strip() == "for i in range(x.shape[0]):":
+                loop_at = new_line
+    assert loop_at is not None and at == loop_at > 7
+
+
+#: One tensor per image of a dynamic batch, as torchvision's MultiScaleRoIAlign takes its boxes: no `for`
+#: statement, yet the list and the comprehension over it repeat with the batch. The constant of a static
+#: size (a TracerWarning) asks for the second trace.
+UNBOUND = '''import torch
+
+
+def per_image(rows: list[torch.Tensor]) -> torch.Tensor:
+    return torch.cat([r.sum(0, keepdim=True) for r in rows])
+
+
+class Net(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = x * torch.tensor(x.shape[2], dtype=x.dtype)
+        return per_image(list(y.unbind(0))) + 1.0
+
+
+def build() -> Net:
+    return Net().eval()
+
+
+def inputs(g: torch.Generator) -> tuple[torch.Tensor]:
+    return (torch.rand(2, 3, 8, generator=g),)
+'''
+
+
+def test_a_list_of_one_tensor_per_image_is_named_as_repeating_with_the_batch(tmp_path: Path) -> None:
+    """zoo 20 tv_multiscale_roi_align: `list(boxes.unbind(0))` over a dynamic batch. The first differing
+    node's line made another number of nodes in the second graph: it is named as repeating, with the
+    unrolled loop's manual step (not the step for a number baked from a size)."""
+    path = tmp_path / "net.py"
+    path.write_text(UNBOUND)
+    r = migrate(path, "--dynamic-axes", '{"x": {"0": "batch"}}')
+    assert r["exit_code"] == 1 and r["before"]["faithful"] is False
+    [entry] = [e for e in r["remaining"] if e["op"] == "(retraced graph)"]
+    assert entry["source"] == f"{path.resolve()}:11" and entry["severity"] == "error"
+    assert "repeats with the dynamic axes, as an unrolled loop does" in entry["message"]
+    import re
+
+    first, second = map(int, re.search(r"this line made (\d+) node\(s\) in the first graph and (\d+) in the second",
+                                       entry["message"]).groups())
+    assert 0 < first < second  # batch 2, then 5: more rows, more nodes
+    assert "declare the axis static" in entry["manual_step"] and "torch.jit.script" in entry["manual_step"]
+    # A size that changes a constant and not the number of nodes repeats nothing.
+    from trtcodemod.migrate.unrolled import repeated_at
+
+    model = _module(UNBOUND, tmp_path).build()
+    a = _export_at(model, (2, 3, 8), tmp_path / "a.onnx")
+    wider = _export_at(model, (2, 3, 17), tmp_path / "b.onnx")
+    more = _export_at(model, (5, 3, 8), tmp_path / "c.onnx")
+    where = (str(tmp_path / "loops_model.py"), 11)
+    assert first_difference(a, wider) is not None and repeated_at(a, wider, where) is None
+    x, y = repeated_at(a, more, where)
+    assert 0 < x < y

@@ -116,7 +116,7 @@ def manual_step(entry: dict[str, Any]) -> str | None:
         if "Could not find an implementation for" in message:
             return MISSING_KERNEL_STEP
         return EMPTY_INPUT_STEP if "has an empty string in the graph" in message else LOAD_STEP
-    if op == "(unrolled loop)":
+    if op == "(unrolled loop)" or "repeats with the dynamic axes, as an unrolled loop does" in message:
         return UNROLLED_STEP
     if "Iterating over a tensor" in message:
         return LOOP_STEP

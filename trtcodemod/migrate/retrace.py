@@ -105,12 +105,21 @@ class Retrace:
     #: Lines no verdict covers because the data decides what they read (:data:`DATA_BAKED_NOTE`).
     data_read: set[tuple[str, int]] = field(default_factory=set)
 
-    def apply(self, problems: list[Problem], rewritten: Rewritten | None = None) -> list[Problem]:
+    def apply(self, problems: list[Problem], rewritten: Rewritten | None = None,
+              carry: bool = False) -> list[Problem]:
         """``problems`` with the verdict's note (and severity) on the bakes it covers.
 
         ``rewritten``: for the rewritten side, what the rewrite changed. A verdict on the
         original's graph covers only the files the rewrite left as they were; "no dynamic axis"
         covers every line the rewrite left as it was, wherever it moved.
+
+        ``carry``: on the rewritten side, where no second trace of the rewritten model judged it and
+        its graph is not faithful either, the original's extra problems (a loop unrolled another
+        number of times, the line of the first differing node) stand at the lines the rewrite left
+        as they were, at their place in the rewritten file: that code is in the rewritten model
+        unchanged (torchvision's post-processing, `for i in range(b):` over the batch, beside a
+        boolean mask TRT201 rewrote in the same file). A line the rewrite changed is dropped: the
+        rewritten code is not what the original's graphs showed.
         """
         out = []
         for p in problems:
@@ -132,8 +141,23 @@ class Retrace:
                 p = Problem(p.kind, p.path, p.line, p.op, p.rule, p.message + MANUAL_STEP, p.severity, p.exporter)
             out.append(p)
         if rewritten is not None:
-            return out  # the differing node's line is the original graph's: the rewritten one is checked itself
+            # the differing node's line is the original graph's: the rewritten one is checked itself,
+            # unless nothing checked it (``carry``)
+            return out + (self._carried(out, rewritten) if carry else [])
         return out + [p for p in self.extra if not any(_same(p, q) for q in out)]
+
+    def _carried(self, out: list[Problem], rewritten: Rewritten) -> list[Problem]:
+        """The extras at the rewritten lines that are unchanged copies of theirs."""
+        carried = []
+        for p in self.extra:
+            line = rewritten.copy(p.path, p.line) if p.path and p.line else None
+            if line is None:
+                continue
+            moved = Problem(p.kind, p.path, line, p.op, p.rule, p.message, p.severity, p.exporter)
+            if not any(_same(moved, q) or (q.path, q.line, q.op) == (moved.path, moved.line, moved.op)
+                       for q in out + carried):
+                carried.append(moved)
+        return carried
 
     def _origin(self, p: Problem, rewritten: Rewritten | None) -> int | None:
         """The original's line of a bake this verdict covers; None when it covers nothing here."""
@@ -277,7 +301,8 @@ def judge(problems: list[Problem], facts: Facts, session: Any, dynamic_axes: dic
         if at_path and (at_path, at_line) not in lines:
             extra.append(Problem("baked", at_path, at_line, RETRACED_GRAPH, None,
                                  f"the graph traced at {points} differs first at a {diff.op} node from this line: "
-                                 "a value computed from an input size is baked in here", "error", EXPORTER))
+                                 "a value computed from an input size is baked in here"
+                                 + _repeated(original, path, at_path, at_line), "error", EXPORTER))
     extra += _unrolled(original, path, points, summary)
     steady = steady_lines(lines, _numbers(session, "original"), _numbers(session, "retrace")) - {(at_path, at_line)}
     summary["steady_lines"] = len(steady)
@@ -317,9 +342,23 @@ def judge_loops(session: Any, progress: Callable[[str], None]) -> Retrace:
         if at_path:
             extra.append(Problem("baked", at_path, at_line, RETRACED_GRAPH, None,
                                  f"the graph traced at {_points(stretched)} differs first at a {diff.op} node from "
-                                 "this line: a value computed from an input size is baked in here", "error", EXPORTER))
+                                 "this line: a value computed from an input size is baked in here"
+                                 + _repeated(original, path, at_path, at_line), "error", EXPORTER))
     summary["seconds"] = round(time.perf_counter() - start, 2)
     return Retrace(extra=extra, summary=summary)
+
+
+def _repeated(original: str, retraced: str, path: str, line: int) -> str:
+    """:data:`~.unrolled.REPEATED_NOTE` where the first differing node's line made another number of nodes
+    in the second graph (torchvision's MultiScaleRoIAlign given `list(boxes.unbind(0))`, one tensor per
+    image of a dynamic batch); nothing where it did not or the graphs cannot be read again."""
+    from .unrolled import REPEATED_NOTE, repeated_at
+
+    try:
+        counts = repeated_at(original, retraced, (path, line))
+    except Exception:  # noqa: BLE001 - graphs we cannot read again add nothing
+        return ""
+    return REPEATED_NOTE.format(a=counts[0], b=counts[1]) if counts else ""
 
 
 def _unrolled(original: str, retraced: str, points: str, summary: dict[str, Any]) -> list[Problem]:

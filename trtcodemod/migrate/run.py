@@ -670,7 +670,10 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: VerifyReport, fi
     if retrace is not None:
         # The verdict is about the original's code: on the rewritten side it covers only the
         # code the rewrite left as it was.
-        located = retrace.apply(located, None if side == "before" else Rewritten(sources))
+        # Where no second trace of the rewritten model judged it and its graph is still not faithful,
+        # the original's unrolled loops and first differing line stand where the rewrite left them.
+        carry = side == "after" and after_retrace is None and report["after"]["faithful"] is not True
+        located = retrace.apply(located, None if side == "before" else Rewritten(sources), carry)
     if after_retrace is not None and side == "after":
         located = after_retrace.apply(located)  # its lines are the rewritten model's own bakes
     report["remaining"] = _remaining(located, plan)

@@ -15,6 +15,10 @@ count in one direction (a branch taken at one size changes only its own lines; o
 first iteration only keeps its count), or, with no such line that made nodes, the lines that
 changed did, and no kept loop around it explains it already (a loop nested in an unrolled loop
 repeats with it, in its body or in code its body calls).
+
+:func:`repeated_at` gives the node counts of one line (the first differing node's) where the second
+graph has another number of them: with no ``for`` around it, a Python list whose length follows a
+dynamic axis (``list(boxes.unbind(0))``) repeats as a loop does.
 """
 
 from __future__ import annotations
@@ -147,3 +151,24 @@ def unrolled_loops(path_a: str, path_b: str, user: Any = None) -> list[Unrolled]
 
     kept = [u for u in found if not any(o is not u and inside(u, o) for o in found)]
     return sorted(kept, key=lambda u: (u.path, u.line))
+
+
+#: Said of the line of the first differing node where it made more (or fewer) nodes in the second graph:
+#: a Python list whose length follows a dynamic axis repeats its elements' nodes as a loop does.
+REPEATED_NOTE = ("; this line made {a} node(s) in the first graph and {b} in the second: what it builds repeats "
+                 "with the dynamic axes, as an unrolled loop does (a Python list of one element per row of a "
+                 "dynamic axis: `list(x.unbind(0))`, `x.split(1)`, `[item] * x.shape[0]`, a comprehension over "
+                 "the batch)")
+
+
+def repeated_at(path_a: str, path_b: str, where: tuple[str, int], user: Any = None) -> tuple[int, int] | None:
+    """The node counts of the user's line ``where`` in the two graphs, where both made nodes there and
+    the second made another number of them; None otherwise (a baked number changes a constant, not the
+    count)."""
+    import onnx
+
+    outer: dict[tuple[str, int], set[tuple[str, int]]] = {}
+    key = (norm(where[0]), where[1])
+    a = _line_counts(onnx.load(path_a, load_external_data=False), user, outer).get(key, 0)
+    b = _line_counts(onnx.load(path_b, load_external_data=False), user, outer).get(key, 0)
+    return (a, b) if a and b and a != b else None
