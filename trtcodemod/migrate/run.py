@@ -503,10 +503,12 @@ def _revert_culprits(final: VerifyReport, plan: Plan) -> bool:
     """Take back the fixes that broke equivalence; True when the plan changed."""
     if final.equivalent or not final.culprits:
         return False
-    if _baked_past_the_original(final) and _eager_unchanged(final):
+    if _baked_past_the_original(final) and _eager_unchanged(final) and _refused_at_other_sizes(final):
         # The fix that let the export through is "culprit" only because no graph of the original exists to
-        # compare: what differs is a size baked further on (yolov7's per-image NMS loop behind the
-        # `multi_label &= nc > 1` TRT732 took). Not blamed; a candidate goes back as unproved.
+        # compare: what differs is a size baked further on, a graph ONNX Runtime refuses at other sizes
+        # (yolov7's per-image NMS loop behind the `multi_label &= nc > 1` TRT732 took). Not blamed; a
+        # candidate goes back as unproved. Other values at other sets may be the fix's own (pytorch3d's
+        # `searchsorted` one bin over at the CDF's last edge): blamed as before.
         return False
     culprits = {c.rule: c.detail for c in final.culprits if c.reproduces}
     if culprits:
@@ -537,6 +539,13 @@ def _eager_unchanged(final: VerifyReport) -> bool:
     eager = [r for r in final.backends if not r.exporter]
     ran = [r for r in eager if r.status == OK]
     return bool(ran) and all(r.passed for r in ran) and not any(r.status == FAILED for r in eager)
+
+
+def _refused_at_other_sizes(final: VerifyReport) -> bool:
+    """Every unfaithful graph of the rewritten model is one ONNX Runtime refuses to run on some set (a
+    Split or Reshape of the example's sizes), never one that runs and computes other values."""
+    unfaithful = [c for c in final.checks("after") if c.faithful is False]
+    return bool(unfaithful) and all(c.failed_node or "failed" in c.detail for c in unfaithful)
 
 
 def _baked_past_the_original(final: VerifyReport) -> bool:
