@@ -131,8 +131,10 @@ def _stop_key(finding: Any) -> tuple[str, str, str] | None:
 #: of the example's length (kornia's DeFMO: `times[list(range(times.shape[0])), ki]` keeps one row at
 #: batch 2, and the `torch.cat` with the latent two lines below refuses the mismatched batch); TRT349, whose
 #: typed legacy constructors and `x.new(sizes)` bake the example's sizes without a TracerWarning (only
-#: `torch.Tensor(sizes)` warns), so the `torch.cat` or mask assignment that meets the tensor refuses it.
-WRONG_INDEX_RULES = frozenset({"TRT728", "TRT330", "TRT339", "TRT323", "TRT716", "TRT349"})
+#: `torch.Tensor(sizes)` warns), so the `torch.cat` or mask assignment that meets the tensor refuses it; TRT359,
+#: whose blocks of a range's index keep the example's count without a TracerWarning (lift-splat-shoot's batch-index
+#: column: the `torch.cat` with the voxel coordinates on the next line refuses the other batch's rows).
+WRONG_INDEX_RULES = frozenset({"TRT728", "TRT330", "TRT339", "TRT323", "TRT716", "TRT349", "TRT359"})
 
 #: Rules that rewrite a module where it is built (``nn.LocalResponseNorm(...)`` in ``__init__``)
 #: while the graph check names them from a node's stack, made where forward calls the module: a
