@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import children, int_value, mentions_name, short_code, strip_parens, visit_readonly, walk
+from trtcodemod.astutil import (children, int_value, mentions_name, plain_read, short_code, strip_parens,
+                                visit_readonly, walk)
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.scopes import PARAM, Bindings
 from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
@@ -142,27 +143,6 @@ def _indices_apart(subscript: cst.Subscript) -> tuple[list[cst.BaseExpression], 
     return indices, sliced
 
 
-def _reads_only(node: cst.BaseExpression) -> bool:
-    """A name, an attribute chain or a subscript of one by literals and ``:`` (``geom_feats[:, 3]``): evaluating
-    it runs no code of the user's, so it may be evaluated before or after another expression."""
-    node = strip_parens(node)
-    if type(node) is cst.Name:
-        return True
-    if type(node) is cst.Attribute:
-        return _reads_only(node.value)
-    if type(node) is cst.Subscript:
-        for element in node.slice:
-            index = element.slice
-            if type(index) is cst.Slice:
-                if not all(part is None or int_value(part) is not None for part in (index.lower, index.upper,
-                                                                                   index.step)):
-                    return False
-            elif index.star is not None or int_value(index.value) is None:
-                return False
-        return _reads_only(node.value)
-    return False
-
-
 #: The helper that expands a value written into a slice to the slice's shape while exporting.
 SLICE_VALUE_HELPER = "_trt_slice_value"
 
@@ -173,25 +153,13 @@ def _basic_slicing(subscript: cst.Subscript) -> bool:
     for element in subscript.slice:
         index = element.slice
         if type(index) is cst.Slice:
-            if not all(part is None or _plain_bound(part) for part in (index.lower, index.upper, index.step)):
+            if not all(part is None or plain_read(part) for part in (index.lower, index.upper, index.step)):
                 return False
         elif type(index) is not cst.Index or index.star is not None:
             return False
         elif not (_is_ellipsis(element) or int_value(index.value) is not None):
             return False
     return True
-
-
-def _plain_bound(node: cst.BaseExpression) -> bool:
-    if type(node) in (cst.Name, cst.Integer):
-        return True
-    if type(node) is cst.Attribute:
-        return _plain_bound(node.value)
-    if type(node) is cst.UnaryOperation:
-        return _plain_bound(node.expression)
-    if type(node) is cst.BinaryOperation:
-        return _plain_bound(node.left) and _plain_bound(node.right)
-    return False
 
 
 def _root_name(node: cst.BaseExpression) -> str | None:
@@ -613,7 +581,7 @@ TensorRT (no TensorRT on our machines): the finding is about the construct, and
         # Only code with effects or errors could tell, so one side must run none: the target and the indices
         # only read names (`geom_feats[:, 3]`), or the value is a local name, which no call can rebind.
         if not (type(strip_parens(value)) is cst.Name
-                or all(_reads_only(i) for i in indices) and _reads_only(target.value)):
+                or all(plain_read(i) for i in indices) and plain_read(target.value)):
             return None
         call = cst.Call(cst.Name(SLICED_HELPER), [
             cst.Arg(strip_parens(target.value), comma=_comma()),

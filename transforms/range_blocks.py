@@ -9,31 +9,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import int_value, mentions_name, strip_parens
+from trtcodemod.astutil import int_value, mentions_name, plain_read, strip_parens
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety, spelled
 from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
 
 HELPER = "_trt_range_blocks"
 
 _CAT = ("torch.cat", "torch.concat", "torch.concatenate")
-
-
-def _plain(node: cst.BaseExpression) -> bool:
-    """Names, attributes, integer literals, literal subscripts and arithmetic of those (``B``, ``x.shape[0]``):
-    evaluating it once more cannot be told apart."""
-    node = strip_parens(node)
-    if type(node) in (cst.Name, cst.Integer):
-        return True
-    if type(node) is cst.Attribute:
-        return _plain(node.value)
-    if type(node) is cst.BinaryOperation:
-        return _plain(node.left) and _plain(node.right)
-    if type(node) is cst.UnaryOperation:
-        return _plain(node.expression)
-    if type(node) is cst.Subscript:
-        return _plain(node.value) and all(
-            type(e.slice) is cst.Index and int_value(e.slice.value) is not None for e in node.slice)
-    return False
 
 
 class RangeBlocks(RuntimeScopeRule):
@@ -154,7 +136,7 @@ TensorRT versions: all (the count is baked in before TensorRT sees the graph).""
             return None
         count = source.args[0].value
         parts = [positional[0].value, *keywords.values()]
-        uniform = _plain(count) and not any(mentions_name(p, index) for p in parts)
+        uniform = plain_read(count) and not any(mentions_name(p, index) for p in parts)
         return count, uniform
 
 
