@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import children, int_value, mentions_name, short_code, strip_parens, visit_readonly, walk
+from trtcodemod.astutil import (children, int_value, mentions_name, plain_read, short_code, strip_parens,
+                                visit_readonly, walk)
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.scopes import PARAM, Bindings
 from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
@@ -115,6 +116,33 @@ def _positions_among_names(subscript: cst.Subscript) -> tuple[list[cst.BaseExpre
     return (literals, names) if literals and names else None
 
 
+#: The helper that writes through index tensors a full slice stands between, in a form the exporter takes.
+SLICED_HELPER = "_trt_index_put_sliced"
+
+
+def _indices_apart(subscript: cst.Subscript) -> tuple[list[cst.BaseExpression], list[int]] | None:
+    """``final[b, :, z, x, y]``: only index expressions and bare ``:``, at least two indices with a ``:`` between
+    them (the write the TorchScript exporter refuses): the index expressions and the positions of the ``:``."""
+    indices: list[cst.BaseExpression] = []
+    sliced: list[int] = []
+    for position, element in enumerate(subscript.slice):
+        if _is_bare_colon(element):
+            sliced.append(position)
+            continue
+        index = element.slice
+        if type(index) is not cst.Index or index.star is not None:
+            return None
+        value = strip_parens(index.value)
+        if type(value) in (cst.Ellipsis, cst.Integer, cst.Float) or (
+                type(value) is cst.Name and value.value in ("None", "True", "False")):
+            return None  # a number is a select, `None` a new axis: another write
+        indices.append(index.value)
+    placed = [n for n in range(len(subscript.slice)) if n not in sliced]
+    if len(indices) < 2 or not any(placed[0] < p < placed[-1] for p in sliced):
+        return None  # consecutive indices: the exporter writes them
+    return indices, sliced
+
+
 #: The helper that expands a value written into a slice to the slice's shape while exporting.
 SLICE_VALUE_HELPER = "_trt_slice_value"
 
@@ -125,25 +153,13 @@ def _basic_slicing(subscript: cst.Subscript) -> bool:
     for element in subscript.slice:
         index = element.slice
         if type(index) is cst.Slice:
-            if not all(part is None or _plain_bound(part) for part in (index.lower, index.upper, index.step)):
+            if not all(part is None or plain_read(part) for part in (index.lower, index.upper, index.step)):
                 return False
         elif type(index) is not cst.Index or index.star is not None:
             return False
         elif not (_is_ellipsis(element) or int_value(index.value) is not None):
             return False
     return True
-
-
-def _plain_bound(node: cst.BaseExpression) -> bool:
-    if type(node) in (cst.Name, cst.Integer):
-        return True
-    if type(node) is cst.Attribute:
-        return _plain_bound(node.value)
-    if type(node) is cst.UnaryOperation:
-        return _plain_bound(node.expression)
-    if type(node) is cst.BinaryOperation:
-        return _plain_bound(node.left) and _plain_bound(node.right)
-    return False
 
 
 def _root_name(node: cst.BaseExpression) -> str | None:
@@ -288,6 +304,25 @@ other batch and spatial sizes, no index at all included). Any other index (a boo
 index, a number) keeps the integer: the original write. A negative position, a slice, `None` or
 an index that is not a plain name is left alone. The ScatterND stays (this finding's point).
 
+Index expressions that a bare `:` stands between, `final[b, :, z, x, y] = feats` (lift-splat-shoot's
+voxel pooling writes its pooled features so into a (B, C, Z, X, Y) grid, `src/models.py:237`, and the
+LSS-based repositories copy it; PointPillars-style scatters write `canvas[b, :, y, x] = pillars`), fail
+the TorchScript export with the same error: PyTorch puts the indexed axes first in the part written,
+which the exporter cannot express. The statement → `_trt_index_put_sliced(final, [b, z, x, y], [1],
+feats)`, an inserted helper that is the assignment itself outside `torch.onnx.export` (the subscript
+rebuilt with `:` at the listed positions: the same objects, so NumPy arrays, masks and indices out of
+range behave as before) and, under `torch.jit.script`, the same `index_put_` into a view whose indexed
+axes come first. While exporting, where the target is a tensor and every index a 1-d integer tensor,
+it moves the indexed axes first (a permutation: the part written is then the same elements in the
+same order and shape), writes the value there out of place (one ScatterND) and copies the result back
+into the target, which the trace follows as a write of the target itself (measured: both exporters,
+equal to eager mode in ONNX Runtime at other numbers of rows, none included). Anything else (an int
+among the indices, a mask, consecutive indices) keeps the original write. Offered for a plain
+`target[...] = value` whose target is a name or an attribute, whose value is not a number (TorchScript
+types the helper's value as a tensor), and where evaluating the value after the target and the indices
+cannot be told apart (the value is a local name, or the target and indices only read names, attributes
+and literal subscripts such as `geom_feats[:, 3]`).
+
 A plain write of a tensor value into a view (only slices with plain bounds, Ellipsis and integer
 literals, `coords[:, :, 0] = torch.arange(d).view(d, 1, 1)`) where the torch.cat rebuild above is
 not offered, and whose value does not mention the tensor written (it may be a view of it), gets a
@@ -298,7 +333,8 @@ shape and ONNX Runtime refuses to run it (measured, torch 2.13: "invalid expand 
 `torch.onnx.export`, and while exporting `value.expand_as(slice)`, whose shape the trace takes from
 the slice's own sizes: the same values, as the write broadcasts the value to that shape itself. A
 value with more axes than the slice (leading size-1 axes the write drops) or a number is left to
-the write. `migrate` applies the positions where the export fails with that error at one of them,
+the write. `migrate` applies the positions (and the writes through index tensors a `:` stands
+between) where the export fails with that error at one of them,
 and the broadcasts where ONNX Runtime refuses the Expand made at one of them (not another node
 there: a Gather out of bounds is another fix's), each with every finding of the same kind of fix
 in that file: the exporter and ONNX Runtime stop at the first, so each round would locate only
@@ -500,6 +536,8 @@ TensorRT (no TensorRT on our machines): the finding is about the construct, and
                       "the TorchScript export (only consecutive 1-d tensor indices): "
                       f"{POSITION_HELPER} makes it a tensor of the indices' length while exporting")
             fix = Fix(replaced, helpers=(POSITION_HELPER,))
+        elif active is None and (apart := self._indices_apart_fix(statement, target, value, rewritable)):
+            reason, fix = apart
         elif active is None:
             reason = f"not rewritten: {why}"
         elif not rewritable or value is None:
@@ -528,6 +566,32 @@ TensorRT (no TensorRT on our machines): the finding is about the construct, and
             call = cst.Call(cst.Name(SLICE_VALUE_HELPER), [cst.Arg(value), cst.Arg(target)])
             fix = Fix({value: call}, helpers=(SLICE_VALUE_HELPER,))
         self.found(target, f"{problem}; {reason}", fix)
+
+    def _indices_apart_fix(self, statement: cst.CSTNode, target: cst.Subscript, value: cst.BaseExpression | None,
+                           rewritable: bool) -> tuple[str, Fix] | None:
+        """``final[b, :, z, x, y] = feats`` → ``_trt_index_put_sliced(final, [b, z, x, y], [1], feats)``: the
+        reason and the safe fix, where the subscript has index expressions a ``:`` stands between."""
+        apart = _indices_apart(target)
+        if apart is None or not rewritable or value is None or type(statement) is not cst.Assign or _is_number(value):
+            return None  # TorchScript types the helper's value as a tensor: a number stays the original write
+        indices, sliced = apart
+        if not _plain_reference(target.value):
+            return None  # a write through an indexed view: the copy back would go into a temporary
+        # Python evaluates the value first, then the target and its indices; the call evaluates the value last.
+        # Only code with effects or errors could tell, so one side must run none: the target and the indices
+        # only read names (`geom_feats[:, 3]`), or the value is a local name, which no call can rebind.
+        if not (type(strip_parens(value)) is cst.Name
+                or all(plain_read(i) for i in indices) and plain_read(target.value)):
+            return None
+        call = cst.Call(cst.Name(SLICED_HELPER), [
+            cst.Arg(strip_parens(target.value), comma=_comma()),
+            cst.Arg(cst.List([cst.Element(i) for i in indices]), comma=_comma()),
+            cst.Arg(cst.List([cst.Element(cst.Integer(str(p))) for p in sliced]), comma=_comma()),
+            cst.Arg(value),
+        ])
+        reason = ("index tensors a `:` stands between also fail the TorchScript export (only consecutive 1-d "
+                  f"tensor indices): {SLICED_HELPER} writes the indexed axes moved first while exporting")
+        return reason, Fix({statement: cst.Expr(call, semicolon=statement.semicolon)}, helpers=(SLICED_HELPER,))
 
     def _computed_value(self, value: cst.BaseExpression) -> bool:
         """Whether ``value`` is a tensor computed anew, never a view of what it reads.

@@ -68,6 +68,33 @@ def int_value(node: cst.BaseExpression | None) -> int | None:
     return None
 
 
+def plain_read(node: cst.BaseExpression) -> bool:
+    """Names, integer literals, attributes, arithmetic of those and subscripts by integer literals and
+    literal slices (``B``, ``Nprime // B``, ``x.shape[0]``, ``geom_feats[:, 3]``): an expression that calls
+    nothing of the user's, so evaluating it once more, or before or after another expression, cannot be
+    told apart."""
+    node = strip_parens(node)
+    if type(node) in (cst.Name, cst.Integer):
+        return True
+    if type(node) is cst.Attribute:
+        return plain_read(node.value)
+    if type(node) is cst.UnaryOperation:
+        return plain_read(node.expression)
+    if type(node) is cst.BinaryOperation:
+        return plain_read(node.left) and plain_read(node.right)
+    if type(node) is cst.Subscript:
+        for element in node.slice:
+            index = element.slice
+            if type(index) is cst.Slice:
+                if not all(part is None or int_value(part) is not None for part in (index.lower, index.upper,
+                                                                                   index.step)):
+                    return False
+            elif index.star is not None or int_value(index.value) is None:
+                return False
+        return plain_read(node.value)
+    return False
+
+
 def int_values(node: cst.BaseExpression) -> list[int] | None:
     """``(1, 2)`` / ``[1, 2]`` / ``1`` as integers, else None."""
     single = int_value(node)

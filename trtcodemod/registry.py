@@ -35,6 +35,7 @@ RULE_MODULES: tuple[str, ...] = (
     "einsum",
     "repeat",
     "comprehensions",
+    "range_blocks",
     "scripted",
     "optional_state",
     "layers",

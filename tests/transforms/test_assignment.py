@@ -851,3 +851,182 @@ def test_migrate_plans_every_write_the_first_failure_stands_for(tmp_path) -> Non
     alone = Plan()
     alone.update(findings, [other], facts, unsafe=False)
     assert sorted(d.finding.line for d in alone.applied) == [12]
+
+
+# --- index tensors a `:` stands between (`final[b, :, z, x, y] = feats`) ---------------------------
+
+APART = """\
+import torch
+from torch import nn
+
+
+class Splat(nn.Module):
+    # The voxel pooling's last step: each pooled feature row written into its voxel of a (B, C, Z, X, Y) grid
+    # through four index columns, the channel axis sliced in between (after nv-tlabs/lift-splat-shoot@
+    # d74598cb51101e2143097ab270726a561f81f8fd src/models.py:236-237, and the copies of it in LSS-based
+    # repositories), in our own words.
+    def forward(self, feats: torch.Tensor, coords: torch.Tensor) -> torch.Tensor:
+        grid = torch.zeros((2, feats.shape[1], 3, 5, 6), dtype=feats.dtype)
+        grid[coords[:, 3], :, coords[:, 2], coords[:, 0], coords[:, 1]] = feats
+        return torch.cat(grid.unbind(dim=2), 1)
+
+
+class Pillars(nn.Module):
+    # A pillar scatter into a (B, C, H, W) canvas by named index columns, the value converted by a call (the
+    # PointPillars scatter as t-lou/mlfield@342998e7704ee9da9ed4cb8ed8f6c0edff3acd36
+    # mmperc/src/scatter/scatter.py:49 writes it per sample), in our own words.
+    def forward(self, feats: torch.Tensor, coords: torch.Tensor) -> torch.Tensor:
+        canvas = torch.zeros(2, feats.shape[1], 4, 5)
+        b = coords[:, 0]
+        y = coords[:, 1]
+        x = coords[:, 2]
+        canvas[b, :, y, x] = feats.float()
+        return canvas
+
+
+class PerSample(nn.Module):
+    # t-lou/mlfield@342998e7704ee9da9ed4cb8ed8f6c0edff3acd36 mmperc/src/scatter/scatter.py:32-49: a loop over
+    # the batch, `bev[b, :, iy, ix] = feats.t()` with a Python int `b` (a select, not an index tensor).
+    def forward(self, feats: torch.Tensor, coords: torch.Tensor) -> torch.Tensor:
+        bev = torch.zeros(feats.shape[0], feats.shape[2], 4, 5)
+        for b in range(feats.shape[0]):
+            ix = coords[b, :, 0]
+            iy = coords[b, :, 1]
+            bev[b, :, iy, ix] = feats[b].t()
+        return bev
+"""
+
+
+def test_indices_a_slice_stands_between_are_rewritten() -> None:
+    after = rewrite(APART, select=BOTH)  # a safe fix: no --unsafe needed
+    assert ("_trt_index_put_sliced(grid, [coords[:, 3], coords[:, 2], coords[:, 0], coords[:, 1]], [1], feats)"
+            in after)
+    assert "_trt_index_put_sliced(canvas, [b, y, x], [1], feats.float())" in after
+    assert "_trt_index_put_sliced(bev, [b, iy, ix], [1], feats[b].t())" in after
+    assert "def _trt_index_put_moved(" in after and "def _trt_index_put_write(" in after
+    assert rewrite(after, select=BOTH) == after  # idempotent
+
+
+@pytest.mark.parametrize("write", [
+    "out[b, h, :] = v",  # consecutive indices: the exporter writes them
+    "out[:, b, h] = v",
+    "out[b, :, h] += v",  # augmented: the write reads the part first
+    "out[b, :, h] = 1.0",  # a number: TorchScript would type the helper's value as a tensor
+    "out[b, :, h, ...] = v",  # an Ellipsis
+    "out[b, 1:, h] = v",  # a slice with bounds
+    "out[b, :, None] = v",  # a new axis
+    "out[0][b, :, h] = v",  # a view: the copy back would go into a temporary
+    "out[b.long(), :, h] = v.float()",  # calls on both sides: the order they run in would change
+])
+def test_what_is_not_indices_apart_is_left_alone(write: str) -> None:
+    body = ("def f(x: torch.Tensor, v: torch.Tensor):\n    out = torch.zeros(2, 3, 4, 5)\n"
+            f"    b, h = torch.where(x > 0.5)\n    {write}\n    return out\n")
+    assert found(body) == ["TRT203"]
+    assert "_trt_index_put_sliced" not in fixed(body)
+
+
+def _apart_models(name: str) -> tuple[torch.nn.Module, torch.nn.Module]:
+    return load(APART, name)().eval(), load(rewrite(APART, select=BOTH), name)().eval()
+
+
+def _voxel_inputs(n: int, generator: torch.Generator, dtype: torch.dtype = torch.long) -> tuple[torch.Tensor, ...]:
+    """``n`` distinct voxels of the (2, 3, 5, 6) grid (a repeated voxel is written in no defined order) and
+    four channels of features."""
+    cells = torch.randperm(2 * 3 * 5 * 6, generator=generator)[:n]
+    coords = torch.stack([cells // 6 % 5, cells % 6, cells // 30 % 3, cells // 90], 1).to(dtype)
+    return torch.randn(n, 4, generator=generator), coords
+
+
+def _pillar_inputs(n: int, generator: torch.Generator) -> tuple[torch.Tensor, ...]:
+    cells = torch.randperm(2 * 4 * 5, generator=generator)[:n]
+    return torch.randn(n, 3, generator=generator), torch.stack([cells // 20, cells // 5 % 4, cells % 5], 1)
+
+
+def test_indices_apart_write_as_the_original() -> None:
+    generator = torch.Generator().manual_seed(0)
+    edge = torch.tensor([[float("inf"), -float("inf"), float("nan"), -0.0]])
+    for name, make in (("Splat", _voxel_inputs), ("Pillars", _pillar_inputs)):
+        original, rewritten = _apart_models(name)
+        for n in (0, 1, 7):
+            feats, coords = make(n, generator)
+            sets = {"random": [feats, coords], "zeros": [torch.zeros_like(feats), coords],
+                    "negatives": [-feats.abs(), coords], "int32": [feats, coords.int()]}
+            if n:
+                sets["inf-nan"] = [edge[:, :feats.shape[1]].expand(n, -1).clone(), coords]
+                sets["out-of-range"] = [feats, coords + 10]  # both raise IndexError
+                sets["float-index"] = [feats, coords.float()]  # both raise IndexError
+                sets["float64"] = [feats.double(), coords]  # a float64 grid (Splat), `.float()` (Pillars)
+            for label, inputs in sets.items():
+                assert_same_run(run_once(original, inputs), run_once(rewritten, inputs), context=f"{name} {label}")
+                graded = [inputs[0].clone().requires_grad_(), inputs[1]]
+                assert_same_run(run_once(original, graded), run_once(rewritten, graded), context=f"{name} grad")
+    # The per-sample loop (an int among the indices) is the original write outside and inside an export.
+    original, rewritten = _apart_models("PerSample")
+    feats = torch.randn(2, 6, 3, generator=generator)
+    coords = torch.stack([torch.randperm(20, generator=generator)[:6] for _ in range(2)]).unsqueeze(-1)
+    coords = torch.cat([coords % 5, coords // 5], -1)
+    assert_same_run(run_once(original, [feats, coords]), run_once(rewritten, [feats, coords]))
+
+
+def test_indices_apart_script_as_the_original(tmp_path) -> None:
+    generator = torch.Generator().manual_seed(1)
+    namespace = import_source(rewrite(APART, select=BOTH), tmp_path)  # TorchScript reads the source file
+    for name, make in (("Splat", _voxel_inputs), ("Pillars", _pillar_inputs)):
+        original = load(APART, name)().eval()
+        scripted = torch.jit.script(namespace[name]().eval())
+        for n in (0, 5):
+            feats, coords = make(n, generator)
+            assert torch.equal(scripted(feats, coords), original(feats, coords))
+
+
+def _export_apart(model: torch.nn.Module, inputs: tuple, dynamo: bool) -> ort.InferenceSession:
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if dynamo:
+            n = torch.export.Dim("n", min=0)
+            torch.onnx.export(model, inputs, buffer, dynamo=True, input_names=["feats", "coords"],
+                              dynamic_shapes={"feats": {0: n}, "coords": {0: n}}, verbose=False)
+        else:
+            torch.onnx.export(model, inputs, buffer, dynamo=False, input_names=["feats", "coords"],
+                              dynamic_axes={"feats": {0: "n"}, "coords": {0: "n"}})
+    return ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
+
+
+@pytest.mark.parametrize("dynamo", [False, True])
+def test_indices_apart_export_and_follow_the_input(dynamo: bool) -> None:
+    generator = torch.Generator().manual_seed(2)
+    for name, make in (("Splat", _voxel_inputs), ("Pillars", _pillar_inputs)):
+        original, rewritten = _apart_models(name)
+        example = make(7, generator)
+        if not dynamo:
+            with pytest.raises(Exception, match="consecutive 1-d tensor indices"):
+                _export_apart(original, example, dynamo)
+        session = _export_apart(rewritten, example, dynamo)
+        for n in (7, 3, 12, 0):
+            feats, coords = make(n, generator)
+            (got,) = session.run(None, {"feats": feats.numpy(), "coords": coords.numpy()})
+            assert torch.equal(torch.from_numpy(got), original(feats, coords)), (name, n, dynamo)
+
+
+def test_indices_apart_helper_keeps_the_original_write_where_it_must() -> None:
+    from trtcodemod.helpers.indexing import _trt_index_put_moved, _trt_index_put_sliced
+
+    grid = torch.zeros(2, 3, 4)
+    i, j = torch.tensor([0, 1]), torch.tensor([3, 2])
+    # not moved (False, nothing written): consecutive indices, a mask, a 2-d index, an int, a NumPy array
+    for target, indices, sliced in ((grid, [i, j], [2]), (grid, [i > 0, j], [1]), (grid, [i[None], j], [1]),
+                                    (grid, [1, j], [1]), (np.zeros((2, 3, 4)), [i, j], [1])):
+        assert not _trt_index_put_moved(target, indices, sliced, 1.0)
+    assert not grid.any()
+    # moved: the values the write gives, for a tensor value broadcast along the slice and for a number
+    for value in (torch.arange(3, dtype=torch.float32), 2.5):
+        want, got = grid.clone(), grid.clone()
+        want[i, :, j] = value
+        assert _trt_index_put_moved(got, [i, j], [1], value)
+        assert torch.equal(want, got) and got.dtype == torch.float32
+    # outside an export the helper is the write itself, on a NumPy array too
+    array, expected = np.zeros((2, 3, 4)), np.zeros((2, 3, 4))
+    _trt_index_put_sliced(array, [np.array([0, 1]), np.array([3, 2])], [1], 7.0)
+    expected[[0, 1], :, [3, 2]] = 7.0
+    assert (array == expected).all()

@@ -104,6 +104,70 @@ def _trt_index_position_tensor(position, indices):
     return torch.full_like(indices[0], position)
 
 
+def _trt_index_put_sliced(target, indices, sliced, value):
+    # type: (Tensor, List[Tensor], List[int], Tensor) -> None
+    """``target[i, :, j, k] = value``: the index tensors ``indices`` in order, with a full slice ``:`` at each
+    position of ``sliced`` (positions in the subscript, increasing); while exporting, a write the TorchScript
+    exporter takes.
+
+    Index tensors that a slice stands between make PyTorch put the indexed axes first in the part written, then
+    the sliced ones; the TorchScript exporter refuses that write (``Only consecutive 1-d tensor indices are
+    supported in exporting aten::index_put``), so the model does not export at all (lift-splat-shoot's voxel
+    pooling, ``final[b, :, z, x, y] = feats``; PointPillars' scatter, ``canvas[b, :, y, x] = pillars``).
+    While exporting, where ``target`` is a tensor and every index a 1-d integer tensor, the axes are moved so
+    that the indexed ones come first: the part written is then the same elements in the same order and shape,
+    the value is written there out of place (one ScatterND) and copied back into ``target``, which the trace
+    follows as a write of ``target`` itself. Outside ``torch.onnx.export`` this is the assignment itself, with
+    the same objects (a NumPy array, a bool mask, an index out of range that raises).
+    """
+    if torch.jit.is_scripting():
+        # TorchScript writes `target[i, :, j] = value` as index_put_ with None at the slices; the same write
+        # into a view whose indexed axes come first.
+        order: List[int] = []
+        for axis in range(target.dim()):
+            if axis < len(indices) + len(sliced) and axis not in sliced:
+                order.append(axis)
+        for axis in range(target.dim()):
+            if axis not in order:
+                order.append(axis)
+        target.permute(order).index_put_(indices, value)
+        return
+    if _trt_onnx_exporting() and _trt_index_put_moved(target, indices, sliced, value):
+        return
+    _trt_index_put_write(target, indices, sliced, value)
+
+
+@torch.jit.unused
+def _trt_index_put_write(target, indices, sliced, value):
+    """``target[...] = value`` with the subscript rebuilt: ``indices`` in order, ``:`` at ``sliced``."""
+    subscript = list(indices)
+    for position in sliced:
+        subscript.insert(position, slice(None))
+    target[tuple(subscript)] = value
+
+
+@torch.jit.unused
+def _trt_index_put_moved(target, indices, sliced, value) -> bool:
+    """Write ``target[...] = value`` with the indexed axes moved first, out of place, then copied back; False
+    (nothing written) unless ``target`` is a tensor and ``indices`` are 1-d integer tensors standing apart."""
+    if not isinstance(target, torch.Tensor) or not indices or not all(
+            isinstance(i, torch.Tensor) and i.dim() == 1 and i.dtype in (torch.long, torch.int) for i in indices):
+        return False
+    count = len(indices) + len(sliced)
+    if count > target.dim():
+        return False
+    axes = [axis for axis in range(count) if axis not in sliced]
+    if axes[-1] - axes[0] == len(axes) - 1:
+        return False  # consecutive: the exporter writes it as it is
+    order = axes + [axis for axis in range(target.dim()) if axis not in axes]
+    back = [order.index(axis) for axis in range(target.dim())]
+    # a tensor value as the write takes it (another dtype raises as it does); a number as a 0-d tensor of the
+    # target's dtype, which the write converts it to (torch.as_tensor would warn in the trace)
+    fill = value if isinstance(value, torch.Tensor) else target.new_full((), value)
+    target.copy_(target.permute(order).index_put(tuple(indices), fill).permute(back))
+    return True
+
+
 def _trt_slice_value(value, part):
     """``value``, written into ``part`` (the slice ``x[:, :, 0]`` of ``x[:, :, 0] = value``); while exporting,
     ``value.expand_as(part)``.

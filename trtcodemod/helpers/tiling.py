@@ -29,3 +29,32 @@ def _trt_tile(x, dims: list[int]):
         counts = list(dims)
         return x.repeat([1] * (x.dim() - len(counts)) + counts)
     return torch.tile(x, dims)
+
+
+
+def _trt_range_blocks(blocks: list[torch.Tensor], count: int):
+    """``torch.cat(blocks)`` where ``blocks`` is ``[torch.full(size, i, ...) for i in range(count)]``: ``count``
+    blocks of one shape along the first axis, block ``i`` filled with ``i`` (a batch-index column built per
+    sample, lift-splat-shoot's ``batch_ix``); while exporting to ONNX, the same tensor built at once.
+
+    A traced export runs the comprehension with the example's ``count`` and records one ``full`` per block:
+    at another batch size the graph still concatenates the example's number of blocks. While exporting (for
+    at least one block of at least one axis), ``arange(count)`` is broadcast over the first block's shape and
+    flattened into the first axis, in its dtype and on its device: the same values in the same order, with
+    ``count`` and the block's sizes as the trace keeps them (the traced blocks are left unused). Outside an
+    export, and under ``torch.jit.script``, ``torch.cat(blocks)`` itself: the comprehension ran as written.
+    """
+    if torch.jit.is_scripting():
+        return torch.cat(blocks)
+    if _trt_onnx_exporting() and count > 0 and len(blocks) > 0 and blocks[0].dim() > 0:
+        return _trt_range_blocks_at_once(blocks[0], count)
+    return torch.cat(blocks)
+
+
+@torch.jit.unused
+def _trt_range_blocks_at_once(block, count):
+    """``arange(count)`` broadcast over ``[count] + block.shape``, flattened into ``count * block.shape[0]`` rows."""
+    size = list(block.shape)
+    rows = torch.arange(count, dtype=torch.int64, device=block.device)
+    blocks = rows.view([count] + [1] * len(size)).expand([count] + size)
+    return blocks.reshape([count * size[0]] + size[1:]).to(block.dtype)

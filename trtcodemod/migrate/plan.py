@@ -74,9 +74,10 @@ STOPS_AT_EVERY_CALL = {
     "TRT203": re.compile(r"Only consecutive 1-d tensor indices are supported in exporting aten::index_put"),
 }
 
-#: Of those, the rules whose findings stop the export so only where their fix inserts this helper (TRT203's other
-#: findings are slice writes, which export).
-STOPS_WITH_HELPER = {"TRT203": "_trt_index_position"}
+#: Of those, the rules whose findings stop the export so only where their fix inserts one of these helpers
+#: (TRT203's other findings are slice writes, which export): an integer position among index tensors, and index
+#: tensors a `:` stands between (`final[b, :, z, x, y] = x`, lift-splat-shoot's voxel pooling).
+STOPS_WITH_HELPER = {"TRT203": ("_trt_index_position", "_trt_index_put_sliced")}
 
 #: Fixes (rule, the helper the fix inserts) whose every finding makes a graph ONNX Runtime refuses at other sizes
 #: once one does: TRT203's value broadcast into a slice, which the trace expands to the example's sizes
@@ -93,8 +94,8 @@ def _helper_of(finding: Any, helper: str | None) -> bool:
 
 def _stops_every_call(finding: Any) -> re.Pattern[str] | None:
     """The error with which ``finding`` stops the export as every finding like it does, if it is such a finding."""
-    helper = STOPS_WITH_HELPER.get(finding.rule)
-    if helper is not None and not _helper_of(finding, helper):
+    helpers = STOPS_WITH_HELPER.get(finding.rule)
+    if helpers is not None and not any(_helper_of(finding, helper) for helper in helpers):
         return None
     return STOPS_AT_EVERY_CALL.get(finding.rule)
 
@@ -130,8 +131,10 @@ def _stop_key(finding: Any) -> tuple[str, str, str] | None:
 #: of the example's length (kornia's DeFMO: `times[list(range(times.shape[0])), ki]` keeps one row at
 #: batch 2, and the `torch.cat` with the latent two lines below refuses the mismatched batch); TRT349, whose
 #: typed legacy constructors and `x.new(sizes)` bake the example's sizes without a TracerWarning (only
-#: `torch.Tensor(sizes)` warns), so the `torch.cat` or mask assignment that meets the tensor refuses it.
-WRONG_INDEX_RULES = frozenset({"TRT728", "TRT330", "TRT339", "TRT323", "TRT716", "TRT349"})
+#: `torch.Tensor(sizes)` warns), so the `torch.cat` or mask assignment that meets the tensor refuses it; TRT359,
+#: whose blocks of a range's index keep the example's count without a TracerWarning (lift-splat-shoot's batch-index
+#: column: the `torch.cat` with the voxel coordinates on the next line refuses the other batch's rows).
+WRONG_INDEX_RULES = frozenset({"TRT728", "TRT330", "TRT339", "TRT323", "TRT716", "TRT349", "TRT359"})
 
 #: Rules that rewrite a module where it is built (``nn.LocalResponseNorm(...)`` in ``__init__``)
 #: while the graph check names them from a node's stack, made where forward calls the module: a
