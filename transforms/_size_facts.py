@@ -192,6 +192,8 @@ class SizeRule(RuntimeScopeRule):
         is_method = where is not None and where[1] is node
         in_forward = is_method and where[0].is_module and node.name.value == "forward"  # type: ignore[index]
         frame.tensors |= tensor_parameters(self.context, node, is_method, in_forward, none_is_literal=True)
+        # An unannotated forward parameter reads as a tensor; the recorded run may say it held a number.
+        frame.tensors -= self._observed.number_parameters(node)
         frame.ints |= _int_parameters(node)
         self._frames.append(frame)
 

@@ -912,8 +912,12 @@ that work is then done every time in the graph.""",
         operands = [o for c in comparisons for o in (c.left, *(t.comparator for t in c.comparisons))]
         if any(self.is_tensor(o) or self.is_value(o) for o in operands):
             return False  # a test of tensor values is TRT101's
-        # Sizes handed down by a caller (`H, W = size`) are known only where the export warned.
-        return any(self.size_derived(o) for o in operands) or self.traced_at(test)
+        # Sizes handed down by a caller (`H, W = size`) are known only where the export warned: at the
+        # test, or, for a test held in a flag, at the `if` that reads it (``or`` of a traced comparison
+        # and another hands the second on, which the `if` turns into a Python bool: Swin's PatchMerging,
+        # ``pad_input = (H % 2 == 1) or (W % 2 == 1)`` then ``if pad_input:``).
+        return any(self.size_derived(o) for o in operands) or self.traced_at(test) \
+            or (test is not node.test and self.traced_at(node.test))
 
     # -- the body ------------------------------------------------------------------------
 

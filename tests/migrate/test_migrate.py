@@ -988,6 +988,23 @@ def test_a_finding_whose_node_the_rewritten_graph_lacks_is_no_longer_an_error(tm
     assert not _gone(baked, [], "after")  # the rewritten side cannot show a baked value: it stays
 
 
+def test_an_export_failure_of_the_original_is_gone_where_the_rewritten_model_exports(tmp_path: Path) -> None:
+    """Swin's window mask (pytorch-toolbelt 0.8.0, ``modules/encoders/swin.py:418``): writing the mask into
+    an empty slice stops the TorchScript exporter while the padded size is the example's constant; once
+    TRT712 keeps that size traced, the rewritten model exports, and the failure the finding was kept for is
+    no error of it. Where nothing exported after, or on the original's side, it stays."""
+    from trtcodemod.migrate.run import _gone
+
+    path, found = _findings(tmp_path)
+    failure = Problem("export_failure", path, 4, "(export)", "TRT401", "INTERNAL ASSERT FAILED", "error",
+                      "torchscript")
+    decision = decide(found["TRT401"], [failure], _facts(path, [1, 2]), unsafe=False)
+    assert decision.problems == [failure]
+    assert _gone(decision, [], "after")
+    assert not _gone(decision, [], "after", exported=False)
+    assert not _gone(decision, [], "before")
+
+
 def test_a_finding_kept_for_a_graph_that_failed_is_no_error_where_the_rewritten_graph_is_faithful(
         tmp_path: Path) -> None:
     """kornia CLAHE: the original graph's gather runs out of bounds at a slice assignment's line

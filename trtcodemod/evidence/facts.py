@@ -319,8 +319,24 @@ class FileFacts:
 
     def forward_lines(self) -> set[int]:
         """Lines of the observed contents where something was recorded while the model ran
-        (value reads, indexing, writes to ``self``, the export's warnings): forward code."""
-        return {int(e["line"]) for e in self.facts.events if e.get("path") == self.path and e.get("line")}
+        (value reads, indexing, writes to ``self``, the export's warnings): forward code. What a
+        function's parameters held is recorded at its ``def`` and says nothing of its body."""
+        return {int(e["line"]) for e in self.facts.events
+                if e.get("path") == self.path and e.get("line") and e["kind"] != "parameter"}
+
+    def parameters(self, function: str, line: int, end_line: int) -> dict[str, set[str]]:
+        """What each parameter of the function ``function`` defined on these lines held in the
+        recorded calls (``tensor``, ``int``, ``float``, ``bool``; see the observer's
+        ``_note_parameters``); empty where it was not seen called."""
+        span = self.span(line, 1, end_line, 1)
+        if span is None:
+            return {}
+        held: dict[str, set[str]] = {}
+        for e in self.facts.events:
+            if e["kind"] == "parameter" and e["path"] == span.path and e.get("function") == function \
+                    and span.line <= e["line"] <= span.end_line:
+                held.setdefault(str(e.get("name")), set()).add(str(e.get("holds")))
+        return held
 
     def ran(self, line: int, end_line: int | None = None) -> bool:
         """Did any of these lines run in the observed forwards (or while building the model)?"""

@@ -188,7 +188,6 @@ def _trt_size_real(value):
 
 
 @torch.jit.unused
-@torch.jit.unused
 def _trt_size_symbolic_int(value):
     """``int`` of a symbolic float, kept symbolic: ``int()`` would specialize it to the example's value
     (``torch.export`` guards on it, and a dynamic axis the user did not mark strict is silently fixed)."""

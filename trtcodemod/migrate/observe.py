@@ -65,6 +65,8 @@ class Recorder:
         #: wrapper -> the function it wraps: torch hands a tensor method's wrapper to the
         #: ``TensorSites`` mode, which must call the original (the wrapper already recorded).
         self.unwrapped: dict[Any, Any] = {}
+        #: code -> how many of its calls :meth:`_note_parameters` read.
+        self._parameter_calls: dict[Any, int] = {}
 
     # --- where was this called from ------------------------------------------------------
     def site(self, depth: int = 2) -> tuple[tuple[str, int, int, int, int] | None, bool]:
@@ -122,6 +124,28 @@ class Recorder:
                                         "count": 0, **fields}
         entry["count"] += 1
 
+    # --- what the parameters held -----------------------------------------------------------
+    def _note_parameters(self, frame: Any, path: str) -> None:
+        """Record what each parameter of a user function called during the forwards held: a tensor,
+        or a plain ``int``/``float``/``bool``. An unannotated ``forward(self, x, H, W)`` reads as
+        taking tensors; the run says ``H`` and ``W`` are numbers (Swin's blocks and patch merging,
+        SegFormer's Mix-FFN take the feature map's size so), which a rule then reads as a size
+        handed down where the export warned. The first :data:`PARAMETER_CALLS` calls of each
+        function are read (``f_locals`` copies the frame's locals)."""
+        code = frame.f_code
+        count = code.co_argcount + code.co_kwonlyargcount
+        seen = self._parameter_calls.get(code, 0)
+        if not count or seen >= PARAMETER_CALLS:
+            return
+        self._parameter_calls[code] = seen + 1
+        values = frame.f_locals
+        torch = sys.modules.get("torch")
+        site = (path, code.co_firstlineno, 1, code.co_firstlineno, 1)
+        for name in code.co_varnames[:count]:
+            held = _held(values.get(name, _MISSING), torch)
+            if held is not None:
+                self.add("parameter", site, True, function=code.co_name, name=name, holds=held)
+
     # --- line tracing -------------------------------------------------------------------------
     def trace(self, frame: Any, event: str, arg: Any) -> Callable | None:
         if event != "call" or not self.user(frame.f_code.co_filename):
@@ -138,6 +162,7 @@ class Recorder:
             return local
         forward = self.forward.setdefault(path, set())
         forward.add(frame.f_lineno)
+        self._note_parameters(frame, path)
 
         def in_forward(frame: Any, event: str, arg: Any) -> Callable:
             if event == "line":
@@ -149,6 +174,17 @@ class Recorder:
 
 
 _MISSING = object()
+#: How many calls of one function have their parameters read (:meth:`Recorder._note_parameters`).
+PARAMETER_CALLS = 8
+
+
+def _held(value: Any, torch: Any) -> str | None:
+    """What a parameter held, for the facts: ``tensor``, ``bool``, ``int`` or ``float``; None for
+    anything else (modules, lists, None), which no rule asks about."""
+    if torch is not None and isinstance(value, torch.Tensor):
+        return "tensor"
+    kind = type(value)
+    return kind.__name__ if kind in (bool, int, float) else None
 #: Plain values whose equality is their identity as state (``self.n = 5`` on every call).
 _PLAIN = (bool, int, float, str, bytes, type(None))
 

@@ -807,7 +807,10 @@ def _gone(decision: Any, located: list[Problem], side: str, exported: bool = Tru
     original's Gather ran out of bounds at the slice assignment's line, TRT728's fix of the indices
     removed that). Not for bakes: a rewritten export that does not warn at a line, or whose second
     trace could not tell, proves nothing about the decision there (kornia CLAHE's tile parity,
-    which its graph gets wrong at 129 pixels). The rewritten graph's nodes stand at the rewritten
+    which its graph gets wrong at 129 pixels). An export failure of the original is gone where the
+    rewritten model exports (Swin's window mask written into an empty slice stops the TorchScript
+    exporter only while the padded size is the example's constant: TRT712's fix of the size removed
+    it). The rewritten graph's nodes stand at the rewritten
     files' lines: each is judged at the original line it copies (``rewritten``), and one at a line
     a fix wrote at the finding's own line (it may be the same node, moved: spandrel's reflect pad,
     one line up once TRT717 returned it every time)."""
@@ -820,7 +823,7 @@ def _gone(decision: Any, located: list[Problem], side: str, exported: bool = Tru
         return replace(problem, line=line if line is not None else decision.finding.line)
 
     if side != "after" or not exported or not decision.problems \
-            or not all(p.kind in ("hostile", "unfaithful") for p in decision.problems):
+            or not all(p.kind in ("hostile", "unfaithful", "export_failure") for p in decision.problems):
         return False
     if any(p.kind == "hostile" and matches(original(p), decision.finding) for p in located):
         return False
