@@ -22,6 +22,7 @@ RULE_MODULES: tuple[str, ...] = (
     "padding",
     "pooling",
     "pool_1d",
+    "conv_params",
     "dtypes",
     "python_values",
     "module_state",

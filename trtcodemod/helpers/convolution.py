@@ -95,3 +95,14 @@ def _trt_sized_groups_conv(conv, input, weight, bias=None, stride=1, padding=0, 
     if torch.jit.is_tracing() and torch.onnx.is_in_onnx_export():
         return _trt_grouped_conv_patches(input, weight, bias, stride, padding, dilation)
     return conv(input, weight, bias, stride, padding, dilation, groups)
+
+
+def _trt_conv_params(value, dims):
+    """``value``, except a one-element list or tuple, which becomes a tuple of ``dims`` copies of
+    its element (TRT357). ``nn.Conv2d(..., stride=[2])`` keeps ``stride == (2,)`` and computes as
+    with ``(2, 2)``, but the exporters write the one element into the ONNX ``Conv``'s ``strides``
+    (the TorchScript one also ``pads`` and ``dilations``), one too few for a 2-D convolution.
+    """
+    if isinstance(value, (list, tuple)) and len(value) == 1:
+        return tuple(value) * dims
+    return value
