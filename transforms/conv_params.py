@@ -9,27 +9,23 @@ convolutions from decoded block strings (``stride=[int(options['s'][0])]``), so 
 convolution of zylo117's EfficientDet backbone has one.
 
 Matching goes through the file's imports (``nn.Conv2d``, ``torch.nn.Conv3d``,
-``from torch.nn import ConvTranspose2d as T``); a project's own ``Conv2d`` class never matches.
+``from torch.nn import Conv2d as C``); a project's own ``Conv2d`` class never matches.
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import argument, int_value
+from trtcodemod.astutil import argument, has_star_args, int_value
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety, spelled
 from trtcodemod.transforms._op_calls import in_inserted_helper
 
-HELPER = "_trt_conv_params"
 _PREFIXES = ("torch.nn.", "torch.nn.modules.", "torch.nn.modules.conv.")
-#: module -> (its spatial rank, {parameter: its position in the constructor}).
-_CONV = {"stride": 3, "padding": 4, "dilation": 5}
-_TRANSPOSED = {"stride": 3, "padding": 4, "output_padding": 5, "dilation": 8}
-_MODULES = {
-    **{f"{prefix}{name}": (dims, params) for prefix in _PREFIXES
-       for name, dims, params in (("Conv2d", 2, _CONV), ("Conv3d", 3, _CONV),
-                                  ("ConvTranspose2d", 2, _TRANSPOSED), ("ConvTranspose3d", 3, _TRANSPOSED))},
-}
+#: {parameter: its position in the constructor}.
+_PARAMS = {"stride": 3, "padding": 4, "dilation": 5}
+#: module -> (its spatial rank, the helper class that replaces it).
+_MODULES = {f"{prefix}{name}": (dims, helper) for prefix in _PREFIXES
+            for name, dims, helper in (("Conv2d", 2, "_TrtConv2d"), ("Conv3d", 3, "_TrtConv3d"))}
 
 
 def _full_literal(value: cst.BaseExpression, dims: int) -> bool:
@@ -46,15 +42,15 @@ class ConvShortParams(Rule):
     info = RuleInfo(
         id="TRT357",
         name="conv-short-params",
-        summary="a 2-D/3-D convolution module given a one-element `stride`/`padding`/`dilation` (`stride=[2]`) "
-                "exports a Conv attribute of one element, which ONNX Runtime and TensorRT refuse; repeat it per axis",
+        summary="`nn.Conv2d`/`nn.Conv3d` given a one-element `stride`/`padding`/`dilation` (`stride=[2]`) exports a "
+                "Conv attribute of one element, which ONNX Runtime and TensorRT refuse; repeat it per axis while exporting",
         doc="""\
-What it finds: `nn.Conv2d`, `nn.Conv3d`, `nn.ConvTranspose2d` and `nn.ConvTranspose3d` built
-with a `stride`, `padding`, `dilation` (or `output_padding`) that is not an integer, a string or
-a literal of one element per spatial axis: a name, an attribute, a call, a one-element literal.
-Opt-in: most such arguments are integers at run time (`stride=stride` with `stride=2`), so
-`check` names them only when asked (`--select TRT357`); `migrate` runs it and applies it where
-ONNX Runtime refused a convolution node made at the line that calls the module.
+What it finds: `nn.Conv2d` and `nn.Conv3d` built with a `stride`, `padding` or `dilation` that is
+not an integer, a string or a literal of one element per spatial axis (a name, an attribute, a
+call, a one-element literal), or with `*args`/`**kwargs` that may pass one. Opt-in: most such
+arguments are integers at run time (`stride=stride` with `stride=2`), so `check` names them only
+when asked (`--select TRT357`); `migrate` runs it and applies it where ONNX Runtime refused a
+convolution node made at the line that calls the module.
 
 Why it hurts: torch accepts a one-element list or tuple for these parameters and repeats it
 over the spatial axes when the convolution runs, but the module keeps it as given
@@ -64,35 +60,36 @@ padding and dilation but not the stride), so a 2-D convolution gets a one-elemen
 ONNX Runtime refuses to load the graph (`[ShapeInferenceError] Attribute strides has incorrect
 size`) and TensorRT's parser reads one element per spatial axis from it. Real code: the
 EfficientNet backbone of zylo117's EfficientDet (`efficientnet/utils_extra.py`,
-`Conv2dStaticSamePadding`) builds `nn.Conv2d(..., stride=stride)` with the one-element stride
-its block strings decode to (`stride=[int(options['s'][0])]`), so its every block fails.
+`Conv2dStaticSamePadding`, and its copies: DIRV, many EfficientDet forks) builds
+`nn.Conv2d(..., stride=stride)` with the one-element stride its block strings decode to
+(`stride=[int(options['s'][0])]`), so every block fails.
 
-The rewrite: the argument becomes `_trt_conv_params(stride, 2)` (3 for the 3-D modules): a
-one-element list or tuple becomes a tuple of one copy per spatial axis, anything else (an
-integer, a full tuple, `"same"`) is returned as it is. The module then holds `stride == (2, 2)`,
-and the exported Conv has two strides.
+The rewrite: `nn.Conv2d(...)` → `_TrtConv2d(...)` (`nn.Conv3d` → `_TrtConv3d`), the arguments
+unchanged. The inserted subclasses have torch's constructor, attributes (`stride` stays `(2,)`:
+EfficientDet compares `block._depthwise_conv.stride == [2, 2]` after repeating its own copy),
+parameters and `state_dict`; their forward is torch's outside `torch.onnx.export`, and while
+exporting calls `F.conv2d`/`F.conv3d` as torch's own `_conv_forward` does, with a one-element
+stride, padding or dilation repeated per spatial axis, so the Conv node's attributes have the
+right length.
 
-Fix safety: unsafe. The convolution computes the same values (torch repeats the one element
-itself), and the parameters and `state_dict` are unchanged; what changes is the module's own
-attribute, `(2,)` becoming `(2, 2)`, and its repr. Code that reads `len(conv.stride)` sees 2
-(zylo117's `Conv2dStaticSamePadding` reads it to repeat the stride itself, and then gets the
-same numbers). `migrate` applies it as a candidate kept only when the rewritten model is
-equivalent on every input set. Matters for both exporters, on every TensorRT version.""",
+Fix safety: unsafe, as TRT603's module fix: nothing tells the subclass from `nn.Conv2d` except
+`type(m) is nn.Conv2d`, the class name in the model's repr, and `torch.fx` tracing into the
+subclass's forward (torch's own modules are leaves). `migrate` applies it as a candidate kept
+only when the rewritten model is equivalent on every input set. Matters for both exporters, on
+every TensorRT version.""",
         fix=Safety.UNSAFE,
         opt_in=True,
-        assumption="nothing reads the convolution's `stride`/`padding`/`dilation` attribute expecting the "
-                   "one element it was given (they now hold one per spatial axis)",
+        assumption="nothing in the program tells `nn.Conv2d`/`nn.Conv3d` from the subclasses `_TrtConv2d`/"
+                   "`_TrtConv3d` (by `type(m) is`, the repr or an fx graph's leaf modules)",
         fails_when=(
-            "code branches on `len(conv.stride)` or compares `conv.stride == (2,)`",
-            "the model's repr or a saved config is compared with the original's",
+            "code compares `type(module) is nn.Conv2d` or a module's class name",
+            "an fx-traced graph is expected to keep the module as one `call_module` node",
         ),
         examples=(
             Example("self.conv = nn.Conv2d(cin, cout, k, stride=stride, bias=False)\n",
-                    "self.conv = nn.Conv2d(cin, cout, k, stride=_trt_conv_params(stride, 2), bias=False)\n",
-                    unsafe=True),
-            Example("up = nn.ConvTranspose3d(8, 4, 3, [2], padding=pad)\n",
-                    "up = nn.ConvTranspose3d(8, 4, 3, _trt_conv_params([2], 3), padding=_trt_conv_params(pad, 3))\n",
-                    unsafe=True),
+                    "self.conv = _TrtConv2d(cin, cout, k, stride=stride, bias=False)\n", unsafe=True),
+            Example("down = torch.nn.Conv3d(8, 4, 3, [2], padding=pad)\n",
+                    "down = _TrtConv3d(8, 4, 3, [2], padding=pad)\n", unsafe=True),
         ),
         references=(
             "https://pytorch.org/docs/stable/generated/torch.nn.Conv2d.html",
@@ -107,29 +104,20 @@ equivalent on every input set. Matters for both exporters, on every TensorRT ver
         module = self.context.refers_to(node.func, *_MODULES)
         if module is None:
             return
-        dims, params = _MODULES[module]
-        replacements: dict[cst.CSTNode, cst.CSTNode] = {}
+        dims, helper = _MODULES[module]
         names = []
-        for name, position in params.items():
+        for name, position in _PARAMS.items():
             arg = argument(node, position, name)
-            if arg is None or _full_literal(arg.value, dims) or _wrapped(arg.value):
-                continue
-            wrapped = cst.Call(cst.Name(HELPER), [cst.Arg(arg.value), cst.Arg(cst.Integer(str(dims)))])
-            replacements[arg] = arg.with_changes(value=wrapped)
-            names.append(name)
-        if not replacements:
+            if arg is not None and not _full_literal(arg.value, dims):
+                names.append(name)
+        if not names and not has_star_args(node):
             return
         short = "nn." + module.rsplit(".", 1)[1]
-        listed = ", ".join(f"`{n}`" for n in names)
+        listed = ", ".join(f"`{n}`" for n in names) or "arguments"
         self.report(node, f"{short} built with {listed} that may be a one-element list or tuple: torch repeats it "
                           f"over the {dims} spatial axes when it runs, but the exported Conv keeps one element, and "
-                          f"ONNX Runtime and TensorRT refuse its attribute; `{HELPER}` repeats it",
-                    Fix(replacements, helpers=(HELPER,), safety=Safety.UNSAFE))
-
-
-def _wrapped(value: cst.BaseExpression) -> bool:
-    """Already ``_trt_conv_params(...)`` (a second apply changes nothing)."""
-    return type(value) is cst.Call and type(value.func) is cst.Name and value.func.value.startswith(HELPER)
+                          f"ONNX Runtime and TensorRT refuse its attribute; `{helper}` repeats it while exporting",
+                    Fix({node: node.with_changes(func=cst.Name(helper))}, helpers=(helper,), safety=Safety.UNSAFE))
 
 
 RULES = (ConvShortParams,)

@@ -1,22 +1,25 @@
 """TRT357: a 2-D/3-D convolution module built with a stride, padding or dilation that may be a one-element
-list or tuple (``nn.Conv2d(..., stride=stride)`` with ``stride == [2]``) → ``_trt_conv_params(stride, 2)``.
+list or tuple (``nn.Conv2d(..., stride=stride)`` with ``stride == [2]``) → ``_TrtConv2d(...)``, which passes
+them with one element per spatial axis while exporting.
 
-The rewrite text (keywords, positions, the transposed and 3-D modules, import aliases), what is left
-alone (integers, full literals, strings, a project's own ``Conv2d``, 1-D convolutions), opt-in and
-unsafe; the helper on every kind of value; the modules before and after on real tensors, bit for bit
-(zeros, negatives, inf/NaN, an empty batch; gradients); and both exporters: the original graph's Conv
-has one stride and ONNX Runtime refuses to load it, the rewritten one loads and equals eager mode at
-other sizes.
+The rewrite text (keywords, positions, the 3-D module, star-args, import aliases), what is left alone
+(integers, full literals, strings, a project's own ``Conv2d``, 1-D and transposed convolutions), opt-in
+and unsafe; the parameter helper on every kind of value; the modules before and after on real tensors,
+bit for bit (zeros, negatives, inf/NaN, an empty batch; gradients; every padding mode), with torch's
+attributes and state, and scripted; and both exporters: the original graph's Conv has one stride and
+ONNX Runtime refuses to load it, the rewritten one loads and equals eager mode at other sizes.
 """
 
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import numpy as np
 import onnxruntime as ort
 import pytest
 import torch
+from safety import import_source
 from support import bits_equal, load, rewrite, rules_found
 
 from trtcodemod.helpers.convolution import _trt_conv_params
@@ -25,25 +28,21 @@ HEADER = "import torch\nfrom torch import nn\n\n\n"
 
 
 @pytest.mark.parametrize(("code", "want"), [
-    ("c = nn.Conv2d(3, 8, 3, stride=stride, bias=False)\n",
-     "c = nn.Conv2d(3, 8, 3, stride=_trt_conv_params(stride, 2), bias=False)\n"),
-    ("c = nn.Conv2d(3, 8, 3, s, p, d)\n",
-     "c = nn.Conv2d(3, 8, 3, _trt_conv_params(s, 2), _trt_conv_params(p, 2), _trt_conv_params(d, 2))\n"),
-    ("c = torch.nn.Conv3d(3, 8, 3, stride=[2], padding=1)\n",
-     "c = torch.nn.Conv3d(3, 8, 3, stride=_trt_conv_params([2], 3), padding=1)\n"),
-    ("c = nn.ConvTranspose2d(8, 4, 3, 2, pad, out_pad)\n",
-     "c = nn.ConvTranspose2d(8, 4, 3, 2, _trt_conv_params(pad, 2), _trt_conv_params(out_pad, 2))\n"),
-    ("c = nn.ConvTranspose3d(8, 4, 3, dilation=cfg.dilation)\n",
-     "c = nn.ConvTranspose3d(8, 4, 3, dilation=_trt_conv_params(cfg.dilation, 3))\n"),
+    ("c = nn.Conv2d(3, 8, 3, stride=stride, bias=False)\n", "c = _TrtConv2d(3, 8, 3, stride=stride, bias=False)\n"),
+    ("c = nn.Conv2d(3, 8, 3, s, p, d)\n", "c = _TrtConv2d(3, 8, 3, s, p, d)\n"),
+    ("c = torch.nn.Conv3d(3, 8, 3, stride=[2], padding=1)\n", "c = _TrtConv3d(3, 8, 3, stride=[2], padding=1)\n"),
+    ("c = nn.Conv3d(8, 4, 3, dilation=cfg.dilation)\n", "c = _TrtConv3d(8, 4, 3, dilation=cfg.dilation)\n"),
+    ("c = nn.Conv2d(3, 8, 3, **kwargs)\n", "c = _TrtConv2d(3, 8, 3, **kwargs)\n"),  # may pass one
     ("from torch.nn import Conv2d as C\nc = C(3, 8, 3, stride=block.stride)\n",
-     "c = C(3, 8, 3, stride=_trt_conv_params(block.stride, 2))\n"),
+     "c = _TrtConv2d(3, 8, 3, stride=block.stride)\n"),
 ])
 def test_rewrite_text(code: str, want: str) -> None:
     source = HEADER + code
     assert rewrite(source, select=("TRT357",)) == source  # unsafe: not without --unsafe
     after = rewrite(source, select=("TRT357",), unsafe=True)
     assert after.endswith(want), after
-    assert "def _trt_conv_params(value, dims):" in after
+    helper = want.split("= ", 1)[1].split("(", 1)[0]
+    assert f"class {helper}(torch.nn.Conv" in after and "def _trt_conv_exported(module, input, dims):" in after
     assert rewrite(after, select=("TRT357",), unsafe=True) == after  # a second pass changes nothing
 
 
@@ -54,6 +53,7 @@ def test_rewrite_text(code: str, want: str) -> None:
     "c = nn.Conv2d(3, 8, 3, padding='same')\n",
     "c = nn.Conv2d(3, 8, k, groups=g, bias=b)\n",  # none of the three given
     "c = nn.Conv1d(3, 8, 3, stride=stride)\n",  # one element is the right length
+    "c = nn.ConvTranspose2d(3, 8, 3, stride=stride)\n",  # not taken: its forward has an output size
     "class Conv2d:\n    def __init__(self, *a, **k):\n        pass\n\n\nc = Conv2d(3, 8, 3, stride=stride)\n",
 ])
 def test_left_alone(code: str) -> None:
@@ -81,9 +81,9 @@ import torch
 from torch import nn
 
 
-def build(stride, padding, dilation, extra):
+def build(stride, padding, dilation, mode):
     torch.manual_seed(0)
-    return nn.KIND(4, 6, 3, stride=stride, padding=padding, dilation=dilation, groups=2, **extra)
+    return nn.KIND(4, 6, 3, stride=stride, padding=padding, dilation=dilation, groups=2, padding_mode=mode)
 """
 
 
@@ -101,17 +101,21 @@ def _edge_inputs(shape: tuple[int, ...]) -> dict[str, torch.Tensor]:
     }
 
 
-@pytest.mark.parametrize(("kind", "dims", "extra"), [
-    ("Conv2d", 2, {}), ("Conv3d", 3, {}), ("ConvTranspose2d", 2, {"output_padding": [1]}),
+@pytest.mark.parametrize(("kind", "dims", "mode"), [
+    ("Conv2d", 2, "zeros"), ("Conv3d", 3, "zeros"), ("Conv2d", 2, "reflect"), ("Conv2d", 2, "circular"),
 ])
-def test_eager_unchanged_on_real_tensors(kind: str, dims: int, extra: dict) -> None:
+def test_eager_unchanged_on_real_tensors(kind: str, dims: int, mode: str) -> None:
     source = MODULES.replace("KIND", kind)
     after = rewrite(source, select=("TRT357",), unsafe=True)
-    assert f"stride=_trt_conv_params(stride, {dims})" in after and f"dilation=_trt_conv_params(dilation, {dims})" in after
-    original = load(source, "build")([2], (1,), [2], extra)
-    rewritten = load(after, "build")([2], (1,), [2], extra)
-    assert original.stride == (2,) and rewritten.stride == (2,) * dims  # the attribute is what changes
-    rewritten.load_state_dict(original.state_dict())
+    assert f"return _TrtConv{dims}d(4, 6, 3, stride=stride" in after
+    # torch refuses a one-element padding with a padding mode other than zeros (its own F.pad): an int there
+    padding = (1,) if mode == "zeros" else 1
+    original = load(source, "build")([2], padding, [2], mode)
+    rewritten = load(after, "build")([2], padding, [2], mode)
+    for attr in ("stride", "padding", "dilation", "groups", "padding_mode", "_reversed_padding_repeated_twice"):
+        assert getattr(original, attr) == getattr(rewritten, attr), attr  # the attributes are torch's
+    assert original.state_dict().keys() == rewritten.state_dict().keys()
+    assert all(bits_equal(a, b) for a, b in zip(original.state_dict().values(), rewritten.state_dict().values()))
     shape = (2, 4) + (9,) * dims
     for label, x in _edge_inputs(shape).items():
         a = x.clone().requires_grad_(label != "empty-batch")
@@ -126,6 +130,14 @@ def test_eager_unchanged_on_real_tensors(kind: str, dims: int, extra: dict) -> N
                 assert bits_equal(p.grad, q.grad), label
             original.zero_grad()
             rewritten.zero_grad()
+
+
+def test_scripted_module_runs_as_torch_does(tmp_path: Path) -> None:
+    after = rewrite(MODULES.replace("KIND", "Conv2d"), select=("TRT357",), unsafe=True)
+    original = load(MODULES.replace("KIND", "Conv2d"), "build")([2], (1,), [2], "zeros")
+    rewritten = import_source(after, tmp_path)["build"]([2], (1,), [2], "zeros")
+    x = torch.randn(1, 4, 9, 9)
+    assert bits_equal(torch.jit.script(rewritten)(x), torch.jit.script(original)(x))
 
 
 def _session(model: torch.nn.Module, x: torch.Tensor, dynamo: bool) -> ort.InferenceSession:
@@ -155,6 +167,7 @@ class _Net(torch.nn.Module):
 def test_exported_graph_before_and_after(dynamo: bool) -> None:
     code = HEADER + "def build(stride, padding):\n    torch.manual_seed(0)\n" \
         "    return nn.Conv2d(4, 6, 3, stride=stride, padding=padding)\n"
+    assert "_TrtConv2d(4, 6, 3, stride=stride, padding=padding)" in rewrite(code, select=("TRT357",), unsafe=True)
     after = rewrite(code, select=("TRT357",), unsafe=True)
     original = _Net(load(code, "build")([2], [1])).eval()
     rewritten = _Net(load(after, "build")([2], [1])).eval()

@@ -9,8 +9,9 @@ its own copy of the stride repeated when ``len(self.stride) == 1``, lines 36-37
 ``extra_h = (math.ceil(w / self.stride[1]) - 1) * self.stride[1] - w + self.kernel_size[1]``, the
 ``F.pad`` and line 46 ``x = self.conv(x)``), with the block strides of efficientnet/utils.py
 (``stride=[int(options['s'][0])]`` in ``BlockDecoder._decode_block_string``) and the depthwise
-convolution of efficientnet/model.py's ``MBConvBlock``. Written here in our own words: a stem, one
-expanded depthwise block and a projection instead of the whole network; no squeeze-excitation.
+convolution of efficientnet/model.py's ``MBConvBlock``, and efficientdet/model.py:451, which keeps the
+feature maps of the blocks whose ``_depthwise_conv.stride == [2, 2]``. Written here in our own words: a
+stem, one expanded depthwise block and a projection instead of the whole network; no squeeze-excitation.
 """
 
 import math
@@ -55,11 +56,14 @@ class TinyEfficientNet(nn.Module):
         self.project = SamePadConv(16, 8, 1)
 
     def forward(self, x):
-        x = F.silu(self.stem(x))
-        x = F.silu(self.expand(x))
-        x = F.silu(self.depthwise(x))
-        x = self.down(x)
-        return self.project(x)
+        # efficientdet/model.py:451 picks the feature maps by `block._depthwise_conv.stride == [2, 2]`,
+        # the list the convolution wrapper made of the module's one-element stride.
+        strided = []
+        for block in (self.stem, self.expand, self.depthwise, self.down):
+            x = F.silu(block(x))
+            if block.stride == [2, 2]:
+                strided.append(x)
+        return self.project(x), strided[0]
 
 
 def build() -> nn.Module:

@@ -5,8 +5,9 @@ repository (cited in its docstring) whose EfficientNet-style "same"-padding conv
 ``nn.Conv2d`` with the one-element stride its block strings decode to: zylo117's EfficientDet
 (padding from ``math.ceil(w / stride)``) and DIRV's earlier copy (padding from a cover length). The
 original exports, but its Conv nodes carry one stride for two spatial axes and ONNX Runtime refuses to
-load the graph. ``migrate`` applies TRT357 where the convolution is built (located at the line that
-calls it) and TRT712 to the padding read from the sizes, and ends with exit 0: equivalent, faithful at
+load the graph (zylo117's also picks feature maps by the stride its wrapper repeats, ``== [2, 2]``,
+which the module's own attribute must keep feeding). ``migrate`` applies TRT357 where the convolution is
+built (located at the line that calls it) and TRT712 to the padding read from the sizes, and ends with exit 0: equivalent, faithful at
 other sizes, no TensorRT error.
 """
 
@@ -46,4 +47,4 @@ def test_migrate_applies_trt357_and_ends_with_exit_0(name: str) -> None:
     assert {rule for rule, _ in applied} == {"TRT357", "TRT712"}, report["applied"]
     assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
     assert report["after"]["exported"] is True and report["after"]["faithful"] is True, report["after"]
-    assert report["after"]["trt_errors"] == 0 and "_trt_conv_params(stride, 2)" in report["diff"]
+    assert report["after"]["trt_errors"] == 0 and "self.conv = _TrtConv2d(cin, cout, kernel_size, stride=stride" in report["diff"]
