@@ -23,6 +23,7 @@ RULE_MODULES: tuple[str, ...] = (
     "pooling",
     "pool_1d",
     "conv_params",
+    "stacked_rows",
     "dtypes",
     "python_values",
     "module_state",
