@@ -284,15 +284,27 @@ def _hit_keys(test: cst.BaseExpression) -> list[cst.BaseExpression]:
     return keys
 
 
+def _refreshed(test: cst.BaseExpression) -> bool:
+    """The test already calls the tracing flag (a second pass changes nothing)."""
+    return any(type(n) is cst.Call and type(n.func) is cst.Name and n.func.value.startswith(HELPER) for n in walk(test))
+
+
+def _hit_first(test: cst.BaseExpression) -> cst.BaseExpression:
+    """``a == s and b == t`` → ``not _trt_tracing() and a == s and b == t`` (its parentheses around the chain)."""
+    bare = test.with_changes(lpar=[], rpar=[]) if test.lpar else test
+    replacement = cst.BooleanOperation(
+        left=cst.UnaryOperation(operator=cst.Not(), expression=cst.Call(func=cst.Name(HELPER))),
+        operator=cst.And(), right=bare)
+    return replacement.with_changes(lpar=test.lpar, rpar=test.rpar) if bare is not test else replacement
+
+
 def _returned_read(body: cst.BaseSuite) -> cst.BaseExpression | None:
     """The value of a body that is one ``return <read of self>`` (``return self.cache[device]``)."""
-    if type(body) is not cst.IndentedBlock or len(body.body) != 1:
+    statements = body.body if type(body) is cst.IndentedBlock else ()
+    small = statements[0].body if len(statements) == 1 and type(statements[0]) is cst.SimpleStatementLine else ()
+    if len(small) != 1 or type(small[0]) is not cst.Return or small[0].value is None:
         return None
-    line = body.body[0]
-    if type(line) is not cst.SimpleStatementLine or len(line.body) != 1 or type(line.body[0]) is not cst.Return:
-        return None
-    value = line.body[0].value
-    return value if value is not None and _chain(value) else None
+    return small[0].value if _chain(small[0].value) else None
 
 
 class ShapeKeyedCache(RuntimeScopeRule):
@@ -565,9 +577,8 @@ equivalent on every input set. Applies to every TensorRT version and both export
         """``if shape == self.last_shape and device in self.cache: return self.cache[device]``, the cache
         filled later in the same method (zylo117's EfficientDet ``Anchors``): the hit returns early."""
         test = node.test
-        if any(type(n) is cst.Call and type(n.func) is cst.Name and n.func.value.startswith(HELPER)
-               for n in walk(test)):
-            return None  # already refreshed
+        if _refreshed(test):
+            return None
         cache = _chain(returned)[-1]
         if not any(_same(_chain(key)[-1], cache) for key in _hit_keys(test)):
             return None  # the value returned is not what the test looks up
@@ -578,13 +589,7 @@ equivalent on every input set. Applies to every TensorRT version and both export
         message = (f"`{short_code(test, 60)}` returns `{short_code(returned, 40)}`, cached on self by an earlier "
                    "call: a traced export decides the comparison once on the example, and a hit bakes the cached "
                    f"values into the graph for every input size; {HELPER}() makes the cache miss while tracing")
-        bare = test.with_changes(lpar=[], rpar=[]) if test.lpar else test
-        replacement = cst.BooleanOperation(
-            left=cst.UnaryOperation(operator=cst.Not(), expression=cst.Call(func=cst.Name(HELPER))),
-            operator=cst.And(), right=bare)
-        if bare is not test:
-            replacement = replacement.with_changes(lpar=test.lpar, rpar=test.rpar)
-        fix = Fix({test: replacement}, safety=Safety.UNSAFE, helpers=(HELPER,))
+        fix = Fix({test: _hit_first(test)}, safety=Safety.UNSAFE, helpers=(HELPER,))
         return _Candidate(node, method, attr, message, fix, filled_after=True)
 
     def _precomputed(self, node: cst.If, record, method: cst.FunctionDef) -> _Candidate | None:
@@ -597,9 +602,8 @@ equivalent on every input set. Applies to every TensorRT version and both export
             return None
         miss, keys = compared
         test = node.test
-        if any(type(n) is cst.Call and type(n.func) is cst.Name and n.func.value.startswith(HELPER)
-               for n in walk(test)):
-            return None  # already refreshed
+        if _refreshed(test):
+            return None
         recompute, cached = (node.body, node.orelse.body) if miss else (node.orelse.body, node.body)
         if _writes_self(node.body) or _writes_self(node.orelse.body):
             return None  # a cache (the form above) or state, not a value fixed at construction
@@ -624,15 +628,13 @@ equivalent on every input set. Applies to every TensorRT version and both export
                    "export decides the comparison once on the example, and at the configured size the graph keeps "
                    f"the precomputed values for every input size; {HELPER}() takes the recomputing branch while "
                    "tracing")
-        bare = test.with_changes(lpar=[], rpar=[]) if test.lpar else test  # its parentheses go around the chain
         if miss:  # `a != s or b != t` → `_trt_tracing() or a != s or b != t`
+            bare = test.with_changes(lpar=[], rpar=[]) if test.lpar else test  # its parentheses go around the chain
             replacement = cst.BooleanOperation(left=cst.Call(func=cst.Name(HELPER)), operator=cst.Or(), right=bare)
-        else:  # `a == s and b == t` → `not _trt_tracing() and a == s and b == t`
-            replacement = cst.BooleanOperation(
-                left=cst.UnaryOperation(operator=cst.Not(), expression=cst.Call(func=cst.Name(HELPER))),
-                operator=cst.And(), right=bare)
-        if bare is not test:
-            replacement = replacement.with_changes(lpar=test.lpar, rpar=test.rpar)
+            if bare is not test:
+                replacement = replacement.with_changes(lpar=test.lpar, rpar=test.rpar)
+        else:
+            replacement = _hit_first(test)
         fix = Fix({test: replacement}, safety=Safety.UNSAFE, helpers=(HELPER,))
         return _Candidate(node, method, sorted(key_attrs)[0], message, fix)
 

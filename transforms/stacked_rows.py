@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import bound_names, code_of, walk
+from trtcodemod.astutil import code_of, walk
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety, spelled
+from trtcodemod.transforms.shape_cache import _statement_names
 
 HELPER = "_trt_stacked_rows"
 
@@ -92,17 +93,6 @@ def _appends(loop: cst.For) -> list[tuple[str, cst.BaseExpression, cst.BaseExpre
         found.append((call.func.value.value, values, index))
     lists = [f[0] for f in found]
     return found if found and len(set(lists)) == len(lists) else None
-
-
-def _binds(statement: cst.CSTNode) -> set[str]:
-    names: set[str] = set()
-    for node in walk(statement):
-        if type(node) is cst.Assign:
-            for target in node.targets:
-                names.update(bound_names(target.target))
-        elif type(node) in (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr):
-            names.update(bound_names(node.target))
-    return names
 
 
 class StackedRows(Rule):
@@ -193,7 +183,7 @@ exported graph computes the same values as one indexing.""",
         protected = {name for name, _, _ in appends} | {_root(counted)}
         for _, values, index in appends:
             protected |= {_root(values), _root(index)}
-        if _binds(loop.body) & protected or loop.target.value in protected:
+        if _statement_names(loop.body) & protected or loop.target.value in protected:
             return None
         replacements: dict[cst.CSTNode, cst.CSTNode] = {}
         for name, values, index in appends:
@@ -207,7 +197,7 @@ exported graph computes the same values as one indexing.""",
                     if stack is None:
                         return None
                     break
-                if _binds(later) & protected:
+                if _statement_names(later) & protected:
                     return None
             if stack is None:
                 return None
@@ -219,7 +209,7 @@ exported graph computes the same values as one indexing.""",
     def _started_empty(self, before: list[cst.BaseStatement], name: str) -> bool:
         """The last binding of ``name`` before the loop is ``name = []``."""
         for statement in reversed(before):
-            if name not in _binds(statement):
+            if name not in _statement_names(statement):
                 continue
             if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1 \
                     or type(statement.body[0]) is not cst.Assign:

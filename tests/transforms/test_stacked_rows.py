@@ -2,7 +2,7 @@
 ``_trt_stacked_rows(L, values, index, x.shape[0])``: ``torch.stack(L)`` outside an export, one Gather of
 every element's rows while exporting.
 
-The rewrite text (zhenghao977/FCOS-PyTorch-37.2AP's ``DetectHead``, its comments kept; ``size(0)``), what
+The rewrite text (VectXmy/FCOS.Pytorch's ``DetectHead``, the variant's text, its comments kept; ``size(0)``), what
 is left alone (a body doing more, a list read elsewhere or not started empty, a name rebound between the
 loop and the stack, ``len()`` bounds, a stack along another axis); eager mode before and after on real
 tensors, bit for bit (zeros, negatives, inf/NaN, negative and repeated indices, one image; gradients);
@@ -18,27 +18,12 @@ import numpy as np
 import onnxruntime as ort
 import pytest
 import torch
-from support import bits_equal, load, rewrite, rules_found
+from support import TESTS, bits_equal, load, rewrite, rules_found
 
 HEADER = "import torch\n\n\n"
 
-#: zhenghao977/FCOS-PyTorch-37.2AP @ 2bfa4b6ca57358f52f7bc7b44f506608e99894e6, model/fcos.py:88-99
-#: (``DetectHead.forward``), in our words: the scores, classes and boxes of each image's top-k.
-TOPK = HEADER + """\
-def take(cls_scores, cls_classes, boxes, max_num):
-    topk_ind=torch.topk(cls_scores,max_num,dim=-1,largest=True,sorted=True)[1]#[batch_size,max_num]
-    _cls_scores=[]
-    _cls_classes=[]
-    _boxes=[]
-    for batch in range(cls_scores.shape[0]):
-        _cls_scores.append(cls_scores[batch][topk_ind[batch]])#[max_num]
-        _cls_classes.append(cls_classes[batch][topk_ind[batch]])#[max_num]
-        _boxes.append(boxes[batch][topk_ind[batch]])#[max_num,4]
-    cls_scores_topk=torch.stack(_cls_scores,dim=0)#[batch_size,max_num]
-    cls_classes_topk=torch.stack(_cls_classes,dim=0)#[batch_size,max_num]
-    boxes_topk=torch.stack(_boxes,dim=0)#[batch_size,max_num,4]
-    return cls_scores_topk,cls_classes_topk,boxes_topk
-"""
+#: VectXmy/FCOS.Pytorch's ``DetectHead`` top-k loop, in the variant's own words (its docstring cites it).
+TOPK = (TESTS / "recipe_variants" / "trt358" / "vectxmy_detect_head_topk.py").read_text()
 
 #: The same with an index the caller gives (negative and repeated positions can occur).
 GIVEN = HEADER + """\
@@ -52,11 +37,11 @@ def take(values, index):
 
 def test_rewrite_text_of_the_fcos_head() -> None:
     after = rewrite(TOPK, select=("TRT358",))
-    assert "    cls_scores_topk=_trt_stacked_rows(_cls_scores, cls_scores, topk_ind, cls_scores.shape[0])" \
+    assert "        cls_scores_topk=_trt_stacked_rows(_cls_scores, cls_scores, topk_ind, cls_scores.shape[0])" \
            "#[batch_size,max_num]\n" in after
-    assert "    boxes_topk=_trt_stacked_rows(_boxes, boxes, topk_ind, cls_scores.shape[0])#[batch_size,max_num,4]\n" \
-        in after
-    assert "        _boxes.append(boxes[batch][topk_ind[batch]])#[max_num,4]\n" in after  # the loop stays
+    assert "        boxes_topk=_trt_stacked_rows(_boxes, boxes, topk_ind, cls_scores.shape[0])" \
+           "#[batch_size,max_num,4]\n" in after
+    assert "            _boxes.append(boxes[batch][topk_ind[batch]])#[max_num,4]\n" in after  # the loop stays
     assert "def _trt_stacked_rows(items, values, index, count):" in after
     assert rewrite(after, select=("TRT358",)) == after
 
@@ -93,25 +78,23 @@ def test_left_alone(body: str) -> None:
 
 def _edges(batch: int, seed: int) -> tuple[torch.Tensor, ...]:
     g = torch.Generator().manual_seed(seed)
-    scores = torch.randn(batch, 30, generator=g)
-    boxes = torch.randn(batch, 30, 4, generator=g) * 50
-    flat = boxes.view(-1)
+    regression = torch.randn(batch, 30, 4, generator=g) * 50
+    flat = regression.view(-1)
     flat[::17], flat[5::23], flat[9::29] = float("inf"), float("-inf"), float("nan")
-    classes = torch.randint(0, 5, (batch, 30), generator=g)
-    return scores, classes, boxes
+    return torch.randn(batch, 30, 4, generator=g), torch.randn(batch, 30, 1, generator=g), regression
 
 
 @pytest.mark.parametrize("batch", [1, 2, 5])
 def test_eager_unchanged_on_real_tensors(batch: int) -> None:
-    original, rewritten = load(TOPK, "take"), load(rewrite(TOPK, select=("TRT358",)), "take")
-    for label, (scores, classes, boxes) in {
+    original = load(TOPK, "Head")()
+    rewritten = load(rewrite(TOPK, select=("TRT358",)), "Head")()
+    for label, (cls_logits, cnt_logits, regression) in {
         "random": _edges(batch, 1),
-        "zeros": (torch.zeros(batch, 30), torch.zeros(batch, 30, dtype=torch.long), torch.zeros(batch, 30, 4)),
-        "negatives": (-torch.rand(batch, 30) - 1, torch.zeros(batch, 30, dtype=torch.long),
-                      -torch.rand(batch, 30, 4)),
+        "zeros": (torch.zeros(batch, 30, 4), torch.zeros(batch, 30, 1), torch.zeros(batch, 30, 4)),
+        "negatives": (-torch.rand(batch, 30, 4) - 1, -torch.rand(batch, 30, 1), -torch.rand(batch, 30, 4)),
     }.items():
-        a, b = boxes.clone().requires_grad_(), boxes.clone().requires_grad_()
-        want, got = original(scores, classes, a, 7), rewritten(scores, classes, b, 7)
+        a, b = regression.clone().requires_grad_(), regression.clone().requires_grad_()
+        want, got = original(cls_logits, cnt_logits, a), rewritten(cls_logits, cnt_logits, b)
         for w, o in zip(want, got):
             assert bits_equal(w.detach(), o.detach()), label
         want[2].nan_to_num().sum().backward()
