@@ -51,6 +51,10 @@ _NUMPY_FORMS = {
     "full": "torch.full(...)",
     "prod": "math.prod is no better: multiply the sizes (`h * w`) or use `x.numel()`",
     "indices": "torch.meshgrid(torch.arange(h), torch.arange(w), indexing=\"ij\")",
+    "array": "arithmetic on the sizes themselves (`(x.shape[2] + 7) // 8`, which the trace keeps) instead of an "
+             "array of the shape",
+    "asarray": "arithmetic on the sizes themselves (`(x.shape[2] + 7) // 8`, which the trace keeps) instead of an "
+               "array of the shape",
 }
 
 
@@ -62,7 +66,8 @@ class NumpyOnSize(_SizeRule):
         summary="NumPy called on tensor sizes in forward: the export bakes the array for the traced size",
         doc="""\
 What it finds: a NumPy function (`np.arange`, `np.linspace`, `np.meshgrid`, `np.zeros`,
-`np.prod`...) called in forward code with a tensor's size among its arguments: `x.shape[i]`,
+`np.prod`...) called in forward code with a tensor's size among its arguments, or `np.array`/`np.asarray`
+of a whole shape (`np.array(x.shape[2:])`, named only): `x.shape[i]`,
 `x.size(i)`, `x.numel()`, `len(x)` of a tensor, a local assigned from them
 (`h, w = x.shape[2:]`), or arithmetic on those (`w - 1`). Typical: a YOLO-style grid,
 `torch.from_numpy(np.stack(np.meshgrid(np.arange(w), np.arange(h)), -1))`.
@@ -267,10 +272,22 @@ every input set. Matters for the TorchScript exporter, on every TensorRT version
             return
         if id(node) in self._rounded:
             return
+        if self._short_numpy(node.func) in ("array", "asarray") and node.args and self._shape_tuple(node.args[0].value):
+            # `np.array(image.shape[2:])` (yhenon's RetinaNet anchors): the whole shape made a NumPy array,
+            # named; no torch form is written for it.
+            function.found.append((node, self.current_method(), self.runtime.in_function()))
+            return
         sizes = self._sizes_in(node)
         if sizes:
             function.sizes.update(sizes)
             function.found.append((node, self.current_method(), self.runtime.in_function()))
+
+    def _shape_tuple(self, expr: cst.BaseExpression) -> bool:
+        """A tensor's shape or a slice of it (``x.shape[2:]``, ``x.size()``), or a local bound to one."""
+        if self._is_shape_tuple(expr):
+            return True
+        frame = self._frame()
+        return type(expr) is cst.Name and frame is not None and expr.value in frame.shapes and self._local(expr.value)
 
     def _on_numpy(self, call: cst.Call) -> bool:
         """A method called on a NumPy call's result (through other methods and indexing)."""

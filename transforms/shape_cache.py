@@ -263,6 +263,48 @@ class _Candidate:
     attr: str
     message: str
     fix: Fix
+    #: The hit-return form: its cache is filled after the `if`, by forward itself.
+    filled_after: bool = False
+
+
+def _hit_keys(test: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The ``self`` reads an ``and`` chain tests for a hit: ``key == v`` / ``v == key`` (one side read
+    from ``self``) and ``k in cache``; other operands (``self.use_cache``) may guard them."""
+    keys: list[cst.BaseExpression] = []
+    for part in _conjuncts(_bare(test)):
+        if type(part) is not cst.Comparison or len(part.comparisons) != 1:
+            continue
+        operator, right = type(part.comparisons[0].operator), part.comparisons[0].comparator
+        if operator is cst.Equal:
+            on_self = [o for o in (part.left, right) if _chain(o)]
+            if len(on_self) == 1:
+                keys.append(on_self[0])
+        elif operator is cst.In and _chain(right):
+            keys.append(right)
+    return keys
+
+
+def _refreshed(test: cst.BaseExpression) -> bool:
+    """The test already calls the tracing flag (a second pass changes nothing)."""
+    return any(type(n) is cst.Call and type(n.func) is cst.Name and n.func.value.startswith(HELPER) for n in walk(test))
+
+
+def _hit_first(test: cst.BaseExpression) -> cst.BaseExpression:
+    """``a == s and b == t`` → ``not _trt_tracing() and a == s and b == t`` (its parentheses around the chain)."""
+    bare = test.with_changes(lpar=[], rpar=[]) if test.lpar else test
+    replacement = cst.BooleanOperation(
+        left=cst.UnaryOperation(operator=cst.Not(), expression=cst.Call(func=cst.Name(HELPER))),
+        operator=cst.And(), right=bare)
+    return replacement.with_changes(lpar=test.lpar, rpar=test.rpar) if bare is not test else replacement
+
+
+def _returned_read(body: cst.BaseSuite) -> cst.BaseExpression | None:
+    """The value of a body that is one ``return <read of self>`` (``return self.cache[device]``)."""
+    statements = body.body if type(body) is cst.IndentedBlock else ()
+    small = statements[0].body if len(statements) == 1 and type(statements[0]) is cst.SimpleStatementLine else ()
+    if len(small) != 1 or type(small[0]) is not cst.Return or small[0].value is None:
+        return None
+    return small[0].value if _chain(small[0].value) else None
 
 
 class ShapeKeyedCache(RuntimeScopeRule):
@@ -295,6 +337,19 @@ outside such an `if` (per-frame state, TRT703's and TRT721's; a write inside ano
 `if` on the same key, as in YOLOv7's `forward` and `fuseforward`, is that cache's own fill), and `if self.x is None:`
 alone: a first-call initialisation whose value depends on that call's input, not on a key
 (recomputing it while tracing would change what the model computes).
+
+It also finds the memo whose hit returns early, the cache filled after the `if` by the same
+method (zylo117's EfficientDet `Anchors`): an `if` with no `else` whose body is one `return` of a
+value read from `self`, and whose test looks that value up (`key == v` with `key` read from
+`self`, or `k in self.cache`, joined by `and`), the method writing the returned attribute again
+in its own statements after the `if`:
+```
+if image_shape == self.last_shape and image.device in self.last_anchors:
+    return self.last_anchors[image.device]
+...
+self.last_anchors[image.device] = anchor_boxes
+```
+The fix is then `if not _trt_tracing() and <test>:`, so the value is computed while tracing.
 
 It also finds the same memo written the other way round, a value precomputed once in
 `__init__` for the configured size and recomputed from the input's size only when that size
@@ -439,7 +494,8 @@ equivalent on every input set. Applies to every TensorRT version and both export
                 # A key forward also writes elsewhere is state, not a memo; a write inside another cache
                 # `if` on the same key is that cache's fill (YOLOv7's `forward` and `fuseforward` share a grid).
                 fills = {id(other.node) for other in candidates if other.attr == c.attr}
-                if not any(m in forward and attr == c.attr and not inside & fills for m, attr, inside in writes):
+                if c.filled_after or not any(m in forward and attr == c.attr and not inside & fills
+                                             for m, attr, inside in writes):
                     # Reported at the whole `if`: its span (the body's writes too) is what migrate matches.
                     self.hold(record, c.method, c.node, c.message, c.fix)
         super().leave_ClassDef(original_node)
@@ -484,6 +540,9 @@ equivalent on every input set. Applies to every TensorRT version and both export
             return None  # skipped while tracing, the name would be unbound after the `if`
         if node.orelse is not None:
             return self._precomputed(node, where[0], where[1])
+        returned = _returned_read(node.body)
+        if returned is not None:
+            return self._hit_return(node, where[1], returned)
         conjuncts = _conjuncts(test)
         if any(type(d) is cst.Call and type(d.func) is cst.Name and d.func.value.startswith(HELPER)
                for c in conjuncts for d in _disjuncts(_bare(c))):
@@ -514,6 +573,25 @@ equivalent on every input set. Applies to every TensorRT version and both export
         fix = Fix({conjunct: replacement}, safety=Safety.UNSAFE, helpers=(HELPER,))
         return _Candidate(node, where[1], state_attr(key), message, fix)
 
+    def _hit_return(self, node: cst.If, method: cst.FunctionDef, returned: cst.BaseExpression) -> _Candidate | None:
+        """``if shape == self.last_shape and device in self.cache: return self.cache[device]``, the cache
+        filled later in the same method (zylo117's EfficientDet ``Anchors``): the hit returns early."""
+        test = node.test
+        if _refreshed(test):
+            return None
+        cache = _chain(returned)[-1]
+        if not any(_same(_chain(key)[-1], cache) for key in _hit_keys(test)):
+            return None  # the value returned is not what the test looks up
+        attr = state_attr(cache)
+        rest = method.body.body[method.body.body.index(node) + 1:] if node in method.body.body else []
+        if not any(state_attr(target) == attr for statement in rest for target in _written(statement)):
+            return None  # no fill after the test in the method's own statements: not a memo of this call
+        message = (f"`{short_code(test, 60)}` returns `{short_code(returned, 40)}`, cached on self by an earlier "
+                   "call: a traced export decides the comparison once on the example, and a hit bakes the cached "
+                   f"values into the graph for every input size; {HELPER}() makes the cache miss while tracing")
+        fix = Fix({test: _hit_first(test)}, safety=Safety.UNSAFE, helpers=(HELPER,))
+        return _Candidate(node, method, attr, message, fix, filled_after=True)
+
     def _precomputed(self, node: cst.If, record, method: cst.FunctionDef) -> _Candidate | None:
         """``if self.res != size: m = self.make(size) ... else: <self.m, made by self.make in __init__>``
         (or the hit test first: ``if self.res == size: <self.m> else: <self.make(size)>``)."""
@@ -524,9 +602,8 @@ equivalent on every input set. Applies to every TensorRT version and both export
             return None
         miss, keys = compared
         test = node.test
-        if any(type(n) is cst.Call and type(n.func) is cst.Name and n.func.value.startswith(HELPER)
-               for n in walk(test)):
-            return None  # already refreshed
+        if _refreshed(test):
+            return None
         recompute, cached = (node.body, node.orelse.body) if miss else (node.orelse.body, node.body)
         if _writes_self(node.body) or _writes_self(node.orelse.body):
             return None  # a cache (the form above) or state, not a value fixed at construction
@@ -551,15 +628,13 @@ equivalent on every input set. Applies to every TensorRT version and both export
                    "export decides the comparison once on the example, and at the configured size the graph keeps "
                    f"the precomputed values for every input size; {HELPER}() takes the recomputing branch while "
                    "tracing")
-        bare = test.with_changes(lpar=[], rpar=[]) if test.lpar else test  # its parentheses go around the chain
         if miss:  # `a != s or b != t` → `_trt_tracing() or a != s or b != t`
+            bare = test.with_changes(lpar=[], rpar=[]) if test.lpar else test  # its parentheses go around the chain
             replacement = cst.BooleanOperation(left=cst.Call(func=cst.Name(HELPER)), operator=cst.Or(), right=bare)
-        else:  # `a == s and b == t` → `not _trt_tracing() and a == s and b == t`
-            replacement = cst.BooleanOperation(
-                left=cst.UnaryOperation(operator=cst.Not(), expression=cst.Call(func=cst.Name(HELPER))),
-                operator=cst.And(), right=bare)
-        if bare is not test:
-            replacement = replacement.with_changes(lpar=test.lpar, rpar=test.rpar)
+            if bare is not test:
+                replacement = replacement.with_changes(lpar=test.lpar, rpar=test.rpar)
+        else:
+            replacement = _hit_first(test)
         fix = Fix({test: replacement}, safety=Safety.UNSAFE, helpers=(HELPER,))
         return _Candidate(node, method, sorted(key_attrs)[0], message, fix)
 

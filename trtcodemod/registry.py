@@ -22,6 +22,8 @@ RULE_MODULES: tuple[str, ...] = (
     "padding",
     "pooling",
     "pool_1d",
+    "conv_params",
+    "stacked_rows",
     "dtypes",
     "python_values",
     "module_state",

@@ -47,6 +47,11 @@ POSITIVE = [
     ("TRT711", forward("w = x.size(-1)\nreturn torch.tensor(np.linspace(0, w - 1, w))")),
     ("TRT711", forward("return np.zeros((x.shape[0], 4))")),
     ("TRT711", forward("b, c, h, w = x.size()\nreturn np.meshgrid(np.arange(h), range(3))")),
+    # yhenon/pytorch-retinanet @ 0348a9d57b279e3b5b235461b472d37da5feec3d, retinanet/anchors.py:23-25: the
+    # whole shape made an array, each level's size computed from it in NumPy
+    ("TRT711", forward("image_shape = x.shape[2:]\nimage_shape = np.array(image_shape)\n"
+                       "return [(image_shape + 2 ** k - 1) // (2 ** k) for k in (3, 4)]")),
+    ("TRT711", forward("return np.asarray(x.size()) // 2")),
     ("TRT711", "def f(x: torch.Tensor):\n    return np.arange(len(x))\n"
      "class M(nn.Module):\n    def forward(self, x):\n        return f(x)\n"),
     ("TRT712", forward("k = min(4, x.shape[1])\nreturn x[:, :k]")),
@@ -70,6 +75,9 @@ POSITIVE = [
 ]
 
 NEGATIVE = [
+    # an array of configuration values or of a literal list, not of a shape
+    forward("return np.array(self.ratios)"),
+    forward("return np.array([x.dim(), 2])"),
     # NumPy on NumPy arrays, on lists, on configuration.
     forward("a = np.zeros((3, 4))\nreturn np.arange(a.shape[0])"),
     forward("return np.arange(self.num_anchors)"),
@@ -1598,3 +1606,9 @@ def test_a_rounding_inside_min_or_max_is_rewritten_with_it() -> None:
     for h in (9, 10, 11, 13):
         assert ort_matches(session, before, torch.randn(1, 2, h, 3))
     assert not ort_matches(original, before, torch.randn(1, 2, 10, 3))  # the trace kept `max` choosing 0
+
+
+def test_an_array_of_the_shape_is_named_without_a_fix() -> None:
+    code = HEADER + forward("image_shape = x.shape[2:]\nimage_shape = np.array(image_shape)\nreturn image_shape // 8")
+    assert rules_found(code, select=("TRT711",)) == ["TRT711"]
+    assert rewrite(code, select=("TRT711",), unsafe=True) == code

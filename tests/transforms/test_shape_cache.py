@@ -78,6 +78,41 @@ class Detect(nn.Module):
 #: YOLOv7's `models/yolo.py`: `Model.fuse()` installs `IDetect.fuseforward` as the head's forward
 #: (`m.forward = m.fuseforward`), a second method with the same grid cache, which the eager run then fills.
 FUSED = GRID.replace(HEADER, "").replace("class Detect(nn.Module):", "class Detect(nn.Module):", 1)
+#: zylo117/Yet-Another-EfficientDet-Pytorch @ 15403b5371a64defb2a7c74e162c6e880a7f462c, efficientdet/utils.py:94-139
+#: (``Anchors.forward``): the hit returns the cached anchors early (``if image_shape == self.last_shape and
+#: image.device in self.last_anchors: return self.last_anchors[image.device]``), the miss computes them and
+#: fills the cache at the end. In our words, with a torch grid where the original uses NumPy.
+ANCHORS = HEADER + '''
+class Anchors(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stride = 2
+        self.last_anchors = {}
+        self.last_shape = None
+
+    def forward(self, image):
+        image_shape = image.shape[2:]
+        if image_shape == self.last_shape and image.device in self.last_anchors:
+            return self.last_anchors[image.device]
+        self.last_shape = image_shape
+        ys = torch.arange(0, image_shape[0], self.stride) + self.stride / 2
+        xs = torch.arange(0, image_shape[1], self.stride) + self.stride / 2
+        yv, xv = torch.meshgrid(ys, xs, indexing="ij")
+        boxes = torch.stack((yv - 1.0, xv - 1.0, yv + 1.0, xv + 1.0), -1).reshape(1, -1, 4)
+        self.last_anchors[image.device] = boxes
+        return boxes
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.anchors = Anchors()
+
+    def forward(self, x):
+        pooled = torch.nn.functional.avg_pool2d(x, 2, ceil_mode=True)
+        return pooled.flatten(2).transpose(1, 2)[..., :1] + self.anchors(x)
+'''
+
 FUSED = HEADER + FUSED + '''
     def fuseforward(self, x):
         out = []
@@ -175,6 +210,10 @@ def test_other_miss_tests_are_refreshed(body: str, after: str) -> None:
     method("if self.shape != (s := x.shape):\n    self.shape = s\nreturn x + s[0]"),
     # `==` is a hit test, `<` a threshold
     method("if self.shape == x.shape:\n    self.shape = None\nreturn x"),
+    # a hit that returns early, but nothing fills the cache after it: not a memo of this call
+    method("if x.shape == self.shape and 0 in self.cache:\n    return self.cache[0]\nreturn x"),
+    # a hit that returns a value other than the one the test looks up
+    method("if x.shape == self.shape:\n    return self.other\nself.shape = x.shape\nself.other = x\nreturn x"),
     # construction-time code, and classes that are not modules
     f"{HEADER}class M(nn.Module):\n    def __init__(self, x):\n        super().__init__()\n"
     "        if self.shape != x.shape:\n            self.shape = x.shape\n",
@@ -200,20 +239,21 @@ def _input(shape: tuple[int, ...], step: int) -> torch.Tensor:
     return x.requires_grad_(step % 2 == 1)
 
 
-@pytest.mark.parametrize("code,name", [(HEAD, "Head"), (GRID, "Detect"), (FUSED, "Model")])
+@pytest.mark.parametrize("code,name", [(HEAD, "Head"), (GRID, "Detect"), (FUSED, "Model"), (ANCHORS, "Net")])
 def test_eager_is_bit_for_bit_the_same_over_hits_and_misses(tmp_path: Path, code: str, name: str) -> None:
     before = import_source(code, tmp_path)[name]()
     after = import_source(fixed(code), tmp_path)[name]()
     for step, shape in enumerate(SIZES):
         x = _input(shape, step)
         assert_same_run(run_once(before, [x]), run_once(after, [x]), context=f"call {step} {shape}")
-    cached = ("shape", "anchors", "strides") if name == "Head" else ("grid",)
+    cached = {"Head": ("shape", "anchors", "strides"), "Net": ("last_shape", "last_anchors")}.get(name, ("grid",))
     for attr in cached:
-        a, b = getattr(before, attr), getattr(after, attr)
+        owner = (before.anchors, after.anchors) if name == "Net" else (before, after)
+        a, b = getattr(owner[0], attr), getattr(owner[1], attr)
         assert a.__class__ is b.__class__ and str(a) == str(b), attr
 
 
-@pytest.mark.parametrize("code,name", [(HEAD, "Head"), (GRID, "Detect"), (FUSED, "Model")])
+@pytest.mark.parametrize("code,name", [(HEAD, "Head"), (GRID, "Detect"), (FUSED, "Model"), (ANCHORS, "Net")])
 def test_every_toolchain_does_what_it_did(tmp_path: Path, code: str, name: str) -> None:
     x = _input((1, 3, 6, 4), 0)
     old = toolchain_outcomes(import_source(code, tmp_path)[name], [x], tmp_path)
@@ -263,7 +303,7 @@ def _faithful(code: str, name: str, tmp_path: Path, dynamo: bool) -> tuple[bool,
 
 
 @pytest.mark.parametrize("dynamo", [False, True], ids=["torchscript", "dynamo"])
-@pytest.mark.parametrize("code,name", [(HEAD, "Head"), (GRID, "Detect"), (FUSED, "Model")])
+@pytest.mark.parametrize("code,name", [(HEAD, "Head"), (GRID, "Detect"), (FUSED, "Model"), (ANCHORS, "Net")])
 def test_the_graph_is_faithful_at_another_size_only_after_the_fix(tmp_path: Path, code: str, name: str,
                                                                   dynamo: bool) -> None:
     before, _ = _faithful(code, name, tmp_path, dynamo)
@@ -681,3 +721,12 @@ def test_the_fused_graph_is_faithful_at_two_other_sizes_only_after_the_fix(tmp_p
 
     assert not faithful(FUSED)
     assert faithful(fixed(FUSED))
+
+
+def test_a_cache_hit_that_returns_early_misses_while_tracing() -> None:
+    after = fixed(ANCHORS)
+    assert "        if not _trt_tracing() and image_shape == self.last_shape and image.device in self.last_anchors:\n" \
+        "            return self.last_anchors[image.device]\n" in after
+    assert code_lines(after) == [line.replace("if image_shape ==", "if not _trt_tracing() and image_shape ==")
+                                 for line in code_lines(ANCHORS)]
+    assert fixed(after) == after

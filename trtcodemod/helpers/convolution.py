@@ -15,6 +15,8 @@ inputs' dynamic axes (the rule's assumption, which migrate checks at other sizes
 
 import torch
 
+from trtcodemod.helpers.onnx_export import _trt_onnx_exporting
+
 
 def _trt_conv_kernel(weight):
     """``weight``; while the TorchScript exporter traces, the same values with the sizes of every
@@ -95,3 +97,49 @@ def _trt_sized_groups_conv(conv, input, weight, bias=None, stride=1, padding=0, 
     if torch.jit.is_tracing() and torch.onnx.is_in_onnx_export():
         return _trt_grouped_conv_patches(input, weight, bias, stride, padding, dilation)
     return conv(input, weight, bias, stride, padding, dilation, groups)
+
+
+def _trt_conv_params(value, dims):
+    """``value``, except a one-element list or tuple, which becomes a tuple of ``dims`` copies of
+    its element (TRT357). ``nn.Conv2d(..., stride=[2])`` keeps ``stride == (2,)`` and computes as
+    with ``(2, 2)``, but the exporters write the one element into the ONNX ``Conv``'s ``strides``
+    (the TorchScript one also ``pads`` and ``dilations``), one too few for a 2-D convolution.
+    """
+    if isinstance(value, (list, tuple)) and len(value) == 1:
+        return tuple(value) * dims
+    return value
+
+
+def _trt_conv_exported(module, input, dims):
+    """What ``module._conv_forward(input, ...)`` computes, its one-element stride, padding and dilation
+    given one element per spatial axis (torch's own code otherwise)."""
+    conv = torch.nn.functional.conv2d if dims == 2 else torch.nn.functional.conv3d
+    stride, dilation = _trt_conv_params(module.stride, dims), _trt_conv_params(module.dilation, dims)
+    if module.padding_mode != "zeros":
+        padded = torch.nn.functional.pad(input, module._reversed_padding_repeated_twice, mode=module.padding_mode)
+        return conv(padded, module.weight, module.bias, stride, (0,) * dims, dilation, module.groups)
+    return conv(input, module.weight, module.bias, stride, _trt_conv_params(module.padding, dims), dilation,
+                module.groups)
+
+
+class _TrtConv2d(torch.nn.Conv2d):
+    """``nn.Conv2d`` (same arguments, attributes and state) that, while exporting, passes its stride,
+    padding and dilation with one element per spatial axis (TRT357): the Conv node's attributes then
+    have the right length where the module was given one-element ones."""
+
+    def forward(self, input: torch.Tensor) -> torch.Tensor:
+        if not torch.jit.is_scripting():
+            if _trt_onnx_exporting():
+                return _trt_conv_exported(self, input, 2)
+        return self._conv_forward(input, self.weight, self.bias)
+
+
+class _TrtConv3d(torch.nn.Conv3d):
+    """``nn.Conv3d`` (same arguments, attributes and state) that, while exporting, passes its stride,
+    padding and dilation with one element per spatial axis (TRT357)."""
+
+    def forward(self, input: torch.Tensor) -> torch.Tensor:
+        if not torch.jit.is_scripting():
+            if _trt_onnx_exporting():
+                return _trt_conv_exported(self, input, 3)
+        return self._conv_forward(input, self.weight, self.bias)

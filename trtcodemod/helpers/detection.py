@@ -227,3 +227,36 @@ def _trt_sort_guarded(input: torch.Tensor, k: int, dim: int = -1, descending: bo
     if not isinstance(input, torch.Tensor):
         return input.sort(dim=dim, descending=descending)
     return torch.sort(input, dim=dim, descending=descending)
+
+
+def _trt_stacked_rows(items, values, index, count):
+    """``torch.stack(items)`` where a loop ``for b in range(count)`` made ``items[b] = values[b][index[b]]``
+    (TRT358).
+
+    Outside ``torch.onnx.export`` this is ``torch.stack(items)`` itself. While exporting, with an
+    integer ``index`` of at least one axis, it takes the rows of the first ``count`` batch elements
+    at once: element ``b`` is ``values[b][index[b]]``, as in the loop (a negative position counted
+    from the end of the row), taken by one Gather from ``values`` with its batch and row axes
+    flattened, and ``count`` is the traced size the loop's bound was read from, where the loop a
+    trace unrolls holds the example's.
+    """
+    if torch.jit.is_scripting():
+        return torch.stack(items)
+    if (
+        _trt_onnx_exporting()
+        and len(items) > 0
+        and isinstance(values, torch.Tensor)
+        and isinstance(index, torch.Tensor)
+        and index.dtype in (torch.int64, torch.int32)
+        and index.dim() >= 1
+        and values.dim() >= 2
+    ):
+        index = index[:count]
+        size = values.shape[1]
+        rows = torch.arange(count, device=index.device).reshape([-1] + [1] * (index.dim() - 1))
+        # Python's negative positions counted from the end of each row; then one Gather over the
+        # flattened (batch, row) axes (advanced indexing exports wrong values for negative indices).
+        flat = rows * size + torch.where(index < 0, index + size, index)
+        taken = torch.index_select(values.flatten(0, 1), 0, flat.reshape(-1))
+        return taken.reshape(list(index.shape) + list(values.shape[2:]))
+    return torch.stack(items)

@@ -22,7 +22,7 @@ from .retrace import RETRACED_GRAPH
 #: Rules whose fix removes a value baked in by the export (a value read at the line).
 BAKED_RULES = frozenset({
     "TRT101", "TRT105", "TRT104", "TRT702", "TRT704", "TRT711", "TRT712", "TRT713", "TRT716", "TRT717", "TRT718", "TRT721", "TRT722", "TRT726", "TRT728", "TRT803", "TRT316", "TRT331", "TRT336",
-    "TRT322", "TRT348", "TRT349", "TRT351", "TRT353",
+    "TRT322", "TRT348", "TRT349", "TRT351", "TRT353", "TRT358",
 })
 
 #: The graph check's rule for a hostile node -> other rules whose fix at the node's line removes it: a float64
@@ -33,7 +33,7 @@ ALSO_REMOVED_BY = {"TRT701": ("TRT350",)}
 #: Rules that replace a torch module built in ``__init__`` whose own code is what the export
 #: gets wrong: torch's frames are not the user's, so the problem is located at the line that
 #: calls the module, and the finding at the construction (:mod:`.module_calls` links them).
-CALLED_MODULE_RULES = frozenset({"TRT316", "TRT603", "TRT340"})
+CALLED_MODULE_RULES = frozenset({"TRT316", "TRT603", "TRT340", "TRT357"})
 
 #: rule -> the rules whose findings inside its applied fix's span stop being problems: the
 #: writes to `self` in a cache that TRT726 refreshes while tracing are the cache's own fill; the

@@ -1,0 +1,140 @@
+"""TRT358: a loop over the batch that appends ``values[b][index[b]]`` to lists, then ``torch.stack`` →
+``_trt_stacked_rows(L, values, index, x.shape[0])``: ``torch.stack(L)`` outside an export, one Gather of
+every element's rows while exporting.
+
+The rewrite text (VectXmy/FCOS.Pytorch's ``DetectHead``, the variant's text, its comments kept; ``size(0)``), what
+is left alone (a body doing more, a list read elsewhere or not started empty, a name rebound between the
+loop and the stack, ``len()`` bounds, a stack along another axis); eager mode before and after on real
+tensors, bit for bit (zeros, negatives, inf/NaN, negative and repeated indices, one image; gradients);
+and the TorchScript export: the original's graph keeps the example's batch size, the rewritten one equals
+eager mode at other batch sizes.
+"""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import onnxruntime as ort
+import pytest
+import torch
+from support import TESTS, bits_equal, load, rewrite, rules_found
+
+HEADER = "import torch\n\n\n"
+
+#: VectXmy/FCOS.Pytorch's ``DetectHead`` top-k loop, in the variant's own words (its docstring cites it).
+TOPK = (TESTS / "recipe_variants" / "trt358" / "vectxmy_detect_head_topk.py").read_text()
+
+#: The same with an index the caller gives (negative and repeated positions can occur).
+GIVEN = HEADER + """\
+def take(values, index):
+    rows = []
+    for b in range(values.size(0)):
+        rows.append(values[b][index[b]])
+    return torch.stack(rows)
+"""
+
+
+def test_rewrite_text_of_the_fcos_head() -> None:
+    after = rewrite(TOPK, select=("TRT358",))
+    assert "        cls_scores_topk=_trt_stacked_rows(_cls_scores, cls_scores, topk_ind, cls_scores.shape[0])" \
+           "#[batch_size,max_num]\n" in after
+    assert "        boxes_topk=_trt_stacked_rows(_boxes, boxes, topk_ind, cls_scores.shape[0])" \
+           "#[batch_size,max_num,4]\n" in after
+    assert "            _boxes.append(boxes[batch][topk_ind[batch]])#[max_num,4]\n" in after  # the loop stays
+    assert "def _trt_stacked_rows(items, values, index, count):" in after
+    assert rewrite(after, select=("TRT358",)) == after
+
+
+def test_rewrite_text_with_size_and_no_axis() -> None:
+    after = rewrite(GIVEN, select=("TRT358",))
+    assert "    return _trt_stacked_rows(rows, values, index, values.size(0))\n" in after
+
+
+@pytest.mark.parametrize("body", [
+    # the body does more than append
+    "out = []\nfor b in range(v.shape[0]):\n    out.append(v[b][i[b]])\n    print(b)\nreturn torch.stack(out)",
+    # the list is read elsewhere too
+    "out = []\nfor b in range(v.shape[0]):\n    out.append(v[b][i[b]])\nn = len(out)\nreturn torch.stack(out), n",
+    # not started empty
+    "out = [v[0]]\nfor b in range(v.shape[0]):\n    out.append(v[b][i[b]])\nreturn torch.stack(out)",
+    # the index is rebound between the loop and the stack
+    "out = []\nfor b in range(v.shape[0]):\n    out.append(v[b][i[b]])\ni = i + 1\nreturn torch.stack(out)",
+    # the bound's tensor is rebound before the stack
+    "out = []\nfor b in range(v.shape[0]):\n    out.append(v[b][i[b]])\nv = v[:1]\nreturn torch.stack(out)",
+    # a len() bound: a trace reads it as the example's number
+    "out = []\nfor b in range(len(v)):\n    out.append(v[b][i[b]])\nreturn torch.stack(out)",
+    # stacked along another axis
+    "out = []\nfor b in range(v.shape[0]):\n    out.append(v[b][i[b]])\nreturn torch.stack(out, dim=1)",
+    # the element is not the loop's own
+    "out = []\nfor b in range(v.shape[0]):\n    out.append(v[0][i[b]])\nreturn torch.stack(out)",
+    # concatenated, not stacked
+    "out = []\nfor b in range(v.shape[0]):\n    out.append(v[b][i[b]])\nreturn torch.cat(out)",
+])
+def test_left_alone(body: str) -> None:
+    code = HEADER + "def f(v, i):\n" + "".join(f"    {line}\n" for line in body.splitlines())
+    assert rules_found(code, select=("TRT358",)) == []
+
+
+def _edges(batch: int, seed: int) -> tuple[torch.Tensor, ...]:
+    g = torch.Generator().manual_seed(seed)
+    regression = torch.randn(batch, 30, 4, generator=g) * 50
+    flat = regression.view(-1)
+    flat[::17], flat[5::23], flat[9::29] = float("inf"), float("-inf"), float("nan")
+    return torch.randn(batch, 30, 4, generator=g), torch.randn(batch, 30, 1, generator=g), regression
+
+
+@pytest.mark.parametrize("batch", [1, 2, 5])
+def test_eager_unchanged_on_real_tensors(batch: int) -> None:
+    original = load(TOPK, "Head")()
+    rewritten = load(rewrite(TOPK, select=("TRT358",)), "Head")()
+    for label, (cls_logits, cnt_logits, regression) in {
+        "random": _edges(batch, 1),
+        "zeros": (torch.zeros(batch, 30, 4), torch.zeros(batch, 30, 1), torch.zeros(batch, 30, 4)),
+        "negatives": (-torch.rand(batch, 30, 4) - 1, -torch.rand(batch, 30, 1), -torch.rand(batch, 30, 4)),
+    }.items():
+        a, b = regression.clone().requires_grad_(), regression.clone().requires_grad_()
+        want, got = original(cls_logits, cnt_logits, a), rewritten(cls_logits, cnt_logits, b)
+        for w, o in zip(want, got):
+            assert bits_equal(w.detach(), o.detach()), label
+        want[2].nan_to_num().sum().backward()
+        got[2].nan_to_num().sum().backward()
+        assert bits_equal(a.grad, b.grad), label
+
+
+def test_eager_unchanged_with_negative_and_repeated_positions() -> None:
+    original, rewritten = load(GIVEN, "take"), load(rewrite(GIVEN, select=("TRT358",)), "take")
+    values = torch.randn(3, 6, 2)
+    index = torch.tensor([[0, -1, -1], [5, 5, 0], [-6, 2, 3]])
+    assert bits_equal(original(values, index), rewritten(values, index))
+    with pytest.raises(IndexError):
+        rewritten(values, torch.tensor([[6, 0, 0]] * 3))  # out of range, as before
+
+
+def _export(function, example: tuple) -> ort.InferenceSession:
+    class Model(torch.nn.Module):
+        def forward(self, values, index):
+            return function(values, index)
+
+    buffer = io.BytesIO()
+    torch.onnx.export(Model(), example, buffer, dynamo=False, opset_version=17, input_names=["values", "index"],
+                      dynamic_axes={"values": {0: "b", 1: "n"}, "index": {0: "b", 1: "k"}})
+    return ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
+
+
+def test_exported_graph_follows_the_batch_only_after_the_fix() -> None:
+    original, rewritten = load(GIVEN, "take"), load(rewrite(GIVEN, select=("TRT358",)), "take")
+    example = (torch.randn(2, 6, 3), torch.randint(-6, 6, (2, 4)))
+    before, after = _export(original, example), _export(rewritten, example)
+    g = torch.Generator().manual_seed(4)
+    for batch in (1, 2, 3, 6):
+        values, index = torch.randn(batch, 9, 3, generator=g), torch.randint(-9, 9, (batch, 5), generator=g)
+        want = original(values, index).numpy()
+        [got] = after.run(None, {"values": values.numpy(), "index": index.numpy()})
+        assert got.shape == want.shape and np.array_equal(got, want), batch
+        if batch != 2:
+            try:
+                [old] = before.run(None, {"values": values.numpy(), "index": index.numpy()})
+            except Exception:  # noqa: BLE001 - the unrolled loop's gathers fail outright at some sizes
+                continue
+            assert old.shape != want.shape, batch  # the example's two images, whatever the batch
