@@ -90,6 +90,7 @@ RULE_MODULES: tuple[str, ...] = (
     "detached_sizes",
     "padded_batch",
     "roll_shift",
+    "new_axis_write",
 )
 
 

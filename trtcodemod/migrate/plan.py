@@ -56,7 +56,10 @@ SUPERSEDED_BECAUSE = {"TRT726": "a cache refreshed while tracing",
 #: ``GlobalAvgPool2d``) exports without a warning, its window baked at the traced size.
 #: TRT352: a sum of bool tensors exports as an Add of bools, which ONNX Runtime refuses when it loads the graph,
 #: naming the node (`/Add_19`) but no line (CenterNet's `multi_pose_decode`).
-WRONG_VALUE_RULES = frozenset({"TRT301", "TRT728", "TRT330", "TRT339", "TRT341", "TRT342", "TRT323", "TRT352"})
+#: TRT355: a write through a subscript holding `None` leaves no node at all (monodepth2's `T[:, :3, 3, None] = t`):
+#: the graph computes with the tensor as it was before the write.
+WRONG_VALUE_RULES = frozenset({"TRT301", "TRT728", "TRT330", "TRT339", "TRT341", "TRT342", "TRT323", "TRT352",
+                               "TRT355"})
 
 #: Rules whose every finding stops the TorchScript export the same way once one does, with an error that names
 #: no operator ("Failed to export a node '%5 : Long(device=cpu) = onnx::Gather[axis=0](%2, %4), scope: ...' (in
