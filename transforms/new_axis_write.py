@@ -14,6 +14,7 @@ from __future__ import annotations
 import libcst as cst
 
 from trtcodemod.astutil import int_value, short_code
+from trtcodemod.providers import ObservedFacts
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.transforms._op_calls import in_inserted_helper
 from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
@@ -90,7 +91,7 @@ def _number_literal(value: cst.BaseExpression) -> bool:
 
 class NewAxisWrite(RuntimeScopeRule):
     needs_text = (b"None",)
-    requires = (TensorEvidence,)
+    requires = (TensorEvidence, ObservedFacts)
     info = RuleInfo(
         id="TRT355",
         name="new-axis-write",
@@ -110,8 +111,10 @@ translation column stays zero). The dynamo exporter records the write.
 
 The rewrite: the `None` s leave the subscript (`T[:, :3, 3]`; `x[None]` becomes `x[...]`) and
 the value becomes `_trt_new_axes_value(t, T[:, :3, 3, None], [2])`, an inserted helper that
-does to the value what the write into the subscript with the `None` s does (drops leading size-1
-axes the slice lacks, broadcasts it to the slice) and then selects the new axes, of size 1, at 0.
+does to the value what the write into the subscript with the `None` s does (an assignment drops
+leading size-1 axes the slice lacks, an augmented write, an in-place operation on the slice, drops
+none: its call passes `False`; both broadcast the value to the slice) and then selects the new axes,
+of size 1, at 0.
 A number literal is written as it is. The exporter records the write without `None` as any
 slice write (a `ScatterND`, as TRT203 says).
 
@@ -124,7 +127,8 @@ semantics are the write's own. A value that does not broadcast to the slice rais
 `RuntimeError` as before (from `expand_as` or `reshape`, with another message). The fix is
 offered where the indices are slices, integer literals, an Ellipsis and `None` (an index tensor
 moves the new axes elsewhere), nothing in the subscript calls a function (it is evaluated twice),
-and the value is a number literal or visibly a tensor (a name a recorded run saw hold one counts):
+and the value is a number literal or visibly a tensor (a name a recorded run saw hold one, at the
+write or at a torch call on its line, counts):
 a Python number held by a name would not script through the helper. Others are reported without
 a fix. The subscript without the `None` s is read once more per write (a view, no copy).
 
@@ -146,11 +150,11 @@ TensorRT versions: all (the exporter drops the write whatever TensorRT reads the
             Example(
                 "def pin_ends(knots: torch.Tensor, left: torch.Tensor):\n"
                 "    knots[..., 0, None] = left\n"
-                "    knots[..., -1, None] += 1.0\n"
+                "    knots[..., -1, None] += left * 2\n"
                 "    return knots\n",
                 "def pin_ends(knots: torch.Tensor, left: torch.Tensor):\n"
                 "    knots[..., 0] = _trt_new_axes_value(left, knots[..., 0, None], [-1])\n"
-                "    knots[..., -1] += 1.0\n"
+                "    knots[..., -1] += _trt_new_axes_value(left * 2, knots[..., -1, None], [-1], False)\n"
                 "    return knots\n",
             ),
             Example("def put(x: torch.Tensor, k: int, v: torch.Tensor):\n"
@@ -165,19 +169,20 @@ TensorRT versions: all (the exporter drops the write whatever TensorRT reads the
     def __init__(self, context) -> None:
         super().__init__(context)
         self._evidence = self.provider(TensorEvidence)
+        self._observed = self.provider(ObservedFacts)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if len(node.targets) == 1:
-            self._write(node.targets[0].target, node.value)
+            self._write(node.targets[0].target, node.value, assigned=True)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._write(node.target, node.value)
+        self._write(node.target, node.value, assigned=False)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is not None:
-            self._write(node.target, node.value)
+            self._write(node.target, node.value, assigned=True)
 
-    def _write(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+    def _write(self, target: cst.BaseExpression, value: cst.BaseExpression, assigned: bool) -> None:
         if type(target) is not cst.Subscript or not self._torch or in_inserted_helper(self):
             return
         if not any(_is_none(e) for e in target.slice):
@@ -190,7 +195,8 @@ TensorRT versions: all (the exporter drops the write whatever TensorRT reads the
             why = "an index that is not a slice, an integer literal, an Ellipsis or None (it may be a tensor)"
         elif _has_call(target):
             why = "the subscript calls a function (the fix evaluates it twice)"
-        elif not _number_literal(value) and not self._evidence.evident(value):
+        elif not _number_literal(value) and not self._evidence.evident(value) and \
+                not self._observed.written_tensor(target, value):
             why = "the value is not visibly a tensor or a number literal"
         if why is not None:
             self.found(target, f"{message}; not rewritten: {why}")
@@ -202,8 +208,10 @@ TensorRT versions: all (the exporter drops the write whatever TensorRT reads the
             axes_list = cst.List([cst.Element(cst.Integer(str(a)) if a >= 0 else
                                               cst.UnaryOperation(cst.Minus(), cst.Integer(str(-a))))
                                   for a in axes])
-            replacements[value] = cst.Call(cst.Name(HELPER), [cst.Arg(value), cst.Arg(target.deep_clone()),
-                                                              cst.Arg(axes_list)])
+            args = [cst.Arg(value), cst.Arg(target.deep_clone()), cst.Arg(axes_list)]
+            if not assigned:  # an in-place operation on the view: no leading axis of the value is dropped
+                args.append(cst.Arg(cst.Name("False")))
+            replacements[value] = cst.Call(cst.Name(HELPER), args)
             helpers = (HELPER,)
         self.found(target, f"{message}; written without the `None` s, the value taken as the write would take it",
                    Fix(replacements, helpers=helpers))

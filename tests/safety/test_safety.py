@@ -257,6 +257,13 @@ PROGRAMS = [
                       "        rest = x.shape[1:]\n"
                       "        return x.reshape(-1) * x.shape.numel() - rest.numel() + x.size()[:-1].numel()\n",
             one(tensors())),
+    # TRT355 writes through a subscript holding `None`: a tensor value with a leading size-1 axis the assignment
+    # drops, around an Ellipsis (axes counted from both ends), augmented writes of a number and of a tensor; 0-d
+    # and empty tensors, integer and bool inputs (whose `* 2` promotes), gradients through the value.
+    Program("TRT355", "class M(nn.Module):\n    def forward(self, x):\n        y = x * 1\n"
+                      "        y[None, ..., None] = (x * 2)[None, None, ..., None]\n        y[None] += 1\n"
+                      "        y[..., None] -= (x * 3)[..., None]\n        return y\n",
+            one(tensors())),
 ]
 
 PROGRAM_IDS = [f"{p.rule}-{n}" for n, p in enumerate(PROGRAMS)]
@@ -365,6 +372,8 @@ ONNX_CASES = [
     ("TRT733", next(n for n, p in enumerate(PROGRAMS) if "clean = torch.nan_to_num(" in p.body),
      [torch.tensor([0.0, -0.0, 1.5, -3.25, 3e38, float("inf"), -float("inf"), float("nan")])], "IsInf"),
     ("TRT344", next(n for n, p in enumerate(PROGRAMS) if p.rule == "TRT344"),
+     [torch.tensor([[0.0, -0.0, 1.5, -3.25], [float("inf"), -float("inf"), float("nan"), 2.0]])], None),
+    ("TRT355", next(n for n, p in enumerate(PROGRAMS) if p.rule == "TRT355"),
      [torch.tensor([[0.0, -0.0, 1.5, -3.25], [float("inf"), -float("inf"), float("nan"), 2.0]])], None),
     ("TRT345", next(n for n, p in enumerate(PROGRAMS) if p.rule == "TRT345"),
      [torch.tensor([[0.0, -0.0, 1.5], [float("inf"), -float("inf"), float("nan")], [2.0, -3.0, 4.0]])], None),
