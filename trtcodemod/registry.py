@@ -91,6 +91,7 @@ RULE_MODULES: tuple[str, ...] = (
     "padded_batch",
     "roll_shift",
     "new_axis_write",
+    "transposed_output_size",
 )
 
 

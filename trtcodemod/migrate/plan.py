@@ -152,7 +152,9 @@ BUILT_MODULE_RULES = frozenset({"TRT405", "TRT340"})
 #: TRT346 (`x.shape[1:].numel()`) joins them: the count is read into a Python int with no TracerWarning, and the
 #: constant lands on the line that uses it (a `Reshape`, a comparison), often a few lines below.
 #: TRT354 (`x.data.size()`): `.data` leaves the trace, so its sizes are the example's ints, silently.
-SIZE_ERASING_RULES = frozenset({"TRT345", "TRT346", "TRT354"})
+#: TRT356: a transposed convolution called with `output_size=` records the output padding worked out from it as
+#: the example's number, with no warning at the call; the next Add or Concat fails at another size (ENet's decoder).
+SIZE_ERASING_RULES = frozenset({"TRT345", "TRT346", "TRT354", "TRT356"})
 
 #: Rules whose construct may bake a size with no TracerWarning at its own line, so that only a second trace
 #: at other sizes shows it: :data:`SIZE_ERASING_RULES`, and TRT353, a `torch.roll` by a positive shift computed
