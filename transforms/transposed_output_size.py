@@ -71,10 +71,11 @@ a larger `output_padding` only extends the window at its end, so the first posit
 values (the graph's sum may round otherwise where the runtime orders it otherwise).
 
 Fix safety: safe. Outside an export the forward runs torch's code (the same `_output_padding`,
-its `ValueError` for a size out of range, the same `conv_transpose`), in eager mode, `torch.fx`
-(which traces into the subclass: `nn.ConvTranspose2d` is a leaf, the subclass is not, and the
-recorded calls are the same torch functions), `torch.compile`, `torch.export` and under
-`torch.jit.script`. `isinstance(m, nn.ConvTranspose2d)` holds; `type(m)` is the subclass. While
+its `ValueError` for a size out of range, the same `conv_transpose`), in eager mode, `torch.compile`,
+`torch.export` and under `torch.jit.script`; `torch.fx` records the module as one call, as it
+records torch's (the instance names torch's module as its `__module__`, which is what fx's leaf
+test reads; the class, which pickling records, is the subclass).
+`isinstance(m, nn.ConvTranspose2d)` holds; `type(m)` is the subclass. While
 exporting, an `output_size` out of range, which torch refuses, gives a graph all the same (a
 traced graph has no error to raise). Reported without a fix: nothing (every form found is
 rewritten); a module built otherwise (in an `nn.Sequential`, a list) is not found, as only

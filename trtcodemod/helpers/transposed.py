@@ -42,6 +42,11 @@ def _trt_transposed_sized(output_size):
 class _TrtConvTranspose1d(torch.nn.ConvTranspose1d):
     """``nn.ConvTranspose1d`` whose ``output_size`` stays a graph size while exporting (same state, same repr)."""
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # torch.fx keeps torch.nn's modules whole (a leaf, by the name of their module), as it kept the original
+        self.__module__ = torch.nn.ConvTranspose1d.__module__
+
     def forward(self, input, output_size=None):
         # type: (Tensor, Optional[List[int]]) -> Tensor
         if not torch.jit.is_scripting():
@@ -62,6 +67,11 @@ class _TrtConvTranspose1d(torch.nn.ConvTranspose1d):
 class _TrtConvTranspose2d(torch.nn.ConvTranspose2d):
     """``nn.ConvTranspose2d`` whose ``output_size`` stays a graph size while exporting (same state, same repr)."""
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # torch.fx keeps torch.nn's modules whole (a leaf, by the name of their module), as it kept the original
+        self.__module__ = torch.nn.ConvTranspose2d.__module__
+
     def forward(self, input, output_size=None):
         # type: (Tensor, Optional[List[int]]) -> Tensor
         if not torch.jit.is_scripting():
@@ -81,6 +91,11 @@ class _TrtConvTranspose2d(torch.nn.ConvTranspose2d):
 
 class _TrtConvTranspose3d(torch.nn.ConvTranspose3d):
     """``nn.ConvTranspose3d`` whose ``output_size`` stays a graph size while exporting (same state, same repr)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # torch.fx keeps torch.nn's modules whole (a leaf, by the name of their module), as it kept the original
+        self.__module__ = torch.nn.ConvTranspose3d.__module__
 
     def forward(self, input, output_size=None):
         # type: (Tensor, Optional[List[int]]) -> Tensor
