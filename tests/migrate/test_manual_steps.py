@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from trtcodemod.migrate.manual_steps import (CUSTOM_OP_STEP, EMPTY_INPUT_STEP, EXPORT_STEP, LOAD_STEP, LOOP_STEP, MISSING_KERNEL_STEP, NUMBER_STEP,
+from trtcodemod.migrate.manual_steps import (CUSTOM_OP_STEP, EMPTY_INPUT_STEP, EXPORT_STEP, LOAD_STEP, LOOP_STEP,
+                                             MISSING_KERNEL_STEP, NUMBER_STEP,
                                              OTHER_VALUES_STEP, SIZE_STEP, VALUE_STEP, add_manual_steps,
                                              manual_step)
 
@@ -84,7 +85,8 @@ def test_an_operator_that_is_not_in_onnx_gets_the_custom_op_step() -> None:
     assert manual_step(hostile) == CUSTOM_OP_STEP
     assert manual_step(_entry(kind="hostile", op="TRT::EfficientNMS_TRT", message="custom domain")) == CUSTOM_OP_STEP
     refused = ("ONNX Runtime CPU failed: session creation failed: InvalidGraph: [ONNXRuntimeError] : 10 : INVALID_GRAPH"
-               " : Load model from before.torchscript.onnx failed:This is an invalid model. In Node, (\"/CustomArgMax\", "
+               " : Load model from before.torchscript.onnx failed:This is an invalid model. In Node, "
+               "(\"/CustomArgMax\", "
                "CustomArgMax, \"\", -1) : (\"x\": tensor(float),) -> (\"output\": tensor(int32),) , Error No Op "
                "registered for CustomArgMax with domain_version of 17")
     assert manual_step(_entry(kind="unfaithful", op="(graph fails to run)", message=refused)) == CUSTOM_OP_STEP

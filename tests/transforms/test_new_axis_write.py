@@ -56,7 +56,8 @@ def test_rewrite_text_and_what_is_left() -> None:
     body = after.split("class Writes", 1)[1]
     assert "        T[:, :3, 3] = _trt_new_axes_value(t.view(-1, 3, 1), T[:, :3, 3, None], [2])\n" in body
     assert "        T[:, 0, :2] = _trt_new_axes_value(v[None], T[None, :, 0, :2], [0])\n" in body
-    assert "        T[..., 1] += _trt_new_axes_value(t[:, :1, None] * self.scale, T[..., 1, None], [-1], False)\n" in body
+    assert ("        T[..., 1] += _trt_new_axes_value(t[:, :1, None] * self.scale, T[..., 1, None], [-1], False)\n"
+            in body)
     # a number literal is written as it is; the axes are taken before the Ellipsis from the front, after it
     # from the back
     assert "        T[:, 2, ..., -1] -= 1.5\n" in body
@@ -157,7 +158,8 @@ def test_eager_mode_writes_the_same_values(programs, dtype) -> None:
 def test_errors_views_attributes_gradients_and_script() -> None:
     source = ("import torch\n\n\nclass Box:\n    def __init__(self, m: torch.Tensor) -> None:\n        self.m = m\n\n\n"
               "def through(box: Box, view_of: torch.Tensor, v: torch.Tensor):\n"
-              "    box.m[:, 0, None] = v\n    rows = view_of[1:]\n    rows[..., None, 1] += v[:1]\n    return box.m, view_of\n\n\n"
+              "    box.m[:, 0, None] = v\n    rows = view_of[1:]\n    rows[..., None, 1] += v[:1]\n"
+              "    return box.m, view_of\n\n\n"
               "def pose(t: torch.Tensor):\n    T = torch.eye(4).repeat(t.shape[0], 1, 1)\n"
               "    T[:, :3, 3, None] = t.view(-1, 3, 1)\n    return T\n")
     after = rewrite(source, select=("TRT355",))

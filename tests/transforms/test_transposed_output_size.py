@@ -64,8 +64,8 @@ def test_rewrite_text_and_what_is_left() -> None:
     found = check_source(SOURCE.encode(), "snippet.py", Options(select=("TRT356",)))
     assert [f.line for f in found] == [9, 10]
     # a user's own `ConvTranspose2d` is not torch's
-    own = "class ConvTranspose2d:\n    pass\n\n\nclass M:\n    def __init__(self):\n        self.up = ConvTranspose2d()\n\n" \
-          "    def f(self, x, s):\n        return self.up(x, output_size=s)\n"
+    own = ("class ConvTranspose2d:\n    pass\n\n\nclass M:\n    def __init__(self):\n"
+           "        self.up = ConvTranspose2d()\n\n    def f(self, x, s):\n        return self.up(x, output_size=s)\n")
     assert rewrite("import torch\n" + own, select=("TRT356",)) == "import torch\n" + own
 
 

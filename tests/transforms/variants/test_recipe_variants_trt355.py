@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 import torch
 from support import migrate_json
-from variant_models import (assert_eager_unchanged, assert_graph_within, export_variant, export_variant_dynamo,
+from variant_models import (assert_eager_unchanged, assert_graph_within, built, export_variant, export_variant_dynamo,
                             load_variant, observed_facts, rewrite_variant, seeded)
 from variant_models import axes_json as _axes_json, line_of as _line_of
 
@@ -70,10 +70,7 @@ def test_monodepth2_rewritten_graph_equals_eager(tmp_path, dynamo: bool) -> None
     original = load_variant(path, f"trt355_o_md2_{dynamo}")
     text, rewritten = rewrite_variant(path, CODE_ALONE, tmp_path, f"trt355_r_md2_{dynamo}")
     assert "out[:, :3, 3] = _trt_new_axes_value(column, out[:, :3, 3, None], [2])" in text
-    torch.manual_seed(0)
-    before = original.build()
-    after = rewritten.build()
-    after.load_state_dict(before.state_dict())
+    before, after = built(original), built(rewritten)  # the same weights, drawn from seed 0
     sets = _pose_sets()
     assert_eager_unchanged(before, after, sets)
     example = sets["traced size"]
@@ -99,10 +96,7 @@ def test_stribor_is_faithful_as_it_is_and_fixed_with_facts(tmp_path) -> None:
     text, rewritten = rewrite_variant(path, options, tmp_path, "trt355_r_stribor")
     assert "knots[..., 0] = _trt_new_axes_value(left, knots[..., 0, None], [-1])" in text
     assert "knots[..., -1] = _trt_new_axes_value(right, knots[..., -1, None], [-1])" in text
-    torch.manual_seed(0)
-    before = module.build()
-    after = rewritten.build()
-    after.load_state_dict(before.state_dict())
+    before, after = built(module), built(rewritten)  # the same weights, drawn from seed 0
     sets = _knot_sets()
     assert_eager_unchanged(before, after, sets)
     session, _ = export_variant(after, sets["traced size"], module.DYNAMIC, tmp_path / "after.onnx", HERE)

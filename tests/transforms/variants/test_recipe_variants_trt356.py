@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import torch
 from support import migrate_json
-from variant_models import (assert_eager_unchanged, assert_graph_within, export_variant, export_variant_dynamo,
+from variant_models import (assert_eager_unchanged, assert_graph_within, built, export_variant, export_variant_dynamo,
                             load_variant, rewrite_variant, seeded)
 from variant_models import axes_json as _axes_json, line_of as _line_of
 
@@ -57,10 +57,7 @@ def test_migrate_applies_the_rule_and_ends_equivalent() -> None:
 def test_rewritten_graph_equals_eager(tmp_path, dynamo: bool) -> None:
     original = load_variant(PATH, f"trt356_o_enet_{dynamo}")
     _, rewritten = rewrite_variant(PATH, CODE_ALONE, tmp_path, f"trt356_r_enet_{dynamo}")
-    torch.manual_seed(0)
-    before = original.build()
-    after = rewritten.build()
-    after.load_state_dict(before.state_dict())
+    before, after = built(original), built(rewritten)  # the same weights, drawn from seed 0
     sets = _sets()
     assert_eager_unchanged(before, after, sets)
     example = sets["traced size"]
