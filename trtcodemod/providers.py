@@ -196,6 +196,22 @@ class ObservedFacts(Provider):
         call or subscript whose result was a tensor? False without facts or observation."""
         return bool(self._tensor_events(node))
 
+    def written_tensor(self, target: cst.Subscript, value: cst.CSTNode) -> bool:
+        """Was ``value``, a name (or ``self.<name>``), seen holding a tensor written by ``target[...] = value``?
+        The write's torch call (``__setitem__``) is recorded at the span of its target alone, which does not
+        hold the value. False without facts or observation."""
+        if type(value) is cst.Name:
+            name = value.value
+        elif type(value) is cst.Attribute and type(value.value) is cst.Name and value.value.value == "self":
+            name = f"self.{value.attr.value}"
+        else:
+            return False
+        where = self._where_observed(target)
+        if where is None:
+            return False
+        return bool(self.facts.tensors(name, where.start.line, where.start.column + 1, where.end.line,
+                                       where.end.column + 1))
+
     def shapes(self, node: cst.CSTNode) -> list[list[int]]:
         """The shapes ``node`` was seen with (at most a few distinct ones; empty when unknown)."""
         found: list[list[int]] = []

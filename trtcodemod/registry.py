@@ -93,6 +93,8 @@ RULE_MODULES: tuple[str, ...] = (
     "detached_sizes",
     "padded_batch",
     "roll_shift",
+    "new_axis_write",
+    "transposed_output_size",
 )
 
 

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from trtcodemod.migrate.manual_steps import (EMPTY_INPUT_STEP, EXPORT_STEP, LOAD_STEP, LOOP_STEP, MISSING_KERNEL_STEP, NUMBER_STEP,
+from trtcodemod.migrate.manual_steps import (CUSTOM_OP_STEP, EMPTY_INPUT_STEP, EXPORT_STEP, LOAD_STEP, LOOP_STEP,
+                                             MISSING_KERNEL_STEP, NUMBER_STEP,
                                              OTHER_VALUES_STEP, SIZE_STEP, VALUE_STEP, add_manual_steps,
                                              manual_step)
 
@@ -73,3 +74,22 @@ def test_every_error_of_a_report_gets_a_step_in_place() -> None:
                  _entry(kind="export_failure", op="(export)", message="SymbolicValueError")]
     add_manual_steps(remaining)
     assert [e.get("manual_step") for e in remaining] == [SIZE_STEP, None, EXPORT_STEP]
+
+
+def test_an_operator_that_is_not_in_onnx_gets_the_custom_op_step() -> None:
+    """CoinCheung/BiSeNet@6b4b67a lib/models/bisenetv2.py:359 (`CustomArgMax.apply(logits, 1)`, a Function whose
+    `symbolic` emits `g.op('CustomArgMax', ...)` for the repository's own TensorRT plugin): the hostile node and
+    the graph ONNX Runtime refuses get the custom-op step, not the step of shapes that disagree."""
+    hostile = _entry(kind="hostile", op="CustomArgMax",
+                     message="CustomArgMax is not in TensorRT's ONNX operator list; assume the parser rejects it")
+    assert manual_step(hostile) == CUSTOM_OP_STEP
+    assert manual_step(_entry(kind="hostile", op="TRT::EfficientNMS_TRT", message="custom domain")) == CUSTOM_OP_STEP
+    refused = ("ONNX Runtime CPU failed: session creation failed: InvalidGraph: [ONNXRuntimeError] : 10 : INVALID_GRAPH"
+               " : Load model from before.torchscript.onnx failed:This is an invalid model. In Node, "
+               "(\"/CustomArgMax\", "
+               "CustomArgMax, \"\", -1) : (\"x\": tensor(float),) -> (\"output\": tensor(int32),) , Error No Op "
+               "registered for CustomArgMax with domain_version of 17")
+    assert manual_step(_entry(kind="unfaithful", op="(graph fails to run)", message=refused)) == CUSTOM_OP_STEP
+    # an ONNX operator TensorRT lacks, with no rule, keeps no step of this kind (its message is the check's own)
+    assert manual_step(_entry(kind="hostile", op="Unique", message="Unique is not supported")) is None
+    assert manual_step(_entry(kind="hostile", op="ai.onnx.ml::TreeEnsembleClassifier", message="x")) is None

@@ -706,6 +706,47 @@ def test_a_stretched_set_the_model_refuses_everywhere_is_not_named(tmp_path: Pat
                for e in facts.run_errors), facts.run_errors
 
 
+#: hszhao/semseg@4f274c3 model/pspnet.py:82 asserts `(x_size[2]-1) % 8 == 0 and (x_size[3]-1) % 8 == 0`: sizes one
+#: more than a multiple of 8, which 2n + 1, 3n and 2n all leave (65 -> 131, 195, 130); 2n - 1 (129) keeps.
+EIGHT_PLUS_ONE = """
+import torch
+from torch import nn
+import torch.nn.functional as F
+
+
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.down = nn.Conv2d(2, 4, 3, 8, 1)
+
+    def forward(self, x):
+        assert (x.size(2) - 1) % 8 == 0
+        return F.interpolate(self.down(x), size=x.shape[2:], mode="bilinear", align_corners=True)
+
+
+def build():
+    return Head()
+
+
+def inputs(generator):
+    return (torch.randn(1, 2, 17, 6, generator=generator),)
+"""
+
+
+def test_sizes_one_more_than_a_multiple_of_the_stride_are_stretched_to_2n_minus_1(tmp_path: Path) -> None:
+    """The observer's stretched set and the verifier's resized set take 2n - 1 where the model refuses the
+    rest: before, PSPNet's graph was never checked at another size (every resized set refused)."""
+    path = tmp_path / "eight_plus_one.py"
+    path.write_text(EIGHT_PLUS_ONE)
+    code, r = run_json(str(path), "--model", "build", "--inputs", "inputs", "--dynamic-axes", '{"x": {"2": "height"}}')
+    assert code == 0, r["remaining"]
+    assert r["facts"]["runs"] == 4
+    [note] = [e for e in r["facts"]["run_errors"] if "stretched" in e]
+    assert "2n refused" in note and "taken at 2n-1 instead" in note, note
+    # the verifier's third set and the stretched set, both at 2 * 17 - 1
+    assert r["facts"]["inputs"]["x"]["shapes"] == [[1, 2, 17, 6], [1, 2, 17, 6], [1, 2, 33, 6], [1, 2, 33, 6]]
+
+
 def test_a_squeeze_proof_names_the_stretched_axes(tmp_path: Path) -> None:
     path, found = _findings(tmp_path)
     facts = _facts(path, [1, 1])

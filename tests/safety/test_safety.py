@@ -257,6 +257,24 @@ PROGRAMS = [
                       "        rest = x.shape[1:]\n"
                       "        return x.reshape(-1) * x.shape.numel() - rest.numel() + x.size()[:-1].numel()\n",
             one(tensors())),
+    # TRT355 writes through a subscript holding `None`: a tensor value with a leading size-1 axis the assignment
+    # drops, around an Ellipsis (axes counted from both ends), augmented writes of a number and of a tensor; 0-d
+    # and empty tensors, integer and bool inputs (whose `* 2` promotes), gradients through the value.
+    Program("TRT355", "class M(nn.Module):\n    def forward(self, x):\n        y = x * 1\n"
+                      "        y[None, ..., None] = (x * 2)[None, None, ..., None]\n        y[None] += 1\n"
+                      "        y[..., None] -= (x * 3)[..., None]\n        return y\n",
+            one(tensors())),
+    # TRT356 a transposed convolution called with `output_size=` (the strided map's own size, always in range);
+    # 4-d float tensors of any size (an empty axis or channel raises conv's error on both sides), half
+    # precision where the CPU kernel refuses it alike, gradients to the input and the weights.
+    Program("TRT356", "class M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                      "        self.up = nn.ConvTranspose2d(1, 2, 3, stride=2, padding=1)\n"
+                      "        with torch.no_grad():  # the same weights on both sides\n"
+                      "            self.up.weight.copy_(torch.linspace(-1, 1, 18).view(1, 2, 3, 3))\n"
+                      "            self.up.bias.fill_(0.5)\n"
+                      "    def forward(self, x):\n        y = x[:, :1]\n"
+                      "        return self.up(y[..., ::2, ::2], output_size=y.size())\n",
+            one(tensors(dtypes=FLOATS, min_dim=4, max_dim=4))),
 ]
 
 PROGRAM_IDS = [f"{p.rule}-{n}" for n, p in enumerate(PROGRAMS)]
@@ -366,6 +384,11 @@ ONNX_CASES = [
      [torch.tensor([0.0, -0.0, 1.5, -3.25, 3e38, float("inf"), -float("inf"), float("nan")])], "IsInf"),
     ("TRT344", next(n for n, p in enumerate(PROGRAMS) if p.rule == "TRT344"),
      [torch.tensor([[0.0, -0.0, 1.5, -3.25], [float("inf"), -float("inf"), float("nan"), 2.0]])], None),
+    ("TRT355", next(n for n, p in enumerate(PROGRAMS) if p.rule == "TRT355"),
+     [torch.tensor([[0.0, -0.0, 1.5, -3.25], [float("inf"), -float("inf"), float("nan"), 2.0]])], None),
+    ("TRT356", next(n for n, p in enumerate(PROGRAMS) if p.rule == "TRT356"),
+     [torch.tensor([[[[0.0, -0.0, 1.5, -3.25, 7.0], [1e4, -1e4, 0.5, 2.0, -1.0], [3.0, -2.0, 0.0, 1.0, 4.0]]]])],
+     None),
     ("TRT345", next(n for n, p in enumerate(PROGRAMS) if p.rule == "TRT345"),
      [torch.tensor([[0.0, -0.0, 1.5], [float("inf"), -float("inf"), float("nan")], [2.0, -3.0, 4.0]])], None),
 ]

@@ -193,3 +193,29 @@ def _trt_slice_value_expanded(value, part):
     if isinstance(value, torch.Tensor) and isinstance(part, torch.Tensor) and value.dim() <= part.dim():
         return value.expand_as(part)
     return value
+
+
+def _trt_new_axes_value(value, view, axes, assigned=True):
+    # type: (Tensor, Tensor, List[int], bool) -> Tensor
+    """``value`` as a write into ``view`` (``x[:, :3, 3, None]``, a subscript with ``None``) takes it, with
+    the new axes ``axes`` (select order: non-negative ones from the last, then negative ones from the first)
+    taken away: what the same write without the ``None`` s (``x[:, :3, 3]``) needs to change the same elements
+    to the same values.
+
+    The TorchScript exporter drops a write through a subscript holding ``None`` from the graph without a
+    word (torch 2.13); the same write without it is recorded. The value is broadcast to ``view``, as the
+    write does, and the new axes, of size 1 in ``view``, are selected at 0. An assignment (``assigned``)
+    first drops leading size-1 axes ``view`` lacks, as ``x[...] = value`` does; an augmented write
+    (``x[...] += value``, an in-place operation on the view) drops none, and raises where it does. A value
+    that does not broadcast raises ``RuntimeError`` as the write does. The result is a view of ``value``. A
+    value that is not a tensor (a Python number) fills the slice alike and is returned as it is.
+    """
+    if not isinstance(value, torch.Tensor):
+        return value
+    extra = value.dim() - view.dim()
+    if assigned and extra > 0:
+        value = value.reshape(value.shape[extra:])
+    value = value.expand_as(view)
+    for axis in axes:
+        value = value.select(axis, 0)
+    return value

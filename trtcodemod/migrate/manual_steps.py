@@ -56,6 +56,14 @@ MISSING_KERNEL_STEP = ("ONNX Runtime has no kernel for the operator it names (at
                        "cannot be checked there: find the torch call that exports it (`torch.eye(n, dtype=torch.bool)` "
                        "gives a boolean EyeLike) and write it with operators both runtimes take (`torch.arange(n)[:, "
                        "None] == torch.arange(n)`), or cast around it (guidance: Data type support)")
+#: A graph holding an operator that is no ONNX operator: a custom op (guidance: "ONNX Custom Operators and
+#: TensorRT Plugins"). BiSeNet's `CustomArgMax.apply(logits, 1)`, a Function whose `symbolic` emits its own op.
+CUSTOM_OP_STEP = ("the graph holds an operator that is not in ONNX: a custom op, as the `symbolic` of a "
+                  "`torch.autograd.Function` or a `register_custom_op_symbolic` emits one; TensorRT parses it only "
+                  "with a plugin of that name loaded when the engine is built, and ONNX Runtime runs it only with a "
+                  "custom-op library, so register that plugin, or, where the operation has a form in standard "
+                  "operators (the Function's `forward`), call that form instead while exporting "
+                  "(guidance: ONNX Custom Operators and TensorRT Plugins)")
 #: A graph that loads but computes other values (guidance: "Tracing vs scripting").
 OTHER_VALUES_STEP = ("the graph computes other values than eager mode: the usual cause is a value the trace kept "
                      "as the example's constant, at the lines named beside this one; fix those lines, or export "
@@ -79,6 +87,15 @@ _LOOP_RULES = frozenset({"TRT104", "TRT105", "TRT406"})
 _NO_PATH = "has no TensorRT path"
 #: Text that shows a message already carries a manual step.
 _HAS_STEP = ("no automatic fix", "build it in the graph instead", "lift it by hand", "guidance:")
+
+
+def _onnx_operator(op: str) -> bool:
+    """Is ``op`` (a node's op type, ``domain::type`` where the domain is not ONNX's) an operator of ONNX's
+    default or ML domain, at any opset?"""
+    import onnx.defs
+
+    domain, _, name = op.rpartition("::")
+    return domain in ("", "ai.onnx", "ai.onnx.ml") and onnx.defs.has(name, domain if domain != "ai.onnx" else "")
 
 
 def _for_rule(rule: str) -> str:
@@ -115,7 +132,11 @@ def manual_step(entry: dict[str, Any]) -> str | None:
             return OTHER_VALUES_STEP
         if "Could not find an implementation for" in message:
             return MISSING_KERNEL_STEP
+        if "No Op registered for" in message:  # an operator ONNX Runtime does not know: no shape problem
+            return CUSTOM_OP_STEP
         return EMPTY_INPUT_STEP if "has an empty string in the graph" in message else LOAD_STEP
+    if kind == "hostile" and not op.startswith("(") and not _onnx_operator(op):
+        return CUSTOM_OP_STEP
     if op == "(unrolled loop)" or "repeats with the dynamic axes, as an unrolled loop does" in message:
         return UNROLLED_STEP
     if "Iterating over a tensor" in message:

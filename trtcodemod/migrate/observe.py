@@ -23,7 +23,8 @@ for the user's files only (never torch's frames, never ours):
 With dynamic axes, one more set than the verifier's is run: every dynamic axis at ``2n + 1``
 (``verify.inputs.stretched_set``), so that a size derived from one (``h // 8``) changes
 somewhere and no proof rests on a size that only happened to be 1; where the model refuses
-those sizes (a stride that must divide them), at ``3n``, then ``2n`` (``verify.inputs.STRETCHES``).
+those sizes (a stride that must divide them), at ``3n``, then ``2n``, then ``2n - 1`` (sizes of the form
+``8k + 1``) (``verify.inputs.STRETCHES``).
 Only a stretched set the model ran through is named in the facts (``stretched``).
 
 Sites carry the position of the calling bytecode instruction (``co_positions``), which is
@@ -404,7 +405,7 @@ def _observe_task(req: dict[str, Any], cp: Checkpoint) -> None:
                 failed = _observe_one(model, inputs, rec)
                 if failed:
                     errors.append(f"set {k + 1}: {failed}")
-            # The stretched set: 2n + 1, or where the model refuses it, 3n, then 2n (STRETCHES).
+            # The stretched set: 2n + 1, or where the model refuses it, 3n, then 2n, then 2n - 1 (STRETCHES).
             # Its facts are kept as they come (a refused try recorded what ran before it
             # failed), but only a set the model ran through names its stretched axes: a proof
             # may say it held there. The facts of the input sets are kept before each try: a model

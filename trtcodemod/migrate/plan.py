@@ -56,7 +56,10 @@ SUPERSEDED_BECAUSE = {"TRT726": "a cache refreshed while tracing",
 #: ``GlobalAvgPool2d``) exports without a warning, its window baked at the traced size.
 #: TRT352: a sum of bool tensors exports as an Add of bools, which ONNX Runtime refuses when it loads the graph,
 #: naming the node (`/Add_19`) but no line (CenterNet's `multi_pose_decode`).
-WRONG_VALUE_RULES = frozenset({"TRT301", "TRT728", "TRT330", "TRT339", "TRT341", "TRT342", "TRT323", "TRT352"})
+#: TRT355: a write through a subscript holding `None` leaves no node at all (monodepth2's `T[:, :3, 3, None] = t`):
+#: the graph computes with the tensor as it was before the write.
+WRONG_VALUE_RULES = frozenset({"TRT301", "TRT728", "TRT330", "TRT339", "TRT341", "TRT342", "TRT323", "TRT352",
+                               "TRT355"})
 
 #: Rules whose every finding stops the TorchScript export the same way once one does, with an error that names
 #: no operator ("Failed to export a node '%5 : Long(device=cpu) = onnx::Gather[axis=0](%2, %4), scope: ...' (in
@@ -152,7 +155,9 @@ BUILT_MODULE_RULES = frozenset({"TRT405", "TRT340"})
 #: TRT346 (`x.shape[1:].numel()`) joins them: the count is read into a Python int with no TracerWarning, and the
 #: constant lands on the line that uses it (a `Reshape`, a comparison), often a few lines below.
 #: TRT354 (`x.data.size()`): `.data` leaves the trace, so its sizes are the example's ints, silently.
-SIZE_ERASING_RULES = frozenset({"TRT345", "TRT346", "TRT354"})
+#: TRT356: a transposed convolution called with `output_size=` records the output padding worked out from it as
+#: the example's number, with no warning at the call; the next Add or Concat fails at another size (ENet's decoder).
+SIZE_ERASING_RULES = frozenset({"TRT345", "TRT346", "TRT354", "TRT356"})
 
 #: Rules whose construct may bake a size with no TracerWarning at its own line, so that only a second trace
 #: at other sizes shows it: :data:`SIZE_ERASING_RULES`, and TRT353, a `torch.roll` by a positive shift computed

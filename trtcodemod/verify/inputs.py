@@ -110,8 +110,11 @@ def resize_dynamic(
 #: ``n`` and still changes every such size (``ceil(3n / d) > ceil(n / d)`` and ``3n // d > n // d`` wherever
 #: ``d <= 2n``, while ``2n`` leaves ``ceil(n / d)`` where it was for ``d >= n``: 8 and 16 both end four stride-2
 #: convolutions at 1); ``2n`` last, for a model that takes only powers of two.
+#: ``2n - 1``, last: a model whose sizes must be one more than a multiple of its stride (PSPNet's
+#: ``assert (h - 1) % 8 == 0``, hszhao/semseg) refuses the other three; ``2(n - 1) + 1`` keeps every divisor of
+#: ``n - 1`` and still changes every size a division derives.
 STRETCHES: dict[str, Callable[[int], int]] = {"2n+1": lambda size: 2 * size + 1, "3n": lambda size: 3 * size,
-                                              "2n": lambda size: 2 * size}
+                                              "2n": lambda size: 2 * size, "2n-1": lambda size: 2 * size - 1}
 
 
 def stretched_set(
@@ -188,6 +191,15 @@ def make_input_sets(
             if refusal(model, doubled) is None:
                 sets[-1], changed = doubled, doubled_changed
                 notes.append(f"the model refuses its dynamic axes one larger ({refused}): set {count} doubles them")
+            else:
+                # Sizes one more than a multiple of the stride (PSPNet's 8k + 1): 2(n - 1) + 1 keeps them so.
+                odd, odd_changed = resize_dynamic(last, sets[0], dynamic_axes,
+                                                  torch.Generator().manual_seed(seed + count - 1),
+                                                  lambda size: 2 * size - 1)
+                if odd_changed and refusal(model, odd) is None:
+                    sets[-1], changed = odd, odd_changed
+                    notes.append(f"the model refuses its dynamic axes one larger ({refused}) and doubled: set "
+                                 f"{count} takes 2n - 1")
         if changed:
             notes.append(f"set {count} resizes dynamic axes: " + ", ".join(changed))
     order = [p for p in params if p in sets[0]]

@@ -147,7 +147,7 @@ def _run_model(ctx: _Ctx, role: str, layout: SourceLayout, *, extra_paths: list[
                        input_names=ctx.input_names, input_sets=ctx.input_sets)
     if stretch is not None:
         # Export only (``stretch``: the original's output names), at the traced set with every
-        # dynamic axis stretched as ``how`` says (a key of ``inputs.STRETCHES``: 2n + 1, 3n or 2n).
+        # dynamic axis stretched as ``how`` says (a key of ``inputs.STRETCHES``: 2n + 1, 3n, 2n or 2n - 1).
         request.update(stretch=how, eager_devices=[], input_sets=ctx.input_sets[:1],
                        output_names=stretch)
     if diverge is not None:
@@ -471,8 +471,9 @@ class Verification:
         why = ""
         # 2n + 1 first (it changes every size a division derives); where the model does not
         # take those sizes (a stride that must divide them), 3n, which keeps every divisor of n
-        # and changes them too, rounded up as well as down; 2n last (``inputs.STRETCHES``).
-        for how in ("2n+1", "3n", "2n"):  # the keys of inputs.STRETCHES (which imports torch)
+        # and changes them too, rounded up as well as down; then 2n; 2n - 1 last, for sizes one more than a
+        # multiple of the stride (PSPNet's 8k + 1) (``inputs.STRETCHES``).
+        for how in ("2n+1", "3n", "2n", "2n-1"):  # the keys of inputs.STRETCHES (which imports torch)
             step = label if how == "2n+1" else f"{label}-{how}"
             side = _run_model(self.ctx, step, layout, extra_paths=extra_paths, exporters=(exporter,), timing=False,
                               out_dir=self.ctx.work, stretch=names, how=how)

@@ -1,0 +1,204 @@
+"""TRT356: ``nn.ConvTranspose*d`` called with ``output_size=`` → the helper subclass that keeps the size in the graph.
+
+The TorchScript exporter records the output padding worked out from ``output_size`` as the traced
+example's number: at a size where it differs the original's graph gives another shape (or the
+next Add fails). After the rewrite the graph follows the size (dynamic axes, both exporters) and
+equals eager mode, and eager mode is torch's own forward (values, errors, state, repr, gradients,
+``torch.jit.script``).
+"""
+
+from __future__ import annotations
+
+import io
+import tempfile
+import warnings
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+import pytest
+import torch
+
+from safety import import_source
+from support import rewrite
+
+from trtcodemod.engine import Options, check_source
+from trtcodemod.helpers.transposed import _TrtConvTranspose1d, _TrtConvTranspose2d, _TrtConvTranspose3d
+
+SOURCE = """import torch
+from torch import nn
+
+
+class Decoder(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.down = nn.Conv2d(3, 8, 3, stride=2, padding=1)
+        self.up = nn.ConvTranspose2d(8, 3, 3, stride=2, padding=1)
+        self.side = torch.nn.ConvTranspose2d(8, 3, 5, stride=2, padding=2)
+        self.plain = nn.ConvTranspose2d(8, 3, 4, stride=2, padding=1)
+        self.stack = nn.Sequential(nn.ConvTranspose2d(8, 8, 1))
+
+    def forward(self, x):
+        y = self.stack(self.down(x))
+        a = self.up(y, output_size=x.size())
+        b = self.side(y, x.shape[-2:])
+        c = self.plain(y)
+        return a + b + c[..., : x.shape[2], : x.shape[3]] + x
+"""
+
+
+def _folder() -> Path:
+    return Path(tempfile.mkdtemp(prefix="transposed_output_size_"))
+
+
+def test_rewrite_text_and_what_is_left() -> None:
+    after = rewrite(SOURCE, select=("TRT356",))
+    body = after.split("class Decoder", 1)[1]
+    assert "        self.up = _TrtConvTranspose2d(8, 3, 3, stride=2, padding=1)\n" in body
+    assert "        self.side = _TrtConvTranspose2d(8, 3, 5, stride=2, padding=2)\n" in body
+    # never called with a size, or not stored on self: torch's own module
+    assert "        self.plain = nn.ConvTranspose2d(8, 3, 4, stride=2, padding=1)\n" in body
+    assert "        self.stack = nn.Sequential(nn.ConvTranspose2d(8, 8, 1))\n" in body
+    assert "class _TrtConvTranspose2d(torch.nn.ConvTranspose2d):" in after
+    assert rewrite(after, select=("TRT356",)) == after  # a second apply changes nothing
+    found = check_source(SOURCE.encode(), "snippet.py", Options(select=("TRT356",)))
+    assert [f.line for f in found] == [9, 10]
+    # a user's own `ConvTranspose2d` is not torch's
+    own = ("class ConvTranspose2d:\n    pass\n\n\nclass M:\n    def __init__(self):\n"
+           "        self.up = ConvTranspose2d()\n\n    def f(self, x, s):\n        return self.up(x, output_size=s)\n")
+    assert rewrite("import torch\n" + own, select=("TRT356",)) == "import torch\n" + own
+
+
+@pytest.fixture(scope="module")
+def programs():
+    folder = _folder()
+    after = rewrite(SOURCE, select=("TRT356",))
+    return import_source(SOURCE, folder)["Decoder"], import_source(after, folder)["Decoder"]
+
+
+def _pair(programs) -> tuple[torch.nn.Module, torch.nn.Module]:
+    before_type, after_type = programs
+    torch.manual_seed(0)
+    before = before_type().eval()
+    after = after_type().eval()
+    after.load_state_dict(before.state_dict())
+    return before, after
+
+
+def _image(batch: int, height: int, width: int, seed: int) -> torch.Tensor:
+    """An image with zeros, signed zeros, negatives, infinities and NaN."""
+    x = torch.randn(batch, 3, height, width, generator=torch.Generator().manual_seed(seed)) * 10
+    if x.numel():
+        flat = x.view(-1)
+        flat[::9] = 0.0
+        flat[1::10] = -0.0
+        flat[2::31] = float("inf")
+        flat[3::37] = float("nan")
+        flat[4::41] = -float("inf")
+    return x
+
+
+def test_eager_mode_is_torchs_forward(programs) -> None:
+    before, after = _pair(programs)
+    assert repr(after) == repr(before) and isinstance(after.up, torch.nn.ConvTranspose2d)
+    assert list(after.state_dict()) == list(before.state_dict())
+    for shape in ((1, 8, 8), (2, 9, 11), (0, 6, 6), (1, 1, 1), (3, 16, 7)):
+        x = _image(*shape, seed=sum(shape))
+        want, got = before(x), after(x)
+        assert got.shape == want.shape and got.stride() == want.stride()
+        assert torch.equal(got.isnan(), want.isnan()) and torch.equal(got.nan_to_num(), want.nan_to_num())
+    # a size out of range raises the same ValueError on both sides
+    y = torch.randn(1, 8, 4, 4)
+    errors = []
+    for model in (before, after):
+        with pytest.raises(ValueError) as caught:
+            model.up(y, output_size=[20, 20])
+        errors.append(str(caught.value))
+    assert errors[0] == errors[1]
+    # gradients reach the input and the weights alike
+    grads = []
+    start = torch.randn(2, 3, 9, 10)
+    for model in (before, after):
+        x = start.clone().requires_grad_()
+        model.zero_grad()
+        (model(x) * torch.arange(180.0).reshape(1, 1, 9, 20)[..., :10]).sum().backward()
+        grads.append((x.grad, model.up.weight.grad, model.side.bias.grad))
+    for got, want in zip(grads[1], grads[0]):
+        assert torch.equal(got, want)
+
+
+@pytest.mark.parametrize("kind,count", [(_TrtConvTranspose1d, 1), (_TrtConvTranspose2d, 2), (_TrtConvTranspose3d, 3)])
+def test_every_rank_scripts_and_keeps_torchs_values(kind, count: int) -> None:
+    torch_kind = getattr(torch.nn, f"ConvTranspose{count}d")
+    torch.manual_seed(count)
+    ref = torch_kind(4, 2, 3, stride=2, padding=1, dilation=1)
+    ours = kind(4, 2, 3, stride=2, padding=1)
+    ours.load_state_dict(ref.state_dict())
+    scripted = torch.jit.script(ours)
+    x = torch.randn(1, 4, *([5] * count))
+    for size in ([9] * count, [10] * count):
+        want = ref(x, output_size=size)
+        assert torch.equal(ours(x, output_size=size), want) and torch.equal(scripted(x, output_size=size), want)
+    assert torch.equal(ours(x), ref(x))
+    # torch.fx keeps it one call, as it keeps torch's module
+    traced = torch.fx.symbolic_trace(_Up(ours))
+    assert [n.op for n in traced.graph.nodes].count("call_module") == 1
+
+
+class _Up(torch.nn.Module):
+    def __init__(self, conv: torch.nn.Module) -> None:
+        super().__init__()
+        self.conv = conv
+
+    def forward(self, x, skip):
+        return self.conv(x, output_size=skip.size()) + skip
+
+
+def _session(model: torch.nn.Module, dynamo: bool) -> ort.InferenceSession:
+    example = (torch.randn(1, 4, 5, 6), torch.randn(1, 2, 10, 12))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if dynamo:
+            h, w = torch.export.Dim("h", min=2, max=64), torch.export.Dim("w", min=2, max=64)
+            proto = torch.onnx.export(model, example, dynamo=True, verbose=False, input_names=["x", "skip"],
+                                      dynamic_shapes=({2: h, 3: w}, {2: torch.export.Dim.AUTO,
+                                                                     3: torch.export.Dim.AUTO})).model_proto
+            data = proto.SerializeToString()
+        else:
+            buffer = io.BytesIO()
+            torch.onnx.export(model, example, buffer, dynamo=False, opset_version=17, input_names=["x", "skip"],
+                              dynamic_axes={"x": {2: "h", 3: "w"}, "skip": {2: "h2", 3: "w2"}})
+            data = buffer.getvalue()
+    return ort.InferenceSession(data, providers=["CPUExecutionProvider"])
+
+
+def _run(session: ort.InferenceSession, x: torch.Tensor, skip: torch.Tensor):
+    names = {i.name for i in session.get_inputs()}
+    feed = {k: v.numpy() for k, v in (("x", x), ("skip", skip)) if k in names}
+    return session.run(None, feed)[0]
+
+
+@pytest.mark.parametrize("dynamo", [False, True], ids=["torchscript", "dynamo"])
+def test_the_rewritten_graph_keeps_the_size(dynamo: bool) -> None:
+    torch.manual_seed(0)
+    ref = torch.nn.ConvTranspose2d(4, 2, 3, stride=2, padding=1)
+    ours = _TrtConvTranspose2d(4, 2, 3, stride=2, padding=1)
+    ours.load_state_dict(ref.state_dict())
+    rewritten = _session(_Up(ours).eval(), dynamo)
+    cases = [((5, 6), (10, 12)), ((5, 6), (9, 11)), ((7, 4), (13, 8)), ((3, 3), (6, 5))]
+    for (h, w), (sh, sw) in cases:
+        x = _image(1, h, w, seed=h * w)[:, :1].expand(1, 4, h, w).contiguous()
+        skip = torch.randn(1, 2, sh, sw)
+        want = _Up(ref)(x, skip).detach().numpy()
+        got = _run(rewritten, x, skip)
+        assert got.shape == want.shape and np.allclose(got, want, rtol=1e-5, atol=1e-5, equal_nan=True)
+    if dynamo:
+        # the original does not export with dynamic sizes (its padding is a symbolic value the ConvTranspose
+        # attribute cannot take)
+        with pytest.raises(Exception):
+            _session(_Up(ref).eval(), dynamo)
+    else:
+        # the original's graph keeps the traced example's padding: one row and column more at odd sizes
+        original = _session(_Up(ref).eval(), dynamo)
+        with pytest.raises(Exception):
+            _run(original, torch.randn(1, 4, 5, 6), torch.randn(1, 2, 9, 11))

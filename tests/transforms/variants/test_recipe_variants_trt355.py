@@ -1,0 +1,107 @@
+"""The new-axis-write recipe (TRT355) on real-code variants.
+
+Each variant in ``tests/recipe_variants/trt355/`` is a small runnable model reduced from real code
+(cited in its docstring) that writes through a subscript holding ``None``: monodepth2's
+``T[:, :3, 3, None] = t`` (the translation column of its pose transform; manydepth has the same
+function) and stribor's spline knots pinned to the interval's ends (``cumwidths[..., 0, None] =
+left``, ``left`` a column tensor made by a local function).
+
+monodepth2's graph computes a transform whose translation stays zero (the TorchScript exporter
+drops the write): ``migrate`` takes TRT355 there and ends with exit 0, the rewrite equivalent. In
+stribor's the write only restores the ends that rounding moved, so the graph is faithful as it is
+and ``migrate`` changes nothing; from the code alone the value is not visibly a tensor and the rule
+only reports it, and with the facts of a recorded run (the value seen holding a tensor) it fixes it,
+after which the graph's first and last knots are the bounds exactly, as in eager mode. Rewritten,
+each variant's graph equals eager mode at other sizes, with both exporters, on edge values, and eager
+mode is unchanged.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+from support import migrate_json
+from variant_models import (assert_eager_unchanged, assert_graph_within, built, export_variant, export_variant_dynamo,
+                            load_variant, observed_facts, rewrite_variant, seeded)
+from variant_models import axes_json as _axes_json, line_of as _line_of
+
+from trtcodemod.engine import Options, check_source
+from trtcodemod.rules import Safety
+
+HERE = Path(__file__).resolve().parents[2] / "recipe_variants" / "trt355"
+CODE_ALONE = Options(select=("TRT355",), scope="all")
+
+
+def _pose_sets() -> dict[str, tuple]:
+    special = torch.tensor([[0.0, -0.0, 1e4, -1e4] * 4, [float("inf")] * 16, [float("nan")] * 16])
+    return {"traced size": (torch.randn(2, 16, generator=seeded(0)) * 50,),
+            "one": (torch.randn(1, 16, generator=seeded(1)) * 50,),
+            "nine": (torch.randn(9, 16, generator=seeded(2)) * 50,),
+            "zeros": (torch.zeros(3, 16),), "edge values": (special,)}
+
+
+def _knot_sets() -> dict[str, tuple]:
+    def made(n: int, seed: int) -> tuple[torch.Tensor, ...]:
+        g = seeded(seed)
+        low = -1.0 - 1000 * torch.rand(n, generator=g)
+        return torch.randn(n, 3, generator=g) * 20, low, low + 0.3 + 3000 * torch.rand(n, generator=g)
+    return {"traced size": made(6, 0), "one": made(1, 1), "eleven": made(11, 2),
+            "zero width": (torch.zeros(4, 3), torch.full((4,), -2.0), torch.full((4,), -2.0))}
+
+
+def test_monodepth2_migrates_with_the_rule() -> None:
+    path = HERE / "monodepth2_pose_transform.py"
+    module = load_variant(path, "trt355_m_monodepth2")
+    line = _line_of(path, "out[:, :3, 3, None] = column")
+    found = check_source(path.read_bytes(), str(path.resolve()), CODE_ALONE)
+    assert [(f.line, f.fix) for f in found] == [(line, Safety.SAFE)]  # from the code alone
+    report = migrate_json(path, _axes_json(module))
+    assert report["before"]["exported"] is True and report["before"]["faithful"] is False, report["before"]
+    assert [(fix["rule"], fix["line"]) for fix in report["applied"]] == [("TRT355", line)]
+    assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
+    assert "+    out[:, :3, 3] = _trt_new_axes_value(column, out[:, :3, 3, None], [2])" in report["diff"]
+
+
+@pytest.mark.parametrize("dynamo", [False, True], ids=["torchscript", "dynamo"])
+def test_monodepth2_rewritten_graph_equals_eager(tmp_path, dynamo: bool) -> None:
+    path = HERE / "monodepth2_pose_transform.py"
+    original = load_variant(path, f"trt355_o_md2_{dynamo}")
+    text, rewritten = rewrite_variant(path, CODE_ALONE, tmp_path, f"trt355_r_md2_{dynamo}")
+    assert "out[:, :3, 3] = _trt_new_axes_value(column, out[:, :3, 3, None], [2])" in text
+    before, after = built(original), built(rewritten)  # the same weights, drawn from seed 0
+    sets = _pose_sets()
+    assert_eager_unchanged(before, after, sets)
+    example = sets["traced size"]
+    if dynamo:
+        session = export_variant_dynamo(after, example, original.DYNAMIC, tmp_path / "after.onnx")
+    else:
+        session, _ = export_variant(after, example, original.DYNAMIC, tmp_path / "after.onnx", HERE)
+    for label, inputs in sets.items():
+        assert_graph_within(session, before, inputs, 1e-5, label)
+
+
+def test_stribor_is_faithful_as_it_is_and_fixed_with_facts(tmp_path) -> None:
+    path = HERE / "stribor_spline_knots.py"
+    module = load_variant(path, "trt355_m_stribor")
+    lines = [_line_of(path, "knots[..., 0, None] = left"), _line_of(path, "knots[..., -1, None] = right")]
+    found = check_source(path.read_bytes(), str(path.resolve()), CODE_ALONE)
+    assert [(f.line, f.fix) for f in found] == [(n, Safety.NONE) for n in lines]
+    assert all("not visibly a tensor" in f.message for f in found)
+    report = migrate_json(path, _axes_json(module))
+    assert report["exit_code"] == 0 and report["applied"] == [], report
+    facts = observed_facts(path, module, tmp_path)
+    options = Options(select=("TRT355",), facts=facts, scope="all")
+    text, rewritten = rewrite_variant(path, options, tmp_path, "trt355_r_stribor")
+    assert "knots[..., 0] = _trt_new_axes_value(left, knots[..., 0, None], [-1])" in text
+    assert "knots[..., -1] = _trt_new_axes_value(right, knots[..., -1, None], [-1])" in text
+    before, after = built(module), built(rewritten)  # the same weights, drawn from seed 0
+    sets = _knot_sets()
+    assert_eager_unchanged(before, after, sets)
+    session, _ = export_variant(after, sets["traced size"], module.DYNAMIC, tmp_path / "after.onnx", HERE)
+    for x, low, high in sets.values():
+        knots = torch.from_numpy(session.run(None, {"x": x.numpy(), "low": low.numpy(), "high": high.numpy()})[0])
+        # the ends are the bounds exactly, as the write makes them in eager mode
+        assert torch.equal(knots[:, 0], low) and torch.equal(knots[:, -1], high)
+        torch.testing.assert_close(knots, before(x, low, high)[0], rtol=1e-5, atol=1e-3)

@@ -1,0 +1,69 @@
+"""The transposed-output-size recipe (TRT356) on a real-code variant.
+
+``tests/recipe_variants/trt356/enet_upsampling.py`` is reduced from davidtvs/PyTorch-ENet (cited in
+its docstring): two transposed convolutions called with ``output_size=`` the encoder's size, one
+added to an upsampled branch cut to that size. The TorchScript graph keeps the traced example's
+output padding, and at an odd size ONNX Runtime refuses the Add: ``migrate`` takes TRT356 at both
+constructions (the problem is placed at the Add, another line) and ends with exit 0, the rewrite
+equivalent. Rewritten from the code alone, the graph equals eager mode at even and odd sizes, with
+both exporters, on edge values, and eager mode is unchanged.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+from support import migrate_json
+from variant_models import (assert_eager_unchanged, assert_graph_within, built, export_variant, export_variant_dynamo,
+                            load_variant, rewrite_variant, seeded)
+from variant_models import axes_json as _axes_json, line_of as _line_of
+
+from trtcodemod.engine import Options, check_source
+from trtcodemod.rules import Safety
+
+PATH = Path(__file__).resolve().parents[2] / "recipe_variants" / "trt356" / "enet_upsampling.py"
+CODE_ALONE = Options(select=("TRT356",), scope="all")
+
+
+def _sets() -> dict[str, tuple]:
+    special = torch.randn(1, 3, 9, 13, generator=seeded(3))
+    special.view(-1)[::5] = 0.0
+    special.view(-1)[1::7] = -0.0
+    special.view(-1)[2::11] = -1e4
+    return {"traced size": (torch.randn(1, 3, 16, 24, generator=seeded(0)),),
+            "odd": (torch.randn(2, 3, 17, 25, generator=seeded(1)),),
+            "small": (torch.randn(1, 3, 3, 5, generator=seeded(2)),),
+            "edge values": (special,), "zeros": (torch.zeros(1, 3, 8, 8),)}
+
+
+def _lines() -> list[int]:
+    return [_line_of(PATH, "self.ext_tconv = nn.ConvTranspose2d("), _line_of(PATH, "self.last = nn.ConvTranspose2d(")]
+
+
+def test_migrate_applies_the_rule_and_ends_equivalent() -> None:
+    module = load_variant(PATH, "trt356_m_enet")
+    found = check_source(PATH.read_bytes(), str(PATH.resolve()), CODE_ALONE)
+    assert [(f.line, f.fix) for f in found] == [(n, Safety.SAFE) for n in _lines()]
+    report = migrate_json(PATH, _axes_json(module))
+    assert report["before"]["exported"] is True and report["before"]["faithful"] is False, report["before"]
+    assert [(fix["rule"], fix["line"]) for fix in report["applied"]] == [("TRT356", n) for n in _lines()]
+    assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
+    assert "+        self.ext_tconv = _TrtConvTranspose2d(" in report["diff"]
+
+
+@pytest.mark.parametrize("dynamo", [False, True], ids=["torchscript", "dynamo"])
+def test_rewritten_graph_equals_eager(tmp_path, dynamo: bool) -> None:
+    original = load_variant(PATH, f"trt356_o_enet_{dynamo}")
+    _, rewritten = rewrite_variant(PATH, CODE_ALONE, tmp_path, f"trt356_r_enet_{dynamo}")
+    before, after = built(original), built(rewritten)  # the same weights, drawn from seed 0
+    sets = _sets()
+    assert_eager_unchanged(before, after, sets)
+    example = sets["traced size"]
+    if dynamo:
+        session = export_variant_dynamo(after, example, original.DYNAMIC, tmp_path / "after.onnx")
+    else:
+        session, _ = export_variant(after, example, original.DYNAMIC, tmp_path / "after.onnx", PATH.parent)
+    for label, inputs in sets.items():
+        assert_graph_within(session, before, inputs, 1e-5, label)
