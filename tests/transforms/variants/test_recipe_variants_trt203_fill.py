@@ -1,0 +1,122 @@
+"""TRT203's slice fill (``_trt_slice_fill``) on real-code variants of Swin's shifted-window mask.
+
+Each ``swin*``/``video_swin*`` variant in ``tests/recipe_variants/trt203/`` is a small runnable model reduced
+from a public repository (cited in its docstring) that writes a region number into ``img_mask[:, h, w, :]``
+(Video Swin: ``[:, d, h, w, :]``) for each pair of slices, one of them empty at the variant's size. Where
+the sizes are constants (``np.ceil`` bakes them), the original's TorchScript export stops in shape inference
+("minus_one_pos != -1 INTERNAL ASSERT FAILED"); the rewrite (safe: no ``--unsafe``) keeps each statement's
+text with its base wrapped, exports with both exporters and equals eager mode at the crashing size and at
+other batch sizes (SwinIR, whose sizes the trace follows, also at other spatial sizes); eager mode is
+unchanged (values, input gradients). ``migrate`` ends at exit 0 on the detection backbone's variant.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+from safety import assert_same_run, run_once
+from typer.testing import CliRunner
+from variant_models import (
+    assert_graph_equals_eager,
+    export_variant,
+    export_variant_dynamo,
+    input_names,
+    load_variant,
+    rewrite_variant,
+    variant_inputs,
+)
+
+from trtcodemod.cli import app
+from trtcodemod.engine import Options
+from trtcodemod.verify.export import export_model
+from support import TESTS
+
+HERE = TESTS / "recipe_variants" / "trt203"
+
+# name → (the rewritten statement, whether the original's TorchScript export stops, other input shapes)
+VARIANTS: dict[str, tuple[str, bool, list[tuple[int, ...]]]] = {
+    "swin_det_window_mask": ("_trt_slice_fill(img_mask)[:, h, w, :] = cnt", True, [(1, 6, 4, 4), (5, 6, 4, 4)]),
+    "swin_seg_window_mask": ("_trt_slice_fill(img_mask)[:, h, w, :] = cnt", True, [(3, 3, 7, 4), (2, 3, 7, 4)]),
+    "video_swin_window_mask": ("_trt_slice_fill(img_mask)[:, d, h, w, :] = cnt", True,
+                               [(2, 3, 4, 4, 8), (4, 3, 4, 4, 8)]),
+    "swinir_calculate_mask": ("_trt_slice_fill(img_mask)[:, h, w, :] = cnt", False,
+                              [(1, 3, 8, 4), (3, 3, 8, 12), (1, 3, 12, 16)]),
+}
+
+
+def _built(module) -> torch.nn.Module:
+    torch.manual_seed(0)
+    return module.build().eval()
+
+
+@pytest.fixture(scope="module")
+def rewritten(tmp_path_factory) -> dict:
+    folder = tmp_path_factory.mktemp("trt203_fill")
+    options = Options(select=("TRT203",), scope="all")  # a safe fix: no --unsafe
+    return {name: rewrite_variant(HERE / f"{name}.py", options, folder, f"trt203_fill_rewritten_{name}")
+            for name in VARIANTS}
+
+
+@pytest.mark.parametrize("name", list(VARIANTS))
+def test_variant_rewrite_and_torchscript_export(name: str, rewritten: dict, tmp_path: Path) -> None:
+    statement, stops, others = VARIANTS[name]
+    module = load_variant(HERE / f"{name}.py", f"trt203_fill_{name}")
+    text, rewritten_module = rewritten[name]
+    assert statement in text and text.count("_trt_slice_fill(img_mask)") == 1
+    original, after = _built(module), _built(rewritten_module)
+    example = variant_inputs(module, None, 0)
+    before = export_model(original, example, tmp_path / "before.onnx", exporter="torchscript",
+                          input_names=input_names(original), output_names=["out"], dynamic_axes=module.DYNAMIC,
+                          opset=17)
+    assert (before.error is not None and "minus_one_pos != -1" in before.error) == stops, before.error
+    session, _ = export_variant(after, example, module.DYNAMIC, tmp_path / "after.onnx", HERE)
+    for shape in [tuple(example[0].shape), *others]:
+        x = torch.randn(shape, generator=torch.Generator().manual_seed(len(shape)))
+        for label, inputs in (("random", x), ("zeros", torch.zeros_like(x)), ("negatives", -x.abs())):
+            assert_graph_equals_eager(session, original, (inputs,), f"{name} {shape} {label}")
+
+
+@pytest.mark.parametrize("name", list(VARIANTS))
+def test_variant_dynamo_export(name: str, rewritten: dict, tmp_path: Path) -> None:
+    module = load_variant(HERE / f"{name}.py", f"trt203_fill_dynamo_{name}")
+    _, rewritten_module = rewritten[name]
+    example = variant_inputs(module, None, 0)
+    session = export_variant_dynamo(_built(rewritten_module), example, module.DYNAMIC, tmp_path / "dynamo.onnx")
+    original = _built(module)
+    for shape in [tuple(example[0].shape), *VARIANTS[name][2]]:
+        assert_graph_equals_eager(session, original, (torch.randn(shape),), f"{name} {shape}")
+
+
+@pytest.mark.parametrize("name", list(VARIANTS))
+def test_variant_eager_unchanged(name: str, rewritten: dict) -> None:
+    module = load_variant(HERE / f"{name}.py", f"trt203_fill_eager_{name}")
+    _, rewritten_module = rewritten[name]
+    original, after = _built(module), _built(rewritten_module)
+    (x,) = variant_inputs(module, None, 0)
+    odd = x.clone()
+    odd.view(-1)[:3] = torch.tensor([float("inf"), -float("inf"), float("nan")])
+    for label, inputs in (("random", x), ("zeros", torch.zeros_like(x)), ("negatives", -x.abs()), ("inf-nan", odd),
+                          ("no-batch", x[:0])):
+        assert_same_run(run_once(original, [inputs]), run_once(after, [inputs]), context=f"{name} {label}")
+        graded = inputs.clone().requires_grad_()
+        assert_same_run(run_once(original, [graded]), run_once(after, [graded]), context=f"{name} {label} grad")
+
+
+def test_migrate_makes_the_detection_backbone_export(tmp_path: Path) -> None:
+    """End to end: batch-only dynamic axes, the stage's padded size equal to the window; before, the model does
+    not export; migrate applies the slice fill (safe) and ends at exit 0."""
+    path = HERE / "swin_det_window_mask.py"
+    result = CliRunner().invoke(app, ["migrate", str(path), "--model", "build", "--inputs", "inputs",
+                                      "--dynamic-axes", '{"feats": {"0": "batch"}}', "--format", "json",
+                                      "--runs", "1", "--warmup", "0", "--backends", "torch-cpu,onnxruntime-cpu"])
+    [report] = json.loads(result.stdout)["models"]
+    assert report["before"]["exported"] is False
+    line = next(i for i, text in enumerate(path.read_text().splitlines(), 1) if "img_mask[:, h, w, :] = cnt" in text)
+    assert ("TRT203", line) in [(a["rule"], a["line"]) for a in report["applied"]]
+    assert "safe fix" in next(a["proof"] for a in report["applied"] if a["rule"] == "TRT203")
+    assert report["after"]["exported"] is True and report["after"]["faithful"] is True
+    assert report["equivalent"] is True and report["remaining"] == [] and result.exit_code == 0
+    assert "img_mask[:, h, w, :] = cnt" in path.read_text()  # a dry run writes nothing
