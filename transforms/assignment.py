@@ -371,7 +371,9 @@ is a slice with int bounds (or `...`) and the value a number (or a 0-d tensor of
 and device) that `masked_fill_` writes as the assignment does (see `_trt_mask_fill_covers`); any
 other index (an int, a tensor, `None`), value, dtype, or a negative start with a step keeps the
 original write (measured: both exporters, equal to eager mode in ONNX Runtime at other batch and
-spatial sizes). `migrate` applies it where the export stops at such a write.
+spatial sizes). `migrate` applies it where the TorchScript export stops with that error at such a
+write, with every other such write of the file (the exporter stops at the first empty slice, so each
+round would locate one more).
 
 A plain write of a tensor value into a view (only slices with plain bounds, Ellipsis and integer
 literals, `coords[:, :, 0] = torch.arange(d).view(d, 1, 1)`) where the torch.cat rebuild above is

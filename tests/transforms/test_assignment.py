@@ -1250,3 +1250,54 @@ def test_slice_fill_exports_at_the_crashing_size_and_follows_the_input(dynamo: b
         x = torch.randn(shape)
         (got,) = session.run(None, {"feats": x.numpy()})
         assert torch.equal(torch.from_numpy(got), traced(x)), (shape, dynamo)
+
+
+FILL_STOPS = """\
+import torch
+
+
+def regions(x: torch.Tensor, rows, cols, a, b):
+    img_mask = torch.zeros((1, 4, 4, 1))
+    img_mask[:, rows, cols, :] = 1
+    img_mask[:, cols, rows, :] = 2
+    out = torch.zeros(2, 3, 4)
+    out[a, 0, b] = x
+    return img_mask, out
+"""
+
+
+def test_migrate_plans_every_slice_fill_the_first_failure_stands_for(tmp_path) -> None:
+    """The TorchScript exporter stops at the first empty slice written at constant sizes (shape inference's
+    internal assert), then at the next: located at one, the plan takes every slice fill of the file, and not the
+    rule's other kinds of fix (an integer position among index tensors), which another error stands for."""
+    from trtcodemod.engine import Options, check_source
+    from trtcodemod.evidence.facts import Facts
+    from trtcodemod.migrate.locate import Problem
+    from trtcodemod.migrate.plan import Plan
+
+    path = tmp_path / "regions.py"
+    path.write_text(FILL_STOPS)
+    where = str(path.resolve())
+    findings = check_source(FILL_STOPS.encode(), where, Options(select=("TRT203",)))
+    assert [(f.line, f.edit.helpers) for f in findings] == [
+        (6, ("_trt_slice_fill",)), (7, ("_trt_slice_fill",)), (9, ("_trt_index_position",))]
+    facts = Facts.from_json({"version": 1, "runs": 2, "lines": {where: list(range(5, 11))}, "events": [],
+                             "inputs": {}})
+    stops = Problem("export_failure", where, 6, "(export)", None,
+                    'RuntimeError: minus_one_pos != -1 INTERNAL ASSERT FAILED at "/pytorch/torch/csrc/jit/passes/'
+                    'onnx/shape_type_inference.cpp":536, please report a bug to PyTorch. There are no examples for '
+                    "shape_has_zero = true && minus_one_pos == -1.")
+    plan = Plan()
+    assert plan.update(findings, [stops], facts, unsafe=False)
+    assert sorted(d.finding.line for d in plan.applied) == [6, 7]
+    refused = Problem("export_failure", where, 9, "(export)", None,
+                      "RuntimeError: Only consecutive 1-d tensor indices are supported in exporting aten::index_put")
+    alone = Plan()
+    assert alone.update(findings, [refused], facts, unsafe=False)
+    assert sorted(d.finding.line for d in alone.applied) == [9]
+    # the rule's error at a slice fill's line stands for that line only
+    other = Problem("export_failure", where, 7, "(export)", None,
+                    "RuntimeError: Only consecutive 1-d tensor indices are supported in exporting aten::index_put")
+    own = Plan()
+    own.update(findings, [other], facts, unsafe=False)
+    assert sorted(d.finding.line for d in own.applied) == [7]
