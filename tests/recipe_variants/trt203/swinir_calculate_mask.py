@@ -21,17 +21,15 @@ class MaskedBlock(nn.Module):
 
     def calculate_mask(self, x_size):
         H, W = x_size
+        ws, ss = self.window_size, self.shift_size
         img_mask = torch.zeros((1, H, W, 1))
-        h_slices = (slice(0, -self.window_size), slice(-self.window_size, -self.shift_size),
-                    slice(-self.shift_size, None))
-        w_slices = (slice(0, -self.window_size), slice(-self.window_size, -self.shift_size),
-                    slice(-self.shift_size, None))
+        parts = (slice(0, -ws), slice(-ws, -ss), slice(-ss, None))  # the same three for rows and columns
         cnt = 0
-        for h in h_slices:
-            for w in w_slices:
+        for h in parts:
+            for w in parts:
                 img_mask[:, h, w, :] = cnt
                 cnt += 1
-        windows = img_mask.view(-1, self.window_size * self.window_size)
+        windows = img_mask.view(-1, ws * ws)
         attn_mask = windows.unsqueeze(1) - windows.unsqueeze(2)
         return attn_mask.masked_fill(attn_mask != 0, float(-100.0)).masked_fill(attn_mask == 0, float(0.0))
 

@@ -19,15 +19,7 @@ import pytest
 import torch
 from safety import assert_same_run, run_once
 from typer.testing import CliRunner
-from variant_models import (
-    assert_graph_equals_eager,
-    export_variant,
-    export_variant_dynamo,
-    input_names,
-    load_variant,
-    rewrite_variant,
-    variant_inputs,
-)
+import variant_models as vm
 
 from trtcodemod.cli import app
 from trtcodemod.engine import Options
@@ -56,46 +48,46 @@ def _built(module) -> torch.nn.Module:
 def rewritten(tmp_path_factory) -> dict:
     folder = tmp_path_factory.mktemp("trt203_fill")
     options = Options(select=("TRT203",), scope="all")  # a safe fix: no --unsafe
-    return {name: rewrite_variant(HERE / f"{name}.py", options, folder, f"trt203_fill_rewritten_{name}")
+    return {name: vm.rewrite_variant(HERE / f"{name}.py", options, folder, f"trt203_fill_rewritten_{name}")
             for name in VARIANTS}
 
 
 @pytest.mark.parametrize("name", list(VARIANTS))
 def test_variant_rewrite_and_torchscript_export(name: str, rewritten: dict, tmp_path: Path) -> None:
     statement, stops, others = VARIANTS[name]
-    module = load_variant(HERE / f"{name}.py", f"trt203_fill_{name}")
+    module = vm.load_variant(HERE / f"{name}.py", f"trt203_fill_{name}")
     text, rewritten_module = rewritten[name]
     assert statement in text and text.count("_trt_slice_fill(img_mask)") == 1
     original, after = _built(module), _built(rewritten_module)
-    example = variant_inputs(module, None, 0)
+    example = vm.variant_inputs(module, None, 0)
     before = export_model(original, example, tmp_path / "before.onnx", exporter="torchscript",
-                          input_names=input_names(original), output_names=["out"], dynamic_axes=module.DYNAMIC,
+                          input_names=vm.input_names(original), output_names=["out"], dynamic_axes=module.DYNAMIC,
                           opset=17)
     assert (before.error is not None and "minus_one_pos != -1" in before.error) == stops, before.error
-    session, _ = export_variant(after, example, module.DYNAMIC, tmp_path / "after.onnx", HERE)
+    session, _ = vm.export_variant(after, example, module.DYNAMIC, tmp_path / "after.onnx", HERE)
     for shape in [tuple(example[0].shape), *others]:
         x = torch.randn(shape, generator=torch.Generator().manual_seed(len(shape)))
         for label, inputs in (("random", x), ("zeros", torch.zeros_like(x)), ("negatives", -x.abs())):
-            assert_graph_equals_eager(session, original, (inputs,), f"{name} {shape} {label}")
+            vm.assert_graph_equals_eager(session, original, (inputs,), f"{name} {shape} {label}")
 
 
 @pytest.mark.parametrize("name", list(VARIANTS))
 def test_variant_dynamo_export(name: str, rewritten: dict, tmp_path: Path) -> None:
-    module = load_variant(HERE / f"{name}.py", f"trt203_fill_dynamo_{name}")
+    module = vm.load_variant(HERE / f"{name}.py", f"trt203_fill_dynamo_{name}")
     _, rewritten_module = rewritten[name]
-    example = variant_inputs(module, None, 0)
-    session = export_variant_dynamo(_built(rewritten_module), example, module.DYNAMIC, tmp_path / "dynamo.onnx")
+    example = vm.variant_inputs(module, None, 0)
+    session = vm.export_variant_dynamo(_built(rewritten_module), example, module.DYNAMIC, tmp_path / "dynamo.onnx")
     original = _built(module)
     for shape in [tuple(example[0].shape), *VARIANTS[name][2]]:
-        assert_graph_equals_eager(session, original, (torch.randn(shape),), f"{name} {shape}")
+        vm.assert_graph_equals_eager(session, original, (torch.randn(shape),), f"{name} {shape}")
 
 
 @pytest.mark.parametrize("name", list(VARIANTS))
 def test_variant_eager_unchanged(name: str, rewritten: dict) -> None:
-    module = load_variant(HERE / f"{name}.py", f"trt203_fill_eager_{name}")
+    module = vm.load_variant(HERE / f"{name}.py", f"trt203_fill_eager_{name}")
     _, rewritten_module = rewritten[name]
     original, after = _built(module), _built(rewritten_module)
-    (x,) = variant_inputs(module, None, 0)
+    (x,) = vm.variant_inputs(module, None, 0)
     odd = x.clone()
     odd.view(-1)[:3] = torch.tensor([float("inf"), -float("inf"), float("nan")])
     for label, inputs in (("random", x), ("zeros", torch.zeros_like(x)), ("negatives", -x.abs()), ("inf-nan", odd),
