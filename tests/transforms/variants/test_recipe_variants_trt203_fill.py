@@ -97,18 +97,59 @@ def test_variant_eager_unchanged(name: str, rewritten: dict) -> None:
         assert_same_run(run_once(original, [graded]), run_once(after, [graded]), context=f"{name} {label} grad")
 
 
-def test_migrate_makes_the_detection_backbone_export(tmp_path: Path) -> None:
-    """End to end: batch-only dynamic axes, the stage's padded size equal to the window; before, the model does
-    not export; migrate applies the slice fill (safe) and ends at exit 0."""
-    path = HERE / "swin_det_window_mask.py"
+#: The stage at a resolution fixed by its configuration (the brief's 20-line reproduction of upstream issue #227):
+#: nothing but the write stops the export, so only TRT203 can make it export.
+STATIC = """\
+import torch
+from torch import nn
+
+
+class FixedStage(nn.Module):
+    def __init__(self, resolution: int = 4, window: int = 4) -> None:
+        super().__init__()
+        self.resolution, self.window, self.shift = resolution, window, window // 2
+        self.mix = nn.Linear(3, 3)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        img_mask = torch.zeros((1, self.resolution, self.resolution, 1))
+        parts = (slice(0, -self.window), slice(-self.window, -self.shift), slice(-self.shift, None))
+        cnt = 0
+        for h in parts:
+            for w in parts:
+                img_mask[:, h, w, :] = cnt
+                cnt += 1
+        return self.mix(tokens) + img_mask.view(1, -1, 1)
+
+
+def build():
+    return FixedStage()
+
+
+def inputs(generator):
+    return (torch.randn(2, 16, 3, generator=generator),)
+"""
+
+
+@pytest.mark.parametrize("name", ["swin_det_window_mask", "static"])
+def test_migrate_makes_the_window_mask_export(name: str, tmp_path: Path) -> None:
+    """End to end: batch-only dynamic axes, the padded size equal to the window; before, the model does not
+    export; migrate applies the slice fill (safe) and ends at exit 0 (the detection backbone's sizes are read from
+    the input, and TRT712 makes the trace follow them as well; the fixed resolution has only TRT203's fix)."""
+    path = HERE / f"{name}.py"
+    if name == "static":
+        path = tmp_path / "fixed_stage.py"
+        path.write_text(STATIC)
+    axes = '{"feats": {"0": "batch"}}' if name != "static" else '{"tokens": {"0": "batch"}}'
     result = CliRunner().invoke(app, ["migrate", str(path), "--model", "build", "--inputs", "inputs",
-                                      "--dynamic-axes", '{"feats": {"0": "batch"}}', "--format", "json",
+                                      "--dynamic-axes", axes, "--format", "json",
                                       "--runs", "1", "--warmup", "0", "--backends", "torch-cpu,onnxruntime-cpu"])
     [report] = json.loads(result.stdout)["models"]
     assert report["before"]["exported"] is False
     line = next(i for i, text in enumerate(path.read_text().splitlines(), 1) if "img_mask[:, h, w, :] = cnt" in text)
     assert ("TRT203", line) in [(a["rule"], a["line"]) for a in report["applied"]]
     assert "safe fix" in next(a["proof"] for a in report["applied"] if a["rule"] == "TRT203")
+    if name == "static":
+        assert [a["rule"] for a in report["applied"]] == ["TRT203"]
     assert report["after"]["exported"] is True and report["after"]["faithful"] is True
     assert report["equivalent"] is True and report["remaining"] == [] and result.exit_code == 0
     assert "img_mask[:, h, w, :] = cnt" in path.read_text()  # a dry run writes nothing
