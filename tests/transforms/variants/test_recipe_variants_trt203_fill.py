@@ -97,7 +97,7 @@ def test_variant_eager_unchanged(name: str, rewritten: dict) -> None:
         assert_same_run(run_once(original, [graded]), run_once(after, [graded]), context=f"{name} {label} grad")
 
 
-#: The stage at a resolution fixed by its configuration (the brief's 20-line reproduction of upstream issue #227):
+#: The stage at a resolution fixed by its configuration (a 20-line reproduction of upstream issue #227):
 #: nothing but the write stops the export, so only TRT203 can make it export.
 STATIC = """\
 import torch
@@ -113,11 +113,9 @@ class FixedStage(nn.Module):
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         img_mask = torch.zeros((1, self.resolution, self.resolution, 1))
         parts = (slice(0, -self.window), slice(-self.window, -self.shift), slice(-self.shift, None))
-        cnt = 0
-        for h in parts:
-            for w in parts:
-                img_mask[:, h, w, :] = cnt
-                cnt += 1
+        pairs = [(h, w) for h in parts for w in parts]
+        for cnt, (h, w) in enumerate(pairs):
+            img_mask[:, h, w, :] = cnt
         return self.mix(tokens) + img_mask.view(1, -1, 1)
 
 
