@@ -1301,3 +1301,24 @@ def test_migrate_plans_every_slice_fill_the_first_failure_stands_for(tmp_path) -
     own = Plan()
     own.update(findings, [other], facts, unsafe=False)
     assert sorted(d.finding.line for d in own.applied) == [7]
+
+
+def test_slice_fill_under_fx_compile_and_export() -> None:
+    """fx refuses both writes alike (a Proxy takes no item assignment); torch.compile and torch.export run the
+    rewritten write as the original."""
+    source = ("import torch\n\ndef f(x: torch.Tensor):\n    out = x.clone()\n    h = slice(0, -4)\n"
+              "    w = slice(-2, None)\n    out[:, h, w] = 2.0\n    return out\n")
+    after = rewrite(source, select=BOTH)
+    assert "_trt_slice_fill(out)[:, h, w] = 2.0" in after
+    original, rewritten = load(source, "f"), load(after, "f")
+    for fn in (original, rewritten):
+        with pytest.raises(TypeError, match="does not support item assignment"):
+            torch.fx.symbolic_trace(fn)
+    x = torch.randn(2, 4, 5)
+    assert torch.equal(torch.compile(rewritten, backend="eager", fullgraph=True)(x), original(x))
+
+    class Wrapped(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return rewritten(x)
+
+    assert torch.equal(torch.export.export(Wrapped(), (x,)).module()(x), original(x))
