@@ -143,6 +143,36 @@ def _indices_apart(subscript: cst.Subscript) -> tuple[list[cst.BaseExpression], 
     return indices, sliced
 
 
+#: The helper that wraps the base of a number written into slices, a ``masked_fill_`` while exporting.
+SLICE_FILL_HELPER = "_trt_slice_fill"
+
+
+def _slice_fill_form(target: cst.Subscript, value: cst.BaseExpression) -> bool:
+    """``img_mask[:, h, w, :] = cnt``: a number literal or a plain name written into a subscript of only ``:``,
+    ``...``, names and slices with plain bounds, with at least one name or slice that is not ``:``; for a name
+    value, at least one name among the indices (slices alone take the value expanded, :data:`SLICE_VALUE_HELPER`,
+    as a name may hold a tensor)."""
+    value = strip_parens(value)
+    literal = _is_number(value) and not (type(value) is cst.Name and value.value in ("True", "False"))
+    if not literal and not (type(value) is cst.Name and value.value not in ("None", "True", "False")):
+        return False
+    indexed = named = False
+    for element in target.slice:
+        index = element.slice
+        if _is_bare_colon(element) or _is_ellipsis(element):
+            continue
+        if type(index) is cst.Slice:
+            if not all(part is None or plain_read(part) for part in (index.lower, index.upper, index.step)):
+                return False
+        elif index.star is not None or type(strip_parens(index.value)) is not cst.Name \
+                or strip_parens(index.value).value in ("None", "True", "False"):
+            return False
+        else:
+            named = True
+        indexed = True
+    return indexed and (literal or named)
+
+
 #: The helper that expands a value written into a slice to the slice's shape while exporting.
 SLICE_VALUE_HELPER = "_trt_slice_value"
 
@@ -323,6 +353,28 @@ types the helper's value as a tensor), and where evaluating the value after the 
 cannot be told apart (the value is a local name, or the target and indices only read names, attributes
 and literal subscripts such as `geom_feats[:, 3]`).
 
+A number written into slices and index names, `img_mask[:, h, w, :] = cnt` (Swin's shifted-window
+attention mask: the detection and segmentation backbones' `BasicLayer.forward`, Video Swin's
+`compute_mask` with `[:, d, h, w, :]`, SwinIR's `calculate_mask`, each `h` one of `slice(0, -window)`,
+`slice(-window, -shift)`, `slice(-shift, None)`), fails the TorchScript export (torch 2.13) where a
+slice is empty at constant sizes (the padded size equals the window: the last stage at 224 px, small
+inputs; upstream Swin-Transformer-Object-Detection issue #227): the index_put's shape inference stops
+with "minus_one_pos != -1 INTERNAL ASSERT FAILED ... shape_has_zero". For a plain `x[...] = value`
+whose value is a number literal or a plain name and whose subscript holds only `:`, `...`, names and
+slices with plain bounds, the base is wrapped and the statement keeps its text:
+`_trt_slice_fill(img_mask)[:, h, w, :] = cnt`. The inserted helper returns the tensor itself outside
+`torch.onnx.export` (and under `torch.jit.script`): the original write, on the same object. While
+exporting it returns an object whose item assignment writes `masked_fill_` of a boolean mask built
+from `torch.arange` of the tensor's sizes and the slices' bounds (Python's slicing: negative bounds
+from the end, `None`, bounds past either end, positive steps), where every element of the subscript
+is a slice with int bounds (or `...`) and the value a number (or a 0-d tensor of the tensor's dtype
+and device) that `masked_fill_` writes as the assignment does (see `_trt_mask_fill_covers`); any
+other index (an int, a tensor, `None`), value, dtype, or a negative start with a step keeps the
+original write (measured: both exporters, equal to eager mode in ONNX Runtime at other batch and
+spatial sizes). `migrate` applies it where the TorchScript export stops with that error at such a
+write, with every other such write of the file (the exporter stops at the first empty slice, so each
+round would locate one more).
+
 A plain write of a tensor value into a view (only slices with plain bounds, Ellipsis and integer
 literals, `coords[:, :, 0] = torch.arange(d).view(d, 1, 1)`) where the torch.cat rebuild above is
 not offered, and whose value does not mention the tensor written (it may be a view of it), gets a
@@ -380,7 +432,10 @@ TensorRT (no TensorRT on our machines): the finding is about the construct, and
             Example(
                 "def window_mask(h_slices, w_slices):\n    img_mask = torch.zeros((1, 8, 8, 1))\n"
                 "    cnt = 0\n    for h in h_slices:\n        for w in w_slices:\n"
-                "            img_mask[:, h, w, :] = cnt\n            cnt += 1\n    return img_mask\n"
+                "            img_mask[:, h, w, :] = cnt\n            cnt += 1\n    return img_mask\n",
+                "def window_mask(h_slices, w_slices):\n    img_mask = torch.zeros((1, 8, 8, 1))\n"
+                "    cnt = 0\n    for h in h_slices:\n        for w in w_slices:\n"
+                "            _trt_slice_fill(img_mask)[:, h, w, :] = cnt\n            cnt += 1\n    return img_mask\n",
             ),
             Example("def embed(x: torch.Tensor, idx, y):\n    x[idx] = y\n    return x\n"),
         ),
@@ -538,6 +593,15 @@ TensorRT (no TensorRT on our machines): the finding is about the construct, and
             fix = Fix(replaced, helpers=(POSITION_HELPER,))
         elif active is None and (apart := self._indices_apart_fix(statement, target, value, rewritable)):
             reason, fix = apart
+        elif active is None and rewritable and type(statement) is cst.Assign and value is not None \
+                and _slice_fill_form(target, value):
+            # `img_mask[:, h, w, :] = cnt`: the statement keeps its text, its base wrapped; an empty slice
+            # there stops the TorchScript exporter's shape inference, a masked_fill_ exports at any size.
+            reason = (f"not rewritten into torch.cat: {why}; an empty slice there also stops the TorchScript "
+                      f"export (shape inference of the index_put): {SLICE_FILL_HELPER} writes the number as a "
+                      "masked_fill_ while exporting")
+            call = cst.Call(cst.Name(SLICE_FILL_HELPER), [cst.Arg(target.value)])
+            fix = Fix({target.value: call}, helpers=(SLICE_FILL_HELPER,))
         elif active is None:
             reason = f"not rewritten: {why}"
         elif not rewritable or value is None:

@@ -1030,3 +1030,295 @@ def test_indices_apart_helper_keeps_the_original_write_where_it_must() -> None:
     _trt_index_put_sliced(array, [np.array([0, 1]), np.array([3, 2])], [1], 7.0)
     expected[[0, 1], :, [3, 2]] = 7.0
     assert (array == expected).all()
+
+
+# --- a number written into slices and index names: _trt_slice_fill ----------------------------
+
+# Swin's shifted-window mask, in our own words: SwinTransformer/Swin-Transformer-Object-Detection
+# @c7b20110addde0f74b1fbf812b403d16a59a87a9 mmdet/models/backbones/swin_transformer.py:371-384 (BasicLayer.forward).
+FILL = """
+import numpy as np
+import torch
+from torch import nn
+
+
+class Regions(nn.Module):
+    def __init__(self, window: int = 4) -> None:
+        super().__init__()
+        self.window = window
+        self.shift = window // 2
+
+    def forward(self, feats: torch.Tensor) -> torch.Tensor:
+        rows, cols = feats.shape[2], feats.shape[3]
+        rows_p = int(np.ceil(rows / self.window)) * self.window
+        cols_p = int(np.ceil(cols / self.window)) * self.window
+        img_mask = torch.zeros((1, rows_p, cols_p, 1), device=feats.device)
+        parts = (slice(0, -self.window), slice(-self.window, -self.shift), slice(-self.shift, None))
+        cnt = 0
+        for h in parts:
+            for w in parts:
+                img_mask[:, h, w, :] = cnt
+                cnt += 1
+        return feats.mean(1) + img_mask[:, :rows, :cols, 0]
+
+
+class Traced(nn.Module):
+    # the sizes read from the input: the trace follows them (spatial axes dynamic)
+    def forward(self, feats: torch.Tensor) -> torch.Tensor:
+        out = feats.clone()
+        h = slice(1, -1)
+        w = slice(1, -1, 2)  # a step: the mask keeps every other column
+        out[:, 0:1, h, w] = -2.5
+        return out
+
+
+def fill(target: torch.Tensor, h, w, value):
+    target[:, h, w, :] = value
+    return target
+"""
+
+
+def test_slice_fill_rewrite_text() -> None:
+    after = rewrite(FILL, select=BOTH)  # a safe fix: no --unsafe needed
+    assert "                _trt_slice_fill(img_mask)[:, h, w, :] = cnt\n" in after
+    assert "        out[:, 0:1, h, w] = -2.5\n" in after.replace("_trt_slice_fill(out)", "out")
+    assert "_trt_slice_fill(out)[:, 0:1, h, w] = -2.5" in after
+    assert "_trt_slice_fill(target)[:, h, w, :] = value" in after
+    assert "class _TrtSliceFill" in after and "def _trt_slice_fill_mask(" in after
+    assert rewrite(after, select=BOTH) == after  # idempotent
+
+
+@pytest.mark.parametrize("write", [
+    "out[:, h, w] += 1",  # augmented: the write reads the part first
+    "out[:, h, w] = v.float()",  # a call: not a number or a plain name
+    "out[:, 0, h] = 1.0",  # an integer among the indices (a select)
+    "out[:, h, None] = 1.0",  # a new axis
+    "out[:, h.start, w] = 1.0",  # an attribute as an index
+    "out[:, h, w] = None",
+    "out[:, 1:3, 0:2] = v",  # slices alone and a name: the value may be a tensor (_trt_slice_value's)
+    "out[:, :] = 1.0",  # no indexed axis
+    "out[:, h, 0:len(v)] = 1.0",  # a call in a slice bound
+])
+def test_what_is_no_slice_fill_is_left_alone(write: str) -> None:
+    body = ("def f(x: torch.Tensor, v, h, w):\n    out = torch.zeros(2, 3, 4)\n"
+            f"    {write}\n    return out\n")
+    assert found(body) == ["TRT203"]
+    assert "_trt_slice_fill(" not in fixed(body)
+
+
+_BOUNDS = (None, 0, 1, 3, 5, 8, -1, -3, -5, -9)
+
+
+def _written(target: torch.Tensor, key: Any, value: Any) -> tuple[Any, Any]:
+    """``target[key] = value`` on a copy, and the same through the exporting object: (result or exception type)."""
+    from trtcodemod.helpers.assignment import _TrtSliceFill
+
+    out = []
+    for write in (lambda t: t.__setitem__(key, value), lambda t: _TrtSliceFill(t).__setitem__(key, value)):
+        copy = target.clone()
+        try:
+            write(copy)
+            out.append(copy)
+        except Exception as error:  # noqa: BLE001 - the exception type is part of the contract
+            out.append(type(error))
+    return out[0], out[1]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int64, torch.int32])
+def test_slice_fill_writes_what_the_assignment_writes(dtype: torch.dtype) -> None:
+    """The exporting object's masked_fill_ against the assignment: every pair of bounds (empty slices, negative
+    bounds, bounds past either end), steps, and edge values of the dtype."""
+    target = (torch.arange(2 * 5 * 6, dtype=torch.float64) - 30).reshape(2, 5, 6, 1).to(dtype)
+    values: list[Any] = [0, -3, 7, torch.tensor(4, dtype=dtype)]
+    if dtype.is_floating_point:
+        values += [2.5, -0.5, float("inf"), -float("inf"), float("nan"), torch.tensor(float("nan"), dtype=dtype)]
+    for lower in _BOUNDS:
+        for upper in _BOUNDS:
+            for step in (None, 1, 2, 3):
+                key = (slice(None), slice(lower, upper, step), slice(upper, lower), slice(None))
+                for value in values:
+                    want, got = _written(target, key, value)
+                    assert_same(want, got)
+    # Ellipsis, a single slice, an empty target axis
+    for key in ((..., slice(-2, None), slice(None)), slice(1, -1), (slice(None), slice(0, -5))):
+        want, got = _written(target, key, 9)
+        assert_same(want, got)
+    want, got = _written(target[:, :0], (slice(None), slice(0, -4)), 1)
+    assert_same(want, got)
+
+
+def test_slice_fill_keeps_the_original_write_where_it_must() -> None:
+    from trtcodemod.helpers.assignment import _trt_slice_fill_mask
+
+    target = torch.zeros(2, 5, 6)
+    # what the mask does not cover: the original write (and its exception), the same result
+    for key, value in (((slice(None), 1, slice(2, 4)), 3.0),  # an int (a select)
+                       ((slice(None), torch.tensor([0, 2])), 3.0),  # an index tensor
+                       ((slice(None), None, slice(1, 3)), 3.0),  # a new axis
+                       ((slice(None), slice(-4, None, 2)), 3.0),  # a negative start with a step
+                       ((slice(None), slice(None, None, -1)), 3.0),  # raises ValueError
+                       ((slice(None), slice(None, None, 0)), 3.0),  # raises ValueError
+                       ((..., ..., slice(1, 2)), 3.0),  # raises IndexError
+                       ((slice(None),) * 4, 3.0),  # too many indices: raises IndexError
+                       ((slice(None), slice(1, 3)), torch.ones(6)),  # a tensor that broadcasts
+                       ((slice(None), slice(1, 3)), torch.tensor(2)),  # a 0-d tensor of another dtype
+                       ((slice(None), slice(1, 3)), True),
+                       ((slice(None), slice(torch.tensor(1), 3)), 3.0),  # a tensor bound
+                       ((slice(None), slice(1, 3)), -0.0)):  # the dynamo exporter's constant loses the sign
+        assert _trt_slice_fill_mask(target, key, value) is None, key
+        want, got = _written(target, key, value)
+        assert_same(want, got) if isinstance(want, torch.Tensor) else (want is got)
+    assert _trt_slice_fill_mask(np.zeros((2, 5)), (slice(None), slice(1, 2)), 1.0) is None
+    assert _trt_slice_fill_mask(target.half(), (slice(None), slice(1, 2)), 1e6) is None  # masked_fill_ raises
+    assert _trt_slice_fill_mask(target.long(), (slice(None), slice(1, 2)), 2.5) is None  # the write truncates
+    assert _trt_slice_fill_mask(target.bool(), (slice(None), slice(1, 2)), 1) is None  # no Where kernel
+
+
+def test_slice_fill_is_the_write_outside_an_export(tmp_path) -> None:
+    """Eager mode: the rewritten functions and models run as the original (values, aliasing, gradients,
+    exceptions), on empty slices, negative bounds and edge values; TorchScript scripts the helper."""
+    from trtcodemod.helpers.assignment import _trt_slice_fill
+
+    after = rewrite(FILL, select=BOTH)
+    before_fill, after_fill = load(FILL, "fill"), load(after, "fill")
+    for target in (torch.zeros(1, 4, 4, 1), torch.randn(2, 8, 4, 1, dtype=torch.float64),
+                   torch.arange(32).reshape(1, 4, 8, 1), torch.zeros(1, 0, 4, 1)):
+        for h, w in ((slice(0, -4), slice(-4, -2)), (slice(-2, None), slice(0, -4)), (slice(1, 99), slice(-99, 2))):
+            values: list[Any] = [0, -1, 3, torch.tensor(5)]
+            if target.is_floating_point():
+                # NaN as a 0-d tensor: the harness compares Python inputs with ==
+                values += [float("inf"), -float("inf"), torch.tensor(float("nan")),
+                           torch.tensor(2.0, requires_grad=True)]
+            for value in values:
+                assert_same_run(run_once(before_fill, [target, h, w, value]),
+                                run_once(after_fill, [target, h, w, value]), context=f"{h} {w} {value}")
+    leaf = torch.zeros(1, 4, 4, 1, requires_grad=True)
+    assert_same_run(run_once(before_fill, [leaf, slice(0, 2), slice(None), 1.0]),
+                    run_once(after_fill, [leaf, slice(0, 2), slice(None), 1.0]))  # both raise (a leaf)
+    graded = torch.zeros(1, 4, 4, 1, requires_grad=True)
+    assert_same_run(run_once(lambda t, v: before_fill(t * 2, slice(0, 2), slice(1, None), v), [graded, 3.0]),
+                    run_once(lambda t, v: after_fill(t * 2, slice(0, 2), slice(1, None), v), [graded, 3.0]))
+    t = torch.zeros(3)
+    assert _trt_slice_fill(t) is t
+    for name in ("Regions", "Traced"):
+        original, rewritten = load(FILL, name)(), load(after, name)()
+        for shape in ((1, 3, 4, 4), (2, 3, 7, 4), (1, 3, 8, 12), (1, 3, 2, 3)):
+            x = torch.randn(shape)
+            assert_same_run(run_once(original, [x]), run_once(rewritten, [x]), context=f"{name} {shape}")
+            assert_same_run(run_once(original, [x.requires_grad_()]), run_once(rewritten, [x]))
+    # TorchScript: the helper is the tensor itself, so the write scripts as it did
+    source = ("import torch\n\ndef f(x: torch.Tensor, a: int):\n    out = x.clone()\n    h = a\n"
+              "    out[:, h, 1:3] = 2.0\n    return out\n")
+    scripted = torch.jit.script(import_source(rewrite(source, select=BOTH), tmp_path)["f"])
+    assert "_trt_slice_fill(out)" in rewrite(source, select=BOTH)
+    x = torch.randn(2, 3, 4)
+    assert torch.equal(scripted(x, 1), import_source(source, tmp_path)["f"](x, 1))
+
+
+def _export_fill(model: torch.nn.Module, example: torch.Tensor, dynamo: bool, axes: dict) -> ort.InferenceSession:
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if dynamo:
+            torch.onnx.export(model, (example,), buffer, dynamo=True, input_names=["feats"], verbose=False,
+                              dynamic_shapes={"feats": {axis: torch.export.Dim.AUTO for axis in axes}})
+        else:
+            torch.onnx.export(model, (example,), buffer, dynamo=False, input_names=["feats"],
+                              dynamic_axes={"feats": axes})
+    return ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
+
+
+@pytest.mark.parametrize("dynamo", [False, True])
+def test_slice_fill_exports_at_the_crashing_size_and_follows_the_input(dynamo: bool) -> None:
+    """At a size whose padded rows equal the window the original's TorchScript export stops in shape inference;
+    the rewritten one exports with both exporters and equals eager mode at that size and at other batch sizes
+    (and, where the sizes are traced, at other spatial sizes)."""
+    after = rewrite(FILL, select=BOTH)
+    original, rewritten = load(FILL, "Regions")().eval(), load(after, "Regions")().eval()
+    example = torch.randn(2, 3, 4, 4)
+    if not dynamo:
+        with pytest.raises(Exception, match="minus_one_pos != -1"):
+            _export_fill(original, example, dynamo, {0: "batch"})
+    session = _export_fill(rewritten, example, dynamo, {0: "batch"})
+    for batch in (2, 1, 5):
+        x = torch.randn(batch, 3, 4, 4)
+        (got,) = session.run(None, {"feats": x.numpy()})
+        assert torch.equal(torch.from_numpy(got), original(x)), (batch, dynamo)
+    traced, traced_after = load(FILL, "Traced")().eval(), load(after, "Traced")().eval()
+    session = _export_fill(traced_after, torch.randn(1, 2, 5, 6), dynamo, {0: "batch", 2: "rows", 3: "cols"})
+    for shape in ((1, 2, 5, 6), (3, 2, 2, 2), (2, 2, 9, 4), (1, 2, 1, 11)):
+        x = torch.randn(shape)
+        (got,) = session.run(None, {"feats": x.numpy()})
+        assert torch.equal(torch.from_numpy(got), traced(x)), (shape, dynamo)
+
+
+FILL_STOPS = """\
+import torch
+
+
+def regions(x: torch.Tensor, rows, cols, a, b):
+    img_mask = torch.zeros((1, 4, 4, 1))
+    img_mask[:, rows, cols, :] = 1
+    img_mask[:, cols, rows, :] = 2
+    out = torch.zeros(2, 3, 4)
+    out[a, 0, b] = x
+    return img_mask, out
+"""
+
+
+def test_migrate_plans_every_slice_fill_the_first_failure_stands_for(tmp_path) -> None:
+    """The TorchScript exporter stops at the first empty slice written at constant sizes (shape inference's
+    internal assert), then at the next: located at one, the plan takes every slice fill of the file, and not the
+    rule's other kinds of fix (an integer position among index tensors), which another error stands for."""
+    from trtcodemod.engine import Options, check_source
+    from trtcodemod.evidence.facts import Facts
+    from trtcodemod.migrate.locate import Problem
+    from trtcodemod.migrate.plan import Plan
+
+    path = tmp_path / "regions.py"
+    path.write_text(FILL_STOPS)
+    where = str(path.resolve())
+    findings = check_source(FILL_STOPS.encode(), where, Options(select=("TRT203",)))
+    assert [(f.line, f.edit.helpers) for f in findings] == [
+        (6, ("_trt_slice_fill",)), (7, ("_trt_slice_fill",)), (9, ("_trt_index_position",))]
+    facts = Facts.from_json({"version": 1, "runs": 2, "lines": {where: list(range(5, 11))}, "events": [],
+                             "inputs": {}})
+    stops = Problem("export_failure", where, 6, "(export)", None,
+                    'RuntimeError: minus_one_pos != -1 INTERNAL ASSERT FAILED at "/pytorch/torch/csrc/jit/passes/'
+                    'onnx/shape_type_inference.cpp":536, please report a bug to PyTorch. There are no examples for '
+                    "shape_has_zero = true && minus_one_pos == -1.")
+    plan = Plan()
+    assert plan.update(findings, [stops], facts, unsafe=False)
+    assert sorted(d.finding.line for d in plan.applied) == [6, 7]
+    refused = Problem("export_failure", where, 9, "(export)", None,
+                      "RuntimeError: Only consecutive 1-d tensor indices are supported in exporting aten::index_put")
+    alone = Plan()
+    assert alone.update(findings, [refused], facts, unsafe=False)
+    assert sorted(d.finding.line for d in alone.applied) == [9]
+    # the rule's error at a slice fill's line stands for that line only
+    other = Problem("export_failure", where, 7, "(export)", None,
+                    "RuntimeError: Only consecutive 1-d tensor indices are supported in exporting aten::index_put")
+    own = Plan()
+    own.update(findings, [other], facts, unsafe=False)
+    assert sorted(d.finding.line for d in own.applied) == [7]
+
+
+def test_slice_fill_under_fx_compile_and_export() -> None:
+    """fx refuses both writes alike (a Proxy takes no item assignment); torch.compile and torch.export run the
+    rewritten write as the original."""
+    source = ("import torch\n\ndef f(x: torch.Tensor):\n    out = x.clone()\n    h = slice(0, -4)\n"
+              "    w = slice(-2, None)\n    out[:, h, w] = 2.0\n    return out\n")
+    after = rewrite(source, select=BOTH)
+    assert "_trt_slice_fill(out)[:, h, w] = 2.0" in after
+    original, rewritten = load(source, "f"), load(after, "f")
+    for fn in (original, rewritten):
+        with pytest.raises(TypeError, match="does not support item assignment"):
+            torch.fx.symbolic_trace(fn)
+    x = torch.randn(2, 4, 5)
+    assert torch.equal(torch.compile(rewritten, backend="eager", fullgraph=True)(x), original(x))
+
+    class Wrapped(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return rewritten(x)
+
+    assert torch.equal(torch.export.export(Wrapped(), (x,)).module()(x), original(x))

@@ -61,6 +61,13 @@ def _trt_mask_fill_covers(target, mask, value) -> bool:
         return False
     if tuple(mask.shape) != tuple(target.shape[: mask.dim()]):
         return False
+    return _trt_fill_value_fits(target, value)
+
+
+def _trt_fill_value_fits(target, value) -> bool:
+    """Whether ``target.masked_fill_(mask, value)`` writes the number ``value`` as an assignment into ``target``
+    does, in eager mode and in the exported graph: a dtype with an ONNX Runtime ``Where`` kernel, a value the
+    dtype holds (``masked_fill_`` raises where the assignment writes inf into float16), and not ``-0.0``."""
     if target.dtype not in (torch.float32, torch.float64, torch.float16, torch.int64, torch.int32,
                             torch.int8, torch.uint8):
         return False
@@ -90,3 +97,94 @@ def _trt_mask_rows(mask, target):
     for _ in range(target.dim() - mask.dim()):
         rows = rows.unsqueeze(-1)
     return rows
+
+
+def _trt_slice_fill(target: torch.Tensor) -> torch.Tensor:
+    """``target`` itself, the base of ``_trt_slice_fill(target)[:, h, w, :] = value``; while exporting, an object
+    whose item assignment writes the same elements as a ``masked_fill_``.
+
+    Swin's shifted-window mask writes ``img_mask[:, h, w, :] = cnt`` with ``h = slice(0, -window)``, empty where
+    the padded size equals the window (the last stage, small inputs); the TorchScript exporter (torch 2.13) then
+    stops in the index_put's shape inference ("minus_one_pos != -1 INTERNAL ASSERT FAILED ... shape_has_zero").
+    Outside ``torch.onnx.export`` (eager, ``torch.jit.script``, fx, compile, export) the statement is the write
+    itself, on the same object: values, aliasing, autograd and exceptions are those of the original.
+    """
+    if torch.jit.is_scripting():
+        return target
+    if _trt_onnx_exporting():
+        return _trt_slice_filler(target)
+    return target
+
+
+@torch.jit.unused
+def _trt_slice_filler(target):
+    """The exporting form of :func:`_trt_slice_fill` (a Python object TorchScript never compiles)."""
+    return _TrtSliceFill(target)
+
+
+class _TrtSliceFill:
+    """``target[key] = value`` written as ``target.masked_fill_(mask, value)`` where ``key`` holds only full
+    slices, ``...`` and slices with int bounds, and ``value`` is a number (or a 0-d tensor of ``target``'s dtype
+    and device) that the fill writes as the assignment does; every other write is the assignment itself."""
+
+    def __init__(self, target):
+        self.target = target
+
+    def __setitem__(self, key, value):
+        mask = _trt_slice_fill_mask(self.target, key, value)
+        if mask is None:
+            self.target[key] = value  # what the helper does not handle: the original write
+        else:
+            self.target.masked_fill_(mask, value)
+
+
+def _trt_slice_fill_mask(target, key, value):
+    """The boolean mask (broadcastable to ``target``) of the elements ``target[key]`` names, or None where
+    ``masked_fill_`` would not write what ``target[key] = value`` writes."""
+    if not isinstance(target, torch.Tensor) or target.is_quantized:
+        return None
+    if isinstance(value, torch.Tensor):
+        if value.dim() != 0 or value.dtype != target.dtype or value.device != target.device:
+            return None  # the write converts or broadcasts it; the fill would raise or differ
+    elif isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    elif not _trt_fill_value_fits(target, value):
+        return None
+    elements = list(key) if isinstance(key, tuple) else [key]
+    if any(e is Ellipsis for e in elements):
+        if sum(1 for e in elements if e is Ellipsis) > 1:
+            return None  # the write raises
+        at = elements.index(Ellipsis)
+        elements = elements[:at] + [slice(None)] * (target.dim() - len(elements) + 1) + elements[at + 1:]
+    if len(elements) > target.dim():
+        return None  # too many indices: the write raises
+    mask = None
+    for axis, element in enumerate(elements):
+        if not isinstance(element, slice):
+            return None  # an int (a select), None (a new axis), a tensor or list (advanced indexing)
+        bounds = (element.start, element.stop, element.step)
+        if not all(b is None or isinstance(b, int) and not isinstance(b, bool) for b in bounds):
+            return None  # a tensor or another object as a bound: the write's own conversion
+        start, stop, step = bounds
+        if step is not None and (step <= 0 or step > 1 and start is not None and start < 0):
+            return None  # the write raises (a step of 0 or below), or the start would need clamping
+        if start is None and stop is None and step in (None, 1):
+            continue  # the whole axis
+        size = target.shape[axis]
+        index = torch.arange(size, device=target.device)
+        # Python's slice bounds: a negative bound counts from the end; a bound past either end clamps, which
+        # these comparisons do by themselves (no index lies below 0 or at `size` or above).
+        keep = torch.ones_like(index, dtype=torch.bool)
+        if start is not None:
+            keep = keep & (index >= start if start >= 0 else index - size >= start)
+        if stop is not None:
+            keep = keep & (index < stop if stop >= 0 else index - size < stop)
+        if step is not None and step > 1:
+            keep = keep & (torch.remainder(index - (start or 0), step) == 0)
+        shape = [1] * target.dim()
+        shape[axis] = -1
+        keep = keep.reshape(shape)
+        mask = keep if mask is None else mask & keep
+    if mask is None:
+        mask = torch.ones((1,) * target.dim(), dtype=torch.bool, device=target.device)
+    return mask

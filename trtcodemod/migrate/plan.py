@@ -80,7 +80,13 @@ STOPS_AT_EVERY_CALL = {
 #: Of those, the rules whose findings stop the export so only where their fix inserts one of these helpers
 #: (TRT203's other findings are slice writes, which export): an integer position among index tensors, and index
 #: tensors a `:` stands between (`final[b, :, z, x, y] = x`, lift-splat-shoot's voxel pooling).
-STOPS_WITH_HELPER = {"TRT203": ("_trt_index_position", "_trt_index_put_sliced")}
+STOPS_WITH_HELPER = {"TRT203": ("_trt_index_position", "_trt_index_put_sliced", "_trt_slice_fill")}
+
+#: Of those helpers, the ones whose findings stop the export with an error of their own instead of the rule's:
+#: a number written into a slice that is empty at constant sizes (Swin's `img_mask[:, h, w, :] = cnt` where the
+#: padded size equals the window) stops the TorchScript exporter in the index_put's shape inference. A write
+#: whose other slices are empty is the next to stop, so they are applied together, apart from the rule's others.
+HELPER_STOPS = {"_trt_slice_fill": re.compile(r"minus_one_pos != -1 INTERNAL ASSERT FAILED")}
 
 #: Fixes (rule, the helper the fix inserts) whose every finding makes a graph ONNX Runtime refuses at other sizes
 #: once one does: TRT203's value broadcast into a slice, which the trace expands to the example's sizes
@@ -98,9 +104,18 @@ def _helper_of(finding: Any, helper: str | None) -> bool:
 def _stops_every_call(finding: Any) -> re.Pattern[str] | None:
     """The error with which ``finding`` stops the export as every finding like it does, if it is such a finding."""
     helpers = STOPS_WITH_HELPER.get(finding.rule)
-    if helpers is not None and not any(_helper_of(finding, helper) for helper in helpers):
-        return None
+    if helpers is not None:
+        helper = next((h for h in helpers if _helper_of(finding, h)), None)
+        if helper is None:
+            return None
+        if helper in HELPER_STOPS:
+            return HELPER_STOPS[helper]
     return STOPS_AT_EVERY_CALL.get(finding.rule)
+
+
+def _own_stop(finding: Any) -> str:
+    """The helper of ``finding``'s fix where it stops the export with an error of its own (:data:`HELPER_STOPS`)."""
+    return next((helper for helper in HELPER_STOPS if _helper_of(finding, helper)), "")
 
 
 def _fails_at_every_write(finding: Any) -> str | None:
@@ -119,7 +134,7 @@ def _refused_for(problem: Problem, finding: Any, helper: str) -> bool:
 def _stop_key(finding: Any) -> tuple[str, str, str] | None:
     """The findings whose located stops count for one another: one rule, one file, one kind of fix."""
     if _stops_every_call(finding) is not None:
-        return finding.rule, _span(finding).path, ""
+        return finding.rule, _span(finding).path, _own_stop(finding)
     helper = _fails_at_every_write(finding)
     return (finding.rule, _span(finding).path, helper) if helper else None
 
