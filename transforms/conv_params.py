@@ -19,6 +19,7 @@ import libcst as cst
 from trtcodemod.astutil import argument, has_star_args, int_value
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety, spelled
 from trtcodemod.transforms._op_calls import in_inserted_helper
+from trtcodemod.transforms._size_facts import _int_parameters
 
 _PREFIXES = ("torch.nn.", "torch.nn.modules.", "torch.nn.modules.conv.")
 #: {parameter: its position in the constructor}.
@@ -37,6 +38,18 @@ def _full_literal(value: cst.BaseExpression, dims: int) -> bool:
         and not any(type(e) is cst.StarredElement for e in value.elements)
 
 
+def _an_int(value: cst.BaseExpression, ints: set[str]) -> bool:
+    """An integer by its code: a literal, a parameter annotated ``int``, ``int(...)``, or arithmetic of
+    those (``k // 2`` with ``k: int``; a list's ``+``/``*`` needs a list operand, which none of these is)."""
+    if int_value(value) is not None or type(value) is cst.Name and value.value in ints:
+        return True
+    if type(value) is cst.Call and type(value.func) is cst.Name and value.func.value == "int":
+        return True
+    if type(value) is cst.BinaryOperation:
+        return _an_int(value.left, ints) and _an_int(value.right, ints)
+    return type(value) is cst.UnaryOperation and _an_int(value.expression, ints)
+
+
 class ConvShortParams(Rule):
     needs_text = spelled(*_MODULES)
     info = RuleInfo(
@@ -47,7 +60,9 @@ class ConvShortParams(Rule):
         doc="""\
 What it finds: `nn.Conv2d` and `nn.Conv3d` built with a `stride`, `padding` or `dilation` that is
 not an integer, a string or a literal of one element per spatial axis (a name, an attribute, a
-call, a one-element literal), or with `*args`/`**kwargs` that may pass one. Opt-in: most such
+call, a one-element literal), or with `*args`/`**kwargs` that may pass one. An integer by its code is
+none of these: a parameter annotated `int`, `int(...)`, arithmetic of those (YOLOX's `BaseConv`,
+`nn.Conv2d(c, c, k, stride, k // 2)` with `stride: int`). Opt-in: most such
 arguments are integers at run time (`stride=stride` with `stride=2`), so `check` names them only
 when asked (`--select TRT357`); `migrate` runs it and applies it where ONNX Runtime refused a
 convolution node made at the line that calls the module.
@@ -105,10 +120,12 @@ every TensorRT version.""",
         if module is None:
             return
         dims, helper = _MODULES[module]
+        function = self.context.function
+        ints = _int_parameters(function) if function is not None else set()
         names = []
         for name, position in _PARAMS.items():
             arg = argument(node, position, name)
-            if arg is not None and not _full_literal(arg.value, dims):
+            if arg is not None and not _full_literal(arg.value, dims) and not _an_int(arg.value, ints):
                 names.append(name)
         if not names and not has_star_args(node):
             return

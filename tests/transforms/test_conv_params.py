@@ -55,6 +55,9 @@ def test_rewrite_text(code: str, want: str) -> None:
     "c = nn.Conv1d(3, 8, 3, stride=stride)\n",  # one element is the right length
     "c = nn.ConvTranspose2d(3, 8, 3, stride=stride)\n",  # not taken: its forward has an output size
     "class Conv2d:\n    def __init__(self, *a, **k):\n        pass\n\n\nc = Conv2d(3, 8, 3, stride=stride)\n",
+    # Integers by their code (YOLOX's BaseConv, as examples/tracking/bytetrack_yolox.py has it).
+    "def conv(c: int, stride: int = 1, k: int = 3):\n    return nn.Conv2d(c, c, k, stride, k // 2, bias=False)\n",
+    "def conv(c, s):\n    return nn.Conv2d(c, c, 3, int(s), padding=-(1 - 2))\n",
 ])
 def test_left_alone(code: str) -> None:
     assert rules_found(HEADER + code, select=("TRT357",)) == []
@@ -183,3 +186,12 @@ def test_exported_graph_before_and_after(dynamo: bool) -> None:
             want = original(x).numpy()
         [got] = session.run(None, {session.get_inputs()[0].name: x.numpy()})
         assert got.shape == want.shape and np.allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("code", [
+    "def conv(c, stride):\n    return nn.Conv2d(c, c, 3, stride)\n",  # unannotated: may be a list
+    "def conv(c: int, s: int):\n    return nn.Conv2d(c, c, 3, s * [1])\n",  # a list repeated s times
+    "def conv(c: int, s: int):\n    return nn.Conv2d(c, c, 3, s, [s // 2])\n",  # one-element padding
+])
+def test_an_int_parameter_does_not_hide_a_list(code: str) -> None:
+    assert rules_found(HEADER + code, select=("TRT357",)) == ["TRT357"]

@@ -177,11 +177,14 @@ def test_eager_values_dtype_and_gradients_are_unchanged(migrated) -> None:
             assert same(a.nan_to_num(), b.nan_to_num()) and torch.equal(a.isnan(), b.isnan()), label
 
 
-#: Variants whose slice has a start: the original's view begins inside the storage (VALL-E's
-#: ``xy_dec[:, n:]``, an offset of n rows) where the rewrite's copy is aligned, and CPU matmul
-#: kernels round a misaligned operand differently in the last bit (the rule's doc says so). The
-#: values agree to that rounding; the end-only variants above are compared bit for bit.
-ROUNDED = {"valle_nar_audio_part"}
+#: Variants whose sliced operand reaches a matmul as a view the rewrite's copy is not: VALL-E's
+#: ``xy_dec[:, n:]`` begins inside the storage (an offset of n rows) where the copy is aligned, and
+#: ESPnet's pitch ``pitch[:, :k]`` of shape (B, T, 1) is a view with strides (T, 1, 1) where the copy
+#: is contiguous. CPU matmul kernels round such an operand differently in the last bit, by the CPU
+#: (the rule's doc says so: measured 1.2e-7 on the Linear of ESPnet's pitch on an Intel Xeon, where
+#: an earlier machine's kernels gave equal bits). The values agree to that rounding; the other
+#: variants above are compared bit for bit.
+ROUNDED = {"valle_nar_audio_part", "espnet_fastspeech2_targets"}
 
 
 def _rounding_equal(a: torch.Tensor, b: torch.Tensor) -> bool:
