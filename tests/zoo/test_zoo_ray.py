@@ -6,6 +6,7 @@ Skipped only when Ray is not installed (``pip install -e '.[cluster]'``).
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -46,7 +47,9 @@ def test_ray_gives_the_local_results_and_reports_a_killed_task(cluster: None, tm
     assert remote["killer"]["exit_code"] == 2
     assert "the model's Ray task failed" in remote["killer"]["error"]
     assert code == local_code == 2
-    assert sum(line.startswith("[") for line in err.splitlines()) == 3
+    # One progress line a model; counted by its "[k/3] " prefix, not by line starts: the driver's own
+    # thread may write a pushed error into the same stream mid-line (seen once under load).
+    assert sorted(re.findall(r"\[(\d)/3\] ", err)) == ["1", "2", "3"]
 
     # The cache is honoured: only the killed model runs again.
     before = len(runs(tmp_path))
