@@ -186,6 +186,8 @@ def _held(value: Any, torch: Any) -> str | None:
         return "tensor"
     kind = type(value)
     return kind.__name__ if kind in (bool, int, float) else None
+
+
 #: Plain values whose equality is their identity as state (``self.n = 5`` on every call).
 _PLAIN = (bool, int, float, str, bytes, type(None))
 
