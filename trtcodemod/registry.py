@@ -42,6 +42,7 @@ RULE_MODULES: tuple[str, ...] = (
     "optional_state",
     "layers",
     "shape_cache",
+    "global_cache",
     "bicubic_resize",
     "sizes_tensor",
     "isin",

@@ -76,7 +76,7 @@ NO_REFERENCE_STEP = ("eager float32 is too far from the model's own float64 valu
                      "stably in float32, before deploying it there")
 
 #: Rules whose construct is a value computed from a size.
-_SIZE_RULES = frozenset({"TRT704", "TRT711", "TRT712", "TRT716", "TRT717", "TRT718", "TRT726"})
+_SIZE_RULES = frozenset({"TRT704", "TRT711", "TRT712", "TRT716", "TRT717", "TRT718", "TRT726", "TRT729"})
 #: Rules whose construct is a decision on, or a size from, tensor values.
 _VALUE_RULES = frozenset({"TRT101", "TRT102", "TRT103", "TRT201", "TRT202", "TRT203", "TRT204", "TRT713", "TRT714",
                           "TRT715", "TRT721"})

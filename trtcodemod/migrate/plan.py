@@ -22,7 +22,7 @@ from .retrace import RETRACED_GRAPH
 #: Rules whose fix removes a value baked in by the export (a value read at the line).
 BAKED_RULES = frozenset({
     "TRT101", "TRT105", "TRT104", "TRT702", "TRT704", "TRT711", "TRT712", "TRT713", "TRT716", "TRT717", "TRT718", "TRT721", "TRT722", "TRT726", "TRT728", "TRT803", "TRT316", "TRT331", "TRT336",
-    "TRT322", "TRT348", "TRT349", "TRT351", "TRT353", "TRT358",
+    "TRT322", "TRT348", "TRT349", "TRT351", "TRT353", "TRT358", "TRT729",
 })
 
 #: The graph check's rule for a hostile node -> other rules whose fix at the node's line removes it: a float64
@@ -36,14 +36,16 @@ ALSO_REMOVED_BY = {"TRT701": ("TRT350",)}
 CALLED_MODULE_RULES = frozenset({"TRT316", "TRT603", "TRT340", "TRT357"})
 
 #: rule -> the rules whose findings inside its applied fix's span stop being problems: the
-#: writes to `self` in a cache that TRT726 refreshes while tracing are the cache's own fill; the
+#: writes to `self` in a cache that TRT726 refreshes while tracing are the cache's own fill (and the size test of
+#: a module-level cache TRT729 makes miss while tracing decides nothing then); the
 #: size test of a pad, crop or resize that TRT717 made one computation decides nothing any more; nor
 #: does the value test of an extra pad that TRT331 made one computation, nor the loop TRT336 made a search, nor
 #: the `int()` reads, `if`s and writes of a loop TRT348 computes at once while tracing (eager code keeps the loop).
-SUPERSEDES = {"TRT726": ("TRT703",), "TRT717": ("TRT713",), "TRT331": ("TRT101",), "TRT336": ("TRT104",),
+SUPERSEDES = {"TRT726": ("TRT703",), "TRT729": ("TRT713",), "TRT717": ("TRT713",), "TRT331": ("TRT101",), "TRT336": ("TRT104",),
               "TRT348": ("TRT702", "TRT713", "TRT101", "TRT104", "TRT202", "TRT203")}
 #: Why, for each rule of :data:`SUPERSEDES`.
 SUPERSEDED_BECAUSE = {"TRT726": "a cache refreshed while tracing",
+                      "TRT729": "a module-level cache rebuilt while tracing",
                       "TRT717": "the size test it made part of one computation",
                       "TRT331": "the test of a pad it made part of one computation",
                       "TRT336": "the loop it made a search in the graph",

@@ -79,6 +79,12 @@ def _faithful(state: dict[str, Any]) -> str:
     return _yes(state.get("faithful"))
 
 
+def _tied(state: dict[str, Any], shown: str) -> str:
+    """``shown``, and how many arg-max picks between tied values were eager mode's (``verify.picks``)."""
+    tied = state.get("picks_tied")
+    return f"{shown} ({tied} tied arg-max pick(s))" if tied else shown
+
+
 def _trt(state: dict[str, Any] | None) -> str:
     if not state or state.get("trt_errors") is None:
         return "-"
@@ -137,7 +143,7 @@ def render_text(r: dict[str, Any], written: bool = False, profile: bool = False)
         return "\n".join(out + (_phases_text(r) if profile else []) + ["", f"Result: {verdict(r)} -- exit 2"])
     b, a = r.get("before") or {}, r.get("after") or {}
     rows = [["exported", _yes(b.get("exported")), _yes(a.get("exported"))],
-            ["faithful", _yes(b.get("faithful")), _faithful(a)],
+            ["faithful", _tied(b, _yes(b.get("faithful"))), _tied(a, _faithful(a))],
             ["TensorRT errors", _trt(b), _trt(a)],
             ["equivalent", "", _yes(r.get("equivalent")) + ("" if r["applied"] else " (nothing rewritten)")]]
     runs, wanted = r.get("latency_runs", {}), (r.get("timing") or {}).get("runs")

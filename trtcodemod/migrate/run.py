@@ -155,6 +155,10 @@ def side_state(report: VerifyReport, side: str) -> dict[str, Any]:
     traded = sum(c.rows_traded or 0 for c in report.checks(side))
     if traded:
         state["rows_traded"] = traded
+    # Faithful with arg-max picks between values the graph computed as tied taken from eager mode (verify.picks).
+    tied = sum(c.picks_tied or 0 for c in report.checks(side))
+    if tied:
+        state["picks_tied"] = tied
     # Compared with the model's export branch, where it asks whether it is exported (verify.exportbranch).
     model = report.models.get(side)
     if model is not None and model.reference:

@@ -91,6 +91,9 @@ class OutputComparison:
     #: eager float32 and of the graph (usable elements; only where the output was measured so).
     eager_rms_share: float | None = None
     graph_rms_share: float | None = None
+    #: Arg-max picks between values the graph computed as tied, taken from eager mode, with which the
+    #: graph's outputs matched (``picks``): a class index rounding flips between two equal scores.
+    picks_tied: int = 0
 
     @property
     def eager_no_reference(self) -> bool:
@@ -114,7 +117,7 @@ class OutputComparison:
                    data["expected_dtype"], data["max_abs_err"], data["max_rel_err"], data["passed"],
                    data.get("problem", ""), data.get("exact_admitted", 0), data.get("rows_traded", 0),
                    data.get("eager_misses", 0), data.get("set_aside", False), data.get("float64_judged", False),
-                   data.get("eager_rms_share"), data.get("graph_rms_share"))
+                   data.get("eager_rms_share"), data.get("graph_rms_share"), data.get("picks_tied", 0))
 
 
 def finite_or_none(value: float | None) -> float | None:

@@ -94,15 +94,17 @@ def _tensors(value: Any, torch: Any) -> list[Any]:
     return []
 
 
-def graph_values(onnx_path: str, feeds: dict[str, Any]) -> list[tuple[Any, list[Any]]]:
-    """``(node, its output values)`` for every node of the main graph, in graph order."""
+def graph_values(onnx_path: str, feeds: dict[str, Any],
+                 names: set[str] | None = None) -> list[tuple[Any, list[Any]]]:
+    """``(node, its output values)`` for every node of the main graph, in graph order; with
+    ``names``, only those tensors are kept (a node's others read None)."""
     import onnx
     import onnxruntime as ort
 
     model = onnx.load(onnx_path)
     graph = model.graph
     declared = {o.name for o in graph.output}
-    wanted = [name for node in graph.node for name in node.output if name]
+    wanted = [name for node in graph.node for name in node.output if name and (names is None or name in names)]
     for name in wanted:
         if name not in declared:
             # ONNX Runtime takes an output with no type; it infers one.
@@ -111,13 +113,13 @@ def graph_values(onnx_path: str, feeds: dict[str, Any]) -> list[tuple[Any, list[
     # The graph as exported, node for node: fusions would drop the outputs asked for.
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
-    names = [o.name for o in session.get_outputs()]
+    out = [o.name for o in session.get_outputs()]
     taken = {i.name for i in session.get_inputs()}
-    values = dict(zip(names, session.run(names, {k: v for k, v in feeds.items() if k in taken})))
+    values = dict(zip(out, session.run(out, {k: v for k, v in feeds.items() if k in taken})))
     return [(node, [values.get(name) for name in node.output if name]) for node in graph.node]
 
 
-def _node_line(node: Any, user: UserFiles) -> tuple[str, int] | None:
+def node_line(node: Any, user: UserFiles) -> tuple[str, int] | None:
     from trtcodemod.trt.source_map import node_frames
 
     for frame in node_frames(node):  # innermost first
@@ -149,7 +151,7 @@ def first_divergence(nodes: list[tuple[Any, list[Any]]], eager: dict[tuple[str, 
     by_line: dict[tuple[str, int], list[tuple[Any, Any]]] = {}
     order: list[tuple[str, int]] = []
     for node, outputs in nodes:
-        where = _node_line(node, user)
+        where = node_line(node, user)
         if where is None:
             continue
         if where not in by_line:

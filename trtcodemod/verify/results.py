@@ -195,6 +195,9 @@ class ExportCheck:
     #: run at much of a failing output) and no set of the same input shapes is one: nothing was proved
     #: for those shapes, and nothing says the export baked something in (``inconclusive``).
     no_reference_sets: list[int] | Absent = ABSENT
+    #: Arg-max picks taken from eager mode where the graph's own values at both picks tie: with them
+    #: its outputs matched eager mode's (``picks``).
+    picks_tied: int | Absent = ABSENT
 
     def to_json(self) -> dict[str, Any]:
         return _present([("side", self.side), ("exporter", self.exporter), ("faithful", self.faithful),
@@ -202,7 +205,7 @@ class ExportCheck:
                          ("warnings", [w.to_json() for w in self.warnings]),
                          ("failed_node", _json_of(self.failed_node)), ("float64_admitted", self.float64_admitted),
                          ("divergence", _json_of(self.divergence)), ("rows_traded", self.rows_traded),
-                         ("no_reference_sets", self.no_reference_sets)])
+                         ("no_reference_sets", self.no_reference_sets), ("picks_tied", self.picks_tied)])
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "ExportCheck":
@@ -211,7 +214,7 @@ class ExportCheck:
                    [ExportWarning.from_json(w) for w in data.get("warnings", [])],
                    _or_absent(data, "failed_node", FailedNode.from_json), _or_absent(data, "float64_admitted"),
                    _or_absent(data, "divergence", Divergence.from_json), _or_absent(data, "rows_traded"),
-                   _or_absent(data, "no_reference_sets", list))
+                   _or_absent(data, "no_reference_sets", list), _or_absent(data, "picks_tied"))
 
 
 @dataclass

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from . import static
+from . import picks, static
 from .backends import EAGER_BACKENDS, FAILED, GRAPH_BACKENDS, OK, SKIPPED, BackendRun, availability
 from .compare import OutputComparison, compare_outputs, finite_or_none, worst
 from .culprits import find_culprits
@@ -123,7 +123,8 @@ class SideResult:
 def _run_model(ctx: _Ctx, role: str, layout: SourceLayout, *, extra_paths: list[str] | None = None,
                exporters: tuple[str, ...] | None = None, state_dict: Path | None = None,
                out_dir: Path | None = None, timing: bool = True, stretch: list[str] | None = None, how: str = "2n+1",
-               diverge: dict[str, Any] | None = None, float64: bool = False) -> SideResult:
+               diverge: dict[str, Any] | None = None, float64: bool = False,
+               picks: dict[str, Any] | None = None) -> SideResult:
     spec = ctx.spec
     # The "before" run is the one that probes the machine, so it cannot ask ctx.probe yet;
     # its worker drops "cuda" itself when no CUDA device is there.
@@ -155,11 +156,16 @@ def _run_model(ctx: _Ctx, role: str, layout: SourceLayout, *, extra_paths: list[
         # export: the graph is the original's.
         k = int(diverge.get("set", 0))
         request.update(diverge=diverge, eager_devices=[], input_sets=ctx.input_sets[k:k + 1])
+    if picks is not None:
+        # One set, no eager timing, no export: the graph's arg-max picks against eager mode's.
+        k = int(picks["set"])
+        request.update(picks=picks, eager_devices=[], input_sets=ctx.input_sets[k:k + 1])
     if float64:
         # Every set, no eager timing, no export: the model's outputs in float64.
         request.update(float64=True, eager_devices=[], exporters=[])
     what = ("export at other sizes" if stretch is not None else "where the graph differs" if diverge is not None
-            else "float64 reference" if float64 else "build, eager, export")
+            else "arg-max picks" if picks is not None else "float64 reference" if float64
+            else "build, eager, export")
     with ctx.step(f"{role}: {what}"):
         side = SideResult(role, run_task(request, ctx.folder(f"{role}-model"), ctx.timeout()))
     side.layout, side.extra_paths = layout, list(extra_paths or [])
@@ -198,6 +204,12 @@ def _run_graphs(ctx: _Ctx, side: SideResult, backends: tuple[str, ...], exporter
 # --- comparisons -------------------------------------------------------------------------------
 
 
+def _ordered(ctx: _Ctx, labels: list[str], arrays: list[Any]) -> list[Any]:
+    """Rows of the outputs whose row order is no part of the contract (tied scores), sorted."""
+    axes = ctx.row_axes
+    return [order_rows(a, axes[n]) if n in axes and a is not None else a for n, a in zip(labels, arrays)]
+
+
 def _compare_run(ctx: _Ctx, names: list[str], reference: BackendRun, run: BackendRun,
                  owner: SideResult | None = None) -> tuple[list[OutputComparison], list[list[OutputComparison]]]:
     """Per input set comparisons of ``run`` against ``reference``; also the per-output worst.
@@ -222,8 +234,7 @@ def _compare_run(ctx: _Ctx, names: list[str], reference: BackendRun, run: Backen
         axes = ctx.row_axes
 
         def rows(arrays: list[Any]) -> list[Any]:
-            # Rows of these outputs may come in any order (tied scores): compare them sorted.
-            return [order_rows(a, axes[n]) if n in axes and a is not None else a for n, a in zip(labels, arrays)]
+            return _ordered(ctx, labels, arrays)
 
         ref, got = rows(ref), rows(got)
         comps = compare_outputs(labels, ref, got, spec.atol, spec.rtol)
@@ -251,6 +262,11 @@ def _compare_run(ctx: _Ctx, names: list[str], reference: BackendRun, run: Backen
     if owner is not None:
         # A set where eager mode misses its own float64 run at much of an output judges nothing.
         set_aside(per_set, numbers, ctx.input_sets)
+    return _merged(per_set), per_set
+
+
+def _merged(per_set: list[list[OutputComparison]]) -> list[OutputComparison]:
+    """Per output, the comparison of its worst judged set (and why a set judged nothing)."""
     merged: dict[str, OutputComparison] = {}
     for comps in per_set:
         for c in comps:
@@ -265,7 +281,7 @@ def _compare_run(ctx: _Ctx, names: list[str], reference: BackendRun, run: Backen
             if c.set_aside and shown.passed and not shown.problem:
                 # The output's worst judged set passed: say which set judged nothing, and why.
                 merged[c.name] = dataclasses.replace(shown, problem=c.problem)
-    return list(merged.values()), per_set
+    return list(merged.values())
 
 
 def _faithfulness(ctx: _Ctx, side: SideResult, exporter: str, tree: RewrittenTree | None) -> ExportCheck:
@@ -298,8 +314,12 @@ def _faithfulness(ctx: _Ctx, side: SideResult, exporter: str, tree: RewrittenTre
         entry.failed_node = static.failed_node(side.onnx_path(exporter), run.error,
                                                tree.map_location if tree else None, tree.helper_at if tree else None)
         return entry
-    _, per_set = _compare_run(ctx, side.outcome.data.get("output_names", []), cpu, run, side)
+    names = side.outcome.data.get("output_names", [])
+    _, per_set = _compare_run(ctx, names, cpu, run, side)
     failing = [k + 1 for k, comps in enumerate(per_set) if not all(c.passed for c in comps)]
+    if failing and picks.has_arg_nodes(side.onnx_path(exporter)):
+        _take_tied_picks(ctx, side, exporter, names, cpu, per_set, failing)
+        failing = [k + 1 for k, comps in enumerate(per_set) if not all(c.passed for c in comps)]
     entry.failing_sets = failing
     entry.faithful = not failing
     # Elements outside the tolerance that passed as eager mode's own float32 rounding.
@@ -307,6 +327,9 @@ def _faithfulness(ctx: _Ctx, side: SideResult, exporter: str, tree: RewrittenTre
     traded = sum(max((c.rows_traded for c in comps), default=0) for comps in per_set)
     if traded:
         entry.rows_traded = traded
+    tied = sum(max((c.picks_tied for c in comps), default=0) for comps in per_set)
+    if tied:
+        entry.picks_tied = tied
     if failing:
         first_problem = next(c.problem for c in per_set[failing[0] - 1] if not c.passed)
         refused = next((c.problem for k in failing for c in per_set[k - 1] if c.name == "(run)"), None)
@@ -331,6 +354,41 @@ def _faithfulness(ctx: _Ctx, side: SideResult, exporter: str, tree: RewrittenTre
         else:
             entry.detail = f"the graph differs from eager even on the traced inputs ({first_problem})"
     return entry
+
+
+#: Failing sets a graph's arg-max picks are replayed on, at most (each is a model run of its own).
+PICK_REPLAYS = 3
+
+
+def _take_tied_picks(ctx: _Ctx, side: SideResult, exporter: str, names: list[str], reference: BackendRun,
+                     per_set: list[list[OutputComparison]], failing: list[int], owner: SideResult | None = None) -> None:
+    """Failing sets where ``side``'s graph differs from ``reference`` (``owner``'s eager outputs,
+    ``side``'s own by default) only by arg-max picks between values it computed as tied pass, with
+    how many picks were ``side``'s eager mode's (``verify.picks``)."""
+    for number in failing[:PICK_REPLAYS]:
+        k = number - 1
+        comps = per_set[k]
+        if any(c.name == "(run)" or c.set_aside for c in comps) or reference.outputs[k] is None:
+            continue
+        replay = _run_model(ctx, f"{side.role}-picks", side.layout, extra_paths=side.extra_paths, exporters=(),
+                            timing=False, out_dir=ctx.work,
+                            picks={"onnx_path": side.onnx_path(exporter), "atol": ctx.spec.atol,
+                                   "rtol": ctx.spec.rtol, "set": k})
+        found = replay.outcome.data.get("picks") if replay.outcome.status == "ok" else None
+        if not found or not found.get("outputs"):
+            continue
+        labels = names or [f"output.{i}" for i in range(len(reference.outputs[k]))]
+        exact = _exact(ctx, owner or side)
+        exact_k = exact[k] if exact is not None and k < len(exact) and exact[k] is not None else None
+        again = compare_outputs(labels, _ordered(ctx, labels, reference.outputs[k]),
+                                _ordered(ctx, labels, found["outputs"]), ctx.spec.atol, ctx.spec.rtol,
+                                _ordered(ctx, labels, exact_k) if exact_k is not None else None)
+        if not all(c.passed for c in again):
+            continue
+        for c, before in zip(again, comps):
+            if not before.passed:
+                c.picks_tied = int(found["picks"])
+        per_set[k] = again
 
 
 def _backend_row(ctx: _Ctx, backend: str, exporter: str | None, before: SideResult, after: SideResult,
@@ -368,6 +426,12 @@ def _backend_row(ctx: _Ctx, backend: str, exporter: str | None, before: SideResu
         row.status, row.reason = FAILED, a_run.error
         return row
     merged, per_set = _compare_run(ctx, names, reference, a_run, before)
+    failing = [k + 1 for k, comps in enumerate(per_set) if not all(c.passed for c in comps)]
+    if failing and backend == "onnxruntime-cpu" and exporter is not None \
+            and picks.has_arg_nodes(after.onnx_path(exporter)):
+        # The rewritten graph's own near-tied picks, replayed with the rewritten model's eager picks.
+        _take_tied_picks(ctx, after, exporter, names, reference, per_set, failing, owner=before)
+        merged = _merged(per_set)
     all_comps = [c for comps in per_set for c in comps]
     max_abs, max_rel, passed = worst(all_comps)
     row.status, row.max_abs_err, row.max_rel_err, row.passed = OK, finite_or_none(max_abs), finite_or_none(max_rel), passed

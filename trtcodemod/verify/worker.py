@@ -150,6 +150,19 @@ def _model_task(req: dict[str, Any], cp: Checkpoint) -> None:
                 req.get("user_roots", ())), ask["atol"], ask["rtol"]).to_json()
         return
 
+    if req.get("picks"):
+        from .picks import replay_picks
+
+        # A set whose graph picked otherwise at an arg-max: eager mode's picks there, and the
+        # graph's outputs with them when every pick that differs is between tied values.
+        cp.stage("arg-max picks")
+        ask = req["picks"]
+        args = tuple(sets[0][n] for n in names)
+        with export_branch_reference():  # the same branch as the eager reference it is compared with
+            cp.data["picks"] = replay_picks(model, args, names, ask["onnx_path"], tuple(req.get("user_roots", ())),
+                                            ask["atol"], ask["rtol"])
+        return
+
     if req.get("float64"):
         # The comparison's reference for eager mode's own rounding (compare.admitted_by_exact).
         cp.stage("float64")

@@ -1,0 +1,165 @@
+"""An arg-max whose graph picks between values it computed as tied is no wrong graph.
+
+RTMDet (twenty-first zoo) takes each prior's class as ``torch.max(sigmoid(logits), dim)``; ONNX
+Runtime's sigmoid rounds otherwise than torch's, and 2 to 10 of 189-672 class indices flipped
+between two classes a float32 step apart: "the graph differs from eager even on the traced
+inputs". ``verify.picks`` replays such a set with eager mode's picks where the graph's own values
+at both picks tie, and the set passes only when every other output then matches.
+
+The models here stand in for a backend that rounds otherwise: an ``autograd.Function`` that is
+the identity in eager mode and adds ``NUDGE`` to channel 1 in the graph, on scores whose
+channels 0 and 1 are equal. A nudge within the tolerance is a tie; 0.5 is a wrong graph.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from support import import_file, invoke
+from trtcodemod.verify.export import export_model
+from trtcodemod.verify.picks import has_arg_nodes, replay_picks, tied_flips
+
+MODEL = '''\
+import torch
+from torch import nn
+
+NUDGE = {nudge}
+
+
+class Nudge(torch.autograd.Function):
+    """Eager: the identity. Graph: channel 1 raised by NUDGE (another backend's rounding)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x.clone()
+
+    @staticmethod
+    def symbolic(g, x):
+        return g.op("Add", x, g.op("Constant", value_t=torch.tensor([0.0, NUDGE, 0.0]).reshape(1, 3, 1, 1)))
+
+
+class Net(nn.Module):
+    def forward(self, x):
+        scores = Nudge.apply(torch.cat([x[:, :1], x[:, :1], x[:, 2:]], 1))
+        labels = []
+        for s in (scores, scores * 2):
+            best, label = torch.max(s, dim=1)
+            labels.append(label)
+        return best, labels[0], labels[1]
+
+
+def build():
+    return Net()
+'''
+
+TIE, WRONG = 1e-6, 0.5
+
+
+def _model(tmp_path: Path, nudge: float) -> tuple[Path, torch.nn.Module]:
+    path = tmp_path / "model.py"
+    path.write_text(MODEL.format(nudge=nudge))
+    return path, import_file(path, f"picks_model_{str(nudge).replace('.', '_').replace('-', '_')}").build().eval()
+
+
+def _graph(tmp_path: Path, model: torch.nn.Module, x: torch.Tensor) -> str:
+    onnx_path = tmp_path / "model.onnx"
+    result = export_model(model, (x,), onnx_path, exporter="torchscript", input_names=["x"],
+                          output_names=["best", "label", "label2"], dynamic_axes={}, opset=17,
+                          user_roots=(str(tmp_path),))
+    assert result.error is None
+    return str(onnx_path)
+
+
+# --- the tie test itself ------------------------------------------------------------------------
+
+
+def test_only_differing_picks_count_and_only_ties_within_the_tolerance_are_ties() -> None:
+    values = np.array([[0.5, 0.5 + 1e-7, 0.1], [0.9, 0.2, 0.9], [0.3, 0.7, 0.1], [0.0, 0.0, 0.0]], np.float32)
+    graph = np.array([1, 2, 1, 0])
+    eager = np.array([0, 0, 0, 2])  # a tie, an exact tie, a wrong pick, zeros tied everywhere
+    assert tied_flips(values, graph, eager, 1, False, 1e-5, 1e-5) == (4, 3)
+    assert tied_flips(values, graph, graph, 1, False, 1e-5, 1e-5) == (0, 0)
+
+
+def test_keepdims_axis_negatives_inf_and_an_index_out_of_range() -> None:
+    values = np.array([[[-1.0, -3.0], [-1.0 - 1e-7, -2.0]], [[np.inf, 0.0], [np.inf, 0.0]]], np.float32)  # (2, 2, 2)
+    graph = np.array([[[1, 1]], [[0, 0]]])  # ArgMax(axis=1, keepdims=1): shape (2, 1, 2)
+    eager = np.array([[[0, 1]], [[1, 0]]])
+    # (0, :, 0): -1 vs -1 - 1e-7 ties; (1, :, 0): inf against inf is no number within a tolerance.
+    assert tied_flips(values, graph, eager, 1, True, 1e-5, 1e-5) == (2, 1)
+    assert tied_flips(values, graph, np.full_like(graph, 7), 1, True, 1e-5, 1e-5) == (4, 0)
+
+
+def test_empty_values_pick_nothing() -> None:
+    values = np.zeros((0, 3), np.float32)
+    picks = np.zeros((0,), np.int64)
+    assert tied_flips(values, picks, picks, 1, False, 1e-5, 1e-5) == (0, 0)
+
+
+# --- the replay on a real graph -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("x", [torch.rand(1, 3, 4, 5, generator=torch.Generator().manual_seed(3)),
+                               torch.zeros(1, 3, 2, 2), -torch.rand(2, 3, 3, 3, generator=torch.Generator().manual_seed(4))],
+                         ids=["random", "zeros", "negative"])
+def test_tied_picks_are_replayed_and_the_graph_then_gives_eager_outputs(tmp_path: Path, x: torch.Tensor) -> None:
+    path, model = _model(tmp_path, TIE)
+    onnx_path = _graph(tmp_path, model, x)
+    assert has_arg_nodes(onnx_path)
+    with torch.no_grad():
+        want = [t.numpy() for t in model(x)]
+    import onnxruntime as ort
+
+    plain = ort.InferenceSession(onnx_path, providers=["CPUExecutionProvider"]).run(None, {"x": x.numpy()})
+    assert not np.array_equal(plain[1], want[1])  # the nudge flips the first loop's picks in the graph
+    found = replay_picks(model, (x,), ["x"], onnx_path, (str(tmp_path),), 1e-5, 1e-5)
+    # Two ArgMax nodes at one line (the loop, unrolled): each paired with its own eager picks.
+    assert found["lines"] == [f"{path.resolve()}:24", f"{path.resolve()}:24"]
+    assert found["picks"] == int((plain[1] != want[1]).sum() + (plain[2] != want[2]).sum())
+    for got, expected in zip(found["outputs"], want):
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_picks_between_values_that_do_not_tie_are_not_replayed(tmp_path: Path) -> None:
+    x = torch.rand(1, 3, 4, 5, generator=torch.Generator().manual_seed(3))
+    _, model = _model(tmp_path, WRONG)
+    found = replay_picks(model, (x,), ["x"], _graph(tmp_path, model, x), (str(tmp_path),), 1e-5, 1e-5)
+    assert found["picks"] == 0 and "outputs" not in found
+    assert "where its values do not tie" in found["why"]
+
+
+def test_a_graph_that_picks_as_eager_mode_replays_nothing(tmp_path: Path) -> None:
+    x = torch.rand(1, 3, 4, 5, generator=torch.Generator().manual_seed(3))
+    _, model = _model(tmp_path, -TIE)  # channel 1 lowered: the graph picks channel 0, as eager mode does
+    found = replay_picks(model, (x,), ["x"], _graph(tmp_path, model, x), (str(tmp_path),), 1e-5, 1e-5)
+    assert found == {"picks": 0, "why": "every arg-max picks as eager mode does"}
+
+
+# --- what verify and migrate say -------------------------------------------------------------------
+
+
+def _migrate(path: Path) -> tuple[dict, int]:
+    result = invoke("migrate", str(path), "--model", "build", "--input-shape", "x:1x3x5x5", "--format", "json",
+                    "--runs", "1", "--warmup", "0", "--backends", "torch-cpu,onnxruntime-cpu")
+    [report] = json.loads(result.stdout)["models"]
+    return report, result.exit_code
+
+
+def test_migrate_takes_a_graph_whose_picks_tie_as_faithful_and_says_how_many(tmp_path: Path) -> None:
+    path, _ = _model(tmp_path, TIE)
+    report, code = _migrate(path)
+    assert code == 0, report["remaining"]
+    assert report["before"]["faithful"] is True and report["before"]["picks_tied"] > 0
+    assert report["remaining"] == []
+
+
+def test_migrate_keeps_a_graph_whose_picks_differ_between_other_values_unfaithful(tmp_path: Path) -> None:
+    path, _ = _model(tmp_path, WRONG)
+    report, code = _migrate(path)
+    assert code == 1 and report["before"]["faithful"] is False and "picks_tied" not in report["before"]
+    assert [r["kind"] for r in report["remaining"]] == ["unfaithful"]

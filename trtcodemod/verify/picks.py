@@ -1,0 +1,144 @@
+"""Arg-max picks between near-tied values: the graph's outputs with eager mode's picks put back.
+
+An arg-max (``torch.max(scores, dim)``, ``argmax``) over two values a float32 step or so apart
+picks by rounding: ONNX Runtime's sigmoid rounds otherwise than torch's at a few elements, and a
+class index flips between two classes whose scores tie to the comparison's tolerance (RTMDet in
+the twenty-first zoo: 2 of 189 class indices, every score and box within tolerance). Whatever
+reads the index then differs by a whole class, and no tolerance can tell that from a wrong graph.
+
+:func:`replay_picks` decides it by evidence on the very input set that failed:
+
+1. the model runs once more, its torch calls' tensor outputs kept by user line
+   (``diverge.eager_values``); the graph runs with every ``ArgMax``/``ArgMin`` node's input and
+   output kept (``diverge.graph_values``);
+2. each such node is paired with the integer tensor eager mode made, of the same size, at the
+   node's user line (the k-th node of a line with the k-th tensor there: an unrolled loop);
+3. where the two picks differ, the graph's own input values at both picks must be within the
+   comparison's tolerance of each other (the graph computed a tie there), else nothing is taken;
+4. the graph runs again with those nodes' outputs replaced by eager mode's picks.
+
+The caller compares those outputs as it compares any: when they pass, the graph computes eager
+mode's outputs but for picks between values it computed as equal, and the set counts as
+faithful, with how many picks were taken from eager mode (``OutputComparison.picks_tied``). A
+pick that differs where the values do not tie, an arg-max with no eager tensor to pair, or any
+other difference left after the replay keeps the plain comparison's failure.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from trtcodemod.usercode import UserFiles
+
+from .diverge import eager_values, graph_values, node_line
+
+#: The index-picking operators whose near-ties rounding decides.
+ARG_OPS = ("ArgMax", "ArgMin")
+
+
+def has_arg_nodes(onnx_path: str) -> bool:
+    """Does the main graph pick an index (``ArgMax``/``ArgMin``)? (The cheap test before a replay.)"""
+    import onnx
+
+    try:
+        graph = onnx.load(onnx_path, load_external_data=False).graph
+    except Exception:  # noqa: BLE001 - an unreadable file has nothing to replay
+        return False
+    return any(node.op_type in ARG_OPS for node in graph.node)
+
+
+def _flat_picks(values: np.ndarray, picks: np.ndarray, axis: int, keepdims: bool) -> tuple[np.ndarray, np.ndarray]:
+    """``values`` as rows along ``axis`` and ``picks`` as one index per row, in the same order."""
+    axis = axis % values.ndim
+    rows = np.moveaxis(values, axis, -1).reshape(-1, values.shape[axis])
+    picks = np.moveaxis(picks, axis, -1) if keepdims else picks
+    return rows, picks.reshape(-1)
+
+
+def tied_flips(values: np.ndarray, graph_pick: np.ndarray, eager_pick: np.ndarray, axis: int, keepdims: bool,
+               atol: float, rtol: float) -> tuple[int, int]:
+    """``(picks that differ, those of them where the graph's values at both picks tie)``.
+
+    A tie is ``|v[graph] - v[eager]| <= atol + rtol * max(|v[graph]|, |v[eager]|)``: within the
+    comparison's own tolerance, so either pick is as right as the values the graph computed.
+    """
+    rows, graph_flat = _flat_picks(values, graph_pick, axis, keepdims)
+    _, eager_flat = _flat_picks(values, eager_pick, axis, keepdims)
+    differ = np.flatnonzero(graph_flat != eager_flat)
+    if differ.size == 0:
+        return 0, 0
+    width = rows.shape[1]
+    eager_at = eager_flat[differ]
+    valid = (eager_at >= 0) & (eager_at < width)
+    at = differ[valid]
+    a = rows[at, graph_flat[at]].astype(np.float64)
+    b = rows[at, eager_at[valid]].astype(np.float64)
+    with np.errstate(invalid="ignore"):  # inf - inf: no number within any tolerance, so no tie
+        tied = np.abs(a - b) <= atol + rtol * np.maximum(np.abs(a), np.abs(b))
+    return int(differ.size), int(np.count_nonzero(tied))
+
+
+def _eager_pick(got: np.ndarray, made: list[np.ndarray], used: int) -> np.ndarray | None:
+    """The ``used``-th integer tensor eager mode made at the node's line with ``got``'s size."""
+    fitting = [v for v in made if np.issubdtype(v.dtype, np.integer) and v.size == got.size]
+    if used >= len(fitting):
+        return None
+    return fitting[used].reshape(got.shape).astype(got.dtype)
+
+
+def replay_picks(model: Any, args: tuple[Any, ...], input_names: list[str], onnx_path: str,
+                 user_roots: tuple[str, ...], atol: float, rtol: float) -> dict[str, Any]:
+    """The graph's outputs on ``args`` with near-tied arg-max picks replaced by eager mode's.
+
+    ``{"picks": n, "outputs": [...], "lines": [...]}`` when some picks differed and every one of
+    them tied; otherwise ``{"picks": 0, "why": ...}`` and no outputs.
+    """
+    import onnx
+    import onnxruntime as ort
+    from onnx import numpy_helper
+
+    user = UserFiles(user_roots)
+    proto = onnx.load(onnx_path)
+    nodes = [node for node in proto.graph.node if node.op_type in ARG_OPS]
+    if not nodes:
+        return {"picks": 0, "why": "the graph picks no index"}
+    feeds = {name: arg.detach().cpu().numpy() for name, arg in zip(input_names, args)}
+    eager = eager_values(model, args, user)
+    # Each pick and the values it picked from (an input that is a node's output: what the graph computed).
+    wanted = {name for node in nodes for name in (node.input[0], node.output[0])}
+    kept = {name: value for made_by, values in graph_values(onnx_path, feeds, wanted)
+            for name, value in zip([n for n in made_by.output if n], values) if value is not None}
+    seen: dict[tuple[str, int], int] = {}
+    replaced: dict[str, np.ndarray] = {}
+    flips, lines = 0, []
+    for node in nodes:
+        where = node_line(node, user)
+        got, values = kept.get(node.output[0]), kept.get(node.input[0])
+        if where is None or got is None or values is None:
+            continue
+        attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+        want = _eager_pick(got, eager.get(where, []), seen.get((where, got.size), 0))
+        seen[(where, got.size)] = seen.get((where, got.size), 0) + 1
+        if want is None or np.array_equal(want, got):
+            continue
+        differ, tied = tied_flips(values, got, want, int(attrs.get("axis", 0)), bool(attrs.get("keepdims", 1)),
+                                  atol, rtol)
+        if tied < differ:
+            return {"picks": 0, "why": f"{node.op_type} at {where[0]}:{where[1]} picks otherwise than eager mode at "
+                                       f"{differ} element(s), {differ - tied} of them where its values do not tie"}
+        replaced[node.output[0]] = want
+        flips += differ
+        lines.append(f"{where[0]}:{where[1]}")
+    if not replaced:
+        return {"picks": 0, "why": "every arg-max picks as eager mode does"}
+    # The nodes whose picks are eager mode's give way to constants holding those picks.
+    keep = [node for node in proto.graph.node if not (node.op_type in ARG_OPS and node.output[0] in replaced)]
+    del proto.graph.node[:]
+    proto.graph.node.extend(keep)
+    proto.graph.initializer.extend(numpy_helper.from_array(value, name) for name, value in replaced.items())
+    session = ort.InferenceSession(proto.SerializeToString(), providers=["CPUExecutionProvider"])
+    taken = {i.name for i in session.get_inputs()}
+    outputs = session.run([o.name for o in proto.graph.output], {k: v for k, v in feeds.items() if k in taken})
+    return {"picks": flips, "outputs": outputs, "lines": lines}
