@@ -368,8 +368,9 @@ def _take_tied_picks(ctx: _Ctx, side: SideResult, exporter: str, names: list[str
     for number in failing[:PICK_REPLAYS]:
         k = number - 1
         comps = per_set[k]
-        if any(c.name == "(run)" or c.set_aside for c in comps) or reference.outputs[k] is None:
-            continue
+        if any(c.name == "(run)" or c.set_aside or (not c.passed and tuple(c.shape) != tuple(c.expected_shape))
+               for c in comps) or reference.outputs[k] is None:
+            continue  # a set that did not run, judged nothing, or gave another shape: no pick explains that
         replay = _run_model(ctx, f"{side.role}-picks", side.layout, extra_paths=side.extra_paths, exporters=(),
                             timing=False, out_dir=ctx.work,
                             picks={"onnx_path": side.onnx_path(exporter), "atol": ctx.spec.atol,
