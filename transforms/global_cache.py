@@ -1,4 +1,4 @@
-"""A module-level tensor kept for the largest size seen, rebuilt only when an input outgrows it (TRT729).
+"""A module-level tensor rebuilt only for a new input size: a global or a table keyed by size (TRT729).
 
 ``if pixel_coords is None or pixel_coords.size(2) < h: set_id_grid(depth)`` in a function that
 declares ``global pixel_coords`` is a memo in the module's namespace: a grid built for one size
@@ -68,6 +68,27 @@ def _reads_size_of(node: cst.BaseExpression, name: str) -> bool:
     return False
 
 
+def _empty_dict(value: cst.BaseExpression) -> bool:
+    """``{}`` or ``dict()``."""
+    return (type(value) is cst.Dict and not value.elements) or (
+        type(value) is cst.Call and type(value.func) is cst.Name and value.func.value == "dict" and not value.args)
+
+
+def _reads_a_size(node: cst.CSTNode) -> bool:
+    """Does ``node`` read a tensor's size (``.shape``, ``.size(...)``)?"""
+    return any(type(n) is cst.Attribute and n.attr.value in ("shape", "size") for n in walk(node))
+
+
+def _sized_locals(function: cst.FunctionDef) -> set[str]:
+    """Local names the function binds to an expression that reads a size (``k = (str(t.device), str(t.size()))``)."""
+    found: set[str] = set()
+    for node in _own_nodes(function.body):
+        if type(node) is cst.Assign and _reads_a_size(node.value):
+            for target in node.targets:
+                found.update(bound_names(target.target))
+    return found
+
+
 def _mentions(node: cst.CSTNode, name: str) -> bool:
     return any(type(n) is cst.Name and n.value == name for n in walk(node))
 
@@ -92,12 +113,12 @@ def _is_none_test(disjunct: cst.BaseExpression, name: str) -> bool:
 
 class GlobalShapeCache(RuntimeScopeRule):
     scope = "runtime"
-    needs_text = (b"global",)
+    needs_text = (b"global", b"not in")
     info = RuleInfo(
         id="TRT729",
         name="global-shape-cache",
-        summary="a module-level tensor rebuilt only when an input outgrows it (`global grid; if grid is None or "
-                "grid.size(2) < h: make_grid(x)`): a traced export bakes the cached tensor",
+        summary="a module-level tensor rebuilt only for a new input size (`global grid; if grid is None or "
+                "grid.size(2) < h: ...`, `if str(x.size()) not in grids: ...`): a traced export bakes the cached tensor",
         doc="""\
 What it finds, in run-time code: an `if` with no `else` in a function that declares `global G`,
 whose test is a size miss on `G` (a comparison `<`, `>`, `<=`, `>=` or `!=` with a size of `G` on
@@ -112,6 +133,21 @@ def pixel2cam(depth, intrinsics_inv):
     if (pixel_coords is None) or pixel_coords.size(2) < h:
         set_id_grid(depth)
     current_pixel_coords = pixel_coords[..., :h, :w].expand(b, 3, h, w).reshape(b, 3, -1)
+```
+
+It also finds the same memo kept in a module-level table (a name the module binds to `{}` or
+`dict()`, which the function does not bind itself): an `if` with no `else` whose test is (or has,
+in an `or` chain) `key not in table`, the key reading a size (`str(flow.size())`, or a local name
+bound to such an expression before), and whose body writes `table[...] = ...`. The backward warp of
+RIFE and of many video-interpolation and optical-flow repositories after sniklaus' PWC-Net:
+```
+backwarp_tenGrid = {}
+
+def warp(tenInput, tenFlow):
+    k = (str(tenFlow.device), str(tenFlow.size()))
+    if k not in backwarp_tenGrid:
+        ...
+        backwarp_tenGrid[k] = torch.cat([tenHorizontal, tenVertical], 1)
 ```
 
 Why it hurts: a traced export decides the test once, on the example. Where the global already
@@ -170,22 +206,31 @@ all (the problem is the exported graph).""",
         super().__init__(context)
         #: The module's functions that rebuild a global: function name -> globals it declares and assigns.
         self._fillers: dict[str, set[str]] = {}
+        #: Module-level names bound to an empty dict: caches written by key, no `global` needed.
+        self._tables: set[str] = set()
 
     def visit_Module(self, node: cst.Module) -> None:
         for statement in node.body:
             if type(statement) is cst.FunctionDef:
                 self._fillers[statement.name.value] = {g for g in _declared_globals(statement)
                                                        if _assigns(statement.body, g)}
+            elif type(statement) is cst.SimpleStatementLine:
+                for small in statement.body:
+                    if type(small) is cst.Assign and _empty_dict(small.value):
+                        self._tables.update(n for t in small.targets for n in bound_names(t.target))
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         if not self._torch:
             return
         declared = _declared_globals(node)
-        if not declared:
+        # A table is the module's unless this function binds the name itself.
+        tables = {t for t in self._tables if t in declared or not _assigns(node.body, t)}
+        if not declared and not tables:
             return
+        sized = _sized_locals(node)
         for inner in _own_nodes(node.body):
             if type(inner) is cst.If and inner.orelse is None:
-                self._check(inner, declared)
+                self._check(inner, declared, tables, sized)
 
     def _rebuilds(self, body: cst.BaseSuite, name: str) -> bool:
         if _assigns(body, name):
@@ -193,29 +238,54 @@ all (the problem is the exported graph).""",
         return any(type(n) is cst.Call and type(n.func) is cst.Name and name in self._fillers.get(n.func.value, ())
                    for n in _own_nodes(body))
 
-    def _check(self, node: cst.If, declared: set[str]) -> None:
+    def _check(self, node: cst.If, declared: set[str], tables: set[str], sized: set[str]) -> None:
         test = node.test
         if any(type(n) is cst.NamedExpr for n in walk(test)):
             return  # skipped while tracing, the name would be unbound after the `if`
         disjuncts = _disjuncts(test)
         if any(type(d) is cst.Call and type(d.func) is cst.Name and d.func.value == HELPER for d in disjuncts):
             return  # already refreshed
+        found = self._global_memo(node, disjuncts, declared) or self._table_memo(node, disjuncts, tables, sized)
+        if found is None:
+            return
+        name, what = found
+        grouped = (type(test) is cst.BooleanOperation and type(test.operator) is cst.And) \
+            or type(test) in (cst.IfExp, cst.Lambda)
+        right = test.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]) if grouped else test
+        replacement = cst.BooleanOperation(left=cst.Call(func=cst.Name(HELPER)), operator=cst.Or(), right=right)
+        self.found(node, f"`{short_code(test, 60)}` {what} `{name}` only when an input of a new size comes: a traced "
+                         "export decides the test once on the example, and a hit bakes the cached tensor into the "
+                         f"graph for every input size; {HELPER}() makes it miss while tracing",
+                   Fix({test: replacement}, safety=Safety.UNSAFE, helpers=(HELPER,)))
+
+    def _global_memo(self, node: cst.If, disjuncts: list[cst.BaseExpression],
+                     declared: set[str]) -> tuple[str, str] | None:
+        """``global G`` ... ``if G is None or G.size(2) < h: <rebuild G>``."""
         for name in sorted(declared):
             if not any(_size_miss(d, name) for d in disjuncts):
                 continue
             if not all(_size_miss(d, name) or _is_none_test(d, name) or not _mentions(d, name) for d in disjuncts):
                 continue  # another test of the global (its values) decides too: no plain memo
-            if not self._rebuilds(node.body, name):
-                continue
-            grouped = (type(test) is cst.BooleanOperation and type(test.operator) is cst.And) \
-                or type(test) in (cst.IfExp, cst.Lambda)
-            right = test.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]) if grouped else test
-            replacement = cst.BooleanOperation(left=cst.Call(func=cst.Name(HELPER)), operator=cst.Or(), right=right)
-            self.found(node, f"`{short_code(test, 60)}` rebuilds the module-level `{name}` only when an input "
-                             "outgrows it: a traced export decides the test once on the example, and a hit bakes "
-                             f"`{name}` into the graph for every input size; {HELPER}() makes it miss while tracing",
-                       Fix({test: replacement}, safety=Safety.UNSAFE, helpers=(HELPER,)))
-            return
+            if self._rebuilds(node.body, name):
+                return name, "rebuilds the module-level"
+        return None
 
+    def _table_memo(self, node: cst.If, disjuncts: list[cst.BaseExpression], tables: set[str],
+                    sized: set[str]) -> tuple[str, str] | None:
+        """``if str(flow.shape) not in grids: grids[str(flow.shape)] = ...`` on a module-level dict."""
+        for d in disjuncts:
+            if type(d) is not cst.Comparison or len(d.comparisons) != 1 \
+                    or type(d.comparisons[0].operator) is not cst.NotIn:
+                continue
+            table = d.comparisons[0].comparator
+            if type(table) is not cst.Name or table.value not in tables:
+                continue
+            if not (_reads_a_size(d.left) or any(type(n) is cst.Name and n.value in sized for n in walk(d.left))):
+                continue  # a key that is no size: not a shape memo
+            if any(type(n) is cst.Assign and any(type(t.target) is cst.Subscript and type(t.target.value) is cst.Name
+                                                 and t.target.value.value == table.value for t in n.targets)
+                   for n in _own_nodes(node.body)):
+                return table.value, "fills the module-level table"
+        return None
 
 RULES = (GlobalShapeCache,)

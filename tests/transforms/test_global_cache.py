@@ -61,6 +61,29 @@ def lift(depth):
 '''
 
 
+#: A module-level table of grids keyed by the flow's device and size (the backward warp of RIFE,
+#: hzwer/ECCV2022-RIFE@20d6abefb86d17acddbe335b9c9ad57057c6d46c model/warplayer.py:5-12, after sniklaus'
+#: PWC-Net; keyed inline by `str(flow.size())` in Jonlysun/SIBRNet@e64ef0c94bc09f09e3978dae5bcc9da9ea06f9dc
+#: utils/warping.py `backwarp`).
+TABLE = '''\
+import torch
+
+grids = {}
+
+
+def warp(image, flow):
+    key = (str(flow.device), str(flow.size()))
+    if key not in grids:
+        across = torch.linspace(-1.0, 1.0, flow.shape[3]).view(1, 1, 1, flow.shape[3]).expand(flow.shape[0], -1, flow.shape[2], -1)
+        down = torch.linspace(-1.0, 1.0, flow.shape[2]).view(1, 1, flow.shape[2], 1).expand(flow.shape[0], -1, -1, flow.shape[3])
+        grids[key] = torch.cat([across, down], 1)
+    g = (grids[key] + flow).permute(0, 2, 3, 1)
+    return torch.nn.functional.grid_sample(image, g, mode="bilinear", padding_mode="zeros", align_corners=True)
+'''
+
+INLINE_KEY = TABLE.replace("    key = (str(flow.device), str(flow.size()))\n", "").replace("key", "str(flow.size())")
+
+
 def _module(source: str, name: str) -> types.ModuleType:
     module = types.ModuleType(name)
     exec(compile(source, f"<{name}>", "exec"), module.__dict__)
@@ -74,6 +97,11 @@ def test_the_rewrite_text() -> None:
         in after
     shaped = rewrite(SHAPED, unsafe=True, select=("TRT729",))
     assert "    if _trt_tracing() or _grid is None or _grid.shape[-2:] != depth.shape[-2:]:\n" in shaped
+    for table in (TABLE, INLINE_KEY):
+        assert rules_found(table, select=("TRT729",)) == ["TRT729"]
+    assert "    if _trt_tracing() or key not in grids:\n" in rewrite(TABLE, unsafe=True, select=("TRT729",))
+    assert "    if _trt_tracing() or str(flow.size()) not in grids:\n" in rewrite(INLINE_KEY, unsafe=True,
+                                                                                  select=("TRT729",))
     # Unsafe: not applied without --unsafe.
     assert rewrite(SFM, select=("TRT729",)) == SFM
 
@@ -91,7 +119,14 @@ def test_the_rewrite_text() -> None:
     SFM.replace("if (pixel_coords", "if _trt_tracing() or (pixel_coords"),
     # An `else`: two paths, not a memo.
     SFM.replace("        set_id_grid(depth)\n", "        set_id_grid(depth)\n    else:\n        pass\n"),
-], ids=["none-only", "no-global", "no-rebuild", "value-test", "done", "else"])
+    # A table keyed by something other than a size.
+    TABLE.replace("(str(flow.device), str(flow.size()))", "str(flow.device)"),
+    # The function's own table (bound locally), not the module's.
+    TABLE.replace("    key = (", "    grids = {}\n    key = ("),
+    # The body does not fill the table.
+    TABLE.replace("        grids[key] = torch.cat([across, down], 1)\n", "        print(across, down)\n"),
+], ids=["none-only", "no-global", "no-rebuild", "value-test", "done", "else", "table-key", "table-local",
+        "table-unfilled"])
 def test_not_reported(source: str) -> None:
     assert rules_found(source, select=("TRT729",)) == []
 
@@ -142,7 +177,19 @@ def test_shaped_memo_eager_and_gradients_are_the_same() -> None:
         torch.testing.assert_close(b.grad, a.grad, rtol=0, atol=0)
 
 
-@pytest.mark.parametrize("source,name", [(SFM, "sfm"), (SHAPED, "shaped")])
+def test_table_eager_runs_are_the_same_on_edge_values() -> None:
+    before, after = _pair(TABLE, "table_eager")
+    g = torch.Generator().manual_seed(5)
+    for b, h, w in [(1, 4, 5), (1, 4, 5), (2, 6, 3), (1, 1, 1)]:
+        image = torch.randn(b, 3, h, w, generator=g)
+        for flow in (torch.zeros(b, 2, h, w), -torch.rand(b, 2, h, w, generator=g),
+                     torch.full((b, 2, h, w), float("nan")), torch.full((b, 2, h, w), float("inf"))):
+            want, got = before.warp(image, flow), after.warp(image, flow)
+            torch.testing.assert_close(got, want, rtol=0, atol=0, equal_nan=True)
+    assert list(after.grids) == list(before.grids)
+
+
+@pytest.mark.parametrize("source,name", [(SFM, "sfm"), (SHAPED, "shaped"), (TABLE, "table")])
 def test_traced_on_a_filled_grid_the_rewrite_follows_a_larger_input(source: str, name: str) -> None:
     before, after = _pair(source, f"{name}_trace")
     k_inv = torch.eye(3)
@@ -150,15 +197,18 @@ def test_traced_on_a_filled_grid_the_rewrite_follows_a_larger_input(source: str,
     def run(module: types.ModuleType):
         if name == "sfm":
             return lambda d: module.pixel2cam(d, k_inv.expand(d.shape[0], 3, 3))
+        if name == "table":
+            return lambda d: module.warp(d, d[:, :2] * 0.1)
         return module.lift
 
     outcomes = {}
     for side, module in (("before", before), ("after", after)):
         # An earlier call fills the grid (migrate's observation does) so that the traced call hits it:
         # a larger map for the memo kept for the largest size, the same size for the one kept per shape.
-        run(module)(torch.rand(1, 9, 9) if name == "sfm" else torch.rand(1, 4, 5))
-        traced = torch.jit.trace(run(module), torch.rand(1, 4, 5), check_trace=False)
-        large = torch.rand(2, 12, 13)
+        small, large = ((torch.rand(1, 3, 4, 5), torch.rand(2, 3, 12, 13)) if name == "table"
+                        else (torch.rand(1, 4, 5), torch.rand(2, 12, 13)))
+        run(module)(torch.rand(1, 9, 9) if name == "sfm" else small)
+        traced = torch.jit.trace(run(module), small, check_trace=False)
         want = run(_module(source, f"{name}_fresh_{side}"))(large)
         try:
             outcomes[side] = torch.equal(traced(large), want)
