@@ -54,7 +54,9 @@ export warned at the `if`, as for sizes a caller handed down) and whose body is 
   (EnCodec's `if pad > 0: frame = frame[..., :-pad]`): at `pad == 0` it takes nothing, not the
   whole axis;
 - `x = F.interpolate(x, size=...)` (timm's MobileViT: resize to a multiple of the patch
-  only when needed);
+  only when needed), the size also as the second positional argument, the test also comparing
+  whole shapes or slices of them (holocron's U-Net decoder: `if downfeat.shape[-2:] !=
+  upfeat_.shape[-2:]: upfeat_ = F.interpolate(upfeat_, downfeat.shape[-2:], mode="nearest")`);
 - `x = x.expand(...)` or `x = x.expand_as(y)`: a broadcast done only when a size differs
   (ultralytics' `WorldModel.predict`: `if txt_feats.shape[0] != x.shape[0] or
   self.model[-1].export: txt_feats = txt_feats.expand(x.shape[0], -1, -1)`); for a crop, a
@@ -916,7 +918,8 @@ that work is then done every time in the graph.""",
         # test, or, for a test held in a flag, at the `if` that reads it (``or`` of a traced comparison
         # and another hands the second on, which the `if` turns into a Python bool: Swin's PatchMerging,
         # ``pad_input = (H % 2 == 1) or (W % 2 == 1)`` then ``if pad_input:``).
-        return any(self.size_derived(o) for o in operands) or self.traced_at(test) \
+        # A whole shape or a slice of one (`downfeat.shape[-2:] != up.shape[-2:]`, holocron's U-Net) is sizes too.
+        return any(self.size_derived(o) or self._is_shape_tuple(o) for o in operands) or self.traced_at(test) \
             or (test is not node.test and self.traced_at(node.test))
 
     # -- the body ------------------------------------------------------------------------
@@ -949,7 +952,9 @@ that work is then done every time in the graph.""",
         if locals_:
             return None, value, None
         if type(value) is cst.Call and self.context.refers_to(value.func, *_INTERPOLATE) and _first_is(value, target):
-            if argument(value, None, "size") is not None and argument(value, None, "scale_factor") is None:
+            # `size` by keyword or as the second positional argument (holocron's U-Net decoder:
+            # `F.interpolate(upfeat_, downfeat.shape[-2:], mode="nearest")`).
+            if argument(value, 1, "size") is not None and argument(value, 2, "scale_factor") is None:
                 return "resizes", value, None
             return None, value, None
         parts = method_call(value) if type(value) is cst.Call else None

@@ -67,6 +67,15 @@ def f(x: torch.Tensor):
     return up + x
 ''', '    up = F.pad(input=up, pad=[0, _trt_size_where(up.size(3) != x.size(3), 1, 0), 0, 0], mode="replicate")\n'
         "    return up + x"),
+    # holocron's U-Net decoder (pylocron 0.3.0, holocron/models/segmentation/unet.py:304, zoo 22): the
+    # test compares two shape slices and the size is interpolate's second positional argument.
+    "resize_to_a_shape_slice": ('''
+def f(x: torch.Tensor):
+    up = F.interpolate(F.avg_pool2d(x, 2), scale_factor=2.0, mode="nearest")
+    if x.shape[-2:] != up.shape[-2:]:
+        up = F.interpolate(up, x.shape[-2:], mode="nearest")
+    return torch.cat((x, up), dim=1)
+''', '    up = F.interpolate(up, x.shape[-2:], mode="nearest")\n    return torch.cat((x, up), dim=1)'),
     "comments_kept": ('''
 def f(x: torch.Tensor):
     _, _, h, w = x.shape
