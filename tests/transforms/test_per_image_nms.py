@@ -1,0 +1,285 @@
+"""TRT360: a per-image NMS loop over the batch, computed on every image at once while tracing."""
+
+from __future__ import annotations
+
+import io
+import sys
+import types
+import warnings
+
+import onnxruntime as ort
+import pytest
+import torch
+from safety import assert_same_run, import_source, run_once
+from support import rewrite, rules_found
+
+RULE = ("TRT360",)
+
+
+# --- a stand-in for torchvision's box ops (the project's environment has no torchvision) ---------------------
+
+def _greedy_nms(boxes: torch.Tensor, scores: torch.Tensor, threshold: float) -> torch.Tensor:
+    """Greedy NMS by descending score, ties by position (what the compiled kernel does)."""
+    order = scores.argsort(descending=True, stable=True)
+    ordered = boxes[order]
+    area = (ordered[:, 2] - ordered[:, 0]) * (ordered[:, 3] - ordered[:, 1])
+    low = torch.max(ordered[:, None, :2], ordered[None, :, :2])
+    high = torch.min(ordered[:, None, 2:], ordered[None, :, 2:])
+    overlap = (high - low).clamp(min=0).prod(2)
+    suppress = (overlap / (area[:, None] + area[None, :] - overlap) > threshold).tolist()
+    dropped, kept = [False] * len(suppress), []
+    for at, row in enumerate(suppress):
+        if not dropped[at]:
+            kept.append(at)
+            dropped = [d or (j > at and row[j]) for j, d in enumerate(dropped)]
+    return order[torch.tensor(kept, dtype=torch.int64)]
+
+
+def _nms_symbolic(g, boxes, scores, threshold):
+    """``NonMaxSuppression`` of one batch and one class (the exporter's form of torchvision's op)."""
+    from torch.onnx import symbolic_helper
+
+    threshold = g.op("Constant", value_t=torch.tensor([symbolic_helper._maybe_get_const(threshold, "f")]))
+    picked = g.op("NonMaxSuppression", symbolic_helper._unsqueeze_helper(g, boxes, [0]),
+                  symbolic_helper._unsqueeze_helper(g, symbolic_helper._unsqueeze_helper(g, scores, [0]), [0]),
+                  g.op("Constant", value_t=torch.tensor([sys.maxsize], dtype=torch.long)), threshold)
+    column = g.op("Gather", picked, g.op("Constant", value_t=torch.tensor([2], dtype=torch.long)), axis_i=1)
+    return symbolic_helper._squeeze_helper(g, column, [1])
+
+
+if not hasattr(torch.ops, "torchvision") or not hasattr(torch.ops.torchvision, "nms"):
+    _LIBRARY = torch.library.Library("torchvision", "DEF")  # noqa: TOR901 (a test stand-in for the extension)
+    _LIBRARY.define("nms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor")
+    _LIBRARY.impl("nms", _greedy_nms, "CompositeExplicitAutograd")
+    torch.onnx.register_custom_op_symbolic("torchvision::nms", _nms_symbolic, 11)
+
+
+def _batched_nms(boxes, scores, idxs, threshold):
+    """Per-class NMS by torchvision's coordinate offsets."""
+    if boxes.numel() == 0:
+        return torch.empty((0,), dtype=torch.int64)
+    offsets = idxs.to(boxes) * (boxes.max() + 1)
+    return torch.ops.torchvision.nms(boxes + offsets[:, None], scores, threshold)
+
+
+def _remove_small_boxes(boxes, min_size):
+    wide = (boxes[:, 2] - boxes[:, 0] >= min_size) & (boxes[:, 3] - boxes[:, 1] >= min_size)
+    return torch.where(wide)[0]
+
+
+def _clip_boxes_to_image(boxes, size):
+    height, width = size
+    x = boxes[..., 0::2].clamp(min=0, max=width)
+    y = boxes[..., 1::2].clamp(min=0, max=height)
+    return torch.stack((x, y), dim=boxes.dim()).reshape(boxes.shape)
+
+
+@pytest.fixture(autouse=True)
+def torchvision_ops(monkeypatch):
+    ops = types.ModuleType("torchvision.ops")
+    ops.nms = lambda boxes, scores, threshold: torch.ops.torchvision.nms(boxes, scores, threshold)
+    ops.batched_nms, ops.remove_small_boxes, ops.clip_boxes_to_image = (_batched_nms, _remove_small_boxes,
+                                                                        _clip_boxes_to_image)
+    package = types.ModuleType("torchvision")
+    package.ops = ops
+    monkeypatch.setitem(sys.modules, "torchvision", package)
+    monkeypatch.setitem(sys.modules, "torchvision.ops", ops)
+
+
+# --- the loops ------------------------------------------------------------------------------------------------
+
+LOOPS = """\
+import torch
+import torchvision
+from torch import nn
+
+
+class Boxes(nn.Module):
+    # torchvision's box post-processing image by image, as benchmarks/real_zoo20.py's tv_box_postprocess writes it
+    # (clip, drop small boxes, score threshold, class-wise batched_nms; boxes, score, class and image as rows).
+    def forward(self, boxes: torch.Tensor, scores: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+        b, h, w = boxes.shape[0], 64, 48
+        rows = []
+        for i in range(b):
+            bx = torchvision.ops.clip_boxes_to_image(boxes[i], (h, w))
+            keep = torchvision.ops.remove_small_boxes(bx, 2.0)
+            keep = keep[scores[i][keep] > 0.3]
+            keep = keep[torchvision.ops.batched_nms(bx[keep], scores[i][keep], labels[i][keep], 0.5)]
+            rows.append(torch.cat([bx[keep], scores[i][keep, None], labels[i][keep, None].to(boxes.dtype),
+                                   torch.full_like(scores[i][keep, None], i)], 1))
+        return torch.cat(rows)
+
+
+class Agnostic(nn.Module):
+    # YOLOX's `postprocess` enumerates the batch's predictions and runs class-agnostic `nms` on each image's
+    # candidates (Megvii-BaseDetection/YOLOX@6ddff4824372906469a7fae2dc3206c7aa4bbaee yolox/utils/boxes.py:41-70);
+    # here in our own words with an index list and the image as the last column.
+    def forward(self, pred: torch.Tensor) -> torch.Tensor:
+        out = []
+        for i, p in enumerate(pred):
+            score = p[:, 4] * p[:, 5]
+            keep = torchvision.ops.remove_small_boxes(p[:, :4], 1.0)
+            keep = keep[score[keep] >= 0.25]
+            keep = keep[torchvision.ops.nms(p[:, :4][keep], score[keep], 0.45)]
+            out.append(torch.cat((p[keep], torch.full_like(p[keep][:, :1], i)), 1))
+        return torch.cat(out, 0)
+"""
+
+
+def _boxes(batch: int, generator: torch.Generator, count: int = 40) -> list[torch.Tensor]:
+    corner = torch.rand(batch, count, 2, generator=generator) * 70 - 10  # some outside the image, negative
+    size = torch.rand(batch, count, 2, generator=generator) * 25
+    return [torch.cat([corner, corner + size], -1), torch.rand(batch, count, generator=generator),
+            torch.randint(0, 3, (batch, count), generator=generator)]
+
+
+def _pred(batch: int, generator: torch.Generator, count: int = 40) -> list[torch.Tensor]:
+    boxes, score, _ = _boxes(batch, generator, count)
+    return [torch.cat([boxes, score[..., None], torch.rand(batch, count, 2, generator=generator)], -1)]
+
+
+INPUTS = {"Boxes": _boxes, "Agnostic": _pred}
+
+
+def test_the_loops_are_rewritten() -> None:
+    assert rules_found(LOOPS, select=RULE) == ["TRT360"] * 2
+    assert rewrite(LOOPS, select=RULE) == LOOPS  # unsafe: only with --unsafe
+    after = rewrite(LOOPS, select=RULE, unsafe=True)
+    assert ("        if _trt_tracing():\n"
+            "            _trt_n = boxes.shape[1]\n"
+            "            _trt_count = boxes.shape[0]\n"
+            "            _trt_image = torch.arange(_trt_count * _trt_n, device=boxes.device) // _trt_n\n"
+            "            bx = torchvision.ops.clip_boxes_to_image(boxes.flatten(0, 1), (h, w))\n"
+            "            keep = torchvision.ops.remove_small_boxes(bx, 2.0)\n"
+            "            keep = keep[scores.flatten(0, 1)[keep] > 0.3]\n"
+            "            keep = keep[_trt_nms_by_image(bx[keep], scores.flatten(0, 1)[keep], "
+            "labels.flatten(0, 1)[keep], _trt_image[keep], 0.5, _trt_count)]\n"
+            "            rows.append(torch.cat([bx[keep], scores.flatten(0, 1)[keep, None], "
+            "labels.flatten(0, 1)[keep, None].to(boxes.dtype), _trt_image_fill(scores.flatten(0, 1)[keep, None], "
+            "_trt_image[keep])], 1))\n"
+            "        else:\n"
+            "            for i in range(b):\n" in after)
+    assert ("            score = pred.flatten(0, 1)[:, 4] * pred.flatten(0, 1)[:, 5]\n"
+            "            keep = torchvision.ops.remove_small_boxes(pred.flatten(0, 1)[:, :4], 1.0)\n"
+            "            keep = keep[score[keep] >= 0.25]\n"
+            "            keep = keep[_trt_nms_by_image(pred.flatten(0, 1)[:, :4][keep], score[keep], None, "
+            "_trt_image[keep], 0.45, _trt_count)]\n" in after)
+    assert "def _trt_group_by_image(" in after and "def _trt_tracing(" in after
+    assert rewrite(after, select=RULE, unsafe=True) == after  # idempotent
+
+
+@pytest.mark.parametrize("body", [
+    "        if not keep.numel():\n            continue\n",  # a skipped image: no rows, decided per image
+    "        keep = keep[:i]\n",  # the image's index as a number
+    "        keep = mine(keep)\n",  # a call whose per-image meaning is unknown
+    "        keep = keep[keep.topk(3).indices]\n",  # a per-image top-k cap: not row-wise
+    "        keep = keep[scores[i].sort().indices]\n",  # an image's own order
+])
+def test_loops_it_cannot_carry_over_are_left_alone(body: str) -> None:
+    code = ("import torch\nimport torchvision\n\ndef f(boxes, scores, mine):\n    rows = []\n"
+            "    for i in range(boxes.shape[0]):\n        keep = torchvision.ops.remove_small_boxes(boxes[i], 1.0)\n"
+            f"{body}"
+            "        keep = keep[torchvision.ops.nms(boxes[i][keep], scores[i][keep], 0.5)]\n"
+            "        rows.append(boxes[i][keep])\n    return torch.cat(rows)\n")
+    assert rules_found(code, select=RULE) == []
+
+
+@pytest.mark.parametrize("after", [
+    "    return rows",  # the list itself: one tensor per image
+    "    return torch.stack(rows)",
+    "    return torch.cat(rows, 1)",
+    "    return torch.cat(rows), keep",  # a name the loop binds: the flattened branch leaves another value
+])
+def test_lists_used_otherwise_are_left_alone(after: str) -> None:
+    code = ("import torch\nimport torchvision\n\ndef f(boxes, scores):\n    rows = []\n"
+            "    for i in range(boxes.shape[0]):\n"
+            "        keep = torchvision.ops.nms(boxes[i], scores[i], 0.5)\n"
+            "        rows.append(boxes[i][keep])\n"
+            f"{after}\n")
+    assert rules_found(code, select=RULE) == []
+
+
+def test_the_rows_flat_nms_gives_are_the_loops() -> None:
+    code = ("import torch\nimport torchvision\n\ndef f(boxes, scores):\n    rows = []\n"
+            "    for i in range(boxes.shape[0]):\n"
+            "        keep = torchvision.ops.nms(boxes[i], scores[i], 0.5)\n"
+            "        rows.append(boxes[i][keep])\n    return torch.cat(rows)\n")
+    assert "keep = _trt_nms_by_image(boxes.flatten(0, 1), scores.flatten(0, 1), None, _trt_image, 0.5, _trt_count)" \
+        in rewrite(code, select=RULE, unsafe=True)
+
+
+def _namespaces(tmp_path) -> tuple[dict, dict]:
+    return import_source(LOOPS, tmp_path), import_source(rewrite(LOOPS, select=RULE, unsafe=True), tmp_path)
+
+
+def _edge_inputs(name: str, batch: int, generator: torch.Generator) -> list[list[torch.Tensor]]:
+    inputs = INPUTS[name](batch, generator)
+    zeros = [torch.zeros_like(t) for t in inputs]
+    negative = [-t.abs() if t.is_floating_point() else t for t in inputs]
+    no_candidates = INPUTS[name](batch, generator, 0)
+    odd = [t.clone() for t in inputs]
+    if batch:
+        odd[0].view(-1)[:4] = torch.tensor([float("nan"), float("inf"), -float("inf"), 0.0])
+    return [inputs, zeros, negative, no_candidates, odd]
+
+
+@pytest.mark.parametrize("name", ["Boxes", "Agnostic"])
+def test_eager_code_runs_the_loop(name: str, tmp_path) -> None:
+    before, after = _namespaces(tmp_path)
+    original, rewritten = before[name](), after[name]()
+    generator = torch.Generator().manual_seed(0)
+    for batch in (1, 2, 5, 0):  # no image: torch.cat([]) raises in both
+        for inputs in _edge_inputs(name, batch, generator):
+            assert_same_run(run_once(original, inputs), run_once(rewritten, inputs), context=f"{name} {batch}")
+
+
+@pytest.mark.parametrize("name", ["Boxes", "Agnostic"])
+def test_the_flattened_branch_keeps_the_loops_rows(name: str, tmp_path, monkeypatch) -> None:
+    before, after = _namespaces(tmp_path)
+    monkeypatch.setitem(after, "_trt_tracing", lambda: True)
+    original, rewritten = before[name](), after[name]()
+    generator = torch.Generator().manual_seed(1)
+    for batch in (1, 2, 3, 6):
+        for inputs in _edge_inputs(name, batch, generator)[:4]:  # finite values: NMS of NaN boxes is unordered
+            expected, got = original(*inputs), rewritten(*inputs)
+            assert torch.equal(expected, got), (name, batch)
+
+
+def test_the_grouping_is_stable_by_image() -> None:
+    from trtcodemod.helpers.per_image import _trt_group_by_image, _trt_image_fill
+
+    keep = torch.tensor([7, 2, 9, 4, 0, 5])
+    image = torch.tensor([2, 0, 2, 1, 0, 1])
+    assert _trt_group_by_image(keep, image, 3).tolist() == [2, 0, 4, 5, 7, 9]
+    assert _trt_group_by_image(keep[:0], image[:0], 3).tolist() == []
+    filled = _trt_image_fill(torch.zeros(3, 1, dtype=torch.float16), torch.tensor([0, 1, 1]))
+    assert filled.dtype == torch.float16 and filled.tolist() == [[0.0], [1.0], [1.0]]
+
+
+def _export(model: torch.nn.Module, inputs: list[torch.Tensor]) -> ort.InferenceSession:
+    names = [f"in{i}" for i in range(len(inputs))]
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, tuple(inputs), buffer, dynamo=False, input_names=names, opset_version=17,
+                          dynamic_axes={n: {0: "batch"} for n in names})
+    return ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
+
+
+@pytest.mark.parametrize("name", ["Boxes", "Agnostic"])
+def test_the_exported_graph_follows_the_batch(name: str, tmp_path) -> None:
+    before, after = _namespaces(tmp_path)
+    original, rewritten = before[name](), after[name]()
+    generator = torch.Generator().manual_seed(2)
+    session = _export(original, INPUTS[name](2, generator))
+    inputs = INPUTS[name](3, generator)
+    try:
+        (got,) = session.run(None, {f"in{i}": t.numpy() for i, t in enumerate(inputs)})
+    except Exception:  # noqa: BLE001 - ONNX Runtime's refusal (a Split of the example's two images) is the symptom
+        got = None
+    assert got is None or got.shape != tuple(original(*inputs).shape)  # the graph keeps the example's two images
+    session = _export(rewritten, INPUTS[name](2, generator))
+    for batch in (2, 3, 1, 5):
+        inputs = INPUTS[name](batch, generator)
+        (got,) = session.run(None, {f"in{i}": t.numpy() for i, t in enumerate(inputs)})
+        assert torch.equal(torch.from_numpy(got), original(*inputs)), (name, batch)

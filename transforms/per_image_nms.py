@@ -1,0 +1,468 @@
+"""TRT360: a per-image NMS loop over the batch, computed on every image at once while tracing.
+
+``for i in range(b):`` (or ``for i, p in enumerate(pred):``) whose body reads the i-th image of batch tensors,
+filters its candidates (index lists, masks), runs ``nms`` / ``batched_nms`` and appends the kept rows: a trace
+unrolls it with the example's batch. The rewrite keeps the loop for eager code and, while tracing, runs the same
+statements on the batch flattened into one list of candidates (:class:`Flattener`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from trtcodemod.astutil import code_of, plain_read, strip_parens, walk
+from trtcodemod.rules import Example, Fix, RuleInfo, Safety, spelled
+from trtcodemod.transforms._runtime_scope import TRACING_HELPER, RuntimeScopeRule
+
+NMS_HELPER = "_trt_nms_by_image"
+FILL_HELPER = "_trt_image_fill"
+#: Names the rewrite binds (reserved prefix).
+_N, _IMAGE, _COUNT = "_trt_n", "_trt_image", "_trt_count"
+
+_CAT = ("torch.cat", "torch.concat", "torch.concatenate")
+#: Functions that work on each box (row) alone: the flattened rows give each image's rows.
+_ROW_WISE = ("torchvision.ops.clip_boxes_to_image", "torchvision.ops.boxes.clip_boxes_to_image",
+             "torchvision.ops.box_convert", "torchvision.ops.boxes.box_convert")
+_SMALL = ("torchvision.ops.remove_small_boxes", "torchvision.ops.boxes.remove_small_boxes")
+_NMS = ("torchvision.ops.nms", "torchvision.ops.boxes.nms")
+_BATCHED_NMS = ("torchvision.ops.batched_nms", "torchvision.ops.boxes.batched_nms")
+#: Tensor methods that act on each element alone (no axis argument).
+_ELEMENTWISE_METHODS = frozenset({
+    "to", "float", "half", "double", "long", "int", "bool", "sigmoid", "exp", "log", "sqrt", "abs", "neg",
+    "clone", "detach", "contiguous", "type_as", "clamp", "clamp_min", "clamp_max", "round", "floor", "ceil",
+})
+
+_ASSUMPTION = ("every tensor the loop reads at the image's index holds the loop's images along its first axis and "
+               "the same number of candidates per image along its second; a value the body computes without the "
+               "image is a number or broadcasts along a row's other axes; NMS may keep another box where two "
+               "scores tie or where an IoU equals the threshold to within the rounding of coordinates shifted "
+               "by up to the batch's width and the classes' heights")
+
+
+class Decline(Exception):
+    """The loop holds something the flattening cannot carry over exactly."""
+
+
+@dataclass(frozen=True)
+class Kind:
+    """What a flattened value is.
+
+    ``static``: the same for every image; ``rows``: one row per candidate of every image (image ``r // n``);
+    ``index``: positions in those rows, by image ascending, in each image the order the loop had; ``along``: one
+    row per entry of the index named ``along``; ``positions``: positions in the index ``along`` kept by NMS."""
+
+    name: str
+    along: str | None = None
+
+
+STATIC, ROWS, INDEX = Kind("static"), Kind("rows"), Kind("index")
+
+
+class Flattener:
+    """The loop's statements on the flattened batch, or :class:`Decline`."""
+
+    def __init__(self, rule: "PerImageNms", index: str, item: str | None, source: cst.BaseExpression | None) -> None:
+        self.rule = rule
+        self.index = index
+        self.item = item
+        self.source = source
+        self.env: dict[str, Kind] = {}
+        self.helpers: set[str] = set()
+
+    def statement(self, target: str, value: cst.BaseExpression) -> str:
+        text, kind = self.expression(value)
+        if target in (self.index, self.item):
+            raise Decline
+        for name, bound in list(self.env.items()):
+            if bound.along == target:
+                self.env[name] = Kind("stale")
+        self.env[target] = kind
+        return f"{target} = {text}"
+
+    def per_image(self, value: cst.BaseExpression) -> str:
+        text, kind = self.expression(value)
+        if kind.name not in ("rows", "along"):
+            raise Decline
+        return text
+
+    def _dynamic(self, node: cst.CSTNode) -> bool:
+        for inner in walk(node):
+            if type(inner) is cst.Name and (inner.value in (self.index, self.item) or (
+                    inner.value in self.env and self.env[inner.value] != STATIC)):
+                return True
+        return False
+
+    def image_of(self, kind: Kind) -> str:
+        if kind == ROWS:
+            return _IMAGE
+        if kind.name == "along":
+            return f"{_IMAGE}[{kind.along}]"
+        raise Decline
+
+    def expression(self, node: cst.BaseExpression) -> tuple[str, Kind]:
+        node = strip_parens(node)
+        if not self._dynamic(node):
+            return code_of(node).strip(), STATIC
+        kind = type(node)
+        if kind is cst.Name:
+            if node.value == self.item:
+                return f"{code_of(self.source).strip()}.flatten(0, 1)", ROWS
+            if node.value == self.index:
+                raise Decline  # the image's index as a number: only `full_like(..., i)` is taken
+            bound = self.env[node.value]
+            if bound.name == "stale":
+                raise Decline
+            return node.value, bound
+        if kind is cst.Subscript:
+            return self._subscript(node)
+        if kind is cst.Comparison:
+            return self._elementwise(node, [node.left, *(c.comparator for c in node.comparisons)])
+        if kind is cst.BinaryOperation:
+            return self._elementwise(node, [node.left, node.right])
+        if kind is cst.UnaryOperation:
+            return self._elementwise(node, [node.expression])
+        if kind is cst.Call:
+            return self._call(node)
+        raise Decline
+
+    def _elementwise(self, node: cst.BaseExpression, operands: list[cst.BaseExpression]) -> tuple[str, Kind]:
+        """An operator on values of one alignment (numbers broadcast): the same operator on the flattened ones."""
+        parts = [self.expression(o) for o in operands]
+        kinds = {k for _, k in parts} - {STATIC}
+        if len(kinds) != 1 or next(iter(kinds)).name not in ("rows", "along"):
+            raise Decline
+        new = [self._operand(o, text) for o, (text, _) in zip(operands, parts)]
+        if type(node) is cst.BinaryOperation:
+            replaced = node.with_changes(left=new[0], right=new[1])
+        elif type(node) is cst.UnaryOperation:
+            replaced = node.with_changes(expression=new[0])
+        else:
+            replaced = node.with_changes(left=new[0], comparisons=[
+                c.with_changes(comparator=n) for c, n in zip(node.comparisons, new[1:])])
+        return code_of(replaced).strip(), next(iter(kinds))
+
+    @staticmethod
+    def _operand(operand: cst.BaseExpression, text: str) -> cst.BaseExpression:
+        """The flattened operand, in parentheses where the original's operator needed them."""
+        wrap = type(strip_parens(operand)) in (cst.BinaryOperation, cst.Comparison, cst.UnaryOperation)
+        return cst.parse_expression(f"({text})" if wrap else text)
+
+    def _subscript(self, node: cst.Subscript) -> tuple[str, Kind]:
+        elements = node.slice
+        if any(type(e.slice) is not cst.Index and type(e.slice) is not cst.Slice for e in elements):
+            raise Decline
+        first = elements[0].slice
+        rest = elements[1:]
+        if any(self._dynamic(e) for e in rest):
+            raise Decline
+        rest_text = "".join(", " + code_of(e.slice).strip() for e in rest)
+        if type(first) is cst.Index and type(strip_parens(first.value)) is cst.Name \
+                and strip_parens(first.value).value == self.index:
+            if self._dynamic(node.value) or not plain_read(node.value):
+                raise Decline
+            base = f"{code_of(node.value).strip()}.flatten(0, 1)"
+            if not rest:
+                return base, ROWS
+            candidates = rest[0].slice
+            if type(candidates) is not cst.Slice or candidates.lower or candidates.upper or candidates.step:
+                raise Decline  # the candidates' axis is the flattened one: it must be taken whole
+            return f"{base}[{', '.join(code_of(e.slice).strip() for e in rest)}]", ROWS
+        base, kind = self.expression(node.value)
+        if type(first) is cst.Slice:
+            if first.lower is not None or first.upper is not None or first.step is not None or not rest:
+                raise Decline
+            if kind.name not in ("rows", "along", "index"):
+                raise Decline
+            return f"{base}[:{rest_text}]", kind
+        at, at_kind = self.expression(first.value)
+        if kind == ROWS and at_kind == INDEX and type(strip_parens(first.value)) is cst.Name:
+            return f"{base}[{at}{rest_text}]", Kind("along", at)
+        if kind == INDEX and not rest and type(node.value) is cst.Name and at_kind.name in ("along", "positions") \
+                and at_kind.along == node.value.value:
+            return f"{base}[{at}]", INDEX  # a mask of the index's entries, or the positions NMS kept
+        raise Decline
+
+    def _call(self, node: cst.Call) -> tuple[str, Kind]:
+        if any(a.star for a in node.args):
+            raise Decline
+        context = self.rule.context
+        func = node.func
+        if type(func) is cst.Attribute and not context.qualified_names(func) and func.attr.value in _ELEMENTWISE_METHODS:
+            if any(self._dynamic(a) for a in node.args):
+                raise Decline
+            base, kind = self.expression(func.value)
+            if kind.name not in ("rows", "along"):
+                raise Decline
+            args = ", ".join(code_of(a).strip().rstrip(",") for a in node.args)
+            return f"{base}.{func.attr.value}({args})", kind
+        positional = [a.value for a in node.args if a.keyword is None]
+        keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        if context.refers_to(func, *_ROW_WISE):
+            if not positional or any(self._dynamic(a) for a in node.args[1:]):
+                raise Decline
+            text, kind = self.expression(positional[0])
+            if kind.name not in ("rows", "along"):
+                raise Decline
+            args = "".join(", " + code_of(a).strip().rstrip(",") for a in node.args[1:])
+            return f"{code_of(func).strip()}({text}{args})", kind
+        if context.refers_to(func, *_SMALL):
+            if len(node.args) != 2 or self._dynamic(node.args[1]):
+                raise Decline
+            text, kind = self.expression(node.args[0].value)
+            if kind != ROWS:
+                raise Decline  # positions in a subset: not positions in the rows
+            return f"{code_of(func).strip()}({text}, {code_of(node.args[1].value).strip()})", INDEX
+        batched = context.refers_to(func, *_BATCHED_NMS)
+        if batched or context.refers_to(func, *_NMS):
+            names = ("boxes", "scores", "idxs", "iou_threshold") if batched else ("boxes", "scores", "iou_threshold")
+            if len(node.args) != len(names) or set(keywords) - set(names):
+                raise Decline
+            values = dict(zip(names, positional))
+            values.update(keywords)
+            if set(values) != set(names) or self._dynamic(values["iou_threshold"]):
+                raise Decline
+            parts = [self.expression(values[n]) for n in names[:-1]]
+            kinds = {k for _, k in parts}
+            if len(kinds) != 1 or next(iter(kinds)).name not in ("rows", "along"):
+                raise Decline
+            kind = next(iter(kinds))
+            labels = parts[2][0] if batched else "None"
+            self.helpers.add(NMS_HELPER)
+            call = (f"{NMS_HELPER}({parts[0][0]}, {parts[1][0]}, {labels}, {self.image_of(kind)}, "
+                    f"{code_of(values['iou_threshold']).strip()}, {_COUNT})")
+            return call, (INDEX if kind == ROWS else Kind("positions", kind.along))
+        if context.refers_to(func, "torch.full_like"):
+            if len(node.args) != 2 or node.args[1].keyword is not None or node.args[0].keyword is not None:
+                raise Decline
+            fill = strip_parens(node.args[1].value)
+            if type(fill) is not cst.Name or fill.value != self.index:
+                raise Decline
+            text, kind = self.expression(node.args[0].value)
+            self.helpers.add(FILL_HELPER)
+            return f"{FILL_HELPER}({text}, {self.image_of(kind)})", kind
+        if context.refers_to(func, *_CAT):
+            if not node.args or node.args[0].keyword is not None:
+                raise Decline
+            axis = node.args[1] if len(node.args) == 2 else None
+            if len(node.args) != 2 or (axis.keyword is not None and axis.keyword.value != "dim") \
+                    or code_of(axis.value).strip() not in ("1", "-1"):
+                raise Decline  # along a row's columns: axis 0 would join images' rows
+            items = strip_parens(node.args[0].value)
+            if type(items) not in (cst.List, cst.Tuple) or any(type(e) is not cst.Element for e in items.elements):
+                raise Decline
+            parts = [self.expression(e.value) for e in items.elements]
+            kinds = {k for _, k in parts}
+            if len(kinds) != 1 or next(iter(kinds)).name not in ("rows", "along"):
+                raise Decline
+            return (f"{code_of(func).strip()}([{', '.join(t for t, _ in parts)}], "
+                    f"{code_of(axis.value).strip()})"), next(iter(kinds))
+        raise Decline
+
+
+class PerImageNms(RuntimeScopeRule):
+    needs_text = spelled("nms")
+    info = RuleInfo(
+        id="TRT360",
+        name="per-image-nms",
+        summary="a loop over the batch running NMS image by image and appending each image's kept rows: tracing "
+                "unrolls it with the example's batch; run it on every image at once while tracing",
+        doc=f"""\
+What it finds, in run-time code: a list filled by a loop over the batch's images,
+`rows = []` / `for i in range(b):` (or `for i, p in enumerate(pred):`) / `rows.append(...)`,
+later only concatenated along its first axis (`torch.cat(rows)`), whose body is assignments that
+- read image `i` of batch tensors (`boxes[i]`, `scores[i]`, the enumerated `p`): its candidates, one a row;
+- keep row-wise work (`clip_boxes_to_image`, `box_convert`, operators with numbers, `.to(...)`);
+- pick candidates: `remove_small_boxes` (their positions), a mask of an index list (`keep[s[keep] > t]`),
+  the positions NMS keeps (`keep[batched_nms(bx[keep], s[keep], labels[keep], t)]` or `nms`);
+- build the appended rows from rows read at the index (`torch.cat([bx[keep], s[keep, None]], 1)`),
+  the image's number as a column (`torch.full_like(s[keep, None], i)`).
+
+Why it hurts: a traced export runs the loop with the example's batch and records each image's
+statements: at another batch size the graph still returns the rows of the example's number of
+images (ONNX Runtime computes images that do not exist or drops those that do).
+
+The rewrite keeps the loop for eager code; while tracing (`{TRACING_HELPER}()`) it runs the same
+statements once, on the batch flattened into one list of candidates (`boxes.flatten(0, 1)`, row `r`
+of image `r // n`, `n` candidates per image). Positions stay grouped by image in the loop's order, so
+the appended rows are the loop's concatenation. NMS becomes `{NMS_HELPER}`: one NMS over every
+candidate with each image's boxes shifted along x by the image's number times the boxes' width span
+(and, for `batched_nms`, along y by the class times the height span), so that groups never overlap,
+then its kept positions grouped by image by a counting sort (no TopK). `full_like(x, i)` becomes
+`{FILL_HELPER}`: each row's image.
+
+Fix safety: unsafe: {_ASSUMPTION}. `migrate` keeps it only where the rewritten model's graph is
+faithful and equivalent on its inputs. Anything else in the body (another call, `i` as a number, a
+`continue`, an `if`) leaves the loop as it is, and `migrate` names it at the loop.""",
+        fix=Safety.UNSAFE,
+        assumption=_ASSUMPTION,
+        examples=(
+            Example(
+                "import torchvision\n"
+                "def post(boxes, scores, labels, b):\n"
+                "    rows = []\n"
+                "    for i in range(b):\n"
+                "        keep = torchvision.ops.remove_small_boxes(boxes[i], 2.0)\n"
+                "        keep = keep[scores[i][keep] > 0.3]\n"
+                "        keep = keep[torchvision.ops.batched_nms(boxes[i][keep], scores[i][keep], labels[i][keep], "
+                "0.5)]\n"
+                "        rows.append(torch.cat([boxes[i][keep], torch.full_like(scores[i][keep, None], i)], 1))\n"
+                "    return torch.cat(rows)\n",
+                "import torchvision\n"
+                "def post(boxes, scores, labels, b):\n"
+                "    rows = []\n"
+                f"    if {TRACING_HELPER}():\n"
+                f"        {_N} = boxes.shape[1]\n"
+                f"        {_COUNT} = boxes.shape[0]\n"
+                f"        {_IMAGE} = torch.arange({_COUNT} * {_N}, device=boxes.device) // {_N}\n"
+                "        keep = torchvision.ops.remove_small_boxes(boxes.flatten(0, 1), 2.0)\n"
+                "        keep = keep[scores.flatten(0, 1)[keep] > 0.3]\n"
+                f"        keep = keep[{NMS_HELPER}(boxes.flatten(0, 1)[keep], scores.flatten(0, 1)[keep], "
+                f"labels.flatten(0, 1)[keep], {_IMAGE}[keep], 0.5, {_COUNT})]\n"
+                "        rows.append(torch.cat([boxes.flatten(0, 1)[keep], "
+                f"{FILL_HELPER}(scores.flatten(0, 1)[keep, None], {_IMAGE}[keep])], 1))\n"
+                "    else:\n"
+                "        for i in range(b):\n"
+                "            keep = torchvision.ops.remove_small_boxes(boxes[i], 2.0)\n"
+                "            keep = keep[scores[i][keep] > 0.3]\n"
+                "            keep = keep[torchvision.ops.batched_nms(boxes[i][keep], scores[i][keep], labels[i][keep], "
+                "0.5)]\n"
+                "            rows.append(torch.cat([boxes[i][keep], torch.full_like(scores[i][keep, None], i)], 1))\n"
+                "    return torch.cat(rows)\n",
+                unsafe=True,
+            ),
+        ),
+        references=(
+            "https://pytorch.org/vision/stable/generated/torchvision.ops.batched_nms.html",
+            "https://onnx.ai/onnx/operators/onnx__NonMaxSuppression.html",
+            "https://pytorch.org/docs/stable/onnx_torchscript.html#tracing-vs-scripting",
+        ),
+    )
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        if not self.active():
+            return
+        for position, statement in enumerate(node.body):
+            if type(statement) is cst.For:
+                self._loop(node.body, position, statement)
+
+    def _loop(self, block: tuple[cst.BaseStatement, ...] | list[cst.BaseStatement], position: int,
+              node: cst.For) -> None:
+        header = self._header(node)
+        if header is None:
+            return
+        index, item, source = header
+        body = node.body.body if type(node.body) is cst.IndentedBlock else ()
+        small = [s.body[0] if type(s) is cst.SimpleStatementLine and len(s.body) == 1 else None for s in body]
+        if not small or any(s is None for s in small):
+            return
+        append = small[-1]
+        target = self._appended(append)
+        if target is None or not self._list_made_before(block, position, target) \
+                or not self._only_concatenated_after(block, position, target):
+            return
+        if item is None:
+            source = self._first_read(node, index)
+            if source is None:
+                return
+        flattener = Flattener(self, index, item, source)
+        lines = [f"{_N} = {code_of(source).strip()}.shape[1]", f"{_COUNT} = {code_of(source).strip()}.shape[0]",
+                 f"{_IMAGE} = torch.arange({_COUNT} * {_N}, device={code_of(source).strip()}.device) // {_N}"]
+        try:
+            for statement in small[:-1]:
+                if type(statement) is not cst.Assign or len(statement.targets) != 1 \
+                        or type(statement.targets[0].target) is not cst.Name:
+                    raise Decline
+                lines.append(flattener.statement(statement.targets[0].target.value, statement.value))
+            lines.append(f"{target}.append({flattener.per_image(append.value.args[0].value)})")
+        except (Decline, KeyError):
+            return
+        bound = {index, *([item] if item else []), *flattener.env}
+        if self._read_after(block, position, bound):
+            return
+        rewritten = cst.If(test=cst.parse_expression(f"{TRACING_HELPER}()"),
+                           body=cst.IndentedBlock(body=[cst.parse_statement(line + "\n") for line in lines]),
+                           orelse=cst.Else(body=cst.IndentedBlock(body=[node.with_changes(leading_lines=())])),
+                           leading_lines=node.leading_lines)
+        helpers = (TRACING_HELPER, *sorted(flattener.helpers))
+        self.found(node, f"`{code_of(node.target).strip()}` loops over the batch running NMS image by image: a "
+                         "traced export unrolls it with the example's batch; while tracing, "
+                         f"`{TRACING_HELPER}()` runs its statements once on the flattened batch (NMS per image as "
+                         f"`{NMS_HELPER}`), the loop otherwise; assumes {_ASSUMPTION}",
+                   Fix({node: rewritten}, safety=Safety.UNSAFE, helpers=helpers))
+
+    def _header(self, node: cst.For) -> tuple[str, str | None, cst.BaseExpression | None] | None:
+        """(index, enumerated item, the enumerated tensor) of ``for i in range(n)`` / ``for i, p in enumerate(t)``."""
+        if node.orelse is not None or node.asynchronous is not None:
+            return None
+        source = node.iter
+        if type(source) is not cst.Call or type(source.func) is not cst.Name \
+                or self.context.qualified_names(source.func) or len(source.args) != 1 \
+                or source.args[0].keyword is not None or source.args[0].star:
+            return None
+        target = node.target
+        if source.func.value == "range" and type(target) is cst.Name:
+            return target.value, None, None
+        if source.func.value == "enumerate" and type(target) is cst.Tuple and len(target.elements) == 2 \
+                and all(type(e.value) is cst.Name for e in target.elements) and plain_read(source.args[0].value):
+            return target.elements[0].value.value, target.elements[1].value.value, source.args[0].value
+        return None
+
+    def _appended(self, statement: cst.BaseSmallStatement) -> str | None:
+        """``rows`` of ``rows.append(value)``."""
+        if type(statement) is not cst.Expr or type(statement.value) is not cst.Call:
+            return None
+        call = statement.value
+        if type(call.func) is not cst.Attribute or call.func.attr.value != "append" \
+                or type(call.func.value) is not cst.Name or len(call.args) != 1 or call.args[0].keyword is not None \
+                or call.args[0].star:
+            return None
+        return call.func.value.value
+
+    def _list_made_before(self, block, position: int, name: str) -> bool:
+        """``name = []`` earlier in the block, and nothing between reads or writes ``name``."""
+        for statement in reversed(block[:position]):
+            if type(statement) is cst.SimpleStatementLine and len(statement.body) == 1 \
+                    and type(statement.body[0]) is cst.Assign and len(statement.body[0].targets) == 1:
+                assign = statement.body[0]
+                target = assign.targets[0].target
+                if type(target) is cst.Name and target.value == name:
+                    return type(assign.value) is cst.List and not assign.value.elements
+            if any(type(n) is cst.Name and n.value == name for n in walk(statement)):
+                return False
+        return False
+
+    def _only_concatenated_after(self, block, position: int, name: str) -> bool:
+        """Every later read of ``name`` in the block is ``torch.cat(name)`` along the first axis."""
+        taken: set[int] = set()
+        seen = False
+        for statement in block[position + 1:]:
+            for inner in walk(statement):
+                if type(inner) is cst.Call and self.context.refers_to(inner.func, *_CAT) and inner.args \
+                        and type(strip_parens(inner.args[0].value)) is cst.Name \
+                        and strip_parens(inner.args[0].value).value == name and inner.args[0].keyword is None:
+                    extra = inner.args[1:]
+                    if all(code_of(a.value).strip() == "0" and (a.keyword is None or a.keyword.value == "dim")
+                           for a in extra) and len(extra) <= 1:
+                        taken.add(id(strip_parens(inner.args[0].value)))
+                        seen = True
+                elif type(inner) is cst.Name and inner.value == name and id(inner) not in taken:
+                    return False
+        return seen
+
+    def _read_after(self, block, position: int, names: set[str]) -> bool:
+        """Does later code of the block read a name the loop binds (the flattened branch leaves other values)?"""
+        return any(type(n) is cst.Name and n.value in names for s in block[position + 1:] for n in walk(s))
+
+    def _first_read(self, node: cst.For, index: str) -> cst.BaseExpression | None:
+        """The first tensor the body reads at ``[index]`` (its first axis is the batch)."""
+        for inner in walk(node.body):
+            if type(inner) is cst.Subscript and len(inner.slice) >= 1 and type(inner.slice[0].slice) is cst.Index:
+                at = strip_parens(inner.slice[0].slice.value)
+                if type(at) is cst.Name and at.value == index and plain_read(inner.value):
+                    return inner.value
+        return None
+
+
+RULES = (PerImageNms,)
