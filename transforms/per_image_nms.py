@@ -8,11 +8,12 @@ statements on the batch flattened into one list of candidates (:class:`Flattener
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import libcst as cst
 
-from trtcodemod.astutil import code_of, plain_read, strip_parens, walk
+from trtcodemod.astutil import code_of, int_value, plain_read, strip_parens, walk
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety, spelled
 from trtcodemod.transforms._runtime_scope import TRACING_HELPER, RuntimeScopeRule
 
@@ -49,15 +50,20 @@ class Decline(Exception):
 class Kind:
     """What a flattened value is.
 
-    ``static``: the same for every image; ``rows``: one row per candidate of every image (image ``r // n``);
-    ``index``: positions in those rows, by image ascending, in each image the order the loop had; ``along``: one
-    row per entry of the index named ``along``; ``positions``: positions in the index ``along`` kept by NMS."""
+    ``static``: the same for every image; ``rows``: one row per candidate, of the image ``image`` (an expression)
+    gives, grouped by image ascending in the loop's order (``mask``: known to be bool, from a comparison);
+    ``index``: positions in rows whose images ``image`` gives, grouped the same way."""
 
     name: str
-    along: str | None = None
+    image: str = ""
+    mask: bool = False
 
 
-STATIC, ROWS, INDEX = Kind("static"), Kind("rows"), Kind("index")
+STATIC = Kind("static")
+
+
+def _mentions(text: str, name: str) -> bool:
+    return re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", text) is not None
 
 
 class Flattener:
@@ -73,17 +79,47 @@ class Flattener:
 
     def statement(self, target: str, value: cst.BaseExpression) -> str:
         text, kind = self.expression(value)
-        if target in (self.index, self.item):
+        if target in (self.index, self.item) or target.startswith("_trt_"):
             raise Decline
         for name, bound in list(self.env.items()):
-            if bound.along == target:
-                self.env[name] = Kind("stale")
-        self.env[target] = kind
+            if _mentions(bound.image, target):
+                self.env[name] = Kind("stale")  # its images were read through the name's old value
+        self.env[target] = Kind("stale") if _mentions(kind.image, target) else kind
         return f"{target} = {text}"
+
+    def pair(self, targets: list[str], value: cst.BaseExpression) -> str:
+        """``values, indices = rows.max(d)`` (or ``min``, ``torch.max(rows, d)``) along an axis of each row."""
+        value = strip_parens(value)
+        if type(value) is not cst.Call or len(targets) != 2 or any(a.star for a in value.args):
+            raise Decline
+        func = value.func
+        method = type(func) is cst.Attribute and not self.rule.context.qualified_names(func) \
+            and func.attr.value in ("max", "min")
+        function = self.rule.context.refers_to(func, "torch.max", "torch.min")
+        args = list(value.args) if method else list(value.args[1:])
+        subject = func.value if method else (value.args[0].value if value.args and function else None)
+        if subject is None or not args or args[0].keyword not in (None,) or any(self._dynamic(a) for a in args):
+            raise Decline
+        axis = int_value(args[0].value)
+        if axis is None or axis < 1 or any(a.keyword is not None and a.keyword.value != "keepdim" for a in args[1:]):
+            raise Decline  # axis 0 (or a negative one, the last of a 1-D tensor) would reduce across candidates
+        text, kind = self.expression(subject)
+        if kind.name != "rows":
+            raise Decline
+        rest = ", ".join(code_of(a).strip().rstrip(",") for a in args)
+        call = f"{text}.{func.attr.value}({rest})" if method else f"{code_of(func).strip()}({text}, {rest})"
+        for target in targets:
+            if target in (self.index, self.item) or target.startswith("_trt_"):
+                raise Decline
+            for name, bound in list(self.env.items()):
+                if _mentions(bound.image, target):
+                    self.env[name] = Kind("stale")
+            self.env[target] = Kind("stale") if _mentions(kind.image, target) else Kind("rows", kind.image)
+        return f"{', '.join(targets)} = {call}"
 
     def per_image(self, value: cst.BaseExpression) -> str:
         text, kind = self.expression(value)
-        if kind.name not in ("rows", "along"):
+        if kind.name != "rows":
             raise Decline
         return text
 
@@ -94,13 +130,6 @@ class Flattener:
                 return True
         return False
 
-    def image_of(self, kind: Kind) -> str:
-        if kind == ROWS:
-            return _IMAGE
-        if kind.name == "along":
-            return f"{_IMAGE}[{kind.along}]"
-        raise Decline
-
     def expression(self, node: cst.BaseExpression) -> tuple[str, Kind]:
         node = strip_parens(node)
         if not self._dynamic(node):
@@ -108,7 +137,7 @@ class Flattener:
         kind = type(node)
         if kind is cst.Name:
             if node.value == self.item:
-                return f"{code_of(self.source).strip()}.flatten(0, 1)", ROWS
+                return f"{code_of(self.source).strip()}.flatten(0, 1)", Kind("rows", _IMAGE)
             if node.value == self.index:
                 raise Decline  # the image's index as a number: only `full_like(..., i)` is taken
             bound = self.env[node.value]
@@ -118,20 +147,27 @@ class Flattener:
         if kind is cst.Subscript:
             return self._subscript(node)
         if kind is cst.Comparison:
-            return self._elementwise(node, [node.left, *(c.comparator for c in node.comparisons)])
+            text, found = self._elementwise(node, [node.left, *(c.comparator for c in node.comparisons)])
+            return text, Kind("rows", found.image, mask=True)
         if kind is cst.BinaryOperation:
-            return self._elementwise(node, [node.left, node.right])
+            text, found = self._elementwise(node, [node.left, node.right])
+            logical = type(node.operator) in (cst.BitAnd, cst.BitOr)
+            operands = [self.expression(o)[1] for o in (node.left, node.right)]
+            return text, Kind("rows", found.image, mask=logical and all(k.mask for k in operands))
         if kind is cst.UnaryOperation:
-            return self._elementwise(node, [node.expression])
+            text, found = self._elementwise(node, [node.expression])
+            inverted = type(node.operator) is cst.BitInvert and self.expression(node.expression)[1].mask
+            return text, Kind("rows", found.image, mask=inverted)
         if kind is cst.Call:
             return self._call(node)
         raise Decline
 
     def _elementwise(self, node: cst.BaseExpression, operands: list[cst.BaseExpression]) -> tuple[str, Kind]:
-        """An operator on values of one alignment (numbers broadcast): the same operator on the flattened ones."""
+        """An operator on rows of the same images (numbers broadcast): the same operator on the flattened ones."""
         parts = [self.expression(o) for o in operands]
         kinds = {k for _, k in parts} - {STATIC}
-        if len(kinds) != 1 or next(iter(kinds)).name not in ("rows", "along"):
+        images = {k.image for k in kinds}
+        if len(images) != 1 or any(k.name != "rows" for k in kinds):
             raise Decline
         new = [self._operand(o, text) for o, (text, _) in zip(operands, parts)]
         if type(node) is cst.BinaryOperation:
@@ -141,12 +177,13 @@ class Flattener:
         else:
             replaced = node.with_changes(left=new[0], comparisons=[
                 c.with_changes(comparator=n) for c, n in zip(node.comparisons, new[1:])])
-        return code_of(replaced).strip(), next(iter(kinds))
+        return code_of(replaced).strip(), Kind("rows", images.pop())
 
     @staticmethod
     def _operand(operand: cst.BaseExpression, text: str) -> cst.BaseExpression:
-        """The flattened operand, in parentheses where the original's operator needed them."""
-        wrap = type(strip_parens(operand)) in (cst.BinaryOperation, cst.Comparison, cst.UnaryOperation)
+        """The flattened operand, in parentheses where the original had them (its operators are the original's, its
+        other parts names, subscripts and calls, which bind as tightly as what they replace)."""
+        wrap = bool(getattr(operand, "lpar", ()))
         return cst.parse_expression(f"({text})" if wrap else text)
 
     def _subscript(self, node: cst.Subscript) -> tuple[str, Kind]:
@@ -164,24 +201,28 @@ class Flattener:
                 raise Decline
             base = f"{code_of(node.value).strip()}.flatten(0, 1)"
             if not rest:
-                return base, ROWS
+                return base, Kind("rows", _IMAGE)
             candidates = rest[0].slice
             if type(candidates) is not cst.Slice or candidates.lower or candidates.upper or candidates.step:
                 raise Decline  # the candidates' axis is the flattened one: it must be taken whole
-            return f"{base}[{', '.join(code_of(e.slice).strip() for e in rest)}]", ROWS
+            return f"{base}[{', '.join(code_of(e.slice).strip() for e in rest)}]", Kind("rows", _IMAGE)
         base, kind = self.expression(node.value)
         if type(first) is cst.Slice:
             if first.lower is not None or first.upper is not None or first.step is not None or not rest:
                 raise Decline
-            if kind.name not in ("rows", "along", "index"):
+            if kind.name != "rows":
                 raise Decline
-            return f"{base}[:{rest_text}]", kind
+            return f"{base}[:{rest_text}]", Kind("rows", kind.image)
         at, at_kind = self.expression(first.value)
-        if kind == ROWS and at_kind == INDEX and type(strip_parens(first.value)) is cst.Name:
-            return f"{base}[{at}{rest_text}]", Kind("along", at)
-        if kind == INDEX and not rest and type(node.value) is cst.Name and at_kind.name in ("along", "positions") \
-                and at_kind.along == node.value.value:
-            return f"{base}[{at}]", INDEX  # a mask of the index's entries, or the positions NMS kept
+        at_name = type(strip_parens(first.value)) is cst.Name
+        if kind.name == "rows" and at_kind.name == "index" and at_kind.image == kind.image and at_name:
+            return f"{base}[{at}{rest_text}]", Kind("rows", f"{kind.image}[{at}]")  # rows picked by position
+        if kind.name == "rows" and at_kind.name == "rows" and at_kind.mask and at_kind.image == kind.image:
+            return f"{base}[{at}{rest_text}]", Kind("rows", f"{kind.image}[{at}]")  # rows picked by a mask
+        if kind.name == "index" and not rest and type(node.value) is cst.Name \
+                and at_kind.image == f"{kind.image}[{node.value.value}]" \
+                and (at_kind.name == "index" or at_kind.mask):
+            return f"{base}[{at}]", Kind("index", kind.image)  # a mask of the index's entries, or NMS's picks
         raise Decline
 
     def _call(self, node: cst.Call) -> tuple[str, Kind]:
@@ -193,27 +234,27 @@ class Flattener:
             if any(self._dynamic(a) for a in node.args):
                 raise Decline
             base, kind = self.expression(func.value)
-            if kind.name not in ("rows", "along"):
+            if kind.name != "rows":
                 raise Decline
             args = ", ".join(code_of(a).strip().rstrip(",") for a in node.args)
-            return f"{base}.{func.attr.value}({args})", kind
+            return f"{base}.{func.attr.value}({args})", Kind("rows", kind.image)
         positional = [a.value for a in node.args if a.keyword is None]
         keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
         if context.refers_to(func, *_ROW_WISE):
             if not positional or any(self._dynamic(a) for a in node.args[1:]):
                 raise Decline
             text, kind = self.expression(positional[0])
-            if kind.name not in ("rows", "along"):
+            if kind.name != "rows":
                 raise Decline
             args = "".join(", " + code_of(a).strip().rstrip(",") for a in node.args[1:])
-            return f"{code_of(func).strip()}({text}{args})", kind
+            return f"{code_of(func).strip()}({text}{args})", Kind("rows", kind.image)
         if context.refers_to(func, *_SMALL):
             if len(node.args) != 2 or self._dynamic(node.args[1]):
                 raise Decline
             text, kind = self.expression(node.args[0].value)
-            if kind != ROWS:
-                raise Decline  # positions in a subset: not positions in the rows
-            return f"{code_of(func).strip()}({text}, {code_of(node.args[1].value).strip()})", INDEX
+            if kind.name != "rows":
+                raise Decline
+            return f"{code_of(func).strip()}({text}, {code_of(node.args[1].value).strip()})", Kind("index", kind.image)
         batched = context.refers_to(func, *_BATCHED_NMS)
         if batched or context.refers_to(func, *_NMS):
             names = ("boxes", "scores", "idxs", "iou_threshold") if batched else ("boxes", "scores", "iou_threshold")
@@ -224,15 +265,15 @@ class Flattener:
             if set(values) != set(names) or self._dynamic(values["iou_threshold"]):
                 raise Decline
             parts = [self.expression(values[n]) for n in names[:-1]]
-            kinds = {k for _, k in parts}
-            if len(kinds) != 1 or next(iter(kinds)).name not in ("rows", "along"):
+            images = {k.image for _, k in parts}
+            if len(images) != 1 or any(k.name != "rows" for _, k in parts):
                 raise Decline
-            kind = next(iter(kinds))
+            image = images.pop()
             labels = parts[2][0] if batched else "None"
             self.helpers.add(NMS_HELPER)
-            call = (f"{NMS_HELPER}({parts[0][0]}, {parts[1][0]}, {labels}, {self.image_of(kind)}, "
+            call = (f"{NMS_HELPER}({parts[0][0]}, {parts[1][0]}, {labels}, {image}, "
                     f"{code_of(values['iou_threshold']).strip()}, {_COUNT})")
-            return call, (INDEX if kind == ROWS else Kind("positions", kind.along))
+            return call, Kind("index", image)
         if context.refers_to(func, "torch.full_like"):
             if len(node.args) != 2 or node.args[1].keyword is not None or node.args[0].keyword is not None:
                 raise Decline
@@ -240,8 +281,10 @@ class Flattener:
             if type(fill) is not cst.Name or fill.value != self.index:
                 raise Decline
             text, kind = self.expression(node.args[0].value)
+            if kind.name != "rows":
+                raise Decline
             self.helpers.add(FILL_HELPER)
-            return f"{FILL_HELPER}({text}, {self.image_of(kind)})", kind
+            return f"{FILL_HELPER}({text}, {kind.image})", Kind("rows", kind.image)
         if context.refers_to(func, *_CAT):
             if not node.args or node.args[0].keyword is not None:
                 raise Decline
@@ -253,11 +296,11 @@ class Flattener:
             if type(items) not in (cst.List, cst.Tuple) or any(type(e) is not cst.Element for e in items.elements):
                 raise Decline
             parts = [self.expression(e.value) for e in items.elements]
-            kinds = {k for _, k in parts}
-            if len(kinds) != 1 or next(iter(kinds)).name not in ("rows", "along"):
+            images = {k.image for _, k in parts}
+            if len(images) != 1 or any(k.name != "rows" for _, k in parts):
                 raise Decline
             return (f"{code_of(func).strip()}([{', '.join(t for t, _ in parts)}], "
-                    f"{code_of(axis.value).strip()})"), next(iter(kinds))
+                    f"{code_of(axis.value).strip()})"), Kind("rows", images.pop())
         raise Decline
 
 
@@ -371,10 +414,15 @@ faithful and equivalent on its inputs. Anything else in the body (another call, 
                  f"{_IMAGE} = torch.arange({_COUNT} * {_N}, device={code_of(source).strip()}.device) // {_N}"]
         try:
             for statement in small[:-1]:
-                if type(statement) is not cst.Assign or len(statement.targets) != 1 \
-                        or type(statement.targets[0].target) is not cst.Name:
+                if type(statement) is not cst.Assign or len(statement.targets) != 1:
                     raise Decline
-                lines.append(flattener.statement(statement.targets[0].target.value, statement.value))
+                assigned = statement.targets[0].target
+                if type(assigned) is cst.Tuple and all(type(e.value) is cst.Name for e in assigned.elements):
+                    lines.append(flattener.pair([e.value.value for e in assigned.elements], statement.value))
+                elif type(assigned) is cst.Name:
+                    lines.append(flattener.statement(assigned.value, statement.value))
+                else:
+                    raise Decline
             lines.append(f"{target}.append({flattener.per_image(append.value.args[0].value)})")
         except (Decline, KeyError):
             return

@@ -123,6 +123,25 @@ class Agnostic(nn.Module):
             keep = keep[torchvision.ops.nms(p[:, :4][keep], score[keep], 0.45)]
             out.append(torch.cat((p[keep], torch.full_like(p[keep][:, :1], i)), 1))
         return torch.cat(out, 0)
+
+
+class Masked(nn.Module):
+    # The best class and a confidence mask per candidate, then class-wise NMS on what the mask keeps: YOLOX's
+    # `postprocess` (Megvii-BaseDetection/YOLOX@6ddff4824372906469a7fae2dc3206c7aa4bbaee yolox/utils/boxes.py:47-70:
+    # `torch.max(image_pred[:, 5:], 1, keepdim=True)`, `detections[conf_mask]`, `batched_nms(...)`) and YOLOv7's
+    # `non_max_suppression` (WongKinYiu/yolov7@a207844b1ce82d204ab36d87d496728d3d2348e7 utils/general.py:661-684:
+    # `conf, j = x[:, 5:].max(1, keepdim=True)`, the rows kept by `conf.view(-1) > conf_thres`), in our own words.
+    def forward(self, pred: torch.Tensor) -> torch.Tensor:
+        rows = []
+        for i, p in enumerate(pred):
+            conf, cls = p[:, 5:].max(1, keepdim=True)
+            mask = (p[:, 4] * conf[:, 0] >= 0.2) & ~(p[:, 2] <= p[:, 0])
+            det = torch.cat((p[:, :4], p[:, 4:5] * conf, cls.float()), 1)
+            det = det[mask]
+            keep = torchvision.ops.batched_nms(det[:, :4], det[:, 4], det[:, 5], 0.45)
+            det = det[keep]
+            rows.append(torch.cat([det, torch.full_like(det[:, :1], i)], 1))
+        return torch.cat(rows)
 """
 
 
@@ -138,11 +157,11 @@ def _pred(batch: int, generator: torch.Generator, count: int = 40) -> list[torch
     return [torch.cat([boxes, score[..., None], torch.rand(batch, count, 2, generator=generator)], -1)]
 
 
-INPUTS = {"Boxes": _boxes, "Agnostic": _pred}
+INPUTS = {"Boxes": _boxes, "Agnostic": _pred, "Masked": _pred}
 
 
 def test_the_loops_are_rewritten() -> None:
-    assert rules_found(LOOPS, select=RULE) == ["TRT360"] * 2
+    assert rules_found(LOOPS, select=RULE) == ["TRT360"] * 3
     assert rewrite(LOOPS, select=RULE) == LOOPS  # unsafe: only with --unsafe
     after = rewrite(LOOPS, select=RULE, unsafe=True)
     assert ("        if _trt_tracing():\n"
@@ -164,6 +183,15 @@ def test_the_loops_are_rewritten() -> None:
             "            keep = keep[score[keep] >= 0.25]\n"
             "            keep = keep[_trt_nms_by_image(pred.flatten(0, 1)[:, :4][keep], score[keep], None, "
             "_trt_image[keep], 0.45, _trt_count)]\n" in after)
+    assert ("            conf, cls = pred.flatten(0, 1)[:, 5:].max(1, keepdim=True)\n"
+            "            mask = (pred.flatten(0, 1)[:, 4] * conf[:, 0] >= 0.2) & ~(pred.flatten(0, 1)[:, 2] <= "
+            "pred.flatten(0, 1)[:, 0])\n"
+            "            det = torch.cat([pred.flatten(0, 1)[:, :4], pred.flatten(0, 1)[:, 4:5] * conf, cls.float()], 1)\n"
+            "            det = det[mask]\n"
+            "            keep = _trt_nms_by_image(det[:, :4], det[:, 4], det[:, 5], _trt_image[mask], 0.45, _trt_count)\n"
+            "            det = det[keep]\n"
+            "            rows.append(torch.cat([det, _trt_image_fill(det[:, :1], _trt_image[mask][keep])], 1))\n"
+            in after)
     assert "def _trt_group_by_image(" in after and "def _trt_tracing(" in after
     assert rewrite(after, select=RULE, unsafe=True) == after  # idempotent
 
@@ -223,7 +251,7 @@ def _edge_inputs(name: str, batch: int, generator: torch.Generator) -> list[list
     return [inputs, zeros, negative, no_candidates, odd]
 
 
-@pytest.mark.parametrize("name", ["Boxes", "Agnostic"])
+@pytest.mark.parametrize("name", ["Boxes", "Agnostic", "Masked"])
 def test_eager_code_runs_the_loop(name: str, tmp_path) -> None:
     before, after = _namespaces(tmp_path)
     original, rewritten = before[name](), after[name]()
@@ -233,7 +261,7 @@ def test_eager_code_runs_the_loop(name: str, tmp_path) -> None:
             assert_same_run(run_once(original, inputs), run_once(rewritten, inputs), context=f"{name} {batch}")
 
 
-@pytest.mark.parametrize("name", ["Boxes", "Agnostic"])
+@pytest.mark.parametrize("name", ["Boxes", "Agnostic", "Masked"])
 def test_the_flattened_branch_keeps_the_loops_rows(name: str, tmp_path, monkeypatch) -> None:
     before, after = _namespaces(tmp_path)
     monkeypatch.setitem(after, "_trt_tracing", lambda: True)
@@ -266,7 +294,7 @@ def _export(model: torch.nn.Module, inputs: list[torch.Tensor]) -> ort.Inference
     return ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
 
 
-@pytest.mark.parametrize("name", ["Boxes", "Agnostic"])
+@pytest.mark.parametrize("name", ["Boxes", "Agnostic", "Masked"])
 def test_the_exported_graph_follows_the_batch(name: str, tmp_path) -> None:
     before, after = _namespaces(tmp_path)
     original, rewritten = before[name](), after[name]()
