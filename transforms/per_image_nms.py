@@ -42,6 +42,13 @@ _ASSUMPTION = ("every tensor the loop reads at the image's index holds the loop'
                "by up to the batch's width and the classes' heights")
 
 
+#: The manual step for a per-image NMS loop the rewrite cannot take.
+_BY_HAND = ("run NMS once on every image's candidates (the batch flattened, an image-index column, `batched_nms` "
+            "with ids that combine the image and the class, rows ordered by image), or export the candidates and "
+            "run NMS after the engine (TensorRT's EfficientNMS plugin, or NMS outside the graph); a per-image cap "
+            "(`[:max_det]`) is a per-image top-k: keep it outside the exported graph")
+
+
 class Decline(Exception):
     """The loop holds something the flattening cannot carry over exactly."""
 
@@ -393,22 +400,42 @@ faithful and equivalent on its inputs. Anything else in the body (another call, 
     def _loop(self, block: tuple[cst.BaseStatement, ...] | list[cst.BaseStatement], position: int,
               node: cst.For) -> None:
         header = self._header(node)
-        if header is None:
+        if header is None or not self._runs_nms(node):
             return
-        index, item, source = header
+        loop = f"`for {code_of(node.target).strip()} in {code_of(node.iter).strip()}`"
+        flattened = self._flattened(block, position, node, *header)
+        if isinstance(flattened, str):
+            if header[1] is not None or self._first_read(node, header[0], slices=True) is not None:
+                self.found(node, f"{loop} runs NMS image by image over the batch: a traced export unrolls it with "
+                                 f"the example's batch; not rewritten ({flattened}); by hand: {_BY_HAND}")
+            return
+        lines, helpers = flattened
+        rewritten = cst.If(test=cst.parse_expression(f"{TRACING_HELPER}()"),
+                           body=cst.IndentedBlock(body=[cst.parse_statement(line + "\n") for line in lines]),
+                           orelse=cst.Else(body=cst.IndentedBlock(body=[node.with_changes(leading_lines=())])),
+                           leading_lines=node.leading_lines)
+        self.found(node, f"{loop} runs NMS image by image over the batch: a traced export unrolls it with the "
+                         f"example's batch; while tracing, `{TRACING_HELPER}()` runs its statements once on the "
+                         f"flattened batch (NMS per image as `{NMS_HELPER}`), the loop otherwise; assumes {_ASSUMPTION}",
+                   Fix({node: rewritten}, safety=Safety.UNSAFE, helpers=(TRACING_HELPER, *sorted(helpers))))
+
+    def _flattened(self, block, position: int, node: cst.For, index: str, item: str | None,
+                   source: cst.BaseExpression | None) -> tuple[list[str], set[str]] | str:
+        """The tracing branch's lines and helpers, or why the loop is left as it is."""
         body = node.body.body if type(node.body) is cst.IndentedBlock else ()
         small = [s.body[0] if type(s) is cst.SimpleStatementLine and len(s.body) == 1 else None for s in body]
         if not small or any(s is None for s in small):
-            return
+            return "its body holds more than one assignment per line, or a compound statement (`if`, a loop)"
         append = small[-1]
         target = self._appended(append)
         if target is None or not self._list_made_before(block, position, target) \
                 or not self._only_concatenated_after(block, position, target):
-            return
+            return ("it does not end by appending to a list made empty before it and only concatenated along its "
+                    "first axis after it")
         if item is None:
             source = self._first_read(node, index)
             if source is None:
-                return
+                return "it reads no tensor at the image's index"
         flattener = Flattener(self, index, item, source)
         lines = [f"{_N} = {code_of(source).strip()}.shape[1]", f"{_COUNT} = {code_of(source).strip()}.shape[0]",
                  f"{_IMAGE} = torch.arange({_COUNT} * {_N}, device={code_of(source).strip()}.device) // {_N}"]
@@ -425,20 +452,23 @@ faithful and equivalent on its inputs. Anything else in the body (another call, 
                     raise Decline
             lines.append(f"{target}.append({flattener.per_image(append.value.args[0].value)})")
         except (Decline, KeyError):
-            return
-        bound = {index, *([item] if item else []), *flattener.env}
-        if self._read_after(block, position, bound):
-            return
-        rewritten = cst.If(test=cst.parse_expression(f"{TRACING_HELPER}()"),
-                           body=cst.IndentedBlock(body=[cst.parse_statement(line + "\n") for line in lines]),
-                           orelse=cst.Else(body=cst.IndentedBlock(body=[node.with_changes(leading_lines=())])),
-                           leading_lines=node.leading_lines)
-        helpers = (TRACING_HELPER, *sorted(flattener.helpers))
-        self.found(node, f"`{code_of(node.target).strip()}` loops over the batch running NMS image by image: a "
-                         "traced export unrolls it with the example's batch; while tracing, "
-                         f"`{TRACING_HELPER}()` runs its statements once on the flattened batch (NMS per image as "
-                         f"`{NMS_HELPER}`), the loop otherwise; assumes {_ASSUMPTION}",
-                   Fix({node: rewritten}, safety=Safety.UNSAFE, helpers=helpers))
+            return ("a statement of its body is not one the rewrite carries over to every image at once: a call "
+                    "whose per-image meaning it does not know, the image's index as a number, a per-image cap")
+        if self._read_after(block, position, {index, *([item] if item else []), *flattener.env}):
+            return "code after it reads a name the loop binds"
+        return lines, flattener.helpers
+
+    def _runs_nms(self, node: cst.For) -> bool:
+        """Does the body call NMS (torchvision's, or a function or method named for it)?"""
+        for inner in walk(node.body):
+            if type(inner) is cst.Call:
+                if self.context.refers_to(inner.func, *_NMS, *_BATCHED_NMS):
+                    return True
+                name = inner.func.attr.value if type(inner.func) is cst.Attribute else (
+                    inner.func.value if type(inner.func) is cst.Name else "")
+                if "nms" in name.lower():
+                    return True
+        return False
 
     def _header(self, node: cst.For) -> tuple[str, str | None, cst.BaseExpression | None] | None:
         """(index, enumerated item, the enumerated tensor) of ``for i in range(n)`` / ``for i, p in enumerate(t)``."""
@@ -503,13 +533,18 @@ faithful and equivalent on its inputs. Anything else in the body (another call, 
         """Does later code of the block read a name the loop binds (the flattened branch leaves other values)?"""
         return any(type(n) is cst.Name and n.value in names for s in block[position + 1:] for n in walk(s))
 
-    def _first_read(self, node: cst.For, index: str) -> cst.BaseExpression | None:
-        """The first tensor the body reads at ``[index]`` (its first axis is the batch)."""
+    def _first_read(self, node: cst.For, index: str, slices: bool = False) -> cst.BaseExpression | None:
+        """The first tensor the body reads at ``[index]`` (its first axis is the batch), or, with ``slices``, at
+        ``[index:index + 1]``."""
         for inner in walk(node.body):
-            if type(inner) is cst.Subscript and len(inner.slice) >= 1 and type(inner.slice[0].slice) is cst.Index:
-                at = strip_parens(inner.slice[0].slice.value)
-                if type(at) is cst.Name and at.value == index and plain_read(inner.value):
-                    return inner.value
+            if type(inner) is not cst.Subscript or not inner.slice or not plain_read(inner.value):
+                continue
+            at = inner.slice[0].slice
+            if type(at) is cst.Index and type(strip_parens(at.value)) is cst.Name \
+                    and strip_parens(at.value).value == index:
+                return inner.value
+            if slices and type(at) is cst.Slice and type(at.lower) is cst.Name and at.lower.value == index:
+                return inner.value
         return None
 
 

@@ -13,6 +13,8 @@ import torch
 from safety import assert_same_run, import_source, run_once
 from support import rewrite, rules_found
 
+from trtcodemod.engine import Options, check_source
+
 RULE = ("TRT360",)
 
 
@@ -203,13 +205,40 @@ def test_the_loops_are_rewritten() -> None:
     "        keep = keep[keep.topk(3).indices]\n",  # a per-image top-k cap: not row-wise
     "        keep = keep[scores[i].sort().indices]\n",  # an image's own order
 ])
-def test_loops_it_cannot_carry_over_are_left_alone(body: str) -> None:
+def test_loops_it_cannot_carry_over_are_named_with_the_manual_step(body: str) -> None:
     code = ("import torch\nimport torchvision\n\ndef f(boxes, scores, mine):\n    rows = []\n"
             "    for i in range(boxes.shape[0]):\n        keep = torchvision.ops.remove_small_boxes(boxes[i], 1.0)\n"
             f"{body}"
             "        keep = keep[torchvision.ops.nms(boxes[i][keep], scores[i][keep], 0.5)]\n"
             "        rows.append(boxes[i][keep])\n    return torch.cat(rows)\n")
-    assert rules_found(code, select=RULE) == []
+    _named_not_rewritten(code)
+
+
+def _named_not_rewritten(code: str) -> None:
+    findings = check_source(code.encode(), "snippet.py", Options(select=RULE))
+    assert [f.rule for f in findings] == ["TRT360"]
+    assert "not rewritten" in findings[0].message and "run NMS once on every image's candidates" in findings[0].message
+    assert rewrite(code, select=RULE, unsafe=True) == code
+
+
+def test_a_library_nms_called_image_by_image_is_named() -> None:
+    # rtmdet's `RTMDet.nms` called on one image's slice (benchmarks/real_zoo21.py's rtmdet_tiny_nms): its
+    # internals (a per-image cap, `torch.stack`) are installed code, out of the rewrite's sight.
+    _named_not_rewritten(
+        "import torch\n\ndef f(m, boxes, scores, classes):\n    rows = []\n    for i in range(boxes.shape[0]):\n"
+        "        b, s, c = m.nms(boxes[i:i + 1], scores[i:i + 1], classes[i:i + 1])\n"
+        "        rows.append(torch.cat([b[0], s[0]], 1))\n    return torch.cat(rows)\n")
+
+
+def test_loops_over_other_axes_or_without_nms_are_left_alone() -> None:
+    # pytorch-retinanet's class loop (yhenon/pytorch-retinanet@0348a9d57b279e3b5b235461b472d37da5feec3d
+    # retinanet/model.py:273-283 runs `nms` per class on a batch of one): not over the batch
+    classes = ("import torch\nfrom torchvision.ops import nms\n\ndef f(scores, boxes):\n    rows = []\n"
+               "    for i in range(scores.shape[2]):\n        s = scores[:, :, i].squeeze(0)\n"
+               "        rows.append(nms(boxes[0], s, 0.5))\n    return torch.cat(rows)\n")
+    plain = ("import torch\n\ndef f(x):\n    rows = []\n    for i in range(x.shape[0]):\n"
+             "        rows.append(x[i] * 2)\n    return torch.cat(rows)\n")
+    assert rules_found(classes, select=RULE) == [] and rules_found(plain, select=RULE) == []
 
 
 @pytest.mark.parametrize("after", [
@@ -218,13 +247,13 @@ def test_loops_it_cannot_carry_over_are_left_alone(body: str) -> None:
     "    return torch.cat(rows, 1)",
     "    return torch.cat(rows), keep",  # a name the loop binds: the flattened branch leaves another value
 ])
-def test_lists_used_otherwise_are_left_alone(after: str) -> None:
+def test_lists_used_otherwise_are_named_only(after: str) -> None:
     code = ("import torch\nimport torchvision\n\ndef f(boxes, scores):\n    rows = []\n"
             "    for i in range(boxes.shape[0]):\n"
             "        keep = torchvision.ops.nms(boxes[i], scores[i], 0.5)\n"
             "        rows.append(boxes[i][keep])\n"
             f"{after}\n")
-    assert rules_found(code, select=RULE) == []
+    _named_not_rewritten(code)
 
 
 def test_the_rows_flat_nms_gives_are_the_loops() -> None:
