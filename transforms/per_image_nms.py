@@ -42,11 +42,9 @@ _ASSUMPTION = ("every tensor the loop reads at the image's index holds the loop'
                "by up to the batch's width and the classes' heights")
 
 
-#: The manual step for a per-image NMS loop the rewrite cannot take.
-_BY_HAND = ("run NMS once on every image's candidates (the batch flattened, an image-index column, `batched_nms` "
-            "with ids that combine the image and the class, rows ordered by image), or export the candidates and "
-            "run NMS after the engine (TensorRT's EfficientNMS plugin, or NMS outside the graph); a per-image cap "
-            "(`[:max_det]`) is a per-image top-k: keep it outside the exported graph")
+#: The manual step for a per-image NMS loop the rewrite cannot take (migrate's report gives it in full).
+_BY_HAND = ("run NMS once on every image's candidates (an image-index column, `batched_nms` with ids combining image "
+            "and class), or after the engine; a per-image cap stays outside the graph")
 
 
 class Decline(Exception):

@@ -221,6 +221,16 @@ def _named_not_rewritten(code: str) -> None:
     assert rewrite(code, select=RULE, unsafe=True) == code
 
 
+def test_migrate_gives_the_manual_step_past_what_a_report_line_shows() -> None:
+    from trtcodemod.migrate.manual_steps import PER_IMAGE_NMS_STEP, manual_step
+
+    entry = {"rule": "TRT360", "severity": "warning", "kind": "baked", "op": "(unrolled loop)",
+             "message": "value baked in at line 68; no automatic fix: `for i in range(b)` runs NMS image by image "
+                        "over the batch: ...; not rewritten (...)"}
+    assert manual_step(entry) == PER_IMAGE_NMS_STEP and "EfficientNMS" in PER_IMAGE_NMS_STEP
+    assert manual_step({**entry, "message": "value baked in at line 68"}) is None
+
+
 def test_a_library_nms_called_image_by_image_is_named() -> None:
     # rtmdet's `RTMDet.nms` called on one image's slice (benchmarks/real_zoo21.py's rtmdet_tiny_nms): its
     # internals (a per-image cap, `torch.stack`) are installed code, out of the rewrite's sight.
