@@ -74,23 +74,34 @@ def _mentions(text: str, name: str) -> bool:
 class Flattener:
     """The loop's statements on the flattened batch, or :class:`Decline`."""
 
-    def __init__(self, rule: "PerImageNms", index: str, item: str | None, source: cst.BaseExpression | None) -> None:
+    def __init__(self, rule: "PerImageNms", index: str | None, items: dict[str, cst.BaseExpression]) -> None:
         self.rule = rule
         self.index = index
-        self.item = item
-        self.source = source
+        self.items = items
         self.env: dict[str, Kind] = {}
         self.helpers: set[str] = set()
 
     def statement(self, target: str, value: cst.BaseExpression) -> str:
         text, kind = self.expression(value)
-        if target in (self.index, self.item) or target.startswith("_trt_"):
+        self._bind(target, kind)
+        return f"{target} = {text}"
+
+    def parallel(self, targets: list[str], values: list[cst.BaseExpression]) -> str:
+        """``a, b = x[i], y[i]``: every value read before any name is bound."""
+        if len(targets) != len(values):
+            raise Decline
+        parts = [self.expression(v) for v in values]
+        for target, (_, kind) in zip(targets, parts):
+            self._bind(target, kind)
+        return f"{', '.join(targets)} = {', '.join(t for t, _ in parts)}"
+
+    def _bind(self, target: str, kind: Kind) -> None:
+        if target == self.index or target in self.items or target.startswith("_trt_"):
             raise Decline
         for name, bound in list(self.env.items()):
             if _mentions(bound.image, target):
                 self.env[name] = Kind("stale")  # its images were read through the name's old value
         self.env[target] = Kind("stale") if _mentions(kind.image, target) else kind
-        return f"{target} = {text}"
 
     def pair(self, targets: list[str], value: cst.BaseExpression) -> str:
         """``values, indices = rows.max(d)`` (or ``min``, ``torch.max(rows, d)``) along an axis of each row."""
@@ -114,12 +125,7 @@ class Flattener:
         rest = ", ".join(code_of(a).strip().rstrip(",") for a in args)
         call = f"{text}.{func.attr.value}({rest})" if method else f"{code_of(func).strip()}({text}, {rest})"
         for target in targets:
-            if target in (self.index, self.item) or target.startswith("_trt_"):
-                raise Decline
-            for name, bound in list(self.env.items()):
-                if _mentions(bound.image, target):
-                    self.env[name] = Kind("stale")
-            self.env[target] = Kind("stale") if _mentions(kind.image, target) else Kind("rows", kind.image)
+            self._bind(target, Kind("rows", kind.image))
         return f"{', '.join(targets)} = {call}"
 
     def per_image(self, value: cst.BaseExpression) -> str:
@@ -130,7 +136,7 @@ class Flattener:
 
     def _dynamic(self, node: cst.CSTNode) -> bool:
         for inner in walk(node):
-            if type(inner) is cst.Name and (inner.value in (self.index, self.item) or (
+            if type(inner) is cst.Name and (inner.value == self.index or inner.value in self.items or (
                     inner.value in self.env and self.env[inner.value] != STATIC)):
                 return True
         return False
@@ -141,8 +147,8 @@ class Flattener:
             return code_of(node).strip(), STATIC
         kind = type(node)
         if kind is cst.Name:
-            if node.value == self.item:
-                return f"{code_of(self.source).strip()}.flatten(0, 1)", Kind("rows", _IMAGE)
+            if node.value in self.items:
+                return f"{code_of(self.items[node.value]).strip()}.flatten(0, 1)", Kind("rows", _IMAGE)
             if node.value == self.index:
                 raise Decline  # the image's index as a number: only `full_like(..., i)` is taken
             bound = self.env[node.value]
@@ -403,7 +409,7 @@ faithful and equivalent on its inputs. Anything else in the body (another call, 
         loop = f"`for {code_of(node.target).strip()} in {code_of(node.iter).strip()}`"
         flattened = self._flattened(block, position, node, *header)
         if isinstance(flattened, str):
-            if header[1] is not None or self._first_read(node, header[0], slices=True) is not None:
+            if header[1] or self._first_read(node, header[0], slices=True) is not None:
                 self.found(node, f"{loop} runs NMS image by image over the batch: a traced export unrolls it with "
                                  f"the example's batch; not rewritten ({flattened}); by hand: {_BY_HAND}")
             return
@@ -417,8 +423,8 @@ faithful and equivalent on its inputs. Anything else in the body (another call, 
                          f"flattened batch (NMS per image as `{NMS_HELPER}`), the loop otherwise; assumes {_ASSUMPTION}",
                    Fix({node: rewritten}, safety=Safety.UNSAFE, helpers=(TRACING_HELPER, *sorted(helpers))))
 
-    def _flattened(self, block, position: int, node: cst.For, index: str, item: str | None,
-                   source: cst.BaseExpression | None) -> tuple[list[str], set[str]] | str:
+    def _flattened(self, block, position: int, node: cst.For, index: str | None,
+                   items: dict[str, cst.BaseExpression]) -> tuple[list[str], set[str]] | str:
         """The tracing branch's lines and helpers, or why the loop is left as it is."""
         body = node.body.body if type(node.body) is cst.IndentedBlock else ()
         small = [s.body[0] if type(s) is cst.SimpleStatementLine and len(s.body) == 1 else None for s in body]
@@ -430,11 +436,10 @@ faithful and equivalent on its inputs. Anything else in the body (another call, 
                 or not self._only_concatenated_after(block, position, target):
             return ("it does not end by appending to a list made empty before it and only concatenated along its "
                     "first axis after it")
-        if item is None:
-            source = self._first_read(node, index)
-            if source is None:
-                return "it reads no tensor at the image's index"
-        flattener = Flattener(self, index, item, source)
+        source = next(iter(items.values())) if items else self._first_read(node, index)
+        if source is None:
+            return "it reads no tensor at the image's index"
+        flattener = Flattener(self, index, items)
         lines = [f"{_N} = {code_of(source).strip()}.shape[1]", f"{_COUNT} = {code_of(source).strip()}.shape[0]",
                  f"{_IMAGE} = torch.arange({_COUNT} * {_N}, device={code_of(source).strip()}.device) // {_N}"]
         try:
@@ -442,8 +447,13 @@ faithful and equivalent on its inputs. Anything else in the body (another call, 
                 if type(statement) is not cst.Assign or len(statement.targets) != 1:
                     raise Decline
                 assigned = statement.targets[0].target
+                value = strip_parens(statement.value)
                 if type(assigned) is cst.Tuple and all(type(e.value) is cst.Name for e in assigned.elements):
-                    lines.append(flattener.pair([e.value.value for e in assigned.elements], statement.value))
+                    names = [e.value.value for e in assigned.elements]
+                    if type(value) is cst.Tuple and all(type(e) is cst.Element for e in value.elements):
+                        lines.append(flattener.parallel(names, [e.value for e in value.elements]))
+                    else:
+                        lines.append(flattener.pair(names, value))
                 elif type(assigned) is cst.Name:
                     lines.append(flattener.statement(assigned.value, statement.value))
                 else:
@@ -452,7 +462,7 @@ faithful and equivalent on its inputs. Anything else in the body (another call, 
         except (Decline, KeyError):
             return ("a statement of its body is not one the rewrite carries over to every image at once: a call "
                     "whose per-image meaning it does not know, the image's index as a number, a per-image cap")
-        if self._read_after(block, position, {index, *([item] if item else []), *flattener.env}):
+        if self._read_after(block, position, {*([index] if index else []), *items, *flattener.env}):
             return "code after it reads a name the loop binds"
         return lines, flattener.helpers
 
@@ -468,22 +478,50 @@ faithful and equivalent on its inputs. Anything else in the body (another call, 
                     return True
         return False
 
-    def _header(self, node: cst.For) -> tuple[str, str | None, cst.BaseExpression | None] | None:
-        """(index, enumerated item, the enumerated tensor) of ``for i in range(n)`` / ``for i, p in enumerate(t)``."""
+    def _header(self, node: cst.For) -> tuple[str | None, dict[str, cst.BaseExpression]] | None:
+        """(the image's index, the names bound to each image of a tensor) of ``for i in range(n)``,
+        ``for i, p in enumerate(t)``, ``for a, b in zip(s, t)`` or ``for i, (a, b) in enumerate(zip(s, t))``."""
         if node.orelse is not None or node.asynchronous is not None:
             return None
-        source = node.iter
-        if type(source) is not cst.Call or type(source.func) is not cst.Name \
-                or self.context.qualified_names(source.func) or len(source.args) != 1 \
-                or source.args[0].keyword is not None or source.args[0].star:
-            return None
+        source = self._builtin_call(node.iter, "range", "enumerate", "zip")
         target = node.target
-        if source.func.value == "range" and type(target) is cst.Name:
-            return target.value, None, None
-        if source.func.value == "enumerate" and type(target) is cst.Tuple and len(target.elements) == 2 \
-                and all(type(e.value) is cst.Name for e in target.elements) and plain_read(source.args[0].value):
-            return target.elements[0].value.value, target.elements[1].value.value, source.args[0].value
-        return None
+        if source is None:
+            return None
+        if source.func.value == "range":
+            return (target.value, {}) if type(target) is cst.Name and len(source.args) == 1 else None
+        if source.func.value == "zip":
+            items = self._zipped(target, source)
+            return None if items is None else (None, items)
+        if len(source.args) != 1 or type(target) is not cst.Tuple or len(target.elements) != 2 \
+                or type(target.elements[0].value) is not cst.Name:
+            return None
+        index, item = target.elements[0].value.value, target.elements[1].value
+        inner = self._builtin_call(source.args[0].value, "zip")
+        if inner is not None:
+            items = self._zipped(item, inner)
+            return None if items is None else (index, items)
+        if type(item) is not cst.Name or not plain_read(source.args[0].value):
+            return None
+        return index, {item.value: source.args[0].value}
+
+    def _builtin_call(self, node: cst.BaseExpression, *names: str) -> cst.Call | None:
+        """A call of one of the builtins ``names`` (not a user's function of that name) with plain arguments."""
+        node = strip_parens(node)
+        if type(node) is not cst.Call or type(node.func) is not cst.Name or node.func.value not in names \
+                or self.context.qualified_names(node.func) or not node.args \
+                or any(a.keyword is not None or a.star for a in node.args):
+            return None
+        return node
+
+    @staticmethod
+    def _zipped(target: cst.BaseExpression, source: cst.Call) -> dict[str, cst.BaseExpression] | None:
+        """Each name of ``(a, b)`` bound to the tensor ``zip`` reads it from."""
+        target = strip_parens(target)
+        if type(target) not in (cst.Tuple, cst.List) or len(target.elements) != len(source.args) \
+                or any(type(e.value) is not cst.Name for e in target.elements) \
+                or not all(plain_read(a.value) for a in source.args):
+            return None
+        return {e.value.value: a.value for e, a in zip(target.elements, source.args)}
 
     def _appended(self, statement: cst.BaseSmallStatement) -> str | None:
         """``rows`` of ``rows.append(value)``."""

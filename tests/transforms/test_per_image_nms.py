@@ -144,6 +144,31 @@ class Masked(nn.Module):
             det = det[keep]
             rows.append(torch.cat([det, torch.full_like(det[:, :1], i)], 1))
         return torch.cat(rows)
+
+
+class Zipped(nn.Module):
+    # kqf/coin-detector@08455637ad013aec136a6aa508e87ea8ba764c1a detectors/inference.py:20-21 zips the batch's
+    # boxes and class scores and takes each candidate's best class before `batched_nms`; in our own words, enumerated,
+    # with the kept rows concatenated.
+    def forward(self, boxes: torch.Tensor, classes: torch.Tensor) -> torch.Tensor:
+        rows = []
+        for i, (b, c) in enumerate(zip(boxes, classes)):
+            score, label = c.max(1)
+            keep = torchvision.ops.batched_nms(b, score, label, 0.5)
+            rows.append(torch.cat([b[keep], score[keep, None], torch.full_like(score[keep, None], i)], 1))
+        return torch.cat(rows)
+
+
+class Pairs(nn.Module):
+    # An image's boxes and scores read in one assignment, the best class by `torch.max`, class-agnostic NMS.
+    def forward(self, boxes: torch.Tensor, classes: torch.Tensor) -> torch.Tensor:
+        rows = []
+        for k in range(boxes.shape[0]):
+            bx, cl = boxes[k], classes[k]
+            score, label = torch.max(cl, 1)
+            keep = torchvision.ops.nms(bx, score, 0.4)
+            rows.append(torch.cat((bx[keep], label[keep, None].float()), 1))
+        return torch.cat(rows)
 """
 
 
@@ -159,11 +184,16 @@ def _pred(batch: int, generator: torch.Generator, count: int = 40) -> list[torch
     return [torch.cat([boxes, score[..., None], torch.rand(batch, count, 2, generator=generator)], -1)]
 
 
-INPUTS = {"Boxes": _boxes, "Agnostic": _pred, "Masked": _pred}
+def _classes(batch: int, generator: torch.Generator, count: int = 40) -> list[torch.Tensor]:
+    return [_boxes(batch, generator, count)[0], torch.rand(batch, count, 3, generator=generator)]
+
+
+INPUTS = {"Boxes": _boxes, "Agnostic": _pred, "Masked": _pred, "Zipped": _classes, "Pairs": _classes}
+NAMES = list(INPUTS)
 
 
 def test_the_loops_are_rewritten() -> None:
-    assert rules_found(LOOPS, select=RULE) == ["TRT360"] * 3
+    assert rules_found(LOOPS, select=RULE) == ["TRT360"] * 5
     assert rewrite(LOOPS, select=RULE) == LOOPS  # unsafe: only with --unsafe
     after = rewrite(LOOPS, select=RULE, unsafe=True)
     assert ("        if _trt_tracing():\n"
@@ -194,6 +224,11 @@ def test_the_loops_are_rewritten() -> None:
             "            det = det[keep]\n"
             "            rows.append(torch.cat([det, _trt_image_fill(det[:, :1], _trt_image[mask][keep])], 1))\n"
             in after)
+    assert ("            score, label = classes.flatten(0, 1).max(1)\n"
+            "            keep = _trt_nms_by_image(boxes.flatten(0, 1), score, label, _trt_image, 0.5, _trt_count)\n"
+            in after)
+    assert ("            bx, cl = boxes.flatten(0, 1), classes.flatten(0, 1)\n"
+            "            score, label = torch.max(cl, 1)\n" in after)
     assert "def _trt_group_by_image(" in after and "def _trt_tracing(" in after
     assert rewrite(after, select=RULE, unsafe=True) == after  # idempotent
 
@@ -290,7 +325,7 @@ def _edge_inputs(name: str, batch: int, generator: torch.Generator) -> list[list
     return [inputs, zeros, negative, no_candidates, odd]
 
 
-@pytest.mark.parametrize("name", ["Boxes", "Agnostic", "Masked"])
+@pytest.mark.parametrize("name", NAMES)
 def test_eager_code_runs_the_loop(name: str, tmp_path) -> None:
     before, after = _namespaces(tmp_path)
     original, rewritten = before[name](), after[name]()
@@ -300,7 +335,7 @@ def test_eager_code_runs_the_loop(name: str, tmp_path) -> None:
             assert_same_run(run_once(original, inputs), run_once(rewritten, inputs), context=f"{name} {batch}")
 
 
-@pytest.mark.parametrize("name", ["Boxes", "Agnostic", "Masked"])
+@pytest.mark.parametrize("name", NAMES)
 def test_the_flattened_branch_keeps_the_loops_rows(name: str, tmp_path, monkeypatch) -> None:
     before, after = _namespaces(tmp_path)
     monkeypatch.setitem(after, "_trt_tracing", lambda: True)
@@ -333,7 +368,7 @@ def _export(model: torch.nn.Module, inputs: list[torch.Tensor]) -> ort.Inference
     return ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
 
 
-@pytest.mark.parametrize("name", ["Boxes", "Agnostic", "Masked"])
+@pytest.mark.parametrize("name", NAMES)
 def test_the_exported_graph_follows_the_batch(name: str, tmp_path) -> None:
     before, after = _namespaces(tmp_path)
     original, rewritten = before[name](), after[name]()
