@@ -241,7 +241,8 @@ class Flattener:
             raise Decline
         context = self.rule.context
         func = node.func
-        if type(func) is cst.Attribute and not context.qualified_names(func) and func.attr.value in _ELEMENTWISE_METHODS:
+        if type(func) is cst.Attribute and not context.qualified_names(func) \
+                and func.attr.value in _ELEMENTWISE_METHODS:
             if any(self._dynamic(a) for a in node.args):
                 raise Decline
             base, kind = self.expression(func.value)
@@ -410,8 +411,9 @@ faithful and equivalent on its inputs. Anything else in the body (another call, 
         flattened = self._flattened(block, position, node, *header)
         if isinstance(flattened, str):
             if header[1] or self._first_read(node, header[0], slices=True) is not None:
-                self.found(node, f"{loop} runs NMS image by image over the batch: a traced export unrolls it with "
-                                 f"the example's batch; not rewritten ({flattened}); by hand: {_BY_HAND}")
+                # at the loop's header: the problems of its body's lines are their own rules' (TRT713's tests)
+                self.found(node.iter, f"{loop} runs NMS image by image over the batch: a traced export unrolls it "
+                                      f"with the example's batch; not rewritten ({flattened}); by hand: {_BY_HAND}")
             return
         lines, helpers = flattened
         rewritten = cst.If(test=cst.parse_expression(f"{TRACING_HELPER}()"),
@@ -420,7 +422,8 @@ faithful and equivalent on its inputs. Anything else in the body (another call, 
                            leading_lines=node.leading_lines)
         self.found(node, f"{loop} runs NMS image by image over the batch: a traced export unrolls it with the "
                          f"example's batch; while tracing, `{TRACING_HELPER}()` runs its statements once on the "
-                         f"flattened batch (NMS per image as `{NMS_HELPER}`), the loop otherwise; assumes {_ASSUMPTION}",
+                         f"flattened batch (NMS per image as `{NMS_HELPER}`), the loop otherwise; assumes "
+                         f"{_ASSUMPTION}",
                    Fix({node: rewritten}, safety=Safety.UNSAFE, helpers=(TRACING_HELPER, *sorted(helpers))))
 
     def _flattened(self, block, position: int, node: cst.For, index: str | None,

@@ -218,9 +218,11 @@ def test_the_loops_are_rewritten() -> None:
     assert ("            conf, cls = pred.flatten(0, 1)[:, 5:].max(1, keepdim=True)\n"
             "            mask = (pred.flatten(0, 1)[:, 4] * conf[:, 0] >= 0.2) & ~(pred.flatten(0, 1)[:, 2] <= "
             "pred.flatten(0, 1)[:, 0])\n"
-            "            det = torch.cat([pred.flatten(0, 1)[:, :4], pred.flatten(0, 1)[:, 4:5] * conf, cls.float()], 1)\n"
+            "            det = torch.cat([pred.flatten(0, 1)[:, :4], pred.flatten(0, 1)[:, 4:5] * conf, cls.float()], "
+            "1)\n"
             "            det = det[mask]\n"
-            "            keep = _trt_nms_by_image(det[:, :4], det[:, 4], det[:, 5], _trt_image[mask], 0.45, _trt_count)\n"
+            "            keep = _trt_nms_by_image(det[:, :4], det[:, 4], det[:, 5], _trt_image[mask], 0.45, "
+            "_trt_count)\n"
             "            det = det[keep]\n"
             "            rows.append(torch.cat([det, _trt_image_fill(det[:, :1], _trt_image[mask][keep])], 1))\n"
             in after)
