@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import io
+import shutil
 import sys
-import types
 import warnings
 
 import onnxruntime as ort
@@ -13,79 +13,16 @@ import torch
 from safety import assert_same_run, import_source, run_once
 from support import rewrite, rules_found
 
+import torchvision_standin
+
 from trtcodemod.engine import Options, check_source
 
 RULE = ("TRT360",)
 
 
-# --- a stand-in for torchvision's box ops (the project's environment has no torchvision) ---------------------
-
-def _greedy_nms(boxes: torch.Tensor, scores: torch.Tensor, threshold: float) -> torch.Tensor:
-    """Greedy NMS by descending score, ties by position (what the compiled kernel does)."""
-    order = scores.argsort(descending=True, stable=True)
-    ordered = boxes[order]
-    area = (ordered[:, 2] - ordered[:, 0]) * (ordered[:, 3] - ordered[:, 1])
-    low = torch.max(ordered[:, None, :2], ordered[None, :, :2])
-    high = torch.min(ordered[:, None, 2:], ordered[None, :, 2:])
-    overlap = (high - low).clamp(min=0).prod(2)
-    suppress = (overlap / (area[:, None] + area[None, :] - overlap) > threshold).tolist()
-    dropped, kept = [False] * len(suppress), []
-    for at, row in enumerate(suppress):
-        if not dropped[at]:
-            kept.append(at)
-            dropped = [d or (j > at and row[j]) for j, d in enumerate(dropped)]
-    return order[torch.tensor(kept, dtype=torch.int64)]
-
-
-def _nms_symbolic(g, boxes, scores, threshold):
-    """``NonMaxSuppression`` of one batch and one class (the exporter's form of torchvision's op)."""
-    from torch.onnx import symbolic_helper
-
-    threshold = g.op("Constant", value_t=torch.tensor([symbolic_helper._maybe_get_const(threshold, "f")]))
-    picked = g.op("NonMaxSuppression", symbolic_helper._unsqueeze_helper(g, boxes, [0]),
-                  symbolic_helper._unsqueeze_helper(g, symbolic_helper._unsqueeze_helper(g, scores, [0]), [0]),
-                  g.op("Constant", value_t=torch.tensor([sys.maxsize], dtype=torch.long)), threshold)
-    column = g.op("Gather", picked, g.op("Constant", value_t=torch.tensor([2], dtype=torch.long)), axis_i=1)
-    return symbolic_helper._squeeze_helper(g, column, [1])
-
-
-if not hasattr(torch.ops, "torchvision") or not hasattr(torch.ops.torchvision, "nms"):
-    _LIBRARY = torch.library.Library("torchvision", "DEF")  # noqa: TOR901 (a test stand-in for the extension)
-    _LIBRARY.define("nms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor")
-    _LIBRARY.impl("nms", _greedy_nms, "CompositeExplicitAutograd")
-    torch.onnx.register_custom_op_symbolic("torchvision::nms", _nms_symbolic, 11)
-
-
-def _batched_nms(boxes, scores, idxs, threshold):
-    """Per-class NMS by torchvision's coordinate offsets."""
-    if boxes.numel() == 0:
-        return torch.empty((0,), dtype=torch.int64)
-    offsets = idxs.to(boxes) * (boxes.max() + 1)
-    return torch.ops.torchvision.nms(boxes + offsets[:, None], scores, threshold)
-
-
-def _remove_small_boxes(boxes, min_size):
-    wide = (boxes[:, 2] - boxes[:, 0] >= min_size) & (boxes[:, 3] - boxes[:, 1] >= min_size)
-    return torch.where(wide)[0]
-
-
-def _clip_boxes_to_image(boxes, size):
-    height, width = size
-    x = boxes[..., 0::2].clamp(min=0, max=width)
-    y = boxes[..., 1::2].clamp(min=0, max=height)
-    return torch.stack((x, y), dim=boxes.dim()).reshape(boxes.shape)
-
-
 @pytest.fixture(autouse=True)
 def torchvision_ops(monkeypatch):
-    ops = types.ModuleType("torchvision.ops")
-    ops.nms = lambda boxes, scores, threshold: torch.ops.torchvision.nms(boxes, scores, threshold)
-    ops.batched_nms, ops.remove_small_boxes, ops.clip_boxes_to_image = (_batched_nms, _remove_small_boxes,
-                                                                        _clip_boxes_to_image)
-    package = types.ModuleType("torchvision")
-    package.ops = ops
-    monkeypatch.setitem(sys.modules, "torchvision", package)
-    monkeypatch.setitem(sys.modules, "torchvision.ops", ops)
+    monkeypatch.setitem(sys.modules, "torchvision", torchvision_standin)
 
 
 # --- the loops ------------------------------------------------------------------------------------------------
@@ -387,3 +324,53 @@ def test_the_exported_graph_follows_the_batch(name: str, tmp_path) -> None:
         inputs = INPUTS[name](batch, generator)
         (got,) = session.run(None, {f"in{i}": t.numpy() for i, t in enumerate(inputs)})
         assert torch.equal(torch.from_numpy(got), original(*inputs)), (name, batch)
+
+
+MODEL = """\
+import torch
+import torchvision
+
+
+class Head(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.conv = torch.nn.Conv2d(3, 7, 3, 4, 1)
+
+    def forward(self, x):
+        out = self.conv(x).flatten(2).transpose(1, 2)
+        boxes = torch.cat([out[..., :2] * 8, out[..., :2] * 8 + out[..., 2:4].exp() * 8], -1)
+        scores, labels = out[..., 4:].sigmoid().max(-1)
+        rows = []
+        for i in range(x.shape[0]):
+            keep = torchvision.ops.remove_small_boxes(boxes[i], 1.0)
+            keep = keep[scores[i][keep] > 0.3]
+            keep = keep[torchvision.ops.batched_nms(boxes[i][keep], scores[i][keep], labels[i][keep], 0.5)]
+            rows.append(torch.cat([boxes[i][keep], scores[i][keep, None], torch.full_like(scores[i][keep, None], i)],
+                                  1))
+        return torch.cat(rows)
+
+
+def build():
+    return Head().eval()
+
+
+def inputs(generator):
+    return (torch.rand(2, 3, 32, 32, generator=generator),)
+"""
+
+
+def test_migrate_takes_the_loop_at_first_contact(tmp_path) -> None:
+    import json
+
+    from support import migrate_json
+
+    path = tmp_path / "model.py"
+    path.write_text(MODEL)
+    (tmp_path / "torchvision").mkdir()
+    shutil.copy(torchvision_standin.__file__, tmp_path / "torchvision" / "__init__.py")
+    report = migrate_json(path, json.dumps({"x": {"0": "batch"}}))
+    applied = {d["rule"]: d for d in report["applied"]}
+    assert "TRT360" in applied, report["remaining"]
+    assert report["after"]["faithful"] is True and not [r for r in report["remaining"] if r["source"]
+                                                         and r["source"].startswith(str(path))]
