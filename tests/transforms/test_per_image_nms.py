@@ -374,3 +374,20 @@ def test_migrate_takes_the_loop_at_first_contact(tmp_path) -> None:
     assert "TRT360" in applied, report["remaining"]
     assert report["after"]["faithful"] is True and not [r for r in report["remaining"] if r["source"]
                                                          and r["source"].startswith(str(path))]
+
+
+def test_a_scripted_caller_compiles_without_the_helpers() -> None:
+    # TorchScript compiles both branches of `if _trt_tracing():`; the helpers are `torch.jit.unused`, so a loop that
+    # scripted before still scripts (and runs its loop: `_trt_tracing()` is False there).
+    from trtcodemod.helpers.per_image import _trt_image_fill, _trt_nms_by_image
+    from trtcodemod.helpers.tracing import _trt_tracing
+
+    def post(boxes: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
+        if _trt_tracing():
+            image = torch.arange(boxes.shape[0])
+            keep = _trt_nms_by_image(boxes, scores, None, image, 0.5, boxes.shape[0])
+            return _trt_image_fill(boxes[keep], image[keep])
+        return boxes[scores > 0.5]
+
+    scores = torch.tensor([0.2, 0.7, float("nan")])
+    assert torch.equal(torch.jit.script(post)(torch.ones(3, 4), scores), torch.ones(1, 4))

@@ -9,9 +9,12 @@ positions ordered by image as the loop's concatenation orders them, and the imag
 
 import torch
 
+# Every helper is `torch.jit.unused`: they run only while tracing, and a scripted caller compiles without them.
 
-def _trt_nms_by_image(boxes: torch.Tensor, scores: torch.Tensor, labels, image: torch.Tensor,
-                      threshold: float, count) -> torch.Tensor:
+
+@torch.jit.unused
+def _trt_nms_by_image(boxes: torch.Tensor, scores: torch.Tensor, labels: torch.Tensor | None, image: torch.Tensor,
+                      threshold: float, count: int) -> torch.Tensor:
     """Positions kept by NMS done separately for each ``image`` (and each of its ``labels``, if given): by image
     ascending, then as NMS orders them (score descending), which is the order of the loop's concatenation.
 
@@ -35,13 +38,15 @@ def _trt_nms_by_image(boxes: torch.Tensor, scores: torch.Tensor, labels, image: 
     return _trt_group_by_image(keep, image[keep], count)
 
 
+@torch.jit.unused
 def _trt_span(values: torch.Tensor) -> torch.Tensor:
     """One more than the range of ``values`` and 0 (defined when ``values`` is empty)."""
     padded = torch.cat([values.flatten(), values.new_zeros(1)])
     return padded.max() - padded.min() + 1
 
 
-def _trt_group_by_image(keep: torch.Tensor, image: torch.Tensor, count) -> torch.Tensor:
+@torch.jit.unused
+def _trt_group_by_image(keep: torch.Tensor, image: torch.Tensor, count: int) -> torch.Tensor:
     """``keep`` reordered stably by ``image`` (ints in ``[0, count)``): a counting sort whose destination of entry
     ``j`` is the number of entries of a smaller image plus those of the same image before ``j``."""
     one_hot = (image[:, None] == torch.arange(count, device=image.device)[None, :]).to(torch.float32)
@@ -52,6 +57,7 @@ def _trt_group_by_image(keep: torch.Tensor, image: torch.Tensor, count) -> torch
     return torch.zeros_like(keep).scatter(0, destination, keep)
 
 
+@torch.jit.unused
 def _trt_image_fill(like: torch.Tensor, image: torch.Tensor) -> torch.Tensor:
     """``torch.full_like(like, i)`` for every row at once: row ``r`` of ``like`` filled with ``image[r]``."""
     column = image.to(like.dtype).reshape([-1] + [1] * (like.dim() - 1))
