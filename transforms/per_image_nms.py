@@ -71,6 +71,14 @@ def _mentions(text: str, name: str) -> bool:
     return re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", text) is not None
 
 
+def _one_image(parts: list[tuple[str, Kind]]) -> str:
+    """The images of values that are all rows of the same images (else :class:`Decline`)."""
+    images = {k.image for _, k in parts}
+    if len(images) != 1 or any(k.name != "rows" for _, k in parts):
+        raise Decline
+    return images.pop()
+
+
 class Flattener:
     """The loop's statements on the flattened batch, or :class:`Decline`."""
 
@@ -277,10 +285,7 @@ class Flattener:
             if set(values) != set(names) or self._dynamic(values["iou_threshold"]):
                 raise Decline
             parts = [self.expression(values[n]) for n in names[:-1]]
-            images = {k.image for _, k in parts}
-            if len(images) != 1 or any(k.name != "rows" for _, k in parts):
-                raise Decline
-            image = images.pop()
+            image = _one_image(parts)
             labels = parts[2][0] if batched else "None"
             self.helpers.add(NMS_HELPER)
             call = (f"{NMS_HELPER}({parts[0][0]}, {parts[1][0]}, {labels}, {image}, "
@@ -308,12 +313,21 @@ class Flattener:
             if type(items) not in (cst.List, cst.Tuple) or any(type(e) is not cst.Element for e in items.elements):
                 raise Decline
             parts = [self.expression(e.value) for e in items.elements]
-            images = {k.image for _, k in parts}
-            if len(images) != 1 or any(k.name != "rows" for _, k in parts):
-                raise Decline
             return (f"{code_of(func).strip()}([{', '.join(t for t, _ in parts)}], "
-                    f"{code_of(axis.value).strip()})"), Kind("rows", images.pop())
+                    f"{code_of(axis.value).strip()})"), Kind("rows", _one_image(parts))
         raise Decline
+
+
+#: The loop of the rule's example (before, and kept for eager code after).
+_LOOP = ("for i in range(b):\n"
+         "    keep = torchvision.ops.remove_small_boxes(boxes[i], 2.0)\n"
+         "    keep = keep[scores[i][keep] > 0.3]\n"
+         "    keep = keep[torchvision.ops.batched_nms(boxes[i][keep], scores[i][keep], labels[i][keep], 0.5)]\n"
+         "    rows.append(torch.cat([boxes[i][keep], torch.full_like(scores[i][keep, None], i)], 1))\n")
+
+
+def _indented(text: str, spaces: int) -> str:
+    return "".join(" " * spaces + line for line in text.splitlines(keepends=True))
 
 
 class PerImageNms(RuntimeScopeRule):
@@ -325,12 +339,15 @@ class PerImageNms(RuntimeScopeRule):
                 "unrolls it with the example's batch; run it on every image at once while tracing",
         doc=f"""\
 What it finds, in run-time code: a list filled by a loop over the batch's images,
-`rows = []` / `for i in range(b):` (or `for i, p in enumerate(pred):`) / `rows.append(...)`,
-later only concatenated along its first axis (`torch.cat(rows)`), whose body is assignments that
+`rows = []` / `for i in range(b):` (or `for i, p in enumerate(pred):`, `for b, c in zip(boxes, cls):`,
+`for i, (b, c) in enumerate(zip(...))`) / `rows.append(...)`, later only concatenated along its first
+axis (`torch.cat(rows)`), whose body is assignments that
 - read image `i` of batch tensors (`boxes[i]`, `scores[i]`, the enumerated `p`): its candidates, one a row;
-- keep row-wise work (`clip_boxes_to_image`, `box_convert`, operators with numbers, `.to(...)`);
-- pick candidates: `remove_small_boxes` (their positions), a mask of an index list (`keep[s[keep] > t]`),
-  the positions NMS keeps (`keep[batched_nms(bx[keep], s[keep], labels[keep], t)]` or `nms`);
+- keep row-wise work (`clip_boxes_to_image`, `box_convert`, operators with numbers, `.to(...)`, the best
+  class `conf, j = x[:, 5:].max(1, keepdim=True)` along an axis after the candidates');
+- pick candidates: `remove_small_boxes` (their positions), a comparison's mask (`det = det[conf > t]`, YOLOX's
+  `detections[conf_mask]`), a mask of an index list (`keep[s[keep] > t]`), the positions NMS keeps
+  (`keep[batched_nms(bx[keep], s[keep], labels[keep], t)]` or `nms`);
 - build the appended rows from rows read at the index (`torch.cat([bx[keep], s[keep, None]], 1)`),
   the image's number as a column (`torch.full_like(s[keep, None], i)`).
 
@@ -349,20 +366,14 @@ then its kept positions grouped by image by a counting sort (no TopK). `full_lik
 
 Fix safety: unsafe: {_ASSUMPTION}. `migrate` keeps it only where the rewritten model's graph is
 faithful and equivalent on its inputs. Anything else in the body (another call, `i` as a number, a
-`continue`, an `if`) leaves the loop as it is, and `migrate` names it at the loop.""",
+`continue`, an `if`, a per-image cap `[:max_det]`, a list of one result per image as YOLOX's and
+YOLOv5/v7's `non_max_suppression` return) leaves the loop as it is: the finding names it at the loop's
+header, with the manual step (one NMS on every image's candidates, or NMS after the engine).""",
         fix=Safety.UNSAFE,
         assumption=_ASSUMPTION,
         examples=(
             Example(
-                "import torchvision\n"
-                "def post(boxes, scores, labels, b):\n"
-                "    rows = []\n"
-                "    for i in range(b):\n"
-                "        keep = torchvision.ops.remove_small_boxes(boxes[i], 2.0)\n"
-                "        keep = keep[scores[i][keep] > 0.3]\n"
-                "        keep = keep[torchvision.ops.batched_nms(boxes[i][keep], scores[i][keep], labels[i][keep], "
-                "0.5)]\n"
-                "        rows.append(torch.cat([boxes[i][keep], torch.full_like(scores[i][keep, None], i)], 1))\n"
+                f"import torchvision\ndef post(boxes, scores, labels, b):\n    rows = []\n{_indented(_LOOP, 4)}"
                 "    return torch.cat(rows)\n",
                 "import torchvision\n"
                 "def post(boxes, scores, labels, b):\n"
@@ -377,13 +388,7 @@ faithful and equivalent on its inputs. Anything else in the body (another call, 
                 f"labels.flatten(0, 1)[keep], {_IMAGE}[keep], 0.5, {_COUNT})]\n"
                 "        rows.append(torch.cat([boxes.flatten(0, 1)[keep], "
                 f"{FILL_HELPER}(scores.flatten(0, 1)[keep, None], {_IMAGE}[keep])], 1))\n"
-                "    else:\n"
-                "        for i in range(b):\n"
-                "            keep = torchvision.ops.remove_small_boxes(boxes[i], 2.0)\n"
-                "            keep = keep[scores[i][keep] > 0.3]\n"
-                "            keep = keep[torchvision.ops.batched_nms(boxes[i][keep], scores[i][keep], labels[i][keep], "
-                "0.5)]\n"
-                "            rows.append(torch.cat([boxes[i][keep], torch.full_like(scores[i][keep, None], i)], 1))\n"
+                f"    else:\n{_indented(_LOOP, 8)}"
                 "    return torch.cat(rows)\n",
                 unsafe=True,
             ),
