@@ -71,6 +71,11 @@ def _mentions(text: str, name: str) -> bool:
     return re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", text) is not None
 
 
+def _atom(text: str, node: cst.BaseExpression) -> str:
+    """``text`` (the flattened ``node``) ready for ``.method()`` or ``[...]`` after it: in parentheses unless an atom."""
+    return text if type(strip_parens(node)) in (cst.Name, cst.Attribute, cst.Subscript, cst.Call) else f"({text})"
+
+
 def _one_image(parts: list[tuple[str, Kind]]) -> str:
     """The images of values that are all rows of the same images (else :class:`Decline`)."""
     images = {k.image for _, k in parts}
@@ -131,7 +136,8 @@ class Flattener:
         if kind.name != "rows":
             raise Decline
         rest = ", ".join(code_of(a).strip().rstrip(",") for a in args)
-        call = f"{text}.{func.attr.value}({rest})" if method else f"{code_of(func).strip()}({text}, {rest})"
+        call = f"{_atom(text, subject)}.{func.attr.value}({rest})" if method \
+            else f"{code_of(func).strip()}({text}, {rest})"
         for target in targets:
             self._bind(target, Kind("rows", kind.image))
         return f"{', '.join(targets)} = {call}"
@@ -209,6 +215,9 @@ class Flattener:
         elements = node.slice
         if any(type(e.slice) is not cst.Index and type(e.slice) is not cst.Slice for e in elements):
             raise Decline
+        found = self._positions(node)
+        if found is not None:
+            return found
         first = elements[0].slice
         rest = elements[1:]
         if any(self._dynamic(e) for e in rest):
@@ -226,6 +235,7 @@ class Flattener:
                 raise Decline  # the candidates' axis is the flattened one: it must be taken whole
             return f"{base}[{', '.join(code_of(e.slice).strip() for e in rest)}]", Kind("rows", _IMAGE)
         base, kind = self.expression(node.value)
+        base = _atom(base, node.value)
         if type(first) is cst.Slice:
             if first.lower is not None or first.upper is not None or first.step is not None or not rest:
                 raise Decline
@@ -244,6 +254,37 @@ class Flattener:
             return f"{base}[{at}]", Kind("index", kind.image)  # a mask of the index's entries, or NMS's picks
         raise Decline
 
+    def _positions(self, node: cst.Subscript) -> tuple[str, Kind] | None:
+        """The rows a mask picks, as positions: ``torch.where(m)[0]``, ``m.nonzero(as_tuple=True)[0]`` or
+        ``m.nonzero()[:, 0]`` (the first axis' positions, in order: grouped by image as the rows are)."""
+        call = strip_parens(node.value)
+        if type(call) is not cst.Call or any(a.star for a in call.args):
+            return None
+        code = [code_of(e.slice).strip() for e in node.slice]
+        context = self.rule.context
+        method = type(call.func) is cst.Attribute and not context.qualified_names(call.func) \
+            and call.func.attr.value == "nonzero"
+        function = context.refers_to(call.func, "torch.nonzero", "torch.where")
+        if not method and not function:
+            return None
+        args = list(call.args) if method else list(call.args[1:])
+        subject = call.func.value if method else (call.args[0].value if call.args else None)
+        if subject is None or (function == "torch.where" and args):
+            return None
+        tuples = function == "torch.where" or any(
+            a.keyword is not None and a.keyword.value == "as_tuple" and code_of(a.value).strip() == "True" for a in args)
+        if any(not (a.keyword is not None and a.keyword.value == "as_tuple") for a in args):
+            return None
+        if code != (["0"] if tuples else [":", "0"]):
+            return None
+        text, kind = self.expression(subject)
+        if kind.name != "rows" or not kind.mask:
+            raise Decline
+        spelled = f"{_atom(text, subject)}.nonzero" if method else code_of(call.func).strip()
+        rest = "".join(", " + code_of(a).strip().rstrip(",") for a in args)
+        call_text = f"{spelled}({rest.lstrip(', ')})" if method else f"{spelled}({text}{rest})"
+        return f"{call_text}[{', '.join(code)}]", Kind("index", kind.image)
+
     def _call(self, node: cst.Call) -> tuple[str, Kind]:
         if any(a.star for a in node.args):
             raise Decline
@@ -257,7 +298,7 @@ class Flattener:
             if kind.name != "rows":
                 raise Decline
             args = ", ".join(code_of(a).strip().rstrip(",") for a in node.args)
-            return f"{base}.{func.attr.value}({args})", Kind("rows", kind.image)
+            return f"{_atom(base, func.value)}.{func.attr.value}({args})", Kind("rows", kind.image)
         positional = [a.value for a in node.args if a.keyword is None]
         keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
         if context.refers_to(func, *_ROW_WISE):
@@ -345,7 +386,8 @@ axis (`torch.cat(rows)`), whose body is assignments that
 - read image `i` of batch tensors (`boxes[i]`, `scores[i]`, the enumerated `p`): its candidates, one a row;
 - keep row-wise work (`clip_boxes_to_image`, `box_convert`, operators with numbers, `.to(...)`, the best
   class `conf, j = x[:, 5:].max(1, keepdim=True)` along an axis after the candidates');
-- pick candidates: `remove_small_boxes` (their positions), a comparison's mask (`det = det[conf > t]`, YOLOX's
+- pick candidates: `remove_small_boxes` or a mask's positions (`torch.where(s > t)[0]`, `m.nonzero()[:, 0]`),
+  a comparison's mask (`det = det[conf > t]`, YOLOX's
   `detections[conf_mask]`), a mask of an index list (`keep[s[keep] > t]`), the positions NMS keeps
   (`keep[batched_nms(bx[keep], s[keep], labels[keep], t)]` or `nms`);
 - build the appended rows from rows read at the index (`torch.cat([bx[keep], s[keep, None]], 1)`),

@@ -106,6 +106,20 @@ class Pairs(nn.Module):
             keep = torchvision.ops.nms(bx, score, 0.4)
             rows.append(torch.cat((bx[keep], label[keep, None].float()), 1))
         return torch.cat(rows)
+
+
+class Positions(nn.Module):
+    # The candidates over a score threshold as positions, `torch.where(scores > t)[0]` (torchvision's detection
+    # heads' `postprocess_detections` pick theirs so), and by `nonzero()[:, 0]` of a two-sided mask; then NMS.
+    def forward(self, boxes: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
+        rows = []
+        for i in range(boxes.shape[0]):
+            inds = torch.where(scores[i] > 0.25)[0]
+            inds = inds[(scores[i][inds] < 0.95).nonzero()[:, 0]]
+            keep = torchvision.ops.nms(boxes[i][inds], scores[i][inds], 0.5)
+            inds = inds[keep]
+            rows.append(torch.cat([boxes[i][inds], torch.full_like(boxes[i][inds, :1], i)], 1))
+        return torch.cat(rows)
 """
 
 
@@ -125,12 +139,17 @@ def _classes(batch: int, generator: torch.Generator, count: int = 40) -> list[to
     return [_boxes(batch, generator, count)[0], torch.rand(batch, count, 3, generator=generator)]
 
 
-INPUTS = {"Boxes": _boxes, "Agnostic": _pred, "Masked": _pred, "Zipped": _classes, "Pairs": _classes}
+def _scored(batch: int, generator: torch.Generator, count: int = 40) -> list[torch.Tensor]:
+    return _boxes(batch, generator, count)[:2]
+
+
+INPUTS = {"Boxes": _boxes, "Agnostic": _pred, "Masked": _pred, "Zipped": _classes, "Pairs": _classes,
+          "Positions": _scored}
 NAMES = list(INPUTS)
 
 
 def test_the_loops_are_rewritten() -> None:
-    assert rules_found(LOOPS, select=RULE) == ["TRT360"] * 5
+    assert rules_found(LOOPS, select=RULE) == ["TRT360"] * 6
     assert rewrite(LOOPS, select=RULE) == LOOPS  # unsafe: only with --unsafe
     after = rewrite(LOOPS, select=RULE, unsafe=True)
     assert ("        if _trt_tracing():\n"
@@ -168,6 +187,8 @@ def test_the_loops_are_rewritten() -> None:
             in after)
     assert ("            bx, cl = boxes.flatten(0, 1), classes.flatten(0, 1)\n"
             "            score, label = torch.max(cl, 1)\n" in after)
+    assert ("            inds = torch.where(scores.flatten(0, 1) > 0.25)[0]\n"
+            "            inds = inds[(scores.flatten(0, 1)[inds] < 0.95).nonzero()[:, 0]]\n" in after)
     assert "def _trt_group_by_image(" in after and "def _trt_tracing(" in after
     assert rewrite(after, select=RULE, unsafe=True) == after  # idempotent
 
