@@ -72,7 +72,7 @@ def _mentions(text: str, name: str) -> bool:
 
 
 def _atom(text: str, node: cst.BaseExpression) -> str:
-    """``text`` (the flattened ``node``) ready for ``.method()`` or ``[...]`` after it: in parentheses unless an atom."""
+    """``text`` (the flattened ``node``) ready for ``.method()`` or ``[...]``: in parentheses unless an atom."""
     return text if type(strip_parens(node)) in (cst.Name, cst.Attribute, cst.Subscript, cst.Call) else f"({text})"
 
 
@@ -271,8 +271,8 @@ class Flattener:
         subject = call.func.value if method else (call.args[0].value if call.args else None)
         if subject is None or (function == "torch.where" and args):
             return None
-        tuples = function == "torch.where" or any(
-            a.keyword is not None and a.keyword.value == "as_tuple" and code_of(a.value).strip() == "True" for a in args)
+        tuples = function == "torch.where" or any(a.keyword is not None and a.keyword.value == "as_tuple"
+                                                  and code_of(a.value).strip() == "True" for a in args)
         if any(not (a.keyword is not None and a.keyword.value == "as_tuple") for a in args):
             return None
         if code != (["0"] if tuples else [":", "0"]):
