@@ -254,6 +254,51 @@ class Flattener:
             return f"{base}[{at}]", Kind("index", kind.image)  # a mask of the index's entries, or NMS's picks
         raise Decline
 
+    def _index_column(self, node: cst.Call, method: bool) -> tuple[str, Kind]:
+        """``torch.full((len(x), 1), i, ...)`` / ``t.new_full((x.shape[0], 1), i)``: the image's index for each row
+        of ``x``, its first size written as ``len(x)``, ``x.shape[0]`` or ``x.size(0)``."""
+        positional = [a for a in node.args if a.keyword is None]
+        if len(positional) != 2 or any(a.keyword is not None and a.keyword.value not in ("dtype", "device")
+                                       for a in node.args):
+            raise Decline
+        fill = strip_parens(positional[1].value)
+        shape = strip_parens(positional[0].value)
+        if type(fill) is not cst.Name or fill.value != self.index or type(shape) not in (cst.Tuple, cst.List) \
+                or not shape.elements or any(type(e) is not cst.Element for e in shape.elements) \
+                or any(self._dynamic(e.value) for e in shape.elements[1:]) \
+                or any(self._dynamic(a.value) for a in node.args if a.keyword is not None):
+            raise Decline
+        counted = self._counted(shape.elements[0].value)
+        rows, kind = self.expression(counted)
+        if kind.name not in ("rows", "index"):
+            raise Decline
+        owner = ""
+        if method:
+            owner = f"{_atom(self.expression(node.func.value)[0], node.func.value)}."
+        sizes = ", ".join([f"{_atom(rows, counted)}.shape[0]", *(code_of(e.value).strip() for e in shape.elements[1:])])
+        keywords = "".join(f", {a.keyword.value}={code_of(a.value).strip()}"
+                           for a in node.args if a.keyword is not None)
+        sizes = f"({sizes},)" if len(shape.elements) == 1 else f"({sizes})"
+        call = f"{owner}new_full({sizes}, 0{keywords})" if method \
+            else f"{code_of(node.func).strip()}({sizes}, 0{keywords})"
+        self.helpers.add(FILL_HELPER)
+        image = kind.image if kind.name == "rows" else f"{kind.image}[{rows}]"
+        return f"{FILL_HELPER}({call}, {image})", Kind("rows", image)
+
+    def _counted(self, size: cst.BaseExpression) -> cst.BaseExpression:
+        """``x`` of ``len(x)``, ``x.shape[0]`` or ``x.size(0)`` (else :class:`Decline`)."""
+        size = strip_parens(size)
+        if type(size) is cst.Call and type(size.func) is cst.Name and size.func.value == "len" \
+                and not self.rule.context.qualified_names(size.func) and len(size.args) == 1:
+            return size.args[0].value
+        if type(size) is cst.Call and type(size.func) is cst.Attribute and size.func.attr.value == "size" \
+                and [code_of(a.value).strip() for a in size.args] == ["0"]:
+            return size.func.value
+        if type(size) is cst.Subscript and type(size.value) is cst.Attribute and size.value.attr.value == "shape" \
+                and [code_of(e.slice).strip() for e in size.slice] == ["0"]:
+            return size.value.value
+        raise Decline
+
     def _positions(self, node: cst.Subscript) -> tuple[str, Kind] | None:
         """The rows a mask picks, as positions: ``torch.where(m)[0]``, ``m.nonzero(as_tuple=True)[0]`` or
         ``m.nonzero()[:, 0]`` (the first axis' positions, in order: grouped by image as the rows are)."""
@@ -332,6 +377,10 @@ class Flattener:
             call = (f"{NMS_HELPER}({parts[0][0]}, {parts[1][0]}, {labels}, {image}, "
                     f"{code_of(values['iou_threshold']).strip()}, {_COUNT})")
             return call, Kind("index", image)
+        full = context.refers_to(func, "torch.full")
+        new_full = type(func) is cst.Attribute and not context.qualified_names(func) and func.attr.value == "new_full"
+        if full or new_full:
+            return self._index_column(node, bool(new_full))
         if context.refers_to(func, "torch.full_like"):
             if len(node.args) != 2 or node.args[1].keyword is not None or node.args[0].keyword is not None:
                 raise Decline
@@ -391,7 +440,8 @@ axis (`torch.cat(rows)`), whose body is assignments that
   `detections[conf_mask]`), a mask of an index list (`keep[s[keep] > t]`), the positions NMS keeps
   (`keep[batched_nms(bx[keep], s[keep], labels[keep], t)]` or `nms`);
 - build the appended rows from rows read at the index (`torch.cat([bx[keep], s[keep, None]], 1)`),
-  the image's number as a column (`torch.full_like(s[keep, None], i)`).
+  the image's number as a column (`torch.full_like(s[keep, None], i)`, `torch.full((len(keep), 1), i)`,
+  `t.new_full((keep.shape[0], 1), i)`).
 
 Why it hurts: a traced export runs the loop with the example's batch and records each image's
 statements: at another batch size the graph still returns the rows of the example's number of

@@ -120,6 +120,18 @@ class Positions(nn.Module):
             inds = inds[keep]
             rows.append(torch.cat([boxes[i][inds], torch.full_like(boxes[i][inds, :1], i)], 1))
         return torch.cat(rows)
+
+
+class Column(nn.Module):
+    # The image's index as a column sized by the kept rows, as code that builds a batch-index column writes it
+    # (`torch.full((len(keep), 1), i)`, `boxes.new_full((keep.shape[0], 1), i)`).
+    def forward(self, boxes: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
+        rows = []
+        for i in range(boxes.shape[0]):
+            keep = torchvision.ops.nms(boxes[i], scores[i], 0.5)
+            rows.append(torch.cat([boxes[i][keep], torch.full((len(keep), 1), i, dtype=boxes.dtype),
+                                   boxes.new_full((keep.size(0), 2), i)], 1))
+        return torch.cat(rows)
 """
 
 
@@ -144,12 +156,12 @@ def _scored(batch: int, generator: torch.Generator, count: int = 40) -> list[tor
 
 
 INPUTS = {"Boxes": _boxes, "Agnostic": _pred, "Masked": _pred, "Zipped": _classes, "Pairs": _classes,
-          "Positions": _scored}
+          "Positions": _scored, "Column": _scored}
 NAMES = list(INPUTS)
 
 
 def test_the_loops_are_rewritten() -> None:
-    assert rules_found(LOOPS, select=RULE) == ["TRT360"] * 6
+    assert rules_found(LOOPS, select=RULE) == ["TRT360"] * 7
     assert rewrite(LOOPS, select=RULE) == LOOPS  # unsafe: only with --unsafe
     after = rewrite(LOOPS, select=RULE, unsafe=True)
     assert ("        if _trt_tracing():\n"
@@ -189,6 +201,8 @@ def test_the_loops_are_rewritten() -> None:
             "            score, label = torch.max(cl, 1)\n" in after)
     assert ("            inds = torch.where(scores.flatten(0, 1) > 0.25)[0]\n"
             "            inds = inds[(scores.flatten(0, 1)[inds] < 0.95).nonzero()[:, 0]]\n" in after)
+    assert ("_trt_image_fill(torch.full((keep.shape[0], 1), 0, dtype=boxes.dtype), _trt_image[keep]), "
+            "_trt_image_fill(boxes.new_full((keep.shape[0], 2), 0), _trt_image[keep])], 1))" in after)
     assert "def _trt_group_by_image(" in after and "def _trt_tracing(" in after
     assert rewrite(after, select=RULE, unsafe=True) == after  # idempotent
 
