@@ -36,7 +36,8 @@ _ELEMENTWISE_METHODS = frozenset({
 })
 
 _ASSUMPTION = ("every tensor the loop reads at the image's index holds the loop's images along its first axis and "
-               "the same number of candidates per image along its second; a value the body computes without the "
+               "the same number of candidates per image along its second; an image that an `if <no rows>: "
+               "continue` skips would append no rows; a value the body computes without the "
                "image is a number or broadcasts along a row's other axes; NMS may keep another box where two "
                "scores tie or where an IoU equals the threshold to within the rounding of coordinates shifted "
                "by up to the batch's width and the classes' heights")
@@ -141,6 +142,25 @@ class Flattener:
         for target in targets:
             self._bind(target, Kind("rows", kind.image))
         return f"{', '.join(targets)} = {call}"
+
+    def empty_test(self, test: cst.BaseExpression) -> None:
+        """``not x.shape[0]``, ``x.shape[0] == 0``, ``x.numel() == 0``, ``len(x) == 0``, ``not len(x)``, ``not
+        x.size(0)``, ``not x.numel()`` on rows or positions (else :class:`Decline`): the image has none."""
+        test = strip_parens(test)
+        if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+            size = strip_parens(test.expression)
+        elif type(test) is cst.Comparison and len(test.comparisons) == 1 \
+                and type(test.comparisons[0].operator) is cst.Equal and int_value(test.comparisons[0].comparator) == 0:
+            size = strip_parens(test.left)
+        else:
+            raise Decline
+        if type(size) is cst.Call and type(size.func) is cst.Attribute and size.func.attr.value == "numel" \
+                and not size.args:
+            counted = size.func.value
+        else:
+            counted = self._counted(size)
+        if self.expression(counted)[1].name not in ("rows", "index"):
+            raise Decline
 
     def per_image(self, value: cst.BaseExpression) -> str:
         text, kind = self.expression(value)
@@ -457,8 +477,9 @@ then its kept positions grouped by image by a counting sort (no TopK). `full_lik
 `{FILL_HELPER}`: each row's image.
 
 Fix safety: unsafe: {_ASSUMPTION}. `migrate` keeps it only where the rewritten model's graph is
-faithful and equivalent on its inputs. Anything else in the body (another call, `i` as a number, a
-`continue`, an `if`, a per-image cap `[:max_det]`, a list of one result per image as YOLOX's and
+faithful and equivalent on its inputs. `if not det.size(0): continue` (an image without rows, YOLOX's
+and YOLOv7's test; also `len(x) == 0`, `x.numel() == 0`) is dropped there: such an image makes no
+flattened rows. Anything else in the body (another call, `i` as a number, another `continue`, an `if`, a per-image cap `[:max_det]`, a list of one result per image as YOLOX's and
 YOLOv5/v7's `non_max_suppression` return) leaves the loop as it is: the finding names it at the loop's
 header, with the manual step (one NMS on every image's candidates, or NMS after the engine).""",
         fix=Safety.UNSAFE,
@@ -527,9 +548,11 @@ header, with the manual step (one NMS on every image's candidates, or NMS after 
                    items: dict[str, cst.BaseExpression]) -> tuple[list[str], set[str]] | str:
         """The tracing branch's lines and helpers, or why the loop is left as it is."""
         body = node.body.body if type(node.body) is cst.IndentedBlock else ()
-        small = [s.body[0] if type(s) is cst.SimpleStatementLine and len(s.body) == 1 else None for s in body]
+        small = [s.body[0] if type(s) is cst.SimpleStatementLine and len(s.body) == 1 else
+                 s if self._skips_empty(s) else None for s in body]
         if not small or any(s is None for s in small):
-            return "its body holds more than one assignment per line, or a compound statement (`if`, a loop)"
+            return ("its body holds more than one assignment per line, or a compound statement (`if`, a loop) "
+                    "other than `if <no rows>: continue`")
         append = small[-1]
         target = self._appended(append)
         if target is None or not self._list_made_before(block, position, target) \
@@ -544,6 +567,9 @@ header, with the manual step (one NMS on every image's candidates, or NMS after 
                  f"{_IMAGE} = torch.arange({_COUNT} * {_N}, device={code_of(source).strip()}.device) // {_N}"]
         try:
             for statement in small[:-1]:
+                if type(statement) is cst.If:
+                    flattener.empty_test(statement.test)
+                    continue  # an image without rows makes no rows below: the flattened rows skip it alike
                 if type(statement) is not cst.Assign or len(statement.targets) != 1:
                     raise Decline
                 assigned = statement.targets[0].target
@@ -565,6 +591,13 @@ header, with the manual step (one NMS on every image's candidates, or NMS after 
         if self._read_after(block, position, {*([index] if index else []), *items, *flattener.env}):
             return "code after it reads a name the loop binds"
         return lines, flattener.helpers
+
+    @staticmethod
+    def _skips_empty(statement: cst.BaseStatement) -> bool:
+        """``if <test>: continue`` (no ``else``); :meth:`Flattener.empty_test` judges the test."""
+        return type(statement) is cst.If and statement.orelse is None and type(statement.body) is cst.IndentedBlock \
+            and len(statement.body.body) == 1 and type(statement.body.body[0]) is cst.SimpleStatementLine \
+            and len(statement.body.body[0].body) == 1 and type(statement.body.body[0].body[0]) is cst.Continue
 
     def _runs_nms(self, node: cst.For) -> bool:
         """Does the body call NMS (torchvision's, or a function or method named for it)?"""
