@@ -479,8 +479,9 @@ then its kept positions grouped by image by a counting sort (no TopK). `full_lik
 Fix safety: unsafe: {_ASSUMPTION}. `migrate` keeps it only where the rewritten model's graph is
 faithful and equivalent on its inputs. `if not det.size(0): continue` (an image without rows, YOLOX's
 and YOLOv7's test; also `len(x) == 0`, `x.numel() == 0`) is dropped there: such an image makes no
-flattened rows. Anything else in the body (another call, `i` as a number, another `continue`, an `if`, a per-image cap `[:max_det]`, a list of one result per image as YOLOX's and
-YOLOv5/v7's `non_max_suppression` return) leaves the loop as it is: the finding names it at the loop's
+flattened rows. Anything else in the body (another call, `i` as a number, another `continue`, an
+`if`, a per-image cap `[:max_det]`, a list of one result per image as YOLOX's and YOLOv5/v7's
+`non_max_suppression` return) leaves the loop as it is: the finding names it at the loop's
 header, with the manual step (one NMS on every image's candidates, or NMS after the engine).""",
         fix=Safety.UNSAFE,
         assumption=_ASSUMPTION,
