@@ -452,3 +452,15 @@ def test_a_scripted_caller_compiles_without_the_helpers() -> None:
 
     scores = torch.tensor([0.2, 0.7, float("nan")])
     assert torch.equal(torch.jit.script(post)(torch.ones(3, 4), scores), torch.ones(1, 4))
+
+
+def test_half_precision_boxes_are_shifted_in_float32() -> None:
+    # 60 images 200 px wide: image 59's boxes move by about 12000, where float16's spacing is 8
+    from trtcodemod.helpers.per_image import _trt_nms_by_image
+
+    boxes = torch.tensor([[10.0, 10.0, 20.0, 20.0], [11.0, 10.0, 21.0, 20.0], [190.0, 0.0, 200.0, 5.0]])
+    boxes = boxes.repeat(60, 1).half()
+    scores = torch.tensor([0.9, 0.8, 0.7]).repeat(60).half()
+    image = torch.arange(60).repeat_interleave(3)
+    keep = _trt_nms_by_image(boxes, scores, None, image, 0.85, 60)
+    assert keep.tolist() == list(range(180))  # box 1 overlaps box 0 by 0.82 only (in float16 they would coincide)

@@ -24,17 +24,17 @@ def _trt_nms_by_image(boxes: torch.Tensor, scores: torch.Tensor, labels: torch.T
     ``batched_nms`` trick does). ``count`` is the number of images. The ranges include 0, so that they are
     defined on no candidate at all. The grouping is a counting sort (one-hot counts, ``cumsum``, ``scatter``): no
     TopK, whose K TensorRT limits."""
-    x = boxes[:, 0::2]
-    y = boxes[:, 1::2]
+    x = boxes[:, 0::2].float()  # shifted by up to the batch's width: half precision would round them coarsely
+    y = boxes[:, 1::2].float()
     width = _trt_span(x)
     height = _trt_span(y)
-    shifted_x = x + (image.to(boxes.dtype) * width)[:, None]
+    shifted_x = x + (image.float() * width)[:, None]
     shifted_y = y
     if labels is not None:
-        group = (labels - torch.cat([labels.flatten(), labels.new_zeros(1)]).min()).to(boxes.dtype)
+        group = (labels - torch.cat([labels.flatten(), labels.new_zeros(1)]).min()).float()
         shifted_y = y + (group * height)[:, None]
     shifted = torch.stack([shifted_x[:, 0], shifted_y[:, 0], shifted_x[:, 1], shifted_y[:, 1]], 1)
-    keep = torch.ops.torchvision.nms(shifted, scores, threshold)
+    keep = torch.ops.torchvision.nms(shifted, scores.float(), threshold)
     return _trt_group_by_image(keep, image[keep], count)
 
 
