@@ -471,7 +471,7 @@ The rewrite keeps the loop for eager code; while tracing (`{TRACING_HELPER}()`) 
 statements once, on the batch flattened into one list of candidates (`boxes.flatten(0, 1)`, row `r`
 of image `r // n`, `n` candidates per image). Positions stay grouped by image in the loop's order, so
 the appended rows are the loop's concatenation. NMS becomes `{NMS_HELPER}`: one NMS over every
-candidate with each image's boxes shifted along x by the image's number times the boxes' width span
+candidate with each image's boxes shifted (in float32) along x by the image's number times the boxes' width span
 (and, for `batched_nms`, along y by the class times the height span), so that groups never overlap,
 then its kept positions grouped by image by a counting sort (no TopK). `full_like(x, i)` becomes
 `{FILL_HELPER}`: each row's image.
