@@ -87,6 +87,7 @@ RULE_MODULES: tuple[str, ...] = (
     "inplace_compare",
     "unflatten_sizes",
     "elementwise_loop",
+    "per_image_nms",
     "size_numel",
     "size_float",
     "legacy_sizes",

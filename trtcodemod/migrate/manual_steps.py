@@ -34,6 +34,12 @@ UNROLLED_STEP = ("the graph holds the example's number of iterations at every si
                  "`Loop`), run it outside the exported graph (export its body, the state passed in and out), or "
                  "declare the axis static and export at the deployed size (guidance: For loops: parallelizable, "
                  "static, dynamic; Dynamic shape input)")
+#: A loop over the batch running NMS image by image that TRT360 could not carry over (a list per image, a `continue`,
+#: a per-image cap, a library's method).
+PER_IMAGE_NMS_STEP = ("run NMS once on every image's candidates: flatten the batch with an image-index column and call "
+                      "`batched_nms` with ids that combine the image and the class (kept rows ordered by image), or "
+                      "export the candidates and run NMS after the engine (TensorRT's EfficientNMS plugin); keep a "
+                      "per-image cap (`[:max_det]`) outside the exported graph (guidance: For loops: dynamic)")
 #: An operator or pattern TensorRT or the exporter does not take.
 OP_STEP = ("rewrite this call with operators the exporter and TensorRT take, as `trtcodemod explain {rule}` "
            "describes, or keep this part out of the engine (a TensorRT plugin, or the step done before or after it)")
@@ -115,6 +121,8 @@ def manual_step(entry: dict[str, Any]) -> str | None:
     message already gives)."""
     message = str(entry.get("message", ""))
     rule, op, kind = entry.get("rule"), str(entry.get("op", "")), entry.get("kind")
+    if rule == "TRT360" and "not rewritten" in message:
+        return PER_IMAGE_NMS_STEP  # the rule's message ends with it, past what a report line shows
     if entry.get("severity") == "error" and rule and _NO_PATH in message and "guidance:" not in message:
         return _for_rule(rule)  # TRT706 names what TensorRT lacks ("no automatic fix" there is no step)
     if entry.get("severity") != "error" or any(text in message for text in _HAS_STEP):

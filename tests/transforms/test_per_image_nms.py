@@ -1,0 +1,466 @@
+"""TRT360: a per-image NMS loop over the batch, computed on every image at once while tracing."""
+
+from __future__ import annotations
+
+import io
+import shutil
+import sys
+import warnings
+
+import onnxruntime as ort
+import pytest
+import torch
+from safety import assert_same_run, import_source, run_once
+from support import rewrite, rules_found
+
+import torchvision_standin
+
+from trtcodemod.engine import Options, check_source
+
+RULE = ("TRT360",)
+
+
+@pytest.fixture(autouse=True)
+def torchvision_ops(monkeypatch):
+    monkeypatch.setitem(sys.modules, "torchvision", torchvision_standin)
+
+
+# --- the loops ------------------------------------------------------------------------------------------------
+
+LOOPS = """\
+import torch
+import torchvision
+from torch import nn
+
+
+class Boxes(nn.Module):
+    # torchvision's box post-processing image by image, as benchmarks/real_zoo20.py's tv_box_postprocess writes it
+    # (clip, drop small boxes, score threshold, class-wise batched_nms; boxes, score, class and image as rows).
+    def forward(self, boxes: torch.Tensor, scores: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+        b, h, w = boxes.shape[0], 64, 48
+        rows = []
+        for i in range(b):
+            bx = torchvision.ops.clip_boxes_to_image(boxes[i], (h, w))
+            keep = torchvision.ops.remove_small_boxes(bx, 2.0)
+            keep = keep[scores[i][keep] > 0.3]
+            keep = keep[torchvision.ops.batched_nms(bx[keep], scores[i][keep], labels[i][keep], 0.5)]
+            rows.append(torch.cat([bx[keep], scores[i][keep, None], labels[i][keep, None].to(boxes.dtype),
+                                   torch.full_like(scores[i][keep, None], i)], 1))
+        return torch.cat(rows)
+
+
+class Agnostic(nn.Module):
+    # YOLOX's `postprocess` enumerates the batch's predictions and runs class-agnostic `nms` on each image's
+    # candidates (Megvii-BaseDetection/YOLOX@6ddff4824372906469a7fae2dc3206c7aa4bbaee yolox/utils/boxes.py:41-70);
+    # here in our own words with an index list and the image as the last column.
+    def forward(self, pred: torch.Tensor) -> torch.Tensor:
+        out = []
+        for i, p in enumerate(pred):
+            score = p[:, 4] * p[:, 5]
+            keep = torchvision.ops.remove_small_boxes(p[:, :4], 1.0)
+            keep = keep[score[keep] >= 0.25]
+            keep = keep[torchvision.ops.nms(p[:, :4][keep], score[keep], 0.45)]
+            out.append(torch.cat((p[keep], torch.full_like(p[keep][:, :1], i)), 1))
+        return torch.cat(out, 0)
+
+
+class Masked(nn.Module):
+    # The best class and a confidence mask per candidate, then class-wise NMS on what the mask keeps: YOLOX's
+    # `postprocess` (Megvii-BaseDetection/YOLOX@6ddff4824372906469a7fae2dc3206c7aa4bbaee yolox/utils/boxes.py:47-70:
+    # `torch.max(image_pred[:, 5:], 1, keepdim=True)`, `detections[conf_mask]`, `batched_nms(...)`) and YOLOv7's
+    # `non_max_suppression` (WongKinYiu/yolov7@a207844b1ce82d204ab36d87d496728d3d2348e7 utils/general.py:661-684:
+    # `conf, j = x[:, 5:].max(1, keepdim=True)`, the rows kept by `conf.view(-1) > conf_thres`), in our own words.
+    def forward(self, pred: torch.Tensor) -> torch.Tensor:
+        rows = []
+        for i, p in enumerate(pred):
+            conf, cls = p[:, 5:].max(1, keepdim=True)
+            mask = (p[:, 4] * conf[:, 0] >= 0.2) & ~(p[:, 2] <= p[:, 0])
+            det = torch.cat((p[:, :4], p[:, 4:5] * conf, cls.float()), 1)
+            det = det[mask]
+            keep = torchvision.ops.batched_nms(det[:, :4], det[:, 4], det[:, 5], 0.45)
+            det = det[keep]
+            rows.append(torch.cat([det, torch.full_like(det[:, :1], i)], 1))
+        return torch.cat(rows)
+
+
+class Zipped(nn.Module):
+    # kqf/coin-detector@08455637ad013aec136a6aa508e87ea8ba764c1a detectors/inference.py:20-21 zips the batch's
+    # boxes and class scores and takes each candidate's best class before `batched_nms`; in our own words, enumerated,
+    # with the kept rows concatenated.
+    def forward(self, boxes: torch.Tensor, classes: torch.Tensor) -> torch.Tensor:
+        rows = []
+        for i, (b, c) in enumerate(zip(boxes, classes)):
+            score, label = c.max(1)
+            keep = torchvision.ops.batched_nms(b, score, label, 0.5)
+            rows.append(torch.cat([b[keep], score[keep, None], torch.full_like(score[keep, None], i)], 1))
+        return torch.cat(rows)
+
+
+class Pairs(nn.Module):
+    # An image's boxes and scores read in one assignment, the best class by `torch.max`, class-agnostic NMS.
+    def forward(self, boxes: torch.Tensor, classes: torch.Tensor) -> torch.Tensor:
+        rows = []
+        for k in range(boxes.shape[0]):
+            bx, cl = boxes[k], classes[k]
+            score, label = torch.max(cl, 1)
+            keep = torchvision.ops.nms(bx, score, 0.4)
+            rows.append(torch.cat((bx[keep], label[keep, None].float()), 1))
+        return torch.cat(rows)
+
+
+class Positions(nn.Module):
+    # The candidates over a score threshold as positions, `torch.where(scores > t)[0]` (torchvision's detection
+    # heads' `postprocess_detections` pick theirs so), and by `nonzero()[:, 0]` of a two-sided mask; then NMS.
+    def forward(self, boxes: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
+        rows = []
+        for i in range(boxes.shape[0]):
+            inds = torch.where(scores[i] > 0.25)[0]
+            inds = inds[(scores[i][inds] < 0.95).nonzero()[:, 0]]
+            keep = torchvision.ops.nms(boxes[i][inds], scores[i][inds], 0.5)
+            inds = inds[keep]
+            rows.append(torch.cat([boxes[i][inds], torch.full_like(boxes[i][inds, :1], i)], 1))
+        return torch.cat(rows)
+
+
+class Column(nn.Module):
+    # The image's index as a column sized by the kept rows, as code that builds a batch-index column writes it
+    # (`torch.full((len(keep), 1), i)`, `boxes.new_full((keep.shape[0], 1), i)`).
+    def forward(self, boxes: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
+        rows = []
+        for i in range(boxes.shape[0]):
+            keep = torchvision.ops.nms(boxes[i], scores[i], 0.5)
+            rows.append(torch.cat([boxes[i][keep], torch.full((len(keep), 1), i, dtype=boxes.dtype),
+                                   boxes.new_full((keep.size(0), 2), i)], 1))
+        return torch.cat(rows)
+
+
+class Skipping(nn.Module):
+    # An image without candidates skipped: YOLOX's `if not detections.size(0): continue`
+    # (Megvii-BaseDetection/YOLOX@6ddff4824372906469a7fae2dc3206c7aa4bbaee yolox/utils/boxes.py:53-54) and YOLOv7's
+    # `if not x.shape[0]: continue` (WongKinYiu/yolov7@a207844b1ce82d204ab36d87d496728d3d2348e7
+    # utils/general.py:645-646), in our own words.
+    def forward(self, pred: torch.Tensor) -> torch.Tensor:
+        rows = []
+        for i, p in enumerate(pred):
+            det = p[p[:, 4] > 0.5]
+            if not det.size(0):
+                continue
+            keep = torchvision.ops.nms(det[:, :4], det[:, 4], 0.5)
+            if len(keep) == 0:
+                continue
+            rows.append(torch.cat([det[keep], torch.full_like(det[keep][:, :1], i)], 1))
+        return torch.cat(rows)
+"""
+
+
+def _boxes(batch: int, generator: torch.Generator, count: int = 40) -> list[torch.Tensor]:
+    corner = torch.rand(batch, count, 2, generator=generator) * 70 - 10  # some outside the image, negative
+    size = torch.rand(batch, count, 2, generator=generator) * 25
+    return [torch.cat([corner, corner + size], -1), torch.rand(batch, count, generator=generator),
+            torch.randint(0, 3, (batch, count), generator=generator)]
+
+
+def _pred(batch: int, generator: torch.Generator, count: int = 40) -> list[torch.Tensor]:
+    boxes, score, _ = _boxes(batch, generator, count)
+    return [torch.cat([boxes, score[..., None], torch.rand(batch, count, 2, generator=generator)], -1)]
+
+
+def _classes(batch: int, generator: torch.Generator, count: int = 40) -> list[torch.Tensor]:
+    return [_boxes(batch, generator, count)[0], torch.rand(batch, count, 3, generator=generator)]
+
+
+def _scored(batch: int, generator: torch.Generator, count: int = 40) -> list[torch.Tensor]:
+    return _boxes(batch, generator, count)[:2]
+
+
+INPUTS = {"Boxes": _boxes, "Agnostic": _pred, "Masked": _pred, "Zipped": _classes, "Pairs": _classes,
+          "Positions": _scored, "Column": _scored, "Skipping": _pred}
+NAMES = list(INPUTS)
+
+
+def test_the_loops_are_rewritten() -> None:
+    assert rules_found(LOOPS, select=RULE) == ["TRT360"] * 8
+    assert rewrite(LOOPS, select=RULE) == LOOPS  # unsafe: only with --unsafe
+    after = rewrite(LOOPS, select=RULE, unsafe=True)
+    assert ("        if _trt_tracing():\n"
+            "            _trt_n = boxes.shape[1]\n"
+            "            _trt_count = boxes.shape[0]\n"
+            "            _trt_image = torch.arange(_trt_count * _trt_n, device=boxes.device) // _trt_n\n"
+            "            bx = torchvision.ops.clip_boxes_to_image(boxes.flatten(0, 1), (h, w))\n"
+            "            keep = torchvision.ops.remove_small_boxes(bx, 2.0)\n"
+            "            keep = keep[scores.flatten(0, 1)[keep] > 0.3]\n"
+            "            keep = keep[_trt_nms_by_image(bx[keep], scores.flatten(0, 1)[keep], "
+            "labels.flatten(0, 1)[keep], _trt_image[keep], 0.5, _trt_count)]\n"
+            "            rows.append(torch.cat([bx[keep], scores.flatten(0, 1)[keep, None], "
+            "labels.flatten(0, 1)[keep, None].to(boxes.dtype), _trt_image_fill(scores.flatten(0, 1)[keep, None], "
+            "_trt_image[keep])], 1))\n"
+            "        else:\n"
+            "            for i in range(b):\n" in after)
+    assert ("            score = pred.flatten(0, 1)[:, 4] * pred.flatten(0, 1)[:, 5]\n"
+            "            keep = torchvision.ops.remove_small_boxes(pred.flatten(0, 1)[:, :4], 1.0)\n"
+            "            keep = keep[score[keep] >= 0.25]\n"
+            "            keep = keep[_trt_nms_by_image(pred.flatten(0, 1)[:, :4][keep], score[keep], None, "
+            "_trt_image[keep], 0.45, _trt_count)]\n" in after)
+    assert ("            conf, cls = pred.flatten(0, 1)[:, 5:].max(1, keepdim=True)\n"
+            "            mask = (pred.flatten(0, 1)[:, 4] * conf[:, 0] >= 0.2) & ~(pred.flatten(0, 1)[:, 2] <= "
+            "pred.flatten(0, 1)[:, 0])\n"
+            "            det = torch.cat([pred.flatten(0, 1)[:, :4], pred.flatten(0, 1)[:, 4:5] * conf, cls.float()], "
+            "1)\n"
+            "            det = det[mask]\n"
+            "            keep = _trt_nms_by_image(det[:, :4], det[:, 4], det[:, 5], _trt_image[mask], 0.45, "
+            "_trt_count)\n"
+            "            det = det[keep]\n"
+            "            rows.append(torch.cat([det, _trt_image_fill(det[:, :1], _trt_image[mask][keep])], 1))\n"
+            in after)
+    assert ("            score, label = classes.flatten(0, 1).max(1)\n"
+            "            keep = _trt_nms_by_image(boxes.flatten(0, 1), score, label, _trt_image, 0.5, _trt_count)\n"
+            in after)
+    assert ("            bx, cl = boxes.flatten(0, 1), classes.flatten(0, 1)\n"
+            "            score, label = torch.max(cl, 1)\n" in after)
+    assert ("            inds = torch.where(scores.flatten(0, 1) > 0.25)[0]\n"
+            "            inds = inds[(scores.flatten(0, 1)[inds] < 0.95).nonzero()[:, 0]]\n" in after)
+    assert ("_trt_image_fill(torch.full((keep.shape[0], 1), 0, dtype=boxes.dtype), _trt_image[keep]), "
+            "_trt_image_fill(boxes.new_full((keep.shape[0], 2), 0), _trt_image[keep])], 1))" in after)
+    assert ("            det = pred.flatten(0, 1)[pred.flatten(0, 1)[:, 4] > 0.5]\n"
+            "            keep = _trt_nms_by_image(det[:, :4], det[:, 4], None, "
+            "_trt_image[pred.flatten(0, 1)[:, 4] > 0.5], 0.5, _trt_count)\n" in after)
+    assert "def _trt_group_by_image(" in after and "def _trt_tracing(" in after
+    assert rewrite(after, select=RULE, unsafe=True) == after  # idempotent
+
+
+@pytest.mark.parametrize("body", [
+    "        if keep.numel() < 3:\n            continue\n",  # an image skipped that has rows: decided per image
+    "        keep = keep[:i]\n",  # the image's index as a number
+    "        keep = mine(keep)\n",  # a call whose per-image meaning is unknown
+    "        keep = keep[keep.topk(3).indices]\n",  # a per-image top-k cap: not row-wise
+    "        keep = keep[scores[i].sort().indices]\n",  # an image's own order
+])
+def test_loops_it_cannot_carry_over_are_named_with_the_manual_step(body: str) -> None:
+    code = ("import torch\nimport torchvision\n\ndef f(boxes, scores, mine):\n    rows = []\n"
+            "    for i in range(boxes.shape[0]):\n        keep = torchvision.ops.remove_small_boxes(boxes[i], 1.0)\n"
+            f"{body}"
+            "        keep = keep[torchvision.ops.nms(boxes[i][keep], scores[i][keep], 0.5)]\n"
+            "        rows.append(boxes[i][keep])\n    return torch.cat(rows)\n")
+    _named_not_rewritten(code)
+
+
+def _named_not_rewritten(code: str) -> None:
+    findings = check_source(code.encode(), "snippet.py", Options(select=RULE))
+    assert [f.rule for f in findings] == ["TRT360"]
+    assert "not rewritten" in findings[0].message and "run NMS once on every image's candidates" in findings[0].message
+    assert rewrite(code, select=RULE, unsafe=True) == code
+
+
+def test_migrate_gives_the_manual_step_past_what_a_report_line_shows() -> None:
+    from trtcodemod.migrate.manual_steps import PER_IMAGE_NMS_STEP, manual_step
+
+    entry = {"rule": "TRT360", "severity": "warning", "kind": "baked", "op": "(unrolled loop)",
+             "message": "value baked in at line 68; no automatic fix: `for i in range(b)` runs NMS image by image "
+                        "over the batch: ...; not rewritten (...)"}
+    assert manual_step(entry) == PER_IMAGE_NMS_STEP and "EfficientNMS" in PER_IMAGE_NMS_STEP
+    assert manual_step({**entry, "message": "value baked in at line 68"}) is None
+
+
+def test_a_library_nms_called_image_by_image_is_named() -> None:
+    # rtmdet's `RTMDet.nms` called on one image's slice (benchmarks/real_zoo21.py's rtmdet_tiny_nms): its
+    # internals (a per-image cap, `torch.stack`) are installed code, out of the rewrite's sight.
+    _named_not_rewritten(
+        "import torch\n\ndef f(m, boxes, scores, classes):\n    rows = []\n    for i in range(boxes.shape[0]):\n"
+        "        b, s, c = m.nms(boxes[i:i + 1], scores[i:i + 1], classes[i:i + 1])\n"
+        "        rows.append(torch.cat([b[0], s[0]], 1))\n    return torch.cat(rows)\n")
+
+
+def test_loops_over_other_axes_or_without_nms_are_left_alone() -> None:
+    # pytorch-retinanet's class loop (yhenon/pytorch-retinanet@0348a9d57b279e3b5b235461b472d37da5feec3d
+    # retinanet/model.py:273-283 runs `nms` per class on a batch of one): not over the batch
+    classes = ("import torch\nfrom torchvision.ops import nms\n\ndef f(scores, boxes):\n    rows = []\n"
+               "    for i in range(scores.shape[2]):\n        s = scores[:, :, i].squeeze(0)\n"
+               "        rows.append(nms(boxes[0], s, 0.5))\n    return torch.cat(rows)\n")
+    plain = ("import torch\n\ndef f(x):\n    rows = []\n    for i in range(x.shape[0]):\n"
+             "        rows.append(x[i] * 2)\n    return torch.cat(rows)\n")
+    assert rules_found(classes, select=RULE) == [] and rules_found(plain, select=RULE) == []
+
+
+@pytest.mark.parametrize("after", [
+    "    return rows",  # the list itself: one tensor per image
+    "    return torch.stack(rows)",
+    "    return torch.cat(rows, 1)",
+    "    return torch.cat(rows), keep",  # a name the loop binds: the flattened branch leaves another value
+])
+def test_lists_used_otherwise_are_named_only(after: str) -> None:
+    code = ("import torch\nimport torchvision\n\ndef f(boxes, scores):\n    rows = []\n"
+            "    for i in range(boxes.shape[0]):\n"
+            "        keep = torchvision.ops.nms(boxes[i], scores[i], 0.5)\n"
+            "        rows.append(boxes[i][keep])\n"
+            f"{after}\n")
+    _named_not_rewritten(code)
+
+
+def test_the_rows_flat_nms_gives_are_the_loops() -> None:
+    code = ("import torch\nimport torchvision\n\ndef f(boxes, scores):\n    rows = []\n"
+            "    for i in range(boxes.shape[0]):\n"
+            "        keep = torchvision.ops.nms(boxes[i], scores[i], 0.5)\n"
+            "        rows.append(boxes[i][keep])\n    return torch.cat(rows)\n")
+    assert "keep = _trt_nms_by_image(boxes.flatten(0, 1), scores.flatten(0, 1), None, _trt_image, 0.5, _trt_count)" \
+        in rewrite(code, select=RULE, unsafe=True)
+
+
+def _namespaces(tmp_path) -> tuple[dict, dict]:
+    return import_source(LOOPS, tmp_path), import_source(rewrite(LOOPS, select=RULE, unsafe=True), tmp_path)
+
+
+def _edge_inputs(name: str, batch: int, generator: torch.Generator) -> list[list[torch.Tensor]]:
+    inputs = INPUTS[name](batch, generator)
+    zeros = [torch.zeros_like(t) for t in inputs]
+    negative = [-t.abs() if t.is_floating_point() else t for t in inputs]
+    no_candidates = INPUTS[name](batch, generator, 0)
+    odd = [t.clone() for t in inputs]
+    if batch:
+        odd[0].view(-1)[:4] = torch.tensor([float("nan"), float("inf"), -float("inf"), 0.0])
+    return [inputs, zeros, negative, no_candidates, odd]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_eager_code_runs_the_loop(name: str, tmp_path) -> None:
+    before, after = _namespaces(tmp_path)
+    original, rewritten = before[name](), after[name]()
+    generator = torch.Generator().manual_seed(0)
+    for batch in (1, 2, 5, 0):  # no image: torch.cat([]) raises in both
+        for inputs in _edge_inputs(name, batch, generator):
+            assert_same_run(run_once(original, inputs), run_once(rewritten, inputs), context=f"{name} {batch}")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_flattened_branch_keeps_the_loops_rows(name: str, tmp_path, monkeypatch) -> None:
+    before, after = _namespaces(tmp_path)
+    monkeypatch.setitem(after, "_trt_tracing", lambda: True)
+    original, rewritten = before[name](), after[name]()
+    generator = torch.Generator().manual_seed(1)
+    for batch in (1, 2, 3, 6):
+        for inputs in _edge_inputs(name, batch, generator)[:4]:  # finite values: NMS of NaN boxes is unordered
+            try:
+                expected = original(*inputs)
+            except (RuntimeError, ValueError):  # no image made rows: torch.cat([]) raises; the flattened rows: none
+                assert rewritten(*inputs).shape[0] == 0
+                continue
+            got = rewritten(*inputs)
+            assert torch.equal(expected, got), (name, batch)
+
+
+def test_the_grouping_is_stable_by_image() -> None:
+    from trtcodemod.helpers.per_image import _trt_group_by_image, _trt_image_fill
+
+    keep = torch.tensor([7, 2, 9, 4, 0, 5])
+    image = torch.tensor([2, 0, 2, 1, 0, 1])
+    assert _trt_group_by_image(keep, image, 3).tolist() == [2, 0, 4, 5, 7, 9]
+    assert _trt_group_by_image(keep[:0], image[:0], 3).tolist() == []
+    filled = _trt_image_fill(torch.zeros(3, 1, dtype=torch.float16), torch.tensor([0, 1, 1]))
+    assert filled.dtype == torch.float16 and filled.tolist() == [[0.0], [1.0], [1.0]]
+
+
+def _export(model: torch.nn.Module, inputs: list[torch.Tensor]) -> ort.InferenceSession:
+    names = [f"in{i}" for i in range(len(inputs))]
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, tuple(inputs), buffer, dynamo=False, input_names=names, opset_version=17,
+                          dynamic_axes={n: {0: "batch"} for n in names})
+    return ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_exported_graph_follows_the_batch(name: str, tmp_path) -> None:
+    before, after = _namespaces(tmp_path)
+    original, rewritten = before[name](), after[name]()
+    generator = torch.Generator().manual_seed(2)
+    session = _export(original, INPUTS[name](2, generator))
+    inputs = INPUTS[name](3, generator)
+    try:
+        (got,) = session.run(None, {f"in{i}": t.numpy() for i, t in enumerate(inputs)})
+    except Exception:  # noqa: BLE001 - ONNX Runtime's refusal (a Split of the example's two images) is the symptom
+        got = None
+    assert got is None or got.shape != tuple(original(*inputs).shape)  # the graph keeps the example's two images
+    session = _export(rewritten, INPUTS[name](2, generator))
+    for batch in (2, 3, 1, 5):
+        inputs = INPUTS[name](batch, generator)
+        (got,) = session.run(None, {f"in{i}": t.numpy() for i, t in enumerate(inputs)})
+        assert torch.equal(torch.from_numpy(got), original(*inputs)), (name, batch)
+
+
+MODEL = """\
+import torch
+import torchvision
+
+
+class Head(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.conv = torch.nn.Conv2d(3, 7, 3, 4, 1)
+
+    def forward(self, x):
+        out = self.conv(x).flatten(2).transpose(1, 2)
+        boxes = torch.cat([out[..., :2] * 8, out[..., :2] * 8 + out[..., 2:4].exp() * 8], -1)
+        scores, labels = out[..., 4:].sigmoid().max(-1)
+        rows = []
+        for i in range(x.shape[0]):
+            keep = torchvision.ops.remove_small_boxes(boxes[i], 1.0)
+            keep = keep[scores[i][keep] > 0.3]
+            keep = keep[torchvision.ops.batched_nms(boxes[i][keep], scores[i][keep], labels[i][keep], 0.5)]
+            rows.append(torch.cat([boxes[i][keep], scores[i][keep, None], torch.full_like(scores[i][keep, None], i)],
+                                  1))
+        return torch.cat(rows)
+
+
+def build():
+    return Head().eval()
+
+
+def inputs(generator):
+    return (torch.rand(2, 3, 32, 32, generator=generator),)
+"""
+
+
+def test_migrate_takes_the_loop_at_first_contact(tmp_path) -> None:
+    import json
+
+    from support import migrate_json
+
+    path = tmp_path / "model.py"
+    path.write_text(MODEL)
+    (tmp_path / "torchvision").mkdir()
+    shutil.copy(torchvision_standin.__file__, tmp_path / "torchvision" / "__init__.py")
+    report = migrate_json(path, json.dumps({"x": {"0": "batch"}}))
+    applied = {d["rule"]: d for d in report["applied"]}
+    assert "TRT360" in applied, report["remaining"]
+    assert report["after"]["faithful"] is True and not [r for r in report["remaining"] if r["source"]
+                                                         and r["source"].startswith(str(path))]
+
+
+def test_a_scripted_caller_compiles_without_the_helpers() -> None:
+    # TorchScript compiles both branches of `if _trt_tracing():`; the helpers are `torch.jit.unused`, so a loop that
+    # scripted before still scripts (and runs its loop: `_trt_tracing()` is False there).
+    from trtcodemod.helpers.per_image import _trt_image_fill, _trt_nms_by_image
+    from trtcodemod.helpers.tracing import _trt_tracing
+
+    def post(boxes: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
+        if _trt_tracing():
+            image = torch.arange(boxes.shape[0])
+            keep = _trt_nms_by_image(boxes, scores, None, image, 0.5, boxes.shape[0])
+            return _trt_image_fill(boxes[keep], image[keep])
+        return boxes[scores > 0.5]
+
+    scores = torch.tensor([0.2, 0.7, float("nan")])
+    assert torch.equal(torch.jit.script(post)(torch.ones(3, 4), scores), torch.ones(1, 4))
+
+
+def test_half_precision_boxes_are_shifted_in_float32() -> None:
+    # 60 images 200 px wide: image 59's boxes move by about 12000, where float16's spacing is 8
+    from trtcodemod.helpers.per_image import _trt_nms_by_image
+
+    boxes = torch.tensor([[10.0, 10.0, 20.0, 20.0], [11.0, 10.0, 21.0, 20.0], [190.0, 0.0, 200.0, 5.0]])
+    boxes = boxes.repeat(60, 1).half()
+    scores = torch.tensor([0.9, 0.8, 0.7]).repeat(60).half()
+    image = torch.arange(60).repeat_interleave(3)
+    keep = _trt_nms_by_image(boxes, scores, None, image, 0.85, 60)
+    assert keep.tolist() == list(range(180))  # box 1 overlaps box 0 by 0.82 only (in float16 they would coincide)

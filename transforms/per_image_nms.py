@@ -1,0 +1,721 @@
+"""TRT360: a per-image NMS loop over the batch, computed on every image at once while tracing.
+
+``for i in range(b):`` (or ``for i, p in enumerate(pred):``) whose body reads the i-th image of batch tensors,
+filters its candidates (index lists, masks), runs ``nms`` / ``batched_nms`` and appends the kept rows: a trace
+unrolls it with the example's batch. The rewrite keeps the loop for eager code and, while tracing, runs the same
+statements on the batch flattened into one list of candidates (:class:`Flattener`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import libcst as cst
+
+from trtcodemod.astutil import code_of, int_value, plain_read, strip_parens, walk
+from trtcodemod.rules import Example, Fix, RuleInfo, Safety, spelled
+from trtcodemod.transforms._runtime_scope import TRACING_HELPER, RuntimeScopeRule
+
+NMS_HELPER = "_trt_nms_by_image"
+FILL_HELPER = "_trt_image_fill"
+#: Names the rewrite binds (reserved prefix).
+_N, _IMAGE, _COUNT = "_trt_n", "_trt_image", "_trt_count"
+
+_CAT = ("torch.cat", "torch.concat", "torch.concatenate")
+#: Functions that work on each box (row) alone: the flattened rows give each image's rows.
+_ROW_WISE = ("torchvision.ops.clip_boxes_to_image", "torchvision.ops.boxes.clip_boxes_to_image",
+             "torchvision.ops.box_convert", "torchvision.ops.boxes.box_convert")
+_SMALL = ("torchvision.ops.remove_small_boxes", "torchvision.ops.boxes.remove_small_boxes")
+_NMS = ("torchvision.ops.nms", "torchvision.ops.boxes.nms")
+_BATCHED_NMS = ("torchvision.ops.batched_nms", "torchvision.ops.boxes.batched_nms")
+#: Tensor methods that act on each element alone (no axis argument).
+_ELEMENTWISE_METHODS = frozenset({
+    "to", "float", "half", "double", "long", "int", "bool", "sigmoid", "exp", "log", "sqrt", "abs", "neg",
+    "clone", "detach", "contiguous", "type_as", "clamp", "clamp_min", "clamp_max", "round", "floor", "ceil",
+})
+
+_ASSUMPTION = ("every tensor the loop reads at the image's index holds the loop's images along its first axis and "
+               "the same number of candidates per image along its second; an image that an `if <no rows>: "
+               "continue` skips would append no rows; a value the body computes without the "
+               "image is a number or broadcasts along a row's other axes; NMS may keep another box where two "
+               "scores tie or where an IoU equals the threshold to within the rounding of coordinates shifted "
+               "by up to the batch's width and the classes' heights")
+
+
+#: The manual step for a per-image NMS loop the rewrite cannot take (migrate's report gives it in full).
+_BY_HAND = ("run NMS once on every image's candidates (an image-index column, `batched_nms` with ids combining image "
+            "and class), or after the engine; a per-image cap stays outside the graph")
+
+
+class Decline(Exception):
+    """The loop holds something the flattening cannot carry over exactly."""
+
+
+@dataclass(frozen=True)
+class Kind:
+    """What a flattened value is.
+
+    ``static``: the same for every image; ``rows``: one row per candidate, of the image ``image`` (an expression)
+    gives, grouped by image ascending in the loop's order (``mask``: known to be bool, from a comparison);
+    ``index``: positions in rows whose images ``image`` gives, grouped the same way."""
+
+    name: str
+    image: str = ""
+    mask: bool = False
+
+
+STATIC = Kind("static")
+
+
+def _mentions(text: str, name: str) -> bool:
+    return re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", text) is not None
+
+
+def _atom(text: str, node: cst.BaseExpression) -> str:
+    """``text`` (the flattened ``node``) ready for ``.method()`` or ``[...]``: in parentheses unless an atom."""
+    return text if type(strip_parens(node)) in (cst.Name, cst.Attribute, cst.Subscript, cst.Call) else f"({text})"
+
+
+def _one_image(parts: list[tuple[str, Kind]]) -> str:
+    """The images of values that are all rows of the same images (else :class:`Decline`)."""
+    images = {k.image for _, k in parts}
+    if len(images) != 1 or any(k.name != "rows" for _, k in parts):
+        raise Decline
+    return images.pop()
+
+
+class Flattener:
+    """The loop's statements on the flattened batch, or :class:`Decline`."""
+
+    def __init__(self, rule: "PerImageNms", index: str | None, items: dict[str, cst.BaseExpression]) -> None:
+        self.rule = rule
+        self.index = index
+        self.items = items
+        self.env: dict[str, Kind] = {}
+        self.helpers: set[str] = set()
+
+    def statement(self, target: str, value: cst.BaseExpression) -> str:
+        text, kind = self.expression(value)
+        self._bind(target, kind)
+        return f"{target} = {text}"
+
+    def parallel(self, targets: list[str], values: list[cst.BaseExpression]) -> str:
+        """``a, b = x[i], y[i]``: every value read before any name is bound."""
+        if len(targets) != len(values):
+            raise Decline
+        parts = [self.expression(v) for v in values]
+        for target, (_, kind) in zip(targets, parts):
+            self._bind(target, kind)
+        return f"{', '.join(targets)} = {', '.join(t for t, _ in parts)}"
+
+    def _bind(self, target: str, kind: Kind) -> None:
+        if target == self.index or target in self.items or target.startswith("_trt_"):
+            raise Decline
+        for name, bound in list(self.env.items()):
+            if _mentions(bound.image, target):
+                self.env[name] = Kind("stale")  # its images were read through the name's old value
+        self.env[target] = Kind("stale") if _mentions(kind.image, target) else kind
+
+    def pair(self, targets: list[str], value: cst.BaseExpression) -> str:
+        """``values, indices = rows.max(d)`` (or ``min``, ``torch.max(rows, d)``) along an axis of each row."""
+        value = strip_parens(value)
+        if type(value) is not cst.Call or len(targets) != 2 or any(a.star for a in value.args):
+            raise Decline
+        func = value.func
+        method = type(func) is cst.Attribute and not self.rule.context.qualified_names(func) \
+            and func.attr.value in ("max", "min")
+        function = self.rule.context.refers_to(func, "torch.max", "torch.min")
+        args = list(value.args) if method else list(value.args[1:])
+        subject = func.value if method else (value.args[0].value if value.args and function else None)
+        if subject is None or not args or args[0].keyword not in (None,) or any(self._dynamic(a) for a in args):
+            raise Decline
+        axis = int_value(args[0].value)
+        if axis is None or axis < 1 or any(a.keyword is not None and a.keyword.value != "keepdim" for a in args[1:]):
+            raise Decline  # axis 0 (or a negative one, the last of a 1-D tensor) would reduce across candidates
+        text, kind = self.expression(subject)
+        if kind.name != "rows":
+            raise Decline
+        rest = ", ".join(code_of(a).strip().rstrip(",") for a in args)
+        call = f"{_atom(text, subject)}.{func.attr.value}({rest})" if method \
+            else f"{code_of(func).strip()}({text}, {rest})"
+        for target in targets:
+            self._bind(target, Kind("rows", kind.image))
+        return f"{', '.join(targets)} = {call}"
+
+    def empty_test(self, test: cst.BaseExpression) -> None:
+        """``not x.shape[0]``, ``x.shape[0] == 0``, ``x.numel() == 0``, ``len(x) == 0``, ``not len(x)``, ``not
+        x.size(0)``, ``not x.numel()`` on rows or positions (else :class:`Decline`): the image has none."""
+        test = strip_parens(test)
+        if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+            size = strip_parens(test.expression)
+        elif type(test) is cst.Comparison and len(test.comparisons) == 1 \
+                and type(test.comparisons[0].operator) is cst.Equal and int_value(test.comparisons[0].comparator) == 0:
+            size = strip_parens(test.left)
+        else:
+            raise Decline
+        if type(size) is cst.Call and type(size.func) is cst.Attribute and size.func.attr.value == "numel" \
+                and not size.args:
+            counted = size.func.value
+        else:
+            counted = self._counted(size)
+        if self.expression(counted)[1].name not in ("rows", "index"):
+            raise Decline
+
+    def per_image(self, value: cst.BaseExpression) -> str:
+        text, kind = self.expression(value)
+        if kind.name != "rows":
+            raise Decline
+        return text
+
+    def _dynamic(self, node: cst.CSTNode) -> bool:
+        for inner in walk(node):
+            if type(inner) is cst.Name and (inner.value == self.index or inner.value in self.items or (
+                    inner.value in self.env and self.env[inner.value] != STATIC)):
+                return True
+        return False
+
+    def expression(self, node: cst.BaseExpression) -> tuple[str, Kind]:
+        node = strip_parens(node)
+        if not self._dynamic(node):
+            return code_of(node).strip(), STATIC
+        kind = type(node)
+        if kind is cst.Name:
+            if node.value in self.items:
+                return f"{code_of(self.items[node.value]).strip()}.flatten(0, 1)", Kind("rows", _IMAGE)
+            if node.value == self.index:
+                raise Decline  # the image's index as a number: only `full_like(..., i)` is taken
+            bound = self.env[node.value]
+            if bound.name == "stale":
+                raise Decline
+            return node.value, bound
+        if kind is cst.Subscript:
+            return self._subscript(node)
+        if kind is cst.Comparison:
+            text, found = self._elementwise(node, [node.left, *(c.comparator for c in node.comparisons)])
+            return text, Kind("rows", found.image, mask=True)
+        if kind is cst.BinaryOperation:
+            text, found = self._elementwise(node, [node.left, node.right])
+            logical = type(node.operator) in (cst.BitAnd, cst.BitOr)
+            operands = [self.expression(o)[1] for o in (node.left, node.right)]
+            return text, Kind("rows", found.image, mask=logical and all(k.mask for k in operands))
+        if kind is cst.UnaryOperation:
+            text, found = self._elementwise(node, [node.expression])
+            inverted = type(node.operator) is cst.BitInvert and self.expression(node.expression)[1].mask
+            return text, Kind("rows", found.image, mask=inverted)
+        if kind is cst.Call:
+            return self._call(node)
+        raise Decline
+
+    def _elementwise(self, node: cst.BaseExpression, operands: list[cst.BaseExpression]) -> tuple[str, Kind]:
+        """An operator on rows of the same images (numbers broadcast): the same operator on the flattened ones."""
+        parts = [self.expression(o) for o in operands]
+        kinds = {k for _, k in parts} - {STATIC}
+        images = {k.image for k in kinds}
+        if len(images) != 1 or any(k.name != "rows" for k in kinds):
+            raise Decline
+        new = [self._operand(o, text) for o, (text, _) in zip(operands, parts)]
+        if type(node) is cst.BinaryOperation:
+            replaced = node.with_changes(left=new[0], right=new[1])
+        elif type(node) is cst.UnaryOperation:
+            replaced = node.with_changes(expression=new[0])
+        else:
+            replaced = node.with_changes(left=new[0], comparisons=[
+                c.with_changes(comparator=n) for c, n in zip(node.comparisons, new[1:])])
+        return code_of(replaced).strip(), Kind("rows", images.pop())
+
+    @staticmethod
+    def _operand(operand: cst.BaseExpression, text: str) -> cst.BaseExpression:
+        """The flattened operand, in parentheses where the original had them (its operators are the original's, its
+        other parts names, subscripts and calls, which bind as tightly as what they replace)."""
+        wrap = bool(getattr(operand, "lpar", ()))
+        return cst.parse_expression(f"({text})" if wrap else text)
+
+    def _subscript(self, node: cst.Subscript) -> tuple[str, Kind]:
+        elements = node.slice
+        if any(type(e.slice) is not cst.Index and type(e.slice) is not cst.Slice for e in elements):
+            raise Decline
+        found = self._positions(node)
+        if found is not None:
+            return found
+        first = elements[0].slice
+        rest = elements[1:]
+        if any(self._dynamic(e) for e in rest):
+            raise Decline
+        rest_text = "".join(", " + code_of(e.slice).strip() for e in rest)
+        if type(first) is cst.Index and type(strip_parens(first.value)) is cst.Name \
+                and strip_parens(first.value).value == self.index:
+            if self._dynamic(node.value) or not plain_read(node.value):
+                raise Decline
+            base = f"{code_of(node.value).strip()}.flatten(0, 1)"
+            if not rest:
+                return base, Kind("rows", _IMAGE)
+            candidates = rest[0].slice
+            if type(candidates) is not cst.Slice or candidates.lower or candidates.upper or candidates.step:
+                raise Decline  # the candidates' axis is the flattened one: it must be taken whole
+            return f"{base}[{', '.join(code_of(e.slice).strip() for e in rest)}]", Kind("rows", _IMAGE)
+        base, kind = self.expression(node.value)
+        base = _atom(base, node.value)
+        if type(first) is cst.Slice:
+            if first.lower is not None or first.upper is not None or first.step is not None or not rest:
+                raise Decline
+            if kind.name != "rows":
+                raise Decline
+            return f"{base}[:{rest_text}]", Kind("rows", kind.image)
+        at, at_kind = self.expression(first.value)
+        at_name = type(strip_parens(first.value)) is cst.Name
+        if kind.name == "rows" and at_kind.name == "index" and at_kind.image == kind.image and at_name:
+            return f"{base}[{at}{rest_text}]", Kind("rows", f"{kind.image}[{at}]")  # rows picked by position
+        if kind.name == "rows" and at_kind.name == "rows" and at_kind.mask and at_kind.image == kind.image:
+            return f"{base}[{at}{rest_text}]", Kind("rows", f"{kind.image}[{at}]")  # rows picked by a mask
+        if kind.name == "index" and not rest and type(node.value) is cst.Name \
+                and at_kind.image == f"{kind.image}[{node.value.value}]" \
+                and (at_kind.name == "index" or at_kind.mask):
+            return f"{base}[{at}]", Kind("index", kind.image)  # a mask of the index's entries, or NMS's picks
+        raise Decline
+
+    def _index_column(self, node: cst.Call, method: bool) -> tuple[str, Kind]:
+        """``torch.full((len(x), 1), i, ...)`` / ``t.new_full((x.shape[0], 1), i)``: the image's index for each row
+        of ``x``, its first size written as ``len(x)``, ``x.shape[0]`` or ``x.size(0)``."""
+        positional = [a for a in node.args if a.keyword is None]
+        if len(positional) != 2 or any(a.keyword is not None and a.keyword.value not in ("dtype", "device")
+                                       for a in node.args):
+            raise Decline
+        fill = strip_parens(positional[1].value)
+        shape = strip_parens(positional[0].value)
+        if type(fill) is not cst.Name or fill.value != self.index or type(shape) not in (cst.Tuple, cst.List) \
+                or not shape.elements or any(type(e) is not cst.Element for e in shape.elements) \
+                or any(self._dynamic(e.value) for e in shape.elements[1:]) \
+                or any(self._dynamic(a.value) for a in node.args if a.keyword is not None):
+            raise Decline
+        counted = self._counted(shape.elements[0].value)
+        rows, kind = self.expression(counted)
+        if kind.name not in ("rows", "index"):
+            raise Decline
+        owner = ""
+        if method:
+            owner = f"{_atom(self.expression(node.func.value)[0], node.func.value)}."
+        sizes = ", ".join([f"{_atom(rows, counted)}.shape[0]", *(code_of(e.value).strip() for e in shape.elements[1:])])
+        keywords = "".join(f", {a.keyword.value}={code_of(a.value).strip()}"
+                           for a in node.args if a.keyword is not None)
+        sizes = f"({sizes},)" if len(shape.elements) == 1 else f"({sizes})"
+        call = f"{owner}new_full({sizes}, 0{keywords})" if method \
+            else f"{code_of(node.func).strip()}({sizes}, 0{keywords})"
+        self.helpers.add(FILL_HELPER)
+        image = kind.image if kind.name == "rows" else f"{kind.image}[{rows}]"
+        return f"{FILL_HELPER}({call}, {image})", Kind("rows", image)
+
+    def _counted(self, size: cst.BaseExpression) -> cst.BaseExpression:
+        """``x`` of ``len(x)``, ``x.shape[0]`` or ``x.size(0)`` (else :class:`Decline`)."""
+        size = strip_parens(size)
+        if type(size) is cst.Call and type(size.func) is cst.Name and size.func.value == "len" \
+                and not self.rule.context.qualified_names(size.func) and len(size.args) == 1:
+            return size.args[0].value
+        if type(size) is cst.Call and type(size.func) is cst.Attribute and size.func.attr.value == "size" \
+                and [code_of(a.value).strip() for a in size.args] == ["0"]:
+            return size.func.value
+        if type(size) is cst.Subscript and type(size.value) is cst.Attribute and size.value.attr.value == "shape" \
+                and [code_of(e.slice).strip() for e in size.slice] == ["0"]:
+            return size.value.value
+        raise Decline
+
+    def _positions(self, node: cst.Subscript) -> tuple[str, Kind] | None:
+        """The rows a mask picks, as positions: ``torch.where(m)[0]``, ``m.nonzero(as_tuple=True)[0]`` or
+        ``m.nonzero()[:, 0]`` (the first axis' positions, in order: grouped by image as the rows are)."""
+        call = strip_parens(node.value)
+        if type(call) is not cst.Call or any(a.star for a in call.args):
+            return None
+        code = [code_of(e.slice).strip() for e in node.slice]
+        context = self.rule.context
+        method = type(call.func) is cst.Attribute and not context.qualified_names(call.func) \
+            and call.func.attr.value == "nonzero"
+        function = context.refers_to(call.func, "torch.nonzero", "torch.where")
+        if not method and not function:
+            return None
+        args = list(call.args) if method else list(call.args[1:])
+        subject = call.func.value if method else (call.args[0].value if call.args else None)
+        if subject is None or (function == "torch.where" and args):
+            return None
+        tuples = function == "torch.where" or any(a.keyword is not None and a.keyword.value == "as_tuple"
+                                                  and code_of(a.value).strip() == "True" for a in args)
+        if any(not (a.keyword is not None and a.keyword.value == "as_tuple") for a in args):
+            return None
+        if code != (["0"] if tuples else [":", "0"]):
+            return None
+        text, kind = self.expression(subject)
+        if kind.name != "rows" or not kind.mask:
+            raise Decline
+        spelled = f"{_atom(text, subject)}.nonzero" if method else code_of(call.func).strip()
+        rest = "".join(", " + code_of(a).strip().rstrip(",") for a in args)
+        call_text = f"{spelled}({rest.lstrip(', ')})" if method else f"{spelled}({text}{rest})"
+        return f"{call_text}[{', '.join(code)}]", Kind("index", kind.image)
+
+    def _call(self, node: cst.Call) -> tuple[str, Kind]:
+        if any(a.star for a in node.args):
+            raise Decline
+        context = self.rule.context
+        func = node.func
+        if type(func) is cst.Attribute and not context.qualified_names(func) \
+                and func.attr.value in _ELEMENTWISE_METHODS:
+            if any(self._dynamic(a) for a in node.args):
+                raise Decline
+            base, kind = self.expression(func.value)
+            if kind.name != "rows":
+                raise Decline
+            args = ", ".join(code_of(a).strip().rstrip(",") for a in node.args)
+            return f"{_atom(base, func.value)}.{func.attr.value}({args})", Kind("rows", kind.image)
+        positional = [a.value for a in node.args if a.keyword is None]
+        keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        if context.refers_to(func, *_ROW_WISE):
+            if not positional or any(self._dynamic(a) for a in node.args[1:]):
+                raise Decline
+            text, kind = self.expression(positional[0])
+            if kind.name != "rows":
+                raise Decline
+            args = "".join(", " + code_of(a).strip().rstrip(",") for a in node.args[1:])
+            return f"{code_of(func).strip()}({text}{args})", Kind("rows", kind.image)
+        if context.refers_to(func, *_SMALL):
+            if len(node.args) != 2 or self._dynamic(node.args[1]):
+                raise Decline
+            text, kind = self.expression(node.args[0].value)
+            if kind.name != "rows":
+                raise Decline
+            return f"{code_of(func).strip()}({text}, {code_of(node.args[1].value).strip()})", Kind("index", kind.image)
+        batched = context.refers_to(func, *_BATCHED_NMS)
+        if batched or context.refers_to(func, *_NMS):
+            names = ("boxes", "scores", "idxs", "iou_threshold") if batched else ("boxes", "scores", "iou_threshold")
+            if len(node.args) != len(names) or set(keywords) - set(names):
+                raise Decline
+            values = dict(zip(names, positional))
+            values.update(keywords)
+            if set(values) != set(names) or self._dynamic(values["iou_threshold"]):
+                raise Decline
+            parts = [self.expression(values[n]) for n in names[:-1]]
+            image = _one_image(parts)
+            labels = parts[2][0] if batched else "None"
+            self.helpers.add(NMS_HELPER)
+            call = (f"{NMS_HELPER}({parts[0][0]}, {parts[1][0]}, {labels}, {image}, "
+                    f"{code_of(values['iou_threshold']).strip()}, {_COUNT})")
+            return call, Kind("index", image)
+        full = context.refers_to(func, "torch.full")
+        new_full = type(func) is cst.Attribute and not context.qualified_names(func) and func.attr.value == "new_full"
+        if full or new_full:
+            return self._index_column(node, bool(new_full))
+        if context.refers_to(func, "torch.full_like"):
+            if len(node.args) != 2 or node.args[1].keyword is not None or node.args[0].keyword is not None:
+                raise Decline
+            fill = strip_parens(node.args[1].value)
+            if type(fill) is not cst.Name or fill.value != self.index:
+                raise Decline
+            text, kind = self.expression(node.args[0].value)
+            if kind.name != "rows":
+                raise Decline
+            self.helpers.add(FILL_HELPER)
+            return f"{FILL_HELPER}({text}, {kind.image})", Kind("rows", kind.image)
+        if context.refers_to(func, *_CAT):
+            if not node.args or node.args[0].keyword is not None:
+                raise Decline
+            axis = node.args[1] if len(node.args) == 2 else None
+            if len(node.args) != 2 or (axis.keyword is not None and axis.keyword.value != "dim") \
+                    or code_of(axis.value).strip() not in ("1", "-1"):
+                raise Decline  # along a row's columns: axis 0 would join images' rows
+            items = strip_parens(node.args[0].value)
+            if type(items) not in (cst.List, cst.Tuple) or any(type(e) is not cst.Element for e in items.elements):
+                raise Decline
+            parts = [self.expression(e.value) for e in items.elements]
+            return (f"{code_of(func).strip()}([{', '.join(t for t, _ in parts)}], "
+                    f"{code_of(axis.value).strip()})"), Kind("rows", _one_image(parts))
+        raise Decline
+
+
+#: The loop of the rule's example (before, and kept for eager code after).
+_LOOP = ("for i in range(b):\n"
+         "    keep = torchvision.ops.remove_small_boxes(boxes[i], 2.0)\n"
+         "    keep = keep[scores[i][keep] > 0.3]\n"
+         "    keep = keep[torchvision.ops.batched_nms(boxes[i][keep], scores[i][keep], labels[i][keep], 0.5)]\n"
+         "    rows.append(torch.cat([boxes[i][keep], torch.full_like(scores[i][keep, None], i)], 1))\n")
+
+
+def _indented(text: str, spaces: int) -> str:
+    return "".join(" " * spaces + line for line in text.splitlines(keepends=True))
+
+
+class PerImageNms(RuntimeScopeRule):
+    needs_text = spelled("nms")
+    info = RuleInfo(
+        id="TRT360",
+        name="per-image-nms",
+        summary="a loop over the batch running NMS image by image and appending each image's kept rows: tracing "
+                "unrolls it with the example's batch; run it on every image at once while tracing",
+        doc=f"""\
+What it finds, in run-time code: a list filled by a loop over the batch's images,
+`rows = []` / `for i in range(b):` (or `for i, p in enumerate(pred):`, `for b, c in zip(boxes, cls):`,
+`for i, (b, c) in enumerate(zip(...))`) / `rows.append(...)`, later only concatenated along its first
+axis (`torch.cat(rows)`), whose body is assignments that
+- read image `i` of batch tensors (`boxes[i]`, `scores[i]`, the enumerated `p`): its candidates, one a row;
+- keep row-wise work (`clip_boxes_to_image`, `box_convert`, operators with numbers, `.to(...)`, the best
+  class `conf, j = x[:, 5:].max(1, keepdim=True)` along an axis after the candidates');
+- pick candidates: `remove_small_boxes` or a mask's positions (`torch.where(s > t)[0]`, `m.nonzero()[:, 0]`),
+  a comparison's mask (`det = det[conf > t]`, YOLOX's
+  `detections[conf_mask]`), a mask of an index list (`keep[s[keep] > t]`), the positions NMS keeps
+  (`keep[batched_nms(bx[keep], s[keep], labels[keep], t)]` or `nms`);
+- build the appended rows from rows read at the index (`torch.cat([bx[keep], s[keep, None]], 1)`),
+  the image's number as a column (`torch.full_like(s[keep, None], i)`, `torch.full((len(keep), 1), i)`,
+  `t.new_full((keep.shape[0], 1), i)`).
+
+Why it hurts: a traced export runs the loop with the example's batch and records each image's
+statements: at another batch size the graph still returns the rows of the example's number of
+images (ONNX Runtime computes images that do not exist or drops those that do).
+
+The rewrite keeps the loop for eager code; while tracing (`{TRACING_HELPER}()`) it runs the same
+statements once, on the batch flattened into one list of candidates (`boxes.flatten(0, 1)`, row `r`
+of image `r // n`, `n` candidates per image). Positions stay grouped by image in the loop's order, so
+the appended rows are the loop's concatenation. NMS becomes `{NMS_HELPER}`: one NMS over every
+candidate with each image's boxes shifted (in float32) along x by the image's number times the boxes' width span
+(and, for `batched_nms`, along y by the class times the height span), so that groups never overlap,
+then its kept positions grouped by image by a counting sort (no TopK). `full_like(x, i)` becomes
+`{FILL_HELPER}`: each row's image.
+
+Fix safety: unsafe: {_ASSUMPTION}. `migrate` keeps it only where the rewritten model's graph is
+faithful and equivalent on its inputs. `if not det.size(0): continue` (an image without rows, YOLOX's
+and YOLOv7's test; also `len(x) == 0`, `x.numel() == 0`) is dropped there: such an image makes no
+flattened rows. Anything else in the body (another call, `i` as a number, another `continue`, an
+`if`, a per-image cap `[:max_det]`, a list of one result per image as YOLOX's and YOLOv5/v7's
+`non_max_suppression` return) leaves the loop as it is: the finding names it at the loop's
+header, with the manual step (one NMS on every image's candidates, or NMS after the engine).""",
+        fix=Safety.UNSAFE,
+        assumption=_ASSUMPTION,
+        examples=(
+            Example(
+                f"import torchvision\ndef post(boxes, scores, labels, b):\n    rows = []\n{_indented(_LOOP, 4)}"
+                "    return torch.cat(rows)\n",
+                "import torchvision\n"
+                "def post(boxes, scores, labels, b):\n"
+                "    rows = []\n"
+                f"    if {TRACING_HELPER}():\n"
+                f"        {_N} = boxes.shape[1]\n"
+                f"        {_COUNT} = boxes.shape[0]\n"
+                f"        {_IMAGE} = torch.arange({_COUNT} * {_N}, device=boxes.device) // {_N}\n"
+                "        keep = torchvision.ops.remove_small_boxes(boxes.flatten(0, 1), 2.0)\n"
+                "        keep = keep[scores.flatten(0, 1)[keep] > 0.3]\n"
+                f"        keep = keep[{NMS_HELPER}(boxes.flatten(0, 1)[keep], scores.flatten(0, 1)[keep], "
+                f"labels.flatten(0, 1)[keep], {_IMAGE}[keep], 0.5, {_COUNT})]\n"
+                "        rows.append(torch.cat([boxes.flatten(0, 1)[keep], "
+                f"{FILL_HELPER}(scores.flatten(0, 1)[keep, None], {_IMAGE}[keep])], 1))\n"
+                f"    else:\n{_indented(_LOOP, 8)}"
+                "    return torch.cat(rows)\n",
+                unsafe=True,
+            ),
+        ),
+        references=(
+            "https://pytorch.org/vision/stable/generated/torchvision.ops.batched_nms.html",
+            "https://onnx.ai/onnx/operators/onnx__NonMaxSuppression.html",
+            "https://pytorch.org/docs/stable/onnx_torchscript.html#tracing-vs-scripting",
+        ),
+    )
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        if not self.active():
+            return
+        for position, statement in enumerate(node.body):
+            if type(statement) is cst.For:
+                self._loop(node.body, position, statement)
+
+    def _loop(self, block: tuple[cst.BaseStatement, ...] | list[cst.BaseStatement], position: int,
+              node: cst.For) -> None:
+        header = self._header(node)
+        if header is None or not self._runs_nms(node):
+            return
+        loop = f"`for {code_of(node.target).strip()} in {code_of(node.iter).strip()}`"
+        flattened = self._flattened(block, position, node, *header)
+        if isinstance(flattened, str):
+            if header[1] or self._first_read(node, header[0], slices=True) is not None:
+                # at the loop's header: the problems of its body's lines are their own rules' (TRT713's tests)
+                self.found(node.iter, f"{loop} runs NMS image by image over the batch: a traced export unrolls it "
+                                      f"with the example's batch; not rewritten ({flattened}); by hand: {_BY_HAND}")
+            return
+        lines, helpers = flattened
+        rewritten = cst.If(test=cst.parse_expression(f"{TRACING_HELPER}()"),
+                           body=cst.IndentedBlock(body=[cst.parse_statement(line + "\n") for line in lines]),
+                           orelse=cst.Else(body=cst.IndentedBlock(body=[node.with_changes(leading_lines=())])),
+                           leading_lines=node.leading_lines)
+        self.found(node, f"{loop} runs NMS image by image over the batch: a traced export unrolls it with the "
+                         f"example's batch; while tracing, `{TRACING_HELPER}()` runs its statements once on the "
+                         f"flattened batch (NMS per image as `{NMS_HELPER}`), the loop otherwise; assumes "
+                         f"{_ASSUMPTION}",
+                   Fix({node: rewritten}, safety=Safety.UNSAFE, helpers=(TRACING_HELPER, *sorted(helpers))))
+
+    def _flattened(self, block, position: int, node: cst.For, index: str | None,
+                   items: dict[str, cst.BaseExpression]) -> tuple[list[str], set[str]] | str:
+        """The tracing branch's lines and helpers, or why the loop is left as it is."""
+        body = node.body.body if type(node.body) is cst.IndentedBlock else ()
+        small = [s.body[0] if type(s) is cst.SimpleStatementLine and len(s.body) == 1 else
+                 s if self._skips_empty(s) else None for s in body]
+        if not small or any(s is None for s in small):
+            return ("its body holds more than one assignment per line, or a compound statement (`if`, a loop) "
+                    "other than `if <no rows>: continue`")
+        append = small[-1]
+        target = self._appended(append)
+        if target is None or not self._list_made_before(block, position, target) \
+                or not self._only_concatenated_after(block, position, target):
+            return ("it does not end by appending to a list made empty before it and only concatenated along its "
+                    "first axis after it")
+        source = next(iter(items.values())) if items else self._first_read(node, index)
+        if source is None:
+            return "it reads no tensor at the image's index"
+        flattener = Flattener(self, index, items)
+        lines = [f"{_N} = {code_of(source).strip()}.shape[1]", f"{_COUNT} = {code_of(source).strip()}.shape[0]",
+                 f"{_IMAGE} = torch.arange({_COUNT} * {_N}, device={code_of(source).strip()}.device) // {_N}"]
+        try:
+            for statement in small[:-1]:
+                if type(statement) is cst.If:
+                    flattener.empty_test(statement.test)
+                    continue  # an image without rows makes no rows below: the flattened rows skip it alike
+                if type(statement) is not cst.Assign or len(statement.targets) != 1:
+                    raise Decline
+                assigned = statement.targets[0].target
+                value = strip_parens(statement.value)
+                if type(assigned) is cst.Tuple and all(type(e.value) is cst.Name for e in assigned.elements):
+                    names = [e.value.value for e in assigned.elements]
+                    if type(value) is cst.Tuple and all(type(e) is cst.Element for e in value.elements):
+                        lines.append(flattener.parallel(names, [e.value for e in value.elements]))
+                    else:
+                        lines.append(flattener.pair(names, value))
+                elif type(assigned) is cst.Name:
+                    lines.append(flattener.statement(assigned.value, statement.value))
+                else:
+                    raise Decline
+            lines.append(f"{target}.append({flattener.per_image(append.value.args[0].value)})")
+        except (Decline, KeyError):
+            return ("a statement of its body is not one the rewrite carries over to every image at once: a call "
+                    "whose per-image meaning it does not know, the image's index as a number, a per-image cap")
+        if self._read_after(block, position, {*([index] if index else []), *items, *flattener.env}):
+            return "code after it reads a name the loop binds"
+        return lines, flattener.helpers
+
+    @staticmethod
+    def _skips_empty(statement: cst.BaseStatement) -> bool:
+        """``if <test>: continue`` (no ``else``); :meth:`Flattener.empty_test` judges the test."""
+        return type(statement) is cst.If and statement.orelse is None and type(statement.body) is cst.IndentedBlock \
+            and len(statement.body.body) == 1 and type(statement.body.body[0]) is cst.SimpleStatementLine \
+            and len(statement.body.body[0].body) == 1 and type(statement.body.body[0].body[0]) is cst.Continue
+
+    def _runs_nms(self, node: cst.For) -> bool:
+        """Does the body call NMS (torchvision's, or a function or method named for it)?"""
+        for inner in walk(node.body):
+            if type(inner) is cst.Call:
+                if self.context.refers_to(inner.func, *_NMS, *_BATCHED_NMS):
+                    return True
+                name = inner.func.attr.value if type(inner.func) is cst.Attribute else (
+                    inner.func.value if type(inner.func) is cst.Name else "")
+                if "nms" in name.lower():
+                    return True
+        return False
+
+    def _header(self, node: cst.For) -> tuple[str | None, dict[str, cst.BaseExpression]] | None:
+        """(the image's index, the names bound to each image of a tensor) of ``for i in range(n)``,
+        ``for i, p in enumerate(t)``, ``for a, b in zip(s, t)`` or ``for i, (a, b) in enumerate(zip(s, t))``."""
+        if node.orelse is not None or node.asynchronous is not None:
+            return None
+        source = self._builtin_call(node.iter, "range", "enumerate", "zip")
+        target = node.target
+        if source is None:
+            return None
+        if source.func.value == "range":
+            return (target.value, {}) if type(target) is cst.Name and len(source.args) == 1 else None
+        if source.func.value == "zip":
+            items = self._zipped(target, source)
+            return None if items is None else (None, items)
+        if len(source.args) != 1 or type(target) is not cst.Tuple or len(target.elements) != 2 \
+                or type(target.elements[0].value) is not cst.Name:
+            return None
+        index, item = target.elements[0].value.value, target.elements[1].value
+        inner = self._builtin_call(source.args[0].value, "zip")
+        if inner is not None:
+            items = self._zipped(item, inner)
+            return None if items is None else (index, items)
+        if type(item) is not cst.Name or not plain_read(source.args[0].value):
+            return None
+        return index, {item.value: source.args[0].value}
+
+    def _builtin_call(self, node: cst.BaseExpression, *names: str) -> cst.Call | None:
+        """A call of one of the builtins ``names`` (not a user's function of that name) with plain arguments."""
+        node = strip_parens(node)
+        if type(node) is not cst.Call or type(node.func) is not cst.Name or node.func.value not in names \
+                or self.context.qualified_names(node.func) or not node.args \
+                or any(a.keyword is not None or a.star for a in node.args):
+            return None
+        return node
+
+    @staticmethod
+    def _zipped(target: cst.BaseExpression, source: cst.Call) -> dict[str, cst.BaseExpression] | None:
+        """Each name of ``(a, b)`` bound to the tensor ``zip`` reads it from."""
+        target = strip_parens(target)
+        if type(target) not in (cst.Tuple, cst.List) or len(target.elements) != len(source.args) \
+                or any(type(e.value) is not cst.Name for e in target.elements) \
+                or not all(plain_read(a.value) for a in source.args):
+            return None
+        return {e.value.value: a.value for e, a in zip(target.elements, source.args)}
+
+    def _appended(self, statement: cst.BaseSmallStatement) -> str | None:
+        """``rows`` of ``rows.append(value)``."""
+        if type(statement) is not cst.Expr or type(statement.value) is not cst.Call:
+            return None
+        call = statement.value
+        if type(call.func) is not cst.Attribute or call.func.attr.value != "append" \
+                or type(call.func.value) is not cst.Name or len(call.args) != 1 or call.args[0].keyword is not None \
+                or call.args[0].star:
+            return None
+        return call.func.value.value
+
+    def _list_made_before(self, block, position: int, name: str) -> bool:
+        """``name = []`` earlier in the block, and nothing between reads or writes ``name``."""
+        for statement in reversed(block[:position]):
+            if type(statement) is cst.SimpleStatementLine and len(statement.body) == 1 \
+                    and type(statement.body[0]) is cst.Assign and len(statement.body[0].targets) == 1:
+                assign = statement.body[0]
+                target = assign.targets[0].target
+                if type(target) is cst.Name and target.value == name:
+                    return type(assign.value) is cst.List and not assign.value.elements
+            if any(type(n) is cst.Name and n.value == name for n in walk(statement)):
+                return False
+        return False
+
+    def _only_concatenated_after(self, block, position: int, name: str) -> bool:
+        """Every later read of ``name`` in the block is ``torch.cat(name)`` along the first axis."""
+        taken: set[int] = set()
+        seen = False
+        for statement in block[position + 1:]:
+            for inner in walk(statement):
+                if type(inner) is cst.Call and self.context.refers_to(inner.func, *_CAT) and inner.args \
+                        and type(strip_parens(inner.args[0].value)) is cst.Name \
+                        and strip_parens(inner.args[0].value).value == name and inner.args[0].keyword is None:
+                    extra = inner.args[1:]
+                    if all(code_of(a.value).strip() == "0" and (a.keyword is None or a.keyword.value == "dim")
+                           for a in extra) and len(extra) <= 1:
+                        taken.add(id(strip_parens(inner.args[0].value)))
+                        seen = True
+                elif type(inner) is cst.Name and inner.value == name and id(inner) not in taken:
+                    return False
+        return seen
+
+    def _read_after(self, block, position: int, names: set[str]) -> bool:
+        """Does later code of the block read a name the loop binds (the flattened branch leaves other values)?"""
+        return any(type(n) is cst.Name and n.value in names for s in block[position + 1:] for n in walk(s))
+
+    def _first_read(self, node: cst.For, index: str, slices: bool = False) -> cst.BaseExpression | None:
+        """The first tensor the body reads at ``[index]`` (its first axis is the batch), or, with ``slices``, at
+        ``[index:index + 1]``."""
+        for inner in walk(node.body):
+            if type(inner) is not cst.Subscript or not inner.slice or not plain_read(inner.value):
+                continue
+            at = inner.slice[0].slice
+            if type(at) is cst.Index and type(strip_parens(at.value)) is cst.Name \
+                    and strip_parens(at.value).value == index:
+                return inner.value
+            if slices and type(at) is cst.Slice and type(at.lower) is cst.Name and at.lower.value == index:
+                return inner.value
+        return None
+
+
+RULES = (PerImageNms,)

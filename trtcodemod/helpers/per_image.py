@@ -1,0 +1,64 @@
+"""A per-image NMS loop computed on every image at once while tracing (TRT360).
+
+``for i in range(b): ... keep = keep[batched_nms(bx[keep], s[keep], labels[keep], t)] ... rows.append(...)``
+runs NMS image by image; a trace unrolls it with the example's batch. The rewrite flattens the batch into one
+list of candidates (row ``r`` belongs to image ``r // n``) and calls these helpers where the loop used the image:
+one NMS over all candidates whose groups (image, and class where the loop passed one) cannot overlap, the kept
+positions ordered by image as the loop's concatenation orders them, and the image's index as a column.
+"""
+
+import torch
+
+# Every helper is `torch.jit.unused`: they run only while tracing, and a scripted caller compiles without them.
+
+
+@torch.jit.unused
+def _trt_nms_by_image(boxes: torch.Tensor, scores: torch.Tensor, labels: torch.Tensor | None, image: torch.Tensor,
+                      threshold: float, count: int) -> torch.Tensor:
+    """Positions kept by NMS done separately for each ``image`` (and each of its ``labels``, if given): by image
+    ascending, then as NMS orders them (score descending), which is the order of the loop's concatenation.
+
+    The groups are kept apart by shifting x by ``image * width_span`` and y by ``label * height_span`` (spans of
+    the boxes' own coordinates, plus one): boxes of two groups never overlap, and within a group every box moves
+    by the same amount, so IoU changes only by the rounding of the shifted coordinates (as torchvision's own
+    ``batched_nms`` trick does). ``count`` is the number of images. The ranges include 0, so that they are
+    defined on no candidate at all. The grouping is a counting sort (one-hot counts, ``cumsum``, ``scatter``): no
+    TopK, whose K TensorRT limits."""
+    x = boxes[:, 0::2].float()  # shifted by up to the batch's width: half precision would round them coarsely
+    y = boxes[:, 1::2].float()
+    width = _trt_span(x)
+    height = _trt_span(y)
+    shifted_x = x + (image.float() * width)[:, None]
+    shifted_y = y
+    if labels is not None:
+        group = (labels - torch.cat([labels.flatten(), labels.new_zeros(1)]).min()).float()
+        shifted_y = y + (group * height)[:, None]
+    shifted = torch.stack([shifted_x[:, 0], shifted_y[:, 0], shifted_x[:, 1], shifted_y[:, 1]], 1)
+    keep = torch.ops.torchvision.nms(shifted, scores.float(), threshold)
+    return _trt_group_by_image(keep, image[keep], count)
+
+
+@torch.jit.unused
+def _trt_span(values: torch.Tensor) -> torch.Tensor:
+    """One more than the range of ``values`` and 0 (defined when ``values`` is empty)."""
+    padded = torch.cat([values.flatten(), values.new_zeros(1)])
+    return padded.max() - padded.min() + 1
+
+
+@torch.jit.unused
+def _trt_group_by_image(keep: torch.Tensor, image: torch.Tensor, count: int) -> torch.Tensor:
+    """``keep`` reordered stably by ``image`` (ints in ``[0, count)``): a counting sort whose destination of entry
+    ``j`` is the number of entries of a smaller image plus those of the same image before ``j``."""
+    one_hot = (image[:, None] == torch.arange(count, device=image.device)[None, :]).to(torch.float32)
+    before_in_image = (one_hot.cumsum(0) - one_hot) * one_hot
+    per_image = one_hot.sum(0)
+    smaller_images = (per_image.cumsum(0) - per_image)[None, :] * one_hot
+    destination = (before_in_image + smaller_images).sum(1).to(torch.int64)
+    return torch.zeros_like(keep).scatter(0, destination, keep)
+
+
+@torch.jit.unused
+def _trt_image_fill(like: torch.Tensor, image: torch.Tensor) -> torch.Tensor:
+    """``torch.full_like(like, i)`` for every row at once: row ``r`` of ``like`` filled with ``image[r]``."""
+    column = image.to(like.dtype).reshape([-1] + [1] * (like.dim() - 1))
+    return column.expand(like.shape).contiguous()
