@@ -796,15 +796,22 @@ def test_numbers_from_sizes_with_a_division_are_taken_where_the_export_warned(tm
     assert "_trt_sizes" not in rewrite(left, unsafe=True, select=("TRT716",))
 
 
-def _fraction_models(tmp_path) -> tuple[torch.nn.Module, torch.nn.Module]:
+def _nets(tmp_path, codes: dict[str, str]) -> list[torch.nn.Module]:
+    """Each code's ``Net``, built from a file of its own (the helpers' source is read from it)."""
     models = []
-    for name, code in (("fractions_original", FRACTIONS), ("fractions_rewritten", _fractions_rewritten(tmp_path, (6, 12)))):
+    for name, code in codes.items():
         path = tmp_path / f"{name}.py"
         path.write_text(code)
         namespace: dict = {"__name__": name, "__file__": str(path)}
         exec(compile(code, str(path), "exec"), namespace)
         models.append(namespace["Net"]().eval())
-    return models[0], models[1]
+    return models
+
+
+def _fraction_models(tmp_path) -> tuple[torch.nn.Module, torch.nn.Module]:
+    original, rewritten = _nets(tmp_path, {"fractions_original": FRACTIONS,
+                                           "fractions_rewritten": _fractions_rewritten(tmp_path, (6, 12))})
+    return original, rewritten
 
 
 def test_the_original_bakes_the_fractions_and_the_rewrite_follows_the_size(tmp_path) -> None:
@@ -897,14 +904,7 @@ def test_integer_numbers_of_sizes_handed_down_are_taken_where_the_export_warned(
     after = _handed_rewritten(tmp_path, (6,))
     assert ("2. * (pts / _trt_sizes_tensor([W - 1, H - 1], device=pts.device, dtype=pts.dtype)) - 1. + "
             "torch.tensor([n + 1, 2])") in after  # an `int` parameter with literals is a constant of the trace
-    namespaces = []
-    for name, code in (("handed_original", HANDED), ("handed_rewritten", after)):
-        path = tmp_path / f"{name}.py"
-        path.write_text(code)
-        namespace: dict = {"__name__": name, "__file__": str(path)}
-        exec(compile(code, str(path), "exec"), namespace)
-        namespaces.append(namespace["Net"]().eval())
-    original, rewritten = namespaces
+    original, rewritten = _nets(tmp_path, {"handed_original": HANDED, "handed_rewritten": after})
 
     def session(model):
         buffer = io.BytesIO()

@@ -140,17 +140,10 @@ def test_exported_graph_follows_the_batch_only_after_the_fix() -> None:
             assert old.shape != want.shape, batch  # the example's two images, whatever the batch
 
 
-#: The batch size named first (HorizonRobotics/RoboOrchardSim@51281815b920fb85348bf504ad255bef6f94e7b8,
-#: robo_orchard_sim/controllers/curobo_planner/curobo_ext.py:138-143, ``B = data.shape[0]``), or unpacked
-#: from the shape, and the list rebound by its own stack (``seed_xyz = torch.stack(seed_xyz)``).
-NAMED = HEADER + """\
-def named(values, index):
-    B = values.shape[0]
-    out = []
-    for b in range(B):
-        out.append(values[b][index[b]])
-    return torch.stack(out, dim=0)
-
+#: The batch size named first: RoboOrchardSim's ``batch_gather`` in the variant's own words (its docstring
+#: cites it), ``B = data.shape[0]``; or unpacked from the shape, with the list rebound by its own stack
+#: (``seed_xyz = torch.stack(seed_xyz)``).
+NAMED = (TESTS / "recipe_variants" / "trt358" / "roboorchard_ik_batch_gather.py").read_text() + """
 
 def unpacked(values, index):
     n, k, c = values.shape
@@ -164,8 +157,8 @@ def unpacked(values, index):
 
 def test_rewrite_text_with_the_bound_named_first() -> None:
     after = rewrite(NAMED, select=("TRT358",))
-    assert "    for b in range(B):\n        out.append(values[b][index[b]])\n" \
-           "    return _trt_stacked_rows(out, values, index, B)\n" in after
+    assert "    for b in range(B):\n        out.append(data[b][idx[b]])\n" \
+           "    return _trt_stacked_rows(out, data, idx, B)\n" in after
     assert "    seeds = _trt_stacked_rows(seeds, values, index, n)\n    return seeds\n" in after
     assert rewrite(after, select=("TRT358",)) == after
 
@@ -196,7 +189,7 @@ def test_named_bounds_left_alone(body: str) -> None:
     assert rules_found(param, select=("TRT358",)) == []
 
 
-@pytest.mark.parametrize("name", ["named", "unpacked"])
+@pytest.mark.parametrize("name", ["batch_gather", "unpacked"])
 def test_named_bound_eager_unchanged_and_graph_follows_the_batch(name: str) -> None:
     original, rewritten = load(NAMED, name), load(rewrite(NAMED, select=("TRT358",)), name)
     values = torch.randn(3, 6, 2)
