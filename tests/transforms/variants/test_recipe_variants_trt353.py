@@ -11,7 +11,9 @@ size (one more, the same half for an even width) does not show: migrate's second
 (asked for by the ``int``'s warning here; by the TRT353 finding itself where nothing warns, see
 ``test_roll_shift.py``) finds the Slice baked at the roll and applies TRT353, with TRT712 for the ``int``.
 Both end with exit 0, equivalent; the rewritten graphs equal eager mode at other sizes and on edge values,
-with both exporters, and eager mode is unchanged.
+with both exporters, and eager mode is unchanged. PARADIS's pole padding rolls the rows next to each pole by
+half the width unpacked from the shape, at two lines: the second trace locates the first roll's Slice, and
+migrate applies TRT353 at both (they bake alike), exit 0.
 
 anatome's Fourier shift rolls by lists of half-sizes over lists of axes, the inverse one ``-n // 2``: the
 rule takes both rolls, but the graph is right at odd sizes only with TRT339's floor division too, which
@@ -46,6 +48,10 @@ ROLLS = {
     "credit_earth_padding": (
         ("rolled = torch.roll(x, shifts=shift_size, dims=-1)",),
         "rolled = _trt_roll(x, shifts=shift_size, dims=-1)"),
+    "paradis_geo_cyclic_padding": (
+        ("top_padding = torch.roll(top_source, shifts=middle_index, dims=3)",
+         "bottom_padding = torch.roll(bottom_source, shifts=middle_index, dims=3)"),
+        "top_padding = _trt_roll(top_source, shifts=middle_index, dims=3)"),
 }
 
 
@@ -95,7 +101,28 @@ def test_migrate_traces_credits_padding_again_and_takes_the_baked_roll() -> None
     assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
 
 
+def test_migrate_takes_both_of_paradis_pole_rolls_from_one_located_bake() -> None:
+    """The second trace locates the first roll's Slice only; the other roll by the same half bakes alike, so
+    both are applied in one round (without it, the first alone leaves the graph wrong at other widths)."""
+    name = "paradis_geo_cyclic_padding"
+    path = HERE / f"{name}.py"
+    module = load_variant(path, f"trt353_m_{name}")
+    report = migrate_json(path, _axes_json(module))
+    assert report["before"]["exported"] is True and report["before"]["faithful"] is False, report["before"]
+    assert report["retrace"]["first_difference"]["source"].endswith(f"{name}.py:{_line_of(path, ROLLS[name][0][0])}")
+    applied = sorted((fix["rule"], fix["line"]) for fix in report["applied"])
+    assert applied == sorted(("TRT353", _line_of(path, text)) for text in ROLLS[name][0])
+    assert report["after"]["faithful"] is True and report["after"]["trt_errors"] == 0, report["after"]
+    assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
+
+
 def _sets(name: str) -> dict[str, tuple[torch.Tensor, ...]]:
+    if name == "paradis_geo_cyclic_padding":  # an even number of longitudes, as the model asserts
+        return {"other size": (torch.randn(3, 4, 9, 16, generator=seeded(1)),),
+                "two longitudes": (torch.randn(1, 4, 5, 2, generator=seeded(2)),),
+                "zeros": (torch.zeros(2, 4, 6, 10),),
+                "negatives": (-torch.rand(1, 4, 8, 20, generator=seeded(3)) - 1,),
+                "inf": (with_specials((1, 4, 6, 14), 4),)}
     if name == "credit_earth_padding":
         return {"other size": (torch.randn(3, 4, 9, 16, generator=seeded(1)),),
                 "odd width": (torch.randn(1, 4, 5, 7, generator=seeded(2)),),
