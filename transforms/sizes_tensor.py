@@ -91,7 +91,10 @@ the sizes: GMFlow's `normalize_coords` (haofeixu/gmflow, `gmflow/geometry.py:37`
 coordinates by `torch.Tensor([(w - 1) / 2., (h - 1) / 2.])`, SuperPoint's descriptor sampling
 (magicleap/SuperGluePretrainedNetwork, `models/superpoint.py:84`) by `torch.tensor([(w*s - s/2 -
 0.5), (h*s - s/2 - 0.5)])`. In such a number a parameter of the function not rebound there counts
-as a size a caller hands down (GMFlow's `h, w`), loose, so only where the export warned at the call.
+as a size a caller hands down (GMFlow's `h, w`), loose, so only where the export warned at the call;
+so it does in integer arithmetic too: XFeat's sparse sampler (verlab/accelerated_features,
+`modules/interpolator.py:19`) divides keypoints by `torch.tensor([W-1, H-1], device=x.device,
+dtype=x.dtype)` of the image size its caller hands down.
 The legacy constructor given one list or tuple display, `torch.Tensor([...])`, is taken as
 `torch.tensor` of the default float dtype (given sizes, `torch.Tensor(b, h, w)`, it is TRT349's).
 
@@ -464,11 +467,14 @@ Applies to every TensorRT version.""",
         (``(w - 1) / 2.``, GMFlow's ``normalize_coords``; ``w * s - s / 2 - 0.5``, SuperPoint's descriptor
         sampling): sizes, ``int`` parameters, parameters of this function not rebound (LOOSE: sizes a
         caller hands down, counted only where the export warned at the call) and loose sizes, with
-        integer and float literals and ``+ - * / //``, not literals alone."""
-        if not _fractional(expr):
-            return 0
+        integer and float literals and ``+ - * / //``, not literals alone. Without a true division or a
+        float literal only a number of such parameters counts, loose (XFeat's ``[W - 1, H - 1]`` of the
+        image size handed down): an integer computed from sizes is taken above, and one computed from
+        ``int`` parameters alone is a constant of the trace."""
         level = self._number_level(expr)
-        return 0 if level == _LITERAL else level
+        if level == _LITERAL:
+            return 0
+        return level if _fractional(expr) else (LOOSE if level == LOOSE else 0)
 
     def _number_level(self, expr: cst.BaseExpression) -> int:
         if type(expr) in (cst.Integer, cst.Float):

@@ -26,19 +26,48 @@ HELPER = "_trt_stacked_rows"
 def _first_axis_of(iterator: cst.BaseExpression) -> cst.BaseExpression | None:
     """The bound of ``range(x.shape[0])`` or ``range(x.size(0))``, ``x`` a plain name or attribute chain
     (``len(x)`` is left out: a trace reads it as the example's number)."""
+    bound = _range_bound(iterator)
+    return bound if bound is not None and _first_axis(bound) else None
+
+
+def _range_bound(iterator: cst.BaseExpression) -> cst.BaseExpression | None:
+    """``n`` of ``range(n)``."""
     if type(iterator) is not cst.Call or type(iterator.func) is not cst.Name or iterator.func.value != "range" \
             or len(iterator.args) != 1 or iterator.args[0].keyword is not None or iterator.args[0].star:
         return None
-    bound = iterator.args[0].value
+    return iterator.args[0].value
+
+
+def _first_axis(bound: cst.BaseExpression) -> bool:
+    """Is ``bound`` ``x.shape[0]`` or ``x.size(0)``, ``x`` a plain name or attribute chain?"""
     if type(bound) is cst.Subscript and type(bound.value) is cst.Attribute and bound.value.attr.value == "shape":
-        ok = len(bound.slice) == 1 and type(bound.slice[0].slice) is cst.Index \
+        return len(bound.slice) == 1 and type(bound.slice[0].slice) is cst.Index \
             and code_of(bound.slice[0].slice.value) == "0" and _plain(bound.value.value)
-        return bound if ok else None
-    if type(bound) is cst.Call and len(bound.args) == 1 and not bound.args[0].star and bound.args[0].keyword is None \
-            and type(bound.func) is cst.Attribute and bound.func.attr.value == "size" \
-            and code_of(bound.args[0].value) == "0" and _plain(bound.func.value):
-        return bound
-    return None
+    return type(bound) is cst.Call and len(bound.args) == 1 and not bound.args[0].star \
+        and bound.args[0].keyword is None and type(bound.func) is cst.Attribute \
+        and bound.func.attr.value == "size" and code_of(bound.args[0].value) == "0" and _plain(bound.func.value)
+
+
+def _first_axis_name(before: list[cst.BaseStatement], name: str) -> bool:
+    """Was ``name`` last bound, in the statements ``before`` the loop, to a first axis: ``B = x.shape[0]``,
+    ``B = x.size(0)`` or the first of names unpacked from a shape, ``b, c, h, w = x.shape`` (a batch
+    gather that names its batch size first, as RoboOrchardSim's ``batch_gather`` does)?"""
+    for statement in reversed(before):
+        if name not in _statement_names(statement):
+            continue
+        if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1 \
+                or type(statement.body[0]) is not cst.Assign or len(statement.body[0].targets) != 1:
+            return False
+        target, value = statement.body[0].targets[0].target, statement.body[0].value
+        if type(target) is cst.Name:
+            return _first_axis(value)
+        if type(target) in (cst.Tuple, cst.List) and target.elements \
+                and type(target.elements[0]) is cst.Element and type(target.elements[0].value) is cst.Name \
+                and target.elements[0].value.value == name \
+                and not any(type(e) is cst.StarredElement for e in target.elements):
+            return type(value) is cst.Attribute and value.attr.value == "shape" and _plain(value.value)
+        return False
+    return False
 
 
 def _item(node: cst.BaseExpression, name: str) -> cst.BaseExpression | None:
@@ -67,6 +96,16 @@ def _root(node: cst.BaseExpression) -> str:
         node = node.value
     assert type(node) is cst.Name
     return node.value
+
+
+def _read_part(statement: cst.CSTNode) -> cst.CSTNode:
+    """What ``statement`` reads: the value of a plain assignment to names (``seed_xyz =
+    torch.stack(seed_xyz)`` reads the list once, then rebinds its name), the statement otherwise."""
+    if type(statement) is cst.SimpleStatementLine and len(statement.body) == 1 \
+            and type(statement.body[0]) is cst.Assign \
+            and all(type(t.target) is cst.Name for t in statement.body[0].targets):
+        return statement.body[0].value
+    return statement
 
 
 def _appends(loop: cst.For) -> list[tuple[str, cst.BaseExpression, cst.BaseExpression]] | None:
@@ -103,19 +142,23 @@ class StackedRows(Rule):
         summary="a loop over the batch appending each element's rows `values[b][index[b]]`, then `torch.stack`: "
                 "tracing unrolls it with the example's batch size; gather every element's rows at once",
         doc="""\
-What it finds: a `for b in range(x.shape[0])` (or `x.size(0)`) whose body only appends
-`values[b][index[b]]` to lists started empty (`L = []`) before it in the same block, each list
-read once afterwards, by `torch.stack(L)` / `torch.stack(L, 0)` / `torch.stack(L, dim=0)` in the
-same block, with nothing rebinding the list, `values` or `index` in between. FCOS-style heads
-take each image's top-k candidates this way (zhenghao977/FCOS-PyTorch-37.2AP's `DetectHead`,
-copied into many repositories): `_boxes.append(boxes[batch][topk_ind[batch]])`.
+What it finds: a `for b in range(x.shape[0])` (or `x.size(0)`, or a name last bound before it
+in the same block to one of those or unpacked first from a shape: `B = data.shape[0]`, `n, k, c =
+x.shape`) whose body only appends `values[b][index[b]]` to lists started empty (`L = []`) before it
+in the same block, each list read once afterwards, by `torch.stack(L)` / `torch.stack(L, 0)` /
+`torch.stack(L, dim=0)` in the same block (also rebinding the list's own name: `L =
+torch.stack(L)`), with nothing rebinding the list, `values`, `index` or the bound's name in between.
+FCOS-style heads take each image's top-k candidates this way (zhenghao977/FCOS-PyTorch-37.2AP's
+`DetectHead`, copied into many repositories): `_boxes.append(boxes[batch][topk_ind[batch]])`;
+RoboOrchardSim's IK selection names the batch size first (`batch_gather` in
+`robo_orchard_sim/controllers/curobo_planner/curobo_ext.py`).
 
 Why it hurts: a traced export runs the loop with the example's batch size and unrolls it: the
 graph stacks that many gathers whatever the batch it is given (ONNX Runtime then fails or returns
 the example's number of images, TensorRT builds an engine for one batch size only).
 
 The rewrite: each `torch.stack(L, ...)` becomes `_trt_stacked_rows(L, values, index, x.shape[0])`,
-the loop's bound read again (nothing rebinds `x` in between). Outside `torch.onnx.export` it is
+the loop's bound read again (nothing rebinds `x`, or the name that holds it, in between). Outside `torch.onnx.export` it is
 `torch.stack(L)` of the loop's own list. While exporting, with an integer `index`, it returns
 `values[rows, index[:n]]`, `rows` the positions `0 .. n - 1` along `index`'s first axis and `n`
 the traced bound: element `b` is `values[b][index[b]]` (negative indices too), stacked in order,
@@ -160,7 +203,11 @@ exported graph computes the same values as one indexing.""",
 
     def _block(self, statements: list[cst.BaseStatement]) -> None:
         for at, loop in enumerate(statements):
-            if type(loop) is not cst.For or _first_axis_of(loop.iter) is None:
+            if type(loop) is not cst.For:
+                continue
+            bound = _range_bound(loop.iter)
+            if bound is None or not (_first_axis(bound) or type(bound) is cst.Name
+                                     and _first_axis_name(statements[:at], bound.value)):
                 continue
             appends = _appends(loop)
             if appends is None:
@@ -177,9 +224,11 @@ exported graph computes the same values as one indexing.""",
     def _stacks(self, statements: list[cst.BaseStatement], at: int,
                 appends: list[tuple[str, cst.BaseExpression, cst.BaseExpression]]) -> dict | None:
         loop = statements[at]
-        bound = _first_axis_of(loop.iter)
+        bound = _range_bound(loop.iter)
         assert bound is not None
-        counted = bound.value.value if type(bound) is cst.Subscript else bound.func.value
+        # The loop's bound is read again at the stack: its owner (or the name holding it) stays bound.
+        counted = bound if type(bound) is cst.Name else bound.value.value if type(bound) is cst.Subscript \
+            else bound.func.value
         protected = {name for name, _, _ in appends} | {_root(counted)}
         for _, values, index in appends:
             protected |= {_root(values), _root(index)}
@@ -191,7 +240,7 @@ exported graph computes the same values as one indexing.""",
                 return None
             stack = None
             for later in statements[at + 1:]:
-                reads = [n for n in walk(later) if type(n) is cst.Name and n.value == name]
+                reads = [n for n in walk(_read_part(later)) if type(n) is cst.Name and n.value == name]
                 if reads:
                     stack = self._stack_of(later, name, len(reads))
                     if stack is None:

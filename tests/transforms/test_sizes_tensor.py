@@ -796,15 +796,22 @@ def test_numbers_from_sizes_with_a_division_are_taken_where_the_export_warned(tm
     assert "_trt_sizes" not in rewrite(left, unsafe=True, select=("TRT716",))
 
 
-def _fraction_models(tmp_path) -> tuple[torch.nn.Module, torch.nn.Module]:
+def _nets(tmp_path, codes: dict[str, str]) -> list[torch.nn.Module]:
+    """Each code's ``Net``, built from a file of its own (the helpers' source is read from it)."""
     models = []
-    for name, code in (("fractions_original", FRACTIONS), ("fractions_rewritten", _fractions_rewritten(tmp_path, (6, 12)))):
+    for name, code in codes.items():
         path = tmp_path / f"{name}.py"
         path.write_text(code)
         namespace: dict = {"__name__": name, "__file__": str(path)}
         exec(compile(code, str(path), "exec"), namespace)
         models.append(namespace["Net"]().eval())
-    return models[0], models[1]
+    return models
+
+
+def _fraction_models(tmp_path) -> tuple[torch.nn.Module, torch.nn.Module]:
+    original, rewritten = _nets(tmp_path, {"fractions_original": FRACTIONS,
+                                           "fractions_rewritten": _fractions_rewritten(tmp_path, (6, 12))})
+    return original, rewritten
 
 
 def test_the_original_bakes_the_fractions_and_the_rewrite_follows_the_size(tmp_path) -> None:
@@ -855,3 +862,69 @@ def test_traced_fractions_stack_as_the_default_float_dtype() -> None:
         want = torch.as_tensor([(w - 1) / 2.0, h * 3, 0.5])
         got = traced(torch.rand(1, h, w))
         assert got.dtype == want.dtype == torch.float32 and torch.equal(got, want), (h, w)
+
+
+# --- integer arithmetic of sizes a caller hands down ---
+
+#: XFeat's sparse sampler (verlab/accelerated_features@e92685f57f8318b18725c5c8c0bd28c7fe188d9a,
+#: modules/interpolator.py:19): the image's height and width handed down as plain parameters, `W - 1` and
+#: `H - 1` with no division or float literal.
+HANDED = """\
+import torch
+from torch import nn
+
+
+def to_unit(pts, H, W, n: int = 3):
+    return 2. * (pts / torch.tensor([W - 1, H - 1], device=pts.device, dtype=pts.dtype)) - 1. + torch.tensor([n + 1, 2])
+
+
+class Net(nn.Module):
+    def forward(self, x, pts):
+        B, C, H, W = x.shape
+        return to_unit(pts, H, W) + x.mean()
+"""
+
+
+def _handed_rewritten(tmp_path, warned: tuple[int, ...]) -> str:
+    from trtcodemod.engine import Options, fix_source
+    from trtcodemod.evidence.facts import Facts
+
+    path = tmp_path / "handed.py"
+    path.write_text(HANDED)
+    facts = Facts(runs=1, lines={str(path.resolve()): set(range(1, len(HANDED.splitlines()) + 1))})
+    facts.note_traced([(str(path.resolve()), line, "torch.tensor results are registered as constants")
+                       for line in warned])
+    options = Options(select=("TRT716",), unsafe=True, facts=facts, scope="all")
+    return fix_source(HANDED.encode(), str(path.resolve()), options).source.decode()
+
+
+def test_integer_numbers_of_sizes_handed_down_are_taken_where_the_export_warned(tmp_path) -> None:
+    assert "_trt_sizes" not in rewrite(HANDED, unsafe=True)  # parameters: what they hold is not known here
+    assert "_trt_sizes" not in _handed_rewritten(tmp_path, ())
+    after = _handed_rewritten(tmp_path, (6,))
+    assert ("2. * (pts / _trt_sizes_tensor([W - 1, H - 1], device=pts.device, dtype=pts.dtype)) - 1. + "
+            "torch.tensor([n + 1, 2])") in after  # an `int` parameter with literals is a constant of the trace
+    original, rewritten = _nets(tmp_path, {"handed_original": HANDED, "handed_rewritten": after})
+
+    def session(model):
+        buffer = io.BytesIO()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(model, (torch.randn(1, 2, 8, 12), torch.rand(1, 5, 2) * 7), buffer, dynamo=False,
+                              opset_version=17, input_names=["x", "pts"],
+                              dynamic_axes={"x": {0: "b", 2: "h", 3: "w"}, "pts": {0: "b", 1: "n"}})
+        return ort.InferenceSession(buffer.getvalue())
+
+    before, after_graph = session(original), session(rewritten)
+    cases = [((2, 2, 5, 9), torch.rand(2, 3, 2) * 8), ((1, 2, 16, 4), -torch.rand(1, 4, 2) * 9),
+             ((1, 2, 8, 12), torch.zeros(1, 0, 2)), ((1, 2, 1, 1), torch.zeros(1, 2, 2)),  # width 1: 0 / 0
+             ((1, 2, 3, 7), torch.tensor([[[float("inf"), float("nan")]]]))]
+    for shape, pts in cases:
+        x = torch.randn(shape)
+        want = original(x, pts)
+        (got,) = after_graph.run(None, {"x": x.numpy(), "pts": pts.numpy()})
+        torch.testing.assert_close(torch.from_numpy(got), want, atol=1e-5, rtol=1e-5, equal_nan=True)
+        if shape in ((2, 2, 5, 9), (1, 2, 16, 4)):  # finite positions at another size: the original bakes
+            (baked,) = before.run(None, {"x": x.numpy(), "pts": pts.numpy()})
+            assert not torch.allclose(torch.from_numpy(baked), want, atol=1e-5, equal_nan=True), shape
+        torch.testing.assert_close(rewritten(x, pts), want, rtol=0, atol=0, equal_nan=True)  # eager unchanged

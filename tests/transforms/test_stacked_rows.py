@@ -138,3 +138,81 @@ def test_exported_graph_follows_the_batch_only_after_the_fix() -> None:
             except Exception:  # noqa: BLE001 - the unrolled loop's gathers fail outright at some sizes
                 continue
             assert old.shape != want.shape, batch  # the example's two images, whatever the batch
+
+
+#: The batch size named first: RoboOrchardSim's ``batch_gather`` in the variant's own words (its docstring
+#: cites it), ``B = data.shape[0]``; or unpacked from the shape, with the list rebound by its own stack
+#: (``seed_xyz = torch.stack(seed_xyz)``).
+NAMED = (TESTS / "recipe_variants" / "trt358" / "roboorchard_ik_batch_gather.py").read_text() + """
+
+def unpacked(values, index):
+    n, k, c = values.shape
+    seeds = []
+    for i in range(n):
+        seeds.append(values[i][index[i]])
+    seeds = torch.stack(seeds)
+    return seeds
+"""
+
+
+def test_rewrite_text_with_the_bound_named_first() -> None:
+    after = rewrite(NAMED, select=("TRT358",))
+    assert "    for b in range(B):\n        out.append(data[b][idx[b]])\n" \
+           "    return _trt_stacked_rows(out, data, idx, B)\n" in after
+    assert "    seeds = _trt_stacked_rows(seeds, values, index, n)\n    return seeds\n" in after
+    assert rewrite(after, select=("TRT358",)) == after
+
+
+@pytest.mark.parametrize("body", [
+    # the name is not a first axis
+    "B = v.shape[1]\nout = []\nfor b in range(B):\n    out.append(v[b][i[b]])\nreturn torch.stack(out)",
+    # a len(): the example's number under a trace
+    "B = len(v)\nout = []\nfor b in range(B):\n    out.append(v[b][i[b]])\nreturn torch.stack(out)",
+    # not the first name unpacked
+    "c, B = v.shape[:2]\nout = []\nfor b in range(B):\n    out.append(v[b][i[b]])\nreturn torch.stack(out)",
+    "k, B, c = v.shape\nout = []\nfor b in range(B):\n    out.append(v[b][i[b]])\nreturn torch.stack(out)",
+    # rebound after the size was read, or in a block
+    "B = v.shape[0]\nB = B - 1\nout = []\nfor b in range(B):\n    out.append(v[b][i[b]])\nreturn torch.stack(out)",
+    "B = v.shape[0]\nif v.dim() > 2:\n    B = 1\nout = []\nfor b in range(B):\n    out.append(v[b][i[b]])\n"
+    "return torch.stack(out)",
+    # the name is rebound between the loop and the stack
+    "B = v.shape[0]\nout = []\nfor b in range(B):\n    out.append(v[b][i[b]])\nB = 0\nreturn torch.stack(out)",
+    # the list read once more beside its stack
+    "B = v.shape[0]\nout = []\nfor b in range(B):\n    out.append(v[b][i[b]])\nout = torch.stack(out) + len(out)\n"
+    "return out",
+])
+def test_named_bounds_left_alone(body: str) -> None:
+    code = HEADER + "def f(v, i):\n" + "".join(f"    {line}\n" for line in body.splitlines())
+    assert rules_found(code, select=("TRT358",)) == []
+    param = HEADER + "def f(v, i, B):\n    out = []\n    for b in range(B):\n        out.append(v[b][i[b]])\n" \
+        "    return torch.stack(out)\n"
+    assert rules_found(param, select=("TRT358",)) == []
+
+
+@pytest.mark.parametrize("name", ["batch_gather", "unpacked"])
+def test_named_bound_eager_unchanged_and_graph_follows_the_batch(name: str) -> None:
+    original, rewritten = load(NAMED, name), load(rewrite(NAMED, select=("TRT358",)), name)
+    values = torch.randn(3, 6, 2)
+    index = torch.tensor([[0, -1, -1], [5, 5, 0], [-6, 2, 3]])
+    assert bits_equal(original(values, index), rewritten(values, index))
+    for empty in (torch.zeros(0, 6, 2), torch.zeros(3, 0, 2)):
+        with pytest.raises((RuntimeError, IndexError)) as before:
+            original(empty, index[: empty.shape[0]])
+        with pytest.raises(type(before.value)):
+            rewritten(empty, index[: empty.shape[0]])
+    example = (torch.randn(2, 6, 3), torch.randint(-6, 6, (2, 4)))
+    before, after = _export(original, example), _export(rewritten, example)
+    g = torch.Generator().manual_seed(5)
+    for batch in (1, 2, 3, 6):
+        values = torch.randn(batch, 9, 3, generator=g)
+        values[0, 0] = torch.tensor([float("inf"), float("nan"), -0.0])
+        index = torch.randint(-9, 9, (batch, 5), generator=g)
+        want = original(values, index).numpy()
+        [got] = after.run(None, {"values": values.numpy(), "index": index.numpy()})
+        assert got.shape == want.shape and np.array_equal(got, want, equal_nan=True), batch
+        if batch not in (2,):
+            try:
+                [old] = before.run(None, {"values": values.numpy(), "index": index.numpy()})
+            except Exception:  # noqa: BLE001 - the unrolled loop's gathers fail outright at some sizes
+                continue
+            assert old.shape != want.shape, batch

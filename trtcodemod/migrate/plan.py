@@ -79,6 +79,13 @@ STOPS_AT_EVERY_CALL = {
     "TRT203": re.compile(r"Only consecutive 1-d tensor indices are supported in exporting aten::index_put"),
 }
 
+#: Of those, the rules whose findings, where the export does not stop, bake the same way with no warning: the
+#: TorchScript exporter cuts every `torch.roll` by a positive shift computed from a size at the example's shift.
+#: A second trace at other sizes locates the first such roll only (its Slice is the graph's first difference), so
+#: when it locates one, the rule's findings in that file are applied together (PARADIS's pole padding rolls the
+#: rows next to each pole by half the width at two lines).
+BAKES_AT_EVERY_CALL = frozenset({"TRT353"})
+
 #: Of those, the rules whose findings stop the export so only where their fix inserts one of these helpers
 #: (TRT203's other findings are slice writes, which export): an integer position among index tensors, and index
 #: tensors a `:` stands between (`final[b, :, z, x, y] = x`, lift-splat-shoot's voxel pooling).
@@ -385,8 +392,8 @@ def decide(finding: Any, problems: Iterable[Problem], facts: Facts, unsafe: bool
 
 def _stopped_by_rule(findings: list[Any], problems: list[Problem]) -> dict[tuple[str, str, str], list[Problem]]:
     """:func:`_stop_key` -> the export failures one of the rule's findings in that file is at, for the rules of
-    :data:`STOPS_AT_EVERY_CALL` whose error the failure gives, and the graphs ONNX Runtime refuses at a finding of
-    :data:`FAILS_AT_EVERY_WRITE`."""
+    :data:`STOPS_AT_EVERY_CALL` whose error the failure gives (or, for :data:`BAKES_AT_EVERY_CALL`, whose bake the
+    second trace locates), and the graphs ONNX Runtime refuses at a finding of :data:`FAILS_AT_EVERY_WRITE`."""
     out: dict[tuple[str, str, str], list[Problem]] = {}
     for finding in findings:
         key = _stop_key(finding)
@@ -397,7 +404,8 @@ def _stopped_by_rule(findings: list[Any], problems: list[Problem]) -> dict[tuple
             if not _at(p, finding):
                 continue
             if pattern is not None:
-                hit = p.kind == "export_failure" and p.rule is None and pattern.search(p.message or "")
+                hit = p.kind == "export_failure" and p.rule is None and pattern.search(p.message or "") \
+                    or finding.rule in BAKES_AT_EVERY_CALL and p.op == RETRACED_GRAPH
             else:
                 hit = _refused_for(p, finding, key[2])
             if hit:

@@ -4,38 +4,84 @@ Each variant in ``tests/recipe_variants/trt358/`` is a small runnable model redu
 repository (cited in its docstring) whose FCOS detection head takes each image's top-k candidates in a
 loop over the batch, ``_boxes.append(boxes[batch][topk_ind[batch]])``, and stacks the lists:
 zhenghao977's (square root of score times centerness, a ``min``-capped k) and VectXmy's original (the
-product, the sigmoid in place, a fixed k). Exported with a dynamic batch, the loop is unrolled with the
-example's batch size. ``migrate`` applies TRT358 at the loop and ends with exit 0: equivalent, the graph
+product, the sigmoid in place, a fixed k); and RoboOrchardSim's IK selection, whose ``batch_gather`` names
+the batch size first (``B = data.shape[0]``, ``for b in range(B)``) and gathers solutions, success flags
+and errors by a sorted index. Exported with a dynamic batch, the loop is unrolled with the example's batch
+size. ``migrate`` applies TRT358 at the loop and ends with exit 0: equivalent, the graph
 faithful at other batch sizes, no TensorRT error.
 """
 
 from __future__ import annotations
 
 import pytest
+import torch
 from support import TESTS, migrate_json
-from variant_models import axes_json, line_of, load_variant
+from variant_models import (assert_eager_unchanged, assert_graph_within, axes_json, built, export_variant,
+                            line_of, load_variant, rewrite_variant, seeded)
 
 from trtcodemod.engine import Options, check_source
 
 HERE = TESTS / "recipe_variants" / "trt358"
 LOOP = "for batch in range(cls_scores.shape[0]):"
-VARIANTS = ("fcos_detect_head_topk", "vectxmy_detect_head_topk")
 
 
-@pytest.mark.parametrize("name", VARIANTS)
+#: variant -> the loop, and what the rewrite writes at one of its stacks.
+LOOPS = {
+    "fcos_detect_head_topk": (LOOP, "_trt_stacked_rows(_boxes, boxes, topk_ind, cls_scores.shape[0])"),
+    "vectxmy_detect_head_topk": (LOOP, "_trt_stacked_rows(_boxes, boxes, topk_ind, cls_scores.shape[0])"),
+    "roboorchard_ik_batch_gather": ("for b in range(B):", "return _trt_stacked_rows(out, data, idx, B)"),
+}
+
+
+@pytest.mark.parametrize("name", list(LOOPS))
 def test_the_rule_finds_the_loop(name: str) -> None:
     path = HERE / f"{name}.py"
     findings = check_source(path.read_bytes(), str(path.resolve()), Options(select=("TRT358",), scope="all"))
-    assert [(f.rule, f.line) for f in findings] == [("TRT358", line_of(path, LOOP))]
+    assert [(f.rule, f.line) for f in findings] == [("TRT358", line_of(path, LOOPS[name][0]))]
 
 
-@pytest.mark.parametrize("name", VARIANTS)
+@pytest.mark.parametrize("name", list(LOOPS))
 def test_migrate_applies_trt358_and_ends_with_exit_0(name: str) -> None:
     path = HERE / f"{name}.py"
     module = load_variant(path, f"trt358_m_{name}")
     report = migrate_json(path, axes_json(module))
     assert report["before"]["exported"] is True and report["before"]["faithful"] is not True, report["before"]
-    assert ("TRT358", line_of(path, LOOP)) in [(fix["rule"], fix["line"]) for fix in report["applied"]]
+    assert ("TRT358", line_of(path, LOOPS[name][0])) in [(fix["rule"], fix["line"]) for fix in report["applied"]]
     assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
     assert report["after"]["faithful"] is True and report["after"]["trt_errors"] == 0, report["after"]
-    assert "_trt_stacked_rows(_boxes, boxes, topk_ind, cls_scores.shape[0])" in report["diff"]
+    assert LOOPS[name][1] in report["diff"]
+
+
+def _ik_sets() -> dict[str, tuple[torch.Tensor, ...]]:
+    def made(goals: int, seed: int) -> tuple[torch.Tensor, ...]:
+        g = seeded(seed)
+        return (torch.randn(goals, 6, 7, generator=g) * 3, torch.rand(goals, 6, generator=g).round(),
+                torch.rand(goals, 6, generator=g), torch.randn(goals, 7, generator=g))
+    solution, success, error, start = made(3, 4)
+    solution[0, 1] = float("inf")  # a diverged solution: its distance is inf, sorted last among its kind
+    solution[1, 2, 0] = -1e30
+    return {"one goal": made(1, 1), "five goals": made(5, 2), "example size": made(2, 3),
+            "zeros": tuple(torch.zeros_like(t) for t in made(3, 5)),
+            "negatives and inf": (solution, success, -error, -start.abs())}
+
+
+def test_roboorchard_rewritten_graph_equals_eager_at_every_batch(tmp_path) -> None:
+    name = "roboorchard_ik_batch_gather"
+    path = HERE / f"{name}.py"
+    module = load_variant(path, f"trt358_d_{name}")
+    original = built(module)
+    text, after = rewrite_variant(path, Options(select=("TRT358",), scope="all"), tmp_path, f"trt358_r_{name}")
+    assert LOOPS[name][1] in text
+    rewritten = built(after)
+    example = module.inputs(seeded(0))
+    baked, _ = export_variant(original, example, module.DYNAMIC, tmp_path / "before.onnx", HERE)
+    session, _ = export_variant(rewritten, example, module.DYNAMIC, tmp_path / "after.onnx", tmp_path)
+    sets = _ik_sets()
+    with pytest.raises(AssertionError):  # the original's graph unrolled two goals: it fails or returns two
+        try:
+            assert_graph_within(baked, original, sets["five goals"], 1e-6, "before")
+        except Exception as error:  # noqa: BLE001 - ONNX Runtime refusing the unrolled gathers fails too
+            raise AssertionError(error) from error
+    for label, inputs in sets.items():
+        assert_graph_within(session, original, inputs, 1e-6, label)
+    assert_eager_unchanged(original, rewritten, {"example": example, **sets})
