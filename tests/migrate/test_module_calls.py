@@ -75,3 +75,39 @@ def test_plan_links_the_call_to_the_construction(tmp_path: Path) -> None:
     assert not matches(_baked(path, 23), _finding(path, "TRT316", 17))  # self.other is never called
     # Only module-replacing rules are linked; others stay at their own line.
     assert not matches(_baked(path, 21), _finding(path, "TRT101", 8))
+
+
+BICUBIC_IN_SEQUENTIAL = """\
+import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.head = nn.Sequential(
+            nn.Conv2d(3, 2, 3, padding=1),
+            nn.Upsample(scale_factor=2, mode="bicubic", align_corners=False),
+        )
+
+    def forward(self, x):
+        return self.head(x)
+
+
+def build():
+    return Net()
+"""
+
+
+def test_migrate_replaces_a_bicubic_upsample_the_call_line_names(tmp_path: Path) -> None:
+    # landmarker's spatial configuration net (zoo 23): the cubic Resize node is placed at the
+    # `self.sc_net(...)` call; TRT727's finding is at the `nn.Upsample(mode="bicubic")` inside the
+    # Sequential that line calls. Without the link nothing is applied and the TensorRT error stays.
+    from support import migrate_small
+
+    path = tmp_path / "net.py"
+    path.write_text(BICUBIC_IN_SEQUENTIAL)
+    report, code = migrate_small(path)
+    assert report["before"]["trt_errors_by_op"] == {"Resize": 1}
+    assert [(f["rule"], f["line"]) for f in report["applied"]] == [("TRT727", 10)], report["applied"]
+    assert report["after"]["trt_errors"] == 0 and code == 0, report["remaining"]

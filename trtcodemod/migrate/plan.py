@@ -33,7 +33,9 @@ ALSO_REMOVED_BY = {"TRT701": ("TRT350",)}
 #: Rules that replace a torch module built in ``__init__`` whose own code is what the export
 #: gets wrong: torch's frames are not the user's, so the problem is located at the line that
 #: calls the module, and the finding at the construction (:mod:`.module_calls` links them).
-CALLED_MODULE_RULES = frozenset({"TRT316", "TRT603", "TRT340", "TRT357"})
+#: TRT727: an ``nn.Upsample(mode="bicubic")`` inside a Sequential whose call holds the cubic Resize
+#: (landmarker's spatial configuration net, zoo 23).
+CALLED_MODULE_RULES = frozenset({"TRT316", "TRT603", "TRT340", "TRT357", "TRT727"})
 
 #: rule -> the rules whose findings inside its applied fix's span stop being problems: the
 #: writes to `self` in a cache that TRT726 refreshes while tracing are the cache's own fill (and the size test of
