@@ -195,6 +195,23 @@ all (the problem is the exported graph).""",
                 "    return grid[:, :h, :w] * depth\n",
                 unsafe=True,
             ),
+            Example(
+                "grids = {}\n\n\n"
+                "def warp(image, flow):\n"
+                "    key = str(flow.size())\n"
+                "    if key not in grids:\n"
+                "        grids[key] = torch.stack(torch.meshgrid(torch.linspace(-1, 1, flow.shape[2]), "
+                "torch.linspace(-1, 1, flow.shape[3]), indexing='ij'))\n"
+                "    return image + grids[key]\n",
+                "grids = {}\n\n\n"
+                "def warp(image, flow):\n"
+                "    key = str(flow.size())\n"
+                "    if _trt_tracing() or key not in grids:\n"
+                "        grids[key] = torch.stack(torch.meshgrid(torch.linspace(-1, 1, flow.shape[2]), "
+                "torch.linspace(-1, 1, flow.shape[3]), indexing='ij'))\n"
+                "    return image + grids[key]\n",
+                unsafe=True,
+            ),
         ),
         references=(
             "https://pytorch.org/docs/stable/onnx_torchscript.html#avoiding-pitfalls",
