@@ -169,6 +169,8 @@ which later calls slice or rebuild as before. `migrate` applies it where the exp
 the `if` and the rewritten model proves equivalent on every observed input set. TensorRT versions:
 all (the problem is the exported graph).""",
         fix=Safety.UNSAFE,
+        assumption=("the rebuild computes, for the input's sizes, the values the cache would have given (the memo is "
+                    "a function of the sizes, dtype and device only)"),
         examples=(
             Example(
                 "grid = None\n\n\n"
