@@ -6,70 +6,71 @@ Fixes were made after the twenty-third zoo's first contact, so what it gives aft
 nobody tuned for. This zoo is the next check: the twenty-third zoo's libraries and pins and four more libraries by three
 other authors, whose code no earlier zoo or sweep ran (``PINS24``: unpacked wheels like the others, never
 pip-installed): ccrestoration 0.2.2 and ccvfi 0.0.3 (TensoRaws' model zoos for image and video restoration and for video
-frame interpolation, made for VapourSynth and TensorRT pipelines: their architectures are copies of the upstream
-networks, their model classes load weights and run the library's tiling or resizing around them; their packages import
-tenacity, pydantic, OpenCV and NumPy at package import, ccrestoration's einops too, and only their ``vs`` modules, which
-no wrapper imports, import VapourSynth, and ccvfi imports CuPy only for its CUDA splatting), carvekit 4.1.2 (Nikita
-Selin's background removal: U^2-Net, BASNet, Tracer-B7 and FBA matting; its model modules import torch and torchvision,
-its metadata's FastAPI, uvicorn and loguru only its web modules) and unet 0.8.1 (Fernando Perez-Garcia's configurable
-1D, 2D and 3D U-Nets; torch alone). New in the ``bench`` extra: tenacity (pure Python), which ccrestoration's and
-ccvfi's cache_models modules import at package import. All 24 models come from the four new libraries. Considered and
-dropped before any model was chosen (by the wheel's files, metadata and a first import): lightnet 4.0.0 and 3.1.0
-(EAVISE's Darknet-style detectors with their anchor decoding and NMS: its package imports ``lightnet.util._anchors``,
-which imports brambox, whose only wheels carry compiled extensions that the zoo's unpacking drops and a pure-Python
-``bench`` extra cannot hold), transparent-background 1.3.4 (its package imports its Remover, which imports
-albumentations, gdown and easydict at import), cellpose 4.2.1.1 (its one network, CPSAM, is SAM's ViT-L image encoder,
-about 300M parameters at any configuration, and its dynamics import the compiled fastremap); ccrestoration's EDVR and
-IconVSR (torchvision's deformable convolution, whose compiled kernel the stand-in does not provide); the libraries zoos
-15 to 23 dropped, as they found.
+frame interpolation, made for VapourSynth pipelines: their architectures are copies of the upstream networks, their
+model classes load weights and run the library's tiling or resizing around them; their packages import tenacity,
+pydantic, OpenCV and NumPy at package import, ccrestoration's einops too, and only their ``vs`` modules, which no
+wrapper imports, import VapourSynth, and ccvfi imports CuPy only for its CUDA splatting), carvekit 4.1.2 (Nikita Selin's
+background removal: U^2-Net, BASNet, Tracer-B7 and FBA matting; its model modules import torch and torchvision, its
+metadata's FastAPI, uvicorn and loguru only its web modules) and unet 0.8.1 (Fernando Perez-Garcia's configurable 1D, 2D
+and 3D U-Nets; torch alone). New in the ``bench`` extra: tenacity (pure Python), which ccrestoration's and ccvfi's
+cache_models modules import at package import. All 24 models come from the four new libraries. Considered and dropped
+before any model was chosen (by the wheel's files, metadata and a first import): lightnet 4.0.0 and 3.1.0 (EAVISE's
+Darknet-style detectors with their anchor decoding and NMS: its package imports ``lightnet.util._anchors``, which
+imports brambox, whose only wheels carry compiled extensions that the zoo's unpacking drops and a pure-Python ``bench``
+extra cannot hold), transparent-background 1.3.4 (its package imports its Remover, which imports albumentations, gdown
+and easydict at import), cellpose 4.2.1.1 (its one network, CPSAM, is SAM's ViT-L image encoder, about 300M parameters
+at any configuration, and its dynamics import the compiled fastremap); ccrestoration's EDVR and IconVSR (torchvision's
+deformable convolution, whose compiled kernel the stand-in does not provide); the libraries zoos 15 to 23 dropped, as
+they found.
 
-24 models, chosen by family before any was run, none of them (library, architecture and variant) in zoos 1 to 23 or in
-the library sweeps (benchmarks/sweep_*.py), 18 of them of the kinds that most often need work for an ONNX or TensorRT
-deployment (flows and warps by grid_sample, forward splatting, tiling loops whose count comes from the input's size,
-padding and crops computed from the size, upsampling to sizes halved by ceil, skips cropped by a crop computed as a
-tensor from two shapes). Restoration, from ccrestoration, random weights, any size: BasicVSR x4 (16 features, SpyNet
-flows, the state warped by each flow) run by the library's tile_vsr on 2 frames (48 px tiles with 8 px of context, each
-replication-padded, stitched into a zero sequence) at 40x56 px; MSRSWVSR x4 (AnimeSR's recurrent sliding window: frames
-padded to multiples of 4, the previous output pixel-unshuffled into the state, cropped back) on 3 frames at 34 px; HAT
-x2 (24 features, 1 group of 2 blocks, squeeze factor 6) run by the library's tile_sr (its default inference path; 32 px
-tiles) at 64 px; Real-CUGAN (UpCunet: reflection padding by 18 px and up to even, two or three U-Nets, the first's
-output cropped by negative padding, cropped back) x2 at 36x45, x3 pro (alpha 0.8) at 40 and x4 at 32x36, and x2 (alpha
-0.9) run by tile_sr at 56x64; SRCNN x3 on luma (bilinear upsampling, RGB to YUV and back) at 32 px. Frame interpolation,
-from ccvfi, random weights: RIFE v4's IFNet (a shared head, 5 blocks from 1/16 to full scale, both frames and features
-warped by grid_sample on a linspace grid cached in a module-level dict by the flow's size) on two frames as 6 channels
-at 64 px (its flow pyramid needs sizes that are multiples of 64: batch alone dynamic); IFNet behind the library's RIFE
-inference (frames resized up to multiples of 64 over the scale, resized back) at t = 0.25 (48x80 px), at flow scale 2
-(40x56) and with a per-pixel timestep map as a seventh channel (48x64); DRBA behind the library's inference (three
-frames resized up to multiples of 64; the middle frame's flows to both neighbours reversed by forward splatting in
-torch, an autograd function under inference mode as the library runs it; frames at t = -0.5, 0 and 0.5) at 48x56.
-Background removal, from carvekit, random weights, any size, 64 px: U^2-Net full (decoder stages upsampled to sizes from
-ceil halvings of the input's; 7 sigmoid maps), U^2-Net with the lite widths at 72x90 px, BASNet (ResNet-34 encoder,
-refinement U-Net; 8 maps), Tracer-B7 (EfficientNet-B7 with static same padding computed for 600 px, object attention,
-three maps averaged), FBA matting with the group-norm and with the batch-norm ResNet-50 (image, normalised image and a
-trimap thresholded from two more input channels, its six distance channels stood in for by the trimap repeated: carvekit
-computes them with OpenCV). U-Nets, from unet, random weights: a valid (unpadded) UNet2D at 92 px whose skips are
-centre-cropped by a crop computed as a tensor from both shapes and passed through ``tolist()`` to F.pad (the output 52
-px), a residual UNet2D with batch norm and bilinear upsampling, a pre-activation UNet2D with average pooling, PReLU and
-reflection padding (both 64 px, sizes multiples of 8 or 4), a UNet3D with instance norm on 32-voxel volumes and a UNet1D
-on two-channel signals of 96 samples.
+24 models, chosen by family before any migrate run (nine of them after the first eager runs, as said below), none of
+them (library, architecture and variant) in zoos 1 to 23 or in the library sweeps (benchmarks/sweep_*.py), 18 of them of
+the kinds that most often need work for an ONNX or TensorRT deployment (flows and warps by grid_sample, forward
+splatting, tiling loops whose count comes from the input's size, padding and crops computed from the size, upsampling to
+sizes halved by ceil, skips cropped by a crop computed as a tensor from two shapes). Restoration, from ccrestoration,
+random weights, any size: BasicVSR x4 (16 features, SpyNet flows, the state warped by each flow) run by the library's
+tile_vsr on 2 frames (48 px tiles with 8 px of context, each replication-padded, stitched into a zero sequence) at 40x56
+px; MSRSWVSR x4 (AnimeSR's recurrent sliding window: frames padded to multiples of 4, the previous output
+pixel-unshuffled into the state, cropped back) on 3 frames at 34 px; HAT x2 (24 features, 1 group of 2 blocks, squeeze
+factor 6) run by the library's tile_sr (its default inference path; 32 px tiles) at 64 px; Real-CUGAN (UpCunet:
+reflection padding by 18 px and up to even, two or three U-Nets, the first's output cropped by negative padding, cropped
+back) x2 at 36x45, x3 pro (alpha 0.8) at 40 and x4 at 32x36, and x2 (alpha 0.9) run by tile_sr at 56x64; SRCNN x3 on
+luma (bilinear upsampling, RGB to YUV and back) at 32 px. Frame interpolation, from ccvfi, random weights: RIFE v4's
+IFNet (a shared head, 5 blocks from 1/16 to full scale, both frames and features warped by grid_sample on a linspace
+grid cached in a module-level dict by the flow's size) on two frames as 6 channels at 64 px (its flow pyramid needs
+sizes that are multiples of 64: batch alone dynamic); IFNet behind the library's RIFE inference (frames resized up to
+multiples of 64 over the scale, resized back) at t = 0.25 (48x80 px), at flow scale 2 (40x56) and with a per-pixel
+timestep map as a seventh channel (48x64); DRBA behind the library's inference (three frames resized up to multiples of
+64; the middle frame's flows to both neighbours reversed by forward splatting in torch, an autograd function under
+inference mode as the library runs it; frames at t = -0.5, 0 and 0.5) at 48x56. Background removal, from carvekit,
+random weights, any size, 64 px: U^2-Net full (decoder stages upsampled to sizes from ceil halvings of the input's; 7
+sigmoid maps), U^2-Net with the lite widths at 72x90 px, BASNet (ResNet-34 encoder, refinement U-Net; 8 maps), Tracer-B7
+(EfficientNet-B7 with static same padding computed for 600 px, object attention, three maps averaged), FBA matting with
+the group-norm and with the batch-norm ResNet-50 (image, normalised image and a trimap thresholded from two more input
+channels, its six distance channels stood in for by the trimap repeated: carvekit computes them with OpenCV). U-Nets,
+from unet, random weights: a valid (unpadded) UNet2D at 92 px whose skips are centre-cropped by a crop computed as a
+tensor from both shapes and passed through ``tolist()`` to F.pad (the output 52 px), a residual UNet2D with batch norm
+and bilinear upsampling, a pre-activation UNet2D with average pooling, PReLU and reflection padding (both 64 px, sizes
+multiples of 8 or 4), a UNet3D with instance norm on 32-voxel volumes and a UNet1D on two-channel signals of 96 samples.
 
 Each is small and has the dynamic axes a deploying user declares: batch, height and width where the model takes any size
 (and depth for the 3D U-Net, length for the 1D one; the frame count of the video models stays fixed: it bounds a Python
 loop); batch alone for the bare IFNet. Machinery, table and counts are real_zoo2.py's. The wrappers were checked only
 for building and running eagerly (deterministic over two forwards, finite outputs) at two sizes (the spec's, and a batch
 of two, 32 px larger where height and width are dynamic) before the first migrate run: with one thread on the shared two
-cores (loaded by other sessions), a forward at the spec's size took 0.011 to 3.3 s, and 0.023 to 18.2 s at the larger
-size; builds (imports included) took 1.9 to 13.1 s, over two full runs. Changed after the first eager runs, before any
-migrate run: ccrestoration's copies of SwinIR, HAT, DAT, SCUNet, RRDBNet, SRVGGNetCompact, SpyNet and BasicVSR run bare
-were dropped (nine models: their architectures, from the same BasicSR code, were in zoo 13 through spandrel or in
-benchmarks/sweep_sr.py through basicsr) and replaced by the library's tiled runs, Real-CUGAN x2 tiled, SRCNN, IFNet with
-a timestep map, FBA with batch norm and the five U-Nets (unet was added then); BasicVSR tiled went from 3 frames at
-64x80 with 48 px tiles (2.6 s a forward) to 2 frames at 40x56 with 32 px tiles, then (3.3 s at the spec's size, 18 s at
-the larger) with 48 px tiles (BasicVSR fails under 33 px: SpyNet's pyramid of a 32 px frame reaches 0 px); HAT's squeeze
-factor went from the default 30 (no channels left at 24 features) to 6; the bare IFNet went from batch, height and width
-to batch alone (it fails at 96 px); DRBA went from bare to behind the library's resizing (it fails at 96 px, as IFNet)
-and under inference mode (its splatting runs under ``torch.inference_mode``, and the in-place hole filling that follows
-fails outside it)."""""""""
+cores (loaded by other sessions), a forward at the spec's size took 0.011 to 2.2 s, and 0.023 to 7.3 s at the larger
+size; builds (imports included) took 1.9 to 13.7 s, over two full runs (BasicVSR tiled's two in its final form run after
+them, alone). Changed after the first eager runs, before any migrate run: ccrestoration's copies of SwinIR, HAT, DAT,
+SCUNet, RRDBNet, SRVGGNetCompact, SpyNet and BasicVSR run bare were dropped (nine models: their architectures, from the
+same BasicSR code, were in zoo 13 through spandrel or in benchmarks/sweep_sr.py through basicsr) and replaced by the
+library's tiled runs, Real-CUGAN x2 tiled, SRCNN, IFNet with a timestep map, FBA with batch norm and the five U-Nets
+(unet was added then); BasicVSR tiled went from 3 frames at 64x80 with 48 px tiles (2.6 s a forward) to 2 frames at
+40x56 with 32 px tiles, then (3.3 s at the spec's size, 18 s at the larger) with 48 px tiles (1.3 to 1.4 s, and 6.4 to
+6.7 s; BasicVSR fails under 33 px: SpyNet's pyramid of a 32 px frame reaches 0 px); HAT's squeeze factor went from the
+default 30 (no channels left at 24 features) to 6; the bare IFNet went from batch, height and width to batch alone (it
+fails at 96 px); DRBA went from bare to behind the library's resizing (it fails at 96 px, as IFNet) and under inference
+mode (its splatting runs under ``torch.inference_mode``, and the in-place hole filling that follows fails outside
+it)."""
 
 from __future__ import annotations
 
