@@ -156,6 +156,16 @@ VARIANTS: dict[str, Variant] = {
                               [0.0, 0.0, 0.0, 0.0, 7.0]]),),
         "raises-no-views": (torch.zeros(0, 5),),  # view(0, -1) of the masked labels
     }),
+    "mtgnn_mixprop_self_loops": Variant("TRT310", ("adj = adj + _trt_eye(adj.size(0)).to(x.device)",), {
+        "more-nodes": (torch.randn(3, 3, 11, 4, generator=seeded(45)), torch.rand(11, 11, generator=seeded(46))),
+        "one-node": (torch.randn(1, 3, 1, 7, generator=seeded(47)), torch.rand(1, 1, generator=seeded(48))),
+        "no-edges": (torch.randn(2, 3, 4, 2, generator=seeded(49)), torch.zeros(4, 4)),
+        "zeros-and-negatives": (torch.zeros(1, 3, 3, 3), -torch.rand(3, 3, generator=seeded(50)) * 0.1),
+        "a-lone-node-cancelled": (torch.randn(1, 3, 2, 2, generator=seeded(51)), torch.tensor([[-1.0, 0.0], [0.5, 0.5]])),
+        "inf-nan": (torch.tensor([INF, -1.0, NAN, 0.0]).repeat(1, 3, 3, 1), torch.tensor([[0.0, INF, 0.0], [NAN, 1.0, 0.0],
+                                                                                          [0.0, 0.0, 0.0]])),
+        "raises-no-nodes": (torch.zeros(1, 3, 0, 4), torch.zeros(0, 0)),
+    }, dynamo=True),
 }
 _UNREWRITTEN = {"TRT308": r"(?<!_trt_)(rad2deg|deg2rad)\(", "TRT309": r"(?<!_trt_)affine_grid\(",
                 "TRT310": r"(?<!_trt_)\beye\((?!\d)"}
