@@ -124,6 +124,18 @@ VARIANTS: dict[str, Variant] = {
         "negatives": (-torch.rand(1, 1, 12, 12, generator=seeded(28)) * 5,),
         "raises-no-images": (torch.zeros(0, 1, 12, 12),),
     }, 1e-5),
+    "sketchcyclegan_stn_fixed_size": Variant("TRT309", (
+        "grid = _trt_affine_grid(theta, [B, x.size(1), self.out_h, self.out_w], align_corners=False)",), {
+        "larger": (torch.randn(4, 3, 23, 31, generator=seeded(52)),),
+        "smallest": (torch.randn(1, 3, 7, 7, generator=seeded(53)),),
+        "zeros": (torch.zeros(2, 3, 9, 8),),
+        "negatives": (-torch.rand(3, 3, 10, 12, generator=seeded(54)) * 4,),
+        # The localization turns inf into a NaN matrix, so every grid point is NaN (in the graph too), where
+        # ONNX Runtime's GridSample samples otherwise than eager mode: compared in eager mode only.
+        "eager-inf-nan": (torch.tensor([INF, NAN, -INF, 0.0, 1.0, -2.0, 0.5]).repeat(1, 3, 8, 1),),
+        "raises-too-small": (torch.randn(1, 3, 6, 9, generator=seeded(55)),),
+        "raises-no-images": (torch.zeros(0, 3, 9, 9),),
+    }, 1e-5, dynamo=True),
     "transformers_xlnet_non_target": Variant("TRT310", (
         "non_tgt_mask = -_trt_eye(qlen, device=attn_mask.device, dtype=attn_mask.dtype)",), {
         "longer": (_masks([[1] * 9, [1] * 4 + [0] * 5, [0] * 9]),),
