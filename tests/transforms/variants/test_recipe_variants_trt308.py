@@ -26,7 +26,7 @@ import pytest
 import torch
 from support import TESTS
 from variant_models import (assert_eager_unchanged, assert_graph_within, built_variant, export_variant,
-                            export_variant_dynamo, input_names, seeded)
+                            export_variant_dynamo, input_names, load_variant, seeded)
 
 from trtcodemod.engine import Options, check_source, fix_source
 from trtcodemod.trt.check import check_graph
@@ -56,6 +56,11 @@ class Variant(NamedTuple):
     sets: dict[str, tuple[torch.Tensor, ...]]  # other sizes and edge values; "raises-"/"eager-": eager mode only
     tolerance: float = 1e-6  # relative to the output's largest magnitude (1 at least)
     dynamo: bool = False  # the dynamo export too (slow: a few per rule, the dynamic grids among them)
+
+
+def _boxes(batch: int, count: int, seed: int) -> torch.Tensor:
+    module = load_variant(HERE / "trt309" / "openpcdet_second_roi_grid_pool.py", "trt309_openpcdet_boxes")
+    return module.boxes(seeded(seed), batch, count)
 
 
 _FLIP = torch.diag(torch.tensor([-1.0, -1.0, 1.0]))
@@ -136,6 +141,18 @@ VARIANTS: dict[str, Variant] = {
         "raises-too-small": (torch.randn(1, 3, 6, 9, generator=seeded(55)),),
         "raises-no-images": (torch.zeros(0, 3, 9, 9),),
     }, 1e-5, dynamo=True),
+    "openpcdet_second_roi_grid_pool": Variant("TRT309", (
+        "self.affine_grid = partial(_trt_affine_grid, align_corners=True)", "self.affine_grid = _trt_affine_grid"), {
+        "more-boxes": (_boxes(2, 9, 56), torch.randn(2, 3, 12, 16, generator=seeded(57))),
+        "larger-map": (_boxes(2, 3, 58), torch.randn(2, 3, 21, 9, generator=seeded(59))),
+        "one-box": (_boxes(2, 1, 60), torch.randn(2, 3, 12, 16, generator=seeded(61))),
+        "zeros": (torch.zeros(2, 4, 7), torch.zeros(2, 3, 5, 6)),
+        "negatives": (-_boxes(2, 4, 62).abs(), -torch.rand(2, 3, 8, 8, generator=seeded(63))),
+        # A NaN box gives a NaN grid (in the graph too), which GridSample samples as its own: eager mode only.
+        "eager-inf-nan": (torch.tensor([[[INF, 0.0, 0.0, 1.0, 1.0, 1.0, 0.0], [0.0, NAN, 0.0, 1.0, 1.0, 1.0, 0.0]]]).expand(
+            2, 2, 7).clone(), torch.randn(2, 3, 6, 6, generator=seeded(64))),
+        "eager-no-boxes": (torch.zeros(2, 0, 7), torch.randn(2, 3, 6, 6, generator=seeded(65))),
+    }, 1e-5),
     "transformers_xlnet_non_target": Variant("TRT310", (
         "non_tgt_mask = -_trt_eye(qlen, device=attn_mask.device, dtype=attn_mask.dtype)",), {
         "longer": (_masks([[1] * 9, [1] * 4 + [0] * 5, [0] * 9]),),
@@ -179,7 +196,8 @@ VARIANTS: dict[str, Variant] = {
         "raises-no-nodes": (torch.zeros(1, 3, 0, 4), torch.zeros(0, 0)),
     }, dynamo=True),
 }
-_UNREWRITTEN = {"TRT308": r"(?<!_trt_)(rad2deg|deg2rad)\(", "TRT309": r"(?<!_trt_)affine_grid\(",
+# ``self.affine_grid(`` calls the attribute the rewrite binds to the helper (OpenPCDet's partial).
+_UNREWRITTEN = {"TRT308": r"(?<!_trt_)(rad2deg|deg2rad)\(", "TRT309": r"(?<!_trt_)(?<!self\.)affine_grid\(",
                 "TRT310": r"(?<!_trt_)\beye\((?!\d)"}
 _MISSING = {"TRT308": r"aten::(rad2deg|deg2rad)", "TRT309": r"aten::affine_grid_generator"}
 
