@@ -6,13 +6,15 @@ mamaheux's ``GlobalAvgPool2d`` (``F.avg_pool2d(x, (x.data.size()[2], x.data.size
 exercise's ``GlobalAvgPool2d`` (``N, C, H, W`` bound from ``x.data.size(i)``, ``avg_pool2d`` imported bare,
 ``x`` rebound to the result), AlignedReID's ``HorizontalMaxPool2d`` (``input_size = x.size()``, then
 ``nn.functional.max_pool2d(input=x, kernel_size=(1, input_size[3]))``: strip max pooling over the width) and
-boxmot's HACNN attention (``F.avg_pool2d(x, x.size()[2:])`` three ways, one in a loop over regions). The
+boxmot's HACNN attention (``F.avg_pool2d(x, x.size()[2:])`` three ways, one in a loop over regions) and
+Dive into Deep Learning's ``GlobalAvgPool2d`` under its NiN (``F.avg_pool2d(x, kernel_size=x.size()[2:])``,
+the window by keyword). The
 TorchScript export of each original stops ("Failed to export a node ... because it is not constant"), with
 the batch alone dynamic too.
 
-``migrate`` applies TRT342 at every pooling call of AlignedReID's and HACNN's, and at nothing else, in one round
+``migrate`` applies TRT342 at every pooling call of AlignedReID's, HACNN's and the NiN's, and at nothing else, in one round
 (the export stops at the first call; the others of the file are applied with it), and ends with exit 0, the
-rewritten model equivalent. The three with a dynamic height and width are also rewritten from the code alone
+rewritten model equivalent. The four with a dynamic height and width are also rewritten from the code alone
 and exported directly: the graph equals eager mode at other sizes (a 1x1 map, one row, a tall or wide one) and
 on edge values (inf, NaN, -inf), and eager mode is unchanged. So is LibMultiLabel's XML-CNN (the TRT602
 variant) with one pool, ``F.max_pool1d(h_sub, h_sub.shape[2])``, whose original exports its traced length as
@@ -62,6 +64,9 @@ MIGRATED: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ("x = _trt_whole_avg_pool2d(x, x.size()[2:], whole=(2, 3))",
          "x = _trt_whole_avg_pool2d(x, x.size()[2:], whole=(2, 3)).view(x.size(0), x.size(1))",
          "x_local_i = _trt_whole_avg_pool2d(x_local_i, x_local_i.size()[2:], whole=(2, 3))")),
+    "d2l_nin_global_avg_pool_kernel_size": (
+        ("return F.avg_pool2d(x, kernel_size=x.size()[2:])",),
+        ("return _trt_whole_avg_pool2d(x, kernel_size=x.size()[2:], whole=(2, 3))",)),
 }
 
 
@@ -111,6 +116,14 @@ DIRECT = {
         "one-row": (torch.randn(2, 3, 1, 9, generator=seeded(2)),),
         "wide": (torch.randn(1, 3, 4, 40, generator=seeded(3)),),
         "edge-values": (with_specials((2, 3, 6, 6), 4) * 1e30,),
+    },
+    "d2l_nin_global_avg_pool_kernel_size": {
+        "smallest": (torch.randn(1, 3, 1, 1, generator=seeded(5)),),
+        "one-row": (torch.randn(3, 3, 1, 17, generator=seeded(6)),),
+        "tall": (torch.randn(2, 3, 29, 4, generator=seeded(7)),),
+        "zeros": (torch.zeros(2, 3, 6, 6),),
+        "negatives": (-torch.rand(2, 3, 8, 5, generator=seeded(8)) * 3,),
+        "edge-values": (with_specials((2, 3, 7, 9), 9),),
     },
 }
 
