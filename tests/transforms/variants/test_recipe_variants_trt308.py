@@ -97,6 +97,15 @@ VARIANTS: dict[str, Variant] = {
         "inf-nan": (torch.tensor([[[INF, -1.0], [0.0, NAN]]]).expand(3, 2, 2).clone(), torch.tensor([60.0, NAN, INF])),
         "empty": (torch.zeros(0, 4, 5), torch.zeros(0)),
     }, dynamo=True),
+    "apple_depth_pro_infer": Variant("TRT308", (
+        "f_px = 0.5 * W / torch.tan(0.5 * _trt_deg2rad(fov_deg.to(torch.float)))",), {
+        "larger": (torch.randn(3, 3, 17, 31, generator=seeded(66)),),
+        "one-pixel": (torch.randn(1, 3, 1, 1, generator=seeded(67)),),
+        "zeros": (torch.zeros(2, 3, 5, 4),),
+        "negatives": (-torch.rand(2, 3, 6, 9, generator=seeded(68)) * 50,),
+        "inf-nan": (torch.tensor([INF, -1.0, NAN, 0.0, -INF]).repeat(3, 3, 2, 1),),
+        "no-images": (torch.zeros(0, 3, 4, 4),),
+    }, dynamo=True),
     "monai_affine_transform": Variant("TRT309", (
         "grid = _trt_affine_grid(theta=theta[:, :sr], size=list(dst_size), align_corners=self.align_corners)",), {
         "larger": (torch.randn(3, 2, 11, 5, generator=seeded(15)), _theta(3, 16)),
