@@ -186,8 +186,9 @@ from torch import nn
 
 
 class Boxes(nn.Module):
-    """OpenPCDet's SECOND head keeps ``F.affine_grid`` as a value (open-mmlab/OpenPCDet@8cacccec11db6f59bf6934600c9a175dae254806
-    pcdet/models/roi_heads/second_head.py:37-42) and calls it through the attribute (line 105)."""
+    """OpenPCDet's SECOND head keeps ``F.affine_grid`` as a value and calls it through the attribute
+    (open-mmlab/OpenPCDet@8cacccec11db6f59bf6934600c9a175dae254806
+    pcdet/models/roi_heads/second_head.py:37-42 and 105)."""
 
     def __init__(self, volumetric: bool = False):
         super().__init__()
@@ -262,3 +263,13 @@ def test_a_bound_affine_grid_becomes_the_helper_and_runs_the_same(tmp_path) -> N
         # GridSample at NaN coordinates is ONNX Runtime's own: with inf/NaN in theta the grids are compared.
         for a, b in zip(want[1:] if values == "special" else want, got[1:] if values == "special" else got):
             assert_same(a, torch.from_numpy(b), atol=1e-6 * max(1.0, a.nan_to_num().abs().max().item()), rtol=0)
+
+    # Scripted (the partial refuses scripting before and after; a plain `name = F.affine_grid` scripts both
+    # ways), fx-traced, compiled and `torch.export`-ed: the same outcome.
+    original = toolchain_outcomes(before_cls, example, tmp_path)
+    rewritten = toolchain_outcomes(after_cls, example, tmp_path)
+    for name, outcome in original.items():
+        if isinstance(outcome, Exception):
+            assert isinstance(rewritten[name], Exception), name
+            continue
+        assert_same(tuple(outcome), tuple(rewritten[name])), name

@@ -158,8 +158,8 @@ VARIANTS: dict[str, Variant] = {
         "zeros": (torch.zeros(2, 4, 7), torch.zeros(2, 3, 5, 6)),
         "negatives": (-_boxes(2, 4, 62).abs(), -torch.rand(2, 3, 8, 8, generator=seeded(63))),
         # A NaN box gives a NaN grid (in the graph too), which GridSample samples as its own: eager mode only.
-        "eager-inf-nan": (torch.tensor([[[INF, 0.0, 0.0, 1.0, 1.0, 1.0, 0.0], [0.0, NAN, 0.0, 1.0, 1.0, 1.0, 0.0]]]).expand(
-            2, 2, 7).clone(), torch.randn(2, 3, 6, 6, generator=seeded(64))),
+        "eager-inf-nan": (torch.tensor([[[INF, 0.0, 0.0, 1.0, 1.0, 1.0, 0.0], [0.0, NAN, 0.0, 1.0, 1.0, 1.0, 0.0]]])
+                          .expand(2, 2, 7).clone(), torch.randn(2, 3, 6, 6, generator=seeded(64))),
         "eager-no-boxes": (torch.zeros(2, 0, 7), torch.randn(2, 3, 6, 6, generator=seeded(65))),
     }, 1e-5),
     "transformers_xlnet_non_target": Variant("TRT310", (
@@ -199,9 +199,10 @@ VARIANTS: dict[str, Variant] = {
         "one-node": (torch.randn(1, 3, 1, 7, generator=seeded(47)), torch.rand(1, 1, generator=seeded(48))),
         "no-edges": (torch.randn(2, 3, 4, 2, generator=seeded(49)), torch.zeros(4, 4)),
         "zeros-and-negatives": (torch.zeros(1, 3, 3, 3), -torch.rand(3, 3, generator=seeded(50)) * 0.1),
-        "a-lone-node-cancelled": (torch.randn(1, 3, 2, 2, generator=seeded(51)), torch.tensor([[-1.0, 0.0], [0.5, 0.5]])),
-        "inf-nan": (torch.tensor([INF, -1.0, NAN, 0.0]).repeat(1, 3, 3, 1), torch.tensor([[0.0, INF, 0.0], [NAN, 1.0, 0.0],
-                                                                                          [0.0, 0.0, 0.0]])),
+        "a-lone-node-cancelled": (torch.randn(1, 3, 2, 2, generator=seeded(51)),
+                                  torch.tensor([[-1.0, 0.0], [0.5, 0.5]])),
+        "inf-nan": (torch.tensor([INF, -1.0, NAN, 0.0]).repeat(1, 3, 3, 1),
+                    torch.tensor([[0.0, INF, 0.0], [NAN, 1.0, 0.0], [0.0, 0.0, 0.0]])),
         "raises-no-nodes": (torch.zeros(1, 3, 0, 4), torch.zeros(0, 0)),
     }, dynamo=True),
 }

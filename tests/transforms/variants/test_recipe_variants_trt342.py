@@ -12,8 +12,8 @@ the window by keyword). The
 TorchScript export of each original stops ("Failed to export a node ... because it is not constant"), with
 the batch alone dynamic too.
 
-``migrate`` applies TRT342 at every pooling call of AlignedReID's, HACNN's and the NiN's, and at nothing else, in one round
-(the export stops at the first call; the others of the file are applied with it), and ends with exit 0, the
+``migrate`` applies TRT342 at every pooling call of AlignedReID's, HACNN's and the NiN's, and at nothing else, in one
+round (the export stops at the first call; the others of the file are applied with it), and ends with exit 0, the
 rewritten model equivalent. The four with a dynamic height and width are also rewritten from the code alone
 and exported directly: the graph equals eager mode at other sizes (a 1x1 map, one row, a tall or wide one) and
 on edge values (inf, NaN, -inf), and eager mode is unchanged. So is LibMultiLabel's XML-CNN (the TRT602

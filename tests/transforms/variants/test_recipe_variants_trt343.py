@@ -126,13 +126,14 @@ DIRECT = {
         {"blank-video": _blank_video(), "other-frames": (torch.randn(20, 6, generator=seeded(8)),)}),
     "pyg_topk_select_per_graph": (
         ("    batch, batch_perm = _trt_sort(batch, descending=False, stable=True)\n",),
-        {"more-nodes": _nodes(1, 40), "one-node": _nodes(2, 1), "one-graph": (_nodes(3, 9)[0], torch.zeros(9, dtype=torch.long)),
+        {"more-nodes": _nodes(1, 40), "one-node": _nodes(2, 1),
+         "one-graph": (_nodes(3, 9)[0], torch.zeros(9, dtype=torch.long)),
          "a-graph-without-nodes": (_nodes(4, 7)[0], torch.tensor([0, 2, 2, 0, 2, 0, 0])),
          "graph-ids-in-blocks": (_nodes(5, 12)[0], torch.arange(12) // 4),
          "zeros-and-negatives": (torch.cat([torch.zeros(1, 4), -torch.rand(5, 4, generator=seeded(6))]),
                                  torch.tensor([1, 0, 1, 1, 0, 2])),
-         "inf-nan": (torch.tensor([[INF, 0.0, 0.0, 0.0], [1.0, NAN, 0.0, 0.0], [-INF, 1.0, 2.0, 3.0], [0.5, -1.0, 0.0, 2.0]]),
-                     torch.tensor([0, 0, 1, 0])),
+         "inf-nan": (torch.tensor([[INF, 0.0, 0.0, 0.0], [1.0, NAN, 0.0, 0.0], [-INF, 1.0, 2.0, 3.0],
+                                   [0.5, -1.0, 0.0, 2.0]]), torch.tensor([0, 0, 1, 0])),
          "no-nodes": (torch.zeros(0, 4), torch.zeros(0, dtype=torch.long))}),
 }
 
