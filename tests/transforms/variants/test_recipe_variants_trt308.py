@@ -292,3 +292,49 @@ def test_torch_torch_is_the_torch_module() -> None:
               "    return torch.torch.rad2deg(x) + th.torch.torch.deg2rad(x) + torch.torchaudio.deg2rad(x)\n")
     new = fix_source(source.encode(), "f.py", Options(select=("TRT308",), scope="all")).source.decode()
     assert "return _trt_rad2deg(x) + _trt_deg2rad(x) + torch.torchaudio.deg2rad(x)\n" in new, new
+
+
+def _graph(nodes: int, seed: int, density: float = 0.5) -> tuple[torch.Tensor, torch.Tensor]:
+    g = seeded(seed)
+    return (torch.rand(nodes, nodes, generator=g) < density).float(), torch.randn(nodes, 3, generator=g)
+
+
+def test_dgl_dense_cheb_conv_with_the_diagonal_rule(tmp_path: Path) -> None:
+    """DGL's DenseChebConv (``th.eye(num_nodes).to(A)`` twice, torch imported as ``th``, the size a name bound
+    from ``A.shape[0]``) builds its degree matrix with ``th.diag``, which does not export either: the original
+    stops there, not at an EyeLike. ``migrate`` applies TRT310 at both identities and TRT320 at the diagonal and
+    ends equivalent (exit 0). From the code alone, the two rules give a graph with no EyeLike that equals eager
+    mode at other node counts and on edge values, and eager mode is unchanged."""
+    from support import migrate_json
+    from variant_models import axes_json, line_of
+
+    path = HERE / "trt310" / "dgl_dense_cheb_conv.py"
+    module, original = built_variant(path, "trt310_dgl")
+    identities = sorted([line_of(path, "I = th.eye(num_nodes).to(A)"),
+                         line_of(path, "Z = [th.eye(num_nodes).to(A)]")])
+    report = migrate_json(path, axes_json(module))
+    assert report["before"]["exported"] is False
+    applied = sorted((fix["rule"], fix["line"]) for fix in report["applied"])
+    assert applied == [("TRT310", identities[0]), ("TRT310", identities[1]),
+                       ("TRT320", line_of(path, "D_invsqrt = th.diag(in_degree)"))], applied
+    assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
+
+    options = Options(select=("TRT310", "TRT320"), scope="all")
+    new_source = fix_source(path.read_bytes(), str(path.resolve()), options).source.decode()
+    assert "        I = _trt_eye(num_nodes).to(A)\n" in new_source
+    assert "        Z = [_trt_eye(num_nodes).to(A)]\n" in new_source
+    new_path = tmp_path / "dgl_rewritten.py"
+    new_path.write_text(new_source)
+    _, rewritten = built_variant(new_path, "trt310_dgl_rewritten")
+    rewritten.load_state_dict(original.state_dict())
+    example = module.inputs(seeded(0))
+    session, _ = export_variant(rewritten, example, module.DYNAMIC, tmp_path / "after.onnx", tmp_path)
+    assert "EyeLike" not in {n.op_type for n in onnx.load(str(tmp_path / "after.onnx")).graph.node}
+    sets = {"example": example, "more-nodes": _graph(13, 1), "one-node": _graph(1, 2, 1.0),
+            "no-edges": _graph(5, 3, 0.0),
+            "weighted-and-negative": (torch.randn(7, 7, generator=seeded(4)), torch.randn(7, 3, generator=seeded(5))),
+            "inf-nan-features": (_graph(4, 6)[0], torch.tensor([[INF, 0.0, 1.0], [NAN, 2.0, -1.0], [0.0, -INF, 3.0],
+                                                               [1.0, 1.0, 1.0]]))}
+    for label, inputs in sets.items():
+        assert_graph_within(session, original, inputs, 1e-5, label)
+    assert_eager_unchanged(original, rewritten, {**sets, "no-nodes": (torch.zeros(0, 0), torch.zeros(0, 3))})
