@@ -27,8 +27,9 @@ is wrong at other sizes (shown below). The rule takes them from the code alone (
 axes at every size), but ``migrate`` does not locate them: its verifier grows each dynamic axis by one, which
 after mamaheux's stride-2 convolution leaves the pooled size as traced (the graph is judged faithful), and for
 the DeepStream head it locates the difference at ``N = x.data.size(0)``, a line no rule takes (exit 1). For the
-ShuffleNet head it locates the pooling line and applies TRT342 there (with TRT354, which reads ``.data``'s sizes),
-exit 0, equivalent; with TRT354 in the result, it is not among the single-rule migrations below.
+ShuffleNet head it locates the pooling line: its first round applies TRT354 there (``.data``'s sizes read from the
+tensor), after which the export stops at the pooling, and its second applies TRT342, whose edit of the line lands
+instead of TRT354's: exit 0, equivalent, in two rounds (so it is not among the one-round migrations below).
 """
 
 from __future__ import annotations
