@@ -15,6 +15,7 @@ from trtcodemod.transforms._op_calls import in_inserted_helper
 
 HELPER = "_trt_affine_grid"
 _FUNCTION = "torch.nn.functional.affine_grid"
+_PARTIAL = "functools.partial"
 
 
 class AffineGrid(Rule):
@@ -27,7 +28,11 @@ class AffineGrid(Rule):
         doc="""\
 What it finds: `F.affine_grid(theta, size, align_corners=...)` (any import alias of
 `torch.nn.functional.affine_grid`), arguments by position or keyword. A `size` written out with
-five entries (a volumetric grid) and unpacked arguments are reported without a fix.
+five entries (a volumetric grid) and unpacked arguments are reported without a fix. Also
+`F.affine_grid` kept as a value and called through a name: the function of a `functools.partial`
+or the whole right side of an assignment (OpenPCDet's SECOND head binds
+`self.affine_grid = partial(F.affine_grid, align_corners=True)`, or `F.affine_grid` itself, and
+calls `self.affine_grid(theta, torch.Size(...))`).
 
 Why it hurts: the TorchScript exporter has no symbolic for `aten::affine_grid_generator` before
 opset 20 (torch 2.13; `verify` and `migrate` export at 17): `torch.onnx.export` stops with
@@ -42,10 +47,15 @@ The rewrite: `F.affine_grid(...)` → `_trt_affine_grid(...)`, the same argument
 `linspace(-1, 1, n)` (times `(n - 1) / n` without `align_corners`; 0 for one step), a base grid of
 `(x, y, 1)`, and `bmm` with `theta` transposed, so the graph holds Range, Mul, Div, Expand, Concat
 and MatMul, which TensorRT parses. A size that is not positive raises F.affine_grid's `ValueError`;
-a 5-D size or another theta keeps `F.affine_grid`.
+a 5-D size or another theta keeps `F.affine_grid`. A bound value becomes the helper
+(`partial(_trt_affine_grid, align_corners=True)`, `self.affine_grid = _trt_affine_grid`): it takes
+`F.affine_grid`'s parameters under the same names, so every call through the name reaches it with
+the arguments it gives (the size's length is then checked when the call runs).
 
 Fix safety: safe. Eager, `torch.jit.script`, `torch.fx`, `torch.compile` and `torch.export` run
-`F.affine_grid` itself (values, gradients, errors and the warning for `align_corners=None`). The
+`F.affine_grid` itself (values, gradients, errors and the warning for `align_corners=None`); a name
+bound to the helper holds another function object than `F.affine_grid` (only a test of identity,
+`is F.affine_grid`, tells them apart). The
 exported graph's values are the same construction; the exporter writes `linspace` as a range
 times a step, which rounds otherwise than PyTorch's two-sided `linspace` (measured within 5e-7 in
 float32 on grids up to 32 x 32). A size read from a shape is traced (symbolic under the dynamo
@@ -66,6 +76,12 @@ TensorRT versions: all (the export fails, or gives AffineGrid, before TensorRT i
                 "    return F.grid_sample(img, grid, align_corners=False)\n",
             ),
             Example("grid = F.affine_grid(theta, [n, c, d, h, w], align_corners=True)\n"),
+            Example(
+                "from functools import partial\n"
+                "self.affine_grid = partial(F.affine_grid, align_corners=True)\n",
+                "from functools import partial\n"
+                "self.affine_grid = partial(_trt_affine_grid, align_corners=True)\n",
+            ),
         ),
         references=(
             "https://pytorch.org/docs/stable/generated/torch.nn.functional.affine_grid.html",
@@ -75,7 +91,14 @@ TensorRT versions: all (the export fails, or gives AffineGrid, before TensorRT i
     )
 
     def visit_Call(self, node: cst.Call) -> None:
-        if in_inserted_helper(self) or not self.context.refers_to(node.func, _FUNCTION):
+        if in_inserted_helper(self):
+            return
+        if self.context.refers_to(node.func, _PARTIAL):
+            bound = node.args[0] if node.args else None
+            if bound is not None and not bound.star and bound.keyword is None:
+                self._bound_value(bound.value, "`partial(F.affine_grid, ...)`")
+            return
+        if not self.context.refers_to(node.func, _FUNCTION):
             return
         message = ("the TorchScript exporter cannot convert `F.affine_grid` (aten::affine_grid_generator) before "
                    "opset 20, and TensorRT parses no AffineGrid")
@@ -87,6 +110,24 @@ TensorRT versions: all (the export fails, or gives AffineGrid, before TensorRT i
             return
         self.report(node, f"{message}; build the base grid and multiply by theta while exporting (`F.affine_grid` "
                     "otherwise)", Fix({node: node.with_changes(func=cst.Name(HELPER))}, helpers=(HELPER,)))
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if not in_inserted_helper(self):
+            self._bound_value(node.value, "a name bound to `F.affine_grid`")
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None and not in_inserted_helper(self):
+            self._bound_value(node.value, "a name bound to `F.affine_grid`")
+
+    def _bound_value(self, value: cst.BaseExpression, how: str) -> None:
+        """``F.affine_grid`` as a value, called later through a name: the name gets the helper, which
+        takes the same parameters (the calls cannot be found from here: an attribute, a partial)."""
+        if not self.context.refers_to(value, _FUNCTION):
+            return
+        self.report(value, f"{how} is called with `F.affine_grid`'s arguments, which the TorchScript exporter cannot "
+                    "convert (aten::affine_grid_generator) before opset 20, and TensorRT parses no AffineGrid; bind "
+                    "the helper instead: `F.affine_grid` outside an export, the base grid times theta while exporting",
+                    Fix({value: cst.Name(HELPER)}, helpers=(HELPER,)))
 
 
 RULES = (AffineGrid,)

@@ -124,8 +124,10 @@ def test_eager_mode_is_the_original_bit_for_bit(frames) -> None:
                     run_once(F.affine_grid, [torch.randn(2, 2, 3), [2, 1, 0, 4]]))
 
 
-def _export(model: torch.nn.Module, inputs: list[torch.Tensor], dynamo: bool) -> onnx.ModelProto:
-    names = ["laf", "img"]
+def _export(model: torch.nn.Module, inputs: list[torch.Tensor], dynamo: bool,
+            names: tuple[str, ...] | list[str] = ("laf", "img"), axes: dict | None = None) -> onnx.ModelProto:
+    names = list(names)
+    axes = axes or {"laf": {1: "n"}, "img": {2: "h", 3: "w"}}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         if dynamo:
@@ -134,7 +136,7 @@ def _export(model: torch.nn.Module, inputs: list[torch.Tensor], dynamo: bool) ->
                                      verbose=False).model_proto
         buffer = io.BytesIO()
         torch.onnx.export(model, tuple(inputs), buffer, dynamo=False, opset_version=17, input_names=names,
-                          dynamic_axes={"laf": {1: "n"}, "img": {2: "h", 3: "w"}})
+                          dynamic_axes=axes)
         return onnx.load_from_string(buffer.getvalue())
 
 
@@ -167,6 +169,105 @@ def test_the_toolchains_run_the_original_calls(frames, tmp_path) -> None:
     inputs = [t.detach() for t in _inputs(3, "random")]
     original, rewritten = toolchain_outcomes(before, inputs, tmp_path), toolchain_outcomes(after, inputs, tmp_path)
     assert not isinstance(original["script"], Exception)  # the point: it scripted before, so it must after
+    for name, outcome in original.items():
+        if isinstance(outcome, Exception):
+            assert isinstance(rewritten[name], Exception), name
+            continue
+        assert_same(tuple(outcome), tuple(rewritten[name])), name
+
+
+
+BOUND_SOURCE = '''
+from functools import partial
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class Boxes(nn.Module):
+    """OpenPCDet's SECOND head keeps ``F.affine_grid`` as a value and calls it through the attribute
+    (open-mmlab/OpenPCDet@8cacccec11db6f59bf6934600c9a175dae254806
+    pcdet/models/roi_heads/second_head.py:37-42 and 105)."""
+
+    def __init__(self, volumetric: bool = False):
+        super().__init__()
+        self.affine_grid = partial(F.affine_grid, align_corners=True)
+        self.plain_grid = F.affine_grid
+        self.sample = partial(F.grid_sample, align_corners=True)
+        self.volumetric = volumetric
+
+    def forward(self, theta, img):
+        if self.volumetric:
+            return self.affine_grid(theta, [theta.size(0), 1, 2, 3, 4])
+        size = torch.Size((theta.size(0), img.size(1), 3, img.size(3)))
+        grid = self.affine_grid(theta, size)
+        plain = self.plain_grid(theta=theta, size=size, align_corners=False)
+        return self.sample(img, grid), grid, plain
+'''
+
+
+_BOUND_AXES = {"theta": {0: "n"}, "img": {0: "n", 2: "h", 3: "w"}}
+
+
+def _bound_inputs(n: int, h: int, w: int, values: str) -> list[torch.Tensor]:
+    g = torch.Generator().manual_seed(n * 100 + h * 10 + w)
+    theta = torch.eye(2, 3).expand(n, 2, 3) + 0.3 * torch.randn(n, 2, 3, generator=g)
+    if values == "zeros":
+        theta = torch.zeros(n, 2, 3)
+    elif values == "negative":
+        theta = -theta.abs() - 0.5
+    elif values == "special":
+        theta = theta.clone()
+        theta.view(-1)[:3] = torch.tensor([math.inf, math.nan, -0.0])
+    return [theta.requires_grad_(True), torch.randn(n, 2, h, w, generator=g)]
+
+
+def test_a_bound_affine_grid_becomes_the_helper_and_runs_the_same(tmp_path) -> None:
+    """``partial(F.affine_grid, ...)`` and ``name = F.affine_grid`` (before: no finding, the export stopped at
+    ``aten::affine_grid_generator`` through the name): the bound value is the helper after the rewrite, and
+    ``partial(F.grid_sample, ...)`` and an identity test are left alone. Eager mode gives the same samples,
+    grids, gradients and errors (a 5-D size through the name: F.affine_grid's own error for a 2x3 theta; no
+    boxes), and the rewritten export gives eager mode's grids at other sizes and values."""
+    assert rules_found(BOUND_SOURCE, select=("TRT309",)) == ["TRT309", "TRT309"]
+    after = rewrite(BOUND_SOURCE, select=("TRT309",))
+    body = strip_helpers(after)
+    assert "self.affine_grid = partial(_trt_affine_grid, align_corners=True)\n" in body
+    assert "self.plain_grid = _trt_affine_grid\n" in body
+    assert "self.sample = partial(F.grid_sample, align_corners=True)\n" in body
+    assert rewrite(after, select=("TRT309",)) == after
+    unrelated = "import torch.nn.functional as F\nsame = f is F.affine_grid\ngrid = F.affine_grid\n"
+    assert rewrite(unrelated, select=("TRT309",)).endswith("same = f is F.affine_grid\ngrid = _trt_affine_grid\n")
+
+    before_cls = import_source(BOUND_SOURCE, tmp_path)["Boxes"]
+    after_cls = import_source(after, tmp_path)["Boxes"]
+    cases = [(2, 4, 5, "random"), (1, 1, 1, "random"), (3, 6, 2, "zeros"), (2, 5, 5, "negative"),
+             (1, 3, 4, "special"), (0, 3, 4, "random")]
+    for n, h, w, values in cases:
+        assert_same_run(run_once(before_cls(), _bound_inputs(n, h, w, values)),
+                        run_once(after_cls(), _bound_inputs(n, h, w, values)), context=f"{n}x{h}x{w} {values}")
+    assert_same_run(run_once(before_cls(True), _bound_inputs(2, 4, 5, "random")),
+                    run_once(after_cls(True), _bound_inputs(2, 4, 5, "random")))
+
+    example = [t.detach() for t in _bound_inputs(2, 4, 5, "random")]
+    with pytest.raises(Exception, match="affine_grid"):
+        _export(before_cls(), example, dynamo=False, names=["theta", "img"], axes=_BOUND_AXES)
+    graph = _export(after_cls(), example, dynamo=False, names=["theta", "img"], axes=_BOUND_AXES)
+    assert not [i for i in check_graph(graph) if i.severity == "error"]
+    session = ort.InferenceSession(graph.SerializeToString(), providers=["CPUExecutionProvider"])
+    for n, h, w, values in [(3, 4, 7, "random"), (1, 2, 2, "zeros"), (4, 5, 3, "negative"), (1, 3, 4, "special")]:
+        inputs = [t.detach() for t in _bound_inputs(n, h, w, values)]
+        got = session.run(None, {"theta": inputs[0].numpy(), "img": inputs[1].numpy()})
+        with torch.no_grad():
+            want = before_cls()(*inputs)
+        # GridSample at NaN coordinates is ONNX Runtime's own: with inf/NaN in theta the grids are compared.
+        for a, b in zip(want[1:] if values == "special" else want, got[1:] if values == "special" else got):
+            assert_same(a, torch.from_numpy(b), atol=1e-6 * max(1.0, a.nan_to_num().abs().max().item()), rtol=0)
+
+    # Scripted (the partial refuses scripting before and after; a plain `name = F.affine_grid` scripts both
+    # ways), fx-traced, compiled and `torch.export`-ed: the same outcome.
+    original = toolchain_outcomes(before_cls, example, tmp_path)
+    rewritten = toolchain_outcomes(after_cls, example, tmp_path)
     for name, outcome in original.items():
         if isinstance(outcome, Exception):
             assert isinstance(rewritten[name], Exception), name

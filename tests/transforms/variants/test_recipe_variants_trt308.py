@@ -26,7 +26,7 @@ import pytest
 import torch
 from support import TESTS
 from variant_models import (assert_eager_unchanged, assert_graph_within, built_variant, export_variant,
-                            export_variant_dynamo, input_names, seeded)
+                            export_variant_dynamo, input_names, load_variant, seeded)
 
 from trtcodemod.engine import Options, check_source, fix_source
 from trtcodemod.trt.check import check_graph
@@ -56,6 +56,11 @@ class Variant(NamedTuple):
     sets: dict[str, tuple[torch.Tensor, ...]]  # other sizes and edge values; "raises-"/"eager-": eager mode only
     tolerance: float = 1e-6  # relative to the output's largest magnitude (1 at least)
     dynamo: bool = False  # the dynamo export too (slow: a few per rule, the dynamic grids among them)
+
+
+def _boxes(batch: int, count: int, seed: int) -> torch.Tensor:
+    module = load_variant(HERE / "trt309" / "openpcdet_second_roi_grid_pool.py", "trt309_openpcdet_boxes")
+    return module.boxes(seeded(seed), batch, count)
 
 
 _FLIP = torch.diag(torch.tensor([-1.0, -1.0, 1.0]))
@@ -92,6 +97,15 @@ VARIANTS: dict[str, Variant] = {
         "inf-nan": (torch.tensor([[[INF, -1.0], [0.0, NAN]]]).expand(3, 2, 2).clone(), torch.tensor([60.0, NAN, INF])),
         "empty": (torch.zeros(0, 4, 5), torch.zeros(0)),
     }, dynamo=True),
+    "apple_depth_pro_infer": Variant("TRT308", (
+        "f_px = 0.5 * W / torch.tan(0.5 * _trt_deg2rad(fov_deg.to(torch.float)))",), {
+        "larger": (torch.randn(3, 3, 17, 31, generator=seeded(66)),),
+        "one-pixel": (torch.randn(1, 3, 1, 1, generator=seeded(67)),),
+        "zeros": (torch.zeros(2, 3, 5, 4),),
+        "negatives": (-torch.rand(2, 3, 6, 9, generator=seeded(68)) * 50,),
+        "inf-nan": (torch.tensor([INF, -1.0, NAN, 0.0, -INF]).repeat(3, 3, 2, 1),),
+        "no-images": (torch.zeros(0, 3, 4, 4),),
+    }, dynamo=True),
     "monai_affine_transform": Variant("TRT309", (
         "grid = _trt_affine_grid(theta=theta[:, :sr], size=list(dst_size), align_corners=self.align_corners)",), {
         "larger": (torch.randn(3, 2, 11, 5, generator=seeded(15)), _theta(3, 16)),
@@ -123,6 +137,30 @@ VARIANTS: dict[str, Variant] = {
         "zeros": (torch.zeros(2, 1, 12, 12),),
         "negatives": (-torch.rand(1, 1, 12, 12, generator=seeded(28)) * 5,),
         "raises-no-images": (torch.zeros(0, 1, 12, 12),),
+    }, 1e-5),
+    "sketchcyclegan_stn_fixed_size": Variant("TRT309", (
+        "grid = _trt_affine_grid(theta, [B, x.size(1), self.out_h, self.out_w], align_corners=False)",), {
+        "larger": (torch.randn(4, 3, 23, 31, generator=seeded(52)),),
+        "smallest": (torch.randn(1, 3, 7, 7, generator=seeded(53)),),
+        "zeros": (torch.zeros(2, 3, 9, 8),),
+        "negatives": (-torch.rand(3, 3, 10, 12, generator=seeded(54)) * 4,),
+        # The localization turns inf into a NaN matrix, so every grid point is NaN (in the graph too), where
+        # ONNX Runtime's GridSample samples otherwise than eager mode: compared in eager mode only.
+        "eager-inf-nan": (torch.tensor([INF, NAN, -INF, 0.0, 1.0, -2.0, 0.5]).repeat(1, 3, 8, 1),),
+        "raises-too-small": (torch.randn(1, 3, 6, 9, generator=seeded(55)),),
+        "raises-no-images": (torch.zeros(0, 3, 9, 9),),
+    }, 1e-5, dynamo=True),
+    "openpcdet_second_roi_grid_pool": Variant("TRT309", (
+        "self.affine_grid = partial(_trt_affine_grid, align_corners=True)", "self.affine_grid = _trt_affine_grid"), {
+        "more-boxes": (_boxes(2, 9, 56), torch.randn(2, 3, 12, 16, generator=seeded(57))),
+        "larger-map": (_boxes(2, 3, 58), torch.randn(2, 3, 21, 9, generator=seeded(59))),
+        "one-box": (_boxes(2, 1, 60), torch.randn(2, 3, 12, 16, generator=seeded(61))),
+        "zeros": (torch.zeros(2, 4, 7), torch.zeros(2, 3, 5, 6)),
+        "negatives": (-_boxes(2, 4, 62).abs(), -torch.rand(2, 3, 8, 8, generator=seeded(63))),
+        # A NaN box gives a NaN grid (in the graph too), which GridSample samples as its own: eager mode only.
+        "eager-inf-nan": (torch.tensor([[[INF, 0.0, 0.0, 1.0, 1.0, 1.0, 0.0], [0.0, NAN, 0.0, 1.0, 1.0, 1.0, 0.0]]])
+                          .expand(2, 2, 7).clone(), torch.randn(2, 3, 6, 6, generator=seeded(64))),
+        "eager-no-boxes": (torch.zeros(2, 0, 7), torch.randn(2, 3, 6, 6, generator=seeded(65))),
     }, 1e-5),
     "transformers_xlnet_non_target": Variant("TRT310", (
         "non_tgt_mask = -_trt_eye(qlen, device=attn_mask.device, dtype=attn_mask.dtype)",), {
@@ -156,8 +194,20 @@ VARIANTS: dict[str, Variant] = {
                               [0.0, 0.0, 0.0, 0.0, 7.0]]),),
         "raises-no-views": (torch.zeros(0, 5),),  # view(0, -1) of the masked labels
     }),
+    "mtgnn_mixprop_self_loops": Variant("TRT310", ("adj = adj + _trt_eye(adj.size(0)).to(x.device)",), {
+        "more-nodes": (torch.randn(3, 3, 11, 4, generator=seeded(45)), torch.rand(11, 11, generator=seeded(46))),
+        "one-node": (torch.randn(1, 3, 1, 7, generator=seeded(47)), torch.rand(1, 1, generator=seeded(48))),
+        "no-edges": (torch.randn(2, 3, 4, 2, generator=seeded(49)), torch.zeros(4, 4)),
+        "zeros-and-negatives": (torch.zeros(1, 3, 3, 3), -torch.rand(3, 3, generator=seeded(50)) * 0.1),
+        "a-lone-node-cancelled": (torch.randn(1, 3, 2, 2, generator=seeded(51)),
+                                  torch.tensor([[-1.0, 0.0], [0.5, 0.5]])),
+        "inf-nan": (torch.tensor([INF, -1.0, NAN, 0.0]).repeat(1, 3, 3, 1),
+                    torch.tensor([[0.0, INF, 0.0], [NAN, 1.0, 0.0], [0.0, 0.0, 0.0]])),
+        "raises-no-nodes": (torch.zeros(1, 3, 0, 4), torch.zeros(0, 0)),
+    }, dynamo=True),
 }
-_UNREWRITTEN = {"TRT308": r"(?<!_trt_)(rad2deg|deg2rad)\(", "TRT309": r"(?<!_trt_)affine_grid\(",
+# ``self.affine_grid(`` calls the attribute the rewrite binds to the helper (OpenPCDet's partial).
+_UNREWRITTEN = {"TRT308": r"(?<!_trt_)(rad2deg|deg2rad)\(", "TRT309": r"(?<!_trt_)(?<!self\.)affine_grid\(",
                 "TRT310": r"(?<!_trt_)\beye\((?!\d)"}
 _MISSING = {"TRT308": r"aten::(rad2deg|deg2rad)", "TRT309": r"aten::affine_grid_generator"}
 
@@ -242,3 +292,49 @@ def test_torch_torch_is_the_torch_module() -> None:
               "    return torch.torch.rad2deg(x) + th.torch.torch.deg2rad(x) + torch.torchaudio.deg2rad(x)\n")
     new = fix_source(source.encode(), "f.py", Options(select=("TRT308",), scope="all")).source.decode()
     assert "return _trt_rad2deg(x) + _trt_deg2rad(x) + torch.torchaudio.deg2rad(x)\n" in new, new
+
+
+def _graph(nodes: int, seed: int, density: float = 0.5) -> tuple[torch.Tensor, torch.Tensor]:
+    g = seeded(seed)
+    return (torch.rand(nodes, nodes, generator=g) < density).float(), torch.randn(nodes, 3, generator=g)
+
+
+def test_dgl_dense_cheb_conv_with_the_diagonal_rule(tmp_path: Path) -> None:
+    """DGL's DenseChebConv (``th.eye(num_nodes).to(A)`` twice, torch imported as ``th``, the size a name bound
+    from ``A.shape[0]``) builds its degree matrix with ``th.diag``, which does not export either: the original
+    stops there, not at an EyeLike. ``migrate`` applies TRT310 at both identities and TRT320 at the diagonal and
+    ends equivalent (exit 0). From the code alone, the two rules give a graph with no EyeLike that equals eager
+    mode at other node counts and on edge values, and eager mode is unchanged."""
+    from support import migrate_json
+    from variant_models import axes_json, line_of
+
+    path = HERE / "trt310" / "dgl_dense_cheb_conv.py"
+    module, original = built_variant(path, "trt310_dgl")
+    identities = sorted([line_of(path, "I = th.eye(num_nodes).to(A)"),
+                         line_of(path, "Z = [th.eye(num_nodes).to(A)]")])
+    report = migrate_json(path, axes_json(module))
+    assert report["before"]["exported"] is False
+    applied = sorted((fix["rule"], fix["line"]) for fix in report["applied"])
+    assert applied == [("TRT310", identities[0]), ("TRT310", identities[1]),
+                       ("TRT320", line_of(path, "D_invsqrt = th.diag(in_degree)"))], applied
+    assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
+
+    options = Options(select=("TRT310", "TRT320"), scope="all")
+    new_source = fix_source(path.read_bytes(), str(path.resolve()), options).source.decode()
+    assert "        I = _trt_eye(num_nodes).to(A)\n" in new_source
+    assert "        Z = [_trt_eye(num_nodes).to(A)]\n" in new_source
+    new_path = tmp_path / "dgl_rewritten.py"
+    new_path.write_text(new_source)
+    _, rewritten = built_variant(new_path, "trt310_dgl_rewritten")
+    rewritten.load_state_dict(original.state_dict())
+    example = module.inputs(seeded(0))
+    session, _ = export_variant(rewritten, example, module.DYNAMIC, tmp_path / "after.onnx", tmp_path)
+    assert "EyeLike" not in {n.op_type for n in onnx.load(str(tmp_path / "after.onnx")).graph.node}
+    sets = {"example": example, "more-nodes": _graph(13, 1), "one-node": _graph(1, 2, 1.0),
+            "no-edges": _graph(5, 3, 0.0),
+            "weighted-and-negative": (torch.randn(7, 7, generator=seeded(4)), torch.randn(7, 3, generator=seeded(5))),
+            "inf-nan-features": (_graph(4, 6)[0], torch.tensor([[INF, 0.0, 1.0], [NAN, 2.0, -1.0], [0.0, -INF, 3.0],
+                                                               [1.0, 1.0, 1.0]]))}
+    for label, inputs in sets.items():
+        assert_graph_within(session, original, inputs, 1e-5, label)
+    assert_eager_unchanged(original, rewritten, {**sets, "no-nodes": (torch.zeros(0, 0), torch.zeros(0, 3))})

@@ -6,24 +6,30 @@ mamaheux's ``GlobalAvgPool2d`` (``F.avg_pool2d(x, (x.data.size()[2], x.data.size
 exercise's ``GlobalAvgPool2d`` (``N, C, H, W`` bound from ``x.data.size(i)``, ``avg_pool2d`` imported bare,
 ``x`` rebound to the result), AlignedReID's ``HorizontalMaxPool2d`` (``input_size = x.size()``, then
 ``nn.functional.max_pool2d(input=x, kernel_size=(1, input_size[3]))``: strip max pooling over the width) and
-boxmot's HACNN attention (``F.avg_pool2d(x, x.size()[2:])`` three ways, one in a loop over regions). The
+boxmot's HACNN attention (``F.avg_pool2d(x, x.size()[2:])`` three ways, one in a loop over regions) and
+Dive into Deep Learning's ``GlobalAvgPool2d`` under its NiN (``F.avg_pool2d(x, kernel_size=x.size()[2:])``,
+the window by keyword) and jaxony's ShuffleNet head (``F.avg_pool2d(x, x.data.size()[-2:])``, the last two
+sizes counted from the end, through ``x.data``). The
 TorchScript export of each original stops ("Failed to export a node ... because it is not constant"), with
 the batch alone dynamic too.
 
-``migrate`` applies TRT342 at every pooling call of AlignedReID's and HACNN's, and at nothing else, in one round
-(the export stops at the first call; the others of the file are applied with it), and ends with exit 0, the
-rewritten model equivalent. The three with a dynamic height and width are also rewritten from the code alone
+``migrate`` applies TRT342 at every pooling call of AlignedReID's, HACNN's and the NiN's, and at nothing else, in one
+round (the export stops at the first call; the others of the file are applied with it), and ends with exit 0, the
+rewritten model equivalent. The four with a dynamic height and width are also rewritten from the code alone
 and exported directly: the graph equals eager mode at other sizes (a 1x1 map, one row, a tall or wide one) and
 on edge values (inf, NaN, -inf), and eager mode is unchanged. So is LibMultiLabel's XML-CNN (the TRT602
 variant) with one pool, ``F.max_pool1d(h_sub, h_sub.shape[2])``, whose original exports its traced length as
 the kernel.
 
-Not taken by ``migrate``: the two variants that read the sizes through ``x.data``. The TorchScript exporter sees
+Not taken by ``migrate``: two of the three variants that read the sizes through ``x.data``. The TorchScript exporter sees
 Python ints there: the original exports, with no warning, its window baked at the traced size, and its graph
 is wrong at other sizes (shown below). The rule takes them from the code alone (its rewrite reduces the whole
 axes at every size), but ``migrate`` does not locate them: its verifier grows each dynamic axis by one, which
 after mamaheux's stride-2 convolution leaves the pooled size as traced (the graph is judged faithful), and for
-the DeepStream head it locates the difference at ``N = x.data.size(0)``, a line no rule takes (exit 1).
+the DeepStream head it locates the difference at ``N = x.data.size(0)``, a line no rule takes (exit 1). For the
+ShuffleNet head it locates the pooling line: its first round applies TRT354 there (``.data``'s sizes read from the
+tensor), after which the export stops at the pooling, and its second applies TRT342, whose edit of the line lands
+instead of TRT354's: exit 0, equivalent, in two rounds (so it is not among the one-round migrations below).
 """
 
 from __future__ import annotations
@@ -43,7 +49,8 @@ HERE = Path(__file__).resolve().parents[2] / "recipe_variants" / "trt342"
 CODE_ALONE = Options(select=("TRT342",), scope="all")
 
 #: Variants whose window is read through ``x.data``: the TorchScript exporter sees Python ints there.
-READ_THROUGH_DATA = ("mamaheux_global_avg_pool_data_size", "cycoslee_deepstream_global_avg_pool")
+READ_THROUGH_DATA = ("mamaheux_global_avg_pool_data_size", "cycoslee_deepstream_global_avg_pool",
+                     "jaxony_shufflenet_global_pool_data_tail")
 
 #: variant -> (the calls, as written; the text the rule writes for them).
 MIGRATED: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -62,6 +69,11 @@ MIGRATED: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ("x = _trt_whole_avg_pool2d(x, x.size()[2:], whole=(2, 3))",
          "x = _trt_whole_avg_pool2d(x, x.size()[2:], whole=(2, 3)).view(x.size(0), x.size(1))",
          "x_local_i = _trt_whole_avg_pool2d(x_local_i, x_local_i.size()[2:], whole=(2, 3))")),
+    "d2l_nin_global_avg_pool_kernel_size": (
+        ("return F.avg_pool2d(x, kernel_size=x.size()[2:])",),
+        ("return _trt_whole_avg_pool2d(x, kernel_size=x.size()[2:], whole=(2, 3))",)),
+    "jaxony_shufflenet_global_pool_data_tail": (
+        ("x = F.avg_pool2d(x, x.data.size()[-2:])",), ("x = _trt_whole_avg_pool2d(x, x.data.size()[-2:], whole=(-2, -1))",)),
 }
 
 
@@ -111,6 +123,22 @@ DIRECT = {
         "one-row": (torch.randn(2, 3, 1, 9, generator=seeded(2)),),
         "wide": (torch.randn(1, 3, 4, 40, generator=seeded(3)),),
         "edge-values": (with_specials((2, 3, 6, 6), 4) * 1e30,),
+    },
+    "d2l_nin_global_avg_pool_kernel_size": {
+        "smallest": (torch.randn(1, 3, 1, 1, generator=seeded(5)),),
+        "one-row": (torch.randn(3, 3, 1, 17, generator=seeded(6)),),
+        "tall": (torch.randn(2, 3, 29, 4, generator=seeded(7)),),
+        "zeros": (torch.zeros(2, 3, 6, 6),),
+        "negatives": (-torch.rand(2, 3, 8, 5, generator=seeded(8)) * 3,),
+        "edge-values": (with_specials((2, 3, 7, 9), 9),),
+    },
+    "jaxony_shufflenet_global_pool_data_tail": {
+        "smallest": (torch.randn(1, 3, 1, 1, generator=seeded(10)),),
+        "tall": (torch.randn(3, 3, 45, 9, generator=seeded(11)),),
+        "zeros": (torch.zeros(2, 3, 8, 8),),
+        "negatives": (-torch.rand(2, 3, 11, 7, generator=seeded(12)) * 9,),
+        # No inf/NaN: the stem's convolution turns them into NaN, which its MaxPool propagates in eager mode
+        # and ONNX Runtime's MaxPool skips, before the pooling the rule rewrites.
     },
 }
 

@@ -7,15 +7,18 @@ descending=True, stable=True)``, blank patches tied across the cut), kornia's qu
 (``torch.where(genuine, roots, -torch.inf).argsort(dim=-1, descending=True, stable=True)``, a method
 on an expression, spurious roots tied at -inf), transformers' MXFP4 expert routing
 (``torch.argsort(torch.where(local, expt_indx, num_experts), stable=True)`` on int32 expert ids,
-many routes per expert) and spandrel's ATD category attention (``torch.sort(tk_id, dim=-1,
+many routes per expert), PyG's top-k node selection (``torch.sort(batch, descending=False,
+stable=True)`` on graph ids already in score order: each graph's nodes keep their score order) and
+spandrel's ATD category attention (``torch.sort(tk_id, dim=-1,
 stable=False)``). The TorchScript exporter refuses every one ("Unsupported: ONNX export of operator
 Sort, Out parameter is not supported").
 
-``migrate`` applies TRT343 (and TRT712 for Nemotron's kept count) and ends with exit 0, the rewritten
-model equivalent, for the first three. kornia's and the routing are also rewritten from the code
-alone and exported directly: the graph equals eager mode at other sizes and on edge values (all
-roots spurious, NaN and infinite candidates, one row; one token, identical tokens, many tokens),
-and eager mode is unchanged.
+``migrate`` applies TRT343 (and TRT712 for Nemotron's kept count, TRT201 and TRT334 for PyG's mask and
+running count) and ends with exit 0, the rewritten model equivalent, for the first four. They are
+also rewritten from the code alone and exported directly: the graph equals eager mode at other sizes
+and on edge values (all roots spurious, NaN and infinite candidates, one row; one token, identical
+tokens, many tokens; one node, no nodes, a graph without nodes, tied scores), and eager mode is
+unchanged.
 
 Not taken equivalently: ATD's ``stable=False``. The rule drops the argument (the same kernel), the
 model exports, and its graph differs from eager mode, because which tokens share a group depends on
@@ -38,7 +41,7 @@ from variant_models import axes_json as _axes_json, line_of as _line_of
 from trtcodemod.engine import Options, check_source, fix_source
 
 HERE = Path(__file__).resolve().parents[2] / "recipe_variants" / "trt343"
-INF = float("inf")
+INF, NAN = float("inf"), float("nan")
 CODE_ALONE = Options(select=("TRT343",), scope="all")
 
 #: variant -> (the calls, as written; the text migrate writes for them; the other rules migrate applies).
@@ -53,6 +56,9 @@ MIGRATED: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = 
     "transformers_mxfp4_moe_routing": (
         ("topk_indx = torch.argsort(torch.where(local, expt_indx, num_experts), stable=True).to(torch.int32)",),
         ("topk_indx = _trt_argsort(torch.where(local, expt_indx, num_experts), stable=True).to(torch.int32)",), ()),
+    "pyg_topk_select_per_graph": (
+        ("batch, batch_perm = torch.sort(batch, descending=False, stable=True)",),
+        ("batch, batch_perm = _trt_sort(batch, descending=False, stable=True)",), ("TRT201", "TRT334")),
 }
 
 
@@ -95,6 +101,11 @@ def _tokens(seed: int, n: int) -> tuple[torch.Tensor]:
     return (torch.randn(n, 8, generator=seeded(seed)),)
 
 
+def _nodes(seed: int, n: int) -> tuple[torch.Tensor, torch.Tensor]:
+    g = seeded(seed)
+    return torch.randn(n, 4, generator=g), torch.randint(0, 3, (n,), generator=g)
+
+
 def _blank_video() -> tuple[torch.Tensor]:
     patches = torch.randn(20, 6, generator=seeded(7))
     patches[5:] = 0.0  # every later token blank: 15 ties at dissimilarity 1
@@ -113,6 +124,17 @@ DIRECT = {
     "transformers_nemotron_evs_retention": (
         ("    order = _trt_argsort(dissimilarity_flat, dim=-1, descending=True, stable=True)\n",),
         {"blank-video": _blank_video(), "other-frames": (torch.randn(20, 6, generator=seeded(8)),)}),
+    "pyg_topk_select_per_graph": (
+        ("    batch, batch_perm = _trt_sort(batch, descending=False, stable=True)\n",),
+        {"more-nodes": _nodes(1, 40), "one-node": _nodes(2, 1),
+         "one-graph": (_nodes(3, 9)[0], torch.zeros(9, dtype=torch.long)),
+         "a-graph-without-nodes": (_nodes(4, 7)[0], torch.tensor([0, 2, 2, 0, 2, 0, 0])),
+         "graph-ids-in-blocks": (_nodes(5, 12)[0], torch.arange(12) // 4),
+         "zeros-and-negatives": (torch.cat([torch.zeros(1, 4), -torch.rand(5, 4, generator=seeded(6))]),
+                                 torch.tensor([1, 0, 1, 1, 0, 2])),
+         "inf-nan": (torch.tensor([[INF, 0.0, 0.0, 0.0], [1.0, NAN, 0.0, 0.0], [-INF, 1.0, 2.0, 3.0],
+                                   [0.5, -1.0, 0.0, 2.0]]), torch.tensor([0, 0, 1, 0])),
+         "no-nodes": (torch.zeros(0, 4), torch.zeros(0, dtype=torch.long))}),
 }
 
 
