@@ -1,4 +1,9 @@
-"""The transposed-output-size recipe (TRT356) on a real-code variant.
+"""The transposed-output-size recipe (TRT356) on real-code variants.
+
+VFIT's (zhshi0816/Video-Frame-Interpolation-Transformer) decoder keeps its transposed 3-D convolution
+in a one-element container called by index, and its synthesis heads hand the frame size to the
+transposed convolution inside an ``nn.Sequential`` subclass: both fail at odd sizes as ENet does,
+and migrate takes TRT356 where each is built (tests at the end of this file).
 
 ``tests/recipe_variants/trt356/enet_upsampling.py`` is reduced from davidtvs/PyTorch-ENet (cited in
 its docstring): two transposed convolutions called with ``output_size=`` the encoder's size, one
@@ -65,5 +70,63 @@ def test_rewritten_graph_equals_eager(tmp_path, dynamo: bool) -> None:
         session = export_variant_dynamo(after, example, original.DYNAMIC, tmp_path / "after.onnx")
     else:
         session, _ = export_variant(after, example, original.DYNAMIC, tmp_path / "after.onnx", PATH.parent)
+    for label, inputs in sets.items():
+        assert_graph_within(session, before, inputs, 1e-5, label)
+
+
+#: The VFIT variants: where the transposed convolution is built (kept in a one-element container
+#: called by index; handed to an ``nn.Sequential`` subclass that passes its items the output size).
+VFIT = {
+    "vfit_upsplit_decoder": "[nn.ConvTranspose3d(in_channels=cin, out_channels=cout, kernel_size=(3, 3, 3),",
+    "vfit_synblock_sequential": "        torch.nn.ConvTranspose2d(nf, nf, kernel_size=3, stride=2, padding=1),",
+}
+
+
+def _vfit_sets(name: str) -> dict[str, tuple]:
+    module = load_variant(PATH.parent / f"{name}.py", f"trt356_sets_{name}")
+    example = module.inputs(seeded(0))
+
+    def resized(height: int, width: int, seed: int, batch: int = 1) -> tuple:
+        gen = seeded(seed)
+        return tuple(torch.randn(batch, *t.shape[1:-2], height, width, generator=gen) for t in example)
+
+    special = resized(9, 13, 3)
+    for tensor in special:
+        tensor.view(-1)[::5] = 0.0
+        tensor.view(-1)[1::7] = -0.0
+        tensor.view(-1)[2::11] = -1e4
+    return {"traced size": example, "odd": resized(17, 25, 1, batch=2), "small": resized(3, 5, 2),
+            "mixed": resized(16, 7, 4), "edge values": special,
+            "zeros": tuple(torch.zeros_like(t) for t in resized(8, 8, 5))}
+
+
+@pytest.mark.parametrize("name", list(VFIT))
+def test_vfit_migrate_applies_the_rule_and_ends_equivalent(name: str) -> None:
+    path = PATH.parent / f"{name}.py"
+    module = load_variant(path, f"trt356_m_{name}")
+    line = _line_of(path, VFIT[name])
+    found = check_source(path.read_bytes(), str(path.resolve()), CODE_ALONE)
+    assert [(f.line, f.fix) for f in found] == [(line, Safety.SAFE)]
+    report = migrate_json(path, _axes_json(module))
+    assert report["before"]["exported"] is True and report["before"]["faithful"] is False, report["before"]
+    assert [(fix["rule"], fix["line"]) for fix in report["applied"]] == [("TRT356", line)]
+    assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
+    assert "_TrtConvTranspose" in report["diff"]
+
+
+@pytest.mark.parametrize("dynamo", [False, True], ids=["torchscript", "dynamo"])
+@pytest.mark.parametrize("name", list(VFIT))
+def test_vfit_rewritten_graph_equals_eager(tmp_path, name: str, dynamo: bool) -> None:
+    path = PATH.parent / f"{name}.py"
+    original = load_variant(path, f"trt356_o_{name}_{dynamo}")
+    _, rewritten = rewrite_variant(path, CODE_ALONE, tmp_path, f"trt356_r_{name}_{dynamo}")
+    before, after = built(original), built(rewritten)
+    sets = _vfit_sets(name)
+    assert_eager_unchanged(before, after, sets)
+    example = sets["traced size"]
+    if dynamo:
+        session = export_variant_dynamo(after, example, original.DYNAMIC, tmp_path / "after.onnx")
+    else:
+        session, _ = export_variant(after, example, original.DYNAMIC, tmp_path / "after.onnx", path.parent)
     for label, inputs in sets.items():
         assert_graph_within(session, before, inputs, 1e-5, label)
