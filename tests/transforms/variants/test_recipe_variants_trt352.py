@@ -6,7 +6,8 @@ a sum of six comparisons; TraDeS adds the box tests to a running mask (``... + m
 assigned a float earlier in the function: the assignment that reaches the sum is a comparison);
 TrajNet++ keeps the tracks seen twice with ``(torch.isnan(a) + torch.isnan(b)) == 0``; a relation
 classifier pools outside ``masks.unsqueeze(2).eq(0) + subj_mask + obj_mask``, both masks unsqueezed
-comparisons. The TorchScript export writes an ONNX ``Add`` of bools, which ONNX Runtime
+comparisons; centerpose's TensorRT demo decodes in a method, its scores and distances reassigned
+before the sum. The TorchScript export writes an ONNX ``Add`` of bools, which ONNX Runtime
 refuses to load. ``migrate`` applies TRT352 (the refusal names a node, not a line) and ends at exit 0;
 rewritten from the code alone, the graph loads and equals eager mode at other batch, height and
 width, on zeros, negatives and non-finite values, and eager mode is unchanged bit for bit.
@@ -33,6 +34,7 @@ SUMS: dict[str, tuple[str, ...]] = {
     "trades_keypoint_refine": ("mask = (peak[..., 0:1] < l) + (peak[..., 0:1] > r) + \\",) * 2,
     "trajnet_track_mask": ("track_mask = (torch.isnan(prev[:, 0]) + torch.isnan(curr[:, 0])) == 0",),
     "tacred_span_pool": ("out_mask = masks.unsqueeze(2).eq(0) + subj_mask + obj_mask",),
+    "centerpose_engine_decode": ("mask = (hm_kps[..., 0:1] < l) + (hm_kps[..., 0:1] > r) + \\",),
 }
 
 #: variant -> the line the traced run takes (the others are rewritten too, and not traced).
