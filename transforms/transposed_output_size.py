@@ -177,9 +177,9 @@ TensorRT versions: all (the problem is the exported graph).""",
             self._sized = _sized_calls(self.context.module)
         return self._sized
 
-    def _report_in(self, value: cst.BaseExpression, owner: str) -> None:
-        """Report each transposed convolution built in ``value`` (itself, or in the list or container
-        built there), ``owner`` saying where the file calls it with an output size."""
+    def _report_in(self, value: cst.BaseExpression, owner: str, inside: str) -> None:
+        """Report each transposed convolution built in ``value``: ``owner`` names it where it is the whole
+        value, ``inside`` where it is built in the list or container there."""
         for call in _constructions(value):
             if id(call) in self._reported:
                 continue
@@ -188,7 +188,7 @@ TensorRT versions: all (the problem is the exported graph).""",
                 continue
             self._reported.add(id(call))
             helper = _MODULES[qualified]
-            self.report(call, f"{owner} is a transposed convolution the file calls with an `output_size`: the "
+            self.report(call, f"{owner if call is value else inside} is a transposed convolution the file calls with an `output_size`: the "
                               "TorchScript exporter records the output padding worked out from it as the traced "
                               f"example's number; build `{helper}`, whose forward keeps the size in the graph "
                               "while exporting",
@@ -201,7 +201,7 @@ TensorRT versions: all (the problem is the exported graph).""",
         attributes, _ = self._sized_here()
         for name in names:
             if name in attributes:
-                self._report_in(node.value, f"`self.{name}` (or a module kept in it)")
+                self._report_in(node.value, f"`self.{name}`", f"a module kept in `self.{name}`")
                 return
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -210,8 +210,8 @@ TensorRT versions: all (the problem is the exported graph).""",
         _, containers = self._sized_here()
         if node.func.value in containers and node.args:
             for arg in node.args:
-                self._report_in(arg.value, f"a module of `{node.func.value}`, whose forward passes its items an "
-                                           "output size,")
+                inside = f"a module of `{node.func.value}`, whose forward passes its items an output size,"
+                self._report_in(arg.value, inside, inside)
 
 
 RULES = (TransposedOutputSize,)
