@@ -58,7 +58,10 @@ def _sized_calls(module: cst.Module) -> tuple[set[str], set[str]]:
     attributes: set[str] = set()
     containers: set[str] = set()
 
-    def scan(node: cst.CSTNode, cls: str | None, loops: dict[str, cst.BaseExpression]) -> None:
+    # (node, enclosing class, loop variables in scope): a stack, as a file's tree may be deep
+    stack: list[tuple[cst.CSTNode, str | None, dict[str, cst.BaseExpression]]] = [(module, None, {})]
+    while stack:
+        node, cls, loops = stack.pop()
         if type(node) is cst.ClassDef:
             cls, loops = node.name.value, {}
         elif type(node) is cst.FunctionDef:
@@ -75,10 +78,7 @@ def _sized_calls(module: cst.Module) -> tuple[set[str], set[str]]:
             name = _self_attribute(callee)
             if name is not None:
                 attributes.add(name)
-        for child in node.children:
-            scan(child, cls, loops)
-
-    scan(module, None, {})
+        stack.extend((child, cls, loops) for child in node.children)
     return attributes, containers
 
 
