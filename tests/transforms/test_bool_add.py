@@ -150,27 +150,15 @@ def test_a_binding_between_that_may_not_be_bool_stops_it(between: str) -> None:
     assert rules_found(code, select=("TRT352",)) == []
 
 
-def test_a_loop_that_rebinds_the_name_after_the_sum_stops_it() -> None:
-    code = HEADER + (
-        "def f(score, peak, l, n):\n"
-        "    mask = (score.sigmoid() < 0.2)\n"
-        "    for i in range(n):\n"
-        "        keep = (peak.float() < l) + mask\n"
-        "        mask = score * i\n"
-        "    return keep\n")
-    assert rules_found(code, select=("TRT352",)) == []
-
-
-def test_a_try_that_rebinds_the_name_stops_it_in_the_handler() -> None:
-    code = HEADER + (
-        "def f(score, peak, l):\n"
-        "    mask = (score.sigmoid() < 0.2)\n"
-        "    try:\n"
-        "        mask = score * 2\n"
-        "        peak = peak.float()\n"
-        "    except RuntimeError:\n"
-        "        return (peak.float() < l) + mask\n"
-        "    return peak\n")
+@pytest.mark.parametrize("body", [
+    # a later pass of the loop sees the float the loop binds after the sum
+    "    for i in range(n):\n        keep = (peak.float() < l) + mask\n        mask = score * i\n    return keep\n",
+    # the handler runs after part of the `try`, which may have rebound it
+    "    try:\n        mask = score * n\n        peak = peak.float()\n"
+    "    except RuntimeError:\n        return (peak.float() < l) + mask\n    return peak\n",
+])
+def test_a_loop_or_try_that_rebinds_the_name_stops_it(body: str) -> None:
+    code = HEADER + "def f(score, peak, l, n):\n    mask = (score.sigmoid() < 0.2)\n" + body
     assert rules_found(code, select=("TRT352",)) == []
 
 

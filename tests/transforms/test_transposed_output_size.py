@@ -213,13 +213,10 @@ from torch import nn
 
 
 class Sized(nn.Sequential):
-    def forward(self, input, output_size):
-        for module in self:
-            if isinstance(module, nn.ConvTranspose2d):
-                input = module(input, output_size)
-            else:
-                input = module(input)
-        return input
+    def forward(self, x, size):
+        for layer in self:
+            x = layer(x, size) if isinstance(layer, nn.ConvTranspose2d) else layer(x)
+        return x
 
 
 class Decoder(nn.Module):
@@ -247,15 +244,15 @@ class Decoder(nn.Module):
 
 
 def test_containers_given_a_size_are_rewritten() -> None:
-    after = rewrite(CONTAINERS, select=("TRT356",))
-    body = after.split("class Decoder", 1)[1]
-    assert "self.indexed = nn.ModuleList([_TrtConvTranspose2d(4, 4, 3, stride=2, padding=1)])" in body
-    assert "self.zipped = nn.ModuleList(_TrtConvTranspose2d(4, 4, 3, stride=2, padding=1) for _ in range(2))" in body
-    assert "self.counted = nn.ModuleList([_TrtConvTranspose2d(4, 4, 3, stride=2, padding=1)])" in body
-    assert "self.head = Sized(nn.ReLU(), _TrtConvTranspose2d(4, 3, 3, stride=2, padding=1))" in body
-    # never given a size: torch's own modules
-    assert "self.unsized = nn.ModuleList([nn.ConvTranspose2d(4, 4, 2, stride=2)])" in body
-    assert "self.plain = nn.Sequential(nn.ConvTranspose2d(4, 3, 2, stride=2))" in body
+    body = rewrite(CONTAINERS, select=("TRT356",)).split("class Decoder", 1)[1]
+    rewritten = {"indexed": "nn.ModuleList([_TrtConvTranspose2d(4, 4, 3, stride=2, padding=1)])",
+                 "zipped": "nn.ModuleList(_TrtConvTranspose2d(4, 4, 3, stride=2, padding=1) for _ in range(2))",
+                 "counted": "nn.ModuleList([_TrtConvTranspose2d(4, 4, 3, stride=2, padding=1)])",
+                 "head": "Sized(nn.ReLU(), _TrtConvTranspose2d(4, 3, 3, stride=2, padding=1))",
+                 # never given a size: torch's own modules
+                 "unsized": "nn.ModuleList([nn.ConvTranspose2d(4, 4, 2, stride=2)])",
+                 "plain": "nn.Sequential(nn.ConvTranspose2d(4, 3, 2, stride=2))"}
+    assert [f"self.{name} = {value}" in body for name, value in rewritten.items()] == [True] * len(rewritten)
 
 
 @pytest.mark.parametrize("size", [(16, 20), (17, 23), (5, 4)])

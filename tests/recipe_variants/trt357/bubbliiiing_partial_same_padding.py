@@ -40,11 +40,12 @@ class StaticSamePadConv(nn.Module):
 
     def forward(self, x):
         h, w = x.shape[-2:]
-        extra_h = (math.ceil(w / self.stride[1]) - 1) * self.stride[1] - w + self.kernel_size[1]
-        extra_v = (math.ceil(h / self.stride[0]) - 1) * self.stride[0] - h + self.kernel_size[0]
-        left = extra_h // 2
-        top = extra_v // 2
-        return self.conv(F.pad(x, [left, extra_h - left, top, extra_v - top]))
+        sh, sw = self.stride
+        kh, kw = self.kernel_size
+        # TensorFlow's "same": the padding that makes the output ceil(size / stride), more of it at the end
+        pad_w = (math.ceil(w / sw) - 1) * sw - w + kw
+        pad_h = (math.ceil(h / sh) - 1) * sh - h + kh
+        return self.conv(F.pad(x, [pad_w // 2, pad_w - pad_w // 2, pad_h // 2, pad_h - pad_h // 2]))
 
 
 def same_padding_conv(image_size=None):
