@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import method_call
+from trtcodemod.astutil import bound_names, method_call, walk
 from trtcodemod.providers import ObservedFacts
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
 from trtcodemod.transforms._op_calls import in_inserted_helper
@@ -28,6 +28,18 @@ _BOOL_METHODS = frozenset({
     "isneginf", "isclose", "signbit", "any", "all",
 })
 
+#: Tensor methods whose result has the receiver's dtype (a view, a copy or a rearrangement of it): of a
+#: bool tensor, a bool tensor (``pos.eq(k).unsqueeze(2)``).
+_SAME_DTYPE_METHODS = frozenset({
+    "unsqueeze", "squeeze", "view", "reshape", "expand", "expand_as", "permute", "transpose", "flatten",
+    "unflatten", "contiguous", "clone", "detach", "repeat", "t", "flip", "roll", "narrow", "view_as",
+    "reshape_as", "movedim", "tile",
+})
+
+#: Nodes below which a name belongs to another scope (or to a comprehension's own).
+_OTHER_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp,
+                 cst.GeneratorExp)
+
 #: Operators that bind tighter than ``|`` and may take an unparenthesized ``a + b`` as their left operand
 #: (``a + b - c``, ``a + b << c``, ``a + b & c``): there the rewritten ``a | b`` needs parentheses.
 _TIGHTER = (cst.Add, cst.Subtract, cst.LeftShift, cst.RightShift, cst.BitAnd, cst.BitXor)
@@ -40,6 +52,44 @@ _NUMBER_METHODS = frozenset({"size", "dim", "numel", "item", "tolist", "nelement
 #: Arithmetic whose result is a tensor when an operand is one.
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power,
                cst.MatrixMultiply)
+
+
+def _binds(node: cst.CSTNode, name: str) -> bool:
+    """Whether anything in ``node`` (a statement) may bind ``name`` in its scope."""
+    for inner in walk(node):
+        kind = type(inner)
+        if kind is cst.Assign:
+            targets = [t.target for t in inner.targets]
+        elif kind in (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr, cst.CompFor):
+            targets = [inner.target]
+        elif kind is cst.WithItem:
+            targets = [inner.asname.name] if inner.asname is not None else []
+        elif kind in (cst.FunctionDef, cst.ClassDef):
+            targets = [inner.name]
+        elif kind is cst.Del:
+            targets = [inner.target]
+        elif kind in (cst.Global, cst.Nonlocal, cst.Import, cst.ImportFrom, cst.ExceptHandler, cst.MatchAs):
+            return True  # rare around a mask: not followed
+        else:
+            continue
+        if any(type(t) is cst.Name and t.value == name or name in bound_names(t) for t in targets):
+            return True
+    return False
+
+
+def _sole_assignment(statement: cst.CSTNode, name: str) -> cst.BaseExpression | None:
+    """The value ``statement`` (a simple statement line) last assigns to ``name`` alone (``name = value``),
+    or None for any other binding of it there."""
+    if type(statement) is not cst.SimpleStatementLine:
+        return None
+    for small in reversed(statement.body):
+        if not _binds(small, name):
+            continue
+        if (type(small) is cst.Assign and len(small.targets) == 1 and type(small.targets[0].target) is cst.Name
+                and not any(type(n) is cst.NamedExpr for n in walk(small.value))):
+            return small.value
+        return None
+    return None
 
 
 class BoolAdd(Rule):
@@ -55,8 +105,12 @@ What it finds: `a + b` where both operands are boolean tensors by what the code 
 comparison (`<`, `>`, `<=`, `>=`, `==`, `!=`) with a tensor on one side (a single comparison,
 not a chain, and no `None` operand), a torch function or tensor method that returns bools
 (`torch.isnan`, `x.logical_not()`, `x.bool()`, `x.gt(v)`...), `~`, `|`, `&` or `^` of such
-operands, another such sum, or a local name every assignment of which is one of these. A
-chain is taken whole. CenterNet's keypoint decoding (`multi_pose_decode`) marks the
+operands, an index, a view or a rearrangement of one (`pos.eq(k).unsqueeze(2)`, `m[:, 0]`,
+`m.view(-1)`: the dtype stays), another such sum, or a local name every assignment of which is
+one of these, or whose assignment that reaches the sum is (the nearest earlier `name = value` on
+every path to it, no loop or `try` around that rebinds it: TraDeS's running
+`mask = (hm_score < thresh)`, later `mask = (hm_kps[..., 0:1] < l) + ... + mask`, the name a
+float mask before). A chain is taken whole. CenterNet's keypoint decoding (`multi_pose_decode`) marks the
 keypoints to drop that way:
 ```
 mask = (hm_kps[..., 0:1] < l) + (hm_kps[..., 0:1] > r) + \\
@@ -117,6 +171,41 @@ versions: all.""",
         super().__init__(context)
         self._covered: set[int] = set()
         self._tight: set[int] = set()
+        self._parent_maps: dict[int, dict[int, cst.CSTNode]] = {}
+
+    def _parents(self, scope: cst.CSTNode) -> dict[int, cst.CSTNode]:
+        """id(node) → its parent, for every node of ``scope`` (built once per function)."""
+        found = self._parent_maps.get(id(scope))
+        if found is None:
+            found = self._parent_maps[id(scope)] = {}
+            for node in walk(scope):
+                for child in node.children:
+                    found[id(child)] = node
+        return found
+
+    def _reaching(self, use: cst.Name) -> cst.BaseExpression | None:
+        """The value of the assignment ``name = value`` that every path to ``use`` last runs, where the
+        code shows one: the nearest earlier statement of an enclosing block that binds the name, if it is
+        that plain assignment. None where a loop around ``use`` or a ``try`` it is handled in rebinds it."""
+        scope = self.context.function or self.context.module
+        parents = self._parents(scope)
+        name, node = use.value, use
+        while node is not scope:
+            parent = parents.get(id(node))
+            if parent is None or isinstance(parent, _OTHER_SCOPES) and parent is not scope:
+                return None
+            if type(parent) in (cst.For, cst.While, cst.Try, cst.TryStar) and _binds(parent, name):
+                return None  # a later pass, or the part of the `try` that ran, may have rebound it
+            if type(parent) in (cst.IndentedBlock, cst.SimpleStatementLine, cst.Module):
+                statements = list(parent.body)
+                index = next((i for i, s in enumerate(statements) if s is node), None)
+                for statement in reversed(statements[:index] if index is not None else ()):
+                    if _binds(statement, name):
+                        if type(parent) is cst.SimpleStatementLine:
+                            return _sole_assignment(parent.with_changes(body=[statement]), name)
+                        return _sole_assignment(statement, name)
+            node = parent
+        return None
 
     def _tensor(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
         """Does the code show that ``expr`` is a tensor (an index into one, or arithmetic with one, too)?"""
@@ -131,7 +220,12 @@ versions: all.""",
         parts = method_call(expr) if type(expr) is cst.Call else None
         if parts is not None and parts[1] in _NUMBER_METHODS:
             return False  # `x.size(0)` shows that `x` is a tensor, but is a number itself
-        return self.provider(TensorEvidence).evident(expr)
+        if self.provider(TensorEvidence).evident(expr):
+            return True
+        if type(expr) is cst.Name:  # assigned more than once: the assignment that reaches this use
+            value = self._reaching(expr)
+            return value is not None and self._tensor(value, depth + 1)
+        return False
 
     def _bool(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
         """Does the code show that ``expr`` is a bool tensor?"""
@@ -151,15 +245,22 @@ versions: all.""",
             if isinstance(expr.operator, (cst.BitOr, cst.BitAnd, cst.BitXor, cst.Add)):
                 return self._bool(expr.left, depth + 1) and self._bool(expr.right, depth + 1)
             return False
+        if kind is cst.Subscript:  # an index into a bool tensor keeps its dtype
+            return self._bool(expr.value, depth + 1)
         if kind is cst.Call:
             names = self.context.qualified_names(expr.func)
             if names:
                 return any(n in _BOOL_FUNCTIONS for n in names)
             parts = method_call(expr)
+            if parts is not None and parts[1] in _SAME_DTYPE_METHODS:
+                return self._bool(parts[0], depth + 1)
             return parts is not None and parts[1] in _BOOL_METHODS and self._tensor(parts[0])
         if kind is cst.Name:
             values = self.provider(TensorEvidence).bindings().get(expr.value)
-            return bool(values) and all(v is not None and v is not expr and self._bool(v, depth + 1) for v in values)
+            if bool(values) and all(v is not None and v is not expr and self._bool(v, depth + 1) for v in values):
+                return True
+            value = self._reaching(expr)  # assigned otherwise too: the assignment that reaches this use
+            return value is not None and self._bool(value, depth + 1)
         return False
 
     def _or(self, node: cst.BaseExpression) -> cst.BaseExpression:

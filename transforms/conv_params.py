@@ -99,6 +99,8 @@ every TensorRT version.""",
         fails_when=(
             "code compares `type(module) is nn.Conv2d` or a module's class name",
             "an fx-traced graph is expected to keep the module as one `call_module` node",
+            "eager-mode quantization (`torch.ao.quantization.prepare_qat`, `prepare`) swaps modules by exact "
+            "type: a `_TrtConv2d` stays a float convolution (an EfficientDet QAT fork, vallabha30/QAT_ED_PyTorch)",
         ),
         examples=(
             Example("self.conv = nn.Conv2d(cin, cout, k, stride=stride, bias=False)\n",

@@ -20,22 +20,79 @@ _MODULES = {f"{prefix}.ConvTranspose{n}d": f"_TrtConvTranspose{n}d"
             for n in _DIMS for prefix in ("torch.nn", "torch.nn.modules.conv")}
 
 
-def _sized_calls(module: cst.Module) -> set[str]:
-    """Attributes ``X`` the file calls as ``self.X(x, output_size=...)`` or ``self.X(x, size)``."""
-    found: set[str] = set()
-    stack: list[cst.CSTNode] = [module]
+def _self_attribute(node: cst.BaseExpression) -> str | None:
+    """``X`` for ``self.X``, else None."""
+    if type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == "self":
+        return node.attr.value
+    return None
+
+
+def _sized(call: cst.Call) -> bool:
+    """Is ``call`` a module call given an output size: ``m(x, output_size=...)`` or ``m(x, size)``?"""
+    keyword = any(a.keyword is not None and a.keyword.value == "output_size" for a in call.args)
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    return keyword or len(positional) == 2
+
+
+def _loop_sources(loop: cst.For) -> dict[str, cst.BaseExpression]:
+    """Loop variable → what it runs over: ``for m in self.X``, ``for i, m in enumerate(self.X)``,
+    ``for a, m in zip(xs, self.X)`` (each name with its own sequence)."""
+    target, iterable = loop.target, loop.iter
+    if type(target) is cst.Name:
+        return {target.value: iterable}
+    if type(target) is not cst.Tuple or type(iterable) is not cst.Call or type(iterable.func) is not cst.Name:
+        return {}
+    names = [e.value for e in target.elements]
+    if iterable.func.value == "enumerate" and len(names) == 2 and iterable.args and type(names[1]) is cst.Name:
+        return {names[1].value: iterable.args[0].value}
+    if iterable.func.value == "zip" and len(iterable.args) == len(names):
+        return {n.value: a.value for n, a in zip(names, iterable.args) if type(n) is cst.Name and not a.star}
+    return {}
+
+
+def _sized_calls(module: cst.Module) -> tuple[set[str], set[str]]:
+    """What the file calls with an output size (``m(x, output_size=...)`` or ``m(x, size)``): the
+    attributes ``X`` of ``self.X(...)``, ``self.X[i](...)`` and of a loop variable over ``self.X``
+    (``for m in self.X``, through ``enumerate`` or ``zip``); and the classes whose own items are called
+    so (``for module in self: ... module(input, output_size)``, an ``nn.Sequential`` subclass)."""
+    attributes: set[str] = set()
+    containers: set[str] = set()
+
+    # (node, enclosing class, loop variables in scope): a stack, as a file's tree may be deep
+    stack: list[tuple[cst.CSTNode, str | None, dict[str, cst.BaseExpression]]] = [(module, None, {})]
     while stack:
-        node = stack.pop()
-        stack.extend(node.children)
-        if type(node) is not cst.Call or type(node.func) is not cst.Attribute:
+        node, cls, loops = stack.pop()
+        if type(node) is cst.ClassDef:
+            cls, loops = node.name.value, {}
+        elif type(node) is cst.FunctionDef:
+            loops = {}
+        elif type(node) is cst.For:
+            loops = {**loops, **_loop_sources(node)}
+        if type(node) is cst.Call and _sized(node):
+            func = node.func
+            callee = func.value if type(func) is cst.Subscript else func
+            if type(callee) is cst.Name and callee.value in loops:
+                callee = loops[callee.value]
+                if type(callee) is cst.Name and callee.value == "self" and cls is not None:
+                    containers.add(cls)
+            name = _self_attribute(callee)
+            if name is not None:
+                attributes.add(name)
+        stack.extend((child, cls, loops) for child in node.children)
+    return attributes, containers
+
+
+def _constructions(node: cst.CSTNode) -> list[cst.Call]:
+    """The calls anywhere in ``node`` (module constructions among them), outside lambdas and definitions."""
+    found: list[cst.Call] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if type(current) in (cst.Lambda, cst.FunctionDef, cst.ClassDef):
             continue
-        owner = node.func.value
-        if type(owner) is not cst.Name or owner.value != "self":
-            continue
-        keyword = any(a.keyword is not None and a.keyword.value == "output_size" for a in node.args)
-        positional = [a for a in node.args if a.keyword is None and not a.star]
-        if keyword or len(positional) == 2:
-            found.add(node.func.attr.value)
+        if type(current) is cst.Call:
+            found.append(current)
+        stack.extend(current.children)
     return found
 
 
@@ -52,7 +109,12 @@ What it finds: a transposed convolution module, `nn.ConvTranspose1d`, `nn.ConvTr
 output_size=...)` (or `self.X(x, size)`): decoders that upsample to the size of the encoder's map,
 as ENet's upsampling bottleneck (`ext = self.ext_tconv1(ext, output_size=output_size)`) and its
 last layer (`self.transposed_conv(x, output_size=input_size)`), davidtvs/PyTorch-ENet's
-`models/enet.py`.
+`models/enet.py`. Also one built inside what `self.X` is assigned (a list, `nn.ModuleList`,
+`nn.Sequential`) where the file gives an output size to `self.X[i](...)` or to a loop variable over
+`self.X` (`for up in self.X`, through `zip` or `enumerate`), as VFIT's `self.upconv =
+nn.ModuleList([nn.ConvTranspose3d(...)])` called `self.upconv[0](x, output_size=output_size)`; and
+one passed to a class of the file whose own items are given a size (`for module in self: ...
+module(input, output_size)`, VFIT's `MySequential(..., torch.nn.ConvTranspose2d(...), ...)`).
 
 Why it hurts: the module's forward turns `output_size` into an `output_padding` in Python
 (`_output_padding`: the size less the smallest output the input gives). The TorchScript exporter
@@ -78,8 +140,8 @@ test reads; the class, which pickling records, is the subclass).
 `isinstance(m, nn.ConvTranspose2d)` holds; `type(m)` is the subclass. While
 exporting, an `output_size` out of range, which torch refuses, gives a graph all the same (a
 traced graph has no error to raise). Reported without a fix: nothing (every form found is
-rewritten); a module built otherwise (in an `nn.Sequential`, a list) is not found, as only
-`self.X(...)` passes an `output_size`.
+rewritten); a module that reaches the call otherwise (a local name passed to another class's
+constructor, a module returned by a function) is not found.
 
 TensorRT versions: all (the problem is the exported graph).""",
         fix=Safety.SAFE,
@@ -107,28 +169,49 @@ TensorRT versions: all (the problem is the exported graph).""",
 
     def __init__(self, context) -> None:
         super().__init__(context)
-        self._sized: set[str] | None = None
+        self._sized: tuple[set[str], set[str]] | None = None
+        self._reported: set[int] = set()
 
-    def visit_Assign(self, node: cst.Assign) -> None:
-        value = node.value
-        if type(value) is not cst.Call or in_inserted_helper(self):
-            return
-        qualified = self.context.refers_to(value.func, *_MODULES)
-        if qualified not in _MODULES:
-            return
-        names = [t.target.attr.value for t in node.targets
-                 if type(t.target) is cst.Attribute and type(t.target.value) is cst.Name
-                 and t.target.value.value == "self"]
+    def _sized_here(self) -> tuple[set[str], set[str]]:
         if self._sized is None:
             self._sized = _sized_calls(self.context.module)
-        if not any(name in self._sized for name in names):
+        return self._sized
+
+    def _report_in(self, value: cst.BaseExpression, owner: str, inside: str) -> None:
+        """Report each transposed convolution built in ``value``: ``owner`` names it where it is the whole
+        value, ``inside`` where it is built in the list or container there."""
+        for call in _constructions(value):
+            if id(call) in self._reported:
+                continue
+            qualified = self.context.refers_to(call.func, *_MODULES)
+            if qualified not in _MODULES:
+                continue
+            self._reported.add(id(call))
+            helper = _MODULES[qualified]
+            self.report(call, f"{owner if call is value else inside} is a transposed convolution the file calls with an `output_size`: the "
+                              "TorchScript exporter records the output padding worked out from it as the traced "
+                              f"example's number; build `{helper}`, whose forward keeps the size in the graph "
+                              "while exporting",
+                        Fix({call.func: cst.Name(helper)}, safety=Safety.SAFE, helpers=(helper,)))
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if in_inserted_helper(self):
             return
-        helper = _MODULES[qualified]
-        self.report(value, f"`self.{names[0]}` is a transposed convolution the file calls with an `output_size`: the "
-                           "TorchScript exporter records the output padding worked out from it as the traced "
-                           f"example's number; build `{helper}`, whose forward keeps the size in the graph while "
-                           "exporting",
-                    Fix({value.func: cst.Name(helper)}, safety=Safety.SAFE, helpers=(helper,)))
+        names = [n for n in (_self_attribute(t.target) for t in node.targets) if n is not None]
+        attributes, _ = self._sized_here()
+        for name in names:
+            if name in attributes:
+                self._report_in(node.value, f"`self.{name}`", f"a module kept in `self.{name}`")
+                return
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if type(node.func) is not cst.Name or in_inserted_helper(self):
+            return
+        _, containers = self._sized_here()
+        if node.func.value in containers and node.args:
+            for arg in node.args:
+                inside = f"a module of `{node.func.value}`, whose forward passes its items an output size,"
+                self._report_in(arg.value, inside, inside)
 
 
 RULES = (TransposedOutputSize,)

@@ -91,6 +91,91 @@ def test_a_name_also_assigned_something_else_does_not_count() -> None:
     assert rules_found(code, select=("TRT352",)) == []
 
 
+@pytest.mark.parametrize("line,after", [
+    # a view, copy or rearrangement of a bool tensor is one (ZhengTang1120/tacred_tagging@54eac22 bert.py:35-38)
+    ("x.eq(0).unsqueeze(2) + y.gt(1).unsqueeze(2)", "x.eq(0).unsqueeze(2) | y.gt(1).unsqueeze(2)"),
+    ("(x < 0).view(-1) + (y > 1).reshape(-1)", "(x < 0).view(-1) | (y > 1).reshape(-1)"),
+    ("(x < 0).permute(1, 0).contiguous() + (y > 1).t()", "(x < 0).permute(1, 0).contiguous() | (y > 1).t()"),
+    ("(x < 0)[:, 0] + torch.isnan(y)[..., 1]", "(x < 0)[:, 0] | torch.isnan(y)[..., 1]"),
+])
+def test_a_reshaped_or_indexed_bool_tensor_counts(line: str, after: str) -> None:
+    assert fixed(body(line)) == body(after)
+
+
+@pytest.mark.parametrize("line", [
+    "(x < 0).view(-1) + x.view(-1)",  # a float tensor's view: arithmetic
+    "(x < 0).float().unsqueeze(0) + (y > 1).unsqueeze(0)",
+    "(a < 0).reshape(-1) + (b > 1).reshape(-1)",  # no sign of a tensor: NumPy's or Python's
+    "(x < 0).sum(0) + (y > 1).sum(0)",  # a count, not a mask
+])
+def test_a_reshape_of_something_else_does_not_count(line: str) -> None:
+    code = f"{HEADER}def f(u, v, a, b):\n    x = u.float()\n    y = v.float()\n    return {line}\n"
+    assert rules_found(code, select=("TRT352",)) == []
+
+
+#: The running mask of JialianW/TraDeS@0443c36 src/lib/model/decode.py:35-69: a float first, then
+#: started over as a comparison that the sums in both branches add to.
+RUNNING = HEADER + (
+    "def f(score, peak, l, r, boxes):\n"
+    "    peak = peak.float()\n"
+    "    mask = (score > 0.2).float()\n"
+    "    score = (1 - mask) * -1 + mask * score\n"
+    "    mask = (score < 0.2)\n"
+    "    if boxes:\n"
+    "        mask = (peak < l) + (peak > r) + mask\n"
+    "    else:\n"
+    "        mask = (peak < l - 1) + mask\n"
+    "    mask = (mask > 0).float()\n"
+    "    return mask\n")
+
+
+def test_the_assignment_that_reaches_a_sum_decides() -> None:
+    assert fixed(RUNNING) == RUNNING.replace("(peak > r) + mask", "(peak > r) | mask").replace(
+        "(peak < l) + (peak", "(peak < l) | (peak").replace("(peak < l - 1) + mask", "(peak < l - 1) | mask")
+
+
+@pytest.mark.parametrize("between", [
+    "    if boxes:\n        mask = score * 2\n",  # a branch may rebind it
+    "    for i in range(2):\n        mask = score * i\n",  # a loop may
+    "    mask += score\n",  # an in-place sum of a float makes it float
+    "    mask, other = score, peak\n",
+])
+def test_a_binding_between_that_may_not_be_bool_stops_it(between: str) -> None:
+    code = HEADER + (
+        "def f(score, peak, l, boxes):\n"
+        "    mask = (score > 0.2).float()\n"
+        "    mask = (score.sigmoid() < 0.2)\n"
+        f"{between}"
+        "    return (peak.float() < l) + mask\n")
+    assert rules_found(code, select=("TRT352",)) == []
+
+
+@pytest.mark.parametrize("body", [
+    # a later pass of the loop sees the float the loop binds after the sum
+    "    for i in range(n):\n        keep = (peak.float() < l) + mask\n        mask = score * i\n    return keep\n",
+    # the handler runs after part of the `try`, which may have rebound it
+    "    try:\n        mask = score * n\n        peak = peak.float()\n"
+    "    except RuntimeError:\n        return (peak.float() < l) + mask\n    return peak\n",
+])
+def test_a_loop_or_try_that_rebinds_the_name_stops_it(body: str) -> None:
+    code = HEADER + "def f(score, peak, l, n):\n    mask = (score.sigmoid() < 0.2)\n" + body
+    assert rules_found(code, select=("TRT352",)) == []
+
+
+def test_the_running_mask_is_the_same_in_eager_mode(tmp_path: Path) -> None:
+    before = import_source(RUNNING, tmp_path)["f"]
+    after = import_source(fixed(RUNNING), tmp_path)["f"]
+    g = torch.Generator().manual_seed(3)
+    for shape in ((4, 3), (1, 1), (0, 2)):
+        score, peak = torch.randn(*shape, generator=g), torch.randn(*shape, generator=g) * 3
+        l, r = torch.randn(*shape, generator=g), torch.randn(*shape, generator=g) + 1
+        if score.numel():
+            score.view(-1)[0], peak.view(-1)[-1] = float("nan"), float("-inf")
+        for boxes in (True, False):
+            inputs = [score, peak, l, r, boxes]
+            assert_same_run(run_once(before, inputs), run_once(after, inputs), context=f"{shape} {boxes}")
+
+
 # --- eager mode: the same values, dtype, shape; the same errors ---------------------------------
 
 MODEL = HEADER + '''

@@ -195,3 +195,19 @@ def test_exported_graph_before_and_after(dynamo: bool) -> None:
 ])
 def test_an_int_parameter_does_not_hide_a_list(code: str) -> None:
     assert rules_found(HEADER + code, select=("TRT357",)) == ["TRT357"]
+
+
+def test_eager_quantization_is_a_stated_way_the_assumption_fails() -> None:
+    """``prepare_qat`` swaps ``nn.Conv2d`` by exact type and leaves the subclass a float convolution, as the
+    QAT fork of zylo117's EfficientDet (vallabha30/QAT_ED_PyTorch@87932272 efficientnet/utils_extra.py:17-20,
+    a ``QuantStub`` and a ``qconfig`` around ``nn.Conv2d(..., stride=stride)``) would see it: the rule says so."""
+    from trtcodemod.helpers.convolution import _TrtConv2d
+    from trtcodemod.registry import rule_by_id
+
+    swapped = {}
+    for kind in (torch.nn.Conv2d, _TrtConv2d):
+        model = torch.nn.Sequential(torch.ao.quantization.QuantStub(), kind(3, 4, 3, stride=[2])).train()
+        model.qconfig = torch.ao.quantization.get_default_qat_qconfig("x86")
+        swapped[kind] = type(torch.ao.quantization.prepare_qat(model)[1]) is not kind
+    assert swapped == {torch.nn.Conv2d: True, _TrtConv2d: False}
+    assert any("prepare_qat" in line for line in rule_by_id("TRT357").fails_when)

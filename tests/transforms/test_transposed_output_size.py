@@ -202,3 +202,78 @@ def test_the_rewritten_graph_keeps_the_size(dynamo: bool) -> None:
         original = _session(_Up(ref).eval(), dynamo)
         with pytest.raises(Exception):
             _run(original, torch.randn(1, 4, 5, 6), torch.randn(1, 2, 9, 11))
+
+
+#: Transposed convolutions kept in containers and given a size through them: by index
+#: (zhshi0816/Video-Frame-Interpolation-Transformer@2b1dc91 model/VFIT_B.py:35-42), by a loop over the
+#: list (with ``zip`` or ``enumerate``), and by an ``nn.Sequential`` subclass that passes its items the
+#: size (model/VFIT_B.py:137-143).
+CONTAINERS = """import torch
+from torch import nn
+
+
+class Sized(nn.Sequential):
+    def forward(self, x, size):
+        for layer in self:
+            x = layer(x, size) if isinstance(layer, nn.ConvTranspose2d) else layer(x)
+        return x
+
+
+class Decoder(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.down = nn.Conv2d(3, 4, 3, stride=2, padding=1)
+        self.indexed = nn.ModuleList([nn.ConvTranspose2d(4, 4, 3, stride=2, padding=1)])
+        self.zipped = nn.ModuleList(nn.ConvTranspose2d(4, 4, 3, stride=2, padding=1) for _ in range(2))
+        self.counted = nn.ModuleList([nn.ConvTranspose2d(4, 4, 3, stride=2, padding=1)])
+        self.head = Sized(nn.ReLU(), nn.ConvTranspose2d(4, 3, 3, stride=2, padding=1))
+        self.unsized = nn.ModuleList([nn.ConvTranspose2d(4, 4, 2, stride=2)])
+        self.plain = nn.Sequential(nn.ConvTranspose2d(4, 3, 2, stride=2))
+
+    def forward(self, x):
+        y = self.down(x)
+        a = self.indexed[0](y, output_size=x.size())
+        for size, up in zip([x.size()] * 2, self.zipped):
+            a = a + up(y, output_size=size)
+        for i, up in enumerate(self.counted):
+            a = a + up(y, x.shape[-2:])
+        for up in self.unsized:
+            a = a + up(y)[..., : x.shape[2], : x.shape[3]]
+        return self.head(y, x.shape[-2:]) + a[:, :3] + self.plain(y)[..., : x.shape[2], : x.shape[3]]
+"""
+
+
+def test_containers_given_a_size_are_rewritten() -> None:
+    body = rewrite(CONTAINERS, select=("TRT356",)).split("class Decoder", 1)[1]
+    rewritten = {"indexed": "nn.ModuleList([_TrtConvTranspose2d(4, 4, 3, stride=2, padding=1)])",
+                 "zipped": "nn.ModuleList(_TrtConvTranspose2d(4, 4, 3, stride=2, padding=1) for _ in range(2))",
+                 "counted": "nn.ModuleList([_TrtConvTranspose2d(4, 4, 3, stride=2, padding=1)])",
+                 "head": "Sized(nn.ReLU(), _TrtConvTranspose2d(4, 3, 3, stride=2, padding=1))",
+                 # never given a size: torch's own modules
+                 "unsized": "nn.ModuleList([nn.ConvTranspose2d(4, 4, 2, stride=2)])",
+                 "plain": "nn.Sequential(nn.ConvTranspose2d(4, 3, 2, stride=2))"}
+    assert [f"self.{name} = {value}" in body for name, value in rewritten.items()] == [True] * len(rewritten)
+
+
+@pytest.mark.parametrize("size", [(16, 20), (17, 23), (5, 4)])
+def test_containers_rewritten_run_the_same_and_export_faithfully(size: tuple[int, int]) -> None:
+    folder = _folder()
+    before_ns = import_source(CONTAINERS, folder)
+    after_ns = import_source(rewrite(CONTAINERS, select=("TRT356",)), folder)
+    torch.manual_seed(0)
+    before = before_ns["Decoder"]().eval()
+    after = after_ns["Decoder"]().eval()
+    after.load_state_dict(before.state_dict())
+    g = torch.Generator().manual_seed(sum(size))
+    x = torch.randn(2, 3, *size, generator=g)
+    x.view(-1)[:3] = torch.tensor([0.0, -0.0, -1e4])
+    with torch.no_grad():
+        assert torch.equal(before(x), after(x))
+        buffer = io.BytesIO()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(after, (torch.randn(1, 3, 16, 20),), buffer, dynamo=False, input_names=["x"],
+                              dynamic_axes={"x": {0: "n", 2: "h", 3: "w"}})
+        session = ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
+        (got,) = session.run(None, {"x": x.numpy()})
+        np.testing.assert_allclose(got, before(x).numpy(), rtol=1e-5, atol=1e-5)

@@ -3,7 +3,9 @@
 Each variant in ``tests/recipe_variants/trt357/`` is a small runnable model reduced from a public
 repository (cited in its docstring) whose EfficientNet-style "same"-padding convolution builds its
 ``nn.Conv2d`` with the one-element stride its block strings decode to: zylo117's EfficientDet
-(padding from ``math.ceil(w / stride)``) and DIRV's earlier copy (padding from a cover length). The
+(padding from ``math.ceil(w / stride)``), DIRV's earlier copy (padding from a cover length) and
+bubbliiiing's, whose blocks get the convolution from a factory (``partial(..., image_size=...)``, the
+module taking ``**kwargs``) and their strides from a literal table (``stride=[2]``). The
 original exports, but its Conv nodes carry one stride for two spatial axes and ONNX Runtime refuses to
 load the graph (zylo117's also picks feature maps by the stride its wrapper repeats, ``== [2, 2]``,
 which the module's own attribute must keep feeding). ``migrate`` applies TRT357 where the convolution is
@@ -25,6 +27,7 @@ HERE = TESTS / "recipe_variants" / "trt357"
 VARIANTS = {
     "zylo117_static_same_padding": "self.conv = nn.Conv2d(cin, cout, kernel_size, stride=stride",
     "dirv_cover_length_padding": "self.conv = nn.Conv2d(cin, cout, kernel_size, stride=stride",
+    "bubbliiiing_partial_same_padding": "self.conv = nn.Conv2d(in_channels, out_channels, kernel_size, stride=stride",
 }
 
 
@@ -47,4 +50,4 @@ def test_migrate_applies_trt357_and_ends_with_exit_0(name: str) -> None:
     assert {rule for rule, _ in applied} == {"TRT357", "TRT712"}, report["applied"]
     assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
     assert report["after"]["exported"] is True and report["after"]["faithful"] is True, report["after"]
-    assert report["after"]["trt_errors"] == 0 and "self.conv = _TrtConv2d(cin, cout, kernel_size, stride=stride" in report["diff"]
+    assert report["after"]["trt_errors"] == 0 and VARIANTS[name].replace("nn.Conv2d", "_TrtConv2d") in report["diff"]
