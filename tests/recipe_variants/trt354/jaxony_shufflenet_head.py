@@ -15,11 +15,12 @@ from torch import nn
 
 
 def channel_shuffle(x, groups):
-    batchsize, num_channels, height, width = x.data.size()
-    per_group = num_channels // groups
-    x = x.view(batchsize, groups, per_group, height, width)
-    x = torch.transpose(x, 1, 2).contiguous()
-    return x.view(batchsize, -1, height, width)
+    n, channels, h, w = x.data.size()
+    channels_per_group = channels // groups
+    # groups apart, then interleaved: the transposed view needs contiguous() before the last view
+    grouped = x.view(n, groups, channels_per_group, h, w)
+    shuffled = torch.transpose(grouped, 1, 2).contiguous()
+    return shuffled.view(n, -1, h, w)
 
 
 class ShuffleHead(nn.Module):

@@ -1,33 +1,17 @@
 """A Darknet passthrough: a feature map reorganised into channels, an upsampled one beside it, then pooled.
 
-Reduced from andy-yun/pytorch-0.4-yolov3 at 7928dc9820dd7cae8e9b0c56d1d43a69976996af, darknet.py: the
-``Upsample`` layer (lines 19-33) reads ``B, C, H, W`` one by one with ``x.data.size(0)`` ...
-``x.data.size(3)`` and repeats every pixel with ``view``/``expand``/``view``; ``Reorg`` (lines 35-54)
-reads them the same way and moves each 2x2 block into the channels with four ``view`` calls around
-``transpose``; ``GlobalAvgPool2d`` (lines 56-66) pools over ``(H, W)`` read so and flattens with
-``view(N, C)``. Here a YOLOv2-style head: a strided convolution, the reorganised fine map concatenated
-with it, the coarse map upsampled back beside the fine one, each pooled to a vector. Written here in our
-own words.
+Reduced from andy-yun/pytorch-0.4-yolov3 at 7928dc9820dd7cae8e9b0c56d1d43a69976996af, darknet.py:
+``Reorg`` (lines 35-54) reads ``B, C, H, W`` one by one with ``x.data.size(0)`` ... ``x.data.size(3)``
+and moves each 2x2 block into the channels with four ``view`` calls around ``transpose``;
+``GlobalAvgPool2d`` (lines 56-66) pools over ``(H, W)`` read so and flattens with ``view(N, C)``
+(``Upsample``, lines 19-33, reads its sizes alike). Here a YOLOv2-style passthrough: a strided
+convolution beside the reorganised input, concatenated and pooled to a vector, and the coarse map
+returned too. Written here in our own words.
 """
 
 import torch
 import torch.nn.functional as F
 from torch import nn
-
-
-class Upsample(nn.Module):
-    def __init__(self, stride: int = 2) -> None:
-        super().__init__()
-        self.stride = stride
-
-    def forward(self, x):
-        stride = self.stride
-        n = x.data.size(0)
-        c = x.data.size(1)
-        h = x.data.size(2)
-        w = x.data.size(3)
-        x = x.view(n, c, h, 1, w, 1).expand(n, c, h, stride, w, stride)
-        return x.contiguous().view(n, c, h * stride, w * stride)
 
 
 class Reorg(nn.Module):
@@ -37,14 +21,14 @@ class Reorg(nn.Module):
 
     def forward(self, x):
         s = self.stride
-        batch = x.data.size(0)
-        channels = x.data.size(1)
-        height = x.data.size(2)
-        width = x.data.size(3)
-        x = x.view(batch, channels, height // s, s, width // s, s).transpose(3, 4).contiguous()
-        x = x.view(batch, channels, (height // s) * (width // s), s * s).transpose(2, 3).contiguous()
-        x = x.view(batch, channels, s * s, height // s, width // s).transpose(1, 2).contiguous()
-        return x.view(batch, s * s * channels, height // s, width // s)
+        n = x.data.size(0)
+        c = x.data.size(1)
+        h = x.data.size(2)
+        w = x.data.size(3)
+        x = x.view(n, c, h // s, s, w // s, s).transpose(3, 4).contiguous()
+        x = x.view(n, c, (h // s) * (w // s), s * s).transpose(2, 3).contiguous()
+        x = x.view(n, c, s * s, h // s, w // s).transpose(1, 2).contiguous()
+        return x.view(n, s * s * c, h // s, w // s)
 
 
 class GlobalAvgPool2d(nn.Module):
@@ -61,13 +45,12 @@ class Passthrough(nn.Module):
         super().__init__()
         self.down = nn.Conv2d(3, 4, 3, stride=2, padding=1)
         self.reorg = Reorg()
-        self.up = Upsample()
         self.pool = GlobalAvgPool2d()
 
     def forward(self, x):
         coarse = self.down(x)
         merged = torch.cat([self.reorg(x), coarse], dim=1)
-        return self.pool(merged), self.up(coarse) + x.sum(1, keepdim=True)
+        return self.pool(merged), coarse
 
 
 def build() -> nn.Module:

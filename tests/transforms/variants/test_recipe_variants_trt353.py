@@ -83,10 +83,10 @@ def test_the_rule_finds_each_roll_and_rewrites_it(name: str, tmp_path: Path) -> 
     assert check_source(variant["source"].encode(), "rewritten.py", Options(select=("TRT353",), scope="all")) == []
 
 
-def test_migrate_takes_gmflows_rolls_together_and_the_model_exports_equivalent() -> None:
-    """The export stops at the first negated roll; the three in one file are applied in one round, and the
-    positive one after the attention, which bakes, with them."""
-    name = "gmflow_shifted_window_attention"
+@pytest.mark.parametrize("name", sorted(NEGATED))
+def test_migrate_takes_the_rolls_together_and_the_model_exports_equivalent(name: str) -> None:
+    """The export stops at the first roll (GMFlow's negated shift, iliad-comfy's floored half); every roll of
+    the file is applied in one round, those that would bake with them."""
     path = HERE / f"{name}.py"
     module = load_variant(path, f"trt353_m_{name}")
     report = migrate_json(path, _axes_json(module))
@@ -126,19 +126,6 @@ def test_migrate_takes_both_of_paradis_pole_rolls_from_one_located_bake() -> Non
     assert applied == sorted(("TRT353", _line_of(path, text)) for text in ROLLS[name][0])
     assert report["after"]["faithful"] is True and report["after"]["trt_errors"] == 0, report["after"]
     assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
-
-
-def test_migrate_takes_iliads_two_rolls_and_the_decode_exports_equivalent() -> None:
-    name = "iliad_pattern_decode"
-    path = HERE / f"{name}.py"
-    module = load_variant(path, f"trt353_m_{name}")
-    report = migrate_json(path, _axes_json(module))
-    assert report["before"]["exported"] is False
-    applied = sorted((fix["rule"], fix["line"]) for fix in report["applied"])
-    assert applied == sorted(("TRT353", _line_of(path, text)) for text in ROLLS[name][0])
-    assert report["after"]["faithful"] is True and report["after"]["trt_errors"] == 0, report["after"]
-    assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
-    assert ROLLS[name][1] in report["diff"], report["diff"]
 
 
 def _sets(name: str) -> dict[str, tuple[torch.Tensor, ...]]:

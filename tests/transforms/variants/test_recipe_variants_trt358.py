@@ -77,26 +77,7 @@ def _ik_sets() -> dict[str, tuple[torch.Tensor, ...]]:
             "negatives and inf": (solution, success, -error, -start.abs())}
 
 
-def test_roboorchard_rewritten_graph_equals_eager_at_every_batch(tmp_path) -> None:
-    name = "roboorchard_ik_batch_gather"
-    path = HERE / f"{name}.py"
-    module = load_variant(path, f"trt358_d_{name}")
-    original = built(module)
-    text, after = rewrite_variant(path, Options(select=("TRT358",), scope="all"), tmp_path, f"trt358_r_{name}")
-    assert LOOPS[name][1] in text
-    rewritten = built(after)
-    example = module.inputs(seeded(0))
-    baked, _ = export_variant(original, example, module.DYNAMIC, tmp_path / "before.onnx", HERE)
-    session, _ = export_variant(rewritten, example, module.DYNAMIC, tmp_path / "after.onnx", tmp_path)
-    sets = _ik_sets()
-    with pytest.raises(AssertionError):  # the original's graph unrolled two goals: it fails or returns two
-        try:
-            assert_graph_within(baked, original, sets["five goals"], 1e-6, "before")
-        except Exception as error:  # noqa: BLE001 - ONNX Runtime refusing the unrolled gathers fails too
-            raise AssertionError(error) from error
-    for label, inputs in sets.items():
-        assert_graph_within(session, original, inputs, 1e-6, label)
-    assert_eager_unchanged(original, rewritten, {"example": example, **sets})
+
 
 
 def _spert_sets() -> dict[str, tuple[torch.Tensor, ...]]:
@@ -130,8 +111,14 @@ def _odin_sets() -> dict[str, tuple[torch.Tensor, ...]]:
             "no points": made(2, 5, 0, 3), "inf and nan": (queries, features, segments)}
 
 
-@pytest.mark.parametrize("name", ["spert_relation_pairs", "odin_segment_masks"])
-def test_comprehension_variants_rewritten_graph_equals_eager_at_every_batch(name: str, tmp_path) -> None:
+#: variant -> its input sets (other batch sizes, edge values), the larger batch the original's graph fails at and
+#: the graph's tolerance (the gathers copy; SpERT's and ODIN's classifier and einsum sum in another order).
+SETS = {"roboorchard_ik_batch_gather": (_ik_sets, "five goals", 1e-6),
+        "spert_relation_pairs": (_spert_sets, "five sentences", 1e-5), "odin_segment_masks": (_odin_sets, "six scenes", 1e-5)}
+
+
+@pytest.mark.parametrize("name", list(SETS))
+def test_rewritten_graph_equals_eager_at_every_batch(name: str, tmp_path) -> None:
     path = HERE / f"{name}.py"
     module = load_variant(path, f"trt358_d_{name}")
     original = built(module)
@@ -139,15 +126,15 @@ def test_comprehension_variants_rewritten_graph_equals_eager_at_every_batch(name
     assert LOOPS[name][1] in text
     rewritten = built(after)
     example = module.inputs(seeded(0))
-    sets = _spert_sets() if name == "spert_relation_pairs" else _odin_sets()
-    larger = sets["five sentences" if name == "spert_relation_pairs" else "six scenes"]
+    made, larger, tolerance = SETS[name]
+    sets = made()
     baked, _ = export_variant(original, example, module.DYNAMIC, tmp_path / "before.onnx", HERE)
     with pytest.raises(AssertionError):  # the original's graph unrolled two elements: it fails or returns two
         try:
-            assert_graph_within(baked, original, larger, 1e-5, "before")
-        except Exception as error:  # noqa: BLE001 - ONNX Runtime refusing the Reshape fails too
+            assert_graph_within(baked, original, sets[larger], tolerance, "before")
+        except Exception as error:  # noqa: BLE001 - ONNX Runtime refusing the unrolled gathers or a Reshape fails too
             raise AssertionError(error) from error
     session, _ = export_variant(rewritten, example, module.DYNAMIC, tmp_path / "after.onnx", tmp_path)
     for label, inputs in sets.items():
-        assert_graph_within(session, original, inputs, 1e-5, label)
-    assert_eager_unchanged(original, rewritten, sets)
+        assert_graph_within(session, original, inputs, tolerance, label)
+    assert_eager_unchanged(original, rewritten, {"example": example, **sets})
