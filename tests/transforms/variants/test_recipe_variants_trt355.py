@@ -7,7 +7,9 @@ function) and stribor's spline knots pinned to the interval's ends (``cumwidths[
 left``, ``left`` a column tensor made by a local function); AI-Subspace-Methods' differentiable 2-D MUSIC peak, which
 writes each source's soft angle and range into a column through a view of a view,
 ``soft_row[:, source][:, None] = torch.einsum(...)``; and POET's matching cost, whose columns are written
-with a ``range`` loop's variable as the index, ``cost_deltas[:, i, None] = torch.cdist(...)``.
+with a ``range`` loop's variable as the index, ``cost_deltas[:, i, None] = torch.cdist(...)``; and TTPI's
+planar-pushing dynamics, which rotates the planar velocity into the pushed face's frame in place through a
+view of a view, ``f[:, :2][:, :, None] = torch.einsum(...)``.
 
 monodepth2's graph computes a transform whose translation stays zero (the TorchScript exporter
 drops the write): ``migrate`` takes TRT355 there and ends with exit 0, the rewrite equivalent. In
@@ -18,9 +20,9 @@ after which the graph's first and last knots are the bounds exactly, as in eager
 each variant's graph equals eager mode at other sizes, with both exporters, on edge values, and eager
 mode is unchanged.
 
-MUSIC's rewrite writes into the inner view (``soft_row[:, source] = ...``: the exporter stops at the
-view of a view written whole, ``x[:, s][:] = v``), and ``migrate`` ends with exit 0 (first contact: exit 1,
-the fix taken back because the export stopped). POET's three writes are rewritten (first contact: reported
+MUSIC's and TTPI's rewrites write into the inner view (``soft_row[:, source] = ...``, ``f[:, :2] = ...``:
+the exporter stops at the view of a view written whole, ``x[:, s][:] = v``), and ``migrate`` ends with
+exit 0 (first contact: exit 1, the fix taken back because the export stopped). POET's three writes are rewritten (first contact: reported
 without a fix, the index not visibly an int), but its graph stays wrong for another reason: the
 TorchScript exporter's ``cdist`` with ``p=1`` leaves out the absolute value (NaN), which no rule takes
 yet; ``migrate`` applies TRT355 and ends with exit 1 naming wrong values it cannot locate.
@@ -188,3 +190,44 @@ def test_poet_matching_cost_is_rewritten_and_what_is_left_is_named(tmp_path) -> 
     assert sorted((fix["rule"], fix["line"]) for fix in report["applied"]) == [("TRT355", n) for n in lines]
     assert report["exit_code"] == 1 and report["equivalent"] is True
     assert [(r["op"], r["rule"]) for r in report["remaining"]] == [("(wrong values)", None)], report["remaining"]
+
+
+def _pushing_sets() -> dict[str, tuple[torch.Tensor, ...]]:
+    module = load_variant(HERE / "ttpi_pusher_slider_dynamics.py", "trt355_sets_ttpi")
+
+    def made(batch: int, seed: int) -> tuple[torch.Tensor, ...]:
+        g = seeded(seed)
+        xs, us = module.inputs(g)
+        more = [module.inputs(g) for _ in range(batch // 6 + 1)]
+        return torch.cat([m[0] for m in more])[:batch], torch.cat([m[1] for m in more])[:batch]
+    xs, us = made(5, 4)
+    xs[0, 3] = -0.2  # the pusher away from the face: separated
+    xs[1, :3] = torch.tensor([float("inf"), -float("inf"), float("nan")])
+    us[2, 1:] = 0.0  # no push
+    us[3, 1:] = torch.tensor([-0.04, 1e6])  # pulling, and far outside the cone
+    return {"traced size": module.inputs(seeded(0)), "one": made(1, 1), "nine": made(9, 2),
+            "zeros": (torch.zeros(3, 6), torch.zeros(3, 3)), "edges": (xs, us)}
+
+
+def test_ttpi_pushing_dynamics_migrates_with_the_rule(tmp_path) -> None:
+    path = HERE / "ttpi_pusher_slider_dynamics.py"
+    module = load_variant(path, "trt355_m_ttpi")
+    line = _line_of(path, "f[:, :2][:, :, None] = torch.einsum(")
+    found = check_source(path.read_bytes(), str(path.resolve()), CODE_ALONE)
+    assert [(f.line, f.fix) for f in found] == [(line, Safety.SAFE)]
+    report = migrate_json(path, _axes_json(module))
+    assert report["before"]["exported"] is True and report["before"]["faithful"] is False, report["before"]
+    assert [(fix["rule"], fix["line"]) for fix in report["applied"]] == [("TRT355", line)]
+    assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
+    text, rewritten = rewrite_variant(path, CODE_ALONE, tmp_path, "trt355_r_ttpi")
+    assert "        f[:, :2] = _trt_new_axes_value(torch.einsum('ijk,ikl -> ijl', R_mat, f[:, :2][:, :, None]), " \
+           "f[:, :2][:, :, None], [2])\n" in text
+    before, after = built(module), built(rewritten)
+    sets = _pushing_sets()
+    assert_eager_unchanged(before, after, sets)
+    baked, _ = export_variant(before, sets["traced size"], module.DYNAMIC, tmp_path / "before.onnx", HERE)
+    with pytest.raises(AssertionError):  # the original's graph dropped the rotation into the pushed face's frame
+        assert_graph_within(baked, before, sets["nine"], 1e-5, "before")
+    session, _ = export_variant(after, sets["traced size"], module.DYNAMIC, tmp_path / "after.onnx", HERE)
+    for label, inputs in sets.items():
+        assert_graph_within(session, before, inputs, 1e-5, label)
