@@ -19,6 +19,7 @@ from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.transforms._op_calls import in_inserted_helper
 from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
 from trtcodemod.transforms._tensor_evidence import TensorEvidence
+from trtcodemod.transforms.shape_cache import _statement_names
 
 HELPER = "_trt_new_axes_value"
 
@@ -43,11 +44,11 @@ def _has_call(node: cst.CSTNode) -> bool:
     return False
 
 
-def new_axes(subscript: cst.Subscript) -> list[int] | None:
+def new_axes(subscript: cst.Subscript, ints: frozenset[str] = frozenset()) -> list[int] | None:
     """The axes the ``None`` s of ``subscript`` make in the indexed view, in the order to select them away
     (non-negative ones from the last, then negative ones from the first: each selection leaves the axes
-    still to take where they were), when every index is a slice, an integer literal, an Ellipsis or ``None``
-    (basic indexing: no index tensor moves the new axes); else None."""
+    still to take where they were), when every index is a slice, an integer literal, a name of ``ints``
+    (a Python int), an Ellipsis or ``None`` (basic indexing: no index tensor moves the new axes); else None."""
     elements = list(subscript.slice)
     if sum(_is_ellipsis(e) for e in elements) > 1:
         return None
@@ -55,7 +56,8 @@ def new_axes(subscript: cst.Subscript) -> list[int] | None:
         sl = element.slice
         if type(sl) is cst.Slice or _is_none(element) or _is_ellipsis(element):
             continue
-        if type(sl) is cst.Index and sl.star is None and int_value(sl.value) is not None:
+        if type(sl) is cst.Index and sl.star is None and (int_value(sl.value) is not None or
+                                                          type(sl.value) is cst.Name and sl.value.value in ints):
             continue
         return None
     ellipsis = next((i for i, e in enumerate(elements) if _is_ellipsis(e)), None)
@@ -81,6 +83,28 @@ def without_new_axes(subscript: cst.Subscript) -> cst.Subscript:
         kept = [cst.SubscriptElement(cst.Index(cst.Ellipsis()))]
     kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
     return subscript.with_changes(slice=kept)
+
+
+def _selects_all(subscript: cst.Subscript) -> bool:
+    """Do the indices of ``subscript`` other than ``None`` select the whole of what it indexes: only
+    ``:`` (no bounds, no step) and at most one Ellipsis?"""
+    for element in subscript.slice:
+        sl = element.slice
+        if _is_none(element) or _is_ellipsis(element):
+            continue
+        if type(sl) is not cst.Slice or sl.lower is not None or sl.upper is not None or sl.step is not None:
+            return False
+    return True
+
+
+def _range_target(loop: cst.For) -> str | None:
+    """``i`` of ``for i in range(...):`` when nothing in the loop's body binds ``i`` again: an int at every
+    statement of the body (``range`` yields ints only)."""
+    if type(loop.target) is not cst.Name or type(loop.iter) is not cst.Call or type(loop.iter.func) is not cst.Name \
+            or loop.iter.func.value != "range":
+        return None
+    name = loop.target.value
+    return None if name in _statement_names(loop.body) else name
 
 
 def _number_literal(value: cst.BaseExpression) -> bool:
@@ -116,7 +140,10 @@ leading size-1 axes the slice lacks, an augmented write, an in-place operation o
 none: its call passes `False`; both broadcast the value to the slice) and then selects the new axes,
 of size 1, at 0.
 A number literal is written as it is. The exporter records the write without `None` as any
-slice write (a `ScatterND`, as TRT203 says).
+slice write (a `ScatterND`, as TRT203 says). Where what is written is a view of a view whose last
+subscript selects all of it apart from the `None` s (`x[:, s][:, None] = v`, the differentiable MUSIC
+peak of ShlezingerLab/AI-Subspace-Methods), the write goes to the inner view, `x[:, s] = ...` (the same
+elements; the exporter stops at `x[:, s][:] = v`).
 
 Fix safety: safe. The same elements of the same tensor receive the same values, in place as
 before (nothing is rebound: an attribute or a view written keeps receiving the write), in eager
@@ -125,8 +152,9 @@ gradients flow to the value through a broadcast and a selection, which sum as th
 broadcast does; dtype conversion, type promotion of an augmented write and the in-place
 semantics are the write's own. A value that does not broadcast to the slice raises
 `RuntimeError` as before (from `expand_as` or `reshape`, with another message). The fix is
-offered where the indices are slices, integer literals, an Ellipsis and `None` (an index tensor
-moves the new axes elsewhere), nothing in the subscript calls a function (it is evaluated twice),
+offered where the indices are slices, integer literals, an Ellipsis, `None` and the variables of
+the `for i in range(...)` loops around the write that their bodies do not bind again (ints; an index
+tensor moves the new axes elsewhere), nothing in the subscript calls a function (it is evaluated twice),
 and the value is a number literal or visibly a tensor (a name a recorded run saw hold one, at the
 write or at a torch call on its line, counts):
 a Python number held by a name would not script through the helper. Others are reported without
@@ -170,6 +198,33 @@ TensorRT versions: all (the exporter drops the write whatever TensorRT reads the
         super().__init__(context)
         self._evidence = self.provider(TensorEvidence)
         self._observed = self.provider(ObservedFacts)
+        #: the loops around the statement visited, innermost last; a function starts afresh (None).
+        self._loops: list[cst.For | None] = []
+
+    def visit_For(self, node: cst.For) -> None:
+        self._loops.append(node)
+
+    def leave_For(self, original_node: cst.For) -> None:
+        self._loops.pop()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._loops.append(None)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._loops.pop()
+
+    def _loop_ints(self) -> frozenset[str]:
+        """Names that hold a Python int here: the targets of the ``for ... in range(...)`` loops of this
+        function around the write (POET's matcher writes ``cost_deltas[:, i, None] = ...`` in ``for i in
+        range(num_persons)``), none of them bound again in its body."""
+        names: set[str] = set()
+        for loop in reversed(self._loops):
+            if loop is None:
+                break
+            name = _range_target(loop)
+            if name is not None:
+                names.add(name)
+        return frozenset(names)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if len(node.targets) == 1:
@@ -189,10 +244,11 @@ TensorRT versions: all (the exporter drops the write whatever TensorRT reads the
             return
         message = (f"a write into `{short_code(target, 40)}` (a subscript with `None`, a new axis): the TorchScript "
                    "exporter drops it from the graph without a warning")
-        axes = new_axes(target)
+        axes = new_axes(target, self._loop_ints())
         why = None
         if axes is None:
-            why = "an index that is not a slice, an integer literal, an Ellipsis or None (it may be a tensor)"
+            why = "an index that is not a slice, an integer literal, a `range` loop's variable, an Ellipsis or " \
+                  "None (it may be a tensor)"
         elif _has_call(target):
             why = "the subscript calls a function (the fix evaluates it twice)"
         elif not _number_literal(value) and not self._evidence.evident(value) and \
@@ -205,6 +261,12 @@ TensorRT versions: all (the exporter drops the write whatever TensorRT reads the
         replacements: dict[cst.CSTNode, cst.CSTNode] = {target: without_new_axes(target)}
         helpers: tuple[str, ...] = ()
         if not _number_literal(value):
+            if type(target.value) is cst.Subscript and _selects_all(target):
+                # `x[:, s][:, None] = v` (AI-Subspace-Methods' MUSIC): the write into the whole view is the write
+                # into `x[:, s]`, which the exporter takes where it fails on the view of a view (`x[:, s][:] = v`:
+                # an internal assert). The helper's argument reads the subscript with the `None` s first, so an
+                # index error of the original is raised as before.
+                replacements[target] = target.value.deep_clone()
             axes_list = cst.List([cst.Element(cst.Integer(str(a)) if a >= 0 else
                                               cst.UnaryOperation(cst.Minus(), cst.Integer(str(-a))))
                                   for a in axes])

@@ -1,4 +1,4 @@
-"""A loop over the batch that gathers each element's rows, then stacks them (TRT358).
+"""A loop (or a comprehension) over the batch that gathers each element's rows, then stacks them (TRT358).
 
 FCOS-style detection heads take each image's top-k candidates one image at a time::
 
@@ -108,6 +108,22 @@ def _read_part(statement: cst.CSTNode) -> cst.CSTNode:
     return statement
 
 
+def _row(node: cst.BaseExpression, name: str) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
+    """``(values, index)`` of ``values[name][index[name]]`` or ``values[name, index[name]]`` (for a tensor
+    ``values`` the same rows: the integer ``name`` selects first, then ``index[name]`` indexes what is left)."""
+    if type(node) is not cst.Subscript or any(type(e.slice) is not cst.Index for e in node.slice):
+        return None
+    if len(node.slice) == 1:
+        values = _item(node.value, name)
+    elif len(node.slice) == 2 and not _reads(node.value, name) and _plain(node.value) \
+            and type(node.slice[0].slice.value) is cst.Name and node.slice[0].slice.value.value == name:
+        values = node.value
+    else:
+        return None
+    index = _item(node.slice[-1].slice.value, name)
+    return None if values is None or index is None else (values, index)
+
+
 def _appends(loop: cst.For) -> list[tuple[str, cst.BaseExpression, cst.BaseExpression]] | None:
     """``(list, values, index)`` per statement of a body made only of ``L.append(values[v][index[v]])``."""
     if type(loop.target) is not cst.Name or loop.orelse is not None or type(loop.body) is not cst.IndentedBlock:
@@ -122,14 +138,10 @@ def _appends(loop: cst.For) -> list[tuple[str, cst.BaseExpression, cst.BaseExpre
                 or type(call.func.value) is not cst.Name or len(call.args) != 1 or call.args[0].keyword is not None \
                 or call.args[0].star:
             return None
-        outer = call.args[0].value
-        if type(outer) is not cst.Subscript or len(outer.slice) != 1 or type(outer.slice[0].slice) is not cst.Index:
+        row = _row(call.args[0].value, name)
+        if row is None:
             return None
-        values = _item(outer.value, name)
-        index = _item(outer.slice[0].slice.value, name)
-        if values is None or index is None:
-            return None
-        found.append((call.func.value.value, values, index))
+        found.append((call.func.value.value, *row))
     lists = [f[0] for f in found]
     return found if found and len(set(lists)) == len(lists) else None
 
@@ -147,18 +159,25 @@ in the same block to one of those or unpacked first from a shape: `B = data.shap
 x.shape`) whose body only appends `values[b][index[b]]` to lists started empty (`L = []`) before it
 in the same block, each list read once afterwards, by `torch.stack(L)` / `torch.stack(L, 0)` /
 `torch.stack(L, dim=0)` in the same block (also rebinding the list's own name: `L =
-torch.stack(L)`), with nothing rebinding the list, `values`, `index` or the bound's name in between.
-FCOS-style heads take each image's top-k candidates this way (zhenghao977/FCOS-PyTorch-37.2AP's
+torch.stack(L)`), with nothing rebinding the list, `values`, `index` or the bound's name in between;
+and the same loop written as a comprehension stacked at once, `torch.stack([values[b][index[b]] for b
+in range(x.shape[0])])` (no condition, no second `for`, no `:=`). A row may also be read as
+`values[b, index[b]]`, the same rows of a tensor. FCOS-style heads take each image's top-k candidates this way (zhenghao977/FCOS-PyTorch-37.2AP's
 `DetectHead`, copied into many repositories): `_boxes.append(boxes[batch][topk_ind[batch]])`;
 RoboOrchardSim's IK selection names the batch size first (`batch_gather` in
-`robo_orchard_sim/controllers/curobo_planner/curobo_ext.py`).
+`robo_orchard_sim/controllers/curobo_planner/curobo_ext.py`); SpERT pairs its entity spans with
+`torch.stack([tensor[i][index[i]] for i in range(index.shape[0])])` (`batch_index` in
+lavis-nlp/spert's `spert/util.py`), and ODIN maps segment masks back to points with `bs, n, c =
+voxel_map.shape` and `torch.stack([voxel_map[i, poin2voxel[i]] for i in range(bs)])`.
 
 Why it hurts: a traced export runs the loop with the example's batch size and unrolls it: the
 graph stacks that many gathers whatever the batch it is given (ONNX Runtime then fails or returns
 the example's number of images, TensorRT builds an engine for one batch size only).
 
 The rewrite: each `torch.stack(L, ...)` becomes `_trt_stacked_rows(L, values, index, x.shape[0])`,
-the loop's bound read again (nothing rebinds `x`, or the name that holds it, in between). Outside `torch.onnx.export` it is
+the loop's bound read again (nothing rebinds `x`, or the name that holds it, in between); a stacked
+comprehension becomes `_trt_stacked_rows([...], values, index, x.shape[0])`, the comprehension kept
+as the first argument. Outside `torch.onnx.export` it is
 `torch.stack(L)` of the loop's own list. While exporting, with an integer `index`, it returns
 `values[rows, index[:n]]`, `rows` the positions `0 .. n - 1` along `index`'s first axis and `n`
 the traced bound: element `b` is `values[b][index[b]]` (negative indices too), stacked in order,
@@ -166,7 +185,7 @@ for the batch the graph is given. The unrolled loop's gathers are then read by n
 dropped from the graph. Anything else (a bool mask, an empty loop) takes `torch.stack(L)`.
 
 Fix safety: safe. Eager mode, `torch.jit.script`, `torch.fx`, `torch.compile` and `torch.export`
-run the loop and `torch.stack` as written (values, dtype, strides, gradients, errors); the
+run the loop (or comprehension) and `torch.stack` as written (values, dtype, strides, gradients, errors); the
 exported graph computes the same values as one indexing.""",
         fix=Safety.SAFE,
         examples=(
@@ -188,6 +207,13 @@ exported graph computes the same values as one indexing.""",
                 "    return (_trt_stacked_rows(s, scores, topk_ind, scores.shape[0]),\n"
                 "            _trt_stacked_rows(b, boxes, topk_ind, scores.shape[0]))\n",
             ),
+            Example(
+                "def pairs(spans, relations):\n"
+                "    return torch.stack([spans[i][relations[i]] for i in range(relations.shape[0])])\n",
+                "def pairs(spans, relations):\n"
+                "    return _trt_stacked_rows([spans[i][relations[i]] for i in range(relations.shape[0])], spans, "
+                "relations, relations.shape[0])\n",
+            ),
         ),
         references=(
             "https://pytorch.org/docs/stable/onnx_torchscript.html#avoiding-pitfalls",
@@ -203,11 +229,12 @@ exported graph computes the same values as one indexing.""",
 
     def _block(self, statements: list[cst.BaseStatement]) -> None:
         for at, loop in enumerate(statements):
+            if type(loop) is cst.SimpleStatementLine:
+                self._comprehensions(loop, statements[:at])
             if type(loop) is not cst.For:
                 continue
             bound = _range_bound(loop.iter)
-            if bound is None or not (_first_axis(bound) or type(bound) is cst.Name
-                                     and _first_axis_name(statements[:at], bound.value)):
+            if bound is None or not _batch_bound(bound, statements[:at]):
                 continue
             appends = _appends(loop)
             if appends is None:
@@ -220,6 +247,32 @@ exported graph computes the same values as one indexing.""",
                               f"a trace unrolls it with the example's batch size; `{HELPER}` gathers every "
                               "element's rows at once while exporting",
                         Fix(replacements, helpers=(HELPER,)))
+
+    def _comprehensions(self, line: cst.SimpleStatementLine, before: list[cst.BaseStatement]) -> None:
+        """``torch.stack([values[b][index[b]] for b in range(x.shape[0])])`` in ``line``: the loop written
+        as a comprehension (SpERT's ``batch_index``, ODIN's ``voxel_map_to_source``). Nothing in it can
+        rebind a name (no ``:=``), so ``values``, ``index`` and the bound are read again at the stack."""
+        for node in walk(line):
+            if type(node) is not cst.Call or not node.args or type(node.args[0].value) is not cst.ListComp \
+                    or self.context.refers_to(node.func, "torch.stack") is None or not _stack_rest(node):
+                continue
+            comp = node.args[0].value
+            clause = comp.for_in
+            if clause.inner_for_in is not None or clause.ifs or clause.asynchronous is not None \
+                    or type(clause.target) is not cst.Name \
+                    or any(type(n) is cst.NamedExpr for n in walk(comp)):
+                continue
+            bound = _range_bound(clause.iter)
+            row = _row(comp.elt, clause.target.value)
+            if bound is None or row is None or _reads(bound, clause.target.value) or not _batch_bound(bound, before):
+                continue
+            values, index = row
+            self.report(node, "a comprehension over the batch gathers each element's rows, then stacks them: a trace "
+                              f"unrolls it with the example's batch size; `{HELPER}` gathers every element's rows at "
+                              "once while exporting",
+                        Fix({node: cst.Call(cst.Name(HELPER), [
+                            cst.Arg(comp), cst.Arg(values.deep_clone()), cst.Arg(index.deep_clone()),
+                            cst.Arg(bound.deep_clone())])}, helpers=(HELPER,)))
 
     def _stacks(self, statements: list[cst.BaseStatement], at: int,
                 appends: list[tuple[str, cst.BaseExpression, cst.BaseExpression]]) -> dict | None:
@@ -279,11 +332,23 @@ exported graph computes the same values as one indexing.""",
             if not args or args[0].keyword is not None or args[0].star or type(args[0].value) is not cst.Name \
                     or args[0].value.value != name:
                 continue
-            rest = args[1:]
-            if not rest or (len(rest) == 1 and not rest[0].star and code_of(rest[0].value) == "0"
-                            and (rest[0].keyword is None or rest[0].keyword.value == "dim")):
+            if _stack_rest(node):
                 return node
         return None
+
+
+def _stack_rest(call: cst.Call) -> bool:
+    """Does ``torch.stack(L, ...)`` stack along the first axis: no more arguments, ``0`` or ``dim=0``?"""
+    first, rest = call.args[0], call.args[1:]
+    if first.keyword is not None or first.star:
+        return False
+    return not rest or (len(rest) == 1 and not rest[0].star and code_of(rest[0].value) == "0"
+                        and (rest[0].keyword is None or rest[0].keyword.value == "dim"))
+
+
+def _batch_bound(bound: cst.BaseExpression, before: list[cst.BaseStatement]) -> bool:
+    """``x.shape[0]``, ``x.size(0)``, or a name last bound to one of those in the statements ``before``."""
+    return _first_axis(bound) or type(bound) is cst.Name and _first_axis_name(before, bound.value)
 
 
 RULES = (StackedRows,)

@@ -234,3 +234,111 @@ def test_the_rewritten_graph_writes(programs, dynamo: bool) -> None:
         if not dynamo:
             # the original's graph keeps the zeros the dropped writes should have replaced
             assert not torch.equal(_graph_values(original, inputs).nan_to_num(), want.nan_to_num())
+
+
+#: The written column chosen by a `range` loop's variable (POET's matcher, amathislab/poet@080d78c9aff0
+#: models/matcher.py:115-119: ``cost_deltas[:, i, None] = torch.cdist(...)`` in ``for i in range(num_persons)``),
+#: and a view of a view whose last subscript takes all of it (ShlezingerLab/AI-Subspace-Methods@1114656744c3
+#: src/methods_pack/music.py:418-423: ``soft_row[:, source][:, None] = torch.einsum(...)``), in our own words.
+LOOPS = """import torch
+
+
+def columns(a: torch.Tensor, b: torch.Tensor):
+    out = torch.zeros(a.shape[0], b.shape[0])
+    for i in range(b.shape[0]):
+        out[:, i, None] = (a - b[i]).abs().sum(1, keepdim=True)
+    return out
+
+
+def chained(a: torch.Tensor, b: torch.Tensor):
+    out = torch.zeros(a.shape[0], b.shape[0])
+    for s in range(b.shape[0]):
+        out[:, s][:, None] = (a * b[s]).sum(1, keepdim=True)
+        out[:, s][..., None] += a[:, :1]
+    return out
+"""
+
+
+def test_loop_variables_and_views_of_views_are_rewritten() -> None:
+    after = rewrite(LOOPS, select=("TRT355",))
+    assert "        out[:, i] = _trt_new_axes_value((a - b[i]).abs().sum(1, keepdim=True), out[:, i, None], [1])\n" \
+        in after
+    assert "        out[:, s] = _trt_new_axes_value((a * b[s]).sum(1, keepdim=True), out[:, s][:, None], [1])\n" in after
+    assert "        out[:, s] += _trt_new_axes_value(a[:, :1], out[:, s][..., None], [-1], False)\n" in after
+    assert rewrite(after, select=("TRT355",)) == after
+    kept = ("def f(x: torch.Tensor, v: torch.Tensor, idx):\n"
+            "    for i in range(3):\n        i = i + 1\n        x[:, i, None] = v\n"  # bound again in the body
+            "    for j in idx:\n        x[:, j, None] = v\n"  # not a range: j may be a tensor
+            "    for k in range(3):\n        def g(k: torch.Tensor):\n            x[:, k, None] = v\n"  # another scope
+            "    x[:, k, None] = v\n"  # after the loop
+            "    return x\n")
+    source = "import torch\n" + kept
+    found = check_source(source.encode(), "snippet.py", Options(select=("TRT355",)))
+    assert [(f.line, f.fix) for f in found] == [(5, Safety.NONE), (7, Safety.NONE), (10, Safety.NONE),
+                                                (11, Safety.NONE)]
+    assert all("it may be a tensor" in f.message for f in found)
+    # a bounded slice after the view of a view writes part of it: the `None` s leave, the subscript stays
+    part = "import torch\n\n\ndef f(x: torch.Tensor, v: torch.Tensor):\n    x[:, 0][1:, None] = v\n    return x\n"
+    assert "    x[:, 0][1:] = _trt_new_axes_value(v, x[:, 0][1:, None], [1])\n" in rewrite(part, select=("TRT355",))
+
+
+def _tables(batch: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+    generator = torch.Generator().manual_seed(seed)
+    a = torch.randn(batch, 5, generator=generator) * 10
+    if batch > 1:  # one row of infinities and NaN, one with signed zeros; the others finite
+        a[0, ::2] = float("inf")
+        a[0, 1] = float("nan")
+        a[1, 1::2] = -0.0
+    return a, torch.randn(4, 5, generator=generator)
+
+
+@pytest.mark.parametrize("name", ["columns", "chained"])
+def test_loop_and_chained_writes_eager_unchanged_and_exported(name: str) -> None:
+    folder = _folder()
+    before = import_source(LOOPS, folder)[name]
+    after = import_source(rewrite(LOOPS, select=("TRT355",)), folder)[name]
+    for batch in (0, 1, 3):
+        inputs = _tables(batch, batch)
+        _same(after(*inputs), before(*inputs))
+    a = _tables(3, 7)[0].nan_to_num(posinf=3.0).requires_grad_()
+    b = torch.randn(4, 5, requires_grad=True)
+    grads = []
+    for function in (before, after):  # the written values' gradients reach `a` and `b` alike
+        a.grad = b.grad = None
+        function(a, b).sum().backward()
+        grads.append((a.grad.clone(), b.grad.clone()))
+    assert all(torch.equal(x, y) for x, y in zip(*grads))
+    snippet = "import torch\n\n\ndef g(x: torch.Tensor, v: torch.Tensor):\n    x[0][:, None] = v\n    return x\n"
+    written = import_source(rewrite(snippet, select=("TRT355",)), folder)["g"]
+    assert written(torch.zeros(2, 3), torch.ones(3, 1)).sum() == 3
+    for function in (import_source(snippet, folder)["g"], written):  # too many indices for the 0-d view:
+        with pytest.raises(IndexError):  # raised as before, by the helper's argument
+            function(torch.zeros(3), torch.ones(1, 1))
+
+    class Model(torch.nn.Module):
+        def __init__(self, function) -> None:
+            super().__init__()
+            self.function = function
+
+        def forward(self, a, b):
+            return self.function(a, b)
+
+    example = _tables(2, 1)
+    sessions = []
+    for function in (before, after):
+        buffer = io.BytesIO()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(Model(function), example, buffer, dynamo=False, opset_version=17, input_names=["a", "b"],
+                              dynamic_axes={"a": {0: "n"}})
+        sessions.append(ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"]))
+    for batch in (1, 2, 6):
+        inputs = _tables(batch, 20 + batch)
+        want = before(*inputs)
+        feed = {"a": inputs[0].numpy(), "b": inputs[1].numpy()}
+        got = torch.from_numpy(sessions[1].run(None, feed)[0])
+        torch.testing.assert_close(got, want, rtol=1e-6, atol=1e-5, equal_nan=True)  # sums in another order
+        names = {arg.name for arg in sessions[0].get_inputs()}  # the original's graph dropped the writes
+        dropped = torch.from_numpy(sessions[0].run(None, {k: v for k, v in feed.items() if k in names})[0])
+        finite = want.isfinite() & (want != 0)
+        assert finite.any() and not torch.equal(dropped[finite], want[finite])  # the zeros it started with

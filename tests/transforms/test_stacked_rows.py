@@ -200,19 +200,98 @@ def test_named_bound_eager_unchanged_and_graph_follows_the_batch(name: str) -> N
             original(empty, index[: empty.shape[0]])
         with pytest.raises(type(before.value)):
             rewritten(empty, index[: empty.shape[0]])
+    _graph_follows_the_batch(original, rewritten, 5)
+
+
+def _graph_follows_the_batch(original, rewritten, seed: int) -> None:
+    """Exported at a batch of two, the rewritten graph equals eager mode at other batches (inf, NaN and -0.0
+    among the values, negative positions, no position at all); the original's keeps two elements or fails."""
     example = (torch.randn(2, 6, 3), torch.randint(-6, 6, (2, 4)))
     before, after = _export(original, example), _export(rewritten, example)
-    g = torch.Generator().manual_seed(5)
+    g = torch.Generator().manual_seed(seed)
     for batch in (1, 2, 3, 6):
         values = torch.randn(batch, 9, 3, generator=g)
         values[0, 0] = torch.tensor([float("inf"), float("nan"), -0.0])
         index = torch.randint(-9, 9, (batch, 5), generator=g)
-        want = original(values, index).numpy()
-        [got] = after.run(None, {"values": values.numpy(), "index": index.numpy()})
-        assert got.shape == want.shape and np.array_equal(got, want, equal_nan=True), batch
-        if batch not in (2,):
+        for taken in (index, index[:, :0]):  # an empty index axis keeps its 0 (a Reshape would read "keep")
+            want = original(values, taken).numpy()
+            [got] = after.run(None, {"values": values.numpy(), "index": taken.numpy()})
+            assert got.shape == want.shape and np.array_equal(got, want, equal_nan=True), batch
+        if batch != 2:
             try:
                 [old] = before.run(None, {"values": values.numpy(), "index": index.numpy()})
             except Exception:  # noqa: BLE001 - the unrolled loop's gathers fail outright at some sizes
                 continue
-            assert old.shape != want.shape, batch
+            assert old.shape != original(values, index).shape, batch  # the example's two, whatever the batch
+
+
+#: The loop written as a comprehension stacked at once: SpERT's ``batch_index`` (the bound the index's first
+#: axis) and ODIN's ``voxel_map_to_source`` (the batch unpacked first from the shape, each row read as
+#: ``[i, index[i]]``), in the variants' own words (their docstrings cite them); and a comprehension of
+#: 3-D indices (a row per pair of positions, as SpERT's relations are).
+COMPREHENSIONS = (TESTS / "recipe_variants" / "trt358" / "spert_relation_pairs.py").read_text() \
+    + (TESTS / "recipe_variants" / "trt358" / "odin_segment_masks.py").read_text().split('"""', 2)[2] + """
+
+def pairs(values, index):
+    return torch.stack([values[b][index[b]] for b in range(values.size(0))], dim=0)
+"""
+
+
+def test_rewrite_text_of_the_comprehensions() -> None:
+    after = rewrite(COMPREHENSIONS, select=("TRT358",))
+    assert "    return _trt_stacked_rows([tensor[i][index[i]] for i in range(index.shape[0])], tensor, index, " \
+           "index.shape[0])\n" in after
+    assert "    src_new = _trt_stacked_rows([voxel_map[i, poin2voxel[i]] for i in range(bs)], voxel_map, poin2voxel, " \
+           "bs)\n" in after
+    assert "    return _trt_stacked_rows([values[b][index[b]] for b in range(values.size(0))], values, index, " \
+           "values.size(0))\n" in after
+    assert rewrite(after, select=("TRT358",)) == after
+
+
+@pytest.mark.parametrize("body", [
+    # a condition, a second `for`, a `:=`: not one row per batch element
+    "return torch.stack([v[b][i[b]] for b in range(v.shape[0]) if b > 0])",
+    "return torch.stack([v[b][i[b]] for b in range(v.shape[0]) for c in range(2)])",
+    "return torch.stack([v[b][(j := i)[b]] for b in range(v.shape[0])])",
+    # a len() bound, a bound that is not a first axis, a bound that is not range()
+    "return torch.stack([v[b][i[b]] for b in range(len(v))])",
+    "return torch.stack([v[b][i[b]] for b in range(v.shape[1])])",
+    "return torch.stack([v[b][i[b]] for b in torch.arange(v.shape[0])])",
+    # along another axis, or concatenated
+    "return torch.stack([v[b][i[b]] for b in range(v.shape[0])], dim=1)",
+    "return torch.cat([v[b][i[b]] for b in range(v.shape[0])])",
+    # not the element's own rows: another element, three indices, a slice, a generator
+    "return torch.stack([v[0][i[b]] for b in range(v.shape[0])])",
+    "return torch.stack([v[b, i[b], 0] for b in range(v.shape[0])])",
+    "return torch.stack([v[b, :][i[b]] for b in range(v.shape[0])])",
+    "return torch.stack([v[b][i[b]] + 1 for b in range(v.shape[0])])",
+    "return torch.stack(list(v[b][i[b]] for b in range(v.shape[0])))",
+    # a name not bound to the first axis before
+    "B = v.shape[1]\nreturn torch.stack([v[b][i[b]] for b in range(B)])",
+])
+def test_comprehensions_left_alone(body: str) -> None:
+    code = HEADER + "def f(v, i):\n" + "".join(f"    {line}\n" for line in body.splitlines())
+    assert rules_found(code, select=("TRT358",)) == []
+
+
+@pytest.mark.parametrize("name", ["batch_index", "voxel_map_to_source", "pairs"])
+def test_comprehension_eager_unchanged_and_graph_follows_the_batch(name: str) -> None:
+    original, rewritten = load(COMPREHENSIONS, name), load(rewrite(COMPREHENSIONS, select=("TRT358",)), name)
+    values = torch.randn(3, 6, 2)
+    values[1, 2] = torch.tensor([float("inf"), float("nan")])
+    index = torch.tensor([[0, -1, -1], [5, 5, 0], [-6, 2, 3]])
+    pairs = torch.tensor([[[0, 1], [-1, 5]], [[2, 2], [3, 0]], [[5, -6], [1, 4]]])
+    for idx in (index, pairs, index[:, :0]):
+        assert bits_equal(original(values, idx), rewritten(values, idx))
+    grads = []
+    for function in (original, rewritten):  # gradients reach the rows taken, repeated ones summed
+        leaf = values.nan_to_num().requires_grad_()
+        function(leaf, index).sum().backward()
+        grads.append(leaf.grad)
+    assert bits_equal(*grads)
+    for bad in (torch.tensor([[6, 0, 0]] * 3), torch.zeros(3, 2, dtype=torch.int64)[:0]):
+        with pytest.raises((RuntimeError, IndexError, Exception)) as before:  # noqa: B017 - its own error, kept
+            original(values, bad)
+        with pytest.raises(type(before.value)):
+            rewritten(values, bad)
+    _graph_follows_the_batch(original, rewritten, 6)

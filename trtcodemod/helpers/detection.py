@@ -254,9 +254,10 @@ def _trt_stacked_rows(items, values, index, count):
         index = index[:count]
         size = values.shape[1]
         rows = torch.arange(count, device=index.device).reshape([-1] + [1] * (index.dim() - 1))
-        # Python's negative positions counted from the end of each row; then one Gather over the
-        # flattened (batch, row) axes (advanced indexing exports wrong values for negative indices).
+        # Python's negative positions counted from the end of each row (advanced indexing exports wrong
+        # values for negative ones); then one Gather over the flattened (batch, row) axes whose indices keep
+        # their shape: no Reshape to the result's sizes, which ONNX would read a 0 of (an empty index axis)
+        # as "keep the input's size".
         flat = rows * size + torch.where(index < 0, index + size, index)
-        taken = torch.index_select(values.flatten(0, 1), 0, flat.reshape(-1))
-        return taken.reshape(list(index.shape) + list(values.shape[2:]))
+        return values.flatten(0, 1)[flat]
     return torch.stack(items)

@@ -183,7 +183,9 @@ BUILT_MODULE_RULES = frozenset({"TRT405", "TRT340"})
 #: TRT354 (`x.data.size()`): `.data` leaves the trace, so its sizes are the example's ints, silently.
 #: TRT356: a transposed convolution called with `output_size=` records the output padding worked out from it as
 #: the example's number, with no warning at the call; the next Add or Concat fails at another size (ENet's decoder).
-SIZE_ERASING_RULES = frozenset({"TRT345", "TRT346", "TRT354", "TRT356"})
+#: TRT358: the loop (or comprehension) a trace unrolls stacks the example's batch of rows, with no warning at the
+#: stack; a `view` by the batch read elsewhere fails at another batch (SpERT's relation pairs, `batch_index`).
+SIZE_ERASING_RULES = frozenset({"TRT345", "TRT346", "TRT354", "TRT356", "TRT358"})
 
 #: Rules whose construct may bake a size with no TracerWarning at its own line, so that only a second trace
 #: at other sizes shows it: :data:`SIZE_ERASING_RULES`, and TRT353, a `torch.roll` by a positive shift computed

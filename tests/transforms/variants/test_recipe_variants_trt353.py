@@ -13,7 +13,11 @@ size (one more, the same half for an even width) does not show: migrate's second
 Both end with exit 0, equivalent; the rewritten graphs equal eager mode at other sizes and on edge values,
 with both exporters, and eager mode is unchanged. PARADIS's pole padding rolls the rows next to each pole by
 half the width unpacked from the shape, at two lines: the second trace locates the first roll's Slice, and
-migrate applies TRT353 at both (they bake alike), exit 0.
+migrate applies TRT353 at both (they bake alike), exit 0. iliad-comfy's seamless-pattern decode rolls the
+latents by half their height and width before a second decode and the decoded images back by ``(-dh // 2,
+-dw // 2)`` (channels last, the negation floored): the export stops at the first roll (its floored half is
+no constant); migrate applies
+TRT353 at both rolls in one round, exit 0 (first contact too).
 
 anatome's Fourier shift rolls by lists of half-sizes over lists of axes, the inverse one ``-n // 2``: the
 rule takes both rolls, but the graph is right at odd sizes only with TRT339's floor division too, which
@@ -52,7 +56,15 @@ ROLLS = {
         ("top_padding = torch.roll(top_source, shifts=middle_index, dims=3)",
          "bottom_padding = torch.roll(bottom_source, shifts=middle_index, dims=3)"),
         "top_padding = _trt_roll(top_source, shifts=middle_index, dims=3)"),
+    "iliad_pattern_decode": (
+        ("d1 = self.decode(torch.roll(samples_in, shifts=(h // 2, w // 2), dims=(2, 3)))",
+         "d1 = torch.roll(d1, shifts=(-dh // 2, -dw // 2), dims=(1, 2))"),
+        "d1 = self.decode(_trt_roll(samples_in, shifts=(h // 2, w // 2), dims=(2, 3)))"),
 }
+
+#: variants whose original export stops at a shift that is no constant (the other ones export and bake the
+#: example's).
+NEGATED = {"gmflow_shifted_window_attention", "iliad_pattern_decode"}
 
 
 def _found(path: Path) -> list[tuple[str, int, str]]:
@@ -71,10 +83,10 @@ def test_the_rule_finds_each_roll_and_rewrites_it(name: str, tmp_path: Path) -> 
     assert check_source(variant["source"].encode(), "rewritten.py", Options(select=("TRT353",), scope="all")) == []
 
 
-def test_migrate_takes_gmflows_rolls_together_and_the_model_exports_equivalent() -> None:
-    """The export stops at the first negated roll; the three in one file are applied in one round, and the
-    positive one after the attention, which bakes, with them."""
-    name = "gmflow_shifted_window_attention"
+@pytest.mark.parametrize("name", sorted(NEGATED))
+def test_migrate_takes_the_rolls_together_and_the_model_exports_equivalent(name: str) -> None:
+    """The export stops at the first roll (GMFlow's negated shift, iliad-comfy's floored half); every roll of
+    the file is applied in one round, those that would bake with them."""
     path = HERE / f"{name}.py"
     module = load_variant(path, f"trt353_m_{name}")
     report = migrate_json(path, _axes_json(module))
@@ -117,6 +129,13 @@ def test_migrate_takes_both_of_paradis_pole_rolls_from_one_located_bake() -> Non
 
 
 def _sets(name: str) -> dict[str, tuple[torch.Tensor, ...]]:
+    if name == "iliad_pattern_decode":  # odd latent sizes too: the decoded images are twice as large, even
+        return {"other size": (torch.randn(3, 4, 9, 16, generator=seeded(1)),),
+                "odd sizes": (torch.randn(1, 4, 5, 7, generator=seeded(2)),),
+                "one pixel": (torch.randn(1, 4, 1, 1, generator=seeded(6)),),
+                "zeros": (torch.zeros(2, 4, 6, 10),),
+                "negatives": (-torch.rand(1, 4, 8, 20, generator=seeded(3)) - 1,),
+                "inf": (with_specials((1, 4, 6, 14), 4),)}
     if name == "paradis_geo_cyclic_padding":  # an even number of longitudes, as the model asserts
         return {"other size": (torch.randn(3, 4, 9, 16, generator=seeded(1)),),
                 "two longitudes": (torch.randn(1, 4, 5, 2, generator=seeded(2)),),
@@ -158,8 +177,8 @@ def test_rewritten_exports_with_both_exporters_and_equals_eager(name: str, tmp_p
     before = export_model(original, example, tmp_path / "before.onnx", exporter="torchscript",
                           input_names=input_names(original), output_names=["out"], dynamic_axes=module.DYNAMIC,
                           opset=17)
-    if name == "gmflow_shifted_window_attention":
-        assert before.error is not None and "onnx::Neg" in before.error, before.error
+    if name in NEGATED:  # GMFlow's stops at the negation; iliad-comfy's at the first roll's floored half
+        assert before.error is not None and "because it is not constant" in before.error, before.error
     else:  # exports, and rolls by the example's half at another width
         import onnxruntime as ort
 
