@@ -102,6 +102,23 @@ class Flattener:
         #: Names bound to a new tensor (``max``/``min``'s results): an in-place operator on them touches no input.
         self.fresh: set[str] = set()
 
+    def assignment(self, statement: cst.BaseSmallStatement) -> str:
+        """One statement of the body: ``x = ...``, ``a, b = x[i], y[i]``, ``v, j = t.max(1)``, ``x *= ...``."""
+        if type(statement) is cst.AugAssign and type(statement.target) is cst.Name:
+            return self.in_place(statement.target.value, statement.operator, statement.value)
+        if type(statement) is not cst.Assign or len(statement.targets) != 1:
+            raise Decline
+        assigned = statement.targets[0].target
+        value = strip_parens(statement.value)
+        if type(assigned) is cst.Tuple and all(type(e.value) is cst.Name for e in assigned.elements):
+            names = [e.value.value for e in assigned.elements]
+            if type(value) is cst.Tuple and all(type(e) is cst.Element for e in value.elements):
+                return self.parallel(names, [e.value for e in value.elements])
+            return self.pair(names, value)
+        if type(assigned) is cst.Name:
+            return self.statement(assigned.value, statement.value)
+        raise Decline
+
     def statement(self, target: str, value: cst.BaseExpression) -> str:
         text, kind = self.expression(value)
         self._bind(target, kind)
@@ -649,23 +666,7 @@ header, with the manual step (one NMS on every image's candidates, or NMS after 
                 if type(statement) is cst.If:
                     flattener.empty_test(statement.test)
                     continue  # an image without rows makes no rows below: the flattened rows skip it alike
-                if type(statement) is cst.AugAssign and type(statement.target) is cst.Name:
-                    lines.append(flattener.in_place(statement.target.value, statement.operator, statement.value))
-                    continue
-                if type(statement) is not cst.Assign or len(statement.targets) != 1:
-                    raise Decline
-                assigned = statement.targets[0].target
-                value = strip_parens(statement.value)
-                if type(assigned) is cst.Tuple and all(type(e.value) is cst.Name for e in assigned.elements):
-                    names = [e.value.value for e in assigned.elements]
-                    if type(value) is cst.Tuple and all(type(e) is cst.Element for e in value.elements):
-                        lines.append(flattener.parallel(names, [e.value for e in value.elements]))
-                    else:
-                        lines.append(flattener.pair(names, value))
-                elif type(assigned) is cst.Name:
-                    lines.append(flattener.statement(assigned.value, statement.value))
-                else:
-                    raise Decline
+                lines.append(flattener.assignment(statement))
             if per_image:
                 value, image = flattener.entry(append.value.args[0].value)
                 flattener.helpers.add(LIST_HELPER)

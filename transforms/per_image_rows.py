@@ -177,10 +177,7 @@ graph is faithful and equivalent on its inputs.""",
         lines: list[str] = []
         try:
             for statement in small[:-1]:
-                if type(statement) is not cst.Assign or len(statement.targets) != 1 \
-                        or type(statement.targets[0].target) is not cst.Name:
-                    raise Decline
-                lines.append(flattener.statement(statement.targets[0].target.value, statement.value))
+                lines.append(flattener.assignment(statement))
             lines.append(f"{target}.append({flattener.per_image(small[-1].value.args[0].value)})")
         except (Decline, KeyError):
             return
