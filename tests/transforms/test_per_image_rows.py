@@ -262,3 +262,12 @@ def test_a_list_whose_images_a_continue_skips_is_named() -> None:
             "        keep = keep[torchvision.ops.nms(boxes[n][keep], scores[n][keep], 0.5)]\n"
             "        found.append(boxes[n][keep])\n    return found\n")
     assert rewrite(code, select=RULES, unsafe=True) == code
+
+
+def test_a_reverted_rewrite_gives_the_per_image_step() -> None:
+    from trtcodemod.migrate.manual_steps import PER_IMAGE_NMS_STEP, manual_step
+
+    for rule in RULES:
+        entry = {"rule": rule, "severity": "error", "kind": "baked", "op": "(unrolled loop)",
+                 "message": "fix reverted: not proved: the rewritten model's graph still differs"}
+        assert manual_step(entry) == PER_IMAGE_NMS_STEP
