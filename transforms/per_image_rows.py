@@ -14,16 +14,16 @@ import libcst as cst
 from trtcodemod.astutil import code_of, plain_read, strip_parens, walk
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety, spelled
 from trtcodemod.transforms._runtime_scope import TRACING_HELPER, RuntimeScopeRule
-from trtcodemod.transforms.per_image_nms import _CAT, FILL_HELPER, Decline, Flattener, Kind, PerImageNms
+from trtcodemod.transforms.per_image_nms import _CAT, FILL_HELPER, Decline, Flattener, Kind, PerImageNms, _indented
 
 ROWS_HELPER = "_trt_flat_rows"
 IMAGES_HELPER = "_trt_flat_images"
 #: Names the rewrite binds (reserved prefix).
 _RESULTS, _FLAT, _IMAGES = "_trt_results", "_trt_flat", "_trt_flat_image"
 
-_ASSUMPTION = ("each entry of the list is one image's result (a dict of rows, or rows), the list's position its "
-               "image's index, as the per-image NMS loop TRT360 rewrote makes it; the flattened rows are taken only "
-               "where the list is the one that loop made while tracing")
+_ASSUMPTION = ("the list that TRT360's rewrite of a per-image loop made while tracing reaches the caller unchanged "
+               "(no entry added, removed, replaced or written in place since; a copy of it is another list, whose "
+               "loop is kept): its flattened rows are then its entries' rows, image by image")
 
 #: The rule's example: the caller's loop (before, and kept after for eager code).
 _LOOP = ("for i, det in enumerate(results):\n"
@@ -38,9 +38,6 @@ _TEST = (f"{_FLAT} = None\n"
          f"if {_FLAT} is not None:\n"
          f"    {_IMAGES} = {IMAGES_HELPER}({{results}})\n")
 
-
-def _indented(text: str, spaces: int) -> str:
-    return "".join(" " * spaces + line for line in text.splitlines(keepends=True))
 
 
 class PerImageRows(RuntimeScopeRule):
@@ -64,7 +61,8 @@ graph returns the example's number of images.
 
 The rewrite keeps the loop for eager code and for every list of another origin. Where the list is
 the one TRT360's rewrite of the per-image loop made while tracing (`{ROWS_HELPER}(results)` is then
-not `None`; a call that makes the list is computed once, before, as `{_RESULTS}`), it runs the body once on every image's rows flattened (`{ROWS_HELPER}`) with each row's
+not `None`; a call that makes the list is computed once, before, as `{_RESULTS}`), it runs the
+body once on every image's rows flattened (`{ROWS_HELPER}`) with each row's
 image (`{IMAGES_HELPER}`) as the column `full_like(..., i)` made (`{FILL_HELPER}`): the same rows in
 the same order, images ascending. A script compiles none of it: the list is looked at only under
 `not torch.jit.is_scripting() and {TRACING_HELPER}()`, and the branch on `{_FLAT} is not None`

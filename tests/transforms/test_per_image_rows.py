@@ -3,15 +3,13 @@ flattens the list into rows with the image's index, taken flattened while tracin
 
 from __future__ import annotations
 
-import io
 import sys
-import warnings
 
-import onnxruntime as ort
 import pytest
 import torch
 from safety import assert_same_run, import_source, run_once
 from support import rewrite, rules_found
+from test_per_image_nms import _export
 
 import torchvision_standin
 
@@ -117,8 +115,8 @@ def test_the_rewrite() -> None:
             "        if _trt_flat is not None:\n"
             "            _trt_flat_image = _trt_flat_images(_trt_results)\n"
             "            rows.append(torch.cat([_trt_flat['boxes'], _trt_flat['scores'][:, None], "
-            "_trt_flat['labels'][:, None].to(x.dtype), _trt_image_fill(_trt_flat['scores'][:, None], _trt_flat_image)], "
-            "1))\n"
+            "_trt_flat['labels'][:, None].to(x.dtype), "
+            "_trt_image_fill(_trt_flat['scores'][:, None], _trt_flat_image)], 1))\n"
             "        else:\n"
             "            for i, det in enumerate(_trt_results):\n") in after
     assert ("        _trt_flat = None\n"
@@ -197,31 +195,22 @@ def test_the_list_is_the_loops_list(tmp_path, monkeypatch) -> None:
                 assert all(one[k].dtype == other[k].dtype and torch.equal(one[k], other[k]) for k in one)
 
 
-def _export(model: torch.nn.Module, x: torch.Tensor) -> ort.InferenceSession:
-    buffer = io.BytesIO()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(model, (x,), buffer, dynamo=False, input_names=["x"], opset_version=17,
-                          dynamic_axes={"x": {0: "batch"}})
-    return ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
-
-
 @pytest.mark.parametrize("name", NAMES)
 def test_the_exported_graph_follows_the_batch(name: str, tmp_path) -> None:
     before, after = _namespaces(tmp_path)
     original, rewritten = before[name](), after[name]()
     generator = torch.Generator().manual_seed(2)
-    session = _export(original, _inputs(2, generator))
+    session = _export(original, [_inputs(2, generator)])
     x = _inputs(3, generator)
     try:
-        (got,) = session.run(None, {"x": x.numpy()})
+        (got,) = session.run(None, {"in0": x.numpy()})
     except Exception:  # noqa: BLE001 - ONNX Runtime's refusal is the symptom too
         got = None
     assert got is None or got.shape != tuple(original(x).shape)  # the graph keeps the example's two images
-    session = _export(rewritten, _inputs(2, generator))
+    session = _export(rewritten, [_inputs(2, generator)])
     for batch in (2, 3, 1, 5):
         x = _inputs(batch, generator)
-        (got,) = session.run(None, {"x": x.numpy()})
+        (got,) = session.run(None, {"in0": x.numpy()})
         expected = original(x)
         assert got.shape == tuple(expected.shape), (name, batch)
         assert torch.allclose(torch.from_numpy(got), expected, atol=1e-5), (name, batch)  # ORT's sigmoid rounding
