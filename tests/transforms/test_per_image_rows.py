@@ -260,3 +260,22 @@ def test_a_reverted_rewrite_gives_the_per_image_step() -> None:
         entry = {"rule": rule, "severity": "error", "kind": "baked", "op": "(unrolled loop)",
                  "message": "fix reverted: not proved: the rewritten model's graph still differs"}
         assert manual_step(entry) == PER_IMAGE_NMS_STEP
+
+
+@pytest.mark.parametrize("body", [
+    # in place on a view of an input: the flattened view may be a copy (or write the caller's tensor)
+    "        best = classes[n][:, 0]\n        best *= objectness[n]\n",
+    # a mask of rows already picked, beside the image's index: not the image's own candidates
+    "        high = best[best >= 0.2] > 0.5\n        picked = boxes[n, high]\n",
+    # a reduction across the candidates
+    "        best, label = classes[n].max(dim=0)\n",
+])
+def test_per_image_lists_it_cannot_carry_over_are_named(body: str) -> None:
+    code = ("import torch\nimport torchvision\n\ndef f(boxes, objectness, classes):\n    found = []\n"
+            "    for n in range(boxes.shape[0]):\n        best, label = classes[n].max(dim=-1)\n"
+            f"{body}"
+            "        keep = best >= 0.2\n"
+            "        kept = torchvision.ops.batched_nms(boxes[n, keep], best[keep], label[keep], 0.5)\n"
+            "        found.append({'boxes': boxes[n, keep][kept], 'scores': best[keep][kept]})\n    return found\n")
+    assert rewrite(code, select=RULES, unsafe=True) == code
+    assert rules_found(code, select=("TRT360",)) == ["TRT360"]
