@@ -41,7 +41,7 @@ _TEST = (f"{_FLAT} = None\n"
 
 
 class PerImageRows(RuntimeScopeRule):
-    needs_text = spelled("enumerate")
+    needs_text = spelled("enumerate", "zip")
     info = RuleInfo(
         id="TRT361",
         name="per-image-rows",
@@ -51,7 +51,8 @@ class PerImageRows(RuntimeScopeRule):
 What it finds, in run-time code: a caller that turns a list of one result an image (a dict of
 rows, or a tensor of rows, as a per-image NMS loop returns: Holocron's YOLO `_post_process`,
 YOLOv5/v7's `non_max_suppression`) into one tensor of rows with an image-index column:
-`for i, det in enumerate(results):` / `rows.append(torch.cat([det['boxes'], ...,
+`for i, det in enumerate(results):` (or `zip(range(len(results)), results)`) /
+`rows.append(torch.cat([det['boxes'], ...,
 torch.full_like(det['scores'][:, None], i)], 1))` / `torch.cat(rows)`, or the comprehension
 `torch.cat([torch.cat([d, torch.full_like(d[:, :1], i)], 1) for i, d in enumerate(out)])`. The body
 is what TRT360 carries over (row-wise work, picks, columns); `i` only as the image's column.
@@ -119,15 +120,28 @@ graph is faithful and equivalent on its inputs.""",
 
     def _enumerated(self, node: cst.BaseExpression, target: cst.BaseExpression) -> tuple[str, str, cst.BaseExpression] \
             | None:
-        """(index, entry, list) of ``for i, det in enumerate(results)`` (the builtin, one plain argument)."""
+        """(index, entry, list) of ``for i, det in enumerate(results)`` or ``zip(range(len(results)), results)``
+        (``results`` a plain read there: it is read twice; ``range`` of any other count may stop early)."""
         node = strip_parens(node)
         target = strip_parens(target)
-        if type(node) is not cst.Call or type(node.func) is not cst.Name or node.func.value != "enumerate" \
-                or self.context.qualified_names(node.func) or len(node.args) != 1 or node.args[0].keyword \
-                or node.args[0].star or type(target) is not cst.Tuple or len(target.elements) != 2 \
-                or any(type(e.value) is not cst.Name for e in target.elements):
+        if type(node) is not cst.Call or type(node.func) is not cst.Name \
+                or node.func.value not in ("enumerate", "zip") or self.context.qualified_names(node.func) \
+                or any(a.keyword or a.star for a in node.args) or type(target) is not cst.Tuple \
+                or len(target.elements) != 2 or any(type(e.value) is not cst.Name for e in target.elements):
             return None
-        return target.elements[0].value.value, target.elements[1].value.value, node.args[0].value
+        index, entry = target.elements[0].value.value, target.elements[1].value.value
+        if node.func.value == "enumerate":
+            return (index, entry, node.args[0].value) if len(node.args) == 1 else None
+        if len(node.args) != 2 or not plain_read(node.args[1].value):
+            return None
+        results = code_of(node.args[1].value).strip()
+        counted = strip_parens(node.args[0].value)
+        if type(counted) is not cst.Call or type(counted.func) is not cst.Name or counted.func.value != "range" \
+                or self.context.qualified_names(counted.func) or len(counted.args) != 1 \
+                or code_of(counted.args[0].value).strip() != f"len({results})" \
+                or self.context.qualified_names(strip_parens(counted.args[0].value).func):
+            return None
+        return index, entry, node.args[1].value
 
     def _flattener(self, index: str, entry: str, uses_keys: bool) -> Flattener:
         kind = Kind("record" if uses_keys else "rows", _IMAGES)

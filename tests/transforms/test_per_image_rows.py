@@ -79,12 +79,22 @@ class Listed(torch.nn.Module):
         return torch.cat([torch.cat([d, torch.full_like(d[:, :1], i)], 1) for i, d in enumerate(out)])
 
 
+class Zipped(torch.nn.Module):
+    # the index beside the entries by `zip(range(len(out)), out)`
+    def forward(self, x: Tensor) -> Tensor:
+        out = per_image(*decode(x))
+        rows = []
+        for i, det in zip(range(len(out)), out):
+            rows.append(torch.cat([det['boxes'], torch.full_like(det['scores'][:, None], i)], 1))
+        return torch.cat(rows)
+
+
 class Stacked(torch.nn.Module):
     # the list itself, used another way: each entry as the loop made it
     def forward(self, x: Tensor) -> list[dict[str, Tensor]]:
         return per_image(*decode(x))
 """
-NAMES = ("Dicts", "Listed")
+NAMES = ("Dicts", "Listed", "Zipped")
 
 
 def _inputs(batch: int, generator: torch.Generator, candidates: int = 40) -> torch.Tensor:
@@ -129,6 +139,11 @@ def test_the_rewrite() -> None:
             "        else:\n"
             "            return torch.cat([torch.cat([d, torch.full_like(d[:, :1], i)], 1) for i, d in "
             "enumerate(out)])\n") in after
+    assert ("            _trt_flat_image = _trt_flat_images(out)\n"
+            "            rows.append(torch.cat([_trt_flat['boxes'], "
+            "_trt_image_fill(_trt_flat['scores'][:, None], _trt_flat_image)], 1))\n"
+            "        else:\n"
+            "            for i, det in zip(range(len(out)), out):\n") in after
     assert "found = _trt_per_image_list(torch.cat([boxes.flatten(0, 1)[kept], scores.flatten(0, 1)[kept, None]]" \
         in after
     assert rewrite(after, select=RULES, unsafe=True) == after  # idempotent
@@ -235,6 +250,13 @@ def test_a_script_compiles_none_of_it(tmp_path) -> None:
 def test_other_loops_are_left_alone(loop: str) -> None:
     code = f"import torch\n\ndef f(results, mine):\n    rows = []\n{loop}    return torch.cat(rows)\n"
     assert rules_found(code, select=("TRT361",)) == []
+
+
+def test_an_index_that_may_stop_early_is_left_alone() -> None:
+    code = ("import torch\n\ndef f(results, n):\n    rows = []\n    for i, det in zip(range(n), results):\n"
+            "        rows.append(torch.full_like(det['boxes'], i))\n    return torch.cat(rows)\n")
+    assert rules_found(code, select=("TRT361",)) == []
+    assert rules_found(code.replace("range(n)", "range(len(results))"), select=("TRT361",)) == ["TRT361"]
 
 
 def test_a_comprehension_over_a_call_is_left_alone() -> None:
