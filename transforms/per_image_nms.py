@@ -19,6 +19,7 @@ from trtcodemod.transforms._runtime_scope import TRACING_HELPER, RuntimeScopeRul
 
 NMS_HELPER = "_trt_nms_by_image"
 FILL_HELPER = "_trt_image_fill"
+LIST_HELPER = "_trt_per_image_list"
 #: Names the rewrite binds (reserved prefix).
 _N, _IMAGE, _COUNT = "_trt_n", "_trt_image", "_trt_count"
 
@@ -40,7 +41,8 @@ _ASSUMPTION = ("every tensor the loop reads at the image's index holds the loop'
                "continue` skips would append no rows; a value the body computes without the "
                "image is a number or broadcasts along a row's other axes; NMS may keep another box where two "
                "scores tie or where an IoU equals the threshold to within the rounding of coordinates shifted "
-               "by up to the batch's width and the classes' heights")
+               "by up to the batch's width and the classes' heights; a reduction along a negative axis (`max(dim=-1)`) "
+               "reads an axis after the candidates'")
 
 
 #: The manual step for a per-image NMS loop the rewrite cannot take (migrate's report gives it in full).
@@ -88,12 +90,34 @@ def _one_image(parts: list[tuple[str, Kind]]) -> str:
 class Flattener:
     """The loop's statements on the flattened batch, or :class:`Decline`."""
 
-    def __init__(self, rule: "PerImageNms", index: str | None, items: dict[str, cst.BaseExpression]) -> None:
+    def __init__(self, rule: RuntimeScopeRule, index: str | None, items: dict[str, cst.BaseExpression],
+                 entries: dict[str, tuple[str, Kind]] | None = None) -> None:
         self.rule = rule
         self.index = index
         self.items = items
+        #: Names bound to each entry of a list whose every entry is already flattened (TRT361): their text, kind.
+        self.entries = entries or {}
         self.env: dict[str, Kind] = {}
         self.helpers: set[str] = set()
+        #: Names bound to a new tensor (``max``/``min``'s results): an in-place operator on them touches no input.
+        self.fresh: set[str] = set()
+
+    def assignment(self, statement: cst.BaseSmallStatement) -> str:
+        """One statement of the body: ``x = ...``, ``a, b = x[i], y[i]``, ``v, j = t.max(1)``, ``x *= ...``."""
+        if type(statement) is cst.AugAssign and type(statement.target) is cst.Name:
+            return self.in_place(statement.target.value, statement.operator, statement.value)
+        if type(statement) is not cst.Assign or len(statement.targets) != 1:
+            raise Decline
+        assigned = statement.targets[0].target
+        value = strip_parens(statement.value)
+        if type(assigned) is cst.Tuple and all(type(e.value) is cst.Name for e in assigned.elements):
+            names = [e.value.value for e in assigned.elements]
+            if type(value) is cst.Tuple and all(type(e) is cst.Element for e in value.elements):
+                return self.parallel(names, [e.value for e in value.elements])
+            return self.pair(names, value)
+        if type(assigned) is cst.Name:
+            return self.statement(assigned.value, statement.value)
+        raise Decline
 
     def statement(self, target: str, value: cst.BaseExpression) -> str:
         text, kind = self.expression(value)
@@ -109,9 +133,20 @@ class Flattener:
             self._bind(target, kind)
         return f"{', '.join(targets)} = {', '.join(t for t, _ in parts)}"
 
-    def _bind(self, target: str, kind: Kind) -> None:
-        if target == self.index or target in self.items or target.startswith("_trt_"):
+    def in_place(self, target: str, operator: cst.BaseAugOp, value: cst.BaseExpression) -> str:
+        """``scores *= obj[i]`` on a name bound to a new tensor of rows (``max``'s values), by rows of its images or
+        a number: the same operator on the flattened rows, in place as the loop's."""
+        if target not in self.fresh or self.env.get(target, STATIC).name != "rows":
+            raise Decline  # a view of an input would be written through (and `flatten` may copy instead)
+        text, kind = self.expression(value)
+        if kind != STATIC and (kind.name != "rows" or kind.image != self.env[target].image):
             raise Decline
+        return f"{target} {code_of(operator).strip()} {text}"
+
+    def _bind(self, target: str, kind: Kind) -> None:
+        if target == self.index or target in self.items or target in self.entries or target.startswith("_trt_"):
+            raise Decline
+        self.fresh.discard(target)
         for name, bound in list(self.env.items()):
             if _mentions(bound.image, target):
                 self.env[name] = Kind("stale")  # its images were read through the name's old value
@@ -128,11 +163,14 @@ class Flattener:
         function = self.rule.context.refers_to(func, "torch.max", "torch.min")
         args = list(value.args) if method else list(value.args[1:])
         subject = func.value if method else (value.args[0].value if value.args and function else None)
-        if subject is None or not args or args[0].keyword not in (None,) or any(self._dynamic(a) for a in args):
+        if subject is None or not args or (args[0].keyword is not None and args[0].keyword.value != "dim") \
+                or any(self._dynamic(a) for a in args):
             raise Decline
         axis = int_value(args[0].value)
-        if axis is None or axis < 1 or any(a.keyword is not None and a.keyword.value != "keepdim" for a in args[1:]):
-            raise Decline  # axis 0 (or a negative one, the last of a 1-D tensor) would reduce across candidates
+        if axis is None or axis == 0 or any(a.keyword is not None and a.keyword.value != "keepdim" for a in args[1:]):
+            raise Decline  # axis 0 would reduce across candidates
+        # A negative axis counts from the last: an axis after the candidates' wherever each image's tensor has one
+        # (the assumption: a 1-D image would reduce across its candidates, the flattened batch across every image's).
         text, kind = self.expression(subject)
         if kind.name != "rows":
             raise Decline
@@ -141,6 +179,7 @@ class Flattener:
             else f"{code_of(func).strip()}({text}, {rest})"
         for target in targets:
             self._bind(target, Kind("rows", kind.image))
+        self.fresh.update(targets)
         return f"{', '.join(targets)} = {call}"
 
     def empty_test(self, test: cst.BaseExpression) -> None:
@@ -162,6 +201,23 @@ class Flattener:
         if self.expression(counted)[1].name not in ("rows", "index"):
             raise Decline
 
+    def entry(self, value: cst.BaseExpression) -> tuple[str, str]:
+        """(every image's entry flattened, the images of its rows) of a list entry: a dict with string keys whose
+        values are rows of the same images, or rows (else :class:`Decline`)."""
+        value = strip_parens(value)
+        if type(value) is not cst.Dict:
+            text, kind = self.expression(value)
+            if kind.name != "rows":
+                raise Decline
+            return text, kind.image
+        if not value.elements or any(type(e) is not cst.DictElement or type(e.key) is not cst.SimpleString
+                                     for e in value.elements):
+            raise Decline
+        parts = [self.expression(e.value) for e in value.elements]
+        image = _one_image(parts)
+        items = ", ".join(f"{code_of(e.key).strip()}: {text}" for e, (text, _) in zip(value.elements, parts))
+        return f"{{{items}}}", image
+
     def per_image(self, value: cst.BaseExpression) -> str:
         text, kind = self.expression(value)
         if kind.name != "rows":
@@ -170,7 +226,8 @@ class Flattener:
 
     def _dynamic(self, node: cst.CSTNode) -> bool:
         for inner in walk(node):
-            if type(inner) is cst.Name and (inner.value == self.index or inner.value in self.items or (
+            if type(inner) is cst.Name and (inner.value == self.index or inner.value in self.items
+                                            or inner.value in self.entries or (
                     inner.value in self.env and self.env[inner.value] != STATIC)):
                 return True
         return False
@@ -181,6 +238,8 @@ class Flattener:
             return code_of(node).strip(), STATIC
         kind = type(node)
         if kind is cst.Name:
+            if node.value in self.entries:
+                return self.entries[node.value]
             if node.value in self.items:
                 return f"{code_of(self.items[node.value]).strip()}.flatten(0, 1)", Kind("rows", _IMAGE)
             if node.value == self.index:
@@ -238,13 +297,24 @@ class Flattener:
         found = self._positions(node)
         if found is not None:
             return found
+        if len(elements) == 1 and type(elements[0].slice) is cst.Index \
+                and type(elements[0].slice.value) is cst.SimpleString:
+            base, kind = self.expression(node.value)
+            if kind.name != "record":
+                raise Decline
+            # a dict's rows by key (`det['boxes']`): the flattened dict's rows of that key
+            return f"{_atom(base, node.value)}[{code_of(elements[0].slice.value).strip()}]", Kind("rows", kind.image)
         first = elements[0].slice
         rest = elements[1:]
+        at_image = type(first) is cst.Index and type(strip_parens(first.value)) is cst.Name \
+            and strip_parens(first.value).value == self.index
+        if at_image and rest and type(rest[0].slice) is cst.Index and self._dynamic(rest[0]) \
+                and not any(self._dynamic(e) for e in rest[1:]):
+            return self._picked_at_image(node, rest)
         if any(self._dynamic(e) for e in rest):
             raise Decline
         rest_text = "".join(", " + code_of(e.slice).strip() for e in rest)
-        if type(first) is cst.Index and type(strip_parens(first.value)) is cst.Name \
-                and strip_parens(first.value).value == self.index:
+        if at_image:
             if self._dynamic(node.value) or not plain_read(node.value):
                 raise Decline
             base = f"{code_of(node.value).strip()}.flatten(0, 1)"
@@ -273,6 +343,18 @@ class Flattener:
                 and (at_kind.name == "index" or at_kind.mask):
             return f"{base}[{at}]", Kind("index", kind.image)  # a mask of the index's entries, or NMS's picks
         raise Decline
+
+    def _picked_at_image(self, node: cst.Subscript, rest) -> tuple[str, Kind]:
+        """``boxes[i, mask]`` (Holocron's `_post_process`): the image's rows a mask of its rows (or positions in
+        them) picks, then the other axes' static indices: the flattened rows picked by the flattened mask."""
+        if self._dynamic(node.value) or not plain_read(node.value):
+            raise Decline
+        at, kind = self.expression(rest[0].slice.value)
+        if kind.image != _IMAGE or not (kind.name == "index" or (kind.name == "rows" and kind.mask)) \
+                or type(strip_parens(rest[0].slice.value)) is not cst.Name:
+            raise Decline
+        others = "".join(", " + code_of(e.slice).strip() for e in rest[1:])
+        return f"{code_of(node.value).strip()}.flatten(0, 1)[{at}{others}]", Kind("rows", f"{_IMAGE}[{at}]")
 
     def _index_column(self, node: cst.Call, method: bool) -> tuple[str, Kind]:
         """``torch.full((len(x), 1), i, ...)`` / ``t.new_full((x.shape[0], 1), i)``: the image's index for each row
@@ -476,12 +558,20 @@ candidate with each image's boxes shifted (in float32) along x by the image's nu
 then its kept positions grouped by image by a counting sort (no TopK). `full_like(x, i)` becomes
 `{FILL_HELPER}`: each row's image.
 
+A list used otherwise after the loop (returned, one entry an image: Holocron's YOLO `_post_process`
+appends `{{"boxes": coords[kept], "scores": ..., "labels": ...}}`) is made while tracing by
+`{LIST_HELPER}` from the flattened entry (a dict of rows of the same images, or rows) and each
+row's image: entry `j` is image `j`'s rows in the loop's order (an `if <no rows>: continue` would
+leave an image out of it: not taken). The list also carries the flattened rows and their images, which
+a caller that flattens it again with the image's index takes as they are (TRT361); the test is
+`not torch.jit.is_scripting() and {TRACING_HELPER}()` (a script compiles none of it).
+
 Fix safety: unsafe: {_ASSUMPTION}. `migrate` keeps it only where the rewritten model's graph is
 faithful and equivalent on its inputs. `if not det.size(0): continue` (an image without rows, YOLOX's
 and YOLOv7's test; also `len(x) == 0`, `x.numel() == 0`) is dropped there: such an image makes no
 flattened rows. Anything else in the body (another call, `i` as a number, another `continue`, an
-`if`, a per-image cap `[:max_det]`, a list of one result per image as YOLOX's and YOLOv5/v7's
-`non_max_suppression` return) leaves the loop as it is: the finding names it at the loop's
+`if`, a per-image cap `[:max_det]`, YOLOv5/v7's `non_max_suppression` with its list made beforehand
+and written by index) leaves the loop as it is: the finding names it at the loop's
 header, with the manual step (one NMS on every image's candidates, or NMS after the engine).""",
         fix=Safety.UNSAFE,
         assumption=_ASSUMPTION,
@@ -535,7 +625,9 @@ header, with the manual step (one NMS on every image's candidates, or NMS after 
                                       f"with the example's batch; not rewritten ({flattened}); by hand: {_BY_HAND}")
             return
         lines, helpers = flattened
-        rewritten = cst.If(test=cst.parse_expression(f"{TRACING_HELPER}()"),
+        # A list of one entry an image is made by a helper whose types a script cannot know: not compiled there.
+        scripted = "not torch.jit.is_scripting() and " if LIST_HELPER in helpers else ""
+        rewritten = cst.If(test=cst.parse_expression(f"{scripted}{TRACING_HELPER}()"),
                            body=cst.IndentedBlock(body=[cst.parse_statement(line + "\n") for line in lines]),
                            orelse=cst.Else(body=cst.IndentedBlock(body=[node.with_changes(leading_lines=())])),
                            leading_lines=node.leading_lines)
@@ -556,10 +648,13 @@ header, with the manual step (one NMS on every image's candidates, or NMS after 
                     "other than `if <no rows>: continue`")
         append = small[-1]
         target = self._appended(append)
-        if target is None or not self._list_made_before(block, position, target) \
-                or not self._only_concatenated_after(block, position, target):
-            return ("it does not end by appending to a list made empty before it and only concatenated along its "
-                    "first axis after it")
+        if target is None or not self._list_made_before(block, position, target):
+            return "it does not end by appending to a list made empty before it"
+        # A list only concatenated after the loop takes the rows; any other list, one entry an image (a dict of
+        # rows or a tensor of rows, Holocron's `_post_process`), is made from the flattened rows and their images.
+        per_image = not self._only_concatenated_after(block, position, target)
+        if per_image and any(type(s) is cst.If for s in small):
+            return "it skips images (`continue`) while filling a list of one entry an image"
         source = next(iter(items.values())) if items else self._first_read(node, index)
         if source is None:
             return "it reads no tensor at the image's index"
@@ -571,21 +666,13 @@ header, with the manual step (one NMS on every image's candidates, or NMS after 
                 if type(statement) is cst.If:
                     flattener.empty_test(statement.test)
                     continue  # an image without rows makes no rows below: the flattened rows skip it alike
-                if type(statement) is not cst.Assign or len(statement.targets) != 1:
-                    raise Decline
-                assigned = statement.targets[0].target
-                value = strip_parens(statement.value)
-                if type(assigned) is cst.Tuple and all(type(e.value) is cst.Name for e in assigned.elements):
-                    names = [e.value.value for e in assigned.elements]
-                    if type(value) is cst.Tuple and all(type(e) is cst.Element for e in value.elements):
-                        lines.append(flattener.parallel(names, [e.value for e in value.elements]))
-                    else:
-                        lines.append(flattener.pair(names, value))
-                elif type(assigned) is cst.Name:
-                    lines.append(flattener.statement(assigned.value, statement.value))
-                else:
-                    raise Decline
-            lines.append(f"{target}.append({flattener.per_image(append.value.args[0].value)})")
+                lines.append(flattener.assignment(statement))
+            if per_image:
+                value, image = flattener.entry(append.value.args[0].value)
+                flattener.helpers.add(LIST_HELPER)
+                lines.append(f"{target} = {LIST_HELPER}({value}, {image}, {_COUNT})")
+            else:
+                lines.append(f"{target}.append({flattener.per_image(append.value.args[0].value)})")
         except (Decline, KeyError):
             return ("a statement of its body is not one the rewrite carries over to every image at once: a call "
                     "whose per-image meaning it does not know, the image's index as a number, a per-image cap")
@@ -672,9 +759,11 @@ header, with the manual step (one NMS on every image's candidates, or NMS after 
         """``name = []`` earlier in the block, and nothing between reads or writes ``name``."""
         for statement in reversed(block[:position]):
             if type(statement) is cst.SimpleStatementLine and len(statement.body) == 1 \
-                    and type(statement.body[0]) is cst.Assign and len(statement.body[0].targets) == 1:
+                    and (type(statement.body[0]) is cst.Assign and len(statement.body[0].targets) == 1
+                         or type(statement.body[0]) is cst.AnnAssign):
                 assign = statement.body[0]
-                target = assign.targets[0].target
+                # `rows = []` or `rows: list[Tensor] = []`
+                target = assign.target if type(assign) is cst.AnnAssign else assign.targets[0].target
                 if type(target) is cst.Name and target.value == name:
                     return type(assign.value) is cst.List and not assign.value.elements
             if any(type(n) is cst.Name and n.value == name for n in walk(statement)):

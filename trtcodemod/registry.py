@@ -88,6 +88,7 @@ RULE_MODULES: tuple[str, ...] = (
     "unflatten_sizes",
     "elementwise_loop",
     "per_image_nms",
+    "per_image_rows",
     "size_numel",
     "size_float",
     "legacy_sizes",

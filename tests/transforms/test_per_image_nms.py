@@ -282,9 +282,7 @@ def test_loops_over_other_axes_or_without_nms_are_left_alone() -> None:
 
 
 @pytest.mark.parametrize("after", [
-    "    return rows",  # the list itself: one tensor per image
-    "    return torch.stack(rows)",
-    "    return torch.cat(rows, 1)",
+    # a list of one result an image is made from the flattened rows (tests/transforms/test_per_image_rows.py)
     "    return torch.cat(rows), keep",  # a name the loop binds: the flattened branch leaves another value
 ])
 def test_lists_used_otherwise_are_named_only(after: str) -> None:

@@ -48,12 +48,13 @@ if not hasattr(torch.ops, "torchvision") or not hasattr(torch.ops.torchvision, "
     torch.onnx.register_custom_op_symbolic("torchvision::nms", _nms_symbolic, 11)
 
 
-def _batched_nms(boxes, scores, idxs, threshold):
-    """Per-class NMS by torchvision's coordinate offsets."""
+def _batched_nms(boxes: torch.Tensor, scores: torch.Tensor, idxs: torch.Tensor, iou_threshold: float) -> torch.Tensor:
+    """Per-class NMS by torchvision's coordinate offsets (torchvision's parameter names: callers pass them by
+    keyword)."""
     if boxes.numel() == 0:
         return torch.empty((0,), dtype=torch.int64)
     offsets = idxs.to(boxes) * (boxes.max() + 1)
-    return torch.ops.torchvision.nms(boxes + offsets[:, None], scores, threshold)
+    return torch.ops.torchvision.nms(boxes + offsets[:, None], scores, iou_threshold)
 
 
 def _remove_small_boxes(boxes, min_size):
@@ -69,8 +70,8 @@ def _clip_boxes_to_image(boxes, size):
 
 
 
-def _nms(boxes, scores, threshold):
-    return torch.ops.torchvision.nms(boxes, scores, threshold)
+def _nms(boxes: torch.Tensor, scores: torch.Tensor, iou_threshold: float) -> torch.Tensor:
+    return torch.ops.torchvision.nms(boxes, scores, iou_threshold)
 
 
 ops = types.SimpleNamespace(nms=_nms, batched_nms=_batched_nms, remove_small_boxes=_remove_small_boxes,

@@ -62,3 +62,40 @@ def _trt_image_fill(like: torch.Tensor, image: torch.Tensor) -> torch.Tensor:
     """``torch.full_like(like, i)`` for every row at once: row ``r`` of ``like`` filled with ``image[r]``."""
     column = image.to(like.dtype).reshape([-1] + [1] * (like.dim() - 1))
     return column.expand(like.shape).contiguous()
+
+
+class _TrtPerImageList(list):
+    """A list of one entry an image (a dict of rows, or rows) that also carries every image's rows flattened, in
+    the list's order, and each row's image: a caller that flattens the list again (TRT361) takes them as they are
+    while tracing, where splitting by image would unroll a loop over the batch."""
+
+    def __init__(self, entries: list, flat, image: torch.Tensor) -> None:
+        super().__init__(entries)
+        self.trt_flat = flat
+        self.trt_image = image
+
+
+@torch.jit.unused
+def _trt_per_image_list(flat, image: torch.Tensor, count: int):
+    """The list the loop built (entry ``j``: the rows of image ``j``, in their order) from ``flat`` (rows, or a dict
+    of rows with the same images) and ``image``, each row's image in ``[0, count)``, grouped by image ascending."""
+    if isinstance(flat, dict):
+        entries = [{key: value[image == j] for key, value in flat.items()} for j in range(count)]
+    else:
+        entries = [flat[image == j] for j in range(count)]
+    return _TrtPerImageList(entries, flat, image)
+
+
+@torch.jit.unused
+def _trt_flat_rows(results):
+    """Every image's rows flattened (a dict of rows, or rows) where ``results`` came from a per-image loop that
+    TRT360 ran on the flattened batch while tracing; else ``None`` (eager code, or a list of another origin)."""
+    if not isinstance(results, list) or not hasattr(results, "trt_flat") or not hasattr(results, "trt_image"):
+        return None
+    return results.trt_flat
+
+
+@torch.jit.unused
+def _trt_flat_images(results) -> torch.Tensor:
+    """The image of each row of :func:`_trt_flat_rows`' rows."""
+    return results.trt_image

@@ -113,6 +113,8 @@ def _for_rule(rule: str) -> str:
         return NUMBER_STEP
     if rule in _LOOP_RULES:
         return LOOP_STEP
+    if rule in ("TRT360", "TRT361"):
+        return PER_IMAGE_NMS_STEP  # a per-image NMS loop, or the caller flattening its list: NMS on every image at once
     return OP_STEP.format(rule=rule)
 
 

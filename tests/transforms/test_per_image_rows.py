@@ -1,0 +1,303 @@
+"""TRT361 with TRT360's list of one result an image: a per-image NMS loop that returns a list, and its caller that
+flattens the list into rows with the image's index, taken flattened while tracing."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+import torch
+from safety import assert_same_run, import_source, run_once
+from support import rewrite, rules_found
+from test_per_image_nms import _export
+
+import torchvision_standin
+
+RULES = ("TRT360", "TRT361")
+
+
+@pytest.fixture(autouse=True)
+def torchvision_ops(monkeypatch):
+    monkeypatch.setitem(sys.modules, "torchvision", torchvision_standin)
+    # `from torchvision.ops.boxes import batched_nms`: the stand-in's functions as that module's
+    monkeypatch.setitem(sys.modules, "torchvision.ops", torchvision_standin.ops)
+    monkeypatch.setitem(sys.modules, "torchvision.ops.boxes", torchvision_standin.ops)
+
+
+# The library's per-image loop returns one dict an image: our own re-writing of Holocron's YOLO post-processing
+# (pylocron 0.3.0, holocron/models/detection/yolo.py:196-211, `_post_process`: the best class by `max(dim=-1)`,
+# objectness multiplied in place, `boxes[idx, score_mask]`, class-wise `batched_nms` with a keyword threshold,
+# an annotated empty list). The callers flatten it with the image's index: a loop over `enumerate` of a call
+# (benchmarks/real_zoo22.py's `_HOLO_ROWS`) and YOLOv7's comprehension (benchmarks/real_zoo19.py's `_ROWS`).
+SOURCE = """\
+import torch
+import torchvision
+from torch import Tensor
+from torchvision.ops.boxes import batched_nms
+
+
+def per_image(boxes: Tensor, objectness: Tensor, classes: Tensor, iou: float = 0.5,
+              threshold: float = 0.2) -> list[dict[str, Tensor]]:
+    found: list[dict[str, Tensor]] = []
+    for n in range(boxes.shape[0]):
+        best, label = classes[n].max(dim=-1)
+        best *= objectness[n]
+        keep = best >= threshold
+        picked, best, label = boxes[n, keep], best[keep], label[keep]
+        kept = batched_nms(picked, best, label, iou_threshold=iou)
+        found.append({"boxes": picked[kept], "scores": best[kept], "labels": label[kept]})
+    return found
+
+
+def per_image_rows(boxes: Tensor, scores: Tensor, iou: float = 0.5) -> list[Tensor]:
+    found = []
+    for n in range(boxes.shape[0]):
+        kept = torchvision.ops.nms(boxes[n], scores[n], iou)
+        found.append(torch.cat([boxes[n][kept], scores[n][kept, None]], 1))
+    return found
+
+
+def decode(x: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+    corner = x[..., :2].sigmoid() * 8
+    boxes = torch.cat([corner, corner + x[..., 2:4].sigmoid() * 4], -1)
+    return boxes, x[..., 4].sigmoid(), x[..., 5:].softmax(-1)
+
+
+class Dicts(torch.nn.Module):
+    def forward(self, x: Tensor) -> Tensor:
+        rows = []
+        for i, det in enumerate(per_image(*decode(x))):
+            rows.append(torch.cat([det['boxes'], det['scores'][:, None], det['labels'][:, None].to(x.dtype),
+                                   torch.full_like(det['scores'][:, None], i)], 1))
+        return torch.cat(rows)
+
+
+class Listed(torch.nn.Module):
+    def forward(self, x: Tensor) -> Tensor:
+        boxes, objectness, classes = decode(x)
+        out = per_image_rows(boxes, objectness)
+        return torch.cat([torch.cat([d, torch.full_like(d[:, :1], i)], 1) for i, d in enumerate(out)])
+
+
+class Zipped(torch.nn.Module):
+    # the index beside the entries by `zip(range(len(out)), out)`
+    def forward(self, x: Tensor) -> Tensor:
+        out = per_image(*decode(x))
+        rows = []
+        for i, det in zip(range(len(out)), out):
+            rows.append(torch.cat([det['boxes'], torch.full_like(det['scores'][:, None], i)], 1))
+        return torch.cat(rows)
+
+
+class Stacked(torch.nn.Module):
+    # the list itself, used another way: each entry as the loop made it
+    def forward(self, x: Tensor) -> list[dict[str, Tensor]]:
+        return per_image(*decode(x))
+"""
+NAMES = ("Dicts", "Listed", "Zipped")
+
+
+def _inputs(batch: int, generator: torch.Generator, candidates: int = 40) -> torch.Tensor:
+    return torch.randn(batch, candidates, 8, generator=generator) * 2
+
+
+def test_the_rewrite() -> None:
+    after = rewrite(SOURCE, select=RULES, unsafe=True)
+    assert ("    found: list[dict[str, Tensor]] = []\n"
+            "    if not torch.jit.is_scripting() and _trt_tracing():\n"
+            "        _trt_n = classes.shape[1]\n"
+            "        _trt_count = classes.shape[0]\n"
+            "        _trt_image = torch.arange(_trt_count * _trt_n, device=classes.device) // _trt_n\n"
+            "        best, label = classes.flatten(0, 1).max(dim=-1)\n"
+            "        best *= objectness.flatten(0, 1)\n"
+            "        keep = best >= threshold\n"
+            "        picked, best, label = boxes.flatten(0, 1)[keep], best[keep], label[keep]\n"
+            "        kept = _trt_nms_by_image(picked, best, label, _trt_image[keep], iou, _trt_count)\n"
+            "        found = _trt_per_image_list({\"boxes\": picked[kept], \"scores\": best[kept], "
+            "\"labels\": label[kept]}, _trt_image[keep][kept], _trt_count)\n"
+            "    else:\n"
+            "        for n in range(boxes.shape[0]):\n") in after
+    assert ("        rows = []\n"
+            "        _trt_results = per_image(*decode(x))\n"
+            "        _trt_flat = None\n"
+            "        if not torch.jit.is_scripting() and _trt_tracing():\n"
+            "            _trt_flat = _trt_flat_rows(_trt_results)\n"
+            "        if _trt_flat is not None:\n"
+            "            _trt_flat_image = _trt_flat_images(_trt_results)\n"
+            "            rows.append(torch.cat([_trt_flat['boxes'], _trt_flat['scores'][:, None], "
+            "_trt_flat['labels'][:, None].to(x.dtype), "
+            "_trt_image_fill(_trt_flat['scores'][:, None], _trt_flat_image)], 1))\n"
+            "        else:\n"
+            "            for i, det in enumerate(_trt_results):\n") in after
+    assert ("        _trt_flat = None\n"
+            "        if not torch.jit.is_scripting() and _trt_tracing():\n"
+            "            _trt_flat = _trt_flat_rows(out)\n"
+            "        if _trt_flat is not None:\n"
+            "            _trt_flat_image = _trt_flat_images(out)\n"
+            "            return torch.cat([torch.cat([_trt_flat, _trt_image_fill(_trt_flat[:, :1], _trt_flat_image)], "
+            "1)])\n"
+            "        else:\n"
+            "            return torch.cat([torch.cat([d, torch.full_like(d[:, :1], i)], 1) for i, d in "
+            "enumerate(out)])\n") in after
+    assert ("            _trt_flat_image = _trt_flat_images(out)\n"
+            "            rows.append(torch.cat([_trt_flat['boxes'], "
+            "_trt_image_fill(_trt_flat['scores'][:, None], _trt_flat_image)], 1))\n"
+            "        else:\n"
+            "            for i, det in zip(range(len(out)), out):\n") in after
+    assert "found = _trt_per_image_list(torch.cat([boxes.flatten(0, 1)[kept], scores.flatten(0, 1)[kept, None]]" \
+        in after
+    assert rewrite(after, select=RULES, unsafe=True) == after  # idempotent
+
+
+def _namespaces(tmp_path) -> tuple[dict, dict]:
+    return import_source(SOURCE, tmp_path), import_source(rewrite(SOURCE, select=RULES, unsafe=True), tmp_path)
+
+
+def _edge_inputs(batch: int, generator: torch.Generator) -> list[torch.Tensor]:
+    x = _inputs(batch, generator)
+    none_kept = x.clone()
+    none_kept[..., 4] = -50.0  # no objectness: no candidate passes the score filter
+    ties = x.clone()
+    ties[:, 1::2] = ties[:, 0::2]  # every box twice with the same score: NMS keeps one of each pair
+    odd = x.clone()
+    if batch:
+        odd[0, 0, :4] = torch.tensor([float("inf"), -float("inf"), float("nan"), 0.0])
+    return [x, torch.zeros_like(x), -x.abs(), none_kept, ties, odd]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_eager_code_runs_the_loops(name: str, tmp_path) -> None:
+    before, after = _namespaces(tmp_path)
+    original, rewritten = before[name](), after[name]()
+    generator = torch.Generator().manual_seed(0)
+    for batch in (1, 2, 3, 0):  # no image: torch.cat([]) raises in both
+        for x in _edge_inputs(batch, generator):
+            assert_same_run(run_once(original, [x]), run_once(rewritten, [x]), context=f"{name} {batch}")
+
+
+def test_a_list_of_another_origin_takes_the_loop(tmp_path) -> None:
+    _, after = _namespaces(tmp_path)
+    rows = [{"boxes": torch.ones(2, 4), "scores": torch.ones(2), "labels": torch.zeros(2, dtype=torch.long)}]
+    assert after["_trt_flat_rows"](rows) is None and after["_trt_flat_rows"](torch.ones(2)) is None
+
+
+def _tracing(monkeypatch, namespace: dict) -> None:
+    monkeypatch.setitem(namespace, "_trt_tracing", lambda: True)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_flattened_branches_keep_the_loops_rows(name: str, tmp_path, monkeypatch) -> None:
+    before, after = _namespaces(tmp_path)
+    _tracing(monkeypatch, after)
+    original, rewritten = before[name](), after[name]()
+    generator = torch.Generator().manual_seed(1)
+    for batch in (1, 2, 3, 5):
+        for x in _edge_inputs(batch, generator)[:5]:  # finite values: NMS of NaN boxes is unordered
+            expected, got = original(x), rewritten(x)
+            assert expected.dtype == got.dtype and torch.equal(expected, got), (name, batch)
+
+
+def test_the_list_is_the_loops_list(tmp_path, monkeypatch) -> None:
+    before, after = _namespaces(tmp_path)
+    _tracing(monkeypatch, after)
+    generator = torch.Generator().manual_seed(3)
+    for batch in (1, 3):
+        for x in _edge_inputs(batch, generator)[:5]:
+            expected, got = before["Stacked"]()(x), after["Stacked"]()(x)
+            assert len(expected) == len(got) == batch and hasattr(got, "trt_flat")
+            for one, other in zip(expected, got):
+                assert list(one) == list(other)
+                assert all(one[k].dtype == other[k].dtype and torch.equal(one[k], other[k]) for k in one)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_exported_graph_follows_the_batch(name: str, tmp_path) -> None:
+    before, after = _namespaces(tmp_path)
+    original, rewritten = before[name](), after[name]()
+    generator = torch.Generator().manual_seed(2)
+    session = _export(original, [_inputs(2, generator)])
+    x = _inputs(3, generator)
+    try:
+        (got,) = session.run(None, {"in0": x.numpy()})
+    except Exception:  # noqa: BLE001 - ONNX Runtime's refusal is the symptom too
+        got = None
+    assert got is None or got.shape != tuple(original(x).shape)  # the graph keeps the example's two images
+    session = _export(rewritten, [_inputs(2, generator)])
+    for batch in (2, 3, 1, 5):
+        x = _inputs(batch, generator)
+        (got,) = session.run(None, {"in0": x.numpy()})
+        expected = original(x)
+        assert got.shape == tuple(expected.shape), (name, batch)
+        assert torch.allclose(torch.from_numpy(got), expected, atol=1e-5), (name, batch)  # ORT's sigmoid rounding
+
+
+def test_a_script_compiles_none_of_it(tmp_path) -> None:
+    before, after = _namespaces(tmp_path)
+    x = _inputs(2, torch.Generator().manual_seed(4))
+    # Dicts: the stand-in's `torchvision.ops` is a namespace a script cannot read as `torchvision.ops.nms` (Listed)
+    assert torch.equal(torch.jit.script(after["Dicts"]())(x), before["Dicts"]()(x))
+    assert torch.equal(torch.jit.script(before["Dicts"]())(x), before["Dicts"]()(x))
+
+
+@pytest.mark.parametrize("loop", [
+    # no image column: not a flattening with the image's index
+    "    for i, det in enumerate(results):\n        rows.append(det['boxes'])\n",
+    # the image's index as a number
+    "    for i, det in enumerate(results):\n        rows.append(det['boxes'][:i])\n",
+    # another call on the entry
+    "    for i, det in enumerate(results):\n        rows.append(torch.full_like(mine(det['boxes']), i))\n",
+])
+def test_other_loops_are_left_alone(loop: str) -> None:
+    code = f"import torch\n\ndef f(results, mine):\n    rows = []\n{loop}    return torch.cat(rows)\n"
+    assert rules_found(code, select=("TRT361",)) == []
+
+
+def test_an_index_that_may_stop_early_is_left_alone() -> None:
+    code = ("import torch\n\ndef f(results, n):\n    rows = []\n    for i, det in zip(range(n), results):\n"
+            "        rows.append(torch.full_like(det['boxes'], i))\n    return torch.cat(rows)\n")
+    assert rules_found(code, select=("TRT361",)) == []
+    assert rules_found(code.replace("range(n)", "range(len(results))"), select=("TRT361",)) == ["TRT361"]
+
+
+def test_a_comprehension_over_a_call_is_left_alone() -> None:
+    # the list would be computed twice
+    code = ("import torch\n\ndef f(m, x):\n    return torch.cat([torch.cat([d, torch.full_like(d[:, :1], i)], 1) "
+            "for i, d in enumerate(m(x))])\n")
+    assert rules_found(code, select=("TRT361",)) == []
+
+
+def test_a_list_whose_images_a_continue_skips_is_named() -> None:
+    code = ("import torch\nimport torchvision\n\ndef f(boxes, scores):\n    found = []\n"
+            "    for n in range(boxes.shape[0]):\n        keep = torch.where(scores[n] > 0.5)[0]\n"
+            "        if not keep.numel():\n            continue\n"
+            "        keep = keep[torchvision.ops.nms(boxes[n][keep], scores[n][keep], 0.5)]\n"
+            "        found.append(boxes[n][keep])\n    return found\n")
+    assert rewrite(code, select=RULES, unsafe=True) == code
+
+
+def test_a_reverted_rewrite_gives_the_per_image_step() -> None:
+    from trtcodemod.migrate.manual_steps import PER_IMAGE_NMS_STEP, manual_step
+
+    for rule in RULES:
+        entry = {"rule": rule, "severity": "error", "kind": "baked", "op": "(unrolled loop)",
+                 "message": "fix reverted: not proved: the rewritten model's graph still differs"}
+        assert manual_step(entry) == PER_IMAGE_NMS_STEP
+
+
+@pytest.mark.parametrize("body", [
+    # in place on a view of an input: the flattened view may be a copy (or write the caller's tensor)
+    "        best = classes[n][:, 0]\n        best *= objectness[n]\n",
+    # a mask of rows already picked, beside the image's index: not the image's own candidates
+    "        high = best[best >= 0.2] > 0.5\n        picked = boxes[n, high]\n",
+    # a reduction across the candidates
+    "        best, label = classes[n].max(dim=0)\n",
+])
+def test_per_image_lists_it_cannot_carry_over_are_named(body: str) -> None:
+    code = ("import torch\nimport torchvision\n\ndef f(boxes, objectness, classes):\n    found = []\n"
+            "    for n in range(boxes.shape[0]):\n        best, label = classes[n].max(dim=-1)\n"
+            f"{body}"
+            "        keep = best >= 0.2\n"
+            "        kept = torchvision.ops.batched_nms(boxes[n, keep], best[keep], label[keep], 0.5)\n"
+            "        found.append({'boxes': boxes[n, keep][kept], 'scores': best[keep][kept]})\n    return found\n")
+    assert rewrite(code, select=RULES, unsafe=True) == code
+    assert rules_found(code, select=RULES) == ["TRT360"]

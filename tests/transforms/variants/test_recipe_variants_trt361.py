@@ -1,0 +1,125 @@
+"""A per-image NMS loop that returns one result an image (TRT360) and its caller's flattening (TRT361), on
+real-code variants.
+
+Each variant in ``tests/recipe_variants/trt361/`` is a small runnable model reduced from real code (cited in its
+docstring): Holocron's YOLO ``_post_process`` (one dict an image) under the zoo's row wrapper; coin-detector's
+``infer`` (one tensor an image) under YOLOv5's ``output_to_target`` and under YOLOv7's comprehension; Holocron's
+earlier loop that runs NMS under ``if torch.any(...)`` (named, not rewritten).
+
+The TorchScript export unrolls both loops with the example's batch. Rewritten from the code alone, each graph
+equals eager mode at other batches, on zeros, negatives, no candidate over the threshold and tied boxes, and eager
+mode is the loops themselves; ``migrate`` applies both rules at first contact and ends at exit 0.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+from support import migrate_json
+from variant_models import assert_eager_unchanged, assert_graph_within, built_variant, export_variant, seeded
+from variant_models import axes_json as _axes_json, line_of as _line_of, load_variant
+
+from trtcodemod.engine import Options, check_source, fix_source
+
+HERE = Path(__file__).resolve().parents[2] / "recipe_variants" / "trt361"
+RULES = ("TRT360", "TRT361")
+CODE_ALONE = Options(select=RULES, scope="all")
+UNSAFE = Options(select=RULES, scope="all", unsafe=True)
+#: torchvision's NMS functions in plain PyTorch (tests/transforms/torchvision_standin.py): no torchvision here.
+STANDIN = Path(__file__).resolve().parents[1] / "torchvision_standin.py"
+torchvision_standin = load_variant(STANDIN, "torchvision_standin")
+
+#: variant -> (builder, the producer's loop header, the callers' lines as written).
+TAKEN: dict[str, tuple[str, str, tuple[str, ...]]] = {
+    "holocron_post_process_rows": ("build", "for idx in range(boxes.shape[0]):",
+                                   ("for i, det in enumerate(self.m(x)):",)),
+    "coin_detector_output_to_target": ("build", "for boxes_, classes_ in zip(boxes, classes):",
+                                       ("for i, o in enumerate(self.m(x)):", "for i, d in enumerate(out)])")),
+}
+
+
+@pytest.fixture(autouse=True)
+def torchvision_ops(monkeypatch):
+    monkeypatch.setitem(sys.modules, "torchvision", torchvision_standin)
+
+
+def _finding_lines(path: Path) -> list[tuple[str, int]]:
+    found = check_source(path.read_bytes(), str(path.resolve()), CODE_ALONE)
+    return sorted((f.rule, f.line) for f in found)
+
+
+@pytest.mark.parametrize("name", list(TAKEN))
+def test_both_loops_are_found(name: str) -> None:
+    path = HERE / f"{name}.py"
+    _, producer, callers = TAKEN[name]
+    assert _finding_lines(path) == sorted([("TRT360", _line_of(path, producer)),
+                                           *(("TRT361", _line_of(path, c)) for c in callers)])
+
+
+def test_a_loop_that_decides_per_image_is_named_only() -> None:
+    path = HERE / "holocron_objectness_gate.py"
+    found = check_source(path.read_bytes(), str(path.resolve()), CODE_ALONE)
+    [nms] = [f for f in found if f.rule == "TRT360"]
+    assert "not rewritten" in nms.message and nms.line == _line_of(path, "for idx in range(objectness.shape[0]):")
+    # the caller's rewrite waits for a list the producer never makes here: eager and traced code keep the loop
+    assert "_trt_per_image_list" not in fix_source(path.read_bytes(), str(path.resolve()), UNSAFE).source.decode()
+
+
+def _sets(module, seed: int) -> dict[str, tuple[torch.Tensor]]:
+    def images(batch: int) -> torch.Tensor:
+        return torch.rand(batch, 3, 32, 32, generator=seeded(seed + batch))
+
+    ties = images(2)
+    ties[:, :, :, 16:] = ties[:, :, :, :16]  # every window twice: equal scores, overlapping boxes
+    return {"batch-1": (images(1),), "batch-3": (images(3),), "batch-5": (images(5),),
+            "zeros": (torch.zeros(2, 3, 32, 32),), "negatives": (-images(3),),
+            "no-candidate": (torch.full((2, 3, 32, 32), -30.0),), "ties": (ties,)}
+
+
+def _rewritten(name: str, builder: str, tmp_path: Path):
+    path = HERE / f"{name}.py"
+    new_source = fix_source(path.read_bytes(), str(path.resolve()), UNSAFE).source.decode()
+    assert "_trt_per_image_list(" in new_source and "_trt_flat = None" in new_source, new_source
+    new_path = tmp_path / f"{name}_rewritten.py"
+    new_path.write_text(new_source)
+    module, _ = built_variant(path, f"trt361_{name}")
+    rewritten_module, _ = built_variant(new_path, f"trt361_rewritten_{name}")
+    return module, getattr(module, builder)(), getattr(rewritten_module, builder)()
+
+
+@pytest.mark.parametrize("name,builder", [("holocron_post_process_rows", "build"),
+                                          ("coin_detector_output_to_target", "build"),
+                                          ("coin_detector_output_to_target", "build_comprehension")])
+def test_rewritten_from_the_code_alone_exports_and_equals_eager(name: str, builder: str, tmp_path: Path) -> None:
+    module, original, rewritten = _rewritten(name, builder, tmp_path)
+    rewritten.load_state_dict(original.state_dict())
+    example = module.inputs(seeded(0))
+    sets = _sets(module, 1)
+    assert_eager_unchanged(original, rewritten, {"example": example, **sets})
+    before, _ = export_variant(original, example, module.DYNAMIC, tmp_path / "before.onnx", tmp_path)
+    with pytest.raises((AssertionError, Exception)):  # noqa: B017 - the unrolled loops: other rows or a refusal
+        assert_graph_within(before, original, sets["batch-3"], 1e-5, "batch-3")
+    session, _ = export_variant(rewritten, example, module.DYNAMIC, tmp_path / "after.onnx", tmp_path)
+    for label, inputs in {"example": example, **sets}.items():
+        assert_graph_within(session, original, inputs, 1e-5, label)
+
+
+@pytest.mark.parametrize("name", list(TAKEN))
+def test_migrate_applies_both_rules(name: str, tmp_path: Path) -> None:
+    source = HERE / f"{name}.py"
+    path = tmp_path / source.name
+    shutil.copy(source, path)
+    (tmp_path / "torchvision").mkdir()
+    shutil.copy(STANDIN, tmp_path / "torchvision" / "__init__.py")
+    module, _ = built_variant(source, f"trt361_migrate_{name}")
+    report = migrate_json(path, _axes_json(module))
+    assert report["before"]["exported"] is True and report["before"]["faithful"] is False, report["before"]
+    assert report["exit_code"] == 0 and report["equivalent"] is True, (report["remaining"], report["reverted"])
+    applied = sorted((fix["rule"], fix["line"]) for fix in report["applied"])
+    _, producer, callers = TAKEN[name]
+    assert ("TRT360", _line_of(path, producer)) in applied and ("TRT361", _line_of(path, callers[0])) in applied
+    assert report["after"]["faithful"] is True

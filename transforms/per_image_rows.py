@@ -1,0 +1,249 @@
+"""TRT361: a list of one result an image flattened into rows with the image's index, taken flattened while tracing.
+
+``for i, det in enumerate(results): rows.append(torch.cat([det["boxes"], torch.full_like(det["scores"][:, None],
+i)], 1))`` then ``torch.cat(rows)`` (or ``torch.cat([torch.cat([d, torch.full_like(d[:, :1], i)], 1) for i, d in
+enumerate(out)])``): a trace unrolls it with the example's batch. Where ``results`` is the list TRT360 made while
+tracing from a per-image NMS loop (it carries every image's rows flattened and each row's image), the rewrite takes
+those rows at once; the loop stays for eager code and for any other list.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from trtcodemod.astutil import code_of, plain_read, strip_parens, walk
+from trtcodemod.rules import Example, Fix, RuleInfo, Safety, spelled
+from trtcodemod.transforms._runtime_scope import TRACING_HELPER, RuntimeScopeRule
+from trtcodemod.transforms.per_image_nms import _CAT, FILL_HELPER, Decline, Flattener, Kind, PerImageNms, _indented
+
+ROWS_HELPER = "_trt_flat_rows"
+IMAGES_HELPER = "_trt_flat_images"
+#: Names the rewrite binds (reserved prefix).
+_RESULTS, _FLAT, _IMAGES = "_trt_results", "_trt_flat", "_trt_flat_image"
+
+_ASSUMPTION = ("the list that TRT360's rewrite of a per-image loop made while tracing reaches the caller unchanged "
+               "(no entry added, removed, replaced or written in place since; a copy of it is another list, whose "
+               "loop is kept): its flattened rows are then its entries' rows, image by image")
+
+#: The rule's example: the caller's loop (before, and kept after for eager code).
+_LOOP = ("for i, det in enumerate(results):\n"
+         "    rows.append(torch.cat([det['boxes'], torch.full_like(det['scores'][:, None], i)], 1))\n")
+
+
+_COMPREHENSION = "return torch.cat([torch.cat([d, torch.full_like(d[:, :1], i)], 1) for i, d in enumerate(out)])\n"
+#: The rewrite's test (``results``: the list), up to the flattened statements.
+_TEST = (f"{_FLAT} = None\n"
+         f"if not torch.jit.is_scripting() and {TRACING_HELPER}():\n"
+         f"    {_FLAT} = {ROWS_HELPER}({{results}})\n"
+         f"if {_FLAT} is not None:\n"
+         f"    {_IMAGES} = {IMAGES_HELPER}({{results}})\n")
+
+
+
+class PerImageRows(RuntimeScopeRule):
+    needs_text = spelled("enumerate", "zip")
+    info = RuleInfo(
+        id="TRT361",
+        name="per-image-rows",
+        summary="a list of one result an image flattened into rows with the image's index: tracing unrolls it with "
+                "the example's batch; take the rows a per-image NMS loop (TRT360) left flattened",
+        doc=f"""\
+What it finds, in run-time code: a caller that turns a list of one result an image (a dict of
+rows, or a tensor of rows, as a per-image NMS loop returns: Holocron's YOLO `_post_process`,
+YOLOv5/v7's `non_max_suppression`) into one tensor of rows with an image-index column:
+`for i, det in enumerate(results):` (or `zip(range(len(results)), results)`) /
+`rows.append(torch.cat([det['boxes'], ...,
+torch.full_like(det['scores'][:, None], i)], 1))` / `torch.cat(rows)`, or the comprehension
+`torch.cat([torch.cat([d, torch.full_like(d[:, :1], i)], 1) for i, d in enumerate(out)])`. The body
+is what TRT360 carries over (row-wise work, picks, columns); `i` only as the image's column.
+
+Why it hurts: a traced export unrolls the loop with the example's batch: at another batch size the
+graph returns the example's number of images.
+
+The rewrite keeps the loop for eager code and for every list of another origin. Where the list is
+the one TRT360's rewrite of the per-image loop made while tracing (`{ROWS_HELPER}(results)` is then
+not `None`; a call that makes the list is computed once, before, as `{_RESULTS}`), it runs the
+body once on every image's rows flattened (`{ROWS_HELPER}`) with each row's
+image (`{IMAGES_HELPER}`) as the column `full_like(..., i)` made (`{FILL_HELPER}`): the same rows in
+the same order, images ascending. A script compiles none of it: the list is looked at only under
+`not torch.jit.is_scripting() and {TRACING_HELPER}()`, and the branch on `{_FLAT} is not None`
+holds for `None` a script knows statically.
+
+Fix safety: unsafe: {_ASSUMPTION}. `migrate` applies it with TRT360's rewrite of the loop that
+makes the list (the unrolled loops at both lines) and keeps it only where the rewritten model's
+graph is faithful and equivalent on its inputs.""",
+        fix=Safety.UNSAFE,
+        assumption=_ASSUMPTION,
+        examples=(
+            Example(
+                f"def rows_of(results):\n    rows = []\n{_indented(_LOOP, 4)}    return torch.cat(rows)\n",
+                "def rows_of(results):\n"
+                "    rows = []\n"
+                f"{_indented(_TEST.format(results='results'), 4)}"
+                f"        rows.append(torch.cat([{_FLAT}['boxes'], "
+                f"{FILL_HELPER}({_FLAT}['scores'][:, None], {_IMAGES})], 1))\n"
+                f"    else:\n{_indented(_LOOP, 8)}"
+                "    return torch.cat(rows)\n",
+                unsafe=True,
+            ),
+            Example(
+                f"def rows_of(out):\n    {_COMPREHENSION}",
+                "def rows_of(out):\n"
+                f"{_indented(_TEST.format(results='out'), 4)}"
+                f"        return torch.cat([torch.cat([{_FLAT}, {FILL_HELPER}({_FLAT}[:, :1], {_IMAGES})], 1)])\n"
+                f"    else:\n        {_COMPREHENSION}",
+                unsafe=True,
+            ),
+        ),
+        references=("https://pytorch.org/docs/stable/onnx_torchscript.html#tracing-vs-scripting",),
+    )
+
+    def visit_If(self, node: cst.If) -> None:
+        # the code this rule's rewrite kept for eager code and other lists: taken already
+        if type(node.orelse) is cst.Else and code_of(node.test).strip() == f"{_FLAT} is not None":
+            self._kept.add(id(node.orelse.body))
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        if not self.active() or id(node) in self._kept:
+            return
+        for position, statement in enumerate(node.body):
+            if type(statement) is cst.For:
+                self._loop(node.body, position, statement)
+            elif type(statement) is cst.SimpleStatementLine and len(statement.body) == 1:
+                self._comprehension(statement)
+
+    @property
+    def _kept(self) -> set[int]:
+        if not hasattr(self, "_kept_blocks"):
+            self._kept_blocks: set[int] = set()
+        return self._kept_blocks
+
+    def _enumerated(self, node: cst.BaseExpression, target: cst.BaseExpression) -> tuple[str, str, cst.BaseExpression] \
+            | None:
+        """(index, entry, list) of ``for i, det in enumerate(results)`` or ``zip(range(len(results)), results)``
+        (``results`` a plain read there: it is read twice; ``range`` of any other count may stop early)."""
+        node = strip_parens(node)
+        target = strip_parens(target)
+        if type(node) is not cst.Call or type(node.func) is not cst.Name \
+                or node.func.value not in ("enumerate", "zip") or self.context.qualified_names(node.func) \
+                or any(a.keyword or a.star for a in node.args) or type(target) is not cst.Tuple \
+                or len(target.elements) != 2 or any(type(e.value) is not cst.Name for e in target.elements):
+            return None
+        index, entry = target.elements[0].value.value, target.elements[1].value.value
+        if node.func.value == "enumerate":
+            return (index, entry, node.args[0].value) if len(node.args) == 1 else None
+        if len(node.args) != 2 or not plain_read(node.args[1].value):
+            return None
+        results = code_of(node.args[1].value).strip()
+        counted = strip_parens(node.args[0].value)
+        if type(counted) is not cst.Call or type(counted.func) is not cst.Name or counted.func.value != "range" \
+                or self.context.qualified_names(counted.func) or len(counted.args) != 1 \
+                or code_of(counted.args[0].value).strip() != f"len({results})" \
+                or self.context.qualified_names(strip_parens(counted.args[0].value).func):
+            return None
+        return index, entry, node.args[1].value
+
+    def _flattener(self, index: str, entry: str, uses_keys: bool) -> Flattener:
+        kind = Kind("record" if uses_keys else "rows", _IMAGES)
+        return Flattener(self, index, {}, {entry: (_FLAT, kind)})
+
+    @staticmethod
+    def _keyed(node: cst.CSTNode, entry: str) -> bool:
+        """Does ``node`` read ``entry[<string>]`` (the entries are dicts)?"""
+        return any(type(n) is cst.Subscript and type(n.value) is cst.Name and n.value.value == entry
+                   and len(n.slice) == 1 and type(n.slice[0].slice) is cst.Index
+                   and type(n.slice[0].slice.value) is cst.SimpleString for n in walk(node))
+
+    def _replacement(self, results: str, lines: list[str], original: cst.BaseStatement,
+                     hoisted: str | None = None) -> cst.FlattenSentinel:
+        """``_trt_flat = None``; while tracing (never in a script), the list's flattened rows; then ``lines`` where
+        there are any, else ``original``. A script drops the branch on ``None`` it knows statically, so the helpers'
+        untyped arguments never reach its compiler."""
+        statements = [] if hoisted is None else [cst.parse_statement(f"{_RESULTS} = {hoisted}\n")]
+        statements += [cst.parse_statement(f"{_FLAT} = None\n"),
+                       cst.parse_statement(f"if not torch.jit.is_scripting() and {TRACING_HELPER}():\n"
+                                           f"    {_FLAT} = {ROWS_HELPER}({results})\n"),
+                       cst.If(test=cst.parse_expression(f"{_FLAT} is not None"),
+                              body=cst.IndentedBlock(body=[cst.parse_statement(line + "\n") for line in
+                                                           [f"{_IMAGES} = {IMAGES_HELPER}({results})", *lines]]),
+                              orelse=cst.Else(body=cst.IndentedBlock(body=[original.with_changes(leading_lines=())])))]
+        statements[0] = statements[0].with_changes(leading_lines=original.leading_lines)
+        return cst.FlattenSentinel(statements)
+
+    def _loop(self, block, position: int, node: cst.For) -> None:
+        header = self._enumerated(node.iter, node.target) if node.orelse is None and node.asynchronous is None \
+            else None
+        if header is None or self._runs_nms(node):
+            return
+        index, entry, results = header
+        body = node.body.body if type(node.body) is cst.IndentedBlock else ()
+        small = [s.body[0] if type(s) is cst.SimpleStatementLine and len(s.body) == 1 else None for s in body]
+        if not small or any(s is None for s in small):
+            return
+        rule = PerImageNms  # its list helpers, on this rule's context
+        target = rule._appended(self, small[-1])
+        if target is None or not rule._list_made_before(self, block, position, target) \
+                or not rule._only_concatenated_after(self, block, position, target):
+            return
+        flattener = self._flattener(index, entry, self._keyed(node.body, entry))
+        lines: list[str] = []
+        try:
+            for statement in small[:-1]:
+                lines.append(flattener.assignment(statement))
+            lines.append(f"{target}.append({flattener.per_image(small[-1].value.args[0].value)})")
+        except (Decline, KeyError):
+            return
+        if FILL_HELPER not in flattener.helpers:
+            return  # no image column: not a flattening of per-image results this rule knows
+        if rule._read_after(self, block, position, {index, entry, *flattener.env}):
+            return
+        if plain_read(results):
+            replacement = self._replacement(code_of(results).strip(), lines, node)
+        else:
+            # the list is computed once, before the test, as the loop's header computed it
+            loop = node.with_changes(iter=node.iter.with_changes(args=[node.iter.args[0].with_changes(
+                value=cst.Name(_RESULTS))]))
+            replacement = self._replacement(_RESULTS, lines, loop, hoisted=code_of(results).strip())
+        self._report(node, replacement, flattener.helpers)
+
+    def _comprehension(self, statement: cst.SimpleStatementLine) -> None:
+        """``return torch.cat([<row> for i, d in enumerate(out)])`` (or an assignment of it), ``out`` a plain read."""
+        small = statement.body[0]
+        if type(small) not in (cst.Return, cst.Assign, cst.Expr) or small.value is None:
+            return
+        call = strip_parens(small.value)
+        if type(call) is not cst.Call or not self.context.refers_to(call.func, *_CAT) or len(call.args) != 1 \
+                or call.args[0].keyword or call.args[0].star:
+            return
+        listed = strip_parens(call.args[0].value)
+        if type(listed) is not cst.ListComp or listed.for_in.inner_for_in is not None or listed.for_in.ifs \
+                or listed.for_in.asynchronous is not None:
+            return
+        header = self._enumerated(listed.for_in.iter, listed.for_in.target)
+        if header is None or not plain_read(header[2]):
+            return
+        index, entry, results = header
+        results_text = code_of(results).strip()
+        flattener = self._flattener(index, entry, self._keyed(listed.elt, entry))
+        try:
+            row = flattener.per_image(listed.elt)
+        except (Decline, KeyError):
+            return
+        if FILL_HELPER not in flattener.helpers:
+            return
+        flat = code_of(small.with_changes(value=cst.parse_expression(f"{code_of(call.func).strip()}([{row}])")))
+        self._report(statement, self._replacement(results_text, [flat.strip()], statement), flattener.helpers)
+
+    def _runs_nms(self, node: cst.For) -> bool:
+        return PerImageNms._runs_nms(self, node)  # type: ignore[arg-type]  (TRT360's loops)
+
+    def _report(self, node: cst.CSTNode, replacement: cst.CSTNode, helpers: set[str]) -> None:
+        self.found(node, "a list of one result an image flattened into rows with the image's index: a traced "
+                         "export unrolls it with the example's batch; where the list is the one TRT360's rewrite of "
+                         f"a per-image NMS loop made while tracing, its rows are taken flattened; assumes "
+                         f"{_ASSUMPTION}",
+                   Fix({node: replacement}, safety=Safety.UNSAFE,
+                       helpers=(TRACING_HELPER, ROWS_HELPER, IMAGES_HELPER, *sorted(helpers))))
+
+
+RULES = (PerImageRows,)
