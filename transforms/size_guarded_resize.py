@@ -21,10 +21,13 @@ from trtcodemod.transforms._branch_building import comments_inside
 from trtcodemod.transforms._runtime_scope import TRACING_HELPER
 from trtcodemod.transforms._numpy_torch import configuration
 from trtcodemod.transforms._size_facts import TS_PITFALLS, SizeRule
+from trtcodemod.transforms.while_scan import _step
 
 _PAD = ("torch.nn.functional.pad",)
 _INTERPOLATE = ("torch.nn.functional.interpolate",)
 SIZE_WHERE_HELPER = "_trt_size_where"
+#: The size a `while` on a divisibility test steps to, the loop eagerly and its closed form traced.
+STEPPED_HELPER = "_trt_size_stepped"
 #: ``math.ceil``/``math.floor`` in a chosen number, and the size helpers that keep them traced.
 _ROUNDING_HELPERS = {"math.ceil": "_trt_size_ceil", "math.floor": "_trt_size_floor"}
 #: The local holding the test, evaluated once as the ``if`` did (reserved prefix: no user's name).
@@ -35,7 +38,7 @@ _COMPARISONS = (cst.Equal, cst.NotEqual, cst.LessThan, cst.LessThanEqual, cst.Gr
 
 
 class SizeGuardedResize(SizeRule):
-    needs_text = (b"if ",)
+    needs_text = (b"if ", b"while ")
     info = RuleInfo(
         id="TRT717",
         name="size-guarded-resize",
@@ -283,6 +286,20 @@ that work is then done every time in the graph.""",
                 "        _trt_size_choice = hq.shape[0] == 1\n"
                 "        hq = hq.repeat(_trt_size_where(_trt_size_choice, b, 1), 1, 1, 1)\n"
                 "        return torch.cat([x, hq], dim=1)\n",
+                unsafe=True,
+            ),
+            Example(
+                "class Pad(nn.Module):\n"
+                "    def forward(self, x):\n"
+                "        h = x.shape[2]\n"
+                "        while h % 8 != 0:\n"
+                "            h += 1\n"
+                "        return F.pad(x, (0, 0, 0, h - x.shape[2]))\n",
+                "class Pad(nn.Module):\n"
+                "    def forward(self, x):\n"
+                "        h = x.shape[2]\n"
+                "        h = _trt_size_stepped(h, 1, 8, 1, 0)\n"
+                "        return F.pad(x, (0, 0, 0, h - x.shape[2]))\n",
                 unsafe=True,
             ),
         ),
@@ -669,6 +686,39 @@ that work is then done every time in the graph.""",
         if any(id(a) not in given for a in value.args):
             return None  # ``output_size=`` or anything else: not a plain repeat
         return [repeats.value]
+
+    # -- a size stepped to a multiple -----------------------------------------------------
+
+    def visit_While(self, node: cst.While) -> None:
+        """``while _h * _scale % 64 != 0: _h += 1`` (ccvfi's ``resize``): a size stepped by one until a
+        divisibility test passes is a round up (or down) to a multiple of the test's period. It becomes
+        ``_h = _trt_size_stepped(_h, 1, 64, _scale, 0)``: the same loop in eager mode, the closed form
+        on the traced size while tracing."""
+        super_visit = getattr(super(), "visit_While", None)
+        if super_visit is not None:
+            super_visit(node)
+        if node.orelse is not None or not self._frames or not self.active():
+            return
+        found = _stepped_loop(node)
+        if found is None:
+            return
+        name, sign, test, returns, where = found
+        period, scale, offset = test
+        if any(self.is_tensor(e) or self.is_value(e) for e in (period, scale, offset)):
+            return
+        if not (self.size_derived(cst.Name(name)) or self.traced_at(where)):
+            return
+        call = helper_call(STEPPED_HELPER, cst.Name(name), _signed(sign),
+                           *(e.with_changes(lpar=[], rpar=[]) for e in (period, scale, offset)))
+        small = cst.Return(value=call) if returns else \
+            cst.Assign(targets=[cst.AssignTarget(cst.Name(name))], value=call)
+        line = cst.SimpleStatementLine(body=[small], leading_lines=[*node.leading_lines, *comments_inside(node)])
+        way = "up" if sign > 0 else "down"
+        shown = f"while {short_code(node.test)}:" + (" ... return" if returns else "")
+        self.found(where, f"`{shown}` steps `{name}` {way} to a multiple in Python: a traced export unrolls "
+                   "the loop as many times as the example ran it; "
+                   f"{STEPPED_HELPER} rounds {way} to the test's period in the graph while tracing (the loop in "
+                   "eager mode)", Fix({node: line}, safety=Safety.UNSAFE, helpers=(STEPPED_HELPER,)))
 
     # -- a choice between numbers ---------------------------------------------------------
 
@@ -1273,3 +1323,107 @@ def _computed_in(test: cst.BaseExpression) -> set[str]:
 
 
 RULES = (SizeGuardedResize,)
+
+
+def _signed(value: int) -> cst.BaseExpression:
+    return cst.Integer(str(value)) if value >= 0 else cst.UnaryOperation(cst.Minus(), cst.Integer(str(-value)))
+
+
+def _divisibility(test: cst.BaseExpression, name: str, stop: bool = False
+                  ) -> tuple[cst.BaseExpression, cst.BaseExpression, cst.BaseExpression] | None:
+    """``(period, scale, offset)`` for a test that holds while ``(name + offset) * scale % period != 0``:
+    ``E % k != 0`` or ``E % k`` (its truth), ``E`` being ``name``, ``name * s``, ``s * name``, ``name + c``
+    or ``name - c``, and ``(name // k) * k != name`` (the same test for integers: ``n == (n // k) * k + n % k``).
+    With ``stop``, the test that ends the loop instead: ``E % k == 0``, ``not E % k``, ``(name // k) * k ==
+    name``. The period, scale and offset may not read ``name``."""
+    wanted = cst.Equal if stop else cst.NotEqual
+    if stop and type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+        test = test.expression
+    elif type(test) is cst.Comparison and len(test.comparisons) == 1 \
+            and type(test.comparisons[0].operator) is wanted:
+        left, right = test.left, test.comparisons[0].comparator
+        if int_value(right) == 0 and _modulo(left):
+            test = left
+        else:
+            for product, other in ((left, right), (right, left)):
+                k = _whole_multiple(product, name)
+                if k is not None and type(other) is cst.Name and other.value == name and not other.lpar:
+                    return _free_of(name, k, cst.Integer("1"), cst.Integer("0"))
+            return None
+    elif stop:
+        return None
+    if not _modulo(test):
+        return None
+    shifted, period = test.left, test.right  # type: ignore[attr-defined]
+    scale: cst.BaseExpression = cst.Integer("1")
+    offset: cst.BaseExpression = cst.Integer("0")
+    if type(shifted) is cst.Name and shifted.value == name:
+        return _free_of(name, period, scale, offset)
+    if type(shifted) is not cst.BinaryOperation:
+        return None
+    left, right = shifted.left, shifted.right
+    is_name = lambda e: type(e) is cst.Name and e.value == name and not e.lpar  # noqa: E731
+    if type(shifted.operator) is cst.Multiply and (is_name(left) or is_name(right)):
+        scale = right if is_name(left) else left
+    elif type(shifted.operator) is cst.Add and (is_name(left) or is_name(right)):
+        offset = right if is_name(left) else left
+    elif type(shifted.operator) is cst.Subtract and is_name(left):
+        offset = cst.UnaryOperation(cst.Minus(), _parenthesized(right))
+    else:
+        return None
+    return _free_of(name, period, scale.with_changes(lpar=[], rpar=[]), offset)
+
+
+def _stepped_loop(node: cst.While
+                  ) -> tuple[str, int, tuple[cst.BaseExpression, ...], bool, cst.BaseExpression] | None:
+    """``(name, step, (period, scale, offset), returns, test)`` for ``while <divisibility test>: name += 1`` (or
+    ``-= 1``, ``name = name + 1``), or for ``while True:`` whose body is ``if <the test that ends it>: return
+    name`` then the step (Grad-TTS's ``fix_len_compatibility``; ``returns``: the loop returns the size)."""
+    if node.orelse is not None:
+        return None
+    if type(node.test) is cst.Name and node.test.value == "True":
+        lines = node.body.body if type(node.body) is cst.IndentedBlock else ()
+        if len(lines) != 2 or type(lines[0]) is not cst.If or lines[0].orelse is not None:
+            return None
+        check = lines[0]
+        step = _step(cst.IndentedBlock(body=[lines[1]]))
+        inner = check.body.body if type(check.body) is cst.IndentedBlock else ()
+        if step is None or len(inner) != 1 or type(inner[0]) is not cst.SimpleStatementLine \
+                or len(inner[0].body) != 1 or type(inner[0].body[0]) is not cst.Return:
+            return None
+        returned = inner[0].body[0].value
+        if type(returned) is not cst.Name or returned.value != step[0]:
+            return None
+        test = _divisibility(check.test, step[0], stop=True)
+        return (step[0], step[1], test, True, check.test) if test is not None else None
+    step = _step(node.body)
+    if step is None:
+        return None
+    test = _divisibility(node.test, step[0])
+    return (step[0], step[1], test, False, node.test) if test is not None else None
+
+
+def _modulo(expr: cst.BaseExpression) -> bool:
+    return type(expr) is cst.BinaryOperation and type(expr.operator) is cst.Modulo
+
+
+def _whole_multiple(expr: cst.BaseExpression, name: str) -> cst.BaseExpression | None:
+    """``k`` for ``(name // k) * k`` or ``k * (name // k)``, ``k`` written the same both times."""
+    if type(expr) is not cst.BinaryOperation or type(expr.operator) is not cst.Multiply:
+        return None
+    for quotient, k in ((expr.left, expr.right), (expr.right, expr.left)):
+        if type(quotient) is cst.BinaryOperation and type(quotient.operator) is cst.FloorDivide \
+                and type(quotient.left) is cst.Name and quotient.left.value == name \
+                and code_of(quotient.right.with_changes(lpar=[], rpar=[])) == code_of(k.with_changes(lpar=[], rpar=[])):
+            return k.with_changes(lpar=[], rpar=[])
+    return None
+
+
+def _parenthesized(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """``expr`` ready to follow a unary minus: an atom as it is, anything else in parentheses."""
+    return expr if type(expr) in (cst.Name, cst.Integer, cst.Attribute, cst.Float) else _paren(expr)
+
+
+def _free_of(name: str, *parts: cst.BaseExpression) -> tuple[cst.BaseExpression, ...] | None:
+    """``parts`` when none reads ``name`` (the loop changes it: the period must hold still)."""
+    return None if any(mentions_name(p, name) for p in parts) else tuple(parts)  # type: ignore[return-value]

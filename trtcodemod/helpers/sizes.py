@@ -312,3 +312,45 @@ def _trt_size_floor_div(t, d):
         return t // d  # a SymInt: torch.export keeps Python's floor division symbolic
     q = torch.div(t, d, rounding_mode="trunc")
     return q - (q * d > t).to(q.dtype)
+
+
+def _trt_size_stepped(value: int, step: int, period: int, scale: float, offset: int) -> int:
+    """The size ``while (value + offset) * scale % period != 0: value += step`` ends at (``step`` 1 or -1):
+    the loop itself, and while a trace passes a tensor size the closed form on the period of the test
+    (``((v + offset + m - 1) // m) * m - offset`` up, ``((v + offset) // m) * m - offset`` down): a traced
+    loop would unroll as many times as the example ran it (TRT717)."""
+    if not torch.jit.is_scripting() and torch.jit.is_tracing() and isinstance(value, torch.Tensor):
+        period_of_test = _trt_size_test_period(step, period, scale, offset)
+        if period_of_test > 0:
+            return _trt_size_stepped_traced(value, step, period_of_test, offset)
+    while (value + offset) * scale % period != 0:
+        value += step
+    return value
+
+
+@torch.jit.unused
+def _trt_size_test_period(step, period, scale, offset) -> int:
+    """The smallest ``m > 0`` with ``(n + offset) * scale % period == 0`` exactly where ``n + offset`` is a
+    multiple of ``m``, for Python numbers (``scale = p / q`` exactly, a float's own binary fraction:
+    ``m = period * q / gcd(period * q, p)``); 0 where there is none to take (a tensor, a scale of 0, inf or
+    NaN, an offset that is no integer, a period so long that the products it meets are not exact)."""
+    numbers = (int, float)
+    if step not in (1, -1) or isinstance(step, bool) or type(period) is not int or type(offset) is not int \
+            or type(scale) not in numbers or period == 0 or scale == 0 or scale != scale \
+            or scale in (float("inf"), float("-inf")):
+        return 0
+    p, q = scale.as_integer_ratio()
+    a, b = abs(period * q), abs(p)
+    while b:  # gcd: helpers import nothing but torch
+        a, b = b, a % b
+    m = abs(period * q) // a
+    return m if m <= 1 << 16 else 0
+
+
+@torch.jit.unused
+def _trt_size_stepped_traced(value, step, period, offset):
+    """The traced round to a multiple of ``period`` (positive), up or down by ``step``."""
+    shifted = value + offset
+    if step > 0:
+        shifted = shifted + (period - 1)
+    return _trt_size_floor_div(shifted, period) * period - offset

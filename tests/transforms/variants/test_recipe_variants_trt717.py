@@ -68,6 +68,13 @@ VARIANTS: dict[str, tuple[tuple[str, ...], str, list[list[tuple[int, ...]]]]] = 
     "dinov2_pos_encoding_shortcut": (("TRT717",), "        if not _trt_tracing() and (npatch == N and w == h):\n"
                                                   "            return self.pos_embed\n",
                                      [[(1, 3, 16, 8)], [(1, 3, 20, 20)]]),
+    # A size stepped up by a `while` until a scaled size divides by 16: the closed form while tracing.
+    "ccvfi_resize_loop": (("TRT712", "TRT717"), "    rows = _trt_size_stepped(rows, 1, 16, flow_scale, 0)\n"
+                                                "    cols = _trt_size_stepped(cols, 1, 16, flow_scale, 0)\n",
+                          [[(1, 6, 40, 50)], [(1, 6, 33, 17)]]),
+    # The same round up written `while True:` with the test that ends it and a `return`.
+    "gradtts_fix_len": (("TRT717",), "    return _trt_size_stepped(length, 1, 2**halvings, 1, 0)\n",
+                        [[(1, 4, 19)], [(1, 4, 13)]]),
 }
 
 
