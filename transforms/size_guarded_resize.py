@@ -6,7 +6,9 @@ changed (monai's patch embedding and Swin blocks, timm's MobileViT, Swin-Transfo
 `if` reads sizes, so the TorchScript export keeps the branch the example took. The rule
 drops the `if` and does the resize every time, in a form that leaves the tensor as it is
 where the condition was false. An `if` that only sets numbers (Swin's window shrunk to a small
-feature map) becomes a choice the trace keeps (``_trt_size_where``). What a size is comes from
+feature map) becomes a choice the trace keeps (``_trt_size_where``), and a ``while`` that steps a size to a
+multiple (``while h % 64: h += 1``) the loop's end in closed form while tracing (``_trt_size_stepped``). What a
+size is comes from
 :mod:`trtcodemod.transforms._size_facts`.
 """
 
@@ -117,6 +119,16 @@ export warned at the `if`, as for sizes a caller handed down) and whose body is 
   matches, resize it otherwise). Not one whose test already asks for the trace
   (`if not torch.jit.is_tracing() and ...`, transformers' form).
 
+And a `while` loop (no `else`) that steps a size by one until a divisibility test passes: a round
+up (or down) to a multiple. Its body is one step, `v += 1`, `v -= 1` or `v = v + 1`, and its test
+`E % k != 0` or `E % k` (its truth), `E` being `v`, `v * s`, `s * v`, `v + c` or `v - c`, or
+`(v // k) * k != v` (the same test for integers); `k`, `s` and `c` are no tensors and do not read
+`v`. ccvfi's `resize` (RIFE's frames grown until each side times the flow scale is a multiple of
+64): `while _h * _scale % 64 != 0: _h += 1`. Also `while True:` whose body is the test that ends
+it, returning the size, then the step (Grad-TTS's `fix_len_compatibility`: `if length %
+(2**num_downsamplings_in_unet) == 0: return length` then `length += 1`). `v` is a size, or the
+observed export warned at the test (a size handed down, a pad counted from 0).
+
 Why it hurts: under the TorchScript exporter each size is a traced tensor and the `if`
 turns it into a Python bool (a `TracerWarning`): the graph keeps the branch the example
 took. An example whose sizes are multiples of the window exports with no pad at all, and
@@ -173,6 +185,15 @@ exporter needs constant) the bake moves there or the export fails, and `migrate`
 candidate back. A shortcut is skipped while tracing: `if not _trt_tracing() and (<test>):`
 (the helper TRT726 inserts, true while `torch.jit.trace` or `torch.export` records the
 model), so the trace records the general path, and eager mode returns early as before.
+A `while` that steps a size to a multiple becomes `v = _trt_size_stepped(v, step, k, s, c)` (or
+`return ...` for the `while True:` form): in eager mode (and scripted) the same loop; while a trace
+passes a traced size, the loop's end in closed form, `((v + c + m - 1) // m) * m - c` up,
+`((v + c) // m) * m - c` down, where `m` is the test's period: the smallest `m` whose multiples
+`v + c` are exactly where `(v + c) * s % k == 0`, `k * q / gcd(k * q, p)` for the scale `s = p / q`
+as a float holds it exactly (64 for a scale of 1.0, 32 for 2.0, 128 for 0.5). A test without a scale
+passes 1.0 (the helper's `scale: float` for a scripted caller; `n * 1.0 % k` has the truth of `n % k`
+for every integer below 2**53). Where no such period can be taken (a scale of 0, inf or NaN, a tensor,
+a period over 2**16 such as a scale of 0.1's) the trace runs the loop, as the original did.
 
 Fix safety: unsafe. It assumes that where the condition is false the crop is to the
 tensor's own size and the resize or the broadcast to its own size (then a broadcast is a view of
@@ -199,14 +220,18 @@ it raises nothing new); with an `else`, both numbers are computed every time (ea
 nothing, by the forms above); the `if`'s local `_trt_size_choice` is new. A shortcut's rewrite changes nothing in eager mode
 (and nothing scripted); traced, it assumes that where the sizes match the code after it computes
 what it returns (a resize of the embedding to its own grid, which holds for finite values), and
-that work is then done every time in the graph.""",
+that work is then done every time in the graph. A stepped size's closed form assumes the products
+`(v + c) * s` the loop meets are exact in floating point (true for a scale that is a short binary
+fraction, 0.5, 1.5, 2.0, at sizes below 2**40): where a product rounds, the loop may stop elsewhere
+(or never), and the traced graph then differs from eager mode; eager mode runs the loop as written.""",
         fix=Safety.UNSAFE,
         assumption=("where the condition is false, the crop or resize is to the tensor's own size (a pad's amounts are "
                     "multiplied by the condition, a repeat's counts are 1 there, on a tensor with as many axes as "
                     "counts), a resized tensor holds finite values, nothing relies on getting "
                     "the same tensor object back, a number the `if` sets already holds a value, a flag set beside "
                     "a resize guards only work that leaves the tensor as it is where the test is false, and where a "
-                    "shortcut's sizes match, the code after it computes what it returns"),
+                    "shortcut's sizes match, the code after it computes what it returns, and a `while` stepping a size to a "
+                    "multiple meets only products of the size and the scale that are exact in floating point"),
         examples=(
             Example(
                 "class Embed(nn.Module):\n"
@@ -298,7 +323,7 @@ that work is then done every time in the graph.""",
                 "class Pad(nn.Module):\n"
                 "    def forward(self, x):\n"
                 "        h = x.shape[2]\n"
-                "        h = _trt_size_stepped(h, 1, 8, 1, 0)\n"
+                "        h = _trt_size_stepped(h, 1, 8, 1.0, 0)\n"
                 "        return F.pad(x, (0, 0, 0, h - x.shape[2]))\n",
                 unsafe=True,
             ),
@@ -1329,6 +1354,11 @@ def _signed(value: int) -> cst.BaseExpression:
     return cst.Integer(str(value)) if value >= 0 else cst.UnaryOperation(cst.Minus(), cst.Integer(str(-value)))
 
 
+#: The scale of a test that has none: a float, as the helper's ``scale: float`` asks of a scripted caller
+#: (``n * 1.0 % k`` has the truth of ``n % k`` for every integer below 2**53).
+_UNSCALED = cst.Float("1.0")
+
+
 def _divisibility(test: cst.BaseExpression, name: str, stop: bool = False
                   ) -> tuple[cst.BaseExpression, cst.BaseExpression, cst.BaseExpression] | None:
     """``(period, scale, offset)`` for a test that holds while ``(name + offset) * scale % period != 0``:
@@ -1348,14 +1378,14 @@ def _divisibility(test: cst.BaseExpression, name: str, stop: bool = False
             for product, other in ((left, right), (right, left)):
                 k = _whole_multiple(product, name)
                 if k is not None and type(other) is cst.Name and other.value == name and not other.lpar:
-                    return _free_of(name, k, cst.Integer("1"), cst.Integer("0"))
+                    return _free_of(name, k, _UNSCALED, cst.Integer("0"))
             return None
     elif stop:
         return None
     if not _modulo(test):
         return None
     shifted, period = test.left, test.right  # type: ignore[attr-defined]
-    scale: cst.BaseExpression = cst.Integer("1")
+    scale: cst.BaseExpression = _UNSCALED
     offset: cst.BaseExpression = cst.Integer("0")
     if type(shifted) is cst.Name and shifted.value == name:
         return _free_of(name, period, scale, offset)

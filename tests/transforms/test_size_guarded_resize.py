@@ -1418,3 +1418,197 @@ def test_pad_amounts_one_a_line_export_pads_at_every_size(tmp_path: Path) -> Non
                 matches[side, h, w] = matches.get((side, h, w), True) and same
     assert all(v for (side, _, _), v in matches.items() if side == "after"), matches
     assert not any(matches["before", h, w] for h, w in [(9, 6), (6, 13)]), matches
+
+
+# --- a size stepped to a multiple by a `while` loop: `while h % 8 != 0: h += 1` --------------------
+
+LOOPS = {  # name → (original function, a fragment of the rewrite)
+    # ccvfi's `resize`: the scaled size a multiple of 64 (here 8), a Python float scale.
+    "scaled_up": ('''
+def f(x: torch.Tensor, scale: float = 0.5):
+    _, _, h, w = x.shape
+    while h * scale % 8 != 0:
+        h += 1
+    return F.pad(x, (0, 0, 0, h - x.shape[2]))
+''', "    h = _trt_size_stepped(h, 1, 8, scale, 0)\n"),
+    "truth_of_the_remainder": ('''
+def f(x: torch.Tensor):
+    w = x.shape[-1]
+    while w % 4:
+        w = w + 1
+    return F.pad(x, (0, w - x.shape[-1]))
+''', "    w = _trt_size_stepped(w, 1, 4, 1.0, 0)\n"),
+    "whole_multiple_down": ('''
+def f(x: torch.Tensor):
+    w = x.shape[-1]
+    while (w // 4) * 4 != w:
+        w -= 1
+    return x[..., :w]
+''', "    w = _trt_size_stepped(w, -1, 4, 1.0, 0)\n"),
+    "offset_minus": ('''
+def f(x: torch.Tensor):
+    h = x.shape[2]
+    while (h - 1) % 4 != 0:
+        h += 1
+    return F.pad(x, (0, 0, 0, h - x.shape[2]))
+''', "    h = _trt_size_stepped(h, 1, 4, 1.0, -1)\n"),
+    "scale_on_the_left": ('''
+def f(x: torch.Tensor):
+    h = x.shape[2]
+    while 2 * h % 6:
+        h += 1
+    return F.pad(x, (0, 0, 0, h - x.shape[2]))
+''', "    h = _trt_size_stepped(h, 1, 6, 2, 0)\n"),
+    # Grad-TTS's `fix_len_compatibility`: `while True:`, the test that ends it, the size returned.
+    "while_true_return": ('''
+def size(x: torch.Tensor):
+    h = x.shape[2]
+    while True:
+        if not (h + 2) % 4:
+            return h
+        h += 1
+
+
+def f(x: torch.Tensor):
+    return F.pad(x, (0, 0, 0, size(x) - x.shape[2]))
+''', "    return _trt_size_stepped(h, 1, 4, 1.0, 2)\n"),
+}
+
+LOOPS_LEFT_ALONE = {
+    "a step of two": '''
+def f(x: torch.Tensor):
+    h = x.shape[2]
+    while h % 8 != 0:
+        h += 2
+    return h
+''',
+    "stepped while divisible": '''
+def f(x: torch.Tensor):
+    h = x.shape[2]
+    while h % 8 == 0:
+        h += 1
+    return h
+''',
+    "more in the body": '''
+def f(x: torch.Tensor):
+    h = x.shape[2]
+    n = 0
+    while h % 8 != 0:
+        h += 1
+        n += 1
+    return h, n
+''',
+    "a period that moves": '''
+def f(x: torch.Tensor):
+    h = x.shape[2]
+    while h % (h // 3 + 1) != 0:
+        h += 1
+    return h
+''',
+    "a scale read from a tensor": '''
+def f(x: torch.Tensor):
+    h = x.shape[2]
+    while h * x.mean() % 8 != 0:
+        h += 1
+    return h
+''',
+    "an else": '''
+def f(x: torch.Tensor):
+    h = x.shape[2]
+    while h % 8 != 0:
+        h += 1
+    else:
+        h = 0
+    return h
+''',
+    "a while True returning something else": '''
+def f(x: torch.Tensor):
+    h = x.shape[2]
+    while True:
+        if h % 8 == 0:
+            return h + 1
+        h += 1
+''',
+    "not a size": '''
+def f(x: torch.Tensor, n: int):
+    while n % 8 != 0:
+        n += 1
+    return x * n
+''',
+}
+
+
+@pytest.mark.parametrize("name", list(LOOPS_LEFT_ALONE))
+def test_loop_left_alone(name: str) -> None:
+    assert "TRT717" not in rules_found(HEADER + LOOPS_LEFT_ALONE[name])
+
+
+@pytest.mark.parametrize("name", list(LOOPS))
+def test_loop_rewrite_and_run(name: str, tmp_path: Path) -> None:
+    after, f_before, f_after = _rewritten(*LOOPS[name], tmp_path)
+    user_code = after[after.index("\ndef size(" if "\ndef size(" in after else "\ndef f("):]
+    assert "while" not in user_code, after
+    # Eager mode: the same values, sizes and dtypes, at sizes on and off the multiple, empty axes too.
+    shapes = [(1, 2, 8, 8), (1, 2, 9, 7), (2, 3, 13, 5), (1, 1, 0, 6), (1, 1, 5, 0)]
+    for shape in shapes:
+        for x in _values(shape) if 0 not in shape else [torch.zeros(shape)]:
+            assert_same(f_before(x), f_after(x))
+    # Traced at one size, the rewritten function follows every other size (the loop's graph keeps
+    # the example's); the original's trace does not.
+    traced_after = torch.jit.trace(f_after, (torch.randn(1, 2, 9, 7),), check_trace=False)
+    traced_before = torch.jit.trace(f_before, (torch.randn(1, 2, 9, 7),), check_trace=False)
+    for shape in [(1, 2, 8, 8), (1, 2, 13, 11), (1, 2, 30, 3)]:
+        x = torch.randn(shape)
+        assert_same(traced_after(x), f_before(x))
+    assert any(traced_before(torch.randn(s)).shape != f_before(torch.randn(s)).shape
+               for s in [(1, 2, 8, 8), (1, 2, 13, 11), (1, 2, 30, 3)])
+
+
+def _loop(value, step, period, scale, offset):
+    """The loop the helper stands for, as the user wrote it."""
+    while (value + offset) * scale % period != 0:
+        value += step
+    return value
+
+
+@pytest.mark.parametrize("scale", [1.0, 2.0, 0.5, 1.5, 0.25, 3])
+@pytest.mark.parametrize("step", [1, -1])
+def test_stepped_helper_is_the_loop(scale: float, step: int) -> None:
+    from trtcodemod.helpers.sizes import _trt_size_stepped, _trt_size_test_period
+
+    for period, offset in [(64, 0), (8, 3), (7, -2), (-8, 0)]:
+        m = _trt_size_test_period(step, period, scale, offset)
+        assert m > 0
+        # The size as the graph's output (0 * the input keeps it a traced value, negative ones too).
+        traced = torch.jit.trace(lambda x: x.sum() * 0 + _trt_size_stepped(x.shape[0], step, period, scale, offset),
+                                 (torch.zeros(5),), check_trace=False)
+        for n in [-9, -1, 0, 1, 5, 31, 64, 65, 127, 200]:
+            want = _loop(n, step, period, scale, offset)
+            assert _trt_size_stepped(n, step, period, scale, offset) == want
+            assert (want + offset) % m == 0  # the closed form's period, checked against the loop
+            if n >= 0:  # a size the trace can take: the traced closed form, at every size
+                assert int(traced(torch.zeros(n))) == want
+
+
+def test_stepped_helper_takes_the_loop_where_products_are_inexact() -> None:
+    from trtcodemod.helpers.sizes import _trt_size_test_period
+
+    # 0.1 is no short binary fraction: `n * 0.1 % 64` meets rounding, the closed form would not be the
+    # loop's; no period, so a trace runs the loop itself (and warns, as the original did).
+    assert _trt_size_test_period(1, 64, 0.1, 0) == 0
+    for bad in [(2, 64, 1.0, 0), (1, 0, 1.0, 0), (1, 64, 0.0, 0), (1, 64, float("nan"), 0),
+                (1, 64, float("inf"), 0), (1, 64, 1.0, 0.5), (1, 64.0, 1.0, 0)]:
+        assert _trt_size_test_period(*bad) == 0
+    with pytest.raises(ZeroDivisionError):  # what the user's loop raises
+        from trtcodemod.helpers.sizes import _trt_size_stepped
+        _trt_size_stepped(3, 1, 0, 1.0, 0)
+
+
+def test_stepped_rewrite_scripts(tmp_path: Path) -> None:
+    """The rewritten function scripts as the original does (the scale is written as a float)."""
+    code, _ = LOOPS["truth_of_the_remainder"]
+    after, f_before, f_after = _rewritten(*LOOPS["truth_of_the_remainder"], tmp_path)
+    scripted_before, scripted_after = torch.jit.script(f_before), torch.jit.script(f_after)
+    for shape in [(1, 2, 3, 8), (1, 2, 3, 9), (1, 1, 1, 0)]:
+        x = torch.randn(shape)
+        assert_same(scripted_before(x), scripted_after(x))

@@ -73,7 +73,7 @@ VARIANTS: dict[str, tuple[tuple[str, ...], str, list[list[tuple[int, ...]]]]] = 
                                                 "    cols = _trt_size_stepped(cols, 1, 16, flow_scale, 0)\n",
                           [[(1, 6, 40, 50)], [(1, 6, 33, 17)]]),
     # The same round up written `while True:` with the test that ends it and a `return`.
-    "gradtts_fix_len": (("TRT717",), "    return _trt_size_stepped(length, 1, 2**halvings, 1, 0)\n",
+    "gradtts_fix_len": (("TRT717",), "    return _trt_size_stepped(length, 1, 2**halvings, 1.0, 0)\n",
                         [[(1, 4, 19)], [(1, 4, 13)]]),
 }
 
