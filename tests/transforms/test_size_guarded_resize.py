@@ -1612,3 +1612,14 @@ def test_stepped_rewrite_scripts(tmp_path: Path) -> None:
     for shape in [(1, 2, 3, 8), (1, 2, 3, 9), (1, 1, 1, 0)]:
         x = torch.randn(shape)
         assert_same(scripted_before(x), scripted_after(x))
+
+
+def test_stepped_helper_with_a_traced_offset() -> None:
+    """``pad = 0`` then ``while (h + pad) % 4 != 0: pad += 1``: the count is a Python int, the size beside
+    it the traced one; the closed form follows the size."""
+    from trtcodemod.helpers.sizes import _trt_size_stepped
+
+    traced = torch.jit.trace(lambda x: x.sum() * 0 + _trt_size_stepped(0, 1, 4, 1.0, x.shape[0]),
+                             (torch.zeros(5),), check_trace=False)
+    for n in [0, 1, 4, 5, 6, 7, 8, 33]:
+        assert int(traced(torch.zeros(n))) == _loop(0, 1, 4, 1.0, n) == (-n) % 4

@@ -319,8 +319,10 @@ def _trt_size_stepped(value: int, step: int, period: int, scale: float, offset: 
     the loop itself, and while a trace passes a tensor size the closed form on the period of the test
     (``((v + offset + m - 1) // m) * m - offset`` up, ``((v + offset) // m) * m - offset`` down): a traced
     loop would unroll as many times as the example ran it (TRT717)."""
-    if not torch.jit.is_scripting() and torch.jit.is_tracing() and isinstance(value, torch.Tensor):
-        period_of_test = _trt_size_test_period(step, period, scale, offset)
+    if not torch.jit.is_scripting() and torch.jit.is_tracing() and (isinstance(value, torch.Tensor)
+                                                                    or isinstance(offset, torch.Tensor)):
+        # A traced offset too: `while (h + pad) % k != 0: pad += 1` steps a count beside a size.
+        period_of_test = _trt_size_test_period(step, period, scale, offset, value)
         if period_of_test > 0:
             return _trt_size_stepped_traced(value, step, period_of_test, offset)
     while (value + offset) * scale % period != 0:
@@ -329,13 +331,17 @@ def _trt_size_stepped(value: int, step: int, period: int, scale: float, offset: 
 
 
 @torch.jit.unused
-def _trt_size_test_period(step, period, scale, offset) -> int:
+def _trt_size_test_period(step, period, scale, offset, value=0) -> int:
     """The smallest ``m > 0`` with ``(n + offset) * scale % period == 0`` exactly where ``n + offset`` is a
     multiple of ``m``, for Python numbers (``scale = p / q`` exactly, a float's own binary fraction:
     ``m = period * q / gcd(period * q, p)``); 0 where there is none to take (a tensor, a scale of 0, inf or
-    NaN, an offset that is no integer, a period so long that the products it meets are not exact)."""
+    NaN, a value or an offset that is no integer, a period so long that the products it meets are not exact)."""
     numbers = (int, float)
-    if step not in (1, -1) or isinstance(step, bool) or type(period) is not int or type(offset) is not int \
+    integers = [n for n in (offset, value) if type(n) is not int]
+    if any(not isinstance(n, torch.Tensor) or n.dim() != 0 or n.is_floating_point() or n.dtype == torch.bool
+           for n in integers):
+        return 0
+    if step not in (1, -1) or isinstance(step, bool) or type(period) is not int \
             or type(scale) not in numbers or period == 0 or scale == 0 or scale != scale \
             or scale in (float("inf"), float("-inf")):
         return 0
