@@ -90,7 +90,9 @@ graph rounds twice). A `q` outside `[0, 1]` (a tensor's values read when the tra
 an empty or integer input, or a `dim` out of range keep `torch.quantile` and its error. TensorRT
 parses the sort as TopK with `K` = the length of the reduced axis, which must stay under 3840:
 channels or a window are fine; a quantile over a whole image's pixels (`dim=None`, or a flattened
-`(t h w)` axis) of more than 3840 elements builds no engine (TRT803/TRT804 name such TopKs).
+`(t h w)` axis) of 3840 elements or more builds no engine. The static check names such a TopK
+(TRT804) only where the graph shows its K: after a `reshape(b, -1)` with a dynamic batch, K is a
+`Shape` the check cannot bound, and nothing is reported.
 
 TensorRT versions: all (the export fails before TensorRT is involved).""",
         fix=Safety.SAFE,
