@@ -147,7 +147,8 @@ Where that arithmetic is the one argument of a `math` function that torch has to
 The rewrite of a `.tolist()` whose list only goes where a call reads each element as a number:
 `F.pad`'s `pad`, `F.interpolate`'s `size`, `torch.reshape`'s shape, the one list of sizes of
 `torch.zeros`-like functions and of a tensor's `view`, `reshape`, `expand`, `repeat`, `tile`,
-`new_zeros`... (`F.pad(x, pad.tolist())`, or `widths = pad.tolist()` when every later use of
+`new_zeros`... (`F.pad(x, pad.tolist())`, also copied by `tuple(...)` or `list(...)` there, or
+`widths = pad.tolist()` when every later use of
 `widths` in the function is one of those and nothing else assigns it; not a list that is indexed,
 measured with `len` or annotated, `n: List[int] = t.tolist()`, which `torch.jit.script` needs).
 It becomes `_trt_tolist(pad)`, an inserted helper that is `pad.tolist()` in eager mode, under
@@ -348,7 +349,18 @@ every TensorRT version.""",
         a pad width), which a traced 0-d tensor stands for: ``F.pad``'s ``pad``, ``F.interpolate``'s
         ``size``, the one list of sizes of ``torch.zeros``-like functions, ``torch.reshape`` and a
         tensor's ``view``/``reshape``/``expand``/``new_zeros``... (each checked to export a graph
-        that follows the traced elements with the TorchScript exporter)."""
+        that follows the traced elements with the TorchScript exporter). The list inside a
+        ``tuple(...)`` or ``list(...)`` there counts too: the copy holds the same elements."""
+        values = self._number_list_arguments(call)
+        for value in list(values):
+            if type(value) is cst.Call and type(value.func) is cst.Name and value.func.value in ("tuple", "list") \
+                    and len(value.args) == 1 and value.args[0].keyword is None and not value.args[0].star \
+                    and not self.context.resolver.binds(value.func.value):
+                values.append(value.args[0].value)
+        return values
+
+    def _number_list_arguments(self, call: cst.Call) -> list[cst.BaseExpression]:
+        """:meth:`_number_lists` without looking inside ``tuple(...)``."""
         qualified = self.context.qualified_names(call.func)
         for name, (position, keyword) in _NUMBER_LIST_ARGUMENTS.items():
             if name in qualified:

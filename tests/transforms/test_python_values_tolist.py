@@ -49,6 +49,9 @@ TAKEN = {
     "return torch.reshape(x, p.tolist())\n": "return torch.reshape(x, _trt_tolist(p))\n",
     "return x.new_zeros(p.tolist(), dtype=torch.int8)\n": "return x.new_zeros(_trt_tolist(p), dtype=torch.int8)\n",
     "return torch.zeros(p.tolist()) + x\n": "return torch.zeros(_trt_tolist(p)) + x\n",
+    # copied into a tuple first (pytracking's ltr/data/processing_utils.py:231 resizes a mask to
+    # `tuple(output_sz.flip(0).long().tolist())`, visionml/pytracking@7eb9e74b)
+    "return F.interpolate(x, tuple(p.flip(0).tolist()))\n": "return F.interpolate(x, tuple(_trt_tolist(p.flip(0))))\n",
 }
 
 #: bodies whose list is read otherwise too (or not as one list of numbers): reported, not rewritten
@@ -61,8 +64,9 @@ KEPT = [
     "return x.view(p.tolist(), 3)\n",  # not the one list
     "return torch.full(p.tolist(), 1.0)\n",  # not a function known to read its sizes so
     "return F.pad(x, [0, 0] + p.tolist())\n",  # concatenated first
-    "return F.pad(x, tuple(p.tolist()))\n",  # read by tuple()
     "return F.interpolate(x, scale_factor=p.tolist())\n",  # scale factors are floats, not sizes
+    "return F.pad(x, sorted(p.tolist()))\n",  # another function of the list
+    "tuple = list\n        return F.pad(x, tuple(p.tolist()))\n",  # not the builtin
 ]
 
 
