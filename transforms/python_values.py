@@ -17,7 +17,7 @@ Where they look is shared with the other deployment rules: see
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Iterable
 
 import libcst as cst
 
@@ -742,59 +742,58 @@ _NUMBER_LIST_ARGUMENTS = {
 TOLIST_HELPER = "_trt_tolist"
 
 
+def _reads_only_at(function: cst.FunctionDef, name: str,
+                   places: Callable[[cst.CSTNode], Iterable[int]]) -> list[cst.Name] | None:
+    """The reads of ``name`` in ``function`` when each is at a place ``places`` marks (the ids it
+    returns for each node, fed in source order), or None where one is elsewhere."""
+    allowed: set[int] = set()
+    not_reads: set[int] = set()  # attribute names, keywords and the assignment targets
+    reads: list[cst.Name] = []
+    for node in walk(function.body):
+        allowed.update(places(node))
+        kind = type(node)
+        if kind is cst.Attribute:
+            not_reads.add(id(node.attr))
+        elif kind is cst.Arg and node.keyword is not None:
+            not_reads.add(id(node.keyword))
+        elif kind is cst.AssignTarget:
+            not_reads.update(id(n) for n in walk(node.target) if type(n) is cst.Name)
+        elif kind is cst.Name and node.value == name and id(node) not in not_reads:
+            if id(node) not in allowed:
+                return None
+            reads.append(node)
+    return reads
+
+
 def _list_uses_only(function: cst.FunctionDef, name: str,
                     number_lists: Callable[[cst.Call], list[cst.BaseExpression]]) -> bool:
     """Is every read of ``name`` in ``function`` (at least one) a list argument whose elements the
     call reads as numbers (``F.pad(x, pad)``)? Anything else (``len(pad)``, ``pad[0]``, an f-string)
     would see 0-d tensors while tracing where it saw numbers."""
-    arguments: set[int] = set()
-    not_reads: set[int] = set()  # attribute names, keywords and the assignment targets
-    reads = 0
-    for node in walk(function.body):
-        kind = type(node)
-        if kind is cst.Call:
-            arguments.update(id(value) for value in number_lists(node))
-        elif kind is cst.Attribute:
-            not_reads.add(id(node.attr))
-        elif kind is cst.Arg and node.keyword is not None:
-            not_reads.add(id(node.keyword))
-        elif kind is cst.AssignTarget:
-            not_reads.update(id(n) for n in walk(node.target) if type(n) is cst.Name)
-        elif kind is cst.Name and node.value == name and id(node) not in not_reads:
-            if id(node) not in arguments:
-                return False
-            reads += 1
-    return reads > 0
+    return bool(_reads_only_at(function, name, lambda node: [
+        id(value) for value in number_lists(node)] if type(node) is cst.Call else []))
 
 
 def _number_uses_only(function: cst.FunctionDef, name: str, is_arange: Callable[[cst.Call], bool]) -> bool:
     """Is every read of ``name`` in ``function`` (at least one) a place where a 0-d tensor stands
     for the number: an operand of ``+ - * / // % **``, a slice bound, an argument of ``torch.arange``?"""
-    operands: set[int] = set()
-    not_reads: set[int] = set()  # attribute names, keywords and the assignment targets
-    reads: list[cst.Name] = []
     flow = _NumberFlow()
-    for node in walk(function.body):
+
+    def operands(node: cst.CSTNode) -> list[int]:
         kind = type(node)
+        found: list[int] = []
         if kind is cst.BinaryOperation and type(node.operator) in _ARITHMETIC:
-            operands.update(id(strip_parens(side)) for side in (node.left, node.right))
+            found = [id(strip_parens(side)) for side in (node.left, node.right)]
         elif kind is cst.UnaryOperation and type(node.operator) in (cst.Minus, cst.Plus):
-            operands.add(id(strip_parens(node.expression)))
+            found = [id(strip_parens(node.expression))]
         elif kind is cst.Slice:
-            operands.update(_slice_bounds(node))
+            found = _slice_bounds(node)
         elif kind is cst.Call and is_arange(node):
-            operands.update(_positional_numbers(node))
-        elif kind is cst.Attribute:
-            not_reads.add(id(node.attr))
-        elif kind is cst.Arg and node.keyword is not None:
-            not_reads.add(id(node.keyword))
-        elif kind is cst.AssignTarget:
-            not_reads.update(id(n) for n in walk(node.target) if type(n) is cst.Name)
-        elif kind is cst.Name and node.value == name and id(node) not in not_reads:
-            if id(node) not in operands:
-                return False
-            reads.append(node)
+            found = _positional_numbers(node)
         flow.note(node, is_arange)
+        return found
+
+    reads = _reads_only_at(function, name, operands)
     return bool(reads) and all(flow.top(read, lambda _: False) is not None for read in reads)
 
 
