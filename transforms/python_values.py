@@ -148,9 +148,9 @@ The rewrite of a `.tolist()` whose list only goes where a call reads each elemen
 `F.pad`'s `pad`, `F.interpolate`'s `size`, `torch.reshape`'s shape, the one list of sizes of
 `torch.zeros`-like functions and of a tensor's `view`, `reshape`, `expand`, `repeat`, `tile`,
 `new_zeros`... (`F.pad(x, pad.tolist())`, also copied by `tuple(...)` or `list(...)` there, or
-`widths = pad.tolist()` when every later use of
-`widths` in the function is one of those and nothing else assigns it; not a list that is indexed,
-measured with `len` or annotated, `n: List[int] = t.tolist()`, which `torch.jit.script` needs).
+`widths = pad.tolist()` when every later use of `widths` in the function is one of those and
+nothing else assigns it; not a list that is indexed, measured with `len` or annotated,
+`n: List[int] = t.tolist()`, which `torch.jit.script` needs).
 It becomes `_trt_tolist(pad)`, an inserted helper that is `pad.tolist()` in eager mode, under
 `torch.jit.script`, `torch.compile` and `torch.fx`, and for anything but a 1-D tensor; only while
 `torch.jit.trace` or `torch.export` records the model (`_trt_tracing()`) does it give the 1-D

@@ -32,7 +32,8 @@ def _unet_sets(example: tuple) -> dict[str, tuple]:
     generator = torch.Generator().manual_seed(1)
     return {
         "other-sizes": (torch.randn(2, 2, 17, 17, generator=generator), torch.randn(2, 3, 12, 12, generator=generator)),
-        "even-difference": (torch.randn(1, 2, 12, 12, generator=generator), torch.randn(1, 3, 8, 8, generator=generator)),
+        "even-difference": (torch.randn(1, 2, 12, 12, generator=generator),
+                            torch.randn(1, 3, 8, 8, generator=generator)),
         "same-size": (torch.randn(1, 2, 6, 6, generator=generator), torch.randn(1, 3, 6, 6, generator=generator)),
         "zeros": (torch.zeros(1, 2, 9, 9), torch.zeros(1, 3, 4, 4)),
         "negatives": (-torch.rand(1, 2, 10, 10, generator=generator) - 1, -torch.rand(1, 3, 7, 7, generator=generator)),
@@ -59,7 +60,8 @@ VARIANTS: dict[str, tuple[tuple[str, ...], str, Callable[[tuple], dict[str, tupl
         "skip-smaller": (torch.randn(1, 2, 4, 4), torch.randn(1, 3, 8, 8)),  # negative widths: a crop
         "unequal-differences": (torch.randn(1, 2, 10, 12), torch.randn(1, 3, 8, 8)),  # raises in both (cat)
     }),
-    "pytracking_patch_resample": (("TRT702",), 'return F.interpolate(patch, _trt_tolist(output_sz.long()), mode="bilinear")',
+    "pytracking_patch_resample": (("TRT702",),
+                                  'return F.interpolate(patch, _trt_tolist(output_sz.long()), mode="bilinear")',
                                   _pytracking_sets, {
         "inf-nan": (torch.tensor([float("inf"), float("nan"), -float("inf")]).repeat(40).reshape(1, 3, 5, 8),
                     torch.tensor([4.0, 6.0])),
