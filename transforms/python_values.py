@@ -5,7 +5,8 @@ A traced export records tensor operations only: a Python number read from a tens
 repeats the example input's value for every other input.
 
 - TRT702 reports ``.item()`` / ``.tolist()`` / ``.numpy()`` and ``int(t)``-style conversions
-  in forward code (detect only).
+  in forward code; it drops an ``.item()`` where a 0-d tensor stands for the number, and gives the
+  trace a ``.tolist()``'s elements where a call reads them as sizes (both unsafe).
 - TRT704 rewrites ``len(x)`` → ``x.shape[0]`` where an annotation proves ``x`` is a tensor,
   and reports it for unannotated ``forward`` parameters the method uses as tensors.
 
@@ -16,7 +17,7 @@ Where they look is shared with the other deployment rules: see
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Iterable
 
 import libcst as cst
 
@@ -143,14 +144,32 @@ Where that arithmetic is the one argument of a `math` function that torch has to
 (`math.exp(-gap.item() / tau)`), the call becomes the torch function on the tensor
 (`torch.exp(-gap / tau)`): `math.exp` would read the tensor back into a number.
 
+The rewrite of a `.tolist()` whose list only goes where a call reads each element as a number:
+`F.pad`'s `pad`, `F.interpolate`'s `size`, `torch.reshape`'s shape, the one list of sizes of
+`torch.zeros`-like functions and of a tensor's `view`, `reshape`, `expand`, `repeat`, `tile`,
+`new_zeros`... (`F.pad(x, pad.tolist())`, also copied by `tuple(...)` or `list(...)` there, or
+`widths = pad.tolist()` when every later use of `widths` in the function is one of those and
+nothing else assigns it; not a list that is indexed, measured with `len` or annotated,
+`n: List[int] = t.tolist()`, which `torch.jit.script` needs).
+It becomes `_trt_tolist(pad)`, an inserted helper that is `pad.tolist()` in eager mode, under
+`torch.jit.script`, `torch.compile` and `torch.fx`, and for anything but a 1-D tensor; only while
+`torch.jit.trace` or `torch.export` records the model (`_trt_tracing()`) does it give the 1-D
+tensor's elements as 0-d tensors (`list(pad.unbind(0))`), which those calls read as the numbers:
+the TorchScript exporter's graph then computes the pad widths or sizes from the input (a `Pad`
+whose pads, a `Resize` or `Reshape` whose sizes follow it) where `tolist` left the example's.
+Under `torch.export` (the dynamo exporter) the elements reach the call as the numbers they hold,
+as the list did (a size computed from `torch.tensor(x.shape)` is specialized there before the
+`tolist` either way).
+
 Fix safety: unsafe. Assumption: a 0-d tensor behaves as the Python number did in that
-arithmetic. Values can differ in the last bits (a Python float is a double; the tensor keeps
+arithmetic (for `.tolist()`: in the call that reads the list, while tracing; eager code is
+unchanged). Values can differ in the last bits (a Python float is a double; the tensor keeps
 its dtype, float32 say; `int()` of a NaN or of a value past int64 raises where `.long()` does
 not), the results become 0-d tensors instead of numbers (whatever later
 reads them as numbers, `range(n)` or an f-string, sees a tensor), and the result dtype
 follows tensor promotion; where `math` raises (`math.log(0)`, `math.sqrt(-1)`, an overflow
 in `math.exp`), torch returns -inf, NaN or inf. `migrate` tries it as a candidate where the export bakes the value
-and keeps it only when the rewritten model is equivalent on every input set. `.tolist()`,
+and keeps it only when the rewritten model is equivalent on every input set. Other `.tolist()`,
 `.numpy()` and `int(t)`-style conversions are reported only. Code under `if self.training:`
 or `if not torch.jit.is_tracing():` is not reported: the export does not run it. Applies to
 every TensorRT version.""",
@@ -195,6 +214,19 @@ every TensorRT version.""",
                 "        return x[:, :n]\n",
                 unsafe=True,
             ),
+            Example(
+                "class CenterCrop(nn.Module):\n"
+                "    def forward(self, skip, x):\n"
+                "        crop = torch.tensor(skip.shape)[2:] - torch.tensor(x.shape)[2:]\n"
+                "        pad = -torch.stack((crop // 2, crop - crop // 2)).t().flatten()\n"
+                "        return F.pad(skip, pad.tolist())\n",
+                "class CenterCrop(nn.Module):\n"
+                "    def forward(self, skip, x):\n"
+                "        crop = torch.tensor(skip.shape)[2:] - torch.tensor(x.shape)[2:]\n"
+                "        pad = -torch.stack((crop // 2, crop - crop // 2)).t().flatten()\n"
+                "        return F.pad(skip, _trt_tolist(pad))\n",
+                unsafe=True,
+            ),
         ),
         references=(_AVOIDING_PITFALLS, "https://pytorch.org/docs/stable/generated/torch.Tensor.item.html"),
     )
@@ -214,6 +246,8 @@ every TensorRT version.""",
         self._math_calls: list[tuple[cst.Call, str]] = []
         #: ``int(t.item())``: the ``.item()`` call's id → the ``int`` call that holds the number.
         self._int_of: dict[int, cst.Call] = {}
+        #: The list arguments of calls that read each element as a number (``F.pad``'s ``pad``).
+        self._list_args: set[int] = set()
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
         if type(node.operator) in _ARITHMETIC:
@@ -310,6 +344,54 @@ every TensorRT version.""",
                        safety=Safety.UNSAFE)
         return Fix({node: receiver}, safety=Safety.UNSAFE)
 
+    def _number_lists(self, call: cst.Call) -> list[cst.BaseExpression]:
+        """The arguments of ``call`` that are lists whose every element it reads as a number (a size,
+        a pad width), which a traced 0-d tensor stands for: ``F.pad``'s ``pad``, ``F.interpolate``'s
+        ``size``, the one list of sizes of ``torch.zeros``-like functions, ``torch.reshape`` and a
+        tensor's ``view``/``reshape``/``expand``/``new_zeros``... (each checked to export a graph
+        that follows the traced elements with the TorchScript exporter). The list inside a
+        ``tuple(...)`` or ``list(...)`` there counts too: the copy holds the same elements."""
+        values = self._number_list_arguments(call)
+        for value in list(values):
+            if type(value) is cst.Call and type(value.func) is cst.Name and value.func.value in ("tuple", "list") \
+                    and len(value.args) == 1 and value.args[0].keyword is None and not value.args[0].star \
+                    and not self.context.resolver.binds(value.func.value):
+                values.append(value.args[0].value)
+        return values
+
+    def _number_list_arguments(self, call: cst.Call) -> list[cst.BaseExpression]:
+        """:meth:`_number_lists` without looking inside ``tuple(...)``."""
+        qualified = self.context.qualified_names(call.func)
+        for name, (position, keyword) in _NUMBER_LIST_ARGUMENTS.items():
+            if name in qualified:
+                return [arg.value for index, arg in enumerate(call.args) if not arg.star and (
+                    (arg.keyword is None and index == position)
+                    or (arg.keyword is not None and arg.keyword.value == keyword))]
+        positional = [arg.value for arg in call.args if arg.keyword is None]
+        if len(positional) != 1 or any(arg.star for arg in call.args):
+            return []  # `x.view(h, w)` takes numbers, not a list
+        if _NUMBER_FUNCTIONS.intersection(qualified) and "torch.arange" not in qualified:
+            return positional
+        parts = method_call(call)
+        if not qualified and parts is not None and parts[1] in _SIZE_LIST_METHODS:
+            return positional
+        return []
+
+    def _tolist_fix(self, node: cst.Call) -> Fix | None:
+        """``t.tolist()`` → ``_trt_tolist(t)`` where the list only goes where a call reads each element
+        as a number (see the rule's doc): eager code keeps ``tolist``, a trace gets the elements."""
+        if not self._functions:
+            return None
+        if id(node) not in self._list_args:
+            name = self._assigned.get(id(node))
+            function = self._functions[-1]
+            if name is None or len(self.context.resolver.bindings(function).sites.get(name, ())) != 1:
+                return None  # bound elsewhere too: another value may reach the same uses
+            if not _list_uses_only(function, name, self._number_lists):
+                return None
+        receiver = strip_parens(method_call(node)[0])  # type: ignore[index]  # `(-p).tolist()` → `_trt_tolist(-p)`
+        return Fix({node: helper_call(TOLIST_HELPER, receiver)}, safety=Safety.UNSAFE, helpers=(TOLIST_HELPER,))
+
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._functions.append(node)
         names: set[str] = set()
@@ -369,6 +451,7 @@ every TensorRT version.""",
     def visit_Call(self, node: cst.Call) -> None:
         if self._reads_numbers(node):
             self._operands.update(_positional_numbers(node))
+        self._list_args.update(id(value) for value in self._number_lists(node))
         self._flow.note(node, self._reads_numbers)
         function = self._math_function(node)
         if function is not None:
@@ -388,7 +471,7 @@ every TensorRT version.""",
                 return
             if self._observed.reads_values(node) is False and not self._is_tensor(receiver):
                 return  # it ran and read no tensor value: a NumPy scalar's `.item()`, say
-            fix = self._item_fix(node) if method == "item" else None
+            fix = self._item_fix(node) if method == "item" else self._tolist_fix(node) if method == "tolist" else None
             self.found(node, f"`.{method}()` turns a tensor into a Python value: the traced export keeps the "
                        "example's value as a constant; keep it a tensor or pass it in as an input", fix)
             return
@@ -648,36 +731,69 @@ _NUMBER_FUNCTIONS = frozenset({"torch.arange", "torch.zeros", "torch.ones", "tor
                                "torch.randn"})
 #: Tensor methods whose positional arguments are sizes.
 _SIZE_METHODS = frozenset({"view", "reshape", "expand", "repeat", "new_zeros", "new_ones", "new_empty", "tile"})
+#: Tensor methods that take their sizes as one list, each element read as a number.
+_SIZE_LIST_METHODS = _SIZE_METHODS
+#: Functions → (position, keyword) of their argument that is a list of numbers (pad widths, sizes).
+_NUMBER_LIST_ARGUMENTS = {
+    "torch.nn.functional.pad": (1, "pad"), "torch.nn.functional.interpolate": (1, "size"),
+    "torch.nn.functional.upsample": (1, "size"), "torch.reshape": (1, "shape"),
+}
+#: TRT702's helper for a ``tolist`` of sizes (``trtcodemod.helpers.tracing``).
+TOLIST_HELPER = "_trt_tolist"
 
 
-def _number_uses_only(function: cst.FunctionDef, name: str, is_arange: Callable[[cst.Call], bool]) -> bool:
-    """Is every read of ``name`` in ``function`` (at least one) a place where a 0-d tensor stands
-    for the number: an operand of ``+ - * / // % **``, a slice bound, an argument of ``torch.arange``?"""
-    operands: set[int] = set()
+def _reads_only_at(function: cst.FunctionDef, name: str,
+                   places: Callable[[cst.CSTNode], Iterable[int]]) -> list[cst.Name] | None:
+    """The reads of ``name`` in ``function`` when each is at a place ``places`` marks (the ids it
+    returns for each node, fed in source order), or None where one is elsewhere."""
+    allowed: set[int] = set()
     not_reads: set[int] = set()  # attribute names, keywords and the assignment targets
     reads: list[cst.Name] = []
-    flow = _NumberFlow()
     for node in walk(function.body):
+        allowed.update(places(node))
         kind = type(node)
-        if kind is cst.BinaryOperation and type(node.operator) in _ARITHMETIC:
-            operands.update(id(strip_parens(side)) for side in (node.left, node.right))
-        elif kind is cst.UnaryOperation and type(node.operator) in (cst.Minus, cst.Plus):
-            operands.add(id(strip_parens(node.expression)))
-        elif kind is cst.Slice:
-            operands.update(_slice_bounds(node))
-        elif kind is cst.Call and is_arange(node):
-            operands.update(_positional_numbers(node))
-        elif kind is cst.Attribute:
+        if kind is cst.Attribute:
             not_reads.add(id(node.attr))
         elif kind is cst.Arg and node.keyword is not None:
             not_reads.add(id(node.keyword))
         elif kind is cst.AssignTarget:
             not_reads.update(id(n) for n in walk(node.target) if type(n) is cst.Name)
         elif kind is cst.Name and node.value == name and id(node) not in not_reads:
-            if id(node) not in operands:
-                return False
+            if id(node) not in allowed:
+                return None
             reads.append(node)
+    return reads
+
+
+def _list_uses_only(function: cst.FunctionDef, name: str,
+                    number_lists: Callable[[cst.Call], list[cst.BaseExpression]]) -> bool:
+    """Is every read of ``name`` in ``function`` (at least one) a list argument whose elements the
+    call reads as numbers (``F.pad(x, pad)``)? Anything else (``len(pad)``, ``pad[0]``, an f-string)
+    would see 0-d tensors while tracing where it saw numbers."""
+    return bool(_reads_only_at(function, name, lambda node: [
+        id(value) for value in number_lists(node)] if type(node) is cst.Call else []))
+
+
+def _number_uses_only(function: cst.FunctionDef, name: str, is_arange: Callable[[cst.Call], bool]) -> bool:
+    """Is every read of ``name`` in ``function`` (at least one) a place where a 0-d tensor stands
+    for the number: an operand of ``+ - * / // % **``, a slice bound, an argument of ``torch.arange``?"""
+    flow = _NumberFlow()
+
+    def operands(node: cst.CSTNode) -> list[int]:
+        kind = type(node)
+        found: list[int] = []
+        if kind is cst.BinaryOperation and type(node.operator) in _ARITHMETIC:
+            found = [id(strip_parens(side)) for side in (node.left, node.right)]
+        elif kind is cst.UnaryOperation and type(node.operator) in (cst.Minus, cst.Plus):
+            found = [id(strip_parens(node.expression))]
+        elif kind is cst.Slice:
+            found = _slice_bounds(node)
+        elif kind is cst.Call and is_arange(node):
+            found = _positional_numbers(node)
         flow.note(node, is_arange)
+        return found
+
+    reads = _reads_only_at(function, name, operands)
     return bool(reads) and all(flow.top(read, lambda _: False) is not None for read in reads)
 
 

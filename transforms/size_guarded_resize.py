@@ -51,7 +51,8 @@ What it finds, in forward code: an `if` (with no `else`, or an `else` that only 
 input as it is: `else: x_pad = x`) whose condition compares sizes
 (`if w % p != 0:`, `if pad_r > 0 or pad_b > 0:`, `if new_h != H or new_w != W:`; what a size
 is as for TRT711-TRT716, and a size of an object not shown to be a tensor where the observed
-export warned at the `if`, as for sizes a caller handed down) and whose body is one assignment that resizes the same name:
+export warned at the `if`, as for sizes a caller handed down) and whose body is one assignment that resizes the same name
+(also written on the `if`'s own line: Real-CUGAN's `if (w0 != pw or h0 != ph): x = x[:, :, :h0 * 4, :w0 * 4]`):
 - `x = F.pad(x, (...))` with the amounts written out (monai's `PatchEmbed`: pad to the next
   multiple of the patch only when the size is not one);
 - `x = x[:, :H, :W]` or `x = x[:, :H, :W].contiguous()`: a crop from the start of each axis
@@ -423,7 +424,7 @@ fraction, 0.5, 1.5, 2.0, at sizes below 2**40): where a product rounds, the loop
         ``return`` of one) with ``new_value`` as its value, the pad's
         local as ``scaled``; the ``if``'s comments above them, its flag's line and ``after`` (the
         ``return x`` an early return skipped) removed, their comments kept."""
-        lines = list(node.body.body)  # type: ignore[attr-defined]
+        lines = _body_lines(node) or []
         # The if's comments (its header's, the branch's) stay, above the statements that are left.
         owns = {line.trailing_whitespace.comment.value for line in lines
                 if type(line) is cst.SimpleStatementLine and line.trailing_whitespace.comment is not None}
@@ -530,10 +531,11 @@ fraction, 0.5, 1.5, 2.0, at sizes below 2**40): where a product rounds, the loop
         statement a line: ``pad_values = (0, p - w % p)`` before ``x = F.pad(x, pad_values)`` (a local
         read nowhere else before it is bound again: transformers' Swin), ``interpolate = True`` beside
         the resize (a flag recording that it was done: transformers' MobileViT). None otherwise."""
-        if type(node.body) is not cst.IndentedBlock:
+        lines = _body_lines(node)
+        if lines is None:
             return None
         assigns = []
-        for line in node.body.body:
+        for line in lines:
             if type(line) is not cst.SimpleStatementLine or len(line.body) != 1 or type(line.body[0]) is not cst.Assign:
                 return None
             assign = line.body[0]
@@ -1121,6 +1123,18 @@ def _single_assignment(body: cst.BaseSuite) -> cst.Assign | None:
     if len(assign.targets) != 1 or type(assign.targets[0].target) is not cst.Name:
         return None
     return assign
+
+
+def _body_lines(node: cst.If) -> list[cst.BaseStatement] | None:
+    """The branch's statements, one a line: an indented block's, or the one statement written on the
+    ``if``'s own line (Real-CUGAN's ``if (w0 != pw or h0 != ph): x = x[:, :, :h0 * 4, :w0 * 4]``) as a
+    line of its own, its comment kept at its end. None for several statements on that line."""
+    if type(node.body) is cst.IndentedBlock:
+        return list(node.body.body)
+    suite = node.body
+    if type(suite) is not cst.SimpleStatementSuite or len(suite.body) != 1:
+        return None
+    return [cst.SimpleStatementLine(body=[suite.body[0]], trailing_whitespace=suite.trailing_whitespace)]
 
 
 def _unchanged_in_else(node: cst.If, target: str) -> str | None:

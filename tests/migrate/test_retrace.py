@@ -1085,3 +1085,52 @@ def test_a_list_of_one_tensor_per_image_is_named_as_repeating_with_the_batch(tmp
     assert first_difference(a, wider) is not None and repeated_at(a, wider, where) is None
     x, y = repeated_at(a, more, where)
     assert 0 < x < y
+
+
+def test_the_rewritten_models_same_graph_also_answers_what_the_originals_second_trace_located() -> None:
+    """Real-CUGAN x3 (ccrestoration 0.2.2 upcunet_arch.py:743-752): `if tile_mode == 0:` (TRT101, no fix)
+    holds the crop's guard, whose TracerWarning is a bake, and the crop `x[:, :, : h0 * 3, : w0 * 3]`,
+    the first node the original's graph differed at (a "(retraced graph)" problem, no warning of its
+    own). TRT717 crops every time; the rewritten model's graph is the same at both sizes, and that
+    verdict covers the differing node's line and the unrolled loops too. A verdict on the original's
+    graph does not: there they are what differs."""
+    from trtcodemod.migrate.retrace import JUDGED_AFTER, RETRACED_GRAPH, UNROLLED
+
+    path = "/zoo/upcunet_arch.py"
+    guard = _constant(path, 751)
+    crop = Problem("baked", path, 752, RETRACED_GRAPH, None, "differs first at a Mul node", "error", "torchscript")
+    loop = Problem("baked", path, 760, UNROLLED, None, "`for i in range(n):` repeats", "error", "torchscript")
+    lines = {(path, 751), (path, 752), (path, 760)}
+    after = Retrace(lines, True, "the rewritten model's graph traced at x (batch) 1 and 3 is the same",
+                    ops=JUDGED_AFTER)
+    assert [p.severity for p in after.apply([guard, crop, loop])] == ["warning"] * 3
+    original = Retrace(lines, True, "same graph at x (batch) 1 and 3")
+    assert [p.severity for p in original.apply([guard, crop, loop])] == ["warning", "error", "error"]
+
+
+def test_a_finding_kept_for_bakes_and_the_failure_they_caused_is_judged_on_the_rewritten_model() -> None:
+    """Real-CUGAN x4 (upcunet_arch.py:1134-1147): the TRT101 finding of `if tile_mode == 0:` holds the
+    crop's bakes and the original graph's failure at the residual add that followed the baked crop. The
+    rewritten model's second trace is asked about them (the failure is answered by that model's graph
+    being faithful, where this is asked); a finding with a hostile node is not."""
+    from trtcodemod.findings import Safety
+    from trtcodemod.migrate.plan import REMAINS, Decision, Plan
+    from trtcodemod.migrate.retrace import RETRACED_GRAPH
+    from trtcodemod.migrate.run import _bakes_as_written
+    from trtcodemod.rules import Finding
+
+    path = "/zoo/upcunet_arch.py"
+    problems = [_constant(path, 1145), Problem("unfaithful", path, 1147, "(fails to run)", None, "fails", "error",
+                                               "torchscript"),
+                Problem("baked", path, 1146, RETRACED_GRAPH, None, "differs first at a Mul node", "error",
+                        "torchscript")]
+    branch = Finding("TRT101", "data-dependent-if", "no automatic fix", path, 1134, 8, 1200, 20, Safety.NONE)
+    failing = Finding("TRT101", "data-dependent-if", "no automatic fix", path, 1300, 8, 1310, 20, Safety.NONE)
+    hostile = Finding("TRT705", "nonzero", "no automatic fix", path, 1400, 4, 1400, 20, Safety.NONE)
+    kept = Decision(branch, REMAINS, reason="value baked in at line 1145", problems=problems)
+    only_failure = Decision(failing, REMAINS, reason="fails", problems=[problems[1]])
+    node = Decision(hostile, REMAINS, reason="NonZero node", problems=[
+        _constant(path, 1399), Problem("hostile", path, 1400, "NonZero", "TRT705", "NonZero", "error")])
+    plan = Plan()
+    plan.decisions = {d.key: d for d in (kept, only_failure, node)}
+    assert _bakes_as_written(plan) == [kept]

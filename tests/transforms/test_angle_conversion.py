@@ -229,15 +229,15 @@ def test_a_bound_affine_grid_becomes_the_helper_and_runs_the_same(tmp_path) -> N
     ``partial(F.grid_sample, ...)`` and an identity test are left alone. Eager mode gives the same samples,
     grids, gradients and errors (a 5-D size through the name: F.affine_grid's own error for a 2x3 theta; no
     boxes), and the rewritten export gives eager mode's grids at other sizes and values."""
-    assert rules_found(BOUND_SOURCE, select=("TRT309",)) == ["TRT309", "TRT309"]
-    after = rewrite(BOUND_SOURCE, select=("TRT309",))
+    assert rules_found(BOUND_SOURCE, select=("TRT308", "TRT309")) == ["TRT309", "TRT309"]
+    after = rewrite(BOUND_SOURCE, select=("TRT308", "TRT309"))
     body = strip_helpers(after)
     assert "self.affine_grid = partial(_trt_affine_grid, align_corners=True)\n" in body
     assert "self.plain_grid = _trt_affine_grid\n" in body
     assert "self.sample = partial(F.grid_sample, align_corners=True)\n" in body
-    assert rewrite(after, select=("TRT309",)) == after
+    assert rewrite(after, select=("TRT308", "TRT309")) == after
     unrelated = "import torch.nn.functional as F\nsame = f is F.affine_grid\ngrid = F.affine_grid\n"
-    assert rewrite(unrelated, select=("TRT309",)).endswith("same = f is F.affine_grid\ngrid = _trt_affine_grid\n")
+    assert rewrite(unrelated, select=("TRT308", "TRT309")).endswith("same = f is F.affine_grid\ngrid = _trt_affine_grid\n")
 
     before_cls = import_source(BOUND_SOURCE, tmp_path)["Boxes"]
     after_cls = import_source(after, tmp_path)["Boxes"]

@@ -2,11 +2,18 @@
 their values are used, the helper keeps torch's own function outside an export and takes the
 element of a sort while exporting (NaN restored as torch gives it, ties, negatives, infinities,
 one element, integer tensors). Real forward uses rewritten and run: timm's MedianPool2d, MONAI's
-median_filter, I-BERT's percentile clipping, kornia DISK's threshold of the n strongest."""
+median_filter, I-BERT's percentile clipping, kornia DISK's threshold of the n strongest.
+
+``torch.quantile`` (TRT319 widened): the TorchScript exporter has no symbolic for ``aten::quantile``.
+The helper keeps torch's function outside that export and, while it traces, follows torch's
+``quantile_compute`` on a sort: tested against torch on zeros, negatives, ties, infinities, NaN,
+sizes 1, 2, odd and even, every interpolation, ``q`` a float, a 0-d and a 1-D tensor, ``dim`` None
+and ``keepdim``; and through ONNX Runtime at other sizes than the example's."""
 
 from __future__ import annotations
 
 import io
+import itertools
 import warnings
 from pathlib import Path
 
@@ -16,7 +23,7 @@ import pytest
 import torch
 from support import import_file, migrate_json, rewrite, rules_found
 
-from trtcodemod.helpers.selection import _trt_kthvalue, _trt_median
+from trtcodemod.helpers.selection import _trt_kthvalue, _trt_median, _trt_quantile, _trt_sorted_quantile
 
 NAN, INF = float("nan"), float("inf")
 
@@ -371,3 +378,168 @@ def test_migrate_fixes_the_export_failure(tmp_path: Path) -> None:
     torch.manual_seed(0)
     theirs = original["build"]()
     assert torch.equal(ours(x), theirs(x))
+
+
+# torch.quantile
+MODES = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def test_the_quantile_rewrite() -> None:
+    code = ("import torch\n\n\ndef f(x, df, p, t):\n"
+            "    a = torch.quantile(mask.float(), self.confidence_ratio, dim=-1, keepdim=True)\n"
+            "    l, r = x.quantile(q=torch.tensor([1 - p, p], device=x.device), dim=-1, keepdim=True)\n"
+            "    b = df.quantile(0.9)\n"
+            "    c = x.sigmoid().quantile(0.5, 1)\n"
+            "    d = torch.quantile(x, 0.5, out=t)\n"
+            "    e = torch.quantile(input=x, q=0.2, interpolation='nearest')\n"
+            "    g = torch.quantile(x.abs().reshape(x.shape[0], -1), p, dim=1)\n"
+            "    h = torch.quantile(x, *p)\n"
+            "    return a, l, r, b, c, d, e, g, h\n")
+    new = rewrite(code)
+    assert "    a = _trt_quantile(mask.float(), self.confidence_ratio, dim=-1, keepdim=True)\n" in new
+    assert "    l, r = _trt_quantile(x, q=torch.tensor([1 - p, p], device=x.device), dim=-1, keepdim=True)\n" in new
+    assert "    b = df.quantile(0.9)\n" in new  # a pandas object has .quantile(q) too: not taken, not reported
+    assert "    c = _trt_quantile(x.sigmoid(), 0.5, 1)\n" in new  # sigmoid() shows a tensor
+    assert "    d = torch.quantile(x, 0.5, out=t)\n" in new
+    assert "    e = _trt_quantile(x, q=0.2, interpolation='nearest')\n" in new
+    assert "    g = _trt_quantile(x.abs().reshape(x.shape[0], -1), p, dim=1)\n" in new
+    assert "    h = torch.quantile(x, *p)\n" in new
+    assert rules_found(code, select=("TRT319",)) == ["TRT319"] * 7
+
+
+def _close(got: torch.Tensor, want: torch.Tensor) -> bool:
+    """Within an ulp or two of torch's operands (torch's CPU lerp fuses a multiply-add), NaN where torch's is."""
+    if got.dtype != want.dtype or got.shape != want.shape or not torch.equal(got.isnan(), want.isnan()):
+        return False
+    g, w = got.nan_to_num(0.0, 1e300, -1e300), want.nan_to_num(0.0, 1e300, -1e300)
+    return torch.equal(got.isinf(), want.isinf()) and torch.allclose(g, w, rtol=4 * torch.finfo(got.dtype).eps,
+                                                                     atol=4 * torch.finfo(got.dtype).eps)
+
+
+Q_CASES = {
+    "random": torch.randn(4, 7) * 3,
+    "ties": torch.tensor([[1.0, 1.0, 2.0, 2.0, 2.0], [0.0, 0.0, 0.0, 0.0, 0.0], [-1.0, 3.0, -1.0, 3.0, -1.0]]),
+    "nan": torch.tensor([[NAN, 1.0, 2.0, 3.0, 4.0], [1.0, NAN, NAN, NAN, NAN], [2.0, 1.0, 0.0, -1.0, -2.0]]),
+    "infinities": torch.tensor([[INF, -INF, INF, 0.0, 1.0], [-INF, -INF, -INF, 1.0, 2.0], [INF, INF, 1.0, 1.0, 1.0]]),
+    "negatives": -torch.arange(12.0).reshape(3, 4),
+    "zeros": torch.zeros(3, 6),
+    "one per row": torch.tensor([[3.0], [-1.0]]),
+    "two per row": torch.tensor([[1.0, 0.0], [NAN, 0.0], [5.0, 5.0]]),
+    "even": torch.randn(3, 8),
+}
+QS = (0.0, 0.25, 1 / 3, 0.5, 0.7, 1.0, 1, "0-d", "1-D")
+
+
+def _q(q, dtype: torch.dtype):
+    if q == "0-d":
+        return torch.tensor(0.7, dtype=dtype)
+    if q == "1-D":
+        return torch.tensor([0.1, 0.5, 0.9, 1.0], dtype=dtype)
+    return q
+
+
+@pytest.mark.parametrize("case", Q_CASES)
+def test_the_sort_is_torchs_quantile(case: str) -> None:
+    """Every q form, dim, keepdim, interpolation and dtype: lower/higher/nearest/midpoint bit for bit,
+    linear within an ulp of its operands, NaN where torch's is."""
+    for q, dim, keepdim, mode, dtype in itertools.product(QS, (None, 0, 1, -1), (False, True), MODES,
+                                                          (torch.float32, torch.float64)):
+        x, qq = Q_CASES[case].to(dtype), _q(q, dtype)
+        want = torch.quantile(x, qq, dim, keepdim, interpolation=mode)
+        got = _trt_sorted_quantile(x, qq, dim, keepdim, mode)
+        assert (_close if mode == "linear" else _same)(got, want), (q, dim, keepdim, mode, dtype, got, want)
+
+
+class Quantiles(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("qs", torch.tensor([0.05, 0.5, 0.95]))
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor,
+                                                torch.Tensor, torch.Tensor]:
+        return (_trt_quantile(x, 0.3, dim=-1, keepdim=True), _trt_quantile(x, self.qs, dim=1), _trt_quantile(x, 0.5),
+                _trt_quantile(x, 0.75, 0, interpolation="nearest"),
+                _trt_quantile(x, torch.tensor([0.2, 0.9]), keepdim=True, interpolation="midpoint"),
+                _trt_quantile(x, 1.0, 1, interpolation="lower"), _trt_quantile(x, 0.4, 1, interpolation="higher"))
+
+
+def _expected_quantiles(x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    qs = torch.tensor([0.05, 0.5, 0.95])
+    return (torch.quantile(x, 0.3, dim=-1, keepdim=True), torch.quantile(x, qs, dim=1), torch.quantile(x, 0.5),
+            torch.quantile(x, 0.75, 0, interpolation="nearest"),
+            torch.quantile(x, torch.tensor([0.2, 0.9]), keepdim=True, interpolation="midpoint"),
+            torch.quantile(x, 1.0, 1, interpolation="lower"), torch.quantile(x, 0.4, 1, interpolation="higher"))
+
+
+@pytest.fixture(scope="module")
+def quantile_graph() -> ort.InferenceSession:
+    model = _torchscript(Quantiles(), (torch.randn(3, 6),), {"x": {0: "batch", 1: "n"}})
+    return ort.InferenceSession(model, providers=["CPUExecutionProvider"])
+
+
+@pytest.mark.parametrize("case", Q_CASES)
+def test_the_graph_gives_torchs_quantiles_at_other_sizes(quantile_graph: ort.InferenceSession, case: str) -> None:
+    x = Q_CASES[case]
+    for got, want in zip(quantile_graph.run(None, {"x": x.numpy()}), _expected_quantiles(x)):
+        assert _close(torch.from_numpy(got), want), (case, got, want)
+
+
+def test_the_original_does_not_export_and_the_graph_holds_only_what_tensorrt_parses() -> None:
+    class Original(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return torch.quantile(x, 0.3, dim=-1, keepdim=True)
+
+    with pytest.raises(torch.onnx.errors.UnsupportedOperatorError, match="aten::quantile"):
+        _torchscript(Original(), (torch.randn(2, 5),), {"x": {0: "batch"}})
+    ops = {node.op_type for node in onnx.load_from_string(
+        _torchscript(Quantiles(), (torch.randn(2, 5),), {"x": {0: "batch"}})).graph.node}
+    assert "TopK" in ops and "If" not in ops and "GatherElements" not in ops
+    parsed = {"TopK", "IsNaN", "Where", "ReduceSum", "Greater", "Cast", "Sub", "Less", "Gather", "Shape", "Constant",
+              "Unsqueeze", "Reshape", "Add", "Mul", "Ceil", "Floor", "Round", "Transpose", "Squeeze", "Slice", "Concat"}
+    assert ops <= parsed, ops - parsed
+
+
+def test_quantile_eager_scripted_fx_compiled_exported_is_torchs_function() -> None:
+    x = torch.tensor([[3.0, NAN, 1.0, 2.0], [0.0, -0.0, 0.0, 5.0], [1.0, 2.0, 3.0, 4.0]])
+    want = _expected_quantiles(x)
+    models = (Quantiles(), torch.jit.script(Quantiles()), torch.fx.symbolic_trace(Quantiles()),
+              torch.compile(Quantiles(), fullgraph=True, backend="eager"), torch.export.export(Quantiles(), (x,)).module())
+    for model in models:
+        for got, expected in zip(model(x), want):
+            assert got.dtype == expected.dtype and torch.equal(got.view(torch.int32), expected.view(torch.int32))
+    y = torch.randn(3, 5, requires_grad=True)
+    (_trt_quantile(y, 0.3, 1).sum() + _trt_quantile(y, torch.tensor([0.2, 0.6])).sum()).backward()
+    ours = y.grad.clone()
+    y.grad = None
+    (torch.quantile(y, 0.3, 1).sum() + torch.quantile(y, torch.tensor([0.2, 0.6])).sum()).backward()
+    assert torch.equal(ours, y.grad)
+
+
+@pytest.mark.parametrize("x,q,dim", [
+    (torch.randn(2, 5), 1.5, 1), (torch.randn(2, 5), -0.1, None), (torch.randn(2, 5), torch.tensor([0.5, 1.2]), 1),
+    (torch.empty(2, 0), 0.5, 1), (torch.empty(0), 0.5, None), (torch.arange(6).reshape(2, 3), 0.5, 1),
+    (torch.randn(2, 5), 0.5, 2), (torch.randn(2, 5), torch.tensor([[0.5]]), 1),
+    (torch.randn(2, 5), torch.tensor([0.5], dtype=torch.float64), 1),
+])
+def test_what_torch_quantile_refuses_keeps_its_error_in_eager_and_while_exporting(x: torch.Tensor, q, dim) -> None:
+    class Bad(torch.nn.Module):
+        def forward(self, t: torch.Tensor) -> torch.Tensor:
+            return _trt_quantile(t, q, dim)
+
+    with pytest.raises((RuntimeError, IndexError)) as theirs:
+        torch.quantile(x, q, dim)
+    with pytest.raises(type(theirs.value), match=str(theirs.value).splitlines()[0][:40].replace("(", ".").replace(")", ".").replace("[", ".").replace("]", ".")):
+        _trt_quantile(x, q, dim)
+    with pytest.raises(type(theirs.value)):
+        _torchscript(Bad(), (x,), {"t": {}})
+
+
+def test_the_exporters_error_names_trt319_and_a_path_does_not() -> None:
+    """migrate ties "Exporting the operator 'aten::quantile'" to TRT319; the bare word in a path
+    (a checkout under ``.../quantile/``) named TRT319 for another operator's failure."""
+    from trtcodemod.migrate.locate import _rules_named
+
+    assert _rules_named("UnsupportedOperatorError: Exporting the operator 'aten::quantile' to ONNX opset version 17 "
+                        "is not supported [at /src/att_modules.py:142]") == ["TRT319"]
+    assert "TRT319" not in _rules_named("SymbolicValueError: Unsupported: ONNX export of operator Unfold, input size "
+                                        "not accessible [at /work/quantile/denoise.py:13]")

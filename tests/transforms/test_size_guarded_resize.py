@@ -55,6 +55,18 @@ def f(x: torch.Tensor):
         x_pad = x
     return x_pad * 2
 ''', "    x_pad = F.pad(x, (0, 0, 0, (pad_r) * (pad_r > 0)))\n    return x_pad * 2"),
+    # Real-CUGAN's crop back to the upscaled size, written on the `if`'s own line
+    # (bilibili/ailab@2799af78ef105b414cc4b796c67c8511acdcdf6f Real-CUGAN/upcunet_v3.py:926).
+    "crop_back_on_the_if_line": ('''
+def f(x: torch.Tensor):
+    n, c, h0, w0 = x.shape
+    ph = ((h0 - 1) // 2 + 1) * 2
+    pw = ((w0 - 1) // 2 + 1) * 2
+    x = F.interpolate(F.pad(x, (0, pw - w0, 0, ph - h0)), scale_factor=2.0)
+    if (w0 != pw or h0 != ph): x = x[:, :, :h0 * 2, :w0 * 2]  # crop back
+    return x
+''', "    x = F.interpolate(F.pad(x, (0, pw - w0, 0, ph - h0)), scale_factor=2.0)\n"
+     "    x = x[:, :, :h0 * 2, :w0 * 2]  # crop back\n    return x\n"),
     # SpyNet's pyramid (basicsr, mmagic): the upsampled flow is a row or column short at odd sizes;
     # a literal amount: the test chooses it (times the traced bool it would export as a bool).
     "pad_one_row_when_short": ('''
@@ -207,6 +219,14 @@ FINDINGS = {"pad_amounts_in_a_local": 2, "pad_one_row_when_short": 2}
 NOT_FINITE = {"resize_when_changed", "resize_with_a_flag", "resize_returned_early"}
 
 LEFT_ALONE = {
+    "a crop beside another statement on the if's line": '''
+def f(x: torch.Tensor):
+    n, c, h0, w0 = x.shape
+    pw = ((w0 - 1) // 2 + 1) * 2
+    x = F.pad(x, (0, pw - w0))
+    if w0 != pw: print(w0); x = x[:, :, :, :w0]
+    return x
+''',
     "a test of tensor values": '''
 def f(x: torch.Tensor):
     if x.max() > 0:

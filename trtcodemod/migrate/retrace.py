@@ -35,6 +35,12 @@ TRACED = "(traced constant)"
 #: The op of the problem a second trace locates: the first node its graph differs at.
 RETRACED_GRAPH = "(retraced graph)"
 EXPORTER = "torchscript"
+#: The op of a loop the two traces unrolled another number of times (:func:`_unrolled`).
+UNROLLED = "(unrolled loop)"
+#: The bakes a second trace of the rewritten model judges: its TracerWarnings, and what the original's
+#: own second trace located (its first differing node, its unrolled loops), which the rewritten graph
+#: answers as well: the same graph at two sizes shows none of them there.
+JUDGED_AFTER = (TRACED, RETRACED_GRAPH, UNROLLED)
 #: The TracerWarning of a tensor built from Python values (``torch.tensor``, ``torch.as_tensor``...).
 CONSTANT = "results are registered as constants"
 #: The TracerWarning of a tensor's value read into Python (a number, a bool, a list...).
@@ -104,6 +110,9 @@ class Retrace:
     steady_note: str = ""
     #: Lines no verdict covers because the data decides what they read (:data:`DATA_BAKED_NOTE`).
     data_read: set[tuple[str, int]] = field(default_factory=set)
+    #: The ops of the bakes the verdict covers: the exporter's TracerWarnings, unless a second trace of
+    #: the rewritten model judged the original's located lines too (:data:`JUDGED_AFTER`).
+    ops: tuple[str, ...] = (TRACED,)
 
     def apply(self, problems: list[Problem], rewritten: Rewritten | None = None,
               carry: bool = False) -> list[Problem]:
@@ -161,7 +170,7 @@ class Retrace:
 
     def _origin(self, p: Problem, rewritten: Rewritten | None) -> int | None:
         """The original's line of a bake this verdict covers; None when it covers nothing here."""
-        if not (p.kind == "baked" and p.op == TRACED and p.severity == "error" and p.path and p.line):
+        if not (p.kind == "baked" and p.op in self.ops and p.severity == "error" and p.path and p.line):
             return None
         at: int | None = p.line
         if rewritten is not None:
@@ -370,7 +379,7 @@ def _unrolled(original: str, retraced: str, points: str, summary: dict[str, Any]
     except Exception:  # noqa: BLE001 - graphs we cannot read again name no loop
         return []
     summary["unrolled_loops"] = [f"{u.path}:{u.line}" for u in loops]
-    return [Problem("baked", u.path, u.line, "(unrolled loop)", None,
+    return [Problem("baked", u.path, u.line, UNROLLED, None,
                     f"`{u.header}` repeats with the dynamic axes: the graph traced at {points} unrolls it another "
                     f"number of times (a line of its body made {u.counts[0]} node(s) in the first graph, "
                     f"{u.counts[1]} in the second): a traced export runs a Python loop and records its body once per "
@@ -388,11 +397,14 @@ def judge_rewritten(after: list[Problem], session: Any, progress: Callable[[str]
     user's files), from a second trace of the rewritten model itself: asked when the original's
     graph changed with the sizes (a bake a fix removed) and bakes are what is left. The same
     graph at other sizes says none of them depends on the dynamic axes (monai's constant channel
-    count, kept constant on purpose, after the fixes of its window pads)."""
+    count, kept constant on purpose, after the fixes of its window pads). That covers what the
+    original's own second trace located too (:data:`JUDGED_AFTER`): Real-CUGAN's crop back to
+    `h0 * 3`, the first node the original's graph differed at, under the `if w0 != pw or h0 != ph:`
+    TRT717 removed, is in the rewritten graph at every size, and that graph is the same at both."""
     from .samegraph import first_difference
 
     lines = {(p.path, p.line) for p in after
-             if p.kind == "baked" and p.op == TRACED and p.severity == "error" and p.path and p.line}
+             if p.kind == "baked" and p.op in JUDGED_AFTER and p.severity == "error" and p.path and p.line}
     if not lines:
         return Retrace()
     progress("a second trace of the rewritten model at other sizes")
@@ -419,4 +431,4 @@ def judge_rewritten(after: list[Problem], session: Any, progress: Callable[[str]
         return Retrace(steady, False, "", summary=summary, steady=steady,
                        steady_note=_steady_note(_points(stretched), diff.op, where))
     return Retrace(lines, True, f"the rewritten model's graph traced at {_points(stretched)} is the same: the value "
-                                "does not depend on the dynamic axes", summary=summary)
+                                "does not depend on the dynamic axes", summary=summary, ops=JUDGED_AFTER)

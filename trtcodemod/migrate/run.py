@@ -602,9 +602,14 @@ def _judge_bakes_left(final: VerifyReport, plan: Plan, retrace: Retrace, session
 def _bakes_as_written(plan: Plan) -> list[Any]:
     """The reverted fixes and the findings left without a fix whose problems are all baked values
     (with a line): their code is in the rewritten model as it was (YOLOE's `self.nc =
-    int(x[-1].shape[1])`, a size of the text embeddings, which no dynamic axis changes)."""
+    int(x[-1].shape[1])`, a size of the text embeddings, which no dynamic axis changes). The
+    original's graph failing or computing other values beside them is no reason to leave them
+    unjudged: this is asked only where the rewritten graph is faithful, which answers that part
+    (:func:`_runs_now`); Real-CUGAN x4's `if tile_mode == 0:` holds the crop's bakes and the
+    residual add the baked crop made fail."""
     decisions = [plan.decisions[key] for key in plan.reverted] + list(plan.by_action(REMAINS))
-    return [d for d in decisions if d.problems and all(p.kind == "baked" and p.path and p.line for p in d.problems)]
+    return [d for d in decisions if any(p.kind == "baked" for p in d.problems)
+            and all(p.kind == "baked" and p.path and p.line or p.kind == "unfaithful" for p in d.problems)]
 
 
 #: Why a candidate goes back when the verification did not show the rewrite equivalent.

@@ -12,11 +12,12 @@ bit, on random, zero, negative and inf/NaN inputs at sizes that take each branch
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 import torch
-from support import TESTS, assert_same
+from support import TESTS, assert_same, migrate_json
 from variant_models import export_variant, graph_matches, load_variant, traced_facts, variant_inputs
 
 from trtcodemod.engine import Options, fix_source
@@ -68,6 +69,16 @@ VARIANTS: dict[str, tuple[tuple[str, ...], str, list[list[tuple[int, ...]]]]] = 
     "dinov2_pos_encoding_shortcut": (("TRT717",), "        if not _trt_tracing() and (npatch == N and w == h):\n"
                                                   "            return self.pos_embed\n",
                                      [[(1, 3, 16, 8)], [(1, 3, 20, 20)]]),
+    # Super-resolution's crop back to the upscaled size after a pad to a multiple (Real-CUGAN's three
+    # forms): under `if tile_mode == 0:`, a mode the caller passes as an int; written on the `if`'s own
+    # line before a residual add of the upscaled input; in one class for every `self.scale`.
+    "realcugan_tiled_x3_crop": (("TRT717",), "            x = self.run(x)\n            x = x[:, :, : h0 * 3, : w0 * 3]\n"
+                                             "            if pro:\n", [[(1, 3, 9, 7)], [(2, 3, 10, 13)]]),
+    "realcugan_tiled_x4_residual": (("TRT717",), "            x = x[:, :, :h0 * 4, :w0 * 4]\n"
+                                                 "            x += F.interpolate(x00, scale_factor=4, mode=\"nearest\")\n",
+                                    [[(1, 3, 9, 7)], [(2, 3, 10, 13)]]),
+    "realcugan_unified_scale_crop": (("TRT717",), "        x = x[:, :, : h0 * self.scale, : w0 * self.scale]\n"
+                                                  "        if self.scale == 4:\n", [[(1, 3, 9, 7)], [(2, 3, 10, 13)]]),
     # A size stepped up by a `while` until a scaled size divides by 16: the closed form while tracing.
     "ccvfi_resize_loop": (("TRT712", "TRT717"), "    rows = _trt_size_stepped(rows, 1, 16, flow_scale, 0)\n"
                                                 "    cols = _trt_size_stepped(cols, 1, 16, flow_scale, 0)\n",
@@ -76,6 +87,9 @@ VARIANTS: dict[str, tuple[tuple[str, ...], str, list[list[tuple[int, ...]]]]] = 
     "gradtts_fix_len": (("TRT717",), "    return _trt_size_stepped(length, 1, 2**halvings, 1.0, 0)\n",
                         [[(1, 4, 19)], [(1, 4, 13)]]),
 }
+
+#: The super-resolution variants, run through ``migrate`` whole (its verdict, not only the rewrite).
+UPSCALERS = ("realcugan_tiled_x3_crop", "realcugan_tiled_x4_residual", "realcugan_unified_scale_crop")
 
 
 #: Where the original skips the crop, its tensor keeps the strides a zero pad of a transposed view
@@ -134,3 +148,25 @@ def test_variant_migrates(name: str, tmp_path: Path) -> None:
     for inputs in _edge_sets(example, sets):
         with torch.no_grad():
             assert_same(original(*inputs), rewritten(*inputs), atol=tolerance, rtol=tolerance)
+
+
+@pytest.mark.parametrize("name", UPSCALERS)
+def test_upscaler_crop_back_migrates_to_exit_0(name: str) -> None:
+    """``migrate`` crops every time and ends with exit 0. Where the crop sits under `if tile_mode == 0:`
+    (TRT101, no automatic fix: the tiled branches hold loops), the original's second trace differs first
+    at the crop, a line inside that finding too; the rewritten model's own second trace is the same
+    graph, and that finding is a warning saying so (first contact: exit 1, "value baked in at line 34",
+    an error). The one-line crop (bilibili's form) was TRT713's finding without a fix (exit 1)."""
+    path = HERE / f"{name}.py"
+    module = load_variant(path, f"trt717_m_{name}")
+    axes = json.dumps({k: {str(a): label for a, label in v.items()} for k, v in module.DYNAMIC.items()})
+    report = migrate_json(path, axes)
+    guard = next(n for n, line in enumerate(path.read_text().splitlines(), 1)
+                 if line.strip().startswith(("if w0 != pw", "if (w0 != pw")))
+    assert [(fix["rule"], fix["line"]) for fix in report["applied"]] == [("TRT717", guard)]
+    assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
+    assert report["after"]["faithful"] is True
+    if name != "realcugan_unified_scale_crop":
+        [branch] = [r for r in report["remaining"] if r["rule"] == "TRT101"]
+        assert branch["severity"] == "warning" and "the rewritten model's graph traced at" in branch["message"]
+        assert report["retrace_after"]["same"] is True
