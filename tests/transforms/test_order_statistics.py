@@ -543,3 +543,7 @@ def test_the_exporters_error_names_trt319_and_a_path_does_not() -> None:
                         "is not supported [at /src/att_modules.py:142]") == ["TRT319"]
     assert "TRT319" not in _rules_named("SymbolicValueError: Unsupported: ONNX export of operator Unfold, input size "
                                         "not accessible [at /work/quantile/denoise.py:13]")
+    # The same for every operator the table names, not this one only.
+    assert "TRT319" not in _rules_named("SymbolicValueError: Unsupported: ONNX export of operator Unfold, input size "
+                                        "not accessible [at /home/me/median/filters.py:7]")
+    assert _rules_named("ATen fallback op 'quantile' [at /src/att.py:1]") == ["TRT319"]

@@ -306,12 +306,15 @@ def _rules_of_torch_frames(texts: list[str]) -> list[str]:
 #: m.Denoiser::/m.MedianPool2d::median # file.py:26:0"): attribute names, not operators. A median
 #: filter held as ``self.median`` named TRT319 for an ``Unfold`` that failed before any median.
 _SCOPE = re.compile(r"\bscope: [^#\n]*")
+#: A file path in the error ("[at /work/quantile/denoise.py:13]"): a folder named after an operator
+#: names no operator.
+_PATH = re.compile(r"(?:[\w.~-]*/)+[\w.-]*")
 
 
 def _rules_named(text: str) -> list[str]:
     from trtcodemod.trt.check import RULES
 
-    text = _SCOPE.sub("", text)
+    text = _PATH.sub("", _SCOPE.sub("", text))
     found = []
     for name, rules in RULES.items():
         if len(name) > 3 and re.search(rf"\b{re.escape(name)}\b", text):

@@ -51,8 +51,7 @@ RULES: dict[str, tuple[str, ...]] = {
     "searchsorted": ("TRT318",),
     "median": ("TRT319",),
     "kthvalue": ("TRT319",),
-    # Spelled with its namespace: the bare word names paths and prose too (a checkout in `.../quantile/`).
-    "aten::quantile": ("TRT319",),
+    "quantile": ("TRT319",),
     "diag": ("TRT320",),
     # torch.eye's (TRT310) or torch.diagonal's (TRT320): either rule's finding at its line removes it.
     "EyeLike": ("TRT310", "TRT320"),
