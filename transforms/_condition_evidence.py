@@ -463,6 +463,8 @@ class ConditionEvidence(Provider):
     evidence, helpers getting their callers' arguments' evidence.
     """
 
+    requires = (ObservedFacts,)
+
     def __init__(self, context) -> None:
         super().__init__(context)
         self._construction: dict[cst.ClassDef, set[cst.FunctionDef]] = {}
@@ -534,13 +536,17 @@ class ConditionEvidence(Provider):
         for func in construction | {m for n, m in methods.items() if n == "__init__"}:
             self._collect_attributes(func, evidence)
         runtime = {n: m for n, m in methods.items() if m not in construction}
+        observed: ObservedFacts = self.provider(ObservedFacts)
         for name, func in runtime.items():
             seeds = evidence.seeds.setdefault(name, {})
+            # An unannotated forward input reads as a tensor unless the recorded run passed it numbers
+            # every time (Real-CUGAN's `forward(self, x, tile_mode, ...)` called with `tile_mode=0`).
+            numbers = observed.number_parameters(func) if evidence.is_module and name == "forward" else frozenset()
             for param in _method_params(func, "staticmethod" not in decorator_names(func)):
                 if _is_tensor_annotation(param.annotation):
                     seeds[param.name.value] = _TENSOR
                 elif evidence.is_module and name == "forward" and param.annotation is None \
-                        and not _static_param(param):
+                        and not _static_param(param) and param.name.value not in numbers:
                     seeds[param.name.value] = _TENSOR  # forward inputs
         # Helpers called from forward get the evidence of their arguments (DESIGN §8.10):
         # a method is analysed again only when a call gave its parameters more evidence.

@@ -53,7 +53,9 @@ parameters tested for truth as they are (`if return_loss:`), count as configurat
 Construction code (`__init__`, what only it calls, class methods) is not looked at. With
 `--facts` (saved by `migrate --save-facts`), a line where the observed run read a tensor
 value with `__bool__` is reported even without such evidence, and a line that ran without
-one is not; `len(x)` of a tensor reads its size (`x.shape[0]`), not a value, so
+one is not; a `forward` input the run passed a Python number at every call is configuration
+(Real-CUGAN's `forward(self, x, tile_mode, ...)`: an `elif tile_mode == 1:` the run never
+reached is not reported); `len(x)` of a tensor reads its size (`x.shape[0]`), not a value, so
 `if len(desc) == 0:` is not reported even where the run saw `Tensor.__len__` (kornia's
 `match_mnn`; an emptiness test is TRT713's).
 

@@ -1178,3 +1178,53 @@ def test_an_emptiness_guard_traces_right_at_every_non_empty_size() -> None:
     assert mutual(empty, example[1]).shape == (0, 1)
     with pytest.raises(RuntimeError):  # the trace has no empty branch: `min` over no rows
         traced(example[0], empty)
+
+
+TILE_CHAIN = """\
+import torch
+
+
+class Upscale(torch.nn.Module):
+    def forward(self, x, tile_mode):
+        if tile_mode == 0:
+            return x * 2
+        elif tile_mode == 1:
+            return x[:, :, : x.shape[2] // 2] * 2
+        return x
+"""
+
+
+def _observed_chain(path: str, holds: str | None):
+    """Facts of a run of ``TILE_CHAIN`` that took the first branch: the chain's later tests never ran, and
+    (``holds``) what ``tile_mode`` held at each recorded call."""
+    from trtcodemod.evidence.facts import Facts
+
+    events = []
+    if holds is not None:
+        events = [{"kind": "parameter", "path": path, "line": 5, "column": 1, "end_line": 5, "end_column": 1,
+                   "direct": True, "count": 3, "function": "forward", "name": name, "holds": kind}
+                  for name, kind in (("x", "tensor"), ("tile_mode", holds))]
+    return Facts.from_json({"version": 1, "runs": 3, "lines": {path: [1, 4, 5, 6, 7]}, "events": events,
+                            "inputs": {}})
+
+
+@pytest.mark.parametrize("holds, reported", [(None, True), ("tensor", True), ("int", False)])
+def test_a_forward_input_the_run_passed_as_a_number_is_configuration(tmp_path, holds, reported) -> None:
+    """ccrestoration's Real-CUGAN (``UpCunet2x.forward(self, x, tile_mode, cache_mode, alpha, pro)``,
+    ``if tile_mode == 0: ... elif tile_mode == 1:``): an unannotated forward input reads as a tensor, and
+    the ``elif`` the run never reached was reported as depending on tensor values. The recorded run says
+    every call passed a Python int: then no test of the chain is data-dependent. Without that record, or
+    where the run passed a tensor, the never-run ``elif`` is still reported."""
+    from trtcodemod.engine import Options, check_source
+
+    path = str((tmp_path / "m.py").resolve())
+    (tmp_path / "m.py").write_text(TILE_CHAIN)
+    found = check_source(TILE_CHAIN.encode(), path,
+                         Options(select=("TRT101",), facts=_observed_chain(path, holds)))
+    assert [(f.rule, f.line) for f in found] == ([("TRT101", 6)] if reported else [])
+    if reported:
+        assert "`if tile_mode == 1`" in found[0].message
+    # The chain itself: eager mode for both modes (what the trace of tile_mode=0 keeps is the first branch).
+    model = load(TILE_CHAIN, "Upscale")()
+    for x in (torch.randn(1, 2, 4, 4), torch.zeros(2, 1, 3, 3), torch.full((1, 1, 2, 2), float("-inf"))):
+        assert torch.equal(model(x, 0), x * 2) and model(x, 1).shape[2] == x.shape[2] // 2
