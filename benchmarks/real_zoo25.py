@@ -19,13 +19,13 @@ imports its utils, which import scikit-image, compiled), midas 0.8.1 (a Modbus d
 model), motrackers 0.1.1 (NumPy trackers, its detectors OpenCV's DNN), rtmlib 0.0.16 (ONNX Runtime only), codeformer-pip
 0.0.4 (no wheel in this index); the libraries zoos 15 to 24 dropped, as they found.
 
-24 models, chosen by family before any migrate run (two of them changed after the first eager runs, as said below), none
-of them (library, architecture and variant) in zoos 1 to 24 or in the library sweeps (benchmarks/sweep_*.py), 18 of them
-of the kinds that most often need work for an ONNX or TensorRT deployment (a resize to the input's own size, grids from
-a pixel mesh and grid_sample, in-place writes into zero tensors, padding up to multiples written by index and cropped
-back, scale factors and tile loops computed from the size, a branch on the mask's values, adaptive pooling to sizes that
-need not divide, FFTs, sorts with a count from the size, padding by the size's parity). One of them reaches code a
-recipe variant was reduced from: md2_view_synthesis builds its transform with monodepth2's
+24 models, chosen by family before any migrate run (three of them changed after the first eager runs, as said below),
+none of them (library, architecture and variant) in zoos 1 to 24 or in the library sweeps (benchmarks/sweep_*.py), 18 of
+them of the kinds that most often need work for an ONNX or TensorRT deployment (a resize to the input's own size, grids
+from a pixel mesh and grid_sample, in-place writes into zero tensors, padding up to multiples written by index and
+cropped back, scale factors and tile loops computed from the size, a branch on the mask's values, adaptive pooling to
+sizes that need not divide, FFTs, sorts with a count from the size, padding by the size's parity). One of them reaches
+code a recipe variant was reduced from: md2_view_synthesis builds its transform with monodepth2's
 ``transformation_from_parameters``, whose in-place translation write (``T[:, :3, 3, None] = t``) rule TRT355's variant
 (tests/recipe_variants/trt355/monodepth2_pose_transform.py) restates; its warp (BackprojectDepth, Project3D,
 grid_sample) is new. Depth and pose, from monodepth2, random weights: ResnetEncoder-18 and DepthDecoder with 4 scales at
@@ -37,23 +37,28 @@ grid_sample; no dynamic axis, the batch and size are the layers') and its auto-m
 the per-pixel minimum and its index) at 48x64. Segmentation refinement, from segmentation-refinement, random weights:
 the bare RefinementModule on an ImageNet-normalised image and a thresholded mask at 64 px, safe_forward at 60x70 (padded
 to multiples of 8 by writes into constant tensors, cropped back), process_im_single_pass with L = 96 at 56x72 and
-process_high_res_im with L = 128 at 136x144 (the global step, then 128 px crops on a stride from the size, shifted,
-deduplicated and skipped when the mask is almost all in or out, stitched and averaged). Image quality, from piq, two
-images in [0, 1] side by side in the channels, per-image scores: SSIM, MS-SSIM (3x3 windows), GMSD at 63x75, chromatic
-multi-scale GMSD at 66x70, HaarPSI at 62x70, VSI, chromatic FSIM, SR-SIM, DSS at 68x76, VIF and MDSI (64 px unless
-said). Perceptual similarity, from lpips, random trunks and linear layers, two images in [0, 1]: AlexNet at 64 px,
-VGG-16 spatial (distance maps upsampled to the input's size) at 48x56, SqueezeNet 1.1 without linear layers, each
-layer's distance too, at 64 px.
+process_high_res_im with L = 96 at 100x104 (the global step, then 96 px crops on a stride from the size, shifted,
+deduplicated and skipped when the mask is almost all in or out, stitched and averaged: 4 crops at this size, 16 at
+132x136; the module's last bias is moved by the median of the global step's output on a fixed random input of the spec's
+size, since the untouched random module predicts one side of one half everywhere and the local step then skips every
+crop). Image quality, from piq, two images in [0, 1] side by side in the channels, per-image scores: SSIM, MS-SSIM (3x3
+windows), GMSD at 63x75, chromatic multi-scale GMSD at 66x70, HaarPSI at 62x70, VSI, chromatic FSIM, SR-SIM, DSS at
+68x76, VIF and MDSI (64 px unless said). Perceptual similarity, from lpips, random trunks and linear layers, two images
+in [0, 1]: AlexNet at 64 px, VGG-16 spatial (distance maps upsampled to the input's size) at 48x56, SqueezeNet 1.1
+without linear layers, each layer's distance too, at 64 px.
 
 Each is small and has the dynamic axes a deploying user declares: batch, height and width where the model takes any size
 (every model but one); none for the view synthesis, whose layers are built for one batch and size. Machinery, table and
 counts are real_zoo2.py's. The wrappers were checked only for building and running eagerly (deterministic over two
 forwards, finite outputs) at two sizes (the spec's, and a batch of two 32 px larger) before the first migrate run: with
-one thread on the shared two cores (loaded by other sessions), a forward at the spec's size took 0.012 to 2.6 s, and
-0.011 to 3.8 s at the larger size; builds (imports included) took 2.2 to 5.2 s. Changed after the first eager runs,
-before any migrate run: the separate pose network returns its axis-angle and translation instead of the transform from
+one thread on the shared two cores (loaded by other sessions), a forward at the spec's size took 0.006 to 1.7 s, and
+0.007 to 3.5 s at the larger size, but for process_high_res_im (7.8 s with its 4 crops and 44 s with its 16, batch 2, at
+a load average of 5); builds (imports included) took 1.9 to 14 s. Changed after the first eager runs, before any migrate
+run: the separate pose network returns its axis-angle and translation instead of the transform from
 ``transformation_from_parameters`` (the function TRT355's variant restates, see above), and monodepth2's PoseCNN with
-the inverted transform was replaced by piq's single-scale GMSD, for the same reason."""
+the inverted transform was replaced by piq's single-scale GMSD, for the same reason; process_high_res_im went from L =
+128 at 136x144 with the untouched module (the local step skipped every crop: only the global step ran, 2.8 s) to the
+centred bias (4 crops, 10 s), then to L = 96 at 100x104 (its crops' step, L // 2 - 32, is 16 px)."""
 
 from __future__ import annotations
 
@@ -82,6 +87,15 @@ _MD2_DECODER = "self.dec = networks.DepthDecoder(self.m.num_ch_enc, scales={}).e
 _CPSP_INPUTS = ("mean = torch.tensor([0.485, 0.456, 0.406]).view(1, 3, 1, 1)\n"
                 "        std = torch.tensor([0.229, 0.224, 0.225]).view(1, 3, 1, 1)\n"
                 "        im = (x[:, :3] - mean) / std\n        seg = (x[:, 3:] > 0.5).to(x.dtype) * 2 - 1\n        ")
+#: The refinement's last bias moved by the median of its global step's output (resized by area to L = 96, as
+#: process_high_res_im does) on a fixed random image and mask of the spec's size, so that random weights predict a map
+#: with both sides of one half, as trained weights do: the local step skips every crop whose mask is almost all in or
+#: out, and the untouched random module, whose map is on one side everywhere, skips them all.
+_CPSP_CENTRED = ("with torch.no_grad():\n            g = torch.Generator().manual_seed(1)\n"
+                 "            x = torch.rand(1, 4, 100, 104, generator=g)\n            "
+                 + _CPSP_INPUTS.replace("\n        ", "\n            ")
+                 + "out = safe_forward(self.m, resize_max_side(im, 96, 'area'), resize_max_side(seg, 96, 'area'))\n"
+                 "            self.m.final_21.bias -= torch.logit(out['pred_224'].median())")
 _CPSP = "from segmentation_refinement.models.psp.pspnet import RefinementModule\n{}"
 _PIQ = "from piq import {}"
 #: Two RGB images in [0, 1] side by side in the channels, compared by the metric (a per-image score).
@@ -160,11 +174,13 @@ MODELS25 = [
          _CPSP.format("from segmentation_refinement.eval_helper import process_im_single_pass"), "RefinementModule()",
          _CPSP_INPUTS + "return process_im_single_pass(self.m, im, seg, L=96)", "1, 4, 56, 72", DYNAMIC_BHW),
     Spec("cpsp_high_res", "segmentation_refinement process_high_res_im (Refiner's default mode: the global step "
-         "at L = 128, then the local step's 128 px crops on a stride from the size, shifted and deduplicated, "
+         "at L = 96, then the local step's 96 px crops on a stride from the size, shifted and deduplicated, "
          "crops whose mask is almost all in or out skipped, each refined with the global step's maps, stitched "
          "with 16 px margins and averaged, the global map where no crop landed)",
-         _CPSP.format("from segmentation_refinement.eval_helper import process_high_res_im"), "RefinementModule()",
-         _CPSP_INPUTS + "return process_high_res_im(self.m, im, seg, L=128)", "1, 4, 136, 144", DYNAMIC_BHW),
+         _CPSP.format("from segmentation_refinement.eval_helper import process_high_res_im, resize_max_side, "
+                      "safe_forward"), "RefinementModule()",
+         _CPSP_INPUTS + "return process_high_res_im(self.m, im, seg, L=96)", "1, 4, 100, 104", DYNAMIC_BHW,
+         init=_CPSP_CENTRED),
     # piq: full-reference image quality metrics as loss modules (per-image scores, reduction 'none').
     _piq("ssim", "SSIMLoss (inputs average-pooled by a factor from the size, Gaussian 11x11 windows, per-image "
          "1 - SSIM)", "SSIMLoss", "SSIMLoss(reduction='none')"),
