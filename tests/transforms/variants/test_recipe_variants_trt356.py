@@ -8,7 +8,11 @@ constructions (the problem is placed at the Add, another line) and ends with exi
 equivalent. VFIT's (zhshi0816/Video-Frame-Interpolation-Transformer) decoder keeps its transposed
 3-D convolution in a one-element container called by index, and its synthesis heads hand the frame
 size to the transposed convolution inside an ``nn.Sequential`` subclass: both fail at odd sizes as
-ENet does, and migrate takes TRT356 where each is built. Rewritten from the code alone, each graph
+ENet does, and migrate takes TRT356 where each is built. pytorch-toolbelt's (BloodAxe/pytorch-toolbelt) FPN
+decoder upsamples each coarser map with a deconvolution wrapper whose forward hands its ``output_size``
+on (the spatial sizes alone, ``feature_map.shape[-2:]``) and adds it to the finer map: the Add fails at
+odd sizes in the same way, and migrate takes TRT356 where the wrapper builds its ``nn.ConvTranspose2d``.
+Rewritten from the code alone, each graph
 equals eager mode at even and odd sizes, with both exporters, on edge values, and eager mode is
 unchanged.
 """
@@ -38,6 +42,8 @@ VARIANTS: dict[str, tuple[tuple[str, ...], str]] = {
                              "+            [_TrtConvTranspose3d(in_channels=cin, out_channels=cout,"),
     "vfit_synblock_sequential": (("        torch.nn.ConvTranspose2d(nf, nf, kernel_size=3, stride=2, padding=1),",),
                                  "+        _TrtConvTranspose2d(nf, nf, kernel_size=3, stride=2, padding=1),"),
+    "toolbelt_fpn_deconv": (("        self.conv = nn.ConvTranspose2d(channels, channels, kernel_size=3, padding=1, stride=2)",),
+                            "+        self.conv = _TrtConvTranspose2d(channels, channels, kernel_size=3, padding=1, stride=2)"),
 }
 
 
