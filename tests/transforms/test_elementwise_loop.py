@@ -388,7 +388,8 @@ def test_in_place_methods_fan_form() -> None:
             "(preds[:_trt_size_i, :_trt_size_j] + diff.sign_().mul_(.25)), preds[:_trt_size_i, :_trt_size_j])\n"
             "    else:\n") in after
     assert ("        values[:values.shape[0], 0] = (values[:values.shape[0], 0] * scale)\n"
-            "        values[:values.shape[0], 1] = (values[:values.shape[0], 1] - values[:values.shape[0], 0])\n") in after
+            "        values[:values.shape[0], 1] = (values[:values.shape[0], 1] - values[:values.shape[0], 0])\n"
+            ) in after
     assert after.split("def views")[1] == IN_PLACE.split("def views")[1]  # in place on what the loop does not own
     namespace: dict = {}
     exec(compile(rewrite(IN_PLACE, select=("TRT348",), unsafe=True), "nudge.py", "exec"), namespace)

@@ -8,8 +8,8 @@ stride, repeated when ``len(self.stride) == 1``; its forward is ``self.conv(x)``
 the sizes). ``BlockDecoder._decode_block_string`` gives ``stride=[int(options['s'][0])]`` (line 934),
 ``MBConvBlock`` builds ``self._depthwise_conv = SimpleConv(..., kernel_size=k, stride=s, bias=False)``
 (lines 832-834) and ``EfficientNetD.forward`` keeps the maps before the blocks whose
-``block._depthwise_conv.stride == [2, 2]`` (line 1288). Written here in our own words: a stem, three
-blocks without squeeze-excitation or drop connect.
+``block._depthwise_conv.stride == [2, 2]`` (line 1288) and returns ``feature_maps[1:]``. Written here in
+our own words: a stem, four blocks without squeeze-excitation or drop connect.
 """
 
 import torch
@@ -59,21 +59,22 @@ class Backbone(nn.Module):
     def __init__(self) -> None:
         super().__init__()
         self.stem = SymmetricPadConv(3, 8, 3, stride=2, bias=False)
-        self.blocks = nn.ModuleList([Block(8, 8, 1, 3, "k3_s11"), Block(8, 12, 4, 3, "k3_s22"),
-                                     Block(12, 16, 4, 5, "k5_s22")])
+        codes = ((8, 8, 1, 3, "k3_s11"), (8, 12, 4, 3, "k3_s22"), (12, 16, 4, 5, "k5_s22"), (16, 16, 2, 3, "k3_s11"))
+        self.blocks = nn.ModuleList(Block(*code) for code in codes)
 
     def forward(self, x):
+        # EfficientNetD: the map before each stride-2 block, and the last block's; the first is dropped
         x = F.silu(self.stem(x))
+        last_x = None
         feature_maps = []
-        last_x = x
         for idx, block in enumerate(self.blocks):
             x = block(x)
-            if block._depthwise_conv.stride == [2, 2]:
-                feature_maps.append(last_x)
-            elif idx == len(self.blocks) - 1:
-                feature_maps.append(x)
+            strided = block._depthwise_conv.stride == [2, 2]  # the wrapper's own two-element copy
+            if strided or idx == len(self.blocks) - 1:
+                feature_maps.append(last_x if strided else x)
             last_x = x
-        return x, feature_maps[0], feature_maps[1]
+        del last_x
+        return tuple(feature_maps[1:])
 
 
 def build() -> nn.Module:

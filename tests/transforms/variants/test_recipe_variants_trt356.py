@@ -46,11 +46,12 @@ VARIANTS: dict[str, tuple[tuple[str, ...], str]] = {
                              "+            [_TrtConvTranspose3d(in_channels=cin, out_channels=cout,"),
     "vfit_synblock_sequential": (("        torch.nn.ConvTranspose2d(nf, nf, kernel_size=3, stride=2, padding=1),",),
                                  "+        _TrtConvTranspose2d(nf, nf, kernel_size=3, stride=2, padding=1),"),
-    "speechbrain_convtranspose1d": (("        self.conv = nn.ConvTranspose1d(in_channels, out_channels, kernel_size, stride=stride, padding=padding)",),
-                                    "+        self.conv = _TrtConvTranspose1d(in_channels, out_channels, kernel_size, stride=stride, "
-                                    "padding=padding)"),
-    "toolbelt_fpn_deconv": (("        self.conv = nn.ConvTranspose2d(channels, channels, kernel_size=3, padding=1, stride=2)",),
-                            "+        self.conv = _TrtConvTranspose2d(channels, channels, kernel_size=3, padding=1, stride=2)"),
+    "speechbrain_convtranspose1d": (
+        ("        self.conv = nn.ConvTranspose1d(in_channels, out_channels, kernel_size, stride=stride, padding=padding)",),
+        "+        self.conv = _TrtConvTranspose1d(in_channels, out_channels, kernel_size, stride=stride, padding=padding)"),
+    "toolbelt_fpn_deconv": (
+        ("        self.conv = nn.ConvTranspose2d(channels, channels, kernel_size=3, padding=1, stride=2)",),
+        "+        self.conv = _TrtConvTranspose2d(channels, channels, kernel_size=3, padding=1, stride=2)"),
 }
 
 

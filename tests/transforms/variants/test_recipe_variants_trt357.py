@@ -17,11 +17,12 @@ other sizes, no TensorRT error.
 
 from __future__ import annotations
 
+import onnxruntime as ort
 import pytest
 import torch
 from support import TESTS, migrate_json
-from variant_models import (assert_eager_unchanged, assert_graph_within, axes_json, built, export_variant,
-                            export_variant_dynamo, line_of, load_variant, rewrite_variant, seeded, with_specials)
+from variant_models import (assert_eager_unchanged, assert_graph_within, axes_json, built, exported_graph, line_of,
+                            load_variant, rewrite_variant, seeded, with_specials)
 
 from trtcodemod.engine import Options, check_source
 
@@ -32,7 +33,7 @@ VARIANTS = {
     "zylo117_static_same_padding": "self.conv = nn.Conv2d(cin, cout, kernel_size, stride=stride",
     "dirv_cover_length_padding": "self.conv = nn.Conv2d(cin, cout, kernel_size, stride=stride",
     "bubbliiiing_partial_same_padding": "self.conv = nn.Conv2d(in_channels, out_channels, kernel_size, stride=stride",
-    "quickdetection_simple_conv": "self.conv = nn.Conv2d(cin, cout, kernel_size, stride=stride, bias=bias, groups=groups,",
+    "quickdetection_simple_conv": "self.conv = nn.Conv2d(cin, cout, kernel_size, stride=stride, bias=bias,",
 }
 #: variant -> the rules migrate applies: the "same" padding read from the sizes is TRT712's as well; quickdetection's
 #: symmetric padding is the convolution's own, so TRT357 alone takes it.
@@ -74,8 +75,9 @@ def _sets(module) -> dict[str, tuple]:
 
 @pytest.mark.parametrize("dynamo", [False, True], ids=["torchscript", "dynamo"])
 def test_quickdetection_rewritten_from_the_code_alone(tmp_path, dynamo: bool) -> None:
-    """The symmetric-padding form needs TRT357 alone (unsafe: the subclass assumption): rewritten from the code, the graph equals eager mode at
-    other sizes with both exporters, and eager mode is unchanged (the feature maps chosen by `== [2, 2]` too)."""
+    """The symmetric-padding form needs TRT357 alone (unsafe: the subclass assumption): rewritten from the code,
+    the graph equals eager mode at other sizes with both exporters, and eager mode is unchanged (the feature maps
+    chosen by `== [2, 2]` too)."""
     path = HERE / "quickdetection_simple_conv.py"
     original = load_variant(path, f"trt357_qd_o_{dynamo}")
     text, rewritten = rewrite_variant(path, Options(select=("TRT357",), scope="all", unsafe=True), tmp_path,
@@ -84,10 +86,7 @@ def test_quickdetection_rewritten_from_the_code_alone(tmp_path, dynamo: bool) ->
     before, after = built(original), built(rewritten)
     sets = _sets(original)
     assert_eager_unchanged(before, after, sets)
-    example = sets["traced size"]
-    if dynamo:
-        session = export_variant_dynamo(after, example, original.DYNAMIC, tmp_path / "after.onnx")
-    else:
-        session, _ = export_variant(after, example, original.DYNAMIC, tmp_path / "after.onnx", HERE)
+    graph = exported_graph(after, original, tmp_path / "after.onnx", dynamo)  # at the example, sets["traced size"]
+    session = ort.InferenceSession(graph.SerializeToString(), providers=["CPUExecutionProvider"])
     for label, inputs in sets.items():
         assert_graph_within(session, before, inputs, 1e-5, label)
