@@ -25,7 +25,8 @@ from pathlib import Path
 import pytest
 import torch
 from support import migrate_json
-from variant_models import assert_eager_unchanged, assert_graph_within, built_variant, export_variant, seeded
+from variant_models import (assert_eager_unchanged, assert_graph_within, built_variant, export_variant,
+                            export_variant_dynamo, seeded)
 from variant_models import axes_json as _axes_json, line_of as _line_of
 
 from trtcodemod.engine import Options, check_source, fix_source
@@ -109,3 +110,17 @@ def test_rewritten_from_the_code_alone_exports_and_equals_eager(name: str, tmp_p
     for label, inputs in {"example": example, **_sets(name)}.items():
         assert_graph_within(session, original, inputs, 1e-6, label)
     assert_eager_unchanged(original, rewritten, {"example": example, **_sets(name)})
+
+
+def test_fan_in_place_form_with_the_dynamo_exporter(tmp_path: Path) -> None:
+    """The in-place form (`diff.sign_().mul_(.25)` on the stacked differences, the `.add_` write) exported by
+    the dynamo exporter too: the graph equals eager mode at other batches and values."""
+    path = HERE / "fan_preds_fromhm.py"
+    module, original = _load("fan_preds_fromhm")
+    new_path = tmp_path / "fan_preds_fromhm_rewritten.py"
+    new_path.write_text(fix_source(path.read_bytes(), str(path.resolve()), UNSAFE).source.decode())
+    _, rewritten = built_variant(new_path, "trt348_rewritten_dynamo_fan")
+    rewritten.load_state_dict(original.state_dict())
+    session = export_variant_dynamo(rewritten, module.inputs(seeded(0)), module.DYNAMIC, tmp_path / "after.onnx")
+    for label, inputs in _sets("fan_preds_fromhm").items():
+        assert_graph_within(session, original, inputs, 1e-6, label)
