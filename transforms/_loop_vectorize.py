@@ -32,6 +32,13 @@ ELEMENTWISE_METHODS = frozenset({
 ELEMENTWISE_FUNCTIONS = frozenset({
     "sign", "abs", "exp", "log", "sqrt", "sigmoid", "tanh", "floor", "ceil", "trunc", "clamp", "minimum", "maximum",
 })
+#: In-place element-wise methods: ``v.sign_()`` on a vector the iteration made, kept in place over all iterations.
+IN_PLACE_METHODS = frozenset(f"{name}_" for name in ELEMENTWISE_METHODS - {"item", "long", "int", "float", "double",
+                                                                             "half", "bool"})
+#: In-place arithmetic methods and the operator each applies: ``t[b, k].add_(v)`` is ``t[b, k] += v``.
+IN_PLACE_ARITHMETIC = {"add_": "+", "sub_": "-", "mul_": "*", "div_": "/"}
+#: ``torch.<name>((a, b))`` of numbers: a new vector per iteration, and the dtype it makes (None: the numbers' own).
+_VECTOR_MAKERS = {"Tensor": "get_default_dtype()", "FloatTensor": "float32", "tensor": None, "stack": None}
 #: Modules whose ``floor``/``ceil`` of one number the translation takes (the names code binds them to).
 _MATH_MODULES = frozenset({"math", "np", "numpy"})
 _COMPARISONS = {cst.LessThan: "<", cst.LessThanEqual: "<=", cst.GreaterThan: ">", cst.GreaterThanEqual: ">=",
@@ -108,6 +115,7 @@ class Vectorizer:
     _guarded: dict[tuple[str, str], str] = field(default_factory=dict)  # (mask, index) -> its guarded name
     _counts: list[str] = field(default_factory=list)  # each loop's trip count, as the code reads it
     _ranks: dict[str, int] = field(default_factory=dict)  # name -> the rank of one iteration's value
+    _fresh: set[str] = field(default_factory=set)  # names bound to a vector made in this iteration (no other view)
 
     def statements(self) -> list[str]:
         self._written = _written_bases(self.nest.body)
@@ -160,6 +168,10 @@ class Vectorizer:
                 self._assign(target, value, None)
             elif type(small) is cst.AugAssign:
                 self._assign(small.target, small.value, code_of(small.operator).strip()[:-1])
+            elif _in_place_write(small) is not None:
+                # `t[b, k].add_(v)` writes `t[b, k] + v` into those elements, as `t[b, k] += v` does
+                call = small.value
+                self._assign(call.func.value, call.args[0].value, IN_PLACE_ARITHMETIC[call.func.attr.value])
             else:
                 raise Decline("a statement that is not an assignment")
 
@@ -227,6 +239,10 @@ class Vectorizer:
             masks = bound
         self._locals[name] = masks
         self._ranks[name] = new.rank
+        if operator is None and not isinstance(value, Value) and _makes_vector(value, self.torch):
+            self._fresh.add(name)
+        else:
+            self._fresh.discard(name)
         self.lines.append(f"{name} = {new.code}")
 
     def _write(self, target: cst.Subscript, value: "Value", operator: str | None) -> None:
@@ -346,7 +362,8 @@ class Vectorizer:
         base, items = _flat_subscript(node)
         if type(base) is cst.Name and base.value in self._aliases:
             alias = self._aliases[base.value]
-            if alias.slices is not None and len(items) != alias.slices:
+            # `hm[b, k, :]` read as `hm[py, px]`: the written `:` and the axes after it (an element, as assumed)
+            if alias.slices is not None and len(items) < alias.slices:
                 raise Decline(f"`{code_of(node).strip()}` does not read one element of its slice")
             indexes = alias.prefix + [self._index_item(item) for item in items]
             return Value(f"{alias.base}[{', '.join(indexes)}]", 0)
@@ -394,7 +411,7 @@ class Vectorizer:
                     values = self._arguments(node)
                     return Value(f"{self.torch}.{attr}({', '.join(v for v, _ in values)})",
                                  max((r for _, r in values), default=0))
-                if attr in ("Tensor", "tensor", "stack") and len(args) >= 1 and args[0].keyword is None \
+                if attr in _VECTOR_MAKERS and len(args) >= 1 and args[0].keyword is None \
                         and all(a.keyword is not None and a.keyword.value == "device" for a in args[1:]) \
                         and type(args[0].value) in (cst.Tuple, cst.List):
                     # `torch.Tensor((a, b))` and `torch.stack([a, b])` of numbers: one vector per iteration
@@ -402,10 +419,11 @@ class Vectorizer:
                     if not parts or any(p.rank for p in parts) or any(type(e) is cst.StarredElement
                                                                    for e in args[0].value.elements):
                         raise Decline("a vector made of other than numbers")
-                    # `torch.tensor` of 0-d tensors keeps their dtype, as `stack` does; `torch.Tensor` makes the default
+                    # `torch.tensor` of 0-d tensors keeps their dtype, as `stack` does; `torch.Tensor` makes the
+                    # default dtype, `torch.FloatTensor` float32
                     stacked = f"{self.torch}.stack(({', '.join(p.code for p in parts)},), -1)"
-                    if attr == "Tensor":
-                        stacked += f".to({self.torch}.get_default_dtype())"
+                    if _VECTOR_MAKERS[attr] is not None:
+                        stacked += f".to({self.torch}.{_VECTOR_MAKERS[attr]})"
                     for extra in args[1:]:
                         stacked += f".to({self._value(extra.value).code})"
                     return Value(stacked, 1)
@@ -413,6 +431,14 @@ class Vectorizer:
                 receiver = self._value(owner)  # `.to(device)`, `.to(dtype)`: element by element
                 return Value(f"{_atom(receiver.code)}.to({', '.join(v for v, _ in self._arguments(node))})",
                              receiver.rank)
+            if self._batched(owner) and (attr in IN_PLACE_METHODS or attr in IN_PLACE_ARITHMETIC):
+                # in place on a vector this iteration made: the same vector over all iterations changes the same way
+                # (a view of another tensor would not: an indexed read is a copy while tracing)
+                if not self._fresh_receiver(owner) or any(self._batched(a.value) for a in args):
+                    raise Decline(f"`{code_of(node).strip()}` changes a tensor it does not own")
+                receiver = self._value(owner)
+                values = self._arguments(node)
+                return Value(f"{_atom(receiver.code)}.{attr}({', '.join(v for v, _ in values)})", receiver.rank)
             if self._batched(owner) and attr in ELEMENTWISE_METHODS:
                 receiver = self._value(owner)
                 if attr == "item":
@@ -420,6 +446,14 @@ class Vectorizer:
                 values = self._arguments(node)
                 return Value(f"{_atom(receiver.code)}.{attr}({', '.join(v for v, _ in values)})", receiver.rank)
         raise Decline(f"`{code_of(node).strip()}` is not a call this rule knows to be element-wise")
+
+    def _fresh_receiver(self, node: cst.BaseExpression) -> bool:
+        """Is ``node`` a name bound to a vector made in this iteration, or an in-place call on one?"""
+        while type(node) is cst.Call and type(node.func) is cst.Attribute \
+                and (node.func.attr.value in IN_PLACE_METHODS or node.func.attr.value in IN_PLACE_ARITHMETIC):
+            node = node.func.value
+        return type(node) is cst.Name and node.value in self._fresh and node.value in self._locals \
+            and tuple(self._masks[:len(self._locals[node.value])]) == self._locals[node.value]
 
     def _arguments(self, node: cst.Call) -> list[tuple[str, int]]:
         parts = []
@@ -523,8 +557,27 @@ def _flat_subscript(node: cst.Subscript) -> tuple[cst.BaseExpression, list[cst.B
     return current, items
 
 
+def _in_place_write(node: cst.BaseSmallStatement) -> cst.Call | None:
+    """The call of a statement ``t[...].add_(v)`` (one positional argument; ``sub_``, ``mul_``, ``div_`` too)."""
+    if type(node) is not cst.Expr or type(node.value) is not cst.Call:
+        return None
+    call = node.value
+    if type(call.func) is not cst.Attribute or call.func.attr.value not in IN_PLACE_ARITHMETIC \
+            or type(call.func.value) is not cst.Subscript or len(call.args) != 1 \
+            or call.args[0].keyword is not None or call.args[0].star:
+        return None
+    return call
+
+
+def _makes_vector(node: cst.BaseExpression, torch: str) -> bool:
+    """Is ``node`` ``torch.Tensor(...)``/``torch.FloatTensor(...)``/``torch.tensor(...)``/``torch.stack(...)``
+    (a new tensor, no view of another)?"""
+    return type(node) is cst.Call and type(node.func) is cst.Attribute and type(node.func.value) is cst.Name \
+        and node.func.value.value == torch and node.func.attr.value in _VECTOR_MAKERS
+
+
 def _written_bases(body: list[cst.BaseStatement]) -> set[str]:
-    """The names the body writes elements of (``t[...] = v``, ``t[...] += v``)."""
+    """The names the body writes elements of (``t[...] = v``, ``t[...] += v``, ``t[...].add_(v)``)."""
     written: set[str] = set()
     for statement in body:
         for node in walk(statement):
@@ -533,6 +586,8 @@ def _written_bases(body: list[cst.BaseStatement]) -> set[str]:
                 target = node.target
             elif type(node) is cst.AssignTarget:
                 target = node.target
+            elif isinstance(node, cst.BaseSmallStatement) and _in_place_write(node) is not None:
+                target = node.value.func.value
             if type(target) is cst.Subscript:
                 base, _ = _flat_subscript(target)
                 written.add(code_of(base).strip())

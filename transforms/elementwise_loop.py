@@ -34,15 +34,22 @@ What it finds, in run-time code: a nest of up to three `for v in range(n)` loops
 statement of the one outside it, whose innermost body is made of assignments and `if`/`else`
 statements that work element by element:
 - names bound to one number per iteration (`px = int(pts[b, k, 0])`, `d = hm[py, px + 1] -
-  hm[py, px - 1]`), or to a slice of a tensor at the loop variables (`hm = heatmap[b, k, :, :]`),
-  read later one element at a time;
+  hm[py, px - 1]`), or to a slice of a tensor at the loop variables (`hm = heatmap[b, k, :, :]`, or
+  `heatmap[b, k, :]` read as `hm[py, px]`), read later one element at a time;
 - writes into the iteration's own elements of a tensor made before the loop: the loop
   variables first, in order, then fixed numbers (`pts[b, k, 0] += d.sign() * 0.25`);
 - arithmetic, comparisons (chained ones too), `and`/`or`/`not`, `int()`, `abs()`,
   `int(round(float(v)))`, `math.floor`/`math.ceil`, element-wise tensor methods and `torch`
   functions (`sign`, `abs`, `exp`, `clamp`, `.to(device)`...), tuple assignments (`px, py = a, b`),
-  and a vector of numbers per iteration (`torch.Tensor((a, b))`, `torch.tensor([a, b])`) added to
-  a row (`preds[i][j] += diff.sign() * 0.25`). Chained indexes (`hm[py][px + 1]`) are one index.
+  and a vector of numbers per iteration (`torch.Tensor((a, b))`, `torch.FloatTensor([a, b])`,
+  `torch.tensor([a, b])`) added to a row (`preds[i][j] += diff.sign() * 0.25`). Chained indexes
+  (`hm[py][px + 1]`) are one index;
+- the in-place forms of those: `preds[i, j].add_(v)` (`sub_`, `mul_`, `div_`) is the write
+  `preds[i, j] += v`, and an in-place element-wise method (`sign_`, `mul_(0.25)`...) on a vector the
+  iteration made with `torch.Tensor`/`FloatTensor`/`tensor`/`stack` changes that vector in both
+  forms (the face-alignment network's `preds[i, j].add_(diff.sign_().mul_(.25))`). In place on
+  anything else (a read of a tensor, which is a copy while tracing, or another name for the
+  vector), or by a per-iteration number, is not taken.
 A loop variable used as a number, a read of a written tensor at other elements, a name the loop
 leaves for later code, a call not known to be element-wise, `break`/`continue`, a nest inside
 another loop: not reported (nothing is rewritten).

@@ -323,3 +323,99 @@ def test_a_trip_count_with_a_call_is_evaluated_once() -> None:
                 want[i, 1] = want[i, 0] * 2
         for result in (got, traced(values)):
             assert torch.equal(result.nan_to_num(), want.nan_to_num()) and torch.equal(result.isnan(), want.isnan())
+
+
+# The in-place form of the face-alignment network's decoder (1adrianb/face-alignment@cdf86ed3 face_alignment/utils.py:
+# 159-167): a row sliced with one written `:`, `torch.FloatTensor` of two differences, in-place methods on it and
+# `preds[i, j].add_(...)` for the write.
+IN_PLACE = '''
+import torch
+
+
+def nudge(hm, preds, limit: int):
+    for i in range(preds.size(0)):
+        for j in range(preds.size(1)):
+            hm_ = hm[i, j, :]
+            px, py = int(preds[i, j, 0]) - 1, int(preds[i, j, 1]) - 1
+            if px > 0 and px < limit and py > 0 and py < limit:
+                diff = torch.FloatTensor([hm_[py, px + 1] - hm_[py, px - 1], hm_[py + 1, px] - hm_[py - 1, px]])
+                preds[i, j].add_(diff.sign_().mul_(.25))
+    return preds
+
+
+def shrink(values, scale: float):
+    for i in range(values.shape[0]):
+        values[i, 0].mul_(scale)
+        values[i, 1].sub_(values[i, 0])
+    return values
+
+
+def views(hm, preds):
+    for i in range(preds.size(0)):
+        v = hm[i, 0, 0]
+        v.sign_()                        # in place on a view of the input: not the loop's own vector
+        preds[i, 0] = v
+    for i in range(preds.size(0)):
+        d = torch.tensor([hm[i, 0, 0], hm[i, 0, 1]])
+        e = d
+        preds[i].add_(e.abs_())          # in place through another name bound to it
+    for i in range(preds.size(0)):
+        d = torch.tensor([hm[i, 0, 0], hm[i, 0, 1]])
+        preds[i].add_(d.mul_(hm[i, 0, 2]))  # in place by a per-iteration number
+    for i in range(preds.size(0)):
+        preds[i].add_(hm[i, 0, 0], alpha=2)  # a keyword
+    return preds
+'''
+
+
+def _fan_inputs(batch: int, landmarks: int, size: int, kind: str, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Heatmaps and their 1-based peaks as FAN computes them (a peak on the border skips the nudge)."""
+    hm = _heatmaps(batch, landmarks, size, size, kind, seed)
+    flat = hm.reshape(batch, landmarks, -1).max(2)[1] + 1 if batch * landmarks else torch.zeros(batch, landmarks)
+    preds = flat.view(batch, landmarks, 1).repeat(1, 1, 2).float()
+    preds[..., 0] = torch.remainder(preds[..., 0] - 1, size) + 1
+    preds[..., 1] = torch.floor((preds[..., 1] - 1) / size) + 1
+    return hm, preds
+
+
+def test_in_place_methods_fan_form() -> None:
+    assert rules_found(IN_PLACE, select=("TRT348",)) == ["TRT348"] * 2
+    after = strip_helpers(rewrite(IN_PLACE, select=("TRT348",), unsafe=True))
+    assert ("        diff = torch.stack(((hm[_trt_i, _trt_j, _trt_at1, _trt_at2] - hm[_trt_i, _trt_j, _trt_at1, "
+            "_trt_at3]), (hm[_trt_i, _trt_j, _trt_at4, _trt_at5] - hm[_trt_i, _trt_j, _trt_at6, _trt_at5]),), "
+            "-1).to(torch.float32)\n") in after
+    assert ("        preds[:_trt_size_i, :_trt_size_j] = torch.where(_trt_mask1[(..., None)], "
+            "(preds[:_trt_size_i, :_trt_size_j] + diff.sign_().mul_(.25)), preds[:_trt_size_i, :_trt_size_j])\n"
+            "    else:\n") in after
+    assert ("        values[:values.shape[0], 0] = (values[:values.shape[0], 0] * scale)\n"
+            "        values[:values.shape[0], 1] = (values[:values.shape[0], 1] - values[:values.shape[0], 0])\n"
+            ) in after
+    assert after.split("def views")[1] == IN_PLACE.split("def views")[1]  # in place on what the loop does not own
+    namespace: dict = {}
+    exec(compile(rewrite(IN_PLACE, select=("TRT348",), unsafe=True), "nudge.py", "exec"), namespace)
+    original: dict = {}
+    exec(compile(IN_PLACE, "original.py", "exec"), original)
+    example = _fan_inputs(2, 3, 8, "random", 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        traced = torch.jit.trace(lambda h, p: namespace["nudge"](h, p.clone(), 7), example)
+        traced_original = torch.jit.trace(lambda h, p: original["nudge"](h, p.clone(), 7), example)
+    differs = False
+    for shape in ((2, 3, 8), (1, 5, 8), (3, 1, 8), (0, 2, 8), (2, 0, 8)):
+        for kind in _KINDS:
+            hm, preds = _fan_inputs(*shape, kind, 1)
+            expected = original["nudge"](hm, preds.clone(), 7)
+            assert torch.equal(namespace["nudge"](hm, preds.clone(), 7), expected), (shape, kind)  # eager: the loop
+            assert torch.equal(traced(hm, preds), expected), (shape, kind)
+            try:
+                differs = differs or not torch.equal(traced_original(hm, preds), expected)
+            except RuntimeError:  # the unrolled loop indexes past a smaller input
+                differs = True
+    assert differs  # the original's trace kept the example's peaks and branches
+    for values in (torch.randn(4, 2), torch.zeros(0, 2), torch.tensor([[float("inf"), 1.0], [-0.0, float("nan")]])):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            traced_shrink = torch.jit.trace(lambda v: namespace["shrink"](v.clone(), -0.5), (torch.randn(3, 2),))
+        want = original["shrink"](values.clone(), -0.5)
+        for got in (namespace["shrink"](values.clone(), -0.5), traced_shrink(values)):
+            assert torch.equal(got.nan_to_num(), want.nan_to_num()) and torch.equal(got.isnan(), want.isnan())
