@@ -161,11 +161,11 @@ def test_varying_axes() -> None:
 def test_observing_changes_nothing_the_model_computes() -> None:
     """The mode hands every call on: same values, dtypes, shapes and errors with and without it.
 
-    Run in a child process, as ``migrate`` runs the observer: patching ``Tensor.__getitem__``
-    (inherited from ``TensorBase``) leaves CPython's type with a Python-level ``sq_item`` that
-    no restore removes, so afterwards a 0-d tensor looks like a sequence to torch
-    (``torch.as_tensor([torch.tensor(2)])`` asks for its ``len()``): the observer never runs in
-    the user's process, and this test must not leave that behind for the tests after it."""
+    Run in a child process, as ``migrate`` runs the observer. A Python ``Tensor.__getitem__`` gives
+    CPython's type a sequence slot, so a 0-d tensor looks like a sequence to torch: face-alignment's
+    ``torch.FloatTensor([hm[y, x + 1] - hm[y, x - 1], ...])`` raised "len() of a 0-d tensor" under
+    observation only, and no input set was observed. Indexing is recorded by the mode instead, and
+    what the wrappers patch is deleted again, not set back, so the type is as it was after them."""
     script = ("import sys; sys.path[:0] = sys.argv[1:3]; import test_observed_evidence as t; "
               "t.observe_and_compare()")
     done = subprocess.run([sys.executable, "-c", script, str(Path(__file__).parent), str(TESTS)], capture_output=True,
@@ -189,15 +189,32 @@ def observe_and_compare() -> None:
         except Exception as exc:  # noqa: BLE001 - the error is part of what must not change
             return type(exc), str(exc)
 
+    def neighbours(hm: torch.Tensor) -> torch.Tensor:
+        """face-alignment's quarter-pixel shift (1adrianb/face-alignment, face_alignment/utils.py:166)."""
+        diff = torch.FloatTensor([hm[1, 2] - hm[1, 0], hm[2, 1] - hm[0, 1]])
+        return torch.as_tensor([hm[1, 1], diff.sign()[0]]) + hm[hm > 0].sum()
+
     cases = [torch.tensor([[0.0, -1.0], [float("inf"), float("nan")], [0.0, 0.0]]), torch.randn(4, 3),
              torch.zeros(0, 2), torch.tensor(1.0), torch.arange(6).reshape(2, 3)]
+    grids = [torch.randn(3, 3), torch.zeros(3, 3), torch.full((3, 3), -2.0)]
+    inherited = set(vars(torch.Tensor))
     rec = Recorder(UserFiles([str(Path(__file__).parent)]))
     sites = TensorSites(rec)
     with Wrappers(rec), sites:
         rec.recording = True
         observed = [outcome(x) for x in cases]
+        shifted = [neighbours(hm) for hm in grids]
         rec.recording = False
+    assert set(vars(torch.Tensor)) == inherited  # nothing patched is left on the class
     plain = [outcome(x) for x in cases]
+    for got, hm in zip(shifted, grids):
+        assert torch.equal(got, neighbours(hm))
+    # Indexing is still recorded at the user's line: the bool mask of `hm[hm > 0]`.
+    import inspect
+
+    lines, first = inspect.getsourcelines(neighbours)
+    masked = first + next(i for i, text in enumerate(lines) if "hm[hm > 0]" in text)
+    assert any(e["kind"] == "index" and e["line"] == masked and e["index"] == "bool:2" for e in rec.events.values())
     assert observed[2] == plain[2] and observed[2][0] is RuntimeError  # reshape of 0 elements to (0, -1)
     assert observed[3] == plain[3] and observed[3][0] is TypeError  # len() of a 0-d tensor
     for a, b in zip(observed[:2] + observed[4:], plain[:2] + plain[4:]):

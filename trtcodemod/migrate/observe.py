@@ -48,6 +48,8 @@ OBSERVE_TASK = "observe"
 #: Tensor methods through which Python reads a value out of a tensor.
 #: torch's operator dispatcher (``torch.ops.ns.op(...)``): frames below it are an operator's kernel.
 _DISPATCHER = os.path.join("torch", "_ops.py")
+#: A patched name the owner inherited: deleted from it on exit.
+_INHERITED = object()
 VALUE_READS = ("__bool__", "item", "tolist", "__int__", "__index__", "__float__", "__len__", "numpy")
 
 
@@ -220,19 +222,6 @@ def unchanged(old: Any, new: Any) -> bool:
     return False
 
 
-def _index_kind(index: Any) -> str:
-    """``bool:1`` for a 1-D bool tensor, ``int64:1``..., ``tuple`` or ``basic`` otherwise."""
-    import torch
-
-    if isinstance(index, torch.Tensor):
-        return f"{str(index.dtype).replace('torch.', '')}:{index.dim()}"
-    if isinstance(index, tuple):
-        return "tuple(" + ",".join(_index_kind(i) for i in index) + ")"
-    if isinstance(index, list):
-        return "list"
-    return "basic"
-
-
 class Wrappers:
     """Tensor methods, ``torch.squeeze`` and ``builtins.len`` wrapped while the forwards run."""
 
@@ -242,7 +231,9 @@ class Wrappers:
 
     def _patch(self, owner: Any, name: str, make: Callable[[Any], Any]) -> None:
         original = getattr(owner, name)
-        self.saved.append((owner, name, original))
+        # What was inherited is deleted again on exit rather than set: setting a C method back on the
+        # subclass would leave it a Python slot, which is not the same type as before.
+        self.saved.append((owner, name, original if name in vars(owner) else _INHERITED))
         wrapper = make(original)
         self.rec.unwrapped[wrapper] = original
         setattr(owner, name, wrapper)
@@ -274,12 +265,9 @@ class Wrappers:
 
             self._patch(torch.Tensor, name, lambda orig, r=record_read: guarded(r, orig))
 
-        def record_index(tensor: Any, index: Any, *rest: Any) -> None:
-            site, direct = rec.site(1)
-            if site:
-                rec.add("index", site, direct, index=_index_kind(index), rank=tensor.dim())
-
-        self._patch(torch.Tensor, "__getitem__", lambda orig: guarded(record_index, orig))
+        # Indexing is recorded by the tensor sites' mode, not here: a Python `__getitem__` on the tensor
+        # class gives it a sequence slot, and torch then reads a list of 0-d tensors as nested sequences
+        # (`torch.FloatTensor([a[0] - a[1], ...])` raised "len() of a 0-d tensor" under observation).
 
         def record_squeeze(tensor: Any, *args: Any, **kwargs: Any) -> None:
             dims = args[0] if args else kwargs.get("dim")
@@ -336,7 +324,10 @@ class Wrappers:
 
     def __exit__(self, *exc: Any) -> None:
         for owner, name, original in reversed(self.saved):
-            setattr(owner, name, original)
+            if original is _INHERITED:
+                delattr(owner, name)
+            else:
+                setattr(owner, name, original)
         self.saved.clear()
         self.rec.unwrapped.clear()
 

@@ -71,6 +71,20 @@ def _floor_gap(kind: str, args: tuple, result: Any) -> bool:
     return bool(differs.any())
 
 
+_GETITEM = torch.Tensor.__getitem__
+
+
+def index_kind(index: Any) -> str:
+    """``bool:1`` for a 1-D bool tensor, ``int64:1``..., ``tuple(...)``, ``list`` or ``basic`` otherwise."""
+    if isinstance(index, torch.Tensor):
+        return f"{str(index.dtype).replace('torch.', '')}:{index.dim()}"
+    if isinstance(index, tuple):
+        return "tuple(" + ",".join(index_kind(i) for i in index) + ")"
+    if isinstance(index, list):
+        return "list"
+    return "basic"
+
+
 class TensorSites(TorchFunctionMode):
     """Records tensors by name at user call sites into ``recorder`` while ``recorder.recording``."""
 
@@ -97,6 +111,10 @@ class TensorSites(TorchFunctionMode):
         if rec.recording and not rec._busy:
             rec._busy = True  # our own tensor reads below must not be recorded as the model's
             try:
+                if func is _GETITEM and len(args) >= 2 and isinstance(args[0], torch.Tensor):
+                    site, direct = rec.site(2)
+                    if site:
+                        rec.add("index", site, direct, index=index_kind(args[1]), rank=args[0].dim())
                 self._record(args, kwargs, result, _floor_division(func, kwargs))
             except Exception:  # noqa: BLE001 - observing must never change what the model does
                 pass
