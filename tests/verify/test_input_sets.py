@@ -70,3 +70,39 @@ def test_refusal_names_the_error(model: torch.nn.Module, refused: bool) -> None:
     answer = refusal(model, {"x": torch.rand(1, 3, 9, 9)})
     assert (answer is not None) is refused
     assert answer is None or answer.startswith("RuntimeError:")
+
+
+class ChecksRange(torch.nn.Module):
+    """piq's metrics (``piq/utils/common.py`` ``_validate_input``) assert images in [0, 1] before anything."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        assert 0 <= x.min(), f"Expected values to be greater or equal to 0, got {x.min()}"
+        assert x.max() <= 1, f"Expected values to be lower or equal to 1, got {x.max()}"
+        return x.mean((2, 3))
+
+
+def test_resized_and_stretched_sets_keep_the_example_range() -> None:
+    """The resized set was the example's values scaled by 1.1 plus noise, so a model that checks its input's
+    range refused it (and the stretched set), and no other size was ever tested; now every set's floats stay
+    in the example's range, and differ from it."""
+    from trtcodemod.verify.inputs import stretched_set
+
+    made = make_input_sets(_module(), InputsSpec(function="inputs"), ChecksRange(), AXES, seed=0)
+    first, resized = made.sets[0]["x"], made.sets[-1]["x"]
+    assert resized.shape[2:] == (9, 9) and not any("refuses" in note for note in made.notes)
+    stretched, changed = stretched_set(made.sets[0], AXES, seed=0)
+    for tensor in (resized, stretched["x"]):
+        assert float(tensor.min()) >= float(first.min()) and float(tensor.max()) <= float(first.max())
+        assert refusal(ChecksRange(), {"x": tensor}) is None
+    assert changed and stretched["x"].shape[2:] == (17, 17)
+    assert not torch.equal(resized[..., :8, :8], first)  # new values, not a copy
+
+
+def test_the_range_keeps_infinities_and_nan_and_negative_values() -> None:
+    from trtcodemod.verify.inputs import _perturb
+
+    example = torch.tensor([[-3.0, 2.0, float("inf"), float("nan"), 0.0, -float("inf"), 1.5, -0.5]])
+    out = _perturb(example, torch.Generator().manual_seed(0))
+    assert torch.isinf(out[0, 2]) and out[0, 2] > 0 and torch.isnan(out[0, 3]) and torch.isinf(out[0, 5])
+    finite = out[torch.isfinite(out)]
+    assert float(finite.min()) >= -3.0 and float(finite.max()) <= 2.0 and bool((finite < 0).any())

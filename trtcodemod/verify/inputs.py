@@ -63,13 +63,25 @@ def _bind(value: Any, params: list[str], origin: str) -> dict[str, torch.Tensor]
 
 
 def _perturb(t: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
-    """Other values of the same kind: float tensors are scaled and get noise; others stay."""
+    """Other values of the same kind: float tensors are scaled and get noise; others stay.
+
+    The new values stay within the range of the tensor's finite values (folded back at its ends): the
+    example is the user's word on what the model takes, and a model may check it (piq's metrics assert
+    images in [0, 1]; a set it refuses tests nothing). Infinities and NaN stay where they were."""
     if not t.is_floating_point() or t.numel() == 0:
         return t.clone()
-    finite = t[torch.isfinite(t)]
+    finite_mask = torch.isfinite(t)
+    finite = t[finite_mask]
     scale = float(finite.std()) if finite.numel() > 1 else 1.0
     noise = torch.randn(t.shape, generator=generator, dtype=torch.float32).to(t.dtype)
-    return t * 1.1 + noise * (0.1 * (scale or 1.0))
+    out = t * 1.1 + noise * (0.1 * (scale or 1.0))
+    if finite.numel() > 1:
+        low, high = finite.min(), finite.max()
+        if low < high:
+            out = torch.where(out > high, 2 * high - out, out)
+            out = torch.where(out < low, 2 * low - out, out).clamp(low, high)
+        out = torch.where(finite_mask, out, t)
+    return out
 
 
 def _resize(t: torch.Tensor, axis: int, size: int, generator: torch.Generator) -> torch.Tensor:
