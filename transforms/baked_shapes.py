@@ -610,6 +610,9 @@ SIZE_INT_HELPER = "_trt_size_int"
 SIZE_FLOAT_HELPER = "_trt_size_float"
 _ROUNDING_HELPERS = {"ceil": "_trt_size_ceil", "floor": "_trt_size_floor"}
 SIZE_SQRT_HELPER = "_trt_size_sqrt"
+SIZE_ROUND_HELPER = "_trt_size_round"
+#: ``min``/``max`` of a slice of a tensor's sizes (``min(x.size()[-2:])``).
+_SIZES_HELPERS = {"min": "_trt_size_min_of", "max": "_trt_size_max_of"}
 #: Arithmetic whose result the helpers take (``/`` included: ``int(h / 2.5)``).
 _NUMBER_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Power)
 
@@ -673,7 +676,19 @@ literal or `float(...)` (or `+ - *` with one), take `_trt_size_min_float`/`_trt_
 same built-ins typed `float` for scripting: YOLOv5's letterbox gain `min(img1_shape[0] / img0_shape[0],
 img1_shape[1] / img0_shape[1])` in `scale_boxes` (measured: the original graph keeps the example's
 winner, the rewritten one the quotient that wins at each size); a float and an int are left, since eager
-code gets either type. Where no integer form is exact,
+code gets either type. `min(S)`/`max(S)` of one argument `S` that is a tensor's sizes or a slice of them
+(`min(x.size()[-2:])`, `max(x.shape[2:])`) become `_trt_size_min_of(S)`/`_trt_size_max_of(S)`: the
+sequence goes in whole, so whatever the rank, eager mode gets `min`'s own result (and its `ValueError`
+for an empty slice), and while a trace passes the sizes as 0-d tensors, the traced minimum/maximum of
+them all. `round(E)` of such a number (one argument: an integer; `round(E, ndigits)` is a float and is
+left) becomes `_trt_size_round(E)`: `round` in eager mode, and while a trace passes a 0-d tensor, a
+traced `Round` cast to int64 (`torch.round`, as `round`, rounds halves to even: 640 / 256 = 2.5 gives
+2); scripted, TorchScript's own `round`, a float. Nested, they are one finding: piq's automatic
+downsampling `max(1, round(min(x.size()[-2:]) / 256))` (SSIM, VSI, FSIM, SR-SIM, MDSI), where the
+traced `round` of a tensor raised `TypeError` and stopped the export, becomes
+`_trt_size_max(1, _trt_size_round(_trt_size_min_of(x.size()[-2:]) / 256))` (measured: exported at 300
+by 520, the graph's factor equals eager mode's at every side from 0 to 1152, the halves at 384 and
+640 included). Where no integer form is exact,
 `int(E)`, `math.ceil(E)`/`math.floor(E)` and `int(np.ceil(E))`/`int(np.floor(E))` of a number
 `E` built from sizes, literals and configuration with `+ - * / //` (`int(h * self.patch_size)`,
 `math.ceil(h / self.stride)`) become `_trt_size_int(E)`, `_trt_size_ceil(E)`,
@@ -718,7 +733,7 @@ eager mode, `torch.jit.script` and `torch.export` the rewritten expression is th
 (its annotation is taken at its word), and that, while the TorchScript exporter traces, the
 code after them accepts a 0-d tensor where it got the number (a top-k's K, a slice bound,
 a shape, `F.interpolate`'s size, `F.pad`'s padding do; `range(k)` reads it back into a number
-as before, with the same TracerWarning). The `int`/`ceil`/`floor`/`sqrt` helpers are exact in eager
+as before, with the same TracerWarning). The `int`/`ceil`/`floor`/`round`/`sqrt` helpers are exact in eager
 mode; while tracing, a traced `/` or square root is float32 (a Python float is a double), so a
 quotient or root within float32's rounding of an integer can round the other way (a root of a
 perfect square below 2**24 is exact), and a configuration value is a number.
@@ -776,6 +791,17 @@ baked choice). Applies to every TensorRT version.""",
                 "        return x[:, :k]\n",
                 unsafe=True,
             ),
+            Example(
+                "class Preview(nn.Module):\n"
+                "    def forward(self, x):\n"
+                "        f = max(1, round(min(x.size()[-2:]) / 256))\n"
+                "        return x[..., ::f, ::f]\n",
+                "class Preview(nn.Module):\n"
+                "    def forward(self, x):\n"
+                "        f = _trt_size_max(1, _trt_size_round(_trt_size_min_of(x.size()[-2:]) / 256))\n"
+                "        return x[..., ::f, ::f]\n",
+                unsafe=True,
+            ),
         ),
         references=(_TS_PITFALLS, "https://pytorch.org/docs/stable/generated/torch.clamp.html",
                     "https://onnx.ai/onnx/operators/onnx__Div.html"),
@@ -816,10 +842,14 @@ baked choice). Applies to every TensorRT version.""",
             return
         positional = [a.value for a in node.args if a.keyword is None]
         observed = self._observed_size(node)
-        if builtin in ("min", "max"):
+        if builtin in ("min", "max") and self._extreme_of_sizes(node, observed) is not None:
+            pass  # `min(x.size()[-2:])`: the smallest of a tensor's sizes (piq's automatic downsampling)
+        elif builtin in ("min", "max"):
             if len(positional) < 2 or len(positional) != len(node.args):
                 return  # `max(sizes)` of a list, `key=`: not about one size
-            if not observed and not any(self.size_derived(v) for v in positional):
+            # `max(1, round(h / 256))`: a rounding of a size is a number computed from sizes too.
+            if not observed and not any(self.size_derived(v) or self._rounded_number(v, observed) is not None
+                                        for v in positional):
                 return
         elif builtin is not None:
             if not positional:
@@ -920,8 +950,11 @@ baked choice). Applies to every TensorRT version.""",
         """A number the helpers may take: sizes, literals, configuration (``self.patch_size``,
         ``self.stride[0]``) and ``+ - * / //`` of those; with ``observed``, any plain name too.
         ``integer``: no float literal, no ``/`` (configuration and names are taken as ints)."""
-        if type(expr) is cst.Integer or self.integer_size(expr):
+        if type(expr) is cst.Integer or self.integer_size(expr) or self._extreme_of_sizes(expr, observed) is not None:
             return True
+        rounding = self._rounded_number(expr, observed)
+        if rounding is not None:
+            return self._number(rounding, observed)  # `round(E)` is an integer whatever `E` is
         if not integer and (type(expr) is cst.Float or self.size_derived(expr)):
             return True
         operators = INTEGER_OPERATORS if integer else _NUMBER_OPERATORS
@@ -947,11 +980,14 @@ baked choice). Applies to every TensorRT version.""",
     def _size_number(self, expr: cst.BaseExpression) -> bool:
         """A size, arithmetic on sizes with non-tensors, or such a number under ``math.sqrt``
         (``int(math.sqrt(n))`` of a token count, ``int(math.sqrt(h) * 2)``)."""
-        if self.size_derived(expr):
+        if self.size_derived(expr) or self._extreme_of_sizes(expr, False) is not None:
             return True
         root = self._square_root(expr)
         if root is not None:
             return self._size_number(root)
+        rounding = self._rounded_number(expr, False)
+        if rounding is not None:
+            return self._size_number(rounding)  # `round(min(x.size()[-2:]) / 256)`
         rounded = self._rounding(expr)
         if rounded is not None:
             # `math.floor(math.ceil(w / 32.0) * 32.0)` (SpyNet's padded size): the outer call reads the
@@ -963,6 +999,32 @@ baked choice). Applies to every TensorRT version.""",
         if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Minus:
             return self._size_number(expr.expression)
         return False
+
+    def _rounded_number(self, expr: cst.BaseExpression, observed: bool) -> cst.BaseExpression | None:
+        """``E`` of ``round(E)`` (the built-in, one argument: an integer), where ``E`` is a number the
+        helpers take; None for ``round(E, ndigits)`` (a float) and for anything else."""
+        if type(expr) is not cst.Call or type(expr.func) is not cst.Name or expr.func.value != "round" \
+                or self._builtin(expr.func) is None or len(expr.args) != 1 or expr.args[0].keyword \
+                or expr.args[0].star:
+            return None
+        inner = expr.args[0].value
+        if self.is_tensor(inner) or not (self._size_number(inner) or observed and self._number(inner, observed)):
+            return None
+        return inner
+
+    def _extreme_of_sizes(self, expr: cst.BaseExpression, observed: bool) -> str | None:
+        """``"min"`` for ``min(x.size()[-2:])`` (``max`` alike): the built-in of one argument, a tensor's
+        sizes or a slice of them (with ``observed``, of a name the recorded run saw as a tensor)."""
+        if type(expr) is not cst.Call or type(expr.func) is not cst.Name or expr.func.value not in ("min", "max") \
+                or self._builtin(expr.func) is None or len(expr.args) != 1 or expr.args[0].keyword \
+                or expr.args[0].star:
+            return None
+        sizes = expr.args[0].value
+        if type(sizes) is cst.Subscript and (len(sizes.slice) != 1 or type(sizes.slice[0].slice) is not cst.Slice):
+            return None
+        if self._shape_owner(sizes) is None and not (observed and self._loose_owner(sizes) is not None):
+            return None
+        return expr.func.value
 
     def _square_root(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
         """``E`` of ``math.sqrt(E)`` (or ``np.sqrt(E)``): a root the helpers keep traced."""
@@ -984,10 +1046,16 @@ baked choice). Applies to every TensorRT version.""",
 
             def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
                 rounded = rule._rounding(original)
+                if rule._rounded_number(original, True) is not None:
+                    rounded = ("round", original.args[0].value)
+                extreme = rule._extreme_of_sizes(original, True)
+                if extreme is not None:
+                    rounded = (extreme, original.args[0].value)
                 if rule._square_root(original) is None and rounded is None:
                     return updated
                 rule._rounded.add(id(original))
-                helper = SIZE_SQRT_HELPER if rounded is None else _ROUNDING_HELPERS[rounded[0]]
+                helper = SIZE_SQRT_HELPER if rounded is None else \
+                    {**_ROUNDING_HELPERS, **_SIZES_HELPERS, "round": SIZE_ROUND_HELPER}[rounded[0]]
                 Roots.used = Roots.used | {helper}
                 return helper_call(helper, updated.args[0].value)
 
@@ -1000,6 +1068,12 @@ baked choice). Applies to every TensorRT version.""",
         tracing: ``_trt_size_min``/``_max``, ``_trt_size_int``, ``_trt_size_ceil``/``_floor``."""
         if len(positional) != len(node.args):
             return None
+        extreme = self._extreme_of_sizes(node, observed)
+        if extreme is not None:
+            # `min(x.size()[-2:])`: the sequence goes in whole, so any rank gives `min`'s own result
+            # (and its ValueError for an empty slice); no rank or count of sizes is assumed.
+            helper = _SIZES_HELPERS[extreme]
+            return Fix({node: helper_call(helper, positional[0])}, safety=Safety.UNSAFE, helpers=(helper,)), helper
         if builtin in ("min", "max"):
             # Both integers or both floats: with one of each, eager code gets whichever wins, an int
             # or a float, where the traced choice would be a float tensor.
@@ -1029,6 +1103,8 @@ baked choice). Applies to every TensorRT version.""",
             helper, arguments = _ROUNDING_HELPERS[name], positional
         elif not builtin and name == "sqrt":
             helper, arguments = SIZE_SQRT_HELPER, positional
+        elif builtin == "round" and self._rounded_number(node, observed) is not None:
+            helper, arguments = SIZE_ROUND_HELPER, positional  # `round(E, ndigits)` is left: a float
         else:
             return None
         if not all(self._number(v, observed) for v in arguments):

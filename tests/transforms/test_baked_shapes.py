@@ -31,7 +31,8 @@ from trtcodemod.engine import Options, check_source, fix_source
 from trtcodemod.evidence.facts import Facts
 from trtcodemod.rules import Safety
 from trtcodemod.helpers.sizes import (_trt_size_ceil, _trt_size_float, _trt_size_floor, _trt_size_int, _trt_size_max,
-                                      _trt_size_max_float, _trt_size_min, _trt_size_min_float, _trt_size_sqrt)
+                                      _trt_size_max_float, _trt_size_max_of, _trt_size_min, _trt_size_min_float,
+                                      _trt_size_min_of, _trt_size_round, _trt_size_sqrt)
 
 IDS = ("TRT711", "TRT712", "TRT713", "TRT714", "TRT715")
 
@@ -74,6 +75,13 @@ POSITIVE = [
     ("TRT715", forward("return x[:, : scores.argmax().long() + 1]", "x, scores")),
 ]
 
+POSITIVE += [
+    # The smallest of a tensor's sizes, all of them or a slice (piq's `min(x.size()[-2:])`).
+    ("TRT712", forward("return min(x.shape)")),
+    ("TRT712", forward("return x[:, : max(x.size()[2:])]")),
+    ("TRT712", forward("return x[:, : round(x.shape[1] / 3)]")),
+]
+
 NEGATIVE = [
     # an array of configuration values or of a literal list, not of a shape
     forward("return np.array(self.ratios)"),
@@ -90,7 +98,7 @@ NEGATIVE = [
     forward("return min(self.k, 3), max([1, 2])"),
     forward("return x[: int(x.dim() / 2)]"),
     forward("return int(x.sum())"),
-    forward("return min(x.shape)"),  # one argument: a tuple
+    forward("return min(x.dims)"),  # one argument, not a tensor's sizes
     forward("return max(x.shape[0], x.shape[1], key=abs)"),
     forward("s: int = 4\nreturn math.ceil(self.size / s)"),
     forward("return x[: x.shape[0] // 2]"),  # integer arithmetic: stays in the graph
@@ -1109,7 +1117,17 @@ def test_rounding_helpers_keep_the_traced_size(helper, builtin, tmp_path) -> Non
     ("int(math.sqrt(x.sum()))", None),  # a tensor value
     ("max(h - self.k, 0)", "_trt_size_max(h - self.k, 0)"),
     ("int(x.sum())", None),  # a tensor value: TRT702's
-    ("round(h * 0.5)", None),
+    ("round(h * 0.5)", "_trt_size_round(h * 0.5)"),
+    ("round(h * 0.5, 2)", None),  # `ndigits`: a float, no size
+    ("round(n)", None),  # `n` is no size
+    ("round(x.sum())", None),  # a tensor value
+    # piq's automatic downsampling: one finding, the whole expression rewritten.
+    ("max(1, round(min(x.size()[-2:]) / 256))",
+     "_trt_size_max(1, _trt_size_round(_trt_size_min_of(x.size()[-2:]) / 256))"),
+    ("min(x.shape[2:])", "_trt_size_min_of(x.shape[2:])"),  # the sequence whole: no rank assumed
+    ("max(x.shape[-2:])", "_trt_size_max_of(x.shape[-2:])"),
+    ("min(x.shape[-2:], key=abs)", None),
+    ("min(n)", None),
     ("max(h * 0.5, 1)", None),  # a float: min/max keep integers only
     ("int(h * n)", None),  # `n` could be anything: without facts, not a number the helper takes
 ])
@@ -1612,3 +1630,103 @@ def test_an_array_of_the_shape_is_named_without_a_fix() -> None:
     code = HEADER + forward("image_shape = x.shape[2:]\nimage_shape = np.array(image_shape)\nreturn image_shape // 8")
     assert rules_found(code, select=("TRT711",)) == ["TRT711"]
     assert rewrite(code, select=("TRT711",), unsafe=True) == code
+
+
+# --- round() and min()/max() of a slice of the sizes (piq's automatic downsampling) ------------
+
+
+def _outcome(function, value):
+    """What ``function(value)`` gives: its result with its type, or the type of what it raises."""
+    try:
+        result = function(value)
+    except Exception as exc:  # noqa: BLE001 - the same exception is part of the same program
+        return type(exc)
+    return result, type(result)
+
+
+def test_round_helper_is_round_outside_a_trace() -> None:
+    """Halves to even, negatives, zeros, huge and odd values: the same result, type and exception."""
+    values = [0, 7, -7, 2**62, True, 0.0, -0.0, 0.5, 1.5, 2.5, -0.5, -2.5, 383 / 256, 640 / 256, 255 / 256,
+              1e20, -1e-300, 2**53 + 1.0, np.float64(2.5), np.float32(-1.5), np.int64(5),
+              float("inf"), float("-inf"), float("nan"), "3", None, torch.tensor(2.5), torch.tensor([1.0])]
+    for value in values:
+        assert _outcome(_trt_size_round, value) == _outcome(round, value), value
+    scripted = torch.jit.script(_trt_size_round)
+    # TorchScript's own round: a float, halves to even; the scripted helper is the same.
+    for value in (2.5, 3.5, -0.5, 1.4999, 7):
+        assert scripted(value) == torch.jit.script(_scripted_round)(float(value)) == float(round(value)), value
+
+
+def _scripted_round(value: float) -> float:
+    return round(value)
+
+
+def test_extreme_of_sizes_helpers_are_min_and_max_outside_a_trace() -> None:
+    x = torch.zeros(2, 3, 5, 4)
+    for sizes in (x.shape[-2:], x.shape[2:], x.size()[1:], x.shape, torch.zeros(7).shape[-2:], [3, 1, 2]):
+        assert _trt_size_min_of(sizes) == min(sizes) and _trt_size_max_of(sizes) == max(sizes), sizes
+    for helper, builtin in ((_trt_size_min_of, min), (_trt_size_max_of, max)):
+        assert _outcome(helper, torch.zeros(()).shape[-2:]) == _outcome(builtin, torch.zeros(()).shape[-2:])
+        assert _outcome(helper, None) == _outcome(builtin, None)
+        scripted = torch.jit.script(helper)
+        assert scripted([4, 9, 2]) == builtin([4, 9, 2])
+
+
+PIQ_DOWNSAMPLE = '''import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+# The form of piq 0.8.0 (photosynthesis-team/piq) piq/ssim.py:59, written again: the factor of an
+# average pooling that brings the smaller side near 256.
+class Downsample(nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        f = max(1, round(min(x.size()[-2:]) / 256))
+        return x[..., :f, :f] * 2 + f
+'''
+
+#: Sizes around the factor's steps (a half, 384 / 256 = 1.5, rounds to even: 2; 640 / 256 = 2.5 to 2).
+PIQ_SIDES = (0, 1, 255, 256, 383, 384, 640, 896, 1152)
+
+
+def test_piq_downsampling_factor_is_rewritten_and_follows_the_size(tmp_path) -> None:
+    """piq's `max(1, round(min(x.size()[-2:]) / 256))`: the original does not export at all (a traced size
+    reaches `round`, which a Tensor does not define); the rewritten expression, one finding, is the same in
+    eager mode at every size (bit for bit, zero included) and its graph, traced at one size, follows the
+    factor at the others."""
+    code = PIQ_DOWNSAMPLE
+    findings = [f.rule for f in check_source(code.encode(), "piq.py", Options(select=("TRT712",)))]
+    assert findings == ["TRT712"]
+    after = rewrite(code, unsafe=True, select=("TRT712",))
+    assert "f = _trt_size_max(1, _trt_size_round(_trt_size_min_of(x.size()[-2:]) / 256))" in after
+    before_model = import_source(code, tmp_path)["Downsample"]()
+    after_model = import_source(after, tmp_path)["Downsample"]()
+    with pytest.raises(TypeError, match="__round__"):
+        export_session(before_model, (torch.rand(1, 2, 300, 520),), ["x"], {"x": {2: "h", 3: "w"}})
+    session = export_session(after_model, (torch.rand(1, 2, 300, 520),), ["x"], {"x": {2: "h", 3: "w"}})
+    for h, w in itertools.product(PIQ_SIDES, (0, 1, 384, 640, 1200)):
+        x = torch.randn(1, 2, h, w, generator=torch.Generator().manual_seed(h * 7 + w))
+        want, got = before_model(x), after_model(x)
+        assert_same(want, got)
+        factor = max(1, round(min(h, w) / 256))
+        assert want.shape[-1] == min(factor, w)
+        if h and w:  # ONNX Runtime refuses empty inputs to this graph's slice; eager mode is checked above
+            [onnx_out] = session.run(None, {"x": x.numpy()})
+            assert onnx_out.shape == tuple(want.shape) and np.array_equal(onnx_out, want.numpy()), (h, w)
+
+
+def test_round_and_extremes_keep_the_traced_size(tmp_path) -> None:
+    """`round` alone (`round(w * 0.5)`) and `max` of the sizes' slice alone, traced on one size, follow the
+    others; `round` halves to even in the graph as in Python (width 3: 1.5 -> 2, width 5: 2.5 -> 2)."""
+
+    class Crop(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return x[:, : _trt_size_round(x.shape[1] * 0.5)], x[:, : _trt_size_max_of(x.shape[-1:]) // 2]
+
+    session = export_session(Crop(), (torch.randn(2, 8),), ["x"], {"x": {1: "width"}})
+    for width in (1, 2, 3, 4, 5, 7, 9, 13):
+        x = torch.arange(2.0 * width).reshape(2, width)
+        got = session.run(None, {"x": x.numpy()})
+        want = Crop()(x)
+        assert want[0].shape[1] == round(width * 0.5)
+        assert all(np.array_equal(g, w.numpy()) for g, w in zip(got, want)), width

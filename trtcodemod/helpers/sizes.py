@@ -19,7 +19,9 @@ it into a Python number the same way; their helpers keep it a 0-d ``int64`` tens
 symbolic but specializes ``int()`` of one to the example's value: ``_trt_size_int`` takes
 ``torch.sym_int`` there.
 ``math.sqrt`` of a size (a token count's side, ``int(math.sqrt(n))``) reads it the same way; its
-helper keeps a traced float32 ``Sqrt`` there.
+helper keeps a traced float32 ``Sqrt`` there. ``round`` of a size's quotient (piq's
+``round(min(x.size()[-2:]) / 256)``) keeps a traced ``Round`` (halves to even, as ``round``) and a cast,
+and ``min``/``max`` of a slice of the sizes (``min(x.size()[-2:])``) a traced minimum/maximum of them all.
 """
 
 import torch
@@ -53,6 +55,37 @@ def _trt_size_min(a: int, b: int) -> int:
         if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
             return _trt_size_traced(False, a, b)
     return min(a, b)
+
+
+def _trt_size_min_of(sizes: list[int]) -> int:
+    """``min(sizes)`` of a tensor's sizes (``min(x.size()[-2:])``); a traced minimum while a trace passes
+    tensors for them (an empty sequence raises as ``min`` does)."""
+    if not torch.jit.is_scripting() and torch.jit.is_tracing() and _trt_size_any_traced(sizes):
+        return _trt_size_folded(False, sizes)
+    return min(sizes)
+
+
+def _trt_size_max_of(sizes: list[int]) -> int:
+    """``max(sizes)`` of a tensor's sizes (``max(x.shape[2:])``); a traced maximum while a trace passes
+    tensors for them."""
+    if not torch.jit.is_scripting() and torch.jit.is_tracing() and _trt_size_any_traced(sizes):
+        return _trt_size_folded(True, sizes)
+    return max(sizes)
+
+
+@torch.jit.unused
+def _trt_size_any_traced(sizes: list[int]) -> bool:
+    """Whether the trace passed a size as a tensor (never runs when scripted)."""
+    return any(isinstance(size, torch.Tensor) for size in sizes)
+
+
+@torch.jit.unused
+def _trt_size_folded(largest: bool, sizes: list[int]) -> int:
+    """The traced choice over all the sizes, pair by pair (never runs when scripted)."""
+    chosen = sizes[0]
+    for size in sizes[1:]:
+        chosen = _trt_size_traced(largest, chosen, size)
+    return chosen
 
 
 def _trt_size_max_float(a: float, b: float) -> float:
@@ -201,6 +234,27 @@ def _trt_size_rounded(value, how):
             value = torch.ceil(value)
         elif how == "floor":
             value = torch.floor(value)
+    return value.to(torch.int64)
+
+
+def _trt_size_round(value: int | float) -> float:
+    """``round(value)``; the traced rounding as an ``int64`` 0-d tensor while a trace passes a tensor.
+    Python's ``round`` and ``torch.round`` both round halves to even. Scripted, ``round`` itself, which
+    TorchScript types ``float`` (hence the annotation; eager mode returns ``round``'s ``int``)."""
+    if not torch.jit.is_scripting():
+        if torch.jit.is_tracing() and isinstance(value, torch.Tensor):
+            return _trt_size_traced_round(value)
+        return round(value)
+    if isinstance(value, int):
+        return float(value)  # TorchScript's round of an int
+    return round(value)
+
+
+@torch.jit.unused
+def _trt_size_traced_round(value):
+    """The traced integer: ``round`` (halves to even) of a float, then ``int64``, exact for a float."""
+    if value.is_floating_point():
+        value = torch.round(value)
     return value.to(torch.int64)
 
 

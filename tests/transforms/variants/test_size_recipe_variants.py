@@ -82,6 +82,8 @@ VARIANTS: dict[str, tuple[str, str | tuple[str, ...], list[list[tuple[int, ...]]
     "swift_4d_window": ("TRT712,TRT717", ("_trt_size_choice = x_size[i] <= window_size[i]",
                                           "tp = _trt_size_ceil(t / window_size[3])"),
                         [[(1, 2, 2, 2, 6, 2)], [(1, 2, 1, 1, 2, 1)], [(1, 2, 3, 5, 4, 3)]]),
+    # `max` over a slice of the sizes: the sequence goes to the helper whole (no rank assumed).
+    "pad_to_square": ("TRT712", "side = _trt_size_max_of(img.shape[-2:])", [[(1, 2, 9, 4)], [(1, 2, 6, 6)], [(1, 2, 3, 11)]]),
     "bevt_block_pad": ("TRT717", ("use_window_size[i] = _trt_size_where(_trt_size_choice, x_size[i], "
                                   "use_window_size[i])", "\n        x = x[:, :D, :H, :W, :].contiguous()"),
                        [[(1, 2, 6, 3, 2)], [(1, 1, 2, 2, 2)], [(1, 3, 4, 10, 2)]]),
@@ -119,6 +121,43 @@ def test_variant_migrates(name: str, tmp_path: Path) -> None:
     # Eager mode is unchanged, bit for bit; the rewritten graph follows every size.
     after, _ = export_variant(rewritten, example, original_module.DYNAMIC, tmp_path / "after.onnx", HERE)
     for inputs in [example, *sets]:
+        with torch.no_grad():
+            assert_same(original(*inputs), rewritten(*inputs))
+        assert graph_matches(after, rewritten, inputs), (name, [t.shape for t in inputs])
+
+
+#: Variants whose original the TorchScript exporter cannot export at all: `round` of a traced size
+#: raises (a Tensor defines no `__round__`). name -> (rule, rewritten code, other input shapes).
+EXPORT_FAILS: dict[str, tuple[str, str, list[list[tuple[int, ...]]]]] = {
+    # piq's downsampling factor: 200 / 256 rounds to 1 at the example; 1.5 and 2.5 round to 2, 3.5 to 4.
+    "piq_downsample": ("TRT712", "f = _trt_size_max(1, _trt_size_round(_trt_size_min_of(x.size()[-2:]) / 256))",
+                       [[(1, 1, 384, 700)], [(1, 1, 900, 640)], [(1, 1, 896, 1000)], [(1, 1, 1, 5)]]),
+    "rank_from_quality": ("TRT712", "rank = _trt_size_max(_trt_size_round(_trt_size_min_of(x.shape[-2:]) "
+                                    "* self.quality / 100), 1)",
+                          [[(1, 2, 5, 12)], [(1, 2, 20, 15)], [(1, 2, 1, 3)], [(1, 2, 30, 40)]]),
+}
+
+
+@pytest.mark.parametrize("name", list(EXPORT_FAILS))
+def test_variant_that_did_not_export_exports(name: str, tmp_path: Path) -> None:
+    """The original stops the export with a TypeError; the rule (no facts needed: the sizes are a
+    tensor parameter's) rewrites the line; eager mode is unchanged bit for bit and the rewritten graph,
+    traced at the example, equals eager mode at every other size."""
+    rule, fragment, others = EXPORT_FAILS[name]
+    path = HERE / f"{name}.py"
+    original_module = load_variant(path, f"variant_{name}")
+    original = original_module.build().eval()
+    example = variant_inputs(original_module, None, 0)
+    with pytest.raises(AssertionError, match="TypeError: type Tensor doesn't define __round__"):
+        export_variant(original, example, original_module.DYNAMIC, tmp_path / "before.onnx", HERE)
+
+    new_source = fix_source(path.read_bytes(), str(path.resolve()), Options(select=(rule,), unsafe=True, scope="all")).source.decode()
+    assert fragment in new_source, new_source
+    new_path = tmp_path / f"{name}_rewritten.py"
+    new_path.write_text(new_source)
+    rewritten = load_variant(new_path, f"rewritten_{name}").build().eval()
+    after, _ = export_variant(rewritten, example, original_module.DYNAMIC, tmp_path / "after.onnx", HERE)
+    for inputs in [example, *(variant_inputs(original_module, shapes, seed) for seed, shapes in enumerate(others, 1))]:
         with torch.no_grad():
             assert_same(original(*inputs), rewritten(*inputs))
         assert graph_matches(after, rewritten, inputs), (name, [t.shape for t in inputs])
