@@ -324,3 +324,53 @@ def test_batch_folded_export_at_two_sizes(code: str, cls: str, shapes) -> None:
         x = torch.rand(shape) * 6 - 3
         got = torch.from_numpy(session.run(None, {"x": x.numpy()})[0])
         torch.testing.assert_close(got, load(code, cls)()(x), rtol=1e-4, atol=1e-5)
+
+
+#: piq's SSIM (piq 0.8.0, piq/ssim.py:64 and :195-205), written again: a Gaussian kernel repeated to the channel
+#: count, handed to a helper that convolves five times with it.
+CONVOLVED_FIVE_TIMES = '''
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def _statistics(x, y, kernel):
+    n = x.size(1)
+    mu_x = F.conv2d(x, weight=kernel, groups=n)
+    mu_y = F.conv2d(y, weight=kernel, groups=n)
+    xx = F.conv2d(x * x, weight=kernel, groups=n) - mu_x ** 2
+    yy = F.conv2d(y * y, weight=kernel, groups=n) - mu_y ** 2
+    xy = F.conv2d(x * y, weight=kernel, groups=n) - mu_x * mu_y
+    return (2 * xy + 0.01) / (xx + yy + 0.01)
+
+
+class Similarity(nn.Module):
+    def forward(self, x):
+        g = torch.exp(-(torch.arange(5, dtype=x.dtype) - 2) ** 2 / 4.5)
+        kernel = (g[:, None] * g[None, :] / g.sum() ** 2)[None, None].repeat(x.size(1), 1, 1, 1)
+        return _statistics(x, x.flip(-1), kernel)
+
+
+def build():
+    return Similarity().eval()
+
+
+def inputs(generator):
+    return (torch.rand(1, 3, 12, 10, generator=generator),)
+'''
+
+
+def test_migrate_fixes_every_convolution_of_the_kernel_at_once(tmp_path) -> None:
+    """The export stops at the first of five convolutions with the repeated kernel ("kernel of unknown shape",
+    an error that names no operator migrate knows); migrate names TRT324 for it, so the fixes of all five go in
+    the same round, where one a round ran out of rounds (piq's SSIM, MS-SSIM)."""
+    from support import migrate_json
+
+    model = tmp_path / "similarity.py"
+    model.write_text(CONVOLVED_FIVE_TIMES)
+    report = migrate_json(model, '{"x": {"0": "n", "2": "h", "3": "w"}}')
+    assert report["before"]["exported"] is False
+    lines = [i for i, text in enumerate(CONVOLVED_FIVE_TIMES.splitlines(), 1) if "F.conv2d(" in text]
+    assert sorted((fix["rule"], fix["line"]) for fix in report["applied"]) == [("TRT324", line) for line in lines]
+    assert [r["fixes"] for r in report["rounds"]][:1] == [5], report["rounds"]
+    assert report["exit_code"] == 0 and report["equivalent"] is True and report["after"]["exported"] is True
