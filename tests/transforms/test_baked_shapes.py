@@ -1128,6 +1128,9 @@ def test_rounding_helpers_keep_the_traced_size(helper, builtin, tmp_path) -> Non
     ("max(x.shape[-2:])", "_trt_size_max_of(x.shape[-2:])"),
     ("min(x.shape[-2:], key=abs)", None),
     ("min(n)", None),
+    # piq's DSS (piq/dss.py:151): a rank among the pixels, `round` of a product of sizes and a fraction.
+    ("round(n * (x.size(-2) * x.size(-1)))", None),  # `n` could be anything: no number the helper takes
+    ("round(0.3 * (x.size(-2) * x.size(-1)))", "_trt_size_round(0.3 * (x.size(-2) * x.size(-1)))"),
     ("max(h * 0.5, 1)", None),  # a float: min/max keep integers only
     ("int(h * n)", None),  # `n` could be anything: without facts, not a number the helper takes
 ])
