@@ -683,7 +683,9 @@ for an empty slice), and while a trace passes the sizes as 0-d tensors, the trac
 them all. `round(E)` of such a number (one argument: an integer; `round(E, ndigits)` is a float and is
 left) becomes `_trt_size_round(E)`: `round` in eager mode, and while a trace passes a 0-d tensor, a
 traced `Round` cast to int64 (`torch.round`, as `round`, rounds halves to even: 640 / 256 = 2.5 gives
-2); scripted, TorchScript's own `round`, a float. Nested, they are one finding: piq's automatic
+2); scripted, TorchScript's own `round`, a float (so the int helpers around it do not compile scripted,
+where TorchScript's `max(1, round(...))` is a float: a float that piq's `F.avg_pool2d(x, kernel_size=f)`
+after it refuses too, so piq's function never scripted). Nested, they are one finding: piq's automatic
 downsampling `max(1, round(min(x.size()[-2:]) / 256))` (SSIM, VSI, FSIM, SR-SIM, MDSI), where the
 traced `round` of a tensor raised `TypeError` and stopped the export, becomes
 `_trt_size_max(1, _trt_size_round(_trt_size_min_of(x.size()[-2:]) / 256))` (measured: exported at 300

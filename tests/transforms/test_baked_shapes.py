@@ -1733,3 +1733,32 @@ def test_round_and_extremes_keep_the_traced_size(tmp_path) -> None:
         want = Crop()(x)
         assert want[0].shape[1] == round(width * 0.5)
         assert all(np.array_equal(g, w.numpy()) for g, w in zip(got, want)), width
+
+
+def test_scripted_round_is_torchscripts_float_and_the_int_helpers_refuse_it() -> None:
+    """What the rule's doc says of `torch.jit.script`: `round` alone scripts to TorchScript's own float round;
+    `max(1, round(...))` rewritten does not compile scripted (the int helper refuses the float), and piq's own
+    function, which pools by that float, did not compile either."""
+
+    def alone(x: torch.Tensor):
+        return _trt_size_round(x.shape[1] * 0.5)
+
+    def alone_original(x: torch.Tensor):
+        return round(x.shape[1] * 0.5)
+
+    for width in (0, 1, 3, 5, 8):
+        x = torch.zeros(1, width)
+        assert torch.jit.script(alone)(x) == torch.jit.script(alone_original)(x) == float(round(width * 0.5))
+
+    def nested(x: torch.Tensor):
+        return _trt_size_max(1, _trt_size_round(_trt_size_min_of(x.size()[-2:]) / 256))
+
+    def piq_original(x: torch.Tensor, downsample: bool = True):
+        f = max(1, round(min(x.size()[-2:]) / 256))
+        if (f > 1) and downsample:
+            x = F.avg_pool2d(x, kernel_size=f)
+        return x
+
+    for function in (nested, piq_original):
+        with pytest.raises(RuntimeError):
+            torch.jit.script(function)
