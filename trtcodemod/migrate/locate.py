@@ -282,10 +282,7 @@ _UNNAMED_OPERATORS = ((re.compile(r"\bONNX export of operator adaptive pooling\b
                       # `flag &= nc > 1` (YOLOv5/YOLOv7's `non_max_suppression`): a Python bool and a traced
                       # comparison of sizes stop the export in alias analysis, with no user line.
                       (re.compile(r"\bhave an op for aten::bitwise_(?:and|or|xor)\b.*?Argument types: Tensor, bool\b",
-                                  re.S), ("TRT732",)),
-                      # A kernel tiled to the channel count: the export stops at the first convolution with it,
-                      # and each of its others would stop the next round (piq's SSIM convolves five times).
-                      (re.compile(r"\bONNX export of convolution for kernel of unknown shape\b"), ("TRT324",)))
+                                  re.S), ("TRT732",)))
 
 
 #: torch functions whose own Python checks stop the TorchScript export with an error that names no operator,
