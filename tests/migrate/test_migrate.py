@@ -1089,6 +1089,28 @@ def test_a_graph_failure_the_rewritten_graph_lacks_is_no_error_where_a_warning_n
     assert not _runs_now(only_node, [node], "after")  # kept for no failure: nothing to say gone
 
 
+def test_state_named_for_the_original_graph_is_no_error_where_the_rewritten_graph_is_faithful(tmp_path: Path) -> None:
+    """monodepth2's decoder fills `self.outputs = {}` and the encoder `self.features = []` in each forward and
+    returns them: the observer saw the writes change, so where the original graph differed from eager mode
+    (a dropped write TRT355 fixes elsewhere) they were named as its likely reason, and stayed errors after
+    the fix. Where the rewritten graph is checked faithful on every input set they passed nothing between
+    the calls; where it is not faithful, or its faithfulness is unknown, they stay."""
+    from trtcodemod.migrate.run import _runs_now
+
+    from types import SimpleNamespace
+
+    path = str(tmp_path / "m.py")
+    state = Problem("state", path, 4, "(module state)", "TRT703", "forward writes `self.outputs`", "error")
+    decision = SimpleNamespace(problems=[state])  # what _runs_now reads of a kept finding's decision
+    assert _runs_now(decision, [], "after", faithful=True)
+    assert not _runs_now(decision, [], "after", faithful=None)
+    assert not _runs_now(decision, [], "after", faithful=False)
+    elsewhere = Problem("unfaithful", path, 9, "(wrong values)", None, "other values", "error")
+    assert not _runs_now(decision, [elsewhere], "after", faithful=True)
+    assert not _runs_now(decision, [], "before", faithful=True)
+    assert not _runs_now(decision, [], "after", exported=False, faithful=True)
+
+
 def test_a_node_the_rewrite_moved_is_not_gone(tmp_path: Path) -> None:
     """The rewritten graph's nodes stand at the rewritten file's lines: a fix that removed lines
     above the finding (TRT717's `if` and the `return x` after it) moves its node up. It is judged

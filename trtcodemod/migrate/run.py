@@ -707,13 +707,13 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: VerifyReport, fi
             # line that bakes) stands below its `for` (the finding's line), as SLANet's decoder.
             continue
         gone = _gone(d, located, side, exported, Rewritten(sources) if sources else None)
-        runs = not gone and _runs_now(d, located, side, exported)
+        runs = not gone and _runs_now(d, located, side, exported, report["after"]["faithful"])
         problems, judged = _judged(d.problems, after_retrace if side == "after" else None)
         problems, judged = _untraced_after(problems, judged, original, final, side, sources)
         judged = judged or _steady(problems)
         # A graph failure of the original that the rewritten graph no longer has is no error of this
         # finding's; what else it was kept for (a warning node still there) keeps its own severity.
-        errors = [p for p in problems if p.severity == "error" and not (runs and p.kind == "unfaithful")]
+        errors = [p for p in problems if p.severity == "error" and not (runs and p.kind in ("unfaithful", "state"))]
         report["remaining"].append({
             "op": d.problems[0].op if d.problems else "-", "source": f"{d.finding.path}:{d.finding.line}",
             "rule": d.finding.rule,
@@ -840,13 +840,22 @@ def _gone(decision: Any, located: list[Problem], side: str, exported: bool = Tru
     return not (any(p.kind == "unfaithful" for p in decision.problems) and any(p.kind == "unfaithful" for p in located))
 
 
-def _runs_now(decision: Any, located: list[Problem], side: str, exported: bool = True) -> bool:
+def _runs_now(decision: Any, located: list[Problem], side: str, exported: bool = True,
+              faithful: bool | None = None) -> bool:
     """A finding kept (among others) for the original graph failing or computing other values, where
     the rewritten graph, exported, is faithful: that failure is gone, whatever else the finding was
     kept for (spandrel's HVI-CIDNet: the mask assignment's NonZero, a warning, stays in the rewritten
-    graph; the graph's failure at that line came from the hue plane TRT349 no longer bakes)."""
-    return side == "after" and exported and any(p.kind == "unfaithful" for p in decision.problems) \
-        and not any(p.kind == "unfaithful" for p in located)
+    graph; the graph's failure at that line came from the hue plane TRT349 no longer bakes).
+
+    Module state written in forward is named only as the likely reason of the original graph's other
+    values (``frozen_state``); where the rewritten graph is checked faithful on every input set, run in
+    order as the observer ran them, the writes passed nothing between the calls (monodepth2's
+    ``self.outputs = {}`` filled and returned by each forward; the difference was TRT355's write)."""
+    if side != "after" or not exported or any(p.kind == "unfaithful" for p in located):
+        return False
+    if any(p.kind == "unfaithful" for p in decision.problems):
+        return True
+    return faithful is True and bool(decision.problems) and all(p.kind == "state" for p in decision.problems)
 
 
 def _gone_note(decision: Any) -> str:
