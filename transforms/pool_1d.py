@@ -15,6 +15,7 @@ from __future__ import annotations
 import libcst as cst
 
 from trtcodemod.astutil import argument, has_star_args
+from trtcodemod.providers import ObservedFacts
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety, spelled
 from trtcodemod.transforms._op_calls import in_inserted_helper
 
@@ -37,6 +38,8 @@ _MODULES = {
     **{f"{prefix}AvgPool1d": ("_TrtAvgPool1d", None) for prefix in _PREFIXES},
     **{f"{prefix}MaxPool1d": ("_TrtMaxPool1d", 4) for prefix in _PREFIXES},
 }
+#: The classes as the observer names them (``ObservedFacts.built``).
+_BUILT = ("torch.nn.AvgPool1d", "torch.nn.MaxPool1d")
 
 
 def _is_false(arg: cst.Arg) -> bool:
@@ -45,6 +48,7 @@ def _is_false(arg: cst.Arg) -> bool:
 
 class Pool1d(Rule):
     needs_text = spelled(*_FUNCTIONS, *_MODULES)
+    requires = (ObservedFacts,)
     info = RuleInfo(
         id="TRT603",
         name="pool-1d",
@@ -121,6 +125,22 @@ it as a candidate and keeps it only when the rewritten model is equivalent on ev
         module = self.context.refers_to(node.func, *_MODULES)
         if module is not None:
             self._module_call(node, "nn." + module.rsplit(".", 1)[1], *_MODULES[module])
+            return
+        observed = self.provider(ObservedFacts)
+        if observed.builds_any(*_BUILT):
+            built = [name for name in observed.built(node) if name in _BUILT]
+            if built:
+                self._built_call(node, built)
+
+    def _built_call(self, node: cst.Call, built: list[str]) -> None:
+        """A call that names no class, seen building a 1-D pool (a factory's ``class_(kernel_size)``):
+        the callee goes through ``_trt_pool_class``, which changes only the two 1-D pools."""
+        names = " and ".join("nn." + name.rsplit(".", 1)[1] for name in built)
+        self.report(node, f"this call was seen building {names}, which exports as a 1-D pooling, and TensorRT "
+                          "pools 2-D or 3-D windows only; `_trt_pool_class` builds the subclass that pools a 2-D "
+                          "window over an added axis while exporting (any other class as it is)",
+                    Fix({node: node.with_changes(func=cst.Call(cst.Name("_trt_pool_class"), [cst.Arg(node.func)]))},
+                        helpers=("_trt_pool_class",), safety=Safety.UNSAFE))
 
     def _function_call(self, node: cst.Call, name: str, helper: str, kind: str) -> None:
         why = f"{name} exports as a 1-D {'AveragePool' if kind == 'avg' else 'MaxPool'}, and TensorRT pools 2-D " \
