@@ -7,7 +7,9 @@ so the helpers (``trtcodemod/helpers/pooling.py``) do that while exporting and t
 away by index: the values are torch's, and the graph has a 2-D window.
 
 Matching goes through the file's imports (``F.avg_pool1d``, ``torch.max_pool1d``,
-``from torch.nn import AvgPool1d as P``); a project's own ``avg_pool1d`` never matches.
+``from torch.nn import AvgPool1d as P``); a project's own ``avg_pool1d`` never matches. A module whose
+class a factory names at run time (``getattr(nn, f"{kind}Pool{dims}d")(k)``, a registry, a class passed
+in) is matched by the observed run's record of which call built it (``ObservedFacts.built``).
 """
 
 from __future__ import annotations
@@ -86,6 +88,18 @@ helper. A call or module that asks for `return_indices` is reported without a fi
 MaxPool has no Indices output either), as is an `F.max_pool1d(*args, **kwargs)` that could
 pass it.
 
+A pool whose class the code names only at run time is found where a recorded run (`migrate`,
+`check --facts`) saw a call build it: unet's `class_ = getattr(nn, "{}Pool{}d".format(...))` then
+`class_(kernel_size)`, nnU-Net's `get_matching_pool_op(conv_op, pool_type=pool)(kernel_size=...)`,
+MONAI's `Pool[Pool.MAX, spatial_dims](**params)`, a `pool_cls(...)` handed `nn.MaxPool1d`. The
+call keeps its arguments and its callee goes through `_trt_pool_class`:
+`class_(kernel_size)` → `_trt_pool_class(class_)(kernel_size)`. `_trt_pool_class` returns
+`_TrtAvgPool1d` for `nn.AvgPool1d` itself, for `nn.MaxPool1d` itself a constructor that builds
+torch's module and makes it a `_TrtMaxPool1d` unless it returns indices, the same for a
+`functools.partial` of one (its arguments kept), and anything else (the 2-D and 3-D pools the
+same call builds for other arguments, subclasses, a user's factory) as it is. Without a recorded
+run nothing is found there: the code alone does not say which class the call builds.
+
 Fix safety: safe for the functions: eager mode, `torch.jit.script` (the helpers carry torch's
 `BroadcastingList1` types in a type comment, so an int or a one-element sequence is taken as
 by torch), `torch.fx`, `torch.compile` and `torch.export` run torch's function itself (values,
@@ -93,7 +107,10 @@ dtype, strides, gradients, errors); the exported graph computes torch's own 2-D 
 the same pooling. Unsafe for the modules, as for TRT405's: nothing tells the subclass from
 `nn.AvgPool1d` except `type(m) is nn.AvgPool1d`, the class name in the model's repr, and
 `torch.fx` tracing into the subclass's forward (torch's own modules are leaves); `migrate` tries
-it as a candidate and keeps it only when the rewritten model is equivalent on every input set.""",
+it as a candidate and keeps it only when the rewritten model is equivalent on every input set.
+The same holds for a factory's call through `_trt_pool_class`, which changes nothing else: the
+module is built by torch's constructor with the same arguments (its errors are torch's), and every
+other class the call builds is built as before.""",
         fix=Safety.SAFE,
         assumption="nothing in the program tells `nn.AvgPool1d`/`nn.MaxPool1d` from the subclasses "
                    "`_TrtAvgPool1d`/`_TrtMaxPool1d` (by `type(m) is`, the repr or an fx graph's leaf modules)",
