@@ -29,6 +29,9 @@ RESULT = "<result>"
 #: The name of a tensor event at a floor division (``//``, ``torch.floor_divide``) whose quotient was not
 #: its truncation somewhere: where the exporter's truncating ``Div`` gives other values (TRT339).
 FLOOR_GAP = "<floor-gap>"
+#: Events that say nothing of the code around them running in a forward: what a function's parameters held
+#: (recorded at its ``def``), and a call that built a module while the model was built (a factory's line).
+_NOT_FORWARD = frozenset({"parameter", "module_built"})
 #: The fields every event has (``observe.py`` writes them; a facts file without them is malformed).
 _EVENT_FIELDS = ("kind", "path", "line", "column", "end_line", "end_column")
 
@@ -337,9 +340,10 @@ class FileFacts:
     def forward_lines(self) -> set[int]:
         """Lines of the observed contents where something was recorded while the model ran
         (value reads, indexing, writes to ``self``, the export's warnings): forward code. What a
-        function's parameters held is recorded at its ``def`` and says nothing of its body."""
+        function's parameters held is recorded at its ``def`` and says nothing of its body; a module
+        built by a line was built before the model ran (:data:`_NOT_FORWARD`)."""
         return {int(e["line"]) for e in self.facts.events
-                if e.get("path") == self.path and e.get("line") and e["kind"] != "parameter"}
+                if e.get("path") == self.path and e.get("line") and e["kind"] not in _NOT_FORWARD}
 
     def parameters(self, function: str, line: int, end_line: int) -> dict[str, set[str]]:
         """What each parameter of the function ``function`` defined on these lines held in the
