@@ -19,7 +19,6 @@ and NaN included.
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import onnx
@@ -29,7 +28,9 @@ from support import TESTS, migrate_json
 from variant_models import (assert_eager_unchanged, export_variant, input_names, line_of, load_variant,
                             observed_facts, axes_json)
 
-from trtcodemod.engine import Options, check_source, fix_source
+from variant_rewrites import built_pair
+
+from trtcodemod.engine import Options, check_source
 from trtcodemod.trt.check import check_graph
 
 HERE = TESTS / "recipe_variants" / "trt603"
@@ -95,16 +96,8 @@ def rewritten(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
     for name in VARIANTS:
         folder = tmp_path_factory.mktemp(name)
         path = HERE / f"{name}.py"
-        module = load_variant(path, f"trt603_factory_{name}")
-        facts = observed_facts(path, module, folder / "work")
-        source = fix_source(path.read_bytes(), str(path.resolve()),
-                            Options(select=("TRT603",), unsafe=True, scope="all", facts=facts)).source.decode()
-        new_path = folder / f"{name}_rewritten.py"
-        new_path.write_text(source)
-        torch.manual_seed(0)
-        original = module.build().eval()
-        torch.manual_seed(0)
-        after = load_variant(new_path, f"trt603_factory_rewritten_{name}").build().eval()
+        facts = observed_facts(path, load_variant(path, f"trt603_factory_{name}"), folder / "work")
+        module, source, original, after = built_pair(path, "TRT603", folder, unsafe=True, facts=facts)
         after.load_state_dict(original.state_dict())
         out[name] = dict(module=module, original=original, rewritten=after, source=source, folder=folder)
     return out
