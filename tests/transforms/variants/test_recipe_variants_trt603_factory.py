@@ -19,7 +19,6 @@ and NaN included.
 
 from __future__ import annotations
 
-
 import numpy as np
 import onnx
 import pytest
