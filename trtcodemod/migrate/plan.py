@@ -256,7 +256,12 @@ def _at(problem: Problem, finding: Any) -> bool:
     span = _span(finding)
     if span.has_line(problem.path, problem.line or 0):
         return True
-    if finding.rule not in CALLED_MODULE_RULES or not problem.line or span.path != problem.path:
+    if finding.rule not in CALLED_MODULE_RULES or not problem.line:
+        return False
+    # The run saw the module called here built by the finding's call (a factory's `class_(k)`, anywhere).
+    if any(b.path == span.path and b.line <= span.end_line and span.line <= b.end_line for b in problem.built):
+        return True
+    if span.path != problem.path:
         return False
     from .module_calls import construction_lines
 
