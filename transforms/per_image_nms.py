@@ -20,6 +20,7 @@ from trtcodemod.transforms._runtime_scope import TRACING_HELPER, RuntimeScopeRul
 NMS_HELPER = "_trt_nms_by_image"
 FILL_HELPER = "_trt_image_fill"
 LIST_HELPER = "_trt_per_image_list"
+CAP_HELPER = "_trt_cap_by_image"
 #: Names the rewrite binds (reserved prefix).
 _N, _IMAGE, _COUNT = "_trt_n", "_trt_image", "_trt_count"
 
@@ -327,6 +328,9 @@ class Flattener:
         base, kind = self.expression(node.value)
         base = _atom(base, node.value)
         if type(first) is cst.Slice:
+            if kind.name == "index" and not rest and first.lower is None and first.step is None \
+                    and first.upper is not None and not self._dynamic(first.upper):
+                return self.cap(base, kind, first.upper), kind
             if first.lower is not None or first.upper is not None or first.step is not None or not rest:
                 raise Decline
             if kind.name != "rows":
@@ -343,6 +347,86 @@ class Flattener:
                 and (at_kind.name == "index" or at_kind.mask):
             return f"{base}[{at}]", Kind("index", kind.image)  # a mask of the index's entries, or NMS's picks
         raise Decline
+
+    def cap(self, positions: str, kind: Kind, cap: cst.BaseExpression) -> str:
+        """``keep[:cap]`` on positions of the image's rows (``nms(...)[:max_det]``): on the flattened positions,
+        each image's first ``cap`` (by their rank within the image, :data:`CAP_HELPER`), in order."""
+        self.helpers.add(CAP_HELPER)
+        return f"{CAP_HELPER}({positions}, {kind.image}, {code_of(cap).strip()}, {_COUNT})"
+
+    def capped(self, statement: cst.If) -> str | None:
+        """``if keep.shape[0] > cap: keep = keep[:cap]`` (also ``len(keep)``, ``keep.size(0)``, ``>=``) on positions:
+        the cap alone, which leaves ``cap`` or fewer positions as they are; else ``None``."""
+        body = statement.body.body if type(statement.body) is cst.IndentedBlock else ()
+        test = strip_parens(statement.test)
+        if statement.orelse is not None or len(body) != 1 or type(body[0]) is not cst.SimpleStatementLine \
+                or len(body[0].body) != 1 or type(test) is not cst.Comparison or len(test.comparisons) != 1 \
+                or type(test.comparisons[0].operator) not in (cst.GreaterThan, cst.GreaterThanEqual):
+            return None
+        assign = body[0].body[0]
+        if type(assign) is not cst.Assign or len(assign.targets) != 1 or type(assign.targets[0].target) is not cst.Name:
+            return None
+        name = assign.targets[0].target.value
+        value = strip_parens(assign.value)
+        limit = test.comparisons[0].comparator
+        try:
+            counted = strip_parens(self._counted(test.left))
+        except Decline:
+            return None
+        if type(counted) is not cst.Name or counted.value != name or type(value) is not cst.Subscript \
+                or type(strip_parens(value.value)) is not cst.Name or strip_parens(value.value).value != name \
+                or len(value.slice) != 1 or type(value.slice[0].slice) is not cst.Slice \
+                or code_of(value.slice[0].slice.upper or cst.Name("None")).strip() != code_of(limit).strip() \
+                or self._dynamic(limit) or self.env.get(name, STATIC).name != "index":
+            return None
+        # `n > cap` (or `>=`) with n >= 0: where it fails, n <= cap (or n < cap) and `[:cap]` keeps every position
+        return self.assignment(assign)
+
+    def conditional(self, statement: cst.If) -> str:
+        """An ``if`` of the body other than ``if <no rows>: continue``: a per-image cap (:meth:`capped`), or a test
+        of a value the same for every image (``if max_num > 0:``, ``elif``, ``else``) around statements the flattener
+        carries over: the same test around them flattened. A name each way binds must be of one kind after either."""
+        capped = self.capped(statement)
+        if capped is not None:
+            return capped
+        start = (dict(self.env), set(self.fresh))
+        ends: list[tuple[dict[str, Kind], set[str]]] = []
+        text: list[str] = []
+        node: cst.If | cst.Else | None = statement
+        keyword = "if"
+        while node is not None:
+            if type(node) is cst.If and self._dynamic(node.test):
+                raise Decline  # decided image by image
+            self.env, self.fresh = dict(start[0]), set(start[1])
+            text.append(f"{keyword} {code_of(node.test).strip()}:" if type(node) is cst.If else "else:")
+            text += ["    " + line for line in "\n".join(self.block(node.body) or ["pass"]).splitlines()]
+            ends.append((self.env, self.fresh))
+            if type(node) is cst.Else:
+                break
+            node, keyword = node.orelse, "elif"
+            if node is None:
+                ends.append(start)  # no `else`: the names keep what they were bound to before
+        if any(env != ends[0][0] for env, _ in ends):
+            raise Decline  # a name of rows one way and of another kind (or unbound) the other
+        self.env, self.fresh = dict(ends[0][0]), set.intersection(*(fresh for _, fresh in ends))
+        return "\n".join(text)
+
+    def block(self, block: cst.BaseSuite) -> list[str]:
+        """The flattened statements of an ``if``'s block: one assignment a line, caps and static ``if``s."""
+        if type(block) is not cst.IndentedBlock:
+            raise Decline
+        lines = []
+        for statement in block.body:
+            if type(statement) is cst.If:
+                lines.append(self.conditional(statement))
+            elif type(statement) is cst.SimpleStatementLine and len(statement.body) == 1 \
+                    and type(statement.body[0]) is cst.Pass:
+                continue
+            elif type(statement) is cst.SimpleStatementLine and len(statement.body) == 1:
+                lines.append(self.assignment(statement.body[0]))
+            else:
+                raise Decline
+        return lines
 
     def _picked_at_image(self, node: cst.Subscript, rest) -> tuple[str, Kind]:
         """``boxes[i, mask]`` (Holocron's `_post_process`): the image's rows a mask of its rows (or positions in
@@ -642,10 +726,9 @@ header, with the manual step (one NMS on every image's candidates, or NMS after 
         """The tracing branch's lines and helpers, or why the loop is left as it is."""
         body = node.body.body if type(node.body) is cst.IndentedBlock else ()
         small = [s.body[0] if type(s) is cst.SimpleStatementLine and len(s.body) == 1 else
-                 s if self._skips_empty(s) else None for s in body]
+                 s if type(s) is cst.If else None for s in body]
         if not small or any(s is None for s in small):
-            return ("its body holds more than one assignment per line, or a compound statement (`if`, a loop) "
-                    "other than `if <no rows>: continue`")
+            return "its body holds more than one statement on a line, or a compound statement other than an `if`"
         append = small[-1]
         target = self._appended(append)
         if target is None or not self._list_made_before(block, position, target):
@@ -653,7 +736,7 @@ header, with the manual step (one NMS on every image's candidates, or NMS after 
         # A list only concatenated after the loop takes the rows; any other list, one entry an image (a dict of
         # rows or a tensor of rows, Holocron's `_post_process`), is made from the flattened rows and their images.
         per_image = not self._only_concatenated_after(block, position, target)
-        if per_image and any(type(s) is cst.If for s in small):
+        if per_image and any(type(s) is cst.If and self._skips_empty(s) for s in small):
             return "it skips images (`continue`) while filling a list of one entry an image"
         source = next(iter(items.values())) if items else self._first_read(node, index)
         if source is None:
@@ -663,10 +746,11 @@ header, with the manual step (one NMS on every image's candidates, or NMS after 
                  f"{_IMAGE} = torch.arange({_COUNT} * {_N}, device={code_of(source).strip()}.device) // {_N}"]
         try:
             for statement in small[:-1]:
-                if type(statement) is cst.If:
+                if type(statement) is cst.If and self._skips_empty(statement):
                     flattener.empty_test(statement.test)
                     continue  # an image without rows makes no rows below: the flattened rows skip it alike
-                lines.append(flattener.assignment(statement))
+                lines.append(flattener.conditional(statement) if type(statement) is cst.If
+                             else flattener.assignment(statement))
             if per_image:
                 value, image = flattener.entry(append.value.args[0].value)
                 flattener.helpers.add(LIST_HELPER)
@@ -675,7 +759,8 @@ header, with the manual step (one NMS on every image's candidates, or NMS after 
                 lines.append(f"{target}.append({flattener.per_image(append.value.args[0].value)})")
         except (Decline, KeyError):
             return ("a statement of its body is not one the rewrite carries over to every image at once: a call "
-                    "whose per-image meaning it does not know, the image's index as a number, a per-image cap")
+                    "whose per-image meaning it does not know, the image's index as a number, an `if` decided image "
+                    "by image")
         if self._read_after(block, position, {*([index] if index else []), *items, *flattener.env}):
             return "code after it reads a name the loop binds"
         return lines, flattener.helpers

@@ -150,6 +150,30 @@ class Skipping(nn.Module):
                 continue
             rows.append(torch.cat([det[keep], torch.full_like(det[keep][:, :1], i)], 1))
         return torch.cat(rows)
+
+
+class Capped(nn.Module):
+    # A cap on each image's NMS picks: RTMDet's `batched_nms(...)[: self.max_num_detections]` (the zoo 21 cache's
+    # rtmdet/rtmdet.py:204-209), YOLOv7's `if i.shape[0] > max_det: i = i[:max_det]`
+    # (WongKinYiu/yolov7@a207844b1ce82d204ab36d87d496728d3d2348e7 utils/general.py:691-692), under a test of a
+    # setting as mmdet's `if max_num > 0:`; a negative cap drops each image's last picks, as the slice does.
+    def __init__(self, max_det: int = 6, trim: int = -1) -> None:
+        super().__init__()
+        self.max_det, self.trim = max_det, trim
+
+    def forward(self, boxes: torch.Tensor, scores: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+        rows = []
+        for i in range(boxes.shape[0]):
+            keep = torchvision.ops.batched_nms(boxes[i], scores[i], labels[i], 0.5)[: self.max_det + 2]
+            if self.trim < 0:
+                keep = keep[:self.trim]
+            elif self.trim == 0:
+                keep = keep[:0]
+            if keep.shape[0] > self.max_det:
+                keep = keep[:self.max_det]
+            rows.append(torch.cat([boxes[i][keep], scores[i][keep, None], torch.full_like(scores[i][keep, None], i)],
+                                  1))
+        return torch.cat(rows)
 """
 
 
@@ -174,12 +198,12 @@ def _scored(batch: int, generator: torch.Generator, count: int = 40) -> list[tor
 
 
 INPUTS = {"Boxes": _boxes, "Agnostic": _pred, "Masked": _pred, "Zipped": _classes, "Pairs": _classes,
-          "Positions": _scored, "Column": _scored, "Skipping": _pred}
+          "Positions": _scored, "Column": _scored, "Skipping": _pred, "Capped": _boxes}
 NAMES = list(INPUTS)
 
 
 def test_the_loops_are_rewritten() -> None:
-    assert rules_found(LOOPS, select=RULE) == ["TRT360"] * 8
+    assert rules_found(LOOPS, select=RULE) == ["TRT360"] * 9
     assert rewrite(LOOPS, select=RULE) == LOOPS  # unsafe: only with --unsafe
     after = rewrite(LOOPS, select=RULE, unsafe=True)
     assert ("        if _trt_tracing():\n"
@@ -224,6 +248,13 @@ def test_the_loops_are_rewritten() -> None:
     assert ("            det = pred.flatten(0, 1)[pred.flatten(0, 1)[:, 4] > 0.5]\n"
             "            keep = _trt_nms_by_image(det[:, :4], det[:, 4], None, "
             "_trt_image[pred.flatten(0, 1)[:, 4] > 0.5], 0.5, _trt_count)\n" in after)
+    assert ("            keep = _trt_cap_by_image(_trt_nms_by_image(boxes.flatten(0, 1), scores.flatten(0, 1), "
+            "labels.flatten(0, 1), _trt_image, 0.5, _trt_count), _trt_image, self.max_det + 2, _trt_count)\n"
+            "            if self.trim < 0:\n"
+            "                keep = _trt_cap_by_image(keep, _trt_image, self.trim, _trt_count)\n"
+            "            elif self.trim == 0:\n"
+            "                keep = _trt_cap_by_image(keep, _trt_image, 0, _trt_count)\n"
+            "            keep = _trt_cap_by_image(keep, _trt_image, self.max_det, _trt_count)\n" in after)
     assert "def _trt_group_by_image(" in after and "def _trt_tracing(" in after
     assert rewrite(after, select=RULE, unsafe=True) == after  # idempotent
 
@@ -234,6 +265,10 @@ def test_the_loops_are_rewritten() -> None:
     "        keep = mine(keep)\n",  # a call whose per-image meaning is unknown
     "        keep = keep[keep.topk(3).indices]\n",  # a per-image top-k cap: not row-wise
     "        keep = keep[scores[i].sort().indices]\n",  # an image's own order
+    "        if scores[i].max() > 0.5:\n            keep = keep[:2]\n",  # a cap decided image by image
+    "        if keep.shape[0] > 3:\n            keep = keep[:4]\n",  # a test that is not the cap's
+    "        keep = keep[1:3]\n",  # positions past an image's first
+    "        if mine:\n            keep = boxes[i]\n",  # rows one way, positions the other
 ])
 def test_loops_it_cannot_carry_over_are_named_with_the_manual_step(body: str) -> None:
     code = ("import torch\nimport torchvision\n\ndef f(boxes, scores, mine):\n    rows = []\n"
@@ -354,6 +389,18 @@ def test_the_grouping_is_stable_by_image() -> None:
     assert _trt_group_by_image(keep[:0], image[:0], 3).tolist() == []
     filled = _trt_image_fill(torch.zeros(3, 1, dtype=torch.float16), torch.tensor([0, 1, 1]))
     assert filled.dtype == torch.float16 and filled.tolist() == [[0.0], [1.0], [1.0]]
+
+
+@pytest.mark.parametrize("cap", [0, 1, 2, 5, -1, -2, -7])
+def test_the_cap_keeps_each_images_first_positions(cap: int) -> None:
+    from trtcodemod.helpers.per_image import _trt_cap_by_image
+
+    image = torch.tensor([0, 0, 0, 1, 2, 2, 2, 2, 4, 4])  # image 3 has no rows
+    keep = torch.tensor([2, 0, 1, 3, 7, 4, 6, 5, 9, 8])  # grouped by image, each in its own (NMS) order
+    expected = torch.cat([keep[image[keep] == j][:cap] for j in range(5)])
+    assert torch.equal(_trt_cap_by_image(keep, image, cap, 5), expected)
+    assert _trt_cap_by_image(keep[:0], image, cap, 5).tolist() == []
+    assert _trt_cap_by_image(keep, image, cap, 5).dtype == torch.int64
 
 
 def _export(model: torch.nn.Module, inputs: list[torch.Tensor]) -> ort.InferenceSession:
