@@ -48,7 +48,7 @@ _ASSUMPTION = ("every tensor the loop reads at the image's index holds the loop'
 
 #: The manual step for a per-image NMS loop the rewrite cannot take (migrate's report gives it in full).
 _BY_HAND = ("run NMS once on every image's candidates (an image-index column, `batched_nms` with ids combining image "
-            "and class), or after the engine; a per-image cap stays outside the graph")
+            "and class), or after the engine; a per-image cap as each pick's rank in its image")
 
 
 class Decline(Exception):
@@ -95,7 +95,8 @@ class Flattener:
                  entries: dict[str, tuple[str, Kind]] | None = None) -> None:
         self.rule = rule
         self.index = index
-        self.items = items
+        #: Names bound to each image of a tensor, until the body binds them anew (YOLOv5's `x = x[xc[xi]]`).
+        self.items = dict(items)
         #: Names bound to each entry of a list whose every entry is already flattened (TRT361): their text, kind.
         self.entries = entries or {}
         self.env: dict[str, Kind] = {}
@@ -145,8 +146,9 @@ class Flattener:
         return f"{target} {code_of(operator).strip()} {text}"
 
     def _bind(self, target: str, kind: Kind) -> None:
-        if target == self.index or target in self.items or target in self.entries or target.startswith("_trt_"):
+        if target == self.index or target in self.entries or target.startswith("_trt_"):
             raise Decline
+        self.items.pop(target, None)  # the image's tensor no longer: later reads are of the new value
         self.fresh.discard(target)
         for name, bound in list(self.env.items()):
             if _mentions(bound.image, target):
@@ -625,6 +627,10 @@ axis (`torch.cat(rows)`), whose body is assignments that
   a comparison's mask (`det = det[conf > t]`, YOLOX's
   `detections[conf_mask]`), a mask of an index list (`keep[s[keep] > t]`), the positions NMS keeps
   (`keep[batched_nms(bx[keep], s[keep], labels[keep], t)]` or `nms`);
+- cap each image's picks: `keep = keep[:max_det]`, `batched_nms(...)[:k]` (RTMDet's, torchvision's
+  detection heads'), `if i.shape[0] > max_det: i = i[:max_det]` (YOLOv5/v7's; also `len(i)`, `>=`);
+- test a value the same for every image (`if max_num > 0:`, `elif`, `else`, as mmdet's
+  `multiclass_nms` guards its cap) around such statements, a name bound either way to one kind of value;
 - build the appended rows from rows read at the index (`torch.cat([bx[keep], s[keep, None]], 1)`),
   the image's number as a column (`torch.full_like(s[keep, None], i)`, `torch.full((len(keep), 1), i)`,
   `t.new_full((keep.shape[0], 1), i)`).
@@ -640,7 +646,11 @@ the appended rows are the loop's concatenation. NMS becomes `{NMS_HELPER}`: one 
 candidate with each image's boxes shifted (in float32) along x by the image's number times the boxes' width span
 (and, for `batched_nms`, along y by the class times the height span), so that groups never overlap,
 then its kept positions grouped by image by a counting sort (no TopK). `full_like(x, i)` becomes
-`{FILL_HELPER}`: each row's image.
+`{FILL_HELPER}`: each row's image. A cap `keep[:k]` becomes `{CAP_HELPER}`: the positions whose
+rank among their image's positions (a cumulative count of each image's one-hot, no TopK) is under
+`k` (a negative `k`: under the image's count plus `k`), in order: exactly each image's `keep[:k]`.
+The `if` around a cap whose test is the cap's own (`n > k`, `n >= k`) is dropped: where it fails,
+`[:k]` keeps every position. A test the same for every image stays, around the flattened statements.
 
 A list used otherwise after the loop (returned, one entry an image: Holocron's YOLO `_post_process`
 appends `{{"boxes": coords[kept], "scores": ..., "labels": ...}}`) is made while tracing by
@@ -654,8 +664,9 @@ Fix safety: unsafe: {_ASSUMPTION}. `migrate` keeps it only where the rewritten m
 faithful and equivalent on its inputs. `if not det.size(0): continue` (an image without rows, YOLOX's
 and YOLOv7's test; also `len(x) == 0`, `x.numel() == 0`) is dropped there: such an image makes no
 flattened rows. Anything else in the body (another call, `i` as a number, another `continue`, an
-`if`, a per-image cap `[:max_det]`, YOLOv5/v7's `non_max_suppression` with its list made beforehand
-and written by index) leaves the loop as it is: the finding names it at the loop's
+`if` decided image by image, a cap on rows or one that starts past an image's first position,
+YOLOv5/v7's `non_max_suppression` with its list made beforehand and written by index, its
+`n = x.shape[0]` and time limit) leaves the loop as it is: the finding names it at the loop's
 header, with the manual step (one NMS on every image's candidates, or NMS after the engine).""",
         fix=Safety.UNSAFE,
         assumption=_ASSUMPTION,
