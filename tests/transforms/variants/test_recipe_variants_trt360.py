@@ -13,15 +13,13 @@ negatives and tied scores, where each image keeps more picks than the cap; eager
 
 from __future__ import annotations
 
-import shutil
 import sys
 from pathlib import Path
 
 import pytest
 import torch
-from support import migrate_json
-from variant_models import assert_eager_unchanged, assert_graph_within, built_variant, export_variant, seeded
-from variant_models import axes_json as _axes_json, line_of as _line_of, load_variant
+from variant_models import assert_follows_the_batch, built_variant, migrate_with_standin, seeded
+from variant_models import line_of as _line_of, load_variant
 
 from trtcodemod.engine import Options, check_source, fix_source
 
@@ -103,24 +101,12 @@ def test_rewritten_from_the_code_alone_exports_and_equals_eager(name: str, tmp_p
     # the cap bites: an image keeps more picks than it without it; and one image keeps none
     assert max(_counts(original(*sets["batch-3"]), 3)) == cap
     assert (_counts(original(*sets["an-image-without-rows"]), 3)[1] == 0) is (name != "rtmdet_batched_nms_slice")
-    assert_eager_unchanged(original, rewritten, {"example": example, **sets})
-    before, _ = export_variant(original, example, module.DYNAMIC, tmp_path / "before.onnx", tmp_path)
-    with pytest.raises((AssertionError, Exception)):  # noqa: B017 - the unrolled loop: other rows or a refusal
-        assert_graph_within(before, original, sets["batch-3"], 1e-5, "batch-3")
-    session, _ = export_variant(rewritten, example, module.DYNAMIC, tmp_path / "after.onnx", tmp_path)
-    for label, inputs in {"example": example, **sets}.items():
-        assert_graph_within(session, original, inputs, 1e-5, label)
+    assert_follows_the_batch(original, rewritten, module, example, sets, tmp_path)
 
 
 @pytest.mark.parametrize("name", list(TAKEN))
 def test_migrate_applies_the_cap_at_first_contact(name: str, tmp_path: Path) -> None:
-    source = HERE / f"{name}.py"
-    path = tmp_path / source.name
-    shutil.copy(source, path)
-    (tmp_path / "torchvision").mkdir()
-    shutil.copy(STANDIN, tmp_path / "torchvision" / "__init__.py")
-    module, _ = built_variant(source, f"trt360_migrate_{name}")
-    report = migrate_json(path, _axes_json(module))
+    path, report = migrate_with_standin(HERE / f"{name}.py", STANDIN, tmp_path, f"trt360_migrate_{name}")
     assert report["before"]["faithful"] is not True, report["before"]
     assert report["exit_code"] == 0 and report["equivalent"] is True, (report["remaining"], report["reverted"])
     applied = sorted((fix["rule"], fix["line"]) for fix in report["applied"])
