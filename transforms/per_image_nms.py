@@ -39,7 +39,10 @@ _ELEMENTWISE_METHODS = frozenset({
 
 _ASSUMPTION = ("every tensor the loop reads at the image's index holds the loop's images along its first axis and "
                "the same number of candidates per image along its second; an image that an `if <no rows>: "
-               "continue` skips would append no rows; a value the body computes without the "
+               "continue` skips would append no rows, and where the loop writes a list made before it by the "
+               "image's index, the entry it keeps (an empty tensor) is the image's rows, none, in their dtype, device "
+               "and columns; a stop at the end of the body (`if <test>: break`, YOLOv5/v7's time limit) is not "
+               "taken; a value the body computes without the "
                "image is a number or broadcasts along a row's other axes; NMS may keep another box where two "
                "scores tie or where an IoU equals the threshold to within the rounding of coordinates shifted "
                "by up to the batch's width and the classes' heights; a reduction along a negative axis (`max(dim=-1)`) "
@@ -92,8 +95,11 @@ class Flattener:
     """The loop's statements on the flattened batch, or :class:`Decline`."""
 
     def __init__(self, rule: RuntimeScopeRule, index: str | None, items: dict[str, cst.BaseExpression],
-                 entries: dict[str, tuple[str, Kind]] | None = None) -> None:
+                 entries: dict[str, tuple[str, Kind]] | None = None, masks: frozenset[str] = frozenset()) -> None:
         self.rule = rule
+        #: Batch tensors bound before the loop to a comparison (YOLOv5/v7's `xc = prediction[..., 4] > conf_thres`):
+        #: read at the image's index, they are masks of its rows.
+        self.masks = masks
         self.index = index
         #: Names bound to each image of a tensor, until the body binds them anew (YOLOv5's `x = x[xc[xi]]`).
         self.items = dict(items)
@@ -103,6 +109,8 @@ class Flattener:
         self.helpers: set[str] = set()
         #: Names bound to a new tensor (``max``/``min``'s results): an in-place operator on them touches no input.
         self.fresh: set[str] = set()
+        #: Images computed before the statement that rebinds a name they read (``_trt_image_1``, ...).
+        self.hoisted = 0
 
     def assignment(self, statement: cst.BaseSmallStatement) -> str:
         """One statement of the body: ``x = ...``, ``a, b = x[i], y[i]``, ``v, j = t.max(1)``, ``x *= ...``."""
@@ -123,8 +131,14 @@ class Flattener:
 
     def statement(self, target: str, value: cst.BaseExpression) -> str:
         text, kind = self.expression(value)
+        hoisted = ""
+        if kind.name in ("rows", "index") and _mentions(kind.image, target):
+            # `x = cat(...)[x[:, 4] > t]`: the rows' images read the old `x`; computed first, under a name of ours
+            self.hoisted += 1
+            name = f"{_IMAGE}_{self.hoisted}"
+            hoisted, kind = f"{name} = {kind.image}\n", Kind(kind.name, name, kind.mask)
         self._bind(target, kind)
-        return f"{target} = {text}"
+        return f"{hoisted}{target} = {text}"
 
     def parallel(self, targets: list[str], values: list[cst.BaseExpression]) -> str:
         """``a, b = x[i], y[i]``: every value read before any name is bound."""
@@ -322,7 +336,7 @@ class Flattener:
                 raise Decline
             base = f"{code_of(node.value).strip()}.flatten(0, 1)"
             if not rest:
-                return base, Kind("rows", _IMAGE)
+                return base, Kind("rows", _IMAGE, mask=code_of(node.value).strip() in self.masks)
             candidates = rest[0].slice
             if type(candidates) is not cst.Slice or candidates.lower or candidates.upper or candidates.step:
                 raise Decline  # the candidates' axis is the flattened one: it must be taken whole
@@ -658,15 +672,24 @@ appends `{{"boxes": coords[kept], "scores": ..., "labels": ...}}`) is made while
 row's image: entry `j` is image `j`'s rows in the loop's order (an `if <no rows>: continue` would
 leave an image out of it: not taken). The list also carries the flattened rows and their images, which
 a caller that flattens it again with the image's index takes as they are (TRT361); the test is
-`not torch.jit.is_scripting() and {TRACING_HELPER}()` (a script compiles none of it).
+`not torch.jit.is_scripting() and {TRACING_HELPER}()` (a script compiles none of it). A list made
+before the loop with one empty tensor an image, `output = [torch.zeros((0, 6), ...)] *
+prediction.shape[0]`, and written by the image's index as the body's last statement, `output[xi] =
+x[i]` (YOLOv5/v7's `non_max_suppression`), is made so too; an image a `continue` skips keeps its
+empty entry there, and no rows here. A stop after it, `if (time.time() - t) > time_limit: ...;
+break` (their time limit; a test that reads nothing of the image), is left out while tracing. A
+batch tensor bound before the loop to a comparison (`xc = prediction[..., 4] > conf_thres`) read at
+the image's index (`x = x[xc[xi]]`) is a mask of its rows; the image's own tensor may be bound anew.
+Where a statement rebinds a name its rows' images read (`x = torch.cat(...)[x[:, 4] > t]`), the
+images are computed first, as `{_IMAGE}_1`, ....
 
 Fix safety: unsafe: {_ASSUMPTION}. `migrate` keeps it only where the rewritten model's graph is
 faithful and equivalent on its inputs. `if not det.size(0): continue` (an image without rows, YOLOX's
 and YOLOv7's test; also `len(x) == 0`, `x.numel() == 0`) is dropped there: such an image makes no
 flattened rows. Anything else in the body (another call, `i` as a number, another `continue`, an
 `if` decided image by image, a cap on rows or one that starts past an image's first position,
-YOLOv5/v7's `non_max_suppression` with its list made beforehand and written by index, its
-`n = x.shape[0]` and time limit) leaves the loop as it is: the finding names it at the loop's
+YOLOv5/v7's `x[:, 5:] *= ...` into a slice, `xywh2xyxy(...)`, `conf.view(-1)`, `n = x.shape[0]` with
+its `elif n > max_nms:` pre-cap) leaves the loop as it is: the finding names it at the loop's
 header, with the manual step (one NMS on every image's candidates, or NMS after the engine).""",
         fix=Safety.UNSAFE,
         assumption=_ASSUMPTION,
@@ -723,7 +746,8 @@ header, with the manual step (one NMS on every image's candidates, or NMS after 
         # A list of one entry an image is made by a helper whose types a script cannot know: not compiled there.
         scripted = "not torch.jit.is_scripting() and " if LIST_HELPER in helpers else ""
         rewritten = cst.If(test=cst.parse_expression(f"{scripted}{TRACING_HELPER}()"),
-                           body=cst.IndentedBlock(body=[cst.parse_statement(line + "\n") for line in lines]),
+                           body=cst.IndentedBlock(body=[statement for line in lines
+                                                        for statement in cst.parse_module(line + "\n").body]),
                            orelse=cst.Else(body=cst.IndentedBlock(body=[node.with_changes(leading_lines=())])),
                            leading_lines=node.leading_lines)
         self.found(node, f"{loop} runs NMS image by image over the batch: a traced export unrolls it with the "
@@ -740,19 +764,30 @@ header, with the manual step (one NMS on every image's candidates, or NMS after 
                  s if type(s) is cst.If else None for s in body]
         if not small or any(s is None for s in small):
             return "its body holds more than one statement on a line, or a compound statement other than an `if`"
+        stops = []  # YOLOv5/v7's time limit, `if (time.time() - t) > time_limit: break`: not taken while tracing
+        while len(small) > 1 and self._breaks(small[-1]):
+            stops.append(small.pop())
         append = small[-1]
-        target = self._appended(append)
-        if target is None or not self._list_made_before(block, position, target):
-            return "it does not end by appending to a list made empty before it"
-        # A list only concatenated after the loop takes the rows; any other list, one entry an image (a dict of
-        # rows or a tensor of rows, Holocron's `_post_process`), is made from the flattened rows and their images.
-        per_image = not self._only_concatenated_after(block, position, target)
-        if per_image and any(type(s) is cst.If and self._skips_empty(s) for s in small):
-            return "it skips images (`continue`) while filling a list of one entry an image"
         source = next(iter(items.values())) if items else self._first_read(node, index)
         if source is None:
             return "it reads no tensor at the image's index"
-        flattener = Flattener(self, index, items)
+        written = self._written(append, index)
+        if written is not None:
+            # `output = [torch.zeros((0, 6))] * n` then `output[i] = rows` (YOLOv5/v7): one entry an image, an image
+            # that a `continue` skips keeping the empty default
+            target, per_image = written, True
+            if not self._preallocated(block, position, target, source):
+                return "it writes by the image's index into a list that is not one empty tensor an image made before it"
+        else:
+            target = self._appended(append)
+            if target is None or not self._list_made_before(block, position, target):
+                return "it does not end by appending to a list made empty before it"
+            # A list only concatenated after the loop takes the rows; any other list, one entry an image (a dict of
+            # rows or a tensor of rows, Holocron's `_post_process`), is made from the flattened rows and their images.
+            per_image = not self._only_concatenated_after(block, position, target)
+            if per_image and any(type(s) is cst.If and self._skips_empty(s) for s in small):
+                return "it skips images (`continue`) while filling a list of one entry an image"
+        flattener = Flattener(self, index, items, masks=self._compared_before(block, position))
         lines = [f"{_N} = {code_of(source).strip()}.shape[1]", f"{_COUNT} = {code_of(source).strip()}.shape[0]",
                  f"{_IMAGE} = torch.arange({_COUNT} * {_N}, device={code_of(source).strip()}.device) // {_N}"]
         try:
@@ -762,8 +797,10 @@ header, with the manual step (one NMS on every image's candidates, or NMS after 
                     continue  # an image without rows makes no rows below: the flattened rows skip it alike
                 lines.append(flattener.conditional(statement) if type(statement) is cst.If
                              else flattener.assignment(statement))
+            if any(flattener._dynamic(stop.test) for stop in stops):
+                raise Decline  # a stop decided image by image
             if per_image:
-                value, image = flattener.entry(append.value.args[0].value)
+                value, image = flattener.entry(append.value if written is not None else append.value.args[0].value)
                 flattener.helpers.add(LIST_HELPER)
                 lines.append(f"{target} = {LIST_HELPER}({value}, {image}, {_COUNT})")
             else:
@@ -775,6 +812,77 @@ header, with the manual step (one NMS on every image's candidates, or NMS after 
         if self._read_after(block, position, {*([index] if index else []), *items, *flattener.env}):
             return "code after it reads a name the loop binds"
         return lines, flattener.helpers
+
+    @staticmethod
+    def _compared_before(block, position: int) -> frozenset[str]:
+        """Names the block binds before ``position`` to a comparison (``xc = p[..., 4] > t``), last bound so."""
+        masks: set[str] = set()
+        for statement in block[:position]:
+            bound = {n.target.value for n in walk(statement) if type(n) in (cst.AssignTarget, cst.AugAssign,
+                                                                               cst.AnnAssign)
+                     and type(n.target) is cst.Name}
+            bound |= {n.value for n in walk(statement) if type(n) is cst.Name and type(statement) is not
+                      cst.SimpleStatementLine}  # a compound statement: any name it mentions may be rebound there
+            masks -= bound
+            if type(statement) is cst.SimpleStatementLine and len(statement.body) == 1 \
+                    and type(statement.body[0]) is cst.Assign and len(statement.body[0].targets) == 1 \
+                    and type(statement.body[0].targets[0].target) is cst.Name \
+                    and type(strip_parens(statement.body[0].value)) is cst.Comparison:
+                masks.add(statement.body[0].targets[0].target.value)
+        return frozenset(masks)
+
+    @staticmethod
+    def _breaks(statement: cst.BaseSmallStatement | cst.If) -> bool:
+        """``if <test>: ...; break`` (no ``else``, no other ``break``/``continue``/``return``): a stop at the end of the
+        body, YOLOv5/v7's time limit; :class:`Flattener` requires a test that reads nothing of the image."""
+        if type(statement) is not cst.If or statement.orelse is not None \
+                or type(statement.body) is not cst.IndentedBlock:
+            return False
+        last = statement.body.body[-1]
+        if type(last) is not cst.SimpleStatementLine or type(last.body[-1]) is not cst.Break:
+            return False
+        jumps = [n for n in walk(statement.body) if type(n) in (cst.Break, cst.Continue, cst.Return)]
+        return jumps == [last.body[-1]]
+
+    @staticmethod
+    def _written(statement: cst.BaseSmallStatement, index: str | None) -> str | None:
+        """``output`` of ``output[i] = value``, ``i`` the image's index."""
+        if index is None or type(statement) is not cst.Assign or len(statement.targets) != 1:
+            return None
+        target = statement.targets[0].target
+        if type(target) is not cst.Subscript or type(target.value) is not cst.Name or len(target.slice) != 1 \
+                or type(target.slice[0].slice) is not cst.Index:
+            return None
+        at = strip_parens(target.slice[0].slice.value)
+        return target.value.value if type(at) is cst.Name and at.value == index else None
+
+    def _preallocated(self, block, position: int, name: str, source: cst.BaseExpression) -> bool:
+        """``name = [torch.zeros((0, k), ...)] * n`` earlier in the block, ``n`` the batch's images (``src.shape[0]``,
+        ``len(src)``, ``src.size(0)`` of the tensor the loop reads), and nothing between reads or writes ``name``."""
+        batch = code_of(source).strip()
+        for statement in reversed(block[:position]):
+            if type(statement) is cst.SimpleStatementLine and len(statement.body) == 1 \
+                    and type(statement.body[0]) is cst.Assign and len(statement.body[0].targets) == 1 \
+                    and type(statement.body[0].targets[0].target) is cst.Name \
+                    and statement.body[0].targets[0].target.value == name:
+                value = strip_parens(statement.body[0].value)
+                listed = strip_parens(value.left) if type(value) is cst.BinaryOperation else None
+                if listed is None or type(value.operator) is not cst.Multiply or type(listed) is not cst.List \
+                        or len(listed.elements) != 1:
+                    return False
+                count = code_of(value.right).strip()
+                if count not in (f"{batch}.shape[0]", f"len({batch})", f"{batch}.size(0)"):
+                    return False
+                empty = strip_parens(listed.elements[0].value)
+                if type(empty) is not cst.Call or not self.context.refers_to(empty.func, "torch.zeros", "torch.empty") \
+                        or not empty.args or empty.args[0].keyword is not None:
+                    return False
+                sizes = strip_parens(empty.args[0].value)
+                first = sizes.elements[0].value if type(sizes) in (cst.Tuple, cst.List) and sizes.elements else sizes
+                return int_value(first) == 0
+            if any(type(n) is cst.Name and n.value == name for n in walk(statement)):
+                return False
+        return False
 
     @staticmethod
     def _skips_empty(statement: cst.BaseStatement) -> bool:

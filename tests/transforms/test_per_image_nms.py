@@ -279,6 +279,37 @@ def test_loops_it_cannot_carry_over_are_named_with_the_manual_step(body: str) ->
     _named_not_rewritten(code)
 
 
+_WRITTEN = ("import time\nimport torch\nimport torchvision\n\ndef f(boxes, scores):\n    t = time.time()\n"
+            "    out = {made}\n    for i in range(boxes.shape[0]):\n"
+            "        keep = torchvision.ops.nms(boxes[i], scores[i], 0.5)\n"
+            "        out[i] = boxes[i][keep]\n{stop}    return out\n")
+_TIME_LIMIT = "        if time.time() - t > 10.0:\n            print('time limit')\n            break\n"
+
+
+def test_a_list_made_before_and_written_by_the_images_index_is_made_from_the_flattened_rows() -> None:
+    # YOLOv5/v7's `output = [torch.zeros((0, 6), device=...)] * prediction.shape[0]`, `output[xi] = x[i]` and the
+    # time limit (WongKinYiu/yolov7@a207844b1ce82d204ab36d87d496728d3d2348e7 utils/general.py:629, 695-698)
+    code = _WRITTEN.format(made="[torch.zeros((0, 4))] * boxes.shape[0]", stop=_TIME_LIMIT)
+    after = rewrite(code, select=RULE, unsafe=True)
+    assert ("        keep = _trt_nms_by_image(boxes.flatten(0, 1), scores.flatten(0, 1), None, _trt_image, 0.5, "
+            "_trt_count)\n"
+            "        out = _trt_per_image_list(boxes.flatten(0, 1)[keep], _trt_image[keep], _trt_count)\n"
+            "    else:\n" in after)
+    tracing, eager = after.split("    else:\n        for i in range(boxes.shape[0]):\n")
+    assert "time limit" in eager and "time limit" not in tracing.split("def f(")[1]  # the stop: not while tracing
+
+
+@pytest.mark.parametrize("made,stop", [
+    ("[torch.zeros((0, 4))] * 3", ""),  # entries for another number of images
+    ("[None] * boxes.shape[0]", ""),  # a default that is not an image without rows
+    ("[torch.zeros((1, 4))] * boxes.shape[0]", ""),  # a default with a row
+    ("[torch.zeros((0, 4))] * boxes.shape[0]", "        if scores[i].max() > 0.9:\n            break\n"),  # a stop
+    ("[torch.zeros((0, 4))] * boxes.shape[0]", "        if t:\n            continue\n            break\n"),
+])
+def test_written_lists_and_stops_it_cannot_carry_over_are_named(made: str, stop: str) -> None:
+    _named_not_rewritten(_WRITTEN.format(made=made, stop=stop))
+
+
 def _named_not_rewritten(code: str) -> None:
     findings = check_source(code.encode(), "snippet.py", Options(select=RULE))
     assert [f.rule for f in findings] == ["TRT360"]

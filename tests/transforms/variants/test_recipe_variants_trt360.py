@@ -1,7 +1,8 @@
 """A per-image NMS loop whose picks are capped per image (TRT360's cap), on real-code variants.
 
 Each variant in ``tests/recipe_variants/trt360/`` is a small runnable model reduced from real code (cited in its
-docstring), by three authors: YOLOv5's ``if i.shape[0] > max_det: i = i[:max_det]``, RTMDet's
+docstring), by four authors: YOLOv5's ``if i.shape[0] > max_det: i = i[:max_det]`` (and YOLOv7's, its list made
+beforehand and written by the image's index, a time limit, flattened by its caller: TRT361), RTMDet's
 ``batched_nms(...)[: self.max_num_detections]`` and torchvision FCOS's ``keep = keep[: self.detections_per_img]``
 (one dict an image, flattened by its caller: TRT361).
 
@@ -34,8 +35,11 @@ torchvision_standin = load_variant(STANDIN, "torchvision_standin")
 #: variant -> (the cap as written, the cap's rewrite, the loops' headers: TRT360's, then TRT361's if any, the cap).
 TAKEN: dict[str, tuple[str, str, tuple[str, ...], int]] = {
     "yolov5_nms_max_det": ("if i.shape[0] > max_det:",
-                           "i = _trt_cap_by_image(i, _trt_image[prediction.flatten(0, 1)[:, 4] > conf_thres][conf[:, 0] "
-                           "> conf_thres], max_det, _trt_count)", ("for xi, x in enumerate",), 5),
+                           "i = _trt_cap_by_image(i, _trt_image[prediction.flatten(0, 1)[:, 4] > conf_thres]"
+                           "[conf[:, 0] > conf_thres], max_det, _trt_count)", ("for xi, x in enumerate",), 5),
+    "yolov7_nms_output_by_index": ("if i.shape[0] > max_det:",
+                                   "i = _trt_cap_by_image(i, _trt_image_1, max_det, _trt_count)",
+                                   ("for xi, x in enumerate(prediction):", "for i, d in enumerate(out):"), 4),
     "rtmdet_batched_nms_slice": (")[: self.max_num_detections]", ", _trt_image, self.max_num_detections, _trt_count)",
                                  ("for i in range(boxes.shape[0]):",), 4),
     "torchvision_fcos_detections_per_img": ("keep = keep[: self.detections_per_img]",
@@ -69,7 +73,7 @@ def _counts(rows: torch.Tensor, batch: int) -> list[int]:
 
 #: A value that, filling an image, leaves it no candidate over the thresholds (RTMDet's NMS runs on every candidate:
 #: its score mask is made and left unused, as there, so every image keeps some).
-EMPTY_FILL = {"yolov5_nms_max_det": 40.0, "rtmdet_batched_nms_slice": -40.0,
+EMPTY_FILL = {"yolov5_nms_max_det": 40.0, "yolov7_nms_output_by_index": 40.0, "rtmdet_batched_nms_slice": -40.0,
               "torchvision_fcos_detections_per_img": -40.0}
 
 
