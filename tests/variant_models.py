@@ -319,3 +319,7 @@ def migrate_with_standin(source: Path, standin: Path, tmp_path: Path, name: str)
     shutil.copy(standin, tmp_path / "torchvision" / "__init__.py")
     module, _ = built_variant(source, name)
     return path, migrate_json(path, axes_json(module))
+
+
+#: torchvision's NMS functions in plain PyTorch (tests/transforms/torchvision_standin.py): no torchvision here.
+TORCHVISION_STANDIN = Path(__file__).resolve().parent / "transforms" / "torchvision_standin.py"

@@ -45,16 +45,18 @@ def non_max_suppression(prediction: Tensor, conf_thres: float = 0.25, iou_thres:
     return output
 
 
-class Detector(nn.Module):
+class Model(nn.Module):
+    """One strided convolution: corner boxes, objectness and three class scores a cell, then the NMS."""
+
     def __init__(self) -> None:
         super().__init__()
-        self.head = nn.Conv2d(3, 8, 3, stride=4, padding=1)
+        self.m = nn.Conv2d(3, 8, kernel_size=3, stride=4, padding=1)
 
     def forward(self, x: Tensor) -> Tensor:
-        out = self.head(x).flatten(2).transpose(1, 2)
-        corner = out[..., :2].sigmoid() * 28
-        boxes = torch.cat([corner, corner + out[..., 2:4].sigmoid() * 10], -1)
-        out = non_max_suppression(torch.cat([boxes, out[..., 4:].sigmoid()], -1), conf_thres=0.2, iou_thres=0.45)
+        p = self.m(x).flatten(2).transpose(1, 2)
+        xy = 28 * p[..., :2].sigmoid()
+        pred = torch.cat([xy, xy + 10 * p[..., 2:4].sigmoid(), p[..., 4:].sigmoid()], -1)
+        out = non_max_suppression(pred, conf_thres=0.2, iou_thres=0.45)
         rows = []
         for i, d in enumerate(out):
             rows.append(torch.cat([d, torch.full_like(d[:, :1], i)], 1))
@@ -63,11 +65,11 @@ class Detector(nn.Module):
 
 def build() -> nn.Module:
     torch.manual_seed(0)
-    return Detector().eval()
+    return Model().requires_grad_(False).eval()
 
 
 def inputs(generator: torch.Generator) -> tuple[torch.Tensor, ...]:
-    return (torch.rand(2, 3, 32, 32, generator=generator),)
+    return (torch.rand(2, 3, 32, 32, generator=generator) - 0.25,)
 
 
-DYNAMIC = {"x": {0: "batch"}}
+DYNAMIC = {"x": {0: "batch_size"}}

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 import torch
 from variant_models import assert_follows_the_batch, built_variant, migrate_with_standin, seeded
-from variant_models import line_of as _line_of, load_variant
+from variant_models import TORCHVISION_STANDIN as STANDIN, line_of as _line_of, load_variant
 
 from trtcodemod.engine import Options, check_source, fix_source
 
@@ -28,8 +28,6 @@ HERE = Path(__file__).resolve().parents[2] / "recipe_variants" / "trt360"
 RULES = ("TRT360", "TRT361")
 CODE_ALONE = Options(select=RULES, scope="all")
 UNSAFE = Options(select=RULES, scope="all", unsafe=True)
-#: torchvision's NMS functions in plain PyTorch (tests/transforms/torchvision_standin.py): no torchvision here.
-STANDIN = Path(__file__).resolve().parents[1] / "torchvision_standin.py"
 torchvision_standin = load_variant(STANDIN, "torchvision_standin")
 
 #: variant -> (the cap as written, the cap's rewrite, the loops' headers: TRT360's, then TRT361's if any, the cap).

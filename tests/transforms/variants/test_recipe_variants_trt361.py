@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import torch
 from variant_models import assert_follows_the_batch, built_variant, migrate_with_standin, seeded
-from variant_models import line_of as _line_of, load_variant
+from variant_models import TORCHVISION_STANDIN as STANDIN, line_of as _line_of, load_variant
 
 from trtcodemod.engine import Options, check_source, fix_source
 
@@ -27,8 +27,6 @@ HERE = Path(__file__).resolve().parents[2] / "recipe_variants" / "trt361"
 RULES = ("TRT360", "TRT361")
 CODE_ALONE = Options(select=RULES, scope="all")
 UNSAFE = Options(select=RULES, scope="all", unsafe=True)
-#: torchvision's NMS functions in plain PyTorch (tests/transforms/torchvision_standin.py): no torchvision here.
-STANDIN = Path(__file__).resolve().parents[1] / "torchvision_standin.py"
 torchvision_standin = load_variant(STANDIN, "torchvision_standin")
 
 #: variant -> (builder, the producer's loop header, the callers' lines as written).
