@@ -10,8 +10,8 @@ enumerate(prediction)``, ``x = x[xc[xi]]``, ``if not x.shape[0]: continue``, the
 t) > time_limit: ... break``. There the class scores are multiplied in place, ``xywh2xyxy`` converts the boxes, the
 rows are kept by ``conf.view(-1) > conf_thres``, a second ``if not n: continue`` / ``elif n > max_nms:`` pre-caps by
 ``argsort`` and ``labels``, ``classes``, ``multi_label`` and ``merge`` branch on settings; here the boxes are corners
-already and none of those. The caller is zoo 19's (benchmarks/real_zoo19.py's ``_ROWS``) written as a loop, not a
-comprehension. Written here in our own words.
+already and none of those. The caller is zoo 19's comprehension (benchmarks/real_zoo19.py's ``_ROWS``). Written here
+in our own words.
 """
 
 import time
@@ -57,10 +57,7 @@ class Model(nn.Module):
         xy = 28 * p[..., :2].sigmoid()
         pred = torch.cat([xy, xy + 10 * p[..., 2:4].sigmoid(), p[..., 4:].sigmoid()], -1)
         out = non_max_suppression(pred, conf_thres=0.2, iou_thres=0.45)
-        rows = []
-        for i, d in enumerate(out):
-            rows.append(torch.cat([d, torch.full_like(d[:, :1], i)], 1))
-        return torch.cat(rows)
+        return torch.cat([torch.cat([d, torch.full_like(d[:, :1], i)], 1) for i, d in enumerate(out)])
 
 
 def build() -> nn.Module:
