@@ -42,7 +42,9 @@ _ASSUMPTION = ("every tensor the loop reads at the image's index holds the loop'
                "continue` skips would append no rows, and where the loop writes a list made before it by the "
                "image's index, the entry it keeps (an empty tensor) is the image's rows, none, in their dtype, device "
                "and columns; a stop at the end of the body (`if <test>: break`, YOLOv5/v7's time limit) is not "
-               "taken; a value the body computes without the "
+               "taken, nor YOLOv5/v7's `elif n > max_nms:` pre-cap after `if not n: continue` (no image has more "
+               "candidates than it); a row made one value (`conf.view(-1)`, `reshape(-1)`, `squeeze(1)`) holds one value; a value "
+               "the body computes without the "
                "image is a number or broadcasts along a row's other axes; NMS may keep another box where two "
                "scores tie or where an IoU equals the threshold to within the rounding of coordinates shifted "
                "by up to the batch's width and the classes' heights; a reduction along a negative axis (`max(dim=-1)`) "
@@ -111,11 +113,22 @@ class Flattener:
         self.fresh: set[str] = set()
         #: Images computed before the statement that rebinds a name they read (``_trt_image_1``, ...).
         self.hoisted = 0
+        #: Tests of settings the tracing branch needs (:meth:`_guarded`), and the names the loop's body binds,
+        #: which such a test may not read (it is made before the loop).
+        self.guards: list[str] = []
+        #: The subscript node whose flattened rows :meth:`_subscript` last picked by advanced indexing (a copy).
+        self.copied: int | None = None
+        self.loop_bound: set[str] = set()
 
     def assignment(self, statement: cst.BaseSmallStatement) -> str:
         """One statement of the body: ``x = ...``, ``a, b = x[i], y[i]``, ``v, j = t.max(1)``, ``x *= ...``."""
         if type(statement) is cst.AugAssign and type(statement.target) is cst.Name:
             return self.in_place(statement.target.value, statement.operator, statement.value)
+        if type(statement) is cst.AugAssign and type(statement.target) is cst.Subscript:
+            return self.columns(statement.target, f"{code_of(statement.operator).strip()}", statement.value)
+        if type(statement) is cst.Assign and len(statement.targets) == 1 \
+                and type(statement.targets[0].target) is cst.Subscript:
+            return self.columns(statement.targets[0].target, "=", statement.value)
         if type(statement) is not cst.Assign or len(statement.targets) != 1:
             raise Decline
         assigned = statement.targets[0].target
@@ -130,7 +143,18 @@ class Flattener:
         raise Decline
 
     def statement(self, target: str, value: cst.BaseExpression) -> str:
+        try:
+            counted = self._counted(value)
+        except Decline:
+            counted = None
+        if counted is not None and self._dynamic(counted) and self.expression(counted)[1].name == "rows":
+            # `n = x.shape[0]`: the image's number of rows, only tested for none (`if not n: continue`) or a
+            # pre-cap; no line: the flattened rows have another count
+            self._bind(target, Kind("count"))
+            return ""
+        self.copied = None
         text, kind = self.expression(value)
+        copied = self.copied == id(strip_parens(value))
         hoisted = ""
         if kind.name in ("rows", "index") and _mentions(kind.image, target):
             # `x = cat(...)[x[:, 4] > t]`: the rows' images read the old `x`; computed first, under a name of ours
@@ -138,6 +162,8 @@ class Flattener:
             name = f"{_IMAGE}_{self.hoisted}"
             hoisted, kind = f"{name} = {kind.image}\n", Kind(kind.name, name, kind.mask)
         self._bind(target, kind)
+        if copied:
+            self.fresh.add(target)
         return f"{hoisted}{target} = {text}"
 
     def parallel(self, targets: list[str], values: list[cst.BaseExpression]) -> str:
@@ -148,6 +174,22 @@ class Flattener:
         for target, (_, kind) in zip(targets, parts):
             self._bind(target, kind)
         return f"{', '.join(targets)} = {', '.join(t for t, _ in parts)}"
+
+    def columns(self, target: cst.Subscript, operator: str, value: cst.BaseExpression) -> str:
+        """``x[:, 5:] *= x[:, 4:5]`` (YOLOv5/v7's class scores times objectness; ``=`` too) on a name bound to a new
+        tensor of rows (rows picked by a mask or positions), every row's columns: the same on the flattened rows."""
+        name = strip_parens(target.value)
+        if type(name) is not cst.Name or name.value not in self.fresh or self.env.get(name.value, STATIC).name != "rows" \
+                or any(type(e.slice) not in (cst.Index, cst.Slice) for e in target.slice):
+            raise Decline  # a view of an input would be written through
+        first = target.slice[0].slice
+        if type(first) is not cst.Slice or first.lower or first.upper or first.step or len(target.slice) < 2 \
+                or any(self._dynamic(e) for e in target.slice):
+            raise Decline  # every row, static columns
+        text, kind = self.expression(value)
+        if kind != STATIC and (kind.name != "rows" or kind.image != self.env[name.value].image):
+            raise Decline
+        return f"{code_of(target).strip()} {operator} {text}"
 
     def in_place(self, target: str, operator: cst.BaseAugOp, value: cst.BaseExpression) -> str:
         """``scores *= obj[i]`` on a name bound to a new tensor of rows (``max``'s values), by rows of its images or
@@ -210,6 +252,8 @@ class Flattener:
             size = strip_parens(test.left)
         else:
             raise Decline
+        if type(size) is cst.Name and self.env.get(size.value, STATIC).name == "count":
+            return  # `n = x.shape[0]` then `if not n:` (YOLOv5/v7)
         if type(size) is cst.Call and type(size.func) is cst.Attribute and size.func.attr.value == "numel" \
                 and not size.args:
             counted = size.func.value
@@ -217,6 +261,23 @@ class Flattener:
             counted = self._counted(size)
         if self.expression(counted)[1].name not in ("rows", "index"):
             raise Decline
+
+    def pre_cap(self, branch: cst.If) -> None:
+        """``elif n > max_nms: x = x[...]`` after ``if not n: continue`` (YOLOv5/v7's cap on what NMS takes, by
+        score): left out while tracing, where the assumption is that no image has more candidates than that
+        (else :class:`Decline`)."""
+        test = strip_parens(branch.test)
+        body = branch.body.body if type(branch.body) is cst.IndentedBlock else ()
+        if branch.orelse is not None or type(test) is not cst.Comparison or len(test.comparisons) != 1 \
+                or type(test.comparisons[0].operator) not in (cst.GreaterThan, cst.GreaterThanEqual) \
+                or self._dynamic(test.comparisons[0].comparator) or len(body) != 1 \
+                or type(body[0]) is not cst.SimpleStatementLine or len(body[0].body) != 1 \
+                or type(body[0].body[0]) is not cst.Assign:
+            raise Decline
+        left = strip_parens(test.left)
+        if not (type(left) is cst.Name and self.env.get(left.value, STATIC).name == "count"):
+            if self.expression(self._counted(left))[1].name != "rows":
+                raise Decline
 
     def entry(self, value: cst.BaseExpression) -> tuple[str, str]:
         """(every image's entry flattened, the images of its rows) of a list entry: a dict with string keys whose
@@ -355,8 +416,10 @@ class Flattener:
         at, at_kind = self.expression(first.value)
         at_name = type(strip_parens(first.value)) is cst.Name
         if kind.name == "rows" and at_kind.name == "index" and at_kind.image == kind.image and at_name:
+            self.copied = id(node)  # advanced indexing: a new tensor, in the loop and flattened alike
             return f"{base}[{at}{rest_text}]", Kind("rows", f"{kind.image}[{at}]")  # rows picked by position
         if kind.name == "rows" and at_kind.name == "rows" and at_kind.mask and at_kind.image == kind.image:
+            self.copied = id(node)
             return f"{base}[{at}{rest_text}]", Kind("rows", f"{kind.image}[{at}]")  # rows picked by a mask
         if kind.name == "index" and not rest and type(node.value) is cst.Name \
                 and at_kind.image == f"{kind.image}[{node.value.value}]" \
@@ -405,6 +468,47 @@ class Flattener:
         capped = self.capped(statement)
         if capped is not None:
             return capped
+        saved = self._saved()
+        try:
+            return self._chain(statement)
+        except Decline:
+            self._restore(saved)
+        return self._guarded(statement)
+
+    def _guarded(self, statement: cst.If) -> str:
+        """``if <settings>: <what the flattener cannot carry over>`` (``if classes is not None:``, YOLOv7's ``if
+        multi_label:`` / ``else:``, ``if labels and len(labels[xi]):``, ``if merge and (1 < n < 3E3):``): the way it
+        can carry over, the tracing branch taken only where the test goes that way (:attr:`guards`, tested before
+        the loop: the test reads nothing the loop binds). A test of ``A and B`` with ``A`` the same for every
+        image goes the ``else`` way where ``A`` is false."""
+        if statement.orelse is not None and type(statement.orelse) is not cst.Else:
+            raise Decline  # an `elif` chain
+        test = strip_parens(statement.test)
+        first = test.left if type(test) is cst.BooleanOperation and type(test.operator) is cst.And else test
+        if self._dynamic(first) or any(type(n) is cst.Name and n.value in self.loop_bound for n in walk(first)):
+            raise Decline
+        saved = self._saved()
+        try:  # the test false: the `else` block, or nothing
+            lines = self.block(statement.orelse.body) if statement.orelse is not None else []
+            self.guards.append(f"not ({code_of(first).strip()})")
+            return "\n".join(lines)
+        except Decline:
+            self._restore(saved)
+        if first is not test:
+            raise Decline
+        lines = self.block(statement.body)  # the test true: its block
+        self.guards.append(f"({code_of(test).strip()})")
+        return "\n".join(lines)
+
+    def _saved(self) -> tuple:
+        return dict(self.env), set(self.fresh), dict(self.items), set(self.helpers), self.hoisted, list(self.guards)
+
+    def _restore(self, saved: tuple) -> None:
+        self.env, self.fresh, self.items, self.helpers, self.hoisted, self.guards = (
+            dict(saved[0]), set(saved[1]), dict(saved[2]), set(saved[3]), saved[4], list(saved[5]))
+
+    def _chain(self, statement: cst.If) -> str:
+        """``if``/``elif``/``else`` on settings the same for every image, every block carried over."""
         start = (dict(self.env), set(self.fresh))
         ends: list[tuple[dict[str, Kind], set[str]]] = []
         text: list[str] = []
@@ -434,7 +538,7 @@ class Flattener:
         lines = []
         for statement in block.body:
             if type(statement) is cst.If:
-                lines.append(self.conditional(statement))
+                lines += [text for text in [self.conditional(statement)] if text]
             elif type(statement) is cst.SimpleStatementLine and len(statement.body) == 1 \
                     and type(statement.body[0]) is cst.Pass:
                 continue
@@ -548,6 +652,20 @@ class Flattener:
             return f"{_atom(base, func.value)}.{func.attr.value}({args})", Kind("rows", kind.image)
         positional = [a.value for a in node.args if a.keyword is None]
         keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        if type(func) is cst.Attribute and not context.qualified_names(func) and (
+                func.attr.value in ("view", "reshape") and [code_of(a).strip().rstrip(",") for a in node.args] == ["-1"]
+                or func.attr.value == "squeeze" and [code_of(a).strip().rstrip(",") for a in node.args] in (["-1"], ["1"])):
+            base, kind = self.expression(func.value)
+            if kind.name != "rows":
+                raise Decline
+            # YOLOv7's `conf.view(-1)` of a column of one value a row (its `max(1, keepdim=True)`): one value a row
+            return f"{_atom(base, func.value)}.{func.attr.value}(-1)" if func.attr.value != "squeeze" else \
+                f"{_atom(base, func.value)}.squeeze({code_of(node.args[0].value).strip()})", Kind("rows", kind.image)
+        if type(func) is cst.Name and len(node.args) == 1 and not keywords and _row_wise(context.module, func.value):
+            text, kind = self.expression(positional[0])
+            if kind.name != "rows":
+                raise Decline
+            return f"{func.value}({text})", Kind("rows", kind.image)  # YOLOv7's `xywh2xyxy(x[:, :4])`
         if context.refers_to(func, *_ROW_WISE):
             if not positional or any(self._dynamic(a) for a in node.args[1:]):
                 raise Decline
@@ -608,6 +726,102 @@ class Flattener:
             return (f"{code_of(func).strip()}([{', '.join(t for t, _ in parts)}], "
                     f"{code_of(axis.value).strip()})"), Kind("rows", _one_image(parts))
         raise Decline
+
+
+def _reads(node: cst.CSTNode) -> set[str]:
+    """Names ``node`` reads (not an attribute's or a keyword's name)."""
+    skip = {id(n.attr) for n in walk(node) if type(n) is cst.Attribute} \
+        | {id(n.keyword) for n in walk(node) if type(n) is cst.Arg and n.keyword is not None}
+    return {n.value for n in walk(node) if type(n) is cst.Name and id(n) not in skip}
+
+
+def _carried(statements: list, bound: set[str], names: set[str]) -> bool:
+    """Does one of ``names`` (bound somewhere in a loop's body) get read in ``statements``, in order, before this
+    iteration binds it (``bound``: bound so far)? The flattened statements run once: a value carried from one image
+    to the next would be the first image's for all. ``bound`` grows with what the statements bind."""
+    for statement in statements:
+        if type(statement) is cst.SimpleStatementLine:
+            for small in statement.body:
+                targets: list[cst.BaseExpression] = []
+                if type(small) is cst.Assign:
+                    value, targets = small.value, [t.target for t in small.targets]
+                elif type(small) in (cst.AugAssign, cst.AnnAssign):
+                    value, targets = small, [small.target]  # an augmented assignment reads its target first
+                else:
+                    value = small
+                if value is not None and (_reads(value) - bound) & names:
+                    return True
+                for target in targets:
+                    if type(target) in (cst.Subscript, cst.Attribute) and (_reads(target) - bound) & names:
+                        return True  # `y[i] = ...` reads `y` (and `i`)
+                    bound |= {n.value for n in walk(target) if type(n) is cst.Name} if type(target) in (
+                        cst.Name, cst.Tuple, cst.List) else set()
+        elif type(statement) is cst.If:
+            if (_reads(statement.test) - bound) & names:
+                return True
+            ways = [statement.body, statement.orelse.body if type(statement.orelse) is cst.Else else None]
+            after = set(bound)
+            for way in ways:
+                branch = set(bound)
+                if way is not None and _carried(list(way.body), branch, names):
+                    return True
+                after |= branch  # bound either way: read after, it is this iteration's or the loop's before
+            if type(statement.orelse) is cst.If and _carried([statement.orelse], set(bound), names):
+                return True
+            bound |= after
+        else:
+            return True
+    return False
+
+
+def _row_wise(module: cst.Module, name: str) -> bool:
+    """Is ``name`` a function of the module, of one parameter, that copies it and sets columns of every row of the
+    copy from columns of the parameter (YOLOv5/v7's ``xywh2xyxy``: ``y = x.clone() if isinstance(x, torch.Tensor)
+    else np.copy(x)``, ``y[:, 0] = x[:, 0] - x[:, 2] / 2``, ..., ``return y``)? Then each row's result is its row's
+    alone, on the flattened rows as on an image's."""
+    found = [s for s in module.body if type(s) is cst.FunctionDef and s.name.value == name]
+    bound = [n for s in module.body if type(s) is not cst.FunctionDef for n in walk(s)
+             if type(n) is cst.Name and n.value == name]
+    if len(found) != 1 or bound or found[0].decorators or type(found[0].body) is not cst.IndentedBlock:
+        return False
+    params = found[0].params
+    if len(params.params) != 1 or params.star_arg is not cst.MaybeSentinel.DEFAULT and params.star_arg is not None \
+            or params.kwonly_params or params.star_kwarg or params.posonly_params or params.params[0].default:
+        return False
+    source = params.params[0].name.value
+    body = [s for s in found[0].body.body if not (type(s) is cst.SimpleStatementLine and len(s.body) == 1
+                                                   and type(s.body[0]) is cst.Expr
+                                                   and type(s.body[0].value) is cst.SimpleString)]
+    if not body or any(type(s) is not cst.SimpleStatementLine or len(s.body) != 1 for s in body):
+        return False
+    first, *columns, last = [s.body[0] for s in body]
+    if type(first) is not cst.Assign or len(first.targets) != 1 or type(first.targets[0].target) is not cst.Name:
+        return False
+    copy = first.targets[0].target.value
+    made = strip_parens(first.value)
+    if type(made) is cst.IfExp:  # the tensor's copy, and NumPy's for an array
+        made = strip_parens(made.body)
+    if code_of(made).strip() != f"{source}.clone()" or type(last) is not cst.Return \
+            or code_of(last.value or cst.Name("None")).strip() != copy:
+        return False
+    for statement in columns:
+        if type(statement) is not cst.Assign or len(statement.targets) != 1:
+            return False
+        for node in (statement.targets[0].target, statement.value):
+            for inner in walk(node):
+                if type(inner) is cst.Name and inner.value not in (source, copy):
+                    return False
+                if type(inner) in (cst.Call, cst.Attribute, cst.Lambda, cst.IfExp, cst.Comparison):
+                    return False
+                if type(inner) is cst.Subscript and (
+                        type(inner.value) is not cst.Name or len(inner.slice) != 2
+                        or code_of(inner.slice[0].slice).strip() != ":"
+                        or any(type(n) is cst.Name for n in walk(inner.slice[1]))):
+                    return False  # a column of every row
+        target = statement.targets[0].target
+        if type(target) is not cst.Subscript or type(target.value) is not cst.Name or target.value.value != copy:
+            return False
+    return True
 
 
 #: The loop of the rule's example (before, and kept for eager code after).
@@ -742,10 +956,11 @@ header, with the manual step (one NMS on every image's candidates, or NMS after 
                 self.found(node.iter, f"{loop} runs NMS image by image over the batch: a traced export unrolls it "
                                       f"with the example's batch; not rewritten ({flattened}); by hand: {_BY_HAND}")
             return
-        lines, helpers = flattened
+        lines, helpers, guards = flattened
         # A list of one entry an image is made by a helper whose types a script cannot know: not compiled there.
         scripted = "not torch.jit.is_scripting() and " if LIST_HELPER in helpers else ""
-        rewritten = cst.If(test=cst.parse_expression(f"{scripted}{TRACING_HELPER}()"),
+        guarded = "".join(f" and {guard}" for guard in guards)
+        rewritten = cst.If(test=cst.parse_expression(f"{scripted}{TRACING_HELPER}(){guarded}"),
                            body=cst.IndentedBlock(body=[statement for line in lines
                                                         for statement in cst.parse_module(line + "\n").body]),
                            orelse=cst.Else(body=cst.IndentedBlock(body=[node.with_changes(leading_lines=())])),
@@ -757,7 +972,7 @@ header, with the manual step (one NMS on every image's candidates, or NMS after 
                    Fix({node: rewritten}, safety=Safety.UNSAFE, helpers=(TRACING_HELPER, *sorted(helpers))))
 
     def _flattened(self, block, position: int, node: cst.For, index: str | None,
-                   items: dict[str, cst.BaseExpression]) -> tuple[list[str], set[str]] | str:
+                   items: dict[str, cst.BaseExpression]) -> tuple[list[str], set[str], list[str]] | str:
         """The tracing branch's lines and helpers, or why the loop is left as it is."""
         body = node.body.body if type(node.body) is cst.IndentedBlock else ()
         small = [s.body[0] if type(s) is cst.SimpleStatementLine and len(s.body) == 1 else
@@ -788,15 +1003,25 @@ header, with the manual step (one NMS on every image's candidates, or NMS after 
             if per_image and any(type(s) is cst.If and self._skips_empty(s) for s in small):
                 return "it skips images (`continue`) while filling a list of one entry an image"
         flattener = Flattener(self, index, items, masks=self._compared_before(block, position))
+        flattener.loop_bound = {n.target.value for n in walk(node) if type(n) in (cst.AssignTarget, cst.AugAssign)
+                                and type(n.target) is cst.Name}
+        for assigned in walk(node.body):  # `a, b = ...` binds each
+            if type(assigned) is cst.AssignTarget and type(assigned.target) in (cst.Tuple, cst.List):
+                flattener.loop_bound |= {e.value.value for e in assigned.target.elements if type(e.value) is cst.Name}
+        if _carried(list(node.body.body), set(), flattener.loop_bound - {index, *items}):
+            return "a value one image's statements bind is read by the next image's before it is bound again"
         lines = [f"{_N} = {code_of(source).strip()}.shape[1]", f"{_COUNT} = {code_of(source).strip()}.shape[0]",
                  f"{_IMAGE} = torch.arange({_COUNT} * {_N}, device={code_of(source).strip()}.device) // {_N}"]
         try:
             for statement in small[:-1]:
                 if type(statement) is cst.If and self._skips_empty(statement):
                     flattener.empty_test(statement.test)
+                    if statement.orelse is not None:
+                        flattener.pre_cap(statement.orelse)
                     continue  # an image without rows makes no rows below: the flattened rows skip it alike
-                lines.append(flattener.conditional(statement) if type(statement) is cst.If
-                             else flattener.assignment(statement))
+                text = flattener.conditional(statement) if type(statement) is cst.If \
+                    else flattener.assignment(statement)
+                lines += [text] if text else []  # a block the tracing branch leaves out by a guard: nothing
             if any(flattener._dynamic(stop.test) for stop in stops):
                 raise Decline  # a stop decided image by image
             if per_image:
@@ -811,7 +1036,7 @@ header, with the manual step (one NMS on every image's candidates, or NMS after 
                     "by image")
         if self._read_after(block, position, {*([index] if index else []), *items, *flattener.env}):
             return "code after it reads a name the loop binds"
-        return lines, flattener.helpers
+        return lines, flattener.helpers, flattener.guards
 
     @staticmethod
     def _compared_before(block, position: int) -> frozenset[str]:
@@ -887,7 +1112,8 @@ header, with the manual step (one NMS on every image's candidates, or NMS after 
     @staticmethod
     def _skips_empty(statement: cst.BaseStatement) -> bool:
         """``if <test>: continue`` (no ``else``); :meth:`Flattener.empty_test` judges the test."""
-        return type(statement) is cst.If and statement.orelse is None and type(statement.body) is cst.IndentedBlock \
+        return type(statement) is cst.If and (statement.orelse is None or type(statement.orelse) is cst.If) \
+            and type(statement.body) is cst.IndentedBlock \
             and len(statement.body.body) == 1 and type(statement.body.body[0]) is cst.SimpleStatementLine \
             and len(statement.body.body[0].body) == 1 and type(statement.body.body[0].body[0]) is cst.Continue
 

@@ -268,7 +268,8 @@ def test_the_loops_are_rewritten() -> None:
     "        if scores[i].max() > 0.5:\n            keep = keep[:2]\n",  # a cap decided image by image
     "        if keep.shape[0] > 3:\n            keep = keep[:4]\n",  # a test that is not the cap's
     "        keep = keep[1:3]\n",  # positions past an image's first
-    "        if mine:\n            keep = boxes[i]\n",  # rows one way, positions the other
+    "        if mine:\n            keep = boxes[i]\n        else:\n            keep = keep[:i]\n",  # neither way
+    "        if mine:\n            keep = keep[:3]\n        mine = 2\n",  # a setting the loop binds
 ])
 def test_loops_it_cannot_carry_over_are_named_with_the_manual_step(body: str) -> None:
     code = ("import torch\nimport torchvision\n\ndef f(boxes, scores, mine):\n    rows = []\n"
@@ -308,6 +309,36 @@ def test_a_list_made_before_and_written_by_the_images_index_is_made_from_the_fla
 ])
 def test_written_lists_and_stops_it_cannot_carry_over_are_named(made: str, stop: str) -> None:
     _named_not_rewritten(_WRITTEN.format(made=made, stop=stop))
+
+
+def test_an_if_on_settings_it_cannot_carry_over_one_way_guards_the_tracing_branch() -> None:
+    # YOLOv7's `if labels and len(labels[xi]):`, `if multi_label:` / `else:`, `if classes is not None:` and `if merge
+    # and (1 < n < 3E3):` (WongKinYiu/yolov7@a207844b1ce82d204ab36d87d496728d3d2348e7 utils/general.py:636-690): the
+    # flattened branch runs where each goes the way it carries over; elsewhere the loop, as written
+    code = ("import torch\nimport torchvision\n\ndef f(boxes, scores, labels, mine, merge):\n    rows = []\n"
+            "    for i in range(boxes.shape[0]):\n"
+            "        keep = torchvision.ops.nms(boxes[i], scores[i], 0.5)\n"
+            "        if labels and len(labels[i]):\n            keep = keep[labels[i]]\n"
+            "        if mine:\n            keep = mine(keep)\n        else:\n            keep = keep[:4]\n"
+            "        if merge:\n            keep = keep[:2]\n        else:\n            keep = merge(keep)\n"
+            "        rows.append(boxes[i][keep])\n    return torch.cat(rows)\n")
+    after = rewrite(code, select=RULE, unsafe=True)
+    assert "    if _trt_tracing() and not (labels) and not (mine) and (merge):\n" in after
+    assert ("        keep = _trt_nms_by_image(boxes.flatten(0, 1), scores.flatten(0, 1), None, _trt_image, 0.5, "
+            "_trt_count)\n"
+            "        keep = _trt_cap_by_image(keep, _trt_image, 4, _trt_count)\n"
+            "        keep = _trt_cap_by_image(keep, _trt_image, 2, _trt_count)\n"
+            "        rows.append(boxes.flatten(0, 1)[keep])\n" in after)
+    namespace: dict = {}
+    exec(compile(after, "after.py", "exec"), namespace)  # noqa: S102 - the rewrite under test
+    namespace["_trt_tracing"] = lambda: True
+    generator = torch.Generator().manual_seed(3)
+    boxes, scores, _ = _boxes(3, generator)
+    before: dict = {}
+    exec(compile(code, "before.py", "exec"), before)  # noqa: S102
+    for labels, mine, merge in (((), None, True), ((), lambda k: k[:1], True), (None, None, lambda k: k[:3])):
+        assert torch.equal(namespace["f"](boxes, scores, labels, mine, merge), before["f"](boxes, scores, labels, mine,
+                                                                                           merge))
 
 
 def _named_not_rewritten(code: str) -> None:
