@@ -859,6 +859,15 @@ axis (`torch.cat(rows)`), whose body is assignments that
   detection heads'), `if i.shape[0] > max_det: i = i[:max_det]` (YOLOv5/v7's; also `len(i)`, `>=`);
 - test a value the same for every image (`if max_num > 0:`, `elif`, `else`, as mmdet's
   `multiclass_nms` guards its cap) around such statements, a name bound either way to one kind of value;
+  where one way holds what it cannot carry over (YOLOv7's `if multi_label:`, `if classes is not None:`,
+  `if labels and len(labels[xi]):`, `if merge and (1 < n < 3E3):`), the tracing branch is taken only
+  where the test (of `A and B`: `A`) goes the other way, a guard tested before the loop on settings the
+  loop does not bind; elsewhere the loop runs as written;
+- write columns of every row into a copy (`x[:, 5:] *= x[:, 4:5]` after `x = x[xc[xi]]`), call a
+  function of the module that copies its argument and sets columns of every row from its columns
+  (YOLOv5/v7's `xywh2xyxy`), make a column of one value a row one value (`conf.view(-1)`);
+- count an image's rows, `n = x.shape[0]`, for `if not n: continue` and YOLOv5/v7's `elif n > max_nms:`
+  pre-cap, which is left out while tracing (the assumption: no image has more candidates than it);
 - build the appended rows from rows read at the index (`torch.cat([bx[keep], s[keep, None]], 1)`),
   the image's number as a column (`torch.full_like(s[keep, None], i)`, `torch.full((len(keep), 1), i)`,
   `t.new_full((keep.shape[0], 1), i)`).
@@ -901,10 +910,11 @@ Fix safety: unsafe: {_ASSUMPTION}. `migrate` keeps it only where the rewritten m
 faithful and equivalent on its inputs. `if not det.size(0): continue` (an image without rows, YOLOX's
 and YOLOv7's test; also `len(x) == 0`, `x.numel() == 0`) is dropped there: such an image makes no
 flattened rows. Anything else in the body (another call, `i` as a number, another `continue`, an
-`if` decided image by image, a cap on rows or one that starts past an image's first position,
-YOLOv5/v7's `x[:, 5:] *= ...` into a slice, `xywh2xyxy(...)`, `conf.view(-1)`, `n = x.shape[0]` with
-its `elif n > max_nms:` pre-cap) leaves the loop as it is: the finding names it at the loop's
-header, with the manual step (one NMS on every image's candidates, or NMS after the engine).""",
+`if` decided image by image, a cap on rows or one that starts past an image's first position, a
+value one image's statements bind that the next image's read before binding it, YOLOv7's
+multi-label `(x[:, 5:] > t).nonzero(as_tuple=False).T` unless a guard leaves it to the loop)
+leaves the loop as it is: the finding names it at the loop's header, with the manual step (one
+NMS on every image's candidates, or NMS after the engine).""",
         fix=Safety.UNSAFE,
         assumption=_ASSUMPTION,
         examples=(

@@ -270,6 +270,8 @@ def test_the_loops_are_rewritten() -> None:
     "        keep = keep[1:3]\n",  # positions past an image's first
     "        if mine:\n            keep = boxes[i]\n        else:\n            keep = keep[:i]\n",  # neither way
     "        if mine:\n            keep = keep[:3]\n        mine = 2\n",  # a setting the loop binds
+    "        keep = keep[scores[i][keep] > mine]\n        mine = 0.5\n",  # a value carried to the next image
+    "        b = boxes[i]\n        b[:, 0] *= 2\n",  # written in place through a view of the input
 ])
 def test_loops_it_cannot_carry_over_are_named_with_the_manual_step(body: str) -> None:
     code = ("import torch\nimport torchvision\n\ndef f(boxes, scores, mine):\n    rows = []\n"
@@ -339,6 +341,55 @@ def test_an_if_on_settings_it_cannot_carry_over_one_way_guards_the_tracing_branc
     for labels, mine, merge in (((), None, True), ((), lambda k: k[:1], True), (None, None, lambda k: k[:3])):
         assert torch.equal(namespace["f"](boxes, scores, labels, mine, merge), before["f"](boxes, scores, labels, mine,
                                                                                            merge))
+
+
+_ROW_FUNCTION = """\
+import torch
+import torchvision
+
+
+def corners(x):
+    y = x.clone()
+    y[:, 2] = x[:, 0] + x[:, 2]
+    y[:, 3] = x[:, 1] + x[:, 3]
+    return y
+
+
+def centred(x):
+    y = x.clone()
+    y[:, 0] = x[:, 0] - x[:, 0].mean()
+    return y
+
+
+def f(boxes, scores):
+    rows = []
+    for i in range(boxes.shape[0]):
+        b = {name}(boxes[i])
+        keep = torchvision.ops.nms(b, scores[i], 0.5)
+        rows.append(b[keep])
+    return torch.cat(rows)
+"""
+
+
+def test_a_function_of_the_module_that_sets_columns_of_every_row_is_carried_over() -> None:
+    # YOLOv5/v7's `xywh2xyxy` (WongKinYiu/yolov7@a207844b1ce82d204ab36d87d496728d3d2348e7 utils/general.py:374-381),
+    # a copy whose columns are set from the argument's columns: each row's result is its row's alone
+    code = _ROW_FUNCTION.format(name="corners")
+    after = rewrite(code, select=RULE, unsafe=True)
+    assert "        b = corners(boxes.flatten(0, 1))\n" in after
+    namespace: dict = {}
+    exec(compile(after, "after.py", "exec"), namespace)  # noqa: S102 - the rewrite under test
+    namespace["_trt_tracing"] = lambda: True
+    before: dict = {}
+    exec(compile(code, "before.py", "exec"), before)  # noqa: S102
+    generator = torch.Generator().manual_seed(4)
+    for batch in (1, 3):
+        corner = torch.rand(batch, 30, 2, generator=generator) * 40 - 5
+        boxes = torch.cat([corner, torch.rand(batch, 30, 2, generator=generator) * 12], -1)
+        scores = torch.rand(batch, 30, generator=generator)
+        assert torch.equal(namespace["f"](boxes, scores), before["f"](boxes, scores))
+    # one that reads other rows (a mean over the image's boxes) is not
+    _named_not_rewritten(_ROW_FUNCTION.format(name="centred"))
 
 
 def _named_not_rewritten(code: str) -> None:

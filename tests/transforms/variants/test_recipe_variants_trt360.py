@@ -36,7 +36,8 @@ TAKEN: dict[str, tuple[str, str, tuple[str, ...], int]] = {
                            "i = _trt_cap_by_image(i, _trt_image[prediction.flatten(0, 1)[:, 4] > conf_thres]"
                            "[conf[:, 0] > conf_thres], max_det, _trt_count)", ("for xi, x in enumerate",), 5),
     "yolov7_nms_output_by_index": ("if i.shape[0] > max_det:",
-                                   "i = _trt_cap_by_image(i, _trt_image_1, max_det, _trt_count)",
+                                   "i = _trt_cap_by_image(i, _trt_image[xc.flatten(0, 1)][conf.view(-1) > conf_thres], "
+                                   "max_det, _trt_count)",
                                    ("for xi, x in enumerate(prediction):", "for i, d in enumerate(out)])"), 4),
     "rtmdet_batched_nms_slice": (")[: self.max_num_detections]", ", _trt_image, self.max_num_detections, _trt_count)",
                                  ("for i in range(boxes.shape[0]):",), 4),
