@@ -1342,3 +1342,28 @@ def test_the_fix_that_lets_the_export_through_is_not_blamed_for_a_bake_behind_it
     assert reverted["TRT732"].startswith("not proved"), reverted
     assert "breaks" not in reverted["TRT732"]
     assert report["exit_code"] == 1
+
+
+def test_a_per_image_list_s_caller_goes_with_the_loop_that_makes_the_list(tmp_path: Path) -> None:
+    """Zoo 19's YOLOv7 wrappers flatten `non_max_suppression`'s list in a comprehension, which the second trace does
+    not name: TRT361's finding there locates nothing. Where TRT360's rewrite of the producer is planned, the
+    caller's is planned with it, a candidate verified together (alone, TRT360's graph still unrolls the caller)."""
+    from trtcodemod.rules import Finding, Safety
+
+    path = str((tmp_path / "m.py").resolve())
+    producer = Finding("TRT360", "per-image-nms", "m", path, 3, 5, 3, 9, Safety.UNSAFE)
+    caller = Finding("TRT361", "per-image-rows", "m", path, 9, 9, 9, 60, Safety.UNSAFE)
+    facts = Facts.from_json({"version": 1, "runs": 2, "lines": {path: [3, 4, 9]}, "events": [], "inputs": {}})
+    unrolled = [Problem("baked", path, 3, "(unrolled loop)", None, "")]
+    plan = Plan()
+    plan.update([caller], unrolled, facts, unsafe=False)
+    assert plan.applied == []  # no producer's rewrite: nothing located at the caller, information
+    plan.update([producer, caller], unrolled, facts, unsafe=False)
+    assert sorted(d.finding.rule for d in plan.applied) == ["TRT360", "TRT361"]
+    companion = next(d for d in plan.applied if d.finding.rule == "TRT361")
+    assert companion.candidate and "with TRT360 at m.py:3" in companion.proof
+    # a caller that never ran is not planned
+    idle = Facts.from_json({"version": 1, "runs": 2, "lines": {path: [3, 4]}, "events": [], "inputs": {}})
+    plan = Plan()
+    plan.update([producer, caller], unrolled, idle, unsafe=False)
+    assert [d.finding.rule for d in plan.applied] == ["TRT360"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from trtcodemod.evidence.facts import Facts, Span, norm
@@ -195,6 +196,12 @@ SIZE_ERASING_RULES = frozenset({"TRT345", "TRT346", "TRT354", "TRT356", "TRT358"
 SILENT_BAKE_RULES = SIZE_ERASING_RULES | {"TRT353"}
 
 APPLY, REMAINS, INFO = "apply", "remains", "info"
+
+#: rule -> the rule whose applied fix it goes with where nothing is located at its own lines: TRT361's rewrite of
+#: a caller takes the rows only from the list TRT360's rewrite made while tracing (alone it keeps its loop), and a
+#: caller written as a comprehension (zoo 19's YOLOv7 wrappers, `torch.cat([... for i, d in enumerate(out)])`)
+#: is no `for` statement the second trace names: without it, TRT360's rewrite alone stays unfaithful.
+COMPANION_OF = {"TRT361": "TRT360"}
 
 
 @dataclass
@@ -399,6 +406,27 @@ def decide(finding: Any, problems: Iterable[Problem], facts: Facts, unsafe: bool
                                              f"assumption; --unsafe applies it)", problems=hits)
 
 
+def _with_companions(made: list[Decision], applied: list[Decision], facts: Facts, unsafe: bool) -> list[Decision]:
+    """``made``, each finding of a :data:`COMPANION_OF` rule that ran and addresses nothing located planned with
+    its companion's applied fix (the first such), as that fix's candidate is: verified together."""
+    out = []
+    for decision in made:
+        lead_rule = COMPANION_OF.get(decision.finding.rule)
+        lead = next((d for d in [*made, *applied] if lead_rule is not None and d.action == APPLY
+                     and d.finding.rule == lead_rule), None)
+        finding = decision.finding
+        if lead is None or decision.action != INFO or decision.problems or finding.fix.value == "none" \
+                or not facts.ran(finding.path, finding.line, finding.end_line):
+            out.append(decision)
+            continue
+        where = f"{lead.finding.rule} at {Path(lead.finding.path).name}:{lead.finding.line}"
+        proof = (f"--unsafe (assumption not observed: {assumption(finding.rule)}); goes with {where}" if unsafe else
+                 f"candidate: kept only if verified equivalent, with {where} (its assumption cannot be observed: "
+                 f"{assumption(finding.rule)})")
+        out.append(Decision(finding, APPLY, proof=proof, problems=list(lead.problems), candidate=not unsafe))
+    return out
+
+
 def _stopped_by_rule(findings: list[Any], problems: list[Problem]) -> dict[tuple[str, str, str], list[Problem]]:
     """:func:`_stop_key` -> the export failures one of the rule's findings in that file is at, for the rules of
     :data:`STOPS_AT_EVERY_CALL` whose error the failure gives (or, for :data:`BAKES_AT_EVERY_CALL`, whose bake the
@@ -482,6 +510,7 @@ class Plan:
             decision = decide(finding, problems, facts, unsafe, also)
             decision.follow_up = any(finding is f for f in follow_ups)
             made.append(decision)
+        made = _with_companions(made, self.applied, facts, unsafe)
         for decision in _hold_back_candidates(made, self.applied):
             if decision.key in self.reverted:
                 continue
