@@ -76,10 +76,14 @@ WRONG_VALUE_RULES = frozenset({"TRT301", "TRT728", "TRT330", "TRT339", "TRT341",
 #: shifted-window attention rolls its queries, keys and values at three lines).
 #: TRT203: an integer position among index tensors in a write (`coords_max[b, c, 0, d, h, w] = ...`, then `1`
 #: and `2` on the next lines, kornia's ConvQuadInterp3d), which the exporter refuses at the first write.
+#: TRT324: a convolution whose kernel's shape the trace computes from a size ("convolution for kernel of unknown
+#: shape"): SSIM convolves the images, their squares and their product with one window at five lines of one
+#: function (piq's `_ssim_per_channel`), which took a round each and ran past the round limit.
 STOPS_AT_EVERY_CALL = {
     "TRT342": re.compile(r"Failed to export a node '%[\w.]+ : Long\([^)]*\) = onnx::Gather\["),
     "TRT353": re.compile(r"Failed to export a node '%[\w.]+ : Long\([^)]*\) = onnx::Neg\("),
     "TRT203": re.compile(r"Only consecutive 1-d tensor indices are supported in exporting aten::index_put"),
+    "TRT324": re.compile(r"ONNX export of convolution for kernel of unknown shape"),
 }
 
 #: Of those, the rules whose findings, where the export does not stop, bake the same way with no warning: the
@@ -91,8 +95,10 @@ BAKES_AT_EVERY_CALL = frozenset({"TRT353"})
 
 #: Of those, the rules whose findings stop the export so only where their fix inserts one of these helpers
 #: (TRT203's other findings are slice writes, which export): an integer position among index tensors, and index
-#: tensors a `:` stands between (`final[b, :, z, x, y] = x`, lift-splat-shoot's voxel pooling).
-STOPS_WITH_HELPER = {"TRT203": ("_trt_index_position", "_trt_index_put_sliced", "_trt_slice_fill")}
+#: tensors a `:` stands between (`final[b, :, z, x, y] = x`, lift-splat-shoot's voxel pooling). TRT324's kernel
+#: wrapper answers the unknown kernel shape; its batch-in-the-groups convolution is another fix for another failure.
+STOPS_WITH_HELPER = {"TRT203": ("_trt_index_position", "_trt_index_put_sliced", "_trt_slice_fill"),
+                     "TRT324": ("_trt_conv_kernel",)}
 
 #: Of those helpers, the ones whose findings stop the export with an error of their own instead of the rule's:
 #: a number written into a slice that is empty at constant sizes (Swin's `img_mask[:, h, w, :] = cnt` where the
