@@ -290,3 +290,36 @@ def axes_json(module: ModuleType) -> str:
 
     return json.dumps({name: {str(axis): label for axis, label in axes.items()}
                        for name, axes in module.DYNAMIC.items()})
+
+
+def assert_follows_the_batch(original: torch.nn.Module, rewritten: torch.nn.Module, module: ModuleType,
+                             example: tuple, sets: dict[str, tuple], tmp_path: Path) -> None:
+    """A per-image loop's rewrite (TRT360, TRT361): eager mode unchanged on every set; the original's export,
+    unrolled with the example's batch, misses ``sets["batch-3"]``; the rewritten one's equals eager mode on all."""
+    import pytest
+
+    assert_eager_unchanged(original, rewritten, {"example": example, **sets})
+    before, _ = export_variant(original, example, module.DYNAMIC, tmp_path / "before.onnx", tmp_path)
+    with pytest.raises((AssertionError, Exception)):  # noqa: B017 - the unrolled loops: other rows or a refusal
+        assert_graph_within(before, original, sets["batch-3"], 1e-5, "batch-3")
+    session, _ = export_variant(rewritten, example, module.DYNAMIC, tmp_path / "after.onnx", tmp_path)
+    for label, inputs in {"example": example, **sets}.items():
+        assert_graph_within(session, original, inputs, 1e-5, label)
+
+
+def migrate_with_standin(source: Path, standin: Path, tmp_path: Path, name: str) -> tuple[Path, dict]:
+    """(the copy of ``source`` in ``tmp_path``, ``migrate``'s JSON report on it), torchvision there the stand-in."""
+    import shutil
+
+    from support import migrate_json
+
+    path = tmp_path / source.name
+    shutil.copy(source, path)
+    (tmp_path / "torchvision").mkdir()
+    shutil.copy(standin, tmp_path / "torchvision" / "__init__.py")
+    module, _ = built_variant(source, name)
+    return path, migrate_json(path, axes_json(module))
+
+
+#: torchvision's NMS functions in plain PyTorch (tests/transforms/torchvision_standin.py): no torchvision here.
+TORCHVISION_STANDIN = Path(__file__).resolve().parent / "transforms" / "torchvision_standin.py"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from types import ModuleType
-from typing import Callable
+from typing import Any, Callable
 
 import torch
 from safety import assert_same_run, run_once, toolchain_outcomes
@@ -18,18 +18,19 @@ from variant_models import load_variant
 from trtcodemod.engine import Options, fix_source
 
 
-def rewrite_variant(path: Path, rule: str, unsafe: bool = False) -> str:
-    """The variant's file as ``rule`` rewrites it (every scope; ``--unsafe`` when asked)."""
-    options = Options(select=(rule,), scope="all", unsafe=unsafe)
+def rewrite_variant(path: Path, rule: str, unsafe: bool = False, facts: Any = None) -> str:
+    """The variant's file as ``rule`` rewrites it (every scope; ``--unsafe`` when asked; with the facts a
+    recorded run of it gave, when given)."""
+    options = Options(select=(rule,), scope="all", unsafe=unsafe, facts=facts)
     return fix_source(path.read_bytes(), str(path.resolve()), options).source.decode()
 
 
-def built_pair(path: Path, rule: str, folder: Path,
-               unsafe: bool = False) -> tuple[ModuleType, str, torch.nn.Module, torch.nn.Module]:
+def built_pair(path: Path, rule: str, folder: Path, unsafe: bool = False,
+               facts: Any = None) -> tuple[ModuleType, str, torch.nn.Module, torch.nn.Module]:
     """(the variant's module, its rewritten source, the original model, the rewritten model)."""
     name = f"{rule.lower()}_{path.stem}"
     module = load_variant(path, name)
-    source = rewrite_variant(path, rule, unsafe)
+    source = rewrite_variant(path, rule, unsafe, facts)
     new_path = folder / f"{path.stem}_rewritten.py"
     new_path.write_text(source)
     torch.manual_seed(0)

@@ -20,6 +20,7 @@ from trtcodemod.transforms._runtime_scope import TRACING_HELPER, RuntimeScopeRul
 NMS_HELPER = "_trt_nms_by_image"
 FILL_HELPER = "_trt_image_fill"
 LIST_HELPER = "_trt_per_image_list"
+CAP_HELPER = "_trt_cap_by_image"
 #: Names the rewrite binds (reserved prefix).
 _N, _IMAGE, _COUNT = "_trt_n", "_trt_image", "_trt_count"
 
@@ -38,7 +39,12 @@ _ELEMENTWISE_METHODS = frozenset({
 
 _ASSUMPTION = ("every tensor the loop reads at the image's index holds the loop's images along its first axis and "
                "the same number of candidates per image along its second; an image that an `if <no rows>: "
-               "continue` skips would append no rows; a value the body computes without the "
+               "continue` skips would append no rows, and where the loop writes a list made before it by the "
+               "image's index, the entry it keeps (an empty tensor) is the image's rows, none, in their dtype, device "
+               "and columns; a stop at the end of the body (`if <test>: break`, YOLOv5/v7's time limit) is not "
+               "taken, nor YOLOv5/v7's `elif n > max_nms:` pre-cap after `if not n: continue` (no image has more "
+               "candidates than it); a row made one value (`conf.view(-1)`, `reshape(-1)`, `squeeze(1)`) holds one value; a value "
+               "the body computes without the "
                "image is a number or broadcasts along a row's other axes; NMS may keep another box where two "
                "scores tie or where an IoU equals the threshold to within the rounding of coordinates shifted "
                "by up to the batch's width and the classes' heights; a reduction along a negative axis (`max(dim=-1)`) "
@@ -47,7 +53,7 @@ _ASSUMPTION = ("every tensor the loop reads at the image's index holds the loop'
 
 #: The manual step for a per-image NMS loop the rewrite cannot take (migrate's report gives it in full).
 _BY_HAND = ("run NMS once on every image's candidates (an image-index column, `batched_nms` with ids combining image "
-            "and class), or after the engine; a per-image cap stays outside the graph")
+            "and class), or after the engine; a per-image cap as each pick's rank in its image")
 
 
 class Decline(Exception):
@@ -91,21 +97,38 @@ class Flattener:
     """The loop's statements on the flattened batch, or :class:`Decline`."""
 
     def __init__(self, rule: RuntimeScopeRule, index: str | None, items: dict[str, cst.BaseExpression],
-                 entries: dict[str, tuple[str, Kind]] | None = None) -> None:
+                 entries: dict[str, tuple[str, Kind]] | None = None, masks: frozenset[str] = frozenset()) -> None:
         self.rule = rule
+        #: Batch tensors bound before the loop to a comparison (YOLOv5/v7's `xc = prediction[..., 4] > conf_thres`):
+        #: read at the image's index, they are masks of its rows.
+        self.masks = masks
         self.index = index
-        self.items = items
+        #: Names bound to each image of a tensor, until the body binds them anew (YOLOv5's `x = x[xc[xi]]`).
+        self.items = dict(items)
         #: Names bound to each entry of a list whose every entry is already flattened (TRT361): their text, kind.
         self.entries = entries or {}
         self.env: dict[str, Kind] = {}
         self.helpers: set[str] = set()
         #: Names bound to a new tensor (``max``/``min``'s results): an in-place operator on them touches no input.
         self.fresh: set[str] = set()
+        #: Images computed before the statement that rebinds a name they read (``_trt_image_1``, ...).
+        self.hoisted = 0
+        #: Tests of settings the tracing branch needs (:meth:`_guarded`), and the names the loop's body binds,
+        #: which such a test may not read (it is made before the loop).
+        self.guards: list[str] = []
+        #: The subscript node whose flattened rows :meth:`_subscript` last picked by advanced indexing (a copy).
+        self.copied: int | None = None
+        self.loop_bound: set[str] = set()
 
     def assignment(self, statement: cst.BaseSmallStatement) -> str:
         """One statement of the body: ``x = ...``, ``a, b = x[i], y[i]``, ``v, j = t.max(1)``, ``x *= ...``."""
         if type(statement) is cst.AugAssign and type(statement.target) is cst.Name:
             return self.in_place(statement.target.value, statement.operator, statement.value)
+        if type(statement) is cst.AugAssign and type(statement.target) is cst.Subscript:
+            return self.columns(statement.target, f"{code_of(statement.operator).strip()}", statement.value)
+        if type(statement) is cst.Assign and len(statement.targets) == 1 \
+                and type(statement.targets[0].target) is cst.Subscript:
+            return self.columns(statement.targets[0].target, "=", statement.value)
         if type(statement) is not cst.Assign or len(statement.targets) != 1:
             raise Decline
         assigned = statement.targets[0].target
@@ -120,9 +143,28 @@ class Flattener:
         raise Decline
 
     def statement(self, target: str, value: cst.BaseExpression) -> str:
+        try:
+            counted = self._counted(value)
+        except Decline:
+            counted = None
+        if counted is not None and self._dynamic(counted) and self.expression(counted)[1].name == "rows":
+            # `n = x.shape[0]`: the image's number of rows, only tested for none (`if not n: continue`) or a
+            # pre-cap; no line: the flattened rows have another count
+            self._bind(target, Kind("count"))
+            return ""
+        self.copied = None
         text, kind = self.expression(value)
+        copied = self.copied == id(strip_parens(value))
+        hoisted = ""
+        if kind.name in ("rows", "index") and _mentions(kind.image, target):
+            # `x = cat(...)[x[:, 4] > t]`: the rows' images read the old `x`; computed first, under a name of ours
+            self.hoisted += 1
+            name = f"{_IMAGE}_{self.hoisted}"
+            hoisted, kind = f"{name} = {kind.image}\n", Kind(kind.name, name, kind.mask)
         self._bind(target, kind)
-        return f"{target} = {text}"
+        if copied:
+            self.fresh.add(target)
+        return f"{hoisted}{target} = {text}"
 
     def parallel(self, targets: list[str], values: list[cst.BaseExpression]) -> str:
         """``a, b = x[i], y[i]``: every value read before any name is bound."""
@@ -132,6 +174,22 @@ class Flattener:
         for target, (_, kind) in zip(targets, parts):
             self._bind(target, kind)
         return f"{', '.join(targets)} = {', '.join(t for t, _ in parts)}"
+
+    def columns(self, target: cst.Subscript, operator: str, value: cst.BaseExpression) -> str:
+        """``x[:, 5:] *= x[:, 4:5]`` (YOLOv5/v7's class scores times objectness; ``=`` too) on a name bound to a new
+        tensor of rows (rows picked by a mask or positions), every row's columns: the same on the flattened rows."""
+        name = strip_parens(target.value)
+        if type(name) is not cst.Name or name.value not in self.fresh or self.env.get(name.value, STATIC).name != "rows" \
+                or any(type(e.slice) not in (cst.Index, cst.Slice) for e in target.slice):
+            raise Decline  # a view of an input would be written through
+        first = target.slice[0].slice
+        if type(first) is not cst.Slice or first.lower or first.upper or first.step or len(target.slice) < 2 \
+                or any(self._dynamic(e) for e in target.slice):
+            raise Decline  # every row, static columns
+        text, kind = self.expression(value)
+        if kind != STATIC and (kind.name != "rows" or kind.image != self.env[name.value].image):
+            raise Decline
+        return f"{code_of(target).strip()} {operator} {text}"
 
     def in_place(self, target: str, operator: cst.BaseAugOp, value: cst.BaseExpression) -> str:
         """``scores *= obj[i]`` on a name bound to a new tensor of rows (``max``'s values), by rows of its images or
@@ -144,8 +202,9 @@ class Flattener:
         return f"{target} {code_of(operator).strip()} {text}"
 
     def _bind(self, target: str, kind: Kind) -> None:
-        if target == self.index or target in self.items or target in self.entries or target.startswith("_trt_"):
+        if target == self.index or target in self.entries or target.startswith("_trt_"):
             raise Decline
+        self.items.pop(target, None)  # the image's tensor no longer: later reads are of the new value
         self.fresh.discard(target)
         for name, bound in list(self.env.items()):
             if _mentions(bound.image, target):
@@ -193,6 +252,8 @@ class Flattener:
             size = strip_parens(test.left)
         else:
             raise Decline
+        if type(size) is cst.Name and self.env.get(size.value, STATIC).name == "count":
+            return  # `n = x.shape[0]` then `if not n:` (YOLOv5/v7)
         if type(size) is cst.Call and type(size.func) is cst.Attribute and size.func.attr.value == "numel" \
                 and not size.args:
             counted = size.func.value
@@ -200,6 +261,23 @@ class Flattener:
             counted = self._counted(size)
         if self.expression(counted)[1].name not in ("rows", "index"):
             raise Decline
+
+    def pre_cap(self, branch: cst.If) -> None:
+        """``elif n > max_nms: x = x[...]`` after ``if not n: continue`` (YOLOv5/v7's cap on what NMS takes, by
+        score): left out while tracing, where the assumption is that no image has more candidates than that
+        (else :class:`Decline`)."""
+        test = strip_parens(branch.test)
+        body = branch.body.body if type(branch.body) is cst.IndentedBlock else ()
+        if branch.orelse is not None or type(test) is not cst.Comparison or len(test.comparisons) != 1 \
+                or type(test.comparisons[0].operator) not in (cst.GreaterThan, cst.GreaterThanEqual) \
+                or self._dynamic(test.comparisons[0].comparator) or len(body) != 1 \
+                or type(body[0]) is not cst.SimpleStatementLine or len(body[0].body) != 1 \
+                or type(body[0].body[0]) is not cst.Assign:
+            raise Decline
+        left = strip_parens(test.left)
+        if not (type(left) is cst.Name and self.env.get(left.value, STATIC).name == "count"):
+            if self.expression(self._counted(left))[1].name != "rows":
+                raise Decline
 
     def entry(self, value: cst.BaseExpression) -> tuple[str, str]:
         """(every image's entry flattened, the images of its rows) of a list entry: a dict with string keys whose
@@ -319,7 +397,7 @@ class Flattener:
                 raise Decline
             base = f"{code_of(node.value).strip()}.flatten(0, 1)"
             if not rest:
-                return base, Kind("rows", _IMAGE)
+                return base, Kind("rows", _IMAGE, mask=code_of(node.value).strip() in self.masks)
             candidates = rest[0].slice
             if type(candidates) is not cst.Slice or candidates.lower or candidates.upper or candidates.step:
                 raise Decline  # the candidates' axis is the flattened one: it must be taken whole
@@ -327,6 +405,9 @@ class Flattener:
         base, kind = self.expression(node.value)
         base = _atom(base, node.value)
         if type(first) is cst.Slice:
+            if kind.name == "index" and not rest and first.lower is None and first.step is None \
+                    and first.upper is not None and not self._dynamic(first.upper):
+                return self.cap(base, kind, first.upper), kind
             if first.lower is not None or first.upper is not None or first.step is not None or not rest:
                 raise Decline
             if kind.name != "rows":
@@ -335,14 +416,137 @@ class Flattener:
         at, at_kind = self.expression(first.value)
         at_name = type(strip_parens(first.value)) is cst.Name
         if kind.name == "rows" and at_kind.name == "index" and at_kind.image == kind.image and at_name:
+            self.copied = id(node)  # advanced indexing: a new tensor, in the loop and flattened alike
             return f"{base}[{at}{rest_text}]", Kind("rows", f"{kind.image}[{at}]")  # rows picked by position
         if kind.name == "rows" and at_kind.name == "rows" and at_kind.mask and at_kind.image == kind.image:
+            self.copied = id(node)
             return f"{base}[{at}{rest_text}]", Kind("rows", f"{kind.image}[{at}]")  # rows picked by a mask
         if kind.name == "index" and not rest and type(node.value) is cst.Name \
                 and at_kind.image == f"{kind.image}[{node.value.value}]" \
                 and (at_kind.name == "index" or at_kind.mask):
             return f"{base}[{at}]", Kind("index", kind.image)  # a mask of the index's entries, or NMS's picks
         raise Decline
+
+    def cap(self, positions: str, kind: Kind, cap: cst.BaseExpression) -> str:
+        """``keep[:cap]`` on positions of the image's rows (``nms(...)[:max_det]``): on the flattened positions,
+        each image's first ``cap`` (by their rank within the image, :data:`CAP_HELPER`), in order."""
+        self.helpers.add(CAP_HELPER)
+        return f"{CAP_HELPER}({positions}, {kind.image}, {code_of(cap).strip()}, {_COUNT})"
+
+    def capped(self, statement: cst.If) -> str | None:
+        """``if keep.shape[0] > cap: keep = keep[:cap]`` (also ``len(keep)``, ``keep.size(0)``, ``>=``) on positions:
+        the cap alone, which leaves ``cap`` or fewer positions as they are; else ``None``."""
+        body = statement.body.body if type(statement.body) is cst.IndentedBlock else ()
+        test = strip_parens(statement.test)
+        if statement.orelse is not None or len(body) != 1 or type(body[0]) is not cst.SimpleStatementLine \
+                or len(body[0].body) != 1 or type(test) is not cst.Comparison or len(test.comparisons) != 1 \
+                or type(test.comparisons[0].operator) not in (cst.GreaterThan, cst.GreaterThanEqual):
+            return None
+        assign = body[0].body[0]
+        if type(assign) is not cst.Assign or len(assign.targets) != 1 or type(assign.targets[0].target) is not cst.Name:
+            return None
+        name = assign.targets[0].target.value
+        value = strip_parens(assign.value)
+        limit = test.comparisons[0].comparator
+        try:
+            counted = strip_parens(self._counted(test.left))
+        except Decline:
+            return None
+        if type(counted) is not cst.Name or counted.value != name or type(value) is not cst.Subscript \
+                or type(strip_parens(value.value)) is not cst.Name or strip_parens(value.value).value != name \
+                or len(value.slice) != 1 or type(value.slice[0].slice) is not cst.Slice \
+                or code_of(value.slice[0].slice.upper or cst.Name("None")).strip() != code_of(limit).strip() \
+                or self._dynamic(limit) or self.env.get(name, STATIC).name != "index":
+            return None
+        # `n > cap` (or `>=`) with n >= 0: where it fails, n <= cap (or n < cap) and `[:cap]` keeps every position
+        return self.assignment(assign)
+
+    def conditional(self, statement: cst.If) -> str:
+        """An ``if`` of the body other than ``if <no rows>: continue``: a per-image cap (:meth:`capped`), or a test
+        of a value the same for every image (``if max_num > 0:``, ``elif``, ``else``) around statements the flattener
+        carries over: the same test around them flattened. A name each way binds must be of one kind after either."""
+        capped = self.capped(statement)
+        if capped is not None:
+            return capped
+        saved = self._saved()
+        try:
+            return self._chain(statement)
+        except Decline:
+            self._restore(saved)
+        return self._guarded(statement)
+
+    def _guarded(self, statement: cst.If) -> str:
+        """``if <settings>: <what the flattener cannot carry over>`` (``if classes is not None:``, YOLOv7's ``if
+        multi_label:`` / ``else:``, ``if labels and len(labels[xi]):``, ``if merge and (1 < n < 3E3):``): the way it
+        can carry over, the tracing branch taken only where the test goes that way (:attr:`guards`, tested before
+        the loop: the test reads nothing the loop binds). A test of ``A and B`` with ``A`` the same for every
+        image goes the ``else`` way where ``A`` is false."""
+        if statement.orelse is not None and type(statement.orelse) is not cst.Else:
+            raise Decline  # an `elif` chain
+        test = strip_parens(statement.test)
+        first = test.left if type(test) is cst.BooleanOperation and type(test.operator) is cst.And else test
+        if self._dynamic(first) or any(type(n) is cst.Name and n.value in self.loop_bound for n in walk(first)):
+            raise Decline
+        saved = self._saved()
+        try:  # the test false: the `else` block, or nothing
+            lines = self.block(statement.orelse.body) if statement.orelse is not None else []
+            self.guards.append(f"not ({code_of(first).strip()})")
+            return "\n".join(lines)
+        except Decline:
+            self._restore(saved)
+        if first is not test:
+            raise Decline
+        lines = self.block(statement.body)  # the test true: its block
+        self.guards.append(f"({code_of(test).strip()})")
+        return "\n".join(lines)
+
+    def _saved(self) -> tuple:
+        return dict(self.env), set(self.fresh), dict(self.items), set(self.helpers), self.hoisted, list(self.guards)
+
+    def _restore(self, saved: tuple) -> None:
+        self.env, self.fresh, self.items, self.helpers, self.hoisted, self.guards = (
+            dict(saved[0]), set(saved[1]), dict(saved[2]), set(saved[3]), saved[4], list(saved[5]))
+
+    def _chain(self, statement: cst.If) -> str:
+        """``if``/``elif``/``else`` on settings the same for every image, every block carried over."""
+        start = (dict(self.env), set(self.fresh))
+        ends: list[tuple[dict[str, Kind], set[str]]] = []
+        text: list[str] = []
+        node: cst.If | cst.Else | None = statement
+        keyword = "if"
+        while node is not None:
+            if type(node) is cst.If and self._dynamic(node.test):
+                raise Decline  # decided image by image
+            self.env, self.fresh = dict(start[0]), set(start[1])
+            text.append(f"{keyword} {code_of(node.test).strip()}:" if type(node) is cst.If else "else:")
+            text += ["    " + line for line in "\n".join(self.block(node.body) or ["pass"]).splitlines()]
+            ends.append((self.env, self.fresh))
+            if type(node) is cst.Else:
+                break
+            node, keyword = node.orelse, "elif"
+            if node is None:
+                ends.append(start)  # no `else`: the names keep what they were bound to before
+        if any(env != ends[0][0] for env, _ in ends):
+            raise Decline  # a name of rows one way and of another kind (or unbound) the other
+        self.env, self.fresh = dict(ends[0][0]), set.intersection(*(fresh for _, fresh in ends))
+        return "\n".join(text)
+
+    def block(self, block: cst.BaseSuite) -> list[str]:
+        """The flattened statements of an ``if``'s block: one assignment a line, caps and static ``if``s."""
+        if type(block) is not cst.IndentedBlock:
+            raise Decline
+        lines = []
+        for statement in block.body:
+            if type(statement) is cst.If:
+                lines += [text for text in [self.conditional(statement)] if text]
+            elif type(statement) is cst.SimpleStatementLine and len(statement.body) == 1 \
+                    and type(statement.body[0]) is cst.Pass:
+                continue
+            elif type(statement) is cst.SimpleStatementLine and len(statement.body) == 1:
+                lines.append(self.assignment(statement.body[0]))
+            else:
+                raise Decline
+        return lines
 
     def _picked_at_image(self, node: cst.Subscript, rest) -> tuple[str, Kind]:
         """``boxes[i, mask]`` (Holocron's `_post_process`): the image's rows a mask of its rows (or positions in
@@ -448,6 +652,20 @@ class Flattener:
             return f"{_atom(base, func.value)}.{func.attr.value}({args})", Kind("rows", kind.image)
         positional = [a.value for a in node.args if a.keyword is None]
         keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        if type(func) is cst.Attribute and not context.qualified_names(func) and (
+                func.attr.value in ("view", "reshape") and [code_of(a).strip().rstrip(",") for a in node.args] == ["-1"]
+                or func.attr.value == "squeeze" and [code_of(a).strip().rstrip(",") for a in node.args] in (["-1"], ["1"])):
+            base, kind = self.expression(func.value)
+            if kind.name != "rows":
+                raise Decline
+            # YOLOv7's `conf.view(-1)` of a column of one value a row (its `max(1, keepdim=True)`): one value a row
+            return f"{_atom(base, func.value)}.{func.attr.value}(-1)" if func.attr.value != "squeeze" else \
+                f"{_atom(base, func.value)}.squeeze({code_of(node.args[0].value).strip()})", Kind("rows", kind.image)
+        if type(func) is cst.Name and len(node.args) == 1 and not keywords and _row_wise(context.module, func.value):
+            text, kind = self.expression(positional[0])
+            if kind.name != "rows":
+                raise Decline
+            return f"{func.value}({text})", Kind("rows", kind.image)  # YOLOv7's `xywh2xyxy(x[:, :4])`
         if context.refers_to(func, *_ROW_WISE):
             if not positional or any(self._dynamic(a) for a in node.args[1:]):
                 raise Decline
@@ -510,6 +728,102 @@ class Flattener:
         raise Decline
 
 
+def _reads(node: cst.CSTNode) -> set[str]:
+    """Names ``node`` reads (not an attribute's or a keyword's name)."""
+    skip = {id(n.attr) for n in walk(node) if type(n) is cst.Attribute} \
+        | {id(n.keyword) for n in walk(node) if type(n) is cst.Arg and n.keyword is not None}
+    return {n.value for n in walk(node) if type(n) is cst.Name and id(n) not in skip}
+
+
+def _carried(statements: list, bound: set[str], names: set[str]) -> bool:
+    """Does one of ``names`` (bound somewhere in a loop's body) get read in ``statements``, in order, before this
+    iteration binds it (``bound``: bound so far)? The flattened statements run once: a value carried from one image
+    to the next would be the first image's for all. ``bound`` grows with what the statements bind."""
+    for statement in statements:
+        if type(statement) is cst.SimpleStatementLine:
+            for small in statement.body:
+                targets: list[cst.BaseExpression] = []
+                if type(small) is cst.Assign:
+                    value, targets = small.value, [t.target for t in small.targets]
+                elif type(small) in (cst.AugAssign, cst.AnnAssign):
+                    value, targets = small, [small.target]  # an augmented assignment reads its target first
+                else:
+                    value = small
+                if value is not None and (_reads(value) - bound) & names:
+                    return True
+                for target in targets:
+                    if type(target) in (cst.Subscript, cst.Attribute) and (_reads(target) - bound) & names:
+                        return True  # `y[i] = ...` reads `y` (and `i`)
+                    bound |= {n.value for n in walk(target) if type(n) is cst.Name} if type(target) in (
+                        cst.Name, cst.Tuple, cst.List) else set()
+        elif type(statement) is cst.If:
+            if (_reads(statement.test) - bound) & names:
+                return True
+            ways = [statement.body, statement.orelse.body if type(statement.orelse) is cst.Else else None]
+            after = set(bound)
+            for way in ways:
+                branch = set(bound)
+                if way is not None and _carried(list(way.body), branch, names):
+                    return True
+                after |= branch  # bound either way: read after, it is this iteration's or the loop's before
+            if type(statement.orelse) is cst.If and _carried([statement.orelse], set(bound), names):
+                return True
+            bound |= after
+        else:
+            return True
+    return False
+
+
+def _row_wise(module: cst.Module, name: str) -> bool:
+    """Is ``name`` a function of the module, of one parameter, that copies it and sets columns of every row of the
+    copy from columns of the parameter (YOLOv5/v7's ``xywh2xyxy``: ``y = x.clone() if isinstance(x, torch.Tensor)
+    else np.copy(x)``, ``y[:, 0] = x[:, 0] - x[:, 2] / 2``, ..., ``return y``)? Then each row's result is its row's
+    alone, on the flattened rows as on an image's."""
+    found = [s for s in module.body if type(s) is cst.FunctionDef and s.name.value == name]
+    bound = [n for s in module.body if type(s) is not cst.FunctionDef for n in walk(s)
+             if type(n) is cst.Name and n.value == name]
+    if len(found) != 1 or bound or found[0].decorators or type(found[0].body) is not cst.IndentedBlock:
+        return False
+    params = found[0].params
+    if len(params.params) != 1 or params.star_arg is not cst.MaybeSentinel.DEFAULT and params.star_arg is not None \
+            or params.kwonly_params or params.star_kwarg or params.posonly_params or params.params[0].default:
+        return False
+    source = params.params[0].name.value
+    body = [s for s in found[0].body.body if not (type(s) is cst.SimpleStatementLine and len(s.body) == 1
+                                                   and type(s.body[0]) is cst.Expr
+                                                   and type(s.body[0].value) is cst.SimpleString)]
+    if not body or any(type(s) is not cst.SimpleStatementLine or len(s.body) != 1 for s in body):
+        return False
+    first, *columns, last = [s.body[0] for s in body]
+    if type(first) is not cst.Assign or len(first.targets) != 1 or type(first.targets[0].target) is not cst.Name:
+        return False
+    copy = first.targets[0].target.value
+    made = strip_parens(first.value)
+    if type(made) is cst.IfExp:  # the tensor's copy, and NumPy's for an array
+        made = strip_parens(made.body)
+    if code_of(made).strip() != f"{source}.clone()" or type(last) is not cst.Return \
+            or code_of(last.value or cst.Name("None")).strip() != copy:
+        return False
+    for statement in columns:
+        if type(statement) is not cst.Assign or len(statement.targets) != 1:
+            return False
+        for node in (statement.targets[0].target, statement.value):
+            for inner in walk(node):
+                if type(inner) is cst.Name and inner.value not in (source, copy):
+                    return False
+                if type(inner) in (cst.Call, cst.Attribute, cst.Lambda, cst.IfExp, cst.Comparison):
+                    return False
+                if type(inner) is cst.Subscript and (
+                        type(inner.value) is not cst.Name or len(inner.slice) != 2
+                        or code_of(inner.slice[0].slice).strip() != ":"
+                        or any(type(n) is cst.Name for n in walk(inner.slice[1]))):
+                    return False  # a column of every row
+        target = statement.targets[0].target
+        if type(target) is not cst.Subscript or type(target.value) is not cst.Name or target.value.value != copy:
+            return False
+    return True
+
+
 #: The loop of the rule's example (before, and kept for eager code after).
 _LOOP = ("for i in range(b):\n"
          "    keep = torchvision.ops.remove_small_boxes(boxes[i], 2.0)\n"
@@ -541,6 +855,19 @@ axis (`torch.cat(rows)`), whose body is assignments that
   a comparison's mask (`det = det[conf > t]`, YOLOX's
   `detections[conf_mask]`), a mask of an index list (`keep[s[keep] > t]`), the positions NMS keeps
   (`keep[batched_nms(bx[keep], s[keep], labels[keep], t)]` or `nms`);
+- cap each image's picks: `keep = keep[:max_det]`, `batched_nms(...)[:k]` (RTMDet's, torchvision's
+  detection heads'), `if i.shape[0] > max_det: i = i[:max_det]` (YOLOv5/v7's; also `len(i)`, `>=`);
+- test a value the same for every image (`if max_num > 0:`, `elif`, `else`, as mmdet's
+  `multiclass_nms` guards its cap) around such statements, a name bound either way to one kind of value;
+  where one way holds what it cannot carry over (YOLOv7's `if multi_label:`, `if classes is not None:`,
+  `if labels and len(labels[xi]):`, `if merge and (1 < n < 3E3):`), the tracing branch is taken only
+  where the test (of `A and B`: `A`) goes the other way, a guard tested before the loop on settings the
+  loop does not bind; elsewhere the loop runs as written;
+- write columns of every row into a copy (`x[:, 5:] *= x[:, 4:5]` after `x = x[xc[xi]]`), call a
+  function of the module that copies its argument and sets columns of every row from its columns
+  (YOLOv5/v7's `xywh2xyxy`), make a column of one value a row one value (`conf.view(-1)`);
+- count an image's rows, `n = x.shape[0]`, for `if not n: continue` and YOLOv5/v7's `elif n > max_nms:`
+  pre-cap, which is left out while tracing (the assumption: no image has more candidates than it);
 - build the appended rows from rows read at the index (`torch.cat([bx[keep], s[keep, None]], 1)`),
   the image's number as a column (`torch.full_like(s[keep, None], i)`, `torch.full((len(keep), 1), i)`,
   `t.new_full((keep.shape[0], 1), i)`).
@@ -556,7 +883,11 @@ the appended rows are the loop's concatenation. NMS becomes `{NMS_HELPER}`: one 
 candidate with each image's boxes shifted (in float32) along x by the image's number times the boxes' width span
 (and, for `batched_nms`, along y by the class times the height span), so that groups never overlap,
 then its kept positions grouped by image by a counting sort (no TopK). `full_like(x, i)` becomes
-`{FILL_HELPER}`: each row's image.
+`{FILL_HELPER}`: each row's image. A cap `keep[:k]` becomes `{CAP_HELPER}`: the positions whose
+rank among their image's positions (a cumulative count of each image's one-hot, no TopK) is under
+`k` (a negative `k`: under the image's count plus `k`), in order: exactly each image's `keep[:k]`.
+The `if` around a cap whose test is the cap's own (`n > k`, `n >= k`) is dropped: where it fails,
+`[:k]` keeps every position. A test the same for every image stays, around the flattened statements.
 
 A list used otherwise after the loop (returned, one entry an image: Holocron's YOLO `_post_process`
 appends `{{"boxes": coords[kept], "scores": ..., "labels": ...}}`) is made while tracing by
@@ -564,15 +895,26 @@ appends `{{"boxes": coords[kept], "scores": ..., "labels": ...}}`) is made while
 row's image: entry `j` is image `j`'s rows in the loop's order (an `if <no rows>: continue` would
 leave an image out of it: not taken). The list also carries the flattened rows and their images, which
 a caller that flattens it again with the image's index takes as they are (TRT361); the test is
-`not torch.jit.is_scripting() and {TRACING_HELPER}()` (a script compiles none of it).
+`not torch.jit.is_scripting() and {TRACING_HELPER}()` (a script compiles none of it). A list made
+before the loop with one empty tensor an image, `output = [torch.zeros((0, 6), ...)] *
+prediction.shape[0]`, and written by the image's index as the body's last statement, `output[xi] =
+x[i]` (YOLOv5/v7's `non_max_suppression`), is made so too; an image a `continue` skips keeps its
+empty entry there, and no rows here. A stop after it, `if (time.time() - t) > time_limit: ...;
+break` (their time limit; a test that reads nothing of the image), is left out while tracing. A
+batch tensor bound before the loop to a comparison (`xc = prediction[..., 4] > conf_thres`) read at
+the image's index (`x = x[xc[xi]]`) is a mask of its rows; the image's own tensor may be bound anew.
+Where a statement rebinds a name its rows' images read (`x = torch.cat(...)[x[:, 4] > t]`), the
+images are computed first, as `{_IMAGE}_1`, ....
 
 Fix safety: unsafe: {_ASSUMPTION}. `migrate` keeps it only where the rewritten model's graph is
 faithful and equivalent on its inputs. `if not det.size(0): continue` (an image without rows, YOLOX's
 and YOLOv7's test; also `len(x) == 0`, `x.numel() == 0`) is dropped there: such an image makes no
 flattened rows. Anything else in the body (another call, `i` as a number, another `continue`, an
-`if`, a per-image cap `[:max_det]`, YOLOv5/v7's `non_max_suppression` with its list made beforehand
-and written by index) leaves the loop as it is: the finding names it at the loop's
-header, with the manual step (one NMS on every image's candidates, or NMS after the engine).""",
+`if` decided image by image, a cap on rows or one that starts past an image's first position, a
+value one image's statements bind that the next image's read before binding it, YOLOv7's
+multi-label `(x[:, 5:] > t).nonzero(as_tuple=False).T` unless a guard leaves it to the loop)
+leaves the loop as it is: the finding names it at the loop's header, with the manual step (one
+NMS on every image's candidates, or NMS after the engine).""",
         fix=Safety.UNSAFE,
         assumption=_ASSUMPTION,
         examples=(
@@ -624,11 +966,13 @@ header, with the manual step (one NMS on every image's candidates, or NMS after 
                 self.found(node.iter, f"{loop} runs NMS image by image over the batch: a traced export unrolls it "
                                       f"with the example's batch; not rewritten ({flattened}); by hand: {_BY_HAND}")
             return
-        lines, helpers = flattened
+        lines, helpers, guards = flattened
         # A list of one entry an image is made by a helper whose types a script cannot know: not compiled there.
         scripted = "not torch.jit.is_scripting() and " if LIST_HELPER in helpers else ""
-        rewritten = cst.If(test=cst.parse_expression(f"{scripted}{TRACING_HELPER}()"),
-                           body=cst.IndentedBlock(body=[cst.parse_statement(line + "\n") for line in lines]),
+        guarded = "".join(f" and {guard}" for guard in guards)
+        rewritten = cst.If(test=cst.parse_expression(f"{scripted}{TRACING_HELPER}(){guarded}"),
+                           body=cst.IndentedBlock(body=[statement for line in lines
+                                                        for statement in cst.parse_module(line + "\n").body]),
                            orelse=cst.Else(body=cst.IndentedBlock(body=[node.with_changes(leading_lines=())])),
                            leading_lines=node.leading_lines)
         self.found(node, f"{loop} runs NMS image by image over the batch: a traced export unrolls it with the "
@@ -638,52 +982,148 @@ header, with the manual step (one NMS on every image's candidates, or NMS after 
                    Fix({node: rewritten}, safety=Safety.UNSAFE, helpers=(TRACING_HELPER, *sorted(helpers))))
 
     def _flattened(self, block, position: int, node: cst.For, index: str | None,
-                   items: dict[str, cst.BaseExpression]) -> tuple[list[str], set[str]] | str:
+                   items: dict[str, cst.BaseExpression]) -> tuple[list[str], set[str], list[str]] | str:
         """The tracing branch's lines and helpers, or why the loop is left as it is."""
         body = node.body.body if type(node.body) is cst.IndentedBlock else ()
         small = [s.body[0] if type(s) is cst.SimpleStatementLine and len(s.body) == 1 else
-                 s if self._skips_empty(s) else None for s in body]
+                 s if type(s) is cst.If else None for s in body]
         if not small or any(s is None for s in small):
-            return ("its body holds more than one assignment per line, or a compound statement (`if`, a loop) "
-                    "other than `if <no rows>: continue`")
+            return "its body holds more than one statement on a line, or a compound statement other than an `if`"
+        stops = []  # YOLOv5/v7's time limit, `if (time.time() - t) > time_limit: break`: not taken while tracing
+        while len(small) > 1 and self._breaks(small[-1]):
+            stops.append(small.pop())
         append = small[-1]
-        target = self._appended(append)
-        if target is None or not self._list_made_before(block, position, target):
-            return "it does not end by appending to a list made empty before it"
-        # A list only concatenated after the loop takes the rows; any other list, one entry an image (a dict of
-        # rows or a tensor of rows, Holocron's `_post_process`), is made from the flattened rows and their images.
-        per_image = not self._only_concatenated_after(block, position, target)
-        if per_image and any(type(s) is cst.If for s in small):
-            return "it skips images (`continue`) while filling a list of one entry an image"
         source = next(iter(items.values())) if items else self._first_read(node, index)
         if source is None:
             return "it reads no tensor at the image's index"
-        flattener = Flattener(self, index, items)
+        written = self._written(append, index)
+        if written is not None:
+            # `output = [torch.zeros((0, 6))] * n` then `output[i] = rows` (YOLOv5/v7): one entry an image, an image
+            # that a `continue` skips keeping the empty default
+            target, per_image = written, True
+            if not self._preallocated(block, position, target, source):
+                return "it writes by the image's index into a list that is not one empty tensor an image made before it"
+        else:
+            target = self._appended(append)
+            if target is None or not self._list_made_before(block, position, target):
+                return "it does not end by appending to a list made empty before it"
+            # A list only concatenated after the loop takes the rows; any other list, one entry an image (a dict of
+            # rows or a tensor of rows, Holocron's `_post_process`), is made from the flattened rows and their images.
+            per_image = not self._only_concatenated_after(block, position, target)
+            if per_image and any(type(s) is cst.If and self._skips_empty(s) for s in small):
+                return "it skips images (`continue`) while filling a list of one entry an image"
+        flattener = Flattener(self, index, items, masks=self._compared_before(block, position))
+        flattener.loop_bound = {n.target.value for n in walk(node) if type(n) in (cst.AssignTarget, cst.AugAssign)
+                                and type(n.target) is cst.Name}
+        for assigned in walk(node.body):  # `a, b = ...` binds each
+            if type(assigned) is cst.AssignTarget and type(assigned.target) in (cst.Tuple, cst.List):
+                flattener.loop_bound |= {e.value.value for e in assigned.target.elements if type(e.value) is cst.Name}
+        if _carried(list(node.body.body), set(), flattener.loop_bound - {index, *items}):
+            return "a value one image's statements bind is read by the next image's before it is bound again"
         lines = [f"{_N} = {code_of(source).strip()}.shape[1]", f"{_COUNT} = {code_of(source).strip()}.shape[0]",
                  f"{_IMAGE} = torch.arange({_COUNT} * {_N}, device={code_of(source).strip()}.device) // {_N}"]
         try:
             for statement in small[:-1]:
-                if type(statement) is cst.If:
+                if type(statement) is cst.If and self._skips_empty(statement):
                     flattener.empty_test(statement.test)
+                    if statement.orelse is not None:
+                        flattener.pre_cap(statement.orelse)
                     continue  # an image without rows makes no rows below: the flattened rows skip it alike
-                lines.append(flattener.assignment(statement))
+                text = flattener.conditional(statement) if type(statement) is cst.If \
+                    else flattener.assignment(statement)
+                lines += [text] if text else []  # a block the tracing branch leaves out by a guard: nothing
+            if any(flattener._dynamic(stop.test) for stop in stops):
+                raise Decline  # a stop decided image by image
             if per_image:
-                value, image = flattener.entry(append.value.args[0].value)
+                value, image = flattener.entry(append.value if written is not None else append.value.args[0].value)
                 flattener.helpers.add(LIST_HELPER)
                 lines.append(f"{target} = {LIST_HELPER}({value}, {image}, {_COUNT})")
             else:
                 lines.append(f"{target}.append({flattener.per_image(append.value.args[0].value)})")
         except (Decline, KeyError):
             return ("a statement of its body is not one the rewrite carries over to every image at once: a call "
-                    "whose per-image meaning it does not know, the image's index as a number, a per-image cap")
+                    "whose per-image meaning it does not know, the image's index as a number, an `if` decided image "
+                    "by image")
         if self._read_after(block, position, {*([index] if index else []), *items, *flattener.env}):
             return "code after it reads a name the loop binds"
-        return lines, flattener.helpers
+        return lines, flattener.helpers, flattener.guards
+
+    @staticmethod
+    def _compared_before(block, position: int) -> frozenset[str]:
+        """Names the block binds before ``position`` to a comparison (``xc = p[..., 4] > t``), last bound so."""
+        masks: set[str] = set()
+        for statement in block[:position]:
+            bound = {n.target.value for n in walk(statement) if type(n) in (cst.AssignTarget, cst.AugAssign,
+                                                                               cst.AnnAssign)
+                     and type(n.target) is cst.Name}
+            bound |= {n.value for n in walk(statement) if type(n) is cst.Name and type(statement) is not
+                      cst.SimpleStatementLine}  # a compound statement: any name it mentions may be rebound there
+            masks -= bound
+            if type(statement) is cst.SimpleStatementLine and len(statement.body) == 1 \
+                    and type(statement.body[0]) is cst.Assign and len(statement.body[0].targets) == 1 \
+                    and type(statement.body[0].targets[0].target) is cst.Name \
+                    and type(strip_parens(statement.body[0].value)) is cst.Comparison:
+                masks.add(statement.body[0].targets[0].target.value)
+        return frozenset(masks)
+
+    @staticmethod
+    def _breaks(statement: cst.BaseSmallStatement | cst.If) -> bool:
+        """``if <test>: ...; break`` (no ``else``, no other ``break``/``continue``/``return``): a stop at the end of the
+        body, YOLOv5/v7's time limit; :class:`Flattener` requires a test that reads nothing of the image."""
+        if type(statement) is not cst.If or statement.orelse is not None \
+                or type(statement.body) is not cst.IndentedBlock:
+            return False
+        last = statement.body.body[-1]
+        if type(last) is not cst.SimpleStatementLine or type(last.body[-1]) is not cst.Break:
+            return False
+        jumps = [n for n in walk(statement.body) if type(n) in (cst.Break, cst.Continue, cst.Return)]
+        return jumps == [last.body[-1]]
+
+    @staticmethod
+    def _written(statement: cst.BaseSmallStatement, index: str | None) -> str | None:
+        """``output`` of ``output[i] = value``, ``i`` the image's index."""
+        if index is None or type(statement) is not cst.Assign or len(statement.targets) != 1:
+            return None
+        target = statement.targets[0].target
+        if type(target) is not cst.Subscript or type(target.value) is not cst.Name or len(target.slice) != 1 \
+                or type(target.slice[0].slice) is not cst.Index:
+            return None
+        at = strip_parens(target.slice[0].slice.value)
+        return target.value.value if type(at) is cst.Name and at.value == index else None
+
+    def _preallocated(self, block, position: int, name: str, source: cst.BaseExpression) -> bool:
+        """``name = [torch.zeros((0, k), ...)] * n`` earlier in the block, ``n`` the batch's images (``src.shape[0]``,
+        ``len(src)``, ``src.size(0)`` of the tensor the loop reads), and nothing between reads or writes ``name``."""
+        batch = code_of(source).strip()
+        for statement in reversed(block[:position]):
+            if type(statement) is cst.SimpleStatementLine and len(statement.body) == 1 \
+                    and type(statement.body[0]) is cst.Assign and len(statement.body[0].targets) == 1 \
+                    and type(statement.body[0].targets[0].target) is cst.Name \
+                    and statement.body[0].targets[0].target.value == name:
+                value = strip_parens(statement.body[0].value)
+                listed = strip_parens(value.left) if type(value) is cst.BinaryOperation else None
+                if listed is None or type(value.operator) is not cst.Multiply or type(listed) is not cst.List \
+                        or len(listed.elements) != 1:
+                    return False
+                count = code_of(value.right).strip()
+                if count not in (f"{batch}.shape[0]", f"len({batch})", f"{batch}.size(0)"):
+                    return False
+                empty = strip_parens(listed.elements[0].value)
+                if type(empty) is not cst.Call or not self.context.refers_to(empty.func, "torch.zeros", "torch.empty") \
+                        or not empty.args or empty.args[0].keyword is not None:
+                    return False
+                sizes = strip_parens(empty.args[0].value)
+                first = sizes.elements[0].value if type(sizes) in (cst.Tuple, cst.List) and sizes.elements else sizes
+                return int_value(first) == 0
+            if any(type(n) is cst.Name and n.value == name for n in walk(statement)):
+                return False
+        return False
 
     @staticmethod
     def _skips_empty(statement: cst.BaseStatement) -> bool:
         """``if <test>: continue`` (no ``else``); :meth:`Flattener.empty_test` judges the test."""
-        return type(statement) is cst.If and statement.orelse is None and type(statement.body) is cst.IndentedBlock \
+        return type(statement) is cst.If and (statement.orelse is None or type(statement.orelse) is cst.If) \
+            and type(statement.body) is cst.IndentedBlock \
             and len(statement.body.body) == 1 and type(statement.body.body[0]) is cst.SimpleStatementLine \
             and len(statement.body.body[0].body) == 1 and type(statement.body.body[0].body[0]) is cst.Continue
 

@@ -164,8 +164,9 @@ graph is faithful and equivalent on its inputs.""",
                        cst.parse_statement(f"if not torch.jit.is_scripting() and {TRACING_HELPER}():\n"
                                            f"    {_FLAT} = {ROWS_HELPER}({results})\n"),
                        cst.If(test=cst.parse_expression(f"{_FLAT} is not None"),
-                              body=cst.IndentedBlock(body=[cst.parse_statement(line + "\n") for line in
-                                                           [f"{_IMAGES} = {IMAGES_HELPER}({results})", *lines]]),
+                              body=cst.IndentedBlock(body=[s for line in [f"{_IMAGES} = {IMAGES_HELPER}({results})",
+                                                                          *lines]
+                                                           for s in cst.parse_module(line + "\n").body]),
                               orelse=cst.Else(body=cst.IndentedBlock(body=[original.with_changes(leading_lines=())])))]
         statements[0] = statements[0].with_changes(leading_lines=original.leading_lines)
         return cst.FlattenSentinel(statements)

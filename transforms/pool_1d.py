@@ -7,7 +7,9 @@ so the helpers (``trtcodemod/helpers/pooling.py``) do that while exporting and t
 away by index: the values are torch's, and the graph has a 2-D window.
 
 Matching goes through the file's imports (``F.avg_pool1d``, ``torch.max_pool1d``,
-``from torch.nn import AvgPool1d as P``); a project's own ``avg_pool1d`` never matches.
+``from torch.nn import AvgPool1d as P``); a project's own ``avg_pool1d`` never matches. A module whose
+class a factory names at run time (``getattr(nn, f"{kind}Pool{dims}d")(k)``, a registry, a class passed
+in) is matched by the observed run's record of which call built it (``ObservedFacts.built``).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import libcst as cst
 
 from trtcodemod.astutil import argument, has_star_args
+from trtcodemod.providers import ObservedFacts
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety, spelled
 from trtcodemod.transforms._op_calls import in_inserted_helper
 
@@ -37,6 +40,8 @@ _MODULES = {
     **{f"{prefix}AvgPool1d": ("_TrtAvgPool1d", None) for prefix in _PREFIXES},
     **{f"{prefix}MaxPool1d": ("_TrtMaxPool1d", 4) for prefix in _PREFIXES},
 }
+#: The classes as the observer names them (``ObservedFacts.built``).
+_BUILT = ("torch.nn.AvgPool1d", "torch.nn.MaxPool1d")
 
 
 def _is_false(arg: cst.Arg) -> bool:
@@ -45,6 +50,7 @@ def _is_false(arg: cst.Arg) -> bool:
 
 class Pool1d(Rule):
     needs_text = spelled(*_FUNCTIONS, *_MODULES)
+    requires = (ObservedFacts,)
     info = RuleInfo(
         id="TRT603",
         name="pool-1d",
@@ -82,6 +88,18 @@ helper. A call or module that asks for `return_indices` is reported without a fi
 MaxPool has no Indices output either), as is an `F.max_pool1d(*args, **kwargs)` that could
 pass it.
 
+A pool whose class the code names only at run time is found where a recorded run (`migrate`,
+`check --facts`) saw a call build it: unet's `class_ = getattr(nn, "{}Pool{}d".format(...))` then
+`class_(kernel_size)`, nnU-Net's `get_matching_pool_op(conv_op, pool_type=pool)(kernel_size=...)`,
+MONAI's `Pool[Pool.MAX, spatial_dims](**params)`, a `pool_cls(...)` handed `nn.MaxPool1d`. The
+call keeps its arguments and its callee goes through `_trt_pool_class`:
+`class_(kernel_size)` → `_trt_pool_class(class_)(kernel_size)`. `_trt_pool_class` returns
+`_TrtAvgPool1d` for `nn.AvgPool1d` itself, for `nn.MaxPool1d` itself a constructor that builds
+torch's module and makes it a `_TrtMaxPool1d` unless it returns indices, the same for a
+`functools.partial` of one (its arguments kept), and anything else (the 2-D and 3-D pools the
+same call builds for other arguments, subclasses, a user's factory) as it is. Without a recorded
+run nothing is found there: the code alone does not say which class the call builds.
+
 Fix safety: safe for the functions: eager mode, `torch.jit.script` (the helpers carry torch's
 `BroadcastingList1` types in a type comment, so an int or a one-element sequence is taken as
 by torch), `torch.fx`, `torch.compile` and `torch.export` run torch's function itself (values,
@@ -89,7 +107,10 @@ dtype, strides, gradients, errors); the exported graph computes torch's own 2-D 
 the same pooling. Unsafe for the modules, as for TRT405's: nothing tells the subclass from
 `nn.AvgPool1d` except `type(m) is nn.AvgPool1d`, the class name in the model's repr, and
 `torch.fx` tracing into the subclass's forward (torch's own modules are leaves); `migrate` tries
-it as a candidate and keeps it only when the rewritten model is equivalent on every input set.""",
+it as a candidate and keeps it only when the rewritten model is equivalent on every input set.
+The same holds for a factory's call through `_trt_pool_class`, which changes nothing else: the
+module is built by torch's constructor with the same arguments (its errors are torch's), and every
+other class the call builds is built as before.""",
         fix=Safety.SAFE,
         assumption="nothing in the program tells `nn.AvgPool1d`/`nn.MaxPool1d` from the subclasses "
                    "`_TrtAvgPool1d`/`_TrtMaxPool1d` (by `type(m) is`, the repr or an fx graph's leaf modules)",
@@ -121,6 +142,22 @@ it as a candidate and keeps it only when the rewritten model is equivalent on ev
         module = self.context.refers_to(node.func, *_MODULES)
         if module is not None:
             self._module_call(node, "nn." + module.rsplit(".", 1)[1], *_MODULES[module])
+            return
+        observed = self.provider(ObservedFacts)
+        if observed.builds_any(*_BUILT):
+            built = [name for name in observed.built(node) if name in _BUILT]
+            if built:
+                self._built_call(node, built)
+
+    def _built_call(self, node: cst.Call, built: list[str]) -> None:
+        """A call that names no class, seen building a 1-D pool (a factory's ``class_(kernel_size)``):
+        the callee goes through ``_trt_pool_class``, which changes only the two 1-D pools."""
+        names = " and ".join("nn." + name.rsplit(".", 1)[1] for name in built)
+        self.report(node, f"this call was seen building {names}, which exports as a 1-D pooling, and TensorRT "
+                          "pools 2-D or 3-D windows only; `_trt_pool_class` builds the subclass that pools a 2-D "
+                          "window over an added axis while exporting (any other class as it is)",
+                    Fix({node: node.with_changes(func=cst.Call(cst.Name("_trt_pool_class"), [cst.Arg(node.func)]))},
+                        helpers=("_trt_pool_class",), safety=Safety.UNSAFE))
 
     def _function_call(self, node: cst.Call, name: str, helper: str, kind: str) -> None:
         why = f"{name} exports as a 1-D {'AveragePool' if kind == 'avg' else 'MaxPool'}, and TensorRT pools 2-D " \

@@ -349,6 +349,9 @@ def analyze(
     # from `from tool.torch_utils import *`): a rule that waits for `numpy` in the text looks at what it binds too.
     text = source + b"\n" + " ".join(sorted({q for _, q, _ in stars} | {m for _, _, m in stars})).encode() \
         if stars else source
+    if facts is not None and facts.built_classes():
+        # Nor does a class a factory named at run time (`getattr(nn, name)(k)`), which the run saw a call build.
+        text = text + b"\n" + " ".join(facts.built_classes()).encode()
     rules = [cls(context) for cls in select_rules(options.select, options.ignore)
              if cls.info.applies_to(target) and cls.may_find(text) and cls.info.id not in excluded]
     if not rules:

@@ -153,6 +153,20 @@ class ObservedFacts(Provider):
         where = self._where_observed(node)
         return where is not None and rule in self.facts.located(where.start.line, where.end.line)
 
+    def builds_any(self, *classes: str) -> bool:
+        """Was a call of this file seen building a module of one of ``classes`` (``torch.nn.MaxPool1d``)?
+        Cheap: a rule asks it before asking :meth:`built` of every call."""
+        return self.facts is not None and any(name in classes for name in self.facts.built_classes())
+
+    def built(self, node: cst.Call) -> list[str]:
+        """The classes of torch's modules (``torch.nn.MaxPool1d``) that the call ``node`` was seen to
+        build while the model was built, whatever named the class there (``getattr(nn, name)(k)``, a
+        registry, a ``functools.partial``); empty without facts or observation."""
+        where = self._where_observed(node)
+        if where is None:
+            return []
+        return self.facts.built(where.start.line, where.start.column + 1, where.end.line, where.end.column + 1)
+
     def proof(self, info: RuleInfo, node: cst.CSTNode) -> str | None:
         """The observation covering the assumption of the unsafe fix of the rule ``info``
         describes at ``node``, or None."""

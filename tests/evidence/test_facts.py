@@ -267,3 +267,21 @@ def test_a_function_the_run_executed_is_model_code_whatever_its_name(tmp_path: P
     # Without the recorded run the name decides (and nothing proves `output` is a tensor anyway).
     plain = invoke("check", "--format", "json", "--select", "TRT711", str(model))
     assert json.loads(plain.stdout)["findings"] == []
+
+
+def test_a_module_built_at_a_line_is_no_forward_code_and_is_found_by_its_call_span() -> None:
+    """A factory's call that built a pool ran while the model was built: its record marks no forward line (which
+    `--scope model` takes as model code), and answers for exactly the call's span."""
+    event = {"kind": "module_built", "path": "/p/f.py", "line": 4, "column": 12, "end_line": 4, "end_column": 30,
+             "direct": True, "count": 1, "cls": "torch.nn.MaxPool1d"}
+    read = {"kind": "value_read", "path": "/p/f.py", "line": 9, "column": 5, "end_line": 9, "end_column": 20,
+            "direct": True, "count": 1, "method": "item"}
+    call = {"kind": "module_call", "path": "/p/f.py", "line": 8, "column": 9, "end_line": 8, "end_column": 20,
+            "direct": True, "count": 3, "cls": "torch.nn.MaxPool1d", "built": ["/p/f.py", 4, 12, 4, 30]}
+    facts = Facts.from_json({"events": [event, read, call], "lines": {"/p/f.py": [4, 8, 9]}})
+    one = facts.for_file("/p/f.py")
+    assert one is not None and one.forward_lines() == {8, 9}
+    assert one.built(4, 12, 4, 30) == ["torch.nn.MaxPool1d"] and one.built(4, 13, 4, 30) == []
+    assert one.built_classes() == ["torch.nn.MaxPool1d"]
+    assert [(s.line, s.column, s.end_column) for s in facts.builds_called_at("/p/f.py", 8)] == [(4, 12, 30)]
+    assert facts.builds_called_at("/p/f.py", 9) == []

@@ -353,6 +353,92 @@ def test_export_failure_names_the_rule_and_the_user_line(tmp_path: Path) -> None
     assert (problem.path, problem.line) == (path, 5)
 
 
+#: Local statistics of two images with one window passed in, five depthwise convolutions in one function: my own
+#: re-writing of piq's `_ssim_per_channel` (photosynthesis-team/piq@9948a52fc09ac5f7fb3618ce64b7086f5c3109da
+#: piq/ssim.py:195-205), whose window its caller repeats to the channel count.
+LOCAL_STATS = b"""import torch
+import torch.nn.functional as F
+
+
+def local_stats(a, b, window):
+    groups = a.size(1)
+    mean_a = F.conv2d(a, weight=window, padding=0, groups=groups)
+    mean_b = F.conv2d(b, weight=window, padding=0, groups=groups)
+    var_a = F.conv2d(a * a, weight=window, padding=0, groups=groups) - mean_a ** 2
+    var_b = F.conv2d(b * b, weight=window, padding=0, groups=groups) - mean_b ** 2
+    cov = F.conv2d(a * b, weight=window, padding=0, groups=groups) - mean_a * mean_b
+    return (2 * cov + 0.03) / (var_a + var_b + 0.03)
+
+
+def never_called(a, window):
+    groups = a.size(1)
+    return F.conv2d(a, weight=window, groups=groups)
+
+
+class Stats(torch.nn.Module):
+    def forward(self, x):
+        half = x.size(1) // 2
+        window = torch.full((1, 1, 3, 3), 1.0 / 9).repeat(half, 1, 1, 1)
+        return local_stats(x[:, :half], x[:, half:], window)
+"""
+
+
+def test_every_unknown_kernel_convolution_of_a_file_is_planned_at_once(tmp_path: Path) -> None:
+    """The TorchScript exporter stops at the first convolution whose kernel shape it cannot tell, so each round
+    located one more of SSIM's five and the round limit came first (piq's MS-SSIM ended "does not export" with
+    every fix reverted). A stop at one plans the rule's kernel wrapper at each of its findings in the file that
+    ran; the rewritten code exports and computes what the original does."""
+    import io
+    import warnings
+
+    import onnxruntime as ort
+    import torch
+
+    path = tmp_path / "stats.py"
+    path.write_bytes(LOCAL_STATS)
+    where = str(path.resolve())
+    findings = [f for f in check_source(LOCAL_STATS, where, Options(select=("TRT324",)))]
+    assert [f.line for f in findings] == [7, 8, 9, 10, 11, 17]
+    facts = Facts.from_json({"version": 1, "runs": 2, "lines": {where: [5, 6, 7, 8, 9, 10, 11, 12, 21, 22, 23, 24]},
+                             "events": [], "inputs": {}})
+    stop = Problem("export_failure", where, 7, "(export)", None,
+                   "SymbolicValueError: Unsupported: ONNX export of convolution for kernel of unknown shape. "
+                   "[Caused by the value 'input.1 defined in (%input.1 : Float(*, *, *, *) = onnx::Tile(...)", "error",
+                   "torchscript")
+    plan = Plan()
+    assert plan.update(findings, [stop], facts, unsafe=False)
+    assert sorted(d.finding.line for d in plan.applied) == [7, 8, 9, 10, 11]  # not the function that never ran
+    fixed = fix_source(LOCAL_STATS, where, Options(select=("TRT324",), target="8.6", allow=plan.allows()))
+    after = fixed.source.decode()
+    assert after.count("F.conv2d(") == 6 and after.count("weight=_trt_conv_kernel(window), padding=0") == 5
+    assert "    return F.conv2d(a, weight=window, groups=groups)\n" in after
+    run: dict[str, dict[str, Any]] = {}
+    for name, code in (("before", LOCAL_STATS), ("after", fixed.source)):
+        exec(compile(code, name, "exec"), run.setdefault(name, {}))
+    before, rewritten = run["before"]["Stats"](), run["after"]["Stats"]()
+    edges = torch.tensor([float("inf"), -float("inf"), float("nan"), -0.0, 1e30, -3.0]).repeat(4, 6).view(1, 4, 6, 6)
+    for x in (torch.rand(2, 6, 9, 11) * 4 - 2, torch.zeros(1, 4, 5, 5), torch.empty(0, 2, 6, 6), edges):
+        expected, got = before(x), rewritten(x)
+        assert torch.equal(expected.isnan(), got.isnan())
+        assert torch.equal(expected.nan_to_num(0.0, 1.0, -1.0), got.nan_to_num(0.0, 1.0, -1.0))
+
+    def export(model: torch.nn.Module) -> bytes:
+        buffer = io.BytesIO()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(model, (torch.rand(1, 6, 16, 16),), buffer, dynamo=False, opset_version=17,
+                              input_names=["x"], dynamic_axes={"x": {0: "batch", 2: "height", 3: "width"}})
+        return buffer.getvalue()
+
+    with pytest.raises(Exception, match="kernel of unknown shape"):
+        export(before)
+    session = ort.InferenceSession(export(rewritten), providers=["CPUExecutionProvider"])
+    for shape in ((1, 6, 16, 16), (3, 6, 9, 21)):
+        x = torch.rand(shape) * 6 - 3
+        got = torch.from_numpy(session.run(None, {"x": x.numpy()})[0])
+        torch.testing.assert_close(got, before(x), rtol=1e-4, atol=1e-5)
+
+
 def test_a_module_scope_in_the_printed_graph_names_no_rule(tmp_path: Path) -> None:
     """The TorchScript exporter prints the graph around the value it stopped on, with each node's
     module scope: a median filter held as ``self.median`` (timm's ``MedianPool2d``) puts "median"
@@ -1089,6 +1175,28 @@ def test_a_graph_failure_the_rewritten_graph_lacks_is_no_error_where_a_warning_n
     assert not _runs_now(only_node, [node], "after")  # kept for no failure: nothing to say gone
 
 
+def test_state_named_for_the_original_graph_is_no_error_where_the_rewritten_graph_is_faithful(tmp_path: Path) -> None:
+    """monodepth2's decoder fills `self.outputs = {}` and the encoder `self.features = []` in each forward and
+    returns them: the observer saw the writes change, so where the original graph differed from eager mode
+    (a dropped write TRT355 fixes elsewhere) they were named as its likely reason, and stayed errors after
+    the fix. Where the rewritten graph is checked faithful on every input set they passed nothing between
+    the calls; where it is not faithful, or its faithfulness is unknown, they stay."""
+    from trtcodemod.migrate.run import _runs_now
+
+    from types import SimpleNamespace
+
+    path = str(tmp_path / "m.py")
+    state = Problem("state", path, 4, "(module state)", "TRT703", "forward writes `self.outputs`", "error")
+    decision = SimpleNamespace(problems=[state])  # what _runs_now reads of a kept finding's decision
+    assert _runs_now(decision, [], "after", faithful=True)
+    assert not _runs_now(decision, [], "after", faithful=None)
+    assert not _runs_now(decision, [], "after", faithful=False)
+    elsewhere = Problem("unfaithful", path, 9, "(wrong values)", None, "other values", "error")
+    assert not _runs_now(decision, [elsewhere], "after", faithful=True)
+    assert not _runs_now(decision, [], "before", faithful=True)
+    assert not _runs_now(decision, [], "after", exported=False, faithful=True)
+
+
 def test_a_node_the_rewrite_moved_is_not_gone(tmp_path: Path) -> None:
     """The rewritten graph's nodes stand at the rewritten file's lines: a fix that removed lines
     above the finding (TRT717's `if` and the `return x` after it) moves its node up. It is judged
@@ -1320,3 +1428,28 @@ def test_the_fix_that_lets_the_export_through_is_not_blamed_for_a_bake_behind_it
     assert reverted["TRT732"].startswith("not proved"), reverted
     assert "breaks" not in reverted["TRT732"]
     assert report["exit_code"] == 1
+
+
+def test_a_per_image_list_s_caller_goes_with_the_loop_that_makes_the_list(tmp_path: Path) -> None:
+    """Zoo 19's YOLOv7 wrappers flatten `non_max_suppression`'s list in a comprehension, which the second trace does
+    not name: TRT361's finding there locates nothing. Where TRT360's rewrite of the producer is planned, the
+    caller's is planned with it, a candidate verified together (alone, TRT360's graph still unrolls the caller)."""
+    from trtcodemod.rules import Finding, Safety
+
+    path = str((tmp_path / "m.py").resolve())
+    producer = Finding("TRT360", "per-image-nms", "m", path, 3, 5, 3, 9, Safety.UNSAFE)
+    caller = Finding("TRT361", "per-image-rows", "m", path, 9, 9, 9, 60, Safety.UNSAFE)
+    facts = Facts.from_json({"version": 1, "runs": 2, "lines": {path: [3, 4, 9]}, "events": [], "inputs": {}})
+    unrolled = [Problem("baked", path, 3, "(unrolled loop)", None, "")]
+    plan = Plan()
+    plan.update([caller], unrolled, facts, unsafe=False)
+    assert plan.applied == []  # no producer's rewrite: nothing located at the caller, information
+    plan.update([producer, caller], unrolled, facts, unsafe=False)
+    assert sorted(d.finding.rule for d in plan.applied) == ["TRT360", "TRT361"]
+    companion = next(d for d in plan.applied if d.finding.rule == "TRT361")
+    assert companion.candidate and "with TRT360 at m.py:3" in companion.proof
+    # a caller that never ran is not planned
+    idle = Facts.from_json({"version": 1, "runs": 2, "lines": {path: [3, 4]}, "events": [], "inputs": {}})
+    plan = Plan()
+    plan.update([producer, caller], unrolled, idle, unsafe=False)
+    assert [d.finding.rule for d in plan.applied] == ["TRT360"]

@@ -1,5 +1,8 @@
 """``module_calls``: the lines that build the module a line of ``forward`` calls, and ``plan.matches``
-linking a problem located at that call to a module-replacing rule's finding at the construction."""
+linking a problem located at that call to a module-replacing rule's finding at the construction; for
+modules a factory builds (a class from ``getattr(nn, ...)``, a registry, a parameter, a partial), the
+observer's records of each build and of the lines that call the module, ``with_builds`` carrying them on a
+problem, and ``migrate`` fixing the pools at their builds in a file that ran only while building."""
 
 from __future__ import annotations
 
@@ -111,3 +114,151 @@ def test_migrate_replaces_a_bicubic_upsample_the_call_line_names(tmp_path: Path)
     assert report["before"]["trt_errors_by_op"] == {"Resize": 1}
     assert [(f["rule"], f["line"]) for f in report["applied"]] == [("TRT727", 10)], report["applied"]
     assert report["after"]["trt_errors"] == 0 and code == 0, report["remaining"]
+
+
+# --- modules a factory builds: the observed run links the call to the build, in any file ----------------------------
+
+FACTORIES = """\
+import functools
+
+from torch import nn
+
+POOLS = {"max": nn.MaxPool1d, "avg": nn.AvgPool1d}
+
+
+def pool_of(kind, dims):
+    pool_class = getattr(nn, f"{kind.capitalize()}Pool{dims}d")
+    return pool_class(2)
+
+
+def registered(kind, **kwargs):
+    return POOLS[kind](**kwargs)
+
+
+class MyPool(nn.MaxPool1d):
+    pass
+"""
+
+NET = """\
+import functools
+
+import torch
+from torch import nn
+
+from factories import MyPool, pool_of, registered
+
+
+class Net(nn.Module):
+    def __init__(self, pool_cls=nn.AvgPool1d):
+        super().__init__()
+        self.down = pool_of("max", 1)
+        self.features = nn.Sequential(nn.Conv1d(2, 2, 1), registered("avg", kernel_size=3, stride=1))
+        self.passed = pool_cls(2)
+        self.mine = MyPool(2)
+        self.pair = functools.partial(nn.MaxPool1d, 2)()
+
+    def forward(self, x):
+        x = self.down(x)
+        x = self.features(x)
+        y = self.passed(x)
+        return y + self.pair(x)
+
+
+def build():
+    return Net()
+
+
+def inputs(generator):
+    return (torch.randn(2, 2, 24, generator=generator),)
+"""
+
+
+def _factory_project(tmp_path: Path) -> tuple[Path, Path]:
+    (tmp_path / "factories.py").write_text(FACTORIES)
+    (tmp_path / "net.py").write_text(NET)
+    return tmp_path / "factories.py", tmp_path / "net.py"
+
+
+def _line(source: str, text: str) -> int:
+    return next(n for n, line in enumerate(source.splitlines(), 1) if text in line)
+
+
+def _call_at(name: str, source: str, call: str, cls: str) -> tuple[str, int, int, int, str]:
+    """(file, line, first column, end column, class) of the call ``call`` in ``source``, 1-based as a finding's."""
+    line = _line(source, call)
+    column = source.splitlines()[line - 1].index(call) + 1
+    return name, line, column, column + len(call), cls
+
+
+def test_the_observer_records_each_build_and_the_lines_that_call_the_module(tmp_path: Path) -> None:
+    from trtcodemod.migrate.module_calls import with_builds
+    from trtcodemod.migrate.run import observe
+    from trtcodemod.verify.spec import build_spec
+
+    factories, net = _factory_project(tmp_path)
+    spec = build_spec({"model_file": str(net), "model": "build", "inputs": "inputs",
+                       "dynamic_axes": {"x": {"0": "batch", "2": "length"}}})
+    facts, why = observe(spec, tmp_path / "work")
+    assert facts is not None, why
+    built = sorted((Path(e["path"]).name, e["line"], e["column"], e["end_column"], e["cls"]) for e in facts.events
+                   if e["kind"] == "module_built")
+    # The class whatever named it: getattr on nn, a registry, a parameter, a partial; the call's own span. A user's
+    # subclass is not torch's class (its __init__ is the user's own), and is not recorded.
+    assert built == sorted([
+        _call_at("factories.py", FACTORIES, "pool_class(2)", "torch.nn.MaxPool1d"),
+        _call_at("factories.py", FACTORIES, "POOLS[kind](**kwargs)", "torch.nn.AvgPool1d"),
+        _call_at("net.py", NET, "nn.Conv1d(2, 2, 1)", "torch.nn.Conv1d"),
+        _call_at("net.py", NET, 'nn.Sequential(nn.Conv1d(2, 2, 1), registered("avg", kernel_size=3, stride=1))',
+                 "torch.nn.Sequential"),
+        _call_at("net.py", NET, "pool_cls(2)", "torch.nn.AvgPool1d"),
+        _call_at("net.py", NET, "functools.partial(nn.MaxPool1d, 2)()", "torch.nn.MaxPool1d"),
+    ]), built
+    # Each module called during the forwards is linked to its build, at the user's line that called it (the
+    # Sequential's line for the pool it runs).
+    down = facts.builds_called_at(str(net), _line(NET, "x = self.down(x)"))
+    assert [(Path(s.path).name, s.line) for s in down] == [("factories.py", _line(FACTORIES, "pool_class(2)"))]
+    features = facts.builds_called_at(str(net), _line(NET, "x = self.features(x)"))
+    assert sorted((Path(s.path).name, s.line) for s in features) == sorted(
+        [("net.py", _line(NET, "nn.Sequential(nn.Conv1d"))] * 2 + [("factories.py", _line(FACTORIES, "POOLS[kind]"))])
+    assert facts.builds_called_at(str(net), _line(NET, "return y +")) != []
+    assert facts.builds_called_at(str(net), _line(NET, "self.mine =")) == []  # built, never called
+    assert facts.builds_called_at(str(net), 3) == []
+    # A problem at the call carries them; one elsewhere does not.
+    at_call = Problem("hostile", norm(str(net)), _line(NET, "x = self.down(x)"), "MaxPool", "TRT603", "1-D pooling")
+    [linked] = with_builds([at_call], facts)
+    assert [(Path(s.path).name, s.line) for s in linked.built] == [("factories.py", _line(FACTORIES, "pool_class(2)"))]
+    assert with_builds([_baked(norm(str(net)), 3)], facts)[0].built == ()
+    assert "built_at" in linked.to_json() and "built" not in linked.to_json()
+
+
+def test_plan_links_a_call_to_the_observed_build_in_another_file(tmp_path: Path) -> None:
+    from trtcodemod.evidence.facts import Span
+
+    factories, net = _factory_project(tmp_path)
+    first, second = _line(FACTORIES, "pool_class(2)"), _line(FACTORIES, "POOLS[kind]")
+    build = Span(norm(str(factories)), first, 12, first, 25)
+    call = _line(NET, "x = self.down(x)")
+    problem = Problem("hostile", norm(str(net)), call, "MaxPool", "TRT603", "1-D pooling", built=(build,))
+    assert matches(problem, _finding(norm(str(factories)), "TRT603", first))
+    assert not matches(problem, _finding(norm(str(factories)), "TRT603", second))  # another build
+    assert not matches(problem, _finding(norm(str(factories)), "TRT101", first))  # not a module-replacing rule
+    unlinked = Problem("hostile", norm(str(net)), call, "MaxPool", "TRT603", "1-D pooling")
+    assert not matches(unlinked, _finding(norm(str(factories)), "TRT603", first))
+
+
+def test_migrate_fixes_pools_a_factory_builds_in_another_file(tmp_path: Path) -> None:
+    from support import migrate_json
+
+    factories, net = _factory_project(tmp_path)
+    report = migrate_json(net, '{"x": {"0": "batch", "2": "length"}}')
+    assert set(report["before"]["trt_errors_by_op"]) == {"MaxPool", "AveragePool"}, report["before"]
+    applied = sorted((Path(f["path"]).name, f["line"]) for f in report["applied"])
+    # factories.py ran only while the model was built: it is analysed because a module called at a located
+    # problem was built there.
+    assert applied == sorted([("factories.py", _line(FACTORIES, "pool_class(2)")),
+                              ("factories.py", _line(FACTORIES, "POOLS[kind]")), ("net.py", _line(NET, "self.passed =")),
+                              ("net.py", _line(NET, "self.pair ="))]), applied
+    assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
+    assert "return _trt_pool_class(pool_class)(2)" in report["diff"]
+    assert "return _trt_pool_class(POOLS[kind])(**kwargs)" in report["diff"]
+    assert "self.pair = _trt_pool_class(functools.partial(nn.MaxPool1d, 2))()" in report["diff"]

@@ -150,6 +150,30 @@ class Skipping(nn.Module):
                 continue
             rows.append(torch.cat([det[keep], torch.full_like(det[keep][:, :1], i)], 1))
         return torch.cat(rows)
+
+
+class Capped(nn.Module):
+    # A cap on each image's NMS picks: RTMDet's `batched_nms(...)[: self.max_num_detections]` (the zoo 21 cache's
+    # rtmdet/rtmdet.py:204-209), YOLOv7's `if i.shape[0] > max_det: i = i[:max_det]`
+    # (WongKinYiu/yolov7@a207844b1ce82d204ab36d87d496728d3d2348e7 utils/general.py:691-692), under a test of a
+    # setting as mmdet's `if max_num > 0:`; a negative cap drops each image's last picks, as the slice does.
+    def __init__(self, max_det: int = 6, trim: int = -1) -> None:
+        super().__init__()
+        self.max_det, self.trim = max_det, trim
+
+    def forward(self, boxes: torch.Tensor, scores: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+        rows = []
+        for i in range(boxes.shape[0]):
+            keep = torchvision.ops.batched_nms(boxes[i], scores[i], labels[i], 0.5)[: self.max_det + 2]
+            if self.trim < 0:
+                keep = keep[:self.trim]
+            elif self.trim == 0:
+                keep = keep[:0]
+            if keep.shape[0] > self.max_det:
+                keep = keep[:self.max_det]
+            rows.append(torch.cat([boxes[i][keep], scores[i][keep, None], torch.full_like(scores[i][keep, None], i)],
+                                  1))
+        return torch.cat(rows)
 """
 
 
@@ -174,12 +198,12 @@ def _scored(batch: int, generator: torch.Generator, count: int = 40) -> list[tor
 
 
 INPUTS = {"Boxes": _boxes, "Agnostic": _pred, "Masked": _pred, "Zipped": _classes, "Pairs": _classes,
-          "Positions": _scored, "Column": _scored, "Skipping": _pred}
+          "Positions": _scored, "Column": _scored, "Skipping": _pred, "Capped": _boxes}
 NAMES = list(INPUTS)
 
 
 def test_the_loops_are_rewritten() -> None:
-    assert rules_found(LOOPS, select=RULE) == ["TRT360"] * 8
+    assert rules_found(LOOPS, select=RULE) == ["TRT360"] * 9
     assert rewrite(LOOPS, select=RULE) == LOOPS  # unsafe: only with --unsafe
     after = rewrite(LOOPS, select=RULE, unsafe=True)
     assert ("        if _trt_tracing():\n"
@@ -224,6 +248,13 @@ def test_the_loops_are_rewritten() -> None:
     assert ("            det = pred.flatten(0, 1)[pred.flatten(0, 1)[:, 4] > 0.5]\n"
             "            keep = _trt_nms_by_image(det[:, :4], det[:, 4], None, "
             "_trt_image[pred.flatten(0, 1)[:, 4] > 0.5], 0.5, _trt_count)\n" in after)
+    assert ("            keep = _trt_cap_by_image(_trt_nms_by_image(boxes.flatten(0, 1), scores.flatten(0, 1), "
+            "labels.flatten(0, 1), _trt_image, 0.5, _trt_count), _trt_image, self.max_det + 2, _trt_count)\n"
+            "            if self.trim < 0:\n"
+            "                keep = _trt_cap_by_image(keep, _trt_image, self.trim, _trt_count)\n"
+            "            elif self.trim == 0:\n"
+            "                keep = _trt_cap_by_image(keep, _trt_image, 0, _trt_count)\n"
+            "            keep = _trt_cap_by_image(keep, _trt_image, self.max_det, _trt_count)\n" in after)
     assert "def _trt_group_by_image(" in after and "def _trt_tracing(" in after
     assert rewrite(after, select=RULE, unsafe=True) == after  # idempotent
 
@@ -234,6 +265,13 @@ def test_the_loops_are_rewritten() -> None:
     "        keep = mine(keep)\n",  # a call whose per-image meaning is unknown
     "        keep = keep[keep.topk(3).indices]\n",  # a per-image top-k cap: not row-wise
     "        keep = keep[scores[i].sort().indices]\n",  # an image's own order
+    "        if scores[i].max() > 0.5:\n            keep = keep[:2]\n",  # a cap decided image by image
+    "        if keep.shape[0] > 3:\n            keep = keep[:4]\n",  # a test that is not the cap's
+    "        keep = keep[1:3]\n",  # positions past an image's first
+    "        if mine:\n            keep = boxes[i]\n        else:\n            keep = keep[:i]\n",  # neither way
+    "        if mine:\n            keep = keep[:3]\n        mine = 2\n",  # a setting the loop binds
+    "        keep = keep[scores[i][keep] > mine]\n        mine = 0.5\n",  # a value carried to the next image
+    "        b = boxes[i]\n        b[:, 0] *= 2\n",  # written in place through a view of the input
 ])
 def test_loops_it_cannot_carry_over_are_named_with_the_manual_step(body: str) -> None:
     code = ("import torch\nimport torchvision\n\ndef f(boxes, scores, mine):\n    rows = []\n"
@@ -242,6 +280,116 @@ def test_loops_it_cannot_carry_over_are_named_with_the_manual_step(body: str) ->
             "        keep = keep[torchvision.ops.nms(boxes[i][keep], scores[i][keep], 0.5)]\n"
             "        rows.append(boxes[i][keep])\n    return torch.cat(rows)\n")
     _named_not_rewritten(code)
+
+
+_WRITTEN = ("import time\nimport torch\nimport torchvision\n\ndef f(boxes, scores):\n    t = time.time()\n"
+            "    out = {made}\n    for i in range(boxes.shape[0]):\n"
+            "        keep = torchvision.ops.nms(boxes[i], scores[i], 0.5)\n"
+            "        out[i] = boxes[i][keep]\n{stop}    return out\n")
+_TIME_LIMIT = "        if time.time() - t > 10.0:\n            print('time limit')\n            break\n"
+
+
+def test_a_list_made_before_and_written_by_the_images_index_is_made_from_the_flattened_rows() -> None:
+    # YOLOv5/v7's `output = [torch.zeros((0, 6), device=...)] * prediction.shape[0]`, `output[xi] = x[i]` and the
+    # time limit (WongKinYiu/yolov7@a207844b1ce82d204ab36d87d496728d3d2348e7 utils/general.py:629, 695-698)
+    code = _WRITTEN.format(made="[torch.zeros((0, 4))] * boxes.shape[0]", stop=_TIME_LIMIT)
+    after = rewrite(code, select=RULE, unsafe=True)
+    assert ("        keep = _trt_nms_by_image(boxes.flatten(0, 1), scores.flatten(0, 1), None, _trt_image, 0.5, "
+            "_trt_count)\n"
+            "        out = _trt_per_image_list(boxes.flatten(0, 1)[keep], _trt_image[keep], _trt_count)\n"
+            "    else:\n" in after)
+    tracing, eager = after.split("    else:\n        for i in range(boxes.shape[0]):\n")
+    assert "time limit" in eager and "time limit" not in tracing.split("def f(")[1]  # the stop: not while tracing
+
+
+@pytest.mark.parametrize("made,stop", [
+    ("[torch.zeros((0, 4))] * 3", ""),  # entries for another number of images
+    ("[None] * boxes.shape[0]", ""),  # a default that is not an image without rows
+    ("[torch.zeros((1, 4))] * boxes.shape[0]", ""),  # a default with a row
+    ("[torch.zeros((0, 4))] * boxes.shape[0]", "        if scores[i].max() > 0.9:\n            break\n"),  # a stop
+    ("[torch.zeros((0, 4))] * boxes.shape[0]", "        if t:\n            continue\n            break\n"),
+])
+def test_written_lists_and_stops_it_cannot_carry_over_are_named(made: str, stop: str) -> None:
+    _named_not_rewritten(_WRITTEN.format(made=made, stop=stop))
+
+
+def test_an_if_on_settings_it_cannot_carry_over_one_way_guards_the_tracing_branch() -> None:
+    # YOLOv7's `if labels and len(labels[xi]):`, `if multi_label:` / `else:`, `if classes is not None:` and `if merge
+    # and (1 < n < 3E3):` (WongKinYiu/yolov7@a207844b1ce82d204ab36d87d496728d3d2348e7 utils/general.py:636-690): the
+    # flattened branch runs where each goes the way it carries over; elsewhere the loop, as written
+    code = ("import torch\nimport torchvision\n\ndef f(boxes, scores, labels, mine, merge):\n    rows = []\n"
+            "    for i in range(boxes.shape[0]):\n"
+            "        keep = torchvision.ops.nms(boxes[i], scores[i], 0.5)\n"
+            "        if labels and len(labels[i]):\n            keep = keep[labels[i]]\n"
+            "        if mine:\n            keep = mine(keep)\n        else:\n            keep = keep[:4]\n"
+            "        if merge:\n            keep = keep[:2]\n        else:\n            keep = merge(keep)\n"
+            "        rows.append(boxes[i][keep])\n    return torch.cat(rows)\n")
+    after = rewrite(code, select=RULE, unsafe=True)
+    assert "    if _trt_tracing() and not (labels) and not (mine) and (merge):\n" in after
+    assert ("        keep = _trt_nms_by_image(boxes.flatten(0, 1), scores.flatten(0, 1), None, _trt_image, 0.5, "
+            "_trt_count)\n"
+            "        keep = _trt_cap_by_image(keep, _trt_image, 4, _trt_count)\n"
+            "        keep = _trt_cap_by_image(keep, _trt_image, 2, _trt_count)\n"
+            "        rows.append(boxes.flatten(0, 1)[keep])\n" in after)
+    namespace: dict = {}
+    exec(compile(after, "after.py", "exec"), namespace)  # noqa: S102 - the rewrite under test
+    namespace["_trt_tracing"] = lambda: True
+    generator = torch.Generator().manual_seed(3)
+    boxes, scores, _ = _boxes(3, generator)
+    before: dict = {}
+    exec(compile(code, "before.py", "exec"), before)  # noqa: S102
+    for labels, mine, merge in (((), None, True), ((), lambda k: k[:1], True), (None, None, lambda k: k[:3])):
+        assert torch.equal(namespace["f"](boxes, scores, labels, mine, merge), before["f"](boxes, scores, labels, mine,
+                                                                                           merge))
+
+
+_ROW_FUNCTION = """\
+import torch
+import torchvision
+
+
+def corners(x):
+    y = x.clone()
+    y[:, 2] = x[:, 0] + x[:, 2]
+    y[:, 3] = x[:, 1] + x[:, 3]
+    return y
+
+
+def centred(x):
+    y = x.clone()
+    y[:, 0] = x[:, 0] - x[:, 0].mean()
+    return y
+
+
+def f(boxes, scores):
+    rows = []
+    for i in range(boxes.shape[0]):
+        b = {name}(boxes[i])
+        keep = torchvision.ops.nms(b, scores[i], 0.5)
+        rows.append(b[keep])
+    return torch.cat(rows)
+"""
+
+
+def test_a_function_of_the_module_that_sets_columns_of_every_row_is_carried_over() -> None:
+    # YOLOv5/v7's `xywh2xyxy` (WongKinYiu/yolov7@a207844b1ce82d204ab36d87d496728d3d2348e7 utils/general.py:374-381),
+    # a copy whose columns are set from the argument's columns: each row's result is its row's alone
+    code = _ROW_FUNCTION.format(name="corners")
+    after = rewrite(code, select=RULE, unsafe=True)
+    assert "        b = corners(boxes.flatten(0, 1))\n" in after
+    namespace: dict = {}
+    exec(compile(after, "after.py", "exec"), namespace)  # noqa: S102 - the rewrite under test
+    namespace["_trt_tracing"] = lambda: True
+    before: dict = {}
+    exec(compile(code, "before.py", "exec"), before)  # noqa: S102
+    generator = torch.Generator().manual_seed(4)
+    for batch in (1, 3):
+        corner = torch.rand(batch, 30, 2, generator=generator) * 40 - 5
+        boxes = torch.cat([corner, torch.rand(batch, 30, 2, generator=generator) * 12], -1)
+        scores = torch.rand(batch, 30, generator=generator)
+        assert torch.equal(namespace["f"](boxes, scores), before["f"](boxes, scores))
+    # one that reads other rows (a mean over the image's boxes) is not
+    _named_not_rewritten(_ROW_FUNCTION.format(name="centred"))
 
 
 def _named_not_rewritten(code: str) -> None:
@@ -354,6 +502,18 @@ def test_the_grouping_is_stable_by_image() -> None:
     assert _trt_group_by_image(keep[:0], image[:0], 3).tolist() == []
     filled = _trt_image_fill(torch.zeros(3, 1, dtype=torch.float16), torch.tensor([0, 1, 1]))
     assert filled.dtype == torch.float16 and filled.tolist() == [[0.0], [1.0], [1.0]]
+
+
+@pytest.mark.parametrize("cap", [0, 1, 2, 5, -1, -2, -7])
+def test_the_cap_keeps_each_images_first_positions(cap: int) -> None:
+    from trtcodemod.helpers.per_image import _trt_cap_by_image
+
+    image = torch.tensor([0, 0, 0, 1, 2, 2, 2, 2, 4, 4])  # image 3 has no rows
+    keep = torch.tensor([2, 0, 1, 3, 7, 4, 6, 5, 9, 8])  # grouped by image, each in its own (NMS) order
+    expected = torch.cat([keep[image[keep] == j][:cap] for j in range(5)])
+    assert torch.equal(_trt_cap_by_image(keep, image, cap, 5), expected)
+    assert _trt_cap_by_image(keep[:0], image, cap, 5).tolist() == []
+    assert _trt_cap_by_image(keep, image, cap, 5).dtype == torch.int64
 
 
 def _export(model: torch.nn.Module, inputs: list[torch.Tensor]) -> ort.InferenceSession:

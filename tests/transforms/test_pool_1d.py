@@ -10,10 +10,15 @@ one-element sequences; the modules' attributes and state; eager runs and toolcha
 exporters before (1-D pools, named TRT603 by the graph check) and after (2-D pools, no error, eager's values
 at other batch sizes and lengths); the real forms of timm, transformers and monai; and ``migrate`` on a model
 built like timm's Next-ViT attention (the module built in ``__init__``, the node made where forward calls it).
+A pool whose class a factory names at run time (a registry, a class passed in, a ``functools.partial``) is
+found only with the run's facts (the observer's ``module_built`` records, made here in-process): the rewrite
+text, the modules built before and after (class, attributes, state) and their runs on the same tensors, and
+the TorchScript export of the rewritten model (2-D windows, eager's values, the original graph's).
 """
 
 from __future__ import annotations
 
+import functools
 import io
 import itertools
 import warnings
@@ -375,3 +380,179 @@ def test_the_real_forms_compute_torchs_values_in_the_export_form(kernel: int, st
     ours = _TrtAvgPool1d(kernel, stride=stride, padding=padding)
     with export_formulation():
         _same(theirs(x), ours(x), str((kernel, stride)))
+
+
+# --- a pool whose class a factory names at run time (the run says which call built it) ---------------------------
+
+FACTORY = """\
+import functools
+
+import torch
+from torch import nn
+
+POOLS = {"max": nn.MaxPool1d, "avg": nn.AvgPool1d, "max2d": nn.MaxPool2d}
+
+
+def make_pool(kind, *args, **kwargs):
+    return POOLS[kind](*args, **kwargs)
+
+
+class Net(nn.Module):
+    def __init__(self, kind, *args, **kwargs):
+        super().__init__()
+        self.pool = make_pool(kind, *args, **kwargs)
+
+    def forward(self, x):
+        return self.pool(x)
+
+
+class Passed(nn.Module):
+    def __init__(self, pool_cls, **kwargs):
+        super().__init__()
+        self.pool = pool_cls(**kwargs)
+
+    def forward(self, x):
+        return self.pool(x)
+"""
+
+#: How the models are built in the tests below: (class, its arguments, its keywords).
+BUILDS = [
+    ("Net", ("max", 3, 2), {}),
+    ("Net", ("max", 3), {"padding": 1, "ceil_mode": True, "dilation": 2}),
+    ("Net", ("avg", 4), {"stride": 2, "padding": 1, "ceil_mode": True, "count_include_pad": False}),
+    ("Net", ("max", 2), {"return_indices": True}),
+    ("Net", ("max2d", 2), {}),
+    ("Passed", (functools.partial(torch.nn.MaxPool1d, 2, stride=1),), {}),
+    ("Passed", (torch.nn.AvgPool1d,), {"kernel_size": 3}),
+    ("Passed", (torch.nn.MaxPool2d,), {"kernel_size": 2}),
+]
+
+
+def _observed_builds(path: Path, builds: list) -> "Facts":
+    """The facts migrate's observer records while the models of ``builds`` are built from ``path``."""
+    from trtcodemod.evidence.facts import Facts
+    from trtcodemod.migrate.observe import Builds, Recorder
+    from trtcodemod.usercode import UserFiles
+
+    namespace = import_source_at(path)
+    recorder = Recorder(UserFiles([str(path.parent)]))
+    with Builds(recorder).building():
+        for name, args, kwargs in builds:
+            namespace[name](*args, **kwargs)
+    return Facts.from_json({"events": list(recorder.events.values()), "lines": {}})
+
+
+def import_source_at(path: Path) -> dict:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"factory_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.__dict__
+
+
+def _factory_rewrite(tmp_path: Path, builds: list, unsafe: bool = True) -> tuple[Path, str]:
+    from trtcodemod.engine import Options, fix_source
+
+    path = tmp_path / "factory_model.py"
+    path.write_text(FACTORY)
+    facts = _observed_builds(path, builds)
+    options = Options(select=("TRT603",), unsafe=unsafe, scope="all", facts=facts)
+    return path, fix_source(path.read_bytes(), str(path), options).source.decode()
+
+
+def test_a_pool_a_factory_builds_is_fixed_where_it_is_built_with_the_run_only(tmp_path: Path) -> None:
+    # The code alone names no 1-D pool at a call: nothing to find without the run.
+    assert "TRT603" not in rules_found(FACTORY)
+    path, after = _factory_rewrite(tmp_path, BUILDS)
+    assert "    return _trt_pool_class(POOLS[kind])(*args, **kwargs)\n" in after
+    assert "        self.pool = _trt_pool_class(pool_cls)(**kwargs)\n" in after
+    assert "def _trt_pool_class(cls):" in after and "class _TrtMaxPool1d(torch.nn.MaxPool1d):" in after
+    # Unsafe, as TRT603's module fix: without --unsafe nothing changes; a second pass changes nothing.
+    assert _factory_rewrite(tmp_path, BUILDS, unsafe=False)[1] == FACTORY
+    from trtcodemod.engine import Options, fix_source
+
+    again = fix_source(after.encode(), str(path), Options(select=("TRT603",), unsafe=True, scope="all"))
+    assert again.source.decode() == after
+
+
+def test_a_call_seen_building_other_classes_only_is_left_alone(tmp_path: Path) -> None:
+    _, after = _factory_rewrite(tmp_path, [("Net", ("max2d", 2), {}), ("Passed", (torch.nn.AvgPool2d,),
+                                                                          {"kernel_size": 2})])
+    assert after == FACTORY
+
+
+def _same_result(expected: object, got: object, what: str) -> None:
+    if isinstance(expected, tuple):  # return_indices: values and indices
+        assert isinstance(got, tuple) and len(got) == len(expected), what
+        for one, other in zip(expected, got):
+            _same(one, other, what)
+        return
+    _same(expected, got, what)
+
+
+@pytest.mark.parametrize(("name", "args", "kwargs"), BUILDS, ids=lambda v: repr(v)[:40])
+def test_the_factory_rewrite_builds_the_same_modules_and_runs_as_before(tmp_path: Path, name: str, args: tuple,
+                                                                       kwargs: dict) -> None:
+    path, after = _factory_rewrite(tmp_path, BUILDS)
+    fixed = tmp_path / "factory_fixed.py"
+    fixed.write_text(after)
+    old, new = import_source_at(path)[name](*args, **kwargs), import_source_at(fixed)[name](*args, **kwargs)
+    # The same module: attributes, state_dict keys, the class or its subclass (a 1-D pool without indices only).
+    assert isinstance(new.pool, type(old.pool)) and new.pool.__dict__.keys() == old.pool.__dict__.keys()
+    assert new.state_dict().keys() == old.state_dict().keys() and new.pool.extra_repr() == old.pool.extra_repr()
+    one_d = type(old.pool) in (torch.nn.MaxPool1d, torch.nn.AvgPool1d) and not getattr(old.pool, "return_indices",
+                                                                                          False)
+    assert (type(new.pool).__name__ == f"_Trt{type(old.pool).__name__}") if one_d else type(new.pool) is type(old.pool)
+    for x in _inputs():
+        _same_result(_outcome(old, x), _outcome(new, x), f"{name}{args} {tuple(x.shape)} {x.dtype}")
+    x = torch.randn(2, 3, 12)
+    if not getattr(old.pool, "return_indices", False):
+        assert torch.equal(torch.jit.script(new)(x), torch.jit.script(old)(x))
+
+
+def _export_signal(model: torch.nn.Module, x: torch.Tensor) -> bytes:
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, (x,), buffer, dynamo=False, opset_version=17, input_names=["x"],
+                          dynamic_axes={"x": {0: "n", 2: "length"}})
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("which", [0, 2, 5], ids=["max", "avg", "partial"])
+def test_the_factory_built_pool_exports_2d_windows_equal_to_eager(tmp_path: Path, which: int) -> None:
+    """The TorchScript exporter, which migrate's verifier runs (the subclasses' dynamo export is tested above)."""
+    path, after = _factory_rewrite(tmp_path, BUILDS)
+    fixed = tmp_path / "factory_fixed.py"
+    fixed.write_text(after)
+    name, args, kwargs = BUILDS[which]
+    original, model = import_source_at(path)[name](*args, **kwargs), import_source_at(fixed)[name](*args, **kwargs)
+    sessions = {}
+    for side, built in (("before", original), ("after", model)):
+        data = _export_signal(built, torch.randn(2, 3, 12))
+        graph = onnx.load_from_string(data)
+        kernels = [onnx.helper.get_attribute_value(a) for n in graph.graph.node
+                   if n.op_type in ("AveragePool", "MaxPool") for a in n.attribute if a.name == "kernel_shape"]
+        errors = [i for i in check_graph(graph) if i.severity == "error"]
+        # Before: one 1-D window, which TensorRT refuses (TRT603); after: the 2-D window (1, k), no error.
+        assert [len(k) for k in kernels] == [1 if side == "before" else 2], (side, kernels)
+        assert [i.rule for i in errors] == (["TRT603"] if side == "before" else []), (side, errors)
+        sessions[side] = ort.InferenceSession(data, providers=["CPUExecutionProvider"])
+    g = torch.Generator().manual_seed(3)
+    special = torch.randn(2, 3, 15, generator=g)
+    special[0, 0, 1], special[1, 2, 5] = float("inf"), -float("inf")
+    nan = special.clone()
+    nan[0, 1, 3] = float("nan")
+    # A NaN: ONNX Runtime's MaxPool kernels each treat one their own way (the 1-D one skips it, the 2-D one
+    # keeps it at some positions only), neither as torch: compared for the average pool only.
+    averaging = "avg" in args or torch.nn.AvgPool1d in args
+    for x in [torch.randn(1, 3, 9, generator=g), torch.zeros(3, 3, 20), -torch.rand(2, 3, 16, generator=g) - 1,
+              special, *([nan] if averaging else []), torch.zeros(0, 3, 12)]:
+        feed = {"x": x.numpy()}
+        got, before = sessions["after"].run(None, feed)[0], sessions["before"].run(None, feed)[0]
+        with torch.no_grad():
+            expected = model(x).numpy()
+        assert got.shape == expected.shape == before.shape
+        np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-6, equal_nan=True, err_msg=str(tuple(x.shape)))
+        np.testing.assert_allclose(before, expected, rtol=1e-6, atol=1e-6, equal_nan=True)

@@ -29,6 +29,9 @@ RESULT = "<result>"
 #: The name of a tensor event at a floor division (``//``, ``torch.floor_divide``) whose quotient was not
 #: its truncation somewhere: where the exporter's truncating ``Div`` gives other values (TRT339).
 FLOOR_GAP = "<floor-gap>"
+#: Events that say nothing of the code around them running in a forward: what a function's parameters held
+#: (recorded at its ``def``), and a call that built a module while the model was built (a factory's line).
+_NOT_FORWARD = frozenset({"parameter", "module_built"})
 #: The fields every event has (``observe.py`` writes them; a facts file without them is malformed).
 _EVENT_FIELDS = ("kind", "path", "line", "column", "end_line", "end_column")
 
@@ -222,6 +225,20 @@ class Facts:
             if event not in self.events:
                 self.events.append(event)
 
+    def builds_called_at(self, path: str, line: int) -> list[Span]:
+        """Where the modules of torch's classes that the observed forwards called at ``path:line``
+        were built: the user's constructor calls (``class_(kernel_size)`` in unet's factory), for a
+        module inside a container too (``self.features(x)`` runs its ``nn.MaxPool1d``)."""
+        out: list[Span] = []
+        for e in self.events:
+            if e["kind"] == "module_call" and e["path"] == norm(path) and e["line"] == line:
+                built = e.get("built") or ()
+                if len(built) == 5:
+                    span = Span(norm(str(built[0])), *(int(n) for n in built[1:]))
+                    if not any(span.same(s) for s in out):
+                        out.append(span)
+        return out
+
     def tensor_events(self, path: str, name: str) -> list[dict[str, Any]]:
         """The observer's records of ``name`` holding a tensor in ``path`` (indexed on first use:
         rules ask for every name they meet)."""
@@ -290,6 +307,9 @@ class FileFacts:
     line_map: Callable[[int], int | None] | None = None
     #: (number of events when built, every line of this file where something was observed, sorted).
     _observed_lines: tuple[int, list[int]] | None = field(default=None, init=False, repr=False, compare=False)
+    #: (number of events when built, :meth:`_builds`'s table).
+    _built: tuple[int, dict[tuple[int, int, int, int], list[str]]] | None = field(
+        default=None, init=False, repr=False, compare=False)
 
     def span(self, line: int, column: int, end_line: int, end_column: int) -> Span | None:
         """Where a span of the analysed source was observed (None: an earlier fix pass moved it)."""
@@ -320,9 +340,10 @@ class FileFacts:
     def forward_lines(self) -> set[int]:
         """Lines of the observed contents where something was recorded while the model ran
         (value reads, indexing, writes to ``self``, the export's warnings): forward code. What a
-        function's parameters held is recorded at its ``def`` and says nothing of its body."""
+        function's parameters held is recorded at its ``def`` and says nothing of its body; a module
+        built by a line was built before the model ran (:data:`_NOT_FORWARD`)."""
         return {int(e["line"]) for e in self.facts.events
-                if e.get("path") == self.path and e.get("line") and e["kind"] != "parameter"}
+                if e.get("path") == self.path and e.get("line") and e["kind"] not in _NOT_FORWARD}
 
     def parameters(self, function: str, line: int, end_line: int) -> dict[str, set[str]]:
         """What each parameter of the function ``function`` defined on these lines held in the
@@ -363,6 +384,32 @@ class FileFacts:
             if site.same(span) or (name != RESULT and _contains(site, span)):
                 found.append(e)
         return found
+
+    def _builds(self) -> dict[tuple[int, int, int, int], list[str]]:
+        """The span of each call of this file seen building modules of torch's classes -> those classes."""
+        cached = self._built
+        if cached is None or cached[0] != len(self.facts.events):
+            table: dict[tuple[int, int, int, int], list[str]] = {}
+            for e in self.facts.events:
+                if e["kind"] == "module_built" and e["path"] == self.path:
+                    classes = table.setdefault((e["line"], e["column"], e["end_line"], e["end_column"]), [])
+                    if str(e.get("cls")) not in classes:
+                        classes.append(str(e.get("cls")))
+            cached = self._built = (len(self.facts.events), table)
+        return cached[1]
+
+    def built_classes(self) -> list[str]:
+        """Every class of torch's a call of this file was seen building (``torch.nn.MaxPool1d``): the
+        engine lets a rule that waits for a class's name in the text see these too."""
+        return sorted({name for names in self._builds().values() for name in names})
+
+    def built(self, line: int, column: int, end_line: int, end_column: int) -> list[str]:
+        """The classes of torch's (``torch.nn.MaxPool1d``) of the modules the call at exactly this span
+        built while the model was built, in the order first seen."""
+        span = self.span(line, column, end_line, end_column)
+        if span is None:
+            return []
+        return list(self._builds().get((span.line, span.column, span.end_line, span.end_column), ()))
 
     def located(self, line: int, end_line: int) -> list[str]:
         """The rules of the graph check's nodes located on these lines (:meth:`Facts.note_located`)."""

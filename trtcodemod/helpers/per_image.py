@@ -49,12 +49,34 @@ def _trt_span(values: torch.Tensor) -> torch.Tensor:
 def _trt_group_by_image(keep: torch.Tensor, image: torch.Tensor, count: int) -> torch.Tensor:
     """``keep`` reordered stably by ``image`` (ints in ``[0, count)``): a counting sort whose destination of entry
     ``j`` is the number of entries of a smaller image plus those of the same image before ``j``."""
-    one_hot = (image[:, None] == torch.arange(count, device=image.device)[None, :]).to(torch.float32)
-    before_in_image = (one_hot.cumsum(0) - one_hot) * one_hot
+    one_hot, before_in_image = _trt_rank_in_image(image, count)
     per_image = one_hot.sum(0)
     smaller_images = (per_image.cumsum(0) - per_image)[None, :] * one_hot
     destination = (before_in_image + smaller_images).sum(1).to(torch.int64)
     return torch.zeros_like(keep).scatter(0, destination, keep)
+
+
+@torch.jit.unused
+def _trt_rank_in_image(image: torch.Tensor, count: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """(one-hot of each entry's image over ``[0, count)``, float32; the same one-hot times the number of entries of
+    the same image before it): an entry's rank among its image's entries is its row's sum of the second."""
+    one_hot = (image[:, None] == torch.arange(count, device=image.device)[None, :]).to(torch.float32)
+    return one_hot, (one_hot.cumsum(0) - one_hot) * one_hot
+
+
+@torch.jit.unused
+def _trt_cap_by_image(keep: torch.Tensor, image: torch.Tensor, cap: int, count: int) -> torch.Tensor:
+    """``keep[:cap]`` done separately for each image: the entries of ``keep`` (positions in rows whose images
+    ``image`` gives, ints in ``[0, count)``) whose rank among the entries of their image, in ``keep``'s order, is
+    under ``cap``; a negative ``cap`` counts back from each image's number of entries, as a slice does. The order is
+    kept. Exact on float32 counts up to 2**24 entries; no TopK (TensorRT limits its K), no loop over the images."""
+    one_hot, before = _trt_rank_in_image(image[keep], count)
+    rank = before.sum(1)
+    if cap < 0:
+        limit = (one_hot * (one_hot.sum(0)[None, :] + cap)).sum(1)  # the entry's image's count, less |cap|
+    else:
+        limit = torch.full_like(rank, cap)
+    return keep[rank < limit]
 
 
 @torch.jit.unused

@@ -310,3 +310,30 @@ class _TrtMaxPool1d(torch.nn.MaxPool1d):
 
     def forward(self, input: torch.Tensor) -> torch.Tensor:
         return _trt_max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode)
+
+
+def _trt_pool_class(cls):
+    """``cls``, for a call that builds a module of a class named at run time (``getattr(nn, name)``,
+    a registry, a class passed in): where it is ``nn.AvgPool1d`` or ``nn.MaxPool1d`` itself, what
+    builds the same module as ``_TrtAvgPool1d`` / ``_TrtMaxPool1d``, which export a 2-D pooling; a
+    ``functools.partial`` of one keeps its arguments. Any other class or callable (a subclass, the
+    2-D pools, a user's factory) is returned as it is."""
+    import functools  # the helpers import only torch at the top
+
+    if type(cls) is functools.partial:
+        inner = _trt_pool_class(cls.func)
+        return cls if inner is cls.func else functools.partial(inner, *cls.args, **cls.keywords)
+    if cls is torch.nn.AvgPool1d:
+        return _TrtAvgPool1d
+    if cls is torch.nn.MaxPool1d:
+        return _trt_max_pool1d_module
+    return cls
+
+
+def _trt_max_pool1d_module(*args, **kwargs):
+    """``nn.MaxPool1d(*args, **kwargs)``, of the class ``_TrtMaxPool1d`` unless it returns indices
+    (which ``_TrtMaxPool1d`` does not): built once by torch, so its errors and attributes are torch's."""
+    module = torch.nn.MaxPool1d(*args, **kwargs)
+    if not module.return_indices:
+        module.__class__ = _TrtMaxPool1d  # the same object and state; a subclass adding nothing but forward
+    return module

@@ -20,12 +20,12 @@ from __future__ import annotations
 import ast
 import os
 import re
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable
 
-from trtcodemod.evidence.facts import Facts, norm
+from trtcodemod.evidence.facts import Facts, Span, norm
 from trtcodemod.usercode import AT_USER_LINE
 from trtcodemod.verify.results import VerifyReport
 
@@ -48,13 +48,20 @@ class Problem:
     message: str
     severity: str = "error"
     exporter: str | None = None
+    #: Where the modules of torch's classes that the observed forwards called at this line were built
+    #: (``module_calls.with_builds``): a fix at such a build addresses what the module's nodes do here.
+    built: tuple[Span, ...] = field(default=(), compare=False)
 
     @property
     def source(self) -> str | None:
         return f"{self.path}:{self.line}" if self.path else None
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        out = asdict(self)
+        out.pop("built")
+        if self.built:
+            out["built_at"] = [f"{b.path}:{b.line}" for b in self.built]
+        return out
 
 
 def _split(source: str | None) -> tuple[str | None, int | None]:

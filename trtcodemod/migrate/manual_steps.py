@@ -35,11 +35,12 @@ UNROLLED_STEP = ("the graph holds the example's number of iterations at every si
                  "declare the axis static and export at the deployed size (guidance: For loops: parallelizable, "
                  "static, dynamic; Dynamic shape input)")
 #: A loop over the batch running NMS image by image that TRT360 could not carry over (a list per image, a `continue`,
-#: a per-image cap, a library's method).
+#: an `if` decided image by image, a library's method).
 PER_IMAGE_NMS_STEP = ("run NMS once on every image's candidates: flatten the batch with an image-index column and call "
                       "`batched_nms` with ids that combine the image and the class (kept rows ordered by image), or "
-                      "export the candidates and run NMS after the engine (TensorRT's EfficientNMS plugin); keep a "
-                      "per-image cap (`[:max_det]`) outside the exported graph (guidance: For loops: dynamic)")
+                      "export the candidates and run NMS after the engine (TensorRT's EfficientNMS plugin); a "
+                      "per-image cap (`[:max_det]`) as each kept row's rank within its image (a cumulative count "
+                      "over the rows sorted by image) under the cap (guidance: For loops: dynamic)")
 #: An operator or pattern TensorRT or the exporter does not take.
 OP_STEP = ("rewrite this call with operators the exporter and TensorRT take, as `trtcodemod explain {rule}` "
            "describes, or keep this part out of the engine (a TensorRT plugin, or the step done before or after it)")

@@ -9,13 +9,25 @@ user's file: the module a call's callee names (``self.attn``, ``self.blocks[i]``
 attribute (``self.attn = ...`` in any method), and the statements of the same method that
 bind the names their value uses (``layer = nn.TransformerEncoderLayer(...)`` before
 ``self.encoder = nn.TransformerEncoder(layer, 2)``), a few levels deep.
+
+Where the code names the class at run time (unet's ``class_ = getattr(nn, class_name)`` then
+``class_(kernel_size)`` in a factory function, a registry, a ``functools.partial``), no statement
+of the class spells it: the observed run says which call built each module the line called
+(:func:`with_builds`, from the observer's ``module_call`` records), in whatever file that call is.
 """
 
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from trtcodemod.evidence.facts import Facts
+
+    from .locate import Problem
 
 #: How many levels of local names a construction is followed through.
 _DEPTH = 3
@@ -129,3 +141,15 @@ def construction_lines(path: str, line: int) -> list[tuple[int, int]]:
                     names |= _read_names(value) - {"self"}
             statements = _local_bindings(method, names) if names else []
     return ranges
+
+
+def with_builds(problems: list["Problem"], facts: "Facts | None") -> list["Problem"]:
+    """``problems``, each at a line that the observed forwards called a module of torch's classes at
+    carrying where those modules were built (``Problem.built``)."""
+    if facts is None:
+        return problems
+    out = []
+    for problem in problems:
+        built = tuple(facts.builds_called_at(problem.path, problem.line)) if problem.path and problem.line else ()
+        out.append(replace(problem, built=built) if built else problem)
+    return out

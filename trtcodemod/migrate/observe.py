@@ -18,7 +18,11 @@ for the user's files only (never torch's frames, never ours):
   calls), and each ``copy.deepcopy`` it calls;
 * which axes of each input vary across the input sets;
 * at each call of a torch function or tensor method, which local names (and ``self.<name>``)
-  hold its tensor arguments, and the dtypes and shapes seen (``tensor_sites.py``).
+  hold its tensor arguments, and the dtypes and shapes seen (``tensor_sites.py``);
+* where each module of one of torch's own classes (``torch.nn.MaxPool1d``...) was built by a call
+  in the user's code, whatever named the class there (``getattr(nn, name)(k)``, a registry, a
+  ``functools.partial``), and at which user's lines the forwards called such a module (for one
+  inside an ``nn.Sequential``, the line that called the container): :class:`Builds`.
 
 With dynamic axes, one more set than the verifier's is run: every dynamic axis at ``2n + 1``
 (``verify.inputs.stretched_set``), so that a size derived from one (``h // 8``) changes
@@ -36,10 +40,11 @@ One forward per input set; the wrappers are installed only for those forwards.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import copy
 import os
 import sys
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from trtcodemod.usercode import OURS, UserFiles
 from trtcodemod.verify.worker import Checkpoint, build_model, import_user_module, worker_main
@@ -332,6 +337,95 @@ class Wrappers:
         self.rec.unwrapped.clear()
 
 
+def _torch_class(cls: type, torch: Any) -> str | None:
+    """The public name of one of torch's own module classes (``torch.nn.MaxPool1d``), or its
+    ``module.qualname`` where torch.nn does not export it; None for any other class (the
+    user's, a library's subclass: what its ``__init__`` does is its own)."""
+    module = getattr(cls, "__module__", "") or ""
+    if not module.startswith("torch.nn."):
+        return None
+    return f"torch.nn.{cls.__name__}" if getattr(torch.nn, cls.__name__, None) is cls \
+        else f"{module}.{cls.__qualname__}"
+
+
+class Builds:
+    """Which call of the user's built each module of torch's own classes, and which lines called them.
+
+    A rule that replaces ``nn.MaxPool1d(...)`` finds it where the class is spelled; a factory
+    names it at run time (unet's ``class_ = getattr(nn, "MaxPool1d")`` then ``class_(kernel_size)``,
+    monai's ``Pool[Pool.MAX, 1]``, a ``functools.partial``), and the export puts the module's nodes
+    at the line that calls it. ``torch.nn.Module.__init__`` is wrapped while the model is built
+    and run: where the frames above it are torch's own up to a user's frame, that frame's call
+    built the module (``module_built``, with the class); a global forward pre-hook records, at the
+    innermost user's line of each call of such a module during the forwards, where it was built
+    (``module_call``). A module built by a library's code (no user's frame right above torch's)
+    is not recorded: its build site is no line of the user's to rewrite."""
+
+    def __init__(self, rec: Recorder) -> None:
+        import weakref
+
+        self.rec = rec
+        #: module -> (its class's name, the build site); weak, so a module the build discards goes.
+        self.built: Any = weakref.WeakKeyDictionary()
+
+    @contextlib.contextmanager
+    def building(self) -> Iterator[None]:
+        """Record which user's call builds each module of torch's classes while the model is built."""
+        import torch
+
+        rec, built = self.rec, self.built
+        torch_dir = os.path.dirname(os.path.realpath(torch.__file__)) + os.sep
+        original = torch.nn.Module.__init__
+
+        def init(module: Any, *args: Any, **kwargs: Any) -> None:
+            original(module, *args, **kwargs)
+            try:
+                name = _torch_class(type(module), torch)
+                if name is None:
+                    return
+                # Above this wrapper: the class's own __init__ chain in torch's files, then its caller.
+                frame = sys._getframe(1)
+                while frame is not None and os.path.realpath(frame.f_code.co_filename).startswith(torch_dir):
+                    frame = frame.f_back
+                if frame is not None and rec.user(frame.f_code.co_filename):
+                    site = rec._position(frame)
+                    built[module] = (name, site)
+                    rec.add("module_built", site, True, cls=name)
+            except Exception:  # noqa: BLE001 - observing must never change what the model does
+                pass
+
+        torch.nn.Module.__init__ = init
+        try:
+            yield
+        finally:
+            torch.nn.Module.__init__ = original
+
+    @contextlib.contextmanager
+    def calls(self) -> Iterator[None]:
+        """Record, during the forwards, the user's line that calls each module :meth:`building` saw built."""
+        import torch
+
+        rec, built = self.rec, self.built
+
+        def called(module: Any, args: Any) -> None:
+            if rec.recording and built:
+                try:
+                    known = built.get(module)
+                    if known is not None:
+                        site, _ = rec.site(1)
+                        if site is not None:
+                            rec.add("module_call", site, True, cls=known[0], built=list(known[1]))
+                except Exception:  # noqa: BLE001 - observing must never change what the model does
+                    pass
+            return None
+
+        handle = torch.nn.modules.module.register_module_forward_pre_hook(called)
+        try:
+            yield
+        finally:
+            handle.remove()
+
+
 def _varying_axes(names: list[str], sets: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Per input: the shapes seen, the axes whose size changes, and the axes always of size 1."""
     out: dict[str, dict[str, Any]] = {}
@@ -380,19 +474,22 @@ def _observe_task(req: dict[str, Any], cp: Checkpoint) -> None:
     rec = Recorder(user)
     cp.data["facts"] = None
     sys.settrace(rec.trace)
+    builds = Builds(rec)
     try:
         cp.stage("import")
         module = _import_untraced(req, rec)
         cp.stage("build")
         torch.manual_seed(seed)
-        model = build_model(module, req["model"], tuple(req.get("model_args", ())), dict(req.get("model_kwargs", {})))
+        with builds.building():
+            model = build_model(module, req["model"], tuple(req.get("model_args", ())),
+                                dict(req.get("model_kwargs", {})))
         cp.stage("inputs")
         made = make_input_sets(module, req["inputs"], model, req["dynamic_axes"], seed)
         sets = list(made.sets)
         errors: list[str] = []
         cp.stage("observe")
         sites = TensorSites(rec)
-        with torch.no_grad(), Wrappers(rec), sites:
+        with torch.no_grad(), Wrappers(rec), sites, builds.calls():
             for k, inputs in enumerate(sets):
                 sites.run = k
                 failed = _observe_one(model, inputs, rec)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from trtcodemod.evidence.facts import Facts, Span, norm
@@ -75,10 +76,14 @@ WRONG_VALUE_RULES = frozenset({"TRT301", "TRT728", "TRT330", "TRT339", "TRT341",
 #: shifted-window attention rolls its queries, keys and values at three lines).
 #: TRT203: an integer position among index tensors in a write (`coords_max[b, c, 0, d, h, w] = ...`, then `1`
 #: and `2` on the next lines, kornia's ConvQuadInterp3d), which the exporter refuses at the first write.
+#: TRT324: a convolution whose kernel's shape the trace computes from a size ("convolution for kernel of unknown
+#: shape"): SSIM convolves the images, their squares and their product with one window at five lines of one
+#: function (piq's `_ssim_per_channel`), which took a round each and ran past the round limit.
 STOPS_AT_EVERY_CALL = {
     "TRT342": re.compile(r"Failed to export a node '%[\w.]+ : Long\([^)]*\) = onnx::Gather\["),
     "TRT353": re.compile(r"Failed to export a node '%[\w.]+ : Long\([^)]*\) = onnx::Neg\("),
     "TRT203": re.compile(r"Only consecutive 1-d tensor indices are supported in exporting aten::index_put"),
+    "TRT324": re.compile(r"ONNX export of convolution for kernel of unknown shape"),
 }
 
 #: Of those, the rules whose findings, where the export does not stop, bake the same way with no warning: the
@@ -90,8 +95,10 @@ BAKES_AT_EVERY_CALL = frozenset({"TRT353"})
 
 #: Of those, the rules whose findings stop the export so only where their fix inserts one of these helpers
 #: (TRT203's other findings are slice writes, which export): an integer position among index tensors, and index
-#: tensors a `:` stands between (`final[b, :, z, x, y] = x`, lift-splat-shoot's voxel pooling).
-STOPS_WITH_HELPER = {"TRT203": ("_trt_index_position", "_trt_index_put_sliced", "_trt_slice_fill")}
+#: tensors a `:` stands between (`final[b, :, z, x, y] = x`, lift-splat-shoot's voxel pooling). TRT324's kernel
+#: wrapper answers the unknown kernel shape; its batch-in-the-groups convolution is another fix for another failure.
+STOPS_WITH_HELPER = {"TRT203": ("_trt_index_position", "_trt_index_put_sliced", "_trt_slice_fill"),
+                     "TRT324": ("_trt_conv_kernel",)}
 
 #: Of those helpers, the ones whose findings stop the export with an error of their own instead of the rule's:
 #: a number written into a slice that is empty at constant sizes (Swin's `img_mask[:, h, w, :] = cnt` where the
@@ -196,6 +203,12 @@ SILENT_BAKE_RULES = SIZE_ERASING_RULES | {"TRT353"}
 
 APPLY, REMAINS, INFO = "apply", "remains", "info"
 
+#: rule -> the rule whose applied fix it goes with where nothing is located at its own lines: TRT361's rewrite of
+#: a caller takes the rows only from the list TRT360's rewrite made while tracing (alone it keeps its loop), and a
+#: caller written as a comprehension (zoo 19's YOLOv7 wrappers, `torch.cat([... for i, d in enumerate(out)])`)
+#: is no `for` statement the second trace names: without it, TRT360's rewrite alone stays unfaithful.
+COMPANION_OF = {"TRT361": "TRT360"}
+
 
 @dataclass
 class Decision:
@@ -256,7 +269,12 @@ def _at(problem: Problem, finding: Any) -> bool:
     span = _span(finding)
     if span.has_line(problem.path, problem.line or 0):
         return True
-    if finding.rule not in CALLED_MODULE_RULES or not problem.line or span.path != problem.path:
+    if finding.rule not in CALLED_MODULE_RULES or not problem.line:
+        return False
+    # The run saw the module called here built by the finding's call (a factory's `class_(k)`, anywhere).
+    if any(b.path == span.path and b.line <= span.end_line and span.line <= b.end_line for b in problem.built):
+        return True
+    if span.path != problem.path:
         return False
     from .module_calls import construction_lines
 
@@ -394,6 +412,27 @@ def decide(finding: Any, problems: Iterable[Problem], facts: Facts, unsafe: bool
                                              f"assumption; --unsafe applies it)", problems=hits)
 
 
+def _with_companions(made: list[Decision], applied: list[Decision], facts: Facts, unsafe: bool) -> list[Decision]:
+    """``made``, each finding of a :data:`COMPANION_OF` rule that ran and addresses nothing located planned with
+    its companion's applied fix (the first such), as that fix's candidate is: verified together."""
+    out = []
+    for decision in made:
+        lead_rule = COMPANION_OF.get(decision.finding.rule)
+        lead = next((d for d in [*made, *applied] if lead_rule is not None and d.action == APPLY
+                     and d.finding.rule == lead_rule), None)
+        finding = decision.finding
+        if lead is None or decision.action != INFO or decision.problems or finding.fix.value == "none" \
+                or not facts.ran(finding.path, finding.line, finding.end_line):
+            out.append(decision)
+            continue
+        where = f"{lead.finding.rule} at {Path(lead.finding.path).name}:{lead.finding.line}"
+        proof = (f"--unsafe (assumption not observed: {assumption(finding.rule)}); goes with {where}" if unsafe else
+                 f"candidate: kept only if verified equivalent, with {where} (its assumption cannot be observed: "
+                 f"{assumption(finding.rule)})")
+        out.append(Decision(finding, APPLY, proof=proof, problems=list(lead.problems), candidate=not unsafe))
+    return out
+
+
 def _stopped_by_rule(findings: list[Any], problems: list[Problem]) -> dict[tuple[str, str, str], list[Problem]]:
     """:func:`_stop_key` -> the export failures one of the rule's findings in that file is at, for the rules of
     :data:`STOPS_AT_EVERY_CALL` whose error the failure gives (or, for :data:`BAKES_AT_EVERY_CALL`, whose bake the
@@ -477,6 +516,7 @@ class Plan:
             decision = decide(finding, problems, facts, unsafe, also)
             decision.follow_up = any(finding is f for f in follow_ups)
             made.append(decision)
+        made = _with_companions(made, self.applied, facts, unsafe)
         for decision in _hold_back_candidates(made, self.applied):
             if decision.key in self.reverted:
                 continue

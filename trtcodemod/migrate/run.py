@@ -27,6 +27,7 @@ from trtcodemod.evidence.facts import Facts, norm
 from .locate import (CHECK_CALL_NOTE, CONSTANT_NOTE, GUARD_NOTE, STEADY, UNTRACED_AFTER_NOTE, UNTRACED_NOTE, Problem,
                      locate, unfaithful_graphs, untraced_after)
 from .manual_steps import add_manual_steps
+from .module_calls import with_builds
 from .observe import OBSERVE_TASK, STRETCHED_STAGE
 from .phases import ModelTimeout, Phases
 from .plan import APPLY, INFO, REMAINS, Plan, assumption, describe
@@ -289,9 +290,9 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, report: dict[st
         report["error"] = original.error or "the original model could not run"
         return report, {}
     report["before"] = side_state(original, "before")
-    problems = locate(original, "before", facts)
+    problems = with_builds(locate(original, "before", facts), facts)
     if _find_divergence(original, problems, session):
-        problems = locate(original, "before", facts)
+        problems = with_builds(locate(original, "before", facts), facts)
     files = analysed_files(facts, spec.model_file, problems)
     _note_files(report, facts, files)
     # A bake of a size-derived Python value that does not change the graph at other sizes
@@ -306,7 +307,7 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, report: dict[st
         # observed data (Idefics2's `!= pixel_values.shape[1:].numel()` is true on every random image,
         # whatever count the graph keeps): the second trace shows whether it changes with the sizes.
         retrace = judge_loops(session, progress)
-    problems = retrace.apply(problems)
+    problems = with_builds(retrace.apply(problems), facts)  # what the retrace made anew
     if retrace.summary:
         report["retrace"] = retrace.summary
     _find_baked_divergence(original, problems, session)
@@ -330,7 +331,7 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, report: dict[st
         cumsum of integers behind a searchsorted that stopped the original's export) are facts the
         first analysis lacked: the files holding them are analysed again, and their findings replace
         the old ones, so a rule that reports only where the graph check located its node sees them."""
-        found = locate(verified, "after", None)
+        found = with_builds(locate(verified, "after", None), facts)
         noted = set(_note_located(facts, found)) | set(_note_traced(facts, found))
         again = [path for path in files if norm(path) in noted]
         if again:
@@ -473,11 +474,13 @@ def _unexplained(original: VerifyReport, source: VerifyReport, side: str) -> lis
 def analysed_files(facts: Facts, model_file: Path, problems: Iterable[Problem] = ()) -> list[str]:
     """The files the static analysis reads: those of the user's files where a line ran during
     the observed forwards, the model file, and any file a located problem points into (a
-    TorchScript function runs no Python line, yet its export fails at its line). A file that
-    only ran while importing or building holds nothing an export records."""
+    TorchScript function runs no Python line, yet its export fails at its line) or that built a
+    module called at one (a factory of modules: ``Problem.built``). Another file that only ran
+    while importing or building holds nothing an export records."""
     forward = set(facts.forward_files)
     forward.add(norm(str(model_file)))
     forward.update(p.path for p in problems if p.path)
+    forward.update(b.path for p in problems for b in p.built)  # a factory's file, which ran while building
     return [f for f in facts.files if f.endswith(".py") and f in forward]
 
 
@@ -707,13 +710,13 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: VerifyReport, fi
             # line that bakes) stands below its `for` (the finding's line), as SLANet's decoder.
             continue
         gone = _gone(d, located, side, exported, Rewritten(sources) if sources else None)
-        runs = not gone and _runs_now(d, located, side, exported)
+        runs = not gone and _runs_now(d, located, side, exported, report["after"]["faithful"])
         problems, judged = _judged(d.problems, after_retrace if side == "after" else None)
         problems, judged = _untraced_after(problems, judged, original, final, side, sources)
         judged = judged or _steady(problems)
         # A graph failure of the original that the rewritten graph no longer has is no error of this
         # finding's; what else it was kept for (a warning node still there) keeps its own severity.
-        errors = [p for p in problems if p.severity == "error" and not (runs and p.kind == "unfaithful")]
+        errors = [p for p in problems if p.severity == "error" and not (runs and p.kind in ("unfaithful", "state"))]
         report["remaining"].append({
             "op": d.problems[0].op if d.problems else "-", "source": f"{d.finding.path}:{d.finding.line}",
             "rule": d.finding.rule,
@@ -840,13 +843,22 @@ def _gone(decision: Any, located: list[Problem], side: str, exported: bool = Tru
     return not (any(p.kind == "unfaithful" for p in decision.problems) and any(p.kind == "unfaithful" for p in located))
 
 
-def _runs_now(decision: Any, located: list[Problem], side: str, exported: bool = True) -> bool:
+def _runs_now(decision: Any, located: list[Problem], side: str, exported: bool = True,
+              faithful: bool | None = None) -> bool:
     """A finding kept (among others) for the original graph failing or computing other values, where
     the rewritten graph, exported, is faithful: that failure is gone, whatever else the finding was
     kept for (spandrel's HVI-CIDNet: the mask assignment's NonZero, a warning, stays in the rewritten
-    graph; the graph's failure at that line came from the hue plane TRT349 no longer bakes)."""
-    return side == "after" and exported and any(p.kind == "unfaithful" for p in decision.problems) \
-        and not any(p.kind == "unfaithful" for p in located)
+    graph; the graph's failure at that line came from the hue plane TRT349 no longer bakes).
+
+    Module state written in forward is named only as the likely reason of the original graph's other
+    values (``frozen_state``); where the rewritten graph is checked faithful on every input set, run in
+    order as the observer ran them, the writes passed nothing between the calls (monodepth2's
+    ``self.outputs = {}`` filled and returned by each forward; the difference was TRT355's write)."""
+    if side != "after" or not exported or any(p.kind == "unfaithful" for p in located):
+        return False
+    if any(p.kind == "unfaithful" for p in decision.problems):
+        return True
+    return faithful is True and bool(decision.problems) and all(p.kind == "state" for p in decision.problems)
 
 
 def _gone_note(decision: Any) -> str:

@@ -13,15 +13,13 @@ mode is the loops themselves; ``migrate`` applies both rules at first contact an
 
 from __future__ import annotations
 
-import shutil
 import sys
 from pathlib import Path
 
 import pytest
 import torch
-from support import migrate_json
-from variant_models import assert_eager_unchanged, assert_graph_within, built_variant, export_variant, seeded
-from variant_models import axes_json as _axes_json, line_of as _line_of, load_variant
+from variant_models import assert_follows_the_batch, built_variant, migrate_with_standin, seeded
+from variant_models import TORCHVISION_STANDIN as STANDIN, line_of as _line_of, load_variant
 
 from trtcodemod.engine import Options, check_source, fix_source
 
@@ -29,8 +27,6 @@ HERE = Path(__file__).resolve().parents[2] / "recipe_variants" / "trt361"
 RULES = ("TRT360", "TRT361")
 CODE_ALONE = Options(select=RULES, scope="all")
 UNSAFE = Options(select=RULES, scope="all", unsafe=True)
-#: torchvision's NMS functions in plain PyTorch (tests/transforms/torchvision_standin.py): no torchvision here.
-STANDIN = Path(__file__).resolve().parents[1] / "torchvision_standin.py"
 torchvision_standin = load_variant(STANDIN, "torchvision_standin")
 
 #: variant -> (builder, the producer's loop header, the callers' lines as written).
@@ -99,24 +95,12 @@ def test_rewritten_from_the_code_alone_exports_and_equals_eager(name: str, build
     rewritten.load_state_dict(original.state_dict())
     example = module.inputs(seeded(0))
     sets = _sets(module, 1)
-    assert_eager_unchanged(original, rewritten, {"example": example, **sets})
-    before, _ = export_variant(original, example, module.DYNAMIC, tmp_path / "before.onnx", tmp_path)
-    with pytest.raises((AssertionError, Exception)):  # noqa: B017 - the unrolled loops: other rows or a refusal
-        assert_graph_within(before, original, sets["batch-3"], 1e-5, "batch-3")
-    session, _ = export_variant(rewritten, example, module.DYNAMIC, tmp_path / "after.onnx", tmp_path)
-    for label, inputs in {"example": example, **sets}.items():
-        assert_graph_within(session, original, inputs, 1e-5, label)
+    assert_follows_the_batch(original, rewritten, module, example, sets, tmp_path)
 
 
 @pytest.mark.parametrize("name", list(TAKEN))
 def test_migrate_applies_both_rules(name: str, tmp_path: Path) -> None:
-    source = HERE / f"{name}.py"
-    path = tmp_path / source.name
-    shutil.copy(source, path)
-    (tmp_path / "torchvision").mkdir()
-    shutil.copy(STANDIN, tmp_path / "torchvision" / "__init__.py")
-    module, _ = built_variant(source, f"trt361_migrate_{name}")
-    report = migrate_json(path, _axes_json(module))
+    path, report = migrate_with_standin(HERE / f"{name}.py", STANDIN, tmp_path, f"trt361_migrate_{name}")
     assert report["before"]["exported"] is True and report["before"]["faithful"] is False, report["before"]
     assert report["exit_code"] == 0 and report["equivalent"] is True, (report["remaining"], report["reverted"])
     applied = sorted((fix["rule"], fix["line"]) for fix in report["applied"])

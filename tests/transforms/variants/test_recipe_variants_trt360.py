@@ -1,0 +1,118 @@
+"""A per-image NMS loop whose picks are capped per image (TRT360's cap), on real-code variants.
+
+Each variant in ``tests/recipe_variants/trt360/`` is a small runnable model reduced from real code (cited in its
+docstring), by four authors: YOLOv5's ``if i.shape[0] > max_det: i = i[:max_det]`` (and YOLOv7's, its list made
+beforehand and written by the image's index, a time limit, flattened by its caller: TRT361), RTMDet's
+``batched_nms(...)[: self.max_num_detections]`` and torchvision FCOS's ``keep = keep[: self.detections_per_img]``
+(one dict an image, flattened by its caller: TRT361).
+
+The TorchScript export unrolls the loops with the example's batch. Rewritten from the code alone, each graph equals
+eager mode (the same rows in the same order) at batches of 1, 3 and 5, with an image that keeps no row, on zeros,
+negatives and tied scores, where each image keeps more picks than the cap; eager mode is the loops themselves;
+``migrate`` applies the rules at first contact and ends at exit 0.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+from variant_models import assert_follows_the_batch, built_variant, migrate_with_standin, seeded
+from variant_models import TORCHVISION_STANDIN as STANDIN, line_of as _line_of, load_variant
+
+from trtcodemod.engine import Options, check_source, fix_source
+
+HERE = Path(__file__).resolve().parents[2] / "recipe_variants" / "trt360"
+RULES = ("TRT360", "TRT361")
+CODE_ALONE = Options(select=RULES, scope="all")
+UNSAFE = Options(select=RULES, scope="all", unsafe=True)
+torchvision_standin = load_variant(STANDIN, "torchvision_standin")
+
+#: variant -> (the cap as written, the cap's rewrite, the loops' headers: TRT360's, then TRT361's if any, the cap).
+TAKEN: dict[str, tuple[str, str, tuple[str, ...], int]] = {
+    "yolov5_nms_max_det": ("if i.shape[0] > max_det:",
+                           "i = _trt_cap_by_image(i, _trt_image[prediction.flatten(0, 1)[:, 4] > conf_thres]"
+                           "[conf[:, 0] > conf_thres], max_det, _trt_count)", ("for xi, x in enumerate",), 5),
+    "yolov7_nms_output_by_index": ("if i.shape[0] > max_det:",
+                                   "i = _trt_cap_by_image(i, _trt_image[xc.flatten(0, 1)][conf.view(-1) > conf_thres], "
+                                   "max_det, _trt_count)",
+                                   ("for xi, x in enumerate(prediction):", "for i, d in enumerate(out)])"), 4),
+    "rtmdet_batched_nms_slice": (")[: self.max_num_detections]", ", _trt_image, self.max_num_detections, _trt_count)",
+                                 ("for i in range(boxes.shape[0]):",), 4),
+    "torchvision_fcos_detections_per_img": ("keep = keep[: self.detections_per_img]",
+                                            "keep = _trt_cap_by_image(keep, _trt_image[inds], self.detections_per_img,",
+                                            ("for index in range(boxes.shape[0]):", "for i, det in enumerate("), 3),
+}
+
+
+@pytest.fixture(autouse=True)
+def torchvision_ops(monkeypatch):
+    monkeypatch.setitem(sys.modules, "torchvision", torchvision_standin)
+
+
+@pytest.mark.parametrize("name", list(TAKEN))
+def test_the_capped_loops_are_found_and_rewritten(name: str) -> None:
+    path = HERE / f"{name}.py"
+    cap, rewritten, loops, _ = TAKEN[name]
+    found = sorted((f.rule, f.line) for f in check_source(path.read_bytes(), str(path.resolve()), CODE_ALONE))
+    assert found == sorted(zip(RULES, (_line_of(path, loop) for loop in loops)))
+    after = fix_source(path.read_bytes(), str(path.resolve()), UNSAFE).source.decode()
+    assert rewritten in after and "def _trt_cap_by_image(" in after, after
+    # the loop kept for eager code, with the cap as written (docstrings quote code in ``)
+    assert [line.strip() for line in after.splitlines() if cap in line and "``" not in line] == [cap.strip()] \
+        or sum(cap in line and "``" not in line for line in after.splitlines()) == 1
+
+
+def _counts(rows: torch.Tensor, batch: int) -> list[int]:
+    """Rows of each image (the last column is the image's index)."""
+    return [int((rows[:, -1] == j).sum()) for j in range(batch)]
+
+
+#: A value that, filling an image, leaves it no candidate over the thresholds (RTMDet's NMS runs on every candidate:
+#: its score mask is made and left unused, as there, so every image keeps some).
+EMPTY_FILL = {"yolov5_nms_max_det": 40.0, "yolov7_nms_output_by_index": 40.0, "rtmdet_batched_nms_slice": -40.0,
+              "torchvision_fcos_detections_per_img": -40.0}
+
+
+def _sets(name: str, seed: int) -> dict[str, tuple[torch.Tensor]]:
+    def images(batch: int) -> torch.Tensor:
+        return torch.rand(batch, 3, 32, 32, generator=seeded(seed + batch))
+
+    ties = images(2)
+    ties[:, :, :, 16:] = ties[:, :, :, :16]  # every window twice: equal scores, overlapping boxes
+    empty = images(3)
+    empty[1] = EMPTY_FILL[name]  # the middle image: no candidate over the thresholds
+    return {"batch-1": (images(1),), "batch-3": (images(3),), "batch-5": (images(5),),
+            "an-image-without-rows": (empty,), "zeros": (torch.zeros(2, 3, 32, 32),),
+            "negatives": (-images(3),), "ties": (ties,)}
+
+
+@pytest.mark.parametrize("name", list(TAKEN))
+def test_rewritten_from_the_code_alone_exports_and_equals_eager(name: str, tmp_path: Path) -> None:
+    path = HERE / f"{name}.py"
+    new_path = tmp_path / f"{name}_rewritten.py"
+    new_path.write_text(fix_source(path.read_bytes(), str(path.resolve()), UNSAFE).source.decode())
+    module, _ = built_variant(path, f"trt360_{name}")
+    rewritten_module, _ = built_variant(new_path, f"trt360_rewritten_{name}")
+    original, rewritten = module.build(), rewritten_module.build()
+    rewritten.load_state_dict(original.state_dict())
+    example = module.inputs(seeded(0))
+    sets = _sets(name, 1)
+    cap = TAKEN[name][3]
+    # the cap bites: an image keeps more picks than it without it; and one image keeps none
+    assert max(_counts(original(*sets["batch-3"]), 3)) == cap
+    assert (_counts(original(*sets["an-image-without-rows"]), 3)[1] == 0) is (name != "rtmdet_batched_nms_slice")
+    assert_follows_the_batch(original, rewritten, module, example, sets, tmp_path)
+
+
+@pytest.mark.parametrize("name", list(TAKEN))
+def test_migrate_applies_the_cap_at_first_contact(name: str, tmp_path: Path) -> None:
+    path, report = migrate_with_standin(HERE / f"{name}.py", STANDIN, tmp_path, f"trt360_migrate_{name}")
+    assert report["before"]["faithful"] is not True, report["before"]
+    assert report["exit_code"] == 0 and report["equivalent"] is True, (report["remaining"], report["reverted"])
+    applied = sorted((fix["rule"], fix["line"]) for fix in report["applied"])
+    loops = TAKEN[name][2]
+    assert all((rule, _line_of(path, loop)) in applied for rule, loop in zip(RULES, loops)), applied
+    assert report["after"]["faithful"] is True
