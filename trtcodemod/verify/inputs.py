@@ -65,9 +65,11 @@ def _bind(value: Any, params: list[str], origin: str) -> dict[str, torch.Tensor]
 def _perturb(t: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
     """Other values of the same kind: float tensors are scaled and get noise; others stay.
 
-    The new values stay within the range of the tensor's finite values (folded back at its ends): the
-    example is the user's word on what the model takes, and a model may check it (piq's metrics assert
-    images in [0, 1]; a set it refuses tests nothing). Infinities and NaN stay where they were."""
+    The new values are mapped affinely onto the range of the tensor's finite values: the example is the
+    user's word on what the model takes, and a model may check it (piq's metrics assert images in [0, 1];
+    a set it refuses tests nothing). An affine map keeps distinct values distinct (folding or clamping
+    at the ends piles values up there, and a heatmap's arg-max then meets near-ties). Infinities and NaN
+    stay where they were."""
     if not t.is_floating_point() or t.numel() == 0:
         return t.clone()
     finite_mask = torch.isfinite(t)
@@ -77,9 +79,10 @@ def _perturb(t: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
     out = t * 1.1 + noise * (0.1 * (scale or 1.0))
     if finite.numel() > 1:
         low, high = finite.min(), finite.max()
-        if low < high:
-            out = torch.where(out > high, 2 * high - out, out)
-            out = torch.where(out < low, 2 * low - out, out).clamp(low, high)
+        moved = out[finite_mask]
+        new_low, new_high = moved.min(), moved.max()
+        if low < high and new_low < new_high:
+            out = (low + (out - new_low) * ((high - low) / (new_high - new_low))).clamp(low, high)
         out = torch.where(finite_mask, out, t)
     return out
 
