@@ -228,12 +228,15 @@ def _trt_size_symbolic_int(value):
 
 
 def _trt_size_rounded(value, how):
-    """The traced integer: ``ceil``/``floor`` of a float, then ``int64`` (a cast truncates toward zero)."""
+    """The traced integer: ``ceil``/``floor``/``round`` (halves to even, as Python's) of a float, then
+    ``int64`` (a cast truncates toward zero, which is ``trunc``)."""
     if value.is_floating_point():
         if how == "ceil":
             value = torch.ceil(value)
         elif how == "floor":
             value = torch.floor(value)
+        elif how == "round":
+            value = torch.round(value)
     return value.to(torch.int64)
 
 
@@ -243,19 +246,11 @@ def _trt_size_round(value: int | float) -> float:
     TorchScript types ``float`` (hence the annotation; eager mode returns ``round``'s ``int``)."""
     if not torch.jit.is_scripting():
         if torch.jit.is_tracing() and isinstance(value, torch.Tensor):
-            return _trt_size_traced_round(value)
+            return _trt_size_rounded(value, "round")
         return round(value)
     if isinstance(value, int):
         return float(value)  # TorchScript's round of an int
     return round(value)
-
-
-@torch.jit.unused
-def _trt_size_traced_round(value):
-    """The traced integer: ``round`` (halves to even) of a float, then ``int64``, exact for a float."""
-    if value.is_floating_point():
-        value = torch.round(value)
-    return value.to(torch.int64)
 
 
 def _trt_size_sqrt(value: int | float) -> float:
