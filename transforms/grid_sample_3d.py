@@ -30,8 +30,8 @@ class GridSample3d(Rule):
                 "only; sample by gathers",
         doc="""\
 What it finds: `torch.nn.functional.grid_sample(input, grid, ...)` calls (through the file's
-imports) whose `input` a recorded run (`migrate`, or `check --facts`) saw with five
-dimensions: a volume `(N, C, D, H, W)` sampled at a grid `(N, D', H', W', 3)`, as registration
+imports) whose `input` or `grid` a recorded run (`migrate`, or `check --facts`) saw with five
+dimensions (the grid has the input's rank), a volume `(N, C, D, H, W)` sampled at a grid `(N, D', H', W', 3)`, as registration
 networks warp a moving image by a displacement field (monai's `Warp`) and 3-D spatial
 transformers do. Without such a record, a call whose grid is written as a permutation of five
 axes (`flow.permute(0, 2, 3, 4, 1)`: a volume's field with its vectors moved last) is reported
@@ -93,7 +93,10 @@ TensorRT does not parse; the rewritten graph runs there on every batch, an empty
         volume, grid = argument(node, 0, "input"), argument(node, 1, "grid")
         if volume is None or grid is None:
             return
-        seen = self._observed.known and any(len(shape) == 5 for shape in self._observed.shapes(volume.value))
+        # The grid has the input's rank (grid_sample refuses any other): either one seen 5-D says it (lucidrains'
+        # DeformableAttention3D samples `group(x)`, a call whose value the run records no shape for).
+        seen = self._observed.known and any(len(shape) == 5 for shape in (
+            *self._observed.shapes(volume.value), *self._observed.shapes(grid.value)))
         if not seen and not _volume_grid(grid.value):
             return
         # The helper takes grid_sample's parameters by the same names and in the same order.

@@ -44,6 +44,7 @@ RULE_MODULES: tuple[str, ...] = (
     "shape_cache",
     "global_cache",
     "bicubic_resize",
+    "traced_scale_resize",
     "sizes_tensor",
     "isin",
     "size_guarded_resize",

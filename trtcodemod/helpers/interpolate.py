@@ -32,7 +32,16 @@ from trtcodemod.helpers.onnx_export import _trt_onnx_exporting
 def _trt_interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                      recompute_scale_factor=None, antialias=False):
     """``F.interpolate``; while exporting to ONNX, bicubic as matrix products TensorRT parses, and
-    ``nearest-exact`` (which the TorchScript exporter has no symbolic for) as a Gather per axis."""
+    ``nearest-exact`` (which the TorchScript exporter has no symbolic for) as a Gather per axis; while
+    tracing, a scale factor the trace holds as a tensor (computed from a traced size, which
+    ``F.interpolate`` refuses) as the same resize computed from it (TRT362)."""
+    if (not torch.jit.is_scripting() and size is None and torch.jit.is_tracing() and _trt_traced_scales(scale_factor)
+            and isinstance(input, torch.Tensor) and 3 <= input.dim() <= 5 and input.is_floating_point()
+            and not antialias):
+        resized = _trt_resize_by_traced_scale(input, scale_factor, mode, bool(align_corners),
+                                              bool(recompute_scale_factor))
+        if resized is not None:
+            return resized
     if (not torch.jit.is_scripting() and mode == "nearest-exact" and _trt_onnx_exporting()
             and isinstance(input, torch.Tensor) and 3 <= input.dim() <= 5 and not input.is_complex()
             and align_corners is None and not antialias and (size is None) != (scale_factor is None)):
@@ -108,6 +117,77 @@ def _trt_nearest_exact_onnx(input, size, scale_factor, recompute_scale_factor):
     return out
 
 
+def _trt_traced_scales(scale_factor) -> bool:
+    """A scale factor the trace holds as a tensor, alone or in a sequence: ``96 / max(h, w)`` of traced
+    sizes, which ``F.interpolate``'s kernels refuse (they take Python floats)."""
+    if isinstance(scale_factor, torch.Tensor):
+        return True
+    return isinstance(scale_factor, (tuple, list)) and any(isinstance(f, torch.Tensor) for f in scale_factor)
+
+
+def _trt_resize_by_traced_scale(input, scale_factor, mode, align_corners, recompute_scale_factor):
+    """``F.interpolate(input, scale_factor=scale_factor, mode=mode)`` where the factors are traced
+    tensors, as PyTorch computes it: each output size ``floor(size * factor)`` in float32 (as torch's own
+    traced ``F.interpolate`` does), nearest and (bi/tri)linear as two Gathers per axis at PyTorch's source
+    coordinates (``1 / factor`` per output step unless recomputed or ``align_corners``), bicubic as
+    TRT727's weight matrices, area as exact adaptive-pooling bins. None for what it does not take."""
+    count = input.dim() - 2
+    factors = list(scale_factor) if isinstance(scale_factor, (tuple, list)) else [scale_factor] * count
+    if len(factors) != count:
+        return None
+    if mode == "bicubic":
+        return _trt_resize_onnx(input, None, tuple(factors), mode, align_corners, recompute_scale_factor,
+                                False) if count == 2 else None
+    sizes = [_trt_scaled_size(input.shape[axis + 2], factor) for axis, factor in enumerate(factors)]
+    if mode == "area":
+        if count != 2:
+            return None
+        from trtcodemod.helpers.pooling import _trt_adaptive_avg_pool2d_onnx
+
+        return _trt_adaptive_avg_pool2d_onnx(input, tuple(sizes))
+    linear = {"linear": 1, "bilinear": 2, "trilinear": 3}.get(mode)
+    if mode != "nearest" and linear != count:
+        return None
+    compute = torch.float64 if input.dtype == torch.float64 else torch.float32
+    out = input
+    for axis in range(count):
+        factor = None if recompute_scale_factor else factors[axis]
+        out = _trt_axis_resized(out, axis + 2, sizes[axis], factor, mode != "nearest", align_corners, compute)
+    return out
+
+
+def _trt_axis_resized(x, dim, out_size, factor, linear, align_corners, compute):
+    """``x`` resized along ``dim`` to ``out_size`` as PyTorch's nearest or linear kernel does: the
+    source of output ``i`` is ``i / factor`` (``(i + 0.5) / factor - 0.5``, not below 0, for linear;
+    ``in / out`` replaces ``1 / factor`` when there is no factor; ``i * (in - 1) / (out - 1)`` with
+    ``align_corners``), nearest taking its floor, linear its two neighbours weighted by the distance."""
+    in_size = x.shape[dim]
+    rows = torch.arange(out_size, device=x.device).to(compute)
+    n_in = torch.ones_like(torch.arange(in_size, device=x.device), dtype=compute).sum(0, keepdim=True)
+    n_out = torch.ones_like(rows).sum(0, keepdim=True)
+    if linear and align_corners:
+        step = torch.where(n_out > 1, (n_in - 1) / torch.clamp(n_out - 1, min=1), torch.zeros_like(n_out))
+        real = rows * step
+    else:
+        if factor is None:
+            step = n_in / n_out
+        elif isinstance(factor, torch.Tensor):
+            step = torch.reciprocal(factor.to(compute)).reshape(1)
+        else:
+            step = torch.full((1,), 1.0 / factor, dtype=compute, device=x.device)
+        real = torch.clamp(step * (rows + 0.5) - 0.5, min=0) if linear else rows * step
+    last = (n_in - 1).to(torch.int64)
+    low = torch.minimum(torch.floor(real).to(torch.int64), last)
+    if not linear:
+        return x.index_select(dim, low)
+    high = torch.minimum(low + 1, last)
+    weight = torch.clamp(real - low.to(compute), 0, 1)
+    shape = [1] * x.dim()
+    shape[dim] = -1
+    weight = weight.to(x.dtype).reshape(shape)
+    return x.index_select(dim, low) * (1 - weight) + x.index_select(dim, high) * weight
+
+
 def _trt_floor_scaled(size, factor):
     """``floor(size * factor)`` as PyTorch computes an output size (in double): exactly, in integers,
     where the factor is a ratio ``p / 2^k`` with a small ``p`` (2, 1.5, 0.5, 0.25...); in float32
@@ -150,7 +230,9 @@ def _trt_cubic_weights(in_size, out_size, scale, align_corners, dtype, device):
         # (in - 1) / (out - 1), and 0 for a single output (its coordinate is 0 either way).
         real = rows * ((n_in - 1) / torch.clamp(n_out - 1, min=1))
     else:
-        if scale is not None and scale > 0:
+        if isinstance(scale, torch.Tensor):  # a traced factor (TRT362): positive, or torch would refuse its size
+            step = torch.reciprocal(scale.to(dtype)).reshape(1)
+        elif scale is not None and scale > 0:
             step = torch.full((1,), 1.0 / scale, dtype=dtype, device=device)
         else:
             step = n_in / n_out
