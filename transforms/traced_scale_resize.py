@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import argument, bound_names
+from trtcodemod.astutil import argument, bound_names, is_true
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety, spelled
 from trtcodemod.transforms._size_facts import SizeRule
 from trtcodemod.transforms.bicubic_resize import HELPER, antialiased
@@ -21,6 +21,9 @@ from trtcodemod.transforms.bicubic_resize import HELPER, antialiased
 _FUNCTIONS = ("torch.nn.functional.interpolate",)
 #: The modes the helper computes from a traced factor; a mode held in a variable may be any of them.
 _MODES = frozenset({"nearest", "linear", "bilinear", "trilinear", "bicubic", "area"})
+#: Modes whose kernels take the output size torch computes first when the factor is recomputed (a traced factor
+#: exports then; area's adaptive pooling to a traced size does not, bicubic's Resize TensorRT cannot parse).
+_SIZED_MODES = frozenset({"nearest", "linear", "bilinear", "trilinear"})
 #: Python functions of numbers whose result is computed from a size when an argument is.
 _NUMBER_FUNCTIONS = frozenset({"max", "min", "float", "int", "round", "abs"})
 
@@ -39,7 +42,8 @@ arithmetic, `max`/`min`/`float`/`int`/`round`/`abs` of one, directly or through 
 function binds to them (`h, w = im.shape[-2:]`, `ratio = L / max(h, w)`), alone or in a tuple
 (CascadePSP's `resize_max_side`, which brings an image's longer side to `L`). The mode must be
 one the rewrite computes (`nearest`, `linear`, `bilinear`, `trilinear`, `bicubic`, `area`) or a
-name; `antialias=True` is left alone.
+name; `antialias=True` is left alone, and so is `recompute_scale_factor=True` with a nearest or linear
+mode (torch then computes the output size first, which traces: torchvision's detection transform).
 
 Why it hurts: the TorchScript exporter traces, and a traced size is a 0-d tensor, so the factor
 is a tensor; `F.interpolate` passes it to `upsample_nearest2d`/`upsample_bilinear2d`/..., whose
@@ -144,7 +148,9 @@ Floor, Min/Max, Gather, Mul, Add, Div, MatMul and ReduceSum.""",
             func = expr.func
             number = type(func) is cst.Name and (func.value in _NUMBER_FUNCTIONS or func.value.startswith("_trt_size_")) \
                 or any(name.startswith("math.") for name in self.context.qualified_names(func))
-            return number and any(self._from_size(arg.value, seen) for arg in expr.args)
+            # `min(vid.shape[-2:])`: the shorter side, a number computed from the shape itself.
+            return number and any(self._from_size(arg.value, seen) or self._is_shape_tuple(arg.value)
+                                  for arg in expr.args)
         if type(expr) in (cst.Tuple, cst.List):
             return any(self._from_size(element.value, seen) for element in expr.elements)
         return False
@@ -153,11 +159,17 @@ Floor, Min/Max, Gather, Mul, Add, Div, MatMul and ReduceSum.""",
         if not self._frames or not self.active() or not self.context.refers_to(node.func, *_FUNCTIONS):
             return
         factor = argument(node, 2, "scale_factor")
-        if factor is None or argument(node, 1, "size") is not None or antialiased(node, self._scopes):
+        size = argument(node, 1, "size")
+        given_size = size is not None and not (type(size.value) is cst.Name and size.value.value == "None")
+        if factor is None or given_size or antialiased(node, self._scopes):
             return
         mode = argument(node, 3, "mode")
         if mode is not None and type(mode.value) is cst.SimpleString and mode.value.evaluated_value not in _MODES:
             return
+        recompute = argument(node, 5, "recompute_scale_factor")
+        if recompute is not None and is_true(recompute.value) and (
+                mode is None or type(mode.value) is cst.SimpleString and mode.value.evaluated_value in _SIZED_MODES):
+            return  # torch computes the output size first and traces it (torchvision's detection transform)
         if mode is not None and type(mode.value) not in (cst.SimpleString, cst.Name, cst.Attribute):
             return
         if not self._from_size(factor.value):

@@ -232,3 +232,18 @@ def test_the_dynamo_graph_is_valid_with_a_symbolic_batch_and_runs_an_empty_one(p
         got = session.run(None, {"x": x.numpy(), "grid": grid.numpy()})[0]
         expected = F.grid_sample(x, grid, padding_mode=padding_mode, align_corners=True).numpy()
         np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_migrate_reads_the_volume_from_the_grid_when_the_input_is_a_call(tmp_path: Path) -> None:
+    """lucidrains/deformable-attention 0.0.20 ``deformable_attention_3d.py:179`` samples ``group(x)``, a call whose
+    value the run records no shape for: the grid, seen 5-D, says the input is a volume (grid_sample requires the
+    same rank)."""
+    code = WARP.replace("        self.flow = nn.Conv3d(2, 3, 3, padding=1)\n",
+                        "        self.flow = nn.Conv3d(2, 3, 3, padding=1)\n        self.keep = nn.Identity()\n")
+    code = code.replace("return F.grid_sample(moving, grid,", "return F.grid_sample(self.keep(moving), grid,")
+    model = tmp_path / "warp_call.py"
+    model.write_text(code)
+    report = migrate_json(model, '{"x": {"0": "n", "2": "d", "3": "h", "4": "w"}}')
+    assert report["before"]["exported"] is False
+    assert [(fix["rule"], fix["line"]) for fix in report["applied"] if fix["rule"] == "TRT313"] == [("TRT313", 22)]
+    assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
