@@ -3,8 +3,8 @@
 Audio code frames a signal without ``unfold`` by building the view itself: julius's ``unfold``
 (``padded.as_strided(shape + [n_frames, kernel_size], strides + [stride, 1])``), torchaudio's Kaldi
 ``_get_strided`` (``waveform.as_strided((m, window_size), (window_shift * s, s))``). The TorchScript
-exporter converts ``as_strided`` only with constant sizes and takes the strides as the example's
-numbers, so with a dynamic length the export stops or keeps the example's frames. The inserted helper
+exporter converts ``as_strided`` only with constant strides, and takes strides read from ``x.stride()`` as
+the example's numbers, so with a dynamic length the export stops or keeps the example's layout. The inserted helper
 (``trtcodemod/helpers/splitting.py``) is ``as_strided`` itself outside a TorchScript export and, while
 exporting, where the view is windows of one axis of its input, those windows gathered by computed
 indices (TRT311's form), with the count, window and step the code computed.
@@ -27,7 +27,7 @@ class StridedWindows(Rule):
     info = RuleInfo(
         id="TRT363",
         name="as-strided-windows",
-        summary="`x.as_strided(size, stride)` does not export with sizes or strides that follow a dynamic axis "
+        summary="`x.as_strided(size, stride)` does not export with strides that follow a dynamic axis "
                 "(TorchScript exporter); where the view is windows of one axis, gather the windows instead",
         doc="""\
 What it finds: the tensor method `x.as_strided(size, stride)` and `x.as_strided(size, stride,
@@ -39,11 +39,14 @@ chunked attention (`x.as_strided(size=(n, chunks, size, d), stride=(x.stride(0),
 *x.stride()[1:]))`). Left alone: `torch.as_strided(...)`, the in-place `as_strided_`,
 `as_strided_scatter`, and calls with unpacked arguments.
 
-Why it hurts: the TorchScript exporter writes `as_strided` as a `Gather` of the flattened input
-at indices it computes from the sizes and strides as constants. A size computed from a dynamic axis
-(a traced value) stops the export ("Failed to export a node ... prim::ListConstruct ... because it is
-not constant"); strides read from `x.stride()` are plain Python numbers, the example's, so even with
-fixed sizes the graph reads the example's layout at every size.
+Why it hurts: the TorchScript exporter writes `as_strided` as a `Gather` of the flattened input at
+indices it computes from the sizes, read from the graph, and the strides, which must be constants. A
+stride computed from a dynamic axis (julius's step, a traced size) stops the export ("Failed to export a
+node ... prim::ListConstruct ... because it is not constant"); strides read from `x.stride()` are plain
+Python numbers, the example's, so where one is a length (the stride of every axis before the framed one:
+SnAG's batch) the graph reads the example's layout at every size, other elements than eager mode at
+another length. A 1-D signal's strides are constants (Kaldi's frames): that graph already follows the
+length, and the rewrite only trades its `Gather` for another.
 
 The rewrite: `_trt_as_strided(x, size, stride[, storage_offset])`, an inserted helper that is
 `x.as_strided(...)` itself in eager mode, under `torch.jit.script`, `torch.fx`, `torch.compile`,
@@ -109,8 +112,8 @@ so the code must build windows at every size (julius's and Kaldi's do by constru
             cst.Arg(value=receiver, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
             *(cst.Arg(value=a.value, comma=written.comma, whitespace_after_arg=written.whitespace_after_arg)  # type: ignore[union-attr]
               for a, written in zip(args, node.args))], whitespace_before_args=node.whitespace_before_args)
-        self.report(node, f"`{short_code(node)}`: the TorchScript exporter needs `as_strided`'s sizes constant and "
-                          f"takes its strides as the example's; `{HELPER}` gathers the windows of one axis it "
+        self.report(node, f"`{short_code(node)}`: the TorchScript exporter needs `as_strided`'s strides constant and "
+                          f"takes those read from a tensor as the example's; `{HELPER}` gathers the windows of one axis it "
                           "makes while exporting (a copy, not a view: unsafe)",
                     Fix({node: new}, helpers=(HELPER,), safety=Safety.UNSAFE))
 

@@ -233,7 +233,7 @@ def _trt_as_strided(x, size: list[int], stride: list[int], storage_offset: int |
     """``x.as_strided(size, stride, storage_offset)``; while the TorchScript exporter traces, a view that is
     windows of one axis of ``x`` (an ``unfold`` written by hand: audio framing) as those windows.
 
-    The TorchScript exporter needs ``as_strided``'s sizes as constants (a traced size stops it), and strides
+    The TorchScript exporter needs ``as_strided``'s strides as constants (a traced one stops it), and strides
     read from ``x.stride()`` are the example's numbers. Where, on the traced example, the view's sizes and
     strides are ``x``'s own with one axis ``d`` replaced by ``count`` windows every ``step`` elements (stride
     ``step * x.stride(d)``) and a window axis of ``window`` elements (stride ``x.stride(d)``) placed anywhere,
