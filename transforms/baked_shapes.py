@@ -690,7 +690,12 @@ downsampling `max(1, round(min(x.size()[-2:]) / 256))` (SSIM, VSI, FSIM, SR-SIM,
 traced `round` of a tensor raised `TypeError` and stopped the export, becomes
 `_trt_size_max(1, _trt_size_round(_trt_size_min_of(x.size()[-2:]) / 256))` (measured: exported at 300
 by 520, the graph's factor equals eager mode's at every side from 0 to 1152, the halves at 384 and
-640 included). Where no integer form is exact,
+640 included). So are an `int(E)` and a `min`/`max` of two such integers inside the number: julius's
+FFT convolution block `min(int(kernel_size * block_ratio), length)` becomes
+`_trt_size_min(_trt_size_int(kernel_size * block_ratio), length)` and its frame count
+`math.ceil((max(length, kernel_size) - kernel_size) / stride) + 1` becomes
+`_trt_size_ceil((_trt_size_max(length, kernel_size) - kernel_size) / stride) + 1`, one finding each (measured:
+exported at a length of 8, the graph's block and count follow the length from 5 to 31). Where no integer form is exact,
 `int(E)`, `math.ceil(E)`/`math.floor(E)` and `int(np.ceil(E))`/`int(np.floor(E))` of a number
 `E` built from sizes, literals and configuration with `+ - * / //` (`int(h * self.patch_size)`,
 `math.ceil(h / self.stride)`) become `_trt_size_int(E)`, `_trt_size_ceil(E)`,
@@ -970,6 +975,10 @@ baked choice). Applies to every TensorRT version.""",
             return configuration(expr.value) or observed and (self._loose_size(expr) or _read_of_name(expr))
         if configuration(expr):
             return True
+        if self._extreme_of_two(expr, observed) is not None or self._int_of_number(expr, observed) is not None:
+            # julius's framing, `math.ceil((max(length, k) - k) / stride)`, and its block, `min(int(k * ratio),
+            # length)`: the larger of two integers, and `int` of a number, are integers the helpers keep traced.
+            return True
         rounded = self._rounding(expr)
         if rounded is not None:
             # `math.ceil(x / stride)` inside `max(...)` (TensorFlow's "SAME" padding): an int of a number.
@@ -990,6 +999,9 @@ baked choice). Applies to every TensorRT version.""",
         rounding = self._rounded_number(expr, False)
         if rounding is not None:
             return self._size_number(rounding)  # `round(min(x.size()[-2:]) / 256)`
+        if self._extreme_of_two(expr, False) is not None:
+            # `max(length, k) - k` (julius's frame count): the larger of a size and a number.
+            return any(self._size_number(a.value) for a in expr.args)  # type: ignore[attr-defined]
         rounded = self._rounding(expr)
         if rounded is not None:
             # `math.floor(math.ceil(w / 32.0) * 32.0)` (SpyNet's padded size): the outer call reads the
@@ -1011,6 +1023,27 @@ baked choice). Applies to every TensorRT version.""",
             return None
         inner = expr.args[0].value
         if self.is_tensor(inner) or not (self._size_number(inner) or observed and self._number(inner, observed)):
+            return None
+        return inner
+
+    def _extreme_of_two(self, expr: cst.BaseExpression, observed: bool) -> str | None:
+        """``"max"`` for ``max(a, b)`` of two integers the helpers take (``min`` alike), nested in a number."""
+        if type(expr) is not cst.Call or type(expr.func) is not cst.Name or expr.func.value not in ("min", "max") \
+                or self._builtin(expr.func) is None or len(expr.args) != 2 \
+                or any(a.keyword or a.star for a in expr.args):
+            return None
+        if not all(self._number(a.value, observed, integer=True) for a in expr.args):
+            return None
+        return expr.func.value
+
+    def _int_of_number(self, expr: cst.BaseExpression, observed: bool) -> cst.BaseExpression | None:
+        """``E`` of the built-in ``int(E)`` (one argument) where ``E`` is a number the helpers take and no tensor."""
+        if type(expr) is not cst.Call or type(expr.func) is not cst.Name or expr.func.value != "int" \
+                or self._builtin(expr.func) is None or len(expr.args) != 1 or expr.args[0].keyword \
+                or expr.args[0].star:
+            return None
+        inner = expr.args[0].value
+        if self.is_tensor(inner) or not self._number(inner, observed):
             return None
         return inner
 
@@ -1047,6 +1080,13 @@ baked choice). Applies to every TensorRT version.""",
             used: set[str] = set()
 
             def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+                pair = rule._extreme_of_two(original, True)
+                if pair is not None or rule._int_of_number(original, True) is not None:
+                    # `max(a, b)` and `int(E)` inside the number: the traced helpers, rewritten with it.
+                    rule._rounded.add(id(original))
+                    helper = SIZE_INT_HELPER if pair is None else SIZE_MIN_HELPER if pair == "min" else SIZE_MAX_HELPER
+                    Roots.used = Roots.used | {helper}
+                    return helper_call(helper, *(a.value for a in updated.args))
                 rounded = rule._rounding(original)
                 if rule._rounded_number(original, True) is not None:
                     rounded = ("round", original.args[0].value)

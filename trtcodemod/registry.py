@@ -55,6 +55,7 @@ RULE_MODULES: tuple[str, ...] = (
     "affine_grid",
     "eye",
     "unfold_windows",
+    "strided_windows",
     "constant_update",
     "fold",
     "grid_sample_3d",

@@ -1629,6 +1629,43 @@ def test_a_rounding_inside_min_or_max_is_rewritten_with_it() -> None:
     assert not ort_matches(original, before, torch.randn(1, 2, 10, 3))  # the trace kept `max` choosing 0
 
 
+#: julius 0.2.8 (adefossez/julius on PyPI): julius/fftconv.py:116, the block of `fft_conv1d`,
+#: `min(int(kernel_size * block_ratio), length)`, and julius/core.py:114, the frame count of its `unfold`,
+#: `math.ceil((max(length, kernel_size) - kernel_size) / stride) + 1`: an `int` and a `max` of sizes inside
+#: the number. Here the count's step is the block less the kernel, a size too (julius's `fold_stride`).
+BLOCKS = HEADER + '''class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.ratio = 2.5
+
+    def forward(self, x, w):
+        length = x.shape[-1]
+        k = w.shape[-1]
+        block = min(int(k * self.ratio), length)
+        step = block - k + 1
+        count = math.ceil((max(length, k) - k) / step) + 1
+        return x.new_zeros(count, block) + x.sum()
+'''
+
+
+def test_an_int_and_a_max_inside_the_number_are_rewritten_with_it() -> None:
+    after = rewrite(BLOCKS, select=("TRT712",), unsafe=True)
+    assert "block = _trt_size_min(_trt_size_int(k * self.ratio), length)" in after
+    assert "count = _trt_size_ceil((_trt_size_max(length, k) - k) / step) + 1" in after
+    assert rules_found(BLOCKS, select=("TRT712",)) == ["TRT712", "TRT712"]  # one finding a line
+    before, rewritten = load(BLOCKS, "M")(), load(after, "M")()
+    w = torch.randn(1, 1, 4)
+    for length in (4, 5, 9, 10, 11, 23):  # the block is the length up to 10, then 10; one window to many
+        x = torch.randn(1, 1, length) - 0.5
+        assert torch.equal(before(x, w), rewritten(x, w))
+    dynamic = {"x": {2: "length"}}
+    session = export_session(rewritten, (torch.randn(1, 1, 8), w), ["x", "w"], dynamic)
+    original = export_session(before, (torch.randn(1, 1, 8), w), ["x", "w"], dynamic)
+    for length in (8, 5, 12, 31):
+        assert ort_matches(session, before, torch.randn(1, 1, length), w)
+    assert not ort_matches(original, before, torch.randn(1, 1, 31), w)  # the trace kept the block and the count
+
+
 def test_an_array_of_the_shape_is_named_without_a_fix() -> None:
     code = HEADER + forward("image_shape = x.shape[2:]\nimage_shape = np.array(image_shape)\nreturn image_shape // 8")
     assert rules_found(code, select=("TRT711",)) == ["TRT711"]

@@ -25,6 +25,11 @@ whole number of windows and viewed as ``(windows, size)``, the window moved last
 (``step != size``) are gathered along the axis by computed indices instead: the same values, as a
 copy (TRT311's unsafe case).
 
+``_trt_as_strided`` (TRT363) is ``x.as_strided(size, stride, storage_offset)`` itself everywhere except
+while the TorchScript exporter traces, where a view that is windows of one axis of ``x`` at the traced
+numbers (an ``unfold`` written by hand: julius's and Kaldi's framing) is gathered as ``_trt_unfold``'s
+overlapping windows are, from the count, window and step the code computed.
+
 ``_trt_unfold_axis`` (TRT330) is ``x.unfold(dimension, size, step)`` with a negative ``dimension``
 counted from the front (``dimension + x.dim()``): the same axis, so the same view, in every mode;
 the TorchScript exporter's ``unfold`` takes a negative dimension as an axis of the tensor one rank
@@ -171,7 +176,14 @@ def _trt_unfold_gathered(x, dimension: int, size: int, step: int):
     scripted): ``unfold``'s values and shape, as a new tensor."""
     x.unfold(dimension, size, step)  # unfold's own check, as in _trt_unfold_views
     axis = dimension % x.dim()
-    count = (x.shape[axis] - size) // step + 1
+    return _trt_windows_gathered(x, axis, (x.shape[axis] - size) // step + 1, size, step)
+
+
+@torch.jit.unused
+def _trt_windows_gathered(x, axis: int, count: int, size: int, step: int):
+    """The first ``count`` windows of ``size`` every ``step`` along ``axis`` (non-negative), gathered by
+    index, the window axis last (never runs when scripted). The three numbers may be traced sizes (0-d
+    tensors): the indices are computed in the graph from them."""
     starts = torch.arange(count, device=x.device) * step
     index = (starts[:, None] + torch.arange(size, device=x.device)[None, :]).reshape(-1)
     windows = x.index_select(axis, index)
@@ -215,3 +227,92 @@ def _trt_unflatten_view(x, dim: int, sizes):
     leaves the result's sizes unknown and any size read from it later is the example's."""
     axis = dim % x.dim()
     return x.view(tuple(x.shape[:axis]) + tuple(sizes) + tuple(x.shape[axis + 1:]))
+
+
+def _trt_as_strided(x, size: list[int], stride: list[int], storage_offset: int | None = None):
+    """``x.as_strided(size, stride, storage_offset)``; while the TorchScript exporter traces, a view that is
+    windows of one axis of ``x`` (an ``unfold`` written by hand: audio framing) as those windows.
+
+    The TorchScript exporter needs ``as_strided``'s strides as constants (a traced one stops it), and strides
+    read from ``x.stride()`` are the example's numbers. Where, on the traced example, the view's sizes and
+    strides are ``x``'s own with one axis ``d`` replaced by ``count`` windows every ``step`` elements (stride
+    ``step * x.stride(d)``) and a window axis of ``window`` elements (stride ``x.stride(d)``) placed anywhere,
+    the offset is ``x``'s and every window lies inside the axis, the view is ``unfold``'s first ``count``
+    windows: they are computed from the count, window and step the code passed (traced sizes stay traced),
+    gathered by index (a copy), the window axis moved where the code put it. Anything else, and every mode
+    but a TorchScript export, is ``as_strided`` as written, with its own errors.
+    """
+    if torch.jit.is_scripting():
+        return x.as_strided(size, stride, storage_offset)
+    if torch.jit.is_tracing() and _trt_onnx_exporting() and isinstance(x, torch.Tensor):
+        windows = _trt_as_strided_windows(x, size, stride, storage_offset)
+        if windows is not None:
+            return windows
+    if storage_offset is None:
+        return x.as_strided(size, stride)
+    return x.as_strided(size, stride, storage_offset)
+
+
+@torch.jit.unused
+def _trt_as_strided_windows(x, size, stride, storage_offset):
+    """The windows ``x.as_strided(size, stride, storage_offset)`` views, gathered, or None where the view
+    is not windows of one axis of ``x`` (never runs when scripted)."""
+    found = _trt_strided_windows(x, size, stride, storage_offset)
+    if found is None:
+        return None
+    axis, place, step = found
+    windows = _trt_windows_gathered(x, axis, size[axis if axis < place else axis + 1], size[place], step)
+    # Non-negative: the TorchScript exporter writes a negative source of movedim into Transpose wrongly.
+    return windows.movedim(windows.dim() - 1, place)
+
+
+@torch.jit.unused
+def _trt_strided_windows(x, size, stride, storage_offset):
+    """``(axis, place, step)`` where ``as_strided(size, stride, storage_offset)`` of ``x`` is, on these
+    values, windows of ``x``'s ``axis`` with the window axis at ``place`` of the result, every ``step``
+    (the code's own number where its stride is one, so a traced step stays traced); None otherwise (never
+    runs when scripted). Traced sizes are read outside the trace: the check leaves no node in the graph."""
+    rank = x.dim()
+    if rank == 0 or not isinstance(size, (list, tuple)) or not isinstance(stride, (list, tuple)):
+        return None
+    if len(size) != rank + 1 or len(stride) != rank + 1:
+        return None
+    sizes = [_trt_untraced_int(v) for v in size]
+    strides = [_trt_untraced_int(v) for v in stride]
+    shape = [_trt_untraced_int(v) for v in x.shape]
+    offset = x.storage_offset() if storage_offset is None else _trt_untraced_int(storage_offset)
+    if None in sizes or None in strides or offset != x.storage_offset():
+        return None
+    for place in range(rank, -1, -1):  # the window axis, last first (unfold's layout)
+        kept = [k for k in range(rank + 1) if k != place]  # the result's axes that are x's
+        for axis in range(rank - 1, -1, -1):
+            unit = x.stride(axis)
+            at = kept[axis]
+            if unit <= 0 or strides[place] != unit or strides[at] % unit != 0:
+                continue
+            count, window, step = sizes[at], sizes[place], strides[at] // unit
+            if step < 1 or window < 1 or count < 0 or (count > 0 and (count - 1) * step + window > shape[axis]):
+                continue
+            if any(sizes[kept[k]] != shape[k] or strides[kept[k]] != x.stride(k) for k in range(rank) if k != axis):
+                continue
+            # The code's own step (traced where the code's is), in units of the axis's elements.
+            return axis, place, stride[at] if unit == 1 else stride[at] // unit
+    return None
+
+
+@torch.jit.unused
+def _trt_untraced_int(value):
+    """An ``int`` or a 0-d integer tensor's value as an ``int``, read outside the trace (no TracerWarning,
+    no node); None for anything else (never runs when scripted)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if not _trt_traced_count(value):
+        return None
+    state = torch._C._get_tracing_state()
+    torch._C._set_tracing_state(None)
+    try:
+        return int(value)
+    finally:
+        torch._C._set_tracing_state(state)
