@@ -202,7 +202,10 @@ class Decoder:
             return  # someone's own `range`
         facts = self.current_facts()
         seen = self.observed(call)
-        if seen if seen is not None else facts is not None and any(facts.depends(arg.value) for arg in call.args):
+        dependent = seen if seen is not None else facts is not None and any(facts.depends(arg.value) for arg in call.args)
+        if dependent and facts is not None and facts.fixed(call):
+            dependent = False  # `range(int(t.sum()))` of a tensor built from configuration only: the same count always
+        if dependent:
             self.report(node, "`range(...)` bound depends on tensor values: a traced export unrolls the loop with the "
                         "example's trip count; vectorize with a fixed maximum and a mask, or script the loop",
                         self._script_fix(node))
