@@ -12,7 +12,7 @@ This module defines no rule and is not registered.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Iterator
 
 import libcst as cst
 
@@ -526,9 +526,13 @@ class _Configuration:
     """
 
     def __init__(self, context: FileContext, func: cst.FunctionDef, params: list[cst.Param],
-                 pairs: list[tuple[cst.BaseExpression, cst.CSTNode]]) -> None:
+                 pairs: list[tuple[cst.BaseExpression, cst.CSTNode]], depth: int = 2, given: bool = False) -> None:
         self.context = context
-        self._config_params = {p.name.value for p in params if _static_param(p)}
+        self._depth = depth
+        self._given = given
+        self._helpers: dict[cst.FunctionDef, bool] = {}
+        # `given`: a helper called with configuration only, so every parameter holds configuration.
+        self._config_params = {p.name.value for p in params if given or _static_param(p)}
         self._params = {p.name.value for p in params}
         for star in (func.params.star_arg, func.params.star_kwarg):
             if type(star) is cst.Param:
@@ -540,6 +544,8 @@ class _Configuration:
         self._in_place: dict[str, list[cst.Call]] = {}
         self._tainted: set[str] = set()
         self._targets: set[cst.CSTNode] = set()
+        #: Calls of helpers of this file that are given a name (they may write into it).
+        self._lent: dict[str, list[tuple[cst.Call, cst.FunctionDef]]] = {}
         alias: dict[str, set[str]] = {}
         for target, value in pairs:
             names = bound_names(target)
@@ -592,6 +598,13 @@ class _Configuration:
                     self._in_place.setdefault(root, []).append(call)
             return
         if type(func) is cst.Name and not names and func.value in _PURE_BUILTINS:
+            return
+        helper = self._file_function(func.value) if type(func) is cst.Name and not names else None
+        if helper is not None:
+            # Given only configuration, what a helper of this file writes into its arguments is configuration.
+            for arg in call.args:
+                for root in self._roots(arg.value):
+                    self._lent.setdefault(root, []).append((call, helper))
             return
         if names and all(n.startswith(("math.", "numpy.")) for n in names):
             return
@@ -702,7 +715,12 @@ class _Configuration:
                 return self._args(call)
             return False  # an import the proof cannot see into
         if type(func) is cst.Name:
-            return func.value in _PURE_BUILTINS and func.value not in self._bindings and self._args(call)
+            if func.value in self._bindings or func.value in self._params:
+                return False  # a local callable: unknown
+            if func.value in _PURE_BUILTINS:
+                return self._args(call)
+            helper = self._file_function(func.value)
+            return helper is not None and self._args(call) and self._returns_fixed(helper)
         if type(func) is not cst.Attribute:
             return False
         method = func.attr.value
@@ -715,6 +733,38 @@ class _Configuration:
         if not self.fixed(func.value):
             return False
         return self._args(call, lending=method in _LENDING_METHODS)
+
+    def _file_function(self, name: str) -> cst.FunctionDef | None:
+        """The undecorated module-level function ``name`` of this file, bound nowhere else at module level."""
+        found = [stmt for stmt in self.context.module.body if type(stmt) is cst.FunctionDef and stmt.name.value == name]
+        rebound = any(name in bound_names(t.target) for stmt in self.context.module.body
+                      if type(stmt) is cst.SimpleStatementLine for s in stmt.body if type(s) is cst.Assign
+                      for t in s.targets)
+        if len(found) != 1 or rebound or found[0].decorators or found[0].asynchronous is not None:
+            return None
+        return found[0]
+
+    def _returns_fixed(self, helper: cst.FunctionDef) -> bool:
+        """Does ``helper`` return configuration whenever it is given configuration (torchaudio's
+        ``_hz_to_mel(f_min)``, ``_create_triangular_filterbank(all_freqs, f_pts)``)? Every parameter is
+        taken as configuration (the call passed configuration, or the default is), and every ``return``
+        must be; a generator, or a helper more than :data:`_HELPER_DEPTH` calls deep, is not."""
+        known = self._helpers.get(helper)
+        if known is not None:
+            return known
+        self._helpers[helper] = False  # recursion proves nothing
+        answer = False
+        if self._depth > 0:
+            params = [*helper.params.posonly_params, *helper.params.params, *helper.params.kwonly_params]
+            inner = _Configuration(self.context, helper, params, _FunctionIndex.of(helper).pairs,
+                                   depth=self._depth - 1, given=True)
+            returns = [n for n in _own_nodes(helper) if type(n) is cst.Return]
+            answer = bool(returns) and not any(type(n) in (cst.Yield, cst.Await) for n in _own_nodes(helper)) \
+                and not any(inner._groups.get(p.name.value, {p.name.value}) & inner._tainted for p in params) \
+                and all(p.default is None or inner.fixed(p.default) for p in params) \
+                and all(r.value is None or inner.fixed(r.value) for r in returns)
+        self._helpers[helper] = answer
+        return answer
 
     def _name(self, name: str) -> bool:
         if name in ("True", "False", "None"):
@@ -746,6 +796,9 @@ class _Configuration:
         group = self._groups.get(name, {name})
         if group & self._tainted:
             return False
+        if not all(self._args(call) and self._returns_fixed(helper) for member in group
+                   for call, helper in self._lent.get(member, ())):
+            return False
         # What is written into any name sharing its storage must be configuration too.
         return all(self._written(value) for member in group for value in self._writes.get(member, ())) and all(
             self._args(call) and self._fixed_call_target(call) for member in group for call in self._in_place.get(member, ()))
@@ -758,7 +811,7 @@ class _Configuration:
         variable): what a callee is given of it cannot change it."""
         bindings = self._bindings.get(name)
         if bindings is None:
-            return name in self._config_params
+            return name in self._config_params and not self._given  # a helper's parameter may be a tensor
         literal = (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString)
         return all(type(v) in literal or type(v) is cst.UnaryOperation and type(v.expression) in literal
                    or type(v) is cst.Call and type(v.func) is cst.Name and v.func.value == "range"
@@ -786,6 +839,16 @@ class _Configuration:
         literal = (cst.Integer, cst.Float, cst.SimpleString)
         return bool(values) and all(
             type(v) in literal or type(v) is cst.UnaryOperation and type(v.expression) in literal for v in values)
+
+
+def _own_nodes(func: cst.FunctionDef) -> Iterator[cst.CSTNode]:
+    """The nodes of ``func``'s body, without those of functions, classes or lambdas defined inside it."""
+    stack: list[cst.CSTNode] = [func.body]
+    while stack:
+        node = stack.pop()
+        yield node
+        if type(node) not in _DEFINITION_TYPES:
+            stack.extend(children(node))
 
 
 def _subscript_root(target: cst.BaseExpression) -> str | None:
