@@ -27,7 +27,9 @@ What it finds: a `while` loop whose condition depends on tensor values, and a
 `for ... in range(...)` whose bound does (`range(int(n))`, `range(x.sum())`,
 `range(n.item())`), with the same evidence as TRT101: the trip count must evidently come
 from tensor values (loops over `range(x.shape[0])`, `range(len(names))` or a
-configuration value are static and not reported). Also a trip count that is the size of a
+configuration value are static and not reported, nor is a count read from a tensor built only
+from configuration, as TRT101 defines it: `range(int(steps.sum()))` with `steps =
+torch.tensor(float(k)) * 2`). Also a trip count that is the size of a
 tensor whose size depends on values, though no value is read: `while idx.numel() > 0`
 after `idx = idx[iou.le(t)]`, `range(len(m.nonzero()))`, `for c in torch.unique(labels)`
 (`nonzero`, `unique`, `masked_select`, a one-argument `torch.where`, a boolean selection, also
