@@ -76,10 +76,10 @@ def test_migrate_notes_the_read_as_a_warning_only_where_proven(name: str, note: 
 
 
 def _other_inputs(module, generator: torch.Generator) -> list[tuple[torch.Tensor, ...]]:
-    """Other values and sizes: zeros, negatives, large, inf/NaN, and the dynamic axes stretched."""
+    """Other values and sizes: zeros, negatives, small, large, inf/NaN, and the dynamic axes stretched."""
     example = module.inputs(generator)
     sets = [tuple(torch.zeros_like(t) for t in example), tuple(-t.abs() - 1 for t in example),
-            tuple(t * 1e4 for t in example)]
+            tuple(t * 1e-3 for t in example), tuple(t * 1e4 for t in example)]
     with_nan = tuple(t.clone() for t in example)
     for t in with_nan:
         t.view(-1)[0], t.view(-1)[-1] = float("inf"), float("nan")
@@ -92,34 +92,32 @@ def _other_inputs(module, generator: torch.Generator) -> list[tuple[torch.Tensor
     return sets
 
 
+def _matches_everywhere(name: str, tmp_path: Path) -> list[bool]:
+    """Whether the variant's TorchScript export (traced at its example, with its dynamic axes) equals
+    eager mode on each of :func:`_other_inputs`; asserts the export baked the branch (a TracerWarning)."""
+    path = HERE / f"{name}.py"
+    module = load_variant(path, f"constcond_export_{name}")
+    model = module.build().eval()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        session, traced = export_variant(model, module.inputs(torch.Generator().manual_seed(0)), module.DYNAMIC,
+                                         tmp_path / "m.onnx", HERE)
+    assert any(line == _line(path) for _, line, _ in traced)
+    return [graph_matches(session, model, inputs, equal_nan=True)
+            for inputs in _other_inputs(module, torch.Generator().manual_seed(1))]
+
+
 @pytest.mark.parametrize("name", FIXED)
 def test_the_baked_branch_is_eager_modes_on_every_input(name: str, tmp_path: Path) -> None:
     """What the proof rests on: the traced export keeps the example's branch, and it equals eager mode
     on other values and sizes (NaN where eager mode has NaN)."""
-    path = HERE / f"{name}.py"
-    module = load_variant(path, f"constcond_export_{name}")
-    model = module.build().eval()
-    example = module.inputs(torch.Generator().manual_seed(0))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        session, traced = export_variant(model, example, module.DYNAMIC, tmp_path / "m.onnx", HERE)
-    assert any(line == _line(path) for _, line, _ in traced)  # the export baked the branch
-    for inputs in _other_inputs(module, torch.Generator().manual_seed(1)):
-        assert graph_matches(session, model, inputs, equal_nan=True)
+    assert all(_matches_everywhere(name, tmp_path))
 
 
-@pytest.mark.parametrize("name", ("lookalike_input_weights", "lookalike_size_weights"))
+@pytest.mark.parametrize("name", LOOKALIKES)
 def test_a_lookalikes_baked_branch_is_wrong_somewhere(name: str, tmp_path: Path) -> None:
     """Why the look-alikes stay reported: their trace is wrong on other values or sizes."""
-    path = HERE / f"{name}.py"
-    module = load_variant(path, f"constcond_wrong_{name}")
-    model = module.build().eval()
-    example = module.inputs(torch.Generator().manual_seed(0))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        session, _ = export_variant(model, example, module.DYNAMIC, tmp_path / "m.onnx", HERE)
-    assert not all(graph_matches(session, model, inputs, equal_nan=True)
-                   for inputs in _other_inputs(module, torch.Generator().manual_seed(1)))
+    assert not all(_matches_everywhere(name, tmp_path))
 
 
 # --- the proof's edges, with a run that read a value at the test --------------------------------
