@@ -12,7 +12,7 @@ This module defines no rule and is not registered.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Iterator
 
 import libcst as cst
 
@@ -264,6 +264,20 @@ class _Facts:
     params: set[str] = field(default_factory=set)
     #: Locals some assignment binds to a list, tuple, dict or set (display or comprehension).
     containers: set[str] = field(default_factory=set)
+    #: The function, its parameters and its bindings, for :meth:`fixed` (built on first question).
+    function: cst.FunctionDef | None = None
+    parameters: list[cst.Param] = field(default_factory=list)
+    bindings: list | None = None
+    _configuration: "_Configuration | None" = None
+
+    def fixed(self, node: cst.CSTNode) -> bool:
+        """Is ``node`` the same for every input of the model: built from configuration only
+        (:class:`_Configuration`)? A branch on it is baked correctly by a trace."""
+        if self.function is None or self.bindings is None:
+            return False
+        if self._configuration is None:
+            self._configuration = _Configuration(self.context, self.function, self.parameters, self.bindings)
+        return self._configuration.fixed(node)
 
     def condition_depends(self, test: cst.BaseExpression) -> bool:
         """Like :meth:`depends`, for an ``if``/``while`` test.
@@ -400,7 +414,10 @@ def _analyze(rule: "ConditionEvidence", func: cst.FunctionDef, seeds: dict[str, 
              is_method: bool) -> _Facts:
     """Evidence for ``func``'s locals, starting from the parameters in ``seeds``."""
     facts = _Facts(rule.context, owner)
-    facts.params = {p.name.value for p in _method_params(func, is_method)}
+    facts.parameters = _method_params(func, is_method)
+    facts.params = {p.name.value for p in facts.parameters}
+    facts.function = func
+    facts.bindings = rule.index(func).pairs  # a list, not a callable: nothing here may point back at the provider
     for star in (func.params.star_arg, func.params.star_kwarg):
         if type(star) is cst.Param:
             facts.params.add(star.name.value)
@@ -450,6 +467,416 @@ def _construction_methods(
     at_build = closure(dunders | classmethods)
     at_run = closure(set(methods) - at_build)
     return {methods[name] for name in at_build - at_run}
+
+
+# --- tensors built from configuration only -------------------------------------------
+
+#: torch functions whose result is not the same on every call (random draws, uninitialised memory).
+_UNREPEATABLE = frozenset({
+    "rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like", "bernoulli", "multinomial",
+    "normal", "poisson", "empty", "empty_like", "empty_strided", "dropout", "dropout1d", "dropout2d", "dropout3d",
+    "alpha_dropout", "feature_alpha_dropout", "rrelu", "gumbel_softmax",
+})
+#: Tensor methods that draw random numbers (in place or not).
+_UNREPEATABLE_METHODS = frozenset({
+    "uniform_", "normal_", "random_", "bernoulli_", "bernoulli", "exponential_", "geometric_", "cauchy_",
+    "log_normal_", "multinomial",
+})
+#: ``torch.nn.init`` functions that write the same values every time.
+_FIXED_INIT = frozenset({"zeros_", "ones_", "constant_", "eye_", "dirac_"})
+#: Attributes that say nothing about a tensor's values or sizes: fixed in an exported graph.
+_FIXED_ATTRS = frozenset({"dtype", "device", "is_cuda", "is_cpu", "layout", "ndim"})
+#: Methods that answer the same as :data:`_FIXED_ATTRS` (the rank, the dtype, the device).
+_FIXED_METHODS = frozenset({"dim", "ndimension", "is_floating_point", "is_complex", "get_device", "element_size"})
+#: Methods whose tensor arguments only lend their dtype and device (``t.to(x)``, ``x.new_zeros(n)``).
+_LENDING_METHODS = frozenset({"to", "type_as"})
+_NEW_FROM_RECEIVER = frozenset({"new_tensor", "new_ones", "new_zeros", "new_full"})
+#: Builtins that compute from their arguments alone.
+_PURE_BUILTINS = frozenset({"int", "float", "bool", "abs", "min", "max", "round", "range", "len", "sum", "pow",
+                            "divmod", "reversed", "enumerate", "zip", "tuple", "list"})
+#: Tensor methods and torch functions that make a new tensor, never a view or the same object: a
+#: name bound to one does not alias the names it reads.
+_FRESH = frozenset({
+    "exp", "log", "log2", "log10", "sqrt", "rsqrt", "abs", "neg", "sin", "cos", "tan", "tanh", "sigmoid", "sign",
+    "floor", "ceil", "round", "trunc", "frac", "pow", "square", "sum", "mean", "prod", "max", "min", "amax", "amin",
+    "argmax", "argmin", "std", "var", "norm", "cumsum", "cumprod", "clamp", "clip", "add", "sub", "mul", "div",
+    "matmul", "mm", "bmm", "outer", "ger", "cat", "stack", "clone", "where", "eq", "ne", "lt", "le", "gt", "ge",
+    "logical_and", "logical_or", "logical_not", "any", "all", "softmax", "exp2", "reciprocal", "remainder",
+    "fmod", "atan2", "hypot", "erf", "lgamma", "cos", "arange", "linspace", "logspace", "ones", "zeros", "full",
+    "eye", "tensor", "zeros_like", "ones_like", "full_like", "kron", "cdist", "einsum", "meshgrid", "repeat",
+    "tile", "flip", "roll", "sort", "topk", "masked_fill", "index_select", "gather", "item", "tolist",
+})
+
+
+class _Configuration:
+    """Which expressions of one function are the same for every input of the model: built only
+    from literals, configuration parameters, module constants and the ``dtype``/``device`` of
+    anything, through torch factories, operators, torch functions and tensor methods (piq's DSS:
+    ``coords = torch.arange(1, dct_size + 1, dtype=x.dtype, device=x.device)``, a Gaussian of it,
+    then ``if weight[m, n] < threshold: weight[m, n] = 0``).
+
+    Flow-insensitive like the rest of this module, and conservative: a name is configuration only
+    when every binding of it is, when nothing the function writes into it or into what may alias
+    it (an item assignment, an in-place method, ``out=``) is other than configuration, and when it
+    does not escape where this function cannot see it changed (stored on an attribute, passed to a
+    function that is not torch's, read by a nested function, ``global``). A parameter is
+    configuration as TRT101 reads it (annotated ``int``/``float``/``bool``/``str`` or with such a
+    literal default); sizes of inputs are not (a shape read follows the input), nor is any call
+    the proof cannot see into, nor a random draw.
+    """
+
+    def __init__(self, context: FileContext, func: cst.FunctionDef, params: list[cst.Param],
+                 pairs: list[tuple[cst.BaseExpression, cst.CSTNode]], depth: int = 2, given: bool = False) -> None:
+        self.context = context
+        self._depth = depth
+        self._given = given
+        self._helpers: dict[cst.FunctionDef, bool] = {}
+        # `given`: a helper called with configuration only, so every parameter holds configuration.
+        self._config_params = {p.name.value for p in params if given or _static_param(p)}
+        self._params = {p.name.value for p in params}
+        for star in (func.params.star_arg, func.params.star_kwarg):
+            if type(star) is cst.Param:
+                self._params.add(star.name.value)
+        self._bindings: dict[str, list[cst.CSTNode]] = {}
+        #: Values written into part of a name (``weight[m, n] = 0``) and the targets (their index is read).
+        self._writes: dict[str, list[cst.CSTNode]] = {}
+        #: In-place calls on a name (``w.mul_(s)``, ``nn.init.zeros_(w)``).
+        self._in_place: dict[str, list[cst.Call]] = {}
+        self._tainted: set[str] = set()
+        self._targets: set[cst.CSTNode] = set()
+        #: Calls of helpers of this file that are given a name (they may write into it).
+        self._lent: dict[str, list[tuple[cst.Call, cst.FunctionDef]]] = {}
+        alias: dict[str, set[str]] = {}
+        for target, value in pairs:
+            names = bound_names(target)
+            if names:
+                for name in names:
+                    self._bindings.setdefault(name, []).append(value)
+                    alias.setdefault(name, set()).update(self._roots(value))
+                continue
+            root = _subscript_root(target)
+            if root is not None:
+                self._writes.setdefault(root, []).extend([value, target])
+                self._targets.add(target)
+                alias.setdefault(root, set()).update(self._roots(value))
+            else:
+                self._tainted.update(self._roots(value))  # stored on an attribute: changed where we cannot see
+        self._scan(func)
+        # Names that may share storage change together: a write into one is a write into all.
+        self._groups = _closure(alias)
+        self._known: dict[str, bool] = {}
+        self._busy: set[str] = set()
+
+    def _scan(self, func: cst.FunctionDef) -> None:
+        """In-place calls, ``out=``, arguments of calls that may keep or change them, nested reads, ``global``."""
+        stack: list[tuple[cst.CSTNode, bool]] = [(func.body, False)]
+        while stack:
+            node, nested = stack.pop()
+            kind = type(node)
+            if kind in _DEFINITION_TYPES:
+                nested = True
+            elif nested and kind is cst.Name:
+                self._tainted.add(node.value)
+            elif kind in (cst.Global, cst.Nonlocal):
+                self._tainted.update(n.name.value for n in node.names)
+            elif kind is cst.Call and not nested:
+                self._scan_call(node)
+            stack.extend((child, nested) for child in children(node))
+
+    def _scan_call(self, call: cst.Call) -> None:
+        for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value == "out":
+                self._tainted.update(self._roots(arg.value))
+        func = call.func
+        names = self.context.qualified_names(func) if type(func) in (cst.Name, cst.Attribute) else ()
+        torch_names = [n for n in names if n.startswith(_TORCH_PREFIXES)]
+        if torch_names:
+            if any(n.rsplit(".", 1)[-1].endswith("_") for n in torch_names) and call.args:
+                # `nn.init.zeros_(w)`, `torch.clamp_(w, ...)`: what the call writes into its first argument
+                first = call.args[0].value
+                for root in self._roots(first):
+                    self._in_place.setdefault(root, []).append(call)
+            return
+        if type(func) is cst.Name and not names and func.value in _PURE_BUILTINS:
+            return
+        helper = self._file_function(func.value) if type(func) is cst.Name and not names else None
+        if helper is not None:
+            # Given only configuration, what a helper of this file writes into its arguments is configuration.
+            for arg in call.args:
+                for root in self._roots(arg.value):
+                    self._lent.setdefault(root, []).append((call, helper))
+            return
+        if names and all(n.startswith(("math.", "numpy.")) for n in names):
+            return
+        if type(func) is cst.Attribute and not names:
+            method = func.attr.value
+            if method.endswith("_") and not method.startswith("_"):
+                for root in self._roots(func.value):
+                    self._in_place.setdefault(root, []).append(call)  # `w.mul_(s)`: its arguments must be configuration
+                return
+            if method not in _CONTAINER_METHODS:
+                return  # a tensor method reads its arguments (a list's `append` keeps them)
+        for arg in call.args:
+            self._tainted.update(self._roots(arg.value))  # an unknown function may keep or change what it is given
+
+    def _roots(self, node: cst.CSTNode) -> set[str]:
+        """Local names ``node``'s value may share storage with (the same object, a view, a container of them)."""
+        kind = type(node)
+        if kind is cst.Name:
+            return {node.value}
+        if kind is cst.Subscript:
+            return self._roots(node.value)
+        if kind is cst.Attribute:
+            return self._roots(node.value) if node.attr.value in _TENSOR_ATTRS else set()
+        if kind in (cst.Tuple, cst.List, cst.Set):
+            return {r for e in node.elements for r in self._roots(e.value)}
+        if kind is cst.Dict:
+            return {r for e in node.elements if type(e) is cst.DictElement for r in self._roots(e.value)}
+        if kind is cst.IfExp:
+            return self._roots(node.body) | self._roots(node.orelse)
+        if kind is cst.NamedExpr:
+            return self._roots(node.value)
+        if kind is cst.Call:
+            func = node.func
+            last = func.attr.value if type(func) is cst.Attribute else func.value if type(func) is cst.Name else ""
+            if last in _FRESH:
+                return set()
+            found = {r for arg in node.args for r in self._roots(arg.value)}
+            if type(func) is cst.Attribute:
+                found |= self._roots(func.value)
+            return found
+        return set()  # literals, operators: a new value
+
+    # --- the proof -------------------------------------------------------------------
+
+    def fixed(self, node: cst.CSTNode) -> bool:
+        """Is ``node`` the same for every input of the model (configuration only)?"""
+        kind = type(node)
+        if kind in (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString):
+            return True
+        if kind is cst.Name:
+            return self._name(node.value)
+        if kind is cst.Attribute:
+            if node.attr.value in _FIXED_ATTRS:
+                return True
+            names = self.context.qualified_names(node)
+            if names:
+                return all(n.startswith(("torch.", "math.", "numpy.")) for n in names)  # torch.float32, math.pi
+            return self.fixed(node.value)  # `t.shape`, `t.T`, `finfo.eps` of what is fixed
+        if kind is cst.Subscript:
+            return self.fixed(node.value) and all(self._fixed_slice(e.slice) for e in node.slice)
+        if kind is cst.Call:
+            return self._call(node)
+        if kind in (cst.BinaryOperation, cst.BooleanOperation):
+            return self.fixed(node.left) and self.fixed(node.right)
+        if kind is cst.UnaryOperation:
+            return self.fixed(node.expression)
+        if kind is cst.Comparison:
+            return self.fixed(node.left) and all(self.fixed(c.comparator) for c in node.comparisons)
+        if kind is cst.IfExp:
+            return self.fixed(node.test) and self.fixed(node.body) and self.fixed(node.orelse)
+        if kind in (cst.Tuple, cst.List):
+            return all(type(e) is cst.Element and self.fixed(e.value) for e in node.elements)
+        return False
+
+    def _fixed_slice(self, item: cst.CSTNode) -> bool:
+        if type(item) is cst.Index:
+            return item.star is None and self.fixed(item.value)
+        if type(item) is cst.Slice:
+            return all(part is None or self.fixed(part) for part in (item.lower, item.upper, item.step))
+        return False
+
+    def _args(self, call: cst.Call, lending: bool = False) -> bool:
+        for arg in call.args:
+            if arg.star:
+                return False
+            if arg.keyword is not None and arg.keyword.value in ("dtype", "device"):
+                continue  # where the values live, not what they are
+            if arg.keyword is not None and arg.keyword.value == "out":
+                return False
+            if lending and arg.keyword is None:
+                continue  # `t.to(x)`: x lends its dtype and device only
+            if not self.fixed(arg.value):
+                return False
+        return True
+
+    def _call(self, call: cst.Call) -> bool:
+        func = call.func
+        names = self.context.qualified_names(func) if type(func) in (cst.Name, cst.Attribute) else ()
+        if names:
+            if any(n.startswith(_TORCH_PREFIXES) for n in names):
+                last = {n.rsplit(".", 1)[-1] for n in names}
+                if last & _UNREPEATABLE or any(".random." in n or ".distributions." in n for n in names):
+                    return False
+                if any(n in _STATIC_TORCH for n in names):
+                    return True
+                return self._args(call)
+            if all(n.startswith(("math.", "numpy.")) and not n.startswith("numpy.random.") for n in names):
+                return self._args(call)
+            return False  # an import the proof cannot see into
+        if type(func) is cst.Name:
+            if func.value in self._bindings or func.value in self._params:
+                return False  # a local callable: unknown
+            if func.value in _PURE_BUILTINS:
+                return self._args(call)
+            helper = self._file_function(func.value)
+            return helper is not None and self._args(call) and self._returns_fixed(helper)
+        if type(func) is not cst.Attribute:
+            return False
+        method = func.attr.value
+        if method in _UNREPEATABLE_METHODS or method.startswith("_"):
+            return False
+        if method in _FIXED_METHODS:
+            return True
+        if method in _NEW_FROM_RECEIVER:
+            return self._args(call)  # `x.new_zeros(n)`: x lends its dtype and device
+        if not self.fixed(func.value):
+            return False
+        return self._args(call, lending=method in _LENDING_METHODS)
+
+    def _file_function(self, name: str) -> cst.FunctionDef | None:
+        """The undecorated module-level function ``name`` of this file, bound nowhere else at module level."""
+        found = [stmt for stmt in self.context.module.body if type(stmt) is cst.FunctionDef and stmt.name.value == name]
+        rebound = any(name in bound_names(t.target) for stmt in self.context.module.body
+                      if type(stmt) is cst.SimpleStatementLine for s in stmt.body if type(s) is cst.Assign
+                      for t in s.targets)
+        if len(found) != 1 or rebound or found[0].decorators or found[0].asynchronous is not None:
+            return None
+        return found[0]
+
+    def _returns_fixed(self, helper: cst.FunctionDef) -> bool:
+        """Does ``helper`` return configuration whenever it is given configuration (torchaudio's
+        ``_hz_to_mel(f_min)``, ``_create_triangular_filterbank(all_freqs, f_pts)``)? Every parameter is
+        taken as configuration (the call passed configuration, or the default is), and every ``return``
+        must be; a generator, or a helper more than :data:`_HELPER_DEPTH` calls deep, is not."""
+        known = self._helpers.get(helper)
+        if known is not None:
+            return known
+        self._helpers[helper] = False  # recursion proves nothing
+        answer = False
+        if self._depth > 0:
+            params = [*helper.params.posonly_params, *helper.params.params, *helper.params.kwonly_params]
+            inner = _Configuration(self.context, helper, params, _FunctionIndex.of(helper).pairs,
+                                   depth=self._depth - 1, given=True)
+            returns = [n for n in _own_nodes(helper) if type(n) is cst.Return]
+            answer = bool(returns) and not any(type(n) in (cst.Yield, cst.Await) for n in _own_nodes(helper)) \
+                and not any(inner._groups.get(p.name.value, {p.name.value}) & inner._tainted for p in params) \
+                and all(p.default is None or inner.fixed(p.default) for p in params) \
+                and all(r.value is None or inner.fixed(r.value) for r in returns)
+        self._helpers[helper] = answer
+        return answer
+
+    def _name(self, name: str) -> bool:
+        if name in ("True", "False", "None"):
+            return True
+        known = self._known.get(name)
+        if known is not None:
+            return known
+        if name in self._busy:
+            return True  # a cycle of bindings adds no source of values
+        self._busy.add(name)
+        try:
+            answer = self._name_uncached(name)
+        finally:
+            self._busy.discard(name)
+        if not self._busy:
+            self._known[name] = answer
+        return answer
+
+    def _name_uncached(self, name: str) -> bool:
+        if name in self._params and name not in self._config_params:
+            return False
+        bindings = self._bindings.get(name)
+        if bindings is None and name not in self._params:
+            return self._module_constant(name)
+        if not all(self._bound(value) for value in bindings or ()):
+            return False
+        if self._immutable(name):
+            return True
+        group = self._groups.get(name, {name})
+        if group & self._tainted:
+            return False
+        if not all(self._args(call) and self._returns_fixed(helper) for member in group
+                   for call, helper in self._lent.get(member, ())):
+            return False
+        # What is written into any name sharing its storage must be configuration too.
+        return all(self._written(value) for member in group for value in self._writes.get(member, ())) and all(
+            self._args(call) and self._fixed_call_target(call) for member in group for call in self._in_place.get(member, ()))
+
+    def _bound(self, value: cst.CSTNode) -> bool:
+        return isinstance(value, cst.BaseExpression) and self.fixed(value)
+
+    def _immutable(self, name: str) -> bool:
+        """A number, string or flag (a configuration parameter never rebound, a literal, a ``range`` loop
+        variable): what a callee is given of it cannot change it."""
+        bindings = self._bindings.get(name)
+        if bindings is None:
+            return name in self._config_params and not self._given  # a helper's parameter may be a tensor
+        literal = (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString)
+        return all(type(v) in literal or type(v) is cst.UnaryOperation and type(v.expression) in literal
+                   or type(v) is cst.Call and type(v.func) is cst.Name and v.func.value == "range"
+                   for v in bindings)
+
+    def _written(self, value: cst.CSTNode) -> bool:
+        if type(value) is cst.Subscript and value in self._targets:
+            return all(self._fixed_slice(e.slice) for e in value.slice)  # the index a write goes through
+        return isinstance(value, cst.BaseExpression) and self.fixed(value)
+
+    def _fixed_call_target(self, call: cst.Call) -> bool:
+        """An in-place call that writes the same values every time (not ``w.normal_()``, ``nn.init.uniform_(w)``)."""
+        func = call.func
+        names = self.context.qualified_names(func) if type(func) in (cst.Name, cst.Attribute) else ()
+        if not names:
+            return type(func) is cst.Attribute and func.attr.value not in _UNREPEATABLE_METHODS
+        return all(n.startswith("torch.") and (not n.startswith("torch.nn.init.") or n.rsplit(".", 1)[-1] in _FIXED_INIT)
+                   for n in names)
+
+    def _module_constant(self, name: str) -> bool:
+        """A name the module binds only to literals (``THRESHOLD = 1e-2``)."""
+        values = [s.value for stmt in self.context.module.body if type(stmt) is cst.SimpleStatementLine
+                  for s in stmt.body if type(s) is cst.Assign
+                  and any(name in bound_names(t.target) for t in s.targets)]
+        literal = (cst.Integer, cst.Float, cst.SimpleString)
+        return bool(values) and all(
+            type(v) in literal or type(v) is cst.UnaryOperation and type(v.expression) in literal for v in values)
+
+
+def _own_nodes(func: cst.FunctionDef) -> Iterator[cst.CSTNode]:
+    """The nodes of ``func``'s body, without those of functions, classes or lambdas defined inside it."""
+    stack: list[cst.CSTNode] = [func.body]
+    while stack:
+        node = stack.pop()
+        yield node
+        if type(node) not in _DEFINITION_TYPES:
+            stack.extend(children(node))
+
+
+def _subscript_root(target: cst.BaseExpression) -> str | None:
+    """``w`` for ``w[i] = ...``, ``w[i][j] = ...`` (a write into part of a local)."""
+    if type(target) is not cst.Subscript:
+        return None
+    while type(target) is cst.Subscript:
+        target = target.value
+    return target.value if type(target) is cst.Name else None
+
+
+def _closure(alias: dict[str, set[str]]) -> dict[str, set[str]]:
+    """Each name's group: the names connected to it by aliasing, either way."""
+    parent: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for name, roots in alias.items():
+        for root in roots:
+            parent[find(name)] = find(root)
+    groups: dict[str, set[str]] = {}
+    for name in list(parent):
+        groups.setdefault(find(name), set()).add(name)
+    return {name: groups[find(name)] for name in parent}
 
 
 # --- the rules ---------------------------------------------------------------------
@@ -663,5 +1090,7 @@ class _DataFlowRule(Rule):
         """(does ``test`` depend on tensor values, did observed facts decide it)."""
         seen = self.observed(test)
         if seen is not None:
+            if seen and facts is not None and facts.fixed(test):
+                return False, False  # a value read, but of a tensor built from configuration only
             return seen, True
-        return facts is not None and facts.condition_depends(test), False
+        return facts is not None and facts.condition_depends(test) and not facts.fixed(test), False

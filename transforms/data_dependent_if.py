@@ -57,7 +57,14 @@ one is not; a `forward` input the run passed a Python number at every call is co
 (Real-CUGAN's `forward(self, x, tile_mode, ...)`: an `elif tile_mode == 1:` the run never
 reached is not reported); `len(x)` of a tensor reads its size (`x.shape[0]`), not a value, so
 `if len(desc) == 0:` is not reported even where the run saw `Tensor.__len__` (kornia's
-`match_mnn`; an emptiness test is TRT713's).
+`match_mnn`; an emptiness test is TRT713's). Nor is a condition on a tensor built only from
+configuration, even where the run read its value: literals, parameters that count as
+configuration, module constants and the `dtype`/`device` of anything, through torch factories,
+torch functions, tensor methods and helpers of the same file, with only such values written into
+it (piq's DSS: `weight` from `torch.arange(1, dct_size + 1, dtype=x.dtype, device=x.device)`,
+then `if weight[m, n] < threshold: weight[m, n] = 0`): it is the same for every input, so the
+trace keeps the branch eager mode takes. A size of an input, a random draw, `torch.empty`, or a
+tensor handed to a function the rule cannot see into is not configuration.
 
 Why it hurts: a traced export runs Python once, so the condition is evaluated on the
 example input and the graph keeps only the branch it took (a `TracerWarning` at best): on

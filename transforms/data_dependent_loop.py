@@ -27,7 +27,9 @@ What it finds: a `while` loop whose condition depends on tensor values, and a
 `for ... in range(...)` whose bound does (`range(int(n))`, `range(x.sum())`,
 `range(n.item())`), with the same evidence as TRT101: the trip count must evidently come
 from tensor values (loops over `range(x.shape[0])`, `range(len(names))` or a
-configuration value are static and not reported). Also a trip count that is the size of a
+configuration value are static and not reported, nor is a count read from a tensor built only
+from configuration, as TRT101 defines it: `range(int(steps.sum()))` with `steps =
+torch.tensor(float(k)) * 2`). Also a trip count that is the size of a
 tensor whose size depends on values, though no value is read: `while idx.numel() > 0`
 after `idx = idx[iou.le(t)]`, `range(len(m.nonzero()))`, `for c in torch.unique(labels)`
 (`nonzero`, `unique`, `masked_select`, a one-argument `torch.where`, a boolean selection, also
@@ -202,7 +204,10 @@ class Decoder:
             return  # someone's own `range`
         facts = self.current_facts()
         seen = self.observed(call)
-        if seen if seen is not None else facts is not None and any(facts.depends(arg.value) for arg in call.args):
+        dependent = seen if seen is not None else facts is not None and any(facts.depends(arg.value) for arg in call.args)
+        if dependent and facts is not None and facts.fixed(call):
+            dependent = False  # `range(int(t.sum()))` of a tensor built from configuration only: the same count always
+        if dependent:
             self.report(node, "`range(...)` bound depends on tensor values: a traced export unrolls the loop with the "
                         "example's trip count; vectorize with a fixed maximum and a mask, or script the loop",
                         self._script_fix(node))

@@ -409,6 +409,22 @@ def analyze(
     return findings, _non_overlapping(fixable)
 
 
+def traverse(source: bytes, path: str, make: Callable[[FileContext], cst.BatchableCSTVisitor]) -> Any:
+    """One read-only traversal of ``source`` by the visitor ``make`` builds on the file's context, as
+    a pass of the rules runs it (scopes, imports, the providers it asks for): an analysis outside a
+    pass (``migrate`` asking the shared evidence about a line) sees what the rules see. Returns the visitor."""
+    module = parse(source, path)
+    context = FileContext(path=path, module=module, target=parse_target(DEFAULT_TARGET), unsafe=False, source=source)
+    context.imports.add_imports_from(module.body)
+    context.imports.add_star_bindings(star_bindings(path, source))
+    visitor = make(context)
+    try:
+        _Batch([ScopeTracker(context), *context.companions, visitor]).run(module)
+    finally:
+        context.release()
+    return visitor
+
+
 def _permitted(finding: Finding, options: Options, original: bytes | None, source: bytes) -> bool:
     """``options.allow``, then ``options.follow_up`` for a finding in code an earlier pass wrote."""
     if options.allow is None or options.allow(finding):

@@ -14,12 +14,22 @@ function (``_name``, called from its own file) that every call in the file passe
 pure arithmetic, comparisons, indexing and reading calls (``len``, ``.item()``, ``.any()``) over
 them. It reasons on one file; an attribute changed from another file is outside what it sees,
 which is why the graph's equivalence is still checked on every input set.
+
+:func:`configuration_test_lines` finds the tests that read only tensors built from configuration
+(piq's DSS: ``weight`` from ``torch.arange(1, dct_size + 1, dtype=x.dtype, device=x.device)``, then
+``if weight[m, n] < threshold:``): the rules' own proof (``ConditionEvidence``'s ``fixed``), asked
+through a traversal as a pass of the rules makes it, so migrate and TRT101/TRT104 agree.
 """
 
 from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from pathlib import Path
+
+import libcst as cst
+
+from trtcodemod.providers import Provider
 
 #: Builtins that compute from their arguments alone.
 _PURE_BUILTINS = frozenset({"len", "int", "float", "bool", "abs", "min", "max", "sum", "round", "enumerate", "range",
@@ -319,3 +329,52 @@ def constant_test_lines(tree: ast.Module) -> set[int]:
             if reads and judge.constant(test, func):
                 lines.update(range(test.lineno, (test.end_lineno or test.lineno) + 1))
     return lines
+
+
+class _FixedTests(Provider, cst.BatchableCSTVisitor):
+    """Collects the lines of the tests (and ``range`` bounds) the shared evidence proves the same for every input."""
+
+    def __init__(self, context) -> None:
+        from trtcodemod.transforms._condition_evidence import ConditionEvidence
+
+        super().__init__(context)
+        self._evidence = context.provider(ConditionEvidence)
+        self.lines: set[int] = set()
+
+    def visit_If(self, node: cst.If) -> None:
+        self._test(node.test)
+
+    def visit_While(self, node: cst.While) -> None:
+        self._test(node.test)
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self._test(node.test)
+
+    def visit_For(self, node: cst.For) -> None:
+        call = node.iter
+        if type(call) is cst.Call and type(call.func) is cst.Name and call.func.value == "range":
+            self._test(call)
+
+    def _test(self, test: cst.BaseExpression) -> None:
+        if self.context.function is None:
+            return
+        facts = self._evidence.current_facts()
+        if facts is None or not facts.fixed(test):
+            return
+        where = self.context.position(test)
+        if where is not None:
+            self.lines.update(range(where.start.line, where.end.line + 1))
+
+
+def configuration_test_lines(path: str) -> set[int]:
+    """Lines of ``path``'s tests that read only tensors built from configuration (and numbers), the
+    same for every input (empty where the file cannot be read or parsed)."""
+    from trtcodemod.engine import traverse
+
+    try:
+        source = Path(path).read_bytes()
+        if b"torch" not in source:
+            return set()
+        return traverse(source, path, _FixedTests).lines
+    except Exception:  # noqa: BLE001 - a file we cannot analyse proves nothing (its reads stay errors); a bug
+        return set()  # of ours must not stop the migration of the model

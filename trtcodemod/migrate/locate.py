@@ -30,7 +30,7 @@ from trtcodemod.usercode import AT_USER_LINE
 from trtcodemod.verify.results import VerifyReport
 
 from .check_calls import only_decides_a_check, reports
-from .constant_reads import constant_test_lines
+from .constant_reads import configuration_test_lines, constant_test_lines
 
 _TRACEBACK_FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
 _PLAIN_FRAME = re.compile(r"(?P<file>/[^\s:'\"()]+\.py):(?P<line>\d+)")
@@ -102,6 +102,11 @@ CHECK_CALL_NOTE = ("; it only decides whether a check function raises (a functio
 CONSTANT_NOTE = ("; the condition reads only the model's own values (buffers, parameters, settings as `__init__` "
                  "left them), the same for every input: the graph keeps the branch eager mode takes on every input")
 
+#: What a read means when its condition reads only tensors built from configuration (:mod:`.constant_reads`).
+CONFIGURATION_NOTE = ("; the condition reads only tensors built from configuration (literals, number parameters, "
+                      "the dtype and device of the inputs), the same for every input: the graph keeps the branch eager "
+                      "mode takes on every input")
+
 def _only_checks(body: list[ast.stmt]) -> bool:
     """Statements that raise or report and change no value: ``raise``, ``pass``, reporting
     calls, and ``if``s (on anything) whose branches are such statements too."""
@@ -160,10 +165,19 @@ def _guard_lines(path: str, mtime: float) -> dict[int, str]:
     return lines
 
 
-def _guard_note(path: str | None, line: int | None, callers: list[str | None] | None = None) -> str:
+@lru_cache(maxsize=64)
+def _configuration_lines(path: str, mtime: float) -> frozenset[int]:
+    """Lines of ``path``'s tests that read only tensors built from configuration
+    (:func:`.constant_reads.configuration_test_lines`; a LibCST pass, so asked only where no cheaper note holds)."""
+    return frozenset(configuration_test_lines(path))
+
+
+def _guard_note(path: str | None, line: int | None, callers: list[str | None] | None = None,
+                user: bool = True) -> str:
     """The note of the check whose test holds ``line`` ("" where there is none); ``callers``, the
     user's lines the trace saw call the function holding it, let a read inside a check function
-    called as a statement count (:func:`.check_calls.only_decides_a_check`)."""
+    called as a statement count (:func:`.check_calls.only_decides_a_check`). ``user``: a user's line,
+    whose condition may also be proven to read configuration only (not asked of torch's own files)."""
     if not path or not line:
         return ""
     try:
@@ -173,6 +187,8 @@ def _guard_note(path: str | None, line: int | None, callers: list[str | None] | 
     note = _guard_lines(path, mtime).get(line, "")
     if not note and only_decides_a_check(path, line, callers):
         note = CHECK_CALL_NOTE
+    if not note and user and line in _configuration_lines(path, mtime):
+        note = CONFIGURATION_NOTE
     return note
 
 
@@ -224,8 +240,8 @@ def baked_values(report: VerifyReport, side: str, facts: Facts | None) -> list[P
             # The check may be torch's own, inside the call the user's line makes (the attention's
             # `if head_dim * num_heads != embed_dim: raise` behind `self.transformer(x)`).
             guard = _guard_note(path, line, warning.callers)
-            if not guard and warning.origin and _guard_note(*_split(warning.origin)):
-                guard = _guard_note(*_split(warning.origin)) + _inside(warning.origin)
+            if not guard and warning.origin and _guard_note(*_split(warning.origin), user=False):
+                guard = _guard_note(*_split(warning.origin), user=False) + _inside(warning.origin)
             out.append(Problem("baked", path, line, "(traced constant)", None, warning.message + guard,
                                "warning" if guard else "error", check.exporter))
     return out
