@@ -83,12 +83,15 @@ class Refused(nn.Module):
         unpacked = torch.view_as_real(torch.fft.fft2(*args))  # unpacked arguments
         z = torch.fft.fftn(x)
         mixed = z.real + z * 2                                # z is also used as a complex tensor
-        w = torch.fft.fft(x)
-        w = w * 2                                             # assigned twice
-        return product, first, written, unpacked, mixed, w.real
+        return product, first, written, unpacked, mixed
 '''
-    assert rules_found(refused, select=("TRT709",)) == ["TRT709"] * 7
+    assert rules_found(refused, select=("TRT709",)) == ["TRT709"] * 6
     assert rewrite(refused, select=("TRT709",), unsafe=True) == refused  # nothing rewritten
+    # A name rebound to the spectrum times a number, then read by a part: a complex pipeline (taken).
+    rebound = "import torch\ndef f(x):\n    w = torch.fft.fft(x)\n    w = w * 2\n    return w.real\n"
+    after = strip_helpers(rewrite(rebound, select=("TRT709",), unsafe=True))
+    for line in ('w = _trt_fft("tracked", x)', "w = _trt_complex_mul(w, 2)", 'return _trt_dft_part(w, "tracked:real")'):
+        assert line in after, after
     own = "def fft2(x):\n    return x\n\ndef f(x):\n    return fft2(x).real\n"
     assert rules_found(own, select=("TRT709",)) == []
 
@@ -728,27 +731,6 @@ REBOUND_REFUSED = '''
 import torch
 
 
-def no_else(x, c):
-    y = x
-    if c:
-        y = torch.fft.rfft2(x)
-    y = torch.stack((y.real, y.imag), -1)          # y may be the input: not every binding is a transform
-    return y
-
-
-def whole_read(x):
-    y = torch.fft.rfft2(x)
-    z = y * 2                                       # the complex tensor read as a whole
-    y = torch.stack((y.real, z.imag), -1)
-    return y
-
-
-def rebound_from_whole(x):
-    y = torch.fft.rfft2(x)
-    y = torch.view_as_real(y * 2)                   # the rebinding statement reads it as a whole
-    return y
-
-
 def in_try(x):
     try:
         y = torch.fft.rfft2(x)
@@ -779,17 +761,64 @@ def inverse_of_a_quotient(x, k):
 '''
 
 
+#: Forms refused as rebound transforms, taken as complex pipelines since parts of a chain's names are
+#: (the transform tracked, each part `_trt_dft_part(y, "tracked:<part>")`: torch's part of a real `y`).
+REBOUND_CHAINED = '''
+import torch
+
+
+def no_else(x, c):
+    y = x
+    if c:
+        y = torch.fft.rfft2(x)
+    y = torch.stack((y.real, y.imag), -1)          # y may be the input: not every binding is a transform
+    return y
+
+
+def whole_read(x):
+    y = torch.fft.rfft2(x)
+    z = y * 2                                       # the complex tensor read as a whole
+    y = torch.stack((y.real, z.imag), -1)
+    return y
+
+
+def rebound_from_whole(x):
+    y = torch.fft.rfft2(x)
+    y = torch.view_as_real(y * 2)                   # the rebinding statement reads it as a whole
+    return y
+'''
+
+
 def test_the_rebound_forms_refused_next_to_one_taken() -> None:
     """Each refused form is named without a fix, while the same file's taken form is rewritten."""
     taken = "\n\ndef taken(x):\n    y = torch.fft.rfft2(x)\n    y = torch.view_as_real(y)\n    return y\n"
     after = strip_helpers(rewrite(REBOUND_REFUSED + taken, select=("TRT709",), unsafe=True))
     assert 'y = _trt_rfft2("complex", x)\n    y = _trt_dft_part(y, "view_as_real")' in after
-    assert after.count("_trt_") == 2 and after.count("torch.fft.rfft2(") == 8 and "torch.fft.irfft2(" in after
+    assert after.count("_trt_") == 2 and after.count("torch.fft.rfft2(") == 5 and "torch.fft.irfft2(" in after
     for line in REBOUND_REFUSED.splitlines():
         assert line in after  # every refused line as it was
     found = check_source(REBOUND_REFUSED.encode(), "snippet.py", Options(select=("TRT709",)))
     # Each transform named without a fix; the inverse of a quotient is not TRT709's.
-    assert [(f.rule, f.fix.value) for f in found] == [("TRT709", "none")] * 8
+    assert [(f.rule, f.fix.value) for f in found] == [("TRT709", "none")] * 5
+    # The forms a chain takes now: the whole tensor read in a product, a name that may hold the input.
+    chained = strip_helpers(rewrite(REBOUND_CHAINED, select=("TRT709",), unsafe=True))
+    for line in ('y = _trt_rfft2("tracked", x)', "z = _trt_complex_mul(y, 2)",
+                 'y = torch.stack((_trt_dft_part(y, "tracked:real"), _trt_dft_part(z, "tracked:imag")), -1)',
+                 'y = _trt_dft_part(_trt_complex_mul(y, 2), "tracked:view_as_real")',
+                 'y = torch.stack((_trt_dft_part(y, "tracked:real"), _trt_dft_part(y, "tracked:imag")), -1)'):
+        assert line in chained, line
+    module = {}
+    exec(compile(rewrite(REBOUND_CHAINED, select=("TRT709",), unsafe=True), "chained", "exec"), module)
+    original = {}
+    exec(compile(REBOUND_CHAINED, "original", "exec"), original)
+    x = torch.randn(2, 5, 6)
+    for name in ("whole_read", "rebound_from_whole"):
+        assert torch.equal(module[name](x), original[name](x))
+    assert torch.equal(module["no_else"](x, True), original["no_else"](x, True))
+    with pytest.raises(RuntimeError):  # a real `y`: `y.imag` raises, as the original does
+        module["no_else"](x, False)
+    with pytest.raises(RuntimeError):
+        original["no_else"](x, False)
 
 
 def _rebound_modules(tmp_path_factory):
