@@ -11,6 +11,9 @@ is taken when no other read reaches it; ``irfft``/``irfft2``/``irfftn`` of a com
 from real parts (``torch.complex``, ``torch.view_as_complex``) become helpers that take the parts,
 and so do those of a product of spectra (FFTformer's ``irfft2(rfft2(q) * rfft2(k))``): the
 transforms and products of the chain become helpers that remember the parts while exporting.
+The same chains end in a part of a complex pipeline (piq VSI's ``ifft2(fft2(x) * lg).real``,
+FNet's ``fft(fft(x, dim=-1), dim=-2).real``, OKNet's ``y = ifft2(fft2(x) * a)`` then
+``torch.abs(y)``), and ``torch.angle`` is a part (atan2 of the parts, TRT301's form).
 """
 
 from __future__ import annotations
@@ -290,7 +293,7 @@ def spectral_chains(function: cst.FunctionDef, context, weak: bool = False) -> d
         else:  # a part of a transform of a real tensor alone, or of makers alone, is taken by itself
             wanted = bool(kinds & {"product", "quotient"}) or bool(nested)
         found[root] = kind
-        if not wanted and weak and type(operand) is cst.Name:
+        if not wanted and weak and kind != "inverse" and type(operand) is cst.Name:
             weak_roots.append(found)
         (taken if wanted else waiting).append(found)
     for found in weak_roots:  # (checked once every root's reads are known)
@@ -355,9 +358,18 @@ with real or complex factors beside them (FFTformer's attention `irfft2(rfft2(q)
 s=...)` and its feed-forward filter `irfft2(rfft2(x) * self.fft, s=...)`, GFNet's global filter
 `x = x * torch.view_as_complex(self.complex_weight)` between `rfft2` and `irfft2`, FFT
 convolutions `irfft(rfft(x) * rfft(k), n)`, with long-convolution layers' `rfft(k, n=size) / size`:
-a spectrum divided by what is no spectrum). Any other use (the complex result divided by a
-spectrum, indexed, returned, passed to `irfftn` as it is), an `out=` or unpacked argument is
-reported without a fix.
+a spectrum divided by what is no spectrum); and complex pipelines read by a part: a complex
+transform (`fft`, `ifft`, `fft2`, `ifft2`, `fftn`, `ifftn`) of such a spectrum, through names,
+products and quotients, and finally a part of it (piq's VSI `x_fft = fft2(x)`, `ifft2(x_fft *
+lg).real`; FSIM's `view_as_real(ifft2(imagefft * filters))`; FNet's `fft(fft(x, dim=-1),
+dim=-2).real`; OKNet's `out = x1 * fft2(x2)`, `out = ifft2(out)`, `out = torch.abs(out)`), and
+a variable bound to a transform whose every read (the reads that binding reaches) takes a part
+even where another branch binds the name otherwise (SR-SIM's `imagefft.abs()` and
+`torch.angle(imagefft)`). The parts: `torch.view_as_real`, `.real`, `.imag`, `.abs()`,
+`torch.real`, `torch.imag`, `torch.abs`, and `torch.angle`/`.angle()` (DarkIR's `pha =
+torch.angle(x_freq)`). Any other use (the complex result divided by a spectrum, indexed,
+returned, passed to `irfftn` as it is), an `out=` or unpacked argument is reported without a
+fix.
 Other `irfft*` inputs, `hfft`, `ihfft` and `stft` are TRT706's.
 
 Why it hurts: the TorchScript exporter has no symbolic for `aten::fft_*`, so the model does not
@@ -424,7 +436,17 @@ inverse then keeps torch's function (and its export error). A spectrum divided b
 spectrum (`rfft(k, n=size) / size`) → `_trt_complex_div(a, b)`: `a / b`; while exporting, each
 part divided by the real tensor or number (a complex divisor keeps torch's `/`). Only `*` and
 that `/` are taken (not a quotient of spectra, `torch.mul`, `einsum`, an in-place `*=`). Graph:
-also Mul, Div, Sub and Add on the parts. `torch.fft.fftshift(x, dim)` →
+also Mul, Div, Sub and Add on the parts. A complex pipeline read by a part is one such chain:
+`x_fft = torch.fft.fft2(x)`, `torch.fft.ifft2(x_fft * lg).real` → `x_fft = _trt_fft2("tracked",
+x)`, `_trt_ifft2("real", _trt_complex_mul(x_fft, lg))`: a complex transform given a complex tensor
+whose parts the helpers remember takes them as real and imaginary pairs while exporting (so a
+transform of a transform is two products), and a part written on the transform becomes its
+helper with that part; a part of a name or a product becomes `_trt_dft_part(z, "tracked:real")`,
+which is torch's part of whatever `z` holds when it runs (a real tensor a branch bound to the
+name included) and, while exporting, the part of the remembered parts. The roots (inverses and
+parts) that share a node are one fix, placed on the first transform. `torch.angle(z)` (and
+`z.angle()`) of a transform is, while exporting, `_trt_atan2_onnx(imag, real)`, TRT301's exact
+form of atan2 (Atan, Div, Abs, Min/Max, comparisons, Where: TensorRT has no Atan2). `torch.fft.fftshift(x, dim)` →
 `_trt_fftshift(x, dim)` (`ifftshift` alike): while exporting a real input, each axis is split at
 its traced size and the two slices concatenated in the other order: the same elements in the
 same places, bit for bit (Shape, Div, Sub, Slice, Concat). A complex input keeps the torch function (and
@@ -453,6 +475,9 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
             "float16/bfloat16 input: computed in float32 and rounded back (the CPU FFT refuses them)",
             "`torch.jit.script` of the rewritten function: the helpers take `dim` as an int or a tuple (this is why "
             "the exact fftshift/ifftshift rewrite is labelled unsafe too)",
+            "`torch.angle` at the branch cut: a bin whose imaginary part the FFT gives as zero (the zero frequency, "
+            "the Nyquist bin of a real input) with a negative real part may come out as -pi where the FFT gives pi "
+            "(the same point: code taking cos/sin of the phase is unaffected)",
         ),
         examples=(
             Example(
@@ -508,6 +533,24 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
                 "    k_fft = _trt_rfft2(\"tracked\", k.float())\n"
                 "    out = _trt_complex_mul(q_fft, k_fft)\n"
                 "    return _trt_irfft2(out, s=(8, 8))\n",
+                unsafe=True,
+            ),
+            Example(
+                "def saliency(self, x, lg):\n"
+                "    x_fft = torch.fft.fft2(x)\n"
+                "    return torch.fft.ifft2(x_fft * lg).real\n",
+                "def saliency(self, x, lg):\n"
+                "    x_fft = _trt_fft2(\"tracked\", x)\n"
+                "    return _trt_ifft2(\"real\", _trt_complex_mul(x_fft, lg))\n",
+                unsafe=True,
+            ),
+            Example(
+                "def amplitude_phase(self, x):\n"
+                "    spectrum = torch.fft.rfft2(x)\n"
+                "    return spectrum.abs(), torch.angle(spectrum)\n",
+                "def amplitude_phase(self, x):\n"
+                "    spectrum = _trt_rfft2(\"complex\", x)\n"
+                "    return _trt_dft_part(spectrum, \"abs\"), _trt_dft_part(spectrum, \"angle\")\n",
                 unsafe=True,
             ),
             Example(
@@ -906,7 +949,8 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
         name = self._transform(node)
         if name is not None:
             self.found(node, f"{self._why(name)}; not rewritten: its complex result is used as such (only "
-                             "`torch.view_as_real`, `.real`, `.imag` and `.abs()` of it are)")
+                             "`torch.view_as_real`, `.real`, `.imag`, `.abs()` and `torch.angle` of it are, also "
+                             "through products with real tensors or numbers and further complex transforms)")
 
     def _inverse(self, node: cst.Call, name: str) -> None:
         """``irfftn(torch.complex(re, im), s=..., dim=..., norm=...)``, the complex input written
@@ -998,7 +1042,8 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
         # The finding is placed on the chain's first transform: the export stops there first.
         where = next((n for n in nodes if kinds[id(n)] == "transform"), nodes[0])
         inverse = next((n for n in nodes if kinds[id(n)] == "inverse"), None)
-        first = self._transform(where) if where is not inverse else inverse_real(where, self.context)  # type: ignore[arg-type]
+        first = self._transform(where) if where is not inverse \
+            else inverse_real(where, self.context)  # type: ignore[arg-type]
         if inverse is not None:
             how = (f"its result reaches `{inverse_real(inverse, self.context)}` through a product of spectra (forward "
                    "transforms of real tensors, real or complex factors made from real parts), so the transforms, the "

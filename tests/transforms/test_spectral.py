@@ -1403,7 +1403,8 @@ def test_the_complex_pipelines_are_rewritten() -> None:
     lines = PIPELINES.splitlines()
     assert [(f.rule, f.fix.value, lines[f.line - 1].split("=")[0].strip()) for f in found] == [
         ("TRT709", "unsafe", "x_fft"), ("TRT709", "unsafe", "imagefft"), ("TRT709", "unsafe", "filters_ifft"),
-        ("TRT709", "unsafe", "imagefft"), ("TRT301", "safe", "phase"), ("TRT709", "unsafe", "return torch.abs(torch.fft.ifft2(torch.view_as_complex(compx))) ** 2"),
+        ("TRT709", "unsafe", "imagefft"), ("TRT301", "safe", "phase"),
+        ("TRT709", "unsafe", "return torch.abs(torch.fft.ifft2(torch.view_as_complex(compx))) ** 2"),
         ("TRT709", "unsafe", "return torch.fft.fft(torch.fft.fft(x, dim")]
     once = rewrite(PIPELINES, select=("TRT709",), unsafe=True)
     assert rewrite(once, select=("TRT709",), unsafe=True) == once
@@ -1440,7 +1441,8 @@ def test_the_angle_part_while_exporting() -> None:
 @pytest.fixture(scope="module")
 def pipelines(tmp_path_factory):
     before = import_source(PIPELINES, tmp_path_factory.mktemp("pipelines_before"))
-    after = import_source(rewrite(PIPELINES, select=("TRT709",), unsafe=True), tmp_path_factory.mktemp("pipelines_after"))
+    after = import_source(rewrite(PIPELINES, select=("TRT709",), unsafe=True),
+                          tmp_path_factory.mktemp("pipelines_after"))
     return before, after
 
 

@@ -44,10 +44,11 @@ from trtcodemod.helpers.onnx_export import _trt_onnx_exporting
 def _trt_dft_part(z, part):
     """What the code takes of the transform ``z``: ``torch.view_as_real(z)``, ``z.real``, ``z.imag``,
     ``z.abs()``, ``torch.angle(z)`` (while exporting, atan2 of the parts as TRT301's helper
-    computes it) or ``z`` itself; a ``"tracked:"`` prefix (a part read through a name of a
-    chain) takes a real ``z`` as torch does (no spectrum reached it) (``"complex"``: a transform kept in a variable). A real ``z`` is
-    the ``(..., 2)`` layout the export formulation keeps such a transform in. A ``"pairs:"``
-    prefix (the input was given as real and imaginary pairs) says nothing about the result."""
+    computes it) or ``z`` itself (``"complex"``: a transform kept in a variable). A real ``z`` is
+    the ``(..., 2)`` layout the export formulation keeps such a transform in; with a
+    ``"tracked:"`` prefix (a part read through a name of a chain, whose spectra stay complex
+    tensors) a real ``z`` is no spectrum and takes torch's own part. A ``"pairs:"`` prefix (the
+    input was given as real and imaginary pairs) says nothing about the result."""
     if part.startswith("pairs:"):
         part = part[6:]
     if part == "complex" or part == "tracked":
