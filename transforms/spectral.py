@@ -134,6 +134,18 @@ def part_of(node: cst.CSTNode, context) -> tuple[cst.BaseExpression, str] | None
     return None
 
 
+def _not_variables(node: cst.CSTNode) -> set[int]:
+    """The names in ``node`` that are no variable: an attribute's name, a keyword's name (the
+    ``fft`` of ``torch.fft.rfft2``, of ``f(fft=None)``)."""
+    found: set[int] = set()
+    for inner in walk(node):
+        if type(inner) is cst.Attribute:
+            found.add(id(inner.attr))
+        elif type(inner) is cst.Arg and inner.keyword is not None:
+            found.add(id(inner.keyword))
+    return found
+
+
 def _inline_pairs(call: cst.Call, context) -> bool:
     """A complex transform's input written ``torch.view_as_complex(pairs)`` right there: the
     helper takes the pairs themselves (a ``"pairs:"`` part), no chain is needed for it."""
@@ -261,12 +273,7 @@ def spectral_chains(function: cst.FunctionDef, context, weak: bool = False) -> d
         (a part's operand, a factor): no read takes the complex tensor as it is."""
         values = {id(n) for n in found}
         for position, (unit, ancestors) in enumerate(order):
-            skip: set[int] = set()
-            for inner in walk(unit):
-                if type(inner) is cst.Attribute:
-                    skip.add(id(inner.attr))
-                elif type(inner) is cst.Arg and inner.keyword is not None:
-                    skip.add(id(inner.keyword))
+            skip = _not_variables(unit)
             if type(unit) in (cst.Assign, cst.AnnAssign, cst.AugAssign):
                 targets = [t.target for t in unit.targets] if type(unit) is cst.Assign else [unit.target]
                 for target in targets:
@@ -656,12 +663,7 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
         uses: dict[str, list[cst.CSTNode]] = {name: [] for name in kept}
         names: dict[str, list[cst.Name]] = {name: [] for name in kept}
         # An attribute's or a keyword's name is no use of the variable (``fft = torch.fft.rfft2(x)``).
-        not_variables: set[int] = set()
-        for inner in walk(node.body):
-            if type(inner) is cst.Attribute:
-                not_variables.add(id(inner.attr))
-            elif type(inner) is cst.Arg and inner.keyword is not None:
-                not_variables.add(id(inner.keyword))
+        not_variables = _not_variables(node.body)
         for inner in walk(node.body):
             found = self._part_of(inner)
             if found is not None and type(found[0]) is cst.Name and found[0].value in uses:
@@ -796,14 +798,10 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
         variable is read as a whole, bound, or read by a nested function or lambda."""
         parts: list[cst.CSTNode] = []
         covered: set[int] = set()
-        ignored: set[int] = set()
+        ignored = _not_variables(node)
         deferred = False
         for inner in walk(node):
-            if type(inner) is cst.Attribute:
-                ignored.add(id(inner.attr))
-            elif type(inner) is cst.Arg and inner.keyword is not None:
-                ignored.add(id(inner.keyword))
-            elif type(inner) in (cst.Lambda, cst.FunctionDef, cst.ClassDef) and mentions_name(inner, name):
+            if type(inner) in (cst.Lambda, cst.FunctionDef, cst.ClassDef) and mentions_name(inner, name):
                 deferred = True
             found = self._part_of(inner)
             if found is not None and type(found[0]) is cst.Name and found[0].value == name:
