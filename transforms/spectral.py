@@ -11,6 +11,9 @@ is taken when no other read reaches it; ``irfft``/``irfft2``/``irfftn`` of a com
 from real parts (``torch.complex``, ``torch.view_as_complex``) become helpers that take the parts,
 and so do those of a product of spectra (FFTformer's ``irfft2(rfft2(q) * rfft2(k))``): the
 transforms and products of the chain become helpers that remember the parts while exporting.
+The same chains end in a part of a complex pipeline (piq VSI's ``ifft2(fft2(x) * lg).real``,
+FNet's ``fft(fft(x, dim=-1), dim=-2).real``, OKNet's ``y = ifft2(fft2(x) * a)`` then
+``torch.abs(y)``), and ``torch.angle`` is a part (atan2 of the parts, TRT301's form).
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ _MAKER_KEYWORDS = {"torch.complex": ("real", "imag"), "torch.view_as_complex": (
 SHIFTS = {"torch.fft.fftshift": "_trt_fftshift", "torch.fft.ifftshift": "_trt_ifftshift"}
 #: Functions that take the real part, imaginary part, both (as a last axis of 2) or the magnitude.
 _PART_FUNCTIONS = {"torch.view_as_real": "view_as_real", "torch.real": "real", "torch.imag": "imag",
-                   "torch.abs": "abs", "torch.absolute": "abs"}
+                   "torch.abs": "abs", "torch.absolute": "abs", "torch.angle": "angle"}
 #: What each use of a transform kept in a variable becomes.
 PART_HELPER = "_trt_dft_part"
 #: What a product of spectra (``a * b``, a factor a transform) an inverse real transform takes becomes.
@@ -44,7 +47,7 @@ QUOTIENT_HELPER = "_trt_complex_div"
 #: What ``torch.view_as_complex(pairs)`` kept in a variable a transform takes becomes.
 COMPLEX_HELPER = "_trt_view_as_complex"
 _PART_ATTRIBUTES = {"real": "real", "imag": "imag"}
-_PART_METHODS = {"abs": "abs", "absolute": "abs"}
+_PART_METHODS = {"abs": "abs", "absolute": "abs", "angle": "angle"}
 
 
 def complex_maker(node: cst.CSTNode, context) -> str | None:
@@ -91,8 +94,10 @@ def inverse_real_makers(function: cst.FunctionDef, context) -> dict[int, list[cs
                 and complex_maker(statement.value, context) is not None:
             makers.setdefault(statement.targets[0].target.value, []).append(statement.value)  # type: ignore[arg-type]
     found = {id(call): makers[name] for name, calls in inputs.items() if name in makers for call in calls}
-    for inverse in spectral_chains(function, context):  # (the product chains: their makers come with them)
-        found.setdefault(inverse, [])
+    for chain in spectral_chains(function, context).values():  # (the product chains: their makers come with them)
+        for inner, kind in chain.items():
+            if kind == "inverse":
+                found.setdefault(id(inner), [])
     return found
 
 
@@ -113,24 +118,83 @@ def _plain_transform(call: cst.Call) -> bool:
         and not any(a.keyword is not None and a.keyword.value == "out" for a in call.args)
 
 
-def spectral_chains(function: cst.FunctionDef, context) -> dict[int, dict[cst.CSTNode, str]]:
-    """The inverse real transforms in ``function`` whose input is a spectral product: through
-    names bound in the function and products ``a * b``, made of forward transforms (``rfft2(x)``)
-    and of ``torch.complex``/``torch.view_as_complex`` calls, with at least one transform or
-    product among them (FFTformer's ``irfft2(rfft2(q) * rfft2(k), s=...)``, GFNet's ``x =
-    rfft2(x, ...)``, ``x = x * torch.view_as_complex(w)``, ``irfft2(x, s=...)``): id of the
-    inverse call → the nodes to rewrite, each with its kind (``"transform"``, ``"product"``,
-    ``"quotient"``: a spectrum divided by what is no spectrum, ``"maker"``). A name read at a statement is resolved to its assignments before it, back to
-    the first one that runs whenever the statement does (the same block or one around it); the
-    helpers check when they run that the tensor they are given is the one made there, so a
-    binding that does not reach costs nothing but the rewrite of its call."""
-    inverses = [inner for inner in walk(function.body) if inverse_real(inner, context) is not None]
-    if not inverses:
-        return {}
+def part_of(node: cst.CSTNode, context) -> tuple[cst.BaseExpression, str] | None:
+    """``(z, part)`` when ``node`` takes a real part of ``z`` (``torch.real(z)``, ``z.imag``,
+    ``z.abs()``, ``torch.angle(z)``...)."""
+    if type(node) is cst.Call:
+        func = node.func
+        if len(node.args) == 1 and node.args[0].keyword is None and not node.args[0].star:
+            part = context.refers_to(func, *_PART_FUNCTIONS)
+            if part is not None:
+                return node.args[0].value, _PART_FUNCTIONS[part]
+        if not node.args and type(func) is cst.Attribute and func.attr.value in _PART_METHODS:
+            return func.value, _PART_METHODS[func.attr.value]
+    elif type(node) is cst.Attribute and node.attr.value in _PART_ATTRIBUTES:
+        return node.value, _PART_ATTRIBUTES[node.attr.value]
+    return None
+
+
+def _not_variables(node: cst.CSTNode) -> set[int]:
+    """The names in ``node`` that are no variable: an attribute's name, a keyword's name (the
+    ``fft`` of ``torch.fft.rfft2``, of ``f(fft=None)``)."""
+    found: set[int] = set()
+    for inner in walk(node):
+        if type(inner) is cst.Attribute:
+            found.add(id(inner.attr))
+        elif type(inner) is cst.Arg and inner.keyword is not None:
+            found.add(id(inner.keyword))
+    return found
+
+
+def _inline_pairs(call: cst.Call, context) -> bool:
+    """A complex transform's input written ``torch.view_as_complex(pairs)`` right there: the
+    helper takes the pairs themselves (a ``"pairs:"`` part), no chain is needed for it."""
+    first = call.args[0]
+    inner = first.value
+    return first.keyword is None and type(inner) is cst.Call \
+        and context.refers_to(inner.func, "torch.view_as_complex") is not None
+
+
+def spectral_chains(function: cst.FunctionDef, context, weak: bool = False) -> dict[int, dict[cst.CSTNode, str]]:
+    """The complex pipelines in ``function`` taken as one fix each: a root that reads a
+    spectrum (an inverse real transform, or a part: ``.real``, ``.imag``, ``abs``, ``angle``,
+    ``view_as_real``) and what its spectrum is made of, through names bound in the function,
+    products ``a * b``, quotients by what is no spectrum, complex transforms of such spectra,
+    forward transforms of real tensors and ``torch.complex``/``torch.view_as_complex`` calls
+    (FFTformer's ``irfft2(rfft2(q) * rfft2(k), s=...)``, GFNet's ``x = x *
+    torch.view_as_complex(w)`` between ``rfft2`` and ``irfft2``, piq VSI's ``ifft2(fft2(x) *
+    lg).real``, FNet's ``fft(fft(x, dim=-1), dim=-2).real``). Key: the id of the group's first
+    root; value: every node to rewrite with its kind (``"inverse"``, ``"part:<part>"``,
+    ``"transform"``, ``"product"``, ``"quotient"``: a spectrum divided by what is no spectrum,
+    ``"maker"``), in source order. A root is taken when its spectrum holds a product, a
+    quotient or a transform of a spectrum (an inverse: anything but makers alone), or when it
+    shares a node with one that is: roots that share nodes are one group, one fix. ``weak``:
+    also a part of a name bound to transforms of real tensors (SR-SIM's ``imagefft.abs()`` and
+    ``torch.angle(imagefft)``, the name also bound in another branch), for the rule to take
+    where no kept transform does. A name read
+    at a statement is resolved to its assignments before it, back to the first one that runs
+    whenever the statement does (the same block or one around it); the helpers check when they
+    run that the tensor they are given is the one made there, so a binding that does not reach
+    costs nothing but the rewrite of its call."""
     order: list[tuple[cst.CSTNode, tuple]] = []
     for units, index, ancestors in DftMatmul._statements(function.body, ()):
         if not isinstance(units[index], cst.BaseCompoundStatement):
             order.append((units[index], ancestors))
+    roots: list[tuple[cst.CSTNode, int, tuple, str, cst.BaseExpression]] = []
+    for position, (unit, ancestors) in enumerate(order):
+        deferred = {id(n) for inner in walk(unit) if type(inner) in (cst.Lambda, cst.FunctionDef, cst.ClassDef)
+                    for n in walk(inner)}  # (run later, when the names may hold other values)
+        for inner in walk(unit):
+            if id(inner) in deferred:
+                continue
+            if inverse_real(inner, context) is not None:
+                roots.append((inner, position, ancestors, "inverse", inner.args[0].value))  # type: ignore[attr-defined]
+                continue
+            read = part_of(inner, context)
+            if read is not None:
+                roots.append((inner, position, ancestors, f"part:{read[1]}", read[0]))
+    if not roots:
+        return {}
     assigned: dict[str, list[tuple[int, tuple, cst.BaseExpression]]] = {}
     for position, (unit, ancestors) in enumerate(order):
         name = _bound_name(unit)
@@ -148,12 +212,19 @@ def spectral_chains(function: cst.FunctionDef, context) -> dict[int, dict[cst.CS
                 if type(inner) is cst.Name:
                     assigned.setdefault(inner.value, []).append((position, ancestors, unit))
 
-    def spectral(expr, position, ancestors, found, visiting) -> bool:
+    def spectral(expr, position, ancestors, found, visiting, nested) -> bool:
         if type(expr) is cst.Call:
-            if context.refers_to(expr.func, *TRANSFORMS) is not None:
+            transform = context.refers_to(expr.func, *TRANSFORMS)
+            if transform is not None:
                 if not _plain_transform(expr):
                     return False
                 found[expr] = "transform"
+                # A complex transform of a spectrum (not `rfft*`, which refuse one; not an input
+                # written `view_as_complex(pairs)` there, which the helper takes as its pairs).
+                if not transform.startswith("torch.fft.rfft") and expr.args[0].keyword is None \
+                        and not _inline_pairs(expr, context) \
+                        and spectral(expr.args[0].value, position, ancestors, found, visiting, nested):
+                    nested.add(id(expr))
                 return True
             if complex_maker(expr, context) is not None:
                 found[expr] = "maker"
@@ -162,46 +233,105 @@ def spectral_chains(function: cst.FunctionDef, context) -> dict[int, dict[cst.CS
         if type(expr) is cst.BinaryOperation and type(expr.operator) is cst.Divide:
             # A spectrum divided by what is no spectrum (a number, a real tensor: checked when it runs).
             left: dict[cst.CSTNode, str] = {}
-            if spectral(expr.left, position, ancestors, left, visiting) \
-                    and not spectral(expr.right, position, ancestors, {}, set(visiting)):
+            if spectral(expr.left, position, ancestors, left, visiting, nested) \
+                    and not spectral(expr.right, position, ancestors, {}, set(visiting), set()):
                 found.update(left)
                 found[expr] = "quotient"
                 return True
             return False
         if type(expr) is cst.BinaryOperation and type(expr.operator) is cst.Multiply:
-            left = spectral(expr.left, position, ancestors, found, visiting)
-            right = spectral(expr.right, position, ancestors, found, visiting)
+            left = spectral(expr.left, position, ancestors, found, visiting, nested)
+            right = spectral(expr.right, position, ancestors, found, visiting, nested)
             if left or right:
                 found[expr] = "product"
                 return True
             return False
         if type(expr) is cst.Name:
             reached = False
-            for before, around, value in reversed(assigned.get(expr.value, [])):
-                if before >= position:
-                    continue
+            for before, around, value in reaching(expr.value, position, ancestors):
                 if id(value) not in visiting:
                     visiting.add(id(value))
-                    reached = spectral(value, before, around, found, visiting) or reached
-                if len(around) <= len(ancestors) and all(a is b for a, b in zip(around, ancestors)):
-                    break  # this assignment runs whenever the read does: none before it reaches
+                    reached = spectral(value, before, around, found, visiting, nested) or reached
+            if reached:
+                reads.add(id(expr))
             return reached
         return False
 
-    chains: dict[int, dict[cst.CSTNode, str]] = {}
-    wanted = {id(call) for call in inverses}
-    for position, (unit, ancestors) in enumerate(order):
-        for inner in walk(unit):
-            if id(inner) not in wanted or id(inner) in chains:
+    def reaching(name: str, position: int, ancestors: tuple) -> list[tuple[int, tuple, cst.CSTNode]]:
+        """The assignments of ``name`` a read at ``position`` may see."""
+        seen = []
+        for before, around, value in reversed(assigned.get(name, [])):
+            if before >= position:
                 continue
-            found: dict[cst.CSTNode, str] = {}
-            if spectral(inner.args[0].value, position, ancestors, found, set()) \
-                    and any(kind != "maker" for kind in found.values()):
-                chains[id(inner)] = found
-    if chains:  # each chain's nodes in source order (its first transform is where an export stops)
-        where = {id(inner): index for index, inner in enumerate(walk(function.body))}
-        chains = {key: dict(sorted(found.items(), key=lambda item: where.get(id(item[0]), 0)))
-                  for key, found in chains.items()}
+            seen.append((before, around, value))
+            if len(around) <= len(ancestors) and all(a is b for a, b in zip(around, ancestors)):
+                break  # this assignment runs whenever the read does: none before it reaches
+        return seen
+
+    def read_only_so(found: dict[cst.CSTNode, str]) -> bool:
+        """Every read of a name that a transform of ``found`` is bound to is one a chain follows
+        (a part's operand, a factor): no read takes the complex tensor as it is."""
+        values = {id(n) for n in found}
+        for position, (unit, ancestors) in enumerate(order):
+            skip = _not_variables(unit)
+            if type(unit) in (cst.Assign, cst.AnnAssign, cst.AugAssign):
+                targets = [t.target for t in unit.targets] if type(unit) is cst.Assign else [unit.target]
+                for target in targets:
+                    if type(target) is cst.Name:
+                        skip.add(id(target))
+            for inner in walk(unit):
+                if type(inner) is cst.Name and id(inner) not in skip and id(inner) not in reads \
+                        and any(id(value) in values for _, _, value in reaching(inner.value, position, ancestors)):
+                    return False
+        return True
+
+    taken: list[dict[cst.CSTNode, str]] = []
+    waiting: list[dict[cst.CSTNode, str]] = []
+    reads: set[int] = set()  # the names the chains follow
+    weak_roots: list[dict[cst.CSTNode, str]] = []
+    for root, position, ancestors, kind, operand in roots:
+        found: dict[cst.CSTNode, str] = {}
+        nested: set[int] = set()
+        if not spectral(operand, position, ancestors, found, set(), nested):
+            continue
+        kinds = set(found.values())
+        if kind == "inverse":
+            wanted = bool(kinds - {"maker"})
+        else:  # a part of a transform of a real tensor alone, or of makers alone, is taken by itself
+            wanted = bool(kinds & {"product", "quotient"}) or bool(nested)
+        found[root] = kind
+        if not wanted and weak and kind != "inverse" and type(operand) is cst.Name:
+            weak_roots.append(found)
+        (taken if wanted else waiting).append(found)
+    for found in weak_roots:  # (checked once every root's reads are known)
+        if read_only_so(found):
+            taken.append(found)
+            waiting.remove(found)
+    # Roots sharing a node are one group (one fix); a root waiting joins a group it shares a node with.
+    groups: list[dict[cst.CSTNode, str]] = []
+
+    def join(found: dict[cst.CSTNode, str], alone: bool) -> bool:
+        joined = [g for g in groups if any(n in g for n in found)]
+        if (not joined and not alone) or (len(joined) == 1 and all(n in joined[0] for n in found)):
+            return False
+        merged: dict[cst.CSTNode, str] = {}
+        for g in joined:
+            merged.update(g)
+            groups.remove(g)
+        merged.update(found)
+        groups.append(merged)
+        return True
+
+    for found in taken:
+        join(found, True)
+    while any([join(found, False) for found in waiting]):  # (a root joined late may link two groups)
+        pass
+    where = {id(inner): index for index, inner in enumerate(walk(function.body))}
+    chains: dict[int, dict[cst.CSTNode, str]] = {}
+    for group in groups:  # each group's nodes in source order (its first transform is where an export stops)
+        ordered = dict(sorted(group.items(), key=lambda item: where.get(id(item[0]), 0)))
+        first = next(n for n, k in ordered.items() if k == "inverse" or k.startswith("part:"))
+        chains[id(first)] = ordered
     return chains
 
 
@@ -235,9 +365,18 @@ with real or complex factors beside them (FFTformer's attention `irfft2(rfft2(q)
 s=...)` and its feed-forward filter `irfft2(rfft2(x) * self.fft, s=...)`, GFNet's global filter
 `x = x * torch.view_as_complex(self.complex_weight)` between `rfft2` and `irfft2`, FFT
 convolutions `irfft(rfft(x) * rfft(k), n)`, with long-convolution layers' `rfft(k, n=size) / size`:
-a spectrum divided by what is no spectrum). Any other use (the complex result divided by a
-spectrum, indexed, returned, passed to `irfftn` as it is), an `out=` or unpacked argument is
-reported without a fix.
+a spectrum divided by what is no spectrum); and complex pipelines read by a part: a complex
+transform (`fft`, `ifft`, `fft2`, `ifft2`, `fftn`, `ifftn`) of such a spectrum, through names,
+products and quotients, and finally a part of it (piq's VSI `x_fft = fft2(x)`, `ifft2(x_fft *
+lg).real`; FSIM's `view_as_real(ifft2(imagefft * filters))`; FNet's `fft(fft(x, dim=-1),
+dim=-2).real`; OKNet's `out = x1 * fft2(x2)`, `out = ifft2(out)`, `out = torch.abs(out)`), and
+a variable bound to a transform whose every read (the reads that binding reaches) takes a part
+even where another branch binds the name otherwise (SR-SIM's `imagefft.abs()` and
+`torch.angle(imagefft)`). The parts: `torch.view_as_real`, `.real`, `.imag`, `.abs()`,
+`torch.real`, `torch.imag`, `torch.abs`, and `torch.angle`/`.angle()` (DarkIR's `pha =
+torch.angle(x_freq)`). Any other use (the complex result divided by a spectrum, indexed,
+returned, passed to `irfftn` as it is), an `out=` or unpacked argument is reported without a
+fix.
 Other `irfft*` inputs, `hfft`, `ihfft` and `stft` are TRT706's.
 
 Why it hurts: the TorchScript exporter has no symbolic for `aten::fft_*`, so the model does not
@@ -304,7 +443,17 @@ inverse then keeps torch's function (and its export error). A spectrum divided b
 spectrum (`rfft(k, n=size) / size`) → `_trt_complex_div(a, b)`: `a / b`; while exporting, each
 part divided by the real tensor or number (a complex divisor keeps torch's `/`). Only `*` and
 that `/` are taken (not a quotient of spectra, `torch.mul`, `einsum`, an in-place `*=`). Graph:
-also Mul, Div, Sub and Add on the parts. `torch.fft.fftshift(x, dim)` →
+also Mul, Div, Sub and Add on the parts. A complex pipeline read by a part is one such chain:
+`x_fft = torch.fft.fft2(x)`, `torch.fft.ifft2(x_fft * lg).real` → `x_fft = _trt_fft2("tracked",
+x)`, `_trt_ifft2("real", _trt_complex_mul(x_fft, lg))`: a complex transform given a complex tensor
+whose parts the helpers remember takes them as real and imaginary pairs while exporting (so a
+transform of a transform is two products), and a part written on the transform becomes its
+helper with that part; a part of a name or a product becomes `_trt_dft_part(z, "tracked:real")`,
+which is torch's part of whatever `z` holds when it runs (a real tensor a branch bound to the
+name included) and, while exporting, the part of the remembered parts. The roots (inverses and
+parts) that share a node are one fix, placed on the first transform. `torch.angle(z)` (and
+`z.angle()`) of a transform is, while exporting, `_trt_atan2_onnx(imag, real)`, TRT301's exact
+form of atan2 (Atan, Div, Abs, Min/Max, comparisons, Where: TensorRT has no Atan2). `torch.fft.fftshift(x, dim)` →
 `_trt_fftshift(x, dim)` (`ifftshift` alike): while exporting a real input, each axis is split at
 its traced size and the two slices concatenated in the other order: the same elements in the
 same places, bit for bit (Shape, Div, Sub, Slice, Concat). A complex input keeps the torch function (and
@@ -333,6 +482,9 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
             "float16/bfloat16 input: computed in float32 and rounded back (the CPU FFT refuses them)",
             "`torch.jit.script` of the rewritten function: the helpers take `dim` as an int or a tuple (this is why "
             "the exact fftshift/ifftshift rewrite is labelled unsafe too)",
+            "`torch.angle` at the branch cut: a bin whose imaginary part the FFT gives as zero (the zero frequency, "
+            "the Nyquist bin of a real input) with a negative real part may come out as -pi where the FFT gives pi "
+            "(the same point: code taking cos/sin of the phase is unaffected)",
         ),
         examples=(
             Example(
@@ -391,6 +543,24 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
                 unsafe=True,
             ),
             Example(
+                "def saliency(self, x, lg):\n"
+                "    x_fft = torch.fft.fft2(x)\n"
+                "    return torch.fft.ifft2(x_fft * lg).real\n",
+                "def saliency(self, x, lg):\n"
+                "    x_fft = _trt_fft2(\"tracked\", x)\n"
+                "    return _trt_ifft2(\"real\", _trt_complex_mul(x_fft, lg))\n",
+                unsafe=True,
+            ),
+            Example(
+                "def amplitude_phase(self, x):\n"
+                "    spectrum = torch.fft.rfft2(x)\n"
+                "    return spectrum.abs(), torch.angle(spectrum)\n",
+                "def amplitude_phase(self, x):\n"
+                "    spectrum = _trt_rfft2(\"complex\", x)\n"
+                "    return _trt_dft_part(spectrum, \"abs\"), _trt_dft_part(spectrum, \"angle\")\n",
+                unsafe=True,
+            ),
+            Example(
                 "def deconvolve(self, x, k):\n"
                 "    return torch.fft.irfft(torch.fft.rfft(x) / torch.fft.rfft(k))\n",
             ),
@@ -422,33 +592,33 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
         self._rebound: dict[int, cst.CSTNode] = {}
         #: Inverse real transforms whose input is a spectral product: id → the nodes of the chain.
         self._chains: dict[int, dict[cst.CSTNode, str]] = {}
-        #: Forward transforms a chain rewrites (named by the inverse's finding, not on their own).
+        #: Transforms, inverses and parts a chain rewrites (named by the chain's finding, not on their own).
         self._chained: set[int] = set()
+        #: Transforms of the current function's chains (no kept or rebound transform takes them).
+        self._in_chains: set[int] = set()
 
     def _part_of(self, node: cst.CSTNode) -> tuple[cst.BaseExpression, str] | None:
-        """``(z, part)`` when ``node`` takes a real part of ``z`` (``torch.real(z)``, ``z.imag``...)."""
-        if type(node) is cst.Call:
-            func = node.func
-            if len(node.args) == 1 and node.args[0].keyword is None and not node.args[0].star:
-                part = self.context.refers_to(func, *_PART_FUNCTIONS)
-                if part is not None:
-                    return node.args[0].value, _PART_FUNCTIONS[part]
-            if not node.args and type(func) is cst.Attribute and func.attr.value in _PART_METHODS:
-                return func.value, _PART_METHODS[func.attr.value]
-        elif type(node) is cst.Attribute and node.attr.value in _PART_ATTRIBUTES:
-            return node.value, _PART_ATTRIBUTES[node.attr.value]
-        return None
+        """``(z, part)`` when ``node`` takes a real part of ``z`` (:func:`part_of`)."""
+        return part_of(node, self.context)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._find_complex_inputs(node)
+        chains = {key: chain for key, chain in spectral_chains(node, self.context).items()
+                  if not any(id(n) in self._claimed for n in chain)}
+        # A transform of a chain (a complex transform of a spectrum kept in a variable, OKNet's
+        # `x_fca = ifft2(x_fft)` then `torch.abs(x_fca)`) is the chain's, not a kept transform's.
+        self._in_chains = {id(n) for chain in chains.values() for n, kind in chain.items() if kind == "transform"}
         self._find_kept(node)
         self._inverse_inputs.update(inverse_real_makers(node, self.context))
         claimed = set(self._kept) | self._grouped | {id(n) for r in self._kept.values() for n in r}
-        for inverse, chain in spectral_chains(node, self.context).items():
-            if inverse in self._chains or any(id(n) in claimed for n in chain):
+        # Then the parts of transforms kept in a variable that no kept transform took (the
+        # variable read otherwise in another branch): the transform tracked, each part taken of it.
+        for key, chain in spectral_chains(node, self.context, weak=True).items():
+            if key in self._chains or any(id(n) in claimed or id(n) in self._claimed for n in chain):
                 continue
-            self._chains[inverse] = chain
-            self._chained.update(id(n) for n, kind in chain.items() if kind == "transform")
+            self._chains[key] = chain
+            self._chained.update(id(n) for n, kind in chain.items() if kind in ("transform", "inverse")
+                                 or kind.startswith("part:"))
 
     def _find_complex_inputs(self, node: cst.FunctionDef) -> None:
         """``x = torch.view_as_complex(pairs)`` (in any branch) and a transform of ``x`` later in the
@@ -493,12 +663,7 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
         uses: dict[str, list[cst.CSTNode]] = {name: [] for name in kept}
         names: dict[str, list[cst.Name]] = {name: [] for name in kept}
         # An attribute's or a keyword's name is no use of the variable (``fft = torch.fft.rfft2(x)``).
-        not_variables: set[int] = set()
-        for inner in walk(node.body):
-            if type(inner) is cst.Attribute:
-                not_variables.add(id(inner.attr))
-            elif type(inner) is cst.Arg and inner.keyword is not None:
-                not_variables.add(id(inner.keyword))
+        not_variables = _not_variables(node.body)
         for inner in walk(node.body):
             found = self._part_of(inner)
             if found is not None and type(found[0]) is cst.Name and found[0].value in uses:
@@ -513,7 +678,7 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
             if len(assignments) != 1 or others or not uses[name] or name in parameters:
                 self._find_rebound(node, name)
                 continue
-            if not self._plain(call):
+            if not self._plain(call) or id(call) in self._in_chains:
                 continue
             name_of = self._transform(call)
             helper = TRANSFORMS[name_of]  # type: ignore[index]
@@ -558,7 +723,8 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
                 continue
             starts: list[cst.Assign] = []
             stop = self._bound_before(block[:index], name, uses, starts)
-            if stop is None or not uses or not all(self._plain(s.value) for s in starts):  # type: ignore[arg-type]
+            if stop is None or not uses or not all(self._plain(s.value) and id(s.value) not in self._in_chains
+                                                   for s in starts):  # type: ignore[arg-type]
                 continue
             replacements: dict[cst.CSTNode, cst.CSTNode] = {}
             for start in starts:
@@ -632,14 +798,10 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
         variable is read as a whole, bound, or read by a nested function or lambda."""
         parts: list[cst.CSTNode] = []
         covered: set[int] = set()
-        ignored: set[int] = set()
+        ignored = _not_variables(node)
         deferred = False
         for inner in walk(node):
-            if type(inner) is cst.Attribute:
-                ignored.add(id(inner.attr))
-            elif type(inner) is cst.Arg and inner.keyword is not None:
-                ignored.add(id(inner.keyword))
-            elif type(inner) in (cst.Lambda, cst.FunctionDef, cst.ClassDef) and mentions_name(inner, name):
+            if type(inner) in (cst.Lambda, cst.FunctionDef, cst.ClassDef) and mentions_name(inner, name):
                 deferred = True
             found = self._part_of(inner)
             if found is not None and type(found[0]) is cst.Name and found[0].value == name:
@@ -716,17 +878,18 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
                          f"while exporting (`torch.fft.{short}` otherwise)",
                    Fix(replacements, safety=Safety.UNSAFE, helpers=helpers))
 
-    def _arguments(self, call: cst.Call, name: str, part: str) -> list[cst.Arg]:
-        """The helper's arguments: the part, then the transform's own; an input written as
-        ``torch.view_as_complex(pairs)`` (not for ``rfft*``, which refuse complex input) is passed as
-        the pairs, with a ``"pairs:"`` part, so no complex tensor is made while exporting."""
-        args = list(call.args)
+    def _arguments(self, call: cst.Call, name: str, part: str, updated: cst.Call | None = None) -> list[cst.Arg]:
+        """The helper's arguments: the part, then the transform's own (``updated``'s: the call with
+        what a chain rewrote inside it); an input written as ``torch.view_as_complex(pairs)`` (not
+        for ``rfft*``, which refuse complex input) is passed as the pairs, with a ``"pairs:"`` part,
+        so no complex tensor is made while exporting."""
+        args = list((updated or call).args)
         first = args[0]
-        inner = first.value
+        inner = call.args[0].value
         if (first.keyword is None and not name.startswith("torch.fft.rfft") and type(inner) is cst.Call
                 and self.context.refers_to(inner.func, "torch.view_as_complex") and len(inner.args) == 1
                 and inner.args[0].keyword is None and not inner.args[0].star):
-            args[0] = first.with_changes(value=inner.args[0].value)
+            args[0] = first.with_changes(value=first.value.args[0].value)  # type: ignore[attr-defined]
             part = f"pairs:{part}"
         return [cst.Arg(value=cst.SimpleString(f'"{part}"')), *args]
 
@@ -736,6 +899,9 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
                 "exporter's ONNX DFT is not parsed by any TensorRT release, and its result is complex")
 
     def visit_Call(self, node: cst.Call) -> None:
+        if id(node) in self._chains:
+            self._chain(self._chains.pop(id(node)))
+            return
         if id(node) in self._taken or id(node) in self._grouped or id(node) in self._chained:
             return
         if id(node) in self._kept:
@@ -781,16 +947,14 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
         name = self._transform(node)
         if name is not None:
             self.found(node, f"{self._why(name)}; not rewritten: its complex result is used as such (only "
-                             "`torch.view_as_real`, `.real`, `.imag` and `.abs()` of it are)")
+                             "`torch.view_as_real`, `.real`, `.imag`, `.abs()` and `torch.angle` of it are, also "
+                             "through products with real tensors or numbers and further complex transforms)")
 
     def _inverse(self, node: cst.Call, name: str) -> None:
         """``irfftn(torch.complex(re, im), s=..., dim=..., norm=...)``, the complex input written
         there or kept in a variable: the transform becomes its helper and the call that makes
         the input ``_trt_complex``/``_trt_view_as_complex``, which remember the real tensors it
         was made of while exporting. Any other input is TRT706's (reported there)."""
-        if id(node) in self._chains:
-            self._chain(node, name, self._chains.pop(id(node)))
-            return
         if not takes_inverse_real(node, self.context, set(self._inverse_inputs)):
             return
         helper = INVERSE_REAL[name]
@@ -817,37 +981,40 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
                          f"spectrum on the last axis; `torch.fft.{short}` otherwise)",
                    Fix(replacements, safety=Safety.UNSAFE, helpers=tuple(dict.fromkeys(helpers))))
 
-    def _chain(self, node: cst.Call, name: str, chain: dict[cst.CSTNode, str]) -> None:
-        """``irfft2(q_fft * k_fft, s=...)`` where ``q_fft = rfft2(q)`` (a spectral product): the
-        inverse becomes its helper, each forward transform of the chain its helper with the
-        ``"tracked"`` part (torch's complex transform; while exporting a complex tensor remembering
-        its parts, computed as products), each product ``_trt_complex_mul(a, b)`` (``a * b``;
-        while exporting, from the parts) and each ``torch.complex``/``view_as_complex`` its helper:
-        the inverse then computes its output from real tensors only. A node an earlier chain
-        rewrote (two inverses of one spectrum) is not rewritten twice."""
-        kinds: dict[int, str] = {id(node): "inverse"}
-        nodes: list[cst.CSTNode] = [node]
+    def _chain(self, chain: dict[cst.CSTNode, str]) -> None:
+        """One fix for a complex pipeline (:func:`spectral_chains`): each inverse real transform
+        becomes its helper, each transform its helper with the ``"tracked"`` part (torch's complex
+        transform; while exporting a complex tensor remembering its parts, computed as
+        products), each product ``_trt_complex_mul(a, b)`` (``a * b``; while exporting, from the
+        parts), each quotient ``_trt_complex_div(a, b)``, each ``torch.complex``/
+        ``view_as_complex`` its helper, and each part read of the spectrum the transform's helper
+        with that part (``ifft2(y).real`` → ``_trt_ifft2("real", y)``) or ``_trt_dft_part(z,
+        part)``: the roots then compute their output from real tensors only. A node an earlier
+        chain rewrote is not rewritten twice."""
+        kinds: dict[int, str] = {}
+        nodes: list[cst.CSTNode] = []
         for inner, kind in chain.items():
             if id(inner) in self._claimed:
                 continue
             self._claimed.add(id(inner))
             kinds[id(inner)] = kind
             nodes.append(inner)
-        helpers: list[str] = [INVERSE_REAL[name]]
+        helpers: list[str] = []
         extra: dict[cst.CSTNode, cst.CSTNode] = {}
         originals = {id(n): n for n in nodes}
 
         def rebuilt(original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
             kind = kinds[id(original)]
             if kind == "inverse":
-                return updated.with_changes(func=cst.Name(INVERSE_REAL[name]))  # type: ignore[attr-defined]
-            if kind == "product":
-                helpers.append(PRODUCT_HELPER)
-                return cst.Call(func=cst.Name(PRODUCT_HELPER), args=[
-                    cst.Arg(value=updated.left), cst.Arg(value=updated.right)])  # type: ignore[attr-defined]
-            if kind == "quotient":
-                helpers.append(QUOTIENT_HELPER)
-                return cst.Call(func=cst.Name(QUOTIENT_HELPER), args=[
+                helper = INVERSE_REAL[inverse_real(original, self.context)]  # type: ignore[index]
+                helpers.append(helper)
+                return updated.with_changes(func=cst.Name(helper))  # type: ignore[attr-defined]
+            if kind.startswith("part:"):
+                return self._chain_part(original, updated, kind[5:], kinds, helpers)
+            if kind in ("product", "quotient"):
+                helper = PRODUCT_HELPER if kind == "product" else QUOTIENT_HELPER
+                helpers.append(helper)
+                return cst.Call(func=cst.Name(helper), args=[
                     cst.Arg(value=updated.left), cst.Arg(value=updated.right)])  # type: ignore[attr-defined]
             if kind == "maker":
                 made_by = COMPLEX_MAKERS[complex_maker(original, self.context)]  # type: ignore[index]
@@ -859,7 +1026,7 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
                 extra.update(self._complex_inputs.pop(id(original)))
                 helpers.append(COMPLEX_HELPER)
             return cst.Call(func=cst.Name(TRANSFORMS[transform]),  # type: ignore[index]
-                            args=self._arguments(original, transform, "tracked"))  # type: ignore[arg-type]
+                            args=self._arguments(original, transform, "tracked", updated))  # type: ignore[arg-type]
 
         inside: set[int] = set()
         for outer in nodes:
@@ -869,15 +1036,47 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
             if id(outer) not in inside:
                 replacements[outer] = outer.visit(_Rebuild(originals, rebuilt))  # type: ignore[assignment]
         replacements.update(extra)
+        self._chained.update(kinds)
         # The finding is placed on the chain's first transform: the export stops there first.
-        where = next((n for n in nodes if kinds[id(n)] == "transform"), node)
-        first = self._transform(where) if where is not node else name  # type: ignore[arg-type]
-        self.found(where, f"{self._why(first)}; its result reaches `{name}` through a product of spectra (forward "
-                          "transforms of real tensors, real or complex factors made from real parts), so the "
-                          "transforms, the products and the inverse's real output are computed from real and "
-                          "imaginary parts as cosine and sine matrix products while exporting (the torch functions "
-                          "and `*` otherwise)",
+        where = next((n for n in nodes if kinds[id(n)] == "transform"), nodes[0])
+        inverse = next((n for n in nodes if kinds[id(n)] == "inverse"), None)
+        first = self._transform(where) if where is not inverse \
+            else inverse_real(where, self.context)  # type: ignore[arg-type]
+        if inverse is not None:
+            how = (f"its result reaches `{inverse_real(inverse, self.context)}` through a product of spectra (forward "
+                   "transforms of real tensors, real or complex factors made from real parts), so the transforms, the "
+                   "products and the inverse's real output are computed from real and imaginary parts")
+        else:
+            how = ("its complex result reaches a real part (`.real`, `.imag`, `abs`, `angle`, `view_as_real`) through "
+                   "products, quotients by real tensors or numbers and complex transforms, so the transforms, the "
+                   "products and the part are computed from real and imaginary parts")
+        self.found(where, f"{self._why(first)}; {how} as cosine and sine matrix products while exporting (the torch "
+                          "functions and `*` otherwise)",
                    Fix(replacements, safety=Safety.UNSAFE, helpers=tuple(dict.fromkeys(helpers))))
+
+    def _chain_part(self, original: cst.CSTNode, updated: cst.CSTNode, part: str, kinds: dict[int, str],
+                    helpers: list[str]) -> cst.CSTNode:
+        """A part read in a chain: of a transform written there, that transform's helper with the
+        part (``ifft2(x_fft * lg).real`` → ``_trt_ifft2("real", _trt_complex_mul(x_fft, lg))``);
+        of anything else (a name, a product), ``_trt_dft_part(z, "tracked:<part>")``, which is
+        torch's part of whatever tensor the name holds when it runs (a spectrum the helpers made
+        while exporting: from its remembered parts)."""
+        operand = part_of(original, self.context)[0]  # type: ignore[index]
+        if type(updated) is cst.Attribute:
+            value = updated.value
+        elif type(updated.func) is cst.Attribute and not updated.args:  # type: ignore[attr-defined]
+            value = updated.func.value  # type: ignore[attr-defined]
+        else:
+            value = updated.args[0].value  # type: ignore[attr-defined]
+        if kinds.get(id(operand)) == "transform" and type(value) is cst.Call and value.args \
+                and type(value.args[0].value) is cst.SimpleString:
+            first = value.args[0].value.value.strip('"')  # "tracked", or "pairs:tracked"
+            read = f"pairs:{part}" if first.startswith("pairs:") else part
+            return value.with_changes(args=[value.args[0].with_changes(value=cst.SimpleString(f'"{read}"')),
+                                            *value.args[1:]])
+        helpers.append(PART_HELPER)
+        return cst.Call(func=cst.Name(PART_HELPER), args=[cst.Arg(value=value),
+                                                          cst.Arg(value=cst.SimpleString(f'"tracked:{part}"'))])
 
     def _shift(self, node: cst.Call, name: str) -> None:
         message = (f"the TorchScript exporter has no ONNX symbolic for `{name}` (aten::fft_{name.rsplit('.', 1)[1]}), "
@@ -891,6 +1090,11 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
                    Fix({node: node.with_changes(func=cst.Name(helper))}, safety=Safety.UNSAFE, helpers=(helper,)))
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
+        if id(node) in self._chains:
+            self._chain(self._chains.pop(id(node)))
+            return
+        if id(node) in self._chained:
+            return
         if node.attr.value in _PART_ATTRIBUTES and self._transform(node.value) is not None \
                 and id(node.value) not in self._taken:
             self._take(node, node.value, _PART_ATTRIBUTES[node.attr.value])  # type: ignore[arg-type]

@@ -383,6 +383,40 @@ class Stats(torch.nn.Module):
 """
 
 
+PHASES = b"""import torch
+
+
+def responses(x, filters):
+    imagefft = torch.fft.fft2(x)
+    filters_ifft = torch.fft.ifft2(filters)
+    filters_ifft = filters_ifft.real * 2.0
+    even_odd = torch.view_as_real(torch.fft.ifft2(imagefft * filters))
+    return even_odd, filters_ifft
+"""
+
+
+def test_every_transform_of_a_file_is_planned_at_once(tmp_path: Path) -> None:
+    """The TorchScript exporter stops at every `torch.fft` transform it reaches, and TRT709 names one
+    function's transforms in two findings when two mechanisms take them (piq's FSIM: the spectrum's product at
+    fsim.py:238, the filters' rebound inverse at :239): a stop at one plans both, not one a round (FSIM reached
+    its export in the last round only after this)."""
+    path = tmp_path / "phases.py"
+    path.write_bytes(PHASES)
+    where = str(path.resolve())
+    findings = [f for f in check_source(PHASES, where, Options(select=("TRT709",)))]
+    assert [(f.line, f.fix.value) for f in findings] == [(5, "unsafe"), (6, "unsafe")]
+    facts = Facts.from_json({"version": 1, "runs": 2, "lines": {where: [5, 6, 7, 8, 9]}, "events": [],
+                             "inputs": {}})
+    stop = Problem("export_failure", where, 5, "(export)", None,
+                   "UnsupportedOperatorError: Exporting the operator 'aten::fft_fft2' to ONNX opset version 17 is "
+                   "not supported.", "error", "torchscript")
+    plan = Plan()
+    assert plan.update(findings, [stop], facts, unsafe=False)
+    assert sorted(d.finding.line for d in plan.applied) == [5, 6]
+    fixed = fix_source(PHASES, where, Options(select=("TRT709",), target="8.6", unsafe=True, allow=plan.allows()))
+    assert "torch.fft." not in fixed.source.decode().split("def responses")[1]
+
+
 def test_every_unknown_kernel_convolution_of_a_file_is_planned_at_once(tmp_path: Path) -> None:
     """The TorchScript exporter stops at the first convolution whose kernel shape it cannot tell, so each round
     located one more of SSIM's five and the round limit came first (piq's MS-SSIM ended "does not export" with

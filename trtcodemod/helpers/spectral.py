@@ -37,18 +37,34 @@ complex input keeps the original while exporting too (and its export error).
 
 import torch
 
+from trtcodemod.helpers.atan2 import _trt_atan2_onnx
 from trtcodemod.helpers.onnx_export import _trt_onnx_exporting
 
 
 def _trt_dft_part(z, part):
     """What the code takes of the transform ``z``: ``torch.view_as_real(z)``, ``z.real``, ``z.imag``,
-    ``z.abs()`` or ``z`` itself (``"complex"``: a transform kept in a variable). A real ``z`` is
-    the ``(..., 2)`` layout the export formulation keeps such a transform in. A ``"pairs:"``
-    prefix (the input was given as real and imaginary pairs) says nothing about the result."""
+    ``z.abs()``, ``torch.angle(z)`` (while exporting, atan2 of the parts as TRT301's helper
+    computes it) or ``z`` itself (``"complex"``: a transform kept in a variable). A real ``z`` is
+    the ``(..., 2)`` layout the export formulation keeps such a transform in; with a
+    ``"tracked:"`` prefix (a part read through a name of a chain, whose spectra stay complex
+    tensors) a real ``z`` is no spectrum and takes torch's own part. A ``"pairs:"`` prefix (the
+    input was given as real and imaginary pairs) says nothing about the result."""
     if part.startswith("pairs:"):
         part = part[6:]
     if part == "complex" or part == "tracked":
         return z
+    if part.startswith("tracked:"):  # z is whatever a name of a chain holds: a real tensor is no spectrum
+        part = part[8:]
+        if not z.is_complex():
+            if part == "view_as_real":
+                return torch.view_as_real(z)
+            if part == "real":
+                return torch.real(z)
+            if part == "imag":
+                return torch.imag(z)
+            if part == "angle":
+                return torch.angle(z)
+            return torch.abs(z)
     if z.is_complex() and not torch.jit.is_scripting() and _trt_onnx_exporting():
         parts = _trt_complex_parts(z)
         if parts is not None:  # a tensor the helpers made while exporting: its parts, no complex op
@@ -60,7 +76,11 @@ def _trt_dft_part(z, part):
             return z[..., 0]
         if part == "imag":
             return z[..., 1]
+        if part == "angle":  # atan2 of the parts, in operations TensorRT parses (no ONNX Atan2)
+            return _trt_atan2_onnx(z[..., 1], z[..., 0])
         return torch.sqrt(z[..., 0] * z[..., 0] + z[..., 1] * z[..., 1])
+    if part == "angle":
+        return torch.angle(z)
     if part == "view_as_real":
         return torch.view_as_real(z)
     if part == "real":
@@ -221,6 +241,8 @@ def _trt_dft_onnx(x, part, sizes, dims, norm, inverse, onesided):
         out = re
     elif part == "imag":
         out = im
+    elif part == "angle":
+        out = _trt_atan2_onnx(im, re)
     else:
         out = torch.sqrt(re * re + im * im)
     return out if out.dtype == dtype else out.to(dtype)

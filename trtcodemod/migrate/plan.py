@@ -79,11 +79,15 @@ WRONG_VALUE_RULES = frozenset({"TRT301", "TRT728", "TRT330", "TRT339", "TRT341",
 #: TRT324: a convolution whose kernel's shape the trace computes from a size ("convolution for kernel of unknown
 #: shape"): SSIM convolves the images, their squares and their product with one window at five lines of one
 #: function (piq's `_ssim_per_channel`), which took a round each and ran past the round limit.
+#: TRT709: every `torch.fft` transform the TorchScript exporter reaches stops it ("Exporting the operator
+#: 'aten::fft_fft2' ... is not supported"), and TRT709 may name one function's transforms in separate findings (piq's
+#: FSIM: the spectrum's product at fsim.py:238 and the filters' rebound inverse at :239), a round each.
 STOPS_AT_EVERY_CALL = {
     "TRT342": re.compile(r"Failed to export a node '%[\w.]+ : Long\([^)]*\) = onnx::Gather\["),
     "TRT353": re.compile(r"Failed to export a node '%[\w.]+ : Long\([^)]*\) = onnx::Neg\("),
     "TRT203": re.compile(r"Only consecutive 1-d tensor indices are supported in exporting aten::index_put"),
     "TRT324": re.compile(r"ONNX export of convolution for kernel of unknown shape"),
+    "TRT709": re.compile(r"operator 'aten::fft_\w+'"),
 }
 
 #: Of those, the rules whose findings, where the export does not stop, bake the same way with no warning: the

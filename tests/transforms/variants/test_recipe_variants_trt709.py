@@ -20,6 +20,14 @@ mode to 1e-5 of the largest magnitude at other sizes, on zeros, negatives and la
 empty batch: eager mode refuses one in both), and never gives a finite value where eager mode
 gives inf or NaN; eager mode is unchanged.
 
+Complex pipelines (taken since TRT709 follows a spectrum through products into complex transforms
+and parts): OKNet's frequency gating (``fft2``, a product with a real tensor, ``ifft2`` kept in a
+name rebound by ``torch.abs``, twice), FNet's token mixing (``fft(fft(x, dim=-1), dim=-2).real``,
+rishikksh20/FNet-pytorch) and DarkIR's frequency MLP (``torch.abs`` and ``torch.angle`` of an
+``rfft2``, ``torch.complex``, ``irfft2``): each named with no fix before (migrate exit 1), each
+rewritten, exported with both parts taken from real tensors (the angle as TRT301's atan2 form)
+and ending with exit 0, equivalent, and equal to eager mode at other sizes.
+
 LaMa's was not taken before this variant set's fix: ``ffted`` is rebound by the statement that
 reads its parts, and its ``irfftn`` was TRT706's; both are taken now (see its test). Not taken:
 transformers' FNet reaches ``torch.fft.fftn`` through
@@ -69,6 +77,23 @@ TAKEN = {
     "fourier_transformer_dct_lowpass": (["Vc = torch.fft.fft(v, dim=1)"],
                                         ['Vc = _trt_fft("complex", v, dim=1)',
                                          'V = _trt_dft_part(Vc, "real") * W_r - _trt_dft_part(Vc, "imag") * W_i']),
+    # Complex pipelines: a spectrum times a real tensor, its inverse complex transform kept in a name and
+    # rebound by its magnitude (one fix each); a transform of a transform read by `.real`; `torch.angle` as a part.
+    "oknet_frequency_gating": (['x2_fft = torch.fft.fft2(x2, norm="backward")',
+                                'x_fft = torch.fft.fft2(out, norm="backward")'],
+                               ['x2_fft = _trt_fft2("tracked", x2, norm="backward")',
+                                "out = _trt_complex_mul(x1, x2_fft)",
+                                'out = _trt_ifft2("tracked", out, dim=(-2, -1), norm="backward")',
+                                'out = _trt_dft_part(out, "tracked:abs")',
+                                "x_fft = _trt_complex_mul(x_att, x_fft)",
+                                'x_fca = _trt_dft_part(x_fca, "tracked:abs")']),
+    "fnet_pytorch_fourier_mixing": (["x = torch.fft.fft(torch.fft.fft(x, dim=-1), dim=-2).real"],
+                                    ['x = _trt_fft("real", _trt_fft("tracked", x, dim=-1), dim=-2)']),
+    "darkir_amplitude_phase_mlp": (['x_freq = torch.fft.rfft2(x, norm="backward")',
+                                    "x_out = torch.fft.irfft2(x_out, s=(H, W), norm=\"backward\")"],
+                                   ['x_freq = _trt_rfft2("complex", x, norm="backward")',
+                                    'mag = _trt_dft_part(x_freq, "abs")', 'pha = _trt_dft_part(x_freq, "angle")',
+                                    "x_out = _trt_complex(real, imag)"]),
 }
 
 
@@ -82,7 +107,8 @@ def test_the_rule_finds_each_transform_and_rewrites_it_with_unsafe_only(name: st
 
 
 @pytest.mark.parametrize("name", ["vit_pytorch_fft_patch_embedding", "fastmri_varnet_block_centered_fft",
-                                  "hypercomplex_unet_fft_map"])
+                                  "hypercomplex_unet_fft_map", "oknet_frequency_gating", "fnet_pytorch_fourier_mixing",
+                                  "darkir_amplitude_phase_mlp"])
 def test_migrate_rewrites_the_transforms_and_the_model_exports_equivalent(name: str) -> None:
     path = HERE / f"{name}.py"
     module = load_variant(path, f"trt709_m_{name}")
@@ -182,6 +208,27 @@ DIRECT = {
         # No empty batch: the transform runs over the batch axis too, and eager ``fftn`` refuses a
         # length of 0 ("Invalid number of data points").
     },
+    "oknet_frequency_gating": {
+        "other size": torch.randn(3, 4, 7, 9, generator=seeded(9)),
+        "odd width": torch.randn(1, 4, 12, 5, generator=seeded(10)),
+        "zeros": torch.zeros(2, 4, 6, 8),
+        "negatives": -torch.rand(2, 4, 8, 6, generator=seeded(11)) - 1,
+        "large": torch.randn(2, 4, 10, 12, generator=seeded(12)) * 1e4,
+    },
+    "fnet_pytorch_fourier_mixing": {
+        "other size": torch.randn(3, 9, 8, generator=seeded(13)),
+        "one token": torch.randn(2, 1, 8, generator=seeded(14)),
+        "zeros": torch.zeros(2, 5, 8),
+        "negatives": -torch.rand(2, 7, 8, generator=seeded(15)) - 1,
+        "large": torch.randn(2, 6, 8, generator=seeded(16)) * 1e4,
+    },
+    "darkir_amplitude_phase_mlp": {
+        "other size": torch.randn(3, 3, 7, 9, generator=seeded(17)),
+        "odd width": torch.randn(1, 3, 12, 5, generator=seeded(18)),
+        "zeros": torch.zeros(2, 3, 6, 8),
+        "negatives": -torch.rand(2, 3, 8, 6, generator=seeded(19)) - 1,
+        "large": torch.randn(2, 3, 10, 12, generator=seeded(20)) * 1e4,
+    },
     "vision_ssm_derain_freq_enhance": {
         "other size": torch.randn(3, 4, 7, 9, generator=seeded(5)),
         "odd width": torch.randn(1, 4, 12, 5, generator=seeded(6)),
@@ -212,8 +259,9 @@ def test_rewritten_exports_and_equals_eager(name: str, tmp_path: Path) -> None:
     # assumption), so the graph may give NaN where the FFT is finite, but never a finite value
     # where eager mode has inf or NaN.
     special = example[0].clone()
-    special[0, 0, 1, 2] = INF
-    special[1, 1, 0, 0] = -INF
+    lead = special.dim() - 2  # (the leading axes: batch and channels, or batch alone)
+    special[(0,) * lead + (1, 2)] = INF
+    special[(1,) * lead + (0, 0)] = -INF
     with torch.no_grad():
         want = original(special).numpy()
     [got] = session.run(None, {input_names(original)[0]: special.numpy()})
