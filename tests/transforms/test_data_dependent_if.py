@@ -1315,7 +1315,7 @@ def test_an_early_return_becomes_a_select_of_its_value(tmp_path) -> None:
     assert "        return _trt_shortcut_select(_trt_cond, _trt_shortcut, F.grid_sample(" in after
 
 
-def _inputs(kind: str, n: int = 2, h: int = 5, w: int = 6) -> tuple[torch.Tensor, torch.Tensor]:
+def _flow_inputs(kind: str, n: int = 2, h: int = 5, w: int = 6) -> tuple[torch.Tensor, torch.Tensor]:
     frame = torch.randn(n, 3, h, w)
     frame[:, 0, 0, 0] = float("-inf") if kind == "inf" else frame[:, 0, 0, 0]
     flow = {"still": torch.full((n, 2, h, w), 0.4), "zero": torch.zeros(n, 2, h, w),
@@ -1334,7 +1334,7 @@ def test_an_early_return_rewrite_is_eager_mode_and_follows_the_condition_in_the_
     original, rewritten = load(code, "M")(), load(after, "M")()
     kinds = ["still", "zero", "moving", "negative", "mixed", "inf", "nan"]
     for kind in kinds:
-        flow, frame = _inputs(kind)
+        flow, frame = _flow_inputs(kind)
         expected = original(flow, frame)
         got = rewritten(flow, frame)
         assert_same(expected, got)
@@ -1346,7 +1346,7 @@ def test_an_early_return_rewrite_is_eager_mode_and_follows_the_condition_in_the_
         buffer = io.BytesIO()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            torch.onnx.export(model, _inputs("moving"), buffer, dynamo=False, opset_version=17,
+            torch.onnx.export(model, _flow_inputs("moving"), buffer, dynamo=False, opset_version=17,
                               input_names=["flow", "frame"], dynamic_axes={"flow": {0: "n"}, "frame": {0: "n"}})
         return ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
 
@@ -1354,7 +1354,7 @@ def test_an_early_return_rewrite_is_eager_mode_and_follows_the_condition_in_the_
     # ONNX Runtime's GridSample spreads a NaN coordinate or an infinite pixel otherwise than torch (a backend
     # difference, the same for both graphs): the graphs are compared on finite inputs.
     for kind in ("still", "zero", "moving", "negative", "mixed"):
-        flow, frame = _inputs(kind, n=3)
+        flow, frame = _flow_inputs(kind, n=3)
         feed = {"flow": flow.numpy(), "frame": frame.numpy()}
         expected = original(flow, frame).numpy()
         np.testing.assert_allclose(after_graph.run(None, feed)[0], expected, rtol=1e-5, atol=1e-5)
@@ -1362,7 +1362,7 @@ def test_an_early_return_rewrite_is_eager_mode_and_follows_the_condition_in_the_
             # The example moved: the original's graph warps by 0.4 px what eager mode returns as it is (a
             # zero flow warps to the frame itself, within rounding, either way).
             assert not np.allclose(before_graph.run(None, feed)[0], expected, atol=1e-3, equal_nan=True)
-    assert "If" not in onnx_ops(rewritten, _inputs("moving"))
+    assert "If" not in onnx_ops(rewritten, _flow_inputs("moving"))
 
 
 @pytest.mark.parametrize("body,why", [
