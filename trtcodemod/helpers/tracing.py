@@ -91,3 +91,11 @@ def _trt_shortcut_where(condition, shortcut, result):
     if isinstance(shortcut, torch.Tensor):
         return torch.where(condition, shortcut, result)
     return type(shortcut)(_trt_shortcut_where(condition, a, b) for a, b in zip(shortcut, result))
+
+
+def _trt_squeeze_kept(tensor, dim):
+    """``tensor.squeeze(dim)``; while a tracer records the model, ``tensor`` itself: the axis is taken never
+    to have size 1 (the squeeze changes nothing), so no ``If`` on its size is exported (TRT401)."""
+    if _trt_tracing():
+        return tensor
+    return tensor.squeeze(dim)
