@@ -611,6 +611,7 @@ SIZE_FLOAT_HELPER = "_trt_size_float"
 _ROUNDING_HELPERS = {"ceil": "_trt_size_ceil", "floor": "_trt_size_floor"}
 SIZE_SQRT_HELPER = "_trt_size_sqrt"
 SIZE_ROUND_HELPER = "_trt_size_round"
+SIZE_IS_INT_HELPER = "_trt_size_is_int"
 #: ``min``/``max`` of a slice of a tensor's sizes (``min(x.size()[-2:])``).
 _SIZES_HELPERS = {"min": "_trt_size_min_of", "max": "_trt_size_max_of"}
 #: Arithmetic whose result the helpers take (``/`` included: ``int(h / 2.5)``).
@@ -721,7 +722,15 @@ of tensors (SpyNet's pyramid: `int(math.floor(ref[0].size(2) / 2.0))`), an eleme
 the window `get_window_size` returns in Video Swin's and monai's `int(np.ceil(h / window_size[0]))
 * window_size[0]`) where the recorded run read no
 tensor value at the call (its operands were numbers in eager mode) and the export warned there
-(a traced size met Python). Other uses are reported with the manual step: compute the number
+(a traced size met Python). `isinstance(s, int)` of such a size (a validation: oflibpytorch's
+`get_valid_shape` raises unless every size of `(flow.shape[0],) + flow.shape[2:]` is a positive int, pyro's
+`next_fast_len` asserts it of `m + n - 1`) is False while the TorchScript exporter traces, where the size
+is a 0-d tensor, so the export stops at the `raise` eager mode never reaches (and `torch.export` passes a
+`torch.SymInt`, no `int` either); it becomes `_trt_size_is_int(s)`: `isinstance(s, int)` itself in eager
+mode and scripted, also true for a 0-d integer tensor while a trace runs and for a `SymInt` (measured: the
+oflibpytorch model stopped at the check exports and follows every size). With facts the operand may be any
+name at a line where the export warned and the run read no tensor value (the generator's `item` over the
+sizes a caller handed down). Other uses are reported with the manual step: compute the number
 outside the model and pass it in. Where such a number bounds a loop below it (`n_iters =
 math.ceil(max(h, w) / k)`, then `for i in range(n_iters):`, kornia's distance transform), the
 report says so and why no rewrite of the number helps: `range` reads it into a Python int again,
@@ -743,7 +752,9 @@ a shape, `F.interpolate`'s size, `F.pad`'s padding do; `range(k)` reads it back 
 as before, with the same TracerWarning). The `int`/`ceil`/`floor`/`round`/`sqrt` helpers are exact in eager
 mode; while tracing, a traced `/` or square root is float32 (a Python float is a double), so a
 quotient or root within float32's rounding of an integer can round the other way (a root of a
-perfect square below 2**24 is exact), and a configuration value is a number.
+perfect square below 2**24 is exact), and a configuration value is a number. `_trt_size_is_int` assumes
+that a 0-d integer tensor met while tracing is a size (an int in eager mode): a 0-d integer tensor a
+caller really passed is an int to it only while tracing, where the original raised.
 `migrate` applies them as verified candidates (an input set with the axis stretched shows the
 baked choice). Applies to every TensorRT version.""",
         fix=Safety.UNSAFE,
@@ -809,6 +820,21 @@ baked choice). Applies to every TensorRT version.""",
                 "        return x[..., ::f, ::f]\n",
                 unsafe=True,
             ),
+            Example(
+                "class Side(nn.Module):\n"
+                "    def forward(self, x):\n"
+                "        h = x.shape[2]\n"
+                "        if not isinstance(h, int):\n"
+                "            raise TypeError(h)\n"
+                "        return x[:, :, : h // 2]\n",
+                "class Side(nn.Module):\n"
+                "    def forward(self, x):\n"
+                "        h = x.shape[2]\n"
+                "        if not _trt_size_is_int(h):\n"
+                "            raise TypeError(h)\n"
+                "        return x[:, :, : h // 2]\n",
+                unsafe=True,
+            ),
         ),
         references=(_TS_PITFALLS, "https://pytorch.org/docs/stable/generated/torch.clamp.html",
                     "https://onnx.ai/onnx/operators/onnx__Div.html"),
@@ -842,6 +868,8 @@ baked choice). Applies to every TensorRT version.""",
             self._topk_arguments.update(id(arg.value) for arg in node.args)
             return
         if id(node) in self._topk_arguments or id(node) in self._rounded:
+            return
+        if self._int_test(node):
             return
         builtin = self._builtin(node.func)
         name = builtin or self._math(node.func)
@@ -896,6 +924,27 @@ baked choice). Applies to every TensorRT version.""",
             message = f"`{text}` turns a traced size into a Python number: the TorchScript export keeps the " \
                       f"example's value{trips}"
         self.found(node, message, fix)
+
+    def _int_test(self, node: cst.Call) -> bool:
+        """``isinstance(s, int)`` of a size (``s`` from a shape, or, with facts, a name where the export
+        warned and the run read no tensor value): reported with ``_trt_size_is_int``; True when handled."""
+        func = node.func
+        if type(func) is not cst.Name or func.value != "isinstance" or self.context.resolver.binds("isinstance"):
+            return False
+        if len(node.args) != 2 or any(a.keyword is not None or a.star for a in node.args):
+            return False
+        kind, value = node.args[1].value, node.args[0].value
+        if type(kind) is not cst.Name or kind.value != "int" or self.context.resolver.binds("int"):
+            return False
+        if self.is_tensor(value) or not (self.size_derived(value) or self._observed_size(node)):
+            return False
+        text = short_code(node)
+        message = (f"`{text}` is False for a traced size: the TorchScript export passes a size as a 0-d tensor "
+                   f"(and torch.export as a SymInt), so the export takes the branch eager mode never takes (a "
+                   f"validation raises); {SIZE_IS_INT_HELPER} also takes a traced size for the int it stands for")
+        fix = Fix({node: helper_call(SIZE_IS_INT_HELPER, value)}, safety=Safety.UNSAFE, helpers=(SIZE_IS_INT_HELPER,))
+        self.found(node, message, fix)
+        return True
 
     def _trip_count_note(self, node: cst.Call) -> str:
         """Where the number is the bound of a loop below (``n = math.ceil(max(h, w) / k)``, then ``for i in

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import bound_names, code_of, method_call, strip_parens, walk
+from trtcodemod.astutil import bound_names, code_of, helper_call, method_call, short_code, strip_parens, walk
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.transforms._branch_building import (
-    _aliasing_mutated, call_args, _assign, bound_before, branch_assignments, branch_temporaries, comments_inside,
-    _fresh_names, may_be_none,
+    _aliasing_mutated, _storage_root, call_args, _assign, bound_before, branch_assignments, branch_temporaries,
+    comments_inside, _fresh_names, may_be_none,
 )
 from trtcodemod.transforms._condition_evidence import REFERENCES as _REFERENCES
 from trtcodemod.transforms._condition_evidence import (
@@ -84,6 +84,22 @@ A branch's own temporary (`clamp_value = torch.finfo(h.dtype).max - 1000`, then
 `h = torch.clamp(h, -clamp_value, clamp_value)`: a name that appears nowhere else in the
 function and reads nothing the branch assigned before it) is computed before the selects,
 as a plain assignment.
+An early return, `if C: return A` as a statement of the function's own body with no `else`, `A` a
+name or an attribute (what the `if` hands back as it is), followed by the rest of the function
+ending in `return B`, is rewritten otherwise (oflibpytorch's `apply_flow`: `if
+all(is_zero_flow(flow, thresholded=True)): return target` before the warp): the condition goes into
+a fresh local (the built-ins `all`/`any` of it through `_trt_all`/`_trt_any`, which reduce a 1-D
+tensor in the graph while tracing instead of reading each element), the `if` reads it through
+`_trt_shortcut_taken` (its truth, as `if` reads it, in eager mode and scripted; False while a trace
+meets a one-element tensor), `A` is kept in a second local, and each `return B` after it returns
+`_trt_shortcut_select(cond, A, B)`: `B` in eager mode (the shortcut was not taken there), and while
+tracing `torch.where(cond, A, B)` for tensors of one shape and dtype (tuples and lists of them element
+by element); anything else reads the condition as before, so the trace keeps the example's way with its
+warning and nothing is hidden. Eager mode runs the original code: the same values, the very tensor `A`,
+the same exceptions and cost. Not rewritten: a value the early return computes, an `if` inside a
+block, a bare `return` after it, generators, a condition built with `not`/`and`/`or` or a Python value,
+and a rest that writes in place to `A`'s name or a name bound to it or a view of it (which would change
+the kept value; a write inside a called function is not seen).
 Anything else (calls with side effects, `return`, `raise`, attribute or item assignment,
 other branch statements that read each other's results, string or `None` values, a name
 assigned in only some branches that may be `None` before the `if` (a parameter defaulting to
@@ -138,11 +154,19 @@ that no alias of a branch value is changed in place later. In the contract's ter
   TensorRT releases that need one). `torch.fx.symbolic_trace` fails on `torch.as_tensor`
   of a traced value, as it failed on the `if`.
 
+For an early return, the trace computes the rest of the function on every input, the shortcut's
+inputs included: the rest must not raise there (a check it makes that the shortcut skipped), and the
+graph's cost is the rest's. The graph returns the shortcut's value where the condition holds only where
+the trace saw both values with one shape and dtype: a shortcut that returns a tensor of another shape at
+other sizes (a batch of one where the rest broadcasts to many) is selected broadcast.
+
 Which TensorRT versions: all (the baked-in branch is an export problem, not a parser one).""",
         fix=Safety.UNSAFE,
         assumption=(
             "the branches compute values of the same shape and dtype, without raising and without inf or NaN (or NaN "
-            "gradients) where they are not taken, and no alias of a branch value is written in place later"),
+            "gradients) where they are not taken, and no alias of a branch value is written in place later (an early "
+            "return: the rest of the function runs without raising where the shortcut is taken, and its value has "
+            "the shortcut's shape and dtype at every size)"),
         examples=(
             Example(
                 """\
@@ -188,6 +212,27 @@ class Head(nn.Module):
             self.hits += 1
         return x
 """,
+            ),
+            Example(
+                """\
+class Warp(nn.Module):
+    def forward(self, flow, frame):
+        if torch.all(flow == 0):
+            return frame
+        grid = self.base - flow.permute(0, 2, 3, 1)
+        return F.grid_sample(frame, grid, align_corners=True)
+""",
+                """\
+class Warp(nn.Module):
+    def forward(self, flow, frame):
+        _trt_cond = torch.all(flow == 0)
+        if _trt_shortcut_taken(_trt_cond):
+            return frame
+        _trt_shortcut = frame
+        grid = self.base - flow.permute(0, 2, 3, 1)
+        return _trt_shortcut_select(_trt_cond, _trt_shortcut, F.grid_sample(frame, grid, align_corners=True))
+""",
+                unsafe=True,
             ),
         ),
         references=_REFERENCES,
@@ -235,9 +280,15 @@ class Head(nn.Module):
         if decided[index][1]:
             message += " (observed: the recorded run read a tensor value in this condition)"
         fix, reason = None, "not every condition is data-dependent" if not all(dependent) else None
-        if reason is None:
+        shortcut = reason is None and len(tests) == 1 and else_body is None and _returned(bodies[0]) is not None
+        if shortcut:
+            fix, reason = self._shortcut(node, tests[0], bodies[0])
+        elif reason is None:
             fix, reason = self._vectorize(node, tests, bodies, else_body)
-        if fix is not None:
+        if fix is not None and shortcut:
+            self.report(node, message + "; the trace computes the rest of the function and selects the early "
+                        "return's value with torch.where where the condition holds", fix)
+        elif fix is not None:
             self.report(node, message + "; select the assigned values with torch.where", fix)
         else:
             self.report(node, f"{message}; {_GUIDANCE} (not rewritten: {reason})")
@@ -310,6 +361,79 @@ class Head(nn.Module):
         statements[0] = statements[0].with_changes(leading_lines=[*node.leading_lines, *comments])
         return Fix({node: cst.FlattenSentinel(statements)}, safety=Safety.UNSAFE), ""
 
+    def _shortcut(self, node: cst.If, test: cst.BaseExpression, body: cst.BaseSuite) -> tuple[Fix | None, str]:
+        """``if C: return A`` followed by the rest of the function, which ends in ``return B``: the
+        condition is kept in a fresh local, the ``if`` reads it through ``_trt_shortcut_taken`` (its
+        truth in eager mode; False while a trace meets a tensor), ``A`` is kept as it is then, and each
+        ``return B`` after it returns ``_trt_shortcut_select(cond, A, B)``: ``B`` in eager mode (where the
+        shortcut was not taken), ``torch.where(cond, A, B)`` while tracing."""
+        function = self.context.function
+        statements = list(function.body.body) if type(function.body) is cst.IndentedBlock else []
+        if not any(s is node for s in statements):
+            return None, "the early return is inside a block, not a statement of the function's own body"
+        value = _returned(body)
+        if not _plain_reference(value):
+            return None, "the early return's value is computed (only a name or attribute is kept as it is)"
+        rest = statements[[i for i, s in enumerate(statements) if s is node][0] + 1:]
+        if not rest or _returned(rest[-1]) is None:
+            return None, "the function does not end in `return value` after the early return"
+        returns = [n for n in _own_nodes(rest) if type(n) is cst.Return]
+        if any(r.value is None for r in returns):
+            return None, "a `return` after it returns nothing"
+        if any(type(n) in (cst.Yield, cst.Await) for n in _own_nodes(statements)):
+            return None, "the function is a generator or a coroutine"
+        written = _written_in_place(rest, value)
+        if written:
+            return None, f"the rest writes a tensor in place (`{written}`), which could change the early return's value"
+        condition = self._shortcut_condition(test)
+        if condition is None:
+            return None, ("the condition reads a Python value (`not`, `and`, `.item()`, `int()`...), which a trace "
+                          "cannot keep")
+        converted, helpers = condition
+        used = read_names(function) | {n for t, _ in self.index(function).pairs for n in bound_names(t)}
+        [cond] = _fresh_names(used, 1)
+        early = next(name for name in (f"_trt_shortcut{'' if i == 1 else f'_{i}'}" for i in range(1, 100))
+                     if name not in used)
+        taken = node.with_changes(test=helper_call(_TAKEN, cst.Name(cond)), leading_lines=())
+        statements_out = [_assign(cond, converted).with_changes(leading_lines=node.leading_lines), taken,
+                          _assign(early, value)]
+        changes: dict[cst.CSTNode, cst.CSTNode] = {node: cst.FlattenSentinel(statements_out)}
+        for ret in returns:
+            changes[ret] = ret.with_changes(value=helper_call(_SELECT, cst.Name(cond), cst.Name(early), ret.value))
+        return Fix(changes, safety=Safety.UNSAFE, helpers=(_TAKEN, _SELECT, *helpers)), ""
+
+    def _shortcut_condition(self, test: cst.BaseExpression) -> tuple[cst.BaseExpression, tuple[str, ...]] | None:
+        """The condition with the built-ins ``all``/``any`` read through their helpers (a 0-d tensor while
+        tracing), or None where it stays a Python value in a trace."""
+        helpers: list[str] = []
+
+        class Builtins(cst.CSTTransformer):
+            def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+                if type(original.func) is cst.Name and original.func.value in _ITERATED and id(original) in wanted:
+                    helpers.append(_ITERATED[original.func.value])
+                    return updated.with_changes(func=cst.Name(_ITERATED[original.func.value]))
+                return updated
+
+        wanted: set[int] = set()
+        for n in walk(test):
+            if type(n) in (cst.BooleanOperation, cst.Await, cst.Yield, cst.NamedExpr, cst.Lambda) or \
+                    type(n) is cst.UnaryOperation and type(n.operator) is cst.Not:
+                return None
+            if type(n) is cst.Comparison and (len(n.comparisons) != 1 or type(n.comparisons[0].operator) in (
+                    cst.In, cst.NotIn, cst.Is, cst.IsNot)):
+                return None
+            if type(n) is cst.Call:
+                parts = method_call(n)
+                if parts and (parts[1] in _PY_VALUE_METHODS or parts[1] in _PY_BOOL_RESULTS):
+                    return None
+                if type(n.func) is cst.Name and n.func.value in _PY_VALUE_BUILTINS:
+                    if n.func.value not in _ITERATED or self.context.resolver.binds(n.func.value) \
+                            or len(n.args) != 1 or n.args[0].keyword is not None or n.args[0].star:
+                        return None
+                    wanted.add(id(n))
+        converted = strip_parens(test).visit(Builtins())
+        return converted, tuple(dict.fromkeys(helpers))
+
     def _condition(self, test: cst.BaseExpression) -> cst.BaseExpression | None:
         """The condition as a bool tensor expression, or None when it stays a Python value."""
         if type(test) is cst.BooleanOperation:
@@ -346,6 +470,72 @@ class Head(nn.Module):
         if parts is not None and parts[1] in _BOOL_METHODS:
             return as_tensor
         return cst.Call(func=cst.Attribute(value=as_tensor, attr=cst.Name("bool")))
+
+
+#: The helpers an early return's rewrite calls (``trtcodemod/helpers/tracing.py``).
+_TAKEN, _SELECT = "_trt_shortcut_taken", "_trt_shortcut_select"
+#: Built-ins that iterate a tensor and read each element: their helpers reduce it in the graph.
+_ITERATED = {"all": "_trt_all", "any": "_trt_any"}
+
+
+def _returned(body: cst.CSTNode) -> cst.BaseExpression | None:
+    """``A`` where ``body`` (a suite or a statement) is just ``return A``."""
+    if isinstance(body, cst.BaseSuite):
+        inner = list(body.body) if type(body) is cst.IndentedBlock else [body]
+        if len(inner) != 1:
+            return None
+        body = inner[0]
+    if type(body) is cst.SimpleStatementLine and len(body.body) == 1 and type(body.body[0]) is cst.Return:
+        return body.body[0].value
+    if type(body) is cst.SimpleStatementSuite and len(body.body) == 1 and type(body.body[0]) is cst.Return:
+        return body.body[0].value
+    return None
+
+
+def _plain_reference(value: cst.BaseExpression | None) -> bool:
+    """A name or a chain of attributes of one (``target``, ``self.frame``): reading it again has no effect."""
+    value = strip_parens(value) if value is not None else None
+    while type(value) is cst.Attribute:
+        value = strip_parens(value.value)
+    return type(value) is cst.Name
+
+
+def _own_nodes(statements: list[cst.CSTNode]) -> list[cst.CSTNode]:
+    """Every node of ``statements``, not descending into nested functions, lambdas or classes (their
+    ``return`` is their own)."""
+    found: list[cst.CSTNode] = []
+    stack = list(reversed(statements))
+    while stack:
+        current = stack.pop()
+        found.append(current)
+        if type(current) in (cst.FunctionDef, cst.Lambda, cst.ClassDef):
+            continue
+        stack.extend(reversed(list(current.children)))
+    return found
+
+
+def _written_in_place(statements: list[cst.CSTNode], shortcut: cst.BaseExpression) -> str | None:
+    """The first in-place write the rest makes that may reach the early return's tensor: an item or
+    attribute assignment, an augmented assignment or a method ending in ``_`` (``add_``, ``copy_``) on
+    its name or on a name bound to it or a view of it (``t = target[0]``); None where the rewrite sees
+    none (a write through another name or inside a called function is not seen)."""
+    root = _storage_root(strip_parens(shortcut))
+    if root is None:
+        return None
+    shared = {root}
+    for n in _own_nodes(statements):
+        if type(n) is cst.Assign and _storage_root(n.value) in shared:
+            shared.update(t.target.value for t in n.targets if type(t.target) is cst.Name)
+        targets = [t.target for t in n.targets] if type(n) is cst.Assign else \
+            [n.target] if type(n) is cst.AugAssign else []
+        if any(type(t) in (cst.Subscript, cst.Attribute) and _storage_root(t) in shared or
+               type(n) is cst.AugAssign and type(t) is cst.Name and t.value in shared for t in targets):
+            return short_code(n)
+        if type(n) is cst.Call and type(n.func) is cst.Attribute:
+            name = n.func.attr.value
+            if name.endswith("_") and not name.startswith("__") and _storage_root(n.func.value) in shared:
+                return short_code(n)
+    return None
 
 
 RULES = (DataDependentIf,)

@@ -18,8 +18,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import argument, has_star_args, index_expr, int_value, int_values, method_call, parenthesize
-from trtcodemod.evidence.proofs import prove_squeeze
+from trtcodemod.astutil import (
+    argument, has_star_args, helper_call, index_expr, int_value, int_values, method_call, parenthesize, strip_parens,
+)
+from trtcodemod.evidence.proofs import SQUEEZE_NEVER_ONE, prove_squeeze
+from trtcodemod.providers import ObservedFacts
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
 
 _REFERENCES = (
@@ -90,8 +93,13 @@ def _is_module_like(receiver: cst.BaseExpression) -> bool:
     return type(receiver) is cst.Name and receiver.value in {"torch", "np", "numpy", "self", "cls"}
 
 
+#: The helper that keeps a squeeze the run never saw squeeze anything (``trtcodemod/helpers/tracing.py``).
+SQUEEZE_KEPT_HELPER = "_trt_squeeze_kept"
+
+
 class SqueezeDim(Rule):
     needs_text = (b"squeeze",)
+    requires = (ObservedFacts,)
     info = RuleInfo(
         id="TRT401",
         name="squeeze-dim",
@@ -116,6 +124,12 @@ has size 1, which is usually why the code squeezes it; with a tuple, every axis 
 Not always so: RF-DETR's matcher squeezes `(-1, 1)` of a tensor whose last axis holds its
 sample points, which `squeeze` leaves alone; `migrate` applies the fix only where the observed
 run saw every named axis at size 1. A non-literal or repeated axis is reported without a fix.
+Where the run (a stretched input set included) never saw the axis at size 1, the squeeze changed
+nothing on any observed call (oflibpytorch's `apply_s_flow`, `(warped_density > 0).squeeze(1)` of an
+N-H-W density: axis 1 is the height): inside `migrate` or with `--facts` the call becomes
+`_trt_squeeze_kept(x, d)`, the squeeze itself in eager mode and scripted, and the tensor as it is
+while a tracer records the model, assuming the axis never has size 1 there (an input of height 1
+would keep an axis eager mode drops).
 
 Opt-in: the `If` appears only when axis `d` is dynamic in the export (a batch axis, a slice
 of a dynamic axis). Most squeezed axes are static there: after `unsqueeze(d)`, a
@@ -127,7 +141,8 @@ proved from the observed run.""",
         fix=Safety.UNSAFE,
         proof=prove_squeeze,
         assumption=(
-            "every squeezed axis always has size 1 (otherwise `squeeze` keeps it and the index takes the first slice)"),
+            "every squeezed axis always has size 1 (otherwise `squeeze` keeps it and the index takes the first slice); "
+            "for `_trt_squeeze_kept`, the axis never has size 1"),
         opt_in=True,
         examples=(
             Example("scores = logits.squeeze(1)\n", "scores = logits[:, 0]\n", unsafe=True),
@@ -153,8 +168,18 @@ proved from the observed run.""",
             self.report(node, "squeeze with a computed axis exports as an `If` when the axis is dynamic; "
                         "use a literal axis and index it")
             return
-        replacement = index_expr(parenthesize(call.tensor), items)
         axes = ", ".join(map(str, dims)) if len(dims) == 1 else f"({', '.join(map(str, dims))})"
+        proof = self.provider(ObservedFacts).proof(self.info, node)
+        if proof is not None and proof.startswith(SQUEEZE_NEVER_ONE):
+            # The run never saw the axis at size 1: indexing it would take a slice where squeeze changed
+            # nothing; the tensor stays as it is while tracing, and eager mode squeezes as written.
+            self.report(node, f"squeeze({axes}) exports as an ONNX `If` on a dynamic axis the recorded run never saw "
+                              f"at size 1 (the squeeze changed nothing); {SQUEEZE_KEPT_HELPER} keeps the tensor as "
+                              "it is while tracing",
+                        Fix({node: helper_call(SQUEEZE_KEPT_HELPER, strip_parens(call.tensor), call.dim_arg.value)},
+                            safety=Safety.UNSAFE, helpers=(SQUEEZE_KEPT_HELPER,)))
+            return
+        replacement = index_expr(parenthesize(call.tensor), items)
         self.report(
             node,
             f"squeeze({axes}) exports as an ONNX `If` on a dynamic axis; index the size-1 axis instead",

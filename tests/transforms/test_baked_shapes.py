@@ -30,8 +30,8 @@ from support import assert_same, load, onnx_ops, rewrite, rules_found
 from trtcodemod.engine import Options, check_source, fix_source
 from trtcodemod.evidence.facts import Facts
 from trtcodemod.rules import Safety
-from trtcodemod.helpers.sizes import (_trt_size_ceil, _trt_size_float, _trt_size_floor, _trt_size_int, _trt_size_max,
-                                      _trt_size_max_float, _trt_size_max_of, _trt_size_min, _trt_size_min_float,
+from trtcodemod.helpers.sizes import (_trt_size_ceil, _trt_size_float, _trt_size_floor, _trt_size_int, _trt_size_is_int,
+                                      _trt_size_max, _trt_size_max_float, _trt_size_max_of, _trt_size_min, _trt_size_min_float,
                                       _trt_size_min_of, _trt_size_round, _trt_size_sqrt)
 
 IDS = ("TRT711", "TRT712", "TRT713", "TRT714", "TRT715")
@@ -1799,3 +1799,147 @@ def test_scripted_round_is_torchscripts_float_and_the_int_helpers_refuse_it() ->
     for function in (nested, piq_original):
         with pytest.raises(RuntimeError):
             torch.jit.script(function)
+
+
+# --- TRT712: `isinstance(s, int)` of a size ----------------------------------------------------------
+# Under the TorchScript exporter a size is a 0-d tensor, so a check that it is an int fails and the
+# export stops at the check's `raise`, where eager mode passes it.
+
+# CSRavasio/oflibpytorch@bf650ce01b00867220311bd48e8a55e70b36e7de src/oflibpytorch/utils.py:126
+# (`get_valid_shape`): every size of a tuple a caller builds from `flow.shape` must be a positive int.
+DIMS_CHECK = """\
+import torch
+from torch import nn
+
+
+def checked_dims(dims):
+    if any((d <= 0 or not isinstance(d, int)) for d in dims):
+        raise ValueError("dims must be positive integers")
+    return tuple(dims)
+
+
+class M(nn.Module):
+    def forward(self, x):
+        n, h, w = checked_dims((x.shape[0],) + x.shape[2:])
+        return x.mean(1).reshape(n, h * w) * 2
+"""
+DIMS_CHECK_LINE = 6
+
+# pyro-ppl/pyro@ff6ae1c9572591791aae8842bcd702fcf0b46fd6 pyro/ops/tensor_utils.py:200 (`next_fast_len`,
+# called by `convolve` with `m + n - 1` of two `.size(-1)`): an assert that the length is a positive int.
+EVEN_LENGTH = """\
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def even_length(size):
+    assert isinstance(size, int) and size > 0
+    return size + size % 2
+
+
+class M(nn.Module):
+    def forward(self, x):
+        n = even_length(x.shape[-1] + 1)
+        return F.pad(x, (0, n - x.shape[-1]))
+"""
+EVEN_LENGTH_LINE = 7
+
+# A size read straight from a shape needs no facts.
+SIDE_CHECK = HEADER + forward("h = x.shape[2]\nif not isinstance(h, int):\n    raise TypeError(h)\nreturn x[:, :, : h // 2]")
+
+
+def _int_test_facts(path: str, line: int) -> Facts:
+    resolved = str(Path(path).resolve())
+    facts = Facts(runs=3, lines={resolved: set(range(1, 20))})
+    facts.note_traced([(path, line, "Converting a tensor to a Python boolean might cause the trace to be incorrect.")])
+    return facts
+
+
+def _int_test_fixed(code: str, path: str, facts: Facts | None) -> str:
+    options = Options(select=("TRT712",), unsafe=True, facts=facts, **({"scope": "all"} if facts else {}))
+    return fix_source(code.encode(), path, options).source.decode()
+
+
+def test_isinstance_of_a_shape_size_becomes_the_helper() -> None:
+    after = rewrite(SIDE_CHECK, unsafe=True, select=("TRT712",))
+    assert "        if not _trt_size_is_int(h):\n" in after, after
+    assert "def _trt_size_is_int(" in after and "def _trt_size_stands_for_int(" in after
+
+
+@pytest.mark.parametrize("code,line,text", [
+    (DIMS_CHECK, DIMS_CHECK_LINE, "    if any((d <= 0 or not _trt_size_is_int(d)) for d in dims):\n"),
+    (EVEN_LENGTH, EVEN_LENGTH_LINE, "    assert _trt_size_is_int(size) and size > 0\n"),
+])
+def test_isinstance_of_a_handed_down_size_needs_the_traced_warning(code: str, line: int, text: str) -> None:
+    """The checked value is a parameter: only the export's warning at the line (a traced size met Python)
+    with no tensor value read there says it is a size."""
+    assert _int_test_fixed(code, "int_check.py", None) == code
+    assert _int_test_fixed(code, "int_check.py", _int_test_facts("int_check.py", line + 1)) == code
+    after = _int_test_fixed(code, "int_check.py", _int_test_facts("int_check.py", line))
+    assert text in after, after
+
+
+@pytest.mark.parametrize("code", [
+    forward("if isinstance(x, int):\n    return x\nreturn x + 1"),  # a tensor, never a size
+    forward("if isinstance(self.k, int):\n    return x[:, : self.k]\nreturn x"),  # configuration
+    forward("h = x.shape[2]\nif isinstance(h, float):\n    return x\nreturn x * h"),  # another type
+    "int = float\n" + forward("h = x.shape[2]\nif isinstance(h, int):\n    return x\nreturn x * h"),
+])
+def test_isinstance_look_alikes_are_left(code: str) -> None:
+    assert "_trt_size_is_int" not in rewrite(HEADER + code, unsafe=True, select=("TRT712",))
+
+
+def test_the_int_test_helper_is_isinstance_outside_a_trace() -> None:
+    values = [0, 7, -3, True, False, 2.0, float("nan"), np.int64(3), torch.tensor(3), torch.tensor(2.5),
+              torch.tensor(True), torch.tensor([1, 2]), torch.empty(0, dtype=torch.long), "3", None]
+    for value in values:
+        assert _trt_size_is_int(value) is isinstance(value, int), value
+    scripted = torch.jit.script(_trt_size_is_int)
+    assert scripted(torch.tensor(3)) is False
+
+
+def test_the_int_test_helper_takes_only_integer_0d_tensors_while_tracing() -> None:
+    seen: list[bool] = []
+
+    def probe(x: torch.Tensor) -> torch.Tensor:
+        seen.extend(_trt_size_is_int(v) for v in (x.shape[0], x.shape[1] * 2, x.sum(), (x > 0).all(),
+                                                   x[0].long(), x.long(), 3))
+        return x * 2
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.jit.trace(probe, (torch.ones(2, 3),), check_trace=False)
+    assert seen == [True, True, False, False, False, False, True]
+
+
+@pytest.mark.parametrize("code,line,sizes", [
+    (DIMS_CHECK, DIMS_CHECK_LINE, [(1, 3, 4, 5), (2, 3, 7, 1), (3, 3, 1, 9)]),
+    (EVEN_LENGTH, EVEN_LENGTH_LINE, [(1, 2, 5), (2, 2, 6), (1, 2, 1), (3, 2, 10)]),
+])
+def test_the_int_test_rewrite_exports_and_follows_the_sizes(code: str, line: int, sizes: list, tmp_path) -> None:
+    """Eager mode is unchanged (values, and the check's exception on an empty axis); the original stops the
+    export at its check, the rewritten one exports a graph that follows every size."""
+    after = _int_test_fixed(code, "int_check.py", _int_test_facts("int_check.py", line))
+    before_model, after_model = load(code, "M")().eval(), load(after, "M")().eval()
+    for shape in sizes:
+        x = torch.randn(*shape)
+        x[0].view(-1)[0] = float("-inf") if code is DIMS_CHECK else 0.0
+        assert_same(before_model(x), after_model(x))
+    empty = torch.zeros(0, *sizes[0][1:]) if code is DIMS_CHECK else torch.zeros(*sizes[0][:-1], 0)
+    outcomes = []
+    for model in (before_model, after_model):
+        try:
+            outcomes.append(("ok", model(empty).shape))
+        except (ValueError, AssertionError) as error:
+            outcomes.append((type(error).__name__, None))
+    assert outcomes[0] == outcomes[1]
+    rank = len(sizes[0])
+    axes = {"x": {i: f"d{i}" for i in range(rank) if i != 1}}
+    with pytest.raises((ValueError, AssertionError)):
+        export_session(before_model, (torch.randn(*sizes[0]),), ["x"], axes)
+    session = export_session(after_model, (torch.randn(*sizes[0]),), ["x"], axes)
+    for shape in sizes[1:]:
+        x = torch.randn(*shape)
+        [out] = session.run(None, {"x": x.numpy()})
+        np.testing.assert_allclose(out, before_model(x).detach().numpy(), rtol=1e-6, atol=1e-6)

@@ -1228,3 +1228,179 @@ def test_a_forward_input_the_run_passed_as_a_number_is_configuration(tmp_path, h
     model = load(TILE_CHAIN, "Upscale")()
     for x in (torch.randn(1, 2, 4, 4), torch.zeros(2, 1, 3, 3), torch.full((1, 1, 2, 2), float("-inf"))):
         assert torch.equal(model(x, 0), x * 2) and model(x, 1).shape[2] == x.shape[2] // 2
+
+
+# --- an early return on a tensor condition ------------------------------------------------------------
+# The trace reads the condition once, so the graph keeps the example's way: with a moving example, a flow
+# that is (nearly) zero is warped where eager mode returns the frame itself. The rewrite computes the rest
+# while tracing and selects the early return's value with torch.where.
+
+# CSRavasio/oflibpytorch@bf650ce01b00867220311bd48e8a55e70b36e7de src/oflibpytorch/utils.py:497
+# (`apply_flow`): `if all(is_zero_flow(flow, thresholded=True)): return target`, Python's `all` over the
+# batch's per-image flags, before the warp (a helper whose condition the run saw read).
+STILL_WARP = """\
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def still(flow):
+    return (flow.abs() < 0.5).flatten(1).all(1)
+
+
+def shift(flow, frame):
+    if all(still(flow)):  # a flow this small moves nothing
+        return frame
+    h, w = flow.shape[-2:]
+    ys, xs = torch.meshgrid(torch.arange(h), torch.arange(w), indexing="ij")
+    grid = torch.stack((xs, ys), -1).to(flow.dtype) - flow.permute(0, 2, 3, 1)
+    scale = torch.stack([torch.as_tensor(w - 1), torch.as_tensor(h - 1)]).clamp(min=1).to(flow.dtype)
+    return F.grid_sample(frame, 2 * grid / scale - 1, align_corners=True)
+
+
+class M(nn.Module):
+    def forward(self, flow, frame):
+        return shift(flow, frame)
+"""
+
+# The same shortcut as a tensor reduction in forward itself (`if torch.all(flo == 0): return x` before a
+# backward warp, as in DenseMatching-style `warp(x, flo)` helpers): evidently a tensor value, no facts needed.
+ZERO_WARP = """\
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class M(nn.Module):
+    def forward(self, flow, frame):
+        if torch.all(flow.abs() < 0.5):
+            return frame
+        n, _, h, w = flow.shape
+        base = torch.stack(torch.meshgrid(torch.linspace(-1, 1, h), torch.linspace(-1, 1, w), indexing="ij")[::-1], -1)
+        return F.grid_sample(frame, base - flow.permute(0, 2, 3, 1) / 4, align_corners=True)
+"""
+
+
+def _still_facts(path: str):
+    from trtcodemod.evidence.facts import Facts
+
+    line = STILL_WARP.splitlines().index("    if all(still(flow)):  # a flow this small moves nothing") + 1
+    reads = [{"kind": "value_read", "path": path, "line": line, "column": 7, "end_line": line, "end_column": 23,
+              "method": "__bool__", "count": 2}]
+    return Facts.from_json({"runs": 2, "lines": {path: list(range(1, 26))}, "events": reads})
+
+
+def _shortcut_rewrite(code: str, tmp_path) -> str:
+    from trtcodemod.engine import Options, fix_source
+
+    path = str((tmp_path / "warp.py").resolve())
+    facts = _still_facts(path) if code is STILL_WARP else None
+    options = Options(select=("TRT101",), unsafe=True, facts=facts, **({"scope": "all"} if facts else {}))
+    return fix_source(code.encode(), path, options).source.decode()
+
+
+def test_an_early_return_becomes_a_select_of_its_value(tmp_path) -> None:
+    after = _shortcut_rewrite(STILL_WARP, tmp_path)
+    assert ("    _trt_cond = _trt_all(still(flow))\n"
+            "    if _trt_shortcut_taken(_trt_cond):  # a flow this small moves nothing\n"
+            "        return frame\n"
+            "    _trt_shortcut = frame\n") in after, after
+    assert ("    return _trt_shortcut_select(_trt_cond, _trt_shortcut, F.grid_sample(frame, 2 * grid / scale - 1, "
+            "align_corners=True))\n") in after, after
+    after = _shortcut_rewrite(ZERO_WARP, tmp_path)
+    assert ("        _trt_cond = torch.all(flow.abs() < 0.5)\n"
+            "        if _trt_shortcut_taken(_trt_cond):\n"
+            "            return frame\n"
+            "        _trt_shortcut = frame\n") in after, after
+    assert "        return _trt_shortcut_select(_trt_cond, _trt_shortcut, F.grid_sample(" in after
+
+
+def _flow_inputs(kind: str, n: int = 2, h: int = 5, w: int = 6) -> tuple[torch.Tensor, torch.Tensor]:
+    frame = torch.randn(n, 3, h, w)
+    frame[:, 0, 0, 0] = float("-inf") if kind == "inf" else frame[:, 0, 0, 0]
+    flow = {"still": torch.full((n, 2, h, w), 0.4), "zero": torch.zeros(n, 2, h, w),
+            "moving": torch.randn(n, 2, h, w) * 3, "negative": -torch.rand(n, 2, h, w) - 0.6,
+            "mixed": torch.cat([torch.zeros(1, 2, h, w), torch.ones(n - 1, 2, h, w)]),
+            "inf": torch.zeros(n, 2, h, w), "nan": torch.full((n, 2, h, w), float("nan"))}[kind]
+    return flow, frame
+
+
+@pytest.mark.parametrize("code", [STILL_WARP, ZERO_WARP], ids=["all-builtin", "torch-all"])
+def test_an_early_return_rewrite_is_eager_mode_and_follows_the_condition_in_the_graph(code: str, tmp_path) -> None:
+    import numpy as np
+    import onnxruntime as ort
+
+    after = _shortcut_rewrite(code, tmp_path)
+    original, rewritten = load(code, "M")(), load(after, "M")()
+    kinds = ["still", "zero", "moving", "negative", "mixed", "inf", "nan"]
+    for kind in kinds:
+        flow, frame = _flow_inputs(kind)
+        expected = original(flow, frame)
+        got = rewritten(flow, frame)
+        assert_same(expected, got)
+        assert (got is frame) == (expected is frame)  # the shortcut still returns the very tensor
+    empty = (torch.zeros(0, 2, 5, 6), torch.zeros(0, 3, 5, 6))
+    assert rewritten(*empty) is empty[1] and original(*empty) is empty[1]
+
+    def session(model):
+        buffer = io.BytesIO()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(model, _flow_inputs("moving"), buffer, dynamo=False, opset_version=17,
+                              input_names=["flow", "frame"], dynamic_axes={"flow": {0: "n"}, "frame": {0: "n"}})
+        return ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
+
+    before_graph, after_graph = session(original), session(rewritten)
+    # ONNX Runtime's GridSample spreads a NaN coordinate or an infinite pixel otherwise than torch (a backend
+    # difference, the same for both graphs): the graphs are compared on finite inputs.
+    for kind in ("still", "zero", "moving", "negative", "mixed"):
+        flow, frame = _flow_inputs(kind, n=3)
+        feed = {"flow": flow.numpy(), "frame": frame.numpy()}
+        expected = original(flow, frame).numpy()
+        np.testing.assert_allclose(after_graph.run(None, feed)[0], expected, rtol=1e-5, atol=1e-5)
+        if kind == "still":
+            # The example moved: the original's graph warps by 0.4 px what eager mode returns as it is (a
+            # zero flow warps to the frame itself, within rounding, either way).
+            assert not np.allclose(before_graph.run(None, feed)[0], expected, atol=1e-3, equal_nan=True)
+    assert "If" not in onnx_ops(rewritten, _flow_inputs("moving"))
+
+
+@pytest.mark.parametrize("body,why", [
+    ("if torch.all(flow == 0):\n    return frame * 2\nreturn frame + flow.sum()", "computed"),
+    ("if torch.all(flow == 0):\n    return frame\nout = frame\nout[0] = 0\nreturn out", "in place"),
+    ("if torch.all(flow == 0):\n    return frame\nframe.add_(1)\nreturn frame", "in place"),
+    ("if not torch.any(flow):\n    return frame\nreturn frame + flow.sum()", "Python value"),
+    ("if torch.all(flow == 0):\n    return frame\nif flow.shape[0] > 1:\n    return\nreturn frame + 1", "nothing"),
+    ("for _ in range(2):\n    if torch.all(flow == 0):\n        return frame\nreturn frame + 1", "inside a block"),
+])
+def test_early_returns_the_rewrite_cannot_keep_are_reported(body: str, why: str) -> None:
+    from trtcodemod.engine import Options, check_source
+
+    code = "import torch\nfrom torch import nn\n\n\nclass M(nn.Module):\n    def forward(self, flow, frame):\n" + \
+        textwrap.indent(body, "        ") + "\n"
+    found = check_source(code.encode(), "m.py", Options(select=("TRT101",)))
+    finding = next((f for f in found if f.fix.value == "none"), None)
+    assert finding is not None and why in finding.message, (code, finding)
+
+
+def test_the_iterating_builtins_helpers_are_the_builtins_outside_a_trace() -> None:
+    from trtcodemod.helpers.tracing import _trt_all, _trt_any, _trt_shortcut_select, _trt_shortcut_taken
+
+    for values in ([], [0, 1], torch.tensor([1.0, float("nan")]), torch.zeros(0), torch.tensor([True, False]),
+                   torch.tensor([[1, 1], [1, 1]]) == 1):
+        for helper, builtin in ((_trt_all, all), (_trt_any, any)):
+            try:
+                expected = ("ok", builtin(values))
+            except Exception as error:  # noqa: BLE001 - the same exception is the contract
+                expected = (type(error), None)
+            try:
+                got = ("ok", helper(values))
+            except Exception as error:  # noqa: BLE001
+                got = (type(error), None)
+            assert got == expected, values
+    for condition in (True, 0, torch.tensor(False), torch.tensor([1.0])):
+        assert _trt_shortcut_taken(condition) is bool(condition)
+    with pytest.raises(RuntimeError):
+        _trt_shortcut_taken(torch.tensor([1, 0]))
+    result = torch.ones(2)
+    assert _trt_shortcut_select(torch.tensor(False), torch.zeros(2), result) is result

@@ -224,3 +224,88 @@ def test_dot_t_exports_as_transpose(rank: int) -> None:
 def test_chained_squeeze_all_is_already_reported(code: str) -> None:
     """TRT403 sees `squeeze()` inside chains: no separate rule needed."""
     assert "TRT403" in rules_found(HEADER + code)
+
+
+# --- TRT401: a squeeze the run never saw squeeze anything ---------------------------------------------
+# CSRavasio/oflibpytorch@bf650ce01b00867220311bd48e8a55e70b36e7de src/oflibpytorch/utils.py:1197
+# (`apply_s_flow`): `warped_mask = (warped_density > 0).squeeze(1)` of an N-H-W density, so axis 1 is the
+# height: squeeze changes nothing unless the image is one row high, and the export guards it with an `If`.
+NOOP_SQUEEZE = """\
+import torch
+from torch import nn
+
+
+class M(nn.Module):
+    def forward(self, density):
+        hit = (density > 0).squeeze(1)
+        return hit.float() * density
+"""
+
+
+def _squeeze_facts(path: str, sizes: list[int], stretched: bool = True):
+    from trtcodemod.evidence.facts import Facts
+
+    line = NOOP_SQUEEZE.splitlines().index("        hit = (density > 0).squeeze(1)") + 1
+    events = [{"kind": "squeeze", "path": path, "line": line, "column": 15, "end_line": line, "end_column": 45,
+               "count": 1, "sizes": [size]} for size in sizes]
+    return Facts.from_json({"runs": len(sizes), "lines": {path: list(range(1, 10))}, "events": events,
+                            "stretched": ["density[1] (height) 4->9"] if stretched else []})
+
+
+def _squeeze_fixed(path: str, facts) -> str:
+    from trtcodemod.engine import Options, fix_source
+
+    options = Options(select=("TRT401",), unsafe=True, facts=facts, scope="all")
+    return fix_source(NOOP_SQUEEZE.encode(), path, options).source.decode()
+
+
+@pytest.mark.parametrize("sizes,stretched,line", [
+    ([4, 4, 9], True, "        hit = _trt_squeeze_kept(density > 0, 1)\n"),
+    ([1, 1, 1], True, "        hit = (density > 0)[:, 0]\n"),
+    ([4, 1, 9], True, "        hit = (density > 0)[:, 0]\n"),  # mixed: no proof either way, the index stays
+    ([4, 4], False, "        hit = (density > 0)[:, 0]\n"),  # no stretched set: one size says little
+])
+def test_a_squeeze_never_seen_at_size_one_keeps_the_tensor(tmp_path, sizes, stretched, line) -> None:
+    from trtcodemod.evidence.facts import Facts, Span
+    from trtcodemod.evidence.proofs import SQUEEZE_NEVER_ONE, Observation, prove_squeeze
+
+    path = str((tmp_path / "m.py").resolve())
+    facts = _squeeze_facts(path, sizes, stretched)
+    assert line in _squeeze_fixed(path, facts)
+    proof = prove_squeeze(Observation(facts, Span(path, 7, 15, 7, 45)))
+    assert (proof is not None and proof.startswith(SQUEEZE_NEVER_ONE)) == ("kept" in line)
+
+
+def test_the_kept_squeeze_is_the_squeeze_in_eager_mode_and_exports_no_if(tmp_path) -> None:
+    import io
+    import warnings
+
+    import numpy as np
+    import onnx
+    import onnxruntime as ort
+
+    path = str((tmp_path / "m.py").resolve())
+    after = _squeeze_fixed(path, _squeeze_facts(path, [4, 4, 9]))
+    original, rewritten = load(NOOP_SQUEEZE, "M")(), load(after, "M")()
+    for shape in [(2, 4, 5), (1, 9, 3), (3, 1, 4), (0, 4, 4), (2, 4, 0)]:  # height 1: eager squeezes, both ways
+        density = torch.randn(*shape)
+        if density.numel():
+            density.view(-1)[0] = float("nan")
+        assert_same(original(density), rewritten(density))
+
+    def graph(model):
+        buffer = io.BytesIO()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(model, (torch.randn(2, 4, 5),), buffer, dynamo=False, opset_version=17,
+                              input_names=["density"], dynamic_axes={"density": {0: "n", 1: "h", 2: "w"}})
+        return buffer.getvalue()
+
+    assert "If" in {n.op_type for n in onnx.load_from_string(graph(original)).graph.node}
+    data = graph(rewritten)
+    assert "If" not in {n.op_type for n in onnx.load_from_string(data).graph.node}
+    session = ort.InferenceSession(data, providers=["CPUExecutionProvider"])
+    for shape in [(1, 7, 3), (3, 2, 9)]:
+        density = torch.randn(*shape)
+        np.testing.assert_array_equal(session.run(None, {"density": density.numpy()})[0],
+                                      original(density).numpy())

@@ -36,12 +36,25 @@ def _sets(facts: Facts) -> str:
     return text + (f", one with the dynamic axes stretched ({'; '.join(facts.stretched)})" if facts.stretched else "")
 
 
+#: How :func:`prove_squeeze` begins where the squeeze changed nothing: TRT401 then keeps the tensor as
+#: it is while tracing (``_trt_squeeze_kept``) instead of indexing the axis.
+SQUEEZE_NEVER_ONE = "observed: the squeezed axis never had size 1"
+
+
 def prove_squeeze(seen: Observation) -> str | None:
-    """TRT401: the squeezed axis had size 1 on every observed call (the stretched set's too)."""
+    """TRT401: the squeezed axis had size 1 on every observed call (the stretched set's too); or it never
+    had, on every call of a run that stretched the dynamic axes (the squeeze changed nothing there)."""
     events = seen.facts.at("squeeze", seen.span)
-    if not events or not all(all(size == 1 for size in e.get("sizes", [])) for e in events):
+    sizes = [size for e in events for size in e.get("sizes", [])]
+    if not events or not sizes:
         return None
-    return f"observed: the squeezed axis had size 1 in all {summarize(events)} call(s) over {_sets(seen.facts)}"
+    if all(size == 1 for size in sizes):
+        return f"observed: the squeezed axis had size 1 in all {summarize(events)} call(s) over {_sets(seen.facts)}"
+    if all(size != 1 for size in sizes) and seen.facts.stretched:
+        seen_sizes = ", ".join(map(str, sorted(set(sizes))))
+        return (f"{SQUEEZE_NEVER_ONE} (it had {seen_sizes}) in all {summarize(events)} call(s) over "
+                f"{_sets(seen.facts)}: the squeeze changed nothing")
+    return None
 
 
 def prove_mask(seen: Observation) -> str | None:

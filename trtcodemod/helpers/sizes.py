@@ -22,6 +22,8 @@ symbolic but specializes ``int()`` of one to the example's value: ``_trt_size_in
 helper keeps a traced float32 ``Sqrt`` there. ``round`` of a size's quotient (piq's
 ``round(min(x.size()[-2:]) / 256)``) keeps a traced ``Round`` (halves to even, as ``round``) and a cast,
 and ``min``/``max`` of a slice of the sizes (``min(x.size()[-2:])``) a traced minimum/maximum of them all.
+``isinstance(s, int)`` of a size is False for the 0-d tensor a trace passes (oflibpytorch's shape check
+then raises): ``_trt_size_is_int`` takes that tensor, and a ``torch.SymInt``, for the int they stand for.
 """
 
 import torch
@@ -152,6 +154,23 @@ def _trt_size_int(value: int | float) -> int:
     if isinstance(value, int):
         return value
     return int(value)
+
+
+def _trt_size_is_int(value) -> bool:
+    """``isinstance(value, int)``; also true for what an exporter passes where eager code has a size: a 0-d
+    integer tensor while a trace runs, a symbolic integer (``torch.SymInt``) under ``torch.export``."""
+    if not torch.jit.is_scripting() and _trt_size_stands_for_int(value):
+        return True
+    return isinstance(value, int)
+
+
+@torch.jit.unused
+def _trt_size_stands_for_int(value) -> bool:
+    """A traced size (0-d, an integer dtype, not bool) or a symbolic integer (never runs when scripted)."""
+    if isinstance(value, torch.SymInt):
+        return True
+    return torch.jit.is_tracing() and isinstance(value, torch.Tensor) and value.dim() == 0 \
+        and not value.is_floating_point() and not value.is_complex() and value.dtype != torch.bool
 
 
 def _trt_size_float(value: int | float) -> float:

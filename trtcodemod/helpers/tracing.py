@@ -32,3 +32,70 @@ def _trt_tolist(values):
     if _trt_tracing() and isinstance(values, torch.Tensor) and values.dim() == 1:
         return list(values.unbind(0))
     return values.tolist()
+
+
+# An early return on a tensor condition (``if all(is_zero_flow(flow)): return target``, TRT101): the
+# trace must not read the condition, so it computes the rest of the function and selects the shortcut's
+# value where the condition holds. Eager mode and scripting take the `if` as written.
+
+
+def _trt_all(values):
+    """``all(values)``; while a tracer records a 1-D tensor, ``values.all()`` (a 0-d bool tensor: the same
+    truth, element by element, and True for no elements) instead of reading every element."""
+    if _trt_tracing() and isinstance(values, torch.Tensor) and values.dim() == 1:
+        return values.all()
+    return all(values)
+
+
+def _trt_any(values):
+    """``any(values)``; while a tracer records a 1-D tensor, ``values.any()``."""
+    if _trt_tracing() and isinstance(values, torch.Tensor) and values.dim() == 1:
+        return values.any()
+    return any(values)
+
+
+def _trt_shortcut_taken(condition) -> bool:
+    """The truth of an early return's condition, as ``if`` reads it; False while a tracer records a
+    one-element tensor condition: the trace goes on to compute the rest, and :func:`_trt_shortcut_select`
+    picks the shortcut's value in the graph. Any other condition is read as it is (and raises as it did)."""
+    if _trt_tracing() and isinstance(condition, torch.Tensor) and condition.numel() == 1:
+        return False
+    return bool(condition)
+
+
+def _trt_shortcut_select(condition, shortcut, result):
+    """What the function returns: ``result`` (the shortcut was not taken) everywhere but a trace; while a
+    tracer records a tensor condition, ``shortcut`` where it holds and ``result`` elsewhere, selected in the
+    graph for tensors of one shape and dtype (element by element for tuples and lists of them). Anything
+    else reads the condition as the original did (the trace keeps the example's choice, with its warning)."""
+    if not (_trt_tracing() and isinstance(condition, torch.Tensor)):
+        return result
+    if _trt_shortcut_selectable(shortcut, result):
+        return _trt_shortcut_where(condition.reshape(()), shortcut, result)
+    return shortcut if bool(condition) else result
+
+
+@torch.jit.unused
+def _trt_shortcut_selectable(shortcut, result) -> bool:
+    """Tensors of the same shape and dtype, or tuples/lists of them (of one length and type)."""
+    if isinstance(shortcut, torch.Tensor) and isinstance(result, torch.Tensor):
+        return shortcut.shape == result.shape and shortcut.dtype == result.dtype
+    if type(shortcut) in (tuple, list) and type(result) is type(shortcut) and len(shortcut) == len(result):
+        return all(_trt_shortcut_selectable(a, b) for a, b in zip(shortcut, result))
+    return False
+
+
+@torch.jit.unused
+def _trt_shortcut_where(condition, shortcut, result):
+    """``torch.where`` of two tensors, or of tuples/lists of them element by element (never runs scripted)."""
+    if isinstance(shortcut, torch.Tensor):
+        return torch.where(condition, shortcut, result)
+    return type(shortcut)(_trt_shortcut_where(condition, a, b) for a, b in zip(shortcut, result))
+
+
+def _trt_squeeze_kept(tensor, dim):
+    """``tensor.squeeze(dim)``; while a tracer records the model, ``tensor`` itself: the axis is taken never
+    to have size 1 (the squeeze changes nothing), so no ``If`` on its size is exported (TRT401)."""
+    if _trt_tracing():
+        return tensor
+    return tensor.squeeze(dim)
