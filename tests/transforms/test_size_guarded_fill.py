@@ -21,37 +21,30 @@ import pytest
 import torch
 from safety import import_source
 from support import assert_same, rewrite, rules_found
-
-HEADER = "import torch\nimport torch.nn.functional as F\n\n\n"
+from test_size_guarded_resize import HEADER, _values, _Wrap
 
 CASES = {  # name → (original function, a fragment of the rewrite)
-    # CascadePSP's form: an image padded with zeros and a mask with -1, an optional map under a test on None.
+    # CascadePSP's form: a tensor padded with -1 (zeros, then - 1), an optional map under a test on None.
     "zeros_and_minus_one": ('''
 def f(x: torch.Tensor, extra: torch.Tensor | None = None):
-    im, seg = x[:, :2], x[:, 2:]
-    b, _, ph, pw = seg.shape
+    b, _, ph, pw = x.shape
     if (ph % 8 != 0) or (pw % 8 != 0):
-        newH = ((ph//8+1)*8)
         newW = ((pw//8+1)*8)
-        p_im = torch.zeros(b, 2, newH, newW, device=im.device)
-        p_seg = torch.zeros(b, 1, newH, newW, device=im.device) - 1
-
-        p_im[:,:,0:ph,0:pw] = im
-        p_seg[:,:,0:ph,0:pw] = seg
-        im = p_im
-        seg = p_seg
-
+        newH = ((ph//8+1)*8)
         if extra is not None:
-            p_extra = torch.zeros(b, 1, newH, newW) - 1
+            p_extra = torch.zeros(b, 1, newH, newW)
             p_extra[:,:,0:ph,0:pw] = extra
             extra = p_extra
-    return torch.cat([im, seg], 1)
-''', "    b, _, ph, pw = seg.shape\n"
+        p_x = torch.zeros(b, 3, newH, newW, device=x.device) - 1
+        p_x[:,:,0:ph,0:pw] = x
+        x = p_x
+    return x if extra is None else x * extra
+''', "    b, _, ph, pw = x.shape\n"
      "    _trt_size_choice = (ph % 8 != 0) | (pw % 8 != 0)\n"
      "    if _trt_size_taken(_trt_size_choice):\n"
-     "        newH = _trt_size_where(_trt_size_choice, (ph//8+1)*8, ph)\n"
      "        newW = _trt_size_where(_trt_size_choice, (pw//8+1)*8, pw)\n"
-     "        p_im = torch.zeros(b, 2, newH, newW, device=im.device)\n"),
+     "        newH = _trt_size_where(_trt_size_choice, (ph//8+1)*8, ph)\n"
+     "        if extra is not None:\n"),
     # ViTMatte's form: the sizes in a tuple, `.to(...)` after, the input written whole, `del`, and a side that
     # is a multiple grows by a whole 32 when the other is not (the test chooses, not each side's remainder).
     "tuple_to_and_del": ('''
@@ -101,137 +94,48 @@ RULES = {"full_to_a_smallest_size": ("TRT712", "TRT717")}
 #: Shapes whose height and width are both multiples of 8 and 4 (the test false), and shapes that are not.
 SHAPES = [(1, 3, 8, 16), (2, 3, 16, 8), (1, 3, 9, 6), (2, 3, 7, 5), (1, 3, 12, 13), (1, 3, 3, 16)]
 
+def _pad(before: str = "", fill: str = "torch.zeros(b, c, new_h, w)", write: str = "big[:, :, :h, :] = x",
+         rebind: str = "x = big", more: str = "", test: str = "h % 8 != 0", after: str = "x") -> str:
+    """A function padding ``x``'s height to a multiple of 8 through a filled tensor, with one part changed."""
+    lines = ["def f(x: torch.Tensor):", "    b, c, h, w = x.shape", *(f"    {line}" for line in before.split(";") if line),
+             f"    if {test}:", "        new_h = (h // 8 + 1) * 8", f"        big = {fill}", f"        {write}",
+             f"        {rebind}", *(f"{line}" for line in more.split(";") if line), f"    return {after}"]
+    return "\n".join(lines) + "\n"
+
+
 LEFT_ALONE = {
     # A mask of ones in the corner: the value written is no input the branch then stands for.
-    "a_mask_written": '''
-def f(x: torch.Tensor):
-    b, c, h, w = x.shape
-    mask = torch.zeros(b, 1, h, w)
-    if h % 8 != 0 or w % 8 != 0:
-        big = torch.zeros(b, 1, (h // 8 + 1) * 8, (w // 8 + 1) * 8)
-        big[:, :, :h, :w] = 1
-        mask = big
-    return mask
-''',
+    "a_mask_written": _pad(before="mask = x[:, :1]", fill="torch.zeros(b, 1, new_h, w)", write="big[:, :, :h, :] = 1",
+                           rebind="mask = big", after="mask"),
     # Written away from the corner: where the test is false a fill of the input's size cannot hold it there.
-    "not_the_corner": '''
-def f(x: torch.Tensor):
-    b, c, h, w = x.shape
-    if h % 8 != 0:
-        new_h = (h // 8 + 1) * 8
-        big = torch.zeros(b, c, new_h + 1, w)
-        big[:, :, 1:h + 1, :] = x
-        x = big
-    return x
-''',
+    "not_the_corner": _pad(fill="torch.zeros(b, c, new_h + 1, w)", write="big[:, :, 1:h + 1, :] = x"),
     # The filled tensor read after the `if`: where the test is false the original never bound it.
-    "filled_read_after": '''
-def f(x: torch.Tensor):
-    b, c, h, w = x.shape
-    big = x
-    if h % 8 != 0:
-        new_h = (h // 8 + 1) * 8
-        big = torch.zeros(b, c, new_h, w)
-        big[:, :, :h, :] = x
-        x = big
-    return x + big
-''',
+    "filled_read_after": _pad(before="big = x", after="x + big"),
     # The padded size is read for something else too (a crop's bound after the branch).
-    "size_read_elsewhere": '''
-def f(x: torch.Tensor):
-    b, c, h, w = x.shape
-    new_h = h
-    if h % 8 != 0:
-        new_h = (h // 8 + 1) * 8
-        big = torch.zeros(b, c, new_h, w)
-        big[:, :, :h, :] = x
-        x = big
-    return x[:, :, :new_h]
-''',
+    "size_read_elsewhere": _pad(before="new_h = h", after="x[:, :, :new_h]"),
     # A body name sizing a whole axis: where the test is false nothing says it is the input's.
-    "body_size_on_a_whole_axis": '''
-def f(x: torch.Tensor):
-    b, c, h, w = x.shape
-    if h % 8 != 0:
-        new_h = (h // 8 + 1) * 8
-        new_c = c + 1
-        big = torch.zeros(b, new_c, new_h, w)
-        big[:, :, :h, :] = x
-        x = big
-    return x
-''',
+    "body_size_on_a_whole_axis": _pad(fill="torch.zeros(b, c + new_h // 8, new_h, w)"),
     # Not rebound to the name written: the original's `x` stays as it was.
-    "not_rebound": '''
-def f(x: torch.Tensor):
-    b, c, h, w = x.shape
-    y = x
-    if h % 8 != 0:
-        new_h = (h // 8 + 1) * 8
-        big = torch.zeros(b, c, new_h, w)
-        big[:, :, :h, :] = x
-        y = big
-    return y
-''',
+    "not_rebound": _pad(before="y = x", rebind="y = big", after="y"),
     # A bound counted from the end.
-    "bound_from_the_end": '''
-def f(x: torch.Tensor):
-    b, c, h, w = x.shape
-    if h % 8 != 0:
-        new_h = (h // 8 + 1) * 8
-        big = torch.zeros(b, c, new_h, w)
-        big[:, :, :-1, :] = x[:, :, 1:]
-        x = big
-    return x
-''',
+    "bound_from_the_end": _pad(write="big[:, :, :-1, :] = x[:, :, 1:]"),
     # Other work in the branch.
-    "other_work": '''
-def f(x: torch.Tensor):
-    b, c, h, w = x.shape
-    if h % 8 != 0:
-        new_h = (h // 8 + 1) * 8
-        big = torch.zeros(b, c, new_h, w)
-        big[:, :, :h, :] = x
-        x = big
-        print("padded")
-    return x
-''',
+    "other_work": _pad(more='        print("padded")'),
     # An `else` doing its own work.
-    "with_an_else": '''
-def f(x: torch.Tensor):
-    b, c, h, w = x.shape
-    if h % 8 != 0:
-        new_h = (h // 8 + 1) * 8
-        big = torch.zeros(b, c, new_h, w)
-        big[:, :, :h, :] = x
-        x = big
-    else:
-        x = x * 2
-    return x
-''',
+    "with_an_else": _pad(more="    else:;        x = x * 2"),
     # A test on values, not sizes (TRT101's).
-    "a_value_test": '''
-def f(x: torch.Tensor):
-    b, c, h, w = x.shape
-    if x.sum() > 0:
-        new_h = (h // 8 + 1) * 8
-        big = torch.zeros(b, c, new_h, w)
-        big[:, :, :h, :] = x
-        x = big
-    return x
-''',
+    "a_value_test": _pad(test="x.sum() > 0"),
 }
 
 
 @pytest.mark.parametrize("name", list(LEFT_ALONE))
 def test_left_alone(name: str) -> None:
+    compile(HEADER + LEFT_ALONE[name], name, "exec")  # each a valid function, one part away from the form
     assert "TRT717" not in rules_found(HEADER + LEFT_ALONE[name])
 
 
-def _values(shape: tuple[int, ...]) -> list[torch.Tensor]:
-    base = torch.randn(shape, generator=torch.Generator().manual_seed(sum(shape)))
-    special = base.clone()
-    special.view(-1)[:3] = torch.tensor([float("inf"), float("nan"), -0.0])
-    return [base, torch.zeros(shape), -base.abs() - 1, special]
+def test_the_form_the_left_alone_cases_change_is_found() -> None:
+    assert rules_found(HEADER + _pad()).count("TRT717") == 1
 
 
 def _rewritten(name: str, tmp_path: Path) -> tuple[str, str, Any, Any]:
@@ -260,19 +164,10 @@ def test_rewrite_and_run(name: str, tmp_path: Path) -> None:
             if scripted is not None:
                 assert_same(scripted[0](x), scripted[1](x))
     if name == "zeros_and_minus_one":
-        x, extra = torch.randn(2, 3, 7, 5), torch.randn(2, 1, 7, 5)
+        x, extra = torch.randn(2, 3, 7, 5), torch.randn(2, 1, 7, 5)  # the optional map padded too
         assert_same(f_before(x, extra), f_after(x, extra))
     empty = torch.zeros(1, 3, 0, 5)  # an empty axis is a multiple: nothing to pad in either
     assert_same(f_before(empty), f_after(empty))
-
-
-class _Wrap(torch.nn.Module):
-    def __init__(self, function) -> None:
-        super().__init__()
-        self.function = function
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.function(x)
 
 
 def _exported(f: Any, shape: tuple[int, ...], path: Path) -> tuple[Any, int]:

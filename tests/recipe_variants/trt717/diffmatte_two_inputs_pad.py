@@ -5,8 +5,9 @@ Reduced from YihanHu-2022/DiffMatte@12082fdbad2ccc319e411ac4a4f3d208780f2961 mod
 (another author's take on ViTMatte's pad): the image with its trimap and the diffusion input (condition
 and noisy matte) padded to the same sizes ``(32 - size % 32) + size`` when a side of the image is not a
 multiple of 32, both written as ``x[:,:,:,:]`` into the top-left corner of ``torch.zeros((...)).to(
-self.device)``, both deleted, then both names rebound. Written here in our own words; the two
-branches' outputs meet in a mean over the whole padded image.
+self.device)``, both deleted, then both names rebound. Written here in our own words (our names, both
+tensors filled before either is written); the two branches' outputs meet in a mean over the whole
+padded image.
 """
 
 import torch
@@ -34,19 +35,19 @@ class Diffusion(nn.Module):
     def prepare(self, images, dimages):
         B, C, H, W = images.shape
         if images.shape[-1] % 32 != 0 or images.shape[-2] % 32 != 0:
-            new_H = (32 - images.shape[-2] % 32) + H
-            new_W = (32 - images.shape[-1] % 32) + W
-            new_images = torch.zeros((images.shape[0], images.shape[1], new_H, new_W)).to(self.device)
-            new_images[:, :, :H, :W] = images[:, :, :, :]
+            tall = (32 - images.shape[-2] % 32) + H
+            wide = (32 - images.shape[-1] % 32) + W
+            padded = torch.zeros((images.shape[0], images.shape[1], tall, wide)).to(self.device)
+            dpadded = torch.zeros((dimages.shape[0], dimages.shape[1], tall, wide)).to(self.device)
 
-            dnew_images = torch.zeros((dimages.shape[0], dimages.shape[1], new_H, new_W)).to(self.device)
-            dnew_images[:, :, :H, :W] = dimages[:, :, :, :]
+            padded[:, :, :H, :W] = images[:, :, :, :]
+            dpadded[:, :, :H, :W] = dimages[:, :, :, :]
 
             del images
             del dimages
 
-            images = new_images
-            dimages = dnew_images
+            images = padded
+            dimages = dpadded
         return images, dimages, H, W
 
 

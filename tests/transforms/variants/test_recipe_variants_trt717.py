@@ -104,10 +104,10 @@ VARIANTS: dict[str, tuple[tuple[str, ...], str, list[list[tuple[int, ...]]]]] = 
                                              "            new_H = _trt_size_where(_trt_size_choice, (32 - "
                                              "images.shape[-2] % 32) + H, H)\n",
                                 [[(1, 4, 40, 50)], [(2, 4, 64, 70)], [(1, 4, 32, 32)]]),
-    "diffmatte_two_inputs_pad": (("TRT717",), "            new_W = _trt_size_where(_trt_size_choice, (32 - "
+    "diffmatte_two_inputs_pad": (("TRT717",), "            wide = _trt_size_where(_trt_size_choice, (32 - "
                                               "images.shape[-1] % 32) + W, W)\n"
-                                              "            new_images = torch.zeros((images.shape[0], "
-                                              "images.shape[1], new_H, new_W)).to(self.device)\n",
+                                              "            padded = torch.zeros((images.shape[0], "
+                                              "images.shape[1], tall, wide)).to(self.device)\n",
                                  [[(1, 6, 64, 96)], [(2, 6, 33, 64)], [(1, 6, 32, 20)]]),
 }
 
