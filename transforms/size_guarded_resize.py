@@ -194,10 +194,10 @@ branches that set different names (the common pad to a multiple of 64, `max_h` s
 reads it next must take a traced size (a view, a pad, arithmetic, a slice bound do); where it
 meets Python again (`if sum(shift_size) > 0:`, `torch.roll(shifts=...)`, which the TorchScript
 exporter needs constant) the bake moves there or the export fails, and `migrate` takes the
-candidate back. A pad written into a filled tensor keeps its `if`, the test evaluated once before it (`_trt_size_choice =
-<test>`) and read through `_trt_size_taken(_trt_size_choice)`: the test itself (eager mode, scripted,
-`torch.compile`, `torch.export` decide as written), True only while a trace passes it as a tensor, so the
-trace records the branch. Each filled size at a written axis is chosen by the test, `newH =
+candidate back. A pad written into a filled tensor keeps its `if`, the test evaluated once before it
+(`_trt_size_choice = <test>`) and read through `_trt_size_taken(_trt_size_choice)`: the test itself
+(eager mode, scripted, `torch.compile`, `torch.export` decide as written), True only while a trace passes
+it as a tensor, so the trace records the branch. Each filled size at a written axis is chosen by the test, `newH =
 _trt_size_where(_trt_size_choice, (ph // 8 + 1) * 8, ph)` (a size written in place is wrapped where it
 stands): where the test is false it is the corner's bound, the input's own size, so the write covers the
 whole filled tensor and the name holds a copy of the input. Only the test chooses: CascadePSP's `(ph // 8
@@ -256,9 +256,9 @@ sizes (where it has others the write raises where the test holds too), and the w
                     "counts), a resized tensor holds finite values, nothing relies on getting "
                     "the same tensor object back, a number the `if` sets already holds a value, a flag set beside "
                     "a resize guards only work that leaves the tensor as it is where the test is false, and where a "
-                    "shortcut's sizes match, the code after it computes what it returns, a `while` stepping a size to a "
-                    "multiple meets only products of the size and the scale that are exact in floating point, and an "
-                    "input written into a filled tensor has its dtype and device and the corner's sizes"),
+                    "shortcut's sizes match, the code after it computes what it returns, a `while` stepping a size "
+                    "to a multiple meets only products of the size and the scale that are exact in floating point, "
+                    "and an input written into a filled tensor has its dtype and device and the corner's sizes"),
         examples=(
             Example(
                 "class Embed(nn.Module):\n"
@@ -824,9 +824,10 @@ sizes (where it has others the write raises where the test holds too), and the w
             return None
         if full or len(positional) == 1 and type(positional[0]) in (cst.Tuple, cst.List):
             shape = positional[0]
-            if type(shape) not in (cst.Tuple, cst.List) or any(type(e) is not cst.Element for e in shape.elements):  # type: ignore[attr-defined]
+            elements = shape.elements if type(shape) in (cst.Tuple, cst.List) else None  # type: ignore[attr-defined]
+            if elements is None or any(type(e) is not cst.Element for e in elements):
                 return None
-            return [e.value for e in shape.elements]  # type: ignore[attr-defined]
+            return [e.value for e in elements]
         return positional
 
     # -- a repeat done only when a size asks for it ------------------------------------------

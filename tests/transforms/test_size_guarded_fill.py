@@ -97,7 +97,8 @@ SHAPES = [(1, 3, 8, 16), (2, 3, 16, 8), (1, 3, 9, 6), (2, 3, 7, 5), (1, 3, 12, 1
 def _pad(before: str = "", fill: str = "torch.zeros(b, c, new_h, w)", write: str = "big[:, :, :h, :] = x",
          rebind: str = "x = big", more: str = "", test: str = "h % 8 != 0", after: str = "x") -> str:
     """A function padding ``x``'s height to a multiple of 8 through a filled tensor, with one part changed."""
-    lines = ["def f(x: torch.Tensor):", "    b, c, h, w = x.shape", *(f"    {line}" for line in before.split(";") if line),
+    lines = ["def f(x: torch.Tensor):", "    b, c, h, w = x.shape",
+             *(f"    {line}" for line in before.split(";") if line),
              f"    if {test}:", "        new_h = (h // 8 + 1) * 8", f"        big = {fill}", f"        {write}",
              f"        {rebind}", *(f"{line}" for line in more.split(";") if line), f"    return {after}"]
     return "\n".join(lines) + "\n"
