@@ -14,6 +14,8 @@ size is comes from
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import libcst as cst
 
 from trtcodemod.astutil import (argument, bound_names, code_of, helper_call, int_value, mentions_name, method_call, walk,
@@ -112,6 +114,15 @@ export warned at the `if`, as for sizes a caller handed down) and whose body is 
   test is false (as for the numbers below: literals, sizes, names bound before the `if`, `+ - *`);
 - or several crops from the start, each of the name it assigns (`masks = masks[:, :n, :n]`,
   `ids = ids[:, :n]`: transformers' Grounding DINO cutting the text to the longest it takes);
+- or a pad written into a filled tensor (CascadePSP's `safe_forward`, ViTMatte's and DiffMatte's
+  preprocessing: `if (ph % 8 != 0) or (pw % 8 != 0):`): the branch binds sizes (`newH = (ph // 8 + 1) *
+  8`), fills tensors of them (`torch.zeros/ones/empty/full(...)` or `x.new_zeros/new_ones/new_empty/
+  new_full(...)`, the sizes also a tuple or a list, then `.to(...)` and `+ c` or `- c` by a number:
+  `torch.zeros(b, 1, newH, newW) - 1`), writes each input into the leading corner of its filled tensor
+  (`p_im[:, :, 0:ph, 0:pw] = im`, `out[..., :h, :w] = x`, also `= x[:, :, :, :]`), may `del` the input,
+  and rebinds the input's name to it (`im = p_im`), also under an `if` on configuration (`if inter_s8 is
+  not None:`); a size name is read only as a filled tensor's size at a written axis, a filled tensor only
+  by its write and the rebinding, and a size at a whole axis (`:`) reads no size the branch binds;
 - or the other way round, a shortcut: an `if` without `else` whose test compares a size for
   equality (not with 0: emptiness is TRT713's) and whose body only returns a name or an
   attribute, also under nested `if`s, where the code after it reads what it returns (DINOv2's,
@@ -183,7 +194,17 @@ branches that set different names (the common pad to a multiple of 64, `max_h` s
 reads it next must take a traced size (a view, a pad, arithmetic, a slice bound do); where it
 meets Python again (`if sum(shift_size) > 0:`, `torch.roll(shifts=...)`, which the TorchScript
 exporter needs constant) the bake moves there or the export fails, and `migrate` takes the
-candidate back. A shortcut is skipped while tracing: `if not _trt_tracing() and (<test>):`
+candidate back. A pad written into a filled tensor keeps its `if`, the test evaluated once before it
+(`_trt_size_choice = <test>`) and read through `_trt_size_taken(_trt_size_choice)`: the test itself
+(eager mode, scripted, `torch.compile`, `torch.export` decide as written), True only while a trace passes
+it as a tensor, so the trace records the branch. Each filled size at a written axis is chosen by the test, `newH =
+_trt_size_where(_trt_size_choice, (ph // 8 + 1) * 8, ph)` (a size written in place is wrapped where it
+stands): where the test is false it is the corner's bound, the input's own size, so the write covers the
+whole filled tensor and the name holds a copy of the input. Only the test chooses: CascadePSP's `(ph // 8
++ 1) * 8` would add a whole 8 to a side that is a multiple already (measured: exported at 60x70 the original
+graph pads 64x72 to 72x80, exported at 64x72 it pads nothing at 60x70; the rewritten graph, exported at
+either, matches eager mode at both, with `ScatterND` for the write).
+A shortcut is skipped while tracing: `if not _trt_tracing() and (<test>):`
 (the helper TRT726 inserts, true while `torch.jit.trace` or `torch.export` records the
 model), so the trace records the general path, and eager mode returns early as before.
 A `while` that steps a size to a multiple becomes `v = _trt_size_stepped(v, step, k, s, c)` (or
@@ -224,15 +245,20 @@ what it returns (a resize of the embedding to its own grid, which holds for fini
 that work is then done every time in the graph. A stepped size's closed form assumes the products
 `(v + c) * s` the loop meets are exact in floating point (true for a scale that is a short binary
 fraction, 0.5, 1.5, 2.0, at sizes below 2**40): where a product rounds, the loop may stop elsewhere
-(or never), and the traced graph then differs from eager mode; eager mode runs the loop as written.""",
+(or never), and the traced graph then differs from eager mode; eager mode runs the loop as written. A
+pad written into a filled tensor changes nothing in eager mode or scripted; its traced graph, where the
+test is false, holds a copy of the input where the original kept the input itself: it assumes the input
+has the filled tensor's dtype and device (a `torch.zeros` without `dtype=` is float32) and the corner's
+sizes (where it has others the write raises where the test holds too), and the write is done every time.""",
         fix=Safety.UNSAFE,
         assumption=("where the condition is false, the crop or resize is to the tensor's own size (a pad's amounts are "
                     "multiplied by the condition, a repeat's counts are 1 there, on a tensor with as many axes as "
                     "counts), a resized tensor holds finite values, nothing relies on getting "
                     "the same tensor object back, a number the `if` sets already holds a value, a flag set beside "
                     "a resize guards only work that leaves the tensor as it is where the test is false, and where a "
-                    "shortcut's sizes match, the code after it computes what it returns, and a `while` stepping a size to a "
-                    "multiple meets only products of the size and the scale that are exact in floating point"),
+                    "shortcut's sizes match, the code after it computes what it returns, a `while` stepping a size "
+                    "to a multiple meets only products of the size and the scale that are exact in floating point, "
+                    "and an input written into a filled tensor has its dtype and device and the corner's sizes"),
         examples=(
             Example(
                 "class Embed(nn.Module):\n"
@@ -328,6 +354,30 @@ fraction, 0.5, 1.5, 2.0, at sizes below 2**40): where a product rounds, the loop
                 "        return F.pad(x, (0, 0, 0, h - x.shape[2]))\n",
                 unsafe=True,
             ),
+            Example(
+                "class Refine(nn.Module):\n"
+                "    def forward(self, im, seg):\n"
+                "        b, _, h, w = seg.shape\n"
+                "        if h % 8 != 0 or w % 8 != 0:\n"
+                "            new_h = (h // 8 + 1) * 8\n"
+                "            new_w = (w // 8 + 1) * 8\n"
+                "            padded = torch.zeros(b, 1, new_h, new_w) - 1\n"
+                "            padded[:, :, :h, :w] = seg\n"
+                "            seg = padded\n"
+                "        return self.net(im, seg)[:, :, :h, :w]\n",
+                "class Refine(nn.Module):\n"
+                "    def forward(self, im, seg):\n"
+                "        b, _, h, w = seg.shape\n"
+                "        _trt_size_choice = (h % 8 != 0) | (w % 8 != 0)\n"
+                "        if _trt_size_taken(_trt_size_choice):\n"
+                "            new_h = _trt_size_where(_trt_size_choice, (h // 8 + 1) * 8, h)\n"
+                "            new_w = _trt_size_where(_trt_size_choice, (w // 8 + 1) * 8, w)\n"
+                "            padded = torch.zeros(b, 1, new_h, new_w) - 1\n"
+                "            padded[:, :, :h, :w] = seg\n"
+                "            seg = padded\n"
+                "        return self.net(im, seg)[:, :, :h, :w]\n",
+                unsafe=True,
+            ),
         ),
         references=(TS_PITFALLS, "https://pytorch.org/docs/stable/generated/torch.nn.functional.pad.html",
                     "https://pytorch.org/docs/stable/generated/torch.where.html"),
@@ -379,7 +429,7 @@ fraction, 0.5, 1.5, 2.0, at sizes below 2**40): where a product rounds, the loop
             return
         if self._repeats(node):
             return
-        if node.orelse is None and (self._shortcut(node) or self._choice(node)) \
+        if node.orelse is None and (self._shortcut(node) or self._choice(node) or self._filled(node)) \
                 or type(node.orelse) is cst.Else and self._either(node):
             return
         flag = self._flag(node) if node.orelse is None else None
@@ -626,6 +676,159 @@ fraction, 0.5, 1.5, 2.0, at sizes below 2**40): where a product rounds, the loop
                 if (self.size_derived(left) or self.size_derived(right)) or self.traced_at(test):
                     return True
         return False
+
+    # -- a pad written into a filled tensor ------------------------------------------------
+
+    def _filled(self, node: cst.If) -> bool:
+        """``if (ph % 8 != 0) or (pw % 8 != 0):`` then ``newH = (ph // 8 + 1) * 8``, ``p_im =
+        torch.zeros(b, 3, newH, newW)``, ``p_im[:, :, 0:ph, 0:pw] = im``, ``im = p_im`` (CascadePSP's
+        ``safe_forward``, ViTMatte's ``preprocess_inputs``): a pad to a multiple written as a filled tensor
+        with the input in its leading corner. The ``if`` stays (eager mode decides as before) but is taken
+        every time while tracing (``_trt_size_taken``), each size of the filled tensor at a written axis
+        chosen by the test, ``_trt_size_where(choice, newH, ph)``: where the test is false the filled
+        tensor has the corner's own sizes and the write makes it a copy of the input. True when found."""
+        explicit = self._explicit(node.test)
+        function = self._functions[-1] if self._functions else None
+        if function is None or _comparisons(explicit) is None or not self._sized(node, node.test):
+            return False
+        found = self._filling(node.body, _Filling())
+        if found is None or not found.fills or set(found.writes) != set(found.fills) \
+                or set(found.deleted) - set(found.rebound) \
+                or sorted(found.rebound.values()) != sorted(found.fills) \
+                or any(found.rebound.get(source) != filled for filled, (source, _) in found.writes.items()):
+            return False  # each filled tensor written once, with the name it then stands for
+        computed, bound = _computed_in(explicit), self._bound_before(node)
+        choice = cst.Name(CHOICE)
+        corners: dict[str, str] = {}  # a size name -> the corner's bound at the axes it sizes
+        replaced: dict[cst.CSTNode, cst.BaseExpression] = {}
+        for filled, sizes in found.fills.items():
+            bounds = _corner(found.writes[filled][1], len(sizes))
+            if bounds is None:
+                return False
+            for axis, size in enumerate(sizes):
+                own = bounds.get(axis)
+                if own is None:  # a whole axis: the input's own size already, as the write needs
+                    if any(mentions_name(size, name) for name in found.sizes):
+                        return False
+                    continue
+                if not self._harmless(own, computed, bound):
+                    return False
+                if type(size) is cst.Name and size.value in found.sizes:
+                    if corners.setdefault(size.value, _bare(own)) != _bare(own):
+                        return False  # one name sizing axes of different corners
+                    replaced.setdefault(found.sizes[size.value].value, helper_call(
+                        SIZE_WHERE_HELPER, choice, found.sizes[size.value].value.with_changes(lpar=[], rpar=[]),
+                        own.deep_clone()))
+                    continue
+                if any(mentions_name(size, name) for name in found.sizes) \
+                        or not self._harmless(size, computed, bound):
+                    return False
+                replaced[size] = helper_call(SIZE_WHERE_HELPER, choice, size.with_changes(lpar=[], rpar=[]),
+                                             own.deep_clone())
+        # The branch's own names are read only where it reads them: a size only as a filled tensor's, a
+        # filled tensor only by its write and the name it becomes (elsewhere the trace would see them bound
+        # where the original left them unbound).
+        uses = {name: 0 for name in [*found.sizes, *found.fills]}
+        for part in walk(function):
+            if type(part) is cst.Name and part.value in uses:
+                uses[part.value] += 1
+        for name, assign in found.sizes.items():
+            readers = sum(1 for sizes in found.fills.values() for s in sizes if type(s) is cst.Name and s.value == name)
+            if name not in corners or uses[name] != 1 + readers or not self._harmless(assign.value, computed, bound) \
+                    or any(mentions_name(assign.value, other) for other in found.sizes):
+                return False
+        if any(uses[name] != 3 for name in found.fills):
+            return False
+        body = node.body.visit(_Substituted(replaced))  # every size at once: a rebuilt tree has new nodes
+        taken = node.with_changes(test=helper_call(TAKEN_HELPER, choice), body=body, leading_lines=[])
+        test = cst.SimpleStatementLine(
+            body=[cst.Assign(targets=[cst.AssignTarget(choice)], value=_as_traced(explicit))],
+            leading_lines=node.leading_lines)
+        names = ", ".join(f"`{source}`" for source in found.rebound)
+        self.found(node.test, f"`if {short_code(node.test)}:` pads {names} only when a size asks for it (written "
+                   "into the corner of a filled tensor): a traced export keeps the branch the example took; while "
+                   f"tracing take the branch every time ({TAKEN_HELPER}), each padded size chosen by the test "
+                   f"({SIZE_WHERE_HELPER}: the input's own where it is false, and the write a copy); eager mode "
+                   "decides as before",
+                   Fix({node: cst.FlattenSentinel([test, taken])}, safety=Safety.UNSAFE,
+                       helpers=(SIZE_WHERE_HELPER, TAKEN_HELPER)))
+        return True
+
+    def _filling(self, body: cst.BaseSuite, found: _Filling) -> _Filling | None:
+        """The branch's lines as a pad written into filled tensors (added to ``found``): sizes ``n = ...``,
+        filled tensors ``p = torch.zeros(...)``, writes ``p[..., :h, :w] = x`` (or ``= x[:, :]``), ``del x``
+        and ``x = p``, also under an ``if`` on configuration (``if extra is not None:``); None for anything else."""
+        if type(body) is not cst.IndentedBlock:
+            return None
+        for line in body.body:
+            if type(line) is cst.If:
+                if line.orelse is not None or not _static_test(line.test) or self._filling(line.body, found) is None:
+                    return None
+                continue
+            if type(line) is not cst.SimpleStatementLine:
+                return None
+            for small in line.body:
+                if type(small) is cst.Del:
+                    if type(small.target) is not cst.Name or small.target.value in found.names():
+                        return None
+                    found.deleted.append(small.target.value)
+                    continue
+                if type(small) is not cst.Assign or len(small.targets) != 1:
+                    return None
+                target, value = small.targets[0].target, small.value
+                if type(target) is cst.Subscript:
+                    filled = target.value
+                    source = _written_name(value)
+                    if type(filled) is not cst.Name or filled.value not in found.fills or filled.value in found.writes \
+                            or source is None:
+                        return None
+                    found.writes[filled.value] = (source, target)
+                    continue
+                if type(target) is not cst.Name or target.value in found.names() or target.value in found.rebound:
+                    return None
+                if type(value) is cst.Name and value.value in found.writes:
+                    found.rebound[target.value] = value.value
+                    continue
+                sizes = self._fill_sizes(value)
+                if sizes is not None:
+                    found.fills[target.value] = sizes
+                elif type(value) is not cst.Name or value.value not in found.fills:
+                    found.sizes[target.value] = small
+                else:
+                    return None
+        return found
+
+    def _fill_sizes(self, value: cst.BaseExpression) -> list[cst.BaseExpression] | None:
+        """The sizes of a filled tensor: ``torch.zeros/ones/empty(b, c, h, w)`` (or a tuple or list of
+        them), ``torch.full((b, c, h, w), v)``, ``x.new_zeros/new_ones/new_empty(...)``, ``x.new_full(...)``,
+        then ``.to(...)`` and ``+ c`` or ``- c`` by a number (CascadePSP's mask filled with -1)."""
+        if type(value) is cst.BinaryOperation and type(value.operator) in (cst.Add, cst.Subtract) \
+                and _number(value.right):
+            value = value.left
+        while type(value) is cst.Call and (method_call(value) or ("", ""))[1] == "to" \
+                and not self.context.qualified_names(value.func):
+            value = value.func.value  # type: ignore[attr-defined]
+        if type(value) is not cst.Call or any(a.star for a in value.args):
+            return None
+        parts = method_call(value)
+        if self.context.refers_to(value.func, *_FILLS):
+            full = bool(self.context.refers_to(value.func, "torch.full"))
+        elif parts is not None and parts[1] in _NEW_FILLS and not self.context.qualified_names(parts[0]):
+            full = parts[1] == "new_full"
+        else:
+            return None
+        if any(a.keyword is not None and a.keyword.value not in _FILL_KEYWORDS for a in value.args):
+            return None  # ``size=``, ``out=``: not the plain form
+        positional = [a.value for a in value.args if a.keyword is None]
+        if full and len(positional) not in (1, 2) or not positional:
+            return None
+        if full or len(positional) == 1 and type(positional[0]) in (cst.Tuple, cst.List):
+            shape = positional[0]
+            elements = shape.elements if type(shape) in (cst.Tuple, cst.List) else None  # type: ignore[attr-defined]
+            if elements is None or any(type(e) is not cst.Element for e in elements):
+                return None
+            return [e.value for e in elements]
+        return positional
 
     # -- a repeat done only when a size asks for it ------------------------------------------
 
@@ -1344,13 +1547,14 @@ _DIVISOR = "<divisor>"
 
 
 def _computed_in(test: cst.BaseExpression) -> set[str]:
-    """The names, attributes and arithmetic (``h % s``) the test evaluates, as code without parentheses,
-    and each divisor of a ``%`` or ``//`` in it marked :data:`_DIVISOR` (it was not 0 where the test ran)."""
+    """The names, attributes, elements (``x.shape[-1]``) and arithmetic (``h % s``) the test evaluates, as code
+    without parentheses, and each divisor of a ``%`` or ``//`` in it marked :data:`_DIVISOR` (it was not 0 where
+    the test ran)."""
     found: set[str] = set()
     stack: list[cst.CSTNode] = [test]
     while stack:
         current = stack.pop()
-        if type(current) in (cst.BinaryOperation, cst.Name, cst.Attribute):
+        if type(current) in (cst.BinaryOperation, cst.Name, cst.Attribute, cst.Subscript):
             found.add(_bare(current))  # type: ignore[arg-type]
         if type(current) is cst.BinaryOperation and type(current.operator) in (cst.Modulo, cst.FloorDivide):
             found.add(_DIVISOR + _bare(current.right))
@@ -1471,3 +1675,81 @@ def _parenthesized(expr: cst.BaseExpression) -> cst.BaseExpression:
 def _free_of(name: str, *parts: cst.BaseExpression) -> tuple[cst.BaseExpression, ...] | None:
     """``parts`` when none reads ``name`` (the loop changes it: the period must hold still)."""
     return None if any(mentions_name(p, name) for p in parts) else tuple(parts)  # type: ignore[return-value]
+
+
+#: The test of a branch that pads by writing into a filled tensor: taken every time while tracing.
+TAKEN_HELPER = "_trt_size_taken"
+_FILLS = ("torch.zeros", "torch.ones", "torch.empty", "torch.full")
+_NEW_FILLS = ("new_zeros", "new_ones", "new_empty", "new_full")
+#: Keywords a filled tensor may be given: where it lives and what it holds, not its size.
+_FILL_KEYWORDS = ("device", "dtype", "layout", "requires_grad", "pin_memory", "fill_value")
+
+
+@dataclass
+class _Filling:
+    """A branch that pads by writing into filled tensors, as :meth:`SizeGuardedResize._filling` reads it."""
+
+    sizes: dict[str, cst.Assign] = field(default_factory=dict)  # a size's name -> its assignment
+    fills: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)  # a filled name -> its sizes
+    writes: dict[str, tuple[str, cst.Subscript]] = field(default_factory=dict)  # filled -> (input, the corner)
+    rebound: dict[str, str] = field(default_factory=dict)  # an input -> the filled tensor it becomes
+    deleted: list[str] = field(default_factory=list)
+
+    def names(self) -> set[str]:
+        return {*self.sizes, *self.fills}
+
+
+def _number(expr: cst.BaseExpression) -> bool:
+    """An integer or float literal, also negative."""
+    if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Minus:
+        expr = expr.expression
+    return type(expr) in (cst.Integer, cst.Float)
+
+
+def _written_name(value: cst.BaseExpression) -> str | None:
+    """``x`` for ``x`` or ``x[:, :, :, :]`` (every axis whole: the same values); None otherwise."""
+    if type(value) is cst.Subscript and type(value.value) is cst.Name and all(
+            type(e.slice) is cst.Slice and e.slice.lower is None and e.slice.upper is None and e.slice.step is None
+            or type(e.slice) is cst.Index and type(e.slice.value) is cst.Ellipsis for e in value.slice):
+        value = value.value
+    return value.value if type(value) is cst.Name else None
+
+
+def _corner(target: cst.Subscript, rank: int) -> dict[int, cst.BaseExpression] | None:
+    """Axis -> upper bound of a write into the leading corner of a tensor of ``rank`` axes
+    (``[:, :, 0:h, 0:w]``, ``[..., :h, :w]``: every index a slice from the start or whole, or one
+    ``...``); None for anything else, or with no bound."""
+    elements = list(target.slice)
+    ellipses = [k for k, e in enumerate(elements)
+                if type(e.slice) is cst.Index and type(e.slice.value) is cst.Ellipsis]
+    if len(ellipses) > 1 or len(elements) - len(ellipses) > rank:
+        return None
+    if ellipses:
+        before, after = elements[:ellipses[0]], elements[ellipses[0] + 1:]
+        placed = list(zip(range(len(before)), before)) + list(zip(range(rank - len(after), rank), after))
+    else:
+        placed = list(enumerate(elements))
+    bounds: dict[int, cst.BaseExpression] = {}
+    for axis, element in placed:
+        index = element.slice
+        if type(index) is not cst.Slice or index.step is not None \
+                or index.lower is not None and not _is_zero(index.lower):
+            return None
+        if index.upper is None:
+            continue
+        if int_value(index.upper) is not None and int_value(index.upper) < 0 \
+                or type(index.upper) is cst.UnaryOperation and type(index.upper.operator) is cst.Minus:
+            return None  # counted from the end
+        bounds[axis] = index.upper
+    return bounds or None
+
+
+class _Substituted(cst.CSTTransformer):
+    """Each of ``replacements``' nodes (by identity) replaced, in one pass."""
+
+    def __init__(self, replacements: dict[cst.CSTNode, cst.BaseExpression]) -> None:
+        super().__init__()
+        self.replacements = replacements
+
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> cst.CSTNode:  # type: ignore[override]
+        return self.replacements.get(original_node, updated_node)

@@ -11,7 +11,8 @@ operands: the trace keeps the example's choice. These helpers are the built-in e
 else (eager, scripting, fx, ``torch.compile``, ``torch.export`` and the dynamo exporter,
 which keeps ``min``/``max`` of symbolic sizes itself), and only while a trace meets a
 tensor operand do they compute the choice with a traced ``clamp``/``minimum``/``maximum``.
-``_trt_size_where`` is the choice an ``if`` on a size made between two numbers (TRT717).
+``_trt_size_where`` is the choice an ``if`` on a size made between two numbers (TRT717), and
+``_trt_size_taken`` the test of a branch that pads by writing into a filled tensor, taken every time while tracing.
 ``int``, ``ceil`` and ``floor`` of a traced size (``int(h * scale)``, ``math.ceil(h / s)``) read
 it into a Python number the same way; their helpers keep it a 0-d ``int64`` tensor there
 (``Ceil``/``Floor`` and a cast in the graph, the cast truncating toward zero as ``int`` does).
@@ -131,6 +132,17 @@ def _trt_size_where(condition: bool, chosen: int, other: int) -> int:
     if not torch.jit.is_scripting() and torch.jit.is_tracing() and isinstance(condition, torch.Tensor):
         return _trt_size_chosen(condition, chosen, other)
     return chosen if condition else other
+
+
+def _trt_size_taken(condition: bool) -> bool:
+    """``condition`` itself; True while a trace passes a tensor condition (a size compared with a number).
+
+    A branch that pads by writing its input into a larger filled tensor (``if h % 8 != 0:``) then runs
+    every time the trace records it, its sizes chosen by ``_trt_size_where`` (the input's own where the
+    test is false: a copy), so the graph holds the choice; everywhere else the ``if`` decides as written."""
+    if not torch.jit.is_scripting() and torch.jit.is_tracing() and isinstance(condition, torch.Tensor):
+        return True
+    return condition
 
 
 @torch.jit.unused

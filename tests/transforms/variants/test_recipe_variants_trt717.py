@@ -86,6 +86,29 @@ VARIANTS: dict[str, tuple[tuple[str, ...], str, list[list[tuple[int, ...]]]]] = 
     # The same round up written `while True:` with the test that ends it and a `return`.
     "gradtts_fix_len": (("TRT717",), "    return _trt_size_stepped(length, 1, 2**halvings, 1.0, 0)\n",
                         [[(1, 4, 19)], [(1, 4, 13)]]),
+    # A pad to a multiple written as filled tensors with the inputs in their top-left corner: the `if` is
+    # taken every time while tracing, each padded size chosen by the test (the input's own where it is
+    # false). Other sizes: a multiple (the test false where the example's was true, or the other way
+    # round), one side only a multiple, and a batch of 2.
+    "cascadepsp_safe_forward": (("TRT717",), "    _trt_size_choice = (rows % 8 != 0) | (cols % 8 != 0)\n"
+                                             "    if _trt_size_taken(_trt_size_choice):\n"
+                                             "        rows8 = _trt_size_where(_trt_size_choice, (rows // 8 + 1) * 8, "
+                                             "rows)\n"
+                                             "        cols8 = _trt_size_where(_trt_size_choice, (cols // 8 + 1) * 8, "
+                                             "cols)\n"
+                                             "        big_im = torch.zeros(n, 3, rows8, cols8, device=im.device)\n",
+                                [[(1, 4, 32, 24)], [(2, 4, 16, 13)], [(1, 4, 9, 40)]]),
+    "vitmatte_preprocess_pad": (("TRT717",), "        _trt_size_choice = (images.shape[-1] % 32 != 0) | "
+                                             "(images.shape[-2] % 32 != 0)\n"
+                                             "        if _trt_size_taken(_trt_size_choice):\n"
+                                             "            new_H = _trt_size_where(_trt_size_choice, (32 - "
+                                             "images.shape[-2] % 32) + H, H)\n",
+                                [[(1, 4, 40, 50)], [(2, 4, 64, 70)], [(1, 4, 32, 32)]]),
+    "diffmatte_two_inputs_pad": (("TRT717",), "            wide = _trt_size_where(_trt_size_choice, (32 - "
+                                              "images.shape[-1] % 32) + W, W)\n"
+                                              "            padded = torch.zeros((images.shape[0], "
+                                              "images.shape[1], tall, wide)).to(self.device)\n",
+                                 [[(1, 6, 64, 96)], [(2, 6, 33, 64)], [(1, 6, 32, 20)]]),
 }
 
 #: The super-resolution variants, run through ``migrate`` whole (its verdict, not only the rewrite).
