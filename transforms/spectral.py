@@ -329,6 +329,8 @@ def spectral_chains(function: cst.FunctionDef, context, weak: bool = False) -> d
     where = {id(inner): index for index, inner in enumerate(walk(function.body))}
     chains: dict[int, dict[cst.CSTNode, str]] = {}
     for group in groups:  # each group's nodes in source order (its first transform is where an export stops)
+        if not any(kind in ("transform", "inverse") for kind in group.values()):
+            continue  # complex arithmetic with no Fourier transform in it (`view_as_real(view_as_complex(p) * 2)`)
         ordered = dict(sorted(group.items(), key=lambda item: where.get(id(item[0]), 0)))
         first = next(n for n, k in ordered.items() if k == "inverse" or k.startswith("part:"))
         chains[id(first)] = ordered
