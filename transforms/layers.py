@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import argument, bound_names, helper_call, is_false, is_true, short_code, walk
+from trtcodemod.astutil import (argument, bound_names, helper_call, is_false, is_true, short_code, variable_names,
+                                walk)
 from trtcodemod.context import NameSet
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety, spelled
 from trtcodemod.providers import ObservedFacts
@@ -256,20 +257,6 @@ _CONV = tuple(
 _DYNAMIC_CONV_SINCE = (8, 5)
 
 
-def _names_used(node: cst.CSTNode) -> set[str]:
-    """Plain names an expression reads (not attribute names, not keyword names)."""
-    skip: set[int] = set()
-    found: set[str] = set()
-    for sub in walk(node):
-        if type(sub) is cst.Attribute:
-            skip.add(id(sub.attr))
-        elif type(sub) is cst.Arg and sub.keyword is not None:
-            skip.add(id(sub.keyword))
-        elif type(sub) is cst.Name and id(sub) not in skip:
-            found.add(sub.value)
-    return found
-
-
 def _data_names(func: cst.FunctionDef) -> dict[str, str]:
     """Names in ``forward`` whose value depends on its inputs → the input they come from."""
     params = [*func.params.posonly_params, *func.params.params, *func.params.kwonly_params]
@@ -290,7 +277,7 @@ def _data_names(func: cst.FunctionDef) -> dict[str, str]:
             flows.append((bound_names(node.target), node.iter))
         elif type(node) is cst.NamedExpr:
             flows.append((bound_names(node.target), node.value))
-    used = [(targets, _names_used(value)) for targets, value in flows]
+    used = [(targets, variable_names(value)) for targets, value in flows]
     changed = True
     while changed:
         changed = False
@@ -373,7 +360,7 @@ Fix safety: none (detect only).""",
         data = self._data.get(id(func))
         if data is None:
             data = self._data[id(func)] = _data_names(func)
-        sources = sorted({data[n] for n in _names_used(weight.value) if n in data})
+        sources = sorted({data[n] for n in variable_names(weight.value) if n in data})
         if not sources:
             return
         short = name.replace("torch.nn.functional.", "F.")

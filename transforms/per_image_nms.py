@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from trtcodemod.astutil import code_of, int_value, plain_read, strip_parens, walk
+from trtcodemod.astutil import code_of, int_value, plain_read, strip_parens, variable_names, walk
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety, spelled
 from trtcodemod.transforms._runtime_scope import TRACING_HELPER, RuntimeScopeRule
 
@@ -728,13 +728,6 @@ class Flattener:
         raise Decline
 
 
-def _reads(node: cst.CSTNode) -> set[str]:
-    """Names ``node`` reads (not an attribute's or a keyword's name)."""
-    skip = {id(n.attr) for n in walk(node) if type(n) is cst.Attribute} \
-        | {id(n.keyword) for n in walk(node) if type(n) is cst.Arg and n.keyword is not None}
-    return {n.value for n in walk(node) if type(n) is cst.Name and id(n) not in skip}
-
-
 def _carried(statements: list, bound: set[str], names: set[str]) -> bool:
     """Does one of ``names`` (bound somewhere in a loop's body) get read in ``statements``, in order, before this
     iteration binds it (``bound``: bound so far)? The flattened statements run once: a value carried from one image
@@ -749,15 +742,15 @@ def _carried(statements: list, bound: set[str], names: set[str]) -> bool:
                     value, targets = small, [small.target]  # an augmented assignment reads its target first
                 else:
                     value = small
-                if value is not None and (_reads(value) - bound) & names:
+                if value is not None and (variable_names(value) - bound) & names:
                     return True
                 for target in targets:
-                    if type(target) in (cst.Subscript, cst.Attribute) and (_reads(target) - bound) & names:
+                    if type(target) in (cst.Subscript, cst.Attribute) and (variable_names(target) - bound) & names:
                         return True  # `y[i] = ...` reads `y` (and `i`)
                     bound |= {n.value for n in walk(target) if type(n) is cst.Name} if type(target) in (
                         cst.Name, cst.Tuple, cst.List) else set()
         elif type(statement) is cst.If:
-            if (_reads(statement.test) - bound) & names:
+            if (variable_names(statement.test) - bound) & names:
                 return True
             ways = [statement.body, statement.orelse.body if type(statement.orelse) is cst.Else else None]
             after = set(bound)

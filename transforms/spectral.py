@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import has_star_args, mentions_name, walk
+from trtcodemod.astutil import has_star_args, mentions_name, not_variables, walk
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety, spelled
 from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
 
@@ -132,18 +132,6 @@ def part_of(node: cst.CSTNode, context) -> tuple[cst.BaseExpression, str] | None
     elif type(node) is cst.Attribute and node.attr.value in _PART_ATTRIBUTES:
         return node.value, _PART_ATTRIBUTES[node.attr.value]
     return None
-
-
-def _not_variables(node: cst.CSTNode) -> set[int]:
-    """The names in ``node`` that are no variable: an attribute's name, a keyword's name (the
-    ``fft`` of ``torch.fft.rfft2``, of ``f(fft=None)``)."""
-    found: set[int] = set()
-    for inner in walk(node):
-        if type(inner) is cst.Attribute:
-            found.add(id(inner.attr))
-        elif type(inner) is cst.Arg and inner.keyword is not None:
-            found.add(id(inner.keyword))
-    return found
 
 
 def _inline_pairs(call: cst.Call, context) -> bool:
@@ -273,7 +261,7 @@ def spectral_chains(function: cst.FunctionDef, context, weak: bool = False) -> d
         (a part's operand, a factor): no read takes the complex tensor as it is."""
         values = {id(n) for n in found}
         for position, (unit, ancestors) in enumerate(order):
-            skip = _not_variables(unit)
+            skip = not_variables(unit)
             if type(unit) in (cst.Assign, cst.AnnAssign, cst.AugAssign):
                 targets = [t.target for t in unit.targets] if type(unit) is cst.Assign else [unit.target]
                 for target in targets:
@@ -665,12 +653,12 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
         uses: dict[str, list[cst.CSTNode]] = {name: [] for name in kept}
         names: dict[str, list[cst.Name]] = {name: [] for name in kept}
         # An attribute's or a keyword's name is no use of the variable (``fft = torch.fft.rfft2(x)``).
-        not_variables = _not_variables(node.body)
+        skip = not_variables(node.body)
         for inner in walk(node.body):
             found = self._part_of(inner)
             if found is not None and type(found[0]) is cst.Name and found[0].value in uses:
                 uses[found[0].value].append(inner)
-            if type(inner) is cst.Name and inner.value in names and id(inner) not in not_variables:
+            if type(inner) is cst.Name and inner.value in names and id(inner) not in skip:
                 names[inner.value].append(inner)
         for name, assignments in kept.items():
             statement = assignments[0]
@@ -800,7 +788,7 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
         variable is read as a whole, bound, or read by a nested function or lambda."""
         parts: list[cst.CSTNode] = []
         covered: set[int] = set()
-        ignored = _not_variables(node)
+        ignored = not_variables(node)
         deferred = False
         for inner in walk(node):
             if type(inner) in (cst.Lambda, cst.FunctionDef, cst.ClassDef) and mentions_name(inner, name):

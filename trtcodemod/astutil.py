@@ -390,6 +390,24 @@ def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         stack.extend(reversed(children(current)))
 
 
+def not_variables(node: cst.CSTNode) -> set[int]:
+    """The ids of the names in ``node`` that name no variable: an attribute's name (the ``fft`` of
+    ``torch.fft.rfft2``) and a keyword argument's name (the ``dim`` of ``f(x, dim=1)``)."""
+    found: set[int] = set()
+    for inner in walk(node):
+        if type(inner) is cst.Attribute:
+            found.add(id(inner.attr))
+        elif type(inner) is cst.Arg and inner.keyword is not None:
+            found.add(id(inner.keyword))
+    return found
+
+
+def variable_names(node: cst.CSTNode) -> set[str]:
+    """The names ``node`` uses as variables, read or bound (:func:`not_variables` left out)."""
+    skip = not_variables(node)
+    return {inner.value for inner in walk(node) if type(inner) is cst.Name and id(inner) not in skip}
+
+
 def mentions_name(node: cst.CSTNode, name: str) -> bool:
     """Whether ``name`` appears as a name anywhere in ``node`` (an attribute's ``.name`` does not count)."""
     if type(node) is cst.Name:

@@ -15,7 +15,7 @@ import inspect
 import libcst as cst
 import pytest
 
-from trtcodemod.astutil import children, reference_children, walk
+from trtcodemod.astutil import children, not_variables, reference_children, variable_names, walk
 from trtcodemod.engine import Options, check_source, fix_source
 from support import REPO
 
@@ -209,3 +209,20 @@ def test_concrete_node_classes_have_no_subclasses() -> None:
     concrete = [kind for kind in _node_types() if not kind.__name__.startswith("Base")]
     assert len(concrete) > 150
     assert [kind.__name__ for kind in concrete if kind.__subclasses__()] == []
+
+
+@pytest.mark.parametrize("code, expected", [
+    ("torch.fft.rfft2(x, dim=(-2, -1))", {"torch", "x"}),  # the attribute and keyword names are not variables
+    ("f(fft=fft)", {"f", "fft"}),  # the keyword's value is the variable of that name
+    ("self.weight * weight", {"self", "weight"}),
+    ("[a.b for a in items if c(key=a)]", {"a", "items", "c"}),
+    ("1 + 2", set()),
+])
+def test_variable_names_leave_out_attribute_and_keyword_names(code: str, expected: set[str]) -> None:
+    assert variable_names(cst.parse_expression(code)) == expected
+
+
+def test_not_variables_holds_the_ids_of_the_names_left_out() -> None:
+    node = cst.parse_expression("a.b(c=d)")
+    names = {n.value: id(n) for n in walk(node) if type(n) is cst.Name}
+    assert not_variables(node) == {names["b"], names["c"]}
