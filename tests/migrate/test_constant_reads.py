@@ -15,7 +15,8 @@ import torch
 from typer.testing import CliRunner
 
 from trtcodemod.cli import app
-from trtcodemod.migrate.constant_reads import constant_test_lines
+from trtcodemod.migrate.constant_reads import constant_constructor_lines, constant_test_lines
+from trtcodemod.migrate.locate import CONSTANT_DATA_NOTE
 
 EOMT_LIKE = '''\
 import torch
@@ -195,3 +196,71 @@ def test_the_model_is_what_the_analysis_says() -> None:
     traced = torch.jit.trace(model, (torch.randn(2, 4),), check_trace=False)
     for x in (torch.zeros(3, 4), -torch.ones(5, 4), torch.empty(0, 4), torch.full((1, 4), float("inf"))):
         torch.testing.assert_close(traced(x), model(x), equal_nan=True)
+
+
+CONSTRUCTED = '''\
+import torch
+from torch import nn
+
+SCALE = 2.0
+
+
+class Points(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.anchors = [[1.0, 2.0], [3.0, 4.0]]
+
+    def forward(self, x):
+        h, w = x.shape[2:]
+        frac = torch.tensor([[0.1, 0.2], [0.5, -0.5]])
+        anchors = torch.as_tensor(self.anchors) * SCALE
+        size = torch.tensor([h, w], dtype=torch.float)
+        mixed = torch.tensor([1.0]) + torch.as_tensor([w])
+        k = int(w // 2)
+        return x[:, :2, 0, :k].mean(-1) * frac[0] * anchors[1] * size[0] * mixed
+'''
+
+
+def test_constructors_of_literals_and_settings_are_constant() -> None:
+    """oflibpytorch's track_pts wrapper builds point fractions with `torch.tensor` of literals beside
+    `torch.tensor([h - 1, w - 1])` of sizes: only the first copies the same numbers at every size."""
+    lines = constant_constructor_lines(ast.parse(CONSTRUCTED))
+    assert _line_of(CONSTRUCTED, "frac =") in lines
+    assert _line_of(CONSTRUCTED, "anchors = torch.as_tensor") in lines
+    assert _line_of(CONSTRUCTED, "size = torch.tensor") not in lines
+    assert _line_of(CONSTRUCTED, "mixed =") not in lines  # a constant beside a size on one line
+
+
+def test_constructors_of_changed_state_or_inputs_are_not_constant() -> None:
+    changed = CONSTRUCTED.replace("        h, w = x.shape[2:]", "        self.anchors = x.tolist()\n        h, w = x.shape[2:]")
+    assert _line_of(changed, "anchors = torch.as_tensor") not in constant_constructor_lines(ast.parse(changed))
+    read = CONSTRUCTED.replace("[[0.1, 0.2], [0.5, -0.5]]", "x[0, 0, 0].tolist()")
+    assert _line_of(read, "frac =") not in constant_constructor_lines(ast.parse(read))
+
+
+def test_migrate_names_a_constant_of_literals_a_warning_and_sizes_an_error(tmp_path: Path) -> None:
+    """With the size rules left out the sizes stay baked (the graph differs at other sizes): the
+    constants of literals and settings are warnings beside them, the mixed line is not."""
+    model = tmp_path / "points.py"
+    model.write_text(CONSTRUCTED + '''
+
+def build() -> nn.Module:
+    return Points().eval()
+
+
+def inputs(generator: torch.Generator) -> tuple[torch.Tensor, ...]:
+    return (torch.randn(1, 3, 16, 20, generator=generator),)
+''')
+    result = CliRunner().invoke(app, ["migrate", str(model), "--model", "build", "--inputs", "inputs", "--dynamic-axes",
+                                      '{"x": {"0": "batch", "2": "height", "3": "width"}}', "--ignore", "TRT7", *FAST])
+    if result.exception and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    remaining = json.loads(result.stdout)["models"][0]["remaining"]
+
+    def at(text: str) -> list[dict[str, Any]]:
+        return [r for r in remaining if r["source"].endswith(f":{_line_of(CONSTRUCTED, text)}")]
+
+    for text in ("frac =", "anchors = torch.as_tensor"):
+        assert at(text) and all(r["severity"] == "warning" and CONSTANT_DATA_NOTE in r["message"]
+                                for r in at(text)), remaining
+    assert not any(CONSTANT_DATA_NOTE in r["message"] for r in at("mixed ="))

@@ -331,6 +331,47 @@ def constant_test_lines(tree: ast.Module) -> set[int]:
     return lines
 
 
+#: Tensor constructors whose data argument a trace copies into a constant (``torch.tensor``,
+#: ``torch.as_tensor``, the legacy ``torch.Tensor``/``torch.FloatTensor``..., ``x.new_tensor``).
+_CONSTRUCTORS = frozenset({"tensor", "as_tensor", "new_tensor", "Tensor", "FloatTensor", "DoubleTensor", "HalfTensor",
+                           "LongTensor", "IntTensor", "ShortTensor", "ByteTensor", "BoolTensor"})
+
+
+def _constructor_data(call: ast.Call) -> ast.AST | None:
+    """The data argument of a tensor constructor call (None for another call)."""
+    callee = call.func
+    name = callee.attr if isinstance(callee, ast.Attribute) else getattr(callee, "id", "")
+    if name not in _CONSTRUCTORS or isinstance(callee, ast.Attribute) and name != "new_tensor" and not (
+            isinstance(callee.value, ast.Name) and callee.value.id == "torch"):
+        return None
+    if call.args and not isinstance(call.args[0], ast.Starred):
+        return call.args[0]
+    return next((k.value for k in call.keywords if k.arg == "data"), None)
+
+
+def constant_constructor_lines(tree: ast.Module) -> set[int]:
+    """Lines where every tensor built from Python values copies only literals and the model's own values
+    (``torch.tensor([[0.1, 0.2], [0.5, 0.5]])``, ``torch.tensor(self.anchors)`` that no method changes):
+    the constant a trace keeps there is the same for every input. A line with another constructor too
+    (``torch.tensor([w, h])`` of sizes) is not one of them."""
+    facts = _FileFacts(tree)
+    judge = _Judge(facts)
+    constant: set[int] = set()
+    other: set[int] = set()
+    for func in facts.functions:
+        for node in facts.nodes[id(func)]:
+            if not isinstance(node, ast.Call):
+                continue
+            callee = node.func
+            name = callee.attr if isinstance(callee, ast.Attribute) else getattr(callee, "id", "")
+            if name not in _CONSTRUCTORS:
+                continue
+            data = _constructor_data(node)
+            lines = range(node.lineno, (node.end_lineno or node.lineno) + 1)
+            (constant if data is not None and judge.constant(data, func) else other).update(lines)
+    return constant - other
+
+
 class _FixedTests(Provider, cst.BatchableCSTVisitor):
     """Collects the lines of the tests (and ``range`` bounds) the shared evidence proves the same for every input."""
 

@@ -30,7 +30,7 @@ from trtcodemod.usercode import AT_USER_LINE
 from trtcodemod.verify.results import VerifyReport
 
 from .check_calls import only_decides_a_check, reports
-from .constant_reads import configuration_test_lines, constant_test_lines
+from .constant_reads import configuration_test_lines, constant_constructor_lines, constant_test_lines
 
 _TRACEBACK_FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
 _PLAIN_FRAME = re.compile(r"(?P<file>/[^\s:'\"()]+\.py):(?P<line>\d+)")
@@ -107,6 +107,15 @@ CONFIGURATION_NOTE = ("; the condition reads only tensors built from configurati
                       "the dtype and device of the inputs), the same for every input: the graph keeps the branch eager "
                       "mode takes on every input")
 
+#: What a constructor's constant means when it copies only literals and the model's own values.
+CONSTANT_DATA_NOTE = ("; the tensor built here copies only literals and the model's own values (settings as "
+                      "`__init__` left them), the same for every input: the constant the trace keeps is right on "
+                      "every input")
+
+#: The TracerWarning of a tensor built from Python values (``torch.tensor``, ``torch.as_tensor``...).
+CONSTRUCTED = "results are registered as constants"
+
+
 def _only_checks(body: list[ast.stmt]) -> bool:
     """Statements that raise or report and change no value: ``raise``, ``pass``, reporting
     calls, and ``if``s (on anything) whose branches are such statements too."""
@@ -163,6 +172,26 @@ def _guard_lines(path: str, mtime: float) -> dict[int, str]:
     for line in constant_test_lines(tree):
         lines.setdefault(line, CONSTANT_NOTE)
     return lines
+
+
+@lru_cache(maxsize=64)
+def _constant_data_lines(path: str, mtime: float) -> frozenset[int]:
+    """Lines of ``path`` whose tensor constructors copy only constants (:func:`.constant_reads.constant_constructor_lines`)."""
+    try:
+        return frozenset(constant_constructor_lines(ast.parse(Path(path).read_text(encoding="utf-8"))))
+    except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+        return frozenset()
+
+
+def _constant_data_note(path: str | None, line: int | None, message: str) -> str:
+    """:data:`CONSTANT_DATA_NOTE` for a constructor's warning at a line that copies only constants; else ""."""
+    if not path or not line or CONSTRUCTED not in message:
+        return ""
+    try:
+        mtime = Path(path).stat().st_mtime
+    except OSError:
+        return ""
+    return CONSTANT_DATA_NOTE if line in _constant_data_lines(path, mtime) else ""
 
 
 @lru_cache(maxsize=64)
@@ -242,6 +271,7 @@ def baked_values(report: VerifyReport, side: str, facts: Facts | None) -> list[P
             guard = _guard_note(path, line, warning.callers)
             if not guard and warning.origin and _guard_note(*_split(warning.origin), user=False):
                 guard = _guard_note(*_split(warning.origin), user=False) + _inside(warning.origin)
+            guard = guard or _constant_data_note(path, line, warning.message)
             out.append(Problem("baked", path, line, "(traced constant)", None, warning.message + guard,
                                "warning" if guard else "error", check.exporter))
     return out

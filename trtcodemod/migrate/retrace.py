@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from trtcodemod.evidence.facts import Facts, norm
-from .locate import STEADY, Problem
+from .locate import CONSTRUCTED, STEADY, Problem
 
 #: The op of a bake located from the exporter's TracerWarning (``locate.baked_values``).
 TRACED = "(traced constant)"
@@ -42,7 +42,7 @@ UNROLLED = "(unrolled loop)"
 #: answers as well: the same graph at two sizes shows none of them there.
 JUDGED_AFTER = (TRACED, RETRACED_GRAPH, UNROLLED)
 #: The TracerWarning of a tensor built from Python values (``torch.tensor``, ``torch.as_tensor``...).
-CONSTANT = "results are registered as constants"
+CONSTANT = CONSTRUCTED
 #: The TracerWarning of a tensor's value read into Python (a number, a bool, a list...).
 CONVERTED = "Converting a tensor to a Python"
 #: Said where such a constant stays an error: the step that keeps the sizes in the graph.
