@@ -20,7 +20,7 @@ YOLOv5 was found unusable in stop 49); face-detection 0.2.2 (an sdist, no wheel)
 channels for a fixed 256 px face, hourglasses of 256 channels: too large for the shared cores); the libraries zoos 15 to
 26 dropped, as they found.
 
-18 models, chosen by family before any migrate run, none of them (library, architecture and variant) in zoos 1 to 26 or
+17 models, chosen by family before any migrate run, none of them (library, architecture and variant) in zoos 1 to 26 or
 in the library sweeps (benchmarks/sweep_*.py), 15 of them from the three new libraries and at least 14 of the kinds that
 most often need work for an ONNX or TensorRT deployment (priors built in Python loops from the image size, boxes scaled
 by tensors of the size, scores picked by torch.where and NMS, interpolation to sizes read from the input and by scale
@@ -49,8 +49,9 @@ two cores, a forward at the spec's size took 0.002 to 0.07 s but for effdet's be
 and HyperIQA (0.12 s), and at most 0.2 s at the larger size but for effdet (0.55 and 0.85 s); builds took under 2 s
 but for the first effdet one (5 s, timm's import). Changed after the first eager runs, before any migrate run:
 HyperIQA's score gets its batch axis back (the library squeezes it: a scalar for one image, a vector for more), and
-effdet was moved from the new libraries to the pinned ones once the held-out test found it pinned (five effdet models
-dropped: their architectures were zooed; soft-NMS and the image info kept, with facexlib taking effdet's place)."""
+effdet was moved from the new libraries to the pinned ones once the held-out test found it pinned (six effdet models
+dropped, their architectures zooed: d0, tf_lite0, q0, mobiledetv3_large, cspresdext50pan, efficientdetv2_dt; soft-NMS
+and the image info kept, given the earlier effdet models' calibration and 20 rows, with facexlib in effdet's place)."""
 
 from __future__ import annotations
 
