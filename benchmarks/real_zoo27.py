@@ -20,34 +20,35 @@ YOLOv5 was found unusable in stop 49); face-detection 0.2.2 (an sdist, no wheel)
 channels for a fixed 256 px face, hourglasses of 256 channels: too large for the shared cores); the libraries zoos 15 to
 26 dropped, as they found.
 
-17 models, chosen by family before any migrate run, none of them (library, architecture and variant) in zoos 1 to 26 or
-in the library sweeps (benchmarks/sweep_*.py), 15 of them from the three new libraries and at least 14 of the kinds that
+18 models, chosen by family before any migrate run, none of them (library, architecture and variant) in zoos 1 to 26 or
+in the library sweeps (benchmarks/sweep_*.py), 16 of them from the three new libraries and at least 15 of the kinds that
 most often need work for an ONNX or TensorRT deployment (priors built in Python loops from the image size, boxes scaled
 by tensors of the size, scores picked by torch.where and NMS, interpolation to sizes read from the input and by scale
-factors, grouped convolutions with one group per image and weights computed from the image, squeezes of the batch,
-ODE solvers whose step loops run on fixed grids from the times or adaptively on the error norm, soft-NMS loops). Faces,
-from facexlib, random weights: RetinaFace on MobileNet-0.25 with the torch half of its batched_detect_faces (means
+factors, grouped convolutions with one group per image and weights computed from the image, squeezes of the batch, ODE
+solvers whose step loops run on fixed grids from the times or adaptively on the error norm, soft-NMS loops). Faces, from
+facexlib, random weights: RetinaFace on MobileNet-0.25 with the torch half of its batched_detect_faces (means
 subtracted, PriorBox for the size, batched decoding, pixels) at 96x112, MODNet matting at 64x96, BiSeNet parsing at
 64x80, ParseNet (32 base channels, 4 body blocks) at 128x96, HopeNet head pose (one bottleneck a stage) at its 224 px,
 HyperIQA at its 224 px, MobileFaceNet at its 112 px. Faces, from retinaface-pytorch, random weights: the network alone
-at 96x128, with the library's decoding for the batch at 112x144, and with its whole post-processing per image
-(threshold by torch.where, torchvision NMS, rows with the image index concatenated) at 96x96. ODE-Nets, from torchdiffeq
-(a strided stem, dynamics of two convolutions, a pooled head; random weights): RK4 with step 0.25 at 64 px, Euler with
-step 0.1 returning the state at 5 times at 48x64, midpoint with step 1/3 on time-dependent dynamics (a channel filled
-with t) at 56 px, adaptive Dormand-Prince at 48 px, adaptive Bogacki-Shampine with the state at 4 times at 40x56.
-Detectors, from effdet (already pinned), random weights and BatchNorm statistics from a calibration batch as the
-earlier zoos' effdet models: efficientdet_d0's predict bench with soft-NMS, and given the image info (a scale and an
-image size built from the input's shape), at 128 px, 20 rows an image whose order is not compared.
+at 96x128, with the library's decoding for the batch at 112x144, and with its whole post-processing per image (threshold
+by torch.where, torchvision NMS, rows with the image index concatenated) at 96x96. ODE-Nets, from torchdiffeq (a strided
+stem, dynamics of two convolutions, a pooled head; random weights): RK4 with step 0.25 at 64 px, Euler with step 0.1
+returning the state at 5 times at 48x64, midpoint with step 1/3 on time-dependent dynamics (a channel filled with t) at
+56 px, explicit Adams-Bashforth with step 0.125 (RK4 to start, a history of derivatives dotted with float64
+coefficients) at 64x48, adaptive Dormand-Prince at 48 px, adaptive Bogacki-Shampine with the state at 4 times at 40x56.
+Detectors, from effdet (already pinned), random weights and BatchNorm statistics from a calibration batch as the earlier
+zoos' effdet models: efficientdet_d0's predict bench with soft-NMS, and given the image info (a scale and an image size
+built from the input's shape), at 128 px, 20 rows an image whose order is not compared.
 
 Each is small and has the dynamic axes a deploying user declares: batch, height and width for the fully convolutional
 models and the detectors that build their priors from the size, the batch alone where the size is part of the model
 (effdet's anchors, HopeNet's 7x7 pool, HyperIQA's 7x7 hyper features, MobileFaceNet's 7x7 depthwise convolution).
 Machinery, table and counts are real_zoo2.py's. The wrappers were checked only for building and running eagerly
 (deterministic over two forwards, finite outputs) at two sizes (the spec's, and a batch of two 32 px larger; a batch of
-two at the spec's size where the batch alone is dynamic) before the first migrate run: with one thread on the shared
-two cores, a forward at the spec's size took 0.002 to 0.07 s but for effdet's benches (0.3 and 0.6 s with soft-NMS)
-and HyperIQA (0.12 s), and at most 0.2 s at the larger size but for effdet (0.55 and 0.85 s); builds took under 2 s
-but for the first effdet one (5 s, timm's import). Changed after the first eager runs, before any migrate run:
+two at the spec's size where the batch alone is dynamic) before the first migrate run: with one thread on the shared two
+cores, a forward at the spec's size took 0.002 to 0.07 s but for effdet's benches (0.3 and 0.6 s with soft-NMS) and
+HyperIQA (0.12 s), and at most 0.22 s at the larger size but for effdet (0.55 and 0.85 s); builds (imports included)
+took under 3 s but for the first effdet one (5 s). Changed after the first eager runs, before any migrate run:
 HyperIQA's score gets its batch axis back (the library squeezes it: a scalar for one image, a vector for more), and
 effdet was moved from the new libraries to the pinned ones once the held-out test found it pinned (six effdet models
 dropped, their architectures zooed: d0, tf_lite0, q0, mobiledetv3_large, cspresdext50pan, efficientdetv2_dt; soft-NMS
@@ -202,6 +203,11 @@ MODELS27 = [
          "y0 = self.m['stem'](x)\n        t = torch.tensor([0.0, 1.0])\n        "
          "y = odeint(f, y0, t, method='midpoint', options=dict(step_size=1 / 3))[-1]\n        "
          "return self.m['head'](y)", "1, 3, 56, 56", DYNAMIC_BHW),
+    Spec("ode_explicit_adams", "torchdiffeq odeint, explicit Adams-Bashforth with step 0.125 (RK4 for the first "
+         "steps, then a history of up to 3 derivatives in a deque dotted with float64 coefficients cast back)", _ODE,
+         _ode_net(8, _ode_func(8)), _ODE_F + "t = torch.tensor([0.0, 1.0])\n        "
+         "y = odeint(f, y0, t, method='explicit_adams', options=dict(step_size=0.125))[-1]\n        "
+         "return self.m['head'](y)", "1, 3, 64, 48", DYNAMIC_BHW),
     Spec("ode_dopri5", "torchdiffeq odeint, adaptive Dormand-Prince 5(4) at rtol 1e-3, atol 1e-4 (the first step "
          "chosen from the state's norms, steps accepted or shrunk in a loop on the error ratio)", _ODE,
          _ode_net(8, _ode_func(8)), _ODE_F + "t = torch.tensor([0.0, 1.0])\n        "
