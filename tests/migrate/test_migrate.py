@@ -89,6 +89,41 @@ def test_model_that_does_not_export_before_exports_after() -> None:
     assert r["equivalent"] is True and code == 0
 
 
+BEHIND_AN_EXPORT_FAILURE = """\
+import torch
+
+
+class Phase(torch.nn.Module):
+    def forward(self, x, labels):
+        keep = torch.isin(labels, torch.tensor([1, 3]))
+        y = torch.where(keep[:, None], x, 0.0)
+        return torch.atan2(y[:, 1], y[:, 0])
+
+
+def build():
+    return Phase().eval()
+
+
+def inputs(generator):
+    return (torch.rand(6, 2, generator=generator) - 0.5, torch.tensor([0, 1, 2, 3, 1, 0]))
+"""
+
+
+def test_a_wrong_value_behind_the_export_failure_a_fix_removed_gets_its_own_fix(tmp_path: Path) -> None:
+    """`isin` stops the original's export; TRT305 lets it through, and the graph then gives NaN where
+    `atan2(0, 0)` is 0 (piq FSIM's phase at the zero frequency, behind TRT709's FFTs). Eager mode is
+    unchanged, so TRT305 is not to blame: TRT301 is applied in the next round and both are kept."""
+    path = tmp_path / "phase.py"
+    path.write_text(BEHIND_AN_EXPORT_FAILURE)
+    code, r = run_json(str(path), "--model", "build", "--inputs", "inputs",
+                       "--dynamic-axes", '{"x": {"0": "n"}, "labels": {"0": "n"}}')
+    assert r["before"]["exported"] is False
+    assert sorted((a["rule"], a["line"]) for a in r["applied"]) == [
+        ("TRT301", line_of(path, "torch.atan2")), ("TRT305", line_of(path, "torch.isin"))], r["reverted"]
+    assert r["rounds"][0]["equivalent"] is False and r["rounds"][-1]["equivalent"] is True
+    assert r["after"]["faithful"] is True and r["equivalent"] is True and code == 0
+
+
 def test_clean_graph_applies_nothing_and_exits_0() -> None:
     path = EXAMPLES / "clean_net.py"
     code, r = run_json(str(path), "--model", "build", "--inputs", "inputs")
