@@ -20,10 +20,12 @@ from .locate import CHECK_CALL_NOTE, CONFIGURATION_NOTE, CONSTANT_NOTE, FAILS_TO
 from trtcodemod.evidence.proofs import Observation, prove
 from .retrace import RETRACED_GRAPH
 
-#: Rules whose fix removes a value baked in by the export (a value read at the line).
+#: Rules whose fix removes a value baked in by the export (a value read at the line). TRT363: `as_strided`'s
+#: strides read from `x.stride()` are the example's numbers, with no TracerWarning; the second trace locates the
+#: bake at the call (lhotse's batched Kaldi frames: the batch stride is the padded length).
 BAKED_RULES = frozenset({
     "TRT101", "TRT105", "TRT104", "TRT702", "TRT704", "TRT711", "TRT712", "TRT713", "TRT716", "TRT717", "TRT718", "TRT721", "TRT722", "TRT726", "TRT728", "TRT803", "TRT316", "TRT331", "TRT336",
-    "TRT322", "TRT348", "TRT349", "TRT351", "TRT353", "TRT358", "TRT360", "TRT361", "TRT729",
+    "TRT322", "TRT348", "TRT349", "TRT351", "TRT353", "TRT358", "TRT360", "TRT361", "TRT363", "TRT729",
 })
 
 #: The graph check's rule for a hostile node -> other rules whose fix at the node's line removes it: a float64
