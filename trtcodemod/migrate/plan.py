@@ -33,6 +33,12 @@ BAKED_RULES = frozenset({
 #: which TRT350 keeps in float32 (easydetect's `scores + (point_coords.shape[1] - 2.5) * reweight`).
 ALSO_REMOVED_BY = {"TRT701": ("TRT350",)}
 
+#: The rule an export failure names -> other rules whose fix at the failing line takes the failing call: the
+#: adaptive pooling (TRT601's) that `F.interpolate(mode="area")` pools with stops the TorchScript export on an
+#: output size computed from a traced scale factor, which TRT362's resize by the traced factor computes as exact
+#: bins (Torchelie's perceptual loss: `s = 224 / min(y.shape[-2:])`, then an area resize by `s`).
+ALSO_FIXED_BY = {"TRT601": ("TRT362",)}
+
 #: Rules that replace a torch module built in ``__init__`` whose own code is what the export
 #: gets wrong: torch's frames are not the user's, so the problem is located at the line that
 #: calls the module, and the finding at the construction (:mod:`.module_calls` links them).
@@ -302,6 +308,8 @@ def matches(problem: Problem, finding: Any) -> bool:
                                               and _span(finding).path == problem.path)
         return finding.rule in WRONG_VALUE_RULES
     if problem.kind == "export_failure" and problem.rule:
+        if finding.rule in ALSO_FIXED_BY.get(problem.rule, ()) and _at(problem, finding):
+            return True
         # The error names the op: a module built in __init__ fails where forward calls it,
         # so the rule, not the line, says which finding fixes it.
         return problem.rule == finding.rule
