@@ -3,7 +3,8 @@
 Each variant in ``tests/recipe_variants/trt362/`` is a small runnable model reduced from a public
 repository (cited in its docstring) that resizes by a scale factor computed from a size: DINO's position
 embeddings (``(w0 / math.sqrt(N), h0 / math.sqrt(N))`` of the patch counts), dino-vit-features' strided copy
-installed by a closure, FeatUp's CLIP copy (the grid's side from ``np.sqrt``), Torchelie's perceptual loss
+installed by a closure, kornia's DINOv2 copy for DeDoDe (float32 and back, check calls on the grid), FeatUp's
+CLIP copy (the grid's side from ``np.sqrt``), Torchelie's perceptual loss
 (an area resize to a shorter side of 224). While the TorchScript exporter traces, the factor is a tensor:
 the bicubic kernel refuses it (TypeError) and the area resize stops in adaptive pooling. The rule rewrites
 each call (``--unsafe``; migrate keeps it only verified), with the observed run's facts where the sizes reach
@@ -79,6 +80,8 @@ VARIANTS: dict[str, Variant] = {
         "wide": _images(1, 3, 22, 10, seed=10), "tall": _images(3, 3, 8, 30, seed=11),
         "odd": _images(2, 3, 11, 13, seed=12), "zeros": (torch.zeros(2, 3, 14, 18),),
         "negatives": (-torch.rand(2, 3, 18, 14, generator=seeded(13)) - 1,)}, _eager_positions(8, 14), facts=True),
+    "kornia_dedode_dinov2_positions": Variant(("patch_pos_embed = _trt_interpolate(",), _position_sets(40),
+                                              _eager_positions(12, 46), facts=True),
     # Not taken before: the grid's side from NumPy's square root.
     "featup_clip_positions": Variant(("patch_pos_embed_interp = _trt_interpolate(",), _position_sets(20),
                                      _eager_positions(12, 26)),
