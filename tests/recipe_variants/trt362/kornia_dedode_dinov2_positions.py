@@ -30,34 +30,34 @@ class DinoPatchTokens(nn.Module):
         self.cls_token = nn.Parameter(torch.randn(1, 1, dim))
         self.pos_embed = nn.Parameter(torch.randn(1, 1 + grid * grid, dim))
 
-    def interpolate_pos_encoding(self, x, w, h):
-        previous_dtype = x.dtype
-        npatch = x.shape[1] - 1
-        N = self.pos_embed.shape[1] - 1
-        if npatch == N and w == h:
+    def interpolate_pos_encoding(self, tokens, w, h):
+        token_dtype = tokens.dtype
+        n_tokens = tokens.shape[1] - 1
+        n_grid = self.pos_embed.shape[1] - 1
+        if n_tokens == n_grid and w == h:
             return self.pos_embed
-        pos_embed = self.pos_embed.float()
-        class_pos_embed = pos_embed[:, 0]
-        patch_pos_embed = pos_embed[:, 1:]
-        dim = x.shape[-1]
+        table = self.pos_embed.float()
+        cls_row, grid_rows = table[:, 0], table[:, 1:]
+        width = tokens.shape[-1]
         w0 = w // self.patch_size
         h0 = h // self.patch_size
         w0, h0 = w0 + 0.1, h0 + 0.1
-        patch_pos_embed = nn.functional.interpolate(
-            patch_pos_embed.reshape(1, int(math.sqrt(N)), int(math.sqrt(N)), dim).permute(0, 3, 1, 2),
-            scale_factor=(w0 / math.sqrt(N), h0 / math.sqrt(N)),
+        side = int(math.sqrt(n_grid))
+        grid_rows = nn.functional.interpolate(
+            grid_rows.reshape(1, side, side, width).permute(0, 3, 1, 2),
+            scale_factor=(w0 / math.sqrt(n_grid), h0 / math.sqrt(n_grid)),
             mode="bicubic",
         )
-        check(int(w0) == patch_pos_embed.shape[-2])
-        check(int(h0) == patch_pos_embed.shape[-1])
-        patch_pos_embed = patch_pos_embed.permute(0, 2, 3, 1).view(1, -1, dim)
-        return torch.cat((class_pos_embed.unsqueeze(0), patch_pos_embed), dim=1).to(previous_dtype)
+        check(int(w0) == grid_rows.shape[-2])
+        check(int(h0) == grid_rows.shape[-1])
+        grid_rows = grid_rows.permute(0, 2, 3, 1).reshape(1, -1, width)
+        return torch.cat((cls_row[:, None], grid_rows), dim=1).to(token_dtype)
 
-    def forward(self, x):
-        _B, _nc, w, h = x.shape
-        x = self.proj(x).flatten(2).transpose(1, 2)
-        x = torch.cat((self.cls_token.expand(x.shape[0], -1, -1), x), dim=1)
-        return x + self.interpolate_pos_encoding(x, w, h)
+    def forward(self, images):
+        _B, _nc, w, h = images.shape
+        tokens = self.proj(images).flatten(2).transpose(1, 2)
+        tokens = torch.cat((self.cls_token.expand(tokens.shape[0], -1, -1), tokens), dim=1)
+        return tokens + self.interpolate_pos_encoding(tokens, w, h)
 
 
 def build() -> nn.Module:
@@ -68,4 +68,4 @@ def inputs(generator: torch.Generator) -> tuple[torch.Tensor, ...]:
     return (torch.randn(2, 3, 20, 24, generator=generator),)
 
 
-DYNAMIC = {"x": {0: "batch", 2: "height", 3: "width"}}
+DYNAMIC = {"images": {0: "batch", 2: "height", 3: "width"}}

@@ -23,12 +23,13 @@ class LongformerAttention(nn.Module):
         self.linear_k = nn.Linear(n_feat, n_feat)
 
     def _chunk_overlap(self, x: torch.Tensor, w: int) -> torch.Tensor:
+        # (batch x head, time, size) as chunks of 2w rows, then twice as many chunks less one, w rows apart
         x = x.view(x.size(0), x.size(1) // (w * 2), w * 2, x.size(2))
-        chunk_size = list(x.size())
-        chunk_size[1] = chunk_size[1] * 2 - 1
-        chunk_stride = list(x.stride())
-        chunk_stride[1] = chunk_stride[1] // 2
-        return x.as_strided(size=chunk_size, stride=chunk_stride)
+        overlapping = list(x.size())
+        overlapping[1] = 2 * overlapping[1] - 1
+        steps = list(x.stride())
+        steps[1] = steps[1] // 2
+        return x.as_strided(size=overlapping, stride=steps)
 
     def sliding_chunks_matmul_qk(self, q: torch.Tensor, k: torch.Tensor, w: int) -> torch.Tensor:
         bsz, num_heads, seqlen, head_dim = q.size()

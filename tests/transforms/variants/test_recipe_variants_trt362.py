@@ -80,7 +80,7 @@ VARIANTS: dict[str, Variant] = {
         "wide": _images(1, 3, 22, 10, seed=10), "tall": _images(3, 3, 8, 30, seed=11),
         "odd": _images(2, 3, 11, 13, seed=12), "zeros": (torch.zeros(2, 3, 14, 18),),
         "negatives": (-torch.rand(2, 3, 18, 14, generator=seeded(13)) - 1,)}, _eager_positions(8, 14), facts=True),
-    "kornia_dedode_dinov2_positions": Variant(("patch_pos_embed = _trt_interpolate(",), _position_sets(40),
+    "kornia_dedode_dinov2_positions": Variant(("grid_rows = _trt_interpolate(",), _position_sets(40),
                                               _eager_positions(12, 46), facts=True),
     # Not taken before: the grid's side from NumPy's square root.
     "featup_clip_positions": Variant(("patch_pos_embed_interp = _trt_interpolate(",), _position_sets(20),

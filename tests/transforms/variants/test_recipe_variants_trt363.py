@@ -60,7 +60,7 @@ VARIANTS: dict[str, Variant] = {
     # Not taken before: windows across the chunk and row axes of a chunked view (the rank kept).
     "longformer_chunk": Variant("return _trt_as_strided(x, chunk_size, chunk_stride)", _sequence_sets(4, 20),
                                 {"raises-not-whole-chunks": _randn(2, 10, 4, seed=26)}),
-    "nemo_longformer_attention": Variant("return _trt_as_strided(x, chunk_size, chunk_stride)", _sequence_sets(4, 30),
+    "nemo_longformer_attention": Variant("return _trt_as_strided(x, overlapping, steps)", _sequence_sets(4, 30),
                                          {"raises-not-whole-chunks": _randn(2, 6, 4, seed=36)}),
     "cogview_window_chunks": Variant("return _trt_as_strided(x, chunk_size, chunk_stride)", _sequence_sets(2, 40),
                                      {"raises-odd-length": _randn(2, 7, 4, seed=46)}),
