@@ -14,9 +14,10 @@ rounding at other sizes and on zeros and negatives (finite inputs: bicubic's sta
 graph is the original's, eager mode is unchanged bit for bit, and ``migrate`` takes each variant end to end
 (exit 0).
 
-FeatUp's ``int(np.sqrt(...))`` was not taken before NumPy's functions of a size counted as numbers computed
-from it; Torchelie's area resize was not tried by migrate before an adaptive pooling stopping the export at
-the call was TRT362's to fix.
+FeatUp's ``int(np.sqrt(...))`` was not taken by the rule before NumPy's functions of a size counted as
+numbers computed from it (migrate reached the same helper through TRT727, the call being bicubic; an area
+or linear resize has no such second way); Torchelie's area resize was not tried by migrate before an
+adaptive pooling stopping the export at the call was TRT362's to fix (it ended with exit 1).
 """
 
 from __future__ import annotations
