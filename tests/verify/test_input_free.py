@@ -93,6 +93,29 @@ def test_a_buffer_written_in_forward_is_state_not_a_constant(tmp_path: Path) -> 
     assert verdicts["state"] is False
 
 
+class CarriesANumber(torch.nn.Module):
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        if x.shape[1] > 0:  # a check's bool
+            x = x + 0
+        early = torch.tensor([2.0, 1.0])
+        n = float(x.sum())  # a number read from the input
+        late = torch.tensor([n, 1.0])
+        if early[0] > early[1]:  # made before the number was read
+            x = x + 1
+        if late[0] > late[1]:  # made after, perhaps from it
+            x = x - 1
+        return x + y.sum()
+
+
+def test_a_constant_made_after_a_number_was_read_from_an_input_gets_no_verdict(tmp_path: Path) -> None:
+    """Python may carry a number read from an input into a constant of the trace (`torch.tensor([n])`), which
+    the graph does not show; a bool read before (a check) carries nothing on."""
+    verdicts = _verdicts(CarriesANumber(), (torch.rand(2, 4), torch.rand(3)), tmp_path)
+    assert verdicts["a number read from the input"] is False
+    assert verdicts["made before the number was read"] is True
+    assert verdicts["made after, perhaps from it"] is False
+
+
 def test_no_verdict_outside_a_trace_or_past_the_budget() -> None:
     assert InputReach(1).free(torch.ones(2)) is None
     assert InputReach(1, budget=0).free(torch.ones(2)) is None

@@ -152,6 +152,8 @@ _CALLERS_KEPT = 8
 _VALUES_KEPT = 64
 #: The tensor methods that turn a traced tensor into a Python value (and warn while tracing).
 _CONVERSIONS = ("__int__", "__index__", "__float__", "__bool__", "item", "tolist")
+#: The conversions that return a number (or numbers), which Python may carry into a constant of the trace.
+_NUMBER_READS = ("__int__", "__index__", "__float__", "item", "tolist")
 #: The tensor methods that read a size into Python (and warn while tracing): their warnings get a verdict on the
 #: inputs (:class:`InputReach`), no baked number.
 _SIZE_READS = ("__len__", "__iter__")
@@ -198,7 +200,7 @@ def _baked_numbers(values: list[list[Any]], free: dict[int, bool | None] | None 
                 if name not in _SIZE_READS:
                     values[-1].append(held[1] if held is not None and held[0]() is self else _plain(value))
                 if free is not None:
-                    free[len(values) - 1] = reach.free(self)
+                    free[len(values) - 1] = reach.read(self, name in _NUMBER_READS)
             return value
 
         return converted

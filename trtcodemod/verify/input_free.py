@@ -13,7 +13,11 @@ What also counts as reaching the inputs, to stay on the safe side: a random oper
 value on every call), a node with sub-blocks (a scripted island, whose blocks may read values
 its inputs do not list), a write in place into the value or into a view of it (``t[0] = x.sum()``
 after ``t = torch.zeros(2)``: the write's data is followed too, and a write into a parameter or
-buffer makes it state), and a walk over too many nodes (no verdict).
+buffer makes it state), and a walk over too many nodes (no verdict). A tensor constant the trace made after
+it read a number that may reach an input gives no verdict either: Python may have carried that number
+into it (``n = float(x.sum())``, then ``t = torch.tensor([n])``), which the graph does not show. (A
+number constant, such as the index of ``t[0]``, is taken as what it looks like: the read that made a
+number from the input is located and judged itself.)
 """
 
 from __future__ import annotations
@@ -49,6 +53,24 @@ class InputReach:
     def __init__(self, inputs: int, budget: int = BUDGET) -> None:
         self.inputs = inputs
         self.budget = budget
+        #: The graph's values are numbered in the order the trace makes them: a constant made after a read of
+        #: an input's value may hold that value (``n = int(x.sum())``, then ``torch.tensor([n])`` or ``t[n]``).
+        self._read_input_at: int | None = None
+
+    def read(self, tensor: torch.Tensor, number: bool) -> bool | None:
+        """:meth:`free`, noting where the trace first read a number (not a bool: a condition decides a branch,
+        which is located itself, and a check's bool carries nothing on) that may reach an input."""
+        verdict = self.free(tensor)
+        if number and verdict is not True and self._read_input_at is None:
+            self._read_input_at = self._number(tensor)
+        return verdict
+
+    @staticmethod
+    def _number(tensor: torch.Tensor) -> int:
+        try:
+            return torch._C._get_value_trace(tensor).unique()
+        except RuntimeError:
+            return -1
 
     def free(self, tensor: torch.Tensor) -> bool | None:
         """True: ``tensor``'s traced value reaches no model input; False: it does (or may); None: no verdict
@@ -75,6 +97,9 @@ class InputReach:
             if kind == "prim::Param":
                 if value.offset() < self.inputs:
                     return False
+            elif kind == "prim::Constant" and self._read_input_at is not None and key > self._read_input_at \
+                    and value.type().kind() == "TensorType":
+                return None  # a tensor the trace copied from Python values, perhaps one read from an input
             elif kind in RANDOM_KINDS or list(node.blocks()):
                 return False
             else:
