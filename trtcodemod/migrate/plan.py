@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from trtcodemod.evidence.facts import Facts, Span, norm
-from .locate import CHECK_CALL_NOTE, CONFIGURATION_NOTE, CONSTANT_DATA_NOTE, CONSTANT_NOTE, FAILS_TO_RUN, GUARD_NOTE, STEADY, WARN_GUARD_NOTE, Problem
+from .locate import (CHECK_CALL_NOTE, CONFIGURATION_NOTE, CONSTANT_DATA_NOTE, CONSTANT_NOTE, FAILS_TO_RUN, GUARD_NOTE,
+                     INPUT_FREE_NOTE, STEADY, WARN_GUARD_NOTE, Problem)
 from trtcodemod.evidence.proofs import Observation, prove
 from .retrace import RETRACED_GRAPH
 
@@ -345,6 +346,8 @@ def describe(problems: list[Problem]) -> str:
             parts.append(f"value read in a check{where}, which the exported graph drops (warning)")
         elif p.kind == "baked" and p.message.endswith(CONSTANT_NOTE):
             parts.append(f"value of the model's own state read{where}, the same for every input (warning)")
+        elif p.kind == "baked" and p.message.endswith(INPUT_FREE_NOTE):
+            parts.append(f"value computed from no input read{where}, the same for every input (warning)")
         elif p.kind == "baked" and p.message.endswith(CONSTANT_DATA_NOTE):
             parts.append(f"constant tensor of literals or the model's own values built{where}, the same for every "
                          "input (warning)")
