@@ -84,22 +84,30 @@ A branch's own temporary (`clamp_value = torch.finfo(h.dtype).max - 1000`, then
 `h = torch.clamp(h, -clamp_value, clamp_value)`: a name that appears nowhere else in the
 function and reads nothing the branch assigned before it) is computed before the selects,
 as a plain assignment.
-An early return, `if C: return A` as a statement of the function's own body with no `else`, `A` a
-name or an attribute (what the `if` hands back as it is), followed by the rest of the function
-ending in `return B`, is rewritten otherwise (oflibpytorch's `apply_flow`: `if
-all(is_zero_flow(flow, thresholded=True)): return target` before the warp): the condition goes into
-a fresh local (the built-ins `all`/`any` of it through `_trt_all`/`_trt_any`, which reduce a 1-D
-tensor in the graph while tracing instead of reading each element), the `if` reads it through
-`_trt_shortcut_taken` (its truth, as `if` reads it, in eager mode and scripted; False while a trace
-meets a one-element tensor), `A` is kept in a second local, and each `return B` after it returns
+An early return, `if C: return A` as a statement of the function's own body with no `else`,
+followed by the rest of the function ending in `return B`, is rewritten otherwise (oflibpytorch's
+`apply_flow`: `if all(is_zero_flow(flow, thresholded=True)): return target` before the warp): the
+condition goes into a fresh local (the built-ins `all`/`any` of it through `_trt_all`/`_trt_any`,
+which reduce a 1-D tensor in the graph while tracing instead of reading each element; `not` of it
+through `_trt_not`, `torch.logical_not` of a tensor, which `if` reads as it read `not`: pyro's `if not
+near_hole.any():`), the `if` reads it through `_trt_shortcut_taken` (its truth, as `if` reads it, in
+eager mode and scripted; False while a trace meets a one-element tensor), `A` is kept in a second
+local (a name or an attribute as it is; a value the early return computes, such as torchmetrics'
+`tensor(0.0, device=preds.device)` or pyro's `super().log_prob(value)`, only while tracing:
+`A if _trt_tracing() else None`, so eager mode computes it only where it returns it; that local is
+then None where a script runs, which `torch.jit.script` refuses), and each `return B` after it returns
 `_trt_shortcut_select(cond, A, B)`: `B` in eager mode (the shortcut was not taken there), and while
 tracing `torch.where(cond, A, B)` for tensors of one shape and dtype (tuples and lists of them element
 by element); anything else reads the condition as before, so the trace keeps the example's way with its
-warning and nothing is hidden. Eager mode runs the original code: the same values, the very tensor `A`,
-the same exceptions and cost. Not rewritten: a value the early return computes, an `if` inside a
-block, a bare `return` after it, generators, a condition built with `not`/`and`/`or` or a Python value,
-and a rest that writes in place to `A`'s name or a name bound to it or a view of it (which would change
-the kept value; a write inside a called function is not seen).
+warning and nothing is hidden. A static test `or`-ed in front (MONAI's `if not self.gaussian or
+torch.count_nonzero(t) == 0: return t`) keeps its own `if S: return A` before the shortcut on the rest:
+Python decides it alike on every input. Eager mode runs the original code (`not` of a tensor as one
+`logical_not`): the same values, the very tensor `A`, the same exceptions and cost. Not rewritten: an `if` inside a block, a bare `return` after
+it, generators, a condition built with `and`, with `or` after a tensor, or a Python value (`.item()`),
+a computed value that writes in place, assigns or prints (the trace would do it where it is not
+returned), and a rest that writes in place to `A`'s name (or, for a computed `A`, to a name it reads)
+or a name bound to it or a view of it (which would change the kept value; a write inside a called
+function is not seen).
 Anything else (calls with side effects, `return`, `raise`, attribute or item assignment,
 other branch statements that read each other's results, string or `None` values, a name
 assigned in only some branches that may be `None` before the `if` (a parameter defaulting to
@@ -156,7 +164,8 @@ that no alias of a branch value is changed in place later. In the contract's ter
 
 For an early return, the trace computes the rest of the function on every input, the shortcut's
 inputs included: the rest must not raise there (a check it makes that the shortcut skipped), and the
-graph's cost is the rest's. The graph returns the shortcut's value where the condition holds only where
+graph's cost is the rest's (and a computed shortcut's, which must not raise there either). The graph
+returns the shortcut's value where the condition holds only where
 the trace saw both values with one shape and dtype: a shortcut that returns a tensor of another shape at
 other sizes (a batch of one where the rest broadcasts to many) is selected broadcast.
 
@@ -372,8 +381,11 @@ class Warp(nn.Module):
         if not any(s is node for s in statements):
             return None, "the early return is inside a block, not a statement of the function's own body"
         value = _returned(body)
-        if not _plain_reference(value):
-            return None, "the early return's value is computed (only a name or attribute is kept as it is)"
+        computed = not _plain_reference(value)
+        if computed:
+            effect = _computing_effect(value)
+            if effect:
+                return None, f"the early return's value {effect}, which the trace would do where it is not returned"
         rest = statements[[i for i, s in enumerate(statements) if s is node][0] + 1:]
         if not rest or _returned(rest[-1]) is None:
             return None, "the function does not end in `return value` after the early return"
@@ -382,9 +394,19 @@ class Warp(nn.Module):
             return None, "a `return` after it returns nothing"
         if any(type(n) in (cst.Yield, cst.Await) for n in _own_nodes(statements)):
             return None, "the function is a generator or a coroutine"
-        written = _written_in_place(rest, value)
-        if written:
-            return None, f"the rest writes a tensor in place (`{written}`), which could change the early return's value"
+        # A kept name must not change under the rest; a computed value is computed before the rest (while
+        # tracing), where the `return` would have computed it, so only what it reads must stay as it was.
+        for kept in ([value] if not computed else [cst.Name(n) for n in sorted(read_names(value))]):
+            written = _written_in_place(rest, kept)
+            if written:
+                return None, (f"the rest writes a tensor in place (`{written}`), which could change the early "
+                              "return's value")
+        # `if S or C: return A` with S static (`not self.gaussian or torch.count_nonzero(t) == 0`) is
+        # `if S: return A` and then the shortcut on C: Python decides S alike on every input.
+        test, guard = strip_parens(test), None
+        if type(test) is cst.BooleanOperation and type(test.operator) is cst.Or \
+                and not self.evident(self.current_facts(), test.left)[0]:
+            guard, test = test.left, strip_parens(test.right)
         condition = self._shortcut_condition(test)
         if condition is None:
             return None, ("the condition reads a Python value (`not`, `and`, `.item()`, `int()`...), which a trace "
@@ -395,17 +417,43 @@ class Warp(nn.Module):
         early = next(name for name in (f"_trt_shortcut{'' if i == 1 else f'_{i}'}" for i in range(1, 100))
                      if name not in used)
         taken = node.with_changes(test=helper_call(_TAKEN, cst.Name(cond)), leading_lines=())
+        if computed:
+            # Computed only while tracing: eager mode and scripting compute it only where it is returned.
+            helpers = (*helpers, _TRACING)
+            kept_value: cst.BaseExpression = cst.IfExp(test=cst.Call(func=cst.Name(_TRACING)), body=strip_parens(value),
+                                                       orelse=cst.Name("None"))
+        else:
+            kept_value = value
         statements_out = [_assign(cond, converted).with_changes(leading_lines=node.leading_lines), taken,
-                          _assign(early, value)]
+                          _assign(early, kept_value)]
+        if guard is not None:
+            statements_out[0] = statements_out[0].with_changes(leading_lines=())
+            statements_out.insert(0, node.with_changes(test=guard, body=body.deep_clone()))
         changes: dict[cst.CSTNode, cst.CSTNode] = {node: cst.FlattenSentinel(statements_out)}
         for ret in returns:
             changes[ret] = ret.with_changes(value=helper_call(_SELECT, cst.Name(cond), cst.Name(early), ret.value))
         return Fix(changes, safety=Safety.UNSAFE, helpers=(_TAKEN, _SELECT, *helpers)), ""
 
     def _shortcut_condition(self, test: cst.BaseExpression) -> tuple[cst.BaseExpression, tuple[str, ...]] | None:
-        """The condition with the built-ins ``all``/``any`` read through their helpers (a 0-d tensor while
-        tracing), or None where it stays a Python value in a trace."""
+        """The condition with the built-ins ``all``/``any`` and ``not`` read through their helpers (a 0-d
+        tensor while tracing), or None where it stays a Python value in a trace."""
         helpers: list[str] = []
+
+        def convert(expression: cst.BaseExpression) -> cst.BaseExpression | None:
+            if type(expression) is cst.UnaryOperation and type(expression.operator) is cst.Not:
+                inner = convert(strip_parens(expression.expression))
+                if inner is None:
+                    return None
+                helpers.append(_NOT)
+                return helper_call(_NOT, inner).with_changes(lpar=expression.lpar, rpar=expression.rpar)
+            return self._shortcut_operand(expression, helpers)
+
+        converted = convert(strip_parens(test))
+        return None if converted is None else (converted, tuple(dict.fromkeys(helpers)))
+
+    def _shortcut_operand(self, test: cst.BaseExpression, helpers: list[str]) -> cst.BaseExpression | None:
+        """One operand of an early return's condition with ``all``/``any`` read through their helpers, or None
+        where it stays a Python value in a trace."""
 
         class Builtins(cst.CSTTransformer):
             def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
@@ -431,8 +479,7 @@ class Warp(nn.Module):
                             or len(n.args) != 1 or n.args[0].keyword is not None or n.args[0].star:
                         return None
                     wanted.add(id(n))
-        converted = strip_parens(test).visit(Builtins())
-        return converted, tuple(dict.fromkeys(helpers))
+        return test.visit(Builtins())
 
     def _condition(self, test: cst.BaseExpression) -> cst.BaseExpression | None:
         """The condition as a bool tensor expression, or None when it stays a Python value."""
@@ -473,7 +520,7 @@ class Warp(nn.Module):
 
 
 #: The helpers an early return's rewrite calls (``trtcodemod/helpers/tracing.py``).
-_TAKEN, _SELECT = "_trt_shortcut_taken", "_trt_shortcut_select"
+_TAKEN, _SELECT, _TRACING, _NOT = "_trt_shortcut_taken", "_trt_shortcut_select", "_trt_tracing", "_trt_not"
 #: Built-ins that iterate a tensor and read each element: their helpers reduce it in the graph.
 _ITERATED = {"all": "_trt_all", "any": "_trt_any"}
 
@@ -498,6 +545,21 @@ def _plain_reference(value: cst.BaseExpression | None) -> bool:
     while type(value) is cst.Attribute:
         value = strip_parens(value.value)
     return type(value) is cst.Name
+
+
+def _computing_effect(value: cst.BaseExpression) -> str | None:
+    """What computing the early return's value does besides computing it (an in-place method, an assignment
+    expression, a yield, a ``print``), or None: the trace computes it where the shortcut is not taken too."""
+    for n in walk(value):
+        if type(n) in (cst.NamedExpr, cst.Yield, cst.Await):
+            return "assigns or suspends"
+        if type(n) is cst.Call and type(n.func) is cst.Attribute:
+            name = n.func.attr.value
+            if name.endswith("_") and not name.startswith("__"):
+                return f"writes in place (`{name}`)"
+        if type(n) is cst.Call and type(n.func) is cst.Name and n.func.value in ("print", "next", "setattr"):
+            return f"calls `{n.func.value}`"
+    return None
 
 
 def _own_nodes(statements: list[cst.CSTNode]) -> list[cst.CSTNode]:

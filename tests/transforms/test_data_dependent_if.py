@@ -1366,10 +1366,13 @@ def test_an_early_return_rewrite_is_eager_mode_and_follows_the_condition_in_the_
 
 
 @pytest.mark.parametrize("body,why", [
-    ("if torch.all(flow == 0):\n    return frame * 2\nreturn frame + flow.sum()", "computed"),
+    ("if torch.all(flow == 0):\n    return frame.mul_(2)\nreturn frame + flow.sum()", "writes in place (`mul_`)"),
+    ("if torch.all(flow == 0):\n    return frame * 2\nframe[0] = 0\nreturn frame + 1", "in place"),
     ("if torch.all(flow == 0):\n    return frame\nout = frame\nout[0] = 0\nreturn out", "in place"),
     ("if torch.all(flow == 0):\n    return frame\nframe.add_(1)\nreturn frame", "in place"),
-    ("if not torch.any(flow):\n    return frame\nreturn frame + flow.sum()", "Python value"),
+    ("if torch.any(flow) and torch.all(frame):\n    return frame\nreturn frame + flow.sum()", "Python value"),
+    ("if torch.any(flow) or self.off:\n    return frame\nreturn frame + flow.sum()", "Python value"),
+    ("if not flow.sum().item():\n    return frame\nreturn frame + flow.sum()", "Python value"),
     ("if torch.all(flow == 0):\n    return frame\nif flow.shape[0] > 1:\n    return\nreturn frame + 1", "nothing"),
     ("for _ in range(2):\n    if torch.all(flow == 0):\n        return frame\nreturn frame + 1", "inside a block"),
 ])
@@ -1404,3 +1407,102 @@ def test_the_iterating_builtins_helpers_are_the_builtins_outside_a_trace() -> No
         _trt_shortcut_taken(torch.tensor([1, 0]))
     result = torch.ones(2)
     assert _trt_shortcut_select(torch.tensor(False), torch.zeros(2), result) is result
+
+
+def test_not_through_its_helper_is_not_in_eager_mode() -> None:
+    """`_trt_not` is `not` for everything but a tensor; of a tensor, a bool tensor `if` reads as `not` read it
+    (NaN true, so its negation false), raising alike for no element or several."""
+    from trtcodemod.helpers.tracing import _trt_not, _trt_shortcut_taken
+
+    for value in (True, 0, [], [0], torch.tensor(False), torch.tensor([float("nan")]), torch.tensor(2.5),
+                  torch.tensor([[0]]), torch.tensor(-0.0), torch.tensor(float("-inf"))):
+        assert _trt_shortcut_taken(_trt_not(value)) is (not value), value
+    for value in (torch.zeros(0), torch.tensor([1, 0])):
+        with pytest.raises(RuntimeError) as before:
+            not value  # noqa: B015 - the exception is the point
+        with pytest.raises(RuntimeError) as after:
+            _trt_shortcut_taken(_trt_not(value))
+        assert str(after.value) == str(before.value)
+
+
+GUARDED = """\
+import torch
+from torch import nn
+
+
+class M(nn.Module):
+    def __init__(self, smooth: bool = True):
+        super().__init__()
+        self.smooth = smooth
+
+    def forward(self, t):
+        if not self.smooth or not (t != 0).any():
+            return t
+        return t * 0.5 + t.mean()
+"""
+
+
+@pytest.mark.parametrize("smooth", [True, False])
+def test_a_static_guard_keeps_its_own_if_and_the_rewrite_scripts(smooth: bool, tmp_path) -> None:
+    """`if S or C: return A` is `if S: return A` and the shortcut on C; `not` of a tensor goes through
+    `_trt_not`. Eager and scripted alike, and the trace follows C where S lets it."""
+    from trtcodemod.engine import Options, fix_source
+
+    after = fix_source(GUARDED.encode(), str(tmp_path / "g.py"), Options(select=("TRT101",), unsafe=True)).source.decode()
+    assert ("        if not self.smooth:\n            return t\n"
+            "        _trt_cond = _trt_not((t != 0).any())\n        if _trt_shortcut_taken(_trt_cond):\n"
+            "            return t\n        _trt_shortcut = t\n") in after, after
+    from safety import import_source
+
+    original, rewritten = load(GUARDED, "M")(smooth), import_source(after, tmp_path)["M"](smooth)
+    scripted = torch.jit.script(rewritten)
+    cases = [torch.zeros(3), torch.tensor([0.0, -2.0, float("nan")]), torch.tensor([float("inf"), 1.0]), torch.zeros(0)]
+    for x in cases:
+        expected = original(x)
+        for got in (rewritten(x), scripted(x)):
+            assert_same(expected, got)
+        assert (rewritten(x) is x) == (expected is x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        traced = torch.jit.trace(rewritten, (torch.ones(4),), check_trace=False)
+    for x in (torch.zeros(5), torch.arange(5.0) - 2):
+        assert_same(traced(x), original(x))
+
+
+def test_a_computed_shortcut_is_computed_only_while_tracing(tmp_path) -> None:
+    """Eager mode computes the early return's value only where it returns it (a counter in the value's helper
+    says so); the trace computes it and selects it."""
+    code = """\
+import torch
+from torch import nn
+
+CALLS = []
+
+
+def fallback(x):
+    CALLS.append(1)
+    return x.new_zeros(x.shape)
+
+
+class M(nn.Module):
+    def forward(self, x):
+        if (x == 0).all():
+            return fallback(x)
+        return x / x.abs().sum()
+"""
+    from trtcodemod.engine import Options, fix_source
+
+    after = fix_source(code.encode(), str(tmp_path / "c.py"), Options(select=("TRT101",), unsafe=True)).source.decode()
+    assert "        _trt_shortcut = fallback(x) if _trt_tracing() else None\n" in after, after
+    namespace: dict = {}
+    exec(compile(after, str(tmp_path / "c.py"), "exec"), namespace)
+    model = namespace["M"]()
+    assert_same(model(torch.tensor([1.0, -3.0])), torch.tensor([0.25, -0.75]))
+    assert namespace["CALLS"] == []
+    assert_same(model(torch.zeros(2)), torch.zeros(2))
+    assert namespace["CALLS"] == [1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        traced = torch.jit.trace(model, (torch.ones(3),), check_trace=False)
+    assert_same(traced(torch.zeros(3)), torch.zeros(3))
+    assert_same(traced(torch.tensor([2.0, 0.0, -2.0])), torch.tensor([0.5, 0.0, -0.5]))

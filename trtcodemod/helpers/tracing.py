@@ -54,6 +54,16 @@ def _trt_any(values):
     return any(values)
 
 
+def _trt_not(value):
+    """``not value``; of a tensor, ``torch.logical_not(value)``: a bool tensor of the opposite truth (NaN counting
+    as true), which ``if`` reads as it read ``not`` (raising alike for none or several elements) and a trace
+    keeps in the graph. One type per branch, so that it scripts."""
+    if isinstance(value, torch.Tensor):
+        return torch.logical_not(value)
+    else:
+        return not value
+
+
 def _trt_shortcut_taken(condition) -> bool:
     """The truth of an early return's condition, as ``if`` reads it; False while a tracer records a
     one-element tensor condition: the trace goes on to compute the rest, and :func:`_trt_shortcut_select`
