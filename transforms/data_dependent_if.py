@@ -420,8 +420,8 @@ class Warp(nn.Module):
         if computed:
             # Computed only while tracing: eager mode and scripting compute it only where it is returned.
             helpers = (*helpers, _TRACING)
-            kept_value: cst.BaseExpression = cst.IfExp(test=cst.Call(func=cst.Name(_TRACING)), body=strip_parens(value),
-                                                       orelse=cst.Name("None"))
+            kept_value: cst.BaseExpression = cst.IfExp(test=cst.Call(func=cst.Name(_TRACING)),
+                                                       body=_grouped(strip_parens(value)), orelse=cst.Name("None"))
         else:
             kept_value = value
         statements_out = [_assign(cond, converted).with_changes(leading_lines=node.leading_lines), taken,
@@ -431,7 +431,8 @@ class Warp(nn.Module):
             statements_out.insert(0, node.with_changes(test=guard, body=body.deep_clone()))
         changes: dict[cst.CSTNode, cst.CSTNode] = {node: cst.FlattenSentinel(statements_out)}
         for ret in returns:
-            changes[ret] = ret.with_changes(value=helper_call(_SELECT, cst.Name(cond), cst.Name(early), ret.value))
+            changes[ret] = ret.with_changes(value=helper_call(_SELECT, cst.Name(cond), cst.Name(early),
+                                                              _grouped(ret.value)))
         return Fix(changes, safety=Safety.UNSAFE, helpers=(_TAKEN, _SELECT, *helpers)), ""
 
     def _shortcut_condition(self, test: cst.BaseExpression) -> tuple[cst.BaseExpression, tuple[str, ...]] | None:
@@ -545,6 +546,14 @@ def _plain_reference(value: cst.BaseExpression | None) -> bool:
     while type(value) is cst.Attribute:
         value = strip_parens(value.value)
     return type(value) is cst.Name
+
+
+def _grouped(value: cst.BaseExpression) -> cst.BaseExpression:
+    """``value`` in parentheses where it binds looser than an argument or a conditional expression's branch
+    (``a, b``; ``x if c else y``; a lambda), as it is elsewhere."""
+    if type(value) in (cst.Tuple, cst.IfExp, cst.Lambda, cst.NamedExpr) and not value.lpar:
+        return value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return value
 
 
 def _computing_effect(value: cst.BaseExpression) -> str | None:

@@ -1506,3 +1506,50 @@ class M(nn.Module):
         traced = torch.jit.trace(model, (torch.ones(3),), check_trace=False)
     assert_same(traced(torch.zeros(3)), torch.zeros(3))
     assert_same(traced(torch.tensor([2.0, 0.0, -2.0])), torch.tensor([0.5, 0.0, -0.5]))
+
+
+PAIRS = """\
+import torch
+from torch import nn
+
+
+class Kept(nn.Module):
+    def forward(self, x, y):
+        pair = (x, y)
+        if (x == 0).all():
+            return pair
+        return x + 1, y * 2
+
+
+class Built(nn.Module):
+    def forward(self, x, y):
+        if (x == 0).all():
+            return x, y.abs() if y.numel() else y
+        return x + 1, y * 2
+"""
+
+
+@pytest.mark.parametrize("name", ["Kept", "Built"])
+def test_an_early_return_of_a_tuple_is_selected_element_by_element(name: str, tmp_path) -> None:
+    """`return a, b` after the shortcut was passed to the select as two arguments (a TypeError on every call);
+    a tuple the shortcut builds, or a conditional expression in it, keeps its grouping."""
+    from trtcodemod.engine import Options, fix_source
+
+    after = fix_source(PAIRS.encode(), str(tmp_path / "p.py"), Options(select=("TRT101",), unsafe=True)).source.decode()
+    assert "return _trt_shortcut_select(_trt_cond, _trt_shortcut, (x + 1, y * 2))\n" in after, after
+    assert "        _trt_shortcut = (x, y.abs() if y.numel() else y) if _trt_tracing() else None\n" in after, after
+    original, rewritten = load(PAIRS, name)(), load(after, name)()
+    cases = [(torch.zeros(3), torch.tensor([-1.0, float("nan"), 2.0])), (torch.tensor([0.0, -2.0]), torch.ones(2)),
+             (torch.zeros(0), torch.zeros(0)), (torch.tensor([float("inf")]), torch.tensor([-0.0]))]
+    for x, y in cases:
+        expected, got = original(x, y), rewritten(x, y)
+        assert type(got) is tuple and len(got) == 2
+        for e, g in zip(expected, got):
+            assert_same(e, g)
+            assert (g is x) == (e is x) and (g is y) == (e is y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        traced = torch.jit.trace(rewritten, (torch.ones(3), torch.ones(3)), check_trace=False)
+    for x, y in cases[:2]:
+        for e, g in zip(original(x, y), traced(x, y)):
+            assert_same(e, g)
