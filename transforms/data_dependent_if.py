@@ -396,7 +396,7 @@ class Warp(nn.Module):
             return None, "the function is a generator or a coroutine"
         # A kept name must not change under the rest; a computed value is computed before the rest (while
         # tracing), where the `return` would have computed it, so only what it reads must stay as it was.
-        for kept in ([value] if not computed else [cst.Name(n) for n in sorted(read_names(value))]):
+        for kept in [value, *(cst.Name(n) for n in sorted(read_names(value)) if computed)]:
             written = _written_in_place(rest, kept)
             if written:
                 return None, (f"the rest writes a tensor in place (`{written}`), which could change the early "

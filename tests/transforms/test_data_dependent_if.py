@@ -1368,6 +1368,7 @@ def test_an_early_return_rewrite_is_eager_mode_and_follows_the_condition_in_the_
 @pytest.mark.parametrize("body,why", [
     ("if torch.all(flow == 0):\n    return frame.mul_(2)\nreturn frame + flow.sum()", "writes in place (`mul_`)"),
     ("if torch.all(flow == 0):\n    return frame * 2\nframe[0] = 0\nreturn frame + 1", "in place"),
+    ("if torch.all(flow == 0):\n    return self.buf[0]\nself.buf.add_(1)\nreturn frame", "in place"),
     ("if torch.all(flow == 0):\n    return frame\nout = frame\nout[0] = 0\nreturn out", "in place"),
     ("if torch.all(flow == 0):\n    return frame\nframe.add_(1)\nreturn frame", "in place"),
     ("if torch.any(flow) and torch.all(frame):\n    return frame\nreturn frame + flow.sum()", "Python value"),
