@@ -94,8 +94,8 @@ near_hole.any():`), the `if` reads it through `_trt_shortcut_taken` (its truth, 
 eager mode and scripted; False while a trace meets a one-element tensor), `A` is kept in a second
 local (a name or an attribute as it is; a value the early return computes, such as torchmetrics'
 `tensor(0.0, device=preds.device)` or pyro's `super().log_prob(value)`, only while tracing:
-`A if _trt_tracing() else None`, so eager mode computes it only where it returns it; that local is
-then None where a script runs, which `torch.jit.script` refuses), and each `return B` after it returns
+`A if _trt_tracing() else None`, so eager mode and scripts compute it only where they return it), and
+each `return B` after it returns
 `_trt_shortcut_select(cond, A, B)`: `B` in eager mode (the shortcut was not taken there), and while
 tracing `torch.where(cond, A, B)` for tensors of one shape and dtype (tuples and lists of them element
 by element); anything else reads the condition as before, so the trace keeps the example's way with its

@@ -1554,3 +1554,31 @@ def test_an_early_return_of_a_tuple_is_selected_element_by_element(name: str, tm
     for x, y in cases[:2]:
         for e, g in zip(original(x, y), traced(x, y)):
             assert_same(e, g)
+
+
+ZERO_SCORE = """\
+import torch
+from torch import nn
+
+
+class M(nn.Module):
+    def forward(self, preds, target):
+        if not target.sum():
+            return torch.zeros((), device=preds.device)
+        return (preds * target).sum() / target.sum()
+"""
+
+
+def test_a_computed_shortcut_scripts(tmp_path) -> None:
+    """The computed shortcut's local is None where a script runs; the select takes it as Optional there."""
+    from safety import import_source
+
+    from trtcodemod.engine import Options, fix_source
+
+    after = fix_source(ZERO_SCORE.encode(), str(tmp_path / "z.py"), Options(select=("TRT101",), unsafe=True)).source.decode()
+    assert "        _trt_shortcut = torch.zeros((), device=preds.device) if _trt_tracing() else None\n" in after, after
+    original = load(ZERO_SCORE, "M")()
+    scripted = torch.jit.script(import_source(after, tmp_path)["M"]())
+    for preds, target in ((torch.ones(3), torch.zeros(3)), (torch.tensor([1.0, -2.0, 4.0]), torch.tensor([1.0, 0.0, 1.0])),
+                          (torch.zeros(0), torch.zeros(0))):
+        assert_same(scripted(preds, target), original(preds, target))

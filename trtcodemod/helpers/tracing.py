@@ -74,12 +74,21 @@ def _trt_shortcut_taken(condition) -> bool:
 
 
 def _trt_shortcut_select(condition, shortcut, result):
+    # type: (Tensor, Optional[Tensor], Tensor) -> Tensor
     """What the function returns: ``result`` (the shortcut was not taken) everywhere but a trace; while a
     tracer records a tensor condition, ``shortcut`` where it holds and ``result`` elsewhere, selected in the
     graph for tensors of one shape and dtype (element by element for tuples and lists of them). Anything
-    else reads the condition as the original did (the trace keeps the example's choice, with its warning)."""
+    else reads the condition as the original did (the trace keeps the example's choice, with its warning).
+    The type comment is for ``torch.jit.script`` only (where a computed shortcut is None, never read)."""
     if not (_trt_tracing() and isinstance(condition, torch.Tensor)):
         return result
+    return _trt_shortcut_traced(condition, shortcut, result)
+
+
+@torch.jit.unused
+def _trt_shortcut_traced(condition, shortcut, result):
+    # type: (Tensor, Optional[Tensor], Tensor) -> Tensor
+    """:func:`_trt_shortcut_select` while a tracer records a tensor condition (never runs scripted)."""
     if _trt_shortcut_selectable(shortcut, result):
         return _trt_shortcut_where(condition.reshape(()), shortcut, result)
     return shortcut if bool(condition) else result
