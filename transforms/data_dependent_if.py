@@ -84,30 +84,30 @@ A branch's own temporary (`clamp_value = torch.finfo(h.dtype).max - 1000`, then
 `h = torch.clamp(h, -clamp_value, clamp_value)`: a name that appears nowhere else in the
 function and reads nothing the branch assigned before it) is computed before the selects,
 as a plain assignment.
-An early return, `if C: return A` as a statement of the function's own body with no `else`,
-followed by the rest of the function ending in `return B`, is rewritten otherwise (oflibpytorch's
+An early return, `if C: return A` as a statement of the function's own body with no `else`, followed
+by the rest of the function ending in `return B`, is rewritten otherwise (oflibpytorch's
 `apply_flow`: `if all(is_zero_flow(flow, thresholded=True)): return target` before the warp): the
 condition goes into a fresh local (the built-ins `all`/`any` of it through `_trt_all`/`_trt_any`,
 which reduce a 1-D tensor in the graph while tracing instead of reading each element; `not` of it
-through `_trt_not`, `torch.logical_not` of a tensor, which `if` reads as it read `not`: pyro's `if not
-near_hole.any():`), the `if` reads it through `_trt_shortcut_taken` (its truth, as `if` reads it, in
-eager mode and scripted; False while a trace meets a one-element tensor), `A` is kept in a second
-local (a name or an attribute as it is; a value the early return computes, such as torchmetrics'
-`tensor(0.0, device=preds.device)` or pyro's `super().log_prob(value)`, only while tracing:
-`A if _trt_tracing() else None`, so eager mode and scripts compute it only where they return it), and
-each `return B` after it returns
-`_trt_shortcut_select(cond, A, B)`: `B` in eager mode (the shortcut was not taken there), and while
-tracing `torch.where(cond, A, B)` for tensors of one shape and dtype (tuples and lists of them element
-by element); anything else reads the condition as before, so the trace keeps the example's way with its
-warning and nothing is hidden. A static test `or`-ed in front (MONAI's `if not self.gaussian or
-torch.count_nonzero(t) == 0: return t`) keeps its own `if S: return A` before the shortcut on the rest:
-Python decides it alike on every input. Eager mode runs the original code (`not` of a tensor as one
-`logical_not`): the same values, the very tensor `A`, the same exceptions and cost. Not rewritten: an `if` inside a block, a bare `return` after
-it, generators, a condition built with `and`, with `or` after a tensor, or a Python value (`.item()`),
-a computed value that writes in place, assigns or prints (the trace would do it where it is not
-returned), and a rest that writes in place to `A`'s name (or, for a computed `A`, to a name it reads)
-or a name bound to it or a view of it (which would change the kept value; a write inside a called
-function is not seen).
+through `_trt_not`, `torch.logical_not` of a tensor, which `if` reads as it read `not`: pyro's `if
+not near_hole.any():`), the `if` reads it through `_trt_shortcut_taken` (its truth, as `if` reads
+it, in eager mode and scripted; False while a trace meets a one-element tensor), `A` is kept in a
+second local (a name or an attribute as it is; a value the early return computes, such as
+torchmetrics' `tensor(0.0, device=preds.device)` or pyro's `super().log_prob(value)`, only while
+tracing: `A if _trt_tracing() else None`, so eager mode and scripts compute it only where they
+return it), and each `return B` after it returns `_trt_shortcut_select(cond, A, B)`: `B` in eager
+mode (the shortcut was not taken there), and while tracing `torch.where(cond, A, B)` for tensors of
+one shape and dtype (tuples and lists of them element by element); anything else reads the condition
+as before, so the trace keeps the example's way with its warning and nothing is hidden. A static
+test `or`-ed in front (MONAI's `if not self.gaussian or torch.count_nonzero(t) == 0: return t`)
+keeps its own `if S: return A` before the shortcut on the rest: Python decides it alike on every
+input. Eager mode runs the original code (`not` of a tensor as one `logical_not`): the same values,
+the very tensor `A`, the same exceptions and cost. Not rewritten: an `if` inside a block, `return
+None` (no graph returns None on some inputs only), a bare `return` after it, generators, a condition
+built with `and`, with `or` after a tensor, or a Python value (`.item()`), a computed value that
+writes in place, assigns or prints (the trace would do it where it is not returned), and a rest that
+writes in place to `A`'s name (or, for a computed `A`, to a name it reads) or a name bound to it or
+a view of it (which would change the kept value; a write inside a called function is not seen).
 Anything else (calls with side effects, `return`, `raise`, attribute or item assignment,
 other branch statements that read each other's results, string or `None` values, a name
 assigned in only some branches that may be `None` before the `if` (a parameter defaulting to
@@ -381,6 +381,8 @@ class Warp(nn.Module):
         if not any(s is node for s in statements):
             return None, "the early return is inside a block, not a statement of the function's own body"
         value = _returned(body)
+        if type(strip_parens(value)) is cst.Name and value.value == "None":
+            return None, "the early return hands back None, which no graph returns on some inputs only"
         computed = not _plain_reference(value)
         if computed:
             effect = _computing_effect(value)

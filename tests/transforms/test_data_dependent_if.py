@@ -1369,6 +1369,7 @@ def test_an_early_return_rewrite_is_eager_mode_and_follows_the_condition_in_the_
     ("if torch.all(flow == 0):\n    return frame.mul_(2)\nreturn frame + flow.sum()", "writes in place (`mul_`)"),
     ("if torch.all(flow == 0):\n    return frame * 2\nframe[0] = 0\nreturn frame + 1", "in place"),
     ("if torch.all(flow == 0):\n    return self.buf[0]\nself.buf.add_(1)\nreturn frame", "in place"),
+    ("if torch.all(flow == 0):\n    return None\nreturn frame + 1", "hands back None"),
     ("if torch.all(flow == 0):\n    return frame\nout = frame\nout[0] = 0\nreturn out", "in place"),
     ("if torch.all(flow == 0):\n    return frame\nframe.add_(1)\nreturn frame", "in place"),
     ("if torch.any(flow) and torch.all(frame):\n    return frame\nreturn frame + flow.sum()", "Python value"),
@@ -1449,7 +1450,8 @@ def test_a_static_guard_keeps_its_own_if_and_the_rewrite_scripts(smooth: bool, t
     `_trt_not`. Eager and scripted alike, and the trace follows C where S lets it."""
     from trtcodemod.engine import Options, fix_source
 
-    after = fix_source(GUARDED.encode(), str(tmp_path / "g.py"), Options(select=("TRT101",), unsafe=True)).source.decode()
+    options = Options(select=("TRT101",), unsafe=True)
+    after = fix_source(GUARDED.encode(), str(tmp_path / "g.py"), options).source.decode()
     assert ("        if not self.smooth:\n            return t\n"
             "        _trt_cond = _trt_not((t != 0).any())\n        if _trt_shortcut_taken(_trt_cond):\n"
             "            return t\n        _trt_shortcut = t\n") in after, after
@@ -1536,7 +1538,8 @@ def test_an_early_return_of_a_tuple_is_selected_element_by_element(name: str, tm
     a tuple the shortcut builds, or a conditional expression in it, keeps its grouping."""
     from trtcodemod.engine import Options, fix_source
 
-    after = fix_source(PAIRS.encode(), str(tmp_path / "p.py"), Options(select=("TRT101",), unsafe=True)).source.decode()
+    options = Options(select=("TRT101",), unsafe=True)
+    after = fix_source(PAIRS.encode(), str(tmp_path / "p.py"), options).source.decode()
     assert "return _trt_shortcut_select(_trt_cond, _trt_shortcut, (x + 1, y * 2))\n" in after, after
     assert "        _trt_shortcut = (x, y.abs() if y.numel() else y) if _trt_tracing() else None\n" in after, after
     original, rewritten = load(PAIRS, name)(), load(after, name)()
@@ -1575,10 +1578,12 @@ def test_a_computed_shortcut_scripts(tmp_path) -> None:
 
     from trtcodemod.engine import Options, fix_source
 
-    after = fix_source(ZERO_SCORE.encode(), str(tmp_path / "z.py"), Options(select=("TRT101",), unsafe=True)).source.decode()
+    options = Options(select=("TRT101",), unsafe=True)
+    after = fix_source(ZERO_SCORE.encode(), str(tmp_path / "z.py"), options).source.decode()
     assert "        _trt_shortcut = torch.zeros((), device=preds.device) if _trt_tracing() else None\n" in after, after
     original = load(ZERO_SCORE, "M")()
     scripted = torch.jit.script(import_source(after, tmp_path)["M"]())
-    for preds, target in ((torch.ones(3), torch.zeros(3)), (torch.tensor([1.0, -2.0, 4.0]), torch.tensor([1.0, 0.0, 1.0])),
-                          (torch.zeros(0), torch.zeros(0))):
+    cases = [(torch.ones(3), torch.zeros(3)), (torch.tensor([1.0, -2.0, 4.0]), torch.tensor([1.0, 0.0, 1.0])),
+             (torch.zeros(0), torch.zeros(0)), (torch.tensor([float("nan")]), torch.ones(1))]
+    for preds, target in cases:
         assert_same(scripted(preds, target), original(preds, target))

@@ -72,7 +72,8 @@ def graph_matches(session, model: torch.nn.Module, inputs: tuple, kept_only: boo
     wants = [w.numpy() for w in (result if isinstance(result, tuple) else (result,))]
     kept = {i.name for i in session.get_inputs()}
     try:
-        gots = session.run(None, {n: t.numpy() for n, t in zip(input_names(model), inputs) if n in kept or not kept_only})
+        feed = {n: t.numpy() for n, t in zip(input_names(model), inputs) if n in kept or not kept_only}
+        gots = session.run(None, feed)
     except Exception:  # noqa: BLE001 - a graph that cannot run at these sizes does not match
         return False
     return len(gots) == len(wants) and all(
