@@ -1587,3 +1587,42 @@ def test_a_computed_shortcut_scripts(tmp_path) -> None:
              (torch.zeros(0), torch.zeros(0)), (torch.tensor([float("nan")]), torch.ones(1))]
     for preds, target in cases:
         assert_same(scripted(preds, target), original(preds, target))
+
+
+CHAINED = """\
+import torch
+from torch import nn
+
+
+class M(nn.Module):
+    def forward(self, x, mask):
+        if not mask.any():
+            return x
+        if mask.all():
+            return x * 0
+        return torch.where(mask, x * 0, x)
+"""
+
+
+def test_chained_early_returns_compose(tmp_path) -> None:
+    """Two shortcuts in a row: the second's value and the rest are each selected against the first's, so the
+    trace follows both conditions; eager mode returns what the original returns (the very input where it did)."""
+    from safety import import_source
+
+    from trtcodemod.engine import Options, fix_source
+
+    options = Options(select=("TRT101",), unsafe=True)
+    after = fix_source(CHAINED.encode(), str(tmp_path / "c.py"), options).source.decode()
+    assert "        _trt_cond_2 = mask.all()\n        if _trt_shortcut_taken(_trt_cond_2):\n" in after, after
+    original, rewritten = load(CHAINED, "M")(), import_source(after, tmp_path)["M"]()
+    x = torch.tensor([0.0, -1.0, float("nan"), float("inf")])
+    masks = [torch.zeros(4, dtype=torch.bool), torch.ones(4, dtype=torch.bool), torch.tensor([True, False, True, False])]
+    for mask in masks:
+        expected, got = original(x, mask), rewritten(x, mask)
+        assert_same(expected, got)
+        assert (got is x) == (expected is x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        traced = torch.jit.trace(rewritten, (torch.ones(4), masks[2]), check_trace=False)
+    for mask in masks:
+        assert_same(traced(x, mask), original(x, mask))
