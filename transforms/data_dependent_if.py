@@ -243,6 +243,25 @@ class Warp(nn.Module):
 """,
                 unsafe=True,
             ),
+            Example(
+                """\
+class Precision(nn.Module):
+    def forward(self, preds, target):
+        if not target.sum():
+            return torch.zeros((), device=preds.device)
+        return (preds * target).sum() / target.sum()
+""",
+                """\
+class Precision(nn.Module):
+    def forward(self, preds, target):
+        _trt_cond = _trt_not(target.sum())
+        if _trt_shortcut_taken(_trt_cond):
+            return torch.zeros((), device=preds.device)
+        _trt_shortcut = torch.zeros((), device=preds.device) if _trt_tracing() else None
+        return _trt_shortcut_select(_trt_cond, _trt_shortcut, (preds * target).sum() / target.sum())
+""",
+                unsafe=True,
+            ),
         ),
         references=_REFERENCES,
     )
