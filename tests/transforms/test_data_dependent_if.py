@@ -1626,3 +1626,77 @@ def test_chained_early_returns_compose(tmp_path) -> None:
         traced = torch.jit.trace(rewritten, (torch.ones(4), masks[2]), check_trace=False)
     for mask in masks:
         assert_same(traced(x, mask), original(x, mask))
+
+
+# kornia/kornia@b4f5a78a13891c7ac4c1cd9695941380273e981d kornia/filters/kernels.py:161-181 (`_modified_bessel_0`):
+# each range of the argument written through its mask under `if idx_a.any():` / `if idx_b.any():`, the
+# temporary `y` reused. Our own words, the series shortened.
+MASKED = """\
+import torch
+from torch import nn
+
+
+class M(nn.Module):
+    def forward(self, x):
+        ax = torch.abs(x)
+        out = torch.zeros_like(x)
+        small = ax < 3.75
+        if small.any():
+            y = (x[small] / 3.75) ** 2
+            out[small] = 1.0 + y * (3.5156229 + y * 3.0899424)
+        large = ~small
+        if torch.any(large):
+            y = 3.75 / ax[large]
+            out[large] = (ax[large].exp() / ax[large].sqrt()) * (0.39894228 + y * 0.01328592)
+        return out
+"""
+
+
+def test_an_emptiness_guard_over_masked_writes_is_traced_open(tmp_path) -> None:
+    """`if mask.any(): out[mask] = f(x[mask])` writes nothing where the mask is empty: the trace records the
+    writes on every input (a trace of small values kept no large-value branch before), eager mode reads the
+    test as before."""
+    import numpy as np
+    from safety import assert_same_run, import_source, run_once
+
+    from trtcodemod.engine import Options, fix_source
+
+    options = Options(select=("TRT101",), unsafe=True)
+    after = fix_source(MASKED.encode(), str(tmp_path / "m.py"), options).source.decode()
+    assert "        if _trt_masked_taken(small.any()):\n" in after and \
+        "        if _trt_masked_taken(torch.any(large)):\n" in after, after
+    original, rewritten = load(MASKED, "M")(), import_source(after, tmp_path)["M"]()
+    cases = [torch.tensor([0.5, -1.0, 0.0]), torch.tensor([5.0, -8.0]), torch.tensor([1.0, 4.0, -0.0]),
+             torch.zeros(0), torch.tensor([float("nan"), float("inf"), -3.75])]
+    for x in cases:
+        assert_same(original(x), rewritten(x))
+        graded = [x.clone().requires_grad_()]
+        assert_same_run(run_once(original, graded), run_once(rewritten, graded))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        before = torch.jit.trace(original, (torch.tensor([0.5, 1.0]),), check_trace=False)
+        traced = torch.jit.trace(rewritten, (torch.tensor([0.5, 1.0]),), check_trace=False)
+    big = torch.tensor([5.0, 0.5, -7.0])
+    assert not np.allclose(before(big).numpy(), original(big).numpy())  # the large range was dropped
+    for x in (big, torch.tensor([0.1, 0.2]), torch.tensor([9.0, 10.0])):
+        assert_same(traced(x), original(x))
+
+
+@pytest.mark.parametrize("body", [
+    "if small.any():\n    y = x[small] * 2\n    out[small] = y\nreturn out + y",  # y read after: live
+    # torchmetrics' pearson: the name the branch rebinds was bound before the `if` and is read after it
+    "corr = out + 1\nif small.any():\n    out[small] = x[small]\n    corr = torch.clamp(out, -1.0, 1.0)\nreturn corr",
+    "if small.any():\n    out[small] = x[small]\n    out.add_(1)\nreturn out",  # a write not through the mask
+    "if small.any():\n    out[large] = x[large]\nreturn out",  # through another mask
+    # integer indices: `.any()` is False for [0], where the write would still reach row 0
+    "index = (x > 0).nonzero()[:, 0]\nif index.any():\n    out[index] = x[index]\nreturn out",
+    "for _ in range(2):\n    if small.any():\n        y = x[small]\n        out[small] = y\nreturn out",  # in a loop
+])
+def test_what_an_emptiness_guard_does_not_open(body: str) -> None:
+    from trtcodemod.engine import Options, fix_source
+
+    code = ("import torch\nfrom torch import nn\n\n\nclass M(nn.Module):\n    def forward(self, x):\n"
+            "        out = torch.zeros_like(x)\n        small = x.abs() < 1\n        large = ~small\n"
+            + textwrap.indent(body, "        ") + "\n")
+    after = fix_source(code.encode(), "m.py", Options(select=("TRT101",), unsafe=True)).source.decode()
+    assert "_trt_masked_taken" not in after, after

@@ -73,6 +73,14 @@ def _trt_shortcut_taken(condition) -> bool:
     return bool(condition)
 
 
+def _trt_masked_taken(condition) -> bool:
+    """The truth of ``if mask.any():`` over writes through ``mask``, as ``if`` reads it; True while a tracer
+    records a one-element tensor condition: the writes are recorded and write nothing where the mask is empty."""
+    if _trt_tracing() and isinstance(condition, torch.Tensor) and condition.numel() == 1:
+        return True
+    return bool(condition)
+
+
 def _trt_shortcut_select(condition, shortcut, result):
     # type: (Tensor, Optional[Tensor], Tensor) -> Tensor
     """What the function returns: ``result`` (the shortcut was not taken) everywhere but a trace; while a
