@@ -247,9 +247,9 @@ sample, whatever names the count), becomes `_trt_sized_groups_conv(F.conv3d, x,
 weight, ...)`, the call's own arguments after the function: outside the TorchScript exporter it
 calls the convolution; while that exporter traces, it computes the same convolution as the
 input's patches (zero padding, then one strided slice per kernel offset, constant bounds) times
-each group's kernel in one batched MatMul (a 1x1 kernel at stride 1 takes the input itself: a
-Reshape and a MatMul), with the group count read from the shapes (the input's channels over the
-kernel's second axis), so the graph follows the batch and holds no Conv whose kernel is data. Its values are the
+each group's kernel in one batched MatMul (a 1x1 kernel at stride 1: the input reshaped, one
+MatMul), with the group count read from the shapes (the input's channels over the kernel's second
+axis), so the graph follows the batch and holds no Conv whose kernel is data. Its values are the
 convolution's up to float32 summation order. Transposed convolutions with such groups keep the
 kernel wrapper only, and their graphs still refuse other batches (migrate's check reverts the fix;
 the manual step: a static batch). A group count from a size of another axis (`groups=channel`

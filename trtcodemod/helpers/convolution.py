@@ -64,10 +64,6 @@ def _trt_grouped_conv_patches(input, weight, bias=None, stride=1, padding=0, dil
     for k in kernel:
         offsets = [offset + [i] for offset in offsets for i in range(k)]
     patches = []
-    if len(offsets) == 1 and stride == [1] * dims:
-        # A 1x1 kernel at stride 1 (a hyper network's per-sample fully connected layer): the input is its one
-        # patch, so the graph is a Reshape and a MatMul, no Slice.
-        offsets, patches = [], [input]
     for offset in offsets:
         index = [slice(None), slice(None)]
         for i, k, d, s in zip(offset, kernel, dilation, stride):
@@ -77,7 +73,7 @@ def _trt_grouped_conv_patches(input, weight, bias=None, stride=1, padding=0, dil
     # Sizes read one at a time (each a traced size while exporting); a view computed inside an operator
     # (``unflatten``'s) would keep the traced numbers instead.
     batch, spatial = input.size(0), [patches[0].size(2 + axis) for axis in range(dims)]
-    per_group, count = int(weight.shape[1]), len(patches)
+    per_group, count = int(weight.shape[1]), len(offsets)
     # (N, C, K, L) -> (N, G, C/G * K, L): each group's channels with their kernel offsets, as the kernel lays
     # them out.
     columns = torch.stack(patches, 2).flatten(3)
