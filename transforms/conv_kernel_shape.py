@@ -297,27 +297,15 @@ computed at run time is parsed from TensorRT 8.5, see TRT724).""",
                 unsafe=True,
             ),
             Example(
-                "class TargetFC(nn.Module):\n"
-                "    def __init__(self, weight, bias):\n"
-                "        super().__init__()\n"
-                "        self.weight, self.bias = weight, bias\n"
-                "\n"
-                "    def forward(self, x):\n"
-                "        folded = x.view(-1, x.shape[0] * x.shape[1], x.shape[2], x.shape[3])\n"
-                "        weight = self.weight.flatten(0, 1)\n"
-                "        out = F.conv2d(folded, weight, self.bias.flatten(), groups=self.weight.shape[0])\n"
-                "        return out.view(x.shape[0], -1, x.shape[2], x.shape[3])\n",
-                "class TargetFC(nn.Module):\n"
-                "    def __init__(self, weight, bias):\n"
-                "        super().__init__()\n"
-                "        self.weight, self.bias = weight, bias\n"
-                "\n"
-                "    def forward(self, x):\n"
-                "        folded = x.view(-1, x.shape[0] * x.shape[1], x.shape[2], x.shape[3])\n"
-                "        weight = self.weight.flatten(0, 1)\n"
-                "        out = _trt_sized_groups_conv(F.conv2d, folded, weight, self.bias.flatten(), "
+                "def target_layer(self, x):\n"
+                "    folded = x.view(-1, x.shape[0] * x.shape[1], *x.shape[2:])\n"
+                "    out = F.conv2d(folded, self.weight.flatten(0, 1), groups=self.weight.shape[0])\n"
+                "    return out.view(x.shape[0], -1, *x.shape[2:])\n",
+                "def target_layer(self, x):\n"
+                "    folded = x.view(-1, x.shape[0] * x.shape[1], *x.shape[2:])\n"
+                "    out = _trt_sized_groups_conv(F.conv2d, folded, self.weight.flatten(0, 1), "
                 "groups=self.weight.shape[0])\n"
-                "        return out.view(x.shape[0], -1, x.shape[2], x.shape[3])\n",
+                "    return out.view(x.shape[0], -1, *x.shape[2:])\n",
                 unsafe=True,
             ),
         ),

@@ -342,12 +342,11 @@ class PerImageFC(torch.nn.Module):
         self.bias = bias
 
     def forward(self, feats):
-        folded = feats.view(-1, feats.shape[0] * feats.shape[1], feats.shape[2], feats.shape[3])
-        kernels = self.weight.view(self.weight.shape[0] * self.weight.shape[1], self.weight.shape[2],
-                                   self.weight.shape[3], self.weight.shape[4])
-        shifts = self.bias.view(self.bias.shape[0] * self.bias.shape[1])
+        n, c, h, w = feats.shape
+        folded = feats.view(-1, n * c, h, w)
+        kernels, shifts = self.weight.flatten(0, 1), self.bias.flatten()
         out = F.conv2d(input=folded, weight=kernels, bias=shifts, groups=self.weight.shape[0])
-        return out.view(feats.shape[0], self.weight.shape[1], feats.shape[2], feats.shape[3])
+        return out.view(n, -1, h, w)
 
 
 class Scorer(torch.nn.Module):
@@ -368,10 +367,8 @@ class Scorer(torch.nn.Module):
 #: The same with 3x3 per-image kernels over a ``reshape(1, -1, h, w)`` local, strided and padded.
 HYPER3 = HYPER.replace("def __init__(self, size=1)", "def __init__(self, size=3)").replace(
     "groups=self.weight.shape[0])", "groups=self.weight.shape[0], padding=1, stride=2)").replace(
-    "feats.view(-1, feats.shape[0] * feats.shape[1], feats.shape[2], feats.shape[3])",
-    "feats.reshape(1, -1, feats.shape[2], feats.shape[3])").replace(
-    "return out.view(feats.shape[0], self.weight.shape[1], feats.shape[2], feats.shape[3])",
-    "return out.view(feats.shape[0], self.weight.shape[1], out.shape[2], out.shape[3])")
+    "feats.view(-1, n * c, h, w)", "feats.reshape(1, -1, h, w)").replace(
+    "return out.view(n, -1, h, w)", "return out.view(n, -1, out.shape[2], out.shape[3])")
 
 
 def test_rewrite_text_batch_folded_into_the_input() -> None:
