@@ -119,6 +119,53 @@ def _names(node: cst.CSTNode) -> set[str]:
     return {sub.value for sub in walk(node) if type(sub) is cst.Name}
 
 
+def _is_int(node: cst.BaseExpression, value: int) -> bool:
+    """The literal ``value`` (``1``, ``-1``)."""
+    if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus:
+        return type(node.expression) is cst.Integer and node.expression.value == str(-value)
+    return type(node) is cst.Integer and node.value == str(value)
+
+
+def _shape_elements(call: cst.Call) -> list[cst.BaseExpression]:
+    """The sizes a ``t.view(...)``/``t.reshape(...)`` call gives, as written: its arguments, or the elements of
+    its one tuple or list (``(1, B * C) + x.shape[2:]`` gives ``1, B * C``)."""
+    args = [a.value for a in call.args]
+    if len(args) != 1:
+        return args
+    value = args[0]
+    if type(value) is cst.BinaryOperation and type(value.operator) is cst.Add:
+        value = value.left
+    if type(value) in (cst.Tuple, cst.List):
+        return [e.value for e in value.elements if type(e) is cst.Element]
+    return []
+
+
+def _folds_first_axis(node: cst.BaseExpression, batch: set[str]) -> bool:
+    """``t.view(1, B * C, H, W)``, ``t.view(-1, t.shape[0] * t.shape[1], H, W)`` or ``t.reshape(1, -1, H, W)``:
+    a tensor viewed as one sample whose channels are its first axis (the batch) times its channels."""
+    if type(node) is not cst.Call or type(node.func) is not cst.Attribute \
+            or node.func.attr.value not in ("view", "reshape"):
+        return False
+    sizes = _shape_elements(node)
+    if len(sizes) < 3:
+        return False
+    lead, channels = sizes[0], sizes[1]
+    reads_batch = _reads_first_axis(channels) or bool(_names(channels) & batch)
+    return (_is_int(lead, 1) or _is_int(lead, -1)) and reads_batch or _is_int(lead, 1) and _is_int(channels, -1)
+
+
+def _batch_folded_input(node: cst.BaseExpression, func: cst.FunctionDef, batch: set[str]) -> bool:
+    """``node`` folds a batch into the channels (:func:`_folds_first_axis`), or is a local the function
+    assigns from such a view."""
+    if _folds_first_axis(node, batch):
+        return True
+    if type(node) is not cst.Name:
+        return False
+    return any(type(sub) is cst.Assign and any(type(t.target) is cst.Name and t.target.value == node.value
+                                                for t in sub.targets) and _folds_first_axis(sub.value, batch)
+               for sub in walk(func.body))
+
+
 def _sized_names(func: cst.FunctionDef) -> set[str]:
     """Names the function assigns, directly or through other such names, from a tensor's size."""
     flows: list[tuple[list[str], cst.CSTNode]] = []
@@ -187,16 +234,22 @@ values); migrate's check at other sizes finds it and reverts the fix. A group co
 is the other form: per-sample kernels with the batch folded into the channels and the groups
 (timm's CondConv, `groups=self.groups * B` after `B, C, H, W = x.shape`, timm-3d's CondConv3d the
 same in 3-D; StyleGAN2's modulated convolution, `groups=b`, as GFPGAN's in spandrel; kornia's
-`filter2d`/`filter3d`, `groups=tmp_kernel.size(0)`, a kernel per sample times channels). ONNX
+`filter2d`/`filter3d`, `groups=tmp_kernel.size(0)`, a kernel per sample times channels; a hyper
+network's target layers, HyperIQA's `TargetFC`, whose group count `self.weight.shape[0]` is the batch
+of the per-image kernels the module was built with in forward: data, not a parameter). ONNX
 `Conv` takes the group count as an attribute, a constant: a graph traced at batch 2 refuses batch
 3 (or, where the shapes still fit, computes other values). Such a call, `F.conv1d/2d/3d` with a
 `groups` that reads `t.size(0)`, `t.shape[0]`, `len(t)` or a local assigned from one (the first
-name of `B, C, H, W = x.shape` or of `x.shape[:2]`), becomes `_trt_sized_groups_conv(F.conv3d, x,
+name of `B, C, H, W = x.shape` or of `x.shape[:2]`), or with a group count that is not a literal and
+an input that folds the batch into the channels (`x.view(-1, x.shape[0] * x.shape[1], h, w)`,
+`x.reshape(1, B * C, h, w)` or `x.reshape(1, -1, h, w)`, or a local assigned from one: a group per
+sample, whatever names the count), becomes `_trt_sized_groups_conv(F.conv3d, x,
 weight, ...)`, the call's own arguments after the function: outside the TorchScript exporter it
 calls the convolution; while that exporter traces, it computes the same convolution as the
 input's patches (zero padding, then one strided slice per kernel offset, constant bounds) times
-each group's kernel in one batched MatMul, with the group count read from the shapes (the input's
-channels over the kernel's second axis), so the graph follows the batch. Its values are the
+each group's kernel in one batched MatMul (a 1x1 kernel at stride 1: the input reshaped, one
+MatMul), with the group count read from the shapes (the input's channels over the kernel's second
+axis), so the graph follows the batch and holds no Conv whose kernel is data. Its values are the
 convolution's up to float32 summation order. Transposed convolutions with such groups keep the
 kernel wrapper only, and their graphs still refuse other batches (migrate's check reverts the fix;
 the manual step: a static batch). A group count from a size of another axis (`groups=channel`
@@ -243,6 +296,18 @@ computed at run time is parsed from TensorRT 8.5, see TRT724).""",
                 "    return out.view(B, out_channels, H, W)\n",
                 unsafe=True,
             ),
+            Example(
+                "def target_layer(self, x):\n"
+                "    folded = x.view(-1, x.shape[0] * x.shape[1], *x.shape[2:])\n"
+                "    out = F.conv2d(folded, self.weight.flatten(0, 1), groups=self.weight.shape[0])\n"
+                "    return out.view(x.shape[0], -1, *x.shape[2:])\n",
+                "def target_layer(self, x):\n"
+                "    folded = x.view(-1, x.shape[0] * x.shape[1], *x.shape[2:])\n"
+                "    out = _trt_sized_groups_conv(F.conv2d, folded, self.weight.flatten(0, 1), "
+                "groups=self.weight.shape[0])\n"
+                "    return out.view(x.shape[0], -1, *x.shape[2:])\n",
+                unsafe=True,
+            ),
         ),
         references=(
             "https://pytorch.org/docs/stable/generated/torch.nn.functional.conv2d.html",
@@ -276,16 +341,22 @@ computed at run time is parsed from TensorRT 8.5, see TRT724).""",
             params = {p.name.value for p in (*func.params.posonly_params, *func.params.params,
                                              *func.params.kwonly_params)} - {"self"}
         groups = argument(node, 6, "groups")
+        source = argument(node, 0, "input")
         if name in _FORWARD and groups is not None and func is not None and (
-                _reads_first_axis(groups.value) or _names(groups.value) & self._first_axis(func)):
+                _reads_first_axis(groups.value) or _names(groups.value) & self._first_axis(func)
+                # The batch folded into the input's channels, a group count that is not a literal: a group per
+                # sample whatever names it (HyperIQA's `groups=self.weight.shape[0]`, the kernels' batch).
+                or source is not None and type(groups.value) is not cst.Integer
+                and _batch_folded_input(source.value, func, self._first_axis(func))):
             # The batch folded into the groups (per-sample kernels): an ONNX Conv keeps its group count as a
             # constant, so the whole convolution becomes patches times kernels while the exporter traces.
             short = name.replace("torch.nn.functional.", "F.")
             call = cst.Call(func=cst.Name(GROUPED), args=[cst.Arg(value=node.func), *node.args])
             self.report(
                 node,
-                f"`{short}` with a group count computed from a tensor's first axis (the batch folded into the "
-                "groups, per-sample kernels): the exported Conv keeps the traced group count as a constant and "
+                f"`{short}` with a group count that follows the batch (read from a tensor's first axis, or the "
+                "batch folded into the input's channels: per-sample kernels): the exported Conv keeps the traced "
+                "group count as a constant and "
                 "refuses every other batch; compute it as patches times kernels while the TorchScript exporter "
                 "traces",
                 Fix({node: call}, safety=Safety.UNSAFE, helpers=(GROUPED,)),

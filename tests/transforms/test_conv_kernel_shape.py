@@ -324,3 +324,118 @@ def test_batch_folded_export_at_two_sizes(code: str, cls: str, shapes) -> None:
         x = torch.rand(shape) * 6 - 3
         got = torch.from_numpy(session.run(None, {"x": x.numpy()})[0])
         torch.testing.assert_close(got, load(code, cls)()(x), rtol=1e-4, atol=1e-5)
+
+
+#: HyperIQA's target layer (xinntao/facexlib@260620ae93990a300f4b16448df9bb459f1caba9
+#: facexlib/assessment/hyperiqa_net.py:277-298, after SSL-92/hyperIQA's models.py): the module is built in forward
+#: with the hyper network's per-image 1x1 kernels, the batch is folded into the channels and the group count is
+#: the kernels' first axis read through ``self`` (data, not a parameter).
+HYPER = '''
+import torch
+import torch.nn.functional as F
+
+
+class PerImageFC(torch.nn.Module):
+    def __init__(self, weight, bias):
+        super().__init__()
+        self.weight = weight
+        self.bias = bias
+
+    def forward(self, feats):
+        n, c, h, w = feats.shape
+        folded = feats.view(-1, n * c, h, w)
+        kernels, shifts = self.weight.flatten(0, 1), self.bias.flatten()
+        out = F.conv2d(input=folded, weight=kernels, bias=shifts, groups=self.weight.shape[0])
+        return out.view(n, -1, h, w)
+
+
+class Scorer(torch.nn.Module):
+    def __init__(self, size=1):
+        super().__init__()
+        g = torch.Generator().manual_seed(4)
+        self.size = size
+        self.to_weight = torch.nn.Parameter(torch.randn(4, 5 * 4 * size * size, generator=g) / 3)
+        self.to_bias = torch.nn.Parameter(torch.randn(4, 5, generator=g))
+
+    def forward(self, x):
+        pooled = x.mean((2, 3))
+        weight = (pooled @ self.to_weight).view(-1, 5, 4, self.size, self.size)
+        layer = PerImageFC(weight, pooled @ self.to_bias)
+        return layer(x)
+'''
+
+#: The same with 3x3 per-image kernels over a ``reshape(1, -1, h, w)`` local, strided and padded.
+HYPER3 = HYPER.replace("def __init__(self, size=1)", "def __init__(self, size=3)").replace(
+    "groups=self.weight.shape[0])", "groups=self.weight.shape[0], padding=1, stride=2)").replace(
+    "feats.view(-1, n * c, h, w)", "feats.reshape(1, -1, h, w)").replace(
+    "return out.view(n, -1, h, w)", "return out.view(n, -1, out.shape[2], out.shape[3])")
+
+
+def test_rewrite_text_batch_folded_into_the_input() -> None:
+    """A group count that names no size of the batch, with the batch folded into the input's channels."""
+    assert ("out = _trt_sized_groups_conv(F.conv2d, input=folded, weight=kernels, bias=shifts, "
+            "groups=self.weight.shape[0])") in rewrite(HYPER, unsafe=True)
+    assert ("out = _trt_sized_groups_conv(F.conv2d, input=folded, weight=kernels, bias=shifts, "
+            "groups=self.weight.shape[0], padding=1, stride=2)") in rewrite(HYPER3, unsafe=True)
+    for code in (HYPER, HYPER3):
+        once = rewrite(code, unsafe=True)
+        assert "_trt_conv_kernel(" not in strip_helpers(once)
+        assert rewrite(once, unsafe=True) == once
+        assert rewrite(code) == code  # unsafe
+
+
+@pytest.mark.parametrize("code", [
+    # Folded, but one group: the samples' channels mixed on purpose, a constant group count.
+    "import torch\nimport torch.nn.functional as F\ndef f(x, w):\n"
+    "    return F.conv2d(x.view(1, -1, x.shape[2], x.shape[3]), w, groups=1)\n",
+    "import torch\nimport torch.nn.functional as F\ndef f(x, w):\n"
+    "    return F.conv2d(x.reshape(1, -1, 4, 4), w)\n",
+    # Not folded: a group count of the module's own (a depthwise layer).
+    "import torch\nimport torch.nn.functional as F\nclass M(torch.nn.Module):\n    def forward(self, x):\n"
+    "        y = x.view(2, 4, 8, 8)\n        return F.conv2d(y, self.weight, groups=self.groups)\n",
+    # A view that keeps the batch first.
+    "import torch\nimport torch.nn.functional as F\nclass M(torch.nn.Module):\n    def forward(self, x):\n"
+    "        y = x.view(x.shape[0], -1, 8, 8)\n        return F.conv2d(y, self.weight, groups=self.groups)\n",
+])
+def test_folded_left_alone(code: str) -> None:
+    assert "TRT324" not in rules_found(code)
+    assert rewrite(code, unsafe=True) == code
+
+
+def _folded_inputs() -> list[torch.Tensor]:
+    """Batches 1, 2 and 5 with zeros, negatives and tiny and huge values."""
+    g = torch.Generator().manual_seed(5)
+    edge = torch.tensor([0.0, -0.0, -3.0, 2.5, 1e-30, -1e3]).repeat(5, 4, 6).view(5, 4, 6, 6)
+    return [torch.rand(2, 4, 6, 6, generator=g) * 4 - 2, torch.zeros(1, 4, 6, 6), -torch.rand(1, 4, 7, 5, generator=g),
+            edge, torch.randn(5, 4, 9, 8, generator=g)]
+
+
+@pytest.mark.parametrize("code", [HYPER, HYPER3])
+def test_batch_folded_input_eager_unchanged(code: str) -> None:
+    before, after = load(code, "Scorer")(), load(rewrite(code, unsafe=True), "Scorer")()
+    for x in _folded_inputs():
+        assert torch.equal(before(x), after(x))
+        x = x.clone().requires_grad_()
+        y = x.detach().clone().requires_grad_()
+        before(x).sum().backward()
+        after(y).sum().backward()
+        assert torch.equal(x.grad, y.grad)
+
+
+@pytest.mark.parametrize("code", [HYPER, HYPER3])
+def test_batch_folded_input_export(code: str) -> None:
+    """The original stops the TorchScript export; the rewritten graph, exported at batch 2, holds no Conv whose
+    kernel is computed and gives eager mode's values at batches 1, 2 and 5 on edge values."""
+    import onnx
+
+    example = torch.rand(2, 4, 6, 6)
+    with pytest.raises(Exception, match="kernel of unknown shape"):
+        _export(load(code, "Scorer")(), example)
+    model = load(rewrite(code, unsafe=True), "Scorer")()
+    graph = _export(model, example)
+    proto = onnx.load_from_string(graph)
+    assert not [n for n in proto.graph.node if n.op_type == "Conv"]
+    session = ort.InferenceSession(graph, providers=["CPUExecutionProvider"])
+    for x in _folded_inputs():
+        got = torch.from_numpy(session.run(None, {"x": x.numpy()})[0])
+        torch.testing.assert_close(got, load(code, "Scorer")()(x), rtol=1e-4, atol=1e-5)
