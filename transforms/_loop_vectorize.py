@@ -43,9 +43,13 @@ _VECTOR_MAKERS = {"Tensor": "get_default_dtype()", "FloatTensor": "float32", "te
 #: Modules whose ``floor``/``ceil`` of one number the translation takes (the names code binds them to).
 _MATH_MODULES = frozenset({"math", "np", "numpy"})
 #: Functions of one number (by qualified name) and their form over all iterations (append mode resolves names).
-_MATH_FUNCTIONS = {"math.sqrt": "{torch}.sqrt({value})", "math.ceil": "{torch}.ceil({value}).long()",
-                   "math.floor": "{torch}.floor({value}).long()", "math.exp": "{torch}.exp({value})",
-                   "math.log": "{torch}.log({value})"}
+#: The argument goes through ``as_tensor``: a name the body binds may hold a plain number while tracing (a size of
+#: the configuration, not of the input), which ``torch.sqrt`` refuses.
+_MATH_FUNCTIONS = {"math.sqrt": "{torch}.sqrt({torch}.as_tensor({value}))",
+                   "math.ceil": "{torch}.ceil({torch}.as_tensor({value})).long()",
+                   "math.floor": "{torch}.floor({torch}.as_tensor({value})).long()",
+                   "math.exp": "{torch}.exp({torch}.as_tensor({value}))",
+                   "math.log": "{torch}.log({torch}.as_tensor({value}))"}
 _COMPARISONS = {cst.LessThan: "<", cst.LessThanEqual: "<=", cst.GreaterThan: ">", cst.GreaterThanEqual: ">=",
                 cst.Equal: "==", cst.NotEqual: "!="}
 #: Prefix of every name the translation binds (reserved: no user's name starts with it).
@@ -279,6 +283,8 @@ class Vectorizer:
         if self.width is not None and self.width != width:
             raise Decline(f"`{self.append}` gets numbers and lists, or lists of different lengths")
         self.width = width
+        if any(type(n) is cst.Name and n.value == self.append for e in elements for n in walk(e)):
+            raise Decline(f"the list `{self.append}` is read inside the loop")
         values = [self._value(e) for e in elements]
         if any(v.rank for v in values):
             raise Decline(f"`{self.append}` gets a value that is not one number")

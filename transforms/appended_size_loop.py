@@ -170,6 +170,8 @@ TensorRT versions: all.""",
         if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1:
             return None
         uses = [n for n in walk(statement) if type(n) is cst.Name and n.value == acc]
+        if _rebinds(statement, acc):
+            uses = uses[1:]  # `priors = torch.tensor(priors)`: the name holds the tensor from here on (LFFD)
         if len(uses) != 1:
             return None
         for call in walk(statement):
@@ -220,13 +222,14 @@ TensorRT versions: all.""",
             elif type(node) is cst.AssignTarget:
                 bound.update(bound_names(node.target))
         inside = {id(n) for s in (init, loop, made) for n in walk(s)}
+        rebound = _rebinds(made, acc)
         seen = False
         for node in walk(function.body):
             if node is made:
                 seen = True
             if id(node) in inside or type(node) is not cst.Name:
                 continue
-            if node.value == acc or seen and node.value in bound:
+            if node.value == acc and not (seen and rebound) or seen and node.value in bound - {acc}:
                 return True
         return False
 
@@ -280,6 +283,8 @@ class _State:
             if appended is not None:
                 # appended once, outside any loop over sizes: its numbers as written, a part of their own
                 numbers, width = appended
+                if any(_mentions(n, self.acc) for n in numbers):
+                    raise Decline(f"the list `{self.acc}` is read inside the loop")
                 self._width(width)
                 values = ", ".join(code_of(n).strip() for n in numbers)
                 lines.append(f"{indent}_trt_append_rows({PREFIX}parts, [{values}], None)")
@@ -342,6 +347,15 @@ def _empty_list(statement: cst.BaseStatement) -> str | None:
             or target.value.startswith(PREFIX):
         return None
     return target.value
+
+
+def _rebinds(statement: cst.BaseStatement, name: str) -> bool:
+    """Is ``statement`` ``name = <value>`` (the list's name bound to the tensor made of it)?"""
+    if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1:
+        return False
+    small = statement.body[0]
+    return type(small) is cst.Assign and len(small.targets) == 1 and type(small.targets[0].target) is cst.Name \
+        and small.targets[0].target.value == name
 
 
 def _indexes(variable: str, suite: cst.BaseSuite) -> bool:
