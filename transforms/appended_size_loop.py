@@ -94,6 +94,10 @@ TensorRT versions: all.""",
         ),
         examples=(
             Example(
+                "from itertools import product\n"
+                "from math import ceil\n"
+                "\n"
+                "\n"
                 "def priors(sizes, steps, h, w):\n"
                 "    anchors = []\n"
                 "    for k, step in enumerate(steps):\n"
@@ -101,17 +105,19 @@ TensorRT versions: all.""",
                 "            for size in sizes[k]:\n"
                 "                anchors += [(j + 0.5) * step / w, (i + 0.5) * step / h, size / w, size / h]\n"
                 "    return torch.Tensor(anchors).view(-1, 4)\n",
+                "from itertools import product\n"
+                "from math import ceil\n"
                 "def priors(sizes, steps, h, w):\n"
                 "    if _trt_tracing():\n"
                 "        _trt_parts = []\n"
                 "        for k, step in enumerate(steps):\n"
-                "            _trt_size_i = ceil(h / step)\n"
-                "            _trt_size_j = ceil(w / step)\n"
+                "            _trt_size_i = _trt_size_ceil(h / step)\n"
+                "            _trt_size_j = _trt_size_ceil(w / step)\n"
                 "            _trt_i = torch.arange(_trt_size_i).view(-1, 1).expand(_trt_size_i, _trt_size_j)\n"
                 "            _trt_j = torch.arange(_trt_size_j).view(1, -1).expand(_trt_size_i, _trt_size_j)\n"
                 "            _trt_row1 = []\n"
                 "            for size in sizes[k]:\n"
-                "                _trt_row1.extend([((((_trt_j + 0.5)) * step) / w), ((((_trt_i + 0.5)) * step) / h), "
+                "                _trt_row1.extend([(((_trt_j + 0.5) * step) / w), (((_trt_i + 0.5) * step) / h), "
                 "(size / w), (size / h)])\n"
                 "            _trt_append_rows(_trt_parts, _trt_row1, _trt_i)\n"
                 "        return _trt_appended(_trt_parts, torch.get_default_dtype(), 0).view(-1, 4)\n"
