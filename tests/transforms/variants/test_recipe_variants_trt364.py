@@ -79,13 +79,22 @@ def test_rewritten_from_the_code_alone_exports_and_equals_eager(name: str, tmp_p
     assert any(Path(f).name == path.name for f, _, _ in traced), traced  # the trace says where it baked
     new_source, rewritten = _rewritten(name, tmp_path, rules, module, traced)
     assert new_source.count("if _trt_tracing():") == 1 and "_trt_append_rows(" in new_source, new_source
-    with pytest.raises((AssertionError, Exception)):  # noqa: B017 - the example's priors: other values or shapes
-        for label, inputs in _sets(name).items():
-            assert_graph_within(before, original, inputs, 1e-6, label)
-    session, _ = export_variant(rewritten, example, module.DYNAMIC, tmp_path / "after.onnx", tmp_path)
-    for label, inputs in {"example": example, **_sets(name)}.items():
-        assert_graph_within(session, original, inputs, 1e-6, label)
-    assert_eager_unchanged(original, rewritten, {"example": example, **_sets(name)})
+    after, _ = export_variant(rewritten, example, module.DYNAMIC, tmp_path / "after.onnx", tmp_path)
+    sets = {"example": example, **_sets(name)}
+    # the original graph holds the example's priors: right there, wrong (other values or shapes) at some other size
+    missed = [label for label, inputs in sets.items() if not _matches(before, original, inputs, label)]
+    assert missed and "example" not in missed, missed
+    for label, inputs in sets.items():
+        assert_graph_within(after, original, inputs, 1e-6, label)
+    assert_eager_unchanged(original, rewritten, sets)
+
+
+def _matches(session, model, inputs: tuple, label: str) -> bool:
+    try:
+        assert_graph_within(session, model, inputs, 1e-6, label)
+    except Exception:  # noqa: BLE001 - a wrong value, a wrong shape or a refusal by ONNX Runtime
+        return False
+    return True
 
 
 @pytest.mark.parametrize("name", list(VARIANTS))
