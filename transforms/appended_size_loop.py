@@ -64,16 +64,18 @@ RetinaFace's priors for a dynamic height and width are the example's priors at e
 constant of the example's count: the graph's boxes are wrong, or its shapes fail, at any other
 size.
 
-The rewrite: `if _trt_tracing(): <the list as one computation> else: <the three statements,
-unchanged>`. While tracing, each loop over sizes is one computation: each loop variable an index
+The rewrite: `if not torch.jit.is_scripting() and _trt_tracing(): <the list as one computation>
+else: <the three statements, unchanged>` (TorchScript compiles only the `else`: the loop scripts
+wherever it did). While tracing, each loop over sizes is one computation: each loop variable an index
 tensor along its own axis (`torch.arange(n).view(-1, 1).expand(a, b)`), each number the body
 computes a tensor over all iterations (a number the same for every iteration stays a number),
 each iteration's appended numbers a row that `_trt_append_rows` stacks along a last axis and
 flattens in row-major order, which is the loop's order. Python loops over iterables the same for
 every iteration stay Python loops, so their iterations' parts come in order; `_trt_appended` joins
 the parts and gives the constructor's dtype (`torch.Tensor`: the default float type;
-`torch.tensor`: the numbers' own, floats in the default float type). Eager code, scripting (the
-flag is false), fx and `torch.compile` run the loop.
+`torch.tensor`: the numbers' own, floats in the default float type). A trip count rounded from a
+size (`range(ceil(h / step))`) takes TRT712's `_trt_size_ceil`, which stays traced. Eager code,
+scripting, fx and `torch.compile` run the loop.
 
 Fix safety: unsafe; the assumption is that the numbers computed as float tensors over all
 iterations equal the Python floats rounded into the tensor at the end (in the last bit they may
@@ -108,7 +110,7 @@ TensorRT versions: all.""",
                 "from itertools import product\n"
                 "from math import ceil\n"
                 "def priors(sizes, steps, h, w):\n"
-                "    if _trt_tracing():\n"
+                "    if not torch.jit.is_scripting() and _trt_tracing():\n"
                 "        _trt_parts = []\n"
                 "        for k, step in enumerate(steps):\n"
                 "            _trt_size_i = _trt_size_ceil(h / step)\n"
@@ -161,7 +163,10 @@ TensorRT versions: all.""",
             except cst.ParserSyntaxError:
                 continue  # a trip count or value written so that it cannot stand where the code puts it
             kept = cst.Else(body=cst.IndentedBlock(body=[body[index - 1].with_changes(leading_lines=()), loop, made]))
-            rewritten = cst.If(test=cst.parse_expression(f"{TRACING_HELPER}()"),
+            # `torch.jit.is_scripting()` first: TorchScript compiles only the loop (the branch's Python lists of
+            # numbers and tensors would not compile where the loop did)
+            test = f"not {self.context.torch_name()}.jit.is_scripting() and {TRACING_HELPER}()"
+            rewritten = cst.If(test=cst.parse_expression(test),
                                body=cst.IndentedBlock(body=tracing), orelse=kept,
                                leading_lines=body[index - 1].leading_lines)
             fix = Fix({body[index - 1]: cst.RemovalSentinel.REMOVE, loop: rewritten,

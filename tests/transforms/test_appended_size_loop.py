@@ -208,3 +208,29 @@ def test_exported_graph_follows_the_sizes(programs, name: str, tmp_path) -> None
         want = _Sized(before, name)(x)
         [got] = session.run(None, {"x": x.numpy()})
         assert_same(want, torch.from_numpy(got), atol=1e-6)
+
+
+SCRIPTED = '''
+from typing import List
+
+import torch
+
+
+def centres(h: int, w: int) -> torch.Tensor:
+    points: List[float] = []
+    for i in range(h // 4):
+        for j in range(w // 4):
+            points.append(j * 4 + 2.0)
+            points.append(i * 4 + 2.0)
+    return torch.tensor(points).view(-1, 2)
+'''
+
+
+def test_scripting_compiles_only_the_loop(tmp_path) -> None:
+    """A loop that scripts still scripts: TorchScript skips the branch under `not torch.jit.is_scripting()`."""
+    after = rewrite(SCRIPTED, select=("TRT364",), unsafe=True)
+    assert "    if not torch.jit.is_scripting() and _trt_tracing():\n" in after
+    before_scripted = torch.jit.script(import_source(SCRIPTED, tmp_path)["centres"])
+    after_scripted = torch.jit.script(import_source(after, tmp_path)["centres"])
+    for h, w in [(9, 13), (3, 8), (0, 0), (16, 4)]:
+        assert_same(before_scripted(h, w), after_scripted(h, w))
