@@ -320,6 +320,24 @@ class Vectorizer:
         self._emit(f"{name} = [{element} for {variable} in {items}]")
         self._lists.add(name)
 
+    def _as_written(self, node: cst.BaseExpression) -> str:
+        """``node``'s code; in append mode with ``math`` functions of numbers as tensor functions, since a number
+        the same for every iteration may be a traced size (`sqrt(s_k * big / side)`): `math.sqrt` would read it."""
+        if self.append is None or self.resolve is None:
+            return code_of(node).strip()
+        vectorizer = self
+
+        class Calls(cst.CSTTransformer):
+            def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+                qualified = vectorizer.resolve(original.func) if len(updated.args) == 1 \
+                    and updated.args[0].keyword is None and not updated.args[0].star else None
+                if qualified not in _MATH_FUNCTIONS:
+                    return updated
+                value = code_of(updated.args[0].value).strip()
+                return cst.parse_expression(_MATH_FUNCTIONS[qualified].format(torch=vectorizer.torch, value=value))
+
+        return code_of(node.visit(Calls())).strip()
+
     def _number(self, node: cst.BaseExpression) -> str:
         value = self._value(node)
         if value.rank:
@@ -335,6 +353,11 @@ class Vectorizer:
             e.value for e in node.target.elements] if type(node.target) is cst.Tuple else []
         if not targets or any(type(t) is not cst.Name for t in targets):
             raise Decline("a loop whose target is not names")
+        loop = range_loop(node, products=True)
+        if loop is not None and not any(type(n) is cst.SubscriptElement and any(
+                type(m) is cst.Name and m.value in loop[0] for m in walk(n)) for n in walk(node.body)):
+            # a loop over sizes inside the nest, apart from it: a Python loop would keep the example's count
+            raise Decline("a loop over sizes inside the nest, not nested directly")
         names = [t.value for t in targets]
         # a name a loop of this body bound before may be bound again by another (FaceBoxes' two `product` loops)
         taken = set(self.nest.variables) | self._lists | set(self._aliases) | self._written | (
@@ -421,6 +444,13 @@ class Vectorizer:
         if name in self.nest.variables or name in self._written or name in self._outside_reads \
                 or name.startswith(PREFIX):
             raise Decline(f"`{name}` carries a value from one iteration to the next")
+        if self.append is not None and operator is None and not isinstance(value, Value) \
+                and not self._batched(value) and not self._masks and name not in self._lists:
+            # the same for every iteration (`sizes = self.min_sizes[k]`, `s_k = size / side`): Python code, as
+            # written, read as written (a loop may go over it)
+            self._emit(f"{name} = {self._as_written(value)}")
+            self._locals.pop(name, None)
+            return
         alias = self._alias(value) if operator is None and not isinstance(value, Value) else None
         if alias is not None:
             if self._masks or name in self._locals:
@@ -507,8 +537,8 @@ class Vectorizer:
             return Value(node.value, 0, batched=False)
         if kind is cst.Name:
             return self._name(node.value)
-        if not self._batched(node):
-            return Value(f"({code_of(node).strip()})", 0, batched=False)  # the same for every iteration: as written
+        if not self._batched(node):  # the same for every iteration: as written
+            return Value(f"({self._as_written(node)})", 0, batched=False)
         if kind is cst.Subscript:
             return self._subscript(node)
         if kind is cst.BinaryOperation:

@@ -3,7 +3,7 @@
 The rewrite text (prior boxes with ``ceil`` counts, a list of lists of integers, ``extend`` with ``sqrt``
 and a ``dtype``, a grid whose rows can be none), what it leaves (an ``if`` on an iteration's value, the
 list read in the loop or used after it, appends of different lengths, a loop variable read after the
-loop, loops over fixed iterables only), eager mode (the loop itself, bit for bit, exceptions included)
+loop, a loop over sizes inside the nest apart from it, loops over fixed iterables only), eager mode (the loop itself, bit for bit, exceptions included)
 and the traced and exported graphs against eager mode at sizes that round up, round to nothing and
 differ from the example's.
 """
@@ -97,6 +97,15 @@ def variable_after(n):
         acc += [i]
     out = torch.Tensor(acc)
     return out, i
+
+
+def inner_sizes(n, m):
+    acc = []
+    for i in range(n):
+        for s in (1, 2):
+            for j in range(m):
+                acc += [i, s, j]
+    return torch.Tensor(acc)
 
 
 def fixed_only(sizes):
