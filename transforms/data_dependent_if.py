@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import bound_names, code_of, helper_call, method_call, short_code, strip_parens, walk
+from trtcodemod.astutil import (
+    bound_names, children, code_of, helper_call, method_call, not_variables, short_code, strip_parens, walk,
+)
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.transforms._branch_building import (
     _aliasing_mutated, _storage_root, call_args, _assign, bound_before, branch_assignments, branch_temporaries,
@@ -84,22 +86,42 @@ A branch's own temporary (`clamp_value = torch.finfo(h.dtype).max - 1000`, then
 `h = torch.clamp(h, -clamp_value, clamp_value)`: a name that appears nowhere else in the
 function and reads nothing the branch assigned before it) is computed before the selects,
 as a plain assignment.
-An early return, `if C: return A` as a statement of the function's own body with no `else`, `A` a
-name or an attribute (what the `if` hands back as it is), followed by the rest of the function
-ending in `return B`, is rewritten otherwise (oflibpytorch's `apply_flow`: `if
-all(is_zero_flow(flow, thresholded=True)): return target` before the warp): the condition goes into
-a fresh local (the built-ins `all`/`any` of it through `_trt_all`/`_trt_any`, which reduce a 1-D
-tensor in the graph while tracing instead of reading each element), the `if` reads it through
-`_trt_shortcut_taken` (its truth, as `if` reads it, in eager mode and scripted; False while a trace
-meets a one-element tensor), `A` is kept in a second local, and each `return B` after it returns
-`_trt_shortcut_select(cond, A, B)`: `B` in eager mode (the shortcut was not taken there), and while
-tracing `torch.where(cond, A, B)` for tensors of one shape and dtype (tuples and lists of them element
-by element); anything else reads the condition as before, so the trace keeps the example's way with its
-warning and nothing is hidden. Eager mode runs the original code: the same values, the very tensor `A`,
-the same exceptions and cost. Not rewritten: a value the early return computes, an `if` inside a
-block, a bare `return` after it, generators, a condition built with `not`/`and`/`or` or a Python value,
-and a rest that writes in place to `A`'s name or a name bound to it or a view of it (which would change
-the kept value; a write inside a called function is not seen).
+An early return, `if C: return A` as a statement of the function's own body with no `else`, followed
+by the rest of the function ending in `return B`, is rewritten otherwise (oflibpytorch's
+`apply_flow`: `if all(is_zero_flow(flow, thresholded=True)): return target` before the warp): the
+condition goes into a fresh local (the built-ins `all`/`any` of it through `_trt_all`/`_trt_any`,
+which reduce a 1-D tensor in the graph while tracing instead of reading each element; `not` of it
+through `_trt_not`, `torch.logical_not` of a tensor, which `if` reads as it read `not`: pyro's `if
+not near_hole.any():`), the `if` reads it through `_trt_shortcut_taken` (its truth, as `if` reads
+it, in eager mode and scripted; False while a trace meets a one-element tensor), `A` is kept in a
+second local (a name or an attribute as it is; a value the early return computes, such as
+torchmetrics' `tensor(0.0, device=preds.device)` or pyro's `super().log_prob(value)`, only while
+tracing: `A if _trt_tracing() else None`, so eager mode and scripts compute it only where they
+return it), and each `return B` after it returns `_trt_shortcut_select(cond, A, B)`: `B` in eager
+mode (the shortcut was not taken there), and while tracing `torch.where(cond, A, B)` for tensors of
+one shape and dtype (tuples and lists of them element by element); anything else reads the condition
+as before, so the trace keeps the example's way with its warning and nothing is hidden. A static
+test `or`-ed in front (MONAI's `if not self.gaussian or torch.count_nonzero(t) == 0: return t`)
+keeps its own `if S: return A` before the shortcut on the rest: Python decides it alike on every
+input. Eager mode runs the original code (`not` of a tensor as one `logical_not`): the same values,
+the very tensor `A`, the same exceptions and cost. Not rewritten: an `if` inside a block, `return
+None` (no graph returns None on some inputs only), a bare `return` after it, generators, a condition
+built with `and`, with `or` after a tensor, or a Python value (`.item()`), a computed value that
+writes in place, assigns or prints (the trace would do it where it is not returned), and a rest that
+writes in place to `A`'s name (or, for a computed `A`, to a name it reads) or a name bound to it or
+a view of it (which would change the kept value; a write inside a called function is not seen).
+An emptiness guard over writes through a mask, `if M.any():` (or `torch.any(M)`) with no `else`
+whose body only writes through `M` (`out[M] = f(x[M])`, `out[M, 0] = ...`, `out[M] += ...`) and
+binds temporaries that no later read sees before binding them again (kornia's `_modified_bessel_0`:
+`if idx_a.any(): y = ...; out[idx_a] = ...`, then the same for `idx_b`), `M` visibly a bool tensor
+at every binding (a comparison, `~`, `&`, `torch.logical_*`, `isfinite`...; `.any()` of integer
+indices is False for index 0, which a write would still reach), and the `if` in no loop, reads its
+test through `_trt_masked_taken`: its truth, as `if` reads it, in eager mode and scripted; True
+while a trace meets a one-element tensor, so the graph keeps the writes, which write nothing where
+the mask is empty (before, a trace whose example left the mask empty dropped them for every input).
+It assumes the body runs on an empty selection without raising (elementwise arithmetic does; `max`
+of nothing, or a helper that checks its input's size, may not) and that what it calls has no effect
+besides its value.
 Anything else (calls with side effects, `return`, `raise`, attribute or item assignment,
 other branch statements that read each other's results, string or `None` values, a name
 assigned in only some branches that may be `None` before the `if` (a parameter defaulting to
@@ -156,7 +178,8 @@ that no alias of a branch value is changed in place later. In the contract's ter
 
 For an early return, the trace computes the rest of the function on every input, the shortcut's
 inputs included: the rest must not raise there (a check it makes that the shortcut skipped), and the
-graph's cost is the rest's. The graph returns the shortcut's value where the condition holds only where
+graph's cost is the rest's (and a computed shortcut's, which must not raise there either). The graph
+returns the shortcut's value where the condition holds only where
 the trace saw both values with one shape and dtype: a shortcut that returns a tensor of another shape at
 other sizes (a batch of one where the rest broadcasts to many) is selected broadcast.
 
@@ -234,6 +257,25 @@ class Warp(nn.Module):
 """,
                 unsafe=True,
             ),
+            Example(
+                """\
+class Precision(nn.Module):
+    def forward(self, preds, target):
+        if not target.sum():
+            return torch.zeros((), device=preds.device)
+        return (preds * target).sum() / target.sum()
+""",
+                """\
+class Precision(nn.Module):
+    def forward(self, preds, target):
+        _trt_cond = _trt_not(target.sum())
+        if _trt_shortcut_taken(_trt_cond):
+            return torch.zeros((), device=preds.device)
+        _trt_shortcut = torch.zeros((), device=preds.device) if _trt_tracing() else None
+        return _trt_shortcut_select(_trt_cond, _trt_shortcut, (preds * target).sum() / target.sum())
+""",
+                unsafe=True,
+            ),
         ),
         references=_REFERENCES,
     )
@@ -281,13 +323,20 @@ class Warp(nn.Module):
             message += " (observed: the recorded run read a tensor value in this condition)"
         fix, reason = None, "not every condition is data-dependent" if not all(dependent) else None
         shortcut = reason is None and len(tests) == 1 and else_body is None and _returned(bodies[0]) is not None
+        guarded = None if shortcut or reason is not None or len(tests) != 1 or else_body is not None \
+            else self._masked_guard(node, tests[0], bodies[0])
         if shortcut:
             fix, reason = self._shortcut(node, tests[0], bodies[0])
+        elif guarded is not None:
+            fix = guarded
         elif reason is None:
             fix, reason = self._vectorize(node, tests, bodies, else_body)
         if fix is not None and shortcut:
             self.report(node, message + "; the trace computes the rest of the function and selects the early "
                         "return's value with torch.where where the condition holds", fix)
+        elif fix is not None and guarded is not None:
+            self.report(node, message + "; the trace records the writes through the mask, which write nothing "
+                        "where it is empty", fix)
         elif fix is not None:
             self.report(node, message + "; select the assigned values with torch.where", fix)
         else:
@@ -372,8 +421,13 @@ class Warp(nn.Module):
         if not any(s is node for s in statements):
             return None, "the early return is inside a block, not a statement of the function's own body"
         value = _returned(body)
-        if not _plain_reference(value):
-            return None, "the early return's value is computed (only a name or attribute is kept as it is)"
+        if type(strip_parens(value)) is cst.Name and value.value == "None":
+            return None, "the early return hands back None, which no graph returns on some inputs only"
+        computed = not _plain_reference(value)
+        if computed:
+            effect = _computing_effect(value)
+            if effect:
+                return None, f"the early return's value {effect}, which the trace would do where it is not returned"
         rest = statements[[i for i, s in enumerate(statements) if s is node][0] + 1:]
         if not rest or _returned(rest[-1]) is None:
             return None, "the function does not end in `return value` after the early return"
@@ -382,9 +436,19 @@ class Warp(nn.Module):
             return None, "a `return` after it returns nothing"
         if any(type(n) in (cst.Yield, cst.Await) for n in _own_nodes(statements)):
             return None, "the function is a generator or a coroutine"
-        written = _written_in_place(rest, value)
-        if written:
-            return None, f"the rest writes a tensor in place (`{written}`), which could change the early return's value"
+        # A kept name must not change under the rest; a computed value is computed before the rest (while
+        # tracing), where the `return` would have computed it, so only what it reads must stay as it was.
+        for kept in [value, *(cst.Name(n) for n in sorted(read_names(value)) if computed)]:
+            written = _written_in_place(rest, kept)
+            if written:
+                return None, (f"the rest writes a tensor in place (`{written}`), which could change the early "
+                              "return's value")
+        # `if S or C: return A` with S static (`not self.gaussian or torch.count_nonzero(t) == 0`) is
+        # `if S: return A` and then the shortcut on C: Python decides S alike on every input.
+        test, guard = strip_parens(test), None
+        if type(test) is cst.BooleanOperation and type(test.operator) is cst.Or \
+                and not self.evident(self.current_facts(), test.left)[0]:
+            guard, test = test.left, strip_parens(test.right)
         condition = self._shortcut_condition(test)
         if condition is None:
             return None, ("the condition reads a Python value (`not`, `and`, `.item()`, `int()`...), which a trace "
@@ -395,17 +459,129 @@ class Warp(nn.Module):
         early = next(name for name in (f"_trt_shortcut{'' if i == 1 else f'_{i}'}" for i in range(1, 100))
                      if name not in used)
         taken = node.with_changes(test=helper_call(_TAKEN, cst.Name(cond)), leading_lines=())
+        if computed:
+            # Computed only while tracing: eager mode and scripting compute it only where it is returned.
+            helpers = (*helpers, _TRACING)
+            kept_value: cst.BaseExpression = cst.IfExp(test=cst.Call(func=cst.Name(_TRACING)),
+                                                       body=_grouped(strip_parens(value)), orelse=cst.Name("None"))
+        else:
+            kept_value = value
         statements_out = [_assign(cond, converted).with_changes(leading_lines=node.leading_lines), taken,
-                          _assign(early, value)]
+                          _assign(early, kept_value)]
+        if guard is not None:
+            statements_out[0] = statements_out[0].with_changes(leading_lines=())
+            statements_out.insert(0, node.with_changes(test=guard, body=body.deep_clone()))
         changes: dict[cst.CSTNode, cst.CSTNode] = {node: cst.FlattenSentinel(statements_out)}
         for ret in returns:
-            changes[ret] = ret.with_changes(value=helper_call(_SELECT, cst.Name(cond), cst.Name(early), ret.value))
+            changes[ret] = ret.with_changes(value=helper_call(_SELECT, cst.Name(cond), cst.Name(early),
+                                                              _grouped(ret.value)))
         return Fix(changes, safety=Safety.UNSAFE, helpers=(_TAKEN, _SELECT, *helpers)), ""
 
+    def _masked_guard(self, node: cst.If, test: cst.BaseExpression, body: cst.BaseSuite) -> Fix | None:
+        """``if M.any():`` (or ``torch.any(M)``) over writes through ``M`` (``out[M] = f(x[M])``) and the
+        branch's own temporaries: where ``M`` is empty they write nothing, so the trace may record them on
+        every input; the ``if`` reads its test through ``_trt_masked_taken`` (True while tracing a tensor)."""
+        test = strip_parens(test)
+        mask = None
+        if type(test) is cst.Call and not test.args and type(test.func) is cst.Attribute \
+                and test.func.attr.value == "any":
+            mask = strip_parens(test.func.value)
+        elif type(test) is cst.Call and len(test.args) == 1 and not test.args[0].keyword and not test.args[0].star \
+                and "torch.any" in self.context.qualified_names(test.func):
+            mask = strip_parens(test.args[0].value)
+        if type(mask) is not cst.Name or type(body) is not cst.IndentedBlock or not self._bool_mask(mask.value):
+            return None  # `.any()` of integer indices is False for index 0, which a write would still reach
+        function = self.context.function
+        temporaries: set[str] = set()
+        for statement in body.body:
+            if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1:
+                return None
+            small = statement.body[0]
+            if type(small) is cst.Assign and len(small.targets) == 1:
+                target, value = small.targets[0].target, small.value
+            elif type(small) is cst.AugAssign:
+                target, value = small.target, small.value
+            else:
+                return None
+            if _computing_effect(value) or any(type(n) is cst.Lambda for n in walk(value)):
+                return None
+            if type(target) is cst.Name and type(small) is cst.Assign:
+                if target.value == mask.value:
+                    return None
+                temporaries.add(target.value)
+                continue
+            if type(target) is not cst.Subscript or not target.slice:
+                return None
+            first = target.slice[0].slice
+            if type(first) is not cst.Index or type(strip_parens(first.value)) is not cst.Name \
+                    or strip_parens(first.value).value != mask.value or read_names(target.value) & temporaries:
+                return None
+        if not any(type(s.body[0]) is not cst.Assign or type(s.body[0].targets[0].target) is not cst.Name
+                   for s in body.body):
+            return None  # only temporaries: nothing is written through the mask
+        if temporaries and not _rebound_before_read(function, node, temporaries):
+            return None  # a later read would see what the trace computed from an empty selection
+        guard = node.with_changes(test=helper_call(_MASKED, test))
+        return Fix({node: guard}, safety=Safety.UNSAFE, helpers=(_MASKED,))
+
+    def _bool_mask(self, name: str, seen: frozenset[str] = frozenset()) -> bool:
+        """Whether every binding of ``name`` in the function is visibly a bool tensor: a comparison, ``~``,
+        ``&``/``|``/``^`` or ``torch.logical_*``/``bitwise_*`` of such, ``isfinite``/``isnan``/``isinf``,
+        ``.bool()``; a parameter or anything else is not."""
+        if name in seen or len(seen) > 8:
+            return False
+        values = [value for target, value in self.index(self.context.function).pairs
+                  if type(target) is cst.Name and target.value == name]
+        if not values or any(type(target) is not cst.Name and name in bound_names(target)
+                             for target, _ in self.index(self.context.function).pairs):
+            return False
+
+        def boolean(node: cst.BaseExpression) -> bool:
+            node = strip_parens(node)
+            if type(node) is cst.Comparison:
+                return len(node.comparisons) == 1 and type(node.comparisons[0].operator) in (
+                    cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
+            if type(node) is cst.UnaryOperation and type(node.operator) is cst.BitInvert:
+                return boolean(node.expression)
+            if type(node) is cst.BinaryOperation and type(node.operator) in (cst.BitAnd, cst.BitOr, cst.BitXor):
+                return boolean(node.left) and boolean(node.right)
+            if type(node) is cst.Name:
+                return self._bool_mask(node.value, seen | {name})
+            if type(node) is cst.Call:
+                names = self.context.qualified_names(node.func)
+                last = {n.rsplit(".", 1)[-1] for n in names if n.startswith("torch.")}
+                if last & {"isfinite", "isnan", "isinf", "isneginf", "isposinf", "logical_not"}:
+                    return True
+                if last & {"logical_and", "logical_or", "logical_xor"}:
+                    return True
+                if last & {"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not"}:
+                    return all(boolean(a.value) for a in node.args if a.keyword is None)
+                parts = method_call(node) if not names else None
+                return parts is not None and parts[1] in {"isfinite", "isnan", "isinf", "bool", "logical_not"}
+            return False
+
+        return all(boolean(value) for value in values)
+
     def _shortcut_condition(self, test: cst.BaseExpression) -> tuple[cst.BaseExpression, tuple[str, ...]] | None:
-        """The condition with the built-ins ``all``/``any`` read through their helpers (a 0-d tensor while
-        tracing), or None where it stays a Python value in a trace."""
+        """The condition with the built-ins ``all``/``any`` and ``not`` read through their helpers (a 0-d
+        tensor while tracing), or None where it stays a Python value in a trace."""
         helpers: list[str] = []
+
+        def convert(expression: cst.BaseExpression) -> cst.BaseExpression | None:
+            if type(expression) is cst.UnaryOperation and type(expression.operator) is cst.Not:
+                inner = convert(strip_parens(expression.expression))
+                if inner is None:
+                    return None
+                helpers.append(_NOT)
+                return helper_call(_NOT, inner).with_changes(lpar=expression.lpar, rpar=expression.rpar)
+            return self._shortcut_operand(expression, helpers)
+
+        converted = convert(strip_parens(test))
+        return None if converted is None else (converted, tuple(dict.fromkeys(helpers)))
+
+    def _shortcut_operand(self, test: cst.BaseExpression, helpers: list[str]) -> cst.BaseExpression | None:
+        """One operand of an early return's condition with ``all``/``any`` read through their helpers, or None
+        where it stays a Python value in a trace."""
 
         class Builtins(cst.CSTTransformer):
             def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
@@ -431,8 +607,7 @@ class Warp(nn.Module):
                             or len(n.args) != 1 or n.args[0].keyword is not None or n.args[0].star:
                         return None
                     wanted.add(id(n))
-        converted = strip_parens(test).visit(Builtins())
-        return converted, tuple(dict.fromkeys(helpers))
+        return test.visit(Builtins())
 
     def _condition(self, test: cst.BaseExpression) -> cst.BaseExpression | None:
         """The condition as a bool tensor expression, or None when it stays a Python value."""
@@ -473,7 +648,9 @@ class Warp(nn.Module):
 
 
 #: The helpers an early return's rewrite calls (``trtcodemod/helpers/tracing.py``).
-_TAKEN, _SELECT = "_trt_shortcut_taken", "_trt_shortcut_select"
+_TAKEN, _SELECT, _TRACING, _NOT = "_trt_shortcut_taken", "_trt_shortcut_select", "_trt_tracing", "_trt_not"
+#: The helper of an emptiness guard over writes through a mask.
+_MASKED = "_trt_masked_taken"
 #: Built-ins that iterate a tensor and read each element: their helpers reduce it in the graph.
 _ITERATED = {"all": "_trt_all", "any": "_trt_any"}
 
@@ -498,6 +675,64 @@ def _plain_reference(value: cst.BaseExpression | None) -> bool:
     while type(value) is cst.Attribute:
         value = strip_parens(value.value)
     return type(value) is cst.Name
+
+
+def _rebound_before_read(function: cst.FunctionDef, node: cst.If, names: set[str]) -> bool:
+    """Whether every read of ``names`` outside ``node`` comes after a statement of its own block, itself after
+    ``node``, that binds the name again (kornia's ``y`` of one ``if mask.any():`` reused by the next), and
+    ``node`` is in no loop: then what ``node``'s body left in them is never read."""
+    parents: dict[int, cst.CSTNode] = {}
+    for parent in walk(function):
+        for child in children(parent):
+            parents[id(child)] = parent
+    up = parents.get(id(node))
+    while up is not None and up is not function:
+        if type(up) in (cst.For, cst.While):
+            return False
+        up = parents.get(id(up))
+    order = {id(n): i for i, n in enumerate(walk(function))}
+    inside = {id(n) for n in walk(node)}
+    end = max(order[i] for i in inside)  # a binding counts only after the guard
+    skip = not_variables(function)
+    bound = {id(t.target) for n in walk(function) if type(n) is cst.Assign for t in n.targets}
+    for read in walk(function):
+        if type(read) is not cst.Name or read.value not in names or order[id(read)] <= end or id(read) in skip \
+                or id(read) in bound:
+            continue  # a read before the guard (in no loop) never sees what its body binds
+        statement, block = read, parents.get(id(read))
+        while block is not None and type(block) is not cst.IndentedBlock:
+            statement, block = block, parents.get(id(block))
+        if block is None:
+            return False
+        earlier = list(block.body)[:[i for i, s in enumerate(block.body) if s is statement][0]]
+        if not any(type(t.target) is cst.Name and t.target.value == read.value for s in earlier
+                   if type(s) is cst.SimpleStatementLine and order[id(s)] > end for small in s.body
+                   if type(small) is cst.Assign for t in small.targets):
+            return False  # only a plain assignment of the same block is sure to run before the read
+    return True
+
+
+def _grouped(value: cst.BaseExpression) -> cst.BaseExpression:
+    """``value`` in parentheses where it binds looser than an argument or a conditional expression's branch
+    (``a, b``; ``x if c else y``; a lambda), as it is elsewhere."""
+    if type(value) in (cst.Tuple, cst.IfExp, cst.Lambda, cst.NamedExpr) and not value.lpar:
+        return value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return value
+
+
+def _computing_effect(value: cst.BaseExpression) -> str | None:
+    """What computing the early return's value does besides computing it (an in-place method, an assignment
+    expression, a yield, a ``print``), or None: the trace computes it where the shortcut is not taken too."""
+    for n in walk(value):
+        if type(n) in (cst.NamedExpr, cst.Yield, cst.Await):
+            return "assigns or suspends"
+        if type(n) is cst.Call and type(n.func) is cst.Attribute:
+            name = n.func.attr.value
+            if name.endswith("_") and not name.startswith("__"):
+                return f"writes in place (`{name}`)"
+        if type(n) is cst.Call and type(n.func) is cst.Name and n.func.value in ("print", "next", "setattr"):
+            return f"calls `{n.func.value}`"
+    return None
 
 
 def _own_nodes(statements: list[cst.CSTNode]) -> list[cst.CSTNode]:

@@ -36,7 +36,8 @@ storage_offset)` (by position or by keyword), the way signal code frames an axis
 `padded.stride(d)` and `[stride, 1]` appended), torchaudio's Kaldi `_get_strided`
 (`waveform.as_strided((m, window_size), (window_shift * waveform.stride(0), waveform.stride(0)))`),
 chunked attention (`x.as_strided(size=(n, chunks, size, d), stride=(x.stride(0), step * x.stride(1),
-*x.stride()[1:]))`). Left alone: `torch.as_strided(...)`, the in-place `as_strided_`,
+*x.stride()[1:]))`), Longformer's `_chunk` (a view as chunks of `2w` rows, then `as_strided` with the chunk
+count doubled less one and the chunk stride halved: overlapping chunks, the rank kept). Left alone: `torch.as_strided(...)`, the in-place `as_strided_`,
 `as_strided_scatter`, and calls with unpacked arguments.
 
 Why it hurts: the TorchScript exporter writes `as_strided` as a `Gather` of the flattened input at
@@ -55,7 +56,9 @@ and strides (a traced size outside the trace: no node, no warning) and checks wh
 at these numbers, windows of one axis `d` of `x`: the sizes and strides are `x`'s own with axis `d`
 replaced by `count` windows every `step` elements (stride `step * x.stride(d)`) and one more axis
 of `window` elements (stride `x.stride(d)`) anywhere, the storage offset is `x`'s, and every window
-lies inside the axis. That view is `x.unfold(d, window, step)`'s first `count` windows (with the
+lies inside the axis; or, where the view keeps `x`'s rank, the same of `x` with two neighbouring axes
+flattened into one (a view of the same storage where the outer axis steps over the whole inner one:
+Longformer's and CogView's chunks, whose windows run across the chunk and row axes). That view is `x.unfold(d, window, step)`'s first `count` windows (with the
 window axis moved where the code put it); the helper gathers them by the indices `j * step + i`
 computed in the graph from the count, window and step the code passed (TRT311's gathered form, so a
 count or step computed from the dynamic length stays computed), and moves the window axis. Anything
@@ -69,8 +72,8 @@ so the code must build windows at every size (julius's and Kaldi's do by constru
 `migrate` verifies on its other input sets. The graph's nodes (`Range`, `Gather`, `Reshape`,
 `Transpose`) are parsed by every TensorRT release.""",
         fix=Safety.UNSAFE,
-        assumption="while exporting, the view is windows of one axis at every size, as at the traced size, and "
-                   "nothing writes into it in place (the windows are gathered, a copy of `x`, not a view)",
+        assumption="while exporting, the view is windows of one axis (or of two neighbouring axes taken as one) at "
+                   "every size, as at the traced size, and nothing writes into it in place (the windows are gathered, a copy of `x`, not a view)",
         fails_when=("a write into the windows while exporting (`f = x.as_strided((3, 2), (1, 1)); f[0] = 0`) "
                     "no longer reaches `x`",
                     "sizes that are windows at the traced size but another layout at another size"),

@@ -38,9 +38,10 @@ class TracedScaleResize(SizeRule):
         doc="""\
 What it finds, in forward code: `F.interpolate(...)` (any import alias) whose `scale_factor` is
 computed from a tensor's size: a size (`x.shape[i]`, names unpacked from `x.shape`), or
-arithmetic, `max`/`min`/`float`/`int`/`round`/`abs` of one, directly or through names the
-function binds to them (`h, w = im.shape[-2:]`, `ratio = L / max(h, w)`), alone or in a tuple
-(CascadePSP's `resize_max_side`, which brings an image's longer side to `L`). The mode must be
+arithmetic, `max`/`min`/`float`/`int`/`round`/`abs`, `math` or NumPy functions (`np.sqrt`) of
+one, directly or through names the function binds to them (`h, w = im.shape[-2:]`, `ratio = L /
+max(h, w)`), alone or in a tuple (CascadePSP's `resize_max_side`, which brings an image's longer
+side to `L`; DINO's position embeddings, `(w0 / math.sqrt(N), h0 / math.sqrt(N))`). The mode must be
 one the rewrite computes (`nearest`, `linear`, `bilinear`, `trilinear`, `bicubic`, `area`) or a
 name; `antialias=True` is left alone, and so is `recompute_scale_factor=True` with a nearest or linear
 mode (torch then computes the output size first, which traces: torchvision's detection transform).
@@ -146,8 +147,10 @@ Floor, Min/Max, Gather, Mul, Add, Div, MatMul and ReduceSum.""",
             return self._from_size(expr.expression, seen)
         if type(expr) is cst.Call:
             func = expr.func
+            # `math.sqrt(n)`, and NumPy's scalar functions of a size, which give numbers too (FeatUp's
+            # `int(np.sqrt(num_og_patches))`, the side of a square grid of position embeddings).
             number = type(func) is cst.Name and (func.value in _NUMBER_FUNCTIONS or func.value.startswith("_trt_size_")) \
-                or any(name.startswith("math.") for name in self.context.qualified_names(func))
+                or any(name.startswith(("math.", "numpy.")) for name in self.context.qualified_names(func))
             # `min(vid.shape[-2:])`: the shorter side, a number computed from the shape itself.
             return number and any(self._from_size(arg.value, seen) or self._is_shape_tuple(arg.value)
                                   for arg in expr.args)

@@ -22,6 +22,7 @@ from typer.testing import CliRunner
 
 import trtcodemod.engine as engine
 from support import assert_same
+from trtcodemod.astutil import walk
 from trtcodemod.cli import app
 from trtcodemod.engine import FileResult, Options, check_source, fix_source
 from trtcodemod.errors import InternalError
@@ -438,6 +439,15 @@ def test_an_edited_copy_of_a_helper_is_the_users_code() -> None:
     assert "    return _trt_atan2_1(c, s)\n" in out
     assert "\ndef _trt_atan2(y, x):\n    y = -y\n" in out  # the user's version stays as it is
     assert_same(torch.atan2(C, S), _exec(out)["pitch"](S, C), atol=1e-6, rtol=1e-6)
+
+
+def test_no_inserted_helper_imports_trtcodemod() -> None:
+    """A rewritten model runs without trtcodemod: no helper imports from the package in its body (the
+    helpers it calls are inserted beside it; TRT362's area resize imported its pooling helper)."""
+    for definition in helper_definitions(sorted(helper_names())):
+        imports = [node for node in walk(definition) if isinstance(node, (cst.Import, cst.ImportFrom))]
+        code = [cst.Module(body=[]).code_for_node(node) for node in imports]
+        assert not [line for line in code if "trtcodemod" in line], (definition.name.value, code)
 
 
 def test_only_our_own_helpers_are_skipped_by_the_analysis() -> None:

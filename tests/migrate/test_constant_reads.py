@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from trtcodemod.cli import app
 from trtcodemod.migrate.constant_reads import constant_constructor_lines, constant_test_lines
-from trtcodemod.migrate.locate import CONSTANT_DATA_NOTE
+from trtcodemod.migrate.locate import CONSTANT_DATA_NOTE, INPUT_FREE_NOTE
 
 EOMT_LIKE = '''\
 import torch
@@ -264,3 +264,76 @@ def inputs(generator: torch.Generator) -> tuple[torch.Tensor, ...]:
         assert at(text) and all(r["severity"] == "warning" and CONSTANT_DATA_NOTE in r["message"]
                                 for r in at(text)), remaining
     assert not any(CONSTANT_DATA_NOTE in r["message"] for r in at("mixed ="))
+
+
+GRID = '''\
+import torch
+from torch import nn
+
+
+def _check_grid(t):
+    reversed_grid = False
+    if len(t) > 1 and t[0] > t[1]:
+        reversed_grid = True
+    return reversed_grid
+
+
+def integrate(f, y, t):
+    backwards = _check_grid(t)
+    j = 1
+    while j < len(t) and t[j] > t[j - 1]:
+        y = y + (t[j] - t[j - 1]) * f(y)
+        j += 1
+    return -y if backwards else y
+
+
+class Flow(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.f = nn.Conv2d(3, 3, 3, padding=1)
+
+    def forward(self, x):
+        t = torch.tensor([0.0, 0.5, 1.0])
+        return integrate(lambda y: torch.tanh(self.f(y)), x, t)
+
+
+def build() -> nn.Module:
+    torch.manual_seed(0)
+    return Flow().eval()
+
+
+def inputs(generator: torch.Generator) -> tuple[torch.Tensor, ...]:
+    return (torch.randn(1, 3, 8, 8, generator=generator),)
+'''
+
+
+def _migrate_grid(tmp_path: Path, source: str) -> dict[str, Any]:
+    model = tmp_path / "flow.py"
+    model.write_text(source)
+    result = CliRunner().invoke(app, ["migrate", str(model), "--model", "build", "--inputs", "inputs", "--dynamic-axes",
+                                      '{"x": {"0": "batch", "2": "height", "3": "width"}}', *FAST])
+    if result.exception and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return json.loads(result.stdout)["models"][0]
+
+
+def test_reads_of_a_time_grid_built_from_literals_are_the_same_for_every_input(tmp_path: Path) -> None:
+    """torchdiffeq's solvers read the time grid in Python in their own files (`if len(t) > 1 and t[0] >
+    t[1]:`, `while j < len(t) and t1 >= t[j]:`); the grid the model builds from literals reaches no input
+    in the traced graph, so each read is a warning and the model migrates."""
+    report = _migrate_grid(tmp_path, GRID)
+    lines = {_line_of(GRID, "if len(t) > 1"), _line_of(GRID, "while j < len(t)")}
+    at = [r for r in report["remaining"] if int(r["source"].rsplit(":", 1)[1]) in lines]
+    assert at and all(r["severity"] == "warning" for r in at), report["remaining"]
+    assert any(INPUT_FREE_NOTE in r["message"] or "value computed from no input" in r["message"] for r in at)
+    assert report["exit_code"] == 0 and report["after"]["faithful"] is True and report["equivalent"] is True
+
+
+def test_the_same_reads_of_a_grid_computed_from_the_input_stay_errors(tmp_path: Path) -> None:
+    source = GRID.replace("t = torch.tensor([0.0, 0.5, 1.0])", "t = torch.cumsum(x.abs().mean((1, 2, 3))[:1].repeat(3), 0)")
+    report = _migrate_grid(tmp_path, source)
+    line = _line_of(source, "if len(t) > 1")
+    assert not any(INPUT_FREE_NOTE in r["message"] or "value computed from no input" in r["message"]
+                   for r in report["remaining"])
+    assert any(r["severity"] == "error" and int(r["source"].rsplit(":", 1)[1]) == line
+               for r in report["remaining"]) or report["exit_code"] != 0

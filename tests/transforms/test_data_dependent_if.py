@@ -1366,10 +1366,15 @@ def test_an_early_return_rewrite_is_eager_mode_and_follows_the_condition_in_the_
 
 
 @pytest.mark.parametrize("body,why", [
-    ("if torch.all(flow == 0):\n    return frame * 2\nreturn frame + flow.sum()", "computed"),
+    ("if torch.all(flow == 0):\n    return frame.mul_(2)\nreturn frame + flow.sum()", "writes in place (`mul_`)"),
+    ("if torch.all(flow == 0):\n    return frame * 2\nframe[0] = 0\nreturn frame + 1", "in place"),
+    ("if torch.all(flow == 0):\n    return self.buf[0]\nself.buf.add_(1)\nreturn frame", "in place"),
+    ("if torch.all(flow == 0):\n    return None\nreturn frame + 1", "hands back None"),
     ("if torch.all(flow == 0):\n    return frame\nout = frame\nout[0] = 0\nreturn out", "in place"),
     ("if torch.all(flow == 0):\n    return frame\nframe.add_(1)\nreturn frame", "in place"),
-    ("if not torch.any(flow):\n    return frame\nreturn frame + flow.sum()", "Python value"),
+    ("if torch.any(flow) and torch.all(frame):\n    return frame\nreturn frame + flow.sum()", "Python value"),
+    ("if torch.any(flow) or self.off:\n    return frame\nreturn frame + flow.sum()", "Python value"),
+    ("if not flow.sum().item():\n    return frame\nreturn frame + flow.sum()", "Python value"),
     ("if torch.all(flow == 0):\n    return frame\nif flow.shape[0] > 1:\n    return\nreturn frame + 1", "nothing"),
     ("for _ in range(2):\n    if torch.all(flow == 0):\n        return frame\nreturn frame + 1", "inside a block"),
 ])
@@ -1404,3 +1409,294 @@ def test_the_iterating_builtins_helpers_are_the_builtins_outside_a_trace() -> No
         _trt_shortcut_taken(torch.tensor([1, 0]))
     result = torch.ones(2)
     assert _trt_shortcut_select(torch.tensor(False), torch.zeros(2), result) is result
+
+
+def test_not_through_its_helper_is_not_in_eager_mode() -> None:
+    """`_trt_not` is `not` for everything but a tensor; of a tensor, a bool tensor `if` reads as `not` read it
+    (NaN true, so its negation false), raising alike for no element or several."""
+    from trtcodemod.helpers.tracing import _trt_not, _trt_shortcut_taken
+
+    for value in (True, 0, [], [0], torch.tensor(False), torch.tensor([float("nan")]), torch.tensor(2.5),
+                  torch.tensor([[0]]), torch.tensor(-0.0), torch.tensor(float("-inf"))):
+        assert _trt_shortcut_taken(_trt_not(value)) is (not value), value
+    for value in (torch.zeros(0), torch.tensor([1, 0])):
+        with pytest.raises(RuntimeError) as before:
+            not value  # noqa: B015 - the exception is the point
+        with pytest.raises(RuntimeError) as after:
+            _trt_shortcut_taken(_trt_not(value))
+        assert str(after.value) == str(before.value)
+
+
+GUARDED = """\
+import torch
+from torch import nn
+
+
+class M(nn.Module):
+    def __init__(self, smooth: bool = True):
+        super().__init__()
+        self.smooth = smooth
+
+    def forward(self, t):
+        if not self.smooth or not (t != 0).any():
+            return t
+        return t * 0.5 + t.mean()
+"""
+
+
+@pytest.mark.parametrize("smooth", [True, False])
+def test_a_static_guard_keeps_its_own_if_and_the_rewrite_scripts(smooth: bool, tmp_path) -> None:
+    """`if S or C: return A` is `if S: return A` and the shortcut on C; `not` of a tensor goes through
+    `_trt_not`. Eager and scripted alike, and the trace follows C where S lets it."""
+    from trtcodemod.engine import Options, fix_source
+
+    options = Options(select=("TRT101",), unsafe=True)
+    after = fix_source(GUARDED.encode(), str(tmp_path / "g.py"), options).source.decode()
+    assert ("        if not self.smooth:\n            return t\n"
+            "        _trt_cond = _trt_not((t != 0).any())\n        if _trt_shortcut_taken(_trt_cond):\n"
+            "            return t\n        _trt_shortcut = t\n") in after, after
+    from safety import import_source
+
+    original, rewritten = load(GUARDED, "M")(smooth), import_source(after, tmp_path)["M"](smooth)
+    scripted = torch.jit.script(rewritten)
+    cases = [torch.zeros(3), torch.tensor([0.0, -2.0, float("nan")]), torch.tensor([float("inf"), 1.0]), torch.zeros(0)]
+    for x in cases:
+        expected = original(x)
+        for got in (rewritten(x), scripted(x)):
+            assert_same(expected, got)
+        assert (rewritten(x) is x) == (expected is x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        traced = torch.jit.trace(rewritten, (torch.ones(4),), check_trace=False)
+    for x in (torch.zeros(5), torch.arange(5.0) - 2):
+        assert_same(traced(x), original(x))
+
+
+def test_a_computed_shortcut_is_computed_only_while_tracing(tmp_path) -> None:
+    """Eager mode computes the early return's value only where it returns it (a counter in the value's helper
+    says so); the trace computes it and selects it."""
+    code = """\
+import torch
+from torch import nn
+
+CALLS = []
+
+
+def fallback(x):
+    CALLS.append(1)
+    return x.new_zeros(x.shape)
+
+
+class M(nn.Module):
+    def forward(self, x):
+        if (x == 0).all():
+            return fallback(x)
+        return x / x.abs().sum()
+"""
+    from trtcodemod.engine import Options, fix_source
+
+    after = fix_source(code.encode(), str(tmp_path / "c.py"), Options(select=("TRT101",), unsafe=True)).source.decode()
+    assert "        _trt_shortcut = fallback(x) if _trt_tracing() else None\n" in after, after
+    namespace: dict = {}
+    exec(compile(after, str(tmp_path / "c.py"), "exec"), namespace)
+    model = namespace["M"]()
+    assert_same(model(torch.tensor([1.0, -3.0])), torch.tensor([0.25, -0.75]))
+    assert namespace["CALLS"] == []
+    assert_same(model(torch.zeros(2)), torch.zeros(2))
+    assert namespace["CALLS"] == [1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        traced = torch.jit.trace(model, (torch.ones(3),), check_trace=False)
+    assert_same(traced(torch.zeros(3)), torch.zeros(3))
+    assert_same(traced(torch.tensor([2.0, 0.0, -2.0])), torch.tensor([0.5, 0.0, -0.5]))
+
+
+PAIRS = """\
+import torch
+from torch import nn
+
+
+class Kept(nn.Module):
+    def forward(self, x, y):
+        pair = (x, y)
+        if (x == 0).all():
+            return pair
+        return x + 1, y * 2
+
+
+class Built(nn.Module):
+    def forward(self, x, y):
+        if (x == 0).all():
+            return x, y.abs() if y.numel() else y
+        return x + 1, y * 2
+"""
+
+
+@pytest.mark.parametrize("name", ["Kept", "Built"])
+def test_an_early_return_of_a_tuple_is_selected_element_by_element(name: str, tmp_path) -> None:
+    """`return a, b` after the shortcut was passed to the select as two arguments (a TypeError on every call);
+    a tuple the shortcut builds, or a conditional expression in it, keeps its grouping."""
+    from trtcodemod.engine import Options, fix_source
+
+    options = Options(select=("TRT101",), unsafe=True)
+    after = fix_source(PAIRS.encode(), str(tmp_path / "p.py"), options).source.decode()
+    assert "return _trt_shortcut_select(_trt_cond, _trt_shortcut, (x + 1, y * 2))\n" in after, after
+    assert "        _trt_shortcut = (x, y.abs() if y.numel() else y) if _trt_tracing() else None\n" in after, after
+    original, rewritten = load(PAIRS, name)(), load(after, name)()
+    cases = [(torch.zeros(3), torch.tensor([-1.0, float("nan"), 2.0])), (torch.tensor([0.0, -2.0]), torch.ones(2)),
+             (torch.zeros(0), torch.zeros(0)), (torch.tensor([float("inf")]), torch.tensor([-0.0]))]
+    for x, y in cases:
+        expected, got = original(x, y), rewritten(x, y)
+        assert type(got) is tuple and len(got) == 2
+        for e, g in zip(expected, got):
+            assert_same(e, g)
+            assert (g is x) == (e is x) and (g is y) == (e is y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        traced = torch.jit.trace(rewritten, (torch.ones(3), torch.ones(3)), check_trace=False)
+    for x, y in cases[:2]:
+        for e, g in zip(original(x, y), traced(x, y)):
+            assert_same(e, g)
+
+
+ZERO_SCORE = """\
+import torch
+from torch import nn
+
+
+class M(nn.Module):
+    def forward(self, preds, target):
+        if not target.sum():
+            return torch.zeros((), device=preds.device)
+        return (preds * target).sum() / target.sum()
+"""
+
+
+def test_a_computed_shortcut_scripts(tmp_path) -> None:
+    """The computed shortcut's local is None where a script runs; the select takes it as Optional there."""
+    from safety import import_source
+
+    from trtcodemod.engine import Options, fix_source
+
+    options = Options(select=("TRT101",), unsafe=True)
+    after = fix_source(ZERO_SCORE.encode(), str(tmp_path / "z.py"), options).source.decode()
+    assert "        _trt_shortcut = torch.zeros((), device=preds.device) if _trt_tracing() else None\n" in after, after
+    original = load(ZERO_SCORE, "M")()
+    scripted = torch.jit.script(import_source(after, tmp_path)["M"]())
+    cases = [(torch.ones(3), torch.zeros(3)), (torch.tensor([1.0, -2.0, 4.0]), torch.tensor([1.0, 0.0, 1.0])),
+             (torch.zeros(0), torch.zeros(0)), (torch.tensor([float("nan")]), torch.ones(1))]
+    for preds, target in cases:
+        assert_same(scripted(preds, target), original(preds, target))
+
+
+CHAINED = """\
+import torch
+from torch import nn
+
+
+class M(nn.Module):
+    def forward(self, x, mask):
+        if not mask.any():
+            return x
+        if mask.all():
+            return x * 0
+        return torch.where(mask, x * 0, x)
+"""
+
+
+def test_chained_early_returns_compose(tmp_path) -> None:
+    """Two shortcuts in a row: the second's value and the rest are each selected against the first's, so the
+    trace follows both conditions; eager mode returns what the original returns (the very input where it did)."""
+    from safety import import_source
+
+    from trtcodemod.engine import Options, fix_source
+
+    options = Options(select=("TRT101",), unsafe=True)
+    after = fix_source(CHAINED.encode(), str(tmp_path / "c.py"), options).source.decode()
+    assert "        _trt_cond_2 = mask.all()\n        if _trt_shortcut_taken(_trt_cond_2):\n" in after, after
+    original, rewritten = load(CHAINED, "M")(), import_source(after, tmp_path)["M"]()
+    x = torch.tensor([0.0, -1.0, float("nan"), float("inf")])
+    masks = [torch.zeros(4, dtype=torch.bool), torch.ones(4, dtype=torch.bool), torch.tensor([True, False, True, False])]
+    for mask in masks:
+        expected, got = original(x, mask), rewritten(x, mask)
+        assert_same(expected, got)
+        assert (got is x) == (expected is x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        traced = torch.jit.trace(rewritten, (torch.ones(4), masks[2]), check_trace=False)
+    for mask in masks:
+        assert_same(traced(x, mask), original(x, mask))
+
+
+# kornia/kornia@b4f5a78a13891c7ac4c1cd9695941380273e981d kornia/filters/kernels.py:161-181 (`_modified_bessel_0`):
+# each range of the argument written through its mask under `if idx_a.any():` / `if idx_b.any():`, the
+# temporary `y` reused. Our own words, the series shortened.
+MASKED = """\
+import torch
+from torch import nn
+
+
+class M(nn.Module):
+    def forward(self, x):
+        ax = torch.abs(x)
+        out = torch.zeros_like(x)
+        small = ax < 3.75
+        if small.any():
+            y = (x[small] / 3.75) ** 2
+            out[small] = 1.0 + y * (3.5156229 + y * 3.0899424)
+        large = ~small
+        if torch.any(large):
+            y = 3.75 / ax[large]
+            out[large] = (ax[large].exp() / ax[large].sqrt()) * (0.39894228 + y * 0.01328592)
+        return out
+"""
+
+
+def test_an_emptiness_guard_over_masked_writes_is_traced_open(tmp_path) -> None:
+    """`if mask.any(): out[mask] = f(x[mask])` writes nothing where the mask is empty: the trace records the
+    writes on every input (a trace of small values kept no large-value branch before), eager mode reads the
+    test as before."""
+    import numpy as np
+    from safety import assert_same_run, import_source, run_once
+
+    from trtcodemod.engine import Options, fix_source
+
+    options = Options(select=("TRT101",), unsafe=True)
+    after = fix_source(MASKED.encode(), str(tmp_path / "m.py"), options).source.decode()
+    assert "        if _trt_masked_taken(small.any()):\n" in after and \
+        "        if _trt_masked_taken(torch.any(large)):\n" in after, after
+    original, rewritten = load(MASKED, "M")(), import_source(after, tmp_path)["M"]()
+    cases = [torch.tensor([0.5, -1.0, 0.0]), torch.tensor([5.0, -8.0]), torch.tensor([1.0, 4.0, -0.0]),
+             torch.zeros(0), torch.tensor([float("nan"), float("inf"), -3.75])]
+    for x in cases:
+        assert_same(original(x), rewritten(x))
+        graded = [x.clone().requires_grad_()]
+        assert_same_run(run_once(original, graded), run_once(rewritten, graded))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        before = torch.jit.trace(original, (torch.tensor([0.5, 1.0]),), check_trace=False)
+        traced = torch.jit.trace(rewritten, (torch.tensor([0.5, 1.0]),), check_trace=False)
+    big = torch.tensor([5.0, 0.5, -7.0])
+    assert not np.allclose(before(big).numpy(), original(big).numpy())  # the large range was dropped
+    for x in (big, torch.tensor([0.1, 0.2]), torch.tensor([9.0, 10.0])):
+        assert_same(traced(x), original(x))
+
+
+@pytest.mark.parametrize("body", [
+    "if small.any():\n    y = x[small] * 2\n    out[small] = y\nreturn out + y",  # y read after: live
+    # torchmetrics' pearson: the name the branch rebinds was bound before the `if` and is read after it
+    "corr = out + 1\nif small.any():\n    out[small] = x[small]\n    corr = torch.clamp(out, -1.0, 1.0)\nreturn corr",
+    "if small.any():\n    out[small] = x[small]\n    out.add_(1)\nreturn out",  # a write not through the mask
+    "if small.any():\n    out[large] = x[large]\nreturn out",  # through another mask
+    # integer indices: `.any()` is False for [0], where the write would still reach row 0
+    "index = (x > 0).nonzero()[:, 0]\nif index.any():\n    out[index] = x[index]\nreturn out",
+    "for _ in range(2):\n    if small.any():\n        y = x[small]\n        out[small] = y\nreturn out",  # in a loop
+])
+def test_what_an_emptiness_guard_does_not_open(body: str) -> None:
+    from trtcodemod.engine import Options, fix_source
+
+    code = ("import torch\nfrom torch import nn\n\n\nclass M(nn.Module):\n    def forward(self, x):\n"
+            "        out = torch.zeros_like(x)\n        small = x.abs() < 1\n        large = ~small\n"
+            + textwrap.indent(body, "        ") + "\n")
+    after = fix_source(code.encode(), "m.py", Options(select=("TRT101",), unsafe=True)).source.decode()
+    assert "_trt_masked_taken" not in after, after

@@ -139,6 +139,46 @@ def test_other_layouts_keep_as_strided(shape: tuple[int, ...], size: list, strid
     assert got.stride() == want.stride() and got.storage_offset() == want.storage_offset() and torch.equal(got, want)
 
 
+@pytest.mark.parametrize("chunks", [1, 2, 3])
+@pytest.mark.parametrize("w", [1, 2, 3])
+def test_windows_across_two_axes_of_a_chunked_view(chunks: int, w: int) -> None:
+    """The view keeps the rank: windows run across the chunk and row axes of a chunked view, taken as one
+    axis. Longformer's `_chunk` (allenai/longformer@caefee6 longformer/sliding_chunks.py:25-37) overlaps
+    chunks of 2w rows by halving the chunk stride; CogView's `_chunk` (THUDM/CogView@189a12b
+    mpu/sparse_transformer.py:629-650) stretches blocks of w rows over the next ones. Neither is windows of
+    one axis of the view, so only the merged axes take them."""
+    base = torch.arange(2 * 2 * chunks * w * 3, dtype=torch.float32) - 10.5  # negatives too
+    x = base.view(2, chunks, 2 * w, 3)  # Longformer: (batch x head, chunks, 2w, size)
+    size, stride = list(x.size()), list(x.stride())
+    size[1], stride[1] = size[1] * 2 - 1, stride[1] // 2
+    assert _trt_strided_windows(x, size, stride, None) is None
+    _windows_like_as_strided(x, size, stride)
+    heads = base.view(2, 1, 2 * chunks, w, 3)  # CogView: (batch, heads, blocks, w, size), windows of 2 blocks
+    size, stride = list(heads.size()), list(heads.stride())
+    size[2], size[3] = size[2] - 1, w * 2
+    assert _trt_strided_windows(heads, size, stride, None) is None
+    _windows_like_as_strided(heads, size, stride)
+    # A transposed base whose chunked axes still merge (a view of rows of another tensor's columns).
+    rows = torch.randn(3, 2 * chunks * w, 2).transpose(0, 2)  # (2, 2 * chunks * w, 3), strides (1, 2, 4cw)
+    view = rows.reshape(2, chunks, 2 * w, 3)
+    size, stride = list(view.size()), list(view.stride())
+    size[1], stride[1] = size[1] * 2 - 1, stride[1] // 2
+    _windows_like_as_strided(view, size, stride)
+
+
+def test_axes_that_do_not_merge_keep_as_strided() -> None:
+    # The chunk axis does not step over its rows (a slice of them): no single axis to take windows of.
+    x = torch.randn(2, 3, 6, 4)[:, :, :4]
+    size, stride = list(x.size()), list(x.stride())
+    size[1], stride[1] = 5, stride[1] // 2
+    assert _trt_as_strided_windows(x, size, stride, None) is None
+    # The last window would run past the merged axis (one chunk too many).
+    y = torch.randn(2, 3, 4, 2)
+    size, stride = list(y.size()), list(y.stride())
+    size[1], stride[1] = 6, stride[1] // 2
+    assert _trt_as_strided_windows(y, size, stride, None) is None
+
+
 def test_traced_sizes_are_read_without_a_node() -> None:
     """While tracing, sizes are 0-d integer tensors: read outside the trace, with no TracerWarning."""
     x = torch.randn(2, 9)

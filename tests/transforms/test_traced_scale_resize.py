@@ -242,3 +242,34 @@ def test_the_rewritten_step_exports_and_onnxruntime_matches_at_other_sizes(mode)
         if mode == "nearest" and _integer_source(max(shape[2:]), 48, 48):
             continue
         assert_same(want, got, atol=0.0 if mode == "nearest" else 3e-5, rtol=0)
+
+
+NUMPY_SIDE = """
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+
+def positions(table: torch.Tensor, w0: float, h0: float):
+    side = int(np.sqrt(table.shape[0] - 1))
+    grid = table[1:].reshape(1, side, side, -1).permute(0, 3, 1, 2)
+    return F.interpolate(grid, scale_factor=(w0 / side, h0 / side), mode="bicubic", align_corners=False)
+"""
+
+
+def test_a_numpy_function_of_a_size_is_a_number_computed_from_it() -> None:
+    """FeatUp's CLIP position embeddings (mhamilton723/FeatUp@6b5a6c0
+    featup/featurizers/maskclip/interpolate.py:38-46): the grid's side from ``np.sqrt`` of the table's row
+    count, the factor ``w0 / patch_per_ax``. NumPy's functions of a size are numbers computed from it, as
+    ``math``'s are; of something that is no size they are not."""
+    assert rules_found(NUMPY_SIDE, select=SELECT) == ["TRT362"]
+    after = strip_helpers(rewrite(NUMPY_SIDE, unsafe=True, select=SELECT))
+    assert 'return _trt_interpolate(grid, scale_factor=(w0 / side, h0 / side), mode="bicubic", align_corners=False)' \
+        in after
+    assert rules_found(NUMPY_SIDE.replace("np.sqrt(table.shape[0] - 1)", "np.sqrt(9)"), select=SELECT) == []
+    before, fixed = load(NUMPY_SIDE, "positions"), _namespace(rewrite(NUMPY_SIDE, unsafe=True, select=SELECT))["positions"]
+    for table in (torch.randn(10, 4), torch.zeros(10, 4), -torch.rand(10, 4) - 1):
+        for w0, h0 in ((5.1, 6.1), (2.1, 2.1), (1.1, 9.1)):
+            assert torch.equal(before(table, w0, h0), fixed(table, w0, h0))
+    empty = torch.randn(10, 0)  # no channels: F.interpolate's own error, on both sides
+    assert _outcome(before, empty, 5.1, 6.1) == _outcome(fixed, empty, 5.1, 6.1)

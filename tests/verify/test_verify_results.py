@@ -107,8 +107,8 @@ SETTINGS = ModelSettings("/m.py", "build", "inputs", {"x": {"0": "batch"}}, ["dy
 SAMPLES: dict[type, tuple[Any, list[str]]] = {
     LatencyFigure: (_figure(1.5), ["median", "p90", "runs"]),
     ExportWarning: (ExportWarning("TracerWarning", "converting a tensor", "/m.py:3", ["/c.py:9", None],
-                                  "/torch/nn/functional.py:6847"),
-                    ["category", "message", "source", "callers", "origin"]),
+                                  "/torch/nn/functional.py:6847", True),
+                    ["category", "message", "source", "callers", "origin", "input_free"]),
     ExportCheck: (ExportCheck("after", "dynamo", False, True, [2], "baked", [ExportWarning("TracerWarning", "w", None)],
                               FailedNode("/g", "Gather", "/m.py:4"), 2, Divergence("/m.py:5", "/Add"), 4, [2], 3),
                   [*CHECK_KEYS[:7], "failed_node", "float64_admitted", "divergence", "rows_traded",

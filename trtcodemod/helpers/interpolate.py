@@ -27,6 +27,7 @@ from __future__ import annotations
 import torch
 
 from trtcodemod.helpers.onnx_export import _trt_onnx_exporting
+from trtcodemod.helpers.pooling import _trt_adaptive_avg_pool2d_onnx
 
 
 def _trt_interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
@@ -142,8 +143,6 @@ def _trt_resize_by_traced_scale(input, scale_factor, mode, align_corners, recomp
     if mode == "area":
         if count != 2:
             return None
-        from trtcodemod.helpers.pooling import _trt_adaptive_avg_pool2d_onnx
-
         return _trt_adaptive_avg_pool2d_onnx(input, tuple(sizes))
     linear = {"linear": 1, "bilinear": 2, "trilinear": 3}.get(mode)
     if mode != "nearest" and linear != count:

@@ -27,7 +27,8 @@ copy (TRT311's unsafe case).
 
 ``_trt_as_strided`` (TRT363) is ``x.as_strided(size, stride, storage_offset)`` itself everywhere except
 while the TorchScript exporter traces, where a view that is windows of one axis of ``x`` at the traced
-numbers (an ``unfold`` written by hand: julius's and Kaldi's framing) is gathered as ``_trt_unfold``'s
+numbers (an ``unfold`` written by hand: julius's and Kaldi's framing), or of two neighbouring axes of ``x``
+taken as one (Longformer's overlapping chunks of a chunked view), is gathered as ``_trt_unfold``'s
 overlapping windows are, from the count, window and step the code computed.
 
 ``_trt_unfold_axis`` (TRT330) is ``x.unfold(dimension, size, step)`` with a negative ``dimension``
@@ -237,8 +238,9 @@ def _trt_as_strided(x, size: list[int], stride: list[int], storage_offset: int |
     read from ``x.stride()`` are the example's numbers. Where, on the traced example, the view's sizes and
     strides are ``x``'s own with one axis ``d`` replaced by ``count`` windows every ``step`` elements (stride
     ``step * x.stride(d)``) and a window axis of ``window`` elements (stride ``x.stride(d)``) placed anywhere,
-    the offset is ``x``'s and every window lies inside the axis, the view is ``unfold``'s first ``count``
-    windows: they are computed from the count, window and step the code passed (traced sizes stay traced),
+    the offset is ``x``'s and every window lies inside the axis (or all this holds of ``x`` with two
+    neighbouring axes flattened, where the view keeps ``x``'s rank: Longformer's overlapping chunks), the view
+    is ``unfold``'s first ``count`` windows: they are computed from the count, window and step the code passed (traced sizes stay traced),
     gathered by index (a copy), the window axis moved where the code put it. Anything else, and every mode
     but a TorchScript export, is ``as_strided`` as written, with its own errors.
     """
@@ -256,14 +258,43 @@ def _trt_as_strided(x, size: list[int], stride: list[int], storage_offset: int |
 @torch.jit.unused
 def _trt_as_strided_windows(x, size, stride, storage_offset):
     """The windows ``x.as_strided(size, stride, storage_offset)`` views, gathered, or None where the view
-    is not windows of one axis of ``x`` (never runs when scripted)."""
+    is not windows of one axis of ``x``, nor of two neighbouring axes of ``x`` taken as one (never runs
+    when scripted)."""
     found = _trt_strided_windows(x, size, stride, storage_offset)
+    if found is None:
+        x, found = _trt_merged_windows(x, size, stride, storage_offset)
     if found is None:
         return None
     axis, place, step = found
     windows = _trt_windows_gathered(x, axis, size[axis if axis < place else axis + 1], size[place], step)
     # Non-negative: the TorchScript exporter writes a negative source of movedim into Transpose wrongly.
     return windows.movedim(windows.dim() - 1, place)
+
+
+@torch.jit.unused
+def _trt_merged_windows(x, size, stride, storage_offset):
+    """``(merged, found)`` where ``as_strided`` keeps ``x``'s rank and views windows of two neighbouring axes
+    of ``x`` taken as one: Longformer's chunks of ``2w`` rows overlapped by halving the chunk stride, CogView's
+    blocks of ``w`` rows stretched over the blocks after them. ``merged`` is ``x`` with those axes flattened,
+    a view of the same storage at the same offset, so ``as_strided`` of either is the same view; ``found`` is
+    :func:`_trt_strided_windows` of it. ``(x, None)`` otherwise (never runs when scripted). The axes are tried
+    last first, the check made outside the trace (no node); only the flatten that is used is traced."""
+    if not isinstance(size, (list, tuple)) or len(size) != x.dim():
+        return x, None
+    for axis in range(x.dim() - 2, -1, -1):
+        inner = _trt_untraced_int(x.shape[axis + 1])
+        # Flattening these two axes is a view only where the outer one steps over the whole inner one.
+        if inner is None or inner < 2 or x.stride(axis) != inner * x.stride(axis + 1):
+            continue
+        state = torch._C._get_tracing_state()
+        torch._C._set_tracing_state(None)
+        try:
+            found = _trt_strided_windows(x.flatten(axis, axis + 1), size, stride, storage_offset)
+        finally:
+            torch._C._set_tracing_state(state)
+        if found is not None:
+            return x.flatten(axis, axis + 1), found
+    return x, None
 
 
 @torch.jit.unused

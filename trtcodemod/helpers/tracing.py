@@ -54,6 +54,16 @@ def _trt_any(values):
     return any(values)
 
 
+def _trt_not(value):
+    """``not value``; of a tensor, ``torch.logical_not(value)``: a bool tensor of the opposite truth (NaN counting
+    as true), which ``if`` reads as it read ``not`` (raising alike for none or several elements) and a trace
+    keeps in the graph. One type per branch, so that it scripts."""
+    if isinstance(value, torch.Tensor):
+        return torch.logical_not(value)
+    else:
+        return not value
+
+
 def _trt_shortcut_taken(condition) -> bool:
     """The truth of an early return's condition, as ``if`` reads it; False while a tracer records a
     one-element tensor condition: the trace goes on to compute the rest, and :func:`_trt_shortcut_select`
@@ -63,13 +73,30 @@ def _trt_shortcut_taken(condition) -> bool:
     return bool(condition)
 
 
+def _trt_masked_taken(condition) -> bool:
+    """The truth of ``if mask.any():`` over writes through ``mask``, as ``if`` reads it; True while a tracer
+    records a one-element tensor condition: the writes are recorded and write nothing where the mask is empty."""
+    if _trt_tracing() and isinstance(condition, torch.Tensor) and condition.numel() == 1:
+        return True
+    return bool(condition)
+
+
 def _trt_shortcut_select(condition, shortcut, result):
+    # type: (Tensor, Optional[Tensor], Tensor) -> Tensor
     """What the function returns: ``result`` (the shortcut was not taken) everywhere but a trace; while a
     tracer records a tensor condition, ``shortcut`` where it holds and ``result`` elsewhere, selected in the
     graph for tensors of one shape and dtype (element by element for tuples and lists of them). Anything
-    else reads the condition as the original did (the trace keeps the example's choice, with its warning)."""
+    else reads the condition as the original did (the trace keeps the example's choice, with its warning).
+    The type comment is for ``torch.jit.script`` only (where a computed shortcut is None, never read)."""
     if not (_trt_tracing() and isinstance(condition, torch.Tensor)):
         return result
+    return _trt_shortcut_traced(condition, shortcut, result)
+
+
+@torch.jit.unused
+def _trt_shortcut_traced(condition, shortcut, result):
+    # type: (Tensor, Optional[Tensor], Tensor) -> Tensor
+    """:func:`_trt_shortcut_select` while a tracer records a tensor condition (never runs scripted)."""
     if _trt_shortcut_selectable(shortcut, result):
         return _trt_shortcut_where(condition.reshape(()), shortcut, result)
     return shortcut if bool(condition) else result

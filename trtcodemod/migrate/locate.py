@@ -112,6 +112,11 @@ CONSTANT_DATA_NOTE = ("; the tensor built here copies only literals and the mode
                       "`__init__` left them), the same for every input: the constant the trace keeps is right on "
                       "every input")
 
+#: What a read means when the trace shows its value reaches no model input (:mod:`~trtcodemod.verify.input_free`).
+INPUT_FREE_NOTE = ("; the traced graph computes the value read here from constants and the model's own parameters and "
+                   "buffers only, never from an input: it is the same for every input, so the graph keeps the branch or "
+                   "number eager mode computes on every input")
+
 #: The TracerWarning of a tensor built from Python values (``torch.tensor``, ``torch.as_tensor``...).
 CONSTRUCTED = "results are registered as constants"
 
@@ -227,6 +232,20 @@ UNTRACED_NOTE = (", but the TorchScript export did not (no TracerWarning at this
                  "another path while tracing, e.g. behind `torch.jit.is_tracing()`), so its graph bakes nothing here")
 
 
+def _input_free_lines(report: VerifyReport, side: str) -> set[tuple[str, int]]:
+    """The lines where every value this side's TorchScript trace read into Python reaches no model input."""
+    free: dict[tuple[str, int], bool] = {}
+    for check in report.checks(side):
+        if check.exporter != "torchscript":
+            continue
+        for warning in check.warnings:
+            path, line = _split(warning.source)
+            if warning.category == "TracerWarning" and path and line and warning.input_free is not None:
+                key = (os.path.realpath(path), line)
+                free[key] = free.get(key, True) and warning.input_free
+    return {key for key, value in free.items() if value}
+
+
 def _traced_lines(report: VerifyReport, side: str) -> set[tuple[str, int]] | None:
     """The lines where this side's TorchScript export read a tensor's value (its TracerWarnings);
     None without a TorchScript export that ran through (then nothing is known of what it read)."""
@@ -251,8 +270,11 @@ def baked_values(report: VerifyReport, side: str, facts: Facts | None) -> list[P
     out: list[Problem] = []
     if facts is not None and side == "before":
         traced = _traced_lines(report, side)
+        input_free = _input_free_lines(report, side)
         for (path, line), methods in sorted(facts.baked_lines().items()):
             guard = _guard_note(path, line, facts.read_callers(path, line))
+            if not guard and (os.path.realpath(path), line) in input_free:
+                guard = INPUT_FREE_NOTE
             untraced = traced is not None and (os.path.realpath(path), line) not in traced
             note = guard or (UNTRACED_NOTE if untraced else "")
             what = (f"Python reads a tensor's value here in eager mode ({', '.join(methods)})" if untraced and not guard
@@ -272,6 +294,8 @@ def baked_values(report: VerifyReport, side: str, facts: Facts | None) -> list[P
             if not guard and warning.origin and _guard_note(*_split(warning.origin), user=False):
                 guard = _guard_note(*_split(warning.origin), user=False) + _inside(warning.origin)
             guard = guard or _constant_data_note(path, line, warning.message)
+            if not guard and warning.input_free:
+                guard = INPUT_FREE_NOTE
             out.append(Problem("baked", path, line, "(traced constant)", None, warning.message + guard,
                                "warning" if guard else "error", check.exporter))
     return out

@@ -16,20 +16,29 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from trtcodemod.evidence.facts import Facts, Span, norm
-from .locate import CHECK_CALL_NOTE, CONFIGURATION_NOTE, CONSTANT_DATA_NOTE, CONSTANT_NOTE, FAILS_TO_RUN, GUARD_NOTE, STEADY, WARN_GUARD_NOTE, Problem
+from .locate import (CHECK_CALL_NOTE, CONFIGURATION_NOTE, CONSTANT_DATA_NOTE, CONSTANT_NOTE, FAILS_TO_RUN, GUARD_NOTE,
+                     INPUT_FREE_NOTE, STEADY, WARN_GUARD_NOTE, Problem)
 from trtcodemod.evidence.proofs import Observation, prove
 from .retrace import RETRACED_GRAPH
 
-#: Rules whose fix removes a value baked in by the export (a value read at the line).
+#: Rules whose fix removes a value baked in by the export (a value read at the line). TRT363: `as_strided`'s
+#: strides read from `x.stride()` are the example's numbers, with no TracerWarning; the second trace locates the
+#: bake at the call (lhotse's batched Kaldi frames: the batch stride is the padded length).
 BAKED_RULES = frozenset({
     "TRT101", "TRT105", "TRT104", "TRT702", "TRT704", "TRT711", "TRT712", "TRT713", "TRT716", "TRT717", "TRT718", "TRT721", "TRT722", "TRT726", "TRT728", "TRT803", "TRT316", "TRT331", "TRT336",
-    "TRT322", "TRT348", "TRT349", "TRT351", "TRT353", "TRT358", "TRT360", "TRT361", "TRT729", "TRT364",
+    "TRT322", "TRT348", "TRT349", "TRT351", "TRT353", "TRT358", "TRT360", "TRT361", "TRT363", "TRT364", "TRT729",
 })
 
 #: The graph check's rule for a hostile node -> other rules whose fix at the node's line removes it: a float64
 #: Cast (TRT701's) that the TorchScript exporter makes for a traced size in arithmetic with a float literal,
 #: which TRT350 keeps in float32 (easydetect's `scores + (point_coords.shape[1] - 2.5) * reweight`).
 ALSO_REMOVED_BY = {"TRT701": ("TRT350",)}
+
+#: The rule an export failure names -> other rules whose fix at the failing line takes the failing call: the
+#: adaptive pooling (TRT601's) that `F.interpolate(mode="area")` pools with stops the TorchScript export on an
+#: output size computed from a traced scale factor, which TRT362's resize by the traced factor computes as exact
+#: bins (Torchelie's perceptual loss: `s = 224 / min(y.shape[-2:])`, then an area resize by `s`).
+ALSO_FIXED_BY = {"TRT601": ("TRT362",)}
 
 #: Rules that replace a torch module built in ``__init__`` whose own code is what the export
 #: gets wrong: torch's frames are not the user's, so the problem is located at the line that
@@ -303,6 +312,8 @@ def matches(problem: Problem, finding: Any) -> bool:
                                               and _span(finding).path == problem.path)
         return finding.rule in WRONG_VALUE_RULES
     if problem.kind == "export_failure" and problem.rule:
+        if finding.rule in ALSO_FIXED_BY.get(problem.rule, ()) and _at(problem, finding):
+            return True
         # The error names the op: a module built in __init__ fails where forward calls it,
         # so the rule, not the line, says which finding fixes it.
         return problem.rule == finding.rule
@@ -338,6 +349,8 @@ def describe(problems: list[Problem]) -> str:
             parts.append(f"value read in a check{where}, which the exported graph drops (warning)")
         elif p.kind == "baked" and p.message.endswith(CONSTANT_NOTE):
             parts.append(f"value of the model's own state read{where}, the same for every input (warning)")
+        elif p.kind == "baked" and p.message.endswith(INPUT_FREE_NOTE):
+            parts.append(f"value computed from no input read{where}, the same for every input (warning)")
         elif p.kind == "baked" and p.message.endswith(CONSTANT_DATA_NOTE):
             parts.append(f"constant tensor of literals or the model's own values built{where}, the same for every "
                          "input (warning)")

@@ -24,8 +24,9 @@ from trtcodemod.verify.spec import RewriteOptions, VerifySpec
 from trtcodemod.verify.worker import run_task
 
 from trtcodemod.evidence.facts import Facts, norm
-from .locate import (CHECK_CALL_NOTE, CONFIGURATION_NOTE, CONSTANT_DATA_NOTE, CONSTANT_NOTE, GUARD_NOTE, STEADY,
-                     UNTRACED_AFTER_NOTE, UNTRACED_NOTE, Problem, locate, unfaithful_graphs, untraced_after)
+from .locate import (CHECK_CALL_NOTE, CONFIGURATION_NOTE, CONSTANT_DATA_NOTE, CONSTANT_NOTE, GUARD_NOTE,
+                     INPUT_FREE_NOTE, STEADY, UNTRACED_AFTER_NOTE, UNTRACED_NOTE, Problem, locate, unfaithful_graphs,
+                     untraced_after)
 from .manual_steps import add_manual_steps
 from .module_calls import with_builds
 from .observe import OBSERVE_TASK, STRETCHED_STAGE
@@ -198,7 +199,8 @@ def _remaining(problems: list[Problem], plan: Plan) -> list[dict[str, Any]]:
         if verdict and verdict not in message:
             message += verdict  # the second trace's word on whether the bake matters stays said
         # Why a located read is only a warning stays said.
-        for note in (GUARD_NOTE, CHECK_CALL_NOTE, UNTRACED_NOTE, CONSTANT_NOTE, CONFIGURATION_NOTE, CONSTANT_DATA_NOTE):
+        for note in (GUARD_NOTE, CHECK_CALL_NOTE, UNTRACED_NOTE, CONSTANT_NOTE, CONFIGURATION_NOTE, CONSTANT_DATA_NOTE,
+                     INPUT_FREE_NOTE):
             if note in p.message and note not in message:
                 message += note
         if p.severity == "warning" and STEADY not in message:

@@ -25,6 +25,7 @@ import torch
 
 from trtcodemod.helpers import RESERVED_PREFIX
 from trtcodemod.usercode import UserFiles, at_user_line, innermost, user_frames_on_stack
+from trtcodemod.verify.input_free import InputReach
 
 
 @dataclass
@@ -63,6 +64,8 @@ def export_model(
 
     #: What each caught warning's conversion returned (the number a trace baked), by index.
     values: list[list[Any]] = []
+    #: Whether each caught warning's conversion read a value that reaches no model input, by index.
+    free: dict[int, bool | None] = {}
 
     def record(message: Any, category: type, filename: str, lineno: int, file: Any = None, line: Any = None) -> None:
         # Called synchronously by warnings.warn: the user's frames are still on the stack.
@@ -76,7 +79,8 @@ def export_model(
         warnings.simplefilter("always")
         warnings.showwarning = record
         try:
-            with torch.no_grad(), _baked_numbers(values) if exporter == "torchscript" else contextlib.nullcontext():
+            with torch.no_grad(), _baked_numbers(values, free, _tensor_count(args)) if exporter == "torchscript" \
+                    else contextlib.nullcontext():
                 if exporter == "torchscript":
                     torch.onnx.export(
                         model, args, str(path), dynamo=False, verbose=True,
@@ -108,7 +112,7 @@ def export_model(
             result.warnings.append({"category": "traceback", "message": traceback.format_exc()[-4000:],
                                     "file": None, "line": None})
     seen: dict[tuple[str, str, str, int], dict[str, Any]] = {}
-    for (w, at, caller), numbers in zip(caught, values):
+    for index, ((w, at, caller), numbers) in enumerate(zip(caught, values)):
         if not _keep_warning(w, user):
             continue
         # A TracerWarning is issued from torch's own code (torch/_tensor.py); the line to
@@ -123,11 +127,15 @@ def export_model(
             kept = seen[key].get("values")
             if kept is not None and len(kept) < _VALUES_KEPT:
                 kept.extend(numbers[:_VALUES_KEPT - len(kept)])
+            if "input_free" in seen[key]:
+                seen[key]["input_free"] = seen[key]["input_free"] and free.get(index) is True
             continue
         entry = {"category": w.category.__name__, "message": _first_lines(str(w.message), 1),
                  "file": file, "line": line, "origin": f"{w.filename}:{w.lineno}"}
         if w.category.__name__ == "TracerWarning" and numbers:
             entry["values"] = numbers[:_VALUES_KEPT]
+        if w.category.__name__ == "TracerWarning" and index in free:
+            entry["input_free"] = free[index] is True
         if w.category.__name__ == "TracerWarning" and at is not None:
             # The user's lines that called the function holding the warned line (a check function's
             # callers: whether they use its result): [file, line] each, None where none is known.
@@ -144,14 +152,25 @@ _CALLERS_KEPT = 8
 _VALUES_KEPT = 64
 #: The tensor methods that turn a traced tensor into a Python value (and warn while tracing).
 _CONVERSIONS = ("__int__", "__index__", "__float__", "__bool__", "item", "tolist")
+#: The conversions that return a number (or numbers), which Python may carry into a constant of the trace.
+_NUMBER_READS = ("__int__", "__index__", "__float__", "item", "tolist")
+#: The tensor methods that read a size into Python (and warn while tracing): their warnings get a verdict on the
+#: inputs (:class:`InputReach`), no baked number.
+_SIZE_READS = ("__len__", "__iter__")
 
 
 #: The comparisons whose 0-d result a trace may turn into a Python bool (``if h > 32:``, ``max(a, b)``).
 _COMPARED = ("__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__")
 
 
+def _tensor_count(args: Any) -> int:
+    """How many tensors the exporter's trace takes as the model's inputs (its first graph inputs)."""
+    leaves = torch.utils._pytree.tree_leaves(args)
+    return sum(isinstance(leaf, torch.Tensor) for leaf in leaves)
+
+
 @contextlib.contextmanager
-def _baked_numbers(values: list[list[Any]]):
+def _baked_numbers(values: list[list[Any]], free: dict[int, bool | None] | None = None, inputs: int = 0):
     """While the trace runs, the Python value each warning conversion returned, kept with the
     warning it raised: the number the graph holds as a constant (``self.nc = int(x.shape[1])``
     gives 3 at every size, a height 128 at one trace and 257 at the next).
@@ -161,8 +180,12 @@ def _baked_numbers(values: list[list[Any]]):
     32]``): SAM's ``max(k_size / q_size, 1.0)`` on a static token grid compares ``[1.0, 1.0]`` at
     every batch, a ``shape[0] == 1`` on the batch ``[1, 1]`` at one and ``[3, 1]`` at the next.
 
+    ``free``: for each warning a conversion raised, whether the value it read reaches none of the
+    trace's first ``inputs`` graph inputs (:class:`~trtcodemod.verify.input_free.InputReach`).
+
     The methods are wrapped on ``torch.Tensor`` for the export only and restored after it.
     """
+    reach = InputReach(inputs)
     wrapped = [name for name in _CONVERSIONS if name not in torch.Tensor.__dict__]
     comparisons = [name for name in _COMPARED if name not in torch.Tensor.__dict__]
     #: id of a comparison's 0-d result -> (a weak reference to it, the numbers it compared).
@@ -174,7 +197,10 @@ def _baked_numbers(values: list[list[Any]]):
             value = original(self, *args, **kwargs)
             if len(values) > before:  # this conversion warned: its result is what the trace baked
                 held = compared.get(id(self)) if name == "__bool__" else None
-                values[-1].append(held[1] if held is not None and held[0]() is self else _plain(value))
+                if name not in _SIZE_READS:
+                    values[-1].append(held[1] if held is not None and held[0]() is self else _plain(value))
+                if free is not None:
+                    free[len(values) - 1] = reach.read(self, name in _NUMBER_READS)
             return value
 
         return converted
@@ -190,15 +216,21 @@ def _baked_numbers(values: list[list[Any]]):
 
         return comparison
 
+    # torch.Tensor defines these itself (torch/_tensor.py): replaced, then put back as they were.
+    own = {name: torch.Tensor.__dict__[name] for name in _SIZE_READS if free is not None and name in torch.Tensor.__dict__}
     for name in wrapped:
         setattr(torch.Tensor, name, wrap(name, getattr(torch.Tensor, name)))
     for name in comparisons:
         setattr(torch.Tensor, name, compare(getattr(torch.Tensor, name)))
+    for name, original in own.items():
+        setattr(torch.Tensor, name, wrap(name, original))
     try:
         yield
     finally:
         for name in wrapped + comparisons:
             delattr(torch.Tensor, name)
+        for name, original in own.items():
+            setattr(torch.Tensor, name, original)
         compared.clear()
 
 

@@ -95,6 +95,9 @@ class ExportWarning:
     #: distinct caller the trace saw; None for a caller that is not the user's (a TracerWarning only).
     callers: list[str | None] = field(default_factory=list)
     origin: str | None = None
+    #: A TracerWarning of a value read into Python: True where every value read there reaches no model
+    #: input in the traced graph (:mod:`~trtcodemod.verify.input_free`); None where nothing was decided.
+    input_free: bool | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"category": self.category, "message": self.message, "source": self.source}
@@ -102,12 +105,14 @@ class ExportWarning:
             out["callers"] = list(self.callers)
         if self.origin:
             out["origin"] = self.origin
+        if self.input_free is not None:
+            out["input_free"] = self.input_free
         return out
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "ExportWarning":
         return cls(data.get("category", ""), data.get("message", ""), data.get("source"),
-                   list(data.get("callers") or []), data.get("origin"))
+                   list(data.get("callers") or []), data.get("origin"), data.get("input_free"))
 
 
 @dataclass

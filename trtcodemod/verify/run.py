@@ -300,7 +300,7 @@ def _faithfulness(ctx: _Ctx, side: SideResult, exporter: str, tree: RewrittenTre
             at = (tree.map_path(caller[0], caller[1]) if tree else tuple(caller)) if caller else None
             callers.append(f"{at[0]}:{at[1]}" if at and at[0] else None)
         entry.warnings.append(ExportWarning(w["category"], w["message"], f"{path}:{line}" if path else None,
-                                            callers, w.get("origin")))
+                                            callers, w.get("origin"), w.get("input_free")))
     if exp.get("error"):
         entry.detail = f"export failed: {exp['error']}"
         return entry
