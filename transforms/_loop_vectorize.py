@@ -43,13 +43,16 @@ _VECTOR_MAKERS = {"Tensor": "get_default_dtype()", "FloatTensor": "float32", "te
 #: Modules whose ``floor``/``ceil`` of one number the translation takes (the names code binds them to).
 _MATH_MODULES = frozenset({"math", "np", "numpy"})
 #: Functions of one number (by qualified name) and their form over all iterations (append mode resolves names).
-#: The argument goes through ``as_tensor``: a name the body binds may hold a plain number while tracing (a size of
-#: the configuration, not of the input), which ``torch.sqrt`` refuses.
+#: The argument goes through ``as_tensor``: an iteration's name may hold a plain number (a comprehension's variable
+#: over numbers written out, `[x * s for x in [0.5, 1.0]]`), which ``torch.sqrt`` refuses.
 _MATH_FUNCTIONS = {"math.sqrt": "{torch}.sqrt({torch}.as_tensor({value}))",
                    "math.ceil": "{torch}.ceil({torch}.as_tensor({value})).long()",
                    "math.floor": "{torch}.floor({torch}.as_tensor({value})).long()",
                    "math.exp": "{torch}.exp({torch}.as_tensor({value}))",
                    "math.log": "{torch}.log({torch}.as_tensor({value}))"}
+#: The same functions of a number the same for every iteration: TRT712's helpers (``math``'s function unless a trace
+#: passes a tensor).
+_MATH_OF_NUMBERS = {"math.sqrt": "_trt_size_sqrt", "math.ceil": "_trt_size_ceil", "math.floor": "_trt_size_floor"}
 _COMPARISONS = {cst.LessThan: "<", cst.LessThanEqual: "<=", cst.GreaterThan: ">", cst.GreaterThanEqual: ">=",
                 cst.Equal: "==", cst.NotEqual: "!="}
 #: Prefix of every name the translation binds (reserved: no user's name starts with it).
@@ -179,6 +182,8 @@ class Vectorizer:
     _indent: str = ""
     _lists: set[str] = field(default_factory=set)  # names bound to a list of numbers made in this iteration
     _loop_names: set[str] = field(default_factory=set)  # targets of the body's Python loops
+    #: The helpers the translation calls (TRT712's, for `math` of a number the same for every iteration).
+    helpers: set[str] = field(default_factory=set)
 
     def statements(self) -> list[str]:
         self._written = _written_bases(self.nest.body)
@@ -321,8 +326,10 @@ class Vectorizer:
         self._lists.add(name)
 
     def _as_written(self, node: cst.BaseExpression) -> str:
-        """``node``'s code; in append mode with ``math`` functions of numbers as tensor functions, since a number
-        the same for every iteration may be a traced size (`sqrt(s_k * big / side)`): `math.sqrt` would read it."""
+        """``node``'s code; in append mode with ``math`` functions of numbers as TRT712's helpers, since a number
+        the same for every iteration may be a traced size (`sqrt(s_k * big / side)`), which `math.sqrt` would
+        read into Python (the helpers take it traced, and are `math`'s own otherwise: symbolic under
+        `torch.export`)."""
         if self.append is None or self.resolve is None:
             return code_of(node).strip()
         vectorizer = self
@@ -331,10 +338,11 @@ class Vectorizer:
             def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
                 qualified = vectorizer.resolve(original.func) if len(updated.args) == 1 \
                     and updated.args[0].keyword is None and not updated.args[0].star else None
-                if qualified not in _MATH_FUNCTIONS:
+                helper = _MATH_OF_NUMBERS.get(qualified or "")
+                if helper is None:
                     return updated
-                value = code_of(updated.args[0].value).strip()
-                return cst.parse_expression(_MATH_FUNCTIONS[qualified].format(torch=vectorizer.torch, value=value))
+                vectorizer.helpers.add(helper)
+                return updated.with_changes(func=cst.Name(helper))
 
         return code_of(node.visit(Calls())).strip()
 

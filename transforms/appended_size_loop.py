@@ -315,6 +315,7 @@ class _State:
         vectorizer = Vectorizer(nest, self.torch, append=self.acc, row=f"{PREFIX}row{self.nests}",
                                 resolve=self.resolve, width=self.width)
         lines = vectorizer.statements()
+        self.helpers |= vectorizer.helpers
         if vectorizer.width is not None:
             self._width(vectorizer.width)
         return [indent + line for line in lines]
