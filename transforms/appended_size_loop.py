@@ -91,7 +91,8 @@ TensorRT versions: all.""",
         fails_when=(
             "a number differs in its last bit between double-precision Python arithmetic rounded at the end and "
             "float arithmetic on tensors",
-            "`math.sqrt` or `math.log` of an iteration's number out of its domain: the loop raises, the graph gives NaN",
+            "`math.sqrt` or `math.log` of an iteration's number out of its domain: the loop raises, the graph gives "
+            "NaN",
             "a list of lists that is empty: eager mode makes a tensor of shape (0,), the traced code one of (0, n)",
         ),
         examples=(

@@ -3,9 +3,9 @@
 The rewrite text (prior boxes with ``ceil`` counts, a list of lists of integers, ``extend`` with ``sqrt``
 and a ``dtype``, a grid whose rows can be none), what it leaves (an ``if`` on an iteration's value, the
 list read in the loop or used after it, appends of different lengths, a loop variable read after the
-loop, a loop over sizes inside the nest apart from it, loops over fixed iterables only), eager mode (the loop itself, bit for bit, exceptions included)
-and the traced and exported graphs against eager mode at sizes that round up, round to nothing and
-differ from the example's.
+loop, a loop over sizes inside the nest apart from it, loops over fixed iterables only), eager mode (the
+loop itself, bit for bit, exceptions included), scripting (the loop only), and the traced and exported
+graphs against eager mode at sizes that round up, round to nothing and differ from the example's.
 """
 
 from __future__ import annotations
