@@ -18,6 +18,7 @@ raise on NaN.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 import libcst as cst
 
@@ -41,6 +42,17 @@ IN_PLACE_ARITHMETIC = {"add_": "+", "sub_": "-", "mul_": "*", "div_": "/"}
 _VECTOR_MAKERS = {"Tensor": "get_default_dtype()", "FloatTensor": "float32", "tensor": None, "stack": None}
 #: Modules whose ``floor``/``ceil`` of one number the translation takes (the names code binds them to).
 _MATH_MODULES = frozenset({"math", "np", "numpy"})
+#: Functions of one number (by qualified name) and their form over all iterations (append mode resolves names).
+#: The argument goes through ``as_tensor``: an iteration's name may hold a plain number (a comprehension's variable
+#: over numbers written out, `[x * s for x in [0.5, 1.0]]`), which ``torch.sqrt`` refuses.
+_MATH_FUNCTIONS = {"math.sqrt": "{torch}.sqrt({torch}.as_tensor({value}))",
+                   "math.ceil": "{torch}.ceil({torch}.as_tensor({value})).long()",
+                   "math.floor": "{torch}.floor({torch}.as_tensor({value})).long()",
+                   "math.exp": "{torch}.exp({torch}.as_tensor({value}))",
+                   "math.log": "{torch}.log({torch}.as_tensor({value}))"}
+#: The same functions of a number the same for every iteration: TRT712's helpers (``math``'s function unless a trace
+#: passes a tensor).
+_MATH_OF_NUMBERS = {"math.sqrt": "_trt_size_sqrt", "math.ceil": "_trt_size_ceil", "math.floor": "_trt_size_floor"}
 _COMPARISONS = {cst.LessThan: "<", cst.LessThanEqual: "<=", cst.GreaterThan: ">", cst.GreaterThanEqual: ">=",
                 cst.Equal: "==", cst.NotEqual: "!="}
 #: Prefix of every name the translation binds (reserved: no user's name starts with it).
@@ -69,24 +81,64 @@ class LoopNest:
     body: list[cst.BaseStatement]
 
 
-def loop_nest(node: cst.For, depth: int = 3) -> LoopNest | None:
+def _range_count(node: cst.BaseExpression) -> cst.BaseExpression | None:
+    """``n`` of ``range(n)`` (one positional argument), else None."""
+    if type(node) is not cst.Call or type(node.func) is not cst.Name or node.func.value != "range" \
+            or len(node.args) != 1 or node.args[0].keyword is not None or node.args[0].star:
+        return None
+    return node.args[0].value
+
+
+def range_loop(node: cst.For, products: bool = False) -> tuple[list[str], list[cst.BaseExpression]] | None:
+    """The variables and trip counts of ``for v in range(n)``; with ``products``, also of
+    ``for i, j in product(range(a), range(b))`` and ``product(range(f), repeat=2)`` (itertools'
+    ``product``: the same as two nested loops, the first outermost). None for any other loop."""
+    if node.orelse is not None or node.asynchronous is not None:
+        return None
+    if type(node.target) is cst.Name:
+        count = _range_count(node.iter)
+        return None if count is None else ([node.target.value], [count])
+    call = node.iter
+    if not products or type(node.target) is not cst.Tuple or type(call) is not cst.Call or not call.args:
+        return None
+    func = call.func
+    if not (type(func) is cst.Name and func.value == "product" or type(func) is cst.Attribute
+            and type(func.value) is cst.Name and func.value.value == "itertools" and func.attr.value == "product"):
+        return None
+    names = [e.value.value for e in node.target.elements if type(e.value) is cst.Name and type(e) is cst.Element]
+    if len(names) != len(node.target.elements):
+        return None
+    counts = [_range_count(a.value) for a in call.args if a.keyword is None and not a.star]
+    repeat = [a.value for a in call.args if a.keyword is not None and a.keyword.value == "repeat"]
+    if any(c is None for c in counts) or len(counts) + len(repeat) != len(call.args):
+        return None
+    if repeat:
+        if len(repeat) != 1 or type(repeat[0]) is not cst.Integer:
+            return None
+        counts = counts * int(repeat[0].value)
+    if len(counts) != len(names):
+        return None
+    return names, counts  # type: ignore[return-value]
+
+
+def loop_nest(node: cst.For, depth: int = 3, products: bool = False) -> LoopNest | None:
     """``for v in range(n):`` nested up to ``depth`` deep, each loop the only statement of the one
-    outside it; None for any other ``for``."""
+    outside it (with ``products``, a loop over ``product`` of ranges counts as its nested loops);
+    None for any other ``for``."""
     variables: list[str] = []
     counts: list[cst.BaseExpression] = []
     current: cst.BaseStatement = node
     while True:
-        if type(current) is not cst.For or current.orelse is not None or current.asynchronous is not None:
+        if type(current) is not cst.For:
             return None
-        call = current.iter
-        if type(current.target) is not cst.Name or type(call) is not cst.Call or type(call.func) is not cst.Name \
-                or call.func.value != "range" or len(call.args) != 1 or call.args[0].keyword is not None \
-                or call.args[0].star:
+        loop = range_loop(current, products)
+        if loop is None:
             return None
-        variables.append(current.target.value)
-        counts.append(call.args[0].value)
+        variables.extend(loop[0])
+        counts.extend(loop[1])
         body = list(current.body.body) if type(current.body) is cst.IndentedBlock else []
-        if len(body) == 1 and type(body[0]) is cst.For and len(variables) < depth and loop_nest(body[0], 1):
+        if len(body) == 1 and type(body[0]) is cst.For and len(variables) < depth \
+                and loop_nest(body[0], 1, products):
             current = body[0]
             continue
         if not body:
@@ -116,6 +168,22 @@ class Vectorizer:
     _counts: list[str] = field(default_factory=list)  # each loop's trip count, as the code reads it
     _ranks: dict[str, int] = field(default_factory=dict)  # name -> the rank of one iteration's value
     _fresh: set[str] = field(default_factory=set)  # names bound to a vector made in this iteration (no other view)
+    # --- append mode (TRT364): the body appends numbers to the list ``append`` instead of writing tensors. Each
+    # iteration's numbers go to the row ``row`` (a Python list of tensors over all iterations), and the nest's
+    # numbers become one part of ``parts`` (`_trt_append_rows`). Loop variables are numbers (index tensors); loops
+    # over iterables the same for every iteration and `if`s on such values stay Python code, indented.
+    append: str | None = None
+    row: str = f"{PREFIX}row"
+    parts: str = f"{PREFIX}parts"
+    #: The qualified name a called function refers to (``math.sqrt`` for a `from math import sqrt`'s `sqrt`).
+    resolve: Callable[[cst.BaseExpression], str | None] | None = None
+    #: Numbers per append of a list (``acc.append([cx, cy, w, h])``: 4), 0 for numbers, None until one is seen.
+    width: int | None = None
+    _indent: str = ""
+    _lists: set[str] = field(default_factory=set)  # names bound to a list of numbers made in this iteration
+    _loop_names: set[str] = field(default_factory=set)  # targets of the body's Python loops
+    #: The helpers the translation calls (TRT712's, for `math` of a number the same for every iteration).
+    helpers: set[str] = field(default_factory=set)
 
     def statements(self) -> list[str]:
         self._written = _written_bases(self.nest.body)
@@ -134,8 +202,13 @@ class Vectorizer:
             shape = ", ".join("-1" if a == axis else "1" for a in range(len(variables)))
             view = f".view({shape}).expand({', '.join(counts)})" if len(variables) > 1 else ""
             self.lines.append(f"{self._index(variable)} = {self.torch}.arange({counts[axis]}){view}")
+        if self.append is not None:
+            self._emit(f"{self.row} = []")
         for statement in self.nest.body:
             self._statement(statement)
+        if self.append is not None:
+            # every index tensor has the nest's shape: the first one says how far each number reaches
+            self._emit(f"_trt_append_rows({self.parts}, {self.row}, {self._index(variables[0])})")
         indexes = {self._index(v) for v in variables}
 
         def needed(line: str) -> bool:  # an index tensor that no read uses is not made
@@ -144,36 +217,199 @@ class Vectorizer:
 
         return [line for line in self.lines if needed(line)]
 
+    def _emit(self, line: str) -> None:
+        self.lines.append(self._indent + line)
+
     # --- statements ---------------------------------------------------------
     def _statement(self, statement: cst.BaseStatement) -> None:
+        if self.append is not None and self._appending(statement):
+            return
         if type(statement) is cst.If:
             self._if(statement)
             return
         if type(statement) is not cst.SimpleStatementLine:
             raise Decline("a compound statement")
         for small in statement.body:
-            if type(small) is cst.Pass:
-                continue
-            if type(small) is cst.Assign and len(small.targets) == 1:
-                target, value = small.targets[0].target, small.value
-                if type(target) is cst.Tuple and type(value) is cst.Tuple \
-                        and len(target.elements) == len(value.elements) \
-                        and not any(e.value is None or type(e) is cst.StarredElement
-                                    for e in (*target.elements, *value.elements)):
-                    # `px, py = a, b`: both values are computed before either name is bound
-                    values = [self._value(e.value) for e in value.elements]
-                    for element, computed in zip(target.elements, values):
-                        self._assign(element.value, computed, None)
-                    continue
-                self._assign(target, value, None)
-            elif type(small) is cst.AugAssign:
-                self._assign(small.target, small.value, code_of(small.operator).strip()[:-1])
-            elif _in_place_write(small) is not None:
-                # `t[b, k].add_(v)` writes `t[b, k] + v` into those elements, as `t[b, k] += v` does
-                call = small.value
-                self._assign(call.func.value, call.args[0].value, IN_PLACE_ARITHMETIC[call.func.attr.value])
+            self._small(small)
+
+    def _small(self, small: cst.BaseSmallStatement) -> None:
+        if type(small) is cst.Pass:
+            return
+        if type(small) is cst.Assign and len(small.targets) == 1:
+            target, value = small.targets[0].target, small.value
+            if type(target) is cst.Tuple and type(value) is cst.Tuple \
+                    and len(target.elements) == len(value.elements) \
+                    and not any(e.value is None or type(e) is cst.StarredElement
+                                for e in (*target.elements, *value.elements)):
+                # `px, py = a, b`: both values are computed before either name is bound
+                values = [self._value(e.value) for e in value.elements]
+                for element, computed in zip(target.elements, values):
+                    self._assign(element.value, computed, None)
+                return
+            self._assign(target, value, None)
+        elif type(small) is cst.AugAssign:
+            self._assign(small.target, small.value, code_of(small.operator).strip()[:-1])
+        elif _in_place_write(small) is not None:
+            # `t[b, k].add_(v)` writes `t[b, k] + v` into those elements, as `t[b, k] += v` does
+            call = small.value
+            self._assign(call.func.value, call.args[0].value, IN_PLACE_ARITHMETIC[call.func.attr.value])
+        else:
+            raise Decline("a statement that is not an assignment")
+
+    # --- append mode ----------------------------------------------------------
+    def _appending(self, statement: cst.BaseStatement) -> bool:
+        """Translate a statement only append mode has (loops and `if`s kept as Python code, the list's
+        appends, lists of numbers); False for the statements both modes share."""
+        if type(statement) is cst.For:
+            self._python_for(statement)
+            return True
+        if type(statement) is cst.If:
+            if self._batched(statement.test):
+                raise Decline("an `if` on an iteration's value: iterations would append different numbers")
+            self._python_if(statement)
+            return True
+        if type(statement) is not cst.SimpleStatementLine:
+            return False
+        for small in statement.body:
+            appended = _appended(small, self.append)
+            if appended is not None:
+                self._append_numbers(*appended)
+            elif type(small) is cst.Assign and len(small.targets) == 1 and type(small.targets[0].target) is cst.Name \
+                    and type(small.value) in (cst.List, cst.ListComp):
+                self._bind_list(small.targets[0].target.value, small.value)
+            elif any(type(n) is cst.Name and n.value == self.append for n in walk(small)):
+                raise Decline(f"the list `{self.append}` is read inside the loop")
             else:
-                raise Decline("a statement that is not an assignment")
+                self._small(small)
+        return True
+
+    def _append_numbers(self, elements: list[cst.BaseExpression], width: int) -> None:
+        """``acc += [a, b]`` (width 0) or ``acc.append([a, b])`` (width 2): the numbers into the row."""
+        if self.width is not None and self.width != width:
+            raise Decline(f"`{self.append}` gets numbers and lists, or lists of different lengths")
+        self.width = width
+        if any(type(n) is cst.Name and n.value == self.append for e in elements for n in walk(e)):
+            raise Decline(f"the list `{self.append}` is read inside the loop")
+        values = [self._value(e) for e in elements]
+        if any(v.rank for v in values):
+            raise Decline(f"`{self.append}` gets a value that is not one number")
+        self._emit(f"{self.row}.extend([{', '.join(v.code for v in values)}])")
+
+    def _bind_list(self, name: str, value: cst.List | cst.ListComp) -> None:
+        """``dense = [x * s for x in [j + 0.5]]`` or ``[a, b]``: a list of numbers made in this iteration."""
+        if name in self.nest.variables or name in self._locals or name in self._aliases or name == self.append \
+                or name in self._outside_reads or name.startswith(PREFIX):
+            raise Decline(f"`{name}` is bound to a list and to something else")
+        if type(value) is cst.List:
+            self._emit(f"{name} = [{', '.join(self._number(e) for e in _elements(value))}]")
+            self._lists.add(name)
+            return
+        comp = value.for_in
+        if comp.inner_for_in is not None or comp.ifs or comp.asynchronous is not None \
+                or type(comp.target) is not cst.Name:
+            raise Decline("a list comprehension other than one `for` over a list")
+        variable = comp.target.value
+        if variable in self._locals or variable in self.nest.variables or variable in self._lists:
+            raise Decline(f"the comprehension's `{variable}` hides a name of the loop")
+        if type(comp.iter) in (cst.List, cst.Tuple):
+            items = f"[{', '.join(self._number(e) for e in _elements(comp.iter))}]"
+        elif type(comp.iter) is cst.Name and comp.iter.value in self._lists:
+            items = comp.iter.value
+        else:
+            raise Decline("a list comprehension over other than a list written out or one this iteration made")
+        self._locals[variable], self._ranks[variable] = (), 0
+        try:
+            element = self._number(value.elt)
+        finally:
+            del self._locals[variable], self._ranks[variable]
+        self._emit(f"{name} = [{element} for {variable} in {items}]")
+        self._lists.add(name)
+
+    def _as_written(self, node: cst.BaseExpression) -> str:
+        """``node``'s code; in append mode with ``math`` functions of numbers as TRT712's helpers, since a number
+        the same for every iteration may be a traced size (`sqrt(s_k * big / side)`), which `math.sqrt` would
+        read into Python (the helpers take it traced, and are `math`'s own otherwise: symbolic under
+        `torch.export`)."""
+        if self.append is None or self.resolve is None:
+            return code_of(node).strip()
+        vectorizer = self
+
+        class Calls(cst.CSTTransformer):
+            def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+                qualified = vectorizer.resolve(original.func) if len(updated.args) == 1 \
+                    and updated.args[0].keyword is None and not updated.args[0].star else None
+                helper = _MATH_OF_NUMBERS.get(qualified or "")
+                if helper is None:
+                    return updated
+                vectorizer.helpers.add(helper)
+                return updated.with_changes(func=cst.Name(helper))
+
+        return code_of(node.visit(Calls())).strip()
+
+    def _number(self, node: cst.BaseExpression) -> str:
+        value = self._value(node)
+        if value.rank:
+            raise Decline(f"`{code_of(node).strip()}` is not one number")
+        return value.code
+
+    def _python_for(self, node: cst.For) -> None:
+        """A loop over an iterable the same for every iteration (a configuration list, `enumerate` of one), or over
+        lists of numbers this iteration made (`product(dense_cy, dense_cx)`): a Python loop in both forms."""
+        if node.orelse is not None or node.asynchronous is not None:
+            raise Decline("a loop with `else` or `async`")
+        targets = [node.target] if type(node.target) is cst.Name else [
+            e.value for e in node.target.elements] if type(node.target) is cst.Tuple else []
+        if not targets or any(type(t) is not cst.Name for t in targets):
+            raise Decline("a loop whose target is not names")
+        loop = range_loop(node, products=True)
+        if loop is not None and not any(type(n) is cst.SubscriptElement and any(
+                type(m) is cst.Name and m.value in loop[0] for m in walk(n)) for n in walk(node.body)):
+            # a loop over sizes inside the nest, apart from it: a Python loop would keep the example's count
+            raise Decline("a loop over sizes inside the nest, not nested directly")
+        names = [t.value for t in targets]
+        # a name a loop of this body bound before may be bound again by another (FaceBoxes' two `product` loops)
+        taken = set(self.nest.variables) | self._lists | set(self._aliases) | self._written | (
+            (set(self._locals) | self._outside_reads) - self._loop_names)
+        if any(n in taken or n == self.append or n.startswith(PREFIX) for n in names):
+            raise Decline("a loop's target rebinds a name of the loop")
+        iterable = node.iter
+        if self._batched(iterable):
+            lists = [iterable] if type(iterable) is cst.Name else [
+                a.value for a in iterable.args] if type(iterable) is cst.Call and type(iterable.func) is cst.Name \
+                and iterable.func.value in ("product", "zip") and all(a.keyword is None and not a.star
+                                                                     for a in iterable.args) else []
+            if not lists or any(type(a) is not cst.Name or a.value not in self._lists for a in lists):
+                raise Decline("a loop over values of the iteration other than its lists of numbers")
+            for name in names:  # each an iteration's number, one per element of the lists
+                self._locals[name], self._ranks[name] = (), 0
+        else:
+            for name in names:  # the same for every iteration: read as written
+                self._locals.pop(name, None)
+        self._loop_names.update(names)
+        self._emit(f"for {code_of(node.target).strip()} in {code_of(iterable).strip()}:")
+        self._block(_block(node.body))
+
+    def _python_if(self, node: cst.If) -> None:
+        self._emit(f"if {code_of(node.test).strip()}:")
+        self._block(_block(node.body))
+        if node.orelse is None:
+            return
+        self._emit("else:")
+        if type(node.orelse) is cst.If:
+            self._indent += "    "
+            self._python_if(node.orelse)
+            self._indent = self._indent[:-4]
+        else:
+            self._block(_block(node.orelse.body))
+
+    def _block(self, statements: list[cst.BaseStatement]) -> None:
+        self._indent += "    "
+        before = len(self.lines)
+        for statement in statements:
+            self._statement(statement)
+        if len(self.lines) == before:
+            self._emit("pass")
+        self._indent = self._indent[:-4]
 
     def _if(self, node: cst.If) -> None:
         if not self._batched(node.test):
@@ -185,7 +421,7 @@ class Vectorizer:
         self._mask_count += 1
         mask = f"{PREFIX}mask{self._mask_count}"
         outer = self._mask()
-        self.lines.append(f"{mask} = {test}" if outer is None else f"{mask} = {outer} & ({test})")
+        self._emit(f"{mask} = {test}" if outer is None else f"{mask} = {outer} & ({test})")
         self._masks.append(mask)
         for statement in _block(node.body):
             self._statement(statement)
@@ -194,7 +430,7 @@ class Vectorizer:
             return
         self._mask_count += 1
         other = f"{PREFIX}mask{self._mask_count}"
-        self.lines.append(f"{other} = ~({test})" if outer is None else f"{other} = {outer} & ~({test})")
+        self._emit(f"{other} = ~({test})" if outer is None else f"{other} = {outer} & ~({test})")
         self._masks.append(other)
         if type(node.orelse) is cst.If:
             self._if(node.orelse)
@@ -216,6 +452,13 @@ class Vectorizer:
         if name in self.nest.variables or name in self._written or name in self._outside_reads \
                 or name.startswith(PREFIX):
             raise Decline(f"`{name}` carries a value from one iteration to the next")
+        if self.append is not None and operator is None and not isinstance(value, Value) \
+                and not self._batched(value) and not self._masks and name not in self._lists:
+            # the same for every iteration (`sizes = self.min_sizes[k]`, `s_k = size / side`): Python code, as
+            # written, read as written (a loop may go over it)
+            self._emit(f"{name} = {self._as_written(value)}")
+            self._locals.pop(name, None)
+            return
         alias = self._alias(value) if operator is None and not isinstance(value, Value) else None
         if alias is not None:
             if self._masks or name in self._locals:
@@ -243,7 +486,7 @@ class Vectorizer:
             self._fresh.add(name)
         else:
             self._fresh.discard(name)
-        self.lines.append(f"{name} = {new.code}")
+        self._emit(f"{name} = {new.code}")
 
     def _write(self, target: cst.Subscript, value: "Value", operator: str | None) -> None:
         base, items = _flat_subscript(target)
@@ -261,7 +504,7 @@ class Vectorizer:
         code = new.code
         if mask is not None:
             code = f"{self.torch}.where({_padded(mask, rank)}, {new.code}, {old.code})"
-        self.lines.append(f"{old.code} = {code}")
+        self._emit(f"{old.code} = {code}")
 
     def _own_slot(self, items: list[cst.BaseExpression]) -> list[str]:
         """The index of the iteration's own elements: the loop variables in order, then numbers the
@@ -302,8 +545,8 @@ class Vectorizer:
             return Value(node.value, 0, batched=False)
         if kind is cst.Name:
             return self._name(node.value)
-        if not self._batched(node):
-            return Value(f"({code_of(node).strip()})", 0, batched=False)  # the same for every iteration: as written
+        if not self._batched(node):  # the same for every iteration: as written
+            return Value(f"({self._as_written(node)})", 0, batched=False)
         if kind is cst.Subscript:
             return self._subscript(node)
         if kind is cst.BinaryOperation:
@@ -320,7 +563,11 @@ class Vectorizer:
 
     def _name(self, name: str) -> "Value":
         if name in self.nest.variables:
+            if self.append is not None:
+                return Value(self._index(name), 0)  # the iteration's number: an index tensor over all of them
             raise Decline(f"the loop variable `{name}` is used as a number")
+        if name in self._lists:
+            raise Decline(f"the list `{name}` is used other than as what a loop goes over")
         if name in self._aliases or name in self._written:
             raise Decline(f"`{name}` is used whole")
         if name in self._locals:
@@ -355,7 +602,7 @@ class Vectorizer:
         key = (mask, value.code)
         if key not in self._guarded:
             self._guarded[key] = f"{PREFIX}at{len(self._guarded) + 1}"
-            self.lines.append(f"{self._guarded[key]} = {self.torch}.where({mask}, {value.code}, 0)")
+            self._emit(f"{self._guarded[key]} = {self.torch}.where({mask}, {value.code}, 0)")
         return self._guarded[key]
 
     def _subscript(self, node: cst.Subscript) -> "Value":
@@ -399,6 +646,11 @@ class Vectorizer:
                 code = value.code if value.code.endswith(".long()") else f"{_atom(value.code)}.long()"
                 return Value(code, value.rank)
             return Value(f"{self.torch}.abs({value.code})", value.rank)
+        qualified = self.resolve(func) if self.resolve is not None and single else None
+        if qualified in _MATH_FUNCTIONS:
+            # `sqrt(x)`, `ceil(x)` of `from math import ...` on an iteration's number: the same for every iteration
+            value = self._value(args[0].value)
+            return Value(_MATH_FUNCTIONS[qualified].format(torch=self.torch, value=value.code), value.rank)
         if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value in _MATH_MODULES \
                 and func.attr.value in ("floor", "ceil") and single:
             # `math.floor(v)` (and NumPy's, on one element) rounds to an integer: the same integer as a long tensor
@@ -491,7 +743,7 @@ class Vectorizer:
 
     def _batched(self, node: cst.CSTNode) -> bool:
         """Does ``node`` depend on the iteration (a loop variable or a name the body binds)?"""
-        names = set(self.nest.variables) | set(self._locals) | set(self._aliases) | self._written
+        names = set(self.nest.variables) | set(self._locals) | set(self._aliases) | self._written | self._lists
         return any(type(n) is cst.Name and n.value in names for n in walk(node))
 
 
@@ -533,6 +785,37 @@ def _block(suite: cst.BaseSuite) -> list[cst.BaseStatement]:
     if type(suite) is cst.IndentedBlock:
         return list(suite.body)
     return [cst.SimpleStatementLine(body=list(suite.body))]
+
+
+def _elements(node: cst.List | cst.Tuple) -> list[cst.BaseExpression]:
+    if any(type(e) is cst.StarredElement for e in node.elements):
+        raise Decline("an unpacked element")
+    return [e.value for e in node.elements]
+
+
+def _appended(node: cst.BaseSmallStatement, name: str | None) -> tuple[list[cst.BaseExpression], int] | None:
+    """The numbers ``node`` appends to the list ``name`` and the length of each list it appends (0: numbers):
+    ``name += [a, b]``, ``name.extend((a, b))``, ``name.append(a)``, ``name.append([a, b])``."""
+    if name is None:
+        return None
+    if type(node) is cst.AugAssign and type(node.operator) is cst.AddAssign and type(node.target) is cst.Name \
+            and node.target.value == name and type(node.value) in (cst.List, cst.Tuple):
+        return _elements(node.value), 0
+    if type(node) is not cst.Expr or type(node.value) is not cst.Call:
+        return None
+    call = node.value
+    func = call.func
+    if type(func) is not cst.Attribute or type(func.value) is not cst.Name or func.value.value != name \
+            or len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star:
+        return None
+    value = call.args[0].value
+    if func.attr.value == "extend" and type(value) in (cst.List, cst.Tuple):
+        return _elements(value), 0
+    if func.attr.value == "append":
+        if type(value) in (cst.List, cst.Tuple):
+            return _elements(value), len(value.elements)
+        return [value], 0
+    return None
 
 
 def _flat_subscript(node: cst.Subscript) -> tuple[cst.BaseExpression, list[cst.BaseExpression]]:

@@ -574,6 +574,10 @@ def _finalize(
     start = (where.start.line, where.start.column + 1) if where else (1, 1)
     end = (where.end.line, where.end.column + 1) if where else start
     edit = pending.edit
+    if where and edit is not None and edit.covers:
+        covered = [positions[node] for node in edit.replacements if node in positions]
+        start = min([start, *((r.start.line, r.start.column + 1) for r in covered)])
+        end = max([end, *((r.end.line, r.end.column + 1) for r in covered)])
     safety = edit.safety if edit is not None else Safety.NONE
     return Finding(
         rule=pending.info.id,

@@ -90,6 +90,9 @@ class Fix:
     #: What the rule's own analysis adds to the fix's proof (``migrate`` reports it beside the
     #: observation): why this form of the fix holds for every caller.
     evidence: str = ""
+    #: The finding's lines run through every node the fix replaces (a rewrite of consecutive
+    #: statements, TRT364's list, loop and tensor): a problem ``migrate`` locates at any of them is its.
+    covers: bool = False
 
 
 @dataclass

@@ -89,6 +89,7 @@ RULE_MODULES: tuple[str, ...] = (
     "inplace_compare",
     "unflatten_sizes",
     "elementwise_loop",
+    "appended_size_loop",
     "per_image_nms",
     "per_image_rows",
     "size_numel",

@@ -26,7 +26,7 @@ from .retrace import RETRACED_GRAPH
 #: bake at the call (lhotse's batched Kaldi frames: the batch stride is the padded length).
 BAKED_RULES = frozenset({
     "TRT101", "TRT105", "TRT104", "TRT702", "TRT704", "TRT711", "TRT712", "TRT713", "TRT716", "TRT717", "TRT718", "TRT721", "TRT722", "TRT726", "TRT728", "TRT803", "TRT316", "TRT331", "TRT336",
-    "TRT322", "TRT348", "TRT349", "TRT351", "TRT353", "TRT358", "TRT360", "TRT361", "TRT363", "TRT729",
+    "TRT322", "TRT348", "TRT349", "TRT351", "TRT353", "TRT358", "TRT360", "TRT361", "TRT363", "TRT364", "TRT729",
 })
 
 #: The graph check's rule for a hostile node -> other rules whose fix at the node's line removes it: a float64
@@ -52,16 +52,19 @@ CALLED_MODULE_RULES = frozenset({"TRT316", "TRT603", "TRT340", "TRT357", "TRT727
 #: a module-level cache TRT729 makes miss while tracing decides nothing then); the
 #: size test of a pad, crop or resize that TRT717 made one computation decides nothing any more; nor
 #: does the value test of an extra pad that TRT331 made one computation, nor the loop TRT336 made a search, nor
-#: the `int()` reads, `if`s and writes of a loop TRT348 computes at once while tracing (eager code keeps the loop).
+#: the `int()` reads, `if`s and writes of a loop TRT348 computes at once while tracing (eager code keeps the loop), nor
+#: the sizes read by `range`, the numbers and the tensor made of them in a list TRT364 computes at once while tracing.
 SUPERSEDES = {"TRT726": ("TRT703",), "TRT729": ("TRT713",), "TRT717": ("TRT713",), "TRT331": ("TRT101",), "TRT336": ("TRT104",),
-              "TRT348": ("TRT702", "TRT713", "TRT101", "TRT104", "TRT202", "TRT203")}
+              "TRT348": ("TRT702", "TRT713", "TRT101", "TRT104", "TRT202", "TRT203"),
+              "TRT364": ("TRT702", "TRT712", "TRT713", "TRT716", "TRT104")}
 #: Why, for each rule of :data:`SUPERSEDES`.
 SUPERSEDED_BECAUSE = {"TRT726": "a cache refreshed while tracing",
                       "TRT729": "a module-level cache rebuilt while tracing",
                       "TRT717": "the size test it made part of one computation",
                       "TRT331": "the test of a pad it made part of one computation",
                       "TRT336": "the loop it made a search in the graph",
-                      "TRT348": "the loop it computes at once while tracing, kept for eager code only"}
+                      "TRT348": "the loop it computes at once while tracing, kept for eager code only",
+                      "TRT364": "the list it computes at once while tracing, kept for eager code only"}
 
 #: Rules whose construct exports without error but computes other values (``atan2``'s edges) or
 #: values of another type (TRT323: ``masks.gt_(0.5)`` exported as a bool comparison, YOLOv5's mask
