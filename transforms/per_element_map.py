@@ -107,6 +107,44 @@ def _range_source(iterator: cst.BaseExpression) -> cst.BaseExpression | None:
     return None
 
 
+def _started_empty(statement: cst.BaseStatement) -> str | None:
+    """``out`` of ``out = []``."""
+    if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1 \
+            or type(statement.body[0]) is not cst.Assign or len(statement.body[0].targets) != 1:
+        return None
+    assign = statement.body[0]
+    target = assign.targets[0].target
+    if type(target) is not cst.Name or type(assign.value) is not cst.List or assign.value.elements:
+        return None
+    return target.value
+
+
+def _appended(statement: cst.BaseStatement, out: str) -> cst.BaseExpression | None:
+    """``value`` of ``out.append(value)``, a whole statement."""
+    if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1 \
+            or type(statement.body[0]) is not cst.Expr:
+        return None
+    call = statement.body[0].value
+    if type(call) is not cst.Call or type(call.func) is not cst.Attribute or call.func.attr.value != "append" \
+            or type(call.func.value) is not cst.Name or call.func.value.value != out or len(call.args) != 1 \
+            or call.args[0].keyword is not None or call.args[0].star:
+        return None
+    return call.args[0].value
+
+
+def _whole_value(statement: cst.BaseStatement) -> cst.Call | None:
+    """The call that is the whole value of ``return <call>`` or ``name = <call>``."""
+    if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1:
+        return None
+    small = statement.body[0]
+    if type(small) is cst.Return and type(small.value) is cst.Call:
+        return small.value
+    if type(small) is cst.Assign and len(small.targets) == 1 and type(small.targets[0].target) is cst.Name \
+            and type(small.value) is cst.Call:
+        return small.value
+    return None
+
+
 class PerElementMap(Rule):
     needs_text = spelled("torch.stack")
     requires = (TensorEvidence, ObservedFacts)
@@ -121,7 +159,9 @@ What it finds: `torch.stack([f(e) for e in t])` (also `torch.stack(..., 0)` / `d
 only as `t[i]`, with `t` a plain name or attribute chain that is a tensor: visibly (a forward input,
 a `Tensor` annotation, a torch call's result), seen holding one by a recorded run, or where the
 recorded export warned "{_ITERATING}" at the comprehension. One `for`, no condition, the element a
-single name. Refused: an element expression that draws random numbers (`torch.rand*`, `dropout`,
+single name. The same written as a loop: `out = []`, then `for e in t: out.append(f(e))`, then
+`return torch.stack(out)` (or `y = torch.stack(out)`), the three statements one after the other, the
+stack the whole value, `out` and `e` read nowhere else in the function. Refused: an element expression that draws random numbers (`torch.rand*`, `dropout`,
 `normal_`...), calls a method that changes an object other than the element (`.append`,
 `.update`, an in-place `x.add_` on an outer `x`), `setattr`, or holds a nested comprehension, a
 lambda or `:=`. RetinaFace's decoding wrappers (`torch.stack([decode(l, priors, [0.1, 0.2]) for l
@@ -130,7 +170,9 @@ in loc])`), per-image affine warps and crops, pose decoders.
 Why it hurts: iterating a tensor makes a traced export unroll the comprehension with the example's
 batch size: at another batch the graph still returns the example's number of results (or fails).
 
-The rewrite: `{HELPER}(f(e) for e in {ROWS}(t))` (the range form reads `t[i]` as the element `i`).
+The rewrite: `{HELPER}(f(e) for e in {ROWS}(t))` (the range form reads `t[i]` as the element `i`;
+the loop form's three statements become the last one with this value, the elements computed where
+the loop computed them: nothing runs in between).
 Eager mode, `torch.fx`, `torch.compile` and `torch.export` iterate `t` and stack as written (a
 generator expression consumed at once: the same calls in the same order); `torch.jit.script`
 compiles the generator expression as the list comprehension it was, and the helpers take
@@ -160,6 +202,16 @@ graph is faithful and equivalent on its inputs.""",
                 f"    return {HELPER}(warp(i, matrices) for i in {ROWS}(images))\n",
                 unsafe=True,
             ),
+            Example(
+                "def crops(images: torch.Tensor, box):\n"
+                "    out = []\n"
+                "    for image in images:\n"
+                "        out.append(crop(image, box))\n"
+                "    return torch.stack(out)\n",
+                "def crops(images: torch.Tensor, box):\n"
+                f"    return {HELPER}(crop(image, box) for image in {ROWS}(images))\n",
+                unsafe=True,
+            ),
         ),
         references=("https://pytorch.org/docs/stable/generated/torch.vmap.html",
                     "https://pytorch.org/docs/stable/onnx_torchscript.html#avoiding-pitfalls"),
@@ -171,33 +223,84 @@ graph is faithful and equivalent on its inputs.""",
             return
         comp = node.args[0].value
         clause = comp.for_in
-        if clause.inner_for_in is not None or clause.ifs or clause.asynchronous is not None \
-                or type(clause.target) is not cst.Name:
+        if clause.inner_for_in is not None or clause.ifs or clause.asynchronous is not None:
             return
-        element = clause.target.value
-        source = _range_source(clause.iter)
-        elt = comp.elt
-        if source is not None:
-            text = code_of(source).strip()
-            reads = [n for n in walk(elt) if type(n) is cst.Name and n.value == element]
-            elements = [n for n in walk(elt) if _element_read(n, text, element)]
-            if len(reads) != len(elements) or not elements:
-                return  # the index is read as a number somewhere: no element function to map
-            elt = elt.visit(_Rename(text, element))
-        elif _plain(clause.iter):
-            source = clause.iter
-        else:
+        generator = self._generator(clause.target, clause.iter, comp.elt, node)
+        if generator is None:
             return
-        if _refusal(elt, element) is not None or not self._tensor(source, node):
-            return
-        generator = cst.GeneratorExp(elt.deep_clone(), cst.CompFor(
-            target=cst.Name(element), iter=cst.Call(cst.Name(ROWS), [cst.Arg(source.deep_clone())])),
-            lpar=[], rpar=[])  # the call's only argument: its own parentheses are the generator's
         self.report(node, "a comprehension applies a function to each element along a tensor's first axis, then "
                           "stacks: a trace unrolls it with the example's batch size; "
                           f"`{HELPER}` maps the function with `torch.vmap` while tracing; assumes {_ASSUMPTION}",
                     Fix({node: cst.Call(cst.Name(HELPER), [cst.Arg(generator)])}, safety=Safety.UNSAFE,
                         helpers=(HELPER, ROWS)))
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        function = self.context.function
+        if function is None:
+            return
+        body = list(node.body)
+        for at in range(len(body) - 2):
+            self._loop(function, *body[at:at + 3])
+
+    def _loop(self, function: cst.FunctionDef, start: cst.BaseStatement, loop: cst.BaseStatement,
+              use: cst.BaseStatement) -> None:
+        """``out = []`` / ``for e in t: out.append(f(e))`` / ``return torch.stack(out)`` (or ``y = ...``), one
+        after the other, ``out`` and ``e`` read nowhere else in the function: the stacked comprehension written
+        as a loop. The stack is the use's whole value, so that the elements are still computed right after
+        whatever ran before it."""
+        out = _started_empty(start)
+        if out is None or type(loop) is not cst.For or loop.orelse is not None or loop.asynchronous is not None \
+                or type(loop.target) is not cst.Name or type(loop.body) is not cst.IndentedBlock \
+                or len(loop.body.body) != 1:
+            return
+        appended = _appended(loop.body.body[0], out)
+        stack = _whole_value(use)
+        if appended is None or stack is None or self.context.refers_to(stack.func, "torch.stack") is None \
+                or not _stack_rest(stack) or type(stack.args[0].value) is not cst.Name \
+                or stack.args[0].value.value != out:
+            return
+        element = loop.target.value
+        names = [n.value for n in walk(function.body) if type(n) is cst.Name]
+        in_loop = [n.value for n in walk(loop) if type(n) is cst.Name]
+        if names.count(out) != 3 or names.count(element) != in_loop.count(element):
+            return  # the list, or the loop's variable after the loop, read elsewhere
+        generator = self._generator(loop.target, loop.iter, appended, loop)
+        if generator is None:
+            return
+        mapped = cst.Call(cst.Name(HELPER), [cst.Arg(generator)])
+        small = use.body[0]
+        rewritten = use.with_changes(body=[small.with_changes(value=mapped)],
+                                     leading_lines=(*start.leading_lines, *loop.leading_lines, *use.leading_lines))
+        self.report(loop, f"a loop appends a function of each element along a tensor's first axis to `{out}`, then "
+                          "stacks it: a trace unrolls it with the example's batch size; "
+                          f"`{HELPER}` maps the function with `torch.vmap` while tracing; assumes {_ASSUMPTION}",
+                    Fix({start: cst.RemovalSentinel.REMOVE, loop: cst.RemovalSentinel.REMOVE, use: rewritten},
+                        safety=Safety.UNSAFE, helpers=(HELPER, ROWS)))
+
+    def _generator(self, target: cst.BaseAssignTargetExpression, iterator: cst.BaseExpression,
+                   elt: cst.BaseExpression, where: cst.CSTNode) -> cst.GeneratorExp | None:
+        """``elt for target in _trt_rows(t)`` for a loop over a tensor ``t`` (or over ``range`` of its first axis,
+        reading ``t[i]``), or None where the rule does not apply."""
+        if type(target) is not cst.Name:
+            return None
+        element = target.value
+        source = _range_source(iterator)
+        if source is not None:
+            text = code_of(source).strip()
+            reads = [n for n in walk(elt) if type(n) is cst.Name and n.value == element]
+            elements = [n for n in walk(elt) if _element_read(n, text, element)]
+            if len(reads) != len(elements) or not elements:
+                return None  # the index is read as a number somewhere: no element function to map
+            elt = elt.visit(_Rename(text, element))
+        elif _plain(iterator):
+            source = iterator
+        else:
+            return None
+        if _refusal(elt, element) is not None or not self._tensor(source, where):
+            return None
+        return cst.GeneratorExp(elt.deep_clone(), cst.CompFor(
+            target=cst.Name(element), iter=cst.Call(cst.Name(ROWS), [cst.Arg(source.deep_clone())])),
+            lpar=[], rpar=[])  # the call's only argument: its own parentheses are the generator's
 
     def _tensor(self, source: cst.BaseExpression, stack: cst.Call) -> bool:
         """Is ``source`` a tensor: visibly, seen holding one, or iterated where the export warned so?"""

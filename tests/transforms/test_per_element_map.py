@@ -96,6 +96,49 @@ def test_left_alone(line: str) -> None:
     assert rules_found(code, select=("TRT366",)) == []
 
 
+#: The decoding written as a loop appending to a list, then stacked (the comment before the list stays).
+LOOP = DECODE.replace(
+    "        return torch.stack([decode(l, priors, [0.1, 0.2]) for l in loc])\n",
+    "        # decode every image\n"
+    "        boxes = []\n"
+    "        for l in loc:\n"
+    "            boxes.append(decode(l, priors, [0.1, 0.2]))\n"
+    "        return torch.stack(boxes, dim=0)\n")
+
+
+def test_rewrite_text_of_the_loop() -> None:
+    after = rewrite(LOOP, unsafe=True, select=("TRT366",))
+    assert "    def forward(self, loc, priors):\n        # decode every image\n" \
+           "        return _trt_stack_map(decode(l, priors, [0.1, 0.2]) for l in _trt_rows(loc))\n" in after
+
+
+@pytest.mark.parametrize("body", [
+    "out = []\nfor e in x:\n    out.append(g(e))\nn = len(out)\nreturn torch.stack(out)",  # a statement between
+    "out = []\nfor e in x:\n    out.append(g(e))\nreturn torch.stack(out), len(out)",  # the list read again
+    "out = []\nfor e in x:\n    out.append(g(e))\nreturn torch.stack(out) + 1",  # not the whole value
+    "out = []\nfor e in x:\n    out.append(g(e))\ny = torch.stack(out)\nreturn y, e",  # the last element after
+    "out = []\nfor e in x:\n    out.append(g(e))\n    print(e)\nreturn torch.stack(out)",  # the body does more
+    "out = [x[0]]\nfor e in x:\n    out.append(g(e))\nreturn torch.stack(out)",  # not started empty
+    "out = []\nfor e in x:\n    out.append(g(e))\nelse:\n    pass\nreturn torch.stack(out)",
+])
+def test_loop_left_alone(body: str) -> None:
+    code = HEADER + "def f(x: torch.Tensor):\n" + "".join(f"    {line}\n" for line in body.splitlines())
+    assert rules_found(code, select=("TRT366",)) == []
+
+
+def test_the_loop_in_eager_mode_and_its_graph(tmp_path: Path) -> None:
+    before, after = _programs(tmp_path, LOOP)
+    priors = torch.rand(6, 4) + 0.1
+    for batch in (1, 3, 0):
+        loc = _edge_locs(batch).requires_grad_(batch > 0)
+        assert_same_run(run_once(before(), [loc, priors]), run_once(after(), [loc, priors]), context=str(batch))
+    session = _exported(after(), (torch.randn(2, 6, 4), priors), ["loc", "priors"])
+    for batch in (1, 5):
+        loc = _edge_locs(batch)
+        [got] = session.run(None, {"loc": loc.numpy(), "priors": priors.numpy()})
+        assert np.allclose(got, before()(loc, priors).numpy(), rtol=1e-6, atol=1e-6, equal_nan=True), batch
+
+
 def test_a_list_of_unknown_kind_only_with_the_exports_warning(tmp_path: Path) -> None:
     code = HEADER + "def f(items, w):\n    return torch.stack([g(e, w) for e in items])\n"
     assert rules_found(code, select=("TRT366",)) == []
