@@ -161,11 +161,16 @@ a `Tensor` annotation, a torch call's result), seen holding one by a recorded ru
 recorded export warned "{_ITERATING}" at the comprehension. One `for`, no condition, the element a
 single name. The same written as a loop: `out = []`, then `for e in t: out.append(f(e))`, then
 `return torch.stack(out)` (or `y = torch.stack(out)`), the three statements one after the other, the
-stack the whole value, `out` and `e` read nowhere else in the function. Refused: an element expression that draws random numbers (`torch.rand*`, `dropout`,
-`normal_`...), calls a method that changes an object other than the element (`.append`,
-`.update`, an in-place `x.add_` on an outer `x`), `setattr`, or holds a nested comprehension, a
-lambda or `:=`. RetinaFace's decoding wrappers (`torch.stack([decode(l, priors, [0.1, 0.2]) for l
-in loc])`), per-image affine warps and crops, pose decoders.
+stack the whole value, `out` and `e` read nowhere else in the function. Refused: an element
+expression that draws random numbers (`torch.rand*`, `dropout`, `normal_`...), calls a method
+that changes an object other than the element (`.append`, `.update`, an in-place `x.add_` on an
+outer `x`), `setattr`, or holds a nested comprehension, a lambda or `:=`. Zoo 27's RetinaFace
+decoding wrapper (`torch.stack([decode(l, priors, [0.1, 0.2]) for l in loc])`), gurkirt's RetinaNet
+(`decode(flat_loc[b], anchors) for b in range(flat_loc.shape[0])`), TVQA+'s `torch.triu(p) for p in
+product`. Migrate's `retinaface_decode` needs TRT364 too (its priors are built in a loop over sizes).
+
+TRT406 (opt-in, detect only) names every comprehension over a tensor; this is the fix of its
+stacked ones whose element function `torch.vmap` can batch.
 
 Why it hurts: iterating a tensor makes a traced export unroll the comprehension with the example's
 batch size: at another batch the graph still returns the example's number of results (or fails).
