@@ -64,7 +64,9 @@ What to do (not rewritten): compute on the whole tensor at once (most per-elemen
 are batched operations already: `t.sum(0) for t in x` is `x.sum(1)`), or use
 `torch.vmap`-style batching by hand with broadcasting. When the count is really fixed by
 the model (a constant number of heads or levels), iterate over that constant rather than
-a tensor size, or keep the dynamic axis out of the loop.
+a tensor size, or keep the dynamic axis out of the loop. A stacked comprehension of one function of
+each element (`torch.stack([f(e) for e in x])`, or `f(x[i])` over `range(x.shape[0])`) is
+TRT366's: it maps `f` with `torch.vmap` while tracing.
 
 Fix safety: none (detect only).
 

@@ -147,6 +147,11 @@ class ObservedFacts(Provider):
         where = self._where_observed(node)
         return where is not None and bool(self.facts.traced(where.start.line, where.end.line))
 
+    def traced_messages(self, node: cst.CSTNode) -> list[str]:
+        """The ``TracerWarning`` messages the observed export raised on ``node``'s lines (empty without facts)."""
+        where = self._where_observed(node)
+        return [] if where is None else list(self.facts.traced(where.start.line, where.end.line))
+
     def located(self, node: cst.CSTNode, rule: str) -> bool:
         """Did the graph check of the observed export place a node that ``rule`` removes on
         ``node``'s lines (``migrate`` notes them before the rules run)?"""

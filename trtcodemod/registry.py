@@ -101,6 +101,7 @@ RULE_MODULES: tuple[str, ...] = (
     "roll_shift",
     "new_axis_write",
     "transposed_output_size",
+    "per_element_map",
 )
 
 

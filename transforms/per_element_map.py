@@ -1,0 +1,318 @@
+"""A comprehension over a tensor's first axis that applies a function to each element, then stacks (TRT366).
+
+RetinaFace's decoding wrappers decode each image's boxes against one set of priors::
+
+    boxes = torch.stack([decode(l, priors, variances) for l in loc])
+
+Iterating a tensor makes a trace unroll the comprehension with the example's batch size. The rewrite
+``_trt_stack_map(decode(l, priors, variances) for l in _trt_rows(loc))`` keeps the comprehension (as a
+generator expression) for eager code and scripts, and maps its element function with ``torch.vmap``
+while tracing.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from trtcodemod.astutil import code_of, walk
+from trtcodemod.providers import ObservedFacts
+from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety, spelled
+from trtcodemod.transforms._tensor_evidence import TensorEvidence
+from trtcodemod.transforms.stacked_rows import _first_axis, _plain, _range_bound, _stack_rest
+
+HELPER = "_trt_stack_map"
+ROWS = "_trt_rows"
+
+_ASSUMPTION = ("the comprehension's element function treats each element on its own (no element's result "
+               "depends on another's, on how many there are, or on state the function changes), and where "
+               "`torch.vmap` runs it, it computes what the loop computes")
+
+#: Calls whose results differ from one call to the next: vmap draws them for the whole batch at once.
+_RANDOM = frozenset({"rand", "randn", "randint", "rand_like", "randn_like", "randint_like", "randperm",
+                     "bernoulli", "multinomial", "normal", "normal_", "uniform_", "dropout", "dropout1d",
+                     "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout", "exponential_",
+                     "geometric_", "cauchy_", "log_normal_", "random_", "bernoulli_"})
+
+#: Methods that change the object they are called on: on a name other than the element, an outer write.
+_MUTATORS = frozenset({"append", "extend", "insert", "update", "setdefault", "pop", "popitem", "remove",
+                       "clear", "add", "discard", "__setitem__", "__setattr__"})
+
+#: What a trace says where a comprehension iterates a tensor.
+_ITERATING = "Iterating over a tensor"
+
+
+def _called_name(call: cst.Call) -> str | None:
+    """The last name of what ``call`` calls (``torch.rand`` → ``rand``, ``x.add_`` → ``add_``)."""
+    func = call.func
+    if type(func) is cst.Attribute:
+        return func.attr.value
+    return func.value if type(func) is cst.Name else None
+
+
+def _refusal(elt: cst.BaseExpression, element: str) -> str | None:
+    """Why the element expression ``elt`` (``element``: the loop variable) cannot be mapped, or None."""
+    for node in walk(elt):
+        if type(node) in (cst.NamedExpr, cst.Yield, cst.Await, cst.Lambda, cst.ListComp, cst.GeneratorExp,
+                          cst.SetComp, cst.DictComp):
+            return "a nested scope or an assignment expression"
+        if type(node) is not cst.Call:
+            continue
+        name = _called_name(node)
+        if name in _RANDOM:
+            return f"a random call (`{name}`): vmap draws for the whole batch at once"
+        if name in ("setattr", "delattr"):
+            return "it writes an attribute"
+        func = node.func
+        if type(func) is cst.Attribute and (name in _MUTATORS or name.endswith("_") and not name.endswith("__")):
+            receiver = func.value
+            while type(receiver) in (cst.Attribute, cst.Subscript):
+                receiver = receiver.value
+            if not (type(receiver) is cst.Name and receiver.value == element):
+                return f"it changes an outer object (`.{name}`)"
+    return None
+
+
+class _Rename(cst.CSTTransformer):
+    """``source[i]`` → ``i``, for the range form."""
+
+    def __init__(self, source: str, index: str) -> None:
+        super().__init__()
+        self.source, self.index = source, index
+
+    def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
+        if _element_read(original, self.source, self.index):
+            return cst.Name(self.index)
+        return updated
+
+
+def _element_read(node: cst.CSTNode, source: str, index: str) -> bool:
+    """Is ``node`` ``source[index]``?"""
+    return type(node) is cst.Subscript and len(node.slice) == 1 and type(node.slice[0].slice) is cst.Index \
+        and type(node.slice[0].slice.value) is cst.Name and node.slice[0].slice.value.value == index \
+        and code_of(node.value).strip() == source
+
+
+def _range_source(iterator: cst.BaseExpression) -> cst.BaseExpression | None:
+    """``t`` of ``range(t.shape[0])``, ``range(t.size(0))`` or ``range(len(t))``, ``t`` a plain name or attribute
+    chain."""
+    bound = _range_bound(iterator)
+    if bound is None:
+        return None
+    if _first_axis(bound):
+        return bound.value.value if type(bound) is cst.Subscript else bound.func.value
+    if type(bound) is cst.Call and type(bound.func) is cst.Name and bound.func.value == "len" \
+            and len(bound.args) == 1 and bound.args[0].keyword is None and not bound.args[0].star \
+            and _plain(bound.args[0].value):
+        return bound.args[0].value
+    return None
+
+
+def _started_empty(statement: cst.BaseStatement) -> str | None:
+    """``out`` of ``out = []``."""
+    if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1 \
+            or type(statement.body[0]) is not cst.Assign or len(statement.body[0].targets) != 1:
+        return None
+    assign = statement.body[0]
+    target = assign.targets[0].target
+    if type(target) is not cst.Name or type(assign.value) is not cst.List or assign.value.elements:
+        return None
+    return target.value
+
+
+def _appended(statement: cst.BaseStatement, out: str) -> cst.BaseExpression | None:
+    """``value`` of ``out.append(value)``, a whole statement."""
+    if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1 \
+            or type(statement.body[0]) is not cst.Expr:
+        return None
+    call = statement.body[0].value
+    if type(call) is not cst.Call or type(call.func) is not cst.Attribute or call.func.attr.value != "append" \
+            or type(call.func.value) is not cst.Name or call.func.value.value != out or len(call.args) != 1 \
+            or call.args[0].keyword is not None or call.args[0].star:
+        return None
+    return call.args[0].value
+
+
+def _whole_value(statement: cst.BaseStatement) -> cst.Call | None:
+    """The call that is the whole value of ``return <call>`` or ``name = <call>``."""
+    if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1:
+        return None
+    small = statement.body[0]
+    if type(small) is cst.Return and type(small.value) is cst.Call:
+        return small.value
+    if type(small) is cst.Assign and len(small.targets) == 1 and type(small.targets[0].target) is cst.Name \
+            and type(small.value) is cst.Call:
+        return small.value
+    return None
+
+
+class PerElementMap(Rule):
+    needs_text = spelled("torch.stack")
+    requires = (TensorEvidence, ObservedFacts)
+    info = RuleInfo(
+        id="TRT366",
+        name="per-element-map",
+        summary="`torch.stack([f(e) for e in t])` over a tensor's first axis: tracing unrolls it with the example's "
+                "batch size; map `f` with `torch.vmap` while tracing",
+        doc=f"""\
+What it finds: `torch.stack([f(e) for e in t])` (also `torch.stack(..., 0)` / `dim=0`), and
+`torch.stack([f(t[i]) for i in range(t.shape[0])])` (or `t.size(0)`, `len(t)`) where `i` is read
+only as `t[i]`, with `t` a plain name or attribute chain that is a tensor: visibly (a forward input,
+a `Tensor` annotation, a torch call's result), seen holding one by a recorded run, or where the
+recorded export warned "{_ITERATING}" at the comprehension. One `for`, no condition, the element a
+single name. The same written as a loop: `out = []`, then `for e in t: out.append(f(e))`, then
+`return torch.stack(out)` (or `y = torch.stack(out)`), the three statements one after the other, the
+stack the whole value, `out` and `e` read nowhere else in the function. Refused: an element
+expression that draws random numbers (`torch.rand*`, `dropout`, `normal_`...), calls a method
+that changes an object other than the element (`.append`, `.update`, an in-place `x.add_` on an
+outer `x`), `setattr`, or holds a nested comprehension, a lambda or `:=`. Zoo 27's RetinaFace
+decoding wrapper (`torch.stack([decode(l, priors, [0.1, 0.2]) for l in loc])`), gurkirt's RetinaNet
+(`decode(flat_loc[b], anchors) for b in range(flat_loc.shape[0])`), TVQA+'s `torch.triu(p) for p in
+product`. Migrate's `retinaface_decode` needs TRT364 too (its priors are built in a loop over sizes).
+
+TRT406 (opt-in, detect only) names every comprehension over a tensor; this is the fix of its
+stacked ones whose element function `torch.vmap` can batch.
+
+Why it hurts: iterating a tensor makes a traced export unroll the comprehension with the example's
+batch size: at another batch the graph still returns the example's number of results (or fails).
+
+The rewrite: `{HELPER}(f(e) for e in {ROWS}(t))` (the range form reads `t[i]` as the element `i`;
+the loop form's three statements become the last one with this value, the elements computed where
+the loop computed them: nothing runs in between).
+Eager mode, `torch.fx`, `torch.compile` and `torch.export` iterate `t` and stack as written (a
+generator expression consumed at once: the same calls in the same order); `torch.jit.script`
+compiles the generator expression as the list comprehension it was, and the helpers take
+`torch.stack` there. While `torch.jit.trace` records the model (both ONNX exporters' TorchScript
+path), `{ROWS}` gives the rows without unrolling them and `{HELPER}` runs the generator's own code
+once, under `torch.vmap`, on the whole of `t`: the graph follows the batch size. Where vmap refuses
+the function (a value read with `.item()`, a data-dependent `if`, random ops, a result that is
+not one tensor) the elements are computed one by one as written, unrolled as before.
+
+Fix safety: unsafe: {_ASSUMPTION}. The code of `f` may lie in another file; `migrate` applies the
+fix where the export warned at the comprehension and keeps it only where the rewritten model's
+graph is faithful and equivalent on its inputs.""",
+        fix=Safety.UNSAFE,
+        assumption=_ASSUMPTION,
+        examples=(
+            Example(
+                "def decode_batch(loc: torch.Tensor, priors):\n"
+                "    return torch.stack([decode(l, priors, [0.1, 0.2]) for l in loc])\n",
+                "def decode_batch(loc: torch.Tensor, priors):\n"
+                f"    return {HELPER}(decode(l, priors, [0.1, 0.2]) for l in {ROWS}(loc))\n",
+                unsafe=True,
+            ),
+            Example(
+                "def warp_all(images: torch.Tensor, matrices):\n"
+                "    return torch.stack([warp(images[i], matrices) for i in range(images.shape[0])], dim=0)\n",
+                "def warp_all(images: torch.Tensor, matrices):\n"
+                f"    return {HELPER}(warp(i, matrices) for i in {ROWS}(images))\n",
+                unsafe=True,
+            ),
+            Example(
+                "def crops(images: torch.Tensor, box):\n"
+                "    out = []\n"
+                "    for image in images:\n"
+                "        out.append(crop(image, box))\n"
+                "    return torch.stack(out)\n",
+                "def crops(images: torch.Tensor, box):\n"
+                f"    return {HELPER}(crop(image, box) for image in {ROWS}(images))\n",
+                unsafe=True,
+            ),
+        ),
+        references=("https://pytorch.org/docs/stable/generated/torch.vmap.html",
+                    "https://pytorch.org/docs/stable/onnx_torchscript.html#avoiding-pitfalls"),
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not node.args or type(node.args[0].value) is not cst.ListComp \
+                or self.context.refers_to(node.func, "torch.stack") is None or not _stack_rest(node):
+            return
+        comp = node.args[0].value
+        clause = comp.for_in
+        if clause.inner_for_in is not None or clause.ifs or clause.asynchronous is not None:
+            return
+        generator = self._generator(clause.target, clause.iter, comp.elt, node)
+        if generator is None:
+            return
+        self.report(node, "a comprehension applies a function to each element along a tensor's first axis, then "
+                          "stacks: a trace unrolls it with the example's batch size; "
+                          f"`{HELPER}` maps the function with `torch.vmap` while tracing; assumes {_ASSUMPTION}",
+                    Fix({node: cst.Call(cst.Name(HELPER), [cst.Arg(generator)])}, safety=Safety.UNSAFE,
+                        helpers=(HELPER, ROWS)))
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        function = self.context.function
+        if function is None:
+            return
+        body = list(node.body)
+        for at in range(len(body) - 2):
+            self._loop(function, *body[at:at + 3])
+
+    def _loop(self, function: cst.FunctionDef, start: cst.BaseStatement, loop: cst.BaseStatement,
+              use: cst.BaseStatement) -> None:
+        """``out = []`` / ``for e in t: out.append(f(e))`` / ``return torch.stack(out)`` (or ``y = ...``), one
+        after the other, ``out`` and ``e`` read nowhere else in the function: the stacked comprehension written
+        as a loop. The stack is the use's whole value, so that the elements are still computed right after
+        whatever ran before it."""
+        out = _started_empty(start)
+        if out is None or type(loop) is not cst.For or loop.orelse is not None or loop.asynchronous is not None \
+                or type(loop.target) is not cst.Name or type(loop.body) is not cst.IndentedBlock \
+                or len(loop.body.body) != 1:
+            return
+        appended = _appended(loop.body.body[0], out)
+        stack = _whole_value(use)
+        if appended is None or stack is None or self.context.refers_to(stack.func, "torch.stack") is None \
+                or not _stack_rest(stack) or type(stack.args[0].value) is not cst.Name \
+                or stack.args[0].value.value != out:
+            return
+        element = loop.target.value
+        names = [n.value for n in walk(function.body) if type(n) is cst.Name]
+        in_loop = [n.value for n in walk(loop) if type(n) is cst.Name]
+        if names.count(out) != 3 or names.count(element) != in_loop.count(element):
+            return  # the list, or the loop's variable after the loop, read elsewhere
+        generator = self._generator(loop.target, loop.iter, appended, loop)
+        if generator is None:
+            return
+        mapped = cst.Call(cst.Name(HELPER), [cst.Arg(generator)])
+        small = use.body[0]
+        rewritten = use.with_changes(body=[small.with_changes(value=mapped)],
+                                     leading_lines=(*start.leading_lines, *loop.leading_lines, *use.leading_lines))
+        self.report(loop, f"a loop appends a function of each element along a tensor's first axis to `{out}`, then "
+                          "stacks it: a trace unrolls it with the example's batch size; "
+                          f"`{HELPER}` maps the function with `torch.vmap` while tracing; assumes {_ASSUMPTION}",
+                    Fix({start: cst.RemovalSentinel.REMOVE, loop: cst.RemovalSentinel.REMOVE, use: rewritten},
+                        safety=Safety.UNSAFE, helpers=(HELPER, ROWS)))
+
+    def _generator(self, target: cst.BaseAssignTargetExpression, iterator: cst.BaseExpression,
+                   elt: cst.BaseExpression, where: cst.CSTNode) -> cst.GeneratorExp | None:
+        """``elt for target in _trt_rows(t)`` for a loop over a tensor ``t`` (or over ``range`` of its first axis,
+        reading ``t[i]``), or None where the rule does not apply."""
+        if type(target) is not cst.Name:
+            return None
+        element = target.value
+        source = _range_source(iterator)
+        if source is not None:
+            text = code_of(source).strip()
+            reads = [n for n in walk(elt) if type(n) is cst.Name and n.value == element]
+            elements = [n for n in walk(elt) if _element_read(n, text, element)]
+            if len(reads) != len(elements) or not elements:
+                return None  # the index is read as a number somewhere: no element function to map
+            elt = elt.visit(_Rename(text, element))
+        elif _plain(iterator):
+            source = iterator
+        else:
+            return None
+        if _refusal(elt, element) is not None or not self._tensor(source, where):
+            return None
+        return cst.GeneratorExp(elt.deep_clone(), cst.CompFor(
+            target=cst.Name(element), iter=cst.Call(cst.Name(ROWS), [cst.Arg(source.deep_clone())])),
+            lpar=[], rpar=[])  # the call's only argument: its own parentheses are the generator's
+
+    def _tensor(self, source: cst.BaseExpression, stack: cst.Call) -> bool:
+        """Is ``source`` a tensor: visibly, seen holding one, or iterated where the export warned so?"""
+        if self.provider(TensorEvidence).evident(source):
+            return True
+        observed = self.provider(ObservedFacts)
+        return observed.is_tensor(source) or any(_ITERATING in m for m in observed.traced_messages(stack))
+
+
+RULES = (PerElementMap,)

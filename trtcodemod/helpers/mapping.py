@@ -1,0 +1,87 @@
+"""A function applied to each element along a tensor's first axis, the results stacked (TRT366).
+
+``torch.stack([f(e) for e in t])`` iterates a tensor: a trace unrolls it with the example's batch
+size. The rewrite, ``_trt_stack_map(f(e) for e in _trt_rows(t))``, keeps the comprehension as a
+generator expression: TorchScript reads it as the list it was, eager mode consumes it as the
+comprehension did, and while tracing the generator's own code runs once under ``torch.vmap`` on the
+whole of ``t``.
+"""
+
+import torch
+
+
+def _trt_rows(source: torch.Tensor) -> torch.Tensor:
+    """``source`` itself, to iterate; while ``torch.jit.trace`` records the model, its rows (what
+    iterating it gives) in an iterator that also carries ``source`` for :func:`_trt_stack_map`."""
+    if torch.jit.is_scripting():
+        return source
+    if torch.jit.is_tracing() and isinstance(source, torch.Tensor) and source.dim() > 0:
+        return _trt_traced_rows(source)
+    return source
+
+
+@torch.jit.unused
+def _trt_traced_rows(source: torch.Tensor):
+    """The rows of ``source`` as :class:`_TrtRows` (no TracerWarning: the rows are the ``unbind(0)`` that
+    iterating a tensor takes, which the vmapped graph does not read)."""
+    return _TrtRows(source)
+
+
+class _TrtRows:
+    """An iterator over ``source.unbind(0)`` that keeps ``source``."""
+
+    def __init__(self, source: torch.Tensor) -> None:
+        self.source = source
+        self._rows = None
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> torch.Tensor:
+        if self._rows is None:
+            self._rows = iter(self.source.unbind(0))
+        return next(self._rows)
+
+
+def _trt_stack_map(items: list[torch.Tensor]) -> torch.Tensor:
+    """``torch.stack(list(items))``, ``items`` the generator ``(f(e) for e in _trt_rows(t))``.
+
+    While ``torch.jit.trace`` records the model, ``f`` is mapped over ``t``'s first axis by ``torch.vmap``
+    so that the graph follows the traced batch size; where vmap cannot run ``f`` (a value read with
+    ``.item()``, data-dependent control flow, random ops, a result that is not one tensor) the elements
+    are computed one by one, as written.
+    """
+    if torch.jit.is_scripting():
+        return torch.stack(items)
+    if torch.jit.is_tracing():
+        mapped = _trt_vmapped(items)
+        if mapped is not None:
+            return mapped
+    return torch.stack(list(items))
+
+
+@torch.jit.unused
+def _trt_vmapped(items) -> torch.Tensor | None:
+    """``torch.vmap`` of the generator expression's element function over the tensor its rows come from,
+    or None where vmap cannot run it (the generator is then left unstarted, for the caller to consume)."""
+    import types  # the helpers import only torch at the top
+
+    if not isinstance(items, types.GeneratorType):
+        return None
+    code = items.gi_code
+    frame = items.gi_frame
+    if frame is None or code.co_argcount != 1:
+        return None
+    names = frame.f_locals
+    rows = names.get(code.co_varnames[0])
+    if not isinstance(rows, _TrtRows) or rows._rows is not None \
+            or any(name not in names for name in code.co_freevars):
+        return None
+    # A generator function of the same code and the same closed-over values, fed one element at a time.
+    closure = tuple(types.CellType(names[name]) for name in code.co_freevars)
+    element = types.FunctionType(code, frame.f_globals, code.co_name, None, closure or None)
+    try:
+        mapped = torch.vmap(lambda e: next(element(iter((e,)))))(rows.source)
+    except Exception:  # vmap refuses what it cannot batch; the loop as written decides then
+        return None
+    return mapped if isinstance(mapped, torch.Tensor) else None
