@@ -451,7 +451,9 @@ def test_migrate_names_each_decision_on_a_size_at_its_line(tmp_path: Path) -> No
         assert at[line]["rule"] == "TRT713" and at[line]["severity"] == "error", at[line]
         assert f"{said} a size in Python" in at[line]["message"] and "no automatic fix" in at[line]["message"]
     assert at[13]["rule"] == "TRT713" and at[13]["severity"] == "warning" and "checks a size" in at[13]["message"]
-    assert at[16]["rule"] == "TRT713"  # `c == 3`: judged with the rest, the graph differs at other sizes
+    # `c == 3` (the channels, no dynamic axis): TRT713's rewrite is not tried where the trace baked the same
+    # number at both sizes; the exporter's warning is left, a warning only.
+    assert at[16]["severity"] == "warning" and "the same in the graph traced at" in at[16]["message"]
     # Every TracerWarning of the export has its rule: none is left as the exporter's raw text.
     assert not [r for r in report["remaining"] if r["rule"] is None and "Python boolean" in r["message"]]
 
