@@ -1286,7 +1286,7 @@ The rewrite (a decision the export warned of, in an `if`/`else` or an `if` with 
 whose branches only assign plain names: TRT101's form and refusals, see `trtcodemod explain
 TRT101`) becomes, with the observed facts that found it (`migrate`, `--facts`):
 
-    if torch.jit.is_tracing():
+    if not torch.jit.is_scripting() and torch.jit.is_tracing():
         _trt_cond = _trt_size_truth(size[0] % 2)
         x = _trt_traced_where(_trt_cond, torch.arange(-(size[0] - 1) / 2, size[0] / 2) / (size[0] - 1),
                             torch.arange(-size[0] / 2, size[0] / 2) / size[0])
@@ -1295,7 +1295,8 @@ TRT101`) becomes, with the observed facts that found it (`migrate`, `--facts`):
     else:
         x = torch.arange(-size[0] / 2, size[0] / 2) / size[0]
 
-the original `if` kept as the `elif` that eager mode and scripting run; while tracing, the
+the original `if` kept as the `elif` that eager mode and scripting run (TorchScript compiles
+nothing behind `not torch.jit.is_scripting()`); while tracing, the
 condition's truth as a 0-d bool tensor (`_trt_size_truth`: the traced decision itself, no constant
 recorded; `not`/`and`/`or` of decisions on sizes become `logical_not`/`logical_and`/`logical_or`),
 every branch's values, and each name selected with `_trt_traced_where`:
@@ -1311,7 +1312,7 @@ does more than assign, a condition that names a decision taken on an earlier lin
 `min()`), and a check whose block only raises.
 
 Fix safety: unsafe. Eager mode and scripting run the original `if` (`torch.jit.is_tracing()`
-is False there): the same values, cost and exceptions. While tracing, both branches run at
+is False in eager mode, and TorchScript drops the branch behind `not torch.jit.is_scripting()`): the same values, cost and exceptions. While tracing, both branches run at
 every size: the rewrite assumes that both run without raising at every size of the dynamic
 axes, give values of one shape and dtype there (the trace checks the example's size only; a
 pad whose size differs per branch is not this), and are cheap enough to compute both; a
@@ -1484,7 +1485,8 @@ version.""",
 
     def _blend(self, node: cst.If) -> tuple[Fix | None, str]:
         """``if C: a = X else: a = Y`` (branches that only assign plain names, TRT101's form) made
-        ``if torch.jit.is_tracing(): _trt_cond = _trt_size_truth(C); a = _trt_traced_where(_trt_cond, X, Y)``
+        ``if not torch.jit.is_scripting() and torch.jit.is_tracing(): _trt_cond = _trt_size_truth(C);
+        a = _trt_traced_where(_trt_cond, X, Y)``
         followed by the original ``if`` as the ``elif``/``else`` that eager mode and scripting run; or why not."""
         if id(node) in self._elifs or type(node.orelse) is cst.If:
             return None, "an `elif` chain"
@@ -1508,7 +1510,11 @@ version.""",
                                           cst.Name(_SIZE_WHERE), used)
         if isinstance(statements, str):
             return None, statements
-        tracing = cst.Call(func=self.context.torch_attr("jit.is_tracing"))
+        # `not is_scripting()` first: TorchScript compiles no branch behind it (a size is an `int` there, which
+        # the helpers do not take), and `is_tracing()` is False in eager mode, so the `if` runs as written.
+        tracing = cst.BooleanOperation(
+            left=cst.UnaryOperation(operator=cst.Not(), expression=cst.Call(func=self.context.torch_attr(
+                "jit.is_scripting"))), operator=cst.And(), right=cst.Call(func=self.context.torch_attr("jit.is_tracing")))
         blended = cst.If(test=tracing, body=cst.IndentedBlock(body=statements), leading_lines=node.leading_lines,
                          orelse=node.with_changes(leading_lines=()))
         return Fix({node: blended}, safety=Safety.UNSAFE, helpers=(_SIZE_TRUTH, _SIZE_WHERE)), ""
