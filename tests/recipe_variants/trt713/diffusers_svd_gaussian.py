@@ -12,21 +12,21 @@ import torch
 from torch import nn
 
 
-def gaussian_rows(window_size: int, sigma: torch.Tensor) -> torch.Tensor:
-    if isinstance(sigma, float):
-        sigma = torch.tensor([[sigma]])
-    count = sigma.shape[0]
-    steps = (torch.arange(window_size, device=sigma.device, dtype=sigma.dtype) - window_size // 2).expand(count, -1)
-    if window_size % 2 == 0:
-        steps = steps + 0.5
-    bell = torch.exp(-steps.pow(2.0) / (2 * sigma.pow(2.0)))
-    return bell / bell.sum(-1, keepdim=True)
-
-
 class PerImageBlurWeights(nn.Module):
+    def rows(self, window_size: int, sigma: torch.Tensor) -> torch.Tensor:
+        """One normalised bell per image, ``window_size`` wide (the blur's weights along the height)."""
+        if isinstance(sigma, float):
+            sigma = torch.tensor([[sigma]])
+        steps = torch.arange(window_size, device=sigma.device, dtype=sigma.dtype) - window_size // 2
+        steps = steps.expand(sigma.shape[0], -1)
+        if window_size % 2 == 0:
+            steps = steps + 0.5
+        bell = (-steps.pow(2.0) / (2 * sigma.pow(2.0))).exp()
+        return bell / bell.sum(-1, keepdim=True)
+
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         sigma = x.flatten(1).std(dim=1, keepdim=True) + 0.5
-        rows = gaussian_rows(x.shape[-2], sigma)
+        rows = self.rows(x.shape[-2], sigma)
         return x * rows[:, None, :, None]
 
 
