@@ -33,7 +33,7 @@ from trtcodemod.astutil import (
 )
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.scopes import scope_bindings
-from trtcodemod.transforms._branch_building import selected_assignments, tensor_condition
+from trtcodemod.transforms._branch_building import branch_assignments, selected_assignments, tensor_condition
 from trtcodemod.transforms._numpy_torch import CONSUMERS, Array, Converter, configuration
 from trtcodemod.transforms._size_facts import TS_PITFALLS as _TS_PITFALLS
 from trtcodemod.transforms._size_facts import INTEGER_OPERATORS, NUMBER_AS_TENSOR_FAILURES
@@ -1307,7 +1307,8 @@ warning and nothing is hidden. A number the function was handed as a size counts
 parameter annotated `int` or `Tuple[int, int]`/`List[int]` (piq's `get_meshgrid(size)`,
 `if size[0] % 2:` picking the odd or even centring of the grid), whose elements are 0-d
 tensors while tracing. Not rewritten: an `elif` chain, a branch that returns, raises or
-does more than assign, a condition that names a decision taken on an earlier line (`odd = h %
+does more than assign, a branch that pads, resizes, repeats, expands or joins (`F.pad`,
+`interpolate`, `repeat`, `expand`, `torch.cat`: values of other shapes, TRT717's forms), a condition that names a decision taken on an earlier line (`odd = h %
 2 == 1 or ...; if odd:`: Python took its truth there) or stays a Python value (`int()`,
 `min()`), and a check whose block only raises.
 
@@ -1506,6 +1507,13 @@ version.""",
             return None, "the condition stays a Python value in a trace (`int()`, `min()`, a chained comparison...)"
         used = {n.value for n in walk(function) if type(n) is cst.Name}
         else_body = node.orelse.body if node.orelse is not None else None
+        for body in (node.body, else_body):
+            assigned = branch_assignments(body) if body is not None else {}
+            reshaped = next((v for v in assigned.values() if _reshaping(v)), None) if isinstance(assigned, dict) else None
+            if reshaped is not None:
+                # Values of other shapes per branch: no select can hold both (TRT717 makes a pad or a
+                # resize one computation).
+                return None, f"a branch changes the value's shape (`{short_code(reshaped)}`)"
         statements = selected_assignments(function, node, [condition], [node.body], else_body,
                                           cst.Name(_SIZE_WHERE), used)
         if isinstance(statements, str):
@@ -1545,6 +1553,22 @@ version.""",
                 return True
             return self.context.refers_to(expr.func, "torch.numel") is not None
         return False
+
+
+#: Calls whose result has another shape than their input: a branch made of one pads, resizes, repeats,
+#: expands or joins.
+_RESHAPING_CALLS = frozenset({"pad", "interpolate", "upsample", "resize", "repeat", "repeat_interleave", "tile",
+                              "expand", "expand_as", "broadcast_to", "cat", "concat", "concatenate", "stack"})
+
+
+def _reshaping(value: cst.BaseExpression) -> bool:
+    """``F.pad(x, ...)``, ``x.repeat(n, 1)``, ``x.expand(b, -1)``, ``torch.cat(...)``: a value whose shape is
+    not its input's."""
+    if type(value) is not cst.Call:
+        return False
+    func = value.func
+    name = func.attr.value if type(func) is cst.Attribute else func.value if type(func) is cst.Name else ""
+    return name in _RESHAPING_CALLS
 
 
 #: The helpers of TRT713's rewrite (``trtcodemod/helpers/tracing.py``): the truth of a test on sizes as a

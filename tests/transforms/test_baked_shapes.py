@@ -452,8 +452,9 @@ def test_migrate_names_each_decision_on_a_size_at_its_line(tmp_path: Path) -> No
         assert f"{said} a size in Python" in at[line]["message"] and "no automatic fix" in at[line]["message"]
     assert at[13]["rule"] == "TRT713" and at[13]["severity"] == "warning" and "checks a size" in at[13]["message"]
     # `c == 3` (the channels, no dynamic axis): TRT713's rewrite is not tried where the trace baked the same
-    # number at both sizes; the exporter's warning is left, a warning only.
-    assert at[16]["severity"] == "warning" and "the same in the graph traced at" in at[16]["message"]
+    # number at both sizes; the exporter's warning is left under the rule, a warning only.
+    assert at[16]["rule"] == "TRT713" and at[16]["severity"] == "warning"
+    assert "the same in the graph traced at" in at[16]["message"]
     # Every TracerWarning of the export has its rule: none is left as the exporter's raw text.
     assert not [r for r in report["remaining"] if r["rule"] is None and "Python boolean" in r["message"]]
 
@@ -615,6 +616,8 @@ def test_branches_of_other_shapes_keep_the_examples_branch_with_its_warning() ->
      "the condition names a decision taken on an earlier line"),
     ("w = x.shape[-1]\nif w % 2:\n    y = x + 1\n    z = y * 2\nelse:\n    y = x\n    z = x\nreturn z",
      "a branch reads a name another assignment of this `if` sets"),
+    ("w = x.shape[-1]\nif w % 2:\n    y = torch.nn.functional.pad(x, (0, 1))\nelse:\n    y = x\nreturn y",
+     "a branch changes the value's shape (`torch.nn.functional.pad(x, (0, 1))`)"),
 ])
 def test_what_the_blend_refuses_is_reported_with_its_reason(body: str, reason: str) -> None:
     code = HEADER + forward(body)
