@@ -1307,8 +1307,8 @@ warning and nothing is hidden. A number the function was handed as a size counts
 parameter annotated `int` or `Tuple[int, int]`/`List[int]` (piq's `get_meshgrid(size)`,
 `if size[0] % 2:` picking the odd or even centring of the grid), whose elements are 0-d
 tensors while tracing. Not rewritten: an `elif` chain, a branch that returns, raises or
-does more than assign, a branch that pads, resizes, repeats, expands or joins (`F.pad`,
-`interpolate`, `repeat`, `expand`, `torch.cat`: values of other shapes, TRT717's forms), a condition that names a decision taken on an earlier line (`odd = h %
+does more than assign, a branch that pads, crops, resizes, repeats, expands or joins (`F.pad`,
+`x[:, :n]`, `interpolate`, `repeat`, `expand`, `torch.cat`: values of other shapes, TRT717's forms), a condition that names a decision taken on an earlier line (`odd = h %
 2 == 1 or ...; if odd:`: Python took its truth there) or stays a Python value (`int()`,
 `min()`), and a check whose block only raises.
 
@@ -1556,14 +1556,18 @@ version.""",
 
 
 #: Calls whose result has another shape than their input: a branch made of one pads, resizes, repeats,
-#: expands or joins.
+#: expands or joins (a crop is a subscript, see :func:`_reshaping`).
 _RESHAPING_CALLS = frozenset({"pad", "interpolate", "upsample", "resize", "repeat", "repeat_interleave", "tile",
                               "expand", "expand_as", "broadcast_to", "cat", "concat", "concatenate", "stack"})
 
 
 def _reshaping(value: cst.BaseExpression) -> bool:
-    """``F.pad(x, ...)``, ``x.repeat(n, 1)``, ``x.expand(b, -1)``, ``torch.cat(...)``: a value whose shape is
-    not its input's."""
+    """``F.pad(x, ...)``, ``x.repeat(n, 1)``, ``x.expand(b, -1)``, ``torch.cat(...)``, ``x[:, :n]``: a value
+    whose shape is not its input's."""
+    if type(value) is cst.Subscript:
+        # `x[:, :, :h0 * 3]`: a crop (a slice with a bound) has the bound's size, the other branch its own.
+        return any(type(e.slice) is cst.Slice and (e.slice.lower is not None or e.slice.upper is not None)
+                   for e in value.slice)
     if type(value) is not cst.Call:
         return False
     func = value.func

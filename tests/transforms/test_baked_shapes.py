@@ -589,11 +589,13 @@ def test_a_scale_chosen_by_the_longer_side_is_selected_in_the_graph() -> None:
 
 
 def test_branches_of_other_shapes_keep_the_examples_branch_with_its_warning() -> None:
-    """A crop in one branch only (shapes that differ per branch): `_trt_traced_where` does not broadcast them;
-    the trace reads the condition as the `if` did, with its warning, so `migrate` still sees the bake."""
-    code = HEADER + forward("w = x.shape[-1]\nif w % 2:\n    y = x[..., :-1]\nelse:\n    y = x\nreturn y * 2")
+    """A sum that keeps its axis in one branch only (shapes that differ per branch, which the rewrite cannot
+    see): `_trt_traced_where` does not broadcast them; the trace reads the condition as the `if` did, with its
+    warning, so `migrate` still sees the bake."""
+    code = HEADER + forward("w = x.shape[-1]\nif w % 2:\n    y = x.sum(-1, keepdim=True)\nelse:\n    y = x.sum(-1)\n"
+                            "return y * 2")
     new = _blended(code, _line(code, "        if w % 2:"))
-    assert "_trt_traced_where(_trt_cond, x[..., :-1], x)" in new
+    assert "_trt_traced_where(_trt_cond, x.sum(-1, keepdim=True), x.sum(-1))" in new
     before, after = load(code, "M")(), load(new, "M")()
     for width in (0, 1, 4, 5):
         x = torch.randn(2, width)
@@ -602,7 +604,7 @@ def test_branches_of_other_shapes_keep_the_examples_branch_with_its_warning() ->
         warnings.simplefilter("always")
         traced = torch.jit.trace(after, (torch.randn(2, 5),))
     assert [w for w in caught if issubclass(w.category, torch.jit.TracerWarning)]
-    assert traced(torch.randn(2, 5)).shape == (2, 4)
+    assert traced(torch.randn(2, 5)).shape == (2, 1)
 
 
 @pytest.mark.parametrize("body,reason", [
@@ -618,6 +620,7 @@ def test_branches_of_other_shapes_keep_the_examples_branch_with_its_warning() ->
      "a branch reads a name another assignment of this `if` sets"),
     ("w = x.shape[-1]\nif w % 2:\n    y = torch.nn.functional.pad(x, (0, 1))\nelse:\n    y = x\nreturn y",
      "a branch changes the value's shape (`torch.nn.functional.pad(x, (0, 1))`)"),
+    ("w = x.shape[-1]\nif w % 2:\n    x = x[..., :-1]\nreturn x", "a branch changes the value's shape (`x[..., :-1]`)"),
 ])
 def test_what_the_blend_refuses_is_reported_with_its_reason(body: str, reason: str) -> None:
     code = HEADER + forward(body)
