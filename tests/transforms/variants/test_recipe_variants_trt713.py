@@ -19,7 +19,7 @@ import pytest
 import torch
 from safety import assert_same_run, run_once
 from support import TESTS
-from variant_models import export_variant, graph_matches, load_variant, traced_facts, variant_inputs
+from variant_models import built, built_variant, export_variant, graph_matches, load_variant, traced_facts, variant_inputs
 
 from trtcodemod.engine import Options, check_source, fix_source
 
@@ -39,11 +39,6 @@ VARIANTS: dict[str, tuple[str, list[list[tuple[int, ...]]]]] = {
 }
 
 
-def _built(module) -> torch.nn.Module:
-    torch.manual_seed(0)
-    return module.build().eval()
-
-
 def _rewritten(path: Path, traced: list, tmp_path: Path, unsafe: bool = True) -> str:
     options = Options(select=("TRT713",), unsafe=unsafe, facts=traced_facts(path, traced), scope="all")
     return fix_source(path.read_bytes(), str(path.resolve()), options).source.decode()
@@ -53,10 +48,9 @@ def _rewritten(path: Path, traced: list, tmp_path: Path, unsafe: bool = True) ->
 def test_variant_blends_both_cases(name: str, tmp_path: Path) -> None:
     fragment, others = VARIANTS[name]
     path = HERE / f"{name}.py"
-    module = load_variant(path, f"trt713_{name}")
-    original = _built(module)
-    example = variant_inputs(module, None, 0)
-    sets = [variant_inputs(module, shapes, seed) for seed, shapes in enumerate(others, 1)]
+    module, original = built_variant(path, f"trt713_{name}")
+    example, sets = variant_inputs(module, None, 0), [variant_inputs(module, shapes, seed)
+                                                      for seed, shapes in enumerate(others, 1)]
 
     # Before: the export warns at the `if` and keeps the example's parity.
     before, traced = export_variant(original, example, module.DYNAMIC, tmp_path / "before.onnx", HERE)
@@ -69,7 +63,7 @@ def test_variant_blends_both_cases(name: str, tmp_path: Path) -> None:
     assert _rewritten(path, traced, tmp_path, unsafe=False) == path.read_text()
     new_path = tmp_path / f"{name}_rewritten.py"
     new_path.write_text(new_source)
-    rewritten = _built(load_variant(new_path, f"trt713_rewritten_{name}"))
+    rewritten = built(load_variant(new_path, f"trt713_rewritten_{name}"))
     rewritten.load_state_dict(original.state_dict())
 
     # After: the graph follows the parity, traced at the example and at a size of the other parity.
@@ -80,7 +74,7 @@ def test_variant_blends_both_cases(name: str, tmp_path: Path) -> None:
             assert graph_matches(after, rewritten, inputs), (name, [t.shape for t in inputs])
 
     # Eager mode is unchanged, bit for bit: both parities, an empty batch, inf/NaN/-0.0, gradients.
-    original, rewritten = _built(module), _built(load_variant(new_path, f"trt713_eager_{name}"))
+    original, rewritten = built(module), built(load_variant(new_path, f"trt713_eager_{name}"))
     rewritten.load_state_dict(original.state_dict())
     odd = sets[0][0].clone()
     odd[..., 0, 0] = float("inf")
@@ -93,8 +87,7 @@ def test_variant_blends_both_cases(name: str, tmp_path: Path) -> None:
 
 def test_groupvit_sides_that_read_each_other_are_left_with_the_reason(tmp_path: Path) -> None:
     path = HERE / "groupvit_attention_grid.py"
-    module = load_variant(path, "trt713_groupvit")
-    model = _built(module)
+    module, model = built_variant(path, "trt713_groupvit")
     example = variant_inputs(module, None, 0)
     _, traced = export_variant(model, example, module.DYNAMIC, tmp_path / "g.onnx", HERE)
     source = path.read_text()
