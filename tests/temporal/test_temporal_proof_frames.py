@@ -57,10 +57,11 @@ LATE = _model("Doubles its output from frame 11 on.", "LateSwitch", "frame", """
     return y
 """)
 
-#: A warm-up whose branch returns: no rule rewrites it into tensor code.
+#: A warm-up whose branch returns, on a condition built with `and`: no rule rewrites it into tensor code
+#: (TRT101 takes an early return on the state alone since stop 54: lifted, `seen` is a tensor input).
 WARMUP_RETURN = _model("Half strength during a warm-up of four frames.", "Warmup", "seen", """
     self.seen += 1
-    if self.seen <= 4:
+    if self.seen <= 4 and x.numel() > 0:
         return self.proj(x)
     return self.proj(x) * 2
 """)
@@ -220,11 +221,11 @@ def test_migrate_names_a_branch_on_state_no_rule_rewrites_and_writes_nothing(tmp
     path = _write(tmp_path / "warmup.py", WARMUP_RETURN)
     code, model = _migrate(path, "--write")
     assert code == 1 and model["exit_code"] == 1
-    line = _line(WARMUP_RETURN, "if self.seen <= 4")
+    line = _line(WARMUP_RETURN, "if self.seen <= 4 and")
     named = [r for r in model["remaining"] if r["rule"] == "TRT101"]
     assert [r["source"] for r in named] == [f"{path}:{line}"] and named[0]["severity"] == "error"
     assert "rewrite the decision on the state as tensor code by hand" in named[0]["message"]
-    assert model["lift"]["refusals"][0].startswith(f"line {line}: `if self.seen <= 4:` decides on the state")
+    assert model["lift"]["refusals"][0].startswith(f"line {line}: `if self.seen <= 4 and x.numel() > 0:` decides on the state")
     assert path.read_text() == WARMUP_RETURN and sorted(p.name for p in tmp_path.iterdir()) == ["warmup.py"]
     assert model["changed_files"] == [] and not any(a["landed"] for a in model["applied"])
 
