@@ -1,17 +1,24 @@
-"""Building the vectorised form of a data-dependent ``if`` (TRT101's fix), and the checks
-that refuse it: what each branch assigns, aliasing, mutations, impure calls, loops around,
+"""Building the vectorised form of an ``if`` (TRT101's fix on tensor values, TRT713's on sizes), and the
+checks that refuse it: what each branch assigns, aliasing, mutations, impure calls, loops around,
 comments that would be lost, names bound before. This module defines no rule and is not registered.
 """
 
 from __future__ import annotations
 
+from typing import Callable
+
 import libcst as cst
 
-from trtcodemod.astutil import bound_names, children, parenthesize, short_code, strip_parens, walk
+from trtcodemod.astutil import bound_names, children, method_call, parenthesize, short_code, strip_parens, walk
 from trtcodemod.names import dotted_name
 from trtcodemod.transforms._condition_evidence import (
-    _IMPURE_BUILTINS, _IMPURE_MODULES, _PY_VALUE_METHODS, _body_statements, read_names,
+    _BOOL_METHODS, _IMPURE_BUILTINS, _IMPURE_MODULES, _PY_VALUE_BUILTINS, _PY_VALUE_METHODS, _body_statements,
+    read_names,
 )
+
+#: Tensor functions and methods that answer with a Python bool (``torch.allclose(a, b)``,
+#: ``a.equal(b)``): a condition built on one stays a Python value in a trace.
+_PY_BOOL_RESULTS = frozenset({"allclose", "equal"})
 
 
 def call_args(*values: cst.BaseExpression) -> list[cst.Arg]:
@@ -375,3 +382,109 @@ def may_be_none(func: cst.FunctionDef, name: str) -> bool:
                 and name in bound_names(node.target):
             return True
     return False
+
+
+def tensor_condition(test: cst.BaseExpression, torch_attr: Callable[[str], cst.BaseExpression],
+                     combined: Callable[[cst.BooleanOperation], bool],
+                     leaf: Callable[[cst.BaseExpression], cst.BaseExpression] | None = None,
+                     ) -> cst.BaseExpression | None:
+    """``test`` as a bool tensor expression (``torch.as_tensor(c)``, ``.bool()`` of a number,
+    ``logical_not``/``logical_and``/``logical_or``), or None where it stays a Python value in a trace.
+
+    ``combined(op)`` says whether both operands of an ``and``/``or`` may run unconditionally (in
+    ``x is not None and x.sum() > 0`` the static test guards the other one: it may not). ``leaf``
+    makes the bool tensor of a test that is no ``not``/``and``/``or`` (``torch.as_tensor`` by default).
+    """
+    if type(test) is cst.BooleanOperation:
+        if not combined(test):
+            return None
+        left = tensor_condition(test.left, torch_attr, combined, leaf)
+        right = tensor_condition(test.right, torch_attr, combined, leaf)
+        if left is None or right is None:
+            return None
+        name = "logical_and" if type(test.operator) is cst.And else "logical_or"
+        return cst.Call(func=torch_attr(name), args=call_args(left, right))
+    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+        inner = tensor_condition(test.expression, torch_attr, combined, leaf)
+        if inner is None:
+            return None
+        return cst.Call(func=torch_attr("logical_not"), args=call_args(inner))
+    for n in walk(test):
+        if type(n) is cst.Call:
+            parts = method_call(n)
+            if parts and (parts[1] in _PY_VALUE_METHODS or parts[1] in _PY_BOOL_RESULTS):
+                return None
+            if type(n.func) is cst.Name and n.func.value in _PY_VALUE_BUILTINS:
+                return None
+        if type(n) in (cst.Await, cst.Yield, cst.NamedExpr):
+            return None
+    as_tensor = cst.Call(func=torch_attr("as_tensor"), args=call_args(strip_parens(test)))
+    if type(test) is cst.Comparison:
+        if len(test.comparisons) != 1 or type(test.comparisons[0].operator) in (cst.In, cst.NotIn, cst.Is, cst.IsNot):
+            return None
+        return as_tensor if leaf is None else leaf(strip_parens(test))
+    if leaf is not None:
+        return leaf(strip_parens(test))
+    parts = method_call(test) if type(test) is cst.Call else None
+    if parts is not None and parts[1] in _BOOL_METHODS:
+        return as_tensor
+    return cst.Call(func=cst.Attribute(value=as_tensor, attr=cst.Name("bool")))
+
+
+def selected_assignments(function: cst.FunctionDef | None, node: cst.If, conditions: list[cst.BaseExpression],
+                         bodies: list[cst.BaseSuite], else_body: cst.BaseSuite | None, select: cst.BaseExpression,
+                         used: set[str]) -> list[cst.SimpleStatementLine] | str:
+    """The statements that compute every branch of the if-chain ``node`` and select each assigned
+    name with ``select(cond, then, else)`` (``torch.where``; nested for an ``elif`` chain, so the
+    first true condition wins): the conditions into fresh locals (not in ``used``), the branches'
+    own temporaries, then one assignment per name. Or why not (the refusals of TRT101's doc)."""
+    branches: list[dict[str, cst.BaseExpression]] = []
+    suites = [*bodies, *([else_body] if else_body is not None else [])]
+    for body in suites:
+        assigned = branch_assignments(body)
+        if isinstance(assigned, str):
+            return assigned
+        branches.append(assigned)
+    # A branch's own temporaries (read only by its later assignments) are computed before the
+    # selects, as plain assignments: every branch runs anyway.
+    hoisted: list[tuple[str, cst.BaseExpression]] = []
+    for body, branch in zip(suites, branches):
+        for name in branch_temporaries(function, body, branch):
+            hoisted.append((name, branch.pop(name)))
+    if else_body is None:
+        branches.append({})
+    targets: list[str] = []
+    for branch in branches:
+        targets.extend(name for name in branch if name not in targets)
+    if not targets:
+        return "the branches assign nothing"
+    for branch in branches:
+        for name, value in branch.items():
+            if (read_names(value) & set(targets)) - {name}:
+                return "a branch reads a name another assignment of this `if` sets"
+    aliasing = _aliasing_mutated(function, node, branches)
+    if aliasing:
+        return aliasing
+    missing = {name for branch in branches for name in targets if name not in branch}
+    if missing:
+        bound = bound_before(function, node)
+        if bound is None or not missing <= bound:
+            unbound = sorted(missing - (bound or set()))
+            return f"`{unbound[0]}` is assigned in only some branches and not bound before the `if`"
+        maybe_none = sorted(name for name in missing if may_be_none(function, name))
+        if maybe_none:
+            return (f"`{maybe_none[0]}` is assigned in only some branches and may be None before the "
+                    "`if`, which torch.where cannot select")
+    cond_names = _fresh_names(used, len(conditions))
+    statements: list[cst.SimpleStatementLine] = []
+    for name, condition in zip(cond_names, conditions):
+        statements.append(_assign(name, condition))
+    for name, value in hoisted:
+        statements.append(_assign(name, value))
+    for target in targets:
+        value: cst.BaseExpression = branches[-1].get(target, cst.Name(target))
+        for number in reversed(range(len(conditions))):
+            chosen = branches[number].get(target, cst.Name(target))
+            value = cst.Call(func=select, args=call_args(cst.Name(cond_names[number]), chosen, value))
+        statements.append(_assign(target, value))
+    return statements

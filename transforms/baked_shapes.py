@@ -33,6 +33,7 @@ from trtcodemod.astutil import (
 )
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.scopes import scope_bindings
+from trtcodemod.transforms._branch_building import branch_assignments, selected_assignments, tensor_condition
 from trtcodemod.transforms._numpy_torch import CONSUMERS, Array, Converter, configuration
 from trtcodemod.transforms._size_facts import TS_PITFALLS as _TS_PITFALLS
 from trtcodemod.transforms._size_facts import INTEGER_OPERATORS, NUMBER_AS_TENSOR_FAILURES
@@ -1281,9 +1282,49 @@ For a decision on a dynamic size: compute both cases in the graph and select wit
 `torch.where` on the traced size (where both run at every size), export one graph per case,
 or declare the axis static and export at the deployed size.
 
-Fix safety: none (detect only): the branch-free form depends on what each branch does.
-Matters for both exporters and every TensorRT version.""",
-        fix=Safety.NONE,
+The rewrite (a decision the export warned of, in an `if`/`else` or an `if` with no `else`
+whose branches only assign plain names: TRT101's form and refusals, see `trtcodemod explain
+TRT101`) becomes, with the observed facts that found it (`migrate`, `--facts`):
+
+    if not torch.jit.is_scripting() and torch.jit.is_tracing():
+        _trt_cond = _trt_size_truth(size[0] % 2)
+        x = _trt_traced_where(_trt_cond, torch.arange(-(size[0] - 1) / 2, size[0] / 2) / (size[0] - 1),
+                            torch.arange(-size[0] / 2, size[0] / 2) / size[0])
+    elif size[0] % 2:
+        x = torch.arange(-(size[0] - 1) / 2, size[0] / 2) / (size[0] - 1)
+    else:
+        x = torch.arange(-size[0] / 2, size[0] / 2) / size[0]
+
+the original `if` kept as the `elif` that eager mode and scripting run (TorchScript compiles
+nothing behind `not torch.jit.is_scripting()`); while tracing, the
+condition's truth as a 0-d bool tensor (`_trt_size_truth`: the traced decision itself, no constant
+recorded; `not`/`and`/`or` of decisions on sizes become `logical_not`/`logical_and`/`logical_or`),
+every branch's values, and each name selected with `_trt_traced_where`:
+`torch.where` on the traced size for tensors of one shape and dtype (tuples and lists of them
+element by element); anything else (a Python number, tensors of other shapes at the traced
+size) reads the condition as the `if` did, so the trace keeps the example's case with its
+warning and nothing is hidden. A number the function was handed as a size counts too: a
+parameter annotated `int` or `Tuple[int, int]`/`List[int]` (piq's `get_meshgrid(size)`,
+`if size[0] % 2:` picking the odd or even centring of the grid), whose elements are 0-d
+tensors while tracing. Not rewritten: an `elif` chain, a branch that returns, raises or
+does more than assign, a branch that pads, crops, resizes, repeats, expands or joins (`F.pad`,
+`x[:, :n]`, `interpolate`, `repeat`, `expand`, `torch.cat`: values of other shapes, TRT717's forms), a condition that names a decision taken on an earlier line (`odd = h %
+2 == 1 or ...; if odd:`: Python took its truth there) or stays a Python value (`int()`,
+`min()`), and a check whose block only raises.
+
+Fix safety: unsafe. Eager mode and scripting run the original `if` (`torch.jit.is_tracing()`
+is False in eager mode, and TorchScript drops the branch behind `not torch.jit.is_scripting()`): the same values, cost and exceptions. While tracing, both branches run at
+every size: the rewrite assumes that both run without raising at every size of the dynamic
+axes, give values of one shape and dtype there (the trace checks the example's size only; a
+pad whose size differs per branch is not this), and are cheap enough to compute both; a
+branch that is not taken computes inf or NaN harmlessly (`torch.where` selects the other),
+but its gradient may be NaN. The dynamo exporter (`torch.jit.is_tracing()` is False under
+`torch.export`) keeps the `if` as before. Matters for both exporters and every TensorRT
+version.""",
+        fix=Safety.UNSAFE,
+        assumption=("both branches run without raising at every size of the dynamic axes and give values of one "
+                    "shape and dtype there, and computing both is cheap enough (only while tracing; eager mode keeps "
+                    "the `if`)"),
         examples=(
             Example(
                 "class Post(nn.Module):\n"
@@ -1311,6 +1352,8 @@ Matters for both exporters and every TensorRT version.""",
             super_visit(node)
         #: Truth tests already looked at as a whole (an `if`'s test), not again as their parts.
         self._tested: set[int] = set()
+        #: The `elif`s of a chain (an `if`'s `orelse`): not rewritten alone.
+        self._elifs: set[int] = set()
 
     def visit_If(self, node: cst.If) -> None:
         if not self._frames or not self.active():
@@ -1325,7 +1368,9 @@ Matters for both exporters and every TensorRT version.""",
                        "make both branches one computation, state the assumption with torch._check, or take "
                        "the decision outside the graph")
             return
-        self._decision(node.test, "branches on", checks=_only_raises(node))
+        self._decision(node.test, "branches on", checks=_only_raises(node), statement=node)
+        if type(node.orelse) is cst.If:
+            self._elifs.add(id(node.orelse))
 
     def visit_While(self, node: cst.While) -> None:
         super().visit_While(node)
@@ -1350,13 +1395,15 @@ Matters for both exporters and every TensorRT version.""",
         self._tested.update(id(n) for n in walk(test))
 
     def _decision(self, test: cst.BaseExpression, verb: str, *, truth: cst.BaseExpression | None = None,
-                  checks: bool = False, loop: bool = False) -> None:
+                  checks: bool = False, loop: bool = False, statement: cst.If | None = None) -> None:
         """Report a Python truth test of a decision on sizes (:meth:`size_decision`; ``truth``: the part
         whose truth Python takes, the whole ``test`` by default) where the observed export warned that
-        it turned a traced value into a Python bool: the graph keeps the example's answer."""
+        it turned a traced value into a Python bool: the graph keeps the example's answer. ``statement``:
+        the `if` that ``test`` decides, rewritten when its branches only assign (:meth:`_blend`)."""
         self._taken(test)
         tested = test if truth is None else truth
-        if not (self.size_decision(tested) or self.size_derived(tested)) or not self.traced_at(test):
+        if not (self.size_decision(tested) or self.size_derived(tested) or self._on_given_sizes(tested)) \
+                or not self.traced_at(test):
             return
         code = short_code(test)
         if any(self.size_of(part) for part in walk(tested) if isinstance(part, cst.BaseExpression)):
@@ -1375,11 +1422,110 @@ Matters for both exporters and every TensorRT version.""",
                              "drops the check (only eager mode raises); check the size before running the graph, "
                              "or state it with torch._check for torch.export")
             return
-        self.found(test, f"`{code}` {verb} a size in Python, and the traced export warned here: the graph keeps "
-                         "the decision of the example's size; at a size of a dynamic axis that decides otherwise "
-                         "it computes the other case's values. Compute both cases in the graph and select with "
-                         "`torch.where` on the traced size, export one graph per case, or declare the axis "
-                         "static and export at the deployed size")
+        message = (f"`{code}` {verb} a size in Python, and the traced export warned here: the graph keeps "
+                   "the decision of the example's size; at a size of a dynamic axis that decides otherwise "
+                   "it computes the other case's values")
+        fix, reason = self._blend(statement) if statement is not None else (None, "")
+        if fix is not None:
+            self.found(test, message + "; while tracing, both branches are computed and selected with "
+                       "torch.where on the traced size (eager mode keeps the `if`)", fix)
+            return
+        self.found(test, message + ". Compute both cases in the graph and select with `torch.where` on the "
+                   "traced size, export one graph per case, or declare the axis static and export at the "
+                   "deployed size" + (f" (not rewritten: {reason})" if reason else ""))
+
+    def _on_given_sizes(self, expr: cst.BaseExpression) -> bool:
+        """Arithmetic or a comparison on numbers the function was given as sizes (piq's ``get_meshgrid(size:
+        Tuple[int, int])``: ``if size[0] % 2:``), with numbers and other sizes: what the export warned of at
+        this line can only be such a number, a 0-d tensor while tracing."""
+        def given(part: cst.BaseExpression) -> bool:
+            if self.int_parameter(part):
+                return True
+            return type(part) is cst.Subscript and len(part.slice) == 1 and type(part.slice[0].slice) is cst.Index \
+                and type(part.value) is cst.Name and part.value.value in self._int_sequences()
+
+        def numeric(part: cst.BaseExpression) -> bool | None:
+            """None: not a number; else whether a given size is in it."""
+            if given(part):
+                return True
+            if type(part) in (cst.Integer, cst.Float) or self.size_derived(part):
+                return False
+            if type(part) is cst.UnaryOperation and type(part.operator) in (cst.Minus, cst.Plus, cst.Not):
+                return numeric(part.expression)
+            if type(part) is cst.BinaryOperation:
+                sides = numeric(part.left), numeric(part.right)
+                return None if None in sides else any(sides)
+            if type(part) is cst.Comparison:
+                sides = [numeric(part.left), *(numeric(c.comparator) for c in part.comparisons)]
+                return None if None in sides else any(sides)
+            return None
+
+        return bool(numeric(expr))
+
+    def _int_sequences(self) -> set[str]:
+        """Parameters of the current function annotated ``Tuple[int, ...]``, ``tuple[int, int]``,
+        ``List[int]`` or ``Sequence[int]`` (sizes handed in), never rebound in it."""
+        function = self.context.function
+        if function is None:
+            return set()
+        params = function.params
+        found = set()
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+            annotation = param.annotation.annotation if param.annotation is not None else None
+            if type(annotation) is not cst.Subscript or type(annotation.value) not in (cst.Name, cst.Attribute):
+                continue
+            outer = annotation.value.value if type(annotation.value) is cst.Name else annotation.value.attr.value
+            elements = [e.slice.value for e in annotation.slice if type(e.slice) is cst.Index]
+            if outer in ("Tuple", "tuple", "List", "list", "Sequence") and elements and all(
+                    type(e) is cst.Name and e.value == "int" or type(e) is cst.Ellipsis for e in elements):
+                found.add(param.name.value)
+        rebound = {n for node in walk(function.body) if type(node) in (cst.Assign, cst.AugAssign, cst.AnnAssign)
+                   for target in ([t.target for t in node.targets] if type(node) is cst.Assign else [node.target])
+                   for n in bound_names(target)}
+        return found - rebound
+
+    def _blend(self, node: cst.If) -> tuple[Fix | None, str]:
+        """``if C: a = X else: a = Y`` (branches that only assign plain names, TRT101's form) made
+        ``if not torch.jit.is_scripting() and torch.jit.is_tracing(): _trt_cond = _trt_size_truth(C);
+        a = _trt_traced_where(_trt_cond, X, Y)``
+        followed by the original ``if`` as the ``elif``/``else`` that eager mode and scripting run; or why not."""
+        if id(node) in self._elifs or type(node.orelse) is cst.If:
+            return None, "an `elif` chain"
+        function = self.context.function
+        if function is None:
+            return None, "not in a function"
+        frame = self._frame()
+        if any(type(n) is cst.Name and frame is not None and n.value in frame.decisions for n in walk(node.test)):
+            # `odd = h % 2 == 1 or ...` then `if odd:`: Python took the truth where the name was bound.
+            return None, "the condition names a decision taken on an earlier line"
+        # Each test's truth through `_trt_size_truth`: a traced size's decision is a tensor already, and
+        # `torch.as_tensor` of it would warn that it records a constant.
+        condition = tensor_condition(node.test, self.context.torch_attr, lambda operation: all(
+            self.size_decision(side) or self.size_derived(side) or self._on_given_sizes(side)
+            for side in (operation.left, operation.right)), lambda test: helper_call(_SIZE_TRUTH, test))
+        if condition is None:
+            return None, "the condition stays a Python value in a trace (`int()`, `min()`, a chained comparison...)"
+        used = {n.value for n in walk(function) if type(n) is cst.Name}
+        else_body = node.orelse.body if node.orelse is not None else None
+        for body in (node.body, else_body):
+            assigned = branch_assignments(body) if body is not None else {}
+            reshaped = next((v for v in assigned.values() if _reshaping(v)), None) if isinstance(assigned, dict) else None
+            if reshaped is not None:
+                # Values of other shapes per branch: no select can hold both (TRT717 makes a pad or a
+                # resize one computation).
+                return None, f"a branch changes the value's shape (`{short_code(reshaped)}`)"
+        statements = selected_assignments(function, node, [condition], [node.body], else_body,
+                                          cst.Name(_SIZE_WHERE), used)
+        if isinstance(statements, str):
+            return None, statements
+        # `not is_scripting()` first: TorchScript compiles no branch behind it (a size is an `int` there, which
+        # the helpers do not take), and `is_tracing()` is False in eager mode, so the `if` runs as written.
+        tracing = cst.BooleanOperation(
+            left=cst.UnaryOperation(operator=cst.Not(), expression=cst.Call(func=self.context.torch_attr(
+                "jit.is_scripting"))), operator=cst.And(), right=cst.Call(func=self.context.torch_attr("jit.is_tracing")))
+        blended = cst.If(test=tracing, body=cst.IndentedBlock(body=statements), leading_lines=node.leading_lines,
+                         orelse=node.with_changes(leading_lines=()))
+        return Fix({node: blended}, safety=Safety.UNSAFE, helpers=(_SIZE_TRUTH, _SIZE_WHERE)), ""
 
     def _guard(self, test: cst.BaseExpression, *, truth: bool) -> str | None:
         if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
@@ -1407,6 +1553,31 @@ Matters for both exporters and every TensorRT version.""",
                 return True
             return self.context.refers_to(expr.func, "torch.numel") is not None
         return False
+
+
+#: Calls whose result has another shape than their input: a branch made of one pads, resizes, repeats,
+#: expands or joins (a crop is a subscript, see :func:`_reshaping`).
+_RESHAPING_CALLS = frozenset({"pad", "interpolate", "upsample", "resize", "repeat", "repeat_interleave", "tile",
+                              "expand", "expand_as", "broadcast_to", "cat", "concat", "concatenate", "stack"})
+
+
+def _reshaping(value: cst.BaseExpression) -> bool:
+    """``F.pad(x, ...)``, ``x.repeat(n, 1)``, ``x.expand(b, -1)``, ``torch.cat(...)``, ``x[:, :n]``: a value
+    whose shape is not its input's."""
+    if type(value) is cst.Subscript:
+        # `x[:, :, :h0 * 3]`: a crop (a slice with a bound) has the bound's size, the other branch its own.
+        return any(type(e.slice) is cst.Slice and (e.slice.lower is not None or e.slice.upper is not None)
+                   for e in value.slice)
+    if type(value) is not cst.Call:
+        return False
+    func = value.func
+    name = func.attr.value if type(func) is cst.Attribute else func.value if type(func) is cst.Name else ""
+    return name in _RESHAPING_CALLS
+
+
+#: The helpers of TRT713's rewrite (``trtcodemod/helpers/tracing.py``): the truth of a test on sizes as a
+#: tensor, and the select of a branch's value while tracing.
+_SIZE_TRUTH, _SIZE_WHERE = "_trt_size_truth", "_trt_traced_where"
 
 
 def _only_raises(node: cst.If) -> bool:

@@ -14,18 +14,13 @@ from trtcodemod.astutil import (
 )
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.transforms._branch_building import (
-    _aliasing_mutated, _storage_root, call_args, _assign, bound_before, branch_assignments, branch_temporaries,
-    comments_inside, _fresh_names, may_be_none,
+    _PY_BOOL_RESULTS, _storage_root, _assign, comments_inside, _fresh_names, selected_assignments, tensor_condition,
 )
 from trtcodemod.transforms._condition_evidence import REFERENCES as _REFERENCES
 from trtcodemod.transforms._condition_evidence import (
-    _BOOL_METHODS, _PY_VALUE_BUILTINS, _PY_VALUE_METHODS, _DataFlowRule, read_names,
+    _PY_VALUE_BUILTINS, _PY_VALUE_METHODS, _DataFlowRule, read_names,
 )
 from trtcodemod.transforms._runtime_scope import value_when_exporting
-
-#: Tensor functions and methods that answer with a Python bool (``torch.allclose(a, b)``,
-#: ``a.equal(b)``): a condition built on one stays a Python value in a trace.
-_PY_BOOL_RESULTS = frozenset({"allclose", "equal"})
 
 _GUIDANCE = ("move the decision out of the graph and pass an indicator tensor as an input, compute both "
              "branches and blend them with torch.where, or script this part with torch.jit.script")
@@ -353,59 +348,13 @@ class Precision(nn.Module):
                              "comparison...) "
                              "or a static check guards a data-dependent one")
             conditions.append(converted)
-        branches: list[dict[str, cst.BaseExpression]] = []
-        suites = [*bodies, *([else_body] if else_body is not None else [])]
-        for body in suites:
-            assigned = branch_assignments(body)
-            if isinstance(assigned, str):
-                return None, assigned
-            branches.append(assigned)
-        # A branch's own temporaries (read only by its later assignments) are computed before the
-        # selects, as plain assignments: every branch runs anyway.
-        hoisted: list[tuple[str, cst.BaseExpression]] = []
-        for body, branch in zip(suites, branches):
-            for name in branch_temporaries(self.context.function, body, branch):
-                hoisted.append((name, branch.pop(name)))
-        if else_body is None:
-            branches.append({})
-        targets: list[str] = []
-        for branch in branches:
-            targets.extend(name for name in branch if name not in targets)
-        if not targets:
-            return None, "the branches assign nothing"
-        for branch in branches:
-            for name, value in branch.items():
-                if (read_names(value) & set(targets)) - {name}:
-                    return None, "a branch reads a name another assignment of this `if` sets"
-        aliasing = _aliasing_mutated(self.context.function, node, branches)
-        if aliasing:
-            return None, aliasing
-        missing = {name for branch in branches for name in targets if name not in branch}
-        if missing:
-            bound = bound_before(self.context.function, node)
-            if bound is None or not missing <= bound:
-                unbound = sorted(missing - (bound or set()))
-                return None, f"`{unbound[0]}` is assigned in only some branches and not bound before the `if`"
-            maybe_none = sorted(name for name in missing if may_be_none(self.context.function, name))
-            if maybe_none:
-                return None, (f"`{maybe_none[0]}` is assigned in only some branches and may be None before the "
-                              "`if`, which torch.where cannot select")
         used = read_names(self.context.function) | {
             n for t, _ in self.index(self.context.function).pairs for n in bound_names(t)
         }
-        cond_names = _fresh_names(used, len(conditions))
-        where = self.context.torch_attr("where")
-        statements: list[cst.BaseStatement] = []
-        for name, condition in zip(cond_names, conditions):
-            statements.append(_assign(name, condition))
-        for name, value in hoisted:
-            statements.append(_assign(name, value))
-        for target in targets:
-            value: cst.BaseExpression = branches[-1].get(target, cst.Name(target))
-            for number in reversed(range(len(conditions))):
-                chosen = branches[number].get(target, cst.Name(target))
-                value = cst.Call(func=where, args=call_args(cst.Name(cond_names[number]), chosen, value))
-            statements.append(_assign(target, value))
+        statements = selected_assignments(self.context.function, node, conditions, bodies, else_body,
+                                          self.context.torch_attr("where"), used)
+        if isinstance(statements, str):
+            return None, statements
         comments = comments_inside(node)
         statements[0] = statements[0].with_changes(leading_lines=[*node.leading_lines, *comments])
         return Fix({node: cst.FlattenSentinel(statements)}, safety=Safety.UNSAFE), ""
@@ -611,40 +560,11 @@ class Precision(nn.Module):
 
     def _condition(self, test: cst.BaseExpression) -> cst.BaseExpression | None:
         """The condition as a bool tensor expression, or None when it stays a Python value."""
-        if type(test) is cst.BooleanOperation:
-            facts = self.current_facts()
-            if facts is None or not (facts.condition_depends(test.left) and facts.condition_depends(test.right)):
-                # `x is not None and x.sum() > 0`: the static operand guards the other one;
-                # without short-circuiting, the guarded part would run anyway.
-                return None
-            left, right = self._condition(test.left), self._condition(test.right)
-            if left is None or right is None:
-                return None
-            name = "logical_and" if type(test.operator) is cst.And else "logical_or"
-            return cst.Call(func=self.context.torch_attr(name), args=call_args(left, right))
-        if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
-            inner = self._condition(test.expression)
-            if inner is None:
-                return None
-            return cst.Call(func=self.context.torch_attr("logical_not"), args=call_args(inner))
-        for n in walk(test):
-            if type(n) is cst.Call:
-                parts = method_call(n)
-                if parts and (parts[1] in _PY_VALUE_METHODS or parts[1] in _PY_BOOL_RESULTS):
-                    return None
-                if type(n.func) is cst.Name and n.func.value in _PY_VALUE_BUILTINS:
-                    return None
-            if type(n) in (cst.Await, cst.Yield, cst.NamedExpr):
-                return None
-        if type(test) is cst.Comparison:
-            if len(test.comparisons) != 1 or type(test.comparisons[0].operator) in (cst.In, cst.NotIn, cst.Is, cst.IsNot):
-                return None
-            return cst.Call(func=self.context.torch_attr("as_tensor"), args=call_args(strip_parens(test)))
-        as_tensor = cst.Call(func=self.context.torch_attr("as_tensor"), args=call_args(strip_parens(test)))
-        parts = method_call(test) if type(test) is cst.Call else None
-        if parts is not None and parts[1] in _BOOL_METHODS:
-            return as_tensor
-        return cst.Call(func=cst.Attribute(value=as_tensor, attr=cst.Name("bool")))
+        facts = self.current_facts()
+        # `x is not None and x.sum() > 0`: the static operand guards the other one; without
+        # short-circuiting, the guarded part would run anyway.
+        return tensor_condition(test, self.context.torch_attr, lambda operation: facts is not None and (
+            facts.condition_depends(operation.left) and facts.condition_depends(operation.right)))
 
 
 #: The helpers an early return's rewrite calls (``trtcodemod/helpers/tracing.py``).

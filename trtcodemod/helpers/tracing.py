@@ -120,6 +120,40 @@ def _trt_shortcut_where(condition, shortcut, result):
     return type(shortcut)(_trt_shortcut_where(condition, a, b) for a, b in zip(shortcut, result))
 
 
+# A decision on a size (``if size[0] % 2:`` picking one of two formulas, TRT713): while tracing, both branches
+# are computed and the value is selected in the graph, so it follows the size at every size of a dynamic axis.
+
+
+def _trt_size_truth(value):
+    """The truth of a decision on sizes as a 0-d bool tensor: a traced decision (a tensor while tracing) as it is,
+    with no constant recorded (``torch.as_tensor`` of it would warn that it is one); a Python value's truth as a
+    constant (a size the trace does not follow)."""
+    if isinstance(value, torch.Tensor):
+        return value.bool()
+    return torch.as_tensor(bool(value))
+
+
+def _trt_traced_where(condition, chosen, other):
+    """``chosen`` where the condition (a 0-d bool tensor) holds, else ``other``: while a tracer records the model
+    and the branches are tensors of one shape and dtype at the traced size (tuples and lists of them element by
+    element), selected in the graph with ``torch.where``; anything else reads the condition as the ``if`` did (the
+    trace keeps the example's branch, with its warning, and nothing is hidden)."""
+    if _trt_tracing() and condition.dim() == 0 and _trt_untraced_selectable(chosen, other):
+        return _trt_shortcut_where(condition, chosen, other)
+    return chosen if bool(condition) else other
+
+
+@torch.jit.unused
+def _trt_untraced_selectable(chosen, other) -> bool:
+    """:func:`_trt_shortcut_selectable`, its shapes compared outside the trace (no TracerWarning, no node)."""
+    state = torch._C._get_tracing_state()
+    torch._C._set_tracing_state(None)
+    try:
+        return _trt_shortcut_selectable(chosen, other)
+    finally:
+        torch._C._set_tracing_state(state)
+
+
 def _trt_squeeze_kept(tensor, dim):
     """``tensor.squeeze(dim)``; while a tracer records the model, ``tensor`` itself: the axis is taken never
     to have size 1 (the squeeze changes nothing), so no ``If`` on its size is exported (TRT401)."""

@@ -189,10 +189,16 @@ def _remaining(problems: list[Problem], plan: Plan) -> list[dict[str, Any]]:
         # one that never ran, or matched nothing, is information and explains nothing here.
         decision = next((d for d in plan.decisions.values() if d.action == REMAINS and matches(p, d.finding)), None)
         reverted = next((d for d in plan.decisions.values() if d.key in plan.reverted and matches(p, d.finding)), None)
+        # A bake judged a warning only (the same number at every traced size) keeps the exporter's words, under
+        # the rule whose finding was planned on it (TRT713's `c == 3` on the channels): its fix is not tried.
+        judged = next((d for d in plan.decisions.values() if d.action == INFO and p in d.problems),
+                      None)
         if reverted is not None:
             rule, message = reverted.finding.rule, f"fix reverted: {plan.reverted[reverted.key]}"
         elif decision is not None:
             rule, message = decision.finding.rule, decision.reason
+        elif judged is not None and p.severity == "warning":
+            rule, message = judged.finding.rule, p.message
         else:
             rule, message = p.rule, p.message
         verdict = verdict_of(p.message) if p.kind == "baked" else ""
