@@ -1438,29 +1438,31 @@ version.""",
         """Arithmetic or a comparison on numbers the function was given as sizes (piq's ``get_meshgrid(size:
         Tuple[int, int])``: ``if size[0] % 2:``), with numbers and other sizes: what the export warned of at
         this line can only be such a number, a 0-d tensor while tracing."""
-        def given(part: cst.BaseExpression) -> bool:
-            if self.int_parameter(part):
-                return True
-            return type(part) is cst.Subscript and len(part.slice) == 1 and type(part.slice[0].slice) is cst.Index \
-                and type(part.value) is cst.Name and part.value.value in self._int_sequences()
+        return bool(self._numeric(expr))
 
-        def numeric(part: cst.BaseExpression) -> bool | None:
-            """None: not a number; else whether a given size is in it."""
-            if given(part):
-                return True
-            if type(part) in (cst.Integer, cst.Float) or self.size_derived(part):
-                return False
-            if type(part) is cst.UnaryOperation and type(part.operator) in (cst.Minus, cst.Plus, cst.Not):
-                return numeric(part.expression)
-            if type(part) is cst.BinaryOperation:
-                sides = numeric(part.left), numeric(part.right)
-                return None if None in sides else any(sides)
-            if type(part) is cst.Comparison:
-                sides = [numeric(part.left), *(numeric(c.comparator) for c in part.comparisons)]
-                return None if None in sides else any(sides)
-            return None
+    def _given_size(self, part: cst.BaseExpression) -> bool:
+        """An ``int`` parameter, or an element of a parameter annotated as a sequence of ints."""
+        if self.int_parameter(part):
+            return True
+        return type(part) is cst.Subscript and len(part.slice) == 1 and type(part.slice[0].slice) is cst.Index \
+            and type(part.value) is cst.Name and part.value.value in self._int_sequences()
 
-        return bool(numeric(expr))
+    def _numeric(self, part: cst.BaseExpression) -> bool | None:
+        """None: not a number; else whether a given size is in it. (A method, not a closure: a recursive
+        local function is a reference cycle that keeps the rule and the tree alive after the pass.)"""
+        if self._given_size(part):
+            return True
+        if type(part) in (cst.Integer, cst.Float) or self.size_derived(part):
+            return False
+        if type(part) is cst.UnaryOperation and type(part.operator) in (cst.Minus, cst.Plus, cst.Not):
+            return self._numeric(part.expression)
+        if type(part) is cst.BinaryOperation:
+            sides = self._numeric(part.left), self._numeric(part.right)
+            return None if None in sides else any(sides)
+        if type(part) is cst.Comparison:
+            sides = [self._numeric(part.left), *(self._numeric(c.comparator) for c in part.comparisons)]
+            return None if None in sides else any(sides)
+        return None
 
     def _int_sequences(self) -> set[str]:
         """Parameters of the current function annotated ``Tuple[int, ...]``, ``tuple[int, int]``,
