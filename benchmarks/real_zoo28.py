@@ -5,19 +5,19 @@
 Fixes were made after the twenty-seventh zoo's first contact, so what it gives after them is no longer a figure for
 models nobody tuned for. This zoo is the next check: the twenty-seventh zoo's libraries and pins and three more
 libraries by three other authors, whose code no earlier zoo or sweep ran (``PINS28``: unpacked wheels like the others,
-never pip-installed): cjm-yolox-pytorch 0.2.0 (Christian Mills' YOLOX after mmdetection's: CSPDarknet, PAFPN, a
-decoupled head, and an inference wrapper that normalises, flattens the three strides and decodes boxes on grids built
-from the input's size; its one import outside torch, torchvision and NumPy is cjm-psl-utils 0.0.4, the same author's
-pure-Python download helper, pinned with it), pointnet 0.1.1 (Kaidi Shen's PointNet and PointNet++ in torch and einops:
-spatial transformers, farthest point sampling in a Python loop over the samples, ball query by sorting distances, k-NN
-interpolation; its Taichi ball query is imported only when enabled, never here) and e2cnn 0.2.3 (Gabriele Cesa and
-Maurice Weiler's E(2)-equivariant CNNs: steerable convolutions whose filters are expanded from a basis, fields of
-group representations, equivariant batch norms, non-linearities, pooling and upsampling; NumPy, SciPy and SymPy, all in
-the venv). Nothing new in the ``bench`` extra: everything they import is there. Considered and dropped before any
-model was chosen (by the wheel's files, metadata and a first import): ezflow 0.2.5 (optical flow: RAFT, PWC-Net,
-DICL, VCN; its config imports fvcore, with yacs and iopath behind it), pwcnet 0.2 (PWC-Net whose correlation is a CuPy
-kernel), pytorch-ssd 1.8.0 (albumentations, h5py, pytorch-lightning, wandb), anime-face-detector 0.1.0 and
-ellipse-rcnn 0.2.2 and pytorch-hed 0.5 (no wheel on the index), anime-seg 0.3.8 (peft and DINOv2 weights),
+never pip-installed): cjm-yolox-pytorch 0.2.0 (cj-mills' (Christian Mills') YOLOX after mmdetection's: CSPDarknet,
+PAFPN, a decoupled head, and an inference wrapper that normalises, flattens the three strides and decodes boxes on
+grids built from the input's size; its one import outside torch, torchvision and NumPy is cjm-psl-utils 0.0.4, the same
+author's pure-Python download helper, pinned with it), pointnet 0.1.1 (Kaidi Shen's PointNet and PointNet++ in torch
+and einops: spatial transformers, farthest point sampling in a Python loop over the samples, ball query by sorting
+distances, k-NN interpolation; its Taichi ball query is imported only when enabled, never here) and e2cnn 0.2.3
+(Gabriele Cesa and Maurice Weiler's E(2)-equivariant CNNs: steerable convolutions whose filters are expanded from a
+basis, fields of group representations, equivariant batch norms, non-linearities, pooling and upsampling; NumPy, SciPy
+and SymPy, all in the venv). Nothing new in the ``bench`` extra: everything they import is there. Considered and
+dropped before any model was chosen (by the wheel's files, metadata and a first import): ezflow 0.2.5 (optical flow:
+RAFT, PWC-Net, DICL, VCN; its config imports fvcore, with yacs and iopath behind it), pwcnet 0.2 (PWC-Net whose
+correlation is a CuPy kernel), pytorch-ssd 1.8.0 (albumentations, h5py, pytorch-lightning, wandb), anime-face-detector
+0.1.0 and ellipse-rcnn 0.2.2 and pytorch-hed 0.5 (no wheel on the index), anime-seg 0.3.8 (peft and DINOv2 weights),
 pytorch-msssim 1.0.0 (SSIM and MS-SSIM again, as piq's in zoo 25); the libraries zoos 15 to 27 dropped, as they found.
 
 16 models, chosen by family before any migrate run, none of them (library, architecture and variant) in zoos 1 to 27
@@ -40,14 +40,14 @@ exported to plain torch modules (the library's ``export``) at 64x48.
 
 Each is small and has the dynamic axes a deploying user declares: batch, height and width for the convolutional image
 models (YOLOX's grids are built from the size), batch and the number of points for the point-cloud models (farthest
-point sampling takes a fixed number of centres from any number of points).
-Machinery, table and counts are real_zoo2.py's. The wrappers were checked only for building and
-running eagerly (deterministic over two forwards, finite outputs) at two sizes (the spec's, and a batch of two 32 px
-larger, or 64 points more) before the first migrate run: with one thread on the shared two cores, a forward at the
-spec's size took 0.007 to 0.07 s and at most 0.09 s at the larger size; builds (imports included) took 1.4 to 4.2 s
-(e2cnn's basis expansion the longest). Changed after the first eager runs, before any migrate run: e2cnn's D4, D8 and
-SO(2) networks were replaced by C6, C8 and C16 ones (their bases fail on NumPy 2, above), and PointNetSeg on points
-with normals lost its 3x3 transformer (the library applies the xyz transformer to all six channels: a shape error)."""
+point sampling takes a fixed number of centres from any number of points). Machinery, table and counts are
+real_zoo2.py's. The wrappers were checked only for building and running eagerly (deterministic over two forwards,
+finite outputs) at two sizes (the spec's, and a batch of two 32 px larger, or 64 points more) before the first migrate
+run: with one thread on the shared two cores, a forward at the spec's size took 0.004 to 0.1 s (PointNet2ClsMSG the
+slowest) and at most 0.2 s at the larger size; builds (imports included) took 1.4 to 4.2 s (e2cnn's basis expansion the
+longest). Changed after the first eager runs, before any migrate run: e2cnn's D4, D8 and SO(2) networks were replaced
+by C6, C8 and C16 ones (their bases fail on NumPy 2, above), and PointNetSeg on points with normals lost its 3x3
+transformer (the library applies the xyz transformer to all six channels: a shape error)."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ from real_zoo2 import main
 from real_zoo27 import PINS27
 
 #: The twenty-seventh zoo's pins and three libraries by three other authors, unpacked wheels like the others (never
-#: pip-installed): cjm_yolox_pytorch (Christian Mills' YOLOX with its inference wrapper: normalisation, the strides
+#: pip-installed): cjm_yolox_pytorch (cj-mills' YOLOX with its inference wrapper: normalisation, the strides
 #: flattened and concatenated, boxes decoded on grids built in a Python loop from the input's size; torch, torchvision,
 #: NumPy) with cjm_psl_utils (the same author's pure-Python download helper, which its model module imports), pointnet
 #: (Kaidi Shen's PointNet and PointNet++: farthest point sampling, ball query, k-NN interpolation; torch and einops)
@@ -92,8 +92,13 @@ _YOLOX_ROWS = (
     "rows.append(torch.cat([boxes[keep], d[keep, 4:6], torch.full_like(d[keep, :1], i)], 1))\n        "
     "return torch.cat(rows)")
 
-_PN = "from pointnet import {}"
 _POINTS = 'dynamic_axes = { x = { 0 = "batch", 2 = "points" } }'
+
+
+def _pn(name: str, what: str, classes: str, construct: str, forward: str, channels: int = 3) -> Spec:
+    """A pointnet model on 256 points of ``channels`` (xyz, then normals), the batch and the points dynamic."""
+    return Spec(name, f"pointnet {what}", f"from pointnet import {classes}",
+                construct, forward, f"1, {channels}, 256", _POINTS)
 
 _E2 = "from e2cnn import gspaces\nfrom e2cnn import nn as enn"
 #: The equivariant network runs on a GeometricTensor of its input type; the tensor comes back out.
@@ -130,34 +135,30 @@ MODELS28 = [
          "rows with the image index concatenated", _YOLOX_WRAP + "\nimport torchvision", _YOLOX_TINY, _YOLOX_ROWS,
          "1, 3, 96, 96", DYNAMIC_BHW + '\nunordered = ["output"]'),
     # pointnet: PointNet and PointNet++ on random point clouds in the unit cube (random weights).
-    Spec("pointnet_cls", "pointnet PointNetCls (a 3x3 spatial transformer predicted from the points and applied by "
-         "bmm, a 64x64 feature transformer, max over the points, a classifier)", _PN.format("PointNetCls, STN"),
-         "PointNetCls(3, 10, stn_3d=STN(in_dim=3))", "return self.m(x)", "1, 3, 256", _POINTS),
-    Spec("pointnet_seg_normals", "pointnet PointNetSeg on points with normals, without the 3x3 transformer (the "
-         "library builds it for xyz but applies it to all six channels): the 64x64 feature transformer, the global "
-         "feature repeated over the points and concatenated per point", _PN.format("PointNetSeg"),
-         "PointNetSeg(6, 8, stn_3d=None)", "return self.m(x)", "1, 6, 256",
-         _POINTS),
-    Spec("pointnet2_cls_ssg", "pointnet PointNet2ClsSSG (farthest point sampling in a Python loop over 128 and 32 "
-         "centres, ball query by sorting masked distances, grouped features max-pooled)",
-         _PN.format("PointNet2ClsSSG"), "PointNet2ClsSSG(3, 10, downsample_points=(128, 32), ks=(16, 32))",
-         "return self.m(x, x)", "1, 3, 256", _POINTS),
-    Spec("pointnet2_cls_msg", "pointnet PointNet2ClsMSG on points with normals (multi-scale grouping: three radii "
-         "and neighbour counts per level)", _PN.format("PointNet2ClsMSG"),
-         "PointNet2ClsMSG(6, 10, downsample_points=(128, 32), base_k=8)", "return self.m(x, x[:, :3])", "1, 6, 256",
-         _POINTS),
-    Spec("pointnet2_partseg_ssg", "pointnet PointNet2PartSegSSG (set abstraction, a global feature at the centroid, "
-         "feature propagation by inverse-distance k-NN interpolation, a category embedding added per point)",
-         _PN.format("PointNet2PartSegSSG"), "PointNet2PartSegSSG(3, 6, n_category=4, downsample_points=(128, 32))",
-         "return self.m(x, x, torch.full((x.shape[0],), 2, dtype=torch.long))", "1, 3, 256", _POINTS),
-    Spec("pointnet2_seg_ssg", "pointnet PointNet2SegSSG (four set abstractions down to 16 centres, four k-NN "
-         "interpolations back to every point)", _PN.format("PointNet2SegSSG"),
-         "PointNet2SegSSG(3, 5, k=16, downsample_points=(128, 64, 32, 16))", "return self.m(x, x)", "1, 3, 256",
-         _POINTS),
-    Spec("pointnet2_seg_msg", "pointnet PointNet2SegMSG on points with normals (multi-scale grouping at four "
-         "levels, k-NN interpolation back)", _PN.format("PointNet2SegMSG"),
-         "PointNet2SegMSG(6, 5, ks=(8, 16), downsample_points=(128, 64, 32, 16))", "return self.m(x, x[:, :3])",
-         "1, 6, 256", _POINTS),
+    _pn("pointnet_cls", "PointNetCls (a 3x3 spatial transformer predicted from the points and applied by bmm, a 64x64 "
+        "feature transformer, max over the points, a classifier)", "PointNetCls, STN",
+        "PointNetCls(3, 10, stn_3d=STN(in_dim=3))", "return self.m(x)"),
+    _pn("pointnet_seg_normals", "PointNetSeg on points with normals, without the 3x3 transformer (the library "
+        "builds it for xyz but applies it to all six channels): the 64x64 feature transformer, the global feature "
+        "repeated over the points and concatenated per point", "PointNetSeg", "PointNetSeg(6, 8, stn_3d=None)",
+        "return self.m(x)", channels=6),
+    _pn("pointnet2_cls_ssg", "PointNet2ClsSSG (farthest point sampling in a Python loop over 128 and 32 centres, "
+        "ball query by sorting masked distances, grouped features max-pooled)", "PointNet2ClsSSG",
+        "PointNet2ClsSSG(3, 10, downsample_points=(128, 32), ks=(16, 32))", "return self.m(x, x)"),
+    _pn("pointnet2_cls_msg", "PointNet2ClsMSG on points with normals (multi-scale grouping: three radii and neighbour "
+        "counts per level)", "PointNet2ClsMSG", "PointNet2ClsMSG(6, 10, downsample_points=(128, 32), base_k=8)",
+        "return self.m(x, x[:, :3])", channels=6),
+    _pn("pointnet2_partseg_ssg", "PointNet2PartSegSSG (set abstraction, a global feature at the centroid, feature "
+        "propagation by inverse-distance k-NN interpolation, a category embedding added per point)",
+        "PointNet2PartSegSSG", "PointNet2PartSegSSG(3, 6, n_category=4, downsample_points=(128, 32))",
+        "return self.m(x, x, torch.full((x.shape[0],), 2, dtype=torch.long))"),
+    _pn("pointnet2_seg_ssg", "PointNet2SegSSG (four set abstractions down to 16 centres, four k-NN interpolations "
+        "back to every point)", "PointNet2SegSSG", "PointNet2SegSSG(3, 5, k=16, downsample_points=(128, 64, 32, 16))",
+        "return self.m(x, x)"),
+    _pn("pointnet2_seg_msg", "PointNet2SegMSG on points with normals (multi-scale grouping at four levels, k-NN "
+        "interpolation back)", "PointNet2SegMSG",
+        "PointNet2SegMSG(6, 5, ks=(8, 16), downsample_points=(128, 64, 32, 16))", "return self.m(x, x[:, :3])",
+        channels=6),
     # e2cnn: equivariant CNNs (random weights; filters expanded from the steerable basis, cached in eval mode).
     Spec("e2cnn_c8_gpool", "e2cnn C8-equivariant CNN (rotations by 45 degrees: steerable 5x5 and 3x3 convolutions "
          "to regular fields, inner batch norms, ReLUs, pointwise max pooling, group pooling to invariant maps)", _E2,
