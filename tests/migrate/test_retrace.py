@@ -1143,3 +1143,19 @@ def test_a_finding_kept_for_bakes_and_the_failure_they_caused_is_judged_on_the_r
     plan = Plan()
     plan.decisions = {d.key: d for d in (kept, only_failure, node)}
     assert _bakes_as_written(plan) == [kept]
+
+
+def test_a_node_tensorrt_refuses_elsewhere_does_not_hide_the_unrolled_loop(tmp_path: Path) -> None:
+    """An `If` of a squeeze on the dynamic batch is an error, but it says nothing about why ONNX Runtime's
+    values differ at other sizes: the second trace is still made and names the loop (cjm-yolox's per-image
+    NMS wrapper in zoo 28 kept its unrolled loop unnamed behind the head's squeezes)."""
+    path = tmp_path / "net.py"
+    path.write_text(SILENT_LOOP.replace("        state = x[:, 0]\n",
+                                        "        x = x.squeeze(0)\n        state = x[:, 0]\n"))
+    r = migrate(path, "--dynamic-axes", '{"x": {"0": "batch", "1": "frames"}}')
+    assert r["exit_code"] == 1 and r["before"]["faithful"] is False
+    assert r["before"]["trt_errors_by_op"] == {"If": 1}
+    assert r["retrace"]["unrolled_loops"] == [f"{path.resolve()}:13"]
+    # Named on the rewritten side (where a fix moved it, at its place in the rewritten file).
+    loops = [e for e in r["remaining"] if e["op"] == "(unrolled loop)"]
+    assert len(loops) == 1 and "`for t in range(x.shape[1])` repeats" in loops[0]["message"], r["remaining"]

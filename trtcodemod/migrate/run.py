@@ -117,6 +117,13 @@ def _findings(files: list[str], options: RewriteOptions, facts: Facts | None) ->
     return findings, errors
 
 
+def _explains_other_values(problems: list[Problem]) -> bool:
+    """An error located at a line that can make the graph compute other values than its model (a bake, state,
+    an export failure). A node TensorRT refuses (an ``If`` of a squeeze) is an error too, but it says nothing
+    about where ONNX Runtime's values come from: with only those, the unrolled loops are still to be found."""
+    return any(p.severity == "error" and p.kind != "hostile" for p in problems)
+
+
 def _silent_bake_found(files: list[str]) -> bool:
     """A finding, in the analysed files, of a rule whose construct bakes a size with no TracerWarning
     (``plan.SILENT_BAKE_RULES``)."""
@@ -308,7 +315,7 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, report: dict[st
     # (a static axis, a value the same whatever the size) is a warning, not an error.
     data_baked = any(c.exporter == "torchscript" and c.faithful is False and c.baked for c in original.checks("before"))
     retrace = judge(problems, facts, session, dict(spec.dynamic_axes), progress, data_baked)
-    if not retrace.summary and spec.dynamic_axes and not any(p.severity == "error" for p in problems) \
+    if not retrace.summary and spec.dynamic_axes and not _explains_other_values(problems) \
             and (data_baked or _silent_bake_found(files)):
         # The graph differs from its model at other sizes and nothing says where: a Python loop over
         # a dynamic axis warns nowhere; a second trace finds it unrolled another number of times.
