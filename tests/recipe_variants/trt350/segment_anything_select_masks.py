@@ -1,0 +1,56 @@
+"""Meta's ONNX SAM decoder: the best mask chosen by the point count, the count a parameter of a helper.
+
+Reduced from facebookresearch/segment-anything @ dca509fe793f601edb92606367a655c15ac00fdf,
+segment_anything/utils/onnx.py: ``SamOnnxModel.select_masks`` (lines 92-105) builds ``score_reweight``, a
+``torch.tensor`` of 1000 for the first mask token and 0 for the others, and scores the outputs with
+``iou_preds + (num_points - 2.5) * score_reweight`` (line 100), ``num_points: int`` a parameter; ``forward``
+(lines 108-145) calls it as ``self.select_masks(masks, scores, point_coords.shape[1])`` (line 133) and
+gathers the best mask with ``torch.arange``. Unlike easydetect's copy, nothing in ``select_masks`` shows
+``num_points`` is a size: the caller hands it in, and the annotation says ``int``. Written here in our own
+words, the decoder reduced to a projection of the image embedding and the point coordinates.
+"""
+
+from typing import Tuple
+
+import torch
+from torch import nn
+
+
+class SamOnnxSelect(nn.Module):
+    def __init__(self, num_mask_tokens: int = 4, dim: int = 8, side: int = 6) -> None:
+        super().__init__()
+        self.num_mask_tokens = num_mask_tokens
+        self.side = side
+        self.points = nn.Linear(2, dim)
+        self.masks = nn.Linear(dim, num_mask_tokens * side * side)
+        self.iou = nn.Linear(dim, num_mask_tokens)
+
+    def select_masks(self, masks: torch.Tensor, iou_preds: torch.Tensor,
+                     num_points: int) -> Tuple[torch.Tensor, torch.Tensor]:
+        # a large weight on the single-mask output, signed by whether more than two points were given
+        score_reweight = torch.tensor([[1000] + [0] * (self.num_mask_tokens - 1)]).to(iou_preds.device)
+        score = iou_preds + (num_points - 2.5) * score_reweight
+        best_idx = torch.argmax(score, dim=1)
+        masks = masks[torch.arange(masks.shape[0]), best_idx, :, :].unsqueeze(1)
+        iou_preds = iou_preds[torch.arange(masks.shape[0]), best_idx].unsqueeze(1)
+        return masks, iou_preds
+
+    def forward(self, image_embedding, point_coords):
+        tokens = self.points(point_coords).mean(dim=1) + image_embedding
+        masks = self.masks(tokens).reshape(-1, self.num_mask_tokens, self.side, self.side)
+        scores = self.iou(tokens)
+        masks, scores = self.select_masks(masks, scores, point_coords.shape[1])
+        return masks * scores[:, :, None, None]
+
+
+def build() -> nn.Module:
+    return SamOnnxSelect().eval()
+
+
+def inputs(generator: torch.Generator) -> tuple[torch.Tensor, ...]:
+    return torch.randn(2, 8, generator=generator), torch.rand(2, 2, 2, generator=generator) * 64
+
+
+#: Static shapes, as the SAM decoder is exported for one prompt kind: with a dynamic batch the exporter does not
+#: fold the pair and the graph stays float32 without the rewrite.
+DYNAMIC: dict = {}
