@@ -311,6 +311,14 @@ def test_migrate_takes_the_resize_the_shortcut_hid_in_a_second_round(tmp_path: P
     "class H(nn.Module):\n    def forward(self, feats):\n        return self.run(feats)\n"
     "    def run(self, feats):\n        return copy.copy(feats)\n",
     "from copy import deepcopy as dc\nclass H(nn.Module):\n    def forward(self, x):\n        return dc(x)\n",
+    # a top-level function bound to a module as its forward (showlab/DiffSim@06d48b1
+    # diffsim/hacked_modules.py:71 and :363, `block.forward = fn.__get__(block, Block)`), and the other bindings
+    "def patched(self, x):\n    return copy.deepcopy(x)\n"
+    "class M(nn.Module):\n    def forward(self, x):\n        for b in self.blocks:\n"
+    "            b.forward = patched.__get__(b, Block)\n        return self.blocks[0](x)\n",
+    "import types\ndef patched(self, x):\n    return copy.deepcopy(x)\nm.forward = types.MethodType(patched, m)\n",
+    "from functools import partial\ndef patched(self, x):\n    return copy.deepcopy(x)\n"
+    "self.block.forward = partial(patched, self.block)\n",
 ])
 def test_copy_reported(code: str) -> None:
     assert found(code, "TRT722") == ["TRT722"]
@@ -324,6 +332,9 @@ def test_copy_reported(code: str) -> None:
     "class H(nn.Module):\n    def forward(self, x):\n        return x.clone()\n",
     "class Ema:\n    def forward(self, model):\n        return copy.deepcopy(model)\n",  # not a module
     "class H(nn.Module):\n    def forward(self, x):\n        deepcopy = lambda v: v\n        return deepcopy(x)\n",
+    # a function bound to another object than the one whose forward it becomes, or not bound at all
+    "def patched(self, x):\n    return copy.deepcopy(x)\na.forward = patched.__get__(b, Block)\n",
+    "def patched(self, x):\n    return copy.deepcopy(x)\nm.forward = patched\nm.hook = patched.__get__(m, M)\n",
 ])
 def test_copy_not_reported(code: str) -> None:
     assert found(code, "TRT722") == []

@@ -3,8 +3,10 @@
 Each variant is a small runnable model reduced from a public repository (cited in its
 docstring) that calls ``copy.deepcopy`` in forward code: DETR-style criteria copying a list of
 target dicts (Deformable DETR), BEVFormer copying a slice and an element of the CAN-bus signal
-and its nested per-frame metas, and SAM's prompt scaling copying the clicks or boxes (Meta's
-``segment_anything``, shared with TRT203's variants, and Hugging Face's port). The rule rewrites
+and its nested per-frame metas, SAM's prompt scaling copying the clicks or boxes (Meta's
+``segment_anything``, shared with TRT203's variants, and Hugging Face's port), and DiffSim's
+patched transformer block, a top-level function bound to the block as its forward
+(``block.forward = fn.__get__(block, Block)``), copying the hidden states. The rule rewrites
 the file from the code alone (a safe fix); the original's TorchScript export holds the copies as
 constants (the graph gives other values than eager mode on other inputs, or does not load) and
 the dynamo exporter refuses it; the rewritten one exports with both, and its graphs equal eager
@@ -48,6 +50,8 @@ VARIANTS: dict[str, tuple[str, str]] = {
     # `from copy import deepcopy`, the copy then converted and reshaped
     "transformers_sam_boxes": ("trt722", "coords = _trt_deepcopy(deepcopy, coords).float()"),
     "sam_apply_coords": ("trt203", "coords = _trt_deepcopy(deepcopy, coords).to(torch.float)"),
+    # in a top-level function the forward binds to a block as its forward (`fn.__get__(block, Block)`)
+    "diffsim_patched_block_forward": ("trt722", "hidden_states_residual = _trt_deepcopy(copy.deepcopy, hidden_states)"),
 }
 
 
@@ -83,6 +87,12 @@ def _sets(name: str, module) -> dict[str, tuple]:
     elif name == "bevformer_history_metas":
         other.update({"zeros": (torch.zeros_like(first), torch.zeros_like(rest[0])),
                       "negatives": (-first.abs(), -rest[0].abs())})
+    elif name == "diffsim_patched_block_forward":
+        odd = first.clone()
+        odd.view(-1)[[0, 5]] = torch.tensor([float("inf"), float("nan")])
+        other.update({"larger": (torch.randn(3, 4, 6, 2, generator=torch.Generator().manual_seed(4)),),
+                      "one-pixel": (torch.randn(1, 4, 1, 1, generator=torch.Generator().manual_seed(5)),),
+                      "zeros": (torch.zeros_like(first),), "negatives": (-first.abs() - 1,), "inf-nan": (odd,)})
     elif name == "transformers_sam_boxes":
         other.update({"more": (torch.randint(0, 50, (7, 4)),), "one": (torch.randint(0, 50, (1, 4)),),
                       "negatives": (-first,), "no-boxes": (first[:0],)})
