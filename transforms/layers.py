@@ -67,8 +67,10 @@ class TensorCopy(RuntimeScopeRule):
         summary="`copy.deepcopy` / `copy.copy` in forward: the traced graph turns the copied tensors into constants",
         doc="""\
 What it finds: `copy.deepcopy(x)` and `copy.copy(x)` (under any import alias) in forward code of
-`nn.Module` subclasses (`forward` and the methods it calls). Copies of literal constants
-(`copy.deepcopy({"a": 1})`) are not reported.
+`nn.Module` subclasses (`forward` and the methods it calls), and in a top-level function the file
+binds to a module as its forward (showlab/DiffSim's patched diffusers block, `block.forward =
+hacked_forward.__get__(block, BasicTransformerBlock)`, copying the hidden states). Copies of literal
+constants (`copy.deepcopy({"a": 1})`) are not reported.
 
 Why it hurts: the tracer does not see through Python's copy protocol. Measured with torch
 2.13: `y = copy.deepcopy(x); return y + 1` exports (TorchScript exporter) as a graph with no

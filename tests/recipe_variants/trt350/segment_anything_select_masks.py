@@ -17,29 +17,27 @@ from torch import nn
 
 
 class SamOnnxSelect(nn.Module):
-    def __init__(self, num_mask_tokens: int = 4, dim: int = 8, side: int = 6) -> None:
+    def __init__(self, mask_tokens: int = 4, width: int = 8, grid: int = 6) -> None:
         super().__init__()
-        self.num_mask_tokens = num_mask_tokens
-        self.side = side
-        self.points = nn.Linear(2, dim)
-        self.masks = nn.Linear(dim, num_mask_tokens * side * side)
-        self.iou = nn.Linear(dim, num_mask_tokens)
+        self.mask_tokens, self.grid = mask_tokens, grid
+        self.embed_points = nn.Linear(2, width)
+        # one projection for every mask token's mask logits and its IoU prediction
+        self.decode = nn.Linear(width, mask_tokens * (grid * grid + 1))
 
     def select_masks(self, masks: torch.Tensor, iou_preds: torch.Tensor,
                      num_points: int) -> Tuple[torch.Tensor, torch.Tensor]:
         # a large weight on the single-mask output, signed by whether more than two points were given
-        score_reweight = torch.tensor([[1000] + [0] * (self.num_mask_tokens - 1)]).to(iou_preds.device)
+        score_reweight = torch.tensor([[1000] + [0] * (self.mask_tokens - 1)]).to(iou_preds.device)
         score = iou_preds + (num_points - 2.5) * score_reweight
-        best_idx = torch.argmax(score, dim=1)
-        masks = masks[torch.arange(masks.shape[0]), best_idx, :, :].unsqueeze(1)
-        iou_preds = iou_preds[torch.arange(masks.shape[0]), best_idx].unsqueeze(1)
-        return masks, iou_preds
+        best = score.argmax(dim=1)
+        rows = torch.arange(masks.shape[0])
+        return masks[rows, best][:, None], iou_preds[rows, best][:, None]
 
     def forward(self, image_embedding, point_coords):
-        tokens = self.points(point_coords).mean(dim=1) + image_embedding
-        masks = self.masks(tokens).reshape(-1, self.num_mask_tokens, self.side, self.side)
-        scores = self.iou(tokens)
-        masks, scores = self.select_masks(masks, scores, point_coords.shape[1])
+        decoded = self.decode(self.embed_points(point_coords).mean(dim=1) + image_embedding)
+        split = self.mask_tokens * self.grid * self.grid
+        masks = decoded[:, :split].reshape(-1, self.mask_tokens, self.grid, self.grid)
+        masks, scores = self.select_masks(masks, decoded[:, split:], point_coords.shape[1])
         return masks * scores[:, :, None, None]
 
 

@@ -131,7 +131,7 @@ def test_meta_sam_count_handed_in_is_taken_where_the_graph_casts(tmp_path: Path)
     the graph check's float64 Cast located at the line (``migrate``), TRT350 takes it, and the rewritten graph
     has no float64 Cast, equals eager mode on other values and edge values, and eager mode is unchanged."""
     from trtcodemod.evidence.facts import Facts
-    from variant_models import observed_facts
+    from variant_models import built, observed_facts, rewrite_variant
 
     line = _line_of(META_SAM, "(num_points - 2.5)")
     source = META_SAM.read_bytes()
@@ -150,12 +150,9 @@ def test_meta_sam_count_handed_in_is_taken_where_the_graph_casts(tmp_path: Path)
 
     observed = Options(select=("TRT350",), scope="all", unsafe=True, facts=Facts.load(saved))
     assert [(f.rule, f.line) for f in check_source(source, str(META_SAM.resolve()), observed)] == [("TRT350", line)]
-    new_source = fix_source(source, str(META_SAM.resolve()), observed).source.decode()
-    assert "score = iou_preds + (_trt_size_float(num_points - 2.5)) * score_reweight" in new_source
-    new_path = tmp_path / "meta_sam_rewritten.py"
-    new_path.write_text(new_source)
-    _, rewritten = built_variant(new_path, "trt350_meta_sam_rewritten")
-    rewritten.load_state_dict(original.state_dict())
+    text, rewritten_module = rewrite_variant(META_SAM, observed, tmp_path, "trt350_meta_sam_rewritten")
+    assert "score = iou_preds + (_trt_size_float(num_points - 2.5)) * score_reweight" in text
+    rewritten = built(rewritten_module)
     example = module.inputs(seeded(0))
     export_variant(original, example, module.DYNAMIC, tmp_path / "before.onnx", tmp_path)
     assert _double_casts(tmp_path / "before.onnx") > 0
