@@ -6,7 +6,8 @@ target dicts (Deformable DETR), BEVFormer copying a slice and an element of the 
 and its nested per-frame metas, SAM's prompt scaling copying the clicks or boxes (Meta's
 ``segment_anything``, shared with TRT203's variants, and Hugging Face's port), and DiffSim's
 patched transformer block, a top-level function bound to the block as its forward
-(``block.forward = fn.__get__(block, Block)``), copying the hidden states. The rule rewrites
+(``block.forward = fn.__get__(block, Block)``), copying the hidden states, and OpenPCDet's MPPNet
+head copying the detached current-frame proposals out of its batch dict. The rule rewrites
 the file from the code alone (a safe fix); the original's TorchScript export holds the copies as
 constants (the graph gives other values than eager mode on other inputs, or does not load) and
 the dynamo exporter refuses it; the rewritten one exports with both, and its graphs equal eager
@@ -52,13 +53,17 @@ VARIANTS: dict[str, tuple[str, str]] = {
     "sam_apply_coords": ("trt203", "coords = _trt_deepcopy(deepcopy, coords).to(torch.float)"),
     # in a top-level function the forward binds to a block as its forward (`fn.__get__(block, Block)`)
     "diffsim_patched_block_forward": ("trt722", "hidden_states_residual = _trt_deepcopy(copy.deepcopy, hidden_states)"),
+    # a detached entry of a dict of tensors, indexed after the copy, then written in place
+    "openpcdet_mppnet_trajectory": ("trt722",
+                                    "cur_batch_boxes = _trt_deepcopy(copy.deepcopy, batch_dict['rois'].detach())[:, :, 0]"),
 }
 
 
 #: Input sets run in eager mode only: the exported cross entropy reshapes zero rows with a -1,
 #: which ONNX Reshape without allowzero cannot (another problem than the copy's; README's
-#: guidance table puts that graph repair out of scope).
-EAGER_ONLY = {"no-queries"}
+#: guidance table puts that graph repair out of scope); the exported `repeat` of MPPNet's boxes
+#: likewise reshapes zero proposals with a -1 (ONNX Runtime refuses the empty set there).
+EAGER_ONLY = {"no-queries", "no-proposals"}
 
 
 def _path(name: str) -> Path:
@@ -93,6 +98,13 @@ def _sets(name: str, module) -> dict[str, tuple]:
         other.update({"larger": (torch.randn(3, 4, 6, 2, generator=torch.Generator().manual_seed(4)),),
                       "one-pixel": (torch.randn(1, 4, 1, 1, generator=torch.Generator().manual_seed(5)),),
                       "zeros": (torch.zeros_like(first),), "negatives": (-first.abs() - 1,), "inf-nan": (odd,)})
+    elif name == "openpcdet_mppnet_trajectory":
+        odd = first.clone()
+        odd.view(-1)[[0, 8]] = torch.tensor([float("inf"), float("nan")])
+        other.update({"more": (torch.randn(3, 3, 6, 9, generator=torch.Generator().manual_seed(4)),),
+                      "one": (torch.randn(1, 3, 1, 9, generator=torch.Generator().manual_seed(5)),),
+                      "no-proposals": (first[:, :, :0],), "zeros": (torch.zeros_like(first),),
+                      "negatives": (-first.abs() - 1,), "inf-nan": (odd,)})
     elif name == "transformers_sam_boxes":
         other.update({"more": (torch.randint(0, 50, (7, 4)),), "one": (torch.randint(0, 50, (1, 4)),),
                       "negatives": (-first,), "no-boxes": (first[:0],)})
