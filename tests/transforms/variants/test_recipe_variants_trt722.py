@@ -166,3 +166,34 @@ def test_variant_eager_unchanged(name: str, rewritten: dict) -> None:
     _, rewritten_module = rewritten[name]
     original, after = _built(module), _built(rewritten_module)
     assert_eager_unchanged(original, after, {"random": variant_inputs(module, None, 0), **_sets(name, module)})
+
+
+def test_mppnet_head_with_its_base_in_another_file(tmp_path: Path) -> None:
+    """OpenPCDet's layout: ``MPPNetHead(RoIHeadTemplate)`` with the base imported from roi_head_template.py,
+    which the code alone does not show to be a module (no finding); the recorded forwards ran the deepcopy,
+    so with migrate's facts TRT722 takes it, and migrate ends with exit 0, faithful and equivalent."""
+    from support import migrate_json
+
+    from trtcodemod.engine import check_source
+
+    source = _path("openpcdet_mppnet_trajectory").read_text()
+    package = tmp_path / "heads"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    template = source[source.index("class RoIHeadTemplate"):source.index("class TrajectoryHead")]
+    (package / "roi_head_template.py").write_text("from torch import nn\n\n\n" + template.rstrip() + "\n")
+    head = source[source.index("import copy"):source.index("class RoIHeadTemplate")] \
+        + "from .roi_head_template import RoIHeadTemplate\n\n\n" + source[source.index("class TrajectoryHead"):]
+    head_path = package / "mppnet_head.py"
+    head_path.write_text(head)
+    model = tmp_path / "model.py"
+    model.write_text("from heads.mppnet_head import DYNAMIC, build, inputs  # noqa: F401\n")
+    options = Options(select=("TRT722",), scope="all")
+    assert check_source(head.encode(), str(head_path), options) == []
+
+    report = migrate_json(model, '{"proposals_list": {"0": "batch", "2": "proposals"}}')
+    line = head.splitlines().index("        cur_batch_boxes = copy.deepcopy(batch_dict['rois'].detach())[:, :, 0]") + 1
+    assert [(fix["rule"], fix["line"]) for fix in report["applied"]] == [("TRT722", line)], report["applied"]
+    assert report["before"]["faithful"] is not True, report["before"]
+    assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
+    assert report["after"]["faithful"] is True, report["after"]
