@@ -4,7 +4,7 @@ Reduced from facebookresearch/segment-anything @ dca509fe793f601edb92606367a655c
 segment_anything/utils/onnx.py: ``SamOnnxModel.select_masks`` (lines 92-105) builds ``score_reweight``, a
 ``torch.tensor`` of 1000 for the first mask token and 0 for the others, and scores the outputs with
 ``iou_preds + (num_points - 2.5) * score_reweight`` (line 100), ``num_points: int`` a parameter; ``forward``
-(lines 108-145) calls it as ``self.select_masks(masks, scores, point_coords.shape[1])`` (line 133) and
+(lines 108-144) calls it as ``self.select_masks(masks, scores, point_coords.shape[1])`` (line 133) and
 gathers the best mask with ``torch.arange``. Unlike easydetect's copy, nothing in ``select_masks`` shows
 ``num_points`` is a size: the caller hands it in, and the annotation says ``int``. Written here in our own
 words, the decoder reduced to a projection of the image embedding and the point coordinates.

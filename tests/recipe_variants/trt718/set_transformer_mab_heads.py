@@ -1,11 +1,12 @@
 """The Set Transformer's multihead attention block: the heads are stacked along the batch and cut back by
 the query batch.
 
-Reduced from juho-lee/set_transformer@6fdae7f (modules.py:6-32, ``MAB.forward``; ``PMA.forward`` at lines
-56-63 calls it with learned seeds repeated to the batch). The block projects the queries and keys, cuts
-the features into heads of ``dim_V // num_heads`` channels and stacks them along the batch
+Reduced from juho-lee/set_transformer@6fdae7f (modules.py:6-33, ``MAB``, its ``forward`` at lines
+19-33; ``PMA`` at lines 55-63 calls it with learned seeds repeated to the batch). The block projects the
+queries and keys, cuts the features into heads of ``dim_V // num_heads`` channels and stacks them along
+the batch
 (``torch.cat(Q.split(dim_split, 2), 0)``), attends, and merges the heads back with
-``torch.cat((Q_ + A.bmm(V_)).split(Q.size(0), 0), 2)`` (line 25): the receiver an expression, the size
+``torch.cat((Q_ + A.bmm(V_)).split(Q.size(0), 0), 2)`` (line 29): the receiver an expression, the size
 read from the projected queries. Written here in our own words, with a pooling block of two seeds and a
 linear head over the pooled set, and no layer norms.
 """

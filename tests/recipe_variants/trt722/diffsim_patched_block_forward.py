@@ -4,7 +4,7 @@ deep-copies the hidden states before the attention's residual is added, and retu
 Reduced from showlab/DiffSim @ 06d48b1d94ad406e31e89edf7ccb48ce5f561421, diffsim/hacked_modules.py:
 ``hacked_BasicTransformerBlock_forward`` (lines 17-136: ``hidden_states_residual =
 copy.deepcopy(hidden_states)`` at line 71, returned with the attention's query, key and value at line 136)
-and ``hacked_Transformer2DModel_forward`` (lines 261-380), which binds it to the last block inside its own
+and ``hacked_Transformer2DModel_forward`` (lines 261-434), which binds it to the last block inside its own
 forward: ``block.forward = hacked_BasicTransformerBlock_forward.__get__(block, BasicTransformerBlock)``
 (line 363). Written here in our own words: a block of a layer norm, one-head self-attention and a
 feed-forward layer, a wrapper projecting in and out, and the copy joined to the output (DiffSim compares

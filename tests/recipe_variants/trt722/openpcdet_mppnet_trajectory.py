@@ -2,7 +2,7 @@
 then indexed) and rolled through the earlier frames by their velocity to make proposal trajectories.
 
 Reduced from open-mmlab/OpenPCDet @ 8cacccec11db6f59bf6934600c9a175dae254806,
-pcdet/models/roi_heads/mppnet_head.py: ``MPPNetHead.forward`` (lines 661-700: ``batch_dict['rois'] =
+pcdet/models/roi_heads/mppnet_head.py: ``MPPNetHead.forward`` (lines 661-799; 667-680: ``batch_dict['rois'] =
 batch_dict['proposals_list'].permute(0,2,1,3)``, ``cur_batch_boxes =
 copy.deepcopy(batch_dict['rois'].detach())[:,:,0]`` at line 674) and ``generate_trajectory`` (lines
 635-659: the boxes repeated over the frames, each frame's centre moved by the previous one's velocity,
