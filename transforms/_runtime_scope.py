@@ -12,6 +12,10 @@ Where the rules look (the same for every rule of this family):
   the file installs as an object's forward (``m.forward = m.fuseforward`` in YOLOv5/YOLOv7's
   ``Model.fuse``, ``self.forward = self.forward_deploy``) is forward code too, in every
   module class of the file that defines it: once installed, calling the module runs it.
+  So is a function of the file's top level installed as a module's forward, bound to it
+  (``block.forward = patched_forward.__get__(block, Block)``, ``types.MethodType(fn, m)``,
+  ``functools.partial(fn, m)``: showlab/DiffSim's patched diffusers blocks): its own body,
+  not the functions it calls.
   A class counts as a module when one of its bases resolves through the file's imports
   to something in ``torch.nn`` (``nn.Module``, ``nn.Sequential``, ``nn.Conv2d``...), when
   a base's name ends in ``Module`` (``BaseModule``, ``LightningModule``), or when a base
@@ -131,13 +135,17 @@ class RuntimeScope(Provider, cst.BatchableCSTVisitor):
         self._shadows: list[tuple[cst.CSTNode, set[str]]] = []
         #: Methods the file installs as an object's forward (``m.forward = m.fuseforward``).
         self.installed_forwards: frozenset[str] = frozenset()
+        #: Top-level functions the file binds to an object as its forward (``m.forward = fn.__get__(m, M)``).
+        self.installed_functions: frozenset[str] = frozenset()
 
     # --- file and scopes --------------------------------------------------------
     def visit_Module(self, node: cst.Module) -> None:
         self.torch = self.context.imports.imports_module("torch")
         source = self.context.source
         if source is None or _FORWARD_WRITE.search(source):  # a walk of the module only where the text can hold one
-            self.installed_forwards = _installed_forwards(node)
+            self.installed_forwards, bound = _installed_forwards(node)
+            top_level = {s.name.value for s in node.body if type(s) is cst.FunctionDef}
+            self.installed_functions = frozenset(bound & top_level)
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         if node.name.value.startswith("_Trt"):
@@ -205,6 +213,11 @@ class RuntimeScope(Provider, cst.BatchableCSTVisitor):
 
     def in_function(self) -> bool:
         return any(type(s) is cst.FunctionDef for s in self.scopes)
+
+    def in_installed_function(self) -> bool:
+        """Inside a top-level function the file binds to a module as its forward (and runs as forward code)."""
+        return bool(self.scopes) and type(self.scopes[0]) is cst.FunctionDef \
+            and self.scopes[0].name.value in self.installed_functions
 
     # --- code a traced export does not run ------------------------------------
     def visit_If(self, node: cst.If) -> None:
@@ -413,6 +426,8 @@ class RuntimeScopeRule(Rule):
             self.hold(where[0], where[1], node, message, fix)
         elif scope == "runtime" and self.runtime.in_function():
             self.report(node, _text(message), fix)
+        elif scope == "forward" and self.runtime.in_installed_function():
+            self.report(node, _text(message), fix)
 
 
 def _stored_on_self(method: cst.FunctionDef, name: str) -> str | None:
@@ -436,10 +451,27 @@ def _stored_on_self(method: cst.FunctionDef, name: str) -> str | None:
 _FORWARD_WRITE = re.compile(rb"\.forward\s*=(?!=)")
 
 
-def _installed_forwards(module: cst.Module) -> frozenset[str]:
+def _bound_function(value: cst.BaseExpression, written: cst.BaseExpression) -> str | None:
+    """The function ``value`` binds to the object ``written``: ``fn.__get__(obj, ...)``,
+    ``MethodType(fn, obj)`` or ``partial(fn, obj)`` (``types.``/``functools.`` spelled or not)."""
+    if type(value) is not cst.Call or not value.args:
+        return None
+    func = value.func
+    if type(func) is cst.Attribute and func.attr.value == "__get__" and type(func.value) is cst.Name:
+        return func.value.value if value.args[0].value.deep_equals(written) else None
+    called = dotted_name(func)
+    if called is None or called.rsplit(".", 1)[-1] not in ("MethodType", "partial") or len(value.args) < 2:
+        return None
+    first, second = value.args[0].value, value.args[1].value
+    return first.value if type(first) is cst.Name and second.deep_equals(written) else None
+
+
+def _installed_forwards(module: cst.Module) -> tuple[frozenset[str], set[str]]:
     """``m.forward = m.fuseforward``: the names of the methods an assignment makes an object's
-    ``forward`` (its own method, read from the same object the assignment writes to)."""
+    ``forward`` (its own method, read from the same object the assignment writes to), and of the
+    functions it binds to the object as its forward (``m.forward = fn.__get__(m, M)``)."""
     found: set[str] = set()
+    bound: set[str] = set()
     stack: list[cst.CSTNode] = [module]
     while stack:
         node = stack.pop()
@@ -452,10 +484,11 @@ def _installed_forwards(module: cst.Module) -> frozenset[str]:
                     continue
                 found.update(v.attr.value for v in values
                              if type(v) is cst.Attribute and v.value.deep_equals(written.value))
+                bound.update(name for v in values if (name := _bound_function(v, written.value)) is not None)
         elif isinstance(node, cst.BaseExpression):
             continue  # no statement inside an expression (lambdas aside: they hold no assignment)
         stack.extend(node.children)
-    return frozenset(found)
+    return frozenset(found), bound
 
 
 def _exits(body: cst.BaseSuite) -> bool:

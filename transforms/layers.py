@@ -60,6 +60,7 @@ def _literal(node: cst.BaseExpression) -> bool:
 
 class TensorCopy(RuntimeScopeRule):
     scope = "forward"
+    requires = (RuntimeScope, ObservedFacts)
     needs_text = spelled("copy.deepcopy", "copy.copy")
     info = RuleInfo(
         id="TRT722",
@@ -67,8 +68,12 @@ class TensorCopy(RuntimeScopeRule):
         summary="`copy.deepcopy` / `copy.copy` in forward: the traced graph turns the copied tensors into constants",
         doc="""\
 What it finds: `copy.deepcopy(x)` and `copy.copy(x)` (under any import alias) in forward code of
-`nn.Module` subclasses (`forward` and the methods it calls). Copies of literal constants
-(`copy.deepcopy({"a": 1})`) are not reported.
+`nn.Module` subclasses (`forward` and the methods it calls), and in a top-level function the file
+binds to a module as its forward (showlab/DiffSim's patched diffusers block, `block.forward =
+hacked_forward.__get__(block, BasicTransformerBlock)`, copying the hidden states). With an observed
+run (`migrate`, `--facts`), also a `copy.deepcopy` the recorded forwards ran, whatever class holds it:
+OpenPCDet's `MPPNetHead(RoIHeadTemplate)`, whose base is imported from another file, copies its
+proposals in `forward`. Copies of literal constants (`copy.deepcopy({"a": 1})`) are not reported.
 
 Why it hurts: the tracer does not see through Python's copy protocol. Measured with torch
 2.13: `y = copy.deepcopy(x); return y + 1` exports (TorchScript exporter) as a graph with no
@@ -141,11 +146,18 @@ in the exported graph.""",
         short = name.rsplit(".", 1)[-1]
         message = (f"`copy.{short}` in forward code: the tracer does not follow the copy, so copied tensors "
                    "become constants cut off from the inputs (the dynamo exporter refuses it)")
+        fix = None
         if short == "deepcopy" and len(node.args) == 1 and first.keyword is None:
             fix = Fix({node: helper_call(DEEPCOPY_HELPER, node.func, first.value)}, helpers=(DEEPCOPY_HELPER,))
-            self.found(node, message + "; copy with a helper the export follows", fix)
+            message += "; copy with a helper the export follows"
+        else:
+            message += "; use `.clone()` for tensors, `list(...)` / `dict(...)` for containers"
+        if short == "deepcopy" and self.active() and self.provider(ObservedFacts).deep_copied(node):
+            # The recorded forwards ran this copy: forward code, even where the class is not seen to be a
+            # module (a base imported from another file of the project under another name).
+            self.report(node, message, fix)
             return
-        self.found(node, message + "; use `.clone()` for tensors, `list(...)` / `dict(...)` for containers")
+        self.found(node, message, fix)
 
 
 # --- TRT723 ----------------------------------------------------------------------------

@@ -39,7 +39,11 @@ class SizeFloat(SizeRule):
         doc="""\
 What it finds, in run-time code: arithmetic (`+`, `-`, `*`, `/`) of tensor sizes (`x.shape[i]`,
 `x.size(i)`, a local bound to one, `len(x)` of a tensor) and number literals, at least one of them
-a float: `(point_coords.shape[1] - 2.5) * reweight`, `h * 0.5 + 1.0`.
+a float: `(point_coords.shape[1] - 2.5) * reweight`, `h * 0.5 + 1.0`. With an observed run
+(`migrate`, `--facts`), also a parameter every recorded call passed a number, where the graph
+check placed a float64 Cast on the line: a size the caller hands in (Meta's ONNX SAM decoder,
+`select_masks(..., num_points: int)` called with `point_coords.shape[1]`, scores
+`iou_preds + (num_points - 2.5) * score_reweight`).
 
 Why it hurts: in eager mode the size is a Python `int` and the result a Python `float`; where
 it meets a float32 tensor the arithmetic is float32. Under the TorchScript exporter the size is
@@ -108,6 +112,23 @@ TensorRT versions: all (no version has float64 tensors inside the network).""",
 
     def visit_Module(self, node: cst.Module) -> None:
         self._inner: set[int] = set()  # operations inside one this rule already reported
+        #: Per function: its parameters every recorded call passed a number (empty without facts).
+        self._handed: list[frozenset[str]] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        super().visit_FunctionDef(node)
+        self._handed.append(self._observed.number_parameters(node) if self._observed.known else frozenset())
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._handed.pop()
+        super().leave_FunctionDef(original_node)
+
+    def _handed_size(self, node: cst.BaseExpression) -> bool:
+        """A parameter the recorded calls passed a number, on a line where the graph check placed a float64
+        Cast (TRT701's node): a size the caller hands in (`self.select_masks(m, s, point_coords.shape[1])`),
+        traced while exporting, as the Cast shows."""
+        return type(node) is cst.Name and bool(self._handed) and node.value in self._handed[-1] \
+            and self._observed.located(node, "TRT701")
 
     def visit_Call(self, node: cst.Call) -> None:
         if type(node.func) is cst.Name and node.func.value == HELPER:
@@ -148,7 +169,7 @@ TensorRT versions: all (no version has float64 tensors inside the network).""",
             return None  # already rewritten
         if type(node) is cst.UnaryOperation and type(node.operator) in (cst.Minus, cst.Plus):
             return self._numbers(node.expression)  # `-x.shape[1] * 0.5`: a negated size is a size's arithmetic
-        return (True, False) if self.size_of(node) is not None else None
+        return (True, False) if self.size_of(node) is not None or self._handed_size(node) else None
 
 
 RULES = (SizeFloat,)

@@ -158,6 +158,15 @@ class ObservedFacts(Provider):
         where = self._where_observed(node)
         return where is not None and rule in self.facts.located(where.start.line, where.end.line)
 
+    def deep_copied(self, node: cst.Call) -> list[str]:
+        """The types of what the recorded forwards saw the call ``node`` deep-copy (``Tensor``, ``list``...):
+        the observer records ``copy.deepcopy`` only while the model runs. Empty without facts."""
+        where = self._where_observed(node)
+        if where is None:
+            return []
+        span = self.facts.span(where.start.line, where.start.column + 1, where.end.line, where.end.column + 1)
+        return [] if span is None else [str(e.get("type", "")) for e in self.facts.facts.at("deepcopy", span)]
+
     def builds_any(self, *classes: str) -> bool:
         """Was a call of this file seen building a module of one of ``classes`` (``torch.nn.MaxPool1d``)?
         Cheap: a rule asks it before asking :meth:`built` of every call."""

@@ -311,6 +311,14 @@ def test_migrate_takes_the_resize_the_shortcut_hid_in_a_second_round(tmp_path: P
     "class H(nn.Module):\n    def forward(self, feats):\n        return self.run(feats)\n"
     "    def run(self, feats):\n        return copy.copy(feats)\n",
     "from copy import deepcopy as dc\nclass H(nn.Module):\n    def forward(self, x):\n        return dc(x)\n",
+    # a top-level function bound to a module as its forward (showlab/DiffSim@06d48b1
+    # diffsim/hacked_modules.py:71 and :363, `block.forward = fn.__get__(block, Block)`), and the other bindings
+    "def patched(self, x):\n    return copy.deepcopy(x)\n"
+    "class M(nn.Module):\n    def forward(self, x):\n        for b in self.blocks:\n"
+    "            b.forward = patched.__get__(b, Block)\n        return self.blocks[0](x)\n",
+    "import types\ndef patched(self, x):\n    return copy.deepcopy(x)\nm.forward = types.MethodType(patched, m)\n",
+    "from functools import partial\ndef patched(self, x):\n    return copy.deepcopy(x)\n"
+    "self.block.forward = partial(patched, self.block)\n",
 ])
 def test_copy_reported(code: str) -> None:
     assert found(code, "TRT722") == ["TRT722"]
@@ -324,9 +332,52 @@ def test_copy_reported(code: str) -> None:
     "class H(nn.Module):\n    def forward(self, x):\n        return x.clone()\n",
     "class Ema:\n    def forward(self, model):\n        return copy.deepcopy(model)\n",  # not a module
     "class H(nn.Module):\n    def forward(self, x):\n        deepcopy = lambda v: v\n        return deepcopy(x)\n",
+    # a function bound to another object than the one whose forward it becomes, or not bound at all
+    "def patched(self, x):\n    return copy.deepcopy(x)\na.forward = patched.__get__(b, Block)\n",
+    "def patched(self, x):\n    return copy.deepcopy(x)\nm.forward = patched\nm.hook = patched.__get__(m, M)\n",
 ])
 def test_copy_not_reported(code: str) -> None:
     assert found(code, "TRT722") == []
+
+
+_OTHER_BASE = """\
+import copy
+from .roi_head_template import RoIHeadTemplate
+
+
+class Head(RoIHeadTemplate):
+    def forward(self, batch_dict):
+        boxes = copy.deepcopy(batch_dict['rois'].detach())[:, :, 0]
+        return boxes
+
+
+def untouched(cfg):
+    return copy.deepcopy(cfg)
+"""
+
+
+def _copies_seen(code: str, events: list[tuple[int, int, int, str]]) -> list[tuple[str, int]]:
+    """TRT722's findings on ``code`` with facts holding the observer's ``deepcopy`` events
+    (line, column, end column, the copied object's type)."""
+    from trtcodemod.engine import Options, check_source
+    from trtcodemod.evidence.facts import Facts
+
+    path = str(Path("snippet.py").resolve())
+    facts = Facts(runs=1, lines={path: set(range(1, 20))}, forward={path: set(range(1, 20))})
+    facts.events.extend({"kind": "deepcopy", "path": path, "line": line, "column": column, "end_line": line,
+                         "end_column": end, "direct": True, "count": 1, "type": kind}
+                        for line, column, end, kind in events)
+    found = check_source(code.encode(), "snippet.py", Options(select=("TRT722",), facts=facts, scope="all"))
+    return [(f.rule, f.line) for f in found]
+
+
+def test_copy_the_recorded_forwards_ran_is_reported_whatever_its_class() -> None:
+    # OpenPCDet's MPPNetHead (open-mmlab/OpenPCDet@8cacccec pcdet/models/roi_heads/mppnet_head.py:674): its base
+    # comes from another file, so nothing in the code shows a module; the observer saw the copy run in a forward.
+    assert _copies_seen(_OTHER_BASE, []) == []
+    assert _copies_seen(_OTHER_BASE, [(7, 17, 61, "Tensor")]) == [("TRT722", 7)]
+    # a copy elsewhere in the file that the recorded forwards did not run stays unreported
+    assert ("TRT722", 12) not in _copies_seen(_OTHER_BASE, [(7, 17, 61, "Tensor")])
 
 
 class _DeepCopy(nn.Module):

@@ -4,7 +4,9 @@ Each variant in ``tests/recipe_variants/trt350/`` is a small runnable model redu
 (cited in its docstring) that computes with a tensor size and a float literal: easydetect's ONNX SAM
 decoder choosing the best mask (``scores + (point_coords.shape[1] - 2.5) * reweight``), kornia's
 ``intrinsics_like`` (``1.0 * W / 2``), kornia's CLAHE blend weights (``.div(2.0 * th)``) and RF-DETR's
-top-k accuracy (``correct_k.mul_(100.0 / batch_size)``).
+top-k accuracy (``correct_k.mul_(100.0 / batch_size)``), and Meta's ONNX SAM decoder, whose
+``select_masks`` scores ``iou_preds + (num_points - 2.5) * score_reweight`` with the point count a
+parameter the caller hands in (taken only with the observed run and the graph check's located Cast).
 
 Only the SAM decoder's TorchScript export casts to float64: exported with static shapes, the exporter
 folds the point term with the integer ``reweight`` constant into a float64 tensor and casts the
@@ -118,3 +120,45 @@ def test_rewritten_from_the_code_alone_exports_and_equals_eager(name: str, tmp_p
     for label, inputs in {"example": example, **_sets(name)}.items():
         assert_graph_within(session, original, inputs, 1e-5, label)
     assert_eager_unchanged(original, rewritten, {"example": example, **_sets(name)})
+
+
+META_SAM = HERE / "segment_anything_select_masks.py"
+
+
+def test_meta_sam_count_handed_in_is_taken_where_the_graph_casts(tmp_path: Path) -> None:
+    """Meta's ``select_masks(..., num_points: int)``: nothing in the code shows the count is a size (the caller
+    hands in ``point_coords.shape[1]``), so the code alone gives no finding, nor does a recorded run alone; with
+    the graph check's float64 Cast located at the line (``migrate``), TRT350 takes it, and the rewritten graph
+    has no float64 Cast, equals eager mode on other values and edge values, and eager mode is unchanged."""
+    from trtcodemod.evidence.facts import Facts
+    from variant_models import built, observed_facts, rewrite_variant
+
+    line = _line_of(META_SAM, "(num_points - 2.5)")
+    source = META_SAM.read_bytes()
+    assert check_source(source, str(META_SAM.resolve()), CODE_ALONE) == []
+    module, original = built_variant(META_SAM, "trt350_meta_sam")
+    ran_only = Options(select=("TRT350",), scope="all", unsafe=True,
+                       facts=observed_facts(META_SAM, module, tmp_path / "observed"))
+    assert check_source(source, str(META_SAM.resolve()), ran_only) == []
+
+    saved = tmp_path / "facts.json"
+    report = migrate_json(META_SAM, _axes_json(module), "--save-facts", str(saved))
+    assert report["before"]["trt_errors_by_op"].get("Cast", 0) > 0, report["before"]
+    assert [(fix["rule"], fix["line"]) for fix in report["applied"]] == [("TRT350", line)], report["applied"]
+    assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
+    assert report["after"]["trt_errors"] == 0 and report["after"]["faithful"] is True, report["after"]
+
+    observed = Options(select=("TRT350",), scope="all", unsafe=True, facts=Facts.load(saved))
+    assert [(f.rule, f.line) for f in check_source(source, str(META_SAM.resolve()), observed)] == [("TRT350", line)]
+    text, rewritten_module = rewrite_variant(META_SAM, observed, tmp_path, "trt350_meta_sam_rewritten")
+    assert "score = iou_preds + (_trt_size_float(num_points - 2.5)) * score_reweight" in text
+    rewritten = built(rewritten_module)
+    example = module.inputs(seeded(0))
+    export_variant(original, example, module.DYNAMIC, tmp_path / "before.onnx", tmp_path)
+    assert _double_casts(tmp_path / "before.onnx") > 0
+    session, _ = export_variant(rewritten, example, module.DYNAMIC, tmp_path / "after.onnx", tmp_path)
+    assert _double_casts(tmp_path / "after.onnx") == 0
+    sets = {"example": example, **_sets("easydetect_sam_best_mask")}  # the same inputs, static shapes
+    for label, inputs in sets.items():
+        assert_graph_within(session, original, inputs, 1e-5, label)
+    assert_eager_unchanged(original, rewritten, sets)

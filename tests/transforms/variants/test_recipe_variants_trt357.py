@@ -7,7 +7,9 @@ repository (cited in its docstring) whose EfficientNet-style "same"-padding conv
 bubbliiiing's, whose blocks get the convolution from a factory (``partial(..., image_size=...)``, the
 module taking ``**kwargs``) and their strides from a literal table (``stride=[2]``), and quickdetection's
 (lianglin74/CoOp), whose "simple padding" convolution gives ``nn.Conv2d`` the symmetric padding
-``(kernel_size - 1) // 2`` itself, so nothing is read from the sizes and TRT357 alone takes it. The
+``(kernel_size - 1) // 2`` itself, so nothing is read from the sizes and TRT357 alone takes it; and,
+by other authors than the EfficientNet family, Graphcore's PopART custom-op example, whose PyTorch
+reference network writes a one-element padding literal (``padding=[padding]``). The
 original exports, but its Conv nodes carry one stride for two spatial axes and ONNX Runtime refuses to
 load the graph (zylo117's also picks feature maps by the stride its wrapper repeats, ``== [2, 2]``,
 which the module's own attribute must keep feeding). ``migrate`` applies TRT357 where the convolution is
@@ -34,10 +36,14 @@ VARIANTS = {
     "dirv_cover_length_padding": "self.conv = nn.Conv2d(cin, cout, kernel_size, stride=stride",
     "bubbliiiing_partial_same_padding": "self.conv = nn.Conv2d(in_channels, out_channels, kernel_size, stride=stride",
     "quickdetection_simple_conv": "self.conv = nn.Conv2d(cin, cout, kernel_size, stride=stride, bias=bias,",
+    "popart_reference_net_padding": "self.conv = nn.Conv2d(cin, cout, KERNEL, padding=[PAD])",
 }
 #: variant -> the rules migrate applies: the "same" padding read from the sizes is TRT712's as well; quickdetection's
 #: symmetric padding is the convolution's own, so TRT357 alone takes it.
-RULES = {name: {"TRT357", "TRT712"} for name in VARIANTS} | {"quickdetection_simple_conv": {"TRT357"}}
+RULES = {name: {"TRT357", "TRT712"} for name in VARIANTS} | {"quickdetection_simple_conv": {"TRT357"},
+                                                             "popart_reference_net_padding": {"TRT357"}}
+#: Variants that need TRT357 alone, rewritten from the code alone in the test below.
+ALONE = ("quickdetection_simple_conv", "popart_reference_net_padding")
 
 
 @pytest.mark.parametrize("name", list(VARIANTS))
@@ -73,16 +79,17 @@ def _sets(module) -> dict[str, tuple]:
             "specials": (with_specials((1, 3, 10, 14), 5),), "empty batch": (torch.zeros(0, 3, 16, 16),)}
 
 
+@pytest.mark.parametrize("name", ALONE)
 @pytest.mark.parametrize("dynamo", [False, True], ids=["torchscript", "dynamo"])
-def test_quickdetection_rewritten_from_the_code_alone(tmp_path, dynamo: bool) -> None:
-    """The symmetric-padding form needs TRT357 alone (unsafe: the subclass assumption): rewritten from the code,
-    the graph equals eager mode at other sizes with both exporters, and eager mode is unchanged (the feature maps
-    chosen by `== [2, 2]` too)."""
-    path = HERE / "quickdetection_simple_conv.py"
-    original = load_variant(path, f"trt357_qd_o_{dynamo}")
+def test_rewritten_from_the_code_alone(tmp_path, dynamo: bool, name: str) -> None:
+    """The symmetric-padding form and the one-element padding literal need TRT357 alone (unsafe: the subclass
+    assumption): rewritten from the code, the graph equals eager mode at other sizes with both exporters, and eager
+    mode is unchanged (quickdetection's feature maps chosen by `== [2, 2]` too)."""
+    path = HERE / f"{name}.py"
+    original = load_variant(path, f"trt357_alone_o_{name}_{dynamo}")
     text, rewritten = rewrite_variant(path, Options(select=("TRT357",), scope="all", unsafe=True), tmp_path,
-                                      f"trt357_qd_r_{dynamo}")
-    assert VARIANTS["quickdetection_simple_conv"].replace("nn.Conv2d", "_TrtConv2d") in text
+                                      f"trt357_alone_r_{name}_{dynamo}")
+    assert VARIANTS[name].replace("nn.Conv2d", "_TrtConv2d") in text
     before, after = built(original), built(rewritten)
     sets = _sets(original)
     assert_eager_unchanged(before, after, sets)

@@ -4,7 +4,8 @@ Each variant in ``tests/recipe_variants/trt718/`` is a small runnable model redu
 repository (cited in its docstring) that stacks parts of one size along the batch and cuts them
 back with ``split`` by a traced size: GMAN's head merge (``torch.split(X, batch_size, dim=0)``),
 hlb-CIFAR10's flip average (``x.split(x.shape[0]//2, dim=0)``) and the S2 multi-scale wrapper
-(``out.split(b, dim=0)`` in a comprehension). The original's
+(``out.split(b, dim=0)`` in a comprehension) and the Set Transformer's head merge
+(``torch.cat((Q_ + A.bmm(V_)).split(Q.size(0), 0), 2)``). The original's
 TorchScript export warns at the split and keeps the example's sizes: right at the example's batch,
 refused by ONNX Runtime at another. The rule, with the facts ``migrate`` records (the export's
 warnings), rewrites each file (``--unsafe``, as migrate tries a verified candidate); the rewritten
@@ -51,6 +52,10 @@ VARIANTS: dict[str, tuple[tuple[str, ...], list[list[tuple[int, ...]]]]] = {
     "s2wrapper_multiscale": (("torch.stack(_trt_split_by_size(out, b, 0), dim=0).mean(dim=0) "
                               "for out in outs_prefix_multiscale",),
                              [[(3, 3, 8, 8)], [(1, 3, 8, 8)]]),
+    # The receiver an expression (a sum of the heads' outputs), the size a positional `.size(0)` of
+    # a submodule's output, the axis positional.
+    "set_transformer_mab_heads": (("merged = torch.cat(_trt_split_by_size(q + weights.bmm(v), Q.size(0), 0), 2)",),
+                                  [[(3, 7, 4)], [(1, 3, 4)]]),
 }
 
 #: Variants whose graphs run ``MaxPool``, which in ONNX Runtime skips a NaN where torch returns it:
@@ -145,8 +150,9 @@ def test_an_empty_batch_runs_as_before(migrated: dict) -> None:
     """No images: outside an export the helper is ``split`` itself, so the rewritten model does what
     the original does: the S2 wrapper's split of the prefix tokens by 0 returns one empty part and
     the model an empty output; GMAN and hlb-CIFAR10 raise either way (a projection of the one empty
-    part, the unpacking of one part into two). The rule's assumption (an axis of whole parts, at
-    least one) concerns the exported graph alone."""
+    part, the unpacking of one part into two; the Set Transformer's one empty part holds one head's
+    channels, too few for its output projection). The rule's assumption (an axis of whole parts,
+    at least one) concerns the exported graph alone."""
     empty = tuple(t[:0] for t in migrated["example"])
     with torch.no_grad():
         if migrated["name"] == "s2wrapper_multiscale":

@@ -3,8 +3,11 @@
 Each variant is a small runnable model reduced from a public repository (cited in its
 docstring) that calls ``copy.deepcopy`` in forward code: DETR-style criteria copying a list of
 target dicts (Deformable DETR), BEVFormer copying a slice and an element of the CAN-bus signal
-and its nested per-frame metas, and SAM's prompt scaling copying the clicks or boxes (Meta's
-``segment_anything``, shared with TRT203's variants, and Hugging Face's port). The rule rewrites
+and its nested per-frame metas, SAM's prompt scaling copying the clicks or boxes (Meta's
+``segment_anything``, shared with TRT203's variants, and Hugging Face's port), and DiffSim's
+patched transformer block, a top-level function bound to the block as its forward
+(``block.forward = fn.__get__(block, Block)``), copying the hidden states, and OpenPCDet's MPPNet
+head copying the detached current-frame proposals out of its batch dict. The rule rewrites
 the file from the code alone (a safe fix); the original's TorchScript export holds the copies as
 constants (the graph gives other values than eager mode on other inputs, or does not load) and
 the dynamo exporter refuses it; the rewritten one exports with both, and its graphs equal eager
@@ -48,13 +51,19 @@ VARIANTS: dict[str, tuple[str, str]] = {
     # `from copy import deepcopy`, the copy then converted and reshaped
     "transformers_sam_boxes": ("trt722", "coords = _trt_deepcopy(deepcopy, coords).float()"),
     "sam_apply_coords": ("trt203", "coords = _trt_deepcopy(deepcopy, coords).to(torch.float)"),
+    # in a top-level function the forward binds to a block as its forward (`fn.__get__(block, Block)`)
+    "diffsim_patched_block_forward": ("trt722", "hidden_states_residual = _trt_deepcopy(copy.deepcopy, hidden_states)"),
+    # a detached entry of a dict of tensors, indexed after the copy, then written in place
+    "openpcdet_mppnet_trajectory": ("trt722",
+                                    "cur_batch_boxes = _trt_deepcopy(copy.deepcopy, batch_dict['rois'].detach())[:, :, 0]"),
 }
 
 
 #: Input sets run in eager mode only: the exported cross entropy reshapes zero rows with a -1,
 #: which ONNX Reshape without allowzero cannot (another problem than the copy's; README's
-#: guidance table puts that graph repair out of scope).
-EAGER_ONLY = {"no-queries"}
+#: guidance table puts that graph repair out of scope); the exported `repeat` of MPPNet's boxes
+#: likewise reshapes zero proposals with a -1 (ONNX Runtime refuses the empty set there).
+EAGER_ONLY = {"no-queries", "no-proposals"}
 
 
 def _path(name: str) -> Path:
@@ -83,6 +92,19 @@ def _sets(name: str, module) -> dict[str, tuple]:
     elif name == "bevformer_history_metas":
         other.update({"zeros": (torch.zeros_like(first), torch.zeros_like(rest[0])),
                       "negatives": (-first.abs(), -rest[0].abs())})
+    elif name == "diffsim_patched_block_forward":
+        odd = first.clone()
+        odd.view(-1)[[0, 5]] = torch.tensor([float("inf"), float("nan")])
+        other.update({"larger": (torch.randn(3, 4, 6, 2, generator=torch.Generator().manual_seed(4)),),
+                      "one-pixel": (torch.randn(1, 4, 1, 1, generator=torch.Generator().manual_seed(5)),),
+                      "zeros": (torch.zeros_like(first),), "negatives": (-first.abs() - 1,), "inf-nan": (odd,)})
+    elif name == "openpcdet_mppnet_trajectory":
+        odd = first.clone()
+        odd.view(-1)[[0, 8]] = torch.tensor([float("inf"), float("nan")])
+        other.update({"more": (torch.randn(3, 3, 6, 9, generator=torch.Generator().manual_seed(4)),),
+                      "one": (torch.randn(1, 3, 1, 9, generator=torch.Generator().manual_seed(5)),),
+                      "no-proposals": (first[:, :, :0],), "zeros": (torch.zeros_like(first),),
+                      "negatives": (-first.abs() - 1,), "inf-nan": (odd,)})
     elif name == "transformers_sam_boxes":
         other.update({"more": (torch.randint(0, 50, (7, 4)),), "one": (torch.randint(0, 50, (1, 4)),),
                       "negatives": (-first,), "no-boxes": (first[:0],)})
@@ -144,3 +166,34 @@ def test_variant_eager_unchanged(name: str, rewritten: dict) -> None:
     _, rewritten_module = rewritten[name]
     original, after = _built(module), _built(rewritten_module)
     assert_eager_unchanged(original, after, {"random": variant_inputs(module, None, 0), **_sets(name, module)})
+
+
+def test_mppnet_head_with_its_base_in_another_file(tmp_path: Path) -> None:
+    """OpenPCDet's layout: ``MPPNetHead(RoIHeadTemplate)`` with the base imported from roi_head_template.py,
+    which the code alone does not show to be a module (no finding); the recorded forwards ran the deepcopy,
+    so with migrate's facts TRT722 takes it, and migrate ends with exit 0, faithful and equivalent."""
+    from support import migrate_json
+
+    from trtcodemod.engine import check_source
+
+    source = _path("openpcdet_mppnet_trajectory").read_text()
+    package = tmp_path / "heads"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    template = source[source.index("class RoIHeadTemplate"):source.index("class TrajectoryHead")]
+    (package / "roi_head_template.py").write_text("from torch import nn\n\n\n" + template.rstrip() + "\n")
+    head = source[source.index("import copy"):source.index("class RoIHeadTemplate")] \
+        + "from .roi_head_template import RoIHeadTemplate\n\n\n" + source[source.index("class TrajectoryHead"):]
+    head_path = package / "mppnet_head.py"
+    head_path.write_text(head)
+    model = tmp_path / "model.py"
+    model.write_text("from heads.mppnet_head import DYNAMIC, build, inputs  # noqa: F401\n")
+    options = Options(select=("TRT722",), scope="all")
+    assert check_source(head.encode(), str(head_path), options) == []
+
+    report = migrate_json(model, '{"proposals_list": {"0": "batch", "2": "proposals"}}')
+    line = head.splitlines().index("        cur_batch_boxes = copy.deepcopy(batch_dict['rois'].detach())[:, :, 0]") + 1
+    assert [(fix["rule"], fix["line"]) for fix in report["applied"]] == [("TRT722", line)], report["applied"]
+    assert report["before"]["faithful"] is not True, report["before"]
+    assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
+    assert report["after"]["faithful"] is True, report["after"]
