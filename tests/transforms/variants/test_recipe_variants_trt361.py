@@ -4,7 +4,9 @@ real-code variants.
 Each variant in ``tests/recipe_variants/trt361/`` is a small runnable model reduced from real code (cited in its
 docstring): Holocron's YOLO ``_post_process`` (one dict an image) under the zoo's row wrapper; coin-detector's
 ``infer`` (one tensor an image) under YOLOv5's ``output_to_target`` and under YOLOv7's comprehension; Holocron's
-earlier loop that runs NMS under ``if torch.any(...)`` (named, not rewritten).
+earlier loop that runs NMS under ``if torch.any(...)`` (named, not rewritten); torchvision's RPN proposals under its
+RoI pooler's ``_convert_to_roi_format`` and ``roi_align``'s ``convert_boxes_to_roi_format`` (the rows concatenated
+apart from the image column); mmdet's RPN proposals under ``bbox2roi``.
 
 The TorchScript export unrolls both loops with the example's batch. Rewritten from the code alone, each graph
 equals eager mode at other batches, on zeros, negatives, no candidate over the threshold and tied boxes, and eager
@@ -41,6 +43,8 @@ TAKEN: dict[str, tuple[str, str, tuple[str, ...]]] = {
                                    ("concat_boxes = torch.cat(boxes, dim=0)", "ids = torch.cat(",
                                     "concat_boxes = torch.cat([b for b in boxes], dim=0)",
                                     "for i, b in enumerate(boxes):")),
+    # mmdet's bbox2roi: `rois`, bound in the loop, bound again by the concatenation before it is read
+    "mmdet_rpn_bbox2roi": ("build", "for (mlvl_proposals, mlvl_scores,", ("for img_id, bboxes in enumerate(bbox_list):",)),
 }
 
 
@@ -103,7 +107,8 @@ def _rewritten(name: str, builder: str, tmp_path: Path):
                                           ("coin_detector_output_to_target", "build"),
                                           ("coin_detector_output_to_target", "build_comprehension"),
                                           ("torchvision_rpn_roi_format", "build"),
-                                          ("torchvision_rpn_roi_format", "build_roi_align")])
+                                          ("torchvision_rpn_roi_format", "build_roi_align"),
+                                          ("mmdet_rpn_bbox2roi", "build")])
 def test_rewritten_from_the_code_alone_exports_and_equals_eager(name: str, builder: str, tmp_path: Path) -> None:
     module, original, rewritten = _rewritten(name, builder, tmp_path)
     rewritten.load_state_dict(original.state_dict())
