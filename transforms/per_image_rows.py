@@ -54,8 +54,14 @@ YOLOv5/v7's `non_max_suppression`) into one tensor of rows with an image-index c
 `for i, det in enumerate(results):` (or `zip(range(len(results)), results)`) /
 `rows.append(torch.cat([det['boxes'], ...,
 torch.full_like(det['scores'][:, None], i)], 1))` / `torch.cat(rows)`, or the comprehension
-`torch.cat([torch.cat([d, torch.full_like(d[:, :1], i)], 1) for i, d in enumerate(out)])`. The body
-is what TRT360 carries over (row-wise work, picks, columns); `i` only as the image's column.
+`torch.cat([torch.cat([d, torch.full_like(d[:, :1], i)], 1) for i, d in enumerate(out)])` (also along
+`dim=0`). The body is what TRT360 carries over (row-wise work, picks, columns); `i` only as the image's
+column (`full_like(x, i)`, with `dtype`, `layout` or `device` by keyword that do not depend on the image;
+`x.new_full((x.size(0), 1), i)`). A name the loop binds may be bound again after it before it is read
+(mmdet's `bbox2roi`: `rois` in the loop, then `rois = torch.cat(rois_list, 0)`). Where the image column
+is made apart from the rows (torchvision's RoI formats: `ids` by such a loop or comprehension,
+`concat_boxes = torch.cat(boxes, dim=0)` or `torch.cat([b for b in boxes], dim=0)`), the list's entries
+concatenated along the first axis in the same block are taken with it.
 
 Why it hurts: a traced export unrolls the loop with the example's batch: at another batch size the
 graph returns the example's number of images.
@@ -65,7 +71,8 @@ the one TRT360's rewrite of the per-image loop made while tracing (`{ROWS_HELPER
 not `None`; a call that makes the list is computed once, before, as `{_RESULTS}`), it runs the
 body once on every image's rows flattened (`{ROWS_HELPER}`) with each row's
 image (`{IMAGES_HELPER}`) as the column `full_like(..., i)` made (`{FILL_HELPER}`): the same rows in
-the same order, images ascending. A script compiles none of it: the list is looked at only under
+the same order, images ascending; the entries' concatenation becomes `torch.cat([{_FLAT}], dim=0)`, the
+same rows in a new tensor. A script compiles none of it: the list is looked at only under
 `not torch.jit.is_scripting() and {TRACING_HELPER}()`, and the branch on `{_FLAT} is not None`
 holds for `None` a script knows statically.
 
