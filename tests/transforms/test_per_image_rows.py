@@ -110,13 +110,13 @@ def pooler_rows(boxes: list[Tensor]) -> Tensor:
 
 
 def bbox_rois(bbox_list: list[Tensor]) -> Tensor:
-    rois_list = []
-    for img_id, bboxes in enumerate(bbox_list):
-        img_inds = bboxes.new_full((bboxes.size(0), 1), img_id)
-        rois = torch.cat([img_inds, bboxes], dim=-1)
-        rois_list.append(rois)
-    rois = torch.cat(rois_list, 0)
-    return rois
+    joined = []
+    for n, b in enumerate(bbox_list):
+        column = b.new_full((b.shape[0], 1), n)
+        out = torch.cat([column, b], 1)
+        joined.append(out)
+    out = torch.cat(joined)
+    return out
 
 
 class RoiRows(torch.nn.Module):
@@ -218,11 +218,11 @@ def test_the_rewrite_of_the_roi_formats() -> None:
             "device=joined.device), _trt_flat_image)], dim=0)\n"
             "    else:\n") in after
     assert ("        _trt_flat_image = _trt_flat_images(bbox_list)\n"
-            "        img_inds = _trt_image_fill(_trt_flat.new_full((_trt_flat.shape[0], 1), 0), _trt_flat_image)\n"
-            "        rois = torch.cat([img_inds, _trt_flat], -1)\n"
-            "        rois_list.append(rois)\n"
+            "        column = _trt_image_fill(_trt_flat.new_full((_trt_flat.shape[0], 1), 0), _trt_flat_image)\n"
+            "        out = torch.cat([column, _trt_flat], 1)\n"
+            "        joined.append(out)\n"
             "    else:\n"
-            "        for img_id, bboxes in enumerate(bbox_list):\n") in after
+            "        for n, b in enumerate(bbox_list):\n") in after
 
 
 @pytest.mark.parametrize("code", [
