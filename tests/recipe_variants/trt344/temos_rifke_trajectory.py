@@ -9,7 +9,7 @@ joints from the features, integrates the trajectory and adds it back with ``pose
 trajectory[..., None, :]`` (line 119). The floor and the facing direction follow
 temos/transforms/joints2jfeats/tools.py (``get_floor``: a soft minimum of the feet's heights over the
 frames; ``get_forward_direction``: hips and shoulders). Here seven joints, the hard minimum for the
-floor, ``torch.diff`` (which TRT-side another rule takes) written as the difference of two slices, and
+floor, ``torch.diff`` (which another of this project's rules rewrites) written as the difference of two slices, and
 one linear layer between the two stands in for the motion model. Written here in our own words.
 """
 
