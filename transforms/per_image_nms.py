@@ -702,7 +702,12 @@ class Flattener:
         if full or new_full:
             return self._index_column(node, bool(new_full))
         if context.refers_to(func, "torch.full_like"):
-            if len(node.args) != 2 or node.args[1].keyword is not None or node.args[0].keyword is not None:
+            positional = [a for a in node.args if a.keyword is None]
+            keyed = [a for a in node.args if a.keyword is not None]
+            # torchvision's pooler: full_like(b[:, :1], i, dtype=dtype, layout=torch.strided, device=device)
+            if len(positional) != 2 or any(a.star for a in node.args) \
+                    or any(a.keyword.value not in ("dtype", "layout", "device") or self._dynamic(a.value)
+                           for a in keyed):
                 raise Decline
             fill = strip_parens(node.args[1].value)
             if type(fill) is not cst.Name or fill.value != self.index:
@@ -710,6 +715,9 @@ class Flattener:
             text, kind = self.expression(node.args[0].value)
             if kind.name != "rows":
                 raise Decline
+            if keyed:  # the rows' tensor in the dtype, layout and device asked for, which the fill takes
+                keywords = "".join(f", {a.keyword.value}={code_of(a.value).strip()}" for a in keyed)
+                text = f"{code_of(func).strip()}({text}, 0{keywords})"
             self.helpers.add(FILL_HELPER)
             return f"{FILL_HELPER}({text}, {kind.image})", Kind("rows", kind.image)
         if context.refers_to(func, *_CAT):
@@ -1222,8 +1230,39 @@ NMS on every image's candidates, or NMS after the engine).""",
         return seen
 
     def _read_after(self, block, position: int, names: set[str]) -> bool:
-        """Does later code of the block read a name the loop binds (the flattened branch leaves other values)?"""
-        return any(type(n) is cst.Name and n.value in names for s in block[position + 1:] for n in walk(s))
+        """Does later code of the block read a name the loop binds (the flattened branch leaves other values)?
+
+        A name the block binds again first, in a plain assignment that does not read it (mmdet's ``bbox2roi`` binds
+        ``rois`` in the loop, then ``rois = torch.cat(rois_list, 0)``), is read after only as that new value."""
+        names = set(names)
+        for statement in block[position + 1:]:
+            rebound = PerImageNms._rebinds(statement)
+            targets = {id(n) for target in rebound for n in walk(target)}
+            if any(type(n) is cst.Name and n.value in names and id(n) not in targets for n in walk(statement)):
+                return True
+            names -= {n.value for target in rebound for n in walk(target) if type(n) is cst.Name}
+            if not names:
+                return False
+        return False
+
+    @staticmethod
+    def _rebinds(statement: cst.CSTNode) -> tuple[cst.BaseExpression, ...]:
+        """The targets of ``statement`` where it is one plain assignment to names (``x = ...``, ``x, y = ...``):
+        they hold the new value whatever the loop left; other targets (``x[0] = ...``) read their value."""
+        if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1 \
+                or type(statement.body[0]) is not cst.Assign:
+            return ()
+        targets = tuple(t.target for t in statement.body[0].targets)
+        return targets if all(PerImageNms._names_only(t) for t in targets) else ()
+
+    @staticmethod
+    def _names_only(target: cst.BaseExpression) -> bool:
+        """Is ``target`` a name, or a tuple or list of such targets (starred or not)?"""
+        if type(target) is cst.Name:
+            return True
+        if type(target) in (cst.Tuple, cst.List):
+            return all(PerImageNms._names_only(e.value) for e in target.elements)
+        return False
 
     def _first_read(self, node: cst.For, index: str, slices: bool = False) -> cst.BaseExpression | None:
         """The first tensor the body reads at ``[index]`` (its first axis is the batch), or, with ``slices``, at

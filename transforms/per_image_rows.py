@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import code_of, plain_read, strip_parens, walk
+from trtcodemod.astutil import code_of, int_value, plain_read, strip_parens, walk
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety, spelled
 from trtcodemod.transforms._runtime_scope import TRACING_HELPER, RuntimeScopeRule
 from trtcodemod.transforms.per_image_nms import _CAT, FILL_HELPER, Decline, Flattener, Kind, PerImageNms, _indented
@@ -54,8 +54,14 @@ YOLOv5/v7's `non_max_suppression`) into one tensor of rows with an image-index c
 `for i, det in enumerate(results):` (or `zip(range(len(results)), results)`) /
 `rows.append(torch.cat([det['boxes'], ...,
 torch.full_like(det['scores'][:, None], i)], 1))` / `torch.cat(rows)`, or the comprehension
-`torch.cat([torch.cat([d, torch.full_like(d[:, :1], i)], 1) for i, d in enumerate(out)])`. The body
-is what TRT360 carries over (row-wise work, picks, columns); `i` only as the image's column.
+`torch.cat([torch.cat([d, torch.full_like(d[:, :1], i)], 1) for i, d in enumerate(out)])` (also along
+`dim=0`). The body is what TRT360 carries over (row-wise work, picks, columns); `i` only as the image's
+column (`full_like(x, i)`, with `dtype`, `layout` or `device` by keyword that do not depend on the image;
+`x.new_full((x.size(0), 1), i)`). A name the loop binds may be bound again after it before it is read
+(mmdet's `bbox2roi`: `rois` in the loop, then `rois = torch.cat(rois_list, 0)`). Where the image column
+is made apart from the rows (torchvision's RoI formats: `ids` by such a loop or comprehension,
+`concat_boxes = torch.cat(boxes, dim=0)` or `torch.cat([b for b in boxes], dim=0)`), the list's entries
+concatenated along the first axis in the same block are taken with it.
 
 Why it hurts: a traced export unrolls the loop with the example's batch: at another batch size the
 graph returns the example's number of images.
@@ -65,7 +71,8 @@ the one TRT360's rewrite of the per-image loop made while tracing (`{ROWS_HELPER
 not `None`; a call that makes the list is computed once, before, as `{_RESULTS}`), it runs the
 body once on every image's rows flattened (`{ROWS_HELPER}`) with each row's
 image (`{IMAGES_HELPER}`) as the column `full_like(..., i)` made (`{FILL_HELPER}`): the same rows in
-the same order, images ascending. A script compiles none of it: the list is looked at only under
+the same order, images ascending; the entries' concatenation becomes `torch.cat([{_FLAT}], dim=0)`, the
+same rows in a new tensor. A script compiles none of it: the list is looked at only under
 `not torch.jit.is_scripting() and {TRACING_HELPER}()`, and the branch on `{_FLAT} is not None`
 holds for `None` a script knows statically.
 
@@ -106,11 +113,19 @@ graph is faithful and equivalent on its inputs.""",
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
         if not self.active() or id(node) in self._kept:
             return
+        taken: set[str] = set()
         for position, statement in enumerate(node.body):
             if type(statement) is cst.For:
-                self._loop(node.body, position, statement)
+                results = self._loop(node.body, position, statement)
+                if results is not None:
+                    taken.add(results)
             elif type(statement) is cst.SimpleStatementLine and len(statement.body) == 1:
-                self._comprehension(statement)
+                results = self._comprehension(statement)
+                if results is not None:
+                    taken.add(results)
+        for statement in node.body if taken else ():
+            for results in sorted(taken):
+                self._entries_concatenated(statement, results)
 
     @property
     def _kept(self) -> set[int]:
@@ -171,7 +186,8 @@ graph is faithful and equivalent on its inputs.""",
         statements[0] = statements[0].with_changes(leading_lines=original.leading_lines)
         return cst.FlattenSentinel(statements)
 
-    def _loop(self, block, position: int, node: cst.For) -> None:
+    def _loop(self, block, position: int, node: cst.For) -> str | None:
+        """Report the loop where it is taken; the list it reads where that is a plain read, else None."""
         header = self._enumerated(node.iter, node.target) if node.orelse is None and node.asynchronous is None \
             else None
         if header is None or self._runs_nms(node):
@@ -199,41 +215,87 @@ graph is faithful and equivalent on its inputs.""",
         if rule._read_after(self, block, position, {index, entry, *flattener.env}):
             return
         if plain_read(results):
-            replacement = self._replacement(code_of(results).strip(), lines, node)
-        else:
-            # the list is computed once, before the test, as the loop's header computed it
-            loop = node.with_changes(iter=node.iter.with_changes(args=[node.iter.args[0].with_changes(
-                value=cst.Name(_RESULTS))]))
-            replacement = self._replacement(_RESULTS, lines, loop, hoisted=code_of(results).strip())
-        self._report(node, replacement, flattener.helpers)
+            self._report(node, self._replacement(code_of(results).strip(), lines, node), flattener.helpers)
+            return code_of(results).strip()
+        # the list is computed once, before the test, as the loop's header computed it
+        loop = node.with_changes(iter=node.iter.with_changes(args=[node.iter.args[0].with_changes(
+            value=cst.Name(_RESULTS))]))
+        self._report(node, self._replacement(_RESULTS, lines, loop, hoisted=code_of(results).strip()),
+                     flattener.helpers)
+        return None
 
-    def _comprehension(self, statement: cst.SimpleStatementLine) -> None:
-        """``return torch.cat([<row> for i, d in enumerate(out)])`` (or an assignment of it), ``out`` a plain read."""
+    def _entries_concatenated(self, statement: cst.BaseStatement, results: str) -> None:
+        """Next to a loop this rule takes over the same list, the list's entries concatenated along the first axis
+        (torchvision's ``convert_boxes_to_roi_format``: ``concat_boxes = torch.cat([b for b in boxes], dim=0)``,
+        the image column made by the loop): while tracing, the flattened rows themselves, in a new tensor."""
+        if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1:
+            return
         small = statement.body[0]
         if type(small) not in (cst.Return, cst.Assign, cst.Expr) or small.value is None:
             return
         call = strip_parens(small.value)
-        if type(call) is not cst.Call or not self.context.refers_to(call.func, *_CAT) or len(call.args) != 1 \
+        if type(call) is not cst.Call or not self.context.refers_to(call.func, *_CAT) or not self._first_axis(call) \
                 or call.args[0].keyword or call.args[0].star:
             return
+        if not self._entries(strip_parens(call.args[0].value), results):
+            return
+        flat = call.with_changes(args=[call.args[0].with_changes(value=cst.parse_expression(f"[{_FLAT}]")),
+                                       *call.args[1:]])
+        line = code_of(small.with_changes(value=flat)).strip()
+        self._report(statement, self._replacement(results, [line], statement), set())
+
+    @staticmethod
+    def _first_axis(call: cst.Call) -> bool:
+        """Does ``call`` (a concatenation) join its one list along the first axis (no axis, ``0`` or ``dim=0``)?"""
+        if not 1 <= len(call.args) <= 2 or any(a.star for a in call.args):
+            return False
+        if len(call.args) == 1:
+            return True
+        axis = call.args[1]
+        return (axis.keyword is None or axis.keyword.value == "dim") and int_value(strip_parens(axis.value)) == 0
+
+    @staticmethod
+    def _entries(node: cst.BaseExpression, results: str) -> bool:
+        """Is ``node`` the list ``results`` itself or ``[b for b in results]`` (its entries, as they are)?"""
+        if plain_read(node) and code_of(node).strip() == results:
+            return True
+        if type(node) is not cst.ListComp or node.for_in.inner_for_in is not None or node.for_in.ifs \
+                or node.for_in.asynchronous is not None or type(node.for_in.target) is not cst.Name:
+            return False
+        return type(strip_parens(node.elt)) is cst.Name and strip_parens(node.elt).value == node.for_in.target.value \
+            and plain_read(node.for_in.iter) and code_of(node.for_in.iter).strip() == results
+
+    def _comprehension(self, statement: cst.SimpleStatementLine) -> str | None:
+        """``return torch.cat([<row> for i, d in enumerate(out)])`` (or an assignment of it; along the first axis,
+        torchvision's ``dim=0``), ``out`` a plain read: reported, and ``out`` returned."""
+        small = statement.body[0]
+        if type(small) not in (cst.Return, cst.Assign, cst.Expr) or small.value is None:
+            return None
+        call = strip_parens(small.value)
+        if type(call) is not cst.Call or not self.context.refers_to(call.func, *_CAT) \
+                or not self._first_axis(call) or call.args[0].keyword or call.args[0].star:
+            return None
         listed = strip_parens(call.args[0].value)
         if type(listed) is not cst.ListComp or listed.for_in.inner_for_in is not None or listed.for_in.ifs \
                 or listed.for_in.asynchronous is not None:
-            return
+            return None
         header = self._enumerated(listed.for_in.iter, listed.for_in.target)
         if header is None or not plain_read(header[2]):
-            return
+            return None
         index, entry, results = header
         results_text = code_of(results).strip()
         flattener = self._flattener(index, entry, self._keyed(listed.elt, entry))
         try:
             row = flattener.per_image(listed.elt)
         except (Decline, KeyError):
-            return
+            return None
         if FILL_HELPER not in flattener.helpers:
-            return
-        flat = code_of(small.with_changes(value=cst.parse_expression(f"{code_of(call.func).strip()}([{row}])")))
+            return None
+        flat_call = call.with_changes(args=[call.args[0].with_changes(value=cst.parse_expression(f"[{row}]")),
+                                            *call.args[1:]])
+        flat = code_of(small.with_changes(value=flat_call))
         self._report(statement, self._replacement(results_text, [flat.strip()], statement), flattener.helpers)
+        return results_text
 
     def _runs_nms(self, node: cst.For) -> bool:
         return PerImageNms._runs_nms(self, node)  # type: ignore[arg-type]  (TRT360's loops)

@@ -89,12 +89,60 @@ class Zipped(torch.nn.Module):
         return torch.cat(rows)
 
 
+# torchvision's RoI formats (our own re-writings of torchvision 0.29.1's ops/_utils.py:18-25,
+# `convert_boxes_to_roi_format`, and ops/poolers.py:87-95, `_convert_to_roi_format`): the rows concatenated apart from
+# the image column, which a loop or a comprehension along dim=0 makes (`full_like` with keywords there); mmdet's
+# `bbox2roi` (open-mmlab/mmdetection@6fc47b7f592181ecc442d61da4a331469059eeda mmdet/structures/bbox/transforms.py:82-102):
+# the loop binds `rois`, which the block binds again before reading it.
+def roi_rows(boxes: list[Tensor]) -> Tensor:
+    joined = torch.cat([b for b in boxes], dim=0)
+    column = []
+    for i, b in enumerate(boxes):
+        column.append(torch.full_like(b[:, :1], i))
+    return torch.cat([torch.cat(column, dim=0), joined], dim=1)
+
+
+def pooler_rows(boxes: list[Tensor]) -> Tensor:
+    joined = torch.cat(boxes, dim=0)
+    ids = torch.cat([torch.full_like(b[:, :1], i, dtype=torch.float64, device=joined.device)
+                     for i, b in enumerate(boxes)], dim=0)
+    return torch.cat([ids, joined.double()], dim=1)
+
+
+def bbox_rois(bbox_list: list[Tensor]) -> Tensor:
+    joined = []
+    for n, b in enumerate(bbox_list):
+        column = b.new_full((b.shape[0], 1), n)
+        out = torch.cat([column, b], 1)
+        joined.append(out)
+    out = torch.cat(joined)
+    return out
+
+
+class RoiRows(torch.nn.Module):
+    def forward(self, x: Tensor) -> Tensor:
+        boxes, objectness, classes = decode(x)
+        return roi_rows(per_image_rows(boxes, objectness))
+
+
+class PoolerRows(torch.nn.Module):
+    def forward(self, x: Tensor) -> Tensor:
+        boxes, objectness, classes = decode(x)
+        return pooler_rows(per_image_rows(boxes, objectness))
+
+
+class BboxRois(torch.nn.Module):
+    def forward(self, x: Tensor) -> Tensor:
+        boxes, objectness, classes = decode(x)
+        return bbox_rois(per_image_rows(boxes, objectness))
+
+
 class Stacked(torch.nn.Module):
     # the list itself, used another way: each entry as the loop made it
     def forward(self, x: Tensor) -> list[dict[str, Tensor]]:
         return per_image(*decode(x))
 """
-NAMES = ("Dicts", "Listed", "Zipped")
+NAMES = ("Dicts", "Listed", "Zipped", "RoiRows", "PoolerRows", "BboxRois")
 
 
 def _inputs(batch: int, generator: torch.Generator, candidates: int = 40) -> torch.Tensor:
@@ -147,6 +195,67 @@ def test_the_rewrite() -> None:
     assert "found = _trt_per_image_list(torch.cat([boxes.flatten(0, 1)[kept], scores.flatten(0, 1)[kept, None]]" \
         in after
     assert rewrite(after, select=RULES, unsafe=True) == after  # idempotent
+
+
+def test_the_rewrite_of_the_roi_formats() -> None:
+    after = rewrite(SOURCE, select=RULES, unsafe=True)
+    flat = ("    _trt_flat = None\n"
+            "    if not torch.jit.is_scripting() and _trt_tracing():\n"
+            "        _trt_flat = _trt_flat_rows(boxes)\n"
+            "    if _trt_flat is not None:\n"
+            "        _trt_flat_image = _trt_flat_images(boxes)\n")
+    assert (f"{flat}        joined = torch.cat([_trt_flat], dim=0)\n"
+            "    else:\n"
+            "        joined = torch.cat([b for b in boxes], dim=0)\n"
+            "    column = []\n"
+            f"{flat}        column.append(_trt_image_fill(_trt_flat[:, :1], _trt_flat_image))\n"
+            "    else:\n"
+            "        for i, b in enumerate(boxes):\n") in after
+    assert (f"{flat}        joined = torch.cat([_trt_flat], dim=0)\n"
+            "    else:\n"
+            "        joined = torch.cat(boxes, dim=0)\n"
+            f"{flat}        ids = torch.cat([_trt_image_fill(torch.full_like(_trt_flat[:, :1], 0, dtype=torch.float64, "
+            "device=joined.device), _trt_flat_image)], dim=0)\n"
+            "    else:\n") in after
+    assert ("        _trt_flat_image = _trt_flat_images(bbox_list)\n"
+            "        column = _trt_image_fill(_trt_flat.new_full((_trt_flat.shape[0], 1), 0), _trt_flat_image)\n"
+            "        out = torch.cat([column, _trt_flat], 1)\n"
+            "        joined.append(out)\n"
+            "    else:\n"
+            "        for n, b in enumerate(bbox_list):\n") in after
+
+
+@pytest.mark.parametrize("code", [
+    # no loop over the list that this rule takes: a concatenation alone is not a flattening with the image's index
+    "    return torch.cat(boxes, dim=0)\n",
+    # along another axis
+    "    joined = torch.cat(boxes, 1)\n    for i, b in enumerate(boxes):\n        column.append(torch.full_like(b, i))\n"
+    "    return joined, torch.cat(column)\n",
+])
+def test_other_concatenations_are_left_alone(code: str) -> None:
+    found = rewrite(f"import torch\n\ndef f(boxes):\n    column = []\n{code}", select=("TRT361",), unsafe=True)
+    assert "torch.cat([_trt_flat]" not in found
+
+
+@pytest.mark.parametrize("after", [
+    "    rois = rois + 1\n    return torch.cat(rows), rois\n",  # the loop's last `rois`, read as it rebinds it
+    "    rows = torch.cat(rows)\n    return rows, rois\n",  # read before any rebinding
+    "    if rows:\n        rois = torch.cat(rows)\n    return rois\n",  # rebound only on one path
+])
+def test_a_name_the_loop_binds_read_afterwards_keeps_the_loop(after: str) -> None:
+    code = ("import torch\n\ndef f(results):\n    rows = []\n    for i, det in enumerate(results):\n"
+            "        rois = torch.cat([det, torch.full_like(det[:, :1], i)], 1)\n        rows.append(rois)\n" + after)
+    assert rules_found(code, select=("TRT361",)) == []
+    rebound = code.split("        rows.append(rois)\n")[0] + "        rows.append(rois)\n    rois = torch.cat(rows)\n" \
+        "    return rois\n"
+    assert rules_found(rebound, select=("TRT361",)) == ["TRT361"]
+
+
+def test_a_fill_whose_keywords_read_the_entry_is_left_alone() -> None:
+    code = ("import torch\n\ndef f(out):\n"
+            "    return torch.cat([torch.full_like(d[:, :1], i, dtype=d.dtype) for i, d in enumerate(out)], dim=0)\n")
+    assert rules_found(code, select=("TRT361",)) == []
+    assert rules_found(code.replace("d.dtype", "torch.float64"), select=("TRT361",)) == ["TRT361"]
 
 
 def _namespaces(tmp_path) -> tuple[dict, dict]:

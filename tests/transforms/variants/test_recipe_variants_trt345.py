@@ -5,9 +5,11 @@ Each variant in ``tests/recipe_variants/trt345/`` is a small runnable model redu
 Perceiver optical-flow preprocessor (3x3 patches ``F.unfold(f, 3, padding=1).unflatten(2,
 f.shape[2:])``, then ``space_to_depth``'s ``view`` of ``frames.shape``), LLaVA-NeXT-Video's frames
 regrouped per video (``unflatten(0, (batch_size, frames)).flatten(1, 2)``), ESMFold 2's outer product
-(two ``unflatten`` calls in one chain) and V-JEPA 2's rotary attention (``unflatten(-1, (-1, 2))``).
+(two ``unflatten`` calls in one chain), V-JEPA 2's rotary attention (``unflatten(-1, (-1, 2))``) and kornia's
+TinyViT (a stage's tokens back to the map, ``x.transpose(1, 2).unflatten(2, self.input_resolution)``, for the patch
+merging, whose tokens the next stage's block reads its batch from).
 
-In the first three the TorchScript exporter types the unflattened result with the example's sizes
+In all but V-JEPA 2 the TorchScript exporter types the unflattened result with the example's sizes
 and folds every size read from it later: no TracerWarning, yet the graph fails or computes other
 shapes at another batch. ``migrate`` traces again at other sizes, finds the first node that changed
 (a ``Reshape`` lines away from the call), ties it to the call's finding and applies TRT345 there,
@@ -39,6 +41,7 @@ CALLS: dict[str, tuple[str, bool]] = {
     "llava_next_video_pool": ("features.unflatten(0, (batch_size, frames))", True),
     "esmfold2_outer_product": ("outer.unflatten(1, (-1, outer_dim)).unflatten(-1, (-1, outer_dim))", True),
     "vjepa2_rope_attention": ("x.unflatten(-1, (-1, 2))", False),
+    "kornia_tiny_vit_merging": ("x.transpose(1, 2).unflatten(2, self.input_resolution)", True),
 }
 
 
@@ -87,6 +90,11 @@ def _sets(name: str) -> dict[str, tuple[torch.Tensor, ...]]:
         return {"batch-1": (torch.randn(1, 5, 3, 8, generator=seeded(1)),),
                 "batch-6": (torch.randn(6, 5, 3, 8, generator=seeded(2)),),
                 "zeros": (torch.zeros(3, 5, 3, 8),)}
+    if name == "kornia_tiny_vit_merging":
+        return {"batch-1": (torch.randn(1, 3, 32, 32, generator=seeded(1)),),
+                "batch-5": (torch.randn(5, 3, 32, 32, generator=seeded(2)),),
+                "zeros": (torch.zeros(3, 3, 32, 32),), "negatives": (-torch.rand(2, 3, 32, 32, generator=seeded(3)),),
+                "specials": (with_specials((2, 3, 32, 32), 4),)}
     return {"batch-1": (torch.randn(1, 6, 32, generator=seeded(1)),),
             "longer": (torch.randn(3, 11, 32, generator=seeded(2)),),
             "specials": (with_specials((2, 4, 32), 3),)}

@@ -5,10 +5,11 @@ Each variant in ``tests/recipe_variants/trt346/`` is a small runnable model redu
 images (``(pixel_values == 0.0).sum(...) != pixel_values.shape[1:].numel()``), MONAI's RetinaNet anchor
 counts per level (``[x.shape[2:].numel() for x in head_outputs]``, then a ``split`` by them), timm's
 Fourier position embedding (``x.reshape(B, feat_shape.numel(), -1)`` with ``feat_shape = x.shape[2:]``)
-and kornia's descriptors (``descriptors.reshape(B, N, descriptors.shape[1:].numel())``).
+kornia's descriptors (``descriptors.reshape(B, N, descriptors.shape[1:].numel())``) and U-Mamba's
+bottleneck (``x.reshape(B, C, x.shape[2:].numel())``, the map's pixels as tokens).
 
 The TorchScript export keeps the traced count and warns nowhere. At another height or width
-RetinaNet's ``Split`` and timm's ``Reshape`` fail in ONNX Runtime; Idefics2's graph runs and calls a
+RetinaNet's ``Split`` and timm's and U-Mamba's ``Reshape`` fail in ONNX Runtime; Idefics2's graph runs and calls a
 padding image real, which random inputs never show: ``migrate`` traces again at other sizes because the
 code holds a finding of a rule whose bake is silent, ties the first changed node to the finding and
 applies TRT346, ending with exit 0 and the rewritten model equivalent. kornia's count is over the patch,
@@ -39,6 +40,7 @@ CALLS: dict[str, tuple[str, bool]] = {
     "monai_retinanet_levels": ("x.shape[2:].numel()", True),
     "timm_fourier_embed": ("feat_shape.numel()", True),
     "kornia_laf_descriptors": ("descriptors.shape[1:].numel()", False),
+    "umamba_bottleneck_tokens": ("x.shape[2:].numel()", True),
 }
 
 
@@ -82,6 +84,11 @@ def _sets(name: str) -> dict[str, tuple[torch.Tensor, ...]]:
         return {"batch-1": (torch.randn(1, 3, 6, 8, generator=seeded(1)),),
                 "larger": (torch.randn(3, 3, 9, 5, generator=seeded(2)),),
                 "specials": (with_specials((2, 3, 4, 7), 3),)}
+    if name == "umamba_bottleneck_tokens":
+        return {"batch-1": (torch.randn(1, 1, 12, 16, generator=seeded(1)),),
+                "other-map": (torch.randn(3, 1, 20, 10, generator=seeded(2)),),
+                "zeros": (torch.zeros(2, 1, 8, 8),), "negatives": (-torch.rand(2, 1, 6, 14, generator=seeded(3)),),
+                "specials": (with_specials((2, 1, 10, 12), 4),)}
     return {"batch-1": (torch.rand(1, 5, 1, 16, 16, generator=seeded(1)),),
             "more-keypoints": (torch.rand(3, 11, 1, 16, 16, generator=seeded(2)),),
             "zeros": (torch.zeros(2, 3, 1, 16, 16),)}

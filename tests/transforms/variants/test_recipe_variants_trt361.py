@@ -4,7 +4,9 @@ real-code variants.
 Each variant in ``tests/recipe_variants/trt361/`` is a small runnable model reduced from real code (cited in its
 docstring): Holocron's YOLO ``_post_process`` (one dict an image) under the zoo's row wrapper; coin-detector's
 ``infer`` (one tensor an image) under YOLOv5's ``output_to_target`` and under YOLOv7's comprehension; Holocron's
-earlier loop that runs NMS under ``if torch.any(...)`` (named, not rewritten).
+earlier loop that runs NMS under ``if torch.any(...)`` (named, not rewritten); torchvision's RPN proposals under its
+RoI pooler's ``_convert_to_roi_format`` and ``roi_align``'s ``convert_boxes_to_roi_format`` (the rows concatenated
+apart from the image column); mmdet's RPN proposals under ``bbox2roi``.
 
 The TorchScript export unrolls both loops with the example's batch. Rewritten from the code alone, each graph
 equals eager mode at other batches, on zeros, negatives, no candidate over the threshold and tied boxes, and eager
@@ -35,7 +37,21 @@ TAKEN: dict[str, tuple[str, str, tuple[str, ...]]] = {
                                    ("for i, det in enumerate(self.m(x)):",)),
     "coin_detector_output_to_target": ("build", "for boxes_, classes_ in zip(boxes, classes):",
                                        ("for i, o in enumerate(self.m(x)):", "for i, d in enumerate(out)])")),
+    # the pooler's rows (the list itself concatenated, the index column by a comprehension along dim=0, full_like
+    # with dtype, layout and device) and roi_align's (the entries concatenated, the index column by a loop)
+    "torchvision_rpn_roi_format": ("build", "for boxes, scores, lvl in zip(proposals, objectness_prob, levels):",
+                                   ("concat_boxes = torch.cat(boxes, dim=0)", "ids = torch.cat(",
+                                    "concat_boxes = torch.cat([b for b in boxes], dim=0)",
+                                    "for i, b in enumerate(boxes):")),
+    # mmdet's bbox2roi: `rois`, bound in the loop, bound again by the concatenation before it is read
+    "mmdet_rpn_bbox2roi": ("build", "for (mlvl_proposals, mlvl_scores,", ("for img_id, bboxes in enumerate(bbox_list):",)),
 }
+
+
+def _line(path: Path, caller: str) -> int:
+    """The line of ``caller``: the one line that is it exactly, else the one line that holds it."""
+    exact = [i for i, text in enumerate(path.read_text().splitlines(), 1) if text.strip() == caller]
+    return exact[0] if len(exact) == 1 else _line_of(path, caller)
 
 
 @pytest.fixture(autouse=True)
@@ -53,7 +69,7 @@ def test_both_loops_are_found(name: str) -> None:
     path = HERE / f"{name}.py"
     _, producer, callers = TAKEN[name]
     assert _finding_lines(path) == sorted([("TRT360", _line_of(path, producer)),
-                                           *(("TRT361", _line_of(path, c)) for c in callers)])
+                                           *(("TRT361", _line(path, c)) for c in callers)])
 
 
 def test_a_loop_that_decides_per_image_is_named_only() -> None:
@@ -89,7 +105,10 @@ def _rewritten(name: str, builder: str, tmp_path: Path):
 
 @pytest.mark.parametrize("name,builder", [("holocron_post_process_rows", "build"),
                                           ("coin_detector_output_to_target", "build"),
-                                          ("coin_detector_output_to_target", "build_comprehension")])
+                                          ("coin_detector_output_to_target", "build_comprehension"),
+                                          ("torchvision_rpn_roi_format", "build"),
+                                          ("torchvision_rpn_roi_format", "build_roi_align"),
+                                          ("mmdet_rpn_bbox2roi", "build")])
 def test_rewritten_from_the_code_alone_exports_and_equals_eager(name: str, builder: str, tmp_path: Path) -> None:
     module, original, rewritten = _rewritten(name, builder, tmp_path)
     rewritten.load_state_dict(original.state_dict())
@@ -105,5 +124,5 @@ def test_migrate_applies_both_rules(name: str, tmp_path: Path) -> None:
     assert report["exit_code"] == 0 and report["equivalent"] is True, (report["remaining"], report["reverted"])
     applied = sorted((fix["rule"], fix["line"]) for fix in report["applied"])
     _, producer, callers = TAKEN[name]
-    assert ("TRT360", _line_of(path, producer)) in applied and ("TRT361", _line_of(path, callers[0])) in applied
+    assert ("TRT360", _line_of(path, producer)) in applied and ("TRT361", _line(path, callers[0])) in applied
     assert report["after"]["faithful"] is True
