@@ -20,7 +20,9 @@ Where the rules look (the same for every rule of this family):
   not analysed (missed findings, never false ones).
 - *run-time code*: every function of the file except the methods that only run while
   the object is built (``__init__`` and other dunders, class methods, and the methods only
-  they call) (TRT701, TRT705, TRT706 for functions). A function a method defines and stores
+  they call) (TRT701, TRT705, TRT706 for functions), unless the observed export warned inside one:
+  then it ran in a traced forward (an object built anew by each call, facexlib's ``PriorBox``
+  whose ``__init__`` computes the feature-map sizes from the image size). A function a method defines and stores
   on the object (``self.compute_padding = compute_padding`` in ``__init__``, transformers'
   BiT) counts as a method of the attribute's name: it runs where ``self.<attr>(...)`` is called.
 - nowhere in code that a traced export does not run: the body of ``if self.training:``
@@ -46,7 +48,7 @@ import libcst as cst
 
 from trtcodemod.astutil import bound_names, decorator_names, method_call
 from trtcodemod.names import dotted_name
-from trtcodemod.providers import Provider
+from trtcodemod.providers import ObservedFacts, Provider
 from trtcodemod.rules import Fix, Rule
 
 if TYPE_CHECKING:
@@ -81,6 +83,9 @@ class ClassRecord:
     calls: dict[str, set[str]] = field(default_factory=dict)
     #: Names of methods the file installs as an object's ``forward`` (``m.forward = m.fuseforward``).
     installed_forwards: frozenset[str] = frozenset()
+    #: Methods the observed export warned in (a ``TracerWarning`` on their lines): they ran in a traced
+    #: forward whatever their name (facexlib's ``PriorBox.__init__``, built anew by each forward call).
+    traced_methods: set[str] = field(default_factory=set)
     _kept: dict[str, set[str]] = field(default_factory=dict, repr=False)
 
     def kept(self, scope: str) -> set[str]:
@@ -97,7 +102,7 @@ class ClassRecord:
                     or any("classmethod" in decorator_names(d) for d in defs)
                 }
                 at_build = _closure(build_roots, self.calls)
-                at_run = _closure(set(self.methods) - at_build, self.calls)
+                at_run = _closure((set(self.methods) - at_build) | self.traced_methods, self.calls)
                 found = set(self.methods) - (at_build - at_run)
             self._kept[scope] = found
         return found
@@ -112,8 +117,11 @@ class RuntimeScope(Provider, cst.BatchableCSTVisitor):
     ``leave_*`` runs the node is not yet left.
     """
 
+    requires = (ObservedFacts,)
+
     def __init__(self, context) -> None:
         super().__init__(context)
+        self._observed: ObservedFacts = self.provider(ObservedFacts)
         #: Whether the file imports torch (module-level imports).
         self.torch = False
         self.scopes: list[cst.CSTNode] = []  # ClassDef / FunctionDef, outermost first
@@ -161,6 +169,8 @@ class RuntimeScope(Provider, cst.BatchableCSTVisitor):
             self.reserved += 1
         if self.scopes and type(self.scopes[-1]) is cst.ClassDef and self.classes:
             self.classes[-1].methods.setdefault(node.name.value, []).append(node)
+            if self._observed.known and self._observed.traced(node):
+                self.classes[-1].traced_methods.add(node.name.value)
             self._methods.append((self.classes[-1], node))
         else:
             outer = self._methods[-1] if self._methods else None
