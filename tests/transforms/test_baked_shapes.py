@@ -2119,3 +2119,41 @@ def test_the_int_test_rewrite_exports_and_follows_the_sizes(code: str, line: int
         x = torch.randn(*shape)
         [out] = session.run(None, {"x": x.numpy()})
         np.testing.assert_allclose(out, before_model(x).detach().numpy(), rtol=1e-6, atol=1e-6)
+
+
+BUILT_IN_FORWARD = '''\
+from math import ceil
+
+import torch
+
+
+class Priors:
+    def __init__(self, image_size, steps=(8, 16)):
+        self.image_size = image_size
+        self.maps = [[ceil(image_size[0] / s), ceil(image_size[1] / s)] for s in steps]
+
+    def count(self):
+        return sum(h * w for h, w in self.maps)
+
+
+class Head(torch.nn.Module):
+    def forward(self, x):
+        priors = Priors(x.shape[2:])
+        return x.new_zeros(priors.count())
+'''
+
+
+@pytest.mark.parametrize("traced, expected", [((), []), ((9,), [9, 9])])
+def test_a_constructor_the_export_warned_in_is_run_time_code(traced: tuple[int, ...], expected: list[int]) -> None:
+    """facexlib's `PriorBox(cfg, image_size=(h, w))` is built by every forward call, and its `__init__`
+    computes the feature-map sizes with `ceil(image_size[0] / step)`: where the observed export warned
+    inside it, the constructor ran in a traced forward and TRT712 takes it; otherwise an `__init__` runs
+    at construction only and is left alone."""
+    from trtcodemod.engine import Options, check_source
+    from trtcodemod.evidence.facts import Facts
+
+    facts = Facts(runs=1, lines={str(Path("snippet.py").resolve()): set(range(1, 20))})
+    facts.note_traced([("snippet.py", line, "Converting a tensor to a Python number might cause the trace to be "
+                        "incorrect.") for line in traced])
+    found = check_source(BUILT_IN_FORWARD.encode(), "snippet.py", Options(select=("TRT712",), facts=facts))
+    assert [f.line for f in found] == expected
