@@ -24,7 +24,12 @@ Where the rules look (the same for every rule of this family):
   not analysed (missed findings, never false ones).
 - *run-time code*: every function of the file except the methods that only run while
   the object is built (``__init__`` and other dunders, class methods, and the methods only
-  they call) (TRT701, TRT705, TRT706 for functions). A function a method defines and stores
+  they call) (TRT701, TRT705, TRT706 for functions). For a rule that reads the observed run
+  (``ObservedFacts``), a construction method the observed export warned in (on its own
+  statements' lines, not those of a function it defines) ran in a traced forward, and counts
+  with the methods it calls: an object built anew by each call (facexlib's ``PriorBox``, whose
+  ``__init__`` computes the feature-map sizes from the image size). Without facts (``apply``)
+  nothing changes. A function a method defines and stores
   on the object (``self.compute_padding = compute_padding`` in ``__init__``, transformers'
   BiT) counts as a method of the attribute's name: it runs where ``self.<attr>(...)`` is called.
 - nowhere in code that a traced export does not run: the body of ``if self.training:``
@@ -50,7 +55,7 @@ import libcst as cst
 
 from trtcodemod.astutil import bound_names, decorator_names, method_call
 from trtcodemod.names import dotted_name
-from trtcodemod.providers import Provider
+from trtcodemod.providers import ObservedFacts, Provider
 from trtcodemod.rules import Fix, Rule
 
 if TYPE_CHECKING:
@@ -85,11 +90,15 @@ class ClassRecord:
     calls: dict[str, set[str]] = field(default_factory=dict)
     #: Names of methods the file installs as an object's ``forward`` (``m.forward = m.fuseforward``).
     installed_forwards: frozenset[str] = frozenset()
-    _kept: dict[str, set[str]] = field(default_factory=dict, repr=False)
+    _kept: dict[tuple[str, frozenset[str]], set[str]] = field(default_factory=dict, repr=False)
 
-    def kept(self, scope: str) -> set[str]:
-        """The methods whose findings count for rules of ``scope`` (asked once the class is read)."""
-        found = self._kept.get(scope)
+    def kept(self, scope: str, traced: frozenset[str] = frozenset()) -> set[str]:
+        """The methods whose findings count for rules of ``scope`` (asked once the class is read).
+
+        ``traced``: methods the observed export warned in, which ran in a traced forward whatever
+        their name (facexlib's ``PriorBox.__init__``, an object built anew by each forward call).
+        """
+        found = self._kept.get((scope, traced))
         if found is None:
             if scope == "forward":
                 roots = ({"forward"} | self.installed_forwards) & set(self.methods)
@@ -101,9 +110,9 @@ class ClassRecord:
                     or any("classmethod" in decorator_names(d) for d in defs)
                 }
                 at_build = _closure(build_roots, self.calls)
-                at_run = _closure(set(self.methods) - at_build, self.calls)
+                at_run = _closure((set(self.methods) - at_build) | traced, self.calls)
                 found = set(self.methods) - (at_build - at_run)
-            self._kept[scope] = found
+            self._kept[(scope, traced)] = found
         return found
 
 
@@ -391,9 +400,24 @@ class RuntimeScopeRule(Rule):
         if not pending:
             return
         keep = record.kept(self.scope)
+        if self.scope == "runtime" and any(method.name.value not in keep for method, *_ in pending):
+            keep = record.kept(self.scope, self._traced_methods(record, keep))
         for method, node, message, fix, scopes in pending:
             if method.name.value in keep:
                 self.report(node, _text(message), fix, scopes)
+
+    def _traced_methods(self, record: ClassRecord, keep: set[str]) -> frozenset[str]:
+        """The construction methods of ``record`` the observed export warned in (their own lines): they
+        ran in a traced forward (facexlib's ``PriorBox``, built by each forward call, computes its
+        feature-map sizes in ``__init__``). Asked only by rules that read the observation (the others
+        keep the construction methods out), and only where facts exist."""
+        if ObservedFacts not in self.required():
+            return frozenset()
+        observed = self.provider(ObservedFacts)
+        if not observed.known:
+            return frozenset()
+        return frozenset(name for name, defs in record.methods.items()
+                         if name not in keep and any(observed.traced_own(d) for d in defs))
 
     def tensor_method(self, node: cst.Call, *names: str) -> str | None:
         """``<receiver>.<name>(...)`` for one of ``names`` on a receiver that may be a tensor."""

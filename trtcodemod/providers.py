@@ -147,6 +147,31 @@ class ObservedFacts(Provider):
         where = self._where_observed(node)
         return where is not None and bool(self.facts.traced(where.start.line, where.end.line))
 
+    def traced_own(self, function: cst.FunctionDef) -> bool:
+        """Did the observed export warn on ``function``'s own lines: those of its statements, not of
+        the functions and classes it defines (a closure ``__init__`` stores on the object runs where
+        forward calls it, and its warnings say nothing of ``__init__``)?"""
+        where = self._where_observed(function)
+        if where is None or not self.facts.traced(where.start.line, where.end.line):
+            return False
+        nested: list[tuple[int, int]] = []
+        stack: list[cst.CSTNode] = [function.body]
+        while stack:
+            node = stack.pop()
+            if type(node) in (cst.FunctionDef, cst.ClassDef):
+                inner = self._where(node)
+                if inner is None:
+                    return False  # cannot tell its lines from the method's: not this method's warning
+                nested.append((inner.start.line, inner.end.line))
+            else:
+                stack.extend(node.children)
+        line = where.start.line
+        for start, end in sorted(nested):
+            if line < start and self.facts.traced(line, start - 1):
+                return True
+            line = max(line, end + 1)
+        return line <= where.end.line and bool(self.facts.traced(line, where.end.line))
+
     def traced_messages(self, node: cst.CSTNode) -> list[str]:
         """The ``TracerWarning`` messages the observed export raised on ``node``'s lines (empty without facts)."""
         where = self._where_observed(node)

@@ -2119,3 +2119,114 @@ def test_the_int_test_rewrite_exports_and_follows_the_sizes(code: str, line: int
         x = torch.randn(*shape)
         [out] = session.run(None, {"x": x.numpy()})
         np.testing.assert_allclose(out, before_model(x).detach().numpy(), rtol=1e-6, atol=1e-6)
+
+
+#: The form of facexlib's `PriorBox` (xinntao/facexlib@260620ae93990a300f4b16448df9bb459f1caba9
+#: facexlib/detection/retinaface_utils.py:10-16, built by `RetinaFace.forward` at retinaface.py:159), written
+#: again: a plain object built anew by every forward call, whose `__init__` computes the feature-map sizes.
+BUILT_IN_FORWARD = '''\
+from math import ceil
+
+import torch
+
+
+class Priors:
+    def __init__(self, image_size, steps=(8, 16)):
+        self.image_size = image_size
+        self.maps = [[ceil(image_size[0] / s), ceil(image_size[1] / s)] for s in steps]
+
+    def count(self):
+        return sum(h * w for h, w in self.maps)
+
+
+class Head(torch.nn.Module):
+    def forward(self, x):
+        priors = Priors(x.shape[2:])
+        return x.new_zeros(priors.count(), 2) + x.sum()
+'''
+
+#: The line of `Priors.__init__` that computes the sizes (where the export warns).
+PRIORS_LINE = 9
+
+
+def _warned(*lines: int) -> Facts:
+    """Facts of one observed run of ``snippet.py`` whose export warned on ``lines``."""
+    facts = Facts(runs=1, lines={str(Path("snippet.py").resolve()): set(range(1, 40))})
+    facts.note_traced([("snippet.py", line, "Converting a tensor to a Python float might cause the trace to be "
+                        "incorrect.") for line in lines])
+    return facts
+
+
+@pytest.mark.parametrize("facts, expected", [(None, []), (_warned(), []), (_warned(PRIORS_LINE), [9, 9])])
+def test_a_constructor_the_export_warned_in_is_run_time_code(facts: Facts | None, expected: list[int]) -> None:
+    """facexlib's `PriorBox(cfg, image_size=(h, w))` is built by every forward call, and its `__init__`
+    computes the feature-map sizes with `ceil(image_size[0] / step)`: where the observed export warned
+    inside it, the constructor ran in a traced forward and TRT712 takes it; without facts (`apply`), or
+    where the export did not warn there, an `__init__` runs at construction only and is left alone."""
+    found = check_source(BUILT_IN_FORWARD.encode(), "snippet.py", Options(select=("TRT712",), facts=facts))
+    assert [f.line for f in found] == expected
+
+
+def test_the_sizes_a_constructor_computes_in_forward_follow_the_input(tmp_path: Path) -> None:
+    """The rewrite of the constructor's `ceil`s is the same program in eager mode at every size (zero and
+    one included, NaN and inf in the values), and its graph, traced at one size, follows the others, where
+    the original's keeps the traced size's count."""
+    after = fix_source(BUILT_IN_FORWARD.encode(), "snippet.py",
+                       Options(select=("TRT712",), facts=_warned(PRIORS_LINE), unsafe=True)).source.decode()
+    assert "self.maps = [[_trt_size_ceil(image_size[0] / s), _trt_size_ceil(image_size[1] / s)] for s in steps]" \
+        in after
+    before_model, after_model = import_source(BUILT_IN_FORWARD, tmp_path)["Head"](), import_source(after, tmp_path)["Head"]()
+    args, axes = (torch.rand(1, 3, 40, 56),), {"x": {2: "h", 3: "w"}}
+    baked, session = export_session(before_model, args, ["x"], axes), export_session(after_model, args, ["x"], axes)
+    for h, w in itertools.product((0, 1, 7, 8, 9, 40, 65), (0, 1, 16, 17, 56)):
+        x = torch.randn(1, 3, h, w, generator=torch.Generator().manual_seed(h * 101 + w))
+        if h and w > 1:
+            x[0, 0, 0, :2] = torch.tensor([float("nan") if h % 2 else float("inf"), -0.0])
+        want = before_model(x)
+        assert_same(want, after_model(x))
+        assert want.shape[0] == sum(math.ceil(h / s) * math.ceil(w / s) for s in (8, 16))
+        if h and w:  # ONNX Runtime is not asked about empty inputs; eager mode is checked above
+            [got] = session.run(None, {"x": x.numpy()})
+            assert got.shape == tuple(want.shape)
+            np.testing.assert_allclose(got, want.numpy(), rtol=1e-6)  # the graph sums in its own order
+            if (h, w) != (40, 56):
+                [stale] = baked.run(None, {"x": x.numpy()})
+                assert stale.shape != tuple(want.shape)
+
+
+#: A constructor that defines the closure forward runs and stores it on the object (transformers' BiT,
+#: huggingface/transformers@dab13fc8de29c2fc401eea286ab4e94bf786835f src/transformers/models/bit/modeling_bit.py,
+#: `DynamicPad2d.__init__`'s `compute_padding`), written again with a size of its own computed at construction.
+CLOSURE_AND_OWN = '''\
+import math
+
+import torch
+
+
+class Pad(torch.nn.Module):
+    def __init__(self, stride, width):
+        super().__init__()
+
+        def amount(x):
+            return math.ceil(x / stride) * stride - x
+
+        def halved(n):
+            return math.ceil(n / 2)
+
+        self.amount = amount
+        self.half = halved(width)
+        self.quarter = math.ceil(width / 4)
+
+    def forward(self, x):
+        return torch.nn.functional.pad(x, [0, self.amount(x.shape[-1])])
+'''
+
+
+@pytest.mark.parametrize("lines, expected", [((11,), [11]), ((11, 14), [11]), ((11, 14, 18), [11, 14, 18]),
+                                             ((18,), [18])])
+def test_only_a_constructor_s_own_statements_make_it_run_time_code(lines: tuple[int, ...], expected: list[int]) -> None:
+    """A warning in a function `__init__` defines is that function's (the closure stored on the object runs
+    where forward calls `self.amount(...)`): `__init__` and the helper only it calls stay construction-time
+    code; a warning on one of `__init__`'s own statements makes it run-time code, with what it calls."""
+    found = check_source(CLOSURE_AND_OWN.encode(), "snippet.py", Options(select=("TRT712",), facts=_warned(*lines)))
+    assert sorted(f.line for f in found) == expected, [(f.line, f.message) for f in found]

@@ -195,3 +195,35 @@ def test_float64_premise_timestamps_lose_their_gaps_in_float32() -> None:
     gap32 = (t0 + 0.5).float() - t0.float()
     assert gap32.item() == 0.0  # the half-second frame gap is gone
     assert ((t0 + 0.5) - t0).float().item() == 0.5  # subtracting the reference first keeps it
+
+
+def test_a_construction_method_the_export_warned_in_stays_out_without_observed_evidence() -> None:
+    """TRT701 reads no observation: a constructor the export warned in (an object built by each forward
+    call, as facexlib's `PriorBox`) stays construction-time code for it, facts or not; the method that
+    forward calls is found either way."""
+    from pathlib import Path
+
+    from trtcodemod.evidence.facts import Facts
+
+    code = (
+        "import torch\n"
+        "\n"
+        "\n"
+        "class Table:\n"
+        "    def __init__(self, n):\n"
+        "        self.t = torch.zeros(int(n), dtype=torch.float64)\n"
+        "\n"
+        "    def values(self):\n"
+        "        return self.t.double()\n"
+        "\n"
+        "\n"
+        "class M(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        return x + Table(x.shape[0]).values().float().sum()\n"
+    )
+    facts = Facts(runs=1, lines={str(Path("snippet.py").resolve()): set(range(1, 15))})
+    facts.note_traced([("snippet.py", 6, "Converting a tensor to a Python integer might cause the trace to be "
+                        "incorrect.")])
+    for given in (None, facts):
+        found_lines = [f.line for f in check_source(code.encode(), "snippet.py", Options(select=("TRT701",), facts=given))]
+        assert found_lines == [9], given
