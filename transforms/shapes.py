@@ -313,7 +313,8 @@ model's outputs at the traced and other sizes. `squeeze_()` is reported with no 
             axes = facts.squeezed_axes(node) if proof is not None else None
             if axes is None:
                 self.report(node, "squeeze() without an axis drops every size-1 axis, so the rank depends on the "
-                            "input; name the axis and index it")
+                            "input (a batch of 1 goes too); name the axes it means and index them (after a global "
+                            "pool, `x[:, :, 0, 0]` or `x.flatten(1)`)")
                 return
             listed = cst.List([cst.Element(cst.Integer(str(axis))) for axis in axes])
             self.report(node, f"squeeze() without an axis drops every size-1 axis, so the rank depends on the input; "
