@@ -130,3 +130,44 @@ def test_a_squeeze_of_changing_rank_remains_named_at_its_line(tmp_path: Path) ->
     [left] = [x for x in r["remaining"] if x["rule"] == "TRT403"]
     assert left["source"] == f"{model.resolve()}:{_line(MIXED_RANK, 't.squeeze()')}" and left["op"] == "Squeeze"
     assert "no automatic fix" in left["message"] and "name the axes it means and index them" in left["message"]
+
+
+# The form of vissl's `FeatAvgPool` (facebookresearch/vissl@09270ed25a6c2cf71263d955b64cbe076d34ac45
+# vissl/models/trunks/vision_transformer.py:284), our own small model: the pooled tokens squeezed and returned with
+# no view after, so eager mode returns `(k,)` at a batch of 1 and `(n, k)` above; no graph with a batch axis does.
+RANK_RETURNED = """\
+import torch
+from torch import nn
+
+
+class Trunk(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.pool = nn.AdaptiveAvgPool1d(1)
+        self.head = nn.Linear(8, 3)
+
+    def forward(self, tokens):
+        return self.head(self.pool(tokens.permute((0, 2, 1))).squeeze())
+
+
+def build():
+    torch.manual_seed(0)
+    return Trunk().eval()
+
+
+def inputs(generator):
+    return (torch.rand(1, 5, 8, generator=generator),)
+"""
+
+
+def test_a_fix_that_changes_what_a_batch_of_1_returns_is_reverted_with_the_squeeze_step(tmp_path: Path) -> None:
+    from trtcodemod.migrate.manual_steps import SQUEEZE_STEP
+
+    model = tmp_path / "rank_returned.py"
+    model.write_text(RANK_RETURNED)
+    r = migrate_json(model, '{"tokens": {"0": "batch"}}')
+    assert r["applied"] == [] and r["exit_code"] == 1
+    assert [(x["rule"], x["line"]) for x in r["reverted"]] == [("TRT403", _line(RANK_RETURNED, ".squeeze()"))]
+    [left] = [x for x in r["remaining"] if x["rule"] == "TRT403"]
+    assert left["source"] == f"{model.resolve()}:{_line(RANK_RETURNED, '.squeeze()')}"
+    assert left["message"].startswith("fix reverted: breaks equivalence") and left["manual_step"] == SQUEEZE_STEP
