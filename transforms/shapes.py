@@ -295,7 +295,11 @@ Fix safety: unsafe. The exported graph assumes the axes of size 1 on every obser
 have size 1 (otherwise it takes their first slice where `squeeze()` keeps them), and that an
 axis that varied is meant to stay: where such an axis has size 1 (a batch of 1), eager mode
 drops it and the graph keeps it, the same values one rank up. `migrate` verifies the rewritten
-model's outputs at the traced and other sizes. `squeeze_()` is reported with no fix.""",
+model's outputs at the traced and other sizes: where a `view` or `reshape` restores the batch
+(HyperIQA, UPSNet's global context) they match; where the model returns what it squeezed (vissl's
+token pooling), eager mode returns no batch axis at a batch of 1 and the graph does, so the fix is
+reverted and the line remains with its manual step (name the axes, or export a static batch).
+`squeeze_()` is reported with no fix.""",
         fix=Safety.UNSAFE,
         proof=prove_squeeze_all,
         assumption=(
