@@ -451,34 +451,23 @@ def test_squeeze_all_fix_scripts_and_symbolically_traces(tmp_path) -> None:
 
 
 def test_squeeze_all_export_at_batch_one_runs_at_other_batches(tmp_path) -> None:
-    import io
-
     import numpy as np
     import onnx
-    import onnxruntime as ort
+    from variant_models import export_variant
 
     from trtcodemod.trt.check import check_graph
 
     original, rewritten = _pooled_pair(tmp_path)
-
-    def graph(model):
-        buffer = io.BytesIO()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            torch.onnx.export(model, (torch.randn(1, 8, 3, 3),), buffer, dynamo=False, opset_version=17,
-                              input_names=["feat"], dynamic_axes={"feat": {0: "batch"}})
-        return onnx.load_from_string(buffer.getvalue())
-
-    before = graph(original)
-    refused = [i for i in check_graph(before) if i.rule == "TRT403"]
+    example, batch = (torch.randn(1, 8, 3, 3),), {"feat": {0: "batch"}}
+    export_variant(original, example, batch, tmp_path / "before.onnx", tmp_path)
+    refused = [i for i in check_graph(onnx.load(str(tmp_path / "before.onnx"))) if i.rule == "TRT403"]
     assert refused and all(i.op == "Squeeze" for i in refused)  # the axis-less Squeezes TensorRT cannot parse
-    after = graph(rewritten)
+    session, _ = export_variant(rewritten, example, batch, tmp_path / "after.onnx", tmp_path)
+    after = onnx.load(str(tmp_path / "after.onnx"))
     assert check_graph(after) == []
-    squeezes = [n for n in after.graph.node if n.op_type == "Squeeze"]
-    assert all(len(n.input) > 1 for n in squeezes)  # every Squeeze left names its axes
-    session = ort.InferenceSession(after.SerializeToString(), providers=["CPUExecutionProvider"])
-    for batch in (2, 3):
-        feat = torch.randn(batch, 8, 3, 3)
+    assert all(len(n.input) > 1 for n in after.graph.node if n.op_type == "Squeeze")  # any Squeeze names its axes
+    for size in (2, 3):
+        feat = torch.randn(size, 8, 3, 3)
         feat[0, 0, 0, 0] = 0.0
         with torch.no_grad():
             expected = original(feat)
