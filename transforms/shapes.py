@@ -21,7 +21,7 @@ import libcst as cst
 from trtcodemod.astutil import (
     argument, has_star_args, helper_call, index_expr, int_value, int_values, method_call, parenthesize, strip_parens,
 )
-from trtcodemod.evidence.proofs import SQUEEZE_NEVER_ONE, prove_squeeze
+from trtcodemod.evidence.proofs import SQUEEZE_NEVER_ONE, prove_squeeze, prove_squeeze_all
 from trtcodemod.providers import ObservedFacts
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
 
@@ -258,8 +258,13 @@ behaves differently after the rewrite.""",
                     Fix({node: replacement}, safety=Safety.UNSAFE))
 
 
+#: The helper that squeezes, while tracing, only the axes the run saw at size 1 on every call (``helpers/tracing.py``).
+SQUEEZE_AXES_HELPER = "_trt_squeeze_axes"
+
+
 class SqueezeAll(Rule):
     needs_text = (b"squeeze",)
+    requires = (ObservedFacts,)
     info = RuleInfo(
         id="TRT403",
         name="squeeze-all",
@@ -269,22 +274,58 @@ What it finds: `x.squeeze()` / `torch.squeeze(x)` with no axis, and the in-place
 `x.squeeze_(...)`.
 
 Why it hurts: with no axis, squeeze drops every axis that happens to have size 1, so the
-rank of the result depends on the input's shape; with a dynamic batch of 1 the batch axis
-disappears too. The exporter emits an `If` per dynamic axis. `squeeze_()` also changes the
-caller's tensor in place, which the exported graph cannot express.
+rank of the result depends on the input's shape. The TorchScript exporter writes a Squeeze
+without axes, which TensorRT's parser refuses on a tensor with a dynamic axis ("Cannot infer
+squeeze dimensions from a dynamic shape"); and a trace at a batch of 1 records the result's
+rank without the batch, so what follows (a `Linear`, a `view`) is traced for the wrong rank.
+HyperIQA (facexlib) feeds `self.pool(feat).squeeze()` of a globally pooled N-C-1-1 map to its
+`Linear` layers. `squeeze_()` also changes the caller's tensor in place, which the exported
+graph cannot express.
 
-What to do: name the axis you mean and index it (`x[:, 0]`), or `reshape` to the shape you
-expect. Not rewritten automatically: which axes are size 1 is not visible in the code.""",
-        fix=Safety.NONE,
+The rewrite, where observed facts prove it (inside `migrate`, or with `--facts`): the observer
+records the shape at each `squeeze()`; the axes of size 1 on every call, over a run that
+stretched the dynamic axes, are the ones the code squeezes (the pooled 1x1), and an axis
+that varied (the batch) is kept. `self.pool(feat).squeeze()` becomes
+`_trt_squeeze_axes(self.pool(feat), [2, 3])`: `squeeze()` itself in eager mode, scripted and
+under `torch.compile`, and while a tracer records the model (either ONNX exporter,
+`torch.export`) index 0 of axes 2 and 3 (a Gather each, no Squeeze). Without facts, or where
+the rank changed between calls, it is reported with no fix.
+
+Fix safety: unsafe. The exported graph assumes the axes of size 1 on every observed call always
+have size 1 (otherwise it takes their first slice where `squeeze()` keeps them), and that an
+axis that varied is meant to stay: where such an axis has size 1 (a batch of 1), eager mode
+drops it and the graph keeps it, the same values one rank up. `migrate` verifies the rewritten
+model's outputs at the traced and other sizes: where a `view` or `reshape` restores the batch
+(HyperIQA, UPSNet's global context) they match; where the model returns what it squeezed (vissl's
+token pooling), eager mode returns no batch axis at a batch of 1 and the graph does, so the fix is
+reverted and the line remains with its manual step (name the axes, or export a static batch).
+`squeeze_()` is reported with no fix.""",
+        fix=Safety.UNSAFE,
+        proof=prove_squeeze_all,
+        assumption=(
+            "the axes of size 1 on every observed call always have size 1, and an axis that varied is meant to stay "
+            "(at size 1 eager mode drops it, the graph keeps it)"),
         examples=(Example("y = x.squeeze()\n"), Example("x.squeeze_(1)\n")),
-        references=_REFERENCES,
+        references=_REFERENCES + ("https://github.com/onnx/onnx-tensorrt/blob/main/onnxOpImporters.cpp",),
     )
 
     def visit_Call(self, node: cst.Call) -> None:
         call = _match(self, node, "squeeze")
         if call is not None and call.dim_arg is None and not call.extra_args:
-            self.report(node, "squeeze() without an axis drops every size-1 axis, so the rank depends on the input; "
-                        "name the axis and index it")
+            facts = self.provider(ObservedFacts)
+            proof = facts.proof(self.info, node)
+            axes = facts.squeezed_axes(node) if proof is not None else None
+            if axes is None:
+                self.report(node, "squeeze() without an axis drops every size-1 axis, so the rank depends on the "
+                            "input (a batch of 1 goes too); name the axes it means and index them (after a global "
+                            "pool, `x[:, :, 0, 0]` or `x.flatten(1)`)")
+                return
+            listed = cst.List([cst.Element(cst.Integer(str(axis))) for axis in axes])
+            self.report(node, f"squeeze() without an axis drops every size-1 axis, so the rank depends on the input; "
+                              f"{SQUEEZE_AXES_HELPER} squeezes only the axes the run saw at size 1 on every call "
+                              f"({', '.join(map(str, axes)) or 'none'}) while tracing",
+                        Fix({node: helper_call(SQUEEZE_AXES_HELPER, strip_parens(call.tensor), listed)},
+                            safety=Safety.UNSAFE, helpers=(SQUEEZE_AXES_HELPER,)))
             return
         parts = method_call(node)
         if parts and parts[1] in ("squeeze_", "unsqueeze_") and not self.context.qualified_names(parts[0]):

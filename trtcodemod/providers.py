@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import libcst as cst
 
 from trtcodemod.evidence.facts import FLOOR_GAP, RESULT
-from trtcodemod.evidence.proofs import prove_in_file
+from trtcodemod.evidence.proofs import prove_in_file, squeezed_axes
 from trtcodemod.rules import RuleInfo, UndeclaredProvider, _required
 
 if TYPE_CHECKING:
@@ -214,6 +214,15 @@ class ObservedFacts(Provider):
             return None
         return prove_in_file(self.facts, info, where.start.line, where.start.column + 1, where.end.line,
                              where.end.column + 1)
+
+    def squeezed_axes(self, node: cst.Call) -> tuple[int, ...] | None:
+        """The axes that had size 1 on every observed call of ``squeeze()`` at ``node`` (None: not observed,
+        or its rank changed between calls)."""
+        where = self._where_observed(node)
+        if where is None:
+            return None
+        span = self.facts.span(where.start.line, where.start.column + 1, where.end.line, where.end.column + 1)
+        return None if span is None else squeezed_axes(self.facts.facts.at("squeeze_all", span))
 
     # --- tensors seen at torch calls (the observer's ``tensor_sites``) ---------------------------
     def _tensor_events(self, node: cst.CSTNode) -> list[dict[str, Any]]:

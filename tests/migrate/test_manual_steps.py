@@ -10,7 +10,7 @@ import pytest
 
 from trtcodemod.migrate.manual_steps import (CUSTOM_OP_STEP, EMPTY_INPUT_STEP, EXPORT_STEP, LOAD_STEP, LOOP_STEP,
                                              MISSING_KERNEL_STEP, NUMBER_STEP,
-                                             OTHER_VALUES_STEP, SIZE_STEP, VALUE_STEP, add_manual_steps,
+                                             OTHER_VALUES_STEP, SIZE_STEP, SQUEEZE_STEP, VALUE_STEP, add_manual_steps,
                                              manual_step)
 
 
@@ -20,7 +20,7 @@ def _entry(**fields: Any) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize(("rule", "step"), [("TRT717", SIZE_STEP), ("TRT718", SIZE_STEP), ("TRT101", VALUE_STEP),
-                                             ("TRT702", NUMBER_STEP), ("TRT104", LOOP_STEP)])
+                                             ("TRT702", NUMBER_STEP), ("TRT104", LOOP_STEP), ("TRT403", SQUEEZE_STEP)])
 def test_a_reverted_fix_gets_its_family_step(rule: str, step: str) -> None:
     assert manual_step(_entry(rule=rule, message="fix reverted: breaks equivalence", kind="finding")) == step
 

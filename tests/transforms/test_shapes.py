@@ -309,3 +309,168 @@ def test_the_kept_squeeze_is_the_squeeze_in_eager_mode_and_exports_no_if(tmp_pat
         density = torch.randn(*shape)
         np.testing.assert_array_equal(session.run(None, {"density": density.numpy()})[0],
                                       original(density).numpy())
+
+
+# --- TRT403: `squeeze()` with no axis, fixed where observed shapes prove which axes it drops ---------------------
+
+# The HyperIQA form (facexlib, hyperiqa_net.py:90-102 and :273, zoo 27): a globally pooled N-C-1-1 map squeezed
+# with no axis feeds a Linear, then `view(-1, f)`; the score's N-1-1-1 squeezed at the end. A trace at a batch of
+# 1 drops the batch too. Our own small model of that form.
+POOLED_HEAD = """\
+import torch
+from torch import nn
+
+
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.pool = nn.AdaptiveAvgPool2d((1, 1))
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, feat):
+        bias = self.fc(self.pool(feat).squeeze()).view(-1, 4)
+        score = (feat[:, :4] * bias[:, :, None, None]).mean((1, 2, 3), keepdim=True)
+        return torch.squeeze(score).reshape(-1), (score + 1).squeeze_(1)
+"""
+_SQUEEZES = ("self.pool(feat).squeeze()", "torch.squeeze(score)")
+
+
+def _squeeze_all_facts(path: str, shapes: dict[str, list[list[int]]], stretched: bool = True):
+    """Facts with a `squeeze_all` event per shape at each of the calls in ``shapes`` (keys from ``_SQUEEZES``)."""
+    from trtcodemod.evidence.facts import Facts
+
+    lines = POOLED_HEAD.splitlines()
+    events = []
+    for text, seen in shapes.items():
+        line = next(i for i, row in enumerate(lines, 1) if text in row)
+        start = lines[line - 1].index(text) + 1
+        events += [{"kind": "squeeze_all", "path": path, "line": line, "column": start, "end_line": line,
+                    "end_column": start + len(text), "count": 1, "shape": shape} for shape in seen]
+    return Facts.from_json({"runs": 4, "lines": {path: list(range(1, len(lines) + 1))}, "events": events,
+                            "stretched": ["feat[0] (batch) 1->3"] if stretched else []})
+
+
+BATCHES = {"self.pool(feat).squeeze()": [[1, 8, 1, 1], [1, 8, 1, 1], [2, 8, 1, 1], [3, 8, 1, 1]],
+           "torch.squeeze(score)": [[1, 1, 1, 1], [1, 1, 1, 1], [2, 1, 1, 1], [3, 1, 1, 1]]}
+
+
+def _squeeze_all_fixed(path: str, facts, unsafe: bool = False) -> str:
+    from trtcodemod.engine import Options, fix_source
+
+    return fix_source(POOLED_HEAD.encode(), path, Options(select=("TRT403",), unsafe=unsafe, facts=facts,
+                                                          scope="all")).source.decode()
+
+
+def test_squeeze_all_rewrite_keeps_the_axes_that_varied(tmp_path) -> None:
+    path = str((tmp_path / "m.py").resolve())
+    after = _squeeze_all_fixed(path, _squeeze_all_facts(path, BATCHES))  # proved: no --unsafe needed
+    assert "        bias = self.fc(_trt_squeeze_axes(self.pool(feat), [2, 3])).view(-1, 4)\n" in after
+    assert "        return _trt_squeeze_axes(score, [1, 2, 3]).reshape(-1), (score + 1).squeeze_(1)\n" in after
+    assert after.count("def _trt_squeeze_axes(") == 1
+    assert _squeeze_all_fixed(path, _squeeze_all_facts(path, BATCHES)) == after  # deterministic
+    from trtcodemod.engine import Options, fix_source
+
+    again = fix_source(after.encode(), path, Options(select=("TRT403",), unsafe=True, scope="all")).source.decode()
+    assert again == after  # idempotent: the in-place squeeze_ stays a finding without a fix
+
+
+@pytest.mark.parametrize("shapes,stretched", [
+    (None, True),  # no facts: which axes are 1 is not in the code
+    ({"self.pool(feat).squeeze()": [[1, 8, 1, 1], [2, 8, 1]]}, True),  # the rank changed between calls
+    (BATCHES, False),  # no stretched set: an axis that stays 1 at every size cannot be told from the batch
+])
+def test_squeeze_all_without_a_proof_is_reported_with_no_fix(tmp_path, shapes, stretched) -> None:
+    from trtcodemod.engine import Options, check_source
+
+    path = str((tmp_path / "m.py").resolve())
+    facts = None if shapes is None else _squeeze_all_facts(path, shapes, stretched)
+    assert _squeeze_all_fixed(path, facts, unsafe=True) == POOLED_HEAD
+    findings = check_source(POOLED_HEAD.encode(), path, Options(select=("TRT403",), facts=facts, scope="all"))
+    assert [f.rule for f in findings] == ["TRT403"] * 3
+    assert "name the axes it means and index them" in findings[0].message
+
+
+def test_squeeze_all_proof_names_the_squeezed_and_the_kept_axes(tmp_path) -> None:
+    from trtcodemod.evidence.facts import Span
+    from trtcodemod.evidence.proofs import Observation, prove_squeeze_all, squeezed_axes
+
+    path = str((tmp_path / "m.py").resolve())
+    facts = _squeeze_all_facts(path, BATCHES)
+    [event, *_] = facts.events
+    proof = prove_squeeze_all(Observation(facts, Span(path, event["line"], event["column"], event["line"],
+                                                      event["end_column"])))
+    assert proof == ("observed: squeeze() had shapes of rank 4 whose axes 2, 3 had size 1 in all 4 call(s) over "
+                     "4 input set(s), one with the dynamic axes stretched (feat[0] (batch) 1->3); axis 0 varied "
+                     "(1, 2, 3)")
+    assert squeezed_axes([{"shape": [2, 5]}, {"shape": [3, 5]}]) == ()  # nothing always 1: nothing squeezed
+    assert squeezed_axes([{"shape": [1, 5]}, {"shape": [1, 5, 1]}]) is None
+    assert squeezed_axes([]) is None
+
+
+def _pooled_pair(tmp_path):
+    path = str((tmp_path / "m.py").resolve())
+    after = _squeeze_all_fixed(path, _squeeze_all_facts(path, BATCHES))
+    return load(POOLED_HEAD, "Head")().eval(), load(after, "Head")().eval()
+
+
+def test_squeeze_all_fix_is_the_squeeze_in_eager_mode(tmp_path) -> None:
+    original, rewritten = _pooled_pair(tmp_path)
+    feats = [torch.randn(1, 8, 3, 3), torch.randn(2, 8, 4, 5), torch.zeros(3, 8, 2, 2), -torch.ones(1, 8, 1, 1),
+             torch.full((2, 8, 2, 2), float("inf")), torch.full((1, 8, 2, 2), float("nan")),
+             torch.randn(2, 8, 1, 1), torch.empty(0, 8, 2, 2)]
+    for feat in feats:
+        with torch.no_grad():
+            assert_same(original(feat), rewritten(feat))
+    # gradients, and the in-place squeeze_ left as written
+    feat_a, feat_b = torch.randn(2, 8, 3, 3, requires_grad=True), None
+    feat_b = feat_a.detach().clone().requires_grad_()
+    original(feat_a)[0].sum().backward()
+    rewritten(feat_b)[0].sum().backward()
+    assert_same(feat_a.grad, feat_b.grad)
+    # the helper alone: the view `squeeze()` gives, batch 1 dropped as eager mode drops it
+    helper = load(_squeeze_all_fixed(str((tmp_path / "m.py").resolve()),
+                                     _squeeze_all_facts(str((tmp_path / "m.py").resolve()), BATCHES)),
+                  "_trt_squeeze_axes")
+    x = torch.randn(1, 8, 1, 1)
+    y = helper(x, [2, 3])
+    assert y.shape == (8,) and y.stride() == x.squeeze().stride() and y.data_ptr() == x.data_ptr()
+
+
+def test_squeeze_all_fix_scripts_and_symbolically_traces(tmp_path) -> None:
+    from support import import_file
+
+    original, rewritten = _pooled_pair(tmp_path)
+    path = tmp_path / "m.py"
+    path.write_text(_squeeze_all_fixed(str(path.resolve()), _squeeze_all_facts(str(path.resolve()), BATCHES)))
+    scripted = torch.jit.script(import_file(path, "squeeze_all_rewritten").Head().eval())  # needs a source file
+    traced_fx = torch.fx.symbolic_trace(rewritten)
+    for feat in (torch.randn(1, 8, 3, 3), torch.randn(3, 8, 2, 2)):
+        assert_same(original(feat), scripted(feat))
+        assert_same(original(feat), traced_fx(feat))
+
+
+def test_squeeze_all_export_at_batch_one_runs_at_other_batches(tmp_path) -> None:
+    import numpy as np
+    import onnx
+    from variant_models import export_variant
+
+    from trtcodemod.trt.check import check_graph
+
+    original, rewritten = _pooled_pair(tmp_path)
+    example, batch = (torch.randn(1, 8, 3, 3),), {"feat": {0: "batch"}}
+    export_variant(original, example, batch, tmp_path / "before.onnx", tmp_path)
+    refused = [i for i in check_graph(onnx.load(str(tmp_path / "before.onnx"))) if i.rule == "TRT403"]
+    assert refused and all(i.op == "Squeeze" for i in refused)  # the axis-less Squeezes TensorRT cannot parse
+    session, _ = export_variant(rewritten, example, batch, tmp_path / "after.onnx", tmp_path)
+    after = onnx.load(str(tmp_path / "after.onnx"))
+    assert check_graph(after) == []
+    assert all(len(n.input) > 1 for n in after.graph.node if n.op_type == "Squeeze")  # any Squeeze names its axes
+    for size in (2, 3):
+        feat = torch.randn(size, 8, 3, 3)
+        feat[0, 0, 0, 0] = 0.0
+        with torch.no_grad():
+            expected = original(feat)
+        got = session.run(None, {"feat": feat.numpy()})
+        np.testing.assert_allclose(got[0], expected[0].numpy(), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(got[1], expected[1].numpy(), rtol=1e-5, atol=1e-6)

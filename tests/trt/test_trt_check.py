@@ -269,6 +269,24 @@ def test_squeeze_axes_from_runtime_value() -> None:
     assert issue.rule == "TRT401" and "axes" in issue.reason
 
 
+@pytest.mark.parametrize("shape,opset,refused", [
+    (["batch", 8, 1, 1], 17, True),  # a pooled map of a dynamic batch: TensorRT cannot tell which axes are 1
+    ([None, 8, 1, 1], 17, True),  # an axis of unknown size is as dynamic
+    ([2, 8, 1, 1], 17, False),  # all static: TensorRT squeezes the axes of size 1 it sees
+    (["batch", 8, 1, 1], 11, True),  # opset 11: no `axes` attribute is the same Squeeze
+])
+def test_squeeze_without_axes_of_a_dynamic_shape(shape, opset, refused) -> None:
+    """onnx-tensorrt's importSqueeze: "Cannot infer squeeze dimensions from a dynamic shape!" when no axes are given."""
+    node = helper.make_node("Squeeze", ["x"], ["y"], name="sq")
+    issues = check_graph(make_model([node], [vi("x", F, shape)], [vi("y", F, None)], opset=opset))
+    assert [(i.op, i.rule) for i in issues] == ([("Squeeze", "TRT403")] if refused else [])
+    with_axes = helper.make_node("Squeeze", ["x", "axes"], ["y"], name="sq") if opset >= 13 else \
+        helper.make_node("Squeeze", ["x"], ["y"], name="sq", axes=[2, 3])
+    model = make_model([with_axes], [vi("x", F, shape)], [vi("y", F, None)],
+                       [const("axes", [2, 3])] if opset >= 13 else (), opset=opset)
+    assert check_graph(model) == []
+
+
 def test_sources_argument_fills_in_cleaned_graphs() -> None:
     node = helper.make_node("Unique", ["x"], ["y"], name="/Unique")
     model = make_model([node], [vi("x", F, [3])], [vi("y", F, None)])

@@ -57,6 +57,31 @@ def prove_squeeze(seen: Observation) -> str | None:
     return None
 
 
+def squeezed_axes(events: Sequence[dict[str, Any]]) -> tuple[int, ...] | None:
+    """TRT403: the axes of ``squeeze()`` that had size 1 on every observed call (``squeeze_all`` events), counted
+    from the front; None when nothing was observed or the rank changed between calls."""
+    shapes = [e["shape"] for e in events if isinstance(e.get("shape"), list)]
+    if not shapes or len(shapes) != len(events) or len({len(shape) for shape in shapes}) != 1:
+        return None
+    return tuple(axis for axis in range(len(shapes[0])) if all(shape[axis] == 1 for shape in shapes))
+
+
+def prove_squeeze_all(seen: Observation) -> str | None:
+    """TRT403: every call of ``squeeze()`` had one rank, on a run that stretched the dynamic axes: the axes of size 1
+    on every call are the ones the code squeezes; an axis that varied is kept."""
+    events = seen.facts.at("squeeze_all", seen.span)
+    axes = squeezed_axes(events)
+    if axes is None or not seen.facts.stretched:
+        return None
+    shapes = [e["shape"] for e in events]
+    varied = [axis for axis in range(len(shapes[0])) if len({shape[axis] for shape in shapes}) > 1]
+    kept = "; ".join(f"axis {axis} varied ({', '.join(map(str, sorted({s[axis] for s in shapes})))})"
+                     for axis in varied) or "no axis varied"
+    squeezed = ", ".join(map(str, axes)) or "none"
+    return (f"observed: squeeze() had shapes of rank {len(shapes[0])} whose axes {squeezed} had size 1 in all "
+            f"{summarize(events)} call(s) over {_sets(seen.facts)}; {kept}")
+
+
 def prove_mask(seen: Observation) -> str | None:
     """TRT201: the index was a 1-D bool tensor on every observed call."""
     events = seen.facts.at("index", seen.span)

@@ -160,3 +160,14 @@ def _trt_squeeze_kept(tensor, dim):
     if _trt_tracing():
         return tensor
     return tensor.squeeze(dim)
+
+
+def _trt_squeeze_axes(tensor, dims: list[int]):
+    """``tensor.squeeze()``; while a tracer records the model, index 0 of each axis in ``dims`` (ascending: the axes
+    the observed run saw at size 1 on every call) and keep the others, so a batch of 1 in the traced example is not
+    dropped from the graph and no Squeeze without axes is exported (TRT403)."""
+    if _trt_tracing():
+        for i in range(len(dims) - 1, -1, -1):
+            tensor = tensor.select(dims[i], 0)
+        return tensor
+    return tensor.squeeze()

@@ -41,6 +41,12 @@ PER_IMAGE_NMS_STEP = ("run NMS once on every image's candidates: flatten the bat
                       "export the candidates and run NMS after the engine (TensorRT's EfficientNMS plugin); a "
                       "per-image cap (`[:max_det]`) as each kept row's rank within its image (a cumulative count "
                       "over the rows sorted by image) under the cap (guidance: For loops: dynamic)")
+#: A `squeeze()` with no axis whose fix the verification reverted: the model's own output drops a batch of 1 (eager
+#: mode returns `(k,)` at batch 1 and `(n, k)` above), which no graph with a batch axis reproduces.
+SQUEEZE_STEP = ("name the axes the squeeze means (`x.flatten(1)`, or `x[:, :, 0, 0]` after a global pool): the model "
+                "then keeps a batch of 1 as it keeps any other batch, which TensorRT needs (a Squeeze without axes "
+                "on a dynamic batch does not parse); what it returns at a batch of 1 gains that axis, so check its "
+                "callers; or export with a static batch (guidance: Dynamic shape input)")
 #: An operator or pattern TensorRT or the exporter does not take.
 OP_STEP = ("rewrite this call with operators the exporter and TensorRT take, as `trtcodemod explain {rule}` "
            "describes, or keep this part out of the engine (a TensorRT plugin, or the step done before or after it)")
@@ -114,6 +120,8 @@ def _for_rule(rule: str) -> str:
         return NUMBER_STEP
     if rule in _LOOP_RULES:
         return LOOP_STEP
+    if rule == "TRT403":
+        return SQUEEZE_STEP  # a squeeze() whose fix changed what the model returns at a batch of 1
     if rule in ("TRT360", "TRT361"):
         return PER_IMAGE_NMS_STEP  # a per-image NMS loop, or the caller flattening its list: NMS on every image at once
     return OP_STEP.format(rule=rule)

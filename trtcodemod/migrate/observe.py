@@ -13,7 +13,7 @@ for the user's files only (never torch's frames, never ours):
   the value reads, ``facts.SIZE_READS``);
 * at each ``t[index]``, the dtype and rank of a tensor index;
 * at each ``len(x)``, whether ``x`` was a tensor;
-* at each ``squeeze(d)``, the size of axis ``d``;
+* at each ``squeeze(d)``, the size of axis ``d``; at each ``squeeze()``, the whole shape;
 * each attribute a line of the user's writes on a module during a forward (state kept between
   calls), and each ``copy.deepcopy`` it calls;
 * which axes of each input vary across the input sets;
@@ -276,7 +276,14 @@ class Wrappers:
 
         def record_squeeze(tensor: Any, *args: Any, **kwargs: Any) -> None:
             dims = args[0] if args else kwargs.get("dim")
-            if dims is None or not isinstance(tensor, torch.Tensor):
+            if not isinstance(tensor, torch.Tensor):
+                return
+            if dims is None:
+                # `squeeze()`: the whole shape, so TRT403 can tell the axes of size 1 on every call from
+                # those that varied (a batch of 1 among them).
+                site, direct = rec.site(1)
+                if site:
+                    rec.add("squeeze_all", site, direct, shape=[int(n) for n in tensor.shape])
                 return
             dims = dims if isinstance(dims, (tuple, list)) else (dims,)
             site, direct = rec.site(1)

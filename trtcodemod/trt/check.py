@@ -802,6 +802,16 @@ class _Checker:
 
     def check_Squeeze(self, node: onnx.NodeProto, name: str) -> None:
         self._needs_const_input(node, name, 1, "axes", "TRT401", "squeeze_dynamic_axes")
+        if (len(node.input) > 1 and node.input[1]) or _attr(node, "axes") is not None or not node.input:
+            return
+        # No axes (`x.squeeze()`): TensorRT's importer squeezes the axes of size 1 in the shape it parses and asserts
+        # that shape static ("Cannot infer squeeze dimensions from a dynamic shape!", onnx-tensorrt's importSqueeze).
+        tp = self.graphs.types.get(node.input[0])
+        dims = tp.tensor_type.shape.dim if tp is not None and tp.tensor_type.HasField("shape") else None
+        if dims is not None and any(not d.HasField("dim_value") for d in dims):
+            self.report(node, name, "Squeeze",
+                        "Squeeze without axes of a tensor with a dynamic axis: TensorRT cannot tell which axes have "
+                        "size 1 (`squeeze()` with no axis; name the axes it means)", "TRT403")
 
     def check_Unsqueeze(self, node: onnx.NodeProto, name: str) -> None:
         self._needs_const_input(node, name, 1, "axes", "TRT402", "squeeze_dynamic_axes")
