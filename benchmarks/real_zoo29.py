@@ -24,8 +24,8 @@ whose grouping is NumPy), aquamarine 0.0.1 and coredet 0.0.0 (a DETR sketch, an 
 Sutherland-Hodgman) and took 270 s for one 128 px image of Rotated Faster R-CNN; the libraries zoos 15 to 28 dropped, as
 they found.
 
-17 models, chosen by family before any migrate run, none of them (library, architecture and variant) in zoos 1 to 28 or
-in the library sweeps (benchmarks/sweep_*.py), all 17 from the three new libraries and at least 11 of the kinds that
+19 models, chosen by family before any migrate run, none of them (library, architecture and variant) in zoos 1 to 28 or
+in the library sweeps (benchmarks/sweep_*.py), all 19 from the three new libraries and at least 11 of the kinds that
 most often need work for an ONNX or TensorRT deployment (priors built in NumPy from the image size and cached per size,
 decode on them, scores picked by a mask and NMS per image, padded top-k per level with invalid rows zeroed, anchors
 baked for one size, rotated RoI align, grids built from feature sizes, max-unpooling with pool indices, padding by -inf
@@ -36,26 +36,27 @@ the image index, order not compared) at 96 px, and the runtime's own export grap
 loading replaced by random weights; priors baked for 96x128, padded to 20 faces with the count). Rotated detection, from
 oriented-det, random weights: RTMDet-tiny and FCOS (ResNet-18) in the library's pre-NMS export wrappers (top 50 per
 level, padded with a count), FCOS's per-level maps in its heads wrapper (fixed at 128x96), RetinaNet's backbone and head
-wrapper, Oriented R-CNN in its pre-NMS wrapper (anchors baked for 128x128, 50 proposals) and YOLO-OBB (n) up to its
-rotated NMS (the top 40 per level over 0.0115, rows with the image index, order not compared). Segmentation, from
-pixseg, random weights, backbones built without weights: ENet at 96x128, BiSeNet (ResNet-18), PSPNet (ResNet-50, 64 px),
-SFNet and SFNet-Lite (ResNet-18) and UPerNet (ResNet-18).
+wrapper, Oriented R-CNN in its pre-NMS wrapper (anchors baked for 128x128, 50 proposals), and YOLO-OBB (n) and RTMDet-s
+up to their rotated NMS (the library's decode per image: the top 40 per level over 0.0115 and 0.05, rows with the image
+index, order not compared). Segmentation, from pixseg, random weights, backbones built without weights: ENet at 96x128,
+BiSeNet (ResNet-18), PSPNet (ResNet-50, 64 px), SFNet and SFNet-Lite (ResNet-18), UPerNet (ResNet-18) and DeepLabV3
+(ResNet-18).
 
 Each is small and has the dynamic axes a deploying user declares: batch, height and width where the model takes any size
-and batch (RetinaFace, the RetinaNet wrapper, YOLO-OBB rows, pixseg); height and width alone for the pre-NMS export
-wrappers, which take one image (their docs say ``[1, 3, H, W]``) and build their points from the input; none where the
-size is baked into the model (the RetinaFace export graph's priors, FCOS's heads wrapper, Oriented R-CNN's anchors). The
-detectors' BatchNorm statistics come from a calibration pass (``Spec.calibrate``, as zoo 1's detectors; the one-image
-wrappers an image at a time), which spreads RetinaFace's scores (0.45 to 0.50 before, 0.15 to 0.76 after) and gives
-RTMDet's padded rows scores (all zero before). Machinery, table and counts are real_zoo2.py's. The wrappers were checked
-only for building and running eagerly (deterministic over two forwards, finite outputs) at two sizes (the spec's, and
-one 32 px larger, a batch of two where the batch is dynamic) before the first migrate run: with one thread on the shared
-two cores, a forward at the spec's size took 0.02 to 0.25 s (Oriented R-CNN the slowest) and at most 0.3 s at the larger
-size; builds (imports included) took 3.4 to 6.4 s. Changed after the first eager runs, before any migrate run: the
-calibration passes above; RetinaFace's NMS and the export graph keep faces over 0.5 (none was over it before the
-calibration); FCOS pre-NMS takes ``score_threshold=0.001`` (with the focal prior's bias at -4.6 every random score is
-near 0.01 and the default 0.05 zeroed every row) and YOLO-OBB's rows keep scores over 0.0115 (none was over the first
-choice, 0.3)."""
+and batch (RetinaFace, the RetinaNet wrapper, the YOLO-OBB and RTMDet rows, pixseg); height and width alone for the
+pre-NMS export wrappers, which take one image (their docs say ``[1, 3, H, W]``) and build their points from the input;
+none where the size is baked into the model (the RetinaFace export graph's priors, FCOS's heads wrapper, Oriented
+R-CNN's anchors). The detectors' BatchNorm statistics come from a calibration pass (``Spec.calibrate``, as zoo 1's
+detectors; the one-image wrappers an image at a time), which spreads RetinaFace's scores (0.45 to 0.50 before, 0.15 to
+0.76 after) and gives RTMDet's padded rows scores (all zero before). Machinery, table and counts are real_zoo2.py's. The
+wrappers were checked only for building and running eagerly (deterministic over two forwards, finite outputs) at two
+sizes (the spec's, and one 32 px larger, a batch of two where the batch is dynamic) before the first migrate run: with
+one thread on the shared two cores, a forward at the spec's size took 0.02 to 0.25 s (Oriented R-CNN the slowest) and at
+most 0.3 s at the larger size; builds (imports included) took 3.4 to 6.4 s. Changed after the first eager runs, before
+any migrate run: the calibration passes above; RetinaFace's NMS and the export graph keep faces over 0.5 (none was over
+it before the calibration); FCOS pre-NMS takes ``score_threshold=0.001`` (with the focal prior's bias at -4.6 every
+random score is near 0.01 and the default 0.05 zeroed every row) and YOLO-OBB's rows keep scores over 0.0115 (none was
+over the first choice, 0.3)."""
 
 from __future__ import annotations
 
@@ -98,22 +99,34 @@ _OD_WRAP = "from export.wrappers import {}\nfrom oriented_det.models import {}"
 _DYNAMIC_HW = 'dynamic_axes = { x = { 2 = "height", 3 = "width" } }'
 #: The export wrappers take one image: their BatchNorm statistics come from the calibration batch an image at a time.
 _ONE_BY_ONE = "[self.m(im[None]) for im in xb]"
-_OD_YOLO = ("from oriented_det.models import YoloOBB, extract_backbone_features, derive_fpn_strides_from_grid\n"
+_OD_ROWS = ("from oriented_det.models import {}, extract_backbone_features, derive_fpn_strides_from_grid\n"
             "from oriented_det.models.rotated_fcos import generate_fpn_points\n"
-            "from oriented_det.models.yolo_obb import yolo_obb_decode_pre_nms")
-#: YoloOBB's inference up to its rotated NMS (which runs on Python polygons): the levels' points from the feature
-#: sizes, per image the top 40 of each level decoded, kept over 0.0115 (the focal prior puts
-#: random scores near 0.01) with a positive size; rows with the image index.
-_OD_YOLO_ROWS = (
-    "feats = extract_backbone_features(self.m.backbone, list(x))\n        cls, box, ang = self.m.head(feats)\n        "
-    "sizes = [(f.shape[2], f.shape[3]) for f in feats]\n        "
-    "strides = derive_fpn_strides_from_grid((x.shape[2], x.shape[3]), sizes, configured=self.m.fpn_strides)\n        "
-    "points = generate_fpn_points(sizes, strides, dtype=x.dtype, device=x.device)\n        rows = []\n        "
-    "for i in range(x.shape[0]):\n            b, s, c = yolo_obb_decode_pre_nms([t[i] for t in cls], "
-    "[t[i] for t in box], [t[i] for t in ang], points, strides, self.m.bbox_coder, self.m.num_classes, "
-    "self.m.reg_max, 0.0115, 40, 0.0)\n            "
-    "rows.append(torch.cat([b, s[:, None], c[:, None].to(b.dtype), torch.full_like(s[:, None], i)], 1))\n        "
-    "return torch.cat(rows)")
+            "from oriented_det.models.{} import {}")
+
+
+def _od_rows(head: str, decode: str) -> str:
+    """The library's inference up to its rotated NMS (which runs on Python polygons): the levels' points from the
+    feature sizes, per image the levels' top-k decoded by ``decode(cls, box, angle)`` and kept over a threshold with a
+    positive size; rows of rotated box, score, class and image index."""
+    return ("feats = extract_backbone_features(self.m.backbone, list(x))\n        "
+            f"sizes = [(f.shape[2], f.shape[3]) for f in feats]\n        "
+            "strides = derive_fpn_strides_from_grid((x.shape[2], x.shape[3]), sizes, configured=self.m.fpn_strides)\n"
+            f"        cls, box, ang = {head}\n        "
+            "points = generate_fpn_points(sizes, strides, dtype=x.dtype, device=x.device)\n        rows = []\n        "
+            f"for i in range(x.shape[0]):\n            b, s, c = {decode}\n            "
+            "rows.append(torch.cat([b, s[:, None], c[:, None].to(b.dtype), torch.full_like(s[:, None], i)], 1))\n"
+            "        return torch.cat(rows)")
+
+
+#: The detectors' BatchNorm statistics from their backbone and head on the calibration batch (no decode, no NMS).
+_OD_CALIBRATE = "self.m.head(extract_backbone_features(self.m.backbone, list(xb)))"
+_LEVELS = "[t[i] for t in cls], [t[i] for t in box], [t[i] for t in ang], points"
+#: YOLO-OBB: the top 40 of each level decoded by DFL distances; the focal prior puts random scores near 0.01.
+_OD_YOLO_ROWS = _od_rows("self.m.head(feats)", "yolo_obb_decode_pre_nms(" + _LEVELS + ", strides, self.m.bbox_coder, "
+                         "self.m.num_classes, self.m.reg_max, 0.0115, 40, 0.0)")
+#: RTMDet: the head scaled by the live strides, the top 40 of each level decoded by distances and angle.
+_OD_RTM_ROWS = _od_rows("self.m.head(feats, strides=strides)", "rotated_rtmdet_decode_pre_nms(" + _LEVELS
+                        + ", self.m.bbox_coder, self.m.num_classes, 0.05, 40, 0.0)")
 
 _PX = "from pixseg.models import {}"
 
@@ -182,9 +195,15 @@ MODELS29 = [
          "rpn_post_nms_top_n=50), 128, 128)", "return self.m(x)", "1, 3, 128, 128"),
     Spec("od_yolo_obb_n_rows", "oriented_det YoloOBB yolo_obb_n up to its rotated NMS: points per level from the "
          "feature sizes, per image the top 40 of each level decoded by DFL distances and angle, kept over 0.0115 "
-         "with a positive size, rows of rotated box, score, class and image index", _OD_YOLO,
-         'YoloOBB(4, "yolo_obb_n")', _OD_YOLO_ROWS, "1, 3, 96, 128", DYNAMIC_BHW + '\nunordered = ["output"]',
-         calibrate="self.m.head(extract_backbone_features(self.m.backbone, list(xb)))"),
+         "with a positive size, rows of rotated box, score, class and image index",
+         _OD_ROWS.format("YoloOBB", "yolo_obb", "yolo_obb_decode_pre_nms"), 'YoloOBB(4, "yolo_obb_n")', _OD_YOLO_ROWS,
+         "1, 3, 96, 128", DYNAMIC_BHW + '\nunordered = ["output"]', calibrate=_OD_CALIBRATE),
+    Spec("od_rtmdet_s_rows", "oriented_det RotatedRTMDet cspnext_s up to its rotated NMS: the head scaled by the "
+         "strides derived from the feature sizes, per image the top 40 of each level decoded, kept over 0.05 with a "
+         "positive size by a mask, rows of rotated box, score, class and image index",
+         _OD_ROWS.format("RotatedRTMDet", "rotated_rtmdet", "rotated_rtmdet_decode_pre_nms"),
+         'RotatedRTMDet(4, "cspnext_s", pretrained_backbone=False)', _OD_RTM_ROWS, "1, 3, 128, 96",
+         DYNAMIC_BHW + '\nunordered = ["output"]', calibrate=_OD_CALIBRATE),
     # pixseg: semantic segmenters (random weights, backbones built without weights).
     _px("pixseg_enet", "ENet (an initial block concatenating a strided conv and a max pool of the input padded to "
         "even sizes with -inf, bottlenecks with max-pool indices, MaxUnpool2d upsampling)", "enet_original",
@@ -199,6 +218,8 @@ MODELS29 = [
         "high- and low-level maps warped and blended)", "sfnet_lite_resnet18", "1, 3, 128, 96"),
     _px("pixseg_upernet_r18", "UPerNet ResNet-18 (pyramid pooling on the last stage, a top-down FPN, every level "
         "resized to the finest and fused)", "upernet_resnet18", "1, 3, 96, 96"),
+    _px("pixseg_deeplabv3_r18", "DeepLabV3 ResNet-18 (dilated, ASPP with a global-pool branch resized back)",
+        "deeplabv3_resnet18", "1, 3, 64, 96"),
 ]
 
 if __name__ == "__main__":
