@@ -50,13 +50,14 @@ R-CNN's anchors). The detectors' BatchNorm statistics come from a calibration pa
 detectors; the one-image wrappers an image at a time), which spreads RetinaFace's scores (0.45 to 0.50 before, 0.15 to
 0.76 after) and gives RTMDet's padded rows scores (all zero before). Machinery, table and counts are real_zoo2.py's. The
 wrappers were checked only for building and running eagerly (deterministic over two forwards, finite outputs) at two
-sizes (the spec's, and one 32 px larger, a batch of two where the batch is dynamic) before the first migrate run: with
-one thread on the shared two cores, a forward at the spec's size took 0.02 to 0.25 s (Oriented R-CNN the slowest) and at
-most 0.3 s at the larger size; builds (imports included) took 3.4 to 6.4 s. Changed after the first eager runs, before
-any migrate run: the calibration passes above; RetinaFace's NMS and the export graph keep faces over 0.5 (none was over
-it before the calibration); FCOS pre-NMS takes ``score_threshold=0.001`` (with the focal prior's bias at -4.6 every
-random score is near 0.01 and the default 0.05 zeroed every row) and YOLO-OBB's rows keep scores over 0.0115 (none was
-over the first choice, 0.3)."""
+sizes (the spec's, and one 32 px larger where height and width are dynamic, a batch of two where the batch is; the
+spec's again where nothing is) before the first migrate run: with one thread on the shared two cores, a forward at the
+spec's size took 0.02 to 0.25 s (Oriented R-CNN the slowest) and at most 0.36 s at the larger size (PSPNet at a batch of
+two); builds (imports included) took 4.2 to 9.9 s. Changed after the first eager runs, before any migrate run: the
+calibration passes above; RetinaFace's NMS and the export graph keep faces over 0.5 (none was over it before the
+calibration); FCOS pre-NMS takes ``score_threshold=0.001`` (with the focal prior's bias at -4.6 every random score is
+near 0.01 and the default 0.05 zeroed every row) and YOLO-OBB's rows keep scores over 0.0115 (none was over the first
+choice, 0.3); RTMDet-s's rows and DeepLabV3 were added to the first seventeen."""
 
 from __future__ import annotations
 
@@ -68,8 +69,8 @@ from real_zoo28 import PINS28
 #: pip-installed): online_face_detection (a streaming RetinaFace runtime: priors built in NumPy per input size and
 #: cached, SSD-style decode, a graph with decode, NMS and padding for export; NumPy and tqdm), oriented_det (rotated
 #: and oriented object detection after MMRotate: RTMDet, FCOS, RetinaNet and Oriented R-CNN with ONNX export
-#: wrappers that pad the pre-NMS candidates; torch, torchvision, NumPy) and pixseg (semantic segmentation: ENet,
-#: BiSeNet, PSPNet, SFNet, UPerNet on torchvision backbones; torch and torchvision).
+#: wrappers that pad the pre-NMS candidates, and a YOLO-OBB; torch, torchvision, NumPy) and pixseg (semantic
+#: segmentation: ENet, BiSeNet, PSPNet, SFNet, UPerNet, DeepLabV3 on torchvision backbones; torch and torchvision).
 PINS29 = {**PINS28, "online_face_detection": "0.3.4", "oriented_det": "0.4.1", "pixseg": "0.8.2"}
 
 _RF = "from online_face.models.retinaface import build_retinaface, prior_box, decode, decode_landm"
@@ -93,7 +94,6 @@ _RF_ROWS = (
     "rows.append(torch.cat([boxes[order], scores[order, None], lms[order], "
     "torch.full_like(scores[order, None], i)], 1))\n        return torch.cat(rows)")
 
-_OD = "from oriented_det.models import {}"
 _OD_WRAP = "from export.wrappers import {}\nfrom oriented_det.models import {}"
 #: Batch 1 (the export wrappers take one image), height and width dynamic.
 _DYNAMIC_HW = 'dynamic_axes = { x = { 2 = "height", 3 = "width" } }'
@@ -109,7 +109,7 @@ def _od_rows(head: str, decode: str) -> str:
     feature sizes, per image the levels' top-k decoded by ``decode(cls, box, angle)`` and kept over a threshold with a
     positive size; rows of rotated box, score, class and image index."""
     return ("feats = extract_backbone_features(self.m.backbone, list(x))\n        "
-            f"sizes = [(f.shape[2], f.shape[3]) for f in feats]\n        "
+            "sizes = [(f.shape[2], f.shape[3]) for f in feats]\n        "
             "strides = derive_fpn_strides_from_grid((x.shape[2], x.shape[3]), sizes, configured=self.m.fpn_strides)\n"
             f"        cls, box, ang = {head}\n        "
             "points = generate_fpn_points(sizes, strides, dtype=x.dtype, device=x.device)\n        rows = []\n        "
@@ -131,11 +131,10 @@ _OD_RTM_ROWS = _od_rows("self.m.head(feats, strides=strides)", "rotated_rtmdet_d
 _PX = "from pixseg.models import {}"
 
 
-def _px(name: str, what: str, builder: str, shape: str, **kwargs: str) -> Spec:
+def _px(name: str, what: str, builder: str, shape: str) -> Spec:
     """A pixseg segmenter ``builder`` (5 classes, random weights, no backbone weights), its ``out`` map."""
-    args = "".join(f", {key}={value}" for key, value in kwargs.items())
     backbone = "" if builder == "enet_original" else ", weights_backbone=None"
-    return Spec(name, f"pixseg {what}", _PX.format(builder), f"{builder}(num_classes=5{backbone}{args})",
+    return Spec(name, f"pixseg {what}", _PX.format(builder), f"{builder}(num_classes=5{backbone})",
                 'return self.m(x)["out"]', shape, DYNAMIC_BHW)
 
 
