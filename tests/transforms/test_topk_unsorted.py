@@ -4,10 +4,8 @@ migrate on a small k-NN model."""
 
 from __future__ import annotations
 
-import io
 import json
 import tempfile
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +16,8 @@ import torch
 from typer.testing import CliRunner
 
 from support import assert_same, export_formulation, rewrite, rules_found
+from test_topk_limit import _rows as _edge_rows
+from variant_models import export_variant, export_variant_dynamo
 from trtcodemod.cli import app
 from trtcodemod.helpers.detection import _trt_topk_capped, _trt_topk_large, _trt_topk_unsorted
 from trtcodemod.trt.check import RULES, check_graph
@@ -99,18 +99,9 @@ def test_min_k_trt803_does_not_fix_is_exported_sorted() -> None:
 
 
 def _rows(n: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
-    """Rows with the edges: plain, ties, NaN/+inf/-inf, zeros with -0.0, all -inf, negatives."""
-    g = torch.Generator().manual_seed(n)
-    rows = torch.randn(6, n, generator=g)
-    rows[1] = torch.round(rows[1] * 2)
-    rows[2, ::3] = -INF
-    rows[2, 1::7] = NAN
-    rows[2, 2::5] = INF
-    rows[3] = 0.0
-    rows[3, ::2] = -0.0
-    rows[4] = -INF
-    rows[5] = -rows[5].abs() - 1
-    return rows.to(dtype)
+    """TRT804's rows with the edges (plain, ties, NaN/+inf/-inf, zeros with -0.0, all -inf) and a negative one."""
+    rows = _edge_rows(n, dtype)
+    return torch.cat([rows, -rows[:1].abs() - 1])
 
 
 CASES = [
@@ -213,18 +204,15 @@ class _Knn(torch.nn.Module):
         return tuple(topk(d, 6, -1, False, False))
 
 
-def _export(model: torch.nn.Module, dynamo: bool) -> onnx.ModelProto:
-    x = torch.randn(2, 20)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        if dynamo:
-            return torch.onnx.export(model, (x,), dynamo=True, input_names=["x"], verbose=False,
-                                     dynamic_shapes=({0: torch.export.Dim.AUTO, 1: torch.export.Dim.AUTO},)
-                                     ).model_proto
-        buffer = io.BytesIO()
-        torch.onnx.export(model, (x,), buffer, dynamo=False, opset_version=17, input_names=["x"],
-                          dynamic_axes={"x": {0: "b", 1: "n"}})
-        return onnx.load_from_string(buffer.getvalue())
+def _export(model: torch.nn.Module, dynamo: bool, folder: Path) -> tuple[onnx.ModelProto, ort.InferenceSession]:
+    """``model`` exported at a 2 x 20 input, both axes dynamic, as migrate's verifier exports."""
+    example, dynamic = (torch.randn(2, 20),), {"d": {0: "b", 1: "n"}}
+    path = folder / f"graph_{len(list(folder.glob('*.onnx')))}.onnx"
+    if dynamo:
+        session = export_variant_dynamo(model, example, dynamic, path)
+    else:
+        session, _ = export_variant(model, example, dynamic, path, folder)
+    return onnx.load(str(path)), session
 
 
 def _sorted_flags(model: onnx.ModelProto) -> list[int]:
@@ -237,15 +225,14 @@ def _sorted_flags(model: onnx.ModelProto) -> list[int]:
 
 
 @pytest.mark.parametrize("dynamo", [False, True], ids=["torchscript", "dynamo"])
-def test_export_is_sorted_and_equals_sorted_topk(dynamo: bool) -> None:
-    original, fixed = _export(_Knn(False), dynamo), _export(_Knn(True), dynamo)
+def test_export_is_sorted_and_equals_sorted_topk(dynamo: bool, tmp_path: Path) -> None:
+    (original, _), (fixed, session) = _export(_Knn(False), dynamo, tmp_path), _export(_Knn(True), dynamo, tmp_path)
     assert _sorted_flags(original) == [0] and _sorted_flags(fixed) == [1]
     # the graph check names TRT805 for the original's sorted=0, and finds nothing in the rewrite
     assert [i.rule for i in check_graph(original, "10.x") if i.op == "TopK"] == ["TRT805"]
     assert "TRT805" in RULES["TopK"]
     for target in ("8.4", "8.6", "10.x"):
         assert [i for i in check_graph(fixed, target) if i.severity == "error"] == []
-    session = ort.InferenceSession(fixed.SerializeToString(), providers=["CPUExecutionProvider"])
     for n in (6, 20, 57):  # K equal to the axis, and other sizes than the traced one
         x = _rows(n)
         values, indices = session.run(None, {session.get_inputs()[0].name: x.numpy()})
@@ -258,7 +245,7 @@ def test_export_is_sorted_and_equals_sorted_topk(dynamo: bool) -> None:
 
 
 @pytest.mark.parametrize("dynamo", [False, True], ids=["torchscript", "dynamo"])
-def test_helpers_of_trt803_and_trt804_export_sorted(dynamo: bool) -> None:
+def test_helpers_of_trt803_and_trt804_export_sorted(dynamo: bool, tmp_path: Path) -> None:
     """TRT804's helper below the limit and TRT803's outside its padded form export sorted=1 too."""
 
     class Others(torch.nn.Module):
@@ -267,7 +254,7 @@ def test_helpers_of_trt803_and_trt804_export_sorted(dynamo: bool) -> None:
             b = _trt_topk_capped(d, min(3, d.shape[1]), 3, 1, 1, False, False)  # smallest: the plain call
             return a.values, b.values
 
-    model = _export(Others(), dynamo)
+    model, _ = _export(Others(), dynamo, tmp_path)
     assert _sorted_flags(model) and set(_sorted_flags(model)) == {1}
 
 
