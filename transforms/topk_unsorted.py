@@ -20,7 +20,7 @@ from trtcodemod.transforms.topk_limit import TopkLargeK
 from trtcodemod.versions import TOPK_K_LIMIT
 
 HELPER = "_trt_topk_unsorted"
-#: The TopK row of onnx-tensorrt's operator table: "sorted=0 is not supported".
+#: The TopK row of onnx-tensorrt's operator table: sorted=1 only (trt/onnx_ops.csv keeps it for each release).
 _TOPK_ROW = "https://github.com/onnx/onnx-tensorrt/blob/main/docs/operators.md#topk"
 
 
@@ -40,8 +40,8 @@ sorted=False)[1]`, then the neighbours are gathered and pooled. A top-k that TRT
 helpers export it sorted as well.
 
 Why it hurts: both exporters keep the flag, as `TopK(sorted=0)`, and TensorRT's ONNX parser
-takes `sorted=1` only (onnx-tensorrt operators.md, TopK: "sorted=0 is not supported"): the
-model does not build. TensorRT's TopK layer always returns its results in order.
+takes `sorted=1` only (onnx-tensorrt operators.md's TopK row, every release from 8.4 to
+10.x): the model does not build. TensorRT's TopK layer always returns its results in order.
 
 The rewrite: `x.topk(k, ...)` → `_trt_topk_unsorted(x, k, ...)` (an inserted helper; `dim`,
 `largest`, `sorted` pass through). Outside `torch.onnx.export` it is `torch.topk` itself with

@@ -19,7 +19,7 @@ from support import assert_same, export_formulation, rewrite, rules_found
 from test_topk_limit import _rows as _edge_rows
 from variant_models import export_variant, export_variant_dynamo
 from trtcodemod.cli import app
-from trtcodemod.helpers.detection import _trt_topk_capped, _trt_topk_large, _trt_topk_unsorted
+from trtcodemod.helpers.detection import _trt_topk_capped, _trt_topk_guarded, _trt_topk_large, _trt_topk_unsorted
 from trtcodemod.trt.check import RULES, check_graph
 
 HEADER = "import torch\nfrom torch import nn\n\n"
@@ -246,13 +246,14 @@ def test_export_is_sorted_and_equals_sorted_topk(dynamo: bool, tmp_path: Path) -
 
 @pytest.mark.parametrize("dynamo", [False, True], ids=["torchscript", "dynamo"])
 def test_helpers_of_trt803_and_trt804_export_sorted(dynamo: bool, tmp_path: Path) -> None:
-    """TRT804's helper below the limit and TRT803's outside its padded form export sorted=1 too."""
+    """TRT804's helper below the limit and TRT803's outside their export forms export sorted=1 too."""
 
     class Others(torch.nn.Module):
         def forward(self, d):
             a = _trt_topk_large(d, 4, 1, False, False)
             b = _trt_topk_capped(d, min(3, d.shape[1]), 3, 1, 1, False, False)  # smallest: the plain call
-            return a.values, b.values
+            c = _trt_topk_guarded(d, 2, 1, False, False)  # smallest: the plain call
+            return a.values, b.values, c.values
 
     model, _ = _export(Others(), dynamo, tmp_path)
     assert _sorted_flags(model) and set(_sorted_flags(model)) == {1}

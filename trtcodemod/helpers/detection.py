@@ -223,7 +223,8 @@ def _trt_topk_guarded(input: torch.Tensor, k: int, dim: int = -1, largest: bool 
         return torch.return_types.topk((values, indices))
     if not isinstance(input, torch.Tensor):
         return input.topk(k, dim=dim, largest=largest, sorted=sorted)
-    return torch.topk(input, k, dim=dim, largest=largest, sorted=sorted)
+    # TensorRT's parser takes a sorted TopK only (TRT805); sorted is an order sorted=False allows.
+    return torch.topk(input, k, dim=dim, largest=largest, sorted=sorted or _trt_onnx_exporting())
 
 
 def _trt_sort_guarded(input: torch.Tensor, k: int, dim: int = -1, descending: bool = False):
