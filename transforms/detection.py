@@ -420,6 +420,74 @@ class _TopkRule(_DetectionRule):
         return read_guard(node, self.context.function, lambda e: _size_of(e) is not None, is_cap,
                           self.topk_call, self.sort_call)
 
+    def helper_call(self, node: cst.Call, source: cst.BaseExpression, method: bool, helper: str) -> cst.Call:
+        """The top-k call ``node`` as a call of ``helper`` with the same arguments (the method form's
+        receiver first): ``x.topk(k, dim=1)`` → ``helper(x, k, dim=1)``."""
+        if not method:
+            return node.with_changes(func=cst.Name(helper))
+        first = cst.Arg(value=source, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        return cst.Call(func=cst.Name(helper), args=[first, *node.args], lpar=node.lpar, rpar=node.rpar,
+                        whitespace_after_func=node.whitespace_after_func,
+                        whitespace_before_args=node.whitespace_before_args)
+
+    def _capped(self, k: cst.BaseExpression) -> tuple[cst.BaseExpression, cst.BaseExpression, int] | None:
+        """``min(cap, x.shape[d])`` (either order) → (cap, x, d)."""
+        if not _is_builtin_call(self, k, "min") or has_star_args(k) or len(k.args) != 2:  # type: ignore[attr-defined]
+            return None
+        args = k.args  # type: ignore[attr-defined]
+        if any(arg.keyword is not None for arg in args):
+            return None
+        first, second = args[0].value, args[1].value
+        for cap, size in ((first, second), (second, first)):
+            read = _size_of(size)
+            if read is not None and not _reads_size(cap):
+                return cap, read[0], read[1]
+        return None
+
+    def _stable(self, cap: cst.BaseExpression) -> bool:
+        """The cap of ``k = min(cap, x.shape[d])`` is the same where the top-k reads ``k``: a literal,
+        or a name or attribute chain the function never assigns (a name bound once, as a parameter
+        or by one assignment, counts as never reassigned)."""
+        if int_value(cap) is not None:
+            return True
+        if not _pure_ref(cap) or self.context.function is None:
+            return False
+        base = cap
+        while type(base) is cst.Attribute:
+            base = base.value
+        if type(base) is not cst.Name or self.shadowed(base.value):
+            return False
+        bindings = self.local_values().get(base.value)
+        if bindings is not None and len(bindings) != 1:
+            return False
+        return type(cap) is cst.Name or not stores(self.context.function.body, code_of(cap))
+
+    def _why_no_fix(self, node: cst.Call, source: cst.BaseExpression, receiver: cst.BaseExpression,
+                    cap: cst.BaseExpression, size_dim: int, method: bool, inline: bool) -> str | None:
+        if not inline:
+            return "K is assigned to a name first and the cap may change before the top-k: write the min in the call"
+        if not _pure_ref(source) or code_of(source) != code_of(receiver):
+            return "the size is read on another expression than the top-k input"
+        cap_value = int_value(cap)
+        if cap_value is None and not _pure_ref(cap):
+            return "the cap is not a number or a name"
+        if cap_value is not None and cap_value <= 0:
+            return "the cap is not positive"
+        offset = 0 if method else 1
+        dim = argument(node, 1 + offset, "dim")
+        largest = argument(node, 2 + offset, "largest")
+        if largest is not None and not (type(largest.value) is cst.Name and largest.value.value == "True"):
+            return "only `largest=True` has a -inf padding"
+        if dim is not None:
+            dim_value = int_value(dim.value)
+            if dim_value is None:
+                return "the top-k axis is not a number"
+        else:
+            dim_value = -1
+        if (dim_value >= 0) == (size_dim >= 0) and dim_value != size_dim:
+            return "the size is read along another axis than the top-k axis"
+        return None
+
     def k_expression(self, k: cst.BaseExpression) -> tuple[cst.BaseExpression, bool]:
         """K's expression, through one local assignment (``k = ...``): (expression, inline?)."""
         if type(k) is cst.Name:
@@ -684,64 +752,6 @@ the TensorRT version, and the dynamo export's run-time K fails before 8.6.""",
                                                 "the block must only select rows, and ties follow ONNX's index order)",
                         Fix(guard_fix(guard), safety=Safety.UNSAFE,
                             helpers=(GUARD_HELPER, SORT_HELPER if guard.sort else TOPK_HELPER)))
-
-    def _capped(self, k: cst.BaseExpression) -> tuple[cst.BaseExpression, cst.BaseExpression, int] | None:
-        """``min(cap, x.shape[d])`` (either order) → (cap, x, d)."""
-        if not _is_builtin_call(self, k, "min") or has_star_args(k) or len(k.args) != 2:  # type: ignore[attr-defined]
-            return None
-        args = k.args  # type: ignore[attr-defined]
-        if any(arg.keyword is not None for arg in args):
-            return None
-        first, second = args[0].value, args[1].value
-        for cap, size in ((first, second), (second, first)):
-            read = _size_of(size)
-            if read is not None and not _reads_size(cap):
-                return cap, read[0], read[1]
-        return None
-
-    def _stable(self, cap: cst.BaseExpression) -> bool:
-        """The cap of ``k = min(cap, x.shape[d])`` is the same where the top-k reads ``k``: a literal,
-        or a name or attribute chain the function never assigns (a name bound once, as a parameter
-        or by one assignment, counts as never reassigned)."""
-        if int_value(cap) is not None:
-            return True
-        if not _pure_ref(cap) or self.context.function is None:
-            return False
-        base = cap
-        while type(base) is cst.Attribute:
-            base = base.value
-        if type(base) is not cst.Name or self.shadowed(base.value):
-            return False
-        bindings = self.local_values().get(base.value)
-        if bindings is not None and len(bindings) != 1:
-            return False
-        return type(cap) is cst.Name or not stores(self.context.function.body, code_of(cap))
-
-    def _why_no_fix(self, node: cst.Call, source: cst.BaseExpression, receiver: cst.BaseExpression,
-                    cap: cst.BaseExpression, size_dim: int, method: bool, inline: bool) -> str | None:
-        if not inline:
-            return "K is assigned to a name first and the cap may change before the top-k: write the min in the call"
-        if not _pure_ref(source) or code_of(source) != code_of(receiver):
-            return "the size is read on another expression than the top-k input"
-        cap_value = int_value(cap)
-        if cap_value is None and not _pure_ref(cap):
-            return "the cap is not a number or a name"
-        if cap_value is not None and cap_value <= 0:
-            return "the cap is not positive"
-        offset = 0 if method else 1
-        dim = argument(node, 1 + offset, "dim")
-        largest = argument(node, 2 + offset, "largest")
-        if largest is not None and not (type(largest.value) is cst.Name and largest.value.value == "True"):
-            return "only `largest=True` has a -inf padding"
-        if dim is not None:
-            dim_value = int_value(dim.value)
-            if dim_value is None:
-                return "the top-k axis is not a number"
-        else:
-            dim_value = -1
-        if (dim_value >= 0) == (size_dim >= 0) and dim_value != size_dim:
-            return "the size is read along another axis than the top-k axis"
-        return None
 
     def _replacement(self, node: cst.Call, source: cst.BaseExpression, k_arg: cst.Arg, cap: cst.BaseExpression,
                      size_dim: int, method: bool) -> cst.Call:

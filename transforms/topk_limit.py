@@ -129,7 +129,7 @@ of every release lists it).""",
         message = (f"top-k with K = {k} (`{short_code(k_arg.value, 24)}`): TensorRT's TopK takes K below "
                    f"{TOPK_K_LIMIT}; export it as rounds of 3839 (fix needs --unsafe: equal scores may come "
                    "in another index order in TensorRT)")
-        self.found_once(node, message, Fix({node: self._replacement(node, source, method)},
+        self.found_once(node, message, Fix({node: self.helper_call(node, source, method, HELPER)},
                                            safety=Safety.UNSAFE, helpers=(HELPER,)))
 
     # --- what K is ---------------------------------------------------------------------------
@@ -185,15 +185,6 @@ of every release lists it).""",
                 if param.name.value == value.value and type(param.default) is cst.Integer:
                     return int_value(param.default)
         return None
-
-    # --- the rewrite -------------------------------------------------------------------------
-    def _replacement(self, node: cst.Call, source: cst.BaseExpression, method: bool) -> cst.Call:
-        if not method:
-            return node.with_changes(func=cst.Name(HELPER))
-        first = cst.Arg(value=source, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-        return cst.Call(func=cst.Name(HELPER), args=[first, *node.args], lpar=node.lpar, rpar=node.rpar,
-                        whitespace_after_func=node.whitespace_after_func,
-                        whitespace_before_args=node.whitespace_before_args)
 
 
 def _assigned(statement: cst.Assign, name: str) -> list[cst.BaseExpression]:

@@ -34,6 +34,7 @@ RULE_MODULES: tuple[str, ...] = (
     "value_shapes",
     "detection",
     "topk_limit",
+    "topk_unsorted",
     "einsum",
     "repeat",
     "comprehensions",

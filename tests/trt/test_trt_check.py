@@ -524,6 +524,7 @@ def test_topk_sorted_zero_at_its_line(dynamo: bool) -> None:
     x = torch.randn(2, 50)
     model = _dynamo_export(UnsortedTopK(), x, [0]) if dynamo else torchscript_export(UnsortedTopK(), x)
     (issue,) = _topk_issues(model)
+    assert issue.rule == "TRT805" and "TRT805" in RULES["TopK"]  # the rule that exports it sorted
     assert "sorted=0" in issue.reason and issue.source == f"{__file__}:{line_of('unsorted')}"
 
 

@@ -1,5 +1,5 @@
-"""Top-k helpers: a capped K (``topk(x, min(C, x.shape[d]))``) exported with a constant K, and a K
-above TensorRT's TopK limit (K < 3840) exported as several TopK rounds."""
+"""Top-k helpers: a capped K (``topk(x, min(C, x.shape[d]))``) exported with a constant K, a K
+above TensorRT's TopK limit (K < 3840) exported as several TopK rounds, and an unsorted top-k exported sorted."""
 
 import torch
 
@@ -55,7 +55,8 @@ def _trt_topk_capped(input: torch.Tensor, k: int, cap: int, size_dim: int, dim: 
         return torch.return_types.topk((values[keep], indices[keep]))
     if not isinstance(input, torch.Tensor):
         return input.topk(k, dim=dim, largest=largest, sorted=sorted)
-    return torch.topk(input, k, dim=dim, largest=largest, sorted=sorted)
+    # TensorRT's parser takes a sorted TopK only (TRT805); sorted is an order sorted=False allows.
+    return torch.topk(input, k, dim=dim, largest=largest, sorted=sorted or _trt_onnx_exporting())
 
 
 def _trt_topk_rounds(input: torch.Tensor, k: int, axis: int, largest: bool):
@@ -123,7 +124,23 @@ def _trt_topk_large(input: torch.Tensor, k: int, dim: int = -1, largest: bool = 
         return torch.return_types.topk((values, indices))
     if not isinstance(input, torch.Tensor):
         return input.topk(k, dim=dim, largest=largest, sorted=sorted)
-    return torch.topk(input, k, dim=dim, largest=largest, sorted=sorted)
+    # TensorRT's parser takes a sorted TopK only (TRT805); sorted is an order sorted=False allows.
+    return torch.topk(input, k, dim=dim, largest=largest, sorted=sorted or _trt_onnx_exporting())
+
+
+def _trt_topk_unsorted(input: torch.Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
+    """``torch.topk(input, k, dim, largest, sorted)`` whose export is a sorted TopK (TRT805).
+
+    Outside ``torch.onnx.export`` this is ``torch.topk`` itself: same values, indices,
+    gradients and errors. While exporting, a tensor's top-k is asked for ``sorted=True``:
+    TensorRT's parser takes ``sorted=1`` only, and ``sorted=False`` leaves the order of the
+    results to the implementation, so the sorted order is one it allows.
+    """
+    if torch.jit.is_scripting():
+        return torch.topk(input, k, dim=dim, largest=largest, sorted=sorted)
+    if not isinstance(input, torch.Tensor):
+        return input.topk(k, dim=dim, largest=largest, sorted=sorted)
+    return torch.topk(input, k, dim=dim, largest=largest, sorted=sorted or _trt_onnx_exporting())
 
 
 def _trt_topk_guard(k: int, size: int) -> bool:
@@ -206,7 +223,8 @@ def _trt_topk_guarded(input: torch.Tensor, k: int, dim: int = -1, largest: bool 
         return torch.return_types.topk((values, indices))
     if not isinstance(input, torch.Tensor):
         return input.topk(k, dim=dim, largest=largest, sorted=sorted)
-    return torch.topk(input, k, dim=dim, largest=largest, sorted=sorted)
+    # TensorRT's parser takes a sorted TopK only (TRT805); sorted is an order sorted=False allows.
+    return torch.topk(input, k, dim=dim, largest=largest, sorted=sorted or _trt_onnx_exporting())
 
 
 def _trt_sort_guarded(input: torch.Tensor, k: int, dim: int = -1, descending: bool = False):

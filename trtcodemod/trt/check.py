@@ -36,7 +36,7 @@ RULES: dict[str, tuple[str, ...]] = {
     "Einsum": ("TRT303", "TRT304"),  # two-operand matrix product / one-operand permutation
     "Pad": ("TRT501", "TRT502"),  # zero padding via cat / non-zero or non-constant padding
     "NonZero": ("TRT201", "TRT103", "TRT801", "TRT202"),  # mask indexing / torch.where(c) / ... / mask update
-    "TopK": ("TRT803", "TRT802", "TRT804"),  # K = min(cap, size) / K computed from a size / K over the limit
+    "TopK": ("TRT803", "TRT802", "TRT804", "TRT805"),  # K = min(cap, size) / K from a size / K over the limit / sorted=0
     "Where": ("TRT102",),
     "ScatterND": ("TRT203", "TRT204", "TRT202"),  # slice/index assignment / number through a mask
     "ScatterElements": ("TRT203", "TRT204"),
@@ -755,7 +755,7 @@ class _Checker:
     def check_TopK(self, node: onnx.NodeProto, name: str) -> None:
         if _attr(node, "sorted", 1) != 1:
             self.report(node, name, "TopK", "sorted=0: TensorRT's parser takes sorted=1 only (it always sorts); "
-                        "ask for sorted=True where the order does not matter")
+                        "ask for sorted=True where the order does not matter (TRT805)", "TRT805")
         k_name = node.input[1] if len(node.input) > 1 else ""
         k = self.graphs.const(k_name) if k_name else None
         if k_name and not self.graphs.is_const(k_name) and self.older_than(*since("topk_dynamic_k")):
