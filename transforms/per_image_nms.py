@@ -18,6 +18,10 @@ from trtcodemod.rules import Example, Fix, RuleInfo, Safety, spelled
 from trtcodemod.transforms._runtime_scope import TRACING_HELPER, RuntimeScopeRule
 
 NMS_HELPER = "_trt_nms_by_image"
+#: TRT366's helpers: a function of one image mapped over the batch by ``torch.vmap`` while tracing.
+MAP_HELPER, ROWS_HELPER = "_trt_stack_map", "_trt_rows"
+#: The element name of the mapped generator expression (reserved prefix).
+_ROW = "_trt_row"
 FILL_HELPER = "_trt_image_fill"
 LIST_HELPER = "_trt_per_image_list"
 CAP_HELPER = "_trt_cap_by_image"
@@ -31,6 +35,9 @@ _ROW_WISE = ("torchvision.ops.clip_boxes_to_image", "torchvision.ops.boxes.clip_
 _SMALL = ("torchvision.ops.remove_small_boxes", "torchvision.ops.boxes.remove_small_boxes")
 _NMS = ("torchvision.ops.nms", "torchvision.ops.boxes.nms")
 _BATCHED_NMS = ("torchvision.ops.batched_nms", "torchvision.ops.boxes.batched_nms")
+#: Softmax along an axis of its argument: along a row's axis, each row's alone.
+_SOFTMAX = ("torch.softmax", "torch.log_softmax", "torch.nn.functional.softmax", "torch.nn.functional.log_softmax",
+            "torch.special.softmax", "torch.special.log_softmax")
 #: Tensor methods that act on each element alone (no axis argument).
 _ELEMENTWISE_METHODS = frozenset({
     "to", "float", "half", "double", "long", "int", "bool", "sigmoid", "exp", "log", "sqrt", "abs", "neg",
@@ -47,8 +54,10 @@ _ASSUMPTION = ("every tensor the loop reads at the image's index holds the loop'
                "the body computes without the "
                "image is a number or broadcasts along a row's other axes; NMS may keep another box where two "
                "scores tie or where an IoU equals the threshold to within the rounding of coordinates shifted "
-               "by up to the batch's width and the classes' heights; a reduction along a negative axis (`max(dim=-1)`) "
-               "reads an axis after the candidates'")
+               "by up to the batch's width and the classes' heights; a reduction or softmax along a negative axis "
+               "(`max(dim=-1)`, `softmax(-1)`) reads an axis after the candidates'; a function the body calls on one "
+               "image of a batch tensor (RetinaFace's `decode(loc[i], priors, v)`), which `torch.vmap` maps over the "
+               "batch, returns one row for each of the image's candidates, computed from that image alone")
 
 
 #: The manual step for a per-image NMS loop the rewrite cannot take (migrate's report gives it in full).
@@ -661,6 +670,10 @@ class Flattener:
             # YOLOv7's `conf.view(-1)` of a column of one value a row (its `max(1, keepdim=True)`): one value a row
             return f"{_atom(base, func.value)}.{func.attr.value}(-1)" if func.attr.value != "squeeze" else \
                 f"{_atom(base, func.value)}.squeeze({code_of(node.args[0].value).strip()})", Kind("rows", kind.image)
+        softmax = type(func) is cst.Attribute and not context.qualified_names(func) \
+            and func.attr.value in ("softmax", "log_softmax")
+        if softmax or context.refers_to(func, *_SOFTMAX):
+            return self._softmax(node, method=softmax)
         if type(func) is cst.Name and len(node.args) == 1 and not keywords and _row_wise(context.module, func.value):
             text, kind = self.expression(positional[0])
             if kind.name != "rows":
@@ -725,7 +738,51 @@ class Flattener:
             parts = [self.expression(e.value) for e in items.elements]
             return (f"{code_of(func).strip()}([{', '.join(t for t, _ in parts)}], "
                     f"{code_of(axis.value).strip()})"), Kind("rows", _one_image(parts))
-        raise Decline
+        return self._mapped(node)
+
+    def _softmax(self, node: cst.Call, method: bool) -> tuple[str, Kind]:
+        """``s.softmax(-1)``, ``torch.softmax(s, 1)``, ``F.log_softmax(s, dim=-1)`` on rows: along an axis after the
+        candidates' (a number other than 0; a negative one by the assumption), each row's values alone."""
+        args = list(node.args) if method else list(node.args[1:])
+        subject = node.func.value if method else (node.args[0].value if node.args and node.args[0].keyword is None
+                                                  else None)
+        if subject is None or len(args) != 1 or (args[0].keyword is not None and args[0].keyword.value != "dim") \
+                or int_value(args[0].value) in (None, 0):
+            raise Decline  # no axis (chosen by the tensor's rank) or the candidates' axis
+        text, kind = self.expression(subject)
+        if kind.name != "rows":
+            raise Decline
+        axis = code_of(args[0]).strip().rstrip(",")
+        if method:
+            return f"{_atom(text, subject)}.{node.func.attr.value}({axis})", Kind("rows", kind.image)
+        return f"{code_of(node.func).strip()}({text}, {axis})", Kind("rows", kind.image)
+
+    def _mapped(self, node: cst.Call) -> tuple[str, Kind]:
+        """``decode(loc[i], priors, [0.1, 0.2])`` (RetinaFace's, in another file): a function, itself the same for
+        every image, of one image of a batch tensor (``t[i]`` or the enumerated item) and values the same for
+        every image. While tracing TRT366's helpers map it over the batch with ``torch.vmap``, which runs it on each
+        image alone (or, where vmap refuses it, on each image as written: unrolled, which migrate rejects); its
+        results flattened are every image's rows by the assumption (one for each of the image's candidates)."""
+        if self._dynamic(node.func):
+            raise Decline  # a method of the image's value, or a function picked image by image
+        images = [a for a in node.args if self._dynamic(a.value)]
+        if len(images) != 1 or images[0].star:
+            raise Decline
+        read = strip_parens(images[0].value)
+        if type(read) is cst.Name and read.value in self.items:
+            source = self.items[read.value]
+        elif type(read) is cst.Subscript and len(read.slice) == 1 and type(read.slice[0].slice) is cst.Index \
+                and type(strip_parens(read.slice[0].slice.value)) is cst.Name \
+                and strip_parens(read.slice[0].slice.value).value == self.index \
+                and not self._dynamic(read.value) and plain_read(read.value):
+            source = read.value
+        else:
+            raise Decline  # rows already picked, or a part of the image: not one image of a batch tensor
+        call = node.with_changes(args=[a.with_changes(value=cst.Name(_ROW)) if a is images[0] else a
+                                       for a in node.args])
+        self.helpers.update((MAP_HELPER, ROWS_HELPER))
+        return (f"{MAP_HELPER}({code_of(call).strip()} for {_ROW} in {ROWS_HELPER}({code_of(source).strip()}))"
+                f".flatten(0, 1)"), Kind("rows", _IMAGE)
 
 
 def _carried(statements: list, bound: set[str], names: set[str]) -> bool:
