@@ -57,7 +57,8 @@ _ASSUMPTION = ("every tensor the loop reads at the image's index holds the loop'
                "by up to the batch's width and the classes' heights; a reduction or softmax along a negative axis "
                "(`max(dim=-1)`, `softmax(-1)`) reads an axis after the candidates'; a function the body calls on one "
                "image of a batch tensor (RetinaFace's `decode(loc[i], priors, v)`), which `torch.vmap` maps over the "
-               "batch, returns one row for each of the image's candidates, computed from that image alone")
+               "batch, returns one row for each of the image's candidates, computed from that image alone, and does "
+               "nothing else")
 
 
 #: The manual step for a per-image NMS loop the rewrite cannot take (migrate's report gives it in full).

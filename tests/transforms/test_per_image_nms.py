@@ -174,7 +174,50 @@ class Capped(nn.Module):
             rows.append(torch.cat([boxes[i][keep], scores[i][keep, None], torch.full_like(scores[i][keep, None], i)],
                                   1))
         return torch.cat(rows)
+
+
+def decode(loc: torch.Tensor, priors: torch.Tensor, variances: list[float]) -> torch.Tensor:
+    # Offsets against priors (centre, size) to corners, written into the new tensor in place: retinaface-pytorch's
+    # `decode` (retinaface/box_utils.py, the zoo 27 cache's copy), in our own words.
+    centre = priors[:, :2] + loc[:, :2] * variances[0] * priors[:, 2:]
+    size = priors[:, 2:] * torch.exp(loc[:, 2:] * variances[1])
+    out = torch.cat([centre, size], 1)
+    out[:, :2] -= out[:, 2:] / 2
+    out[:, 2:] += out[:, :2]
+    return out
+
+
+def points(pre: torch.Tensor, priors: torch.Tensor, variance: float) -> torch.Tensor:
+    # Two landmarks against the same priors (retinaface-pytorch's `decode_landm` takes five).
+    return torch.cat([priors[:, :2] + pre[:, :2] * variance * priors[:, 2:],
+                      priors[:, :2] + pre[:, 2:] * variance * priors[:, 2:]], 1)
+
+
+class Decoded(nn.Module):
+    # Zoo 27's retinaface_nms (retinaface-pytorch's `predict_single` post-processing, image by image): decode each
+    # image's offsets against priors the same for every image, softmax scores over a threshold picked by
+    # `torch.where`, NMS, the kept rows with the image's index; in our own words.
+    def forward(self, loc: torch.Tensor, conf: torch.Tensor, land: torch.Tensor) -> torch.Tensor:
+        at = torch.arange(loc.shape[1], dtype=loc.dtype)
+        priors = torch.stack([at % 7 / 7, at % 5 / 5, at % 3 / 9 + 0.1, at % 4 / 8 + 0.1], 1)
+        scale = torch.tensor([48.0, 64.0])
+        rows = []
+        for i in range(loc.shape[0]):
+            boxes = decode(loc[i], priors, [0.1, 0.2]) * scale.repeat(2)
+            landmarks = points(land[i], priors, 0.1) * scale.repeat(2)
+            scores = conf[i].softmax(-1)[:, 1]
+            valid = torch.where(scores > 0.5)[0]
+            boxes, landmarks, scores = boxes[valid], landmarks[valid], scores[valid]
+            keep = torchvision.ops.nms(boxes, scores, 0.4)
+            rows.append(torch.cat([boxes[keep], scores[keep, None], landmarks[keep],
+                                   torch.full_like(scores[keep, None], i)], 1))
+        return torch.cat(rows)
 """
+
+
+def _decoded(batch: int, generator: torch.Generator, count: int = 40) -> list[torch.Tensor]:
+    return [torch.randn(batch, count, 4, generator=generator), torch.randn(batch, count, 2, generator=generator),
+            torch.randn(batch, count, 4, generator=generator)]
 
 
 def _boxes(batch: int, generator: torch.Generator, count: int = 40) -> list[torch.Tensor]:
@@ -198,12 +241,14 @@ def _scored(batch: int, generator: torch.Generator, count: int = 40) -> list[tor
 
 
 INPUTS = {"Boxes": _boxes, "Agnostic": _pred, "Masked": _pred, "Zipped": _classes, "Pairs": _classes,
-          "Positions": _scored, "Column": _scored, "Skipping": _pred, "Capped": _boxes}
+          "Positions": _scored, "Column": _scored, "Skipping": _pred, "Capped": _boxes, "Decoded": _decoded}
 NAMES = list(INPUTS)
+#: Loops whose rows ONNX Runtime rounds otherwise than eager mode (`exp`, `softmax`).
+ROUNDED = frozenset({"Decoded"})
 
 
 def test_the_loops_are_rewritten() -> None:
-    assert rules_found(LOOPS, select=RULE) == ["TRT360"] * 9
+    assert rules_found(LOOPS, select=RULE) == ["TRT360"] * 10
     assert rewrite(LOOPS, select=RULE) == LOOPS  # unsafe: only with --unsafe
     after = rewrite(LOOPS, select=RULE, unsafe=True)
     assert ("        if _trt_tracing():\n"
@@ -255,7 +300,17 @@ def test_the_loops_are_rewritten() -> None:
             "            elif self.trim == 0:\n"
             "                keep = _trt_cap_by_image(keep, _trt_image, 0, _trt_count)\n"
             "            keep = _trt_cap_by_image(keep, _trt_image, self.max_det, _trt_count)\n" in after)
-    assert "def _trt_group_by_image(" in after and "def _trt_tracing(" in after
+    assert ("            boxes = _trt_stack_map(decode(_trt_row, priors, [0.1, 0.2]) for _trt_row in _trt_rows(loc))"
+            ".flatten(0, 1) * scale.repeat(2)\n"
+            "            landmarks = _trt_stack_map(points(_trt_row, priors, 0.1) for _trt_row in _trt_rows(land))"
+            ".flatten(0, 1) * scale.repeat(2)\n"
+            "            scores = conf.flatten(0, 1).softmax(-1)[:, 1]\n"
+            "            valid = torch.where(scores > 0.5)[0]\n"
+            "            boxes, landmarks, scores = boxes[valid], landmarks[valid], scores[valid]\n"
+            "            keep = _trt_nms_by_image(boxes, scores, None, _trt_image[valid], 0.4, _trt_count)\n"
+            "            rows.append(torch.cat([boxes[keep], scores[keep, None], landmarks[keep], "
+            "_trt_image_fill(scores[keep, None], _trt_image[valid][keep])], 1))\n" in after)
+    assert "def _trt_group_by_image(" in after and "def _trt_tracing(" in after and "def _trt_stack_map(" in after
     assert rewrite(after, select=RULE, unsafe=True) == after  # idempotent
 
 
@@ -542,7 +597,84 @@ def test_the_exported_graph_follows_the_batch(name: str, tmp_path) -> None:
     for batch in (2, 3, 1, 5):
         inputs = INPUTS[name](batch, generator)
         (got,) = session.run(None, {f"in{i}": t.numpy() for i, t in enumerate(inputs)})
+        if name in ROUNDED:  # the same rows in the same order, ONNX Runtime's exp and softmax rounding otherwise
+            torch.testing.assert_close(torch.from_numpy(got), original(*inputs), rtol=1e-5, atol=1e-5)
+            continue
         assert torch.equal(torch.from_numpy(got), original(*inputs)), (name, batch)
+
+
+def _decoded_sets(generator: torch.Generator) -> dict[str, list[torch.Tensor]]:
+    """Zoo 27's edges: batches of 1 and 3, no box over the threshold, one image without one, equal scores."""
+    below = _decoded(3, generator)
+    below[1][..., 1] = below[1][..., 0] - 1.0  # every score under 0.5
+    empty = _decoded(3, generator)
+    empty[1][1, :, 1] = empty[1][1, :, 0] - 1.0  # the middle image's only
+    ties = _decoded(3, generator)
+    ties[1] = torch.tensor([0.0, 2.0]).repeat(3, 40, 1)  # one score for every candidate of every image
+    zeros = [torch.zeros(2, 40, 4), torch.zeros(2, 40, 2), torch.zeros(2, 40, 4)]  # scores of exactly 0.5: none
+    negatives = [-t.abs() for t in _decoded(3, generator)]
+    return {"batch-1": _decoded(1, generator), "batch-3": _decoded(3, generator), "below": below, "empty": empty,
+            "ties": ties, "zeros": zeros, "negatives": negatives}
+
+
+def test_a_decoding_loop_keeps_each_images_rows_in_eager_code_the_flattened_branch_and_the_export(
+        tmp_path, monkeypatch) -> None:
+    before, after = _namespaces(tmp_path)
+    original, rewritten = before["Decoded"](), after["Decoded"]()
+    sets = _decoded_sets(torch.Generator().manual_seed(3))
+    expected = {name: original(*inputs) for name, inputs in sets.items()}
+    counts = {name: [int((rows[:, -1] == j).sum()) for j in range(sets[name][0].shape[0])]
+              for name, rows in expected.items()}
+    assert counts["below"] == [0, 0, 0] and counts["empty"][1] == 0 and min(counts["empty"][::2]) > 0
+    assert counts["zeros"] == [0, 0] and min(counts["ties"]) > 1  # ties: several non-overlapping picks an image
+    for name, inputs in sets.items():
+        assert_same_run(run_once(original, inputs), run_once(rewritten, inputs), context=name)
+    session = _export(rewritten, _decoded(2, torch.Generator().manual_seed(4)))
+    for name, inputs in sets.items():  # the graph of two images, run on 1, 2 and 3: each image's rows in order
+        (got,) = session.run(None, {f"in{i}": t.numpy() for i, t in enumerate(inputs)})
+        torch.testing.assert_close(torch.from_numpy(got), expected[name], rtol=1e-5, atol=1e-5, msg=name)
+    monkeypatch.setitem(after, "_trt_tracing", lambda: True)  # the flattened branch, eager (vmap falls back)
+    for name, inputs in sets.items():
+        assert torch.equal(after["Decoded"]()(*inputs), expected[name]), name
+
+
+def _scaled(loc: torch.Tensor, priors: torch.Tensor) -> torch.Tensor:
+    return loc[:, :2] * priors[:, 2:] + priors[:, :2]
+
+
+def test_a_scripted_caller_compiles_the_mapped_function_as_the_loop() -> None:
+    # The tracing branch's mapped call (the rewrite of `_scaled(loc[i], priors)`) scripts: TorchScript reads the
+    # generator expression as a list comprehension and the helpers stack it; `_trt_tracing()` is False there.
+    from trtcodemod.helpers.mapping import _trt_rows, _trt_stack_map
+    from trtcodemod.helpers.tracing import _trt_tracing
+
+    def post(loc: torch.Tensor, priors: torch.Tensor, traced: bool) -> torch.Tensor:
+        if traced or _trt_tracing():
+            return _trt_stack_map(_scaled(_trt_row, priors) for _trt_row in _trt_rows(loc)).flatten(0, 1)
+        return torch.cat([_scaled(loc[i], priors) for i in range(loc.shape[0])])
+
+    loc, priors = torch.randn(3, 5, 4), torch.rand(5, 4)
+    scripted = torch.jit.script(post)
+    assert torch.equal(scripted(loc, priors, True), post(loc, priors, False))
+    assert torch.equal(scripted(loc, priors, False), post(loc, priors, False))
+
+
+@pytest.mark.parametrize("body", [
+    "        boxes = decode(loc[i], conf[i])\n",  # two images: one function of both
+    "        boxes = decode(loc[i][conf[i] > 0], priors)\n",  # rows already picked
+    "        boxes = decode(loc[i, :5], priors)\n",  # a part of the image
+    "        boxes = decode(loc[i], priors, i)\n",  # the image's index as a number
+    "        boxes = loc[i].softmax(0)\n",  # softmax across the candidates
+    "        boxes = torch.softmax(loc[i])\n",  # an axis the tensor's rank picks
+    "        boxes = loc[i].softmax(dim=-1, dtype=torch.float64)\n",  # more than the axis
+])
+def test_decoding_it_cannot_carry_over_is_named(body: str) -> None:
+    _named_not_rewritten("import torch\nimport torchvision\n\ndef f(loc, conf, priors, decode):\n    rows = []\n"
+                         "    for i in range(loc.shape[0]):\n"
+                         f"{body}"
+                         "        keep = torchvision.ops.nms(boxes, conf[i], 0.5)\n"
+                         "        rows.append(boxes[keep])\n"
+                         "    return torch.cat(rows)\n")
 
 
 MODEL = """\
