@@ -57,7 +57,7 @@ _ASSUMPTION = ("every tensor the loop reads at the image's index holds the loop'
                "by up to the batch's width and the classes' heights; a reduction or softmax along a negative axis "
                "(`max(dim=-1)`, `softmax(-1)`) reads an axis after the candidates'; a function the body calls on one "
                "image of a batch tensor (RetinaFace's `decode(loc[i], priors, v)`), which `torch.vmap` maps over the "
-               "batch, returns one row for each of the image's candidates, computed from that image alone, and does "
+               "batch, returns a new tensor of one row for each of the image's candidates, computed from that image alone, and does "
                "nothing else")
 
 
@@ -782,6 +782,7 @@ class Flattener:
         call = node.with_changes(args=[a.with_changes(value=cst.Name(_ROW)) if a is images[0] else a
                                        for a in node.args])
         self.helpers.update((MAP_HELPER, ROWS_HELPER))
+        self.copied = id(node)  # a new tensor (the assumption), in the loop and stacked alike: `boxes *= scale` on it
         return (f"{MAP_HELPER}({code_of(call).strip()} for {_ROW} in {ROWS_HELPER}({code_of(source).strip()}))"
                 f".flatten(0, 1)"), Kind("rows", _IMAGE)
 

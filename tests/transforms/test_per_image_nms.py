@@ -419,7 +419,7 @@ def centred(x):
 def f(boxes, scores):
     rows = []
     for i in range(boxes.shape[0]):
-        b = {name}(boxes[i])
+        b = {name}({read})
         keep = torchvision.ops.nms(b, scores[i], 0.5)
         rows.append(b[keep])
     return torch.cat(rows)
@@ -429,7 +429,7 @@ def f(boxes, scores):
 def test_a_function_of_the_module_that_sets_columns_of_every_row_is_carried_over() -> None:
     # YOLOv5/v7's `xywh2xyxy` (WongKinYiu/yolov7@a207844b1ce82d204ab36d87d496728d3d2348e7 utils/general.py:374-381),
     # a copy whose columns are set from the argument's columns: each row's result is its row's alone
-    code = _ROW_FUNCTION.format(name="corners")
+    code = _ROW_FUNCTION.format(name="corners", read="boxes[i]")
     after = rewrite(code, select=RULE, unsafe=True)
     assert "        b = corners(boxes.flatten(0, 1))\n" in after
     namespace: dict = {}
@@ -443,8 +443,41 @@ def test_a_function_of_the_module_that_sets_columns_of_every_row_is_carried_over
         boxes = torch.cat([corner, torch.rand(batch, 30, 2, generator=generator) * 12], -1)
         scores = torch.rand(batch, 30, generator=generator)
         assert torch.equal(namespace["f"](boxes, scores), before["f"](boxes, scores))
-    # one that reads other rows (a mean over the image's boxes) is not
-    _named_not_rewritten(_ROW_FUNCTION.format(name="centred"))
+    # one that reads other rows (a mean over the image's boxes) of the image read at the index is mapped over the
+    # batch by vmap: the mean of each image's own boxes
+    mapped = rewrite(_ROW_FUNCTION.format(name="centred", read="boxes[i]"), select=RULE, unsafe=True)
+    assert "        b = _trt_stack_map(centred(_trt_row) for _trt_row in _trt_rows(boxes)).flatten(0, 1)\n" in mapped
+    # of rows already picked from it, neither
+    _named_not_rewritten(_ROW_FUNCTION.format(name="centred", read="boxes[i][scores[i] > 0.1]").replace(
+        "scores[i], 0.5", "scores[i][scores[i] > 0.1], 0.5"))
+
+
+def test_a_function_of_the_whole_image_is_mapped_by_vmap_in_the_export(tmp_path) -> None:
+    # `centred(boxes[i])` subtracts the image's mean x: vmap computes each image's own, in the graph too, at the
+    # traced batch; its write of the column into the copy records the traced batch (a Reshape to (2, 1)), so the
+    # graph refuses another: why the rule is unsafe and migrate keeps it only where the graph follows the batch
+    code = _ROW_FUNCTION.format(name="centred", read="boxes[i]")
+    before = import_source(code, tmp_path)
+    after = import_source(rewrite(code, select=RULE, unsafe=True), tmp_path)
+
+    class Post(torch.nn.Module):
+        def forward(self, boxes: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
+            return after["f"](boxes, scores)
+
+    generator = torch.Generator().manual_seed(6)
+
+    def sample(batch: int) -> list[torch.Tensor]:
+        corner = torch.rand(batch, 30, 2, generator=generator) * 40 - 5
+        return [torch.cat([corner, corner + torch.rand(batch, 30, 2, generator=generator) * 12], -1),
+                torch.rand(batch, 30, generator=generator)]
+
+    session = _export(Post(), sample(2))
+    inputs = sample(2)
+    (got,) = session.run(None, {f"in{i}": t.numpy() for i, t in enumerate(inputs)})
+    torch.testing.assert_close(torch.from_numpy(got), before["f"](*inputs), rtol=1e-5, atol=1e-5)
+    inputs = sample(3)
+    with pytest.raises(Exception, match="Reshape"):  # noqa: B017, PT011 - ONNX Runtime's refusal of the baked batch
+        session.run(None, {f"in{i}": t.numpy() for i, t in enumerate(inputs)})
 
 
 def _named_not_rewritten(code: str) -> None:
