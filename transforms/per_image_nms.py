@@ -41,7 +41,7 @@ _SOFTMAX = ("torch.softmax", "torch.log_softmax", "torch.nn.functional.softmax",
 #: Tensor methods that act on each element alone (no axis argument).
 _ELEMENTWISE_METHODS = frozenset({
     "to", "float", "half", "double", "long", "int", "bool", "sigmoid", "exp", "log", "sqrt", "abs", "neg",
-    "clone", "detach", "contiguous", "type_as", "clamp", "clamp_min", "clamp_max", "round", "floor", "ceil",
+    "clone", "detach", "cpu", "contiguous", "type_as", "clamp", "clamp_min", "clamp_max", "round", "floor", "ceil",
 })
 
 _ASSUMPTION = ("every tensor the loop reads at the image's index holds the loop's images along its first axis and "
@@ -55,7 +55,8 @@ _ASSUMPTION = ("every tensor the loop reads at the image's index holds the loop'
                "image is a number or broadcasts along a row's other axes; NMS may keep another box where two "
                "scores tie or where an IoU equals the threshold to within the rounding of coordinates shifted "
                "by up to the batch's width and the classes' heights; a reduction or softmax along a negative axis "
-               "(`max(dim=-1)`, `softmax(-1)`) reads an axis after the candidates'; a function the body calls on one "
+               "(`max(dim=-1)`, `softmax(-1)`), or an index after `...` (`x[..., 4]`), reads an axis after the "
+               "candidates'; a function the body calls on one "
                "image of a batch tensor (RetinaFace's `decode(loc[i], priors, v)`), which `torch.vmap` maps over the "
                "batch, returns a new tensor of one row for each of the image's candidates, computed from that image alone, and does "
                "nothing else")
@@ -423,6 +424,11 @@ class Flattener:
             if kind.name != "rows":
                 raise Decline
             return f"{base}[:{rest_text}]", Kind("rows", kind.image)
+        if type(strip_parens(first.value)) is cst.Ellipsis:
+            if kind.name != "rows" or not rest:
+                raise Decline
+            # `x[..., 4]` (PyTorch-YOLOv3's confidence): axes after the candidates' by the assumption
+            return f"{base}[...{rest_text}]", Kind("rows", kind.image)
         at, at_kind = self.expression(first.value)
         at_name = type(strip_parens(first.value)) is cst.Name
         if kind.name == "rows" and at_kind.name == "index" and at_kind.image == kind.image and at_name:
@@ -829,8 +835,9 @@ def _carried(statements: list, bound: set[str], names: set[str]) -> bool:
 def _row_wise(module: cst.Module, name: str) -> bool:
     """Is ``name`` a function of the module, of one parameter, that copies it and sets columns of every row of the
     copy from columns of the parameter (YOLOv5/v7's ``xywh2xyxy``: ``y = x.clone() if isinstance(x, torch.Tensor)
-    else np.copy(x)``, ``y[:, 0] = x[:, 0] - x[:, 2] / 2``, ..., ``return y``)? Then each row's result is its row's
-    alone, on the flattened rows as on an image's."""
+    else np.copy(x)``, ``y[:, 0] = x[:, 0] - x[:, 2] / 2``, ..., ``return y``; PyTorch-YOLOv3's makes ``y =
+    x.new(x.shape)`` and sets ``y[..., 0]``: the last axis, each row's)? Then each row's result is its row's alone,
+    on the flattened rows as on an image's (a column it leaves unset is as undefined in one as in the other)."""
     found = [s for s in module.body if type(s) is cst.FunctionDef and s.name.value == name]
     bound = [n for s in module.body if type(s) is not cst.FunctionDef for n in walk(s)
              if type(n) is cst.Name and n.value == name]
@@ -853,7 +860,10 @@ def _row_wise(module: cst.Module, name: str) -> bool:
     made = strip_parens(first.value)
     if type(made) is cst.IfExp:  # the tensor's copy, and NumPy's for an array
         made = strip_parens(made.body)
-    if code_of(made).strip() != f"{source}.clone()" or type(last) is not cst.Return \
+    # a copy, or a new tensor of its shape (PyTorch-YOLOv3's `y = x.new(x.shape)`) whose columns the body sets
+    made_as = {f"{source}.clone()", *(f"{source}.{m}({source}.shape)" for m in ("new", "new_zeros", "new_empty")),
+               f"torch.zeros_like({source})", f"torch.empty_like({source})"}
+    if code_of(made).strip() not in made_as or type(last) is not cst.Return \
             or code_of(last.value or cst.Name("None")).strip() != copy:
         return False
     for statement in columns:
@@ -867,7 +877,7 @@ def _row_wise(module: cst.Module, name: str) -> bool:
                     return False
                 if type(inner) is cst.Subscript and (
                         type(inner.value) is not cst.Name or len(inner.slice) != 2
-                        or code_of(inner.slice[0].slice).strip() != ":"
+                        or code_of(inner.slice[0].slice).strip() not in (":", "...")
                         or any(type(n) is cst.Name for n in walk(inner.slice[1]))):
                     return False  # a column of every row
         target = statement.targets[0].target

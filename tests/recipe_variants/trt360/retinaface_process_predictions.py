@@ -1,12 +1,14 @@
 """RetinaFace's batch post-processing: each image's offsets decoded against the priors, scores over a threshold, NMS.
 
 Reduced from ternaus/retinaface@b72317d682c9e17492f5418073073e63c4ce2ce2 retinaface/inference.py:122-146
-(``process_predictions``): ``for batch_id in range(batch_size):``, ``boxes = decode(loc.data[batch_id], prior_box.to(
+(``process_predictions``): ``for batch_id in range(batch_size):``, ``boxes = decode(loc[batch_id], prior_box.to(
 loc.device), variance)`` then ``boxes *= scale`` (the decoded tensor written in place), ``scores = conf[batch_id][:,
 1]`` of the softmaxed scores, ``landmarks = decode_landm(...)`` and ``landmarks *= scale1``, ``valid_index =
 torch.where(scores > confidence_threshold)[0]``, the three picked by it, ``keep = nms(boxes, scores,
-nms_threshold)``. There the scores are sorted before NMS (which orders its picks by score itself) and the kept rows
-go to NumPy as dicts; here the rows (box, score, landmarks, image) are concatenated. Written here in our own words.
+nms_threshold)``. There the scores are sorted before NMS (which orders its picks by score itself), the offsets are
+read through ``.data`` (which a trace records as the example's values: another matter than the loop's) and the kept
+rows go to NumPy as dicts; here the rows (box, score, landmarks, image) are concatenated. Written here in our own
+words.
 """
 
 import torch
@@ -45,10 +47,10 @@ class Detector(nn.Module):
         scale1 = torch.tensor([width, height] * 2, dtype=loc.dtype)
         rows = []
         for batch_id in range(loc.shape[0]):
-            boxes = decode(loc.data[batch_id], prior_box.to(loc.device), self.variance)
+            boxes = decode(loc[batch_id], prior_box.to(loc.device), self.variance)
             boxes *= scale
             scores = conf[batch_id][:, 1]
-            landmarks = decode_landm(land.data[batch_id], prior_box.to(land.device), self.variance)
+            landmarks = decode_landm(land[batch_id], prior_box.to(land.device), self.variance)
             landmarks *= scale1
             valid_index = torch.where(scores > self.confidence_threshold)[0]
             boxes = boxes[valid_index]
