@@ -44,13 +44,18 @@ _ELEMENTWISE_METHODS = frozenset({
     "clone", "detach", "cpu", "contiguous", "type_as", "clamp", "clamp_min", "clamp_max", "round", "floor", "ceil",
 })
 
+#: Of those, the ones that always return a new tensor (the others may return their subject or a view of it).
+_NEW_TENSOR_METHODS = frozenset({"sigmoid", "exp", "log", "sqrt", "abs", "neg", "clone", "clamp", "clamp_min",
+                                 "clamp_max", "round", "floor", "ceil"})
+
 _ASSUMPTION = ("every tensor the loop reads at the image's index holds the loop's images along its first axis and "
                "the same number of candidates per image along its second; an image that an `if <no rows>: "
                "continue` skips would append no rows, and where the loop writes a list made before it by the "
                "image's index, the entry it keeps (an empty tensor) is the image's rows, none, in their dtype, device "
                "and columns; a stop at the end of the body (`if <test>: break`, YOLOv5/v7's time limit) is not "
                "taken, nor YOLOv5/v7's `elif n > max_nms:` pre-cap after `if not n: continue` (no image has more "
-               "candidates than it); a row made one value (`conf.view(-1)`, `reshape(-1)`, `squeeze(1)`) holds one value; a value "
+               "candidates than it); a row made one value or a column (`conf.view(-1)`, `reshape(-1)`, `squeeze(1)`, `view(-1, "
+               "1)`) holds one value; a value "
                "the body computes without the "
                "image is a number or broadcasts along a row's other axes; NMS may keep another box where two "
                "scores tie or where an IoU equals the threshold to within the rounding of coordinates shifted "
@@ -148,6 +153,11 @@ class Flattener:
             names = [e.value.value for e in assigned.elements]
             if type(value) is cst.Tuple and all(type(e) is cst.Element for e in value.elements):
                 return self.parallel(names, [e.value for e in value.elements])
+            if plain_read(value) and not self._dynamic(value):
+                # `height, width = orig_shape` (hukkelas' RetinaFace): a read the same for every image, unpacked
+                for name in names:
+                    self._bind(name, STATIC)
+                return f"{', '.join(names)} = {code_of(value).strip()}"
             return self.pair(names, value)
         if type(assigned) is cst.Name:
             return self.statement(assigned.value, statement.value)
@@ -166,12 +176,19 @@ class Flattener:
         self.copied = None
         text, kind = self.expression(value)
         copied = self.copied == id(strip_parens(value))
-        hoisted = ""
-        if kind.name in ("rows", "index") and _mentions(kind.image, target):
-            # `x = cat(...)[x[:, 4] > t]`: the rows' images read the old `x`; computed first, under a name of ours
-            self.hoisted += 1
-            name = f"{_IMAGE}_{self.hoisted}"
-            hoisted, kind = f"{name} = {kind.image}\n", Kind(kind.name, name, kind.mask)
+        # `x = cat(...)[x[:, 4] > t]`: the rows' images read the old `x`; hukkelas' `keep_idx = nms(...)` after
+        # `boxes_ = boxes_[keep_idx]`: the images of rows bound before read the old `keep_idx`. Each such image is
+        # computed first, under a name of ours, and those rows' images are that name.
+        images = sorted({k.image for k in [kind, *self.env.values()]
+                         if k.name in ("rows", "index") and _mentions(k.image, target)})
+        names = {image: f"{_IMAGE}_{self.hoisted + at + 1}" for at, image in enumerate(images)}
+        self.hoisted += len(images)
+        hoisted = "".join(f"{name} = {image}\n" for image, name in names.items())
+        for bound, was in list(self.env.items()):
+            if was.image in names and was.name in ("rows", "index"):
+                self.env[bound] = Kind(was.name, names[was.image], was.mask)
+        if kind.name in ("rows", "index") and kind.image in names:
+            kind = Kind(kind.name, names[kind.image], kind.mask)
         self._bind(target, kind)
         if copied:
             self.fresh.add(target)
@@ -665,18 +682,21 @@ class Flattener:
             if kind.name != "rows":
                 raise Decline
             args = ", ".join(code_of(a).strip().rstrip(",") for a in node.args)
+            if func.attr.value in _NEW_TENSOR_METHODS:
+                self.copied = id(node)  # hukkelas' `boxes_.clamp(0, 1)` then `boxes_[:, [0, 2]] *= width`
             return f"{_atom(base, func.value)}.{func.attr.value}({args})", Kind("rows", kind.image)
         positional = [a.value for a in node.args if a.keyword is None]
         keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        spelled_args = [code_of(a).strip().rstrip(",") for a in node.args]
         if type(func) is cst.Attribute and not context.qualified_names(func) and (
-                func.attr.value in ("view", "reshape") and [code_of(a).strip().rstrip(",") for a in node.args] == ["-1"]
-                or func.attr.value == "squeeze" and [code_of(a).strip().rstrip(",") for a in node.args] in (["-1"], ["1"])):
+                func.attr.value in ("view", "reshape") and spelled_args in (["-1"], ["-1", "1"])
+                or func.attr.value in ("squeeze", "unsqueeze") and spelled_args in (["-1"], ["1"])):
             base, kind = self.expression(func.value)
             if kind.name != "rows":
                 raise Decline
-            # YOLOv7's `conf.view(-1)` of a column of one value a row (its `max(1, keepdim=True)`): one value a row
-            return f"{_atom(base, func.value)}.{func.attr.value}(-1)" if func.attr.value != "squeeze" else \
-                f"{_atom(base, func.value)}.squeeze({code_of(node.args[0].value).strip()})", Kind("rows", kind.image)
+            # YOLOv7's `conf.view(-1)` of a column of one value a row (its `max(1, keepdim=True)`): one value a row;
+            # hukkelas' `scores_.view(-1, 1)`: one value a row as a column; `unsqueeze(1)`: an axis after the rows'
+            return f"{_atom(base, func.value)}.{func.attr.value}({', '.join(spelled_args)})", Kind("rows", kind.image)
         softmax = type(func) is cst.Attribute and not context.qualified_names(func) \
             and func.attr.value in ("softmax", "log_softmax")
         if softmax or context.refers_to(func, *_SOFTMAX):

@@ -129,8 +129,14 @@ DECODING: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     "pytorch_yolov3_nms_new_shape": (
         "x = prediction.flatten(0, 1)[prediction.flatten(0, 1)[..., 4] > conf_thres]",
         ("for xi, x in enumerate(prediction):", "for i, d in enumerate(detections)])"), ("TRT349",)),
+    "face_detection_batched_landmarks": (
+        "_trt_image_1 = _trt_image[keep_idx]", ("for i in range(len(boxes)):",), ()),
+    "yolov5_face_nms_landmarks": (
+        "box = xywh2xyxy(x[:, :4])", ("for xi, x in enumerate(prediction):", "for i, d in enumerate(detections)])"),
+        ()),
 }
-EMPTY_FILL.update({"retinaface_process_predictions": 40.0, "pytorch_yolov3_nms_new_shape": 40.0})
+EMPTY_FILL.update({"retinaface_process_predictions": 40.0, "pytorch_yolov3_nms_new_shape": 40.0,
+                   "yolov5_face_nms_landmarks": 40.0, "face_detection_batched_landmarks": 40.0})
 
 
 @pytest.mark.parametrize("name", list(DECODING))
