@@ -852,6 +852,25 @@ def _carried(statements: list, bound: set[str], names: set[str]) -> bool:
     return False
 
 
+def _binds_at_module_level(statement: cst.BaseStatement, name: str) -> bool:
+    """Does a module-level statement (not a function's definition) bind ``name`` in the module: an assignment, a
+    ``for`` or ``with`` target, an import, a class of that name? A class's body binds its own attributes, and a read
+    (``box = corners(p)`` in a method) binds nothing."""
+    if type(statement) is cst.ClassDef:
+        return statement.name.value == name
+    for node in walk(statement):
+        if type(node) in (cst.FunctionDef, cst.ClassDef) and node.name.value == name:
+            return True  # under an `if` or `try` (or a class's own body, which binds nothing: conservative)
+        if type(node) in (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.AsName, cst.NamedExpr):
+            target = node.name if type(node) is cst.AsName else node.target
+            if any(type(n) is cst.Name and n.value == name for n in walk(target)):
+                return True
+        if type(node) is cst.ImportAlias and node.asname is None \
+                and code_of(node.name).strip().split(".")[0] == name:
+            return True
+    return False
+
+
 def _row_wise(module: cst.Module, name: str) -> bool:
     """Is ``name`` a function of the module, of one parameter, that copies it and sets columns of every row of the
     copy from columns of the parameter (YOLOv5/v7's ``xywh2xyxy``: ``y = x.clone() if isinstance(x, torch.Tensor)
@@ -859,8 +878,7 @@ def _row_wise(module: cst.Module, name: str) -> bool:
     x.new(x.shape)`` and sets ``y[..., 0]``: the last axis, each row's)? Then each row's result is its row's alone,
     on the flattened rows as on an image's (a column it leaves unset is as undefined in one as in the other)."""
     found = [s for s in module.body if type(s) is cst.FunctionDef and s.name.value == name]
-    bound = [n for s in module.body if type(s) is not cst.FunctionDef for n in walk(s)
-             if type(n) is cst.Name and n.value == name]
+    bound = [s for s in module.body if type(s) is not cst.FunctionDef and _binds_at_module_level(s, name)]
     if len(found) != 1 or bound or found[0].decorators or type(found[0].body) is not cst.IndentedBlock:
         return False
     params = found[0].params

@@ -176,6 +176,46 @@ class Capped(nn.Module):
         return torch.cat(rows)
 
 
+def corners(x: torch.Tensor) -> torch.Tensor:
+    # Centres and sizes to corners in a new tensor of the argument's shape, its last axis set column by column:
+    # PyTorch-YOLOv3's `xywh2xyxy` (eriklindernoren/PyTorch-YOLOv3@1d621c8489e22c76ceb93bb2397ac6c8dfb5ceb7
+    # pytorchyolo/utils/utils.py:86-92 makes `x.new(x.shape)`), in our own words.
+    y = torch.zeros_like(x)
+    y[..., 0] = x[..., 0] - x[..., 2] / 2
+    y[..., 1] = x[..., 1] - x[..., 3] / 2
+    y[..., 2] = x[..., 0] + x[..., 2] / 2
+    y[..., 3] = x[..., 1] + x[..., 3] / 2
+    return y
+
+
+class Rescaled(nn.Module):
+    # A confidence mask by `p[..., 4]` (PyTorch-YOLOv3's `x[x[..., 4] > conf_thres]`), class probabilities by a
+    # functional softmax, corners, NMS, then hukkelas' batched RetinaFace's tail
+    # (hukkelas/DSFD-Pytorch-Inference@382de8f715f9e4311e5d08241c1725e820cd8dce
+    # face_detection/retinaface/detect.py:73-95: `keep_idx` bound twice, `height, width = orig_shape`, the kept boxes
+    # clamped and scaled in place by columns, `scores_.view(-1, 1)`); in our own words.
+    def __init__(self) -> None:
+        super().__init__()
+        self.size = (48, 64)
+
+    def forward(self, pred: torch.Tensor) -> torch.Tensor:
+        rows = []
+        for i in range(pred.shape[0]):
+            p = pred[i]
+            keep = p[..., 4] >= 0.3
+            p = p[keep]
+            probs = torch.nn.functional.softmax(p[:, 5:], dim=-1)
+            box = corners(p[:, :4])
+            keep = torchvision.ops.nms(box, p[:, 4] * probs[:, 0], 0.5)
+            box = box[keep].clamp(0, 40)
+            height, width = self.size
+            box[:, [0, 2]] *= width
+            box[:, [1, 3]] *= height
+            rows.append(torch.cat([box, probs[keep], p[keep, 4].view(-1, 1).cpu(), p[keep, 4].unsqueeze(1),
+                                   torch.full_like(box[:, :1], i)], 1))
+        return torch.cat(rows)
+
+
 def decode(loc: torch.Tensor, priors: torch.Tensor, variances: list[float]) -> torch.Tensor:
     # Offsets against priors (centre, size) to corners, written into the new tensor in place: retinaface-pytorch's
     # `decode` (retinaface/box_utils.py, the zoo 27 cache's copy), in our own words.
@@ -241,14 +281,14 @@ def _scored(batch: int, generator: torch.Generator, count: int = 40) -> list[tor
 
 
 INPUTS = {"Boxes": _boxes, "Agnostic": _pred, "Masked": _pred, "Zipped": _classes, "Pairs": _classes,
-          "Positions": _scored, "Column": _scored, "Skipping": _pred, "Capped": _boxes, "Decoded": _decoded}
+          "Positions": _scored, "Column": _scored, "Skipping": _pred, "Capped": _boxes, "Decoded": _decoded, "Rescaled": _pred}
 NAMES = list(INPUTS)
 #: Loops whose rows ONNX Runtime rounds otherwise than eager mode (`exp`, `softmax`).
-ROUNDED = frozenset({"Decoded"})
+ROUNDED = frozenset({"Decoded", "Rescaled"})
 
 
 def test_the_loops_are_rewritten() -> None:
-    assert rules_found(LOOPS, select=RULE) == ["TRT360"] * 10
+    assert rules_found(LOOPS, select=RULE) == ["TRT360"] * 11
     assert rewrite(LOOPS, select=RULE) == LOOPS  # unsafe: only with --unsafe
     after = rewrite(LOOPS, select=RULE, unsafe=True)
     assert ("        if _trt_tracing():\n"
@@ -310,6 +350,19 @@ def test_the_loops_are_rewritten() -> None:
             "            keep = _trt_nms_by_image(boxes, scores, None, _trt_image[valid], 0.4, _trt_count)\n"
             "            rows.append(torch.cat([boxes[keep], scores[keep, None], landmarks[keep], "
             "_trt_image_fill(scores[keep, None], _trt_image[valid][keep])], 1))\n" in after)
+    assert ("            p = pred.flatten(0, 1)\n"
+            "            keep = p[..., 4] >= 0.3\n"
+            "            p = p[keep]\n"
+            "            probs = torch.nn.functional.softmax(p[:, 5:], dim=-1)\n"
+            "            box = corners(p[:, :4])\n"
+            "            _trt_image_1 = _trt_image[keep]\n"
+            "            keep = _trt_nms_by_image(box, p[:, 4] * probs[:, 0], None, _trt_image[keep], 0.5, _trt_count)\n"
+            "            box = box[keep].clamp(0, 40)\n"
+            "            height, width = self.size\n"
+            "            box[:, [0, 2]] *= width\n"
+            "            box[:, [1, 3]] *= height\n"
+            "            rows.append(torch.cat([box, probs[keep], p[keep, 4].view(-1, 1).cpu(), p[keep, 4].unsqueeze(1), "
+            "_trt_image_fill(box[:, :1], _trt_image_1[keep])], 1))\n" in after)
     assert "def _trt_group_by_image(" in after and "def _trt_tracing(" in after and "def _trt_stack_map(" in after
     assert rewrite(after, select=RULE, unsafe=True) == after  # idempotent
 
@@ -787,3 +840,15 @@ def test_half_precision_boxes_are_shifted_in_float32() -> None:
     image = torch.arange(60).repeat_interleave(3)
     keep = _trt_nms_by_image(boxes, scores, None, image, 0.85, 60)
     assert keep.tolist() == list(range(180))  # box 1 overlaps box 0 by 0.82 only (in float16 they would coincide)
+
+
+@pytest.mark.parametrize(("before", "taken"), [
+    ("class Head:\n    def run(self, b):\n        return corners(b)\n", True),  # a read in a class: binds nothing
+    ("corners = None\n", False),  # rebound at module level
+    ("from geometry import corners\n", False),
+    ("if True:\n    def corners(x):\n        return x\n", False),  # defined again under an `if`
+])
+def test_a_row_function_is_recognised_only_when_the_module_binds_its_name_once(before: str, taken: bool) -> None:
+    code = _ROW_FUNCTION.format(name="corners", read="boxes[i]") + before
+    after = rewrite(code, select=RULE, unsafe=True)
+    assert ("        b = corners(boxes.flatten(0, 1))\n" in after) is taken
