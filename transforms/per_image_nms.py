@@ -949,8 +949,17 @@ What it finds, in run-time code: a list filled by a loop over the batch's images
 `for i, (b, c) in enumerate(zip(...))`) / `rows.append(...)`, later only concatenated along its first
 axis (`torch.cat(rows)`), whose body is assignments that
 - read image `i` of batch tensors (`boxes[i]`, `scores[i]`, the enumerated `p`): its candidates, one a row;
-- keep row-wise work (`clip_boxes_to_image`, `box_convert`, operators with numbers, `.to(...)`, the best
-  class `conf, j = x[:, 5:].max(1, keepdim=True)` along an axis after the candidates');
+- keep row-wise work (`clip_boxes_to_image`, `box_convert`, operators with numbers, `.to(...)`, `.cpu()`, the best
+  class `conf, j = x[:, 5:].max(1, keepdim=True)` along an axis after the candidates', a softmax along one
+  (`conf[i].softmax(-1)`, `F.softmax(x, dim=-1)`), an index after `...` (`x[..., 4]`), a read the same for
+  every image unpacked (`height, width = orig_shape`));
+- decode an image of a batch tensor by a function whose code may lie in another file, its other arguments the
+  same for every image (zoo 27's RetinaFace `decode(loc[i], priors, [0.1, 0.2])`, `decode_landm(land[i], ...)`):
+  while tracing it runs on every image at once under `torch.vmap`, by TRT366's helpers
+  (`{MAP_HELPER}(decode(_trt_row, priors, [0.1, 0.2]) for _trt_row in {ROWS_HELPER}(loc)).flatten(0, 1)`); a
+  function of rows already picked, of two images, or of the index is not taken; where vmap refuses the function
+  the images are decoded one by one (unrolled again), and where its graph records the batch (an image's own
+  mean written into columns) it fails at another: `migrate`'s check at other sizes rejects both;
 - pick candidates: `remove_small_boxes` or a mask's positions (`torch.where(s > t)[0]`, `m.nonzero()[:, 0]`),
   a comparison's mask (`det = det[conf > t]`, YOLOX's
   `detections[conf_mask]`), a mask of an index list (`keep[s[keep] > t]`), the positions NMS keeps
@@ -964,8 +973,11 @@ axis (`torch.cat(rows)`), whose body is assignments that
   where the test (of `A and B`: `A`) goes the other way, a guard tested before the loop on settings the
   loop does not bind; elsewhere the loop runs as written;
 - write columns of every row into a copy (`x[:, 5:] *= x[:, 4:5]` after `x = x[xc[xi]]`), call a
-  function of the module that copies its argument and sets columns of every row from its columns
-  (YOLOv5/v7's `xywh2xyxy`), make a column of one value a row one value (`conf.view(-1)`);
+  function of the module that copies its argument (or makes a tensor of its shape: PyTorch-YOLOv3's `x.new(x.shape)`)
+  and sets columns of every row from its columns (YOLOv5/v7's `xywh2xyxy`, `y[..., 0] = ...`), make a column of
+  one value a row one value (`conf.view(-1)`) or a row's value a column (`s.view(-1, 1)`, `s.unsqueeze(1)`),
+  scale columns in place of a new tensor (`boxes *= scale` after a decode, `b = b.clamp(0, 1)` then
+  `b[:, [0, 2]] *= width`);
 - count an image's rows, `n = x.shape[0]`, for `if not n: continue` and YOLOv5/v7's `elif n > max_nms:`
   pre-cap, which is left out while tracing (the assumption: no image has more candidates than it);
 - build the appended rows from rows read at the index (`torch.cat([bx[keep], s[keep, None]], 1)`),
@@ -1004,7 +1016,8 @@ break` (their time limit; a test that reads nothing of the image), is left out w
 batch tensor bound before the loop to a comparison (`xc = prediction[..., 4] > conf_thres`) read at
 the image's index (`x = x[xc[xi]]`) is a mask of its rows; the image's own tensor may be bound anew.
 Where a statement rebinds a name its rows' images read (`x = torch.cat(...)[x[:, 4] > t]`), the
-images are computed first, as `{_IMAGE}_1`, ....
+images are computed first, as `{_IMAGE}_1`, ...; so are those of rows bound before that a rebinding of a name
+they read would leave behind (hukkelas' `keep_idx` bound to a mask, then to NMS's picks).
 
 Fix safety: unsafe: {_ASSUMPTION}. `migrate` keeps it only where the rewritten model's graph is
 faithful and equivalent on its inputs. `if not det.size(0): continue` (an image without rows, YOLOX's
