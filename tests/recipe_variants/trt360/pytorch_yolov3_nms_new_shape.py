@@ -4,11 +4,11 @@ Reduced from eriklindernoren/PyTorch-YOLOv3@1d621c8489e22c76ceb93bb2397ac6c8dfb5
 (``non_max_suppression``) and its ``xywh2xyxy`` (:86-92, which makes ``y = x.new(x.shape)`` and sets ``y[..., k]``):
 ``output = [torch.zeros((0, 6), device="cpu")] * prediction.shape[0]``, ``for xi, x in enumerate(prediction):``,
 ``x = x[x[..., 4] > conf_thres]``, ``if not x.shape[0]: continue``, ``x[:, 5:] *= x[:, 4:5]``, ``box =
-xywh2xyxy(x[:, :4])``, ``if multi_label:`` / ``else:`` the best class, ``if classes is not None:``, ``n = x.shape[0]``
-with ``if not n: continue`` / ``elif n > max_nms:``, boxes offset by class for ``torchvision.ops.nms``, ``if
-i.shape[0] > max_det: i = i[:max_det]``, ``output[xi] = to_cpu(x[i])`` (here ``x[i].detach().cpu()``, what its
-``to_cpu`` does), a time limit. The list is flattened by the caller with the image's index (TRT361). Written here in
-our own words, with a smaller cap.
+xywh2xyxy(x[:, :4])``, the best class, ``n = x.shape[0]`` with ``if not n: continue``, boxes offset by class for
+``torchvision.ops.nms``, ``if i.shape[0] > max_det: i = i[:max_det]``, ``output[xi] = to_cpu(x[i])`` (here
+``x[i].detach().cpu()``, what its ``to_cpu`` does), a time limit. Its ``if multi_label:``, ``if classes is not None:``
+and ``elif n > max_nms:`` are YOLOv7's (``yolov7_nms_output_by_index``) and left out here. The list is flattened by
+the caller with the image's index (TRT361). Written here in our own words, with a smaller cap.
 """
 
 import time
@@ -27,13 +27,10 @@ def xywh2xyxy(x: Tensor) -> Tensor:
     return y
 
 
-def non_max_suppression(prediction: Tensor, conf_thres: float = 0.2, iou_thres: float = 0.45, classes=None):
-    nc = prediction.shape[2] - 5
+def non_max_suppression(prediction: Tensor, conf_thres: float = 0.2, iou_thres: float = 0.45):
     max_wh = 4096
     max_det = 5
-    max_nms = 30000
     time_limit = 10.0
-    multi_label = nc > 3  # three classes here: the best class only, as with the original's one class
     t = time.time()
     output = [torch.zeros((0, 6), device="cpu")] * prediction.shape[0]
     for xi, x in enumerate(prediction):
@@ -42,19 +39,11 @@ def non_max_suppression(prediction: Tensor, conf_thres: float = 0.2, iou_thres: 
             continue
         x[:, 5:] *= x[:, 4:5]
         box = xywh2xyxy(x[:, :4])
-        if multi_label:
-            i, j = (x[:, 5:] > conf_thres).nonzero(as_tuple=False).T
-            x = torch.cat((box[i], x[i, j + 5, None], j[:, None].float()), 1)
-        else:
-            conf, j = x[:, 5:].max(1, keepdim=True)
-            x = torch.cat((box, conf, j.float()), 1)[conf.view(-1) > conf_thres]
-        if classes is not None:
-            x = x[(x[:, 5:6] == torch.tensor(classes, device=x.device)).any(1)]
+        conf, j = x[:, 5:].max(1, keepdim=True)
+        x = torch.cat((box, conf, j.float()), 1)[conf.view(-1) > conf_thres]
         n = x.shape[0]
         if not n:
             continue
-        elif n > max_nms:
-            x = x[x[:, 4].argsort(descending=True)[:max_nms]]
         c = x[:, 5:6] * max_wh
         boxes, scores = x[:, :4] + c, x[:, 4]
         i = torchvision.ops.nms(boxes, scores, iou_thres)

@@ -4,8 +4,9 @@ Reduced from deepcam-cn/yolov5-face@84ef013381e3a155b7a746215974dca7894e0f3e uti
 (``non_max_suppression_face``) and its ``xywh2xyxy`` (:216-223): ``xc = prediction[..., 4] > conf_thres``, ``output =
 [torch.zeros((0, 16), device=prediction.device)] * prediction.shape[0]``, ``for xi, x in enumerate(prediction):``,
 ``x = x[xc[xi]]``, ``if labels and len(labels[xi]):`` (autolabelling), ``if not x.shape[0]: continue``, ``x[:, 15:]
-*= x[:, 4:5]``, ``box = xywh2xyxy(x[:, :4])``, the best class ``torch.cat((box, conf, x[:, 5:15], j.float()),
-1)[conf.view(-1) > conf_thres]`` (ten landmark columns carried), ``if classes is not None:``, ``n = x.shape[0]`` and
+*= x[:, 4:5]``, ``box = xywh2xyxy(x[:, :4])`` (there column by column; here by pairs), the best class
+``torch.cat((box, conf, x[:, 5:15], j.float()), 1)[conf.view(-1) > conf_thres]`` (ten landmark columns carried; its
+``if multi_label:`` and ``if classes is not None:`` are YOLOv7's and left out here), ``n = x.shape[0]`` and
 ``if not n: continue``, ``c = x[:, 15:16] * (0 if agnostic else max_wh)``, ``torchvision.ops.nms``, ``if merge and (1
 < n < 3E3):`` (merge-NMS), ``output[xi] = x[i]``, a time limit. The list is flattened by the caller with the image's
 index (TRT361). Written here in our own words, with a smaller head.
@@ -20,12 +21,10 @@ from torch import Tensor, nn
 
 
 def xywh2xyxy(x):
-    y = x.clone() if isinstance(x, torch.Tensor) else np.copy(x)
-    y[:, 0] = x[:, 0] - x[:, 2] / 2
-    y[:, 1] = x[:, 1] - x[:, 3] / 2
-    y[:, 2] = x[:, 0] + x[:, 2] / 2
-    y[:, 3] = x[:, 1] + x[:, 3] / 2
-    return y
+    out = x.clone() if isinstance(x, torch.Tensor) else np.copy(x)
+    out[:, :2] = x[:, :2] - x[:, 2:4] / 2
+    out[:, 2:4] = x[:, :2] + x[:, 2:4] / 2
+    return out
 
 
 def box_iou(a: Tensor, b: Tensor) -> Tensor:
@@ -35,13 +34,12 @@ def box_iou(a: Tensor, b: Tensor) -> Tensor:
     return inter / (area_a[:, None] + area_b - inter)
 
 
-def non_max_suppression_face(prediction, conf_thres=0.25, iou_thres=0.45, classes=None, agnostic=False, labels=()):
+def non_max_suppression_face(prediction, conf_thres=0.25, iou_thres=0.45, agnostic=False, labels=()):
     nc = prediction.shape[2] - 15
     xc = prediction[..., 4] > conf_thres
     max_wh = 4096
     time_limit = 10.0
     redundant = True
-    multi_label = nc > 1
     merge = False
     t = time.time()
     output = [torch.zeros((0, 16), device=prediction.device)] * prediction.shape[0]
@@ -58,14 +56,8 @@ def non_max_suppression_face(prediction, conf_thres=0.25, iou_thres=0.45, classe
             continue
         x[:, 15:] *= x[:, 4:5]
         box = xywh2xyxy(x[:, :4])
-        if multi_label:
-            i, j = (x[:, 15:] > conf_thres).nonzero(as_tuple=False).T
-            x = torch.cat((box[i], x[i, j + 15, None], x[i, 5:15], j[:, None].float()), 1)
-        else:
-            conf, j = x[:, 15:].max(1, keepdim=True)
-            x = torch.cat((box, conf, x[:, 5:15], j.float()), 1)[conf.view(-1) > conf_thres]
-        if classes is not None:
-            x = x[(x[:, 5:6] == torch.tensor(classes, device=x.device)).any(1)]
+        conf, j = x[:, 15:].max(1, keepdim=True)
+        x = torch.cat((box, conf, x[:, 5:15], j.float()), 1)[conf.view(-1) > conf_thres]
         n = x.shape[0]
         if not n:
             continue
