@@ -932,6 +932,15 @@ _LOOP = ("for i in range(b):\n"
          "    rows.append(torch.cat([boxes[i][keep], torch.full_like(scores[i][keep, None], i)], 1))\n")
 
 
+#: The decoding loop of the rule's second example (zoo 27's RetinaFace post-processing, shortened).
+_DECODING = ("for i in range(loc.shape[0]):\n"
+             "    boxes = decode(loc[i], priors, [0.1, 0.2])\n"
+             "    scores = conf[i].softmax(-1)[:, 1]\n"
+             "    keep = torch.where(scores > 0.5)[0]\n"
+             "    keep = keep[torchvision.ops.nms(boxes[keep], scores[keep], 0.4)]\n"
+             "    rows.append(torch.cat([boxes[keep], scores[keep, None]], 1))\n")
+
+
 def _indented(text: str, spaces: int) -> str:
     return "".join(" " * spaces + line for line in text.splitlines(keepends=True))
 
@@ -1048,6 +1057,26 @@ NMS on every image's candidates, or NMS after the engine).""",
                 "        rows.append(torch.cat([boxes.flatten(0, 1)[keep], "
                 f"{FILL_HELPER}(scores.flatten(0, 1)[keep, None], {_IMAGE}[keep])], 1))\n"
                 f"    else:\n{_indented(_LOOP, 8)}"
+                "    return torch.cat(rows)\n",
+                unsafe=True,
+            ),
+            Example(
+                f"import torchvision\ndef post(loc, conf, priors):\n    rows = []\n{_indented(_DECODING, 4)}"
+                "    return torch.cat(rows)\n",
+                "import torchvision\n"
+                "def post(loc, conf, priors):\n"
+                "    rows = []\n"
+                f"    if {TRACING_HELPER}():\n"
+                f"        {_N} = loc.shape[1]\n"
+                f"        {_COUNT} = loc.shape[0]\n"
+                f"        {_IMAGE} = torch.arange({_COUNT} * {_N}, device=loc.device) // {_N}\n"
+                f"        boxes = {MAP_HELPER}(decode({_ROW}, priors, [0.1, 0.2]) for {_ROW} in {ROWS_HELPER}(loc))"
+                ".flatten(0, 1)\n"
+                "        scores = conf.flatten(0, 1).softmax(-1)[:, 1]\n"
+                "        keep = torch.where(scores > 0.5)[0]\n"
+                f"        keep = keep[{NMS_HELPER}(boxes[keep], scores[keep], None, {_IMAGE}[keep], 0.4, {_COUNT})]\n"
+                "        rows.append(torch.cat([boxes[keep], scores[keep, None]], 1))\n"
+                f"    else:\n{_indented(_DECODING, 8)}"
                 "    return torch.cat(rows)\n",
                 unsafe=True,
             ),
