@@ -73,8 +73,8 @@ def build() -> nn.Module:
 
 
 def inputs(generator: torch.Generator) -> tuple[torch.Tensor, ...]:
-    """Four images."""
-    return (torch.rand(4, 3, 32, 32, generator=generator),)
+    """Six images, darker than the others."""
+    return (0.5 * torch.rand(6, 3, 32, 32, generator=generator),)
 
 
 DYNAMIC = {"x": {0: "images"}}

@@ -99,8 +99,8 @@ def build() -> nn.Module:
 
 
 def inputs(generator: torch.Generator) -> tuple[torch.Tensor, ...]:
-    """Four images."""
-    return (torch.rand(4, 3, 32, 32, generator=generator),)
+    """Four images, brighter than the others."""
+    return (1.5 * torch.rand(4, 3, 32, 32, generator=generator),)
 
 
 DYNAMIC = {"x": {0: "images"}}
