@@ -18,6 +18,10 @@ from trtcodemod.rules import Example, Fix, RuleInfo, Safety, spelled
 from trtcodemod.transforms._runtime_scope import TRACING_HELPER, RuntimeScopeRule
 
 NMS_HELPER = "_trt_nms_by_image"
+#: TRT366's helpers: a function of one image mapped over the batch by ``torch.vmap`` while tracing.
+MAP_HELPER, ROWS_HELPER = "_trt_stack_map", "_trt_rows"
+#: The element name of the mapped generator expression (reserved prefix).
+_ROW = "_trt_row"
 FILL_HELPER = "_trt_image_fill"
 LIST_HELPER = "_trt_per_image_list"
 CAP_HELPER = "_trt_cap_by_image"
@@ -31,11 +35,18 @@ _ROW_WISE = ("torchvision.ops.clip_boxes_to_image", "torchvision.ops.boxes.clip_
 _SMALL = ("torchvision.ops.remove_small_boxes", "torchvision.ops.boxes.remove_small_boxes")
 _NMS = ("torchvision.ops.nms", "torchvision.ops.boxes.nms")
 _BATCHED_NMS = ("torchvision.ops.batched_nms", "torchvision.ops.boxes.batched_nms")
+#: Softmax along an axis of its argument: along a row's axis, each row's alone.
+_SOFTMAX = ("torch.softmax", "torch.log_softmax", "torch.nn.functional.softmax", "torch.nn.functional.log_softmax",
+            "torch.special.softmax", "torch.special.log_softmax")
 #: Tensor methods that act on each element alone (no axis argument).
 _ELEMENTWISE_METHODS = frozenset({
     "to", "float", "half", "double", "long", "int", "bool", "sigmoid", "exp", "log", "sqrt", "abs", "neg",
-    "clone", "detach", "contiguous", "type_as", "clamp", "clamp_min", "clamp_max", "round", "floor", "ceil",
+    "clone", "detach", "cpu", "contiguous", "type_as", "clamp", "clamp_min", "clamp_max", "round", "floor", "ceil",
 })
+
+#: Of those, the ones that always return a new tensor (the others may return their subject or a view of it).
+_NEW_TENSOR_METHODS = frozenset({"sigmoid", "exp", "log", "sqrt", "abs", "neg", "clone", "clamp", "clamp_min",
+                                 "clamp_max", "round", "floor", "ceil"})
 
 _ASSUMPTION = ("every tensor the loop reads at the image's index holds the loop's images along its first axis and "
                "the same number of candidates per image along its second; an image that an `if <no rows>: "
@@ -43,12 +54,17 @@ _ASSUMPTION = ("every tensor the loop reads at the image's index holds the loop'
                "image's index, the entry it keeps (an empty tensor) is the image's rows, none, in their dtype, device "
                "and columns; a stop at the end of the body (`if <test>: break`, YOLOv5/v7's time limit) is not "
                "taken, nor YOLOv5/v7's `elif n > max_nms:` pre-cap after `if not n: continue` (no image has more "
-               "candidates than it); a row made one value (`conf.view(-1)`, `reshape(-1)`, `squeeze(1)`) holds one value; a value "
+               "candidates than it); a row made one value or a column (`conf.view(-1)`, `reshape(-1)`, `squeeze(1)`, `view(-1, "
+               "1)`) holds one value; a value "
                "the body computes without the "
                "image is a number or broadcasts along a row's other axes; NMS may keep another box where two "
                "scores tie or where an IoU equals the threshold to within the rounding of coordinates shifted "
-               "by up to the batch's width and the classes' heights; a reduction along a negative axis (`max(dim=-1)`) "
-               "reads an axis after the candidates'")
+               "by up to the batch's width and the classes' heights; a reduction or softmax along a negative axis "
+               "(`max(dim=-1)`, `softmax(-1)`), or an index after `...` (`x[..., 4]`), reads an axis after the "
+               "candidates'; a function the body calls on one "
+               "image of a batch tensor (RetinaFace's `decode(loc[i], priors, v)`), which `torch.vmap` maps over the "
+               "batch, returns a new tensor of one row for each of the image's candidates, computed from that image alone, and does "
+               "nothing else")
 
 
 #: The manual step for a per-image NMS loop the rewrite cannot take (migrate's report gives it in full).
@@ -137,6 +153,11 @@ class Flattener:
             names = [e.value.value for e in assigned.elements]
             if type(value) is cst.Tuple and all(type(e) is cst.Element for e in value.elements):
                 return self.parallel(names, [e.value for e in value.elements])
+            if plain_read(value) and not self._dynamic(value):
+                # `height, width = orig_shape` (hukkelas' RetinaFace): a read the same for every image, unpacked
+                for name in names:
+                    self._bind(name, STATIC)
+                return f"{', '.join(names)} = {code_of(value).strip()}"
             return self.pair(names, value)
         if type(assigned) is cst.Name:
             return self.statement(assigned.value, statement.value)
@@ -155,12 +176,19 @@ class Flattener:
         self.copied = None
         text, kind = self.expression(value)
         copied = self.copied == id(strip_parens(value))
-        hoisted = ""
-        if kind.name in ("rows", "index") and _mentions(kind.image, target):
-            # `x = cat(...)[x[:, 4] > t]`: the rows' images read the old `x`; computed first, under a name of ours
-            self.hoisted += 1
-            name = f"{_IMAGE}_{self.hoisted}"
-            hoisted, kind = f"{name} = {kind.image}\n", Kind(kind.name, name, kind.mask)
+        # `x = cat(...)[x[:, 4] > t]`: the rows' images read the old `x`; hukkelas' `keep_idx = nms(...)` after
+        # `boxes_ = boxes_[keep_idx]`: the images of rows bound before read the old `keep_idx`. Each such image is
+        # computed first, under a name of ours, and those rows' images are that name.
+        images = sorted({k.image for k in [kind, *self.env.values()]
+                         if k.name in ("rows", "index") and _mentions(k.image, target)})
+        names = {image: f"{_IMAGE}_{self.hoisted + at + 1}" for at, image in enumerate(images)}
+        self.hoisted += len(images)
+        hoisted = "".join(f"{name} = {image}\n" for image, name in names.items())
+        for bound, was in list(self.env.items()):
+            if was.image in names and was.name in ("rows", "index"):
+                self.env[bound] = Kind(was.name, names[was.image], was.mask)
+        if kind.name in ("rows", "index") and kind.image in names:
+            kind = Kind(kind.name, names[kind.image], kind.mask)
         self._bind(target, kind)
         if copied:
             self.fresh.add(target)
@@ -413,6 +441,11 @@ class Flattener:
             if kind.name != "rows":
                 raise Decline
             return f"{base}[:{rest_text}]", Kind("rows", kind.image)
+        if type(strip_parens(first.value)) is cst.Ellipsis:
+            if kind.name != "rows" or not rest:
+                raise Decline
+            # `x[..., 4]` (PyTorch-YOLOv3's confidence): axes after the candidates' by the assumption
+            return f"{base}[...{rest_text}]", Kind("rows", kind.image)
         at, at_kind = self.expression(first.value)
         at_name = type(strip_parens(first.value)) is cst.Name
         if kind.name == "rows" and at_kind.name == "index" and at_kind.image == kind.image and at_name:
@@ -649,18 +682,25 @@ class Flattener:
             if kind.name != "rows":
                 raise Decline
             args = ", ".join(code_of(a).strip().rstrip(",") for a in node.args)
+            if func.attr.value in _NEW_TENSOR_METHODS:
+                self.copied = id(node)  # hukkelas' `boxes_.clamp(0, 1)` then `boxes_[:, [0, 2]] *= width`
             return f"{_atom(base, func.value)}.{func.attr.value}({args})", Kind("rows", kind.image)
         positional = [a.value for a in node.args if a.keyword is None]
         keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        spelled_args = [code_of(a).strip().rstrip(",") for a in node.args]
         if type(func) is cst.Attribute and not context.qualified_names(func) and (
-                func.attr.value in ("view", "reshape") and [code_of(a).strip().rstrip(",") for a in node.args] == ["-1"]
-                or func.attr.value == "squeeze" and [code_of(a).strip().rstrip(",") for a in node.args] in (["-1"], ["1"])):
+                func.attr.value in ("view", "reshape") and spelled_args in (["-1"], ["-1", "1"])
+                or func.attr.value in ("squeeze", "unsqueeze") and spelled_args in (["-1"], ["1"])):
             base, kind = self.expression(func.value)
             if kind.name != "rows":
                 raise Decline
-            # YOLOv7's `conf.view(-1)` of a column of one value a row (its `max(1, keepdim=True)`): one value a row
-            return f"{_atom(base, func.value)}.{func.attr.value}(-1)" if func.attr.value != "squeeze" else \
-                f"{_atom(base, func.value)}.squeeze({code_of(node.args[0].value).strip()})", Kind("rows", kind.image)
+            # YOLOv7's `conf.view(-1)` of a column of one value a row (its `max(1, keepdim=True)`): one value a row;
+            # hukkelas' `scores_.view(-1, 1)`: one value a row as a column; `unsqueeze(1)`: an axis after the rows'
+            return f"{_atom(base, func.value)}.{func.attr.value}({', '.join(spelled_args)})", Kind("rows", kind.image)
+        softmax = type(func) is cst.Attribute and not context.qualified_names(func) \
+            and func.attr.value in ("softmax", "log_softmax")
+        if softmax or context.refers_to(func, *_SOFTMAX):
+            return self._softmax(node, method=softmax)
         if type(func) is cst.Name and len(node.args) == 1 and not keywords and _row_wise(context.module, func.value):
             text, kind = self.expression(positional[0])
             if kind.name != "rows":
@@ -733,7 +773,52 @@ class Flattener:
             parts = [self.expression(e.value) for e in items.elements]
             return (f"{code_of(func).strip()}([{', '.join(t for t, _ in parts)}], "
                     f"{code_of(axis.value).strip()})"), Kind("rows", _one_image(parts))
-        raise Decline
+        return self._mapped(node)
+
+    def _softmax(self, node: cst.Call, method: bool) -> tuple[str, Kind]:
+        """``s.softmax(-1)``, ``torch.softmax(s, 1)``, ``F.log_softmax(s, dim=-1)`` on rows: along an axis after the
+        candidates' (a number other than 0; a negative one by the assumption), each row's values alone."""
+        args = list(node.args) if method else list(node.args[1:])
+        subject = node.func.value if method else (node.args[0].value if node.args and node.args[0].keyword is None
+                                                  else None)
+        if subject is None or len(args) != 1 or (args[0].keyword is not None and args[0].keyword.value != "dim") \
+                or int_value(args[0].value) in (None, 0):
+            raise Decline  # no axis (chosen by the tensor's rank) or the candidates' axis
+        text, kind = self.expression(subject)
+        if kind.name != "rows":
+            raise Decline
+        axis = code_of(args[0]).strip().rstrip(",")
+        if method:
+            return f"{_atom(text, subject)}.{node.func.attr.value}({axis})", Kind("rows", kind.image)
+        return f"{code_of(node.func).strip()}({text}, {axis})", Kind("rows", kind.image)
+
+    def _mapped(self, node: cst.Call) -> tuple[str, Kind]:
+        """``decode(loc[i], priors, [0.1, 0.2])`` (RetinaFace's, in another file): a function, itself the same for
+        every image, of one image of a batch tensor (``t[i]`` or the enumerated item) and values the same for
+        every image. While tracing TRT366's helpers map it over the batch with ``torch.vmap``, which runs it on each
+        image alone (or, where vmap refuses it, on each image as written: unrolled, which migrate rejects); its
+        results flattened are every image's rows by the assumption (one for each of the image's candidates)."""
+        if self._dynamic(node.func):
+            raise Decline  # a method of the image's value, or a function picked image by image
+        images = [a for a in node.args if self._dynamic(a.value)]
+        if len(images) != 1 or images[0].star:
+            raise Decline
+        read = strip_parens(images[0].value)
+        if type(read) is cst.Name and read.value in self.items:
+            source = self.items[read.value]
+        elif type(read) is cst.Subscript and len(read.slice) == 1 and type(read.slice[0].slice) is cst.Index \
+                and type(strip_parens(read.slice[0].slice.value)) is cst.Name \
+                and strip_parens(read.slice[0].slice.value).value == self.index \
+                and not self._dynamic(read.value) and plain_read(read.value):
+            source = read.value
+        else:
+            raise Decline  # rows already picked, or a part of the image: not one image of a batch tensor
+        call = node.with_changes(args=[a.with_changes(value=cst.Name(_ROW)) if a is images[0] else a
+                                       for a in node.args])
+        self.helpers.update((MAP_HELPER, ROWS_HELPER))
+        self.copied = id(node)  # a new tensor (the assumption), in the loop and stacked alike: `boxes *= scale` on it
+        return (f"{MAP_HELPER}({code_of(call).strip()} for {_ROW} in {ROWS_HELPER}({code_of(source).strip()}))"
+                f".flatten(0, 1)"), Kind("rows", _IMAGE)
 
 
 def _carried(statements: list, bound: set[str], names: set[str]) -> bool:
@@ -775,14 +860,33 @@ def _carried(statements: list, bound: set[str], names: set[str]) -> bool:
     return False
 
 
+def _binds_at_module_level(statement: cst.BaseStatement, name: str) -> bool:
+    """Does a module-level statement (not a function's definition) bind ``name`` in the module: an assignment, a
+    ``for`` or ``with`` target, an import, a class of that name? A class's body binds its own attributes, and a read
+    (``box = corners(p)`` in a method) binds nothing."""
+    if type(statement) is cst.ClassDef:
+        return statement.name.value == name
+    for node in walk(statement):
+        if type(node) in (cst.FunctionDef, cst.ClassDef) and node.name.value == name:
+            return True  # under an `if` or `try` (or a class's own body, which binds nothing: conservative)
+        if type(node) in (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.AsName, cst.NamedExpr):
+            target = node.name if type(node) is cst.AsName else node.target
+            if any(type(n) is cst.Name and n.value == name for n in walk(target)):
+                return True
+        if type(node) is cst.ImportAlias and node.asname is None \
+                and code_of(node.name).strip().split(".")[0] == name:
+            return True
+    return False
+
+
 def _row_wise(module: cst.Module, name: str) -> bool:
     """Is ``name`` a function of the module, of one parameter, that copies it and sets columns of every row of the
     copy from columns of the parameter (YOLOv5/v7's ``xywh2xyxy``: ``y = x.clone() if isinstance(x, torch.Tensor)
-    else np.copy(x)``, ``y[:, 0] = x[:, 0] - x[:, 2] / 2``, ..., ``return y``)? Then each row's result is its row's
-    alone, on the flattened rows as on an image's."""
+    else np.copy(x)``, ``y[:, 0] = x[:, 0] - x[:, 2] / 2``, ..., ``return y``; PyTorch-YOLOv3's makes ``y =
+    x.new(x.shape)`` and sets ``y[..., 0]``: the last axis, each row's)? Then each row's result is its row's alone,
+    on the flattened rows as on an image's (a column it leaves unset is as undefined in one as in the other)."""
     found = [s for s in module.body if type(s) is cst.FunctionDef and s.name.value == name]
-    bound = [n for s in module.body if type(s) is not cst.FunctionDef for n in walk(s)
-             if type(n) is cst.Name and n.value == name]
+    bound = [s for s in module.body if type(s) is not cst.FunctionDef and _binds_at_module_level(s, name)]
     if len(found) != 1 or bound or found[0].decorators or type(found[0].body) is not cst.IndentedBlock:
         return False
     params = found[0].params
@@ -802,7 +906,10 @@ def _row_wise(module: cst.Module, name: str) -> bool:
     made = strip_parens(first.value)
     if type(made) is cst.IfExp:  # the tensor's copy, and NumPy's for an array
         made = strip_parens(made.body)
-    if code_of(made).strip() != f"{source}.clone()" or type(last) is not cst.Return \
+    # a copy, or a new tensor of its shape (PyTorch-YOLOv3's `y = x.new(x.shape)`) whose columns the body sets
+    made_as = {f"{source}.clone()", *(f"{source}.{m}({source}.shape)" for m in ("new", "new_zeros", "new_empty")),
+               f"torch.zeros_like({source})", f"torch.empty_like({source})"}
+    if code_of(made).strip() not in made_as or type(last) is not cst.Return \
             or code_of(last.value or cst.Name("None")).strip() != copy:
         return False
     for statement in columns:
@@ -816,7 +923,7 @@ def _row_wise(module: cst.Module, name: str) -> bool:
                     return False
                 if type(inner) is cst.Subscript and (
                         type(inner.value) is not cst.Name or len(inner.slice) != 2
-                        or code_of(inner.slice[0].slice).strip() != ":"
+                        or code_of(inner.slice[0].slice).strip() not in (":", "...")
                         or any(type(n) is cst.Name for n in walk(inner.slice[1]))):
                     return False  # a column of every row
         target = statement.targets[0].target
@@ -831,6 +938,15 @@ _LOOP = ("for i in range(b):\n"
          "    keep = keep[scores[i][keep] > 0.3]\n"
          "    keep = keep[torchvision.ops.batched_nms(boxes[i][keep], scores[i][keep], labels[i][keep], 0.5)]\n"
          "    rows.append(torch.cat([boxes[i][keep], torch.full_like(scores[i][keep, None], i)], 1))\n")
+
+
+#: The decoding loop of the rule's second example (zoo 27's RetinaFace post-processing, shortened).
+_DECODING = ("for i in range(loc.shape[0]):\n"
+             "    boxes = decode(loc[i], priors, [0.1, 0.2])\n"
+             "    scores = conf[i].softmax(-1)[:, 1]\n"
+             "    keep = torch.where(scores > 0.5)[0]\n"
+             "    keep = keep[torchvision.ops.nms(boxes[keep], scores[keep], 0.4)]\n"
+             "    rows.append(torch.cat([boxes[keep], scores[keep, None]], 1))\n")
 
 
 def _indented(text: str, spaces: int) -> str:
@@ -850,8 +966,17 @@ What it finds, in run-time code: a list filled by a loop over the batch's images
 `for i, (b, c) in enumerate(zip(...))`) / `rows.append(...)`, later only concatenated along its first
 axis (`torch.cat(rows)`), whose body is assignments that
 - read image `i` of batch tensors (`boxes[i]`, `scores[i]`, the enumerated `p`): its candidates, one a row;
-- keep row-wise work (`clip_boxes_to_image`, `box_convert`, operators with numbers, `.to(...)`, the best
-  class `conf, j = x[:, 5:].max(1, keepdim=True)` along an axis after the candidates');
+- keep row-wise work (`clip_boxes_to_image`, `box_convert`, operators with numbers, `.to(...)`, `.cpu()`, the best
+  class `conf, j = x[:, 5:].max(1, keepdim=True)` along an axis after the candidates', a softmax along one
+  (`conf[i].softmax(-1)`, `F.softmax(x, dim=-1)`), an index after `...` (`x[..., 4]`), a read the same for
+  every image unpacked (`height, width = orig_shape`));
+- decode an image of a batch tensor by a function whose code may lie in another file, its other arguments the
+  same for every image (zoo 27's RetinaFace `decode(loc[i], priors, [0.1, 0.2])`, `decode_landm(land[i], ...)`):
+  while tracing it runs on every image at once under `torch.vmap`, by TRT366's helpers
+  (`{MAP_HELPER}(decode(_trt_row, priors, [0.1, 0.2]) for _trt_row in {ROWS_HELPER}(loc)).flatten(0, 1)`); a
+  function of rows already picked, of two images, or of the index is not taken; where vmap refuses the function
+  the images are decoded one by one (unrolled again), and where its graph records the batch (an image's own
+  mean written into columns) it fails at another: `migrate`'s check at other sizes rejects both;
 - pick candidates: `remove_small_boxes` or a mask's positions (`torch.where(s > t)[0]`, `m.nonzero()[:, 0]`),
   a comparison's mask (`det = det[conf > t]`, YOLOX's
   `detections[conf_mask]`), a mask of an index list (`keep[s[keep] > t]`), the positions NMS keeps
@@ -865,8 +990,11 @@ axis (`torch.cat(rows)`), whose body is assignments that
   where the test (of `A and B`: `A`) goes the other way, a guard tested before the loop on settings the
   loop does not bind; elsewhere the loop runs as written;
 - write columns of every row into a copy (`x[:, 5:] *= x[:, 4:5]` after `x = x[xc[xi]]`), call a
-  function of the module that copies its argument and sets columns of every row from its columns
-  (YOLOv5/v7's `xywh2xyxy`), make a column of one value a row one value (`conf.view(-1)`);
+  function of the module that copies its argument (or makes a tensor of its shape: PyTorch-YOLOv3's `x.new(x.shape)`)
+  and sets columns of every row from its columns (YOLOv5/v7's `xywh2xyxy`, `y[..., 0] = ...`), make a column of
+  one value a row one value (`conf.view(-1)`) or a row's value a column (`s.view(-1, 1)`, `s.unsqueeze(1)`),
+  scale columns in place of a new tensor (`boxes *= scale` after a decode, `b = b.clamp(0, 1)` then
+  `b[:, [0, 2]] *= width`);
 - count an image's rows, `n = x.shape[0]`, for `if not n: continue` and YOLOv5/v7's `elif n > max_nms:`
   pre-cap, which is left out while tracing (the assumption: no image has more candidates than it);
 - build the appended rows from rows read at the index (`torch.cat([bx[keep], s[keep, None]], 1)`),
@@ -905,7 +1033,8 @@ break` (their time limit; a test that reads nothing of the image), is left out w
 batch tensor bound before the loop to a comparison (`xc = prediction[..., 4] > conf_thres`) read at
 the image's index (`x = x[xc[xi]]`) is a mask of its rows; the image's own tensor may be bound anew.
 Where a statement rebinds a name its rows' images read (`x = torch.cat(...)[x[:, 4] > t]`), the
-images are computed first, as `{_IMAGE}_1`, ....
+images are computed first, as `{_IMAGE}_1`, ...; so are those of rows bound before that a rebinding of a name
+they read would leave behind (hukkelas' `keep_idx` bound to a mask, then to NMS's picks).
 
 Fix safety: unsafe: {_ASSUMPTION}. `migrate` keeps it only where the rewritten model's graph is
 faithful and equivalent on its inputs. `if not det.size(0): continue` (an image without rows, YOLOX's
@@ -936,6 +1065,26 @@ NMS on every image's candidates, or NMS after the engine).""",
                 "        rows.append(torch.cat([boxes.flatten(0, 1)[keep], "
                 f"{FILL_HELPER}(scores.flatten(0, 1)[keep, None], {_IMAGE}[keep])], 1))\n"
                 f"    else:\n{_indented(_LOOP, 8)}"
+                "    return torch.cat(rows)\n",
+                unsafe=True,
+            ),
+            Example(
+                f"import torchvision\ndef post(loc, conf, priors):\n    rows = []\n{_indented(_DECODING, 4)}"
+                "    return torch.cat(rows)\n",
+                "import torchvision\n"
+                "def post(loc, conf, priors):\n"
+                "    rows = []\n"
+                f"    if {TRACING_HELPER}():\n"
+                f"        {_N} = loc.shape[1]\n"
+                f"        {_COUNT} = loc.shape[0]\n"
+                f"        {_IMAGE} = torch.arange({_COUNT} * {_N}, device=loc.device) // {_N}\n"
+                f"        boxes = {MAP_HELPER}(decode({_ROW}, priors, [0.1, 0.2]) for {_ROW} in {ROWS_HELPER}(loc))"
+                ".flatten(0, 1)\n"
+                "        scores = conf.flatten(0, 1).softmax(-1)[:, 1]\n"
+                "        keep = torch.where(scores > 0.5)[0]\n"
+                f"        keep = keep[{NMS_HELPER}(boxes[keep], scores[keep], None, {_IMAGE}[keep], 0.4, {_COUNT})]\n"
+                "        rows.append(torch.cat([boxes[keep], scores[keep, None]], 1))\n"
+                f"    else:\n{_indented(_DECODING, 8)}"
                 "    return torch.cat(rows)\n",
                 unsafe=True,
             ),

@@ -107,12 +107,63 @@ def test_rewritten_from_the_code_alone_exports_and_equals_eager(name: str, tmp_p
     assert_follows_the_batch(original, rewritten, module, example, sets, tmp_path)
 
 
-@pytest.mark.parametrize("name", list(TAKEN))
-def test_migrate_applies_the_cap_at_first_contact(name: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("name", [*TAKEN, "retinaface_process_predictions", "pytorch_yolov3_nms_new_shape",
+                                  "face_detection_batched_landmarks", "yolov5_face_nms_landmarks"])
+def test_migrate_applies_the_rewrite_at_first_contact(name: str, tmp_path: Path) -> None:
+    # the capped loops and those that decode before NMS (DECODING, below)
     path, report = migrate_with_standin(HERE / f"{name}.py", STANDIN, tmp_path, f"trt360_migrate_{name}")
     assert report["before"]["faithful"] is not True, report["before"]
     assert report["exit_code"] == 0 and report["equivalent"] is True, (report["remaining"], report["reverted"])
     applied = sorted((fix["rule"], fix["line"]) for fix in report["applied"])
-    loops = TAKEN[name][2]
+    loops = TAKEN[name][2] if name in TAKEN else DECODING[name][1]
     assert all((rule, _line_of(path, loop)) in applied for rule, loop in zip(RULES, loops)), applied
     assert report["after"]["faithful"] is True
+
+
+# --- loops that decode before NMS (zoo 27's retinaface_nms form) -----------------------------------------------------
+
+#: variant -> (a line of the tracing branch, the loops' headers: TRT360's, then TRT361's if any, other rules the
+#: graph needs: PyTorch-YOLOv3's `x.new(x.shape)` records the traced number of rows, TRT349's).
+DECODING: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
+    "retinaface_process_predictions": (
+        "boxes = _trt_stack_map(decode(_trt_row, prior_box.to(loc.device), self.variance) for _trt_row in "
+        "_trt_rows(loc)).flatten(0, 1)", ("for batch_id in range(loc.shape[0]):",), ()),
+    "pytorch_yolov3_nms_new_shape": (
+        "x = prediction.flatten(0, 1)[prediction.flatten(0, 1)[..., 4] > conf_thres]",
+        ("for xi, x in enumerate(prediction):", "for i, d in enumerate(detections)])"), ("TRT349",)),
+    "face_detection_batched_landmarks": (
+        "_trt_image_1 = _trt_image[keep_idx]", ("for i in range(len(boxes)):",), ()),
+    "yolov5_face_nms_landmarks": (
+        "box = xywh2xyxy(x[:, :4])", ("for xi, x in enumerate(prediction):", "for i, d in enumerate(detections)])"),
+        ()),
+}
+EMPTY_FILL.update({"retinaface_process_predictions": 40.0, "pytorch_yolov3_nms_new_shape": 40.0,
+                   "yolov5_face_nms_landmarks": 40.0, "face_detection_batched_landmarks": 40.0})
+
+
+@pytest.mark.parametrize("name", list(DECODING))
+def test_the_decoding_loops_are_found_and_rewritten(name: str) -> None:
+    path = HERE / f"{name}.py"
+    line, loops, _ = DECODING[name]
+    found = sorted((f.rule, f.line) for f in check_source(path.read_bytes(), str(path.resolve()), CODE_ALONE))
+    assert found == sorted(zip(RULES, (_line_of(path, loop) for loop in loops)))
+    after = fix_source(path.read_bytes(), str(path.resolve()), UNSAFE).source.decode()
+    assert f"        {line}\n" in after, after
+
+
+@pytest.mark.parametrize("name", list(DECODING))
+def test_a_decoding_loop_rewritten_from_the_code_alone_exports_and_equals_eager(name: str, tmp_path: Path) -> None:
+    path = HERE / f"{name}.py"
+    new_path = tmp_path / f"{name}_rewritten.py"
+    options = Options(select=(*RULES, *DECODING[name][2]), scope="all", unsafe=True)
+    new_path.write_text(fix_source(path.read_bytes(), str(path.resolve()), options).source.decode())
+    module, _ = built_variant(path, f"trt360_{name}")
+    rewritten_module, _ = built_variant(new_path, f"trt360_rewritten_{name}")
+    original, rewritten = module.build(), rewritten_module.build()
+    rewritten.load_state_dict(original.state_dict())
+    sets = _sets(name, 1)
+    # every image keeps rows, but the one filled so that none of its candidates passes the threshold
+    assert min(_counts(original(*sets["batch-3"]), 3)) > 0
+    assert _counts(original(*sets["an-image-without-rows"]), 3)[1] == 0
+    assert_follows_the_batch(original, rewritten, module, module.inputs(seeded(0)), sets, tmp_path)
+
