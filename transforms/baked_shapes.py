@@ -29,7 +29,7 @@ from typing import Any
 import libcst as cst
 
 from trtcodemod.astutil import (
-    bound_names, children, code_of, has_star_args, helper_call, int_value, method_call, short_code, walk,
+    bound_names, children, code_of, decorator_names, has_star_args, helper_call, int_value, method_call, short_code, walk,
 )
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.scopes import scope_bindings
@@ -56,6 +56,11 @@ _NUMPY_FORMS = {
              "array of the shape",
     "asarray": "arithmetic on the sizes themselves (`(x.shape[2] + 7) // 8`, which the trace keeps) instead of an "
                "array of the shape",
+    # NumPy's repeat repeats each element; torch's `Tensor.repeat` is NumPy's tile, so the same name misleads.
+    "repeat": "torch.repeat_interleave(...) (NumPy's repeat repeats each element; torch's `Tensor.repeat` is "
+              "NumPy's `tile`)",
+    "concatenate": "torch.cat(...)",
+    "stack": "torch.stack(...)",
 }
 
 
@@ -113,7 +118,12 @@ call). NumPy locals of the function (`yv, xv = np.meshgrid(...)`, also a name re
 are rewritten with it when only rewritten code reads them. Scalars are sizes, numeric
 literals, configuration values (`self.stride`, assumed an `int`) and locals holding numbers.
 Anything else (a call outside the table, an array returned or printed as NumPy, a local changed
-in place, `**`) is named, not rewritten. The torch form keeps NumPy's strides where
+in place, `**`) is named, not rewritten. A function that returns its NumPy result (a prior or grid
+helper whose caller calls `torch.from_numpy`, as online-face-detection's RetinaFace `_priors_np`)
+is named as the reason, with what to do there: build the result with torch in that function, on
+the sizes as passed (not `int()` of them); a `functools.lru_cache` on it may stay (eager sizes are
+ints; traced ones are tensors, hashed by identity, so the cache misses while tracing). The
+guidance for `np.repeat` is `torch.repeat_interleave` (torch's `Tensor.repeat` is NumPy's `tile`). The torch form keeps NumPy's strides where
 `torch.from_numpy`/`torch.as_tensor` would have kept them (a `torch.meshgrid` view is not
 handed out there) and is a new contiguous tensor where `torch.tensor` copied. A size is a
 tensor's as described above; inside `migrate` or with `--facts`, also `o.size(i)`/`o.shape[i]`
@@ -418,12 +428,44 @@ every input set. Matters for the TorchScript exporter, on every TensorRT version
                          "array; assumes the sizes given to arange/zeros... are not negative)")
             else:
                 form = _NUMPY_FORMS.get(short, "the torch function of the same name, on the size itself")
-                text += (f"use {form} (not rewritten: the array does not end as a tensor through torch.from_numpy/"
-                         "torch.tensor/torch.as_tensor in this function, or part of it has no exact torch form)")
+                text += f"use {form} (not rewritten: {self._unrewritten_reason(function)})"
             if method is not None:
                 self.hold(method[0], method[1], call, text, fix)
             elif in_function:
                 self.report(call, text, fix)
+
+
+    def _unrewritten_reason(self, function: _Function) -> str:
+        """Why a finding has no fix; where the function hands its NumPy result back (a prior or grid
+        helper, made a tensor by its caller), that is the reason, with what to do in this function."""
+        returned = None if any(type(e) is tuple for e in function.events) else self._returned_numpy(function.node)
+        if returned is None:
+            return ("the array does not end as a tensor through torch.from_numpy/torch.tensor/torch.as_tensor in "
+                    "this function, or part of it has no exact torch form")
+        name = function.node.name.value
+        text = (f"`{name}` returns the NumPy array (`return {short_code(returned)}`), so any tensor is made from "
+                "it by a caller, and the rewrite stays within one function. Build the whole result with torch in "
+                f"`{name}`, on the sizes as its caller passes them (not `int()` of them), and drop the caller's "
+                "torch.from_numpy")
+        if {"lru_cache", "cache"} & decorator_names(function.node):
+            # The cache stays right: eager sizes are ints; traced ones are tensors, hashed by identity (a miss).
+            text += (f"; `{name}`'s cache keeps working in eager code (the sizes are ints there) and misses while "
+                     "tracing (they are tensors then)")
+        return text
+
+    def _returned_numpy(self, node: cst.FunctionDef) -> cst.BaseExpression | None:
+        """The value of a ``return`` of ``node`` (its own, not a nested function's) that is a NumPy call or a
+        method of one (``np.concatenate(blocks).astype("float32")``)."""
+        stack: list[cst.CSTNode] = list(node.body.children)
+        while stack:
+            item = stack.pop()
+            if type(item) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+                continue
+            if type(item) is cst.Return and type(item.value) is cst.Call and (
+                    self._numpy_name(item.value.func) is not None or self._on_numpy(item.value)):
+                return item.value
+            stack.extend(children(item))
+        return None
 
 
 #: Marks a finding whose construct another finding's fix rewrites (reported once, with the fix).

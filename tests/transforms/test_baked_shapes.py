@@ -2230,3 +2230,46 @@ def test_only_a_constructor_s_own_statements_make_it_run_time_code(lines: tuple[
     code; a warning on one of `__init__`'s own statements makes it run-time code, with what it calls."""
     found = check_source(CLOSURE_AND_OWN.encode(), "snippet.py", Options(select=("TRT712",), facts=_warned(*lines)))
     assert sorted(f.line for f in found) == expected, [(f.line, f.message) for f in found]
+
+
+# A prior helper that builds its cells in NumPy and returns them; the caller makes the tensor. Our own
+# re-writing of online-face-detection 0.3.4's RetinaFace priors (online_face/models/retinaface/box.py:21-46,
+# as installed in zoo 29): `_priors_np(h, w)` under `functools.lru_cache`, `torch.from_numpy` in `prior_box`.
+RETURNED_PRIORS = GRID_HEADER + '''\
+import functools
+
+
+{decorator}def cells(output):
+    rows = output.size(2)
+    ys = (np.arange(rows) + 0.5) / rows
+    return np.repeat(ys.reshape(-1, 1), 2, axis=1).astype("float32")
+
+
+class Priors(nn.Module):
+    def forward(self, x):
+        return x + torch.from_numpy(cells(x))
+'''
+
+
+@pytest.mark.parametrize("decorator", ["", "@functools.lru_cache(maxsize=8)\n"])
+def test_a_numpy_result_returned_to_the_caller_is_named_as_the_reason(decorator: str) -> None:
+    code = RETURNED_PRIORS.format(decorator=decorator)
+    line = code.splitlines().index("    ys = (np.arange(rows) + 0.5) / rows") + 1
+    found = findings(code, _facts("snippet.py", line))
+    assert found and all(f.edit is None for f in found), found
+    message = found[0].message
+    assert ("`cells` returns the NumPy array (`return np.repeat(ys.reshape(-1, 1), 2, axis=1).astyp...`), "
+            "so any tensor is made from it by a caller" in message), message
+    assert "Build the whole result with torch in `cells`" in message
+    assert ("cache keeps working in eager code" in message) == bool(decorator)
+    assert fixed(code, _facts("snippet.py", line)) == code
+
+
+def test_numpy_repeat_is_pointed_at_repeat_interleave_not_repeat() -> None:
+    # torch's `Tensor.repeat` tiles; NumPy's repeat repeats each element: the guidance names the torch form.
+    code = module("w = x.shape[1]\nreturn x + torch.tensor(np.repeat(np.ones(3), w) ** 2)")
+    [finding] = findings(code)
+    assert "use torch.repeat_interleave(...)" in finding.message, finding.message
+    a = np.arange(3)
+    assert np.array_equal(np.repeat(a, 2), torch.arange(3).repeat_interleave(2).numpy())
+    assert not np.array_equal(np.repeat(a, 2), torch.arange(3).repeat(2).numpy())
