@@ -255,15 +255,21 @@ def test_containers_given_a_size_are_rewritten() -> None:
     assert [f"self.{name} = {value}" in body for name, value in rewritten.items()] == [True] * len(rewritten)
 
 
+def _before_and_after(source: str, name: str) -> tuple[torch.nn.Module, torch.nn.Module]:
+    """Class ``name`` of ``source`` built before and after TRT356's rewrite, with the same weights."""
+    folder = _folder()
+    before_ns = import_source(source, folder)
+    after_ns = import_source(rewrite(source, select=("TRT356",)), folder)
+    torch.manual_seed(0)
+    before = before_ns[name]().eval()
+    after = after_ns[name]().eval()
+    after.load_state_dict(before.state_dict())
+    return before, after
+
+
 @pytest.mark.parametrize("size", [(16, 20), (17, 23), (5, 4)])
 def test_containers_rewritten_run_the_same_and_export_faithfully(size: tuple[int, int]) -> None:
-    folder = _folder()
-    before_ns = import_source(CONTAINERS, folder)
-    after_ns = import_source(rewrite(CONTAINERS, select=("TRT356",)), folder)
-    torch.manual_seed(0)
-    before = before_ns["Decoder"]().eval()
-    after = after_ns["Decoder"]().eval()
-    after.load_state_dict(before.state_dict())
+    before, after = _before_and_after(CONTAINERS, "Decoder")
     g = torch.Generator().manual_seed(sum(size))
     x = torch.randn(2, 3, *size, generator=g)
     x.view(-1)[:3] = torch.tensor([0.0, -0.0, -1e4])
@@ -329,13 +335,7 @@ def test_containers_filled_from_a_method_are_rewritten() -> None:
 
 @pytest.mark.parametrize("size", [(16, 20), (17, 23), (5, 4)])
 def test_containers_filled_from_a_method_export_faithfully(size: tuple[int, int]) -> None:
-    folder = _folder()
-    before_ns = import_source(FILLED, folder)
-    after_ns = import_source(rewrite(FILLED, select=("TRT356",)), folder)
-    torch.manual_seed(0)
-    before = before_ns["Up"]().eval()
-    after = after_ns["Up"]().eval()
-    after.load_state_dict(before.state_dict())
+    before, after = _before_and_after(FILLED, "Up")
     x = torch.randn(2, 3, *size, generator=torch.Generator().manual_seed(sum(size)))
     x.view(-1)[:3] = torch.tensor([0.0, -0.0, -1e3])
     with torch.no_grad():
