@@ -103,7 +103,10 @@ export warned at the `if`, as for sizes a caller handed down) and whose body is 
   "SAME" padding in transformers' MobileNet: `if in_height % stride_height == 0: pad = max(k -
   stride_height, 0)` / `else: pad = max(k - (in_height % stride_height), 0)`), also written as one
   expression, `w_up = w if w % 32 == 0 else 32 * (w // 32 + 1)` (mmagic's SPyNet rounding its input
-  up to a multiple of 32), with the same conditions on both numbers;
+  up to a multiple of 32), with the same conditions on both numbers, or as two lists (or tuples) of
+  such numbers of one length (pixseg's ENet padding to even sizes, `to_pad = [0, 0] if size % 2 == 0
+  else [0, 1]`, `size` a loop variable over `x.shape[-1:1:-1]`: a loop over a tensor's shape gives
+  sizes), each element that differs chosen on its own;
 - or a repeat of the name it assigns, `x = x.repeat(n, 1, ...)`, `x = x.repeat_interleave(n, d)` or
   `x = torch.repeat_interleave(x, n, dim=d)` (an axis given), also with an `else` that takes the
   input as it is (`else: src = image`: segment-anything's per-mask expansion) and in an `if`/`elif`
