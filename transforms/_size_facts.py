@@ -300,6 +300,10 @@ class SizeRule(RuntimeScopeRule):
         if self._first(node, "visit_For"):
             self._bind(node.target, None)
             self._written_in_loop(node)
+            frame = self._frame()
+            if frame is not None and type(node.target) is cst.Name and self._is_shape_tuple(node.iter):
+                # `for size in x.shape[-1:1:-1]:` (pixseg's ENet): each turn's name is one of the sizes
+                frame.derived.add(node.target.value)
 
     def visit_While(self, node: cst.While) -> None:
         if self._first(node, "visit_While"):

@@ -103,7 +103,10 @@ export warned at the `if`, as for sizes a caller handed down) and whose body is 
   "SAME" padding in transformers' MobileNet: `if in_height % stride_height == 0: pad = max(k -
   stride_height, 0)` / `else: pad = max(k - (in_height % stride_height), 0)`), also written as one
   expression, `w_up = w if w % 32 == 0 else 32 * (w // 32 + 1)` (mmagic's SPyNet rounding its input
-  up to a multiple of 32), with the same conditions on both numbers;
+  up to a multiple of 32), with the same conditions on both numbers, or as two lists (or tuples) of
+  such numbers of one length (pixseg's ENet padding to even sizes, `to_pad = [0, 0] if size % 2 == 0
+  else [0, 1]`, `size` a loop variable over `x.shape[-1:1:-1]`: a loop over a tensor's shape gives
+  sizes), each element that differs chosen on its own;
 - or a repeat of the name it assigns, `x = x.repeat(n, 1, ...)`, `x = x.repeat_interleave(n, d)` or
   `x = torch.repeat_interleave(x, n, dim=d)` (an axis given), also with an `else` that takes the
   input as it is (`else: src = image`: segment-anything's per-mask expansion) and in an `if`/`elif`
@@ -998,15 +1001,37 @@ sizes (where it has others the write raises where the test holds too), and the w
         computed = _computed_in(value.test)
         bound = self._bound_before(node)  # type: ignore[arg-type]
         names = set(bound_names(node.targets[0].target))
-        for branch in (value.body, value.orelse):
+        pairs = _element_pairs(value.body, value.orelse)
+        for branch in [e for pair in pairs for e in pair] if pairs else (value.body, value.orelse):
             if any(mentions_name(branch, name) for name in names - bound) or not self._harmless(branch, computed, bound):
                 return
+        if pairs:
+            self._either_sequence(value, pairs)
+            return
         chosen = helper_call(SIZE_WHERE_HELPER, _as_traced(self._explicit(value.test)),
                              value.body.with_changes(lpar=[], rpar=[]), value.orelse.with_changes(lpar=[], rpar=[]))
         self.found(value.test, f"`{short_code(value)}` chooses a number by a size in Python: a traced export keeps "
                    f"the example's choice; {SIZE_WHERE_HELPER} keeps the choice in the graph while tracing (the "
                    "same number in eager mode, both numbers computed every time)",
                    Fix({value: chosen.with_changes(lpar=value.lpar, rpar=value.rpar)}, safety=Safety.UNSAFE,
+                       helpers=(SIZE_WHERE_HELPER,)))
+
+    def _either_sequence(self, value: cst.IfExp,
+                         pairs: list[tuple[cst.BaseExpression, cst.BaseExpression]]) -> None:
+        """``to_pad = [0, 0] if size % 2 == 0 else [0, 1]`` (pixseg's ENet padding to even sizes): two
+        lists (or tuples) of numbers of one length, chosen by a size. It becomes one list whose elements
+        that differ are each ``_trt_size_where(<test>, then, else)`` (the test, comparisons of sizes,
+        computed once per element), the elements the branches share as written."""
+        test = _as_traced(self._explicit(value.test))
+        elements = [cst.Element(then.deep_clone() if code_of(then) == code_of(other) else
+                                helper_call(SIZE_WHERE_HELPER, test.deep_clone(), then.with_changes(lpar=[], rpar=[]),
+                                            other.with_changes(lpar=[], rpar=[])))
+                    for then, other in pairs]
+        sequence = value.body.with_changes(elements=elements)  # the then-branch's own brackets
+        self.found(value.test, f"`{short_code(value)}` chooses numbers by a size in Python: a traced export keeps "
+                   f"the example's choice; {SIZE_WHERE_HELPER} keeps each differing element's choice in the graph "
+                   "while tracing (the same numbers in eager mode, both computed every time)",
+                   Fix({value: sequence.with_changes(lpar=value.lpar, rpar=value.rpar)}, safety=Safety.UNSAFE,
                        helpers=(SIZE_WHERE_HELPER,)))
 
     def _either(self, node: cst.If) -> bool:
@@ -1248,6 +1273,19 @@ sizes (where it has others the write raises where the test holds too), and the w
                 and _prefix_crop(crop):
             return "crops", value, None
         return None, value, None
+
+
+def _element_pairs(then: cst.BaseExpression, other: cst.BaseExpression
+                   ) -> list[tuple[cst.BaseExpression, cst.BaseExpression]] | None:
+    """The elements of two list (or two tuple) displays of one length, side by side, where some differ;
+    None for anything else (a starred element, other kinds, other lengths, the same elements)."""
+    if type(then) not in (cst.List, cst.Tuple) or type(other) is not type(then):
+        return None
+    left, right = then.elements, other.elements  # type: ignore[attr-defined]
+    if not left or len(left) != len(right) or any(type(e) is not cst.Element for e in (*left, *right)):
+        return None
+    pairs = [(a.value, b.value) for a, b in zip(left, right)]
+    return pairs if any(code_of(a) != code_of(b) for a, b in pairs) else None
 
 
 def _fresh_local(function: cst.FunctionDef, branch: cst.If, name: str) -> bool:

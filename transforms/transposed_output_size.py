@@ -82,6 +82,52 @@ def _sized_calls(module: cst.Module) -> tuple[set[str], set[str]]:
     return attributes, containers
 
 
+_FILLING = ("append", "extend")
+
+
+def _filled(module: cst.Module, attributes: set[str]) -> tuple[set[int], set[str]]:
+    """What fills a sized container ``self.X`` after it is built: the ids of the values given to
+    ``self.X.append(v)``, ``self.X.extend(v)`` and ``self.X += v``; and, where such a value is a name
+    bound (directly or as a loop variable, through ``enumerate``/``zip``) to what a method of the file
+    returns (``convs = self._make_convs(...)``, then ``for conv in convs: self.X.append(conv)``: pixseg's
+    ENet bottlenecks), that method's name."""
+    values: set[int] = set()
+    methods: set[str] = set()
+    for function in (n for n in _walk(module) if type(n) is cst.FunctionDef):
+        bound: dict[str, cst.BaseExpression] = {}
+        given: list[cst.BaseExpression] = []
+        for node in _walk(function.body):
+            if type(node) is cst.Assign and len(node.targets) == 1 and type(node.targets[0].target) is cst.Name:
+                bound[node.targets[0].target.value] = node.value
+            elif type(node) is cst.For:
+                bound.update(_loop_sources(node))
+            elif type(node) is cst.AugAssign and type(node.operator) is cst.AddAssign \
+                    and _self_attribute(node.target) in attributes:
+                given.append(node.value)
+            elif type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value in _FILLING \
+                    and _self_attribute(node.func.value) in attributes and len(node.args) == 1:
+                given.append(node.args[0].value)
+        for value in given:
+            values.add(id(value))
+            for _ in range(4):  # a name's value, a loop's sequence: a short chain
+                if type(value) is not cst.Name or value.value not in bound:
+                    break
+                value = bound[value.value]
+            if type(value) is cst.Call and _self_attribute(value.func) is not None:
+                methods.add(_self_attribute(value.func))  # type: ignore[arg-type]
+    return values, methods
+
+
+def _walk(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """Every node under ``node``, ``node`` first."""
+    found, stack = [], [node]
+    while stack:
+        current = stack.pop()
+        found.append(current)
+        stack.extend(current.children)
+    return found
+
+
 def _constructions(node: cst.CSTNode) -> list[cst.Call]:
     """The calls anywhere in ``node`` (module constructions among them), outside lambdas and definitions."""
     found: list[cst.Call] = []
@@ -112,7 +158,12 @@ last layer (`self.transposed_conv(x, output_size=input_size)`), davidtvs/PyTorch
 `models/enet.py`. Also one built inside what `self.X` is assigned (a list, `nn.ModuleList`,
 `nn.Sequential`) where the file gives an output size to `self.X[i](...)` or to a loop variable over
 `self.X` (`for up in self.X`, through `zip` or `enumerate`), as VFIT's `self.upconv =
-nn.ModuleList([nn.ConvTranspose3d(...)])` called `self.upconv[0](x, output_size=output_size)`; and
+nn.ModuleList([nn.ConvTranspose3d(...)])` called `self.upconv[0](x, output_size=output_size)`; one
+added to such a container later (`self.X.append(...)`, `self.X.extend(...)`, `self.X += [...]`), also
+from what a method of the file returns (every method of that name in the file: pixseg's ENet,
+`convs = self._make_convs(...)` then `for i, conv in enumerate(convs): self.main_modules.append(conv)`,
+the upsampling subclass's `_make_convs` returning a `nn.ConvTranspose2d` that `forward` calls as
+`main(main_out, output_size=output_size)` under `isinstance(main, nn.ConvTranspose2d)`); and
 one passed to a class of the file whose own items are given a size (`for module in self: ...
 module(input, output_size)`, VFIT's `MySequential(..., torch.nn.ConvTranspose2d(...), ...)`).
 
@@ -170,7 +221,23 @@ TensorRT versions: all (the problem is the exported graph).""",
     def __init__(self, context) -> None:
         super().__init__(context)
         self._sized: tuple[set[str], set[str]] | None = None
+        self._filling: tuple[set[int], set[str]] | None = None
         self._reported: set[int] = set()
+
+    def _filled_here(self) -> tuple[set[int], set[str]]:
+        if self._filling is None:
+            self._filling = _filled(self.context.module, self._sized_here()[0])
+        return self._filling
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        """A method whose returned modules fill a sized container: the transposed convolutions it returns."""
+        if in_inserted_helper(self) or node.name.value not in self._filled_here()[1]:
+            return
+        for inner in _walk(node.body):
+            if type(inner) is cst.Return and inner.value is not None:
+                self._report_in(inner.value, f"a module `{node.name.value}` returns",
+                                f"a module `{node.name.value}` returns, which fills a container the file calls with "
+                                "an `output_size`,")
 
     def _sized_here(self) -> tuple[set[str], set[str]]:
         if self._sized is None:
@@ -203,6 +270,24 @@ TensorRT versions: all (the problem is the exported graph).""",
             if name in attributes:
                 self._report_in(node.value, f"`self.{name}`", f"a module kept in `self.{name}`")
                 return
+
+    def visit_Expr(self, node: cst.Expr) -> None:
+        """``self.X.append(nn.ConvTranspose2d(...))`` into a sized container."""
+        self._given(node.value)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        """``self.X += [nn.ConvTranspose2d(...)]`` into a sized container."""
+        self._given(node.value)
+
+    def _given(self, node: cst.BaseExpression) -> None:
+        if in_inserted_helper(self):
+            return
+        values = self._filled_here()[0]
+        candidates = [node] + ([node.args[0].value] if type(node) is cst.Call and len(node.args) == 1 else [])
+        for value in candidates:
+            if id(value) in values:
+                self._report_in(value, "a module added to a container the file calls with an `output_size`",
+                                "a module added to a container the file calls with an `output_size`")
 
     def visit_Call(self, node: cst.Call) -> None:
         if type(node.func) is not cst.Name or in_inserted_helper(self):

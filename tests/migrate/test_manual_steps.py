@@ -10,7 +10,7 @@ import pytest
 
 from trtcodemod.migrate.manual_steps import (CUSTOM_OP_STEP, EMPTY_INPUT_STEP, EXPORT_STEP, LOAD_STEP, LOOP_STEP,
                                              MISSING_KERNEL_STEP, NUMBER_STEP,
-                                             OTHER_VALUES_STEP, SIZE_STEP, SQUEEZE_STEP, VALUE_STEP, add_manual_steps,
+                                             OTHER_VALUES_STEP, SIZE_STEP, SPLIT_STEP, SQUEEZE_STEP, VALUE_STEP, add_manual_steps,
                                              manual_step)
 
 
@@ -51,6 +51,13 @@ def test_unclaimed_problems_get_the_step_of_their_kind() -> None:
              "tensor(int64),) -> (\"/Add_output_0\",) , Error Node (/Add)'s input 0 is marked single but has an "
              "empty string in the graph")
     assert manual_step(_entry(kind="unfaithful", op="(graph fails to run)", message=empty)) == EMPTY_INPUT_STEP
+    # oriented_det's RetinaNet export wrapper (zoo 29): `torch.unbind(images, dim=0)` traced with one image.
+    split = ("the graph matches eager on the traced input set but not on set(s) 3: the export baked something in (set "
+             "3: Fail: [ONNXRuntimeError] : 1 : FAIL : Non-zero status code returned while running Split node. "
+             "Name:'/m/Split' Status Message: Cannot split using values in 'split' attribute. Axis=0 Input "
+             "shape={2,3,97,97} NumOutputs=1 Num entries in 'split' (must equal number of outputs) was 1)")
+    assert manual_step(_entry(kind="unfaithful", op="(graph fails to run)", message=split)) == SPLIT_STEP
+    assert "torch.unbind(x, 0)" in SPLIT_STEP and SPLIT_STEP != LOAD_STEP
     assert manual_step(_entry(kind="unfaithful", op="(wrong values)", message="differs")) == OTHER_VALUES_STEP
     assert manual_step(_entry(op="(retraced graph)", message="the graph traced at x differs")) == SIZE_STEP
     assert manual_step(_entry(message="Iterating over a tensor might cause the trace to be incorrect.")) == LOOP_STEP

@@ -477,6 +477,24 @@ def f(x: torch.Tensor):
     h_up = h if (h % 4) == 0 else 4 * (h // 4 + 1)
     return F.pad(x, (0, 0, 0, h_up - h)) * h_up
 ''', "    h_up = _trt_size_where((h % 4) == 0, h, 4 * (h // 4 + 1))\n"),
+    # Two lists of amounts chosen by a size, in a loop over a slice of the shape: pixseg's ENet pads
+    # its input to even sizes with -inf before a 2x2 max pool (pixseg/models/enet.py `_pad_to_even_size`,
+    # as installed in zoo 29).
+    "expression_lists_in_a_shape_loop": ('''
+def f(x: torch.Tensor):
+    amounts: list[int] = []
+    for size in x.shape[-1:1:-1]:
+        extra = [0, 0] if size % 2 == 0 else [0, 1]
+        amounts.extend(extra)
+    return F.max_pool2d(F.pad(x, amounts, value=-torch.inf), 2)
+''', "        extra = [0, _trt_size_where(size % 2 == 0, 0, 1)]\n"),
+    # The same as tuples, each element differing, the size a local.
+    "expression_tuples": ('''
+def f(x: torch.Tensor):
+    h = x.shape[2]
+    top, bottom = (1, 1) if h % 2 == 0 else (0, 2)
+    return F.pad(x, (0, 0, top, bottom)) * (top + 10 * bottom)
+''', "    top, bottom = _trt_size_where(h % 2 == 0, 1, 0), _trt_size_where(h % 2 == 0, 1, 2)\n"),
     # TensorFlow's "SAME" padding as transformers' MobileNetV2 (`apply_tf_padding`) writes it.
     "tf_same_padding": ('''
 def f(x: torch.Tensor):
@@ -618,6 +636,31 @@ def f(x: torch.Tensor, stride=(4, 4)):
     v = stride[0] - r if r != 0 else 0
     return x * v
 ''',
+    "expression lists of other lengths": '''
+def f(x: torch.Tensor):
+    h = x.shape[2]
+    amounts = [0, 0] if h % 2 == 0 else [0, 1, 0, 0]
+    return F.pad(x, amounts)
+''',
+    "an expression list with a starred element": '''
+def f(x: torch.Tensor, more: list[int]):
+    h = x.shape[2]
+    amounts = [0, *more] if h % 2 == 0 else [0, 1]
+    return F.pad(x, amounts)
+''',
+    "expression lists of a tensor value": '''
+def f(x: torch.Tensor):
+    h = x.shape[2]
+    amounts = [0, 0] if h % 2 == 0 else [0, x.sum()]
+    return amounts
+''',
+    "a loop over a list of sizes not read from a shape": '''
+def f(x: torch.Tensor, sizes: list[int]):
+    amounts = []
+    for size in sizes:
+        amounts.extend([0, 0] if size % 2 == 0 else [0, 1])
+    return F.pad(x, amounts)
+''',
     "a test of no size": '''
 def f(x: torch.Tensor, m: int):
     n = 4
@@ -665,6 +708,9 @@ class _Wrap(torch.nn.Module):
     # Traced at 8, a multiple of the window, the original pads nothing at any height; the odd amounts
     # (heights 1, 3, 5, 9) put the extra row at the bottom, as eager mode does.
     ("padding_split_by_parity", ("TRT717",), (1, 3, 5, 9)),
+    # Traced at the even 8, the original pads no row: each odd height above 1 loses its last pooled row.
+    ("expression_lists_in_a_shape_loop", ("TRT717",), (3, 5, 9)),
+    ("expression_tuples", ("TRT717",), (1, 3, 5, 9)),
 ])
 def test_choice_keeps_the_traced_window(tmp_path: Path, name: str, select: tuple[str, ...],
                                         wrong_before: tuple[int, ...]) -> None:

@@ -255,15 +255,21 @@ def test_containers_given_a_size_are_rewritten() -> None:
     assert [f"self.{name} = {value}" in body for name, value in rewritten.items()] == [True] * len(rewritten)
 
 
+def _before_and_after(source: str, name: str) -> tuple[torch.nn.Module, torch.nn.Module]:
+    """Class ``name`` of ``source`` built before and after TRT356's rewrite, with the same weights."""
+    folder = _folder()
+    before_ns = import_source(source, folder)
+    after_ns = import_source(rewrite(source, select=("TRT356",)), folder)
+    torch.manual_seed(0)
+    before = before_ns[name]().eval()
+    after = after_ns[name]().eval()
+    after.load_state_dict(before.state_dict())
+    return before, after
+
+
 @pytest.mark.parametrize("size", [(16, 20), (17, 23), (5, 4)])
 def test_containers_rewritten_run_the_same_and_export_faithfully(size: tuple[int, int]) -> None:
-    folder = _folder()
-    before_ns = import_source(CONTAINERS, folder)
-    after_ns = import_source(rewrite(CONTAINERS, select=("TRT356",)), folder)
-    torch.manual_seed(0)
-    before = before_ns["Decoder"]().eval()
-    after = after_ns["Decoder"]().eval()
-    after.load_state_dict(before.state_dict())
+    before, after = _before_and_after(CONTAINERS, "Decoder")
     g = torch.Generator().manual_seed(sum(size))
     x = torch.randn(2, 3, *size, generator=g)
     x.view(-1)[:3] = torch.tensor([0.0, -0.0, -1e4])
@@ -277,3 +283,76 @@ def test_containers_rewritten_run_the_same_and_export_faithfully(size: tuple[int
         session = ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
         (got,) = session.run(None, {"x": x.numpy()})
         np.testing.assert_allclose(got, before(x).numpy(), rtol=1e-5, atol=1e-5)
+
+
+#: A container filled after it is built, from what a method returns, its items given a size in a loop
+#: under an `isinstance` test: pixseg's ENet bottlenecks (`convs = self._make_convs(...)`, `for i, conv in
+#: enumerate(convs): self.main_modules.append(conv)`, the upsampling subclass's `_make_convs` returning a
+#: `nn.ConvTranspose2d`, `forward` calling `main(main_out, output_size=output_size)`; pixseg/models/enet.py
+#: as installed in zoo 29), and one added directly with `+=`.
+FILLED = """import torch
+from torch import nn
+
+
+class Block(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.steps = nn.ModuleList()
+        layers = self._layers(4)
+        for i, layer in enumerate(layers):
+            self.steps.append(layer)
+        self.more = nn.ModuleList()
+        self.more += [nn.ConvTranspose2d(4, 4, 3, stride=2, padding=1)]
+        self.plain = nn.ModuleList()
+        self.plain.append(nn.ConvTranspose2d(4, 4, 2, stride=2))
+
+    def _layers(self, n):
+        return [nn.Conv2d(3, n, 3, stride=2, padding=1), nn.ReLU()]
+
+    def forward(self, x):
+        y = x
+        for step in self.steps:
+            y = step(y, output_size=x.shape[-2:]) if isinstance(step, nn.ConvTranspose2d) else step(y)
+        for up in self.more:
+            y = up(y, output_size=x.shape[-2:])
+        return y + self.plain[0](y[..., ::2, ::2])[..., : x.shape[2], : x.shape[3]].sum()
+
+
+class Up(Block):
+    def _layers(self, n):
+        return [nn.Conv2d(3, n, 3, stride=2, padding=1), nn.ConvTranspose2d(n, n, 3, stride=2, padding=1),
+                nn.Conv2d(n, n, 3, stride=2, padding=1)]
+"""
+
+
+def test_containers_filled_from_a_method_are_rewritten() -> None:
+    after = rewrite(FILLED, select=("TRT356",))
+    assert "nn.ModuleList()\n        self.more += [_TrtConvTranspose2d(4, 4, 3, stride=2, padding=1)]" in after
+    assert "self.plain.append(nn.ConvTranspose2d(4, 4, 2, stride=2))" in after  # never given a size
+    assert "nn.Conv2d(3, n, 3, stride=2, padding=1), _TrtConvTranspose2d(n, n, 3, stride=2, padding=1)," in after
+    assert after.count("_TrtConvTranspose2d(") == 3  # the class, `more`'s and `Up._layers`'s
+
+
+@pytest.mark.parametrize("size", [(16, 20), (17, 23), (5, 4)])
+def test_containers_filled_from_a_method_export_faithfully(size: tuple[int, int]) -> None:
+    before, after = _before_and_after(FILLED, "Up")
+    x = torch.randn(2, 3, *size, generator=torch.Generator().manual_seed(sum(size)))
+    x.view(-1)[:3] = torch.tensor([0.0, -0.0, -1e3])
+    with torch.no_grad():
+        assert torch.equal(before(x), after(x))
+        graphs = {}
+        for side, model in (("before", before), ("after", after)):
+            buffer = io.BytesIO()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                torch.onnx.export(model, (torch.randn(1, 3, 16, 20),), buffer, dynamo=False, input_names=["x"],
+                                  dynamic_axes={"x": {0: "n", 2: "h", 3: "w"}})
+            graphs[side] = ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
+        (got,) = graphs["after"].run(None, {"x": x.numpy()})
+        np.testing.assert_allclose(got, before(x).numpy(), rtol=1e-4, atol=1e-3)  # sums of large values
+        if size == (17, 23):  # the traced 16x20's output padding is wrong here
+            try:
+                (old,) = graphs["before"].run(None, {"x": x.numpy()})
+                assert old.shape != tuple(before(x).shape)
+            except Exception:  # noqa: BLE001 - ONNX Runtime refuses the original graph: also wrong
+                pass

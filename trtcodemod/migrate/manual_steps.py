@@ -58,6 +58,15 @@ EXPORT_STEP = ("the exporter stops at this line: rewrite it with operators the e
 LOAD_STEP = ("the graph's shapes at this line disagree with themselves: a size the export kept as the "
              "example's constant meets a dynamic one; build the size from the traced shape here, or export with "
              "this axis static (guidance: Dynamic shape input)")
+#: A Split the trace made with the example's number of pieces, refused at another size: a tensor split into
+#: one piece per row of a dynamic axis (zoo 29's oriented_det RetinaNet export wrapper: `torch.unbind(images,
+#: dim=0)`, the images stacked back into a batch in the function it calls).
+SPLIT_STEP = ("the graph splits a dynamic axis into the example's number of pieces here (`torch.unbind(x, 0)`, "
+              "`x.split(1)`, `x.chunk(n)`, iterating a tensor, a list of one tensor per image), and ONNX Runtime refuses "
+              "the Split at any other size: keep the axis whole (where the pieces are stacked back into a batch, as "
+              "`torch.stack(torch.unbind(x, 0))` across functions, pass the tensor itself), compute the rows in one "
+              "batched call, or declare the axis static and export at the deployed size (guidance: Dynamic shape "
+              "input; For loops: parallelizable, static, dynamic)")
 #: A graph whose node lost an input in the export (the ONNX checker's "marked single but has an empty string").
 EMPTY_INPUT_STEP = ("the exporter wrote a node at this line with an input missing, so no runtime loads the graph: "
                     "an in-place write through an index list after an Ellipsis (`x[..., [0, 2]] -= v`) does this "
@@ -153,6 +162,8 @@ def manual_step(entry: dict[str, Any]) -> str | None:
             return MISSING_KERNEL_STEP
         if "No Op registered for" in message:  # an operator ONNX Runtime does not know: no shape problem
             return CUSTOM_OP_STEP
+        if "Cannot split using values in 'split' attribute" in message:
+            return SPLIT_STEP  # the example's count of pieces, not a size that meets another
         return EMPTY_INPUT_STEP if "has an empty string in the graph" in message else LOAD_STEP
     if kind == "hostile" and not op.startswith("(") and not _onnx_operator(op):
         return CUSTOM_OP_STEP
