@@ -548,8 +548,9 @@ def _revert_culprits(final: VerifyReport, plan: Plan) -> bool:
             if failing is not None:
                 # One fix of several breaks the export: take back that one, and verify the others
                 # again (a wrong guess makes the rule the culprit again in the next round).
-                decision, where = failing
-                plan.reverted[decision.key] = f"breaks the export at {where}: {detail}"
+                decisions, where = failing
+                for decision in decisions:
+                    plan.reverted[decision.key] = f"breaks the export at {where}: {detail}"
                 changed = True
             else:
                 changed = plan.revert([rule], f"breaks equivalence: {detail}") or changed
@@ -598,11 +599,16 @@ def _baked_past_the_original(final: VerifyReport) -> bool:
     return bool(unfaithful) and all(c.baked for c in unfaithful)
 
 
-def _fix_before_export_failure(final: VerifyReport, plan: Plan, rule: str) -> tuple[Any, str] | None:
-    """Of ``rule``'s applied fixes (two or more), the one an export failure of the rewritten model
+def _fix_before_export_failure(final: VerifyReport, plan: Plan, rule: str) -> tuple[list[Any], str] | None:
+    """Of ``rule``'s applied fixes (two or more), those an export failure of the rewritten model
     points at: the fix holding the failure's line, or else the nearest fix above it in its file
     (what the rewritten line computes flows down to the call that fails: monai's `ch =
-    int(x_shape[1])`, kept constant on purpose for `F.layer_norm(x, [ch])` below it)."""
+    int(x_shape[1])`, kept constant on purpose for `F.layer_norm(x, [ch])` below it), with the
+    rule's other fixes above the failure in the function that holds it: they feed the same
+    computation, and taking them back one a round spent the rounds (zoo 29's stride helper: TRT712's
+    `int(image_size[0])`, `int(fh), int(fw)` and `max(sh, sw)`, each a round, before `round(mid)`
+    below them took a Python number again; the rounds ran out before TRT717's candidates were
+    verified without them)."""
     fixes = [d for d in plan.applied if d.finding.rule == rule]
     if len(fixes) < 2:
         return None
@@ -611,8 +617,25 @@ def _fix_before_export_failure(final: VerifyReport, plan: Plan, rule: str) -> tu
             continue
         above = [d for d in fixes if norm(d.finding.path) == norm(failure.path) and d.finding.line <= failure.line]
         if above:
-            return max(above, key=lambda d: d.finding.line), f"{failure.path}:{failure.line}"
+            nearest = max(above, key=lambda d: d.finding.line)
+            start = function_start(failure.path, failure.line)
+            same = [d for d in above if d is nearest or (start is not None and d.finding.line >= start)]
+            return same, f"{failure.path}:{failure.line}"
     return None
+
+
+def function_start(path: str, line: int) -> int | None:
+    """The first line of the innermost function holding ``line`` of the file at ``path``; None
+    where the file cannot be read or parsed, or the line is in no function."""
+    import ast
+
+    try:
+        tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+        return None
+    starts = [node.lineno for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+              and node.lineno <= line <= (node.end_lineno or node.lineno)]
+    return max(starts) if starts else None
 
 
 def _judge_bakes_left(final: VerifyReport, plan: Plan, retrace: Retrace, session: Verification,
