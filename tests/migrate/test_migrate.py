@@ -1139,22 +1139,28 @@ def test_a_candidate_is_not_kept_where_the_rewritten_model_still_does_not_export
     assert report["exit_code"] == 1
 
 
+def _trt712_culprit(path: str, lines: tuple[int, ...], failing: int) -> tuple[Plan, list[dict[str, Any]]]:
+    """A plan applying TRT712 at ``lines`` of ``path`` (each a located bake), and the culprit entry
+    of a verification whose rewritten model stopped exporting at line ``failing``."""
+    from trtcodemod.rules import Finding, Safety
+
+    findings = [Finding("TRT712", "python-math-on-size", "m", path, line, 1, line, 9, Safety.UNSAFE) for line in lines]
+    facts = Facts.from_json({"version": 1, "runs": 2, "lines": {path: [*lines, failing]}, "events": [], "inputs": {}})
+    plan = Plan()
+    plan.update(findings, [Problem("baked", path, line, "(traced constant)", None, "") for line in lines],
+                facts, unsafe=True)
+    assert len(plan.applied) == len(lines)
+    return plan, [{"rule": "TRT712", "reproduces": True, "detail": "the rewritten model does not export"}]
+
+
 def test_of_a_rules_fixes_only_the_one_above_an_export_failure_is_reverted(tmp_path: Path) -> None:
     """A culprit rule with several fixes, and the rewritten model's export failing at a line: the
     fix nearest above that line is taken back, the rule's other fixes stay to be verified again
     (monai's SwinUNETR: TRT712's good fixes of a window pad and its fix of a deliberate constant)."""
     from trtcodemod.migrate.run import _revert_culprits
-    from trtcodemod.rules import Finding, Safety
 
     path = str((tmp_path / "m.py").resolve())
-    findings = [Finding("TRT712", "python-math-on-size", "m", path, line, 1, line, 9, Safety.UNSAFE)
-                for line in (3, 4, 9)]
-    facts = Facts.from_json({"version": 1, "runs": 2, "lines": {path: [3, 4, 9, 10]}, "events": [], "inputs": {}})
-    plan = Plan()
-    plan.update(findings, [Problem("baked", path, line, "(traced constant)", None, "") for line in (3, 4, 9)],
-                facts, unsafe=True)
-    assert len(plan.applied) == 3
-    culprit = [{"rule": "TRT712", "reproduces": True, "detail": "the rewritten model does not export"}]
+    plan, culprit = _trt712_culprit(path, (3, 4, 9), 10)
     report = {"equivalent": False, "culprits": culprit,
               "export_errors": {"after": {"torchscript": f"layer_norm needs a constant shape [at {path}:10]"}}}
     assert _revert_culprits(VerifyReport.from_json(report), plan)
@@ -1163,6 +1169,50 @@ def test_of_a_rules_fixes_only_the_one_above_an_export_failure_is_reverted(tmp_p
     # Failing again with nothing located: the rule's remaining fixes go together.
     assert _revert_culprits(VerifyReport.from_json({"equivalent": False, "culprits": culprit}), plan)
     assert plan.applied == []
+
+
+STRIDE_HELPER = """\
+def level_stride(image_size, feature_size):
+    # The shape of oriented_det's derive_fpn_strides_from_grid (zoo 29, oriented_det/models/utils.py:500-514):
+    # sizes read as Python numbers, then rounded.
+    img_h = int(image_size[0])
+    fh = int(feature_size[0])
+    ratio = img_h / fh
+    tol = max(1e-2, 1e-3 * ratio)
+    return int(round(ratio)), tol
+
+
+def other(x):
+    return int(x.shape[1])
+"""
+
+
+def test_of_a_rules_fixes_those_above_an_export_failure_in_its_function_go_together(tmp_path: Path) -> None:
+    """Zoo 29's oriented detectors: TRT712's candidates at `int(image_size[0])`, `int(fh)` and `max(...)` of a
+    stride helper turn its numbers into traced tensors, and its `round(ratio)` below them stops the export;
+    taking them back one a round spent every round before the model's other candidates were verified alone.
+    The fixes above the failure in its function go back together; one in another function stays."""
+    from trtcodemod.migrate.run import _revert_culprits, function_start
+
+    file = tmp_path / "strides.py"
+    file.write_text(STRIDE_HELPER)
+    path = str(file.resolve())
+    assert function_start(path, 8) == 1 and function_start(path, 12) == 11 and function_start(path, 9) is None
+    assert function_start(str(tmp_path / "missing.py"), 3) is None
+    lines = (4, 5, 7, 12)
+    plan, culprit = _trt712_culprit(path, lines, 8)
+    report = {"equivalent": False, "culprits": culprit,
+              "export_errors": {"after": {"torchscript": f"type Tensor doesn't define __round__ [at {path}:8]"}}}
+    assert _revert_culprits(VerifyReport.from_json(report), plan)
+    assert [d.finding.line for d in plan.applied] == [12]
+    assert set(plan.reverted.values()) == {f"breaks the export at {path}:8: the rewritten model does not export"}
+    # The helper run as a program: the numbers the rewrite must leave Python numbers where `round` reads them.
+    namespace: dict[str, Any] = {}
+    exec(compile(STRIDE_HELPER, path, "exec"), namespace)
+    assert namespace["level_stride"]((256, 256), (32, 32)) == (8, 1e-2)
+    assert namespace["level_stride"]((257, 257), (33, 33))[0] == 8
+    with pytest.raises(ZeroDivisionError):
+        namespace["level_stride"]((0, 0), (0, 0))
 
 
 def test_a_finding_whose_node_the_rewritten_graph_lacks_is_no_longer_an_error(tmp_path: Path) -> None:

@@ -1159,3 +1159,24 @@ def test_a_node_tensorrt_refuses_elsewhere_does_not_hide_the_unrolled_loop(tmp_p
     # Named on the rewritten side (where a fix moved it, at its place in the rewritten file).
     loops = [e for e in r["remaining"] if e["op"] == "(unrolled loop)"]
     assert len(loops) == 1 and "`for t in range(x.shape[1])` repeats" in loops[0]["message"], r["remaining"]
+
+
+def test_a_reverted_follow_up_of_a_rewritten_rounds_bake_is_no_error(tmp_path: Path) -> None:
+    """Zoo 29's od_fcos_r18_heads: TRT712's candidate at `fh, fw = int(fh), int(fw)` (line 506 of a
+    stride helper) kept the sizes as traced tensors, so the round's graph baked `max(sh, sw)` at line
+    511 and the plan planned TRT712 there too; both were reverted (the export broke at `round(mid)`),
+    and line 511's entry stayed an error although the original computes it on Python numbers."""
+    from trtcodemod.migrate.run import _lines_of, only_in_reverted_rounds
+
+    path = str(tmp_path / "utils.py")
+    shown = _lines_of([_traced(path, 506)])  # the original's graph bakes `int(fh)` only
+    assert only_in_reverted_rounds([_traced(path, 511)], shown)
+    # A bake the original has at the line, or one of several, keeps the finding an error.
+    assert not only_in_reverted_rounds([_traced(path, 506)], shown)
+    assert not only_in_reverted_rounds([_traced(path, 511), _traced(path, 506)], shown)
+    # Another kind of problem at the original's line is not the same problem.
+    failure = Problem("export_failure", path, 506, "(export)", None, "fails", "error")
+    assert only_in_reverted_rounds([failure], shown)
+    # Nothing to go by (no problem, or one at no line): the entry keeps what it had.
+    assert not only_in_reverted_rounds([], shown)
+    assert not only_in_reverted_rounds([Problem("baked", None, None, "(x)", None, "m", "error")], shown)

@@ -548,8 +548,9 @@ def _revert_culprits(final: VerifyReport, plan: Plan) -> bool:
             if failing is not None:
                 # One fix of several breaks the export: take back that one, and verify the others
                 # again (a wrong guess makes the rule the culprit again in the next round).
-                decision, where = failing
-                plan.reverted[decision.key] = f"breaks the export at {where}: {detail}"
+                decisions, where = failing
+                for decision in decisions:
+                    plan.reverted[decision.key] = f"breaks the export at {where}: {detail}"
                 changed = True
             else:
                 changed = plan.revert([rule], f"breaks equivalence: {detail}") or changed
@@ -598,11 +599,16 @@ def _baked_past_the_original(final: VerifyReport) -> bool:
     return bool(unfaithful) and all(c.baked for c in unfaithful)
 
 
-def _fix_before_export_failure(final: VerifyReport, plan: Plan, rule: str) -> tuple[Any, str] | None:
-    """Of ``rule``'s applied fixes (two or more), the one an export failure of the rewritten model
+def _fix_before_export_failure(final: VerifyReport, plan: Plan, rule: str) -> tuple[list[Any], str] | None:
+    """Of ``rule``'s applied fixes (two or more), those an export failure of the rewritten model
     points at: the fix holding the failure's line, or else the nearest fix above it in its file
     (what the rewritten line computes flows down to the call that fails: monai's `ch =
-    int(x_shape[1])`, kept constant on purpose for `F.layer_norm(x, [ch])` below it)."""
+    int(x_shape[1])`, kept constant on purpose for `F.layer_norm(x, [ch])` below it), with the
+    rule's other fixes above the failure in the function that holds it: they feed the same
+    computation, and taking them back one a round spent the rounds (zoo 29's stride helper: TRT712's
+    `int(image_size[0])`, `int(fh), int(fw)` and `max(sh, sw)`, each a round, before `round(mid)`
+    below them took a Python number again; the rounds ran out before TRT717's candidates were
+    verified without them)."""
     fixes = [d for d in plan.applied if d.finding.rule == rule]
     if len(fixes) < 2:
         return None
@@ -611,8 +617,25 @@ def _fix_before_export_failure(final: VerifyReport, plan: Plan, rule: str) -> tu
             continue
         above = [d for d in fixes if norm(d.finding.path) == norm(failure.path) and d.finding.line <= failure.line]
         if above:
-            return max(above, key=lambda d: d.finding.line), f"{failure.path}:{failure.line}"
+            nearest = max(above, key=lambda d: d.finding.line)
+            start = function_start(failure.path, failure.line)
+            same = [d for d in above if d is nearest or (start is not None and d.finding.line >= start)]
+            return same, f"{failure.path}:{failure.line}"
     return None
+
+
+def function_start(path: str, line: int) -> int | None:
+    """The first line of the innermost function holding ``line`` of the file at ``path``; None
+    where the file cannot be read or parsed, or the line is in no function."""
+    import ast
+
+    try:
+        tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+        return None
+    starts = [node.lineno for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+              and node.lineno <= line <= (node.end_lineno or node.lineno)]
+    return max(starts) if starts else None
 
 
 def _judge_bakes_left(final: VerifyReport, plan: Plan, retrace: Retrace, session: Verification,
@@ -757,6 +780,8 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: VerifyReport, fi
     # A reverted fix leaves its problem where it was, even one the rewritten side cannot show
     # (a value baked in that no input set exposes is seen by the observer, on the original).
     located_entries = list(report["remaining"])
+    # Where the model's graphs show problems: the original's, and the final rewritten model's.
+    shown = _lines_of([*located, *(locate(original, "before", facts) if plan.reverted and side == "after" else [])])
     for key, why in plan.reverted.items():
         d = plan.decisions[key]
         if any(r["rule"] == d.finding.rule and r["source"] and r["source"].endswith(f":{d.finding.line}")
@@ -765,10 +790,12 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: VerifyReport, fi
         problems, judged = _judged(d.problems, after_retrace if side == "after" else None)
         problems, judged = _untraced_after(problems, judged, original, final, side, sources)
         judged = judged or _steady(problems)
+        brought = only_in_reverted_rounds(problems, shown)
         report["remaining"].append({
             "op": problems[0].op if problems else "-", "source": f"{d.finding.path}:{d.finding.line}",
-            "rule": d.finding.rule, "message": f"fix reverted: {why}{judged}", "kind": "finding", "exporter": None,
-            "severity": "error" if any(p.severity == "error" for p in problems) else "warning"})
+            "rule": d.finding.rule, "message": f"fix reverted: {why}{judged}{REVERTED_ROUND_NOTE if brought else ''}",
+            "kind": "finding", "exporter": None,
+            "severity": "error" if not brought and any(p.severity == "error" for p in problems) else "warning"})
     add_manual_steps(report["remaining"])
     if final is None:
         report["equivalent"] = True  # nothing was rewritten: the model is the original
@@ -822,6 +849,30 @@ def _untraced_after(problems: list[Problem], judged: str, original: VerifyReport
     if any(a.severity != b.severity for a, b in zip(out, problems)) and UNTRACED_AFTER_NOTE not in judged:
         judged += UNTRACED_AFTER_NOTE
     return out, judged
+
+
+#: Why a reverted fix's problems are no error: only a rewritten round's graph had them.
+REVERTED_ROUND_NOTE = ("; only the graph of a rewritten round showed the problem this fix was planned for (code "
+                       "another candidate changed, since reverted, made the value a traced tensor here); neither "
+                       "the original's graph nor the final one has it")
+
+
+def _lines_of(problems: Iterable[Problem]) -> set[tuple[str, int, str]]:
+    """``(path, line, kind)`` of each located problem that names a line."""
+    return {(norm(p.path), p.line, p.kind) for p in problems if p.path is not None and p.line is not None}
+
+
+def only_in_reverted_rounds(problems: list[Problem], shown: set[tuple[str, int, str]]) -> bool:
+    """Were ``problems`` (a reverted fix's) all seen in a rewritten round's graph only, none of
+    them at a line where the original's or the final model's graph shows one (``shown``)?
+
+    A round verifies its candidates' rewritten code: a fix that turns a Python number into a traced
+    size (zoo 29's stride helper, `fh, fw = int(fh), int(fw)` kept as 0-d tensors) makes the next
+    line's `max(sh, sw)` read a tensor, and the plan takes that bake for a problem of its own. Once
+    the fix that brought it is reverted, the line computes on Python numbers again: nothing is
+    baked there, and the reverted follow-up is no error of the model's."""
+    return bool(problems) and not _lines_of(problems) & shown and all(
+        p.path is not None and p.line is not None for p in problems)
 
 
 def _judged(problems: list[Problem], after_retrace: Retrace | None) -> tuple[list[Problem], str]:
