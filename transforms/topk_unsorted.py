@@ -40,8 +40,9 @@ sorted=False)[1]`, then the neighbours are gathered and pooled. A top-k that TRT
 helpers export it sorted as well.
 
 Why it hurts: both exporters keep the flag, as `TopK(sorted=0)`, and TensorRT's ONNX parser
-takes `sorted=1` only (onnx-tensorrt operators.md's TopK row, every release from 8.4 to
-10.x): the model does not build. TensorRT's TopK layer always returns its results in order.
+takes `sorted=1` only (onnx-tensorrt operators.md's TopK row: "`sorted` must be 1", as the
+support table, `trtcodemod/trt/onnx_ops.csv`, records it): the model does not build.
+TensorRT's TopK layer has no unsorted mode; it returns its results in order.
 
 The rewrite: `x.topk(k, ...)` → `_trt_topk_unsorted(x, k, ...)` (an inserted helper; `dim`,
 `largest`, `sorted` pass through). Outside `torch.onnx.export` it is `torch.topk` itself with
@@ -56,7 +57,8 @@ order: the code after the top-k must not depend on their order (a gather then a 
 mean over the k axis does not; a `[..., 0]` that means "any one of them" does). `migrate`
 keeps the fix only where the rewritten model is verified equivalent.
 
-Which TensorRT versions: all (8.x to 10.x parse TopK with sorted=1 only).""",
+Which TensorRT versions: every version the project checks; the TopK layer (8.x to 10.x) has
+no unsorted mode, and the graph check reports `sorted=0` for all of them.""",
         fix=Safety.UNSAFE,
         assumption=("the code does not depend on the order of the k results: sorted=False leaves it to the "
                     "implementation, and the exported graph returns them sorted"),
