@@ -9,23 +9,23 @@ pip-installed): torch-yolo3 0.1.1 (Erik Linder-Noren's PyTorch-YOLOv3 as Jirka B
 built from a cfg file, YOLO layers whose grids and scaled anchors are built with the legacy ``FloatTensor`` constructors
 and cached per input size, boxes written into an uninitialised tensor, and a non-maximum suppression that merges
 overlapping boxes of a class in a Python loop; NumPy, tqdm, Pillow and torchvision on its import path, its tensorboard,
-terminaltables, pathos and torch-optimizer only by its training scripts), pytorch-filters 0.1.1 (Mason's edge filters
-in torch: Canny with scripted helpers and a hysteresis repeated until nothing changes, Sobel with ``atan2``,
+terminaltables, pathos and torch-optimizer only by its training scripts), pytorch-filters 0.1.1 (Mason's edge filters in
+torch: Canny with scripted helpers and a hysteresis repeated until nothing changes, Sobel with ``atan2``,
 difference-of-Gaussians kernels built in Python loops, an XDoG whose kernel sizes follow the image's size; torch and
 NumPy) and nnaudio 0.3.4 (Kin Wai Cheuk's nnAudio: STFT, iSTFT, mel, MFCC, gammatone, CQT and VQT spectrograms as
 convolutions with kernels built in NumPy and SciPy). Nothing new in the ``bench`` extra. Considered and dropped before
 any model was chosen (by the wheel's metadata and a first import): pytorchyolo 1.8.0 (the same PyTorch-YOLOv3 as
-packaged upstream; imports imgaug and terminaltables), detr 0.1.4 (facebookresearch's DETR as a wheel: its
-``util.misc`` reads torchvision 0.29's version as the float 0.2 and takes the old-torchvision imports, which fail; it also
-unpacks top-level ``models``, ``util`` and ``datasets`` packages), pyolov3 0.1.2 (pins torch 1.4; OpenCV, wget),
-retina-face 0.0.19 (Sefik Serengil's PyTorch RetinaFace: its top-level ``retinaface`` package is retinaface-pytorch's
-(zoo 27) name; OpenCV, gdown, onnxruntime), findcrack 0.1.8 (albumentations, onnxruntime, scikit-image), acaua
-0.1.0.dev0 (supervision; adapters over transformers' RT-DETR and Mask2Former), pytorch-rdc-net 0.1.0 (lightning,
-pytorch-ignite, torchist), meyelens 2.0.2 (PyQt6, OpenCV), and pw-pytorch-yolov4, anime-face-detector,
-earsegmentationai and fcos (no wheel here); the libraries zoos 15 to 29 dropped, as they found.
+packaged upstream; imports imgaug and terminaltables), detr 0.1.4 (facebookresearch's DETR as a wheel: its ``util.misc``
+reads torchvision 0.29's version as the float 0.2 and takes the old-torchvision imports, which fail; it also unpacks
+top-level ``models``, ``util`` and ``datasets`` packages), pyolov3 0.1.2 (pins torch 1.4; OpenCV, wget), retina-face
+0.0.19 (Sefik Serengil's PyTorch RetinaFace: its top-level ``retinaface`` package is retinaface-pytorch's (zoo 27) name;
+OpenCV, gdown, onnxruntime), findcrack 0.1.8 (albumentations, onnxruntime, scikit-image), acaua 0.1.0.dev0 (supervision;
+adapters over transformers' RT-DETR and Mask2Former), pytorch-rdc-net 0.1.0 (lightning, pytorch-ignite, torchist),
+meyelens 2.0.2 (PyQt6, OpenCV), and pw-pytorch-yolov4, anime-face-detector, earsegmentationai and fcos (no wheel here);
+the libraries zoos 15 to 29 dropped, as they found.
 
-18 models, chosen by family before any migrate run, none of them (library, architecture and variant) in zoos 1 to 29 or
-in the library sweeps (benchmarks/sweep_*.py), all 18 from the three new libraries, 9 of them vision, and at least 11
+20 models, chosen by family before any migrate run, none of them (library, architecture and variant) in zoos 1 to 29 or
+in the library sweeps (benchmarks/sweep_*.py), all 20 from the three new libraries, 11 of them vision, and at least 11
 of the kinds that most often need work for an ONNX or TensorRT deployment (grids and anchors built per input size with
 legacy tensor constructors and cached on the module, decode written into an uninitialised tensor, rows picked by a mask
 and merged in a data-dependent loop, a loop run until a fixed point, ``atan2``, ``fmod`` and ``round`` to a long, kernel
@@ -34,11 +34,12 @@ input's length, octave loops of downsampling convolutions). Detection, from torc
 written by the user's wrapper to a temporary file (the library reads a path): yolov3-tiny's layout (widths divided by
 16, 3 classes) decoded at 96 px, the same with the library's ``non_max_suppression`` at 128 px (rows over an objectness
 logit of 0.5, the library keeps objectness a logit, with the image index, order not compared), and yolov3's layout
-(Darknet-53 stages of one residual block, three heads) decoded at 64 px. Edge filters, from pytorch-filters, nothing
-learned, each function in the user's small ``EdgeFilter`` module on one-channel images: Canny, difference of Gaussians,
-XDoG (sigma 2, a boolean mask), Sobel magnitude and angle, Sobel with ``angle_rounder`` and ``non_maximum_suppression``,
-and ``scale`` by 2 with ``invert``. Spectrograms, from nnaudio, on waveforms of 4096 or 8192 samples moved to [-1, 1):
-STFT magnitude, MelSpectrogram, MFCC, CQT1992v2, CQT2010v2, VQT, Gammatonegram, CQT1992 and an STFT with its inverse.
+(Darknet-53 stages of one residual block, three heads) decoded at 64 px and with the library's NMS at 96 px. Edge
+filters, from pytorch-filters, nothing learned, each function in the user's small ``EdgeFilter`` module on one-channel
+images: Canny, the scripted 5x5 Gaussian blur, difference of Gaussians, XDoG (sigma 2, a boolean mask), Sobel magnitude
+and angle, Sobel with ``angle_rounder`` and ``non_maximum_suppression``, and ``scale`` by 2 with ``invert``.
+Spectrograms, from nnaudio, on waveforms of 4096 or 8192 samples moved to [-1, 1): STFT magnitude, MelSpectrogram, MFCC,
+CQT1992v2, CQT2010v2, VQT, Gammatonegram, CQT1992 and an STFT with its inverse.
 
 Each is small and has the dynamic axes a deploying user declares: batch, height and width for the edge filters; batch
 and length for the spectrograms; batch alone for the Darknets, whose YOLO layers view a map as square (grid by grid:
@@ -47,12 +48,13 @@ height and width cannot be declared apart). The Darknets' BatchNorm statistics c
 only for building and running eagerly (deterministic over two forwards, finite outputs) at two sizes (the spec's, and
 one 32 px larger where height and width are dynamic, 1024 samples longer where the length is, a batch of two where the
 batch is) before the first migrate run: with one thread on the shared two cores, each in its own process, a forward at
-the spec's size took at most 0.22 s (Canny; CQT1992 0.16 s, the rest under 0.05 s) and at most 0.61 s at the larger
-size (CQT1992 at a batch of two); builds (imports included) took 3.7 to 13.2 s on the loaded machine. Changed after the
-first eager runs, before any migrate run: nnaudio's CFP was dropped (it calls ``scipy.signal.blackmanharris``, which
-SciPy no longer has) and CQT1992 and the STFT round trip were added; the filters were first called on a
-``torch.nn.Identity`` (a constructor zoo 18 already has) and now run in the ``EdgeFilter`` module. Canny's output is two
-rows shorter than its input (the library pads the width by one and crops both axes), as the library gives it."""
+the spec's size took 0.00 to 0.15 s (Canny the slowest, CQT1992 0.07 s, yolov3 with NMS 0.06 s) and at most 0.24 s at
+the larger size (CQT1992 at a batch of two); builds (imports included) took 1.3 to 10.7 s (an earlier, busier run: up to
+0.22 s, 0.61 s and 13.2 s). Changed after the first eager runs, before any migrate run: nnaudio's CFP was dropped (it
+calls ``scipy.signal.blackmanharris``, which SciPy no longer has) and CQT1992, the STFT round trip, yolov3's layout with
+NMS and the Gaussian blur were added; the filters were first called on a ``torch.nn.Identity`` (a constructor zoo 18
+already has) and now run in the ``EdgeFilter`` module. Canny's output is two rows shorter than its input (the library
+pads the width by one and crops both axes), as the library gives it."""
 
 from __future__ import annotations
 
@@ -155,6 +157,10 @@ MODELS30 = [
     Spec("ty3_yolov3_decode", "torch_yolo3 Darknet yolov3 layout (Darknet-53 stages with residual shortcuts, "
          "widths / 16, three YOLO layers joined by routes and upsamples)", _darknet_imports(_FULL),
          "Darknet(_cfg.name)", "return self.m(x)", "1, 3, 64, 64", DYNAMIC_B, calibrate="self.m(xb)"),
+    Spec("ty3_yolov3_nms", "torch_yolo3 Darknet yolov3 layout with the library's non_max_suppression (rows over an "
+         "objectness of 0.5, same-class overlaps merged in a loop, rows with the image index)", _darknet_imports(_FULL),
+         "Darknet(_cfg.name, img_size=96)", _YOLO_ROWS, "1, 3, 96, 96", DYNAMIC_B + '\nunordered = ["output"]',
+         calibrate="self.m(xb)"),
     # pytorch_filters: edge filters on one-channel images (nothing learned).
     Spec("pf_canny", "pytorch_filters canny (replicate padding, a scripted 5x5 Gaussian, Sobel magnitude over the "
          "batch's maximum and angle, angles rounded to 45 degrees, non-maximum suppression by neighbour slices, "
@@ -175,6 +181,9 @@ MODELS30 = [
          _PF.format("sobel_edge_detection, angle_rounder, non_maximum_suppression"), "EdgeFilter(sobel_edge_detection)",
          "magnitude, angle = self.m(x)\n        "
          "return non_maximum_suppression(magnitude, angle_rounder(angle))", "1, 1, 96, 96", DYNAMIC_BHW),
+    Spec("pf_gaussian_blur", "pytorch_filters gaussian_blur (a torch.jit.script function: its 3x3 and 5x5 kernels "
+         "built as tensors on each call, the 5x5 one chosen by a flag)", _PF.format("gaussian_blur"),
+         "EdgeFilter(gaussian_blur, big_blur=True)", "return self.m(x)", "1, 1, 96, 64", DYNAMIC_BHW),
     Spec("pf_scale_invert", "pytorch_filters scale by 2 (the size multiplied in Python, bilinear interpolate) and "
          "invert", _PF.format("scale, invert"), "EdgeFilter(scale, scaler=2)", "return invert(self.m(x))",
          "1, 1, 64, 64", DYNAMIC_BHW),
