@@ -18,7 +18,8 @@ from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
-from trtcodemod.astutil import bound_names, children
+from trtcodemod.astutil import bound_names, visit_readonly
+from trtcodemod.scopes import Bindings, scope_bindings
 from trtcodemod.transforms._numpy_torch import Array, Converter
 
 
@@ -36,12 +37,7 @@ def module_constants(module: cst.Module) -> dict[str, str]:
     """Names a module binds once, at its top level, to a non-empty literal tuple or list of
     numbers (or of such rows, all of one kind): name → kind as in ``Converter.sequences``."""
     found: dict[str, str] = {}
-    counts: dict[str, int] = {}
-    for node in _all_nodes(module):
-        if type(node) in (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For, cst.With, cst.Import, cst.ImportFrom,
-                          cst.FunctionDef, cst.ClassDef, cst.NamedExpr, cst.Global):
-            for name in _names_bound_by(node):
-                counts[name] = counts.get(name, 0) + 1
+    bindings = scope_bindings(module)
     for line in module.body:
         if type(line) is not cst.SimpleStatementLine or len(line.body) != 1 or type(line.body[0]) is not cst.Assign:
             continue
@@ -50,40 +46,9 @@ def module_constants(module: cst.Module) -> dict[str, str]:
             continue
         kind = _literal_kind(assign.value)
         name = assign.targets[0].target.value
-        if kind is not None and counts.get(name) == 1:
+        if kind is not None and len(bindings.get(name, ())) == 1:
             found[name] = kind
     return found
-
-
-def _all_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
-    out, stack = [], [node]
-    while stack:
-        item = stack.pop()
-        out.append(item)
-        stack.extend(children(item))
-    return out
-
-
-def _names_bound_by(node: cst.CSTNode) -> list[str]:
-    if type(node) is cst.Assign:
-        return [n for t in node.targets for n in bound_names(t.target)]
-    if type(node) in (cst.AugAssign, cst.AnnAssign, cst.NamedExpr):
-        return bound_names(node.target)  # type: ignore[attr-defined]
-    if type(node) is cst.For:
-        return bound_names(node.target)
-    if type(node) in (cst.FunctionDef, cst.ClassDef):
-        return [node.name.value]  # type: ignore[attr-defined]
-    if type(node) is cst.Global:
-        return [n.name.value for n in node.names]
-    if type(node) in (cst.Import, cst.ImportFrom) and not isinstance(node.names, cst.ImportStar):  # type: ignore[attr-defined]
-        names = []
-        for alias in node.names:  # type: ignore[attr-defined]
-            target = alias.asname.name if alias.asname is not None else alias.name
-            while type(target) is cst.Attribute:
-                target = target.value
-            names.append(target.value)  # type: ignore[attr-defined]
-        return names
-    return []
 
 
 def _literal_kind(expr: cst.BaseExpression) -> str | None:
@@ -270,4 +235,6 @@ class _Walk:
 
 def bound_in(statement: cst.CSTNode) -> list[str]:
     """Every name ``statement`` binds, in it or in anything nested in it."""
-    return [n for node in _all_nodes(statement) for n in _names_bound_by(node)]
+    collector = Bindings()
+    visit_readonly(statement, collector)
+    return list(collector.values)

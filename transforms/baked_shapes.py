@@ -164,15 +164,18 @@ bit (measured identical for `linspace(0, n - 1, n)`, n < 200), and a float `aran
 an integer array is an `int` (a float one makes float64 in NumPy and float32 in torch). (4)
 While the TorchScript exporter traces, a size is a 0-d int64 tensor, so a scalar computed from
 it with `/` is float32 there (the eager result is unchanged). (5) For a helper rewritten with its
-callers: no other module imports the private helper, and a parameter taken as a size is an `int`
-(as annotated, or as every recorded call passed). dtypes, shapes and the CPU placement are kept; a
+callers: no other module imports the private helper, a parameter taken as a size is an `int`
+(as annotated, or as every recorded call passed), and a size that divides a number in
+`np.array([m / w for m in row])` is not 0 (Python raises `ZeroDivisionError` there; the tensor
+division gives inf). dtypes, shapes and the CPU placement are kept; a
 rewritten local, or a rewritten helper's result, now holds a tensor (it has no other reader). `migrate` tries the fix where a baked value is
 located at its line and keeps it only when the rewritten model is verified equivalent on
 every input set. Matters for the TorchScript exporter, on every TensorRT version.""",
         fix=Safety.UNSAFE,
         assumption=(
             "the sizes are a tensor's, the counts given to `arange`/`zeros`/`ones`/`linspace` are not negative, and "
-            "torch's `linspace` values are NumPy's (they can differ in the last bit)"),
+            "torch's `linspace` values are NumPy's (they can differ in the last bit); a private NumPy helper rewritten "
+            "with its callers is imported by no other module and its size parameters are ints, not 0 where divided"),
         fails_when=NUMBER_AS_TENSOR_FAILURES,
         examples=(
             Example(
@@ -353,7 +356,15 @@ every input set. Matters for the TorchScript exporter, on every TensorRT version
         return uses
 
     def _consumer_of(self, expr: cst.BaseExpression, parents: dict[int, cst.CSTNode]) -> tuple[cst.Call, str] | None:
-        """The ``torch.from_numpy(expr)``-like call ``expr`` is the only positional argument of."""
+        """The ``torch.from_numpy(expr)``-like call whose only positional argument is ``expr`` or a method
+        chain on it (``torch.from_numpy(helper(h, w).astype(np.float32))``: the translation takes the rest)."""
+        while True:
+            attribute = parents.get(id(expr))
+            call = parents.get(id(attribute))
+            if type(attribute) is not cst.Attribute or attribute.value is not expr or type(call) is not cst.Call \
+                    or call.func is not attribute:
+                break
+            expr = call
         arg = parents.get(id(expr))
         call = parents.get(id(arg)) if type(arg) is cst.Arg and arg.keyword is None and not arg.star else None
         if type(call) is not cst.Call or sum(a.keyword is None for a in call.args) != 1 or call.args[0] is not arg:
