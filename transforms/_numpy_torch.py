@@ -103,6 +103,17 @@ class Converter:
     numbers: dict[str, str] = field(default_factory=dict)
     used: list[cst.Name] = field(default_factory=list)
     calls: list[cst.Call] = field(default_factory=list)
+    #: Constant sequences of numbers (a module's ``_STEPS = (8, 16, 32)``, a row of one) → their
+    #: elements' kind: "int", "float", or "seq:int"/"seq:float" for a sequence of such rows.
+    sequences: dict[str, str] = field(default_factory=dict)
+    #: Local lists of converted arrays (``blocks.append(...)`` of arrays of one dtype and rank).
+    lists: dict[str, Array] = field(default_factory=dict)
+    #: The qualified names an expression refers to (``math.ceil``), and whether a built-in's
+    #: name (``len``) is rebound in the module: from the rule's context.
+    qualified: Callable[[cst.BaseExpression], tuple[str, ...]] = lambda expr: ()
+    rebound: Callable[[str], bool] = lambda name: True
+    #: id(expression) → the tensor it now is (a translated helper's call, whose caller converted it).
+    results: dict[int, Array] = field(default_factory=dict)
 
     # --- scalars and dtypes ----------------------------------------------------------------
     def scalar(self, expr: cst.BaseExpression) -> _Scalar | None:
@@ -124,6 +135,52 @@ class Converter:
                 return None
             floats = type(expr.operator) is cst.Divide or "float" in (left.kind, right.kind)
             return _Scalar(code_of(expr), "float" if floats else "int")
+        if type(expr) is cst.Subscript:
+            return self._indexed_scalar(expr)
+        if type(expr) is cst.Call:
+            return self._scalar_call(expr)
+        return None
+
+    def _indexed_scalar(self, expr: cst.Subscript) -> _Scalar | None:
+        """``a.shape[i]`` of a converted array (a tensor's size has the array's value), or an
+        element of a constant sequence of numbers (``_STEPS[k]``)."""
+        if len(expr.slice) != 1 or type(expr.slice[0].slice) is not cst.Index:
+            return None
+        index = expr.slice[0].slice.value  # type: ignore[union-attr]
+        owner = expr.value
+        if type(owner) is cst.Attribute and owner.attr.value == "shape" and type(owner.value) is cst.Name \
+                and owner.value.value in self.arrays and int_value(index) is not None:
+            self.used.append(owner.value)
+            return _Scalar(code_of(expr), "int")
+        kind = self.sequence(owner)
+        if kind in ("int", "float") and self.integer(index) is not None:
+            return _Scalar(code_of(expr), kind)
+        return None
+
+    def _scalar_call(self, call: cst.Call) -> _Scalar | None:
+        """``math.ceil(s)``/``math.floor(s)`` (an ``int``; TRT712 rewrites them on its own), or
+        ``len`` of a constant sequence."""
+        if len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star:
+            return None
+        arg = call.args[0].value
+        rounding = set(self.qualified(call.func)) & {"math.ceil", "math.floor"} or (
+            type(call.func) is cst.Name and call.func.value in ("_trt_size_ceil", "_trt_size_floor"))
+        if rounding:
+            return _Scalar(code_of(call), "int") if self.scalar(arg) is not None else None
+        if type(call.func) is cst.Name and call.func.value == "len" and not self.rebound("len") \
+                and self.sequence(arg) is not None:
+            return _Scalar(code_of(call), "int")
+        return None
+
+    def sequence(self, expr: cst.BaseExpression) -> str | None:
+        """The kind of a constant sequence's elements (see :attr:`sequences`), or None."""
+        if type(expr) is cst.Name:
+            return self.sequences.get(expr.value)
+        if type(expr) is cst.Subscript and len(expr.slice) == 1 and type(expr.slice[0].slice) is cst.Index:
+            outer = self.sequence(expr.value)
+            index = expr.slice[0].slice.value  # type: ignore[union-attr]
+            if outer is not None and outer.startswith("seq:") and self.integer(index) is not None:
+                return outer[4:]
         return None
 
     def integer(self, expr: cst.BaseExpression) -> str | None:
@@ -181,6 +238,8 @@ class Converter:
     # --- arrays -------------------------------------------------------------------------------
     def array(self, expr: cst.BaseExpression) -> Array | None:
         """The torch form of a NumPy array expression, or None."""
+        if id(expr) in self.results:
+            return self.results[id(expr)]
         if type(expr) is cst.Name:
             known = self.arrays.get(expr.value)
             if known is not None:
@@ -244,6 +303,41 @@ class Converter:
             return None  # an integer dtype: NumPy floors the float values, torch.linspace may not
         return Array(f"{self.torch}.linspace({start.text}, {stop.text}, {num}, dtype={self.torch}.{dtype})",
                      dtype, 1)
+
+    def _from_sequence(self, call: cst.Call) -> Array | None:
+        """``np.array(seq)`` of a constant sequence of numbers, or ``np.array([f(m) for m in seq])``
+        with ``f`` arithmetic on ``m`` and scalars: ``f`` applied to the whole sequence made a
+        tensor, which is NumPy's element by element (Python's ``m / w`` is a float64 division)."""
+        values = self._arguments(call, ("object", "dtype"), 1)
+        if values is None:
+            return None
+        target = self.dtype(values[1]) if values[1] is not None else None
+        if values[1] is not None and target is None:
+            return None
+        made = self._sequence_array(values[0])
+        if made is None or made.ndim != 1:
+            return None
+        return self._cast(made, target) if target is not None else made
+
+    def _sequence_array(self, expr: cst.BaseExpression) -> Array | None:
+        kind = self.sequence(expr)
+        if kind in ("int", "float"):
+            dtype = "int64" if kind == "int" else "float64"
+            return Array(f"{self.torch}.tensor({code_of(expr)}, dtype={self.torch}.{dtype})", dtype, 1)
+        if type(expr) is not cst.ListComp or expr.lpar or expr.for_in.inner_for_in is not None \
+                or expr.for_in.ifs or expr.for_in.asynchronous is not None or type(expr.for_in.target) is not cst.Name:
+            return None
+        each = self._sequence_array(expr.for_in.iter)
+        if each is None:
+            return None
+        name = expr.for_in.target.value  # type: ignore[attr-defined]
+        inner = replace(self, arrays={**self.arrays, name: each}, used=[], calls=[])
+        made = inner.array(expr.elt)
+        if made is None:
+            return None
+        self.used.extend(n for n in inner.used if n.value != name)
+        self.calls.extend(inner.calls)
+        return Array(made.text, made.dtype, made.ndim)
 
     def _shape(self, shape: cst.BaseExpression) -> tuple[str, int] | None:
         """A shape argument: ``(n, 4)`` or ``n`` → its text and rank."""
@@ -315,6 +409,10 @@ class Converter:
         grid = self.grid(expr)
         if grid is not None:
             return grid
+        if type(expr) is cst.Name and self.lists.get(expr.value) is not None:
+            # A local list of arrays of one dtype and rank (checked as each was appended).
+            self.used.append(expr)
+            return expr.value, [self.lists[expr.value]]
         if type(expr) not in (cst.Tuple, cst.List) or not expr.elements:  # type: ignore[attr-defined]
             return None
         found = [self.array(e.value) if type(e) is cst.Element else None for e in expr.elements]  # type: ignore[attr-defined]
@@ -601,7 +699,8 @@ _FUNCTIONS: dict[str, Callable[[Converter, cst.Call], Array | None]] = {
     "stack": Converter._joined, "concatenate": Converter._joined, "vstack": Converter._joined,
     "hstack": Converter._joined, "column_stack": Converter._joined, "expand_dims": Converter._expand_dims,
     "reshape": Converter._np_reshape, "repeat": Converter._np_repeat, "tile": Converter._tile,
-    "transpose": Converter._np_transpose, "swapaxes": Converter._swapaxes,
+    "transpose": Converter._np_transpose, "swapaxes": Converter._swapaxes, "array": Converter._from_sequence,
+    "asarray": Converter._from_sequence,
 }
 _METHODS: dict[str, Callable[[Converter, cst.Call, Array], Array | None]] = {
     "astype": Converter._astype, "reshape": Converter._method_reshape, "ravel": Converter._ravel,

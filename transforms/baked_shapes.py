@@ -34,6 +34,7 @@ from trtcodemod.astutil import (
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.scopes import scope_bindings
 from trtcodemod.transforms._branch_building import branch_assignments, selected_assignments, tensor_condition
+from trtcodemod.transforms._numpy_helper import Translation, bound_in, module_constants, translate_helper
 from trtcodemod.transforms._numpy_torch import CONSUMERS, Array, Converter, configuration
 from trtcodemod.transforms._size_facts import TS_PITFALLS as _TS_PITFALLS
 from trtcodemod.transforms._size_facts import INTEGER_OPERATORS, NUMBER_AS_TENSOR_FAILURES
@@ -118,11 +119,29 @@ call). NumPy locals of the function (`yv, xv = np.meshgrid(...)`, also a name re
 are rewritten with it when only rewritten code reads them. Scalars are sizes, numeric
 literals, configuration values (`self.stride`, assumed an `int`) and locals holding numbers.
 Anything else (a call outside the table, an array returned or printed as NumPy, a local changed
-in place, `**`) is named, not rewritten. A function that returns its NumPy result (a prior or grid
-helper whose caller calls `torch.from_numpy`, as online-face-detection's RetinaFace `_priors_np`)
-is named as the reason, with what to do there: build the result with torch in that function, on
-the sizes as passed (not `int()` of them); a `functools.lru_cache` on it may stay (eager sizes are
-ints; traced ones are tensors, hashed by identity, so the cache misses while tracing). The
+in place, `**`) is named, not rewritten.
+
+A helper that returns its NumPy result to callers that make it a tensor (online-face-detection's
+RetinaFace `_priors_np(h, w)`, `torch.from_numpy(arr)` in `prior_box`) is rewritten with them when
+it is a private top-level function (`_name`: another module importing a public one might read the
+array) whose every use in the module is a call converted by `torch.from_numpy`/`torch.as_tensor`/
+`torch.tensor`, directly or through a local read only there, and whose body is, statement by
+statement, in the table: its sizes are its parameters annotated `int` or seen holding only ints in
+the recorded run; scalars (`math.ceil(h / step)`, left to TRT712, `len` of a constant row,
+`a.shape[0]` of a converted array); constant rows of numbers the module binds once (`_STEPS[k]`);
+`np.array([m / w for m in row])` (the arithmetic on the whole row made a float64 tensor: Python's
+`m / w` is the same float64 division); an empty list and `append`s of arrays of one dtype and rank,
+joined by `np.concatenate`; `for` over a constant row, `enumerate` or `range` of one (the loop stays
+Python, as the trace unrolled it before); `return` of an array. The caller's `torch.from_numpy(arr)`
+becomes `arr`, `torch.as_tensor(arr, dtype=d)` `arr.to(d)`, `torch.tensor(arr)` a copy. The finding
+is at the caller's conversion (where the export warns), or at the helper's first NumPy call fed
+by a size, and runs through every line the fix rewrites. A `functools.lru_cache` on the helper is
+kept: in eager code the sizes are ints and every caller still shares the one cached result, as it
+shared the cached array through `torch.from_numpy` (dropping the cache would change only speed, but
+also which calls alias); while tracing the sizes are tensors, hashed by identity, so the cache
+misses and each trace computes its own graph. Elsewhere (a public helper, a use not converted, a
+statement outside the table) the reason is named with what to do: build the result with torch in
+that function, on the sizes as passed (not `int()` of them). The
 guidance for `np.repeat` is `torch.repeat_interleave` (torch's `Tensor.repeat` is NumPy's `tile`). The torch form keeps NumPy's strides where
 `torch.from_numpy`/`torch.as_tensor` would have kept them (a `torch.meshgrid` view is not
 handed out there) and is a new contiguous tensor where `torch.tensor` copied. A size is a
@@ -144,14 +163,19 @@ bit (measured identical for `linspace(0, n - 1, n)`, n < 200), and a float `aran
 (3) The size is a tensor's, as the evidence says; a configuration value (`self.stride`) meeting
 an integer array is an `int` (a float one makes float64 in NumPy and float32 in torch). (4)
 While the TorchScript exporter traces, a size is a 0-d int64 tensor, so a scalar computed from
-it with `/` is float32 there (the eager result is unchanged). dtypes, shapes and the CPU placement are kept; a rewritten local now
-holds a tensor (it has no other reader). `migrate` tries the fix where a baked value is
+it with `/` is float32 there (the eager result is unchanged). (5) For a helper rewritten with its
+callers: no other module imports the private helper, a parameter taken as a size is an `int`
+(as annotated, or as every recorded call passed), and a size that divides a number in
+`np.array([m / w for m in row])` is not 0 (Python raises `ZeroDivisionError` there; the tensor
+division gives inf). dtypes, shapes and the CPU placement are kept; a
+rewritten local, or a rewritten helper's result, now holds a tensor (it has no other reader). `migrate` tries the fix where a baked value is
 located at its line and keeps it only when the rewritten model is verified equivalent on
 every input set. Matters for the TorchScript exporter, on every TensorRT version.""",
         fix=Safety.UNSAFE,
         assumption=(
             "the sizes are a tensor's, the counts given to `arange`/`zeros`/`ones`/`linspace` are not negative, and "
-            "torch's `linspace` values are NumPy's (they can differ in the last bit)"),
+            "torch's `linspace` values are NumPy's (they can differ in the last bit); a private NumPy helper rewritten "
+            "with its callers is imported by no other module and its size parameters are ints, not 0 where divided"),
         fails_when=NUMBER_AS_TENSOR_FAILURES,
         examples=(
             Example(
@@ -201,6 +225,23 @@ every input set. Matters for the TorchScript exporter, on every TensorRT version
             ),
             Example(
                 "import numpy as np\n\n"
+                "def _centers(h: int, w: int):\n"
+                "    ys, xs = np.meshgrid(np.arange(h), np.arange(w), indexing=\"ij\")\n"
+                "    return np.stack([xs, ys], axis=-1).reshape(-1, 2) + 0.5\n\n"
+                "class Head(nn.Module):\n"
+                "    def forward(self, x):\n"
+                "        return x + torch.from_numpy(_centers(x.shape[2], x.shape[3]))\n",
+                "import numpy as np\n\n"
+                "def _centers(h: int, w: int):\n"
+                "    ys, xs = torch.meshgrid(torch.arange(h), torch.arange(w), indexing=\"ij\")\n"
+                "    return (torch.stack((xs, ys), -1).reshape(-1, 2).to(torch.float64) + 0.5)\n\n"
+                "class Head(nn.Module):\n"
+                "    def forward(self, x):\n"
+                "        return x + _centers(x.shape[2], x.shape[3])\n",
+                unsafe=True,
+            ),
+            Example(
+                "import numpy as np\n\n"
                 "class Prior(nn.Module):\n"
                 "    def forward(self, x):\n"
                 "        return np.zeros((x.shape[0], 4))\n"
@@ -214,6 +255,128 @@ every input set. Matters for the TorchScript exporter, on every TensorRT version
         super().__init__(context)
         self._scopes_np: list[_Function] = []
         self._rounded: set[int] = set()
+        #: Module-level NumPy helpers translated into torch with their callers (name → rewrite).
+        self._helpers: dict[str, _Helper] = {}
+
+    def visit_Module(self, node: cst.Module) -> None:
+        super_visit = getattr(super(), "visit_Module", None)
+        if super_visit is not None:
+            super_visit(node)
+        self._helpers = self._numpy_helpers(node)
+
+    # --- a helper that returns its NumPy array to callers that make it a tensor -------------------
+    def _numpy_helpers(self, module: cst.Module) -> dict[str, _Helper]:
+        """Top-level functions returning a NumPy computation that translates into torch, whose every
+        use in the module is a call converted by ``torch.from_numpy``/``as_tensor``/``tensor``."""
+        helpers: dict[str, _Helper] = {}
+        # A private top-level function (another module importing it would read the NumPy array) that calls NumPy.
+        candidates = [s for s in module.body if type(s) is cst.FunctionDef and s.name.value.startswith("_")
+                      and any(type(n) is cst.Call and self._numpy_name(n.func) for n in walk(s.body))]
+        if not candidates:
+            return helpers
+        parents = _parents(module)
+        constants = module_constants(module)
+        torch = self.context.torch_name()
+        for function in candidates:
+            name = function.name.value
+            uses = self._converted_uses(module, function, parents)
+            sizes = self._size_parameters(function)
+            if not uses or not sizes:
+                continue
+            convert = Converter(torch, self._short_numpy, lambda e, sizes=sizes: type(e) is cst.Name and e.value in sizes,
+                                {}, {}, sequences=dict(constants), qualified=self.context.qualified_names,
+                                rebound=self.context.resolver.binds)
+            translation = translate_helper(function, convert)
+            if translation is None or translation.result is None or not translation.result.fresh \
+                    or not any(type(n) is cst.Name and n.value in sizes for n in walk(function.body)):
+                continue
+            replacements: dict[cst.CSTNode, Any] = dict(translation.replacements)
+            for consumer, wrapper, call in uses:
+                # The cached tensor is handed to every caller, as the cached array was: shared.
+                result = replace(translation.result, text=code_of(call), shared=True)
+                text = Converter(torch, self._short_numpy, lambda e: False, {}, results={id(call): result}).consumer(
+                    consumer, wrapper)
+                if text is None:
+                    break
+                replacements[consumer] = cst.parse_expression(text)
+            else:
+                # The finding runs through the helper and its callers: a problem the graph check finds
+                # in the code written there (NumPy's float64 kept, TRT701's) follows up on this fix.
+                fix = Fix(replacements, safety=Safety.UNSAFE, covers=True)
+                helpers[name] = _Helper(function, translation, uses, fix)
+        return helpers
+
+    def _size_parameters(self, function: cst.FunctionDef) -> set[str]:
+        """Parameters the helper reads as integer sizes: annotated ``int``, or seen holding only ``int``s
+        in the recorded run; none rebound in the function."""
+        params = function.params
+        listed = {p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]}
+        found = {p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]
+                 if p.annotation is not None and type(p.annotation.annotation) is cst.Name
+                 and p.annotation.annotation.value == "int"}
+        found |= self._observed.number_parameters(function, kinds=frozenset({"int"})) & listed
+        return found - {n for statement in function.body.body for n in bound_in(statement)}
+
+    def _converted_uses(self, module: cst.Module, function: cst.FunctionDef,
+                        parents: dict[int, cst.CSTNode]) -> list[tuple[cst.Call, str, cst.BaseExpression]] | None:
+        """(consumer call, its name, the converted expression) for every use of ``function``'s name in
+        the module: ``torch.from_numpy(helper(...))``, or ``arr = helper(...)`` whose every read is
+        ``torch.from_numpy(arr)``; None if any use is another."""
+        name = function.name.value
+        uses: list[tuple[cst.Call, str, cst.BaseExpression]] = []
+        for node in walk(module):
+            if type(node) is not cst.Name or node.value != name or node is function.name:
+                continue
+            parent = parents.get(id(node))
+            if type(parent) is cst.Attribute and parent.attr is node:
+                continue  # `obj._priors_np`: another object's attribute
+            if type(parent) is not cst.Call or parent.func is not node:
+                return None
+            found = self._consumer_of(parent, parents)
+            if found is not None:
+                uses.append((found[0], found[1], parent))
+                continue
+            holder = parents.get(id(parent))
+            if type(holder) is not cst.Assign or len(holder.targets) != 1 or type(holder.targets[0].target) is not cst.Name:
+                return None
+            local = holder.targets[0].target.value
+            scope = _enclosing_function(holder, parents)
+            if scope is None or len(scope_bindings(scope).get(local, ())) != 1:
+                return None
+            for read in walk(scope.body):
+                if type(read) is not cst.Name or read.value != local or read is holder.targets[0].target:
+                    continue
+                outer = parents.get(id(read))
+                if type(outer) is cst.Attribute and outer.attr is read:
+                    continue
+                found = self._consumer_of(read, parents)
+                if found is None:
+                    return None
+                uses.append((found[0], found[1], read))
+        return uses
+
+    def _consumer_of(self, expr: cst.BaseExpression, parents: dict[int, cst.CSTNode]) -> tuple[cst.Call, str] | None:
+        """The ``torch.from_numpy(expr)``-like call whose only positional argument is ``expr`` or a method
+        chain on it (``torch.from_numpy(helper(h, w).astype(np.float32))``: the translation takes the rest)."""
+        while True:
+            attribute = parents.get(id(expr))
+            call = parents.get(id(attribute))
+            if type(attribute) is not cst.Attribute or attribute.value is not expr or type(call) is not cst.Call \
+                    or call.func is not attribute:
+                break
+            expr = call
+        arg = parents.get(id(expr))
+        call = parents.get(id(arg)) if type(arg) is cst.Arg and arg.keyword is None and not arg.star else None
+        if type(call) is not cst.Call or sum(a.keyword is None for a in call.args) != 1 or call.args[0] is not arg:
+            return None
+        wrapper = self.context.refers_to(call.func, *CONSUMERS)
+        if wrapper is None and type(call.func) is cst.Attribute and type(call.func.value) is cst.Name:
+            # Read from the module's scope, a function's own `import torch` is not seen: looked up there.
+            scope = _enclosing_function(call, parents)
+            spelled = f"torch.{call.func.attr.value}"
+            if scope is not None and spelled in CONSUMERS and call.func.value.value in _local_torch(scope):
+                wrapper = spelled
+        return (call, wrapper) if wrapper is not None else None
 
     def _numpy_name(self, func: cst.BaseExpression) -> str | None:
         for qualified in self.context.qualified_names(func):
@@ -271,6 +434,7 @@ every input set. Matters for the TorchScript exporter, on every TensorRT version
         function = self._scopes_np[-1]
         wrapper = self.context.refers_to(node.func, *CONSUMERS)
         if wrapper is not None:
+            self._helper_consumer(node)
             function.events.append((node, wrapper))
             return
         if type(node.func) is cst.Name and node.func.value == "int" and len(node.args) == 1 \
@@ -409,8 +573,50 @@ every input set. Matters for the TorchScript exporter, on every TensorRT version
                     fixes.setdefault(id(other), _COVERED)
         return fixes
 
+    def _helper_consumer(self, node: cst.Call) -> None:
+        """A caller's conversion of a translated helper's array: reported with the helper's rewrite where
+        the helper's result depends on sizes here (sizes passed, or the export warned at this line)."""
+        for name, helper in self._helpers.items():
+            use = next((u for u in helper.uses if u[0] is node), None)
+            if use is None or helper.reported:
+                continue
+            call = use[2]
+            if type(call) is cst.Name:
+                call = next((u[2] for u in helper.uses if type(u[2]) is cst.Call), call)
+            passed = type(call) is cst.Call and any(
+                self.size_of(a.value) is not None or self._loose_size(a.value) for a in call.args)
+            if not (passed or self.traced_at(node) or self.traced_at(use[2])):
+                continue
+            self._report_helper(helper, node)
+
+    def _report_helper(self, helper: _Helper, node: cst.CSTNode) -> None:
+        helper.reported = True
+        name = helper.function.name.value
+        result = helper.translation.result
+        new = code_of(helper.translation.replacements[_returned(helper.function)])
+        new = new if len(new) <= 90 else new[:87] + "..."
+        text = (f"`{name}` builds its array from sizes in NumPy and returns it, and its callers make a tensor of it "
+                f"(`{short_code(node)}`): the TorchScript export keeps the array for the traced size as a constant; "
+                f"`{name}` rewritten with torch on the sizes it is passed, returning `{new}` ({result.dtype}, NumPy's "
+                "dtypes kept, on the CPU like the NumPy array), and the callers' conversion made the tensor's "
+                "(`torch.from_numpy` dropped); assumes the sizes are ints or a tensor's, not negative")
+        if {"lru_cache", "cache"} & decorator_names(helper.function):
+            text += (f"; `{name}`'s cache is kept: eager sizes are ints and every caller still shares the cached "
+                     "result; traced sizes are tensors, hashed by identity, so the cache misses while tracing")
+        method = self.current_method()
+        if method is not None:
+            self.hold(method[0], method[1], node, text, helper.fix)
+        else:
+            self.report(node, text, helper.fix)
+
     def _report(self, function: _Function) -> None:
         if not function.found:
+            return
+        helper = self._helpers.get(function.node.name.value)
+        if helper is not None and helper.function is function.node:
+            # Rewritten with its callers: reported once, here where the export warned, or at a caller.
+            if not helper.reported:
+                self._report_helper(helper, function.found[0][0])
             return
         fixes = self._fixes(function)
         for call, method, in_function in function.found:
@@ -470,6 +676,59 @@ every input set. Matters for the TorchScript exporter, on every TensorRT version
 
 #: Marks a finding whose construct another finding's fix rewrites (reported once, with the fix).
 _COVERED = Fix({}, safety=Safety.UNSAFE)
+
+
+@dataclass
+class _Helper:
+    """A NumPy helper translated into torch, the uses its callers convert, and the one fix for all."""
+
+    function: cst.FunctionDef
+    translation: Translation
+    uses: list[tuple[cst.Call, str, cst.BaseExpression]]
+    fix: Fix
+    reported: bool = False
+
+
+def _parents(root: cst.CSTNode) -> dict[int, cst.CSTNode]:
+    """id(node) → its parent, for every node under ``root``."""
+    parents: dict[int, cst.CSTNode] = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        for child in children(node):
+            parents[id(child)] = node
+            stack.append(child)
+    return parents
+
+
+def _enclosing_function(node: cst.CSTNode, parents: dict[int, cst.CSTNode]) -> cst.FunctionDef | None:
+    while node is not None and type(node) is not cst.FunctionDef:
+        node = parents.get(id(node))  # type: ignore[assignment]
+    return node
+
+
+def _local_torch(function: cst.FunctionDef) -> set[str]:
+    """Names ``function``'s own statements bind to the torch module (``import torch``, ``import torch as
+    th``) and nothing else binds there."""
+    names: dict[str, bool] = {}
+    for statement in function.body.body:
+        for node in walk(statement):
+            if type(node) is cst.Import:
+                for alias in node.names:
+                    if type(alias.name) is cst.Name:
+                        local = alias.asname.name.value if alias.asname is not None else alias.name.value  # type: ignore[union-attr]
+                        names[local] = names.get(local, True) and alias.name.value == "torch"
+    others = {n for statement in function.body.body for n in bound_in(statement) if not _imported(statement, n)}
+    return {n for n, torch in names.items() if torch and n not in others}
+
+
+def _imported(statement: cst.CSTNode, name: str) -> bool:
+    return any(type(node) is cst.Import and name in bound_in(node) for node in walk(statement))
+
+
+def _returned(function: cst.FunctionDef) -> cst.BaseExpression:
+    """The value of the translated helper's last statement (its ``return``)."""
+    return function.body.body[-1].body[0].value  # type: ignore[attr-defined, return-value]
 
 
 @dataclass

@@ -123,7 +123,8 @@ class ObservedFacts(Provider):
         where = self._where(node)
         return None if where is None else self.facts.ran(where.start.line, where.end.line)
 
-    def number_parameters(self, function: cst.FunctionDef) -> frozenset[str]:
+    def number_parameters(self, function: cst.FunctionDef,
+                          kinds: frozenset[str] = frozenset({"int", "float"})) -> frozenset[str]:
         """Parameters of ``function`` that every recorded call passed a plain number (``int`` or
         ``float``, never a tensor): ``H`` and ``W`` of Swin's ``forward(self, x, H, W)``. Empty
         without facts, or where it was not seen called."""
@@ -135,7 +136,7 @@ class ObservedFacts(Provider):
         end = self._where(body)
         last = end.start.line if end is not None else where.end.line
         held = self.facts.parameters(function.name.value, where.start.line, last)
-        return frozenset(name for name, kinds in held.items() if kinds and kinds <= {"int", "float"})
+        return frozenset(name for name, seen in held.items() if seen and seen <= kinds)
 
     def input_is_tensor(self, name: str) -> bool:
         """Did the recorded run pass a tensor as the model's input ``name`` (in some input set)?"""

@@ -38,6 +38,22 @@ VARIANTS: dict[str, tuple[str, str | tuple[str, ...], list[list[tuple[int, ...]]
                               [[(3, 1, 4, 5), (3, 5)], [(1, 1, 4, 5), (1, 2)]]),
     "retinanet_shift": ("TRT711", "(torch.arange(0, shape[1]).to(torch.float64) + 0.5) * self.stride",
                         [[(1, 3, 5, 2)], [(1, 3, 2, 6)]]),
+    # ... in a helper that returns the array to a caller converting it: the helper and the conversion
+    # rewritten together (online-face-detection's cached RetinaFace priors: tests/transforms/test_numpy_helper.py).
+    "helper_yolox_grids": ("TRT711", ('xv, yv = torch.meshgrid(torch.arange(cols), torch.arange(rows), indexing="xy")',
+                                      "grid = _grids(x.shape[2], x.shape[3]).float()"),
+                           [[(1, 3, 32, 40)], [(1, 3, 20, 70)], [(1, 3, 100, 36)]]),
+    # Not at size 1: `linspace(0, w - 1, w)` exports a division by `w - 1` (the existing yolov4_grid's limit).
+    "helper_yolov4_cells": ("TRT711", (".unsqueeze(0).repeat_interleave(h, 0)",
+                                       "_columns(p.size(2), p.size(3)).to(device=p.device, dtype=torch.float32, "
+                                       "copy=True)"),
+                            [[(1, 2, 4, 9)], [(1, 2, 8, 3)], [(1, 2, 2, 2)]]),
+    "helper_retinanet_shifts": ("TRT711", "_shifts(image.shape[2], image.shape[3], 8).to(torch.float32)",
+                                [[(1, 3, 5, 2)], [(1, 3, 2, 6)], [(1, 3, 1, 1)]]),
+    # Sizes above half a stride: `arange(stride / 2, h, stride)` is empty in NumPy below it, torch raises
+    # (TRT711's assumption (1)).
+    "helper_efficientdet_levels": ("TRT711", ("level = torch.cat(level, 1)", "    return torch.cat(levels, 0)"),
+                                   [[(1, 3, 8, 12)], [(1, 3, 24, 8)], [(1, 3, 5, 9)]]),
     # A tensor of sizes from a comprehension (TRT716)
     "shapes_pairs_swapped": ("TRT716", "_trt_sizes_tensor([[s[1], s[0]] for s in shapes_list])",
                              [[(1, 3, 6, 4)], [(1, 3, 10, 16)]]),
