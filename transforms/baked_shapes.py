@@ -24,7 +24,7 @@ TRT702's; ``len(t)`` itself is TRT704's.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Callable
 
 import libcst as cst
 
@@ -663,6 +663,93 @@ _NUMBER_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorD
 
 
 
+#: The step by hand where a number from sizes decides a branch that picks what a loop collects.
+COLLECTING_BRANCH_STEP = (
+    "by hand: where the value is a constant of the architecture (a stride inferred as image size / feature size, "
+    "rounded, with a fallback), take it from the configuration instead of the sizes, or pad the input to a multiple "
+    "of the largest stride, where the inference gives the configured value at every size; otherwise compute the "
+    "choice in the graph (`torch.where` of the test on tensors, both values as tensors) or export at the one size "
+    "you deploy")
+#: Calls a number may go through and stay a Python number (no tensor comes out of them).
+_NUMBER_CALLS = frozenset({"abs", "round", "int", "float", "min", "max", "bool"})
+
+
+def _number_expression(expr: cst.BaseExpression) -> bool:
+    """Arithmetic, comparisons and the number built-ins (``abs``, ``round``, ``min``...) of names and literals:
+    what keeps a Python number a number (a torch call makes a tensor, which the branch test does not read)."""
+    for node in walk(expr):
+        if type(node) is cst.Call:
+            func = node.func
+            named = func.value if type(func) is cst.Name else None
+            maths = type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "math"
+            if named not in _NUMBER_CALLS and not maths:
+                return False
+        elif type(node) in (cst.Lambda, cst.Await, cst.Yield, cst.ListComp, cst.GeneratorExp, cst.DictComp,
+                            cst.SetComp):
+            return False
+    return True
+
+
+def _collects(branch: cst.If) -> bool:
+    """The ``if`` (or an ``elif``/``else`` of it) ends an iteration (``continue``/``break``) or appends to a list:
+    it picks what a loop collects, a choice no rule keeps in the graph (TRT717 takes an ``if`` that only sets
+    numbers or resizes)."""
+    for node in walk(branch):
+        if type(node) in (cst.Continue, cst.Break):
+            return True
+        if type(node) is cst.Call and type(node.func) is cst.Attribute \
+                and node.func.attr.value in ("append", "extend", "insert"):
+            return True
+    return False
+
+
+def _collecting_branch(function: cst.FunctionDef, call: cst.Call) -> cst.If | None:
+    """The ``if`` whose test reads the number ``call`` makes (directly, or through locals assigned Python arithmetic
+    of it: ``s = img_h / fh``, ``clean = abs(s - round(s)) <= tol``) and that picks what a loop collects; None where
+    there is none."""
+    assignments = [n for n in walk(function.body) if type(n) in (cst.Assign, cst.AnnAssign, cst.AugAssign)
+                   and n.value is not None]
+
+    def bound(statement: cst.CSTNode, reads: Callable[[cst.BaseExpression], bool]) -> set[str]:
+        """The names ``statement`` binds from a value that ``reads`` (element by element for ``a, b = x, y``)."""
+        if type(statement) is not cst.Assign:
+            return set(bound_names(statement.target)) if reads(statement.value) else set()
+        names: set[str] = set()
+        for target in statement.targets:
+            into, value = target.target, statement.value
+            if type(into) is cst.Tuple and type(value) is cst.Tuple and len(into.elements) == len(value.elements):
+                # `img_h, img_w = int(a), int(b)`: each name gets its own element
+                for element, part in zip(into.elements, value.elements):
+                    if reads(part.value):
+                        names.update(bound_names(element.value))
+            elif reads(value):
+                names.update(bound_names(into))
+        return names
+
+    tainted: set[str] = set()
+    for statement in assignments:
+        tainted |= bound(statement, lambda value: any(n is call for n in walk(value)))
+    changed = bool(tainted)
+    while changed:
+        changed = False
+        for statement in assignments:
+            new = bound(statement, lambda value: bool(_names(value) & tainted) and _number_expression(value)) - tainted
+            if new:
+                tainted |= new
+                changed = True
+    for branch in walk(function.body):
+        if type(branch) is cst.If and _collects(branch) and (
+                any(n is call for n in walk(branch.test)) or _names(branch.test) & tainted):
+            return branch
+    return None
+
+
+def _names(expr: cst.CSTNode) -> set[str]:
+    """The plain names ``expr`` reads (the ``b`` of ``a.b`` is no name)."""
+    attributes = {id(n.attr) for n in walk(expr) if type(n) is cst.Attribute}
+    return {n.value for n in walk(expr) if type(n) is cst.Name and id(n) not in attributes}
+
+
 class PythonMathOnSize(_SizeRule):
     info = RuleInfo(
         id="TRT712",
@@ -962,7 +1049,17 @@ baked choice). Applies to every TensorRT version.""",
             message = (f"`{text}` turns a traced size into a Python number: the TorchScript export keeps the "
                        "example's value; use integer arithmetic on the size (`s // k`, `(s + k - 1) // k`) or "
                        "pass the number in as an input")
-        trips = self._trip_count_note(node) if fix is None else ""
+        branch = _collecting_branch(self.context.function, node) if self.context.function is not None else None
+        if branch is not None:
+            # The trace keeps the branch the example took whatever the number: a traced number under a baked
+            # choice is another program wherever eager mode takes the other branch (zoo 29's stride helper).
+            fix = None
+            message = (f"`{text}` turns a traced size into a Python number that decides `if {short_code(branch.test)}:`"
+                       f", a branch that picks what the loop collects: the TorchScript export keeps the branch the "
+                       f"example took at every size, and no rewrite of the number alone is the same program (kept "
+                       f"traced, it would meet the example's branch at sizes where eager mode takes the other); "
+                       f"{COLLECTING_BRANCH_STEP}")
+        trips = self._trip_count_note(node) if fix is None and branch is None else ""
         if trips:
             message = f"`{text}` turns a traced size into a Python number: the TorchScript export keeps the " \
                       f"example's value{trips}"

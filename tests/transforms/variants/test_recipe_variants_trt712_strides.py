@@ -1,0 +1,203 @@
+"""A stride inferred from sizes, "image size / feature size", on real-code variants (TRT712).
+
+Detectors that read the stride of each feature level off the grid do it in three ways: a ratio
+rounded and accepted only where it is a whole number, with a configured stride as the fallback
+(oriented-det's ``derive_fpn_strides_from_grid``, zoo 29); an integer floor division of the sizes
+in ``forward`` (eriklindernoren's YOLOv3 layer); the ratio measured once when the model is built
+(YOLOv5, YOLOv8). Only the first reads a traced size into a Python number, and it decides a branch
+that picks what the loop collects: the TorchScript export keeps the branch the example took, so a
+number kept traced under it is another program (the rewritten graph differed from eager mode at
+257 px in zoo 29); TRT712 names the branch and offers no fix. The others bake nothing.
+
+Each variant is our own small re-writing of the cited construct, exported with the TorchScript
+exporter and dynamic axes; its TracerWarnings are the observed facts, as ``migrate`` records them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+from support import assert_same
+from variant_models import export_variant, graph_matches, load_variant, traced_facts
+
+from trtcodemod.engine import Options, check_source, fix_source
+
+#: DL4EO/oriented-det 0.4.1 (PyPI oriented-det), oriented_det/models/utils.py:474-535,
+#: ``derive_fpn_strides_from_grid``: `int(image_size[0])`, `int(fh)`, the ratio's rounding, and
+#: `if clean: strides.append(s_round); continue`, else the configured stride. Feature maps here are
+#: `ceil(H / 2)` per level, as its stride-2 convolutions with padding 1 make them.
+GRID_STRIDES = '''import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def infer_strides(image_size, level_sizes, nominal):
+    img_h, img_w = int(image_size[0]), int(image_size[1])
+    found = []
+    for i, (lh, lw) in enumerate(level_sizes):
+        lh, lw = int(lh), int(lw)
+        rh = img_h / lh
+        rw = img_w / lw
+        tol = max(1e-2, 1e-3 * max(rh, rw))
+        mid = (rh + rw) / 2.0
+        whole = int(round(mid))
+        clean = abs(rh - rw) <= tol and whole > 0 and abs(mid - whole) <= tol
+        if clean:
+            found.append(whole)
+            continue
+        found.append(nominal[i])
+    return found
+
+
+class Heads(nn.Module):
+    def forward(self, x):
+        levels, y = [], x
+        for _ in range(3):
+            y = F.avg_pool2d(y, 2, ceil_mode=True)
+            levels.append(y)
+        strides = infer_strides((x.shape[2], x.shape[3]), [(f.shape[2], f.shape[3]) for f in levels], [2, 4, 8])
+        return torch.cat([(f * s).flatten(1) for f, s in zip(levels, strides)], 1)
+
+
+def build():
+    return Heads()
+
+
+def inputs(generator):
+    return (torch.rand(1, 1, 16, 16, generator=generator),)
+
+
+DYNAMIC = {"x": {2: "h", 3: "w"}}
+'''
+
+#: The same choice written as `if`/`else`, both branches appending (the form without `continue`).
+GRID_STRIDES_ELSE = GRID_STRIDES.replace(
+    "        if clean:\n            found.append(whole)\n            continue\n        found.append(nominal[i])\n",
+    "        if clean:\n            found.append(whole)\n        else:\n            found.append(nominal[i])\n")
+
+#: eriklindernoren/PyTorch-YOLOv3 @ 1d621c8489e22c76ceb93bb2397ac6c8dfb5ceb7, pytorchyolo/models.py:161,
+#: `YOLOLayer.forward(x, img_size)`: `stride = img_size // x.size(2)`, the grid's cells scaled by it.
+FLOOR_STRIDE = '''import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class Layer(nn.Module):
+    def forward(self, x):
+        y = F.avg_pool2d(x, 8, ceil_mode=True)
+        stride = x.size(2) // y.size(2)
+        ys = torch.arange(y.size(2), dtype=x.dtype).view(1, 1, -1, 1)
+        return (y + ys) * stride
+
+
+def build():
+    return Layer()
+
+
+def inputs(generator):
+    return (torch.rand(1, 1, 32, 32, generator=generator),)
+
+
+DYNAMIC = {"x": {2: "h", 3: "w"}}
+'''
+
+#: ultralytics/yolov5 @ 5081342f04fb287fc2e5f2b5a4e06752b7937b1c, models/yolo.py:252, and
+#: ultralytics/ultralytics @ 88f0cebcfa965084d2899dfcdb22afffa29ea953, ultralytics/nn/tasks.py (`BaseModel`'s
+#: `m.stride = torch.tensor([s / x.shape[-2] for x in _forward(torch.zeros(1, ch, s, s))])`): the ratio
+#: measured once, at build, on a blank image of 256 px; `forward` reads the stored strides.
+BUILD_STRIDE = '''import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class Detect(nn.Module):
+    def __init__(self):
+        super().__init__()
+        s = 64
+        self.stride = torch.tensor([s / f.shape[-2] for f in self.levels(torch.zeros(1, 1, s, s))])
+
+    def levels(self, x):
+        return [F.avg_pool2d(x, 4), F.avg_pool2d(x, 8)]
+
+    def forward(self, x):
+        return torch.cat([(f * s).flatten(1) for f, s in zip(self.levels(x), self.stride)], 1)
+
+
+def build():
+    return Detect()
+
+
+def inputs(generator):
+    return (torch.rand(1, 1, 32, 32, generator=generator),)
+
+
+DYNAMIC = {"x": {2: "h", 3: "w"}}
+'''
+
+
+def _exported(tmp_path: Path, name: str, code: str):
+    """The variant written out and loaded, its TorchScript graph (traced at its example) and its facts."""
+    path = tmp_path / f"{name}.py"
+    path.write_text(code)
+    module = load_variant(path, f"strides_{name}")
+    model = module.build().eval()
+    example = module.inputs(torch.Generator().manual_seed(0))
+    session, traced = export_variant(model, example, module.DYNAMIC, tmp_path / f"{name}.onnx", tmp_path)
+    return path, model, session, traced_facts(path, traced)
+
+
+@pytest.mark.parametrize("code", [GRID_STRIDES, GRID_STRIDES_ELSE], ids=["continue", "else"])
+def test_a_stride_chosen_by_a_branch_on_its_ratio_is_named_without_a_fix(tmp_path, code: str) -> None:
+    """oriented-det: the export warns at `int(image_size[0])` and `int(lh)`; TRT712 names both with the branch
+    they decide and no fix, so the file is left as it is (no candidate to verify and revert). The graph keeps
+    the example's strides, [2, 4, 8] from 16 px: it agrees with eager mode at 24 px (maps 12, 6, 3: the same
+    whole ratios) and not at 12 px (maps 6, 3, 2: eager mode accepts 12 / 2 = 6 at the last level). The bake
+    is real and stays an error, with the step by hand."""
+    path, model, session, facts = _exported(tmp_path, "grid_strides", code)
+    options = Options(select=("TRT712",), facts=facts, scope="all", unsafe=True)
+    found = check_source(code.encode(), str(path), options)
+    assert [(f.line, f.fix) for f in found] == [(7, "none"), (7, "none"), (10, "none"), (10, "none")]
+    assert all("decides `if clean:`, a branch that picks what the loop collects" in f.message for f in found)
+    assert all("take it from the configuration instead of the sizes" in f.message for f in found)
+    assert fix_source(code.encode(), str(path), options).source.decode() == code
+    # eager mode's strides at 12 px are [2, 4, 6]: the graph keeps [2, 4, 8] from 16 px
+    assert graph_matches(session, model, (torch.rand(1, 1, 24, 24),))
+    assert not graph_matches(session, model, (torch.rand(1, 1, 12, 12),))
+
+
+def test_the_rounded_ratio_without_a_branch_keeps_its_fix(tmp_path) -> None:
+    """The same inference with the rounded ratio used as it is (no test picks it): no branch is decided, so
+    TRT712 still offers its fix of the sizes, and eager mode is unchanged, bit for bit. (Its export then stops
+    at `round` of the traced ratio, where `migrate` verifies the candidate and takes it back.)"""
+    code = GRID_STRIDES.replace(
+        "        if clean:\n            found.append(whole)\n            continue\n        found.append(nominal[i])\n",
+        "        found.append(whole)\n")
+    path, model, session, facts = _exported(tmp_path, "rounded_strides", code)
+    options = Options(select=("TRT712",), facts=facts, scope="all", unsafe=True)
+    found = check_source(code.encode(), str(path), options)
+    assert found and all(f.fix == "unsafe" for f in found), [(f.line, f.fix, f.message) for f in found]
+    after = fix_source(code.encode(), str(path), options).source.decode()
+    assert "img_h, img_w = _trt_size_int(image_size[0]), _trt_size_int(image_size[1])" in after
+    assert "lh, lw = _trt_size_int(lh), _trt_size_int(lw)" in after
+    rewritten_path = tmp_path / "rounded_strides_rewritten.py"
+    rewritten_path.write_text(after)
+    rewritten = load_variant(rewritten_path, "strides_rounded_rewritten").build().eval()
+    for side in (16, 12, 7, 1):
+        for x in (torch.zeros(1, 1, side, side), -torch.rand(1, 1, side, side), torch.full((1, 1, side, side), 1e30)):
+            assert_same(model(x), rewritten(x))
+    assert not graph_matches(session, model, (torch.rand(1, 1, 12, 12),))  # the original's graph kept 8, not 6
+
+
+@pytest.mark.parametrize(("name", "code", "other"), [("floor_stride", FLOOR_STRIDE, (1, 1, 37, 20)),
+                                                     ("build_stride", BUILD_STRIDE, (1, 1, 48, 24))])
+def test_strides_from_integer_division_or_from_the_build_bake_nothing(tmp_path, name: str, code: str,
+                                                                       other: tuple[int, ...]) -> None:
+    """YOLOv3's `img_size // x.size(2)` stays a traced division; YOLOv5's and YOLOv8's strides are measured
+    at build, before any trace: no warning, no finding, and the graph follows eager mode at another size
+    (37 px: maps of 5, a stride of 7)."""
+    path, model, session, facts = _exported(tmp_path, name, code)
+    options = Options(select=("TRT712",), facts=facts, scope="all", unsafe=True)
+    assert check_source(code.encode(), str(path), options) == []
+    assert graph_matches(session, model, (torch.rand(*other),))
