@@ -669,20 +669,21 @@ COLLECTING_BRANCH_STEP = (
     "rounded, with a fallback), take it from the configuration instead of the sizes, or pad the input to a multiple "
     "of the largest stride, where the inference gives the configured value at every size; otherwise compute the "
     "choice in the graph (`torch.where` of the test on tensors, both values as tensors) or export at the one size "
-    "you deploy")
+    "you deploy (guidance: Dynamic if-else; Tracing vs scripting)")
 #: Calls a number may go through and stay a Python number (no tensor comes out of them).
 _NUMBER_CALLS = frozenset({"abs", "round", "int", "float", "min", "max", "bool"})
 
 
 def _number_expression(expr: cst.BaseExpression) -> bool:
-    """Arithmetic, comparisons and the number built-ins (``abs``, ``round``, ``min``...) of names and literals:
-    what keeps a Python number a number (a torch call makes a tensor, which the branch test does not read)."""
+    """Arithmetic, comparisons and the number built-ins (``abs``, ``round``, ``min``...) of names, literals and
+    sizes (``x.size(2)``): what keeps a Python number a number (a torch call makes a tensor)."""
     for node in walk(expr):
         if type(node) is cst.Call:
             func = node.func
             named = func.value if type(func) is cst.Name else None
             maths = type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "math"
-            if named not in _NUMBER_CALLS and not maths:
+            sizes = type(func) is cst.Attribute and func.attr.value in ("size", "dim", "numel")
+            if named not in _NUMBER_CALLS and not maths and not sizes:
                 return False
         elif type(node) in (cst.Lambda, cst.Await, cst.Yield, cst.ListComp, cst.GeneratorExp, cst.DictComp,
                             cst.SetComp):
@@ -728,7 +729,8 @@ def _collecting_branch(function: cst.FunctionDef, call: cst.Call) -> cst.If | No
 
     tainted: set[str] = set()
     for statement in assignments:
-        tainted |= bound(statement, lambda value: any(n is call for n in walk(value)))
+        # only a number bound from it: `x = F.interpolate(x, size=int(h * s))` makes a tensor, not the number
+        tainted |= bound(statement, lambda value: any(n is call for n in walk(value)) and _number_expression(value))
     changed = bool(tainted)
     while changed:
         changed = False
@@ -866,7 +868,21 @@ math.ceil(max(h, w) / k)`, then `for i in range(n_iters):`, kornia's distance tr
 report says so and why no rewrite of the number helps: `range` reads it into a Python int again,
 so the trace unrolls the loop for the example's size; the step by hand is a fixed trip count that
 covers the largest deployed size (where later rounds change nothing) or the loop in a
-`torch.jit.script` function.
+`torch.jit.script` function. Where the number decides an `if` that picks what a loop collects
+(its test reads the number, or a local computed from it with Python arithmetic, and a branch
+appends or ends the iteration), no fix is offered either: the trace keeps the branch the example
+took at every size, so the number kept traced would meet the example's choice, another program
+wherever eager mode takes the other branch. oriented-det's `derive_fpn_strides_from_grid` (zoo 29)
+infers each level's stride as `int(image_size[0]) / int(fh)`, accepts its rounding only where the
+ratio is whole (`if clean: strides.append(s_round); continue`) and falls back to the configured
+stride: with `_trt_size_int` the export stopped at `round` of the traced ratio, and every round of
+`migrate` verified and took back those fixes; the `if clean:` would stay the example's choice anyway
+(at 257 px eager mode falls back to 32 where the traced ratio rounds to 29). The original graph
+keeps the example's strides, which eager mode changes too where another ratio is whole
+(measured on that model: 300 px gives a stride of 30 at the last level, 100 px 25), so the bake
+is reported with the step by hand: take a constant of the architecture from the configuration,
+or pad the input to a multiple of the largest stride (where the inference gives the configured
+strides at every size), or compute the choice in the graph.
 
 Fix safety: unsafe. The rewrite assumes the value is a `torch.Tensor`, so that its size
 is a Python `int` (the tensor is only evidenced by `forward`'s parameters, a `Tensor`

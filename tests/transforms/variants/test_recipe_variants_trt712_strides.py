@@ -201,3 +201,54 @@ def test_strides_from_integer_division_or_from_the_build_bake_nothing(tmp_path, 
     options = Options(select=("TRT712",), facts=facts, scope="all", unsafe=True)
     assert check_source(code.encode(), str(path), options) == []
     assert graph_matches(session, model, (torch.rand(*other),))
+
+
+#: Our own boundary cases of the branch test: a number read straight in the `if` that appends, and one
+#: that only sizes a resize (a tensor comes out: the `if` after it tests the tensor, not the number).
+PYRAMID = '''import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class Pyramid(nn.Module):
+    def forward(self, x: torch.Tensor):
+        outs = []
+        h = x.shape[2]
+        for scale in (0.5, 0.25):
+            if int(h * scale) > 1:
+                outs.append(x[:, :, : int(h * scale)])
+            y = F.interpolate(x, size=int(h * scale))
+            if y.shape[1] > 1:
+                outs.append(y)
+        return outs
+'''
+
+
+def test_a_number_tested_by_the_branch_itself_has_no_fix_and_a_resized_tensor_keeps_it(tmp_path) -> None:
+    """The `int(h * scale)` in `if int(h * scale) > 1:` decides what the loop collects: named, no fix. The
+    same number in the crop under it and in `F.interpolate(...)` is rewritten: the `if y.shape[1] > 1` after
+    the resize tests the tensor it made, not the number."""
+    path = tmp_path / "pyramid.py"
+    path.write_text(PYRAMID)
+    options = Options(select=("TRT712",), scope="all", unsafe=True)
+    found = check_source(PYRAMID.encode(), str(path), options)
+    assert [(f.line, f.fix) for f in found] == [(11, "none"), (12, "unsafe"), (13, "unsafe")]
+    assert "decides `if int(h * scale) > 1:`" in found[0].message
+    after = fix_source(PYRAMID.encode(), str(path), options).source.decode()
+    assert "            if int(h * scale) > 1:\n" in after
+    assert "outs.append(x[:, :, : _trt_size_int(h * scale)])" in after
+    assert "y = F.interpolate(x, size=_trt_size_int(h * scale))" in after
+    rewritten_path = tmp_path / "pyramid_rewritten.py"
+    rewritten_path.write_text(after)
+    before = load_variant(path, "strides_pyramid").Pyramid()
+    rewritten = load_variant(rewritten_path, "strides_pyramid_rewritten").Pyramid()
+    for shape in [(1, 2, 8), (2, 1, 5), (1, 3, 4), (0, 2, 6)]:
+        for fill in (0.0, -2.5, float("-inf"), float("nan")):
+            assert_same(before(torch.full(shape, fill)), rewritten(torch.full(shape, fill)))
+        x = torch.randn(shape)
+        assert_same(before(x), rewritten(x))
+    for side in (1, 2, 3):  # a size of 0 for the resize: the same error either way
+        with pytest.raises(RuntimeError, match="Input and output sizes should be greater than 0"):
+            before(torch.zeros(1, 2, side))
+        with pytest.raises(RuntimeError, match="Input and output sizes should be greater than 0"):
+            rewritten(torch.zeros(1, 2, side))
