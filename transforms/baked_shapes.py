@@ -663,6 +663,8 @@ _NUMBER_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorD
 
 
 
+#: What the finding says of such a number (``migrate`` reads it: two traced sizes do not vouch for the bake).
+COLLECTING_BRANCH = "a branch that picks what the loop collects"
 #: The step by hand where a number from sizes decides a branch that picks what a loop collects.
 COLLECTING_BRANCH_STEP = (
     "by hand: where the value is a constant of the architecture (a stride inferred as image size / feature size, "
@@ -1071,7 +1073,7 @@ baked choice). Applies to every TensorRT version.""",
             # choice is another program wherever eager mode takes the other branch (zoo 29's stride helper).
             fix = None
             message = (f"`{text}` turns a traced size into a Python number that decides `if {short_code(branch.test)}:`"
-                       f", a branch that picks what the loop collects: the TorchScript export keeps the branch the "
+                       f", {COLLECTING_BRANCH}: the TorchScript export keeps the branch the "
                        f"example took at every size, and no rewrite of the number alone is the same program (kept "
                        f"traced, it would meet the example's branch at sizes where eager mode takes the other); "
                        f"{COLLECTING_BRANCH_STEP}")

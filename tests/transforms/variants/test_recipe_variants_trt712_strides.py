@@ -252,3 +252,30 @@ def test_a_number_tested_by_the_branch_itself_has_no_fix_and_a_resized_tensor_ke
             before(torch.zeros(1, 2, side))
         with pytest.raises(RuntimeError, match="Input and output sizes should be greater than 0"):
             rewritten(torch.zeros(1, 2, side))
+
+
+def test_migrate_names_the_branch_at_the_users_lines_and_reverts_nothing(tmp_path) -> None:
+    """End to end on the oriented-det variant: `migrate` locates the two bakes (`int(image_size[0])`,
+    `int(lh)`), plans no TRT712 candidate (the zoo's run verified and took back four of them), and leaves
+    them as errors that name `if clean:` with the step by hand. Its second trace, at 33 px, finds the same
+    graph (33 px takes the fallback at every level, as 16 px's whole ratios give the same strides), which
+    does not vouch for 12 px, where the graph differs (the first test): the bakes stay errors, and say why."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from trtcodemod.cli import app
+
+    path = tmp_path / "grid_strides.py"
+    path.write_text(GRID_STRIDES)
+    result = CliRunner().invoke(app, ["migrate", str(path), "--model", "build", "--inputs", "inputs",
+                                      "--dynamic-axes", json.dumps({"x": {"2": "h", "3": "w"}}), "--format", "json",
+                                      "--runs", "1", "--warmup", "0", "--backends", "torch-cpu,onnxruntime-cpu"])
+    [report] = json.loads(result.stdout)["models"]
+    assert result.exit_code == 1 and report["reverted"] == [] and report["applied"] == []
+    named = [(Path(r["source"]).name, r["rule"], r["severity"]) for r in report["remaining"]
+             if "decides `if clean:`" in r["message"]]
+    assert sorted(set(named)) == [("grid_strides.py:10", "TRT712", "error"), ("grid_strides.py:7", "TRT712", "error")]
+    assert report["retrace"]["same"] is True
+    assert all("the traced sizes do not vouch for it" in r["message"] for r in report["remaining"]
+               if "decides `if clean:`" in r["message"])
