@@ -884,8 +884,9 @@ keeps the example's strides, which eager mode changes too where another ratio is
 (measured on that model: 300 px gives a stride of 30 at the last level, 100 px 25), so the bake
 is reported with the step by hand, and `migrate` keeps it an error even where its second trace
 finds the same graph (the stretched size, odd, takes the fallback the example's whole ratios
-gave): take a constant of the architecture from the configuration, or pad the input to a multiple of the largest stride (where the inference gives the configured
-strides at every size), or compute the choice in the graph.
+gave): take a constant of the architecture from the configuration, or pad the input to a
+multiple of the largest stride (where the inference gives the configured strides at every
+size), or compute the choice in the graph.
 
 Fix safety: unsafe. The rewrite assumes the value is a `torch.Tensor`, so that its size
 is a Python `int` (the tensor is only evidenced by `forward`'s parameters, a `Tensor`
