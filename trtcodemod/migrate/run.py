@@ -896,8 +896,8 @@ UNVOUCHED_NOTE = ("; the traced sizes do not vouch for it: the number decides an
                   "test of them), which the stretched size can share with the example where other sizes do not "
                   "(oriented-det's strides: the same graph at 128 and 257 px, and at 300 px eager mode infers a "
                   "stride of 30 where the graph keeps 32)")
-#: How a second trace's verdict that demotes a bake begins (``retrace.VERDICT_STARTS``): "no dynamic axis" is
-#: a fact about the inputs, not a sample of sizes.
+#: The second traces' verdicts that demote a bake (``retrace.VERDICT_STARTS``), after the original's own verdict
+#: where the rewritten model's trace judged it again; "no dynamic axis" is a fact about the inputs, not a sample.
 _SAMPLED_VERDICTS = ("; same graph at ", "; the rewritten model's graph traced at ", f"; {STEADY}")
 
 
@@ -909,7 +909,7 @@ def _unvouched(decision: Any, problems: list[Problem]) -> bool:
     from trtcodemod.transforms.baked_shapes import COLLECTING_BRANCH
 
     return COLLECTING_BRANCH in decision.finding.message and any(
-        p.kind == "baked" and p.severity == "warning" and verdict_of(p.message).startswith(_SAMPLED_VERDICTS)
+        p.kind == "baked" and p.severity == "warning" and any(v in p.message for v in _SAMPLED_VERDICTS)
         for p in problems)
 
 

@@ -279,3 +279,30 @@ def test_migrate_names_the_branch_at_the_users_lines_and_reverts_nothing(tmp_pat
     assert report["retrace"]["same"] is True
     assert all("the traced sizes do not vouch for it" in r["message"] for r in report["remaining"]
                if "decides `if clean:`" in r["message"])
+
+
+def test_no_sampled_verdict_vouches_for_the_branch_but_fixed_sizes_do() -> None:
+    """The verdicts that sample sizes (the original's same graph, the rewritten model's, the same numbers at
+    both traces) leave the bake an error, also after an earlier verdict in the message (zoo 29's FCOS: the
+    original's graph differed elsewhere, the rewritten model's was the same); "no dynamic axis" is a fact
+    about every input and keeps its warning; another rule's finding is not concerned."""
+    from types import SimpleNamespace
+
+    from trtcodemod.migrate.locate import STEADY, Problem
+    from trtcodemod.migrate.run import _unvouched
+    from trtcodemod.transforms.baked_shapes import COLLECTING_BRANCH
+
+    branch = SimpleNamespace(finding=SimpleNamespace(message=f"`int(fh)` ... decides `if clean:`, {COLLECTING_BRANCH}"))
+    other = SimpleNamespace(finding=SimpleNamespace(message="`int(fh)` turns a traced size into a Python number"))
+
+    def bake(message: str, severity: str = "warning") -> Problem:
+        return Problem("baked", "utils.py", 506, "(traced constant)", None, message, severity, "torchscript")
+
+    sampled = ["value baked; same graph at x[2] (h) 16 and 33: the value does not depend on the dynamic axes",
+               "value baked; the graph traced at x[2] (h) 96 and 193 differs (first at a TopK node); the rewritten "
+               "model's graph traced at x[2] (h) 96 and 193 is the same: the value does not depend on the dynamic axes",
+               f"value baked; {STEADY} x[2] (h) 16 and 33: it does not depend on the dynamic axes"]
+    assert all(_unvouched(branch, [bake(m)]) for m in sampled)
+    assert not any(_unvouched(other, [bake(m)]) for m in sampled)
+    assert not _unvouched(branch, [bake(sampled[0], "error")])  # an error already: nothing to keep
+    assert not _unvouched(branch, [bake("value baked; no dynamic axis is declared: every input size is fixed")])
