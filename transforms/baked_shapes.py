@@ -741,8 +741,12 @@ def _collecting_branch(function: cst.FunctionDef, call: cst.Call) -> cst.If | No
             if new:
                 tainted |= new
                 changed = True
+    # Only an `if` in a loop's body picks what the loop collects (DepthPro's `if padding == 0:`, one merge or
+    # another, is no loop's choice).
+    in_loops = {id(n) for loop in walk(function.body) if type(loop) in (cst.For, cst.While)
+                for n in walk(loop.body) if type(n) is cst.If}
     for branch in walk(function.body):
-        if type(branch) is cst.If and _collects(branch) and (
+        if type(branch) is cst.If and id(branch) in in_loops and _collects(branch) and (
                 any(n is call for n in walk(branch.test)) or _names(branch.test) & tainted):
             return branch
     return None

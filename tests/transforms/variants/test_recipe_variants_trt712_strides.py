@@ -306,3 +306,24 @@ def test_no_sampled_verdict_vouches_for_the_branch_but_fixed_sizes_do() -> None:
     assert not any(_unvouched(other, [bake(m)]) for m in sampled)
     assert not _unvouched(branch, [bake(sampled[0], "error")])  # an error already: nothing to keep
     assert not _unvouched(branch, [bake("value baked; no dynamic axis is declared: every input size is fixed")])
+
+
+def test_a_branch_outside_a_loop_is_no_loops_choice() -> None:
+    """transformers' DepthPro `merge_patches` (huggingface/transformers, models/depth_pro/modeling_depth_pro.py:126,
+    transformers 5.24.0 on PyPI): `padding = min(out_size // 4, padding)`, then `if padding == 0:`
+    one merge, else another that appends rows. No loop picks its items there: TRT712 keeps its fix."""
+    code = ("import torch\nfrom torch import nn\n\n\nclass Merge(nn.Module):\n"
+            "    def forward(self, x: torch.Tensor, padding: int = 1):\n"
+            "        padding = min(x.shape[-1] // 4, padding)\n"
+            "        if padding == 0:\n            return x\n        else:\n"
+            "            rows = []\n            for i in range(2):\n                rows.append(x[..., padding:])\n"
+            "            return torch.cat(rows, -1)\n")
+    after = fix_source(code.encode(), "snippet.py", Options(select=("TRT712",), unsafe=True)).source.decode()
+    assert "padding = _trt_size_min(x.shape[-1] // 4, padding)" in after
+    namespace_before: dict = {}
+    namespace_after: dict = {}
+    exec(compile(code, "before.py", "exec"), namespace_before)
+    exec(compile(after, "after.py", "exec"), namespace_after)
+    for shape in [(1, 8), (2, 3), (1, 0)]:
+        for x in (torch.zeros(shape), -torch.rand(shape), torch.full(shape, float("nan"))):
+            assert_same(namespace_before["Merge"]()(x), namespace_after["Merge"]()(x))
