@@ -6,8 +6,10 @@ rounded and accepted only where it is a whole number, with a configured stride a
 in ``forward`` (eriklindernoren's YOLOv3 layer); the ratio measured once when the model is built
 (YOLOv5, YOLOv8). Only the first reads a traced size into a Python number, and it decides a branch
 that picks what the loop collects: the TorchScript export keeps the branch the example took, so a
-number kept traced under it is another program (the rewritten graph differed from eager mode at
-257 px in zoo 29); TRT712 names the branch and offers no fix. The others bake nothing.
+number kept traced under it is another program (zoo 29: the export of those candidates stopped at
+`round` of the traced ratio, and `migrate` took them back round after round); TRT712 names the
+branch and offers no fix, and `migrate` keeps the bake an error even where a second trace finds the
+same graph. The others bake nothing.
 
 Each variant is our own small re-writing of the cited construct, exported with the TorchScript
 exporter and dynamic axes; its TracerWarnings are the observed facts, as ``migrate`` records them.
