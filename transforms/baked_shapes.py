@@ -24,7 +24,7 @@ TRT702's; ``len(t)`` itself is TRT704's.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Callable
 
 import libcst as cst
 
@@ -922,6 +922,101 @@ _NUMBER_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorD
 
 
 
+#: What the finding says of such a number (``migrate`` reads it: two traced sizes do not vouch for the bake).
+COLLECTING_BRANCH = "a branch that picks what the loop collects"
+#: The step by hand where a number from sizes decides a branch that picks what a loop collects.
+COLLECTING_BRANCH_STEP = (
+    "by hand: where the value is a constant of the architecture (a stride inferred as image size / feature size, "
+    "rounded, with a fallback), take it from the configuration instead of the sizes, or pad the input to a multiple "
+    "of the largest stride, where the inference gives the configured value at every size; otherwise compute the "
+    "choice in the graph (`torch.where` of the test on tensors, both values as tensors) or export at the one size "
+    "you deploy (guidance: Dynamic if-else; Tracing vs scripting)")
+#: Calls a number may go through and stay a Python number (no tensor comes out of them).
+_NUMBER_CALLS = frozenset({"abs", "round", "int", "float", "min", "max", "bool"})
+
+
+def _number_expression(expr: cst.BaseExpression) -> bool:
+    """Arithmetic, comparisons and the number built-ins (``abs``, ``round``, ``min``...) of names, literals and
+    sizes (``x.size(2)``): what keeps a Python number a number (a torch call makes a tensor)."""
+    for node in walk(expr):
+        if type(node) is cst.Call:
+            func = node.func
+            named = func.value if type(func) is cst.Name else None
+            maths = type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "math"
+            sizes = type(func) is cst.Attribute and func.attr.value in ("size", "dim", "numel")
+            if named not in _NUMBER_CALLS and not maths and not sizes:
+                return False
+        elif type(node) in (cst.Lambda, cst.Await, cst.Yield, cst.ListComp, cst.GeneratorExp, cst.DictComp,
+                            cst.SetComp):
+            return False
+    return True
+
+
+def _collects(branch: cst.If) -> bool:
+    """The ``if`` (or an ``elif``/``else`` of it) ends an iteration (``continue``/``break``) or appends to a list:
+    it picks what a loop collects, a choice no rule keeps in the graph (TRT717 takes an ``if`` that only sets
+    numbers or resizes)."""
+    for node in walk(branch):
+        if type(node) in (cst.Continue, cst.Break):
+            return True
+        if type(node) is cst.Call and type(node.func) is cst.Attribute \
+                and node.func.attr.value in ("append", "extend", "insert"):
+            return True
+    return False
+
+
+def _collecting_branch(function: cst.FunctionDef, call: cst.Call) -> cst.If | None:
+    """The ``if`` whose test reads the number ``call`` makes (directly, or through locals assigned Python arithmetic
+    of it: ``s = img_h / fh``, ``clean = abs(s - round(s)) <= tol``) and that picks what a loop collects; None where
+    there is none."""
+    assignments = [n for n in walk(function.body) if type(n) in (cst.Assign, cst.AnnAssign, cst.AugAssign)
+                   and n.value is not None]
+
+    def bound(statement: cst.CSTNode, reads: Callable[[cst.BaseExpression], bool]) -> set[str]:
+        """The names ``statement`` binds from a value that ``reads`` (element by element for ``a, b = x, y``)."""
+        if type(statement) is not cst.Assign:
+            return set(bound_names(statement.target)) if reads(statement.value) else set()
+        names: set[str] = set()
+        for target in statement.targets:
+            into, value = target.target, statement.value
+            if type(into) is cst.Tuple and type(value) is cst.Tuple and len(into.elements) == len(value.elements):
+                # `img_h, img_w = int(a), int(b)`: each name gets its own element
+                for element, part in zip(into.elements, value.elements):
+                    if reads(part.value):
+                        names.update(bound_names(element.value))
+            elif reads(value):
+                names.update(bound_names(into))
+        return names
+
+    tainted: set[str] = set()
+    for statement in assignments:
+        # only a number bound from it: `x = F.interpolate(x, size=int(h * s))` makes a tensor, not the number
+        tainted |= bound(statement, lambda value: any(n is call for n in walk(value)) and _number_expression(value))
+    changed = bool(tainted)
+    while changed:
+        changed = False
+        for statement in assignments:
+            new = bound(statement, lambda value: bool(_names(value) & tainted) and _number_expression(value)) - tainted
+            if new:
+                tainted |= new
+                changed = True
+    # Only an `if` in a loop's body picks what the loop collects (DepthPro's `if padding == 0:`, one merge or
+    # another, is no loop's choice).
+    in_loops = {id(n) for loop in walk(function.body) if type(loop) in (cst.For, cst.While)
+                for n in walk(loop.body) if type(n) is cst.If}
+    for branch in walk(function.body):
+        if type(branch) is cst.If and id(branch) in in_loops and _collects(branch) and (
+                any(n is call for n in walk(branch.test)) or _names(branch.test) & tainted):
+            return branch
+    return None
+
+
+def _names(expr: cst.CSTNode) -> set[str]:
+    """The plain names ``expr`` reads (the ``b`` of ``a.b`` is no name)."""
+    attributes = {id(n.attr) for n in walk(expr) if type(n) is cst.Attribute}
+    return {n.value for n in walk(expr) if type(n) is cst.Name and id(n) not in attributes}
+
+
 class PythonMathOnSize(_SizeRule):
     info = RuleInfo(
         id="TRT712",
@@ -1038,7 +1133,23 @@ math.ceil(max(h, w) / k)`, then `for i in range(n_iters):`, kornia's distance tr
 report says so and why no rewrite of the number helps: `range` reads it into a Python int again,
 so the trace unrolls the loop for the example's size; the step by hand is a fixed trip count that
 covers the largest deployed size (where later rounds change nothing) or the loop in a
-`torch.jit.script` function.
+`torch.jit.script` function. Where the number decides an `if` that picks what a loop collects
+(its test reads the number, or a local computed from it with Python arithmetic, and a branch
+appends or ends the iteration), no fix is offered either: the trace keeps the branch the example
+took at every size, so the number kept traced would meet the example's choice, another program
+wherever eager mode takes the other branch. oriented-det's `derive_fpn_strides_from_grid` (zoo 29)
+infers each level's stride as `int(image_size[0]) / int(fh)`, accepts its rounding only where the
+ratio is whole (`if clean: strides.append(s_round); continue`) and falls back to the configured
+stride: with `_trt_size_int` the export stopped at `round` of the traced ratio, and every round of
+`migrate` verified and took back those fixes; the `if clean:` would stay the example's choice anyway
+(at 257 px eager mode falls back to 32 where the traced ratio rounds to 29). The original graph
+keeps the example's strides, which eager mode changes too where another ratio is whole
+(measured on that model: 300 px gives a stride of 30 at the last level, 100 px 25), so the bake
+is reported with the step by hand, and `migrate` keeps it an error even where its second trace
+finds the same graph (the stretched size, odd, takes the fallback the example's whole ratios
+gave): take a constant of the architecture from the configuration, or pad the input to a
+multiple of the largest stride (where the inference gives the configured strides at every
+size), or compute the choice in the graph.
 
 Fix safety: unsafe. The rewrite assumes the value is a `torch.Tensor`, so that its size
 is a Python `int` (the tensor is only evidenced by `forward`'s parameters, a `Tensor`
@@ -1221,7 +1332,17 @@ baked choice). Applies to every TensorRT version.""",
             message = (f"`{text}` turns a traced size into a Python number: the TorchScript export keeps the "
                        "example's value; use integer arithmetic on the size (`s // k`, `(s + k - 1) // k`) or "
                        "pass the number in as an input")
-        trips = self._trip_count_note(node) if fix is None else ""
+        branch = _collecting_branch(self.context.function, node) if self.context.function is not None else None
+        if branch is not None:
+            # The trace keeps the branch the example took whatever the number: a traced number under a baked
+            # choice is another program wherever eager mode takes the other branch (zoo 29's stride helper).
+            fix = None
+            message = (f"`{text}` turns a traced size into a Python number that decides `if {short_code(branch.test)}:`"
+                       f", {COLLECTING_BRANCH}: the TorchScript export keeps the branch the "
+                       f"example took at every size, and no rewrite of the number alone is the same program (kept "
+                       f"traced, it would meet the example's branch at sizes where eager mode takes the other); "
+                       f"{COLLECTING_BRANCH_STEP}")
+        trips = self._trip_count_note(node) if fix is None and branch is None else ""
         if trips:
             message = f"`{text}` turns a traced size into a Python number: the TorchScript export keeps the " \
                       f"example's value{trips}"

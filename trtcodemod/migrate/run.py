@@ -218,8 +218,11 @@ def _remaining(problems: list[Problem], plan: Plan) -> list[dict[str, Any]]:
                 message += note
         if p.severity == "warning" and STEADY not in message:
             message += _steady([p])
+        severity = p.severity
+        if decision is not None and _unvouched(decision, [p]):
+            severity, message = "error", message + UNVOUCHED_NOTE
         entry = {"op": p.op, "source": p.source, "rule": rule, "message": message, "kind": p.kind,
-                 "exporter": p.exporter, "severity": p.severity}
+                 "exporter": p.exporter, "severity": severity}
         # A value read, the exporter's TracerWarning and its failure on one line, all with the
         # same remedy, are one problem to the reader.
         same = next((o for o in out if (o["source"], o["rule"], o["message"]) == (entry["source"], rule, message)
@@ -770,6 +773,8 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: VerifyReport, fi
         # A graph failure of the original that the rewritten graph no longer has is no error of this
         # finding's; what else it was kept for (a warning node still there) keeps its own severity.
         errors = [p for p in problems if p.severity == "error" and not (runs and p.kind in ("unfaithful", "state"))]
+        if not errors and not gone and _unvouched(d, problems):
+            errors, judged = [p for p in problems if p.kind == "baked"], judged + UNVOUCHED_NOTE
         report["remaining"].append({
             "op": d.problems[0].op if d.problems else "-", "source": f"{d.finding.path}:{d.finding.line}",
             "rule": d.finding.rule,
@@ -883,6 +888,29 @@ def _judged(problems: list[Problem], after_retrace: Retrace | None) -> tuple[lis
     judged = after_retrace.apply(problems)
     changed = any(a.severity != b.severity for a, b in zip(judged, problems))
     return judged, f"; {after_retrace.note}" if changed else ""
+
+
+#: Why a bake stays an error whatever a second trace found (:func:`_unvouched`).
+UNVOUCHED_NOTE = ("; the traced sizes do not vouch for it: the number decides an `if` on sizes that picks what a loop "
+                  "collects, and which branch eager mode takes follows whether a ratio of sizes is whole (or another "
+                  "test of them), which the stretched size can share with the example where other sizes do not "
+                  "(oriented-det's strides: the same graph at 128 and 257 px, and at 300 px eager mode infers a "
+                  "stride of 30 where the graph keeps 32)")
+#: The second traces' verdicts that demote a bake (``retrace.VERDICT_STARTS``), after the original's own verdict
+#: where the rewritten model's trace judged it again; "no dynamic axis" is a fact about the inputs, not a sample.
+_SAMPLED_VERDICTS = ("; same graph at ", "; the rewritten model's graph traced at ", f"; {STEADY}")
+
+
+def _unvouched(decision: Any, problems: list[Problem]) -> bool:
+    """A bake that a second trace demoted, where the rule's finding says its number decides a branch that picks
+    what a loop collects (TRT712's stride inferred as image size / feature size, accepted only where whole): two
+    sizes sample that choice, they do not show it for the others (the stretched size, odd, takes the fallback
+    the example's whole ratio gave too)."""
+    from trtcodemod.transforms.baked_shapes import COLLECTING_BRANCH
+
+    return COLLECTING_BRANCH in decision.finding.message and any(
+        p.kind == "baked" and p.severity == "warning" and any(v in p.message for v in _SAMPLED_VERDICTS)
+        for p in problems)
 
 
 #: Why a finding left without a fix is no longer an error: the other fixes removed its node.
