@@ -591,16 +591,10 @@ class Proposals(nn.Module):
         """``if M.any():`` (or ``torch.any(M)``) over writes through ``M`` (``out[M] = f(x[M])``) and the
         branch's own temporaries: where ``M`` is empty they write nothing, so the trace may record them on
         every input; the ``if`` reads its test through ``_trt_masked_taken`` (True while tracing a tensor)."""
-        test = strip_parens(test)
-        mask = None
-        if type(test) is cst.Call and not test.args and type(test.func) is cst.Attribute \
-                and test.func.attr.value == "any":
-            mask = strip_parens(test.func.value)
-        elif type(test) is cst.Call and len(test.args) == 1 and not test.args[0].keyword and not test.args[0].star \
-                and "torch.any" in self.context.qualified_names(test.func):
-            mask = strip_parens(test.args[0].value)
-        if type(mask) is not cst.Name or type(body) is not cst.IndentedBlock or not self._bool_mask(mask.value):
-            return None  # `.any()` of integer indices is False for index 0, which a write would still reach
+        masked = self._any_of_mask(strip_parens(test))
+        if masked is None or type(body) is not cst.IndentedBlock:
+            return None
+        mask = cst.Name(masked)
         function = self.context.function
         temporaries: set[str] = set()
         for statement in body.body:
