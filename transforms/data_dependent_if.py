@@ -376,7 +376,7 @@ class Proposals(nn.Module):
             or else_body is not None else self._narrowing_guard(node, tests[0], bodies[0])
         if narrowed is not None:
             self.report(node, message + f"; the trace records the narrowing of `{narrowed[1]}`, which leaves it as "
-                        "it is where the test is false", narrowed[0])
+                        "it is where the test is false" + _BOTH_WAYS, narrowed[0])
             return
         if exit_fix is not None:
             fix, mask = exit_fix
@@ -388,7 +388,8 @@ class Proposals(nn.Module):
             fix, reason = self._vectorize(node, tests, bodies, else_body)
         if exit_fix is not None:
             self.report(node, message + f"; the trace records the code after the exit, which selects with `{mask}` "
-                        "(an empty selection where the exit is taken), where it kept the example's way", fix)
+                        "(an empty selection where the exit is taken), where it kept the example's way" + _BOTH_WAYS,
+                        fix)
         elif fix is not None and shortcut:
             self.report(node, message + "; the trace computes the rest of the function and selects the early "
                         "return's value with torch.where where the condition holds", fix)
@@ -747,6 +748,12 @@ class Proposals(nn.Module):
         return tensor_condition(test, self.context.torch_attr, lambda operation: facts is not None and (
             facts.condition_depends(operation.left) and facts.condition_depends(operation.right)))
 
+
+#: How an emptiness exit or a narrowing guard is proved (``Fix.proof``), and what to do where it is not.
+_BOTH_WAYS = ("; proved where the recorded run takes the `if` one way on some input and the other way on another "
+              "(give migrate an input set that takes the exit, e.g. one with nothing above the threshold), or "
+              "applied with --unsafe; by hand, drop the exit where the code after it already gives its result on "
+              "an empty selection")
 
 #: The helpers an early return's rewrite calls (``trtcodemod/helpers/tracing.py``).
 _TAKEN, _SELECT, _TRACING, _NOT = "_trt_shortcut_taken", "_trt_shortcut_select", "_trt_tracing", "_trt_not"

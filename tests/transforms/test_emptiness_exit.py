@@ -216,6 +216,7 @@ def test_migrate_keeps_an_unproved_exit_as_remaining_not_a_candidate() -> None:
     ran = Facts(runs=2, lines={"/m.py": set(range(1, 40))})
     kept = decide(finding, [baked], ran, unsafe=False)
     assert kept.action == REMAINS and not kept.candidate, kept
+    assert "give migrate an input set that takes the exit" in kept.reason and "by hand, drop the exit" in kept.reason
     both = _truths(True, False)
     for event in both.events:
         event.update(line=line, end_line=line)

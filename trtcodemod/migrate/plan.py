@@ -434,8 +434,10 @@ def decide(finding: Any, problems: Iterable[Problem], facts: Facts, unsafe: bool
         return Decision(finding, APPLY, proof=f"candidate: kept only if verified equivalent (its assumption cannot "
                                               f"be observed: {assumption(finding.rule)}); fixes {located}",
                         problems=hits, candidate=True)
+    # A form of a fix with its own prover says in its message what would prove it (and the manual step).
+    own = f": {finding.message}" if getattr(finding.edit, "proof", None) is not None else ""
     return Decision(finding, REMAINS, reason=f"{located}; unsafe fix not applied (no observation covers its "
-                                             f"assumption; --unsafe applies it)", problems=hits)
+                                             f"assumption; --unsafe applies it){own}", problems=hits)
 
 
 def _with_companions(made: list[Decision], applied: list[Decision], facts: Facts, unsafe: bool) -> list[Decision]:
