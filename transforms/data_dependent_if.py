@@ -210,7 +210,9 @@ Which TensorRT versions: all (the baked-in branch is an export problem, not a pa
             "the branches compute values of the same shape and dtype, without raising and without inf or NaN (or NaN "
             "gradients) where they are not taken, and no alias of a branch value is written in place later (an early "
             "return: the rest of the function runs without raising where the shortcut is taken, and its value has "
-            "the shortcut's shape and dtype at every size)"),
+            "the shortcut's shape and dtype at every size; an emptiness exit before a mask selection: where the mask "
+            "is empty the code after the exit gives what the exit gives; a narrowing guard: where its test is false "
+            "the narrowing leaves the mask as it is)"),
         examples=(
             Example(
                 """\
