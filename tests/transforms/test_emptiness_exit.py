@@ -340,3 +340,17 @@ def observe_truths() -> None:
     truths = {e["value"]: e["count"] for e in rec.events.values() if e["kind"] == "truth"}
     assert truths == {True: 2, False: 1}, rec.events
     assert all(e["line"] == line for e in rec.events.values() if e["kind"] == "truth")
+
+
+def test_a_scripted_exit_still_exits(tmp_path) -> None:
+    """Scripted, the helpers read the test as `if` did (a script has no tracer): same results, exit included."""
+    from safety import import_source
+
+    code = LEVELS.replace("valid.nonzero(as_tuple=True)[0]", "valid.nonzero()[:, 0]").replace(
+        "props, kept = [], []", "props: list[torch.Tensor] = []\n        kept: list[torch.Tensor] = []")
+    after = _fixed(code)
+    assert "_trt_shortcut_taken(_trt_not(valid.any()))" in after
+    before = torch.jit.script(import_source(code, tmp_path)["Levels"]())
+    scripted = torch.jit.script(import_source(after, tmp_path)["Levels"]())
+    for scores, deltas in _level_cases():
+        assert_same(before(scores, deltas), scripted(scores, deltas))
