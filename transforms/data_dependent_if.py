@@ -373,7 +373,11 @@ class Proposals(nn.Module):
         shortcut = reason is None and len(tests) == 1 and else_body is None and _returned(bodies[0]) is not None
         guarded = None if shortcut or reason is not None or len(tests) != 1 or else_body is not None \
             else self._masked_guard(node, tests[0], bodies[0])
-        exit_fix = self._emptiness_exit(node, tests, bodies, else_body) if reason is None else None
+        # An early return the shortcut can select in the graph stays the shortcut's (a candidate, as before);
+        # the emptiness exit takes what it refuses (`continue`, `return None`, a return inside a block).
+        shortcut_fix = self._shortcut(node, tests[0], bodies[0]) if shortcut else (None, "")
+        exit_fix = self._emptiness_exit(node, tests, bodies, else_body) \
+            if reason is None and shortcut_fix[0] is None else None
         narrowed = None if exit_fix is not None or guarded is not None or reason is not None or len(tests) != 1 \
             or else_body is not None else self._narrowing_guard(node, tests[0], bodies[0])
         if narrowed is not None:
@@ -383,7 +387,7 @@ class Proposals(nn.Module):
         if exit_fix is not None:
             fix, mask = exit_fix
         elif shortcut:
-            fix, reason = self._shortcut(node, tests[0], bodies[0])
+            fix, reason = shortcut_fix
         elif guarded is not None:
             fix = guarded
         elif reason is None:

@@ -57,7 +57,8 @@ def test_what_crosses_the_process_boundary_keeps_the_fix_s_own_prover() -> None:
     from trtcodemod.evidence.proofs import prove_both_ways
 
     code = ("import torch\nfrom torch import nn\n\n\nclass M(nn.Module):\n    def forward(self, x):\n"
-            "        keep = x > 0\n        if not keep.any():\n            return x[:0]\n        return x[keep]\n")
+            "        out = []\n        for row in x:\n            keep = row > 0\n            if not keep.any():\n"
+            "                continue\n            out.append(row[keep])\n        return torch.cat(out)\n")
     [finding] = check_source(code.encode(), "m.py", Options(select=("TRT101",)))
     plain = split._plain(finding)
     assert plain.edit is not None and not plain.edit.replacements and plain.edit.proof is prove_both_ways

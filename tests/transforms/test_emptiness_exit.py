@@ -174,19 +174,31 @@ def test_an_exit_that_is_no_optimisation_differs_in_the_graph_so_only_observatio
 
 @pytest.mark.parametrize("body", [
     # integer indices: `.any()` is False for index [0], which the selection still picks
-    "keep = (x > 0).nonzero()[:, 0]\nif not keep.any():\n    return x[:0]\nreturn x[keep]",
+    "keep = (row > 0).nonzero()[:, 0]\nif not keep.any():\n    continue\nout.append(row[keep])",
     # nothing after the exit selects with the mask
-    "keep = x > 0\nif not keep.any():\n    return x[:0]\nreturn x * 2",
+    "keep = row > 0\nif not keep.any():\n    continue\nout.append(row * 2)",
     # the exit does more than exit
-    "keep = x > 0\nif not keep.any():\n    print('empty')\n    return x[:0]\nreturn x[keep]",
+    "keep = row > 0\nif not keep.any():\n    print('empty')\n    continue\nout.append(row[keep])",
     # an `else` that does not exit
-    "keep = x > 0\nif keep.any():\n    y = x[keep]\nelse:\n    y = x[:0]\nreturn y",
+    "keep = row > 0\nif keep.any():\n    out.append(row[keep])\nelse:\n    out.append(row[:0])",
 ])
 def test_what_is_no_emptiness_exit(body: str) -> None:
     code = ("import torch\nfrom torch import nn\n\n\nclass M(nn.Module):\n    def forward(self, x):\n"
-            + textwrap.indent(body, "        ") + "\n")
+            "        out = []\n        for row in x:\n" + textwrap.indent(body, "            ")
+            + "\n        return torch.cat(out)\n")
     after = _fixed(code)
-    assert "_trt_shortcut_taken(_trt_not(keep" not in after and "_trt_masked_taken" not in after, after
+    assert "_trt_shortcut_taken" not in after and "_trt_masked_taken" not in after, after
+
+
+def test_an_early_return_the_shortcut_selects_stays_the_shortcut_s() -> None:
+    """`if not keep.any(): return x` before writes through `keep`: the shortcut selects `x` in the graph (a
+    candidate, as before this form); the exit form takes only what the shortcut refuses."""
+    code = ("import torch\nfrom torch import nn\n\n\nclass M(nn.Module):\n    def forward(self, x):\n"
+            "        keep = x > 0\n        if not keep.any():\n            return x\n        out = x.clone()\n"
+            "        out[keep] = x[keep].sqrt()\n        return out\n")
+    [finding] = check_source(code.encode(), "m.py", Options(select=("TRT101",)))
+    assert finding.edit is not None and finding.edit.proof is None and "early return's value" in finding.message
+    assert "return _trt_shortcut_select(_trt_cond, _trt_shortcut, out)" in _fixed(code)
 
 
 def _truths(*values: bool) -> Facts:
