@@ -123,7 +123,9 @@ just `continue`, `break`, `return` or `return V`, followed in its block by code 
 (`x[M]`, `M.nonzero()`, `torch.nonzero(M)`, `torch.where(M)`), or `if M.any(): <selects with M> else:
 <such an exit>` (oriented_det's midpoint RPN: `if not valid.any(): continue` before
 `idx = valid.nonzero(as_tuple=True)[0]`; its RoI head: `if candidate_mask.any(): ... else: return None`),
-`M` visibly a bool tensor at every binding (comparisons and their `&`/`|`/`~`, `zeros_like` of one, views
+the early return above taking what it can (this form takes `continue`, `break`, `return None`, a return
+inside a block, and one whose rest writes the returned tensor), `M` visibly a bool tensor at every binding
+(comparisons and their `&`/`|`/`~`/`*`, `zeros_like` of one, views
 of one such as `.unsqueeze(1)`, a function of the same file returning such a comparison), reads its test
 through `_trt_shortcut_taken` (the exit) or `_trt_masked_taken` (the selection): its truth, as `if` reads
 it, in eager mode and scripted; while a trace meets a one-element tensor, the way that selects, so the
