@@ -652,16 +652,9 @@ class Proposals(nn.Module):
             return False
 
         def boolean(node: cst.BaseExpression) -> bool:
-            node = strip_parens(node)
-            if type(node) is cst.Comparison:
-                return len(node.comparisons) == 1 and type(node.comparisons[0].operator) in (
-                    cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
-            if type(node) is cst.UnaryOperation and type(node.operator) is cst.BitInvert:
-                return boolean(node.expression)
-            if type(node) is cst.BinaryOperation and type(node.operator) in (cst.BitAnd, cst.BitOr, cst.BitXor,
-                                                                             cst.Multiply):
-                # `a * b` of bool tensors is their `&` (DensePose's `j_valid * (mesh_ids == mesh_id)`).
-                return boolean(node.left) and boolean(node.right)
+            return _comparison_tree(node, operand)
+
+        def operand(node: cst.BaseExpression) -> bool:
             if type(node) is cst.Name:
                 return self._bool_mask(node.value, seen | {name})
             if type(node) is cst.Call:
@@ -791,18 +784,20 @@ _SAME_DTYPE_METHODS = frozenset({"unsqueeze", "squeeze", "view", "reshape", "exp
                                  "reshape_as"})
 
 
-def _comparison_tree(node: cst.BaseExpression) -> bool:
-    """A comparison, or ``&``/``|``/``^``/``~`` of comparisons: a bool tensor of tensor operands, whatever
-    the names hold (a Python comparison is a bool, which a mask test would not meet)."""
+def _comparison_tree(node: cst.BaseExpression, operand=lambda node: False) -> bool:
+    """A comparison, or ``&``/``|``/``^``/``*``/``~`` of comparisons and of what ``operand`` accepts: a bool
+    tensor of tensor operands (a Python comparison is a bool, which a mask test would not meet; ``a * b`` of
+    bool tensors is their ``&``, DensePose's ``j_valid * (mesh_ids == mesh_id)``)."""
     node = strip_parens(node)
     if type(node) is cst.Comparison:
         return len(node.comparisons) == 1 and type(node.comparisons[0].operator) in (
             cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
     if type(node) is cst.UnaryOperation and type(node.operator) is cst.BitInvert:
-        return _comparison_tree(node.expression)
-    if type(node) is cst.BinaryOperation and type(node.operator) in (cst.BitAnd, cst.BitOr, cst.BitXor):
-        return _comparison_tree(node.left) and _comparison_tree(node.right)
-    return False
+        return _comparison_tree(node.expression, operand)
+    if type(node) is cst.BinaryOperation and type(node.operator) in (cst.BitAnd, cst.BitOr, cst.BitXor,
+                                                                     cst.Multiply):
+        return _comparison_tree(node.left, operand) and _comparison_tree(node.right, operand)
+    return operand(node)
 
 
 def _rebound_in_block(function: cst.FunctionDef, node: cst.If, names: set[str]) -> bool:
@@ -823,17 +818,24 @@ def _rebound_in_block(function: cst.FunctionDef, node: cst.If, names: set[str]) 
         if type(read) is not cst.Name or read.value not in names or id(read) in inside or id(read) in skip \
                 or id(read) in binding:
             continue
-        statement, block = read, parents.get(id(read))
-        while block is not None and type(block) is not cst.IndentedBlock:
-            statement, block = block, parents.get(id(block))
-        if block is None:
+        earlier = _earlier_in_block(parents, read)
+        if earlier is None:
             return False
-        earlier = list(block.body)[:[i for i, s in enumerate(block.body) if s is statement][0]]
         holders = [i for i, s in enumerate(earlier) if id(node) in {id(n) for n in walk(s)}]
         after = earlier[holders[-1] + 1:] if holders else earlier
         if not any(_surely_binds(s, read.value) for s in after):
             return False
     return True
+
+
+def _earlier_in_block(parents: dict[int, cst.CSTNode], read: cst.CSTNode) -> list[cst.CSTNode] | None:
+    """The statements of the block holding ``read`` before the one holding it; None where no block holds it."""
+    statement, block = read, parents.get(id(read))
+    while block is not None and type(block) is not cst.IndentedBlock:
+        statement, block = block, parents.get(id(block))
+    if block is None:
+        return None
+    return list(block.body)[:[i for i, s in enumerate(block.body) if s is statement][0]]
 
 
 def _surely_binds(statement: cst.CSTNode, name: str) -> bool:
@@ -943,12 +945,9 @@ def _rebound_before_read(function: cst.FunctionDef, node: cst.If, names: set[str
         if type(read) is not cst.Name or read.value not in names or order[id(read)] <= end or id(read) in skip \
                 or id(read) in bound:
             continue  # a read before the guard (in no loop) never sees what its body binds
-        statement, block = read, parents.get(id(read))
-        while block is not None and type(block) is not cst.IndentedBlock:
-            statement, block = block, parents.get(id(block))
-        if block is None:
+        earlier = _earlier_in_block(parents, read)
+        if earlier is None:
             return False
-        earlier = list(block.body)[:[i for i, s in enumerate(block.body) if s is statement][0]]
         if not any(type(t.target) is cst.Name and t.target.value == read.value for s in earlier
                    if type(s) is cst.SimpleStatementLine and order[id(s)] > end for small in s.body
                    if type(small) is cst.Assign for t in small.targets):
