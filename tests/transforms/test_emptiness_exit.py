@@ -366,3 +366,24 @@ def test_a_scripted_exit_still_exits(tmp_path) -> None:
     scripted = torch.jit.script(import_source(after, tmp_path)["Levels"]())
     for scores, deltas in _level_cases():
         assert_same(before(scores, deltas), scripted(scores, deltas))
+
+
+def test_a_mask_seen_only_as_bool_opens_the_exit(tmp_path) -> None:
+    """DensePose's `j_valid = interpolator.j_valid * (...)` (embed.py:80, cited above) multiplies an attribute the
+    rule cannot see into: static evidence does not make it a bool mask, the recorded run's dtypes do."""
+    code = MESHES.replace("j_valid = (inside > 0) * (ids == mesh)", "j_valid = self.inside * (ids == mesh)").replace(
+        "def forward(self, emb, ids, inside):", "def forward(self, emb, ids):")
+    path = tmp_path / "meshes.py"
+    path.write_text(code)
+    line = code.splitlines().index("            if not torch.any(j_valid):") + 1
+    event = {"kind": "tensor", "path": str(path.resolve()), "line": line, "column": 1, "end_line": line,
+             "end_column": 80, "direct": True, "count": 3, "name": "j_valid", "dtypes": ["bool"], "shapes": [[6]]}
+    read = {**event, "kind": "value_read", "method": "__bool__", "caller": None}
+    del read["name"], read["dtypes"], read["shapes"]
+    facts = Facts(runs=1, lines={str(path.resolve()): set(range(1, 20))}, events=[event, read])
+    read_only = Facts(runs=1, lines={str(path.resolve()): set(range(1, 20))}, events=[read])
+    unseen = fix_source(code.encode(), str(path), Options(select=("TRT101",), unsafe=True,
+                                                          facts=read_only)).source.decode()
+    assert "_trt_shortcut_taken" not in unseen
+    seen = fix_source(code.encode(), str(path), Options(select=("TRT101",), unsafe=True, facts=facts)).source.decode()
+    assert "            if _trt_shortcut_taken(_trt_not(torch.any(j_valid))):\n" in seen, seen
