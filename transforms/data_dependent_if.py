@@ -12,6 +12,7 @@ import libcst as cst
 from trtcodemod.astutil import (
     bound_names, children, code_of, helper_call, method_call, not_variables, short_code, strip_parens, walk,
 )
+from trtcodemod.evidence.proofs import prove_both_ways
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.transforms._branch_building import (
     _PY_BOOL_RESULTS, _storage_root, _assign, comments_inside, _fresh_names, selected_assignments, tensor_condition,
@@ -117,6 +118,33 @@ the mask is empty (before, a trace whose example left the mask empty dropped the
 It assumes the body runs on an empty selection without raising (elementwise arithmetic does; `max`
 of nothing, or a helper that checks its input's size, may not) and that what it calls has no effect
 besides its value.
+An emptiness exit ahead of a mask selection, `if not M.any():` (or `not torch.any(M)`) whose body is
+just `continue`, `break`, `return` or `return V`, followed in its block by code that selects with `M`
+(`x[M]`, `M.nonzero()`, `torch.nonzero(M)`, `torch.where(M)`), or `if M.any(): <selects with M> else:
+<such an exit>` (oriented_det's midpoint RPN: `if not valid.any(): continue` before
+`idx = valid.nonzero(as_tuple=True)[0]`; its RoI head: `if candidate_mask.any(): ... else: return None`),
+the early return above taking what it can (this form takes `continue`, `break`, `return None`, a return
+inside a block, and one whose rest writes the returned tensor), `M` visibly a bool tensor at every binding
+(comparisons and their `&`/`|`/`~`/`*`, `zeros_like` of one, views
+of one such as `.unsqueeze(1)`, a function of the same file returning such a comparison), reads its test
+through `_trt_shortcut_taken` (the exit) or `_trt_masked_taken` (the selection): its truth, as `if` reads
+it, in eager mode and scripted; while a trace meets a one-element tensor, the way that selects, so the
+graph computes the selection on every input (before, a trace whose example took the exit returned the
+exit's value on every input, and one that did not kept the test as a baked read). It assumes that where
+`M` is empty the code after the exit gives what the exit gives (values, dtype and shape of the model's
+outputs): an empty selection flows through as zero rows (a `cat` of them, a `topk` of `min(k, n)`), and
+nothing after it raises or reduces over nothing (`max` of nothing raises, `mean` of nothing is NaN). That
+is proved only by observation: `migrate` applies it where the recorded run saw the test go both ways on
+the input sets the verification compares (so it compared the graph, which never takes the exit, with the
+model where it took it), never as a candidate; elsewhere it remains, and `--unsafe` applies it.
+A narrowing guard, `if <test reading M>:` with no `else` whose body ends by narrowing the bool mask `M`
+(`M = A & B`), its other names temporaries of its own (bound before read there; read after it only
+once bound again) and an item write only into a tensor it made (oriented_det's midpoint RPN: `if
+valid.sum() > pre_nms_top_n:` keeps the top `min(2 * pre_nms_top_n, n)` scores, `mask =
+torch.zeros_like(valid)`, `mask[top_idx] = True`, `valid = mask & (scores >= score_threshold)`), reads
+its test through `_trt_masked_taken`, so the graph narrows on every input. It assumes the narrowing
+leaves `M` as it is where the test is false (there, the top `min(2k, n)` scores hold every one above the
+threshold, unless NaN scores, which `topk` ranks first, crowd them out), and is proved the same way.
 Anything else (calls with side effects, `return`, `raise`, attribute or item assignment,
 other branch statements that read each other's results, string or `None` values, a name
 assigned in only some branches that may be `None` before the `if` (a parameter defaulting to
@@ -184,7 +212,9 @@ Which TensorRT versions: all (the baked-in branch is an export problem, not a pa
             "the branches compute values of the same shape and dtype, without raising and without inf or NaN (or NaN "
             "gradients) where they are not taken, and no alias of a branch value is written in place later (an early "
             "return: the rest of the function runs without raising where the shortcut is taken, and its value has "
-            "the shortcut's shape and dtype at every size)"),
+            "the shortcut's shape and dtype at every size; an emptiness exit before a mask selection: where the mask "
+            "is empty the code after the exit gives what the exit gives; a narrowing guard: where its test is false "
+            "the narrowing leaves the mask as it is)"),
         examples=(
             Example(
                 """\
@@ -271,6 +301,31 @@ class Precision(nn.Module):
 """,
                 unsafe=True,
             ),
+            Example(
+                """\
+class Proposals(nn.Module):
+    def forward(self, scores, boxes):
+        rows = []
+        for level in range(scores.shape[0]):
+            keep = scores[level] > 0.5
+            if not keep.any():
+                continue
+            rows.append(boxes[level][keep.nonzero(as_tuple=True)[0]])
+        return torch.cat(rows + [boxes.new_zeros((0, 4))])
+""",
+                """\
+class Proposals(nn.Module):
+    def forward(self, scores, boxes):
+        rows = []
+        for level in range(scores.shape[0]):
+            keep = scores[level] > 0.5
+            if _trt_shortcut_taken(_trt_not(keep.any())):
+                continue
+            rows.append(boxes[level][keep.nonzero(as_tuple=True)[0]])
+        return torch.cat(rows + [boxes.new_zeros((0, 4))])
+""",
+                unsafe=True,
+            ),
         ),
         references=_REFERENCES,
     )
@@ -320,13 +375,30 @@ class Precision(nn.Module):
         shortcut = reason is None and len(tests) == 1 and else_body is None and _returned(bodies[0]) is not None
         guarded = None if shortcut or reason is not None or len(tests) != 1 or else_body is not None \
             else self._masked_guard(node, tests[0], bodies[0])
-        if shortcut:
-            fix, reason = self._shortcut(node, tests[0], bodies[0])
+        # An early return the shortcut can select in the graph stays the shortcut's (a candidate, as before);
+        # the emptiness exit takes what it refuses (`continue`, `return None`, a return inside a block).
+        shortcut_fix = self._shortcut(node, tests[0], bodies[0]) if shortcut else (None, "")
+        exit_fix = self._emptiness_exit(node, tests, bodies, else_body) \
+            if reason is None and shortcut_fix[0] is None else None
+        narrowed = None if exit_fix is not None or guarded is not None or reason is not None or len(tests) != 1 \
+            or else_body is not None else self._narrowing_guard(node, tests[0], bodies[0])
+        if narrowed is not None:
+            self.report(node, message + f"; the trace records the narrowing of `{narrowed[1]}`, which leaves it as "
+                        "it is where the test is false" + _BOTH_WAYS, narrowed[0])
+            return
+        if exit_fix is not None:
+            fix, mask = exit_fix
+        elif shortcut:
+            fix, reason = shortcut_fix
         elif guarded is not None:
             fix = guarded
         elif reason is None:
             fix, reason = self._vectorize(node, tests, bodies, else_body)
-        if fix is not None and shortcut:
+        if exit_fix is not None:
+            self.report(node, message + f"; the trace records the code after the exit, which selects with `{mask}` "
+                        "(an empty selection where the exit is taken), where it kept the example's way" + _BOTH_WAYS,
+                        fix)
+        elif fix is not None and shortcut:
             self.report(node, message + "; the trace computes the rest of the function and selects the early "
                         "return's value with torch.where where the condition holds", fix)
         elif fix is not None and guarded is not None:
@@ -426,11 +498,92 @@ class Precision(nn.Module):
                                                               _grouped(ret.value)))
         return Fix(changes, safety=Safety.UNSAFE, helpers=(_TAKEN, _SELECT, *helpers)), ""
 
-    def _masked_guard(self, node: cst.If, test: cst.BaseExpression, body: cst.BaseSuite) -> Fix | None:
-        """``if M.any():`` (or ``torch.any(M)``) over writes through ``M`` (``out[M] = f(x[M])``) and the
-        branch's own temporaries: where ``M`` is empty they write nothing, so the trace may record them on
-        every input; the ``if`` reads its test through ``_trt_masked_taken`` (True while tracing a tensor)."""
-        test = strip_parens(test)
+    def _emptiness_exit(self, node: cst.If, tests: list, bodies: list, else_body) -> tuple[Fix, str] | None:
+        """An exit taken where a bool mask selects nothing, ahead of code that selects with it: ``if not M.any():
+        continue`` (or ``return V``, ``break``), or ``if M.any(): <selects with M> else: <exit>``. The ``if`` reads
+        its test through ``_trt_shortcut_taken`` (the exit) or ``_trt_masked_taken`` (the selection): the truth in
+        eager mode and scripted; while a trace meets a tensor, the way that selects, so the graph computes the
+        selection on every input. Applied where the run saw the test go both ways (``Fix.proof``)."""
+        if len(tests) != 1:
+            return None
+        test, body = strip_parens(tests[0]), bodies[0]
+        negated = type(test) is cst.UnaryOperation and type(test.operator) is cst.Not
+        mask = self._any_of_mask(strip_parens(test.expression) if negated else test)
+        if mask is None:
+            return None
+        if negated and else_body is None and _exits(body):
+            after = _following(self.context.function, node)
+            converted = self._shortcut_condition(test)
+            if converted is None or not any(_selects_with(s, mask) for s in after):
+                return None
+            condition, helpers = converted
+            guard = node.with_changes(test=helper_call(_TAKEN, condition))
+            return Fix({node: guard}, safety=Safety.UNSAFE, helpers=(_TAKEN, *helpers),
+                       proof=prove_both_ways), mask
+        if not negated and else_body is not None and _exits(else_body) and _selects_with(body, mask):
+            guard = node.with_changes(test=helper_call(_MASKED, tests[0]))
+            return Fix({node: guard}, safety=Safety.UNSAFE, helpers=(_MASKED,), proof=prove_both_ways), mask
+        return None
+
+    def _narrowing_guard(self, node: cst.If, test: cst.BaseExpression, body: cst.BaseSuite) -> tuple[Fix, str] | None:
+        """``if <test of M>: ...; M = A & B`` (no ``else``): a bool mask narrowed only where a test on it asks
+        (oriented_det's midpoint RPN: ``if valid.sum() > pre_nms_top_n:`` keeps the top-k scores, ``valid =
+        mask & (scores >= score_threshold)``). The body's other names are its own temporaries (read nowhere
+        else, each bound before it is read), an item write goes only to a fresh tensor of the body's
+        (``mask = torch.zeros_like(valid)``; ``mask[top_idx] = True``). The ``if`` reads its test through
+        ``_trt_masked_taken``: the truth in eager mode and scripted, True while a trace meets a tensor, so the
+        graph narrows on every input. It assumes the narrowing leaves the mask as it is where the test is
+        false; applied where the run saw the test go both ways (``Fix.proof``)."""
+        if type(body) is not cst.IndentedBlock or not body.body:
+            return None
+        last = body.body[-1]
+        if type(last) is not cst.SimpleStatementLine or len(last.body) != 1 or type(last.body[0]) is not cst.Assign \
+                or len(last.body[0].targets) != 1 or type(last.body[0].targets[0].target) is not cst.Name:
+            return None
+        mask = last.body[0].targets[0].target.value
+        narrowing = strip_parens(last.body[0].value)
+        if type(narrowing) is not cst.BinaryOperation or type(narrowing.operator) is not cst.BitAnd \
+                or mask not in read_names(test) or not self._bool_mask(mask):
+            return None
+        function = self.context.function
+        bound: list[str] = []
+        fresh: set[str] = set()
+        for n in walk(body):
+            if type(n) in (cst.Return, cst.Raise, cst.Yield, cst.Await, cst.Global, cst.Nonlocal, cst.Del,
+                           cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.For, cst.While, cst.With, cst.Try,
+                           cst.AugAssign, cst.Continue, cst.Break, cst.NamedExpr):
+                return None
+            if type(n) is cst.Call and _computing_effect(n):
+                return None
+            if type(n) is cst.Assign:
+                for t in n.targets:
+                    if type(t.target) is cst.Subscript:
+                        root = strip_parens(t.target.value)
+                        if type(root) is not cst.Name or root.value not in fresh:
+                            return None  # a write to a tensor the body did not make
+                    elif type(t.target) in (cst.Name, cst.Tuple):
+                        names = bound_names(t.target)
+                        bound.extend(names)
+                        if type(t.target) is cst.Name and _fresh_tensor(n.value, self.context):
+                            fresh.add(t.target.value)
+                    else:
+                        return None
+        temporaries = set(bound) - {mask}
+        if not _rebound_in_block(function, node, temporaries):
+            return None  # a temporary read elsewhere would see what the trace computed
+        seen: set[str] = set()
+        for statement in body.body:
+            reads = {n.value for n in walk(statement) if type(n) is cst.Name} & temporaries
+            if reads - seen - _bound_by(statement):
+                return None  # read before the body binds it: a value from before the `if`
+            seen |= _bound_by(statement)
+        guard = node.with_changes(test=helper_call(_MASKED, test))
+        return Fix({node: guard}, safety=Safety.UNSAFE, helpers=(_MASKED,), proof=prove_both_ways), mask
+
+    def _any_of_mask(self, test: cst.BaseExpression) -> str | None:
+        """``M`` where ``test`` is ``M.any()`` or ``torch.any(M)`` of a name visibly bound to a bool tensor, or
+        seen holding only bool tensors there in the recorded run (DensePose's ``j_valid``, a product of
+        an attribute and a comparison)."""
         mask = None
         if type(test) is cst.Call and not test.args and type(test.func) is cst.Attribute \
                 and test.func.attr.value == "any":
@@ -438,8 +591,19 @@ class Precision(nn.Module):
         elif type(test) is cst.Call and len(test.args) == 1 and not test.args[0].keyword and not test.args[0].star \
                 and "torch.any" in self.context.qualified_names(test.func):
             mask = strip_parens(test.args[0].value)
-        if type(mask) is not cst.Name or type(body) is not cst.IndentedBlock or not self._bool_mask(mask.value):
-            return None  # `.any()` of integer indices is False for index 0, which a write would still reach
+        # `.any()` of integer indices is False for index 0, which a selection still picks.
+        if type(mask) is not cst.Name:
+            return None
+        return mask.value if self._bool_mask(mask.value) or self._observed.dtypes(mask) == {"bool"} else None
+
+    def _masked_guard(self, node: cst.If, test: cst.BaseExpression, body: cst.BaseSuite) -> Fix | None:
+        """``if M.any():`` (or ``torch.any(M)``) over writes through ``M`` (``out[M] = f(x[M])``) and the
+        branch's own temporaries: where ``M`` is empty they write nothing, so the trace may record them on
+        every input; the ``if`` reads its test through ``_trt_masked_taken`` (True while tracing a tensor)."""
+        masked = self._any_of_mask(strip_parens(test))
+        if masked is None or type(body) is not cst.IndentedBlock:
+            return None
+        mask = cst.Name(masked)
         function = self.context.function
         temporaries: set[str] = set()
         for statement in body.body:
@@ -477,7 +641,9 @@ class Precision(nn.Module):
         """Whether every binding of ``name`` in the function is visibly a bool tensor: a comparison, ``~``,
         ``&``/``|``/``^`` or ``torch.logical_*``/``bitwise_*`` of such, ``isfinite``/``isnan``/``isinf``,
         ``.bool()``; a parameter or anything else is not."""
-        if name in seen or len(seen) > 8:
+        if name in seen:
+            return True  # a cycle (`mask = zeros_like(valid)`, `valid = mask & ...`): its other bindings decide
+        if len(seen) > 8:
             return False
         values = [value for target, value in self.index(self.context.function).pairs
                   if type(target) is cst.Name and target.value == name]
@@ -486,14 +652,9 @@ class Precision(nn.Module):
             return False
 
         def boolean(node: cst.BaseExpression) -> bool:
-            node = strip_parens(node)
-            if type(node) is cst.Comparison:
-                return len(node.comparisons) == 1 and type(node.comparisons[0].operator) in (
-                    cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
-            if type(node) is cst.UnaryOperation and type(node.operator) is cst.BitInvert:
-                return boolean(node.expression)
-            if type(node) is cst.BinaryOperation and type(node.operator) in (cst.BitAnd, cst.BitOr, cst.BitXor):
-                return boolean(node.left) and boolean(node.right)
+            return _comparison_tree(node, operand)
+
+        def operand(node: cst.BaseExpression) -> bool:
             if type(node) is cst.Name:
                 return self._bool_mask(node.value, seen | {name})
             if type(node) is cst.Call:
@@ -505,11 +666,33 @@ class Precision(nn.Module):
                     return True
                 if last & {"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not"}:
                     return all(boolean(a.value) for a in node.args if a.keyword is None)
+                if last & {"zeros_like", "ones_like", "empty_like"}:
+                    # Of a bool tensor with no dtype given: a bool tensor (oriented_det's top-k mask).
+                    return len(node.args) == 1 and node.args[0].keyword is None and boolean(node.args[0].value)
+                if last & {"any", "all"}:
+                    return True
                 parts = method_call(node) if not names else None
-                return parts is not None and parts[1] in {"isfinite", "isnan", "isinf", "bool", "logical_not"}
+                if parts is not None and parts[1] in _SAME_DTYPE_METHODS:
+                    return boolean(parts[0])  # a view or copy of a bool tensor (`real.unsqueeze(1)`)
+                if parts is None and not names and type(node.func) is cst.Name:
+                    return self._returns_bool(node.func.value, seen | {name})
+                return parts is not None and parts[1] in {"isfinite", "isnan", "isinf", "bool", "logical_not",
+                                                          "any", "all"}
             return False
 
         return all(boolean(value) for value in values)
+
+    def _returns_bool(self, function: str, seen: frozenset[str]) -> bool:
+        """Whether ``function`` is a function of this module whose every ``return`` is visibly a bool tensor of
+        its own (oriented_det's ``_obb_positive_size_mask``: ``return (boxes[:, 2] > 0) & (boxes[:, 3] > 0)``)."""
+        found = [s for s in self.context.module.body if type(s) is cst.FunctionDef and s.name.value == function]
+        if len(found) != 1 or len(seen) > 8:
+            return False
+        returns = [n.value for n in _own_nodes(list(found[0].body.body)) if type(n) is cst.Return]
+        if not returns or any(r is None for r in returns):
+            return False
+        return all(type(strip_parens(r)) in (cst.Comparison, cst.BinaryOperation, cst.UnaryOperation)
+                   and _comparison_tree(strip_parens(r)) for r in returns)
 
     def _shortcut_condition(self, test: cst.BaseExpression) -> tuple[cst.BaseExpression, tuple[str, ...]] | None:
         """The condition with the built-ins ``all``/``any`` and ``not`` read through their helpers (a 0-d
@@ -567,6 +750,12 @@ class Precision(nn.Module):
             facts.condition_depends(operation.left) and facts.condition_depends(operation.right)))
 
 
+#: How an emptiness exit or a narrowing guard is proved (``Fix.proof``), and what to do where it is not.
+_BOTH_WAYS = ("; proved where the recorded run takes the `if` one way on some input and the other way on another "
+              "(give migrate an input set that takes the exit, e.g. one with nothing above the threshold), or "
+              "applied with --unsafe; by hand, drop the exit where the code after it already gives its result on "
+              "an empty selection")
+
 #: The helpers an early return's rewrite calls (``trtcodemod/helpers/tracing.py``).
 _TAKEN, _SELECT, _TRACING, _NOT = "_trt_shortcut_taken", "_trt_shortcut_select", "_trt_tracing", "_trt_not"
 #: The helper of an emptiness guard over writes through a mask.
@@ -587,6 +776,143 @@ def _returned(body: cst.CSTNode) -> cst.BaseExpression | None:
     if type(body) is cst.SimpleStatementSuite and len(body.body) == 1 and type(body.body[0]) is cst.Return:
         return body.body[0].value
     return None
+
+
+#: Tensor methods whose result has the receiver's dtype: views, copies and reshapes.
+_SAME_DTYPE_METHODS = frozenset({"unsqueeze", "squeeze", "view", "reshape", "expand", "expand_as", "flatten",
+                                 "contiguous", "clone", "t", "transpose", "permute", "detach", "view_as",
+                                 "reshape_as"})
+
+
+def _comparison_tree(node: cst.BaseExpression, operand=lambda node: False) -> bool:
+    """A comparison, or ``&``/``|``/``^``/``*``/``~`` of comparisons and of what ``operand`` accepts: a bool
+    tensor of tensor operands (a Python comparison is a bool, which a mask test would not meet; ``a * b`` of
+    bool tensors is their ``&``, DensePose's ``j_valid * (mesh_ids == mesh_id)``)."""
+    node = strip_parens(node)
+    if type(node) is cst.Comparison:
+        return len(node.comparisons) == 1 and type(node.comparisons[0].operator) in (
+            cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
+    if type(node) is cst.UnaryOperation and type(node.operator) is cst.BitInvert:
+        return _comparison_tree(node.expression, operand)
+    if type(node) is cst.BinaryOperation and type(node.operator) in (cst.BitAnd, cst.BitOr, cst.BitXor,
+                                                                     cst.Multiply):
+        return _comparison_tree(node.left, operand) and _comparison_tree(node.right, operand)
+    return operand(node)
+
+
+def _rebound_in_block(function: cst.FunctionDef, node: cst.If, names: set[str]) -> bool:
+    """Whether every read of ``names`` outside ``node`` follows, in its own block, a statement that binds the
+    name again and comes after any statement of that block holding ``node`` (oriented_det's RPN reuses
+    ``top_idx`` and ``scores_for_topk`` after rebinding them; a read in the next turn of a loop must be
+    preceded by such a binding too)."""
+    parents: dict[int, cst.CSTNode] = {}
+    for parent in walk(function):
+        for child in children(parent):
+            parents[id(child)] = parent
+    inside = {id(n) for n in walk(node)}
+    skip = not_variables(function)
+    # The names an assignment binds (`x = ...`, `_, idx = ...`), which are no reads.
+    binding = {id(m) for n in walk(function) if type(n) is cst.Assign for t in n.targets
+               if type(t.target) in (cst.Name, cst.Tuple, cst.List) for m in walk(t.target) if type(m) is cst.Name}
+    for read in walk(function):
+        if type(read) is not cst.Name or read.value not in names or id(read) in inside or id(read) in skip \
+                or id(read) in binding:
+            continue
+        earlier = _earlier_in_block(parents, read)
+        if earlier is None:
+            return False
+        holders = [i for i, s in enumerate(earlier) if id(node) in {id(n) for n in walk(s)}]
+        after = earlier[holders[-1] + 1:] if holders else earlier
+        if not any(_surely_binds(s, read.value) for s in after):
+            return False
+    return True
+
+
+def _earlier_in_block(parents: dict[int, cst.CSTNode], read: cst.CSTNode) -> list[cst.CSTNode] | None:
+    """The statements of the block holding ``read`` before the one holding it; None where no block holds it."""
+    statement, block = read, parents.get(id(read))
+    while block is not None and type(block) is not cst.IndentedBlock:
+        statement, block = block, parents.get(id(block))
+    if block is None:
+        return None
+    return list(block.body)[:[i for i, s in enumerate(block.body) if s is statement][0]]
+
+
+def _surely_binds(statement: cst.CSTNode, name: str) -> bool:
+    """Whether running ``statement`` always binds ``name``: a plain assignment, or an ``if`` whose every branch,
+    ``else`` included, does (``if deterministic: s = scores`` / ``else: s = scores + noise``)."""
+    if type(statement) is cst.SimpleStatementLine:
+        return name in _bound_by(statement)
+    if type(statement) is cst.If:
+        branch = statement.orelse
+        if branch is None or not any(_surely_binds(s, name) for s in statement.body.body):
+            return False
+        if type(branch) is cst.If:
+            return _surely_binds(branch, name)
+        return any(_surely_binds(s, name) for s in branch.body.body)
+    return False
+
+
+def _bound_by(statement: cst.CSTNode) -> set[str]:
+    """The plain names ``statement`` (and what it holds) binds by assignment."""
+    return {name for n in walk(statement) if type(n) is cst.Assign for t in n.targets
+            if type(t.target) in (cst.Name, cst.Tuple) for name in bound_names(t.target)}
+
+
+def _fresh_tensor(value: cst.BaseExpression, context) -> bool:
+    """A new tensor no one else holds: a torch factory (``zeros_like``, ``zeros``, ``full``...) or ``.clone()``."""
+    value = strip_parens(value)
+    if type(value) is not cst.Call:
+        return False
+    parts = method_call(value)
+    if parts is not None and parts[1] == "clone" and not context.qualified_names(value.func):
+        return True
+    return any(name.rsplit(".", 1)[-1] in _FACTORIES for name in context.qualified_names(value.func)
+               if name.startswith("torch."))
+
+
+#: torch functions that return a new tensor.
+_FACTORIES = frozenset({"zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like", "empty_like",
+                        "arange"})
+
+
+def _exits(body: cst.BaseSuite) -> bool:
+    """Whether ``body`` is just an exit: ``continue``, ``break``, ``return`` or ``return V``."""
+    inner = list(body.body) if type(body) is cst.IndentedBlock else [body]
+    if len(inner) != 1 or type(inner[0]) not in (cst.SimpleStatementLine, cst.SimpleStatementSuite):
+        return False
+    small = inner[0].body
+    return len(small) == 1 and type(small[0]) in (cst.Continue, cst.Break, cst.Return)
+
+
+def _following(function: cst.FunctionDef, node: cst.CSTNode) -> list[cst.CSTNode]:
+    """The statements after ``node`` in its own block (what an exit there skips first)."""
+    for block in walk(function):
+        if type(block) is cst.IndentedBlock:
+            statements = list(block.body)
+            for i, statement in enumerate(statements):
+                if statement is node:
+                    return statements[i + 1:]
+    return []
+
+
+def _selects_with(tree: cst.CSTNode, mask: str) -> bool:
+    """Whether ``tree`` selects with the mask ``mask``: ``x[mask]`` (first index), ``mask.nonzero()``,
+    ``torch.nonzero(mask)``/``torch.where(mask)``, or ``mask.nonzero`` read some other way."""
+    for n in walk(tree):
+        if type(n) is cst.Subscript and n.slice and type(n.slice[0].slice) is cst.Index \
+                and type(strip_parens(n.slice[0].slice.value)) is cst.Name \
+                and strip_parens(n.slice[0].slice.value).value == mask:
+            return True
+        if type(n) is cst.Attribute and n.attr.value in ("nonzero", "argwhere") \
+                and type(strip_parens(n.value)) is cst.Name and strip_parens(n.value).value == mask:
+            return True
+        if type(n) is cst.Call and type(n.func) is cst.Attribute and n.func.attr.value in ("nonzero", "where",
+                                                                                           "argwhere") \
+                and len(n.args) >= 1 and type(strip_parens(n.args[0].value)) is cst.Name \
+                and strip_parens(n.args[0].value).value == mask and (n.func.attr.value != "where" or len(n.args) == 1):
+            return True
+    return False
 
 
 def _plain_reference(value: cst.BaseExpression | None) -> bool:
@@ -619,12 +945,9 @@ def _rebound_before_read(function: cst.FunctionDef, node: cst.If, names: set[str
         if type(read) is not cst.Name or read.value not in names or order[id(read)] <= end or id(read) in skip \
                 or id(read) in bound:
             continue  # a read before the guard (in no loop) never sees what its body binds
-        statement, block = read, parents.get(id(read))
-        while block is not None and type(block) is not cst.IndentedBlock:
-            statement, block = block, parents.get(id(block))
-        if block is None:
+        earlier = _earlier_in_block(parents, read)
+        if earlier is None:
             return False
-        earlier = list(block.body)[:[i for i, s in enumerate(block.body) if s is statement][0]]
         if not any(type(t.target) is cst.Name and t.target.value == read.value for s in earlier
                    if type(s) is cst.SimpleStatementLine and order[id(s)] > end for small in s.body
                    if type(small) is cst.Assign for t in small.targets):

@@ -394,7 +394,7 @@ def analyze(
         proved = False
         if facts is not None and finding.edit is not None and finding.edit.safety is Safety.UNSAFE:
             proof = prove_in_file(facts, rule_by_id(finding.rule), finding.line, finding.column, finding.end_line,
-                                  finding.end_column)
+                                  finding.end_column, finding.edit)
             if proof:
                 # The observation covers the fix's assumption: applied without --unsafe, and says why.
                 finding = replace(finding, message=f"{finding.message} (assumption proved by facts: {proof})")

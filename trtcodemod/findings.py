@@ -93,6 +93,10 @@ class Fix:
     #: The finding's lines run through every node the fix replaces (a rewrite of consecutive
     #: statements, TRT364's list, loop and tensor): a problem ``migrate`` locates at any of them is its.
     covers: bool = False
+    #: A prover of this form of the fix, in place of the rule's (``RuleInfo.proof``): a form whose assumption
+    #: only an observation can speak to (TRT101's emptiness exits) is applied where it proves it, never as a
+    #: candidate, since the verification alone may never meet the case it assumes.
+    proof: Optional[Callable[[Any], Optional[str]]] = None
 
 
 @dataclass

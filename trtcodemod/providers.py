@@ -275,6 +275,10 @@ class ObservedFacts(Provider):
         return bool(self.facts.tensors(name, where.start.line, where.start.column + 1, where.end.line,
                                        where.end.column + 1))
 
+    def dtypes(self, node: cst.CSTNode) -> set[str]:
+        """The dtypes ``node`` was seen with (``bool``, ``float32``...; empty when unknown)."""
+        return {dtype for event in self._tensor_events(node) for dtype in event.get("dtypes", [])}
+
     def shapes(self, node: cst.CSTNode) -> list[list[int]]:
         """The shapes ``node`` was seen with (at most a few distinct ones; empty when unknown)."""
         found: list[list[int]] = []

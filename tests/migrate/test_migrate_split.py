@@ -26,7 +26,8 @@ def _analyse(files: list[str]) -> tuple[list, list[str]]:
 
 
 def _seen(findings: list) -> list[tuple]:
-    return [(f.as_dict(), f.fix, None if f.edit is None else (f.edit.safety, f.edit.evidence)) for f in findings]
+    return [(f.as_dict(), f.fix, None if f.edit is None else (f.edit.safety, f.edit.evidence, f.edit.proof))
+            for f in findings]
 
 
 @pytest.mark.skipif(split.usable_cores() < 2, reason="the split needs two cores")
@@ -47,3 +48,17 @@ def test_the_shares_hold_every_file_once_and_are_about_even() -> None:
     assert sorted(mine + theirs) == sorted(files)
     sizes = [sum(map(split._size, share)) for share in (mine, theirs)]
     assert abs(sizes[0] - sizes[1]) <= max(map(split._size, files))
+
+
+def test_what_crosses_the_process_boundary_keeps_the_fix_s_own_prover() -> None:
+    """A form of a fix that names its own prover (TRT101's emptiness exit) is never a candidate: dropped on the
+    way back from the child, it became one (zoo 29's oriented_det RoI exits were kept as verified candidates)."""
+    from trtcodemod.engine import Options, check_source
+    from trtcodemod.evidence.proofs import prove_both_ways
+
+    code = ("import torch\nfrom torch import nn\n\n\nclass M(nn.Module):\n    def forward(self, x):\n"
+            "        out = []\n        for row in x:\n            keep = row > 0\n            if not keep.any():\n"
+            "                continue\n            out.append(row[keep])\n        return torch.cat(out)\n")
+    [finding] = check_source(code.encode(), "m.py", Options(select=("TRT101",)))
+    plain = split._plain(finding)
+    assert plain.edit is not None and not plain.edit.replacements and plain.edit.proof is prove_both_ways

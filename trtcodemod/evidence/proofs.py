@@ -109,17 +109,39 @@ def prove_pool_export_fails(seen: Observation) -> str | None:
     return f"observed: the {', '.join(failed)} export fails on adaptive pooling, so it does not already export"
 
 
-def prove(info: Any, seen: Observation) -> str | None:
-    """What covers the assumption of the unsafe fix of the rule ``info`` describes, or None
-    (the rule has no prover, or the observation does not cover it)."""
-    prover: Prover | None = getattr(info, "proof", None)
+def prove_both_ways(seen: Observation) -> str | None:
+    """TRT101's emptiness exits and narrowing guards (``if not keep.any(): continue``; ``if valid.sum() > k:
+    valid = mask & valid``): the test on the ``if``'s own line went both ways on the verifier's input sets
+    (``truth`` events; the stretched set records none). The rewritten graph always takes the way it records
+    (past the exit, through the narrowing), so the verification, which compares it with the model on those
+    sets, compared that way with the model where it took the other: that is what the fix assumes."""
+    events = [e for e in seen.facts.at("truth", seen.span) if e["line"] == seen.span.line]
+    taken = summarize(e for e in events if e.get("value") is True)
+    passed = summarize(e for e in events if e.get("value") is False)
+    if not taken or not passed:
+        return None
+    return (f"observed: the test at line {seen.span.line} went both ways ({taken} call(s) true, {passed} false) "
+            f"over {seen.facts.runs} input set(s), so the verification compares the graph, which always takes the "
+            "way it records, with the model where it took the other")
+
+
+def prover_of(info: Any, edit: Any = None) -> Prover | None:
+    """The prover of a fix: its form's own (``Fix.proof``), else its rule's (``RuleInfo.proof``)."""
+    return getattr(edit, "proof", None) or getattr(info, "proof", None)
+
+
+def prove(info: Any, seen: Observation, edit: Any = None) -> str | None:
+    """What covers the assumption of the unsafe fix of the rule ``info`` describes (of ``edit``'s form where it
+    names its own prover), or None (no prover, or the observation does not cover it)."""
+    prover = prover_of(info, edit)
     return None if prover is None else prover(seen)
 
 
-def prove_in_file(facts: FileFacts, info: Any, line: int, column: int, end_line: int, end_column: int) -> str | None:
+def prove_in_file(facts: FileFacts, info: Any, line: int, column: int, end_line: int, end_column: int,
+                  edit: Any = None) -> str | None:
     """:func:`prove` at this span of the analysed file (the facts only record; this module
     and the rules' provers decide what proves what)."""
-    if getattr(info, "proof", None) is None:
+    if prover_of(info, edit) is None:
         return None
     span = facts.span(line, column, end_line, end_column)
-    return None if span is None else prove(info, Observation(facts.facts, span))
+    return None if span is None else prove(info, Observation(facts.facts, span), edit)

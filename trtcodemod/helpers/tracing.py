@@ -65,17 +65,19 @@ def _trt_not(value):
 
 
 def _trt_shortcut_taken(condition) -> bool:
-    """The truth of an early return's condition, as ``if`` reads it; False while a tracer records a
-    one-element tensor condition: the trace goes on to compute the rest, and :func:`_trt_shortcut_select`
-    picks the shortcut's value in the graph. Any other condition is read as it is (and raises as it did)."""
+    """The truth of an early return's (or an emptiness exit's) condition, as ``if`` reads it; False while a
+    tracer records a one-element tensor condition: the trace goes on to compute the rest, and
+    :func:`_trt_shortcut_select` picks the shortcut's value in the graph (an exit ahead of a mask selection
+    needs none: the rest selects nothing there). Any other condition is read as it is (and raises as it did)."""
     if _trt_tracing() and isinstance(condition, torch.Tensor) and condition.numel() == 1:
         return False
     return bool(condition)
 
 
 def _trt_masked_taken(condition) -> bool:
-    """The truth of ``if mask.any():`` over writes through ``mask``, as ``if`` reads it; True while a tracer
-    records a one-element tensor condition: the writes are recorded and write nothing where the mask is empty."""
+    """The truth of ``if mask.any():`` over writes through ``mask`` (or over a selection with it, whose
+    ``else`` exits), as ``if`` reads it; True while a tracer records a one-element tensor condition: the
+    writes (the selection) are recorded and write (select) nothing where the mask is empty."""
     if _trt_tracing() and isinstance(condition, torch.Tensor) and condition.numel() == 1:
         return True
     return bool(condition)

@@ -10,7 +10,8 @@ for the user's files only (never torch's frames, never ours):
 * every place Python reads a tensor's value (``__bool__``, ``.item()``, ``.tolist()``,
   ``__int__``, ``__index__``, ``__float__``, ``__len__``, ``.numpy()``): what an export bakes in
   (``__len__`` is recorded with them but reads a size, ``shape[0]``: the facts leave it out of
-  the value reads, ``facts.SIZE_READS``);
+  the value reads, ``facts.SIZE_READS``); of a ``__bool__`` on the verifier's sets, which way it
+  went (``truth``: TRT101 proves an emptiness exit only where the run saw it taken and not);
 * at each ``t[index]``, the dtype and rank of a tensor index;
 * at each ``len(x)``, whether ``x`` was a tensor;
 * at each ``squeeze(d)``, the size of axis ``d``; at each ``squeeze()``, the whole shape;
@@ -69,6 +70,8 @@ class Recorder:
         self.events: dict[tuple, dict[str, Any]] = {}
         self.recording = False  # value reads count only during the forwards, not while building
         self._busy = False
+        #: Set while the stretched set runs, which the verifier does not compare: no truth is recorded there.
+        self.stretched = False
         self._positions: dict[Any, list] = {}
         #: wrapper -> the function it wraps: torch hands a tensor method's wrapper to the
         #: ``TensorSites`` mode, which must call the original (the wrapper already recorded).
@@ -267,6 +270,10 @@ class Wrappers:
                 site, direct = rec.site(1)
                 if site:
                     rec.add("value_read", site, direct, method=_name, caller=rec.caller(1))
+                    if _name == "__bool__" and not rec.stretched and args and isinstance(args[0], torch.Tensor):
+                        # Which way the test went (TRT101's emptiness exits are proved only where the run
+                        # took both ways): the wrapped `bool` reads it through the original, `_busy` set.
+                        rec.add("truth", site, direct, value=bool(args[0]))
 
             self._patch(torch.Tensor, name, lambda orig, r=record_read: guarded(r, orig))
 
@@ -510,6 +517,7 @@ def _observe_task(req: dict[str, Any], cp: Checkpoint) -> None:
             # gets the worker killed, and the parent keeps these instead.
             changed: list[str] = []
             refused: list[str] = []
+            rec.stretched = True
             for attempt, how in enumerate(STRETCHES if req["dynamic_axes"] else ()):
                 stretched, tried = stretched_set(sets[0], req["dynamic_axes"], seed, how=how)
                 if not tried:

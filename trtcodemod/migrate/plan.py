@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterable
 from trtcodemod.evidence.facts import Facts, Span, norm
 from .locate import (CHECK_CALL_NOTE, CONFIGURATION_NOTE, CONSTANT_DATA_NOTE, CONSTANT_NOTE, FAILS_TO_RUN, GUARD_NOTE,
                      INPUT_FREE_NOTE, STEADY, WARN_GUARD_NOTE, Problem)
-from trtcodemod.evidence.proofs import Observation, prove
+from trtcodemod.evidence.proofs import Observation, prove, prover_of
 from .retrace import RETRACED_GRAPH
 
 #: Rules whose fix removes a value baked in by the export (a value read at the line). TRT363: `as_strided`'s
@@ -415,7 +415,7 @@ def decide(finding: Any, problems: Iterable[Problem], facts: Facts, unsafe: bool
         return Decision(finding, APPLY, proof=f"safe fix{f' ({evidence})' if evidence else ''}; fixes {located}",
                         problems=hits)
     info = rule_by_id(finding.rule)
-    fact = prove(info, Observation(facts, _span(finding), hits))
+    fact = prove(info, Observation(facts, _span(finding), hits), finding.edit)
     if fact:
         return Decision(finding, APPLY, proof=f"{fact}{f', and {evidence}' if evidence else ''}; fixes {located}",
                         problems=hits)
@@ -428,14 +428,16 @@ def decide(finding: Any, problems: Iterable[Problem], facts: Facts, unsafe: bool
         # only judged by the same graph is still tried: two points are weaker evidence than that.)
         return Decision(finding, INFO, reason=f"{located}: a warning only, the same number at every traced size",
                         problems=hits)
-    if info is None or info.proof is None:
+    if prover_of(info, finding.edit) is None:
         # Nothing observable decides the assumption, but the verification can test it on every
         # input set: a candidate, reverted (and named) when the rewritten model differs.
         return Decision(finding, APPLY, proof=f"candidate: kept only if verified equivalent (its assumption cannot "
                                               f"be observed: {assumption(finding.rule)}); fixes {located}",
                         problems=hits, candidate=True)
+    # A form of a fix with its own prover says in its message what would prove it (and the manual step).
+    own = f": {finding.message}" if getattr(finding.edit, "proof", None) is not None else ""
     return Decision(finding, REMAINS, reason=f"{located}; unsafe fix not applied (no observation covers its "
-                                             f"assumption; --unsafe applies it)", problems=hits)
+                                             f"assumption; --unsafe applies it){own}", problems=hits)
 
 
 def _with_companions(made: list[Decision], applied: list[Decision], facts: Facts, unsafe: bool) -> list[Decision]:

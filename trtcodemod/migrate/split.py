@@ -52,7 +52,8 @@ def _plain(finding: Any) -> Any:
     """``finding`` without the edit's nodes (what crosses the process boundary)."""
     if finding.edit is None:
         return finding
-    return replace(finding, edit=Fix(replacements={}, safety=finding.edit.safety, evidence=finding.edit.evidence))
+    return replace(finding, edit=Fix(replacements={}, safety=finding.edit.safety, evidence=finding.edit.evidence,
+                                     proof=finding.edit.proof))
 
 
 def analyse_split(files: list[str], analyse: Analyse) -> tuple[list[Any], list[str]]:
