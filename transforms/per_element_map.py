@@ -59,6 +59,14 @@ def _first_dim(args: Sequence[cst.Arg]) -> bool:
         and (args[0].keyword is None or args[0].keyword.value == "dim")
 
 
+#: Builtins that read rows handed to them, or copy them into a container that does not carry the batch
+#: (``list(torch.unbind(images, dim=0))`` then ``.insert``, a video loader's frames).
+_COPIES = frozenset({"list", "tuple", "set", "dict", "len", "zip", "enumerate", "iter", "sorted", "reversed", "map",
+                     "filter", "sum", "any", "all", "min", "max", "print", "isinstance"})
+
+#: Calls that give a tensor's pieces, a tuple: ``list`` of their result is no batch's rows.
+_SPLITS = frozenset({"unbind", "split", "chunk", "tensor_split", "hsplit", "vsplit", "dsplit", "split_with_sizes"})
+
 #: Containers whose annotation says a parameter holds tensors (``Sequence[torch.Tensor]``).
 _SEQUENCES = frozenset({"Sequence", "List", "list", "Tuple", "tuple", "Iterable"})
 
@@ -305,13 +313,13 @@ graph is faithful and equivalent on its inputs.""",
     def leave_Call(self, node: cst.Call) -> None:
         """A batch's rows handed to a call (the producer), and a sequence a function was handed stacked (the
         consumer): the two halves of a batch unbound in one function and stacked back in another."""
-        if type(node.func) is cst.Name and node.func.value in (UNBOUND, LISTED):
-            return  # already rewritten
+        self._consumer(node)
+        if not self._hands_on(node):
+            return  # already rewritten, a builtin that copies or reads the rows, or a stack right where they are made
         for arg in node.args:
             if arg.star or type(strip_parens(arg.value)) is not cst.Call:
                 continue
             self._producer(strip_parens(arg.value))
-        self._consumer(node)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         """``rows = torch.unbind(x, dim=0)`` whose name the function hands to a call."""
@@ -331,9 +339,17 @@ graph is faithful and equivalent on its inputs.""",
         if function is None or type(target) is not cst.Name or type(value) is not cst.Call:
             return
         name = target.value
-        if any(type(n) is cst.Call and any(not a.star and type(a.value) is cst.Name and a.value.value == name
-                                           for a in n.args) for n in walk(function.body)):
+        if any(type(n) is cst.Call and self._hands_on(n)
+               and any(not a.star and type(a.value) is cst.Name and a.value.value == name for a in n.args)
+               for n in walk(function.body)):
             self._producer(value)
+
+    def _hands_on(self, call: cst.Call) -> bool:
+        """Can rows given to ``call`` reach a callee that stacks them: not a builtin that copies or reads them
+        (``list(rows)``, ``len(rows)``), not a stack or concatenation right there?"""
+        if type(call.func) is cst.Name and call.func.value in (UNBOUND, LISTED, *_COPIES):
+            return False
+        return self.context.refers_to(call.func, "torch.stack", "torch.cat", "torch.concat") is None
 
     def _producer(self, call: cst.Call) -> None:
         """``list(t)``, ``torch.unbind(t)``, ``t.unbind()`` (along the first axis) of a tensor ``t``."""
@@ -360,7 +376,7 @@ graph is faithful and equivalent on its inputs.""",
         if type(func) is cst.Name and func.value == "list" and len(args) == 1 \
                 and args[0].keyword is None and _plain(args[0].value):
             source = args[0].value
-            return source if self._tensor(source, call) else None
+            return source if self._tensor(source, call) and not self._pieces(source) else None
         if self.context.refers_to(func, "torch.unbind") is not None and args and args[0].keyword is None \
                 and _plain(args[0].value) and _first_dim(args[1:]):
             return args[0].value
@@ -368,6 +384,21 @@ graph is faithful and equivalent on its inputs.""",
                 and self._tensor(func.value, call):
             return func.value
         return None
+
+    def _pieces(self, source: cst.BaseExpression) -> bool:
+        """Is ``source`` a name the function binds to a tensor's pieces (``rows = x.unbind(0)``, ``x.split(2)``),
+        a tuple of tensors the code evidence takes for one?"""
+        function = self.context.function
+        if function is None or type(source) is not cst.Name:
+            return False
+        for node in walk(function.body):
+            if type(node) is cst.Assign and type(strip_parens(node.value)) is cst.Call \
+                    and any(type(t.target) is cst.Name and t.target.value == source.value for t in node.targets):
+                func = strip_parens(node.value).func
+                name = func.attr.value if type(func) is cst.Attribute else func.value if type(func) is cst.Name else ""
+                if name in _SPLITS:
+                    return True
+        return False
 
     def _consumer(self, call: cst.Call) -> None:
         """``torch.stack(images)`` (``0``, ``dim=0``), ``images`` a parameter that holds a sequence of tensors:

@@ -92,6 +92,11 @@ def test_rewrite_text_of_each_producer(call: str, expected: str) -> None:
     "return g(list(items))",  # not known to be a tensor
     "return g(tuple(x))",  # a tuple of rows: not taken
     "rows = torch.unbind(x)\n    return rows[0]",  # bound, never handed to a call
+    # copied into a list of its own, then changed: RunningHub's DreamID-V loader inserts frames before its stack
+    "frames = list(torch.unbind(x, dim=0))\n    frames.insert(0, x[0])\n    return torch.stack(frames, dim=0)",
+    "return torch.stack(torch.unbind(x))",  # stacked where it is made
+    "return g(*torch.unbind(x))",  # each row its own argument
+    "rows = x.unbind(0)\n    return g(len(rows), list(rows))",  # bound, then only copied or counted
 ])
 def test_producers_left_alone(body: str) -> None:
     code = HEADER + f"def f(x: torch.Tensor, items):\n    {body}\n"
