@@ -53,6 +53,11 @@ def _called_name(call: cst.Call) -> str | None:
     return func.value if type(func) is cst.Name else None
 
 
+def _last_name(func: cst.BaseExpression) -> str:
+    """``f`` of ``f(...)``, ``self.m.f(...)``; empty for anything else."""
+    return func.attr.value if type(func) is cst.Attribute else func.value if type(func) is cst.Name else ""
+
+
 def _first_dim(args: Sequence[cst.Arg]) -> bool:
     """Do an unbind's remaining arguments take the first axis: none, ``0`` or ``dim=0``?"""
     return not args or len(args) == 1 and code_of(args[0].value).strip() == "0" \
@@ -211,7 +216,8 @@ batch handed to a call as its rows (`list(x)`, `torch.unbind(x)`, `x.unbind(0)`,
 axis, of a tensor `x` that is a plain name or attribute chain; directly as an argument, or bound to
 a name the function hands to a call), and a function that stacks a sequence it is handed
 (`torch.stack(images)`, `0`, `dim=0`; `images` a parameter annotated as a sequence of tensors,
-`Sequence[torch.Tensor]`, `List[Tensor]`, or seen run by a recorded model). oriented_det's
+`Sequence[torch.Tensor]`, `List[Tensor]`, of a function the same file hands a batch's rows to, or
+seen run by a recorded model: any other stack of a sequence stays as written). oriented_det's
 RetinaNet export wrapper (`img_list = torch.unbind(images, dim=0)`, "so batch size stays symbolic
 for ONNX") and zoo 29's YOLO-OBB and RTMDet wrappers (`list(x)`) hand the batch to
 `extract_backbone_features`, whose `torch.stack(images, dim=0)` makes it a batch again. The trace
@@ -367,8 +373,26 @@ graph is faithful and equivalent on its inputs.""",
                           f"the callee's `{RESTACK}`",
                     Fix({call: new}, safety=Safety.SAFE, helpers=(helper,)))
 
-    def _unbound_source(self, call: cst.Call) -> cst.BaseExpression | None:
-        """``t`` of a call that gives the rows of a tensor ``t`` along its first axis, else None."""
+    def visit_Module(self, node: cst.Module) -> None:
+        """The names of the functions this file hands a batch's rows to (the callee's half needs no recorded run
+        where they are stacked in the same file), by the calls' form alone."""
+        self._handed: set[str] = set()
+        bound = {t.target.value for n in walk(node) if type(n) in (cst.Assign, cst.AnnAssign)
+                 for t in (n.targets if type(n) is cst.Assign else [n]) if type(t.target) is cst.Name
+                 and getattr(n, "value", None) is not None and type(strip_parens(n.value)) is cst.Call
+                 and self._unbound_source(strip_parens(n.value), evidence=False) is not None}
+        for call in walk(node):
+            if type(call) is not cst.Call or not self._hands_on(call):
+                continue
+            for arg in call.args:
+                value = strip_parens(arg.value)
+                if not arg.star and (type(value) is cst.Name and value.value in bound or type(value) is cst.Call
+                                     and self._unbound_source(value, evidence=False) is not None):
+                    self._handed.add(_last_name(call.func))
+
+    def _unbound_source(self, call: cst.Call, evidence: bool = True) -> cst.BaseExpression | None:
+        """``t`` of a call that gives the rows of a tensor ``t`` along its first axis, else None (``evidence``:
+        that ``t`` is a tensor is shown; else by the call's form alone)."""
         args = call.args
         if any(a.star for a in args):
             return None
@@ -376,12 +400,12 @@ graph is faithful and equivalent on its inputs.""",
         if type(func) is cst.Name and func.value == "list" and len(args) == 1 \
                 and args[0].keyword is None and _plain(args[0].value):
             source = args[0].value
-            return source if self._tensor(source, call) and not self._pieces(source) else None
+            return source if not evidence or self._tensor(source, call) and not self._pieces(source) else None
         if self.context.refers_to(func, "torch.unbind") is not None and args and args[0].keyword is None \
                 and _plain(args[0].value) and _first_dim(args[1:]):
             return args[0].value
         if type(func) is cst.Attribute and func.attr.value == "unbind" and _plain(func.value) and _first_dim(args) \
-                and self._tensor(func.value, call):
+                and (not evidence or self._tensor(func.value, call)):
             return func.value
         return None
 
@@ -402,7 +426,7 @@ graph is faithful and equivalent on its inputs.""",
 
     def _consumer(self, call: cst.Call) -> None:
         """``torch.stack(images)`` (``0``, ``dim=0``), ``images`` a parameter that holds a sequence of tensors:
-        annotated so, or seen run by the recorded model. A rebinding before the stack (``images = [images]``) needs
+        annotated so, where the file hands the function a batch's rows, or seen run by the recorded model. A rebinding before the stack (``images = [images]``) needs
         no care: the helper takes the batch only from rows a caller's ``_trt_unbound`` kept, unchanged."""
         function = self.context.function
         if function is None or not call.args or type(call.args[0].value) is not cst.Name \
@@ -413,8 +437,12 @@ graph is faithful and equivalent on its inputs.""",
                                       *function.params.kwonly_params) if p.name.value == name), None)
         if parameter is None:
             return
+        # Annotated, and handed a batch's rows in this file (by the callee's name; a module's `forward` by any call):
+        # `check` and `apply` leave alone every other stack of a sequence, which no caller here unbinds.
+        handed = function.name.value in self._handed or function.name.value in ("forward", "__call__") \
+            and bool(self._handed)
         annotated = parameter.annotation is not None and _tensor_sequence(parameter.annotation.annotation)
-        if not annotated and not self.provider(ObservedFacts).ran(call):
+        if not (annotated and handed) and not self.provider(ObservedFacts).ran(call):
             return
         self.report(call, f"`{name}`, a sequence the function is handed, is stacked along a new first axis: where "
                           "a caller made it from a batch's rows (`torch.unbind(x)`, `list(x)`), a trace splits the "

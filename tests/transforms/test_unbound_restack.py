@@ -25,7 +25,9 @@ import pytest
 import torch
 from safety import assert_same_run, assert_same_toolchain_outcomes, import_source, run_once
 from support import rewrite, rules_found
+from variant_models import traced_facts
 
+from trtcodemod.engine import Options, fix_source
 from trtcodemod.helpers.mapping import _trt_listed, _trt_restack, _trt_unbound
 
 HEADER = "from typing import List, Sequence\n\nimport torch\n\n\n"
@@ -109,6 +111,9 @@ def test_producers_left_alone(body: str) -> None:
     "def f(x):\n    images = [x, x]\n    return torch.stack(images)\n",  # a local list
     "def f(images):\n    return torch.stack(images)\n",  # nothing says what it holds, no recorded run
     "def f(images: List[int]):\n    return torch.stack(images)\n",
+    # annotated, but nothing in the file hands it a batch's rows (a collate function)
+    "def f(images: List[torch.Tensor]):\n    return torch.stack(images)\n",
+    "def f(images: List[torch.Tensor]):\n    return torch.stack(images)\n\n\ndef g(x):\n    return f([x, x])\n",
 ])
 def test_consumers_left_alone(code: str) -> None:
     assert rules_found(HEADER + code, select=("TRT366",)) == []
@@ -213,7 +218,13 @@ def test_the_exported_graph_follows_the_batch(tmp_path: Path, source: str) -> No
 def test_across_two_files(tmp_path: Path) -> None:
     """The rows made in one module and stacked in another: each holds its own copy of the helpers."""
     library, wrapper = UNBIND.split("\n\nclass M", 1)
-    (tmp_path / "restack_library.py").write_text(rewrite(library + "\n", select=("TRT366",)))
+    path = tmp_path / "restack_library.py"
+    path.write_text(library + "\n")
+    # Alone, the library hands no rows to its function: its stack is left as written, unless a recorded run ran it.
+    assert rules_found(library + "\n", select=("TRT366",)) == []
+    options = Options(select=("TRT366",), facts=traced_facts(path, []), scope="all")
+    path.write_bytes(fix_source(path.read_bytes(), str(path.resolve()), options).source)
+    assert "    batch = _trt_restack(images)\n" in path.read_text()
     wrapper_source = HEADER + "from restack_library import features\n\n\nclass M" + wrapper
     rewritten = rewrite(wrapper_source, select=("TRT366",))
     assert "_trt_unbound(torch.unbind(x, dim=0), x)" in rewritten
