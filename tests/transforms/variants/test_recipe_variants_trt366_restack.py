@@ -53,7 +53,7 @@ def test_variant_rewritten_and_follows_the_batch(name: str, tmp_path: Path) -> N
     assert_follows_the_batch(original, rewritten, module, module.inputs(seeded(0)), _sets(module), tmp_path)
 
 
-@pytest.mark.parametrize("name", ["retinanet_heads_unbind"])
+@pytest.mark.parametrize("name", ["retinanet_heads_unbind", "fcos_forward_list"])
 def test_migrate(name: str) -> None:
     path = HERE / f"{name}.py"
     module = load_variant(path, f"trt366r_m_{name}")
