@@ -73,3 +73,59 @@ def test_a_loop_that_runs_nms_keeps_the_nms_step() -> None:
     [finding] = _findings(nms_named)
     assert "runs NMS image by image" in finding.message
     assert manual_step({"rule": "TRT360", "message": finding.message, "severity": "error"}) == PER_IMAGE_NMS_STEP
+
+
+MODEL = '''\
+from typing import List
+
+import torch
+
+
+def decode_pre_nms(scores, boxes, threshold):
+    best, label = scores.max(1)
+    keep = best > threshold
+    return boxes[keep], best[keep], label[keep]
+
+
+def features(net, images: List[torch.Tensor]):
+    return net(torch.stack(images))
+
+
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = torch.nn.Identity()
+
+    def forward(self, x):
+        f = features(self.net, list(x))
+        rows = []
+        for i in range(x.shape[0]):
+            b, s, c = decode_pre_nms(f[i, :, 4:], f[i, :, :4], 0.3)
+            rows.append(torch.cat([b, s[:, None], c[:, None].to(b.dtype), torch.full_like(s[:, None], i)], 1))
+        return torch.cat(rows)
+
+
+def build():
+    return M().eval()
+
+
+def inputs(generator):
+    return (torch.rand(2, 12, 7, generator=generator),)
+'''
+
+
+def test_migrate_names_the_loop_once_at_the_users_line(tmp_path) -> None:
+    """`list(x)` is fixed (TRT366 inserts its helpers above the loop, which moves it down in the rewritten file);
+    the loop is left, named once: TRT360's finding at the `for` of the user's file, with the parallelizable step."""
+    from support import migrate_json
+
+    path = tmp_path / "rows_model.py"
+    path.write_text(MODEL)
+    report = migrate_json(path, '{"x": {"0": "batch"}}')
+    loop = MODEL.splitlines().index("        for i in range(x.shape[0]):") + 1
+    assert ("TRT366", MODEL.splitlines().index("        f = features(self.net, list(x))") + 1) in \
+        [(fix["rule"], fix["line"]) for fix in report["applied"]], report["remaining"]
+    assert report["exit_code"] == 1
+    here = [entry for entry in report["remaining"] if entry["source"] and entry["source"].startswith(str(path))]
+    assert [(entry["rule"], entry["source"]) for entry in here] == [("TRT360", f"{path}:{loop}")], here
+    assert here[0]["manual_step"] == PER_IMAGE_ROWS_STEP
