@@ -12,9 +12,11 @@ while tracing.
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import libcst as cst
 
-from trtcodemod.astutil import code_of, walk
+from trtcodemod.astutil import code_of, strip_parens, walk
 from trtcodemod.providers import ObservedFacts
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety, spelled
 from trtcodemod.transforms._tensor_evidence import TensorEvidence
@@ -22,6 +24,8 @@ from trtcodemod.transforms.stacked_rows import _first_axis, _plain, _range_bound
 
 HELPER = "_trt_stack_map"
 ROWS = "_trt_rows"
+#: A batch's rows handed to another function, and their stack there (:func:`trtcodemod.helpers.mapping._trt_unbound`).
+UNBOUND, LISTED, RESTACK = "_trt_unbound", "_trt_listed", "_trt_restack"
 
 _ASSUMPTION = ("the comprehension's element function treats each element on its own (no element's result "
                "depends on another's, on how many there are, or on state the function changes), and where "
@@ -47,6 +51,41 @@ def _called_name(call: cst.Call) -> str | None:
     if type(func) is cst.Attribute:
         return func.attr.value
     return func.value if type(func) is cst.Name else None
+
+
+def _last_name(func: cst.BaseExpression) -> str:
+    """``f`` of ``f(...)``, ``self.m.f(...)``; empty for anything else."""
+    return func.attr.value if type(func) is cst.Attribute else func.value if type(func) is cst.Name else ""
+
+
+def _first_dim(args: Sequence[cst.Arg]) -> bool:
+    """Do an unbind's remaining arguments take the first axis: none, ``0`` or ``dim=0``?"""
+    return not args or len(args) == 1 and code_of(args[0].value).strip() == "0" \
+        and (args[0].keyword is None or args[0].keyword.value == "dim")
+
+
+#: Builtins that read rows handed to them, or copy them into a container that does not carry the batch
+#: (``list(torch.unbind(images, dim=0))`` then ``.insert``, a video loader's frames).
+_COPIES = frozenset({"list", "tuple", "set", "dict", "len", "zip", "enumerate", "iter", "sorted", "reversed", "map",
+                     "filter", "sum", "any", "all", "min", "max", "print", "isinstance"})
+
+#: Calls that give a tensor's pieces, a tuple: ``list`` of their result is no batch's rows.
+_SPLITS = frozenset({"unbind", "split", "chunk", "tensor_split", "hsplit", "vsplit", "dsplit", "split_with_sizes"})
+
+#: Containers whose annotation says a parameter holds tensors (``Sequence[torch.Tensor]``).
+_SEQUENCES = frozenset({"Sequence", "List", "list", "Tuple", "tuple", "Iterable"})
+
+
+def _tensor_sequence(annotation: cst.BaseExpression) -> bool:
+    """Is ``annotation`` a sequence of tensors: ``Sequence[torch.Tensor]``, ``List[Tensor]``, ``tuple[Tensor, ...]``?"""
+    if type(annotation) is not cst.Subscript:
+        return False
+    head = annotation.value
+    head_name = head.attr.value if type(head) is cst.Attribute else head.value if type(head) is cst.Name else ""
+    if head_name not in _SEQUENCES or not annotation.slice or type(annotation.slice[0].slice) is not cst.Index:
+        return False
+    element = code_of(annotation.slice[0].slice.value).strip()
+    return element in ("Tensor", "torch.Tensor")
 
 
 def _refusal(elt: cst.BaseExpression, element: str) -> str | None:
@@ -146,7 +185,7 @@ def _whole_value(statement: cst.BaseStatement) -> cst.Call | None:
 
 
 class PerElementMap(Rule):
-    needs_text = spelled("torch.stack")
+    needs_text = (*spelled("torch.stack", "torch.unbind"), b"list(")
     requires = (TensorEvidence, ObservedFacts)
     info = RuleInfo(
         id="TRT366",
@@ -171,6 +210,26 @@ product`. Migrate's `retinaface_decode` needs TRT364 too (its priors are built i
 
 TRT406 (opt-in, detect only) names every comprehension over a tensor; this is the fix of its
 stacked ones whose element function `torch.vmap` can batch.
+
+Also the same stack with the identity for `f`, split across two functions, often two files: a
+batch handed to a call as its rows (`list(x)`, `torch.unbind(x)`, `x.unbind(0)`, along the first
+axis, of a tensor `x` that is a plain name or attribute chain; directly as an argument, or bound to
+a name the function hands to a call), and a function that stacks a sequence it is handed
+(`torch.stack(images)`, `0`, `dim=0`; `images` a parameter annotated as a sequence of tensors,
+`Sequence[torch.Tensor]`, `List[Tensor]`, of a function the same file hands a batch's rows to, or
+seen run by a recorded model: any other stack of a sequence stays as written). oriented_det's
+RetinaNet export wrapper (`img_list = torch.unbind(images, dim=0)`, "so batch size stays symbolic
+for ONNX") and zoo 29's YOLO-OBB and RTMDet wrappers (`list(x)`) hand the batch to
+`extract_backbone_features`, whose `torch.stack(images, dim=0)` makes it a batch again. The trace
+splits the batch into the example's number of rows: ONNX Runtime refuses the Split at another
+batch. The caller's half becomes `_trt_unbound(<rows>, x)` (`list(x)`: `_trt_listed(x)`), the
+callee's `_trt_restack(images)`. Both are safe: eager mode, scripts and the other toolchains run
+the code as written (`_trt_listed` is `list`); while `torch.jit.trace` records, the rows come in a
+list (a tuple for `unbind`) that also holds `x`, and `_trt_restack` of those rows, unchanged
+(none replaced, added or removed: each still the object the caller made), is a copy of `x` (the
+same values, dtype, shape and device as the stack), otherwise `torch.stack` as written; an empty
+batch still raises. Alone, either half changes no graph: `migrate` applies the caller's half
+where the trace's Split is located and the callee's half with it.
 
 Why it hurts: iterating a tensor makes a traced export unroll the comprehension with the example's
 batch size: at another batch the graph still returns the example's number of results (or fails).
@@ -217,6 +276,24 @@ graph is faithful and equivalent on its inputs.""",
                 f"    return {HELPER}(crop(image, box) for image in {ROWS}(images))\n",
                 unsafe=True,
             ),
+            Example(
+                "def features(backbone, images: Sequence[torch.Tensor]):\n"
+                "    return backbone(torch.stack(images, dim=0))\n"
+                "\n"
+                "\n"
+                "class Wrapper(torch.nn.Module):\n"
+                "    def forward(self, x):\n"
+                "        rows = torch.unbind(x, dim=0)\n"
+                "        return features(self.backbone, rows), features(self.backbone, list(x))\n",
+                "def features(backbone, images: Sequence[torch.Tensor]):\n"
+                f"    return backbone({RESTACK}(images))\n"
+                "\n"
+                "\n"
+                "class Wrapper(torch.nn.Module):\n"
+                "    def forward(self, x):\n"
+                f"        rows = {UNBOUND}(torch.unbind(x, dim=0), x)\n"
+                f"        return features(self.backbone, rows), features(self.backbone, {LISTED}(x))\n",
+            ),
         ),
         references=("https://pytorch.org/docs/stable/generated/torch.vmap.html",
                     "https://pytorch.org/docs/stable/onnx_torchscript.html#avoiding-pitfalls"),
@@ -238,6 +315,141 @@ graph is faithful and equivalent on its inputs.""",
                           f"`{HELPER}` maps the function with `torch.vmap` while tracing; assumes {_ASSUMPTION}",
                     Fix({node: cst.Call(cst.Name(HELPER), [cst.Arg(generator)])}, safety=Safety.UNSAFE,
                         helpers=(HELPER, ROWS)))
+
+    def leave_Call(self, node: cst.Call) -> None:
+        """A batch's rows handed to a call (the producer), and a sequence a function was handed stacked (the
+        consumer): the two halves of a batch unbound in one function and stacked back in another."""
+        self._consumer(node)
+        if not self._hands_on(node):
+            return  # already rewritten, a builtin that copies or reads the rows, or a stack right where they are made
+        for arg in node.args:
+            if arg.star or type(strip_parens(arg.value)) is not cst.Call:
+                continue
+            self._producer(strip_parens(arg.value))
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        """``rows = torch.unbind(x, dim=0)`` whose name the function hands to a call."""
+        if len(node.targets) == 1:
+            self._bound_rows(node.targets[0].target, node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        """``img_list: Sequence[torch.Tensor] = torch.unbind(images, dim=0)`` (oriented_det's RetinaNet export
+        wrapper, handing ``img_list`` to ``extract_backbone_features``)."""
+        if node.value is not None:
+            self._bound_rows(node.target, node.value)
+
+    def _bound_rows(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        """A producer bound to a name that the function hands to a call."""
+        function = self.context.function
+        value = strip_parens(value)
+        if function is None or type(target) is not cst.Name or type(value) is not cst.Call:
+            return
+        name = target.value
+        if any(type(n) is cst.Call and self._hands_on(n)
+               and any(not a.star and type(a.value) is cst.Name and a.value.value == name for a in n.args)
+               for n in walk(function.body)):
+            self._producer(value)
+
+    def _hands_on(self, call: cst.Call) -> bool:
+        """Can rows given to ``call`` reach a callee that stacks them: not a builtin that copies or reads them
+        (``list(rows)``, ``len(rows)``), not a stack or concatenation right there?"""
+        if type(call.func) is cst.Name and call.func.value in (UNBOUND, LISTED, *_COPIES):
+            return False
+        return self.context.refers_to(call.func, "torch.stack", "torch.cat", "torch.concat") is None
+
+    def _producer(self, call: cst.Call) -> None:
+        """``list(t)``, ``torch.unbind(t)``, ``t.unbind()`` (along the first axis) of a tensor ``t``."""
+        source = self._unbound_source(call)
+        if source is None:
+            return
+        listed = type(call.func) is cst.Name and call.func.value == "list"
+        helper = LISTED if listed else UNBOUND
+        # `list(x)` iterates x, which a trace warns of: its helper takes the rows from `unbind(0)` while tracing
+        new = cst.Call(cst.Name(LISTED), [cst.Arg(source.deep_clone())]) if listed else \
+            cst.Call(cst.Name(UNBOUND), [cst.Arg(call.deep_clone()), cst.Arg(source.deep_clone())])
+        self.report(call, f"a batch's rows (`{code_of(call).strip()}`) are handed on: a trace splits the batch into "
+                          "the example's number of rows, and a callee that stacks them back (`torch.stack(images)`) "
+                          f"concatenates that many; `{helper}` keeps the batch beside its rows while tracing, for "
+                          f"the callee's `{RESTACK}`",
+                    Fix({call: new}, safety=Safety.SAFE, helpers=(helper,)))
+
+    def visit_Module(self, node: cst.Module) -> None:
+        """The names of the functions this file hands a batch's rows to (the callee's half needs no recorded run
+        where they are stacked in the same file), by the calls' form alone."""
+        self._handed: set[str] = set()
+        bound = {t.target.value for n in walk(node) if type(n) in (cst.Assign, cst.AnnAssign)
+                 for t in (n.targets if type(n) is cst.Assign else [n]) if type(t.target) is cst.Name
+                 and getattr(n, "value", None) is not None and type(strip_parens(n.value)) is cst.Call
+                 and self._unbound_source(strip_parens(n.value), evidence=False) is not None}
+        for call in walk(node):
+            if type(call) is not cst.Call or not self._hands_on(call):
+                continue
+            for arg in call.args:
+                value = strip_parens(arg.value)
+                if not arg.star and (type(value) is cst.Name and value.value in bound or type(value) is cst.Call
+                                     and self._unbound_source(value, evidence=False) is not None):
+                    self._handed.add(_last_name(call.func))
+
+    def _unbound_source(self, call: cst.Call, evidence: bool = True) -> cst.BaseExpression | None:
+        """``t`` of a call that gives the rows of a tensor ``t`` along its first axis, else None (``evidence``:
+        that ``t`` is a tensor is shown; else by the call's form alone)."""
+        args = call.args
+        if any(a.star for a in args):
+            return None
+        func = call.func
+        if type(func) is cst.Name and func.value == "list" and len(args) == 1 \
+                and args[0].keyword is None and _plain(args[0].value):
+            source = args[0].value
+            return source if not evidence or self._tensor(source, call) and not self._pieces(source) else None
+        if self.context.refers_to(func, "torch.unbind") is not None and args and args[0].keyword is None \
+                and _plain(args[0].value) and _first_dim(args[1:]):
+            return args[0].value
+        if type(func) is cst.Attribute and func.attr.value == "unbind" and _plain(func.value) and _first_dim(args) \
+                and (not evidence or self._tensor(func.value, call)):
+            return func.value
+        return None
+
+    def _pieces(self, source: cst.BaseExpression) -> bool:
+        """Is ``source`` a name the function binds to a tensor's pieces (``rows = x.unbind(0)``, ``x.split(2)``),
+        a tuple of tensors the code evidence takes for one?"""
+        function = self.context.function
+        if function is None or type(source) is not cst.Name:
+            return False
+        for node in walk(function.body):
+            if type(node) is cst.Assign and type(strip_parens(node.value)) is cst.Call \
+                    and any(type(t.target) is cst.Name and t.target.value == source.value for t in node.targets):
+                func = strip_parens(node.value).func
+                name = func.attr.value if type(func) is cst.Attribute else func.value if type(func) is cst.Name else ""
+                if name in _SPLITS:
+                    return True
+        return False
+
+    def _consumer(self, call: cst.Call) -> None:
+        """``torch.stack(images)`` (``0``, ``dim=0``), ``images`` a parameter that holds a sequence of tensors:
+        annotated so, where the file hands the function a batch's rows, or seen run by the recorded model. A rebinding before the stack (``images = [images]``) needs
+        no care: the helper takes the batch only from rows a caller's ``_trt_unbound`` kept, unchanged."""
+        function = self.context.function
+        if function is None or not call.args or type(call.args[0].value) is not cst.Name \
+                or self.context.refers_to(call.func, "torch.stack") is None or not _stack_rest(call):
+            return
+        name = call.args[0].value.value
+        parameter = next((p for p in (*function.params.posonly_params, *function.params.params,
+                                      *function.params.kwonly_params) if p.name.value == name), None)
+        if parameter is None:
+            return
+        # Annotated, and handed a batch's rows in this file (by the callee's name; a module's `forward` by any call):
+        # `check` and `apply` leave alone every other stack of a sequence, which no caller here unbinds.
+        handed = function.name.value in self._handed or function.name.value in ("forward", "__call__") \
+            and bool(self._handed)
+        annotated = parameter.annotation is not None and _tensor_sequence(parameter.annotation.annotation)
+        if not (annotated and handed) and not self.provider(ObservedFacts).ran(call):
+            return
+        self.report(call, f"`{name}`, a sequence the function is handed, is stacked along a new first axis: where "
+                          "a caller made it from a batch's rows (`torch.unbind(x)`, `list(x)`), a trace splits the "
+                          f"batch into the example's number of rows and concatenates them again; `{RESTACK}` takes "
+                          f"the batch whole while tracing where the caller's `{UNBOUND}` kept it",
+                    Fix({call: cst.Call(cst.Name(RESTACK), [cst.Arg(cst.Name(name))])},
+                        safety=Safety.SAFE, helpers=(RESTACK,)))
 
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
         function = self.context.function

@@ -72,6 +72,16 @@ _BY_HAND = ("run NMS once on every image's candidates (an image-index column, `b
             "and class), or after the engine; a per-image cap as each pick's rank in its image")
 
 
+#: Names of functions that run before NMS (decoding, thresholds), which `nms` in a name does not mean then.
+_PRE_NMS = re.compile(r"(pre|before)_?nms")
+#: What TRT360's finding says of a loop over the batch that appends each image's rows, with no NMS in it.
+ROWS_NOT_REWRITTEN = ("not rewritten (each image's number of rows is its own data's: no function of one image maps "
+                      "over the batch, and no statement here is one the rewrite carries over)")
+#: The manual step for it (migrate's report gives it in full: :data:`trtcodemod.migrate.manual_steps.PER_IMAGE_ROWS_STEP`).
+_ROWS_BY_HAND = ("compute every image's candidates at once along the batch axis, and take the kept rows with the "
+                 "batch's mask, whose `nonzero()` gives each row's image index")
+
+
 class Decline(Exception):
     """The loop holds something the flattening cannot carry over exactly."""
 
@@ -1044,7 +1054,15 @@ flattened rows. Anything else in the body (another call, `i` as a number, anothe
 value one image's statements bind that the next image's read before binding it, YOLOv7's
 multi-label `(x[:, 5:] > t).nonzero(as_tuple=False).T` unless a guard leaves it to the loop)
 leaves the loop as it is: the finding names it at the loop's header, with the manual step (one
-NMS on every image's candidates, or NMS after the engine).""",
+NMS on every image's candidates, or NMS after the engine).
+
+A loop over the batch with no NMS in it (a function named for running before NMS, oriented_det's
+`yolo_obb_decode_pre_nms`, is none) that appends each image's rows with the image's index as a
+column (`rows.append(torch.cat([b, s[:, None], torch.full_like(s[:, None], i)], 1))`, zoo 29's
+`od_yolo_obb_n_rows` and `od_rtmdet_s_rows` wrappers) is named at its header too, detect only:
+each image's rows are what its own scores select, so no function of one image maps over the batch;
+the manual step is the guidance's parallelizable loop (every image's candidates at once, the kept
+rows through the batch's mask, whose `nonzero()` gives each row's image).""",
         fix=Safety.UNSAFE,
         assumption=_ASSUMPTION,
         examples=(
@@ -1106,9 +1124,17 @@ NMS on every image's candidates, or NMS after the engine).""",
     def _loop(self, block: tuple[cst.BaseStatement, ...] | list[cst.BaseStatement], position: int,
               node: cst.For) -> None:
         header = self._header(node)
-        if header is None or not self._runs_nms(node):
+        if header is None:
             return
         loop = f"`for {code_of(node.target).strip()} in {code_of(node.iter).strip()}`"
+        if not self._runs_nms(node):
+            column = self._index_column(node, header[0]) if header[0] is not None else None
+            if column is not None and self._first_read(node, header[0], slices=True) is not None:
+                # No NMS: each image's rows (a mask, a threshold in the function it calls) appended with its index
+                self.found(node.iter, f"{loop} computes each image's rows and appends them with the image's index "
+                                      f"(`{code_of(column).strip()}`): a traced export unrolls it with the example's "
+                                      f"batch; {ROWS_NOT_REWRITTEN}; by hand: {_ROWS_BY_HAND}")
+            return
         flattened = self._flattened(block, position, node, *header)
         if isinstance(flattened, str):
             if header[1] or self._first_read(node, header[0], slices=True) is not None:
@@ -1278,16 +1304,34 @@ NMS on every image's candidates, or NMS after the engine).""",
             and len(statement.body.body[0].body) == 1 and type(statement.body.body[0].body[0]) is cst.Continue
 
     def _runs_nms(self, node: cst.For) -> bool:
-        """Does the body call NMS (torchvision's, or a function or method named for it)?"""
+        """Does the body call NMS (torchvision's, or a function or method named for it)? A name that says it runs
+        before NMS (oriented_det's `yolo_obb_decode_pre_nms`, `rotated_rtmdet_decode_pre_nms`) does not."""
         for inner in walk(node.body):
             if type(inner) is cst.Call:
                 if self.context.refers_to(inner.func, *_NMS, *_BATCHED_NMS):
                     return True
                 name = inner.func.attr.value if type(inner.func) is cst.Attribute else (
                     inner.func.value if type(inner.func) is cst.Name else "")
-                if "nms" in name.lower():
+                if "nms" in _PRE_NMS.sub("", name.lower()):
                     return True
         return False
+
+    def _index_column(self, node: cst.For, index: str) -> cst.Call | None:
+        """The call that appends rows with the image's index as a column (``rows.append(torch.cat([b, s[:, None],
+        torch.full_like(s[:, None], i)], 1))``), where the body makes one."""
+        for inner in walk(node.body):
+            if type(inner) is not cst.Call or type(inner.func) is not cst.Attribute \
+                    or inner.func.attr.value != "append" or len(inner.args) != 1:
+                continue
+            appended = strip_parens(inner.args[0].value)
+            if type(appended) is not cst.Call or not self.context.refers_to(appended.func, *_CAT):
+                continue
+            if any(type(n) is cst.Call and (self.context.refers_to(n.func, "torch.full_like") or type(n.func)
+                                            is cst.Attribute and n.func.attr.value in ("full_like", "new_full"))
+                   and any(type(a.value) is cst.Name and a.value.value == index for a in n.args)
+                   for n in walk(appended)):
+                return appended
+        return None
 
     def _header(self, node: cst.For) -> tuple[str | None, dict[str, cst.BaseExpression]] | None:
         """(the image's index, the names bound to each image of a tensor) of ``for i in range(n)``,

@@ -26,8 +26,8 @@ def _analyse(files: list[str]) -> tuple[list, list[str]]:
 
 
 def _seen(findings: list) -> list[tuple]:
-    return [(f.as_dict(), f.fix, None if f.edit is None else (f.edit.safety, f.edit.evidence, f.edit.proof))
-            for f in findings]
+    return [(f.as_dict(), f.fix, None if f.edit is None else (f.edit.safety, f.edit.evidence, f.edit.proof,
+                                                              tuple(f.edit.helpers), f.edit.covers)) for f in findings]
 
 
 @pytest.mark.skipif(split.usable_cores() < 2, reason="the split needs two cores")
@@ -62,3 +62,20 @@ def test_what_crosses_the_process_boundary_keeps_the_fix_s_own_prover() -> None:
     [finding] = check_source(code.encode(), "m.py", Options(select=("TRT101",)))
     plain = split._plain(finding)
     assert plain.edit is not None and not plain.edit.replacements and plain.edit.proof is prove_both_ways
+
+
+def test_what_crosses_keeps_the_helpers_names() -> None:
+    """The plan tells a rule's kinds of fix apart by their helpers (TRT366's `_trt_restack` goes with the applied
+    `_trt_unbound` of a caller, zoo 29's `od_retinanet_r18_heads`): the child's findings keep them."""
+    import libcst as cst
+
+    from trtcodemod.findings import Finding, Fix, Safety
+
+    node = cst.parse_expression("torch.stack(images)")
+    edit = Fix({node: cst.parse_expression("_trt_restack(images)")}, safety=Safety.SAFE, helpers=("_trt_restack",),
+               evidence="why", covers=True)
+    finding = Finding("TRT366", "per-element-map", "m", "utils.py", 437, 21, 437, 40, Safety.SAFE, edit)
+    plain = split._plain(finding)
+    assert plain.edit is not None and not plain.edit.replacements
+    assert (plain.edit.helpers, plain.edit.safety, plain.edit.evidence, plain.edit.covers) == \
+        (("_trt_restack",), Safety.SAFE, "why", True)

@@ -85,3 +85,80 @@ def _trt_vmapped(items) -> torch.Tensor | None:
     except Exception:  # vmap refuses what it cannot batch; the loop as written decides then
         return None
     return mapped if isinstance(mapped, torch.Tensor) else None
+
+
+# A batch handed to another function as its rows (`extract_backbone_features(backbone, list(x))`, `torch.unbind(x, 0)`,
+# TRT366)
+# and stacked back there (`torch.stack(images, dim=0)`): a trace splits the batch into the example's number of rows and
+# concatenates them again. While tracing, the rows remember their batch, and the stack takes it whole.
+
+
+def _trt_unbound(rows, source):
+    # type: (List[Tensor], Tensor) -> List[Tensor]
+    """``rows``, the rows of ``source`` as ``torch.unbind(source)`` gave them;
+    while ``torch.jit.trace`` records the model, the same rows in a list (or tuple) that also carries ``source``, for
+    :func:`_trt_restack`. Everywhere else ``rows`` itself."""
+    if torch.jit.is_scripting():
+        return rows
+    if torch.jit.is_tracing() and isinstance(source, torch.Tensor) and source.dim() > 0:
+        return _trt_traced_unbound(rows, source)
+    return rows
+
+
+def _trt_listed(source):
+    # type: (Tensor) -> List[Tensor]
+    """``list(source)``; while ``torch.jit.trace`` records the model, ``source``'s rows from ``unbind(0)`` (the same
+    rows, with no "Iterating over a tensor" warning) in a list that also carries ``source``, as :func:`_trt_unbound`
+    gives them."""
+    if torch.jit.is_scripting():
+        return list(source)
+    if torch.jit.is_tracing() and isinstance(source, torch.Tensor) and source.dim() > 0:
+        return _trt_traced_unbound(list(source.unbind(0)), source)
+    return list(source)
+
+
+@torch.jit.unused
+def _trt_traced_unbound(rows, source: torch.Tensor):
+    """``rows`` in a :class:`_TrtUnboundList` (or tuple) carrying ``source`` and the rows as they were made."""
+    kind = _TrtUnboundTuple if isinstance(rows, tuple) else _TrtUnboundList
+    out = kind(rows)
+    out._trt_batch = source
+    out._trt_pieces = tuple(rows)
+    return out
+
+
+class _TrtUnboundList(list):
+    """A list of a batch's rows that remembers the batch (``_trt_batch``) and its rows (``_trt_pieces``)."""
+
+
+class _TrtUnboundTuple(tuple):
+    """A tuple of a batch's rows that remembers the batch (``_trt_batch``) and its rows (``_trt_pieces``)."""
+
+
+def _trt_restack(items):
+    # type: (List[Tensor]) -> Tensor
+    """``torch.stack(items)``; while ``torch.jit.trace`` records the model and ``items`` are, unchanged, every row of
+    one batch (:func:`_trt_unbound`), a copy of that batch: the same values, dtype, shape and device, with no split
+    into the example's number of rows."""
+    if torch.jit.is_scripting():
+        return torch.stack(items)
+    if torch.jit.is_tracing():
+        batch = _trt_stacked_batch(items)
+        if batch is not None:
+            return batch
+    return torch.stack(items)
+
+
+@torch.jit.unused
+def _trt_stacked_batch(items):
+    """The batch ``items`` are the rows of, cloned, or None where they are not (another sequence, rows replaced,
+    added or removed since they were made). Attributes, not a class, say so: each file holds its own copy of
+    :class:`_TrtUnboundList`."""
+    batch = getattr(items, "_trt_batch", None)
+    pieces = getattr(items, "_trt_pieces", None)
+    # The rows are the batch's by how they were made; no size is compared (a traced size is a tensor, and its test
+    # would warn and bake).
+    if not isinstance(batch, torch.Tensor) or not isinstance(pieces, tuple) or len(items) != len(pieces) \
+            or not pieces or any(a is not b for a, b in zip(items, pieces)):
+        return None  # no rows: torch.stack raises, and so must this
+    return batch.clone()

@@ -41,6 +41,17 @@ PER_IMAGE_NMS_STEP = ("run NMS once on every image's candidates: flatten the bat
                       "export the candidates and run NMS after the engine (TensorRT's EfficientNMS plugin); a "
                       "per-image cap (`[:max_det]`) as each kept row's rank within its image (a cumulative count "
                       "over the rows sorted by image) under the cap (guidance: For loops: dynamic)")
+#: A loop over the batch that appends each image's rows with its index and runs no NMS (zoo 29's `od_*_rows`
+#: wrappers: `yolo_obb_decode_pre_nms` of each image, whose rows a score threshold and a size test select): the guidance's
+#: parallelizable loop, whose iterations do not read one another's results.
+PER_IMAGE_ROWS_STEP = ("compute every image's rows at once: the per-image work along the batch axis (a top-k along the "
+                       "candidates' axis of each `[B, N, ...]` tensor, the threshold and size tests as one `[B, K]` "
+                       "mask), then the kept rows as `rows[mask]` of the `[B, K, C]` rows with the image index from "
+                       "`mask.nonzero()[:, 0]` (each image's rows in order, images in order); or keep K rows per "
+                       "image with the mask as a score column, or run the selection after the engine (guidance: "
+                       "For loops: parallelizable)")
+#: What TRT360's finding says of such a loop (`transforms.per_image_nms.ROWS_NOT_REWRITTEN`).
+_ROWS_LOOP = "each image's number of rows is its own data's"
 #: A `squeeze()` with no axis whose fix the verification reverted: the model's own output drops a batch of 1 (eager
 #: mode returns `(k,)` at batch 1 and `(n, k)` above), which no graph with a batch axis reproduces.
 SQUEEZE_STEP = ("name the axes the squeeze means (`x.flatten(1)`, or `x[:, :, 0, 0]` after a global pool): the model "
@@ -141,6 +152,8 @@ def manual_step(entry: dict[str, Any]) -> str | None:
     message already gives)."""
     message = str(entry.get("message", ""))
     rule, op, kind = entry.get("rule"), str(entry.get("op", "")), entry.get("kind")
+    if rule == "TRT360" and _ROWS_LOOP in message:
+        return PER_IMAGE_ROWS_STEP  # a loop of each image's rows with no NMS in it
     if rule == "TRT360" and "not rewritten" in message:
         return PER_IMAGE_NMS_STEP  # the rule's message ends with it, past what a report line shows
     if entry.get("severity") == "error" and rule and _NO_PATH in message and "guidance:" not in message:

@@ -225,6 +225,24 @@ APPLY, REMAINS, INFO = "apply", "remains", "info"
 #: caller written as a comprehension (zoo 19's YOLOv7 wrappers, `torch.cat([... for i, d in enumerate(out)])`)
 #: is no `for` statement the second trace names: without it, TRT360's rewrite alone stays unfaithful.
 COMPANION_OF = {"TRT361": "TRT360"}
+#: (rule, helper) -> the (rule, helper) pairs of the applied fix it goes with, as :data:`COMPANION_OF` says, for
+#: rules whose findings come in halves told apart by their helper: TRT366's stack of a sequence a function is handed
+#: (`_trt_restack`, oriented_det's `extract_backbone_features`: `torch.stack(images, dim=0)`) takes the batch whole
+#: only from the rows a caller's `_trt_unbound` or `_trt_listed` kept (the export wrapper's `torch.unbind(images,
+#: dim=0)`, in another file); the split the trace records is located at the caller's line, nothing at the stack's.
+HELPER_COMPANION_OF = {("TRT366", "_trt_restack"): (("TRT366", "_trt_unbound"), ("TRT366", "_trt_listed"))}
+
+
+def _lead_of(decision: Decision, made: list[Decision], applied: list[Decision]) -> Decision | None:
+    """The applied fix that ``decision``'s finding goes with (:data:`COMPANION_OF`, :data:`HELPER_COMPANION_OF`)."""
+    finding = decision.finding
+    lead_rule = COMPANION_OF.get(finding.rule)
+    if lead_rule is not None:
+        return next((d for d in [*made, *applied] if d.action == APPLY and d.finding.rule == lead_rule), None)
+    leads = next((leads for (rule, helper), leads in HELPER_COMPANION_OF.items()
+                  if rule == finding.rule and _helper_of(finding, helper)), ())
+    return next((d for d in [*made, *applied] if d.action == APPLY
+                 and any(d.finding.rule == rule and _helper_of(d.finding, helper) for rule, helper in leads)), None)
 
 
 @dataclass
@@ -445,15 +463,16 @@ def _with_companions(made: list[Decision], applied: list[Decision], facts: Facts
     its companion's applied fix (the first such), as that fix's candidate is: verified together."""
     out = []
     for decision in made:
-        lead_rule = COMPANION_OF.get(decision.finding.rule)
-        lead = next((d for d in [*made, *applied] if lead_rule is not None and d.action == APPLY
-                     and d.finding.rule == lead_rule), None)
+        lead = _lead_of(decision, made, applied)
         finding = decision.finding
         if lead is None or decision.action != INFO or decision.problems or finding.fix.value == "none" \
                 or not facts.ran(finding.path, finding.line, finding.end_line):
             out.append(decision)
             continue
         where = f"{lead.finding.rule} at {Path(lead.finding.path).name}:{lead.finding.line}"
+        if finding.fix.value == "safe":
+            out.append(Decision(finding, APPLY, proof=f"safe fix; goes with {where}", problems=list(lead.problems)))
+            continue
         proof = (f"--unsafe (assumption not observed: {assumption(finding.rule)}); goes with {where}" if unsafe else
                  f"candidate: kept only if verified equivalent, with {where} (its assumption cannot be observed: "
                  f"{assumption(finding.rule)})")

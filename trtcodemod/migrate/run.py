@@ -184,6 +184,17 @@ def _latency(report: VerifyReport, key: str = "median") -> dict[str, dict[str, f
     return out
 
 
+def _named_by_a_finding(located: list[Problem], plan: Plan, rewritten: Rewritten) -> list[Problem]:
+    """``located`` less the original's problems carried to a rewritten file's line (a helper inserted above moves
+    it) where a finding left without a fix names that problem at the original line: one loop, one entry (zoo 29's
+    `od_yolo_obb_n_rows`: TRT360's finding at the wrapper's `for` of line 74, the unrolled loop carried to 105)."""
+    named = {(norm(p.path), p.line, p.op) for d in plan.by_action(REMAINS) for p in d.problems if p.path}
+    if not named:
+        return located
+    return [p for p in located if not (p.path and p.line and rewritten.changed(p.path)
+                                       and (norm(p.path), rewritten.origin(p.path, p.line), p.op) in named)]
+
+
 def _remaining(problems: list[Problem], plan: Plan) -> list[dict[str, Any]]:
     """What still blocks TensorRT, with the rule that addresses it or the manual step."""
     from .plan import matches
@@ -753,6 +764,8 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: VerifyReport, fi
         located = retrace.apply(located, None if side == "before" else Rewritten(sources), carry)
     if after_retrace is not None and side == "after":
         located = after_retrace.apply(located)  # its lines are the rewritten model's own bakes
+    if side == "after" and sources:
+        located = _named_by_a_finding(located, plan, Rewritten(sources))
     report["remaining"] = _remaining(located, plan)
     exported = bool(report["after"]["exported"])
     kept = list(report["remaining"])

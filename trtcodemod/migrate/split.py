@@ -4,7 +4,7 @@
 transformers model: fifteen files, two of them over 3 000 lines) while no worker runs, so one
 of two cores sits idle. The files are dealt out by size; a forked child analyses its share and
 hands back what the plan reads of each finding (all but the edit's nodes: the edit keeps only
-its ``evidence`` and safety, since the rewrite parses each file again). The findings are the
+its ``evidence``, safety, helpers' names and ``covers``, since the rewrite parses each file again). The findings are the
 same and in the same order as one process would give. Without ``fork``, with one core, with one
 file, or if the child fails in any way, this process analyses everything itself.
 """
@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any, Callable
 
 from trtcodemod.cores import usable_cores
-from trtcodemod.findings import Fix
 
 #: ``analyse(files) -> (findings, errors)``: the one-process analysis of ``files``, in order.
 Analyse = Callable[[list[str]], tuple[list[Any], list[str]]]
@@ -52,8 +51,9 @@ def _plain(finding: Any) -> Any:
     """``finding`` without the edit's nodes (what crosses the process boundary)."""
     if finding.edit is None:
         return finding
-    return replace(finding, edit=Fix(replacements={}, safety=finding.edit.safety, evidence=finding.edit.evidence,
-                                     proof=finding.edit.proof))
+    # Everything but the nodes crosses: the helpers' names tell a rule's kinds of fix apart (`plan._helper_of`:
+    # TRT366's two halves, TRT203's slice value), and a form's own prover keeps it out of the candidates (TRT101).
+    return replace(finding, edit=replace(finding.edit, replacements={}))
 
 
 def analyse_split(files: list[str], analyse: Analyse) -> tuple[list[Any], list[str]]:
