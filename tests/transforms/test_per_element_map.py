@@ -13,6 +13,9 @@ equals eager mode at batch 1, 2 and 5; and the fallback where the element functi
 from __future__ import annotations
 
 import io
+import sys
+import textwrap
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +27,7 @@ from support import rewrite, rules_found
 from variant_models import traced_facts
 
 from trtcodemod.engine import Options, fix_source
+from trtcodemod.helpers.mapping import _trt_listed, _trt_restack, _trt_unbound
 
 HEADER = "import torch\n\n\n"
 
@@ -214,3 +218,284 @@ def test_the_trace_falls_back_where_vmap_refuses(tmp_path: Path) -> None:
     session = _exported(after(), (x,), ["x"])  # `.item()` under vmap raises: the loop as written, unrolled
     [got] = session.run(None, {"x": x.numpy()})
     assert np.array_equal(got, before()(x).numpy(), equal_nan=True)
+
+
+# TRT366's two halves of a batch handed on as its rows: ``torch.unbind(x, dim=0)`` / ``x.unbind(0)`` passed to a
+# call → ``_trt_unbound(<rows>, x)``, ``list(x)`` → ``_trt_listed(x)``, and the callee's ``torch.stack(images, dim=0)``
+# of a sequence it was handed → ``_trt_restack(images)``.
+# 
+# The rewrite text of each form, what is left alone (another axis, a list not known to hold a tensor's rows, a stack
+# along another axis, a local list, an unannotated parameter without a recorded run), eager mode before and after
+# bit for bit (zeros, negatives, inf/NaN, one image, an empty batch: the same error; gradients; the caller's tensor
+# after the call), scripting and the other toolchains; the TorchScript export at batch 2: the original's graph
+# refuses batch 5 (a Split of two), the rewritten one equals eager mode at batch 1, 2 and 5, in one file and across
+# two; a callee that changes the rows (appends one, replaces one) stacks what it holds, as written; and migrate, which
+# applies the caller's half where the split is located and the callee's half with it.
+
+RESTACK_HEADER = "from typing import List, Sequence\n\nimport torch\n\n\n"
+
+#: oriented_det 0.4.1 (PyPI; DL4EO/oriented-det) in our words: `RetinaNetBackboneHeadExportWrapper.forward`
+#: (export/wrappers.py:81) unbinds the batch "so batch size stays symbolic for ONNX" and hands the rows to
+#: `extract_backbone_features` (oriented_det/models/utils.py:437), which stacks them back.
+UNBIND = RESTACK_HEADER + """\
+def features(net, images: Sequence[torch.Tensor], scale: float):
+    batch = torch.stack(images, dim=0)
+    return net(batch) * scale
+
+
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 4, 3, padding=1)
+
+    def forward(self, x):
+        rows: Sequence[torch.Tensor] = torch.unbind(x, dim=0)
+        return features(self.conv, rows, 0.5)
+"""
+
+#: The zoo-29 `od_*_rows` wrappers' form: `extract_backbone_features(backbone, list(x))`.
+LISTED = RESTACK_HEADER + """\
+def features(net, images: List[torch.Tensor]):
+    return net(torch.stack(images))
+
+
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 4, 3, padding=1)
+
+    def forward(self, x):
+        return features(self.conv, list(x)).relu()
+"""
+
+
+def test_rewrite_text_of_both_halves() -> None:
+    after = rewrite(UNBIND, select=("TRT366",))
+    assert "    batch = _trt_restack(images)\n" in after
+    assert "        rows: Sequence[torch.Tensor] = _trt_unbound(torch.unbind(x, dim=0), x)\n" in after
+    after = rewrite(LISTED, select=("TRT366",))
+    assert "    return net(_trt_restack(images))\n" in after
+    assert "        return features(self.conv, _trt_listed(x)).relu()\n" in after
+    assert rewrite(after, select=("TRT366",)) == after  # a second pass changes nothing
+
+
+@pytest.mark.parametrize(("call", "expected"), [
+    ("x.unbind(0)", "_trt_unbound(x.unbind(0), x)"),
+    ("x.unbind()", "_trt_unbound(x.unbind(), x)"),
+    ("torch.unbind(x)", "_trt_unbound(torch.unbind(x), x)"),
+    ("x.unbind(dim=0)", "_trt_unbound(x.unbind(dim=0), x)"),
+])
+def test_rewrite_text_of_each_producer(call: str, expected: str) -> None:
+    code = RESTACK_HEADER + f"class M(torch.nn.Module):\n    def forward(self, x: torch.Tensor):\n        return g({call})\n"
+    assert f"        return g({expected})\n" in rewrite(code, select=("TRT366",))
+
+
+@pytest.mark.parametrize("body", [
+    "return g(torch.unbind(x, 1))",  # another axis
+    "return g(x.unbind(dim=2))",
+    "return g(list(items))",  # not known to be a tensor
+    "return g(tuple(x))",  # a tuple of rows: not taken
+    "rows = torch.unbind(x)\n    return rows[0]",  # bound, never handed to a call
+    # copied into a list of its own, then changed: RunningHub's DreamID-V loader inserts frames before its stack
+    "frames = list(torch.unbind(x, dim=0))\n    frames.insert(0, x[0])\n    return torch.stack(frames, dim=0)",
+    "return torch.stack(torch.unbind(x))",  # stacked where it is made
+    "return g(*torch.unbind(x))",  # each row its own argument
+    "rows = x.unbind(0)\n    return g(len(rows), list(rows))",  # bound, then only copied or counted
+])
+def test_producers_left_alone(body: str) -> None:
+    code = RESTACK_HEADER + f"def f(x: torch.Tensor, items):\n    {body}\n"
+    assert rules_found(code, select=("TRT366",)) == []
+
+
+@pytest.mark.parametrize("code", [
+    "def f(images: List[torch.Tensor]):\n    return torch.stack(images, dim=1)\n",  # another axis
+    "def f(images: List[torch.Tensor]):\n    return torch.stack(images, -1)\n",
+    "def f(x):\n    images = [x, x]\n    return torch.stack(images)\n",  # a local list
+    "def f(images):\n    return torch.stack(images)\n",  # nothing says what it holds, no recorded run
+    "def f(images: List[int]):\n    return torch.stack(images)\n",
+    # annotated, but nothing in the file hands it a batch's rows (a collate function)
+    "def f(images: List[torch.Tensor]):\n    return torch.stack(images)\n",
+    "def f(images: List[torch.Tensor]):\n    return torch.stack(images)\n\n\ndef g(x):\n    return f([x, x])\n",
+])
+def test_consumers_left_alone(code: str) -> None:
+    assert rules_found(RESTACK_HEADER + code, select=("TRT366",)) == []
+
+
+def _restack_programs(tmp_path: Path, source: str) -> tuple[type, type]:
+    after = rewrite(source, select=("TRT366",))
+    assert after != source
+    return import_source(source, tmp_path)["M"], import_source(after, tmp_path)["M"]
+
+
+def _images(batch: int) -> torch.Tensor:
+    x = torch.randn(batch, 3, 5, 6, generator=torch.Generator().manual_seed(batch))
+    if batch:
+        x[0, 0] = 0.0
+        x[-1, 1] = -2.5
+        x[0, 2, 1, 1] = float("inf")
+        x[-1, 0, 2, 2] = float("nan")
+        x[0, 1, 3] = -0.0
+    return x
+
+
+def _seeded(model_type: type) -> torch.nn.Module:
+    torch.manual_seed(0)
+    return model_type().eval()
+
+
+@pytest.mark.parametrize("source", [UNBIND, LISTED], ids=["unbind", "list"])
+def test_eager_unchanged_bit_for_bit(tmp_path: Path, source: str) -> None:
+    before, after = _restack_programs(tmp_path, source)
+    for batch in (1, 2, 5, 0):  # an empty batch: torch.stack of no rows raises on both sides
+        x = _images(batch).requires_grad_(batch > 0)
+        assert_same_run(run_once(_seeded(before), [x]), run_once(_seeded(after), [x]), context=str(batch))
+
+
+def test_script_and_other_toolchains_as_before(tmp_path: Path) -> None:
+    scriptable = RESTACK_HEADER + textwrap.dedent("""\
+        def features(images: List[torch.Tensor], scale: float):
+            return torch.stack(images, dim=0) * scale
+
+
+        class M(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv = torch.nn.Conv2d(3, 4, 3, padding=1)
+
+            def forward(self, x):
+                rows: List[torch.Tensor] = torch.unbind(x, dim=0)
+                return self.conv(features(rows, 0.5))
+        """)
+    before, after = _restack_programs(tmp_path, scriptable)
+    x = _images(3)
+    want = torch.jit.script(_seeded(before))(x)
+    got = torch.jit.script(_seeded(after))(x)
+    assert torch.equal(want.nan_to_num(), got.nan_to_num())
+    assert_same_toolchain_outcomes(lambda: _seeded(before), lambda: _seeded(after), [x], tmp_path,
+                                   original_may_fail=True)
+
+
+def test_the_list_form_scripts_and_traces_without_a_warning(tmp_path: Path) -> None:
+    scriptable = RESTACK_HEADER + textwrap.dedent("""\
+        def features(images: List[torch.Tensor]):
+            return torch.stack(images)
+
+
+        class M(torch.nn.Module):
+            def forward(self, x):
+                return features(list(x)) + 1
+        """)
+    before, after = _restack_programs(tmp_path, scriptable)
+    x = _images(3)
+    assert torch.equal(torch.jit.script(before())(x).nan_to_num(), torch.jit.script(after())(x).nan_to_num())
+    assert_same_toolchain_outcomes(before, after, [x], tmp_path, original_may_fail=True)
+    with pytest.warns(torch.jit.TracerWarning, match="Iterating over a tensor"):
+        torch.jit.trace(before(), (x,), check_trace=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", torch.jit.TracerWarning)
+        traced = torch.jit.trace(after(), (x,), check_trace=False)
+    assert torch.equal(traced(_images(5)).nan_to_num(), before()(_images(5)).nan_to_num())
+
+
+def _restack_exported(model: torch.nn.Module, batch: int = 2) -> ort.InferenceSession:
+    buffer = io.BytesIO()
+    torch.onnx.export(model, (_images(batch),), buffer, dynamo=False, input_names=["x"], output_names=["out"],
+                      dynamic_axes={"x": {0: "batch"}}, opset_version=17)
+    return ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
+
+
+@pytest.mark.parametrize("source", [UNBIND, LISTED], ids=["unbind", "list"])
+def test_the_restacked_graph_follows_the_batch(tmp_path: Path, source: str) -> None:
+    before, after = _restack_programs(tmp_path, source)
+    original = _restack_exported(_seeded(before))
+    with pytest.raises(Exception, match="Split"):  # the example's two rows, split and stacked again
+        original.run(None, {"x": _images(5).numpy()})
+    session = _restack_exported(_seeded(after))
+    for batch in (1, 2, 5):
+        x = _images(batch)
+        [got] = session.run(None, {"x": x.numpy()})
+        want = _seeded(before)(x).detach().numpy()
+        assert got.shape == want.shape and np.allclose(got, want, rtol=1e-5, atol=1e-5, equal_nan=True), batch
+
+
+def test_across_two_files(tmp_path: Path) -> None:
+    """The rows made in one module and stacked in another: each holds its own copy of the helpers."""
+    library, wrapper = UNBIND.split("\n\nclass M", 1)
+    path = tmp_path / "restack_library.py"
+    path.write_text(library + "\n")
+    # Alone, the library hands no rows to its function: its stack is left as written, unless a recorded run ran it.
+    assert rules_found(library + "\n", select=("TRT366",)) == []
+    options = Options(select=("TRT366",), facts=traced_facts(path, []), scope="all")
+    path.write_bytes(fix_source(path.read_bytes(), str(path.resolve()), options).source)
+    assert "    batch = _trt_restack(images)\n" in path.read_text()
+    wrapper_source = RESTACK_HEADER + "from restack_library import features\n\n\nclass M" + wrapper
+    rewritten = rewrite(wrapper_source, select=("TRT366",))
+    assert "_trt_unbound(torch.unbind(x, dim=0), x)" in rewritten
+    sys.path.insert(0, str(tmp_path))
+    try:
+        after = import_source(rewritten, tmp_path)["M"]
+        session = _restack_exported(_seeded(after))
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("restack_library", None)
+    before = import_source(UNBIND, tmp_path)["M"]
+    for batch in (1, 5):
+        [got] = session.run(None, {"x": _images(batch).numpy()})
+        assert np.allclose(got, _seeded(before)(_images(batch)).detach().numpy(), rtol=1e-5, atol=1e-5,
+                           equal_nan=True)
+
+
+CHANGED = {
+    "appended": "images = list(images)\n    images.append(images[0])\n    images.pop(0)\n",
+    "replaced": "images[0] = images[0] * 2\n",
+}
+
+
+@pytest.mark.parametrize("change", list(CHANGED))
+def test_rows_the_callee_changes_are_stacked_as_written(tmp_path: Path, change: str) -> None:
+    source = RESTACK_HEADER + "def features(images: List[torch.Tensor]):\n    " + CHANGED[change] + \
+        "    return torch.stack(images, dim=0)\n\n\n" \
+        "class M(torch.nn.Module):\n    def forward(self, x):\n        return features(list(x))\n"
+    before, after = _restack_programs(tmp_path, source)
+    x = _images(2)
+    traced = torch.jit.trace(after(), (x,), check_trace=False)
+    assert torch.equal(traced(x).nan_to_num(), before()(x).nan_to_num())
+
+
+def test_the_helpers_alone() -> None:
+    x = _images(3)
+    rows = torch.unbind(x)
+    assert _trt_unbound(rows, x) is rows  # outside a trace: the rows themselves
+    listed = _trt_listed(x)
+    assert type(listed) is list and len(listed) == 3 and all(a is not b and torch.equal(a.nan_to_num(), b.nan_to_num())
+                                                                   for a, b in zip(listed, list(x)))
+    assert torch.equal(_trt_restack(list(rows)).nan_to_num(), x.nan_to_num())
+    with pytest.raises(RuntimeError):
+        _trt_restack([])
+    with pytest.raises(TypeError):
+        _trt_restack(x.shape)
+
+
+def test_migrate_applies_both_halves_across_files(tmp_path: Path) -> None:
+    from support import migrate_json
+
+    library, wrapper = UNBIND.split("\n\nclass M", 1)
+    (tmp_path / "restack_library.py").write_text(library + "\n")
+    model = tmp_path / "restack_model.py"
+    # The library beside the model file: migrate rewrites a copy of both.
+    model.write_text(RESTACK_HEADER + "import os\nimport sys\n\nsys.path.insert(0, os.path.dirname(__file__))\n"
+                     "from restack_library import features  # noqa: E402\n\n\nclass M" + wrapper + textwrap.dedent("""
+
+        def build():
+            torch.manual_seed(0)
+            return M().eval()
+
+
+        def inputs(generator):
+            return (torch.rand(2, 3, 5, 6, generator=generator),)
+        """))
+    report = migrate_json(model, '{"x": {"0": "batch"}}')
+    applied = {(Path(fix["path"]).name, fix["rule"]) for fix in report["applied"]}
+    assert {("restack_model.py", "TRT366"), ("restack_library.py", "TRT366")} <= applied, report["remaining"]
+    assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
+    assert report["after"]["faithful"] is True
