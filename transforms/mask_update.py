@@ -15,6 +15,7 @@ import libcst as cst
 
 from trtcodemod.astutil import children, code_of, mentions_name, method_call, short_code, strip_parens
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
+from trtcodemod.transforms.assignment import _is_bare_colon
 from trtcodemod.transforms.indexing import _REFERENCES, NONE, _described, _is_plain_scalar, _MaskRule
 
 HELPER = "_trt_mask_rows"
@@ -75,6 +76,19 @@ dtype as the in-place write casts; an all-false mask leaves `t`, an empty `t` st
 inf/NaN in the rows the mask leaves are not picked, and the gradients are the assignment's
 (measured on all-false, all-true, empty, inf/NaN and zero-divisor inputs: tests/transforms/test_mask_update.py).
 
+The mask on the last axis: `t[:, m] = t[:, m] / u[m]` (also `*`, `+`, `-`, and the methods
+`.div`, `.mul`, `.add`, `.sub`), the selected elements combined with the matching ones of `u`
+(nnAudio's iSTFT divides the overlap-added frames by the window's square sum where it is not
+zero), becomes `t = (t / torch.where(m, u, 1)).to(t.dtype)` (`*` alike) or
+`t = torch.where(m, (t + u).to(t.dtype), t)` (`-` alike): the mask broadcasts from the right,
+as it indexes `t`'s last axis. It assumes a 1-D bool mask over `t`'s last axis (bare colons
+before it) and a `u` of the mask's shape; in `migrate` the recorded run must show both (the
+read `t[:, m]` indexed with `(:, 1-D bool)` on a tensor of that rank, `u[m]` with a 1-D bool
+on a 1-D tensor), else it is left alone. Values are the write's bit for bit; the gradients are
+the write's up to float summation order (a broadcast `u`'s gradient is summed in another order)
+and the sign of a zero (the write's backward adds the selected elements' gradient into zeros,
+`0.0 + -0.0` being `0.0`; the product passes a `-0.0` on).
+
 Fix safety: unsafe. Assumptions: (1) `v` broadcasts against `t` as it does against
 `t[mask]`: a value of the selected rows' shape (`t[mask] = rows`, one row per True entry)
 raises in the rewrite unless one or all rows are selected, and a value that the assignment
@@ -96,7 +110,8 @@ TensorRT versions: all.""",
         fix=Safety.UNSAFE,
         assumption=(
             "the value broadcasts against `t` as it does against `t[mask]` (it is not one row per selected entry), "
-            "and nothing else holds the old `t` (the rewrite rebinds the name to a new tensor)"),
+            "and nothing else holds the old `t` (the rewrite rebinds the name to a new tensor); for "
+            "`t[:, m] = t[:, m] op u[m]`, the mask is 1-D over `t`'s last axis and `u` has the mask's shape"),
         examples=(
             Example(
                 "def embed(pe: torch.Tensor, labels, w):\n    pe[labels == 0] += w\n    return pe\n",
@@ -110,6 +125,13 @@ TensorRT versions: all.""",
                 "def clip(boxes: torch.Tensor, scores, fallback):\n"
                 "    boxes = torch.where(_trt_mask_rows(scores < 0.05, boxes), "
                 "torch.as_tensor(fallback, dtype=boxes.dtype, device=boxes.device), boxes)\n    return boxes\n",
+                unsafe=True,
+            ),
+            Example(
+                "def unwindow(frames: torch.Tensor, wsum: torch.Tensor):\n    keep = wsum > 1e-10\n"
+                "    frames[:, keep] = frames[:, keep].div(wsum[keep])\n    return frames\n",
+                "def unwindow(frames: torch.Tensor, wsum: torch.Tensor):\n    keep = wsum > 1e-10\n"
+                "    frames = (frames / torch.where(keep, wsum, 1)).to(frames.dtype)\n    return frames\n",
                 unsafe=True,
             ),
             Example("def bump(self, labels: torch.Tensor):\n    self.scores[labels == 0] += 1.0\n"),
@@ -131,6 +153,8 @@ TensorRT versions: all.""",
     def _check(self, statement: cst.Assign | cst.AugAssign, target: cst.BaseExpression, why: str | None) -> None:
         if type(target) is not cst.Subscript or not self._active():
             return
+        if why is None and type(statement) is cst.Assign and self._trailing_update(statement, target):
+            return
         for element in target.slice:
             index = element.slice
             if type(index) is cst.Index and index.star is None and self.evidence(index.value) != NONE \
@@ -150,10 +174,71 @@ TensorRT versions: all.""",
                             Fix({statement: replacement}, safety=Safety.UNSAFE, helpers=(HELPER,)))
                 return
 
+    # --- `t[:, m] = t[:, m] / u[m]`: the mask on the last axis -------------------------------
+    def _trailing_update(self, statement: cst.Assign, target: cst.Subscript) -> bool:
+        """Report (and fix) ``t[:, m] = t[:, m] op u[m]``, where the 1-D mask ``m`` indexes ``t``'s last axis
+        after bare colons and ``u`` has the mask's shape: the selected elements of ``t`` combined with the
+        matching ones of ``u`` (nnAudio's iSTFT divides the overlap-added frames by the window's square sum
+        where it is not zero). Elementwise, that is ``t op u`` at the mask and ``t`` elsewhere, with the mask
+        broadcast from the right as torch.where does. False where the statement is not of that form."""
+        elements = target.slice
+        if len(elements) < 2 or not all(_is_bare_colon(e) for e in elements[:-1]):
+            return False
+        last = elements[-1].slice
+        if type(last) is not cst.Index or last.star is not None:
+            return False
+        mask = strip_parens(last.value)
+        update = _own_update(strip_parens(statement.value), target, mask)
+        if update is None:
+            return False
+        operator, read, operand = update
+        colons = len(elements) - 1
+        seen_read, seen_operand = self._observed.indexed(read), self._observed.indexed(operand)
+        if self._observed.known and (seen_read or seen_operand):
+            # The recorded run decides: a 1-D bool mask over the last axis of `t`, and `u` of the mask's shape.
+            wanted = f"tuple({'basic,' * colons}bool:1)"
+            if not seen_read or not seen_operand or any(s != (wanted, colons + 1) for s in seen_read) \
+                    or any(s != ("bool:1", 1) for s in seen_operand):
+                return False
+        elif self.evidence(mask) == NONE or not self._tensor_involved(target.value, mask):
+            return False
+        message = (f"assignment through boolean mask `{_described(mask)}` on the last axis exports as NonZero + "
+                   "ScatterND")
+        why = self._rebinding_blocker(statement, target)
+        if why is not None:
+            self.report(target, f"{message}; compute the new tensor with torch.where (not rewritten: {why})")
+            return True
+        name = code_of(strip_parens(target.value))
+        torch_name = self.context.torch_name()
+        source, where = code_of(strip_parens(operand.value)), code_of(mask)
+        if operator in ("*", "/"):
+            # A factor of 1 outside the mask, as for `t[m] *= v`: no 0 * inf gradient from the rows it leaves.
+            text = f"({name} {operator} {torch_name}.where({where}, {source}, 1)).to({name}.dtype)"
+        else:
+            text = f"{torch_name}.where({where}, ({name} {operator} {source}).to({name}.dtype), {name})"
+        replacement = cst.Assign(targets=[cst.AssignTarget(target=cst.Name(name))],
+                                 value=cst.parse_expression(text), semicolon=statement.semicolon)
+        self.report(target, f"{message}; `torch.where` over the mask computes the new tensor (a Where; the name "
+                    "is rebound to it: fix needs --unsafe)", Fix({statement: replacement}, safety=Safety.UNSAFE))
+        return True
+
     # --- when the rebinding is the write ------------------------------------------------
     def _blocker(self, statement: cst.Assign | cst.AugAssign, target: cst.Subscript,
                  mask: cst.BaseExpression) -> str | None:
         """Why rebinding the name may not do what the write did, or None."""
+        base = strip_parens(target.value)
+        if type(base) is cst.Name and self.context.function is not None \
+                and not _same_mask_selection(statement.value, mask, statement):
+            value, name = statement.value, base.value
+            if mentions_name(value, name):
+                return f"the value reads `{name}` itself (one value per selected row, which torch.where cannot place)"
+            if _selects_with(value, mask):
+                return (f"the value selects rows with the mask itself (`{short_code(value, 30)}`: one value per "
+                        "selected row, which torch.where cannot place)")
+        return self._rebinding_blocker(statement, target)
+
+    def _rebinding_blocker(self, statement: cst.Assign | cst.AugAssign, target: cst.Subscript) -> str | None:
+        """Why rebinding the target's name may not reach what the write reached, or None."""
         base = strip_parens(target.value)
         if type(base) is not cst.Name:
             return (f"the target `{short_code(base, 30)}` is an attribute, a view or a call's result: rebinding "
@@ -162,13 +247,6 @@ TensorRT versions: all.""",
         function = self.context.function
         if function is None:
             return "not inside a function"
-        value = statement.value
-        if not _same_mask_selection(value, mask, statement):
-            if mentions_name(value, name):
-                return f"the value reads `{name}` itself (one value per selected row, which torch.where cannot place)"
-            if _selects_with(value, mask):
-                return (f"the value selects rows with the mask itself (`{short_code(value, 30)}`: one value per "
-                        "selected row, which torch.where cannot place)")
         scan = _Uses(function, name, statement)
         if scan.declared:
             return f"`{name}` is declared global or nonlocal"
@@ -216,6 +294,37 @@ def _same_mask_selection(value: cst.BaseExpression, mask: cst.BaseExpression,
     index = value.slice[0].slice
     return type(index) is cst.Index and index.star is None and code_of(strip_parens(index.value)) == code_of(mask) \
         and type(strip_parens(value.value)) in (cst.Name, cst.Attribute)
+
+
+#: Tensor methods that are one of the elementwise operators, with their operand as the one argument.
+_METHOD_OPERATORS = {"add": "+", "sub": "-", "subtract": "-", "mul": "*", "multiply": "*", "div": "/",
+                     "divide": "/", "true_divide": "/"}
+_BINARY_OPERATORS: dict[type, str] = {cst.Add: "+", cst.Subtract: "-", cst.Multiply: "*", cst.Divide: "/"}
+
+
+def _own_update(value: cst.BaseExpression, target: cst.Subscript,
+                mask: cst.BaseExpression) -> tuple[str, cst.Subscript, cst.Subscript] | None:
+    """``(operator, the read of the target, u[mask])`` where ``value`` is ``target op u[mask]`` or
+    ``target.div(u[mask])`` (the same subscript read back, a plain elementwise operator, and the operand
+    selected by the same mask alone); None otherwise."""
+    if type(value) is cst.BinaryOperation and type(value.operator) in _BINARY_OPERATORS:
+        operator, read, operand = _BINARY_OPERATORS[type(value.operator)], value.left, value.right
+    elif type(value) is cst.Call:
+        parts = method_call(value)
+        if parts is None or parts[1] not in _METHOD_OPERATORS or len(value.args) != 1 \
+                or value.args[0].keyword is not None or value.args[0].star:
+            return None
+        operator, read, operand = _METHOD_OPERATORS[parts[1]], parts[0], value.args[0].value
+    else:
+        return None
+    read, operand = strip_parens(read), strip_parens(operand)
+    if type(read) is not cst.Subscript or code_of(read) != code_of(target) or type(operand) is not cst.Subscript \
+            or len(operand.slice) != 1 or type(strip_parens(operand.value)) not in (cst.Name, cst.Attribute):
+        return None
+    index = operand.slice[0].slice
+    if type(index) is not cst.Index or index.star is not None or code_of(strip_parens(index.value)) != code_of(mask):
+        return None
+    return operator, read, operand
 
 
 def _may_be_view(value: cst.BaseExpression, name: str) -> bool:

@@ -216,6 +216,18 @@ class ObservedFacts(Provider):
         return prove_in_file(self.facts, info, where.start.line, where.start.column + 1, where.end.line,
                              where.end.column + 1)
 
+    def indexed(self, node: cst.Subscript) -> list[tuple[str, int]]:
+        """How the recorded forwards indexed a tensor at the read ``node``: ``(index kind, rank of the indexed
+        tensor)`` per call, the kind as ``tensor_sites.index_kind`` writes it (``bool:1``,
+        ``tuple(basic,bool:1)``). Empty without facts or where it was not seen."""
+        where = self._where_observed(node)
+        if where is None:
+            return []
+        span = self.facts.span(where.start.line, where.start.column + 1, where.end.line, where.end.column + 1)
+        if span is None:
+            return []
+        return [(str(e.get("index")), int(e.get("rank", -1))) for e in self.facts.facts.at("index", span)]
+
     def squeezed_axes(self, node: cst.Call) -> tuple[int, ...] | None:
         """The axes that had size 1 on every observed call of ``squeeze()`` at ``node`` (None: not observed,
         or its rank changed between calls)."""

@@ -229,3 +229,47 @@ def test_migrate_fixes_the_export_failure_at_the_fold(tmp_path: Path) -> None:
     assert (fold["rule"], fold["line"]) == ("TRT312", 18) and fold["proof"].startswith("verified:")
     assert report["exit_code"] == 0 and report["equivalent"] is True
     assert not [r for r in report["remaining"] if r["severity"] == "error"], report["remaining"]
+
+
+# An iSTFT's overlap-add: frames of n_fft samples every `hop` samples (hop < n_fft, so they overlap) folded
+# into one row whose length is computed from the frame count (KinWaiCheuk/nnAudio@ad2d8875f335b0a08098e42a0a2826b89a7fa073
+# Installation/nnAudio/utils.py:56, and its window square sum at :47; the same fold in
+# Manza12/nnAudio@9ad7663fd4d68968918f361d5991cf96eb99f2b4 Installation/nnAudio/utils.py:29 and :23).
+def _overlap_add(frames: torch.Tensor, hop: int) -> torch.Tensor:
+    n_fft = frames.shape[1]
+    length = n_fft + hop * (frames.shape[2] - 1)
+    return _trt_fold(frames, (1, length), kernel_size=(1, n_fft), stride=hop).flatten(1)
+
+
+class _OverlapAdd(torch.nn.Module):
+    def forward(self, frames: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        window = torch.arange(1, frames.shape[1] + 1, dtype=frames.dtype) / frames.shape[1]
+        stacked = window.unsqueeze(-1).repeat((1, frames.shape[2])).unsqueeze(0)
+        return _overlap_add(frames, 3), _overlap_add(stacked ** 2, 3).flatten()
+
+
+def test_an_istft_overlap_add_with_its_length_from_the_frame_count_exports_exactly() -> None:
+    """The export form is fold's sum for a (1, n_fft) kernel whose stride is shorter than it and does not divide
+    it, the kernel size and the output length traced from the input's shape, at every batch size and frame
+    count. The number of shifted images was `-(-k // s)`, which the TorchScript exporter writes with a
+    truncating Div: one short for a traced `k`, and the last part's pad negative, so the last samples were 0."""
+    model = _OverlapAdd().eval()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import io
+
+        buffer = io.BytesIO()
+        torch.onnx.export(model, (torch.randn(1, 8, 5),), buffer, dynamo=False, opset_version=17,
+                          input_names=["frames"], dynamic_axes={"frames": {0: "batch", 2: "count"}})
+    session = ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
+    for shape in [(1, 8, 5), (3, 8, 11), (2, 8, 1), (1, 8, 2)]:
+        frames = torch.randn(shape)
+        frames[0, 0, 0], frames[-1, 7, -1] = float("inf"), float("nan")
+        for given in (frames, torch.zeros(shape), -frames.abs()):
+            with torch.no_grad():
+                want = [t.numpy() for t in model(given)]
+                ref = [F.fold(given, (1, 8 + 3 * (shape[2] - 1)), kernel_size=(1, 8), stride=3).flatten(1).numpy()]
+            got = session.run(None, {"frames": given.numpy()})
+            np.testing.assert_array_equal(want[0], ref[0])
+            for a, b in zip(got, want):
+                np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6, equal_nan=True, err_msg=str(shape))

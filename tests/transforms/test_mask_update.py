@@ -300,3 +300,207 @@ def test_assignments_are_tensor_where_with_unsafe() -> None:
     assert "scores = torch.where(_trt_mask_rows(labels == 0, scores), (scores + 1.0).to(scores.dtype), scores)" in after
     assert "scores[keep, 0:1] = labels[:, None]" in after  # mixed indices: reported only
     assert "_trt_mask_index(boxes, keep)[0] = 1.0" in after
+
+
+# The mask on the last axis, the selected elements combined with those of a tensor of the mask's shape:
+# nnAudio's iSTFT, KinWaiCheuk/nnAudio@ad2d8875f335b0a08098e42a0a2826b89a7fa073
+# Installation/nnAudio/features/stft.py:49 (`real[:, m] = real[:, m].div(w_sum[m])` after the overlap-add).
+TRAILING = """
+import torch
+
+
+def unwindow(frames: torch.Tensor, wsum: torch.Tensor, gain: torch.Tensor):
+    out = frames * 1.0
+    keep = wsum > 1e-10
+    out[:, keep] = out[:, keep].div(wsum[keep])
+    out[:, keep] = out[:, keep] * gain[keep]
+    out[:, keep] = out[:, keep] + gain[keep]
+    out[:, keep] = (out[:, keep].sub(wsum[keep]))
+    return out[:, 1:]
+
+
+def cube(frames: torch.Tensor, wsum: torch.Tensor):
+    out = frames.clone()
+    ok = wsum != 0
+    out[:, :, ok] = out[:, :, ok] / wsum[ok]
+    return out
+"""
+
+
+def test_trailing_mask_update_rewrite_text() -> None:
+    after = rewrite(TRAILING, unsafe=True, select=("TRT202",))
+    assert "    out = (out / torch.where(keep, wsum, 1)).to(out.dtype)\n" in after
+    assert "    out = (out * torch.where(keep, gain, 1)).to(out.dtype)\n" in after
+    assert "    out = torch.where(keep, (out + gain).to(out.dtype), out)\n" in after
+    assert "    out = torch.where(keep, (out - wsum).to(out.dtype), out)\n" in after
+    assert "    out = (out / torch.where(ok, wsum, 1)).to(out.dtype)\n" in after
+    assert "[:, keep]" not in after and "[:, :, ok]" not in after and "_trt_mask_rows" not in after
+    assert rewrite(TRAILING, select=("TRT202",)) == textwrap.dedent(TRAILING)  # unsafe: only with --unsafe
+    assert rewrite(after, unsafe=True, select=("TRT202",)) == after
+
+
+@pytest.mark.parametrize("line, why", [
+    ("self.buf[:, keep] = self.buf[:, keep] / v[keep]", "is an attribute"),
+    ("y[:, keep] = y[:, keep] / v", "other indices beside the mask"),  # not the mask's selection of `v`
+    ("y[:, keep] = y[:, keep] // v[keep]", "other indices beside the mask"),  # no elementwise operator of ours
+    ("y[:, keep] = x[:, keep] / v[keep]", "other indices beside the mask"),  # another tensor's selection
+])
+def test_trailing_mask_update_refusals(line: str, why: str) -> None:
+    code = f"""
+    import torch
+
+    def f(self, x: torch.Tensor, v: torch.Tensor):
+        y = x * 2
+        keep = v > 0
+        {line}
+        return y, x
+    """
+    from trtcodemod.engine import Options, check_source
+
+    [finding] = check_source(textwrap.dedent(code).encode(), "snippet.py", Options(select=("TRT202",), unsafe=True))
+    assert finding.fix.value == "none" and why in finding.message, finding.message
+
+
+def _trailing_inputs() -> dict[str, tuple[torch.Tensor, ...]]:
+    g = torch.Generator().manual_seed(5)
+    frames = torch.randn(3, 7, generator=g)
+    wsum = torch.rand(7, generator=g) + 0.25
+    wsum[0], wsum[-1] = 0.0, 1e-12  # a window's square sum vanishes at the ends
+    gain = torch.randn(7, generator=g)
+    odd = frames.clone()
+    odd[0, 0], odd[1, 3], odd[2, 6], odd[0, 4] = float("inf"), float("nan"), -float("inf"), -0.0
+    return {
+        "random": (frames, wsum, gain),
+        "negative": (-frames.abs(), wsum, -gain.abs()),
+        "zeros": (torch.zeros(3, 7), torch.zeros(7), torch.zeros(7)),
+        "all-true": (frames, wsum + 1.0, gain),
+        "inf-nan": (odd, wsum, gain),
+        "inf-divisor": (frames, torch.full((7,), float("inf")), gain),
+        "empty-batch": (frames[:0], wsum, gain),
+        "empty-length": (frames[:, :0], wsum[:0], gain[:0]),
+        "mask-mismatch": (frames, wsum[:5], gain[:5]),  # the original's IndexError; the rewrite's error
+    }
+
+
+@pytest.mark.parametrize("label", list(_trailing_inputs()))
+def test_trailing_mask_update_runs_are_unchanged(label: str) -> None:
+    after = rewrite(TRAILING, unsafe=True, select=("TRT202",))
+    before_f, after_f = load(TRAILING, "unwindow"), load(after, "unwindow")
+    frames, wsum, gain = _trailing_inputs()[label]
+    graded = [frames.clone().requires_grad_(), wsum.clone().requires_grad_(), gain.clone().requires_grad_()]
+    # A mask that does not fit the last axis raises in both (IndexError before, RuntimeError after).
+    kinds = label != "mask-mismatch"
+    assert_same_run(run_once(before_f, [frames, wsum, gain]), run_once(after_f, [frames, wsum, gain]),
+                    context=label, exception_types=kinds)
+    _same_up_to_zero_signs(run_once(before_f, graded), run_once(after_f, graded), label, kinds)
+    cube_before, cube_after = load(TRAILING, "cube"), load(after, "cube")
+    stacked = torch.stack([frames, frames.flip(0)], 1) if frames.shape[0] else frames.unsqueeze(1)
+    assert_same_run(run_once(cube_before, [stacked, wsum]), run_once(cube_after, [stacked, wsum]), context=label,
+                    exception_types=kinds)
+    _same_up_to_zero_signs(run_once(cube_before, [stacked.clone().requires_grad_(), wsum.clone().requires_grad_()]),
+                           run_once(cube_after, [stacked.clone().requires_grad_(), wsum.clone().requires_grad_()]),
+                           label, kinds)
+
+
+def _same_up_to_zero_signs(before, after, label: str, kinds: bool) -> None:
+    """The whole run contract, the gradients up to float summation order and the sign of a zero: the write's
+    backward adds the selected elements' gradient into zeros (0.0 + -0.0 is 0.0) and sums a broadcast
+    divisor's gradient over the selection, the rewrite's product passes a -0.0 on and sums over all
+    (the rule's doc)."""
+    grads = before.grads, after.grads
+    before.grads = after.grads = None
+    assert_same_run(before, after, context=label, exception_types=kinds)
+    assert (grads[0] is None) == (grads[1] is None), label
+    for want, got in zip(*(g or [] for g in grads)):
+        assert (want is None) == (got is None), label
+        if want is not None:
+            torch.testing.assert_close(got, want, rtol=1e-6, atol=0.0, equal_nan=True, msg=label)
+
+
+def test_trailing_mask_update_exports_as_where_at_every_size() -> None:
+    """The original's TorchScript graph writes the selection back through NonZero + ScatterND; the rewrite's
+    is a `Where`, equal to eager mode at other batch sizes and lengths."""
+    after = rewrite(TRAILING, unsafe=True, select=("TRT202",))
+
+    def module(code: str) -> torch.nn.Module:
+        function = load(code, "unwindow")
+
+        class Unwindow(torch.nn.Module):
+            def forward(self, frames: torch.Tensor, wsum: torch.Tensor) -> torch.Tensor:
+                return function(frames, wsum, wsum * 0.5)
+
+        return Unwindow().eval()
+
+    def export(model: torch.nn.Module) -> bytes:
+        buffer = io.BytesIO()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(model, (torch.randn(2, 16), torch.rand(16)), buffer, dynamo=False,
+                              input_names=["frames", "wsum"], opset_version=17,
+                              dynamic_axes={"frames": {0: "n", 1: "length"}, "wsum": {0: "length"}})
+        return buffer.getvalue()
+
+    original_ops = {node.op_type for node in onnx.load_from_string(export(module(TRAILING))).graph.node}
+    assert {"NonZero", "ScatterND"} <= original_ops, original_ops
+    data = export(module(after))
+    ops = {node.op_type for node in onnx.load_from_string(data).graph.node}
+    assert "Where" in ops and not ops & {"NonZero", "ScatterND", "GatherND"}, ops
+    session = ort.InferenceSession(data, providers=["CPUExecutionProvider"])
+    # A periodic Hann window's square sum is zero at its first sample: the mask leaves it.
+    for frames in (torch.randn(2, 16), torch.randn(3, 40), torch.zeros(1, 9), -torch.rand(4, 33)):
+        wsum = torch.hann_window(frames.shape[1]) ** 2
+        want = module(TRAILING)(frames, wsum).numpy()
+        [got] = session.run(None, {"frames": frames.numpy(), "wsum": wsum.numpy()})
+        np.testing.assert_array_equal(got, want)
+
+
+# nnAudio's own spelling (KinWaiCheuk/nnAudio@ad2d8875f335b0a08098e42a0a2826b89a7fa073
+# Installation/nnAudio/features/stft.py:49): a mask whose name says "indices", kept on the module, known to be
+# a 1-D bool mask only from the recorded run.
+OBSERVED = """import torch
+
+
+class Inverse(torch.nn.Module):
+    def unwindow(self, real):
+        real = real * 1.0
+        real[:, self.nonzero_indices] = real[:, self.nonzero_indices].div(self.w_sum[self.nonzero_indices])
+        return real[:, 1:]
+"""
+
+
+def _index_facts(read: tuple[str, int], operand: tuple[str, int]):
+    from pathlib import Path
+
+    from trtcodemod.evidence.facts import Facts
+
+    path = str(Path("snippet.py").resolve())
+    line = OBSERVED.splitlines()[6]
+    read_text, operand_text = "real[:, self.nonzero_indices]", "self.w_sum[self.nonzero_indices]"
+    read_at, operand_at = line.index(read_text, line.index("=")), line.index(operand_text)
+
+    def event(start: int, text: str, kind: str, rank: int) -> dict:
+        return {"kind": "index", "path": path, "line": 7, "column": start + 1, "end_line": 7,
+                "end_column": start + len(text) + 1, "index": kind, "rank": rank}
+
+    return Facts(runs=3, lines={path: set(range(1, 10))},
+                 events=[event(read_at, read_text, *read), event(operand_at, operand_text, *operand)])
+
+
+@pytest.mark.parametrize("read, operand, fixed", [
+    (("tuple(basic,bool:1)", 2), ("bool:1", 1), True),
+    (("tuple(basic,bool:1)", 3), ("bool:1", 1), False),  # the mask is not on the last axis
+    (("tuple(basic,int64:1)", 2), ("int64:1", 1), False),  # positions, not a mask
+    (("tuple(basic,bool:1)", 2), ("bool:1", 2), False),  # `u` is not of the mask's shape
+])
+def test_trailing_mask_update_from_the_recorded_run(read: tuple[str, int], operand: tuple[str, int],
+                                                    fixed: bool) -> None:
+    from trtcodemod.engine import Options, check_source, fix_source
+
+    options = Options(select=("TRT202",), unsafe=True, facts=_index_facts(read, operand), scope="all")
+    found = check_source(OBSERVED.encode(), "snippet.py", options)
+    assert [f.fix.value for f in found] == (["unsafe"] if fixed else []), [f.message for f in found]
+    assert check_source(OBSERVED.encode(), "snippet.py", Options(select=("TRT202",), unsafe=True)) == []
+    if fixed:
+        after = fix_source(OBSERVED.encode(), "snippet.py", options).source.decode()
+        assert ("        real = (real / torch.where(self.nonzero_indices, self.w_sum, 1)).to(real.dtype)\n"
+                in after), after

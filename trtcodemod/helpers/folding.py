@@ -50,7 +50,10 @@ def _trt_fold_shifted(input, output_size, kernel_size, padding, stride):
     cols = (width + 2 * pw - kw) // sw + 1
     # batch, channel, kernel row, kernel column, block row, block column -> rows of blocks first.
     blocks = columns.reshape(batch, channels, kh, kw, rows, cols).permute(0, 1, 4, 2, 5, 3)
-    shifts_h, shifts_w = -(-kh // sh), -(-kw // sw)
+    # ceil(k / s) on non-negative numbers only: with a size traced from a shape (nnAudio's `n_fft = X.shape[1]`)
+    # the TorchScript exporter writes `//` as ONNX Div, which truncates, so `-(-k // s)` came out one short
+    # where the stride does not divide the kernel, and the last part's pad turned negative (a crop).
+    shifts_h, shifts_w = (kh + sh - 1) // sh, (kw + sw - 1) // sw
     # Starting from zeros, as fold does: a lone -0.0 sums to 0.0 there too.
     image = torch.zeros((), dtype=input.dtype, device=input.device)
     for qh in range(shifts_h):
