@@ -10,7 +10,8 @@ as a list of tensors, which ``torch.tensor`` rejects at run time: eager mode's e
 becomes an error; :mod:`._stacked_list` rewrites a list of index tensors first), and a name
 first bound inside the loop and read after it (the loop may run zero times, so TorchScript
 finds it undefined on that path: "undefined value"; :mod:`._loop_prebind` declares it where
-that is sound). A returned number literal compiles but
+that is sound). A function of the file it calls is compiled with it, as written: a parameter
+there with a default and no annotation is rejected (:func:`callee_blocker`). A returned number literal compiles but
 stops the traced export ("Tracer cannot set value trace for type Int"). Other rejections (Python
 features TorchScript lacks) remain the fix's stated assumption.
 """

@@ -1147,7 +1147,15 @@ math.ceil(max(h, w) / k)`, then `for i in range(n_iters):`, kornia's distance tr
 report says so and why no rewrite of the number helps: `range` reads it into a Python int again,
 so the trace unrolls the loop for the example's size; the step by hand is a fixed trip count that
 covers the largest deployed size (where later rounds change nothing) or the loop in a
-`torch.jit.script` function. Where the number decides an `if` that picks what a loop collects
+`torch.jit.script` function. No fix is offered there, nor where the number is passed to a function
+of the file whose parameter bounds such a loop (pytorch_filters' XDoG: `size1 = 2 * int(3 *
+scaled_simga) + 1`, the sigma scaled by `(H + W) / 2`, passed to `variable_gaussian_blur(image,
+size=size1)`, which fills the kernel in `for i in range(size)`), nor where it is computed from a
+bound read whole (`offset = int(np.floor(size / 2))` beside `for i in range(size)`): kept traced it
+meets the example's loop, and `migrate` tried and took back each such fix. Where the number sizes
+what the loop builds (a kernel whose shape follows the image's), no graph of one shape holds every
+size: the report says to make the number a constant, or to declare the axes static and export one
+engine per deployed size. Where the number decides an `if` that picks what a loop collects
 (its test reads the number, or a local computed from it with Python arithmetic, and a branch
 appends or ends the iteration), no fix is offered either: the trace keeps the branch the example
 took at every size, so the number kept traced would meet the example's choice, another program
@@ -1401,10 +1409,12 @@ baked choice). Applies to every TensorRT version.""",
                  and any(n is node for n in walk(statement.value))
                  for assigned in statement.targets for target in [assigned.target] if type(target) is cst.Name}
         bound = _range_bound(function, lambda n: n is node or type(n) is cst.Name and n.value in names)
+        relation = "it is the trip count"
         if bound is None:
             # A number read whole as the bound (`range(size)`) and used here (`int(np.floor(size / 2))`).
             read = {n.value for arg in node.args for n in walk(arg.value) if type(n) is cst.Name}
             bound = _range_bound(function, lambda n: type(n) is cst.Name and n.value in read, whole=True)
+            relation = "it is computed from the trip count" if bound is not None else relation
         where = ""
         if bound is None:
             callee = self._bounding_callee(function, node, names)
@@ -1412,7 +1422,7 @@ baked choice). Applies to every TensorRT version.""",
                 return ""
             bound, where = callee[0], f" in `{callee[1]}`, the function it is passed to"
         # The loop is named by its code: rules read no positions but through providers.
-        return (f"; it is the trip count of the loop `for ... in {short_code(bound)}`{where}, which `range` "
+        return (f"; {relation} of the loop `for ... in {short_code(bound)}`{where}, which `range` "
                 "reads into a Python int again: the trace unrolls the loop as many times as the example's "
                 "size needs, so a larger input gets too few rounds and no arithmetic on the size changes "
                 "that. By hand: loop a fixed number of times that covers the largest size you deploy "

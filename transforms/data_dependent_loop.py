@@ -37,7 +37,13 @@ through a mask held in a local, `detections[~invalid]`, or an index shifted by a
 `order[inds + 1]`). And a loop of any bound that a `break` under a condition on tensor values
 ends (`for _ in range(100): ... if err.item() < tol: break`): the trip count is the data's.
 Tensors are those the code shows (parameters annotated as tensors and what flows from them)
-or, with a recorded run (`--facts`, `migrate`), those the run saw.
+or, with a recorded run (`--facts`, `migrate`), those the run saw (a plain function's parameter
+every recorded call passed a tensor is one). What a function of the file decorated with
+`torch.jit.script` returns from tensors is data too: an iterate-until-convergence loop,
+`while not done: image, done = step(image)` with `done = torch.equal(old, image)` in the scripted
+`step` (pytorch_filters' Canny hysteresis), whose test the recorded run sees read no value, as the
+read happens in TorchScript; its traced export stops ("Tracer cannot set value trace for type
+Bool").
 Loops in a function decorated with `torch.jit.script` or `torch.jit.script_if_tracing` are
 not reported: they stay loops in the export.
 
@@ -57,7 +63,9 @@ The rewrite (a loop in a module-level function without decorators, the guidance'
 evidently rejects the function (the decorator would raise at import): a parameter with a
 default and no annotation (taken as a Tensor) unless the default is a number, bool or string
 literal (then the parameter is annotated `int`, `float`, `bool` or `str`, the default's type), or
-`*args`/`**kwargs`; nor where it returns a number literal (`return keep, 0`: a traced export
+`*args`/`**kwargs`; nor where a function of the file it calls (compiled with it, as written) has a
+parameter with a default other than None and no annotation (the finding names it: annotate it and
+the fix applies); nor where it returns a number literal (`return keep, 0`: a traced export
 cannot carry a Python number out of a scripted function), nor where it calls `torch.tensor` on a
 list bound to `[]` (TorchScript types that list as a list of tensors, and `torch.tensor` of one
 raises at run time where eager mode returned an empty tensor); those loops are reported only.

@@ -21,6 +21,7 @@ import torch
 from safety import import_source
 from support import load, onnx_ops, rewrite, rules_found
 from trtcodemod.engine import Options, check_source
+from trtcodemod.evidence.facts import Facts
 from trtcodemod.rules import Safety
 
 
@@ -240,3 +241,21 @@ def test_a_convergence_loop_whose_helpers_compile_is_scripted(tmp_path: Path) ->
               torch.empty(0, 1, 4, 4)):
         assert torch.equal(before_fn(x), after_fn(x))
     assert torch.equal(after_fn(chain)[0, 0, 1], torch.ones(9))  # eight passes, all taken
+
+
+def test_a_recorded_run_makes_the_convergence_loop_data_where_the_code_shows_no_tensor() -> None:
+    """With facts (pytorch_filters' `canny(image, ...)` has no annotations): every recorded call passed
+    the parameter a tensor, so it is one; and the run read no tensor value in the `while` test, since
+    the scripted step read it in TorchScript, which is no evidence that the test is static."""
+    code = CONVERGE.replace("def trace_edges(edges: torch.Tensor,", "def trace_edges(edges,")
+    path = "/m.py"
+    lines = code.splitlines()
+    start = next(i for i, text in enumerate(lines, 1) if text.startswith("def trace_edges"))
+    ran = {path: set(range(start, len(lines) + 1))}
+    event = {"kind": "parameter", "path": path, "line": start, "column": 1, "end_line": start, "end_column": 1,
+             "direct": True, "count": 2, "function": "trace_edges", "name": "edges", "holds": "tensor"}
+    assert check_source(code.encode(), path, Options(select=("TRT104",))) == []
+    assert check_source(code.encode(), path, Options(select=("TRT104",), facts=Facts(runs=2, lines=ran))) == []
+    found = check_source(code.encode(), path, Options(select=("TRT104",), facts=Facts(runs=2, lines=ran,
+                                                                                           events=[event])))
+    assert [(f.rule, f.line) for f in found] == [("TRT104", 20)]
