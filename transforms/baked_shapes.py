@@ -1013,10 +1013,11 @@ def _collecting_branch(function: cst.FunctionDef, call: cst.Call) -> cst.If | No
 
 def _range_bound(function: cst.FunctionDef, reads: Callable[[cst.CSTNode], bool],
                  whole: bool = False) -> cst.Call | None:
-    """The first ``range(...)`` of a ``for`` loop in ``function`` with an argument that ``reads`` holds for
-    (at the argument, or, unless ``whole``, a node below it)."""
+    """The first ``range(...)`` of a ``for`` loop in ``function``, or of a comprehension's ``for`` (which a
+    trace unrolls alike: ``[g(x) for x in range(size)]``), with an argument that ``reads`` holds for (at the
+    argument, or, unless ``whole``, a node below it)."""
     for loop in walk(function):
-        if type(loop) is not cst.For or type(loop.iter) is not cst.Call:
+        if type(loop) not in (cst.For, cst.CompFor) or type(loop.iter) is not cst.Call:
             continue
         bound = loop.iter
         if type(bound.func) is cst.Name and bound.func.value == "range" and bound.args \
