@@ -145,7 +145,15 @@ class Decoder:
     def visit_While(self, node: cst.While) -> None:
         if self.context.function is None or self._scripted():
             return
-        if self.evident(self.current_facts(), node.test)[0]:
+        facts = self.current_facts()
+        if self.evident(facts, node.test)[0] and facts is not None and facts.scripted_read(node.test):
+            self._report_loop(node, "`while` condition is a value a scripted function computes from tensors (an "
+                              "iterate-until-convergence loop): a traced export cannot carry a Python bool or number "
+                              "out of a scripted function and stops there; loop a fixed number of times that covers "
+                              "the most passes the deployed data needs (where later passes change nothing), or "
+                              "script the loop with its function (an ONNX `Loop` whose condition the graph computes: "
+                              "`torch.equal` has no ONNX op, `bool((a == b).all())` of same-shaped tensors does)")
+        elif self.evident(facts, node.test)[0]:
             self._report_loop(node, "`while` condition depends on tensor values: a traced export unrolls the loop with the "
                         "example's trip count; vectorize with a fixed maximum and a mask, or script the loop")
         elif self._sized().reads_size(node.test):

@@ -219,6 +219,8 @@ def test_a_convergence_test_read_inside_a_scripted_step_is_data(tmp_path: Path) 
     found = check_source(CONVERGE.encode(), "m.py", Options(select=("TRT104",)))
     assert [(f.rule, f.line, f.fix) for f in found] == [("TRT104", 20, Safety.NONE)]
     assert "not scripted here: `thin`, which it calls, has parameter `weak`" in found[0].message
+    assert "cannot carry a Python bool or number out of a scripted function" in found[0].message
+    assert "loop a fixed number of times that covers the most passes" in found[0].message
     with pytest.raises(RuntimeError, match="Expected a default value of type Tensor"):
         torch.jit.script(import_source(CONVERGE, tmp_path)["trace_edges"])
     # Without the scripted step the name is an unknown function's result: no evidence, no finding.
