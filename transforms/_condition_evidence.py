@@ -301,6 +301,20 @@ class _Facts:
             return False
         return self.depends(test)
 
+    def scripted_read(self, test: cst.BaseExpression) -> bool:
+        """Does ``test`` read a name bound from a call of a scripted function of this file on tensors
+        (``image, done = step(image)``, ``step`` under ``@torch.jit.script``)? What that function reads
+        of tensor values it reads in TorchScript, where a recorded run sees no Python read."""
+        if self.bindings is None:
+            return False
+        read = read_names(test)
+        for target, value in self.bindings:
+            if type(value) is cst.Call and type(value.func) is cst.Name and read & set(bound_names(target)) \
+                    and not self.context.qualified_names(value.func) and self._scripted_file_function(value.func.value) \
+                    and self._args_level(value):
+                return True
+        return False
+
     def depends(self, node: cst.CSTNode) -> bool:
         """Is ``node`` evidently computed from tensor values of the inputs or module tensors?"""
         return self.level(node) >= _VALUE
@@ -379,6 +393,11 @@ class _Facts:
         if type(func) is cst.Name:
             if func.value in _PY_VALUE_BUILTINS and not names:
                 return min(self._args_level(call), _VALUE)  # `int(n)`, `max(a, b)`: Python values
+            if not names and self._scripted_file_function(func.value):
+                # A function TorchScript compiles computes from what it is given, like a submodule: its
+                # results on tensors are tensors or values read from them (`image, done = step(image)`
+                # with `done = torch.equal(old, image)` inside).
+                return _TENSOR if self._args_level(call) else _NONE
             return _NONE  # an unknown function: no evidence of what it returns
         if self._submodule_call(func):
             return _TENSOR if self._args_level(call) else _NONE
@@ -398,6 +417,16 @@ class _Facts:
         owner = self.owner
         return (owner is not None and type(func) is cst.Attribute and type(func.value) is cst.Name
                 and func.value.value == "self" and func.attr.value in owner.submodules)
+
+    def _scripted_file_function(self, name: str) -> bool:
+        """Is ``name`` a module-level function of this file decorated with ``torch.jit.script``, bound
+        nowhere else at module level?"""
+        body = self.context.module.body
+        found = [stmt for stmt in body if type(stmt) is cst.FunctionDef and stmt.name.value == name]
+        if len(found) != 1 or any(name in bound_names(t.target) for stmt in body if type(stmt) is cst.SimpleStatementLine
+                                  for s in stmt.body if type(s) is cst.Assign for t in s.targets):
+            return False
+        return any(self.context.refers_to(d.decorator, "torch.jit.script") for d in found[0].decorators)
 
     def _static_call(self, call: cst.Call) -> bool:
         func = call.func
@@ -912,11 +941,13 @@ class ConditionEvidence(Provider):
         if func is None:
             return None
         if cls is None:
-            # A plain function: only parameters annotated as tensors are evidence.
+            # A plain function: parameters annotated as tensors are evidence, and those every recorded
+            # call passed a tensor (pytorch_filters' `canny(image, ...)`, called by a module's forward).
             facts = self._functions.get(func)
             if facts is None:
+                seen = self.provider(ObservedFacts).number_parameters(func, frozenset({"tensor"}))
                 seeds = {p.name.value: _TENSOR for p in _method_params(func, False)
-                         if _is_tensor_annotation(p.annotation)}
+                         if _is_tensor_annotation(p.annotation) or p.name.value in seen}
                 facts = self._functions[func] = _analyze(self, func, seeds, None, is_method=False)
             return facts
         # Computed on first need only: most classes never reach a data-dependent branch.
@@ -1089,6 +1120,8 @@ class _DataFlowRule(Rule):
     def evident(self, facts: "_Facts | None", test: cst.BaseExpression) -> tuple[bool, bool]:
         """(does ``test`` depend on tensor values, did observed facts decide it)."""
         seen = self.observed(test)
+        if seen is False and facts is not None and facts.scripted_read(test) and facts.condition_depends(test):
+            seen = None  # the values were read inside TorchScript, out of the recorded run's sight
         if seen is not None:
             if seen and facts is not None and facts.fixed(test):
                 return False, False  # a value read, but of a tensor built from configuration only

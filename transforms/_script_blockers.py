@@ -10,7 +10,8 @@ as a list of tensors, which ``torch.tensor`` rejects at run time: eager mode's e
 becomes an error; :mod:`._stacked_list` rewrites a list of index tensors first), and a name
 first bound inside the loop and read after it (the loop may run zero times, so TorchScript
 finds it undefined on that path: "undefined value"; :mod:`._loop_prebind` declares it where
-that is sound). A returned number literal compiles but
+that is sound). A function of the file it calls is compiled with it, as written: a parameter
+there with a default and no annotation is rejected (:func:`callee_blocker`). A returned number literal compiles but
 stops the traced export ("Tracer cannot set value trace for type Int"). Other rejections (Python
 features TorchScript lacks) remain the fix's stated assumption.
 """
@@ -45,6 +46,41 @@ def script_blocker(function: cst.FunctionDef, is_torch_tensor: Callable[[cst.Bas
                 and node.args[0].value.value in started_empty and is_torch_tensor(node.func):
             return (f"`torch.tensor({node.args[0].value.value})` of a list started empty: TorchScript types the list "
                     "as a list of tensors, and `torch.tensor` of one raises at run time")
+    return None
+
+
+def callee_blocker(function: cst.FunctionDef, module: cst.Module) -> str | None:
+    """Why TorchScript would evidently reject a function of ``module`` that ``function`` calls by name,
+    directly or through other such calls, or None. Scripting ``function`` compiles each undecorated
+    module-level function it calls as written, without :func:`annotate_defaults`: a parameter there with
+    a default other than None and no annotation is taken as a Tensor and the default refused
+    (pytorch_filters' ``canny`` calls ``non_maximum_suppression(m, round_angle, threshold=0.005)``)."""
+    defined = {stmt.name.value: stmt for stmt in module.body if type(stmt) is cst.FunctionDef}
+    rebound = {name for stmt in module.body if type(stmt) is cst.SimpleStatementLine for s in stmt.body
+               if type(s) is cst.Assign for t in s.targets for name in bound_names(t.target)}
+    seen = {function.name.value}
+    pending = [function]
+    while pending:
+        caller = pending.pop()
+        targets = [t.target for node in walk(caller.body) if type(node) is cst.Assign for t in node.targets]
+        targets += [node.target for node in walk(caller.body) if type(node) in (cst.AnnAssign, cst.For)]
+        local = {p.name.value for p in _params(caller)} | {name for t in targets for name in bound_names(t)}
+        for node in walk(caller.body):
+            if type(node) is not cst.Call or type(node.func) is not cst.Name:
+                continue
+            name = node.func.value
+            callee = defined.get(name)
+            if callee is None or name in seen or name in rebound or name in local or callee.decorators:
+                continue  # not this file's plain function (a decorated one is compiled, or not, its own way)
+            seen.add(name)
+            if isinstance(callee.params.star_arg, cst.Param) or callee.params.star_kwarg is not None:
+                return f"`{name}`, which it calls, takes `*args`/`**kwargs`: TorchScript does not compile it"
+            for param in _params(callee):
+                if param.annotation is None and param.default is not None \
+                        and not (type(param.default) is cst.Name and param.default.value == "None"):
+                    return (f"`{name}`, which it calls, has parameter `{param.name.value}` with a default and no "
+                            "annotation: TorchScript takes it as a Tensor and rejects the default")
+            pending.append(callee)
     return None
 
 

@@ -1011,6 +1011,21 @@ def _collecting_branch(function: cst.FunctionDef, call: cst.Call) -> cst.If | No
     return None
 
 
+def _range_bound(function: cst.FunctionDef, reads: Callable[[cst.CSTNode], bool],
+                 whole: bool = False) -> cst.Call | None:
+    """The first ``range(...)`` of a ``for`` loop in ``function``, or of a comprehension's ``for`` (which a
+    trace unrolls alike: ``[g(x) for x in range(size)]``), with an argument that ``reads`` holds for (at the
+    argument, or, unless ``whole``, a node below it)."""
+    for loop in walk(function):
+        if type(loop) not in (cst.For, cst.CompFor) or type(loop.iter) is not cst.Call:
+            continue
+        bound = loop.iter
+        if type(bound.func) is cst.Name and bound.func.value == "range" and bound.args \
+                and any(reads(n) for arg in bound.args for n in ([arg.value] if whole else walk(arg.value))):
+            return bound
+    return None
+
+
 def _names(expr: cst.CSTNode) -> set[str]:
     """The plain names ``expr`` reads (the ``b`` of ``a.b`` is no name)."""
     attributes = {id(n.attr) for n in walk(expr) if type(n) is cst.Attribute}
@@ -1133,7 +1148,15 @@ math.ceil(max(h, w) / k)`, then `for i in range(n_iters):`, kornia's distance tr
 report says so and why no rewrite of the number helps: `range` reads it into a Python int again,
 so the trace unrolls the loop for the example's size; the step by hand is a fixed trip count that
 covers the largest deployed size (where later rounds change nothing) or the loop in a
-`torch.jit.script` function. Where the number decides an `if` that picks what a loop collects
+`torch.jit.script` function. No fix is offered there, nor where the number is passed to a function
+of the file whose parameter bounds such a loop (pytorch_filters' XDoG: `size1 = 2 * int(3 *
+scaled_simga) + 1`, the sigma scaled by `(H + W) / 2`, passed to `variable_gaussian_blur(image,
+size=size1)`, which fills the kernel in `for i in range(size)`), nor where it is computed from a
+bound read whole (`offset = int(np.floor(size / 2))` beside `for i in range(size)`): kept traced it
+meets the example's loop, and `migrate` tried and took back each such fix. Where the number sizes
+what the loop builds (a kernel whose shape follows the image's), no graph of one shape holds every
+size: the report says to make the number a constant, or to declare the axes static and export one
+engine per deployed size. Where the number decides an `if` that picks what a loop collects
 (its test reads the number, or a local computed from it with Python arithmetic, and a branch
 appends or ends the iteration), no fix is offered either: the trace keeps the branch the example
 took at every size, so the number kept traced would meet the example's choice, another program
@@ -1342,8 +1365,11 @@ baked choice). Applies to every TensorRT version.""",
                        f"example took at every size, and no rewrite of the number alone is the same program (kept "
                        f"traced, it would meet the example's branch at sizes where eager mode takes the other); "
                        f"{COLLECTING_BRANCH_STEP}")
-        trips = self._trip_count_note(node) if fix is None and branch is None else ""
+        trips = self._trip_count_note(node) if branch is None else ""
         if trips:
+            # Kept traced, the number meets `range`, which reads it back into a Python int: the helper's
+            # fix changes nothing the trace keeps (pytorch_filters' XDoG: a kernel size from the image's).
+            fix = None
             message = f"`{text}` turns a traced size into a Python number: the TorchScript export keeps the " \
                       f"example's value{trips}"
         self.found(node, message, fix)
@@ -1372,30 +1398,64 @@ baked choice). Applies to every TensorRT version.""",
     def _trip_count_note(self, node: cst.Call) -> str:
         """Where the number is the bound of a loop below (``n = math.ceil(max(h, w) / k)``, then ``for i in
         range(n):``), what no arithmetic changes: ``range`` reads it into a Python int again, so the trace
-        unrolls the loop as many times as the example's size needs (kornia's distance transform)."""
+        unrolls the loop as many times as the example's size needs (kornia's distance transform). Also
+        where the number is computed from such a bound (``offset = int(size / 2)`` beside ``for i in
+        range(size)``: the loop is the example's anyway), and where it is passed to a function of this file
+        whose parameter bounds such a loop (``blur(image, size=2 * int(3 * sigma) + 1)`` with ``for i in
+        range(size)`` building the kernel there: pytorch_filters' XDoG)."""
         function = self.context.function
         if function is None:
             return ""
         names = {target.value for statement in walk(function) if type(statement) is cst.Assign
                  and any(n is node for n in walk(statement.value))
                  for assigned in statement.targets for target in [assigned.target] if type(target) is cst.Name}
-        for loop in walk(function):
-            if type(loop) is not cst.For or type(loop.iter) is not cst.Call:
+        bound = _range_bound(function, lambda n: n is node or type(n) is cst.Name and n.value in names)
+        relation = "it is the trip count"
+        if bound is None:
+            # A number read whole as the bound (`range(size)`) and used here (`int(np.floor(size / 2))`).
+            read = {n.value for arg in node.args for n in walk(arg.value) if type(n) is cst.Name}
+            bound = _range_bound(function, lambda n: type(n) is cst.Name and n.value in read, whole=True)
+            relation = "it is computed from the trip count" if bound is not None else relation
+        where = ""
+        if bound is None:
+            callee = self._bounding_callee(function, node, names)
+            if callee is None:
+                return ""
+            bound, where = callee[0], f" in `{callee[1]}`, the function it is passed to"
+        # The loop is named by its code: rules read no positions but through providers.
+        return (f"; {relation} of the loop `for ... in {short_code(bound)}`{where}, which `range` "
+                "reads into a Python int again: the trace unrolls the loop as many times as the example's "
+                "size needs, so a larger input gets too few rounds and no arithmetic on the size changes "
+                "that. By hand: loop a fixed number of times that covers the largest size you deploy "
+                "(where later rounds change nothing, as in a cascade that has settled), or move the loop "
+                "into a torch.jit.script function (an ONNX Loop with a dynamic trip count); where the number "
+                "sizes what the loop builds (a kernel whose size follows the image's), no graph of one shape "
+                "holds every size: make the number a constant, or declare the axes static and export one "
+                "engine per deployed size")
+
+    def _bounding_callee(self, function: cst.FunctionDef, node: cst.Call,
+                         names: set[str]) -> tuple[cst.Call, str] | None:
+        """The ``range(...)`` bound and name of a module-level function of this file that ``function`` calls
+        with ``node`` or a name bound from it, where the parameter it fills bounds a ``for`` loop there."""
+        defined = {s.name.value: s for s in self.context.module.body if type(s) is cst.FunctionDef}
+        for call in walk(function):
+            if type(call) is not cst.Call or type(call.func) is not cst.Name:
                 continue
-            bound = loop.iter
-            if not (type(bound.func) is cst.Name and bound.func.value == "range" and bound.args):
+            callee = defined.get(call.func.value)
+            if callee is None or callee is function or self.context.qualified_names(call.func):
                 continue
-            if not any(n is node or type(n) is cst.Name and n.value in names for arg in bound.args
-                       for n in walk(arg.value)):
-                continue
-            # The loop is named by its code: rules read no positions but through providers.
-            return (f"; it is the trip count of the loop `for ... in {short_code(bound)}`, which `range` "
-                    "reads into a Python int again: the trace unrolls the loop as many times as the example's "
-                    "size needs, so a larger input gets too few rounds and no arithmetic on the size changes "
-                    "that. By hand: loop a fixed number of times that covers the largest size you deploy "
-                    "(where later rounds change nothing, as in a cascade that has settled), or move the loop "
-                    "into a torch.jit.script function (an ONNX Loop with a dynamic trip count)")
-        return ""
+            params = [*callee.params.posonly_params, *callee.params.params, *callee.params.kwonly_params]
+            for index, arg in enumerate(call.args):
+                if arg.star or not any(n is node or type(n) is cst.Name and n.value in names for n in walk(arg.value)):
+                    continue
+                keyword = arg.keyword.value if arg.keyword is not None else None
+                param = next((p.name.value for p in params if p.name.value == keyword), None) if keyword else \
+                    (params[index].name.value if index < len(params) else None)
+                bound = _range_bound(callee, lambda n, name=param: type(n) is cst.Name and n.value == name) \
+                    if param is not None else None
+                if bound is not None:
+                    return bound, callee.name.value
+        return None
 
     def _observed_size(self, node: cst.Call) -> bool:
         """Facts say ``node`` is about sizes: the observed export warned at its line that a traced

@@ -13,7 +13,7 @@ from trtcodemod.transforms._condition_evidence import REFERENCES as _REFERENCES
 from trtcodemod.transforms._condition_evidence import _TENSOR, _DataFlowRule
 from trtcodemod.transforms._data_sized import DataSized
 from trtcodemod.transforms._loop_prebind import prebind
-from trtcodemod.transforms._script_blockers import annotate_defaults, first_bound_inside, script_blocker
+from trtcodemod.transforms._script_blockers import annotate_defaults, callee_blocker, first_bound_inside, script_blocker
 from trtcodemod.transforms._stacked_list import stack_index_lists
 
 
@@ -37,7 +37,13 @@ through a mask held in a local, `detections[~invalid]`, or an index shifted by a
 `order[inds + 1]`). And a loop of any bound that a `break` under a condition on tensor values
 ends (`for _ in range(100): ... if err.item() < tol: break`): the trip count is the data's.
 Tensors are those the code shows (parameters annotated as tensors and what flows from them)
-or, with a recorded run (`--facts`, `migrate`), those the run saw.
+or, with a recorded run (`--facts`, `migrate`), those the run saw (a plain function's parameter
+every recorded call passed a tensor is one). What a function of the file decorated with
+`torch.jit.script` returns from tensors is data too: an iterate-until-convergence loop,
+`while not done: image, done = step(image)` with `done = torch.equal(old, image)` in the scripted
+`step` (pytorch_filters' Canny hysteresis), whose test the recorded run sees read no value, as the
+read happens in TorchScript; its traced export stops ("Tracer cannot set value trace for type
+Bool").
 Loops in a function decorated with `torch.jit.script` or `torch.jit.script_if_tracing` are
 not reported: they stay loops in the export.
 
@@ -57,7 +63,9 @@ The rewrite (a loop in a module-level function without decorators, the guidance'
 evidently rejects the function (the decorator would raise at import): a parameter with a
 default and no annotation (taken as a Tensor) unless the default is a number, bool or string
 literal (then the parameter is annotated `int`, `float`, `bool` or `str`, the default's type), or
-`*args`/`**kwargs`; nor where it returns a number literal (`return keep, 0`: a traced export
+`*args`/`**kwargs`; nor where a function of the file it calls (compiled with it, as written) has a
+parameter with a default other than None and no annotation (the finding names it: annotate it and
+the fix applies); nor where it returns a number literal (`return keep, 0`: a traced export
 cannot carry a Python number out of a scripted function), nor where it calls `torch.tensor` on a
 list bound to `[]` (TorchScript types that list as a list of tensors, and `torch.tensor` of one
 raises at run time where eager mode returned an empty tensor); those loops are reported only.
@@ -137,13 +145,20 @@ class Decoder:
     def visit_While(self, node: cst.While) -> None:
         if self.context.function is None or self._scripted():
             return
-        if self.evident(self.current_facts(), node.test)[0]:
-            self.report(node, "`while` condition depends on tensor values: a traced export unrolls the loop with the "
-                        "example's trip count; vectorize with a fixed maximum and a mask, or script the loop",
-                        self._script_fix(node))
+        facts = self.current_facts()
+        if self.evident(facts, node.test)[0] and facts is not None and facts.scripted_read(node.test):
+            self._report_loop(node, "`while` condition is a value a scripted function computes from tensors (an "
+                              "iterate-until-convergence loop): a traced export cannot carry a Python bool or number "
+                              "out of a scripted function and stops there; loop a fixed number of times that covers "
+                              "the most passes the deployed data needs (where later passes change nothing), or "
+                              "script the loop with its function (an ONNX `Loop` whose condition the graph computes: "
+                              "`torch.equal` has no ONNX op, `bool((a == b).all())` of same-shaped tensors does)")
+        elif self.evident(facts, node.test)[0]:
+            self._report_loop(node, "`while` condition depends on tensor values: a traced export unrolls the loop with the "
+                        "example's trip count; vectorize with a fixed maximum and a mask, or script the loop")
         elif self._sized().reads_size(node.test):
-            self.report(node, "`while` condition reads the size of a tensor whose size depends on values "
-                        f"({_SIZED_KINDS}): {_UNROLLS}", self._script_fix(node))
+            self._report_loop(node, "`while` condition reads the size of a tensor whose size depends on values "
+                        f"({_SIZED_KINDS}): {_UNROLLS}")
         else:
             self._report_data_break(node)
 
@@ -152,10 +167,16 @@ class Decoder:
         (``if err.item() < tol: break``): the trip count is the data's, whatever the bound says."""
         facts = self.current_facts()
         if any(self.evident(facts, test)[0] for test in _break_guards(loop.body)):
-            self.report(loop, f"a `break` under a condition on tensor values ends the loop: {_UNROLLS}",
-                        self._script_fix(loop))
+            self._report_loop(loop, f"a `break` under a condition on tensor values ends the loop: {_UNROLLS}")
 
-    def _script_fix(self, loop: cst.CSTNode) -> Fix | None:
+    def _report_loop(self, loop: cst.For | cst.While, message: str) -> None:
+        """Report ``loop`` with the scripting fix, or with why TorchScript would evidently reject it."""
+        fix = self._script_fix(loop)
+        if isinstance(fix, str):
+            message, fix = f"{message}; not scripted here: {fix}", None
+        self.report(loop, message, fix)
+
+    def _script_fix(self, loop: cst.CSTNode) -> Fix | str | None:
         """``@torch.jit.script`` on the module-level function that holds the loop, if it is one and
         nothing in it evidently stops TorchScript from compiling it (:mod:`._script_blockers`)."""
         context = self.context
@@ -168,6 +189,9 @@ class Decoder:
                                      context.torch_attr)
         if script_blocker(function, lambda callee: context.refers_to(callee, "torch.tensor") is not None):
             return None
+        blocker = callee_blocker(function, context.module)
+        if blocker is not None:
+            return blocker  # the user can annotate the callee: say which, where the loop is reported
         function = annotate_defaults(function)
         names = first_bound_inside(function, loop)
         if names:
@@ -195,8 +219,8 @@ class Decoder:
         call = node.iter
         if not (type(call) is cst.Call and type(call.func) is cst.Name and call.func.value == "range"):
             if self._sized().sized(call):
-                self.report(node, f"the loop iterates over a tensor whose size depends on values ({_SIZED_KINDS}): "
-                            f"{_UNROLLS}", self._script_fix(node))
+                self._report_loop(node, f"the loop iterates over a tensor whose size depends on values ({_SIZED_KINDS}): "
+                            f"{_UNROLLS}")
             else:
                 self._report_data_break(node)
             return
@@ -208,12 +232,11 @@ class Decoder:
         if dependent and facts is not None and facts.fixed(call):
             dependent = False  # `range(int(t.sum()))` of a tensor built from configuration only: the same count always
         if dependent:
-            self.report(node, "`range(...)` bound depends on tensor values: a traced export unrolls the loop with the "
-                        "example's trip count; vectorize with a fixed maximum and a mask, or script the loop",
-                        self._script_fix(node))
+            self._report_loop(node, "`range(...)` bound depends on tensor values: a traced export unrolls the loop with the "
+                        "example's trip count; vectorize with a fixed maximum and a mask, or script the loop")
         elif self._sized().reads_size(call):
-            self.report(node, "`range(...)` bound is the size of a tensor whose size depends on values "
-                        f"({_SIZED_KINDS}): {_UNROLLS}", self._script_fix(node))
+            self._report_loop(node, "`range(...)` bound is the size of a tensor whose size depends on values "
+                        f"({_SIZED_KINDS}): {_UNROLLS}")
         else:
             self._report_data_break(node)
 

@@ -2538,3 +2538,80 @@ def test_unannotated_sizes_are_ints_where_the_run_saw_only_ints(holds: str, rewr
         before, after = load(code, "_centers"), load(new, "_centers")
         for size in [(1, 1), (3, 2)]:
             assert bits_equal(torch.from_numpy(before(*size)), after(*size))
+
+
+# A kernel whose size follows the image's, built in a Python loop over that size (reduced from
+# pytorch_filters 0.1.1, pytorch_filters/main.py:59-75 and :221-235, `ex_difference_of_gaussians`:
+# `size1 = 2 * int(3 * scaled_simga) + 1` passed to `variable_gaussian_blur(image, size=size1, ...)`,
+# whose `for i in range(size)` fills the kernel); names and code are ours.
+KERNEL_FROM_SIZE = '''
+import math
+import torch
+import torch.nn.functional as F
+
+
+def blur(image, size, sigma):
+    kernel = torch.empty((size, size))
+    half = int(math.floor(size / 2))
+    for i in range(size):
+        for j in range(size):
+            kernel[i, j] = math.exp(-((i - half) ** 2 + (j - half) ** 2) / (2 * sigma ** 2))
+    kernel = (kernel / kernel.sum())[None, None]
+    return F.conv2d(image, kernel, padding=half)
+
+
+def scaled_blur(image: torch.Tensor, sigma: float = 1.0) -> torch.Tensor:
+    _, _, h, w = image.shape
+    scaled = sigma * (h + w) / 2 / 16
+    width = 2 * int(3 * scaled) + 1
+    return blur(image, size=width, sigma=scaled)
+
+
+def ring(image: torch.Tensor) -> torch.Tensor:
+    n = int(image.shape[2] / 4)
+    out = image
+    for _ in range(3):
+        out = torch.roll(out, n, 2) + out
+    return out
+'''
+
+
+def test_a_number_that_sizes_a_kernel_built_in_a_loop_elsewhere_gets_no_fix() -> None:
+    """TRT712 without a fix where the number is passed to a function of the file whose parameter bounds
+    a `range` loop there (the kernel's size): kept traced, it meets `range` again, so the helper's fix
+    changes nothing the trace keeps (`migrate` tried it three times on pytorch_filters' XDoG and took
+    each back). The report names the loop and the function, and the step by hand for a kernel whose
+    size follows the image's; a number no loop reads (`ring`'s roll, under a static `range(3)`) keeps
+    its fix."""
+    found = check_source(KERNEL_FROM_SIZE.encode(), "m.py", Options(select=("TRT712",)))
+    by_line = {f.line: f for f in found}
+    kernel = by_line[20]
+    assert kernel.fix == Safety.NONE
+    assert "the trip count of the loop `for ... in range(size)` in `blur`, the function it is passed to" in \
+        kernel.message
+    assert "export one engine per deployed size" in kernel.message and "make the number a constant" in kernel.message
+    assert by_line[25].fix == Safety.UNSAFE and "trip count" not in by_line[25].message
+    # Why: the kernel's shape follows the input's size, so a trace at one size is another program at the next.
+    scaled_blur = load(KERNEL_FROM_SIZE, "scaled_blur")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        traced = torch.jit.trace(scaled_blur, (torch.rand(1, 1, 16, 16),))
+    for x in (torch.rand(1, 1, 16, 16), torch.zeros(1, 1, 16, 16), -torch.rand(1, 1, 16, 16)):
+        assert torch.equal(traced(x), scaled_blur(x))
+    big = torch.rand(1, 1, 40, 40)
+    assert not torch.allclose(traced(big), scaled_blur(big))
+
+
+def test_a_number_computed_from_a_loop_bound_gets_no_fix() -> None:
+    """TRT712 in the loop's own function, with facts: `half = int(math.floor(size / 2))` beside `for i in
+    range(size)`: the loop is the example's at every size whatever `half` becomes, so no fix is offered."""
+    path = Path("/k.py")
+    lines = KERNEL_FROM_SIZE.splitlines()
+    line = next(i for i, text in enumerate(lines, 1) if "half = int(" in text)
+    events = [{"kind": "traced", "path": str(path), "line": line, "column": 1, "end_line": line,
+               "end_column": len(lines[line - 1]) + 1, "count": 1, "message": "Converting a tensor to a Python integer"}]
+    facts = Facts(runs=1, lines={str(path): set(range(1, len(lines) + 1))}, events=events)
+    found = check_source(KERNEL_FROM_SIZE.encode(), str(path), Options(select=("TRT712",), facts=facts))
+    [half] = [f for f in found if f.line == line]
+    assert half.fix == Safety.NONE
+    assert "it is computed from the trip count of the loop `for ... in range(size)`, which `range` reads" in half.message

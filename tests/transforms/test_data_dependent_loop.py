@@ -20,6 +20,9 @@ import torch
 
 from safety import import_source
 from support import load, onnx_ops, rewrite, rules_found
+from trtcodemod.engine import Options, check_source
+from trtcodemod.evidence.facts import Facts
+from trtcodemod.rules import Safety
 
 
 CODE = '''\
@@ -176,3 +179,85 @@ def test_loops_use_the_same_evidence() -> None:
             return x
     """
     assert rules_found(code, select=("TRT104",)) == ["TRT104", "TRT104"]
+
+
+# An iterate-until-convergence loop whose test is a bool a scripted step computes from the image
+# (reduced from pytorch_filters 0.1.1, pytorch_filters/main.py:118-143 and :189-191, Canny's
+# hysteresis: `while not is_complete: image, is_complete = hysteresis(image, threshold=threshold_2)`
+# with `is_complete = torch.equal(old_img, image)` inside the scripted step); names and code are ours.
+CONVERGE = '''\
+import torch
+import torch.nn.functional as F
+
+
+@torch.jit.script
+def grow(edges: torch.Tensor, strong: float = 0.5) -> tuple[torch.Tensor, bool]:
+    before = edges.clone()
+    near = F.max_pool2d(edges, 3, 1, 1) >= strong
+    edges = torch.where(near & (edges > 0.0), torch.ones_like(edges), edges)
+    return edges, torch.equal(before, edges)
+
+
+def thin(m, weak=0.1):
+    return torch.where(m >= weak, m, torch.zeros_like(m))
+
+
+def trace_edges(edges: torch.Tensor, weak: float = 0.1) -> torch.Tensor:
+    edges = thin(edges, weak=weak)
+    settled = False
+    while not settled:
+        edges, settled = grow(edges)
+    return edges
+'''
+
+
+def test_a_convergence_test_read_inside_a_scripted_step_is_data(tmp_path: Path) -> None:
+    """TRT104: `settled`, the bool a scripted function computes from the tensor it is given, decides the
+    `while`: the trip count is the data's. A helper TorchScript would reject (`thin`'s unannotated
+    `weak=0.1`, compiled with the function scripting would compile) keeps the fix off and the finding
+    names it, so `migrate` proposes no rewrite that fails at import."""
+    found = check_source(CONVERGE.encode(), "m.py", Options(select=("TRT104",)))
+    assert [(f.rule, f.line, f.fix) for f in found] == [("TRT104", 20, Safety.NONE)]
+    assert "not scripted here: `thin`, which it calls, has parameter `weak`" in found[0].message
+    assert "cannot carry a Python bool or number out of a scripted function" in found[0].message
+    assert "loop a fixed number of times that covers the most passes" in found[0].message
+    with pytest.raises(RuntimeError, match="Expected a default value of type Tensor"):
+        torch.jit.script(import_source(CONVERGE, tmp_path)["trace_edges"])
+    # Without the scripted step the name is an unknown function's result: no evidence, no finding.
+    plain = CONVERGE.replace("@torch.jit.script\n", "")
+    assert check_source(plain.encode(), "m.py", Options(select=("TRT104",))) == []
+
+
+def test_a_convergence_loop_whose_helpers_compile_is_scripted(tmp_path: Path) -> None:
+    """With `thin`'s default annotated the function compiles: the fix scripts it, and eager mode is the
+    same on a chain of weak pixels the strong one reaches in several passes, no edges, negatives, zeros
+    and an empty image (NaN never settles: `torch.equal` of NaN is False, in both)."""
+    code = CONVERGE.replace("def thin(m, weak=0.1):", "def thin(m, weak: float = 0.1):")
+    after = rewrite(code, unsafe=True, select=("TRT104",))
+    assert "@torch.jit.script\ndef trace_edges(edges: torch.Tensor, weak: float = 0.1) -> torch.Tensor:" in after
+    before_fn, after_fn = import_source(code, tmp_path)["trace_edges"], import_source(after, tmp_path)["trace_edges"]
+    chain = torch.zeros(1, 1, 3, 9)
+    chain[0, 0, 1, 0] = 0.9
+    chain[0, 0, 1, 1:] = 0.2
+    for x in (chain, torch.zeros(1, 1, 4, 4), -torch.rand(1, 1, 5, 5), torch.rand(2, 1, 6, 7),
+              torch.empty(0, 1, 4, 4)):
+        assert torch.equal(before_fn(x), after_fn(x))
+    assert torch.equal(after_fn(chain)[0, 0, 1], torch.ones(9))  # eight passes, all taken
+
+
+def test_a_recorded_run_makes_the_convergence_loop_data_where_the_code_shows_no_tensor() -> None:
+    """With facts (pytorch_filters' `canny(image, ...)` has no annotations): every recorded call passed
+    the parameter a tensor, so it is one; and the run read no tensor value in the `while` test, since
+    the scripted step read it in TorchScript, which is no evidence that the test is static."""
+    code = CONVERGE.replace("def trace_edges(edges: torch.Tensor,", "def trace_edges(edges,")
+    path = "/m.py"
+    lines = code.splitlines()
+    start = next(i for i, text in enumerate(lines, 1) if text.startswith("def trace_edges"))
+    ran = {path: set(range(start, len(lines) + 1))}
+    event = {"kind": "parameter", "path": path, "line": start, "column": 1, "end_line": start, "end_column": 1,
+             "direct": True, "count": 2, "function": "trace_edges", "name": "edges", "holds": "tensor"}
+    assert check_source(code.encode(), path, Options(select=("TRT104",))) == []
+    assert check_source(code.encode(), path, Options(select=("TRT104",), facts=Facts(runs=2, lines=ran))) == []
+    found = check_source(code.encode(), path, Options(select=("TRT104",), facts=Facts(runs=2, lines=ran,
+                                                                                           events=[event])))
+    assert [(f.rule, f.line) for f in found] == [("TRT104", 20)]
