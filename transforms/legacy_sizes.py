@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import has_star_args, method_call, short_code
+from trtcodemod.astutil import has_star_args, method_call, short_code, visit_readonly, walk
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
+from trtcodemod.scopes import ASSIGN, Bindings
 from trtcodemod.transforms._op_calls import in_inserted_helper
 from trtcodemod.transforms._size_facts import TS_PITFALLS, SizeRule
 
@@ -32,7 +33,8 @@ _MESSAGE = ("reads each size into a Python int: while tracing, the new tensor is
 
 
 class LegacySizes(SizeRule):
-    needs_text = (b"Tensor(", b".new(")
+    # A call, or an alias bound at the end of a line (`FloatTensor = torch.cuda.FloatTensor if c else torch.FloatTensor`).
+    needs_text = (b"Tensor(", b".new(", b"Tensor\n", b"Tensor\r", b"Tensor #", b"Tensor  #")
     info = RuleInfo(
         id="TRT349",
         name="legacy-constructor-sizes",
@@ -132,6 +134,11 @@ TensorRT versions: all (the problem is the exported graph).""",
                     "https://pytorch.org/docs/stable/tensors.html"),
     )
 
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        #: id of a function → its aliases of legacy constructors (see :func:`_aliases_in`).
+        self._aliases: dict[int, dict[str, tuple[cst.BaseExpression, set[int]]]] = {}
+
     def visit_Call(self, node: cst.Call) -> None:
         if in_inserted_helper(self) or has_star_args(node) or not node.args:
             return
@@ -140,6 +147,15 @@ TensorRT versions: all (the problem is the exported graph).""",
         if not sizes or any(a.keyword is not None for a in node.args[:len(sizes)]):
             return  # a keyword before a size: not the constructor's signature
         legacy = self.context.refers_to(node.func, *_LEGACY)
+        if legacy is None and type(node.func) is cst.Name and not named:
+            alias = self._alias(node.func, node)
+            if alias is not None and self._sizes(node, sizes, None):
+                base, name, device = alias
+                fix = Fix({node: self._empty(node, base, name, device)})
+                self.found(node, f"`{short_code(node)}` (`{node.func.value}` names a legacy `{name}` constructor) "
+                                 f"{_MESSAGE}; `torch.empty` of the same sizes, dtype and device takes the traced sizes",
+                           fix)
+            return
         if legacy is not None:
             if (legacy != "torch.Tensor" and named) or any(k != "device" for k in named):
                 return
@@ -204,16 +220,86 @@ TensorRT versions: all (the problem is the exported graph).""",
             base = base.value
         if not self.context.refers_to(base, "torch"):
             return None
-        dtype = cst.Attribute(value=base, attr=cst.Name(_TYPED[func.attr.value]))
+        return self._empty(node, base, func.attr.value, cst.SimpleString('"cuda"' if cuda else '"cpu"'))
+
+    def _empty(self, node: cst.Call, base: cst.BaseExpression, name: str, device: cst.BaseExpression) -> cst.Call:
+        """``base.empty(sizes..., dtype=base.<dtype of name>, device=device)`` for ``node``'s sizes."""
+        dtype = cst.Attribute(value=base, attr=cst.Name(_TYPED[name]))
         comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
         args = list(node.args)
         last = args[-1]
         args[-1] = last.with_changes(comma=comma)
         equal = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
         args.append(cst.Arg(keyword=cst.Name("dtype"), equal=equal, value=dtype, comma=comma))
-        args.append(cst.Arg(keyword=cst.Name("device"), equal=equal,
-                            value=cst.SimpleString('"cuda"' if cuda else '"cpu"'), comma=last.comma))
+        args.append(cst.Arg(keyword=cst.Name("device"), equal=equal, value=device, comma=last.comma))
         return node.with_changes(func=cst.Attribute(value=base, attr=cst.Name("empty")), args=args)
+
+    def _alias(self, name: cst.Name, call: cst.Call) -> tuple[cst.BaseExpression, str, cst.BaseExpression] | None:
+        """(``torch`` as spelled, the constructor's name, the device expression) where ``name`` is a local
+        alias of typed legacy constructors of one dtype: bound once in the function, by a statement of
+        its body that runs before ``call``, to ``torch[.cuda].<Name>`` or to a choice between the two
+        (``FloatTensor = torch.cuda.FloatTensor if x.is_cuda else torch.FloatTensor``). The device of a
+        choice is read from the alias itself (``"cuda" if FloatTensor is torch.cuda.FloatTensor else
+        "cpu"``): the condition's own names may be rebound before the call (YOLO decoders rebind ``x``)."""
+        function = self.context.function
+        if function is None or type(function.body) is not cst.IndentedBlock:
+            return None
+        found = self._aliases.get(id(function))
+        if found is None:
+            found = self._aliases[id(function)] = _aliases_in(function)
+        entry = found.get(name.value)
+        if entry is None or id(call) in entry[1]:
+            return None  # not an alias, or a call in the statements up to the binding (runs before it)
+        value = entry[0]
+        branches = (value.body, value.orelse) if type(value) is cst.IfExp else (value,)
+        kinds = []
+        for branch in branches:
+            legacy = self.context.refers_to(branch, *_LEGACY)
+            if legacy is None or legacy == "torch.Tensor" or type(branch) is not cst.Attribute:
+                return None  # `torch.Tensor` follows the default tensor type: not one dtype and device
+            cuda = legacy.startswith("torch.cuda.")
+            base = branch.value.value if cuda else branch.value  # type: ignore[attr-defined]
+            if not self.context.refers_to(base, "torch"):
+                return None
+            kinds.append((branch.attr.value, cuda, base))
+        if len({kind[0] for kind in kinds}) != 1:
+            return None  # `torch.cuda.FloatTensor if c else torch.DoubleTensor`: the dtype depends on `c`
+        devices = [cst.SimpleString('"cuda"' if kind[1] else '"cpu"') for kind in kinds]
+        if len(kinds) == 1 or kinds[0][1] == kinds[1][1]:
+            device: cst.BaseExpression = devices[0]
+        else:
+            test = cst.Comparison(left=cst.Name(name.value), comparisons=[
+                cst.ComparisonTarget(operator=cst.Is(), comparator=value.body.deep_clone())])  # type: ignore[attr-defined]
+            device = cst.IfExp(test=test, body=devices[0], orelse=devices[1])
+        return kinds[0][2], kinds[0][0], device
+
+
+def _aliases_in(function: cst.FunctionDef) -> dict[str, tuple[cst.BaseExpression, set[int]]]:
+    """name → (value, ids of the calls that run up to its binding) for each name ``function`` binds
+    exactly once, by an assignment that is a statement of its body (so that it runs before every
+    later statement) of an attribute or of a choice between two (``a.B if c else a.C``)."""
+    collector = Bindings()
+    collector.bind_params(function.params)
+    visit_readonly(function.body, collector)
+    found: dict[str, tuple[cst.BaseExpression, set[int]]] = {}
+    statements = function.body.body  # type: ignore[attr-defined]
+    for index, statement in enumerate(statements):
+        if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1:
+            continue
+        assign = statement.body[0]
+        if type(assign) is not cst.Assign or len(assign.targets) != 1 or type(assign.targets[0].target) is not cst.Name:
+            continue
+        value = assign.value
+        if not (type(value) is cst.Attribute or (type(value) is cst.IfExp and type(value.body) is cst.Attribute
+                                                  and type(value.orelse) is cst.Attribute)):
+            continue
+        name = assign.targets[0].target.value
+        sites = collector.sites.get(name, [])
+        if len(sites) != 1 or sites[0][0] != ASSIGN or sites[0][1] is not value:
+            continue  # bound again (or a parameter, `global`, `del`): not this value at every call
+        before = {id(node) for earlier in statements[:index + 1] for node in walk(earlier) if type(node) is cst.Call}
+        found[name] = (value, before)
+    return found
 
 
 def _reads_size_of(size: cst.BaseExpression, owner: cst.BaseExpression) -> bool:
