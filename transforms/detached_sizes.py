@@ -38,8 +38,8 @@ class DetachedSizes(RuntimeScopeRule):
     info = RuleInfo(
         id="TRT354",
         name="detached-sizes",
-        summary="`x.data.size()` / `x.data.shape` / `x.data + y`: sizes and values read through `.data` are the "
-                "traced example's, baked with no TracerWarning; read them from the tensor while tracing",
+        summary="`x.data.size()` / `x.data.shape`: sizes read through `.data` are the traced example's numbers, "
+                "baked with no TracerWarning; read them from the tensor while tracing",
         doc="""\
 What it finds: `X.data.size()`, `X.data.size(i)`, `X.data.shape` (and a subscript of either) in
 run-time code, where `X` is not an attribute chain of `self` (a parameter's or buffer's sizes do
