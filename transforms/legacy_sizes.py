@@ -236,8 +236,8 @@ TensorRT versions: all (the problem is the exported graph).""",
 
     def _alias(self, name: cst.Name, call: cst.Call) -> tuple[cst.BaseExpression, str, cst.BaseExpression] | None:
         """(``torch`` as spelled, the constructor's name, the device expression) where ``name`` is a local
-        alias of typed legacy constructors of one dtype: bound once in the function, by a statement of
-        its body that runs before ``call``, to ``torch[.cuda].<Name>`` or to a choice between the two
+        alias of typed legacy constructors of one dtype: bound once in the function, by a statement
+        that runs before ``call`` (see :func:`_aliases_in`), to ``torch[.cuda].<Name>`` or to a choice between the two
         (``FloatTensor = torch.cuda.FloatTensor if x.is_cuda else torch.FloatTensor``). The device of a
         choice is read from the alias itself (``"cuda" if FloatTensor is torch.cuda.FloatTensor else
         "cpu"``): the condition's own names may be rebound before the call (YOLO decoders rebind ``x``)."""
@@ -248,8 +248,8 @@ TensorRT versions: all (the problem is the exported graph).""",
         if found is None:
             found = self._aliases[id(function)] = _aliases_in(function)
         entry = found.get(name.value)
-        if entry is None or id(call) in entry[1]:
-            return None  # not an alias, or a call in the statements up to the binding (runs before it)
+        if entry is None or id(call) not in entry[1]:
+            return None  # not an alias, or a call not after the binding in its block (may run before it)
         value = entry[0]
         branches = (value.body, value.orelse) if type(value) is cst.IfExp else (value,)
         kinds = []
@@ -275,30 +275,36 @@ TensorRT versions: all (the problem is the exported graph).""",
 
 
 def _aliases_in(function: cst.FunctionDef) -> dict[str, tuple[cst.BaseExpression, set[int]]]:
-    """name → (value, ids of the calls that run up to its binding) for each name ``function`` binds
-    exactly once, by an assignment that is a statement of its body (so that it runs before every
-    later statement) of an attribute or of a choice between two (``a.B if c else a.C``)."""
+    """name → (value, ids of the calls that run after its binding) for each name ``function`` binds
+    exactly once, to an attribute or a choice between two (``a.B if c else a.C``), by an assignment
+    statement of a block of its body: the calls after it in that block (and the blocks inside them)
+    run after it (a decoder's loop over its outputs binds the alias in the loop's body, bubbliiiing's
+    ``decode_box``)."""
     collector = Bindings()
     collector.bind_params(function.params)
     visit_readonly(function.body, collector)
     found: dict[str, tuple[cst.BaseExpression, set[int]]] = {}
-    statements = function.body.body  # type: ignore[attr-defined]
-    for index, statement in enumerate(statements):
-        if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1:
+    for block in walk(function.body):
+        if type(block) is not cst.IndentedBlock:
             continue
-        assign = statement.body[0]
-        if type(assign) is not cst.Assign or len(assign.targets) != 1 or type(assign.targets[0].target) is not cst.Name:
-            continue
-        value = assign.value
-        if not (type(value) is cst.Attribute or (type(value) is cst.IfExp and type(value.body) is cst.Attribute
-                                                  and type(value.orelse) is cst.Attribute)):
-            continue
-        name = assign.targets[0].target.value
-        sites = collector.sites.get(name, [])
-        if len(sites) != 1 or sites[0][0] != ASSIGN or sites[0][1] is not value:
-            continue  # bound again (or a parameter, `global`, `del`): not this value at every call
-        before = {id(node) for earlier in statements[:index + 1] for node in walk(earlier) if type(node) is cst.Call}
-        found[name] = (value, before)
+        statements = block.body
+        for index, statement in enumerate(statements):
+            if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1:
+                continue
+            assign = statement.body[0]
+            if type(assign) is not cst.Assign or len(assign.targets) != 1 \
+                    or type(assign.targets[0].target) is not cst.Name:
+                continue
+            value = assign.value
+            if not (type(value) is cst.Attribute or (type(value) is cst.IfExp and type(value.body) is cst.Attribute
+                                                      and type(value.orelse) is cst.Attribute)):
+                continue
+            name = assign.targets[0].target.value
+            sites = collector.sites.get(name, [])
+            if len(sites) != 1 or sites[0][0] != ASSIGN or sites[0][1] is not value:
+                continue  # bound again (or a parameter, `global`, `del`): not this value at every call
+            after = {id(node) for later in statements[index + 1:] for node in walk(later) if type(node) is cst.Call}
+            found[name] = (value, after)
     return found
 
 

@@ -399,11 +399,44 @@ def test_the_alias_forms(alias: str, device: str) -> None:
     assert after.endswith(f"        return torch.empty(x.shape[0], 2, dtype=torch.{dtype}, device={device})\n"), after
 
 
+#: bubbliiiing/yolo3-pytorch@8fbb81d3377b7a404c8634ad26ff3f1193da2cad utils/utils_bbox.py:72,98 and
+#: BobLiu20/YOLOv3_PyTorch@c6b483743598b5f64d520d81e7e5f47ba936d4c9 nets/yolo_loss.py:70,83 bind the alias inside
+#: a block (a loop over the outputs, an `else:`) and call it later in that block. My own re-writing of the form.
+IN_A_LOOP = """import torch
+
+
+def decode(out: torch.Tensor, scales: list[float]):
+    boxes = []
+    for scale in scales:
+        FloatTensor = torch.cuda.FloatTensor if out.is_cuda else torch.FloatTensor
+        b = FloatTensor(out[..., :2].shape)
+        b[..., 0] = out[..., 0] + 1
+        b[..., 1] = out[..., 1] * scale
+        boxes.append(b)
+    return boxes
+"""
+
+
+def test_an_alias_bound_in_a_block_is_taken_for_the_calls_after_it_in_that_block(tmp_path: Path) -> None:
+    after = rewrite(IN_A_LOOP, select=("TRT349",))
+    assert ('        b = torch.empty(out[..., :2].shape, dtype=torch.float32, '
+            'device="cuda" if FloatTensor is torch.cuda.FloatTensor else "cpu")\n') in after, after
+    before_f, after_f = import_source(IN_A_LOOP, tmp_path)["decode"], import_source(after, tmp_path)["decode"]
+    pairs = []
+    for out in (torch.randn(2, 3, 2), torch.zeros(0, 2), torch.tensor([[float("nan"), -float("inf")], [-0.0, 5.0]])):
+        pairs += zip(before_f(out, [2.0, -1.0, 0.0]), after_f(out, [2.0, -1.0, 0.0]))
+    for want, got in pairs:
+        assert (got.shape, got.dtype, got.device) == (want.shape, want.dtype, want.device)
+        assert torch.equal(got.nan_to_num(), want.nan_to_num()) and torch.equal(got.isnan(), want.isnan())
+
+
 @pytest.mark.parametrize("body", [
     # bound twice: which constructor the call makes depends on the path taken
     "        T = torch.FloatTensor\n        if y:\n            T = torch.DoubleTensor\n        return T(x.shape[0])\n",
-    # bound inside a branch: maybe not bound at the call
+    # bound inside a branch, called after it: maybe not bound at the call
     "        if y:\n            T = torch.FloatTensor\n        return T(x.shape[0])\n",
+    # bound after the call in a loop's body: the first turn's call runs before it
+    "        for _ in y:\n            a = T(x.shape[0])\n            T = torch.FloatTensor\n        return a\n",
     # the call runs before the binding
     "        a = T(x.shape[0])\n        T = torch.FloatTensor\n        return a\n",
     # another dtype on each side: the dtype is the condition's
