@@ -43,7 +43,10 @@ class LegacySizes(SizeRule):
         doc="""\
 What it finds, in run-time code: a legacy constructor called with sizes, the old way to allocate a
 tensor to fill later: `torch.Tensor(...)`, a typed one (`torch.FloatTensor`, `torch.LongTensor`,
-`torch.ByteTensor`, ... and their `torch.cuda.` forms) or the tensor method `x.new(...)`, where
+`torch.ByteTensor`, ... and their `torch.cuda.` forms, also called through a local name bound once
+to one of them or to a choice between the CPU and CUDA forms of one dtype, by a statement that runs
+before the call: `FloatTensor = torch.cuda.FloatTensor if x.is_cuda else torch.FloatTensor`, as
+YOLOv3 decoders write it) or the tensor method `x.new(...)`, where
 the arguments are sizes and at least one is a size of a tensor (`x.shape[i]`, `x.size(i)`, a name
 unpacked from `x.size()`, arithmetic on those, or a whole shape: `x.size()`, `x.shape[2:]`), as
 TRT711–TRT716 decide. `o.shape[i]` or `o.size(i)` of an object not shown to be a tensor (a
@@ -62,7 +65,9 @@ transformers 5.24.0's RAG shifts targets with `target.new(target.shape[0], 1).fi
 variational (locked) dropout in many RNN repositories draws its mask from
 `x.new(x.size(0), 1, x.size(2)).bernoulli_(1 - p)` or `x.data.new(...)`; older detection and NAS
 code pads channels with `torch.cuda.FloatTensor(batch_size, channels, h, w).fill_(0)` after
-`batch_size, _, h, w = x.size()`.
+`batch_size, _, h, w = x.size()`; YOLOv3 decoders (eriklindernoren's PyTorch-YOLOv3 and its many
+copies, torch_yolo3 0.1.1) fill `pred_boxes = FloatTensor(prediction[..., :4].shape)` channel by
+channel through the device-chosen alias.
 
 Why it hurts: the legacy constructors read every size into a Python int. Under the TorchScript
 exporter (and `torch.jit.trace`) the result is recorded as a constant of the traced example's
@@ -78,7 +83,9 @@ The rewrite: `torch.Tensor(a, b)` → `_trt_legacy_empty(a, b)` (an inserted hel
 `trtcodemod/helpers/constants.py`: the legacy constructor itself outside a trace, `torch.empty` of
 the same sizes and the default dtype while tracing, which records the sizes' own nodes);
 `torch.FloatTensor(a, b)` → `torch.empty(a, b, dtype=torch.float32, device="cpu")` (`"cuda"` for
-`torch.cuda.FloatTensor`, the dtype of each typed constructor); `x.new(a, b)` → `x.new_empty(a, b)`
+`torch.cuda.FloatTensor`, the dtype of each typed constructor; through a choice bound to a name, the
+device the name holds: `device="cuda" if FloatTensor is torch.cuda.FloatTensor else "cpu"`, since
+the condition's own names may be rebound before the call); `x.new(a, b)` → `x.new_empty(a, b)`
 (the same arguments: `new_empty` takes sizes as `new` does, one by one or as one shape).
 
 Fix safety: safe. Each form makes a new tensor of the same sizes, dtype and device, contiguous,
