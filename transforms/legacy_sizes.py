@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import has_star_args, method_call, short_code
+from trtcodemod.astutil import has_star_args, method_call, short_code, visit_readonly, walk
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
+from trtcodemod.scopes import ASSIGN, Bindings
 from trtcodemod.transforms._op_calls import in_inserted_helper
 from trtcodemod.transforms._size_facts import TS_PITFALLS, SizeRule
 
@@ -32,7 +33,8 @@ _MESSAGE = ("reads each size into a Python int: while tracing, the new tensor is
 
 
 class LegacySizes(SizeRule):
-    needs_text = (b"Tensor(", b".new(")
+    # A call, or an alias bound at the end of a line (`FloatTensor = torch.cuda.FloatTensor if c else torch.FloatTensor`).
+    needs_text = (b"Tensor(", b".new(", b"Tensor\n", b"Tensor\r", b"Tensor #", b"Tensor  #")
     info = RuleInfo(
         id="TRT349",
         name="legacy-constructor-sizes",
@@ -41,7 +43,10 @@ class LegacySizes(SizeRule):
         doc="""\
 What it finds, in run-time code: a legacy constructor called with sizes, the old way to allocate a
 tensor to fill later: `torch.Tensor(...)`, a typed one (`torch.FloatTensor`, `torch.LongTensor`,
-`torch.ByteTensor`, ... and their `torch.cuda.` forms) or the tensor method `x.new(...)`, where
+`torch.ByteTensor`, ... and their `torch.cuda.` forms, also called through a local name bound once
+to one of them or to a choice between the CPU and CUDA forms of one dtype, by a statement that runs
+before the call: `FloatTensor = torch.cuda.FloatTensor if x.is_cuda else torch.FloatTensor`, as
+YOLOv3 decoders write it) or the tensor method `x.new(...)`, where
 the arguments are sizes and at least one is a size of a tensor (`x.shape[i]`, `x.size(i)`, a name
 unpacked from `x.size()`, arithmetic on those, or a whole shape: `x.size()`, `x.shape[2:]`), as
 TRT711–TRT716 decide. `o.shape[i]` or `o.size(i)` of an object not shown to be a tensor (a
@@ -60,7 +65,9 @@ transformers 5.24.0's RAG shifts targets with `target.new(target.shape[0], 1).fi
 variational (locked) dropout in many RNN repositories draws its mask from
 `x.new(x.size(0), 1, x.size(2)).bernoulli_(1 - p)` or `x.data.new(...)`; older detection and NAS
 code pads channels with `torch.cuda.FloatTensor(batch_size, channels, h, w).fill_(0)` after
-`batch_size, _, h, w = x.size()`.
+`batch_size, _, h, w = x.size()`; YOLOv3 decoders (eriklindernoren's PyTorch-YOLOv3 and its many
+copies, torch_yolo3 0.1.1) fill `pred_boxes = FloatTensor(prediction[..., :4].shape)` channel by
+channel through the device-chosen alias.
 
 Why it hurts: the legacy constructors read every size into a Python int. Under the TorchScript
 exporter (and `torch.jit.trace`) the result is recorded as a constant of the traced example's
@@ -76,7 +83,9 @@ The rewrite: `torch.Tensor(a, b)` → `_trt_legacy_empty(a, b)` (an inserted hel
 `trtcodemod/helpers/constants.py`: the legacy constructor itself outside a trace, `torch.empty` of
 the same sizes and the default dtype while tracing, which records the sizes' own nodes);
 `torch.FloatTensor(a, b)` → `torch.empty(a, b, dtype=torch.float32, device="cpu")` (`"cuda"` for
-`torch.cuda.FloatTensor`, the dtype of each typed constructor); `x.new(a, b)` → `x.new_empty(a, b)`
+`torch.cuda.FloatTensor`, the dtype of each typed constructor; through a choice bound to a name, the
+device the name holds: `device="cuda" if FloatTensor is torch.cuda.FloatTensor else "cpu"`, since
+the condition's own names may be rebound before the call); `x.new(a, b)` → `x.new_empty(a, b)`
 (the same arguments: `new_empty` takes sizes as `new` does, one by one or as one shape).
 
 Fix safety: safe. Each form makes a new tensor of the same sizes, dtype and device, contiguous,
@@ -132,6 +141,11 @@ TensorRT versions: all (the problem is the exported graph).""",
                     "https://pytorch.org/docs/stable/tensors.html"),
     )
 
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        #: id of a function → its aliases of legacy constructors (see :func:`_aliases_in`).
+        self._aliases: dict[int, dict[str, tuple[cst.BaseExpression, set[int]]]] = {}
+
     def visit_Call(self, node: cst.Call) -> None:
         if in_inserted_helper(self) or has_star_args(node) or not node.args:
             return
@@ -140,6 +154,15 @@ TensorRT versions: all (the problem is the exported graph).""",
         if not sizes or any(a.keyword is not None for a in node.args[:len(sizes)]):
             return  # a keyword before a size: not the constructor's signature
         legacy = self.context.refers_to(node.func, *_LEGACY)
+        if legacy is None and type(node.func) is cst.Name and not named:
+            alias = self._alias(node.func, node)
+            if alias is not None and self._sizes(node, sizes, None):
+                base, name, device = alias
+                fix = Fix({node: self._empty(node, base, name, device)})
+                self.found(node, f"`{short_code(node)}` (`{node.func.value}` names a legacy `{name}` constructor) "
+                                 f"{_MESSAGE}; `torch.empty` of the same sizes, dtype and device takes the traced sizes",
+                           fix)
+            return
         if legacy is not None:
             if (legacy != "torch.Tensor" and named) or any(k != "device" for k in named):
                 return
@@ -204,16 +227,92 @@ TensorRT versions: all (the problem is the exported graph).""",
             base = base.value
         if not self.context.refers_to(base, "torch"):
             return None
-        dtype = cst.Attribute(value=base, attr=cst.Name(_TYPED[func.attr.value]))
+        return self._empty(node, base, func.attr.value, cst.SimpleString('"cuda"' if cuda else '"cpu"'))
+
+    def _empty(self, node: cst.Call, base: cst.BaseExpression, name: str, device: cst.BaseExpression) -> cst.Call:
+        """``base.empty(sizes..., dtype=base.<dtype of name>, device=device)`` for ``node``'s sizes."""
+        dtype = cst.Attribute(value=base, attr=cst.Name(_TYPED[name]))
         comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
         args = list(node.args)
         last = args[-1]
         args[-1] = last.with_changes(comma=comma)
         equal = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
         args.append(cst.Arg(keyword=cst.Name("dtype"), equal=equal, value=dtype, comma=comma))
-        args.append(cst.Arg(keyword=cst.Name("device"), equal=equal,
-                            value=cst.SimpleString('"cuda"' if cuda else '"cpu"'), comma=last.comma))
+        args.append(cst.Arg(keyword=cst.Name("device"), equal=equal, value=device, comma=last.comma))
         return node.with_changes(func=cst.Attribute(value=base, attr=cst.Name("empty")), args=args)
+
+    def _alias(self, name: cst.Name, call: cst.Call) -> tuple[cst.BaseExpression, str, cst.BaseExpression] | None:
+        """(``torch`` as spelled, the constructor's name, the device expression) where ``name`` is a local
+        alias of typed legacy constructors of one dtype: bound once in the function, by a statement
+        that runs before ``call`` (see :func:`_aliases_in`), to ``torch[.cuda].<Name>`` or to a choice between the two
+        (``FloatTensor = torch.cuda.FloatTensor if x.is_cuda else torch.FloatTensor``). The device of a
+        choice is read from the alias itself (``"cuda" if FloatTensor is torch.cuda.FloatTensor else
+        "cpu"``): the condition's own names may be rebound before the call (YOLO decoders rebind ``x``)."""
+        function = self.context.function
+        if function is None or type(function.body) is not cst.IndentedBlock:
+            return None
+        found = self._aliases.get(id(function))
+        if found is None:
+            found = self._aliases[id(function)] = _aliases_in(function)
+        entry = found.get(name.value)
+        if entry is None or id(call) not in entry[1]:
+            return None  # not an alias, or a call not after the binding in its block (may run before it)
+        value = entry[0]
+        branches = (value.body, value.orelse) if type(value) is cst.IfExp else (value,)
+        kinds = []
+        for branch in branches:
+            legacy = self.context.refers_to(branch, *_LEGACY)
+            if legacy is None or legacy == "torch.Tensor" or type(branch) is not cst.Attribute:
+                return None  # `torch.Tensor` follows the default tensor type: not one dtype and device
+            cuda = legacy.startswith("torch.cuda.")
+            base = branch.value.value if cuda else branch.value  # type: ignore[attr-defined]
+            if not self.context.refers_to(base, "torch"):
+                return None
+            kinds.append((branch.attr.value, cuda, base))
+        if len({kind[0] for kind in kinds}) != 1:
+            return None  # `torch.cuda.FloatTensor if c else torch.DoubleTensor`: the dtype depends on `c`
+        devices = [cst.SimpleString('"cuda"' if kind[1] else '"cpu"') for kind in kinds]
+        if len(kinds) == 1 or kinds[0][1] == kinds[1][1]:
+            device: cst.BaseExpression = devices[0]
+        else:
+            test = cst.Comparison(left=cst.Name(name.value), comparisons=[
+                cst.ComparisonTarget(operator=cst.Is(), comparator=value.body.deep_clone())])  # type: ignore[attr-defined]
+            device = cst.IfExp(test=test, body=devices[0], orelse=devices[1])
+        return kinds[0][2], kinds[0][0], device
+
+
+def _aliases_in(function: cst.FunctionDef) -> dict[str, tuple[cst.BaseExpression, set[int]]]:
+    """name → (value, ids of the calls that run after its binding) for each name ``function`` binds
+    exactly once, to an attribute or a choice between two (``a.B if c else a.C``), by an assignment
+    statement of a block of its body: the calls after it in that block (and the blocks inside them)
+    run after it (a decoder's loop over its outputs binds the alias in the loop's body, bubbliiiing's
+    ``decode_box``)."""
+    collector = Bindings()
+    collector.bind_params(function.params)
+    visit_readonly(function.body, collector)
+    found: dict[str, tuple[cst.BaseExpression, set[int]]] = {}
+    for block in walk(function.body):
+        if type(block) is not cst.IndentedBlock:
+            continue
+        statements = block.body
+        for index, statement in enumerate(statements):
+            if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1:
+                continue
+            assign = statement.body[0]
+            if type(assign) is not cst.Assign or len(assign.targets) != 1 \
+                    or type(assign.targets[0].target) is not cst.Name:
+                continue
+            value = assign.value
+            if not (type(value) is cst.Attribute or (type(value) is cst.IfExp and type(value.body) is cst.Attribute
+                                                      and type(value.orelse) is cst.Attribute)):
+                continue
+            name = assign.targets[0].target.value
+            sites = collector.sites.get(name, [])
+            if len(sites) != 1 or sites[0][0] != ASSIGN or sites[0][1] is not value:
+                continue  # bound again (or a parameter, `global`, `del`): not this value at every call
+            after = {id(node) for later in statements[index + 1:] for node in walk(later) if type(node) is cst.Call}
+            found[name] = (value, after)
+    return found
 
 
 def _reads_size_of(size: cst.BaseExpression, owner: cst.BaseExpression) -> bool:

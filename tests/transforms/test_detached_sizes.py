@@ -154,3 +154,131 @@ def test_the_export_follows_the_sizes_only_after(tmp_path: Path) -> None:
         got = session.run(None, {"x": x.numpy()})[0]
         want = before(x).numpy()
         assert got.shape == want.shape and np.array_equal(got, want, equal_nan=True)
+
+
+# --- values read through `.data` ---------------------------------------------------------------------
+
+from trtcodemod.helpers.detached import _trt_traced_data  # noqa: E402
+
+
+@pytest.mark.parametrize(("body", "want"), [
+    ("        return x.data + y\n", "        return _trt_traced_data(x) + y\n"),
+    ("        return y * x[0].data\n", "        return y * _trt_traced_data(x[0])\n"),
+    ("        return torch.exp(x.data) * y\n", "        return torch.exp(_trt_traced_data(x)) * y\n"),
+    ("        return -x.data\n", "        return -_trt_traced_data(x)\n"),
+    ("        return x.data > y\n", "        return _trt_traced_data(x) > y\n"),
+])
+def test_values_rewrite_text(body: str, want: str) -> None:
+    after = _fixed(body)
+    assert after.endswith(want), after
+    assert "def _trt_traced_data(" in after and "def _trt_sized_data(" not in after
+    assert rules_found(after, select=("TRT354",)) == []
+
+
+@pytest.mark.parametrize("body", [
+    "        return self.weight.data + x\n",  # a parameter's values: a constant of the graph anyway
+    "        return x.data is None\n",  # identity of the `.data` object
+    "        torch.nn.init.normal_(x.data)\n        return x\n",  # writes into `.data`
+    "        torch.relu_(x.data)\n        return x\n",
+    "        return torch.add(x.data, 1, out=y)\n",  # writes into `out`
+    "        return keep(x.data)\n",  # a user's function may keep or write it
+    "        return x.data.add_(1) + y\n",  # an in-place method on `.data`: not a read
+])
+def test_values_left_alone(body: str) -> None:
+    assert rules_found(HEAD + body, select=("TRT354",)) == []
+
+
+def test_the_values_helper_is_data_outside_a_trace_and_detach_inside() -> None:
+    x = torch.randn(2, 3, requires_grad=True)
+    data = _trt_traced_data(x)
+    assert data.requires_grad is False and data.data_ptr() == x.data_ptr()
+    with pytest.raises(AttributeError):
+        _trt_traced_data((1, 2))
+
+    def f(x):
+        return _trt_traced_data(x) + 1
+
+    traced = torch.jit.trace(f, (torch.zeros(2),))
+    other = torch.arange(3.0, requires_grad=True)
+    got = traced(other)
+    assert torch.equal(got, other.detach() + 1) and not got.requires_grad
+
+
+#: eriklindernoren/PyTorch-YOLOv3@0dc6926cbc5badad6730ff585aa4975d7e1fde79 models.py:183-186 (and torch_yolo3 0.1.1's
+#: models.py:157-160): the decoder writes `x.data + self.grid_x` and `torch.exp(w.data) * self.anchor_w` into the
+#: boxes. My own re-writing of the form.
+DECODE = """import torch
+from torch import nn
+
+
+class Decode(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.grid = torch.arange(4.0).view(1, 1, 4)
+        self.anchor = torch.tensor([2.0, 3.0]).view(1, 2, 1)
+
+    def forward(self, x: torch.Tensor):
+        p = x.view(x.size(0), 2, 2, 4).permute(0, 1, 3, 2)
+        cx, w = torch.sigmoid(p[..., 0]), p[..., 1]
+        boxes = torch.empty(p.shape, dtype=x.dtype)
+        boxes[..., 0] = cx.data + self.grid
+        boxes[..., 1] = torch.exp(w.data) * self.anchor
+        return boxes.view(x.size(0), -1, 2) * 8, cx.data > 0.5
+"""
+
+
+@pytest.fixture(scope="module")
+def decode(tmp_path_factory: pytest.TempPathFactory) -> tuple[type, type]:
+    folder = tmp_path_factory.mktemp("trt354values")
+    after = rewrite(DECODE, select=("TRT354",))
+    assert "boxes[..., 0] = _trt_traced_data(cx) + self.grid" in after
+    assert "boxes[..., 1] = torch.exp(_trt_traced_data(w)) * self.anchor" in after
+    return import_source(DECODE, folder)["Decode"], import_source(after, folder)["Decode"]
+
+
+DECODE_EDGE = {
+    "example": torch.randn(2, 4, 4), "zeros": torch.zeros(1, 4, 4), "negatives": -torch.rand(3, 4, 4) * 90,
+    "inf-nan": torch.tensor([float("inf"), -float("inf"), float("nan"), -0.0]).repeat(1, 4, 1),
+    "empty-batch": torch.randn(0, 4, 4), "float64": torch.randn(2, 4, 4, dtype=torch.float64),
+}
+
+
+@pytest.mark.parametrize("label", list(DECODE_EDGE))
+def test_the_decoder_is_unchanged_eagerly(decode: tuple[type, type], label: str) -> None:
+    before, after = decode[0](), decode[1]()
+    x = DECODE_EDGE[label]
+    for given in ([x], [x.clone().requires_grad_()]):
+        assert_same_run(run_once(before, given), run_once(after, given), context=label)
+
+
+def test_the_decoder_under_the_other_toolchains(decode: tuple[type, type], tmp_path: Path) -> None:
+    assert_same_toolchain_outcomes(decode[0], decode[1], [torch.randn(2, 4, 4)], tmp_path, original_may_fail=True)
+
+
+def test_the_decoders_export_computes_the_inputs_values_only_after() -> None:
+    """`.data`'s values are the example's constant in the original's graph: another input of the same size gives
+    the example's boxes; the rewritten graph computes them, at other batches too."""
+    from trtcodemod.helpers import detached  # noqa: F401  (the imported program defines its own copy)
+
+    folder = Path(__import__("tempfile").mkdtemp())
+    before = import_source(DECODE, folder)["Decode"]()
+    after = import_source(rewrite(DECODE, select=("TRT354",)), folder)["Decode"]()
+    example = torch.randn(1, 4, 4)
+
+    def session(model: nn.Module) -> ort.InferenceSession:
+        buffer = io.BytesIO()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(model, (example,), buffer, dynamo=False, opset_version=17, input_names=["x"],
+                              dynamic_axes={"x": {0: "b"}})
+        return ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
+
+    other = torch.randn(1, 4, 4) + 3
+    stale = session(before).run(None, {"x": other.numpy()})[0]
+    assert not np.allclose(stale, before(other)[0].numpy())
+    rewritten = session(after)
+    for x in (example, other, torch.zeros(3, 4, 4), -torch.rand(2, 4, 4) * 20):
+        got = rewritten.run(None, {"x": x.numpy()})
+        want = before(x)
+        assert np.allclose(got[0], want[0].numpy(), rtol=1e-6, atol=1e-6)
+        assert np.array_equal(got[1], want[1].numpy())

@@ -354,3 +354,172 @@ def test_script_compiles_the_rewrite_where_it_compiled_the_typed_constructor(tmp
         torch.jit.script(before_type())
     x = torch.rand(3, 4)
     assert torch.equal(torch.jit.script(after_type())(x), before_type()(x))
+
+
+# --- a local alias of the typed constructors (YOLOv3 decoders) ----------------------------------------
+
+#: eriklindernoren/PyTorch-YOLOv3@0dc6926cbc5badad6730ff585aa4975d7e1fde79 models.py:156,182 (and torch_yolo3
+#: 0.1.1's models.py:128,156): `FloatTensor = torch.cuda.FloatTensor if x.is_cuda else torch.FloatTensor`, then
+#: `pred_boxes = FloatTensor(prediction[..., :4].shape)` filled channel by channel after `x` was rebound;
+#: DeNA/PyTorch_YOLOv3@1a3cd6e465db0b67ab783d92076c6ebfae9359a2 models/yolo_layer.py:72 binds the same choice
+#: as `dtype`. My own re-writing of the form, with edge values.
+ALIASED = """import torch
+from torch import nn
+
+
+class Decode(nn.Module):
+    def forward(self, x: torch.Tensor):
+        FloatTensor = torch.cuda.FloatTensor if x.is_cuda else torch.FloatTensor
+        p = x.view(x.size(0), 2, 3, x.size(2), x.size(3)).permute(0, 1, 3, 4, 2).contiguous()
+        x = torch.sigmoid(p[..., 0])
+        boxes = FloatTensor(p[..., :2].shape)
+        boxes[..., 0] = x + 1
+        boxes[..., 1] = torch.exp(p[..., 1])
+        return torch.cat([boxes.view(p.size(0), -1, 2), p[..., 2:].reshape(p.size(0), -1, 1)], -1)
+"""
+ALIASED_CALL = ('        boxes = torch.empty(p[..., :2].shape, dtype=torch.float32, '
+                'device="cuda" if FloatTensor is torch.cuda.FloatTensor else "cpu")\n')
+
+
+def test_an_alias_chosen_by_device_is_rewritten_with_the_aliases_device() -> None:
+    after = rewrite(ALIASED, select=("TRT349",))
+    assert ALIASED_CALL in after, after
+    assert "FloatTensor = torch.cuda.FloatTensor if x.is_cuda else torch.FloatTensor\n" in after  # kept
+
+
+@pytest.mark.parametrize(("alias", "device"), [
+    ("T = torch.FloatTensor", '"cpu"'),
+    ("T = torch.cuda.LongTensor", '"cuda"'),
+    ("T = torch.FloatTensor if not x.is_cuda else torch.cuda.FloatTensor",
+     '"cpu" if T is torch.FloatTensor else "cuda"'),
+])
+def test_the_alias_forms(alias: str, device: str) -> None:
+    dtype = "int64" if "Long" in alias else "float32"
+    after = rewrite(HEAD + f"        {alias}\n        return T(x.shape[0], 2)\n", select=("TRT349",))
+    assert after.endswith(f"        return torch.empty(x.shape[0], 2, dtype=torch.{dtype}, device={device})\n"), after
+
+
+#: bubbliiiing/yolo3-pytorch@8fbb81d3377b7a404c8634ad26ff3f1193da2cad utils/utils_bbox.py:72,98 and
+#: BobLiu20/YOLOv3_PyTorch@c6b483743598b5f64d520d81e7e5f47ba936d4c9 nets/yolo_loss.py:70,83 bind the alias inside
+#: a block (a loop over the outputs, an `else:`) and call it later in that block. My own re-writing of the form.
+IN_A_LOOP = """import torch
+
+
+def decode(out: torch.Tensor, scales: list[float]):
+    boxes = []
+    for scale in scales:
+        FloatTensor = torch.cuda.FloatTensor if out.is_cuda else torch.FloatTensor
+        b = FloatTensor(out[..., :2].shape)
+        b[..., 0] = out[..., 0] + 1
+        b[..., 1] = out[..., 1] * scale
+        boxes.append(b)
+    return boxes
+"""
+
+
+def test_an_alias_bound_in_a_block_is_taken_for_the_calls_after_it_in_that_block(tmp_path: Path) -> None:
+    after = rewrite(IN_A_LOOP, select=("TRT349",))
+    assert ('        b = torch.empty(out[..., :2].shape, dtype=torch.float32, '
+            'device="cuda" if FloatTensor is torch.cuda.FloatTensor else "cpu")\n') in after, after
+    before_f, after_f = import_source(IN_A_LOOP, tmp_path)["decode"], import_source(after, tmp_path)["decode"]
+    pairs = []
+    for out in (torch.randn(2, 3, 2), torch.zeros(0, 2), torch.tensor([[float("nan"), -float("inf")], [-0.0, 5.0]])):
+        pairs += zip(before_f(out, [2.0, -1.0, 0.0]), after_f(out, [2.0, -1.0, 0.0]))
+    for want, got in pairs:
+        assert (got.shape, got.dtype, got.device) == (want.shape, want.dtype, want.device)
+        assert torch.equal(got.nan_to_num(), want.nan_to_num()) and torch.equal(got.isnan(), want.isnan())
+
+
+@pytest.mark.parametrize("body", [
+    # bound twice: which constructor the call makes depends on the path taken
+    "        T = torch.FloatTensor\n        if y:\n            T = torch.DoubleTensor\n        return T(x.shape[0])\n",
+    # bound inside a branch, called after it: maybe not bound at the call
+    "        if y:\n            T = torch.FloatTensor\n        return T(x.shape[0])\n",
+    # bound after the call in a loop's body: the first turn's call runs before it
+    "        for _ in y:\n            a = T(x.shape[0])\n            T = torch.FloatTensor\n        return a\n",
+    # the call runs before the binding
+    "        a = T(x.shape[0])\n        T = torch.FloatTensor\n        return a\n",
+    # another dtype on each side: the dtype is the condition's
+    "        T = torch.cuda.FloatTensor if x.is_cuda else torch.DoubleTensor\n        return T(x.shape[0])\n",
+    # `torch.Tensor` follows the default tensor type
+    "        T = torch.Tensor\n        return T(x.shape[0])\n",
+    # not a constructor
+    "        T = torch.nn.Identity\n        return T(x.shape[0])\n",
+    # Python data, not sizes
+    "        T = torch.FloatTensor\n        return T([1.0, 2.0])\n",
+])
+def test_other_aliases_are_left_alone(body: str) -> None:
+    assert rules_found(HEAD + body, select=("TRT349",)) == []
+
+
+def test_a_parameter_named_like_the_alias_is_left_alone() -> None:
+    code = ("import torch\n\n\ndef f(x: torch.Tensor, T=torch.FloatTensor):\n    T = torch.FloatTensor\n"
+            "    return T(x.shape[0])\n")
+    assert rules_found(code, select=("TRT349",)) == []
+
+
+@pytest.fixture(scope="module")
+def aliased(tmp_path_factory: pytest.TempPathFactory) -> tuple[type, type]:
+    folder = tmp_path_factory.mktemp("trt349alias")
+    after = rewrite(ALIASED, select=("TRT349",))
+    return import_source(ALIASED, folder)["Decode"], import_source(after, folder)["Decode"]
+
+
+ALIAS_EDGE = {
+    "example": torch.randn(2, 6, 3, 4),
+    "zeros": torch.zeros(1, 6, 2, 2),
+    "negatives": -torch.rand(3, 6, 1, 5) * 50,
+    "inf-nan": torch.tensor([float("inf"), -float("inf"), float("nan"), 0.0, -0.0, 1e30]).repeat(2, 1).reshape(2, 6, 1, 1),
+    "empty-batch": torch.randn(0, 6, 3, 3),
+    "empty-width": torch.randn(2, 6, 3, 0),
+    "float64": torch.randn(1, 6, 2, 2, dtype=torch.float64),
+}
+
+
+@pytest.mark.parametrize("label", list(ALIAS_EDGE))
+def test_the_aliased_decoder_is_unchanged_eagerly(aliased: tuple[type, type], label: str) -> None:
+    before, after = aliased[0](), aliased[1]()
+    x = ALIAS_EDGE[label]
+    for given in ([x], [x.clone().requires_grad_()]):
+        assert_same_run(run_once(before, given), run_once(after, given), context=label)
+
+
+def test_the_aliased_decoders_export_follows_the_batch_only_after(aliased: tuple[type, type]) -> None:
+    example, other = torch.randn(1, 6, 3, 4), torch.randn(3, 6, 3, 4)
+
+    def session(model: torch.nn.Module) -> ort.InferenceSession:
+        buffer = io.BytesIO()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(model, (example,), buffer, dynamo=False, opset_version=17, input_names=["x"],
+                              dynamic_axes={"x": {0: "batch"}})
+        return ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
+
+    with pytest.raises(Exception):  # noqa: B017 - ONNX Runtime's error type is its own
+        session(aliased[0]()).run(None, {"x": other.numpy()})
+    rewritten = session(aliased[1]())
+    for x in (example, other, torch.zeros(2, 6, 3, 4), -torch.rand(4, 6, 3, 4) * 50):  # the export's H, W
+        (got,) = rewritten.run(None, {"x": x.numpy()})
+        want = aliased[0]()(x).detach().numpy()
+        assert got.shape == want.shape and np.allclose(got, want, rtol=1e-6, atol=1e-6)
+
+
+def test_the_aliased_decoder_under_the_other_toolchains(aliased: tuple[type, type], tmp_path: Path) -> None:
+    """Where the original runs, the rewrite gives its tensors; where it fails, the rewrite fails alike, except
+    under torch.compile, whose Dynamo reads `FloatTensor(torch.Size)` as a tensor of the sizes' values (a
+    5-element vector here, so the channel write raises): the rewrite gives eager's tensors there."""
+    from safety import toolchain_outcomes
+
+    x = torch.randn(2, 6, 3, 4)
+    before, after = toolchain_outcomes(aliased[0], [x], tmp_path), toolchain_outcomes(aliased[1], [x], tmp_path)
+    eager = aliased[0]()(x)
+    for name, want in before.items():
+        got = after[name]
+        if isinstance(want, Exception) and name == "compile":
+            assert "expand" in str(want) and torch.allclose(got[0] if isinstance(got, tuple) else got, eager), name
+        elif isinstance(want, Exception):
+            assert type(got) is type(want), f"{name}: {want!r} became {got!r}"
+        else:
+            assert not isinstance(got, Exception), f"{name}: {got!r}"
+            for p, q in zip(want, got):
+                assert torch.equal(p, q), name
