@@ -1185,3 +1185,28 @@ def test_a_reverted_follow_up_of_a_rewritten_rounds_bake_is_no_error(tmp_path: P
     # Nothing to go by (no problem, or one at no line): the entry keeps what it had.
     assert not only_in_reverted_rounds([], shown)
     assert not only_in_reverted_rounds([Problem("baked", None, None, "(x)", None, "m", "error")], shown)
+
+
+def test_a_finding_left_names_the_carried_loop_once_and_keeps_the_rewritten_graphs_own_bake(tmp_path: Path) -> None:
+    """A finding left without a fix names the original's loop and a bake: the loop carried to the rewritten side
+    (at the user's line) is not listed again; the rewritten graph's own bake at the finding's line stays, with
+    its severity (zoo 30's ty3_yolov3_tiny_nms: `grid_size != self.grid_size` at models.py:152, in a file TRT349
+    rewrote, stays an error: the original's "same number at both sizes" covers no rewritten file)."""
+    from types import SimpleNamespace
+
+    from trtcodemod.migrate.plan import REMAINS
+    from trtcodemod.migrate.run import _named_by_a_finding
+
+    path = str(tmp_path / "net.py")
+    rewrite = Rewritten({path: (b"import torch\nfor i in range(b):\n    y = v[m]\n",
+                                b"import torch\ndef _helper():\n    pass\nfor i in range(b):\n    y = _helper(v, m)\n")})
+    loop = Problem("baked", path, 2, "(unrolled loop)", None, "`for i in range(b)` repeats", "error", "torchscript")
+    bake = _traced(path, 2)
+    plan = SimpleNamespace(by_action=lambda action: [SimpleNamespace(problems=[loop, bake])] if action == REMAINS
+                           else [])
+    after = Problem("baked", path, 2, "(traced constant)", None, "the rewritten graph's", "error", "torchscript")
+    assert _named_by_a_finding([loop, after], plan, rewrite) == [after]  # type: ignore[arg-type]
+    # In a file the rewrite left as it was, nothing is carried: both stay.
+    other = str(tmp_path / "kept.py")
+    kept = Problem("baked", other, 2, "(unrolled loop)", None, "located", "error", "torchscript")
+    assert _named_by_a_finding([kept], plan, rewrite) == [kept]  # type: ignore[arg-type]

@@ -41,6 +41,8 @@ UNROLLED = "(unrolled loop)"
 #: own second trace located (its first differing node, its unrolled loops), which the rewritten graph
 #: answers as well: the same graph at two sizes shows none of them there.
 JUDGED_AFTER = (TRACED, RETRACED_GRAPH, UNROLLED)
+#: The ops of the original's problems a second trace locates (``Retrace.extra``), carried to the rewritten side.
+CARRIED_OPS = (RETRACED_GRAPH, UNROLLED)
 #: The TracerWarning of a tensor built from Python values (``torch.tensor``, ``torch.as_tensor``...).
 CONSTANT = CONSTRUCTED
 #: The TracerWarning of a tensor's value read into Python (a number, a bool, a list...).
