@@ -303,12 +303,14 @@ def test_no_dynamic_axis_covers_the_lines_a_rewrite_left_as_they_were_even_moved
     new = b"import torch\ndef _trt_helper():\n    pass\ndef f(x):\n    n = x.shape[0]\n" \
           b"    t = torch.tensor([x.shape[1]])\n    return t * n\n"
     fixed = Retrace({(path, 3), (path, 4)}, True, "no dynamic axis is declared", sizes_fixed=True)
-    after = fixed.apply([_constant(path, 6), _constant(path, 5)], Rewritten({path: (old, new)}))
-    assert [(p.line, p.severity) for p in after] == [(6, "warning"), (5, "error")]
+    # The verifier reports the rewritten model's bakes at the user's lines (``LineMap``): the copied
+    # `t = torch.tensor(...)` (rewritten line 6) at 4, the rewritten `n = x.shape[0]` at the 3 it replaced.
+    after = fixed.apply([_constant(path, 4), _constant(path, 3)], Rewritten({path: (old, new)}))
+    assert [(p.line, p.severity) for p in after] == [(4, "warning"), (3, "error")]
     assert "the rewrite leaves this line as it was" in after[0].message
     # A verdict on the original's graph says nothing of a file the rewrite changed.
     graph = Retrace({(path, 3), (path, 4)}, True, "same graph", sizes_fixed=False)
-    assert [p.severity for p in graph.apply([_constant(path, 6)], Rewritten({path: (old, new)}))] == ["error"]
+    assert [p.severity for p in graph.apply([_constant(path, 4)], Rewritten({path: (old, new)}))] == ["error"]
 
 
 

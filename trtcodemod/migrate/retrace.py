@@ -175,7 +175,9 @@ class Retrace:
             return None
         at: int | None = p.line
         if rewritten is not None:
-            at = rewritten.origin(p.path, p.line) if self.sizes_fixed else (
+            # The verifier reports the rewritten model's bakes at the user's lines: judged where the rewrite
+            # left that line as it was (a helper inserted above moves it in the rewritten file, not here).
+            at = (p.line if rewritten.copy(p.path, p.line) is not None else None) if self.sizes_fixed else (
                 None if rewritten.changed(p.path) else p.line)
         return at if at is not None and (p.path, at) in self.lines else None
 
