@@ -303,12 +303,14 @@ def test_no_dynamic_axis_covers_the_lines_a_rewrite_left_as_they_were_even_moved
     new = b"import torch\ndef _trt_helper():\n    pass\ndef f(x):\n    n = x.shape[0]\n" \
           b"    t = torch.tensor([x.shape[1]])\n    return t * n\n"
     fixed = Retrace({(path, 3), (path, 4)}, True, "no dynamic axis is declared", sizes_fixed=True)
-    after = fixed.apply([_constant(path, 6), _constant(path, 5)], Rewritten({path: (old, new)}))
-    assert [(p.line, p.severity) for p in after] == [(6, "warning"), (5, "error")]
+    # The verifier reports the rewritten model's bakes at the user's lines (``LineMap``): the copied
+    # `t = torch.tensor(...)` (rewritten line 6) at 4, the rewritten `n = x.shape[0]` at the 3 it replaced.
+    after = fixed.apply([_constant(path, 4), _constant(path, 3)], Rewritten({path: (old, new)}))
+    assert [(p.line, p.severity) for p in after] == [(4, "warning"), (3, "error")]
     assert "the rewrite leaves this line as it was" in after[0].message
     # A verdict on the original's graph says nothing of a file the rewrite changed.
     graph = Retrace({(path, 3), (path, 4)}, True, "same graph", sizes_fixed=False)
-    assert [p.severity for p in graph.apply([_constant(path, 6)], Rewritten({path: (old, new)}))] == ["error"]
+    assert [p.severity for p in graph.apply([_constant(path, 4)], Rewritten({path: (old, new)}))] == ["error"]
 
 
 
@@ -976,8 +978,9 @@ def test_a_len_of_a_tensor_is_a_size_read_and_its_line_is_retraced(tmp_path: Pat
 
 def test_on_an_unfaithful_rewritten_side_the_originals_extras_stand_where_the_rewrite_left_them(tmp_path: Path) -> None:
     """No second trace judged the rewritten model and its graph is still not faithful: the original's
-    unrolled loop (a line the rewrite left as it was, moved down by a helper inserted above) stands at its
-    rewritten line; one at a line the rewrite changed does not; without ``carry`` neither does."""
+    unrolled loop (a line the rewrite left as it was, moved down by a helper inserted above) stands at the
+    user's line, not at its place in the rewritten file (zoo 30's ty3_yolov3_nms said evaluate.py:297 for
+    the user's 238); one at a line the rewrite changed does not; without ``carry`` neither does."""
     path = str(tmp_path / "net.py")
     old = b"import torch\nfor i in range(b):\n    y = v[m]\n"
     new = b"import torch\ndef _helper():\n    pass\nfor i in range(b):\n    y = _helper(v, m)\n"
@@ -986,11 +989,11 @@ def test_on_an_unfaithful_rewritten_side_the_originals_extras_stand_where_the_re
     verdict = Retrace(set(), False, "the graph differs", [loop, changed])
     rewrite = Rewritten({path: (old, new)})
     carried = verdict.apply([], rewrite, carry=True)
-    assert [(p.path, p.line, p.op, p.severity) for p in carried] == [(path, 4, "(unrolled loop)", "error")]
+    assert [(p.path, p.line, p.op, p.severity) for p in carried] == [(path, 2, "(unrolled loop)", "error")]
     assert carried[0].message == loop.message
     assert verdict.apply([], rewrite) == []
-    # A problem already located at that line and op is not listed twice.
-    there = Problem("baked", path, 4, "(unrolled loop)", None, "located", "error", "torchscript")
+    # A problem already located at that (user's) line and op is not listed twice.
+    there = Problem("baked", path, 2, "(unrolled loop)", None, "located", "error", "torchscript")
     assert verdict.apply([there], rewrite, carry=True) == [there]
 
 
@@ -1019,7 +1022,9 @@ def inputs(g: torch.Generator) -> tuple[torch.Tensor]:
 def test_a_loop_over_the_batch_stays_named_beside_a_mask_rewritten_in_its_body(tmp_path: Path) -> None:
     """torchvision post-processing per image (`for i in range(b):`) with a boolean mask in the loop's body:
     TRT201 rewrites the mask (a helper inserted above moves the loop down), the rewritten graph still holds
-    the example's batch, and the loop is named at its line in the rewritten file with its manual step."""
+    the example's batch, and the loop is named with its manual step at the user's line, as every problem of
+    the report is: not at its place in the rewritten file (zoo 30's ty3_yolov3_nms said evaluate.py:297 for
+    the `for` of the user's line 238)."""
     path = tmp_path / "net.py"
     path.write_text(BATCH_LOOP)
     r = migrate(path, "--dynamic-axes", '{"x": {"0": "batch"}}')
@@ -1029,8 +1034,10 @@ def test_a_loop_over_the_batch_stays_named_beside_a_mask_rewritten_in_its_body(t
     [loop] = [e for e in r["remaining"] if e["op"] == "(unrolled loop)"]
     assert loop["severity"] == "error" and "`for i in range(x.shape[0])` repeats" in loop["message"]
     assert "declare the axis static" in loop["manual_step"]
-    # Its line is the `for`'s in the rewritten file (the diff's new side, hunk by hunk).
-    at, new_line, loop_at = int(loop["source"].rsplit(":", 1)[1]), 0, None
+    # The helper moved the `for` down in the rewritten file (the diff's new side, hunk by hunk); the report
+    # keeps the user's line.
+    assert loop["source"] == f"{path}:7", loop["source"]
+    new_line, loop_at = 0, None
     for text in r["diff"].splitlines():
         if text.startswith("@@"):
             new_line = int(text.split("+")[1].split(",")[0].split(" ")[0]) - 1
@@ -1038,7 +1045,7 @@ def test_a_loop_over_the_batch_stays_named_beside_a_mask_rewritten_in_its_body(t
             new_line += 1
             if text[1:].strip() == "for i in range(x.shape[0]):":
                 loop_at = new_line
-    assert loop_at is not None and at == loop_at > 7
+    assert loop_at is not None and loop_at > 7
 
 
 #: One tensor per image of a dynamic batch, as torchvision's MultiScaleRoIAlign takes its boxes: no `for`
@@ -1180,3 +1187,28 @@ def test_a_reverted_follow_up_of_a_rewritten_rounds_bake_is_no_error(tmp_path: P
     # Nothing to go by (no problem, or one at no line): the entry keeps what it had.
     assert not only_in_reverted_rounds([], shown)
     assert not only_in_reverted_rounds([Problem("baked", None, None, "(x)", None, "m", "error")], shown)
+
+
+def test_a_finding_left_names_the_carried_loop_once_and_keeps_the_rewritten_graphs_own_bake(tmp_path: Path) -> None:
+    """A finding left without a fix names the original's loop and a bake: the loop carried to the rewritten side
+    (at the user's line) is not listed again; the rewritten graph's own bake at the finding's line stays, with
+    its severity (zoo 30's ty3_yolov3_tiny_nms: `grid_size != self.grid_size` at models.py:152, in a file TRT349
+    rewrote, stays an error: the original's "same number at both sizes" covers no rewritten file)."""
+    from types import SimpleNamespace
+
+    from trtcodemod.migrate.plan import REMAINS
+    from trtcodemod.migrate.run import _named_by_a_finding
+
+    path = str(tmp_path / "net.py")
+    rewrite = Rewritten({path: (b"import torch\nfor i in range(b):\n    y = v[m]\n",
+                                b"import torch\ndef _helper():\n    pass\nfor i in range(b):\n    y = _helper(v, m)\n")})
+    loop = Problem("baked", path, 2, "(unrolled loop)", None, "`for i in range(b)` repeats", "error", "torchscript")
+    bake = _traced(path, 2)
+    plan = SimpleNamespace(by_action=lambda action: [SimpleNamespace(problems=[loop, bake])] if action == REMAINS
+                           else [])
+    after = Problem("baked", path, 2, "(traced constant)", None, "the rewritten graph's", "error", "torchscript")
+    assert _named_by_a_finding([loop, after], plan, rewrite) == [after]  # type: ignore[arg-type]
+    # In a file the rewrite left as it was, nothing is carried: both stay.
+    other = str(tmp_path / "kept.py")
+    kept = Problem("baked", other, 2, "(unrolled loop)", None, "located", "error", "torchscript")
+    assert _named_by_a_finding([kept], plan, rewrite) == [kept]  # type: ignore[arg-type]

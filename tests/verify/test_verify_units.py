@@ -537,3 +537,64 @@ def test_a_node_the_onnx_checker_refuses_at_load_is_placed_at_its_line(tmp_path:
     found = failed_node(str(path), str(refused.value))
     line = ELLIPSIS_WRITE.splitlines().index("        boxes[..., [0, 2]] -= pad[0]") + 1
     assert found is not None and found.op == "Add" and found.source == f"{model_file}:{line}", found
+
+
+# --- a rule alone failing at code another fix of the rewrite changes (zoo 30: ty3_yolov3_nms) -------------------
+
+
+def _alone_tree(tmp_path: Path) -> tuple[object, Path, Path]:
+    """The copy rewritten with one rule only: ``nms.py`` changed (a helper inserted above), ``boxes.py`` not."""
+    from trtcodemod.verify.rewrite import RewrittenTree
+
+    user, copy = tmp_path / "user", tmp_path / "copy"
+    tree = RewrittenTree(layout=None)  # type: ignore[arg-type]  # the layout is not read here
+    tree.maps[str((copy / "nms.py").resolve())] = (str(user / "nms.py"),
+                                                   LineMap("def nms(p):\n    return p\n",
+                                                           "def _trt_h():\n    pass\ndef nms(p):\n    return p\n"))
+    tree.maps[str((copy / "boxes.py").resolve())] = (str(user / "boxes.py"), LineMap("", ""))
+    return tree, user, copy
+
+
+def _failure(copy: Path) -> str:
+    # A TorchScript compile error at import, shaped as zoo 30's ty3_yolov3_nms one: the torch_yolo3 package's
+    # `y = x.new(x.shape)` (torch_yolo3/utils.py:67, `xywh2xyxy`) reached from `non_max_suppression`.
+    return ("RuntimeError: 'Tensor (inferred)' object has no attribute or method 'new'.:\n"
+            f'  File "{copy / "boxes.py"}", line 2\n    y = x.new(x.shape)\n'
+            f'  File "{copy / "nms.py"}", line 4\n    return p\n (during import)')
+
+
+def test_a_rule_alone_failing_where_another_fix_rewrites_is_not_that_rules_failure(tmp_path: Path) -> None:
+    from trtcodemod.verify.rewrite import Fix
+    from trtcodemod.verify.run import rewritten_where_it_fails
+
+    tree, user, copy = _alone_tree(tmp_path)
+    other = Fix("TRT349", str(user / "boxes.py"), 2, "x.new")
+    full = [Fix("TRT104", str(user / "nms.py"), 2, "while"), other, Fix("TRT349", str(user / "boxes.py"), 9, "x.new")]
+    # The copy's nms.py:4 is the user's line 2: TRT104's own fix is no other rule's; boxes.py:2 is TRT349's.
+    assert rewritten_where_it_fails(_failure(copy), tree, full, "TRT104") == [other]
+    assert rewritten_where_it_fails(_failure(copy), tree, full[:1], "TRT104") == []
+    # A frame outside the copy (a library's file) names no user's line.
+    assert rewritten_where_it_fails('File "/usr/lib/x.py", line 2', tree, full, "TRT104") == []
+
+
+def test_the_culprit_check_does_not_blame_a_rule_for_code_another_fix_rewrites(tmp_path: Path,
+                                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before: "the model rewritten with TRT104 alone does not run: ... no attribute or method 'new'", a reason
+    to revert TRT104, though TRT349 rewrites that `x.new` in the rewrite verified. Now: not reproduced, and said why.
+    Code no other fix touches keeps the rule blamed, with the failure."""
+    from types import SimpleNamespace
+
+    from trtcodemod.verify import run
+    from trtcodemod.verify.rewrite import Fix
+
+    tree, user, copy = _alone_tree(tmp_path)
+    tree.fixes = [Fix("TRT104", str(user / "nms.py"), 2, "while")]
+    monkeypatch.setattr(run, "rewrite_copy", lambda *args, **kwargs: tree)
+    side = SimpleNamespace(built=False, failure=lambda: _failure(copy))
+    monkeypatch.setattr(run, "_run_model", lambda *args, **kwargs: side)
+    ctx = SimpleNamespace(spec=SimpleNamespace(rewrite=RewriteOptions()), work=tmp_path / "work")
+    full = [*tree.fixes, Fix("TRT349", str(user / "boxes.py"), 2, "x.new")]
+    blamed, why = run._check_single_rule(ctx, None, "TRT104", None, None, [], (), (), full)  # type: ignore[arg-type]
+    assert not blamed and "TRT349 at boxes.py:2" in why and "not reproduced on its own" in why, why
+    blamed, why = run._check_single_rule(ctx, None, "TRT104", None, None, [], (), (), full[:1])  # type: ignore[arg-type]
+    assert blamed and why.startswith("the model rewritten with TRT104 alone does not run: RuntimeError"), why

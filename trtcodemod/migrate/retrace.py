@@ -41,6 +41,8 @@ UNROLLED = "(unrolled loop)"
 #: own second trace located (its first differing node, its unrolled loops), which the rewritten graph
 #: answers as well: the same graph at two sizes shows none of them there.
 JUDGED_AFTER = (TRACED, RETRACED_GRAPH, UNROLLED)
+#: The ops of the original's problems a second trace locates (``Retrace.extra``), carried to the rewritten side.
+CARRIED_OPS = (RETRACED_GRAPH, UNROLLED)
 #: The TracerWarning of a tensor built from Python values (``torch.tensor``, ``torch.as_tensor``...).
 CONSTANT = CONSTRUCTED
 #: The TracerWarning of a tensor's value read into Python (a number, a bool, a list...).
@@ -125,10 +127,11 @@ class Retrace:
         ``carry``: on the rewritten side, where no second trace of the rewritten model judged it and
         its graph is not faithful either, the original's extra problems (a loop unrolled another
         number of times, the line of the first differing node) stand at the lines the rewrite left
-        as they were, at their place in the rewritten file: that code is in the rewritten model
-        unchanged (torchvision's post-processing, `for i in range(b):` over the batch, beside a
-        boolean mask TRT201 rewrote in the same file). A line the rewrite changed is dropped: the
-        rewritten code is not what the original's graphs showed.
+        as they were: that code is in the rewritten model unchanged (torchvision's post-processing,
+        `for i in range(b):` over the batch, beside a boolean mask TRT201 rewrote in the same file).
+        They keep the user's line, as every problem of the rewritten side does (the verification maps
+        its graph's lines back): a helper inserted above does not move them. A line the rewrite
+        changed is dropped: the rewritten code is not what the original's graphs showed.
         """
         out = []
         for p in problems:
@@ -156,16 +159,14 @@ class Retrace:
         return out + [p for p in self.extra if not any(_same(p, q) for q in out)]
 
     def _carried(self, out: list[Problem], rewritten: Rewritten) -> list[Problem]:
-        """The extras at the rewritten lines that are unchanged copies of theirs."""
+        """The extras at lines the rewrite left as they were, at the original's line (zoo 30's
+        ty3_yolov3_nms: its loop at evaluate.py:238, not at :297 of the rewritten file)."""
         carried = []
         for p in self.extra:
-            line = rewritten.copy(p.path, p.line) if p.path and p.line else None
-            if line is None:
+            if not (p.path and p.line) or rewritten.copy(p.path, p.line) is None:
                 continue
-            moved = Problem(p.kind, p.path, line, p.op, p.rule, p.message, p.severity, p.exporter)
-            if not any(_same(moved, q) or (q.path, q.line, q.op) == (moved.path, moved.line, moved.op)
-                       for q in out + carried):
-                carried.append(moved)
+            if not any(_same(p, q) or (q.path, q.line, q.op) == (p.path, p.line, p.op) for q in out + carried):
+                carried.append(p)
         return carried
 
     def _origin(self, p: Problem, rewritten: Rewritten | None) -> int | None:
@@ -174,7 +175,9 @@ class Retrace:
             return None
         at: int | None = p.line
         if rewritten is not None:
-            at = rewritten.origin(p.path, p.line) if self.sizes_fixed else (
+            # The verifier reports the rewritten model's bakes at the user's lines: judged where the rewrite
+            # left that line as it was (a helper inserted above moves it in the rewritten file, not here).
+            at = (p.line if rewritten.copy(p.path, p.line) is not None else None) if self.sizes_fixed else (
                 None if rewritten.changed(p.path) else p.line)
         return at if at is not None and (p.path, at) in self.lines else None
 

@@ -32,7 +32,7 @@ from .module_calls import with_builds
 from .observe import OBSERVE_TASK, STRETCHED_STAGE
 from .phases import ModelTimeout, Phases
 from .plan import APPLY, INFO, REMAINS, Plan, assumption, describe
-from .retrace import Retrace, Rewritten, judge, judge_loops, judge_rewritten, verdict_of
+from .retrace import CARRIED_OPS, Retrace, Rewritten, judge, judge_loops, judge_rewritten, verdict_of
 from .split import analyse_split
 from .report import empty_report
 
@@ -185,14 +185,15 @@ def _latency(report: VerifyReport, key: str = "median") -> dict[str, dict[str, f
 
 
 def _named_by_a_finding(located: list[Problem], plan: Plan, rewritten: Rewritten) -> list[Problem]:
-    """``located`` less the original's problems carried to a rewritten file's line (a helper inserted above moves
-    it) where a finding left without a fix names that problem at the original line: one loop, one entry (zoo 29's
-    `od_yolo_obb_n_rows`: TRT360's finding at the wrapper's `for` of line 74, the unrolled loop carried to 105)."""
+    """``located`` less the original's problems carried into a rewritten file (an unrolled loop, a first differing
+    node: at the user's line, as every located problem is) where a finding left without a fix names that problem:
+    one loop, one entry (zoo 29's `od_yolo_obb_n_rows`: TRT360's finding at the wrapper's `for` of line 74, not the
+    unrolled loop again). The rewritten graph's own problems stay: its bake is not the original's, judged."""
     named = {(norm(p.path), p.line, p.op) for d in plan.by_action(REMAINS) for p in d.problems if p.path}
     if not named:
         return located
-    return [p for p in located if not (p.path and p.line and rewritten.changed(p.path)
-                                       and (norm(p.path), rewritten.origin(p.path, p.line), p.op) in named)]
+    return [p for p in located if not (p.path and p.line and p.op in CARRIED_OPS and rewritten.changed(p.path)
+                                       and (norm(p.path), p.line, p.op) in named)]
 
 
 def _remaining(problems: list[Problem], plan: Plan) -> list[dict[str, Any]]:
