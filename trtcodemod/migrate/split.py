@@ -3,10 +3,11 @@
 ``migrate``'s static analysis reads every user file that ran during the observed forwards (a
 transformers model: fifteen files, two of them over 3 000 lines) while no worker runs, so one
 of two cores sits idle. The files are dealt out by size; a forked child analyses its share and
-hands back what the plan reads of each finding (all but the edit's nodes: the edit keeps only
-its ``evidence``, safety, helpers' names and ``covers``, since the rewrite parses each file again). The findings are the
-same and in the same order as one process would give. Without ``fork``, with one core, with one
-file, or if the child fails in any way, this process analyses everything itself.
+hands back what the plan reads of each finding (all but the edit's nodes: the edit keeps its
+safety, ``evidence``, helpers' names, ``covers`` and prover, since the rewrite parses each file
+again). The findings are the same and in the same order as one process would give. Without
+``fork``, with one core, with one file, or if the child fails in any way, this process analyses
+everything itself.
 """
 
 from __future__ import annotations
