@@ -98,8 +98,14 @@ TensorRT versions: all (the count is baked in before TensorRT sees the graph).""
             self.report(node, f"{message} (not rewritten: the block's shape or arguments depend on the index, or the "
                               "count is not a plain expression); build it from `torch.arange` at once")
             return
+        # The blocks' argument keeps its layout; a line break after it (a formatter's one argument per line)
+        # moves after the comma, which would otherwise end its line.
+        blocks_arg = node.args[0]
+        after = blocks_arg.whitespace_after_arg
+        broken = type(after) is cst.ParenthesizedWhitespace
         call = cst.Call(cst.Name(HELPER), [
-            node.args[0].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+            blocks_arg.with_changes(comma=cst.Comma(whitespace_after=after if broken else cst.SimpleWhitespace(" ")),
+                                    whitespace_after_arg=cst.SimpleWhitespace("")),
             cst.Arg(count)])
         self.report(node, f"{message}; `{HELPER}` builds it from `arange` while exporting (`torch.cat` of the blocks "
                           "otherwise)", Fix({node: call}, helpers=(HELPER,)))
