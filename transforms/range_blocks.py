@@ -29,8 +29,9 @@ class RangeBlocks(RuntimeScopeRule):
 What it finds: a concatenation along the first axis of blocks filled with the index of a `range`,
 `torch.cat([torch.full([Nprime // B, 1], ix, device=x.device, dtype=torch.long) for ix in range(B)])`:
 the batch-index column lift-splat-shoot's voxel pooling puts beside each point's voxel coordinates
-(`src/models.py:210-211`, copied by the LSS-based repositories) before it scatters the points into
-the BEV grid. The fill is the loop's index itself, the block's shape and the `dtype=`/`device=`
+(`src/models.py:210-211`, copied by the LSS-based repositories: HDMapNet, BEVDet, MIT HAN Lab's and
+ADLab-AutoDrive's BEVFusion, on one line, two or six) before it scatters the points into the BEV
+grid. The fill is the loop's index itself, the block's shape and the `dtype=`/`device=`
 arguments (no others) do not mention it, and the count is a plain expression (a name, an attribute,
 `x.shape[0]`).
 
