@@ -50,7 +50,10 @@ YOLOv3 decoders write it) or the tensor method `x.new(...)`, where
 the arguments are sizes and at least one is a size of a tensor (`x.shape[i]`, `x.size(i)`, a name
 unpacked from `x.size()`, arithmetic on those, or a whole shape: `x.size()`, `x.shape[2:]`), as
 TRT711–TRT716 decide. `o.shape[i]` or `o.size(i)` of an object not shown to be a tensor (a
-helper's parameter) is an int whatever `o` is, and counts for the constructors; for `o.new(...)`
+helper's parameter) is an int whatever `o` is, and counts for the constructors and for the `new` of
+a tensor (`x.data.new(...)` of a local `x` is one: the Variable-era spelling, whose `.data` is a
+tensor; fairseq-py's LSTM decoder allocates `x.data.new(srclen, seqlen, bsz)` after
+`bsz, seqlen = prev_output_tokens.size()`); for `o.new(...)`
 (nothing else shows `o` to be a tensor) and for a whole `o.shape` (of a NumPy array a tuple:
 Python data) only where the observed export warned at the call (inside `migrate`, or with
 `--facts`), where two or more arguments (which can only be sizes) count whatever they are. One
@@ -193,15 +196,19 @@ TensorRT versions: all (the problem is the exported graph).""",
         """Are ``sizes`` the sizes of a new tensor, one of them read from a tensor (so that a trace bakes
         them), and (for ``receiver.new``) is the receiver a tensor?"""
         traced = self.traced_at(node)
-        if receiver is not None and not self.is_tensor(receiver):
+        # `x.data.new(...)`: the Variable-era spelling, whose `.data` is a tensor (NumPy's is a memoryview,
+        # which has no `new`).
+        tensor_receiver = receiver is not None and (self.is_tensor(receiver) or _data_of_a_local(receiver))
+        if receiver is not None and not tensor_receiver:
             # `target.new(target.shape[0], 1)` in a helper whose `target` nothing shows to be a tensor:
             # taken where the observed export warned here and the receiver's own size is an argument.
             if not traced or not any(self._loose_size(s) and _reads_size_of(s, receiver) for s in sizes):
                 return False
         # `o.shape[i]` of an object not shown to be a tensor is an int whatever `o` is: a size of it counts
-        # for a constructor named as such; a whole `o.shape` (a NumPy tuple: Python data) only where the
-        # export warned, and so for a `new` whose receiver nothing shows to be a tensor.
-        loose = receiver is None or traced
+        # for a constructor named as such and for the `new` of a tensor; a whole `o.shape` (a NumPy tuple:
+        # Python data) only where the export warned, and so for a `new` whose receiver nothing shows to be a
+        # tensor.
+        loose = receiver is None or traced or tensor_receiver
         if len(sizes) == 1:
             only = sizes[0]
             if self.size_derived(only) or self._is_shape_tuple(only) or (loose and self._loose_size(only)):
@@ -313,6 +320,12 @@ def _aliases_in(function: cst.FunctionDef) -> dict[str, tuple[cst.BaseExpression
             after = {id(node) for later in statements[index + 1:] for node in walk(later) if type(node) is cst.Call}
             found[name] = (value, after)
     return found
+
+
+def _data_of_a_local(receiver: cst.BaseExpression) -> bool:
+    """``x.data`` of a local name (not ``self.data``, an attribute that may hold anything)."""
+    return type(receiver) is cst.Attribute and receiver.attr.value == "data" and type(receiver.value) is cst.Name \
+        and receiver.value.value not in ("self", "cls")
 
 
 def _reads_size_of(size: cst.BaseExpression, owner: cst.BaseExpression) -> bool:

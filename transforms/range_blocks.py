@@ -29,8 +29,9 @@ class RangeBlocks(RuntimeScopeRule):
 What it finds: a concatenation along the first axis of blocks filled with the index of a `range`,
 `torch.cat([torch.full([Nprime // B, 1], ix, device=x.device, dtype=torch.long) for ix in range(B)])`:
 the batch-index column lift-splat-shoot's voxel pooling puts beside each point's voxel coordinates
-(`src/models.py:210-211`, copied by the LSS-based repositories) before it scatters the points into
-the BEV grid. The fill is the loop's index itself, the block's shape and the `dtype=`/`device=`
+(`src/models.py:210-211`, copied by the LSS-based repositories: HDMapNet, BEVDet, MIT HAN Lab's and
+ADLab-AutoDrive's BEVFusion, on one line, two or six) before it scatters the points into the BEV
+grid. The fill is the loop's index itself, the block's shape and the `dtype=`/`device=`
 arguments (no others) do not mention it, and the count is a plain expression (a name, an attribute,
 `x.shape[0]`).
 
@@ -98,8 +99,14 @@ TensorRT versions: all (the count is baked in before TensorRT sees the graph).""
             self.report(node, f"{message} (not rewritten: the block's shape or arguments depend on the index, or the "
                               "count is not a plain expression); build it from `torch.arange` at once")
             return
+        # The blocks' argument keeps its layout; a line break after it (a formatter's one argument per line)
+        # moves after the comma, which would otherwise end its line.
+        blocks_arg = node.args[0]
+        after = blocks_arg.whitespace_after_arg
+        broken = type(after) is cst.ParenthesizedWhitespace
         call = cst.Call(cst.Name(HELPER), [
-            node.args[0].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+            blocks_arg.with_changes(comma=cst.Comma(whitespace_after=after if broken else cst.SimpleWhitespace(" ")),
+                                    whitespace_after_arg=cst.SimpleWhitespace("")),
             cst.Arg(count)])
         self.report(node, f"{message}; `{HELPER}` builds it from `arange` while exporting (`torch.cat` of the blocks "
                           "otherwise)", Fix({node: call}, helpers=(HELPER,)))
