@@ -4,8 +4,8 @@ an ``Optional`` scale and size picked per image with a conditional expression), 
 ``generate_detections`` on each and appends the result to a list it stacks at the end.
 
 Reduced from effdet 0.4.1 (the PyPI wheel), effdet/bench.py: ``_batch_detection`` (lines 69-94) and
-``DetBenchPredict.forward`` (lines 109-131), with effdet/anchors.py ``generate_detections`` (lines
-89-156). Written here in our own words: one feature level and a 1x1 convolution for the network,
+``DetBenchPredict.forward`` (lines 109-133), with effdet/anchors.py ``generate_detections`` (lines
+89-162). Written here in our own words: one feature level and a 1x1 convolution for the network,
 boxes decoded as centre offsets, and the per-class NMS left out (the highest scores are kept, as
 after NMS); the scripted loop, its appends and the stack are kept as the original writes them. A
 detection bench exports at a fixed batch size, so the batch is not a dynamic axis here.

@@ -4,7 +4,7 @@ the number of timesteps against the context window (``if timesteps < context_win
 branches assigning the same name ``y`` before one return.
 
 Reduced from nemo_toolkit 3.0.0 (the PyPI wheel), nemo/collections/asr/parts/submodules/
-jasper.py: ``_se_pool_step_script_infer`` (lines 168-193), ``SqueezeExcite.forward_for_export``
+jasper.py: ``_se_pool_step_script_infer`` (lines 168-194), ``SqueezeExcite.forward_for_export``
 (lines 469-501) and ``_se_pool_step`` (lines 503-518). Written here in our own words: the padding
 mask is a comparison with a range instead of the module's cached ``seq_range``, and the training
 twin (``_se_pool_step_script_train``, which draws a random window) and the autocast are left out.

@@ -7,7 +7,7 @@ passes that on as ``torch.nn.functional.scaled_dot_product_attention(..., scale=
 Reduced from transformers 5.24.0 (the PyPI wheel): src/transformers/models/florence2/
 modeling_florence2.py, ``Florence2VisionChannelAttention.forward`` (lines 234-261; the scale at
 line 242, handed down at line 253), and src/transformers/integrations/sdpa_attention.py,
-``sdpa_attention_forward`` (lines 94-189; the call at lines 176-185). Written here in our own
+``sdpa_attention_forward`` (lines 94-197; the call at lines 182-191). Written here in our own
 words: the interface lookup (``ALL_ATTENTION_FUNCTIONS``) is the SDPA function itself, and the
 grouped-query, NPU and position-bias paths of ``sdpa_attention_forward`` are left out; its causal
 flag (``q_length > 1 and attention_mask is None and is_causal``, read with ``.item()`` while

@@ -5,8 +5,8 @@ per frame, against a batch of vectors), then padded into the inverse filter's co
 ``1, -b_1, ..., -b_p``.
 
 Reduced from speechbrain 1.1.2 (the PyPI wheel), speechbrain/processing/vocal_features.py,
-``inverse_filter`` (lines 356-417; the solve at line 405) and ``compute_cross_correlation``
-(lines 472-519). Written here in our own words: the cross-correlation (a grouped ``conv1d`` over circularly padded
+``inverse_filter`` (lines 356-416; the solve at line 405) and ``compute_cross_correlation``
+(lines 472-520). Written here in our own words: the cross-correlation (a grouped ``conv1d`` over circularly padded
 frames in the original) is a sum of products with the frames shifted by each lag, and the model
 returns the filter's coefficients rather than running ``torchaudio.functional.lfilter`` with them.
 The Toeplitz layout is kept as written, ``unfold`` after a ``view(..., -1)``: the TorchScript
