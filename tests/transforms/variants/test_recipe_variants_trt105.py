@@ -21,9 +21,10 @@ Eager mode is unchanged bit for bit. YOLACT's flag is never passed, so the Torch
 folds its ``If`` away (the original graph has none, and is right): there the finding and the fix are
 harmless but not needed, which the rule cannot tell from the code (a caveat on that variant); and
 its input gradients, which TorchScript's autodiff sums in another order, agree within float32
-rounding rather than bit for bit (the rule's unsafe assumption: the same computation as Python). ``migrate`` applies TRT105 to effdet's (whose Sequence ops
-TensorRT cannot parse), verifies it and ends equivalent (exit 0); NeMo's ``If`` it leaves alone, as
-its graph is faithful and TensorRT builds it.
+rounding rather than bit for bit (the rule's unsafe assumption: the same computation as Python).
+``migrate`` applies TRT105 to effdet's (whose Sequence ops TensorRT cannot parse), verifies it and
+ends equivalent (exit 0); NeMo's ``If`` it leaves alone, as its graph is faithful and TensorRT
+builds it.
 
 Not counted here, because the rule deliberately reports them without a fix (their loops' trip
 counts are data: scripting is the point): ``@torch.jit._script_if_tracing`` functions

@@ -80,7 +80,8 @@ _SFM = _sfm(2, 2, 5, 7)
 _LOFTR = _loftr(3, 9)
 VARIANTS: dict[str, Variant] = {
     "mvsnet_homo_warping": Variant(
-        (("proj = torch.matmul(src_proj, torch.inverse(ref_proj))", "proj = torch.matmul(src_proj, _trt_inverse(ref_proj))"),),
+        (("proj = torch.matmul(src_proj, torch.inverse(ref_proj))",
+          "proj = torch.matmul(src_proj, _trt_inverse(ref_proj))"),),
         "aten::linalg_inv", {
             "larger": _mvs(4, 3, 9, 11, 5),
             "one-depth": _mvs(5, 1, 4, 4, 1),
@@ -91,7 +92,8 @@ VARIANTS: dict[str, Variant] = {
             "raises-singular-reference": _with(_MVS, 2, torch.zeros(2, 4, 4)),
         }),
     "sfmlearner_inverse_warp": Variant(
-        (("cam_coords = pixel2cam(depth, intrinsics.inverse())", "cam_coords = pixel2cam(depth, _trt_inverse(intrinsics))"),),
+        (("cam_coords = pixel2cam(depth, intrinsics.inverse())",
+          "cam_coords = pixel2cam(depth, _trt_inverse(intrinsics))"),),
         "aten::linalg_inv", {
             "larger": _sfm(8, 4, 9, 13),
             "one-image": _sfm(9, 1, 3, 4),
@@ -101,7 +103,8 @@ VARIANTS: dict[str, Variant] = {
             "raises-singular-intrinsics": _with(_SFM, 3, torch.zeros(2, 3, 3)),
         }),
     "kornia_loftr_warp_kpts": Variant(
-        (("kpts0_cam = K0.inverse() @ kpts0_h.transpose(2, 1)", "kpts0_cam = _trt_inverse(K0) @ kpts0_h.transpose(2, 1)"),),
+        (("kpts0_cam = K0.inverse() @ kpts0_h.transpose(2, 1)",
+          "kpts0_cam = _trt_inverse(K0) @ kpts0_h.transpose(2, 1)"),),
         "aten::linalg_inv", {
             "more-points": _loftr(12, 30),
             "one-point": _loftr(13, 1),
