@@ -7,7 +7,8 @@ returns float32, and arithmetic on it downstream is either promoted otherwise (`
 exports as an int64 product) or refused (``Add`` of a bool and a float: ONNX Runtime rejects the
 graph). ``_trt_compare_`` is the in-place method itself everywhere except while that exporter
 traces, where it writes the comparison cast to the input's type into the input (zeroed, then the
-0/1 added), which exports as the comparison and a ``Cast``, an input of the graph included. The dynamo exporter writes the cast itself: it keeps the method.
+0/1 added), which exports as the comparison and a ``Cast``, an input of the graph included. The
+dynamo exporter writes the cast itself: it keeps the method.
 """
 
 import torch

@@ -1,7 +1,7 @@
 """The predictive mean and variance updates of a variational GP: GPyTorch.
 
 Reduced from gpytorch 1.15.2 (the PyPI wheel), gpytorch/variational/variational_strategy.py,
-``ComputePredictiveUpdates.forward`` (lines 61-82): with the interpolation term ``L^-1 K_zx``,
+``ComputePredictiveUpdates.forward`` (lines 59-82): with the interpolation term ``L^-1 K_zx``,
 ``mean_update = (interp_term.mT @ inducing_values.unsqueeze(-1)).squeeze(-1)`` and
 ``variance_update = torch.sum(interp_term.mT * (interp_term.mT @ middle), dim=-1)``: the property
 three times, in parentheses, as a product's left operand and inside an elementwise product. The

@@ -3,10 +3,10 @@
 Reduced from timm 1.0.31 (the PyPI wheel), timm/optim/muon.py, ``zeropower_via_newtonschulz``
 (lines 119-205, the DTensor-friendly loop at lines 175-180): the matrix is transposed when it has
 more rows than columns by rebinding ``X = X.mT`` (and back at the end, the same statement), divided
-by its norm (times ``safety_factor``, clamped to ``eps``) and iterated ``A = X @ X.mT; B = b * A + c * (A @ A); X = a * X + B @ X``
-with the quintic coefficients. Written here in our own words as a module that orthogonalises its
-input (the optimizer's update), five steps of one coefficient triple, a safety factor of 1.05, the
-norm clamped as timm does without ``scale_eps``.
+by its norm (times ``safety_factor``, clamped to ``eps``) and iterated ``A = X @ X.mT``,
+``B = b * A + c * (A @ A)``, ``X = a * X + B @ X`` with the quintic coefficients. Written here in
+our own words as a module that orthogonalises its input (the optimizer's update), five steps of one
+coefficient triple, a safety factor of 1.05, the norm clamped as timm does without ``scale_eps``.
 """
 
 import torch

@@ -1,6 +1,6 @@
 """LeViT's residual drop path, ``rnd = rnd.ge_(self.drop_rate).div(1 - self.drop_rate).detach()``: transformers.
 
-Reduced from transformers 5.24.0 (the PyPI wheel), src/transformers/models/levit/modeling_levit.py,
+Reduced from transformers 5.24.0 (the PyPI wheel), transformers/models/levit/modeling_levit.py,
 ``LevitResidualLayer.forward`` (lines 315-333): in training, a uniform draw per sample,
 ``torch.rand(hidden_state.size(0), 1, 1)``, is turned in place into a keep mask of 1.0 and 0.0 by
 ``rnd.ge_(self.drop_rate)``, scaled by ``.div(1 - self.drop_rate)`` (the receiver rebound to the

@@ -1,4 +1,4 @@
-"""Ultralytics' assigner masks, two in-place comparisons of floats: ``.gt_(0)`` of the targets, ``.gt_(eps)`` of the distances.
+"""Ultralytics' assigner masks: ``.gt_(0)`` of the targets and ``.gt_(eps)`` of the distances, both in place.
 
 Reduced from ultralytics 8.0.200 (the PyPI package): ultralytics/utils/loss.py,
 ``v8DetectionLoss.__call__`` (lines 164-183: ``gt_labels, gt_bboxes = targets.split((1, 4), 2)`` and

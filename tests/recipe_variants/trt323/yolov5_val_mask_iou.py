@@ -1,6 +1,6 @@
 """YOLOv5's segmentation validation: ground-truth masks resized, ``gt_masks = gt_masks.gt_(0.5)``, then their IoU.
 
-Reduced from yolov5 7.0.14 (the PyPI package): yolov5/segment/val.py, ``process_batch`` (lines 92-125,
+Reduced from yolov5 7.0.14 (the PyPI package): yolov5/segment/val.py, ``process_batch`` (lines 92-126,
 the masks at lines 101-110: when the ground-truth masks' size differs from the predictions', a
 bilinear resize, then ``gt_masks = gt_masks.gt_(0.5)``, the result bound to its receiver's name,
 and ``mask_iou(gt_masks.view(gt_masks.shape[0], -1), pred_masks.view(pred_masks.shape[0], -1))``),

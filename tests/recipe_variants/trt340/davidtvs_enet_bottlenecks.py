@@ -6,7 +6,7 @@ return_indices=return_indices)``, the flag a constructor parameter, and a forwar
 ``main, max_indices`` when it is set, pads the main branch's channels with zeros and adds the
 extension branch), ``UpsamplingBottleneck`` (lines 350-464: ``self.main_unpool1 =
 nn.MaxUnpool2d(kernel_size=2)`` called as ``self.main_unpool1(main, max_indices,
-output_size=output_size)``) and ``ENet.forward`` (lines 586-632: ``stage1_input_size = x.size()``
+output_size=output_size)``) and ``ENet.forward`` (lines 585-630: ``stage1_input_size = x.size()``
 before each downsampling, handed back as ``output_size`` to the matching upsampling, so an odd
 height or width unpools to its own size). Two stages, one bottleneck each way; the extension
 branch is one strided convolution going down and is left out going up (its transposed

@@ -1,10 +1,10 @@
 """pytorchcv's ENet: 3x3 max pooling with stride 2 and padding 1 (overlapping windows), unpooled with a 2x2 kernel.
 
 Reduced from pytorchcv 0.0.74 (the PyPI package), pytorchcv/models/enet.py: ``ENetMaxDownBlock``
-(lines 19-53: ``self.pool = nn.MaxPool2d(kernel_size=kernel_size, stride=2, padding=padding,
+(lines 20-53: ``self.pool = nn.MaxPool2d(kernel_size=kernel_size, stride=2, padding=padding,
 return_indices=True)``, all by keyword, then ``x, max_indices = self.pool(x)`` and a zero
 channel padding built from ``x.size()`` with the input's dtype and device) and ``ENetUpBlock``
-(lines 56-83: a 1x1 convolution block, then ``self.unpool = nn.MaxUnpool2d(kernel_size=2)`` called
+(lines 54-83: a 1x1 convolution block, then ``self.unpool = nn.MaxUnpool2d(kernel_size=2)`` called
 as ``self.unpool(x, max_indices)``, no output size). ENet builds them with ``kernel_size=3`` and
 ``padding=1``: the windows overlap, so one input element can be the maximum of two windows and its
 index comes twice (with its one value). One block each way between two convolutions; the

@@ -1,7 +1,7 @@
 """pytorchcv's SegNet: pooling and unpooling units built in loops and registered with ``add_module``.
 
 Reduced from pytorchcv 0.0.74 (the PyPI package), pytorchcv/models/segnet.py, ``SegNet.__init__``
-and ``forward`` (lines 32-124): each down stage an ``nn.Sequential`` whose last unit is
+and ``forward`` (lines 38-123): each down stage an ``nn.Sequential`` whose last unit is
 ``unit = nn.MaxPool2d(kernel_size=2, stride=2, return_indices=True)``, so the stage returns the
 pair (``x, max_indices1 = self.down_stage1(x)``); each up stage a ``DualPathSequential`` whose first
 unit is ``unit = nn.MaxUnpool2d(kernel_size=2, stride=2)``, called as ``module(x1, x2)`` with the

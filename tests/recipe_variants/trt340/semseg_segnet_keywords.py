@@ -3,9 +3,9 @@
 Reduced from meetps/pytorch-semseg at 801fb200547caa5b0d91b8dde56b837da029f746,
 ptsemseg/models/utils.py: ``segnetDown2`` (lines 208-220: ``self.maxpool_with_argmax =
 nn.MaxPool2d(2, 2, return_indices=True)``, the size taken before pooling as ``unpooled_shape``
-and returned with the output and indices) and ``segnetUp2`` (lines 240-250: ``self.unpool =
+and returned with the output and indices) and ``segnetUp2`` (lines 240-251: ``self.unpool =
 nn.MaxUnpool2d(2, 2)`` called as ``self.unpool(input=inputs, indices=indices,
-output_size=output_shape)``), chained as in ptsemseg/models/segnet.py (lines 26-39). Two stages
+output_size=output_shape)``), chained as in ptsemseg/models/segnet.py (lines 25-39). Two stages
 of one convolution-batchnorm-relu each. Written here in our own words.
 """
 

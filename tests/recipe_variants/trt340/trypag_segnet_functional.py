@@ -1,4 +1,4 @@
-"""A SegNet of functional pooling: ``F.max_pool2d(output, 2, 2, return_indices=True)`` and ``F.max_unpool2d(x, indices, 2, 2, 0, size)``.
+"""A SegNet of functional pooling and unpooling, every argument by position: trypag/pytorch-unet-segnet.
 
 Reduced from trypag/pytorch-unet-segnet at df9015422291cfb629646dcae03ac18efb775051, segnet.py:
 ``SegNet.forward`` (lines 41-56: the encoders' indices and feature sizes collected in lists and

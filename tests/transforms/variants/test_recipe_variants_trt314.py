@@ -79,11 +79,13 @@ VARIANTS: dict[str, Variant] = {
         (("TRT314", "return F.grid_sample(", 1),),  # the expression starts there
         ("return _trt_mT(F.grid_sample(descriptions.float(), keypoints[:, None], mode=\"bilinear\", "
          "align_corners=False)[\n            :, :, 0\n        ])\n",), {
-            "larger": (torch.rand(3, 3, 17, 23, generator=seeded(20)), torch.rand(3, 11, 2, generator=seeded(21)) * 2 - 1),
+            "larger": (torch.rand(3, 3, 17, 23, generator=seeded(20)),
+                       torch.rand(3, 11, 2, generator=seeded(21)) * 2 - 1),
             "outside-the-image": (torch.rand(1, 3, 8, 8, generator=seeded(22)),
                                   torch.tensor([[[-1.5, 0.0], [1.0, 1.0], [3.0, -2.0], [-1.0, -1.0]]])),
             "zeros": (torch.zeros(2, 3, 6, 9), torch.zeros(2, 3, 2)),
-            "negatives": (-torch.rand(2, 3, 10, 12, generator=seeded(23)) * 5, -torch.rand(2, 5, 2, generator=seeded(24))),
+            "negatives": (-torch.rand(2, 3, 10, 12, generator=seeded(23)) * 5,
+                          -torch.rand(2, 5, 2, generator=seeded(24))),
             # ONNX Runtime's GridSample weighs an infinite or NaN corner otherwise than eager mode: eager only.
             "eager-inf-nan": (_with(torch.rand(1, 3, 6, 6, generator=seeded(25)), INF, NAN, -INF),
                               torch.tensor([[[0.0, 0.0], [NAN, 0.5]]])),
@@ -108,7 +110,8 @@ VARIANTS: dict[str, Variant] = {
             "more": (_rand(11, 5, seed=40),),
             "zeros": (torch.zeros(2, 5),),
             "negatives": (-_rand(3, 5, seed=41).abs() * 30,),
-            "inf-nan": (torch.tensor([[INF, 0.0, 1.0, -1.0, 2.0], [NAN, 1.0, 0.0, 0.0, 0.0], [-INF, 0.0, 0.0, 0.0, 0.0]]),),
+            "inf-nan": (torch.tensor([[INF, 0.0, 1.0, -1.0, 2.0], [NAN, 1.0, 0.0, 0.0, 0.0],
+                                      [-INF, 0.0, 0.0, 0.0, 0.0]]),),
             "empty-batch": (torch.zeros(0, 5),),
         }),
     "gpytorch_predictive_updates": Variant(
