@@ -44,11 +44,13 @@ exports as an int64 product) or refused (`Add` of a bool and a float: ONNX Runti
 reject the graph). The dynamo exporter writes the cast: its graph is right.
 
 The rewrite: `masks.gt_(0.5)` → `_trt_compare_(masks, "gt", 0.5)`, an inserted helper that is
-the in-place method itself except while the TorchScript exporter traces, where it copies the
-out-of-place comparison cast to the input's type into the input (`input.copy_(torch.gt(input,
-0.5).to(input.dtype))`): in the graph, the comparison and a `Cast`, and later reads of the input
-see the values written (the exporter keeps a `copy_` of the same type). A call with other
-arguments (keywords, unpacked ones) is reported without a fix.
+the in-place method itself except while the TorchScript exporter traces, where it writes the
+out-of-place comparison cast to the input's type into the input (`input.zero_().add_(
+torch.gt(input, 0.5).to(input.dtype))`, `logical_or_` for a bool input): in the graph, the
+comparison and a `Cast`, and later reads of the input see the values written (the exporter keeps
+in-place arithmetic; a `copy_` into one of the graph's inputs, such as LeViT's drop-path draw
+`rnd.ge_(self.drop_rate)` given as a forward argument, becomes an `aten::copy` it cannot export).
+A call with other arguments (keywords, unpacked ones) is reported without a fix.
 
 Fix safety: safe. Eager mode, `torch.compile`, `torch.export` and the dynamo exporter run the
 in-place method itself; `torch.jit.script` runs it too (a number operand as a 0-d tensor, which

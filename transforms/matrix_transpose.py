@@ -25,8 +25,9 @@ class MatrixTranspose(Rule):
 What it finds: the tensor property `x.mT`, the last two axes swapped (a batch of matrices
 transposed), read anywhere in run-time code: `A.mT @ A`, `torch.linalg.solve(A.mT, b)`,
 descriptor similarities `desc_a @ desc_b.mT` (kornia's DeDoDe, its homography and epipolar
-solvers). `mH` (the conjugate transpose) is left alone: for a complex tensor it is not a
-transpose.
+solvers). A parameter named like a module (kornia's fundamental matrix `F` in `F.mT[:, :2]`,
+where `F` is usually `torch.nn.functional`) is the function's tensor. `mH` (the conjugate
+transpose) is left alone: for a complex tensor it is not a transpose.
 
 Why it hurts: the TorchScript exporter has no symbolic for `aten::mT` at any opset (torch
 2.13): `torch.onnx.export` stops with `UnsupportedOperatorError: Exporting the operator
@@ -47,6 +48,8 @@ arrays have `mT` too) keep `x.mT` and its error or result.""",
             Example("def similarity(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:\n    return a @ b.mT\n",
                     "def similarity(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:\n    return a @ _trt_mT(b)\n"),
             Example("normal = (points.mT @ points).inverse()\n", "normal = (_trt_mT(points) @ points).inverse()\n"),
+            Example("def gradient_rows(F, x2):\n    return F.mT[:, :2] @ x2.T\n",
+                    "def gradient_rows(F, x2):\n    return _trt_mT(F)[:, :2] @ x2.T\n"),
         ),
         references=(
             "https://pytorch.org/docs/stable/tensors.html#torch.Tensor.mT",
@@ -59,13 +62,27 @@ arrays have `mT` too) keep `x.mT` and its error or result.""",
         if node.attr.value != "mT" or in_inserted_helper(self):
             return
         receiver = node.value
-        if self.context.qualified_names(receiver) or (type(receiver) is cst.Name and receiver.value in MODULE_LIKE):
+        if self.context.qualified_names(receiver) or (
+                type(receiver) is cst.Name and receiver.value in MODULE_LIKE and not self._parameter(receiver.value)):
             return  # a module's attribute named mT, not a tensor's property
         if receiver.lpar and type(receiver) not in (cst.Tuple, cst.GeneratorExp, cst.NamedExpr):
             receiver = receiver.with_changes(lpar=[], rpar=[])  # `(a + b).mT`: an argument needs none
         self.report(node, f"`{short_code(node)}`: the TorchScript exporter has no symbolic for `aten::mT`, so the "
                           f"model does not export; `{HELPER}` transposes the last two axes while exporting",
                     Fix({node: helper_call(HELPER, receiver)}, helpers=(HELPER,)))
+
+    def _parameter(self, name: str) -> bool:
+        """Is ``name`` a parameter of an enclosing function (kornia's fundamental matrix ``F``), not the
+        module a file usually binds it to (``self`` and ``cls`` stay modules)?"""
+        if name in ("self", "cls"):
+            return False
+        for function in self.context.functions:
+            params = function.params
+            every = [*params.posonly_params, *params.params, *params.kwonly_params]
+            every += [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+            if any(p.name.value == name for p in every):
+                return True
+        return False
 
 
 RULES = (MatrixTranspose,)

@@ -176,6 +176,29 @@ def test_scripted_the_rewritten_model_computes_what_the_original_does(tmp_path: 
         assert all(bits_equal(g, e) for g, e in zip(got, expected))
 
 
+ON_INPUTS = HEADER + '''
+class OnInputs(nn.Module):
+    """LeViT's drop-path draw given as an argument: ``rnd.ge_(rate)`` writes into a graph input."""
+
+    def forward(self, x):
+        y = x.ge_(0.25)
+        keep = x < 0.5
+        keep.logical_not_()
+        return y * 2 + x, keep
+'''
+
+
+def test_a_comparison_of_a_graph_input_exports_after_the_fix(tmp_path: Path) -> None:
+    """A copy into one of the graph's inputs exports as an ``aten::copy`` with no symbolic: the helper
+    zeroes its receiver and adds the comparison instead (``logical_or_`` for bool), which exports."""
+    model = import_source(fixed(ON_INPUTS), tmp_path)["OnInputs"]().eval()
+    session = _export(model, _tensor(torch.float32), dynamo=False)
+    for x in (_tensor(torch.float32), torch.rand(3, 7), torch.tensor([[0.25, float("nan"), float("inf")]])):
+        expected = model(x.clone())
+        got = session.run(None, {"x": x.numpy()})
+        assert all(g.dtype == e.numpy().dtype and bits_equal(torch.from_numpy(g), e) for g, e in zip(got, expected))
+
+
 # --- migrate: the graph's wrong type (or a graph that does not load) is traced to the comparison -------
 
 MIGRATE_MASKS = HEADER + '''

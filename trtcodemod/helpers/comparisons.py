@@ -6,8 +6,9 @@ whose output is bool, and nothing casts it back. The graph's output is then bool
 returns float32, and arithmetic on it downstream is either promoted otherwise (``* 2`` of a bool
 exports as an int64 product) or refused (``Add`` of a bool and a float: ONNX Runtime rejects the
 graph). ``_trt_compare_`` is the in-place method itself everywhere except while that exporter
-traces, where it copies the comparison into the input cast to the input's type, which exports as
-the comparison and a ``Cast``. The dynamo exporter writes the cast itself: it keeps the method.
+traces, where it writes the comparison cast to the input's type into the input (zeroed, then the
+0/1 added), which exports as the comparison and a ``Cast``, an input of the graph included. The
+dynamo exporter writes the cast itself: it keeps the method.
 """
 
 import torch
@@ -17,7 +18,7 @@ def _trt_compare_(input, op, other=None):
     # type: (Tensor, str, Optional[Union[Tensor, float, int, bool]]) -> Tensor
     """``input.<op>_(other)`` (``gt``, ``ge``, ``lt``, ``le``, ``eq``, ``ne``, ``logical_and``,
     ``logical_or``, ``logical_xor``, ``logical_not``); while the TorchScript exporter traces, the
-    comparison cast to the input's type and copied into it."""
+    comparison cast to the input's type and written into it."""
     if torch.jit.is_scripting():
         if other is None:
             return _trt_compare_scripted(input, op, None)
@@ -37,7 +38,11 @@ def _trt_compare_(input, op, other=None):
 def _trt_compare_eager(input, op, other):
     if isinstance(input, torch.Tensor) and torch.jit.is_tracing() and torch.onnx.is_in_onnx_export():
         result = getattr(torch, op)(input) if other is None else getattr(torch, op)(input, other)
-        return input.copy_(result.to(input.dtype))
+        # Zeroed and the 0/1 added, not copied: the exporter has no symbolic for the `aten::copy` that a
+        # copy into one of the graph's inputs becomes (a comparison of a forward argument).
+        if input.dtype == torch.bool:
+            return input.zero_().logical_or_(result)
+        return input.zero_().add_(result.to(input.dtype))
     return getattr(input, op + "_")() if other is None else getattr(input, op + "_")(other)
 
 
