@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import int_value, int_values, short_code
+from trtcodemod.astutil import int_value, int_values, plain_read, short_code, strip_parens, walk
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
 from trtcodemod.transforms._op_calls import in_inserted_helper
 
 HELPER = "_trt_index_list"
+#: The write of positions no slice names, through a name bound to a list (``y[..., class_range] = v``).
+WRITE_HELPER = "_trt_ellipsis_list_write"
 #: torch functions that build an index tensor from a literal list (reported, not rewritten).
 _TENSOR_FACTORIES = frozenset({"torch.tensor", "torch.as_tensor", "torch.LongTensor", "torch.IntTensor"})
 
@@ -43,9 +45,69 @@ def ellipsis_last_index(subscript: cst.Subscript) -> cst.BaseExpression | None:
     return None
 
 
+def _list_valued(node: cst.BaseExpression) -> bool:
+    """An expression that always makes a new list: a literal, a comprehension, ``list(...)``/``sorted(...)``, or
+    the sum of two such (``list(range(5)) + list(range(15, 15 + nc))``)."""
+    node = strip_parens(node)
+    if type(node) in (cst.List, cst.ListComp):
+        return True
+    if type(node) is cst.Call and type(node.func) is cst.Name and node.func.value in ("list", "sorted"):
+        return True
+    return type(node) is cst.BinaryOperation and type(node.operator) is cst.Add \
+        and _list_valued(node.left) and _list_valued(node.right)
+
+
+def list_name_index(context, subscript: cst.Subscript) -> cst.Name | None:
+    """The last index of ``x[..., name]`` where every binding of ``name`` in the enclosing function makes a list
+    (YOLOv5-Face's ``class_range = list(range(5)) + list(range(15, 15 + self.nc))``); else None."""
+    elements = list(subscript.slice)
+    if len(elements) < 2 or not _is_ellipsis(elements[-2]):
+        return None
+    last = elements[-1].slice
+    if type(last) is not cst.Index or last.star is not None or type(last.value) is not cst.Name:
+        return None
+    function = context.function
+    if function is None:
+        return None
+    name = last.value.value
+    bound: list[cst.BaseExpression | None] = []
+    for node in walk(function):
+        if type(node) is cst.Param and node.name.value == name:
+            return None
+        if type(node) is cst.Assign:
+            if any(type(t.target) is cst.Name and t.target.value == name for t in node.targets):
+                bound.append(node.value if len(node.targets) == 1 else None)
+        elif type(node) in (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr, cst.AsName) \
+                or (type(node) in (cst.Global, cst.Nonlocal)):
+            for inner in walk(node):
+                if type(inner) is cst.Name and inner.value == name and _binds(node, inner):
+                    return None
+    if not bound or not all(value is not None and _list_valued(value) for value in bound):
+        return None
+    return last.value
+
+
+def _binds(node: cst.CSTNode, name: cst.Name) -> bool:
+    """Whether ``name`` is what ``node`` (an augmented or annotated assignment, a loop, a walrus, an ``as``, a
+    ``global``/``nonlocal``) binds."""
+    if type(node) in (cst.AugAssign, cst.AnnAssign):
+        return node.target is name
+    if type(node) in (cst.For, cst.CompFor):
+        return any(n is name for n in walk(node.target))
+    if type(node) is cst.NamedExpr:
+        return node.target is name
+    if type(node) is cst.AsName:
+        return any(n is name for n in walk(node.name))
+    return True  # global / nonlocal: the name is not the function's own
+
+
 def reported_index(context, subscript: cst.Subscript) -> cst.BaseExpression | None:
     """The index TRT344 reports in a write into ``subscript``: a list literal, or an index tensor built from
-    one by ``torch.tensor`` and the like, right after an Ellipsis and last (TRT203 leaves these writes to it)."""
+    one by ``torch.tensor`` and the like, right after an Ellipsis and last, or a name the function binds only
+    to lists there (TRT203 leaves these writes to it)."""
+    named = list_name_index(context, subscript)
+    if named is not None:
+        return named
     index = ellipsis_last_index(subscript)
     if type(index) is cst.Call and not any(n in _TENSOR_FACTORIES for n in context.qualified_names(index.func)):
         return None
@@ -186,7 +248,7 @@ tensor: TRT203).""",
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
-            self._target(target.target)
+            self._target(target.target, node if len(node.targets) == 1 else None)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         self._target(node.target)
@@ -195,7 +257,7 @@ tensor: TRT203).""",
         if node.value is not None:
             self._target(node.target)
 
-    def _target(self, target: cst.BaseExpression) -> None:
+    def _target(self, target: cst.BaseExpression, statement: cst.Assign | None = None) -> None:
         if type(target) in (cst.Tuple, cst.List):
             for element in target.elements:  # type: ignore[attr-defined]
                 self._target(element.value)
@@ -207,6 +269,9 @@ tensor: TRT203).""",
             return
         message = (f"a write into `{short_code(target, 40)}` (a list right after an Ellipsis) exports with the "
                    "TorchScript exporter as a graph ONNX Runtime refuses (an `Add` of an absent input)")
+        if type(index) is cst.Name:
+            self._named_list(target, index, statement, message)
+            return
         if type(index) is cst.Call:
             self.report(target, f"{message}; not rewritten: an index tensor (write the list of positions itself, "
                                 "which indexes the same way, and apply again)")
@@ -228,6 +293,30 @@ tensor: TRT203).""",
         self.report(target, f"{message}; `{HELPER}` gives the exporter the slice `{_slice_text(values)}` (the list "
                             "itself otherwise)",
                     Fix({index: call}, helpers=(HELPER,)))
+
+
+    def _named_list(self, target: cst.Subscript, index: cst.Name, statement: cst.Assign | None, message: str) -> None:
+        """``y[..., positions] = v`` with ``positions`` a name bound to lists: the statement becomes
+        ``_trt_ellipsis_list_write(y, positions, v)``, where the write and its evaluation cannot be told apart."""
+        elements = list(target.slice)
+        if statement is None:
+            self.report(target, f"{message}; not rewritten: only a plain `x[..., positions] = value` is")
+            return
+        if len(elements) != 2 or not plain_read(target.value) or type(strip_parens(target.value)) not in (
+                cst.Name, cst.Attribute):
+            self.report(target, f"{message}; not rewritten: the written tensor is not a name or an attribute, or "
+                                "indexes before the Ellipsis")
+            return
+        # Python evaluates the value before the target and the index; both are plain reads of names, so the
+        # call's order (target, index, value) reads the same objects.
+        call = cst.Call(cst.Name(WRITE_HELPER), [
+            cst.Arg(strip_parens(target.value), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+            cst.Arg(index, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+            cst.Arg(statement.value),
+        ])
+        self.report(target, f"{message}; `{WRITE_HELPER}` writes the positions with `index_copy_` along the last "
+                            "axis while exporting (no slice names them; the assignment itself otherwise)",
+                    Fix({statement: cst.Expr(call, semicolon=statement.semicolon)}, helpers=(WRITE_HELPER,)))
 
 
 RULES = (EllipsisIndexWrite,)

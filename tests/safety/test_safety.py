@@ -231,6 +231,11 @@ PROGRAMS = [
     Program("TRT344", "class M(nn.Module):\n    def forward(self, x):\n        y = x * 1\n"
                       "        y[..., [0, 2]] -= 1\n        y[..., [1]] = y[..., [1]] * 2\n        return y\n",
             one(tensors())),
+    # TRT344's write through a name bound to lists (YOLOv5-Face's `class_range`): positions no slice names.
+    Program("TRT344", "class M(nn.Module):\n    def forward(self, x):\n        y = x * 0\n"
+                      "        keep = list(range(1)) + list(range(2, 3))\n"
+                      "        y[..., keep] = x[..., keep] * 2\n        return y\n",
+            one(tensors())),
     # TRT337's table: the flips and the adjoint of a matrix (fewer axes raise the same error), the elementwise
     # fixes (ints and bool raise in threshold's, addcdiv's or frac's call alike) and a diagonal embedding.
     Program("TRT337", "class M(nn.Module):\n    def forward(self, x):\n"

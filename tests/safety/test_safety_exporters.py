@@ -125,6 +125,11 @@ CORNERS = [
                      "        y[..., [0, 2]] -= 1\n        y[..., [1, 3]] = y[..., [1, 3]].clamp(-2, 2)\n"
                      "        y[..., [3]] *= 2\n        return y\n",
            _one, (torch.float32, torch.float16, torch.int64, torch.int16)),
+    # TRT344's write through a name bound to lists: columns 0, 1 and 3 of four, which no slice names.
+    Corner("TRT344", "class M(nn.Module):\n    def forward(self, x):\n"
+                     "        y = torch.stack([x, x * 2, x - 1, x * 3], 1)\n"
+                     "        cols = [0, 1] + [3]\n        y[..., cols] = y[..., cols].clamp(-2, 2) * 3\n        return y\n",
+           _one, (torch.float32, torch.float16, torch.int64, torch.int16)),
     # TRT346 counts of a torch.Size whose first axis is dynamic: the rows of a two-column table, its whole count
     # (empty, one row, five rows).
     Corner("TRT346", "class M(nn.Module):\n    def forward(self, x):\n"

@@ -266,3 +266,95 @@ def test_migrate_places_the_refused_node_and_fixes_it(tmp_path) -> None:
     assert [a["rule"] for a in report["applied"]] == ["TRT344", "TRT344"]
     assert "+        boxes[..., _trt_index_list([0, 2])] -= 0.5" in report["diff"]
     assert report["after"]["faithful"] is True and report["equivalent"] is True
+
+
+# --- positions no slice names, through a name bound to a list (YOLOv5-Face's Detect) ---------------------------
+NAMED = """import torch
+from torch import nn
+
+
+class Detect(nn.Module):
+    nc = 2
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = torch.full_like(x, 0)
+        class_range = list(range(5)) + list(range(15, 15 + self.nc))
+        y[..., class_range] = x[..., class_range].sigmoid()
+        y[..., 5:15] = x[..., 5:15] * 2
+        return y.flatten(1, 3)
+"""
+
+
+def test_a_name_bound_to_lists_is_written_through_the_helper() -> None:
+    """YOLOv5-Face (deepcam-cn/yolov5-face, models/yolo.py, Detect.forward) writes the sigmoid of its box,
+    objectness and class columns through `class_range`: positions 0-4 and 15-16, which no slice names."""
+    after = rewrite(NAMED, select=("TRT344",))
+    assert "        _trt_ellipsis_list_write(y, class_range, x[..., class_range].sigmoid())\n" in after
+    assert "        y[..., 5:15] = x[..., 5:15] * 2\n" in after  # a slice: TRT203's, not this rule's
+    assert rewrite(after, select=("TRT344",)) == after
+    found = check_source(NAMED.encode(), "named.py", Options(select=("TRT344", "TRT203")))
+    assert [(f.line, f.rule, f.fix) for f in found if f.line == 11] == [(11, "TRT344", Safety.SAFE)]
+    # not taken: a parameter, a name also bound to something else, an augmented write, a read before the Ellipsis
+    kept = ("def f(x: torch.Tensor, idx, v, k: int):\n"
+            "    x[..., idx] = v\n"
+            "    pos = [0, 2]\n    pos = k\n    x[..., pos] = v\n"
+            "    cols = [0, 3]\n    x[..., cols] += v\n    x[0, ..., cols] = v\n    return x\n")
+    source = "import torch\n" + kept
+    assert rewrite(source, select=("TRT344",)).endswith(kept)
+    found = check_source(source.encode(), "kept.py", Options(select=("TRT344",)))
+    assert [(f.line, f.fix) for f in found] == [(8, Safety.NONE), (9, Safety.NONE)]
+
+
+@pytest.fixture(scope="module")
+def named_programs(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("ellipsis_named")
+    after = rewrite(NAMED, select=("TRT344",))
+    namespace = import_source(after, folder)
+    return import_source(NAMED, folder)["Detect"](), namespace["Detect"](), namespace
+
+
+def _maps(shape: tuple[int, ...], seed: int = 0) -> torch.Tensor:
+    x = torch.randn(*shape, generator=torch.Generator().manual_seed(seed)) * 30
+    if x.numel():
+        flat = x.view(-1)
+        flat[::7], flat[1::5], flat[2::11], flat[3::13], flat[4::9] = float("nan"), float("inf"), -0.0, \
+            -float("inf"), 0.0
+    return x
+
+
+def test_the_named_write_is_the_original_in_eager_mode_and_in_its_export(named_programs) -> None:
+    original, rewritten, namespace = named_programs
+    for shape in [(1, 3, 4, 5, 17), (2, 3, 1, 1, 17), (0, 3, 4, 5, 17)]:
+        _same(rewritten(_maps(shape)), original(_maps(shape)))
+    with pytest.raises(IndexError):  # a last axis shorter than the positions: the same error
+        original(torch.zeros(1, 3, 2, 2, 16))
+    with pytest.raises(IndexError):
+        rewritten(torch.zeros(1, 3, 2, 2, 16))
+    with export_formulation(namespace):  # the formulation the export runs, in eager mode
+        for shape in [(1, 3, 4, 5, 17), (2, 3, 7, 3, 17), (0, 3, 4, 5, 17)]:
+            _same(rewritten(_maps(shape, 1)), original(_maps(shape, 1)))
+
+
+def test_the_named_write_exports_a_graph_that_follows_every_size(named_programs) -> None:
+    """The original's TorchScript graph is refused by ONNX Runtime (the Ellipsis's absent input); the rewritten
+    one writes the positions with ScatterElements and gives eager mode's values at other sizes."""
+    original, rewritten, _ = named_programs
+    example = _maps((1, 3, 4, 5, 17))
+    axes = {"x": {0: "batch", 2: "height", 3: "width"}}
+    graphs = []
+    for model in (original, rewritten):
+        buffer = io.BytesIO()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(model, (example,), buffer, opset_version=17, dynamo=False, input_names=["x"],
+                              dynamic_axes=axes)
+        graphs.append(buffer.getvalue())
+    with pytest.raises(Exception, match="empty string"):
+        ort.InferenceSession(graphs[0])
+    session = ort.InferenceSession(graphs[1])
+    assert "ScatterElements" in {n.op_type for n in onnx.load_from_string(graphs[1]).graph.node}
+    for shape in [(1, 3, 4, 5, 17), (2, 3, 7, 3, 17), (3, 3, 1, 2, 17)]:
+        x = _maps(shape, 2)
+        got = torch.from_numpy(session.run(None, {"x": x.numpy()})[0])
+        # ONNX Runtime's sigmoid rounds far tails otherwise (0 for 4e-20): values within float32 rounding
+        torch.testing.assert_close(got, original(x), equal_nan=True, atol=1e-6, rtol=1e-5)

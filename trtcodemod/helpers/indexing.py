@@ -56,6 +56,48 @@ def _trt_index_list(indices):
     return indices
 
 
+def _trt_ellipsis_list_write(target, index, value):
+    """``target[..., index] = value``; while exporting, where ``index`` names positions on the last axis of a
+    tensor (a list of distinct non-negative ints below its length, or a 1-D integer tensor), the same write as
+    ``index_copy_`` along that axis of the value broadcast to the part written.
+
+    The TorchScript exporter writes an assignment into ``x[..., positions]`` (a list, or a name bound to one,
+    right after an Ellipsis) as a graph ONNX Runtime refuses (an ``Add`` of an absent input), and where the
+    positions are no slice's (``list(range(5)) + list(range(15, 17))``) there is no slice to give it instead.
+    ``index_copy_`` writes the same elements in place (an ONNX ScatterElements whose indices follow every size).
+    Outside ``torch.onnx.export`` (and under ``torch.jit.script``) it is the assignment itself, on the same
+    objects: values, errors (a position past the axis raises ``IndexError``) and aliasing are the original's.
+    Repeated or negative positions, a bool index and a value with more axes than the part written keep the
+    original write while exporting too."""
+    if torch.jit.is_scripting():
+        target[..., index] = value
+        return
+    if _trt_onnx_exporting() and isinstance(target, torch.Tensor) and target.dim() >= 1:
+        positions = _trt_written_positions(index, target.shape[-1], target.device)
+        if positions is not None:
+            source = torch.as_tensor(value, dtype=target.dtype, device=target.device)
+            if source.dim() <= target.dim():
+                part = target[..., : positions.shape[0]]
+                target.index_copy_(target.dim() - 1, positions, source.expand_as(part))
+                return
+    target[..., index] = value
+
+
+@torch.jit.unused
+def _trt_written_positions(index, length, device):
+    """``index`` as a 1-D int64 tensor of distinct positions in ``[0, length)``, or None where it is not one (a
+    bool or empty index, a repeated or negative position, a position past the axis: the original write then)."""
+    if isinstance(index, torch.Tensor):
+        if index.dim() != 1 or index.dtype not in (torch.int64, torch.int32) or torch.jit.is_tracing():
+            return None
+        index = index.tolist()
+    if not isinstance(index, (list, tuple)) or len(index) == 0 or not all(type(i) is int for i in index):
+        return None
+    if len(set(index)) != len(index) or min(index) < 0 or max(index) >= length:
+        return None
+    return torch.tensor(index, dtype=torch.int64, device=device)
+
+
 @torch.jit.unused
 def _trt_index_slice(indices):
     """The slice ``first:last + 1:step`` that names the positions of ``indices`` when they are integers of one
