@@ -17,6 +17,13 @@ model equivalent. Two variants are also rewritten and exported directly: the gra
 mode for masks with other centres, at other widths, on zeros, negatives and infinities in the
 k-space and an empty batch, and eager mode is unchanged bit for bit (a mask set to the end raises
 the same ``IndexError``).
+
+A fifth, from another author: PointRCNN's proposal target layer trims the zero rows that pad a scene's gt boxes
+(``while cur_gt[k].sum() == 0: k -= 1``), a test that is a function of the row at the index, which the rule maps over
+the rows with ``torch.vmap`` while tracing. Found and rewritten from the code alone; the original's graph keeps the
+example's padding (boxes past it are never matched); the rewritten graph follows scenes padded from other rows, with
+zeros, negatives, infinities and NaN among the boxes, eager mode unchanged (a scene of padding alone raises the same
+``IndexError``); migrate applies the rule, verified, and ends with exit 0.
 """
 
 from __future__ import annotations
@@ -198,3 +205,107 @@ def test_rewritten_exports_and_follows_the_mask(name: str, tmp_path: Path) -> No
         assert got.shape == want.shape and got.dtype == want.dtype, (label, got.shape, want.shape)
         assert np.allclose(got, want, rtol=1e-5, atol=1e-5, equal_nan=True), label
     assert_eager_unchanged(original, rewritten, sets)
+
+
+# PointRCNN's trim of the zero rows that pad a scene's gt boxes: a scan whose test is a function of the row at the
+# index (``cur_gt[k].sum() == 0``), taken since the rule maps such a test over the rows while tracing.
+TRIM = "pointrcnn_gt_padding_trim"
+TRIM_LOOP = "while cur_gt[k].sum() == 0:"
+TRIM_REWRITTEN = ("k = _trt_scan_while(lambda k: cur_gt[k].sum() == 0, cur_gt, 0, k, -1, "
+                  "lambda _trt_row: _trt_row.sum() == 0)")
+
+
+def test_the_rule_finds_the_gt_trim_from_the_code_and_rewrites_it() -> None:
+    path = HERE / f"{TRIM}.py"
+    findings = check_source(path.read_bytes(), str(path.resolve()), Options(select=("TRT336",), scope="all"))
+    assert [(f.rule, f.line) for f in findings] == [("TRT336", _line_of(path, TRIM_LOOP))], findings
+    new_source = fix_source(path.read_bytes(), str(path.resolve()),
+                            Options(select=("TRT336",), unsafe=True, scope="all")).source.decode()
+    assert TRIM_REWRITTEN in new_source and TRIM_LOOP not in new_source.split('"""', 2)[2], new_source
+
+
+def _trim_sets(module) -> dict[str, tuple[torch.Tensor, torch.Tensor]]:
+    """Scenes padded from other rows than the example's, and edge values in the proposals and the boxes."""
+    rois, gts = module.inputs(seeded(0))
+
+    def scenes(*valid: int, seed: int) -> torch.Tensor:
+        generator = seeded(seed)
+        return torch.stack([module.scene(generator, gts.shape[1], v) for v in valid])
+
+    specials = scenes(5, 6, seed=5)
+    specials[0, 1, 6] = INF  # a box's heading (row sums that are not zero: boxes, not padding)
+    specials[1, 2, 6] = float("nan")
+    specials[1, 0, 6] = -INF
+    best_last = scenes(6, 6, seed=8)
+    best_last[:, 4:, :7] = rois[:, :2]  # the proposals' own boxes, past the example's padding: overlaps of 1
+    return {
+        "best-boxes-last": (rois, best_last),
+        "one-box": (rois, scenes(1, 2, seed=1)),
+        "no-padding": (rois, scenes(6, 6, seed=2)),
+        "other-counts": (rois, scenes(5, 2, seed=3)),
+        "zeros": (torch.zeros_like(rois), scenes(3, 4, seed=4)),
+        "negatives": (-rois, -scenes(2, 5, seed=6)),
+        "inf-nan-headings": (rois, specials),
+        # every row padding: eager mode runs off the scene (IndexError), the rewrite too in eager mode
+        "eager-all-padding": (rois, scenes(0, 3, seed=7)),
+    }
+
+
+@pytest.fixture(scope="module")
+def trim_graphs(tmp_path_factory) -> dict:
+    """The variant, its original and rewritten models (same weights: none), and both TorchScript exports."""
+    folder = tmp_path_factory.mktemp(TRIM)
+    path = HERE / f"{TRIM}.py"
+    module, original = built_variant(path, f"trt336_t_{TRIM}")
+    new_path = folder / f"{TRIM}_rewritten.py"
+    new_path.write_text(fix_source(path.read_bytes(), str(path.resolve()),
+                                   Options(select=("TRT336",), unsafe=True, scope="all")).source.decode())
+    _, rewritten = built_variant(new_path, f"trt336_tr_{TRIM}")
+    example = module.inputs(seeded(0))
+    before, traced_before = export_variant(original, example, module.DYNAMIC, folder / "before.onnx", path.parent)
+    after, traced_after = export_variant(rewritten, example, module.DYNAMIC, folder / "after.onnx", folder)
+    return {"module": module, "original": original, "rewritten": rewritten, "before": before, "after": after,
+            "traced_before": traced_before, "traced_after": traced_after, "path": path}
+
+
+def _graph_run(session, model, inputs) -> list[np.ndarray]:
+    return session.run(None, {n: t.numpy() for n, t in zip(input_names(model), inputs)})
+
+
+def test_the_originals_graph_keeps_the_examples_padding(trim_graphs) -> None:
+    g = trim_graphs
+    assert _line_of(g["path"], TRIM_LOOP) in {line for _, line, m in g["traced_before"] if "Python boolean" in m}
+    sets = _trim_sets(g["module"])
+    for label in ("best-boxes-last",):
+        with torch.no_grad():
+            want = g["original"](*sets[label])
+        got = _graph_run(g["before"], g["original"], sets[label])
+        assert not all(np.allclose(a, w.numpy()) for a, w in zip(got, want)), label
+
+
+def test_the_rewritten_gt_trim_follows_the_padding(trim_graphs) -> None:
+    g = trim_graphs
+    assert not [w for w in g["traced_after"] if "Python boolean" in w[2]], g["traced_after"]
+    sets = {"example": g["module"].inputs(seeded(0)), **_trim_sets(g["module"])}
+    for label, inputs in sets.items():
+        if label.startswith("eager-"):
+            continue
+        with torch.no_grad():
+            want = g["original"](*inputs)
+        got = _graph_run(g["after"], g["original"], inputs)
+        for a, w in zip(got, want):
+            assert a.shape == tuple(w.shape) and a.dtype == w.numpy().dtype, (label, a.shape, w.shape)
+            assert np.allclose(a, w.numpy(), rtol=1e-5, atol=1e-6, equal_nan=True), label
+    assert_eager_unchanged(g["original"], g["rewritten"], sets)
+
+
+def test_migrate_applies_trt336_at_the_gt_trim() -> None:
+    """The observer's input sets are the example's (boxes padded as there): the original's graph looks faithful on
+    them, but its export warned at the loop; migrate applies the rule there, verified, and ends with exit 0."""
+    path = HERE / f"{TRIM}.py"
+    module = load_variant(path, f"trt336_tm_{TRIM}")
+    report = migrate_json(path, _axes_json(module))
+    assert [(fix["rule"], fix["line"]) for fix in report["applied"]] == [("TRT336", _line_of(path, TRIM_LOOP))]
+    assert "verified" in report["applied"][0].get("proof", ""), report["applied"]
+    assert report["exit_code"] == 0 and report["equivalent"] is True, (report["remaining"], report["reverted"])
+    assert report["after"]["faithful"] is True and report["after"]["trt_errors"] == 0, report["after"]
