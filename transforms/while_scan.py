@@ -33,8 +33,11 @@ index of the subscript being `...` or `:`: `while mask[..., right, :]: right += 
 mask with two such loops, one up and one down from the middle. Also a test that is a function
 of that slice: the only subscript in it and the only place it reads the counter, with no call
 but methods of the slice or of their results (`while cur_gt[k].sum() == 0: k -= 1`, PointRCNN's
-proposal target layer finding the last gt box that is not zero padding); a test that reads the
-counter elsewhere (`k > 0 and ...`) or hands the slice to a function (`torch.sum(t[k])`) is left.
+proposal target layer finding the last gt box that is not zero padding); a test that hands the
+slice to a function (`torch.sum(t[k])`) or reads the counter elsewhere is left, but for a guard
+before it that stops the loop at a whole number (`k >= 0 and ...`, `cnt > 0 and ...` stepping down,
+`i < 5 and ...` up: OpenPCDet's target assigners and proposal target layer), passed as `last=`,
+the last index the loop can test.
 
 Why it hurts: each trip reads one element into a Python `bool`, so a traced export (the
 TorchScript exporter) runs the loop with the example's mask and keeps the index it ended at as a
@@ -56,7 +59,8 @@ and sizes computed from it follow the input. The graph: Transpose, Reshape, Slic
 Equal, Cast, ArgMax, Mul, Add. For a function of the slice the rule also writes it as a
 function of the slice alone (`lambda _trt_row: _trt_row.sum() == 0`), which the helper maps over
 the slices with `torch.vmap` while tracing to give the line (where vmap cannot run it, the loop as
-written, unrolled as before).
+written, unrolled as before). With a guard the traced line ends at `last` (a negative Python
+start: the loop as written, which tests nothing where the guard fails first).
 
 Fix safety: unsafe; the assumptions are (1) the test reads one element (every other axis of
 the tensor has size 1, as `bool()` of the element requires in eager mode; for a function of the
@@ -122,16 +126,21 @@ TensorRT versions: all (ArgMax from 8.4).""",
         if step is None:
             return
         counter, delta = step
-        found = _scanned(node.test, counter)
+        scan, last = _guarded(node.test, counter, delta)
+        found = _scanned(scan, counter)
         if found is None:
             return
         tensor, axis, element = found
         test = cst.Lambda(params=cst.Parameters(params=[cst.Param(name=cst.Name(counter))]), body=node.test)
         arguments = [test, tensor, _integer(axis), cst.Name(counter), _integer(delta)]
-        if element is not node.test:  # the test is a function of the slice: `cur_gt[k].sum() == 0`
+        if element is not scan:  # the test is a function of the slice: `cur_gt[k].sum() == 0`
             arguments.append(cst.Lambda(params=cst.Parameters(params=[cst.Param(name=cst.Name(ROW))]),
-                                        body=node.test.deep_replace(element, cst.Name(ROW))))
+                                        body=scan.deep_replace(element, cst.Name(ROW))))
         call = helper_call(HELPER, *arguments)
+        if last is not None:  # `k >= 0 and ...`: the loop tests no index past `last`
+            comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+            call = call.with_changes(args=[*call.args[:-1], call.args[-1].with_changes(comma=comma),
+                                           cst.Arg(_integer(last), keyword=cst.Name("last"), equal=_EQUAL)])
         statement = cst.SimpleStatementLine(
             body=[cst.Assign(targets=[cst.AssignTarget(target=cst.Name(counter))], value=call)],
             leading_lines=node.leading_lines)
@@ -140,6 +149,29 @@ TensorRT versions: all (ArgMax from 8.4).""",
                          "is false: a traced export unrolls it with the example's trip count and keeps the index it "
                          f"ended at; {HELPER} finds the index in the graph while tracing (the loop otherwise)",
                    Fix({node: statement}, safety=Safety.UNSAFE, helpers=(HELPER,)))
+
+
+_EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+
+
+def _guarded(test: cst.BaseExpression, counter: str, delta: int) -> tuple[cst.BaseExpression, int | None]:
+    """``(scan, last)`` for ``counter >= 0 and scan`` (``> c``, ``>= c`` stepping down; ``< c``, ``<= c`` stepping up;
+    ``c`` a whole number, not negative): the last index the loop tests; else ``(test, None)``."""
+    if type(test) is not cst.BooleanOperation or type(test.operator) is not cst.And or test.lpar:
+        return test, None
+    bound = test.left
+    if type(bound) is not cst.Comparison or len(bound.comparisons) != 1 or bound.lpar \
+            or type(bound.left) is not cst.Name or bound.left.value != counter:
+        return test, None
+    target = bound.comparisons[0]
+    if type(target.comparator) is not cst.Integer:
+        return test, None
+    value = int(target.comparator.evaluated_value)
+    last = {(-1, cst.GreaterThan): value + 1, (-1, cst.GreaterThanEqual): value,
+            (1, cst.LessThan): value - 1, (1, cst.LessThanEqual): value}.get((delta, type(target.operator)))
+    if last is None or last < 0:
+        return test, None
+    return test.right, last
 
 
 def _integer(value: int) -> cst.BaseExpression:

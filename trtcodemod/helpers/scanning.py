@@ -17,16 +17,19 @@ zero padding) is mapped over the slices with ``torch.vmap`` while tracing to giv
 import torch
 
 
-def _trt_scan_while(test, tensor, axis, start, step, row=None):
+def _trt_scan_while(test, tensor, axis, start, step, row=None, last=None):
     """The index ``while test(i): i += step`` (``step`` 1 or -1) ends at, from ``i = start``:
     the loop itself, or while a trace records the model, the first false element of ``tensor``'s
     line along ``axis`` in the loop's order, found in the graph. With ``row`` (the test as a
     function of ``tensor``'s slice at the index, ``cur_gt[k].sum() == 0``) the line is that function
-    mapped over the slices by ``torch.vmap``; where vmap cannot run it, the loop as written."""
+    mapped over the slices by ``torch.vmap``; where vmap cannot run it, the loop as written. With
+    ``last`` (a guard, ``k >= 0 and ...``: a whole number) the loop tests no index past it."""
     if not torch.jit.is_scripting() and torch.jit.is_tracing() and isinstance(tensor, torch.Tensor):
         line = tensor if row is None else _trt_scan_mapped(row, tensor, axis)
-        if line is not None:
+        if line is not None and last is None:
             return _trt_scan_traced(line, axis if row is None else 0, start, step)
+        if line is not None and not (isinstance(start, int) and start < 0):  # a negative Python start: the loop
+            return _trt_scan_bounded(line, axis if row is None else 0, start, step, last)
     i = start
     while test(i):
         i += step
@@ -51,6 +54,16 @@ def _trt_scan_mapped(row, tensor, axis):
     if not isinstance(line, torch.Tensor) or line.dim() != 1:
         return None
     return line
+
+
+@torch.jit.unused
+def _trt_scan_bounded(tensor, axis, start, step, last):
+    """The end index of a loop whose guard stops it after testing ``last`` (``k >= 0 and ...``: 0), as a traced
+    0-d integer: the elements from ``start`` to ``last`` in the loop's order, a stop appended."""
+    line = tensor.movedim(axis % tensor.dim(), tensor.dim() - 1).reshape(-1)
+    tested = line[last: start + 1].flip(0) if step < 0 else line[start: last + 1]  # none where the guard fails first
+    stop = torch.cat((tested == 0, torch.ones(1, dtype=torch.bool, device=tested.device)))
+    return start + step * stop.to(torch.int64).argmax()
 
 
 @torch.jit.unused

@@ -18,12 +18,14 @@ mode for masks with other centres, at other widths, on zeros, negatives and infi
 k-space and an empty batch, and eager mode is unchanged bit for bit (a mask set to the end raises
 the same ``IndexError``).
 
-A fifth, from another author: PointRCNN's proposal target layer trims the zero rows that pad a scene's gt boxes
-(``while cur_gt[k].sum() == 0: k -= 1``), a test that is a function of the row at the index, which the rule maps over
-the rows with ``torch.vmap`` while tracing. Found and rewritten from the code alone; the original's graph keeps the
-example's padding (boxes past it are never matched); the rewritten graph follows scenes padded from other rows, with
-zeros, negatives, infinities and NaN among the boxes, eager mode unchanged (a scene of padding alone raises the same
-``IndexError``); migrate applies the rule, verified, and ends with exit 0.
+A fifth and a sixth, from other authors: PointRCNN's proposal target layer trims the zero rows that pad a scene's gt
+boxes (``while cur_gt[k].sum() == 0: k -= 1``), a test that is a function of the row at the index, which the rule
+maps over the rows with ``torch.vmap`` while tracing; OpenPCDet's writes it with a guard that stops the loop at the
+first row (``while k >= 0 and cur_gt[k].sum() == 0``, passed as ``last=0``). Each is found and rewritten from the
+code alone; the original's graph keeps the example's padding (boxes past it are never matched); the rewritten graph
+follows scenes padded from other rows, with zeros, negatives, infinities and NaN among the boxes, eager mode
+unchanged (a scene of padding alone: PointRCNN's ``IndexError``, OpenPCDet's single zero box); migrate applies the
+rule, verified, and ends with exit 0.
 """
 
 from __future__ import annotations
@@ -208,20 +210,28 @@ def test_rewritten_exports_and_follows_the_mask(name: str, tmp_path: Path) -> No
 
 
 # PointRCNN's trim of the zero rows that pad a scene's gt boxes: a scan whose test is a function of the row at the
-# index (``cur_gt[k].sum() == 0``), taken since the rule maps such a test over the rows while tracing.
-TRIM = "pointrcnn_gt_padding_trim"
-TRIM_LOOP = "while cur_gt[k].sum() == 0:"
-TRIM_REWRITTEN = ("k = _trt_scan_while(lambda k: cur_gt[k].sum() == 0, cur_gt, 0, k, -1, "
-                  "lambda _trt_row: _trt_row.sum() == 0)")
+# index (``cur_gt[k].sum() == 0``), taken since the rule maps such a test over the rows while tracing; OpenPCDet's,
+# with a guard that stops it at the first row (``k >= 0 and ...``).
+TRIMS: dict[str, tuple[str, str]] = {
+    "pointrcnn_gt_padding_trim": (
+        "while cur_gt[k].sum() == 0:",
+        "k = _trt_scan_while(lambda k: cur_gt[k].sum() == 0, cur_gt, 0, k, -1, lambda _trt_row: _trt_row.sum() == 0)"),
+    "openpcdet_proposal_target_guard": (
+        "while k >= 0 and cur_gt[k].sum() == 0:",
+        "k = _trt_scan_while(lambda k: k >= 0 and cur_gt[k].sum() == 0, cur_gt, 0, k, -1, "
+        "lambda _trt_row: _trt_row.sum() == 0, last=0)"),
+}
 
 
-def test_the_rule_finds_the_gt_trim_from_the_code_and_rewrites_it() -> None:
-    path = HERE / f"{TRIM}.py"
+@pytest.mark.parametrize("name", list(TRIMS))
+def test_the_rule_finds_the_gt_trim_from_the_code_and_rewrites_it(name: str) -> None:
+    path = HERE / f"{name}.py"
+    loop, rewritten = TRIMS[name]
     findings = check_source(path.read_bytes(), str(path.resolve()), Options(select=("TRT336",), scope="all"))
-    assert [(f.rule, f.line) for f in findings] == [("TRT336", _line_of(path, TRIM_LOOP))], findings
+    assert [(f.rule, f.line) for f in findings] == [("TRT336", _line_of(path, loop))], findings
     new_source = fix_source(path.read_bytes(), str(path.resolve()),
                             Options(select=("TRT336",), unsafe=True, scope="all")).source.decode()
-    assert TRIM_REWRITTEN in new_source and TRIM_LOOP not in new_source.split('"""', 2)[2], new_source
+    assert rewritten in new_source and loop not in new_source.split('"""', 2)[2], new_source
 
 
 def _trim_sets(module) -> dict[str, tuple[torch.Tensor, torch.Tensor]]:
@@ -246,26 +256,29 @@ def _trim_sets(module) -> dict[str, tuple[torch.Tensor, torch.Tensor]]:
         "zeros": (torch.zeros_like(rois), scenes(3, 4, seed=4)),
         "negatives": (-rois, -scenes(2, 5, seed=6)),
         "inf-nan-headings": (rois, specials),
-        # every row padding: eager mode runs off the scene (IndexError), the rewrite too in eager mode
+        # every row padding: PointRCNN runs off the scene (IndexError, the rewrite too in eager mode); OpenPCDet's
+        # guard stops and `len(cur_gt) == 0` makes one zero box, a branch the trace keeps as the example's (another
+        # bake, not the scan's): eager mode only
         "eager-all-padding": (rois, scenes(0, 3, seed=7)),
     }
 
 
-@pytest.fixture(scope="module")
-def trim_graphs(tmp_path_factory) -> dict:
-    """The variant, its original and rewritten models (same weights: none), and both TorchScript exports."""
-    folder = tmp_path_factory.mktemp(TRIM)
-    path = HERE / f"{TRIM}.py"
-    module, original = built_variant(path, f"trt336_t_{TRIM}")
-    new_path = folder / f"{TRIM}_rewritten.py"
+@pytest.fixture(scope="module", params=list(TRIMS))
+def trim_graphs(request, tmp_path_factory) -> dict:
+    """A trim variant, its original and rewritten models, and both TorchScript exports (shared by the tests)."""
+    name = request.param
+    folder = tmp_path_factory.mktemp(name)
+    path = HERE / f"{name}.py"
+    module, original = built_variant(path, f"trt336_t_{name}")
+    new_path = folder / f"{name}_rewritten.py"
     new_path.write_text(fix_source(path.read_bytes(), str(path.resolve()),
                                    Options(select=("TRT336",), unsafe=True, scope="all")).source.decode())
-    _, rewritten = built_variant(new_path, f"trt336_tr_{TRIM}")
+    _, rewritten = built_variant(new_path, f"trt336_tr_{name}")
     example = module.inputs(seeded(0))
     before, traced_before = export_variant(original, example, module.DYNAMIC, folder / "before.onnx", path.parent)
     after, traced_after = export_variant(rewritten, example, module.DYNAMIC, folder / "after.onnx", folder)
-    return {"module": module, "original": original, "rewritten": rewritten, "before": before, "after": after,
-            "traced_before": traced_before, "traced_after": traced_after, "path": path}
+    return {"name": name, "module": module, "original": original, "rewritten": rewritten, "before": before,
+            "after": after, "traced_before": traced_before, "traced_after": traced_after, "path": path}
 
 
 def _graph_run(session, model, inputs) -> list[np.ndarray]:
@@ -274,13 +287,13 @@ def _graph_run(session, model, inputs) -> list[np.ndarray]:
 
 def test_the_originals_graph_keeps_the_examples_padding(trim_graphs) -> None:
     g = trim_graphs
-    assert _line_of(g["path"], TRIM_LOOP) in {line for _, line, m in g["traced_before"] if "Python boolean" in m}
+    loop = _line_of(g["path"], TRIMS[g["name"]][0])
+    assert loop in {line for _, line, m in g["traced_before"] if "Python boolean" in m}
     sets = _trim_sets(g["module"])
-    for label in ("best-boxes-last",):
-        with torch.no_grad():
-            want = g["original"](*sets[label])
-        got = _graph_run(g["before"], g["original"], sets[label])
-        assert not all(np.allclose(a, w.numpy()) for a, w in zip(got, want)), label
+    with torch.no_grad():
+        want = g["original"](*sets["best-boxes-last"])
+    got = _graph_run(g["before"], g["original"], sets["best-boxes-last"])
+    assert not all(np.allclose(a, w.numpy()) for a, w in zip(got, want))
 
 
 def test_the_rewritten_gt_trim_follows_the_padding(trim_graphs) -> None:
@@ -299,13 +312,15 @@ def test_the_rewritten_gt_trim_follows_the_padding(trim_graphs) -> None:
     assert_eager_unchanged(g["original"], g["rewritten"], sets)
 
 
-def test_migrate_applies_trt336_at_the_gt_trim() -> None:
+@pytest.mark.parametrize("name", list(TRIMS))
+def test_migrate_applies_trt336_at_the_gt_trim(name: str) -> None:
     """The observer's input sets are the example's (boxes padded as there): the original's graph looks faithful on
     them, but its export warned at the loop; migrate applies the rule there, verified, and ends with exit 0."""
-    path = HERE / f"{TRIM}.py"
-    module = load_variant(path, f"trt336_tm_{TRIM}")
+    path = HERE / f"{name}.py"
+    module = load_variant(path, f"trt336_tm_{name}")
     report = migrate_json(path, _axes_json(module))
-    assert [(fix["rule"], fix["line"]) for fix in report["applied"]] == [("TRT336", _line_of(path, TRIM_LOOP))]
-    assert "verified" in report["applied"][0].get("proof", ""), report["applied"]
+    applied = [(fix["rule"], fix["line"]) for fix in report["applied"] if fix["rule"] == "TRT336"]
+    assert applied == [("TRT336", _line_of(path, TRIMS[name][0]))], report["applied"]
+    assert all("verified" in fix.get("proof", "") for fix in report["applied"] if fix["rule"] == "TRT336")
     assert report["exit_code"] == 0 and report["equivalent"] is True, (report["remaining"], report["reverted"])
     assert report["after"]["faithful"] is True and report["after"]["trt_errors"] == 0, report["after"]
