@@ -185,7 +185,7 @@ def _whole_value(statement: cst.BaseStatement) -> cst.Call | None:
 
 
 class PerElementMap(Rule):
-    needs_text = (*spelled("torch.stack", "torch.unbind"), b"list(")
+    needs_text = (*spelled("torch.stack", "torch.unbind"), b"list(", b" for ")  # `[e for e in x]` handed on
     requires = (TensorEvidence, ObservedFacts)
     info = RuleInfo(
         id="TRT366",
@@ -213,18 +213,22 @@ stacked ones whose element function `torch.vmap` can batch.
 
 Also the same stack with the identity for `f`, split across two functions, often two files: a
 batch handed to a call as its rows (`list(x)`, `torch.unbind(x)`, `x.unbind(0)`, along the first
-axis, of a tensor `x` that is a plain name or attribute chain; directly as an argument, or bound to
-a name the function hands to a call), and a function that stacks a sequence it is handed
+axis, or a copy of them, `[e for e in x]`: one `for`, no condition, the element itself; of a tensor
+`x` that is a plain name or attribute chain; directly as an argument, or bound to a name the
+function hands to a call), and a function that stacks a sequence it is handed
 (`torch.stack(images)`, `0`, `dim=0`; `images` a parameter annotated as a sequence of tensors,
 `Sequence[torch.Tensor]`, `List[Tensor]`, of a function the same file hands a batch's rows to, or
 seen run by a recorded model: any other stack of a sequence stays as written). oriented_det's
 RetinaNet export wrapper (`img_list = torch.unbind(images, dim=0)`, "so batch size stays symbolic
 for ONNX") and zoo 29's YOLO-OBB and RTMDet wrappers (`list(x)`) hand the batch to
-`extract_backbone_features`, whose `torch.stack(images, dim=0)` makes it a batch again. The trace
+`extract_backbone_features`, whose `torch.stack(images, dim=0)` makes it a batch again; nanodet's
+GFL head and a PicoDet port hand `[c for c in cls_preds]` to mmdetection's `images_to_levels`,
+whose `torch.stack(target, 0)` is cut into feature levels (a parameter on both sides: taken where
+the recorded run saw the comprehension's source hold a tensor and the stack run). The trace
 splits the batch into the example's number of rows: ONNX Runtime refuses the Split at another
-batch. The caller's half becomes `_trt_unbound(<rows>, x)` (`list(x)`: `_trt_listed(x)`), the
-callee's `_trt_restack(images)`. Both are safe: eager mode, scripts and the other toolchains run
-the code as written (`_trt_listed` is `list`); while `torch.jit.trace` records, the rows come in a
+batch. The caller's half becomes `_trt_unbound(<rows>, x)` (`list(x)`, `[e for e in x]`:
+`_trt_listed(x)`, which is `list(x)`), the callee's `_trt_restack(images)`. Both are safe: eager
+mode, scripts and the other toolchains run the code as written (`_trt_listed` is `list`); while `torch.jit.trace` records, the rows come in a
 list (a tuple for `unbind`) that also holds `x`, and `_trt_restack` of those rows, unchanged
 (none replaced, added or removed: each still the object the caller made), is a copy of `x` (the
 same values, dtype, shape and device as the stack), otherwise `torch.stack` as written; an empty
@@ -284,7 +288,8 @@ graph is faithful and equivalent on its inputs.""",
                 "class Wrapper(torch.nn.Module):\n"
                 "    def forward(self, x):\n"
                 "        rows = torch.unbind(x, dim=0)\n"
-                "        return features(self.backbone, rows), features(self.backbone, list(x))\n",
+                "        return features(self.backbone, rows), features(self.backbone, list(x)), \\\n"
+                "            features(self.backbone, [image for image in x])\n",
                 "def features(backbone, images: Sequence[torch.Tensor]):\n"
                 f"    return backbone({RESTACK}(images))\n"
                 "\n"
@@ -292,7 +297,8 @@ graph is faithful and equivalent on its inputs.""",
                 "class Wrapper(torch.nn.Module):\n"
                 "    def forward(self, x):\n"
                 f"        rows = {UNBOUND}(torch.unbind(x, dim=0), x)\n"
-                f"        return features(self.backbone, rows), features(self.backbone, {LISTED}(x))\n",
+                f"        return features(self.backbone, rows), features(self.backbone, {LISTED}(x)), \\\n"
+                f"            features(self.backbone, {LISTED}(x))\n",
             ),
         ),
         references=("https://pytorch.org/docs/stable/generated/torch.vmap.html",
@@ -323,7 +329,7 @@ graph is faithful and equivalent on its inputs.""",
         if not self._hands_on(node):
             return  # already rewritten, a builtin that copies or reads the rows, or a stack right where they are made
         for arg in node.args:
-            if arg.star or type(strip_parens(arg.value)) is not cst.Call:
+            if arg.star or type(strip_parens(arg.value)) not in (cst.Call, cst.ListComp):
                 continue
             self._producer(strip_parens(arg.value))
 
@@ -342,7 +348,7 @@ graph is faithful and equivalent on its inputs.""",
         """A producer bound to a name that the function hands to a call."""
         function = self.context.function
         value = strip_parens(value)
-        if function is None or type(target) is not cst.Name or type(value) is not cst.Call:
+        if function is None or type(target) is not cst.Name or type(value) not in (cst.Call, cst.ListComp):
             return
         name = target.value
         if any(type(n) is cst.Call and self._hands_on(n)
@@ -357,14 +363,16 @@ graph is faithful and equivalent on its inputs.""",
             return False
         return self.context.refers_to(call.func, "torch.stack", "torch.cat", "torch.concat") is None
 
-    def _producer(self, call: cst.Call) -> None:
-        """``list(t)``, ``torch.unbind(t)``, ``t.unbind()`` (along the first axis) of a tensor ``t``."""
+    def _producer(self, call: cst.Call | cst.ListComp) -> None:
+        """``list(t)``, ``[e for e in t]``, ``torch.unbind(t)``, ``t.unbind()`` (along the first axis) of a tensor
+        ``t``."""
         source = self._unbound_source(call)
         if source is None:
             return
-        listed = type(call.func) is cst.Name and call.func.value == "list"
+        listed = type(call) is cst.ListComp or type(call.func) is cst.Name and call.func.value == "list"
         helper = LISTED if listed else UNBOUND
-        # `list(x)` iterates x, which a trace warns of: its helper takes the rows from `unbind(0)` while tracing
+        # `list(x)` and `[e for e in x]` iterate x, which a trace warns of: their helper takes the rows from
+        # `unbind(0)` while tracing
         new = cst.Call(cst.Name(LISTED), [cst.Arg(source.deep_clone())]) if listed else \
             cst.Call(cst.Name(UNBOUND), [cst.Arg(call.deep_clone()), cst.Arg(source.deep_clone())])
         self.report(call, f"a batch's rows (`{code_of(call).strip()}`) are handed on: a trace splits the batch into "
@@ -379,20 +387,30 @@ graph is faithful and equivalent on its inputs.""",
         self._handed: set[str] = set()
         bound = {t.target.value for n in walk(node) if type(n) in (cst.Assign, cst.AnnAssign)
                  for t in (n.targets if type(n) is cst.Assign else [n]) if type(t.target) is cst.Name
-                 and getattr(n, "value", None) is not None and type(strip_parens(n.value)) is cst.Call
+                 and getattr(n, "value", None) is not None and type(strip_parens(n.value)) in (cst.Call, cst.ListComp)
                  and self._unbound_source(strip_parens(n.value), evidence=False) is not None}
         for call in walk(node):
             if type(call) is not cst.Call or not self._hands_on(call):
                 continue
             for arg in call.args:
                 value = strip_parens(arg.value)
-                if not arg.star and (type(value) is cst.Name and value.value in bound or type(value) is cst.Call
+                if not arg.star and (type(value) is cst.Name and value.value in bound
+                                     or type(value) in (cst.Call, cst.ListComp)
                                      and self._unbound_source(value, evidence=False) is not None):
                     self._handed.add(_last_name(call.func))
 
-    def _unbound_source(self, call: cst.Call, evidence: bool = True) -> cst.BaseExpression | None:
-        """``t`` of a call that gives the rows of a tensor ``t`` along its first axis, else None (``evidence``:
-        that ``t`` is a tensor is shown; else by the call's form alone)."""
+    def _unbound_source(self, call: cst.Call | cst.ListComp, evidence: bool = True) -> cst.BaseExpression | None:
+        """``t`` of a call that gives the rows of a tensor ``t`` along its first axis (or of ``[e for e in t]``, a
+        copy of them: one ``for``, no condition, the element itself), else None (``evidence``: that ``t`` is a
+        tensor is shown; else by the call's form alone)."""
+        if type(call) is cst.ListComp:
+            clause = call.for_in
+            if clause.inner_for_in is not None or clause.ifs or clause.asynchronous is not None \
+                    or type(clause.target) is not cst.Name or type(call.elt) is not cst.Name \
+                    or call.elt.value != clause.target.value or not _plain(clause.iter):
+                return None
+            source = clause.iter
+            return source if not evidence or self._tensor(source, call) and not self._pieces(source) else None
         args = call.args
         if any(a.star for a in args):
             return None

@@ -284,6 +284,8 @@ def test_rewrite_text_of_both_halves() -> None:
     ("x.unbind()", "_trt_unbound(x.unbind(), x)"),
     ("torch.unbind(x)", "_trt_unbound(torch.unbind(x), x)"),
     ("x.unbind(dim=0)", "_trt_unbound(x.unbind(dim=0), x)"),
+    ("[row for row in x]", "_trt_listed(x)"),  # nanodet's `images_to_levels([c for c in cls_preds], ...)`
+    ("[(row) for row in x]", "_trt_listed(x)"),
 ])
 def test_rewrite_text_of_each_producer(call: str, expected: str) -> None:
     code = RESTACK_HEADER + f"class M(torch.nn.Module):\n    def forward(self, x: torch.Tensor):\n        return g({call})\n"
@@ -301,6 +303,12 @@ def test_rewrite_text_of_each_producer(call: str, expected: str) -> None:
     "return torch.stack(torch.unbind(x))",  # stacked where it is made
     "return g(*torch.unbind(x))",  # each row its own argument
     "rows = x.unbind(0)\n    return g(len(rows), list(rows))",  # bound, then only copied or counted
+    "return g([row for row in items])",  # a copy of something not known to be a tensor
+    "return g([row * 2 for row in x])",  # not the rows themselves (TRT366's map where it is stacked)
+    "return g([row for row in x if row.sum() > 0])",  # some of them
+    "return g([row for rows in x for row in rows])",
+    "return g([row for row in x[0]])",  # not a plain name or attribute chain
+    "return sum([row for row in x])",  # a builtin that reads them
 ])
 def test_producers_left_alone(body: str) -> None:
     code = RESTACK_HEADER + f"def f(x: torch.Tensor, items):\n    {body}\n"

@@ -53,10 +53,22 @@ def first_gap(flags, i: int):
     return i
 
 
+def above(flags, i: int):
+    while flags[i] > 0:  # a comparison: a function of the slice
+        i += 1
+    while i > 0 and flags[i]:  # a guard: no index below 1 is tested
+        i -= 1
+    return i
+
+
 def kept(flags, i: int):
     while flags[0, i]:          # an integer index: not a line of the other axes
         i += 1
-    while flags[i] > 0:         # a comparison
+    while i > flags.shape[0] - 9 and flags[i]:   # a guard whose bound is not a whole number
+        i -= 1
+    while i > 0 and flags[i] and flags[i - 1]:   # more than a guard and the slice
+        i -= 1
+    while torch.sum(flags[i]) > 0:  # the slice handed to a function
         i += 1
     while flags[i]:
         i += 2                  # another step
@@ -69,12 +81,14 @@ def kept(flags, i: int):
 
 
 def test_rewrite_text_and_what_is_left() -> None:
-    assert rules_found(SOURCE, select=("TRT336",)) == ["TRT336"] * 3
+    assert rules_found(SOURCE, select=("TRT336",)) == ["TRT336"] * 5
     assert "_trt_" not in rewrite(SOURCE, select=("TRT336",))  # unsafe: nothing without --unsafe
     after = strip_helpers(rewrite(SOURCE, select=("TRT336",), unsafe=True))
     assert "right = _trt_scan_while(lambda right: mask[..., right, :], mask, -2, right, 1)" in after
     assert "left = _trt_scan_while(lambda left: mask[..., left, :], mask, -2, left, -1)" in after
     assert "i = _trt_scan_while(lambda i: flags[i], flags, 0, i, 1)" in after
+    assert "i = _trt_scan_while(lambda i: flags[i] > 0, flags, 0, i, 1, lambda _trt_row: _trt_row > 0)" in after
+    assert "i = _trt_scan_while(lambda i: i > 0 and flags[i], flags, 0, i, -1, last=1)" in after
     assert "while " not in after.split("def kept")[0]
     assert after.split("def kept")[1] == SOURCE.split("def kept")[1]  # nothing else rewritten
     once = rewrite(SOURCE, select=("TRT336",), unsafe=True)
@@ -241,3 +255,66 @@ def test_migrate_fixes_a_small_model(tmp_path) -> None:
     assert exit_code == 0, report["remaining"]
     assert [a["rule"] for a in report["applied"]] == ["TRT336"]
     assert "+        i = _trt_scan_while(lambda i: flags[i], flags, 0, i, 1)" in report["diff"]
+
+
+def _last_box(gt: torch.Tensor) -> torch.Tensor:
+    """PointRCNN's trim of zero-padded gt boxes, through the helper (a function of the slice)."""
+    k = gt.shape[0] - 1
+    k = _trt_scan_while(lambda k: gt[k].sum() == 0, gt, 0, k, -1, lambda row: row.sum() == 0)
+    return gt[:k + 1].sum(0)
+
+
+def test_a_function_of_the_slice_is_mapped_while_tracing() -> None:
+    """The traced line is the test mapped over the rows: the graph follows where the padding starts, with
+    rows of infinities and NaN (whose sums are not zero) among the boxes; a test vmap refuses runs the loop."""
+    example = torch.randn(6, 4)
+    example[4:] = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        traced = torch.jit.trace(_last_box, (example,))
+    for valid in (1, 2, 5, 6):
+        gt = torch.randn(6, 4)
+        gt[valid:] = 0
+        gt[0, 0] = math.inf
+        if valid > 2:
+            gt[1, 1] = math.nan
+        assert torch.equal(traced(gt).isnan(), _last_box(gt).isnan())
+        assert torch.allclose(traced(gt).nan_to_num(), _last_box(gt).nan_to_num())
+
+    def refused(gt: torch.Tensor) -> torch.Tensor:
+        k = gt.shape[0] - 1
+        k = _trt_scan_while(lambda k: gt[k].sum().item() == 0, gt, 0, k, -1, lambda row: row.sum().item() == 0)
+        return gt[:k + 1].sum(0)
+
+    with pytest.warns(torch.jit.TracerWarning), warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        torch.jit.trace(refused, (example,))  # vmap refuses `.item()`: the loop, unrolled as written
+
+
+@pytest.mark.parametrize(("guard", "start", "step", "last"), [
+    ("k >= 0", 5, -1, 0), ("k > 0", 5, -1, 1), ("k > 2", 5, -1, 3), ("k < 5", 0, 1, 4), ("k <= 3", 1, 1, 3),
+    ("k >= 0", -1, -1, 0), ("k > 0", 0, -1, 1), ("k < 5", 5, 1, 4),  # the guard fails first: no test at all
+])
+def test_a_guarded_scan_stops_where_its_guard_does(guard: str, start: int, step: int, last: int) -> None:
+    """``while k >= 0 and t[k].sum() == 0`` (OpenPCDet): traced, the loop tests no index past its guard's, on rows
+    all padding, none, and some; eager mode is the loop."""
+    bound = eval(f"lambda k: {guard}")  # noqa: S307 - the parametrized guard
+
+    def scan(gt: torch.Tensor) -> torch.Tensor:
+        k = _trt_scan_while(lambda k: bound(k) and gt[k].sum() == 0, gt, 0, start, step,
+                            lambda row: row.sum() == 0, last=last)
+        return torch.as_tensor(k)
+
+    def loop(gt: torch.Tensor) -> int:
+        k = start
+        while bound(k) and gt[k].sum() == 0:
+            k += step
+        return k
+
+    for zero_rows in ([], [0, 1, 2, 3, 4, 5], [3, 4, 5], [0, 1], [2]):
+        gt = torch.randn(6, 3)
+        gt[zero_rows] = 0
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            traced = torch.jit.trace(scan, (torch.randn(6, 3),))
+        assert int(traced(gt)) == loop(gt) == int(scan(gt)), (zero_rows, int(traced(gt)), loop(gt))

@@ -17,6 +17,15 @@ model equivalent. Two variants are also rewritten and exported directly: the gra
 mode for masks with other centres, at other widths, on zeros, negatives and infinities in the
 k-space and an empty batch, and eager mode is unchanged bit for bit (a mask set to the end raises
 the same ``IndexError``).
+
+A fifth and a sixth, from other authors: PointRCNN's proposal target layer trims the zero rows that pad a scene's gt
+boxes (``while cur_gt[k].sum() == 0: k -= 1``), a test that is a function of the row at the index, which the rule
+maps over the rows with ``torch.vmap`` while tracing; OpenPCDet's writes it with a guard that stops the loop at the
+first row (``while k >= 0 and cur_gt[k].sum() == 0``, passed as ``last=0``). Each is found and rewritten from the
+code alone; the original's graph keeps the example's padding (boxes past it are never matched); the rewritten graph
+follows scenes padded from other rows, with zeros, negatives, infinities and NaN among the boxes, eager mode
+unchanged (a scene of padding alone: PointRCNN's ``IndexError``, OpenPCDet's single zero box); migrate applies the
+rule, verified, and ends with exit 0.
 """
 
 from __future__ import annotations
@@ -198,3 +207,120 @@ def test_rewritten_exports_and_follows_the_mask(name: str, tmp_path: Path) -> No
         assert got.shape == want.shape and got.dtype == want.dtype, (label, got.shape, want.shape)
         assert np.allclose(got, want, rtol=1e-5, atol=1e-5, equal_nan=True), label
     assert_eager_unchanged(original, rewritten, sets)
+
+
+# PointRCNN's trim of the zero rows that pad a scene's gt boxes: a scan whose test is a function of the row at the
+# index (``cur_gt[k].sum() == 0``), taken since the rule maps such a test over the rows while tracing; OpenPCDet's,
+# with a guard that stops it at the first row (``k >= 0 and ...``).
+TRIMS: dict[str, tuple[str, str]] = {
+    "pointrcnn_gt_padding_trim": (
+        "while cur_gt[k].sum() == 0:",
+        "k = _trt_scan_while(lambda k: cur_gt[k].sum() == 0, cur_gt, 0, k, -1, lambda _trt_row: _trt_row.sum() == 0)"),
+    "openpcdet_proposal_target_guard": (
+        "while k >= 0 and cur_gt[k].sum() == 0:",
+        "k = _trt_scan_while(lambda k: k >= 0 and cur_gt[k].sum() == 0, cur_gt, 0, k, -1, "
+        "lambda _trt_row: _trt_row.sum() == 0, last=0)"),
+}
+
+
+@pytest.mark.parametrize("name", list(TRIMS))
+def test_the_rule_finds_the_gt_trim_from_the_code_and_rewrites_it(name: str) -> None:
+    path = HERE / f"{name}.py"
+    loop, rewritten = TRIMS[name]
+    findings = check_source(path.read_bytes(), str(path.resolve()), Options(select=("TRT336",), scope="all"))
+    assert [(f.rule, f.line) for f in findings] == [("TRT336", _line_of(path, loop))], findings
+    new_source = fix_source(path.read_bytes(), str(path.resolve()),
+                            Options(select=("TRT336",), unsafe=True, scope="all")).source.decode()
+    assert rewritten in new_source and loop not in new_source.split('"""', 2)[2], new_source
+
+
+def _trim_sets(module) -> dict[str, tuple[torch.Tensor, torch.Tensor]]:
+    """Scenes padded from other rows than the example's, and edge values in the proposals and the boxes."""
+    rois, gts = module.inputs(seeded(0))
+
+    def scenes(*valid: int, seed: int) -> torch.Tensor:
+        generator = seeded(seed)
+        return torch.stack([module.scene(generator, gts.shape[1], v) for v in valid])
+
+    specials = scenes(5, 6, seed=5)
+    specials[0, 1, 6] = INF  # a box's heading (row sums that are not zero: boxes, not padding)
+    specials[1, 2, 6] = float("nan")
+    specials[1, 0, 6] = -INF
+    best_last = scenes(6, 6, seed=8)
+    best_last[:, 4:, :7] = rois[:, :2]  # the proposals' own boxes, past the example's padding: overlaps of 1
+    return {
+        "best-boxes-last": (rois, best_last),
+        "one-box": (rois, scenes(1, 2, seed=1)),
+        "no-padding": (rois, scenes(6, 6, seed=2)),
+        "other-counts": (rois, scenes(5, 2, seed=3)),
+        "zeros": (torch.zeros_like(rois), scenes(3, 4, seed=4)),
+        "negatives": (-rois, -scenes(2, 5, seed=6)),
+        "inf-nan-headings": (rois, specials),
+        # every row padding: PointRCNN runs off the scene (IndexError, the rewrite too in eager mode); OpenPCDet's
+        # guard stops and `len(cur_gt) == 0` makes one zero box, a branch the trace keeps as the example's (another
+        # bake, not the scan's): eager mode only
+        "eager-all-padding": (rois, scenes(0, 3, seed=7)),
+    }
+
+
+@pytest.fixture(scope="module", params=list(TRIMS))
+def trim_graphs(request, tmp_path_factory) -> dict:
+    """A trim variant, its original and rewritten models, and both TorchScript exports (shared by the tests)."""
+    name = request.param
+    folder = tmp_path_factory.mktemp(name)
+    path = HERE / f"{name}.py"
+    module, original = built_variant(path, f"trt336_t_{name}")
+    new_path = folder / f"{name}_rewritten.py"
+    new_path.write_text(fix_source(path.read_bytes(), str(path.resolve()),
+                                   Options(select=("TRT336",), unsafe=True, scope="all")).source.decode())
+    _, rewritten = built_variant(new_path, f"trt336_tr_{name}")
+    example = module.inputs(seeded(0))
+    before, traced_before = export_variant(original, example, module.DYNAMIC, folder / "before.onnx", path.parent)
+    after, traced_after = export_variant(rewritten, example, module.DYNAMIC, folder / "after.onnx", folder)
+    return {"name": name, "module": module, "original": original, "rewritten": rewritten, "before": before,
+            "after": after, "traced_before": traced_before, "traced_after": traced_after, "path": path}
+
+
+def _graph_run(session, model, inputs) -> list[np.ndarray]:
+    return session.run(None, {n: t.numpy() for n, t in zip(input_names(model), inputs)})
+
+
+def test_the_originals_graph_keeps_the_examples_padding(trim_graphs) -> None:
+    g = trim_graphs
+    loop = _line_of(g["path"], TRIMS[g["name"]][0])
+    assert loop in {line for _, line, m in g["traced_before"] if "Python boolean" in m}
+    sets = _trim_sets(g["module"])
+    with torch.no_grad():
+        want = g["original"](*sets["best-boxes-last"])
+    got = _graph_run(g["before"], g["original"], sets["best-boxes-last"])
+    assert not all(np.allclose(a, w.numpy()) for a, w in zip(got, want))
+
+
+def test_the_rewritten_gt_trim_follows_the_padding(trim_graphs) -> None:
+    g = trim_graphs
+    assert not [w for w in g["traced_after"] if "Python boolean" in w[2]], g["traced_after"]
+    sets = {"example": g["module"].inputs(seeded(0)), **_trim_sets(g["module"])}
+    for label, inputs in sets.items():
+        if label.startswith("eager-"):
+            continue
+        with torch.no_grad():
+            want = g["original"](*inputs)
+        got = _graph_run(g["after"], g["original"], inputs)
+        for a, w in zip(got, want):
+            assert a.shape == tuple(w.shape) and a.dtype == w.numpy().dtype, (label, a.shape, w.shape)
+            assert np.allclose(a, w.numpy(), rtol=1e-5, atol=1e-6, equal_nan=True), label
+    assert_eager_unchanged(g["original"], g["rewritten"], sets)
+
+
+@pytest.mark.parametrize("name", list(TRIMS))
+def test_migrate_applies_trt336_at_the_gt_trim(name: str) -> None:
+    """The observer's input sets are the example's (boxes padded as there): the original's graph looks faithful on
+    them, but its export warned at the loop; migrate applies the rule there, verified, and ends with exit 0."""
+    path = HERE / f"{name}.py"
+    module = load_variant(path, f"trt336_tm_{name}")
+    report = migrate_json(path, _axes_json(module))
+    applied = [(fix["rule"], fix["line"]) for fix in report["applied"] if fix["rule"] == "TRT336"]
+    assert applied == [("TRT336", _line_of(path, TRIMS[name][0]))], report["applied"]
+    assert all("verified" in fix.get("proof", "") for fix in report["applied"] if fix["rule"] == "TRT336")
+    assert report["exit_code"] == 0 and report["equivalent"] is True, (report["remaining"], report["reverted"])
+    assert report["after"]["faithful"] is True and report["after"]["trt_errors"] == 0, report["after"]

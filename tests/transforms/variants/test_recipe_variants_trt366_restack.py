@@ -8,6 +8,16 @@ whose callee rebinds a lone tensor to a list before its stack. Exported with a d
 splits the example's two rows and ONNX Runtime refuses batch 3; the rule rewrites both halves from the code alone
 (the callee's parameter is annotated as a sequence of tensors): eager mode is unchanged, bit for bit, with
 gradients, and the rewritten graph equals eager mode at batch 1, 2 and 3; migrate ends with exit 0.
+
+Two more from other authors hand the rows on as a list comprehension of the batch itself (``[c for c in
+cls_preds]``) to mmdetection's ``images_to_levels``, whose ``torch.stack(target, 0)`` makes them a batch again
+before it is cut into feature levels: RangiLyu/nanodet's GFL head (with nanodet's ``.squeeze(0)`` per level) and
+Bo396543018/Picodet_Pytorch's PicoDet head (the prior centres and strides). There the batch is a parameter of the
+caller and the callee's parameter is unannotated, so the rule takes both halves where the recorded run (migrate's
+observer) saw them: the comprehension's source hold a tensor and the stack run. With those facts it finds and
+rewrites them; from the code alone it leaves them as written. The rewritten graph follows the batch (1, 2, 3, with
+infinities, NaN, zeros, negatives), eager mode is unchanged (an empty batch still raises at the stack), and
+migrate ends with exit 0, equivalent.
 """
 
 from __future__ import annotations
@@ -17,10 +27,11 @@ from pathlib import Path
 import pytest
 import torch
 from support import TESTS, migrate_json
-from variant_models import assert_follows_the_batch, axes_json, built, load_variant, rewrite_variant, seeded, \
-    with_specials
+from variant_models import assert_eager_unchanged, assert_follows_the_batch, axes_json, built, line_of, load_variant, \
+    observed_facts, rewrite_variant, seeded, with_specials
 
-from trtcodemod.engine import Options
+from trtcodemod.engine import Options, check_source
+from trtcodemod.evidence.facts import Facts
 
 HERE = TESTS / "recipe_variants" / "trt366_restack"
 
@@ -60,5 +71,70 @@ def test_migrate(name: str) -> None:
     report = migrate_json(path, axes_json(module))
     assert report["before"]["faithful"] is not True, report["before"]
     assert [fix["rule"] for fix in report["applied"]] == ["TRT366", "TRT366"], report["remaining"]
+    assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
+    assert report["after"]["faithful"] is True and report["after"]["trt_errors"] == 0, report["after"]
+
+
+#: variant (the rows handed on as ``[e for e in x]``, taken with the recorded run's facts) -> the lines as written
+#: and as rewritten, caller's first.
+LISTED: dict[str, tuple[tuple[str, str], ...]] = {
+    "nanodet_gfl_levels_listcomp": (
+        ("images_to_levels([c for c in cls_preds], num_level_cells)",
+         "images_to_levels(_trt_listed(cls_preds), num_level_cells)"),
+        ("images_to_levels([r for r in reg_preds], num_level_cells)",
+         "images_to_levels(_trt_listed(reg_preds), num_level_cells)"),
+        ("target = torch.stack(target, 0)", "target = _trt_restack(target)")),
+    "picodet_center_strides_listcomp": (
+        ("images_to_levels([flatten_cs for flatten_cs in flatten_center_and_strides],",
+         "images_to_levels(_trt_listed(flatten_center_and_strides),"),
+        ("target = torch.stack(target, 0)", "target = _trt_restack(target)")),
+}
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory) -> dict[str, Facts]:
+    """Each listed variant's facts from migrate's observer (one run per variant, shared by the tests)."""
+    cache: dict[str, Facts] = {}
+
+    def facts(name: str) -> Facts:
+        if name not in cache:
+            path = HERE / f"{name}.py"
+            cache[name] = observed_facts(path, load_variant(path, f"trt366r_o_{name}"), tmp_path_factory.mktemp(name))
+        return cache[name]
+    return facts  # type: ignore[return-value]
+
+
+@pytest.mark.parametrize("name", list(LISTED))
+def test_listed_rows_found_with_the_recorded_run_at_their_lines(name: str, recorded) -> None:
+    path = HERE / f"{name}.py"
+    source = path.read_bytes()
+    assert check_source(source, str(path.resolve()), Options(select=("TRT366",), scope="all")) == []
+    found = check_source(source, str(path.resolve()), Options(select=("TRT366",), scope="all", facts=recorded(name)))
+    assert sorted((f.rule, f.line) for f in found) == \
+        sorted(("TRT366", line_of(path, written)) for written, _ in LISTED[name]), found
+
+
+@pytest.mark.parametrize("name", list(LISTED))
+def test_listed_rows_rewritten_and_follow_the_batch(name: str, recorded, tmp_path: Path) -> None:
+    path = HERE / f"{name}.py"
+    module = load_variant(path, f"trt366r_l_{name}")
+    options = Options(select=("TRT366",), scope="all", facts=recorded(name))
+    text, rewritten_module = rewrite_variant(path, options, tmp_path, f"trt366r_l_rewritten_{name}")
+    for written, rewritten in LISTED[name]:
+        assert rewritten in text and not [line for line in text.splitlines() if written in line and "``" not in line]
+    original, rewritten = built(module), built(rewritten_module)
+    assert_follows_the_batch(original, rewritten, module, module.inputs(seeded(0)), _sets(module), tmp_path)
+    [example] = module.inputs(seeded(0))
+    assert_eager_unchanged(original, rewritten, {"empty": (torch.zeros(0, *example.shape[1:]),)})  # both raise
+
+
+@pytest.mark.parametrize("name", list(LISTED))
+def test_listed_rows_migrate(name: str) -> None:
+    path = HERE / f"{name}.py"
+    module = load_variant(path, f"trt366r_lm_{name}")
+    report = migrate_json(path, axes_json(module))
+    assert report["before"]["faithful"] is not True, report["before"]
+    assert sorted(fix["line"] for fix in report["applied"] if fix["rule"] == "TRT366") == \
+        sorted(line_of(path, written) for written, _ in LISTED[name]), report["applied"]
     assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
     assert report["after"]["faithful"] is True and report["after"]["trt_errors"] == 0, report["after"]
