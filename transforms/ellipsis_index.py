@@ -185,7 +185,23 @@ subscript are left as they are. Reported without a fix: an empty list, repeated 
 positions out of order, unevenly spaced or of both signs (no slice names them), elements that
 are not integer literals (`[i, j]`), an index tensor (write the list instead), and an index
 before the Ellipsis that is not a slice, an integer literal or `None` (a second index tensor
-there would place the written elements otherwise next to a slice). TRT203 stays quiet on these
+there would place the written elements otherwise next to a slice).
+
+Positions held by a name: `y[..., class_range] = x[..., class_range].sigmoid()`, where every
+binding of `class_range` in the function makes a list (a literal, a comprehension, `list(...)`,
+`sorted(...)` or a sum of such: YOLOv5-Face's `Detect.forward` writes its box, objectness and
+class columns through `list(range(5)) + list(range(15, 15 + self.nc))`, positions no slice
+names). A plain assignment `target[..., name] = value` whose target is a name or an attribute
+becomes `_trt_ellipsis_list_write(target, name, value)`: outside `torch.onnx.export` (and under
+`torch.jit.script`) the helper makes the assignment itself on the same objects; while exporting,
+where the positions are distinct, non-negative and below the last axis's length, it writes them
+with `target.index_copy_(-1, positions, value broadcast to the part written)` (an ONNX
+ScatterElements whose indices follow every size; measured equal to eager mode in ONNX Runtime at
+other batch and spatial sizes). Anything else (a repeated or negative position, a bool or tensor
+index, a value with more axes than the part) keeps the original write. Python evaluates the value
+before the target and the index, the call after them; both are plain reads of names, so the
+objects are the same. Augmented writes and a subscript with indices before the Ellipsis are
+reported without a fix. TRT203 stays quiet on these
 writes: this rule's finding and fix replace its "not an integer literal" note. In the pinned
 ultralytics 8.4.190, kornia, boxmot, effdet, segment_anything, monai and torchvision sources
 (1863 files, every scope) the rule finds 12 such writes, all in ultralytics, and rewrites all 12.
@@ -231,6 +247,18 @@ tensor: TRT203).""",
                 "    boxes[..., _trt_index_list([0, 2])] = boxes[..., [0, 2]].clamp(0, w)\n"
                 "    return boxes\n",
             ),
+            Example(
+                "def decode(x: torch.Tensor, nc: int):\n"
+                "    y = torch.full_like(x, 0)\n"
+                "    class_range = list(range(5)) + list(range(15, 15 + nc))\n"
+                "    y[..., class_range] = x[..., class_range].sigmoid()\n"
+                "    return y\n",
+                "def decode(x: torch.Tensor, nc: int):\n"
+                "    y = torch.full_like(x, 0)\n"
+                "    class_range = list(range(5)) + list(range(15, 15 + nc))\n"
+                "    _trt_ellipsis_list_write(y, class_range, x[..., class_range].sigmoid())\n"
+                "    return y\n",
+            ),
             Example("def shift(points: torch.Tensor, dx: float):\n"
                     "    points[..., [0, 1, 3]] += dx\n    return points\n"),
         ),
@@ -239,6 +267,8 @@ tensor: TRT203).""",
             "https://onnx.ai/onnx/operators/onnx__ScatterND.html",
             "https://github.com/ultralytics/ultralytics/blob/main/ultralytics/models/rtdetr/predict.py",
             "https://github.com/ultralytics/yolov5/blob/master/utils/general.py",
+            "https://github.com/deepcam-cn/yolov5-face/blob/master/models/yolo.py",
+            "https://pytorch.org/docs/stable/generated/torch.Tensor.index_copy_.html",
         ),
     )
 
