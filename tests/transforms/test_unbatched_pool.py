@@ -319,3 +319,44 @@ def test_migrate_applies_it_where_the_graph_check_located_the_pooling(tmp_path: 
     assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
     assert report["after"]["faithful"] is True and report["after"]["trt_errors"] == 0, report["after"]
     assert "_trt_unbatched_max_pool2d(x, kernel_size" in report["diff"]
+
+
+BAKE_BEHIND_THE_POOL = '''\
+import torch
+
+
+def simple_nms(scores, radius: int):
+    def max_pool(x):
+        return torch.nn.functional.max_pool2d(x, kernel_size=radius * 2 + 1, stride=1, padding=radius)
+
+    return torch.where(scores == max_pool(scores), scores, torch.zeros_like(scores))
+
+
+class Model(torch.nn.Module):
+    def forward(self, x):
+        scores = simple_nms(x.mean(1), 1)
+        return torch.cat([torch.nonzero(s > 0.5) for s in scores])
+
+
+def build():
+    return Model().eval()
+
+
+def inputs():
+    return (torch.rand(2, 3, 12, 16),)
+'''
+
+
+def test_the_fix_is_not_blamed_for_a_bake_behind_a_pooling_no_graph_of_the_original_ran(tmp_path: Path) -> None:
+    """SuperPoint on a batch (zoo 31's sp_superpoint_batch): ONNX Runtime refuses the original's graph at load (the
+    unbatched MaxPool), so no graph of it ran on any set; with TRT325 the graph loads and then fails at another batch
+    in the per-image loop behind the pooling (a Split of the example's batch). The culprit search named TRT325, the
+    only rule applied, and migrate took it back as "breaks equivalence", leaving the MaxPool the graph check
+    refuses; now it is kept and the loop named."""
+    path = tmp_path / "nms_rows.py"
+    path.write_text(BAKE_BEHIND_THE_POOL)
+    report = migrate_json(path, '{"x": {"0": "batch", "2": "height", "3": "width"}}')
+    assert [(fix["rule"], fix["line"]) for fix in report["applied"]] == [("TRT325", 6)], report["reverted"]
+    assert not [r for r in report["reverted"] if r["rule"] == "TRT325"], report["reverted"]
+    assert report["after"]["trt_errors"] == 0 and report["exit_code"] == 1
+    assert any(p["source"].endswith("nms_rows.py:14") for p in report["remaining"]), report["remaining"]
