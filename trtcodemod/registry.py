@@ -22,6 +22,7 @@ RULE_MODULES: tuple[str, ...] = (
     "padding",
     "pooling",
     "pool_1d",
+    "unbatched_pool",
     "conv_params",
     "stacked_rows",
     "dtypes",

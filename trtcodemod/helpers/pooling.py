@@ -337,3 +337,91 @@ def _trt_max_pool1d_module(*args, **kwargs):
     if not module.return_indices:
         module.__class__ = _TrtMaxPool1d  # the same object and state; a subclass adding nothing but forward
     return module
+
+
+def _trt_unbatched(input, spatial: int) -> bool:
+    """Whether ``input`` is an unbatched floating tensor of a ``spatial``-D pooling (rank ``spatial + 1``)
+    while ``torch.onnx.export`` runs: the exporter writes such a pooling with ``spatial``-D attributes on
+    an input without its batch axis, which ONNX Runtime and TensorRT refuse."""
+    return (_trt_onnx_exporting() and isinstance(input, torch.Tensor) and input.dim() == spatial + 1
+            and input.is_floating_point())
+
+
+def _trt_unbatched_max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+    # type: (Tensor, BroadcastingList2[int], Optional[BroadcastingList2[int]], BroadcastingList2[int], BroadcastingList2[int], bool) -> Tensor
+    """``F.max_pool2d`` (without ``return_indices``); while exporting an unbatched ``(C, H, W)`` input to
+    ONNX, the pooling of the input with a batch axis of 1 added, taken away again by index (a Gather of
+    a constant index, not a Squeeze): a MaxPool of a 4-D input. torch pools an unbatched input as that
+    batch of one, so the values are torch's. Outside an export it is ``F.max_pool2d`` itself."""
+    if torch.jit.is_scripting():
+        return torch.nn.functional.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
+    if _trt_unbatched(input, 2):
+        return torch.nn.functional.max_pool2d(input.unsqueeze(0), kernel_size, stride, padding, dilation,
+                                              ceil_mode).select(0, 0)
+    return torch.nn.functional.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def _trt_unbatched_max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+    # type: (Tensor, BroadcastingList3[int], Optional[BroadcastingList3[int]], BroadcastingList3[int], BroadcastingList3[int], bool) -> Tensor
+    """``F.max_pool3d`` (without ``return_indices``); while exporting an unbatched ``(C, D, H, W)`` input
+    to ONNX, the pooling of the input with a batch axis of 1 added, taken away again by index.
+    Outside an export it is ``F.max_pool3d`` itself."""
+    if torch.jit.is_scripting():
+        return torch.nn.functional.max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode)
+    if _trt_unbatched(input, 3):
+        return torch.nn.functional.max_pool3d(input.unsqueeze(0), kernel_size, stride, padding, dilation,
+                                              ceil_mode).select(0, 0)
+    return torch.nn.functional.max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def _trt_unbatched_avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+                    divisor_override=None):
+    # type: (Tensor, BroadcastingList2[int], Optional[BroadcastingList2[int]], BroadcastingList2[int], bool, bool, Optional[int]) -> Tensor
+    """``F.avg_pool2d``; while exporting an unbatched ``(C, H, W)`` input to ONNX, the pooling of the
+    input with a batch axis of 1 added, taken away again by index. Outside an export it is
+    ``F.avg_pool2d`` itself."""
+    if torch.jit.is_scripting():
+        if stride is None:  # aten::avg_pool2d takes no None stride
+            return torch.nn.functional.avg_pool2d(input, kernel_size, padding=padding, ceil_mode=ceil_mode,
+                                                  count_include_pad=count_include_pad,
+                                                  divisor_override=divisor_override)
+        return torch.nn.functional.avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                                              divisor_override)
+    if _trt_unbatched(input, 2):
+        return torch.nn.functional.avg_pool2d(input.unsqueeze(0), kernel_size, stride, padding, ceil_mode,
+                                              count_include_pad, divisor_override).select(0, 0)
+    return torch.nn.functional.avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                                          divisor_override)
+
+
+def _trt_unbatched_avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+                    divisor_override=None):
+    # type: (Tensor, BroadcastingList3[int], Optional[BroadcastingList3[int]], BroadcastingList3[int], bool, bool, Optional[int]) -> Tensor
+    """``F.avg_pool3d``; while exporting an unbatched ``(C, D, H, W)`` input to ONNX, the pooling of the
+    input with a batch axis of 1 added, taken away again by index. Outside an export it is
+    ``F.avg_pool3d`` itself."""
+    if torch.jit.is_scripting():
+        if stride is None:  # aten::avg_pool3d takes no None stride
+            return torch.nn.functional.avg_pool3d(input, kernel_size, padding=padding, ceil_mode=ceil_mode,
+                                                  count_include_pad=count_include_pad,
+                                                  divisor_override=divisor_override)
+        return torch.nn.functional.avg_pool3d(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                                              divisor_override)
+    if _trt_unbatched(input, 3):
+        return torch.nn.functional.avg_pool3d(input.unsqueeze(0), kernel_size, stride, padding, ceil_mode,
+                                              count_include_pad, divisor_override).select(0, 0)
+    return torch.nn.functional.avg_pool3d(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                                          divisor_override)
+
+
+def _trt_unbatched_lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    # type: (Tensor, Union[int, float], BroadcastingList2[int], Optional[BroadcastingList2[int]], bool) -> Tensor
+    """``F.lp_pool2d``; while exporting an unbatched ``(C, H, W)`` input to ONNX, the pooling of the
+    input with a batch axis of 1 added, taken away again by index. Outside an export it is
+    ``F.lp_pool2d`` itself."""
+    if torch.jit.is_scripting():
+        return torch.nn.functional.lp_pool2d(input, norm_type, kernel_size, stride, ceil_mode)
+    if _trt_unbatched(input, 2):
+        return torch.nn.functional.lp_pool2d(input.unsqueeze(0), norm_type, kernel_size, stride,
+                                             ceil_mode).select(0, 0)
+    return torch.nn.functional.lp_pool2d(input, norm_type, kernel_size, stride, ceil_mode)

@@ -31,9 +31,10 @@ CALLS_PER_RUN = 4
 MAX_SHAPES = 8
 #: torch's Python plumbing between a tensor method or a ``torch.nn.functional`` function and the
 #: mode (``Tensor.__len__`` and ``F.grid_sample`` dispatch through
-#: ``overrides.handle_torch_function``): frames that act for the caller.
+#: ``overrides.handle_torch_function``; ``F.max_pool2d`` and the other functions with a
+#: ``return_indices`` flag through ``_jit_internal.boolean_dispatch``): frames that act for the caller.
 _PLUMBING = tuple(os.sep + os.path.join("torch", *name.split("/"))
-                  for name in ("overrides.py", "_tensor.py", "nn/functional.py"))
+                  for name in ("overrides.py", "_tensor.py", "nn/functional.py", "_jit_internal.py"))
 _USER, _THROUGH, _OTHER = 0, 1, 2
 
 

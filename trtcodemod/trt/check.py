@@ -68,8 +68,8 @@ RULES: dict[str, tuple[str, ...]] = {
     # parts. Spelled with its namespace: the bare word is prose in other errors.
     "aten::complex": ("TRT709",),
     # A 1-D window (TRT603's pooling over an added axis), or adaptive pooling that exported as one.
-    "AveragePool": ("TRT603", "TRT601"),
-    "MaxPool": ("TRT603", "TRT602", "TRT340"),  # TRT340: max pooling whose Indices output is used
+    "AveragePool": ("TRT603", "TRT601", "TRT325"),
+    "MaxPool": ("TRT603", "TRT602", "TRT340", "TRT325"),  # TRT340: max pooling whose Indices output is used
     "adaptive_avg_pool1d": ("TRT601",),
     "adaptive_avg_pool2d": ("TRT601",),
     "adaptive_avg_pool3d": ("TRT601",),
@@ -849,6 +849,11 @@ class _Checker:
         if len(kernel) not in (2, 3):
             self.report(node, name, node.op_type, f"{len(kernel)}-D pooling: TensorRT pools 2-D or 3-D windows only",
                         "TRT603" if len(kernel) == 1 else None)
+        elif node.input and self.graphs.rank(node.input[0]) == len(kernel) + 1:
+            # torch's pooling of an unbatched input, written with attributes for a batched one: ONNX Runtime refuses
+            # it at load ("Attribute dilations has incorrect size"); TRT325 pools a batch of one while exporting.
+            self.report(node, name, node.op_type, f"{len(kernel)}-D pooling of a rank-{len(kernel) + 1} input: the "
+                        "pooling needs a batch axis", "TRT325")
         self.check_LpPool(node, name)
 
     def check_Dropout(self, node: onnx.NodeProto, name: str) -> None:
