@@ -45,7 +45,29 @@ WRITES: dict[str, tuple[str, ...]] = {
                                         "boxes[..., [1, 3]] *= orig_img.shape[1]"),
     "temos_rifke_trajectory": ("poses[..., [0, 2]] -= trajectory[..., None, :]",
                                "poses[..., [0, 2]] += trajectory[..., None, :]"),
+    "yolov5_face_detect_class_range": ("y[..., class_range] = out[..., class_range].sigmoid()",),
+    "lerobot_xvla_gripper_channels": ("proprio_m[..., self.gripper_idx] = 0.0",
+                                      "action[..., self.gripper_idx] = torch.sigmoid(action[..., self.gripper_idx])"),
 }
+
+#: the writes through a name or an attribute bound to lists or tuples (positions no slice names, or read through
+#: ``self``) -> the call that replaces each statement; every other write's list becomes ``_trt_index_list([...])``.
+NAMED: dict[str, str] = {
+    "y[..., class_range] = out[..., class_range].sigmoid()":
+        "_trt_ellipsis_list_write(y, class_range, out[..., class_range].sigmoid())",
+    "proprio_m[..., self.gripper_idx] = 0.0": "_trt_ellipsis_list_write(proprio_m, self.gripper_idx, 0.0)",
+    "action[..., self.gripper_idx] = torch.sigmoid(action[..., self.gripper_idx])":
+        "_trt_ellipsis_list_write(action, self.gripper_idx, torch.sigmoid(action[..., self.gripper_idx]))",
+}
+
+
+def _expected(write: str) -> str:
+    """The text that replaces ``write`` in the rewritten source."""
+    if write in NAMED:
+        return NAMED[write]
+    start, rest = write.split("[..., ", 1)
+    positions, tail = rest.split("]]", 1)
+    return f"{start}[..., _trt_index_list({positions}])]{tail}"
 
 #: variant -> the other rules migrate applies to it (TEMOS's ``torch.einsum`` rotations: TRT303 for TensorRT).
 OTHER_RULES: dict[str, set[str]] = {"temos_rifke_trajectory": {"TRT303"}}
@@ -71,10 +93,8 @@ def test_migrate_applies_the_rule_and_ends_equivalent(name: str) -> None:
     assert report["after"]["exported"] is True and report["after"]["faithful"] is True
     added = [line for line in report["diff"].splitlines() if line.startswith("+")]
     for write in WRITES[name]:
-        start, rest = write.split("[..., ", 1)
-        positions, tail = rest.split("]]", 1)
-        expected = f"{start}[..., _trt_index_list({positions}])]{tail}"
-        assert any(expected in line for line in added), (expected, report["diff"])
+        expected = _expected(write)
+        assert any(line.strip() == "+" + expected or expected in line for line in added), (expected, report["diff"])
 
 
 def _features(seed: int, shape: tuple[int, ...]) -> tuple[torch.Tensor, ...]:
@@ -105,8 +125,27 @@ def _rows(seed: int, count: int) -> tuple[torch.Tensor]:
     return (data,)
 
 
+def _arms(seed: int, batch: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Proprioception and features; from four rows on, edge values in the gripper channels (9, 19) too."""
+    g = seeded(seed)
+    proprio, features = torch.randn(batch, 20, generator=g) * 3, torch.randn(batch, 12, generator=g)
+    if batch >= 4:
+        proprio[0] = 0.0
+        proprio[1, [0, 9, 19]] = torch.tensor([INF, float("nan"), -INF])
+        proprio[2] = -proprio[2].abs() - 1
+        features[3] = torch.tensor([INF, -INF, float("nan")] + [0.0] * 9)
+    return proprio, features
+
+
 #: variant -> the sets the graphs are compared on (the example's shapes, other sizes, edge values).
 SETS = {
+    "yolov5_face_detect_class_range": {
+        "one-cell": _features(1, (1, 8, 1, 1)), "larger": _features(2, (3, 8, 7, 9)),
+        "specials": (with_specials((2, 8, 3, 4), 3),), "zeros": (torch.zeros(1, 8, 2, 2),),
+        "negatives": (-torch.rand(2, 8, 5, 3, generator=seeded(4)) * 40,)},
+    "lerobot_xvla_gripper_channels": {
+        "one-sample": _arms(1, 1), "more": _arms(2, 17), "edges": _arms(3, 6), "no-sample": _arms(4, 0),
+        "zeros": (torch.zeros(2, 20), torch.zeros(2, 12))},
     "yolov5_scale_boxes": {
         "one-cell": _features(1, (1, 8, 1, 1)), "larger": _features(2, (3, 8, 7, 9)),
         "specials": (with_specials((2, 8, 3, 4), 3),), "zeros": (torch.zeros(1, 8, 2, 2),)},
@@ -137,7 +176,12 @@ def test_rewritten_from_the_code_alone_exports_and_equals_eager(name: str, dynam
             export_variant(original, example, module.DYNAMIC, tmp_path / "before.onnx", tmp_path)
         assert (tmp_path / "before.onnx").exists()
     new_source = fix_source(path.read_bytes(), str(path.resolve()), CODE_ALONE).source.decode()
-    assert new_source.count("[..., _trt_index_list([") == len(WRITES[name]), new_source
+    listed = [write for write in WRITES[name] if write not in NAMED]
+    assert new_source.count("[..., _trt_index_list([") == len(listed), new_source
+    code = [line for line in new_source.splitlines() if "``" not in line]  # docstrings quote the writes in ``
+    for write in WRITES[name]:
+        assert sum(_expected(write) in line for line in code) == 1, (write, new_source)
+        assert not any(write in line for line in code), (write, new_source)
     new_path = tmp_path / f"{name}_rewritten.py"
     new_path.write_text(new_source)
     _, rewritten = built_variant(new_path, f"trt344_rewritten_{name}")
