@@ -48,6 +48,8 @@ WRITES: dict[str, tuple[str, ...]] = {
     "yolov5_face_detect_class_range": ("y[..., class_range] = out[..., class_range].sigmoid()",),
     "lerobot_xvla_gripper_channels": ("proprio_m[..., self.gripper_idx] = 0.0",
                                       "action[..., self.gripper_idx] = torch.sigmoid(action[..., self.gripper_idx])"),
+    "lerobot_flux3_absolute_dims": ("values[..., self.absolute_dims] = commands[:, 1:, self.absolute_dims]",),
+    "lerobot_flux3_delta_dims": ("commands[..., dims] = values[..., dims].cumsum(1) + anchor[:, None, dims]",),
 }
 
 #: the writes through a name or an attribute bound to lists or tuples (positions no slice names, or read through
@@ -58,6 +60,10 @@ NAMED: dict[str, str] = {
     "proprio_m[..., self.gripper_idx] = 0.0": "_trt_ellipsis_list_write(proprio_m, self.gripper_idx, 0.0)",
     "action[..., self.gripper_idx] = torch.sigmoid(action[..., self.gripper_idx])":
         "_trt_ellipsis_list_write(action, self.gripper_idx, torch.sigmoid(action[..., self.gripper_idx]))",
+    "values[..., self.absolute_dims] = commands[:, 1:, self.absolute_dims]":
+        "_trt_ellipsis_list_write(values, self.absolute_dims, commands[:, 1:, self.absolute_dims])",
+    "commands[..., dims] = values[..., dims].cumsum(1) + anchor[:, None, dims]":
+        "_trt_ellipsis_list_write(commands, dims, values[..., dims].cumsum(1) + anchor[:, None, dims])",
 }
 
 
@@ -137,8 +143,34 @@ def _arms(seed: int, batch: int) -> tuple[torch.Tensor, torch.Tensor]:
     return proprio, features
 
 
+def _commands(seed: int, batch: int, window: int, scale: float = 2.0) -> tuple[torch.Tensor]:
+    """A window of 14-channel commands; from two rows and four steps on, zeros, negatives and inf/NaN too."""
+    x = torch.randn(batch, window, 14, generator=seeded(seed)) * scale
+    if batch >= 2 and window >= 4:
+        x[0, 0] = 0.0
+        x[0, 1, [0, 6, 13]] = torch.tensor([INF, float("nan"), -INF])
+        x[1] = -x[1].abs() - 0.5
+    return (x,)
+
+
+def _chunk(seed: int, batch: int, chunk: int) -> tuple[torch.Tensor, torch.Tensor]:
+    g = seeded(seed)
+    action, anchor = torch.randn(batch, chunk, 14, generator=g), torch.randn(batch, 14, generator=g) * 3
+    if batch >= 2 and chunk >= 3:
+        action[0, 0, [1, 6, 13]] = torch.tensor([INF, float("nan"), -INF])
+        action[1] = 0.0
+        anchor[1] = -anchor[1].abs()
+    return action, anchor
+
+
 #: variant -> the sets the graphs are compared on (the example's shapes, other sizes, edge values).
 SETS = {
+    "lerobot_flux3_absolute_dims": {
+        "one-step": _commands(1, 1, 2), "longer": _commands(2, 5, 33), "edges": _commands(3, 3, 6),
+        "no-sample": (torch.zeros(0, 6, 14),), "clipped": _commands(4, 2, 7, scale=300.0)},
+    "lerobot_flux3_delta_dims": {
+        "one-action": _chunk(1, 1, 1), "longer": _chunk(2, 4, 50), "edges": _chunk(3, 3, 5),
+        "zeros": (torch.zeros(2, 3, 14), torch.zeros(2, 14))},
     "yolov5_face_detect_class_range": {
         "one-cell": _features(1, (1, 8, 1, 1)), "larger": _features(2, (3, 8, 7, 9)),
         "specials": (with_specials((2, 8, 3, 4), 3),), "zeros": (torch.zeros(1, 8, 2, 2),),
