@@ -257,20 +257,27 @@ before the Ellipsis that is not a slice, an integer literal or `None` (a second 
 there would place the written elements otherwise next to a slice).
 
 Positions held by a name: `y[..., class_range] = x[..., class_range].sigmoid()`, where every
-binding of `class_range` in the function makes a list (a literal, a comprehension, `list(...)`,
-`sorted(...)` or a sum of such: YOLOv5-Face's `Detect.forward` writes its box, objectness and
-class columns through `list(range(5)) + list(range(15, 15 + self.nc))`, positions no slice
-names). A plain assignment `target[..., name] = value` whose target is a name or an attribute
-becomes `_trt_ellipsis_list_write(target, name, value)`: outside `torch.onnx.export` (and under
+binding of `class_range` in the function makes a list or a tuple (a literal, a comprehension,
+`list(...)`, `sorted(...)`, `tuple(...)` or a sum of such: YOLOv5-Face's `Detect.forward` writes
+its box, objectness and class columns through `list(range(5)) + list(range(15, 15 + self.nc))`,
+positions no slice names; FLUX3's unnormalizer in LeRobot through a list comprehension), or by an
+attribute of `self` in a method, where the class body's bindings of the name and the methods'
+bindings of `self.name` all make one (LeRobot's X-VLA action spaces hold `gripper_idx = (9, 19)`
+in the class body, FLUX3's normalizer `self.absolute_dims = list(absolute_dims or [])` in
+`__init__`; PyTorch indexes with a tuple there as with the list). A plain assignment
+`target[..., positions] = value` whose target is a name or an attribute
+becomes `_trt_ellipsis_list_write(target, positions, value)`: outside `torch.onnx.export` (and under
 `torch.jit.script`) the helper makes the assignment itself on the same objects; while exporting,
 where the positions are distinct, non-negative and below the last axis's length, it writes them
 with `target.index_copy_(-1, positions, value broadcast to the part written)` (an ONNX
 ScatterElements whose indices follow every size; measured equal to eager mode in ONNX Runtime at
 other batch and spatial sizes). Anything else (a repeated or negative position, a bool or tensor
-index, a value with more axes than the part) keeps the original write. Python evaluates the value
-before the target and the index, the call after them; both are plain reads of names, so the
-objects are the same. Augmented writes and a subscript with indices before the Ellipsis are
-reported without a fix. TRT203 stays quiet on these
+index, a value with more axes than the part) keeps the original write, as does a subclass that binds
+the attribute to something else. Python evaluates the value before the target and the index, the
+call after them; both are plain reads of names and attributes, so the objects are the same.
+Augmented writes (`commands[..., dims] += anchor`: the in-place operation on the copy keeps the
+target's dtype or raises, which an out-of-place value would not) and a subscript with indices
+before the Ellipsis are reported without a fix. TRT203 stays quiet on these
 writes: this rule's finding and fix replace its "not an integer literal" note. In the pinned
 ultralytics 8.4.190, kornia, boxmot, effdet, segment_anything, monai and torchvision sources
 (1863 files, every scope) the rule finds 12 such writes, all in ultralytics, and rewrites all 12.
