@@ -11,8 +11,19 @@ features (``poses[..., [0, 2]] -= trajectory[..., None, :]``, a tensor broadcast
 ``+=`` in the inverse). The TorchScript exporter exports every one, and ONNX Runtime refuses every
 graph ("input 0 is marked single but has an empty string").
 
+Five more write through a name or an attribute bound to a list or a tuple (the named form, rewritten
+to ``_trt_ellipsis_list_write``): YOLOv5-Face's ``Detect`` (``class_range = list(range(5)) +
+list(range(15, 15 + self.nc))``, a sum of lists), LeRobot's X-VLA action space (``gripper_idx =
+(9, 19)`` in the class body, read as ``self.gripper_idx``: a number and a tensor written), FLUX3's
+normalizer and unnormalizer in LeRobot (``self.absolute_dims = list(...)`` made in ``__init__``; a
+local list comprehension of the other channels) and CausalAbstraction's featurized site
+(``ids = list(self.feature_ids)`` in a branch). LeRobot counts twice: a tuple in a class body and
+a list made in ``__init__`` are different forms (the comprehension, the same author's, is a third).
+FLUX3's single-action branch, an augmented write (``commands[..., dims] += anchor[..., dims]``), is
+reported without a fix and left out of its variant.
+
 ``migrate`` places the refused node at its line, applies TRT344 there and ends with exit 0, the
-rewritten model equivalent, for all five. Rewritten from the code alone and exported directly with
+rewritten model equivalent, for all ten. Rewritten from the code alone and exported directly with
 both exporters, each graph equals eager mode at other sizes and on edge values (zeros, negatives,
 infinities and NaN, one box, no box), and eager mode is unchanged (outputs, inputs afterwards,
 gradients).
@@ -50,6 +61,7 @@ WRITES: dict[str, tuple[str, ...]] = {
                                       "action[..., self.gripper_idx] = torch.sigmoid(action[..., self.gripper_idx])"),
     "lerobot_flux3_absolute_dims": ("values[..., self.absolute_dims] = commands[:, 1:, self.absolute_dims]",),
     "lerobot_flux3_delta_dims": ("commands[..., dims] = values[..., dims].cumsum(1) + anchor[:, None, dims]",),
+    "causalab_featurized_site_edit": ("f_out[..., ids] = self._coerce(self.g(f[..., ids]), f)",),
 }
 
 #: the writes through a name or an attribute bound to lists or tuples (positions no slice names, or read through
@@ -64,6 +76,8 @@ NAMED: dict[str, str] = {
         "_trt_ellipsis_list_write(values, self.absolute_dims, commands[:, 1:, self.absolute_dims])",
     "commands[..., dims] = values[..., dims].cumsum(1) + anchor[:, None, dims]":
         "_trt_ellipsis_list_write(commands, dims, values[..., dims].cumsum(1) + anchor[:, None, dims])",
+    "f_out[..., ids] = self._coerce(self.g(f[..., ids]), f)":
+        "_trt_ellipsis_list_write(f_out, ids, self._coerce(self.g(f[..., ids]), f))",
 }
 
 
@@ -165,6 +179,10 @@ def _chunk(seed: int, batch: int, chunk: int) -> tuple[torch.Tensor, torch.Tenso
 
 #: variant -> the sets the graphs are compared on (the example's shapes, other sizes, edge values).
 SETS = {
+    "causalab_featurized_site_edit": {
+        "one-position": (torch.randn(1, 1, 12, generator=seeded(1)),), "longer": _features(2, (4, 33, 12)),
+        "specials": (with_specials((2, 3, 12), 3),), "zeros": (torch.zeros(2, 4, 12),),
+        "negatives": (-torch.rand(3, 2, 12, generator=seeded(4)) * 50,), "no-position": (torch.zeros(2, 0, 12),)},
     "lerobot_flux3_absolute_dims": {
         "one-step": _commands(1, 1, 2), "longer": _commands(2, 5, 33), "edges": _commands(3, 3, 6),
         "no-sample": (torch.zeros(0, 6, 14),), "clipped": _commands(4, 2, 7, scale=300.0)},
