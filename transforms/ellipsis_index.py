@@ -46,28 +46,38 @@ def ellipsis_last_index(subscript: cst.Subscript) -> cst.BaseExpression | None:
 
 
 def _list_valued(node: cst.BaseExpression) -> bool:
-    """An expression that always makes a new list: a literal, a comprehension, ``list(...)``/``sorted(...)``, or
-    the sum of two such (``list(range(5)) + list(range(15, 15 + nc))``)."""
+    """An expression that always makes a list or a tuple of positions: a literal (a tuple with at least one
+    element), a comprehension, ``list(...)``/``sorted(...)``/``tuple(...)``, or the sum of two such
+    (``list(range(5)) + list(range(15, 15 + nc))``). PyTorch indexes with a tuple inside the subscript
+    (``x[..., (9, 19)]``) as with the list of the same positions."""
     node = strip_parens(node)
     if type(node) in (cst.List, cst.ListComp):
         return True
-    if type(node) is cst.Call and type(node.func) is cst.Name and node.func.value in ("list", "sorted"):
+    if type(node) is cst.Tuple:
+        return bool(node.elements) and not any(type(e) is cst.StarredElement for e in node.elements)
+    if type(node) is cst.Call and type(node.func) is cst.Name and node.func.value in ("list", "sorted", "tuple"):
         return True
     return type(node) is cst.BinaryOperation and type(node.operator) is cst.Add \
         and _list_valued(node.left) and _list_valued(node.right)
 
 
-def list_name_index(context, subscript: cst.Subscript) -> cst.Name | None:
+def list_name_index(context, subscript: cst.Subscript) -> cst.Name | cst.Attribute | None:
     """The last index of ``x[..., name]`` where every binding of ``name`` in the enclosing function makes a list
-    (YOLOv5-Face's ``class_range = list(range(5)) + list(range(15, 15 + self.nc))``); else None."""
+    or a tuple (YOLOv5-Face's ``class_range = list(range(5)) + list(range(15, 15 + self.nc))``), or of
+    ``x[..., self.name]`` in a method where every binding of ``name`` in the class's body and of ``self.name``
+    in its methods makes one (X-VLA's ``gripper_idx = (9, 19)``); else None."""
     elements = list(subscript.slice)
     if len(elements) < 2 or not _is_ellipsis(elements[-2]):
         return None
     last = elements[-1].slice
-    if type(last) is not cst.Index or last.star is not None or type(last.value) is not cst.Name:
+    if type(last) is not cst.Index or last.star is not None:
         return None
     function = context.function
     if function is None:
+        return None
+    if type(last.value) is cst.Attribute:
+        return last.value if _self_attribute_list(context, function, last.value) else None
+    if type(last.value) is not cst.Name:
         return None
     name = last.value.value
     bound: list[cst.BaseExpression | None] = []
@@ -85,6 +95,65 @@ def list_name_index(context, subscript: cst.Subscript) -> cst.Name | None:
     if not bound or not all(value is not None and _list_valued(value) for value in bound):
         return None
     return last.value
+
+
+def _self_attribute_list(context, function: cst.FunctionDef, index: cst.Attribute) -> bool:
+    """``index`` is ``self.name`` in a method (``self`` its first parameter) of a class whose body binds
+    ``name`` and whose methods bind ``self.name`` only to lists or tuples (at least one binding; none
+    augmented, annotated without a value, unpacked or looped over)."""
+    klass = context.enclosing_class
+    params = function.params.params
+    if klass is None or not params or type(index.value) is not cst.Name or index.value.value != params[0].name.value:
+        return False
+    name = index.attr.value
+    bound: list[cst.BaseExpression | None] = []
+    for statement in klass.body.body:  # the class body's own bindings
+        for small in getattr(statement, "body", ()) if type(statement) is cst.SimpleStatementLine else ():
+            if type(small) is cst.Assign and any(type(t.target) is cst.Name and t.target.value == name
+                                                 for t in small.targets):
+                bound.append(small.value if len(small.targets) == 1 else None)
+            elif type(small) is cst.AnnAssign and type(small.target) is cst.Name and small.target.value == name:
+                bound.append(small.value)
+            elif type(small) is cst.AugAssign and type(small.target) is cst.Name and small.target.value == name:
+                return False
+    for method in klass.body.body:
+        if type(method) is not cst.FunctionDef or not method.params.params:
+            continue
+        owner = method.params.params[0].name.value
+        for node in walk(method):
+            target = None
+            if type(node) is cst.AnnAssign and node.value is not None and type(node.target) is cst.Attribute \
+                    and type(node.target.value) is cst.Name and node.target.value.value == owner \
+                    and node.target.attr.value == name:
+                bound.append(node.value)
+                continue
+            if type(node) in (cst.AugAssign, cst.AnnAssign):
+                target = node.target
+            elif type(node) in (cst.For, cst.CompFor, cst.NamedExpr, cst.AsName):
+                target = node.target if type(node) is not cst.AsName else node.name
+            if target is not None and any(_is_attribute(n, owner, name) for n in _bound_targets(target)):
+                return False
+            if type(node) is cst.Assign:
+                for t in node.targets:
+                    hit = [n for n in _bound_targets(t.target) if _is_attribute(n, owner, name)]
+                    if hit:
+                        direct = strip_parens(t.target) is hit[0] and len(node.targets) == 1
+                        bound.append(node.value if direct else None)
+    return bool(bound) and all(value is not None and _list_valued(value) for value in bound)
+
+
+def _bound_targets(target: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """What an assignment target binds: itself, or the elements it unpacks into (a subscript or an attribute
+    of a target binds that and nothing inside it)."""
+    target = strip_parens(target)
+    if type(target) in (cst.Tuple, cst.List):
+        return [n for e in target.elements for n in _bound_targets(e.value)]  # type: ignore[attr-defined]
+    return [target]
+
+
+def _is_attribute(node: cst.CSTNode, owner: str, name: str) -> bool:
+    return type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == owner \
+        and node.attr.value == name
 
 
 def _binds(node: cst.CSTNode, name: cst.Name) -> bool:
@@ -188,20 +257,27 @@ before the Ellipsis that is not a slice, an integer literal or `None` (a second 
 there would place the written elements otherwise next to a slice).
 
 Positions held by a name: `y[..., class_range] = x[..., class_range].sigmoid()`, where every
-binding of `class_range` in the function makes a list (a literal, a comprehension, `list(...)`,
-`sorted(...)` or a sum of such: YOLOv5-Face's `Detect.forward` writes its box, objectness and
-class columns through `list(range(5)) + list(range(15, 15 + self.nc))`, positions no slice
-names). A plain assignment `target[..., name] = value` whose target is a name or an attribute
-becomes `_trt_ellipsis_list_write(target, name, value)`: outside `torch.onnx.export` (and under
+binding of `class_range` in the function makes a list or a tuple (a literal, a comprehension,
+`list(...)`, `sorted(...)`, `tuple(...)` or a sum of such: YOLOv5-Face's `Detect.forward` writes
+its box, objectness and class columns through `list(range(5)) + list(range(15, 15 + self.nc))`,
+positions no slice names; FLUX3's unnormalizer in LeRobot through a list comprehension), or by an
+attribute of `self` in a method, where the class body's bindings of the name and the methods'
+bindings of `self.name` all make one (LeRobot's X-VLA action spaces hold `gripper_idx = (9, 19)`
+in the class body, FLUX3's normalizer `self.absolute_dims = list(absolute_dims or [])` in
+`__init__`; PyTorch indexes with a tuple there as with the list). A plain assignment
+`target[..., positions] = value` whose target is a name or an attribute
+becomes `_trt_ellipsis_list_write(target, positions, value)`: outside `torch.onnx.export` (and under
 `torch.jit.script`) the helper makes the assignment itself on the same objects; while exporting,
 where the positions are distinct, non-negative and below the last axis's length, it writes them
 with `target.index_copy_(-1, positions, value broadcast to the part written)` (an ONNX
 ScatterElements whose indices follow every size; measured equal to eager mode in ONNX Runtime at
 other batch and spatial sizes). Anything else (a repeated or negative position, a bool or tensor
-index, a value with more axes than the part) keeps the original write. Python evaluates the value
-before the target and the index, the call after them; both are plain reads of names, so the
-objects are the same. Augmented writes and a subscript with indices before the Ellipsis are
-reported without a fix. TRT203 stays quiet on these
+index, a value with more axes than the part) keeps the original write, as does a subclass that binds
+the attribute to something else. Python evaluates the value before the target and the index, the
+call after them; both are plain reads of names and attributes, so the objects are the same.
+Augmented writes (`commands[..., dims] += anchor`: the in-place operation on the copy keeps the
+target's dtype or raises, which an out-of-place value would not) and a subscript with indices
+before the Ellipsis are reported without a fix. TRT203 stays quiet on these
 writes: this rule's finding and fix replace its "not an integer literal" note. In the pinned
 ultralytics 8.4.190, kornia, boxmot, effdet, segment_anything, monai and torchvision sources
 (1863 files, every scope) the rule finds 12 such writes, all in ultralytics, and rewrites all 12.
@@ -220,7 +296,8 @@ The rule does not ask whether the subscripted value is a tensor: a NumPy array (
 `clip_boxes` writes the same line in its NumPy branch) takes the slice while exporting as it
 takes the list, the same elements. The helper's call costs about 0.2 microseconds per write in
 eager mode (measured: 1.003 to 1.017 times the original's time on the three models of
-tests/recipe_variants/trt344/).
+tests/recipe_variants/trt344/ with literal lists; `_trt_ellipsis_list_write` 0.89 to 1.06 times on
+its five named-form models, best of seven runs on a shared 2-core machine).
 
 TensorRT versions: all (the fix is for ONNX Runtime's refusal and the exporter's graph; the
 slice write is a `ScatterND`, which TensorRT parses from 8.2, like any write into part of a
@@ -299,7 +376,7 @@ tensor: TRT203).""",
             return
         message = (f"a write into `{short_code(target, 40)}` (a list right after an Ellipsis) exports with the "
                    "TorchScript exporter as a graph ONNX Runtime refuses (an `Add` of an absent input)")
-        if type(index) is cst.Name:
+        if type(index) in (cst.Name, cst.Attribute):
             self._named_list(target, index, statement, message)
             return
         if type(index) is cst.Call:
@@ -325,7 +402,7 @@ tensor: TRT203).""",
                     Fix({index: call}, helpers=(HELPER,)))
 
 
-    def _named_list(self, target: cst.Subscript, index: cst.Name, statement: cst.Assign | None, message: str) -> None:
+    def _named_list(self, target: cst.Subscript, index: cst.Name | cst.Attribute, statement: cst.Assign | None, message: str) -> None:
         """``y[..., positions] = v`` with ``positions`` a name bound to lists: the statement becomes
         ``_trt_ellipsis_list_write(y, positions, v)``, where the write and its evaluation cannot be told apart."""
         elements = list(target.slice)
@@ -337,8 +414,8 @@ tensor: TRT203).""",
             self.report(target, f"{message}; not rewritten: the written tensor is not a name or an attribute, or "
                                 "indexes before the Ellipsis")
             return
-        # Python evaluates the value before the target and the index; both are plain reads of names, so the
-        # call's order (target, index, value) reads the same objects.
+        # Python evaluates the value before the target and the index; both are plain reads of names and
+        # attributes, so the call's order (target, index, value) reads the same objects.
         call = cst.Call(cst.Name(WRITE_HELPER), [
             cst.Arg(strip_parens(target.value), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
             cst.Arg(index, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),

@@ -358,3 +358,61 @@ def test_the_named_write_exports_a_graph_that_follows_every_size(named_programs)
         got = torch.from_numpy(session.run(None, {"x": x.numpy()})[0])
         # ONNX Runtime's sigmoid rounds far tails otherwise (0 for 4e-20): values within float32 rounding
         torch.testing.assert_close(got, original(x), equal_nan=True, atol=1e-6, rtol=1e-5)
+
+
+ATTRIBUTES = """import torch
+from torch import nn
+
+
+class Head(nn.Module):
+    gripper_idx = (9, 19)
+
+    def __init__(self, dims, idx, k: int):
+        super().__init__()
+        self.dims = list(dims or [])
+        self.cols: list = [0, 3]
+        self.idx = idx
+        self.mixed = [1, 2]
+        self.mixed = k
+        self.grown = [0, 2]
+
+    def forward(self, x, other):
+        pos = (0, 3, 4)
+        x[..., pos] = 1.0
+        x[..., self.gripper_idx] = torch.sigmoid(x[..., self.gripper_idx])
+        x[..., self.dims] = 0.0
+        x[..., self.cols] = 2.0
+        x[..., self.idx] = 3.0
+        x[..., self.mixed] = 4.0
+        self.grown += [4]
+        x[..., self.grown] = 5.0
+        x[..., other.gripper_idx] = 6.0
+        x[..., self.gripper_idx] += 1.0
+        return x
+"""
+
+
+def test_tuples_and_attributes_of_self_bound_to_lists_are_written_through_the_helper(tmp_path) -> None:
+    """A tuple bound to a name (``pos = (0, 3, 4)``), a tuple in the class body (LeRobot's X-VLA
+    ``gripper_idx = (9, 19)``), lists made in ``__init__`` (FLUX3's ``list(absolute_dims or [])``, an
+    annotated literal): the helper. An attribute bound to a parameter or also to a number, one grown in
+    place, another object's attribute: no finding. The augmented write: a finding without a fix."""
+    after = rewrite(ATTRIBUTES, select=("TRT344",))
+    for call in ("_trt_ellipsis_list_write(x, pos, 1.0)",
+                 "_trt_ellipsis_list_write(x, self.gripper_idx, torch.sigmoid(x[..., self.gripper_idx]))",
+                 "_trt_ellipsis_list_write(x, self.dims, 0.0)", "_trt_ellipsis_list_write(x, self.cols, 2.0)"):
+        assert f"        {call}\n" in after, call
+    for kept in ("x[..., self.idx] = 3.0", "x[..., self.mixed] = 4.0", "x[..., self.grown] = 5.0",
+                 "x[..., other.gripper_idx] = 6.0", "x[..., self.gripper_idx] += 1.0"):
+        assert f"        {kept}\n" in after, kept
+    assert rewrite(after, select=("TRT344",)) == after
+    found = check_source(ATTRIBUTES.encode(), "attributes.py", Options(select=("TRT344",)))
+    assert [(f.line, f.fix) for f in found] == [(19, Safety.SAFE), (20, Safety.SAFE), (21, Safety.SAFE),
+                                                (22, Safety.SAFE), (28, Safety.NONE)]
+    namespace = import_source(after, tmp_path)
+    original = import_source(ATTRIBUTES, tmp_path)
+    for shape in [(2, 3, 20), (0, 20), (4, 1, 1, 20)]:
+        x = _maps(shape, 3)
+        new = namespace["Head"]([6, 13], [1], 2)(x.clone(), original["Head"]([6], [1], 2))
+        old = original["Head"]([6, 13], [1], 2)(x.clone(), original["Head"]([6], [1], 2))
+        _same(new, old)
