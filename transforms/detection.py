@@ -635,7 +635,10 @@ where that holds by its form: the `if` returns plain names, the guarded size is 
 the top-k's input is one of them and runs along the guarded axis with the same cap (never
 assigned in the function), and the last statement returns, in the early return's order, the
 top-k's values for its input and `name[indices]` for every other name. It assumes that the
-returned tensors share the guarded axis's size (the indices select the same rows of each).
+returned tensors share the guarded axis's size (the indices select the same rows of each),
+and, where there are more entries than the cap, that equal scores (NaN ones too: eager and
+ONNX Runtime both take NaN as the largest, measured) may come in ONNX's index order: the same
+values, their keypoints in another order than eager's.
 
 Fix safety: unsafe. Eager, `torch.jit.script`, `torch.fx`, `torch.compile` and `torch.export`
 run `torch.topk` with the caller's K: same values, indices, gradients and errors. The exported
