@@ -324,7 +324,8 @@ class EarlyReturn:
                 "entry for larger inputs, or a TopK of more entries than there are for smaller ones)")
 
 
-def _sized_name(node: cst.BaseExpression, size_of: Callable[[cst.BaseExpression], "tuple[cst.BaseExpression, int] | None"]
+def _sized_name(node: cst.BaseExpression,
+                size_of: Callable[[cst.BaseExpression], "tuple[cst.BaseExpression, int] | None"]
                 ) -> tuple[str, int] | None:
     """``len(x)`` → (x, 0); ``x.shape[d]`` / ``x.size(d)`` → (x, d), for a plain name ``x``."""
     if type(node) is cst.Call and type(node.func) is cst.Name and node.func.value == "len" and len(node.args) == 1 \
@@ -346,7 +347,8 @@ def _names(node: cst.BaseExpression) -> list[str] | None:
 
 
 def _return_value(statement: cst.BaseStatement) -> cst.BaseExpression | None:
-    if type(statement) is cst.SimpleStatementLine and len(statement.body) == 1 and type(statement.body[0]) is cst.Return:
+    if type(statement) is cst.SimpleStatementLine and len(statement.body) == 1 \
+            and type(statement.body[0]) is cst.Return:
         return statement.body[0].value
     return None
 
