@@ -276,15 +276,21 @@ def guard_fix(guard: Guard) -> dict[cst.CSTNode, cst.CSTNode]:
     comparison = guard.comparison
     test_call = cst.Call(func=cst.Name(GUARD_HELPER), args=[
         cst.Arg(value=comparison.cap, comma=_COMMA), cst.Arg(value=comparison.size)])
-    call, source = guard.selection, guard.source
-    offset = 0 if guard.method else 1
-    if guard.sort:
+    return {comparison.leaf: guarded_test(comparison, test_call),
+            guard.selection: selection_call(guard.selection, guard.source, guard.method, guard.sort, comparison.cap)}
+
+
+def selection_call(call: cst.Call, source: cst.BaseExpression, method: bool, sort: bool,
+                   cap: cst.BaseExpression) -> cst.Call:
+    """The selection as the guarded helper: the same input, the cap as K, the call's other arguments."""
+    offset = 0 if method else 1
+    if sort:
         names = ("dim", "descending")
         helper = SORT_HELPER
     else:
         names = ("k", "dim", "largest", "sorted")
         helper = TOPK_HELPER
-    args = [cst.Arg(value=source, comma=_COMMA), cst.Arg(value=comparison.cap)]
+    args = [cst.Arg(value=source, comma=_COMMA), cst.Arg(value=cap)]
     for position, keyword in enumerate(names):
         if keyword == "k":
             continue
@@ -292,9 +298,143 @@ def guard_fix(guard: Guard) -> dict[cst.CSTNode, cst.CSTNode]:
         if given is not None:
             args[-1] = args[-1].with_changes(comma=_COMMA)
             args.append(cst.Arg(value=given.value, keyword=cst.Name(keyword), equal=_EQUAL))
-    new_call = cst.Call(func=cst.Name(helper), args=args, lpar=call.lpar, rpar=call.rpar)
-    return {comparison.leaf: guarded_test(comparison, test_call), call: new_call}
+    return cst.Call(func=cst.Name(helper), args=args, lpar=call.lpar, rpar=call.rpar)
 
 
 _COMMA = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
 _EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+
+
+# --- the early-return form: ``if k >= len(x): return x, s`` before ``s, i = topk(s, k, dim=0)`` ---------------
+@dataclass(frozen=True)
+class EarlyReturn:
+    """``if cap >= size: return a, b`` directly before ``v, i = topk(b, cap, dim=d)`` and a ``return``
+    of ``a[i]`` / ``v`` in the early return's order (SuperPoint's ``top_k_keypoints``)."""
+
+    node: cst.If
+    cap: cst.BaseExpression
+    size: cst.BaseExpression
+    selection: cst.Call
+    source: cst.BaseExpression
+    method: bool
+
+    def message(self) -> str:
+        return (f"early return `if {short_code(self.node.test, 40)}: return ...` before a top-k of "
+                f"`{short_code(self.cap, 16)}`: the TorchScript export keeps the branch the example took (every "
+                "entry for larger inputs, or a TopK of more entries than there are for smaller ones)")
+
+
+def _sized_name(node: cst.BaseExpression,
+                size_of: Callable[[cst.BaseExpression], "tuple[cst.BaseExpression, int] | None"]
+                ) -> tuple[str, int] | None:
+    """``len(x)`` → (x, 0); ``x.shape[d]`` / ``x.size(d)`` → (x, d), for a plain name ``x``."""
+    if type(node) is cst.Call and type(node.func) is cst.Name and node.func.value == "len" and len(node.args) == 1 \
+            and node.args[0].keyword is None and node.args[0].star == "" and type(node.args[0].value) is cst.Name:
+        return node.args[0].value.value, 0
+    found = size_of(node)
+    if found is None or type(found[0]) is not cst.Name:
+        return None
+    return found[0].value, found[1]  # type: ignore[union-attr]
+
+
+def _names(node: cst.BaseExpression) -> list[str] | None:
+    """``a, b`` / ``(a, b)`` / ``a`` → the names, else None."""
+    if type(node) is cst.Name:
+        return [node.value]
+    if type(node) is cst.Tuple and all(type(e) is cst.Element and type(e.value) is cst.Name for e in node.elements):
+        return [e.value.value for e in node.elements]  # type: ignore[attr-defined]
+    return None
+
+
+def _return_value(statement: cst.BaseStatement) -> cst.BaseExpression | None:
+    if type(statement) is cst.SimpleStatementLine and len(statement.body) == 1 \
+            and type(statement.body[0]) is cst.Return:
+        return statement.body[0].value
+    return None
+
+
+def read_early_return(node: cst.If, function: cst.CSTNode | None,
+                      size_of: Callable[[cst.BaseExpression], "tuple[cst.BaseExpression, int] | None"],
+                      is_cap: Callable[[cst.BaseExpression], bool],
+                      topk_call: Callable[[cst.Call], Selection | None]) -> EarlyReturn | None:
+    """The early-return guard ``node`` is, if any. Taken only where running the two statements
+    after it with the identity selection (every entry, in order) returns what the early return
+    does: the test is ``cap >= size`` (or ``size <= cap``) on one of the returned names, the ``if``
+    returns names unchanged, the next statement is ``v, i = topk(s, cap, dim=d)`` (``s`` returned,
+    ``d`` the size's axis, ``largest`` left as True) and the last one returns, in the same order,
+    ``v`` where the early return has ``s`` and ``x[i]`` where it has ``x``."""
+    if type(function) is not cst.FunctionDef or type(function.body) is not cst.IndentedBlock:
+        return None
+    body = list(function.body.body)
+    if not any(statement is node for statement in body):
+        return None
+    at = next(index for index, statement in enumerate(body) if statement is node)
+    if len(body) != at + 3 or node.orelse is not None or type(node.test) is not cst.Comparison:
+        return None
+    test = node.test
+    if len(test.comparisons) != 1:
+        return None
+    operator = type(test.comparisons[0].operator)
+    if operator is cst.GreaterThanEqual:
+        cap, size = test.left, test.comparisons[0].comparator
+    elif operator is cst.LessThanEqual:
+        size, cap = test.left, test.comparisons[0].comparator
+    else:
+        return None
+    sized = _sized_name(size, size_of)
+    if sized is None or not is_cap(cap) or type(node.body) is not cst.IndentedBlock or len(node.body.body) != 1:
+        return None
+    early = _return_value(node.body.body[0])
+    early_names = _names(early) if early is not None else None
+    if not early_names or len(set(early_names)) != len(early_names) or sized[0] not in early_names:
+        return None
+    select, last = body[at + 1], body[at + 2]
+    if type(select) is not cst.SimpleStatementLine or len(select.body) != 1 or type(select.body[0]) is not cst.Assign:
+        return None
+    assign = select.body[0]
+    if len(assign.targets) != 1 or type(assign.value) is not cst.Call:
+        return None
+    bound = _names(assign.targets[0].target)
+    found = topk_call(assign.value)
+    if bound is None or len(bound) != 2 or found is None or found[1] is None:
+        return None
+    source, k_arg, method = found
+    values, indices = bound
+    if type(source) is not cst.Name or source.value not in early_names or code_of(k_arg.value) != code_of(cap):
+        return None
+    if indices in early_names or values == indices or (values in early_names and values != source.value):
+        return None
+    final = _return_value(last)
+    if final is None:
+        return None
+    elements = [final] if len(early_names) == 1 else (
+        [e.value for e in final.elements] if type(final) is cst.Tuple else [])
+    if len(elements) != len(early_names):
+        return None
+    for name, element in zip(early_names, elements):
+        if name == source.value and type(element) is cst.Name and element.value == values:
+            continue
+        if (type(element) is cst.Subscript and type(element.value) is cst.Name and element.value.value == name
+                and len(element.slice) == 1 and type(element.slice[0].slice) is cst.Index
+                and type(element.slice[0].slice.value) is cst.Name and element.slice[0].slice.value.value == indices):
+            continue
+        return None
+    offset = 0 if method else 1
+    call = assign.value
+    dim, largest = argument(call, 1 + offset, "dim"), argument(call, 2 + offset, "largest")
+    if dim is None or int_value(dim.value) != sized[1] or sized[1] < 0:
+        return None  # the top-k must run along the guarded axis (torch's default -1 is not it)
+    if largest is not None and not (type(largest.value) is cst.Name and largest.value.value == "True"):
+        return None
+    if stores(function, code_of(cap)):
+        return None  # the cap must be the same value at the test and at the top-k
+    return EarlyReturn(node, cap, size, call, source, method)
+
+
+def early_return_fix(found: EarlyReturn) -> dict[cst.CSTNode, cst.CSTNode]:
+    """``if cap >= size:`` → ``if not _trt_topk_guard(cap, size):``; the top-k → ``_trt_topk_guarded``."""
+    test_call = cst.Call(func=cst.Name(GUARD_HELPER), args=[
+        cst.Arg(value=found.cap, comma=_COMMA), cst.Arg(value=found.size)])
+    test = cst.UnaryOperation(operator=cst.Not(), expression=test_call)
+    return {found.node.test: test,
+            found.selection: selection_call(found.selection, found.source, found.method, False, found.cap)}

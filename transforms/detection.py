@@ -30,7 +30,7 @@ from trtcodemod.transforms._tensor_evidence import (
 )
 from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
 from trtcodemod.transforms._topk_guard import (
-    GUARD_HELPER, SORT_HELPER, TOPK_HELPER, Guard, guard_fix, read_guard, stores,
+    GUARD_HELPER, SORT_HELPER, TOPK_HELPER, Guard, early_return_fix, guard_fix, read_early_return, read_guard, stores,
 )
 from trtcodemod.versions import Version, format_version, since
 
@@ -413,12 +413,14 @@ class _TopkRule(_DetectionRule):
         if not self._torch:
             return None
 
-        def is_cap(expr: cst.BaseExpression) -> bool:
-            value = int_value(expr)
-            return (value is not None and value > 0) or (_pure_ref(expr) and not _reads_size(expr))
-
-        return read_guard(node, self.context.function, lambda e: _size_of(e) is not None, is_cap,
+        return read_guard(node, self.context.function, lambda e: _size_of(e) is not None, self._is_cap,
                           self.topk_call, self.sort_call)
+
+    @staticmethod
+    def _is_cap(expr: cst.BaseExpression) -> bool:
+        """A cap a guard compares with a size: a positive int literal, or a name or attribute chain."""
+        value = int_value(expr)
+        return (value is not None and value > 0) or (_pure_ref(expr) and not _reads_size(expr))
 
     def helper_call(self, node: cst.Call, source: cst.BaseExpression, method: bool, helper: str) -> cst.Call:
         """The top-k call ``node`` as a call of ``helper`` with the same arguments (the method form's
@@ -621,6 +623,23 @@ variants: tests/topk_variants/). A block that does more than assign (a call stat
 loop, an `else`), a sort whose results are read otherwise than through `[:cap]`, or a
 `largest=False` top-k gets the finding without a fix.
 
+The early-return form, SuperPoint's keypoint cap (magicleap/SuperGluePretrainedNetwork,
+cvg/LightGlue, cvg/glue-factory, Hugging Face transformers): `if k >= len(keypoints):
+return keypoints, scores` directly before `scores, indices = torch.topk(scores, k, dim=0)`
+and `return keypoints[indices], scores`. The test (`k >= len(x)`, `x.shape[0] <= k`,
+`k >= x.size(0)`) becomes `not _trt_topk_guard(k, len(keypoints))`, the top-k
+`_trt_topk_guarded(scores, k, dim=0)`: eager it is the original, and while exporting the
+graph keeps both outcomes as above, where the identity selection (`arange(n)`, the original
+order) gives back the tensors unchanged, which is what the early return returns. Taken only
+where that holds by its form: the `if` returns plain names, the guarded size is one of them,
+the top-k's input is one of them and runs along the guarded axis with the same cap (never
+assigned in the function), and the last statement returns, in the early return's order, the
+top-k's values for its input and `name[indices]` for every other name. It assumes that the
+returned tensors share the guarded axis's size (the indices select the same rows of each),
+and, where there are more entries than the cap, that equal scores (NaN ones too: eager and
+ONNX Runtime both take NaN as the largest, measured) may come in ONNX's index order: the same
+values, their keypoints in another order than eager's.
+
 Fix safety: unsafe. Eager, `torch.jit.script`, `torch.fx`, `torch.compile` and `torch.export`
 run `torch.topk` with the caller's K: same values, indices, gradients and errors. The exported
 graph gives the same values, and the same number of them for every input size (the original
@@ -705,6 +724,16 @@ the TensorRT version, and the dynamo export's run-time K fails before 8.6.""",
                 "    return scores, anchors\n",
                 unsafe=True,
             ),
+            # SuperPoint's early return (magicleap/SuperGluePretrainedNetwork models/superpoint.py).
+            Example(
+                "def top_k_keypoints(keypoints, scores, k: int):\n    if k >= len(keypoints):\n"
+                "        return keypoints, scores\n    scores, indices = torch.topk(scores, k, dim=0)\n"
+                "    return keypoints[indices], scores\n",
+                "def top_k_keypoints(keypoints, scores, k: int):\n    if not _trt_topk_guard(k, len(keypoints)):\n"
+                "        return keypoints, scores\n    scores, indices = _trt_topk_guarded(scores, k, dim=0)\n"
+                "    return keypoints[indices], scores\n",
+                unsafe=True,
+            ),
             # A block that does more than select: reported, not rewritten.
             Example("def pre_nms(scores, nms_pre, seen):\n    if 0 < nms_pre < scores.shape[0]:\n"
                     "        _, keep = scores.topk(nms_pre)\n        scores = scores[keep]\n"
@@ -743,6 +772,14 @@ the TensorRT version, and the dynamo export's run-time K fails before 8.6.""",
     def visit_If(self, node: cst.If) -> None:
         guard = self.size_guard(node)
         if guard is None:
+            early = read_early_return(node, self.context.function, _size_of, self._is_cap, self.topk_call) \
+                if self._torch else None
+            if early is not None:
+                self.found_once(node, early.message() + "; fix: the guard holds while exporting and the top-k keeps "
+                                                        "every entry in order where the cap is not below the size "
+                                                        "(needs --unsafe: the returned tensors share the guarded "
+                                                        "axis, and ties follow ONNX's index order)",
+                                Fix(early_return_fix(early), safety=Safety.UNSAFE, helpers=(GUARD_HELPER, TOPK_HELPER)))
             return
         if guard.why_not:
             self.found_once(node, f"{guard.message()}; no fix: {guard.why_not}")

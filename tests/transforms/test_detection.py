@@ -886,3 +886,149 @@ def test_the_contract_can_fail(loaded) -> None:
     # wider tensor), which the eager contract sees: the export form must stay out of eager mode.
     with pytest.raises(AssertionError, match="strides"):
         assert_same_run(before, after)
+
+
+# --- TRT803: the early-return cap of SuperPoint's keypoints ---------------------------------------------------
+# ``top_k_keypoints`` as magicleap/SuperGluePretrainedNetwork models/superpoint.py (commit ddcf11f, lines 72-76)
+# writes it, and so do cvg/LightGlue lightglue/superpoint.py, cvg/glue-factory gluefactory/models/extractors/
+# superpoint_open.py and huggingface/transformers models/superpoint/modeling_superpoint.py (``top_k_keypoints``):
+# an early return of the tensors unchanged where the cap is not below the count, else the top ``k`` rows.
+
+EARLY = HEADER + (
+    "def top_k_keypoints(keypoints, scores, k: int):\n"
+    "    if k >= len(keypoints):\n"
+    "        return keypoints, scores\n"
+    "    scores, indices = torch.topk(scores, k, dim=0)\n"
+    "    return keypoints[indices], scores\n"
+)
+EARLY_FORMS = {
+    "len": EARLY,
+    "shape": EARLY.replace("k >= len(keypoints)", "keypoints.shape[0] <= k"),
+    "size_method": EARLY.replace("k >= len(keypoints)", "k >= scores.size(0)").replace(
+        "torch.topk(scores, k, dim=0)", "scores.topk(k, dim=0, sorted=True)"),
+}
+EARLY_CAP = 32
+
+
+@pytest.mark.parametrize("form", sorted(EARLY_FORMS))
+def test_early_return_forms_are_rewritten(form: str) -> None:
+    code = EARLY_FORMS[form]
+    assert rules_found(code, select=("TRT803",)) == ["TRT803"]
+    after = rewrite(code, unsafe=True, select=("TRT803",))
+    assert "    if not _trt_topk_guard(k, " in after
+    assert "    scores, indices = _trt_topk_guarded(scores, k, dim=0" in after
+    assert "        return keypoints, scores\n" in after and "    return keypoints[indices], scores\n" in after
+    assert rewrite(code, unsafe=False, select=("TRT803",)) == code
+    assert rewrite(after, unsafe=True, select=("TRT803",)) == after
+
+
+@pytest.mark.parametrize("body", [
+    # the top-k along another axis than the guarded one (torch's default -1)
+    "def f(kp, s, k):\n    if k >= len(kp):\n        return kp, s\n    s, i = torch.topk(s, k)\n    return kp[i], s\n",
+    # the last return reorders, or reads other rows
+    "def f(kp, s, k):\n    if k >= len(kp):\n        return kp, s\n    s, i = torch.topk(s, k, dim=0)\n    return s, kp[i]\n",
+    "def f(kp, s, k):\n    if k >= len(kp):\n        return kp, s\n    s, i = torch.topk(s, k, dim=0)\n"
+    "    return kp[i + 1], s\n",
+    # the smallest entries, another K, a strict comparison, a statement in between
+    "def f(kp, s, k):\n    if k >= len(kp):\n        return kp, s\n    s, i = torch.topk(s, k, dim=0, largest=False)\n"
+    "    return kp[i], s\n",
+    "def f(kp, s, k):\n    if k >= len(kp):\n        return kp, s\n    s, i = torch.topk(s, k - 1, dim=0)\n"
+    "    return kp[i], s\n",
+    "def f(kp, s, k):\n    if k > len(kp):\n        return kp, s\n    s, i = torch.topk(s, k, dim=0)\n    return kp[i], s\n",
+    "def f(kp, s, k):\n    if k >= len(kp):\n        return kp, s\n    s, i = torch.topk(s, k, dim=0)\n"
+    "    print(i)\n    return kp[i], s\n",
+    # the cap reassigned in the function
+    "def f(kp, s, k):\n    k = k + 1\n    if k >= len(kp):\n        return kp, s\n    s, i = torch.topk(s, k, dim=0)\n"
+    "    return kp[i], s\n",
+])
+def test_early_return_look_alikes_are_not_rewritten(body: str) -> None:
+    code = HEADER + body
+    assert rewrite(code, unsafe=True, select=("TRT803",)) == code
+
+
+def _keypoint_inputs(n: int, kind: str) -> tuple[torch.Tensor, torch.Tensor]:
+    generator = torch.Generator().manual_seed(n)
+    keypoints = torch.stack([torch.arange(n, dtype=torch.float32), torch.randn(n, generator=generator)], 1)
+    if kind == "distinct":  # negatives, zero and infinities, no ties
+        scores = torch.randperm(n, generator=generator).float() - n / 2
+        if n >= 3:
+            scores[0], scores[1] = INF, -INF
+    elif kind == "zeros":
+        scores = torch.zeros(n)
+    else:  # negative ties
+        scores = -(torch.arange(n) % 3).float()
+    return keypoints, scores
+
+
+@pytest.fixture(scope="module")
+def early_programs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, Any]:
+    after = rewrite(EARLY, unsafe=True, select=("TRT803",))
+    folder = tmp_path_factory.mktemp("early_return")
+    return import_source(EARLY, folder)["top_k_keypoints"], import_source(after, folder)["top_k_keypoints"]
+
+
+def _assert_same_selection(inputs, expected, got, ties: bool) -> None:
+    (kp_e, s_e), (kp_g, s_g) = expected, [torch.as_tensor(np.asarray(t)) for t in got]
+    assert kp_g.shape == kp_e.shape and s_g.shape == s_e.shape
+    assert kp_g.dtype == kp_e.dtype and s_g.dtype == s_e.dtype
+    assert torch.equal(s_g, s_e)
+    if not ties:
+        assert torch.equal(kp_g, kp_e)
+    else:  # equal scores may come in another index order: distinct input rows with the returned scores
+        keypoints, scores = inputs
+        rows = kp_g[:, 0].long()
+        assert len(set(rows.tolist())) == len(rows)
+        assert torch.equal(keypoints[rows], kp_g) and torch.equal(scores[rows], s_g)
+
+
+@pytest.mark.parametrize("n", [0, 1, EARLY_CAP - 1, EARLY_CAP, EARLY_CAP + 1, 90])
+@pytest.mark.parametrize("kind", ["distinct", "zeros", "ties"])
+def test_early_return_eager_is_the_original(early_programs, n: int, kind: str) -> None:
+    before, after = early_programs
+    keypoints, scores = _keypoint_inputs(n, kind)
+    expected, got = before(keypoints, scores, EARLY_CAP), after(keypoints, scores, EARLY_CAP)
+    for e, g in zip(expected, got):
+        assert torch.equal(e, g) and e.dtype == g.dtype
+
+
+@pytest.mark.parametrize("dynamo", [False, True], ids=["torchscript", "dynamo"])
+@pytest.mark.parametrize("traced", [10, 60])
+def test_early_return_exports_every_size(early_programs, dynamo: bool, traced: int) -> None:
+    before, after = early_programs
+
+    class Model(torch.nn.Module):
+        def __init__(self, function):
+            super().__init__()
+            self.function = function
+
+        def forward(self, keypoints, scores):
+            return tuple(self.function(keypoints, scores, EARLY_CAP))
+
+    axes = {"keypoints": {0: "n"}, "scores": {0: "n"}}
+    model = _export(Model(after), _keypoint_inputs(traced, "distinct"), axes, names=["keypoints", "scores"],
+                    dynamo=dynamo)
+    assert check_graph(model, "8.6") == []
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    names = [i.name for i in session.get_inputs()]
+    for n in (0, 1, 5, EARLY_CAP, EARLY_CAP + 1, 90):
+        for kind in ("distinct", "zeros", "ties"):
+            keypoints, scores = _keypoint_inputs(n, kind)
+            got = session.run(None, dict(zip(names, (keypoints.numpy(), scores.numpy()))))
+            expected = before(keypoints, scores, EARLY_CAP)
+            _assert_same_selection((keypoints, scores), expected, got, kind != "distinct" and n > EARLY_CAP)
+
+
+def test_early_return_original_export_keeps_one_branch(early_programs) -> None:
+    """What the fix is for: the original traced on 10 rows returns every row of 90."""
+    before, _ = early_programs
+
+    class Model(torch.nn.Module):
+        def forward(self, keypoints, scores):
+            return tuple(before(keypoints, scores, EARLY_CAP))
+
+    axes = {"keypoints": {0: "n"}, "scores": {0: "n"}}
+    model = _export(Model(), _keypoint_inputs(10, "distinct"), axes, names=["keypoints", "scores"])
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    keypoints, scores = _keypoint_inputs(90, "distinct")
+    got = session.run(None, {"keypoints": keypoints.numpy(), "scores": scores.numpy()})
+    assert got[0].shape[0] == 90 != EARLY_CAP
