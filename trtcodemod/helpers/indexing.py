@@ -58,7 +58,7 @@ def _trt_index_list(indices):
 
 def _trt_ellipsis_list_write(target, index, value):
     """``target[..., index] = value``; while exporting, where ``index`` names positions on the last axis of a
-    tensor (a list of distinct non-negative ints below its length, or a 1-D integer tensor), the same write as
+    tensor (a list or tuple of distinct non-negative ints below its length), the same write as
     ``index_copy_`` along that axis of the value broadcast to the part written.
 
     The TorchScript exporter writes an assignment into ``x[..., positions]`` (a list, or a name bound to one,
@@ -67,8 +67,8 @@ def _trt_ellipsis_list_write(target, index, value):
     ``index_copy_`` writes the same elements in place (an ONNX ScatterElements whose indices follow every size).
     Outside ``torch.onnx.export`` (and under ``torch.jit.script``) it is the assignment itself, on the same
     objects: values, errors (a position past the axis raises ``IndexError``) and aliasing are the original's.
-    Repeated or negative positions, a bool index and a value with more axes than the part written keep the
-    original write while exporting too."""
+    Repeated or negative positions, a tensor or bool index and a value with more axes than the part written keep
+    the original write while exporting too."""
     if torch.jit.is_scripting():
         target[..., index] = value
         return
@@ -85,12 +85,9 @@ def _trt_ellipsis_list_write(target, index, value):
 
 @torch.jit.unused
 def _trt_written_positions(index, length, device):
-    """``index`` as a 1-D int64 tensor of distinct positions in ``[0, length)``, or None where it is not one (a
-    bool or empty index, a repeated or negative position, a position past the axis: the original write then)."""
-    if isinstance(index, torch.Tensor):
-        if index.dim() != 1 or index.dtype not in (torch.int64, torch.int32) or torch.jit.is_tracing():
-            return None
-        index = index.tolist()
+    """``index``, a list or tuple of ints, as a 1-D int64 tensor of distinct positions in ``[0, length)``, or None
+    where it is not one (a tensor, which a trace cannot read into positions; an empty index, a bool, a repeated or
+    negative position, a position past the axis: the original write then)."""
     if not isinstance(index, (list, tuple)) or len(index) == 0 or not all(type(i) is int for i in index):
         return None
     if len(set(index)) != len(index) or min(index) < 0 or max(index) >= length:
