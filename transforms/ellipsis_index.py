@@ -156,6 +156,27 @@ def _is_attribute(node: cst.CSTNode, owner: str, name: str) -> bool:
         and node.attr.value == name
 
 
+def _root(node: cst.BaseExpression) -> str | None:
+    """The name an attribute chain starts from (``self`` of ``self.idx``)."""
+    node = strip_parens(node)
+    while type(node) is cst.Attribute:
+        node = node.value
+    return node.value if type(node) is cst.Name else None
+
+
+def _reaches(value: cst.BaseExpression, owners: set[str]) -> bool:
+    """Whether a call in ``value`` is a method of one of ``owners`` (``self.compute()``) or is handed one of
+    them (``f(self)``): the ways evaluating the value could rebind an attribute of it."""
+    for node in walk(value):
+        if type(node) is not cst.Call:
+            continue
+        if type(node.func) is cst.Attribute and _root(node.func) in owners:
+            return True
+        if any(type(strip_parens(a.value)) is cst.Name and a.value.value in owners for a in node.args):
+            return True
+    return False
+
+
 def _binds(node: cst.CSTNode, name: cst.Name) -> bool:
     """Whether ``name`` is what ``node`` (an augmented or annotated assignment, a loop, a walrus, an ``as``, a
     ``global``/``nonlocal``) binds."""
@@ -274,7 +295,8 @@ ScatterElements whose indices follow every size; measured equal to eager mode in
 other batch and spatial sizes). Anything else (a repeated or negative position, a bool or tensor
 index, a value with more axes than the part) keeps the original write, as does a subclass that binds
 the attribute to something else. Python evaluates the value before the target and the index, the
-call after them; both are plain reads of names and attributes, so the objects are the same.
+call after them; both are plain reads of names and attributes, and where one is an attribute the value
+may not call a method of its owner or hand the owner on (`self.compute()` could rebind it): the objects are the same.
 Augmented writes (`commands[..., dims] += anchor`: the in-place operation on the copy keeps the
 target's dtype or raises, which an out-of-place value would not) and a subscript with indices
 before the Ellipsis are reported without a fix. TRT203 stays quiet on these
@@ -414,8 +436,14 @@ tensor: TRT203).""",
             self.report(target, f"{message}; not rewritten: the written tensor is not a name or an attribute, or "
                                 "indexes before the Ellipsis")
             return
+        owners = {_root(n) for n in (target.value, index) if type(strip_parens(n)) is cst.Attribute} - {None}
+        if owners and _reaches(statement.value, owners):
+            self.report(target, f"{message}; not rewritten: the value calls a method of `{sorted(owners)[0]}` or "
+                                "hands it on, which could rebind the attribute written or read before the write")
+            return
         # Python evaluates the value before the target and the index; both are plain reads of names and
-        # attributes, so the call's order (target, index, value) reads the same objects.
+        # attributes, and no call in the value reaches the attributes' owner, so the call's order (target,
+        # index, value) reads the same objects.
         call = cst.Call(cst.Name(WRITE_HELPER), [
             cst.Arg(strip_parens(target.value), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
             cst.Arg(index, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),

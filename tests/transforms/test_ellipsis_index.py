@@ -416,3 +416,20 @@ def test_tuples_and_attributes_of_self_bound_to_lists_are_written_through_the_he
         new = namespace["Head"]([6, 13], [1], 2)(x.clone(), original["Head"]([6], [1], 2))
         old = original["Head"]([6, 13], [1], 2)(x.clone(), original["Head"]([6], [1], 2))
         _same(new, old)
+
+
+def test_an_attribute_written_or_read_is_not_taken_where_the_value_calls_its_owner() -> None:
+    """Python evaluates the value first; the helper's call reads `self.idx` (and `self.buf`) first. A value that
+    calls a method of `self` or hands `self` on could rebind them in between: not rewritten."""
+    source = ("import torch\nfrom torch import nn\n\n\nclass M(nn.Module):\n    idx = [0, 2]\n\n"
+              "    def forward(self, x: torch.Tensor, y: torch.Tensor):\n"
+              "        y[..., self.idx] = torch.sigmoid(x[..., self.idx])\n"
+              "        y[..., self.idx] = self.shift(x)\n"
+              "        y[..., self.idx] = helper(self, x)\n"
+              "        return y\n")
+    after = rewrite(source, select=("TRT344",))
+    assert "        _trt_ellipsis_list_write(y, self.idx, torch.sigmoid(x[..., self.idx]))\n" in after
+    assert "        y[..., self.idx] = self.shift(x)\n" in after and "        y[..., self.idx] = helper(self, x)\n" in after
+    found = check_source(source.encode(), "m.py", Options(select=("TRT344",)))
+    assert [(f.line, f.fix) for f in found] == [(9, Safety.SAFE), (10, Safety.NONE), (11, Safety.NONE)]
+    assert "calls a method of `self`" in found[1].message
