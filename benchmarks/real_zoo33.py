@@ -43,23 +43,22 @@ state before each call, without which a second input size fails), DMPHN 1-2-4-8,
 levels, NAFNet and FNAFNet (width 8, one block per level), Restormer (three levels, widths 8 to 32). None is
 calibrated (no model here picks by scores that random BatchNorm statistics could tie); no output is set-valued.
 
-Each is small and has the dynamic axes a deploying user declares: height and width for the stereo models (the
-library pads or needs multiples of 32), batch, height and width for the deblurring models, the points' count for
-the point layers, with the batch as well for three of them. Machinery, table and counts are real_zoo2.py's. The
-wrappers were checked only for building and running eagerly (deterministic over two forwards, finite outputs) at two
-sizes (the spec's, and one 32 px larger on each dynamic image axis, 16 more points, and one more item where the batch
-is dynamic) before the first migrate run: with one thread on the shared two cores, each in its own process, a
-forward at the spec's size took 0.004 to 0.30 s over two full runs (IGEV-Stereo, IGEV++, SRN and DMPHN the slowest,
-0.2 to 0.3 s; the point layers 0.03 s at most) and at most 1.1 s at the larger size (StackDMPHN and DMPHN with two
-images; IGEV++ 0.48 s); builds (imports included) took 1.7 to 7.5 s. Changed after the first eager runs, before any migrate run:
-sizes were cut where a forward took over 0.4 s (RAFT-Stereo standard and S2M2 from 64 x 96 to 32 x 64, IGEV++ from
-64 x 96 to 64 x 64, DMPHN and SRN from 64 x 64 to 32 x 64); RAFT-Stereo realtime went from 64 x 96 to 128 x 128 and
-Middlebury from 64 x 32 to 32 x 64 (their correlation pyramids pooled a width down to nothing: an error eagerly);
-IGEV-Stereo with a maximum disparity of 48 at 128 x 128 failed eagerly (tensors of sizes 4 and 3 concatenated) and
-now runs with 64 at 64 x 64; UniMatch with one scale was given one-entry split and radius lists (the library asserts
-one per scale); CREStereo through the library's wrapper (10 iterations, 0.47 s at 32 x 32) was replaced by the
-user's call of the network with 4; AANet (see above) was dropped; a second masked multi-head point layer was dropped
-to keep 20."""
+Each is small and has the dynamic axes a deploying user declares: height and width for the stereo models (the library
+pads or needs multiples of 32), batch, height and width for the deblurring models, the points' count for the point
+layers, with the batch as well for three of them. Machinery, table and counts are real_zoo2.py's. The wrappers were
+checked only for building and running eagerly (deterministic over two forwards, finite outputs) at two sizes (the
+spec's, and one 32 px larger on each dynamic image axis, 16 more points, and one more item where the batch is dynamic)
+before the first migrate run: with one thread on the shared two cores, each in its own process, a forward at the spec's
+size took 0.004 to 0.30 s over two full runs (IGEV-Stereo, IGEV++, SRN and DMPHN the slowest, 0.2 to 0.3 s; the point
+layers 0.03 s at most) and at most 1.1 s at the larger size (StackDMPHN and DMPHN with two images; IGEV++ 0.48 s);
+builds (imports included) took 1.7 to 7.5 s. Changed after the first eager runs, before any migrate run: sizes were cut
+where a forward took over 0.4 s (RAFT-Stereo standard and S2M2 from 64 x 96 to 32 x 64, IGEV++ from 64 x 96 to 64 x 64,
+DMPHN and SRN from 64 x 64 to 32 x 64); RAFT-Stereo realtime went from 64 x 96 to 128 x 128 and Middlebury from 64 x 32
+to 32 x 64 (their correlation pyramids pooled a width down to nothing: an error eagerly); IGEV-Stereo with a maximum
+disparity of 48 at 128 x 128 failed eagerly (tensors of sizes 4 and 3 concatenated) and now runs with 64 at 64 x 64;
+UniMatch with one scale was given one-entry split and radius lists (the library asserts one per scale); CREStereo
+through the library's wrapper (10 iterations, 0.47 s at 32 x 32) was replaced by the user's call of the network with 4;
+AANet (see above) was dropped; a second masked multi-head point layer was dropped to keep 20."""
 
 from __future__ import annotations
 
