@@ -120,8 +120,13 @@ def _findings(files: list[str], options: RewriteOptions, facts: Facts | None) ->
 def _explains_other_values(problems: list[Problem]) -> bool:
     """An error located at a line that can make the graph compute other values than its model (a bake, state,
     an export failure). A node TensorRT refuses (an ``If`` of a squeeze) is an error too, but it says nothing
-    about where ONNX Runtime's values come from: with only those, the unrolled loops are still to be found."""
-    return any(p.severity == "error" and p.kind != "hostile" for p in problems)
+    about where ONNX Runtime's values come from: with only those, the unrolled loops are still to be found. So is
+    a node ONNX Runtime refuses to run (a Gather past the end of a smaller input, where a loop unrolled for the
+    traced size reads a row the input no longer has): it is where the graph fails, not why."""
+    from .locate import FAILS_TO_RUN
+
+    return any(p.severity == "error" and p.kind != "hostile" and not (p.kind == "unfaithful" and p.op == FAILS_TO_RUN)
+               for p in problems)
 
 
 def _silent_bake_found(files: list[str]) -> bool:
