@@ -22,6 +22,9 @@ mode's outputs but for picks between values it computed as equal, and the set co
 faithful, with how many picks were taken from eager mode (``OutputComparison.picks_tied``). A
 pick that differs where the values do not tie, an arg-max with no eager tensor to pair, or any
 other difference left after the replay keeps the plain comparison's failure.
+
+A ``TopK`` is replayed the same way: its indices (output 1) are its picks, compared place by place
+(:func:`tied_top_k`), and its values (output 0) are then the graph's own input at eager mode's indices.
 """
 
 from __future__ import annotations
