@@ -538,7 +538,7 @@ def test_a_model_killed_on_the_stretched_set_is_still_observed(tmp_path: Path) -
     path.write_text(KILLED_WHEN_STRETCHED)
     r = migrate(path, "--dynamic-axes", '{"x": {"2": "width"}}')
     assert r["exit_code"] != 2 and r["error"] is None, r["error"]
-    assert r["facts"]["runs"] == 3
+    assert r["facts"]["runs"] == 4  # the three larger-or-equal sets and the smaller one
     assert any("killed running it" in e for e in r["facts"]["run_errors"]), r["facts"]["run_errors"]
     assert r["before"]["exported"] is True
 
@@ -815,7 +815,10 @@ def test_a_loop_over_a_dynamic_axis_with_no_warning_anywhere_is_still_named(tmp_
     path.write_text(SILENT_LOOP)
     r = migrate(path, "--dynamic-axes", '{"x": {"0": "batch", "1": "frames"}}')
     assert r["exit_code"] == 1 and r["before"]["faithful"] is False
-    assert [(e["source"], e["op"], e["severity"]) for e in r["remaining"]] == [
+    # The smaller input set (one frame) also makes ONNX Runtime refuse the Gather of `x[:, t]` past its end: that
+    # no longer hides the loop from the second trace, and, in the body of the loop found unrolled, it is where the
+    # loop fails, not a problem of its own: the loop is named once.
+    assert sorted((e["source"], e["op"], e["severity"]) for e in r["remaining"]) == [
         (f"{path.resolve()}:12", "(unrolled loop)", "error")]
     assert r["retrace"]["same"] is False and r["retrace"]["lines"] == 0
     # With the frames axis static there is nothing to name: the loop's count is the only one.

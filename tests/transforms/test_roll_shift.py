@@ -270,12 +270,13 @@ def inputs(generator):
 
 def test_migrate_traces_again_for_a_roll_whose_bake_warns_nowhere(tmp_path) -> None:
     """A positive shift from a size: the export warns nowhere and its graph matches the model at the
-    verifier's width one larger (13 // 2 == 12 // 2); a TRT353 finding asks for the second trace, which
-    finds the Slice baked at the roll, and the fix is applied there."""
+    verifier's width one larger (13 // 2 == 12 // 2), not at its smaller width (6 // 2 != 12 // 2), where
+    it shifts by the traced 6; a TRT353 finding asks for the second trace, which finds the Slice baked at
+    the roll, and the fix is applied there."""
     path = tmp_path / "earth_model.py"
     path.write_text(HALF)
     report = migrate_json(path, '{"x": {"0": "b", "2": "h", "3": "w"}}')
-    assert report["before"]["faithful"] is True  # the verifier's own sizes cannot see it
+    assert report["before"]["faithful"] is False  # the smaller set sees it (the larger one does not)
     assert report["retrace"]["same"] is False
     assert [a["rule"] for a in report["applied"]] == ["TRT353"]
     assert report["exit_code"] == 0 and report["after"]["faithful"] is True, report["remaining"]

@@ -45,7 +45,7 @@ AXES = {"x": {0: "batch", 2: "height", 3: "width"}}
 def test_a_model_that_refuses_one_more_gets_twice_the_size() -> None:
     model = Halves()
     made = make_input_sets(_module(), InputsSpec(function="inputs"), model, AXES, seed=0)
-    assert [tuple(s["x"].shape) for s in made.sets] == [(1, 3, 8, 8), (1, 3, 8, 8), (2, 3, 16, 16)]
+    assert [tuple(s["x"].shape) for s in made.sets] == [(1, 3, 8, 8), (1, 3, 8, 8), (2, 3, 16, 16), (1, 3, 4, 4)]
     assert any("refuses its dynamic axes one larger (RuntimeError" in n for n in made.notes), made.notes
     assert model.calls == 0  # the probes ran on copies
     for feed in made.sets:
@@ -54,7 +54,7 @@ def test_a_model_that_refuses_one_more_gets_twice_the_size() -> None:
 
 def test_a_model_that_takes_one_more_keeps_it() -> None:
     made = make_input_sets(_module(), InputsSpec(function="inputs"), AnySize(), AXES, seed=0)
-    assert tuple(made.sets[-1]["x"].shape) == (2, 3, 9, 9)
+    assert tuple(made.sets[2]["x"].shape) == (2, 3, 9, 9)
     assert not any("refuses" in n for n in made.notes)
 
 
@@ -88,7 +88,7 @@ def test_resized_and_stretched_sets_keep_the_example_range() -> None:
     from trtcodemod.verify.inputs import stretched_set
 
     made = make_input_sets(_module(), InputsSpec(function="inputs"), ChecksRange(), AXES, seed=0)
-    first, resized = made.sets[0]["x"], made.sets[-1]["x"]
+    first, resized = made.sets[0]["x"], made.sets[2]["x"]
     assert resized.shape[2:] == (9, 9) and not any("refuses" in note for note in made.notes)
     stretched, changed = stretched_set(made.sets[0], AXES, seed=0)
     for tensor in (resized, stretched["x"]):
@@ -106,3 +106,55 @@ def test_the_range_keeps_infinities_and_nan_and_negative_values() -> None:
     assert torch.isinf(out[0, 2]) and out[0, 2] > 0 and torch.isnan(out[0, 3]) and torch.isinf(out[0, 5])
     finite = out[torch.isfinite(out)]
     assert float(finite.min()) >= -3.0 and float(finite.max()) <= 2.0 and bool((finite < 0).any())
+
+
+class TopCap(torch.nn.Module):
+    """mmdet's pre-NMS selection: ``k = min(cap, n)`` scores of ``n`` candidates."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        scores = x.mean(1).flatten(1)
+        k = min(40, scores.shape[1])
+        return scores.topk(k, dim=1).values
+
+
+class MultipleOf(torch.nn.Module):
+    """A model whose height and width must be multiples of 4 (a stride of 4, as YOLO's of 32)."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if x.shape[-1] % 4 or x.shape[-2] % 4:
+            raise ValueError(f"sides {tuple(x.shape[-2:])} are not multiples of 4")
+        return F.avg_pool2d(x, 4)
+
+
+def _made(model: torch.nn.Module, size: int, batch: int = 2) -> list[tuple[int, ...]]:
+    module = types.ModuleType("inputs_module")
+    module.inputs = lambda generator: (torch.rand(batch, 3, size, size, generator=generator),)  # type: ignore[attr-defined]
+    made = make_input_sets(module, InputsSpec(function="inputs"), model, AXES, seed=0)
+    return [tuple(s["x"].shape) for s in made.sets], made.notes  # type: ignore[return-value]
+
+
+def test_a_fourth_set_makes_every_dynamic_axis_smaller() -> None:
+    """The traced 8x8 has 64 candidates over the cap of 40; the smaller set has 16, under it: a graph that kept
+    ``k = 40`` fails there, which no larger set shows."""
+    shapes, notes = _made(TopCap(), 8)
+    assert shapes[3] == (1, 3, 4, 4) and len(shapes) == 4
+    assert any("set 4 makes dynamic axes smaller: x[0] (batch) 2->1, x[2] (height) 8->4" in n for n in notes), notes
+    model = TopCap()
+    out = model(torch.rand(*shapes[3]))
+    assert out.shape == (1, 16)  # eager mode takes it: the graph must too
+
+
+def test_a_model_that_takes_only_multiples_keeps_the_largest_power_of_two_step() -> None:
+    """12 -> 6 breaks a stride of 4; 12 - 4 = 8 keeps it."""
+    shapes, notes = _made(MultipleOf(), 12)
+    assert shapes[3][2:] == (8, 8), shapes
+    assert any("n//2 (ValueError" in n for n in notes) is False  # refusals before a taken try are not notes
+    assert any("set 4 makes dynamic axes smaller" in n and "12->8" in n for n in notes), notes
+
+
+def test_no_smaller_set_where_the_model_refuses_every_try_or_nothing_can_shrink() -> None:
+    shapes, notes = _made(MultipleOf(), 4, batch=1)  # 4 -> 2, 4 - 4 = 0, 4 - 1 = 3: all refused or empty
+    assert len(shapes) == 3
+    assert any(n.startswith("no smaller set: the model refuses n//2 (ValueError") for n in notes), notes
+    ones = make_input_sets(_module(), InputsSpec(function="inputs"), AnySize(), {"x": {0: "batch"}}, seed=0)
+    assert len(ones.sets) == 3 and not any("smaller" in n for n in ones.notes)  # a batch of one has no smaller

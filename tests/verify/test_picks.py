@@ -163,3 +163,65 @@ def test_migrate_keeps_a_graph_whose_picks_differ_between_other_values_unfaithfu
     report, code = _migrate(path)
     assert code == 1 and report["before"]["faithful"] is False and "picks_tied" not in report["before"]
     assert [r["kind"] for r in report["remaining"]] == ["unfaithful"]
+
+
+# --- a top-k between tied values ---------------------------------------------------------------------
+
+TOP_K_MODEL = '''\
+import torch
+from torch import nn
+
+
+class Peaks(nn.Module):
+    """The top 6 of a score map where few scores are not zero: the rest are picked among tied zeros."""
+
+    def forward(self, x):
+        scores = torch.relu(x - 2.1).flatten(1)
+        best = torch.topk(scores, 6)
+        return best.values, (best.indices % x.shape[-1]).float() / x.shape[-1]
+
+
+def build():
+    return Peaks()
+'''
+
+
+def test_top_k_places_that_differ_count_and_only_equal_values_tie() -> None:
+    from trtcodemod.verify.picks import tied_top_k
+
+    values = np.array([[0.9, 0.0, 0.0, 0.0, 0.5], [0.1, 0.2, 0.3, 0.4, 0.0]], np.float32)
+    graph = np.array([[0, 4, 3, 1], [3, 2, 1, 0]])
+    eager = np.array([[0, 4, 1, 2], [3, 2, 0, 1]])  # row 0: zeros in another order; row 1: 0.1 and 0.2 swapped
+    assert tied_top_k(values, graph, eager, 1, 1e-5, 1e-5) == (4, 2)
+    assert tied_top_k(values, graph, graph, -1, 1e-5, 1e-5) == (0, 0)
+    # axis 0, an index out of range: no tie
+    assert tied_top_k(values.T, graph.T, np.where(eager.T == 2, 9, eager.T), 0, 1e-5, 1e-5) == (5, 1)
+
+
+def test_a_top_k_among_tied_zeros_is_replayed_and_one_between_other_values_is_not(tmp_path: Path) -> None:
+    """Three scores above zero and a top 6: ONNX Runtime and torch take different zeros (the positions differ,
+    the values do not); with eager mode's picks put back, every output is eager mode's."""
+    import onnxruntime as ort
+
+    path = tmp_path / "peaks.py"
+    path.write_text(TOP_K_MODEL)
+    model = import_file(path, "picks_top_k").build().eval()
+    x = torch.randn(1, 8, 9, generator=torch.Generator().manual_seed(3))
+    onnx_path = tmp_path / "peaks.onnx"
+    result = export_model(model, (x,), onnx_path, exporter="torchscript", input_names=["x"],
+                          output_names=["values", "where"], dynamic_axes={}, opset=17, user_roots=(str(tmp_path),))
+    assert result.error is None and has_arg_nodes(str(onnx_path))
+    with torch.no_grad():
+        want = [t.numpy() for t in model(x)]
+    assert int((want[0] > 0).sum()) == 3
+    plain = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"]).run(None, {"x": x.numpy()})
+    np.testing.assert_array_equal(plain[0], want[0])
+    assert not np.array_equal(plain[1], want[1])  # the tied zeros' positions
+    found = replay_picks(model, (x,), ["x"], str(onnx_path), (str(tmp_path),), 1e-5, 1e-5)
+    assert found["lines"] == [f"{path.resolve()}:10"] and found["picks"] > 0
+    for got, expected in zip(found["outputs"], want):
+        np.testing.assert_array_equal(got, expected)
+    # Scores that are not tied: a graph that picked them otherwise would be wrong; here it picks as eager.
+    y = torch.randn(1, 8, 9, generator=torch.Generator().manual_seed(4)) + 3.0
+    assert replay_picks(model, (y,), ["x"], str(onnx_path), (str(tmp_path),), 1e-5, 1e-5) == \
+        {"picks": 0, "why": "every arg-max picks as eager mode does"}

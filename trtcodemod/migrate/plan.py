@@ -542,6 +542,12 @@ def _safe_fixes_at(problem: Problem, fixes: list[Decision]) -> set[str]:
     return {d.finding.rule for d in fixes if _span(d.finding).has_line(problem.path, problem.line)}
 
 
+def _superseding(finding: Any, fixes: list[Decision]) -> Decision | None:
+    """The fix of ``fixes`` whose span holds ``finding`` and makes it no problem (:data:`SUPERSEDES`)."""
+    return next((d for d in fixes if finding.rule in SUPERSEDES.get(d.finding.rule, ())
+                 and _span(d.finding).has_line(norm(finding.path), finding.line)), None)
+
+
 @dataclass
 class Plan:
     """Decisions for every finding, and the fixes reverted because they broke equivalence."""
@@ -600,11 +606,16 @@ class Plan:
 
     @property
     def applied(self) -> list[Decision]:
-        return [d for d in self.decisions.values() if d.action == APPLY and d.key not in self.reverted]
+        """The fixes to write: each planned fix not reverted, less one inside another planned fix that makes
+        it no problem (:data:`SUPERSEDES`: a safe TRT203 at a line of the loop TRT348 computes at once while
+        tracing, planned for a node the loop's unrolled graph refuses on a smaller input). Where that other
+        fix is reverted, the one inside it is written again."""
+        live = [d for d in self.decisions.values() if d.action == APPLY and d.key not in self.reverted]
+        return [d for d in live if _superseding(d.finding, live) is None]
 
     def by_action(self, action: str) -> list[Decision]:
         live = [d for d in self.decisions.values() if d.key not in self.reverted]
-        covered = {d.key: owner for d in live if d.action == REMAINS
+        covered = {d.key: owner for d in live if d.action in (REMAINS, APPLY)
                    for owner in [self.superseded_by(d.finding)] if owner is not None}
         out = [d for d in live if d.action == action and d.key not in covered]
         if action == INFO:
@@ -615,8 +626,7 @@ class Plan:
 
     def superseded_by(self, finding: Any) -> Decision | None:
         """The applied fix whose span holds ``finding`` and makes it no problem (:data:`SUPERSEDES`)."""
-        return next((d for d in self.applied if finding.rule in SUPERSEDES.get(d.finding.rule, ())
-                     and _span(d.finding).has_line(norm(finding.path), finding.line)), None)
+        return _superseding(finding, self.applied)
 
     def revert(self, rules: Iterable[str], why: str) -> bool:
         """Take back every applied fix of ``rules``; True when something was taken back."""

@@ -117,11 +117,36 @@ def _findings(files: list[str], options: RewriteOptions, facts: Facts | None) ->
     return findings, errors
 
 
+def _without_failures_of_unrolled_loops(located: list[Problem], plan: Plan, source: VerifyReport,
+                                        side: str) -> list[Problem]:
+    """``located`` less a node ONNX Runtime refuses, with no rule of its own, in the body of a loop a second trace
+    found unrolled (:data:`~.retrace.UNROLLED`), where that graph runs on the traced input set: a loop unrolled for
+    the traced batch reads an image a smaller input no longer has (a Gather past its end). The loop, named at its
+    ``for``, is why (located, or a finding left there: TRT360's); the refused node is only where that shows. A
+    graph that fails on the traced set too fails for a reason of its own, and keeps it."""
+    from .locate import FAILS_TO_RUN
+    from .retrace import UNROLLED
+    from .unrolled import in_body
+
+    left = [p for d in plan.by_action(REMAINS) for p in d.problems]
+    loops = [(p.path, p.line) for p in [*located, *left] if p.op == UNROLLED and p.path and p.line]
+    traced_runs = {c.exporter for c in source.checks(side) if c.baked}
+    return [p for p in located
+            if not (p.kind == "unfaithful" and p.op == FAILS_TO_RUN and p.rule is None and p.path and p.line
+                    and p.exporter in traced_runs
+                    and any(path == p.path and in_body(path, line, p.line) for path, line in loops))]
+
+
 def _explains_other_values(problems: list[Problem]) -> bool:
     """An error located at a line that can make the graph compute other values than its model (a bake, state,
     an export failure). A node TensorRT refuses (an ``If`` of a squeeze) is an error too, but it says nothing
-    about where ONNX Runtime's values come from: with only those, the unrolled loops are still to be found."""
-    return any(p.severity == "error" and p.kind != "hostile" for p in problems)
+    about where ONNX Runtime's values come from: with only those, the unrolled loops are still to be found. So is
+    a node ONNX Runtime refuses to run (a Gather past the end of a smaller input, where a loop unrolled for the
+    traced size reads a row the input no longer has): it is where the graph fails, not why."""
+    from .locate import FAILS_TO_RUN
+
+    return any(p.severity == "error" and p.kind != "hostile" and not (p.kind == "unfaithful" and p.op == FAILS_TO_RUN)
+               for p in problems)
 
 
 def _silent_bake_found(files: list[str]) -> bool:
@@ -778,6 +803,7 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: VerifyReport, fi
         located = after_retrace.apply(located)  # its lines are the rewritten model's own bakes
     if side == "after" and sources:
         located = _named_by_a_finding(located, plan, Rewritten(sources))
+    located = _without_failures_of_unrolled_loops(located, plan, source, side)
     report["remaining"] = _remaining(located, plan)
     exported = bool(report["after"]["exported"])
     kept = list(report["remaining"])

@@ -110,6 +110,15 @@ def _innermost(path: str, line: int) -> tuple[int, int, int, str, frozenset[int]
     return max(around, key=lambda loop: loop[1]) if around else None
 
 
+def in_body(path: str, loop_line: int, line: int) -> bool:
+    """Is ``line`` of ``path`` in the body of the ``for`` at ``loop_line`` (or of a loop nested in it)?"""
+    try:
+        mtime = os.path.getmtime(path)
+    except OSError:
+        return False
+    return any(loop[0] == loop_line and loop[1] <= line <= loop[2] for loop in _loops(path, mtime))
+
+
 def unrolled_loops(path_a: str, path_b: str, user: Any = None) -> list[Unrolled]:
     """The loops the two graphs unrolled a different number of times, outermost first."""
     import onnx

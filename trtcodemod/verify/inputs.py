@@ -2,7 +2,10 @@
 
 Set 1 is what the exporter traces with. Set 2 has other values with the same shapes
 (catches baked values: a Python ``if`` on a tensor). Set 3 also changes the size of
-every dynamic axis (catches baked shapes: ``range(int(n))``, loops over a size).
+every dynamic axis (catches baked shapes: ``range(int(n))``, loops over a size). Set 4,
+where the model takes one, makes every dynamic axis smaller than traced (catches what only
+a smaller input shows: ``k = min(cap, n)`` kept as the traced ``cap`` fails a top-k over
+fewer than ``cap`` candidates; a batch of one where a squeeze drops the axis).
 Runs inside a worker process: imports torch.
 """
 
@@ -106,7 +109,7 @@ def resize_dynamic(
             if name in reference and axis < reference[name].dim():
                 traced.setdefault(dim, reference[name].shape[axis])
     # +1 keeps tensors small; a traced size of 1 becomes 2 (1 is where squeeze bakes in).
-    new_size = {dim: grow(size) for dim, size in traced.items() if size > 0}
+    new_size = {dim: grow(size) for dim, size in traced.items() if size > 0 and grow(size) != size}
     out, changed = dict(sample), []
     for name, axes in dynamic_axes.items():
         for axis, dim in axes.items():
@@ -140,6 +143,43 @@ def stretched_set(
     ``2n + 1`` by default): for the observer and the second trace, not the verifier's sets."""
     generator = torch.Generator().manual_seed(seed + 7919)
     return resize_dynamic(reference, reference, dynamic_axes, generator, STRETCHES[how])
+
+
+def _lowest_bit(size: int) -> int:
+    return size & -size
+
+
+#: Smaller sizes for a dynamic axis of traced size ``n``, in the order tried: ``n // 2`` keeps every power-of-two
+#: divisor but one (128 -> 64, a batch of 2 -> 1); ``n - lowbit(n)`` steps down by the largest power of two that
+#: divides ``n`` and so keeps it (96 -> 64 for a stride of 32, which 48 breaks); ``n - 1`` for a model that takes any
+#: size. A size that is not smaller than ``n``, or not positive, is not a try.
+SHRINKS: dict[str, Callable[[int], int]] = {"n//2": lambda size: size // 2,
+                                            "n-lowbit(n)": lambda size: size - _lowest_bit(size),
+                                            "n-1": lambda size: size - 1}
+
+
+def smaller_set(
+    model: torch.nn.Module, reference: dict[str, torch.Tensor], dynamic_axes: Mapping[str, Mapping[int, str]],
+    generator_seed: int,
+) -> tuple[dict[str, torch.Tensor] | None, list[str], list[str]]:
+    """``reference`` with every dynamic axis longer than 1 made smaller (:data:`SHRINKS`, the first the model
+    runs), or None where every try is refused or no axis can shrink; the axes changed, and each refusal."""
+    refusals: list[str] = []
+    tried: set[tuple[str, ...]] = set()
+    for how, shrink in SHRINKS.items():
+        def smaller(size: int) -> int:
+            new = shrink(size)
+            return new if 0 < new < size else size
+        generator = torch.Generator().manual_seed(generator_seed)
+        candidate, changed = resize_dynamic(reference, reference, dynamic_axes, generator, smaller)
+        if not changed or tuple(changed) in tried:
+            continue
+        tried.add(tuple(changed))
+        refused = refusal(model, candidate)
+        if refused is None:
+            return candidate, changed, refusals
+        refusals.append(f"{how} ({refused})")
+    return None, [], refusals
 
 
 def refusal(model: torch.nn.Module, feed: dict[str, torch.Tensor]) -> str | None:
@@ -217,5 +257,11 @@ def make_input_sets(
                                  f"{count} takes 2n - 1")
         if changed:
             notes.append(f"set {count} resizes dynamic axes: " + ", ".join(changed))
+        shrunk, shrunk_changed, refusals = smaller_set(model, sets[0], dynamic_axes, seed + count)
+        if shrunk is not None:
+            sets.append(shrunk)
+            notes.append(f"set {len(sets)} makes dynamic axes smaller: " + ", ".join(shrunk_changed))
+        elif refusals:
+            notes.append("no smaller set: the model refuses " + "; ".join(refusals))
     order = [p for p in params if p in sets[0]]
     return InputSets(names=order, sets=[{n: s[n] for n in order} for s in sets], notes=notes)

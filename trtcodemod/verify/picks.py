@@ -22,6 +22,9 @@ mode's outputs but for picks between values it computed as equal, and the set co
 faithful, with how many picks were taken from eager mode (``OutputComparison.picks_tied``). A
 pick that differs where the values do not tie, an arg-max with no eager tensor to pair, or any
 other difference left after the replay keeps the plain comparison's failure.
+
+A ``TopK`` is replayed the same way: its indices (output 1) are its picks, compared place by place
+(:func:`tied_top_k`), and its values (output 0) are then the graph's own input at eager mode's indices.
 """
 
 from __future__ import annotations
@@ -36,6 +39,12 @@ from .diverge import eager_values, graph_values, node_line
 
 #: The index-picking operators whose near-ties rounding decides.
 ARG_OPS = ("ArgMax", "ArgMin")
+#: The top-k operator: its ``k`` picks per row (output 1) order tied values as the backend does; output 0 holds
+#: the values at them. Exact ties are common where fewer than ``k`` values are not zero (ALIKED's keypoints on a
+#: small score map after non-maximum suppression: 5 peaks for a top 8), and torch and ONNX Runtime then take
+#: different zeros.
+TOP_K = "TopK"
+PICK_OPS = (*ARG_OPS, TOP_K)
 
 
 def has_arg_nodes(onnx_path: str) -> bool:
@@ -46,7 +55,7 @@ def has_arg_nodes(onnx_path: str) -> bool:
         graph = onnx.load(onnx_path, load_external_data=False).graph
     except Exception:  # noqa: BLE001 - an unreadable file has nothing to replay
         return False
-    return any(node.op_type in ARG_OPS for node in graph.node)
+    return any(node.op_type in PICK_OPS for node in graph.node)
 
 
 def _flat_picks(values: np.ndarray, picks: np.ndarray, axis: int, keepdims: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -80,6 +89,28 @@ def tied_flips(values: np.ndarray, graph_pick: np.ndarray, eager_pick: np.ndarra
     return int(differ.size), int(np.count_nonzero(tied))
 
 
+def tied_top_k(values: np.ndarray, graph_picks: np.ndarray, eager_picks: np.ndarray, axis: int, atol: float,
+               rtol: float) -> tuple[int, int]:
+    """:func:`tied_flips` for a top-k: ``picks`` hold ``k`` indices per row along ``axis``; each place where the
+    two differ counts, and ties where the values at both indices are within the tolerance (both lists sorted,
+    a place holds the same value in each where the two took tied values in another order)."""
+    axis = axis % values.ndim
+    rows = np.moveaxis(values, axis, -1).reshape(-1, values.shape[axis])
+    graph_flat = np.moveaxis(graph_picks, axis, -1).reshape(rows.shape[0], -1)
+    eager_flat = np.moveaxis(eager_picks, axis, -1).reshape(rows.shape[0], -1)
+    differ = graph_flat != eager_flat
+    count = int(np.count_nonzero(differ))
+    if count == 0:
+        return 0, 0
+    width = rows.shape[1]
+    valid = differ & (eager_flat >= 0) & (eager_flat < width) & (graph_flat >= 0) & (graph_flat < width)
+    a = np.take_along_axis(rows, np.where(valid, graph_flat, 0), 1).astype(np.float64)
+    b = np.take_along_axis(rows, np.where(valid, eager_flat, 0), 1).astype(np.float64)
+    with np.errstate(invalid="ignore"):  # inf - inf: no number within any tolerance, so no tie
+        tied = valid & (np.abs(a - b) <= atol + rtol * np.maximum(np.abs(a), np.abs(b)))
+    return count, int(np.count_nonzero(tied))
+
+
 def _eager_pick(got: np.ndarray, made: list[np.ndarray], used: int) -> np.ndarray | None:
     """The ``used``-th integer tensor eager mode made at the node's line with ``got``'s size."""
     fitting = [v for v in made if np.issubdtype(v.dtype, np.integer) and v.size == got.size]
@@ -101,13 +132,13 @@ def replay_picks(model: Any, args: tuple[Any, ...], input_names: list[str], onnx
 
     user = UserFiles(user_roots)
     proto = onnx.load(onnx_path)
-    nodes = [node for node in proto.graph.node if node.op_type in ARG_OPS]
+    nodes = [node for node in proto.graph.node if node.op_type in PICK_OPS]
     if not nodes:
         return {"picks": 0, "why": "the graph picks no index"}
     feeds = {name: arg.detach().cpu().numpy() for name, arg in zip(input_names, args)}
     eager = eager_values(model, args, user)
     # Each pick and the values it picked from (an input that is a node's output: what the graph computed).
-    wanted = {name for node in nodes for name in (node.input[0], node.output[0])}
+    wanted = {name for node in nodes for name in (node.input[0], _picks_of(node))}
     kept = {name: value for made_by, values in graph_values(onnx_path, feeds, wanted)
             for name, value in zip([n for n in made_by.output if n], values) if value is not None}
     seen: dict[tuple[str, int], int] = {}
@@ -115,7 +146,7 @@ def replay_picks(model: Any, args: tuple[Any, ...], input_names: list[str], onnx
     flips, lines = 0, []
     for node in nodes:
         where = node_line(node, user)
-        got, values = kept.get(node.output[0]), kept.get(node.input[0])
+        got, values = kept.get(_picks_of(node)), kept.get(node.input[0])
         if where is None or got is None or values is None:
             continue
         attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
@@ -123,18 +154,24 @@ def replay_picks(model: Any, args: tuple[Any, ...], input_names: list[str], onnx
         seen[(where, got.size)] = seen.get((where, got.size), 0) + 1
         if want is None or np.array_equal(want, got):
             continue
-        differ, tied = tied_flips(values, got, want, int(attrs.get("axis", 0)), bool(attrs.get("keepdims", 1)),
-                                  atol, rtol)
+        if node.op_type == TOP_K:
+            differ, tied = tied_top_k(values, got, want, int(attrs.get("axis", -1)), atol, rtol)
+        else:
+            differ, tied = tied_flips(values, got, want, int(attrs.get("axis", 0)), bool(attrs.get("keepdims", 1)),
+                                      atol, rtol)
         if tied < differ:
             return {"picks": 0, "why": f"{node.op_type} at {where[0]}:{where[1]} picks otherwise than eager mode at "
                                        f"{differ} element(s), {differ - tied} of them where its values do not tie"}
-        replaced[node.output[0]] = want
+        if node.op_type == TOP_K:
+            # The values at eager mode's picks, taken from the graph's own input to the node.
+            replaced[node.output[0]] = np.take_along_axis(values, want, int(attrs.get("axis", -1)))
+        replaced[_picks_of(node)] = want
         flips += differ
         lines.append(f"{where[0]}:{where[1]}")
     if not replaced:
         return {"picks": 0, "why": "every arg-max picks as eager mode does"}
     # The nodes whose picks are eager mode's give way to constants holding those picks.
-    keep = [node for node in proto.graph.node if not (node.op_type in ARG_OPS and node.output[0] in replaced)]
+    keep = [node for node in proto.graph.node if not (node.op_type in PICK_OPS and _picks_of(node) in replaced)]
     del proto.graph.node[:]
     proto.graph.node.extend(keep)
     proto.graph.initializer.extend(numpy_helper.from_array(value, name) for name, value in replaced.items())
@@ -142,3 +179,8 @@ def replay_picks(model: Any, args: tuple[Any, ...], input_names: list[str], onnx
     taken = {i.name for i in session.get_inputs()}
     outputs = session.run([o.name for o in proto.graph.output], {k: v for k, v in feeds.items() if k in taken})
     return {"picks": flips, "outputs": outputs, "lines": lines}
+
+
+def _picks_of(node: Any) -> str:
+    """The output of ``node`` that holds its picks: an arg-max's only one, a top-k's indices."""
+    return node.output[1] if node.op_type == TOP_K and len(node.output) > 1 else node.output[0]
