@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from trtcodemod.migrate.manual_steps import (CUSTOM_OP_STEP, EMPTY_INPUT_STEP, EXPORT_STEP, LOAD_STEP, LOOP_STEP,
-                                             MISSING_KERNEL_STEP, NUMBER_STEP,
-                                             OTHER_VALUES_STEP, SIZE_STEP, SPLIT_STEP, SQUEEZE_STEP, VALUE_STEP, add_manual_steps,
+from trtcodemod.migrate.manual_steps import (CUSTOM_OP_STEP, EMPTY_INPUT_STEP, EXPORT_STEP, GRAD_CONSTANT_STEP,
+                                             LOAD_STEP, LOOP_STEP, MISSING_KERNEL_STEP, NUMBER_STEP, OTHER_VALUES_STEP,
+                                             SIZE_STEP, SPLIT_STEP, SQUEEZE_STEP, VALUE_STEP, add_manual_steps,
                                              manual_step)
 
 
@@ -100,3 +100,24 @@ def test_an_operator_that_is_not_in_onnx_gets_the_custom_op_step() -> None:
     # an ONNX operator TensorRT lacks, with no rule, keeps no step of this kind (its message is the check's own)
     assert manual_step(_entry(kind="hostile", op="Unique", message="Unique is not supported")) is None
     assert manual_step(_entry(kind="hostile", op="ai.onnx.ml::TreeEnsembleClassifier", message="x")) is None
+
+
+def test_an_attribute_that_requires_grad_gets_its_own_export_step(tmp_path: Any) -> None:
+    """dblur's FNAFNet (zoo 33) keeps ``torch.complex(nn.Parameter(a), nn.Parameter(b))`` on the module: the tracer
+    refuses to freeze a tensor that requires grad, and the step says what to do with that attribute."""
+    import torch
+
+    class Weighted(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.a = torch.nn.Parameter(torch.ones(3))
+            self.scale = self.a * 2  # neither a parameter nor a buffer, and it requires grad
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return x * self.scale
+
+    with pytest.raises(RuntimeError) as failure:
+        torch.onnx.export(Weighted(), (torch.ones(2, 3),), str(tmp_path / "m.onnx"), dynamo=False)
+    message = f"RuntimeError: {failure.value}"
+    step = manual_step(_entry(kind="export_failure", op="(export)", message=message))
+    assert step == GRAD_CONSTANT_STEP and step != EXPORT_STEP

@@ -65,6 +65,14 @@ OP_STEP = ("rewrite this call with operators the exporter and TensorRT take, as 
 EXPORT_STEP = ("the exporter stops at this line: rewrite it with operators the exporter supports (the error "
                "names the one it could not convert), try the other exporter (`--exporters dynamo`), or keep "
                "this step out of the graph (guidance: Tracing export)")
+#: An export stopped by a tensor attribute that requires grad but is neither a parameter nor a buffer: the tracer
+#: would have to freeze it into the graph as a constant and refuses (zoo 33's dblur FNAFNet: `self.complex_weight1 =
+#: torch.complex(nn.Parameter(...), nn.Parameter(...))` in `__init__`, read in forward).
+GRAD_CONSTANT_STEP = ("the module reads a tensor here that requires grad but is neither a parameter nor a buffer (one "
+                      "built from parameters in `__init__`, as `torch.complex(nn.Parameter(a), nn.Parameter(b))`), "
+                      "which the trace cannot freeze as a constant: build it from the parameters in `forward`, register "
+                      "it as an `nn.Parameter` or a buffer, or detach it when the model is for inference only "
+                      "(guidance: Tracing export)")
 #: A graph that ONNX Runtime refuses to load (guidance: "Dynamic shape input").
 LOAD_STEP = ("the graph's shapes at this line disagree with themselves: a size the export kept as the "
              "example's constant meets a dynamic one; build the size from the traced shape here, or export with "
@@ -165,7 +173,7 @@ def manual_step(entry: dict[str, Any]) -> str | None:
     if rule:
         return None  # a rule's hostile node: its message is the rule's own advice
     if kind == "export_failure":
-        return EXPORT_STEP
+        return GRAD_CONSTANT_STEP if "Cannot insert a Tensor that requires grad as a constant" in message else EXPORT_STEP
     if kind == "unfaithful":
         if op == "(no float32 reference)":
             return NO_REFERENCE_STEP
