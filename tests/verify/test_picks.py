@@ -225,3 +225,79 @@ def test_a_top_k_among_tied_zeros_is_replayed_and_one_between_other_values_is_no
     y = torch.randn(1, 8, 9, generator=torch.Generator().manual_seed(4)) + 3.0
     assert replay_picks(model, (y,), ["x"], str(onnx_path), (str(tmp_path),), 1e-5, 1e-5) == \
         {"picks": 0, "why": "every arg-max picks as eager mode does"}
+
+
+# --- tied top-k picks on every input set of a dynamic axis ---------------------------------------------
+
+KNN_MASK_MODEL = '''\
+import torch
+from torch import nn
+
+
+class MaskedNeighbours(nn.Module):
+    """Attention over each point's k nearest points, invalid points kept out by a pair mask."""
+
+    def __init__(self, k=4):
+        super().__init__()
+        torch.manual_seed(0)
+        self.k = k
+        self.to_v = nn.Linear(4, 4)
+
+    def forward(self, x):
+        feats, pos, valid = x[..., :4], x[..., 4:7], x[..., 7] > 0.5
+        pair = valid[:, :, None] & valid[:, None, :]
+        dist = (pos[:, :, None, :] - pos[:, None, :, :]).norm(dim=-1)
+        dist.masked_fill_(~pair, torch.finfo(dist.dtype).max)
+        _, near = dist.topk(self.k, dim=-1, largest=False)
+        v = self.to_v(feats)[:, None].expand(-1, near.shape[1], -1, -1)
+        picked = v.gather(2, near[..., None].expand(-1, -1, -1, v.shape[-1]))
+        keep = pair.gather(2, near)
+        logits = picked.sum(-1).masked_fill(~keep, -torch.finfo(dist.dtype).max)
+        return (logits.softmax(-1)[..., None] * picked).sum(2)
+
+
+def build():
+    return MaskedNeighbours().eval()
+
+
+def inputs(generator):
+    return (torch.rand(2, 12, 8, generator=generator),)
+'''
+
+
+def test_tied_top_k_picks_on_every_input_set_are_replayed_and_migrate_exits_0(tmp_path: Path) -> None:
+    """point-transformer-pytorch 0.1.5, ``PointTransformerLayer.forward`` (point_transformer_pytorch.py:79-90,
+    zoo 33's ``pt_layer_knn_mask``): the distance of every pair with an invalid point is set to the dtype's
+    largest value before ``topk(num_neighbors, largest=False)``, so an invalid point's whole row ties and torch
+    and ONNX Runtime take different neighbours there; its output (a mean over the neighbours it took, every
+    logit masked alike) follows the picks. Each of the five input sets of a dynamic ``points`` axis has such
+    rows: all must be replayed (no more than three were, and the model was "not faithful" on the fourth).
+    The reduced model is written here in this project's own words."""
+    import onnxruntime as ort
+
+    from support import migrate_json
+
+    path = tmp_path / "knn.py"
+    path.write_text(KNN_MASK_MODEL)
+    model = import_file(path, "picks_knn_mask").build()
+    # Edge values first: an invalid point's row of largest values, and a set with one valid point only.
+    x = torch.rand(2, 12, 8, generator=torch.Generator().manual_seed(1))
+    x[1, :, 7] = 0.0
+    x[1, 5, 7] = 1.0
+    onnx_path = tmp_path / "knn.onnx"
+    result = export_model(model, (x,), onnx_path, exporter="torchscript", input_names=["x"], output_names=["out"],
+                          dynamic_axes={"x": {0: "batch", 1: "points"}}, opset=17, user_roots=(str(tmp_path),))
+    assert result.error is None
+    with torch.no_grad():
+        want = model(x).numpy()
+    plain = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"]).run(None, {"x": x.numpy()})[0]
+    assert np.isfinite(want).all() and not np.allclose(plain, want, atol=1e-5, rtol=1e-5)  # tie order decides
+    found = replay_picks(model, (x,), ["x"], str(onnx_path), (str(tmp_path),), 1e-5, 1e-5)
+    assert found["picks"] > 0 and found["lines"] == [f"{path.resolve()}:19"]
+    np.testing.assert_allclose(found["outputs"][0], want, atol=1e-5, rtol=1e-5)
+
+    report = migrate_json(path, '{"x": {"0": "batch", "1": "points"}}')
+    assert report["exit_code"] == 0, report["remaining"]
+    assert report["before"]["faithful"] is True and report["before"]["picks_tied"] > 0
+    assert len(report["facts"]["inputs"]["x"]["shapes"]) > 3  # more sets than the three once replayed
+    assert [r for r in report["remaining"] if r["severity"] == "error"] == []

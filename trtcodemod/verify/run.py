@@ -159,9 +159,9 @@ def _run_model(ctx: _Ctx, role: str, layout: SourceLayout, *, extra_paths: list[
         k = int(diverge.get("set", 0))
         request.update(diverge=diverge, eager_devices=[], input_sets=ctx.input_sets[k:k + 1])
     if picks is not None:
-        # One set, no eager timing, no export: the graph's arg-max picks against eager mode's.
-        k = int(picks["set"])
-        request.update(picks=picks, eager_devices=[], input_sets=ctx.input_sets[k:k + 1])
+        # The sets ``picks["sets"]`` names (0-based), no eager timing, no export: the graph's arg-max picks
+        # against eager mode's on each, in one model run.
+        request.update(picks=picks, eager_devices=[], input_sets=[ctx.input_sets[k] for k in picks["sets"]])
     if float64:
         # Every set, no eager timing, no export: the model's outputs in float64.
         request.update(float64=True, eager_devices=[], exporters=[])
@@ -358,37 +358,39 @@ def _faithfulness(ctx: _Ctx, side: SideResult, exporter: str, tree: RewrittenTre
     return entry
 
 
-#: Failing sets a graph's arg-max picks are replayed on, at most (each is a model run of its own).
-PICK_REPLAYS = 3
-
-
 def _take_tied_picks(ctx: _Ctx, side: SideResult, exporter: str, names: list[str], reference: BackendRun,
                      per_set: list[list[OutputComparison]], failing: list[int], owner: SideResult | None = None) -> None:
     """Failing sets where ``side``'s graph differs from ``reference`` (``owner``'s eager outputs,
     ``side``'s own by default) only by arg-max picks between values it computed as tied pass, with
-    how many picks were ``side``'s eager mode's (``verify.picks``)."""
-    for number in failing[:PICK_REPLAYS]:
-        k = number - 1
-        comps = per_set[k]
-        if any(c.name == "(run)" or c.set_aside or (not c.passed and tuple(c.shape) != tuple(c.expected_shape))
-               for c in comps) or reference.outputs[k] is None:
-            continue  # a set that did not run, judged nothing, or gave another shape: no pick explains that
-        replay = _run_model(ctx, f"{side.role}-picks", side.layout, extra_paths=side.extra_paths, exporters=(),
-                            timing=False, out_dir=ctx.work,
-                            picks={"onnx_path": side.onnx_path(exporter), "atol": ctx.spec.atol,
-                                   "rtol": ctx.spec.rtol, "set": k})
-        found = replay.outcome.data.get("picks") if replay.outcome.status == "ok" else None
+    how many picks were ``side``'s eager mode's (``verify.picks``). Every such set is replayed, all in
+    one model run: a set left out would fail though it differs only as the replayed ones do (tied
+    top-k picks at each of a dynamic axis' sizes)."""
+    # Not a set that did not run, judged nothing or gave another shape: no pick explains that.
+    wanted = [number - 1 for number in failing
+              if reference.outputs[number - 1] is not None
+              and not any(c.name == "(run)" or c.set_aside
+                          or (not c.passed and tuple(c.shape) != tuple(c.expected_shape)) for c in per_set[number - 1])]
+    if not wanted:
+        return
+    replay = _run_model(ctx, f"{side.role}-picks", side.layout, extra_paths=side.extra_paths, exporters=(),
+                        timing=False, out_dir=ctx.work,
+                        picks={"onnx_path": side.onnx_path(exporter), "atol": ctx.spec.atol,
+                               "rtol": ctx.spec.rtol, "sets": wanted})
+    replayed = replay.outcome.data.get("picks") if replay.outcome.status == "ok" else None
+    if not isinstance(replayed, list):
+        return
+    labels = names or [f"output.{i}" for i in range(len(reference.outputs[wanted[0]]))]
+    exact = _exact(ctx, owner or side)
+    for k, found in zip(wanted, replayed):
         if not found or not found.get("outputs"):
             continue
-        labels = names or [f"output.{i}" for i in range(len(reference.outputs[k]))]
-        exact = _exact(ctx, owner or side)
         exact_k = exact[k] if exact is not None and k < len(exact) and exact[k] is not None else None
         again = compare_outputs(labels, _ordered(ctx, labels, reference.outputs[k]),
                                 _ordered(ctx, labels, found["outputs"]), ctx.spec.atol, ctx.spec.rtol,
                                 _ordered(ctx, labels, exact_k) if exact_k is not None else None)
         if not all(c.passed for c in again):
             continue
-        for c, before in zip(again, comps):
+        for c, before in zip(again, per_set[k]):
             if not before.passed:
                 c.picks_tied = int(found["picks"])
         per_set[k] = again

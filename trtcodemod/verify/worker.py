@@ -153,14 +153,20 @@ def _model_task(req: dict[str, Any], cp: Checkpoint) -> None:
     if req.get("picks"):
         from .picks import replay_picks
 
-        # A set whose graph picked otherwise at an arg-max: eager mode's picks there, and the
-        # graph's outputs with them when every pick that differs is between tied values.
+        # Sets whose graph picked otherwise at an arg-max: eager mode's picks on each, and the
+        # graph's outputs with them when every pick that differs is between tied values (one answer a set).
         cp.stage("arg-max picks")
         ask = req["picks"]
-        args = tuple(sets[0][n] for n in names)
-        with export_branch_reference():  # the same branch as the eager reference it is compared with
-            cp.data["picks"] = replay_picks(model, args, names, ask["onnx_path"], tuple(req.get("user_roots", ())),
-                                            ask["atol"], ask["rtol"])
+        cp.data["picks"] = []
+        for one in sets:
+            args = tuple(one[n] for n in names)
+            try:
+                with export_branch_reference():  # the same branch as the eager reference it is compared with
+                    found = replay_picks(model, args, names, ask["onnx_path"], tuple(req.get("user_roots", ())),
+                                         ask["atol"], ask["rtol"])
+            except Exception as exc:  # noqa: BLE001 - one set's failed replay leaves the others theirs
+                found = {"picks": 0, "why": f"the replay failed: {type(exc).__name__}: {exc}"}
+            cp.data["picks"].append(found)
         return
 
     if req.get("float64"):
