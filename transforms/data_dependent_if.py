@@ -15,7 +15,7 @@ from trtcodemod.astutil import (
 from trtcodemod.evidence.proofs import prove_both_ways
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.transforms._branch_building import (
-    _PY_BOOL_RESULTS, _storage_root, _assign, comments_inside, _fresh_names, selected_assignments, tensor_condition,
+    _PY_BOOL_RESULTS, _storage_root, _assign, _walk_with_syntax as _walk_syntax, comments_inside, _fresh_names, selected_assignments, tensor_condition,
 )
 from trtcodemod.transforms._condition_evidence import REFERENCES as _REFERENCES
 from trtcodemod.transforms._condition_evidence import (
@@ -423,11 +423,23 @@ class Proposals(nn.Module):
         used = read_names(self.context.function) | {
             n for t, _ in self.index(self.context.function).pairs for n in bound_names(t)
         }
+        facts = self.current_facts()
+
+        def static(statement: cst.If) -> bool:
+            # A nested test the rule would not report: configuration, the same in eager mode and in a trace
+            # (the run's read at the `if` around it, located at that whole statement, is not its own).
+            test = statement.test
+            return value_when_exporting(self.context, test) is not None \
+                or not self.evident(facts, test, statement)[0]
+
         statements = selected_assignments(self.context.function, node, conditions, bodies, else_body,
-                                          self.context.torch_attr("where"), used)
+                                          self.context.torch_attr("where"), used, static)
         if isinstance(statements, str):
             return None, statements
-        comments = comments_inside(node)
+        # The comments of a branch kept as it is (one with nested `if`s) stay where they are.
+        kept = {id(n) for body in (*bodies, else_body) if body is not None and type(body) is cst.IndentedBlock
+                and any(type(s) is not cst.SimpleStatementLine for s in body.body) for n in _walk_syntax(body)}
+        comments = comments_inside(node, kept)
         statements[0] = statements[0].with_changes(leading_lines=[*node.leading_lines, *comments])
         return Fix({node: cst.FlattenSentinel(statements)}, safety=Safety.UNSAFE), ""
 
