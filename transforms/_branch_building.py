@@ -603,6 +603,9 @@ def nested_branch(function: cst.FunctionDef | None, node: cst.If, body: cst.Base
             if type(small) is cst.Pass:
                 out.append(small)
                 continue
+            if type(small) in (cst.Assert, cst.Raise):
+                return (f"a nested branch checks or raises (`{short_code(small)}`): the rewrite would run it where "
+                        "the `if` takes the other branch")
             plain = _plain_assignment(small)
             if isinstance(plain, str):
                 return plain

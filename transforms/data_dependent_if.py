@@ -358,7 +358,9 @@ class Proposals(nn.Module):
         # nothing from data there, and the tests after one known true never run in the trace.
         known = [value_when_exporting(self.context, test) for test in tests]
         last = known.index(True) if True in known else len(tests) - 1
-        decided = [self.evident(facts, test) if known[i] is None and i <= last else (False, False)
+        # The run locates a read at the statement that made it: one at an `if` around this chain (UniMatch's
+        # `if is_self_attn:` around `if attn_num_splits > 1:`) is that `if`'s own, not this chain's.
+        decided = [self.evident(facts, test, node) if known[i] is None and i <= last else (False, False)
                    for i, test in enumerate(tests)]
         dependent = [depends for depends, _ in decided]
         if not any(dependent):
