@@ -62,24 +62,25 @@ class TransformerLayer(nn.Module):
         return source + self.norm(message)
 
 
-class FeatureTransformer(nn.Module):
+class Attention(nn.Module):
+    """The layer on two images' features with the feature transformer's split count (a Python int): called
+    with one image twice, as the block's self-attention does, it takes the self branch."""
+
     def __init__(self, dim=8, attn_num_splits=2):
         super().__init__()
         self.attn_num_splits = attn_num_splits
-        self.self_attn = TransformerLayer(dim)
-        self.cross_attn = TransformerLayer(dim)
+        self.layer = TransformerLayer(dim)
 
     def forward(self, feature0, feature1):
         b, c, h, w = feature0.shape
         source = feature0.flatten(2).transpose(1, 2)
         target = feature1.flatten(2).transpose(1, 2)
-        source = self.self_attn(source, source, w, self.attn_num_splits)
-        out = self.cross_attn(source, target, w, self.attn_num_splits)
+        out = self.layer(source, target, w, self.attn_num_splits)
         return out.transpose(1, 2).reshape(b, c, h, w)
 
 
 def build() -> nn.Module:
-    return FeatureTransformer()
+    return Attention()
 
 
 def inputs(generator: torch.Generator) -> tuple[torch.Tensor, ...]:

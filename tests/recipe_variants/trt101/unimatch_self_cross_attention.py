@@ -67,23 +67,24 @@ class AttentionLayer(nn.Module):
         return source + self.merge(message)
 
 
-class Block(nn.Module):
+class Attention(nn.Module):
+    """One layer on two images' features: the block calls it with one image twice (self-attention), then
+    with the other image's (cross-attention); identical images make that second call a self-attention too."""
+
     def __init__(self, dim=8):
         super().__init__()
-        self.self_attn = AttentionLayer(dim)
-        self.cross_attn = AttentionLayer(dim)
+        self.layer = AttentionLayer(dim)
 
     def forward(self, feature0, feature1):
         b, c, h, w = feature0.shape
         source = feature0.flatten(2).transpose(1, 2)
         target = feature1.flatten(2).transpose(1, 2)
-        source = self.self_attn(source, source, h, w)
-        out = self.cross_attn(source, target, h, w)
+        out = self.layer(source, target, h, w)
         return out.transpose(1, 2).reshape(b, c, h, w)
 
 
 def build() -> nn.Module:
-    return Block()
+    return Attention()
 
 
 def inputs(generator: torch.Generator) -> tuple[torch.Tensor, ...]:

@@ -39,7 +39,7 @@ class TransformerLayer(nn.Module):
         self.k_proj = nn.Linear(dim, dim, bias=False)
         self.v_proj = nn.Linear(dim, dim, bias=False)
 
-    def forward(self, source, target, width, attn_num_splits, shifted_window_attn_mask_1d=None):
+    def forward(self, source, target, width: int, attn_num_splits: int, shifted_window_attn_mask_1d=None):
         query, key, value = source, target, target
         is_self_attn = (query - key).abs().max() < 1e-6
         query, key, value = self.q_proj(query), self.k_proj(key), self.v_proj(value)
