@@ -309,3 +309,27 @@ def test_nested_branch_that_asserts_is_reported(tmp_path: Path) -> None:
     assert original(*example).shape == example[0].shape
     with pytest.raises(AssertionError):
         broken(*example)
+
+
+def test_nested_variant_migrate_end_to_end(tmp_path: Path) -> None:
+    """`migrate` (no --unsafe) on zoo 33's form: the `if is_self_attn:` bake is located, the nested rewrite is a
+    candidate the verification keeps (both branches ran on the input sets: self and cross calls), exit 0."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from trtcodemod.cli import app
+
+    path = tmp_path / "unimatch_layer.py"
+    path.write_text((HERE / "stereo_matching_unimatch_layer.py").read_text()
+                    + "\n\ndef example():\n    return inputs(torch.Generator().manual_seed(0))\n")
+    dynamic = {"feature0": {"0": "batch", "2": "height"}, "feature1": {"0": "batch", "2": "height"}}
+    result = CliRunner().invoke(app, ["migrate", str(path), "--model", "build", "--inputs", "example",
+                                      "--dynamic-axes", json.dumps(dynamic), "--format", "json",
+                                      "--runs", "1", "--warmup", "0", "--backends", "torch-cpu,onnxruntime-cpu"])
+    [report] = json.loads(result.stdout)["models"]
+    line = path.read_text().splitlines().index("        if is_self_attn:") + 1
+    assert [(a["rule"], a["line"]) for a in report["applied"]] == [("TRT101", line)], report["applied"]
+    assert report["applied"][0]["proof"].startswith("verified: the rewritten model is equivalent")
+    assert "_trt_else_message = row_windows(" in report["diff"]
+    assert report["remaining"] == [] and report["reverted"] == [] and result.exit_code == 0
