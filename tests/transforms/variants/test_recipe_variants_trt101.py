@@ -12,6 +12,10 @@ library (cited in its docstring) with an ``if`` on tensor values.
 - The overflow clamp of the DETR-family encoder layers is taken since its temporary
   (``clamp_value``) is computed before the select; it runs only in training, so a train-mode trace
   shows the difference: a baked branch before, a ``where`` after.
+- UniMatch's transformer layer (autonomousvision/unimatch, and the stereo_matching port zoo 33 runs):
+  `if is_self_attn:` (a tensor test) whose branches pick their attention by `if attn_num_splits > 1:`
+  on a Python int. The inner `if`s are kept, writing fresh locals, and `message` is selected; the
+  swin-1d form, whose cross branch asserts a mask the self-attention call does not pass, is reported.
 - Two were rewritten into code that always fails, and are now reported with the reason instead:
   a name that is None before the ``if`` (``torch.where`` cannot select None), and a condition
   that is a Python bool (``torch.allclose``), whose branch also changes the shape.
