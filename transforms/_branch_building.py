@@ -475,7 +475,7 @@ def selected_assignments(function: cst.FunctionDef | None, node: cst.If, conditi
             inside = {id(n) for n in walk(body)}
             outside = {n.value for n in walk(function) if type(n) is cst.Name and id(n) not in inside}
             label = "then" if number == 0 else "else" if body is else_body else f"elif{number}"
-            kept = nested_branch(function, node, body, static, fresh(label), outside)
+            kept = nested_branch(function, body, static, fresh(label), outside)
             if isinstance(kept, str):
                 return kept
             nested.append(kept)
@@ -566,10 +566,10 @@ class NestedBranch:
         self.paths = paths
 
 
-def nested_branch(function: cst.FunctionDef | None, node: cst.If, body: cst.BaseSuite,
+def nested_branch(function: cst.FunctionDef | None, body: cst.BaseSuite,
                   static: Callable[[cst.If], bool], fresh: Callable[[str], str],
                   outside: set[str]) -> NestedBranch | str:
-    """``body`` (a branch of the tensor ``if`` ``node``) as a :class:`NestedBranch`, or why not.
+    """``body`` (a branch of a tensor ``if``) as a :class:`NestedBranch`, or why not.
 
     Every statement is a plain assignment (as :func:`branch_assignments` takes them) or an ``if``
     chain each of whose ``if``s ``static`` calls a test on configuration (a Python value the same in eager mode and
