@@ -74,27 +74,37 @@ def branch_assignments(body: cst.BaseSuite) -> dict[str, cst.BaseExpression] | s
     for small in smalls:
         if type(small) is cst.Pass:
             continue
-        if type(small) is cst.Assign and len(small.targets) == 1 and type(small.targets[0].target) is cst.Name:
-            name, value = small.targets[0].target.value, small.value
-        elif type(small) is cst.AnnAssign and type(small.target) is cst.Name and small.value is not None:
-            name, value = small.target.value, small.value
-        elif type(small) is cst.AugAssign and type(small.target) is cst.Name:
-            name = small.target.value
-            value = cst.BinaryOperation(
-                left=cst.Name(name), operator=_AUG_TO_BINARY[type(small.operator)](), right=parenthesize(small.value)
-            )
-        else:
-            return "a branch does more than assign plain names"
+        plain = _plain_assignment(small)
+        if isinstance(plain, str):
+            return plain
+        name, value = plain
         if name in assigned:
             return f"`{name}` is assigned twice in one branch"
-        problem = _impure(value)
-        if problem:
-            return problem
-        if any(type(n) in (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString) for n in walk(value)) \
-                or (type(value) is cst.Name and value.value == "None"):
-            return "a branch assigns a string or None, which torch.where cannot select"
         assigned[name] = value
     return assigned
+
+
+def _plain_assignment(small: cst.BaseSmallStatement) -> tuple[str, cst.BaseExpression] | str:
+    """``(name, value)`` of ``a = e``, ``a: T = e`` or ``a += e`` (as ``a + (e)``), with a side-effect-free
+    value that ``torch.where`` can select; or why not."""
+    if type(small) is cst.Assign and len(small.targets) == 1 and type(small.targets[0].target) is cst.Name:
+        name, value = small.targets[0].target.value, small.value
+    elif type(small) is cst.AnnAssign and type(small.target) is cst.Name and small.value is not None:
+        name, value = small.target.value, small.value
+    elif type(small) is cst.AugAssign and type(small.target) is cst.Name:
+        name = small.target.value
+        value = cst.BinaryOperation(
+            left=cst.Name(name), operator=_AUG_TO_BINARY[type(small.operator)](), right=parenthesize(small.value)
+        )
+    else:
+        return "a branch does more than assign plain names"
+    problem = _impure(value)
+    if problem:
+        return problem
+    if any(type(n) in (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString) for n in walk(value)) \
+            or (type(value) is cst.Name and value.value == "None"):
+        return "a branch assigns a string or None, which torch.where cannot select"
+    return name, value
 
 
 #: Methods whose result may share storage with the receiver (a view, or the receiver
@@ -251,12 +261,13 @@ def _walk_with_syntax(node: cst.CSTNode):
         yield from _walk_with_syntax(child)
 
 
-def comments_inside(node: cst.If) -> list[cst.EmptyLine]:
-    """The comments written inside an if-chain (its header lines and branches), in order."""
+def comments_inside(node: cst.If, kept: set[int] = frozenset()) -> list[cst.EmptyLine]:
+    """The comments written inside an if-chain (its header lines and branches), in order; none of the
+    nodes in ``kept`` (ids of a part the rewrite keeps as it is, with its comments)."""
     comments: list[cst.EmptyLine] = []
     own = {id(line) for line in node.leading_lines}
     for n in _walk_with_syntax(node):
-        if n is node or id(n) in own:
+        if n is node or id(n) in own or id(n) in kept:
             continue
         if type(n) is cst.EmptyLine and n.comment is not None:
             comments.append(cst.EmptyLine(comment=n.comment))
@@ -433,15 +444,42 @@ def tensor_condition(test: cst.BaseExpression, torch_attr: Callable[[str], cst.B
 
 def selected_assignments(function: cst.FunctionDef | None, node: cst.If, conditions: list[cst.BaseExpression],
                          bodies: list[cst.BaseSuite], else_body: cst.BaseSuite | None, select: cst.BaseExpression,
-                         used: set[str]) -> list[cst.SimpleStatementLine] | str:
+                         used: set[str], static: Callable[[cst.If], bool] | None = None,
+                         ) -> list[cst.BaseStatement] | str:
     """The statements that compute every branch of the if-chain ``node`` and select each assigned
     name with ``select(cond, then, else)`` (``torch.where``; nested for an ``elif`` chain, so the
     first true condition wins): the conditions into fresh locals (not in ``used``), the branches'
-    own temporaries, then one assignment per name. Or why not (the refusals of TRT101's doc)."""
+    own temporaries, then one assignment per name. Or why not (the refusals of TRT101's doc).
+
+    With ``static`` (which nested ``if``s test configuration), a branch may hold ``if``s on configuration
+    (:func:`nested_branch`): it is kept as it is, writing fresh locals, before the selects."""
     branches: list[dict[str, cst.BaseExpression]] = []
+    nested: list[NestedBranch] = []
     suites = [*bodies, *([else_body] if else_body is not None else [])]
-    for body in suites:
+    used = set(used)
+
+    def fresh(label: str) -> Callable[[str], str]:
+        def make(name: str) -> str:
+            number, local = 1, f"_trt_{label}_{name}"
+            while local in used:
+                number += 1
+                local = f"_trt_{label}_{name}_{number}"
+            used.add(local)
+            return local
+        return make
+
+    for number, body in enumerate(suites):
         assigned = branch_assignments(body)
+        if isinstance(assigned, str) and static is not None and function is not None \
+                and assigned == "a branch holds a compound statement":
+            inside = {id(n) for n in walk(body)}
+            outside = {n.value for n in walk(function) if type(n) is cst.Name and id(n) not in inside}
+            label = "then" if number == 0 else "else" if body is else_body else f"elif{number}"
+            kept = nested_branch(function, body, static, fresh(label), outside)
+            if isinstance(kept, str):
+                return kept
+            nested.append(kept)
+            assigned = dict(kept.selected)
         if isinstance(assigned, str):
             return assigned
         branches.append(assigned)
@@ -462,7 +500,7 @@ def selected_assignments(function: cst.FunctionDef | None, node: cst.If, conditi
         for name, value in branch.items():
             if (read_names(value) & set(targets)) - {name}:
                 return "a branch reads a name another assignment of this `if` sets"
-    aliasing = _aliasing_mutated(function, node, branches)
+    aliasing = _aliasing_mutated(function, node, [*branches, *(path for kept in nested for path in kept.paths)])
     if aliasing:
         return aliasing
     missing = {name for branch in branches for name in targets if name not in branch}
@@ -481,6 +519,8 @@ def selected_assignments(function: cst.FunctionDef | None, node: cst.If, conditi
         statements.append(_assign(name, condition))
     for name, value in hoisted:
         statements.append(_assign(name, value))
+    for kept in nested:
+        statements.extend(kept.statements)
     for target in targets:
         value: cst.BaseExpression = branches[-1].get(target, cst.Name(target))
         for number in reversed(range(len(conditions))):
@@ -488,3 +528,167 @@ def selected_assignments(function: cst.FunctionDef | None, node: cst.If, conditi
             value = cst.Call(func=select, args=call_args(cst.Name(cond_names[number]), chosen, value))
         statements.append(_assign(target, value))
     return statements
+
+
+#: How many ways through a branch's nested configuration ``if``s the rewrite follows before it refuses.
+_MAX_PATHS = 64
+_SCOPES = (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+
+
+class _Renamed(cst.CSTTransformer):
+    """Reads of the names in ``names`` renamed (attribute and keyword names are no reads)."""
+
+    def __init__(self, names: dict[str, str]) -> None:
+        super().__init__()
+        self.names = names
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:
+        return updated.with_changes(value=self.names[updated.value]) if updated.value in self.names else updated
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.Attribute:
+        return updated.with_changes(attr=original.attr)
+
+    def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
+        return updated.with_changes(keyword=original.keyword)
+
+
+class NestedBranch:
+    """A branch of a tensor ``if`` that holds ``if``/``elif``/``else`` statements on configuration
+    (UniMatch's ``if attn_num_splits > 1:`` under ``if is_self_attn:``): its statements as they are,
+    each name it assigns written to a fresh local of its own instead (and read from it after), so
+    that every branch can run before the selects; which of those locals hold a name the selects
+    read; and each way through it (name -> value, for the alias check)."""
+
+    def __init__(self, statements: list[cst.BaseStatement], selected: dict[str, cst.BaseExpression],
+                 paths: list[dict[str, cst.BaseExpression]]) -> None:
+        self.statements = statements
+        self.selected = selected
+        self.paths = paths
+
+
+def nested_branch(function: cst.FunctionDef | None, body: cst.BaseSuite,
+                  static: Callable[[cst.If], bool], fresh: Callable[[str], str],
+                  outside: set[str]) -> NestedBranch | str:
+    """``body`` (a branch of a tensor ``if``) as a :class:`NestedBranch`, or why not.
+
+    Every statement is a plain assignment (as :func:`branch_assignments` takes them) or an ``if``
+    chain each of whose ``if``s ``static`` calls a test on configuration (a Python value the same in eager mode and
+    in a trace), made of such statements again. A name is selected when it is read outside
+    ``body`` (``outside``: the names the rest of the function and the other branches mention) or
+    before the branch assigned it; a selected name must be assigned on every way through the
+    branch. A read of a name some ways assign before it and others do not is refused.
+    """
+    if function is None or type(body) is not cst.IndentedBlock:
+        return "a branch holds a compound statement"
+    renamed: dict[str, str] = {}
+    read_first: set[str] = set()
+
+    def rename(value: cst.BaseExpression, paths: list[dict]) -> cst.BaseExpression | str:
+        names = {}
+        for name in read_names(value):
+            assigned = [name in path for path in paths]
+            if any(assigned) and not all(assigned):
+                return f"`{name}` is read after only some ways through a nested `if` assign it"
+            if all(assigned):
+                names[name] = renamed[name]
+            else:
+                read_first.add(name)  # the value from before the `if`
+        if names and any(type(n) in _SCOPES for n in walk(value)):
+            return "a nested branch reads its own assignment inside a lambda or comprehension"
+        return value.visit(_Renamed(names)) if names else value
+
+    def smalls(items, paths: list[dict]) -> tuple[list, list[dict]] | str:
+        out = []
+        for small in items:
+            if type(small) is cst.Pass:
+                out.append(small)
+                continue
+            if type(small) in (cst.Assert, cst.Raise):
+                return (f"a nested branch checks or raises (`{short_code(small)}`): the rewrite would run it where "
+                        "the `if` takes the other branch")
+            plain = _plain_assignment(small)
+            if isinstance(plain, str):
+                return plain
+            name, value = plain
+            if any(name in path for path in paths):
+                return f"`{name}` is assigned twice on one way through a branch"
+            new_value = rename(value, paths)
+            if isinstance(new_value, str):
+                return new_value
+            target = renamed.setdefault(name, fresh(name))
+            out.append(cst.Assign(targets=[cst.AssignTarget(cst.Name(target))], value=new_value,
+                                  semicolon=getattr(small, "semicolon", cst.MaybeSentinel.DEFAULT)))
+            paths = [{**path, name: value} for path in paths]
+        return out, paths
+
+    def block(statements, paths: list[dict]) -> tuple[list, list[dict]] | str:
+        out = []
+        for statement in statements:
+            if type(statement) is cst.SimpleStatementLine:
+                done = smalls(statement.body, paths)
+                if isinstance(done, str):
+                    return done
+                out.append(statement.with_changes(body=done[0]))
+                paths = done[1]
+            elif type(statement) is cst.If:
+                done = chain(statement, paths)
+                if isinstance(done, str):
+                    return done
+                out.append(done[0])
+                paths = done[1]
+            else:
+                return "a branch holds a compound statement other than an `if` on configuration"
+            if len(paths) > _MAX_PATHS:
+                return "a branch's nested `if`s have too many ways through them"
+        return out, paths
+
+    def suite(body: cst.BaseSuite, paths: list[dict]) -> tuple[cst.BaseSuite, list[dict]] | str:
+        if type(body) is cst.SimpleStatementSuite:
+            done = smalls(body.body, paths)
+        else:
+            done = block(body.body, paths)
+        if isinstance(done, str):
+            return done
+        return body.with_changes(body=done[0]), done[1]
+
+    def chain(statement: cst.If, paths: list[dict]) -> tuple[cst.If, list[dict]] | str:
+        if not static(statement):
+            return "a nested `if` in a branch tests a tensor value"
+        problem = _impure(statement.test)
+        if problem:
+            return problem
+        test = rename(statement.test, paths)
+        if isinstance(test, str):
+            return test
+        then = suite(statement.body, paths)
+        if isinstance(then, str):
+            return then
+        ends = then[1]
+        orelse = statement.orelse
+        if type(orelse) is cst.If:
+            rest = chain(orelse, paths)
+            if isinstance(rest, str):
+                return rest
+            orelse, more = rest
+        elif orelse is not None:
+            rest = suite(orelse.body, paths)
+            if isinstance(rest, str):
+                return rest
+            orelse, more = orelse.with_changes(body=rest[0]), rest[1]
+        else:
+            more = paths  # no `else`: the ways that skip the `if`
+        return statement.with_changes(test=test, body=then[0], orelse=orelse), [*ends, *more]
+
+    done = block(body.body, [{}])
+    if isinstance(done, str):
+        return done
+    statements, paths = done
+    selected: dict[str, cst.BaseExpression] = {}
+    for name, local in renamed.items():
+        if name in outside or name in read_first:
+            if any(name not in path for path in paths):
+                return f"`{name}` is assigned on only some ways through a nested `if` of a branch"
+            selected[name] = cst.Name(local)
+    if not selected:
+        return "the branches assign nothing"
+    return NestedBranch(statements, selected, paths)

@@ -1117,9 +1117,11 @@ class _DataFlowRule(Rule):
         """
         return self._observed.reads_values(node)
 
-    def evident(self, facts: "_Facts | None", test: cst.BaseExpression) -> tuple[bool, bool]:
-        """(does ``test`` depend on tensor values, did observed facts decide it)."""
-        seen = self.observed(test)
+    def evident(self, facts: "_Facts | None", test: cst.BaseExpression,
+                statement: cst.CSTNode | None = None) -> tuple[bool, bool]:
+        """(does ``test`` depend on tensor values, did observed facts decide it); with ``statement``, the
+        compound statement whose test it is, reads the run located at a statement around it do not count."""
+        seen = self.observed(test) if statement is None else self._observed.reads_values_inside(test, statement)
         if seen is False and facts is not None and facts.scripted_read(test) and facts.condition_depends(test):
             seen = None  # the values were read inside TorchScript, out of the recorded run's sight
         if seen is not None:

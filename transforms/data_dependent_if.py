@@ -15,7 +15,7 @@ from trtcodemod.astutil import (
 from trtcodemod.evidence.proofs import prove_both_ways
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.transforms._branch_building import (
-    _PY_BOOL_RESULTS, _storage_root, _assign, comments_inside, _fresh_names, selected_assignments, tensor_condition,
+    _PY_BOOL_RESULTS, _storage_root, _assign, _walk_with_syntax as _walk_syntax, comments_inside, _fresh_names, selected_assignments, tensor_condition,
 )
 from trtcodemod.transforms._condition_evidence import REFERENCES as _REFERENCES
 from trtcodemod.transforms._condition_evidence import (
@@ -82,6 +82,20 @@ A branch's own temporary (`clamp_value = torch.finfo(h.dtype).max - 1000`, then
 `h = torch.clamp(h, -clamp_value, clamp_value)`: a name that appears nowhere else in the
 function and reads nothing the branch assigned before it) is computed before the selects,
 as a plain assignment.
+A branch may also hold `if`/`elif`/`else` statements on configuration (tests the rule would not
+report: Python ints, flags, strings), made of such assignments and `if`s again (UniMatch's
+`if is_self_attn:` whose branches each pick their attention by `if attn_num_splits > 1:`). Such a
+branch is kept as it is, its inner `if`s included, but every name it assigns is written to a
+fresh local of its own (`_trt_then_message`, `_trt_else_message`; read from it after), so each
+branch runs before the selects, and each name the code after the `if` (or another branch) reads is
+selected from those locals: `message = torch.where(_trt_cond, _trt_then_message,
+_trt_else_message)`. A name only such a branch reads stays its local. A selected name must be
+assigned on every way through the inner `if`s. Not rewritten: an inner test on a tensor value (a
+read the recorded run located at the enclosing `if` is that `if`'s own), an `assert` or `raise`
+in such a branch (it would run where the other branch is taken: autonomousvision/unimatch's
+swin-1d cross branch asserts a mask the self-attention call does not pass), a name read after
+only some ways through an inner `if` assign it, and any other compound statement (loops, `with`,
+`try`). Both branches' calls then run on every input: the graph costs both attentions.
 An early return, `if C: return A` as a statement of the function's own body with no `else`, followed
 by the rest of the function ending in `return B`, is rewritten otherwise (oflibpytorch's
 `apply_flow`: `if all(is_zero_flow(flow, thresholded=True)): return target` before the warp): the
@@ -163,7 +177,8 @@ that no alias of a branch value is changed in place later. In the contract's ter
   arithmetic blend and that inf/NaN becomes NaN in the result (see `trtcodemod explain
   TRT102`). Side effects of both branches happen (calls known to have effects, in-place
   methods and `print`/logging are refused, but a user function with effects is not known),
-  and both branches cost time: a heavy branch runs on every input. A later `elif`
+  and both branches cost time: a heavy branch runs on every input (a branch with inner `if`s on
+  configuration runs the way they choose). A later `elif`
   condition is evaluated even when an earlier one holds. A Python number or list assigned
   in a branch becomes a tensor.
 - Dtype and shape: `torch.where` broadcasts and promotes: branches of different shapes or
@@ -209,7 +224,8 @@ other sizes (a batch of one where the rest broadcasts to many) is selected broad
 Which TensorRT versions: all (the baked-in branch is an export problem, not a parser one).""",
         fix=Safety.UNSAFE,
         assumption=(
-            "the branches compute values of the same shape and dtype, without raising and without inf or NaN (or NaN "
+            "the branches compute values of the same shape and dtype (for a branch with `if`s on configuration, "
+            "on the way they choose), without raising and without inf or NaN (or NaN "
             "gradients) where they are not taken, and no alias of a branch value is written in place later (an early "
             "return: the rest of the function runs without raising where the shortcut is taken, and its value has "
             "the shortcut's shape and dtype at every size; an emptiness exit before a mask selection: where the mask "
@@ -358,7 +374,9 @@ class Proposals(nn.Module):
         # nothing from data there, and the tests after one known true never run in the trace.
         known = [value_when_exporting(self.context, test) for test in tests]
         last = known.index(True) if True in known else len(tests) - 1
-        decided = [self.evident(facts, test) if known[i] is None and i <= last else (False, False)
+        # The run locates a read at the statement that made it: one at an `if` around this chain (UniMatch's
+        # `if is_self_attn:` around `if attn_num_splits > 1:`) is that `if`'s own, not this chain's.
+        decided = [self.evident(facts, test, node) if known[i] is None and i <= last else (False, False)
                    for i, test in enumerate(tests)]
         dependent = [depends for depends, _ in decided]
         if not any(dependent):
@@ -423,11 +441,23 @@ class Proposals(nn.Module):
         used = read_names(self.context.function) | {
             n for t, _ in self.index(self.context.function).pairs for n in bound_names(t)
         }
+        facts = self.current_facts()
+
+        def static(statement: cst.If) -> bool:
+            # A nested test the rule would not report: configuration, the same in eager mode and in a trace
+            # (the run's read at the `if` around it, located at that whole statement, is not its own).
+            test = statement.test
+            return value_when_exporting(self.context, test) is not None \
+                or not self.evident(facts, test, statement)[0]
+
         statements = selected_assignments(self.context.function, node, conditions, bodies, else_body,
-                                          self.context.torch_attr("where"), used)
+                                          self.context.torch_attr("where"), used, static)
         if isinstance(statements, str):
             return None, statements
-        comments = comments_inside(node)
+        # The comments of a branch kept as it is (one with nested `if`s) stay where they are.
+        kept = {id(n) for body in (*bodies, else_body) if body is not None and type(body) is cst.IndentedBlock
+                and any(type(s) is not cst.SimpleStatementLine for s in body.body) for n in _walk_syntax(body)}
+        comments = comments_inside(node, kept)
         statements[0] = statements[0].with_changes(leading_lines=[*node.leading_lines, *comments])
         return Fix({node: cst.FlattenSentinel(statements)}, safety=Safety.UNSAFE), ""
 

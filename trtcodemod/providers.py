@@ -116,6 +116,20 @@ class ObservedFacts(Provider):
         reads = self.facts.value_reads(where.start.line, where.start.column + 1, where.end.line, where.end.column + 1)
         return None if reads is None else bool(reads)
 
+    def reads_values_inside(self, node: cst.CSTNode, statement: cst.CSTNode) -> bool | None:
+        """:meth:`reads_values` for ``node``, a part of the compound ``statement`` (a nested ``if``'s test),
+        leaving out the reads located at a statement around ``statement``: the run locates a read at the
+        statement that made it, so one whose span starts before ``statement`` and ends after it is an
+        enclosing ``if``'s own test (UniMatch's ``if is_self_attn:`` around ``if attn_num_splits > 1:``)."""
+        where, around = self._where_observed(node), self._where_observed(statement)
+        if where is None or around is None:
+            return None
+        reads = self.facts.value_reads(where.start.line, where.start.column + 1, where.end.line, where.end.column + 1)
+        if reads is None:
+            return None
+        start, end = (around.start.line, around.start.column + 1), (around.end.line, around.end.column + 1)
+        return any(not ((e["line"], e["column"]) < start and (e["end_line"], e["end_column"]) >= end) for e in reads)
+
     def ran(self, node: cst.CSTNode) -> bool | None:
         """Did ``node``'s lines run in the observed forwards (None: no facts)?"""
         if self._silent(node):

@@ -2081,3 +2081,146 @@ def test_a_mask_seen_only_as_bool_opens_the_exit(tmp_path) -> None:
     assert "_trt_shortcut_taken" not in unseen
     seen = fix_source(code.encode(), str(path), Options(select=("TRT101",), unsafe=True, facts=facts)).source.decode()
     assert "            if _trt_shortcut_taken(_trt_not(torch.any(j_valid))):\n" in seen, seen
+
+
+# UniMatch's transformer layer, reduced (stereo_matching 0.2.0,
+# stereo_matching/models/unimatch/modeling_unimatch.py:599-621; autonomousvision/unimatch 943a990,
+# unimatch/transformer.py:55-131): a tensor test tells self- from cross-attention, and each branch picks
+# its attention by a Python int with an `if` of its own. Our own words, small stand-ins for the attentions.
+NESTED = """
+import torch
+from torch import nn
+
+
+class Layer(nn.Module):
+    def __init__(self, dim=4):
+        super().__init__()
+        self.proj = nn.Linear(dim, dim)
+
+    def forward(self, source, target, splits: int = 2):
+        is_self = (source - target).abs().max() < 1e-6
+        query = self.proj(source)
+        if is_self:
+            if splits > 1:
+                # windows
+                message = torch.softmax(query.reshape(splits, -1), dim=-1).reshape(query.shape)
+            else:
+                message = torch.softmax(query, dim=-1)
+        else:
+            scale = target.exp()
+            if splits > 2:
+                message = query * scale
+            elif splits > 1:
+                message = query / scale
+            else:
+                message = query + scale
+            message2 = message * 2
+        return source + message, message2
+"""
+
+NESTED_AFTER = """\
+        _trt_cond = torch.as_tensor(is_self).bool()
+        if splits > 1:
+            # windows
+            _trt_then_message = torch.softmax(query.reshape(splits, -1), dim=-1).reshape(query.shape)
+        else:
+            _trt_then_message = torch.softmax(query, dim=-1)
+        _trt_else_scale = target.exp()
+        if splits > 2:
+            _trt_else_message = query * _trt_else_scale
+        elif splits > 1:
+            _trt_else_message = query / _trt_else_scale
+        else:
+            _trt_else_message = query + _trt_else_scale
+        _trt_else_message2 = _trt_else_message * 2
+        message = torch.where(_trt_cond, _trt_then_message, _trt_else_message)
+        message2 = torch.where(_trt_cond, message2, _trt_else_message2)
+        return source + message, message2
+"""
+
+
+def _nested_cases():
+    g = torch.Generator().manual_seed(3)
+    x = torch.randn(2, 4, generator=g)
+    big = torch.full((2, 4), 80.0)
+    return [(x, x), (x, torch.randn(2, 4, generator=g)), (torch.zeros(2, 4), torch.zeros(2, 4)),
+            (torch.zeros(2, 4), torch.ones(2, 4)), (big, -big), (x, x + 1e-7)]
+
+
+def test_nested_configuration_ifs_are_kept_and_their_results_selected() -> None:
+    """Before: "a branch holds a compound statement", no rewrite. The inner `if`s stay as they are, writing
+    fresh locals (their temporary `scale` too, read after it is assigned), and each name the code after the `if`
+    reads is selected; `message2`, assigned in one branch only, keeps its value from before in the other."""
+    code = NESTED.replace("        is_self = ", "        message2 = source\n        is_self = ")
+    after = rewrite(code, unsafe=True, select=("TRT101",))
+    assert NESTED_AFTER in after, after
+    before_model = load(code, "Layer")()
+    after_model = load(after, "Layer")()
+    after_model.load_state_dict(before_model.state_dict())
+    for splits in (1, 2, 4):
+        for source, target in _nested_cases():
+            assert_same(before_model(source, target, splits), after_model(source, target, splits))
+            a, b = source.clone().requires_grad_(), target.clone().requires_grad_()
+            c, d = source.clone().requires_grad_(), target.clone().requires_grad_()
+            sum(o.sum() for o in before_model(a, b, splits)).backward()
+            sum(o.sum() for o in after_model(c, d, splits)).backward()
+            for eager, rewritten in ((a.grad, c.grad), (b.grad, d.grad)):
+                if eager is None:
+                    # The rule's stated cost: the branch not taken runs, so an input only it reads gets a zero
+                    # gradient through torch.where instead of none.
+                    assert not rewritten.any()
+                else:
+                    assert_same(eager, rewritten)
+    # The trace keeps the test in the graph: self and cross inputs both follow eager mode.
+    x = torch.randn(2, 4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", torch.jit.TracerWarning)
+        traced = torch.jit.trace(after_model, (x, x), check_trace=False)
+    for source, target in _nested_cases():
+        assert_same(traced(source, target), after_model(source, target))
+
+
+@pytest.mark.parametrize("change, replacement, reason", [
+    # the inner test reads a tensor value: it is the chain's own decision, not configuration (TRT101 vectorizes
+    # that inner `if` on its own first; then the outer one is a chain of plain branches again)
+    ("            if splits > 1:\n", "            if query.sum() > 0:\n", "a nested `if` in a branch tests a tensor value"),
+    # `message` assigned on one way through the inner `if` only
+    ("            else:\n                message = torch.softmax(query, dim=-1)\n", "",
+     "`message` is assigned on only some ways through a nested `if` of a branch"),
+    # a check that may raise where the `if` does not take the branch
+    ("            if splits > 2:\n", "            assert splits < 9\n            if splits > 2:\n",
+     "a nested branch checks or raises (`assert splits < 9`)"),
+    # `scale` read after only some ways assign it
+    ("            scale = target.exp()\n", "            if splits > 3:\n                scale = target.exp()\n"
+     "            else:\n                pass\n", "`scale` is read after only some ways through a nested `if` assign it"),
+])
+def test_nested_branches_it_refuses(change: str, replacement: str, reason: str) -> None:
+    assert change in NESTED
+    code = NESTED.replace("        is_self = ", "        message2 = source\n        is_self = ").replace(change, replacement)
+    [finding] = [f for f in check_source(textwrap.dedent(code).encode(), "snippet.py",
+                                         Options(select=("TRT101",), unsafe=True)) if "is_self" in f.message]
+    assert f"not rewritten: {reason}" in finding.message, finding.message
+    if "query.sum()" not in replacement:
+        assert "if is_self" in rewrite(code, unsafe=True, select=("TRT101",))
+
+
+def test_a_read_observed_at_the_outer_if_is_not_the_inner_ifs(tmp_path) -> None:
+    """The observer locates `if is_self:`'s `__bool__` at the whole statement (the jump of a bare name), whose
+    span holds the inner tests: they are not reads of their own (zoo 33's sm_unimatch: without this, "a nested
+    `if` in a branch tests a tensor value" and the inner `if splits > 1:` reported as a tensor test)."""
+    code = textwrap.dedent(NESTED).replace("splits: int = 2", "splits").replace(  # the port's: no annotation
+        "        is_self = ", "        message2 = source\n        is_self = ")
+    path = tmp_path / "layer.py"
+    path.write_text(code)
+    lines = code.splitlines()
+    start = lines.index("        if is_self:") + 1
+    end = lines.index("        return source + message, message2")
+    events = [{"kind": "value_read", "path": str(path.resolve()), "line": start, "column": 9, "end_line": end,
+               "end_column": len(lines[end - 1]) + 1, "direct": True, "count": 2, "method": "__bool__",
+               "caller": None}]
+    facts = Facts(runs=1, lines={str(path.resolve()): set(range(1, len(lines) + 1))}, events=events)
+    options = Options(select=("TRT101",), unsafe=True, facts=facts)
+    findings = check_source(code.encode(), str(path), options)
+    assert [f.line for f in findings] == [start], [(f.line, f.message) for f in findings]
+    after = fix_source(code.encode(), str(path), options).source.decode()
+    assert "_trt_then_message" in after and "message = torch.where(_trt_cond, _trt_then_message" in after, after

@@ -12,6 +12,10 @@ library (cited in its docstring) with an ``if`` on tensor values.
 - The overflow clamp of the DETR-family encoder layers is taken since its temporary
   (``clamp_value``) is computed before the select; it runs only in training, so a train-mode trace
   shows the difference: a baked branch before, a ``where`` after.
+- UniMatch's transformer layer (autonomousvision/unimatch, and the stereo_matching port zoo 33 runs):
+  `if is_self_attn:` (a tensor test) whose branches pick their attention by `if attn_num_splits > 1:`
+  on a Python int. The inner `if`s are kept, writing fresh locals, and `message` is selected; the
+  swin-1d form, whose cross branch asserts a mask the self-attention call does not pass, is reported.
 - Two were rewritten into code that always fails, and are now reported with the reason instead:
   a name that is None before the ``if`` (``torch.where`` cannot select None), and a condition
   that is a Python bool (``torch.allclose``), whose branch also changes the shape.
@@ -217,3 +221,119 @@ def test_variant_reported_not_broken(name: str, tmp_path: Path) -> None:
     assert original(*example) is not None
     with pytest.raises(error):
         broken(*example)
+
+
+# UniMatch's transformer layers (cited in each file): `is_self_attn` is a tensor test, and the branches hold
+# `if attn_num_splits > 1:` on a Python int. name → (a fragment of the rewrite, the inputs' shape at another size)
+NESTED = {
+    # a mode chain around the tensor `if`; only its self branch holds the split test
+    "unimatch_self_cross_attention": (
+        "                message = torch.where(_trt_cond, _trt_then_message, row_attention(query, key, value, "
+        "height, width))\n", (2, 8, 4, 10)),
+    # both branches hold one (zoo 33's sm_unimatch); `attn_num_splits` without annotation, configuration
+    # because the run passed a Python int at every call
+    "stereo_matching_unimatch_layer": (
+        "        if attn_num_splits > 1:\n"
+        "            _trt_else_message = row_windows(query, key, value, width, attn_num_splits)\n"
+        "        else:\n"
+        "            _trt_else_message = rows(query, key, value, width)\n"
+        "        message = torch.where(_trt_cond, _trt_then_message, _trt_else_message)\n", (2, 8, 6, 6)),
+}
+
+
+@pytest.mark.parametrize("name", list(NESTED))
+def test_nested_variant_migrates(name: str, tmp_path: Path) -> None:
+    """Not taken before ("a branch holds a compound statement"): the inner `if`s are kept, writing fresh
+    locals, and `message` is selected. The cross-attention call takes the other branch where both features
+    are one image (identical inputs), which the original's graph gets wrong."""
+    fragment, other_shape = NESTED[name]
+    path = HERE / f"{name}.py"
+    module = load_variant(path, f"trt101_{name}")
+    original = _built(module)
+    example = variant_inputs(module, None, 0)
+    resized = variant_inputs(module, [other_shape, other_shape], 1)
+    sets = {"example": example, "identical": (example[0], example[0].clone()), "other-size": resized,
+            "other-size-identical": (resized[0], resized[0].clone()),
+            "zeros": tuple(torch.zeros_like(t) for t in example), "near": (example[0], example[0] + 1e-7)}
+
+    before, traced = export_variant(original, example, module.DYNAMIC, tmp_path / "before.onnx", HERE)
+    source = path.read_text()
+    if_line = source[:source.index(" if is_self_attn:\n")].count("\n") + 1
+    assert any(Path(f).resolve() == path.resolve() and line == if_line for f, line, _ in traced), traced
+    assert graph_matches(before, original, example)
+    assert not graph_matches(before, original, sets["identical"])
+
+    options = Options(select=("TRT101",), unsafe=True, facts=observed_facts(path, module, tmp_path, traced), scope="all")
+    new_source = fix_source(path.read_bytes(), str(path.resolve()), options).source.decode()
+    assert fragment in new_source, new_source
+    assert " if is_self_attn:\n" not in new_source
+    rewritten = _built(_rewritten(name, new_source, tmp_path))
+    rewritten.load_state_dict(original.state_dict())
+
+    after, _ = export_variant(rewritten, example, module.DYNAMIC, tmp_path / "after.onnx", tmp_path)
+    for label, inputs in sets.items():
+        assert graph_matches(after, original, inputs, equal_nan=True), label
+
+    # Eager mode: the same outputs and gradients, bit for bit (both inputs reach `message` either way).
+    sets.update({"negatives": tuple(_negative(t) for t in example), "positives": tuple(_positive(t) for t in example)})
+    for label, inputs in sets.items():
+        assert_same_run(run_once(original, list(inputs)), run_once(rewritten, list(inputs)), context=label)
+        graded = [t.clone().requires_grad_() for t in inputs]
+        assert_same_run(run_once(original, graded), run_once(rewritten, graded), context=label)
+    # inf/NaN: the same values; the branch not taken can send NaN back through torch.where (the stated cost).
+    broken = tuple(_non_finite(t) for t in example)
+    assert_same(original(*broken), rewritten(*broken))
+
+
+def test_nested_branch_that_asserts_is_reported(tmp_path: Path) -> None:
+    """UniMatch's swin-1d cross branch asserts its mask was passed, and the self-attention call passes None:
+    running that branch there raises, so the rule names the check instead of rewriting."""
+    path = HERE / "unimatch_swin1d_mask_assert.py"
+    source = path.read_text()
+    options = Options(select=("TRT101",), unsafe=True, scope="all")
+    findings = [f for f in check_source(path.read_bytes(), str(path), options) if "is_self_attn" in f.message]
+    assert len(findings) == 1
+    assert ("not rewritten: a nested branch checks or raises (`assert shifted_window_attn_mask_1d is not None`)"
+            in findings[0].message), findings[0].message
+    assert "if is_self_attn:" in fix_source(path.read_bytes(), str(path.resolve()), options).source.decode()
+
+    # What computing both branches would do: the self-attention call fails the cross branch's check.
+    old_if = source[source.index("        if is_self_attn:\n"):source.index("        return source + message\n")]
+    both = ("        if attn_num_splits > 1:\n            _self = windows_2d(query, key, value, attn_num_splits)\n"
+            "        else:\n            _self = attend(query, key, value)\n"
+            "        if attn_num_splits > 1:\n            assert shifted_window_attn_mask_1d is not None\n"
+            "            _cross = row_windows(query, key, value, width, attn_num_splits, shifted_window_attn_mask_1d)\n"
+            "        else:\n            _cross = attend(query, key, value)\n"
+            "        message = torch.where(torch.as_tensor(is_self_attn), _self, _cross)\n")
+    module = load_variant(path, "trt101_unimatch_swin1d")
+    broken = _built(_rewritten("unimatch_swin1d", source.replace(old_if, both), tmp_path))
+    original = _built(module)
+    broken.load_state_dict(original.state_dict())
+    example = variant_inputs(module, None, 0)
+    assert original(*example).shape == example[0].shape
+    with pytest.raises(AssertionError):
+        broken(*example)
+
+
+def test_nested_variant_migrate_end_to_end(tmp_path: Path) -> None:
+    """`migrate` (no --unsafe) on zoo 33's form: the `if is_self_attn:` bake is located, the nested rewrite is a
+    candidate the verification keeps (both branches ran on the input sets: self and cross calls), exit 0."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from trtcodemod.cli import app
+
+    path = tmp_path / "unimatch_layer.py"
+    path.write_text((HERE / "stereo_matching_unimatch_layer.py").read_text()
+                    + "\n\ndef example():\n    return inputs(torch.Generator().manual_seed(0))\n")
+    dynamic = {"feature0": {"0": "batch", "2": "height"}, "feature1": {"0": "batch", "2": "height"}}
+    result = CliRunner().invoke(app, ["migrate", str(path), "--model", "build", "--inputs", "example",
+                                      "--dynamic-axes", json.dumps(dynamic), "--format", "json",
+                                      "--runs", "1", "--warmup", "0", "--backends", "torch-cpu,onnxruntime-cpu"])
+    [report] = json.loads(result.stdout)["models"]
+    line = path.read_text().splitlines().index("        if is_self_attn:") + 1
+    assert [(a["rule"], a["line"]) for a in report["applied"]] == [("TRT101", line)], report["applied"]
+    assert report["applied"][0]["proof"].startswith("verified: the rewritten model is equivalent")
+    assert "_trt_else_message = row_windows(" in report["diff"]
+    assert report["remaining"] == [] and report["reverted"] == [] and result.exit_code == 0
