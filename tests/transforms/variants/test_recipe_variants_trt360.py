@@ -154,11 +154,12 @@ def test_the_decoding_loops_are_found_and_rewritten(name: str) -> None:
     assert f"        {line}\n" in after, after
 
 
-@pytest.mark.parametrize("name", list(DECODING))
+@pytest.mark.parametrize("name", [*DECODING, "wf_yolov4_nonzero_squeeze"])
 def test_a_decoding_loop_rewritten_from_the_code_alone_exports_and_equals_eager(name: str, tmp_path: Path) -> None:
+    # also the loop on positions made one axis (ONE_AXIS, below), which decodes before its loop
     path = HERE / f"{name}.py"
     new_path = tmp_path / f"{name}_rewritten.py"
-    options = Options(select=(*RULES, *DECODING[name][2]), scope="all", unsafe=True)
+    options = Options(select=(*RULES, *DECODING.get(name, ("", (), ()))[2]), scope="all", unsafe=True)
     new_path.write_text(fix_source(path.read_bytes(), str(path.resolve()), options).source.decode())
     module, _ = built_variant(path, f"trt360_{name}")
     rewritten_module, _ = built_variant(new_path, f"trt360_rewritten_{name}")
@@ -193,20 +194,7 @@ def test_positions_made_one_axis_are_found_and_rewritten(name: str) -> None:
     assert found == [("TRT360", _line_of(path, loops[0]))]
     after = fix_source(path.read_bytes(), str(path.resolve()), UNSAFE).source.decode()
     assert lines in after and "        else:\n            for i in range(x.shape[0]):\n" in after, after
-
-
-@pytest.mark.parametrize("name", list(ONE_AXIS))
-def test_positions_made_one_axis_rewritten_from_the_code_alone_export_and_equal_eager(name: str,
-                                                                                        tmp_path: Path) -> None:
-    path = HERE / f"{name}.py"
-    new_path = tmp_path / f"{name}_rewritten.py"
-    new_path.write_text(fix_source(path.read_bytes(), str(path.resolve()), UNSAFE).source.decode())
-    module, _ = built_variant(path, f"trt360_{name}")
-    rewritten_module, _ = built_variant(new_path, f"trt360_rewritten_{name}")
-    original, rewritten = module.build(), rewritten_module.build()
-    rewritten.load_state_dict(original.state_dict())
+    # no candidate at all on zeros and negatives (the export test, with the decoding loops', runs these sets too)
+    _, original = built_variant(path, f"trt360_one_axis_{name}")
     sets = _sets(name, 1)
-    assert min(_counts(original(*sets["batch-3"]), 3)) > 0
-    assert _counts(original(*sets["an-image-without-rows"]), 3)[1] == 0
     assert original(*sets["zeros"]).shape[0] == 0 and original(*sets["negatives"]).shape[0] == 0
-    assert_follows_the_batch(original, rewritten, module, module.inputs(seeded(0)), sets, tmp_path)
