@@ -55,11 +55,14 @@ _ASSUMPTION = ("every tensor the loop reads at the image's index holds the loop'
                "and columns; a stop at the end of the body (`if <test>: break`, YOLOv5/v7's time limit) is not "
                "taken, nor YOLOv5/v7's `elif n > max_nms:` pre-cap after `if not n: continue` (no image has more "
                "candidates than it); a row made one value or a column (`conf.view(-1)`, `reshape(-1)`, `squeeze(1)`, `view(-1, "
-               "1)`) holds one value; a value "
+               "1)`) holds one value, and so does a mask whose positions are made one axis (`m.nonzero().squeeze(1)`, `view(-1)`, "
+               "`flatten()`: its `nonzero()` has one column); a value "
                "the body computes without the "
                "image is a number or broadcasts along a row's other axes; NMS may keep another box where two "
                "scores tie or where an IoU equals the threshold to within the rounding of coordinates shifted "
-               "by up to the batch's width and the classes' heights; a reduction or softmax along a negative axis "
+               "by up to the batch's width and the classes' heights (so the boxes' coordinates are finite and "
+               "of a modest range: one box at infinity or far out, as an overflowing `exp` of a decode gives, makes "
+               "that width infinite or vast and the shifted IoUs other than the loop's); a reduction or softmax along a negative axis "
                "(`max(dim=-1)`, `softmax(-1)`), or an index after `...` (`x[..., 4]`), reads an axis after the "
                "candidates'; a function the body calls on one "
                "image of a batch tensor (RetinaFace's `decode(loc[i], priors, v)`), which `torch.vmap` maps over the "
@@ -648,13 +651,12 @@ class Flattener:
             return size.value.value
         raise Decline
 
-    def _positions(self, node: cst.Subscript) -> tuple[str, Kind] | None:
-        """The rows a mask picks, as positions: ``torch.where(m)[0]``, ``m.nonzero(as_tuple=True)[0]`` or
-        ``m.nonzero()[:, 0]`` (the first axis' positions, in order: grouped by image as the rows are)."""
-        call = strip_parens(node.value)
+    def _nonzero(self, call: cst.BaseExpression) -> tuple[cst.BaseExpression, str, bool, list] | None:
+        """``m.nonzero(...)``, ``torch.nonzero(m, ...)`` or ``torch.where(m)`` (else None): the mask, the call's
+        function as written, whether it returns a tuple of positions, its other arguments (only ``as_tuple``)."""
+        call = strip_parens(call)
         if type(call) is not cst.Call or any(a.star for a in call.args):
             return None
-        code = [code_of(e.slice).strip() for e in node.slice]
         context = self.rule.context
         method = type(call.func) is cst.Attribute and not context.qualified_names(call.func) \
             and call.func.attr.value == "nonzero"
@@ -665,19 +667,63 @@ class Flattener:
         subject = call.func.value if method else (call.args[0].value if call.args else None)
         if subject is None or (function == "torch.where" and args):
             return None
-        tuples = function == "torch.where" or any(a.keyword is not None and a.keyword.value == "as_tuple"
-                                                  and code_of(a.value).strip() == "True" for a in args)
         if any(not (a.keyword is not None and a.keyword.value == "as_tuple") for a in args):
             return None
-        if code != (["0"] if tuples else [":", "0"]):
-            return None
+        tuples = function == "torch.where" or any(a.keyword is not None and a.keyword.value == "as_tuple"
+                                                  and code_of(a.value).strip() == "True" for a in args)
+        return subject, ("" if method else code_of(call.func).strip()), tuples, args
+
+    def _nonzero_text(self, found: tuple) -> tuple[str, Kind]:
+        """The flattened call :meth:`_nonzero` found, on the flattened mask, and the mask's images."""
+        subject, spelled, _, args = found
         text, kind = self.expression(subject)
         if kind.name != "rows" or not kind.mask:
             raise Decline
-        spelled = f"{_atom(text, subject)}.nonzero" if method else code_of(call.func).strip()
-        rest = "".join(", " + code_of(a).strip().rstrip(",") for a in args)
-        call_text = f"{spelled}({rest.lstrip(', ')})" if method else f"{spelled}({text}{rest})"
+        rest = ", ".join(code_of(a).strip().rstrip(",") for a in args)
+        if not spelled:
+            return f"{_atom(text, subject)}.nonzero({rest})", kind
+        return f"{spelled}({text}{', ' + rest if rest else ''})", kind
+
+    def _positions(self, node: cst.Subscript) -> tuple[str, Kind] | None:
+        """The rows a mask picks, as positions: ``torch.where(m)[0]``, ``m.nonzero(as_tuple=True)[0]`` or
+        ``m.nonzero()[:, 0]`` (the first axis' positions, in order: grouped by image as the rows are)."""
+        found = self._nonzero(node.value)
+        if found is None:
+            return None
+        code = [code_of(e.slice).strip() for e in node.slice]
+        if code != (["0"] if found[2] else [":", "0"]):
+            return None
+        call_text, kind = self._nonzero_text(found)
         return f"{call_text}[{', '.join(code)}]", Kind("index", kind.image)
+
+    def _positions_one_axis(self, node: cst.Call) -> tuple[str, Kind] | None:
+        """A mask's positions made one axis: ``m.nonzero().squeeze(1)`` (the y4 wrapper's), ``squeeze(-1)``,
+        ``view(-1)``, ``reshape(-1)``, ``flatten()``, ``torch.flatten(torch.nonzero(m))``, ``torch.squeeze(.., 1)``:
+        of a mask of one value a row (the assumption: its ``nonzero()`` has one column), the positions of its rows,
+        as ``m.nonzero()[:, 0]``; the same call on the flattened mask's (else None: not such a call)."""
+        func = node.func
+        context = self.rule.context
+        args = [code_of(a).strip().rstrip(",") for a in node.args]
+        method = type(func) is cst.Attribute and not context.qualified_names(func)
+        if method and (func.attr.value == "squeeze" and args in (["1"], ["-1"], ["dim=1"], ["dim=-1"])
+                       or func.attr.value in ("view", "reshape") and args in (["-1"], ["(-1,)"])
+                       or func.attr.value in ("flatten", "ravel") and not args):
+            subject = func.value
+            found = self._nonzero(subject)
+            if found is None or found[2]:
+                return None
+            text, kind = self._nonzero_text(found)
+            return f"{text}.{func.attr.value}({', '.join(args)})", Kind("index", kind.image)
+        name = context.refers_to(func, "torch.squeeze", "torch.flatten", "torch.ravel")
+        if name is None or not node.args or node.args[0].keyword is not None \
+                or (name == "torch.squeeze") != (args[1:] in (["1"], ["-1"], ["dim=1"], ["dim=-1"])) \
+                or (name != "torch.squeeze" and args[1:]):
+            return None
+        found = self._nonzero(node.args[0].value)
+        if found is None or found[2]:
+            return None
+        text, kind = self._nonzero_text(found)
+        return f"{code_of(func).strip()}({', '.join([text, *args[1:]])})", Kind("index", kind.image)
 
     def _call(self, node: cst.Call) -> tuple[str, Kind]:
         if any(a.star for a in node.args):
@@ -698,6 +744,9 @@ class Flattener:
         positional = [a.value for a in node.args if a.keyword is None]
         keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
         spelled_args = [code_of(a).strip().rstrip(",") for a in node.args]
+        positions = self._positions_one_axis(node)
+        if positions is not None:
+            return positions
         if type(func) is cst.Attribute and not context.qualified_names(func) and (
                 func.attr.value in ("view", "reshape") and spelled_args in (["-1"], ["-1", "1"])
                 or func.attr.value in ("squeeze", "unsqueeze") and spelled_args in (["-1"], ["1"])):
@@ -987,7 +1036,11 @@ axis (`torch.cat(rows)`), whose body is assignments that
   function of rows already picked, of two images, or of the index is not taken; where vmap refuses the function
   the images are decoded one by one (unrolled again), and where its graph records the batch (an image's own
   mean written into columns) it fails at another: `migrate`'s check at other sizes rejects both;
-- pick candidates: `remove_small_boxes` or a mask's positions (`torch.where(s > t)[0]`, `m.nonzero()[:, 0]`),
+- pick candidates: `remove_small_boxes` or a mask's positions (`torch.where(s > t)[0]`, `m.nonzero()[:, 0]`, or made
+  one axis: `m.nonzero().squeeze(1)`, `.squeeze(-1)`, `.view(-1)`, `.reshape(-1)`, `.flatten()`,
+  `torch.flatten(torch.nonzero(m))`, zoo 32's wf_pytorch_yolo_v4 wrapper; not `squeeze()`, which makes one
+  candidate's a number), the image's rows read with the rest of the subscript (`boxes[i, keep, 0]`: the image's
+  tensor indexed by the rest),
   a comparison's mask (`det = det[conf > t]`, YOLOX's
   `detections[conf_mask]`), a mask of an index list (`keep[s[keep] > t]`), the positions NMS keeps
   (`keep[batched_nms(bx[keep], s[keep], labels[keep], t)]` or `nms`);

@@ -135,6 +135,27 @@ class Column(nn.Module):
         return torch.cat(rows)
 
 
+class OneAxis(nn.Module):
+    # A mask's positions made one axis, as zoo 32's wrapper of wf_pytorch_yolo_v4 0.2.2 writes them on the library's
+    # `[batch, num, 1, 4]` boxes and `[batch, num, classes]` confidences (yolov4/tool/yolo_layer.py:274-282; its
+    # NumPy `post_processing`, yolov4/tool/utils.py:229-240, thresholds `max_conf[i]` and reads `box_array[i,
+    # argwhere, :]`): `(score > t).nonzero().squeeze(1)` (also `view(-1)`, `torch.nonzero(m).flatten()`,
+    # `torch.squeeze(m.nonzero(), -1)`), the image's boxes read with the rest of the subscript, `boxes[i, keep, 0]`.
+    def forward(self, boxes: torch.Tensor, confs: torch.Tensor) -> torch.Tensor:
+        rows = []
+        for i in range(boxes.shape[0]):
+            score, label = confs[i].max(1)
+            keep = (score > 0.3).nonzero().squeeze(1)
+            keep = keep[(score[keep] < 0.95).nonzero().view(-1)]
+            keep = keep[torch.nonzero(label[keep] < 2).flatten()]
+            keep = keep[torch.squeeze((score[keep] != 0.5).nonzero(), -1)]
+            b = boxes[i, keep, 0]
+            k = keep[torchvision.ops.batched_nms(b, score[keep], label[keep], 0.45)]
+            rows.append(torch.cat([boxes[i, k, 0], score[k, None], label[k, None].float(),
+                                   boxes.new_full((k.shape[0], 1), i)], 1))
+        return torch.cat(rows)
+
+
 class Skipping(nn.Module):
     # An image without candidates skipped: YOLOX's `if not detections.size(0): continue`
     # (Megvii-BaseDetection/YOLOX@6ddff4824372906469a7fae2dc3206c7aa4bbaee yolox/utils/boxes.py:53-54) and YOLOv7's
@@ -281,15 +302,22 @@ def _scored(batch: int, generator: torch.Generator, count: int = 40) -> list[tor
     return _boxes(batch, generator, count)[:2]
 
 
+def _anchored(batch: int, generator: torch.Generator, count: int = 40) -> list[torch.Tensor]:
+    """wf_pytorch_yolo_v4's outputs: boxes ``[batch, num, 1, 4]``, confidences ``[batch, num, 3]``."""
+    boxes, classes = _classes(batch, generator, count)
+    return [boxes[:, :, None], classes]
+
+
 INPUTS = {"Boxes": _boxes, "Agnostic": _pred, "Masked": _pred, "Zipped": _classes, "Pairs": _classes,
-          "Positions": _scored, "Column": _scored, "Skipping": _pred, "Capped": _boxes, "Decoded": _decoded, "Rescaled": _pred}
+          "Positions": _scored, "Column": _scored, "Skipping": _pred, "Capped": _boxes, "Decoded": _decoded, "Rescaled": _pred,
+          "OneAxis": _anchored}
 NAMES = list(INPUTS)
 #: Loops whose rows ONNX Runtime rounds otherwise than eager mode (`exp`, `softmax`).
 ROUNDED = frozenset({"Decoded", "Rescaled"})
 
 
 def test_the_loops_are_rewritten() -> None:
-    assert rules_found(LOOPS, select=RULE) == ["TRT360"] * 11
+    assert rules_found(LOOPS, select=RULE) == ["TRT360"] * 12
     assert rewrite(LOOPS, select=RULE) == LOOPS  # unsafe: only with --unsafe
     after = rewrite(LOOPS, select=RULE, unsafe=True)
     assert ("        if _trt_tracing():\n"
@@ -364,6 +392,16 @@ def test_the_loops_are_rewritten() -> None:
             "            box[:, [1, 3]] *= height\n"
             "            rows.append(torch.cat([box, probs[keep], p[keep, 4].view(-1, 1).cpu(), p[keep, 4].unsqueeze(1), "
             "_trt_image_fill(box[:, :1], _trt_image_1[keep])], 1))\n" in after)
+    assert ("            score, label = confs.flatten(0, 1).max(1)\n"
+            "            keep = (score > 0.3).nonzero().squeeze(1)\n"
+            "            keep = keep[(score[keep] < 0.95).nonzero().view(-1)]\n"
+            "            keep = keep[torch.nonzero(label[keep] < 2).flatten()]\n"
+            "            keep = keep[torch.squeeze((score[keep] != 0.5).nonzero(), -1)]\n"
+            "            b = boxes.flatten(0, 1)[keep, 0]\n"
+            "            k = keep[_trt_nms_by_image(b, score[keep], label[keep], _trt_image[keep], 0.45, _trt_count)]\n"
+            "            rows.append(torch.cat([boxes.flatten(0, 1)[k, 0], score[k, None], label[k, None].float(), "
+            "_trt_image_fill(boxes.new_full((k.shape[0], 1), 0), _trt_image[k])], 1))\n"
+            in after)
     assert "def _trt_group_by_image(" in after and "def _trt_tracing(" in after and "def _trt_stack_map(" in after
     assert rewrite(after, select=RULE, unsafe=True) == after  # idempotent
 
@@ -381,6 +419,10 @@ def test_the_loops_are_rewritten() -> None:
     "        if mine:\n            keep = keep[:3]\n        mine = 2\n",  # a setting the loop binds
     "        keep = keep[scores[i][keep] > mine]\n        mine = 0.5\n",  # a value carried to the next image
     "        b = boxes[i]\n        b[:, 0] *= 2\n",  # written in place through a view of the input
+    # positions of a mask made one axis by a squeeze of every axis of size 1: one candidate makes them a number
+    "        keep = keep[(scores[i][keep] > 0.5).nonzero().squeeze()]\n",
+    "        keep = keep[(scores[i][keep] > 0.5).nonzero(as_tuple=True).view(-1)]\n",  # a tuple has no `view`
+    "        keep = keep[(scores[i][keep] > 0.5).nonzero().view(-1, 1)]\n",  # a column, not positions
 ])
 def test_loops_it_cannot_carry_over_are_named_with_the_manual_step(body: str) -> None:
     code = ("import torch\nimport torchvision\n\ndef f(boxes, scores, mine):\n    rows = []\n"

@@ -9,7 +9,9 @@ beforehand and written by the image's index, a time limit, flattened by its call
 The TorchScript export unrolls the loops with the example's batch. Rewritten from the code alone, each graph equals
 eager mode (the same rows in the same order) at batches of 1, 3 and 5, with an image that keeps no row, on zeros,
 negatives and tied scores, where each image keeps more picks than the cap; eager mode is the loops themselves;
-``migrate`` applies the rules at first contact and ends at exit 0.
+``migrate`` applies the rules at first contact and ends at exit 0. The last section takes zoo 32's wrapper of
+wf_pytorch_yolo_v4: a mask's positions made one axis (``(score > t).nonzero().squeeze(1)``) and the image's boxes read
+with the rest of the subscript (``boxes[i, keep, 0]``).
 """
 
 from __future__ import annotations
@@ -108,14 +110,15 @@ def test_rewritten_from_the_code_alone_exports_and_equals_eager(name: str, tmp_p
 
 
 @pytest.mark.parametrize("name", [*TAKEN, "retinaface_process_predictions", "pytorch_yolov3_nms_new_shape",
-                                  "face_detection_batched_landmarks", "yolov5_face_nms_landmarks"])
+                                  "face_detection_batched_landmarks", "yolov5_face_nms_landmarks",
+                                  "wf_yolov4_nonzero_squeeze"])
 def test_migrate_applies_the_rewrite_at_first_contact(name: str, tmp_path: Path) -> None:
     # the capped loops and those that decode before NMS (DECODING, below)
     path, report = migrate_with_standin(HERE / f"{name}.py", STANDIN, tmp_path, f"trt360_migrate_{name}")
     assert report["before"]["faithful"] is not True, report["before"]
     assert report["exit_code"] == 0 and report["equivalent"] is True, (report["remaining"], report["reverted"])
     applied = sorted((fix["rule"], fix["line"]) for fix in report["applied"])
-    loops = TAKEN[name][2] if name in TAKEN else DECODING[name][1]
+    loops = TAKEN[name][2] if name in TAKEN else {**DECODING, **ONE_AXIS}[name][1]
     assert all((rule, _line_of(path, loop)) in applied for rule, loop in zip(RULES, loops)), applied
     assert report["after"]["faithful"] is True
 
@@ -151,11 +154,12 @@ def test_the_decoding_loops_are_found_and_rewritten(name: str) -> None:
     assert f"        {line}\n" in after, after
 
 
-@pytest.mark.parametrize("name", list(DECODING))
+@pytest.mark.parametrize("name", [*DECODING, "wf_yolov4_nonzero_squeeze"])
 def test_a_decoding_loop_rewritten_from_the_code_alone_exports_and_equals_eager(name: str, tmp_path: Path) -> None:
+    # also the loop on positions made one axis (ONE_AXIS, below), which decodes before its loop
     path = HERE / f"{name}.py"
     new_path = tmp_path / f"{name}_rewritten.py"
-    options = Options(select=(*RULES, *DECODING[name][2]), scope="all", unsafe=True)
+    options = Options(select=(*RULES, *DECODING.get(name, ("", (), ()))[2]), scope="all", unsafe=True)
     new_path.write_text(fix_source(path.read_bytes(), str(path.resolve()), options).source.decode())
     module, _ = built_variant(path, f"trt360_{name}")
     rewritten_module, _ = built_variant(new_path, f"trt360_rewritten_{name}")
@@ -167,3 +171,30 @@ def test_a_decoding_loop_rewritten_from_the_code_alone_exports_and_equals_eager(
     assert _counts(original(*sets["an-image-without-rows"]), 3)[1] == 0
     assert_follows_the_batch(original, rewritten, module, module.inputs(seeded(0)), sets, tmp_path)
 
+
+
+# --- positions made one axis (zoo 32's y4_*_nms wrappers) -------------------------------------------------------------
+
+#: variant -> (the tracing branch's lines, the loop's header).
+ONE_AXIS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "wf_yolov4_nonzero_squeeze": (
+        "            keep = (score > self.conf_thresh).nonzero().squeeze(1)\n"
+        "            b = boxes.flatten(0, 1)[keep, 0]\n"
+        "            k = keep[_trt_nms_by_image(b, score[keep], label[keep], _trt_image[keep], self.nms_thresh, "
+        "_trt_count)]\n", ("for i in range(x.shape[0]):",)),
+}
+EMPTY_FILL.update({"wf_yolov4_nonzero_squeeze": -40.0})
+
+
+@pytest.mark.parametrize("name", list(ONE_AXIS))
+def test_positions_made_one_axis_are_found_and_rewritten(name: str) -> None:
+    path = HERE / f"{name}.py"
+    lines, loops = ONE_AXIS[name]
+    found = sorted((f.rule, f.line) for f in check_source(path.read_bytes(), str(path.resolve()), CODE_ALONE))
+    assert found == [("TRT360", _line_of(path, loops[0]))]
+    after = fix_source(path.read_bytes(), str(path.resolve()), UNSAFE).source.decode()
+    assert lines in after and "        else:\n            for i in range(x.shape[0]):\n" in after, after
+    # no candidate at all on zeros and negatives (the export test, with the decoding loops', runs these sets too)
+    _, original = built_variant(path, f"trt360_one_axis_{name}")
+    sets = _sets(name, 1)
+    assert original(*sets["zeros"]).shape[0] == 0 and original(*sets["negatives"]).shape[0] == 0
