@@ -105,6 +105,7 @@ RULE_MODULES: tuple[str, ...] = (
     "transposed_output_size",
     "per_element_map",
     "zero_size_reshape",
+    "linspace_steps",
 )
 
 

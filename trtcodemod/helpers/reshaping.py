@@ -43,10 +43,10 @@ def _trt_reshape_sizes_eager(x, sizes, copy):
     for size in sizes:
         if isinstance(size, int) and size == -1:
             full.append(count // torch.clamp(known, min=1))
-        elif isinstance(size, int):
-            full.append(torch.full((), size, dtype=torch.int64))
-        else:
-            full.append(torch.as_tensor(size).to(torch.int64).reshape(()))
+        elif isinstance(size, torch.Tensor):
+            full.append(size.to(torch.int64).reshape(()))
+        else:  # a number the trace keeps as a constant (`torch.as_tensor` would warn that it does)
+            full.append(torch.full((), int(size), dtype=torch.int64))
     raised = [torch.clamp(size, min=1) for size in full]
     needed = torch.ones((), dtype=torch.int64)
     true_count = torch.ones((), dtype=torch.int64)

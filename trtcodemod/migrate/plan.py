@@ -77,7 +77,7 @@ SUPERSEDED_BECAUSE = {"TRT726": "a cache refreshed while tracing",
 #: TRT355: a write through a subscript holding `None` leaves no node at all (monodepth2's `T[:, :3, 3, None] = t`):
 #: the graph computes with the tensor as it was before the write.
 WRONG_VALUE_RULES = frozenset({"TRT301", "TRT728", "TRT330", "TRT339", "TRT341", "TRT342", "TRT323", "TRT352",
-                               "TRT355"})
+                               "TRT355", "TRT368"})
 
 #: Rules whose every finding stops the TorchScript export the same way once one does, with an error that names
 #: no operator ("Failed to export a node '%5 : Long(device=cpu) = onnx::Gather[axis=0](%2, %4), scope: ...' (in
@@ -187,7 +187,9 @@ def _stop_key(finding: Any) -> tuple[str, str, str] | None:
 #: `torch.Tensor(sizes)` warns), so the `torch.cat` or mask assignment that meets the tensor refuses it; TRT359,
 #: whose blocks of a range's index keep the example's count without a TracerWarning (lift-splat-shoot's batch-index
 #: column: the `torch.cat` with the voxel coordinates on the next line refuses the other batch's rows).
-WRONG_INDEX_RULES = frozenset({"TRT728", "TRT330", "TRT339", "TRT323", "TRT716", "TRT349", "TRT359"})
+#: TRT368: `torch.linspace` of a run-time count is NaN at one step in the graph, cast to the most negative int64 by
+#: `.long()` and refused by a Gather some lines below (stereo_matching's S2M2 relative positions).
+WRONG_INDEX_RULES = frozenset({"TRT728", "TRT330", "TRT339", "TRT323", "TRT716", "TRT349", "TRT359", "TRT368"})
 
 #: Rules that rewrite a module where it is built (``nn.LocalResponseNorm(...)`` in ``__init__``)
 #: while the graph check names them from a node's stack, made where forward calls the module: a
