@@ -184,3 +184,5 @@ def test_migrate_applies_the_rule_where_the_graph_fails_to_run() -> None:
     failing = [(r["source"].rsplit(":", 1)[-1], r["rule"]) for r in report["remaining"]
                if r["kind"] == "unfaithful" and r["severity"] == "error"]
     assert failing == [(str(write), "TRT203")], report["remaining"]
+    [message] = [r["message"] for r in report["remaining"] if r["kind"] == "unfaithful"]
+    assert "a size that is 0 at run time" in message and "empty at some input sizes" in message, message

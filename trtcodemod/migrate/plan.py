@@ -360,6 +360,21 @@ def matches(problem: Problem, finding: Any) -> bool:
         or finding.rule in ALSO_REMOVED_BY.get(problem.rule, ())
 
 
+#: ONNX Runtime's words where a ``Reshape`` is given a 0 past its input's rank (``allowzero=0`` reads it as "copy").
+_ZERO_COPY = "dimension with value zero exceeds the dimension size of the input tensor"
+
+
+def _empty_axis(problems: list[Problem]) -> str:
+    """What a graph refused at a ``Reshape`` given a run-time 0 means, for a finding that has no fix there."""
+    if not any(p.kind == "unfaithful" and p.op == FAILS_TO_RUN and _ZERO_COPY in (p.message or "") for p in problems):
+        return ""
+    return ("; the refused node is a Reshape given a size that is 0 at run time, which ONNX reads as \"copy the "
+            "input's size\" (allowzero=0): the tensor this line views or writes is empty at some input sizes (a "
+            "slice past the end of an axis); do it so that nothing is empty there (compute each part at its full "
+            "size, zero what lies outside with a mask and `torch.stack`/`torch.cat` the parts), or declare the axis "
+            "static")
+
+
 def describe(problems: list[Problem]) -> str:
     parts: list[str] = []
     for p in problems:
@@ -427,7 +442,8 @@ def decide(finding: Any, problems: Iterable[Problem], facts: Facts, unsafe: bool
     located = describe(hits)
     safety = finding.fix.value
     if safety == "none":
-        return Decision(finding, REMAINS, reason=f"{located}; no automatic fix: {finding.message}", problems=hits)
+        return Decision(finding, REMAINS, reason=f"{located}; no automatic fix: {finding.message}{_empty_axis(hits)}",
+                        problems=hits)
     # What the rule's own analysis adds (TRT704: whether the call graph lets an observation
     # speak for every caller, or why the fix keeps the original for what the run never saw).
     evidence = getattr(finding.edit, "evidence", "")
