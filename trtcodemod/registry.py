@@ -104,6 +104,8 @@ RULE_MODULES: tuple[str, ...] = (
     "new_axis_write",
     "transposed_output_size",
     "per_element_map",
+    "zero_size_reshape",
+    "linspace_steps",
 )
 
 

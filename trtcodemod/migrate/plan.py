@@ -77,7 +77,7 @@ SUPERSEDED_BECAUSE = {"TRT726": "a cache refreshed while tracing",
 #: TRT355: a write through a subscript holding `None` leaves no node at all (monodepth2's `T[:, :3, 3, None] = t`):
 #: the graph computes with the tensor as it was before the write.
 WRONG_VALUE_RULES = frozenset({"TRT301", "TRT728", "TRT330", "TRT339", "TRT341", "TRT342", "TRT323", "TRT352",
-                               "TRT355"})
+                               "TRT355", "TRT368"})
 
 #: Rules whose every finding stops the TorchScript export the same way once one does, with an error that names
 #: no operator ("Failed to export a node '%5 : Long(device=cpu) = onnx::Gather[axis=0](%2, %4), scope: ...' (in
@@ -187,7 +187,9 @@ def _stop_key(finding: Any) -> tuple[str, str, str] | None:
 #: `torch.Tensor(sizes)` warns), so the `torch.cat` or mask assignment that meets the tensor refuses it; TRT359,
 #: whose blocks of a range's index keep the example's count without a TracerWarning (lift-splat-shoot's batch-index
 #: column: the `torch.cat` with the voxel coordinates on the next line refuses the other batch's rows).
-WRONG_INDEX_RULES = frozenset({"TRT728", "TRT330", "TRT339", "TRT323", "TRT716", "TRT349", "TRT359"})
+#: TRT368: `torch.linspace` of a run-time count is NaN at one step in the graph, cast to the most negative int64 by
+#: `.long()` and refused by a Gather some lines below (stereo_matching's S2M2 relative positions).
+WRONG_INDEX_RULES = frozenset({"TRT728", "TRT330", "TRT339", "TRT323", "TRT716", "TRT349", "TRT359", "TRT368"})
 
 #: Rules that rewrite a module where it is built (``nn.LocalResponseNorm(...)`` in ``__init__``)
 #: while the graph check names them from a node's stack, made where forward calls the module: a
@@ -358,6 +360,21 @@ def matches(problem: Problem, finding: Any) -> bool:
         or finding.rule in ALSO_REMOVED_BY.get(problem.rule, ())
 
 
+#: ONNX Runtime's words where a ``Reshape`` is given a 0 past its input's rank (``allowzero=0`` reads it as "copy").
+_ZERO_COPY = "dimension with value zero exceeds the dimension size of the input tensor"
+
+
+def _empty_axis(problems: list[Problem]) -> str:
+    """What a graph refused at a ``Reshape`` given a run-time 0 means, for a finding that has no fix there."""
+    if not any(p.kind == "unfaithful" and p.op == FAILS_TO_RUN and _ZERO_COPY in (p.message or "") for p in problems):
+        return ""
+    return ("; the refused node is a Reshape given a size that is 0 at run time, which ONNX reads as \"copy the "
+            "input's size\" (allowzero=0): the tensor this line views or writes is empty at some input sizes (a "
+            "slice past the end of an axis); do it so that nothing is empty there (compute each part at its full "
+            "size, zero what lies outside with a mask and `torch.stack`/`torch.cat` the parts), or declare the axis "
+            "static")
+
+
 def describe(problems: list[Problem]) -> str:
     parts: list[str] = []
     for p in problems:
@@ -425,7 +442,8 @@ def decide(finding: Any, problems: Iterable[Problem], facts: Facts, unsafe: bool
     located = describe(hits)
     safety = finding.fix.value
     if safety == "none":
-        return Decision(finding, REMAINS, reason=f"{located}; no automatic fix: {finding.message}", problems=hits)
+        return Decision(finding, REMAINS, reason=f"{located}; no automatic fix: {finding.message}{_empty_axis(hits)}",
+                        problems=hits)
     # What the rule's own analysis adds (TRT704: whether the call graph lets an observation
     # speak for every caller, or why the fix keeps the original for what the run never saw).
     evidence = getattr(finding.edit, "evidence", "")
