@@ -27,7 +27,7 @@ and is not registered.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Callable
+from typing import Callable, Iterable
 
 import libcst as cst
 import numpy as np
@@ -84,6 +84,16 @@ def _with_scalar(dtype: str, scalar: str) -> str:
     if dtype == "bool":
         return "int64" if scalar == "int" else "float64"
     return dtype
+
+
+#: The helper a converted ``np.linspace`` of a run-time count calls (TRT368's, ``trtcodemod/helpers/spacing.py``).
+SPACING_HELPER = "_trt_linspace"
+
+
+def helpers_in(replacements: Iterable[object]) -> tuple[str, ...]:
+    """The helpers converted code calls: :data:`SPACING_HELPER` where a replacement's text calls it."""
+    texts = (code_of(r) if isinstance(r, cst.CSTNode) else str(r) for r in replacements)
+    return (SPACING_HELPER,) if any(f"{SPACING_HELPER}(" in t for t in texts) else ()
 
 
 @dataclass
@@ -301,8 +311,10 @@ class Converter:
         dtype = self.dtype(values[5]) if values[5] is not None else "float64"
         if start is None or stop is None or num is None or dtype not in _FLOATS:
             return None  # an integer dtype: NumPy floors the float values, torch.linspace may not
-        return Array(f"{self.torch}.linspace({start.text}, {stop.text}, {num}, dtype={self.torch}.{dtype})",
-                     dtype, 1)
+        # A count read at run time: the TorchScript exporter divides by ``num - 1``, 0/0 at one step (NaN where
+        # NumPy gives ``[start]``); TRT368's helper is ``torch.linspace`` but divides by at least 1 while exporting.
+        spaced = f"{self.torch}.linspace" if type(values[2]) is cst.Integer else SPACING_HELPER
+        return Array(f"{spaced}({start.text}, {stop.text}, {num}, dtype={self.torch}.{dtype})", dtype, 1)
 
     def _from_sequence(self, call: cst.Call) -> Array | None:
         """``np.array(seq)`` of a constant sequence of numbers, or ``np.array([f(m) for m in seq])``

@@ -35,7 +35,7 @@ from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.scopes import scope_bindings
 from trtcodemod.transforms._branch_building import branch_assignments, selected_assignments, tensor_condition
 from trtcodemod.transforms._numpy_helper import Translation, bound_in, module_constants, translate_helper
-from trtcodemod.transforms._numpy_torch import CONSUMERS, Array, Converter, configuration
+from trtcodemod.transforms._numpy_torch import CONSUMERS, Array, Converter, configuration, helpers_in
 from trtcodemod.transforms._size_facts import TS_PITFALLS as _TS_PITFALLS
 from trtcodemod.transforms._size_facts import INTEGER_OPERATORS, NUMBER_AS_TENSOR_FAILURES
 from trtcodemod.transforms._size_facts import SizeRule as _SizeRule
@@ -302,7 +302,7 @@ every input set. Matters for the TorchScript exporter, on every TensorRT version
             else:
                 # The finding runs through the helper and its callers: a problem the graph check finds
                 # in the code written there (NumPy's float64 kept, TRT701's) follows up on this fix.
-                fix = Fix(replacements, safety=Safety.UNSAFE, covers=True)
+                fix = Fix(replacements, safety=Safety.UNSAFE, covers=True, helpers=helpers_in(replacements.values()))
                 helpers[name] = _Helper(function, translation, uses, fix)
         return helpers
 
@@ -564,7 +564,7 @@ every input set. Matters for the TorchScript exporter, on every TensorRT version
             if not fed:
                 continue
             replacements = {root.node: _expression(root) for root in group}
-            fix = Fix(replacements, safety=Safety.UNSAFE)
+            fix = Fix(replacements, safety=Safety.UNSAFE, helpers=helpers_in(replacements.values()))
             first = min(fed, key=lambda c: function.order(c))
             fixes[id(first)] = fix
             function.texts[id(first)] = next(root.text for root in group if any(c is first for c in root.calls))

@@ -3,7 +3,9 @@
 Reduced from Tianxiaomo/pytorch-YOLOv4 @ a65d219f9066bae4e12003bd7cdc04531860c672,
 tool/yolo_layer.py:202-203 (``np.expand_dims`` around ``np.linspace(...).repeat(...)``) and
 :229-231 (``torch.tensor(grid, device=..., dtype=torch.float32)`` in the anchor loop), written
-here in our own words with two anchors and no class scores.
+here in our own words with two anchors and no class scores. The same decode is wf-pytorch-yolo-v4 0.2.2's
+yolov4/tool/yolo_layer.py:201-202 and :226-228 (zoo 32's y4_yolov4_sam_mish_decode), whose stride-32 head is a
+1x1 map at a 32x32 input: ``np.linspace(0, 0, 1)`` is ``[0.]``, so the test's sets include one row and one column.
 """
 
 import numpy as np

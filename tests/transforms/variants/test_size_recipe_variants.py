@@ -30,7 +30,10 @@ HERE = TESTS / "size_recipe_variants"
 # name → (rules, fragments of the rewritten code, input shapes of the other input sets)
 VARIANTS: dict[str, tuple[str, str | tuple[str, ...], list[list[tuple[int, ...]]]]] = {
     # NumPy on sizes (TRT711)
-    "yolov4_grid": ("TRT711", ".repeat_interleave(output.size(2), 0)", [[(1, 3, 4, 9)], [(1, 3, 8, 3)]]),
+    # One row and one column too: a head's 1x1 map (zoo 32's yolov4-sam-mish at 32x32, stride 32), where the
+    # exporter's own `linspace(0, w - 1, w)` divides 0 by 0; the rewrite calls TRT368's helper there.
+    "yolov4_grid": ("TRT711", (".repeat_interleave(output.size(2), 0)", "_trt_linspace(0, output.size(3) - 1"),
+                    [[(1, 3, 4, 9)], [(1, 3, 8, 3)], [(1, 3, 1, 1)], [(1, 3, 5, 1)]]),
     "rpn_shifts": ("TRT711", "torch.meshgrid(shift_x, shift_y, indexing=\"xy\")", [[(1, 1, 3, 4)], [(1, 1, 6, 2)]]),
     "efficientdet_anchors": ("TRT711", "torch.arange(stride / 2, image_shape[1], stride, dtype=torch.float64)",
                              [[(1, 3, 8, 12)], [(1, 3, 20, 4)]]),
@@ -43,11 +46,11 @@ VARIANTS: dict[str, tuple[str, str | tuple[str, ...], list[list[tuple[int, ...]]
     "helper_yolox_grids": ("TRT711", ('xv, yv = torch.meshgrid(torch.arange(cols), torch.arange(rows), indexing="xy")',
                                       "grid = _grids(x.shape[2], x.shape[3]).float()"),
                            [[(1, 3, 32, 40)], [(1, 3, 20, 70)], [(1, 3, 100, 36)]]),
-    # Not at size 1: `linspace(0, w - 1, w)` exports a division by `w - 1` (the existing yolov4_grid's limit).
-    "helper_yolov4_cells": ("TRT711", (".unsqueeze(0).repeat_interleave(h, 0)",
+    # At size 1 too: `linspace(0, w - 1, w)` is TRT368's helper, whose graph divides by at least 1.
+    "helper_yolov4_cells": ("TRT711", (".unsqueeze(0).repeat_interleave(h, 0)", "_trt_linspace(0, w - 1, w",
                                        "_columns(p.size(2), p.size(3)).to(device=p.device, dtype=torch.float32, "
                                        "copy=True)"),
-                            [[(1, 2, 4, 9)], [(1, 2, 8, 3)], [(1, 2, 2, 2)]]),
+                            [[(1, 2, 4, 9)], [(1, 2, 8, 3)], [(1, 2, 2, 2)], [(1, 2, 1, 1)]]),
     "helper_retinanet_shifts": ("TRT711", "_shifts(image.shape[2], image.shape[3], 8).to(torch.float32)",
                                 [[(1, 3, 5, 2)], [(1, 3, 2, 6)], [(1, 3, 1, 1)]]),
     # Sizes above half a stride: `arange(stride / 2, h, stride)` is empty in NumPy below it, torch raises
