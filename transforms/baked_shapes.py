@@ -111,10 +111,13 @@ out), `np.stack`/`np.concatenate`/`np.vstack`/`np.hstack`/`np.column_stack`, `np
 division is float64 in NumPy and float32 in torch: the rewrite casts to float64 first; arrays
 of different dtypes are cast to NumPy's common dtype). A real YOLOv4 decode,
 `np.expand_dims(np.linspace(0, w - 1, w), axis=0).repeat(h, 0)` then `torch.tensor(grid,
-device=d, dtype=torch.float32)`, becomes `torch.linspace(0, w - 1, w,
+device=d, dtype=torch.float32)`, becomes `_trt_linspace(0, w - 1, w,
 dtype=torch.float64).unsqueeze(0).repeat_interleave(h, 0)` and `grid.to(device=d,
 dtype=torch.float32, copy=True)` (`torch.tensor` copied; `copy=True` keeps a new tensor per
-call). NumPy locals of the function (`yv, xv = np.meshgrid(...)`, also a name rebound as in
+call). A `linspace` whose count is not a literal calls TRT368's inserted helper, `torch.linspace`
+itself except while the TorchScript exporter traces, where its graph divides by `max(w - 1, 1)`:
+the exporter's own `torch.linspace` divides 0 by 0 at one step, a NaN where NumPy gives `[0.]`
+(a YOLO head's 1x1 map at the smallest input: wf-pytorch-yolo-v4's yolov4-sam-mish at 32x32). NumPy locals of the function (`yv, xv = np.meshgrid(...)`, also a name rebound as in
 `shift_x, shift_y = np.meshgrid(shift_x, shift_y)` or `batch_id = torch.from_numpy(batch_id)`)
 are rewritten with it when only rewritten code reads them. Scalars are sizes, numeric
 literals, configuration values (`self.stride`, assumed an `int`) and locals holding numbers.
@@ -201,11 +204,11 @@ every input set. Matters for the TorchScript exporter, on every TensorRT version
                 "    def forward(self, x):\n"
                 "        w = x.size(-1)\n"
                 "        return x * torch.tensor(np.linspace(0, w - 1, w), dtype=x.dtype)\n",
-                "import numpy as np\n\n"
+                "import numpy as np\n"  # the inserted helper stands here
                 "class Ramp(nn.Module):\n"
                 "    def forward(self, x):\n"
                 "        w = x.size(-1)\n"
-                "        return x * torch.linspace(0, w - 1, w, dtype=torch.float64).to(x.dtype)\n",
+                "        return x * _trt_linspace(0, w - 1, w, dtype=torch.float64).to(x.dtype)\n",
                 unsafe=True,
             ),
             Example(
@@ -215,11 +218,11 @@ every input set. Matters for the TorchScript exporter, on every TensorRT version
                 "        h, w = p.shape[2:]\n"
                 "        cells = np.expand_dims(np.linspace(0, w - 1, w), axis=0).repeat(h, 0)\n"
                 "        return p + torch.tensor(cells, dtype=torch.float32)\n",
-                "import numpy as np\n\n"
+                "import numpy as np\n"  # the inserted helper stands here
                 "class Decode(nn.Module):\n"
                 "    def forward(self, p):\n"
                 "        h, w = p.shape[2:]\n"
-                "        cells = torch.linspace(0, w - 1, w, dtype=torch.float64).unsqueeze(0).repeat_interleave(h, 0)\n"
+                "        cells = _trt_linspace(0, w - 1, w, dtype=torch.float64).unsqueeze(0).repeat_interleave(h, 0)\n"
                 "        return p + cells.to(torch.float32, copy=True)\n",
                 unsafe=True,
             ),
