@@ -231,3 +231,27 @@ def test_a_bake_a_fix_uncovers_is_fixed_in_the_next_round(tmp_path: Path) -> Non
     assert {entry["rule"] for entry in report["applied"]} == {"TRT712"}
     assert report["remaining"] == [] and result.exit_code == 0, report["remaining"]
     assert "_trt_size_min_float(gain_w, gain_h)" in report["diff"]
+
+
+def test_a_grid_decoded_at_one_cell_migrates(tmp_path: Path) -> None:
+    """``migrate`` end to end on the YOLOv4 grid (``yolov4_grid``) traced at a 2x2 map: the verifier's smaller
+    set halves it to one row and one column, as zoo 32's yolov4-sam-mish stride-32 head is at 32x32. NumPy
+    gives ``linspace(0, 0, 1) == [0.]``; a rewrite to ``torch.linspace`` exported a 0/0 there (NaN boxes), so
+    the candidate went back unproved and the model exited 1. TRT368's helper in the rewrite keeps the graph
+    right at one step: TRT711 is applied, verified, and nothing remains (TRT701 takes the float64 it keeps)."""
+    path = tmp_path / "yolov4_grid.py"
+    source = (HERE / "yolov4_grid.py").read_text()
+    traced_at = "torch.randn(1, 3, 5, 7, generator=generator)"
+    assert traced_at in source
+    path.write_text(source.replace(traced_at, "torch.randn(1, 3, 2, 2, generator=generator)"))
+    result = CliRunner().invoke(app, ["migrate", str(path), "--model", "build", "--inputs", "inputs",
+                                      "--dynamic-axes", json.dumps({"x": {"2": "h", "3": "w"}}), "--format", "json",
+                                      "--runs", "1", "--warmup", "0", "--backends", "torch-cpu,onnxruntime-cpu"])
+    if result.exception and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    [report] = json.loads(result.stdout)["models"]
+    # TRT701 follows up on the float64 the translation keeps (test_float64_the_translation_keeps_is_fixed_...).
+    assert {entry["rule"] for entry in report["applied"]} == {"TRT711", "TRT701"}, (report["applied"],
+                                                                                    report["reverted"])
+    assert report["reverted"] == [] and report["remaining"] == [] and result.exit_code == 0, report["remaining"]
+    assert "_trt_linspace(0, output.size(3) - 1, output.size(3)" in report["diff"]
