@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from support import TESTS, assert_same
+from support import TESTS, assert_same, migrate_json
 from typer.testing import CliRunner
 from variant_models import export_variant, graph_matches, load_variant, traced_facts, variant_inputs
 
@@ -209,6 +209,13 @@ def test_float64_the_translation_keeps_is_fixed_as_a_follow_up(name: str, tmp_pa
     assert report["remaining"] == [] and result.exit_code == 0, report["remaining"]
 
 
+def _migrate_hw(path: Path) -> tuple[dict, int]:
+    """``migrate``'s JSON report of the model ``build`` in ``path``, input ``x`` dynamic in height and width (one
+    timed run, the CPU backends), and its exit code."""
+    report = migrate_json(path, json.dumps({"x": {"2": "h", "3": "w"}}))
+    return report, report["exit_code"]
+
+
 def test_a_bake_a_fix_uncovers_is_fixed_in_the_next_round(tmp_path: Path) -> None:
     """A tracker's letterbox gain (``tracker_scale_coords``): ``float(img_size[0])`` of a size warns and is
     rewritten first; only then is ``min(gain_w, gain_h)`` a comparison of traced values, which warns in the
@@ -217,19 +224,14 @@ def test_a_bake_a_fix_uncovers_is_fixed_in_the_next_round(tmp_path: Path) -> Non
     set (each axis one larger) flips the example's choice."""
     path = tmp_path / "tracker_scale_coords.py"
     path.write_bytes((HERE / "tracker_scale_coords.py").read_bytes())
-    result = CliRunner().invoke(app, ["migrate", str(path), "--model", "build", "--inputs", "inputs",
-                                      "--dynamic-axes", json.dumps({"x": {"2": "h", "3": "w"}}), "--format", "json",
-                                      "--runs", "1", "--warmup", "0", "--backends", "torch-cpu,onnxruntime-cpu"])
-    if result.exception and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    [report] = json.loads(result.stdout)["models"]
+    report, exit_code = _migrate_hw(path)
     source = path.read_text().splitlines()
     lines = [source.index("    gain_w = float(img_size[0]) / img0_shape[1]") + 1,
              source.index("    gain_h = float(img_size[1]) / img0_shape[0]") + 1,
              source.index("    gain = min(gain_w, gain_h)") + 1]
     assert sorted(entry["line"] for entry in report["applied"]) == lines, report["applied"]
     assert {entry["rule"] for entry in report["applied"]} == {"TRT712"}
-    assert report["remaining"] == [] and result.exit_code == 0, report["remaining"]
+    assert report["remaining"] == [] and exit_code == 0, report["remaining"]
     assert "_trt_size_min_float(gain_w, gain_h)" in report["diff"]
 
 
@@ -244,14 +246,9 @@ def test_a_grid_decoded_at_one_cell_migrates(tmp_path: Path) -> None:
     traced_at = "torch.randn(1, 3, 5, 7, generator=generator)"
     assert traced_at in source
     path.write_text(source.replace(traced_at, "torch.randn(1, 3, 2, 2, generator=generator)"))
-    result = CliRunner().invoke(app, ["migrate", str(path), "--model", "build", "--inputs", "inputs",
-                                      "--dynamic-axes", json.dumps({"x": {"2": "h", "3": "w"}}), "--format", "json",
-                                      "--runs", "1", "--warmup", "0", "--backends", "torch-cpu,onnxruntime-cpu"])
-    if result.exception and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    [report] = json.loads(result.stdout)["models"]
+    report, exit_code = _migrate_hw(path)
     # TRT701 follows up on the float64 the translation keeps (test_float64_the_translation_keeps_is_fixed_...).
     assert {entry["rule"] for entry in report["applied"]} == {"TRT711", "TRT701"}, (report["applied"],
                                                                                     report["reverted"])
-    assert report["reverted"] == [] and report["remaining"] == [] and result.exit_code == 0, report["remaining"]
+    assert report["reverted"] == [] and report["remaining"] == [] and exit_code == 0, report["remaining"]
     assert "_trt_linspace(0, output.size(3) - 1, output.size(3)" in report["diff"]
