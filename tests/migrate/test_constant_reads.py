@@ -337,3 +337,54 @@ def test_the_same_reads_of_a_grid_computed_from_the_input_stay_errors(tmp_path: 
                    for r in report["remaining"])
     assert any(r["severity"] == "error" and int(r["source"].rsplit(":", 1)[1]) == line
                for r in report["remaining"]) or report["exit_code"] != 0
+
+
+BASE_MODEL = '''\
+import torch
+from torch import nn
+
+
+class BaseStereoModel(nn.Module):
+    def __init__(self, config) -> None:
+        super().__init__()
+        self.config = config
+        self.seen = 0
+
+    def step(self):
+        self.seen += 1
+'''
+
+SUBCLASS_MODEL = '''\
+import torch
+
+from .modeling_utils import BaseStereoModel
+
+
+class Stereo(BaseStereoModel):
+    def forward(self, left):
+        mean = torch.tensor(self.config.mean, device=left.device, dtype=left.dtype).view(1, 3, 1, 1)
+        seen = torch.tensor(self.seen)
+        return left + mean + seen
+'''
+
+
+def test_attributes_a_base_class_in_another_file_sets_are_the_models_own(tmp_path: Path) -> None:
+    """stereo-matching's S2M2 (zoo 33: ``stereo_matching/models/s2m2/modeling_s2m2.py:971``) builds
+    ``torch.tensor(self.config.mean, ...)`` where ``self.config`` is set by ``BaseStereoModel.__init__``
+    (``stereo_matching/modeling_utils.py:38``), another file: a setting, the same for every input. An
+    attribute the base's file changes after ``__init__`` (``self.seen += 1``) is not; nor is the config
+    where this file changes it, nor any of it without the path to follow the import."""
+    package = tmp_path / "pkg"
+    (package / "models").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "models" / "__init__.py").write_text("")
+    (package / "modeling_utils.py").write_text(BASE_MODEL)
+    path = package / "models" / "stereo.py"
+    path.write_text(SUBCLASS_MODEL.replace("from .modeling_utils", "from ..modeling_utils"))
+    source = path.read_text()
+    lines = constant_constructor_lines(ast.parse(source), path)
+    assert _line_of(source, "mean = torch.tensor") in lines
+    assert _line_of(source, "seen = torch.tensor") not in lines
+    assert _line_of(source, "mean = torch.tensor") not in constant_constructor_lines(ast.parse(source))
+    changed = source.replace("        seen =", "        self.config.mean = [0.0, 0.0, 0.0]\n        seen =")
+    assert _line_of(changed, "mean = torch.tensor") not in constant_constructor_lines(ast.parse(changed), path)
