@@ -388,3 +388,40 @@ def test_attributes_a_base_class_in_another_file_sets_are_the_models_own(tmp_pat
     assert _line_of(source, "mean = torch.tensor") not in constant_constructor_lines(ast.parse(source))
     changed = source.replace("        seen =", "        self.config.mean = [0.0, 0.0, 0.0]\n        seen =")
     assert _line_of(changed, "mean = torch.tensor") not in constant_constructor_lines(ast.parse(changed), path)
+
+
+def test_migrate_names_a_constant_of_an_inherited_setting_a_warning(tmp_path: Path) -> None:
+    """S2M2's ``torch.tensor(self.config.mean, ...)`` (zoo 33, ``modeling_s2m2.py:971``; ``self.config`` set
+    by the base class's ``__init__`` in ``modeling_utils.py:38``): with a size left baked beside it (the
+    size rules left out), the constant is a warning that says it copies the model's own values, and the
+    state the base's file changes (``self.seen``) stays without that note."""
+    (tmp_path / "modeling_utils.py").write_text(BASE_MODEL)
+    model = tmp_path / "stereo.py"
+    model.write_text(SUBCLASS_MODEL.replace("from .modeling_utils", "from modeling_utils").replace(
+        "        return left + mean + seen", "        k = int(left.shape[-1] // 2)\n"
+        "        return (left + mean + seen)[..., :k]") + '''
+
+class Config:
+    mean = [0.485, 0.456, 0.406]
+
+
+def build():
+    return Stereo(Config()).eval()
+
+
+def inputs(generator: torch.Generator) -> tuple[torch.Tensor, ...]:
+    return (torch.randn(1, 3, 8, 10, generator=generator),)
+''')
+    source = model.read_text()
+    result = CliRunner().invoke(app, ["migrate", str(model), "--model", "build", "--inputs", "inputs", "--dynamic-axes",
+                                      '{"left": {"2": "height", "3": "width"}}', "--ignore", "TRT7", *FAST])
+    if result.exception and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    remaining = json.loads(result.stdout)["models"][0]["remaining"]
+
+    def at(text: str) -> list[dict[str, Any]]:
+        return [r for r in remaining if r["source"].endswith(f":{_line_of(source, text)}")]
+
+    assert at("mean = torch.tensor") and all(r["severity"] == "warning" and CONSTANT_DATA_NOTE in r["message"]
+                                             for r in at("mean = torch.tensor")), remaining
+    assert not any(CONSTANT_DATA_NOTE in r["message"] for r in at("seen = torch.tensor"))
