@@ -9,7 +9,7 @@ import ast
 import json
 import textwrap
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import torch
 from typer.testing import CliRunner
@@ -238,6 +238,17 @@ def test_constructors_of_changed_state_or_inputs_are_not_constant() -> None:
     assert _line_of(read, "frac =") not in constant_constructor_lines(ast.parse(read))
 
 
+def _remaining_at(model: Path, axes: str, source: str) -> Callable[[str], list[dict[str, Any]]]:
+    """``migrate`` on ``model`` with the size rules left out (TRT7): what remains at the line of ``source``
+    holding a text."""
+    result = CliRunner().invoke(app, ["migrate", str(model), "--model", "build", "--inputs", "inputs", "--dynamic-axes",
+                                      axes, "--ignore", "TRT7", *FAST])
+    if result.exception and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    remaining = json.loads(result.stdout)["models"][0]["remaining"]
+    return lambda text: [r for r in remaining if r["source"].endswith(f":{_line_of(source, text)}")]
+
+
 def test_migrate_names_a_constant_of_literals_a_warning_and_sizes_an_error(tmp_path: Path) -> None:
     """With the size rules left out the sizes stay baked (the graph differs at other sizes): the
     constants of literals and settings are warnings beside them, the mixed line is not."""
@@ -251,18 +262,11 @@ def build() -> nn.Module:
 def inputs(generator: torch.Generator) -> tuple[torch.Tensor, ...]:
     return (torch.randn(1, 3, 16, 20, generator=generator),)
 ''')
-    result = CliRunner().invoke(app, ["migrate", str(model), "--model", "build", "--inputs", "inputs", "--dynamic-axes",
-                                      '{"x": {"0": "batch", "2": "height", "3": "width"}}', "--ignore", "TRT7", *FAST])
-    if result.exception and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    remaining = json.loads(result.stdout)["models"][0]["remaining"]
-
-    def at(text: str) -> list[dict[str, Any]]:
-        return [r for r in remaining if r["source"].endswith(f":{_line_of(CONSTRUCTED, text)}")]
+    at = _remaining_at(model, '{"x": {"0": "batch", "2": "height", "3": "width"}}', CONSTRUCTED)
 
     for text in ("frac =", "anchors = torch.as_tensor"):
         assert at(text) and all(r["severity"] == "warning" and CONSTANT_DATA_NOTE in r["message"]
-                                for r in at(text)), remaining
+                                for r in at(text)), at(text)
     assert not any(CONSTANT_DATA_NOTE in r["message"] for r in at("mixed ="))
 
 
@@ -412,16 +416,7 @@ def build():
 def inputs(generator: torch.Generator) -> tuple[torch.Tensor, ...]:
     return (torch.randn(1, 3, 8, 10, generator=generator),)
 ''')
-    source = model.read_text()
-    result = CliRunner().invoke(app, ["migrate", str(model), "--model", "build", "--inputs", "inputs", "--dynamic-axes",
-                                      '{"left": {"2": "height", "3": "width"}}', "--ignore", "TRT7", *FAST])
-    if result.exception and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    remaining = json.loads(result.stdout)["models"][0]["remaining"]
-
-    def at(text: str) -> list[dict[str, Any]]:
-        return [r for r in remaining if r["source"].endswith(f":{_line_of(source, text)}")]
-
+    at = _remaining_at(model, '{"left": {"2": "height", "3": "width"}}', model.read_text())
     assert at("mean = torch.tensor") and all(r["severity"] == "warning" and CONSTANT_DATA_NOTE in r["message"]
-                                             for r in at("mean = torch.tensor")), remaining
+                                             for r in at("mean = torch.tensor")), at("mean = torch.tensor")
     assert not any(CONSTANT_DATA_NOTE in r["message"] for r in at("seen = torch.tensor"))
