@@ -916,9 +916,9 @@ def f(left: torch.Tensor, right: torch.Tensor):
     h, w = left.shape[-2:]
     pad_h = (4 - h % 4) % 4
     pad_w = (4 - w % 4) % 4
-    if pad_h > 0 or pad_w > 0:
-        left = F.pad(left, [0, pad_w, 0, pad_h], mode="replicate")
-        right = F.pad(right, [0, pad_w, 0, pad_h], mode="replicate")
+    if pad_w or pad_h:
+        left = F.pad(left, (0, pad_w, 0, pad_h), mode="replicate")
+        right = F.pad(right, (0, pad_w, 0, pad_h), mode="replicate")
     return left * 2, right
 '''
 
@@ -926,10 +926,10 @@ def f(left: torch.Tensor, right: torch.Tensor):
 def test_several_pads_are_each_done_every_time(tmp_path: Path) -> None:
     """stereo-matching's S2M2 wrapper (zoo 33, ``stereo_matching/models/s2m2/modeling_s2m2.py:978-982``)
     pads the left and the right image by the same amounts, replicating the edge, only when a side is
-    not a multiple of 32 (reduced here to 4). Each pad is rewritten as one such pad alone would be:
-    its amounts times the test. Run at sizes where no side, one side or both need padding, with
+    not a multiple of 32 (reduced here to 4; written here with the amounts' truth, ``if pad_w or pad_h:``,
+    and tuples). Each pad is rewritten as one such pad alone would be: its amounts times the test. Run at sizes where no side, one side or both need padding, with
     zeros, negatives, inf and NaN, and traced at a multiple of 4 then run at other sizes."""
-    amounts = "[0, (pad_w) * ((pad_h > 0) | (pad_w > 0)), 0, (pad_h) * ((pad_h > 0) | (pad_w > 0))]"
+    amounts = "(0, (pad_w) * ((pad_w != 0) | (pad_h != 0)), 0, (pad_h) * ((pad_w != 0) | (pad_h != 0)))"
     after, f_before, f_after = _rewritten(
         PAIR_PADS, f'    left = F.pad(left, {amounts}, mode="replicate")\n'
                    f'    right = F.pad(right, {amounts}, mode="replicate")\n    return left * 2, right', tmp_path)
@@ -946,12 +946,12 @@ def test_several_pads_are_each_done_every_time(tmp_path: Path) -> None:
 
 
 def test_several_pads_with_other_work_or_of_one_name_twice_are_left_alone() -> None:
-    other = PAIR_PADS.replace('right = F.pad(right, [0, pad_w, 0, pad_h], mode="replicate")', "right = right * 2")
+    other = PAIR_PADS.replace('right = F.pad(right, (0, pad_w, 0, pad_h), mode="replicate")', "right = right * 2")
     twice = PAIR_PADS.replace("right = F.pad(right,", "left = F.pad(left,")
-    resized = PAIR_PADS.replace('right = F.pad(right, [0, pad_w, 0, pad_h], mode="replicate")',
+    resized = PAIR_PADS.replace('right = F.pad(right, (0, pad_w, 0, pad_h), mode="replicate")',
                                 'right = F.interpolate(right, size=(h + pad_h, w + pad_w))')
     for code in (other, twice, resized):
-        assert "TRT717" not in rules_found(HEADER + code)
+        assert code != PAIR_PADS and "TRT717" not in rules_found(HEADER + code)
 
 
 # --- a broadcast done only when the batch differs: ultralytics' WorldModel.predict -------------------
